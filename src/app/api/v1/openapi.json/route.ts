@@ -1,0 +1,11 @@
+import { getOpenApiDocument } from "@/server/api/rest";
+import { getApp } from "@/server/app";
+
+export const dynamic = "force-dynamic";
+
+export async function GET(): Promise<Response> {
+  const app = await getApp();
+  return Response.json(getOpenApiDocument(app.config.publicUrl, app.config.version), {
+    headers: { "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" },
+  });
+}

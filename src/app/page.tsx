@@ -1,0 +1,54 @@
+import Link from "next/link";
+import { SiteHeader } from "@/components/site-header";
+
+export default function HomePage() {
+  return (
+    <>
+      <SiteHeader>
+        <Link href="/login">Log in</Link>
+        <Link href="/register" className="button">
+          Create an account
+        </Link>
+      </SiteHeader>
+      <main>
+        <h1>Flows for every team, run for you</h1>
+        <p className="lead">
+          Flowplane is a hosted, multi-organization platform for building flows of nodes (inject, function, switch,
+          HTTP, devices), deploying them, and watching their messages arrive in real time.
+        </p>
+        <div className="actions">
+          <Link href="/register" className="button">
+            Create an account
+          </Link>
+          <Link href="/login" className="button secondary">
+            Log in
+          </Link>
+          <Link href="/docs" className="button secondary">
+            Read the API docs
+          </Link>
+        </div>
+        <section className="features" aria-label="What you get">
+          <div className="card">
+            <h2>Organizations and roles</h2>
+            <p>Owners, admins, members and viewers, with one permission table enforced on every call.</p>
+          </div>
+          <div className="card">
+            <h2>Secure accounts</h2>
+            <p>TOTP multi-factor authentication with backup codes, sessions you can list and revoke, scoped API keys.</p>
+          </div>
+          <div className="card">
+            <h2>Deploy with history</h2>
+            <p>Every deploy is a snapshot you can roll back to; concurrent edits never overwrite each other.</p>
+          </div>
+          <div className="card">
+            <h2>An open API</h2>
+            <p>
+              Everything the pages do is in the <Link href="/docs">REST API</Link>, described by OpenAPI 3.1, plus a
+              WebSocket event stream.
+            </p>
+          </div>
+        </section>
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,75 @@
+import { z } from "zod";
+
+/**
+ * The one reader of process.env. Every setting is validated here; a bad value stops start-up with
+ * a message that names the variable.
+ */
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const secret = z.string().min(32, "must be at least 32 characters");
+
+const positiveInt = z.coerce.number().int().positive();
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default("0.0.0.0"),
+    DATA_DIR: z.string().min(1).default("./data"),
+    PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" }).optional(),
+    REDIS_URL: z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).optional(),
+    JWT_SECRET: secret.optional(),
+    ENCRYPTION_KEY: secret.optional(),
+    SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional(),
+    MAIL_FROM: z.string().min(3).default("Flowplane <no-reply@flowplane.local>"),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    REGISTRATION_ENABLED: bool.default(true),
+    /** Trust X-Forwarded-For from this many proxy hops when recording client IPs. */
+    TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+    RATE_LIMIT_LOGIN_FAILURES_PER_ACCOUNT: positiveInt.default(10),
+    RATE_LIMIT_LOGIN_PER_IP: positiveInt.default(300),
+    RATE_LIMIT_REGISTER_PER_IP: positiveInt.default(100),
+    RATE_LIMIT_MFA_FAILURES_PER_ACCOUNT: positiveInt.default(10),
+    RATE_LIMIT_PASSWORD_RESET_PER_IP: positiveInt.default(30),
+    RATE_LIMIT_API_PER_CREDENTIAL: positiveInt.default(1200),
+    BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
+  })
+  .superRefine((env, ctx) => {
+    // With a shared database several instances must sign and decrypt with the same keys, so the
+    // keys cannot be generated into one instance's DATA_DIR.
+    if (env.DATABASE_URL) {
+      for (const key of ["JWT_SECRET", "ENCRYPTION_KEY"] as const) {
+        if (!env[key]) {
+          ctx.addIssue({ code: "custom", path: [key], message: "is required when DATABASE_URL is set" });
+        }
+      }
+    }
+  });
+
+export type Env = z.infer<typeof envSchema>;
+
+export class EnvError extends Error {
+  override name = "EnvError";
+}
+
+/** Parses an environment; empty strings count as unset, as shells make it easy to export them. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const result = envSchema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(environment)"}: ${i.message}`);
+    throw new EnvError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+let cached: Env | undefined;
+
+export function getEnv(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}

@@ -1,0 +1,89 @@
+/**
+ * The custom server: one HTTP port serving Next (pages, /api/v1, /api/trpc) and the WebSocket hub
+ * at /ws. It builds the process's AppServices once, installs them for Next's route handlers, and
+ * shuts everything down cleanly on SIGTERM/SIGINT.
+ */
+import http from "node:http";
+import next from "next";
+import { EnvError, getEnv, type Env } from "./env";
+import { createApp, setApp, type AppServices } from "./server/app";
+import { CLIENT_IP_HEADER, resolveClientIp } from "./server/api/rest/client-ip";
+import { createRealtimeHub } from "./server/realtime/hub";
+
+let env: Env;
+try {
+  env = getEnv();
+} catch (err) {
+  if (err instanceof EnvError) {
+    console.error(err.message);
+    process.exit(1);
+  }
+  throw err;
+}
+
+const dev = env.NODE_ENV !== "production";
+const startedAt = performance.now();
+
+let app: AppServices;
+try {
+  app = await createApp({ env });
+} catch (err) {
+  console.error(`start-up failed: ${(err as Error).message}`);
+  process.exit(1);
+}
+setApp(app);
+const { logger } = app;
+
+const nextApp = next({ dev, hostname: env.HOST, port: env.PORT, dir: process.cwd() });
+await nextApp.prepare();
+const handle = nextApp.getRequestHandler();
+const nextUpgrade = nextApp.getUpgradeHandler();
+const hub = createRealtimeHub({ app });
+
+const server = http.createServer((req, res) => {
+  req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
+  handle(req, res).catch((err: unknown) => {
+    logger.error({ err }, "request handler failed");
+    if (!res.headersSent) {
+      res.statusCode = 500;
+      res.setHeader("Content-Type", "application/json");
+      res.end(JSON.stringify({ error: { code: "INTERNAL", message: "internal error" } }));
+    }
+  });
+});
+
+server.on("upgrade", (req, socket, head) => {
+  const { pathname } = new URL(req.url ?? "/", "http://localhost");
+  if (pathname === "/ws") {
+    req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
+    hub.handleUpgrade(req, socket, head);
+  } else {
+    // Next's own upgrades (hot reload in development).
+    void nextUpgrade(req, socket, head);
+  }
+});
+
+server.listen(env.PORT, env.HOST, () => {
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : env.PORT;
+  logger.info(
+    { port, host: env.HOST, database: app.db.kind, store: app.store.kind, ms: Math.round(performance.now() - startedAt) },
+    `listening on http://${env.HOST === "0.0.0.0" ? "localhost" : env.HOST}:${port}`,
+  );
+});
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "shutting down");
+  const force = setTimeout(() => process.exit(1), 10_000);
+  force.unref();
+  server.close();
+  server.closeAllConnections?.();
+  await hub.close();
+  await app.close();
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

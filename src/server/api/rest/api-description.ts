@@ -1,0 +1,19 @@
+/** The prose at the top of the OpenAPI document (and so of the /docs page). */
+export const apiDescription = `
+The REST interface of Flowplane, a multi-tenant platform for building and running flows of nodes.
+
+**Conventions.** JSON in and out with snake_case fields. A request with a body must send
+\`Content-Type: application/json\` (else 415). Bodies over 1 MiB are refused with 413 (flows: 5 MiB).
+Ids are opaque prefixed strings (\`usr_\`, \`org_\`, \`flw_\` …). Times are ISO 8601 UTC.
+
+**Authentication.** \`Authorization: Bearer <access token>\` from \`POST /api/v1/auth/login\` (15 minutes;
+renew with \`POST /api/v1/auth/refresh\`), or an API key in \`X-API-Key\` or \`Authorization: Bearer\`.
+
+**Errors.** Every error has one shape:
+\`{"error": {"code": "VALIDATION_FAILED", "message": "…", "details": [{"path": "…", "message": "…"}]}}\`.
+400 \`INVALID_JSON\`/\`VALIDATION_FAILED\`, 401 \`UNAUTHENTICATED\`/\`INVALID_CREDENTIALS\`/\`TOKEN_*\`,
+403 \`FORBIDDEN\`, 404 \`NOT_FOUND\`, 409 conflicts, 413, 415, 429 \`RATE_LIMITED\` (with \`Retry-After\`),
+500 \`INTERNAL\`, 503 \`UNAVAILABLE\` when the database or the session store cannot be reached.
+
+**Real time.** A WebSocket at \`/ws\` streams events; see the protocol page in the docs.
+`.trim();

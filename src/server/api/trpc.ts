@@ -1,0 +1,93 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import type { AppServices } from "../app";
+import { errorTable, toAppError } from "../errors";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** Procedure metadata: the REST route it is exposed on and its OpenAPI documentation. */
+export interface Meta {
+  rest?: {
+    method: HttpMethod;
+    /** Path under /api/v1 with {param} placeholders, e.g. "/flows/{id}". */
+    path: string;
+    /** Success status; 204 sends no body. */
+    status?: 200 | 201 | 202 | 204;
+    /** Largest accepted body in bytes (default 1 MiB). */
+    bodyLimit?: number;
+  };
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  /** Whether the procedure needs a credential; documented in OpenAPI. */
+  auth?: boolean;
+}
+
+export interface RequestInfo {
+  requestId: string;
+  ip: string;
+  userAgent: string;
+  /** Raw credentials as they arrived; resolved lazily by the auth middleware. */
+  credentials: { authorization?: string; apiKey?: string };
+  /** Headers a procedure wants on the response (REST and tRPC both honour them). */
+  responseHeaders: Headers;
+}
+
+/** The pure inner context: everything a procedure may use. Tests build it without HTTP. */
+export interface Context extends RequestInfo {
+  app: AppServices;
+}
+
+export function createInnerContext(app: AppServices, request: Partial<RequestInfo> = {}): Context {
+  return {
+    app,
+    requestId: request.requestId ?? "internal",
+    ip: request.ip ?? "127.0.0.1",
+    userAgent: request.userAgent ?? "",
+    credentials: request.credentials ?? {},
+    responseHeaders: request.responseHeaders ?? new Headers(),
+  };
+}
+
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    errorFormatter({ shape, error }) {
+      const appError = toAppError(error);
+      return {
+        ...shape,
+        message: appError.message,
+        data: {
+          ...shape.data,
+          httpStatus: appError.status,
+          appCode: appError.code,
+          details: appError.details ?? null,
+          stack: undefined,
+        },
+      };
+    },
+  });
+
+/**
+ * Every error leaving a procedure becomes a TRPCError whose code follows errors.ts and whose cause
+ * is the AppError, so both transports report the same status and code.
+ */
+const normalizeErrors = t.middleware(async ({ next, ctx }) => {
+  const result = await next();
+  if (!result.ok) {
+    const appError = toAppError(result.error);
+    if (appError.code === "INTERNAL") {
+      ctx.app.logger.error({ err: appError.cause ?? result.error, requestId: ctx.requestId }, "unhandled error");
+    }
+    if (appError.headers) {
+      for (const [k, v] of Object.entries(appError.headers)) ctx.responseHeaders.set(k, v);
+    }
+    throw new TRPCError({ code: errorTable[appError.code].trpc, message: appError.message, cause: appError });
+  }
+  return result;
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const middleware = t.middleware;
+export const publicProcedure = t.procedure.use(normalizeErrors);

@@ -1,0 +1,91 @@
+import path from "node:path";
+import { getEnv, type Env } from "../env";
+import { openDatabase, type Database } from "./db";
+import { createStore, type KeyValueStore } from "./store";
+import { createLogger, type Logger } from "./logger";
+import { resolveSecrets, type Secrets } from "./secrets";
+
+export interface AppConfig {
+  env: Env;
+  secrets: Secrets;
+  /** The origin used in mails and by next-auth; never taken from a request's Host header. */
+  publicUrl: string;
+  dataDir: string;
+  version: string;
+}
+
+/**
+ * Everything a request needs that lives longer than the request: one instance per process, built
+ * by the custom server at start-up and shared with Next's route handlers (which Next bundles as a
+ * separate module graph) through a well-known global slot.
+ */
+export interface AppServices {
+  config: AppConfig;
+  db: Database;
+  store: KeyValueStore;
+  logger: Logger;
+  startedAt: Date;
+  close(): Promise<void>;
+}
+
+export const APP_VERSION = "0.1.0";
+
+export function resolveConfig(env: Env): AppConfig {
+  const dataDir = path.resolve(env.DATA_DIR);
+  return {
+    env,
+    secrets: resolveSecrets({ dataDir, jwtSecret: env.JWT_SECRET, encryptionKey: env.ENCRYPTION_KEY }),
+    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, ""),
+    dataDir,
+    version: APP_VERSION,
+  };
+}
+
+export interface CreateAppOptions {
+  env?: Env;
+  /** Overrides for tests: an in-memory database, a schema of their own, a quiet logger. */
+  dataDirForDb?: string;
+  dbSchema?: string;
+  logger?: Logger;
+}
+
+export async function createApp(options: CreateAppOptions = {}): Promise<AppServices> {
+  const env = options.env ?? getEnv();
+  const config = resolveConfig(env);
+  const logger = options.logger ?? createLogger({ level: env.LOG_LEVEL });
+  const db = await openDatabase({
+    databaseUrl: env.DATABASE_URL,
+    dataDir: options.dataDirForDb ?? config.dataDir,
+    schema: options.dbSchema,
+  });
+  if (db.migrations.applied.length > 0) {
+    logger.info({ applied: db.migrations.applied }, "database migrations applied");
+  }
+  const store = createStore({ redisUrl: env.REDIS_URL });
+  return {
+    config,
+    db,
+    store,
+    logger,
+    startedAt: new Date(),
+    close: async () => {
+      await store.close();
+      await db.close();
+    },
+  };
+}
+
+const SLOT = Symbol.for("flowplane.app");
+type Slot = { [SLOT]?: Promise<AppServices> };
+
+/** Installs the process's AppServices (called once by the custom server, or by tests). */
+export function setApp(app: Promise<AppServices> | AppServices): void {
+  (globalThis as Slot)[SLOT] = Promise.resolve(app);
+}
+
+/** The process's AppServices; created on first use when no custom server installed one (next dev). */
+export function getApp(): Promise<AppServices> {
+  const slot = globalThis as Slot;
+  slot[SLOT] ??= createApp();
+  return slot[SLOT];
+}

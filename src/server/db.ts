@@ -1,0 +1,128 @@
+import path from "node:path";
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaClient } from "../generated/prisma/client";
+import { applyMigrations, type MigrateResult, type SqlExecutor } from "./migrate";
+
+export type { PrismaClient };
+export type Db = PrismaClient;
+
+export interface Database {
+  readonly kind: "embedded" | "postgres";
+  readonly prisma: PrismaClient;
+  /** Resolves when the database answers within timeoutMs; rejects otherwise. */
+  ping(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+  readonly migrations: MigrateResult;
+}
+
+export class DatabaseUnavailableError extends Error {
+  override name = "DatabaseUnavailableError";
+}
+
+export interface DatabaseOptions {
+  /** Any PostgreSQL server; without it an embedded PostgreSQL (PGlite) is used. */
+  databaseUrl?: string;
+  /** Where the embedded database keeps its files; "memory://" keeps them in memory (tests). */
+  dataDir: string;
+  /** PostgreSQL schema to use (tests isolate themselves in their own schema). */
+  schema?: string;
+  migrationsDir?: string;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseUnavailableError(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openEmbedded(options);
+}
+
+async function openEmbedded(options: DatabaseOptions): Promise<Database> {
+  let pglite: PGlite;
+  if (options.dataDir === "memory://") {
+    pglite = new PGlite();
+  } else {
+    const dir = path.resolve(options.dataDir, "pgdata");
+    mkdirSync(dir, { recursive: true });
+    pglite = new PGlite(dir);
+  }
+  await pglite.waitReady;
+  if (options.schema) {
+    await pglite.exec(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"; SET search_path TO "${options.schema}"`);
+  }
+  const executor: SqlExecutor = {
+    exec: async (sql) => {
+      await pglite.exec(sql);
+    },
+    query: async <T,>(sql: string, params?: unknown[]) => (await pglite.query<T>(sql, params)).rows,
+  };
+  const migrations = await applyMigrations(executor, { dir: options.migrationsDir });
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  return {
+    kind: "embedded",
+    prisma,
+    migrations,
+    // In-process: it is reachable exactly as long as it is open.
+    ping: async (timeoutMs = 2000) => {
+      await withTimeout(pglite.query("SELECT 1"), timeoutMs, "database ping");
+    },
+    close: async () => {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}
+
+async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
+  const searchPath = options.schema ? `-c search_path="${options.schema}"` : undefined;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000, options: searchPath });
+  await client.connect();
+  let migrations: MigrateResult;
+  try {
+    if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
+    migrations = await applyMigrations(
+      {
+        exec: async (sql) => {
+          await client.query(sql);
+        },
+        query: async <T,>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as T[],
+      },
+      { dir: options.migrationsDir },
+    );
+  } finally {
+    await client.end();
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    // Fail fast when the server is gone instead of queueing requests forever.
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30_000,
+    options: searchPath,
+  });
+  // A dropped connection emits 'error' on the pool; without a listener it would crash the process.
+  pool.on("error", () => {});
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg(pool, options.schema ? { schema: options.schema } : undefined),
+  });
+  return {
+    kind: "postgres",
+    prisma,
+    migrations,
+    ping: async (timeoutMs = 2000) => {
+      await withTimeout(pool.query("SELECT 1").then(() => undefined), timeoutMs, "database ping");
+    },
+    close: async () => {
+      await prisma.$disconnect();
+      await pool.end().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,23 @@
+import { pino, type Logger } from "pino";
+
+export type { Logger };
+
+// Anything that could carry a credential is removed before a line is written.
+const REDACT = [
+  "password", "old_password", "new_password", "token", "access_token", "refresh_token", "mfa_code",
+  "backup_code", "code", "secret", "api_key",
+  "*.password", "*.old_password", "*.new_password", "*.token", "*.access_token", "*.refresh_token",
+  "*.mfa_code", "*.backup_code", "*.secret", "*.api_key",
+  "req.headers.authorization", "req.headers.cookie", "req.headers[\"x-api-key\"]",
+  "headers.authorization", "headers.cookie", "headers[\"x-api-key\"]",
+];
+
+export function createLogger(options: { level: string; name?: string }): Logger {
+  return pino({
+    name: options.name ?? "flowplane",
+    level: options.level,
+    redact: { paths: REDACT, censor: "[redacted]" },
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  });
+}

@@ -1,0 +1,237 @@
+import { StoreUnavailableError, type KeyValueStore } from "./types";
+
+type Entry =
+  | { kind: "string"; value: string; expiresAt: number | null }
+  | { kind: "set"; members: Set<string>; expiresAt: number | null };
+
+interface Subscription {
+  handler: (message: string) => void;
+}
+
+export interface MemoryStoreOptions {
+  /** How often expired keys nobody reads again are dropped; reads expire keys on their own. */
+  sweepIntervalMs?: number;
+  /** Receives errors thrown by subscription handlers; by default they become process warnings. */
+  onHandlerError?: (error: unknown, channel: string) => void;
+}
+
+/**
+ * The single-process store: everything lives in this instance, so it only suits one app instance.
+ * It mirrors Redis semantics closely enough that both pass the same contract suite.
+ */
+export class MemoryStore implements KeyValueStore {
+  readonly kind = "memory" as const;
+
+  private readonly entries = new Map<string, Entry>();
+  private readonly channels = new Map<string, Set<Subscription>>();
+  private readonly onHandlerError: (error: unknown, channel: string) => void;
+  private sweepTimer: NodeJS.Timeout | null;
+  private closed = false;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.onHandlerError = options.onHandlerError ?? warnOnHandlerError;
+    this.sweepTimer = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 30_000);
+    // The sweep only reclaims memory; it must not keep a finished process (or test worker) alive.
+    this.sweepTimer.unref();
+  }
+
+  async get(key: string): Promise<string | null> {
+    this.assertOpen();
+    const entry = this.live(key);
+    if (!entry) return null;
+    return stringValue(key, entry);
+  }
+
+  async set(key: string, value: string, options: { ttlMs?: number } = {}): Promise<void> {
+    this.assertOpen();
+    // Like Redis SET, a plain set drops any previous TTL.
+    this.entries.set(key, { kind: "string", value, expiresAt: expiryFrom(options.ttlMs) });
+  }
+
+  async setIfAbsent(key: string, value: string, options: { ttlMs?: number } = {}): Promise<boolean> {
+    this.assertOpen();
+    const expiresAt = expiryFrom(options.ttlMs);
+    if (this.live(key)) return false;
+    this.entries.set(key, { kind: "string", value, expiresAt });
+    return true;
+  }
+
+  async del(...keys: string[]): Promise<number> {
+    this.assertOpen();
+    let existed = 0;
+    for (const key of new Set(keys)) {
+      if (this.live(key)) {
+        this.entries.delete(key);
+        existed += 1;
+      }
+    }
+    return existed;
+  }
+
+  async incr(key: string, options: { by?: number; ttlMs?: number } = {}): Promise<number> {
+    this.assertOpen();
+    const by = toIncrement(options.by ?? 1);
+    const newExpiry = expiryFrom(options.ttlMs);
+    const entry = this.live(key);
+    if (!entry) {
+      this.entries.set(key, { kind: "string", value: String(by), expiresAt: newExpiry });
+      return by;
+    }
+    const current = stringValue(key, entry);
+    if (!/^-?\d+$/.test(current) || !Number.isSafeInteger(Number(current))) {
+      throw new TypeError(`value of "${key}" is not an integer`);
+    }
+    const next = Number(current) + by;
+    if (!Number.isSafeInteger(next)) throw new RangeError(`incr of "${key}" overflows`);
+    // An existing key keeps its TTL (or lack of one), so a window is never extended by traffic.
+    this.entries.set(key, { kind: "string", value: String(next), expiresAt: entry.expiresAt });
+    return next;
+  }
+
+  async expire(key: string, ttlMs: number): Promise<boolean> {
+    this.assertOpen();
+    const expiresAt = expiryFrom(ttlMs);
+    const entry = this.live(key);
+    if (!entry) return false;
+    entry.expiresAt = expiresAt;
+    return true;
+  }
+
+  async ttl(key: string): Promise<number | null> {
+    this.assertOpen();
+    const entry = this.live(key);
+    if (!entry || entry.expiresAt === null) return null;
+    return Math.max(0, entry.expiresAt - Date.now());
+  }
+
+  async setAdd(key: string, ...members: string[]): Promise<void> {
+    this.assertOpen();
+    if (members.length === 0) return;
+    const entry = this.live(key);
+    if (!entry) {
+      this.entries.set(key, { kind: "set", members: new Set(members), expiresAt: null });
+      return;
+    }
+    const set = setValue(key, entry);
+    for (const member of members) set.add(member);
+  }
+
+  async setRemove(key: string, ...members: string[]): Promise<void> {
+    this.assertOpen();
+    const entry = this.live(key);
+    if (!entry) return;
+    const set = setValue(key, entry);
+    for (const member of members) set.delete(member);
+    // Redis deletes a set once it is empty; matching that keeps expire/ttl answers identical.
+    if (set.size === 0) this.entries.delete(key);
+  }
+
+  async setMembers(key: string): Promise<string[]> {
+    this.assertOpen();
+    const entry = this.live(key);
+    if (!entry) return [];
+    return [...setValue(key, entry)];
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    this.assertOpen();
+    const subscriptions = this.channels.get(channel);
+    if (!subscriptions) return;
+    for (const subscription of [...subscriptions]) {
+      // Delivered later, as Redis would, so a handler that publishes or unsubscribes cannot
+      // re-enter the publisher mid-loop; one that unsubscribed meanwhile is skipped.
+      queueMicrotask(() => {
+        if (this.closed || !subscriptions.has(subscription)) return;
+        try {
+          subscription.handler(message);
+        } catch (error) {
+          this.onHandlerError(error, channel);
+        }
+      });
+    }
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
+    this.assertOpen();
+    // One record per call, so subscribing the same function twice needs two unsubscribes.
+    const subscription: Subscription = { handler };
+    let subscriptions = this.channels.get(channel);
+    if (!subscriptions) {
+      subscriptions = new Set();
+      this.channels.set(channel, subscriptions);
+    }
+    subscriptions.add(subscription);
+    const current = subscriptions;
+    return async () => {
+      current.delete(subscription);
+      if (current.size === 0 && this.channels.get(channel) === current) this.channels.delete(channel);
+    };
+  }
+
+  async ping(): Promise<void> {
+    this.assertOpen();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.sweepTimer) {
+      clearInterval(this.sweepTimer);
+      this.sweepTimer = null;
+    }
+    this.entries.clear();
+    this.channels.clear();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StoreUnavailableError("memory store is closed");
+  }
+
+  /** The entry if present and unexpired; an expired one is removed on the way. */
+  private live(key: string): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt !== null && entry.expiresAt <= Date.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [key, entry] of this.entries) {
+      if (entry.expiresAt !== null && entry.expiresAt <= now) this.entries.delete(key);
+    }
+  }
+}
+
+function warnOnHandlerError(error: unknown, channel: string): void {
+  process.emitWarning(
+    new Error(`store subscriber for channel "${channel}" threw`, { cause: error }),
+    "StoreSubscriberWarning",
+  );
+}
+
+function expiryFrom(ttlMs: number | undefined): number | null {
+  if (ttlMs === undefined) return null;
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new RangeError(`ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
+  }
+  return Date.now() + Math.ceil(ttlMs);
+}
+
+function toIncrement(by: number): number {
+  if (!Number.isSafeInteger(by)) throw new RangeError(`incr step must be a safe integer, got ${by}`);
+  return by;
+}
+
+// Type mismatches mirror Redis WRONGTYPE: a caller bug, reported as such rather than as an outage.
+function stringValue(key: string, entry: Entry): string {
+  if (entry.kind !== "string") throw new TypeError(`"${key}" holds a set, not a string`);
+  return entry.value;
+}
+
+function setValue(key: string, entry: Entry): Set<string> {
+  if (entry.kind !== "set") throw new TypeError(`"${key}" holds a string, not a set`);
+  return entry.members;
+}

@@ -1,0 +1,134 @@
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RedisStore } from "./redis";
+import { StoreUnavailableError, type KeyValueStore } from "./types";
+
+export interface RateLimitResult {
+  allowed: boolean;
+  remaining: number;
+  /** Seconds until another attempt can succeed; 0 when allowed. */
+  retryAfterSec: number;
+}
+
+export interface RateLimiter {
+  consume(key: string, points?: number): Promise<RateLimitResult>;
+  /** The state the next consume would see, without consuming anything. */
+  peek(key: string): Promise<RateLimitResult>;
+  reset(key: string): Promise<void>;
+}
+
+export interface RateLimiterOptions {
+  /** Names the limit ("login", "signup-ip"); limiters sharing a prefix share their counters. */
+  keyPrefix: string;
+  points: number;
+  durationSec: number;
+}
+
+// Per store, so limiters created on the same MemoryStore with the same settings share counters the
+// way they would in Redis, while separate stores (tests, other instances) never do. A WeakMap lets
+// a discarded store take its counters with it.
+const memoryLimiters = new WeakMap<KeyValueStore, Map<string, RateLimiterMemory>>();
+
+/**
+ * A fixed-window limiter on top of the configured store: in-process for MemoryStore, shared
+ * through Redis for RedisStore. Store failures reject with StoreUnavailableError, so callers fail
+ * closed exactly as they do for the store itself.
+ */
+export function createRateLimiter(store: KeyValueStore, options: RateLimiterOptions): RateLimiter {
+  const { keyPrefix, points, durationSec } = options;
+  if (!Number.isSafeInteger(points) || points < 1) {
+    throw new RangeError(`points must be a positive integer, got ${points}`);
+  }
+  // rate-limiter-flexible hands Redis whole seconds (floor), so a fractional window would shrink.
+  if (!Number.isSafeInteger(durationSec) || durationSec < 1) {
+    throw new RangeError(`durationSec must be a positive integer, got ${durationSec}`);
+  }
+  if (keyPrefix === "") throw new RangeError("keyPrefix must not be empty");
+
+  let limiter: RateLimiterAbstract;
+  let ensureAvailable: () => Promise<void>;
+  if (store instanceof RedisStore) {
+    limiter = new RateLimiterRedis({
+      storeClient: store.client,
+      // ioredis, not node-redis: the library then uses ioredis' call style and reply shapes.
+      useRedisPackage: false,
+      // Under the store's prefix, so apps sharing a Redis keep their counters apart.
+      keyPrefix: `${store.keyPrefix}rl:${keyPrefix}`,
+      points,
+      duration: durationSec,
+      // inMemoryBlockOnConsumed stays off: a block remembered by one instance would outlive a
+      // reset() issued through another, and Redis is the single source of truth.
+    });
+    // The library would send commands straight into a connection that may still be starting, or
+    // be down; the store's own readiness check gives the same wait-on-start-up and fail-fast.
+    ensureAvailable = () => store.ready();
+  } else if (store.kind === "memory") {
+    let byStore = memoryLimiters.get(store);
+    if (!byStore) {
+      byStore = new Map();
+      memoryLimiters.set(store, byStore);
+    }
+    const cacheKey = `${keyPrefix}\u0000${points}\u0000${durationSec}`;
+    let memoryLimiter = byStore.get(cacheKey);
+    if (!memoryLimiter) {
+      memoryLimiter = new RateLimiterMemory({ keyPrefix, points, duration: durationSec });
+      byStore.set(cacheKey, memoryLimiter);
+    }
+    limiter = memoryLimiter;
+    // Counters live in the limiter, not the store, so a closed store must be checked explicitly.
+    ensureAvailable = () => store.ping();
+  } else {
+    throw new TypeError(`no rate limiter for store kind "${store.kind}"`);
+  }
+
+  const translateFailure = (error: unknown): never => {
+    if (error instanceof StoreUnavailableError) throw error;
+    throw new StoreUnavailableError("rate limiter store unavailable", { cause: error });
+  };
+
+  return {
+    async consume(key, cost = 1) {
+      if (!Number.isSafeInteger(cost) || cost < 1) {
+        throw new RangeError(`points to consume must be a positive integer, got ${cost}`);
+      }
+      await ensureAvailable();
+      try {
+        const res = await limiter.consume(key, cost);
+        return { allowed: true, remaining: res.remainingPoints, retryAfterSec: 0 };
+      } catch (error) {
+        // Over the limit is an answer, not a failure: the library rejects with the counter state.
+        if (error instanceof RateLimiterRes) {
+          return { allowed: false, remaining: error.remainingPoints, retryAfterSec: retryAfter(error) };
+        }
+        return translateFailure(error);
+      }
+    },
+
+    async peek(key) {
+      await ensureAvailable();
+      let res: RateLimiterRes | null;
+      try {
+        res = await limiter.get(key);
+      } catch (error) {
+        return translateFailure(error);
+      }
+      if (!res || res.consumedPoints < points) {
+        return { allowed: true, remaining: res ? res.remainingPoints : points, retryAfterSec: 0 };
+      }
+      return { allowed: false, remaining: 0, retryAfterSec: retryAfter(res) };
+    },
+
+    async reset(key) {
+      await ensureAvailable();
+      try {
+        await limiter.delete(key);
+      } catch (error) {
+        translateFailure(error);
+      }
+    },
+  };
+}
+
+function retryAfter(res: RateLimiterRes): number {
+  // Never 0 while refused: "Retry-After: 0" invites an immediate retry that is refused again.
+  return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+}

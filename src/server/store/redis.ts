@@ -1,0 +1,365 @@
+import { Redis, type RedisOptions } from "ioredis";
+import { StoreUnavailableError, type KeyValueStore } from "./types";
+
+export interface RedisStoreOptions {
+  url: string;
+  /** Prepended to every key and channel so several apps can share one Redis. */
+  keyPrefix?: string;
+  /** Receives errors thrown by subscription handlers; by default they become process warnings. */
+  onHandlerError?: (error: unknown, channel: string) => void;
+}
+
+const CONNECT_TIMEOUT_MS = 2_000;
+const COMMAND_TIMEOUT_MS = 2_000;
+const MAX_RECONNECT_DELAY_MS = 2_000;
+
+// INCRBY and the TTL in one script so no other client can observe (or race) the key in between.
+// EXISTS rather than PEXPIRE NX: NX would also arm a TTL on an existing key that has none, while
+// the contract is that ttlMs only applies to a key this call creates.
+const INCR_SCRIPT = `
+local created = redis.call('EXISTS', KEYS[1]) == 0
+local value = redis.call('INCRBY', KEYS[1], ARGV[1])
+local ttl = tonumber(ARGV[2])
+if created and ttl > 0 then
+  redis.call('PEXPIRE', KEYS[1], ttl)
+end
+return value
+`;
+
+type ScriptedRedis = Redis & {
+  fpIncr(key: string, by: number, ttlMs: number): Promise<number>;
+};
+
+interface Subscription {
+  handler: (message: string) => void;
+}
+
+interface ChannelState {
+  subscriptions: Set<Subscription>;
+  /** Settles when the SUBSCRIBE for this channel has been acknowledged (or failed). */
+  active: Promise<void>;
+}
+
+/**
+ * The shared store. It fails fast instead of queueing: with Redis down every call rejects with
+ * StoreUnavailableError within about two seconds, while the client keeps reconnecting in the
+ * background and picks up again on its own once Redis is back.
+ */
+export class RedisStore implements KeyValueStore {
+  readonly kind = "redis" as const;
+  /** Exposed for rate-limiter-flexible, which talks to Redis itself. Keys must use keyPrefix. */
+  readonly client: Redis;
+  readonly keyPrefix: string;
+
+  private subscriber: Redis | null = null;
+  private readonly channels = new Map<string, ChannelState>();
+  private readonly readyWaits = new Map<Redis, Promise<void>>();
+  private readonly onHandlerError: (error: unknown, channel: string) => void;
+  private lastError: Error | undefined;
+  private closed = false;
+
+  constructor(options: RedisStoreOptions) {
+    this.keyPrefix = options.keyPrefix ?? "fp:";
+    this.onHandlerError = options.onHandlerError ?? warnOnHandlerError;
+    const redisOptions: RedisOptions = {
+      // Commands issued while disconnected are rejected at once instead of piling up in memory
+      // and hanging their callers until Redis returns.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      // Also bounds commands on a connection that died silently (no FIN/RST ever arrives).
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      // Never give up: an outage of any length must heal without restarting the app.
+      retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
+      scripts: { fpIncr: { lua: INCR_SCRIPT, numberOfKeys: 1 } },
+    };
+    this.client = new Redis(options.url, redisOptions);
+    this.watch(this.client);
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.run(() => this.client.get(this.k(key)));
+  }
+
+  async set(key: string, value: string, options: { ttlMs?: number } = {}): Promise<void> {
+    const ttlMs = options.ttlMs === undefined ? undefined : toTtlMs(options.ttlMs);
+    await this.run(() =>
+      ttlMs === undefined
+        ? this.client.set(this.k(key), value)
+        : this.client.set(this.k(key), value, "PX", ttlMs),
+    );
+  }
+
+  async setIfAbsent(key: string, value: string, options: { ttlMs?: number } = {}): Promise<boolean> {
+    const ttlMs = options.ttlMs === undefined ? undefined : toTtlMs(options.ttlMs);
+    const reply = await this.run(() =>
+      ttlMs === undefined
+        ? this.client.set(this.k(key), value, "NX")
+        : this.client.set(this.k(key), value, "PX", ttlMs, "NX"),
+    );
+    return reply === "OK";
+  }
+
+  async del(...keys: string[]): Promise<number> {
+    if (keys.length === 0) {
+      await this.run(async () => undefined);
+      return 0;
+    }
+    // DEL counts a key named twice only once, like MemoryStore.
+    return this.run(() => this.client.del(...keys.map((key) => this.k(key))));
+  }
+
+  async incr(key: string, options: { by?: number; ttlMs?: number } = {}): Promise<number> {
+    const by = options.by ?? 1;
+    if (!Number.isSafeInteger(by)) throw new RangeError(`incr step must be a safe integer, got ${by}`);
+    const ttlMs = options.ttlMs === undefined ? 0 : toTtlMs(options.ttlMs);
+    return this.run(() => (this.client as ScriptedRedis).fpIncr(this.k(key), by, ttlMs));
+  }
+
+  async expire(key: string, ttlMs: number): Promise<boolean> {
+    const ms = toTtlMs(ttlMs);
+    const reply = await this.run(() => this.client.pexpire(this.k(key), ms));
+    return reply === 1;
+  }
+
+  async ttl(key: string): Promise<number | null> {
+    const reply = await this.run(() => this.client.pttl(this.k(key)));
+    // -2: no such key, -1: no TTL.
+    return reply < 0 ? null : reply;
+  }
+
+  async setAdd(key: string, ...members: string[]): Promise<void> {
+    if (members.length === 0) {
+      await this.run(async () => undefined);
+      return;
+    }
+    await this.run(() => this.client.sadd(this.k(key), ...members));
+  }
+
+  async setRemove(key: string, ...members: string[]): Promise<void> {
+    if (members.length === 0) {
+      await this.run(async () => undefined);
+      return;
+    }
+    await this.run(() => this.client.srem(this.k(key), ...members));
+  }
+
+  async setMembers(key: string): Promise<string[]> {
+    return this.run(() => this.client.smembers(this.k(key)));
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.run(() => this.client.publish(this.k(channel), message));
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
+    this.assertOpen();
+    const name = this.k(channel);
+    const subscriber = this.getSubscriber();
+    let state = this.channels.get(name);
+    if (!state) {
+      const active = this.whenReady(subscriber).then(async () => {
+        try {
+          await subscriber.subscribe(name);
+        } catch (error) {
+          throw unavailable(error);
+        }
+      });
+      state = { subscriptions: new Set(), active };
+      this.channels.set(name, state);
+    }
+    // One record per call, so subscribing the same function twice needs two unsubscribes.
+    const subscription: Subscription = { handler };
+    const current = state;
+    current.subscriptions.add(subscription);
+    try {
+      await current.active;
+    } catch (error) {
+      this.release(name, current, subscription);
+      throw error;
+    }
+    let ended = false;
+    return async () => {
+      if (ended) return;
+      ended = true;
+      if (!this.release(name, current, subscription) || this.closed) return;
+      // Delivery has already stopped locally. If UNSUBSCRIBE cannot reach Redis, the leftover
+      // server-side subscription only yields messages that find no handler and are dropped.
+      if (subscriber.status === "ready") await subscriber.unsubscribe(name).catch(() => undefined);
+    };
+  }
+
+  async ping(): Promise<void> {
+    await this.run(() => this.client.ping());
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.channels.clear();
+    const connections = [this.client, this.subscriber].filter((c): c is Redis => c !== null);
+    await Promise.all(connections.map(closeConnection));
+  }
+
+  /**
+   * Resolves once the main connection is usable, waiting only while a connection attempt is
+   * under way (start-up, or a reconnect in progress) and never longer than the connect timeout.
+   * Rejects with StoreUnavailableError otherwise. rate-limiter-flexible bypasses this class, so
+   * the rate limiter calls this first to get the same start-up and fail-fast behaviour.
+   */
+  async ready(): Promise<void> {
+    await this.whenReady(this.client);
+  }
+
+  private k(name: string): string {
+    return this.keyPrefix + name;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StoreUnavailableError("redis store is closed");
+  }
+
+  private async run<T>(command: () => Promise<T>): Promise<T> {
+    await this.whenReady(this.client);
+    try {
+      return await command();
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
+  private whenReady(connection: Redis): Promise<void> {
+    if (this.closed) return Promise.reject(new StoreUnavailableError("redis store is closed"));
+    switch (connection.status) {
+      case "ready":
+        return Promise.resolve();
+      case "wait":
+        // A lazily created connection (the subscriber) starts on first use.
+        connection.connect().catch(() => undefined);
+        break;
+      case "connecting":
+      case "connect":
+        break;
+      default:
+        // Between attempts ("reconnecting") or closed: answer now rather than wait out a backoff.
+        return Promise.reject(
+          new StoreUnavailableError(`redis store unavailable (${connection.status})`, {
+            cause: this.lastError,
+          }),
+        );
+    }
+    // One shared waiter per connection: hundreds of concurrent calls during start-up must not
+    // each add their own listeners.
+    let wait = this.readyWaits.get(connection);
+    if (!wait) {
+      wait = waitForReady(connection, CONNECT_TIMEOUT_MS + 500, () => this.lastError).finally(() => {
+        this.readyWaits.delete(connection);
+      });
+      this.readyWaits.set(connection, wait);
+    }
+    return wait;
+  }
+
+  private getSubscriber(): Redis {
+    if (!this.subscriber) {
+      // A connection in subscriber mode cannot run ordinary commands, and a slow handler must not
+      // delay them, hence a dedicated one, opened only by the first subscribe.
+      this.subscriber = this.client.duplicate({ lazyConnect: true });
+      this.watch(this.subscriber);
+      this.subscriber.on("message", (name: string, message: string) => this.dispatch(name, message));
+    }
+    return this.subscriber;
+  }
+
+  private dispatch(name: string, message: string): void {
+    const state = this.channels.get(name);
+    if (!state) return;
+    const channel = name.slice(this.keyPrefix.length);
+    for (const subscription of [...state.subscriptions]) {
+      // A handler may unsubscribe another one; that one must not receive this message.
+      if (!state.subscriptions.has(subscription)) continue;
+      try {
+        subscription.handler(message);
+      } catch (error) {
+        this.onHandlerError(error, channel);
+      }
+    }
+  }
+
+  /** Drops a subscription; true when it was the channel's last, so the channel can be released. */
+  private release(name: string, state: ChannelState, subscription: Subscription): boolean {
+    state.subscriptions.delete(subscription);
+    if (state.subscriptions.size > 0 || this.channels.get(name) !== state) return false;
+    this.channels.delete(name);
+    return true;
+  }
+
+  private watch(connection: Redis): void {
+    // Without a listener ioredis logs every failed reconnect attempt; callers learn about outages
+    // from rejected calls instead, and the last error is kept as their cause.
+    connection.on("error", (error: Error) => {
+      this.lastError = error;
+    });
+  }
+}
+
+function waitForReady(connection: Redis, timeoutMs: number, lastError: () => Error | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const cleanup = () => {
+      clearTimeout(timer);
+      connection.off("ready", onReady);
+      connection.off("close", onClose);
+      connection.off("end", onClose);
+    };
+    const onReady = () => {
+      cleanup();
+      resolve();
+    };
+    const onClose = () => {
+      cleanup();
+      reject(new StoreUnavailableError("redis store unavailable (connection failed)", { cause: lastError() }));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new StoreUnavailableError("redis store unavailable (connect timed out)", { cause: lastError() }));
+    }, timeoutMs);
+    connection.once("ready", onReady);
+    connection.once("close", onClose);
+    connection.once("end", onClose);
+  });
+}
+
+async function closeConnection(connection: Redis): Promise<void> {
+  if (connection.status === "end") return;
+  if (connection.status === "ready") {
+    try {
+      // QUIT lets in-flight replies arrive; commandTimeout bounds it if the server is gone.
+      await connection.quit();
+      return;
+    } catch {
+      // Fall through to a hard disconnect.
+    }
+  }
+  connection.disconnect();
+}
+
+function unavailable(error: unknown): StoreUnavailableError {
+  if (error instanceof StoreUnavailableError) return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new StoreUnavailableError(`redis store unavailable: ${detail}`, { cause: error });
+}
+
+function toTtlMs(ttlMs: number): number {
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new RangeError(`ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
+  }
+  // Redis takes whole milliseconds; rounding up never shortens a TTL.
+  return Math.ceil(ttlMs);
+}
+
+function warnOnHandlerError(error: unknown, channel: string): void {
+  process.emitWarning(
+    new Error(`store subscriber for channel "${channel}" threw`, { cause: error }),
+    "StoreSubscriberWarning",
+  );
+}

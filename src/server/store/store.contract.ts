@@ -1,0 +1,281 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createRateLimiter } from "./rate-limit";
+import { StoreUnavailableError, type KeyValueStore } from "./types";
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(5);
+  }
+}
+
+/**
+ * The behaviour every KeyValueStore must share, so code written against the memory store in
+ * development behaves the same on Redis in production. Each test works under its own random
+ * prefix, so runs against a shared Redis never see each other's keys or channels.
+ */
+export function storeContract(name: string, make: () => Promise<KeyValueStore> | KeyValueStore): void {
+  describe(name, () => {
+    let store: KeyValueStore;
+    let prefix: string;
+    const key = (suffix: string) => `${prefix}:${suffix}`;
+
+    beforeEach(async () => {
+      prefix = `contract:${randomUUID()}`;
+      store = await make();
+    });
+
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it("gets, sets and deletes", async () => {
+      expect(await store.get(key("a"))).toBeNull();
+      await store.set(key("a"), "1");
+      await store.set(key("b"), "2");
+      expect(await store.get(key("a"))).toBe("1");
+      await store.set(key("a"), "one");
+      expect(await store.get(key("a"))).toBe("one");
+
+      expect(await store.del(key("a"), key("b"), key("missing"))).toBe(2);
+      expect(await store.get(key("a"))).toBeNull();
+      expect(await store.del(key("a"))).toBe(0);
+      expect(await store.del()).toBe(0);
+    });
+
+    it("expires a value set with a TTL", async () => {
+      await store.set(key("short"), "v", { ttlMs: 80 });
+      expect(await store.get(key("short"))).toBe("v");
+      const ttl = await store.ttl(key("short"));
+      expect(ttl).not.toBeNull();
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(80);
+
+      await sleep(150);
+      expect(await store.get(key("short"))).toBeNull();
+      expect(await store.ttl(key("short"))).toBeNull();
+    });
+
+    it("drops the TTL when a key is set again without one", async () => {
+      await store.set(key("k"), "v", { ttlMs: 80 });
+      await store.set(key("k"), "w");
+      expect(await store.ttl(key("k"))).toBeNull();
+      await sleep(120);
+      expect(await store.get(key("k"))).toBe("w");
+      await store.del(key("k"));
+    });
+
+    it("sets only absent keys with setIfAbsent", async () => {
+      expect(await store.setIfAbsent(key("lock"), "first", { ttlMs: 80 })).toBe(true);
+      expect(await store.setIfAbsent(key("lock"), "second")).toBe(false);
+      expect(await store.get(key("lock"))).toBe("first");
+
+      await sleep(150);
+      expect(await store.setIfAbsent(key("lock"), "third")).toBe(true);
+      expect(await store.get(key("lock"))).toBe("third");
+      expect(await store.ttl(key("lock"))).toBeNull();
+      await store.del(key("lock"));
+    });
+
+    it("increments atomically under concurrency", async () => {
+      const results = await Promise.all(Array.from({ length: 200 }, () => store.incr(key("counter"))));
+      expect([...results].sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+      expect(await store.get(key("counter"))).toBe("200");
+
+      expect(await store.incr(key("counter"), { by: 5 })).toBe(205);
+      expect(await store.incr(key("counter"), { by: -10 })).toBe(195);
+      expect(await store.incr(key("fresh"), { by: 3 })).toBe(3);
+      await store.del(key("counter"), key("fresh"));
+    });
+
+    it("applies the incr TTL only when the key is created", async () => {
+      expect(await store.incr(key("window"), { ttlMs: 150 })).toBe(1);
+      await sleep(60);
+      expect(await store.incr(key("window"), { ttlMs: 150 })).toBe(2);
+      const ttl = await store.ttl(key("window"));
+      expect(ttl).not.toBeNull();
+      // Re-arming would put it back near 150.
+      expect(ttl).toBeLessThanOrEqual(100);
+
+      await sleep(130);
+      expect(await store.get(key("window"))).toBeNull();
+      expect(await store.incr(key("window"), { ttlMs: 150 })).toBe(1);
+
+      await store.set(key("plain"), "7");
+      expect(await store.incr(key("plain"), { ttlMs: 100 })).toBe(8);
+      expect(await store.ttl(key("plain"))).toBeNull();
+      await store.del(key("window"), key("plain"));
+    });
+
+    it("re-arms and reports TTLs with expire and ttl", async () => {
+      expect(await store.expire(key("none"), 100)).toBe(false);
+      expect(await store.ttl(key("none"))).toBeNull();
+
+      await store.set(key("k"), "v");
+      expect(await store.ttl(key("k"))).toBeNull();
+      expect(await store.expire(key("k"), 100)).toBe(true);
+      const ttl = await store.ttl(key("k"));
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(100);
+
+      await sleep(160);
+      expect(await store.get(key("k"))).toBeNull();
+      expect(await store.ttl(key("k"))).toBeNull();
+      expect(await store.expire(key("k"), 100)).toBe(false);
+    });
+
+    it("keeps sets", async () => {
+      expect(await store.setMembers(key("set"))).toEqual([]);
+      await store.setAdd(key("set"), "a", "b", "a");
+      await store.setAdd(key("set"), "c");
+      expect((await store.setMembers(key("set"))).sort()).toEqual(["a", "b", "c"]);
+
+      await store.setRemove(key("set"), "a", "missing");
+      expect((await store.setMembers(key("set"))).sort()).toEqual(["b", "c"]);
+
+      await store.setRemove(key("set"), "b", "c");
+      expect(await store.setMembers(key("set"))).toEqual([]);
+      expect(await store.del(key("set"))).toBe(0);
+
+      await store.setAdd(key("expiring"), "x");
+      expect(await store.expire(key("expiring"), 80)).toBe(true);
+      await sleep(130);
+      expect(await store.setMembers(key("expiring"))).toEqual([]);
+    });
+
+    it("delivers published messages to every subscriber until they unsubscribe", async () => {
+      const first: string[] = [];
+      const second: string[] = [];
+      const other: string[] = [];
+      const stopFirst = await store.subscribe(key("events"), (m) => first.push(m));
+      const stopSecond = await store.subscribe(key("events"), (m) => second.push(m));
+      const stopOther = await store.subscribe(key("other"), (m) => other.push(m));
+
+      await store.publish(key("events"), "hello");
+      await waitFor(() => first.length === 1 && second.length === 1);
+      expect(first).toEqual(["hello"]);
+      expect(second).toEqual(["hello"]);
+
+      await stopFirst();
+      await stopFirst();
+      await store.publish(key("events"), "again");
+      await waitFor(() => second.length === 2);
+      expect(second).toEqual(["hello", "again"]);
+      expect(first).toEqual(["hello"]);
+
+      await stopSecond();
+      await store.publish(key("other"), "elsewhere");
+      await waitFor(() => other.length === 1);
+      expect(other).toEqual(["elsewhere"]);
+      expect(second).toEqual(["hello", "again"]);
+      await stopOther();
+    });
+
+    it("keeps delivering to the others when a handler throws", async () => {
+      const received: string[] = [];
+      const warnings: Error[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning);
+      process.on("warning", onWarning);
+      try {
+        const stopThrowing = await store.subscribe(key("events"), () => {
+          throw new Error("handler bug");
+        });
+        const stopReceiving = await store.subscribe(key("events"), (m) => received.push(m));
+        await store.publish(key("events"), "m");
+        await waitFor(() => received.length === 1);
+        await waitFor(() => warnings.some((w) => w.name === "StoreSubscriberWarning"));
+        await stopThrowing();
+        await stopReceiving();
+      } finally {
+        process.off("warning", onWarning);
+      }
+    });
+
+    it("never delivers synchronously inside publish", async () => {
+      const received: string[] = [];
+      const stop = await store.subscribe(key("events"), (m) => received.push(m));
+      const published = store.publish(key("events"), "m");
+      expect(received).toEqual([]);
+      await published;
+      await waitFor(() => received.length === 1);
+      await stop();
+    });
+
+    it("accepts a publish nobody listens to", async () => {
+      await expect(store.publish(key("nobody"), "m")).resolves.toBeUndefined();
+    });
+
+    it("rate limits: allows the points, then refuses with a retry delay, until reset", async () => {
+      const limiter = createRateLimiter(store, { keyPrefix: `${prefix}:login`, points: 3, durationSec: 60 });
+      const who = "user@example.com";
+
+      expect(await limiter.peek(who)).toEqual({ allowed: true, remaining: 3, retryAfterSec: 0 });
+      expect(await limiter.consume(who)).toMatchObject({ allowed: true, remaining: 2 });
+      expect(await limiter.consume(who)).toMatchObject({ allowed: true, remaining: 1 });
+      expect(await limiter.consume(who)).toMatchObject({ allowed: true, remaining: 0 });
+
+      const refused = await limiter.consume(who);
+      expect(refused.allowed).toBe(false);
+      expect(refused.remaining).toBe(0);
+      expect(refused.retryAfterSec).toBeGreaterThanOrEqual(1);
+      expect(refused.retryAfterSec).toBeLessThanOrEqual(60);
+
+      const peeked = await limiter.peek(who);
+      expect(peeked.allowed).toBe(false);
+      expect(peeked.retryAfterSec).toBeGreaterThanOrEqual(1);
+
+      // Other keys have their own budget.
+      expect(await limiter.consume("someone-else")).toMatchObject({ allowed: true, remaining: 2 });
+
+      await limiter.reset(who);
+      expect(await limiter.peek(who)).toEqual({ allowed: true, remaining: 3, retryAfterSec: 0 });
+      expect(await limiter.consume(who, 2)).toMatchObject({ allowed: true, remaining: 1 });
+      expect((await limiter.consume(who, 2)).allowed).toBe(false);
+
+      await limiter.reset(who);
+      await limiter.reset("someone-else");
+    });
+
+    it("shares counters between limiters with the same prefix on one store", async () => {
+      const options = { keyPrefix: `${prefix}:shared`, points: 2, durationSec: 60 };
+      const a = createRateLimiter(store, options);
+      const b = createRateLimiter(store, options);
+      expect((await a.consume("k")).allowed).toBe(true);
+      expect((await b.consume("k")).allowed).toBe(true);
+      expect((await a.consume("k")).allowed).toBe(false);
+      await a.reset("k");
+    });
+
+    it("rejects every call with StoreUnavailableError once closed", async () => {
+      const limiter = createRateLimiter(store, { keyPrefix: `${prefix}:closed`, points: 1, durationSec: 60 });
+      await store.close();
+      await store.close();
+
+      const calls: Array<[string, () => Promise<unknown>]> = [
+        ["get", () => store.get(key("k"))],
+        ["set", () => store.set(key("k"), "v")],
+        ["setIfAbsent", () => store.setIfAbsent(key("k"), "v")],
+        ["del", () => store.del(key("k"))],
+        ["incr", () => store.incr(key("k"))],
+        ["expire", () => store.expire(key("k"), 100)],
+        ["ttl", () => store.ttl(key("k"))],
+        ["setAdd", () => store.setAdd(key("s"), "m")],
+        ["setRemove", () => store.setRemove(key("s"), "m")],
+        ["setMembers", () => store.setMembers(key("s"))],
+        ["publish", () => store.publish(key("c"), "m")],
+        ["subscribe", () => store.subscribe(key("c"), () => undefined)],
+        ["ping", () => store.ping()],
+        ["rate limit consume", () => limiter.consume("k")],
+        ["rate limit peek", () => limiter.peek("k")],
+        ["rate limit reset", () => limiter.reset("k")],
+      ];
+      for (const [label, call] of calls) {
+        await expect(call(), label).rejects.toBeInstanceOf(StoreUnavailableError);
+      }
+    });
+  });
+}

@@ -1,0 +1,40 @@
+/**
+ * The key-value store behind sessions, rate limits and events. In-process by default; Redis when
+ * REDIS_URL is set, so several app instances share sessions, counters and pub/sub. Both
+ * implementations pass the same contract suite (store.contract.ts).
+ *
+ * Every method rejects with a StoreUnavailableError when the backend cannot be reached, so callers
+ * fail closed (503) instead of hanging.
+ */
+export interface KeyValueStore {
+  readonly kind: "memory" | "redis";
+  get(key: string): Promise<string | null>;
+  /** Sets a value; with ttlMs it expires after that many milliseconds. */
+  set(key: string, value: string, options?: { ttlMs?: number }): Promise<void>;
+  /** Sets only if the key does not exist; true when it was set. */
+  setIfAbsent(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean>;
+  /** Deletes keys; resolves to how many existed. */
+  del(...keys: string[]): Promise<number>;
+  /** Atomically adds `by` (default 1) and returns the new value; ttlMs applies when the key is new. */
+  incr(key: string, options?: { by?: number; ttlMs?: number }): Promise<number>;
+  /** Re-arms the key's time to live; false when the key does not exist. */
+  expire(key: string, ttlMs: number): Promise<boolean>;
+  /** Remaining time to live in ms; null when the key is missing or has none. */
+  ttl(key: string): Promise<number | null>;
+  setAdd(key: string, ...members: string[]): Promise<void>;
+  setRemove(key: string, ...members: string[]): Promise<void>;
+  setMembers(key: string): Promise<string[]>;
+  publish(channel: string, message: string): Promise<void>;
+  /** Subscribes to a channel; resolves once the subscription is active, to a function that ends it. */
+  subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
+  /** Resolves when the backend answers; rejects with StoreUnavailableError otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class StoreUnavailableError extends Error {
+  override name = "StoreUnavailableError";
+  constructor(message = "session store unavailable", options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
