@@ -16,6 +16,7 @@ export default defineConfig({
           include: ["src/**/*.test.ts"],
           exclude: ["src/**/*.integration.test.ts"],
           environment: "node",
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -28,6 +29,7 @@ export default defineConfig({
           hookTimeout: 60_000,
           // bcrypt cost 12 and PGlite start-up are CPU-heavy; two workers match the two cores.
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -46,6 +46,7 @@ export interface CreateAppOptions {
   /** Overrides for tests: an in-memory database, a schema of their own, a quiet logger. */
   dataDirForDb?: string;
   dbSchema?: string;
+  storeKeyPrefix?: string;
   logger?: Logger;
 }
 
@@ -61,7 +62,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<AppServ
   if (db.migrations.applied.length > 0) {
     logger.info({ applied: db.migrations.applied }, "database migrations applied");
   }
-  const store = createStore({ redisUrl: env.REDIS_URL });
+  const store = createStore({ redisUrl: env.REDIS_URL, keyPrefix: options.storeKeyPrefix });
   return {
     config,
     db,

@@ -87,7 +87,12 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   await client.connect();
   let migrations: MigrateResult;
   try {
-    if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
+    if (options.schema) {
+      // IF NOT EXISTS still races between two sessions; the loser's duplicate error is harmless.
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`).catch((err: { code?: string }) => {
+        if (err.code !== "23505" && err.code !== "42P06") throw err;
+      });
+    }
     migrations = await applyMigrations(
       {
         exec: async (sql) => {

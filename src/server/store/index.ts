@@ -20,5 +20,6 @@ export function createStore(options: { redisUrl?: string; keyPrefix?: string }):
   if (redisUrl) {
     return new RedisStore({ url: redisUrl, keyPrefix: options.keyPrefix });
   }
+  // Nothing else shares an in-process store, so the prefix has nothing to keep apart there.
   return new MemoryStore();
 }

@@ -206,10 +206,10 @@ export class MemoryStore implements KeyValueStore {
 }
 
 function warnOnHandlerError(error: unknown, channel: string): void {
-  process.emitWarning(
-    new Error(`store subscriber for channel "${channel}" threw`, { cause: error }),
-    "StoreSubscriberWarning",
-  );
+  const warning = new Error(`store subscriber for channel "${channel}" threw`, { cause: error });
+  // Node ignores emitWarning's type argument for Error objects; the name is what it reports.
+  warning.name = "StoreSubscriberWarning";
+  process.emitWarning(warning);
 }
 
 function expiryFrom(ttlMs: number | undefined): number | null {

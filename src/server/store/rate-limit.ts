@@ -1,4 +1,9 @@
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from "rate-limiter-flexible";
 import { RedisStore } from "./redis";
 import { StoreUnavailableError, type KeyValueStore } from "./types";
 
@@ -82,7 +87,8 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
 
   const translateFailure = (error: unknown): never => {
     if (error instanceof StoreUnavailableError) throw error;
-    throw new StoreUnavailableError("rate limiter store unavailable", { cause: error });
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new StoreUnavailableError(`rate limiter store unavailable: ${detail}`, { cause: error });
   };
 
   return {

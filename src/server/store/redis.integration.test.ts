@@ -76,7 +76,10 @@ class TcpProxy {
 }
 
 describe.skipIf(!redisAvailable)("RedisStore", () => {
-  storeContract("RedisStore contract", () => new RedisStore({ url: redisUrl, keyPrefix: `fptest:${randomUUID()}:` }));
+  storeContract(
+    "RedisStore contract",
+    () => new RedisStore({ url: redisUrl, keyPrefix: `fptest:${randomUUID()}:` }),
+  );
 
   it("fails fast while Redis is unreachable and recovers when it returns", async () => {
     const target = new URL(redisUrl);

@@ -11,6 +11,7 @@ export interface RedisStoreOptions {
 
 const CONNECT_TIMEOUT_MS = 2_000;
 const COMMAND_TIMEOUT_MS = 2_000;
+const SOCKET_TIMEOUT_MS = 2_500;
 const MAX_RECONNECT_DELAY_MS = 2_000;
 
 // INCRBY and the TTL in one script so no other client can observe (or race) the key in between.
@@ -67,8 +68,11 @@ export class RedisStore implements KeyValueStore {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: CONNECT_TIMEOUT_MS,
-      // Also bounds commands on a connection that died silently (no FIN/RST ever arrives).
       commandTimeout: COMMAND_TIMEOUT_MS,
+      // commandTimeout only rejects the caller; on a connection that died silently (no FIN/RST,
+      // e.g. the host vanished) every later command would time out too, for as long as the kernel
+      // keeps the socket. Dropping a socket that owes replies makes the client reconnect instead.
+      socketTimeout: SOCKET_TIMEOUT_MS,
       // Never give up: an outage of any length must heal without restarting the app.
       retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
       scripts: { fpIncr: { lua: INCR_SCRIPT, numberOfKeys: 1 } },
@@ -262,8 +266,9 @@ export class RedisStore implements KeyValueStore {
 
   private getSubscriber(): Redis {
     if (!this.subscriber) {
-      // A connection in subscriber mode cannot run ordinary commands, and a slow handler must not
-      // delay them, hence a dedicated one, opened only by the first subscribe.
+      // Subscriptions get a connection of their own: under RESP2 a subscribed connection can run
+      // nothing else, and a burst of messages must not queue ahead of ordinary replies. It is only
+      // opened by the first subscribe, as most processes never subscribe.
       this.subscriber = this.client.duplicate({ lazyConnect: true });
       this.watch(this.subscriber);
       this.subscriber.on("message", (name: string, message: string) => this.dispatch(name, message));
@@ -303,7 +308,11 @@ export class RedisStore implements KeyValueStore {
   }
 }
 
-function waitForReady(connection: Redis, timeoutMs: number, lastError: () => Error | undefined): Promise<void> {
+function waitForReady(
+  connection: Redis,
+  timeoutMs: number,
+  lastError: () => Error | undefined,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const cleanup = () => {
       clearTimeout(timer);
@@ -315,14 +324,12 @@ function waitForReady(connection: Redis, timeoutMs: number, lastError: () => Err
       cleanup();
       resolve();
     };
-    const onClose = () => {
+    const fail = (reason: string) => {
       cleanup();
-      reject(new StoreUnavailableError("redis store unavailable (connection failed)", { cause: lastError() }));
+      reject(new StoreUnavailableError(`redis store unavailable (${reason})`, { cause: lastError() }));
     };
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(new StoreUnavailableError("redis store unavailable (connect timed out)", { cause: lastError() }));
-    }, timeoutMs);
+    const onClose = () => fail("connection failed");
+    const timer = setTimeout(() => fail("connect timed out"), timeoutMs);
     connection.once("ready", onReady);
     connection.once("close", onClose);
     connection.once("end", onClose);
@@ -358,8 +365,8 @@ function toTtlMs(ttlMs: number): number {
 }
 
 function warnOnHandlerError(error: unknown, channel: string): void {
-  process.emitWarning(
-    new Error(`store subscriber for channel "${channel}" threw`, { cause: error }),
-    "StoreSubscriberWarning",
-  );
+  const warning = new Error(`store subscriber for channel "${channel}" threw`, { cause: error });
+  // Node ignores emitWarning's type argument for Error objects; the name is what it reports.
+  warning.name = "StoreSubscriberWarning";
+  process.emitWarning(warning);
 }

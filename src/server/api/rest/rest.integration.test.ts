@@ -1,0 +1,218 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createTestApp, restClient } from "@/test/app";
+import type { AppServices } from "@/server/app";
+import { AppError, errorTable, type ErrorCode, rateLimited } from "@/server/errors";
+import { StoreUnavailableError } from "@/server/store";
+import { createCallerFactory, createInnerContext, publicProcedure, router } from "../trpc";
+import { createRestHandler } from "./handler";
+import { CLIENT_IP_HEADER } from "./client-ip";
+
+// A router made for this test: one endpoint per failure mode, behind the real REST adapter.
+const echoInput = z.object({ name: z.string().min(2), count: z.number().int().optional() });
+const testRouter = router({
+  echo: publicProcedure
+    .meta({ rest: { method: "POST", path: "/echo", status: 201 } })
+    .input(echoInput)
+    .output(echoInput)
+    .mutation(({ input }) => input),
+  big: publicProcedure
+    .meta({ rest: { method: "PUT", path: "/big/{id}", bodyLimit: 5 * 1024 * 1024 } })
+    .input(z.object({ id: z.string(), data: z.string() }))
+    .mutation(({ input }) => ({ id: input.id, size: input.data.length })),
+  fail: publicProcedure
+    .meta({ rest: { method: "GET", path: "/fail/{code}" } })
+    .input(z.object({ code: z.string() }))
+    .query(({ input }) => {
+      if (input.code === "RATE_LIMITED") throw rateLimited(42);
+      throw new AppError(input.code as ErrorCode, `failed with ${input.code}`);
+    }),
+  crash: publicProcedure.meta({ rest: { method: "GET", path: "/crash" } }).query(() => {
+    throw new Error("boom at /srv/secret/path.ts:10");
+  }),
+  storeDown: publicProcedure.meta({ rest: { method: "GET", path: "/store-down" } }).query(() => {
+    throw new StoreUnavailableError();
+  }),
+  gone: publicProcedure.meta({ rest: { method: "DELETE", path: "/things/{id}", status: 204 } }).input(z.object({ id: z.string() })).mutation(() => undefined),
+});
+
+let app: AppServices;
+let send: (method: string, path: string, init?: { body?: string; headers?: Record<string, string> }) => Promise<Response>;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  const createCaller = createCallerFactory(testRouter);
+  const handle = createRestHandler({ router: testRouter, getApp: async () => app, createCaller: (ctx) => createCaller(ctx) });
+  send = (method, path, init = {}) =>
+    handle(
+      new Request(`http://app.test/api/v1${path}`, {
+        method,
+        body: init.body,
+        headers: { [CLIENT_IP_HEADER]: "203.0.113.1", ...(init.body !== undefined ? { "content-length": String(Buffer.byteLength(init.body)) } : {}), ...init.headers },
+      }),
+    );
+});
+afterAll(async () => app?.close());
+
+const json = { "content-type": "application/json" };
+
+describe("REST adapter", () => {
+  it("calls the procedure and answers with its status and output", async () => {
+    const res = await send("POST", "/echo", { body: JSON.stringify({ name: "abc", count: 2 }), headers: json });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ name: "abc", count: 2 });
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.headers.get("x-request-id")).toMatch(/^req_/);
+  });
+
+  it("answers 204 with no body", async () => {
+    const res = await send("DELETE", "/things/x");
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe("");
+  });
+
+  it("refuses malformed JSON with 400 INVALID_JSON", async () => {
+    const res = await send("POST", "/echo", { body: '{"name": "abc",', headers: json });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.code).toBe("INVALID_JSON");
+  });
+
+  it("refuses wrong types with 400 VALIDATION_FAILED and details per field", async () => {
+    const res = await send("POST", "/echo", { body: JSON.stringify({ name: "a", count: "two" }), headers: json });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.error.code).toBe("VALIDATION_FAILED");
+    expect(body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(["count", "name"]);
+  });
+
+  it("refuses a body that is not an object", async () => {
+    const res = await send("POST", "/echo", { body: "[1,2]", headers: json });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.code).toBe("VALIDATION_FAILED");
+  });
+
+  it("refuses other content types with 415", async () => {
+    const res = await send("POST", "/echo", { body: "name=abc", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(res.status).toBe(415);
+    expect((await res.json()).error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    const none = await send("POST", "/echo", { body: JSON.stringify({ name: "abc" }) });
+    expect(none.status).toBe(415);
+  });
+
+  it("accepts a charset parameter on the JSON content type", async () => {
+    const res = await send("POST", "/echo", { body: JSON.stringify({ name: "abc" }), headers: { "content-type": "application/json; charset=utf-8" } });
+    expect(res.status).toBe(201);
+  });
+
+  it("refuses bodies over 1 MiB with 413, and allows larger bodies where the route says so", async () => {
+    const big = JSON.stringify({ name: "x".repeat(1024 * 1024 + 10) });
+    const res = await send("POST", "/echo", { body: big, headers: json });
+    expect(res.status).toBe(413);
+    expect((await res.json()).error.code).toBe("PAYLOAD_TOO_LARGE");
+
+    const ok = await send("PUT", "/big/a", { body: JSON.stringify({ data: "y".repeat(3 * 1024 * 1024) }), headers: json });
+    expect(ok.status).toBe(200);
+    expect((await ok.json()).size).toBe(3 * 1024 * 1024);
+    const tooBig = await send("PUT", "/big/a", { body: JSON.stringify({ data: "y".repeat(5 * 1024 * 1024 + 1) }), headers: json });
+    expect(tooBig.status).toBe(413);
+  });
+
+  it("counts the bytes of a body sent without Content-Length", async () => {
+    const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 2 * 1024 * 1024) return controller.close();
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const handle = createRestHandler({ router: testRouter, getApp: async () => app, createCaller: (ctx) => createCallerFactory(testRouter)(ctx) });
+    const res = await handle(
+      new Request("http://app.test/api/v1/echo", {
+        method: "POST",
+        body: stream,
+        headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
+        duplex: "half",
+      } as RequestInit),
+    );
+    expect(res.status).toBe(413);
+  });
+
+  it("answers an unknown path with a JSON 404 and a known path with the wrong method with 405", async () => {
+    const res = await send("GET", "/nothing/here");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toMatch(/application\/json/);
+    expect((await res.json()).error.code).toBe("NOT_FOUND");
+    const wrong = await send("GET", "/echo");
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("POST");
+  });
+
+  it("maps every error code to its status and the one envelope", async () => {
+    for (const [code, { status }] of Object.entries(errorTable)) {
+      const res = await send("GET", `/fail/${code}`);
+      expect(res.status, code).toBe(status);
+      const body = await res.json();
+      expect(body.error.code, code).toBe(code);
+      expect(typeof body.error.message).toBe("string");
+    }
+  });
+
+  it("sends Retry-After with 429", async () => {
+    const res = await send("GET", "/fail/RATE_LIMITED");
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("42");
+  });
+
+  it("hides a crash behind 500 INTERNAL without a stack trace", async () => {
+    const res = await send("GET", "/crash");
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual({ error: { code: "INTERNAL", message: "internal error" } });
+    expect(text).not.toMatch(/boom|secret|\.ts/);
+  });
+
+  it("answers 503 UNAVAILABLE when the store cannot be reached", async () => {
+    const res = await send("GET", "/store-down");
+    expect(res.status).toBe(503);
+    expect((await res.json()).error.code).toBe("UNAVAILABLE");
+  });
+
+  it("reports the same codes to tRPC callers", async () => {
+    const caller = createCallerFactory(testRouter)(createInnerContext(app));
+    await expect(caller.fail({ code: "LAST_OWNER" })).rejects.toMatchObject({ code: "CONFLICT", cause: { code: "LAST_OWNER" } });
+  });
+});
+
+describe("system endpoints", () => {
+  it("health, ready, settings", async () => {
+    const request = restClient(app);
+    const health = await request("GET", "/health");
+    expect(health.status).toBe(200);
+    expect(health.body.status).toBe("ok");
+
+    const ready = await request("GET", "/ready");
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks.database).toMatchObject({ status: "ok", kind: process.env.DATABASE_URL ? "postgres" : "embedded" });
+    expect(ready.body.checks.store).toMatchObject({ status: "ok", kind: process.env.REDIS_URL ? "redis" : "memory" });
+
+    const settings = await request("GET", "/settings");
+    expect(settings.status).toBe(200);
+    expect(settings.body.password_policy).toMatchObject({ min_length: 8, max_length: 72, max_bytes: 72 });
+    expect(settings.body.ws_url).toBe("ws://app.test/ws");
+    expect(settings.body.tokens.access_token_ttl_sec).toBe(900);
+    expect(settings.body.rate_limits.login_failures_per_account_per_15_min).toBe(10);
+  });
+
+  it("ready answers 503 with the failing check when the database is closed", async () => {
+    const broken = await createTestApp();
+    await broken.db.close();
+    const res = await restClient(broken)("GET", "/ready");
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe("UNAVAILABLE");
+    expect(res.body.error.details[0].path).toBe("database");
+    await broken.store.close();
+  });
+});
