@@ -4,6 +4,7 @@ import { openDatabase, type Database } from "./db";
 import { createStore, type KeyValueStore } from "./store";
 import { createLogger, type Logger } from "./logger";
 import { resolveSecrets, type Secrets } from "./secrets";
+import { createMailer, type Mailer } from "./mail/mailer";
 
 export interface AppConfig {
   env: Env;
@@ -24,6 +25,7 @@ export interface AppServices {
   db: Database;
   store: KeyValueStore;
   logger: Logger;
+  mailer: Mailer;
   startedAt: Date;
   close(): Promise<void>;
 }
@@ -63,11 +65,13 @@ export async function createApp(options: CreateAppOptions = {}): Promise<AppServ
     logger.info({ applied: db.migrations.applied }, "database migrations applied");
   }
   const store = createStore({ redisUrl: env.REDIS_URL, keyPrefix: options.storeKeyPrefix });
+  const mailer = createMailer({ dataDir: config.dataDir, smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, logger });
   return {
     config,
     db,
     store,
     logger,
+    mailer,
     startedAt: new Date(),
     close: async () => {
       await store.close();

@@ -1,4 +1,4 @@
-import { pino, type Logger } from "pino";
+import { pino, type DestinationStream, type Logger } from "pino";
 
 export type { Logger };
 
@@ -12,12 +12,15 @@ const REDACT = [
   "headers.authorization", "headers.cookie", "headers[\"x-api-key\"]",
 ];
 
-export function createLogger(options: { level: string; name?: string }): Logger {
-  return pino({
+export function createLogger(options: { level: string; name?: string }, destination?: DestinationStream): Logger {
+  return pino(
+    {
     name: options.name ?? "flowplane",
     level: options.level,
     redact: { paths: REDACT, censor: "[redacted]" },
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+    },
+    destination,
+  );
 }

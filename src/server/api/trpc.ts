@@ -1,6 +1,8 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { AppServices } from "../app";
 import { errorTable, toAppError } from "../errors";
+import { credentialKey, resolvePrincipal, type Credentials, type Principal } from "../auth/principal";
+import { authLimiters, consumeOrThrow } from "../auth/limits";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -27,7 +29,7 @@ export interface RequestInfo {
   ip: string;
   userAgent: string;
   /** Raw credentials as they arrived; resolved lazily by the auth middleware. */
-  credentials: { authorization?: string; apiKey?: string };
+  credentials: Credentials;
   /** Headers a procedure wants on the response (REST and tRPC both honour them). */
   responseHeaders: Headers;
 }
@@ -91,3 +93,12 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const middleware = t.middleware;
 export const publicProcedure = t.procedure.use(normalizeErrors);
+
+/** Needs a credential; the resolved principal is the only source of the caller's organization. */
+export const authedProcedure = publicProcedure.meta({ auth: true }).use(async ({ ctx, next }) => {
+  const principal: Principal = await resolvePrincipal(ctx.app, ctx.credentials);
+  await consumeOrThrow(authLimiters(ctx.app).apiPerCredential, credentialKey(principal));
+  return next({ ctx: { ...ctx, principal } });
+});
+
+export type AuthedContext = Context & { principal: Principal };

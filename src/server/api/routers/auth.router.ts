@@ -1,0 +1,130 @@
+import { z } from "zod";
+import { authedProcedure, publicProcedure, router, type Context } from "../trpc";
+import * as s from "../../services/accounts/account.schemas";
+import { register } from "../../services/accounts/register";
+import { login } from "../../services/accounts/login";
+import { refreshTokens } from "../../services/accounts/tokens";
+import { listSessions, logout, revokeOtherSessions, revokeSession } from "../../services/accounts/sessions";
+import { deleteAccount, getProfile, updateProfile } from "../../services/accounts/profile";
+import { changePassword, confirmPasswordReset, requestPasswordReset } from "../../services/accounts/passwords";
+import { confirmEmail, resendVerification } from "../../services/accounts/verify-email";
+import { disableMfa, enableMfa, regenerateBackupCodes, setupMfa } from "../../services/accounts/mfa";
+
+const tags = ["auth"];
+const meta = (ctx: Context) => ({ ip: ctx.ip, userAgent: ctx.userAgent });
+const noContent = z.void();
+
+export const authRouter = router({
+  register: publicProcedure
+    .meta({ rest: { method: "POST", path: "/auth/register", status: 201 }, summary: "Create an account with its first organization", tags })
+    .input(s.registerInput)
+    .output(s.registerOutput)
+    .mutation(({ ctx, input }) => register(ctx.app, input, meta(ctx))),
+
+  login: publicProcedure
+    .meta({
+      rest: { method: "POST", path: "/auth/login" },
+      summary: "Log in with email and password (and a TOTP or backup code when MFA is on)",
+      description: "With MFA on and no code, answers 200 `{requires_mfa: true, message}` and no tokens; repeat the call with `mfa_code` or `backup_code`.",
+      tags,
+    })
+    .input(s.loginInput)
+    .output(s.loginOutput)
+    .mutation(({ ctx, input }) => login(ctx.app, input, meta(ctx))),
+
+  refresh: publicProcedure
+    .meta({ rest: { method: "POST", path: "/auth/refresh" }, summary: "Exchange a refresh token for a new token pair (rotation)", tags })
+    .input(s.refreshInput)
+    .output(s.refreshOutput)
+    .mutation(({ ctx, input }) => refreshTokens(ctx.app, input.refresh_token, meta(ctx))),
+
+  logout: authedProcedure
+    .meta({ rest: { method: "POST", path: "/auth/logout", status: 204 }, summary: "End the current session", tags })
+    .output(noContent)
+    .mutation(({ ctx }) => logout(ctx.app, ctx.principal, ctx.ip)),
+
+  sessions: authedProcedure
+    .meta({ rest: { method: "GET", path: "/auth/sessions" }, summary: "List my active sessions", tags })
+    .output(s.sessionsOutput)
+    .query(({ ctx }) => listSessions(ctx.app, ctx.principal)),
+
+  revokeSession: authedProcedure
+    .meta({ rest: { method: "DELETE", path: "/auth/sessions/{id}", status: 204 }, summary: "Revoke one of my sessions", tags })
+    .input(s.sessionIdInput)
+    .output(noContent)
+    .mutation(({ ctx, input }) => revokeSession(ctx.app, ctx.principal, input.id, ctx.ip)),
+
+  revokeOtherSessions: authedProcedure
+    .meta({ rest: { method: "DELETE", path: "/auth/sessions", status: 204 }, summary: "Revoke all my sessions but the current one", tags })
+    .output(noContent)
+    .mutation(({ ctx }) => revokeOtherSessions(ctx.app, ctx.principal, ctx.ip)),
+
+  profile: authedProcedure
+    .meta({ rest: { method: "GET", path: "/auth/profile" }, summary: "My profile, organization and role", tags })
+    .output(s.profileOutput)
+    .query(({ ctx }) => getProfile(ctx.app, ctx.principal)),
+
+  updateProfile: authedProcedure
+    .meta({ rest: { method: "PUT", path: "/auth/profile" }, summary: "Update my profile (partial)", tags })
+    .input(s.updateProfileInput)
+    .output(s.updateProfileOutput)
+    .mutation(({ ctx, input }) => updateProfile(ctx.app, ctx.principal, input)),
+
+  deleteAccount: authedProcedure
+    .meta({ rest: { method: "DELETE", path: "/auth/profile", status: 204 }, summary: "Delete my account (soft delete; needs the password)", tags })
+    .input(s.deleteAccountInput)
+    .output(noContent)
+    .mutation(({ ctx, input }) => deleteAccount(ctx.app, ctx.principal, input.password, meta(ctx))),
+
+  changePassword: authedProcedure
+    .meta({ rest: { method: "POST", path: "/auth/change-password" }, summary: "Change my password; my other sessions end", tags })
+    .input(s.changePasswordInput)
+    .output(s.okOutput)
+    .mutation(({ ctx, input }) => changePassword(ctx.app, ctx.principal.userId, ctx.principal.sessionId, input, meta(ctx))),
+
+  requestPasswordReset: publicProcedure
+    .meta({ rest: { method: "POST", path: "/auth/password-reset", status: 202 }, summary: "Mail a password reset link (always 202)", tags })
+    .input(s.passwordResetInput)
+    .output(s.acceptedOutput)
+    .mutation(({ ctx, input }) => requestPasswordReset(ctx.app, input.email, meta(ctx))),
+
+  confirmPasswordReset: publicProcedure
+    .meta({ rest: { method: "POST", path: "/auth/password-reset/confirm" }, summary: "Set a new password with the mailed token; all sessions end", tags })
+    .input(s.passwordResetConfirmInput)
+    .output(s.okOutput)
+    .mutation(({ ctx, input }) => confirmPasswordReset(ctx.app, input, meta(ctx))),
+
+  verifyEmail: publicProcedure
+    .meta({ rest: { method: "POST", path: "/auth/verify-email" }, summary: "Confirm an email address with the mailed token", tags })
+    .input(s.verifyEmailInput)
+    .output(s.updateProfileOutput)
+    .mutation(({ ctx, input }) => confirmEmail(ctx.app, input.token)),
+
+  resendVerification: authedProcedure
+    .meta({ rest: { method: "POST", path: "/auth/verify-email/resend", status: 202 }, summary: "Mail a new verification link", tags })
+    .output(s.acceptedOutput)
+    .mutation(({ ctx }) => resendVerification(ctx.app, ctx.principal.userId)),
+
+  mfaSetup: authedProcedure
+    .meta({ rest: { method: "POST", path: "/auth/mfa/setup" }, summary: "Start MFA enrolment: a new TOTP secret, its otpauth URL and QR code", tags })
+    .output(s.mfaSetupOutput)
+    .mutation(({ ctx }) => setupMfa(ctx.app, ctx.principal.userId)),
+
+  mfaEnable: authedProcedure
+    .meta({ rest: { method: "POST", path: "/auth/mfa/enable" }, summary: "Confirm enrolment with a code; returns 8 backup codes, shown only here", tags })
+    .input(z.object({ code: s.mfaCodeSchema }))
+    .output(s.backupCodesOutput)
+    .mutation(({ ctx, input }) => enableMfa(ctx.app, ctx.principal.userId, ctx.principal.sessionId, input.code, meta(ctx))),
+
+  mfaDisable: authedProcedure
+    .meta({ rest: { method: "POST", path: "/auth/mfa/disable" }, summary: "Turn MFA off (password and a TOTP or backup code)", tags })
+    .input(s.mfaDisableInput)
+    .output(s.okOutput)
+    .mutation(({ ctx, input }) => disableMfa(ctx.app, ctx.principal.userId, ctx.principal.sessionId, input, meta(ctx))),
+
+  mfaBackupCodes: authedProcedure
+    .meta({ rest: { method: "POST", path: "/auth/mfa/backup-codes" }, summary: "Replace the backup codes (a TOTP or backup code required)", tags })
+    .input(s.mfaCodeInput)
+    .output(s.backupCodesOutput)
+    .mutation(({ ctx, input }) => regenerateBackupCodes(ctx.app, ctx.principal.userId, input.code, meta(ctx))),
+});

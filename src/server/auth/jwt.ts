@@ -1,0 +1,88 @@
+import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
+import { AppError } from "../errors";
+import { newId } from "../ids";
+import { tokenPolicy } from "../../shared/policy";
+
+/** The access token's claims: SEED.md's set plus `sid` (session), `jti` and `aud`. */
+export interface AccessClaims {
+  user_id: string;
+  email: string;
+  organization_id: string;
+  role: string;
+  token_type: "access";
+  sid: string;
+  jti: string;
+  iss: string;
+  aud: string;
+  iat: number;
+  exp: number;
+}
+
+// RFC 9068's media type for JWT access tokens: a token of another kind cannot pass for one.
+const ACCESS_TYP = "at+jwt";
+
+export interface JwtKeys {
+  key: Uint8Array;
+}
+
+export function jwtKeys(secret: string): JwtKeys {
+  const key = new TextEncoder().encode(secret);
+  if (key.byteLength < 32) throw new Error("JWT secret must be at least 32 bytes");
+  return { key };
+}
+
+export async function signAccessToken(
+  keys: JwtKeys,
+  subject: { userId: string; email: string; organizationId: string; role: string; sessionId: string },
+  now = Date.now(),
+): Promise<{ token: string; expiresIn: number; claims: AccessClaims }> {
+  const iat = Math.floor(now / 1000);
+  const claims: AccessClaims = {
+    user_id: subject.userId,
+    email: subject.email,
+    organization_id: subject.organizationId,
+    role: subject.role,
+    token_type: "access",
+    sid: subject.sessionId,
+    jti: newId("req").replace(/^req_/, ""),
+    iss: tokenPolicy.issuer,
+    aud: tokenPolicy.audience,
+    iat,
+    exp: iat + tokenPolicy.accessTokenTtlSec,
+  };
+  const token = await new SignJWT({ ...claims })
+    .setProtectedHeader({ alg: "HS256", typ: ACCESS_TYP })
+    .sign(keys.key);
+  return { token, expiresIn: tokenPolicy.accessTokenTtlSec, claims };
+}
+
+/** True when the string looks like a JWT (three base64url parts), as opposed to an API key. */
+export function looksLikeJwt(value: string): boolean {
+  return /^[\w-]+\.[\w-]+\.[\w-]*$/.test(value);
+}
+
+/**
+ * Verifies an access token: HS256 only (no `none`, no other algorithm), our issuer and audience,
+ * the access-token `typ`, and `token_type: "access"`. Expired → TOKEN_EXPIRED; anything else → TOKEN_INVALID.
+ */
+export async function verifyAccessToken(keys: JwtKeys, token: string, now = Date.now()): Promise<AccessClaims> {
+  try {
+    const { payload } = await jwtVerify(token, keys.key, {
+      algorithms: ["HS256"],
+      issuer: tokenPolicy.issuer,
+      audience: tokenPolicy.audience,
+      typ: ACCESS_TYP,
+      currentDate: new Date(now),
+      requiredClaims: ["exp", "iat", "sid", "jti", "user_id", "organization_id", "role"],
+    });
+    if (payload.token_type !== "access") throw new AppError("TOKEN_INVALID", "not an access token");
+    for (const claim of ["user_id", "email", "organization_id", "role", "sid", "jti"] as const) {
+      if (typeof payload[claim] !== "string") throw new AppError("TOKEN_INVALID", "access token is malformed");
+    }
+    return payload as unknown as AccessClaims;
+  } catch (err) {
+    if (AppError.is(err)) throw err;
+    if (err instanceof joseErrors.JWTExpired) throw new AppError("TOKEN_EXPIRED", "access token has expired; refresh it");
+    throw new AppError("TOKEN_INVALID", "access token is invalid");
+  }
+}

@@ -1,0 +1,54 @@
+import type { AppServices } from "../app";
+import { createRateLimiter, type RateLimiter } from "../store";
+import { rateLimited } from "../errors";
+
+const WINDOW_15_MIN = 15 * 60;
+
+export interface AuthLimiters {
+  /** Every login attempt, per client IP (offices share one, hence a generous default). */
+  loginPerIp: RateLimiter;
+  /** Failed logins per account: the 11th failure in 15 minutes is refused (default 10). */
+  loginFailuresPerAccount: RateLimiter;
+  registerPerIp: RateLimiter;
+  /** Wrong MFA codes per account; a success resets it. */
+  mfaFailuresPerAccount: RateLimiter;
+  passwordResetPerIp: RateLimiter;
+  passwordResetPerAccount: RateLimiter;
+  verificationPerAccount: RateLimiter;
+  /** Everything else, per credential (session or key). */
+  apiPerCredential: RateLimiter;
+}
+
+const cache = new WeakMap<AppServices, AuthLimiters>();
+
+export function authLimiters(app: AppServices): AuthLimiters {
+  let limiters = cache.get(app);
+  if (!limiters) {
+    const env = app.config.env;
+    const make = (keyPrefix: string, points: number, durationSec: number) => createRateLimiter(app.store, { keyPrefix, points, durationSec });
+    limiters = {
+      loginPerIp: make("login-ip", env.RATE_LIMIT_LOGIN_PER_IP, WINDOW_15_MIN),
+      loginFailuresPerAccount: make("login-fail", env.RATE_LIMIT_LOGIN_FAILURES_PER_ACCOUNT, WINDOW_15_MIN),
+      registerPerIp: make("register-ip", env.RATE_LIMIT_REGISTER_PER_IP, WINDOW_15_MIN),
+      mfaFailuresPerAccount: make("mfa-fail", env.RATE_LIMIT_MFA_FAILURES_PER_ACCOUNT, WINDOW_15_MIN),
+      passwordResetPerIp: make("reset-ip", env.RATE_LIMIT_PASSWORD_RESET_PER_IP, WINDOW_15_MIN),
+      passwordResetPerAccount: make("reset-account", 5, 3600),
+      verificationPerAccount: make("verify-account", 5, 3600),
+      apiPerCredential: make("api", env.RATE_LIMIT_API_PER_CREDENTIAL, 60),
+    };
+    cache.set(app, limiters);
+  }
+  return limiters;
+}
+
+/** Consumes one point or throws 429 with Retry-After. */
+export async function consumeOrThrow(limiter: RateLimiter, key: string): Promise<void> {
+  const result = await limiter.consume(key);
+  if (!result.allowed) throw rateLimited(result.retryAfterSec);
+}
+
+/** Throws 429 when the limiter is already exhausted, without consuming. */
+export async function ensureNotExhausted(limiter: RateLimiter, key: string): Promise<void> {
+  const result = await limiter.peek(key);
+  if (!result.allowed) throw rateLimited(result.retryAfterSec);
+}

@@ -1,0 +1,54 @@
+import type { AppServices } from "../../app";
+import { newId } from "../../ids";
+
+export type AuditAction =
+  | "user.registered"
+  | "user.login_succeeded"
+  | "user.login_failed"
+  | "user.logout"
+  | "user.email_verified"
+  | "user.password_changed"
+  | "user.password_reset_requested"
+  | "user.password_reset"
+  | "user.mfa_enabled"
+  | "user.mfa_disabled"
+  | "user.mfa_failed"
+  | "user.backup_codes_regenerated"
+  | "user.backup_code_used"
+  | "user.session_revoked"
+  | "user.refresh_token_reused"
+  | "user.deleted"
+  | "user.profile_updated";
+
+export interface AuditInput {
+  action: AuditAction | (string & {});
+  organizationId?: string | null;
+  actorId?: string | null;
+  targetType?: string;
+  targetId?: string;
+  ipAddress?: string;
+  metadata?: Record<string, string | number | boolean | null>;
+}
+
+/**
+ * Appends an audit entry. The audit trail must never break the action it records, so a failure
+ * to write is logged, not thrown.
+ */
+export async function recordAudit(app: AppServices, entry: AuditInput): Promise<void> {
+  try {
+    await app.db.prisma.auditEntry.create({
+      data: {
+        id: newId("aud"),
+        action: entry.action,
+        organizationId: entry.organizationId ?? null,
+        actorId: entry.actorId ?? null,
+        targetType: entry.targetType,
+        targetId: entry.targetId,
+        ipAddress: entry.ipAddress,
+        metadata: entry.metadata,
+      },
+    });
+  } catch (err) {
+    app.logger.error({ err, action: entry.action }, "audit entry could not be written");
+  }
+}
