@@ -33,6 +33,8 @@ try {
 }
 setApp(app);
 const { logger } = app;
+// next-auth builds its callback URLs from this; it must be the configured origin, not a Host header.
+process.env.NEXTAUTH_URL = app.config.publicUrl;
 
 const nextApp = next({ dev, hostname: env.HOST, port: env.PORT, dir: process.cwd() });
 await nextApp.prepare();

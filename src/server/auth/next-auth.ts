@@ -1,0 +1,123 @@
+import type { NextAuthOptions } from "next-auth";
+import CredentialsProvider from "next-auth/providers/credentials";
+import { getToken } from "next-auth/jwt";
+import type { AppServices } from "../app";
+import { deriveKey } from "./crypto";
+import { toAppError } from "../errors";
+import { login } from "../services/accounts/login";
+import { loginInput } from "../services/accounts/account.schemas";
+import { endSession } from "../services/accounts/tokens";
+import { SessionStore } from "./sessions";
+import { CLIENT_IP_HEADER } from "../api/rest/client-ip";
+import { tokenPolicy } from "../../shared/policy";
+
+/** Error strings the login page understands (next-auth passes them through as `error`). */
+export const SIGN_IN_ERRORS = {
+  mfaRequired: "MFA_REQUIRED",
+} as const;
+
+/** next-auth's secret is derived from JWT_SECRET, never a separate variable to configure. */
+export function nextAuthSecret(app: AppServices): string {
+  return deriveKey(app.config.secrets.jwtSecret, "next-auth-v1").toString("base64url");
+}
+
+function header(req: { headers?: Record<string, unknown> | Headers } | undefined, name: string): string {
+  const headers = req?.headers;
+  if (!headers) return "";
+  if (headers instanceof Headers) return headers.get(name) ?? "";
+  const value = headers[name];
+  return typeof value === "string" ? value : "";
+}
+
+/**
+ * The browser session: next-auth's credentials provider calls the same login service as the API
+ * (MFA step included), and its cookie carries our session id, so revoking the session from any
+ * device logs the browser out on its next request.
+ */
+export function buildAuthOptions(app: AppServices): NextAuthOptions {
+  return {
+    secret: nextAuthSecret(app),
+    session: { strategy: "jwt", maxAge: tokenPolicy.sessionAbsoluteTtlSec },
+    pages: { signIn: "/login", error: "/login" },
+    useSecureCookies: app.config.publicUrl.startsWith("https://"),
+    providers: [
+      CredentialsProvider({
+        name: "Email and password",
+        credentials: {
+          email: { label: "Email", type: "email" },
+          password: { label: "Password", type: "password" },
+          mfa_code: { label: "Authentication code", type: "text" },
+          backup_code: { label: "Backup code", type: "text" },
+        },
+        async authorize(credentials, req) {
+          const parsed = loginInput.safeParse({
+            email: credentials?.email,
+            password: credentials?.password,
+            mfa_code: credentials?.mfa_code || undefined,
+            backup_code: credentials?.backup_code || undefined,
+          });
+          if (!parsed.success) throw new Error("VALIDATION_FAILED");
+          try {
+            const result = await login(app, parsed.data, {
+              ip: header(req, CLIENT_IP_HEADER) || "unknown",
+              userAgent: header(req, "user-agent"),
+            });
+            if ("requires_mfa" in result) throw new Error(SIGN_IN_ERRORS.mfaRequired);
+            return {
+              id: result.user.id,
+              email: result.user.email,
+              name: [result.user.first_name, result.user.last_name].filter(Boolean).join(" ") || result.user.email,
+              sid: result.session_id,
+              organizationId: result.user.organization_id,
+              role: result.user.role,
+            };
+          } catch (err) {
+            if (err instanceof Error && err.message === SIGN_IN_ERRORS.mfaRequired) throw err;
+            const appError = toAppError(err);
+            if (appError.code === "INTERNAL") app.logger.error({ err }, "browser sign-in failed");
+            throw new Error(appError.code === "RATE_LIMITED" ? `RATE_LIMITED:${appError.headers?.["Retry-After"] ?? "60"}` : appError.code);
+          }
+        },
+      }),
+    ],
+    callbacks: {
+      async jwt({ token, user }) {
+        if (user) {
+          const u = user as unknown as { id: string; sid: string; organizationId: string; role: string };
+          token.sub = u.id;
+          token.sid = u.sid;
+          token.organizationId = u.organizationId;
+          token.role = u.role;
+        }
+        return token;
+      },
+      async session({ session, token }) {
+        // The UI learns who it is, never the session id itself.
+        return { ...session, user: { ...session.user, id: token.sub, organizationId: token.organizationId, role: token.role } };
+      },
+    },
+    events: {
+      async signOut({ token }) {
+        const sid = typeof token?.sid === "string" ? token.sid : undefined;
+        if (!sid) return;
+        const session = await new SessionStore(app.store).get(sid).catch(() => null);
+        if (session) await endSession(app, session);
+      },
+    },
+  };
+}
+
+/**
+ * The session id in a request's next-auth cookie, if it carries a valid one and the request comes
+ * from our own origin (cookies ride along on cross-site requests; the Origin check stops CSRF).
+ */
+export async function browserSessionId(app: AppServices, headers: { cookie?: string | null; origin?: string | null }): Promise<string | undefined> {
+  if (!headers.cookie) return undefined;
+  if (headers.origin && headers.origin !== new URL(app.config.publicUrl).origin) return undefined;
+  const token = await getToken({
+    req: { headers: { cookie: headers.cookie } } as unknown as Parameters<typeof getToken>[0]["req"],
+    secret: nextAuthSecret(app),
+    secureCookie: app.config.publicUrl.startsWith("https://"),
+  });
+  return typeof token?.sid === "string" ? token.sid : undefined;
+}

@@ -1,0 +1,10 @@
+import { QueryClient } from "@tanstack/react-query";
+
+export function makeQueryClient() {
+  return new QueryClient({
+    defaultOptions: {
+      queries: { staleTime: 30_000, retry: false },
+      mutations: { retry: false },
+    },
+  });
+}

@@ -1,0 +1,24 @@
+import "server-only";
+import { headers } from "next/headers";
+import { getApp } from "@/server/app";
+import { createCaller } from "@/server/api/root";
+import { createInnerContext } from "@/server/api/trpc";
+import { browserSessionId } from "@/server/auth/next-auth";
+import { CLIENT_IP_HEADER } from "@/server/api/rest/client-ip";
+import { newId } from "@/server/ids";
+
+/** A tRPC caller for server components, authenticated by the request's session cookie. */
+export async function serverCaller() {
+  const app = await getApp();
+  const h = await headers();
+  const sessionId = await browserSessionId(app, { cookie: h.get("cookie") });
+  const caller = createCaller(
+    createInnerContext(app, {
+      requestId: newId("req"),
+      ip: h.get(CLIENT_IP_HEADER) ?? "unknown",
+      userAgent: h.get("user-agent") ?? "",
+      credentials: { browserSessionId: sessionId },
+    }),
+  );
+  return { caller, signedIn: sessionId !== undefined };
+}
