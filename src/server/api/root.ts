@@ -1,10 +1,16 @@
 import { router, createCallerFactory } from "./trpc";
 import { systemRouter } from "./routers/system.router";
 import { authRouter } from "./routers/auth.router";
+import { organizationsRouter } from "./routers/organizations.router";
+import { apiKeysRouter } from "./routers/api-keys.router";
+import { auditRouter } from "./routers/audit.router";
 
 export const appRouter = router({
   system: systemRouter,
   auth: authRouter,
+  organizations: organizationsRouter,
+  apiKeys: apiKeysRouter,
+  audit: auditRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,7 +1,8 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { AppServices } from "../app";
-import { errorTable, toAppError } from "../errors";
-import { credentialKey, resolvePrincipal, type Credentials, type Principal } from "../auth/principal";
+import { AppError, errorTable, toAppError } from "../errors";
+import { credentialKey, resolvePrincipal, type Credentials, type Principal, type SessionPrincipal } from "../auth/principal";
+import { assertPermission, type Permission } from "../permissions";
 import { authLimiters, consumeOrThrow } from "../auth/limits";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -22,6 +23,8 @@ export interface Meta {
   tags?: string[];
   /** Whether the procedure needs a credential; documented in OpenAPI. */
   auth?: boolean;
+  /** The entry of the permission table (src/shared/permissions.ts) the caller must hold. */
+  permission?: Permission;
 }
 
 export interface RequestInfo {
@@ -94,11 +97,23 @@ export const createCallerFactory = t.createCallerFactory;
 export const middleware = t.middleware;
 export const publicProcedure = t.procedure.use(normalizeErrors);
 
-/** Needs a credential; the resolved principal is the only source of the caller's organization. */
-export const authedProcedure = publicProcedure.meta({ auth: true }).use(async ({ ctx, next }) => {
+/**
+ * Needs a credential and the permission the procedure declares in its meta (every authenticated
+ * procedure declares one; a test walks the router to make sure). The resolved principal is the only
+ * source of the caller's organization.
+ */
+export const authedProcedure = publicProcedure.meta({ auth: true }).use(async ({ ctx, meta, next }) => {
   const principal: Principal = await resolvePrincipal(ctx.app, ctx.credentials);
+  if (!meta?.permission) throw new Error("authenticated procedure without a declared permission");
+  assertPermission({ role: principal.role, kind: principal.kind, scopes: principal.kind === "api_key" ? principal.scopes : undefined }, meta.permission);
   await consumeOrThrow(authLimiters(ctx.app).apiPerCredential, credentialKey(principal));
   return next({ ctx: { ...ctx, principal } });
+});
+
+/** For a signed-in user's own account: sessions only (API keys are refused by the permission's null scope). */
+export const sessionProcedure = authedProcedure.use(async ({ ctx, next }) => {
+  if (ctx.principal.kind !== "session") throw new AppError("INSUFFICIENT_SCOPE", "API keys cannot do this; sign in as a user");
+  return next({ ctx: { ...ctx, principal: ctx.principal as SessionPrincipal } });
 });
 
 export type AuthedContext = Context & { principal: Principal };

@@ -1,21 +1,36 @@
 import type { AppServices } from "../app";
 import { AppError } from "../errors";
 import { sha256 } from "../ids";
-import { isRole, type Role } from "../permissions";
+import { isRole, type ApiKeyScope, type Role } from "../permissions";
 import { jwtKeys, looksLikeJwt, verifyAccessToken, type JwtKeys } from "./jwt";
 import { SessionStore, type SessionRecord } from "./sessions";
+import { authenticateApiKey, isApiKeySecret } from "./api-keys";
 
-/** Who is calling: the same shape whether the credential was a bearer token or the UI's session. */
-export interface Principal {
-  kind: "user";
+interface BasePrincipal {
   userId: string;
   email: string;
   organizationId: string;
+  /** The user's current role in the organization (read per request, so a demotion bites at once). */
   role: Role;
+}
+
+/** A signed-in user: an access token or the web UI's session cookie. */
+export interface SessionPrincipal extends BasePrincipal {
+  kind: "session";
   sessionId: string;
   credential: "access_token" | "browser_session";
   session: SessionRecord;
 }
+
+/** A program or device acting as the key's creator, bounded by the key's scopes. */
+export interface ApiKeyPrincipal extends BasePrincipal {
+  kind: "api_key";
+  keyId: string;
+  keyKind: "user" | "device";
+  scopes: ApiKeyScope[];
+}
+
+export type Principal = SessionPrincipal | ApiKeyPrincipal;
 
 export interface Credentials {
   /** The Authorization header as sent. */
@@ -39,48 +54,67 @@ export function appJwtKeys(app: AppServices): JwtKeys {
 
 /** A stable, non-secret key for per-credential rate limits. */
 export function credentialKey(principal: Principal): string {
-  return sha256(principal.sessionId).slice(0, 32);
+  return sha256(principal.kind === "session" ? principal.sessionId : principal.keyId).slice(0, 32);
+}
+
+async function currentRole(app: AppServices, userId: string, organizationId: string): Promise<Role | null> {
+  const membership = await app.db.prisma.membership.findFirst({
+    where: { userId, organizationId, user: { deletedAt: null }, organization: { deletedAt: null } },
+    select: { role: true },
+  });
+  return membership && isRole(membership.role) ? membership.role : null;
 }
 
 /**
  * The one place a request's credentials become a Principal, used by REST, tRPC and the WebSocket.
- * Every call checks the session in the store, so a revoked session stops working at once; a
- * successful call renews the session's idle timer and records last_accessed_at.
+ * Every call checks the session (or key) and the membership, so revoking a session, removing a
+ * member or revoking a key takes effect on the very next request. A successful call renews the
+ * session's idle timer and records last_accessed_at.
  */
-export async function resolvePrincipal(app: AppServices, credentials: Credentials, options: { touch?: boolean } = {}): Promise<Principal> {
-  const sessions = new SessionStore(app.store);
+export async function resolvePrincipal(
+  app: AppServices,
+  credentials: Credentials,
+  options: { touch?: boolean; allowDeviceKeys?: boolean } = {},
+): Promise<Principal> {
   const bearer = parseBearer(credentials.authorization);
-  if (credentials.apiKey !== undefined || (bearer !== undefined && !looksLikeJwt(bearer))) {
-    throw new AppError("TOKEN_INVALID", "API key is not valid");
+  const keySecret = credentials.apiKey ?? (bearer !== undefined && !looksLikeJwt(bearer) ? bearer : undefined);
+  if (keySecret !== undefined) {
+    if (!isApiKeySecret(keySecret)) throw new AppError("TOKEN_INVALID", "API key is not valid");
+    const principal = await authenticateApiKey(app, keySecret);
+    if (principal.keyKind === "device" && !options.allowDeviceKeys) {
+      throw new AppError("FORBIDDEN", "device keys can only connect devices over /ws");
+    }
+    return principal;
   }
 
+  const sessions = new SessionStore(app.store);
   let session: SessionRecord | null;
-  let email: string;
-  let credential: Principal["credential"];
+  let credential: SessionPrincipal["credential"];
   if (bearer !== undefined) {
     const claims = await verifyAccessToken(appJwtKeys(app), bearer);
     session = await sessions.get(claims.sid);
     if (!session || session.user_id !== claims.user_id) throw new AppError("SESSION_REVOKED", "session has ended; log in again");
-    email = claims.email;
     credential = "access_token";
   } else if (credentials.browserSessionId) {
     session = await sessions.get(credentials.browserSessionId);
     if (!session) throw new AppError("SESSION_REVOKED", "session has ended; log in again");
-    const user = await app.db.prisma.user.findFirst({ where: { id: session.user_id, deletedAt: null }, select: { email: true } });
-    if (!user) throw new AppError("SESSION_REVOKED", "session has ended; log in again");
-    email = user.email;
     credential = "browser_session";
   } else {
     throw new AppError("UNAUTHENTICATED", "authentication required: send a bearer access token or an API key");
   }
 
+  const user = await app.db.prisma.user.findFirst({ where: { id: session.user_id, deletedAt: null }, select: { email: true } });
+  const role = user ? await currentRole(app, session.user_id, session.organization_id) : null;
+  if (!user || !role) {
+    // Removed from the organization (or deleted): the session is of no use any more.
+    await sessions.revoke(session);
+    throw new AppError("SESSION_REVOKED", "you are no longer a member of this organization; log in again");
+  }
   if (options.touch !== false) session = await sessions.touch(session);
-  const role = session.role;
-  if (!isRole(role)) throw new AppError("SESSION_REVOKED", "session has ended; log in again");
   return {
-    kind: "user",
+    kind: "session",
     userId: session.user_id,
-    email,
+    email: user.email,
     organizationId: session.organization_id,
     role,
     sessionId: session.id,
@@ -88,6 +122,8 @@ export async function resolvePrincipal(app: AppServices, credentials: Credential
     session,
   };
 }
+
+export { currentRole };
 
 function parseBearer(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { authedProcedure, publicProcedure, router, type Context } from "../trpc";
+import { sessionProcedure, publicProcedure, router, type Context } from "../trpc";
 import * as s from "../../services/accounts/account.schemas";
 import { register } from "../../services/accounts/register";
 import { login } from "../../services/accounts/login";
@@ -9,6 +9,8 @@ import { deleteAccount, getProfile, updateProfile } from "../../services/account
 import { changePassword, confirmPasswordReset, requestPasswordReset } from "../../services/accounts/passwords";
 import { confirmEmail, resendVerification } from "../../services/accounts/verify-email";
 import { disableMfa, enableMfa, regenerateBackupCodes, setupMfa } from "../../services/accounts/mfa";
+import { switchOrganization } from "../../services/organizations/organizations";
+import { switchOrganizationInput } from "../../services/organizations/organization.schemas";
 
 const tags = ["auth"];
 const meta = (ctx: Context) => ({ ip: ctx.ip, userAgent: ctx.userAgent });
@@ -38,46 +40,46 @@ export const authRouter = router({
     .output(s.refreshOutput)
     .mutation(({ ctx, input }) => refreshTokens(ctx.app, input.refresh_token, meta(ctx))),
 
-  logout: authedProcedure
-    .meta({ rest: { method: "POST", path: "/auth/logout", status: 204 }, summary: "End the current session", tags })
+  logout: sessionProcedure
+    .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/logout", status: 204 }, summary: "End the current session", tags })
     .output(noContent)
     .mutation(({ ctx }) => logout(ctx.app, ctx.principal, ctx.ip)),
 
-  sessions: authedProcedure
-    .meta({ rest: { method: "GET", path: "/auth/sessions" }, summary: "List my active sessions", tags })
+  sessions: sessionProcedure
+    .meta({ permission: "account:self", rest: { method: "GET", path: "/auth/sessions" }, summary: "List my active sessions", tags })
     .output(s.sessionsOutput)
     .query(({ ctx }) => listSessions(ctx.app, ctx.principal)),
 
-  revokeSession: authedProcedure
-    .meta({ rest: { method: "DELETE", path: "/auth/sessions/{id}", status: 204 }, summary: "Revoke one of my sessions", tags })
+  revokeSession: sessionProcedure
+    .meta({ permission: "account:self", rest: { method: "DELETE", path: "/auth/sessions/{id}", status: 204 }, summary: "Revoke one of my sessions", tags })
     .input(s.sessionIdInput)
     .output(noContent)
     .mutation(({ ctx, input }) => revokeSession(ctx.app, ctx.principal, input.id, ctx.ip)),
 
-  revokeOtherSessions: authedProcedure
-    .meta({ rest: { method: "DELETE", path: "/auth/sessions", status: 204 }, summary: "Revoke all my sessions but the current one", tags })
+  revokeOtherSessions: sessionProcedure
+    .meta({ permission: "account:self", rest: { method: "DELETE", path: "/auth/sessions", status: 204 }, summary: "Revoke all my sessions but the current one", tags })
     .output(noContent)
     .mutation(({ ctx }) => revokeOtherSessions(ctx.app, ctx.principal, ctx.ip)),
 
-  profile: authedProcedure
-    .meta({ rest: { method: "GET", path: "/auth/profile" }, summary: "My profile, organization and role", tags })
+  profile: sessionProcedure
+    .meta({ permission: "account:self", rest: { method: "GET", path: "/auth/profile" }, summary: "My profile, organization and role", tags })
     .output(s.profileOutput)
     .query(({ ctx }) => getProfile(ctx.app, ctx.principal)),
 
-  updateProfile: authedProcedure
-    .meta({ rest: { method: "PUT", path: "/auth/profile" }, summary: "Update my profile (partial)", tags })
+  updateProfile: sessionProcedure
+    .meta({ permission: "account:self", rest: { method: "PUT", path: "/auth/profile" }, summary: "Update my profile (partial)", tags })
     .input(s.updateProfileInput)
     .output(s.updateProfileOutput)
     .mutation(({ ctx, input }) => updateProfile(ctx.app, ctx.principal, input)),
 
-  deleteAccount: authedProcedure
-    .meta({ rest: { method: "DELETE", path: "/auth/profile", status: 204 }, summary: "Delete my account (soft delete; needs the password)", tags })
+  deleteAccount: sessionProcedure
+    .meta({ permission: "account:self", rest: { method: "DELETE", path: "/auth/profile", status: 204 }, summary: "Delete my account (soft delete; needs the password)", tags })
     .input(s.deleteAccountInput)
     .output(noContent)
     .mutation(({ ctx, input }) => deleteAccount(ctx.app, ctx.principal, input.password, meta(ctx))),
 
-  changePassword: authedProcedure
-    .meta({ rest: { method: "POST", path: "/auth/change-password" }, summary: "Change my password; my other sessions end", tags })
+  changePassword: sessionProcedure
+    .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/change-password" }, summary: "Change my password; my other sessions end", tags })
     .input(s.changePasswordInput)
     .output(s.okOutput)
     .mutation(({ ctx, input }) => changePassword(ctx.app, ctx.principal.userId, ctx.principal.sessionId, input, meta(ctx))),
@@ -100,31 +102,37 @@ export const authRouter = router({
     .output(s.updateProfileOutput)
     .mutation(({ ctx, input }) => confirmEmail(ctx.app, input.token)),
 
-  resendVerification: authedProcedure
-    .meta({ rest: { method: "POST", path: "/auth/verify-email/resend", status: 202 }, summary: "Mail a new verification link", tags })
+  resendVerification: sessionProcedure
+    .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/verify-email/resend", status: 202 }, summary: "Mail a new verification link", tags })
     .output(s.acceptedOutput)
     .mutation(({ ctx }) => resendVerification(ctx.app, ctx.principal.userId)),
 
-  mfaSetup: authedProcedure
-    .meta({ rest: { method: "POST", path: "/auth/mfa/setup" }, summary: "Start MFA enrolment: a new TOTP secret, its otpauth URL and QR code", tags })
+  mfaSetup: sessionProcedure
+    .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/mfa/setup" }, summary: "Start MFA enrolment: a new TOTP secret, its otpauth URL and QR code", tags })
     .output(s.mfaSetupOutput)
     .mutation(({ ctx }) => setupMfa(ctx.app, ctx.principal.userId)),
 
-  mfaEnable: authedProcedure
-    .meta({ rest: { method: "POST", path: "/auth/mfa/enable" }, summary: "Confirm enrolment with a code; returns 8 backup codes, shown only here", tags })
+  mfaEnable: sessionProcedure
+    .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/mfa/enable" }, summary: "Confirm enrolment with a code; returns 8 backup codes, shown only here", tags })
     .input(z.object({ code: s.mfaCodeSchema }))
     .output(s.backupCodesOutput)
     .mutation(({ ctx, input }) => enableMfa(ctx.app, ctx.principal.userId, ctx.principal.sessionId, input.code, meta(ctx))),
 
-  mfaDisable: authedProcedure
-    .meta({ rest: { method: "POST", path: "/auth/mfa/disable" }, summary: "Turn MFA off (password and a TOTP or backup code)", tags })
+  mfaDisable: sessionProcedure
+    .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/mfa/disable" }, summary: "Turn MFA off (password and a TOTP or backup code)", tags })
     .input(s.mfaDisableInput)
     .output(s.okOutput)
     .mutation(({ ctx, input }) => disableMfa(ctx.app, ctx.principal.userId, ctx.principal.sessionId, input, meta(ctx))),
 
-  mfaBackupCodes: authedProcedure
-    .meta({ rest: { method: "POST", path: "/auth/mfa/backup-codes" }, summary: "Replace the backup codes (a TOTP or backup code required)", tags })
+  mfaBackupCodes: sessionProcedure
+    .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/mfa/backup-codes" }, summary: "Replace the backup codes (a TOTP or backup code required)", tags })
     .input(s.mfaCodeInput)
     .output(s.backupCodesOutput)
     .mutation(({ ctx, input }) => regenerateBackupCodes(ctx.app, ctx.principal.userId, input.code, meta(ctx))),
+
+  switchOrganization: sessionProcedure
+    .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/switch-organization" }, summary: "A new session in another of my organizations (login-shaped response)", tags })
+    .input(switchOrganizationInput)
+    .output(s.loginSuccess)
+    .mutation(({ ctx, input }) => switchOrganization(ctx.app, ctx.principal, input.organization_id, meta(ctx))),
 });

@@ -1,7 +1,7 @@
 import type { AppServices } from "../../app";
 import { AppError } from "../../errors";
 import { verifyPassword } from "../../auth/passwords";
-import type { Principal } from "../../auth/principal";
+import type { SessionPrincipal as Principal } from "../../auth/principal";
 import { recordAudit } from "../audit/record-audit";
 import { findActiveUser, profileView, type RequestMeta } from "./shared";
 import { endOtherSessions } from "./tokens";

@@ -1,6 +1,6 @@
 import type { AppServices } from "../../app";
 import { AppError } from "../../errors";
-import type { Principal } from "../../auth/principal";
+import type { SessionPrincipal as Principal } from "../../auth/principal";
 import { SessionStore } from "../../auth/sessions";
 import { recordAudit } from "../audit/record-audit";
 import { endOtherSessions, endSession } from "./tokens";

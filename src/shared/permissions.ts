@@ -1,0 +1,72 @@
+/**
+ * Ordered roles and the ONE permission table: every procedure declares the permission it needs
+ * (`meta({ permission })`) and nothing else decides who may do what. Isomorphic, so the UI can hide
+ * what the server would refuse.
+ */
+export const roles = ["viewer", "member", "admin", "owner"] as const;
+export type Role = (typeof roles)[number];
+
+export const apiKeyScopes = [
+  "flows:read",
+  "flows:write",
+  "flows:deploy",
+  "nodes:read",
+  "nodes:inject",
+  "org:read",
+  "events:read",
+  "device:connect",
+] as const;
+export type ApiKeyScope = (typeof apiKeyScopes)[number];
+
+export interface PermissionRule {
+  /** The lowest role allowed. */
+  minRole: Role;
+  /** The API-key scope that grants it; null: API keys may not do this at all (sessions only). */
+  scope: ApiKeyScope | null;
+  description: string;
+}
+
+export const permissions = {
+  "account:self": { minRole: "viewer", scope: null, description: "manage one's own account, sessions and MFA" },
+  "org:read": { minRole: "viewer", scope: "org:read", description: "see the organization and its members" },
+  "org:create": { minRole: "viewer", scope: null, description: "create a new organization (becoming its owner)" },
+  "org:update": { minRole: "owner", scope: null, description: "rename the organization" },
+  "org:delete": { minRole: "owner", scope: null, description: "delete the organization" },
+  "members:invite": { minRole: "admin", scope: null, description: "invite members and revoke invitations" },
+  "members:update": { minRole: "admin", scope: null, description: "change members' roles (up to one's own)" },
+  "members:remove": { minRole: "admin", scope: null, description: "remove members" },
+  "api_keys:manage_own": { minRole: "member", scope: null, description: "create, list and revoke one's own user API keys" },
+  "api_keys:manage_all": { minRole: "admin", scope: null, description: "device keys, and revoking anyone's keys" },
+  "audit:read": { minRole: "admin", scope: null, description: "read the audit log" },
+  "flows:read": { minRole: "viewer", scope: "flows:read", description: "list and read flows and their deployments" },
+  "flows:write": { minRole: "member", scope: "flows:write", description: "create, update, import and delete flows" },
+  "flows:deploy": { minRole: "member", scope: "flows:deploy", description: "deploy and roll back flows" },
+  "nodes:read": { minRole: "viewer", scope: "nodes:read", description: "read the node catalog and node instances" },
+  "nodes:inject": { minRole: "member", scope: "nodes:inject", description: "trigger inject nodes" },
+  "events:read": { minRole: "viewer", scope: "events:read", description: "receive the organization's events over /ws" },
+  "devices:read": { minRole: "viewer", scope: "org:read", description: "list online devices" },
+} as const satisfies Record<string, PermissionRule>;
+
+export type Permission = keyof typeof permissions;
+
+export function isRole(value: string): value is Role {
+  return (roles as readonly string[]).includes(value);
+}
+
+export function roleRank(role: Role): number {
+  return roles.indexOf(role);
+}
+
+export function atLeast(role: Role, minimum: Role): boolean {
+  return roleRank(role) >= roleRank(minimum);
+}
+
+/** The scopes a role may hold: a key never exceeds its creator's role. */
+export function scopesForRole(role: Role, kind: "user" | "device"): ApiKeyScope[] {
+  if (kind === "device") return atLeast(role, "admin") ? ["device:connect"] : [];
+  const granted = new Set<ApiKeyScope>();
+  for (const rule of Object.values(permissions) as PermissionRule[]) {
+    if (rule.scope && rule.scope !== "device:connect" && atLeast(role, rule.minRole)) granted.add(rule.scope);
+  }
+  return apiKeyScopes.filter((s) => granted.has(s));
+}
