@@ -1,0 +1,43 @@
+import { expect } from "vitest";
+import { appRouter } from "@/server/api/root";
+import { collectRoutes, type RestRoute } from "@/server/api/rest/routes";
+import type { restClient } from "./app";
+
+type Request = ReturnType<typeof restClient>;
+
+/** What a tenant-scoped route is called with: real ids of the victim organization, and a body. */
+export interface RouteFixture {
+  params: Record<string, string>;
+  body?: unknown;
+}
+
+/** Every authenticated REST route that takes an id in its path: these are the ones that could leak. */
+export function tenantScopedRoutes(): RestRoute[] {
+  return collectRoutes(appRouter).filter((r) => r.meta.auth && r.paramNames.length > 0);
+}
+
+function fill(route: RestRoute, fixture: RouteFixture): string {
+  return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = fixture.params[name];
+    if (value === undefined) throw new Error(`fixture for ${route.method} ${route.path} lacks ${name}`);
+    return encodeURIComponent(value);
+  });
+}
+
+/**
+ * Calls every tenant-scoped route with the victim organization's ids and the attacker's credential
+ * and expects 404 (or 403): a route without a fixture fails the test, so a new endpoint cannot
+ * forget to be checked.
+ */
+export async function assertTenantIsolation(request: Request, attackerToken: string, fixtures: Record<string, RouteFixture>) {
+  const results: string[] = [];
+  for (const route of tenantScopedRoutes()) {
+    const key = `${route.method} ${route.path}`;
+    const fixture = fixtures[key];
+    expect(fixture, `no cross-tenant fixture for ${key}: add one in the isolation test`).toBeDefined();
+    const res = await request(route.method, fill(route, fixture!), { token: attackerToken, body: fixture!.body });
+    expect([403, 404], `${key} answered ${res.status} ${res.text}`).toContain(res.status);
+    results.push(`${key} → ${res.status}`);
+  }
+  return results;
+}
