@@ -5,6 +5,9 @@ import { createStore, type KeyValueStore } from "./store";
 import { createLogger, type Logger } from "./logger";
 import { resolveSecrets, type Secrets } from "./secrets";
 import { createMailer, type Mailer } from "./mail/mailer";
+import { createNodeRegistry, type NodeRegistry } from "./nodes/registry";
+import { builtinBehaviours } from "./nodes/behaviours";
+import { FlowRuntimeController } from "./services/flows/runtime-controller";
 
 export interface AppConfig {
   env: Env;
@@ -26,6 +29,10 @@ export interface AppServices {
   store: KeyValueStore;
   logger: Logger;
   mailer: Mailer;
+  /** The node catalog. */
+  nodes: NodeRegistry;
+  /** The flows this instance runs. */
+  flowRuntime: FlowRuntimeController;
   startedAt: Date;
   close(): Promise<void>;
 }
@@ -66,14 +73,19 @@ export async function createApp(options: CreateAppOptions = {}): Promise<AppServ
   }
   const store = createStore({ redisUrl: env.REDIS_URL, keyPrefix: options.storeKeyPrefix });
   const mailer = createMailer({ dataDir: config.dataDir, smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, logger });
+  const nodes = createNodeRegistry();
+  const flowRuntime = new FlowRuntimeController({ prisma: db.prisma, store, logger, nodes, behaviours: builtinBehaviours() });
   return {
     config,
     db,
     store,
     logger,
     mailer,
+    nodes,
+    flowRuntime,
     startedAt: new Date(),
     close: async () => {
+      await flowRuntime.close();
       await store.close();
       await db.close();
     },

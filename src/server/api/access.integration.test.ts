@@ -19,7 +19,7 @@ afterAll(async () => app?.close());
 
 describe("the permission table", () => {
   it("is declared by every authenticated procedure", () => {
-    for (const [path, procedure] of Object.entries(appRouter._def.procedures as Record<string, { _def: { meta?: Meta } }>)) {
+    for (const [path, procedure] of Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>)) {
       const meta = procedure._def.meta;
       if (meta?.auth) expect(meta.permission, path).toBeDefined();
       if (meta?.permission) expect(permissions[meta.permission], path).toBeDefined();
@@ -66,6 +66,11 @@ describe("tenant isolation", () => {
     const key = await request("POST", "/api-keys", { token: victim.accessToken, body: { name: "victim key" } });
     const inv = await request("POST", `/organizations/${victim.organizationId}/invitations`, { token: victim.accessToken, body: { email: "someone@example.com", role: "viewer" } });
     const org = victim.organizationId;
+    const injectId = `victim-inject-${Date.now()}`;
+    const flow = (
+      await request("POST", "/flows", { token: victim.accessToken, body: { name: "victim flow", nodes: [{ id: injectId, type: "inject" }, { id: `${injectId}-dbg`, type: "debug" }], connections: [{ source: injectId, target: `${injectId}-dbg` }] } })
+    ).body.flow;
+    const deployment = (await request("POST", `/flows/${flow.id}/deploy`, { token: victim.accessToken })).body.deployment;
 
     const results = await assertTenantIsolation(request, attacker.accessToken, {
       "GET /organizations/{id}": { params: { id: org } },
@@ -79,8 +84,23 @@ describe("tenant isolation", () => {
       "DELETE /organizations/{id}/invitations/{invitation_id}": { params: { id: org, invitation_id: inv.body.invitation.id } },
       "DELETE /api-keys/{id}": { params: { id: key.body.api_key.id } },
       "DELETE /auth/sessions/{id}": { params: { id: victim.sessionId } },
+      "GET /flows/{id}": { params: { id: flow.id } },
+      "PUT /flows/{id}": { params: { id: flow.id }, body: { name: "pwned", nodes: [] } },
+      "DELETE /flows/{id}": { params: { id: flow.id } },
+      "POST /flows/{id}/deploy": { params: { id: flow.id } },
+      "GET /flows/{id}/deployments": { params: { id: flow.id } },
+      "POST /flows/{id}/rollback": { params: { id: flow.id }, body: { deployment_id: deployment.id } },
+      "GET /flows/{id}/export": { params: { id: flow.id } },
+      "GET /flows/{flowId}/nodes": { params: { flowId: flow.id } },
+      "POST /nodes/{nodeId}/inject": { params: { nodeId: injectId }, body: {} },
+      "GET /nodes/{type}/schema": { params: { type: "teleport" } },
     });
-    expect(results.length).toBeGreaterThanOrEqual(11);
+    expect(results.length).toBeGreaterThanOrEqual(21);
+    const victimFlow = (await request("GET", `/flows/${flow.id}`, { token: victim.accessToken })).body.flow;
+    expect(victimFlow).toMatchObject({ name: "victim flow", revision: 1, state: "running" });
+    expect(victimFlow.nodes).toHaveLength(2);
+    expect((await request("GET", `/flows/${flow.id}/deployments`, { token: victim.accessToken })).body.deployments).toHaveLength(1);
+    expect((await request("GET", "/flows", { token: attacker.accessToken })).body.flows).toEqual([]);
 
     const state = await request("GET", `/organizations/${org}`, { token: victim.accessToken });
     expect(state.body.organization.name).not.toBe("pwned");

@@ -4,6 +4,8 @@ import { authRouter } from "./routers/auth.router";
 import { organizationsRouter } from "./routers/organizations.router";
 import { apiKeysRouter } from "./routers/api-keys.router";
 import { auditRouter } from "./routers/audit.router";
+import { flowsRouter } from "./routers/flows.router";
+import { nodesRouter } from "./routers/nodes.router";
 
 export const appRouter = router({
   system: systemRouter,
@@ -11,6 +13,8 @@ export const appRouter = router({
   organizations: organizationsRouter,
   apiKeys: apiKeysRouter,
   audit: auditRouter,
+  flows: flowsRouter,
+  nodes: nodesRouter,
 });
 
 export type AppRouter = typeof appRouter;

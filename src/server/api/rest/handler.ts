@@ -58,7 +58,7 @@ function queryObject(url: URL): Record<string, string> {
   return out;
 }
 
-function buildInput(route: RestRoute, params: Record<string, string>, query: Record<string, string>, body: unknown): unknown {
+function buildInput(route: RestRoute, params: Record<string, string>, query: Record<string, string>, body: unknown, ifMatch: string | null): unknown {
   // A body sent to an endpoint that takes none is ignored, as most REST APIs do.
   if (route.procedure._def.inputs.length === 0) return undefined;
   if (body !== undefined && (typeof body !== "object" || body === null || Array.isArray(body))) {
@@ -66,7 +66,13 @@ function buildInput(route: RestRoute, params: Record<string, string>, query: Rec
       details: [{ path: "", message: "expected a JSON object" }],
     });
   }
-  return { ...query, ...(body as Record<string, unknown> | undefined), ...params };
+  const input: Record<string, unknown> = { ...query, ...(body as Record<string, unknown> | undefined), ...params };
+  // Optimistic concurrency over HTTP: `If-Match: "7"` is the same as sending revision 7.
+  if (ifMatch && input.revision === undefined && (route.method === "PUT" || route.method === "PATCH")) {
+    const revision = Number(ifMatch.replace(/^W\//, "").replace(/"/g, ""));
+    input.revision = Number.isInteger(revision) ? revision : ifMatch;
+  }
+  return input;
 }
 
 export interface RestHandlerOptions {
@@ -104,7 +110,7 @@ export function createRestHandler(options: RestHandlerOptions): (req: Request) =
       }
       const { route, params } = match;
       const body = route.method === "GET" ? undefined : await readBody(req, route.meta.rest.bodyLimit ?? bodyLimits.defaultBytes);
-      const input = buildInput(route, params, route.method === "GET" || route.method === "DELETE" ? queryObject(url) : {}, body);
+      const input = buildInput(route, params, route.method === "GET" || route.method === "DELETE" ? queryObject(url) : {}, body, req.headers.get("if-match"));
       app = await options.getApp();
       const ctx = createInnerContext(app, {
         requestId,

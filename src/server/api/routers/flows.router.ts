@@ -1,0 +1,109 @@
+import { z } from "zod";
+import { authedProcedure, router, type Context } from "../trpc";
+import * as s from "../../services/flows/flow.schemas";
+import { createFlow, deleteFlow, getFlow, listFlows, updateFlow } from "../../services/flows/flows";
+import { deployFlow, listDeployments, listFlowNodes, rollbackFlow } from "../../services/flows/deployments";
+import { exportFlow, importFlows } from "../../services/flows/node-red";
+import { bodyLimits } from "../../../shared/policy";
+
+const tags = ["flows"];
+const meta = (ctx: Context) => ({ ip: ctx.ip, userAgent: ctx.userAgent });
+const etag = (ctx: Context, revision: number) => ctx.responseHeaders.set("ETag", `"${revision}"`);
+
+export const flowsRouter = router({
+  list: authedProcedure
+    .meta({
+      permission: "flows:read",
+      rest: { method: "GET", path: "/flows" },
+      summary: "Flows of the organization, newest first",
+      description: "Without `limit`, every flow. With `limit` (1-200), a page and `next_cursor`. Filters: `name` (contains, any case), `enabled`.",
+      tags,
+    })
+    .input(s.listFlowsInput)
+    .output(s.listFlowsOutput)
+    .query(({ ctx, input }) => listFlows(ctx.app, ctx.principal, input ?? {})),
+
+  create: authedProcedure
+    .meta({ permission: "flows:write", rest: { method: "POST", path: "/flows", status: 201, bodyLimit: bodyLimits.flowBytes }, summary: "Create a flow (graph validated, config defaults filled)", tags })
+    .input(s.createFlowInput)
+    .output(s.flowOutput)
+    .mutation(async ({ ctx, input }) => {
+      const result = await createFlow(ctx.app, ctx.principal, input, meta(ctx));
+      etag(ctx, result.flow.revision);
+      return result;
+    }),
+
+  import: authedProcedure
+    .meta({ permission: "flows:write", rest: { method: "POST", path: "/flows/import", status: 201, bodyLimit: bodyLimits.flowBytes }, summary: "Import a Node-RED flows.json (one flow per tab)", tags })
+    .input(s.importFlowsInput)
+    .output(s.importFlowsOutput)
+    .mutation(({ ctx, input }) => importFlows(ctx.app, ctx.principal, input.flows, meta(ctx))),
+
+  get: authedProcedure
+    .meta({ permission: "flows:read", rest: { method: "GET", path: "/flows/{id}" }, summary: "A flow with its nodes and connections (ETag: its revision)", tags })
+    .input(s.flowIdInput)
+    .output(s.flowOutput)
+    .query(async ({ ctx, input }) => {
+      const result = await getFlow(ctx.app, ctx.principal, input.id);
+      etag(ctx, result.flow.revision);
+      return result;
+    }),
+
+  update: authedProcedure
+    .meta({
+      permission: "flows:write",
+      rest: { method: "PUT", path: "/flows/{id}", bodyLimit: bodyLimits.flowBytes },
+      summary: "Update a flow (partial)",
+      description: "Send the `revision` you edited (or `If-Match`); if the flow has moved on, 409 `REVISION_CONFLICT` and nothing is written. `enabled` starts or stops a deployed flow.",
+      tags,
+    })
+    .input(s.updateFlowInput)
+    .output(s.flowOutput)
+    .mutation(async ({ ctx, input }) => {
+      const result = await updateFlow(ctx.app, ctx.principal, input, meta(ctx));
+      etag(ctx, result.flow.revision);
+      return result;
+    }),
+
+  delete: authedProcedure
+    .meta({ permission: "flows:write", rest: { method: "DELETE", path: "/flows/{id}", status: 204 }, summary: "Delete a flow (it stops)", tags })
+    .input(s.flowIdInput)
+    .output(z.void())
+    .mutation(({ ctx, input }) => deleteFlow(ctx.app, ctx.principal, input.id, meta(ctx))),
+
+  deploy: authedProcedure
+    .meta({
+      permission: "flows:deploy",
+      rest: { method: "POST", path: "/flows/{id}/deploy" },
+      summary: "Deploy the current revision",
+      description: "Validates and snapshots the current revision and replaces the running version (the old one is stopped first). Answers once the deployment is in effect.",
+      tags,
+    })
+    .input(s.flowIdInput)
+    .output(s.deploymentOutput)
+    .mutation(({ ctx, input }) => deployFlow(ctx.app, ctx.principal, input.id, meta(ctx))),
+
+  deployments: authedProcedure
+    .meta({ permission: "flows:read", rest: { method: "GET", path: "/flows/{id}/deployments" }, summary: "Deployment history, newest first", tags })
+    .input(s.listDeploymentsInput)
+    .output(s.deploymentsOutput)
+    .query(({ ctx, input }) => listDeployments(ctx.app, ctx.principal, input)),
+
+  rollback: authedProcedure
+    .meta({ permission: "flows:deploy", rest: { method: "POST", path: "/flows/{id}/rollback" }, summary: "Deploy an earlier deployment's snapshot again", tags })
+    .input(s.rollbackInput)
+    .output(s.deploymentOutput)
+    .mutation(({ ctx, input }) => rollbackFlow(ctx.app, ctx.principal, input, meta(ctx))),
+
+  export: authedProcedure
+    .meta({ permission: "flows:read", rest: { method: "GET", path: "/flows/{id}/export" }, summary: "The flow as a Node-RED flows.json array", tags })
+    .input(s.flowIdInput)
+    .output(s.exportFlowOutput)
+    .query(({ ctx, input }) => exportFlow(ctx.app, ctx.principal, input.id)),
+
+  nodes: authedProcedure
+    .meta({ permission: "nodes:read", rest: { method: "GET", path: "/flows/{flowId}/nodes" }, summary: "The flow's node instances with their runtime status", tags: ["nodes"] })
+    .input(s.flowNodesInput)
+    .output(s.flowNodesOutput)
+    .query(({ ctx, input }) => listFlowNodes(ctx.app, ctx.principal, input.flowId)),
+});

@@ -1,0 +1,23 @@
+import type { NodeFactory } from "../runtime/types";
+import { injectBehaviour } from "./inject/behaviour";
+import { debugBehaviour } from "./debug/behaviour";
+import { changeBehaviour } from "./change/behaviour";
+import { switchBehaviour } from "./switch/behaviour";
+import { templateBehaviour } from "./template/behaviour";
+import { jsonBehaviour } from "./json/behaviour";
+import { delayBehaviour } from "./delay/behaviour";
+import { commentBehaviour } from "./comment/behaviour";
+
+/** Behaviour per node type; a type without one (unknown) never runs. */
+export function builtinBehaviours(): Map<string, NodeFactory> {
+  return new Map<string, NodeFactory>([
+    ["inject", injectBehaviour],
+    ["debug", debugBehaviour],
+    ["change", changeBehaviour],
+    ["switch", switchBehaviour],
+    ["template", templateBehaviour],
+    ["json", jsonBehaviour],
+    ["delay", delayBehaviour],
+    ["comment", commentBehaviour],
+  ]);
+}

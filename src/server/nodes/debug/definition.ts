@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { defineNode } from "../types";
+
+export const debugConfig = z.object({
+  /** "payload", another msg property path, or "msg" for the complete message. */
+  property: z.string().regex(/^(msg|[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*|\[\d+\])*)$/, "must be msg or a property path such as payload.value").default("payload"),
+  active: z.boolean().default(true),
+  to_sidebar: z.boolean().default(true),
+  to_console: z.boolean().default(false),
+  /** Show a message counter as the node's status. */
+  to_status: z.boolean().default(false),
+});
+
+export const debugNode = defineNode({
+  type: "debug",
+  version: 1,
+  category: "output",
+  name: "Debug",
+  description: "Shows messages in the debug stream (the WebSocket `debug` topic) and optionally counts them in its status.",
+  inputs: 1,
+  outputs: 0,
+  configSchema: debugConfig,
+  nodeRed: {
+    type: "debug",
+    toNodeRed: (c) => ({
+      active: c.active,
+      tosidebar: c.to_sidebar,
+      console: c.to_console,
+      tostatus: c.to_status,
+      complete: c.property === "msg" ? "true" : c.property,
+      targetType: c.property === "msg" ? "full" : "msg",
+      statusVal: "",
+      statusType: "auto",
+    }),
+    fromNodeRed: (p) => ({
+      property: p.complete === "true" || p.complete === true || p.targetType === "full" ? "msg" : String(p.complete ?? "payload"),
+      active: p.active !== false,
+      to_sidebar: p.tosidebar !== false,
+      to_console: Boolean(p.console),
+      to_status: Boolean(p.tostatus),
+    }),
+  },
+});

@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { defineNode } from "../types";
+
+export const httpResponseConfig = z.object({
+  /** null: msg.statusCode, else 200. */
+  status_code: z.number().int().min(100).max(599).nullable().default(null),
+  headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "must be a header name"), z.string().max(4096)).default({}),
+});
+
+export const httpResponseNode = defineNode({
+  type: "http-response",
+  version: 1,
+  category: "output",
+  name: "HTTP response",
+  description: "Answers the webhook request that started the message (msg.payload as the body).",
+  inputs: 1,
+  outputs: 0,
+  configSchema: httpResponseConfig,
+  nodeRed: {
+    type: "http response",
+    toNodeRed: (c) => ({ statusCode: c.status_code === null ? "" : String(c.status_code), headers: c.headers }),
+    fromNodeRed: (p) => ({ status_code: p.statusCode ? Number(p.statusCode) : null, headers: (p.headers as Record<string, string>) ?? {} }),
+  },
+});

@@ -1,0 +1,85 @@
+import { defineNode, type NodeDefinition } from "./types";
+import { injectNode } from "./inject/definition";
+import { debugNode } from "./debug/definition";
+import { functionNode } from "./function/definition";
+import { changeNode } from "./change/definition";
+import { switchNode } from "./switch/definition";
+import { templateNode } from "./template/definition";
+import { delayNode } from "./delay/definition";
+import { jsonNode } from "./json/definition";
+import { httpInNode } from "./http-in/definition";
+import { httpResponseNode } from "./http-response/definition";
+import { httpRequestNode } from "./http-request/definition";
+import { deviceInNode } from "./device-in/definition";
+import { deviceOutNode } from "./device-out/definition";
+import { commentNode } from "./comment/definition";
+import { z } from "zod";
+
+const unknownConfig = z.object({
+  original_type: z.string().min(1).max(200),
+  properties: z.record(z.string(), z.unknown()).default({}),
+  outputs: z.number().int().min(0).max(64).default(1),
+});
+
+/** Imported Node-RED nodes of types we lack: kept (disabled) so nothing is lost on a round trip. */
+export const unknownNode = defineNode({
+  type: "unknown",
+  version: 1,
+  category: "common",
+  name: "Unknown",
+  description: "A node of a type this platform does not have, kept from an import; it never runs.",
+  inputs: 1,
+  outputs: (c: z.infer<typeof unknownConfig>) => c.outputs,
+  configSchema: unknownConfig,
+});
+
+/**
+ * The catalog: one definition per type, registered once. An instance, not a module-level mutable
+ * registry, so tests and the runtime can build their own.
+ */
+export class NodeRegistry {
+  private readonly byType = new Map<string, NodeDefinition>();
+
+  register(definition: NodeDefinition): void {
+    if (this.byType.has(definition.type)) throw new Error(`node type ${definition.type} is registered already`);
+    this.byType.set(definition.type, definition);
+  }
+
+  get(type: string): NodeDefinition | undefined {
+    return this.byType.get(type);
+  }
+
+  /** Node-RED's type name → ours. */
+  fromNodeRedType(nodeRedType: string): NodeDefinition | undefined {
+    for (const d of this.byType.values()) if (d.nodeRed?.type === nodeRedType || d.type === nodeRedType) return d;
+    return undefined;
+  }
+
+  list(): NodeDefinition[] {
+    return [...this.byType.values()].filter((d) => d.type !== "unknown");
+  }
+}
+
+export const builtinNodes: NodeDefinition[] = [
+  injectNode,
+  debugNode,
+  functionNode,
+  changeNode,
+  switchNode,
+  templateNode,
+  delayNode,
+  jsonNode,
+  httpInNode,
+  httpResponseNode,
+  httpRequestNode,
+  deviceInNode,
+  deviceOutNode,
+  commentNode,
+  unknownNode,
+];
+
+export function createNodeRegistry(definitions: NodeDefinition[] = builtinNodes): NodeRegistry {
+  const registry = new NodeRegistry();
+  for (const d of definitions) registry.register(d);
+  return registry;
+}

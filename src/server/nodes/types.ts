@@ -1,0 +1,35 @@
+import type { z } from "zod";
+
+export type NodeCategory = "input" | "output" | "function" | "network" | "parser" | "sequence" | "common";
+
+/** Node-RED's view of a node's own properties (everything but id, type, z, name, x, y, wires). */
+export type NodeRedProps = Record<string, unknown>;
+
+/**
+ * One node type: what the catalog lists, the one zod schema that validates its configuration
+ * everywhere (editor form, API, deploy), and how it maps to Node-RED's flows.json. Behaviour lives
+ * beside it in the runtime.
+ */
+export interface NodeDefinition<Config extends Record<string, unknown> = Record<string, unknown>> {
+  type: string;
+  version: number;
+  category: NodeCategory;
+  name: string;
+  description: string;
+  inputs: 0 | 1;
+  /** Output ports; may depend on the configuration (switch rules, function outputs). */
+  outputs: number | ((config: Config) => number);
+  configSchema: z.ZodType<Config, Record<string, unknown>>;
+  nodeRed?: {
+    type: string;
+    toNodeRed(config: Config): NodeRedProps;
+    fromNodeRed(props: NodeRedProps): Record<string, unknown>;
+  };
+}
+
+export function outputCount(definition: NodeDefinition, config: Record<string, unknown>): number {
+  return typeof definition.outputs === "function" ? definition.outputs(config) : definition.outputs;
+}
+
+export const defineNode = <Config extends Record<string, unknown>>(definition: NodeDefinition<Config>) =>
+  definition as unknown as NodeDefinition;

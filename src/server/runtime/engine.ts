@@ -1,0 +1,309 @@
+import { randomBytes } from "node:crypto";
+import type {
+  FlowState,
+  Message,
+  NodeBehaviour,
+  NodeContext,
+  NodeFactory,
+  NodeStatus,
+  RuntimeHooks,
+  RuntimeNode,
+  RuntimeServices,
+  SendValue,
+} from "./types";
+
+export interface FlowSpec {
+  flowId: string;
+  organizationId: string;
+  organizationSlug: string;
+  revision: number;
+  nodes: Array<RuntimeNode & { disabled?: boolean }>;
+  connections: Array<{ source: string; source_port: number; target: string }>;
+}
+
+export interface EngineOptions {
+  behaviours: Map<string, NodeFactory>;
+  /** Output port count of a node (from its type's definition and config). */
+  outputsOf(node: RuntimeNode): number;
+  hooks: RuntimeHooks;
+  services?: RuntimeServices;
+  /** How long a closing node may take before the deploy goes on without it. */
+  closeTimeoutMs?: number;
+}
+
+interface LiveNode {
+  node: RuntimeNode;
+  behaviour: NodeBehaviour;
+  ctx: NodeContext;
+  /** wires[port] = target node ids */
+  wires: string[][];
+  status: NodeStatus | null;
+}
+
+interface RunningFlow {
+  spec: FlowSpec;
+  nodes: Map<string, LiveNode>;
+  state: FlowState;
+  /** Bumped on every (re)start: deliveries queued for an older version are dropped. */
+  generation: number;
+}
+
+export function newMessageId(): string {
+  return randomBytes(8).toString("hex");
+}
+
+// Delivery is asynchronous, as in Node-RED, but batched: messages queue and are drained in one
+// setImmediate turn (bounded per turn), so a hop costs an array push, not a timer.
+const DRAIN_BATCH = 2000;
+
+function cloneMessage(msg: Message): Message {
+  return structuredClone(msg);
+}
+
+/**
+ * Runs the deployed flows of every organization on this instance: one instance of the engine,
+ * no module-level state. A deploy swaps a flow under a per-flow lock (old nodes closed, with a
+ * timeout, before new ones start). A node that throws is marked in error and reported; it never
+ * takes down the process or another flow.
+ */
+export class FlowEngine {
+  private readonly flows = new Map<string, RunningFlow>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private queue: Array<{ flow: RunningFlow; generation: number; target: string; msg: Message } | undefined> = [];
+  private queueHead = 0;
+  private draining = false;
+  private generationCounter = 0;
+  private closed = false;
+
+  constructor(private readonly options: EngineOptions) {}
+
+  /** Runs `fn` after every earlier operation on the same flow has finished. */
+  private withLock<T>(flowId: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(flowId) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(fn);
+    this.locks.set(flowId, next);
+    void next.finally(() => {
+      if (this.locks.get(flowId) === next) this.locks.delete(flowId);
+    }).catch(() => undefined);
+    return next;
+  }
+
+  state(flowId: string): FlowState {
+    return this.flows.get(flowId)?.state ?? "stopped";
+  }
+
+  isRunning(flowId: string): boolean {
+    return this.flows.get(flowId)?.state === "running";
+  }
+
+  runningFlowIds(): string[] {
+    return [...this.flows.keys()];
+  }
+
+  nodeStatuses(flowId: string): Map<string, NodeStatus | null> {
+    const flow = this.flows.get(flowId);
+    return new Map([...(flow?.nodes.values() ?? [])].map((n) => [n.node.id, n.status]));
+  }
+
+  /** Replaces whatever runs for the flow with this version; resolves once it runs. */
+  deploy(spec: FlowSpec): Promise<FlowState> {
+    if (this.closed) return Promise.reject(new Error("runtime is shut down"));
+    return this.withLock(spec.flowId, async () => {
+      await this.stopUnlocked(spec.flowId, new Set(spec.nodes.map((n) => n.id)));
+      return this.startUnlocked(spec);
+    });
+  }
+
+  stop(flowId: string): Promise<void> {
+    return this.withLock(flowId, () => this.stopUnlocked(flowId, new Set()));
+  }
+
+  /** Sends a message out of an inject node of a running flow; resolves to its id. */
+  inject(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }): string {
+    const flow = this.flows.get(flowId);
+    const live = flow?.nodes.get(nodeId);
+    if (!flow || flow.state !== "running" || !live) throw new Error("flow is not running");
+    const trigger = (live.behaviour as NodeBehaviour & { trigger?: (o: typeof overrides) => string }).trigger;
+    if (!trigger) throw new Error("not an inject node");
+    return trigger(overrides);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.flows.keys()].map((id) => this.stop(id)));
+  }
+
+  private async startUnlocked(spec: FlowSpec): Promise<FlowState> {
+    const generation = ++this.generationCounter;
+    const flow: RunningFlow = { spec, nodes: new Map(), state: "running", generation };
+    const flowContext = new Map<string, unknown>();
+    const wires = new Map<string, string[][]>();
+    for (const c of spec.connections) {
+      const ports = wires.get(c.source) ?? [];
+      (ports[c.source_port] ??= []).push(c.target);
+      wires.set(c.source, ports);
+    }
+    this.flows.set(spec.flowId, flow);
+    const failures: string[] = [];
+    for (const node of spec.nodes) {
+      if (node.disabled) continue;
+      const factory = this.options.behaviours.get(node.type);
+      if (!factory) continue;
+      const live: LiveNode = { node, behaviour: {}, ctx: undefined as unknown as NodeContext, wires: wires.get(node.id) ?? [], status: null };
+      live.ctx = this.contextFor(flow, live, flowContext);
+      try {
+        live.behaviour = await factory(live.ctx);
+        flow.nodes.set(node.id, live);
+      } catch (err) {
+        failures.push(`${node.id}: ${errorText(err)}`);
+        this.reportNodeError(flow, node.id, err);
+      }
+    }
+    if (failures.length > 0) {
+      flow.state = "error";
+      this.options.hooks.onFlowState({ organizationId: spec.organizationId, flowId: spec.flowId, state: "error", error: failures.join("; ") });
+      return "error";
+    }
+    for (const live of flow.nodes.values()) {
+      try {
+        await live.behaviour.start?.();
+      } catch (err) {
+        this.reportNodeError(flow, live.node.id, err);
+      }
+    }
+    this.options.hooks.onFlowState({ organizationId: spec.organizationId, flowId: spec.flowId, state: "running" });
+    return "running";
+  }
+
+  private async stopUnlocked(flowId: string, keptNodeIds: Set<string>): Promise<void> {
+    const flow = this.flows.get(flowId);
+    if (!flow) return;
+    this.flows.delete(flowId);
+    flow.generation = -1;
+    const timeout = this.options.closeTimeoutMs ?? 5000;
+    await Promise.all(
+      [...flow.nodes.values()].map(async (live) => {
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          await Promise.race([
+            Promise.resolve(live.behaviour.close?.(!keptNodeIds.has(live.node.id))),
+            new Promise((resolve) => {
+              timer = setTimeout(resolve, timeout);
+            }),
+          ]);
+        } catch (err) {
+          this.reportNodeError(flow, live.node.id, err);
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
+    this.options.hooks.onFlowState({ organizationId: flow.spec.organizationId, flowId, state: "stopped" });
+  }
+
+  private contextFor(flow: RunningFlow, live: LiveNode, flowContext: Map<string, unknown>): NodeContext {
+    const { spec } = flow;
+    return {
+      node: live.node,
+      flowId: spec.flowId,
+      organizationId: spec.organizationId,
+      organizationSlug: spec.organizationSlug,
+      outputs: this.options.outputsOf(live.node),
+      send: (value) => this.route(flow, live, value),
+      status: (status) => {
+        live.status = status;
+        this.options.hooks.onNodeStatus({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, status });
+      },
+      log: {
+        warn: (message) => this.options.hooks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, error: message }),
+        error: (err) => this.reportNodeError(flow, live.node.id, err),
+      },
+      debug: (data) =>
+        this.options.hooks.onDebug({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, name: live.node.name, ...data }),
+      flowContext,
+      newMessageId,
+      services: this.options.services ?? {},
+    };
+  }
+
+  /** Puts a node's output on its wires: the first target gets the message, the others clones. */
+  private route(flow: RunningFlow, live: LiveNode, value: SendValue): void {
+    if (flow.generation < 0 || value === null || value === undefined) return;
+    const perPort: Array<Message | Message[] | null | undefined> = Array.isArray(value) ? value : [value];
+    perPort.forEach((portValue, port) => {
+      if (portValue === null || portValue === undefined) return;
+      const targets = live.wires[port];
+      if (!targets || targets.length === 0) return;
+      const messages = Array.isArray(portValue) ? portValue : [portValue];
+      for (const msg of messages) {
+        if (msg === null || typeof msg !== "object") continue;
+        msg._msgid ??= newMessageId();
+        targets.forEach((target, i) => {
+          this.queue.push({ flow, generation: flow.generation, target, msg: i === 0 ? msg : cloneMessage(msg) });
+        });
+      }
+    });
+    this.scheduleDrain();
+  }
+
+  private scheduleDrain() {
+    if (this.draining) return;
+    this.draining = true;
+    setImmediate(() => this.drain());
+  }
+
+  private drain() {
+    let processed = 0;
+    while (this.queueHead < this.queue.length && processed < DRAIN_BATCH) {
+      const item = this.queue[this.queueHead]!;
+      this.queue[this.queueHead++] = undefined;
+      processed++;
+      if (item.flow.generation !== item.generation) continue;
+      const live = item.flow.nodes.get(item.target);
+      if (!live?.behaviour.input) continue;
+      this.deliver(item.flow, live, item.msg);
+    }
+    // An index, not shift(): dequeueing stays O(1) however long the backlog.
+    if (this.queueHead >= this.queue.length) {
+      this.queue = [];
+      this.queueHead = 0;
+    } else if (this.queueHead > 50_000) {
+      this.queue = this.queue.slice(this.queueHead);
+      this.queueHead = 0;
+    }
+    this.draining = false;
+    if (this.queueHead < this.queue.length) this.scheduleDrain();
+  }
+
+  private deliver(flow: RunningFlow, live: LiveNode, msg: Message) {
+    const send = (value: SendValue) => this.route(flow, live, value);
+    let finished = false;
+    const done = (err?: unknown) => {
+      if (finished) return;
+      finished = true;
+      if (err) this.reportNodeError(flow, live.node.id, err);
+    };
+    try {
+      const result = live.behaviour.input!(msg, send, done);
+      if (result && typeof (result as Promise<void>).then === "function") {
+        (result as Promise<void>).then(() => done(), done);
+      }
+    } catch (err) {
+      done(err);
+    }
+  }
+
+  private reportNodeError(flow: RunningFlow, nodeId: string, err: unknown) {
+    const error = errorText(err);
+    const live = flow.nodes.get(nodeId);
+    const status: NodeStatus = { fill: "red", shape: "ring", text: error.slice(0, 120) };
+    if (live) live.status = status;
+    this.options.hooks.onNodeError({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId, error });
+    this.options.hooks.onNodeStatus({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId, status });
+  }
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return typeof err === "string" ? err : JSON.stringify(err);
+}

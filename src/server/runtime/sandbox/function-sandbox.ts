@@ -1,0 +1,658 @@
+/**
+ * The sandbox of the `function` node: the user's JavaScript runs in QuickJS compiled to WebAssembly
+ * (`quickjs-emscripten`), never in the host's V8 (Node's `vm` is not a security boundary).
+ *
+ * Isolation, per sandbox (one per function node):
+ * - its own WebAssembly instance (own linear memory), QuickJS runtime and context: nothing of the
+ *   host is reachable (no `process`, `require`, `import()`, `fetch`, timers, files or network); the
+ *   only doors out are the three flow-context callbacks, which exchange JSON strings;
+ * - a time limit per call (the runtime's interrupt handler with a deadline), a memory limit for the
+ *   runtime (`setMemoryLimit`), and a stack limit;
+ * - a failure that may leave the engine inconsistent (out of memory, or the host's own stack running
+ *   out inside the WebAssembly code) throws the whole instance away; the next call gets a new one
+ *   (with `initialize` run again and the per-node context empty).
+ *
+ * Messages cross the boundary as JSON in both directions: functions, symbols and `undefined` drop
+ * out; Buffers are not supported.
+ */
+import { createRequire } from "node:module";
+import { readFile } from "node:fs/promises";
+import {
+  newQuickJSWASMModule,
+  newVariant,
+  RELEASE_SYNC,
+  type QuickJSContext,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  type QuickJSSyncVariant,
+  type QuickJSWASMModule,
+} from "quickjs-emscripten";
+import type { Message, NodeStatus } from "../types";
+import { DRIVER_SOURCE } from "./driver";
+
+export interface SandboxResult {
+  /** What the code returned, normalized per output port: result[i] is the list of messages for output i. */
+  outputs: Message[][];
+  /** Messages sent with node.send() during the call, normalized the same way, in call order. */
+  sent: Message[][][];
+  /** Last node.status() call; null clears the status; undefined if not called. */
+  status: NodeStatus | null | undefined;
+  logs: Array<{ level: "log" | "warn" | "error"; message: string }>;
+}
+
+export interface FunctionSandboxOptions {
+  code: string;
+  outputs: number;
+  timeoutMs: number;
+  /** Memory limit of the sandbox runtime (bytes); default 32 MiB. */
+  memoryLimitBytes?: number;
+  /** Run once at creation (and again whenever the sandbox is recreated after a fatal error). */
+  initialize?: string;
+  /** Run at close(). */
+  finalize?: string;
+  /** Flow-scoped context shared by the flow's function nodes (host side). */
+  flowContext: Map<string, unknown>;
+  /**
+   * Bound on the JSON bytes that sandboxes may keep in one flowContext Map (shared by all sandboxes
+   * of that Map); flow.set() beyond it throws inside the sandbox. Default 32 MiB.
+   */
+  flowContextLimitBytes?: number;
+  nodeInfo: { id: string; name: string; flowId: string };
+}
+
+export type SandboxErrorKind = "timeout" | "memory" | "syntax" | "runtime";
+
+export class SandboxError extends Error {
+  readonly kind: SandboxErrorKind;
+  /** What the call did before it failed (node.send, node.status, logs); outputs are empty. */
+  readonly result?: SandboxResult;
+  constructor(kind: SandboxErrorKind, message: string, result?: SandboxResult) {
+    super(message);
+    this.name = "SandboxError";
+    this.kind = kind;
+    this.result = result;
+  }
+}
+
+export interface FunctionSandbox {
+  /**
+   * Runs the code on one message. Rejects with SandboxError. Calls are serialized; after a fatal
+   * error the sandbox is recreated before the next call runs.
+   */
+  run(msg: Message): Promise<SandboxResult>;
+  /** What `initialize` did (sends, status, logs) when the sandbox was created. */
+  readonly initResult: SandboxResult;
+  /**
+   * Runs `finalize` (errors are reported in the returned result's logs) and frees the engine.
+   * Idempotent; run() after close() rejects.
+   */
+  close(): SandboxResult | null;
+}
+
+export const DEFAULT_MEMORY_LIMIT_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_FLOW_CONTEXT_LIMIT_BYTES = 32 * 1024 * 1024;
+/**
+ * QuickJS's own stack limit. The WebAssembly frames live on the host's V8 stack (about 1 MB), and
+ * some engine paths (parser, JSON) use several times more host stack than QuickJS accounts for; this
+ * keeps plain recursion around 1,000 levels deep. When the host stack runs out first anyway, the
+ * instance is discarded (see HostFault).
+ */
+const MAX_STACK_BYTES = 192 * 1024;
+
+// ---------------------------------------------------------------------------------------------
+// WebAssembly module: compiled once per process, instantiated once per sandbox.
+
+let variantPromise: Promise<QuickJSSyncVariant> | undefined;
+
+function loadVariant(): Promise<QuickJSSyncVariant> {
+  variantPromise ??= (async () => {
+    try {
+      const fromHere = createRequire(import.meta.url);
+      const fromLibrary = createRequire(fromHere.resolve("quickjs-emscripten"));
+      const wasmPath = fromLibrary.resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
+      const wasmModule = await WebAssembly.compile(await readFile(wasmPath));
+      return newVariant(RELEASE_SYNC, { wasmModule });
+    } catch {
+      // Bundled or unusual layouts: let the variant find and compile its file on each instantiation.
+      return RELEASE_SYNC;
+    }
+  })();
+  return variantPromise;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flow context accounting: bytes written by sandboxes, per flowContext Map.
+
+interface FlowUsage {
+  total: number;
+  entries: Map<string, { size: number; value: unknown }>;
+}
+const flowUsage = new WeakMap<Map<string, unknown>, FlowUsage>();
+
+function flowSet(map: Map<string, unknown>, key: string, json: string | undefined, limit: number): void {
+  let usage = flowUsage.get(map);
+  if (!usage) {
+    usage = { total: 0, entries: new Map() };
+    flowUsage.set(map, usage);
+  }
+  const previous = usage.entries.get(key);
+  if (previous) {
+    usage.total -= previous.size;
+    usage.entries.delete(key);
+  }
+  if (json === undefined) {
+    map.delete(key);
+    return;
+  }
+  const size = json.length + key.length;
+  if (usage.total + size > limit) {
+    // Forget entries the host has since replaced or deleted, then check again.
+    for (const [k, entry] of usage.entries) {
+      if (map.get(k) !== entry.value) {
+        usage.total -= entry.size;
+        usage.entries.delete(k);
+      }
+    }
+    if (usage.total + size > limit) {
+      if (previous && map.get(key) === previous.value) {
+        usage.total += previous.size;
+        usage.entries.set(key, previous);
+      }
+      throw new Error(`flow context is full (limit ${limit} bytes)`);
+    }
+  }
+  const value = parseJson(json);
+  map.set(key, value);
+  usage.total += size;
+  usage.entries.set(key, { size, value });
+}
+
+/** JSON.parse without own `__proto__` keys (harmless to JSON.parse itself, not to Object.assign later). */
+function parseJson(text: string): unknown {
+  if (!text.includes('"__proto__"')) return JSON.parse(text);
+  return JSON.parse(text, (key, value: unknown) => (key === "__proto__" ? undefined : value));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Normalization of what the code returned or sent (Node-RED's sendResults).
+
+const FILLS = new Set(["red", "green", "yellow", "blue", "grey"]);
+const SHAPES = new Set(["dot", "ring"]);
+const LEVELS = new Set(["log", "warn", "error"]);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describeType(value: unknown): string {
+  if (Array.isArray(value)) return "Array";
+  return typeof value;
+}
+
+/**
+ * Node-RED: a single value goes to output 0; an array has one entry per output, an entry that is an
+ * array means several messages on that output; null/undefined entries send nothing; every message
+ * gets the input message's `_msgid` (Node-RED overwrites it unconditionally); non-objects are
+ * dropped with an error. Ports beyond `outputs` are dropped (they have no wires).
+ */
+function normalize(value: unknown, outputs: number, msgid: string, logs: SandboxResult["logs"]): Message[][] | null {
+  if (value === null || value === undefined) return null;
+  const ports = Array.isArray(value) ? value : [value];
+  const result: Message[][] = Array.from({ length: outputs }, () => []);
+  let count = 0;
+  for (let port = 0; port < ports.length; port++) {
+    const entry: unknown = ports[port];
+    if (entry === null || entry === undefined) continue;
+    const list: unknown[] = Array.isArray(entry) ? entry : [entry];
+    for (const item of list) {
+      if (item === null || item === undefined) continue;
+      if (!isPlainObject(item)) {
+        logs.push({ level: "error", message: `Function tried to send a message of type ${describeType(item)}` });
+        continue;
+      }
+      item._msgid = msgid;
+      if (port < outputs) {
+        result[port]!.push(item as Message);
+        count++;
+      }
+    }
+  }
+  return count > 0 ? result : null;
+}
+
+function normalizeStatus(value: unknown): NodeStatus | null {
+  if (!isPlainObject(value)) return null;
+  const { fill, shape, text } = value;
+  if (fill === undefined && shape === undefined && text === undefined) return null;
+  return {
+    fill: typeof fill === "string" && FILLS.has(fill) ? (fill as NodeStatus["fill"]) : "grey",
+    shape: typeof shape === "string" && SHAPES.has(shape) ? (shape as NodeStatus["shape"]) : "dot",
+    text: text === undefined || text === null ? "" : typeof text === "string" ? text : JSON.stringify(text) ?? String(text),
+  };
+}
+
+interface Envelope {
+  r?: unknown;
+  s?: unknown;
+  l?: unknown;
+  st?: unknown;
+}
+
+function decodeEnvelope(text: string, outputs: number, msgid: string, withReturn: boolean): SandboxResult {
+  let raw: unknown;
+  try {
+    raw = parseJson(text);
+  } catch {
+    throw new SandboxError("runtime", "the sandbox returned an invalid result");
+  }
+  if (!isPlainObject(raw)) throw new SandboxError("runtime", "the sandbox returned an invalid result");
+  const envelope = raw as Envelope;
+  const logs: SandboxResult["logs"] = [];
+  if (Array.isArray(envelope.l)) {
+    for (const entry of envelope.l) {
+      if (Array.isArray(entry) && typeof entry[0] === "string" && LEVELS.has(entry[0]) && typeof entry[1] === "string") {
+        logs.push({ level: entry[0] as "log" | "warn" | "error", message: entry[1] });
+      }
+    }
+  }
+  const sent: Message[][][] = [];
+  if (Array.isArray(envelope.s)) {
+    for (const value of envelope.s) {
+      const ports = normalize(value, outputs, msgid, logs);
+      if (ports) sent.push(ports);
+    }
+  }
+  const outputsResult = (withReturn ? normalize(envelope.r, outputs, msgid, logs) : null) ?? Array.from({ length: outputs }, () => []);
+  return {
+    outputs: outputsResult,
+    sent,
+    status: "st" in envelope ? normalizeStatus(envelope.st) : undefined,
+    logs,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One engine instance: WebAssembly module + QuickJS runtime + context + the driver's dispatcher.
+
+/** The host threw out of the WebAssembly code (e.g. its own stack ran out): the engine may be inconsistent. */
+class HostFault extends Error {}
+
+const OP_RUN = 0;
+const OP_INIT = 1;
+const OP_FINALIZE = 2;
+const OP_SETTLE = 3;
+const OP_PARTIAL = 4;
+
+interface DumpedError {
+  name: string;
+  message: string;
+  stack: string;
+}
+
+class Engine {
+  private deadline = Infinity;
+  private disposed = false;
+  private readonly runtime: QuickJSRuntime;
+  private readonly vm: QuickJSContext;
+  private dispatch: QuickJSHandle | undefined;
+  private readonly opHandles: QuickJSHandle[] = [];
+
+  constructor(
+    module: QuickJSWASMModule,
+    private readonly options: FunctionSandboxOptions,
+  ) {
+    this.runtime = module.newRuntime();
+    this.runtime.setMemoryLimit(options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES);
+    this.runtime.setMaxStackSize(MAX_STACK_BYTES);
+    this.runtime.setInterruptHandler(() => Date.now() > this.deadline);
+    this.vm = this.runtime.newContext();
+  }
+
+  /** Compiles the driver and the user's code; throws SandboxError("syntax") for invalid code. */
+  setup(): void {
+    const vm = this.vm;
+    const { options } = this;
+    const flowLimit = options.flowContextLimitBytes ?? DEFAULT_FLOW_CONTEXT_LIMIT_BYTES;
+    const factory = this.unwrap(vm.evalCode(DRIVER_SOURCE, "sandbox-driver.js"), "setup");
+    const handles: QuickJSHandle[] = [factory];
+    try {
+      handles.push(
+        vm.newFunction("flowGet", (keyHandle) => {
+          const value = options.flowContext.get(vm.getString(keyHandle));
+          if (value === undefined) return undefined;
+          let text: string | undefined;
+          try {
+            text = JSON.stringify(value);
+          } catch {
+            throw new Error("flow context value is not serializable");
+          }
+          return text === undefined ? undefined : vm.newString(text);
+        }),
+        vm.newFunction("flowSet", (keyHandle, valueHandle) => {
+          const key = vm.getString(keyHandle);
+          const json = valueHandle === undefined || vm.typeof(valueHandle) !== "string" ? undefined : vm.getString(valueHandle);
+          flowSet(options.flowContext, key, json, flowLimit);
+        }),
+        vm.newFunction("flowKeys", () => vm.newString(JSON.stringify([...options.flowContext.keys()]))),
+        vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs })),
+        vm.newString(options.code),
+        vm.newString(options.initialize ?? ""),
+        vm.newString(options.finalize ?? ""),
+      );
+      this.deadline = Date.now() + Math.max(options.timeoutMs, 1000);
+      const result = this.guard(() => vm.callFunction(factory, vm.undefined, ...handles.slice(1)));
+      this.deadline = Infinity;
+      if (result.error) {
+        const error = this.dumpError(result.error);
+        result.error.dispose();
+        if (error.name === "SyntaxError") throw new SandboxError("syntax", formatError(error, true));
+        throw this.classify(error);
+      }
+      this.dispatch = result.value;
+      for (let op = OP_RUN; op <= OP_PARTIAL; op++) this.opHandles.push(vm.newNumber(op));
+    } finally {
+      this.deadline = Infinity;
+      for (const handle of handles) if (handle.alive) handle.dispose();
+    }
+  }
+
+  /**
+   * Runs one op; returns the envelope decoded. Throws SandboxError for the code's own failures (with
+   * what happened before them), HostFault when the engine must be discarded.
+   */
+  call(op: number, msg: Message | undefined): SandboxResult {
+    const vm = this.vm;
+    const dispatch = this.dispatch!;
+    const msgid = msg?._msgid ?? "";
+    let msgJson: string;
+    try {
+      msgJson = msg === undefined ? "" : JSON.stringify(msg);
+    } catch (err) {
+      throw new SandboxError("runtime", `the message cannot be serialized: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const timeoutMs = this.options.timeoutMs;
+    this.deadline = Date.now() + timeoutMs;
+    try {
+      const msgHandle = this.guard(() => vm.newString(msgJson));
+      let text: string;
+      try {
+        text = this.callDispatch(this.opHandles[op]!, msgHandle);
+      } finally {
+        msgHandle.dispose();
+      }
+      if (text === "") {
+        // The code returned a promise: run the job queue (within the same deadline), then collect.
+        const jobs = this.guard(() => this.runtime.executePendingJobs(-1));
+        if (jobs.error) {
+          const error = this.dumpError(jobs.error);
+          jobs.error.dispose();
+          throw this.failure(error, msgid);
+        }
+        text = this.callDispatch(this.opHandles[OP_SETTLE]!, undefined, msgid);
+      }
+      return decodeEnvelope(text, this.options.outputs, msgid, op === OP_RUN);
+    } finally {
+      this.deadline = Infinity;
+    }
+  }
+
+  private callDispatch(opHandle: QuickJSHandle, msgHandle: QuickJSHandle | undefined, msgid = ""): string {
+    const vm = this.vm;
+    const args = msgHandle ? [opHandle, msgHandle] : [opHandle];
+    const result = this.guard(() => vm.callFunction(this.dispatch!, vm.undefined, ...args));
+    if (result.error) {
+      const error = this.dumpError(result.error);
+      result.error.dispose();
+      throw this.failure(error, msgid);
+    }
+    try {
+      if (vm.typeof(result.value) !== "string") throw new SandboxError("runtime", "the sandbox returned an invalid result");
+      return vm.getString(result.value);
+    } finally {
+      result.value.dispose();
+    }
+  }
+
+  /** A SandboxError for an error thrown by the code, with what it sent/logged before failing. */
+  private failure(error: DumpedError, msgid: string): SandboxError {
+    const classified = this.classify(error);
+    if (classified.kind === "memory") return classified;
+    let partial: SandboxResult | undefined;
+    try {
+      this.deadline = Date.now() + 100;
+      partial = this.callPartial(msgid);
+    } catch (err) {
+      if (err instanceof HostFault) throw err;
+      partial = undefined;
+    }
+    return new SandboxError(classified.kind, classified.message, partial);
+  }
+
+  private callPartial(msgid: string): SandboxResult {
+    const vm = this.vm;
+    const result = this.guard(() => vm.callFunction(this.dispatch!, vm.undefined, this.opHandles[OP_PARTIAL]!));
+    if (result.error) {
+      result.error.dispose();
+      throw new SandboxError("runtime", "no partial result");
+    }
+    try {
+      return decodeEnvelope(vm.getString(result.value), this.options.outputs, msgid, false);
+    } finally {
+      result.value.dispose();
+    }
+  }
+
+  private classify(error: DumpedError): SandboxError {
+    if (error.name === "InternalError" && error.message === "interrupted") {
+      return new SandboxError("timeout", `the function ran longer than its time limit (${this.options.timeoutMs} ms)`);
+    }
+    if (/out of memory/i.test(error.message)) {
+      return new SandboxError("memory", `the function ran out of memory (limit ${this.options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES} bytes)`);
+    }
+    return new SandboxError("runtime", formatError(error, false));
+  }
+
+  private dumpError(handle: QuickJSHandle): DumpedError {
+    let dumped: unknown;
+    try {
+      // dump() evaluates inside the VM; give it a moment even when the deadline has passed.
+      const saved = this.deadline;
+      this.deadline = Date.now() + 100;
+      try {
+        dumped = this.guard(() => this.vm.dump(handle));
+      } finally {
+        this.deadline = saved;
+      }
+    } catch (err) {
+      if (err instanceof HostFault) throw err;
+      return { name: "InternalError", message: "out of memory", stack: "" };
+    }
+    if (isPlainObject(dumped)) {
+      return {
+        name: typeof dumped.name === "string" ? dumped.name : "Error",
+        message: typeof dumped.message === "string" ? dumped.message : String(dumped.message ?? ""),
+        stack: typeof dumped.stack === "string" ? dumped.stack : "",
+      };
+    }
+    if (dumped === null || dumped === undefined) return { name: "InternalError", message: "out of memory", stack: "" };
+    return { name: "Error", message: `Uncaught ${typeof dumped === "string" ? dumped : JSON.stringify(dumped) ?? String(dumped)}`, stack: "" };
+  }
+
+  private unwrap(result: ReturnType<QuickJSContext["evalCode"]>, what: string): QuickJSHandle {
+    if (result.error) {
+      const error = this.dumpError(result.error);
+      result.error.dispose();
+      throw new SandboxError("runtime", `sandbox ${what} failed: ${error.message}`);
+    }
+    return result.value;
+  }
+
+  /** Calls into the engine; anything the host throws out of it (not a QuickJS exception) is fatal. */
+  private guard<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof SandboxError) throw err;
+      throw new HostFault(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+    }
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    try {
+      for (const handle of this.opHandles) if (handle.alive) handle.dispose();
+      if (this.dispatch?.alive) this.dispatch.dispose();
+      this.vm.dispose();
+      this.runtime.dispose();
+    } catch {
+      // A broken engine: drop it, its WebAssembly memory goes with it.
+    }
+  }
+
+  /** After a HostFault: the engine's state is unknown, so it is not touched again, only dropped. */
+  abandon(): void {
+    this.disposed = true;
+  }
+}
+
+/** "TypeError: cannot read property 'y' of undefined (line 3)", with the line in the user's code. */
+function formatError(error: DumpedError, syntax: boolean): string {
+  const base = error.message ? `${error.name}: ${error.message}` : error.name;
+  // The Function constructor puts the body after two lines of wrapper: "(function anonymous(…\n) {\n".
+  const frame = syntax ? /<input>:(\d+):(\d+)/.exec(error.stack) : /anonymous \(<input>:(\d+):(\d+)\)/.exec(error.stack);
+  if (!frame) return base;
+  const line = Number(frame[1]) - 2;
+  if (line < 1) return base;
+  return syntax ? `${base} (line ${line}, column ${frame[2]})` : `${base} (line ${line})`;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function emptyResult(outputs: number): SandboxResult {
+  return { outputs: Array.from({ length: outputs }, () => []), sent: [], status: undefined, logs: [] };
+}
+
+async function newEngine(options: FunctionSandboxOptions): Promise<{ engine: Engine; initResult: SandboxResult }> {
+  const module = await newQuickJSWASMModule(await loadVariant());
+  const engine = new Engine(module, options);
+  try {
+    engine.setup();
+    const initResult = options.initialize?.trim() ? engine.call(OP_INIT, undefined) : emptyResult(options.outputs);
+    return { engine, initResult };
+  } catch (err) {
+    if (err instanceof HostFault) {
+      engine.abandon();
+      throw new SandboxError("runtime", `the sandbox failed during initialization: ${err.message}`);
+    }
+    engine.dispose();
+    if (err instanceof SandboxError && err.kind !== "syntax") {
+      throw new SandboxError(err.kind, `initialize: ${err.message}`, err.result);
+    }
+    throw err;
+  }
+}
+
+class FunctionSandboxImpl implements FunctionSandbox {
+  private engine: Engine | undefined;
+  private replacement: Promise<Engine> | undefined;
+  private closed = false;
+  /** Logs of an `initialize` re-run after a recreation, reported with the next call. */
+  private carriedLogs: SandboxResult["logs"] = [];
+
+  constructor(
+    private readonly options: FunctionSandboxOptions,
+    engine: Engine,
+    readonly initResult: SandboxResult,
+  ) {
+    this.engine = engine;
+  }
+
+  async run(msg: Message): Promise<SandboxResult> {
+    if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
+    let engine = this.engine;
+    if (!engine) {
+      engine = await this.recreate();
+      if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
+    }
+    try {
+      const result = engine.call(OP_RUN, msg);
+      if (this.carriedLogs.length > 0) {
+        result.logs.unshift(...this.carriedLogs);
+        this.carriedLogs = [];
+      }
+      return result;
+    } catch (err) {
+      if (err instanceof HostFault) {
+        this.discard(engine, true);
+        throw new SandboxError("runtime", hostFaultMessage(err));
+      }
+      if (err instanceof SandboxError && err.kind === "memory") this.discard(engine, false);
+      throw err;
+    }
+  }
+
+  private discard(engine: Engine, broken: boolean): void {
+    if (broken) engine.abandon();
+    else engine.dispose();
+    if (this.engine === engine) this.engine = undefined;
+  }
+
+  private recreate(): Promise<Engine> {
+    this.replacement ??= newEngine(this.options)
+      .then(({ engine, initResult }) => {
+        this.carriedLogs = [...initResult.logs];
+        if (this.closed) {
+          engine.dispose();
+        } else {
+          this.engine = engine;
+        }
+        return engine;
+      })
+      .finally(() => {
+        this.replacement = undefined;
+      });
+    return this.replacement;
+  }
+
+  close(): SandboxResult | null {
+    if (this.closed) return null;
+    this.closed = true;
+    const engine = this.engine;
+    this.engine = undefined;
+    if (!engine) return null;
+    let result: SandboxResult | null = null;
+    if (this.options.finalize?.trim()) {
+      try {
+        result = engine.call(OP_FINALIZE, undefined);
+      } catch (err) {
+        if (err instanceof HostFault) {
+          engine.abandon();
+          return { ...emptyResult(this.options.outputs), logs: [{ level: "error", message: `finalize: ${hostFaultMessage(err)}` }] };
+        }
+        const failed = err instanceof SandboxError ? err : new SandboxError("runtime", String(err));
+        result = failed.result ?? emptyResult(this.options.outputs);
+        result.logs.push({ level: "error", message: `finalize: ${failed.message}` });
+      }
+    }
+    engine.dispose();
+    return result;
+  }
+}
+
+function hostFaultMessage(err: HostFault): string {
+  return /call stack|stack overflow/i.test(err.message)
+    ? "InternalError: stack overflow (the sandbox was restarted)"
+    : `the sandbox failed (${err.message}) and was restarted`;
+}
+
+/**
+ * Creates the sandbox of one function node: compiles the code (SandboxError "syntax" when invalid)
+ * and runs `initialize`.
+ */
+export async function createFunctionSandbox(options: FunctionSandboxOptions): Promise<FunctionSandbox> {
+  if (!Number.isInteger(options.outputs) || options.outputs < 0) throw new RangeError("outputs must be a non-negative integer");
+  if (!(options.timeoutMs > 0)) throw new RangeError("timeoutMs must be positive");
+  const { engine, initResult } = await newEngine(options);
+  return new FunctionSandboxImpl(options, engine, initResult);
+}

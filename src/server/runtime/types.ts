@@ -1,0 +1,82 @@
+/**
+ * The flow runtime's vocabulary, after Node-RED's: a node gets `input(msg, send, done)`, reports
+ * `status()`, and is closed with `close(removed)`. Nothing here knows Prisma, Next or tRPC:
+ * persistence and events come in through RuntimeHooks.
+ */
+
+export interface Message {
+  _msgid: string;
+  payload?: unknown;
+  topic?: string;
+  [key: string]: unknown;
+}
+
+export interface NodeStatus {
+  fill: "red" | "green" | "yellow" | "blue" | "grey";
+  shape: "dot" | "ring";
+  text: string;
+}
+
+/** One message, or one entry per output port (null/undefined: nothing on that port; an array: several). */
+export type SendValue = Message | null | undefined | Array<Message | Message[] | null | undefined>;
+
+export type Send = (value: SendValue) => void;
+export type Done = (err?: unknown) => void;
+
+export interface RuntimeNode {
+  id: string;
+  type: string;
+  name: string;
+  config: Record<string, unknown>;
+}
+
+/** What a node behaviour may use: its own identity and the runtime's services for it. */
+export interface NodeContext {
+  node: RuntimeNode;
+  flowId: string;
+  organizationId: string;
+  organizationSlug: string;
+  /** Number of output ports of this node. */
+  outputs: number;
+  /** Sends outside of an input handler (timers, webhooks, devices). */
+  send: Send;
+  status(status: NodeStatus | null): void;
+  log: {
+    warn(message: string): void;
+    error(err: unknown, msg?: Message): void;
+  };
+  /** Publishes to the flow's debug stream. */
+  debug(data: { property: string; msg: unknown; format: string }): void;
+  /** Flow-scoped context shared by the flow's nodes (function nodes' `flow.get/set`). */
+  flowContext: Map<string, unknown>;
+  /** A fresh message id. */
+  newMessageId(): string;
+  /** Host services a node may need (HTTP, devices); absent ones mean "not available here". */
+  services: RuntimeServices;
+}
+
+export interface NodeBehaviour {
+  input?(msg: Message, send: Send, done: Done): void | Promise<void>;
+  /** Called when the flow stops or is redeployed; `removed` when the node is gone from the new version. */
+  close?(removed: boolean): void | Promise<void>;
+  /** Called once every node of the flow is created (inject's "once at start"). */
+  start?(): void | Promise<void>;
+}
+
+export type NodeFactory = (ctx: NodeContext) => NodeBehaviour | Promise<NodeBehaviour>;
+
+export interface RuntimeServices {
+  /** Outgoing HTTP for http-request, with the SSRF policy applied. */
+  fetch?: (url: string, init: RequestInit & { timeoutMs: number }) => Promise<Response>;
+  /** Sends a message to connected devices of the organization. */
+  sendToDevices?: (organizationId: string, message: { topic: string; payload: unknown; deviceKeyId: string | null }) => number;
+}
+
+export type FlowState = "running" | "stopped" | "error";
+
+export interface RuntimeHooks {
+  onFlowState(event: { organizationId: string; flowId: string; state: FlowState; error?: string }): void;
+  onNodeStatus(event: { organizationId: string; flowId: string; nodeId: string; status: NodeStatus | null }): void;
+  onDebug(event: { organizationId: string; flowId: string; nodeId: string; name: string; property: string; msg: unknown; format: string }): void;
+  onNodeError(event: { organizationId: string; flowId: string; nodeId: string; error: string }): void;
+}

@@ -1,0 +1,136 @@
+import type { AppServices } from "../../app";
+import { AppError, notFound } from "../../errors";
+import { newId } from "../../ids";
+import type { Principal } from "../../auth/principal";
+import type { Deployment, Flow, Prisma } from "../../../generated/prisma/client";
+import type { Connection, FlowNode } from "../../../shared/flow-graph";
+import { recordAudit } from "../audit/record-audit";
+import type { RequestMeta } from "../accounts/shared";
+import { validateGraph } from "./validate-graph";
+import { publishOrgEvent } from "./events";
+import { requireFlow } from "./flows";
+import type { DeploymentSnapshot } from "./runtime-controller";
+
+function deploymentView(d: Deployment, state: string) {
+  return {
+    id: d.id,
+    flow_id: d.flowId,
+    revision: d.revision,
+    deployed_at: d.deployedAt.toISOString(),
+    deployed_by: d.deployedById,
+    state: state as "running",
+    rolled_back_from: d.rolledBackFrom,
+  };
+}
+
+/**
+ * Records the deployment and makes it current in one transaction, then puts it in effect. After a
+ * crash at any point the flow restarts from the current deployment: the old version or the new,
+ * never a mix.
+ */
+async function activate(app: AppServices, principal: Principal, flow: Flow, snapshot: DeploymentSnapshot, revision: number, meta: RequestMeta, rolledBackFrom: string | null) {
+  const id = newId("dep");
+  const { deployment, updated } = await app.db.prisma.$transaction(async (tx) => {
+    const deployment = await tx.deployment.create({
+      data: {
+        id,
+        flowId: flow.id,
+        organizationId: flow.organizationId,
+        revision,
+        snapshot: snapshot as unknown as Prisma.InputJsonValue,
+        deployedById: principal.userId,
+        rolledBackFrom,
+      },
+    });
+    const updated = await tx.flow.update({
+      where: { id: flow.id },
+      data: { currentDeploymentId: id, deployedRevision: revision, deployedAt: deployment.deployedAt },
+    });
+    return { deployment, updated };
+  });
+  const state = await app.flowRuntime.apply(updated, deployment);
+  await recordAudit(app, {
+    action: rolledBackFrom ? "flow.rolled_back" : "flow.deployed",
+    organizationId: flow.organizationId,
+    actorId: principal.userId,
+    targetType: "flow",
+    targetId: flow.id,
+    ipAddress: meta.ip,
+    metadata: { deployment_id: id, revision },
+  });
+  await publishOrgEvent(app, flow.organizationId, "flow.deployed", flow.id, { deployment_id: id, revision, state });
+  return { deployment: deploymentView(deployment, state) };
+}
+
+export async function deployFlow(app: AppServices, principal: Principal, id: string, meta: RequestMeta) {
+  const flow = await requireFlow(app, principal, id);
+  // Validated again: the catalog may have changed since the flow was saved.
+  const graph = validateGraph(app.nodes, { nodes: flow.nodes as unknown as FlowNode[], connections: flow.connections as unknown as Connection[] });
+  return activate(app, principal, flow, { name: flow.name, ...graph }, flow.revision, meta, null);
+}
+
+export async function rollbackFlow(app: AppServices, principal: Principal, input: { id: string; deployment_id: string }, meta: RequestMeta) {
+  const flow = await requireFlow(app, principal, input.id);
+  const target = await app.db.prisma.deployment.findFirst({ where: { id: input.deployment_id, flowId: flow.id } });
+  if (!target) throw notFound("deployment");
+  const snapshot = target.snapshot as unknown as DeploymentSnapshot;
+  try {
+    validateGraph(app.nodes, snapshot);
+  } catch (err) {
+    throw new AppError("VALIDATION_FAILED", "that deployment no longer validates against the node catalog", { cause: err });
+  }
+  return activate(app, principal, flow, snapshot, target.revision, meta, target.id);
+}
+
+export async function listDeployments(app: AppServices, principal: Principal, input: { id: string; limit: number; cursor?: string }) {
+  const flow = await requireFlow(app, principal, input.id);
+  let after: { deployedAt: Date; id: string } | null = null;
+  if (input.cursor) {
+    try {
+      const [ms, id] = JSON.parse(Buffer.from(input.cursor, "base64url").toString()) as [number, string];
+      after = { deployedAt: new Date(ms), id };
+    } catch {
+      throw new AppError("VALIDATION_FAILED", "cursor: is not a cursor from a previous page", { details: [{ path: "cursor", message: "is not a cursor from a previous page" }] });
+    }
+  }
+  const rows = await app.db.prisma.deployment.findMany({
+    where: { flowId: flow.id, ...(after ? { OR: [{ deployedAt: { lt: after.deployedAt } }, { deployedAt: after.deployedAt, id: { lt: after.id } }] } : {}) },
+    orderBy: [{ deployedAt: "desc" }, { id: "desc" }],
+    take: input.limit + 1,
+  });
+  const page = rows.slice(0, input.limit);
+  const last = page[page.length - 1];
+  return {
+    deployments: page.map((d) => deploymentView(d, d.id === flow.currentDeploymentId ? flow.state : "stopped")),
+    next_cursor: rows.length > input.limit && last ? Buffer.from(JSON.stringify([last.deployedAt.getTime(), last.id])).toString("base64url") : null,
+  };
+}
+
+export async function listFlowNodes(app: AppServices, principal: Principal, flowId: string) {
+  const flow = await requireFlow(app, principal, flowId);
+  const statuses = app.flowRuntime.nodeStatuses(flow.id);
+  return { nodes: (flow.nodes as unknown as FlowNode[]).map((n) => ({ ...n, status: statuses.get(n.id) ?? null })) };
+}
+
+/** Sends a message out of an inject node of a running flow (payload/topic override the node's). */
+export async function injectNode(app: AppServices, principal: Principal, input: { nodeId: string; payload?: unknown; topic?: string }, meta: RequestMeta) {
+  const entry = await app.db.prisma.flowNode.findUnique({
+    where: { organizationId_nodeId: { organizationId: principal.organizationId, nodeId: input.nodeId } },
+  });
+  if (!entry) throw notFound("node");
+  if (entry.type !== "inject") throw new AppError("NOT_AN_INJECT_NODE", `node ${input.nodeId} is a ${entry.type} node, not an inject node`);
+  const flow = await requireFlow(app, principal, entry.flowId);
+  if (!flow.currentDeploymentId || !flow.enabled || !app.flowRuntime.engine.isRunning(flow.id)) {
+    throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
+  }
+  let messageId: string;
+  try {
+    messageId = app.flowRuntime.engine.inject(flow.id, input.nodeId, { payload: input.payload, topic: input.topic });
+  } catch {
+    // Saved but not part of the deployed version yet.
+    throw new AppError("FLOW_NOT_RUNNING", "this inject node is not in the running version of the flow: deploy the flow first");
+  }
+  app.flowRuntime.publish(principal.organizationId, "inject", flow.id, { node_id: input.nodeId, message_id: messageId, by: principal.userId });
+  void meta;
+  return { message_id: messageId, node_id: input.nodeId, flow_id: flow.id };
+}

@@ -1,0 +1,97 @@
+import { z } from "zod";
+import { connectionSchema, flowNodeSchema, nodeInputSchema } from "../../../shared/flow-graph";
+
+export const flowStateSchema = z.enum(["not_deployed", "running", "stopped", "error"]);
+export const flowIdSchema = z.string().regex(/^flw_[\w-]{10,64}$/, "must be an id starting with flw_");
+
+const graphLimits = {
+  nodes: z.array(nodeInputSchema).max(2000, "a flow holds at most 2,000 nodes"),
+  connections: z.array(connectionSchema).max(10_000, "a flow holds at most 10,000 connections"),
+};
+
+export const flowView = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  enabled: z.boolean(),
+  revision: z.number().int(),
+  nodes: z.array(flowNodeSchema),
+  connections: z.array(connectionSchema),
+  state: flowStateSchema,
+  state_error: z.string().nullable(),
+  deployed_revision: z.number().int().nullable(),
+  deployed_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export const flowOutput = z.object({ flow: flowView });
+
+export const flowListItem = z.object({
+  id: z.string(),
+  name: z.string(),
+  enabled: z.boolean(),
+  nodes: z.number().int(),
+  revision: z.number().int(),
+  state: flowStateSchema,
+  updated_at: z.string(),
+});
+
+export const listFlowsInput = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(200).optional(),
+    cursor: z.string().max(200).optional(),
+    name: z.string().max(200).optional(),
+    enabled: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
+  })
+  .optional();
+export const listFlowsOutput = z.object({ flows: z.array(flowListItem), next_cursor: z.string().nullable() });
+
+export const createFlowInput = z.object({
+  name: z.string().trim().min(1, "is required").max(200, "must be at most 200 characters"),
+  description: z.string().max(10_000).default(""),
+  enabled: z.boolean().default(true),
+  nodes: graphLimits.nodes.default([]),
+  connections: graphLimits.connections.default([]),
+});
+export type CreateFlowInput = z.infer<typeof createFlowInput>;
+
+export const updateFlowInput = z.object({
+  id: flowIdSchema,
+  name: z.string().trim().min(1, "is required").max(200, "must be at most 200 characters").optional(),
+  description: z.string().max(10_000).optional(),
+  enabled: z.boolean().optional(),
+  nodes: graphLimits.nodes.optional(),
+  connections: graphLimits.connections.optional(),
+  /** The revision the client edited; a stale one is refused with 409 and nothing is written. */
+  revision: z.coerce.number().int().min(1).optional(),
+});
+export type UpdateFlowInput = z.infer<typeof updateFlowInput>;
+
+export const flowIdInput = z.object({ id: flowIdSchema });
+export const flowNodesInput = z.object({ flowId: flowIdSchema });
+
+export const nodeStatusSchema = z.object({ fill: z.string(), shape: z.string(), text: z.string() }).nullable();
+export const flowNodesOutput = z.object({ nodes: z.array(flowNodeSchema.extend({ status: nodeStatusSchema })) });
+
+export const deploymentView = z.object({
+  id: z.string(),
+  flow_id: z.string(),
+  revision: z.number().int(),
+  deployed_at: z.string(),
+  deployed_by: z.string(),
+  state: flowStateSchema,
+  rolled_back_from: z.string().nullable(),
+});
+export const deploymentOutput = z.object({ deployment: deploymentView });
+export const deploymentsOutput = z.object({ deployments: z.array(deploymentView), next_cursor: z.string().nullable() });
+export const listDeploymentsInput = z.object({
+  id: flowIdSchema,
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional(),
+});
+export const rollbackInput = z.object({ id: flowIdSchema, deployment_id: z.string().regex(/^dep_[\w-]{10,64}$/, "must be an id starting with dep_") });
+
+export const nodeRedFlowSchema = z.array(z.record(z.string(), z.unknown())).max(20_000);
+export const importFlowsInput = z.object({ flows: nodeRedFlowSchema });
+export const importFlowsOutput = z.object({ flows: z.array(flowView), warnings: z.array(z.string()) });
+export const exportFlowOutput = nodeRedFlowSchema;

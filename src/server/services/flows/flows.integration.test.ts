@@ -1,0 +1,356 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { createTestApp, restClient } from "@/test/app";
+import { signUp } from "@/test/accounts";
+import type { AppServices } from "@/server/app";
+import { orgEventsChannel } from "./events";
+
+let app: AppServices;
+let request: ReturnType<typeof restClient>;
+let user: Awaited<ReturnType<typeof signUp>>;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  request = restClient(app);
+  user = await signUp(request);
+});
+afterAll(async () => app?.close());
+
+const fixture = (name: string) => JSON.parse(readFileSync(path.join(import.meta.dirname, "../../../test/fixtures", name), "utf8"));
+let seq = 0;
+const uid = (p: string) => `${p}-${Date.now().toString(36)}-${++seq}`;
+
+function simpleFlow(name = "demo") {
+  const [a, b, c] = [uid("in"), uid("fn"), uid("dbg")];
+  return {
+    ids: { inject: a, change: b, debug: c },
+    body: {
+      name,
+      nodes: [
+        { id: a, type: "inject", position: { x: 100, y: 100 }, config: { payload_type: "string", payload: "hello" } },
+        { id: b, type: "change", position: { x: 300, y: 100 }, config: { rules: [{ t: "set", p: "payload", to: "changed" }] } },
+        { id: c, type: "debug", position: { x: 500, y: 100 } },
+      ],
+      connections: [
+        { source: a, target: b },
+        { source: b, target: c },
+      ],
+    },
+  };
+}
+
+describe("node catalog", () => {
+  it("lists every type with its category and ports", async () => {
+    const res = await request("GET", "/nodes", { token: user.accessToken });
+    expect(res.status).toBe(200);
+    const types = Object.fromEntries(res.body.nodes.map((n: { type: string }) => [n.type, n]));
+    for (const t of ["inject", "debug", "function", "change", "switch", "template", "delay", "json", "http-in", "http-response", "http-request", "device-in", "device-out", "comment"]) {
+      expect(types[t], t).toBeDefined();
+    }
+    expect(types.inject).toMatchObject({ category: "input", inputs: 0, outputs: 1 });
+    expect(types.debug).toMatchObject({ category: "output", inputs: 1, outputs: 0 });
+    expect(types["http-in"].category).toBe("input");
+    expect(types["http-response"].category).toBe("output");
+    expect(types.unknown).toBeUndefined();
+  });
+
+  it("serves a JSON Schema with defaults and ports, and 404 for unknown types", async () => {
+    const res = await request("GET", "/nodes/switch/schema", { token: user.accessToken });
+    expect(res.status).toBe(200);
+    expect(res.body.schema.type).toBe("object");
+    expect(res.body.schema.properties.check_all).toMatchObject({ type: "boolean", default: true });
+    expect(res.body.defaults).toMatchObject({ property: "payload", check_all: true });
+    expect(res.body).toMatchObject({ inputs: 1, outputs: 1 });
+    const fn = await request("GET", "/nodes/function/schema", { token: user.accessToken });
+    expect(fn.body.defaults).toMatchObject({ code: "return msg;", outputs: 1, timeout_ms: 1000 });
+    expect((await request("GET", "/nodes/teleport/schema", { token: user.accessToken })).status).toBe(404);
+  });
+});
+
+describe("flow validation", () => {
+  const invalidCases: Array<[string, Record<string, unknown>, string]> = [
+    ["inject", { payload_type: "number", payload: "abc" }, "payload"],
+    ["inject", { repeat_seconds: 5, cron: "* * * * *" }, "cron"],
+    ["inject", { cron: "every minute" }, "cron"],
+    ["debug", { property: "pay load" }, "property"],
+    ["function", { outputs: 11 }, "outputs"],
+    ["function", { timeout_ms: 0 }, "timeout_ms"],
+    ["change", { rules: [] }, "rules"],
+    ["change", { rules: [{ t: "set", p: "__proto__..x" }] }, "rules[0].p"],
+    ["switch", { rules: [{ t: "regex", v: "([" }] }, "rules[0].v"],
+    ["switch", { check_all: "yes" }, "check_all"],
+    ["template", { syntax: "handlebars" }, "syntax"],
+    ["delay", { mode: "rate", rate: 0 }, "rate"],
+    ["json", { action: "xml" }, "action"],
+    ["http-in", { path: "no-slash" }, "path"],
+    ["http-response", { status_code: 700 }, "status_code"],
+    ["http-request", { method: "FETCH" }, "method"],
+    ["device-in", { topic: "" }, "topic"],
+    ["device-out", { device_key_id: "abc" }, "device_key_id"],
+    ["comment", { info: 5 }, "info"],
+  ];
+
+  it.each(invalidCases)("refuses an invalid %s config (%o) naming the node and field", async (type, config, field) => {
+    const before = await app.db.prisma.flow.count();
+    const res = await request("POST", "/flows", { token: user.accessToken, body: { name: "bad", nodes: [{ id: uid("n"), type, config }] } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_FAILED");
+    expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(`nodes[0].config.${field}`.replace(".[", "["));
+    expect(await app.db.prisma.flow.count()).toBe(before);
+  });
+
+  it("accepts every type with its defaults and fills them in", async () => {
+    const types = ["inject", "debug", "function", "change", "switch", "template", "delay", "json", "http-in", "http-response", "http-request", "device-in", "device-out", "comment"];
+    const res = await request("POST", "/flows", { token: user.accessToken, body: { name: "all types", nodes: types.map((type) => ({ id: uid(type), type })) } });
+    expect(res.status).toBe(201);
+    const fn = res.body.flow.nodes.find((n: { type: string }) => n.type === "function");
+    expect(fn.config).toEqual({ code: "return msg;", outputs: 1, timeout_ms: 1000, initialize: "", finalize: "" });
+    expect(fn.position).toEqual({ x: 0, y: 0 });
+  });
+
+  it("checks types, connections, ports and id uniqueness", async () => {
+    const a = uid("a");
+    const b = uid("b");
+    const cases: Array<[unknown, string]> = [
+      [{ nodes: [{ id: a, type: "teleport" }] }, "nodes[0].type"],
+      [{ nodes: [{ id: a, type: "inject" }], connections: [{ source: a, target: "ghost" }] }, "connections[0].target"],
+      [{ nodes: [{ id: a, type: "inject" }, { id: b, type: "debug" }], connections: [{ source: a, source_port: 1, target: b }] }, "connections[0].source_port"],
+      [{ nodes: [{ id: a, type: "debug" }, { id: b, type: "inject" }], connections: [{ source: a, target: b }] }, "connections[0].source_port"],
+      [{ nodes: [{ id: a, type: "inject" }, { id: a, type: "debug" }] }, "nodes[1].id"],
+      [{ nodes: [{ id: "bad id!", type: "inject" }] }, "nodes[0].id"],
+    ];
+    for (const [graph, pathExpected] of cases) {
+      const res = await request("POST", "/flows", { token: user.accessToken, body: { name: "x", ...(graph as object) } });
+      expect(res.status, JSON.stringify(graph)).toBe(400);
+      expect(res.body.error.details.map((d: { path: string }) => d.path), JSON.stringify(res.body)).toContain(pathExpected);
+    }
+    const first = await request("POST", "/flows", { token: user.accessToken, body: { name: "owner of id", nodes: [{ id: a, type: "inject" }] } });
+    expect(first.status).toBe(201);
+    const clash = await request("POST", "/flows", { token: user.accessToken, body: { name: "clash", nodes: [{ id: a, type: "inject" }] } });
+    expect(clash.status).toBe(400);
+    expect(clash.body.error.details[0].message).toMatch(/used by another flow/);
+    // Another organization may use the same id.
+    const other = await signUp(request);
+    expect((await request("POST", "/flows", { token: other.accessToken, body: { name: "same id elsewhere", nodes: [{ id: a, type: "inject" }] } })).status).toBe(201);
+  });
+});
+
+describe("flow CRUD", () => {
+  it("creates, reads, lists, updates and deletes", async () => {
+    const { body } = simpleFlow("crud");
+    const created = await request("POST", "/flows", { token: user.accessToken, body });
+    expect(created.status).toBe(201);
+    const flow = created.body.flow;
+    expect(flow.id).toMatch(/^flw_/);
+    expect(flow).toMatchObject({ name: "crud", enabled: true, revision: 1, state: "not_deployed", deployed_revision: null, description: "" });
+    expect(flow.connections).toEqual([
+      { source: body.nodes[0]!.id, source_port: 0, target: body.nodes[1]!.id },
+      { source: body.nodes[1]!.id, source_port: 0, target: body.nodes[2]!.id },
+    ]);
+    const got = await request("GET", `/flows/${flow.id}`, { token: user.accessToken });
+    expect(got.body.flow).toEqual(flow);
+    expect(got.headers.get("etag")).toBe('"1"');
+
+    const list = await request("GET", "/flows", { token: user.accessToken });
+    const item = list.body.flows.find((f: { id: string }) => f.id === flow.id);
+    expect(item).toEqual({ id: flow.id, name: "crud", enabled: true, nodes: 3, revision: 1, state: "not_deployed", updated_at: flow.updated_at });
+
+    const updated = await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { name: "renamed", revision: 1 } });
+    expect(updated.status).toBe(200);
+    expect(updated.body.flow).toMatchObject({ name: "renamed", revision: 2 });
+    expect(updated.body.flow.nodes).toEqual(flow.nodes);
+
+    const nodes = await request("GET", `/flows/${flow.id}/nodes`, { token: user.accessToken });
+    expect(nodes.body.nodes).toHaveLength(3);
+    expect(nodes.body.nodes[0].status).toBeNull();
+
+    expect((await request("DELETE", `/flows/${flow.id}`, { token: user.accessToken })).status).toBe(204);
+    expect((await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).status).toBe(404);
+    // Its node ids are free again.
+    expect((await request("POST", "/flows", { token: user.accessToken, body })).status).toBe(201);
+  });
+
+  it("refuses a stale revision with 409 and writes nothing; of two concurrent writers one wins", async () => {
+    const { body } = simpleFlow();
+    const flow = (await request("POST", "/flows", { token: user.accessToken, body })).body.flow;
+    const [a, b] = await Promise.all([
+      request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { name: "writer A", revision: 1 } }),
+      request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { name: "writer B", revision: 1 } }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const loser = a.status === 409 ? a : b;
+    const winner = a.status === 200 ? a : b;
+    expect(loser.body.error.code).toBe("REVISION_CONFLICT");
+    const now = (await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow;
+    expect(now.name).toBe(winner.body.flow.name);
+    expect(now.revision).toBe(2);
+
+    const viaHeader = await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { description: "stale" }, headers: { "if-match": '"1"' } });
+    expect(viaHeader.status).toBe(409);
+    const fresh = await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { description: "fresh" }, headers: { "if-match": '"2"' } });
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.flow.revision).toBe(3);
+    // Without a revision: last write wins, still counted.
+    expect((await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { description: "blind" } })).body.flow.revision).toBe(4);
+  });
+
+  it("paginates with limit and cursor and filters by name and enabled", async () => {
+    const other = await signUp(request);
+    for (let i = 0; i < 5; i++) {
+      await request("POST", "/flows", { token: other.accessToken, body: { name: `Pump ${i}`, enabled: i % 2 === 0 } });
+    }
+    await request("POST", "/flows", { token: other.accessToken, body: { name: "Valve" } });
+    const all = await request("GET", "/flows", { token: other.accessToken });
+    expect(all.body.flows).toHaveLength(6);
+    expect(all.body.next_cursor).toBeNull();
+    const p1 = await request("GET", "/flows?limit=4", { token: other.accessToken });
+    expect(p1.body.flows).toHaveLength(4);
+    const p2 = await request("GET", `/flows?limit=4&cursor=${p1.body.next_cursor}`, { token: other.accessToken });
+    expect(p2.body.flows).toHaveLength(2);
+    expect(p2.body.next_cursor).toBeNull();
+    expect([...p1.body.flows, ...p2.body.flows].map((f: { id: string }) => f.id)).toEqual(all.body.flows.map((f: { id: string }) => f.id));
+    expect((await request("GET", "/flows?name=pump", { token: other.accessToken })).body.flows).toHaveLength(5);
+    expect((await request("GET", "/flows?name=pump&enabled=false", { token: other.accessToken })).body.flows).toHaveLength(2);
+    expect((await request("GET", "/flows?limit=0", { token: other.accessToken })).status).toBe(400);
+    expect((await request("GET", "/flows?limit=201", { token: other.accessToken })).status).toBe(400);
+    expect((await request("GET", "/flows?cursor=zzz", { token: other.accessToken })).status).toBe(400);
+  });
+});
+
+describe("deployments", () => {
+  it("deploys, runs, injects, streams debug, and rolls back", async () => {
+    const { body, ids } = simpleFlow("runner");
+    const flow = (await request("POST", "/flows", { token: user.accessToken, body })).body.flow;
+    const beforeDeploy = await request("POST", `/nodes/${ids.inject}/inject`, { token: user.accessToken, body: {} });
+    expect(beforeDeploy.status).toBe(409);
+    expect(beforeDeploy.body.error.code).toBe("FLOW_NOT_RUNNING");
+
+    const events: Array<{ topic: string; data: Record<string, unknown> }> = [];
+    const unsubscribe = await app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(JSON.parse(m)));
+
+    const dep = await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
+    expect(dep.status).toBe(200);
+    expect(dep.body.deployment).toMatchObject({ flow_id: flow.id, revision: 1, state: "running", deployed_by: user.userId });
+    expect(dep.body.deployment.id).toMatch(/^dep_/);
+    expect((await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow).toMatchObject({ state: "running", deployed_revision: 1 });
+
+    const inj = await request("POST", `/nodes/${ids.inject}/inject`, { token: user.accessToken, body: { payload: "override", topic: "t" } });
+    expect(inj.status).toBe(200);
+    expect(inj.body).toEqual({ message_id: expect.any(String), node_id: ids.inject, flow_id: flow.id });
+    await expect.poll(() => events.filter((e) => e.topic === "debug").length).toBe(1);
+    expect(events.find((e) => e.topic === "debug")!.data).toMatchObject({ node_id: ids.debug, msg: "changed" });
+    expect(events.map((e) => e.topic)).toEqual(expect.arrayContaining(["flow.deployed", "inject", "debug"]));
+
+    expect((await request("POST", `/nodes/${ids.debug}/inject`, { token: user.accessToken, body: {} })).status).toBe(400);
+
+    // Change and redeploy, then roll back to the first deployment.
+    const nodes = (await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow.nodes;
+    nodes[1].config.rules[0].to = "second version";
+    await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { nodes } });
+    const dep2 = await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
+    expect(dep2.body.deployment.revision).toBe(2);
+    await request("POST", `/nodes/${ids.inject}/inject`, { token: user.accessToken, body: {} });
+    await expect.poll(() => events.filter((e) => e.topic === "debug").map((e) => e.data.msg)).toContain("second version");
+
+    const history = await request("GET", `/flows/${flow.id}/deployments`, { token: user.accessToken });
+    expect(history.body.deployments.map((d: { revision: number }) => d.revision)).toEqual([2, 1]);
+    expect(history.body.deployments[0].state).toBe("running");
+    const back = await request("POST", `/flows/${flow.id}/rollback`, { token: user.accessToken, body: { deployment_id: dep.body.deployment.id } });
+    expect(back.status).toBe(200);
+    expect(back.body.deployment).toMatchObject({ revision: 1, rolled_back_from: dep.body.deployment.id, state: "running" });
+    await request("POST", `/nodes/${ids.inject}/inject`, { token: user.accessToken, body: {} });
+    await expect.poll(() => events.filter((e) => e.topic === "debug").map((e) => e.data.msg).slice(-1)[0]).toBe("changed");
+
+    // enabled:false stops a deployed flow; true starts it again.
+    const off = await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { enabled: false } });
+    expect(off.body.flow.state).toBe("stopped");
+    expect((await request("POST", `/nodes/${ids.inject}/inject`, { token: user.accessToken, body: {} })).status).toBe(409);
+    const on = await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { enabled: true } });
+    expect(on.body.flow.state).toBe("running");
+    expect((await request("POST", `/nodes/${ids.inject}/inject`, { token: user.accessToken, body: {} })).status).toBe(200);
+
+    expect((await request("POST", `/flows/${flow.id}/rollback`, { token: user.accessToken, body: { deployment_id: "dep_doesnotexist00" } })).status).toBe(404);
+    await request("DELETE", `/flows/${flow.id}`, { token: user.accessToken });
+    expect(app.flowRuntime.engine.isRunning(flow.id)).toBe(false);
+    await unsubscribe();
+  });
+});
+
+describe("Node-RED interchange", () => {
+  it("imports inject → function → debug and exports it back with the same wiring and properties", async () => {
+    const source = fixture("node-red-inject-function-debug.json");
+    const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows: source } });
+    expect(res.status).toBe(201);
+    expect(res.body.warnings).toEqual([]);
+    const [flow] = res.body.flows;
+    expect(flow).toMatchObject({ name: "Temperature alerts", description: "Reads a value and logs it", enabled: true });
+    const inject = flow.nodes.find((n: { type: string }) => n.type === "inject");
+    expect(inject.config).toMatchObject({ payload_type: "number", payload: "21.5", topic: "sensor/1", repeat_seconds: 5, once: true });
+    const fn = flow.nodes.find((n: { type: string }) => n.type === "function");
+    expect(fn.config.code).toContain("* 9 / 5 + 32");
+
+    const exported = await request("GET", `/flows/${flow.id}/export`, { token: user.accessToken });
+    expect(exported.status).toBe(200);
+    const [tab, ...nodes] = exported.body;
+    expect(tab).toMatchObject({ id: flow.id, type: "tab", label: "Temperature alerts", disabled: false });
+    const byId = Object.fromEntries(nodes.map((n: { id: string }) => [n.id, n]));
+    for (const original of source.slice(1)) {
+      const out = byId[original.id];
+      expect(out, original.id).toBeDefined();
+      expect(out).toMatchObject({ type: original.type, z: flow.id, x: original.x, y: original.y, wires: original.wires, name: original.name });
+    }
+    expect(byId["a1b2c3d4e5f60001"]).toMatchObject({ payload: "21.5", payloadType: "num", repeat: "5", once: true, topic: "sensor/1" });
+    expect(byId["a1b2c3d4e5f60002"]).toMatchObject({ func: source[2].func, outputs: 1 });
+    expect(byId["a1b2c3d4e5f60003"]).toMatchObject({ complete: "payload", tostatus: true });
+
+    // Importing the same export again re-keys the ids that are now taken; wires follow.
+    const again = await request("POST", "/flows/import", { token: user.accessToken, body: { flows: exported.body } });
+    expect(again.status).toBe(201);
+    const copy = again.body.flows[0];
+    const ids = copy.nodes.map((n: { id: string }) => n.id);
+    expect(ids.some((id: string) => id.startsWith("a1b2c3d4e5f6"))).toBe(false);
+    expect(copy.connections).toHaveLength(2);
+    for (const c of copy.connections) expect(ids).toEqual(expect.arrayContaining([c.source, c.target]));
+    expect(again.body.warnings.filter((w: string) => /renamed/.test(w))).toHaveLength(3);
+  });
+
+  it("imports switch outputs and change rules, keeps unknown types as disabled nodes, reports config nodes", async () => {
+    const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows: fixture("node-red-switch-change.json") } });
+    expect(res.status).toBe(201);
+    const flow = res.body.flows[0];
+    expect(flow.enabled).toBe(false);
+    const sw = flow.nodes.find((n: { type: string }) => n.type === "switch");
+    expect(sw.config).toMatchObject({ property: "payload.level", check_all: false });
+    expect(sw.config.rules.map((r: { t: string }) => r.t)).toEqual(["eq", "gte", "regex", "else"]);
+    expect(flow.connections.filter((c: { source: string }) => c.source === sw.id).map((c: { source_port: number }) => c.source_port).sort()).toEqual([0, 1, 3]);
+    const change = flow.nodes.find((n: { type: string }) => n.type === "change");
+    expect(change.config.rules.map((r: { t: string }) => r.t)).toEqual(["set", "change", "delete", "move"]);
+    const unknown = flow.nodes.find((n: { type: string }) => n.type === "unknown");
+    expect(unknown).toMatchObject({ disabled: true, config: { original_type: "mqtt out" } });
+    expect(res.body.warnings.join("\n")).toMatch(/mqtt out.*not available/);
+    expect(res.body.warnings.join("\n")).toMatch(/config node c0c0c0c0c0c0c0c0 \(mqtt-broker\)/);
+
+    const exported = (await request("GET", `/flows/${flow.id}/export`, { token: user.accessToken })).body;
+    const mqtt = exported.find((n: { type: string }) => n.type === "mqtt out");
+    expect(mqtt).toMatchObject({ id: unknown.id, broker: "c0c0c0c0c0c0c0c0", topic: "x" });
+    const swOut = exported.find((n: { type: string }) => n.type === "switch");
+    expect(swOut.wires).toHaveLength(4);
+    expect(swOut.rules[2]).toMatchObject({ t: "regex", v: "^warn", case: true });
+  });
+
+  it("imports http in → template → http response", async () => {
+    const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows: fixture("node-red-http.json") } });
+    expect(res.status).toBe(201);
+    const types = res.body.flows[0].nodes.map((n: { type: string }) => n.type);
+    expect(types).toEqual(["http-in", "template", "http-response"]);
+    const out = (await request("GET", `/flows/${res.body.flows[0].id}/export`, { token: user.accessToken })).body;
+    expect(out.map((n: { type: string }) => n.type)).toEqual(["tab", "http in", "template", "http response"]);
+    expect(out[1]).toMatchObject({ url: "/hello", method: "get" });
+    expect(out[3]).toMatchObject({ statusCode: "200", headers: { "content-type": "text/plain" } });
+  });
+
+  it("refuses an empty import", async () => {
+    expect((await request("POST", "/flows/import", { token: user.accessToken, body: { flows: [] } })).status).toBe(400);
+  });
+});

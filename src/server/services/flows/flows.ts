@@ -1,0 +1,200 @@
+import type { AppServices } from "../../app";
+import { AppError, notFound } from "../../errors";
+import { newId } from "../../ids";
+import type { Principal } from "../../auth/principal";
+import type { Flow, Prisma } from "../../../generated/prisma/client";
+import type { Connection, FlowGraph, FlowNode } from "../../../shared/flow-graph";
+import { recordAudit } from "../audit/record-audit";
+import type { RequestMeta } from "../accounts/shared";
+import { validateGraph } from "./validate-graph";
+import { publishOrgEvent } from "./events";
+import type { CreateFlowInput, UpdateFlowInput } from "./flow.schemas";
+
+type Tx = Prisma.TransactionClient;
+
+export function flowView(flow: Flow) {
+  return {
+    id: flow.id,
+    name: flow.name,
+    description: flow.description,
+    enabled: flow.enabled,
+    revision: flow.revision,
+    nodes: flow.nodes as unknown as FlowNode[],
+    connections: flow.connections as unknown as Connection[],
+    state: flow.state as "not_deployed",
+    state_error: flow.stateError,
+    deployed_revision: flow.deployedRevision,
+    deployed_at: flow.deployedAt?.toISOString() ?? null,
+    created_at: flow.createdAt.toISOString(),
+    updated_at: flow.updatedAt.toISOString(),
+  };
+}
+
+/** A flow of the caller's organization; any other id answers 404, as a missing one does. */
+export async function requireFlow(app: AppServices, principal: Principal, id: string): Promise<Flow> {
+  const flow = await app.db.prisma.flow.findFirst({ where: { id, organizationId: principal.organizationId, deletedAt: null } });
+  if (!flow) throw notFound("flow");
+  return flow;
+}
+
+/** Node ids are unique within the organization: refuse ids that another flow uses. */
+async function assertNodeIdsFree(tx: Tx, organizationId: string, flowId: string, graph: FlowGraph) {
+  if (graph.nodes.length === 0) return;
+  const taken = await tx.flowNode.findMany({
+    where: { organizationId, nodeId: { in: graph.nodes.map((n) => n.id) }, flowId: { not: flowId } },
+    select: { nodeId: true },
+  });
+  if (taken.length > 0) {
+    const takenIds = new Set(taken.map((t) => t.nodeId));
+    const details = graph.nodes.flatMap((n, i) => (takenIds.has(n.id) ? [{ path: `nodes[${i}].id`, message: `node id ${n.id} is used by another flow of this organization` }] : []));
+    throw new AppError("VALIDATION_FAILED", `${details[0]!.path}: ${details[0]!.message}`, { details });
+  }
+}
+
+async function writeNodeIndex(tx: Tx, organizationId: string, flowId: string, graph: FlowGraph) {
+  await tx.flowNode.deleteMany({ where: { flowId } });
+  if (graph.nodes.length > 0) {
+    await tx.flowNode.createMany({ data: graph.nodes.map((n) => ({ organizationId, nodeId: n.id, flowId, type: n.type })) });
+  }
+}
+
+function uniqueNodeViolation(err: unknown): AppError | null {
+  if ((err as { code?: string })?.code !== "P2002") return null;
+  return new AppError("VALIDATION_FAILED", "nodes: a node id is used by another flow of this organization", {
+    details: [{ path: "nodes", message: "a node id is used by another flow of this organization" }],
+  });
+}
+
+export async function createFlow(app: AppServices, principal: Principal, input: CreateFlowInput, meta: RequestMeta, options: { quiet?: boolean } = {}) {
+  const graph = validateGraph(app.nodes, input);
+  const id = newId("flw");
+  const flow = await app.db.prisma
+    .$transaction(async (tx) => {
+      await assertNodeIdsFree(tx, principal.organizationId, id, graph);
+      const created = await tx.flow.create({
+        data: {
+          id,
+          organizationId: principal.organizationId,
+          name: input.name,
+          description: input.description,
+          enabled: input.enabled,
+          nodes: graph.nodes as unknown as Prisma.InputJsonValue,
+          connections: graph.connections as unknown as Prisma.InputJsonValue,
+          nodeCount: graph.nodes.length,
+          createdById: principal.userId,
+        },
+      });
+      await writeNodeIndex(tx, principal.organizationId, id, graph);
+      return created;
+    })
+    .catch((err: unknown) => {
+      throw uniqueNodeViolation(err) ?? err;
+    });
+  if (!options.quiet) await recordAudit(app, { action: "flow.created", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: id, ipAddress: meta.ip });
+  await publishOrgEvent(app, principal.organizationId, "flow.created", id, { name: flow.name, revision: flow.revision });
+  return { flow: flowView(flow) };
+}
+
+function encodeCursor(flow: { createdAt: Date; id: string }) {
+  return Buffer.from(JSON.stringify([flow.createdAt.getTime(), flow.id])).toString("base64url");
+}
+
+function decodeCursor(cursor: string) {
+  try {
+    const [ms, id] = JSON.parse(Buffer.from(cursor, "base64url").toString()) as [number, string];
+    if (typeof ms !== "number" || typeof id !== "string") throw new Error("bad");
+    return { createdAt: new Date(ms), id };
+  } catch {
+    throw new AppError("VALIDATION_FAILED", "cursor: is not a cursor from a previous page", { details: [{ path: "cursor", message: "is not a cursor from a previous page" }] });
+  }
+}
+
+/** Newest first. Without `limit`, every flow (SEED.md); with it, keyset pages on (created_at, id). */
+export async function listFlows(app: AppServices, principal: Principal, input: { limit?: number; cursor?: string; name?: string; enabled?: boolean } = {}) {
+  const after = input.cursor ? decodeCursor(input.cursor) : null;
+  const rows = await app.db.prisma.flow.findMany({
+    where: {
+      organizationId: principal.organizationId,
+      deletedAt: null,
+      ...(input.name ? { name: { contains: input.name, mode: "insensitive" } } : {}),
+      ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
+      ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: { id: true, name: true, enabled: true, nodeCount: true, revision: true, state: true, updatedAt: true, createdAt: true },
+    ...(input.limit ? { take: input.limit + 1 } : {}),
+  });
+  const page = input.limit ? rows.slice(0, input.limit) : rows;
+  const last = page[page.length - 1];
+  return {
+    flows: page.map((f) => ({ id: f.id, name: f.name, enabled: f.enabled, nodes: f.nodeCount, revision: f.revision, state: f.state as "running", updated_at: f.updatedAt.toISOString() })),
+    next_cursor: input.limit && rows.length > input.limit && last ? encodeCursor(last) : null,
+  };
+}
+
+export async function getFlow(app: AppServices, principal: Principal, id: string) {
+  return { flow: flowView(await requireFlow(app, principal, id)) };
+}
+
+/**
+ * Partial update. With a revision (body or If-Match) the write happens only if the flow is still at
+ * it: a conditional update, so of two concurrent writers exactly one wins and the other gets 409
+ * with nothing written. `enabled` also starts or stops a deployed flow.
+ */
+export async function updateFlow(app: AppServices, principal: Principal, input: UpdateFlowInput, meta: RequestMeta) {
+  const current = await requireFlow(app, principal, input.id);
+  if (input.revision !== undefined && input.revision !== current.revision) {
+    throw new AppError("REVISION_CONFLICT", `the flow is at revision ${current.revision}, not ${input.revision}; reload it and apply your change again`);
+  }
+  const graph =
+    input.nodes !== undefined || input.connections !== undefined
+      ? validateGraph(app.nodes, {
+          nodes: input.nodes ?? (current.nodes as unknown as FlowNode[]),
+          connections: input.connections ?? (current.connections as unknown as Connection[]),
+        })
+      : null;
+  const expected = input.revision ?? current.revision;
+  const updated = await app.db.prisma
+    .$transaction(async (tx) => {
+      if (graph) await assertNodeIdsFree(tx, principal.organizationId, current.id, graph);
+      const { count } = await tx.flow.updateMany({
+        where: { id: current.id, organizationId: principal.organizationId, deletedAt: null, revision: expected },
+        data: {
+          name: input.name,
+          description: input.description,
+          enabled: input.enabled,
+          ...(graph
+            ? {
+                nodes: graph.nodes as unknown as Prisma.InputJsonValue,
+                connections: graph.connections as unknown as Prisma.InputJsonValue,
+                nodeCount: graph.nodes.length,
+              }
+            : {}),
+          revision: { increment: 1 },
+        },
+      });
+      if (count !== 1) throw new AppError("REVISION_CONFLICT", "the flow was changed by someone else meanwhile; reload it and apply your change again");
+      if (graph) await writeNodeIndex(tx, principal.organizationId, current.id, graph);
+      return tx.flow.findUniqueOrThrow({ where: { id: current.id } });
+    })
+    .catch((err: unknown) => {
+      throw uniqueNodeViolation(err) ?? err;
+    });
+  if (input.enabled !== undefined && input.enabled !== current.enabled && updated.currentDeploymentId) {
+    await app.flowRuntime.setEnabled(updated, input.enabled);
+  }
+  await publishOrgEvent(app, principal.organizationId, "flow.updated", updated.id, { name: updated.name, revision: updated.revision, enabled: updated.enabled });
+  void meta;
+  return { flow: flowView(await app.db.prisma.flow.findUniqueOrThrow({ where: { id: updated.id } })) };
+}
+
+export async function deleteFlow(app: AppServices, principal: Principal, id: string, meta: RequestMeta) {
+  const flow = await requireFlow(app, principal, id);
+  await app.db.prisma.$transaction([
+    app.db.prisma.flow.update({ where: { id: flow.id }, data: { deletedAt: new Date(), enabled: false } }),
+    app.db.prisma.flowNode.deleteMany({ where: { flowId: flow.id } }),
+  ]);
+  if (flow.currentDeploymentId) await app.flowRuntime.stop(flow.id);
+  await recordAudit(app, { action: "flow.deleted", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: flow.id, ipAddress: meta.ip });
+  await publishOrgEvent(app, principal.organizationId, "flow.deleted", flow.id, { name: flow.name });
+}

@@ -1,0 +1,143 @@
+import { randomBytes } from "node:crypto";
+import type { AppServices } from "../../app";
+import { AppError } from "../../errors";
+import type { Principal } from "../../auth/principal";
+import type { NodeRegistry } from "../../nodes/registry";
+import { outputCount } from "../../nodes/types";
+import type { Connection, FlowNode } from "../../../shared/flow-graph";
+import type { RequestMeta } from "../accounts/shared";
+import { createFlow, flowView, requireFlow } from "./flows";
+
+type NrNode = Record<string, unknown> & { id?: unknown; type?: unknown; z?: unknown };
+
+const NR_RESERVED = new Set(["id", "type", "z", "name", "x", "y", "wires", "d", "g", "info"]);
+
+/** A flow as Node-RED's flows.json: a tab, then its nodes with z, x, y, wires and their properties. */
+export function toNodeRed(registry: NodeRegistry, flow: { id: string; name: string; description: string; enabled: boolean; nodes: FlowNode[]; connections: Connection[] }) {
+  const tab = { id: flow.id, type: "tab", label: flow.name, disabled: !flow.enabled, info: flow.description, env: [] };
+  const nodes = flow.nodes.map((n) => {
+    const definition = registry.get(n.type);
+    const ports = definition ? outputCount(definition, n.config) : 0;
+    const wires: string[][] = Array.from({ length: ports }, () => []);
+    for (const c of flow.connections) if (c.source === n.id && wires[c.source_port]) wires[c.source_port]!.push(c.target);
+    if (n.type === "unknown") {
+      const c = n.config as { original_type: string; properties: Record<string, unknown> };
+      return { ...c.properties, id: n.id, type: c.original_type, z: flow.id, name: n.name, x: n.position.x, y: n.position.y, wires };
+    }
+    const props = definition?.nodeRed ? definition.nodeRed.toNodeRed(n.config) : { ...n.config };
+    return {
+      id: n.id,
+      type: definition?.nodeRed?.type ?? n.type,
+      z: flow.id,
+      name: n.name,
+      ...props,
+      x: n.position.x,
+      y: n.position.y,
+      wires,
+      ...(n.disabled ? { d: true } : {}),
+    };
+  });
+  return [tab, ...nodes];
+}
+
+export async function exportFlow(app: AppServices, principal: Principal, id: string) {
+  const flow = flowView(await requireFlow(app, principal, id));
+  return toNodeRed(app.nodes, flow);
+}
+
+const freshId = () => randomBytes(8).toString("hex");
+
+/**
+ * Imports a Node-RED flows.json: one flow per tab (nodes without a tab go to an "Imported" flow).
+ * Ids already used in the organization get fresh ones (wires follow); types we lack are kept as
+ * disabled `unknown` nodes and reported; config nodes (no x/y/wires) are reported and skipped.
+ */
+export async function importFlows(app: AppServices, principal: Principal, items: NrNode[], meta: RequestMeta) {
+  const warnings: string[] = [];
+  const registry = app.nodes;
+  const tabs = items.filter((n) => n.type === "tab");
+  const isNode = (n: NrNode) => n.type !== "tab" && n.type !== "subflow" && n.type !== "group" && typeof n.id === "string";
+  const graphNodes = items.filter((n) => isNode(n) && (n.x !== undefined || Array.isArray(n.wires)));
+  for (const n of items.filter((n) => isNode(n) && n.x === undefined && !Array.isArray(n.wires))) {
+    warnings.push(`config node ${String(n.id)} (${String(n.type)}) was not imported: configuration nodes are not supported; set its values on the nodes that use it`);
+  }
+  for (const n of items.filter((n) => n.type === "subflow" || n.type === "group")) warnings.push(`${String(n.type)} ${String(n.id)} was not imported`);
+  if (tabs.length === 0 && graphNodes.length === 0) throw new AppError("VALIDATION_FAILED", "flows: no tab and no nodes to import", { details: [{ path: "flows", message: "no tab and no nodes to import" }] });
+
+  // Re-key ids that are taken in the organization (or repeated inside the import).
+  const ids = graphNodes.map((n) => String(n.id));
+  const taken = new Set(
+    (await app.db.prisma.flowNode.findMany({ where: { organizationId: principal.organizationId, nodeId: { in: ids } }, select: { nodeId: true } })).map((t) => t.nodeId),
+  );
+  const rename = new Map<string, string>();
+  const seen = new Set<string>();
+  for (const id of ids) {
+    const valid = /^[A-Za-z0-9_-]{1,64}$/.test(id);
+    if (!valid || taken.has(id) || seen.has(id)) rename.set(id, freshId());
+    seen.add(rename.get(id) ?? id);
+  }
+  const newId = (id: string) => rename.get(id) ?? id;
+
+  const groups = new Map<string, { tab: NrNode | null; nodes: NrNode[] }>();
+  for (const tab of tabs) groups.set(String(tab.id), { tab, nodes: [] });
+  for (const n of graphNodes) {
+    const z = typeof n.z === "string" && groups.has(n.z) ? n.z : "__untabbed";
+    if (!groups.has(z)) groups.set(z, { tab: null, nodes: [] });
+    groups.get(z)!.nodes.push(n);
+  }
+
+  const created = [];
+  for (const { tab, nodes } of groups.values()) {
+    const flowNodes: FlowNode[] = [];
+    const connections: Connection[] = [];
+    const local = new Set(nodes.map((n) => newId(String(n.id))));
+    for (const n of nodes) {
+      const id = newId(String(n.id));
+      const nrType = String(n.type);
+      const definition = registry.fromNodeRedType(nrType);
+      const props = Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k)));
+      const wires = Array.isArray(n.wires) ? (n.wires as unknown[]) : [];
+      let config: Record<string, unknown>;
+      let type: string;
+      if (definition && definition.type !== "unknown") {
+        type = definition.type;
+        config = definition.nodeRed ? definition.nodeRed.fromNodeRed(props) : props;
+        const parsed = definition.configSchema.safeParse(config);
+        if (!parsed.success) {
+          warnings.push(`node ${id} (${nrType}): ${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}; kept as an unknown node`);
+          type = "unknown";
+          config = { original_type: nrType, properties: props, outputs: wires.length };
+        }
+      } else {
+        type = "unknown";
+        config = { original_type: nrType, properties: props, outputs: wires.length };
+        warnings.push(`node ${id}: type ${nrType} is not available here; kept as a disabled unknown node`);
+      }
+      if (typeof n.id === "string" && rename.has(n.id)) warnings.push(`node ${n.id} was renamed ${id}: its id is already used in this organization`);
+      flowNodes.push({
+        id,
+        type,
+        name: typeof n.name === "string" ? n.name : "",
+        position: { x: Number(n.x ?? 0) || 0, y: Number(n.y ?? 0) || 0 },
+        config,
+        disabled: type === "unknown" || n.d === true,
+      });
+      wires.forEach((port, portIndex) => {
+        for (const target of Array.isArray(port) ? port : []) {
+          const t = newId(String(target));
+          if (local.has(t)) connections.push({ source: id, source_port: portIndex, target: t });
+          else warnings.push(`wire from ${id} to ${String(target)} was dropped: the target is not in the same tab`);
+        }
+      });
+    }
+    const name = tab ? String(tab.label ?? "Imported flow") || "Imported flow" : "Imported flow";
+    const { flow } = await createFlow(
+      app,
+      principal,
+      { name: name.slice(0, 200), description: tab && typeof tab.info === "string" ? tab.info.slice(0, 10_000) : "", enabled: tab ? tab.disabled !== true : true, nodes: flowNodes, connections },
+      meta,
+    );
+    created.push(flow);
+  }
+  return { flows: created, warnings };
+}

@@ -1,0 +1,44 @@
+import { z } from "zod";
+
+/** A node id: chosen by the client (unique within the organization) or generated. */
+export const nodeIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, _ or -");
+
+export const positionSchema = z.object({
+  x: z.number().finite().min(-1e6).max(1e6),
+  y: z.number().finite().min(-1e6).max(1e6),
+});
+
+/** A node as clients send it: config is checked against its type's schema on the server. */
+export const nodeInputSchema = z.object({
+  id: nodeIdSchema.optional(),
+  type: z.string().min(1).max(64),
+  name: z.string().max(200).default(""),
+  position: positionSchema.default({ x: 0, y: 0 }),
+  config: z.record(z.string(), z.unknown()).default({}),
+  disabled: z.boolean().default(false),
+});
+
+export const connectionSchema = z.object({
+  source: nodeIdSchema,
+  source_port: z.number().int().min(0).max(63).default(0),
+  target: nodeIdSchema,
+});
+
+export const flowNodeSchema = z.object({
+  id: nodeIdSchema,
+  type: z.string(),
+  name: z.string(),
+  position: positionSchema,
+  config: z.record(z.string(), z.unknown()),
+  disabled: z.boolean(),
+});
+
+export type FlowNode = z.infer<typeof flowNodeSchema>;
+export type FlowNodeInput = z.input<typeof nodeInputSchema>;
+export type Connection = z.infer<typeof connectionSchema>;
+
+/** What a deployment snapshots and the runtime runs. */
+export interface FlowGraph {
+  nodes: FlowNode[];
+  connections: Connection[];
+}
