@@ -9,6 +9,7 @@ import { EnvError, getEnv, type Env } from "./env";
 import { createApp, setApp, type AppServices } from "./server/app";
 import { CLIENT_IP_HEADER, resolveClientIp } from "./server/api/rest/client-ip";
 import { createRealtimeHub } from "./server/realtime/hub";
+import { DeviceChannel } from "./server/realtime/devices";
 
 let env: Env;
 try {
@@ -40,7 +41,7 @@ const nextApp = next({ dev, hostname: env.HOST, port: env.PORT, dir: process.cwd
 await nextApp.prepare();
 const handle = nextApp.getRequestHandler();
 const nextUpgrade = nextApp.getUpgradeHandler();
-const hub = createRealtimeHub({ app });
+const hub = createRealtimeHub({ app, devices: new DeviceChannel(app.store, app.devices) });
 
 const server = http.createServer((req, res) => {
   req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
@@ -64,6 +65,10 @@ server.on("upgrade", (req, socket, head) => {
     void nextUpgrade(req, socket, head);
   }
 });
+
+// Deployed, enabled flows run again from their deployment snapshots.
+const restarted = await app.flowRuntime.startAll();
+if (restarted > 0) logger.info({ flows: restarted }, "deployed flows restarted");
 
 server.listen(env.PORT, env.HOST, () => {
   const address = server.address();

@@ -8,6 +8,7 @@ import { createMailer, type Mailer } from "./mail/mailer";
 import { createNodeRegistry, type NodeRegistry } from "./nodes/registry";
 import { builtinBehaviours } from "./nodes/behaviours";
 import { FlowRuntimeController } from "./services/flows/runtime-controller";
+import { DeviceBus } from "./realtime/device-bus";
 
 export interface AppConfig {
   env: Env;
@@ -33,6 +34,7 @@ export interface AppServices {
   nodes: NodeRegistry;
   /** The flows this instance runs. */
   flowRuntime: FlowRuntimeController;
+  devices: DeviceBus;
   startedAt: Date;
   close(): Promise<void>;
 }
@@ -74,7 +76,18 @@ export async function createApp(options: CreateAppOptions = {}): Promise<AppServ
   const store = createStore({ redisUrl: env.REDIS_URL, keyPrefix: options.storeKeyPrefix });
   const mailer = createMailer({ dataDir: config.dataDir, smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, logger });
   const nodes = createNodeRegistry();
-  const flowRuntime = new FlowRuntimeController({ prisma: db.prisma, store, logger, nodes, behaviours: builtinBehaviours() });
+  const devices = new DeviceBus(store, logger);
+  const flowRuntime = new FlowRuntimeController({
+    prisma: db.prisma,
+    store,
+    logger,
+    nodes,
+    behaviours: builtinBehaviours(),
+    services: {
+      sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
+      onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),
+    },
+  });
   return {
     config,
     db,
@@ -83,6 +96,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<AppServ
     mailer,
     nodes,
     flowRuntime,
+    devices,
     startedAt: new Date(),
     close: async () => {
       await flowRuntime.close();

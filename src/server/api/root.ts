@@ -6,6 +6,7 @@ import { apiKeysRouter } from "./routers/api-keys.router";
 import { auditRouter } from "./routers/audit.router";
 import { flowsRouter } from "./routers/flows.router";
 import { nodesRouter } from "./routers/nodes.router";
+import { devicesRouter } from "./routers/devices.router";
 
 export const appRouter = router({
   system: systemRouter,
@@ -15,6 +16,7 @@ export const appRouter = router({
   audit: auditRouter,
   flows: flowsRouter,
   nodes: nodesRouter,
+  devices: devicesRouter,
 });
 
 export type AppRouter = typeof appRouter;

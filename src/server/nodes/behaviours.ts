@@ -7,6 +7,8 @@ import { templateBehaviour } from "./template/behaviour";
 import { jsonBehaviour } from "./json/behaviour";
 import { delayBehaviour } from "./delay/behaviour";
 import { commentBehaviour } from "./comment/behaviour";
+import { deviceInBehaviour } from "./device-in/behaviour";
+import { deviceOutBehaviour } from "./device-out/behaviour";
 
 /** Behaviour per node type; a type without one (unknown) never runs. */
 export function builtinBehaviours(): Map<string, NodeFactory> {
@@ -19,5 +21,7 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["json", jsonBehaviour],
     ["delay", delayBehaviour],
     ["comment", commentBehaviour],
+    ["device-in", deviceInBehaviour],
+    ["device-out", deviceOutBehaviour],
   ]);
 }

@@ -2,34 +2,27 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { AppServices } from "../app";
+import { resolvePrincipal, type Principal } from "../auth/principal";
+import { browserSessionId } from "../auth/next-auth";
+import { assertPermission } from "../permissions";
+import { SESSION_REVOKED_CHANNEL } from "../auth/sessions";
+import { orgEventsChannel, type OrgEvent } from "../services/flows/events";
+import { AppError, toAppError } from "../errors";
+import { verifyAccessToken } from "../auth/jwt";
+import { appJwtKeys } from "../auth/principal";
+import { clientFrameSchema, WS_CLOSE, WS_LIMITS } from "./protocol";
+import type { DeviceChannel } from "./devices";
 
-export const WS_CLOSE = {
-  unauthenticated: 4401,
-  forbidden: 4403,
-  going_away: 1001,
-} as const;
+export { WS_CLOSE };
 
-const MAX_PAYLOAD = 64 * 1024;
-const AUTH_TIMEOUT_MS = 10_000;
-const HEARTBEAT_MS = 30_000;
-
-export interface WsIdentity {
-  userId: string;
-  organizationId: string;
-}
-
-export interface WsCredentials {
-  authorization?: string;
-  apiKey?: string;
-  cookie?: string;
-  origin?: string;
-  token?: string;
-}
-
-export interface RealtimeHubOptions {
-  app: AppServices;
-  /** Resolves credentials to an identity, or null when they are not valid. */
-  authenticate?: (credentials: WsCredentials) => Promise<WsIdentity | null>;
+interface Client {
+  ws: WebSocket;
+  alive: boolean;
+  principal?: Principal;
+  topics: Set<string> | null;
+  flowId: string | null;
+  dropped: number;
+  expiryTimer?: NodeJS.Timeout;
 }
 
 export interface RealtimeHub {
@@ -38,25 +31,23 @@ export interface RealtimeHub {
   close(): Promise<void>;
 }
 
-interface Client {
-  ws: WebSocket;
-  alive: boolean;
-  identity?: WsIdentity;
-}
-
 function send(ws: WebSocket, frame: unknown) {
   if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
 }
 
 /**
- * The WebSocket endpoint at /ws: authentication on the upgrade or by a first `auth` frame within
- * 10 s, JSON frames, bounded client frames, and heartbeats that drop dead peers.
+ * The WebSocket endpoint at /ws. Authentication on the upgrade (Authorization, X-API-Key, or the
+ * UI's session cookie from our own origin) or by an `auth` frame within 10 s; failures close with
+ * 4401 before any event. Events come from the organization's channel in the store's pub/sub, so
+ * with Redis every instance's clients see every event. A slow client only loses its own debug
+ * events (counted and reported), never slows the runtime or other clients.
  */
-export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
-  const { logger } = options.app;
-  const authenticate = options.authenticate ?? (async () => null);
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD });
+export function createRealtimeHub(options: { app: AppServices; devices?: DeviceChannel; authTimeoutMs?: number }): RealtimeHub {
+  const { app } = options;
+  const { logger } = app;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: WS_LIMITS.maxPayloadBytes });
   const clients = new Set<Client>();
+  const orgSubscriptions = new Map<string, { count: number; unsubscribe: Promise<() => Promise<void>> }>();
 
   const heartbeat = setInterval(() => {
     for (const client of clients) {
@@ -67,106 +58,223 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
       client.alive = false;
       client.ws.ping();
     }
-  }, HEARTBEAT_MS);
+  }, WS_LIMITS.heartbeatMs);
   heartbeat.unref();
 
-  function ready(client: Client, identity: WsIdentity) {
-    client.identity = identity;
-    send(client.ws, { type: "ready", user_id: identity.userId, organization_id: identity.organizationId });
+  const revocations = app.store.subscribe(SESSION_REVOKED_CHANNEL, (message) => {
+    const { session_id } = JSON.parse(message) as { session_id: string };
+    for (const client of clients) {
+      if (client.principal?.kind === "session" && client.principal.sessionId === session_id) {
+        client.ws.close(WS_CLOSE.unauthenticated, "session revoked");
+      }
+    }
+  });
+
+  function deliver(organizationId: string, raw: string) {
+    let event: OrgEvent;
+    try {
+      event = JSON.parse(raw) as OrgEvent;
+    } catch {
+      return;
+    }
+    for (const client of clients) {
+      const p = client.principal;
+      if (!p || p.organizationId !== organizationId || (p.kind === "api_key" && p.keyKind === "device")) continue;
+      if (client.topics && !client.topics.has(event.topic)) continue;
+      if (client.flowId && event.flow_id !== client.flowId) continue;
+      if (client.ws.bufferedAmount > WS_LIMITS.maxBufferedBytes) {
+        if (event.topic === "debug") {
+          client.dropped++;
+          continue;
+        }
+      } else if (client.dropped > 0) {
+        send(client.ws, { type: "dropped", count: client.dropped });
+        client.dropped = 0;
+      }
+      if (client.ws.readyState === client.ws.OPEN) client.ws.send(raw);
+    }
   }
 
-  function onConnection(ws: WebSocket, fromHeaders: WsIdentity | null) {
-    const client: Client = { ws, alive: true };
+  function joinOrg(organizationId: string) {
+    const existing = orgSubscriptions.get(organizationId);
+    if (existing) {
+      existing.count++;
+      return;
+    }
+    orgSubscriptions.set(organizationId, {
+      count: 1,
+      unsubscribe: app.store.subscribe(orgEventsChannel(organizationId), (m) => deliver(organizationId, m)),
+    });
+  }
+
+  function leaveOrg(organizationId: string) {
+    const sub = orgSubscriptions.get(organizationId);
+    if (!sub) return;
+    if (--sub.count <= 0) {
+      orgSubscriptions.delete(organizationId);
+      void sub.unsubscribe.then((fn) => fn()).catch(() => undefined);
+    }
+  }
+
+  async function authenticate(credentials: { authorization?: string; apiKey?: string; cookie?: string; origin?: string }): Promise<Principal> {
+    const sessionId = credentials.cookie ? await browserSessionId(app, { cookie: credentials.cookie, origin: credentials.origin ?? null }) : undefined;
+    if (!credentials.authorization && !credentials.apiKey && !sessionId) throw new AppError("UNAUTHENTICATED", "authentication required");
+    const principal = await resolvePrincipal(
+      app,
+      { authorization: credentials.authorization, apiKey: credentials.apiKey, browserSessionId: credentials.authorization || credentials.apiKey ? undefined : sessionId },
+      { allowDeviceKeys: true },
+    );
+    if (!(principal.kind === "api_key" && principal.keyKind === "device")) {
+      assertPermission({ role: principal.role, kind: principal.kind, scopes: principal.kind === "api_key" ? principal.scopes : undefined }, "events:read");
+    }
+    return principal;
+  }
+
+  async function ready(client: Client, principal: Principal, bearer?: string) {
+    const first = !client.principal;
+    if (client.principal && client.principal.organizationId !== principal.organizationId) {
+      client.ws.close(WS_CLOSE.forbidden, "re-authentication must keep the organization");
+      return;
+    }
+    client.principal = principal;
+    clearTimeout(client.expiryTimer);
+    // An access token's expiry ends the socket unless the client re-authenticates with a fresh one.
+    if (bearer && principal.kind === "session") {
+      const claims = await verifyAccessToken(appJwtKeys(app), bearer).catch(() => null);
+      if (claims) {
+        const ms = claims.exp * 1000 - Date.now();
+        client.expiryTimer = setTimeout(() => client.ws.close(WS_CLOSE.unauthenticated, "access token expired"), Math.max(0, ms));
+        client.expiryTimer.unref();
+      }
+    }
+    if (first) {
+      if (principal.kind === "api_key" && principal.keyKind === "device") options.devices?.attach(client.ws, principal);
+      else joinOrg(principal.organizationId);
+    }
+    send(client.ws, {
+      type: "ready",
+      user_id: principal.userId,
+      organization_id: principal.organizationId,
+      ...(principal.kind === "api_key" && principal.keyKind === "device" ? { device_key_id: principal.keyId } : {}),
+    });
+  }
+
+  function onConnection(ws: WebSocket, fromHeaders: { principal: Principal; bearer?: string } | null) {
+    const client: Client = { ws, alive: true, topics: null, flowId: null, dropped: 0 };
     clients.add(client);
     ws.on("pong", () => {
       client.alive = true;
     });
-    ws.on("close", () => clients.delete(client));
+    ws.on("close", () => {
+      clients.delete(client);
+      clearTimeout(client.expiryTimer);
+      clearTimeout(authTimer);
+      const p = client.principal;
+      if (p && !(p.kind === "api_key" && p.keyKind === "device")) leaveOrg(p.organizationId);
+    });
     ws.on("error", (err) => logger.debug({ err }, "websocket error"));
 
     let authTimer: NodeJS.Timeout | undefined;
-    if (fromHeaders) {
-      ready(client, fromHeaders);
-    } else {
-      authTimer = setTimeout(() => ws.close(WS_CLOSE.unauthenticated, "authentication timeout"), AUTH_TIMEOUT_MS);
-    }
+    if (fromHeaders) void ready(client, fromHeaders.principal, fromHeaders.bearer);
+    else authTimer = setTimeout(() => ws.close(WS_CLOSE.unauthenticated, "authentication timeout"), options.authTimeoutMs ?? WS_LIMITS.authTimeoutMs);
 
     ws.on("message", (data, isBinary) => {
-      let frame: { type?: unknown; token?: unknown };
+      let parsed: unknown;
       try {
-        frame = JSON.parse(isBinary ? "" : data.toString()) as typeof frame;
-        if (typeof frame !== "object" || frame === null) throw new Error("not an object");
+        parsed = JSON.parse(isBinary ? "" : data.toString());
       } catch {
         send(ws, { type: "error", code: "INVALID_FRAME", message: "frames must be JSON objects" });
         return;
       }
-      if (frame.type === "auth") {
-        if (typeof frame.token !== "string") {
-          ws.close(WS_CLOSE.unauthenticated, "invalid credentials");
-          return;
-        }
-        void authenticate({ token: frame.token }).then(
-          (identity) => {
-            if (!identity) {
-              ws.close(WS_CLOSE.unauthenticated, "invalid credentials");
-              return;
-            }
+      const frame = clientFrameSchema.safeParse(parsed);
+      if (!frame.success) {
+        send(ws, { type: "error", code: "INVALID_FRAME", message: frame.error.issues[0]?.message ?? "invalid frame" });
+        return;
+      }
+      const f = frame.data;
+      if (f.type === "auth") {
+        const token = f.token;
+        const credentials = /^(service|device)_/.test(token) ? { apiKey: token } : { authorization: `Bearer ${token}` };
+        authenticate(credentials).then(
+          (principal) => {
             clearTimeout(authTimer);
-            ready(client, identity);
+            return ready(client, principal, credentials.authorization ? token : undefined);
           },
           (err: unknown) => {
-            logger.warn({ err }, "websocket authentication failed");
-            ws.close(WS_CLOSE.unauthenticated, "authentication unavailable");
+            const e = toAppError(err);
+            ws.close(e.status === 403 ? WS_CLOSE.forbidden : WS_CLOSE.unauthenticated, e.code);
           },
         );
         return;
       }
-      if (!client.identity) {
+      if (!client.principal) {
         ws.close(WS_CLOSE.unauthenticated, "authenticate first");
         return;
       }
-      if (frame.type === "ping") {
-        send(ws, { type: "pong", ts: new Date().toISOString() });
-        return;
+      switch (f.type) {
+        case "ping":
+          send(ws, { type: "pong", ts: new Date().toISOString() });
+          return;
+        case "subscribe":
+          client.topics = f.topics ? new Set(f.topics) : null;
+          client.flowId = f.flow_id ?? null;
+          send(ws, { type: "subscribed", topics: f.topics ?? "all", flow_id: client.flowId });
+          return;
+        case "unsubscribe":
+          if (f.topics) {
+            const current = client.topics ?? new Set(["flow.created", "flow.updated", "flow.deleted", "flow.deployed", "flow.state", "node.status", "debug", "inject"]);
+            for (const t of f.topics) current.delete(t);
+            client.topics = current;
+          } else if (f.flow_id) client.flowId = null;
+          else client.topics = new Set();
+          send(ws, { type: "subscribed", topics: client.topics ? [...client.topics] : "all", flow_id: client.flowId });
+          return;
+        case "device.publish":
+          if (client.principal.kind === "api_key" && client.principal.keyKind === "device" && options.devices) {
+            options.devices.publish(client.principal, f.topic, f.payload);
+          } else send(ws, { type: "error", code: "FORBIDDEN", message: "only device keys publish device messages" });
+          return;
       }
-      send(ws, { type: "error", code: "UNKNOWN_FRAME", message: `unknown frame type ${String(frame.type)}` });
     });
   }
 
   return {
     handleUpgrade(req, socket, head) {
-      const credentials: WsCredentials = {
-        authorization: req.headers.authorization,
-        apiKey: typeof req.headers["x-api-key"] === "string" ? req.headers["x-api-key"] : undefined,
-        cookie: req.headers.cookie,
-        origin: req.headers.origin,
+      const header = (name: string) => {
+        const v = req.headers[name];
+        return typeof v === "string" ? v : undefined;
       };
-      // A bad Authorization or X-API-Key header fails the connection; a cookie that does not
-      // authenticate leaves the client the `auth` frame.
+      const credentials = { authorization: header("authorization"), apiKey: header("x-api-key"), cookie: header("cookie"), origin: header("origin") };
       const explicit = Boolean(credentials.authorization || credentials.apiKey);
-      const accept = (identity: WsIdentity | null) =>
+      const accept = (result: { principal: Principal; bearer?: string } | null, error?: AppError) =>
         wss.handleUpgrade(req, socket, head, (ws) => {
-          if (explicit && !identity) {
-            ws.close(WS_CLOSE.unauthenticated, "invalid credentials");
+          if (error && explicit) {
+            ws.close(error.status === 403 ? WS_CLOSE.forbidden : WS_CLOSE.unauthenticated, error.code);
             return;
           }
-          onConnection(ws, identity);
+          onConnection(ws, result);
         });
       if (!explicit && !credentials.cookie) {
         accept(null);
         return;
       }
-      authenticate(credentials).then(accept, (err: unknown) => {
-        logger.warn({ err }, "websocket authentication failed");
-        accept(null);
-      });
+      authenticate(credentials).then(
+        (principal) => {
+          const bearer = credentials.authorization?.replace(/^Bearer\s+/i, "");
+          accept({ principal, bearer: bearer && !/^(service|device)_/.test(bearer) ? bearer : undefined });
+        },
+        // A cookie that does not authenticate leaves the client the `auth` frame.
+        (err: unknown) => accept(null, toAppError(err)),
+      );
     },
     get clientCount() {
       return clients.size;
     },
     async close() {
       clearInterval(heartbeat);
-      for (const client of clients) client.ws.close(WS_CLOSE.going_away, "server shutting down");
+      for (const client of clients) client.ws.close(WS_CLOSE.goingAway, "server shutting down");
+      await Promise.all([...orgSubscriptions.values()].map((s) => s.unsubscribe.then((fn) => fn()).catch(() => undefined)));
+      await revocations.then((fn) => fn()).catch(() => undefined);
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };

@@ -68,8 +68,10 @@ export type NodeFactory = (ctx: NodeContext) => NodeBehaviour | Promise<NodeBeha
 export interface RuntimeServices {
   /** Outgoing HTTP for http-request, with the SSRF policy applied. */
   fetch?: (url: string, init: RequestInit & { timeoutMs: number }) => Promise<Response>;
-  /** Sends a message to connected devices of the organization. */
-  sendToDevices?: (organizationId: string, message: { topic: string; payload: unknown; deviceKeyId: string | null }) => number;
+  /** Sends a message to connected devices of the organization (any instance). */
+  sendToDevices?: (organizationId: string, message: { topic: string; payload: unknown; device_key_id: string | null }) => void;
+  /** Listens to messages devices of the organization publish; returns the function that stops. */
+  onDeviceMessage?: (organizationId: string, handler: (m: { topic: string; payload: unknown; device_key_id: string }) => void) => () => void;
 }
 
 export type FlowState = "running" | "stopped" | "error";

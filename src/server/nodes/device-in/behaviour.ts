@@ -1,0 +1,30 @@
+import type { NodeFactory } from "../../runtime/types";
+import type { z } from "zod";
+import type { deviceInConfig } from "./definition";
+
+/** MQTT-style topic match: "#" matches everything below, "+" one level. */
+export function topicMatches(filter: string, topic: string): boolean {
+  if (filter === "#") return true;
+  const f = filter.split("/");
+  const t = topic.split("/");
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] === "#") return true;
+    if (f[i] !== "+" && f[i] !== t[i]) return false;
+  }
+  return f.length === t.length;
+}
+
+export const deviceInBehaviour: NodeFactory = (ctx) => {
+  const c = ctx.node.config as z.infer<typeof deviceInConfig>;
+  let stop: (() => void) | undefined;
+  return {
+    start() {
+      stop = ctx.services.onDeviceMessage?.(ctx.organizationId, (m) => {
+        if (topicMatches(c.topic, m.topic)) ctx.send({ _msgid: ctx.newMessageId(), topic: m.topic, payload: m.payload, device_key_id: m.device_key_id });
+      });
+    },
+    close() {
+      stop?.();
+    },
+  };
+};

@@ -1,0 +1,65 @@
+import type { KeyValueStore } from "../store";
+import type { Logger } from "../logger";
+
+export const devicesInChannel = (organizationId: string) => `org:${organizationId}:devices:in`;
+export const devicesOutChannel = (organizationId: string) => `org:${organizationId}:devices:out`;
+
+export interface DeviceInMessage {
+  topic: string;
+  payload: unknown;
+  device_key_id: string;
+}
+
+export interface DeviceOutMessage {
+  topic: string;
+  payload: unknown;
+  device_key_id: string | null;
+}
+
+/**
+ * Device traffic through the store's pub/sub, so a device connected to one instance reaches the
+ * flow running on another: `device.publish` frames go out on the organization's devices:in channel
+ * (device-in nodes listen), device-out nodes publish on devices:out (the hub forwards to sockets).
+ */
+export class DeviceBus {
+  private readonly handlers = new Map<string, { set: Set<(m: DeviceInMessage) => void>; unsubscribe: Promise<() => Promise<void>> }>();
+
+  constructor(
+    private readonly store: KeyValueStore,
+    private readonly logger: Logger,
+  ) {}
+
+  sendToDevices(organizationId: string, message: DeviceOutMessage): void {
+    this.store.publish(devicesOutChannel(organizationId), JSON.stringify(message)).catch((err: unknown) => this.logger.warn({ err }, "device message could not be published"));
+  }
+
+  publishFromDevice(organizationId: string, message: DeviceInMessage): void {
+    this.store.publish(devicesInChannel(organizationId), JSON.stringify(message)).catch((err: unknown) => this.logger.warn({ err }, "device publish could not be forwarded"));
+  }
+
+  /** Listens to the organization's device messages; returns the function that stops listening. */
+  onDeviceMessage(organizationId: string, handler: (m: DeviceInMessage) => void): () => void {
+    let entry = this.handlers.get(organizationId);
+    if (!entry) {
+      const set = new Set<(m: DeviceInMessage) => void>();
+      entry = {
+        set,
+        unsubscribe: this.store.subscribe(devicesInChannel(organizationId), (raw) => {
+          const message = JSON.parse(raw) as DeviceInMessage;
+          for (const h of set) h(message);
+        }),
+      };
+      this.handlers.set(organizationId, entry);
+    }
+    entry.set.add(handler);
+    return () => {
+      const current = this.handlers.get(organizationId);
+      if (!current) return;
+      current.set.delete(handler);
+      if (current.set.size === 0) {
+        this.handlers.delete(organizationId);
+        void current.unsubscribe.then((fn) => fn()).catch(() => undefined);
+      }
+    };
+  }
+}

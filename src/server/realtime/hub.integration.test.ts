@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, restClient } from "@/test/app";
+import { signUp } from "@/test/accounts";
+import { connect, startHub } from "@/test/ws";
+import type { AppServices } from "@/server/app";
+import { orgEventsChannel } from "@/server/services/flows/events";
+
+let app: AppServices;
+let request: ReturnType<typeof restClient>;
+let hub: Awaited<ReturnType<typeof startHub>>;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  request = restClient(app);
+  hub = await startHub(app, { authTimeoutMs: 300 });
+});
+afterAll(async () => {
+  await hub?.close();
+  await app?.close();
+});
+
+const ready = (f: Record<string, unknown>) => f.type === "ready";
+
+describe("WebSocket authentication", () => {
+  it("accepts a bearer token on the upgrade and says ready", async () => {
+    const user = await signUp(request);
+    const s = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
+    expect(await s.next(ready)).toEqual({ type: "ready", user_id: user.userId, organization_id: user.organizationId });
+    s.ws.close();
+  });
+
+  it("accepts an API key header and an auth frame", async () => {
+    const user = await signUp(request);
+    const key = (await request("POST", "/api-keys", { token: user.accessToken, body: { name: "ws" } })).body.secret;
+    const viaHeader = connect(hub.url, { "x-api-key": key });
+    await viaHeader.next(ready);
+    const viaFrame = connect(hub.url);
+    viaFrame.send({ type: "auth", token: user.accessToken });
+    expect((await viaFrame.next(ready)).organization_id).toBe(user.organizationId);
+    viaHeader.ws.close();
+    viaFrame.ws.close();
+  });
+
+  it("closes with 4401 for bad credentials, no auth in time, or frames before auth — before any event", async () => {
+    const bad = connect(hub.url, { authorization: "Bearer nope.nope.nope" });
+    expect((await bad.closed).code).toBe(4401);
+    const badFrame = connect(hub.url);
+    badFrame.send({ type: "auth", token: "garbage" });
+    expect((await badFrame.closed).code).toBe(4401);
+    const silent = connect(hub.url);
+    expect((await silent.closed).code).toBe(4401);
+    const early = connect(hub.url);
+    early.send({ type: "subscribe" });
+    expect((await early.closed).code).toBe(4401);
+    for (const s of [bad, badFrame, silent, early]) expect(s.frames.filter((f) => f.type === "event")).toEqual([]);
+  });
+
+  it("answers malformed frames with an error frame and keeps the connection", async () => {
+    const user = await signUp(request);
+    const s = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
+    await s.next(ready);
+    s.send("not json");
+    expect((await s.next((f) => f.type === "error")).code).toBe("INVALID_FRAME");
+    s.send({ type: "ping" });
+    await s.next((f) => f.type === "pong");
+    s.ws.close();
+  });
+
+  it("closes the socket when its session is revoked or the user logs out", async () => {
+    const user = await signUp(request);
+    const s = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
+    await s.next(ready);
+    await request("POST", "/auth/logout", { token: user.accessToken });
+    expect((await s.closed).code).toBe(4401);
+  });
+
+  it("closes sockets of a member who is removed", async () => {
+    const owner = await signUp(request);
+    const member = await signUp(request);
+    await app.db.prisma.membership.create({ data: { userId: member.userId, organizationId: owner.organizationId, role: "member" } });
+    const login = await request("POST", "/auth/login", { body: { email: member.email, password: member.password, organization_id: owner.organizationId } });
+    const s = connect(hub.url, { authorization: `Bearer ${login.body.access_token}` });
+    await s.next(ready);
+    await request("DELETE", `/organizations/${owner.organizationId}/members/${member.userId}`, { token: owner.accessToken });
+    expect((await s.closed).code).toBe(4401);
+  });
+});
+
+describe("WebSocket events", () => {
+  it("delivers flow events to the organization only, and narrows by topic and flow", async () => {
+    const a = await signUp(request);
+    const b = await signUp(request);
+    const sa = connect(hub.url, { authorization: `Bearer ${a.accessToken}` });
+    const sb = connect(hub.url, { authorization: `Bearer ${b.accessToken}` });
+    await Promise.all([sa.next(ready), sb.next(ready)]);
+    const created = await request("POST", "/flows", { token: a.accessToken, body: { name: "watched" } });
+    const ev = await sa.next((f) => f.type === "event" && f.topic === "flow.created");
+    expect(ev).toMatchObject({ flow_id: created.body.flow.id, data: { name: "watched" } });
+    expect(typeof ev.ts).toBe("string");
+
+    sa.send({ type: "subscribe", topics: ["flow.deleted"] });
+    await sa.next((f) => f.type === "subscribed");
+    await request("PUT", `/flows/${created.body.flow.id}`, { token: a.accessToken, body: { name: "renamed" } });
+    await request("DELETE", `/flows/${created.body.flow.id}`, { token: a.accessToken });
+    await sa.next((f) => f.topic === "flow.deleted");
+    expect(sa.frames.some((f) => f.topic === "flow.updated")).toBe(false);
+    // Concurrent traffic in B never reaches A and vice versa.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => request("POST", "/flows", { token: b.accessToken, body: { name: `b${i}` } })));
+    await expect.poll(() => sb.frames.filter((f) => f.topic === "flow.created").length).toBe(20);
+    expect(sb.frames.some((f) => f.flow_id === created.body.flow.id)).toBe(false);
+    expect(sa.frames.filter((f) => f.type === "event").every((f) => f.flow_id === created.body.flow.id)).toBe(true);
+    sa.ws.close();
+    sb.ws.close();
+  });
+
+  it("drops debug events for a slow client and tells it how many", async () => {
+    const user = await signUp(request);
+    const s = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
+    await s.next(ready);
+    // Stop reading: the server's send buffer for this client fills up.
+    (s.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
+    const big = "x".repeat(16 * 1024);
+    const event = JSON.stringify({ type: "event", topic: "debug", flow_id: "flw_x", data: { msg: big }, ts: new Date().toISOString() });
+    for (let i = 0; i < 400; i++) await app.store.publish(orgEventsChannel(user.organizationId), event);
+    (s.ws as unknown as { _socket: { resume(): void } })._socket.resume();
+    await expect.poll(() => s.frames.filter((f) => f.topic === "debug").length, { timeout: 5000 }).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 200));
+    await app.store.publish(orgEventsChannel(user.organizationId), event);
+    const dropped = await s.next((f) => f.type === "dropped");
+    expect(dropped.count).toBeGreaterThan(0);
+    await s.next((f) => f.topic === "debug" && s.frames.indexOf(f) > s.frames.indexOf(dropped));
+    // Every one of the 401 events was either delivered or counted as dropped.
+    expect(s.frames.filter((f) => f.topic === "debug").length + dropped.count).toBe(401);
+    s.ws.close();
+  });
+});
+
+describe("device channel", () => {
+  it("delivers device-out messages to the device and device.publish frames into device-in nodes", async () => {
+    const owner = await signUp(request);
+    const device = (await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "sensor-1", kind: "device" } })).body;
+    const d = connect(hub.url, { "x-api-key": device.secret });
+    expect((await d.next(ready)).device_key_id).toBe(device.api_key.id);
+    const online = await request("GET", "/devices", { token: owner.accessToken });
+    expect(online.body.devices).toEqual([{ key_id: device.api_key.id, name: "sensor-1", last_seen_at: expect.any(String) }]);
+
+    const ui = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+    await ui.next(ready);
+    const flow = (
+      await request("POST", "/flows", {
+        token: owner.accessToken,
+        body: {
+          name: "devices",
+          nodes: [
+            { id: "dev-in-1", type: "device-in", config: { topic: "sensors/+" } },
+            { id: "dev-dbg-1", type: "debug" },
+            { id: "dev-inj-1", type: "inject", config: { payload_type: "string", payload: "reboot" } },
+            { id: "dev-out-1", type: "device-out", config: { topic: "commands" } },
+          ],
+          connections: [
+            { source: "dev-in-1", target: "dev-dbg-1" },
+            { source: "dev-inj-1", target: "dev-out-1" },
+          ],
+        },
+      })
+    ).body.flow;
+    await request("POST", `/flows/${flow.id}/deploy`, { token: owner.accessToken });
+
+    d.send({ type: "device.publish", topic: "sensors/temp", payload: { c: 21 } });
+    const debug = await ui.next((f) => f.topic === "debug");
+    expect(debug.data).toMatchObject({ node_id: "dev-dbg-1", msg: { c: 21 } });
+    d.send({ type: "device.publish", topic: "other/topic", payload: 1 });
+
+    await request("POST", "/nodes/dev-inj-1/inject", { token: owner.accessToken, body: {} });
+    expect(await d.next((f) => f.type === "device.message")).toEqual({ type: "device.message", topic: "commands", payload: "reboot" });
+    // A device never sees the organization's events.
+    expect(d.frames.some((f) => f.type === "event")).toBe(false);
+    expect(ui.frames.filter((f) => f.topic === "debug")).toHaveLength(1);
+    d.ws.close();
+    ui.ws.close();
+  });
+});

@@ -1,0 +1,67 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import WebSocket from "ws";
+import type { AppServices } from "@/server/app";
+import { createRealtimeHub, type RealtimeHub } from "@/server/realtime/hub";
+import { DeviceChannel } from "@/server/realtime/devices";
+
+/** The real hub on a real port (without Next), for WebSocket tests. */
+export async function startHub(app: AppServices, options: { authTimeoutMs?: number } = {}) {
+  const hub: RealtimeHub = createRealtimeHub({ app, devices: new DeviceChannel(app.store, app.devices), authTimeoutMs: options.authTimeoutMs });
+  const server = http.createServer((_req, res) => res.writeHead(404).end());
+  server.on("upgrade", (req, socket, head) => hub.handleUpgrade(req, socket, head));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/ws`;
+  return {
+    url,
+    hub,
+    close: async () => {
+      await hub.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface TestSocket {
+  ws: WebSocket;
+  frames: Array<Record<string, any>>;
+  closed: Promise<{ code: number; reason: string }>;
+  next(predicate: (f: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
+  send(frame: unknown): void;
+}
+
+export function connect(url: string, headers: Record<string, string> = {}): TestSocket {
+  const ws = new WebSocket(url, { headers });
+  const frames: Array<Record<string, any>> = [];
+  const waiters: Array<{ predicate: (f: Record<string, any>) => boolean; resolve: (f: Record<string, any>) => void }> = [];
+  ws.on("message", (data) => {
+    const frame = JSON.parse(data.toString()) as Record<string, any>;
+    frames.push(frame);
+    for (const w of [...waiters]) {
+      if (w.predicate(frame)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(frame);
+      }
+    }
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+  ws.on("error", () => undefined);
+  return {
+    ws,
+    frames,
+    closed,
+    next(predicate, timeoutMs = 5000) {
+      const found = frames.find(predicate);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no matching frame within ${timeoutMs} ms; got ${JSON.stringify(frames).slice(0, 500)}`)), timeoutMs);
+        waiters.push({ predicate, resolve: (f) => (clearTimeout(timer), resolve(f)) });
+      });
+    },
+    send(frame) {
+      const data = typeof frame === "string" ? frame : JSON.stringify(frame);
+      if (ws.readyState === ws.OPEN) ws.send(data);
+      else ws.once("open", () => ws.send(data));
+    },
+  };
+}
