@@ -9,6 +9,8 @@ import { createNodeRegistry, type NodeRegistry } from "./nodes/registry";
 import { builtinBehaviours } from "./nodes/behaviours";
 import { FlowRuntimeController } from "./services/flows/runtime-controller";
 import { DeviceBus } from "./realtime/device-bus";
+import { WebhookRegistry } from "./runtime/webhooks";
+import { createSafeFetch } from "./runtime/safe-fetch";
 
 export interface AppConfig {
   env: Env;
@@ -35,6 +37,7 @@ export interface AppServices {
   /** The flows this instance runs. */
   flowRuntime: FlowRuntimeController;
   devices: DeviceBus;
+  webhooks: WebhookRegistry;
   startedAt: Date;
   close(): Promise<void>;
 }
@@ -77,6 +80,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<AppServ
   const mailer = createMailer({ dataDir: config.dataDir, smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, logger });
   const nodes = createNodeRegistry();
   const devices = new DeviceBus(store, logger);
+  const webhooks = new WebhookRegistry();
+  const httpRequest = createSafeFetch({ allowPrivate: env.HTTP_REQUEST_ALLOW_PRIVATE });
   const flowRuntime = new FlowRuntimeController({
     prisma: db.prisma,
     store,
@@ -86,6 +91,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<AppServ
     services: {
       sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
       onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),
+      webhooks,
+      httpRequest,
     },
   });
   return {
@@ -97,6 +104,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<AppServ
     nodes,
     flowRuntime,
     devices,
+    webhooks,
     startedAt: new Date(),
     close: async () => {
       await flowRuntime.close();

@@ -9,6 +9,10 @@ import { delayBehaviour } from "./delay/behaviour";
 import { commentBehaviour } from "./comment/behaviour";
 import { deviceInBehaviour } from "./device-in/behaviour";
 import { deviceOutBehaviour } from "./device-out/behaviour";
+import { httpInBehaviour } from "./http-in/behaviour";
+import { httpResponseBehaviour } from "./http-response/behaviour";
+import { httpRequestBehaviour } from "./http-request/behaviour";
+import { functionBehaviour } from "./function/behaviour";
 
 /** Behaviour per node type; a type without one (unknown) never runs. */
 export function builtinBehaviours(): Map<string, NodeFactory> {
@@ -23,5 +27,9 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["comment", commentBehaviour],
     ["device-in", deviceInBehaviour],
     ["device-out", deviceOutBehaviour],
+    ["http-in", httpInBehaviour],
+    ["http-response", httpResponseBehaviour],
+    ["http-request", httpRequestBehaviour],
+    ["function", functionBehaviour],
   ]);
 }

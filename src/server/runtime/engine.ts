@@ -128,6 +128,14 @@ export class FlowEngine {
     return trigger(overrides);
   }
 
+  /** Delivers a message into a node's input of a running flow, as a wire would (test harnesses). */
+  receive(flowId: string, nodeId: string, msg: Message): void {
+    const flow = this.flows.get(flowId);
+    if (!flow || !flow.nodes.has(nodeId)) throw new Error("no such running node");
+    this.queue.push({ flow, generation: flow.generation, target: nodeId, msg });
+    this.scheduleDrain();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.flows.keys()].map((id) => this.stop(id)));

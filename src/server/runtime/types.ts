@@ -67,7 +67,12 @@ export type NodeFactory = (ctx: NodeContext) => NodeBehaviour | Promise<NodeBeha
 
 export interface RuntimeServices {
   /** Outgoing HTTP for http-request, with the SSRF policy applied. */
-  fetch?: (url: string, init: RequestInit & { timeoutMs: number }) => Promise<Response>;
+  httpRequest?: (
+    url: string,
+    init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number },
+  ) => Promise<{ status: number; headers: Record<string, string>; body: Buffer; url: string }>;
+  /** Webhook routes for http-in / http-response. */
+  webhooks?: import("./webhooks").WebhookRegistry;
   /** Sends a message to connected devices of the organization (any instance). */
   sendToDevices?: (organizationId: string, message: { topic: string; payload: unknown; device_key_id: string | null }) => void;
   /** Listens to messages devices of the organization publish; returns the function that stops. */

@@ -16,6 +16,7 @@
  * out; Buffers are not supported.
  */
 import { createRequire } from "node:module";
+import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import {
   newQuickJSWASMModule,
@@ -363,7 +364,8 @@ class Engine {
   call(op: number, msg: Message | undefined): SandboxResult {
     const vm = this.vm;
     const dispatch = this.dispatch!;
-    const msgid = msg?._msgid ?? "";
+    // initialize/finalize sends get a fresh id, like Node-RED's RED.util.generateId().
+    const msgid = msg?._msgid ?? randomBytes(8).toString("hex");
     let msgJson: string;
     try {
       msgJson = msg === undefined ? "" : JSON.stringify(msg);

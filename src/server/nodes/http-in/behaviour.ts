@@ -1,0 +1,30 @@
+import type { NodeFactory } from "../../runtime/types";
+import type { z } from "zod";
+import type { httpInConfig } from "./definition";
+
+export const httpInBehaviour: NodeFactory = (ctx) => {
+  const c = ctx.node.config as z.infer<typeof httpInConfig>;
+  const webhooks = ctx.services.webhooks;
+  if (!webhooks) throw new Error("webhooks are not available on this server");
+  let unregister: (() => void) | undefined;
+  return {
+    start() {
+      unregister = webhooks.register(ctx.organizationSlug, c.method, c.path, {
+        flowId: ctx.flowId,
+        nodeId: ctx.node.id,
+        onRequest: (req, respond) => {
+          const resId = webhooks.openResponse(respond);
+          ctx.send({
+            _msgid: ctx.newMessageId(),
+            req: { method: req.method, path: req.path, query: req.query, headers: req.headers, body: req.body },
+            res: { _id: resId },
+            payload: req.method === "GET" ? req.query : req.body,
+          });
+        },
+      });
+    },
+    close() {
+      unregister?.();
+    },
+  };
+};

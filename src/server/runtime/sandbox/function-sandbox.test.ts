@@ -1,0 +1,600 @@
+import { describe, it, expect } from "vitest";
+import { createFunctionSandbox, SandboxError, type FunctionSandboxOptions } from "./function-sandbox";
+import type { Message } from "../types";
+
+function options(code: string, extra: Partial<FunctionSandboxOptions> = {}): FunctionSandboxOptions {
+  return {
+    code,
+    outputs: 1,
+    timeoutMs: 1000,
+    flowContext: new Map(),
+    nodeInfo: { id: "n1", name: "fn", flowId: "f1" },
+    ...extra,
+  };
+}
+
+function msg(payload: unknown, extra: Record<string, unknown> = {}): Message {
+  return { _msgid: "m-1", payload, ...extra };
+}
+
+async function sandboxError(promise: Promise<unknown>): Promise<SandboxError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(SandboxError);
+    return err as SandboxError;
+  }
+  throw new Error("expected a SandboxError");
+}
+
+describe("function sandbox: Node-RED semantics", () => {
+  it("return msg sends one message on output 0", async () => {
+    const sandbox = await createFunctionSandbox(options("msg.payload = msg.payload * 2; return msg;"));
+    const result = await sandbox.run(msg(21, { topic: "t" }));
+    expect(result.outputs).toEqual([[{ _msgid: "m-1", payload: 42, topic: "t" }]]);
+    expect(result.sent).toEqual([]);
+    expect(result.status).toBeUndefined();
+    expect(result.logs).toEqual([]);
+    sandbox.close();
+  });
+
+  it("null, undefined and no return send nothing", async () => {
+    for (const code of ["return null;", "return undefined;", "msg.payload = 1;", "return [null, undefined];", ""]) {
+      const sandbox = await createFunctionSandbox(options(code, { outputs: 2 }));
+      const result = await sandbox.run(msg(1));
+      expect(result.outputs).toEqual([[], []]);
+      sandbox.close();
+    }
+  });
+
+  it("an array sends one entry per output; ports beyond outputs are dropped", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("return [{ payload: 'a' }, null, { payload: 'c' }, { payload: 'dropped' }];", { outputs: 3 }),
+    );
+    const result = await sandbox.run(msg(0));
+    expect(result.outputs).toEqual([[{ _msgid: "m-1", payload: "a" }], [], [{ _msgid: "m-1", payload: "c" }]]);
+    sandbox.close();
+  });
+
+  it("an array inside the array sends several messages on that output", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("return [[{ payload: 1 }, { payload: 2 }, null], { payload: 3 }];", { outputs: 2 }),
+    );
+    const result = await sandbox.run(msg(0));
+    expect(result.outputs).toEqual([
+      [
+        { _msgid: "m-1", payload: 1 },
+        { _msgid: "m-1", payload: 2 },
+      ],
+      [{ _msgid: "m-1", payload: 3 }],
+    ]);
+    sandbox.close();
+  });
+
+  it("messages get the input's _msgid, as Node-RED does (new objects and explicit ids alike)", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("node.send({ payload: 'sent' }); return [{ payload: 'new' }, { _msgid: 'other', payload: 'x' }];", { outputs: 2 }),
+    );
+    const result = await sandbox.run(msg(0, { _msgid: "abc.123" }));
+    expect(result.outputs).toEqual([[{ _msgid: "abc.123", payload: "new" }], [{ _msgid: "abc.123", payload: "x" }]]);
+    expect(result.sent).toEqual([[[{ _msgid: "abc.123", payload: "sent" }], []]]);
+    sandbox.close();
+  });
+
+  it("non-object messages are dropped with an error log", async () => {
+    const sandbox = await createFunctionSandbox(options("return [[5, 'text', { payload: 1 }]];"));
+    const result = await sandbox.run(msg(0));
+    expect(result.outputs).toEqual([[{ _msgid: "m-1", payload: 1 }]]);
+    expect(result.logs.map((l) => l.level)).toEqual(["error", "error"]);
+    expect(result.logs[0]!.message).toContain("number");
+    sandbox.close();
+  });
+
+  it("messages cross as JSON: functions and undefined drop out, the input is not shared", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("msg.fn = function () {}; msg.u = undefined; msg.d = new Date(0); msg.nested.x = 2; return msg;"),
+    );
+    const input = msg(1, { nested: { x: 1 } });
+    const result = await sandbox.run(input);
+    expect(result.outputs[0]).toEqual([{ _msgid: "m-1", payload: 1, nested: { x: 2 }, d: "1970-01-01T00:00:00.000Z" }]);
+    expect(input.nested).toEqual({ x: 1 });
+    sandbox.close();
+  });
+
+  it("node.send can be called several times, in order, snapshotting the message at the call", async () => {
+    const sandbox = await createFunctionSandbox(
+      options(
+        `
+        for (let i = 0; i < 3; i++) { msg.payload = i; node.send(msg); }
+        node.send([null, { payload: 'second' }]);
+        node.send([[{ payload: 'a' }, { payload: 'b' }], null]);
+        node.send(null);
+        return null;`,
+        { outputs: 2 },
+      ),
+    );
+    const result = await sandbox.run(msg(0));
+    expect(result.outputs).toEqual([[], []]);
+    expect(result.sent).toEqual([
+      [[{ _msgid: "m-1", payload: 0 }], []],
+      [[{ _msgid: "m-1", payload: 1 }], []],
+      [[{ _msgid: "m-1", payload: 2 }], []],
+      [[], [{ _msgid: "m-1", payload: "second" }]],
+      [
+        [
+          { _msgid: "m-1", payload: "a" },
+          { _msgid: "m-1", payload: "b" },
+        ],
+        [],
+      ],
+    ]);
+    sandbox.close();
+  });
+
+  it("node.status keeps the last call; {} and null clear it", async () => {
+    const sandbox = await createFunctionSandbox(
+      options(`
+        if (msg.payload === 'clear') { node.status({}); return; }
+        if (msg.payload === 'null') { node.status(null); return; }
+        node.status({ fill: 'red', shape: 'ring', text: 'first' });
+        node.status({ fill: 'green', shape: 'dot', text: 'n=' + msg.payload });
+        return msg;`),
+    );
+    expect((await sandbox.run(msg(3))).status).toEqual({ fill: "green", shape: "dot", text: "n=3" });
+    expect((await sandbox.run(msg("clear"))).status).toBeNull();
+    expect((await sandbox.run(msg("null"))).status).toBeNull();
+    sandbox.close();
+  });
+
+  it("node.log/warn/error and console.* go to logs", async () => {
+    const sandbox = await createFunctionSandbox(
+      options(`
+        node.log('hello');
+        node.warn({ a: 1 });
+        node.error(new Error('bad'));
+        console.log('x', 1, [2]);
+        console.warn('w');
+        console.error('e');
+        return msg;`),
+    );
+    const result = await sandbox.run(msg(0));
+    expect(result.logs).toEqual([
+      { level: "log", message: "hello" },
+      { level: "warn", message: '{"a":1}' },
+      { level: "error", message: "Error: bad" },
+      { level: "log", message: "x 1 [2]" },
+      { level: "warn", message: "w" },
+      { level: "error", message: "e" },
+    ]);
+    sandbox.close();
+  });
+
+  it("node.id, node.name and env.get; host environment variables are not visible", async () => {
+    process.env.FLOWPLANE_SANDBOX_SECRET = "secret";
+    const sandbox = await createFunctionSandbox(
+      options("return { payload: [node.id, node.name, env.get('NR_FLOW_ID'), env.get('FLOWPLANE_SANDBOX_SECRET'), env.get('PATH')] };"),
+    );
+    const result = await sandbox.run(msg(0));
+    expect(result.outputs[0]![0]!.payload).toEqual(["n1", "fn", "f1", null, null]);
+    sandbox.close();
+    delete process.env.FLOWPLANE_SANDBOX_SECRET;
+  });
+
+  it("Date, Math and JSON are available", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("return { payload: [typeof Date.now(), Math.max(1, 2), JSON.parse(JSON.stringify({ a: 1 })).a, new Date(0).toISOString()] };"),
+    );
+    expect((await sandbox.run(msg(0))).outputs[0]![0]!.payload).toEqual(["number", 2, 1, "1970-01-01T00:00:00.000Z"]);
+    sandbox.close();
+  });
+
+  it("context persists across calls, per node", async () => {
+    const code = "const n = (context.get('n') || 0) + 1; context.set('n', n); msg.payload = n; return msg;";
+    const a = await createFunctionSandbox(options(code));
+    const b = await createFunctionSandbox(options(code));
+    expect((await a.run(msg(0))).outputs[0]![0]!.payload).toBe(1);
+    expect((await a.run(msg(0))).outputs[0]![0]!.payload).toBe(2);
+    expect((await a.run(msg(0))).outputs[0]![0]!.payload).toBe(3);
+    expect((await b.run(msg(0))).outputs[0]![0]!.payload).toBe(1);
+    a.close();
+    b.close();
+  });
+
+  it("context supports keys, array keys and callbacks", async () => {
+    const sandbox = await createFunctionSandbox(
+      options(`
+        context.set(['a', 'b'], [1, 2]);
+        let viaCallback;
+        context.get('a', (err, v) => { viaCallback = v; });
+        context.set('b', undefined);
+        return { payload: [context.keys(), context.get(['a', 'b']), viaCallback] };`),
+    );
+    expect((await sandbox.run(msg(0))).outputs[0]![0]!.payload).toEqual([["a"], [1, null], 1]);
+    sandbox.close();
+  });
+
+  it("flow context is shared between sandboxes of the same Map, as JSON copies", async () => {
+    const flowContext = new Map<string, unknown>([["preset", { from: "host" }]]);
+    const writer = await createFunctionSandbox(
+      options("flow.set('count', msg.payload); flow.set('obj', { list: [1, 2] }); return { payload: flow.get('preset') };", { flowContext }),
+    );
+    const reader = await createFunctionSandbox(
+      options(
+        "const obj = flow.get('obj'); obj.list.push(3); return { payload: [flow.get('count'), obj, flow.get('obj'), flow.keys().sort(), context.flow.get('count')] };",
+        { flowContext },
+      ),
+    );
+    expect((await writer.run(msg(7))).outputs[0]![0]!.payload).toEqual({ from: "host" });
+    expect(flowContext.get("count")).toBe(7);
+    expect(flowContext.get("obj")).toEqual({ list: [1, 2] });
+    const result = await reader.run(msg(0));
+    expect(result.outputs[0]![0]!.payload).toEqual([7, { list: [1, 2, 3] }, { list: [1, 2] }, ["count", "obj", "preset"], 7]);
+
+    const deleter = await createFunctionSandbox(options("flow.set('count', undefined); return null;", { flowContext }));
+    await deleter.run(msg(0));
+    expect(flowContext.has("count")).toBe(false);
+    writer.close();
+    reader.close();
+    deleter.close();
+  });
+
+  it("flow.set beyond the flow context limit fails inside the sandbox", async () => {
+    const flowContext = new Map<string, unknown>();
+    const sandbox = await createFunctionSandbox(
+      options("flow.set('k' + msg.payload, 'x'.repeat(600)); return msg;", { flowContext, flowContextLimitBytes: 2000 }),
+    );
+    await sandbox.run(msg(1));
+    await sandbox.run(msg(2));
+    await sandbox.run(msg(2)); // overwriting does not count twice
+    const error = await sandboxError(sandbox.run(msg(4)));
+    expect(error.kind).toBe("runtime");
+    expect(error.message).toContain("flow context is full");
+    sandbox.close();
+  });
+
+  it("initialize runs once at creation, with context; finalize runs at close", async () => {
+    const flowContext = new Map<string, unknown>();
+    const sandbox = await createFunctionSandbox(
+      options("context.set('calls', context.get('calls') + 1); msg.payload = [context.get('base'), context.get('calls')]; return msg;", {
+        flowContext,
+        initialize: "context.set('base', 100); context.set('calls', 0); node.log('init'); node.status({ fill: 'blue', shape: 'dot', text: 'ready' });",
+        finalize: "flow.set('finalCalls', context.get('calls')); node.warn('bye');",
+      }),
+    );
+    expect(sandbox.initResult.logs).toEqual([{ level: "log", message: "init" }]);
+    expect(sandbox.initResult.status).toEqual({ fill: "blue", shape: "dot", text: "ready" });
+    expect((await sandbox.run(msg(0))).outputs[0]![0]!.payload).toEqual([100, 1]);
+    expect((await sandbox.run(msg(0))).outputs[0]![0]!.payload).toEqual([100, 2]);
+    const closing = sandbox.close();
+    expect(closing?.logs).toEqual([{ level: "warn", message: "bye" }]);
+    expect(flowContext.get("finalCalls")).toBe(2);
+    expect(sandbox.close()).toBeNull();
+    await expect(sandbox.run(msg(0))).rejects.toBeInstanceOf(SandboxError);
+  });
+
+  it("await works: the body runs as an async function when it uses await", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("const v = await Promise.resolve(msg.payload + 1); node.send({ payload: 'early' }); msg.payload = v; return msg;"),
+    );
+    const result = await sandbox.run(msg(1));
+    expect(result.outputs).toEqual([[{ _msgid: "m-1", payload: 2 }]]);
+    expect(result.sent).toEqual([[[{ _msgid: "m-1", payload: "early" }]]]);
+    sandbox.close();
+  });
+
+  it("a thrown error is a runtime SandboxError with the line, keeping what was sent before", async () => {
+    const sandbox = await createFunctionSandbox(options("node.send({ payload: 'before' });\nnode.warn('w');\nreturn msg.payload.x.y;"));
+    const error = await sandboxError(sandbox.run(msg(undefined)));
+    expect(error.kind).toBe("runtime");
+    expect(error.message).toMatch(/TypeError: .*'y'.* \(line 3\)/);
+    expect(error.result?.sent).toEqual([[[{ _msgid: "m-1", payload: "before" }]]]);
+    expect(error.result?.logs).toEqual([{ level: "warn", message: "w" }]);
+    // The sandbox is still usable.
+    expect((await sandbox.run(msg({ x: { y: 5 } }))).outputs[0]![0]).toBeUndefined();
+    sandbox.close();
+
+    const thrower = await createFunctionSandbox(options("throw 'plain string';"));
+    expect((await sandboxError(thrower.run(msg(0)))).message).toContain("plain string");
+    thrower.close();
+
+    const rejecter = await createFunctionSandbox(options("await null; throw new RangeError('async bad');"));
+    const rejected = await sandboxError(rejecter.run(msg(0)));
+    expect(rejected.kind).toBe("runtime");
+    expect(rejected.message).toContain("RangeError: async bad");
+    rejecter.close();
+  });
+
+  it("a message that cannot be serialized is rejected on the way out", async () => {
+    const sandbox = await createFunctionSandbox(options("msg.self = msg; return msg;"));
+    const error = await sandboxError(sandbox.run(msg(0)));
+    expect(error.kind).toBe("runtime");
+    expect(error.message).toMatch(/circular/i);
+    sandbox.close();
+  });
+});
+
+describe("function sandbox: isolation", () => {
+  it("host globals are absent: process, require, fetch, timers, Buffer, global", async () => {
+    const sandbox = await createFunctionSandbox(
+      options(`return { payload: {
+        process: typeof process, globalProcess: typeof globalThis.process, require: typeof require,
+        module: typeof module, fetch: typeof fetch, setTimeout: typeof setTimeout, setInterval: typeof setInterval,
+        queueMicrotask: typeof queueMicrotask, Buffer: typeof Buffer, global: typeof global, XMLHttpRequest: typeof XMLHttpRequest,
+        WebSocket: typeof WebSocket, std: typeof std, os: typeof os, Deno: typeof Deno, Bun: typeof Bun,
+      } };`),
+    );
+    const payload = (await sandbox.run(msg(0))).outputs[0]![0]!.payload as Record<string, string>;
+    for (const [name, type] of Object.entries(payload)) expect([name, type]).toEqual([name, "undefined"]);
+    sandbox.close();
+  });
+
+  it("referencing process or require is a ReferenceError inside the sandbox", async () => {
+    for (const code of ["return process.env;", "return require('fs');", "return fetch('http://127.0.0.1/');", "setTimeout(() => {}, 1);"]) {
+      const sandbox = await createFunctionSandbox(options(code));
+      const error = await sandboxError(sandbox.run(msg(0)));
+      expect(error.kind).toBe("runtime");
+      expect(error.message).toContain("ReferenceError");
+      sandbox.close();
+    }
+  });
+
+  it("import() cannot load modules", async () => {
+    const sandbox = await createFunctionSandbox(
+      options(`
+        const results = [];
+        for (const name of ['fs', 'node:child_process', './function-sandbox.ts', 'data:text/javascript,export default 1']) {
+          try { await import(name); results.push('loaded ' + name); } catch (e) { results.push(String(e)); }
+        }
+        return { payload: results };`),
+    );
+    const payload = (await sandbox.run(msg(0))).outputs[0]![0]!.payload as string[];
+    expect(payload).toHaveLength(4);
+    for (const entry of payload) expect(entry).not.toMatch(/^loaded/);
+    sandbox.close();
+  });
+
+  it("the function constructor and eval stay inside the sandbox", async () => {
+    const sandbox = await createFunctionSandbox(
+      options(`return { payload: [
+        typeof Function('return this')().process,
+        typeof (0, eval)('globalThis').require,
+        typeof node.send.constructor('return process')().env,
+      ] };`),
+    );
+    const error = await sandboxError(sandbox.run(msg(0)));
+    expect(error.message).toContain("ReferenceError");
+    sandbox.close();
+    const sandbox2 = await createFunctionSandbox(
+      options("return { payload: [typeof Function('return this')().process, typeof (0, eval)('globalThis').require] };"),
+    );
+    expect((await sandbox2.run(msg(0))).outputs[0]![0]!.payload).toEqual(["undefined", "undefined"]);
+    sandbox2.close();
+  });
+
+  it("two sandboxes never share globals or prototypes", async () => {
+    const a = await createFunctionSandbox(
+      options("globalThis.x = 1; Array.prototype.polluted = true; Object.prototype.evil = 1; JSON.stringify = () => 'hacked'; return msg;"),
+    );
+    const b = await createFunctionSandbox(
+      options("return { payload: [typeof globalThis.x, [].polluted, ({}).evil, JSON.stringify({ a: 1 })] };"),
+    );
+    await a.run(msg(0));
+    expect((await b.run(msg(0))).outputs[0]![0]!.payload).toEqual(["undefined", null, null, '{"a":1}']);
+    // The host is not polluted either.
+    expect((Object.prototype as Record<string, unknown>).evil).toBeUndefined();
+    expect(JSON.stringify({ a: 1 })).toBe('{"a":1}');
+    // The polluting sandbox still delivers its messages (the driver captured JSON before user code ran).
+    expect((await a.run(msg(5))).outputs[0]![0]!.payload).toBe(5);
+    a.close();
+    b.close();
+  });
+
+  it("the flow-context callbacks are not reachable as globals", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("return { payload: Object.getOwnPropertyNames(globalThis).filter((n) => /flow|host/i.test(n)) };"),
+    );
+    expect((await sandbox.run(msg(0))).outputs[0]![0]!.payload).toEqual([]);
+    sandbox.close();
+  });
+
+  it("a syntax error is reported at creation with the engine's message and line", async () => {
+    const error = await sandboxError(createFunctionSandbox(options("let x = 1;\nreturn msg +;")));
+    expect(error.kind).toBe("syntax");
+    expect(error.message).toMatch(/^SyntaxError: unexpected token.*\(line 2, column \d+\)$/);
+
+    const initError = await sandboxError(createFunctionSandbox(options("return msg;", { initialize: "let = ;" })));
+    expect(initError.kind).toBe("syntax");
+    const finError = await sandboxError(createFunctionSandbox(options("return msg;", { finalize: "}" })));
+    expect(finError.kind).toBe("syntax");
+  });
+
+  it("code cannot break out of the function body", async () => {
+    // With string concatenation this would close the wrapper early; the Function constructor rejects it.
+    const error = await sandboxError(createFunctionSandbox(options("return msg; }); globalThis.escaped = (function () {")));
+    expect(error.kind).toBe("syntax");
+  });
+
+  it("an infinite loop times out, and the sandbox keeps working with its context", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("context.set('n', (context.get('n') || 0) + 1); if (msg.payload === 'loop') { while (true) {} } msg.payload = context.get('n'); return msg;", {
+        timeoutMs: 200,
+      }),
+    );
+    const started = Date.now();
+    const error = await sandboxError(sandbox.run(msg("loop")));
+    const elapsed = Date.now() - started;
+    expect(error.kind).toBe("timeout");
+    expect(elapsed).toBeGreaterThanOrEqual(150);
+    expect(elapsed).toBeLessThan(3000);
+    expect((await sandbox.run(msg(0))).outputs[0]![0]!.payload).toBe(2);
+    sandbox.close();
+  });
+
+  it("catch and finally cannot swallow the timeout", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("try { while (true) {} } catch (e) { return { payload: 'caught' }; } finally { while (true) {} }", { timeoutMs: 100 }),
+    );
+    expect((await sandboxError(sandbox.run(msg(0)))).kind).toBe("timeout");
+    sandbox.close();
+  });
+
+  it("an endless promise chain times out too", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("async function spin() { while (true) { await null; } } await spin(); return msg;", { timeoutMs: 100 }),
+    );
+    expect((await sandboxError(sandbox.run(msg(0)))).kind).toBe("timeout");
+    const again = await sandboxError(sandbox.run(msg(0)));
+    expect(again.kind).toBe("timeout");
+    sandbox.close();
+  });
+
+  it("catastrophic regular expression backtracking is interrupted", async () => {
+    const sandbox = await createFunctionSandbox(options("return { payload: /(a*)*b/.test('a'.repeat(5000)) };", { timeoutMs: 200 }));
+    const started = Date.now();
+    expect((await sandboxError(sandbox.run(msg(0)))).kind).toBe("timeout");
+    expect(Date.now() - started).toBeLessThan(3000);
+    sandbox.close();
+  });
+
+  it("an infinite loop in initialize fails creation with a timeout", async () => {
+    const error = await sandboxError(createFunctionSandbox(options("return msg;", { initialize: "while (true) {}", timeoutMs: 100 })));
+    expect(error.kind).toBe("timeout");
+  });
+
+  it("an allocation bomb fails with kind memory; the host stays responsive and the sandbox is recreated", async () => {
+    const rssBefore = process.memoryUsage().rss;
+    const sandbox = await createFunctionSandbox(
+      options(
+        `
+        if (msg.payload === 'bomb') { const a = []; let i = 0; while (true) a.push('x'.repeat(1 << 20) + i++); }
+        if (msg.payload === 'objects') { const a = []; while (true) a.push({ n: a.length }); }
+        return msg;`,
+        { memoryLimitBytes: 16 * 1024 * 1024, timeoutMs: 10_000 },
+      ),
+    );
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const error = await sandboxError(sandbox.run(msg("bomb")));
+    expect(error.kind).toBe("memory");
+    expect((await sandbox.run(msg("after"))).outputs[0]![0]!.payload).toBe("after");
+    const objects = await sandboxError(sandbox.run(msg("objects")));
+    expect(objects.kind).toBe("memory");
+    expect((await sandbox.run(msg("again"))).outputs[0]![0]!.payload).toBe("again");
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    clearInterval(timer);
+    expect(ticks).toBeGreaterThan(0); // the event loop kept running
+    // The host did not absorb the sandbox's allocations.
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(200 * 1024 * 1024);
+    sandbox.close();
+  });
+
+  it("the Node-RED style array bomb fails with kind memory or timeout, never crashing the host", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("let a = []; while (true) a.push(new Array(1e6).fill(1));", { memoryLimitBytes: 8 * 1024 * 1024, timeoutMs: 3000 }),
+    );
+    const error = await sandboxError(sandbox.run(msg(0)));
+    expect(["memory", "timeout"]).toContain(error.kind);
+    sandbox.close();
+  });
+
+  it("string doubling fails cleanly", async () => {
+    const sandbox = await createFunctionSandbox(options("let s = 'x'; while (true) { s = s + s; s.charCodeAt(s.length - 1); }"));
+    const error = await sandboxError(sandbox.run(msg(0)));
+    expect(["memory", "runtime"]).toContain(error.kind);
+    expect(error.message).toMatch(/memory|too long/);
+    const next = await sandbox.run(msg(1));
+    expect(next.outputs).toEqual([[]]);
+    sandbox.close();
+  });
+
+  it("a memory bomb in one sandbox does not disturb another", async () => {
+    const victim = await createFunctionSandbox(options("context.set('n', (context.get('n') || 0) + 1); msg.payload = context.get('n'); return msg;"));
+    const bomber = await createFunctionSandbox(
+      options("const a = []; while (true) a.push('y'.repeat(1 << 20) + a.length);", { memoryLimitBytes: 8 * 1024 * 1024 }),
+    );
+    expect((await victim.run(msg(0))).outputs[0]![0]!.payload).toBe(1);
+    expect((await sandboxError(bomber.run(msg(0)))).kind).toBe("memory");
+    expect((await victim.run(msg(0))).outputs[0]![0]!.payload).toBe(2);
+    victim.close();
+    bomber.close();
+  });
+
+  it("infinite recursion fails cleanly and the sandbox stays usable", async () => {
+    const cases = [
+      "function f(n) { return f(n + 1) + 1; } return { payload: f(0) };",
+      "const f = () => [1].map(f); f(); return msg;",
+      "let o = []; for (let i = 0; i < 100000; i++) o = [o]; return { payload: JSON.stringify(o).length };",
+      "return { payload: JSON.parse('['.repeat(100000)) };",
+      "return { payload: eval('('.repeat(100000)) };",
+      "const p = new Proxy({}, { get(t, k) { return p[k]; } }); return { payload: p.x };",
+      "let o = { toString() { return String(o); } }; return { payload: String(o) };",
+      "function g() { return flow.get('k') + g(); } return { payload: g() };",
+    ];
+    for (const code of cases) {
+      const sandbox = await createFunctionSandbox(
+        options(code + "\n// " + "after", { initialize: "context.set('init', true);" }),
+      );
+      const error = await sandboxError(sandbox.run(msg(0)));
+      expect([code, error.kind]).toEqual([code, "runtime"]);
+      expect([code, error.message]).toEqual([code, expect.stringMatching(/stack overflow|too much recursion|Maximum call stack/i)]);
+      // Whether QuickJS caught it or the engine had to be replaced, the next call works.
+      sandbox.close();
+    }
+    const sandbox = await createFunctionSandbox(
+      options("if (msg.payload === 'deep') { const f = (n) => f(n + 1); f(0); } return { payload: context.get('init') };", {
+        initialize: "context.set('init', 'yes');",
+      }),
+    );
+    expect((await sandboxError(sandbox.run(msg("deep")))).kind).toBe("runtime");
+    expect((await sandbox.run(msg(0))).outputs[0]![0]!.payload).toBe("yes");
+    sandbox.close();
+  });
+
+  it("moderate recursion depth works", async () => {
+    const sandbox = await createFunctionSandbox(options("function depth(n) { return n === 0 ? 0 : 1 + depth(n - 1); } return { payload: depth(500) };"));
+    expect((await sandbox.run(msg(0))).outputs[0]![0]!.payload).toBe(500);
+    sandbox.close();
+  });
+
+  it("5,000 calls without error or leaked handles, then close frees the engine", async () => {
+    const flowContext = new Map<string, unknown>();
+    const sandbox = await createFunctionSandbox(
+      options(
+        `
+        const n = (context.get('n') || 0) + 1; context.set('n', n);
+        flow.set('last', msg.payload);
+        node.status({ fill: 'green', shape: 'dot', text: String(n) });
+        if (n % 100 === 0) node.warn('at ' + n);
+        if (n % 2) node.send({ payload: 'odd' });
+        msg.payload = msg.payload * 2;
+        return [msg, n % 3 === 0 ? { payload: n } : null];`,
+        { flowContext, outputs: 2 },
+      ),
+    );
+    const rssBefore = process.memoryUsage().rss;
+    for (let i = 0; i < 5000; i++) {
+      const result = await sandbox.run(msg(i, { _msgid: `m${i}` }));
+      expect(result.outputs[0]![0]!.payload).toBe(i * 2);
+    }
+    const rssGrowth = process.memoryUsage().rss - rssBefore;
+    expect(flowContext.get("last")).toBe(4999);
+    expect(rssGrowth).toBeLessThan(100 * 1024 * 1024);
+    // Errors on some of the calls do not leak either.
+    const failing = await createFunctionSandbox(options("if (msg.payload % 2) throw new Error('odd'); return msg;"));
+    for (let i = 0; i < 2000; i++) {
+      if (i % 2) await expect(failing.run(msg(i))).rejects.toBeInstanceOf(SandboxError);
+      else await failing.run(msg(i));
+    }
+    // QuickJS asserts that no object is left alive when the runtime is freed: close() must not throw.
+    expect(() => sandbox.close()).not.toThrow();
+    expect(() => failing.close()).not.toThrow();
+  });
+
+  it("many sandboxes can be created and closed", async () => {
+    for (let i = 0; i < 30; i++) {
+      const sandbox = await createFunctionSandbox(options("return msg;"));
+      await sandbox.run(msg(i));
+      sandbox.close();
+    }
+  });
+});

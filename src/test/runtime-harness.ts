@@ -1,0 +1,90 @@
+import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
+import type { Message, NodeFactory, NodeStatus, RuntimeServices } from "@/server/runtime/types";
+import { builtinBehaviours } from "@/server/nodes/behaviours";
+import { createNodeRegistry } from "@/server/nodes/registry";
+import { outputCount } from "@/server/nodes/types";
+import { WebhookRegistry } from "@/server/runtime/webhooks";
+
+export interface HarnessNode {
+  id: string;
+  type: string;
+  config?: Record<string, unknown>;
+  name?: string;
+}
+
+/**
+ * Loads a tiny flow into a real engine with a `sink` node type that records what reaches it, as
+ * Node-RED's node-red-node-test-helper does. Configs go through the type's schema (defaults filled).
+ */
+export async function loadTestFlow(nodes: HarnessNode[], connections: Array<{ source: string; target: string; source_port?: number }>, services: RuntimeServices = {}) {
+  const registry = createNodeRegistry();
+  const received: Message[] = [];
+  /** Which sink each message reached, in order. */
+  const arrivals: Array<{ sink: string; msg: Message }> = [];
+  const statuses: Array<{ nodeId: string; status: NodeStatus | null }> = [];
+  const debug: Array<{ nodeId: string; msg: unknown; property: string; format: string }> = [];
+  const errors: Array<{ nodeId: string; error: string }> = [];
+  const waiters: Array<() => void> = [];
+  const sink: NodeFactory = (ctx) => ({
+    input(msg, _send, done) {
+      received.push(msg);
+      arrivals.push({ sink: ctx.node.id, msg });
+      waiters.splice(0).forEach((w) => w());
+      done();
+    },
+  });
+  const behaviours = new Map([...builtinBehaviours(), ["sink", sink]]);
+  const webhooks = services.webhooks ?? new WebhookRegistry();
+  const engine = new FlowEngine({
+    behaviours,
+    outputsOf: (node) => (node.type === "sink" ? 0 : outputCount(registry.get(node.type)!, node.config)),
+    services: { webhooks, ...services },
+    hooks: {
+      onFlowState: () => undefined,
+      onNodeStatus: (e) => statuses.push({ nodeId: e.nodeId, status: e.status }),
+      onDebug: (e) => debug.push({ nodeId: e.nodeId, msg: e.msg, property: e.property, format: e.format }),
+      onNodeError: (e) => errors.push({ nodeId: e.nodeId, error: e.error }),
+    },
+    closeTimeoutMs: 500,
+  });
+  const spec: FlowSpec = {
+    flowId: "flw_test",
+    organizationId: "org_test",
+    organizationSlug: "acme",
+    revision: 1,
+    nodes: nodes.map((n) => ({
+      id: n.id,
+      type: n.type,
+      name: n.name ?? "",
+      config: n.type === "sink" ? {} : (registry.get(n.type)!.configSchema.parse(n.config ?? {}) as Record<string, unknown>),
+    })),
+    connections: connections.map((c) => ({ source: c.source, target: c.target, source_port: c.source_port ?? 0 })),
+  };
+  const state = await engine.deploy(spec);
+  return {
+    engine,
+    state,
+    received,
+    arrivals,
+    statuses,
+    debug,
+    errors,
+    webhooks,
+    /** Sends a message into a node's input, as if a wire delivered it. */
+    send(nodeId: string, msg: Partial<Message>) {
+      engine.receive("flw_test", nodeId, { _msgid: `m${Math.random().toString(36).slice(2)}`, ...msg });
+    },
+    async waitFor(count: number, timeoutMs = 3000) {
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < count) {
+        if (Date.now() > deadline) throw new Error(`expected ${count} messages at the sink, got ${received.length}; errors: ${JSON.stringify(errors)}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 20);
+        });
+      }
+      return received;
+    },
+    close: () => engine.close(),
+  };
+}
