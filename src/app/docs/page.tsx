@@ -50,8 +50,8 @@ export default async function DocsPage() {
         </h1>
         {doc.info.description ? <Paragraphs text={doc.info.description} /> : null}
         <p>
-          Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3.1). Back to{" "}
-          <Link href="/">the home page</Link>.
+          Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3.1). Real-time events:
+          the <Link href="/docs/websocket">WebSocket protocol</Link>. Back to <Link href="/">the home page</Link>.
         </p>
         {tags.map((tag) => (
           <section key={tag} className="card" aria-labelledby={`tag-${tag}`}>

@@ -3,7 +3,7 @@ import { AppError, notFound } from "../../errors";
 import { newId, sha256 } from "../../ids";
 import type { Principal } from "../../auth/principal";
 import { displayPrefix, generateApiKeySecret, type ApiKeyKind } from "../../auth/api-keys";
-import { apiKeyScopes, atLeast, scopesForRole, type ApiKeyScope } from "../../permissions";
+import { apiKeyScopes, atLeast, permissions, scopesForRole, type ApiKeyScope } from "../../permissions";
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../accounts/shared";
 import type { ApiKey } from "../../../generated/prisma/client";
@@ -32,7 +32,7 @@ export async function createApiKey(
   input: { name: string; kind: ApiKeyKind; scopes?: ApiKeyScope[]; expires_at?: string },
   meta: RequestMeta,
 ) {
-  if (input.kind === "device" && !atLeast(principal.role, "admin")) {
+  if (input.kind === "device" && !atLeast(principal.role, permissions["api_keys:manage_all"].minRole)) {
     throw new AppError("FORBIDDEN", "device keys need the admin role or above");
   }
   const allowed = scopesForRole(principal.role, input.kind);
@@ -67,7 +67,7 @@ export async function listApiKeys(app: AppServices, principal: Principal) {
     where: {
       organizationId: principal.organizationId,
       revokedAt: null,
-      ...(atLeast(principal.role, "admin") ? {} : { createdById: principal.userId }),
+      ...(atLeast(principal.role, permissions["api_keys:manage_all"].minRole) ? {} : { createdById: principal.userId }),
     },
     orderBy: { createdAt: "desc" },
   });
@@ -77,7 +77,7 @@ export async function listApiKeys(app: AppServices, principal: Principal) {
 export async function revokeApiKey(app: AppServices, principal: Principal, id: string, meta: RequestMeta) {
   const key = await app.db.prisma.apiKey.findFirst({ where: { id, organizationId: principal.organizationId, revokedAt: null } });
   // Someone else's key is invisible to non-admins: it answers like a missing one.
-  if (!key || (key.createdById !== principal.userId && !atLeast(principal.role, "admin"))) throw notFound("API key");
+  if (!key || (key.createdById !== principal.userId && !atLeast(principal.role, permissions["api_keys:manage_all"].minRole))) throw notFound("API key");
   await app.db.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
   await recordAudit(app, { action: "api_key.revoked", organizationId: principal.organizationId, actorId: principal.userId, targetType: "api_key", targetId: id, ipAddress: meta.ip });
 }

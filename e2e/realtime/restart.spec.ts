@@ -1,0 +1,116 @@
+import { test, expect } from "@playwright/test";
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import WebSocket from "ws";
+
+// A server of its own (not the shared one): this test kills it with SIGKILL.
+const PORT = Number(process.env.E2E_RESTART_PORT ?? 3291);
+const origin = `http://127.0.0.1:${PORT}`;
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "fp-restart-"));
+
+function start(): ChildProcess {
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production", PORT: String(PORT), HOST: "127.0.0.1", DATA_DIR: dataDir, PUBLIC_URL: origin, LOG_LEVEL: "warn" };
+  return spawn(process.execPath, ["--import", "tsx", "src/server.ts"], { env, stdio: "ignore" });
+}
+
+async function waitUp() {
+  for (let i = 0; i < 240; i++) {
+    try {
+      if ((await fetch(`${origin}/api/v1/ready`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error("server did not come up");
+}
+
+function kill9(child: ChildProcess) {
+  return new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGKILL");
+  });
+}
+
+async function api(method: string, p: string, token?: string, body?: unknown) {
+  const res = await fetch(`${origin}/api/v1${p}`, {
+    method,
+    headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: res.status === 204 ? null : await res.json() };
+}
+
+/** The template node's output tells which version of the flow ran. */
+const graph = (version: string) => ({
+  nodes: [
+    { id: "restart-inject", type: "inject", config: { payload_type: "string", payload: "x" } },
+    { id: "restart-tpl", type: "template", config: { template: version } },
+    { id: "restart-dbg", type: "debug" },
+  ],
+  connections: [
+    { source: "restart-inject", target: "restart-tpl" },
+    { source: "restart-tpl", target: "restart-dbg" },
+  ],
+});
+
+/** Injects and returns what the debug node shows, seen on a WebSocket. */
+async function runOnce(token: string): Promise<unknown> {
+  const ws = new WebSocket(`ws://127.0.0.1:${PORT}/ws`, { headers: { authorization: `Bearer ${token}` } });
+  const frames: Array<Record<string, any>> = [];
+  ws.on("message", (d) => frames.push(JSON.parse(d.toString())));
+  await expect.poll(() => frames.some((f) => f.type === "ready")).toBe(true);
+  expect((await api("POST", "/nodes/restart-inject/inject", token, {})).status).toBe(200);
+  await expect.poll(() => frames.some((f) => f.topic === "debug")).toBe(true);
+  ws.close();
+  return frames.find((f) => f.topic === "debug")!.data.msg;
+}
+
+test.describe.configure({ timeout: 180_000 });
+
+test("deployed flows run again after kill -9, and a deploy killed midway leaves the old or the new version, never a mix", async () => {
+  let server = start();
+  try {
+    await waitUp();
+    const email = `restart-${Date.now()}@example.com`;
+    await api("POST", "/auth/register", undefined, { email, password: "restart passphrase 1", organization_name: "Restart Org", accept_terms: true });
+    const login = async () => (await api("POST", "/auth/login", undefined, { email, password: "restart passphrase 1" })).body.access_token as string;
+    let token = await login();
+    const flow = (await api("POST", "/flows", token, { name: "survivor", ...graph("v1") })).body.flow;
+    expect((await api("POST", `/flows/${flow.id}/deploy`, token)).body.deployment.state).toBe("running");
+
+    await kill9(server);
+    server = start();
+    await waitUp();
+    token = await login();
+    const after = await api("GET", `/flows/${flow.id}`, token);
+    expect(after.body.flow).toMatchObject({ state: "running", deployed_revision: 1 });
+    expect(await runOnce(token)).toBe("v1");
+
+    // Save v2, start its deploy, and kill the server while it is in flight.
+    const saved = await api("PUT", `/flows/${flow.id}`, token, graph("v2"));
+    expect(saved.body.flow.revision).toBe(2);
+    const inFlight = api("POST", `/flows/${flow.id}/deploy`, token).catch(() => null);
+    await new Promise((r) => setTimeout(r, 15));
+    await kill9(server);
+    await inFlight;
+
+    server = start();
+    await waitUp();
+    token = await login();
+    const recovered = (await api("GET", `/flows/${flow.id}`, token)).body.flow;
+    expect(recovered.state).toBe("running");
+    expect([1, 2]).toContain(recovered.deployed_revision);
+    const history = (await api("GET", `/flows/${flow.id}/deployments`, token)).body.deployments;
+    expect(history[0].revision).toBe(recovered.deployed_revision);
+    const nodes = (await api("GET", `/flows/${flow.id}/nodes`, token)).body.nodes;
+    expect(nodes.map((n: { id: string }) => n.id).sort()).toEqual(["restart-dbg", "restart-inject", "restart-tpl"]);
+    // What runs is exactly the version the deployment record says.
+    expect(await runOnce(token)).toBe(`v${recovered.deployed_revision}`);
+  } finally {
+    await kill9(server).catch(() => undefined);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
