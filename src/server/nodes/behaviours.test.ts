@@ -279,6 +279,34 @@ describe("fan-out and failures", () => {
   });
 });
 
+describe("redeploy while messages flow", () => {
+  it("swaps versions cleanly: no errors, no message of an old version after the swap", async () => {
+    const graph = (version: string) => ({
+      nodes: [
+        { id: "i", type: "inject", name: "", config: { payload_type: "string", payload: "x", topic: "", repeat_seconds: 0.1, cron: null, once: true, once_delay_seconds: 0 } },
+        { id: "t", type: "template", name: "", config: { template: version, syntax: "mustache", field: "payload", output: "str" } },
+        { id: "s", type: "sink", name: "", config: {} },
+      ],
+      connections: [
+        { source: "i", target: "t", source_port: 0 },
+        { source: "t", target: "s", source_port: 0 },
+      ],
+    });
+    const h = await flow(graph("v0").nodes, graph("v0").connections);
+    const spec = { flowId: "flw_test", organizationId: "org_test", organizationSlug: "acme", revision: 1 };
+    for (let v = 1; v <= 5; v++) {
+      await h.waitFor(h.received.length + 1, 2000);
+      await h.engine.deploy({ ...spec, revision: v + 1, ...graph(`v${v}`) });
+    }
+    const mark = h.received.length;
+    await h.waitFor(mark + 3, 2000);
+    expect(h.received.slice(mark).every((m) => m.payload === "v5")).toBe(true);
+    expect(h.errors).toEqual([]);
+    const versions = h.received.map((m) => Number(String(m.payload).slice(1)));
+    expect([...versions].sort((a, b) => a - b)).toEqual(versions);
+  });
+});
+
 describe("http-in and http-response", () => {
   it("answers a webhook through the flow", async () => {
     const h = await flow(
