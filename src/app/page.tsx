@@ -1,14 +1,27 @@
 import Link from "next/link";
 import { SiteHeader } from "@/components/site-header";
+import { SignOutButton } from "@/features/auth/sign-out-button";
+import { serverCaller } from "@/trpc/server";
 
-export default function HomePage() {
+export default async function HomePage() {
+  // The cookie alone decides here (no database call); a revoked session finds out on /account.
+  const { signedIn } = await serverCaller();
   return (
     <>
       <SiteHeader>
-        <Link href="/login">Log in</Link>
-        <Link href="/register" className="button">
-          Create an account
-        </Link>
+        {signedIn ? (
+          <>
+            <Link href="/account/security">Account</Link>
+            <SignOutButton />
+          </>
+        ) : (
+          <>
+            <Link href="/login">Log in</Link>
+            <Link href="/register" className="button">
+              Create an account
+            </Link>
+          </>
+        )}
       </SiteHeader>
       <main>
         <h1>Flows for every team, run for you</h1>
@@ -17,12 +30,20 @@ export default function HomePage() {
           HTTP, devices), deploying them, and watching their messages arrive in real time.
         </p>
         <div className="actions">
-          <Link href="/register" className="button">
-            Create an account
-          </Link>
-          <Link href="/login" className="button secondary">
-            Log in
-          </Link>
+          {signedIn ? (
+            <Link href="/account/security" className="button">
+              Go to your account
+            </Link>
+          ) : (
+            <>
+              <Link href="/register" className="button">
+                Create an account
+              </Link>
+              <Link href="/login" className="button secondary">
+                Log in
+              </Link>
+            </>
+          )}
           <Link href="/docs" className="button secondary">
             Read the API docs
           </Link>

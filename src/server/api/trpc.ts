@@ -67,6 +67,7 @@ const t = initTRPC
           httpStatus: appError.status,
           appCode: appError.code,
           details: appError.details ?? null,
+          retryAfterSec: appError.headers?.["Retry-After"] ? Number(appError.headers["Retry-After"]) : null,
           stack: undefined,
         },
       };

@@ -107,6 +107,22 @@ export function buildAuthOptions(app: AppServices): NextAuthOptions {
   };
 }
 
+function parseCookieHeader(header: string): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  for (const part of header.split(";")) {
+    const i = part.indexOf("=");
+    if (i < 0) continue;
+    const name = part.slice(0, i).trim();
+    if (!name || name in cookies) continue;
+    try {
+      cookies[name] = decodeURIComponent(part.slice(i + 1).trim());
+    } catch {
+      cookies[name] = part.slice(i + 1).trim();
+    }
+  }
+  return cookies;
+}
+
 /**
  * The session id in a request's next-auth cookie, if it carries a valid one and the request comes
  * from our own origin (cookies ride along on cross-site requests; the Origin check stops CSRF).
@@ -114,8 +130,9 @@ export function buildAuthOptions(app: AppServices): NextAuthOptions {
 export async function browserSessionId(app: AppServices, headers: { cookie?: string | null; origin?: string | null }): Promise<string | undefined> {
   if (!headers.cookie) return undefined;
   if (headers.origin && headers.origin !== new URL(app.config.publicUrl).origin) return undefined;
+  // next-auth's getToken reads parsed `req.cookies`, never the raw Cookie header.
   const token = await getToken({
-    req: { headers: { cookie: headers.cookie } } as unknown as Parameters<typeof getToken>[0]["req"],
+    req: { cookies: parseCookieHeader(headers.cookie), headers: {} } as unknown as Parameters<typeof getToken>[0]["req"],
     secret: nextAuthSecret(app),
     secureCookie: app.config.publicUrl.startsWith("https://"),
   });

@@ -325,6 +325,8 @@ describe("password reset", () => {
 
     const token = await tokenFromMail(app, user.email, "/reset-password");
     expect(Buffer.from(token, "base64url")).toHaveLength(32);
+    const weak = await request("POST", "/auth/password-reset/confirm", { body: { token, new_password: "password123" } });
+    expect(weak.status).toBe(400);
     const bad = await request("POST", "/auth/password-reset/confirm", { body: { token: "x".repeat(43), new_password: "another fine passphrase" } });
     expect(bad.status).toBe(401);
     const ok = await request("POST", "/auth/password-reset/confirm", { body: { token, new_password: "another fine passphrase" } });

@@ -1,5 +1,6 @@
 import type { AppServices } from "../../app";
 import { AppError } from "../../errors";
+import { sha256 } from "../../ids";
 import { hashPassword, verifyPassword } from "../../auth/passwords";
 import { checkPassword } from "../../auth/password-policy";
 import { authLimiters, consumeOrThrow } from "../../auth/limits";
@@ -65,11 +66,13 @@ export async function requestPasswordReset(app: AppServices, email: string, meta
  */
 export async function confirmPasswordReset(app: AppServices, input: { token: string; new_password: string }, meta: RequestMeta) {
   await consumeOrThrow(authLimiters(app).passwordResetPerIp, meta.ip);
+  // Check the new password before using up the link, so a refused password does not burn it.
+  const pending = await app.db.prisma.emailToken.findUnique({ where: { tokenHash: sha256(input.token) }, include: { user: true } });
+  if (pending?.purpose === "password_reset" && !pending.usedAt) assertPolicy(input.new_password, pending.user);
   const userId = await consumeEmailToken(app, input.token, "password_reset");
   const user = await findActiveUser(app, userId).catch(() => {
     throw new AppError("TOKEN_INVALID", "this link is not valid; request a new one");
   });
-  assertPolicy(input.new_password, user);
   const passwordHash = await hashPassword(input.new_password, app.config.env.BCRYPT_COST);
   // Proving control of the mailbox also verifies the email address.
   await app.db.prisma.user.update({

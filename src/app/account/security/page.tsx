@@ -1,0 +1,36 @@
+import type { Metadata } from "next";
+import { Alert } from "@/components/alert";
+import { AccountSecurity } from "@/features/auth/account/account-security";
+import { requireProfile } from "@/features/auth/current-user";
+import { firstParam, type SearchParams } from "@/features/auth/search-params";
+import { SignedInHeader } from "@/features/auth/signed-in-header";
+
+export const metadata: Metadata = { title: "Account security" };
+
+/** IANA zones as this server knows them; passed down so the server and browser render one list. */
+function timeZones(): string[] {
+  return ["UTC", ...Intl.supportedValuesOf("timeZone").filter((z) => z !== "UTC")];
+}
+
+export default async function AccountSecurityPage({ searchParams }: { searchParams: SearchParams }) {
+  const profile = await requireProfile("/account/security");
+  const welcome = firstParam(await searchParams, "welcome") === "1";
+  return (
+    <>
+      <SignedInHeader email={profile.user.email} />
+      <main className="account">
+        <h1>Account security</h1>
+        <p className="lead">
+          {profile.organization.name} · <span className="muted">{profile.role}</span>
+        </p>
+        {welcome && !profile.user.email_verified ? (
+          <Alert kind="ok">
+            Welcome to Flowplane! We sent a verification link to <strong>{profile.user.email}</strong>. Check your mail
+            and open the link to confirm your address.
+          </Alert>
+        ) : null}
+        <AccountSecurity initialProfile={profile} timeZones={timeZones()} />
+      </main>
+    </>
+  );
+}

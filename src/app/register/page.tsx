@@ -1,0 +1,13 @@
+import type { Metadata } from "next";
+import { NarrowPage } from "@/components/page-shell";
+import { RegisterForm } from "@/features/auth/register-form";
+
+export const metadata: Metadata = { title: "Create an account" };
+
+export default function RegisterPage() {
+  return (
+    <NarrowPage title="Create an account" intro="Your account comes with its own organization; invite your team later.">
+      <RegisterForm />
+    </NarrowPage>
+  );
+}

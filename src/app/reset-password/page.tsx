@@ -1,0 +1,15 @@
+import type { Metadata } from "next";
+import { NarrowPage } from "@/components/page-shell";
+import { ResetPasswordForm } from "@/features/auth/reset-password-form";
+import { firstParam, type SearchParams } from "@/features/auth/search-params";
+
+export const metadata: Metadata = { title: "Choose a new password" };
+
+export default async function ResetPasswordPage({ searchParams }: { searchParams: SearchParams }) {
+  const token = firstParam(await searchParams, "token");
+  return (
+    <NarrowPage title="Choose a new password">
+      <ResetPasswordForm token={token} />
+    </NarrowPage>
+  );
+}

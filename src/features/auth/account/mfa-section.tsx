@@ -1,0 +1,243 @@
+"use client";
+
+import { useState, type FormEvent } from "react";
+import { useMutation } from "@tanstack/react-query";
+import { Alert } from "@/components/alert";
+import { Field } from "@/components/field";
+import { errorInfo, useTRPC } from "@/trpc/react";
+import { commonErrorMessage, fieldMessage } from "../messages";
+import type { Profile } from "../types";
+import { BackupCodes } from "./backup-codes";
+import { useInvalidateAccount } from "./use-account-queries";
+
+/** MFA_INVALID reads the same everywhere; other failures use the shared wording. */
+function codeError(error: unknown): { alert: string | null; field: string | undefined } {
+  const info = errorInfo(error);
+  if (info.code === "MFA_INVALID") return { alert: null, field: "That code is not valid. Try again." };
+  return { alert: commonErrorMessage(error), field: fieldMessage("Code", info.fields.code) };
+}
+
+function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
+  const trpc = useTRPC();
+  const invalidate = useInvalidateAccount();
+  const setup = useMutation(trpc.auth.mfaSetup.mutationOptions());
+  const enable = useMutation(
+    trpc.auth.mfaEnable.mutationOptions({
+      onSuccess: (data) => {
+        onEnabled(data.backup_codes);
+        void invalidate.profile();
+        void invalidate.sessions();
+      },
+    }),
+  );
+  const [code, setCode] = useState("");
+
+  if (!setup.data) {
+    return (
+      <>
+        <p>
+          Two-factor authentication is <strong>off</strong>. Turn it on to ask for a code from an authenticator app
+          (such as 1Password, Google Authenticator or Aegis) each time you log in.
+        </p>
+        {setup.error ? <Alert kind="error">{commonErrorMessage(setup.error)}</Alert> : null}
+        <button type="button" disabled={setup.isPending} onClick={() => setup.mutate()}>
+          {setup.isPending ? "Preparing…" : "Set up two-factor authentication"}
+        </button>
+      </>
+    );
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    enable.mutate({ code: code.trim() });
+  }
+
+  const errors = enable.error ? codeError(enable.error) : { alert: null, field: undefined };
+  return (
+    <div className="mfa-setup">
+      <ol className="steps">
+        <li>
+          <p>Scan this QR code with your authenticator app.</p>
+          <img src={setup.data.qr_code} alt="QR code for your authenticator app" width={200} height={200} className="qr" />
+        </li>
+        <li>
+          <p>If you cannot scan it, type this key into the app instead.</p>
+          <dl className="secret">
+            <dt id="mfa-secret-label">Secret key</dt>
+            <dd aria-labelledby="mfa-secret-label">
+              <code>{setup.data.secret}</code>
+            </dd>
+          </dl>
+        </li>
+        <li>
+          <form onSubmit={onSubmit}>
+            {errors.alert ? <Alert kind="error">{errors.alert}</Alert> : null}
+            <Field
+              id="mfa-enable-code"
+              label="Authentication code"
+              hint="Enter the 6-digit code the app shows to confirm."
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              maxLength={7}
+              required
+              value={code}
+              onChange={(e) => setCode(e.target.value)}
+              error={errors.field}
+            />
+            <div className="actions">
+              <button type="submit" disabled={enable.isPending}>
+                {enable.isPending ? "Confirming…" : "Confirm"}
+              </button>
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => {
+                  setup.reset();
+                  enable.reset();
+                  setCode("");
+                }}
+              >
+                Cancel
+              </button>
+            </div>
+          </form>
+        </li>
+      </ol>
+    </div>
+  );
+}
+
+function RegenerateCodes({ onCodes }: { onCodes: (codes: string[]) => void }) {
+  const trpc = useTRPC();
+  const regenerate = useMutation(trpc.auth.mfaBackupCodes.mutationOptions({ onSuccess: (data) => onCodes(data.backup_codes) }));
+  const [code, setCode] = useState("");
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    regenerate.mutate({ code: code.trim() });
+  }
+
+  const errors = regenerate.error ? codeError(regenerate.error) : { alert: null, field: undefined };
+  return (
+    <form onSubmit={onSubmit} className="subsection" aria-labelledby="regenerate-heading">
+      <h3 id="regenerate-heading">Backup codes</h3>
+      <p className="hint">New codes replace the old ones, which stop working at once.</p>
+      {errors.alert ? <Alert kind="error">{errors.alert}</Alert> : null}
+      <Field
+        id="mfa-regenerate-code"
+        label="Authentication code"
+        hint="From your authenticator app, or one of your backup codes."
+        autoComplete="one-time-code"
+        maxLength={12}
+        required
+        value={code}
+        onChange={(e) => setCode(e.target.value)}
+        error={errors.field}
+      />
+      <div className="actions">
+        <button type="submit" className="secondary" disabled={regenerate.isPending}>
+          {regenerate.isPending ? "Generating…" : "Generate new backup codes"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Disable({ onDisabled }: { onDisabled: () => void }) {
+  const trpc = useTRPC();
+  const invalidate = useInvalidateAccount();
+  const disable = useMutation(
+    trpc.auth.mfaDisable.mutationOptions({
+      onSuccess: () => {
+        onDisabled();
+        void invalidate.profile();
+        void invalidate.sessions();
+      },
+    }),
+  );
+  const [password, setPassword] = useState("");
+  const [code, setCode] = useState("");
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    disable.mutate({ password, code: code.trim() });
+  }
+
+  const info = disable.error ? errorInfo(disable.error) : null;
+  const wrongPassword = info?.code === "INVALID_CREDENTIALS";
+  const errors = disable.error && !wrongPassword ? codeError(disable.error) : { alert: null, field: undefined };
+  return (
+    <form onSubmit={onSubmit} className="subsection" aria-labelledby="disable-mfa-heading">
+      <h3 id="disable-mfa-heading">Turn off</h3>
+      <p className="hint">Your account will be protected by your password alone. Your other sessions will be logged out.</p>
+      {errors.alert ? <Alert kind="error">{errors.alert}</Alert> : null}
+      <Field
+        id="mfa-disable-password"
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        error={wrongPassword ? "Password is not correct." : fieldMessage("Password", info?.fields.password)}
+      />
+      <Field
+        id="mfa-disable-code"
+        label="Authentication or backup code"
+        autoComplete="one-time-code"
+        maxLength={12}
+        required
+        value={code}
+        onChange={(e) => setCode(e.target.value)}
+        error={errors.field}
+      />
+      <div className="actions">
+        <button type="submit" className="danger" disabled={disable.isPending}>
+          {disable.isPending ? "Turning off…" : "Disable two-factor authentication"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function MfaSection({ profile }: { profile: Profile }) {
+  // Codes are kept only in this component's state: they are shown once and never fetched again.
+  const [issued, setIssued] = useState<{ codes: string[]; reason: "enabled" | "regenerated" } | null>(null);
+  const [turnedOff, setTurnedOff] = useState(false);
+  const enabled = profile.user.mfa_enabled;
+  return (
+    <section className="card" aria-labelledby="mfa-heading">
+      <h2 id="mfa-heading">Two-factor authentication</h2>
+      {issued ? (
+        <>
+          <Alert kind="ok">
+            {issued.reason === "enabled"
+              ? "Two-factor authentication is on. Your other sessions were logged out."
+              : "New backup codes are ready. The old ones no longer work."}
+          </Alert>
+          <BackupCodes codes={issued.codes} email={profile.user.email} onDone={() => setIssued(null)} />
+        </>
+      ) : enabled ? (
+        <>
+          <p>
+            Two-factor authentication is <strong>on</strong>: logging in asks for a code from your authenticator app.
+          </p>
+          <div className="subsections">
+            <RegenerateCodes onCodes={(codes) => setIssued({ codes, reason: "regenerated" })} />
+            <Disable onDisabled={() => setTurnedOff(true)} />
+          </div>
+        </>
+      ) : (
+        <>
+          {turnedOff ? <Alert kind="ok">Two-factor authentication is off. Your other sessions were logged out.</Alert> : null}
+          <Enrol
+            onEnabled={(codes) => {
+              setTurnedOff(false);
+              setIssued({ codes, reason: "enabled" });
+            }}
+          />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,70 @@
+"use client";
+
+import { useState, type FormEvent } from "react";
+import { useMutation } from "@tanstack/react-query";
+import { Alert } from "@/components/alert";
+import { Field } from "@/components/field";
+import { errorInfo, useTRPC } from "@/trpc/react";
+import { commonErrorMessage, fieldMessage } from "../messages";
+import { PASSWORD_HINT } from "../password-hint";
+import { useInvalidateAccount } from "./use-account-queries";
+
+export function PasswordSection() {
+  const trpc = useTRPC();
+  const invalidate = useInvalidateAccount();
+  const change = useMutation(
+    trpc.auth.changePassword.mutationOptions({
+      onSuccess: () => {
+        setCurrent("");
+        setNext("");
+        void invalidate.sessions();
+      },
+    }),
+  );
+  const [current, setCurrent] = useState("");
+  const [next, setNext] = useState("");
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    change.mutate({ old_password: current, new_password: next });
+  }
+
+  const info = change.error ? errorInfo(change.error) : null;
+  const wrongCurrent = info?.code === "INVALID_CREDENTIALS";
+  const alert = change.error && !wrongCurrent ? commonErrorMessage(change.error) : null;
+  return (
+    <section className="card" aria-labelledby="password-heading">
+      <h2 id="password-heading">Password</h2>
+      <form onSubmit={onSubmit}>
+        {alert ? <Alert kind="error">{alert}</Alert> : null}
+        {change.isSuccess ? <Alert kind="ok">Your password was changed. Your other sessions were logged out.</Alert> : null}
+        <Field
+          id="current-password"
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={current}
+          onChange={(e) => setCurrent(e.target.value)}
+          error={wrongCurrent ? "Current password is not correct." : fieldMessage("Current password", info?.fields.old_password)}
+        />
+        <Field
+          id="new-password"
+          label="New password"
+          type="password"
+          autoComplete="new-password"
+          required
+          value={next}
+          onChange={(e) => setNext(e.target.value)}
+          hint={`${PASSWORD_HINT} Changing it logs out your other sessions.`}
+          error={fieldMessage("New password", info?.fields.new_password)}
+        />
+        <div className="actions">
+          <button type="submit" disabled={change.isPending}>
+            {change.isPending ? "Changing…" : "Change password"}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

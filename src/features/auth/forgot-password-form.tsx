@@ -1,0 +1,59 @@
+"use client";
+
+import Link from "next/link";
+import { useState, type FormEvent } from "react";
+import { useMutation } from "@tanstack/react-query";
+import { Alert } from "@/components/alert";
+import { Field } from "@/components/field";
+import { errorInfo, useTRPC } from "@/trpc/react";
+import { commonErrorMessage, fieldMessage } from "./messages";
+
+export function ForgotPasswordForm() {
+  const trpc = useTRPC();
+  const request = useMutation(trpc.auth.requestPasswordReset.mutationOptions());
+  const [email, setEmail] = useState("");
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    request.mutate({ email });
+  }
+
+  if (request.isSuccess) {
+    return (
+      <div className="card">
+        <Alert kind="ok">If an account exists for this email, a reset link is on its way.</Alert>
+        <p>The link works for one hour. Check your spam folder if nothing arrives within a few minutes.</p>
+        <p>
+          <Link href="/login">Back to log in</Link>
+        </p>
+      </div>
+    );
+  }
+
+  const fields = request.error ? errorInfo(request.error).fields : {};
+  const alert = request.error ? commonErrorMessage(request.error) : null;
+  return (
+    <form onSubmit={onSubmit} className="card">
+      {alert ? <Alert kind="error">{alert}</Alert> : null}
+      <p className="hint">Enter the email of your account and we will send you a link to choose a new password.</p>
+      <Field
+        id="email"
+        label="Email"
+        type="email"
+        autoComplete="email"
+        required
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        error={fieldMessage("Email", fields.email)}
+      />
+      <div className="actions">
+        <button type="submit" disabled={request.isPending}>
+          {request.isPending ? "Sending…" : "Send reset link"}
+        </button>
+      </div>
+      <p className="form-footer">
+        Remembered it? <Link href="/login">Log in</Link>
+      </p>
+    </form>
+  );
+}
