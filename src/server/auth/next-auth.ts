@@ -10,6 +10,9 @@ import { endSession } from "../services/accounts/tokens";
 import { SessionStore } from "./sessions";
 import { CLIENT_IP_HEADER } from "../api/rest/client-ip";
 import { tokenPolicy } from "../../shared/policy";
+import { resolvePrincipal } from "./principal";
+import { switchOrganization } from "../services/organizations/organizations";
+import { switchOrganizationInput } from "../services/organizations/organization.schemas";
 
 /** Error strings the login page understands (next-auth passes them through as `error`). */
 export const SIGN_IN_ERRORS = {
@@ -76,6 +79,38 @@ export function buildAuthOptions(app: AppServices): NextAuthOptions {
             const appError = toAppError(err);
             if (appError.code === "INTERNAL") app.logger.error({ err }, "browser sign-in failed");
             throw new Error(appError.code === "RATE_LIMITED" ? `RATE_LIMITED:${appError.headers?.["Retry-After"] ?? "60"}` : appError.code);
+          }
+        },
+      }),
+      // Switching organization in the UI: a new session for the organization replaces the current
+      // one (which ends), and the cookie follows.
+      CredentialsProvider({
+        id: "switch-organization",
+        name: "Switch organization",
+        credentials: { organization_id: { label: "Organization", type: "text" } },
+        async authorize(credentials, req) {
+          const organizationId = switchOrganizationInput.safeParse({ organization_id: credentials?.organization_id });
+          if (!organizationId.success) throw new Error("VALIDATION_FAILED");
+          const current = await browserSessionId(app, { cookie: header(req, "cookie"), origin: header(req, "origin") || null });
+          if (!current) throw new Error("UNAUTHENTICATED");
+          try {
+            const principal = await resolvePrincipal(app, { browserSessionId: current });
+            if (principal.kind !== "session") throw new Error("UNAUTHENTICATED");
+            const result = await switchOrganization(app, principal, organizationId.data.organization_id, {
+              ip: header(req, CLIENT_IP_HEADER) || "unknown",
+              userAgent: header(req, "user-agent"),
+            });
+            await endSession(app, principal.session);
+            return {
+              id: result.user.id,
+              email: result.user.email,
+              name: [result.user.first_name, result.user.last_name].filter(Boolean).join(" ") || result.user.email,
+              sid: result.session_id,
+              organizationId: result.user.organization_id,
+              role: result.user.role,
+            };
+          } catch (err) {
+            throw new Error(toAppError(err).code);
           }
         },
       }),
