@@ -44,6 +44,7 @@ interface RunningFlow {
   spec: FlowSpec;
   nodes: Map<string, LiveNode>;
   state: FlowState;
+  error?: string;
   /** Bumped on every (re)start: deliveries queued for an older version are dropped. */
   generation: number;
 }
@@ -90,6 +91,11 @@ export class FlowEngine {
 
   state(flowId: string): FlowState {
     return this.flows.get(flowId)?.state ?? "stopped";
+  }
+
+  /** Why the flow is in error, if it is. */
+  errorOf(flowId: string): string | undefined {
+    return this.flows.get(flowId)?.error;
   }
 
   isRunning(flowId: string): boolean {
@@ -169,6 +175,7 @@ export class FlowEngine {
     }
     if (failures.length > 0) {
       flow.state = "error";
+      flow.error = failures.join("; ");
       this.options.hooks.onFlowState({ organizationId: spec.organizationId, flowId: spec.flowId, state: "error", error: failures.join("; ") });
       return "error";
     }

@@ -277,6 +277,23 @@ describe("deployments", () => {
   });
 });
 
+describe("flow state", () => {
+  it("reports error with the reason when a node cannot start, and running after a fix", async () => {
+    const id = uid("fn");
+    const flow = (await request("POST", "/flows", { token: user.accessToken, body: { name: "broken", nodes: [{ id, type: "function", config: { code: "return {" } }] } })).body.flow;
+    const dep = await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
+    expect(dep.status).toBe(200);
+    expect(dep.body.deployment.state).toBe("error");
+    const broken = (await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow;
+    expect(broken.state).toBe("error");
+    expect(broken.state_error).toMatch(new RegExp(id));
+    await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { nodes: [{ id, type: "function", config: { code: "return msg;" } }] } });
+    expect((await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken })).body.deployment.state).toBe("running");
+    const fixed = (await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow;
+    expect(fixed).toMatchObject({ state: "running", state_error: null });
+  });
+});
+
 describe("Node-RED interchange", () => {
   it("imports inject → function → debug and exports it back with the same wiring and properties", async () => {
     const source = fixture("node-red-inject-function-debug.json");

@@ -95,7 +95,7 @@ export class FlowRuntimeController {
     }
     const state = await this.engine.deploy(await this.specFor(flow, deployment));
     // The engine reports asynchronously; the response must not come before the row says so.
-    await this.deps.prisma.flow.update({ where: { id: flow.id }, data: { state } });
+    await this.deps.prisma.flow.update({ where: { id: flow.id }, data: { state, stateError: state === "error" ? (this.engine.errorOf(flow.id) ?? null) : null } });
     return state;
   }
 
