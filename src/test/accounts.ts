@@ -48,3 +48,11 @@ export async function tokenFromMail(app: AppServices, to: string, page: string):
   }
   throw new Error(`no ${page} mail for ${to}`);
 }
+
+/** Adds a newly registered user to the owner's organization with a role, logged in there. */
+export async function joinAs(app: AppServices, request: Request, owner: { organizationId: string }, role: string) {
+  const user = await signUp(request);
+  await app.db.prisma.membership.create({ data: { userId: user.userId, organizationId: owner.organizationId, role } });
+  const login = await request("POST", "/auth/login", { body: { email: user.email, password: user.password, organization_id: owner.organizationId } });
+  return { ...user, token: login.body.access_token as string };
+}

@@ -5,7 +5,7 @@ import type { AppServices } from "../app";
 import { deriveKey } from "./crypto";
 import { toAppError } from "../errors";
 import { login } from "../services/accounts/login";
-import { loginInput } from "../services/accounts/account.schemas";
+import { loginInput, type LoginSuccess } from "../services/accounts/account.schemas";
 import { endSession } from "../services/accounts/tokens";
 import { SessionStore } from "./sessions";
 import { CLIENT_IP_HEADER } from "../api/rest/client-ip";
@@ -18,6 +18,18 @@ import { switchOrganizationInput } from "../services/organizations/organization.
 export const SIGN_IN_ERRORS = {
   mfaRequired: "MFA_REQUIRED",
 } as const;
+
+/** What next-auth keeps of a login: the user, and our session id for its cookie. */
+function sessionUser(result: LoginSuccess) {
+  return {
+    id: result.user.id,
+    email: result.user.email,
+    name: [result.user.first_name, result.user.last_name].filter(Boolean).join(" ") || result.user.email,
+    sid: result.session_id,
+    organizationId: result.user.organization_id,
+    role: result.user.role,
+  };
+}
 
 /** next-auth's secret is derived from JWT_SECRET, never a separate variable to configure. */
 export function nextAuthSecret(app: AppServices): string {
@@ -66,14 +78,7 @@ export function buildAuthOptions(app: AppServices): NextAuthOptions {
               userAgent: header(req, "user-agent"),
             });
             if ("requires_mfa" in result) throw new Error(SIGN_IN_ERRORS.mfaRequired);
-            return {
-              id: result.user.id,
-              email: result.user.email,
-              name: [result.user.first_name, result.user.last_name].filter(Boolean).join(" ") || result.user.email,
-              sid: result.session_id,
-              organizationId: result.user.organization_id,
-              role: result.user.role,
-            };
+            return sessionUser(result);
           } catch (err) {
             if (err instanceof Error && err.message === SIGN_IN_ERRORS.mfaRequired) throw err;
             const appError = toAppError(err);
@@ -101,14 +106,7 @@ export function buildAuthOptions(app: AppServices): NextAuthOptions {
               userAgent: header(req, "user-agent"),
             });
             await endSession(app, principal.session);
-            return {
-              id: result.user.id,
-              email: result.user.email,
-              name: [result.user.first_name, result.user.last_name].filter(Boolean).join(" ") || result.user.email,
-              sid: result.session_id,
-              organizationId: result.user.organization_id,
-              role: result.user.role,
-            };
+            return sessionUser(result);
           } catch (err) {
             throw new Error(toAppError(err).code);
           }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, restClient } from "@/test/app";
-import { signUp } from "@/test/accounts";
+import { joinAs as joinTestOrg, signUp } from "@/test/accounts";
 import type { AppServices } from "@/server/app";
 import type { Role } from "@/server/permissions";
 import { authenticateApiKey } from "@/server/auth/api-keys";
@@ -14,12 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-async function joinAs(owner: { organizationId: string }, role: Role) {
-  const user = await signUp(request);
-  await app.db.prisma.membership.create({ data: { userId: user.userId, organizationId: owner.organizationId, role } });
-  const login = await request("POST", "/auth/login", { body: { email: user.email, password: user.password, organization_id: owner.organizationId } });
-  return { ...user, token: login.body.access_token as string };
-}
+const joinAs = (owner: { organizationId: string }, role: Role) => joinTestOrg(app, request, owner, role);
 
 const orgPath = (u: { organizationId: string }) => `/organizations/${u.organizationId}`;
 

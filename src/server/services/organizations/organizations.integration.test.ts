@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, restClient } from "@/test/app";
-import { signUp, tokenFromMail } from "@/test/accounts";
+import { joinAs as joinTestOrg, signUp, tokenFromMail } from "@/test/accounts";
 import type { AppServices } from "@/server/app";
 import type { Role } from "@/server/permissions";
 
@@ -13,13 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-/** Adds an existing user to an organization with a role and logs them in there. */
-async function joinAs(owner: Awaited<ReturnType<typeof signUp>>, role: Role) {
-  const user = await signUp(request);
-  await app.db.prisma.membership.create({ data: { userId: user.userId, organizationId: owner.organizationId, role } });
-  const login = await request("POST", "/auth/login", { body: { email: user.email, password: user.password, organization_id: owner.organizationId } });
-  return { ...user, token: login.body.access_token as string };
-}
+const joinAs = (owner: { organizationId: string }, role: Role) => joinTestOrg(app, request, owner, role);
 
 describe("organizations", () => {
   it("lists mine, creates one (I own it), and switches to it with a login-shaped response", async () => {
