@@ -23,6 +23,11 @@ const nextConfig = {
           { key: "X-Frame-Options", value: "DENY" },
         ],
       },
+      // Pages reached through mailed links carry a token in the URL: never send it on as a referrer.
+      ...["/reset-password", "/verify-email", "/invitations/accept"].map((source) => ({
+        source,
+        headers: [{ key: "Referrer-Policy", value: "no-referrer" }],
+      })),
     ];
   },
 };

@@ -43,8 +43,10 @@ const handle = nextApp.getRequestHandler();
 const nextUpgrade = nextApp.getUpgradeHandler();
 const hub = createRealtimeHub({ app, devices: new DeviceChannel(app.store, app.devices) });
 
+const hsts = app.config.publicUrl.startsWith("https://");
 const server = http.createServer((req, res) => {
   req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
+  if (hsts) res.setHeader("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
   handle(req, res).catch((err: unknown) => {
     logger.error({ err }, "request handler failed");
     if (!res.headersSent) {

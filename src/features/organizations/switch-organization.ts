@@ -45,11 +45,22 @@ export async function switchOrganization(organizationId: string): Promise<Switch
 }
 
 /**
- * Switches, then loads `path` with a full navigation, so nothing cached for the previous
+ * Where to continue in the other organization: the same section when it exists there too (the
+ * settings pages, the flow list), else the organization's settings. A page about one resource
+ * (a flow, an invitation) belongs to the organization left behind.
+ */
+export function pathAfterSwitch(pathname: string): string {
+  if (/^\/flows\/[^/]+/.test(pathname)) return "/flows";
+  if (pathname === "/flows" || pathname.startsWith("/settings/") || pathname.startsWith("/account/")) return pathname;
+  return "/settings/organization";
+}
+
+/**
+ * Switches, then loads the next page with a full navigation, so nothing cached for the previous
  * organization (queries, server-rendered pages) survives.
  */
 export async function switchOrganizationAndGo(organizationId: string, path?: string): Promise<SwitchResult> {
   const result = await switchOrganization(organizationId);
-  if (result.ok) window.location.assign(path ?? `${window.location.pathname}${window.location.search}`);
+  if (result.ok) window.location.assign(path ?? pathAfterSwitch(window.location.pathname));
   return result;
 }

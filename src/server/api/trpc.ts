@@ -3,6 +3,7 @@ import type { AppServices } from "../app";
 import { AppError, errorTable, toAppError } from "../errors";
 import { credentialKey, resolvePrincipal, type Credentials, type Principal, type SessionPrincipal } from "../auth/principal";
 import { assertPermission, type Permission } from "../permissions";
+import { recordAudit } from "../services/audit/record-audit";
 import { authLimiters, consumeOrThrow } from "../auth/limits";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -106,7 +107,21 @@ export const publicProcedure = t.procedure.use(normalizeErrors);
 export const authedProcedure = publicProcedure.meta({ auth: true }).use(async ({ ctx, meta, next }) => {
   const principal: Principal = await resolvePrincipal(ctx.app, ctx.credentials);
   if (!meta?.permission) throw new Error("authenticated procedure without a declared permission");
-  assertPermission({ role: principal.role, kind: principal.kind, scopes: principal.kind === "api_key" ? principal.scopes : undefined }, meta.permission);
+  try {
+    assertPermission({ role: principal.role, kind: principal.kind, scopes: principal.kind === "api_key" ? principal.scopes : undefined }, meta.permission);
+  } catch (err) {
+    // Refused authorization is a security event: the audit log records who tried what.
+    await recordAudit(ctx.app, {
+      action: "access.denied",
+      organizationId: principal.organizationId,
+      actorId: principal.userId,
+      targetType: "permission",
+      targetId: meta.permission,
+      ipAddress: ctx.ip,
+      metadata: { credential: principal.kind, ...(principal.kind === "api_key" ? { key_id: principal.keyId } : {}) },
+    });
+    throw err;
+  }
   await consumeOrThrow(authLimiters(ctx.app).apiPerCredential, credentialKey(principal));
   return next({ ctx: { ...ctx, principal } });
 });

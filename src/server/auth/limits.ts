@@ -15,6 +15,8 @@ export interface AuthLimiters {
   passwordResetPerIp: RateLimiter;
   passwordResetPerAccount: RateLimiter;
   verificationPerAccount: RateLimiter;
+  /** Token refreshes per client IP (public endpoint: no credential to key on). */
+  refreshPerIp: RateLimiter;
   /** Everything else, per credential (session or key). */
   apiPerCredential: RateLimiter;
 }
@@ -34,6 +36,7 @@ export function authLimiters(app: AppServices): AuthLimiters {
       passwordResetPerIp: make("reset-ip", env.RATE_LIMIT_PASSWORD_RESET_PER_IP, WINDOW_15_MIN),
       passwordResetPerAccount: make("reset-account", 5, 3600),
       verificationPerAccount: make("verify-account", 5, 3600),
+      refreshPerIp: make("refresh-ip", env.RATE_LIMIT_API_PER_CREDENTIAL, 60),
       apiPerCredential: make("api", env.RATE_LIMIT_API_PER_CREDENTIAL, 60),
     };
     cache.set(app, limiters);

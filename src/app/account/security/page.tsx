@@ -3,7 +3,7 @@ import { Alert } from "@/components/alert";
 import { AccountSecurity } from "@/features/auth/account/account-security";
 import { requireProfile } from "@/features/auth/current-user";
 import { firstParam, type SearchParams } from "@/features/auth/search-params";
-import { SignedInHeader } from "@/features/auth/signed-in-header";
+import { SettingsShell } from "@/features/settings/settings-shell";
 
 export const metadata: Metadata = { title: "Account security" };
 
@@ -16,21 +16,14 @@ export default async function AccountSecurityPage({ searchParams }: { searchPara
   const profile = await requireProfile("/account/security");
   const welcome = firstParam(await searchParams, "welcome") === "1";
   return (
-    <>
-      <SignedInHeader email={profile.user.email} />
-      <main className="account">
-        <h1>Account security</h1>
-        <p className="lead">
-          {profile.organization.name} · <span className="muted">{profile.role}</span>
-        </p>
-        {welcome && !profile.user.email_verified ? (
-          <Alert kind="ok">
-            Welcome to Flowplane! We sent a verification link to <strong>{profile.user.email}</strong>. Check your mail
-            and open the link to confirm your address.
-          </Alert>
-        ) : null}
-        <AccountSecurity initialProfile={profile} timeZones={timeZones()} />
-      </main>
-    </>
+    <SettingsShell profile={profile} active="account" title="Account security">
+      {welcome && !profile.user.email_verified ? (
+        <Alert kind="ok">
+          Welcome to Flowplane! We sent a verification link to <strong>{profile.user.email}</strong>. Check your mail and
+          open the link to confirm your address.
+        </Alert>
+      ) : null}
+      <AccountSecurity initialProfile={profile} timeZones={timeZones()} />
+    </SettingsShell>
   );
 }

@@ -11,8 +11,10 @@
  *
  * Dispatcher ops (first argument):
  *   0 run(msgJson)  1 initialize  2 finalize  → an envelope string, or "" when the code returned a
- *                                               promise: the host drains the job queue, then calls
- *   3 settle()      → the envelope of the settled promise (throws its rejection)
+ *                                               promise; when "" or when jobs are queued, the host
+ *                                               drains the job queue, then calls
+ *   3 settle()      → the envelope of the settled promise (throws its rejection), or of the plain
+ *                     result again once the jobs it queued have run
  *   4 partial()     → the envelope of what happened before an error (sends, status, logs)
  *
  * Envelope: {"r": <returned value>, "s": [<sent value>, ...], "l": [[level, text], ...], "st"?: <status>}
@@ -55,6 +57,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   let logs = [];
   let statusJson;
   let pending = null;
+  let resultJson;
 
   const format = (value) => {
     try {
@@ -186,6 +189,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     (statusJson === undefined ? "" : ',"st":' + statusJson) + "}";
 
   const finish = (result) => {
+    resultJson = undefined;
     if (result !== null && typeof result === "object" && typeof result.then === "function") {
       const state = { done: false, ok: false, value: undefined };
       pending = state;
@@ -196,13 +200,16 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       ]);
       return "";
     }
-    return envelope(toJson(result));
+    resultJson = toJson(result);
+    return envelope(resultJson);
   };
 
   return function dispatch(op, msgJson) {
     if (op === 3) {
       const state = pending;
       pending = null;
+      // A plain return whose promise jobs were run afterwards: same result, with what the jobs did.
+      if (state === null && resultJson !== undefined) return envelope(resultJson);
       if (state === null || !state.done) {
         log("warn", ["the function returned a promise that never settled (the sandbox has no timers or I/O)"]);
         return envelope("null");
@@ -215,6 +222,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     logs = [];
     statusJson = undefined;
     pending = null;
+    resultJson = undefined;
     if (op === 0) return finish(fn === null ? undefined : fn(parse(msgJson), node, context, flow, env, RED));
     const hook = op === 1 ? initFn : finFn;
     return finish(hook === null ? undefined : hook(undefined, node, context, flow, env, RED));

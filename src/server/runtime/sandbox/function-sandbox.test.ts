@@ -1,6 +1,13 @@
-import { describe, it, expect } from "vitest";
-import { createFunctionSandbox, SandboxError, type FunctionSandboxOptions } from "./function-sandbox";
+import { describe, it, expect, afterAll } from "vitest";
+import { createFunctionSandbox, SandboxError, sandboxDiagnostics, type FunctionSandboxOptions } from "./function-sandbox";
 import type { Message } from "../types";
+
+afterAll(() => {
+  // Every engine of every test was freed without a leak (abandoned ones are dropped whole, on purpose).
+  const { disposeFailures, enginesLive } = sandboxDiagnostics();
+  expect(disposeFailures).toBe(0);
+  expect(enginesLive).toBe(0);
+});
 
 function options(code: string, extra: Partial<FunctionSandboxOptions> = {}): FunctionSandboxOptions {
   return {
@@ -241,12 +248,12 @@ describe("function sandbox: Node-RED semantics", () => {
   it("flow.set beyond the flow context limit fails inside the sandbox", async () => {
     const flowContext = new Map<string, unknown>();
     const sandbox = await createFunctionSandbox(
-      options("flow.set('k' + msg.payload, 'x'.repeat(600)); return msg;", { flowContext, flowContextLimitBytes: 2000 }),
+      options("flow.set('k' + msg.payload, 'x'.repeat(600)); return msg;", { flowContext, flowContextLimitBytes: 1500 }),
     );
     await sandbox.run(msg(1));
     await sandbox.run(msg(2));
     await sandbox.run(msg(2)); // overwriting does not count twice
-    const error = await sandboxError(sandbox.run(msg(4)));
+    const error = await sandboxError(sandbox.run(msg(3)));
     expect(error.kind).toBe("runtime");
     expect(error.message).toContain("flow context is full");
     sandbox.close();
@@ -286,7 +293,7 @@ describe("function sandbox: Node-RED semantics", () => {
     const sandbox = await createFunctionSandbox(options("node.send({ payload: 'before' });\nnode.warn('w');\nreturn msg.payload.x.y;"));
     const error = await sandboxError(sandbox.run(msg(undefined)));
     expect(error.kind).toBe("runtime");
-    expect(error.message).toMatch(/TypeError: .*'y'.* \(line 3\)/);
+    expect(error.message).toMatch(/^TypeError: .*'x'.* \(line 3\)$/);
     expect(error.result?.sent).toEqual([[[{ _msgid: "m-1", payload: "before" }]]]);
     expect(error.result?.logs).toEqual([{ level: "warn", message: "w" }]);
     // The sandbox is still usable.
@@ -408,10 +415,24 @@ describe("function sandbox: isolation", () => {
     expect(finError.kind).toBe("syntax");
   });
 
-  it("code cannot break out of the function body", async () => {
-    // With string concatenation this would close the wrapper early; the Function constructor rejects it.
-    const error = await sandboxError(createFunctionSandbox(options("return msg; }); globalThis.escaped = (function () {")));
-    expect(error.kind).toBe("syntax");
+  it("code nested too deeply for the parser is a syntax error, not a crash", async () => {
+    for (const code of ["(".repeat(100_000), "return " + "[".repeat(100_000), "let x = " + "{a:".repeat(50_000)]) {
+      const error = await sandboxError(createFunctionSandbox(options(code)));
+      expect(error.kind).toBe("syntax");
+    }
+  });
+
+  it("code that closes the wrapper early still cannot reach the driver's host callbacks", async () => {
+    const flowContext = new Map<string, unknown>();
+    const probe = "[typeof hostFlowGet, typeof hostFlowSet, typeof dispatch, typeof pending, typeof sent, typeof store].join()";
+    const sandbox = await createFunctionSandbox(
+      options(`return { payload: ${probe} }; }); globalThis.leaked = ${probe}; (function () {`, { flowContext }),
+    );
+    await sandbox.run(msg(0));
+    const reader = await createFunctionSandbox(options(`return { payload: [globalThis.leaked, ${probe}] };`, { flowContext }));
+    expect((await reader.run(msg(0))).outputs[0]![0]!.payload).toEqual([null, Array(6).fill("undefined").join()]);
+    sandbox.close();
+    reader.close();
   });
 
   it("an infinite loop times out, and the sandbox keeps working with its context", async () => {
@@ -438,13 +459,39 @@ describe("function sandbox: isolation", () => {
     sandbox.close();
   });
 
-  it("an endless promise chain times out too", async () => {
+  it("an endless promise chain times out, and its leftover jobs do not leak into the next call", async () => {
     const sandbox = await createFunctionSandbox(
-      options("async function spin() { while (true) { await null; } } await spin(); return msg;", { timeoutMs: 100 }),
+      options(
+        `if (msg.payload === 'spin') { async function spin() { while (true) { await null; } } try { await spin(); } catch (e) { return { payload: 'caught' }; } }
+         if (msg.payload === 'background') { (async () => { while (true) { await null; } })(); }
+         return msg;`,
+        { timeoutMs: 100 },
+      ),
     );
-    expect((await sandboxError(sandbox.run(msg(0)))).kind).toBe("timeout");
-    const again = await sandboxError(sandbox.run(msg(0)));
-    expect(again.kind).toBe("timeout");
+    for (let i = 0; i < 3; i++) expect((await sandboxError(sandbox.run(msg("spin")))).kind).toBe("timeout");
+    expect((await sandbox.run(msg("ok"))).outputs[0]![0]!.payload).toBe("ok");
+    // A plain return that leaves a spinning job behind.
+    expect((await sandboxError(sandbox.run(msg("background")))).kind).toBe("timeout");
+    expect((await sandbox.run(msg("ok"))).outputs[0]![0]!.payload).toBe("ok");
+    sandbox.close();
+  });
+
+  it("promise jobs queued by a plain return run before the result is collected", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("Promise.resolve().then(() => { node.send({ payload: 'later' }); node.status({ text: 'done' }); }); return msg;"),
+    );
+    const result = await sandbox.run(msg(1));
+    expect(result.outputs).toEqual([[{ _msgid: "m-1", payload: 1 }]]);
+    expect(result.sent).toEqual([[[{ _msgid: "m-1", payload: "later" }]]]);
+    expect(result.status).toEqual({ fill: "grey", shape: "dot", text: "done" });
+    sandbox.close();
+  });
+
+  it("a promise that never settles sends nothing, with a warning", async () => {
+    const sandbox = await createFunctionSandbox(options("await new Promise(() => {}); return msg;"));
+    const result = await sandbox.run(msg(1));
+    expect(result.outputs).toEqual([[]]);
+    expect(result.logs[0]!.level).toBe("warn");
     sandbox.close();
   });
 
@@ -466,7 +513,7 @@ describe("function sandbox: isolation", () => {
     const sandbox = await createFunctionSandbox(
       options(
         `
-        if (msg.payload === 'bomb') { const a = []; let i = 0; while (true) a.push('x'.repeat(1 << 20) + i++); }
+        if (msg.payload === 'bomb') { const a = []; while (true) a.push(new Uint8Array(1 << 20)); }
         if (msg.payload === 'objects') { const a = []; while (true) a.push({ n: a.length }); }
         return msg;`,
         { memoryLimitBytes: 16 * 1024 * 1024, timeoutMs: 10_000 },
@@ -488,18 +535,37 @@ describe("function sandbox: isolation", () => {
     sandbox.close();
   });
 
-  it("the Node-RED style array bomb fails with kind memory or timeout, never crashing the host", async () => {
-    const sandbox = await createFunctionSandbox(
-      options("let a = []; while (true) a.push(new Array(1e6).fill(1));", { memoryLimitBytes: 8 * 1024 * 1024, timeoutMs: 3000 }),
-    );
-    const error = await sandboxError(sandbox.run(msg(0)));
-    expect(["memory", "timeout"]).toContain(error.kind);
+  it("many allocations each under the limit are bounded in total (arrays, strings, ArrayBuffers)", async () => {
+    const bombs = [
+      "let a = []; while (true) a.push(new Array(1e6).fill(1));",
+      "const a = []; while (true) a.push(new ArrayBuffer(1 << 20));",
+      "const a = []; let i = 0; while (true) a.push('x'.repeat(1 << 20) + i++);",
+      "const a = []; const s = 'ab'.repeat(1 << 18); while (true) a.push(s.split('').join('') + a.length);",
+    ];
+    const rssBefore = process.memoryUsage().rss;
+    for (const code of bombs) {
+      const sandbox = await createFunctionSandbox(
+        options(`if (msg.payload === 'bomb') { ${code} } return msg;`, { memoryLimitBytes: 16 * 1024 * 1024, timeoutMs: 10_000 }),
+      );
+      const error = await sandboxError(sandbox.run(msg("bomb")));
+      expect([code, error.kind]).toEqual([code, "memory"]);
+      expect((await sandbox.run(msg("after"))).outputs[0]![0]!.payload).toBe("after");
+      sandbox.close();
+    }
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(200 * 1024 * 1024);
+  });
+
+  it("a message too large for the sandbox is refused with kind memory; the sandbox stays usable", async () => {
+    const sandbox = await createFunctionSandbox(options("msg.n = msg.payload.length; return msg;", { memoryLimitBytes: 8 * 1024 * 1024 }));
+    const error = await sandboxError(sandbox.run(msg("x".repeat(6 * 1024 * 1024))));
+    expect(error.kind).toBe("memory");
+    expect((await sandbox.run(msg("abc"))).outputs[0]![0]!.n).toBe(3);
     sandbox.close();
   });
 
   it("string doubling fails cleanly", async () => {
-    const sandbox = await createFunctionSandbox(options("let s = 'x'; while (true) { s = s + s; s.charCodeAt(s.length - 1); }"));
-    const error = await sandboxError(sandbox.run(msg(0)));
+    const sandbox = await createFunctionSandbox(options("if (msg.payload === 'double') { let s = 'x'; while (true) { s = s + s; s.charCodeAt(s.length - 1); } } return null;"));
+    const error = await sandboxError(sandbox.run(msg("double")));
     expect(["memory", "runtime"]).toContain(error.kind);
     expect(error.message).toMatch(/memory|too long/);
     const next = await sandbox.run(msg(1));
@@ -510,7 +576,7 @@ describe("function sandbox: isolation", () => {
   it("a memory bomb in one sandbox does not disturb another", async () => {
     const victim = await createFunctionSandbox(options("context.set('n', (context.get('n') || 0) + 1); msg.payload = context.get('n'); return msg;"));
     const bomber = await createFunctionSandbox(
-      options("const a = []; while (true) a.push('y'.repeat(1 << 20) + a.length);", { memoryLimitBytes: 8 * 1024 * 1024 }),
+      options("const a = []; while (true) a.push({ n: a.length, s: 'y' + a.length });", { memoryLimitBytes: 8 * 1024 * 1024 }),
     );
     expect((await victim.run(msg(0))).outputs[0]![0]!.payload).toBe(1);
     expect((await sandboxError(bomber.run(msg(0)))).kind).toBe("memory");
@@ -556,6 +622,11 @@ describe("function sandbox: isolation", () => {
     sandbox.close();
   });
 
+  // Known gap (see function-sandbox.ts): QuickJS polls the interrupt handler by bytecode ticks, so a
+  // loop of expensive native operations (e.g. `for (;;) ({ ...bigObject })`) outlives the deadline
+  // by minutes. Closing it needs the engines in a worker thread that the host can terminate.
+  it.todo("a hard time limit for loops of long native operations (needs a worker-thread watchdog)");
+
   it("5,000 calls without error or leaked handles, then close frees the engine", async () => {
     const flowContext = new Map<string, unknown>();
     const sandbox = await createFunctionSandbox(
@@ -585,9 +656,14 @@ describe("function sandbox: isolation", () => {
       if (i % 2) await expect(failing.run(msg(i))).rejects.toBeInstanceOf(SandboxError);
       else await failing.run(msg(i));
     }
-    // QuickJS asserts that no object is left alive when the runtime is freed: close() must not throw.
-    expect(() => sandbox.close()).not.toThrow();
-    expect(() => failing.close()).not.toThrow();
+    // QuickJS asserts that no object is left alive when a runtime is freed: a leaked handle would
+    // make the disposal fail, which the diagnostics count.
+    const before = sandboxDiagnostics();
+    sandbox.close();
+    failing.close();
+    const after = sandboxDiagnostics();
+    expect(after.disposeFailures).toBe(before.disposeFailures);
+    expect(after.enginesLive).toBe(before.enginesLive - 2);
   });
 
   it("many sandboxes can be created and closed", async () => {

@@ -6,14 +6,21 @@
  * - its own WebAssembly instance (own linear memory), QuickJS runtime and context: nothing of the
  *   host is reachable (no `process`, `require`, `import()`, `fetch`, timers, files or network); the
  *   only doors out are the three flow-context callbacks, which exchange JSON strings;
- * - a time limit per call (the runtime's interrupt handler with a deadline), a memory limit for the
- *   runtime (`setMemoryLimit`), and a stack limit;
+ * - a time limit per call (the runtime's interrupt handler with a deadline), a memory limit (the
+ *   runtime's `setMemoryLimit`, backed by a hard maximum on the instance's linear memory), and a
+ *   stack limit;
  * - a failure that may leave the engine inconsistent (out of memory, or the host's own stack running
  *   out inside the WebAssembly code) throws the whole instance away; the next call gets a new one
  *   (with `initialize` run again and the per-node context empty).
  *
  * Messages cross the boundary as JSON in both directions: functions, symbols and `undefined` drop
  * out; Buffers are not supported.
+ *
+ * Known gap: the call runs on the host's thread, and QuickJS polls its interrupt handler only every
+ * ~10,000 bytecode "ticks", not inside native operations. A loop of expensive native operations on
+ * large data (`for (;;) ({ ...bigObject })`, `[...bigArray]`, `JSON.stringify(bigArray)`) can hold
+ * the thread far past the deadline (minutes). A hard limit needs the engines in a worker thread that
+ * the host terminates; `run()` is already asynchronous for that.
  */
 import { createRequire } from "node:module";
 import { randomBytes } from "node:crypto";
@@ -103,22 +110,41 @@ const MAX_STACK_BYTES = 192 * 1024;
 // ---------------------------------------------------------------------------------------------
 // WebAssembly module: compiled once per process, instantiated once per sandbox.
 
-let variantPromise: Promise<QuickJSSyncVariant> | undefined;
+let wasmModulePromise: Promise<WebAssembly.Module | undefined> | undefined;
 
-function loadVariant(): Promise<QuickJSSyncVariant> {
-  variantPromise ??= (async () => {
+function loadWasmModule(): Promise<WebAssembly.Module | undefined> {
+  wasmModulePromise ??= (async () => {
     try {
       const fromHere = createRequire(import.meta.url);
       const fromLibrary = createRequire(fromHere.resolve("quickjs-emscripten"));
       const wasmPath = fromLibrary.resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
-      const wasmModule = await WebAssembly.compile(await readFile(wasmPath));
-      return newVariant(RELEASE_SYNC, { wasmModule });
+      return await WebAssembly.compile(await readFile(wasmPath));
     } catch {
       // Bundled or unusual layouts: let the variant find and compile its file on each instantiation.
-      return RELEASE_SYNC;
+      return undefined;
     }
   })();
-  return variantPromise;
+  return wasmModulePromise;
+}
+
+const WASM_PAGE_BYTES = 64 * 1024;
+/** The build's initial linear memory (static data, C stack, first heap): its import requires at least this. */
+const BASE_MEMORY_BYTES = 16 * 1024 * 1024;
+/** The build's declared maximum (2 GiB). */
+const MAX_MEMORY_PAGES = 32768;
+
+/**
+ * A variant whose instance gets its own linear memory with a hard maximum. QuickJS's
+ * setMemoryLimit is not enough in this build: without malloc_usable_size its running total only
+ * counts allocations, not their sizes, so many large strings, arrays or ArrayBuffers each under the
+ * limit would grow the memory to 2 GiB (quickjs-emscripten issue #271). With a capped memory,
+ * malloc fails at the cap and QuickJS throws "out of memory".
+ */
+async function sandboxVariant(memoryLimitBytes: number): Promise<QuickJSSyncVariant> {
+  const wasmModule = await loadWasmModule();
+  const maximum = Math.min(MAX_MEMORY_PAGES, Math.ceil((BASE_MEMORY_BYTES + memoryLimitBytes) / WASM_PAGE_BYTES));
+  const wasmMemory = new WebAssembly.Memory({ initial: BASE_MEMORY_BYTES / WASM_PAGE_BYTES, maximum });
+  return newVariant(RELEASE_SYNC, wasmModule ? { wasmModule, wasmMemory } : { wasmMemory });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -273,6 +299,20 @@ function decodeEnvelope(text: string, outputs: number, msgid: string, withReturn
 }
 
 // ---------------------------------------------------------------------------------------------
+// Diagnostics
+
+const diagnostics = { enginesCreated: 0, enginesLive: 0, enginesAbandoned: 0, disposeFailures: 0 };
+
+/**
+ * Counters for tests and monitoring. `disposeFailures` counts engines whose runtime could not be
+ * freed cleanly: QuickJS asserts that no object is left when a runtime is freed, so a handle leak
+ * shows up here.
+ */
+export function sandboxDiagnostics(): Readonly<typeof diagnostics> {
+  return { ...diagnostics };
+}
+
+// ---------------------------------------------------------------------------------------------
 // One engine instance: WebAssembly module + QuickJS runtime + context + the driver's dispatcher.
 
 /** The host threw out of the WebAssembly code (e.g. its own stack ran out): the engine may be inconsistent. */
@@ -307,6 +347,8 @@ class Engine {
     this.runtime.setMaxStackSize(MAX_STACK_BYTES);
     this.runtime.setInterruptHandler(() => Date.now() > this.deadline);
     this.vm = this.runtime.newContext();
+    diagnostics.enginesCreated++;
+    diagnostics.enginesLive++;
   }
 
   /** Compiles the driver and the user's code; throws SandboxError("syntax") for invalid code. */
@@ -314,8 +356,9 @@ class Engine {
     const vm = this.vm;
     const { options } = this;
     const flowLimit = options.flowContextLimitBytes ?? DEFAULT_FLOW_CONTEXT_LIMIT_BYTES;
-    const factory = this.unwrap(vm.evalCode(DRIVER_SOURCE, "sandbox-driver.js"), "setup");
+    const factory = this.unwrap(this.guard(() => vm.evalCode(DRIVER_SOURCE, "sandbox-driver.js")), "setup");
     const handles: QuickJSHandle[] = [factory];
+    let faulted = false;
     try {
       handles.push(
         vm.newFunction("flowGet", (keyHandle) => {
@@ -351,9 +394,13 @@ class Engine {
       }
       this.dispatch = result.value;
       for (let op = OP_RUN; op <= OP_PARTIAL; op++) this.opHandles.push(vm.newNumber(op));
+    } catch (err) {
+      faulted = !(err instanceof SandboxError);
+      throw err;
     } finally {
       this.deadline = Infinity;
-      for (const handle of handles) if (handle.alive) handle.dispose();
+      // After a fault the engine is not touched again (it is dropped whole).
+      if (!faulted) for (const handle of handles) if (handle.alive) handle.dispose();
     }
   }
 
@@ -363,7 +410,6 @@ class Engine {
    */
   call(op: number, msg: Message | undefined): SandboxResult {
     const vm = this.vm;
-    const dispatch = this.dispatch!;
     // initialize/finalize sends get a fresh id, like Node-RED's RED.util.generateId().
     const msgid = msg?._msgid ?? randomBytes(8).toString("hex");
     let msgJson: string;
@@ -372,24 +418,34 @@ class Engine {
     } catch (err) {
       throw new SandboxError("runtime", `the message cannot be serialized: ${err instanceof Error ? err.message : String(err)}`);
     }
-    const timeoutMs = this.options.timeoutMs;
-    this.deadline = Date.now() + timeoutMs;
+    const memoryLimit = this.options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
+    if (msgJson.length > memoryLimit / 8 && Buffer.byteLength(msgJson) > memoryLimit / 2) {
+      throw new SandboxError("memory", `the message is too large for the sandbox (${Buffer.byteLength(msgJson)} bytes as JSON, memory limit ${memoryLimit} bytes)`);
+    }
+    this.deadline = Date.now() + this.options.timeoutMs;
     try {
       const msgHandle = this.guard(() => vm.newString(msgJson));
       let text: string;
+      let faulted = false;
       try {
-        text = this.callDispatch(this.opHandles[op]!, msgHandle);
+        text = this.callDispatch(this.opHandles[op]!, msgHandle, msgid);
+      } catch (err) {
+        faulted = !(err instanceof SandboxError);
+        throw err;
       } finally {
-        msgHandle.dispose();
+        if (!faulted) msgHandle.dispose();
       }
-      if (text === "") {
-        // The code returned a promise: run the job queue (within the same deadline), then collect.
+      if (text === "" || this.guard(() => this.runtime.hasPendingJob())) {
+        // The code returned a promise or queued jobs (like microtasks after a Node-RED function):
+        // run the job queue within the same deadline, then collect the result.
         const jobs = this.guard(() => this.runtime.executePendingJobs(-1));
         if (jobs.error) {
           const error = this.dumpError(jobs.error);
           jobs.error.dispose();
           throw this.failure(error, msgid);
         }
+        // An interrupt inside a job rejects a promise instead of failing the job queue.
+        if (Date.now() > this.deadline) throw this.failure({ name: "InternalError", message: "interrupted", stack: "" }, msgid);
         text = this.callDispatch(this.opHandles[OP_SETTLE]!, undefined, msgid);
       }
       return decodeEnvelope(text, this.options.outputs, msgid, op === OP_RUN);
@@ -398,7 +454,7 @@ class Engine {
     }
   }
 
-  private callDispatch(opHandle: QuickJSHandle, msgHandle: QuickJSHandle | undefined, msgid = ""): string {
+  private callDispatch(opHandle: QuickJSHandle, msgHandle: QuickJSHandle | undefined, msgid: string): string {
     const vm = this.vm;
     const args = msgHandle ? [opHandle, msgHandle] : [opHandle];
     const result = this.guard(() => vm.callFunction(this.dispatch!, vm.undefined, ...args));
@@ -408,7 +464,7 @@ class Engine {
       throw this.failure(error, msgid);
     }
     try {
-      if (vm.typeof(result.value) !== "string") throw new SandboxError("runtime", "the sandbox returned an invalid result");
+      // The dispatcher always returns a string (the envelope is checked when decoded).
       return vm.getString(result.value);
     } finally {
       result.value.dispose();
@@ -499,22 +555,32 @@ class Engine {
     }
   }
 
+  /** Jobs left in the queue after a timeout would run (and time out) in the next call. */
+  hasLeftoverJobs(): boolean {
+    return this.guard(() => this.runtime.hasPendingJob());
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    diagnostics.enginesLive--;
     try {
       for (const handle of this.opHandles) if (handle.alive) handle.dispose();
       if (this.dispatch?.alive) this.dispatch.dispose();
       this.vm.dispose();
       this.runtime.dispose();
     } catch {
-      // A broken engine: drop it, its WebAssembly memory goes with it.
+      // A leak or a broken engine: drop it, its WebAssembly memory goes with it.
+      diagnostics.disposeFailures++;
     }
   }
 
   /** After a HostFault: the engine's state is unknown, so it is not touched again, only dropped. */
   abandon(): void {
+    if (this.disposed) return;
     this.disposed = true;
+    diagnostics.enginesLive--;
+    diagnostics.enginesAbandoned++;
   }
 }
 
@@ -536,22 +602,30 @@ function emptyResult(outputs: number): SandboxResult {
 }
 
 async function newEngine(options: FunctionSandboxOptions): Promise<{ engine: Engine; initResult: SandboxResult }> {
-  const module = await newQuickJSWASMModule(await loadVariant());
+  const module = await newQuickJSWASMModule(await sandboxVariant(options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES));
   const engine = new Engine(module, options);
   try {
     engine.setup();
+  } catch (err) {
+    if (err instanceof SandboxError) {
+      engine.dispose();
+      throw err;
+    }
+    engine.abandon();
+    // The parser ran out of the host's stack before reaching its own limit.
+    if (isStackFault(err)) throw new SandboxError("syntax", "SyntaxError: stack overflow (the code is nested too deeply)");
+    throw new SandboxError("runtime", faultMessage(err));
+  }
+  try {
     const initResult = options.initialize?.trim() ? engine.call(OP_INIT, undefined) : emptyResult(options.outputs);
     return { engine, initResult };
   } catch (err) {
-    if (err instanceof HostFault) {
-      engine.abandon();
-      throw new SandboxError("runtime", `the sandbox failed during initialization: ${err.message}`);
-    }
-    engine.dispose();
-    if (err instanceof SandboxError && err.kind !== "syntax") {
+    if (err instanceof SandboxError) {
+      engine.dispose();
       throw new SandboxError(err.kind, `initialize: ${err.message}`, err.result);
     }
-    throw err;
+    engine.abandon();
+    throw new SandboxError("runtime", `initialize: ${faultMessage(err)}`);
   }
 }
 
@@ -585,12 +659,22 @@ class FunctionSandboxImpl implements FunctionSandbox {
       }
       return result;
     } catch (err) {
-      if (err instanceof HostFault) {
-        this.discard(engine, true);
-        throw new SandboxError("runtime", hostFaultMessage(err));
+      if (err instanceof SandboxError) {
+        if (err.kind === "memory") this.discard(engine, false);
+        else if (err.kind === "timeout" && this.leftoverJobs(engine)) this.discard(engine, false);
+        throw err;
       }
-      if (err instanceof SandboxError && err.kind === "memory") this.discard(engine, false);
-      throw err;
+      // Anything else came out of the engine itself (HostFault, an emscripten abort): drop it.
+      this.discard(engine, true);
+      throw new SandboxError("runtime", faultMessage(err));
+    }
+  }
+
+  private leftoverJobs(engine: Engine): boolean {
+    try {
+      return engine.hasLeftoverJobs();
+    } catch {
+      return true;
     }
   }
 
@@ -628,13 +712,12 @@ class FunctionSandboxImpl implements FunctionSandbox {
       try {
         result = engine.call(OP_FINALIZE, undefined);
       } catch (err) {
-        if (err instanceof HostFault) {
+        if (!(err instanceof SandboxError)) {
           engine.abandon();
-          return { ...emptyResult(this.options.outputs), logs: [{ level: "error", message: `finalize: ${hostFaultMessage(err)}` }] };
+          return { ...emptyResult(this.options.outputs), logs: [{ level: "error", message: `finalize: ${faultMessage(err)}` }] };
         }
-        const failed = err instanceof SandboxError ? err : new SandboxError("runtime", String(err));
-        result = failed.result ?? emptyResult(this.options.outputs);
-        result.logs.push({ level: "error", message: `finalize: ${failed.message}` });
+        result = err.result ?? emptyResult(this.options.outputs);
+        result.logs.push({ level: "error", message: `finalize: ${err.message}` });
       }
     }
     engine.dispose();
@@ -642,10 +725,13 @@ class FunctionSandboxImpl implements FunctionSandbox {
   }
 }
 
-function hostFaultMessage(err: HostFault): string {
-  return /call stack|stack overflow/i.test(err.message)
-    ? "InternalError: stack overflow (the sandbox was restarted)"
-    : `the sandbox failed (${err.message}) and was restarted`;
+function isStackFault(err: unknown): boolean {
+  return err instanceof Error && /call stack|stack overflow/i.test(err.message);
+}
+
+function faultMessage(err: unknown): string {
+  if (isStackFault(err)) return "InternalError: stack overflow (the sandbox was restarted)";
+  return `the sandbox failed (${err instanceof Error ? err.message : String(err)}) and was restarted`;
 }
 
 /**

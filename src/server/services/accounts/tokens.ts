@@ -8,6 +8,7 @@ import { tokenPolicy } from "../../../shared/policy";
 import type { User } from "../../../generated/prisma/client";
 import type { LoginSuccess } from "./account.schemas";
 import { recordAudit } from "../audit/record-audit";
+import { authLimiters, consumeOrThrow } from "../../auth/limits";
 import type { RequestMeta } from "./shared";
 
 /** Starts a session for the user in the organization and issues its first token pair. */
@@ -64,6 +65,7 @@ export async function startSession(
  * as theft and ends the whole session.
  */
 export async function refreshTokens(app: AppServices, refreshToken: string, meta: RequestMeta) {
+  await consumeOrThrow(authLimiters(app).refreshPerIp, meta.ip);
   const prisma = app.db.prisma;
   const sessions = new SessionStore(app.store);
   const row = await prisma.refreshToken.findUnique({ where: { tokenHash: sha256(refreshToken) } });

@@ -177,6 +177,9 @@ describe("audit log", () => {
     const page2 = await request("GET", `/audit-log?limit=3&cursor=${page1.body.next_cursor}`, { token: owner.accessToken });
     expect(page2.body.entries[0].id).toBe(all.body.entries[3].id);
     expect((await request("GET", "/audit-log?cursor=garbage", { token: owner.accessToken })).status).toBe(400);
+    // The viewer's refused attempt is itself recorded.
+    const denied = all.body.entries.find((e: { action: string }) => e.action === "access.denied");
+    expect(denied).toMatchObject({ actor_id: viewer.userId, target_id: "audit:read" });
     expect(all.body.entries.every((e: { id: string }) => e.id.startsWith("aud_"))).toBe(true);
   });
 });

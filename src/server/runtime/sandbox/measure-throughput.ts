@@ -1,0 +1,34 @@
+/**
+ * Quick throughput check of the function sandbox (not a test): `npx tsx src/server/runtime/sandbox/measure-throughput.ts`.
+ * Prints calls/s for a few typical bodies, run back to back on one sandbox.
+ */
+import { createFunctionSandbox } from "./function-sandbox";
+
+const cases: Array<{ name: string; code: string; outputs?: number }> = [
+  { name: "double payload", code: "msg.payload = msg.payload * 2; return msg;" },
+  { name: "context + flow + status", code: "const n = (context.get('n') || 0) + 1; context.set('n', n); flow.set('last', n); node.status({ fill: 'green', shape: 'dot', text: String(n) }); return msg;" },
+  { name: "route on parity (2 outputs)", code: "return msg.payload & 1 ? [null, msg] : [msg, null];", outputs: 2 },
+  { name: "async body (await)", code: "msg.payload = await Promise.resolve(msg.payload + 1); return msg;" },
+];
+
+const N = 50_000;
+for (const { name, code, outputs } of cases) {
+  const sandbox = await createFunctionSandbox({
+    code,
+    outputs: outputs ?? 1,
+    timeoutMs: 1000,
+    flowContext: new Map(),
+    nodeInfo: { id: "bench", name: "bench", flowId: "flow" },
+  });
+  for (let i = 0; i < 2000; i++) await sandbox.run({ _msgid: `w${i}`, payload: i, topic: "bench" });
+  const started = performance.now();
+  for (let i = 0; i < N; i++) await sandbox.run({ _msgid: `m${i}`, payload: i, topic: "bench" });
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`${name.padEnd(30)} ${Math.round(N / seconds).toLocaleString("en-US").padStart(8)} calls/s`);
+  sandbox.close();
+}
+
+const created = performance.now();
+for (let i = 0; i < 20; i++) (await createFunctionSandbox({ code: "return msg;", outputs: 1, timeoutMs: 1000, flowContext: new Map(), nodeInfo: { id: "c", name: "c", flowId: "f" } })).close();
+console.log(`createFunctionSandbox + close: ${((performance.now() - created) / 20).toFixed(1)} ms each`);
+console.log(`rss ${Math.round(process.memoryUsage().rss / 1e6)} MB`);
