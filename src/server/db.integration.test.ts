@@ -17,7 +17,7 @@ describe("embedded PostgreSQL under DATA_DIR", () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-db-"));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it("applies every migration on a fresh DATA_DIR, recorded as Prisma's CLI records them", async () => {
+  it("applies every migration on a fresh DATA_DIR, recorded as Prisma's CLI records them", { timeout: 90_000 }, async () => {
     const db = await openDatabase({ dataDir });
     const files = readMigrations();
     expect(db.migrations.applied).toEqual(files.map((f) => f.name));
