@@ -20,11 +20,26 @@ function Schema({ label, schema }: { label: string; schema: unknown }) {
   );
 }
 
+/** Inline `code` and **bold** of the OpenAPI descriptions, as React elements (no HTML injection). */
+function Inline({ text }: { text: string }) {
+  return (
+    <>
+      {text.split(/(`[^`]+`|\*\*[^*]+\*\*)/).map((part, i) => {
+        if (part.startsWith("`") && part.endsWith("`")) return <code key={i}>{part.slice(1, -1)}</code>;
+        if (part.startsWith("**") && part.endsWith("**")) return <strong key={i}>{part.slice(2, -2)}</strong>;
+        return part;
+      })}
+    </>
+  );
+}
+
 function Paragraphs({ text }: { text: string }) {
   return (
     <>
       {text.split(/\n\n+/).map((p, i) => (
-        <p key={i}>{p.replace(/\*\*/g, "").replace(/`/g, "")}</p>
+        <p key={i}>
+          <Inline text={p} />
+        </p>
       ))}
     </>
   );
@@ -75,7 +90,11 @@ export default async function DocsPage() {
                             <span className="tag"> public</span>
                           )}
                           <div>{String(op.summary ?? "")}</div>
-                          {op.description ? <div className="hint">{String(op.description)}</div> : null}
+                          {op.description ? (
+                            <div className="hint">
+                              <Inline text={String(op.description)} />
+                            </div>
+                          ) : null}
                           {params && params.length > 0 ? <Schema label="Parameters" schema={params} /> : null}
                           <Schema label="Request body" schema={(requestBody?.["application/json"] as Json | undefined)?.schema} />
                           {success ? (
