@@ -49,16 +49,21 @@ export function Field({ id, label, hint, error, name, type = "text", ...input }:
   );
 }
 
-type SelectFieldProps = FieldShellProps & Omit<SelectHTMLAttributes<HTMLSelectElement>, "id"> & { options: readonly string[] };
+type SelectFieldProps = FieldShellProps &
+  Omit<SelectHTMLAttributes<HTMLSelectElement>, "id"> & {
+    options: readonly string[];
+    /** What each option shows, when it is not the value itself. */
+    optionLabels?: Readonly<Record<string, string>>;
+  };
 
-export function SelectField({ id, label, hint, error, name, options, ...select }: SelectFieldProps) {
+export function SelectField({ id, label, hint, error, name, options, optionLabels, ...select }: SelectFieldProps) {
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
       <select id={id} name={name ?? id} aria-invalid={error ? true : undefined} aria-describedby={describedBy(id, hint, error)} {...select}>
         {options.map((o) => (
           <option key={o} value={o}>
-            {o}
+            {optionLabels?.[o] ?? o}
           </option>
         ))}
       </select>

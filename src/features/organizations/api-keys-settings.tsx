@@ -20,6 +20,10 @@ function scopeDescription(scope: ApiKeyScope): string {
   return rules.map((r) => r.description).join("; ");
 }
 
+function sentenceCase(text: string): string {
+  return text ? `${text[0]!.toUpperCase()}${text.slice(1)}.` : text;
+}
+
 /** The end of the chosen day in the browser's time zone, as the API's ISO 8601 instant. */
 function endOfDay(date: string): string {
   return new Date(`${date}T23:59:59`).toISOString();
@@ -134,7 +138,7 @@ function CreateKeySection({ role }: { role: Role }) {
         A key acts as you, limited to the scopes you choose and never beyond your current role. Send it in the{" "}
         <code>X-API-Key</code> header.
       </p>
-      <form onSubmit={onSubmit}>
+      <form onSubmit={onSubmit} className="key-form">
         {alert ? <Alert kind="error">{alert}</Alert> : null}
         <div className="field-row">
           <Field
@@ -161,15 +165,37 @@ function CreateKeySection({ role }: { role: Role }) {
           <fieldset>
             <legend>Kind</legend>
             <div className="choices">
-              <div className="checkbox">
-                <input id="key-kind-user" type="radio" name="key-kind" checked={kind === "user"} onChange={() => chooseKind("user")} />
-                <label htmlFor="key-kind-user">User key</label>
-                <span className="hint">calls the REST API as you</span>
+              <div className="choice">
+                <input
+                  id="key-kind-user"
+                  type="radio"
+                  name="key-kind"
+                  checked={kind === "user"}
+                  onChange={() => chooseKind("user")}
+                  aria-describedby="key-kind-user-hint"
+                />
+                <div>
+                  <label htmlFor="key-kind-user">User key</label>
+                  <p id="key-kind-user-hint" className="hint">
+                    Calls the REST API as you.
+                  </p>
+                </div>
               </div>
-              <div className="checkbox">
-                <input id="key-kind-device" type="radio" name="key-kind" checked={kind === "device"} onChange={() => chooseKind("device")} />
-                <label htmlFor="key-kind-device">Device key</label>
-                <span className="hint">connects a device over the WebSocket</span>
+              <div className="choice">
+                <input
+                  id="key-kind-device"
+                  type="radio"
+                  name="key-kind"
+                  checked={kind === "device"}
+                  onChange={() => chooseKind("device")}
+                  aria-describedby="key-kind-device-hint"
+                />
+                <div>
+                  <label htmlFor="key-kind-device">Device key</label>
+                  <p id="key-kind-device-hint" className="hint">
+                    Connects a device over the WebSocket.
+                  </p>
+                </div>
               </div>
             </div>
           </fieldset>
@@ -180,7 +206,7 @@ function CreateKeySection({ role }: { role: Role }) {
             {available.map((scope) => {
               const id = `scope-${scope.replace(":", "-")}`;
               return (
-                <li key={scope} className="checkbox">
+                <li key={scope} className="choice">
                   <input
                     id={id}
                     type="checkbox"
@@ -188,12 +214,14 @@ function CreateKeySection({ role }: { role: Role }) {
                     onChange={(e) => toggle(scope, e.target.checked)}
                     aria-describedby={`${id}-hint`}
                   />
-                  <label htmlFor={id}>
-                    <code>{scope}</code>
-                  </label>
-                  <span id={`${id}-hint`} className="hint">
-                    {scopeDescription(scope)}
-                  </span>
+                  <div>
+                    <label htmlFor={id}>
+                      <code>{scope}</code>
+                    </label>
+                    <p id={`${id}-hint`} className="hint">
+                      {sentenceCase(scopeDescription(scope))}
+                    </p>
+                  </div>
                 </li>
               );
             })}

@@ -46,6 +46,16 @@ const actionLabels: Record<string, string> = {
   "flow.deleted": "Deleted a flow",
 };
 
+const targetLabels: Record<string, string> = {
+  user: "User",
+  session: "Session",
+  organization: "Organization",
+  invitation: "Invitation",
+  api_key: "API key",
+  flow: "Flow",
+  deployment: "Deployment",
+};
+
 function metadataText(entry: AuditEntry): string | null {
   const m = entry.metadata;
   if (!m) return null;
@@ -62,7 +72,7 @@ function Target({ entry, people }: { entry: AuditEntry; people: Map<string, stri
   const person = entry.target_type === "user" && entry.target_id ? people.get(entry.target_id) : undefined;
   return (
     <>
-      <span className="target-type">{entry.target_type?.replace("_", " ")}</span>{" "}
+      <span>{entry.target_type ? (targetLabels[entry.target_type] ?? entry.target_type) : null}</span>{" "}
       {person ?? email ? <span>{person ?? email}</span> : null}
       {entry.target_id ? (
         <div className="hint">
@@ -110,7 +120,7 @@ export function AuditLog({ organizationId, prefs }: { organizationId: string; pr
         <p className="muted">{action ? "No events with this action." : "No events yet."}</p>
       ) : (
         <div className="table-scroll">
-          <table className="compact">
+          <table className="compact audit">
             <thead>
               <tr>
                 <th scope="col">Time</th>
@@ -125,12 +135,12 @@ export function AuditLog({ organizationId, prefs }: { organizationId: string; pr
                 const details = metadataText(e);
                 return (
                   <tr key={e.id}>
-                    <td className="nowrap">{formatDateTime(prefs, e.created_at)}</td>
+                    <td>{formatDateTime(prefs, e.created_at)}</td>
                     <td>{e.actor_id ? (people.get(e.actor_id) ?? <code>{e.actor_id}</code>) : <span className="muted">System</span>}</td>
                     <td>
                       {actionLabels[e.action] ?? e.action}
                       <div className="hint">
-                        <code>{e.action}</code>
+                        <code className="action-code">{e.action}</code>
                         {details ? ` · ${details}` : null}
                       </div>
                     </td>

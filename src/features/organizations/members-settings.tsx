@@ -64,9 +64,11 @@ function MemberRow({ member, viewer }: { member: Member; viewer: Viewer }) {
   return (
     <tr>
       <td>
-        {name ? <div>{name}</div> : null}
-        <div className={name ? "hint" : undefined}>{member.email}</div>
-        {isMe ? <span className="badge ok">You</span> : null}
+        <div>
+          {name || member.email}
+          {isMe ? <span className="badge ok">You</span> : null}
+        </div>
+        {name ? <div className="hint">{member.email}</div> : null}
       </td>
       <td>
         {canUpdate ? (
@@ -108,7 +110,7 @@ function MemberRow({ member, viewer }: { member: Member; viewer: Viewer }) {
           </p>
         ) : null}
       </td>
-      <td>{formatDate(viewer.prefs, member.joined_at)}</td>
+      <td className="nowrap">{formatDate(viewer.prefs, member.joined_at)}</td>
       <td className="row-actions">
         {canRemove ? (
           <button
@@ -141,7 +143,7 @@ function MembersSection({ viewer, initialMembers }: { viewer: Viewer; initialMem
   return (
     <section className="card" aria-labelledby="members-heading">
       <h2 id="members-heading">
-        Members <span className="count">({list.length})</span>
+        All members <span className="count">({list.length})</span>
       </h2>
       {manages ? null : <p className="hint">Only admins and owners can change roles or remove members.</p>}
       {members.error ? <Alert kind="error">{commonErrorMessage(members.error)}</Alert> : null}
@@ -222,6 +224,7 @@ function InviteSection({ viewer }: { viewer: Viewer }) {
             id="invite-role"
             label="Role"
             options={roles}
+            optionLabels={roleLabels}
             value={role}
             onChange={(e) => setRole(asRole(e.target.value))}
             hint={`${roleLabels[role]}: ${roleDescriptions[role]}.`}
@@ -256,8 +259,8 @@ function InvitationRow({ invitation, viewer }: { invitation: Invitation; viewer:
         ) : null}
       </td>
       <td>{roleLabels[invitation.role]}</td>
-      <td>{formatDate(viewer.prefs, invitation.created_at)}</td>
-      <td>{formatDate(viewer.prefs, invitation.expires_at)}</td>
+      <td className="nowrap">{formatDate(viewer.prefs, invitation.created_at)}</td>
+      <td className="nowrap">{formatDate(viewer.prefs, invitation.expires_at)}</td>
       <td className="row-actions">
         <button
           type="button"

@@ -1,5 +1,6 @@
 import { getProviders, signIn } from "next-auth/react";
 import { rateLimitMessage } from "@/features/auth/messages";
+import { pathAfterSwitch } from "./switch-path";
 
 /**
  * The next-auth credentials provider that moves the browser session to another organization of the
@@ -42,17 +43,6 @@ export async function switchOrganization(organizationId: string): Promise<Switch
   } catch {
     return { ok: false, message: switchErrorMessage("NETWORK") };
   }
-}
-
-/**
- * Where to continue in the other organization: the same section when it exists there too (the
- * settings pages, the flow list), else the organization's settings. A page about one resource
- * (a flow, an invitation) belongs to the organization left behind.
- */
-export function pathAfterSwitch(pathname: string): string {
-  if (/^\/flows\/[^/]+/.test(pathname)) return "/flows";
-  if (pathname === "/flows" || pathname.startsWith("/settings/") || pathname.startsWith("/account/")) return pathname;
-  return "/settings/organization";
 }
 
 /**

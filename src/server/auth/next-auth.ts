@@ -10,7 +10,6 @@ import { endSession } from "../services/accounts/tokens";
 import { SessionStore } from "./sessions";
 import { CLIENT_IP_HEADER } from "../api/rest/client-ip";
 import { tokenPolicy } from "../../shared/policy";
-import { resolvePrincipal } from "./principal";
 import { switchOrganization } from "../services/organizations/organizations";
 import { switchOrganizationInput } from "../services/organizations/organization.schemas";
 
@@ -99,16 +98,20 @@ export function buildAuthOptions(app: AppServices): NextAuthOptions {
           const current = await browserSessionId(app, { cookie: header(req, "cookie"), origin: header(req, "origin") || null });
           if (!current) throw new Error("UNAUTHENTICATED");
           try {
-            const principal = await resolvePrincipal(app, { browserSessionId: current });
-            if (principal.kind !== "session") throw new Error("UNAUTHENTICATED");
-            const result = await switchOrganization(app, principal, organizationId.data.organization_id, {
+            // The session itself, not the principal: the current organization may be the one just
+            // deleted, and leaving it is exactly what the user wants to do.
+            const session = await new SessionStore(app.store).get(current);
+            if (!session) throw new Error("SESSION_REVOKED");
+            const result = await switchOrganization(app, session.user_id, organizationId.data.organization_id, {
               ip: header(req, CLIENT_IP_HEADER) || "unknown",
               userAgent: header(req, "user-agent"),
             });
-            await endSession(app, principal.session);
+            await endSession(app, session);
             return sessionUser(result);
           } catch (err) {
-            throw new Error(toAppError(err).code);
+            if (err instanceof Error && err.message === "SESSION_REVOKED") throw err;
+            const appError = toAppError(err);
+            throw new Error(appError.code === "RATE_LIMITED" ? `RATE_LIMITED:${appError.headers?.["Retry-After"] ?? "60"}` : appError.code);
           }
         },
       }),

@@ -134,5 +134,5 @@ export const authRouter = router({
     .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/switch-organization" }, summary: "A new session in another of my organizations (login-shaped response)", tags })
     .input(switchOrganizationInput)
     .output(s.loginSuccess)
-    .mutation(({ ctx, input }) => switchOrganization(ctx.app, ctx.principal, input.organization_id, meta(ctx))),
+    .mutation(({ ctx, input }) => switchOrganization(ctx.app, ctx.principal.userId, input.organization_id, meta(ctx))),
 });

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { AppServices } from "../../app";
 import { AppError, notFound } from "../../errors";
 import { newId } from "../../ids";
-import type { Principal, SessionPrincipal } from "../../auth/principal";
+import type { Principal } from "../../auth/principal";
 import { recordAudit } from "../audit/record-audit";
 import { slugify } from "../accounts/register";
 import { findActiveUser, type RequestMeta } from "../accounts/shared";
@@ -84,12 +84,12 @@ export async function deleteOrganization(app: AppServices, principal: Principal,
 }
 
 /** A new session in another organization of the user, shaped like a login response. */
-export async function switchOrganization(app: AppServices, principal: SessionPrincipal, organizationId: string, meta: RequestMeta) {
+export async function switchOrganization(app: AppServices, userId: string, organizationId: string, meta: RequestMeta) {
   const membership = await app.db.prisma.membership.findFirst({
-    where: { userId: principal.userId, organizationId, organization: { deletedAt: null } },
+    where: { userId, organizationId, organization: { deletedAt: null } },
   });
   if (!membership) throw new AppError("NOT_A_MEMBER", "you are not a member of that organization");
-  const user = await findActiveUser(app, principal.userId);
+  const user = await findActiveUser(app, userId);
   await app.db.prisma.user.update({ where: { id: user.id }, data: { lastOrganizationId: organizationId } });
   const result = await startSession(app, user, membership, meta);
   await recordAudit(app, { action: "user.organization_switched", organizationId, actorId: user.id, targetType: "session", targetId: result.session_id, ipAddress: meta.ip });
