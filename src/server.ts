@@ -6,7 +6,8 @@
 import http from "node:http";
 import next from "next";
 import { EnvError, getEnv, type Env } from "./env";
-import { createApp, setApp, type AppServices } from "./server/app";
+import { createApp, type AppServices } from "./server/app";
+import { setApp } from "./server/app-context";
 import { CLIENT_IP_HEADER, resolveClientIp } from "./server/api/rest/client-ip";
 import { createRealtimeHub } from "./server/realtime/hub";
 import { DeviceChannel } from "./server/realtime/devices";

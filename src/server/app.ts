@@ -113,18 +113,3 @@ export async function createApp(options: CreateAppOptions = {}): Promise<AppServ
     },
   };
 }
-
-const SLOT = Symbol.for("flowplane.app");
-type Slot = { [SLOT]?: Promise<AppServices> };
-
-/** Installs the process's AppServices (called once by the custom server, or by tests). */
-export function setApp(app: Promise<AppServices> | AppServices): void {
-  (globalThis as Slot)[SLOT] = Promise.resolve(app);
-}
-
-/** The process's AppServices; created on first use when no custom server installed one (next dev). */
-export function getApp(): Promise<AppServices> {
-  const slot = globalThis as Slot;
-  slot[SLOT] ??= createApp();
-  return slot[SLOT];
-}

@@ -1,6 +1,6 @@
 import "server-only";
 import { headers } from "next/headers";
-import { getApp } from "@/server/app";
+import { getApp } from "@/server/app-context";
 import { createCaller } from "@/server/api/root";
 import { createInnerContext } from "@/server/api/trpc";
 import { browserSessionId } from "@/server/auth/next-auth";
@@ -9,8 +9,10 @@ import { newId } from "@/server/ids";
 
 /** A tRPC caller for server components, authenticated by the request's session cookie. */
 export async function serverCaller() {
-  const app = await getApp();
+  // Reading the request first makes every page that calls this rendered per request, never
+  // prerendered at build time (when there are no app services to call).
   const h = await headers();
+  const app = await getApp();
   const sessionId = await browserSessionId(app, { cookie: h.get("cookie") });
   const caller = createCaller(
     createInnerContext(app, {

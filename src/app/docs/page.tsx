@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { getOpenApiDocument } from "@/server/api/rest";
-import { getApp } from "@/server/app";
+import { getApp } from "@/server/app-context";
 import { SiteHeader } from "@/components/site-header";
 
 export const metadata: Metadata = { title: "API documentation" };

@@ -1,9 +1,11 @@
 import { describe, it, expect, afterAll } from "vitest";
-import { createFunctionSandbox, SandboxError, sandboxDiagnostics, type FunctionSandboxOptions } from "./function-sandbox";
+import { createFunctionSandbox, SandboxError, sandboxDiagnostics, sandboxPoolIdle, type FunctionSandboxOptions } from "./function-sandbox";
 import type { Message } from "../types";
 
-afterAll(() => {
+afterAll(async () => {
   // Every engine of every test was freed without a leak (abandoned ones are dropped whole, on purpose).
+  // close() does not wait for the worker (without finalize): let the workers report first.
+  await sandboxPoolIdle();
   const { disposeFailures, enginesLive } = sandboxDiagnostics();
   expect(disposeFailures).toBe(0);
   expect(enginesLive).toBe(0);
@@ -622,10 +624,118 @@ describe("function sandbox: isolation", () => {
     sandbox.close();
   });
 
-  // Known gap (see function-sandbox.ts): QuickJS polls the interrupt handler by bytecode ticks, so a
-  // loop of expensive native operations (e.g. `for (;;) ({ ...bigObject })`) outlives the deadline
-  // by minutes. Closing it needs the engines in a worker thread that the host can terminate.
-  it.todo("a hard time limit for loops of long native operations (needs a worker-thread watchdog)");
+  // QuickJS polls the interrupt handler by bytecode ticks, never inside native operations: a loop of
+  // expensive native operations on large data outlives the soft deadline by minutes. The host's hard
+  // deadline (timeoutMs + max(100, timeoutMs)) terminates the worker that runs it.
+  describe("hard time limit (worker threads)", () => {
+    const bombs = {
+      // The data is built by native operations too, so that building it stays well within the soft
+      // deadline even on a cold worker (a bytecode loop of 1e5 steps can take > 100 ms there).
+      "object spread": "const o = Object.assign({}, new Array(1e5).fill(1)); for (;;) ({ ...o });",
+      "JSON.stringify of a big array": "const a = new Array(3e5).fill('some text here'); for (;;) JSON.stringify(a);",
+    };
+
+    for (const [name, bomb] of Object.entries(bombs)) {
+      it(`a loop of ${name} is stopped; the host's event loop and other flows keep going`, async () => {
+        const bombFlow = new Map<string, unknown>();
+        const bomber = await createFunctionSandbox(
+          options(`if (msg.payload === 'bomb') { ${bomb} } context.set('n', (context.get('n') || 0) + 1); return { payload: context.get('n') };`, {
+            timeoutMs: 100,
+            flowContext: bombFlow,
+          }),
+        );
+        // Another flow: its group is placed on the other worker.
+        const other = await createFunctionSandbox(options("msg.payload = msg.payload * 2; return msg;", { timeoutMs: 100, flowContext: new Map() }));
+        expect((await bomber.run(msg(0))).outputs[0]![0]!.payload).toBe(1);
+        const terminatedBefore = sandboxDiagnostics().workersTerminated;
+
+        let last = performance.now();
+        let maxGap = 0;
+        const ticker = setInterval(() => {
+          const now = performance.now();
+          maxGap = Math.max(maxGap, now - last);
+          last = now;
+        }, 10);
+        let answered = 0;
+        let bombDone = false;
+        const started = Date.now();
+        const bombRun = sandboxError(bomber.run(msg("bomb"))).finally(() => (bombDone = true));
+        while (!bombDone) {
+          expect((await other.run(msg(answered))).outputs[0]![0]!.payload).toBe(answered * 2);
+          answered++;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        const error = await bombRun;
+        const elapsed = Date.now() - started;
+        clearInterval(ticker);
+
+        expect(error.kind).toBe("timeout");
+        expect(elapsed).toBeLessThan(5000);
+        expect(sandboxDiagnostics().workersTerminated).toBe(terminatedBefore + 1);
+        expect(maxGap).toBeLessThan(200);
+        expect(answered).toBeGreaterThan(3);
+        // The bomber is re-created on a fresh worker: it works, with its node context lost.
+        expect((await bomber.run(msg(0))).outputs[0]![0]!.payload).toBe(1);
+        bomber.close();
+        other.close();
+      }, 20_000);
+    }
+
+    it("the other sandboxes of a terminated worker are re-created transparently; the flow context survives", async () => {
+      const flowContext = new Map<string, unknown>([["preset", "host"]]);
+      const bomber = await createFunctionSandbox(
+        options("const o = Object.assign({}, new Array(1e5).fill(1)); for (;;) ({ ...o });", { timeoutMs: 100, flowContext }),
+      );
+      // Same flow, so same worker.
+      const neighbour = await createFunctionSandbox(
+        options("context.set('n', (context.get('n') || 0) + 1); flow.set('count', context.get('n')); return { payload: [context.get('n'), flow.get('preset'), context.get('init')] };", {
+          flowContext,
+          initialize: "context.set('init', (context.get('init') || 0) + 1); node.log('initialized');",
+        }),
+      );
+      expect(neighbour.initResult.logs).toEqual([{ level: "log", message: "initialized" }]);
+      expect((await neighbour.run(msg(0))).outputs[0]![0]!.payload).toEqual([1, "host", 1]);
+      expect(flowContext.get("count")).toBe(1);
+
+      // A call queued behind the bomb never ran: it is retried on the new worker.
+      const bombRun = sandboxError(bomber.run(msg(0)));
+      const queued = neighbour.run(msg(0));
+      expect((await bombRun).kind).toBe("timeout");
+      const result = await queued;
+      // initialize ran again (its logs come with the call), the node context was lost, the flow context was not.
+      expect(result.outputs[0]![0]!.payload).toEqual([1, "host", 1]);
+      expect(result.logs).toEqual([{ level: "log", message: "initialized" }]);
+      expect(flowContext.get("count")).toBe(1);
+      expect((await neighbour.run(msg(0))).outputs[0]![0]!.payload).toEqual([2, "host", 1]);
+      expect(flowContext.get("count")).toBe(2);
+      bomber.close();
+      neighbour.close();
+    }, 20_000);
+
+    it("a soft timeout does not block the host's event loop", async () => {
+      const sandbox = await createFunctionSandbox(options("while (true) {}", { timeoutMs: 500 }));
+      let ticks = 0;
+      const ticker = setInterval(() => ticks++, 10);
+      const started = Date.now();
+      expect((await sandboxError(sandbox.run(msg(0)))).kind).toBe("timeout");
+      clearInterval(ticker);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+      expect(ticks).toBeGreaterThan(20);
+      sandbox.close();
+    });
+
+    it("close() with finalize answers synchronously, also while the worker is busy with another call", async () => {
+      const flowContext = new Map<string, unknown>();
+      const busy = await createFunctionSandbox(options("const end = Date.now() + 150; while (Date.now() < end) {} return msg;", { flowContext }));
+      const finalizing = await createFunctionSandbox(options("return msg;", { flowContext, finalize: "flow.set('bye', true); node.send({ payload: 'bye' });" }));
+      const pending = busy.run(msg(1));
+      const result = finalizing.close();
+      expect(result?.sent).toEqual([[[expect.objectContaining({ payload: "bye" })]]]);
+      expect(flowContext.get("bye")).toBe(true);
+      expect((await pending).outputs[0]![0]!.payload).toBe(1);
+      busy.close();
+    });
+  });
 
   it("5,000 calls without error or leaked handles, then close frees the engine", async () => {
     const flowContext = new Map<string, unknown>();

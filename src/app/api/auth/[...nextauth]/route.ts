@@ -1,5 +1,5 @@
 import NextAuth from "next-auth";
-import { getApp } from "@/server/app";
+import { getApp } from "@/server/app-context";
 import { buildAuthOptions } from "@/server/auth/next-auth";
 
 export const dynamic = "force-dynamic";

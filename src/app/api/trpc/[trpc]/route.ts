@@ -1,7 +1,7 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "@/server/api/root";
 import { createInnerContext } from "@/server/api/trpc";
-import { getApp } from "@/server/app";
+import { getApp } from "@/server/app-context";
 import { browserSessionId } from "@/server/auth/next-auth";
 import { clientIp } from "@/server/api/rest/client-ip";
 import { newId } from "@/server/ids";

@@ -1,5 +1,5 @@
 import { getOpenApiDocument } from "@/server/api/rest";
-import { getApp } from "@/server/app";
+import { getApp } from "@/server/app-context";
 
 export const dynamic = "force-dynamic";
 

@@ -1,4 +1,4 @@
-import { getApp } from "@/server/app";
+import { getApp } from "@/server/app-context";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 
 export const dynamic = "force-dynamic";

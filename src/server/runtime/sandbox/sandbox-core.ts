@@ -1,0 +1,668 @@
+/**
+ * The in-engine half of the function sandbox, used INSIDE a sandbox worker thread (sandbox-worker.ts):
+ * the user's JavaScript runs in QuickJS compiled to WebAssembly (`quickjs-emscripten`), never in V8.
+ *
+ * Isolation, per sandbox (one per function node):
+ * - its own WebAssembly instance (own linear memory), QuickJS runtime and context: nothing of the
+ *   host is reachable (no `process`, `require`, `import()`, `fetch`, timers, files or network); the
+ *   only doors out are the three flow-context callbacks, which exchange JSON strings;
+ * - a soft time limit per call (the runtime's interrupt handler with a deadline), a memory limit (the
+ *   runtime's `setMemoryLimit`, backed by a hard maximum on the instance's linear memory), and a
+ *   stack limit; the hard time limit is the host's: it terminates the whole worker (sandbox-pool.ts);
+ * - a failure that may leave the engine inconsistent (out of memory, or the thread's own stack running
+ *   out inside the WebAssembly code) throws the whole instance away; the next call gets a new one
+ *   (with `initialize` run again and the per-node context empty).
+ *
+ * Messages cross the boundary as JSON in both directions: functions, symbols and `undefined` drop
+ * out; Buffers are not supported.
+ */
+import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
+import { readFile } from "node:fs/promises";
+import {
+  newQuickJSWASMModule,
+  newVariant,
+  RELEASE_SYNC,
+  type QuickJSContext,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  type QuickJSSyncVariant,
+  type QuickJSWASMModule,
+} from "quickjs-emscripten";
+import type { Message, NodeStatus } from "../types";
+import { DRIVER_SOURCE } from "./driver";
+import {
+  DEFAULT_FLOW_CONTEXT_LIMIT_BYTES,
+  DEFAULT_MEMORY_LIMIT_BYTES,
+  emptyResult,
+  parseJson,
+  SandboxError,
+  type FunctionSandboxOptions,
+  type SandboxResult,
+} from "./sandbox-types";
+
+/** What a sandbox needs in the worker: the options without the host's Map, plus the worker's flow store. */
+export type CoreSandboxOptions = Omit<FunctionSandboxOptions, "flowContext"> & { flow: FlowStore };
+
+/**
+ * QuickJS's own stack limit. The WebAssembly frames live on the host's V8 stack (about 1 MB), and
+ * some engine paths (parser, JSON) use several times more host stack than QuickJS accounts for; this
+ * keeps plain recursion around 1,000 levels deep. When the host stack runs out first anyway, the
+ * instance is discarded (see HostFault).
+ */
+const MAX_STACK_BYTES = 192 * 1024;
+
+// ---------------------------------------------------------------------------------------------
+// WebAssembly module: compiled once per process, instantiated once per sandbox.
+
+let wasmModulePromise: Promise<WebAssembly.Module | undefined> | undefined;
+
+function loadWasmModule(): Promise<WebAssembly.Module | undefined> {
+  wasmModulePromise ??= (async () => {
+    try {
+      const fromHere = createRequire(import.meta.url);
+      const fromLibrary = createRequire(fromHere.resolve("quickjs-emscripten"));
+      const wasmPath = fromLibrary.resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
+      return await WebAssembly.compile(await readFile(wasmPath));
+    } catch {
+      // Bundled or unusual layouts: let the variant find and compile its file on each instantiation.
+      return undefined;
+    }
+  })();
+  return wasmModulePromise;
+}
+
+const WASM_PAGE_BYTES = 64 * 1024;
+/** The build's initial linear memory (static data, C stack, first heap): its import requires at least this. */
+const BASE_MEMORY_BYTES = 16 * 1024 * 1024;
+/** The build's declared maximum (2 GiB). */
+const MAX_MEMORY_PAGES = 32768;
+
+/**
+ * A variant whose instance gets its own linear memory with a hard maximum. QuickJS's
+ * setMemoryLimit is not enough in this build: without malloc_usable_size its running total only
+ * counts allocations, not their sizes, so many large strings, arrays or ArrayBuffers each under the
+ * limit would grow the memory to 2 GiB (quickjs-emscripten issue #271). With a capped memory,
+ * malloc fails at the cap and QuickJS throws "out of memory".
+ */
+async function sandboxVariant(memoryLimitBytes: number): Promise<QuickJSSyncVariant> {
+  const wasmModule = await loadWasmModule();
+  const maximum = Math.min(MAX_MEMORY_PAGES, Math.ceil((BASE_MEMORY_BYTES + memoryLimitBytes) / WASM_PAGE_BYTES));
+  const wasmMemory = new WebAssembly.Memory({ initial: BASE_MEMORY_BYTES / WASM_PAGE_BYTES, maximum });
+  return newVariant(RELEASE_SYNC, wasmModule ? { wasmModule, wasmMemory } : { wasmMemory });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flow context, worker side: the values of one flow group, as JSON text, with their byte count and
+// the writes not yet reported to the host.
+
+export class FlowStore {
+  private readonly entries = new Map<string, string>();
+  private total = 0;
+  /** key -> JSON text, or null for a deletion; taken by the host with each reply. */
+  private dirty = new Map<string, string | null>();
+
+  constructor(seed: Array<[string, string]> = []) {
+    for (const [key, json] of seed) {
+      this.entries.set(key, json);
+      this.total += key.length + json.length;
+    }
+  }
+
+  get(key: string): string | undefined {
+    return this.entries.get(key);
+  }
+
+  keys(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  set(key: string, json: string | undefined, limit: number): void {
+    const previous = this.entries.get(key);
+    const previousSize = previous === undefined ? 0 : key.length + previous.length;
+    if (json === undefined) {
+      if (previous === undefined) return;
+      this.entries.delete(key);
+      this.total -= previousSize;
+      this.dirty.set(key, null);
+      return;
+    }
+    const size = key.length + json.length;
+    if (this.total - previousSize + size > limit) throw new Error(`flow context is full (limit ${limit} bytes)`);
+    this.entries.set(key, json);
+    this.total += size - previousSize;
+    this.dirty.set(key, json);
+  }
+
+  /** The writes since the last call, for the host's mirror. */
+  takeWrites(): Array<[string, string | null]> | undefined {
+    if (this.dirty.size === 0) return undefined;
+    const writes = [...this.dirty];
+    this.dirty = new Map();
+    return writes;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Normalization of what the code returned or sent (Node-RED's sendResults).
+
+const FILLS = new Set(["red", "green", "yellow", "blue", "grey"]);
+const SHAPES = new Set(["dot", "ring"]);
+const LEVELS = new Set(["log", "warn", "error"]);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describeType(value: unknown): string {
+  if (Array.isArray(value)) return "Array";
+  return typeof value;
+}
+
+/**
+ * Node-RED: a single value goes to output 0; an array has one entry per output, an entry that is an
+ * array means several messages on that output; null/undefined entries send nothing; every message
+ * gets the input message's `_msgid` (Node-RED overwrites it unconditionally); non-objects are
+ * dropped with an error. Ports beyond `outputs` are dropped (they have no wires).
+ */
+function normalize(value: unknown, outputs: number, msgid: string, logs: SandboxResult["logs"]): Message[][] | null {
+  if (value === null || value === undefined) return null;
+  const ports = Array.isArray(value) ? value : [value];
+  const result: Message[][] = Array.from({ length: outputs }, () => []);
+  let count = 0;
+  for (let port = 0; port < ports.length; port++) {
+    const entry: unknown = ports[port];
+    if (entry === null || entry === undefined) continue;
+    const list: unknown[] = Array.isArray(entry) ? entry : [entry];
+    for (const item of list) {
+      if (item === null || item === undefined) continue;
+      if (!isPlainObject(item)) {
+        logs.push({ level: "error", message: `Function tried to send a message of type ${describeType(item)}` });
+        continue;
+      }
+      item._msgid = msgid;
+      if (port < outputs) {
+        result[port]!.push(item as Message);
+        count++;
+      }
+    }
+  }
+  return count > 0 ? result : null;
+}
+
+function normalizeStatus(value: unknown): NodeStatus | null {
+  if (!isPlainObject(value)) return null;
+  const { fill, shape, text } = value;
+  if (fill === undefined && shape === undefined && text === undefined) return null;
+  return {
+    fill: typeof fill === "string" && FILLS.has(fill) ? (fill as NodeStatus["fill"]) : "grey",
+    shape: typeof shape === "string" && SHAPES.has(shape) ? (shape as NodeStatus["shape"]) : "dot",
+    text: text === undefined || text === null ? "" : typeof text === "string" ? text : JSON.stringify(text) ?? String(text),
+  };
+}
+
+interface Envelope {
+  r?: unknown;
+  s?: unknown;
+  l?: unknown;
+  st?: unknown;
+}
+
+function decodeEnvelope(text: string, outputs: number, msgid: string, withReturn: boolean): SandboxResult {
+  let raw: unknown;
+  try {
+    raw = parseJson(text);
+  } catch {
+    throw new SandboxError("runtime", "the sandbox returned an invalid result");
+  }
+  if (!isPlainObject(raw)) throw new SandboxError("runtime", "the sandbox returned an invalid result");
+  const envelope = raw as Envelope;
+  const logs: SandboxResult["logs"] = [];
+  if (Array.isArray(envelope.l)) {
+    for (const entry of envelope.l) {
+      if (Array.isArray(entry) && typeof entry[0] === "string" && LEVELS.has(entry[0]) && typeof entry[1] === "string") {
+        logs.push({ level: entry[0] as "log" | "warn" | "error", message: entry[1] });
+      }
+    }
+  }
+  const sent: Message[][][] = [];
+  if (Array.isArray(envelope.s)) {
+    for (const value of envelope.s) {
+      const ports = normalize(value, outputs, msgid, logs);
+      if (ports) sent.push(ports);
+    }
+  }
+  const outputsResult = (withReturn ? normalize(envelope.r, outputs, msgid, logs) : null) ?? Array.from({ length: outputs }, () => []);
+  return {
+    outputs: outputsResult,
+    sent,
+    status: "st" in envelope ? normalizeStatus(envelope.st) : undefined,
+    logs,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diagnostics
+
+const diagnostics = { enginesCreated: 0, enginesLive: 0, enginesAbandoned: 0, disposeFailures: 0 };
+
+/**
+ * Counters for tests and monitoring. `disposeFailures` counts engines whose runtime could not be
+ * freed cleanly: QuickJS asserts that no object is left when a runtime is freed, so a handle leak
+ * shows up here.
+ */
+export function coreDiagnostics(): Readonly<typeof diagnostics> {
+  return { ...diagnostics };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One engine instance: WebAssembly module + QuickJS runtime + context + the driver's dispatcher.
+
+/** The host threw out of the WebAssembly code (e.g. its own stack ran out): the engine may be inconsistent. */
+class HostFault extends Error {}
+
+const OP_RUN = 0;
+const OP_INIT = 1;
+const OP_FINALIZE = 2;
+const OP_SETTLE = 3;
+const OP_PARTIAL = 4;
+
+interface DumpedError {
+  name: string;
+  message: string;
+  stack: string;
+}
+
+class Engine {
+  private deadline = Infinity;
+  private disposed = false;
+  private readonly runtime: QuickJSRuntime;
+  private readonly vm: QuickJSContext;
+  private dispatch: QuickJSHandle | undefined;
+  private readonly opHandles: QuickJSHandle[] = [];
+
+  constructor(
+    module: QuickJSWASMModule,
+    private readonly options: CoreSandboxOptions,
+  ) {
+    this.runtime = module.newRuntime();
+    this.runtime.setMemoryLimit(options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES);
+    this.runtime.setMaxStackSize(MAX_STACK_BYTES);
+    this.runtime.setInterruptHandler(() => Date.now() > this.deadline);
+    this.vm = this.runtime.newContext();
+    diagnostics.enginesCreated++;
+    diagnostics.enginesLive++;
+  }
+
+  /** Compiles the driver and the user's code; throws SandboxError("syntax") for invalid code. */
+  setup(): void {
+    const vm = this.vm;
+    const { options } = this;
+    const flowLimit = options.flowContextLimitBytes ?? DEFAULT_FLOW_CONTEXT_LIMIT_BYTES;
+    const factory = this.unwrap(this.guard(() => vm.evalCode(DRIVER_SOURCE, "sandbox-driver.js")), "setup");
+    const handles: QuickJSHandle[] = [factory];
+    let faulted = false;
+    try {
+      handles.push(
+        vm.newFunction("flowGet", (keyHandle) => {
+          const text = options.flow.get(vm.getString(keyHandle));
+          return text === undefined ? undefined : vm.newString(text);
+        }),
+        vm.newFunction("flowSet", (keyHandle, valueHandle) => {
+          const key = vm.getString(keyHandle);
+          const json = valueHandle === undefined || vm.typeof(valueHandle) !== "string" ? undefined : vm.getString(valueHandle);
+          options.flow.set(key, json, flowLimit);
+        }),
+        vm.newFunction("flowKeys", () => vm.newString(JSON.stringify(options.flow.keys()))),
+        vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs })),
+        vm.newString(options.code),
+        vm.newString(options.initialize ?? ""),
+        vm.newString(options.finalize ?? ""),
+      );
+      this.deadline = Date.now() + Math.max(options.timeoutMs, 1000);
+      const result = this.guard(() => vm.callFunction(factory, vm.undefined, ...handles.slice(1)));
+      this.deadline = Infinity;
+      if (result.error) {
+        const error = this.dumpError(result.error);
+        result.error.dispose();
+        if (error.name === "SyntaxError") throw new SandboxError("syntax", formatError(error, true));
+        throw this.classify(error);
+      }
+      this.dispatch = result.value;
+      for (let op = OP_RUN; op <= OP_PARTIAL; op++) this.opHandles.push(vm.newNumber(op));
+    } catch (err) {
+      faulted = !(err instanceof SandboxError);
+      throw err;
+    } finally {
+      this.deadline = Infinity;
+      // After a fault the engine is not touched again (it is dropped whole).
+      if (!faulted) for (const handle of handles) if (handle.alive) handle.dispose();
+    }
+  }
+
+  /**
+   * Runs one op; returns the envelope decoded. Throws SandboxError for the code's own failures (with
+   * what happened before them), HostFault when the engine must be discarded.
+   */
+  call(op: number, msgJson = "", msgidOfInput?: string): SandboxResult {
+    const vm = this.vm;
+    // initialize/finalize sends get a fresh id, like Node-RED's RED.util.generateId().
+    const msgid = msgidOfInput ?? randomBytes(8).toString("hex");
+    this.deadline = Date.now() + this.options.timeoutMs;
+    try {
+      const msgHandle = this.guard(() => vm.newString(msgJson));
+      let text: string;
+      let faulted = false;
+      try {
+        text = this.callDispatch(this.opHandles[op]!, msgHandle, msgid);
+      } catch (err) {
+        faulted = !(err instanceof SandboxError);
+        throw err;
+      } finally {
+        if (!faulted) msgHandle.dispose();
+      }
+      if (text === "" || this.guard(() => this.runtime.hasPendingJob())) {
+        // The code returned a promise or queued jobs (like microtasks after a Node-RED function):
+        // run the job queue within the same deadline, then collect the result.
+        const jobs = this.guard(() => this.runtime.executePendingJobs(-1));
+        if (jobs.error) {
+          const error = this.dumpError(jobs.error);
+          jobs.error.dispose();
+          throw this.failure(error, msgid);
+        }
+        // An interrupt inside a job rejects a promise instead of failing the job queue.
+        if (Date.now() > this.deadline) throw this.failure({ name: "InternalError", message: "interrupted", stack: "" }, msgid);
+        text = this.callDispatch(this.opHandles[OP_SETTLE]!, undefined, msgid);
+      }
+      return decodeEnvelope(text, this.options.outputs, msgid, op === OP_RUN);
+    } finally {
+      this.deadline = Infinity;
+    }
+  }
+
+  private callDispatch(opHandle: QuickJSHandle, msgHandle: QuickJSHandle | undefined, msgid: string): string {
+    const vm = this.vm;
+    const args = msgHandle ? [opHandle, msgHandle] : [opHandle];
+    const result = this.guard(() => vm.callFunction(this.dispatch!, vm.undefined, ...args));
+    if (result.error) {
+      const error = this.dumpError(result.error);
+      result.error.dispose();
+      throw this.failure(error, msgid);
+    }
+    try {
+      // The dispatcher always returns a string (the envelope is checked when decoded).
+      return vm.getString(result.value);
+    } finally {
+      result.value.dispose();
+    }
+  }
+
+  /** A SandboxError for an error thrown by the code, with what it sent/logged before failing. */
+  private failure(error: DumpedError, msgid: string): SandboxError {
+    const classified = this.classify(error);
+    if (classified.kind === "memory") return classified;
+    let partial: SandboxResult | undefined;
+    try {
+      this.deadline = Date.now() + 100;
+      partial = this.callPartial(msgid);
+    } catch (err) {
+      if (err instanceof HostFault) throw err;
+      partial = undefined;
+    }
+    return new SandboxError(classified.kind, classified.message, partial);
+  }
+
+  private callPartial(msgid: string): SandboxResult {
+    const vm = this.vm;
+    const result = this.guard(() => vm.callFunction(this.dispatch!, vm.undefined, this.opHandles[OP_PARTIAL]!));
+    if (result.error) {
+      result.error.dispose();
+      throw new SandboxError("runtime", "no partial result");
+    }
+    try {
+      return decodeEnvelope(vm.getString(result.value), this.options.outputs, msgid, false);
+    } finally {
+      result.value.dispose();
+    }
+  }
+
+  private classify(error: DumpedError): SandboxError {
+    if (error.name === "InternalError" && error.message === "interrupted") {
+      return new SandboxError("timeout", `the function ran longer than its time limit (${this.options.timeoutMs} ms)`);
+    }
+    if (/out of memory/i.test(error.message)) {
+      return new SandboxError("memory", `the function ran out of memory (limit ${this.options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES} bytes)`);
+    }
+    return new SandboxError("runtime", formatError(error, false));
+  }
+
+  private dumpError(handle: QuickJSHandle): DumpedError {
+    let dumped: unknown;
+    try {
+      // dump() evaluates inside the VM; give it a moment even when the deadline has passed.
+      const saved = this.deadline;
+      this.deadline = Date.now() + 100;
+      try {
+        dumped = this.guard(() => this.vm.dump(handle));
+      } finally {
+        this.deadline = saved;
+      }
+    } catch (err) {
+      if (err instanceof HostFault) throw err;
+      return { name: "InternalError", message: "out of memory", stack: "" };
+    }
+    if (isPlainObject(dumped)) {
+      return {
+        name: typeof dumped.name === "string" ? dumped.name : "Error",
+        message: typeof dumped.message === "string" ? dumped.message : String(dumped.message ?? ""),
+        stack: typeof dumped.stack === "string" ? dumped.stack : "",
+      };
+    }
+    if (dumped === null || dumped === undefined) return { name: "InternalError", message: "out of memory", stack: "" };
+    return { name: "Error", message: `Uncaught ${typeof dumped === "string" ? dumped : JSON.stringify(dumped) ?? String(dumped)}`, stack: "" };
+  }
+
+  private unwrap(result: ReturnType<QuickJSContext["evalCode"]>, what: string): QuickJSHandle {
+    if (result.error) {
+      const error = this.dumpError(result.error);
+      result.error.dispose();
+      throw new SandboxError("runtime", `sandbox ${what} failed: ${error.message}`);
+    }
+    return result.value;
+  }
+
+  /** Calls into the engine; anything the host throws out of it (not a QuickJS exception) is fatal. */
+  private guard<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof SandboxError) throw err;
+      throw new HostFault(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+    }
+  }
+
+  /** Jobs left in the queue after a timeout would run (and time out) in the next call. */
+  hasLeftoverJobs(): boolean {
+    return this.guard(() => this.runtime.hasPendingJob());
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    diagnostics.enginesLive--;
+    try {
+      for (const handle of this.opHandles) if (handle.alive) handle.dispose();
+      if (this.dispatch?.alive) this.dispatch.dispose();
+      this.vm.dispose();
+      this.runtime.dispose();
+    } catch {
+      // A leak or a broken engine: drop it, its WebAssembly memory goes with it.
+      diagnostics.disposeFailures++;
+    }
+  }
+
+  /** After a HostFault: the engine's state is unknown, so it is not touched again, only dropped. */
+  abandon(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    diagnostics.enginesLive--;
+    diagnostics.enginesAbandoned++;
+  }
+}
+
+/** "TypeError: cannot read property 'y' of undefined (line 3)", with the line in the user's code. */
+function formatError(error: DumpedError, syntax: boolean): string {
+  const base = error.message ? `${error.name}: ${error.message}` : error.name;
+  // The Function constructor puts the body after two lines of wrapper: "(function anonymous(…\n) {\n".
+  const frame = syntax ? /<input>:(\d+):(\d+)/.exec(error.stack) : /anonymous \(<input>:(\d+):(\d+)\)/.exec(error.stack);
+  if (!frame) return base;
+  const line = Number(frame[1]) - 2;
+  if (line < 1) return base;
+  return syntax ? `${base} (line ${line}, column ${frame[2]})` : `${base} (line ${line})`;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function newEngine(options: CoreSandboxOptions): Promise<{ engine: Engine; initResult: SandboxResult }> {
+  const module = await newQuickJSWASMModule(await sandboxVariant(options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES));
+  const engine = new Engine(module, options);
+  try {
+    engine.setup();
+  } catch (err) {
+    if (err instanceof SandboxError) {
+      engine.dispose();
+      throw err;
+    }
+    engine.abandon();
+    // The parser ran out of the host's stack before reaching its own limit.
+    if (isStackFault(err)) throw new SandboxError("syntax", "SyntaxError: stack overflow (the code is nested too deeply)");
+    throw new SandboxError("runtime", faultMessage(err));
+  }
+  try {
+    const initResult = options.initialize?.trim() ? engine.call(OP_INIT, undefined) : emptyResult(options.outputs);
+    return { engine, initResult };
+  } catch (err) {
+    if (err instanceof SandboxError) {
+      engine.dispose();
+      throw new SandboxError(err.kind, `initialize: ${err.message}`, err.result);
+    }
+    engine.abandon();
+    throw new SandboxError("runtime", `initialize: ${faultMessage(err)}`);
+  }
+}
+
+/** One function node's sandbox inside a worker: its engine, recreated after a fatal error. */
+export class CoreSandbox {
+  private engine: Engine | undefined;
+  private replacement: Promise<Engine> | undefined;
+  private closed = false;
+  /** Logs of an `initialize` re-run after a recreation, reported with the next call. */
+  private carriedLogs: SandboxResult["logs"] = [];
+
+  constructor(
+    private readonly options: CoreSandboxOptions,
+    engine: Engine,
+    readonly initResult: SandboxResult,
+  ) {
+    this.engine = engine;
+  }
+
+  /** Runs the code on one message, given as JSON text with its _msgid. */
+  async run(msgJson: string, msgid: string): Promise<SandboxResult> {
+    if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
+    let engine = this.engine;
+    if (!engine) {
+      engine = await this.recreate();
+      if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
+    }
+    try {
+      const result = engine.call(OP_RUN, msgJson, msgid);
+      if (this.carriedLogs.length > 0) {
+        result.logs.unshift(...this.carriedLogs);
+        this.carriedLogs = [];
+      }
+      return result;
+    } catch (err) {
+      if (err instanceof SandboxError) {
+        if (err.kind === "memory") this.discard(engine, false);
+        else if (err.kind === "timeout" && this.leftoverJobs(engine)) this.discard(engine, false);
+        throw err;
+      }
+      // Anything else came out of the engine itself (HostFault, an emscripten abort): drop it.
+      this.discard(engine, true);
+      throw new SandboxError("runtime", faultMessage(err));
+    }
+  }
+
+  private leftoverJobs(engine: Engine): boolean {
+    try {
+      return engine.hasLeftoverJobs();
+    } catch {
+      return true;
+    }
+  }
+
+  private discard(engine: Engine, broken: boolean): void {
+    if (broken) engine.abandon();
+    else engine.dispose();
+    if (this.engine === engine) this.engine = undefined;
+  }
+
+  private recreate(): Promise<Engine> {
+    this.replacement ??= newEngine(this.options)
+      .then(({ engine, initResult }) => {
+        this.carriedLogs = [...initResult.logs];
+        if (this.closed) {
+          engine.dispose();
+        } else {
+          this.engine = engine;
+        }
+        return engine;
+      })
+      .finally(() => {
+        this.replacement = undefined;
+      });
+    return this.replacement;
+  }
+
+  close(): SandboxResult | null {
+    if (this.closed) return null;
+    this.closed = true;
+    const engine = this.engine;
+    this.engine = undefined;
+    if (!engine) return null;
+    let result: SandboxResult | null = null;
+    if (this.options.finalize?.trim()) {
+      try {
+        result = engine.call(OP_FINALIZE, undefined);
+      } catch (err) {
+        if (!(err instanceof SandboxError)) {
+          engine.abandon();
+          return { ...emptyResult(this.options.outputs), logs: [{ level: "error", message: `finalize: ${faultMessage(err)}` }] };
+        }
+        result = err.result ?? emptyResult(this.options.outputs);
+        result.logs.push({ level: "error", message: `finalize: ${err.message}` });
+      }
+    }
+    engine.dispose();
+    return result;
+  }
+}
+
+function isStackFault(err: unknown): boolean {
+  return err instanceof Error && /call stack|stack overflow/i.test(err.message);
+}
+
+function faultMessage(err: unknown): string {
+  if (isStackFault(err)) return "InternalError: stack overflow (the sandbox was restarted)";
+  return `the sandbox failed (${err instanceof Error ? err.message : String(err)}) and was restarted`;
+}
+
+/**
+ * Creates the sandbox of one function node: compiles the code (SandboxError "syntax" when invalid)
+ * and runs `initialize`.
+ */
+export async function createCoreSandbox(options: CoreSandboxOptions): Promise<CoreSandbox> {
+  const { engine, initResult } = await newEngine(options);
+  return new CoreSandbox(options, engine, initResult);
+}

@@ -1,0 +1,54 @@
+/**
+ * Messages between the host (sandbox-pool.ts) and a sandbox worker (sandbox-worker.ts). Everything is
+ * JSON-safe data, sent by structured clone over a MessagePort; the worker answers every request with
+ * an id, in order (it handles one request at a time), and after each answer increments the shared
+ * counter `signal[0]` (an Int32Array over `signal`) and, while the host has set `signal[1]`, notifies
+ * it: the host can so wait for an answer synchronously (Atomics.wait + receiveMessageOnPort, used by
+ * close() with `finalize`).
+ */
+import type { MessagePort } from "node:worker_threads";
+import type { SandboxErrorKind, SandboxResult } from "./sandbox-types";
+
+export interface WireOptions {
+  code: string;
+  outputs: number;
+  timeoutMs: number;
+  memoryLimitBytes?: number;
+  initialize?: string;
+  finalize?: string;
+  flowContextLimitBytes?: number;
+  nodeInfo: { id: string; name: string; flowId: string };
+}
+
+export type WorkerRequest =
+  /** Creates sandbox `sid` in flow group `gid`; `seed` (JSON texts) when the worker does not hold the group yet. */
+  | { t: "create"; id: number; sid: number; gid: number; seed?: Array<[string, string]>; options: WireOptions }
+  | { t: "run"; id: number; sid: number; msgJson: string; msgid: string }
+  | { t: "close"; id: number; sid: number }
+  /** No answer: the host holds no sandbox of the group on this worker any more. */
+  | { t: "drop"; gid: number };
+
+export interface WireError {
+  kind: SandboxErrorKind;
+  message: string;
+  result?: SandboxResult;
+}
+
+export type WorkerReply =
+  | { t: "ready" }
+  | {
+      t: "reply";
+      id: number;
+      ok: boolean;
+      value?: SandboxResult | null;
+      error?: WireError;
+      /** Flow context writes made during the request (null = deleted), for the host's mirror. */
+      flow?: Array<[string, string | null]>;
+      /** The worker's engine counters [abandoned, disposeFailures], on close and error answers. */
+      d?: [number, number];
+    };
+
+export interface WorkerData {
+  port: MessagePort;
+  signal: SharedArrayBuffer;
+}

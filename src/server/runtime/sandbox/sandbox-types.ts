@@ -1,0 +1,85 @@
+/**
+ * Types shared by the host side of the function sandbox (function-sandbox.ts, sandbox-pool.ts) and
+ * the worker side (sandbox-worker.ts, sandbox-core.ts). No runtime dependencies: importing this file
+ * loads neither QuickJS nor worker threads.
+ */
+import type { Message, NodeStatus } from "../types";
+
+export interface SandboxResult {
+  /** What the code returned, normalized per output port: result[i] is the list of messages for output i. */
+  outputs: Message[][];
+  /** Messages sent with node.send() during the call, normalized the same way, in call order. */
+  sent: Message[][][];
+  /** Last node.status() call; null clears the status; undefined if not called. */
+  status: NodeStatus | null | undefined;
+  logs: Array<{ level: "log" | "warn" | "error"; message: string }>;
+}
+
+export interface FunctionSandboxOptions {
+  code: string;
+  outputs: number;
+  timeoutMs: number;
+  /** Memory limit of the sandbox runtime (bytes); default 32 MiB. */
+  memoryLimitBytes?: number;
+  /** Run once at creation (and again whenever the sandbox is recreated after a fatal error). */
+  initialize?: string;
+  /** Run at close(). */
+  finalize?: string;
+  /**
+   * Flow-scoped context shared by the flow's function nodes. The sandboxes of one Map run on the same
+   * worker thread, where the authoritative copy lives (so flow.get/set stay synchronous); this Map
+   * identifies the group, seeds the worker's copy (its entries at the group's first sandbox, and again
+   * when a worker is replaced) and mirrors every write made in the sandboxes (applied when the call
+   * that made it returns). Writes made to this Map by the host after the group started are not seen
+   * by the sandboxes.
+   */
+  flowContext: Map<string, unknown>;
+  /**
+   * Bound on the JSON bytes that sandboxes may keep in one flowContext Map (shared by all sandboxes
+   * of that Map); flow.set() beyond it throws inside the sandbox. Default 32 MiB.
+   */
+  flowContextLimitBytes?: number;
+  nodeInfo: { id: string; name: string; flowId: string };
+}
+
+export type SandboxErrorKind = "timeout" | "memory" | "syntax" | "runtime";
+
+export class SandboxError extends Error {
+  readonly kind: SandboxErrorKind;
+  /** What the call did before it failed (node.send, node.status, logs); outputs are empty. */
+  readonly result?: SandboxResult;
+  constructor(kind: SandboxErrorKind, message: string, result?: SandboxResult) {
+    super(message);
+    this.name = "SandboxError";
+    this.kind = kind;
+    this.result = result;
+  }
+}
+
+export interface FunctionSandbox {
+  /**
+   * Runs the code on one message. Rejects with SandboxError. Calls are serialized; after a fatal
+   * error the sandbox is recreated before the next call runs.
+   */
+  run(msg: Message): Promise<SandboxResult>;
+  /** What `initialize` did (sends, status, logs) when the sandbox was created. */
+  readonly initResult: SandboxResult;
+  /**
+   * Runs `finalize` (errors are reported in the returned result's logs) and frees the engine.
+   * Idempotent; run() after close() rejects.
+   */
+  close(): SandboxResult | null;
+}
+
+export const DEFAULT_MEMORY_LIMIT_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_FLOW_CONTEXT_LIMIT_BYTES = 32 * 1024 * 1024;
+
+export function emptyResult(outputs: number): SandboxResult {
+  return { outputs: Array.from({ length: outputs }, () => []), sent: [], status: undefined, logs: [] };
+}
+
+/** JSON.parse without own `__proto__` keys (harmless to JSON.parse itself, not to Object.assign later). */
+export function parseJson(text: string): unknown {
+  if (!text.includes('"__proto__"')) return JSON.parse(text);
+  return JSON.parse(text, (key, value: unknown) => (key === "__proto__" ? undefined : value));
+}

@@ -1,0 +1,102 @@
+/**
+ * Entry of a sandbox worker thread (started by sandbox-pool.ts): hosts the QuickJS engines of many
+ * function-node sandboxes, keyed by sandbox id, and the flow contexts of their flow groups. Requests
+ * are handled one at a time, in order. The host terminates the whole thread when a request outlives
+ * its hard deadline; nothing here needs to survive that.
+ */
+import { workerData } from "node:worker_threads";
+import { coreDiagnostics, createCoreSandbox, FlowStore, type CoreSandbox } from "./sandbox-core";
+import type { WorkerData, WorkerReply, WorkerRequest } from "./sandbox-protocol";
+import { SandboxError } from "./sandbox-types";
+
+const { port, signal: signalBuffer } = workerData as WorkerData;
+const signal = new Int32Array(signalBuffer);
+
+const sandboxes = new Map<number, { sandbox: CoreSandbox; flow: FlowStore }>();
+const groups = new Map<number, FlowStore>();
+
+function send(reply: WorkerReply): void {
+  port.postMessage(reply);
+  Atomics.add(signal, 0, 1);
+  // signal[1] is set while the host is blocked waiting for an answer (close() with finalize).
+  if (Atomics.load(signal, 1) !== 0) Atomics.notify(signal, 0);
+}
+
+function counters(): [number, number] {
+  const d = coreDiagnostics();
+  return [d.enginesAbandoned, d.disposeFailures];
+}
+
+function failure(id: number, err: unknown, flow: FlowStore | undefined): WorkerReply {
+  const error =
+    err instanceof SandboxError
+      ? { kind: err.kind, message: err.message, result: err.result }
+      : { kind: "runtime" as const, message: `the sandbox failed (${err instanceof Error ? err.message : String(err)})` };
+  return { t: "reply", id, ok: false, error, flow: flow?.takeWrites(), d: counters() };
+}
+
+async function handle(request: WorkerRequest): Promise<void> {
+  switch (request.t) {
+    case "drop":
+      groups.delete(request.gid);
+      return;
+    case "create": {
+      let flow = groups.get(request.gid);
+      if (!flow) {
+        flow = new FlowStore(request.seed);
+        groups.set(request.gid, flow);
+      }
+      try {
+        const sandbox = await createCoreSandbox({ ...request.options, flow });
+        sandboxes.set(request.sid, { sandbox, flow });
+        send({ t: "reply", id: request.id, ok: true, value: sandbox.initResult, flow: flow.takeWrites() });
+      } catch (err) {
+        send(failure(request.id, err, flow));
+      }
+      return;
+    }
+    case "run": {
+      const entry = sandboxes.get(request.sid);
+      if (!entry) {
+        send(failure(request.id, new SandboxError("runtime", "the sandbox is closed"), undefined));
+        return;
+      }
+      try {
+        const value = await entry.sandbox.run(request.msgJson, request.msgid);
+        send({ t: "reply", id: request.id, ok: true, value, flow: entry.flow.takeWrites() });
+      } catch (err) {
+        send(failure(request.id, err, entry.flow));
+      }
+      return;
+    }
+    case "close": {
+      const entry = sandboxes.get(request.sid);
+      sandboxes.delete(request.sid);
+      try {
+        const value = entry ? entry.sandbox.close() : null;
+        send({ t: "reply", id: request.id, ok: true, value, flow: entry?.flow.takeWrites(), d: counters() });
+      } catch (err) {
+        send(failure(request.id, err, entry?.flow));
+      }
+      return;
+    }
+  }
+}
+
+const queue: WorkerRequest[] = [];
+let busy = false;
+
+async function pump(): Promise<void> {
+  busy = true;
+  try {
+    for (let request = queue.shift(); request; request = queue.shift()) await handle(request);
+  } finally {
+    busy = false;
+  }
+}
+
+port.on("message", (request: WorkerRequest) => {
+  queue.push(request);
+  if (!busy) void pump();
+});
+send({ t: "ready" });
