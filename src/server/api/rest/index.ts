@@ -1,5 +1,5 @@
 import { appRouter, createCaller } from "../root";
-import { getApp } from "../../app";
+import { getApp } from "../../app-context";
 import { createRestHandler } from "./handler";
 import { buildOpenApiDocument } from "./openapi";
 import { apiDescription } from "./api-description";
