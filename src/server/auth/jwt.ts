@@ -1,4 +1,4 @@
-import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
+import jwt from "jsonwebtoken";
 import { AppError } from "../errors";
 import { newId } from "../ids";
 import { tokenPolicy } from "../../shared/policy";
@@ -22,14 +22,18 @@ export interface AccessClaims {
 const ACCESS_TYP = "at+jwt";
 
 export interface JwtKeys {
-  key: Uint8Array;
+  key: Buffer;
 }
 
 export function jwtKeys(secret: string): JwtKeys {
-  const key = new TextEncoder().encode(secret);
+  const key = Buffer.from(secret, "utf8");
   if (key.byteLength < 32) throw new Error("JWT secret must be at least 32 bytes");
   return { key };
 }
+
+// Signing and verifying are synchronous HMACs on the calling thread (jsonwebtoken uses node:crypto
+// directly). WebCrypto's async HMAC would queue behind bcrypt on libuv's thread pool, so a burst
+// of logins would stall every authenticated request; this costs microseconds instead.
 
 export async function signAccessToken(
   keys: JwtKeys,
@@ -50,9 +54,7 @@ export async function signAccessToken(
     iat,
     exp: iat + tokenPolicy.accessTokenTtlSec,
   };
-  const token = await new SignJWT({ ...claims })
-    .setProtectedHeader({ alg: "HS256", typ: ACCESS_TYP })
-    .sign(keys.key);
+  const token = jwt.sign({ ...claims }, keys.key, { algorithm: "HS256", header: { alg: "HS256", typ: ACCESS_TYP } });
   return { token, expiresIn: tokenPolicy.accessTokenTtlSec, claims };
 }
 
@@ -66,23 +68,24 @@ export function looksLikeJwt(value: string): boolean {
  * the access-token `typ`, and `token_type: "access"`. Expired → TOKEN_EXPIRED; anything else → TOKEN_INVALID.
  */
 export async function verifyAccessToken(keys: JwtKeys, token: string, now = Date.now()): Promise<AccessClaims> {
+  let decoded: jwt.Jwt;
   try {
-    const { payload } = await jwtVerify(token, keys.key, {
+    decoded = jwt.verify(token, keys.key, {
       algorithms: ["HS256"],
       issuer: tokenPolicy.issuer,
       audience: tokenPolicy.audience,
-      typ: ACCESS_TYP,
-      currentDate: new Date(now),
-      requiredClaims: ["exp", "iat", "sid", "jti", "user_id", "organization_id", "role"],
+      clockTimestamp: Math.floor(now / 1000),
+      complete: true,
     });
-    if (payload.token_type !== "access") throw new AppError("TOKEN_INVALID", "not an access token");
-    for (const claim of ["user_id", "email", "organization_id", "role", "sid", "jti"] as const) {
-      if (typeof payload[claim] !== "string") throw new AppError("TOKEN_INVALID", "access token is malformed");
-    }
-    return payload as unknown as AccessClaims;
   } catch (err) {
-    if (AppError.is(err)) throw err;
-    if (err instanceof joseErrors.JWTExpired) throw new AppError("TOKEN_EXPIRED", "access token has expired; refresh it");
+    if (err instanceof jwt.TokenExpiredError) throw new AppError("TOKEN_EXPIRED", "access token has expired; refresh it");
     throw new AppError("TOKEN_INVALID", "access token is invalid");
   }
+  const payload = decoded.payload as Record<string, unknown>;
+  if (decoded.header.typ !== ACCESS_TYP || payload.token_type !== "access") throw new AppError("TOKEN_INVALID", "not an access token");
+  for (const claim of ["user_id", "email", "organization_id", "role", "sid", "jti"] as const) {
+    if (typeof payload[claim] !== "string") throw new AppError("TOKEN_INVALID", "access token is malformed");
+  }
+  if (typeof payload.exp !== "number" || typeof payload.iat !== "number") throw new AppError("TOKEN_INVALID", "access token is malformed");
+  return payload as unknown as AccessClaims;
 }

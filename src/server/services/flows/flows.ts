@@ -118,7 +118,8 @@ export async function listFlows(app: AppServices, principal: Principal, input: {
       deletedAt: null,
       ...(input.name ? { name: { contains: input.name, mode: "insensitive" } } : {}),
       ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
-      ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
+      // The outer bound lets the (organization_id, created_at DESC, id DESC) index seek to the page.
+      ...(after ? { createdAt: { lte: after.createdAt }, OR: [{ createdAt: { lt: after.createdAt } }, { id: { lt: after.id } }] } : {}),
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     select: { id: true, name: true, enabled: true, nodeCount: true, revision: true, state: true, updatedAt: true, createdAt: true },

@@ -1,0 +1,137 @@
+/**
+ * `npm run bench`: runs the benchmarks against one backend (embedded PGlite + in-process store, or
+ * DATABASE_URL / REDIS_URL), prints a table and rewrites that backend's section of
+ * docs/BENCHMARKS.md. `npm run bench -- accounts runtime` runs only those (and writes nothing).
+ */
+import { execFileSync } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createTestApp, restClient } from "@/test/app";
+import { benchAccounts } from "./accounts";
+import { benchAuthCost } from "./auth-cost";
+import { benchFlowsAtScale } from "./flows-scale";
+import { benchRuntime } from "./runtime";
+import { benchDebugEvents } from "./debug-ws";
+import { benchInject } from "./inject";
+import { startRestServer } from "./lib/rest-server";
+import { consoleTable, writeReport } from "./lib/report";
+import { fmt } from "./lib/stats";
+import type { BenchContext, BenchOutcome, Row } from "./lib/types";
+
+const REPORT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../docs/BENCHMARKS.md");
+
+/** Real bcrypt cost; limits that would otherwise answer 429 within the first second of load. */
+const APP_OVERRIDES = {
+  BCRYPT_COST: "12",
+  RATE_LIMIT_LOGIN_PER_IP: "1000000",
+  RATE_LIMIT_LOGIN_FAILURES_PER_ACCOUNT: "1000000",
+  RATE_LIMIT_API_PER_CREDENTIAL: "100000000",
+};
+
+// In run order: the flows-at-scale seed comes last so its 10,000 flows do not sit under the others.
+const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) => Promise<BenchOutcome> }> = [
+  { name: "accounts", title: "1 Accounts", run: benchAccounts },
+  { name: "auth", title: "2 JWT vs API key", run: benchAuthCost },
+  { name: "runtime", title: "4 Runtime throughput", run: benchRuntime },
+  { name: "debug", title: "5 Debug events to one WebSocket", run: benchDebugEvents },
+  { name: "inject", title: "6 Inject over REST", run: benchInject },
+  { name: "flows", title: "3 Flows at scale", run: benchFlowsAtScale },
+];
+
+const started = performance.now();
+function log(message: string) {
+  process.stderr.write(`[bench ${fmt.s(performance.now() - started).padStart(7)}] ${message}\n`);
+}
+
+/** Which code was measured: the commit and how many files under src/ differ from it (read-only git). */
+function codeVersion(): string {
+  try {
+    const git = (...args: string[]) => execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const commit = git("rev-parse", "--short", "HEAD");
+    const changed = git("status", "--porcelain", "--", "src").split("\n").filter(Boolean).length;
+    return changed > 0 ? `commit ${commit} plus ${changed} uncommitted file(s) under src/` : `commit ${commit}`;
+  } catch {
+    return "unknown (no git)";
+  }
+}
+
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" / ");
+
+async function main() {
+  const only = process.argv.slice(2);
+  const unknown = only.filter((o) => !BENCHMARKS.some((b) => b.name === o));
+  if (unknown.length > 0) throw new Error(`unknown benchmark(s) ${unknown.join(", ")}; choose from ${BENCHMARKS.map((b) => b.name).join(", ")}`);
+  const selected = only.length > 0 ? BENCHMARKS.filter((b) => only.includes(b.name)) : BENCHMARKS;
+
+  const startedAt = new Date();
+  const loadAtStart = loadavg();
+  log(`load average at start (1/5/15 min): ${loadAtStart}`);
+  const app = await createTestApp(APP_OVERRIDES);
+  const server = await startRestServer(app);
+  const ctx: BenchContext = { app, baseUrl: server.url, request: restClient(app), log };
+  const backend = { db: app.db.kind, store: app.store.kind };
+  log(`backend: ${backend.db} database, ${backend.store} store; REST server on ${server.url}`);
+
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  let failed = false;
+  try {
+    for (const b of selected) {
+      log(`— ${b.title}`);
+      const t = performance.now();
+      try {
+        const outcome = await b.run(ctx);
+        rows.push(...outcome.rows);
+        notes.push(...outcome.notes);
+      } catch (err) {
+        failed = true;
+        const message = err instanceof Error ? err.message : String(err);
+        log(`${b.title} failed: ${err instanceof Error ? err.stack : message}`);
+        rows.push({ benchmark: b.title, measure: "(failed)", result: "failed", notes: message.slice(0, 200) });
+      }
+      log(`${b.title} took ${fmt.s(performance.now() - t)}`);
+    }
+  } finally {
+    await server.close();
+    await app.close();
+  }
+  const loadAtEnd = loadavg();
+  const totalMs = performance.now() - started;
+  log(`done in ${fmt.s(totalMs)}; load average at end: ${loadAtEnd}`);
+
+  // Rows in the brief's order (1 … 6), whatever order they ran in.
+  rows.sort((a, b) => a.benchmark.localeCompare(b.benchmark, "en", { numeric: true }));
+  console.log(`\n${consoleTable(rows)}\n`);
+  if (notes.length > 0) console.log(notes.map((n) => `- ${n}`).join("\n"));
+
+  if (only.length > 0) {
+    log("a subset ran: docs/BENCHMARKS.md left as it is");
+  } else {
+    const cpus = os.cpus();
+    const busy = Number(loadAtStart.split(" / ")[0]) > cpus.length * 0.5;
+    writeReport(REPORT, {
+      key: `${backend.db}-${backend.store}`,
+      title: `${backend.db === "embedded" ? "Embedded PGlite (in memory)" : "PostgreSQL"} + ${backend.store === "memory" ? "in-process store" : "Redis"}`,
+      machine: [
+        `Machine: ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, ${fmt.int(os.totalmem() / 1024 ** 3)} GB RAM, ${os.platform()} ${os.release()}`,
+        `Node ${process.version}; run started ${startedAt.toISOString()}, took ${fmt.s(totalMs)}; code: ${codeVersion()}`,
+        `Load average (1 / 5 / 15 min): ${loadAtStart} at start, ${loadAtEnd} at end${busy ? " — measured while other work ran on the machine" : ""}`,
+      ],
+      rows,
+      notes,
+    });
+    log(`wrote ${path.relative(process.cwd(), REPORT)}`);
+  }
+  // Exit even if a library left a handle open (a pool, a socket): the run is over.
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,134 @@
+/**
+ * Benchmark 4 in a fresh process (so peak RSS is this run's alone): the ANCHORS.md chain in the
+ * real engine through loadTestFlow. Usage: runtime-child.ts <scenario> <N> <time limit ms>; the
+ * result goes to the parent over IPC.
+ */
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { loadTestFlow, type HarnessNode } from "@/test/runtime-harness";
+
+export type Scenario = "switch" | "no-switch" | "function-counter";
+
+export interface RuntimeResult {
+  type: "result";
+  scenario: Scenario;
+  n: number;
+  /** Counter arrivals seen (N when complete). */
+  arrived: number;
+  complete: boolean;
+  ms: number;
+  msgPerSec: number;
+  /** CPU time (user + system) of this process during the run: less sensitive to a busy machine than wall time. */
+  cpuMs: number;
+  idleRss: number;
+  peakRss: number;
+}
+
+const BATCH = 1000;
+
+// The generator: one call per inject, returning a batch of messages on output 1 (our function node
+// runs in QuickJS without timers, so it cannot send-loop-and-yield like Node-RED's).
+const GENERATOR = `
+const out = [];
+for (let i = msg.payload.start; i < msg.payload.start + msg.payload.count; i++) out.push({ payload: i, seq: i, parity: i & 1 });
+return [out];`;
+
+function flowFor(scenario: Scenario, n: number) {
+  const nodes: HarnessNode[] = [
+    { id: "inj", type: "inject", config: { payload_type: "json", payload: "{}" } },
+    { id: "gen", type: "function", config: { code: GENERATOR } },
+    { id: "chg", type: "change", config: { rules: [{ t: "set", p: "payload", to: "seq", to_type: "msg" }] } },
+    { id: "cnt", type: "sink" },
+  ];
+  const connections: Array<{ source: string; target: string; source_port?: number }> = [
+    { source: "inj", target: "gen" },
+    { source: "gen", target: "chg" },
+  ];
+  if (scenario === "no-switch") {
+    connections.push({ source: "chg", target: "cnt" });
+    return { nodes, connections, expected: n };
+  }
+  nodes.push({ id: "sw", type: "switch", config: { property: "parity", rules: [{ t: "eq", v: "0", v_type: "num" }, { t: "else" }], check_all: false } });
+  connections.push({ source: "chg", target: "sw" });
+  if (scenario === "switch") {
+    connections.push({ source: "sw", target: "cnt", source_port: 0 }, { source: "sw", target: "cnt", source_port: 1 });
+    return { nodes, connections, expected: n };
+  }
+  // As ANCHORS.md: a function node counts and emits one completion message at the Nth; the sink records t1.
+  const counter = `const c = (context.get("c") || 0) + 1; context.set("c", c); return c === ${n} ? { payload: c } : null;`;
+  nodes.push({ id: "count", type: "function", config: { code: counter } });
+  connections.push({ source: "sw", target: "count", source_port: 0 }, { source: "sw", target: "count", source_port: 1 }, { source: "count", target: "cnt" });
+  return { nodes, connections, expected: 1 };
+}
+
+async function main() {
+  const [scenarioArg, nArg, limitArg] = process.argv.slice(2);
+  const scenario = scenarioArg as Scenario;
+  const n = Number(nArg);
+  const limitMs = Number(limitArg ?? 30_000);
+  if (!["switch", "no-switch", "function-counter"].includes(scenario) || !Number.isInteger(n) || n % BATCH !== 0) {
+    throw new Error("usage: runtime-child.ts <switch|no-switch|function-counter> <N, a multiple of 1000> [time limit ms]");
+  }
+  const { nodes, connections, expected } = flowFor(scenario, n);
+  const flow = await loadTestFlow(nodes, connections);
+
+  // The harness's sink keeps every message; count instead, so that retained messages do not
+  // inflate the peak RSS (Node-RED's counter keeps nothing either).
+  let arrived = 0;
+  let lastArrival = 0;
+  let finish: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  flow.received.push = () => {
+    arrived++;
+    if (arrived === expected) {
+      lastArrival = performance.now();
+      finish();
+    }
+    return arrived;
+  };
+  flow.arrivals.push = () => arrived;
+
+  await nextTurn();
+  const idleRss = process.memoryUsage.rss();
+  let peakRss = idleRss;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  }, 50);
+
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const timeout = new Promise<void>((resolve) => setTimeout(resolve, limitMs).unref());
+  const drive = (async () => {
+    for (let start = 0; start < n; start += BATCH) {
+      flow.engine.inject("flw_test", "inj", { payload: { start, count: BATCH } });
+      await nextTurn();
+    }
+  })();
+  await Promise.race([finished, timeout]);
+  const cpu = process.cpuUsage(cpu0);
+  await drive;
+  clearInterval(sampler);
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  const complete = arrived >= expected;
+  const ms = (complete ? lastArrival : performance.now()) - t0;
+  if (flow.errors.length > 0) throw new Error(`node errors: ${JSON.stringify(flow.errors.slice(0, 3))}`);
+  const result: RuntimeResult = {
+    type: "result",
+    scenario,
+    n,
+    arrived,
+    complete,
+    ms,
+    msgPerSec: complete ? n / (ms / 1000) : Number.NaN,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    idleRss,
+    peakRss,
+  };
+  process.send?.(result);
+  // Not closing the engine: a timed-out run may still hold a backlog; the process just ends.
+  process.exit(0);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
