@@ -66,8 +66,8 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
   };
   const migrations = await applyMigrations(executor, { dir: options.migrationsDir });
   // PGlite has no autovacuum daemon: without statistics the planner scans instead of using the
-  // indexes. Analyze at start and every 10 minutes.
-  await pglite.exec("ANALYZE");
+  // indexes. Analyze every 10 minutes (not at start: statistics of still-empty tables would mislead
+  // the planner while the first data arrives).
   const analyze = setInterval(() => void pglite.exec("ANALYZE").catch(() => undefined), 10 * 60_000);
   analyze.unref();
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
