@@ -13,6 +13,7 @@ import { benchAuthCost } from "./auth-cost";
 import { benchFlowsAtScale } from "./flows-scale";
 import { benchRuntime } from "./runtime";
 import { benchDebugEvents } from "./debug-ws";
+import { benchDebugFanout } from "./debug-fanout";
 import { benchInject } from "./inject";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
@@ -35,6 +36,7 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "auth", title: "2 JWT vs API key", run: benchAuthCost },
   { name: "runtime", title: "4 Runtime throughput", run: benchRuntime },
   { name: "debug", title: "5 Debug events to one WebSocket", run: benchDebugEvents },
+  { name: "debug100", title: "5b Debug events to 100 WebSocket clients", run: benchDebugFanout },
   { name: "inject", title: "6 Inject over REST", run: benchInject },
   { name: "flows", title: "3 Flows at scale", run: benchFlowsAtScale },
 ];

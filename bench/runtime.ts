@@ -1,11 +1,16 @@
 import { forkBench, nextMessage, stopChild } from "./lib/child";
 import { fmt } from "./lib/stats";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
+import { ensureNodeRed, runNodeRed } from "./node-red";
+import type { NodeRedResult, NodeRedScenario } from "./node-red-child";
 import type { RuntimeResult, Scenario } from "./runtime-child";
 
 const TIME_LIMIT_MS = 30_000;
+/** Node-RED's switch chain takes 13–25 s for 200,000 on this machine; give it room before giving up. */
+const NODE_RED_LIMIT_MS = 90_000;
 /** N for a second try when N = 200,000 takes longer than the limit. */
 const FALLBACK_N = 50_000;
+const N = 200_000;
 const isResult = (m: unknown): m is RuntimeResult => (m as { type?: string })?.type === "result";
 
 async function runScenario(scenario: Scenario, n: number): Promise<RuntimeResult> {
@@ -17,34 +22,99 @@ async function runScenario(scenario: Scenario, n: number): Promise<RuntimeResult
   }
 }
 
-/** 4. Runtime throughput of the ANCHORS.md chain, each scenario in a fresh child process. */
+const ratio = (ours: number, theirs: number) => (Number.isFinite(ours) && Number.isFinite(theirs) && theirs > 0 ? `${(ours / theirs).toFixed(1)}×` : "n/a");
+
+/**
+ * 4. Runtime throughput of the ANCHORS.md chain, each scenario in a fresh child process: ours
+ * first, then Node-RED 4.1.x (bench/node-red) running the same flow, in the same invocation.
+ */
 export async function benchRuntime(ctx: BenchContext): Promise<BenchOutcome> {
   const B = "4 Runtime throughput";
-  const rows: Row[] = [];
   const notes: string[] = [];
-  const scenarios: Array<{ scenario: Scenario; n: number; measure: string; nodeRed?: string; rssNodeRed?: string }> = [
-    { scenario: "switch", n: 200_000, measure: "inject → function (generate) → change → switch → counter", nodeRed: "13–16k msg/s", rssNodeRed: "354–361 MB (idle 130 MB)" },
-    { scenario: "no-switch", n: 200_000, measure: "same chain without the switch", nodeRed: "56–81k msg/s" },
-    { scenario: "function-counter", n: 200_000, measure: "with the switch, counter = our function node (QuickJS), as in ANCHORS.md", nodeRed: "13–16k msg/s" },
+  const scenarios: Array<{ scenario: Scenario; measure: string; nodeRed?: string; rssNodeRed?: string }> = [
+    { scenario: "switch", measure: "inject → function (generate) → change → switch → counter", nodeRed: "13–16k msg/s", rssNodeRed: "354–361 MB (idle 130 MB)" },
+    { scenario: "function-counter", measure: "with the switch, counter = our function node (QuickJS), as in ANCHORS.md", nodeRed: "13–16k msg/s" },
+    { scenario: "no-switch", measure: "same chain without the switch", nodeRed: "56–81k msg/s" },
   ];
+  const ours = new Map<Scenario, RuntimeResult>();
+  const oursRows = new Map<Scenario, Row[]>();
   for (const s of scenarios) {
-    ctx.log(`runtime: ${s.scenario}, N = ${s.n}`);
-    let r = await runScenario(s.scenario, s.n);
-    if (!r.complete && s.n > FALLBACK_N) {
-      notes.push(`Runtime scenario ${s.scenario}: N = ${fmt.int(s.n)} did not finish within ${TIME_LIMIT_MS / 1000} s (${fmt.int(r.arrived)} arrivals); measured again with N = ${fmt.int(FALLBACK_N)}.`);
+    ctx.log(`runtime: ${s.scenario}, N = ${N}`);
+    let r = await runScenario(s.scenario, N);
+    if (!r.complete && N > FALLBACK_N) {
+      notes.push(`Runtime scenario ${s.scenario}: N = ${fmt.int(N)} did not finish within ${TIME_LIMIT_MS / 1000} s (${fmt.int(r.arrived)} arrivals); measured again with N = ${fmt.int(FALLBACK_N)}.`);
       ctx.log(`runtime: ${s.scenario} again with N = ${FALLBACK_N}`);
       r = await runScenario(s.scenario, FALLBACK_N);
     }
+    ours.set(s.scenario, r);
     const label = `${s.measure}, N = ${fmt.int(r.n)}`;
+    const rows: Row[] = [];
     if (r.complete) {
       rows.push({ benchmark: B, measure: label, result: `${fmt.int(r.msgPerSec)} msg/s`, nodeRed: s.nodeRed, notes: `${fmt.s(r.ms)} from first inject to last arrival, ${fmt.s(r.cpuMs)} CPU (${fmt.int(r.n / (r.cpuMs / 1000))} msg per CPU-second)` });
     } else {
       rows.push({ benchmark: B, measure: label, result: "did not finish", nodeRed: s.nodeRed, notes: `${fmt.int(r.arrived)} arrivals after ${fmt.s(r.ms)}` });
     }
     rows.push({ benchmark: B, measure: `${label}: peak RSS`, result: fmt.mb(r.peakRss), nodeRed: s.rssNodeRed, notes: `idle ${fmt.mb(r.idleRss)} (fresh process, flow loaded); sampled every 50 ms` });
+    oursRows.set(s.scenario, rows);
   }
+
+  // Node-RED, same flow, same machine, right after ours.
+  const theirs = new Map<NodeRedScenario, NodeRedResult>();
+  let unavailable: string | undefined;
+  const availability = await ensureNodeRed(ctx.log);
+  if (!availability.ok) unavailable = availability.reason;
+  else {
+    for (const scenario of ["switch", "no-switch"] as const) {
+      ctx.log(`runtime: Node-RED ${availability.version}, ${scenario}, N = ${N}`);
+      try {
+        theirs.set(scenario, await runNodeRed(scenario, N, NODE_RED_LIMIT_MS));
+      } catch (err) {
+        unavailable = `Node-RED ${availability.version} (${scenario}) failed: ${err instanceof Error ? err.message : String(err)}`;
+        break;
+      }
+    }
+  }
+
+  const nodeRedRows = (scenario: NodeRedScenario, measure: string, compareWith: Array<[string, Scenario]>, anchor: { rate: string; rss?: string }): Row[] => {
+    const r = theirs.get(scenario);
+    if (!r) return [];
+    const label = `Node-RED ${r.version} (measured side by side): ${measure}, N = ${fmt.int(r.n)}`;
+    const vs = compareWith
+      .map(([what, s]) => {
+        const o = ours.get(s);
+        return o ? `ours (${what}) ${fmt.int(o.msgPerSec)} msg/s = ${ratio(o.msgPerSec, r.msgPerSec)} Node-RED` : undefined;
+      })
+      .filter(Boolean)
+      .join("; ");
+    const rssVs = compareWith
+      .map(([what, s]) => {
+        const o = ours.get(s);
+        return o ? `ours (${what}) ${fmt.mb(o.peakRss)} = ${ratio(o.peakRss, r.peakRss)} Node-RED's` : undefined;
+      })
+      .filter(Boolean)
+      .join("; ");
+    return [
+      r.complete
+        ? { benchmark: B, measure: label, result: `${fmt.int(r.msgPerSec)} msg/s`, nodeRed: `${anchor.rate} (5.0.7)`, notes: `${vs}. Node-RED: ${fmt.s(r.ms)} from t0 to t1, ${fmt.s(r.cpuMs)} CPU` }
+        : { benchmark: B, measure: label, result: "did not finish", nodeRed: `${anchor.rate} (5.0.7)`, notes: `${fmt.int(r.arrived)} counted after ${fmt.s(r.ms)} (limit ${NODE_RED_LIMIT_MS / 1000} s)` },
+      { benchmark: B, measure: `${label}: peak RSS`, result: fmt.mb(r.peakRss), nodeRed: anchor.rss ? `${anchor.rss} (5.0.7)` : undefined, notes: `idle ${fmt.mb(r.idleRss)} (fresh process, flow loaded); ${rssVs}` },
+    ];
+  };
+
+  const rows: Row[] = [...oursRows.get("switch")!, ...oursRows.get("function-counter")!];
+  if (unavailable) rows.push({ benchmark: B, measure: `Node-RED not available: ${unavailable}`, result: "not measured", notes: "ANCHORS.md figures (Node-RED 5.0.7) in the Node-RED column only" });
+  rows.push(
+    ...nodeRedRows("switch", "inject → function (generate) → change → switch → function (count) → function (record)", [
+      ["function-node counter", "function-counter"],
+      ["native counter", "switch"],
+    ], { rate: "13–16k msg/s", rss: "354–361 MB (idle 130 MB)" }),
+    ...oursRows.get("no-switch")!,
+    ...nodeRedRows("no-switch", "same chain without the switch", [["native counter", "no-switch"]], { rate: "56–81k msg/s" }),
+  );
+
   notes.push(
     "Benchmark 4 differs from ANCHORS.md in how messages are generated: our function node runs in QuickJS and has no timers, so it cannot send 1,000 messages and yield with a timer. Instead the generator returns an array of 1,000 messages per call (`return [batch]`) and the bench drives it with N/1,000 injects, one per event-loop turn (setImmediate). The counter is the harness's `sink` node (native code) except in the function-counter row, where it is our function node as in ANCHORS.md and a sink records the completion message. Messages: {payload: i, seq: i, parity: i & 1}; change sets payload from msg.seq; switch: parity == 0 → output 1, else output 2.",
+    `Benchmark 4, Node-RED side by side: ${theirs.size > 0 ? `Node-RED ${[...theirs.values()][0]!.version}` : "Node-RED 4.1.x"} (Node-RED 5 needs Node ≥ 22; this runs on ${process.version}) from bench/node-red (its own package.json, installed on first use with \`npm install --prefix bench/node-red\`; not a project dependency), embedded with RED.init in a fresh child process right after ours (httpAdminRoot and httpNodeRoot off, no editor, userDir in a temp directory, logging at warn). The flow is ANCHORS.md's exactly: the inject carries N and a run id; a function node records t0 and sends N messages in batches of 1,000 (synchronous node.send loop, then setTimeout 0); change; switch on parity, both outputs to a function-node counter that emits at the Nth; a function node records t1. t0/t1 go through an object in functionGlobalContext. msg/s = N / (t1 − t0); peak RSS = max of process.memoryUsage.rss() sampled every 50 ms. The comparable row of ours is the function-counter one (both counters are function nodes; ours is sandboxed in QuickJS, Node-RED's is Node's vm); the no-switch Node-RED row keeps a function-node counter while ours uses the native sink.`,
   );
   return { rows, notes };
 }

@@ -67,8 +67,11 @@ How the numbers are made:
 - The app is \`createTestApp\` (embedded PGlite in memory, or a schema of its own on PostgreSQL,
   dropped at the end, and a key prefix of its own on Redis) with BCRYPT_COST=12 and the rate limits
   raised (see the notes): the limiters are still consulted on every request, they just never refuse.
-- Node-RED figures come from /work/shared/ANCHORS.md (Node-RED 5.0.7 on this kind of machine,
-  ±30 % between runs); they were **not** measured side by side with ours.
+- The Node-RED column holds figures from /work/shared/ANCHORS.md (Node-RED 5.0.7 on this kind of
+  machine, ±30 % between runs); they were **not** measured side by side with ours. Benchmark 4 also
+  runs Node-RED 4.1.x itself (Node-RED 5 needs Node ≥ 22), installed on first use into
+  bench/node-red (not a project dependency) and embedded in a child process right after ours, in the
+  same run: those rows say "Node-RED 4.1.x (measured side by side)" and carry the ratio to ours.
 - The machine has 2 cores and other work often runs on it at the same time: the load average at the
   start and end of each run is recorded. On a busy machine the same benchmark can move by 2× or
   more between runs; compare rows of one run with each other rather than across runs.

@@ -1,0 +1,188 @@
+/**
+ * Benchmark 4, Node-RED's side: Node-RED 4.1.x (installed under bench/node-red, not a project
+ * dependency) embedded in a fresh process, running the ANCHORS.md benchmark flow. Usage:
+ * node-red-child.ts <switch|no-switch> <N> <time limit ms>; the result goes to the parent over IPC.
+ *
+ * Node-RED's own function nodes do the work, as in ANCHORS.md: the generator records t0 and sends N
+ * messages in batches of 1,000 (a synchronous send loop, then setTimeout 0); the counter emits one
+ * completion message at the Nth; the recorder stores t1. Both marks go through a `bench` object
+ * handed to the runtime in `functionGlobalContext` (read with `global.get("bench")`).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+
+export type NodeRedScenario = "switch" | "no-switch";
+
+export interface NodeRedResult {
+  type: "result";
+  scenario: NodeRedScenario;
+  version: string;
+  n: number;
+  /** Messages counted by the counter (N when complete). */
+  arrived: number;
+  complete: boolean;
+  ms: number;
+  msgPerSec: number;
+  cpuMs: number;
+  idleRss: number;
+  peakRss: number;
+}
+
+/** The parts of the `node-red` module this file uses (the package ships no types). */
+interface NodeRedModule {
+  init(server: http.Server, settings: Record<string, unknown>): void;
+  start(): PromiseLike<void>;
+  stop(): PromiseLike<void>;
+  nodes: { getNode(id: string): { receive(msg?: Record<string, unknown>): void } | null };
+}
+
+/** What the function nodes call through `global.get("bench")`. */
+interface BenchHooks {
+  t0(run: string): void;
+  count(c: number): void;
+  t1(run: string): void;
+}
+
+const NODE_RED_DIR = fileURLToPath(new URL("./node-red/", import.meta.url));
+
+const GENERATOR = `
+const n = msg.payload.n;
+const run = msg.payload.run;
+const bench = global.get("bench");
+bench.t0(run);
+let i = 0;
+function batch() {
+  const end = Math.min(i + 1000, n);
+  for (; i < end; i++) node.send({ payload: i, seq: i, parity: i & 1, run });
+  if (i < n) setTimeout(batch, 0);
+}
+batch();
+return null;`;
+
+const counter = (n: number) => `
+const c = (context.get("c") || 0) + 1;
+context.set("c", c);
+if (c % 10000 === 0) global.get("bench").count(c);
+return c === ${n} ? { payload: c, run: msg.run } : null;`;
+
+const RECORDER = `global.get("bench").t1(msg.run); return null;`;
+
+function flowFor(scenario: NodeRedScenario, n: number, run: string) {
+  const fn = (id: string, func: string, wires: string[][]) => ({ id, type: "function", z: "tab", name: id, func, outputs: 1, timeout: 0, noerr: 0, initialize: "", finalize: "", libs: [], x: 100, y: 100, wires });
+  const afterChange = scenario === "switch" ? "sw" : "cnt";
+  const flow: Array<Record<string, unknown>> = [
+    { id: "tab", type: "tab", label: "bench", disabled: false, info: "" },
+    { id: "inj", type: "inject", z: "tab", name: "", props: [{ p: "payload" }], repeat: "", crontab: "", once: false, onceDelay: 0.1, topic: "", payload: JSON.stringify({ n, run }), payloadType: "json", x: 100, y: 100, wires: [["gen"]] },
+    fn("gen", GENERATOR, [["chg"]]),
+    { id: "chg", type: "change", z: "tab", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "seq", tot: "msg" }], action: "", property: "", from: "", to: "", reg: false, x: 100, y: 100, wires: [[afterChange]] },
+    fn("cnt", counter(n), [["rec"]]),
+    fn("rec", RECORDER, []),
+  ];
+  if (scenario === "switch") {
+    flow.push({ id: "sw", type: "switch", z: "tab", name: "", property: "parity", propertyType: "msg", rules: [{ t: "eq", v: "0", vt: "num" }, { t: "else" }], checkall: "false", repair: false, outputs: 2, x: 100, y: 100, wires: [["cnt"], ["cnt"]] });
+  }
+  return flow;
+}
+
+async function main() {
+  const [scenarioArg, nArg, limitArg] = process.argv.slice(2);
+  const scenario = scenarioArg as NodeRedScenario;
+  const n = Number(nArg);
+  const limitMs = Number(limitArg ?? 60_000);
+  if (!["switch", "no-switch"].includes(scenario) || !Number.isInteger(n) || n <= 0) throw new Error("usage: node-red-child.ts <switch|no-switch> <N> [time limit ms]");
+
+  const require = createRequire(path.join(NODE_RED_DIR, "package.json"));
+  const RED = require("node-red") as NodeRedModule;
+  const version = (require("node-red/package.json") as { version: string }).version;
+
+  const run = `run-${process.pid}-${Date.now()}`;
+  let t0 = 0;
+  let t1 = 0;
+  let arrived = 0;
+  let finish: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const bench: BenchHooks = {
+    t0: (r) => {
+      if (r === run) t0 = performance.now();
+    },
+    count: (c) => {
+      arrived = c;
+    },
+    t1: (r) => {
+      if (r !== run) return;
+      t1 = performance.now();
+      arrived = n;
+      finish();
+    },
+  };
+
+  const userDir = mkdtempSync(path.join(os.tmpdir(), "bench-node-red-"));
+  try {
+    writeFileSync(path.join(userDir, "flows.json"), JSON.stringify(flowFor(scenario, n, run)));
+    const server = http.createServer();
+    RED.init(server, {
+      userDir,
+      flowFile: "flows.json",
+      httpAdminRoot: false,
+      httpNodeRoot: false,
+      disableEditor: true,
+      credentialSecret: false,
+      logging: { console: { level: "warn", metrics: false, audit: false } },
+      functionGlobalContext: { bench },
+      diagnostics: { enabled: false },
+      runtimeState: { enabled: false },
+      telemetry: { enabled: false },
+      externalModules: { autoInstall: false, palette: { allowInstall: false }, modules: { allowInstall: false } },
+    });
+    await RED.start();
+    const deadline = Date.now() + 30_000;
+    while (!RED.nodes.getNode("rec")) {
+      if (Date.now() > deadline) throw new Error("Node-RED did not start the benchmark flow within 30 s");
+      await sleep(50);
+    }
+    await sleep(500);
+
+    const idleRss = process.memoryUsage.rss();
+    let peakRss = idleRss;
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    }, 50);
+    const cpu0 = process.cpuUsage();
+    const started = performance.now();
+    RED.nodes.getNode("inj")!.receive({});
+    const timedOut = await Promise.race([finished.then(() => false), sleep(limitMs, true, { ref: false })]);
+    const cpu = process.cpuUsage(cpu0);
+    clearInterval(sampler);
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    const complete = !timedOut && t1 > 0;
+    const ms = complete ? t1 - t0 : performance.now() - (t0 || started);
+    const result: NodeRedResult = {
+      type: "result",
+      scenario,
+      version,
+      n,
+      arrived,
+      complete,
+      ms,
+      msgPerSec: complete ? n / (ms / 1000) : Number.NaN,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      idleRss,
+      peakRss,
+    };
+    process.send?.(result);
+  } finally {
+    rmSync(userDir, { recursive: true, force: true });
+  }
+  // Not stopping Node-RED: a timed-out run may still hold a backlog; the process just ends.
+  process.exit(0);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,57 @@
+/**
+ * Node-RED for the side-by-side runtime benchmark: installed on first use into bench/node-red
+ * (its own package.json, never the project's), then run in a child process per scenario.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { forkBench, nextMessage, stopChild } from "./lib/child";
+import type { NodeRedResult, NodeRedScenario } from "./node-red-child";
+
+const DIR = fileURLToPath(new URL("./node-red/", import.meta.url));
+const INSTALLED = fileURLToPath(new URL("./node-red/node_modules/node-red/package.json", import.meta.url));
+const INSTALL_LIMIT_MS = 180_000;
+
+export type NodeRedAvailability = { ok: true; version: string } | { ok: false; reason: string };
+
+const installedVersion = () => (JSON.parse(readFileSync(INSTALLED, "utf8")) as { version: string }).version;
+
+/** Installs bench/node-red's dependencies unless present; never longer than 3 minutes. */
+export async function ensureNodeRed(log: (m: string) => void): Promise<NodeRedAvailability> {
+  if (existsSync(INSTALLED)) return { ok: true, version: installedVersion() };
+  log("Node-RED: npm install --prefix bench/node-red (first use)");
+  const reason = await new Promise<string | undefined>((resolve) => {
+    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+    const child = spawn(npm, ["install", "--prefix", DIR, "--no-audit", "--no-fund"], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      resolve(`npm install took longer than ${INSTALL_LIMIT_MS / 1000} s`);
+    }, INSTALL_LIMIT_MS);
+    child.on("error", (err) => {
+      clearTimeout(timer);
+      resolve(`npm install could not start: ${err.message}`);
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      const lastLine = stderr.trim().split("\n").filter((l) => !/^npm warn/i.test(l)).pop();
+      resolve(code === 0 ? undefined : `npm install exited with code ${code}${lastLine ? `: ${lastLine}` : ""}`);
+    });
+  });
+  if (reason) return { ok: false, reason };
+  if (!existsSync(INSTALLED)) return { ok: false, reason: "npm install succeeded but node-red is missing from bench/node-red/node_modules" };
+  return { ok: true, version: installedVersion() };
+}
+
+const isResult = (m: unknown): m is NodeRedResult => (m as { type?: string })?.type === "result";
+
+/** One scenario in a fresh process; `limitMs` bounds the run itself (Node-RED's start comes on top). */
+export async function runNodeRed(scenario: NodeRedScenario, n: number, limitMs: number): Promise<NodeRedResult> {
+  const child = forkBench("node-red-child.ts", [scenario, String(n), String(limitMs)]);
+  try {
+    return await nextMessage(child, isResult, limitMs + 60_000);
+  } finally {
+    await stopChild(child);
+  }
+}
