@@ -257,6 +257,26 @@ describe("fan-out and failures", () => {
     expect(h.received.map((m) => (m.payload as { branch: string }).branch).sort()).toEqual(["one", "two"]);
   });
 
+  it("routes a failed message to catch nodes whose scope covers the node", async () => {
+    const h = await flow(
+      [
+        { id: "bad", type: "json" },
+        { id: "fine", type: "json" },
+        { id: "all", type: "catch" },
+        { id: "only-fine", type: "catch", config: { scope: ["fine"] } },
+        { id: "s", type: "sink" },
+        { id: "s2", type: "sink" },
+      ],
+      [{ source: "all", target: "s" }, { source: "only-fine", target: "s2" }],
+    );
+    h.send("bad", { payload: "{not json", topic: "t" });
+    const [m] = await h.waitFor(1);
+    expect(m).toMatchObject({ payload: "{not json", topic: "t", error: { source: { id: "bad", type: "json" } } });
+    expect((m!.error as { message: string }).message).toMatch(/json/);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(h.arrivals.map((a) => a.sink)).toEqual(["s"]);
+  });
+
   it("a node that throws is reported and the others go on", async () => {
     const h = await flow(
       [{ id: "bad", type: "template", config: { template: "{{a}}", output: "json" } }, { id: "ok", type: "json" }, { id: "s", type: "sink" }],

@@ -13,6 +13,7 @@ import { httpInBehaviour } from "./http-in/behaviour";
 import { httpResponseBehaviour } from "./http-response/behaviour";
 import { httpRequestBehaviour } from "./http-request/behaviour";
 import { functionBehaviour } from "./function/behaviour";
+import { catchBehaviour } from "./catch/behaviour";
 
 /** Behaviour per node type; a type without one (unknown) never runs. */
 export function builtinBehaviours(): Map<string, NodeFactory> {
@@ -31,5 +32,6 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["http-response", httpResponseBehaviour],
     ["http-request", httpRequestBehaviour],
     ["function", functionBehaviour],
+    ["catch", catchBehaviour],
   ]);
 }

@@ -13,6 +13,7 @@ import { httpRequestNode } from "./http-request/definition";
 import { deviceInNode } from "./device-in/definition";
 import { deviceOutNode } from "./device-out/definition";
 import { commentNode } from "./comment/definition";
+import { catchNode } from "./catch/definition";
 import { z } from "zod";
 
 const unknownConfig = z.object({
@@ -75,6 +76,7 @@ export const builtinNodes: NodeDefinition[] = [
   deviceInNode,
   deviceOutNode,
   commentNode,
+  catchNode,
   unknownNode,
 ];
 

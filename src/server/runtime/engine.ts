@@ -296,7 +296,10 @@ export class FlowEngine {
     const done = (err?: unknown) => {
       if (finished) return;
       finished = true;
-      if (err) this.reportNodeError(flow, live.node.id, err);
+      if (err) {
+        this.reportNodeError(flow, live.node.id, err);
+        this.routeToCatch(flow, live.node, msg, err);
+      }
     };
     try {
       const result = live.behaviour.input!(msg, send, done);
@@ -305,6 +308,28 @@ export class FlowEngine {
       }
     } catch (err) {
       done(err);
+    }
+  }
+
+  /**
+   * Node-RED's catch semantics: the failed message, with msg.error = {message, source}, leaves every
+   * catch node of the flow whose scope covers the failing node. A catch node's own failures are not
+   * caught again (no loops).
+   */
+  private routeToCatch(flow: RunningFlow, source: RuntimeNode, msg: Message, err: unknown) {
+    if (source.type === "catch") return;
+    for (const live of flow.nodes.values()) {
+      if (live.node.type !== "catch") continue;
+      const scope = (live.node.config as { scope?: string[] | null }).scope;
+      if (scope && !scope.includes(source.id)) continue;
+      let copy: Message;
+      try {
+        copy = cloneMessage(msg);
+      } catch {
+        copy = { _msgid: msg._msgid, payload: msg.payload };
+      }
+      copy.error = { message: errorText(err), source: { id: source.id, type: source.type, name: source.name } };
+      this.route(flow, live, copy);
     }
   }
 

@@ -89,6 +89,7 @@ describe("flow validation", () => {
     ["device-in", { topic: "" }, "topic"],
     ["device-out", { device_key_id: "abc" }, "device_key_id"],
     ["comment", { info: 5 }, "info"],
+    ["catch", { scope: ["bad id!"] }, "scope[0]"],
   ];
 
   it.each(invalidCases)("refuses an invalid %s config (%o) naming the node and field", async (type, config, field) => {
@@ -101,7 +102,7 @@ describe("flow validation", () => {
   });
 
   it("accepts every type with its defaults and fills them in", async () => {
-    const types = ["inject", "debug", "function", "change", "switch", "template", "delay", "json", "http-in", "http-response", "http-request", "device-in", "device-out", "comment"];
+    const types = ["inject", "debug", "function", "change", "switch", "template", "delay", "json", "http-in", "http-response", "http-request", "device-in", "device-out", "comment", "catch"];
     const res = await request("POST", "/flows", { token: user.accessToken, body: { name: "all types", nodes: types.map((type) => ({ id: uid(type), type })) } });
     expect(res.status).toBe(201);
     const fn = res.body.flow.nodes.find((n: { type: string }) => n.type === "function");
