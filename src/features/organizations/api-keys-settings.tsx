@@ -1,5 +1,6 @@
 "use client";
 
+import { useClipboard } from "@/components/use-clipboard";
 import { useState, type FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
@@ -30,7 +31,7 @@ function endOfDay(date: string): string {
 }
 
 function NewSecret({ name, secret, onDone }: { name: string; secret: string; onDone: () => void }) {
-  const [copy, setCopy] = useState<"idle" | "copied" | "failed">("idle");
+  const clipboard = useClipboard();
   return (
     <div className="new-secret" role="group" aria-labelledby="new-secret-heading">
       <h3 id="new-secret-heading">Key “{name}” created</h3>
@@ -48,14 +49,7 @@ function NewSecret({ name, secret, onDone }: { name: string; secret: string; onD
         <button
           type="button"
           className="secondary"
-          onClick={() => {
-            // The Clipboard API exists only in secure contexts (https or localhost).
-            if (!navigator.clipboard) return setCopy("failed");
-            navigator.clipboard.writeText(secret).then(
-              () => setCopy("copied"),
-              () => setCopy("failed"),
-            );
-          }}
+          onClick={() => clipboard.copy(secret)}
         >
           Copy
         </button>
@@ -63,7 +57,7 @@ function NewSecret({ name, secret, onDone }: { name: string; secret: string; onD
           I have stored the secret
         </button>
         <span role="status" className="saved">
-          {copy === "copied" ? "Copied." : copy === "failed" ? "Could not copy; select the secret and copy it by hand." : ""}
+          {clipboard.message("the secret")}
         </span>
       </div>
     </div>

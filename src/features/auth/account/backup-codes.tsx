@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useClipboard } from "@/components/use-clipboard";
 import { Alert } from "@/components/alert";
 
 function download(codes: string[], email: string) {
@@ -17,7 +17,7 @@ function download(codes: string[], email: string) {
 
 /** Freshly issued backup codes: shown once, with ways to keep them. */
 export function BackupCodes({ codes, email, onDone }: { codes: string[]; email: string; onDone: () => void }) {
-  const [copy, setCopy] = useState<"idle" | "copied" | "failed">("idle");
+  const clipboard = useClipboard();
   return (
     <div className="backup-codes" aria-labelledby="backup-codes-heading" role="group">
       <h3 id="backup-codes-heading">Your backup codes</h3>
@@ -36,14 +36,7 @@ export function BackupCodes({ codes, email, onDone }: { codes: string[]; email: 
         <button
           type="button"
           className="secondary"
-          onClick={() => {
-            // The Clipboard API exists only in secure contexts (https or localhost).
-            if (!navigator.clipboard) return setCopy("failed");
-            navigator.clipboard.writeText(codes.join("\n")).then(
-              () => setCopy("copied"),
-              () => setCopy("failed"),
-            );
-          }}
+          onClick={() => clipboard.copy(codes.join("\n"))}
         >
           Copy codes
         </button>
@@ -54,7 +47,7 @@ export function BackupCodes({ codes, email, onDone }: { codes: string[]; email: 
           I have stored my codes
         </button>
         <span role="status" className="saved">
-          {copy === "copied" ? "Copied." : copy === "failed" ? "Could not copy; select the codes and copy them by hand." : ""}
+          {clipboard.message("the codes")}
         </span>
       </div>
     </div>
