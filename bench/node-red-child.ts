@@ -15,6 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { startRssSampler } from "./lib/rss";
 
 export type NodeRedScenario = "switch" | "no-switch";
 
@@ -147,18 +148,13 @@ async function main() {
     }
     await sleep(500);
 
-    const idleRss = process.memoryUsage.rss();
-    let peakRss = idleRss;
-    const sampler = setInterval(() => {
-      peakRss = Math.max(peakRss, process.memoryUsage.rss());
-    }, 50);
+    const rss = startRssSampler();
     const cpu0 = process.cpuUsage();
     const started = performance.now();
     RED.nodes.getNode("inj")!.receive({});
     const timedOut = await Promise.race([finished.then(() => false), sleep(limitMs, true, { ref: false })]);
     const cpu = process.cpuUsage(cpu0);
-    clearInterval(sampler);
-    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    const { idleRss, peakRss } = rss.stop();
     const complete = !timedOut && t1 > 0;
     const ms = complete ? t1 - t0 : performance.now() - (t0 || started);
     const result: NodeRedResult = {

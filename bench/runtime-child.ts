@@ -5,6 +5,7 @@
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { loadTestFlow, type HarnessNode } from "@/test/runtime-harness";
+import { startRssSampler } from "./lib/rss";
 
 export type Scenario = "switch" | "no-switch" | "function-counter";
 
@@ -88,11 +89,7 @@ async function main() {
   flow.arrivals.push = () => arrived;
 
   await nextTurn();
-  const idleRss = process.memoryUsage.rss();
-  let peakRss = idleRss;
-  const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage.rss());
-  }, 50);
+  const rss = startRssSampler();
 
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
@@ -106,8 +103,7 @@ async function main() {
   await Promise.race([finished, timeout]);
   const cpu = process.cpuUsage(cpu0);
   await drive;
-  clearInterval(sampler);
-  peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  const { idleRss, peakRss } = rss.stop();
   const complete = arrived >= expected;
   const ms = (complete ? lastArrival : performance.now()) - t0;
   if (flow.errors.length > 0) throw new Error(`node errors: ${JSON.stringify(flow.errors.slice(0, 3))}`);
