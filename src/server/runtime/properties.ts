@@ -1,23 +1,60 @@
 import type { Message } from "./types";
 
-/** Splits "payload.a[0].b" into ["payload", "a", 0, "b"]. */
+/**
+ * The one grammar of message property paths ("payload.a[0].b"), shared by every node that names a
+ * property (change, switch, json, template, debug) and by the runtime that walks them. A segment
+ * can never be `__proto__`, `constructor` or `prototype`: such a path is refused when the flow is
+ * saved (the schemas use isPropertyPath) and again here at run time, for every operation, so a
+ * flow cannot reach Object.prototype however its config got in.
+ */
+export const PROPERTY_PATH_PATTERN = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*|\[\d+\])*$/;
+export const FORBIDDEN_PATH_SEGMENTS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+export class PropertyPathError extends Error {
+  constructor(path: string) {
+    super(`"${path.slice(0, 80)}" is not an allowed property path (segments may not be __proto__, constructor or prototype)`);
+    this.name = "PropertyPathError";
+  }
+}
+
+/** Splits "payload.a[0].b" into ["payload", "a", 0, "b"]; throws on a forbidden segment. */
 export function parsePath(path: string): Array<string | number> {
   const parts: Array<string | number> = [];
   for (const match of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) {
-    if (match[1] !== undefined) parts.push(match[1]);
-    else parts.push(Number(match[2]));
+    if (match[1] !== undefined) {
+      if (FORBIDDEN_PATH_SEGMENTS.has(match[1])) throw new PropertyPathError(path);
+      parts.push(match[1]);
+    } else parts.push(Number(match[2]));
   }
   return parts;
 }
 
-const FORBIDDEN = new Set(["__proto__", "constructor", "prototype"]);
+/** True for a path of the grammar that names no forbidden segment. */
+export function isPropertyPath(path: string): boolean {
+  if (!PROPERTY_PATH_PATTERN.test(path)) return false;
+  try {
+    parsePath(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const own = (target: object, key: string | number) => Object.prototype.hasOwnProperty.call(target, key);
 
 export function getProperty(msg: Message, path: string): unknown {
   if (path === "msg") return msg;
+  let parts: Array<string | number>;
+  try {
+    parts = parsePath(path);
+  } catch {
+    return undefined;
+  }
   let value: unknown = msg;
-  for (const part of parsePath(path)) {
+  for (const part of parts) {
     if (value === null || typeof value !== "object") return undefined;
-    if (typeof part === "string" && FORBIDDEN.has(part)) return undefined;
+    // Own properties only: inherited ones (toString, hasOwnProperty...) are not message data.
+    if (!own(value, part)) return undefined;
     value = (value as Record<string | number, unknown>)[part];
   }
   return value;
@@ -28,24 +65,25 @@ export function setProperty(msg: Message, path: string, value: unknown): void {
   const parts = parsePath(path);
   let target: Record<string | number, unknown> = msg;
   parts.forEach((part, i) => {
-    if (typeof part === "string" && FORBIDDEN.has(part)) throw new Error(`cannot set ${path}`);
     if (i === parts.length - 1) {
       target[part] = value;
       return;
     }
-    if (target[part] === null || typeof target[part] !== "object") target[part] = typeof parts[i + 1] === "number" ? [] : {};
+    if (!own(target, part) || target[part] === null || typeof target[part] !== "object") target[part] = typeof parts[i + 1] === "number" ? [] : {};
     target = target[part] as Record<string | number, unknown>;
   });
 }
 
+/** Deletes a property; refuses prototype keys and never walks into inherited objects. */
 export function deleteProperty(msg: Message, path: string): void {
   const parts = parsePath(path);
   let target: unknown = msg;
   for (const part of parts.slice(0, -1)) {
-    if (target === null || typeof target !== "object") return;
+    if (target === null || typeof target !== "object" || !own(target, part)) return;
     target = (target as Record<string | number, unknown>)[part];
   }
-  if (target !== null && typeof target === "object") delete (target as Record<string | number, unknown>)[parts[parts.length - 1]!];
+  const last = parts[parts.length - 1];
+  if (last !== undefined && target !== null && typeof target === "object" && own(target, last)) delete (target as Record<string | number, unknown>)[last];
 }
 
 /** A typed literal from a node's config ("str", "num", "bool", "json", "msg", "date"). */
@@ -56,7 +94,7 @@ export function typedValue(value: string, type: string, msg: Message): unknown {
     case "bool":
       return value === "true";
     case "json":
-      return JSON.parse(value || "null");
+      return parseJsonSafe(value || "null");
     case "msg":
       return structuredClone(getProperty(msg, value));
     case "date":
@@ -64,4 +102,10 @@ export function typedValue(value: string, type: string, msg: Message): unknown {
     default:
       return value;
   }
+}
+
+/** JSON.parse that drops own `__proto__` keys (harmless to JSON.parse, not to a later merge). */
+export function parseJsonSafe(text: string): unknown {
+  if (!text.includes("__proto__")) return JSON.parse(text);
+  return JSON.parse(text, (key, v: unknown) => (key === "__proto__" ? undefined : v));
 }

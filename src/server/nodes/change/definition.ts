@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-
-const path = z.string().min(1).max(256).regex(/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*|\[\d+\])*$/, "must be a property path such as payload.value");
+import { isPropertyPath } from "../../runtime/properties";
+import { propertyPath as path } from "../property-path";
 export const valueType = z.enum(["str", "num", "bool", "json", "msg", "date"]);
 
 export const changeRule = z.discriminatedUnion("t", [
@@ -18,7 +18,16 @@ export const changeRule = z.discriminatedUnion("t", [
   z.object({ t: z.literal("move"), p: path, to: path }),
 ]);
 
-export const changeConfig = z.object({ rules: z.array(changeRule).min(1, "needs at least one rule").max(100).default([{ t: "set", p: "payload", to: "", to_type: "str" }]) });
+export const changeConfig = z
+  .object({ rules: z.array(changeRule).min(1, "needs at least one rule").max(100).default([{ t: "set", p: "payload", to: "", to_type: "str" }]) })
+  .superRefine((c, ctx) => {
+    // A "msg" typed value names another property: the same grammar applies.
+    c.rules.forEach((r, i) => {
+      if ((r.t === "set" || r.t === "change") && r.to_type === "msg" && !isPropertyPath(r.to)) {
+        ctx.addIssue({ code: "custom", path: ["rules", i, "to"], message: "must be a property path such as payload.value (no __proto__, constructor or prototype)" });
+      }
+    });
+  });
 
 type Rule = z.infer<typeof changeRule>;
 

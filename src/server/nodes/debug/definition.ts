@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { msgOrPropertyPath } from "../property-path";
 
 export const debugConfig = z.object({
   /** "payload", another msg property path, or "msg" for the complete message. */
-  property: z.string().regex(/^(msg|[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*|\[\d+\])*)$/, "must be msg or a property path such as payload.value").default("payload"),
+  property: msgOrPropertyPath.default("payload"),
   active: z.boolean().default(true),
   to_sidebar: z.boolean().default(true),
   to_console: z.boolean().default(false),

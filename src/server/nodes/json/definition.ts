@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { propertyPath } from "../property-path";
 
 export const jsonConfig = z.object({
   action: z.enum(["auto", "str", "obj"]).default("auto"),
-  property: z.string().min(1).max(256).default("payload"),
+  property: propertyPath.default("payload"),
   pretty: z.boolean().default(false),
 });
 

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { isPropertyPath } from "../../runtime/properties";
+import { propertyPath } from "../property-path";
 
 const operand = z.string().max(65536).default("");
 const operandType = z.enum(["str", "num", "bool", "json", "msg"]).default("str");
@@ -14,14 +16,19 @@ export const switchRule = z.discriminatedUnion("t", [
 
 export const switchConfig = z
   .object({
-    property: z.string().min(1).max(256).default("payload"),
+    property: propertyPath.default("payload"),
     rules: z.array(switchRule).min(1, "needs at least one rule").max(32).default([{ t: "eq", v: "", v_type: "str" }]),
     /** true: every matching rule's output gets the message; false: stop at the first match. */
     check_all: z.boolean().default(true),
   })
   .superRefine((c, ctx) => {
     c.rules.forEach((r, i) => {
-      const rule = r as { t: string; v?: string };
+      const rule = r as { t: string; v?: string; v_type?: string; v2?: string; v2_type?: string };
+      for (const key of ["v", "v2"] as const) {
+        if (rule[`${key}_type`] === "msg" && !isPropertyPath(rule[key] ?? "")) {
+          ctx.addIssue({ code: "custom", path: ["rules", i, key], message: "must be a property path such as payload.value (no __proto__, constructor or prototype)" });
+        }
+      }
       if (rule.t === "regex") {
         try {
           new RegExp(rule.v ?? "");

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { propertyPath } from "../property-path";
 
 export const templateConfig = z.object({
   template: z.string().max(100_000).default("This is the payload: {{payload}}"),
   syntax: z.enum(["mustache", "plain"]).default("mustache"),
   /** The message property the result is written to. */
-  field: z.string().min(1).max(256).default("payload"),
+  field: propertyPath.default("payload"),
   output: z.enum(["str", "json"]).default("str"),
 });
 
