@@ -36,6 +36,8 @@ const envSchema = z
     RATE_LIMIT_MFA_FAILURES_PER_ACCOUNT: positiveInt.default(10),
     RATE_LIMIT_PASSWORD_RESET_PER_IP: positiveInt.default(30),
     RATE_LIMIT_API_PER_CREDENTIAL: positiveInt.default(1200),
+    RATE_LIMIT_WEBHOOK_PER_ORG: positiveInt.default(6000),
+    RATE_LIMIT_WEBHOOK_PER_IP: positiveInt.default(1200),
     /** Let http-request nodes reach private, loopback and link-local addresses (off: SSRF protection). */
     HTTP_REQUEST_ALLOW_PRIVATE: bool.default(false),
     BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),

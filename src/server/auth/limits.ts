@@ -19,6 +19,9 @@ export interface AuthLimiters {
   refreshPerIp: RateLimiter;
   /** Everything else, per credential (session or key). */
   apiPerCredential: RateLimiter;
+  /** /hooks requests per organization and per client IP (unauthenticated entry points). */
+  webhookPerOrganization: RateLimiter;
+  webhookPerIp: RateLimiter;
 }
 
 const cache = new WeakMap<AppServices, AuthLimiters>();
@@ -38,6 +41,8 @@ export function authLimiters(app: AppServices): AuthLimiters {
       verificationPerAccount: make("verify-account", 5, 3600),
       refreshPerIp: make("refresh-ip", env.RATE_LIMIT_API_PER_CREDENTIAL, 60),
       apiPerCredential: make("api", env.RATE_LIMIT_API_PER_CREDENTIAL, 60),
+      webhookPerOrganization: make("hook-org", env.RATE_LIMIT_WEBHOOK_PER_ORG, 60),
+      webhookPerIp: make("hook-ip", env.RATE_LIMIT_WEBHOOK_PER_IP, 60),
     };
     cache.set(app, limiters);
   }

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Message } from "./types";
 
 export interface WebhookRequest {
@@ -14,24 +15,117 @@ export interface WebhookResponse {
   body: unknown;
 }
 
-type Listener = { flowId: string; nodeId: string; onRequest: (req: WebhookRequest, respond: (r: WebhookResponse) => void) => void };
+/** Which flow of which organization a node belongs to: a pending response answers only its own. */
+export interface FlowBinding {
+  flowId: string;
+  organizationId: string;
+}
+
+export interface WebhookListener extends FlowBinding {
+  nodeId: string;
+  onRequest: (req: WebhookRequest, respond: (r: WebhookResponse) => void) => void;
+}
 
 const RESPONSE_TIMEOUT_MS = 30_000;
 
 /**
+ * Request headers a webhook never passes into the flow: the caller's credentials for this app
+ * (a flow author must not harvest the session cookie or API key of whoever calls the hook), and
+ * our own internal headers.
+ */
+const HIDDEN_REQUEST_HEADERS = new Set(["cookie", "authorization", "proxy-authorization", "x-api-key", "x-flowplane-client-ip"]);
+
+export function webhookRequestHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((v, k) => {
+    if (!HIDDEN_REQUEST_HEADERS.has(k)) out[k] = v;
+  });
+  return out;
+}
+
+/**
+ * Response headers a flow may set on a webhook answer. Everything else (Set-Cookie, Clear-Site-Data,
+ * Content-Security-Policy, Access-Control-Allow-Credentials, Refresh, Link, Service-Worker-Allowed,
+ * Strict-Transport-Security...) is dropped: a webhook is served on the app's origin and must not
+ * touch its cookies, its security policy or its credentials. `x-*` headers are allowed except the
+ * ones that carry security policy.
+ */
+const ALLOWED_RESPONSE_HEADERS = new Set([
+  "content-type",
+  "content-language",
+  "content-disposition",
+  "content-encoding",
+  "cache-control",
+  "etag",
+  "last-modified",
+  "expires",
+  "location",
+  "retry-after",
+  "vary",
+  "access-control-allow-origin",
+  "access-control-allow-methods",
+  "access-control-allow-headers",
+  "access-control-expose-headers",
+  "access-control-max-age",
+]);
+const DENIED_X_HEADERS = new Set(["x-frame-options", "x-content-type-options", "x-xss-protection", "x-permitted-cross-domain-policies", "x-dns-prefetch-control"]);
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
+
+export function isAllowedResponseHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  if (!HEADER_NAME.test(name)) return false;
+  if (ALLOWED_RESPONSE_HEADERS.has(lower)) return true;
+  return lower.startsWith("x-") && !DENIED_X_HEADERS.has(lower);
+}
+
+/** Splits a flow's headers into the ones sent and the ones dropped (names, for the node's warning). */
+export function filterResponseHeaders(headers: Record<string, unknown>): { allowed: Record<string, string>; dropped: string[] } {
+  const allowed: Record<string, string> = {};
+  const dropped: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    const text = typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean" ? String(value) : null;
+    // CR/LF/NUL in a value would be refused by Headers (500): drop it here instead.
+    if (!isAllowedResponseHeader(name) || text === null || /[\r\n\0]/.test(text)) dropped.push(name);
+    else allowed[name.toLowerCase()] = text;
+  }
+  // A wildcard or reflected origin is never combined with credentials: we never send Allow-Credentials,
+  // and an `Access-Control-Allow-Origin` with a value of `null` is refused (sandboxed documents are `null`).
+  if (allowed["access-control-allow-origin"]?.trim().toLowerCase() === "null") {
+    delete allowed["access-control-allow-origin"];
+    dropped.push("access-control-allow-origin");
+  }
+  return { allowed, dropped };
+}
+
+/**
+ * Headers we set on every webhook answer, over anything the flow sent: the response is inert on the
+ * app's origin (a sandboxed, script-less, opaque-origin document that loads nothing and cannot be
+ * framed), and its content type is never sniffed.
+ */
+export const WEBHOOK_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "content-security-policy": "sandbox; default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "cross-origin-opener-policy": "same-origin",
+};
+
+/**
  * http-in nodes of running flows, by organization slug, method and path, and the requests waiting
- * for their http-response node. A path answers only while its flow runs.
+ * for their http-response node. A path answers only while its flow runs. A pending response has an
+ * unguessable id (128 random bits) and is bound to the flow and organization whose http-in opened
+ * it: only an http-response of that same flow can answer it.
  */
 export class WebhookRegistry {
-  private readonly listeners = new Map<string, Listener>();
-  private readonly pending = new Map<string, (r: WebhookResponse) => void>();
-  private counter = 0;
+  private readonly listeners = new Map<string, WebhookListener>();
+  private readonly pending = new Map<string, FlowBinding & { resolve: (r: WebhookResponse) => void }>();
+  private readonly pendingPerOrganization = new Map<string, number>();
 
   private key(slug: string, method: string, path: string) {
     return `${slug} ${method.toLowerCase()} ${path.replace(/\/+$/, "") || "/"}`;
   }
 
-  register(slug: string, method: string, path: string, listener: Listener): () => void {
+  register(slug: string, method: string, path: string, listener: WebhookListener): () => void {
     const key = this.key(slug, method, path);
     const existing = this.listeners.get(key);
     if (existing && existing.flowId !== listener.flowId) {
@@ -43,34 +137,63 @@ export class WebhookRegistry {
     };
   }
 
-  /** A response handle for a message: http-response answers with it. */
-  openResponse(respond: (r: WebhookResponse) => void): string {
-    const id = `res-${++this.counter}-${Date.now().toString(36)}`;
+  /** A response handle for a message of `binding`'s flow: only that flow's http-response answers it. */
+  openResponse(binding: FlowBinding, respond: (r: WebhookResponse) => void): string {
+    const id = randomBytes(16).toString("base64url");
     const timer = setTimeout(() => {
-      if (this.pending.delete(id)) respond({ status: 504, headers: { "content-type": "application/json" }, body: { error: { code: "UNAVAILABLE", message: "the flow did not answer in time" } } });
+      if (!this.pending.delete(id)) return;
+      this.track(binding.organizationId, -1);
+      respond({ status: 504, headers: { "content-type": "application/json" }, body: { error: { code: "UNAVAILABLE", message: "the flow did not answer in time" } } });
     }, RESPONSE_TIMEOUT_MS);
     timer.unref();
-    this.pending.set(id, (r) => {
-      clearTimeout(timer);
-      respond(r);
+    this.track(binding.organizationId, 1);
+    this.pending.set(id, {
+      flowId: binding.flowId,
+      organizationId: binding.organizationId,
+      resolve: (r) => {
+        clearTimeout(timer);
+        respond(r);
+      },
     });
     return id;
   }
 
-  respond(msg: Message, response: WebhookResponse): boolean {
-    const id = (msg.res as { _id?: string } | undefined)?._id;
-    if (!id) return false;
-    const resolve = this.pending.get(id);
-    if (!resolve) return false;
+  /** How many requests of the organization wait for an answer (on this instance). */
+  pendingFor(organizationId: string): number {
+    return this.pendingPerOrganization.get(organizationId) ?? 0;
+  }
+
+  private track(organizationId: string, delta: number) {
+    const n = (this.pendingPerOrganization.get(organizationId) ?? 0) + delta;
+    if (n > 0) this.pendingPerOrganization.set(organizationId, n);
+    else this.pendingPerOrganization.delete(organizationId);
+  }
+
+  /** Answers the request `msg` came from, if it is pending and belongs to `binding`'s flow. */
+  respond(binding: FlowBinding, msg: Message, response: WebhookResponse): boolean {
+    const res = msg.res;
+    const id = res !== null && typeof res === "object" ? (res as { _id?: unknown })._id : undefined;
+    if (typeof id !== "string") return false;
+    const entry = this.pending.get(id);
+    if (!entry || entry.flowId !== binding.flowId || entry.organizationId !== binding.organizationId) return false;
     this.pending.delete(id);
-    resolve(response);
+    this.track(entry.organizationId, -1);
+    entry.resolve(response);
     return true;
+  }
+
+  /** The listener for a request, if a running flow serves it (looked up before any body is read). */
+  lookup(slug: string, method: string, path: string): WebhookListener | undefined {
+    return this.listeners.get(this.key(slug, method, path));
+  }
+
+  dispatch(listener: WebhookListener, request: WebhookRequest): Promise<WebhookResponse> {
+    return new Promise((resolve) => listener.onRequest(request, resolve));
   }
 
   /** Serves a request; resolves to null when no running flow listens there. */
   handle(slug: string, request: WebhookRequest): Promise<WebhookResponse> | null {
-    const listener = this.listeners.get(this.key(slug, request.method, request.path));
-    if (!listener) return null;
-    return new Promise((resolve) => listener.onRequest(request, resolve));
+    const listener = this.lookup(slug, request.method, request.path);
+    return listener ? this.dispatch(listener, request) : null;
   }
 }

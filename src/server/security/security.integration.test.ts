@@ -6,6 +6,7 @@ import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import type { AppServices } from "@/server/app";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
+import { orgEventsChannel } from "@/server/services/flows/events";
 
 let app: AppServices;
 let request: ReturnType<typeof restClient>;
@@ -56,5 +57,135 @@ describe("1. prototype pollution", () => {
       expect(res.body.error.code).toBe("VALIDATION_FAILED");
     }
     expect(({} as Record<string, unknown>).hasOwnProperty).toBe(Object.prototype.hasOwnProperty);
+  });
+});
+
+describe("2. webhooks cannot act on the app's origin", () => {
+  it("an HTML answer with a script and Set-Cookie is sandboxed, keeps no cookie and never sniffs", async () => {
+    const [inId, outId] = [uid("in"), uid("out")];
+    const slug = await slugOf(user.organizationId);
+    await deploy(
+      user.accessToken,
+      [
+        { id: inId, type: "http-in", config: { method: "get", path: "/page" } },
+        { id: uid("chg"), type: "change", config: { rules: [
+          { t: "set", p: "payload", to: "<script>fetch('/api/trpc/apiKeys.create',{method:'POST'})</script>" },
+          { t: "set", p: "headers", to: JSON.stringify({ "Content-Type": "text/html", "Set-Cookie": "next-auth.session-token=evil; Path=/", "Access-Control-Allow-Credentials": "true", "Access-Control-Allow-Origin": "https://evil.example", "Content-Security-Policy": "default-src *", "Clear-Site-Data": "\"cookies\"", "X-Custom": "ok" }), to_type: "json" },
+        ] } },
+        { id: outId, type: "http-response", config: {} },
+      ],
+      [],
+    ).then(async (flowId) => {
+      // Wire in → change → out (ids known only now).
+      const flow = (await request("GET", `/flows/${flowId}`, { token: user.accessToken })).body.flow;
+      const [a, b, c] = flow.nodes.map((n: { id: string }) => n.id);
+      const put = await request("PUT", `/flows/${flowId}`, { token: user.accessToken, body: { connections: [{ source: a, target: b }, { source: b, target: c }] } });
+      expect(put.status, put.text).toBe(200);
+      expect((await request("POST", `/flows/${flowId}/deploy`, { token: user.accessToken })).status).toBe(200);
+    });
+    const res = await hook(slug, "/page");
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("<script>");
+    expect(res.headers.get("content-type")).toBe("text/html");
+    expect(res.headers.get("content-security-policy")).toMatch(/^sandbox;.*default-src 'none'/);
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("set-cookie")).toBeNull();
+    expect(res.headers.get("clear-site-data")).toBeNull();
+    expect(res.headers.get("access-control-allow-credentials")).toBeNull();
+    expect(res.headers.get("access-control-allow-origin")).toBe("https://evil.example");
+    expect(res.headers.get("x-custom")).toBe("ok");
+  });
+
+  it("an http-response node configured with Set-Cookie is refused at save", async () => {
+    const res = await request("POST", "/flows", { token: user.accessToken, body: { name: uid("cookie"), nodes: [{ id: uid("out"), type: "http-response", config: { headers: { "Set-Cookie": "a=b" } } }] } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_FAILED");
+  });
+
+  it("the caller's Cookie, Authorization and X-API-Key never reach the flow", async () => {
+    const [inId, dbgId] = [uid("in"), uid("dbg")];
+    const slug = await slugOf(user.organizationId);
+    await deploy(user.accessToken, [
+      { id: inId, type: "http-in", config: { method: "post", path: "/echo-headers" } },
+      { id: dbgId, type: "debug", config: { property: "req.headers" } },
+    ], [{ source: inId, target: dbgId }]);
+    const events: Array<{ topic: string; data: Record<string, unknown> }> = [];
+    const unsubscribe = await app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(JSON.parse(m)));
+    void hook(slug, "/echo-headers", { method: "POST", headers: { cookie: "next-auth.session-token=secret", authorization: "Bearer secret", "x-api-key": "fp_secret", "x-other": "kept" }, body: "{}" });
+    await expect.poll(() => events.filter((e) => e.topic === "debug" && e.data.node_id === dbgId).length).toBe(1);
+    const headers = events.find((e) => e.topic === "debug" && e.data.node_id === dbgId)!.data.msg as Record<string, string>;
+    expect(headers["x-other"]).toBe("kept");
+    expect(headers).not.toHaveProperty("cookie");
+    expect(headers).not.toHaveProperty("authorization");
+    expect(headers).not.toHaveProperty("x-api-key");
+    await unsubscribe();
+  });
+});
+
+describe("3. pending webhook responses are bound to their flow and organization", () => {
+  it("a flow of organization B cannot answer organization A's pending request, even knowing its id", async () => {
+    const other = await signUp(request);
+    const slug = await slugOf(user.organizationId);
+    const [inId, dbgId] = [uid("in"), uid("dbg")];
+    await deploy(user.accessToken, [
+      { id: inId, type: "http-in", config: { method: "post", path: "/slow" } },
+      { id: dbgId, type: "debug", config: { property: "res._id" } },
+    ], [{ source: inId, target: dbgId }]);
+    const events: Array<{ topic: string; data: Record<string, unknown> }> = [];
+    const unsubscribe = await app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(JSON.parse(m)));
+    let answered: Response | undefined;
+    void hook(slug, "/slow", { method: "POST", body: "x" }).then((r) => (answered = r));
+    await expect.poll(() => events.find((e) => e.topic === "debug" && e.data.node_id === dbgId)).toBeTruthy();
+    const resId = events.find((e) => e.topic === "debug" && e.data.node_id === dbgId)!.data.msg as string;
+    expect(resId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    await unsubscribe();
+
+    // Organization B forges msg.res._id and sends it to its own http-response.
+    const [injId, chgId, outId] = [uid("inj"), uid("chg"), uid("out")];
+    const bEvents: Array<{ topic: string; data: Record<string, unknown> }> = [];
+    const unsubscribeB = await app.store.subscribe(orgEventsChannel(other.organizationId), (m) => bEvents.push(JSON.parse(m)));
+    await deploy(other.accessToken, [
+      { id: injId, type: "inject" },
+      { id: chgId, type: "change", config: { rules: [{ t: "set", p: "res._id", to: resId }, { t: "set", p: "payload", to: "pwned" }] } },
+      { id: outId, type: "http-response", config: {} },
+    ], [{ source: injId, target: chgId }, { source: chgId, target: outId }]);
+    expect((await request("POST", `/nodes/${injId}/inject`, { token: other.accessToken, body: {} })).status).toBe(200);
+    await expect.poll(() => bEvents.some((e) => e.topic === "node.status" && e.data.node_id === outId && JSON.stringify(e.data).includes("no HTTP request"))).toBe(true);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(answered).toBeUndefined();
+    await unsubscribeB();
+  });
+});
+
+describe("5. webhook bodies are limited while streaming", () => {
+  it("no listener: 404 without reading the body", async () => {
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new Uint8Array(64 * 1024));
+      },
+    });
+    const res = await hook(await slugOf(user.organizationId), "/nobody-here", { method: "POST", body, duplex: "half" } as RequestInit);
+    expect(res.status).toBe(404);
+    expect(pulled).toBeLessThanOrEqual(1);
+    expect(res.headers.get("content-security-policy")).toMatch(/^sandbox/);
+  });
+
+  it("a chunked body past 1 MiB answers 413 early, without reading the rest", async () => {
+    const inId = uid("in");
+    const slug = await slugOf(user.organizationId);
+    await deploy(user.accessToken, [{ id: inId, type: "http-in", config: { method: "post", path: "/upload" } }, { id: uid("out"), type: "http-response" }]);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += 64 * 1024;
+        if (sent > 200 * 1024 * 1024) controller.close();
+        else controller.enqueue(new Uint8Array(64 * 1024));
+      },
+    });
+    const res = await hook(slug, "/upload", { method: "POST", body, duplex: "half" } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(sent).toBeLessThan(2 * 1024 * 1024);
   });
 });

@@ -1,23 +1,46 @@
 import type { AppServices } from "../../app";
 import { AppError, errorBody } from "../../errors";
 import { bodyLimits } from "../../../shared/policy";
+import { WEBHOOK_SECURITY_HEADERS, filterResponseHeaders, webhookRequestHeaders } from "../../runtime/webhooks";
+import { readBodyWithLimit } from "./read-body";
+import { authLimiters } from "../../auth/limits";
+import { CLIENT_IP_HEADER } from "./client-ip";
 
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", "x-content-type-options": "nosniff", "cache-control": "no-store" } });
+/** Requests of one organization that may wait for their flows' answer at once (on this instance). */
+export const MAX_PENDING_PER_ORGANIZATION = 200;
+
+const json = (status: number, body: unknown, extra: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { ...WEBHOOK_SECURITY_HEADERS, "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...extra },
+  });
 
 /**
  * /hooks/{org_slug}/{path}: a request for an http-in node of a running flow of that organization.
- * The flow answers through its http-response node; no running listener → JSON 404.
+ * The flow answers through its http-response node; no running listener → JSON 404, before a byte
+ * of the body is read. The body is counted while it streams in (413 as soon as it passes the limit).
+ * Every answer carries WEBHOOK_SECURITY_HEADERS, and a flow's own headers pass an allow-list.
  */
 export async function handleWebhook(app: AppServices, req: Request, slug: string, segments: string[]): Promise<Response> {
   const url = new URL(req.url);
   const path = `/${segments.map(encodeURIComponent).join("/")}`;
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > bodyLimits.defaultBytes) return json(413, errorBody(new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${bodyLimits.defaultBytes} bytes`)));
+  const listener = app.webhooks.lookup(slug, req.method, path);
+  if (!listener) return json(404, errorBody(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`)));
+  const limiters = authLimiters(app);
+  const ip = req.headers.get(CLIENT_IP_HEADER) ?? "unknown";
+  for (const [limiter, key] of [[limiters.webhookPerIp, ip], [limiters.webhookPerOrganization, listener.organizationId]] as const) {
+    const result = await limiter.consume(key);
+    if (!result.allowed) return json(429, errorBody(new AppError("RATE_LIMITED", "too many webhook requests, try again later")), { "retry-after": String(result.retryAfterSec) });
+  }
+  // Open requests waiting for their flow, per organization: a slow flow cannot pile up sockets.
+  if (app.webhooks.pendingFor(listener.organizationId) >= MAX_PENDING_PER_ORGANIZATION) {
+    return json(503, errorBody(new AppError("UNAVAILABLE", "too many webhook requests are waiting for this organization's flows")), { "retry-after": "1" });
+  }
   let body: unknown = undefined;
   if (req.method !== "GET" && req.method !== "HEAD") {
-    const text = await req.text();
-    if (text.length > bodyLimits.defaultBytes) return json(413, errorBody(new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${bodyLimits.defaultBytes} bytes`)));
+    const read = await readBodyWithLimit(req, bodyLimits.defaultBytes);
+    if (!read.ok) return json(413, errorBody(new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${bodyLimits.defaultBytes} bytes`)));
+    const text = read.text;
     const type = req.headers.get("content-type") ?? "";
     if (/json/.test(type) && text) {
       try {
@@ -28,21 +51,20 @@ export async function handleWebhook(app: AppServices, req: Request, slug: string
     } else if (/x-www-form-urlencoded/.test(type)) body = Object.fromEntries(new URLSearchParams(text));
     else body = text;
   }
-  const headers: Record<string, string> = {};
-  req.headers.forEach((v, k) => {
-    if (k !== "cookie" && k !== "authorization") headers[k] = v;
-  });
-  const pending = app.webhooks.handle(slug, { method: req.method, path, query: Object.fromEntries(url.searchParams), headers, body });
-  if (!pending) return json(404, errorBody(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`)));
-  const res = await pending;
-  const outHeaders = new Headers(res.headers);
+  const res = await app.webhooks.dispatch(listener, { method: req.method, path, query: Object.fromEntries(url.searchParams), headers: webhookRequestHeaders(req.headers), body });
+  const outHeaders = new Headers(filterResponseHeaders(res.headers).allowed);
   let payload: BodyInit | null;
   if (res.body === undefined || res.body === null) payload = null;
   else if (typeof res.body === "string") payload = res.body;
+  else if (Buffer.isBuffer(res.body)) payload = new Uint8Array(res.body);
   else {
     payload = JSON.stringify(res.body);
     if (!outHeaders.has("content-type")) outHeaders.set("content-type", "application/json; charset=utf-8");
   }
-  outHeaders.set("x-content-type-options", "nosniff");
-  return new Response(payload, { status: res.status, headers: outHeaders });
+  if (!outHeaders.has("cache-control")) outHeaders.set("cache-control", "no-store");
+  for (const [name, value] of Object.entries(WEBHOOK_SECURITY_HEADERS)) outHeaders.set(name, value);
+  // Response() refuses 1xx and out-of-range codes; a flow's bad status is its own error, not a 500.
+  const status = Number.isInteger(res.status) && res.status >= 200 && res.status <= 599 ? res.status : 502;
+  const noBody = status === 204 || status === 205 || status === 304 || req.method === "HEAD";
+  return new Response(noBody ? null : payload, { status, headers: outHeaders });
 }

@@ -11,9 +11,10 @@ export const httpInBehaviour: NodeFactory = (ctx) => {
     start() {
       unregister = webhooks.register(ctx.organizationSlug, c.method, c.path, {
         flowId: ctx.flowId,
+        organizationId: ctx.organizationId,
         nodeId: ctx.node.id,
         onRequest: (req, respond) => {
-          const resId = webhooks.openResponse(respond);
+          const resId = webhooks.openResponse({ flowId: ctx.flowId, organizationId: ctx.organizationId }, respond);
           ctx.send({
             _msgid: ctx.newMessageId(),
             req: { method: req.method, path: req.path, query: req.query, headers: req.headers, body: req.body },

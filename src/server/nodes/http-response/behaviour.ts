@@ -1,16 +1,20 @@
 import type { NodeFactory } from "../../runtime/types";
+import { filterResponseHeaders } from "../../runtime/webhooks";
 import type { z } from "zod";
 import type { httpResponseConfig } from "./definition";
 
 export const httpResponseBehaviour: NodeFactory = (ctx) => {
   const c = ctx.node.config as z.infer<typeof httpResponseConfig>;
   const webhooks = ctx.services.webhooks;
+  const binding = { flowId: ctx.flowId, organizationId: ctx.organizationId };
   return {
     input(msg, _send, done) {
-      const status = c.status_code ?? (typeof msg.statusCode === "number" ? msg.statusCode : 200);
-      const headers = { ...((msg.headers as Record<string, string> | undefined) ?? {}), ...c.headers };
-      if (!webhooks?.respond(msg, { status, headers, body: msg.payload })) {
-        done(new Error("no HTTP request is waiting for this message (it did not start at an http-in node, or it timed out)"));
+      const status = c.status_code ?? (typeof msg.statusCode === "number" && Number.isInteger(msg.statusCode) && msg.statusCode >= 200 && msg.statusCode <= 599 ? msg.statusCode : 200);
+      const fromMsg = msg.headers !== null && typeof msg.headers === "object" && !Array.isArray(msg.headers) ? (msg.headers as Record<string, unknown>) : {};
+      const { allowed, dropped } = filterResponseHeaders({ ...fromMsg, ...c.headers });
+      if (dropped.length > 0) ctx.log.warn(`headers not allowed on a webhook response were dropped: ${dropped.join(", ")}`);
+      if (!webhooks?.respond(binding, msg, { status, headers: allowed, body: msg.payload })) {
+        done(new Error("no HTTP request of this flow is waiting for this message (it did not start at this flow's http-in node, or it timed out)"));
         return;
       }
       done();

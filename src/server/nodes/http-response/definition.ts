@@ -1,10 +1,17 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { isAllowedResponseHeader } from "../../runtime/webhooks";
 
 export const httpResponseConfig = z.object({
   /** null: msg.statusCode, else 200. */
   status_code: z.number().int().min(100).max(599).nullable().default(null),
-  headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "must be a header name"), z.string().max(4096)).default({}),
+  /** Only headers a webhook may send (see docs/ARCHITECTURE.md, "What a webhook may answer"). */
+  headers: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "must be a header name").refine(isAllowedResponseHeader, "is not a header a webhook response may set"),
+      z.string().max(4096).regex(/^[^\r\n\0]*$/, "must be one line"),
+    )
+    .default({}),
 });
 
 export const httpResponseNode = defineNode({
