@@ -29,7 +29,14 @@ export interface EngineOptions {
   services?: RuntimeServices;
   /** How long a closing node may take before the deploy goes on without it. */
   closeTimeoutMs?: number;
+  /** Nodes one message may pass through (loops A→A, A→B→A) before it is dropped as a runaway. */
+  maxHops?: number;
+  /** Deliveries one flow may have queued at once (fan-out loops) before new ones are dropped. */
+  maxQueuedPerFlow?: number;
 }
+
+export const DEFAULT_MAX_HOPS = 10_000;
+export const DEFAULT_MAX_QUEUED_PER_FLOW = 50_000;
 
 interface LiveNode {
   node: RuntimeNode;
@@ -47,6 +54,12 @@ interface RunningFlow {
   error?: string;
   /** Bumped on every (re)start: deliveries queued for an older version are dropped. */
   generation: number;
+  /** Deliveries of this flow waiting in the queue. */
+  queued: number;
+  /** Hops so far per message id (bounded: cleared when it holds maxQueuedPerFlow ids). */
+  hops: Map<string, number>;
+  /** A runaway was reported and not yet followed by an idle queue (one report per episode). */
+  runawayReported: boolean;
 }
 
 export function newMessageId(): string {
@@ -138,8 +151,13 @@ export class FlowEngine {
   receive(flowId: string, nodeId: string, msg: Message): void {
     const flow = this.flows.get(flowId);
     if (!flow || !flow.nodes.has(nodeId)) throw new Error("no such running node");
-    this.queue.push({ flow, generation: flow.generation, target: nodeId, msg });
+    this.enqueue(flow, nodeId, msg);
     this.scheduleDrain();
+  }
+
+  private enqueue(flow: RunningFlow, target: string, msg: Message) {
+    flow.queued++;
+    this.queue.push({ flow, generation: flow.generation, target, msg });
   }
 
   async close(): Promise<void> {
@@ -149,7 +167,7 @@ export class FlowEngine {
 
   private async startUnlocked(spec: FlowSpec): Promise<FlowState> {
     const generation = ++this.generationCounter;
-    const flow: RunningFlow = { spec, nodes: new Map(), state: "running", generation };
+    const flow: RunningFlow = { spec, nodes: new Map(), state: "running", generation, queued: 0, hops: new Map(), runawayReported: false };
     const flowContext = new Map<string, unknown>();
     const wires = new Map<string, string[][]>();
     for (const c of spec.connections) {
@@ -253,12 +271,38 @@ export class FlowEngine {
       for (const msg of messages) {
         if (msg === null || typeof msg !== "object") continue;
         msg._msgid ??= newMessageId();
+        if (!this.admit(flow, live, msg, targets.length)) continue;
         targets.forEach((target, i) => {
-          this.queue.push({ flow, generation: flow.generation, target, msg: i === 0 ? msg : cloneMessage(msg) });
+          this.enqueue(flow, target, i === 0 ? msg : cloneMessage(msg));
         });
       }
     });
     this.scheduleDrain();
+  }
+
+  /**
+   * The runaway guards: a message that has passed through maxHops nodes (a loop) and deliveries
+   * past maxQueuedPerFlow for one flow (a fan-out loop, or a flood) are dropped, and reported once
+   * per episode as an error of the sending node, instead of burning CPU and memory forever.
+   */
+  private admit(flow: RunningFlow, live: LiveNode, msg: Message, fanOut: number): boolean {
+    const maxHops = this.options.maxHops ?? DEFAULT_MAX_HOPS;
+    const maxQueued = this.options.maxQueuedPerFlow ?? DEFAULT_MAX_QUEUED_PER_FLOW;
+    const id = String(msg._msgid);
+    const hops = (flow.hops.get(id) ?? 0) + 1;
+    let reason: string | undefined;
+    if (hops > maxHops) reason = `message ${id} passed through ${maxHops} nodes: the flow loops; it was dropped`;
+    else if (flow.queued + fanOut > maxQueued) reason = `more than ${maxQueued} messages are waiting in this flow (a loop or a flood); new messages are dropped`;
+    if (reason) {
+      if (!flow.runawayReported) {
+        flow.runawayReported = true;
+        this.reportNodeError(flow, live.node.id, new Error(reason));
+      }
+      return false;
+    }
+    if (flow.hops.size >= maxQueued) flow.hops.clear();
+    flow.hops.set(id, hops);
+    return true;
   }
 
   private scheduleDrain() {
@@ -273,10 +317,13 @@ export class FlowEngine {
       const item = this.queue[this.queueHead]!;
       this.queue[this.queueHead++] = undefined;
       processed++;
-      if (item.flow.generation !== item.generation) continue;
-      const live = item.flow.nodes.get(item.target);
-      if (!live?.behaviour.input) continue;
-      this.deliver(item.flow, live, item.msg);
+      item.flow.queued--;
+      if (item.flow.generation === item.generation) {
+        const live = item.flow.nodes.get(item.target);
+        if (live?.behaviour.input) this.deliver(item.flow, live, item.msg);
+      }
+      // Idle again: a later runaway is a new episode, reported again.
+      if (item.flow.queued === 0) item.flow.runawayReported = false;
     }
     // An index, not shift(): dequeueing stays O(1) however long the backlog.
     if (this.queueHead >= this.queue.length) {

@@ -1,17 +1,19 @@
 import type { NodeFactory } from "../../runtime/types";
 import { deleteProperty, getProperty, setProperty, typedValue } from "../../runtime/properties";
+import { compileSafeRegex, safeReplaceAll, type SafeRegex } from "../../runtime/regex";
 import type { z } from "zod";
 import type { changeConfig } from "./definition";
 
-function escapeRegExp(s: string) {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
 export const changeBehaviour: NodeFactory = (ctx) => {
   const { rules } = ctx.node.config as z.infer<typeof changeConfig>;
+  // "re" rules run on the linear-time engine (see runtime/regex.ts), compiled once per deploy.
+  const patterns = new Map<number, SafeRegex>();
+  rules.forEach((rule, i) => {
+    if (rule.t === "change" && rule.from_type === "re") patterns.set(i, compileSafeRegex(rule.from));
+  });
   return {
     input(msg, send, done) {
-      for (const rule of rules) {
+      for (const [index, rule] of rules.entries()) {
         switch (rule.t) {
           case "set":
             setProperty(msg, rule.p, typedValue(rule.to, rule.to_type, msg));
@@ -29,10 +31,11 @@ export const changeBehaviour: NodeFactory = (ctx) => {
             const current = getProperty(msg, rule.p);
             const to = typedValue(rule.to, rule.to_type, msg);
             if (typeof current === "string") {
-              const pattern = rule.from_type === "re" ? new RegExp(rule.from, "g") : new RegExp(escapeRegExp(rule.from), "g");
+              const pattern = patterns.get(index);
               if (typeof to === "string" || typeof to === "number" || typeof to === "boolean") {
                 const whole = rule.from_type !== "re" && current === rule.from;
-                setProperty(msg, rule.p, whole && typeof to !== "string" ? to : current.replace(pattern, String(to)));
+                const replaced = pattern ? safeReplaceAll(pattern, current, String(to)) : current.replaceAll(rule.from, String(to));
+                setProperty(msg, rule.p, whole && typeof to !== "string" ? to : replaced);
               } else if (current === rule.from) setProperty(msg, rule.p, to);
             } else if (String(current) === rule.from) {
               setProperty(msg, rule.p, to);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 import { isPropertyPath } from "../../runtime/properties";
+import { safeRegexProblem } from "../../runtime/regex";
 import { propertyPath as path } from "../property-path";
 export const valueType = z.enum(["str", "num", "bool", "json", "msg", "date"]);
 
@@ -23,6 +24,10 @@ export const changeConfig = z
   .superRefine((c, ctx) => {
     // A "msg" typed value names another property: the same grammar applies.
     c.rules.forEach((r, i) => {
+      if (r.t === "change" && r.from_type === "re") {
+        const problem = safeRegexProblem(r.from);
+        if (problem) ctx.addIssue({ code: "custom", path: ["rules", i, "from"], message: problem });
+      }
       if ((r.t === "set" || r.t === "change") && r.to_type === "msg" && !isPropertyPath(r.to)) {
         ctx.addIssue({ code: "custom", path: ["rules", i, "to"], message: "must be a property path such as payload.value (no __proto__, constructor or prototype)" });
       }

@@ -33,8 +33,8 @@ export const functionBehaviour: NodeFactory = async (ctx) => {
         done(err instanceof SandboxError ? new Error(`function ${err.kind === "runtime" ? "error" : err.kind}: ${err.message}`) : err);
       }
     },
-    close() {
-      const result = sandbox.close();
+    async close() {
+      const result = await sandbox.close();
       if (result) emit(ctx, result, () => undefined);
     },
   };

@@ -1,5 +1,6 @@
 import type { Message, NodeFactory } from "../../runtime/types";
 import { getProperty, typedValue } from "../../runtime/properties";
+import { compileSafeRegex, safeTest, type SafeRegex } from "../../runtime/regex";
 import type { z } from "zod";
 import type { switchConfig } from "./definition";
 
@@ -17,7 +18,7 @@ function isEmpty(value: unknown): boolean {
   return false;
 }
 
-function matches(rule: Rule, value: unknown, msg: Message, regexes: Map<Rule, RegExp>): boolean {
+function matches(rule: Rule, value: unknown, msg: Message, regexes: Map<Rule, SafeRegex>): boolean {
   const operand = (key: "v" | "v2") => typedValue(String(rule[key] ?? ""), String(rule[`${key}_type`] ?? "str"), msg);
   switch (rule.t) {
     case "eq":
@@ -41,7 +42,7 @@ function matches(rule: Rule, value: unknown, msg: Message, regexes: Map<Rule, Re
     case "cont":
       return String(value ?? "").includes(String(operand("v")));
     case "regex":
-      return regexes.get(rule)!.test(String(value ?? ""));
+      return safeTest(regexes.get(rule)!, String(value ?? ""));
     case "true":
       return value === true;
     case "false":
@@ -65,8 +66,8 @@ function matches(rule: Rule, value: unknown, msg: Message, regexes: Map<Rule, Re
 export const switchBehaviour: NodeFactory = (ctx) => {
   const c = ctx.node.config as z.infer<typeof switchConfig>;
   const rules = c.rules as Rule[];
-  const regexes = new Map<Rule, RegExp>();
-  for (const r of rules) if (r.t === "regex") regexes.set(r, new RegExp(String(r.v), r.case_insensitive ? "i" : ""));
+  const regexes = new Map<Rule, SafeRegex>();
+  for (const r of rules) if (r.t === "regex") regexes.set(r, compileSafeRegex(String(r.v), { caseInsensitive: r.case_insensitive === true }));
   return {
     input(msg, send, done) {
       const value = getProperty(msg, c.property);

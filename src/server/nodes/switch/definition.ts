@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 import { isPropertyPath } from "../../runtime/properties";
+import { safeRegexProblem } from "../../runtime/regex";
 import { propertyPath } from "../property-path";
 
 const operand = z.string().max(65536).default("");
@@ -30,11 +31,8 @@ export const switchConfig = z
         }
       }
       if (rule.t === "regex") {
-        try {
-          new RegExp(rule.v ?? "");
-        } catch {
-          ctx.addIssue({ code: "custom", path: ["rules", i, "v"], message: "is not a valid regular expression" });
-        }
+        const problem = safeRegexProblem(rule.v ?? "");
+        if (problem) ctx.addIssue({ code: "custom", path: ["rules", i, "v"], message: problem });
       }
     });
   });

@@ -274,10 +274,10 @@ describe("function sandbox: Node-RED semantics", () => {
     expect(sandbox.initResult.status).toEqual({ fill: "blue", shape: "dot", text: "ready" });
     expect((await sandbox.run(msg(0))).outputs[0]![0]!.payload).toEqual([100, 1]);
     expect((await sandbox.run(msg(0))).outputs[0]![0]!.payload).toEqual([100, 2]);
-    const closing = sandbox.close();
+    const closing = await sandbox.close();
     expect(closing?.logs).toEqual([{ level: "warn", message: "bye" }]);
     expect(flowContext.get("finalCalls")).toBe(2);
-    expect(sandbox.close()).toBeNull();
+    expect(await sandbox.close()).toBeNull();
     await expect(sandbox.run(msg(0))).rejects.toBeInstanceOf(SandboxError);
   });
 
@@ -724,12 +724,12 @@ describe("function sandbox: isolation", () => {
       sandbox.close();
     });
 
-    it("close() with finalize answers synchronously, also while the worker is busy with another call", async () => {
+    it("close() with finalize answers, also while the worker is busy with another call", async () => {
       const flowContext = new Map<string, unknown>();
       const busy = await createFunctionSandbox(options("const end = Date.now() + 150; while (Date.now() < end) {} return msg;", { flowContext }));
       const finalizing = await createFunctionSandbox(options("return msg;", { flowContext, finalize: "flow.set('bye', true); node.send({ payload: 'bye' });" }));
       const pending = busy.run(msg(1));
-      const result = finalizing.close();
+      const result = await finalizing.close();
       expect(result?.sent).toEqual([[[expect.objectContaining({ payload: "bye" })]]]);
       expect(flowContext.get("bye")).toBe(true);
       expect((await pending).outputs[0]![0]!.payload).toBe(1);

@@ -139,30 +139,6 @@ class PoolWorker {
     });
   }
 
-  /**
-   * Posts a request and blocks the calling thread until it is answered (or its hard deadline, or
-   * that of a request ahead of it, passes: then the worker is terminated). For close() with finalize.
-   */
-  requestSync(request: WorkerRequest, hardMs: number): ReplyMessage | Error {
-    let outcome: ReplyMessage | Error | undefined;
-    this.post(request, hardMs, {
-      onReply: (reply) => (outcome = reply),
-      onLost: (error) => (outcome = error),
-    });
-    // Ask the worker to notify after each answer (it only counts them otherwise).
-    Atomics.store(this.signal, 1, 1);
-    while (outcome === undefined) {
-      const seen = Atomics.load(this.signal, 0);
-      this.drain();
-      if (outcome !== undefined) break;
-      const wait = this.checkHead();
-      if (outcome !== undefined) break;
-      Atomics.wait(this.signal, 0, seen, Math.max(1, wait));
-    }
-    Atomics.store(this.signal, 1, 0);
-    return outcome;
-  }
-
   /** Reads the answers already queued on the port, without waiting for the event loop. */
   private drain(): void {
     for (let received = receiveMessageOnPort(this.port); received; received = receiveMessageOnPort(this.port)) {
@@ -520,7 +496,7 @@ class PooledSandbox implements FunctionSandbox {
     this.releaseGroup(worker);
   }
 
-  close(): SandboxResult | null {
+  async close(): Promise<SandboxResult | null> {
     if (this.closed) return null;
     this.closed = true;
     const worker = this.worker;
@@ -534,9 +510,14 @@ class PooledSandbox implements FunctionSandbox {
     diagnostics.enginesLive--;
     const request: WorkerRequest = { t: "close", id: worker.newId(), sid: this.sid };
     const hardMs = hardLimitMs(this.options.timeoutMs);
-    // finalize's result is part of close()'s synchronous answer: wait for the worker (bounded by
-    // the hard deadlines of this request and of the ones ahead of it).
-    const outcome = worker.requestSync(request, hardMs);
+    // finalize runs on the worker; the host's event loop goes on meanwhile (never a blocking wait:
+    // a `while (true) {}` in finalize is stopped by the hard deadline, which terminates the worker).
+    let outcome: ReplyMessage | Error;
+    try {
+      outcome = await worker.request(request, hardMs);
+    } catch (err) {
+      outcome = err instanceof Error ? err : new Error(String(err));
+    }
     if (!worker.dead) this.releaseGroup(worker);
     if (outcome instanceof Error) {
       const message = outcome instanceof SandboxError ? outcome.message : "the sandbox worker was restarted before finalize ran";

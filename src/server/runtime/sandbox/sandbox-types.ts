@@ -66,9 +66,10 @@ export interface FunctionSandbox {
   readonly initResult: SandboxResult;
   /**
    * Runs `finalize` (errors are reported in the returned result's logs) and frees the engine.
-   * Idempotent; run() after close() rejects.
+   * Idempotent (a second call resolves to null); run() after close() rejects. Asynchronous: the
+   * host's event loop never waits for finalize; its hard deadline bounds how long it may take.
    */
-  close(): SandboxResult | null;
+  close(): Promise<SandboxResult | null>;
 }
 
 export const DEFAULT_MEMORY_LIMIT_BYTES = 32 * 1024 * 1024;
