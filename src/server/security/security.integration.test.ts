@@ -7,6 +7,8 @@ import { signUp } from "@/test/accounts";
 import type { AppServices } from "@/server/app";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { orgEventsChannel } from "@/server/services/flows/events";
+import { setApp } from "@/server/app-context";
+import { POST as trpcPost } from "@/app/api/trpc/[trpc]/route";
 
 let app: AppServices;
 let request: ReturnType<typeof restClient>;
@@ -16,6 +18,7 @@ beforeAll(async () => {
   app = await createTestApp();
   request = restClient(app);
   user = await signUp(request);
+  setApp(app);
 });
 afterAll(async () => app?.close());
 
@@ -187,5 +190,32 @@ describe("5. webhook bodies are limited while streaming", () => {
     const res = await hook(slug, "/upload", { method: "POST", body, duplex: "half" } as RequestInit);
     expect(res.status).toBe(413);
     expect(sent).toBeLessThan(2 * 1024 * 1024);
+  });
+});
+
+describe("5. /api/trpc bodies are limited while streaming", () => {
+  function endless(counter: { sent: number }) {
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        counter.sent += 64 * 1024;
+        if (counter.sent > 100 * 1024 * 1024) controller.close();
+        else controller.enqueue(new TextEncoder().encode(" ".repeat(64 * 1024)));
+      },
+    });
+  }
+
+  it("past 1 MiB on an ordinary procedure: 413 early", async () => {
+    const counter = { sent: 0 };
+    const res = await trpcPost(new Request("http://app.test/api/trpc/apiKeys.create", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${user.accessToken}` }, body: endless(counter), duplex: "half" } as RequestInit));
+    expect(res.status).toBe(413);
+    expect(counter.sent).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  it("flows get 5 MiB: 2 MiB passes the limit on flows.create, and 6 MiB does not", async () => {
+    const big = (n: number) => JSON.stringify({ name: "big", description: "x".repeat(n) });
+    const call = (body: string) =>
+      trpcPost(new Request("http://app.test/api/trpc/flows.create", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${user.accessToken}` }, body }));
+    expect((await call(big(2 * 1024 * 1024))).status).not.toBe(413);
+    expect((await call(big(6 * 1024 * 1024))).status).toBe(413);
   });
 });

@@ -5,13 +5,16 @@ import { getApp } from "@/server/app-context";
 import { browserSessionId } from "@/server/auth/next-auth";
 import { clientIp } from "@/server/api/rest/client-ip";
 import { newId } from "@/server/ids";
+import { limitTrpcBody } from "@/server/api/trpc-body-limit";
 
 export const dynamic = "force-dynamic";
 
 // The web UI's door to the same procedures the REST API exposes; it authenticates with the
 // next-auth session cookie (or a bearer token, for tools).
-async function handler(req: Request) {
+async function handler(incoming: Request) {
   const app = await getApp();
+  const req = await limitTrpcBody(incoming, appRouter, "/api/trpc");
+  if (req instanceof Response) return req;
   const responseHeaders = new Headers({ "Cache-Control": "no-store" });
   return fetchRequestHandler({
     endpoint: "/api/trpc",
