@@ -7,8 +7,7 @@ import { signUp } from "@/test/accounts";
 import type { AppServices } from "@/server/app";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { orgEventsChannel } from "@/server/services/flows/events";
-import { setApp } from "@/server/app-context";
-import { POST as trpcPost } from "@/app/api/trpc/[trpc]/route";
+import { handleTrpc } from "@/server/api/trpc-handler";
 
 let app: AppServices;
 let request: ReturnType<typeof restClient>;
@@ -18,8 +17,9 @@ beforeAll(async () => {
   app = await createTestApp();
   request = restClient(app);
   user = await signUp(request);
-  setApp(app);
 });
+
+const trpcPost = (req: Request) => handleTrpc(app, req);
 afterAll(async () => app?.close());
 
 let seq = 0;
