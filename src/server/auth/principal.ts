@@ -110,7 +110,11 @@ export async function resolvePrincipal(
     await sessions.revoke(session);
     throw new AppError("SESSION_REVOKED", "you are no longer a member of this organization; log in again");
   }
-  if (options.touch !== false) session = await sessions.touch(session);
+  if (options.touch !== false) {
+    const touched = await sessions.touch(session);
+    if (!touched) throw new AppError("SESSION_REVOKED", "session has ended; log in again");
+    session = touched;
+  }
   return {
     kind: "session",
     userId: session.user_id,

@@ -70,16 +70,20 @@ export class SessionStore {
     return parsed.data;
   }
 
-  /** Records a use: last_accessed_at now, idle timer renewed (never past the absolute limit). */
-  async touch(record: SessionRecord, now = Date.now()): Promise<SessionRecord> {
+  /**
+   * Records a use: last_accessed_at now, idle timer renewed (never past the absolute limit).
+   * Compare-and-set: the record is rewritten only if it still exists, so a request in flight while
+   * the session is revoked can never bring it back; null then (the session has ended).
+   */
+  async touch(record: SessionRecord, now = Date.now()): Promise<SessionRecord | null> {
     const updated = { ...record, last_accessed_at: new Date(now).toISOString() };
     const ttlMs = ttlFor(updated, now);
     if (ttlMs <= 0) {
       await this.revoke(record);
-      return updated;
+      return null;
     }
-    await this.store.set(sessionKey(record.id), JSON.stringify(updated), { ttlMs });
-    return updated;
+    const renewed = await this.store.setIfPresent(sessionKey(record.id), JSON.stringify(updated), { ttlMs });
+    return renewed ? updated : null;
   }
 
   async listForUser(userId: string, now = Date.now()): Promise<SessionRecord[]> {

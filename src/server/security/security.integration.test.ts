@@ -8,6 +8,7 @@ import type { AppServices } from "@/server/app";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { orgEventsChannel } from "@/server/services/flows/events";
 import { handleTrpc } from "@/server/api/trpc-handler";
+import { SessionStore } from "@/server/auth/sessions";
 
 let app: AppServices;
 let request: ReturnType<typeof restClient>;
@@ -217,5 +218,20 @@ describe("5. /api/trpc bodies are limited while streaming", () => {
       trpcPost(new Request("http://app.test/api/trpc/flows.create", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${user.accessToken}` }, body }));
     expect((await call(big(2 * 1024 * 1024))).status).not.toBe(413);
     expect((await call(big(6 * 1024 * 1024))).status).toBe(413);
+  });
+});
+
+describe("6. compare-and-set session renewal", () => {
+  it("a renewal racing a revocation never brings the session back", async () => {
+    const victim = await signUp(request);
+    const sessions = new SessionStore(app.store);
+    const inFlight = await sessions.get(victim.sessionId);
+    expect(inFlight).not.toBeNull();
+    // The session is revoked (logout elsewhere, password change) while a request holding `inFlight` still runs.
+    expect((await request("POST", "/auth/logout", { token: victim.accessToken })).status).toBe(204);
+    expect(await sessions.touch(inFlight!)).toBeNull();
+    expect(await sessions.get(victim.sessionId)).toBeNull();
+    expect((await request("GET", "/auth/profile", { token: victim.accessToken })).status).toBe(401);
+    expect((await request("GET", "/auth/sessions", { token: victim.accessToken })).status).toBe(401);
   });
 });

@@ -56,6 +56,14 @@ export class MemoryStore implements KeyValueStore {
     return true;
   }
 
+  async setIfPresent(key: string, value: string, options: { ttlMs?: number } = {}): Promise<boolean> {
+    this.assertOpen();
+    const expiresAt = expiryFrom(options.ttlMs);
+    if (!this.live(key)) return false;
+    this.entries.set(key, { kind: "string", value, expiresAt });
+    return true;
+  }
+
   async del(...keys: string[]): Promise<number> {
     this.assertOpen();
     let existed = 0;

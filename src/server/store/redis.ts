@@ -104,6 +104,16 @@ export class RedisStore implements KeyValueStore {
     return reply === "OK";
   }
 
+  async setIfPresent(key: string, value: string, options: { ttlMs?: number } = {}): Promise<boolean> {
+    const ttlMs = options.ttlMs === undefined ? undefined : toTtlMs(options.ttlMs);
+    const reply = await this.run(() =>
+      ttlMs === undefined
+        ? this.client.set(this.k(key), value, "XX")
+        : this.client.set(this.k(key), value, "PX", ttlMs, "XX"),
+    );
+    return reply === "OK";
+  }
+
   async del(...keys: string[]): Promise<number> {
     if (keys.length === 0) {
       await this.run(async () => undefined);

@@ -81,6 +81,23 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
       await store.del(key("lock"));
     });
 
+    it("replaces only present keys with setIfPresent, so a renewal never resurrects a deleted key", async () => {
+      expect(await store.setIfPresent(key("cas"), "ghost", { ttlMs: 1000 })).toBe(false);
+      expect(await store.get(key("cas"))).toBeNull();
+      await store.set(key("cas"), "v1", { ttlMs: 80 });
+      expect(await store.setIfPresent(key("cas"), "v2", { ttlMs: 5000 })).toBe(true);
+      expect(await store.get(key("cas"))).toBe("v2");
+      expect(await store.ttl(key("cas"))).toBeGreaterThan(1000);
+      await store.del(key("cas"));
+      expect(await store.setIfPresent(key("cas"), "v3")).toBe(false);
+      expect(await store.get(key("cas"))).toBeNull();
+      // Expired counts as absent.
+      await store.set(key("cas"), "short", { ttlMs: 30 });
+      await sleep(80);
+      expect(await store.setIfPresent(key("cas"), "late")).toBe(false);
+      expect(await store.get(key("cas"))).toBeNull();
+    });
+
     it("increments atomically under concurrency", async () => {
       const results = await Promise.all(Array.from({ length: 200 }, () => store.incr(key("counter"))));
       expect([...results].sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
@@ -259,6 +276,7 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
         ["get", () => store.get(key("k"))],
         ["set", () => store.set(key("k"), "v")],
         ["setIfAbsent", () => store.setIfAbsent(key("k"), "v")],
+        ["setIfPresent", () => store.setIfPresent(key("k"), "v")],
         ["del", () => store.del(key("k"))],
         ["incr", () => store.incr(key("k"))],
         ["expire", () => store.expire(key("k"), 100)],

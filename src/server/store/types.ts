@@ -13,6 +13,12 @@ export interface KeyValueStore {
   set(key: string, value: string, options?: { ttlMs?: number }): Promise<void>;
   /** Sets only if the key does not exist; true when it was set. */
   setIfAbsent(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean>;
+  /**
+   * Replaces the value only if the key exists (and has not expired); true when it was set. The
+   * check and the write are one atomic step (Redis `SET … XX`): a renewal can never bring back a
+   * key that was deleted meanwhile (a revoked session).
+   */
+  setIfPresent(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean>;
   /** Deletes keys; resolves to how many existed. */
   del(...keys: string[]): Promise<number>;
   /** Atomically adds `by` (default 1) and returns the new value; ttlMs applies when the key is new. */

@@ -93,6 +93,7 @@ export async function refreshTokens(app: AppServices, refreshToken: string, meta
     data: { id: newId("rft"), sessionId: row.sessionId, userId: row.userId, tokenHash: sha256(next), parentId: row.id, expiresAt: row.expiresAt },
   });
   const touched = await sessions.touch(session);
+  if (!touched) throw new AppError("SESSION_REVOKED", "session has ended; log in again");
   const access = await signAccessToken(appJwtKeys(app), {
     userId: user.id,
     email: user.email,
