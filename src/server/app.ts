@@ -11,6 +11,7 @@ import { FlowRuntimeController } from "./services/flows/runtime-controller";
 import { DeviceBus } from "./realtime/device-bus";
 import { WebhookRegistry } from "./runtime/webhooks";
 import { createSafeFetch } from "./runtime/safe-fetch";
+import { ORGANIZATIONS_LIFECYCLE_CHANNEL, type OrganizationLifecycleEvent } from "./auth/revocation-channels";
 
 export interface AppConfig {
   env: Env;
@@ -95,6 +96,16 @@ export async function createApp(options: CreateAppOptions = {}): Promise<AppServ
       httpRequest,
     },
   });
+  // Deleted organizations' flows stop on every instance (see services/organizations).
+  const lifecycle = store.subscribe(ORGANIZATIONS_LIFECYCLE_CHANNEL, (message) => {
+    try {
+      const event = JSON.parse(message) as OrganizationLifecycleEvent;
+      if (event.type === "organization.deleted") void flowRuntime.stopOrganization(event.organization_id);
+    } catch (err) {
+      logger.warn({ err }, "malformed organization lifecycle event");
+    }
+  });
+  await lifecycle;
   return {
     config,
     db,
@@ -107,6 +118,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<AppServ
     webhooks,
     startedAt: new Date(),
     close: async () => {
+      await lifecycle.then((unsubscribe) => unsubscribe()).catch(() => undefined);
       await flowRuntime.close();
       await store.close();
       await db.close();

@@ -6,6 +6,7 @@ import { resolvePrincipal, type Principal } from "../auth/principal";
 import { browserSessionId } from "../auth/next-auth";
 import { assertPermission } from "../permissions";
 import { SESSION_REVOKED_CHANNEL } from "../auth/sessions";
+import { API_KEY_REVOKED_CHANNEL, organizationLifecycleChannel } from "../auth/revocation-channels";
 import { orgEventsChannel, type OrgEvent } from "../services/flows/events";
 import { AppError, toAppError } from "../errors";
 import { verifyAccessToken } from "../auth/jwt";
@@ -47,7 +48,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
   const { logger } = app;
   const wss = new WebSocketServer({ noServer: true, maxPayload: WS_LIMITS.maxPayloadBytes });
   const clients = new Set<Client>();
-  const orgSubscriptions = new Map<string, { count: number; unsubscribe: Promise<() => Promise<void>> }>();
+  const orgSubscriptions = new Map<string, { count: number; unsubscribe: Promise<() => Promise<void>>; lifecycle: Promise<() => Promise<void>> }>();
 
   const heartbeat = setInterval(() => {
     for (const client of clients) {
@@ -69,6 +70,32 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       }
     }
   });
+
+  // A revoked API key (service or device) loses its sockets on every instance.
+  const keyRevocations = app.store.subscribe(API_KEY_REVOKED_CHANNEL, (message) => {
+    let keyId: unknown;
+    try {
+      keyId = (JSON.parse(message) as { key_id?: unknown }).key_id;
+    } catch {
+      return;
+    }
+    for (const client of clients) {
+      if (client.principal?.kind === "api_key" && client.principal.keyId === keyId) client.ws.close(WS_CLOSE.unauthenticated, "API key revoked");
+    }
+  });
+
+  function onLifecycle(organizationId: string, raw: string) {
+    let type: unknown;
+    try {
+      type = (JSON.parse(raw) as { type?: unknown }).type;
+    } catch {
+      return;
+    }
+    if (type !== "organization.deleted") return;
+    for (const client of clients) {
+      if (client.principal?.organizationId === organizationId) client.ws.close(WS_CLOSE.unauthenticated, "organization deleted");
+    }
+  }
 
   function deliver(organizationId: string, raw: string) {
     let event: OrgEvent;
@@ -104,6 +131,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     orgSubscriptions.set(organizationId, {
       count: 1,
       unsubscribe: app.store.subscribe(orgEventsChannel(organizationId), (m) => deliver(organizationId, m)),
+      lifecycle: app.store.subscribe(organizationLifecycleChannel(organizationId), (m) => onLifecycle(organizationId, m)),
     });
   }
 
@@ -113,6 +141,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     if (--sub.count <= 0) {
       orgSubscriptions.delete(organizationId);
       void sub.unsubscribe.then((fn) => fn()).catch(() => undefined);
+      void sub.lifecycle.then((fn) => fn()).catch(() => undefined);
     }
   }
 
@@ -148,8 +177,9 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       }
     }
     if (first) {
+      // Every client joins its organization (device keys for its lifecycle only: deliver() skips them).
       if (principal.kind === "api_key" && principal.keyKind === "device") options.devices?.attach(client.ws, principal);
-      else joinOrg(principal.organizationId);
+      joinOrg(principal.organizationId);
     }
     send(client.ws, {
       type: "ready",
@@ -169,8 +199,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       clients.delete(client);
       clearTimeout(client.expiryTimer);
       clearTimeout(authTimer);
-      const p = client.principal;
-      if (p && !(p.kind === "api_key" && p.keyKind === "device")) leaveOrg(p.organizationId);
+      if (client.principal) leaveOrg(client.principal.organizationId);
     });
     ws.on("error", (err) => logger.debug({ err }, "websocket error"));
 
@@ -273,7 +302,8 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     async close() {
       clearInterval(heartbeat);
       for (const client of clients) client.ws.close(WS_CLOSE.goingAway, "server shutting down");
-      await Promise.all([...orgSubscriptions.values()].map((s) => s.unsubscribe.then((fn) => fn()).catch(() => undefined)));
+      await Promise.all([...orgSubscriptions.values()].flatMap((s) => [s.unsubscribe, s.lifecycle].map((u) => u.then((fn) => fn()).catch(() => undefined))));
+      await keyRevocations.then((fn) => fn()).catch(() => undefined);
       await revocations.then((fn) => fn()).catch(() => undefined);
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },

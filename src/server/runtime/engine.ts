@@ -119,6 +119,11 @@ export class FlowEngine {
     return [...this.flows.keys()];
   }
 
+  /** The flows of one organization that run here. */
+  flowIdsOf(organizationId: string): string[] {
+    return [...this.flows.values()].filter((f) => f.spec.organizationId === organizationId).map((f) => f.spec.flowId);
+  }
+
   nodeStatuses(flowId: string): Map<string, NodeStatus | null> {
     const flow = this.flows.get(flowId);
     return new Map([...(flow?.nodes.values() ?? [])].map((n) => [n.node.id, n.status]));

@@ -6,6 +6,7 @@ import { displayPrefix, generateApiKeySecret, type ApiKeyKind } from "../../auth
 import { apiKeyScopes, atLeast, permissions, scopesForRole, type ApiKeyScope } from "../../permissions";
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../accounts/shared";
+import { API_KEY_REVOKED_CHANNEL } from "../../auth/revocation-channels";
 import type { ApiKey } from "../../../generated/prisma/client";
 
 function view(key: ApiKey) {
@@ -80,4 +81,6 @@ export async function revokeApiKey(app: AppServices, principal: Principal, id: s
   if (!key || (key.createdById !== principal.userId && !atLeast(principal.role, permissions["api_keys:manage_all"].minRole))) throw notFound("API key");
   await app.db.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
   await recordAudit(app, { action: "api_key.revoked", organizationId: principal.organizationId, actorId: principal.userId, targetType: "api_key", targetId: id, ipAddress: meta.ip });
+  // Open WebSockets of the key close on every instance.
+  await app.store.publish(API_KEY_REVOKED_CHANNEL, JSON.stringify({ key_id: id, organization_id: principal.organizationId }));
 }

@@ -109,6 +109,11 @@ export class FlowRuntimeController {
     await this.engine.stop(flowId);
   }
 
+  /** Stops every flow of the organization running here (it was deleted: its webhooks answer 404). */
+  async stopOrganization(organizationId: string): Promise<void> {
+    await Promise.all(this.engine.flowIdsOf(organizationId).map((id) => this.engine.stop(id)));
+  }
+
   /** On start-up: every deployed, enabled flow runs again from its deployment snapshot. */
   async startAll(): Promise<number> {
     const flows = await this.deps.prisma.flow.findMany({

@@ -1,0 +1,75 @@
+/**
+ * Issue 15 #7: revocations reach open WebSockets, and a deleted organization's flows and webhooks stop.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, restClient } from "@/test/app";
+import { signUp } from "@/test/accounts";
+import { connect, startHub } from "@/test/ws";
+import type { AppServices } from "@/server/app";
+import { handleWebhook } from "@/server/api/rest/webhook-handler";
+import { WS_CLOSE } from "@/server/realtime/hub";
+
+let app: AppServices;
+let request: ReturnType<typeof restClient>;
+let hub: Awaited<ReturnType<typeof startHub>>;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  request = restClient(app);
+  hub = await startHub(app);
+});
+afterAll(async () => {
+  await hub?.close();
+  await app?.close();
+});
+
+const ready = (f: Record<string, unknown>) => f.type === "ready";
+
+describe("revoking an API key closes its sockets", () => {
+  for (const kind of ["user", "device"] as const) {
+    it(`a ${kind} key: the socket closes, other sockets of the organization stay`, async () => {
+      const owner = await signUp(request);
+      const created = await request("POST", "/api-keys", { token: owner.accessToken, body: { name: `ws-${kind}`, kind } });
+      expect(created.status, created.text).toBe(201);
+      const keySocket = connect(hub.url, { "x-api-key": created.body.secret });
+      await keySocket.next(ready);
+      const ownerSocket = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+      await ownerSocket.next(ready);
+
+      expect((await request("DELETE", `/api-keys/${created.body.api_key.id}`, { token: owner.accessToken })).status).toBe(204);
+      const closed = await Promise.race([keySocket.closed, new Promise<null>((r) => setTimeout(() => r(null), 3000))]);
+      expect(closed).toEqual({ code: WS_CLOSE.unauthenticated, reason: "API key revoked" });
+      expect(ownerSocket.ws.readyState).toBe(ownerSocket.ws.OPEN);
+      ownerSocket.ws.close();
+    });
+  }
+});
+
+describe("deleting an organization", () => {
+  it("closes its sockets, stops its flows and makes its webhooks answer 404", async () => {
+    const owner = await signUp(request);
+    const bystander = await signUp(request);
+    const slug = (await app.db.prisma.organization.findUniqueOrThrow({ where: { id: owner.organizationId } })).slug;
+    const [inId, outId] = [`in-${Date.now()}`, `out-${Date.now()}`];
+    const flow = (await request("POST", "/flows", { token: owner.accessToken, body: { name: "hooked", nodes: [{ id: inId, type: "http-in", config: { method: "get", path: "/ping" } }, { id: outId, type: "http-response" }], connections: [{ source: inId, target: outId }] } })).body.flow;
+    expect((await request("POST", `/flows/${flow.id}/deploy`, { token: owner.accessToken })).body.deployment.state).toBe("running");
+    const hook = () => handleWebhook(app, new Request(`http://app.test/hooks/${slug}/ping`), slug, ["ping"]);
+    expect((await hook()).status).toBe(200);
+
+    const device = (await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "dev", kind: "device" } })).body.secret;
+    const sockets = [connect(hub.url, { authorization: `Bearer ${owner.accessToken}` }), connect(hub.url, { "x-api-key": device })];
+    for (const s of sockets) await s.next(ready);
+    const other = connect(hub.url, { authorization: `Bearer ${bystander.accessToken}` });
+    await other.next(ready);
+
+    expect((await request("DELETE", `/organizations/${owner.organizationId}`, { token: owner.accessToken })).status).toBe(204);
+    for (const s of sockets) {
+      const closed = await Promise.race([s.closed, new Promise<null>((r) => setTimeout(() => r(null), 3000))]);
+      expect(closed).toEqual({ code: WS_CLOSE.unauthenticated, reason: "organization deleted" });
+    }
+    expect(other.ws.readyState).toBe(other.ws.OPEN);
+    expect(app.flowRuntime.engine.isRunning(flow.id)).toBe(false);
+    expect((await hook()).status).toBe(404);
+    other.ws.close();
+  });
+});
