@@ -4,6 +4,7 @@ import { AppError, errorTable, toAppError } from "../errors";
 import { credentialKey, resolvePrincipal, type Credentials, type Principal, type SessionPrincipal } from "../auth/principal";
 import { assertPermission, type Permission } from "../permissions";
 import { recordAudit } from "../services/audit/record-audit";
+import { findNul } from "./refuse-nul";
 import { authLimiters, consumeOrThrow } from "../auth/limits";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -97,7 +98,19 @@ const normalizeErrors = t.middleware(async ({ next, ctx }) => {
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const middleware = t.middleware;
-export const publicProcedure = t.procedure.use(normalizeErrors);
+/**
+ * The one place NUL is refused: every procedure (tRPC and the REST adapter, which calls the same
+ * procedures) checks its raw input before anything parses or stores it.
+ */
+const refuseNul = t.middleware(async ({ getRawInput, next }) => {
+  const path = findNul(await getRawInput());
+  if (path !== null) {
+    throw new AppError("VALIDATION_FAILED", `${path}: must not contain the NUL character (U+0000)`, { details: [{ path, message: "must not contain the NUL character (U+0000)" }] });
+  }
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(normalizeErrors).use(refuseNul);
 
 /**
  * Needs a credential and the permission the procedure declares in its meta (every authenticated

@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, restClient } from "@/test/app";
-import { signUp } from "@/test/accounts";
+import { joinAs, signUp } from "@/test/accounts";
 import type { AppServices } from "@/server/app";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { orgEventsChannel } from "@/server/services/flows/events";
@@ -233,5 +233,55 @@ describe("6. compare-and-set session renewal", () => {
     expect(await sessions.get(victim.sessionId)).toBeNull();
     expect((await request("GET", "/auth/profile", { token: victim.accessToken })).status).toBe(401);
     expect((await request("GET", "/auth/sessions", { token: victim.accessToken })).status).toBe(401);
+  });
+});
+
+describe("8. races and 500s", () => {
+  it("two owners demoting each other at once leave exactly one owner", async () => {
+    const owner = await signUp(request);
+    const second = await joinAs(app, request, owner, "owner");
+    const [a, b] = await Promise.all([
+      request("PATCH", `/organizations/${owner.organizationId}/members/${second.userId}`, { token: owner.accessToken, body: { role: "admin" } }),
+      request("PATCH", `/organizations/${owner.organizationId}/members/${owner.userId}`, { token: second.token, body: { role: "admin" } }),
+    ]);
+    expect([a.status, b.status].filter((s) => s === 200)).toHaveLength(1);
+    const refused = [a, b].find((r) => r.status !== 200)!;
+    expect([403, 409]).toContain(refused.status);
+    expect(["LAST_OWNER", "FORBIDDEN"]).toContain(refused.body.error.code);
+    const owners = await app.db.prisma.membership.count({ where: { organizationId: owner.organizationId, role: "owner" } });
+    expect(owners).toBe(1);
+  });
+
+  it("malformed percent-encoding in a path answers 400", async () => {
+    const res = await request("GET", "/flows/%E0%A4%A", { token: user.accessToken });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_FAILED");
+  });
+
+  it("crafted cursors answer 400 on flows, deployments and the audit log", async () => {
+    const flowId = await deploy(user.accessToken, [{ id: uid("inj"), type: "inject" }]);
+    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
+    const cursors = [b64([1e20, "a"]), b64(["x", 1]), b64([1, "a", 3]), b64({}), "!!!not-base64!!!", Buffer.from("garbage").toString("base64url"), b64([1.5, "a"])];
+    for (const cursor of cursors) {
+      for (const path of ["/flows?limit=2&cursor=", `/flows/${flowId}/deployments?limit=2&cursor=`, "/audit-log?limit=2&cursor="]) {
+        const res = await request("GET", `${path}${encodeURIComponent(cursor)}`, { token: user.accessToken });
+        expect(res.status, `${path}${cursor}: ${res.text}`).toBe(400);
+        expect(res.body.error.code).toBe("VALIDATION_FAILED");
+      }
+    }
+  });
+
+  it("U+0000 anywhere in any input is refused with 400 VALIDATION_FAILED before anything is stored", async () => {
+    const key = await request("POST", "/api-keys", { token: user.accessToken, body: { name: "\u0000" } });
+    expect(key.status).toBe(400);
+    expect(key.body.error).toMatchObject({ code: "VALIDATION_FAILED", details: [{ path: "name" }] });
+    const flow = await request("POST", "/flows", { token: user.accessToken, body: { name: "ok", nodes: [{ id: uid("fn"), type: "function", config: { code: "return msg;\u0000" } }] } });
+    expect(flow.status).toBe(400);
+    expect(flow.body.error.details[0].path).toBe("nodes.0.config.code");
+    const login = await request("POST", "/auth/login", { body: { email: "a\u0000@example.com", password: "x" } });
+    expect(login.status).toBe(400);
+    expect((await request("GET", "/flows/flw_%00", { token: user.accessToken })).status).toBe(400);
+    const viaTrpc = await handleTrpc(app, new Request("http://app.test/api/trpc/apiKeys.create", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${user.accessToken}` }, body: JSON.stringify({ name: "a\u0000b" }) }));
+    expect(viaTrpc.status).toBe(400);
   });
 });

@@ -1,4 +1,5 @@
 import type { AnyProcedure, AnyRouter } from "@trpc/server";
+import { AppError } from "../../errors";
 import type { HttpMethod, Meta } from "../trpc";
 
 export interface RestRoute {
@@ -77,7 +78,12 @@ export function matchRoute(
     }
     const params: Record<string, string> = {};
     route.paramNames.forEach((name, i) => {
-      params[name] = decodeURIComponent(m[i + 1]!);
+      try {
+        params[name] = decodeURIComponent(m[i + 1]!);
+      } catch {
+        // "%E0%A4%A" is not UTF-8: a client error, not a crash.
+        throw new AppError("VALIDATION_FAILED", `${name}: is not valid percent-encoded UTF-8`, { details: [{ path: name, message: "is not valid percent-encoded UTF-8" }] });
+      }
     });
     return { route, params };
   }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AppServices } from "../../app";
-import { AppError } from "../../errors";
+import { decodeKeysetCursor } from "../cursor";
 import type { Principal } from "../../auth/principal";
 
 export const auditEntryView = z.object({
@@ -21,13 +21,8 @@ export const listAuditLogInput = z.object({
 export const listAuditLogOutput = z.object({ entries: z.array(auditEntryView), next_cursor: z.string().nullable() });
 
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  try {
-    const [ms, id] = JSON.parse(Buffer.from(cursor, "base64url").toString()) as [number, string];
-    if (typeof ms !== "number" || typeof id !== "string") throw new Error("bad cursor");
-    return { createdAt: new Date(ms), id };
-  } catch {
-    throw new AppError("VALIDATION_FAILED", "cursor: is not a cursor from a previous page", { details: [{ path: "cursor", message: "is not a cursor from a previous page" }] });
-  }
+  const { at, id } = decodeKeysetCursor(cursor);
+  return { createdAt: at, id };
 }
 
 /** Newest first, keyset-paginated on (created_at, id) so pages stay stable while entries arrive. */

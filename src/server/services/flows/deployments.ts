@@ -9,6 +9,7 @@ import type { RequestMeta } from "../accounts/shared";
 import { validateGraph } from "./validate-graph";
 import { publishOrgEvent } from "./events";
 import { requireFlow } from "./flows";
+import { decodeKeysetCursor } from "../cursor";
 import type { DeploymentSnapshot } from "./runtime-controller";
 
 function deploymentView(d: Deployment, state: string) {
@@ -86,12 +87,8 @@ export async function listDeployments(app: AppServices, principal: Principal, in
   const flow = await requireFlow(app, principal, input.id);
   let after: { deployedAt: Date; id: string } | null = null;
   if (input.cursor) {
-    try {
-      const [ms, id] = JSON.parse(Buffer.from(input.cursor, "base64url").toString()) as [number, string];
-      after = { deployedAt: new Date(ms), id };
-    } catch {
-      throw new AppError("VALIDATION_FAILED", "cursor: is not a cursor from a previous page", { details: [{ path: "cursor", message: "is not a cursor from a previous page" }] });
-    }
+    const { at, id } = decodeKeysetCursor(input.cursor);
+    after = { deployedAt: at, id };
   }
   const rows = await app.db.prisma.deployment.findMany({
     where: { flowId: flow.id, ...(after ? { OR: [{ deployedAt: { lt: after.deployedAt } }, { deployedAt: after.deployedAt, id: { lt: after.id } }] } : {}) },

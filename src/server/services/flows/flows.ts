@@ -8,6 +8,7 @@ import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../accounts/shared";
 import { validateGraph } from "./validate-graph";
 import { publishOrgEvent } from "./events";
+import { decodeKeysetCursor } from "../cursor";
 import type { CreateFlowInput, UpdateFlowInput } from "./flow.schemas";
 
 type Tx = Prisma.TransactionClient;
@@ -100,13 +101,8 @@ function encodeCursor(flow: { createdAt: Date; id: string }) {
 }
 
 function decodeCursor(cursor: string) {
-  try {
-    const [ms, id] = JSON.parse(Buffer.from(cursor, "base64url").toString()) as [number, string];
-    if (typeof ms !== "number" || typeof id !== "string") throw new Error("bad");
-    return { createdAt: new Date(ms), id };
-  } catch {
-    throw new AppError("VALIDATION_FAILED", "cursor: is not a cursor from a previous page", { details: [{ path: "cursor", message: "is not a cursor from a previous page" }] });
-  }
+  const { at, id } = decodeKeysetCursor(cursor);
+  return { createdAt: at, id };
 }
 
 /** Newest first. Without `limit`, every flow (SEED.md); with it, keyset pages on (created_at, id). */

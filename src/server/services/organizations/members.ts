@@ -43,8 +43,26 @@ async function findMember(app: AppServices, orgId: string, userId: string) {
   return m;
 }
 
-async function ownerCount(app: AppServices, orgId: string): Promise<number> {
-  return app.db.prisma.membership.count({ where: { organizationId: orgId, role: "owner", user: { deletedAt: null } } });
+type Tx = Parameters<Parameters<AppServices["db"]["prisma"]["$transaction"]>[0]>[0];
+
+/**
+ * Runs `fn` in a transaction holding the organization's row lock (SELECT … FOR UPDATE): every change
+ * that could remove an owner takes it first, so "is this the last owner?" and the change that
+ * depends on the answer are one atomic step. Two owners demoting each other at once: the second
+ * waits for the first, then sees one owner left and is refused.
+ */
+async function withOwnersLocked<T>(app: AppServices, orgId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return app.db.prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${orgId} FOR UPDATE`;
+    return fn(tx);
+  });
+}
+
+async function assertNotLastOwner(tx: Tx, orgId: string, userId: string): Promise<void> {
+  const member = await tx.membership.findFirst({ where: { organizationId: orgId, userId }, select: { role: true } });
+  if (member?.role !== "owner") return;
+  const owners = await tx.membership.count({ where: { organizationId: orgId, role: "owner", user: { deletedAt: null } } });
+  if (owners <= 1) throw new AppError("LAST_OWNER", "an organization must keep at least one owner; make someone else owner first");
 }
 
 /** Nobody grants a role above their own, and only owners touch owners. */
@@ -62,13 +80,16 @@ export async function updateMemberRole(app: AppServices, principal: Principal, i
   const member = await findMember(app, input.id, input.user_id);
   const current = isRole(member.role) ? member.role : "viewer";
   assertCanManage(principal.role, current, input.role);
-  if (current === "owner" && input.role !== "owner" && (await ownerCount(app, input.id)) <= 1) {
-    throw new AppError("LAST_OWNER", "an organization must keep at least one owner; make someone else owner first");
-  }
-  const updated = await app.db.prisma.membership.update({
-    where: { userId_organizationId: { userId: input.user_id, organizationId: input.id } },
-    data: { role: input.role },
-    include: { user: { select: { email: true, firstName: true, lastName: true } } },
+  const updated = await withOwnersLocked(app, input.id, async (tx) => {
+    // The actor's own role, read under the lock: an owner demoted a moment ago cannot act as one.
+    const actor = await tx.membership.findFirst({ where: { organizationId: input.id, userId: principal.userId }, select: { role: true } });
+    assertCanManage(actor && isRole(actor.role) ? actor.role : "viewer", current, input.role);
+    if (input.role !== "owner") await assertNotLastOwner(tx, input.id, input.user_id);
+    return tx.membership.update({
+      where: { userId_organizationId: { userId: input.user_id, organizationId: input.id } },
+      data: { role: input.role },
+      include: { user: { select: { email: true, firstName: true, lastName: true } } },
+    });
   });
   await recordAudit(app, {
     action: "member.role_changed",
@@ -87,10 +108,12 @@ export async function removeMember(app: AppServices, principal: Principal, input
   const member = await findMember(app, input.id, input.user_id);
   const role = isRole(member.role) ? member.role : "viewer";
   assertCanManage(principal.role, role);
-  if (role === "owner" && (await ownerCount(app, input.id)) <= 1) {
-    throw new AppError("LAST_OWNER", "an organization must keep at least one owner; make someone else owner first");
-  }
-  await app.db.prisma.membership.delete({ where: { userId_organizationId: { userId: input.user_id, organizationId: input.id } } });
+  await withOwnersLocked(app, input.id, async (tx) => {
+    const actor = await tx.membership.findFirst({ where: { organizationId: input.id, userId: principal.userId }, select: { role: true } });
+    assertCanManage(actor && isRole(actor.role) ? actor.role : "viewer", role);
+    await assertNotLastOwner(tx, input.id, input.user_id);
+    await tx.membership.delete({ where: { userId_organizationId: { userId: input.user_id, organizationId: input.id } } });
+  });
   // Sessions in this organization end now (other organizations' sessions of the user stay).
   const sessions = new SessionStore(app.store);
   for (const s of await sessions.listForUser(input.user_id)) {
