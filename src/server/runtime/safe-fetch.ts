@@ -6,11 +6,26 @@ import ipaddr from "ipaddr.js";
 /** Address ranges an http-request node may not reach unless the operator allows private targets. */
 const BLOCKED_RANGES = new Set(["unspecified", "broadcast", "multicast", "linkLocal", "loopback", "private", "uniqueLocal", "carrierGradeNat", "reserved", "benchmarking", "amt", "as112", "deprecated", "orchid2", "6to4", "teredo", "rfc6145", "rfc6052", "ipv4Mapped", "discard"]);
 
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3");
+
+/**
+ * True for addresses a flow may not reach. IPv6 is an allow-list: only global unicast (2000::/3)
+ * outside the special ranges passes, so IPv4-compatible (`::a.b.c.d`), site-local (fec0::/10),
+ * NAT64 and every other v4-in-v6 form, and ranges ipaddr.js may name in the future, are refused.
+ */
 export function isBlockedAddress(address: string): boolean {
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === "ipv6") {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) return isBlockedAddress(v6.toIPv4Address().toString());
+    if (!v6.match(GLOBAL_UNICAST_V6)) return true;
+  }
   return BLOCKED_RANGES.has(parsed.range());
 }
+
+/** Credentials that never follow a redirect to another origin (as fetch and curl do). */
+const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
+const BODY_HEADERS = new Set(["content-type", "content-length", "content-encoding", "content-language", "content-location"]);
 
 export class BlockedAddressError extends Error {
   override name = "BlockedAddressError";
@@ -42,7 +57,7 @@ export function createSafeFetch(options: SafeFetchOptions) {
     });
   }) as typeof dns.lookup;
 
-  async function once(url: URL, init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number }) {
+  async function once(url: URL, init: { method: string; headers: Record<string, string>; body?: string | Buffer; deadline: number; timeoutMs: number }) {
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`only http and https URLs are allowed, not ${url.protocol}`);
     // A literal IP address never goes through lookup: check it here.
     const host = url.hostname.replace(/^\[|\]$/g, "");
@@ -51,7 +66,14 @@ export function createSafeFetch(options: SafeFetchOptions) {
     }
     const client = url.protocol === "https:" ? https : http;
     return new Promise<{ status: number; headers: Record<string, string>; body: Buffer }>((resolve, reject) => {
-      const req = client.request(url, { method: init.method, headers: init.headers, lookup, timeout: init.timeoutMs }, (res) => {
+      // A total deadline, not an idle timeout: a server that drips one byte a second is cut off too.
+      const left = init.deadline - Date.now();
+      if (left <= 0) {
+        reject(new Error(`no complete response within ${init.timeoutMs} ms`));
+        return;
+      }
+      const timer = setTimeout(() => req.destroy(new Error(`no complete response within ${init.timeoutMs} ms`)), left);
+      const req = client.request(url, { method: init.method, headers: init.headers, lookup }, (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on("data", (chunk: Buffer) => {
@@ -63,14 +85,18 @@ export function createSafeFetch(options: SafeFetchOptions) {
           chunks.push(chunk);
         });
         res.on("end", () => {
+          clearTimeout(timer);
           const headers: Record<string, string> = {};
           for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
           resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
         });
         res.on("error", reject);
       });
-      req.on("timeout", () => req.destroy(new Error(`no response within ${init.timeoutMs} ms`)));
-      req.on("error", reject);
+      req.on("error", (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      req.on("close", () => clearTimeout(timer));
       if (init.body !== undefined) req.write(init.body);
       req.end();
     });
@@ -80,13 +106,20 @@ export function createSafeFetch(options: SafeFetchOptions) {
     let target = new URL(url);
     let method = init.method;
     let body = init.body;
+    let headers = { ...init.headers };
+    const deadline = Date.now() + init.timeoutMs;
     for (let hop = 0; hop <= (options.maxRedirects ?? 5); hop++) {
-      const res = await once(target, { ...init, method, body });
+      const res = await once(target, { method, headers, body, deadline, timeoutMs: init.timeoutMs });
       if ([301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
-        target = new URL(res.headers.location, target);
+        const next = new URL(res.headers.location, target);
+        if (next.origin !== target.origin) {
+          headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
+        }
+        target = next;
         if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
           method = "GET";
           body = undefined;
+          headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !BODY_HEADERS.has(name.toLowerCase())));
         }
         continue;
       }
