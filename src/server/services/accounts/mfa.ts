@@ -5,11 +5,10 @@ import type { User } from "../../../generated/prisma/client";
 import { decryptSecret, encryptSecret } from "../../auth/crypto";
 import { createTotpSecret, totpQrDataUrl, totpUri, verifyTotp } from "../../auth/totp";
 import { generateBackupCodes, hashBackupCode, normalizeBackupCode } from "../../auth/backup-codes";
-import { verifyPassword } from "../../auth/passwords";
 import { authLimiters, ensureNotExhausted } from "../../auth/limits";
 import { mfaChangedMail } from "../../mail/templates";
 import { recordAudit } from "../audit/record-audit";
-import { accountKeys, displayName, findActiveUser, type RequestMeta } from "./shared";
+import { accountKeys, displayName, findActiveUser, verifyPasswordCounted, type RequestMeta } from "./shared";
 import { endOtherSessions } from "./tokens";
 
 export type SecondFactor = { mfaCode?: string; backupCode?: string };
@@ -110,7 +109,7 @@ export async function enableMfa(app: AppServices, userId: string, sessionId: str
 export async function disableMfa(app: AppServices, userId: string, sessionId: string, input: { password: string; code: string }, meta: RequestMeta) {
   const user = await findActiveUser(app, userId);
   if (!user.mfaEnabled) throw new AppError("MFA_NOT_ENABLED", "MFA is not enabled");
-  if (!(await verifyPassword(input.password, user.passwordHash))) throw new AppError("INVALID_CREDENTIALS", "password is not correct");
+  await verifyPasswordCounted(app, user, input.password);
   await verifySecondFactor(app, user, splitCode(input.code), meta);
   await app.db.prisma.$transaction([
     app.db.prisma.user.update({ where: { id: user.id }, data: { mfaEnabled: false, mfaSecret: null, mfaPendingSecret: null, mfaLastStep: null } }),

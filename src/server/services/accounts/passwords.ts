@@ -8,7 +8,7 @@ import { passwordChangedMail, passwordResetMail } from "../../mail/templates";
 import { recordAudit } from "../audit/record-audit";
 import type { User } from "../../../generated/prisma/client";
 import { consumeEmailToken, issueEmailToken, revokeEmailTokens } from "./email-tokens";
-import { displayName, findActiveUser, type RequestMeta } from "./shared";
+import { displayName, findActiveUser, verifyPasswordCounted, type RequestMeta } from "./shared";
 import { endOtherSessions } from "./tokens";
 
 const RESET_TTL_MS = 3600 * 1000;
@@ -26,9 +26,7 @@ async function notifyChanged(app: AppServices, user: User, meta: Partial<Request
 
 export async function changePassword(app: AppServices, userId: string, sessionId: string, input: { old_password: string; new_password: string }, meta: RequestMeta) {
   const user = await findActiveUser(app, userId);
-  if (!(await verifyPassword(input.old_password, user.passwordHash))) {
-    throw new AppError("INVALID_CREDENTIALS", "old_password is not correct");
-  }
+  await verifyPasswordCounted(app, user, input.old_password, "old_password");
   assertPolicy(input.new_password, user);
   if (await verifyPassword(input.new_password, user.passwordHash)) {
     throw new AppError("VALIDATION_FAILED", "new_password: must differ from the current password", {

@@ -1,9 +1,8 @@
 import type { AppServices } from "../../app";
 import { AppError } from "../../errors";
-import { verifyPassword } from "../../auth/passwords";
 import type { SessionPrincipal as Principal } from "../../auth/principal";
 import { recordAudit } from "../audit/record-audit";
-import { findActiveUser, profileView, type RequestMeta } from "./shared";
+import { findActiveUser, profileView, verifyPasswordCounted, type RequestMeta } from "./shared";
 import { endOtherSessions } from "./tokens";
 
 export async function getProfile(app: AppServices, principal: Principal) {
@@ -41,7 +40,7 @@ export async function updateProfile(
  */
 export async function deleteAccount(app: AppServices, principal: Principal, password: string, meta: RequestMeta) {
   const user = await findActiveUser(app, principal.userId);
-  if (!(await verifyPassword(password, user.passwordHash))) throw new AppError("INVALID_CREDENTIALS", "password is not correct");
+  await verifyPasswordCounted(app, user, password);
   const owned = await app.db.prisma.membership.findMany({ where: { userId: user.id, role: "owner", organization: { deletedAt: null } } });
   for (const m of owned) {
     const otherOwners = await app.db.prisma.membership.count({

@@ -1,6 +1,8 @@
 import type { AppServices } from "../../app";
 import { AppError } from "../../errors";
 import { deriveKey } from "../../auth/crypto";
+import { verifyPassword } from "../../auth/passwords";
+import { authLimiters, ensureNotExhausted } from "../../auth/limits";
 import type { User } from "../../../generated/prisma/client";
 
 /** Who asked, as services see it: no request object, just the facts they record. */
@@ -53,4 +55,17 @@ export function accountKeys(app: AppServices) {
 
 export function displayName(user: Pick<User, "firstName" | "email">): string {
   return user.firstName || user.email.split("@")[0]!;
+}
+
+/**
+ * Re-checks the password of a signed-in user (change password, MFA setup and disable, account
+ * deletion) under the same per-account failure limit as login: a stolen session cannot guess the
+ * password at bcrypt speed. 429 once the account's failures are exhausted; a wrong password counts.
+ */
+export async function verifyPasswordCounted(app: AppServices, user: User, password: string, field = "password"): Promise<void> {
+  const limiter = authLimiters(app).loginFailuresPerAccount;
+  await ensureNotExhausted(limiter, user.email);
+  if (await verifyPassword(password, user.passwordHash)) return;
+  await limiter.consume(user.email);
+  throw new AppError("INVALID_CREDENTIALS", `${field} is not correct`);
 }
