@@ -1,5 +1,6 @@
 import type { AppServices } from "../app";
 import { createRateLimiter, type RateLimiter } from "../store";
+import { WS_LIMITS } from "../realtime/protocol";
 import { rateLimited } from "../errors";
 
 const WINDOW_15_MIN = 15 * 60;
@@ -22,6 +23,8 @@ export interface AuthLimiters {
   /** /hooks requests per organization and per client IP (unauthenticated entry points). */
   webhookPerOrganization: RateLimiter;
   webhookPerIp: RateLimiter;
+  /** WebSocket upgrade attempts per client IP. */
+  wsUpgradePerIp: RateLimiter;
 }
 
 const cache = new WeakMap<AppServices, AuthLimiters>();
@@ -43,6 +46,7 @@ export function authLimiters(app: AppServices): AuthLimiters {
       apiPerCredential: make("api", env.RATE_LIMIT_API_PER_CREDENTIAL, 60),
       webhookPerOrganization: make("hook-org", env.RATE_LIMIT_WEBHOOK_PER_ORG, 60),
       webhookPerIp: make("hook-ip", env.RATE_LIMIT_WEBHOOK_PER_IP, 60),
+      wsUpgradePerIp: make("ws-upgrade-ip", WS_LIMITS.upgradesPerIpPerMinute, 60),
     };
     cache.set(app, limiters);
   }

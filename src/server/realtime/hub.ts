@@ -13,6 +13,8 @@ import { verifyAccessToken } from "../auth/jwt";
 import { appJwtKeys } from "../auth/principal";
 import { clientFrameSchema, WS_CLOSE, WS_LIMITS } from "./protocol";
 import type { DeviceChannel } from "./devices";
+import { authLimiters } from "../auth/limits";
+import { CLIENT_IP_HEADER } from "../api/rest/client-ip";
 
 export { WS_CLOSE };
 
@@ -24,6 +26,14 @@ interface Client {
   flowId: string | null;
   dropped: number;
   expiryTimer?: NodeJS.Timeout;
+  /** The client IP while the socket is not authenticated yet (counted in unauthenticatedPerIp). */
+  pendingIp?: string;
+}
+
+/** Refuses an upgrade with a plain HTTP answer on the raw socket. */
+function refuseUpgrade(socket: Duplex, status: 429 | 503, retryAfterSec: number) {
+  const text = status === 429 ? "Too Many Requests" : "Service Unavailable";
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nRetry-After: ${retryAfterSec}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 export interface RealtimeHub {
@@ -48,6 +58,17 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
   const { logger } = app;
   const wss = new WebSocketServer({ noServer: true, maxPayload: WS_LIMITS.maxPayloadBytes });
   const clients = new Set<Client>();
+  const unauthenticatedPerIp = new Map<string, number>();
+  const countPending = (ip: string, delta: number) => {
+    const n = (unauthenticatedPerIp.get(ip) ?? 0) + delta;
+    if (n > 0) unauthenticatedPerIp.set(ip, n);
+    else unauthenticatedPerIp.delete(ip);
+  };
+  const settlePending = (client: Client) => {
+    if (client.pendingIp === undefined) return;
+    countPending(client.pendingIp, -1);
+    client.pendingIp = undefined;
+  };
   const orgSubscriptions = new Map<string, { count: number; unsubscribe: Promise<() => Promise<void>>; lifecycle: Promise<() => Promise<void>> }>();
 
   const heartbeat = setInterval(() => {
@@ -166,6 +187,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       return;
     }
     client.principal = principal;
+    settlePending(client);
     clearTimeout(client.expiryTimer);
     // An access token's expiry ends the socket unless the client re-authenticates with a fresh one.
     if (bearer && principal.kind === "session") {
@@ -189,14 +211,19 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     });
   }
 
-  function onConnection(ws: WebSocket, fromHeaders: { principal: Principal; bearer?: string } | null) {
+  function onConnection(ws: WebSocket, fromHeaders: { principal: Principal; bearer?: string } | null, ip: string) {
     const client: Client = { ws, alive: true, topics: null, flowId: null, dropped: 0 };
+    if (!fromHeaders) {
+      client.pendingIp = ip;
+      countPending(ip, 1);
+    }
     clients.add(client);
     ws.on("pong", () => {
       client.alive = true;
     });
     ws.on("close", () => {
       clients.delete(client);
+      settlePending(client);
       clearTimeout(client.expiryTimer);
       clearTimeout(authTimer);
       if (client.principal) leaveOrg(client.principal.organizationId);
@@ -269,32 +296,17 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
 
   return {
     handleUpgrade(req, socket, head) {
-      const header = (name: string) => {
-        const v = req.headers[name];
-        return typeof v === "string" ? v : undefined;
-      };
-      const credentials = { authorization: header("authorization"), apiKey: header("x-api-key"), cookie: header("cookie"), origin: header("origin") };
-      const explicit = Boolean(credentials.authorization || credentials.apiKey);
-      const accept = (result: { principal: Principal; bearer?: string } | null, error?: AppError) =>
-        wss.handleUpgrade(req, socket, head, (ws) => {
-          if (error && explicit) {
-            ws.close(error.status === 403 ? WS_CLOSE.forbidden : WS_CLOSE.unauthenticated, error.code);
-            return;
-          }
-          onConnection(ws, result);
-        });
-      if (!explicit && !credentials.cookie) {
-        accept(null);
-        return;
-      }
-      authenticate(credentials).then(
-        (principal) => {
-          const bearer = credentials.authorization?.replace(/^Bearer\s+/i, "");
-          accept({ principal, bearer: bearer && !/^(service|device)_/.test(bearer) ? bearer : undefined });
-        },
-        // A cookie that does not authenticate leaves the client the `auth` frame.
-        (err: unknown) => accept(null, toAppError(err)),
-      );
+      const ip = typeof req.headers[CLIENT_IP_HEADER] === "string" ? req.headers[CLIENT_IP_HEADER] : (req.socket.remoteAddress ?? "unknown");
+      authLimiters(app)
+        .wsUpgradePerIp.consume(ip)
+        .then(
+          (result) => {
+            if (!result.allowed) refuseUpgrade(socket, 429, result.retryAfterSec);
+            else upgrade(req, socket, head, ip);
+          },
+          // The store is down: fail closed, as authentication would.
+          () => refuseUpgrade(socket, 503, 5),
+        );
     },
     get clientCount() {
       return clients.size;
@@ -308,4 +320,42 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
+
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, ip: string) {
+    const header = (name: string) => {
+      const v = req.headers[name];
+      return typeof v === "string" ? v : undefined;
+    };
+    const credentials = { authorization: header("authorization"), apiKey: header("x-api-key"), cookie: header("cookie"), origin: header("origin") };
+    const explicit = Boolean(credentials.authorization || credentials.apiKey);
+    const accept = (result: { principal: Principal; bearer?: string } | null, error?: AppError) =>
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        if (error && explicit) {
+          ws.close(error.status === 403 ? WS_CLOSE.forbidden : WS_CLOSE.unauthenticated, error.code);
+          return;
+        }
+        onConnection(ws, result, ip);
+      });
+    // Unauthenticated sockets per IP are bounded: each holds a slot until its `auth` frame or timeout.
+    const refuseIfCrowded = () => {
+      if ((unauthenticatedPerIp.get(ip) ?? 0) < WS_LIMITS.maxUnauthenticatedPerIp) return false;
+      refuseUpgrade(socket, 429, 10);
+      return true;
+    };
+    if (!explicit && !credentials.cookie) {
+      if (!refuseIfCrowded()) accept(null);
+      return;
+    }
+    authenticate(credentials).then(
+      (principal) => {
+        const bearer = credentials.authorization?.replace(/^Bearer\s+/i, "");
+        accept({ principal, bearer: bearer && !/^(service|device)_/.test(bearer) ? bearer : undefined });
+      },
+      // A cookie that does not authenticate leaves the client the `auth` frame.
+      (err: unknown) => {
+        if (!explicit && refuseIfCrowded()) return;
+        accept(null, toAppError(err));
+      },
+    );
+  }
 }

@@ -31,4 +31,8 @@ export const WS_LIMITS = {
   heartbeatMs: 30_000,
   /** Past this many bytes waiting for a client, debug events for it are dropped and counted. */
   maxBufferedBytes: 1024 * 1024,
+  /** Sockets one client IP may hold open before they authenticate (more: HTTP 429 on the upgrade). */
+  maxUnauthenticatedPerIp: 20,
+  /** Upgrade attempts per client IP per minute (more: HTTP 429). */
+  upgradesPerIpPerMinute: 300,
 } as const;

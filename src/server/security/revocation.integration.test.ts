@@ -8,6 +8,8 @@ import { connect, startHub } from "@/test/ws";
 import type { AppServices } from "@/server/app";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { WS_CLOSE } from "@/server/realtime/hub";
+import { WS_LIMITS } from "@/server/realtime/protocol";
+import WebSocket from "ws";
 
 let app: AppServices;
 let request: ReturnType<typeof restClient>;
@@ -71,5 +73,29 @@ describe("deleting an organization", () => {
     expect(app.flowRuntime.engine.isRunning(flow.id)).toBe(false);
     expect((await hook()).status).toBe(404);
     other.ws.close();
+  });
+});
+
+describe("unauthenticated WebSocket upgrades are bounded per IP", () => {
+  it(`past ${WS_LIMITS.maxUnauthenticatedPerIp} sockets waiting to authenticate, the upgrade answers 429; an authenticated one frees a slot`, async () => {
+    const user = await signUp(request);
+    const waiting = Array.from({ length: WS_LIMITS.maxUnauthenticatedPerIp }, () => connect(hub.url));
+    await Promise.all(waiting.map((s) => new Promise<void>((resolve) => (s.ws.readyState === s.ws.OPEN ? resolve() : s.ws.once("open", () => resolve())))));
+    const refused = new WebSocket(hub.url);
+    const status = await new Promise<number>((resolve) => {
+      refused.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+      refused.on("open", () => resolve(101));
+      refused.on("error", () => undefined);
+    });
+    expect(status).toBe(429);
+    // A client that authenticates is no longer counted.
+    waiting[0]!.send({ type: "auth", token: user.accessToken });
+    await waiting[0]!.next(ready);
+    const next = connect(hub.url);
+    await new Promise<void>((resolve, reject) => {
+      next.ws.once("open", () => resolve());
+      next.ws.once("unexpected-response", () => reject(new Error("refused")));
+    });
+    for (const s of [...waiting, next]) s.ws.close();
   });
 });
