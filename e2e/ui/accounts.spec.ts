@@ -161,6 +161,11 @@ test.describe("accounts in the browser", () => {
     await logIn(page, email);
 
     const mfa = region(page, "Two-factor authentication");
+    // Enrolment asks for the password again: a wrong one is refused on the field.
+    await mfa.getByLabel("Password").fill("not-my-password");
+    await mfa.getByRole("button", { name: "Set up two-factor authentication" }).click();
+    await expect(mfa.getByLabel("Password")).toHaveAccessibleDescription(/Password is not correct\./);
+    await mfa.getByLabel("Password").fill(PASSWORD);
     await mfa.getByRole("button", { name: "Set up two-factor authentication" }).click();
     await expect(mfa.getByRole("img", { name: "QR code for your authenticator app" })).toBeVisible();
     const secret = ((await page.getByLabel("Secret key").textContent()) ?? "").trim();

@@ -31,19 +31,39 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
     }),
   );
   const [code, setCode] = useState("");
+  const [password, setPassword] = useState("");
 
   if (!setup.data) {
+    const info = setup.error ? errorInfo(setup.error) : null;
+    const wrongPassword = info?.code === "INVALID_CREDENTIALS";
+    const onStart = (event: FormEvent<HTMLFormElement>) => {
+      event.preventDefault();
+      setup.mutate({ password });
+    };
     return (
-      <>
+      <form onSubmit={onStart}>
         <p>
           Two-factor authentication is <strong>off</strong>. Turn it on to ask for a code from an authenticator app
           (such as 1Password, Google Authenticator or Aegis) each time you log in.
         </p>
-        {setup.error ? <Alert kind="error">{commonErrorMessage(setup.error)}</Alert> : null}
-        <button type="button" disabled={setup.isPending} onClick={() => setup.mutate()}>
-          {setup.isPending ? "Preparing…" : "Set up two-factor authentication"}
-        </button>
-      </>
+        {setup.error && !wrongPassword ? <Alert kind="error">{commonErrorMessage(setup.error)}</Alert> : null}
+        <Field
+          id="mfa-setup-password"
+          label="Password"
+          hint="Confirm it's you before adding an authenticator."
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={wrongPassword ? "Password is not correct." : fieldMessage("Password", info?.fields.password)}
+        />
+        <div className="actions">
+          <button type="submit" disabled={setup.isPending}>
+            {setup.isPending ? "Preparing…" : "Set up two-factor authentication"}
+          </button>
+        </div>
+      </form>
     );
   }
 
@@ -93,6 +113,7 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
                 className="secondary"
                 onClick={() => {
                   setup.reset();
+                  setPassword("");
                   enable.reset();
                   setCode("");
                 }}

@@ -108,9 +108,10 @@ export const authRouter = router({
     .mutation(({ ctx }) => resendVerification(ctx.app, ctx.principal.userId)),
 
   mfaSetup: sessionProcedure
-    .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/mfa/setup" }, summary: "Start MFA enrolment: a new TOTP secret, its otpauth URL and QR code", tags })
+    .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/mfa/setup" }, summary: "Start MFA enrolment (needs the password): a new TOTP secret, its otpauth URL and QR code", tags })
+    .input(s.mfaSetupInput)
     .output(s.mfaSetupOutput)
-    .mutation(({ ctx }) => setupMfa(ctx.app, ctx.principal.userId)),
+    .mutation(({ ctx, input }) => setupMfa(ctx.app, ctx.principal.userId, input.password)),
 
   mfaEnable: sessionProcedure
     .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/mfa/enable" }, summary: "Confirm enrolment with a code; returns 8 backup codes, shown only here", tags })

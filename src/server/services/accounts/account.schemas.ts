@@ -150,6 +150,8 @@ export const passwordResetConfirmInput = z.object({ token: tokenSchema, new_pass
 export const verifyEmailInput = z.object({ token: tokenSchema });
 export const deleteAccountInput = z.object({ password: currentPasswordSchema });
 
+/** The password again: a session alone (stolen, or a browser left open) cannot enrol its own authenticator. */
+export const mfaSetupInput = z.object({ password: currentPasswordSchema });
 export const mfaSetupOutput = z.object({ secret: z.string(), otpauth_url: z.string(), qr_code: z.string() });
 export const mfaCodeInput = z.object({ code: z.string().trim().min(6, "must be a 6-digit code or a backup code").max(12) });
 export const mfaDisableInput = z.object({ password: currentPasswordSchema, code: z.string().trim().min(6).max(12) });

@@ -359,7 +359,7 @@ describe("email verification", () => {
 describe("MFA", () => {
   async function enrol() {
     const user = await signUp(request);
-    const setup = await request("POST", "/auth/mfa/setup", { token: user.accessToken });
+    const setup = await request("POST", "/auth/mfa/setup", { token: user.accessToken, body: { password: user.password } });
     expect(setup.status).toBe(200);
     expect(setup.body.secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(setup.body.otpauth_url).toMatch(/^otpauth:\/\/totp\//);
@@ -380,7 +380,7 @@ describe("MFA", () => {
 
   it("refuses a wrong enrolment code", async () => {
     const user = await signUp(request);
-    await request("POST", "/auth/mfa/setup", { token: user.accessToken });
+    await request("POST", "/auth/mfa/setup", { token: user.accessToken, body: { password: user.password } });
     const res = await request("POST", "/auth/mfa/enable", { token: user.accessToken, body: { code: "000000" } });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe("MFA_INVALID");

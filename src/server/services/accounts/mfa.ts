@@ -76,8 +76,9 @@ async function notify(app: AppServices, user: User, enabled: boolean, meta: Requ
   await app.mailer.send({ to: user.email, ...mfaChangedMail({ firstName: displayName(user), enabled, when: new Date(), ip: meta.ip }) });
 }
 
-export async function setupMfa(app: AppServices, userId: string) {
+export async function setupMfa(app: AppServices, userId: string, password: string) {
   const user = await findActiveUser(app, userId);
+  await verifyPasswordCounted(app, user, password);
   if (user.mfaEnabled) throw new AppError("MFA_ALREADY_ENABLED", "MFA is enabled already; disable it first to enrol a new authenticator");
   const secret = createTotpSecret();
   await app.db.prisma.user.update({ where: { id: user.id }, data: { mfaPendingSecret: encryptSecret(secret, accountKeys(app).mfa) } });
