@@ -156,6 +156,8 @@ test.describe("accounts in the browser", () => {
   });
 
   test("MFA: enrol in the browser, log in with a TOTP code and with a backup code", async ({ page, context }) => {
+    // Five password checks at bcrypt cost 12 (two at enrolment, three logins): more than 30 s on a busy machine.
+    test.slow();
     const email = uniqueEmail("mfa");
     await registerViaApi(page.request, email);
     await logIn(page, email);
