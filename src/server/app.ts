@@ -7,10 +7,11 @@ import { resolveSecrets, type Secrets } from "./secrets";
 import { createMailer, type Mailer } from "./mail/mailer";
 import { createNodeRegistry, type NodeRegistry } from "./nodes/registry";
 import { builtinBehaviours } from "./nodes/behaviours";
-import { FlowRuntimeController } from "./services/flows/runtime-controller";
+import { createFlowRuntime, resolveInstanceId, type FlowRuntime } from "./flow-runtime";
 import { DeviceBus } from "./realtime/device-bus";
 import { WebhookRegistry } from "./runtime/webhooks";
 import { createSafeFetch } from "./runtime/safe-fetch";
+import { SandboxPool } from "./runtime/sandbox/sandbox-pool";
 
 export interface AppConfig {
   env: Env;
@@ -34,10 +35,11 @@ export interface AppServices {
   mailer: Mailer;
   /** The node catalog. */
   nodes: NodeRegistry;
-  /** The flows this instance runs. */
-  flowRuntime: FlowRuntimeController;
-  devices: DeviceBus;
-  webhooks: WebhookRegistry;
+  /**
+   * The running flows: the one door to them for services, routers and the servers (deploy, stop,
+   * inject, statuses, webhooks, device messages), wherever in the cluster a flow runs.
+   */
+  flowRuntime: FlowRuntime;
   startedAt: Date;
   close(): Promise<void>;
 }
@@ -82,17 +84,21 @@ export async function createApp(options: CreateAppOptions = {}): Promise<AppServ
   const devices = new DeviceBus(store, logger);
   const webhooks = new WebhookRegistry();
   const httpRequest = createSafeFetch({ allowPrivate: env.HTTP_REQUEST_ALLOW_PRIVATE });
-  const flowRuntime = new FlowRuntimeController({
+  // The function nodes' worker pool belongs to this app: its workers start at the first function node.
+  const sandboxes = new SandboxPool();
+  const flowRuntime = createFlowRuntime(store, {
     prisma: db.prisma,
-    store,
     logger,
     nodes,
     behaviours: builtinBehaviours(),
+    devices,
+    instanceId: resolveInstanceId(env.INSTANCE_ID),
     services: {
       sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
       onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),
       webhooks,
       httpRequest,
+      sandboxes,
     },
   });
   return {
@@ -103,11 +109,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<AppServ
     mailer,
     nodes,
     flowRuntime,
-    devices,
-    webhooks,
     startedAt: new Date(),
     close: async () => {
       await flowRuntime.close();
+      await sandboxes.close();
       await store.close();
       await db.close();
     },

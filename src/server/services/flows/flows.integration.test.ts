@@ -273,7 +273,7 @@ describe("deployments", () => {
 
     expect((await request("POST", `/flows/${flow.id}/rollback`, { token: user.accessToken, body: { deployment_id: "dep_doesnotexist00" } })).status).toBe(404);
     await request("DELETE", `/flows/${flow.id}`, { token: user.accessToken });
-    expect(app.flowRuntime.engine.isRunning(flow.id)).toBe(false);
+    expect(await app.flowRuntime.placement(flow.id)).toBeNull();
     await unsubscribe();
   });
 });
