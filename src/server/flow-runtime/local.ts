@@ -115,7 +115,16 @@ export class LocalFlowRuntime implements FlowRuntime {
       await this.recordState(flow.organizationId, flow.id, "stopped");
       return "stopped";
     }
-    const state = await this.engine.deploy(await this.specFor(flow, deployment));
+    const spec = await this.specFor(flow, deployment);
+    // The old version's "stopped" is not written: the row goes straight to the new version's state
+    // (written below), and a late write of "stopped" must not overtake it.
+    this.quiet.add(flow.id);
+    let state: FlowState;
+    try {
+      state = await this.engine.deploy(spec);
+    } finally {
+      this.quiet.delete(flow.id);
+    }
     if (state === "running") {
       const before = this.running.get(flow.id);
       this.running.set(flow.id, { deploymentId: deployment.id, since: before?.since ?? new Date() });
