@@ -1,4 +1,4 @@
-import { decodeLease, encodeLease, StoreUnavailableError, type KeyValueStore, type Lease } from "./types";
+import { decodeLease, encodeLease, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend } from "./types";
 
 type Entry =
   | { kind: "string"; value: string; expiresAt: number | null }
@@ -26,6 +26,7 @@ export class MemoryStore implements KeyValueStore {
   private readonly channels = new Map<string, Set<Subscription>>();
   /** Fencing counters of leases: they outlive the grants, as in Redis. */
   private readonly fences = new Map<string, number>();
+  private readonly limiters = new Map<string, unknown>();
   private readonly onHandlerError: (error: unknown, channel: string) => void;
   private sweepTimer: NodeJS.Timeout | null;
   private closed = false;
@@ -202,6 +203,10 @@ export class MemoryStore implements KeyValueStore {
       current.delete(subscription);
       if (current.size === 0 && this.channels.get(channel) === current) this.channels.delete(channel);
     };
+  }
+
+  rateLimitBackend(): RateLimitBackend {
+    return { kind: "memory", limiters: this.limiters };
   }
 
   async ping(): Promise<void> {
