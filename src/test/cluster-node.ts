@@ -1,7 +1,8 @@
 /**
  * One instance of the app for the multi-process cluster tests and the failover benchmark: the real
  * AppServices (createApp: PostgreSQL, Redis, the clustered flow runtime) serving the REST API
- * (/api/v1, the same adapter as Next's route) and webhooks (/hooks/{slug}/...) on a real port, with
+ * (/api/v1, the same adapter as Next's route), webhooks (/hooks/{slug}/...) and the WebSocket hub
+ * (/ws, with the device channel) on a real port, with
  * src/server.ts's start-up order (listen, then join the cluster) and shutdown (SIGTERM: stop
  * accepting, close the app, which hands the flows over). Next's pages are left out: they play no
  * part in placement, and a production build per test run would cost minutes.
@@ -18,6 +19,8 @@ import { createRestHandler } from "@/server/api/rest/handler";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { CLIENT_IP_HEADER, resolveClientIp } from "@/server/api/rest/client-ip";
 import { appRouter, createCaller } from "@/server/api/root";
+import { createRealtimeHub } from "@/server/realtime/hub";
+import { DeviceChannel } from "@/server/realtime/devices";
 
 const env = getEnv();
 const app = await createApp({
@@ -71,6 +74,12 @@ const server = http.createServer((req, res) => {
     res.end(JSON.stringify({ error: { code: "INTERNAL", message: "internal error" } }));
   });
 });
+const hub = createRealtimeHub({ app, devices: new DeviceChannel(app.store, app.flowRuntime) });
+server.on("upgrade", (req, socket, head) => {
+  req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
+  if (new URL(req.url ?? "/", "http://localhost").pathname === "/ws") hub.handleUpgrade(req, socket, head);
+  else socket.destroy();
+});
 await new Promise<void>((resolve) => server.listen(env.PORT, "127.0.0.1", resolve));
 await app.flowRuntime.start();
 // The harness waits for this line.
@@ -84,6 +93,7 @@ async function shutdown() {
   force.unref();
   server.close();
   server.closeAllConnections();
+  await hub.close();
   await app.close();
   process.exit(0);
 }
