@@ -91,6 +91,8 @@ async function shutdown(signal: string) {
   force.unref();
   server.close();
   server.closeAllConnections?.();
+  // Flows first: in a cluster the others take them over at once, whatever the sockets still do.
+  await app.flowRuntime.close();
   await hub.close();
   await app.close();
   process.exit(0);

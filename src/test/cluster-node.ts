@@ -93,6 +93,7 @@ async function shutdown() {
   force.unref();
   server.close();
   server.closeAllConnections();
+  await app.flowRuntime.close();
   await hub.close();
   await app.close();
   process.exit(0);

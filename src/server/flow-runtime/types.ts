@@ -49,6 +49,6 @@ export interface FlowRuntime {
   handleWebhook(organizationSlug: string, request: WebhookRequest): Promise<WebhookResponse | null>;
   /** A message published by a device: it reaches the device-in nodes of the organization's running flows. */
   deviceMessage(organizationId: string, message: DeviceInMessage): void;
-  /** Stops this instance's flows (handing them over, in a cluster) and its sandbox pool. */
+  /** Stops this instance's flows (handing them over to the other instances, in a cluster); calling it again does nothing. */
   close(): Promise<void>;
 }
