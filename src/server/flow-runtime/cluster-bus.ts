@@ -25,6 +25,8 @@ export class ClusterBus {
   private readonly handlers = new Map<string, (args: unknown) => Promise<unknown>>();
   private readonly waiting = new Map<string, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private readonly unsubscribes: Array<() => Promise<void>> = [];
+  private subscribedNode = false;
+  private subscribedEvents = false;
   private counter = 0;
   private readonly idPrefix = randomBytes(4).toString("hex");
 
@@ -39,14 +41,26 @@ export class ClusterBus {
     this.handlers.set(op, handler);
   }
 
+  /** Whether both subscriptions are active (start() resolved once). */
+  get ready(): boolean {
+    return this.subscribedNode && this.subscribedEvents;
+  }
+
+  /** Subscribes to this instance's channel and the events channel; may be called again after a failure. */
   async start(): Promise<void> {
-    this.unsubscribes.push(await this.store.subscribe(nodeChannel(this.instanceId), (raw) => this.receive(raw)));
-    this.unsubscribes.push(
-      await this.store.subscribe(EVENTS_CHANNEL, (raw) => {
-        const event = JSON.parse(raw) as ClusterEvent;
-        if (event.from !== this.instanceId) this.onEvent(event);
-      }),
-    );
+    if (!this.subscribedNode) {
+      this.unsubscribes.push(await this.store.subscribe(nodeChannel(this.instanceId), (raw) => this.receive(raw)));
+      this.subscribedNode = true;
+    }
+    if (!this.subscribedEvents) {
+      this.unsubscribes.push(
+        await this.store.subscribe(EVENTS_CHANNEL, (raw) => {
+          const event = JSON.parse(raw) as ClusterEvent;
+          if (event.from !== this.instanceId) this.onEvent(event);
+        }),
+      );
+      this.subscribedEvents = true;
+    }
   }
 
   request<T>(target: string, op: string, args: unknown, timeoutMs: number): Promise<T> {

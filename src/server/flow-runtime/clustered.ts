@@ -96,14 +96,31 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     return [...this.held.keys()];
   }
 
+  /**
+   * Joins: subscribes, announces itself and runs the first tick. Never fails: if the store is not
+   * reachable yet, every later tick tries again (an instance takes no flow before it can answer
+   * for them on the bus).
+   */
   async start(): Promise<void> {
-    await this.bus.start();
-    await this.heartbeat();
-    await this.bus.broadcast({ type: "joined", from: this.instanceId }).catch(() => undefined);
-    await this.tick();
     this.timer = setInterval(() => void this.tick(), this.timings.tickMs);
     this.timer.unref();
-    this.deps.logger.info({ instance: this.instanceId, flows: this.held.size }, "joined the cluster");
+    if (await this.joinBus()) {
+      await this.heartbeat().catch(() => undefined);
+      await this.bus.broadcast({ type: "joined", from: this.instanceId }).catch(() => undefined);
+    }
+    await this.tick();
+    this.deps.logger.info({ instance: this.instanceId, flows: this.held.size, bus: this.bus.ready }, "joined the cluster");
+  }
+
+  private async joinBus(): Promise<boolean> {
+    if (this.bus.ready) return true;
+    try {
+      await this.bus.start();
+      return true;
+    } catch (err) {
+      this.deps.logger.warn({ err }, "cluster channels could not be subscribed yet; retrying every tick");
+      return false;
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -240,6 +257,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     this.ticking = (async () => {
       try {
         await this.renewAll();
+        // Requests for this instance's flows come over the bus: no placement before it listens.
+        if (!(await this.joinBus())) return;
         await this.heartbeat().catch((err: unknown) => this.deps.logger.warn({ err }, "cluster membership could not be renewed"));
         await this.place();
       } catch (err) {
