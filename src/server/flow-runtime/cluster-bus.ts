@@ -72,11 +72,20 @@ export class ClusterBus {
       }, timeoutMs);
       this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
       const envelope: Envelope = { k: "req", id, from: this.instanceId, op, args };
-      this.store.publish(nodeChannel(target), JSON.stringify(envelope)).catch((err: unknown) => {
-        clearTimeout(timer);
-        this.waiting.delete(id);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      });
+      this.store.publish(nodeChannel(target), JSON.stringify(envelope)).then(
+        (listeners) => {
+          // Nobody listens on the target's channel: it is gone (its connection to Redis closed), do not wait.
+          if (listeners === 0 && this.waiting.delete(id)) {
+            clearTimeout(timer);
+            reject(new RpcTimeout(`instance ${target} is not listening`));
+          }
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          this.waiting.delete(id);
+          reject(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
     });
   }
 

@@ -26,6 +26,9 @@ const STATUS_TIMEOUT_MS = 3_000;
 /** The flow's own answer may take 30 s (WebhookRegistry); the hop adds a little. */
 const WEBHOOK_TIMEOUT_MS = 32_000;
 
+/** How long an inject waits for a flow that should run but has no holder (between two holders). */
+const HAND_OVER_WAIT_MS = 3_000;
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 interface Held {
@@ -139,10 +142,17 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   }
 
   async inject(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }): Promise<InjectResult> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      if (attempt > 0) await sleep(100 * attempt);
+    const handOverDeadline = Date.now() + HAND_OVER_WAIT_MS;
+    let shouldRun: boolean | undefined;
+    for (let attempt = 0; Date.now() < handOverDeadline + 1_000; attempt++) {
+      if (attempt > 0) await sleep(Math.min(100 * attempt, 250));
       const lease = await this.deps.store.leaseGet(leaseKey(flowId));
-      if (!lease) return { ok: false, reason: "not_running" };
+      if (!lease) {
+        // Between two holders (a hand-over or a rebalance): wait a moment for the next one.
+        shouldRun ??= await this.shouldRun(flowId);
+        if (shouldRun && Date.now() < handOverDeadline) continue;
+        return { ok: false, reason: "not_running" };
+      }
       if (lease.holder === this.instanceId) {
         const reply = await this.onInject({ flowId, nodeId, overrides });
         if (!reply.notOwner) return reply.value;

@@ -170,10 +170,10 @@ export class MemoryStore implements KeyValueStore {
     return entry ? decodeLease(stringValue(key, entry)) : null;
   }
 
-  async publish(channel: string, message: string): Promise<void> {
+  async publish(channel: string, message: string): Promise<number> {
     this.assertOpen();
     const subscriptions = this.channels.get(channel);
-    if (!subscriptions) return;
+    if (!subscriptions) return 0;
     for (const subscription of [...subscriptions]) {
       // Delivered later, as Redis would, so a handler that publishes or unsubscribes cannot
       // re-enter the publisher mid-loop; one that unsubscribed meanwhile is skipped.
@@ -186,6 +186,7 @@ export class MemoryStore implements KeyValueStore {
         }
       });
     }
+    return subscriptions.size;
   }
 
   async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {

@@ -201,8 +201,8 @@ export class RedisStore implements KeyValueStore {
     return decodeLease(await this.run(() => this.client.get(this.k(key))));
   }
 
-  async publish(channel: string, message: string): Promise<void> {
-    await this.run(() => this.client.publish(this.k(channel), message));
+  async publish(channel: string, message: string): Promise<number> {
+    return this.run(() => this.client.publish(this.k(channel), message));
   }
 
   async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {

@@ -39,7 +39,11 @@ export interface KeyValueStore {
   leaseRelease(key: string, token: number): Promise<boolean>;
   /** The current grant of the key, or null. */
   leaseGet(key: string): Promise<Lease | null>;
-  publish(channel: string, message: string): Promise<void>;
+  /**
+   * Publishes to a channel; resolves to how many listeners it reached (Redis: subscribed clients,
+   * memory: subscriptions), so 0 means nobody listens there now.
+   */
+  publish(channel: string, message: string): Promise<number>;
   /** Subscribes to a channel; resolves once the subscription is active, to a function that ends it. */
   subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
   /** Resolves when the backend answers; rejects with StoreUnavailableError otherwise. */
