@@ -75,6 +75,9 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | null = null;
   private tickAgain = false;
+  /** Placement runs apart from the renewals: a slow database must never delay a lease renewal. */
+  private placing: Promise<void> | null = null;
+  private placeAgain = false;
   private closing = false;
 
   constructor(private readonly deps: ClusteredRuntimeDeps) {
@@ -112,6 +115,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
       await this.bus.broadcast({ type: "joined", from: this.instanceId }).catch(() => undefined);
     }
     await this.tick();
+    await this.placing;
     this.deps.logger.info({ instance: this.instanceId, flows: this.held.size, bus: this.bus.ready }, "joined the cluster");
   }
 
@@ -217,6 +221,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     this.closing = true;
     clearInterval(this.timer);
     await this.ticking?.catch(() => undefined);
+    await this.placing?.catch(() => undefined);
     await Promise.all([
       this.deps.store.setRemove(MEMBERS_KEY, this.instanceId).catch(() => undefined),
       this.deps.store.del(memberKey(this.instanceId)).catch(() => undefined),
@@ -270,9 +275,9 @@ export class ClusteredFlowRuntime implements FlowRuntime {
         // Requests for this instance's flows come over the bus: no placement before it listens.
         if (!(await this.joinBus())) return;
         await this.heartbeat().catch((err: unknown) => this.deps.logger.warn({ err }, "cluster membership could not be renewed"));
-        await this.place();
+        this.schedulePlace();
       } catch (err) {
-        this.deps.logger.warn({ err }, "cluster placement tick failed");
+        this.deps.logger.warn({ err }, "cluster lease renewal failed");
       }
     })().finally(() => {
       this.ticking = null;
@@ -282,6 +287,23 @@ export class ClusteredFlowRuntime implements FlowRuntime {
       }
     });
     return this.ticking;
+  }
+
+  private schedulePlace(): void {
+    if (this.closing) return;
+    if (this.placing) {
+      this.placeAgain = true;
+      return;
+    }
+    this.placing = this.place()
+      .catch((err: unknown) => this.deps.logger.warn({ err }, "cluster placement failed"))
+      .finally(() => {
+        this.placing = null;
+        if (this.placeAgain && !this.closing) {
+          this.placeAgain = false;
+          this.schedulePlace();
+        }
+      });
   }
 
   private async heartbeat(): Promise<void> {
