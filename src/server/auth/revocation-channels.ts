@@ -9,9 +9,6 @@ export const API_KEY_REVOKED_CHANNEL = "api-keys.revoked";
 /** Per organization: `{ type: "organization.deleted", organization_id }` (the hub listens per organization). */
 export const organizationLifecycleChannel = (organizationId: string) => `org:${organizationId}:lifecycle`;
 
-/** The same lifecycle events for every organization (each instance's flow runtime listens once). */
-export const ORGANIZATIONS_LIFECYCLE_CHANNEL = "organizations.lifecycle";
-
 export interface OrganizationLifecycleEvent {
   type: "organization.deleted";
   organization_id: string;

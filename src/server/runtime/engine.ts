@@ -33,6 +33,11 @@ export interface EngineOptions {
   maxHops?: number;
   /** Deliveries one flow may have queued at once (fan-out loops) before new ones are dropped. */
   maxQueuedPerFlow?: number;
+  /**
+   * While this answers false for a flow, nothing of that flow is sent or delivered: the instance
+   * can no longer prove it may run the flow (its cluster lease), e.g. after being paused.
+   */
+  fence?: (flowId: string) => boolean;
 }
 
 export const DEFAULT_MAX_HOPS = 10_000;
@@ -267,6 +272,7 @@ export class FlowEngine {
   /** Puts a node's output on its wires: the first target gets the message, the others clones. */
   private route(flow: RunningFlow, live: LiveNode, value: SendValue): void {
     if (flow.generation < 0 || value === null || value === undefined) return;
+    if (this.options.fence && !this.options.fence(flow.spec.flowId)) return;
     const perPort: Array<Message | Message[] | null | undefined> = Array.isArray(value) ? value : [value];
     perPort.forEach((portValue, port) => {
       if (portValue === null || portValue === undefined) return;
@@ -323,7 +329,7 @@ export class FlowEngine {
       this.queue[this.queueHead++] = undefined;
       processed++;
       item.flow.queued--;
-      if (item.flow.generation === item.generation) {
+      if (item.flow.generation === item.generation && (!this.options.fence || this.options.fence(item.flow.spec.flowId))) {
         const live = item.flow.nodes.get(item.target);
         if (live?.behaviour.input) this.deliver(item.flow, live, item.msg);
       }

@@ -119,7 +119,6 @@ export const WEBHOOK_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 export class WebhookRegistry {
   private readonly listeners = new Map<string, WebhookListener>();
   private readonly pending = new Map<string, FlowBinding & { resolve: (r: WebhookResponse) => void }>();
-  private readonly pendingPerOrganization = new Map<string, number>();
 
   private key(slug: string, method: string, path: string) {
     return `${slug} ${method.toLowerCase()} ${path.replace(/\/+$/, "") || "/"}`;
@@ -142,11 +141,9 @@ export class WebhookRegistry {
     const id = randomBytes(16).toString("base64url");
     const timer = setTimeout(() => {
       if (!this.pending.delete(id)) return;
-      this.track(binding.organizationId, -1);
       respond({ status: 504, headers: { "content-type": "application/json" }, body: { error: { code: "UNAVAILABLE", message: "the flow did not answer in time" } } });
     }, RESPONSE_TIMEOUT_MS);
     timer.unref();
-    this.track(binding.organizationId, 1);
     this.pending.set(id, {
       flowId: binding.flowId,
       organizationId: binding.organizationId,
@@ -158,17 +155,6 @@ export class WebhookRegistry {
     return id;
   }
 
-  /** How many requests of the organization wait for an answer (on this instance). */
-  pendingFor(organizationId: string): number {
-    return this.pendingPerOrganization.get(organizationId) ?? 0;
-  }
-
-  private track(organizationId: string, delta: number) {
-    const n = (this.pendingPerOrganization.get(organizationId) ?? 0) + delta;
-    if (n > 0) this.pendingPerOrganization.set(organizationId, n);
-    else this.pendingPerOrganization.delete(organizationId);
-  }
-
   /** Answers the request `msg` came from, if it is pending and belongs to `binding`'s flow. */
   respond(binding: FlowBinding, msg: Message, response: WebhookResponse): boolean {
     const res = msg.res;
@@ -177,7 +163,6 @@ export class WebhookRegistry {
     const entry = this.pending.get(id);
     if (!entry || entry.flowId !== binding.flowId || entry.organizationId !== binding.organizationId) return false;
     this.pending.delete(id);
-    this.track(entry.organizationId, -1);
     entry.resolve(response);
     return true;
   }

@@ -70,7 +70,7 @@ describe("deleting an organization", () => {
       expect(closed).toEqual({ code: WS_CLOSE.unauthenticated, reason: "organization deleted" });
     }
     expect(other.ws.readyState).toBe(other.ws.OPEN);
-    expect(app.flowRuntime.engine.isRunning(flow.id)).toBe(false);
+    expect(await app.flowRuntime.placement(flow.id)).toBeNull();
     expect((await hook()).status).toBe(404);
     other.ws.close();
   });

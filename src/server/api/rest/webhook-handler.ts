@@ -6,8 +6,6 @@ import { readBodyWithLimit } from "./read-body";
 import { authLimiters } from "../../auth/limits";
 import { CLIENT_IP_HEADER } from "./client-ip";
 
-/** Requests of one organization that may wait for their flows' answer at once (on this instance). */
-export const MAX_PENDING_PER_ORGANIZATION = 200;
 
 const json = (status: number, body: unknown, extra: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), {
@@ -24,17 +22,13 @@ const json = (status: number, body: unknown, extra: Record<string, string> = {})
 export async function handleWebhook(app: AppServices, req: Request, slug: string, segments: string[]): Promise<Response> {
   const url = new URL(req.url);
   const path = `/${segments.map(encodeURIComponent).join("/")}`;
-  const listener = app.webhooks.lookup(slug, req.method, path);
-  if (!listener) return json(404, errorBody(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`)));
+  if (!(await app.flowRuntime.hasWebhook(slug, req.method, path))) return json(404, errorBody(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`)));
   const limiters = authLimiters(app);
   const ip = req.headers.get(CLIENT_IP_HEADER) ?? "unknown";
-  for (const [limiter, key] of [[limiters.webhookPerIp, ip], [limiters.webhookPerOrganization, listener.organizationId]] as const) {
+  // Per organization: its slug names it (unique), without a database read per request.
+  for (const [limiter, key] of [[limiters.webhookPerIp, ip], [limiters.webhookPerOrganization, slug]] as const) {
     const result = await limiter.consume(key);
     if (!result.allowed) return json(429, errorBody(new AppError("RATE_LIMITED", "too many webhook requests, try again later")), { "retry-after": String(result.retryAfterSec) });
-  }
-  // Open requests waiting for their flow, per organization: a slow flow cannot pile up sockets.
-  if (app.webhooks.pendingFor(listener.organizationId) >= MAX_PENDING_PER_ORGANIZATION) {
-    return json(503, errorBody(new AppError("UNAVAILABLE", "too many webhook requests are waiting for this organization's flows")), { "retry-after": "1" });
   }
   let body: unknown = undefined;
   if (req.method !== "GET" && req.method !== "HEAD") {
@@ -51,7 +45,9 @@ export async function handleWebhook(app: AppServices, req: Request, slug: string
     } else if (/x-www-form-urlencoded/.test(type)) body = Object.fromEntries(new URLSearchParams(text));
     else body = text;
   }
-  const res = await app.webhooks.dispatch(listener, { method: req.method, path, query: Object.fromEntries(url.searchParams), headers: webhookRequestHeaders(req.headers), body });
+  // Served by the flow wherever it runs (another instance, in a cluster).
+  const res = await app.flowRuntime.handleWebhook(slug, { method: req.method, path, query: Object.fromEntries(url.searchParams), headers: webhookRequestHeaders(req.headers), body });
+  if (!res) return json(404, errorBody(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`)));
   const outHeaders = new Headers(filterResponseHeaders(res.headers).allowed);
   let payload: BodyInit | null;
   if (res.body === undefined || res.body === null) payload = null;

@@ -8,7 +8,7 @@ import { slugify } from "../accounts/register";
 import { findActiveUser, type RequestMeta } from "../accounts/shared";
 import { startSession } from "../accounts/tokens";
 import type { Organization } from "../../../generated/prisma/client";
-import { ORGANIZATIONS_LIFECYCLE_CHANNEL, organizationLifecycleChannel, type OrganizationLifecycleEvent } from "../../auth/revocation-channels";
+import { organizationLifecycleChannel, type OrganizationLifecycleEvent } from "../../auth/revocation-channels";
 import { isRole } from "../../permissions";
 
 export function organizationView(org: Organization) {
@@ -81,12 +81,12 @@ export async function deleteOrganization(app: AppServices, principal: Principal,
     app.db.prisma.invitation.updateMany({ where: { organizationId: id, acceptedAt: null, revokedAt: null }, data: { revokedAt: new Date() } }),
   ]);
   await recordAudit(app, { action: "organization.deleted", organizationId: id, actorId: principal.userId, targetType: "organization", targetId: id, ipAddress: meta.ip });
-  // Its sockets close and its flows stop (so its webhooks answer 404) on every instance.
+  // Its sockets close on every instance (the hub listens to the organization's lifecycle channel)...
   const event: OrganizationLifecycleEvent = { type: "organization.deleted", organization_id: id };
   await app.store.publish(organizationLifecycleChannel(id), JSON.stringify(event));
-  await app.store.publish(ORGANIZATIONS_LIFECYCLE_CHANNEL, JSON.stringify(event));
-  // This instance at once, whatever the pub/sub delivery order.
-  await app.flowRuntime.stopOrganization(id);
+  // ...and its flows stop wherever they run, so its webhooks answer 404.
+  const deployed = await app.db.prisma.flow.findMany({ where: { organizationId: id, currentDeploymentId: { not: null } }, select: { id: true } });
+  for (const flow of deployed) await app.flowRuntime.stop(flow.id);
 }
 
 /** A new session in another organization of the user, shaped like a login response. */
