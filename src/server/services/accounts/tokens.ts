@@ -86,7 +86,10 @@ export async function refreshTokens(app: AppServices, refreshToken: string, meta
   if (!user) throw new AppError("SESSION_REVOKED", "session has ended; log in again");
 
   const { count } = await prisma.refreshToken.updateMany({ where: { id: row.id, rotatedAt: null }, data: { rotatedAt: new Date() } });
-  if (count !== 1) throw await endSessionForReuse();
+  // Lost a race with a concurrent exchange of the same token: the other one won; this one is refused
+  // without ending the session (the winner's renewal is a compare-and-set and would find it gone).
+  // A later replay of the token still reads rotatedAt above and ends the session.
+  if (count !== 1) throw new AppError("TOKEN_REUSED", "refresh token was used already");
 
   const next = randomToken(32);
   await prisma.refreshToken.create({
