@@ -9,12 +9,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTestApp, restClient } from "@/test/app";
 import { benchAccounts } from "./accounts";
-import { benchAuthCost } from "./auth-cost";
 import { benchFlowsAtScale } from "./flows-scale";
 import { benchRuntime } from "./runtime";
 import { benchDebugEvents } from "./debug-ws";
 import { benchDebugFanout } from "./debug-fanout";
-import { benchInject } from "./inject";
+import { benchHttp } from "./http";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
@@ -31,13 +30,13 @@ const APP_OVERRIDES = {
 };
 
 // In run order: the flows-at-scale seed comes last so its 10,000 flows do not sit under the others.
-const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) => Promise<BenchOutcome> }> = [
+// `ownServer`: the benchmark starts the production server itself and needs no in-process app.
+const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) => Promise<BenchOutcome>; ownServer?: boolean }> = [
   { name: "accounts", title: "1 Accounts", run: benchAccounts },
-  { name: "auth", title: "2 JWT vs API key", run: benchAuthCost },
+  { name: "http", title: "2 Request hot path (production server, Node-RED side by side)", run: benchHttp, ownServer: true },
   { name: "runtime", title: "4 Runtime throughput", run: benchRuntime },
   { name: "debug", title: "5 Debug events to one WebSocket", run: benchDebugEvents },
   { name: "debug100", title: "5b Debug events to 100 WebSocket clients", run: benchDebugFanout },
-  { name: "inject", title: "6 Inject over REST", run: benchInject },
   { name: "flows", title: "3 Flows at scale", run: benchFlowsAtScale },
 ];
 
@@ -73,11 +72,16 @@ async function main() {
   const startedAt = new Date();
   const loadAtStart = loadavg();
   log(`load average at start (1/5/15 min): ${loadAtStart}`);
-  const app = await createTestApp(APP_OVERRIDES);
-  const server = await startRestServer(app);
-  const ctx: BenchContext = { app, baseUrl: server.url, request: restClient(app), log };
-  const backend = { db: app.db.kind, store: app.store.kind };
-  log(`backend: ${backend.db} database, ${backend.store} store; REST server on ${server.url}`);
+  // The in-process app and its small REST server only when a selected benchmark uses them.
+  const inProcess = selected.some((b) => !b.ownServer);
+  const app = inProcess ? await createTestApp(APP_OVERRIDES) : undefined;
+  const server = app ? await startRestServer(app) : undefined;
+  const ctx: BenchContext = { app: app!, baseUrl: server?.url ?? "", request: app ? restClient(app) : (undefined as never), log };
+  const backend = {
+    db: app?.db.kind ?? (process.env.DATABASE_URL ? "postgres" : "embedded"),
+    store: app?.store.kind ?? (process.env.REDIS_URL ? "redis" : "memory"),
+  };
+  log(`backend: ${backend.db} database, ${backend.store} store${server ? `; in-process REST server on ${server.url}` : ""}`);
 
   const rows: Row[] = [];
   const notes: string[] = [];
@@ -99,8 +103,8 @@ async function main() {
       log(`${b.title} took ${fmt.s(performance.now() - t)}`);
     }
   } finally {
-    await server.close();
-    await app.close();
+    await server?.close();
+    await app?.close();
   }
   const loadAtEnd = loadavg();
   const totalMs = performance.now() - started;

@@ -76,7 +76,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<AppServ
   if (db.migrations.applied.length > 0) {
     logger.info({ applied: db.migrations.applied }, "database migrations applied");
   }
-  const store = createStore({ redisUrl: env.REDIS_URL, keyPrefix: options.storeKeyPrefix });
+  const store = createStore({ redisUrl: env.REDIS_URL, keyPrefix: options.storeKeyPrefix ?? (env.REDIS_KEY_PREFIX || undefined) });
   const mailer = createMailer({ dataDir: config.dataDir, smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, logger });
   const nodes = createNodeRegistry();
   const devices = new DeviceBus(store, logger);
