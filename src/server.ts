@@ -14,6 +14,7 @@ import { DeviceChannel } from "./server/realtime/devices";
 import { directMountFor, serveDirect } from "./server/http/direct-mount";
 import { handleRest } from "./server/api/rest";
 import { handleWebhookUrl } from "./server/api/rest/webhook-handler";
+import { createTrpcHandler } from "./server/api/trpc-handler";
 
 let env: Env;
 try {
@@ -48,13 +49,14 @@ const nextUpgrade = nextApp.getUpgradeHandler();
 const hub = createRealtimeHub({ app, devices: new DeviceChannel(app.store, app.devices) });
 
 const hsts = app.config.publicUrl.startsWith("https://");
-// The REST API and the webhooks go straight to the handlers their route files export (one handler,
+// The REST API, the webhooks and tRPC go straight to the handlers their route files export (one handler,
 // two mounts: Next keeps the route files for `next dev`); everything else goes through Next.
 // docs/ARCHITECTURE.md, "Request path".
 const services = app;
 const direct = {
   rest: handleRest,
   hooks: (req: Request) => handleWebhookUrl(services, req),
+  trpc: createTrpcHandler(async () => services),
 };
 const server = http.createServer((req, res) => {
   req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
