@@ -209,6 +209,9 @@ export async function benchHttp(ctx: BenchContext): Promise<BenchOutcome> {
       });
     }
     notes.push(
+      "Benchmark 2: the server ran with RATE_LIMIT_API_PER_CREDENTIAL=100000000 (the default 1200/min per credential would answer 429 within the first second) and the login limits raised likewise; every limiter is still consulted on every request.",
+    );
+    notes.push(
       `Benchmark 2: our production server (the built Next app behind src/server.ts, NODE_ENV=production, LOG_LEVEL info with its log lines going to /dev/null) on ${server.backend.db === "embedded" ? "embedded PGlite + the in-process store" : "PostgreSQL + Redis"} in one child process; Node-RED ${ready?.version ?? "(not run)"} (bench/node-red) in another with httpAdminRoot "/" and no adminAuth, ${FLOWS} tabs of inject → debug (the size of our flows). autocannon, ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${SECONDS} s per measurement, the two sides in turn (alternating which goes first). The 1-minute load average at the measurements ranged ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.`,
     );
   } finally {

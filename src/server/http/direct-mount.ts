@@ -54,7 +54,7 @@ export function toRequest(req: IncomingMessage, origin: string): Request {
   } as RequestInit);
 }
 
-/** Writes a fetch Response (JSON or text; nothing here streams) to the Node response. */
+/** Writes a fetch Response (JSON or text, UTF-8; nothing here streams or sends binary) to the Node response. */
 export async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
   for (const [name, value] of Object.entries(SITE_HEADERS)) {
     if (!response.headers.has(name)) res.setHeader(name, value);
@@ -69,8 +69,10 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
     res.end();
     return;
   }
-  const payload = Buffer.from(await response.arrayBuffer());
-  res.setHeader("Content-Length", payload.byteLength);
+  // A string body (our handlers send JSON or text): Node writes the head and body in one write(2)
+  // for a string, and in two for a Buffer.
+  const payload = await response.text();
+  res.setHeader("Content-Length", Buffer.byteLength(payload));
   res.end(payload);
 }
 

@@ -4,7 +4,7 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from "rate-limiter-flexible";
-import { RedisStore } from "./redis";
+import type { RedisStore } from "./redis";
 import { StoreUnavailableError, type KeyValueStore } from "./types";
 
 export interface RateLimitResult {
@@ -51,13 +51,16 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
 
   let limiter: RateLimiterAbstract;
   let ensureAvailable: () => Promise<void>;
-  if (store instanceof RedisStore) {
+  // By kind, not instanceof: Next's bundles (next-auth's sign-in) hold their own copy of the
+  // RedisStore class, and the store they are handed was built by the server's copy.
+  if (store.kind === "redis") {
+    const redis = store as RedisStore;
     limiter = new RateLimiterRedis({
-      storeClient: store.client,
+      storeClient: redis.client,
       // ioredis, not node-redis: the library then uses ioredis' call style and reply shapes.
       useRedisPackage: false,
       // Under the store's prefix, so apps sharing a Redis keep their counters apart.
-      keyPrefix: `${store.keyPrefix}rl:${keyPrefix}`,
+      keyPrefix: `${redis.keyPrefix}rl:${keyPrefix}`,
       points,
       duration: durationSec,
       // inMemoryBlockOnConsumed stays off: a block remembered by one instance would outlive a
@@ -65,7 +68,7 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
     });
     // The library would send commands straight into a connection that may still be starting, or
     // be down; the store's own readiness check gives the same wait-on-start-up and fail-fast.
-    ensureAvailable = () => store.ready();
+    ensureAvailable = () => redis.ready();
   } else if (store.kind === "memory") {
     let byStore = memoryLimiters.get(store);
     if (!byStore) {
