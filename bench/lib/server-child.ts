@@ -7,7 +7,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** The checkout whose built server runs: this one, or BENCH_SERVER_ROOT (another worktree, built). */
+const ROOT = process.env.BENCH_SERVER_ROOT ?? fileURLToPath(new URL("../../", import.meta.url));
 
 export interface ServerChild {
   /** http://127.0.0.1:<port> */
