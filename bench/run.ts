@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: runs the benchmarks against one backend (embedded PGlite + in-process store, or
  * DATABASE_URL / REDIS_URL), prints a table and rewrites that backend's section of
- * docs/BENCHMARKS.md. `npm run bench -- accounts runtime` runs only those (and writes nothing).
+ * docs/BENCHMARKS.md. `npm run bench -- accounts runtime` runs only those (and writes nothing), except
+ * `failover`, which always rewrites its own section ("Several instances").
  */
 import { execFileSync } from "node:child_process";
 import os from "node:os";
@@ -14,6 +15,7 @@ import { benchRuntime } from "./runtime";
 import { benchDebugEvents } from "./debug-ws";
 import { benchDebugFanout } from "./debug-fanout";
 import { benchHttp } from "./http";
+import { benchFailover } from "./failover";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
@@ -37,6 +39,8 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "runtime", title: "4 Runtime throughput", run: benchRuntime },
   { name: "debug", title: "5 Debug events to one WebSocket", run: benchDebugEvents },
   { name: "debug100", title: "5b Debug events to 100 WebSocket clients", run: benchDebugFanout },
+  // Its own processes and its own section of the report (it needs DATABASE_URL and REDIS_URL).
+  { name: "failover", title: "7 Several instances: failover, forwarded injects", run: benchFailover, ownServer: true },
   { name: "flows", title: "3 Flows at scale", run: benchFlowsAtScale },
 ];
 

@@ -21,6 +21,7 @@ describe("serveDirect", () => {
   let base: string;
   const seen: Array<{ ip: string | null; body: string; url: string }> = [];
   const echo: FetchHandler = async (req) => {
+    if (new URL(req.url).pathname === "/bytes") return new Response(new Uint8Array([0, 255, 1, 128]), { headers: { "content-type": "application/octet-stream" } });
     const body = req.method === "GET" || req.method === "HEAD" ? "" : await req.text();
     seen.push({ ip: req.headers.get(CLIENT_IP_HEADER), body, url: req.url });
     const headers = new Headers({ "content-type": "application/json; charset=utf-8", "x-content-type-options": "nosniff" });
@@ -53,5 +54,11 @@ describe("serveDirect", () => {
     expect(res.headers.get("x-frame-options")).toBe("DENY");
     expect(res.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it("writes a binary body byte for byte", async () => {
+    const res = await fetch(`${base}/bytes`);
+    expect([...new Uint8Array(await res.arrayBuffer())]).toEqual([0, 255, 1, 128]);
+    expect(res.headers.get("content-length")).toBe("4");
   });
 });

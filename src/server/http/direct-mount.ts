@@ -54,7 +54,7 @@ export function toRequest(req: IncomingMessage, origin: string): Request {
   } as RequestInit);
 }
 
-/** Writes a fetch Response (JSON or text, UTF-8; nothing here streams or sends binary) to the Node response. */
+/** Writes a fetch Response (nothing here streams) to the Node response. */
 export async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
   for (const [name, value] of Object.entries(SITE_HEADERS)) {
     if (!response.headers.has(name)) res.setHeader(name, value);
@@ -69,10 +69,11 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
     res.end();
     return;
   }
-  // A string body (our handlers send JSON or text): Node writes the head and body in one write(2)
-  // for a string, and in two for a Buffer.
-  const payload = await response.text();
-  res.setHeader("Content-Length", Buffer.byteLength(payload));
+  // JSON and text as a string: Node writes the head and a string body in one write(2), a Buffer in
+  // two. Anything else (a webhook flow may answer with bytes) goes as the bytes it is.
+  const type = response.headers.get("content-type") ?? "";
+  const payload = /^(application\/(?:[\w.+-]+\+)?json|text\/)/i.test(type) ? await response.text() : Buffer.from(await response.arrayBuffer());
+  res.setHeader("Content-Length", typeof payload === "string" ? Buffer.byteLength(payload) : payload.byteLength);
   res.end(payload);
 }
 
