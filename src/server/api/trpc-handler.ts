@@ -11,28 +11,34 @@ export const TRPC_ENDPOINT = "/api/trpc";
 
 /**
  * The web UI's door to the same procedures the REST API exposes; it authenticates with the
- * next-auth session cookie (or a bearer token, for tools). The body is limited while it streams in.
+ * next-auth session cookie (or a bearer token, for tools). One handler with two mounts: Next's
+ * route file (src/app/api/trpc/[trpc]/route.ts, used by `next dev`) and the custom server, which
+ * serves /api/trpc without Next (docs/ARCHITECTURE.md, "Request path").
  */
-export async function handleTrpc(app: AppServices, incoming: Request): Promise<Response> {
-  const req = await limitTrpcBody(incoming, appRouter, TRPC_ENDPOINT);
-  if (req instanceof Response) return req;
-  const responseHeaders = new Headers({ "Cache-Control": "no-store" });
-  return fetchRequestHandler({
-    endpoint: TRPC_ENDPOINT,
-    req,
-    router: appRouter,
-    createContext: async () =>
-      createInnerContext(app, {
-        requestId: newId("req"),
-        ip: clientIp(req),
-        userAgent: req.headers.get("user-agent") ?? "",
-        credentials: {
-          authorization: req.headers.get("authorization") ?? undefined,
-          apiKey: req.headers.get("x-api-key") ?? undefined,
-          browserSessionId: await browserSessionId(app, { cookie: req.headers.get("cookie"), origin: req.headers.get("origin") }),
-        },
-        responseHeaders,
-      }),
-    responseMeta: () => ({ headers: responseHeaders }),
-  });
+export function createTrpcHandler(getApp: () => Promise<AppServices>): (req: Request) => Promise<Response> {
+  return async function handler(incoming: Request) {
+    const app = await getApp();
+    // The body is counted while it streams in, with the procedures' REST limits (413 early).
+    const req = await limitTrpcBody(incoming, appRouter, TRPC_ENDPOINT);
+    if (req instanceof Response) return req;
+    const responseHeaders = new Headers({ "Cache-Control": "no-store" });
+    return fetchRequestHandler({
+      endpoint: TRPC_ENDPOINT,
+      req,
+      router: appRouter,
+      createContext: async () =>
+        createInnerContext(app, {
+          requestId: newId("req"),
+          ip: clientIp(req),
+          userAgent: req.headers.get("user-agent") ?? "",
+          credentials: {
+            authorization: req.headers.get("authorization") ?? undefined,
+            apiKey: req.headers.get("x-api-key") ?? undefined,
+            browserSessionId: await browserSessionId(app, { cookie: req.headers.get("cookie"), origin: req.headers.get("origin") }),
+          },
+          responseHeaders,
+        }),
+      responseMeta: () => ({ headers: responseHeaders }),
+    });
+  };
 }

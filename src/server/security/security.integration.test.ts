@@ -7,7 +7,7 @@ import { joinAs, signUp } from "@/test/accounts";
 import type { AppServices } from "@/server/app";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { orgEventsChannel } from "@/server/services/flows/events";
-import { handleTrpc } from "@/server/api/trpc-handler";
+import { createTrpcHandler } from "@/server/api/trpc-handler";
 import { SessionStore } from "@/server/auth/sessions";
 
 let app: AppServices;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   user = await signUp(request);
 });
 
-const trpcPost = (req: Request) => handleTrpc(app, req);
+const trpcPost = (req: Request) => createTrpcHandler(async () => app)(req);
 afterAll(async () => app?.close());
 
 let seq = 0;
@@ -281,7 +281,7 @@ describe("8. races and 500s", () => {
     const login = await request("POST", "/auth/login", { body: { email: "a\u0000@example.com", password: "x" } });
     expect(login.status).toBe(400);
     expect((await request("GET", "/flows/flw_%00", { token: user.accessToken })).status).toBe(400);
-    const viaTrpc = await handleTrpc(app, new Request("http://app.test/api/trpc/apiKeys.create", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${user.accessToken}` }, body: JSON.stringify({ name: "a\u0000b" }) }));
+    const viaTrpc = await trpcPost(new Request("http://app.test/api/trpc/apiKeys.create", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${user.accessToken}` }, body: JSON.stringify({ name: "a\u0000b" }) }));
     expect(viaTrpc.status).toBe(400);
   });
 });
