@@ -10,7 +10,8 @@ import { orgEventsChannel, type OrgEvent } from "../services/flows/events";
 import { AppError, toAppError } from "../errors";
 import { verifyAccessToken } from "../auth/jwt";
 import { appJwtKeys } from "../auth/principal";
-import { clientFrameSchema, WS_CLOSE, WS_LIMITS } from "./protocol";
+import { clientFrameSchema, eventTopics, WS_CLOSE, WS_LIMITS, type ServerFrame } from "../../shared/realtime";
+import { PresenceTracker } from "./presence";
 import type { DeviceChannel } from "./devices";
 
 export { WS_CLOSE };
@@ -23,6 +24,9 @@ interface Client {
   flowId: string | null;
   dropped: number;
   expiryTimer?: NodeJS.Timeout;
+  /** The flow this connection has open (presence), and the name shown for its user. */
+  presenceFlowId: string | null;
+  displayName?: string;
 }
 
 export interface RealtimeHub {
@@ -31,7 +35,7 @@ export interface RealtimeHub {
   close(): Promise<void>;
 }
 
-function send(ws: WebSocket, frame: unknown) {
+function send(ws: WebSocket, frame: ServerFrame) {
   if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
 }
 
@@ -48,6 +52,38 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
   const wss = new WebSocketServer({ noServer: true, maxPayload: WS_LIMITS.maxPayloadBytes });
   const clients = new Set<Client>();
   const orgSubscriptions = new Map<string, { count: number; unsubscribe: Promise<() => Promise<void>> }>();
+
+  const presence = new PresenceTracker({
+    store: app.store,
+    logger,
+    onChange(organizationId, flowId, users) {
+      for (const client of clients) {
+        if (client.principal?.organizationId === organizationId && client.presenceFlowId === flowId) send(client.ws, { type: "presence", flow_id: flowId, users });
+      }
+    },
+  });
+
+  async function displayName(client: Client, userId: string): Promise<string> {
+    if (client.displayName) return client.displayName;
+    const user = await app.db.prisma.user.findUnique({ where: { id: userId }, select: { firstName: true, lastName: true, email: true } });
+    client.displayName = user ? [user.firstName, user.lastName].filter(Boolean).join(" ") || user.email : "someone";
+    return client.displayName;
+  }
+
+  async function setPresence(client: Client, flowId: string | null) {
+    const p = client.principal;
+    if (!p) return;
+    client.presenceFlowId = flowId;
+    if (!flowId) {
+      presence.set(p.organizationId, client, null);
+      return;
+    }
+    const name = await displayName(client, p.userId);
+    // The connection may have moved on (or closed) while its name was looked up.
+    if (client.presenceFlowId !== flowId || !clients.has(client)) return;
+    presence.set(p.organizationId, client, { flow_id: flowId, user_id: p.userId, name });
+    send(client.ws, { type: "presence", flow_id: flowId, users: presence.users(p.organizationId, flowId) });
+  }
 
   const heartbeat = setInterval(() => {
     for (const client of clients) {
@@ -160,7 +196,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
   }
 
   function onConnection(ws: WebSocket, fromHeaders: { principal: Principal; bearer?: string } | null) {
-    const client: Client = { ws, alive: true, topics: null, flowId: null, dropped: 0 };
+    const client: Client = { ws, alive: true, topics: null, flowId: null, dropped: 0, presenceFlowId: null };
     clients.add(client);
     ws.on("pong", () => {
       client.alive = true;
@@ -170,7 +206,10 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       clearTimeout(client.expiryTimer);
       clearTimeout(authTimer);
       const p = client.principal;
-      if (p && !(p.kind === "api_key" && p.keyKind === "device")) leaveOrg(p.organizationId);
+      if (p && !(p.kind === "api_key" && p.keyKind === "device")) {
+        if (client.presenceFlowId) presence.set(p.organizationId, client, null);
+        leaveOrg(p.organizationId);
+      }
     });
     ws.on("error", (err) => logger.debug({ err }, "websocket error"));
 
@@ -222,12 +261,19 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
           return;
         case "unsubscribe":
           if (f.topics) {
-            const current = client.topics ?? new Set(["flow.created", "flow.updated", "flow.deleted", "flow.deployed", "flow.state", "node.status", "debug", "inject"]);
+            const current = client.topics ?? new Set<string>(eventTopics);
             for (const t of f.topics) current.delete(t);
             client.topics = current;
           } else if (f.flow_id) client.flowId = null;
           else client.topics = new Set();
           send(ws, { type: "subscribed", topics: client.topics ? [...client.topics] : "all", flow_id: client.flowId });
+          return;
+        case "presence":
+          if (client.principal.kind === "api_key" && client.principal.keyKind === "device") {
+            send(ws, { type: "error", code: "FORBIDDEN", message: "device keys have no presence" });
+            return;
+          }
+          setPresence(client, f.flow_id).catch((err: unknown) => logger.warn({ err }, "presence failed"));
           return;
         case "device.publish":
           if (client.principal.kind === "api_key" && client.principal.keyKind === "device" && options.devices) {
@@ -272,6 +318,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     },
     async close() {
       clearInterval(heartbeat);
+      await presence.close();
       for (const client of clients) client.ws.close(WS_CLOSE.goingAway, "server shutting down");
       await Promise.all([...orgSubscriptions.values()].map((s) => s.unsubscribe.then((fn) => fn()).catch(() => undefined)));
       await revocations.then((fn) => fn()).catch(() => undefined);

@@ -8,6 +8,7 @@ import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../accounts/shared";
 import { validateGraph } from "./validate-graph";
 import { publishOrgEvent } from "./events";
+import type { FlowStateName } from "../../../shared/realtime";
 import { requireFlow } from "./flows";
 import type { DeploymentSnapshot } from "./runtime-controller";
 
@@ -58,7 +59,7 @@ async function activate(app: AppServices, principal: Principal, flow: Flow, snap
     ipAddress: meta.ip,
     metadata: { deployment_id: id, revision },
   });
-  await publishOrgEvent(app, flow.organizationId, "flow.deployed", flow.id, { deployment_id: id, revision, state });
+  await publishOrgEvent(app, flow.organizationId, "flow.deployed", flow.id, { deployment_id: id, revision, state: state as FlowStateName, by: principal.userId, rolled_back_from: rolledBackFrom });
   return { deployment: deploymentView(deployment, state) };
 }
 

@@ -6,7 +6,7 @@ import type { FlowState, NodeFactory, NodeStatus, RuntimeServices } from "../../
 import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount } from "../../nodes/types";
 import type { FlowGraph } from "../../../shared/flow-graph";
-import { orgEventsChannel, type OrgEvent, type OrgEventTopic } from "./events";
+import { orgEventsChannel, type EventData, type EventTopic } from "../../../shared/realtime";
 
 export interface DeploymentSnapshot extends FlowGraph {
   name: string;
@@ -55,8 +55,8 @@ export class FlowRuntimeController {
     });
   }
 
-  publish(organizationId: string, topic: OrgEventTopic, flowId: string | null, data: Record<string, unknown>) {
-    const event: OrgEvent = { type: "event", topic, flow_id: flowId, data, ts: new Date().toISOString() };
+  publish<T extends EventTopic>(organizationId: string, topic: T, flowId: string | null, data: EventData[T]) {
+    const event = { type: "event", topic, flow_id: flowId, data, ts: new Date().toISOString() };
     this.deps.store.publish(orgEventsChannel(organizationId), JSON.stringify(event)).catch((err: unknown) => {
       this.deps.logger.warn({ err, topic }, "runtime event could not be published");
     });
