@@ -3,7 +3,8 @@ import { AppError, notFound } from "../../errors";
 import { newId } from "../../ids";
 import type { Principal } from "../../auth/principal";
 import type { Deployment, Flow, Prisma } from "../../../generated/prisma/client";
-import type { Connection, FlowNode } from "../../../shared/flow-graph";
+import type { Connection, FlowGraph, FlowNode } from "../../../shared/flow-graph";
+import { diffDeployments } from "../../../shared/deployment-diff";
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../accounts/shared";
 import { validateGraph } from "./validate-graph";
@@ -101,10 +102,32 @@ export async function listDeployments(app: AppServices, principal: Principal, in
   });
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
+  // The one before the oldest on this page is the extra row fetched for the cursor, if any.
+  const previousOfLast = last ? (rows[input.limit] ?? (await previousDeployment(app, last))) : null;
+  const users = await app.db.prisma.user.findMany({
+    where: { id: { in: [...new Set(page.map((d) => d.deployedById))] }, deletedAt: null },
+    select: { id: true, email: true, firstName: true, lastName: true },
+  });
+  const names = new Map(users.map((u) => [u.id, [u.firstName, u.lastName].filter(Boolean).join(" ") || u.email]));
   return {
-    deployments: page.map((d) => deploymentView(d, d.id === flow.currentDeploymentId ? flow.state : "stopped")),
+    deployments: page.map((d, i) => {
+      const previous = i + 1 < page.length ? page[i + 1]! : previousOfLast;
+      return {
+        ...deploymentView(d, d.id === flow.currentDeploymentId ? flow.state : "stopped"),
+        deployed_by_name: names.get(d.deployedById) ?? null,
+        changes: diffDeployments(previous ? (previous.snapshot as unknown as FlowGraph) : null, d.snapshot as unknown as FlowGraph),
+      };
+    }),
     next_cursor: rows.length > input.limit && last ? Buffer.from(JSON.stringify([last.deployedAt.getTime(), last.id])).toString("base64url") : null,
   };
+}
+
+/** The deployment made just before this one (only needed when a page ends exactly at the last row). */
+async function previousDeployment(app: AppServices, d: Deployment): Promise<Deployment | null> {
+  return app.db.prisma.deployment.findFirst({
+    where: { flowId: d.flowId, OR: [{ deployedAt: { lt: d.deployedAt } }, { deployedAt: d.deployedAt, id: { lt: d.id } }] },
+    orderBy: [{ deployedAt: "desc" }, { id: "desc" }],
+  });
 }
 
 export async function listFlowNodes(app: AppServices, principal: Principal, flowId: string) {

@@ -83,7 +83,13 @@ export const deploymentView = z.object({
   rolled_back_from: z.string().nullable(),
 });
 export const deploymentOutput = z.object({ deployment: deploymentView });
-export const deploymentsOutput = z.object({ deployments: z.array(deploymentView), next_cursor: z.string().nullable() });
+const nodeRef = z.object({ id: z.string(), type: z.string(), name: z.string() });
+/** A deployment in the history: who (by name, null once the user is deleted), and its node changes against the one before. */
+export const deploymentHistoryEntry = deploymentView.extend({
+  deployed_by_name: z.string().nullable(),
+  changes: z.object({ added: z.array(nodeRef), changed: z.array(nodeRef), removed: z.array(nodeRef) }),
+});
+export const deploymentsOutput = z.object({ deployments: z.array(deploymentHistoryEntry), next_cursor: z.string().nullable() });
 export const listDeploymentsInput = z.object({
   id: flowIdSchema,
   limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -278,6 +278,41 @@ describe("deployments", () => {
   });
 });
 
+describe("deployment history", () => {
+  it("names who deployed and what changed against the deployment before, across pages", async () => {
+    const { body, ids } = simpleFlow("history");
+    const flow = (await request("POST", "/flows", { token: user.accessToken, body })).body.flow;
+    await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
+    const nodes = (await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow.nodes;
+    nodes[1].config.rules[0].to = "v2";
+    nodes[0].position = { x: 1, y: 1 };
+    const extra = uid("dbg");
+    await request("PUT", `/flows/${flow.id}`, {
+      token: user.accessToken,
+      body: { nodes: [nodes[0], nodes[1], { id: extra, type: "debug", name: "second" }], connections: [{ source: ids.inject, target: ids.change }, { source: ids.change, target: extra }] },
+    });
+    await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
+
+    const history = (await request("GET", `/flows/${flow.id}/deployments`, { token: user.accessToken })).body.deployments;
+    const owner = (await app.db.prisma.user.findUniqueOrThrow({ where: { id: user.userId } }));
+    const name = [owner.firstName, owner.lastName].filter(Boolean).join(" ") || owner.email;
+    expect(history[0]).toMatchObject({ revision: 2, deployed_by_name: name });
+    expect(history[0].changes).toEqual({
+      added: [{ id: extra, type: "debug", name: "second" }],
+      // The change node's rule changed and it is wired to another debug node; the moved inject did not change.
+      changed: [{ id: ids.change, type: "change", name: "" }],
+      removed: [{ id: ids.debug, type: "debug", name: "" }],
+    });
+    expect(history[1].changes.added.map((n: { id: string }) => n.id)).toEqual([ids.inject, ids.change, ids.debug]);
+    // A page that ends before the first deployment still diffs against the one before it.
+    const page = (await request("GET", `/flows/${flow.id}/deployments?limit=1`, { token: user.accessToken })).body;
+    expect(page.deployments[0].changes).toEqual(history[0].changes);
+    const next = (await request("GET", `/flows/${flow.id}/deployments?limit=1&cursor=${page.next_cursor}`, { token: user.accessToken })).body;
+    expect(next.deployments[0].changes).toEqual(history[1].changes);
+    await request("DELETE", `/flows/${flow.id}`, { token: user.accessToken });
+  });
+});
+
 describe("flow state", () => {
   it("reports error with the reason when a node cannot start, and running after a fix", async () => {
     const id = uid("fn");
