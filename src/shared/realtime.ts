@@ -25,7 +25,7 @@ export interface EventData {
   "flow.deployed": { deployment_id: string; revision: number; state: FlowStateName; by?: string; rolled_back_from?: string | null };
   "flow.state": { state: FlowStateName; error: string | null };
   "node.status": { node_id: string; status: NodeStatusValue | null; error?: string };
-  debug: { node_id: string; name: string; property: string; msg: unknown; format: string };
+  debug: { node_id: string; name: string; property: string; msg: unknown; format: string; topic?: string };
   inject: { node_id: string; message_id: string; by: string };
 }
 

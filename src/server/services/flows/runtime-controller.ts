@@ -44,8 +44,8 @@ export class FlowRuntimeController {
         onNodeStatus: ({ organizationId, flowId, nodeId, status }) => {
           this.publish(organizationId, "node.status", flowId, { node_id: nodeId, status });
         },
-        onDebug: ({ organizationId, flowId, nodeId, name, property, msg, format }) => {
-          this.publish(organizationId, "debug", flowId, { node_id: nodeId, name, property, msg, format });
+        onDebug: ({ organizationId, flowId, nodeId, name, property, msg, format, topic }) => {
+          this.publish(organizationId, "debug", flowId, { node_id: nodeId, name, property, msg, format, ...(topic !== undefined ? { topic } : {}) });
         },
         onNodeError: ({ organizationId, flowId, nodeId, error }) => {
           deps.logger.warn({ flowId, nodeId, error }, "node error");
