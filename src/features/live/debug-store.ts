@@ -134,7 +134,9 @@ export class DebugStore {
       msg: d.msg,
       haystack: `${d.name}\n${d.node_id}\n${d.topic ?? ""}\n${text.slice(0, 2000)}`.toLowerCase(),
     });
-    this.request();
+    // A hidden tab gets no animation frames: never let the queue outgrow what could be kept.
+    if (this.queue.length >= 2 * Math.max(this.capacity, this.pauseCapacity)) this.flush();
+    else this.request();
   }
 
   addDropped(count: number) {
