@@ -31,15 +31,23 @@ describe("DebugStore", () => {
     const { store, frame } = manual();
     let updates = 0;
     store.subscribe(() => updates++);
-    for (let i = 0; i < 2500; i++) store.add(event(i));
+    for (let i = 0; i < 1800; i++) store.add(event(i));
     expect(store.messages()).toHaveLength(0);
     frame();
     expect(updates).toBe(1);
     const shown = store.messages();
     expect(shown).toHaveLength(1000);
-    expect(shown[0]!.msg).toEqual({ n: 1500 });
-    expect(shown.at(-1)!.msg).toEqual({ n: 2499 });
-    expect(store.getSnapshot().evicted).toBe(1500);
+    expect(shown[0]!.msg).toEqual({ n: 800 });
+    expect(shown.at(-1)!.msg).toEqual({ n: 1799 });
+    expect(store.getSnapshot().evicted).toBe(800);
+  });
+
+  it("never queues more than twice what it keeps, even with no frames (a hidden tab)", () => {
+    const { store } = manual();
+    for (let i = 0; i < 50_000; i++) store.add(event(i));
+    expect(store.messages()).toHaveLength(1000);
+    expect(store.messages().at(-1)!.msg).toEqual({ n: 49_999 });
+    expect((store as unknown as { queue: unknown[] }).queue.length).toBeLessThan(2000);
   });
 
   it("pause keeps arrivals aside with an N new count, up to its bound, and resume shows them", () => {

@@ -3,6 +3,7 @@
 import { createContext, useContext, useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import type { ServerFrame } from "@/shared/realtime";
 import { LiveSocket, liveSocketUrl, type ConnectionState } from "./live-socket";
+import "./live.css";
 
 const LiveContext = createContext<LiveSocket | null>(null);
 

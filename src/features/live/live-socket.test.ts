@@ -4,6 +4,7 @@ import { backoffDelay, LiveSocket, type ConnectionState } from "./live-socket";
 class FakeSocket {
   static all: FakeSocket[] = [];
   readyState = 0;
+  onopen: (() => void) | null = null;
   sent: unknown[] = [];
   onmessage: ((e: { data: string }) => void) | null = null;
   onclose: ((e: { code: number; reason: string }) => void) | null = null;
@@ -17,6 +18,10 @@ class FakeSocket {
     this.readyState = 3;
   }
   // What the server does:
+  open() {
+    this.readyState = 1;
+    this.onopen?.();
+  }
   ready() {
     this.readyState = 1;
     this.onmessage?.({ data: JSON.stringify({ type: "ready", user_id: "usr_1", organization_id: "org_1" }) });
@@ -108,6 +113,42 @@ describe("LiveSocket", () => {
     last().ready();
     last().frame({ type: "dropped", count: 3 });
     expect(frames).toEqual([{ type: "ready", user_id: "usr_1", organization_id: "org_1" }, { type: "dropped", count: 3 }]);
+    s.stop();
+  });
+});
+
+describe("LiveSocket with tokens", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    FakeSocket.all = [];
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it("authenticates each connection with a fresh token and renews it before it expires", async () => {
+    let n = 0;
+    const s = new LiveSocket({
+      url: "ws://x/ws",
+      WebSocketImpl: FakeSocket as unknown as typeof WebSocket,
+      getToken: async () => ({ token: `t${++n}`, expiresAt: Date.now() + 900_000 }),
+      reauthBeforeMs: 60_000,
+      pingEveryMs: 10_000_000,
+    });
+    s.start();
+    last().open();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(last().sent).toEqual([{ type: "auth", token: "t1" }]);
+    last().ready();
+    const auths = () => last().sent.filter((f) => (f as { type: string }).type === "auth");
+    await vi.advanceTimersByTimeAsync(839_000);
+    expect(auths()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(auths()).toEqual([{ type: "auth", token: "t1" }, { type: "auth", token: "t2" }]);
+    // A new connection after a drop authenticates again.
+    last().drop();
+    await vi.advanceTimersByTimeAsync(20_000);
+    last().open();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(last().sent).toEqual([{ type: "auth", token: "t3" }]);
     s.stop();
   });
 });

@@ -23,6 +23,13 @@ export interface LiveSocketOptions {
   /** Half-open connections (a laptop that slept) are found by a ping that gets no pong in time. */
   pingEveryMs?: number;
   pongTimeoutMs?: number;
+  /**
+   * Without it the upgrade carries the page's session cookie. With it (pages on another origin,
+   * scripts), each connection sends `{"type":"auth"}` with a fresh access token and sends a new
+   * one `reauthBeforeMs` before the token expires, so the hub never closes the socket for expiry.
+   */
+  getToken?: () => Promise<{ token: string; expiresAt: number }>;
+  reauthBeforeMs?: number;
   /** For tests: the WebSocket constructor and the random source of the jitter. */
   WebSocketImpl?: typeof WebSocket;
   random?: () => number;
@@ -59,7 +66,8 @@ export class LiveSocket {
   private pingTimer: ReturnType<typeof setInterval> | undefined;
   private pongTimer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
-  private readonly opts: Required<Omit<LiveSocketOptions, "WebSocketImpl">> & { WebSocketImpl: typeof WebSocket };
+  private reauthTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly opts: Required<Omit<LiveSocketOptions, "WebSocketImpl" | "getToken">> & Pick<LiveSocketOptions, "getToken"> & { WebSocketImpl: typeof WebSocket };
 
   constructor(options: LiveSocketOptions) {
     this.opts = {
@@ -67,6 +75,7 @@ export class LiveSocket {
       maxDelayMs: 15_000,
       pingEveryMs: 25_000,
       pongTimeoutMs: 10_000,
+      reauthBeforeMs: 60_000,
       random: Math.random,
       WebSocketImpl: options.WebSocketImpl ?? WebSocket,
       ...options,
@@ -85,6 +94,7 @@ export class LiveSocket {
     this.stopped = true;
     if (typeof window !== "undefined") window.removeEventListener("online", this.onBrowserOnline);
     clearTimeout(this.retryTimer);
+    clearTimeout(this.reauthTimer);
     this.clearHeartbeat();
     const ws = this.ws;
     this.ws = null;
@@ -153,6 +163,7 @@ export class LiveSocket {
       return;
     }
     this.ws = ws;
+    if (this.opts.getToken) ws.onopen = () => void this.authenticate(ws);
     ws.onmessage = (e: MessageEvent) => {
       if (this.ws !== ws) return;
       let frame: ServerFrame;
@@ -179,6 +190,7 @@ export class LiveSocket {
       if (this.ws !== ws) return;
       this.ws = null;
       this.clearHeartbeat();
+      clearTimeout(this.reauthTimer);
       if (this.stopped) return;
       if (e.code === WS_CLOSE.unauthenticated || e.code === WS_CLOSE.forbidden) {
         this.setState({ status: "signed_out", reason: e.reason || "not signed in" });
@@ -207,10 +219,27 @@ export class LiveSocket {
     }, this.opts.pingEveryMs);
   }
 
+  private async authenticate(ws: WebSocket) {
+    clearTimeout(this.reauthTimer);
+    let credential: { token: string; expiresAt: number };
+    try {
+      credential = await this.opts.getToken!();
+    } catch {
+      // No token to be had (offline, or signed out): this connection cannot authenticate.
+      if (this.ws === ws) this.abandon(ws);
+      return;
+    }
+    if (this.ws !== ws || ws.readyState !== 1) return;
+    ws.send(JSON.stringify({ type: "auth", token: credential.token } satisfies ClientFrame));
+    const renewIn = Math.max(1000, credential.expiresAt - Date.now() - this.opts.reauthBeforeMs);
+    this.reauthTimer = setTimeout(() => void this.authenticate(ws), renewIn);
+  }
+
   private abandon(ws: WebSocket) {
     if (this.ws !== ws) return;
     this.ws = null;
     this.clearHeartbeat();
+    clearTimeout(this.reauthTimer);
     ws.close();
     this.scheduleRetry();
   }
