@@ -15,6 +15,7 @@ import { benchRuntime } from "./runtime";
 import { benchDebugEvents } from "./debug-ws";
 import { benchDebugFanout } from "./debug-fanout";
 import { benchInject } from "./inject";
+import { benchDebugUi } from "./debug-ui";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
@@ -38,6 +39,7 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "debug", title: "5 Debug events to one WebSocket", run: benchDebugEvents },
   { name: "debug100", title: "5b Debug events to 100 WebSocket clients", run: benchDebugFanout },
   { name: "inject", title: "6 Inject over REST", run: benchInject },
+  { name: "debug-ui", title: "7 Debug region in Chromium", run: benchDebugUi },
   { name: "flows", title: "3 Flows at scale", run: benchFlowsAtScale },
 ];
 

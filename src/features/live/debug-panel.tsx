@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { memo, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { filterMessages, type DebugMessage } from "./debug-store";
 import { JsonValue } from "./json-value";
@@ -12,12 +12,15 @@ export interface DebugNodeInfo {
   name: string;
 }
 
+const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+
+/** HH:MM:SS.mmm in local time, by hand: toLocaleTimeString builds a formatter per call, too slow per row. */
 function clock(ts: string) {
   const d = new Date(ts);
-  return `${d.toLocaleTimeString(undefined, { hour12: false })}.${String(d.getMilliseconds()).padStart(3, "0")}`;
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
 }
 
-function DebugRow({ message, label, onSelect, expanded, highlighted, otherFlow }: { message: DebugMessage; label: string; onSelect: (id: string) => void; expanded: Set<string>; highlighted: boolean; otherFlow: boolean }) {
+const DebugRow = memo(function DebugRow({ message, label, onSelect, expanded, highlighted, otherFlow }: { message: DebugMessage; label: string; onSelect: (id: string) => void; expanded: Set<string>; highlighted: boolean; otherFlow: boolean }) {
   return (
     <div className={`debug-row${highlighted ? " selected" : ""}`} onClick={() => onSelect(message.nodeId)} data-testid="debug-message">
       <div className="debug-meta">
@@ -44,7 +47,7 @@ function DebugRow({ message, label, onSelect, expanded, highlighted, otherFlow }
       <JsonValue value={message.msg} path={String(message.seq)} expanded={expanded} />
     </div>
   );
-}
+});
 
 /**
  * The `Debug` region: this flow's (or every flow's) debug messages, newest last, in a virtualized
@@ -78,9 +81,11 @@ export function DebugPanel({ feed, nodes, onSelectNode }: { feed: DebugFeed; nod
     getItemKey: (i) => shown[i]!.seq,
   });
 
-  useEffect(() => {
-    if (atBottom.current && shown.length > 0) virtualizer.scrollToIndex(shown.length - 1, { align: "end" });
-  }, [shown, virtualizer]);
+  // Following the newest: one direct scroll per update (scrollToIndex would re-measure in a loop).
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && atBottom.current) el.scrollTop = el.scrollHeight;
+  }, [shown]);
 
   const select = (nodeId: string) => {
     setSelected(nodeId);

@@ -2,14 +2,17 @@
 
 import { createContext, useContext, useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import type { ServerFrame } from "@/shared/realtime";
-import { LiveSocket, liveSocketUrl, type ConnectionState } from "./live-socket";
+import { LiveSocket, liveSocketUrl, type ConnectionState, type LiveSocketOptions } from "./live-socket";
 import "./live.css";
 
 const LiveContext = createContext<LiveSocket | null>(null);
 
-/** One WebSocket for the page and everything on it; it closes when the page goes. */
-export function LiveProvider({ children }: { children: ReactNode }) {
-  const [socket] = useState(() => (typeof window === "undefined" ? null : new LiveSocket({ url: liveSocketUrl(window.location) })));
+/**
+ * One WebSocket for the page and everything on it; it closes when the page goes. By default it is
+ * the page's own /ws with the session cookie; `options` can point it elsewhere (with a token).
+ */
+export function LiveProvider({ children, options }: { children: ReactNode; options?: Partial<LiveSocketOptions> }) {
+  const [socket] = useState(() => (typeof window === "undefined" ? null : new LiveSocket({ url: liveSocketUrl(window.location), ...options })));
   useEffect(() => {
     socket?.start();
     return () => socket?.stop();
