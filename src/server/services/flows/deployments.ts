@@ -130,6 +130,27 @@ async function previousDeployment(app: AppServices, d: Deployment): Promise<Depl
   });
 }
 
+/**
+ * The graph of the flow's current deployment (what runs, or ran before the flow was disabled), so
+ * the editor can mark what changed since: null when the flow was never deployed.
+ */
+export async function getDeployedGraph(app: AppServices, principal: Principal, id: string) {
+  const flow = await requireFlow(app, principal, id);
+  if (!flow.currentDeploymentId) return { deployed: null };
+  const deployment = await app.db.prisma.deployment.findFirst({ where: { id: flow.currentDeploymentId, flowId: flow.id } });
+  if (!deployment) return { deployed: null };
+  const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
+  return {
+    deployed: {
+      deployment_id: deployment.id,
+      revision: deployment.revision,
+      deployed_at: deployment.deployedAt.toISOString(),
+      nodes: snapshot.nodes,
+      connections: snapshot.connections,
+    },
+  };
+}
+
 export async function listFlowNodes(app: AppServices, principal: Principal, flowId: string) {
   const flow = await requireFlow(app, principal, flowId);
   const statuses = app.flowRuntime.nodeStatuses(flow.id);

@@ -101,3 +101,28 @@ export const nodeRedFlowSchema = z.array(z.record(z.string(), z.unknown())).max(
 export const importFlowsInput = z.object({ flows: nodeRedFlowSchema });
 export const importFlowsOutput = z.object({ flows: z.array(flowView), warnings: z.array(z.string()) });
 export const exportFlowOutput = nodeRedFlowSchema;
+
+export const deployedGraphOutput = z.object({
+  deployed: z
+    .object({
+      deployment_id: z.string(),
+      revision: z.number().int(),
+      deployed_at: z.string(),
+      nodes: z.array(flowNodeSchema),
+      connections: z.array(connectionSchema),
+    })
+    .nullable(),
+});
+
+/** A selection of the editor, to copy as Node-RED JSON. */
+export const clipboardExportInput = z.object({
+  id: flowIdSchema,
+  nodes: z.array(flowNodeSchema).max(2000),
+  connections: z.array(connectionSchema).max(10_000),
+});
+export const clipboardImportInput = z.object({ flows: nodeRedFlowSchema });
+export const clipboardImportOutput = z.object({
+  nodes: z.array(flowNodeSchema),
+  connections: z.array(connectionSchema),
+  warnings: z.array(z.string()),
+});
