@@ -26,6 +26,8 @@ export interface EditorApi {
   replaceGraph: (flow: EditorFlow) => void;
   /** Save with the current revision; resolves true once saved (false: refused, conflict dialog shown). */
   save: () => Promise<boolean>;
+  /** The server moved to `revision` by a change that left the graph alone (enable/disable): keep editing on top of it. */
+  adoptRevision: (revision: number) => void;
   /** Fetch the deployed graph again (after a deploy) so "changed since deploy" marks are right. */
   refreshDeployed: () => void;
 }

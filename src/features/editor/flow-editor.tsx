@@ -61,6 +61,10 @@ import {
 import { Palette, QuickAdd } from "./palette";
 import { EditorRuntimeContext, NodeMarksContext, type EditorRuntime, type NodeMarks } from "./runtime-context";
 import "./editor.css";
+import { MergeDialog } from "@/features/live/merge-dialog";
+import { planAfterConflict, theirChangesMerged, type ConflictPlan } from "@/features/live/save-conflict";
+import { mergeGraphs, type Resolution } from "@/shared/graph-merge";
+import type { FlowGraph } from "@/shared/flow-graph";
 
 export interface FlowEditorProps {
   flow: EditorFlow;
@@ -155,6 +159,9 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   const [preview, setPreview] = useState<{ id: string; outputs: number } | null>(null);
   const [highlighted, setHighlighted] = useState<string | null>(null);
   const [conflict, setConflict] = useState(false);
+  // The graph as of `meta.revision` (loaded or last saved): the base of a merge after a 409.
+  const baseRef = useRef<FlowGraph>({ nodes: initialFlow.nodes, connections: initialFlow.connections });
+  const [merging, setMerging] = useState<Extract<ConflictPlan, { kind: "ask" }> | null>(null);
   const [notice, setNotice] = useState<{ kind: "error" | "ok" | "info"; text: string } | null>(null);
   const [quickAdd, setQuickAdd] = useState<{ x: number; y: number; flowX: number; flowY: number; source: string; port: number } | null>(null);
   const [tab, setTab] = useState("node");
@@ -353,6 +360,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
     (flow: EditorFlow) => {
       setGraph(graphOf(flow, catalog));
       setMeta({ id: flow.id, name: flow.name, revision: flow.revision });
+      baseRef.current = { nodes: flow.nodes, connections: flow.connections };
       history.reset();
     },
     [catalog, history, setGraph],
@@ -373,21 +381,70 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
     } else setNotice({ kind: "error", text: `Not saved: ${info.message}` });
   }, []);
 
+  /**
+   * After a 409: their changes that touch other nodes than mine are merged and saved at once; only
+   * when the same node changed on both sides does the person choose (MergeDialog).
+   */
+  const saveMerged = useCallback(
+    async (graph: FlowGraph, revision: number, text: string): Promise<boolean> => {
+      const { flow } = await update.mutateAsync({ id: meta.id, revision, ...graph });
+      replaceGraph(flow);
+      setNotice({ kind: "ok", text: `${text} (revision ${flow.revision}).` });
+      return true;
+    },
+    [update, meta.id, replaceGraph],
+  );
+
+  const mergeAfterConflict = useCallback(async (): Promise<boolean> => {
+    const { flow: latest } = await client.flows.get.query({ id: meta.id });
+    const plan = planAfterConflict(baseRef.current, graphPayload(), latest);
+    if (plan.kind === "save") return saveMerged(plan.graph, plan.revision, `Merged with the changes saved elsewhere and saved`);
+    setMerging(plan);
+    return false;
+  }, [client, meta.id, graphPayload, saveMerged]);
+
   const save = useCallback(async (): Promise<boolean> => {
     if (readOnly) return false;
     const version = history.version;
+    const payload = graphPayload();
     try {
-      const { flow } = await update.mutateAsync({ id: meta.id, revision: meta.revision, ...graphPayload() });
+      const { flow } = await update.mutateAsync({ id: meta.id, revision: meta.revision, ...payload });
       setMeta((m) => ({ ...m, revision: flow.revision }));
+      baseRef.current = payload;
       history.markSaved(version);
       setNotice({ kind: "ok", text: `Saved (revision ${flow.revision}).` });
       return true;
     } catch (err) {
-      if (errorInfo(err).code === "REVISION_CONFLICT") setConflict(true);
-      else showSaveError(err);
-      return false;
+      if (errorInfo(err).code !== "REVISION_CONFLICT") {
+        showSaveError(err);
+        return false;
+      }
+      try {
+        return await mergeAfterConflict();
+      } catch (mergeErr) {
+        // The merge could not be saved (it no longer validates, or yet another save won): the plain choice.
+        if (errorInfo(mergeErr).code === "REVISION_CONFLICT") setConflict(true);
+        else showSaveError(mergeErr);
+        return false;
+      }
     }
-  }, [readOnly, history, update, meta, graphPayload, showSaveError]);
+  }, [readOnly, history, update, meta, graphPayload, showSaveError, mergeAfterConflict]);
+
+  const resolveMerge = useCallback(
+    async (choices: Record<string, Resolution>) => {
+      const plan = merging;
+      if (!plan) return;
+      setMerging(null);
+      const merged = mergeGraphs(plan.base, plan.mine, plan.theirs, choices);
+      try {
+        await saveMerged(merged.graph, plan.revision, "Merged and saved");
+      } catch (err) {
+        if (errorInfo(err).code === "REVISION_CONFLICT") setConflict(true);
+        else showSaveError(err);
+      }
+    },
+    [merging, saveMerged, showSaveError],
+  );
 
   const reload = useCallback(async () => {
     const { flow } = await client.flows.get.query({ id: meta.id });
@@ -575,6 +632,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
       highlightNode: setHighlighted,
       replaceGraph,
       save,
+      adoptRevision: (revision: number) => setMeta((m) => (m.revision === revision - 1 ? { ...m, revision } : m)),
       refreshDeployed: () => void deployedQuery.refetch(),
     }),
     [meta, dirty, readOnly, nodes, edges, selected, selectNode, replaceGraph, save, deployedQuery],
@@ -696,6 +754,14 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
                 focusNode(id);
               }}
               onPreview={(outputs) => setPreview(outputs === null ? null : { id: editingNode.id, outputs })}
+            />
+          ) : null}
+          {merging ? (
+            <MergeDialog
+              conflicts={merging.merge.conflicts}
+              merged={theirChangesMerged(merging.base, merging.theirs, merging.merge.conflicts.map((c) => c.id))}
+              onResolve={(choices) => void resolveMerge(choices)}
+              onCancel={() => setMerging(null)}
             />
           ) : null}
           <Dialog title="This flow changed since you opened it" open={conflict} onClose={() => setConflict(false)}>

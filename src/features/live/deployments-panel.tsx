@@ -34,7 +34,7 @@ function NodeList({ label, nodes, sign }: { label: string; nodes: NodeRef[]; sig
  * before (nodes added / changed / removed), and `Roll back` for members. Refreshed by
  * `flow.deployed` events, so a deploy anywhere shows up at once.
  */
-export function DeploymentsPanel({ flowId, live, canDeploy }: { flowId: string; live: FlowLive; canDeploy: boolean }) {
+export function DeploymentsPanel({ flowId, live, canDeploy, onRolledBack }: { flowId: string; live: FlowLive; canDeploy: boolean; onRolledBack?: () => void | Promise<void> }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const list = useQuery(trpc.flows.deployments.queryOptions({ id: flowId, limit: 50 }));
@@ -49,6 +49,7 @@ export function DeploymentsPanel({ flowId, live, canDeploy }: { flowId: string; 
       const result = await live.markOwnAction(() => rollback.mutateAsync({ id: flowId, deployment_id: deploymentId }));
       live.patchRuntime({ state: result.deployment.state, error: null, deployedRevision: result.deployment.revision });
       await queryClient.invalidateQueries({ queryKey: trpc.flows.deployments.queryKey() });
+      await onRolledBack?.();
     } catch (err) {
       setError(errorInfo(err).message);
     }

@@ -1,7 +1,9 @@
 import type { FlowGraph } from "@/shared/flow-graph";
 
 /** The result of the editor's save, as the live layer needs it. */
-export type SaveOutcome = { ok: true; revision: number } | { ok: false };
+export interface SaveOutcome {
+  ok: boolean;
+}
 
 /**
  * What the live layer needs from the flow editor. The editor page builds one from its store; the

@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { SignedInHeader } from "@/features/auth/signed-in-header";
 import { requireProfile } from "@/features/auth/current-user";
 import { asRole, can } from "@/features/organizations/roles";
-import { FlowEditor } from "@/features/editor/flow-editor";
+import { LiveFlowEditor } from "@/features/live/live-flow-editor";
 import { serverCaller } from "@/trpc/server";
 
 export const metadata: Metadata = { title: "Flow editor" };
@@ -29,7 +29,13 @@ export default async function FlowEditorPage({ params }: { params: Promise<{ id:
     <div className="editor-page">
       <SignedInHeader email={profile.user.email} />
       <main className="editor-main">
-        <FlowEditor flow={flow} catalog={nodes} readOnly={!can(asRole(profile.role), "flows:write")} />
+        <LiveFlowEditor
+          flow={flow}
+          catalog={nodes}
+          readOnly={!can(asRole(profile.role), "flows:write")}
+          canDeploy={can(asRole(profile.role), "flows:deploy")}
+          canInject={can(asRole(profile.role), "nodes:inject")}
+        />
       </main>
     </div>
   );
