@@ -20,9 +20,9 @@ export interface NodeStatusValue {
 /** `data` of each topic. `by` is the user whose action caused the event (absent for runtime events). */
 export interface EventData {
   "flow.created": { name: string; revision: number; by?: string };
-  "flow.updated": { name: string; revision: number; enabled: boolean; by?: string };
+  "flow.updated": { name: string; revision: number; enabled: boolean; by?: string; by_name?: string };
   "flow.deleted": { name: string; by?: string };
-  "flow.deployed": { deployment_id: string; revision: number; state: FlowStateName; by?: string; rolled_back_from?: string | null };
+  "flow.deployed": { deployment_id: string; revision: number; state: FlowStateName; by?: string; by_name?: string; rolled_back_from?: string | null };
   "flow.state": { state: FlowStateName; error: string | null };
   "node.status": { node_id: string; status: NodeStatusValue | null; error?: string };
   debug: { node_id: string; name: string; property: string; msg: unknown; format: string; topic?: string };

@@ -27,7 +27,8 @@ export function DeployControl({ editor, live, canDeploy }: { editor: EditorBridg
   const runtime = live.runtime;
   if (!runtime) return null;
 
-  const undeployed = editor.dirty || (runtime.deployedRevision !== null && runtime.deployedRevision !== editor.revision);
+  // Only for a deployed flow: "Not deployed" says it all otherwise.
+  const undeployed = runtime.deployedRevision !== null && (editor.dirty || runtime.deployedRevision !== editor.revision);
 
   async function onDeploy() {
     setError(null);

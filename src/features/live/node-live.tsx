@@ -3,22 +3,7 @@
 import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { errorInfo, useTRPC } from "@/trpc/react";
-import type { NodeStatusValue } from "@/shared/realtime";
 import type { FlowRuntimeView } from "./use-flow-live";
-
-const fills = new Set(["red", "green", "yellow", "blue", "grey"]);
-
-/** A node's runtime status under it, as Node-RED draws it: a dot or ring in a colour, and text. */
-export function NodeStatus({ status }: { status: NodeStatusValue | null | undefined }) {
-  if (!status || (!status.text && !status.fill)) return null;
-  const fill = status.fill && fills.has(status.fill) ? status.fill : "grey";
-  return (
-    <div className="node-status" data-testid="node-status">
-      <span className={`shape ${status.shape === "ring" ? "ring" : "dot"} ${fill}`} aria-hidden="true" />
-      <span className="text">{status.text ?? ""}</span>
-    </div>
-  );
-}
 
 /** Why the Inject button cannot be used now, or null when it can. */
 export function injectBlocker(runtime: FlowRuntimeView | null, canInject: boolean, dirtyNode: boolean): string | null {

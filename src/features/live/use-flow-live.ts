@@ -19,6 +19,7 @@ export interface RemoteChange {
   kind: "saved" | "deployed";
   revision: number;
   by: string | null;
+  byName: string | null;
   at: string;
 }
 
@@ -93,12 +94,12 @@ export function useFlowLive(flowId: string) {
         setStatusOverrides({ since: Date.now(), map: new Map() });
         void nodesQuery.refetch();
         void queryClient.invalidateQueries({ queryKey: trpc.flows.deployments.queryKey() });
-        if (own.current === 0) setRemote({ kind: "deployed", revision: frame.data.revision, by: frame.data.by ?? null, at: frame.ts });
+        if (own.current === 0) setRemote({ kind: "deployed", revision: frame.data.revision, by: frame.data.by ?? null, byName: frame.data.by_name ?? null, at: frame.ts });
         return;
       case "flow.updated":
         patchRuntime({ enabled: frame.data.enabled });
         // Whether it is news depends on the editor's revision when shown (its own save lands there too).
-        setRemote({ kind: "saved", revision: frame.data.revision, by: frame.data.by ?? null, at: frame.ts });
+        setRemote({ kind: "saved", revision: frame.data.revision, by: frame.data.by ?? null, byName: frame.data.by_name ?? null, at: frame.ts });
         return;
       default:
         return;

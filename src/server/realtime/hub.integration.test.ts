@@ -259,9 +259,9 @@ describe("who changed a flow", () => {
     await s.next(ready);
     const flow = (await request("POST", "/flows", { token: user.accessToken, body: { name: "who" } })).body.flow;
     await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { name: "who 2", revision: 1 } });
-    expect((await s.next((f) => f.topic === "flow.updated")).data).toEqual({ name: "who 2", revision: 2, enabled: true, by: user.userId });
+    expect((await s.next((f) => f.topic === "flow.updated")).data).toEqual({ name: "who 2", revision: 2, enabled: true, by: user.userId, by_name: expect.any(String) });
     const dep = (await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken })).body.deployment;
-    expect((await s.next((f) => f.topic === "flow.deployed")).data).toEqual({ deployment_id: dep.id, revision: 2, state: "running", by: user.userId, rolled_back_from: null });
+    expect((await s.next((f) => f.topic === "flow.deployed")).data).toEqual({ deployment_id: dep.id, revision: 2, state: "running", by: user.userId, by_name: expect.any(String), rolled_back_from: null });
     s.ws.close();
   });
 });

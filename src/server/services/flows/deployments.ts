@@ -8,7 +8,7 @@ import { diffDeployments } from "../../../shared/deployment-diff";
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../accounts/shared";
 import { validateGraph } from "./validate-graph";
-import { publishOrgEvent } from "./events";
+import { actorName, publishOrgEvent } from "./events";
 import type { FlowStateName } from "../../../shared/realtime";
 import { requireFlow } from "./flows";
 import type { DeploymentSnapshot } from "./runtime-controller";
@@ -60,7 +60,14 @@ async function activate(app: AppServices, principal: Principal, flow: Flow, snap
     ipAddress: meta.ip,
     metadata: { deployment_id: id, revision },
   });
-  await publishOrgEvent(app, flow.organizationId, "flow.deployed", flow.id, { deployment_id: id, revision, state: state as FlowStateName, by: principal.userId, rolled_back_from: rolledBackFrom });
+  await publishOrgEvent(app, flow.organizationId, "flow.deployed", flow.id, {
+    deployment_id: id,
+    revision,
+    state: state as FlowStateName,
+    by: principal.userId,
+    by_name: await actorName(app, principal.userId),
+    rolled_back_from: rolledBackFrom,
+  });
   return { deployment: deploymentView(deployment, state) };
 }
 

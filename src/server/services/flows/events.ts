@@ -5,6 +5,12 @@ export { orgEventsChannel };
 export type { OrgEvent };
 export type OrgEventTopic = EventTopic;
 
+/** How people see the actor of an event ("saved by …"): their name, else their email. */
+export async function actorName(app: AppServices, userId: string): Promise<string> {
+  const user = await app.db.prisma.user.findUnique({ where: { id: userId }, select: { firstName: true, lastName: true, email: true } });
+  return user ? [user.firstName, user.lastName].filter(Boolean).join(" ") || user.email : "someone";
+}
+
 /**
  * Publishes an event to the organization's channel in the store's pub/sub: with Redis every
  * instance's WebSocket clients see it. Events are best effort; a store hiccup never fails the write

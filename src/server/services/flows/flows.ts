@@ -7,7 +7,7 @@ import type { Connection, FlowGraph, FlowNode } from "../../../shared/flow-graph
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../accounts/shared";
 import { validateGraph } from "./validate-graph";
-import { publishOrgEvent } from "./events";
+import { actorName, publishOrgEvent } from "./events";
 import type { CreateFlowInput, UpdateFlowInput } from "./flow.schemas";
 
 type Tx = Prisma.TransactionClient;
@@ -184,7 +184,13 @@ export async function updateFlow(app: AppServices, principal: Principal, input: 
   if (input.enabled !== undefined && input.enabled !== current.enabled && updated.currentDeploymentId) {
     await app.flowRuntime.setEnabled(updated, input.enabled);
   }
-  await publishOrgEvent(app, principal.organizationId, "flow.updated", updated.id, { name: updated.name, revision: updated.revision, enabled: updated.enabled, by: principal.userId });
+  await publishOrgEvent(app, principal.organizationId, "flow.updated", updated.id, {
+    name: updated.name,
+    revision: updated.revision,
+    enabled: updated.enabled,
+    by: principal.userId,
+    by_name: await actorName(app, principal.userId),
+  });
   void meta;
   return { flow: flowView(await app.db.prisma.flow.findUniqueOrThrow({ where: { id: updated.id } })) };
 }
