@@ -3,7 +3,7 @@ import { RedisStore } from "./redis";
 import type { KeyValueStore } from "./types";
 
 export type { KeyValueStore } from "./types";
-export { StoreUnavailableError } from "./types";
+export { StoreUnavailableError, isStoreUnavailable, type RateLimitBackend } from "./types";
 export { MemoryStore, type MemoryStoreOptions } from "./memory";
 export { RedisStore, type RedisStoreOptions } from "./redis";
 export {

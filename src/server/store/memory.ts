@@ -1,4 +1,4 @@
-import { StoreUnavailableError, type KeyValueStore } from "./types";
+import { StoreUnavailableError, type KeyValueStore, type RateLimitBackend } from "./types";
 
 type Entry =
   | { kind: "string"; value: string; expiresAt: number | null }
@@ -24,6 +24,7 @@ export class MemoryStore implements KeyValueStore {
 
   private readonly entries = new Map<string, Entry>();
   private readonly channels = new Map<string, Set<Subscription>>();
+  private readonly limiters = new Map<string, unknown>();
   private readonly onHandlerError: (error: unknown, channel: string) => void;
   private sweepTimer: NodeJS.Timeout | null;
   private closed = false;
@@ -166,6 +167,10 @@ export class MemoryStore implements KeyValueStore {
       current.delete(subscription);
       if (current.size === 0 && this.channels.get(channel) === current) this.channels.delete(channel);
     };
+  }
+
+  rateLimitBackend(): RateLimitBackend {
+    return { kind: "memory", limiters: this.limiters };
   }
 
   async ping(): Promise<void> {

@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from "ioredis";
-import { StoreUnavailableError, type KeyValueStore } from "./types";
+import { isStoreUnavailable, StoreUnavailableError, type KeyValueStore, type RateLimitBackend } from "./types";
 
 export interface RedisStoreOptions {
   url: string;
@@ -193,6 +193,10 @@ export class RedisStore implements KeyValueStore {
     };
   }
 
+  rateLimitBackend(): RateLimitBackend {
+    return { kind: "redis", client: this.client, keyPrefix: this.keyPrefix, ready: () => this.ready() };
+  }
+
   async ping(): Promise<void> {
     await this.run(() => this.client.ping());
   }
@@ -351,7 +355,7 @@ async function closeConnection(connection: Redis): Promise<void> {
 }
 
 function unavailable(error: unknown): StoreUnavailableError {
-  if (error instanceof StoreUnavailableError) return error;
+  if (isStoreUnavailable(error)) return error as StoreUnavailableError;
   const detail = error instanceof Error ? error.message : String(error);
   return new StoreUnavailableError(`redis store unavailable: ${detail}`, { cause: error });
 }

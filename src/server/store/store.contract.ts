@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createRateLimiter } from "./rate-limit";
 import { StoreUnavailableError, type KeyValueStore } from "./types";
 
@@ -207,6 +207,24 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
 
     it("accepts a publish nobody listens to", async () => {
       await expect(store.publish(key("nobody"), "m")).resolves.toBeUndefined();
+    });
+
+    it("rate limits through a second copy of the code share the counters (Next bundles its own copy)", async () => {
+      // A fresh module graph stands for Next's bundle: its classes are not the ones that built the
+      // store, so anything deciding by instanceof, or keeping counters in module state, fails here.
+      vi.resetModules();
+      const copy = (await import("./rate-limit")) as typeof import("./rate-limit");
+      expect(copy.createRateLimiter).not.toBe(createRateLimiter);
+      const settings = { keyPrefix: `${prefix}:copies`, points: 2, durationSec: 60 };
+      const server = createRateLimiter(store, settings);
+      const bundle = copy.createRateLimiter(store, settings);
+      expect(await server.consume("k")).toMatchObject({ allowed: true, remaining: 1 });
+      expect(await bundle.consume("k")).toMatchObject({ allowed: true, remaining: 0 });
+      const refused = await bundle.consume("k");
+      expect(refused.allowed).toBe(false);
+      expect(refused.retryAfterSec).toBeGreaterThanOrEqual(1);
+      expect((await server.peek("k")).allowed).toBe(false);
+      await bundle.reset("k");
     });
 
     it("rate limits: allows the points, then refuses with a retry delay, until reset", async () => {

@@ -29,12 +29,38 @@ export interface KeyValueStore {
   subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
   /** Resolves when the backend answers; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;
+  /**
+   * What the rate limiter builds on. A method of the store, not a class check: Next bundles its
+   * own copy of our store classes, so `instanceof` fails for a store the custom server built, and
+   * the in-process counters must live on this instance to be shared by every copy of the code.
+   */
+  rateLimitBackend(): RateLimitBackend;
   close(): Promise<void>;
 }
+
+export type RateLimitBackend =
+  | {
+      kind: "redis";
+      /** The ioredis client; keys must start with keyPrefix. */
+      client: unknown;
+      keyPrefix: string;
+      /** Waits for the connection on start-up and fails fast while Redis is down. */
+      ready(): Promise<void>;
+    }
+  | {
+      kind: "memory";
+      /** Limiters by their settings, one map per store, so equal limiters share their counters. */
+      limiters: Map<string, unknown>;
+    };
 
 export class StoreUnavailableError extends Error {
   override name = "StoreUnavailableError";
   constructor(message = "session store unavailable", options?: { cause?: unknown }) {
     super(message, options);
   }
+}
+
+/** By name, not class: the error may come from another bundle's copy of this module. */
+export function isStoreUnavailable(value: unknown): boolean {
+  return typeof value === "object" && value !== null && (value as { name?: unknown }).name === "StoreUnavailableError";
 }
