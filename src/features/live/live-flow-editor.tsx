@@ -49,6 +49,7 @@ function LiveToolbar({ live, canDeploy }: { live: FlowLive; canDeploy: boolean }
       <DeployControl editor={editor} live={live} canDeploy={canDeploy} />
       <PresenceAvatars users={live.presence} me={me} />
       <div className="live-toolbar-notice">
+        <OfflineBanner />
         <RemoteChangeNotice
           change={live.remote}
           editor={editor}
@@ -116,10 +117,7 @@ function LiveEditor({ canDeploy, canInject, ...props }: LiveFlowEditorProps) {
     { id: "deployments", label: "Deployments", render: () => <DeploymentsTab live={live} canDeploy={canDeploy} /> },
   ];
   return (
-    <>
-      <OfflineBanner />
-      <FlowEditor {...props} toolbar={<LiveToolbar live={live} canDeploy={canDeploy} />} sidebarTabs={sidebarTabs} runtime={runtime} />
-    </>
+    <FlowEditor {...props} toolbar={<LiveToolbar live={live} canDeploy={canDeploy} />} sidebarTabs={sidebarTabs} runtime={runtime} />
   );
 }
 
