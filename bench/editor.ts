@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Page } from "@playwright/test";
+import { gridFlow } from "./lib/grid-flow";
 import { fmt, percentile } from "./lib/stats";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
 
@@ -14,19 +15,6 @@ import type { BenchContext, BenchOutcome, Row } from "./lib/types";
  */
 const B = "7 Editor (Chromium)";
 const PASSWORD = "Tangerine-Rocket-42";
-
-function flowBody(count: number, prefix: string) {
-  const nodes = [];
-  const connections = [];
-  const perRow = 10;
-  for (let i = 0; i < count; i++) {
-    const col = i % perRow;
-    const type = col === 0 ? "inject" : col === perRow - 1 ? "debug" : col % 3 === 0 ? "switch" : "function";
-    nodes.push({ id: `${prefix}${i}`, type, name: `${type} ${i}`, position: { x: col * 220, y: Math.floor(i / perRow) * 80 } });
-    if (col > 0) connections.push({ source: `${prefix}${i - 1}`, source_port: 0, target: `${prefix}${i}` });
-  }
-  return { name: `${count} nodes`, nodes, connections };
-}
 
 async function startServer(port: number, log: (m: string) => void) {
   if (!fs.existsSync(path.resolve(".next/BUILD_ID"))) throw new Error("no production build: run `npm run build` first");
@@ -136,7 +124,7 @@ export async function benchEditor(ctx: BenchContext): Promise<BenchOutcome> {
       [500, { open: 1000, frame: 20 }],
       [2000, { open: 3000, frame: 33 }],
     ] as const) {
-      const { flow } = (await api(server.origin, "POST", "/flows", flowBody(count, `b${count}n`), token)) as { flow: { id: string } };
+      const { flow } = (await api(server.origin, "POST", "/flows", gridFlow(count, `b${count}n`), token)) as { flow: { id: string } };
       // One warm-up visit (route code cached in the server and the browser), then three timed opens.
       await openAndTime(page, `${server.origin}/flows/${flow.id}`);
       const opens: number[] = [];

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect, type APIRequestContext, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
+import { gridFlow } from "../../bench/lib/grid-flow";
 import { PASSWORD } from "./accounts";
 
 export interface NodeSpec {
@@ -36,19 +37,11 @@ export async function getFlowViaApi(request: APIRequestContext, token: string, i
   return ((await res.json()) as { flow: { revision: number; name: string; nodes: Array<{ id: string; type: string; name: string; config: Record<string, unknown>; position: { x: number; y: number } }>; connections: Array<{ source: string; source_port: number; target: string }> } }).flow;
 }
 
-/** A grid of `count` nodes: inject → function → … chains, for big-flow screenshots and benchmarks. */
-export function bigFlow(count: number, prefix: string) {
-  const nodes: NodeSpec[] = [];
-  const connections: { source: string; source_port: number; target: string }[] = [];
-  const perRow = 10;
-  for (let i = 0; i < count; i++) {
-    const col = i % perRow;
-    const type = col === 0 ? "inject" : col === perRow - 1 ? "debug" : col % 3 === 0 ? "switch" : "function";
-    nodes.push({ id: `${prefix}${i}`, type, name: `${type} ${i}`, position: { x: col * 220, y: Math.floor(i / perRow) * 80 } });
-    if (col > 0) connections.push({ source: `${prefix}${i - 1}`, source_port: 0, target: `${prefix}${i}` });
-  }
+/** A grid of `count` nodes (the benchmark's big flows). */
+export const bigFlow = (count: number, prefix: string) => {
+  const { nodes, connections } = gridFlow(count, prefix);
   return { nodes, connections };
-}
+};
 
 // Full-page screenshots kept after the run for a human to look at (outside Playwright's outputDir).
 const SCREENSHOTS = path.resolve("test-results/screenshots");

@@ -44,6 +44,8 @@ async function signedInWithFlow(page: Page, label: string, flow: Parameters<type
 }
 
 test.describe("flow editor", () => {
+  // Long stories on two shared cores: each test walks a whole feature through the browser.
+  test.describe.configure({ timeout: 90_000 });
   test("palette drag, wiring (and a refused wire), delete, undo/redo, save", async ({ page }) => {
     const { token, flowId } = await signedInWithFlow(page, "ed-basic", {
       name: "Wiring",

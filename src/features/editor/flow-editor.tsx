@@ -637,6 +637,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
                   nodesDraggable={!readOnly}
                   nodesConnectable={!readOnly}
                   deleteKeyCode={null}
+                  zoomOnDoubleClick={false}
                   selectionKeyCode="Shift"
                   multiSelectionKeyCode={["Meta", "Control", "Shift"]}
                   onlyRenderVisibleElements={nodes.length > 150}
