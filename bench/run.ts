@@ -16,6 +16,7 @@ import { benchDebugEvents } from "./debug-ws";
 import { benchDebugFanout } from "./debug-fanout";
 import { benchInject } from "./inject";
 import { benchDebugUi } from "./debug-ui";
+import { benchEditor } from "./editor";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
@@ -32,15 +33,17 @@ const APP_OVERRIDES = {
 };
 
 // In run order: the flows-at-scale seed comes last so its 10,000 flows do not sit under the others.
-const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) => Promise<BenchOutcome> }> = [
+// `explicit`: runs only when named (`npm run bench -- editor`): it needs `npm run build` and Chromium.
+const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) => Promise<BenchOutcome>; explicit?: boolean }> = [
   { name: "accounts", title: "1 Accounts", run: benchAccounts },
   { name: "auth", title: "2 JWT vs API key", run: benchAuthCost },
   { name: "runtime", title: "4 Runtime throughput", run: benchRuntime },
   { name: "debug", title: "5 Debug events to one WebSocket", run: benchDebugEvents },
   { name: "debug100", title: "5b Debug events to 100 WebSocket clients", run: benchDebugFanout },
   { name: "inject", title: "6 Inject over REST", run: benchInject },
-  { name: "debug-ui", title: "7 Debug region in Chromium", run: benchDebugUi },
+  { name: "debug-ui", title: "8 Debug region in Chromium", run: benchDebugUi },
   { name: "flows", title: "3 Flows at scale", run: benchFlowsAtScale },
+  { name: "editor", title: "7 Editor (Chromium)", run: benchEditor, explicit: true },
 ];
 
 const started = performance.now();
@@ -70,7 +73,7 @@ async function main() {
   const only = process.argv.slice(2);
   const unknown = only.filter((o) => !BENCHMARKS.some((b) => b.name === o));
   if (unknown.length > 0) throw new Error(`unknown benchmark(s) ${unknown.join(", ")}; choose from ${BENCHMARKS.map((b) => b.name).join(", ")}`);
-  const selected = only.length > 0 ? BENCHMARKS.filter((b) => only.includes(b.name)) : BENCHMARKS;
+  const selected = only.length > 0 ? BENCHMARKS.filter((b) => only.includes(b.name)) : BENCHMARKS.filter((b) => !b.explicit);
 
   const startedAt = new Date();
   const loadAtStart = loadavg();

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PASSWORD, uniqueEmail } from "../helpers/accounts";
-import { liveFlow } from "../helpers/flows";
+import { liveFlow } from "../helpers/live";
 
 // A server of its own (this test kills it), on Redis: sessions live in the store, and only a shared
 // store keeps the browser signed in across a restart (the in-process store starts empty, so a

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { test, expect, type Page } from "@playwright/test";
 import { logIn } from "../helpers/accounts";
-import { auth, createFlow, getFlow, joinAs, liveFlow, registerUser } from "../helpers/flows";
+import { auth, createFlow, getFlow, joinAs, liveFlow, registerUser } from "../helpers/live";
 
 const SCREENSHOTS = path.resolve("test-results/screenshots");
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });

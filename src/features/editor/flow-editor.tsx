@@ -262,9 +262,9 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   const onConnectEnd: OnConnectEnd = useCallback(
     (event, state) => {
       if (readOnly || state.isValid || !state.fromNode || state.fromHandle?.type !== "source") return;
-      const target = event.target as Element | null;
-      if (!target?.classList.contains("react-flow__pane")) return;
       const point = "changedTouches" in event ? event.changedTouches[0]! : event;
+      const under = document.elementFromPoint(point.clientX, point.clientY);
+      if (!under || !canvasRef.current?.contains(under) || under.closest(".react-flow__node, .react-flow__controls, .react-flow__minimap")) return;
       const bounds = canvasRef.current!.getBoundingClientRect();
       const pos = rf.screenToFlowPosition({ x: point.clientX, y: point.clientY });
       setQuickAdd({ x: point.clientX - bounds.left, y: point.clientY - bounds.top, flowX: pos.x, flowY: pos.y, source: state.fromNode.id, port: portOf(state.fromHandle.id) });
@@ -616,6 +616,14 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   }, [dirty]);
 
   const selected = useMemo(() => nodes.filter((n) => n.selected), [nodes]);
+  // A big flow opens on its top-left corner at a readable zoom (only what is visible is drawn);
+  // a small one fits the window.
+  const [initialView] = useState(() => {
+    const all = initial.nodes;
+    if (all.length <= 150) return { maxZoom: 1, padding: 0.15 };
+    const corner = [...all].sort((a, b) => a.position.y + a.position.x / 4 - (b.position.y + b.position.x / 4)).slice(0, 40);
+    return { maxZoom: 1, minZoom: 0.5, padding: 0.1, nodes: corner.map((n) => ({ id: n.id })) };
+  });
   const editingNode = editing ? nodes.find((n) => n.id === editing) ?? null : null;
 
   const api = useMemo<EditorApi>(
@@ -671,16 +679,6 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
               ) : null}
               {toolbar}
             </div>
-            {notice ? (
-              <div className="editor-notice">
-                <Alert kind={notice.kind}>
-                  {notice.text}{" "}
-                  <button type="button" className="link" onClick={() => setNotice(null)}>
-                    Dismiss
-                  </button>
-                </Alert>
-              </div>
-            ) : null}
             <div className="editor-body">
               <Palette catalog={catalogList} readOnly={readOnly} onAdd={addNodeInView} onDrop={dropFromPalette} />
               <div className="editor-canvas" ref={canvasRef} aria-label="Canvas" role="region">
@@ -697,11 +695,12 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
                   nodesDraggable={!readOnly}
                   nodesConnectable={!readOnly}
                   deleteKeyCode={null}
+                  zoomOnDoubleClick={false}
                   selectionKeyCode="Shift"
                   multiSelectionKeyCode={["Meta", "Control", "Shift"]}
                   onlyRenderVisibleElements={nodes.length > 150}
                   fitView
-                  fitViewOptions={{ maxZoom: 1.2 }}
+                  fitViewOptions={initialView}
                   minZoom={0.05}
                   defaultEdgeOptions={{ interactionWidth: 12 }}
                   proOptions={{ hideAttribution: false }}
@@ -710,6 +709,16 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
                   <MiniMap pannable zoomable ariaLabel="Mini map" nodeColor={(n) => (n.data.disabled ? "#ccc" : "#8f1d2c")} />
                   <Controls showInteractive={false} />
                 </ReactFlow>
+                {notice ? (
+                  <div className="editor-notice">
+                    <Alert kind={notice.kind}>
+                      {notice.text}{" "}
+                      <button type="button" className="link" onClick={() => setNotice(null)}>
+                        Dismiss
+                      </button>
+                    </Alert>
+                  </div>
+                ) : null}
                 {quickAdd ? (
                   <QuickAdd
                     catalog={catalogList}

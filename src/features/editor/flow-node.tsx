@@ -1,6 +1,6 @@
 "use client";
 
-import { memo, useContext, useEffect } from "react";
+import { memo, useContext, useEffect, useRef } from "react";
 import { Handle, Position, useUpdateNodeInternals, type NodeProps, type NodeTypes } from "@xyflow/react";
 import { categoryColors, typeIcons, PORT_GAP, type EditorNode } from "./model";
 import { NodeMarksContext, useEditorRuntime } from "./runtime-context";
@@ -16,7 +16,11 @@ function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
   const marks = useContext(NodeMarksContext);
   const runtime = useEditorRuntime();
   const { outputs, inputs } = data;
+  // React Flow measures handles on mount; only a change of ports afterwards needs telling.
+  const ports = useRef(`${inputs}/${outputs}`);
   useEffect(() => {
+    if (ports.current === `${inputs}/${outputs}`) return;
+    ports.current = `${inputs}/${outputs}`;
     updateNodeInternals(id);
   }, [id, outputs, inputs, updateNodeInternals]);
   const changed = marks.changed.get(id);

@@ -51,12 +51,12 @@ export const categoryLabels: Record<string, string> = {
 
 export const typeIcons: Record<string, string> = {
   inject: "▶",
-  debug: "🐞",
+  debug: "☰",
   function: "ƒ",
   change: "✎",
-  switch: "⑂",
+  switch: "⇉",
   template: "{}",
-  delay: "⏱",
+  delay: "◔",
   json: "J",
   "http-in": "⇥",
   "http-response": "⇤",

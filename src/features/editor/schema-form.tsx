@@ -188,7 +188,8 @@ function VariantList({ path, label, schema, value, onChange, errors }: { path: s
   const items = Array.isArray(value) ? (value as Config[]) : [];
   const variants = schema.items?.oneOf ?? [];
   const kinds = variants.map((v) => String(v.properties!.t!.const));
-  const noun = label.replace(/s$/, "");
+  const singular = label.replace(/s$/, "");
+  const noun = singular.charAt(0).toUpperCase() + singular.slice(1);
   const set = (next: Config[]) => onChange(next);
   return (
     <fieldset className="variant-list">
