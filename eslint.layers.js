@@ -52,6 +52,19 @@ export const layerZones = [
     ],
     message: "Layer rule 4: the runtime and the nodes know nothing of the database, the store, the services or the transports.",
   },
+  {
+    // The running flows are one boundary: AppServices.flowRuntime (src/server/flow-runtime/types.ts).
+    target: ["./src/server/services", "./src/server/api", "./src/server/realtime", "./src/server/auth", "./src/server/mail", "./src/app"],
+    from: [
+      "./src/server/flow-runtime/local.ts",
+      "./src/server/flow-runtime/clustered.ts",
+      "./src/server/flow-runtime/cluster-bus.ts",
+      "./src/server/runtime/engine.ts",
+      "./src/server/runtime/sandbox",
+    ],
+    message:
+      "Layer rule 6: the running flows are reached only through app.flowRuntime (the FlowRuntime interface, flow-runtime/types.ts), never an implementation, the engine or the sandbox: a flow may run on another instance.",
+  },
 ];
 
 const RUNTIME_PACKAGES = ["@prisma/*", "next", "next/*", "next-auth", "next-auth/*", "@trpc/*", "pg", "ioredis", "@electric-sql/*"];

@@ -133,7 +133,7 @@ export async function benchDebugUi(ctx: BenchContext): Promise<BenchOutcome> {
       while (performance.now() - started < PRODUCE_MS) {
         const due = Math.floor(((performance.now() - started) / 1000) * rate);
         const channel = orgEventsChannel(user.organizationId);
-        const batch: Promise<void>[] = [];
+        const batch: Promise<unknown>[] = [];
         for (; sent < due; sent++) batch.push(ctx.app.store.publish(channel, debugEvent(flowId, sent)));
         await Promise.all(batch);
         await new Promise((r) => setTimeout(r, TICK_MS));

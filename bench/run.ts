@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: runs the benchmarks against one backend (embedded PGlite + in-process store, or
  * DATABASE_URL / REDIS_URL), prints a table and rewrites that backend's section of
- * docs/BENCHMARKS.md. `npm run bench -- accounts runtime` runs only those (and writes nothing).
+ * docs/BENCHMARKS.md. `npm run bench -- accounts runtime` runs only those (and writes nothing), except
+ * `failover`, which always rewrites its own section ("Several instances").
  */
 import { execFileSync } from "node:child_process";
 import os from "node:os";
@@ -17,6 +18,7 @@ import { benchDebugFanout } from "./debug-fanout";
 import { benchInject } from "./inject";
 import { benchDebugUi } from "./debug-ui";
 import { benchEditor } from "./editor";
+import { benchFailover } from "./failover";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
@@ -42,6 +44,8 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "debug100", title: "5b Debug events to 100 WebSocket clients", run: benchDebugFanout },
   { name: "inject", title: "6 Inject over REST", run: benchInject },
   { name: "debug-ui", title: "8 Debug region in Chromium", run: benchDebugUi },
+  // Its own processes and its own section of the report (it needs DATABASE_URL and REDIS_URL).
+  { name: "failover", title: "7 Several instances: failover, forwarded injects", run: benchFailover },
   { name: "flows", title: "3 Flows at scale", run: benchFlowsAtScale },
   { name: "editor", title: "7 Editor (Chromium)", run: benchEditor, explicit: true },
 ];

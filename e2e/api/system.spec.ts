@@ -22,6 +22,8 @@ test.describe("system API", () => {
     expect(body).toMatchObject({ status: "ok" });
     expect(typeof body.version).toBe("string");
     expect(body.uptime_sec).toBeGreaterThanOrEqual(0);
+    // The instance's name, as flows report where they run (SPEC §11).
+    expect(body.instance_id).toMatch(/^[A-Za-z0-9._-]{1,64}$/);
     expect(res.headers()["x-request-id"]).toBeTruthy();
   });
 

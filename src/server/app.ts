@@ -7,10 +7,11 @@ import { resolveSecrets, type Secrets } from "./secrets";
 import { createMailer, type Mailer } from "./mail/mailer";
 import { createNodeRegistry, type NodeRegistry } from "./nodes/registry";
 import { builtinBehaviours } from "./nodes/behaviours";
-import { FlowRuntimeController } from "./services/flows/runtime-controller";
+import { createFlowRuntime, resolveInstanceId, type FlowRuntime } from "./flow-runtime";
 import { DeviceBus } from "./realtime/device-bus";
 import { WebhookRegistry } from "./runtime/webhooks";
 import { createSafeFetch } from "./runtime/safe-fetch";
+import { SandboxPool } from "./runtime/sandbox/sandbox-pool";
 import { jwtKeys, type JwtKeys } from "./auth/jwt";
 import { deriveKey } from "./auth/crypto";
 import { createAuthLimiters, type AuthLimiters } from "./auth/limits";
@@ -41,10 +42,11 @@ export interface AppServices {
   mailer: Mailer;
   /** The node catalog. */
   nodes: NodeRegistry;
-  /** The flows this instance runs. */
-  flowRuntime: FlowRuntimeController;
-  devices: DeviceBus;
-  webhooks: WebhookRegistry;
+  /**
+   * The running flows: the one door to them for services, routers and the servers (deploy, stop,
+   * inject, statuses, webhooks, device messages), wherever in the cluster a flow runs.
+   */
+  flowRuntime: FlowRuntime;
   startedAt: Date;
   close(): Promise<void>;
 }
@@ -143,17 +145,21 @@ async function buildApp(options: CreateAppOptions, release: () => void): Promise
   const devices = new DeviceBus(store, logger);
   const webhooks = new WebhookRegistry();
   const httpRequest = createSafeFetch({ allowPrivate: env.HTTP_REQUEST_ALLOW_PRIVATE });
-  const flowRuntime = new FlowRuntimeController({
+  // The function nodes' worker pool belongs to this app: its workers start at the first function node.
+  const sandboxes = new SandboxPool();
+  const flowRuntime = createFlowRuntime(store, {
     prisma: db.prisma,
-    store,
     logger,
     nodes,
     behaviours: builtinBehaviours(),
+    devices,
+    instanceId: resolveInstanceId(env.INSTANCE_ID),
     services: {
       sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
       onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),
       webhooks,
       httpRequest,
+      sandboxes,
     },
   });
   return {
@@ -165,12 +171,11 @@ async function buildApp(options: CreateAppOptions, release: () => void): Promise
     mailer,
     nodes,
     flowRuntime,
-    devices,
-    webhooks,
     startedAt: new Date(),
     close: async () => {
       try {
         await flowRuntime.close();
+        await sandboxes.close();
         await store.close();
         await db.close();
       } finally {

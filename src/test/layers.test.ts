@@ -41,11 +41,18 @@ const forbidden: Array<[string, string, string]> = [
   ["3: services do not import the API layer", "src/server/services/flows/probe.ts", 'import "../../api/trpc";'],
   ["3: services do not import Next", "src/server/services/flows/probe.ts", 'import "next/headers";'],
   ["browser code uses no server packages", "src/features/auth/probe.ts", 'import "ioredis";'],
+  ["6: services do not reach into the local runtime", "src/server/services/flows/probe.ts", 'import "../../flow-runtime/local";'],
+  ["6: services do not reach into the clustered runtime (alias)", "src/server/services/flows/probe.ts", 'import "@/server/flow-runtime/clustered";'],
+  ["6: services do not use the engine", "src/server/services/flows/probe.ts", 'import "@/server/runtime/engine";'],
+  ["6: routers do not use the engine", "src/server/api/routers/probe.ts", 'import "../../runtime/engine.ts";'],
+  ["6: REST does not use the sandbox", "src/server/api/rest/probe.ts", 'import "../../runtime/sandbox/sandbox-pool";'],
+  ["6: the hub does not use the cluster bus", "src/server/realtime/probe.ts", 'import "../flow-runtime/cluster-bus";'],
 ];
 
 const allowed: Array<[string, string, string]> = [
   ["nodes use the runtime's types", "src/server/nodes/inject/probe.ts", 'import "../../runtime/types";'],
   ["services use the database", "src/server/services/flows/probe.ts", 'import "../../db";'],
+  ["services use the flow runtime's interface", "src/server/services/flows/probe.ts", 'import "../../flow-runtime/types";'],
   ["routers call services", "src/server/api/routers/probe.ts", 'import "../../services/flows/flows";'],
   ["features use the tRPC client", "src/features/auth/probe.ts", 'import "@/trpc/react";'],
   ["route handlers mount the server", "src/app/api/v1/probe.ts", 'import "@/server/api/rest";'],
