@@ -125,9 +125,15 @@ test("two people: presence, told at once when the other saves, and a 409 merges 
   await expect(told).toContainText("Your unsaved changes will be merged with theirs when you save.");
   await shot(a, "live-editor-saved-elsewhere");
 
-  // A saves: the changes touch different nodes, so they merge without a question.
+  // A saves: Reload, Overwrite or Merge; the changes touch different nodes, so Merge asks nothing more.
   await toolbar(a).getByRole("button", { name: "Save" }).click();
-  await expect(a.getByText("Merged with the changes saved elsewhere and saved (revision 3).")).toBeVisible();
+  const conflict = a.getByRole("dialog", { name: "This flow changed since you opened it" });
+  await expect(conflict.getByRole("button", { name: "Reload" })).toBeVisible();
+  await expect(conflict.getByRole("button", { name: "Overwrite" })).toBeVisible();
+  await expect(conflict).toContainText("do not touch the nodes you changed");
+  await expect(conflict.getByRole("group")).toHaveCount(0);
+  await conflict.getByRole("button", { name: "Merge" }).click();
+  await expect(a.getByText("Merged and saved (revision 3).")).toBeVisible();
   await expect(told).toHaveCount(0);
   let server = await getFlow(request, owner, flow.id);
   expect(server.nodes.map((n: { name: string }) => n.name).sort()).toEqual(["out from B", "tagger", "tick from A"]);
@@ -140,12 +146,12 @@ test("two people: presence, told at once when the other saves, and a 409 merges 
   await toolbar(b).getByRole("button", { name: "Save" }).click();
   await expect(b.getByText("Saved (revision 4).")).toBeVisible();
   await toolbar(a).getByRole("button", { name: "Save" }).click();
-  const merge = a.getByRole("dialog", { name: "Someone else changed the same nodes" });
-  await expect(merge).toBeVisible();
-  await expect(merge.getByRole("group", { name: /A's tagger|B's tagger/ })).toHaveCount(1);
+  await expect(conflict.getByRole("group")).toHaveCount(1);
+  await expect(conflict.getByRole("group", { name: "A's tagger (function)" })).toBeVisible();
+  await expect(conflict.getByRole("button", { name: "Merge" })).toBeDisabled();
   await shot(a, "live-editor-merge");
-  await merge.getByLabel(/Keep theirs/).check();
-  await merge.getByRole("button", { name: "Merge and save" }).click();
+  await conflict.getByLabel(/Keep theirs/).check();
+  await conflict.getByRole("button", { name: "Merge" }).click();
   await expect(a.getByText("Merged and saved (revision 5).")).toBeVisible();
   server = await getFlow(request, owner, flow.id);
   expect(server.nodes.find((n: { id: string }) => n.id === f.ids.fn).name).toBe("B's tagger");

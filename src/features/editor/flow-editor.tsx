@@ -61,7 +61,7 @@ import {
 import { Palette, QuickAdd } from "./palette";
 import { EditorRuntimeContext, NodeMarksContext, type EditorRuntime, type NodeMarks } from "./runtime-context";
 import "./editor.css";
-import { MergeDialog } from "@/features/live/merge-dialog";
+import { MergeChoices } from "@/features/live/merge-dialog";
 import { planAfterConflict, theirChangesMerged, type ConflictPlan } from "@/features/live/save-conflict";
 import { mergeGraphs, type Resolution } from "@/shared/graph-merge";
 import type { FlowGraph } from "@/shared/flow-graph";
@@ -161,7 +161,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   const [conflict, setConflict] = useState(false);
   // The graph as of `meta.revision` (loaded or last saved): the base of a merge after a 409.
   const baseRef = useRef<FlowGraph>({ nodes: initialFlow.nodes, connections: initialFlow.connections });
-  const [merging, setMerging] = useState<Extract<ConflictPlan, { kind: "ask" }> | null>(null);
+  const [merging, setMerging] = useState<ConflictPlan | null>(null);
   const [notice, setNotice] = useState<{ kind: "error" | "ok" | "info"; text: string } | null>(null);
   const [quickAdd, setQuickAdd] = useState<{ x: number; y: number; flowX: number; flowY: number; source: string; port: number } | null>(null);
   const [tab, setTab] = useState("node");
@@ -382,8 +382,8 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   }, []);
 
   /**
-   * After a 409: their changes that touch other nodes than mine are merged and saved at once; only
-   * when the same node changed on both sides does the person choose (MergeDialog).
+   * After a 409 the conflict dialog offers Reload, Overwrite and Merge: when their changes touch
+   * other nodes than mine, Merge keeps both in one click; only nodes changed on both sides ask.
    */
   const saveMerged = useCallback(
     async (graph: FlowGraph, revision: number, text: string): Promise<boolean> => {
@@ -397,11 +397,10 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
 
   const mergeAfterConflict = useCallback(async (): Promise<boolean> => {
     const { flow: latest } = await client.flows.get.query({ id: meta.id });
-    const plan = planAfterConflict(baseRef.current, graphPayload(), latest);
-    if (plan.kind === "save") return saveMerged(plan.graph, plan.revision, `Merged with the changes saved elsewhere and saved`);
-    setMerging(plan);
+    setMerging(planAfterConflict(baseRef.current, graphPayload(), latest));
+    setConflict(true);
     return false;
-  }, [client, meta.id, graphPayload, saveMerged]);
+  }, [client, meta.id, graphPayload]);
 
   const save = useCallback(async (): Promise<boolean> => {
     if (readOnly) return false;
@@ -421,10 +420,10 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
       }
       try {
         return await mergeAfterConflict();
-      } catch (mergeErr) {
-        // The merge could not be saved (it no longer validates, or yet another save won): the plain choice.
-        if (errorInfo(mergeErr).code === "REVISION_CONFLICT") setConflict(true);
-        else showSaveError(mergeErr);
+      } catch {
+        // Their version could not be read: the dialog still offers Reload and Overwrite.
+        setMerging(null);
+        setConflict(true);
         return false;
       }
     }
@@ -434,13 +433,18 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
     async (choices: Record<string, Resolution>) => {
       const plan = merging;
       if (!plan) return;
-      setMerging(null);
-      const merged = mergeGraphs(plan.base, plan.mine, plan.theirs, choices);
+      const graph = plan.kind === "save" ? plan.graph : mergeGraphs(plan.base, plan.mine, plan.theirs, choices).graph;
       try {
-        await saveMerged(merged.graph, plan.revision, "Merged and saved");
+        await saveMerged(graph, plan.revision, "Merged and saved");
+        setConflict(false);
+        setMerging(null);
       } catch (err) {
-        if (errorInfo(err).code === "REVISION_CONFLICT") setConflict(true);
-        else showSaveError(err);
+        // Yet another save won meanwhile: Reload or Overwrite remain.
+        setMerging(null);
+        if (errorInfo(err).code !== "REVISION_CONFLICT") {
+          setConflict(false);
+          showSaveError(err);
+        }
       }
     },
     [merging, saveMerged, showSaveError],
@@ -765,16 +769,15 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
               onPreview={(outputs) => setPreview(outputs === null ? null : { id: editingNode.id, outputs })}
             />
           ) : null}
-          {merging ? (
-            <MergeDialog
-              conflicts={merging.merge.conflicts}
-              merged={theirChangesMerged(merging.base, merging.theirs, merging.merge.conflicts.map((c) => c.id))}
-              onResolve={(choices) => void resolveMerge(choices)}
-              onCancel={() => setMerging(null)}
-            />
-          ) : null}
           <Dialog title="This flow changed since you opened it" open={conflict} onClose={() => setConflict(false)}>
             <p>Someone saved a newer revision. Reload it (your unsaved changes are discarded), or overwrite it with what you see here.</p>
+            {merging ? (
+              <MergeChoices
+                conflicts={merging.merge.conflicts}
+                theirChanges={theirChangesMerged(baseRef.current, merging.kind === "ask" ? merging.theirs : merging.theirsGraph, merging.merge.conflicts.map((c) => c.id))}
+                onMerge={(choices) => void resolveMerge(choices)}
+              />
+            ) : null}
             <div className="actions">
               <button type="button" className="secondary" onClick={() => setConflict(false)}>
                 Cancel

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useState } from "react";
 import type { FlowNode } from "@/shared/flow-graph";
 import type { NodeConflict, Resolution } from "@/shared/graph-merge";
 import { stableJson } from "@/shared/graph-compare";
@@ -25,58 +25,48 @@ const title = (c: NodeConflict) => {
 };
 
 /**
- * After a 409 whose changes overlap: one choice per node that both sides changed. Everything else
- * was merged already; this only asks about real overlaps.
+ * The merge part of the editor's conflict dialog (beside Reload and Overwrite): when their changes
+ * touch other nodes than mine, one click keeps both; only nodes changed on both sides ask which
+ * version to keep.
  */
-export function MergeDialog({ conflicts, merged, onResolve, onCancel }: { conflicts: NodeConflict[]; merged: number; onResolve: (choices: Record<string, Resolution>) => void; onCancel: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
+export function MergeChoices({ conflicts, theirChanges, onMerge }: { conflicts: NodeConflict[]; theirChanges: number; onMerge: (choices: Record<string, Resolution>) => void }) {
   const [choices, setChoices] = useState<Record<string, Resolution>>({});
-  useEffect(() => {
-    const d = ref.current;
-    if (d && !d.open) d.showModal();
-  }, []);
   const done = conflicts.every((c) => choices[c.id]);
   return (
-    <dialog
-      ref={ref}
-      className="modal merge-dialog"
-      aria-labelledby="merge-title"
-      onCancel={(e) => {
-        e.preventDefault();
-        onCancel();
-      }}
-    >
-      <h2 id="merge-title">Someone else changed the same nodes</h2>
-      <p>
-        The flow was saved elsewhere while you edited it.{" "}
-        {merged > 0 ? `${merged} of their changes that do not touch your nodes were merged with yours. ` : ""}
-        For each node below, choose which version to keep.
-      </p>
-      <ul className="merge-conflicts">
-        {conflicts.map((c) => (
-          <li key={c.id}>
-            <fieldset>
-              <legend>{title(c)}</legend>
-              <label className="checkbox">
-                <input type="radio" name={`merge-${c.id}`} checked={choices[c.id] === "mine"} onChange={() => setChoices((p) => ({ ...p, [c.id]: "mine" }))} />
-                Keep mine: you {describe(c.base, c.mine)}
-              </label>
-              <label className="checkbox">
-                <input type="radio" name={`merge-${c.id}`} checked={choices[c.id] === "theirs"} onChange={() => setChoices((p) => ({ ...p, [c.id]: "theirs" }))} />
-                Keep theirs: they {describe(c.base, c.theirs)}
-              </label>
-            </fieldset>
-          </li>
-        ))}
-      </ul>
-      <div className="actions">
-        <button type="button" disabled={!done} onClick={() => onResolve(choices)}>
-          Merge and save
-        </button>
-        <button type="button" className="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </dialog>
+    <div className="merge-choices">
+      {conflicts.length === 0 ? (
+        <p>
+          Their changes ({theirChanges} {theirChanges === 1 ? "node" : "nodes"}) do not touch the nodes you changed: <strong>Merge</strong> keeps both and
+          saves.
+        </p>
+      ) : (
+        <>
+          <p>
+            {theirChanges > 0 ? `${theirChanges} of their node changes merge with yours as they are. ` : ""}
+            These nodes changed on both sides: choose which version to keep, then <strong>Merge</strong>.
+          </p>
+          <ul className="merge-conflicts">
+            {conflicts.map((c) => (
+              <li key={c.id}>
+                <fieldset>
+                  <legend>{title(c)}</legend>
+                  <label className="checkbox">
+                    <input type="radio" name={`merge-${c.id}`} checked={choices[c.id] === "mine"} onChange={() => setChoices((p) => ({ ...p, [c.id]: "mine" }))} />
+                    Keep mine: you {describe(c.base, c.mine)}
+                  </label>
+                  <label className="checkbox">
+                    <input type="radio" name={`merge-${c.id}`} checked={choices[c.id] === "theirs"} onChange={() => setChoices((p) => ({ ...p, [c.id]: "theirs" }))} />
+                    Keep theirs: they {describe(c.base, c.theirs)}
+                  </label>
+                </fieldset>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <button type="button" disabled={!done} onClick={() => onMerge(choices)}>
+        Merge
+      </button>
+    </div>
   );
 }

@@ -1,14 +1,14 @@
 import type { FlowGraph } from "@/shared/flow-graph";
 import { mergeGraphs, type MergeResult } from "@/shared/graph-merge";
 
-/** What to do after a save answered 409: save the merge at once, or ask about the overlaps first. */
-export type ConflictPlan = { kind: "save"; graph: FlowGraph; revision: number; merge: MergeResult } | { kind: "ask"; revision: number; merge: MergeResult; base: FlowGraph; mine: FlowGraph; theirs: FlowGraph };
+/** What Merge does after a save answered 409: save the merge as it is, or ask about the overlaps first. */
+export type ConflictPlan = { kind: "save"; graph: FlowGraph; revision: number; merge: MergeResult; theirsGraph: FlowGraph } | { kind: "ask"; revision: number; merge: MergeResult; base: FlowGraph; mine: FlowGraph; theirs: FlowGraph };
 
 /** `theirs` is the server's flow now (its graph and revision). */
 export function planAfterConflict(base: FlowGraph, mine: FlowGraph, theirs: FlowGraph & { revision: number }): ConflictPlan {
   const theirsGraph = { nodes: theirs.nodes, connections: theirs.connections };
   const merge = mergeGraphs(base, mine, theirsGraph);
-  if (merge.conflicts.length === 0) return { kind: "save", graph: merge.graph, revision: theirs.revision, merge };
+  if (merge.conflicts.length === 0) return { kind: "save", graph: merge.graph, revision: theirs.revision, merge, theirsGraph };
   return { kind: "ask", revision: theirs.revision, merge, base, mine, theirs: theirsGraph };
 }
 
