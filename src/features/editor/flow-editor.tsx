@@ -62,7 +62,7 @@ import { Palette, QuickAdd } from "./palette";
 import { EditorRuntimeContext, NodeMarksContext, type EditorRuntime, type NodeMarks } from "./runtime-context";
 import "./editor.css";
 import { MergeChoices } from "@/features/live/merge-dialog";
-import { planAfterConflict, theirChangesMerged, type ConflictPlan } from "@/features/live/save-conflict";
+import { planAfterConflict, type ConflictPlan } from "@/features/live/save-conflict";
 import { mergeGraphs, type Resolution } from "@/shared/graph-merge";
 import type { FlowGraph } from "@/shared/flow-graph";
 
@@ -774,7 +774,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
             {merging ? (
               <MergeChoices
                 conflicts={merging.merge.conflicts}
-                theirChanges={theirChangesMerged(baseRef.current, merging.kind === "ask" ? merging.theirs : merging.theirsGraph, merging.merge.conflicts.map((c) => c.id))}
+                theirChanges={merging.theirChanges}
                 onMerge={(choices) => void resolveMerge(choices)}
               />
             ) : null}
