@@ -75,31 +75,27 @@ async function dragFrames(page: Page): Promise<number[]> {
   const node = page.locator(".react-flow__node .fp-node-label").nth(3);
   const box = (await node.boundingBox())!;
   const start = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-  await page.evaluate(() => {
-    const w = window as unknown as { __frames: number[]; __stop: boolean };
-    w.__frames = [];
-    w.__stop = false;
-    let last = performance.now();
-    const tick = (t: number) => {
-      w.__frames.push(t - last);
+  // A string, not a function: tsx's name-keeping helpers do not exist in the page.
+  await page.evaluate(`(() => {
+    window.__frames = [];
+    window.__stop = false;
+    let last = 0;
+    const tick = (t) => {
+      window.__frames.push(t - last);
       last = t;
-      if (!w.__stop) requestAnimationFrame(tick);
+      if (!window.__stop) requestAnimationFrame(tick);
     };
     requestAnimationFrame((t) => {
       last = t;
       requestAnimationFrame(tick);
     });
-  });
+  })()`);
   await page.mouse.move(start.x, start.y);
   await page.mouse.down();
   for (let i = 1; i <= 60; i++) await page.mouse.move(start.x + i * 5, start.y + i * 3);
   for (let i = 59; i >= 0; i--) await page.mouse.move(start.x + i * 5, start.y + i * 3);
   await page.mouse.up();
-  return page.evaluate(() => {
-    const w = window as unknown as { __frames: number[]; __stop: boolean };
-    w.__stop = true;
-    return w.__frames.slice(1);
-  });
+  return (await page.evaluate("(() => { window.__stop = true; return window.__frames.slice(1); })()")) as number[];
 }
 
 export async function benchEditor(ctx: BenchContext): Promise<BenchOutcome> {

@@ -44,6 +44,7 @@ import {
   NODE_WIDTH,
   changedSinceDeploy,
   edgeId,
+  handlesFor,
   nodeHeight,
   nodeMatches,
   newNodeId,
@@ -193,7 +194,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
 
   const displayNodes = useMemo(() => {
     if (!preview) return nodes;
-    return nodes.map((n) => (n.id === preview.id ? { ...n, data: { ...n.data, outputs: preview.outputs }, height: nodeHeight(preview.outputs) } : n));
+    return nodes.map((n) => (n.id === preview.id ? { ...n, data: { ...n.data, outputs: preview.outputs }, height: nodeHeight(preview.outputs), handles: handlesFor(n.data.inputs, preview.outputs) } : n));
   }, [nodes, preview]);
 
   const onNodesChange = useCallback(
@@ -264,6 +265,8 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
     },
     [readOnly, rf],
   );
+
+  const closeQuickAdd = useCallback(() => setQuickAdd(null), []);
 
   const newNode = useCallback(
     (type: string, x: number, y: number): EditorNode => {
@@ -666,7 +669,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
                     catalog={catalogList}
                     x={quickAdd.x}
                     y={quickAdd.y}
-                    onClose={() => setQuickAdd(null)}
+                    onClose={closeQuickAdd}
                     onChoose={(type) => {
                       const q = quickAdd;
                       setQuickAdd(null);
