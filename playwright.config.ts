@@ -24,7 +24,7 @@ if (!dataDir) {
 }
 
 const passThrough: Record<string, string> = {};
-for (const name of ["DATABASE_URL", "REDIS_URL", "JWT_SECRET", "ENCRYPTION_KEY"]) {
+for (const name of ["DATABASE_URL", "REDIS_URL", "REDIS_KEY_PREFIX", "JWT_SECRET", "ENCRYPTION_KEY"]) {
   const value = process.env[name];
   if (value) passThrough[name] = value;
 }

@@ -5,6 +5,25 @@ const alias = { "@": path.resolve(import.meta.dirname, "src") };
 
 // Two tiers, named by what they touch: `*.test.ts` are pure, `*.integration.test.ts` use a real
 // database and store (embedded by default; DATABASE_URL / REDIS_URL switch them to real servers).
+// A third, `*.cluster.test.ts`, runs several app processes against one PostgreSQL and one Redis:
+// the project exists only when both are configured (`npm run test:cluster`; .ci/run's real-services
+// step), so `npm test` on the embedded defaults neither runs nor skips it.
+const clusterProject = {
+  resolve: { alias },
+  test: {
+    name: "cluster",
+    include: ["src/**/*.cluster.test.ts"],
+    environment: "node",
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    // One cluster at a time: the processes use fixed ports (3700-3799) and share the two cores.
+    maxWorkers: 1,
+    fileParallelism: false,
+    sequence: { groupOrder: 2 },
+  },
+};
+const realServices = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
+
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -14,7 +33,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["src/**/*.test.ts"],
-          exclude: ["src/**/*.integration.test.ts"],
+          exclude: ["src/**/*.integration.test.ts", "src/**/*.cluster.test.ts"],
           environment: "node",
           sequence: { groupOrder: 0 },
         },
@@ -32,6 +51,7 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      ...(realServices ? [clusterProject] : []),
     ],
   },
 });

@@ -57,7 +57,7 @@ export async function benchDebugFanout(ctx: BenchContext): Promise<BenchOutcome>
   await deployFlow(ctx, user.accessToken, flowId);
   const hub = await startHub(ctx.app);
   const clients = Array.from({ length: CLIENT_PROCESSES }, () => forkBench("ws-fanout-client.ts", [hub.url, user.accessToken, String(CONNECTIONS_PER_PROCESS)]));
-  const engine = ctx.app.flowRuntime.engine;
+  const runtime = ctx.app.flowRuntime;
   const rows: Row[] = [];
   try {
     await Promise.all(clients.map((c) => nextMessage(c, isReady, 30_000)));
@@ -72,7 +72,7 @@ export async function benchDebugFanout(ctx: BenchContext): Promise<BenchOutcome>
         const timer = setInterval(() => {
           const elapsed = performance.now() - started;
           const due = Math.min(rate * (PRODUCE_MS / 1000), Math.floor((elapsed * rate) / 1000));
-          while (produced < due) engine.inject(flowId, "dbgfan-inject", { payload: { t: now(), seq: produced++ } });
+          while (produced < due) void runtime.inject(flowId, "dbgfan-inject", { payload: { t: now(), seq: produced++ } });
           if (elapsed >= PRODUCE_MS) {
             clearInterval(timer);
             resolve();
@@ -92,7 +92,7 @@ export async function benchDebugFanout(ctx: BenchContext): Promise<BenchOutcome>
         if (total === last || performance.now() - drainStart > DRAIN_LIMIT_MS) break;
         last = total;
       }
-      engine.inject(flowId, "dbgfan-inject", { payload: { flush: true } });
+      void runtime.inject(flowId, "dbgfan-inject", { payload: { flush: true } });
       await sleep(500);
       const reports = await ask(clients, "report", isReport);
       const delivered = reports.reduce((s, r) => s + r.debug, 0);
@@ -124,7 +124,7 @@ export async function benchDebugFanout(ctx: BenchContext): Promise<BenchOutcome>
     return {
       rows,
       notes: [
-        `Benchmark 5b: ${clientsTotal} WebSocket clients (${CLIENT_PROCESSES} child processes × ${CONNECTIONS_PER_PROCESS} connections, all the same user) subscribed to \`debug\` on the real hub; an inject → debug flow deployed through REST and triggered with engine.inject at a fixed offered rate (a ${TICK_MS} ms timer injecting what is due), ${PRODUCE_MS / 1000} s per rate. The payload carries the inject time (performance.timeOrigin + performance.now(), ms since the epoch); each client parses every frame and records receive time − payload time (same machine, same clock). Delivered/s counts what arrived during the ${PRODUCE_MS / 1000} s of production; drops are the hub's \`{"type":"dropped"}\` notices (a client's send buffer above 1 MB). Everything — bench process, hub and both client processes — shares the 2 cores. Node-RED's figure is ANCHORS.md's (~985 debug msgs/s to one comms client), not measured side by side.`,
+        `Benchmark 5b: ${clientsTotal} WebSocket clients (${CLIENT_PROCESSES} child processes × ${CONNECTIONS_PER_PROCESS} connections, all the same user) subscribed to \`debug\` on the real hub; an inject → debug flow deployed through REST and triggered with flowRuntime.inject at a fixed offered rate (a ${TICK_MS} ms timer injecting what is due), ${PRODUCE_MS / 1000} s per rate. The payload carries the inject time (performance.timeOrigin + performance.now(), ms since the epoch); each client parses every frame and records receive time − payload time (same machine, same clock). Delivered/s counts what arrived during the ${PRODUCE_MS / 1000} s of production; drops are the hub's \`{"type":"dropped"}\` notices (a client's send buffer above 1 MB). Everything — bench process, hub and both client processes — shares the 2 cores. Node-RED's figure is ANCHORS.md's (~985 debug msgs/s to one comms client), not measured side by side.`,
       ],
     };
   } finally {

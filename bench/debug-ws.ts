@@ -40,14 +40,14 @@ export async function benchDebugEvents(ctx: BenchContext): Promise<BenchOutcome>
       client.send({ type: "count" });
       return nextMessage(client, isCounts);
     };
-    const engine = ctx.app.flowRuntime.engine;
+    const runtime = ctx.app.flowRuntime;
 
     ctx.log("producing debug events for 5 s");
     const before = await count();
     const started = performance.now();
     let produced = 0;
     while (performance.now() - started < PRODUCE_MS) {
-      for (let i = 0; i < PER_TURN; i++) engine.inject(flowId, "dbgbench-inject", { payload: produced++ });
+      for (let i = 0; i < PER_TURN; i++) void runtime.inject(flowId, "dbgbench-inject", { payload: produced++ });
       await nextTick();
     }
     const producedMs = performance.now() - started;
@@ -64,7 +64,7 @@ export async function benchDebugEvents(ctx: BenchContext): Promise<BenchOutcome>
       if (now.debug === last.debug || performance.now() - drainStart > DRAIN_LIMIT_MS) break;
       last = now;
     }
-    engine.inject(flowId, "dbgbench-inject", { payload: "flush" });
+    void runtime.inject(flowId, "dbgbench-inject", { payload: "flush" });
     produced++;
     await sleep(300);
     const final = await count();
@@ -90,7 +90,7 @@ export async function benchDebugEvents(ctx: BenchContext): Promise<BenchOutcome>
         },
       ],
       notes: [
-        `Benchmark 5: events flow debug node → runtime controller → ${ctx.app.store.kind} store pub/sub → hub → ws; the client runs in its own process and parses every frame. Triggered with engine.inject (${PER_TURN} per event-loop turn), not over REST.`,
+        `Benchmark 5: events flow debug node → runtime controller → ${ctx.app.store.kind} store pub/sub → hub → ws; the client runs in its own process and parses every frame. Triggered with flowRuntime.inject (${PER_TURN} per event-loop turn), not over REST.`,
       ],
     };
   } finally {

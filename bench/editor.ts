@@ -8,12 +8,12 @@ import { fmt, percentile } from "./lib/stats";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
 
 /**
- * 7. The flow editor in Chromium: opening a 500- and a 2,000-node flow (time from navigation until
+ * 8. The flow editor in Chromium: opening a 500- and a 2,000-node flow (time from navigation until
  * every node React Flow draws is visible) and the p95 frame time while a node is dragged across
  * the canvas. Needs the production build (`npm run build`): it starts the built server the way
  * Playwright does, on BENCH_EDITOR_PORT (default 3420), with a fresh data directory.
  */
-const B = "7 Editor (Chromium)";
+const B = "8 Editor (Chromium)";
 const PASSWORD = "Tangerine-Rocket-42";
 
 async function startServer(port: number, log: (m: string) => void) {

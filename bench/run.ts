@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: runs the benchmarks against one backend (embedded PGlite + in-process store, or
  * DATABASE_URL / REDIS_URL), prints a table and rewrites that backend's section of
- * docs/BENCHMARKS.md. `npm run bench -- accounts runtime` runs only those (and writes nothing).
+ * docs/BENCHMARKS.md. `npm run bench -- accounts runtime` runs only those (and writes nothing), except
+ * `failover`, which always rewrites its own section ("Several instances").
  */
 import { execFileSync } from "node:child_process";
 import os from "node:os";
@@ -16,6 +17,7 @@ import { benchDebugEvents } from "./debug-ws";
 import { benchDebugFanout } from "./debug-fanout";
 import { benchInject } from "./inject";
 import { benchEditor } from "./editor";
+import { benchFailover } from "./failover";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
@@ -40,8 +42,10 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "debug", title: "5 Debug events to one WebSocket", run: benchDebugEvents },
   { name: "debug100", title: "5b Debug events to 100 WebSocket clients", run: benchDebugFanout },
   { name: "inject", title: "6 Inject over REST", run: benchInject },
+  // Its own processes and its own section of the report (it needs DATABASE_URL and REDIS_URL).
+  { name: "failover", title: "7 Several instances: failover, forwarded injects", run: benchFailover },
   { name: "flows", title: "3 Flows at scale", run: benchFlowsAtScale },
-  { name: "editor", title: "7 Editor (Chromium)", run: benchEditor, explicit: true },
+  { name: "editor", title: "8 Editor (Chromium)", run: benchEditor, explicit: true },
 ];
 
 const started = performance.now();

@@ -22,6 +22,10 @@ const envSchema = z
     PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" }).optional(),
     REDIS_URL: z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).optional(),
+    REDIS_KEY_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/, "must be 1-64 letters, digits or _ . : -")
+      .default("fp:"),
     JWT_SECRET: secret.optional(),
     ENCRYPTION_KEY: secret.optional(),
     SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional(),
@@ -39,6 +43,8 @@ const envSchema = z
     /** Let http-request nodes reach private, loopback and link-local addresses (off: SSRF protection). */
     HTTP_REQUEST_ALLOW_PRIVATE: bool.default(false),
     BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
+    /** This instance's name in a cluster (GET /health, flow placement); default: host name, process id and a random suffix. */
+    INSTANCE_ID: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "must be 1-64 letters, digits, '.', '_' or '-'").optional(),
   })
   .superRefine((env, ctx) => {
     // With a shared database several instances must sign and decrypt with the same keys, so the

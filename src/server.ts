@@ -42,7 +42,7 @@ const nextApp = next({ dev, hostname: env.HOST, port: env.PORT, dir: process.cwd
 await nextApp.prepare();
 const handle = nextApp.getRequestHandler();
 const nextUpgrade = nextApp.getUpgradeHandler();
-const hub = createRealtimeHub({ app, devices: new DeviceChannel(app.store, app.devices) });
+const hub = createRealtimeHub({ app, devices: new DeviceChannel(app.store, app.flowRuntime) });
 
 const hsts = app.config.publicUrl.startsWith("https://");
 const server = http.createServer((req, res) => {
@@ -69,9 +69,9 @@ server.on("upgrade", (req, socket, head) => {
   }
 });
 
-// Deployed, enabled flows run again from their deployment snapshots.
-const restarted = await app.flowRuntime.startAll();
-if (restarted > 0) logger.info({ flows: restarted }, "deployed flows restarted");
+// Deployed, enabled flows run again from their deployment snapshots: all of them here with one
+// instance; in a cluster, this instance joins and takes its share.
+await app.flowRuntime.start();
 
 server.listen(env.PORT, env.HOST, () => {
   const address = server.address();
@@ -91,6 +91,8 @@ async function shutdown(signal: string) {
   force.unref();
   server.close();
   server.closeAllConnections?.();
+  // Flows first: in a cluster the others take them over at once, whatever the sockets still do.
+  await app.flowRuntime.close();
   await hub.close();
   await app.close();
   process.exit(0);

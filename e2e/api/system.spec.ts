@@ -3,8 +3,9 @@ import WebSocket from "ws";
 
 // The server under test inherits this process's environment (playwright.config.ts), so the
 // expected backends follow the same variables.
-const expectedDatabase = process.env.DATABASE_URL ? "postgres" : "embedded";
-const expectedStore = process.env.REDIS_URL ? "redis" : "memory";
+// CI names the backends it expects (E2E_EXPECT_*), so a production run can never pass on the embedded defaults.
+const expectedDatabase = process.env.E2E_EXPECT_DATABASE ?? (process.env.DATABASE_URL ? "postgresql" : "embedded");
+const expectedStore = process.env.E2E_EXPECT_STORE ?? (process.env.REDIS_URL ? "redis" : "memory");
 
 /** Every JSON answer of the API is JSON and carries nosniff. */
 async function json(res: APIResponse): Promise<Record<string, unknown>> {
@@ -21,6 +22,8 @@ test.describe("system API", () => {
     expect(body).toMatchObject({ status: "ok" });
     expect(typeof body.version).toBe("string");
     expect(body.uptime_sec).toBeGreaterThanOrEqual(0);
+    // The instance's name, as flows report where they run (SPEC §11).
+    expect(body.instance_id).toMatch(/^[A-Za-z0-9._-]{1,64}$/);
     expect(res.headers()["x-request-id"]).toBeTruthy();
   });
 

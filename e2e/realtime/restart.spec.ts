@@ -62,7 +62,10 @@ async function runOnce(token: string): Promise<unknown> {
   const frames: Array<Record<string, any>> = [];
   ws.on("message", (d) => frames.push(JSON.parse(d.toString())));
   await expect.poll(() => frames.some((f) => f.type === "ready")).toBe(true);
-  expect((await api("POST", "/nodes/restart-inject/inject", token, {})).status).toBe(200);
+  // On PostgreSQL + Redis the restarted instance takes the flow once the killed one's lease has run
+  // out (about 4 s, docs/ARCHITECTURE.md "Several instances"); until then the inject is refused (409
+  // or 503) and nothing is sent, so asking again cannot send twice.
+  await expect.poll(async () => (await api("POST", "/nodes/restart-inject/inject", token, {})).status, { timeout: 20_000 }).toBe(200);
   await expect.poll(() => frames.some((f) => f.topic === "debug")).toBe(true);
   ws.close();
   return frames.find((f) => f.topic === "debug")!.data.msg;

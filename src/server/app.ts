@@ -7,14 +7,20 @@ import { resolveSecrets, type Secrets } from "./secrets";
 import { createMailer, type Mailer } from "./mail/mailer";
 import { createNodeRegistry, type NodeRegistry } from "./nodes/registry";
 import { builtinBehaviours } from "./nodes/behaviours";
-import { FlowRuntimeController } from "./services/flows/runtime-controller";
+import { createFlowRuntime, resolveInstanceId, type FlowRuntime } from "./flow-runtime";
 import { DeviceBus } from "./realtime/device-bus";
 import { WebhookRegistry } from "./runtime/webhooks";
 import { createSafeFetch } from "./runtime/safe-fetch";
+import { SandboxPool } from "./runtime/sandbox/sandbox-pool";
+import { jwtKeys, type JwtKeys } from "./auth/jwt";
+import { deriveKey } from "./auth/crypto";
+import { createAuthLimiters, type AuthLimiters } from "./auth/limits";
 
 export interface AppConfig {
   env: Env;
   secrets: Secrets;
+  /** Keys derived from the secrets once, at start-up. */
+  keys: AppKeys;
   /** The origin used in mails and by next-auth; never taken from a request's Host header. */
   publicUrl: string;
   dataDir: string;
@@ -30,25 +36,43 @@ export interface AppServices {
   config: AppConfig;
   db: Database;
   store: KeyValueStore;
+  /** The rate limiters of the account and API paths, on the store. */
+  limits: AuthLimiters;
   logger: Logger;
   mailer: Mailer;
   /** The node catalog. */
   nodes: NodeRegistry;
-  /** The flows this instance runs. */
-  flowRuntime: FlowRuntimeController;
-  devices: DeviceBus;
-  webhooks: WebhookRegistry;
+  /**
+   * The running flows: the one door to them for services, routers and the servers (deploy, stop,
+   * inject, statuses, webhooks, device messages), wherever in the cluster a flow runs.
+   */
+  flowRuntime: FlowRuntime;
   startedAt: Date;
   close(): Promise<void>;
+}
+
+export interface AppKeys {
+  /** Signs and verifies access tokens. */
+  jwt: JwtKeys;
+  /** Encrypts TOTP secrets at rest. */
+  mfa: Buffer;
+  /** Peppers backup-code hashes. */
+  backupPepper: Buffer;
 }
 
 export const APP_VERSION = "0.1.0";
 
 export function resolveConfig(env: Env): AppConfig {
   const dataDir = path.resolve(env.DATA_DIR);
+  const secrets = resolveSecrets({ dataDir, jwtSecret: env.JWT_SECRET, encryptionKey: env.ENCRYPTION_KEY });
   return {
     env,
-    secrets: resolveSecrets({ dataDir, jwtSecret: env.JWT_SECRET, encryptionKey: env.ENCRYPTION_KEY }),
+    secrets,
+    keys: {
+      jwt: jwtKeys(secrets.jwtSecret),
+      mfa: deriveKey(secrets.encryptionKey, "mfa-secret-v1"),
+      backupPepper: deriveKey(secrets.encryptionKey, "backup-code-pepper-v1"),
+    },
     publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, ""),
     dataDir,
     version: APP_VERSION,
@@ -62,9 +86,48 @@ export interface CreateAppOptions {
   dbSchema?: string;
   storeKeyPrefix?: string;
   logger?: Logger;
+  /**
+   * Tests (and benchmarks) build several AppServices in one process to stand for several
+   * instances; they say so here. Anything else gets one per process (see claimProcessSlot).
+   */
+  allowSeveralPerProcess?: boolean;
+}
+
+// Held on globalThis, not in this module: Next bundles its own copy of this module, and a second
+// AppServices built through that copy (a second database pool, a second runtime running every
+// flow again) is exactly what this guard is for.
+const LIVE_APPS = Symbol.for("flowplane.liveApps");
+type LiveApps = { [LIVE_APPS]?: number };
+
+/** Throws if this process already has a live AppServices, unless the caller allows several. */
+function claimProcessSlot(allowSeveral: boolean): () => void {
+  const slot = globalThis as LiveApps;
+  const live = slot[LIVE_APPS] ?? 0;
+  if (live > 0 && !allowSeveral) {
+    throw new Error(
+      "a second AppServices was created in this process: there must be exactly one (the custom server builds it; Next's code reaches it through app-context.ts)",
+    );
+  }
+  slot[LIVE_APPS] = live + 1;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    slot[LIVE_APPS] = Math.max(0, (slot[LIVE_APPS] ?? 1) - 1);
+  };
 }
 
 export async function createApp(options: CreateAppOptions = {}): Promise<AppServices> {
+  const release = claimProcessSlot(options.allowSeveralPerProcess ?? false);
+  try {
+    return await buildApp(options, release);
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+async function buildApp(options: CreateAppOptions, release: () => void): Promise<AppServices> {
   const env = options.env ?? getEnv();
   const config = resolveConfig(env);
   const logger = options.logger ?? createLogger({ level: env.LOG_LEVEL });
@@ -76,40 +139,48 @@ export async function createApp(options: CreateAppOptions = {}): Promise<AppServ
   if (db.migrations.applied.length > 0) {
     logger.info({ applied: db.migrations.applied }, "database migrations applied");
   }
-  const store = createStore({ redisUrl: env.REDIS_URL, keyPrefix: options.storeKeyPrefix });
+  const store = createStore({ redisUrl: env.REDIS_URL, keyPrefix: options.storeKeyPrefix ?? env.REDIS_KEY_PREFIX });
   const mailer = createMailer({ dataDir: config.dataDir, smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, logger });
   const nodes = createNodeRegistry();
   const devices = new DeviceBus(store, logger);
   const webhooks = new WebhookRegistry();
   const httpRequest = createSafeFetch({ allowPrivate: env.HTTP_REQUEST_ALLOW_PRIVATE });
-  const flowRuntime = new FlowRuntimeController({
+  // The function nodes' worker pool belongs to this app: its workers start at the first function node.
+  const sandboxes = new SandboxPool();
+  const flowRuntime = createFlowRuntime(store, {
     prisma: db.prisma,
-    store,
     logger,
     nodes,
     behaviours: builtinBehaviours(),
+    devices,
+    instanceId: resolveInstanceId(env.INSTANCE_ID),
     services: {
       sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
       onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),
       webhooks,
       httpRequest,
+      sandboxes,
     },
   });
   return {
     config,
     db,
     store,
+    limits: createAuthLimiters(store, env),
     logger,
     mailer,
     nodes,
     flowRuntime,
-    devices,
-    webhooks,
     startedAt: new Date(),
     close: async () => {
-      await flowRuntime.close();
-      await store.close();
-      await db.close();
+      try {
+        await flowRuntime.close();
+        await sandboxes.close();
+        await store.close();
+        await db.close();
+      } finally {
+        release();
+      }
     },
   };
 }

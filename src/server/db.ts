@@ -11,7 +11,7 @@ export type { PrismaClient };
 export type Db = PrismaClient;
 
 export interface Database {
-  readonly kind: "embedded" | "postgres";
+  readonly kind: "embedded" | "postgresql";
   readonly prisma: PrismaClient;
   /** Resolves when the database answers within timeoutMs; rejects otherwise. */
   ping(timeoutMs?: number): Promise<void>;
@@ -125,7 +125,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     adapter: new PrismaPg(pool, options.schema ? { schema: options.schema } : undefined),
   });
   return {
-    kind: "postgres",
+    kind: "postgresql",
     prisma,
     migrations,
     ping: async (timeoutMs = 2000) => {

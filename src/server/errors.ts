@@ -1,3 +1,4 @@
+import { isStoreUnavailable } from "./store/types";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 
 /**
@@ -102,9 +103,6 @@ function isZodLike(value: unknown): value is { issues: ZodLikeIssue[] } {
   );
 }
 
-function isStoreUnavailable(value: unknown): boolean {
-  return typeof value === "object" && value !== null && (value as { name?: unknown }).name === "StoreUnavailableError";
-}
 
 // Connection-level failures of the database drivers (pg, PGlite, Prisma's adapters): fail closed.
 const DB_UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "57P01", "57P03", "08006", "08001", "08003", "P1001", "P1002", "P1017"]);

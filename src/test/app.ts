@@ -39,6 +39,8 @@ export async function createTestApp(overrides: Record<string, string> = {}): Pro
     dbSchema: schema,
     storeKeyPrefix: `fp-test-${suffix}:`,
     logger: createLogger({ level: "silent" }),
+    // Test files stand up several apps in one worker to play several instances.
+    allowSeveralPerProcess: true,
   });
   const close = app.close;
   app.close = async () => {

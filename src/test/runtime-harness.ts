@@ -4,6 +4,7 @@ import { builtinBehaviours } from "@/server/nodes/behaviours";
 import { createNodeRegistry } from "@/server/nodes/registry";
 import { outputCount } from "@/server/nodes/types";
 import { WebhookRegistry } from "@/server/runtime/webhooks";
+import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
 
 export interface HarnessNode {
   id: string;
@@ -35,10 +36,11 @@ export async function loadTestFlow(nodes: HarnessNode[], connections: Array<{ so
   });
   const behaviours = new Map([...builtinBehaviours(), ["sink", sink]]);
   const webhooks = services.webhooks ?? new WebhookRegistry();
+  const ownPool = services.sandboxes ? undefined : new SandboxPool();
   const engine = new FlowEngine({
     behaviours,
     outputsOf: (node) => (node.type === "sink" ? 0 : outputCount(registry.get(node.type)!, node.config)),
-    services: { webhooks, ...services },
+    services: { webhooks, sandboxes: ownPool, ...services },
     hooks: {
       onFlowState: () => undefined,
       onNodeStatus: (e) => statuses.push({ nodeId: e.nodeId, status: e.status }),
@@ -85,6 +87,9 @@ export async function loadTestFlow(nodes: HarnessNode[], connections: Array<{ so
       }
       return received;
     },
-    close: () => engine.close(),
+    close: async () => {
+      await engine.close();
+      await ownPool?.close();
+    },
   };
 }

@@ -6,6 +6,7 @@ import { createInnerContext } from "@/server/api/trpc";
 import { browserSessionId } from "@/server/auth/next-auth";
 import { CLIENT_IP_HEADER } from "@/server/api/rest/client-ip";
 import { newId } from "@/server/ids";
+import { getOpenApiDocument } from "@/server/api/rest";
 
 /** A tRPC caller for server components, authenticated by the request's session cookie. */
 export async function serverCaller() {
@@ -23,4 +24,10 @@ export async function serverCaller() {
     }),
   );
   return { caller, signedIn: sessionId !== undefined };
+}
+
+/** The OpenAPI document of the REST surface, for the docs page (the same one /api/v1/openapi.json serves). */
+export async function openApiDocument(): Promise<unknown> {
+  const app = await getApp();
+  return getOpenApiDocument(app.config.publicUrl, app.config.version);
 }

@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { getOpenApiDocument } from "@/server/api/rest";
-import { getApp } from "@/server/app-context";
+import { openApiDocument } from "@/trpc/server";
 import { SiteHeader } from "@/components/site-header";
 
 export const metadata: Metadata = { title: "API documentation" };
@@ -47,8 +46,7 @@ function Paragraphs({ text }: { text: string }) {
 
 /** Renders the OpenAPI document served at /api/v1/openapi.json, on the server, without scripts. */
 export default async function DocsPage() {
-  const app = await getApp();
-  const doc = getOpenApiDocument(app.config.publicUrl, app.config.version) as unknown as {
+  const doc = (await openApiDocument()) as {
     info: { title: string; version: string; description?: string };
     paths: Record<string, Record<string, Json>>;
   };

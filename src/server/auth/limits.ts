@@ -1,5 +1,6 @@
 import type { AppServices } from "../app";
-import { createRateLimiter, type RateLimiter } from "../store";
+import type { Env } from "../../env";
+import { createRateLimiter, type KeyValueStore, type RateLimiter } from "../store";
 import { rateLimited } from "../errors";
 
 const WINDOW_15_MIN = 15 * 60;
@@ -21,27 +22,24 @@ export interface AuthLimiters {
   apiPerCredential: RateLimiter;
 }
 
-const cache = new WeakMap<AppServices, AuthLimiters>();
+/** Built once per AppServices (createApp), so every bundle's copy of this code uses the same limiters. */
+export function createAuthLimiters(store: KeyValueStore, env: Env): AuthLimiters {
+  const make = (keyPrefix: string, points: number, durationSec: number) => createRateLimiter(store, { keyPrefix, points, durationSec });
+  return {
+    loginPerIp: make("login-ip", env.RATE_LIMIT_LOGIN_PER_IP, WINDOW_15_MIN),
+    loginFailuresPerAccount: make("login-fail", env.RATE_LIMIT_LOGIN_FAILURES_PER_ACCOUNT, WINDOW_15_MIN),
+    registerPerIp: make("register-ip", env.RATE_LIMIT_REGISTER_PER_IP, WINDOW_15_MIN),
+    mfaFailuresPerAccount: make("mfa-fail", env.RATE_LIMIT_MFA_FAILURES_PER_ACCOUNT, WINDOW_15_MIN),
+    passwordResetPerIp: make("reset-ip", env.RATE_LIMIT_PASSWORD_RESET_PER_IP, WINDOW_15_MIN),
+    passwordResetPerAccount: make("reset-account", 5, 3600),
+    verificationPerAccount: make("verify-account", 5, 3600),
+    refreshPerIp: make("refresh-ip", env.RATE_LIMIT_API_PER_CREDENTIAL, 60),
+    apiPerCredential: make("api", env.RATE_LIMIT_API_PER_CREDENTIAL, 60),
+  };
+}
 
 export function authLimiters(app: AppServices): AuthLimiters {
-  let limiters = cache.get(app);
-  if (!limiters) {
-    const env = app.config.env;
-    const make = (keyPrefix: string, points: number, durationSec: number) => createRateLimiter(app.store, { keyPrefix, points, durationSec });
-    limiters = {
-      loginPerIp: make("login-ip", env.RATE_LIMIT_LOGIN_PER_IP, WINDOW_15_MIN),
-      loginFailuresPerAccount: make("login-fail", env.RATE_LIMIT_LOGIN_FAILURES_PER_ACCOUNT, WINDOW_15_MIN),
-      registerPerIp: make("register-ip", env.RATE_LIMIT_REGISTER_PER_IP, WINDOW_15_MIN),
-      mfaFailuresPerAccount: make("mfa-fail", env.RATE_LIMIT_MFA_FAILURES_PER_ACCOUNT, WINDOW_15_MIN),
-      passwordResetPerIp: make("reset-ip", env.RATE_LIMIT_PASSWORD_RESET_PER_IP, WINDOW_15_MIN),
-      passwordResetPerAccount: make("reset-account", 5, 3600),
-      verificationPerAccount: make("verify-account", 5, 3600),
-      refreshPerIp: make("refresh-ip", env.RATE_LIMIT_API_PER_CREDENTIAL, 60),
-      apiPerCredential: make("api", env.RATE_LIMIT_API_PER_CREDENTIAL, 60),
-    };
-    cache.set(app, limiters);
-  }
-  return limiters;
+  return app.limits;
 }
 
 /** Consumes one point or throws 429 with Retry-After. */

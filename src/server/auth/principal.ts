@@ -2,7 +2,7 @@ import type { AppServices } from "../app";
 import { AppError } from "../errors";
 import { sha256 } from "../ids";
 import { isRole, type ApiKeyScope, type Role } from "../permissions";
-import { jwtKeys, looksLikeJwt, verifyAccessToken, type JwtKeys } from "./jwt";
+import { looksLikeJwt, verifyAccessToken, type JwtKeys } from "./jwt";
 import { SessionStore, type SessionRecord } from "./sessions";
 import { authenticateApiKey, isApiKeySecret } from "./api-keys";
 
@@ -41,15 +41,8 @@ export interface Credentials {
   browserSessionId?: string;
 }
 
-const keysCache = new WeakMap<AppServices, JwtKeys>();
-
 export function appJwtKeys(app: AppServices): JwtKeys {
-  let keys = keysCache.get(app);
-  if (!keys) {
-    keys = jwtKeys(app.config.secrets.jwtSecret);
-    keysCache.set(app, keys);
-  }
-  return keys;
+  return app.config.keys.jwt;
 }
 
 /** A stable, non-secret key for per-credential rate limits. */

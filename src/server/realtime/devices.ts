@@ -1,7 +1,12 @@
 import type { WebSocket } from "ws";
 import type { KeyValueStore } from "../store";
 import type { ApiKeyPrincipal } from "../auth/principal";
-import { devicesOutChannel, type DeviceBus, type DeviceOutMessage } from "./device-bus";
+import { devicesOutChannel, type DeviceInMessage, type DeviceOutMessage } from "./device-bus";
+
+/** Where device messages go: the flow runtime (its device-in nodes, on whichever instance). */
+export interface DeviceMessageSink {
+  deviceMessage(organizationId: string, message: DeviceInMessage): void;
+}
 
 const onlineSetKey = (organizationId: string) => `devices-online:${organizationId}`;
 const seenKey = (keyId: string) => `device-seen:${keyId}`;
@@ -14,7 +19,7 @@ export class DeviceChannel {
 
   constructor(
     private readonly store: KeyValueStore,
-    private readonly bus: DeviceBus,
+    private readonly flows: DeviceMessageSink,
   ) {}
 
   attach(ws: WebSocket, principal: ApiKeyPrincipal): void {
@@ -50,7 +55,7 @@ export class DeviceChannel {
   }
 
   publish(principal: ApiKeyPrincipal, topic: string, payload: unknown): void {
-    this.bus.publishFromDevice(principal.organizationId, { topic, payload, device_key_id: principal.keyId });
+    this.flows.deviceMessage(principal.organizationId, { topic, payload, device_key_id: principal.keyId });
   }
 
   private forward(organizationId: string, message: DeviceOutMessage) {

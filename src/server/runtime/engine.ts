@@ -29,6 +29,11 @@ export interface EngineOptions {
   services?: RuntimeServices;
   /** How long a closing node may take before the deploy goes on without it. */
   closeTimeoutMs?: number;
+  /**
+   * While this answers false for a flow, nothing of that flow is sent or delivered: the instance
+   * can no longer prove it may run the flow (its cluster lease), e.g. after being paused.
+   */
+  fence?: (flowId: string) => boolean;
 }
 
 interface LiveNode {
@@ -244,6 +249,7 @@ export class FlowEngine {
   /** Puts a node's output on its wires: the first target gets the message, the others clones. */
   private route(flow: RunningFlow, live: LiveNode, value: SendValue): void {
     if (flow.generation < 0 || value === null || value === undefined) return;
+    if (this.options.fence && !this.options.fence(flow.spec.flowId)) return;
     const perPort: Array<Message | Message[] | null | undefined> = Array.isArray(value) ? value : [value];
     perPort.forEach((portValue, port) => {
       if (portValue === null || portValue === undefined) return;
@@ -274,6 +280,7 @@ export class FlowEngine {
       this.queue[this.queueHead++] = undefined;
       processed++;
       if (item.flow.generation !== item.generation) continue;
+      if (this.options.fence && !this.options.fence(item.flow.spec.flowId)) continue;
       const live = item.flow.nodes.get(item.target);
       if (!live?.behaviour.input) continue;
       this.deliver(item.flow, live, item.msg);

@@ -71,6 +71,8 @@ export interface RuntimeServices {
     url: string,
     init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number },
   ) => Promise<{ status: number; headers: Record<string, string>; body: Buffer; url: string }>;
+  /** The function node's sandboxes (the application's worker pool). */
+  sandboxes?: import("./sandbox/sandbox-pool").SandboxPool;
   /** Webhook routes for http-in / http-response. */
   webhooks?: import("./webhooks").WebhookRegistry;
   /** Sends a message to connected devices of the organization (any instance). */

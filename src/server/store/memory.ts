@@ -1,4 +1,4 @@
-import { StoreUnavailableError, type KeyValueStore } from "./types";
+import { decodeLease, encodeLease, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend } from "./types";
 
 type Entry =
   | { kind: "string"; value: string; expiresAt: number | null }
@@ -24,6 +24,9 @@ export class MemoryStore implements KeyValueStore {
 
   private readonly entries = new Map<string, Entry>();
   private readonly channels = new Map<string, Set<Subscription>>();
+  /** Fencing counters of leases: they outlive the grants, as in Redis. */
+  private readonly fences = new Map<string, number>();
+  private readonly limiters = new Map<string, unknown>();
   private readonly onHandlerError: (error: unknown, channel: string) => void;
   private sweepTimer: NodeJS.Timeout | null;
   private closed = false;
@@ -133,10 +136,44 @@ export class MemoryStore implements KeyValueStore {
     return [...setValue(key, entry)];
   }
 
-  async publish(channel: string, message: string): Promise<void> {
+  async leaseAcquire(key: string, holder: string, ttlMs: number): Promise<Lease | null> {
+    this.assertOpen();
+    const expiresAt = expiryFrom(ttlMs);
+    if (this.live(key)) return null;
+    const token = (this.fences.get(key) ?? 0) + 1;
+    this.fences.set(key, token);
+    const lease: Lease = { holder, token, since: Date.now() };
+    this.entries.set(key, { kind: "string", value: encodeLease(lease), expiresAt });
+    return lease;
+  }
+
+  async leaseRenew(key: string, token: number, ttlMs: number): Promise<boolean> {
+    this.assertOpen();
+    const expiresAt = expiryFrom(ttlMs);
+    const entry = this.live(key);
+    if (!entry || decodeLease(stringValue(key, entry))?.token !== token) return false;
+    entry.expiresAt = expiresAt;
+    return true;
+  }
+
+  async leaseRelease(key: string, token: number): Promise<boolean> {
+    this.assertOpen();
+    const entry = this.live(key);
+    if (!entry || decodeLease(stringValue(key, entry))?.token !== token) return false;
+    this.entries.delete(key);
+    return true;
+  }
+
+  async leaseGet(key: string): Promise<Lease | null> {
+    this.assertOpen();
+    const entry = this.live(key);
+    return entry ? decodeLease(stringValue(key, entry)) : null;
+  }
+
+  async publish(channel: string, message: string): Promise<number> {
     this.assertOpen();
     const subscriptions = this.channels.get(channel);
-    if (!subscriptions) return;
+    if (!subscriptions) return 0;
     for (const subscription of [...subscriptions]) {
       // Delivered later, as Redis would, so a handler that publishes or unsubscribes cannot
       // re-enter the publisher mid-loop; one that unsubscribed meanwhile is skipped.
@@ -149,6 +186,7 @@ export class MemoryStore implements KeyValueStore {
         }
       });
     }
+    return subscriptions.size;
   }
 
   async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
@@ -168,6 +206,10 @@ export class MemoryStore implements KeyValueStore {
     };
   }
 
+  rateLimitBackend(): RateLimitBackend {
+    return { kind: "memory", limiters: this.limiters };
+  }
+
   async ping(): Promise<void> {
     this.assertOpen();
   }
@@ -180,6 +222,7 @@ export class MemoryStore implements KeyValueStore {
     }
     this.entries.clear();
     this.channels.clear();
+    this.fences.clear();
   }
 
   private assertOpen(): void {

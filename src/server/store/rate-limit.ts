@@ -1,11 +1,11 @@
 import {
   RateLimiterMemory,
   RateLimiterRedis,
-  RateLimiterRes,
   type RateLimiterAbstract,
+  type RateLimiterRes,
 } from "rate-limiter-flexible";
-import { RedisStore } from "./redis";
-import { StoreUnavailableError, type KeyValueStore } from "./types";
+import type { Redis } from "ioredis";
+import { isStoreUnavailable, StoreUnavailableError, type KeyValueStore } from "./types";
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -28,11 +28,6 @@ export interface RateLimiterOptions {
   durationSec: number;
 }
 
-// Per store, so limiters created on the same MemoryStore with the same settings share counters the
-// way they would in Redis, while separate stores (tests, other instances) never do. A WeakMap lets
-// a discarded store take its counters with it.
-const memoryLimiters = new WeakMap<KeyValueStore, Map<string, RateLimiterMemory>>();
-
 /**
  * A fixed-window limiter on top of the configured store: in-process for MemoryStore, shared
  * through Redis for RedisStore. Store failures reject with StoreUnavailableError, so callers fail
@@ -51,13 +46,14 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
 
   let limiter: RateLimiterAbstract;
   let ensureAvailable: () => Promise<void>;
-  if (store instanceof RedisStore) {
+  const backend = store.rateLimitBackend();
+  if (backend.kind === "redis") {
     limiter = new RateLimiterRedis({
-      storeClient: store.client,
+      storeClient: backend.client as Redis,
       // ioredis, not node-redis: the library then uses ioredis' call style and reply shapes.
       useRedisPackage: false,
       // Under the store's prefix, so apps sharing a Redis keep their counters apart.
-      keyPrefix: `${store.keyPrefix}rl:${keyPrefix}`,
+      keyPrefix: `${backend.keyPrefix}rl:${keyPrefix}`,
       points,
       duration: durationSec,
       // inMemoryBlockOnConsumed stays off: a block remembered by one instance would outlive a
@@ -65,28 +61,23 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
     });
     // The library would send commands straight into a connection that may still be starting, or
     // be down; the store's own readiness check gives the same wait-on-start-up and fail-fast.
-    ensureAvailable = () => store.ready();
-  } else if (store.kind === "memory") {
-    let byStore = memoryLimiters.get(store);
-    if (!byStore) {
-      byStore = new Map();
-      memoryLimiters.set(store, byStore);
-    }
+    ensureAvailable = backend.ready;
+  } else {
+    // Limiters with the same settings on the same store share their counters, the way they would
+    // in Redis, while separate stores (tests, other instances) never do.
     const cacheKey = `${keyPrefix}\u0000${points}\u0000${durationSec}`;
-    let memoryLimiter = byStore.get(cacheKey);
+    let memoryLimiter = backend.limiters.get(cacheKey) as RateLimiterMemory | undefined;
     if (!memoryLimiter) {
       memoryLimiter = new RateLimiterMemory({ keyPrefix, points, duration: durationSec });
-      byStore.set(cacheKey, memoryLimiter);
+      backend.limiters.set(cacheKey, memoryLimiter);
     }
     limiter = memoryLimiter;
     // Counters live in the limiter, not the store, so a closed store must be checked explicitly.
     ensureAvailable = () => store.ping();
-  } else {
-    throw new TypeError(`no rate limiter for store kind "${store.kind}"`);
   }
 
   const translateFailure = (error: unknown): never => {
-    if (error instanceof StoreUnavailableError) throw error;
+    if (isStoreUnavailable(error)) throw error;
     const detail = error instanceof Error ? error.message : String(error);
     throw new StoreUnavailableError(`rate limiter store unavailable: ${detail}`, { cause: error });
   };
@@ -102,7 +93,7 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
         return { allowed: true, remaining: res.remainingPoints, retryAfterSec: 0 };
       } catch (error) {
         // Over the limit is an answer, not a failure: the library rejects with the counter state.
-        if (error instanceof RateLimiterRes) {
+        if (isRateLimiterRes(error)) {
           return { allowed: false, remaining: error.remainingPoints, retryAfterSec: retryAfter(error) };
         }
         return translateFailure(error);
@@ -132,6 +123,17 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
       }
     },
   };
+}
+
+// By shape, not class: a memory limiter lives on the store and may have been created by another
+// bundle's copy of rate-limiter-flexible.
+function isRateLimiterRes(value: unknown): value is RateLimiterRes {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as RateLimiterRes).msBeforeNext === "number" &&
+    typeof (value as RateLimiterRes).remainingPoints === "number"
+  );
 }
 
 function retryAfter(res: RateLimiterRes): number {

@@ -1,79 +1,18 @@
 import { randomUUID } from "node:crypto";
-import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { RedisStore } from "./redis";
 import { storeContract } from "./store.contract";
 import { StoreUnavailableError } from "./types";
+import { isListening, TcpProxy } from "@/test/tcp-proxy";
 
 const explicitUrl = process.env.REDIS_URL;
 const redisUrl = explicitUrl ?? "redis://127.0.0.1:6379";
 
-/** True when something accepts TCP connections there within the timeout. */
-function listening(host: string, port: number, timeoutMs = 500): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    const done = (result: boolean) => {
-      socket.destroy();
-      resolve(result);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-  });
-}
-
 // A configured REDIS_URL is a promise that Redis is there, so a down server must fail the run; the
 // default local Redis is only a convenience, and without it the suite is skipped.
-const redisAvailable = explicitUrl !== undefined || (await listening("127.0.0.1", 6379));
+const redisAvailable = explicitUrl !== undefined || (await isListening(6379));
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Forwards TCP to Redis and can cut every connection, standing in for a Redis outage. */
-class TcpProxy {
-  private server: net.Server | null = null;
-  private readonly sockets = new Set<net.Socket>();
-  port = 0;
-
-  constructor(
-    private readonly targetHost: string,
-    private readonly targetPort: number,
-  ) {}
-
-  async start(port = 0): Promise<void> {
-    const server = net.createServer((client) => {
-      const upstream = net.connect({ host: this.targetHost, port: this.targetPort });
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.once("close", () => this.sockets.delete(socket));
-        socket.on("error", () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(port, "127.0.0.1", () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
-    this.server = server;
-    const address = server.address();
-    if (address === null || typeof address === "string") throw new Error("proxy has no TCP address");
-    this.port = address.port;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = null;
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
 
 describe.skipIf(!redisAvailable)("RedisStore", () => {
   storeContract(
@@ -83,7 +22,7 @@ describe.skipIf(!redisAvailable)("RedisStore", () => {
 
   it("fails fast while Redis is unreachable and recovers when it returns", async () => {
     const target = new URL(redisUrl);
-    const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
+    const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
     await proxy.start();
     const viaProxy = new URL(redisUrl);
     viaProxy.hostname = "127.0.0.1";

@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from "ioredis";
-import { StoreUnavailableError, type KeyValueStore } from "./types";
+import { decodeLease, isStoreUnavailable, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend } from "./types";
 
 export interface RedisStoreOptions {
   url: string;
@@ -27,8 +27,32 @@ end
 return value
 `;
 
+// Leases: "token|since|holder" under the key, the fencing counter under key + ":fence" (no TTL, so
+// tokens keep growing across grants). Renew and release act only on the grant with that token.
+const LEASE_ACQUIRE_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return nil end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], token .. '|' .. ARGV[3] .. '|' .. ARGV[1], 'PX', ARGV[2])
+return token
+`;
+const LEASE_RENEW_SCRIPT = `
+local value = redis.call('GET', KEYS[1])
+if not value or string.match(value, '^(%d+)|') ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+const LEASE_RELEASE_SCRIPT = `
+local value = redis.call('GET', KEYS[1])
+if not value or string.match(value, '^(%d+)|') ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`;
+
 type ScriptedRedis = Redis & {
   fpIncr(key: string, by: number, ttlMs: number): Promise<number>;
+  fpLeaseAcquire(key: string, fenceKey: string, holder: string, ttlMs: number, now: number): Promise<number | null>;
+  fpLeaseRenew(key: string, token: string, ttlMs: number): Promise<number>;
+  fpLeaseRelease(key: string, token: string): Promise<number>;
 };
 
 interface Subscription {
@@ -75,7 +99,12 @@ export class RedisStore implements KeyValueStore {
       socketTimeout: SOCKET_TIMEOUT_MS,
       // Never give up: an outage of any length must heal without restarting the app.
       retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
-      scripts: { fpIncr: { lua: INCR_SCRIPT, numberOfKeys: 1 } },
+      scripts: {
+        fpIncr: { lua: INCR_SCRIPT, numberOfKeys: 1 },
+        fpLeaseAcquire: { lua: LEASE_ACQUIRE_SCRIPT, numberOfKeys: 2 },
+        fpLeaseRenew: { lua: LEASE_RENEW_SCRIPT, numberOfKeys: 1 },
+        fpLeaseRelease: { lua: LEASE_RELEASE_SCRIPT, numberOfKeys: 1 },
+      },
     };
     this.client = new Redis(options.url, redisOptions);
     this.watch(this.client);
@@ -152,8 +181,28 @@ export class RedisStore implements KeyValueStore {
     return this.run(() => this.client.smembers(this.k(key)));
   }
 
-  async publish(channel: string, message: string): Promise<void> {
-    await this.run(() => this.client.publish(this.k(channel), message));
+  async leaseAcquire(key: string, holder: string, ttlMs: number): Promise<Lease | null> {
+    const ms = toTtlMs(ttlMs);
+    const since = Date.now();
+    const token = await this.run(() => (this.client as ScriptedRedis).fpLeaseAcquire(this.k(key), this.k(`${key}:fence`), holder, ms, since));
+    return token === null ? null : { holder, token: Number(token), since };
+  }
+
+  async leaseRenew(key: string, token: number, ttlMs: number): Promise<boolean> {
+    const ms = toTtlMs(ttlMs);
+    return (await this.run(() => (this.client as ScriptedRedis).fpLeaseRenew(this.k(key), String(token), ms))) === 1;
+  }
+
+  async leaseRelease(key: string, token: number): Promise<boolean> {
+    return (await this.run(() => (this.client as ScriptedRedis).fpLeaseRelease(this.k(key), String(token)))) === 1;
+  }
+
+  async leaseGet(key: string): Promise<Lease | null> {
+    return decodeLease(await this.run(() => this.client.get(this.k(key))));
+  }
+
+  async publish(channel: string, message: string): Promise<number> {
+    return this.run(() => this.client.publish(this.k(channel), message));
   }
 
   async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
@@ -191,6 +240,10 @@ export class RedisStore implements KeyValueStore {
       // server-side subscription only yields messages that find no handler and are dropped.
       if (subscriber.status === "ready") await subscriber.unsubscribe(name).catch(() => undefined);
     };
+  }
+
+  rateLimitBackend(): RateLimitBackend {
+    return { kind: "redis", client: this.client, keyPrefix: this.keyPrefix, ready: () => this.ready() };
   }
 
   async ping(): Promise<void> {
@@ -351,7 +404,7 @@ async function closeConnection(connection: Redis): Promise<void> {
 }
 
 function unavailable(error: unknown): StoreUnavailableError {
-  if (error instanceof StoreUnavailableError) return error;
+  if (isStoreUnavailable(error)) return error as StoreUnavailableError;
   const detail = error instanceof Error ? error.message : String(error);
   return new StoreUnavailableError(`redis store unavailable: ${detail}`, { cause: error });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createRateLimiter } from "./rate-limit";
 import { StoreUnavailableError, type KeyValueStore } from "./types";
 
@@ -205,8 +205,83 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
       await stop();
     });
 
-    it("accepts a publish nobody listens to", async () => {
-      await expect(store.publish(key("nobody"), "m")).resolves.toBeUndefined();
+    it("grants a lease to one holder at a time, with growing fencing tokens", async () => {
+      // TTLs are long where a test asserts that a lease is still held, so a stalled machine cannot
+      // let it expire between two calls; only the expiry test waits one out.
+      const first = await store.leaseAcquire(key("lease"), "a", 5_000);
+      expect(first).toMatchObject({ holder: "a" });
+      expect(first!.token).toBeGreaterThan(0);
+      expect(Math.abs(first!.since - Date.now())).toBeLessThan(5_000);
+      expect(await store.leaseAcquire(key("lease"), "b", 5_000)).toBeNull();
+      // Its own holder cannot take it twice either: a grant is proven by its token, not its name.
+      expect(await store.leaseAcquire(key("lease"), "a", 5_000)).toBeNull();
+      expect(await store.leaseGet(key("lease"))).toEqual(first);
+
+      // Renewing re-arms the TTL (to the new one) for the grant with that token only.
+      expect(await store.leaseRenew(key("lease"), first!.token, 60_000)).toBe(true);
+      expect(await store.ttl(key("lease"))).toBeGreaterThan(5_000);
+      expect(await store.leaseRenew(key("lease"), first!.token + 1, 1)).toBe(false);
+      expect(await store.ttl(key("lease"))).toBeGreaterThan(5_000);
+      expect(await store.leaseGet(key("lease"))).toEqual(first);
+
+      // Released: another holder gets it at once, with a larger token.
+      expect(await store.leaseRelease(key("lease"), first!.token + 1)).toBe(false);
+      expect(await store.leaseRelease(key("lease"), first!.token)).toBe(true);
+      expect(await store.leaseGet(key("lease"))).toBeNull();
+      expect(await store.leaseRelease(key("lease"), first!.token)).toBe(false);
+      const second = await store.leaseAcquire(key("lease"), "b", 5_000);
+      expect(second!.token).toBeGreaterThan(first!.token);
+      expect(await store.leaseGet(key("lease"))).toMatchObject({ holder: "b", token: second!.token });
+      await store.leaseRelease(key("lease"), second!.token);
+    });
+
+    it("lets a lease expire, and the old holder can neither renew nor release the next grant", async () => {
+      const stale = await store.leaseAcquire(key("lease"), "paused", 60);
+      await sleep(120);
+      expect(await store.leaseGet(key("lease"))).toBeNull();
+      expect(await store.leaseRenew(key("lease"), stale!.token, 60)).toBe(false);
+      const fresh = await store.leaseAcquire(key("lease"), "other", 60_000);
+      expect(fresh!.token).toBeGreaterThan(stale!.token);
+      expect(await store.leaseRenew(key("lease"), stale!.token, 60_000)).toBe(false);
+      expect(await store.leaseRelease(key("lease"), stale!.token)).toBe(false);
+      expect(await store.leaseGet(key("lease"))).toMatchObject({ holder: "other", token: fresh!.token });
+      const ttl = await store.ttl(key("lease"));
+      expect(ttl).toBeGreaterThan(30_000);
+      await store.leaseRelease(key("lease"), fresh!.token);
+    });
+
+    it("grants a contested lease exactly once", async () => {
+      const grants = await Promise.all(Array.from({ length: 20 }, (_, i) => store.leaseAcquire(key("contested"), `h${i}`, 10_000)));
+      const won = grants.filter((g) => g !== null);
+      expect(won).toHaveLength(1);
+      expect(await store.leaseGet(key("contested"))).toEqual(won[0]);
+      await store.leaseRelease(key("contested"), won[0]!.token);
+    });
+
+    it("accepts a publish nobody listens to, and says nobody got it", async () => {
+      await expect(store.publish(key("nobody"), "m")).resolves.toBe(0);
+      const stop = await store.subscribe(key("somebody"), () => undefined);
+      expect(await store.publish(key("somebody"), "m")).toBeGreaterThan(0);
+      await stop();
+      expect(await store.publish(key("somebody"), "m")).toBe(0);
+    });
+
+    it("rate limits through a second copy of the code share the counters (Next bundles its own copy)", async () => {
+      // A fresh module graph stands for Next's bundle: its classes are not the ones that built the
+      // store, so anything deciding by instanceof, or keeping counters in module state, fails here.
+      vi.resetModules();
+      const copy = (await import("./rate-limit")) as typeof import("./rate-limit");
+      expect(copy.createRateLimiter).not.toBe(createRateLimiter);
+      const settings = { keyPrefix: `${prefix}:copies`, points: 2, durationSec: 60 };
+      const server = createRateLimiter(store, settings);
+      const bundle = copy.createRateLimiter(store, settings);
+      expect(await server.consume("k")).toMatchObject({ allowed: true, remaining: 1 });
+      expect(await bundle.consume("k")).toMatchObject({ allowed: true, remaining: 0 });
+      const refused = await bundle.consume("k");
+      expect(refused.allowed).toBe(false);
+      expect(refused.retryAfterSec).toBeGreaterThanOrEqual(1);
+      expect((await server.peek("k")).allowed).toBe(false);
+      await bundle.reset("k");
     });
 
     it("rate limits: allows the points, then refuses with a retry delay, until reset", async () => {
@@ -266,6 +341,10 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
         ["setAdd", () => store.setAdd(key("s"), "m")],
         ["setRemove", () => store.setRemove(key("s"), "m")],
         ["setMembers", () => store.setMembers(key("s"))],
+        ["leaseAcquire", () => store.leaseAcquire(key("l"), "h", 100)],
+        ["leaseRenew", () => store.leaseRenew(key("l"), 1, 100)],
+        ["leaseRelease", () => store.leaseRelease(key("l"), 1)],
+        ["leaseGet", () => store.leaseGet(key("l"))],
         ["publish", () => store.publish(key("c"), "m")],
         ["subscribe", () => store.subscribe(key("c"), () => undefined)],
         ["ping", () => store.ping()],

@@ -24,17 +24,82 @@ export interface KeyValueStore {
   setAdd(key: string, ...members: string[]): Promise<void>;
   setRemove(key: string, ...members: string[]): Promise<void>;
   setMembers(key: string): Promise<string[]>;
-  publish(channel: string, message: string): Promise<void>;
+  /**
+   * Leases: a key held by one holder until its TTL runs out. Each grant carries a fencing token,
+   * larger than every earlier grant of the same key (expired or released ones included), and renew
+   * and release only act on the grant whose token they name, so a holder that lost its lease (it
+   * expired while the holder was paused, and someone else took it) can neither extend nor drop the
+   * new holder's.
+   */
+  /** Grants the lease when nobody holds it; null when someone (this holder included) does. */
+  leaseAcquire(key: string, holder: string, ttlMs: number): Promise<Lease | null>;
+  /** Re-arms the TTL of the grant with this token; false when it expired or another grant holds the key. */
+  leaseRenew(key: string, token: number, ttlMs: number): Promise<boolean>;
+  /** Gives up the grant with this token; false when it was no longer held. */
+  leaseRelease(key: string, token: number): Promise<boolean>;
+  /** The current grant of the key, or null. */
+  leaseGet(key: string): Promise<Lease | null>;
+  /**
+   * Publishes to a channel; resolves to how many listeners it reached (Redis: subscribed clients,
+   * memory: subscriptions), so 0 means nobody listens there now.
+   */
+  publish(channel: string, message: string): Promise<number>;
   /** Subscribes to a channel; resolves once the subscription is active, to a function that ends it. */
   subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
   /** Resolves when the backend answers; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;
+  /**
+   * What the rate limiter builds on. A method of the store, not a class check: Next bundles its
+   * own copy of our store classes, so `instanceof` fails for a store the custom server built, and
+   * the in-process counters must live on this instance to be shared by every copy of the code.
+   */
+  rateLimitBackend(): RateLimitBackend;
   close(): Promise<void>;
 }
+
+export interface Lease {
+  holder: string;
+  /** The fencing token of this grant. */
+  token: number;
+  /** When it was granted (epoch milliseconds, the granting client's clock). */
+  since: number;
+}
+
+/** How a lease is stored: "token|since|holder" (holders may contain "|"; the first two fields never do). */
+export function encodeLease(lease: Lease): string {
+  return `${lease.token}|${lease.since}|${lease.holder}`;
+}
+
+export function decodeLease(value: string | null): Lease | null {
+  if (value === null) return null;
+  const match = /^(\d+)\|(\d+)\|(.*)$/s.exec(value);
+  if (!match) return null;
+  return { token: Number(match[1]), since: Number(match[2]), holder: match[3]! };
+}
+
+export type RateLimitBackend =
+  | {
+      kind: "redis";
+      /** The ioredis client; keys must start with keyPrefix. */
+      client: unknown;
+      keyPrefix: string;
+      /** Waits for the connection on start-up and fails fast while Redis is down. */
+      ready(): Promise<void>;
+    }
+  | {
+      kind: "memory";
+      /** Limiters by their settings, one map per store, so equal limiters share their counters. */
+      limiters: Map<string, unknown>;
+    };
 
 export class StoreUnavailableError extends Error {
   override name = "StoreUnavailableError";
   constructor(message = "session store unavailable", options?: { cause?: unknown }) {
     super(message, options);
   }
+}
+
+/** By name, not class: the error may come from another bundle's copy of this module. */
+export function isStoreUnavailable(value: unknown): boolean {
+  return typeof value === "object" && value !== null && (value as { name?: unknown }).name === "StoreUnavailableError";
 }

@@ -23,6 +23,12 @@ describe("OpenAPI document", () => {
 
   it("takes response schemas from the procedures' output validators", () => {
     const health = doc.paths["/api/v1/health"]!.get!.responses["200"] as { content: { "application/json": { schema: { properties: object } } } };
-    expect(Object.keys(health.content["application/json"].schema.properties)).toEqual(["status", "version", "uptime_sec"]);
+    expect(Object.keys(health.content["application/json"].schema.properties)).toEqual(["status", "version", "uptime_sec", "instance_id"]);
+  });
+
+  it("documents where a flow runs (runtime) on GET /flows/{id}", () => {
+    const flow = doc.paths["/api/v1/flows/{id}"]!.get!.responses["200"] as any;
+    const runtime = flow.content["application/json"].schema.properties.flow.properties.runtime;
+    expect(JSON.stringify(runtime)).toContain("instance_id");
   });
 });

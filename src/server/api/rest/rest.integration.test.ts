@@ -195,7 +195,7 @@ describe("system endpoints", () => {
 
     const ready = await request("GET", "/ready");
     expect(ready.status).toBe(200);
-    expect(ready.body.checks.database).toMatchObject({ status: "ok", kind: process.env.DATABASE_URL ? "postgres" : "embedded" });
+    expect(ready.body.checks.database).toMatchObject({ status: "ok", kind: process.env.DATABASE_URL ? "postgresql" : "embedded" });
     expect(ready.body.checks.store).toMatchObject({ status: "ok", kind: process.env.REDIS_URL ? "redis" : "memory" });
 
     const settings = await request("GET", "/settings");

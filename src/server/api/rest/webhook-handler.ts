@@ -32,9 +32,9 @@ export async function handleWebhook(app: AppServices, req: Request, slug: string
   req.headers.forEach((v, k) => {
     if (k !== "cookie" && k !== "authorization") headers[k] = v;
   });
-  const pending = app.webhooks.handle(slug, { method: req.method, path, query: Object.fromEntries(url.searchParams), headers, body });
-  if (!pending) return json(404, errorBody(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`)));
-  const res = await pending;
+  // Served by the flow wherever it runs (another instance, in a cluster).
+  const res = await app.flowRuntime.handleWebhook(slug, { method: req.method, path, query: Object.fromEntries(url.searchParams), headers, body });
+  if (!res) return json(404, errorBody(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`)));
   const outHeaders = new Headers(res.headers);
   let payload: BodyInit | null;
   if (res.body === undefined || res.body === null) payload = null;

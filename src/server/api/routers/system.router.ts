@@ -8,6 +8,7 @@ const healthSchema = z.object({
   status: z.literal("ok"),
   version: z.string(),
   uptime_sec: z.number().int().nonnegative(),
+  instance_id: z.string().meta({ description: "This instance's id: flows report where they run with it (`runtime.instance_id`)." }),
 });
 
 export const systemRouter = router({
@@ -18,6 +19,7 @@ export const systemRouter = router({
       status: "ok" as const,
       version: ctx.app.config.version,
       uptime_sec: Math.floor((Date.now() - ctx.app.startedAt.getTime()) / 1000),
+      instance_id: ctx.app.flowRuntime.instanceId,
     })),
 
   ready: publicProcedure

@@ -1,5 +1,5 @@
 import type { Message, NodeContext, NodeFactory, SendValue } from "../../runtime/types";
-import { createFunctionSandbox, SandboxError, type SandboxResult } from "../../runtime/sandbox/function-sandbox";
+import { SandboxError, type SandboxResult } from "../../runtime/sandbox/function-sandbox";
 import type { z } from "zod";
 import type { functionConfig } from "./definition";
 
@@ -13,7 +13,9 @@ function emit(ctx: NodeContext, result: SandboxResult, send: (v: SendValue) => v
 /** User JavaScript in a QuickJS sandbox: a time limit per call, a memory limit, no host access. */
 export const functionBehaviour: NodeFactory = async (ctx) => {
   const c = ctx.node.config as z.infer<typeof functionConfig>;
-  const sandbox = await createFunctionSandbox({
+  const sandboxes = ctx.services.sandboxes;
+  if (!sandboxes) throw new Error("function nodes are not available here (no sandbox pool)");
+  const sandbox = await sandboxes.create({
     code: c.code,
     outputs: c.outputs,
     timeoutMs: c.timeout_ms,

@@ -1,14 +1,19 @@
 import { describe, it, expect, afterAll } from "vitest";
-import { createFunctionSandbox, SandboxError, sandboxDiagnostics, sandboxPoolIdle, type FunctionSandboxOptions } from "./function-sandbox";
+import { SandboxError, SandboxPool, type FunctionSandboxOptions } from "./function-sandbox";
 import type { Message } from "../types";
+
+const pool = new SandboxPool();
+const createFunctionSandbox = (options: FunctionSandboxOptions) => pool.create(options);
+const sandboxDiagnostics = () => pool.diagnostics();
 
 afterAll(async () => {
   // Every engine of every test was freed without a leak (abandoned ones are dropped whole, on purpose).
   // close() does not wait for the worker (without finalize): let the workers report first.
-  await sandboxPoolIdle();
+  await pool.idle();
   const { disposeFailures, enginesLive } = sandboxDiagnostics();
   expect(disposeFailures).toBe(0);
   expect(enginesLive).toBe(0);
+  await pool.close();
 });
 
 function options(code: string, extra: Partial<FunctionSandboxOptions> = {}): FunctionSandboxOptions {

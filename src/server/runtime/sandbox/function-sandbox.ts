@@ -14,7 +14,8 @@
  *   terminated worker (`initialize` runs again, the per-node context is lost), and the FunctionSandbox
  *   handles.
  *
- * Importing this file starts no worker: the pool starts at the first createFunctionSandbox().
+ * Importing this file starts no worker and holds no state: createApp makes one SandboxPool per
+ * application (closed by the app's close()), whose workers start at its first create().
  *
  * Messages cross the boundary as JSON in both directions: functions, symbols and `undefined` drop
  * out; Buffers are not supported.
@@ -28,9 +29,4 @@ export {
   type SandboxErrorKind,
   type SandboxResult,
 } from "./sandbox-types";
-export {
-  createPooledSandbox as createFunctionSandbox,
-  poolDiagnostics as sandboxDiagnostics,
-  sandboxPoolIdle,
-  shutdownSandboxPool,
-} from "./sandbox-pool";
+export { SandboxPool, poolSize, type SandboxPoolDiagnostics } from "./sandbox-pool";

@@ -3,7 +3,10 @@
  * Prints calls/s for a few typical bodies, run back to back on one sandbox (each call is a round trip
  * to a sandbox worker thread), then with several calls in flight.
  */
-import { createFunctionSandbox } from "./function-sandbox";
+import { SandboxPool, type FunctionSandboxOptions } from "./function-sandbox";
+
+const pool = new SandboxPool();
+const createFunctionSandbox = (options: FunctionSandboxOptions) => pool.create(options);
 
 const cases: Array<{ name: string; code: string; outputs?: number }> = [
   { name: "double payload", code: "msg.payload = msg.payload * 2; return msg;" },
@@ -49,3 +52,4 @@ const created = performance.now();
 for (let i = 0; i < 20; i++) (await createFunctionSandbox({ code: "return msg;", outputs: 1, timeoutMs: 1000, flowContext: new Map(), nodeInfo: { id: "c", name: "c", flowId: "f" } })).close();
 console.log(`createFunctionSandbox + close: ${((performance.now() - created) / 20).toFixed(1)} ms each`);
 console.log(`rss ${Math.round(process.memoryUsage().rss / 1e6)} MB`);
+await pool.close();

@@ -48,14 +48,18 @@ interface Pending {
   onLost(error: Error): void;
 }
 
-const diagnostics = {
-  enginesCreated: 0,
-  enginesLive: 0,
-  enginesAbandoned: 0,
-  disposeFailures: 0,
-  workersStarted: 0,
-  workersTerminated: 0,
-};
+export interface SandboxPoolDiagnostics {
+  enginesCreated: number;
+  enginesLive: number;
+  enginesAbandoned: number;
+  disposeFailures: number;
+  workersStarted: number;
+  workersTerminated: number;
+}
+
+function emptyDiagnostics(): SandboxPoolDiagnostics {
+  return { enginesCreated: 0, enginesLive: 0, enginesAbandoned: 0, disposeFailures: 0, workersStarted: 0, workersTerminated: 0 };
+}
 
 /** Time a new worker may take to load (tsx, QuickJS) before its first request is timed. */
 const WORKER_BOOT_LIMIT_MS = 30_000;
@@ -90,7 +94,10 @@ class PoolWorker {
   counters: [number, number] = [0, 0];
   readonly sandboxes = new Set<PooledSandbox>();
 
-  constructor(private readonly onDeath: (worker: PoolWorker) => void) {
+  constructor(
+    private readonly diagnostics: SandboxPoolDiagnostics,
+    private readonly onDeath: (worker: PoolWorker) => void,
+  ) {
     const channel = new MessageChannel();
     const signal = new SharedArrayBuffer(8);
     this.signal = new Int32Array(signal);
@@ -101,7 +108,7 @@ class PoolWorker {
       workerData: { port: channel.port2, signal },
       transferList: [channel.port2],
     });
-    diagnostics.workersStarted++;
+    this.diagnostics.workersStarted++;
     this.port.on("message", (reply: WorkerReply) => this.dispatch(reply));
     this.worker.on("error", (err) => this.die(new SandboxError("runtime", `the sandbox worker failed (${err.message}) and was restarted`)));
     this.worker.on("exit", (code) => this.die(new SandboxError("runtime", `the sandbox worker stopped (exit code ${code}) and was restarted`)));
@@ -246,7 +253,7 @@ class PoolWorker {
 
   private kill(headError: Error): void {
     if (this.dead) return;
-    diagnostics.workersTerminated++;
+    this.diagnostics.workersTerminated++;
     void this.worker.terminate();
     this.die(headError);
   }
@@ -257,7 +264,7 @@ class PoolWorker {
     this.dead = true;
     clearTimeout(this.timer);
     this.port.close();
-    diagnostics.enginesAbandoned += this.sandboxes.size;
+    this.diagnostics.enginesAbandoned += this.sandboxes.size;
     for (const sandbox of this.sandboxes) sandbox.lost();
     this.sandboxes.clear();
     this.onDeath(this);
@@ -273,69 +280,102 @@ class PoolWorker {
 // ---------------------------------------------------------------------------------------------
 // The pool
 
-let slots: Array<PoolWorker | undefined> | undefined;
-const retiredCounters: [number, number] = [0, 0];
-let nextGroupSlot = 0;
-let nextGroupId = 1;
-const groupIds = new WeakMap<Map<string, unknown>, { gid: number; slot: number }>();
-let nextSandboxId = 1;
-
 export function poolSize(): number {
   return Math.max(2, Math.min(4, availableParallelism()));
 }
 
-function groupOf(map: Map<string, unknown>): { gid: number; slot: number } {
-  let group = groupIds.get(map);
-  if (!group) {
-    slots ??= Array.from({ length: poolSize() }, () => undefined);
-    group = { gid: nextGroupId++, slot: nextGroupSlot++ % slots.length };
-    groupIds.set(map, group);
-  }
-  return group;
-}
-
-function workerAt(slot: number): PoolWorker {
-  slots ??= Array.from({ length: poolSize() }, () => undefined);
-  let worker = slots[slot];
-  if (!worker || worker.dead) {
-    worker = new PoolWorker((dead) => {
-      retiredCounters[0] += dead.counters[0];
-      retiredCounters[1] += dead.counters[1];
-      if (slots?.[slot] === dead) slots[slot] = undefined;
-    });
-    slots[slot] = worker;
-  }
-  return worker;
-}
-
 /**
- * Counters for tests and monitoring. `disposeFailures` counts engines whose runtime could not be
- * freed cleanly (QuickJS asserts that no object is left when a runtime is freed, so a handle leak
- * shows up here), as last reported by the workers (see sandboxPoolIdle).
+ * The worker pool of one application: created by createApp, closed by its close(). Everything the
+ * pool tracks (workers, flow groups, counters) lives on the instance, none at module level, so two
+ * applications in one process (tests) never share workers, and Next's bundled copies of this module
+ * (which never start a pool) hold nothing.
  */
-export function poolDiagnostics(): Readonly<typeof diagnostics> {
-  let abandoned = retiredCounters[0];
-  let failures = retiredCounters[1];
-  for (const worker of slots ?? []) {
-    if (!worker) continue;
-    abandoned += worker.counters[0];
-    failures += worker.counters[1];
-  }
-  return { ...diagnostics, enginesAbandoned: diagnostics.enginesAbandoned + abandoned, disposeFailures: diagnostics.disposeFailures + failures };
-}
+export class SandboxPool {
+  private slots: Array<PoolWorker | undefined> | undefined;
+  private readonly retiredCounters: [number, number] = [0, 0];
+  private nextGroupSlot = 0;
+  private nextGroupId = 1;
+  private readonly groupIds = new WeakMap<Map<string, unknown>, { gid: number; slot: number }>();
+  private nextSandboxId = 1;
+  private closed = false;
+  /** @internal counters shared with the workers and sandboxes of this pool. */
+  readonly counters: SandboxPoolDiagnostics = emptyDiagnostics();
 
-/** Resolves once every worker has answered everything asked so far (for tests and shutdown). */
-export async function sandboxPoolIdle(): Promise<void> {
-  while ((slots ?? []).some((worker) => worker && !worker.dead && !worker.idleNow)) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+  constructor(private readonly size = poolSize()) {}
 
-/** Terminates the pool's workers (sandboxes still open are re-created on their next call). */
-export async function shutdownSandboxPool(): Promise<void> {
-  const workers = (slots ?? []).filter((worker): worker is PoolWorker => worker !== undefined);
-  slots = undefined;
-  await Promise.all(workers.map((worker) => worker.worker.terminate()));
+  /**
+   * Creates the sandbox of one function node on the pool: compiles the code (SandboxError "syntax"
+   * when invalid) and runs `initialize`.
+   */
+  async create(options: FunctionSandboxOptions): Promise<FunctionSandbox> {
+    if (this.closed) throw new SandboxError("runtime", "the sandbox pool is shut down");
+    if (!Number.isInteger(options.outputs) || options.outputs < 0) throw new RangeError("outputs must be a non-negative integer");
+    if (!(options.timeoutMs > 0)) throw new RangeError("timeoutMs must be positive");
+    return PooledSandbox.create(this, options);
+  }
+
+  /** @internal */
+  newSandboxId(): number {
+    return this.nextSandboxId++;
+  }
+
+  /** @internal */
+  groupOf(map: Map<string, unknown>): { gid: number; slot: number } {
+    let group = this.groupIds.get(map);
+    if (!group) {
+      group = { gid: this.nextGroupId++, slot: this.nextGroupSlot++ % this.size };
+      this.groupIds.set(map, group);
+    }
+    return group;
+  }
+
+  /** @internal */
+  workerAt(slot: number): PoolWorker {
+    if (this.closed) throw new SandboxError("runtime", "the sandbox pool is shut down");
+    const slots = (this.slots ??= Array.from({ length: this.size }, () => undefined));
+    let worker = slots[slot];
+    if (!worker || worker.dead) {
+      worker = new PoolWorker(this.counters, (dead) => {
+        this.retiredCounters[0] += dead.counters[0];
+        this.retiredCounters[1] += dead.counters[1];
+        if (this.slots?.[slot] === dead) this.slots[slot] = undefined;
+      });
+      slots[slot] = worker;
+    }
+    return worker;
+  }
+
+  /**
+   * Counters for tests and monitoring. `disposeFailures` counts engines whose runtime could not be
+   * freed cleanly (QuickJS asserts that no object is left when a runtime is freed, so a handle leak
+   * shows up here), as last reported by the workers (see idle()).
+   */
+  diagnostics(): Readonly<SandboxPoolDiagnostics> {
+    let abandoned = this.retiredCounters[0];
+    let failures = this.retiredCounters[1];
+    for (const worker of this.slots ?? []) {
+      if (!worker) continue;
+      abandoned += worker.counters[0];
+      failures += worker.counters[1];
+    }
+    const d = this.counters;
+    return { ...d, enginesAbandoned: d.enginesAbandoned + abandoned, disposeFailures: d.disposeFailures + failures };
+  }
+
+  /** Resolves once every worker has answered everything asked so far (for tests and shutdown). */
+  async idle(): Promise<void> {
+    while ((this.slots ?? []).some((worker) => worker && !worker.dead && !worker.idleNow)) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  /** Terminates the pool's workers; sandboxes created afterwards are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const workers = (this.slots ?? []).filter((worker): worker is PoolWorker => worker !== undefined);
+    this.slots = undefined;
+    await Promise.all(workers.map((worker) => worker.worker.terminate()));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -360,7 +400,7 @@ function toError(reply: ReplyMessage): SandboxError {
 }
 
 class PooledSandbox implements FunctionSandbox {
-  private readonly sid = nextSandboxId++;
+  private readonly sid: number;
   private worker: PoolWorker | undefined;
   private recreating: Promise<PoolWorker> | undefined;
   private closed = false;
@@ -371,15 +411,17 @@ class PooledSandbox implements FunctionSandbox {
   private readonly group: { gid: number; slot: number };
 
   private constructor(
+    private readonly pool: SandboxPool,
     private readonly options: FunctionSandboxOptions,
     wire: WireOptions,
   ) {
+    this.sid = pool.newSandboxId();
     this.wire = wire;
-    this.group = groupOf(options.flowContext);
+    this.group = pool.groupOf(options.flowContext);
     this.initResult = emptyResult(options.outputs);
   }
 
-  static async create(options: FunctionSandboxOptions): Promise<PooledSandbox> {
+  static async create(pool: SandboxPool, options: FunctionSandboxOptions): Promise<PooledSandbox> {
     const wire: WireOptions = {
       code: options.code,
       outputs: options.outputs,
@@ -390,7 +432,7 @@ class PooledSandbox implements FunctionSandbox {
       flowContextLimitBytes: options.flowContextLimitBytes,
       nodeInfo: { id: options.nodeInfo.id, name: options.nodeInfo.name, flowId: options.nodeInfo.flowId },
     };
-    const sandbox = new PooledSandbox(options, wire);
+    const sandbox = new PooledSandbox(pool, options, wire);
     const initResult = await sandbox.start();
     (sandbox as { initResult: SandboxResult }).initResult = initResult;
     return sandbox;
@@ -399,7 +441,7 @@ class PooledSandbox implements FunctionSandbox {
   /** Creates the engine on the group's current worker; retried if that worker is replaced meanwhile. */
   private async start(): Promise<SandboxResult> {
     for (let attempt = 0; ; attempt++) {
-      const worker = workerAt(this.group.slot);
+      const worker = this.pool.workerAt(this.group.slot);
       const refs = worker.groups.get(this.group.gid) ?? 0;
       worker.groups.set(this.group.gid, refs + 1);
       const createMs = Math.max(this.options.timeoutMs, 1000) + hardLimitMs(this.options.timeoutMs) + 2000;
@@ -426,8 +468,8 @@ class PooledSandbox implements FunctionSandbox {
         this.releaseGroup(worker);
         throw toError(reply);
       }
-      diagnostics.enginesCreated++;
-      diagnostics.enginesLive++;
+      this.pool.counters.enginesCreated++;
+      this.pool.counters.enginesLive++;
       this.worker = worker;
       worker.sandboxes.add(this);
       return reply.value ?? emptyResult(this.options.outputs);
@@ -455,7 +497,7 @@ class PooledSandbox implements FunctionSandbox {
 
   /** Called by the worker when it goes away: the engine is gone, the next call re-creates it. */
   lost(): void {
-    if (this.worker) diagnostics.enginesLive--;
+    if (this.worker) this.pool.counters.enginesLive--;
     this.worker = undefined;
   }
 
@@ -514,7 +556,7 @@ class PooledSandbox implements FunctionSandbox {
   private release(worker: PoolWorker): void {
     this.worker = undefined;
     worker.sandboxes.delete(this);
-    diagnostics.enginesLive--;
+    this.pool.counters.enginesLive--;
     const request: WorkerRequest = { t: "close", id: worker.newId(), sid: this.sid };
     worker.post(request, hardLimitMs(this.options.timeoutMs), { onReply: (reply) => this.applyFlowWrites(reply), onLost: () => undefined });
     this.releaseGroup(worker);
@@ -531,7 +573,7 @@ class PooledSandbox implements FunctionSandbox {
     }
     this.worker = undefined;
     worker.sandboxes.delete(this);
-    diagnostics.enginesLive--;
+    this.pool.counters.enginesLive--;
     const request: WorkerRequest = { t: "close", id: worker.newId(), sid: this.sid };
     const hardMs = hardLimitMs(this.options.timeoutMs);
     // finalize's result is part of close()'s synchronous answer: wait for the worker (bounded by
@@ -549,14 +591,4 @@ class PooledSandbox implements FunctionSandbox {
     result.logs.push({ level: "error", message: `finalize: ${error.message}` });
     return result;
   }
-}
-
-/**
- * Creates the sandbox of one function node on the worker pool: compiles the code (SandboxError
- * "syntax" when invalid) and runs `initialize`.
- */
-export async function createPooledSandbox(options: FunctionSandboxOptions): Promise<FunctionSandbox> {
-  if (!Number.isInteger(options.outputs) || options.outputs < 0) throw new RangeError("outputs must be a non-negative integer");
-  if (!(options.timeoutMs > 0)) throw new RangeError("timeoutMs must be positive");
-  return PooledSandbox.create(options);
 }

@@ -2,7 +2,11 @@
  * Smoke check of the worker-thread sandbox from plain Node (not a test):
  * `node --import tsx src/server/runtime/sandbox/try-worker.ts`.
  */
-import { createFunctionSandbox, sandboxDiagnostics } from "./function-sandbox";
+import { SandboxPool, type FunctionSandboxOptions } from "./function-sandbox";
+
+const pool = new SandboxPool();
+const createFunctionSandbox = (options: FunctionSandboxOptions) => pool.create(options);
+const sandboxDiagnostics = () => pool.diagnostics();
 
 const flowContext = new Map<string, unknown>();
 const sandbox = await createFunctionSandbox({
@@ -30,3 +34,4 @@ try {
 }
 sandbox.close();
 bomb.close();
+await pool.close();

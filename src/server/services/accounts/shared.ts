@@ -1,6 +1,5 @@
 import type { AppServices } from "../../app";
 import { AppError } from "../../errors";
-import { deriveKey } from "../../auth/crypto";
 import type { User } from "../../../generated/prisma/client";
 
 /** Who asked, as services see it: no request object, just the facts they record. */
@@ -36,19 +35,9 @@ export async function findActiveUser(app: AppServices, userId: string): Promise<
   return user;
 }
 
-const keyCache = new WeakMap<AppServices, { mfa: Buffer; backupPepper: Buffer }>();
-
 /** Keys derived from ENCRYPTION_KEY: one encrypts TOTP secrets, one peppers backup-code hashes. */
 export function accountKeys(app: AppServices) {
-  let keys = keyCache.get(app);
-  if (!keys) {
-    keys = {
-      mfa: deriveKey(app.config.secrets.encryptionKey, "mfa-secret-v1"),
-      backupPepper: deriveKey(app.config.secrets.encryptionKey, "backup-code-pepper-v1"),
-    };
-    keyCache.set(app, keys);
-  }
-  return keys;
+  return app.config.keys;
 }
 
 export function displayName(user: Pick<User, "firstName" | "email">): string {

@@ -9,7 +9,7 @@ import type { RequestMeta } from "../accounts/shared";
 import { validateGraph } from "./validate-graph";
 import { publishOrgEvent } from "./events";
 import { requireFlow } from "./flows";
-import type { DeploymentSnapshot } from "./runtime-controller";
+import type { DeploymentSnapshot } from "../../flow-runtime/types";
 
 function deploymentView(d: Deployment, state: string) {
   return {
@@ -129,7 +129,7 @@ export async function getDeployedGraph(app: AppServices, principal: Principal, i
 
 export async function listFlowNodes(app: AppServices, principal: Principal, flowId: string) {
   const flow = await requireFlow(app, principal, flowId);
-  const statuses = app.flowRuntime.nodeStatuses(flow.id);
+  const statuses = await app.flowRuntime.nodeStatuses(flow.id);
   return { nodes: (flow.nodes as unknown as FlowNode[]).map((n) => ({ ...n, status: statuses.get(n.id) ?? null })) };
 }
 
@@ -141,17 +141,18 @@ export async function injectNode(app: AppServices, principal: Principal, input: 
   if (!entry) throw notFound("node");
   if (entry.type !== "inject") throw new AppError("NOT_AN_INJECT_NODE", `node ${input.nodeId} is a ${entry.type} node, not an inject node`);
   const flow = await requireFlow(app, principal, entry.flowId);
-  if (!flow.currentDeploymentId || !flow.enabled || !app.flowRuntime.engine.isRunning(flow.id)) {
+  if (!flow.currentDeploymentId || !flow.enabled) {
     throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
   }
-  let messageId: string;
-  try {
-    messageId = app.flowRuntime.engine.inject(flow.id, input.nodeId, { payload: input.payload, topic: input.topic });
-  } catch {
-    // Saved but not part of the deployed version yet.
-    throw new AppError("FLOW_NOT_RUNNING", "this inject node is not in the running version of the flow: deploy the flow first");
+  // Wherever the flow runs: on another instance the message is handed to it, and sent there once.
+  const result = await app.flowRuntime.inject(flow.id, input.nodeId, { payload: input.payload, topic: input.topic });
+  if (!result.ok) {
+    if (result.reason === "not_deployed") throw new AppError("FLOW_NOT_RUNNING", "this inject node is not in the running version of the flow: deploy the flow first");
+    if (result.reason === "unavailable") throw new AppError("UNAVAILABLE", "the instance running this flow did not answer; the message may not have been sent");
+    throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
   }
-  app.flowRuntime.publish(principal.organizationId, "inject", flow.id, { node_id: input.nodeId, message_id: messageId, by: principal.userId });
+  const messageId = result.messageId;
+  await publishOrgEvent(app, principal.organizationId, "inject", flow.id, { node_id: input.nodeId, message_id: messageId, by: principal.userId });
   void meta;
   return { message_id: messageId, node_id: input.nodeId, flow_id: flow.id };
 }

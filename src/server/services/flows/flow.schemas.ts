@@ -23,6 +23,11 @@ export const flowView = z.object({
   deployed_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
+  /** The instance running the flow and since when; null while it runs nowhere. */
+  runtime: z
+    .object({ instance_id: z.string(), since: z.string() })
+    .nullable()
+    .meta({ description: "The instance running the flow (SPEC §11) and since when it runs there; null when it is not running." }),
 });
 export const flowOutput = z.object({ flow: flowView });
 

@@ -234,7 +234,14 @@ describe("deployments", () => {
     expect(dep.status).toBe(200);
     expect(dep.body.deployment).toMatchObject({ flow_id: flow.id, revision: 1, state: "running", deployed_by: user.userId });
     expect(dep.body.deployment.id).toMatch(/^dep_/);
-    expect((await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow).toMatchObject({ state: "running", deployed_revision: 1 });
+    expect(flow.runtime).toBeNull();
+    const running = (await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow;
+    expect(running).toMatchObject({ state: "running", deployed_revision: 1 });
+    // Where it runs: this instance, as GET /health names it.
+    const instanceId = (await request("GET", "/health")).body.instance_id;
+    expect(instanceId).toEqual(expect.any(String));
+    expect(running.runtime).toEqual({ instance_id: instanceId, since: expect.any(String) });
+    expect(Date.now() - Date.parse(running.runtime.since)).toBeLessThan(60_000);
 
     const inj = await request("POST", `/nodes/${ids.inject}/inject`, { token: user.accessToken, body: { payload: "override", topic: "t" } });
     expect(inj.status).toBe(200);
@@ -266,14 +273,16 @@ describe("deployments", () => {
     // enabled:false stops a deployed flow; true starts it again.
     const off = await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { enabled: false } });
     expect(off.body.flow.state).toBe("stopped");
+    expect(off.body.flow.runtime).toBeNull();
     expect((await request("POST", `/nodes/${ids.inject}/inject`, { token: user.accessToken, body: {} })).status).toBe(409);
     const on = await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { enabled: true } });
     expect(on.body.flow.state).toBe("running");
+    expect(on.body.flow.runtime).toMatchObject({ instance_id: expect.any(String) });
     expect((await request("POST", `/nodes/${ids.inject}/inject`, { token: user.accessToken, body: {} })).status).toBe(200);
 
     expect((await request("POST", `/flows/${flow.id}/rollback`, { token: user.accessToken, body: { deployment_id: "dep_doesnotexist00" } })).status).toBe(404);
     await request("DELETE", `/flows/${flow.id}`, { token: user.accessToken });
-    expect(app.flowRuntime.engine.isRunning(flow.id)).toBe(false);
+    expect(await app.flowRuntime.placement(flow.id)).toBeNull();
     await unsubscribe();
   });
 });

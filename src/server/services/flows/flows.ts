@@ -12,7 +12,17 @@ import type { CreateFlowInput, UpdateFlowInput } from "./flow.schemas";
 
 type Tx = Prisma.TransactionClient;
 
-export function flowView(flow: Flow) {
+/** Where the flow runs, as the API shows it. */
+export type RuntimeView = { instance_id: string; since: string } | null;
+
+/** Which instance runs the flow, and since when; null when it runs nowhere (stopped, in error, or between instances). */
+export async function runtimeOf(app: AppServices, flow: Flow): Promise<RuntimeView> {
+  if (flow.state !== "running" || !flow.enabled || flow.deletedAt) return null;
+  const placement = await app.flowRuntime.placement(flow.id);
+  return placement ? { instance_id: placement.instanceId, since: placement.since.toISOString() } : null;
+}
+
+export function flowView(flow: Flow, runtime: RuntimeView = null) {
   return {
     id: flow.id,
     name: flow.name,
@@ -27,6 +37,7 @@ export function flowView(flow: Flow) {
     deployed_at: flow.deployedAt?.toISOString() ?? null,
     created_at: flow.createdAt.toISOString(),
     updated_at: flow.updatedAt.toISOString(),
+    runtime,
   };
 }
 
@@ -134,7 +145,8 @@ export async function listFlows(app: AppServices, principal: Principal, input: {
 }
 
 export async function getFlow(app: AppServices, principal: Principal, id: string) {
-  return { flow: flowView(await requireFlow(app, principal, id)) };
+  const flow = await requireFlow(app, principal, id);
+  return { flow: flowView(flow, await runtimeOf(app, flow)) };
 }
 
 /**
@@ -186,7 +198,8 @@ export async function updateFlow(app: AppServices, principal: Principal, input: 
   }
   await publishOrgEvent(app, principal.organizationId, "flow.updated", updated.id, { name: updated.name, revision: updated.revision, enabled: updated.enabled });
   void meta;
-  return { flow: flowView(await app.db.prisma.flow.findUniqueOrThrow({ where: { id: updated.id } })) };
+  const fresh = await app.db.prisma.flow.findUniqueOrThrow({ where: { id: updated.id } });
+  return { flow: flowView(fresh, await runtimeOf(app, fresh)) };
 }
 
 export async function deleteFlow(app: AppServices, principal: Principal, id: string, meta: RequestMeta) {

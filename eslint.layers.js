@@ -1,0 +1,108 @@
+// The layer rules of docs/ARCHITECTURE.md as ESLint settings, in one file so the config and the
+// test that proves each rule bites (src/test/layers.test.ts) read the same table.
+
+const UI = ["./src/app", "./src/features", "./src/components", "./src/trpc"];
+
+/** import-x/no-restricted-paths zones: files under `target` may not import files under `from`. */
+export const layerZones = [
+  {
+    target: "./src/server",
+    from: UI,
+    message: "Layer rule: src/server never imports the UI (app/, features/, components/, trpc/).",
+  },
+  {
+    target: ["./src/features", "./src/components"],
+    from: "./src/server",
+    message: "Layer rule 1: features/ and components/ reach the server only through tRPC (src/trpc).",
+  },
+  {
+    // Pages and layouts; the route handlers under app/api and app/hooks are the transport mounts.
+    target: ["./src/app/!(api|hooks)/**/*", "./src/app/*.{ts,tsx}"],
+    from: "./src/server",
+    message: "Layer rule 1: pages reach the server only through tRPC (src/trpc/server.ts for server components).",
+  },
+  {
+    target: "./src/shared",
+    from: ["./src/server", ...UI],
+    message: "src/shared is isomorphic: it imports neither the server nor the UI.",
+  },
+  {
+    target: "./src/server/api",
+    from: ["./src/server/db.ts", "./src/generated"],
+    message: "Layer rule 2: routers and REST handlers call services; no database access.",
+  },
+  {
+    target: "./src/server/services",
+    from: ["./src/server/api", "./src/server/realtime/hub.ts"],
+    message: "Layer rule 3: services never see a request, a response or the transports.",
+  },
+  {
+    target: ["./src/server/runtime", "./src/server/nodes"],
+    from: [
+      "./src/server/db.ts",
+      "./src/generated",
+      "./src/server/api",
+      "./src/server/services",
+      "./src/server/realtime",
+      "./src/server/auth",
+      "./src/server/store",
+      "./src/server/mail",
+      "./src/server/app.ts",
+      "./src/server/app-context.ts",
+    ],
+    message: "Layer rule 4: the runtime and the nodes know nothing of the database, the store, the services or the transports.",
+  },
+  {
+    // The running flows are one boundary: AppServices.flowRuntime (src/server/flow-runtime/types.ts).
+    target: ["./src/server/services", "./src/server/api", "./src/server/realtime", "./src/server/auth", "./src/server/mail", "./src/app"],
+    from: [
+      "./src/server/flow-runtime/local.ts",
+      "./src/server/flow-runtime/clustered.ts",
+      "./src/server/flow-runtime/cluster-bus.ts",
+      "./src/server/runtime/engine.ts",
+      "./src/server/runtime/sandbox",
+    ],
+    message:
+      "Layer rule 6: the running flows are reached only through app.flowRuntime (the FlowRuntime interface, flow-runtime/types.ts), never an implementation, the engine or the sandbox: a flow may run on another instance.",
+  },
+];
+
+const RUNTIME_PACKAGES = ["@prisma/*", "next", "next/*", "next-auth", "next-auth/*", "@trpc/*", "pg", "ioredis", "@electric-sql/*"];
+
+/** Packages a layer may not use (packages have one spelling, so names are enough). */
+export const layerPackageRules = [
+  {
+    files: ["src/server/runtime/**/*.ts", "src/server/nodes/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ group: RUNTIME_PACKAGES, message: "Layer rule 4: no Prisma, Next, tRPC or database drivers in the runtime." }] }],
+    },
+  },
+  {
+    files: ["src/server/services/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ group: ["next", "next/*", "next-auth", "next-auth/*", "@trpc/*"], message: "Layer rule 3: services never see Next or tRPC." }] }],
+    },
+  },
+  {
+    files: ["src/features/**/*.{ts,tsx}", "src/components/**/*.{ts,tsx}", "src/shared/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ group: ["@prisma/*", "pg", "ioredis", "bcrypt", "node:*"], message: "Browser code uses no server packages." }] }],
+    },
+  },
+];
+
+/** Routers reach Prisma through the context (`ctx.app.db.prisma`), which no import rule sees. */
+export const layerSyntaxRules = [
+  {
+    files: ["src/server/api/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        { selector: "MemberExpression[property.name='prisma']", message: "Layer rule 2: routers and REST handlers call services; no Prisma." },
+      ],
+    },
+  },
+];

@@ -1,0 +1,558 @@
+import type { Deployment, Flow } from "../../generated/prisma/client";
+import type { FlowState, NodeStatus } from "../runtime/types";
+import type { WebhookRequest, WebhookResponse } from "../runtime/webhooks";
+import type { DeviceInMessage } from "../realtime/device-bus";
+import { LocalFlowRuntime, type LocalRuntimeDeps } from "./local";
+import { ClusterBus, RpcTimeout, type ClusterEvent } from "./cluster-bus";
+import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, InjectResult } from "./types";
+
+export interface ClusterTimings {
+  /** How long a lease lives without renewal: a killed instance's flows run elsewhere after about this long. */
+  leaseTtlMs: number;
+  /** How often leases and membership are renewed and placement is reconsidered. */
+  tickMs: number;
+}
+
+export const DEFAULT_CLUSTER_TIMINGS: ClusterTimings = { leaseTtlMs: 4_000, tickMs: 1_000 };
+
+const leaseKey = (flowId: string) => `cluster:flow:${flowId}`;
+const MEMBERS_KEY = "cluster:members";
+const memberKey = (instanceId: string) => `cluster:member:${instanceId}`;
+const routeKey = (slug: string, method: string, path: string) => `cluster:hook:${slug} ${method.toLowerCase()} ${path.replace(/\/+$/, "") || "/"}`;
+
+const RECONCILE_TIMEOUT_MS = 20_000;
+const INJECT_TIMEOUT_MS = 5_000;
+const STATUS_TIMEOUT_MS = 3_000;
+/** The flow's own answer may take 30 s (WebhookRegistry); the hop adds a little. */
+const WEBHOOK_TIMEOUT_MS = 32_000;
+
+/** How long an inject waits for a flow that should run but has no holder (between two holders). */
+const HAND_OVER_WAIT_MS = 3_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+interface Held {
+  token: number;
+  since: number;
+  /** performance.now() until which the lease is proven: when the last successful renew was sent, plus the TTL. */
+  validUntil: number;
+}
+
+type OwnerReply<T> = { notOwner: true } | { notOwner?: false; value: T };
+
+export interface ClusteredRuntimeDeps extends Omit<LocalRuntimeDeps, "fence"> {
+  timings?: Partial<ClusterTimings>;
+}
+
+/**
+ * Several instances on one PostgreSQL and one Redis. Each deployed, enabled flow runs on the one
+ * instance holding its lease in the store (a key with a TTL and a fencing token, see
+ * KeyValueStore.leaseAcquire). Every tick an instance renews its membership and its leases, and
+ * takes unheld flows up to its fair share, ceil(flows / live instances); one holding two or more
+ * flows above the least loaded instance releases the difference's half, so a rolling restart
+ * spreads out again. A flow whose lease is gone for two ticks is taken whatever the share (failover).
+ *
+ * Safety: an instance runs a flow only while it can prove its lease: its last successful renew was
+ * sent less than the TTL ago (monotonic clock). The engine checks this before every send and
+ * delivery (the fence), so an instance that was paused past its TTL sends nothing when it wakes,
+ * and its tick stops its copy once the store says the lease is someone else's. A grant's token
+ * changes with every grant, so a stale holder can neither renew nor release the new one.
+ *
+ * Calls made on any instance (apply, stop, inject, statuses, webhooks) go to the holder over the
+ * store's pub/sub (ClusterBus); the holder re-reads the flow from the database, so a deploy or
+ * rollback committed anywhere takes effect where the flow runs.
+ */
+export class ClusteredFlowRuntime implements FlowRuntime {
+  readonly mode = "cluster" as const;
+  readonly instanceId: string;
+  private readonly local: LocalFlowRuntime;
+  private readonly bus: ClusterBus;
+  private readonly timings: ClusterTimings;
+  private readonly held = new Map<string, Held>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  /** Flows seen without a lease at the previous tick: taken at this one even above the fair share. */
+  private orphansSeen = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | null = null;
+  private tickAgain = false;
+  /** Placement runs apart from the renewals: a slow database must never delay a lease renewal. */
+  private placing: Promise<void> | null = null;
+  private placeAgain = false;
+  private closing = false;
+
+  constructor(private readonly deps: ClusteredRuntimeDeps) {
+    this.instanceId = deps.instanceId;
+    this.timings = { ...DEFAULT_CLUSTER_TIMINGS, ...deps.timings };
+    this.local = new LocalFlowRuntime({ ...deps, fence: (flowId) => this.holds(flowId) });
+    this.bus = new ClusterBus(deps.store, this.instanceId, deps.logger, (event) => this.onClusterEvent(event));
+    this.bus.handle("reconcile", (args) => this.onReconcile(args as { flowId: string }));
+    this.bus.handle("inject", (args) => this.onInject(args as { flowId: string; nodeId: string; overrides: { payload?: unknown; topic?: string } }));
+    this.bus.handle("statuses", (args) => this.onStatuses(args as { flowId: string }));
+    this.bus.handle("webhook", (args) => this.onWebhook(args as { slug: string; request: WebhookRequest }));
+  }
+
+  /** Whether this instance can prove its lease on the flow right now. */
+  holds(flowId: string): boolean {
+    const held = this.held.get(flowId);
+    return held !== undefined && performance.now() < held.validUntil;
+  }
+
+  /** Flows this instance holds (for tests and diagnostics). */
+  heldFlowIds(): string[] {
+    return [...this.held.keys()];
+  }
+
+  /**
+   * Joins: subscribes, announces itself and runs the first tick. Never fails: if the store is not
+   * reachable yet, every later tick tries again (an instance takes no flow before it can answer
+   * for them on the bus).
+   */
+  async start(): Promise<void> {
+    this.timer = setInterval(() => void this.tick(), this.timings.tickMs);
+    this.timer.unref();
+    if (await this.joinBus()) {
+      await this.heartbeat().catch(() => undefined);
+      await this.bus.broadcast({ type: "joined", from: this.instanceId }).catch(() => undefined);
+    }
+    await this.tick();
+    await this.placing;
+    this.deps.logger.info({ instance: this.instanceId, flows: this.held.size, bus: this.bus.ready }, "joined the cluster");
+  }
+
+  private async joinBus(): Promise<boolean> {
+    if (this.bus.ready) return true;
+    try {
+      await this.bus.start();
+      return true;
+    } catch (err) {
+      this.deps.logger.warn({ err }, "cluster channels could not be subscribed yet; retrying every tick");
+      return false;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The interface: each call reaches the instance holding the flow.
+
+  async apply(flow: Flow, _deployment: Deployment): Promise<FlowState> {
+    return this.reconcileAnywhere(flow.id);
+  }
+
+  async setEnabled(flow: Flow, _enabled: boolean): Promise<FlowState> {
+    return this.reconcileAnywhere(flow.id);
+  }
+
+  async stop(flowId: string): Promise<void> {
+    await this.reconcileAnywhere(flowId);
+  }
+
+  async inject(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }): Promise<InjectResult> {
+    const handOverDeadline = Date.now() + HAND_OVER_WAIT_MS;
+    let shouldRun: boolean | undefined;
+    for (let attempt = 0; Date.now() < handOverDeadline + 1_000; attempt++) {
+      if (attempt > 0) await sleep(Math.min(100 * attempt, 250));
+      const lease = await this.deps.store.leaseGet(leaseKey(flowId));
+      if (!lease) {
+        // Between two holders (a hand-over or a rebalance): wait a moment for the next one.
+        shouldRun ??= await this.shouldRun(flowId);
+        if (shouldRun && Date.now() < handOverDeadline) continue;
+        return { ok: false, reason: "not_running" };
+      }
+      if (lease.holder === this.instanceId) {
+        const reply = await this.onInject({ flowId, nodeId, overrides });
+        if (!reply.notOwner) return reply.value;
+        continue;
+      }
+      try {
+        const reply = await this.bus.request<OwnerReply<InjectResult>>(lease.holder, "inject", { flowId, nodeId, overrides }, INJECT_TIMEOUT_MS);
+        if (!reply.notOwner) return reply.value;
+      } catch (err) {
+        if (err instanceof RpcTimeout) return { ok: false, reason: "unavailable" };
+        throw err;
+      }
+    }
+    return { ok: false, reason: "not_running" };
+  }
+
+  async nodeStatuses(flowId: string): Promise<Map<string, NodeStatus | null>> {
+    const lease = await this.deps.store.leaseGet(leaseKey(flowId));
+    if (!lease) return new Map();
+    if (lease.holder === this.instanceId) return this.local.nodeStatuses(flowId);
+    try {
+      const reply = await this.bus.request<OwnerReply<Array<[string, NodeStatus | null]>>>(lease.holder, "statuses", { flowId }, STATUS_TIMEOUT_MS);
+      return new Map(reply.notOwner ? [] : reply.value);
+    } catch (err) {
+      this.deps.logger.warn({ err, flowId, owner: lease.holder }, "node statuses could not be read from the flow's instance");
+      return new Map();
+    }
+  }
+
+  async placement(flowId: string): Promise<FlowPlacement | null> {
+    const lease = await this.deps.store.leaseGet(leaseKey(flowId));
+    return lease ? { instanceId: lease.holder, since: new Date(lease.since) } : null;
+  }
+
+  async handleWebhook(organizationSlug: string, request: WebhookRequest): Promise<WebhookResponse | null> {
+    const here = await this.local.handleWebhook(organizationSlug, request);
+    if (here) return here;
+    const flowId = await this.deps.store.get(routeKey(organizationSlug, request.method, request.path));
+    if (!flowId) return null;
+    const lease = await this.deps.store.leaseGet(leaseKey(flowId));
+    if (!lease || lease.holder === this.instanceId) return null;
+    try {
+      const reply = await this.bus.request<OwnerReply<WebhookResponse | null>>(lease.holder, "webhook", { slug: organizationSlug, request }, WEBHOOK_TIMEOUT_MS);
+      return reply.notOwner ? null : reply.value;
+    } catch (err) {
+      if (!(err instanceof RpcTimeout)) throw err;
+      return { status: 503, headers: { "content-type": "application/json" }, body: { error: { code: "UNAVAILABLE", message: "the instance running this flow did not answer" } } };
+    }
+  }
+
+  deviceMessage(organizationId: string, message: DeviceInMessage): void {
+    // Device messages travel on the organization's pub/sub channel; only the holder's device-in nodes listen.
+    this.local.deviceMessage(organizationId, message);
+  }
+
+  /**
+   * Hands every flow over: leaves the membership, then for each flow stops it here and releases
+   * its lease, and tells the others, who take them at once.
+   */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    clearInterval(this.timer);
+    await this.ticking?.catch(() => undefined);
+    await this.placing?.catch(() => undefined);
+    await Promise.all([
+      this.deps.store.setRemove(MEMBERS_KEY, this.instanceId).catch(() => undefined),
+      this.deps.store.del(memberKey(this.instanceId)).catch(() => undefined),
+    ]);
+    const released = [...this.held.keys()];
+    await Promise.all(released.map((flowId) => this.withLock(flowId, () => this.release(flowId, false))));
+    await this.bus.broadcast({ type: "left", from: this.instanceId }).catch(() => undefined);
+    if (released.length > 0) await this.bus.broadcast({ type: "released", from: this.instanceId, flowIds: released }).catch(() => undefined);
+    await this.local.close();
+    await this.bus.close();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Placement
+
+  private withLock<T>(flowId: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(flowId) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(fn);
+    this.locks.set(flowId, next);
+    void next
+      .finally(() => {
+        if (this.locks.get(flowId) === next) this.locks.delete(flowId);
+      })
+      .catch(() => undefined);
+    return next;
+  }
+
+  private onClusterEvent(event: ClusterEvent): void {
+    // Someone released flows or left: take them now rather than at the next tick.
+    if (event.type === "released" || event.type === "left" || event.type === "joined") this.scheduleTick();
+  }
+
+  private scheduleTick(): void {
+    if (this.closing) return;
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
+    setImmediate(() => void this.tick());
+  }
+
+  private tick(): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    if (this.ticking) {
+      this.tickAgain = true;
+      return this.ticking;
+    }
+    this.ticking = (async () => {
+      try {
+        await this.renewAll();
+        // Requests for this instance's flows come over the bus: no placement before it listens.
+        if (!(await this.joinBus())) return;
+        await this.heartbeat().catch((err: unknown) => this.deps.logger.warn({ err }, "cluster membership could not be renewed"));
+        this.schedulePlace();
+      } catch (err) {
+        this.deps.logger.warn({ err }, "cluster lease renewal failed");
+      }
+    })().finally(() => {
+      this.ticking = null;
+      if (this.tickAgain && !this.closing) {
+        this.tickAgain = false;
+        setImmediate(() => void this.tick());
+      }
+    });
+    return this.ticking;
+  }
+
+  private schedulePlace(): void {
+    if (this.closing) return;
+    if (this.placing) {
+      this.placeAgain = true;
+      return;
+    }
+    this.placing = this.place()
+      .catch((err: unknown) => this.deps.logger.warn({ err }, "cluster placement failed"))
+      .finally(() => {
+        this.placing = null;
+        if (this.placeAgain && !this.closing) {
+          this.placeAgain = false;
+          this.schedulePlace();
+        }
+      });
+  }
+
+  private async heartbeat(): Promise<void> {
+    await this.deps.store.set(memberKey(this.instanceId), String(Date.now()), { ttlMs: this.timings.leaseTtlMs });
+    await this.deps.store.setAdd(MEMBERS_KEY, this.instanceId);
+  }
+
+  /** Live instances: members whose heartbeat has not expired (the dead are dropped from the set). */
+  private async liveMembers(): Promise<string[]> {
+    const members = await this.deps.store.setMembers(MEMBERS_KEY);
+    const alive = await Promise.all(members.map(async (id) => [id, (await this.deps.store.get(memberKey(id))) !== null] as const));
+    const dead = alive.filter(([, ok]) => !ok).map(([id]) => id);
+    if (dead.length > 0) await this.deps.store.setRemove(MEMBERS_KEY, ...dead).catch(() => undefined);
+    const live = alive.filter(([, ok]) => ok).map(([id]) => id);
+    if (!this.closing && !live.includes(this.instanceId)) live.push(this.instanceId);
+    return live;
+  }
+
+  private async renewAll(): Promise<void> {
+    await Promise.all(
+      [...this.held.entries()].map(async ([flowId, held]) => {
+        const sentAt = performance.now();
+        let renewed: boolean;
+        try {
+          renewed = await this.deps.store.leaseRenew(leaseKey(flowId), held.token, this.timings.leaseTtlMs);
+        } catch (err) {
+          // The store did not answer: keep trying while the lease is still proven, stop once it is not.
+          if (performance.now() >= held.validUntil && this.held.get(flowId) === held) {
+            this.deps.logger.warn({ err, flowId }, "lease could not be renewed before it expired: flow stopped here");
+            await this.withLock(flowId, () => this.evict(flowId, held));
+          }
+          return;
+        }
+        if (this.held.get(flowId) !== held) return;
+        if (renewed) {
+          held.validUntil = Math.max(held.validUntil, sentAt + this.timings.leaseTtlMs);
+        } else {
+          this.deps.logger.warn({ flowId }, "lease lost (expired, and another instance may hold it): flow stopped here");
+          await this.withLock(flowId, () => this.evict(flowId, held));
+        }
+      }),
+    );
+  }
+
+  /** Stops the local copy of a flow whose lease is gone; nothing is written, the new holder runs it. */
+  private async evict(flowId: string, held?: Held): Promise<void> {
+    if (held && this.held.get(flowId) !== held) return;
+    this.held.delete(flowId);
+    await this.local.evict(flowId);
+  }
+
+  /** Stops the flow here and gives its lease back (hand-over, rebalance or shutdown). */
+  private async release(flowId: string, announce: boolean): Promise<void> {
+    const held = this.held.get(flowId);
+    if (!held) return;
+    this.held.delete(flowId);
+    await this.local.evict(flowId);
+    await this.deps.store.leaseRelease(leaseKey(flowId), held.token).catch((err: unknown) => {
+      this.deps.logger.warn({ err, flowId }, "lease could not be released; it expires on its own");
+    });
+    if (announce) await this.bus.broadcast({ type: "released", from: this.instanceId, flowIds: [flowId] }).catch(() => undefined);
+  }
+
+  private async desiredFlowIds(): Promise<string[]> {
+    const rows = await this.deps.prisma.flow.findMany({
+      where: { deletedAt: null, enabled: true, currentDeploymentId: { not: null }, organization: { deletedAt: null } },
+      select: { id: true },
+    });
+    return rows.map((r) => r.id);
+  }
+
+  private async place(): Promise<void> {
+    if (this.closing) return;
+    const [desired, members] = await Promise.all([this.desiredFlowIds(), this.liveMembers()]);
+    const wanted = new Set(desired);
+    // Flows held here that should not run any more (a stop whose message was missed).
+    for (const flowId of [...this.held.keys()]) {
+      if (!wanted.has(flowId)) await this.withLock(flowId, () => this.reconcileHere(flowId));
+    }
+    const holders = await Promise.all(desired.map(async (flowId) => [flowId, (await this.deps.store.leaseGet(leaseKey(flowId)))?.holder ?? null] as const));
+    const counts = new Map<string, number>(members.map((m) => [m, 0]));
+    const unheld: string[] = [];
+    for (const [flowId, holder] of holders) {
+      if (holder === null) unheld.push(flowId);
+      else counts.set(holder, (counts.get(holder) ?? 0) + 1);
+    }
+    const share = Math.ceil(desired.length / Math.max(1, members.length));
+    let mine = this.held.size;
+    const seen = new Set<string>();
+    for (const flowId of shuffle(unheld)) {
+      if (this.closing) return;
+      if (mine >= share && !this.orphansSeen.has(flowId)) {
+        seen.add(flowId);
+        continue;
+      }
+      const started = await this.withLock(flowId, () => this.acquireAndRun(flowId));
+      if (started) mine++;
+      else seen.add(flowId);
+    }
+    this.orphansSeen = seen;
+    // Rebalance: give back half the difference to the least loaded live instance.
+    const others = members.filter((m) => m !== this.instanceId).map((m) => counts.get(m) ?? 0);
+    if (others.length > 0 && unheld.length === 0) {
+      const least = Math.min(...others);
+      const excess = Math.floor((mine - least) / 2);
+      if (mine - least >= 2 && excess > 0) {
+        const victims = [...this.held.keys()].slice(0, excess);
+        this.deps.logger.info({ flows: victims.length, held: mine, least }, "handing flows over to balance the cluster");
+        await Promise.all(victims.map((flowId) => this.withLock(flowId, () => this.release(flowId, false))));
+        await this.bus.broadcast({ type: "released", from: this.instanceId, flowIds: victims }).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Takes the flow's lease if nobody holds it and runs its current deployment here. */
+  private async acquireAndRun(flowId: string): Promise<boolean> {
+    if (this.closing || this.held.has(flowId)) return false;
+    const sentAt = performance.now();
+    const lease = await this.deps.store.leaseAcquire(leaseKey(flowId), this.instanceId, this.timings.leaseTtlMs);
+    if (!lease) return false;
+    this.held.set(flowId, { token: lease.token, since: lease.since, validUntil: sentAt + this.timings.leaseTtlMs });
+    try {
+      const state = await this.reconcileHere(flowId);
+      if (this.held.has(flowId)) this.deps.logger.info({ flowId, token: lease.token, state }, "flow placed here");
+      return this.held.has(flowId);
+    } catch (err) {
+      this.deps.logger.error({ err, flowId }, "flow could not be started here; its lease is released");
+      await this.release(flowId, false);
+      return false;
+    }
+  }
+
+  /**
+   * Puts the flow's state in the database into effect here, where its lease is held: runs its
+   * current deployment (again only if it changed), or stops it and releases the lease.
+   */
+  private async reconcileHere(flowId: string): Promise<FlowState> {
+    const flow = await this.deps.prisma.flow.findUnique({ where: { id: flowId }, include: { organization: { select: { deletedAt: true, slug: true } } } });
+    const deployment = flow?.currentDeploymentId ? await this.deps.prisma.deployment.findUnique({ where: { id: flow.currentDeploymentId } }) : null;
+    const runs = flow && deployment && !flow.deletedAt && flow.enabled && !flow.organization.deletedAt;
+    if (!runs || !flow || !deployment) {
+      if (flow && deployment && !flow.deletedAt && !flow.organization.deletedAt) {
+        // Disabled: stopped, and recorded as such.
+        await this.local.apply(flow, deployment);
+      } else {
+        await this.local.stop(flowId);
+      }
+      const held = this.held.get(flowId);
+      this.held.delete(flowId);
+      if (held) await this.deps.store.leaseRelease(leaseKey(flowId), held.token).catch(() => undefined);
+      return "stopped";
+    }
+    if (this.local.runningDeployment(flowId) === deployment.id) return "running";
+    const state = await this.local.apply(flow, deployment);
+    await this.publishRoutes(flow.organization.slug, flowId, deployment);
+    return state;
+  }
+
+  /** Where /hooks/{slug}/... requests for this flow's http-in nodes go, for instances that do not run it. */
+  private async publishRoutes(slug: string, flowId: string, deployment: Deployment): Promise<void> {
+    const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
+    const routes = snapshot.nodes.filter((n) => n.type === "http-in" && !(n as { disabled?: boolean }).disabled);
+    await Promise.all(
+      routes.map((n) => {
+        const config = n.config as { method?: string; path?: string };
+        return this.deps.store.set(routeKey(slug, config.method ?? "get", config.path ?? "/hook"), flowId).catch((err: unknown) => {
+          this.deps.logger.warn({ err, flowId }, "webhook route could not be published");
+        });
+      }),
+    );
+  }
+
+  /** apply / setEnabled / stop, made on any instance: the holder (or, if none, this one) reconciles. */
+  private async reconcileAnywhere(flowId: string): Promise<FlowState> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (attempt > 0) await sleep(100 * attempt);
+      const lease = await this.deps.store.leaseGet(leaseKey(flowId));
+      if (lease?.holder === this.instanceId) {
+        const reply = await this.onReconcile({ flowId });
+        if (!reply.notOwner) return reply.value;
+        continue;
+      }
+      if (lease) {
+        try {
+          const reply = await this.bus.request<OwnerReply<FlowState>>(lease.holder, "reconcile", { flowId }, RECONCILE_TIMEOUT_MS);
+          if (!reply.notOwner) return reply.value;
+          continue;
+        } catch (err) {
+          if (!(err instanceof RpcTimeout)) throw err;
+          // The holder is gone or paused: its lease runs out and the next holder starts from the database.
+          this.deps.logger.warn({ flowId, owner: lease.holder }, "the flow's instance did not answer; the change takes effect when the flow is placed again");
+          return this.expectedState(flowId);
+        }
+      }
+      // Held by nobody: run it here when it should run.
+      if (await this.shouldRun(flowId)) {
+        if (await this.withLock(flowId, () => this.acquireAndRun(flowId))) return this.local.placement(flowId).then((p) => (p ? "running" : "error"));
+        continue;
+      }
+      await this.deps.prisma.flow.updateMany({ where: { id: flowId, currentDeploymentId: { not: null } }, data: { state: "stopped", stateError: null } });
+      return "stopped";
+    }
+    return this.expectedState(flowId);
+  }
+
+  private async shouldRun(flowId: string): Promise<boolean> {
+    const count = await this.deps.prisma.flow.count({
+      where: { id: flowId, deletedAt: null, enabled: true, currentDeploymentId: { not: null }, organization: { deletedAt: null } },
+    });
+    return count === 1;
+  }
+
+  private async expectedState(flowId: string): Promise<FlowState> {
+    return (await this.shouldRun(flowId)) ? "running" : "stopped";
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // What the holder answers
+
+  private async onReconcile({ flowId }: { flowId: string }): Promise<OwnerReply<FlowState>> {
+    return this.withLock(flowId, async () => {
+      if (!this.held.has(flowId)) return { notOwner: true as const };
+      return { value: await this.reconcileHere(flowId) };
+    });
+  }
+
+  private async onInject({ flowId, nodeId, overrides }: { flowId: string; nodeId: string; overrides: { payload?: unknown; topic?: string } }): Promise<OwnerReply<InjectResult>> {
+    // A start under way (lease just taken) finishes first.
+    const pending = this.locks.get(flowId);
+    if (pending) await pending.catch(() => undefined);
+    if (!this.holds(flowId)) return { notOwner: true };
+    return { value: this.local.injectNow(flowId, nodeId, overrides) };
+  }
+
+  private async onStatuses({ flowId }: { flowId: string }): Promise<OwnerReply<Array<[string, NodeStatus | null]>>> {
+    if (!this.held.has(flowId)) return { notOwner: true };
+    return { value: [...(await this.local.nodeStatuses(flowId)).entries()] };
+  }
+
+  private async onWebhook({ slug, request }: { slug: string; request: WebhookRequest }): Promise<OwnerReply<WebhookResponse | null>> {
+    return { value: await this.local.handleWebhook(slug, request) };
+  }
+}
+
+function shuffle<T>(items: T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}

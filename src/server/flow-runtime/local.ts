@@ -1,0 +1,224 @@
+import type { PrismaClient, Flow, Deployment } from "../../generated/prisma/client";
+import type { KeyValueStore } from "../store";
+import type { Logger } from "../logger";
+import { FlowEngine } from "../runtime/engine";
+import type { FlowState, NodeFactory, NodeStatus, RuntimeServices } from "../runtime/types";
+import type { WebhookRegistry, WebhookRequest, WebhookResponse } from "../runtime/webhooks";
+import type { NodeRegistry } from "../nodes/registry";
+import { outputCount } from "../nodes/types";
+import type { DeviceBus, DeviceInMessage } from "../realtime/device-bus";
+import { orgEventsChannel, type OrgEvent, type OrgEventTopic } from "../services/flows/events";
+import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, InjectResult } from "./types";
+
+export interface LocalRuntimeDeps {
+  prisma: PrismaClient;
+  store: KeyValueStore;
+  logger: Logger;
+  nodes: NodeRegistry;
+  behaviours: Map<string, NodeFactory>;
+  services: RuntimeServices & { webhooks: WebhookRegistry };
+  devices: DeviceBus;
+  instanceId: string;
+  /**
+   * In a cluster: whether this instance can still prove its lease on the flow. While it cannot,
+   * the engine drops every message of the flow (a paused process that wakes up sends nothing).
+   */
+  fence?: (flowId: string) => boolean;
+}
+
+/**
+ * This process's flows: between the database and the engine, it turns deployments into running
+ * flows, writes the state the engine reports back to the flow row, and publishes runtime events to
+ * the organization's channel. The engine itself knows nothing of either side. On its own it is the
+ * single-instance runtime (every deployed, enabled flow runs here); ClusteredFlowRuntime uses it
+ * for the flows whose lease this instance holds.
+ */
+export class LocalFlowRuntime implements FlowRuntime {
+  readonly mode = "single" as const;
+  readonly instanceId: string;
+  private readonly engine: FlowEngine;
+  /** Flows stopped for a hand-over: their "stopped" is not written (they keep running elsewhere). */
+  private readonly quiet = new Set<string>();
+  /** Running flows: their deployment and since when they run here. */
+  private readonly running = new Map<string, { deploymentId: string; since: Date }>();
+
+  constructor(private readonly deps: LocalRuntimeDeps) {
+    this.instanceId = deps.instanceId;
+    this.engine = new FlowEngine({
+      fence: deps.fence,
+      behaviours: deps.behaviours,
+      outputsOf: (node) => {
+        const definition = deps.nodes.get(node.type);
+        return definition ? outputCount(definition, node.config) : 0;
+      },
+      services: deps.services,
+      hooks: {
+        onFlowState: ({ organizationId, flowId, state, error }) => {
+          if (state === "stopped" && this.quiet.has(flowId)) return;
+          void this.recordState(organizationId, flowId, state, error);
+        },
+        onNodeStatus: ({ organizationId, flowId, nodeId, status }) => {
+          this.publish(organizationId, "node.status", flowId, { node_id: nodeId, status });
+        },
+        onDebug: ({ organizationId, flowId, nodeId, name, property, msg, format }) => {
+          this.publish(organizationId, "debug", flowId, { node_id: nodeId, name, property, msg, format });
+        },
+        onNodeError: ({ organizationId, flowId, nodeId, error }) => {
+          deps.logger.warn({ flowId, nodeId, error }, "node error");
+          this.publish(organizationId, "node.status", flowId, { node_id: nodeId, status: { fill: "red", shape: "ring", text: error.slice(0, 120) }, error });
+        },
+      },
+    });
+  }
+
+  private publish(organizationId: string, topic: OrgEventTopic, flowId: string | null, data: Record<string, unknown>) {
+    const event: OrgEvent = { type: "event", topic, flow_id: flowId, data, ts: new Date().toISOString() };
+    this.deps.store.publish(orgEventsChannel(organizationId), JSON.stringify(event)).catch((err: unknown) => {
+      this.deps.logger.warn({ err, topic }, "runtime event could not be published");
+    });
+  }
+
+  private async recordState(organizationId: string, flowId: string, state: FlowState, error?: string) {
+    // A stop that is part of a redeploy is followed at once by the new state; both are written in
+    // order because the engine reports them in order.
+    try {
+      await this.deps.prisma.flow.updateMany({ where: { id: flowId, currentDeploymentId: { not: null } }, data: { state, stateError: error ?? null } });
+    } catch (err) {
+      this.deps.logger.error({ err, flowId }, "flow state could not be recorded");
+    }
+    this.publish(organizationId, "flow.state", flowId, { state, error: error ?? null });
+  }
+
+  private async specFor(flow: Flow, deployment: Deployment) {
+    const org = await this.deps.prisma.organization.findUniqueOrThrow({ where: { id: flow.organizationId }, select: { slug: true } });
+    const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
+    return {
+      flowId: flow.id,
+      organizationId: flow.organizationId,
+      organizationSlug: org.slug,
+      revision: deployment.revision,
+      nodes: snapshot.nodes,
+      connections: snapshot.connections,
+    };
+  }
+
+  async start(): Promise<void> {
+    const restarted = await this.startAll();
+    if (restarted > 0) this.deps.logger.info({ flows: restarted }, "deployed flows restarted");
+  }
+
+  /** Puts the deployment in effect: running when the flow is enabled, stopped otherwise. */
+  async apply(flow: Flow, deployment: Deployment): Promise<FlowState> {
+    if (!flow.enabled) {
+      await this.engine.stop(flow.id);
+      this.running.delete(flow.id);
+      await this.recordState(flow.organizationId, flow.id, "stopped");
+      return "stopped";
+    }
+    const spec = await this.specFor(flow, deployment);
+    // The old version's "stopped" is not written: the row goes straight to the new version's state
+    // (written below), and a late write of "stopped" must not overtake it.
+    this.quiet.add(flow.id);
+    let state: FlowState;
+    try {
+      state = await this.engine.deploy(spec);
+    } finally {
+      this.quiet.delete(flow.id);
+    }
+    if (state === "running") {
+      const before = this.running.get(flow.id);
+      this.running.set(flow.id, { deploymentId: deployment.id, since: before?.since ?? new Date() });
+    } else {
+      this.running.delete(flow.id);
+    }
+    // The engine reports asynchronously; the response must not come before the row says so.
+    await this.deps.prisma.flow.update({ where: { id: flow.id }, data: { state, stateError: state === "error" ? (this.engine.errorOf(flow.id) ?? null) : null } });
+    return state;
+  }
+
+  async setEnabled(flow: Flow, enabled: boolean): Promise<FlowState> {
+    if (!flow.currentDeploymentId) return "stopped";
+    const deployment = await this.deps.prisma.deployment.findUniqueOrThrow({ where: { id: flow.currentDeploymentId } });
+    return this.apply({ ...flow, enabled }, deployment);
+  }
+
+  async stop(flowId: string): Promise<void> {
+    await this.engine.stop(flowId);
+    this.running.delete(flowId);
+  }
+
+  /** Stops the flow here without recording it stopped: it goes on running on another instance. */
+  async evict(flowId: string): Promise<void> {
+    this.quiet.add(flowId);
+    try {
+      await this.engine.stop(flowId);
+    } finally {
+      this.quiet.delete(flowId);
+      this.running.delete(flowId);
+    }
+  }
+
+  /** The deployment running here for the flow, if any. */
+  runningDeployment(flowId: string): string | null {
+    return this.engine.isRunning(flowId) ? (this.running.get(flowId)?.deploymentId ?? null) : null;
+  }
+
+  /** Flows that have a running (or failed) copy here. */
+  flowIds(): string[] {
+    return this.engine.runningFlowIds();
+  }
+
+  /** On start-up: every deployed, enabled flow runs again from its deployment snapshot. */
+  async startAll(): Promise<number> {
+    const flows = await this.deps.prisma.flow.findMany({
+      where: { deletedAt: null, enabled: true, currentDeploymentId: { not: null }, organization: { deletedAt: null } },
+    });
+    let started = 0;
+    for (const flow of flows) {
+      try {
+        const deployment = await this.deps.prisma.deployment.findUniqueOrThrow({ where: { id: flow.currentDeploymentId! } });
+        await this.apply(flow, deployment);
+        started++;
+      } catch (err) {
+        this.deps.logger.error({ err, flowId: flow.id }, "flow could not be restarted");
+      }
+    }
+    return started;
+  }
+
+  async inject(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }): Promise<InjectResult> {
+    return this.injectNow(flowId, nodeId, overrides);
+  }
+
+  /** inject(), synchronously: the message is on its way when this returns. */
+  injectNow(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }): InjectResult {
+    if (!this.engine.isRunning(flowId)) return { ok: false, reason: "not_running" };
+    try {
+      return { ok: true, messageId: this.engine.inject(flowId, nodeId, overrides) };
+    } catch {
+      // Saved but not part of the deployed version yet.
+      return { ok: false, reason: "not_deployed" };
+    }
+  }
+
+  async nodeStatuses(flowId: string): Promise<Map<string, NodeStatus | null>> {
+    return this.engine.nodeStatuses(flowId);
+  }
+
+  async placement(flowId: string): Promise<FlowPlacement | null> {
+    const running = this.running.get(flowId);
+    return running && this.engine.isRunning(flowId) ? { instanceId: this.instanceId, since: running.since } : null;
+  }
+
+  async handleWebhook(organizationSlug: string, request: WebhookRequest): Promise<WebhookResponse | null> {
+    return (await this.deps.services.webhooks.handle(organizationSlug, request)) ?? null;
+  }
+
+  deviceMessage(organizationId: string, message: DeviceInMessage): void {
+    this.deps.devices.publishFromDevice(organizationId, message);
+  }
+
+  close(): Promise<void> {
+    return this.engine.close();
+  }
+}

@@ -1,0 +1,54 @@
+import type { Deployment, Flow } from "../../generated/prisma/client";
+import type { FlowGraph } from "../../shared/flow-graph";
+import type { FlowState, NodeStatus } from "../runtime/types";
+import type { WebhookRequest, WebhookResponse } from "../runtime/webhooks";
+import type { DeviceInMessage } from "../realtime/device-bus";
+
+export interface DeploymentSnapshot extends FlowGraph {
+  name: string;
+}
+
+/** Where a flow runs: the instance holding its lease, since when. */
+export interface FlowPlacement {
+  instanceId: string;
+  since: Date;
+}
+
+export type InjectResult =
+  | { ok: true; messageId: string }
+  /** not_running: the flow runs nowhere; not_deployed: the node is not in the running version; unavailable: its instance did not answer. */
+  | { ok: false; reason: "not_running" | "not_deployed" | "unavailable" };
+
+/**
+ * The running flows, as services, routers and the servers see them: one interface, owned by
+ * AppServices. Two implementations: LocalFlowRuntime (this process runs every deployed flow: the
+ * embedded defaults, one instance) and ClusteredFlowRuntime (several instances on one PostgreSQL
+ * and Redis: each flow runs on the instance holding its lease, and every call below reaches that
+ * instance, whichever instance it is made on). Nothing outside src/server/flow-runtime/ sees the
+ * engine.
+ */
+export interface FlowRuntime {
+  /** This process's id in the cluster (also reported by GET /health). */
+  readonly instanceId: string;
+  readonly mode: "single" | "cluster";
+  /** After start-up: runs the deployed, enabled flows (single) or joins the placement (cluster). */
+  start(): Promise<void>;
+  /** Puts the flow's current deployment in effect wherever the flow runs: running when enabled, stopped otherwise. */
+  apply(flow: Flow, deployment: Deployment): Promise<FlowState>;
+  /** Starts or stops a deployed flow after its `enabled` changed. */
+  setEnabled(flow: Flow, enabled: boolean): Promise<FlowState>;
+  /** Stops the flow wherever it runs (it was deleted, or its organization was). */
+  stop(flowId: string): Promise<void>;
+  /** Sends a message out of an inject node of the running flow, once. */
+  inject(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }): Promise<InjectResult>;
+  /** Node statuses of the running flow (empty when it runs nowhere). */
+  nodeStatuses(flowId: string): Promise<Map<string, NodeStatus | null>>;
+  /** Where the flow runs; null when it runs nowhere. */
+  placement(flowId: string): Promise<FlowPlacement | null>;
+  /** Serves a request to /hooks/{slug}/...; null when no running flow listens there. */
+  handleWebhook(organizationSlug: string, request: WebhookRequest): Promise<WebhookResponse | null>;
+  /** A message published by a device: it reaches the device-in nodes of the organization's running flows. */
+  deviceMessage(organizationId: string, message: DeviceInMessage): void;
+  /** Stops this instance's flows (handing them over to the other instances, in a cluster); calling it again does nothing. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,102 @@
+/**
+ * One instance of the app for the multi-process cluster tests and the failover benchmark: the real
+ * AppServices (createApp: PostgreSQL, Redis, the clustered flow runtime) serving the REST API
+ * (/api/v1, the same adapter as Next's route), webhooks (/hooks/{slug}/...) and the WebSocket hub
+ * (/ws, with the device channel) on a real port, with
+ * src/server.ts's start-up order (listen, then join the cluster) and shutdown (SIGTERM: stop
+ * accepting, close the app, which hands the flows over). Next's pages are left out: they play no
+ * part in placement, and a production build per test run would cost minutes.
+ *
+ * Environment: the app's own variables (DATABASE_URL, REDIS_URL, PORT, INSTANCE_ID, ...) plus
+ * CLUSTER_DB_SCHEMA (the database schema the instances share) and CLUSTER_KEY_PREFIX (their Redis
+ * key prefix), so a test run keeps to itself on shared servers.
+ */
+import http from "node:http";
+import { getEnv } from "@/env";
+import { createApp } from "@/server/app";
+import { createLogger } from "@/server/logger";
+import { createRestHandler } from "@/server/api/rest/handler";
+import { handleWebhook } from "@/server/api/rest/webhook-handler";
+import { CLIENT_IP_HEADER, resolveClientIp } from "@/server/api/rest/client-ip";
+import { appRouter, createCaller } from "@/server/api/root";
+import { createRealtimeHub } from "@/server/realtime/hub";
+import { DeviceChannel } from "@/server/realtime/devices";
+
+const env = getEnv();
+const app = await createApp({
+  env,
+  dbSchema: process.env.CLUSTER_DB_SCHEMA,
+  storeKeyPrefix: process.env.CLUSTER_KEY_PREFIX,
+  logger: createLogger({ level: env.LOG_LEVEL }),
+});
+const rest = createRestHandler({ router: appRouter, getApp: async () => app, createCaller: (ctx) => createCaller(ctx) });
+
+function toHeaders(req: http.IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.set(name, value);
+  }
+  return headers;
+}
+
+async function serve(req: http.IncomingMessage, res: http.ServerResponse) {
+  req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
+  const method = req.method ?? "GET";
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = method === "GET" || method === "HEAD" || chunks.length === 0 ? undefined : Buffer.concat(chunks);
+  const request = new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, { method, headers: toHeaders(req), body });
+  const { pathname } = new URL(request.url);
+  let response: Response;
+  const hook = /^\/hooks\/([^/]+)((?:\/[^/]*)*)$/.exec(pathname);
+  if (hook) {
+    const segments = hook[2]!.split("/").filter(Boolean).map(decodeURIComponent);
+    response = await handleWebhook(app, request, decodeURIComponent(hook[1]!), segments);
+  } else if (pathname.startsWith("/api/v1/")) {
+    response = await rest(request);
+  } else {
+    response = new Response(JSON.stringify({ error: { code: "NOT_FOUND", message: "not found" } }), { status: 404, headers: { "content-type": "application/json" } });
+  }
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  res.writeHead(response.status, headers);
+  res.end(Buffer.from(await response.arrayBuffer()));
+}
+
+const server = http.createServer((req, res) => {
+  serve(req, res).catch((err: unknown) => {
+    app.logger.error({ err }, "request failed");
+    if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { code: "INTERNAL", message: "internal error" } }));
+  });
+});
+const hub = createRealtimeHub({ app, devices: new DeviceChannel(app.store, app.flowRuntime) });
+server.on("upgrade", (req, socket, head) => {
+  req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
+  if (new URL(req.url ?? "/", "http://localhost").pathname === "/ws") hub.handleUpgrade(req, socket, head);
+  else socket.destroy();
+});
+await new Promise<void>((resolve) => server.listen(env.PORT, "127.0.0.1", resolve));
+await app.flowRuntime.start();
+// The harness waits for this line.
+console.log(`cluster-node ready ${app.flowRuntime.instanceId} ${env.PORT}`);
+
+let stopping = false;
+async function shutdown() {
+  if (stopping) return;
+  stopping = true;
+  const force = setTimeout(() => process.exit(1), 10_000);
+  force.unref();
+  server.close();
+  server.closeAllConnections();
+  await app.flowRuntime.close();
+  await hub.close();
+  await app.close();
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown());
+process.on("SIGINT", () => void shutdown());

@@ -1,0 +1,72 @@
+import path from "node:path";
+import { ESLint } from "eslint";
+import { describe, expect, it } from "vitest";
+
+/**
+ * Each layer rule of docs/ARCHITECTURE.md must fail the lint, whatever the import's spelling. Each
+ * case lints a made-up file at a real place in the tree (it is never written to disk) and expects
+ * the rule to report it; the allowed cases make sure the rules do not forbid everything.
+ */
+const root = path.resolve(import.meta.dirname, "../..");
+const eslint = new ESLint({ cwd: root });
+
+async function lint(file: string, code: string) {
+  const [result] = await eslint.lintText(`${code}\nexport {};\n`, { filePath: path.join(root, file) });
+  return result!.messages.filter((m) => m.ruleId === "import-x/no-restricted-paths" || m.ruleId === "no-restricted-imports" || m.ruleId === "no-restricted-syntax");
+}
+
+const forbidden: Array<[string, string, string]> = [
+  // [rule, importing file, import]
+  ["4: nodes do not reach the database (relative)", "src/server/nodes/inject/probe.ts", 'import "../../db";'],
+  ["4: nodes do not reach the database (alias)", "src/server/nodes/inject/probe.ts", 'import "@/server/db";'],
+  ["4: nodes do not reach the database (with extension)", "src/server/nodes/inject/probe.ts", 'import "../../db.ts";'],
+  ["4: nodes do not call services", "src/server/nodes/inject/probe.ts", 'import "@/server/services/flows/flows";'],
+  ["4: nodes do not call services (relative)", "src/server/nodes/inject/probe.ts", 'import "../../services/flows/flows";'],
+  ["4: the runtime does not use the store", "src/server/runtime/probe.ts", 'import "../store";'],
+  ["4: the runtime does not use the generated client", "src/server/runtime/probe.ts", 'import "@/generated/prisma/client";'],
+  ["4: the runtime does not use Prisma packages", "src/server/runtime/probe.ts", 'import "@prisma/client";'],
+  ["4: the runtime does not use Next", "src/server/runtime/probe.ts", 'import "next/server";'],
+  ["4: the runtime does not use tRPC", "src/server/nodes/debug/probe.ts", 'import "@trpc/server";'],
+  ["1: features do not import the server", "src/features/auth/probe.ts", 'import "@/server/db";'],
+  ["1: features do not import the server (relative)", "src/features/auth/probe.ts", 'import "../../server/services/accounts/login";'],
+  ["1: components do not import the server", "src/components/probe.tsx", 'import "@/server/errors";'],
+  ["1: pages do not import the server", "src/app/flows/probe.tsx", 'import "@/server/app-context";'],
+  ["1: the root layout does not import the server", "src/app/probe.tsx", 'import "@/server/api/rest";'],
+  ["server never imports the UI", "src/server/services/probe.ts", 'import "@/features/auth/types";'],
+  ["server never imports pages (relative)", "src/server/probe.ts", 'import "../app/layout";'],
+  ["shared is isomorphic", "src/shared/probe.ts", 'import "@/server/errors";'],
+  ["shared is isomorphic (relative)", "src/shared/probe.ts", 'import "../server/permissions";'],
+  ["2: routers do not import the database", "src/server/api/routers/probe.ts", 'import "../../db";'],
+  ["2: routers do not touch Prisma through the context", "src/server/api/routers/probe.ts", "declare const ctx: any; void ctx.app.db.prisma.flow.findMany();"],
+  ["3: services do not import the API layer", "src/server/services/flows/probe.ts", 'import "../../api/trpc";'],
+  ["3: services do not import Next", "src/server/services/flows/probe.ts", 'import "next/headers";'],
+  ["browser code uses no server packages", "src/features/auth/probe.ts", 'import "ioredis";'],
+  ["6: services do not reach into the local runtime", "src/server/services/flows/probe.ts", 'import "../../flow-runtime/local";'],
+  ["6: services do not reach into the clustered runtime (alias)", "src/server/services/flows/probe.ts", 'import "@/server/flow-runtime/clustered";'],
+  ["6: services do not use the engine", "src/server/services/flows/probe.ts", 'import "@/server/runtime/engine";'],
+  ["6: routers do not use the engine", "src/server/api/routers/probe.ts", 'import "../../runtime/engine.ts";'],
+  ["6: REST does not use the sandbox", "src/server/api/rest/probe.ts", 'import "../../runtime/sandbox/sandbox-pool";'],
+  ["6: the hub does not use the cluster bus", "src/server/realtime/probe.ts", 'import "../flow-runtime/cluster-bus";'],
+];
+
+const allowed: Array<[string, string, string]> = [
+  ["nodes use the runtime's types", "src/server/nodes/inject/probe.ts", 'import "../../runtime/types";'],
+  ["services use the database", "src/server/services/flows/probe.ts", 'import "../../db";'],
+  ["services use the flow runtime's interface", "src/server/services/flows/probe.ts", 'import "../../flow-runtime/types";'],
+  ["routers call services", "src/server/api/routers/probe.ts", 'import "../../services/flows/flows";'],
+  ["features use the tRPC client", "src/features/auth/probe.ts", 'import "@/trpc/react";'],
+  ["route handlers mount the server", "src/app/api/v1/probe.ts", 'import "@/server/api/rest";'],
+  ["features use shared contracts", "src/features/auth/probe.ts", 'import "@/shared/permissions";'],
+];
+
+describe("layer rules (ESLint)", () => {
+  it.each(forbidden)("rule %s", async (_rule, file, code) => {
+    const messages = await lint(file, code);
+    expect(messages.length, `${file}: ${code}`).toBeGreaterThan(0);
+  });
+
+  it.each(allowed)("allows: %s", async (_rule, file, code) => {
+    const messages = await lint(file, code);
+    expect(messages, `${file}: ${code}`).toEqual([]);
+  });
+}, 60_000);
