@@ -1,6 +1,6 @@
 import { Position, type Edge, type Node } from "@xyflow/react";
 import type { inferRouterOutputs } from "@trpc/server";
-import type { AppRouter } from "@/server/api/root";
+import type { AppRouter } from "@/trpc/types";
 import type { Connection, FlowNode } from "@/shared/flow-graph";
 import { outputsFor } from "@/shared/node-ports";
 

@@ -1,5 +1,5 @@
 import type { inferRouterOutputs } from "@trpc/server";
-import type { AppRouter } from "@/server/api/root";
+import type { AppRouter } from "@/trpc/types";
 
 type Outputs = inferRouterOutputs<AppRouter>;
 
