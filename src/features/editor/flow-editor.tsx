@@ -152,6 +152,8 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   const graphRef = useRef<Snapshot>(initial);
   const [meta, setMeta] = useState({ id: initialFlow.id, name: initialFlow.name, revision: initialFlow.revision });
   const history = useHistory();
+  // The stack's functions are stable; callbacks depend on them, not on the (per-render) history object.
+  const { push: pushHistory, undo: undoHistory, redo: redoHistory, reset: resetHistory, markSaved } = history;
   const [editing, setEditing] = useState<string | null>(null);
   const [preview, setPreview] = useState<{ id: string; outputs: number } | null>(null);
   const [highlighted, setHighlighted] = useState<string | null>(null);
@@ -176,9 +178,9 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
     (label: string, next: Snapshot) => {
       const before = graphRef.current;
       setGraph(next);
-      history.push(label, before, next);
+      pushHistory(label, before, next);
     },
-    [history, setGraph],
+    [pushHistory, setGraph],
   );
 
   // "Changed since deploy": a diff against the deployed graph, computed off the drag's hot path.
@@ -212,12 +214,12 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
         dragStart.current = null;
         setGraph(next);
         const moved = before.nodes.some((n, i) => nextNodes[i] && (n.position.x !== nextNodes[i].position.x || n.position.y !== nextNodes[i].position.y));
-        if (moved) history.push("move", before, next);
+        if (moved) pushHistory("move", before, next);
         return;
       }
       setGraph(next);
     },
-    [readOnly, setGraph, history],
+    [readOnly, setGraph, pushHistory],
   );
 
   const onEdgesChange = useCallback(
@@ -330,13 +332,13 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   }, [commit]);
 
   const undo = useCallback(() => {
-    const s = history.undo();
+    const s = undoHistory();
     if (s) setGraph(s);
-  }, [history, setGraph]);
+  }, [undoHistory, setGraph]);
   const redo = useCallback(() => {
-    const s = history.redo();
+    const s = redoHistory();
     if (s) setGraph(s);
-  }, [history, setGraph]);
+  }, [redoHistory, setGraph]);
 
   const applyEdit = useCallback(
     (nodeId: string, edit: NodeEdit) => {
@@ -356,9 +358,9 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
     (flow: EditorFlow) => {
       setGraph(graphOf(flow, catalog));
       setMeta({ id: flow.id, name: flow.name, revision: flow.revision });
-      history.reset();
+      resetHistory();
     },
-    [catalog, history, setGraph],
+    [catalog, resetHistory, setGraph],
   );
 
   const graphPayload = useCallback(() => {
@@ -382,7 +384,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
     try {
       const { flow } = await update.mutateAsync({ id: meta.id, revision: meta.revision, ...graphPayload() });
       setMeta((m) => ({ ...m, revision: flow.revision }));
-      history.markSaved(version);
+      markSaved(version);
       setNotice({ kind: "ok", text: `Saved (revision ${flow.revision}).` });
       return true;
     } catch (err) {
@@ -390,7 +392,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
       else showSaveError(err);
       return false;
     }
-  }, [readOnly, history, update, meta, graphPayload, showSaveError]);
+  }, [readOnly, history.version, markSaved, update, meta, graphPayload, showSaveError]);
 
   const reload = useCallback(async () => {
     const { flow } = await client.flows.get.query({ id: meta.id });
@@ -405,14 +407,14 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
       const { flow: latest } = await client.flows.get.query({ id: meta.id });
       const { flow } = await update.mutateAsync({ id: meta.id, revision: latest.revision, ...graphPayload() });
       setMeta((m) => ({ ...m, revision: flow.revision }));
-      history.markSaved(version);
+      markSaved(version);
       setConflict(false);
       setNotice({ kind: "ok", text: `Saved over the other change (revision ${flow.revision}).` });
     } catch (err) {
       setConflict(false);
       showSaveError(err);
     }
-  }, [client, meta.id, update, graphPayload, history, showSaveError]);
+  }, [client, meta.id, update, graphPayload, history.version, markSaved, showSaveError]);
 
   // Clipboard as Node-RED JSON.
   const copySelection = useCallback(async () => {

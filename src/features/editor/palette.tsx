@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
+import { memo, useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
 import { categoryColors, categoryLabels, typeIcons, type CatalogEntry } from "./model";
 
 const ORDER = ["input", "output", "function", "network", "parser", "sequence", "common"];
@@ -10,7 +10,7 @@ const ORDER = ["input", "output", "function", "network", "parser", "sequence", "
  * middle of the view; dragging (pointer events, so mouse, pen and touch alike) drops it where the
  * pointer is released on the canvas. Read-only editors get the list without the actions.
  */
-export function Palette({
+export const Palette = memo(function Palette({
   catalog,
   readOnly,
   onAdd,
@@ -110,7 +110,7 @@ export function Palette({
       ) : null}
     </section>
   );
-}
+});
 
 /** The quick-add search that opens where a wire was dropped on empty canvas. */
 export function QuickAdd({ catalog, x, y, onChoose, onClose }: { catalog: CatalogEntry[]; x: number; y: number; onChoose: (type: string) => void; onClose: () => void }) {
