@@ -8,12 +8,12 @@ import { fmt, percentile } from "./lib/stats";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
 
 /**
- * 7. The flow editor in Chromium: opening a 500- and a 2,000-node flow (time from navigation until
+ * 8. The flow editor in Chromium: opening a 500- and a 2,000-node flow (time from navigation until
  * every node React Flow draws is visible) and the p95 frame time while a node is dragged across
  * the canvas. Needs the production build (`npm run build`): it starts the built server the way
  * Playwright does, on BENCH_EDITOR_PORT (default 3420), with a fresh data directory.
  */
-const B = "7 Editor (Chromium)";
+const B = "8 Editor (Chromium)";
 const PASSWORD = "Tangerine-Rocket-42";
 
 async function startServer(port: number, log: (m: string) => void) {
@@ -75,31 +75,27 @@ async function dragFrames(page: Page): Promise<number[]> {
   const node = page.locator(".react-flow__node .fp-node-label").nth(3);
   const box = (await node.boundingBox())!;
   const start = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-  await page.evaluate(() => {
-    const w = window as unknown as { __frames: number[]; __stop: boolean };
-    w.__frames = [];
-    w.__stop = false;
-    let last = performance.now();
-    const tick = (t: number) => {
-      w.__frames.push(t - last);
+  // A string, not a function: tsx's name-keeping helpers do not exist in the page.
+  await page.evaluate(`(() => {
+    window.__frames = [];
+    window.__stop = false;
+    let last = 0;
+    const tick = (t) => {
+      window.__frames.push(t - last);
       last = t;
-      if (!w.__stop) requestAnimationFrame(tick);
+      if (!window.__stop) requestAnimationFrame(tick);
     };
     requestAnimationFrame((t) => {
       last = t;
       requestAnimationFrame(tick);
     });
-  });
+  })()`);
   await page.mouse.move(start.x, start.y);
   await page.mouse.down();
   for (let i = 1; i <= 60; i++) await page.mouse.move(start.x + i * 5, start.y + i * 3);
   for (let i = 59; i >= 0; i--) await page.mouse.move(start.x + i * 5, start.y + i * 3);
   await page.mouse.up();
-  return page.evaluate(() => {
-    const w = window as unknown as { __frames: number[]; __stop: boolean };
-    w.__stop = true;
-    return w.__frames.slice(1);
-  });
+  return (await page.evaluate("(() => { window.__stop = true; return window.__frames.slice(1); })()")) as number[];
 }
 
 export async function benchEditor(ctx: BenchContext): Promise<BenchOutcome> {

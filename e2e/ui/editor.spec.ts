@@ -283,6 +283,8 @@ test.describe("flow editor", () => {
     await expect(paletteItem(page, "debug")).toBeFocused();
     await page.keyboard.press("Enter");
     await expect(canvasNodes(page)).toHaveCount(1);
+    // The new node takes the focus, so the next Enter would edit it.
+    await expect(canvasNodes(page).first()).toBeFocused();
     const debugId = (await canvasNodes(page).first().getAttribute("data-id"))!;
 
     await page.getByLabel("Search nodes").focus();

@@ -44,6 +44,7 @@ import {
   NODE_WIDTH,
   changedSinceDeploy,
   edgeId,
+  handlesFor,
   nodeHeight,
   nodeMatches,
   newNodeId,
@@ -155,6 +156,8 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   const graphRef = useRef<Snapshot>(initial);
   const [meta, setMeta] = useState({ id: initialFlow.id, name: initialFlow.name, revision: initialFlow.revision });
   const history = useHistory();
+  // The stack's functions are stable; callbacks depend on them, not on the (per-render) history object.
+  const { push: pushHistory, undo: undoHistory, redo: redoHistory, reset: resetHistory, markSaved } = history;
   const [editing, setEditing] = useState<string | null>(null);
   const [preview, setPreview] = useState<{ id: string; outputs: number } | null>(null);
   const [highlighted, setHighlighted] = useState<string | null>(null);
@@ -182,9 +185,9 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
     (label: string, next: Snapshot) => {
       const before = graphRef.current;
       setGraph(next);
-      history.push(label, before, next);
+      pushHistory(label, before, next);
     },
-    [history, setGraph],
+    [pushHistory, setGraph],
   );
 
   // "Changed since deploy": a diff against the deployed graph, computed off the drag's hot path.
@@ -200,7 +203,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
 
   const displayNodes = useMemo(() => {
     if (!preview) return nodes;
-    return nodes.map((n) => (n.id === preview.id ? { ...n, data: { ...n.data, outputs: preview.outputs }, height: nodeHeight(preview.outputs) } : n));
+    return nodes.map((n) => (n.id === preview.id ? { ...n, data: { ...n.data, outputs: preview.outputs }, height: nodeHeight(preview.outputs), handles: handlesFor(n.data.inputs, preview.outputs) } : n));
   }, [nodes, preview]);
 
   const onNodesChange = useCallback(
@@ -218,12 +221,12 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
         dragStart.current = null;
         setGraph(next);
         const moved = before.nodes.some((n, i) => nextNodes[i] && (n.position.x !== nextNodes[i].position.x || n.position.y !== nextNodes[i].position.y));
-        if (moved) history.push("move", before, next);
+        if (moved) pushHistory("move", before, next);
         return;
       }
       setGraph(next);
     },
-    [readOnly, setGraph, history],
+    [readOnly, setGraph, pushHistory],
   );
 
   const onEdgesChange = useCallback(
@@ -271,6 +274,8 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
     },
     [readOnly, rf],
   );
+
+  const closeQuickAdd = useCallback(() => setQuickAdd(null), []);
 
   const newNode = useCallback(
     (type: string, x: number, y: number): EditorNode => {
@@ -334,13 +339,13 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   }, [commit]);
 
   const undo = useCallback(() => {
-    const s = history.undo();
+    const s = undoHistory();
     if (s) setGraph(s);
-  }, [history, setGraph]);
+  }, [undoHistory, setGraph]);
   const redo = useCallback(() => {
-    const s = history.redo();
+    const s = redoHistory();
     if (s) setGraph(s);
-  }, [history, setGraph]);
+  }, [redoHistory, setGraph]);
 
   const applyEdit = useCallback(
     (nodeId: string, edit: NodeEdit) => {
@@ -361,9 +366,9 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
       setGraph(graphOf(flow, catalog));
       setMeta({ id: flow.id, name: flow.name, revision: flow.revision });
       baseRef.current = { nodes: flow.nodes, connections: flow.connections };
-      history.reset();
+      resetHistory();
     },
-    [catalog, history, setGraph],
+    [catalog, resetHistory, setGraph],
   );
 
   const graphPayload = useCallback(() => {
@@ -410,7 +415,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
       const { flow } = await update.mutateAsync({ id: meta.id, revision: meta.revision, ...payload });
       setMeta((m) => ({ ...m, revision: flow.revision }));
       baseRef.current = payload;
-      history.markSaved(version);
+      markSaved(version);
       setNotice({ kind: "ok", text: `Saved (revision ${flow.revision}).` });
       return true;
     } catch (err) {
@@ -427,7 +432,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
         return false;
       }
     }
-  }, [readOnly, history, update, meta, graphPayload, showSaveError, mergeAfterConflict]);
+  }, [readOnly, history.version, markSaved, update, meta, graphPayload, showSaveError, mergeAfterConflict]);
 
   const resolveMerge = useCallback(
     async (choices: Record<string, Resolution>) => {
@@ -463,14 +468,14 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
       const { flow: latest } = await client.flows.get.query({ id: meta.id });
       const { flow } = await update.mutateAsync({ id: meta.id, revision: latest.revision, ...graphPayload() });
       setMeta((m) => ({ ...m, revision: flow.revision }));
-      history.markSaved(version);
+      markSaved(version);
       setConflict(false);
       setNotice({ kind: "ok", text: `Saved over the other change (revision ${flow.revision}).` });
     } catch (err) {
       setConflict(false);
       showSaveError(err);
     }
-  }, [client, meta.id, update, graphPayload, history, showSaveError]);
+  }, [client, meta.id, update, graphPayload, history.version, markSaved, showSaveError]);
 
   // Clipboard as Node-RED JSON.
   const copySelection = useCallback(async () => {
@@ -728,7 +733,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
                     catalog={catalogList}
                     x={quickAdd.x}
                     y={quickAdd.y}
-                    onClose={() => setQuickAdd(null)}
+                    onClose={closeQuickAdd}
                     onChoose={(type) => {
                       const q = quickAdd;
                       setQuickAdd(null);

@@ -2,7 +2,7 @@
 
 import { memo, useContext, useEffect, useRef } from "react";
 import { Handle, Position, useUpdateNodeInternals, type NodeProps, type NodeTypes } from "@xyflow/react";
-import { categoryColors, typeIcons, PORT_GAP, type EditorNode } from "./model";
+import { categoryColors, portTop, typeIcons, type EditorNode } from "./model";
 import { NodeMarksContext, useEditorRuntime } from "./runtime-context";
 
 /**
@@ -52,7 +52,7 @@ function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
       {data.disabled ? <span className="visually-hidden">(disabled)</span> : null}
       {runtime.renderNodeAction ? <span className="fp-node-action nodrag">{runtime.renderNodeAction({ id, data } as EditorNode)}</span> : null}
       {Array.from({ length: outputs }, (_, i) => (
-        <Handle key={i} type="source" position={Position.Right} id={`o${i}`} style={{ top: outputs === 1 ? "50%" : 6 + PORT_GAP / 2 + i * PORT_GAP }} isConnectable={!marks.readOnly} />
+        <Handle key={i} type="source" position={Position.Right} id={`o${i}`} style={{ top: portTop(i, outputs) }} isConnectable={!marks.readOnly} />
       ))}
       {status ? (
         <span className={`fp-node-status ${status.fill ?? ""}`} data-testid="node-status">

@@ -1,4 +1,4 @@
-import type { Edge, Node } from "@xyflow/react";
+import { Position, type Edge, type Node } from "@xyflow/react";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/trpc/types";
 import type { Connection, FlowNode } from "@/shared/flow-graph";
@@ -28,6 +28,23 @@ export type EditorEdge = Edge;
 export const NODE_WIDTH = 180;
 export const PORT_GAP = 16;
 export const nodeHeight = (outputs: number) => Math.max(40, 12 + outputs * PORT_GAP);
+const HANDLE = 10;
+
+/** Where output port `i` of `outputs` sits, from the node's top edge (the node component uses it too). */
+export const portTop = (i: number, outputs: number) => (outputs === 1 ? nodeHeight(1) / 2 : 6 + PORT_GAP / 2 + i * PORT_GAP);
+
+/**
+ * The handles' boxes, known without measuring: React Flow then skips its one forced render of every
+ * node (xyflow#3883), so a big flow draws only what is in view, and wires to off-screen nodes still
+ * end at the right ports.
+ */
+export function handlesFor(inputs: number, outputs: number): NonNullable<EditorNode["handles"]> {
+  const h = nodeHeight(outputs);
+  const handles: NonNullable<EditorNode["handles"]> = [];
+  if (inputs > 0) handles.push({ id: "in", type: "target", position: Position.Left, x: -HANDLE / 2, y: h / 2 - HANDLE / 2, width: HANDLE, height: HANDLE });
+  for (let i = 0; i < outputs; i++) handles.push({ id: `o${i}`, type: "source", position: Position.Right, x: NODE_WIDTH - HANDLE / 2, y: portTop(i, outputs) - HANDLE / 2, width: HANDLE, height: HANDLE });
+  return handles;
+}
 
 export const categoryColors: Record<string, string> = {
   input: "#a6bbcf",
@@ -83,18 +100,20 @@ export function inputsOf(catalog: Catalog, type: string): number {
 
 export function toEditorNode(catalog: Catalog, n: FlowNode): EditorNode {
   const outputs = outputsOf(catalog, n.type, n.config);
+  const inputs = inputsOf(catalog, n.type);
   return {
     id: n.id,
     type: "flow",
     position: { x: n.position.x, y: n.position.y },
     width: NODE_WIDTH,
     height: nodeHeight(outputs),
+    handles: handlesFor(inputs, outputs),
     data: {
       type: n.type,
       name: n.name,
       config: n.config,
       disabled: n.disabled,
-      inputs: inputsOf(catalog, n.type),
+      inputs,
       outputs,
       category: catalog.get(n.type)?.category ?? "common",
       ...(n.type === "unknown" ? { unknownType: String((n.config as { original_type?: unknown }).original_type ?? "unknown") } : {}),
@@ -108,7 +127,7 @@ export function toEditorNode(catalog: Catalog, n: FlowNode): EditorNode {
 export function withData(catalog: Catalog, node: EditorNode, patch: Partial<FlowNodeData>): EditorNode {
   const data = { ...node.data, ...patch };
   const outputs = outputsOf(catalog, data.type, data.config);
-  return { ...node, data: { ...data, outputs }, height: nodeHeight(outputs), ariaLabel: `${data.name || data.type} (${data.type} node)` };
+  return { ...node, data: { ...data, outputs }, height: nodeHeight(outputs), handles: handlesFor(data.inputs, outputs), ariaLabel: `${data.name || data.type} (${data.type} node)` };
 }
 
 export const edgeId = (c: Connection) => `${c.source}:${c.source_port}:${c.target}`;

@@ -1,6 +1,6 @@
 "use client";
 
-import { useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
+import { memo, useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
 import { categoryColors, categoryLabels, typeIcons, type CatalogEntry } from "./model";
 
 const ORDER = ["input", "output", "function", "network", "parser", "sequence", "common"];
@@ -10,7 +10,7 @@ const ORDER = ["input", "output", "function", "network", "parser", "sequence", "
  * middle of the view; dragging (pointer events, so mouse, pen and touch alike) drops it where the
  * pointer is released on the canvas. Read-only editors get the list without the actions.
  */
-export function Palette({
+export const Palette = memo(function Palette({
   catalog,
   readOnly,
   onAdd,
@@ -110,15 +110,27 @@ export function Palette({
       ) : null}
     </section>
   );
-}
+});
 
 /** The quick-add search that opens where a wire was dropped on empty canvas. */
 export function QuickAdd({ catalog, x, y, onChoose, onClose }: { catalog: CatalogEntry[]; x: number; y: number; onChoose: (type: string) => void; onClose: () => void }) {
   const [q, setQ] = useState("");
   const [active, setActive] = useState(0);
+  const box = useRef<HTMLDivElement>(null);
+  // Closes on a press outside (not on blur: the drop that opened it may still move focus).
+  useEffect(() => {
+    const outside = (e: PointerEvent) => {
+      if (!box.current?.contains(e.target as Node)) onClose();
+    };
+    const t = setTimeout(() => document.addEventListener("pointerdown", outside, true), 0);
+    return () => {
+      clearTimeout(t);
+      document.removeEventListener("pointerdown", outside, true);
+    };
+  }, [onClose]);
   const list = catalog.filter((c) => c.inputs > 0 && (!q.trim() || c.type.includes(q.trim().toLowerCase()) || c.name.toLowerCase().includes(q.trim().toLowerCase())));
   return (
-    <div className="quick-add" style={{ left: x, top: y }} role="dialog" aria-label="Add a node here">
+    <div ref={box} className="quick-add" style={{ left: x, top: y }} role="dialog" aria-label="Add a node here">
       <label htmlFor="quick-add-search">Add node</label>
       <input
         id="quick-add-search"
@@ -141,9 +153,6 @@ export function QuickAdd({ catalog, x, y, onChoose, onClose }: { catalog: Catalo
             e.preventDefault();
             onChoose(list[active].type);
           }
-        }}
-        onBlur={(e) => {
-          if (!e.currentTarget.parentElement?.contains(e.relatedTarget as Node | null)) onClose();
         }}
       />
       <ul id="quick-add-list" role="listbox" aria-label="Node types">
