@@ -12,7 +12,7 @@ import { orgEventsChannel } from "@/shared/realtime";
 import { fmt } from "./lib/stats";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
 
-const B = "8 Debug region in Chromium";
+const B = "9 Debug region in Chromium";
 const RATES = [1000, 5000];
 const PRODUCE_MS = 15_000;
 const TICK_MS = 10;
