@@ -14,6 +14,8 @@ import { benchFlowsAtScale } from "./flows-scale";
 import { benchRuntime } from "./runtime";
 import { benchDebugEvents } from "./debug-ws";
 import { benchDebugFanout } from "./debug-fanout";
+import { benchDebugUi } from "./debug-ui";
+import { benchEditor } from "./editor";
 import { benchHttp } from "./http";
 import { benchFailover } from "./failover";
 import { startRestServer } from "./lib/rest-server";
@@ -32,16 +34,19 @@ const APP_OVERRIDES = {
 };
 
 // In run order: the flows-at-scale seed comes last so its 10,000 flows do not sit under the others.
+// `explicit`: runs only when named (`npm run bench -- editor`): it needs `npm run build` and Chromium.
 // `ownServer`: the benchmark starts the production server itself and needs no in-process app.
-const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) => Promise<BenchOutcome>; ownServer?: boolean }> = [
+const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) => Promise<BenchOutcome>; explicit?: boolean; ownServer?: boolean }> = [
   { name: "accounts", title: "1 Accounts", run: benchAccounts },
   { name: "http", title: "2 Request hot path (production server, Node-RED side by side)", run: benchHttp, ownServer: true },
   { name: "runtime", title: "4 Runtime throughput", run: benchRuntime },
   { name: "debug", title: "5 Debug events to one WebSocket", run: benchDebugEvents },
   { name: "debug100", title: "5b Debug events to 100 WebSocket clients", run: benchDebugFanout },
+  { name: "debug-ui", title: "9 Debug region in Chromium", run: benchDebugUi },
   // Its own processes and its own section of the report (it needs DATABASE_URL and REDIS_URL).
   { name: "failover", title: "7 Several instances: failover, forwarded injects", run: benchFailover, ownServer: true },
   { name: "flows", title: "3 Flows at scale", run: benchFlowsAtScale },
+  { name: "editor", title: "8 Editor (Chromium)", run: benchEditor, explicit: true },
 ];
 
 const started = performance.now();
@@ -71,7 +76,7 @@ async function main() {
   const only = process.argv.slice(2);
   const unknown = only.filter((o) => !BENCHMARKS.some((b) => b.name === o));
   if (unknown.length > 0) throw new Error(`unknown benchmark(s) ${unknown.join(", ")}; choose from ${BENCHMARKS.map((b) => b.name).join(", ")}`);
-  const selected = only.length > 0 ? BENCHMARKS.filter((b) => only.includes(b.name)) : BENCHMARKS;
+  const selected = only.length > 0 ? BENCHMARKS.filter((b) => only.includes(b.name)) : BENCHMARKS.filter((b) => !b.explicit);
 
   const startedAt = new Date();
   const loadAtStart = loadavg();

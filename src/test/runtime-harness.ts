@@ -23,7 +23,7 @@ export async function loadTestFlow(nodes: HarnessNode[], connections: Array<{ so
   /** Which sink each message reached, in order. */
   const arrivals: Array<{ sink: string; msg: Message }> = [];
   const statuses: Array<{ nodeId: string; status: NodeStatus | null }> = [];
-  const debug: Array<{ nodeId: string; msg: unknown; property: string; format: string }> = [];
+  const debug: Array<{ nodeId: string; msg: unknown; property: string; format: string; topic?: string }> = [];
   const errors: Array<{ nodeId: string; error: string }> = [];
   const waiters: Array<() => void> = [];
   const sink: NodeFactory = (ctx) => ({
@@ -44,7 +44,7 @@ export async function loadTestFlow(nodes: HarnessNode[], connections: Array<{ so
     hooks: {
       onFlowState: () => undefined,
       onNodeStatus: (e) => statuses.push({ nodeId: e.nodeId, status: e.status }),
-      onDebug: (e) => debug.push({ nodeId: e.nodeId, msg: e.msg, property: e.property, format: e.format }),
+      onDebug: (e) => debug.push({ nodeId: e.nodeId, msg: e.msg, property: e.property, format: e.format, topic: e.topic }),
       onNodeError: (e) => errors.push({ nodeId: e.nodeId, error: e.error }),
     },
     closeTimeoutMs: 500,

@@ -23,6 +23,7 @@ export async function SignedInHeader({ email }: { email: string }) {
   const organizations = await myOrganizations();
   return (
     <SiteHeader>
+      <Link href="/flows">Flows</Link>
       <Link href="/settings/organization">Settings</Link>
       <Link href="/account/security">Account</Link>
       {organizations.length > 0 ? <OrganizationSwitcher initialOrganizations={organizations} /> : null}

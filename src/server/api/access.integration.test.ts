@@ -94,9 +94,11 @@ describe("tenant isolation", () => {
       "GET /flows/{id}/deployments": { params: { id: flow.id } },
       "POST /flows/{id}/rollback": { params: { id: flow.id }, body: { deployment_id: deployment.id } },
       "GET /flows/{id}/export": { params: { id: flow.id } },
+      "GET /flows/{id}/deployed": { params: { id: flow.id } },
       "GET /flows/{flowId}/nodes": { params: { flowId: flow.id } },
       "POST /nodes/{nodeId}/inject": { params: { nodeId: injectId }, body: {} },
       "GET /nodes/{type}/schema": { params: { type: "teleport" } },
+      "POST /nodes/{type}/validate": { params: { type: "teleport" }, body: { config: {} } },
     });
     expect(results.length).toBeGreaterThanOrEqual(21);
     const victimFlow = (await request("GET", `/flows/${flow.id}`, { token: victim.accessToken })).body.flow;

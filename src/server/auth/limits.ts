@@ -1,7 +1,7 @@
 import type { AppServices } from "../app";
 import type { Env } from "../../env";
 import { createRateLimiter, type KeyValueStore, type RateLimiter } from "../store";
-import { WS_LIMITS } from "../realtime/protocol";
+import { WS_LIMITS } from "../../shared/realtime";
 import { rateLimited } from "../errors";
 
 const WINDOW_15_MIN = 15 * 60;

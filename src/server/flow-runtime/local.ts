@@ -7,7 +7,7 @@ import type { WebhookRegistry, WebhookRequest, WebhookResponse } from "../runtim
 import type { NodeRegistry } from "../nodes/registry";
 import { outputCount } from "../nodes/types";
 import type { DeviceBus, DeviceInMessage } from "../realtime/device-bus";
-import { orgEventsChannel, type OrgEvent, type OrgEventTopic } from "../services/flows/events";
+import { orgEventsChannel, type EventData, type EventTopic } from "../../shared/realtime";
 import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, InjectResult } from "./types";
 
 export interface LocalRuntimeDeps {
@@ -60,8 +60,8 @@ export class LocalFlowRuntime implements FlowRuntime {
         onNodeStatus: ({ organizationId, flowId, nodeId, status }) => {
           this.publish(organizationId, "node.status", flowId, { node_id: nodeId, status });
         },
-        onDebug: ({ organizationId, flowId, nodeId, name, property, msg, format }) => {
-          this.publish(organizationId, "debug", flowId, { node_id: nodeId, name, property, msg, format });
+        onDebug: ({ organizationId, flowId, nodeId, name, property, msg, format, topic }) => {
+          this.publish(organizationId, "debug", flowId, { node_id: nodeId, name, property, msg, format, ...(topic !== undefined ? { topic } : {}) });
         },
         onNodeError: ({ organizationId, flowId, nodeId, error }) => {
           deps.logger.warn({ flowId, nodeId, error }, "node error");
@@ -71,8 +71,8 @@ export class LocalFlowRuntime implements FlowRuntime {
     });
   }
 
-  private publish(organizationId: string, topic: OrgEventTopic, flowId: string | null, data: Record<string, unknown>) {
-    const event: OrgEvent = { type: "event", topic, flow_id: flowId, data, ts: new Date().toISOString() };
+  private publish<T extends EventTopic>(organizationId: string, topic: T, flowId: string | null, data: EventData[T]) {
+    const event = { type: "event", topic, flow_id: flowId, data, ts: new Date().toISOString() };
     this.deps.store.publish(orgEventsChannel(organizationId), JSON.stringify(event)).catch((err: unknown) => {
       this.deps.logger.warn({ err, topic }, "runtime event could not be published");
     });

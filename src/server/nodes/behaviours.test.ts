@@ -192,6 +192,9 @@ describe("debug", () => {
     expect((h.debug[0]!.msg as string).length).toBe(1001);
     expect(h.debug[1]).toMatchObject({ nodeId: "d1", msg: 2, format: "number" });
     expect(h.debug[2]!.msg).toMatchObject({ payload: 1, topic: "t" });
+    // The topic travels beside the shown value, as the debug sidebar shows it.
+    expect(h.debug[2]!.topic).toBe("t");
+    expect(h.debug[1]!.topic).toBeUndefined();
     expect(h.statuses.filter((s) => s.nodeId === "d1").at(-1)!.status).toEqual({ fill: "grey", shape: "dot", text: "2" });
   });
 });

@@ -30,7 +30,7 @@ export const unknownNode = defineNode({
   name: "Unknown",
   description: "A node of a type this platform does not have, kept from an import; it never runs.",
   inputs: 1,
-  outputs: (c: z.infer<typeof unknownConfig>) => c.outputs,
+  outputs: { value_of: "outputs" },
   configSchema: unknownConfig,
 });
 

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { outputsFor, type OutputsRule } from "../../shared/node-ports";
 
 export type NodeCategory = "input" | "output" | "function" | "network" | "parser" | "sequence" | "common";
 
@@ -17,8 +18,8 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
   name: string;
   description: string;
   inputs: 0 | 1;
-  /** Output ports; may depend on the configuration (switch rules, function outputs). */
-  outputs: number | ((config: Config) => number);
+  /** Output ports; may depend on the configuration (switch rules, function outputs): a rule shared with the editor. */
+  outputs: OutputsRule;
   configSchema: z.ZodType<Config, Record<string, unknown>>;
   nodeRed?: {
     type: string;
@@ -28,7 +29,7 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
 }
 
 export function outputCount(definition: NodeDefinition, config: Record<string, unknown>): number {
-  return typeof definition.outputs === "function" ? definition.outputs(config) : definition.outputs;
+  return outputsFor(definition.outputs, config);
 }
 
 export const defineNode = <Config extends Record<string, unknown>>(definition: NodeDefinition<Config>) =>

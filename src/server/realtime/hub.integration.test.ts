@@ -180,3 +180,88 @@ describe("device channel", () => {
     ui.ws.close();
   });
 });
+
+describe("presence", () => {
+  it("tells everyone with a flow open who else has it open, across instances, within the organization only", async () => {
+    const owner = await signUp(request, { first_name: "Olga", last_name: "Owner" });
+    const member = await signUp(request, { first_name: "Mia", last_name: "Member" });
+    const stranger = await signUp(request);
+    await app.db.prisma.membership.create({ data: { userId: member.userId, organizationId: owner.organizationId, role: "viewer" } });
+    const memberLogin = await request("POST", "/auth/login", { body: { email: member.email, password: member.password, organization_id: owner.organizationId } });
+    const flow = (await request("POST", "/flows", { token: owner.accessToken, body: { name: "shared" } })).body.flow;
+    // A second hub on the same store stands for a second instance.
+    const other = await startHub(app);
+    try {
+      const a = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+      const b = connect(other.url, { authorization: `Bearer ${memberLogin.body.access_token}` });
+      const x = connect(hub.url, { authorization: `Bearer ${stranger.accessToken}` });
+      await Promise.all([a.next(ready), b.next(ready), x.next(ready)]);
+      a.send({ type: "presence", flow_id: flow.id });
+      expect(await a.next((f) => f.type === "presence")).toEqual({ type: "presence", flow_id: flow.id, users: [{ user_id: owner.userId, name: "Olga Owner" }] });
+      b.send({ type: "presence", flow_id: flow.id });
+      const both = [
+        { user_id: member.userId, name: "Mia Member" },
+        { user_id: owner.userId, name: "Olga Owner" },
+      ];
+      await a.next((f) => f.type === "presence" && f.users.length === 2);
+      expect(a.frames.at(-1)).toEqual({ type: "presence", flow_id: flow.id, users: both });
+      await b.next((f) => f.type === "presence" && f.users.length === 2);
+      // Another organization guessing the id learns nothing.
+      x.send({ type: "presence", flow_id: flow.id });
+      expect((await x.next((f) => f.type === "presence")).users).toEqual([{ user_id: stranger.userId, name: expect.any(String) }]);
+
+      // Leaving (a frame) and disconnecting both count.
+      b.send({ type: "presence", flow_id: null });
+      await a.next((f) => f.type === "presence" && f.users.length === 1 && a.frames.indexOf(f) > a.frames.findIndex((g) => g.type === "presence" && g.users.length === 2));
+      b.send({ type: "presence", flow_id: flow.id });
+      await expect.poll(() => a.frames.filter((f) => f.type === "presence").at(-1)?.users.length).toBe(2);
+      b.ws.close();
+      await expect.poll(() => a.frames.filter((f) => f.type === "presence").at(-1)?.users).toEqual([{ user_id: owner.userId, name: "Olga Owner" }]);
+      expect(a.frames.some((f) => f.type === "presence" && f.users.some((u: { user_id: string }) => u.user_id === stranger.userId))).toBe(false);
+      a.ws.close();
+      x.ws.close();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("forgets an instance that shuts down, and refuses presence from devices", async () => {
+    const owner = await signUp(request);
+    const flow = (await request("POST", "/flows", { token: owner.accessToken, body: { name: "crash" } })).body.flow;
+    const other = await startHub(app);
+    const a = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+    const b = connect(other.url, { authorization: `Bearer ${owner.accessToken}` });
+    await Promise.all([a.next(ready), b.next(ready)]);
+    b.send({ type: "presence", flow_id: flow.id });
+    await b.next((f) => f.type === "presence");
+    a.send({ type: "presence", flow_id: flow.id });
+    expect((await a.next((f) => f.type === "presence")).users).toHaveLength(1);
+    // A graceful shutdown says goodbye at once; the same user on this instance still counts.
+    await other.close();
+    a.send({ type: "presence", flow_id: null });
+    a.send({ type: "presence", flow_id: flow.id });
+    await expect.poll(() => a.frames.filter((f) => f.type === "presence").at(-1)?.users).toEqual([{ user_id: owner.userId, name: expect.any(String) }]);
+
+    const device = (await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "d", kind: "device" } })).body;
+    const d = connect(hub.url, { "x-api-key": device.secret });
+    await d.next(ready);
+    d.send({ type: "presence", flow_id: flow.id });
+    expect((await d.next((f) => f.type === "error")).code).toBe("FORBIDDEN");
+    a.ws.close();
+    d.ws.close();
+  });
+});
+
+describe("who changed a flow", () => {
+  it("flow.updated and flow.deployed carry the revision and the actor", async () => {
+    const user = await signUp(request);
+    const s = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
+    await s.next(ready);
+    const flow = (await request("POST", "/flows", { token: user.accessToken, body: { name: "who" } })).body.flow;
+    await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { name: "who 2", revision: 1 } });
+    expect((await s.next((f) => f.topic === "flow.updated")).data).toEqual({ name: "who 2", revision: 2, enabled: true, by: user.userId, by_name: expect.any(String) });
+    const dep = (await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken })).body.deployment;
+    expect((await s.next((f) => f.topic === "flow.deployed")).data).toEqual({ deployment_id: dep.id, revision: 2, state: "running", by: user.userId, by_name: expect.any(String), rolled_back_from: null });
+    s.ws.close();
+  });
+});

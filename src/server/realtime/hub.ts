@@ -11,7 +11,9 @@ import { orgEventsChannel, type OrgEvent } from "../services/flows/events";
 import { AppError, toAppError } from "../errors";
 import { verifyAccessToken } from "../auth/jwt";
 import { appJwtKeys } from "../auth/principal";
-import { clientFrameSchema, WS_CLOSE, WS_LIMITS } from "./protocol";
+import { clientFrameSchema, eventTopics, WS_CLOSE, WS_LIMITS, type ServerFrame } from "../../shared/realtime";
+import { PresenceTracker } from "./presence";
+import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { DeviceChannel } from "./devices";
 import { authLimiters } from "../auth/limits";
 import { CLIENT_IP_HEADER } from "../api/rest/client-ip";
@@ -28,6 +30,9 @@ interface Client {
   expiryTimer?: NodeJS.Timeout;
   /** The client IP while the socket is not authenticated yet (counted in unauthenticatedPerIp). */
   pendingIp?: string;
+  /** The flow this connection has open (presence), and the name shown for its user. */
+  presenceFlowId: string | null;
+  displayName?: string;
 }
 
 /** Refuses an upgrade with a plain HTTP answer on the raw socket. */
@@ -42,7 +47,7 @@ export interface RealtimeHub {
   close(): Promise<void>;
 }
 
-function send(ws: WebSocket, frame: unknown) {
+function send(ws: WebSocket, frame: ServerFrame) {
   if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
 }
 
@@ -69,7 +74,45 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     countPending(client.pendingIp, -1);
     client.pendingIp = undefined;
   };
-  const orgSubscriptions = new Map<string, { count: number; unsubscribe: Promise<() => Promise<void>>; lifecycle: Promise<() => Promise<void>> }>();
+  const orgSubscriptions = new Map<string, { count: number; events: DurableSubscription; lifecycle: DurableSubscription }>();
+  // Subscriptions that keep trying while the store cannot subscribe (Redis still connecting at
+  // start-up, or down): without them revocations and events would silently never arrive here.
+  const subscribe = (channel: string, handler: (message: string) => void): DurableSubscription =>
+    durableSubscription(app.store, channel, handler, {
+      onRetry: (err, attempt) => logger.warn({ err, channel, attempt }, "store subscription failed; retrying"),
+    });
+
+  const presence = new PresenceTracker({
+    store: app.store,
+    logger,
+    onChange(organizationId, flowId, users) {
+      for (const client of clients) {
+        if (client.principal?.organizationId === organizationId && client.presenceFlowId === flowId) send(client.ws, { type: "presence", flow_id: flowId, users });
+      }
+    },
+  });
+
+  async function displayName(client: Client, userId: string): Promise<string> {
+    if (client.displayName) return client.displayName;
+    const user = await app.db.prisma.user.findUnique({ where: { id: userId }, select: { firstName: true, lastName: true, email: true } });
+    client.displayName = user ? [user.firstName, user.lastName].filter(Boolean).join(" ") || user.email : "someone";
+    return client.displayName;
+  }
+
+  async function setPresence(client: Client, flowId: string | null) {
+    const p = client.principal;
+    if (!p) return;
+    client.presenceFlowId = flowId;
+    if (!flowId) {
+      presence.set(p.organizationId, client, null);
+      return;
+    }
+    const name = await displayName(client, p.userId);
+    // The connection may have moved on (or closed) while its name was looked up.
+    if (client.presenceFlowId !== flowId || !clients.has(client)) return;
+    presence.set(p.organizationId, client, { flow_id: flowId, user_id: p.userId, name });
+    send(client.ws, { type: "presence", flow_id: flowId, users: presence.users(p.organizationId, flowId) });
+  }
 
   const heartbeat = setInterval(() => {
     for (const client of clients) {
@@ -83,7 +126,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
   }, WS_LIMITS.heartbeatMs);
   heartbeat.unref();
 
-  const revocations = app.store.subscribe(SESSION_REVOKED_CHANNEL, (message) => {
+  const revocations = subscribe(SESSION_REVOKED_CHANNEL, (message) => {
     const { session_id } = JSON.parse(message) as { session_id: string };
     for (const client of clients) {
       if (client.principal?.kind === "session" && client.principal.sessionId === session_id) {
@@ -93,7 +136,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
   });
 
   // A revoked API key (service or device) loses its sockets on every instance.
-  const keyRevocations = app.store.subscribe(API_KEY_REVOKED_CHANNEL, (message) => {
+  const keyRevocations = subscribe(API_KEY_REVOKED_CHANNEL, (message) => {
     let keyId: unknown;
     try {
       keyId = (JSON.parse(message) as { key_id?: unknown }).key_id;
@@ -151,8 +194,8 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     }
     orgSubscriptions.set(organizationId, {
       count: 1,
-      unsubscribe: app.store.subscribe(orgEventsChannel(organizationId), (m) => deliver(organizationId, m)),
-      lifecycle: app.store.subscribe(organizationLifecycleChannel(organizationId), (m) => onLifecycle(organizationId, m)),
+      events: subscribe(orgEventsChannel(organizationId), (m) => deliver(organizationId, m)),
+      lifecycle: subscribe(organizationLifecycleChannel(organizationId), (m) => onLifecycle(organizationId, m)),
     });
   }
 
@@ -161,8 +204,8 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     if (!sub) return;
     if (--sub.count <= 0) {
       orgSubscriptions.delete(organizationId);
-      void sub.unsubscribe.then((fn) => fn()).catch(() => undefined);
-      void sub.lifecycle.then((fn) => fn()).catch(() => undefined);
+      void sub.events.stop();
+      void sub.lifecycle.stop();
     }
   }
 
@@ -212,7 +255,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
   }
 
   function onConnection(ws: WebSocket, fromHeaders: { principal: Principal; bearer?: string } | null, ip: string) {
-    const client: Client = { ws, alive: true, topics: null, flowId: null, dropped: 0 };
+    const client: Client = { ws, alive: true, topics: null, flowId: null, dropped: 0, presenceFlowId: null };
     if (!fromHeaders) {
       client.pendingIp = ip;
       countPending(ip, 1);
@@ -226,7 +269,11 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       settlePending(client);
       clearTimeout(client.expiryTimer);
       clearTimeout(authTimer);
-      if (client.principal) leaveOrg(client.principal.organizationId);
+      const p = client.principal;
+      if (p) {
+        if (client.presenceFlowId) presence.set(p.organizationId, client, null);
+        leaveOrg(p.organizationId);
+      }
     });
     ws.on("error", (err) => logger.debug({ err }, "websocket error"));
 
@@ -278,12 +325,19 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
           return;
         case "unsubscribe":
           if (f.topics) {
-            const current = client.topics ?? new Set(["flow.created", "flow.updated", "flow.deleted", "flow.deployed", "flow.state", "node.status", "debug", "inject"]);
+            const current = client.topics ?? new Set<string>(eventTopics);
             for (const t of f.topics) current.delete(t);
             client.topics = current;
           } else if (f.flow_id) client.flowId = null;
           else client.topics = new Set();
           send(ws, { type: "subscribed", topics: client.topics ? [...client.topics] : "all", flow_id: client.flowId });
+          return;
+        case "presence":
+          if (client.principal.kind === "api_key" && client.principal.keyKind === "device") {
+            send(ws, { type: "error", code: "FORBIDDEN", message: "device keys have no presence" });
+            return;
+          }
+          setPresence(client, f.flow_id).catch((err: unknown) => logger.warn({ err }, "presence failed"));
           return;
         case "device.publish":
           if (client.principal.kind === "api_key" && client.principal.keyKind === "device" && options.devices) {
@@ -313,10 +367,11 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     },
     async close() {
       clearInterval(heartbeat);
+      await presence.close();
       for (const client of clients) client.ws.close(WS_CLOSE.goingAway, "server shutting down");
-      await Promise.all([...orgSubscriptions.values()].flatMap((s) => [s.unsubscribe, s.lifecycle].map((u) => u.then((fn) => fn()).catch(() => undefined))));
-      await keyRevocations.then((fn) => fn()).catch(() => undefined);
-      await revocations.then((fn) => fn()).catch(() => undefined);
+      await Promise.all([...orgSubscriptions.values()].flatMap((s) => [s.events.stop(), s.lifecycle.stop()]));
+      await keyRevocations.stop();
+      await revocations.stop();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };

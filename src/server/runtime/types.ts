@@ -46,7 +46,7 @@ export interface NodeContext {
     error(err: unknown, msg?: Message): void;
   };
   /** Publishes to the flow's debug stream. */
-  debug(data: { property: string; msg: unknown; format: string }): void;
+  debug(data: { property: string; msg: unknown; format: string; topic?: string }): void;
   /** Flow-scoped context shared by the flow's nodes (function nodes' `flow.get/set`). */
   flowContext: Map<string, unknown>;
   /** A fresh message id. */
@@ -86,6 +86,6 @@ export type FlowState = "running" | "stopped" | "error";
 export interface RuntimeHooks {
   onFlowState(event: { organizationId: string; flowId: string; state: FlowState; error?: string }): void;
   onNodeStatus(event: { organizationId: string; flowId: string; nodeId: string; status: NodeStatus | null }): void;
-  onDebug(event: { organizationId: string; flowId: string; nodeId: string; name: string; property: string; msg: unknown; format: string }): void;
+  onDebug(event: { organizationId: string; flowId: string; nodeId: string; name: string; property: string; msg: unknown; format: string; topic?: string }): void;
   onNodeError(event: { organizationId: string; flowId: string; nodeId: string; error: string }): void;
 }

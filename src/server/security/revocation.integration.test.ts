@@ -8,7 +8,7 @@ import { connect, startHub } from "@/test/ws";
 import type { AppServices } from "@/server/app";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { WS_CLOSE } from "@/server/realtime/hub";
-import { WS_LIMITS } from "@/server/realtime/protocol";
+import { WS_LIMITS } from "@/shared/realtime";
 import WebSocket from "ws";
 
 let app: AppServices;

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { authedProcedure, router, type Context } from "../trpc";
 import * as s from "../../services/flows/flow.schemas";
 import { createFlow, deleteFlow, getFlow, listFlows, updateFlow } from "../../services/flows/flows";
-import { deployFlow, listDeployments, listFlowNodes, rollbackFlow } from "../../services/flows/deployments";
-import { exportFlow, importFlows } from "../../services/flows/node-red";
+import { deployFlow, getDeployedGraph, listDeployments, listFlowNodes, rollbackFlow } from "../../services/flows/deployments";
+import { exportFlow, importFlows, nodeRedToSelection, selectionToNodeRed } from "../../services/flows/node-red";
 import { bodyLimits } from "../../../shared/policy";
 
 const tags = ["flows"];
@@ -100,6 +100,31 @@ export const flowsRouter = router({
     .input(s.flowIdInput)
     .output(s.exportFlowOutput)
     .query(({ ctx, input }) => exportFlow(ctx.app, ctx.principal, input.id)),
+
+  deployed: authedProcedure
+    .meta({
+      permission: "flows:read",
+      rest: { method: "GET", path: "/flows/{id}/deployed" },
+      summary: "The graph of the flow's current deployment",
+      description: "What runs (or ran, if the flow is disabled): the editor diffs it against the saved flow to mark what changed since the deploy. `deployed` is null when the flow was never deployed.",
+      tags,
+    })
+    .input(s.flowIdInput)
+    .output(s.deployedGraphOutput)
+    .query(({ ctx, input }) => getDeployedGraph(ctx.app, ctx.principal, input.id)),
+
+  // The editor's clipboard: conversions only, nothing is written (no REST route: the REST API has import/export).
+  copySelection: authedProcedure
+    .meta({ permission: "flows:read", summary: "A selection of a flow as Node-RED JSON", tags })
+    .input(s.clipboardExportInput)
+    .output(s.nodeRedFlowSchema)
+    .mutation(({ ctx, input }) => selectionToNodeRed(ctx.app, ctx.principal, input)),
+
+  parseSelection: authedProcedure
+    .meta({ permission: "flows:write", summary: "Node-RED JSON as nodes and connections to paste into a flow", tags })
+    .input(s.clipboardImportInput)
+    .output(s.clipboardImportOutput)
+    .mutation(({ ctx, input }) => nodeRedToSelection(ctx.app.nodes, input.flows)),
 
   nodes: authedProcedure
     .meta({ permission: "nodes:read", rest: { method: "GET", path: "/flows/{flowId}/nodes" }, summary: "The flow's node instances with their runtime status", tags: ["nodes"] })

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { authedProcedure, router } from "../trpc";
-import { notFound } from "../../errors";
+import { AppError, notFound } from "../../errors";
 import { outputCount } from "../../nodes/types";
 import { injectNode } from "../../services/flows/deployments";
 import { nodeIdSchema } from "../../../shared/flow-graph";
+import { outputsRuleSchema } from "../../../shared/node-ports";
 
 const tags = ["nodes"];
 const categories = z.enum(["input", "output", "function", "network", "parser", "sequence", "common"]);
@@ -14,6 +15,10 @@ const nodeTypeView = z.object({
   description: z.string(),
   inputs: z.number().int(),
   outputs: z.number().int(),
+  /** How the output count follows the configuration (see src/shared/node-ports.ts). */
+  outputs_rule: outputsRuleSchema,
+  /** The configuration a new node of this type gets. */
+  defaults: z.record(z.string(), z.unknown()),
   version: z.number().int(),
 });
 
@@ -22,15 +27,20 @@ export const nodesRouter = router({
     .meta({ permission: "nodes:read", rest: { method: "GET", path: "/nodes" }, summary: "The node catalog", tags })
     .output(z.object({ nodes: z.array(nodeTypeView) }))
     .query(({ ctx }) => ({
-      nodes: ctx.app.nodes.list().map((d) => ({
-        type: d.type,
-        category: d.category,
-        name: d.name,
-        description: d.description,
-        inputs: d.inputs,
-        outputs: outputCount(d, d.configSchema.parse({}) as Record<string, unknown>),
-        version: d.version,
-      })),
+      nodes: ctx.app.nodes.list().map((d) => {
+        const defaults = d.configSchema.parse({}) as Record<string, unknown>;
+        return {
+          type: d.type,
+          category: d.category,
+          name: d.name,
+          description: d.description,
+          inputs: d.inputs,
+          outputs: outputCount(d, defaults),
+          outputs_rule: d.outputs,
+          defaults,
+          version: d.version,
+        };
+      }),
     })),
 
   schema: authedProcedure
@@ -56,6 +66,30 @@ export const nodesRouter = router({
         inputs: d.inputs,
         outputs: outputCount(d, defaults),
       };
+    }),
+
+  validate: authedProcedure
+    .meta({
+      permission: "nodes:read",
+      rest: { method: "POST", path: "/nodes/{type}/validate" },
+      summary: "Check a node configuration against its type's schema",
+      description: "Answers the configuration with defaults filled, or 400 `VALIDATION_FAILED` with one detail per refused field (paths relative to the configuration, e.g. `rules[0].v`). Nothing is stored.",
+      tags,
+    })
+    .input(z.object({ type: z.string().min(1).max(64), config: z.record(z.string(), z.unknown()) }))
+    .output(z.object({ config: z.record(z.string(), z.unknown()) }))
+    .mutation(({ ctx, input }) => {
+      const d = ctx.app.nodes.get(input.type);
+      if (!d) throw notFound("node type");
+      const parsed = d.configSchema.safeParse(input.config);
+      if (!parsed.success) {
+        const details = parsed.error.issues.map((issue) => ({
+          path: issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`)).join("") || "config",
+          message: issue.message,
+        }));
+        throw new AppError("VALIDATION_FAILED", `${details[0]!.path}: ${details[0]!.message}`, { details });
+      }
+      return { config: parsed.data as Record<string, unknown> };
     }),
 
   inject: authedProcedure

@@ -25,7 +25,7 @@ export const debugBehaviour: NodeFactory = (ctx) => {
     input(msg, _send, done) {
       if (c.active) {
         const value = getProperty(msg, c.property);
-        if (c.to_sidebar) ctx.debug({ property: c.property, msg: preview(value), format: formatOf(value) });
+        if (c.to_sidebar) ctx.debug({ property: c.property, msg: preview(value), format: formatOf(value), ...(typeof msg.topic === "string" && msg.topic ? { topic: msg.topic.slice(0, 200) } : {}) });
         if (c.to_status) {
           count++;
           ctx.status({ fill: "grey", shape: "dot", text: String(count) });

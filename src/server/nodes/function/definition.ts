@@ -17,7 +17,7 @@ export const functionNode = defineNode({
   name: "Function",
   description: "Runs JavaScript on each message in a sandbox with time and memory limits: return msg, an array for several outputs, or node.send().",
   inputs: 1,
-  outputs: (c: z.infer<typeof functionConfig>) => c.outputs,
+  outputs: { value_of: "outputs" },
   configSchema: functionConfig,
   nodeRed: {
     type: "function",

@@ -37,8 +37,6 @@ export const switchConfig = z
     });
   });
 
-type Config = z.infer<typeof switchConfig>;
-
 export const switchNode = defineNode({
   type: "switch",
   version: 1,
@@ -46,7 +44,7 @@ export const switchNode = defineNode({
   name: "Switch",
   description: "Routes each message to the outputs whose rule matches a property (one output per rule).",
   inputs: 1,
-  outputs: (c: Config) => c.rules.length,
+  outputs: { count_of: "rules" },
   configSchema: switchConfig,
   nodeRed: {
     type: "switch",

@@ -3,11 +3,13 @@ import { AppError, notFound } from "../../errors";
 import { newId } from "../../ids";
 import type { Principal } from "../../auth/principal";
 import type { Deployment, Flow, Prisma } from "../../../generated/prisma/client";
-import type { Connection, FlowNode } from "../../../shared/flow-graph";
+import type { Connection, FlowGraph, FlowNode } from "../../../shared/flow-graph";
+import { diffDeployments } from "../../../shared/deployment-diff";
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../accounts/shared";
 import { validateGraph } from "./validate-graph";
-import { publishOrgEvent } from "./events";
+import { actorName, publishOrgEvent } from "./events";
+import type { FlowStateName } from "../../../shared/realtime";
 import { requireFlow } from "./flows";
 import { decodeKeysetCursor } from "../cursor";
 import type { DeploymentSnapshot } from "../../flow-runtime/types";
@@ -59,7 +61,14 @@ async function activate(app: AppServices, principal: Principal, flow: Flow, snap
     ipAddress: meta.ip,
     metadata: { deployment_id: id, revision },
   });
-  await publishOrgEvent(app, flow.organizationId, "flow.deployed", flow.id, { deployment_id: id, revision, state });
+  await publishOrgEvent(app, flow.organizationId, "flow.deployed", flow.id, {
+    deployment_id: id,
+    revision,
+    state: state as FlowStateName,
+    by: principal.userId,
+    by_name: await actorName(app, principal.userId),
+    rolled_back_from: rolledBackFrom,
+  });
   return { deployment: deploymentView(deployment, state) };
 }
 
@@ -97,9 +106,52 @@ export async function listDeployments(app: AppServices, principal: Principal, in
   });
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
+  // The one before the oldest on this page is the extra row fetched for the cursor, if any.
+  const previousOfLast = last ? (rows[input.limit] ?? (await previousDeployment(app, last))) : null;
+  const users = await app.db.prisma.user.findMany({
+    where: { id: { in: [...new Set(page.map((d) => d.deployedById))] }, deletedAt: null },
+    select: { id: true, email: true, firstName: true, lastName: true },
+  });
+  const names = new Map(users.map((u) => [u.id, [u.firstName, u.lastName].filter(Boolean).join(" ") || u.email]));
   return {
-    deployments: page.map((d) => deploymentView(d, d.id === flow.currentDeploymentId ? flow.state : "stopped")),
+    deployments: page.map((d, i) => {
+      const previous = i + 1 < page.length ? page[i + 1]! : previousOfLast;
+      return {
+        ...deploymentView(d, d.id === flow.currentDeploymentId ? flow.state : "stopped"),
+        deployed_by_name: names.get(d.deployedById) ?? null,
+        changes: diffDeployments(previous ? (previous.snapshot as unknown as FlowGraph) : null, d.snapshot as unknown as FlowGraph),
+      };
+    }),
     next_cursor: rows.length > input.limit && last ? Buffer.from(JSON.stringify([last.deployedAt.getTime(), last.id])).toString("base64url") : null,
+  };
+}
+
+/** The deployment made just before this one (only needed when a page ends exactly at the last row). */
+async function previousDeployment(app: AppServices, d: Deployment): Promise<Deployment | null> {
+  return app.db.prisma.deployment.findFirst({
+    where: { flowId: d.flowId, OR: [{ deployedAt: { lt: d.deployedAt } }, { deployedAt: d.deployedAt, id: { lt: d.id } }] },
+    orderBy: [{ deployedAt: "desc" }, { id: "desc" }],
+  });
+}
+
+/**
+ * The graph of the flow's current deployment (what runs, or ran before the flow was disabled), so
+ * the editor can mark what changed since: null when the flow was never deployed.
+ */
+export async function getDeployedGraph(app: AppServices, principal: Principal, id: string) {
+  const flow = await requireFlow(app, principal, id);
+  if (!flow.currentDeploymentId) return { deployed: null };
+  const deployment = await app.db.prisma.deployment.findFirst({ where: { id: flow.currentDeploymentId, flowId: flow.id } });
+  if (!deployment) return { deployed: null };
+  const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
+  return {
+    deployed: {
+      deployment_id: deployment.id,
+      revision: deployment.revision,
+      deployed_at: deployment.deployedAt.toISOString(),
+      nodes: snapshot.nodes,
+      connections: snapshot.connections,
+    },
   };
 }
 

@@ -1,15 +1,14 @@
 import type { AppServices } from "../../app";
+import { orgEventsChannel, type EventData, type EventTopic, type OrgEvent } from "../../../shared/realtime";
 
-export type OrgEventTopic = "flow.created" | "flow.updated" | "flow.deleted" | "flow.deployed" | "flow.state" | "node.status" | "debug" | "inject";
+export { orgEventsChannel };
+export type { OrgEvent };
+export type OrgEventTopic = EventTopic;
 
-export const orgEventsChannel = (organizationId: string) => `org:${organizationId}:events`;
-
-export interface OrgEvent {
-  type: "event";
-  topic: OrgEventTopic;
-  flow_id: string | null;
-  data: Record<string, unknown>;
-  ts: string;
+/** How people see the actor of an event ("saved by …"): their name, else their email. */
+export async function actorName(app: AppServices, userId: string): Promise<string> {
+  const user = await app.db.prisma.user.findUnique({ where: { id: userId }, select: { firstName: true, lastName: true, email: true } });
+  return user ? [user.firstName, user.lastName].filter(Boolean).join(" ") || user.email : "someone";
 }
 
 /**
@@ -17,8 +16,8 @@ export interface OrgEvent {
  * instance's WebSocket clients see it. Events are best effort; a store hiccup never fails the write
  * that caused them.
  */
-export async function publishOrgEvent(app: AppServices, organizationId: string, topic: OrgEventTopic, flowId: string | null, data: Record<string, unknown>): Promise<void> {
-  const event: OrgEvent = { type: "event", topic, flow_id: flowId, data, ts: new Date().toISOString() };
+export async function publishOrgEvent<T extends EventTopic>(app: AppServices, organizationId: string, topic: T, flowId: string | null, data: EventData[T]): Promise<void> {
+  const event = { type: "event", topic, flow_id: flowId, data, ts: new Date().toISOString() };
   try {
     await app.store.publish(orgEventsChannel(organizationId), JSON.stringify(event));
   } catch (err) {

@@ -88,7 +88,13 @@ export const deploymentView = z.object({
   rolled_back_from: z.string().nullable(),
 });
 export const deploymentOutput = z.object({ deployment: deploymentView });
-export const deploymentsOutput = z.object({ deployments: z.array(deploymentView), next_cursor: z.string().nullable() });
+const nodeRef = z.object({ id: z.string(), type: z.string(), name: z.string() });
+/** A deployment in the history: who (by name, null once the user is deleted), and its node changes against the one before. */
+export const deploymentHistoryEntry = deploymentView.extend({
+  deployed_by_name: z.string().nullable(),
+  changes: z.object({ added: z.array(nodeRef), changed: z.array(nodeRef), removed: z.array(nodeRef) }),
+});
+export const deploymentsOutput = z.object({ deployments: z.array(deploymentHistoryEntry), next_cursor: z.string().nullable() });
 export const listDeploymentsInput = z.object({
   id: flowIdSchema,
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -100,3 +106,28 @@ export const nodeRedFlowSchema = z.array(z.record(z.string(), z.unknown())).max(
 export const importFlowsInput = z.object({ flows: nodeRedFlowSchema });
 export const importFlowsOutput = z.object({ flows: z.array(flowView), warnings: z.array(z.string()) });
 export const exportFlowOutput = nodeRedFlowSchema;
+
+export const deployedGraphOutput = z.object({
+  deployed: z
+    .object({
+      deployment_id: z.string(),
+      revision: z.number().int(),
+      deployed_at: z.string(),
+      nodes: z.array(flowNodeSchema),
+      connections: z.array(connectionSchema),
+    })
+    .nullable(),
+});
+
+/** A selection of the editor, to copy as Node-RED JSON. */
+export const clipboardExportInput = z.object({
+  id: flowIdSchema,
+  nodes: z.array(flowNodeSchema).max(2000),
+  connections: z.array(connectionSchema).max(10_000),
+});
+export const clipboardImportInput = z.object({ flows: nodeRedFlowSchema });
+export const clipboardImportOutput = z.object({
+  nodes: z.array(flowNodeSchema),
+  connections: z.array(connectionSchema),
+  warnings: z.array(z.string()),
+});

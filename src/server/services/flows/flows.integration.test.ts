@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { createTestApp, restClient } from "@/test/app";
+import { createTestApp, restClient, testCaller } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import type { AppServices } from "@/server/app";
 import { orgEventsChannel } from "./events";
@@ -287,6 +287,41 @@ describe("deployments", () => {
   });
 });
 
+describe("deployment history", () => {
+  it("names who deployed and what changed against the deployment before, across pages", async () => {
+    const { body, ids } = simpleFlow("history");
+    const flow = (await request("POST", "/flows", { token: user.accessToken, body })).body.flow;
+    await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
+    const nodes = (await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow.nodes;
+    nodes[1].config.rules[0].to = "v2";
+    nodes[0].position = { x: 1, y: 1 };
+    const extra = uid("dbg");
+    await request("PUT", `/flows/${flow.id}`, {
+      token: user.accessToken,
+      body: { nodes: [nodes[0], nodes[1], { id: extra, type: "debug", name: "second" }], connections: [{ source: ids.inject, target: ids.change }, { source: ids.change, target: extra }] },
+    });
+    await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
+
+    const history = (await request("GET", `/flows/${flow.id}/deployments`, { token: user.accessToken })).body.deployments;
+    const owner = (await app.db.prisma.user.findUniqueOrThrow({ where: { id: user.userId } }));
+    const name = [owner.firstName, owner.lastName].filter(Boolean).join(" ") || owner.email;
+    expect(history[0]).toMatchObject({ revision: 2, deployed_by_name: name });
+    expect(history[0].changes).toEqual({
+      added: [{ id: extra, type: "debug", name: "second" }],
+      // The change node's rule changed and it is wired to another debug node; the moved inject did not change.
+      changed: [{ id: ids.change, type: "change", name: "" }],
+      removed: [{ id: ids.debug, type: "debug", name: "" }],
+    });
+    expect(history[1].changes.added.map((n: { id: string }) => n.id)).toEqual([ids.inject, ids.change, ids.debug]);
+    // A page that ends before the first deployment still diffs against the one before it.
+    const page = (await request("GET", `/flows/${flow.id}/deployments?limit=1`, { token: user.accessToken })).body;
+    expect(page.deployments[0].changes).toEqual(history[0].changes);
+    const next = (await request("GET", `/flows/${flow.id}/deployments?limit=1&cursor=${page.next_cursor}`, { token: user.accessToken })).body;
+    expect(next.deployments[0].changes).toEqual(history[1].changes);
+    await request("DELETE", `/flows/${flow.id}`, { token: user.accessToken });
+  });
+});
+
 describe("flow state", () => {
   it("reports error with the reason when a node cannot start, and running after a fix", async () => {
     const id = uid("fn");
@@ -379,5 +414,58 @@ describe("Node-RED interchange", () => {
 
   it("refuses an empty import", async () => {
     expect((await request("POST", "/flows/import", { token: user.accessToken, body: { flows: [] } })).status).toBe(400);
+  });
+});
+
+describe("editor support", () => {
+  it("lists each type's output rule and defaults, so the editor counts ports as the server does", async () => {
+    const res = await request("GET", "/nodes", { token: user.accessToken });
+    const types = Object.fromEntries(res.body.nodes.map((n: { type: string }) => [n.type, n]));
+    expect(types.switch).toMatchObject({ outputs: 1, outputs_rule: { count_of: "rules" }, defaults: { property: "payload" } });
+    expect(types.function).toMatchObject({ outputs_rule: { value_of: "outputs" }, defaults: { code: "return msg;" } });
+    expect(types.debug.outputs_rule).toBe(0);
+  });
+
+  it("validates one node's config: defaults filled, refusals with paths relative to the config", async () => {
+    const ok = await request("POST", "/nodes/switch/validate", { token: user.accessToken, body: { config: { rules: [{ t: "eq", v: "a" }, { t: "else" }] } } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.config).toMatchObject({ property: "payload", check_all: true, rules: [{ t: "eq", v: "a", v_type: "str" }, { t: "else" }] });
+    const bad = await request("POST", "/nodes/switch/validate", { token: user.accessToken, body: { config: { rules: [{ t: "regex", v: "(" }] } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([{ path: "rules[0].v", message: "is not a valid regular expression" }]);
+    const cron = await request("POST", "/nodes/inject/validate", { token: user.accessToken, body: { config: { cron: "whenever" } } });
+    expect(cron.body.error.details[0].path).toBe("cron");
+    expect((await request("POST", "/nodes/teleport/validate", { token: user.accessToken, body: { config: {} } })).status).toBe(404);
+  });
+
+  it("serves the deployed graph for the changed-since-deploy marks", async () => {
+    const { body } = simpleFlow("deployed graph");
+    const flow = (await request("POST", "/flows", { token: user.accessToken, body })).body.flow;
+    expect((await request("GET", `/flows/${flow.id}/deployed`, { token: user.accessToken })).body).toEqual({ deployed: null });
+    expect((await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken })).status).toBe(200);
+    await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { name: "renamed", revision: flow.revision } });
+    const deployed = (await request("GET", `/flows/${flow.id}/deployed`, { token: user.accessToken })).body.deployed;
+    expect(deployed).toMatchObject({ revision: 1, nodes: flow.nodes, connections: flow.connections });
+    const other = await signUp(request);
+    expect((await request("GET", `/flows/${flow.id}/deployed`, { token: other.accessToken })).status).toBe(404);
+    await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken }).then(() => request("DELETE", `/flows/${flow.id}`, { token: user.accessToken }));
+  });
+
+  it("copies a selection as Node-RED JSON and parses it back (the editor's clipboard); other organizations' flows are refused", async () => {
+    const { body, ids } = simpleFlow("clipboard");
+    const flow = (await request("POST", "/flows", { token: user.accessToken, body })).body.flow;
+    const caller = testCaller(app, { credentials: { authorization: `Bearer ${user.accessToken}` } });
+    const picked = flow.nodes.filter((n: { id: string }) => n.id !== ids.debug);
+    const json = await caller.flows.copySelection({ id: flow.id, nodes: picked, connections: flow.connections });
+    expect(json).toHaveLength(2);
+    expect(json[0]).toMatchObject({ id: ids.inject, type: "inject", z: flow.id, x: 100, y: 100, wires: [[ids.change]] });
+    expect(json[1]).toMatchObject({ id: ids.change, type: "change", wires: [[]] });
+    const back = await caller.flows.parseSelection({ flows: json });
+    expect(back.nodes.map((n) => [n.id, n.type])).toEqual([[ids.inject, "inject"], [ids.change, "change"]]);
+    expect(back.nodes[1]!.config).toEqual(flow.nodes[1].config);
+    expect(back.connections).toEqual([{ source: ids.inject, source_port: 0, target: ids.change }]);
+    const other = await signUp(request);
+    const otherCaller = testCaller(app, { credentials: { authorization: `Bearer ${other.accessToken}` } });
+    await expect(otherCaller.flows.copySelection({ id: flow.id, nodes: picked, connections: [] })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });

@@ -7,7 +7,7 @@ import type { Connection, FlowGraph, FlowNode } from "../../../shared/flow-graph
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../accounts/shared";
 import { validateGraph } from "./validate-graph";
-import { publishOrgEvent } from "./events";
+import { actorName, publishOrgEvent } from "./events";
 import { decodeKeysetCursor } from "../cursor";
 import type { CreateFlowInput, UpdateFlowInput } from "./flow.schemas";
 
@@ -103,7 +103,7 @@ export async function createFlow(app: AppServices, principal: Principal, input: 
       throw uniqueNodeViolation(err) ?? err;
     });
   if (!options.quiet) await recordAudit(app, { action: "flow.created", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: id, ipAddress: meta.ip });
-  await publishOrgEvent(app, principal.organizationId, "flow.created", id, { name: flow.name, revision: flow.revision });
+  await publishOrgEvent(app, principal.organizationId, "flow.created", id, { name: flow.name, revision: flow.revision, by: principal.userId });
   return { flow: flowView(flow) };
 }
 
@@ -192,7 +192,13 @@ export async function updateFlow(app: AppServices, principal: Principal, input: 
   if (input.enabled !== undefined && input.enabled !== current.enabled && updated.currentDeploymentId) {
     await app.flowRuntime.setEnabled(updated, input.enabled);
   }
-  await publishOrgEvent(app, principal.organizationId, "flow.updated", updated.id, { name: updated.name, revision: updated.revision, enabled: updated.enabled });
+  await publishOrgEvent(app, principal.organizationId, "flow.updated", updated.id, {
+    name: updated.name,
+    revision: updated.revision,
+    enabled: updated.enabled,
+    by: principal.userId,
+    by_name: await actorName(app, principal.userId),
+  });
   void meta;
   const fresh = await app.db.prisma.flow.findUniqueOrThrow({ where: { id: updated.id } });
   return { flow: flowView(fresh, await runtimeOf(app, fresh)) };
@@ -206,5 +212,5 @@ export async function deleteFlow(app: AppServices, principal: Principal, id: str
   ]);
   if (flow.currentDeploymentId) await app.flowRuntime.stop(flow.id);
   await recordAudit(app, { action: "flow.deleted", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: flow.id, ipAddress: meta.ip });
-  await publishOrgEvent(app, principal.organizationId, "flow.deleted", flow.id, { name: flow.name });
+  await publishOrgEvent(app, principal.organizationId, "flow.deleted", flow.id, { name: flow.name, by: principal.userId });
 }

@@ -47,6 +47,89 @@ export async function exportFlow(app: AppServices, principal: Principal, id: str
 
 const freshId = () => randomBytes(8).toString("hex");
 
+/** Node-RED nodes of one tab → our nodes and connections (wires to nodes outside the set are dropped and reported). */
+function convertNodeRedNodes(registry: NodeRegistry, nodes: NrNode[], newId: (id: string) => string, warnings: string[]) {
+  const flowNodes: FlowNode[] = [];
+  const connections: Connection[] = [];
+  const local = new Set(nodes.map((n) => newId(String(n.id))));
+  for (const n of nodes) {
+    const id = newId(String(n.id));
+    const nrType = String(n.type);
+    const definition = registry.fromNodeRedType(nrType);
+    const props = Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k)));
+    const wires = Array.isArray(n.wires) ? (n.wires as unknown[]) : [];
+    let config: Record<string, unknown>;
+    let type: string;
+    if (definition && definition.type !== "unknown") {
+      type = definition.type;
+      config = definition.nodeRed ? definition.nodeRed.fromNodeRed(props) : props;
+      const parsed = definition.configSchema.safeParse(config);
+      if (!parsed.success) {
+        warnings.push(`node ${id} (${nrType}): ${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}; kept as an unknown node`);
+        type = "unknown";
+        config = { original_type: nrType, properties: props, outputs: wires.length };
+      } else {
+        config = parsed.data as Record<string, unknown>;
+      }
+    } else {
+      type = "unknown";
+      config = { original_type: nrType, properties: props, outputs: wires.length };
+      warnings.push(`node ${id}: type ${nrType} is not available here; kept as a disabled unknown node`);
+    }
+    flowNodes.push({
+      id,
+      type,
+      name: typeof n.name === "string" ? n.name : "",
+      position: { x: Number(n.x ?? 0) || 0, y: Number(n.y ?? 0) || 0 },
+      config,
+      disabled: type === "unknown" || n.d === true,
+    });
+    wires.forEach((port, portIndex) => {
+      for (const target of Array.isArray(port) ? port : []) {
+        const t = newId(String(target));
+        if (local.has(t)) connections.push({ source: id, source_port: portIndex, target: t });
+        else warnings.push(`wire from ${id} to ${String(target)} was dropped: the target is not in the same tab`);
+      }
+    });
+  }
+  return { nodes: flowNodes, connections };
+}
+
+/** Nodes of a flows.json that go on a canvas (not tabs, subflows, groups or config nodes); reports the rest. */
+function canvasNodes(items: NrNode[], warnings: string[]) {
+  const isNode = (n: NrNode) => n.type !== "tab" && n.type !== "subflow" && n.type !== "group" && typeof n.id === "string";
+  for (const n of items.filter((n) => isNode(n) && n.x === undefined && !Array.isArray(n.wires))) {
+    warnings.push(`config node ${String(n.id)} (${String(n.type)}) was not imported: configuration nodes are not supported; set its values on the nodes that use it`);
+  }
+  for (const n of items.filter((n) => n.type === "subflow" || n.type === "group")) warnings.push(`${String(n.type)} ${String(n.id)} was not imported`);
+  return items.filter((n) => isNode(n) && (n.x !== undefined || Array.isArray(n.wires)));
+}
+
+/**
+ * The editor's copy: a selection as Node-RED nodes (z = this flow's id, so Node-RED pastes it into
+ * the open tab). The flow is read only to check it belongs to the caller's organization.
+ */
+export async function selectionToNodeRed(app: AppServices, principal: Principal, input: { id: string; nodes: FlowNode[]; connections: Connection[] }) {
+  const flow = await requireFlow(app, principal, input.id);
+  const ids = new Set(input.nodes.map((n) => n.id));
+  const connections = input.connections.filter((c) => ids.has(c.source) && ids.has(c.target));
+  const [, ...nodes] = toNodeRed(app.nodes, { id: flow.id, name: flow.name, description: "", enabled: true, nodes: input.nodes, connections });
+  return nodes;
+}
+
+/**
+ * The editor's paste: Node-RED JSON → our nodes and connections, ids kept where valid (the editor
+ * gives pasted nodes fresh ids anyway). Nothing is written.
+ */
+export function nodeRedToSelection(registry: NodeRegistry, items: NrNode[]) {
+  const warnings: string[] = [];
+  const nodes = canvasNodes(items, warnings);
+  const rename = new Map<string, string>();
+  for (const n of nodes) if (!/^[A-Za-z0-9_-]{1,64}$/.test(String(n.id))) rename.set(String(n.id), freshId());
+  const graph = convertNodeRedNodes(registry, nodes, (id) => rename.get(id) ?? id, warnings);
+  return { ...graph, warnings };
+}
+
 /**
  * Imports a Node-RED flows.json: one flow per tab (nodes without a tab go to an "Imported" flow).
  * Ids already used in the organization get fresh ones (wires follow); types we lack are kept as
@@ -56,12 +139,7 @@ export async function importFlows(app: AppServices, principal: Principal, items:
   const warnings: string[] = [];
   const registry = app.nodes;
   const tabs = items.filter((n) => n.type === "tab");
-  const isNode = (n: NrNode) => n.type !== "tab" && n.type !== "subflow" && n.type !== "group" && typeof n.id === "string";
-  const graphNodes = items.filter((n) => isNode(n) && (n.x !== undefined || Array.isArray(n.wires)));
-  for (const n of items.filter((n) => isNode(n) && n.x === undefined && !Array.isArray(n.wires))) {
-    warnings.push(`config node ${String(n.id)} (${String(n.type)}) was not imported: configuration nodes are not supported; set its values on the nodes that use it`);
-  }
-  for (const n of items.filter((n) => n.type === "subflow" || n.type === "group")) warnings.push(`${String(n.type)} ${String(n.id)} was not imported`);
+  const graphNodes = canvasNodes(items, warnings);
   if (tabs.length === 0 && graphNodes.length === 0) throw new AppError("VALIDATION_FAILED", "flows: no tab and no nodes to import", { details: [{ path: "flows", message: "no tab and no nodes to import" }] });
 
   // Re-key ids that are taken in the organization (or repeated inside the import).
@@ -88,48 +166,8 @@ export async function importFlows(app: AppServices, principal: Principal, items:
 
   const created = [];
   for (const { tab, nodes } of groups.values()) {
-    const flowNodes: FlowNode[] = [];
-    const connections: Connection[] = [];
-    const local = new Set(nodes.map((n) => newId(String(n.id))));
-    for (const n of nodes) {
-      const id = newId(String(n.id));
-      const nrType = String(n.type);
-      const definition = registry.fromNodeRedType(nrType);
-      const props = Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k)));
-      const wires = Array.isArray(n.wires) ? (n.wires as unknown[]) : [];
-      let config: Record<string, unknown>;
-      let type: string;
-      if (definition && definition.type !== "unknown") {
-        type = definition.type;
-        config = definition.nodeRed ? definition.nodeRed.fromNodeRed(props) : props;
-        const parsed = definition.configSchema.safeParse(config);
-        if (!parsed.success) {
-          warnings.push(`node ${id} (${nrType}): ${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}; kept as an unknown node`);
-          type = "unknown";
-          config = { original_type: nrType, properties: props, outputs: wires.length };
-        }
-      } else {
-        type = "unknown";
-        config = { original_type: nrType, properties: props, outputs: wires.length };
-        warnings.push(`node ${id}: type ${nrType} is not available here; kept as a disabled unknown node`);
-      }
-      if (typeof n.id === "string" && rename.has(n.id)) warnings.push(`node ${n.id} was renamed ${id}: its id is already used in this organization`);
-      flowNodes.push({
-        id,
-        type,
-        name: typeof n.name === "string" ? n.name : "",
-        position: { x: Number(n.x ?? 0) || 0, y: Number(n.y ?? 0) || 0 },
-        config,
-        disabled: type === "unknown" || n.d === true,
-      });
-      wires.forEach((port, portIndex) => {
-        for (const target of Array.isArray(port) ? port : []) {
-          const t = newId(String(target));
-          if (local.has(t)) connections.push({ source: id, source_port: portIndex, target: t });
-          else warnings.push(`wire from ${id} to ${String(target)} was dropped: the target is not in the same tab`);
-        }
-      });
-    }
+    const { nodes: flowNodes, connections } = convertNodeRedNodes(registry, nodes, newId, warnings);
+    for (const n of nodes) if (typeof n.id === "string" && rename.has(n.id)) warnings.push(`node ${n.id} was renamed ${newId(n.id)}: its id is already used in this organization`);
     const name = tab ? String(tab.label ?? "Imported flow") || "Imported flow" : "Imported flow";
     const { flow } = await createFlow(
       app,

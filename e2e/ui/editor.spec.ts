@@ -1,0 +1,438 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { PASSWORD, logIn, registerViaApi, uniqueEmail } from "../helpers/accounts";
+import { linkIn, waitForMail } from "../helpers/outbox";
+import { accessToken, bigFlow, canvasNode, canvasNodes, createFlowViaApi, edges, expectAccessible, getFlowViaApi, shot } from "../helpers/flows";
+
+const palette = (page: Page) => page.getByRole("region", { name: "Palette" });
+const paletteItem = (page: Page, type: string) => palette(page).getByRole("button", { name: type, exact: true });
+const mod = process.platform === "darwin" ? "Meta" : "Control";
+
+async function openEditor(page: Page, id: string) {
+  await page.goto(`/flows/${id}`);
+  await expect(page.locator(".react-flow__renderer")).toBeVisible();
+}
+
+async function center(page: Page, selector: string) {
+  const box = await page.locator(selector).first().boundingBox();
+  if (!box) throw new Error(`${selector} is not on screen`);
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+}
+
+/** A real pointer drag: press, move in steps, release. */
+async function drag(page: Page, from: { x: number; y: number }, to: { x: number; y: number }) {
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move(from.x + (to.x - from.x) / 3, from.y + (to.y - from.y) / 3, { steps: 5 });
+  await page.mouse.move(to.x, to.y, { steps: 10 });
+  await page.mouse.up();
+}
+
+async function wire(page: Page, sourceId: string, targetId: string, port = 0) {
+  const from = await center(page, `.react-flow__node[data-id="${sourceId}"] .react-flow__handle.source[data-handleid="o${port}"]`);
+  const to = await center(page, `.react-flow__node[data-id="${targetId}"] .react-flow__handle.target`);
+  await drag(page, from, to);
+}
+
+async function signedInWithFlow(page: Page, label: string, flow: Parameters<typeof createFlowViaApi>[2]) {
+  const email = uniqueEmail(label);
+  await registerViaApi(page.request, email);
+  const token = await accessToken(page.request, email);
+  const created = await createFlowViaApi(page.request, token, flow);
+  await logIn(page, email);
+  await openEditor(page, created.id);
+  return { email, token, flowId: created.id };
+}
+
+test.describe("flow editor", () => {
+  // Long stories on two shared cores: each test walks a whole feature through the browser.
+  test.describe.configure({ timeout: 90_000 });
+  test("palette drag, wiring (and a refused wire), delete, undo/redo, save", async ({ page }) => {
+    const { token, flowId } = await signedInWithFlow(page, "ed-basic", {
+      name: "Wiring",
+      nodes: [
+        { id: "wb-inject", type: "inject", name: "start", position: { x: 0, y: 0 } },
+        { id: "wb-inject2", type: "inject", name: "other", position: { x: 0, y: 200 } },
+        { id: "wb-debug", type: "debug", name: "sink", position: { x: 600, y: 0 } },
+      ],
+    });
+    await expect(canvasNodes(page)).toHaveCount(3);
+    await expect(page.getByRole("banner").getByRole("link", { name: "Flows" })).toBeVisible();
+
+    // Drag "function" from the palette onto the canvas with the pointer.
+    const pane = await page.locator(".react-flow__pane").boundingBox();
+    await drag(page, await center(page, '.palette-item[data-type="function"]'), { x: pane!.x + pane!.width / 2, y: pane!.y + pane!.height / 2 + 60 });
+    const fn = page.locator('.react-flow__node[data-node-type="function"]');
+    await expect(fn).toHaveCount(1);
+    const fnId = (await fn.getAttribute("data-id"))!;
+    await expect(page.getByText("unsaved changes")).toBeVisible();
+
+    // Wire inject → function → debug by dragging output to input.
+    await wire(page, "wb-inject", fnId);
+    await expect(edges(page)).toHaveCount(1);
+    await wire(page, fnId, "wb-debug");
+    await expect(edges(page)).toHaveCount(2);
+    // An inject node has no input: a wire dropped on it is refused, and so is a duplicate.
+    const fnOut = await center(page, `.react-flow__node[data-id="${fnId}"] .react-flow__handle.source`);
+    await drag(page, fnOut, await center(page, '.react-flow__node[data-id="wb-inject2"]'));
+    await expect(edges(page)).toHaveCount(2);
+    await wire(page, "wb-inject", fnId);
+    await expect(edges(page)).toHaveCount(2);
+    await shot(page, "editor-wired");
+
+    // Undo and redo, one step per edit.
+    await page.locator(".react-flow__pane").click({ position: { x: 10, y: 10 } });
+    await page.keyboard.press(`${mod}+z`);
+    await expect(edges(page)).toHaveCount(1);
+    await page.keyboard.press(`${mod}+z`);
+    await expect(edges(page)).toHaveCount(0);
+    await page.keyboard.press(`${mod}+z`);
+    await expect(fn).toHaveCount(0);
+    await page.keyboard.press(`${mod}+Shift+z`);
+    await page.keyboard.press(`${mod}+Shift+z`);
+    await page.keyboard.press(`${mod}+Shift+z`);
+    await expect(fn).toHaveCount(1);
+    await expect(edges(page)).toHaveCount(2);
+
+    // Moving a node is one undoable step.
+    const before = await canvasNode(page, "wb-inject2").boundingBox();
+    const grip = await center(page, '.react-flow__node[data-id="wb-inject2"] .fp-node-label');
+    await drag(page, grip, { x: grip.x + 150, y: grip.y + 120 });
+    await expect.poll(async () => (await canvasNode(page, "wb-inject2").boundingBox())!.x).toBeGreaterThan(before!.x + 100);
+    await page.keyboard.press(`${mod}+z`);
+    await expect.poll(async () => Math.round((await canvasNode(page, "wb-inject2").boundingBox())!.x)).toBe(Math.round(before!.x));
+
+    // Delete removes the selection and its wires; undo brings both back.
+    await canvasNode(page, "wb-debug").click();
+    await page.keyboard.press("Delete");
+    await expect(canvasNodes(page)).toHaveCount(3);
+    await expect(edges(page)).toHaveCount(1);
+    await page.keyboard.press(`${mod}+z`);
+    await expect(canvasNodes(page)).toHaveCount(4);
+    await expect(edges(page)).toHaveCount(2);
+
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect(page.getByText("Revision 2 · saved")).toBeVisible();
+    const saved = await getFlowViaApi(page.request, token, flowId);
+    expect(saved.nodes.map((n) => n.type).sort()).toEqual(["debug", "function", "inject", "inject"]);
+    expect(saved.connections).toEqual(expect.arrayContaining([{ source: "wb-inject", source_port: 0, target: fnId }, { source: fnId, source_port: 0, target: "wb-debug" }]));
+    await expectAccessible(page);
+  });
+
+  test("edit dialog from the schema: server errors on their fields, switch ports follow rules, CodeMirror for function code", async ({ page }) => {
+    const { token, flowId } = await signedInWithFlow(page, "ed-edit", {
+      name: "Editing",
+      nodes: [
+        { id: "ee-inject", type: "inject", position: { x: 0, y: 0 } },
+        { id: "ee-switch", type: "switch", position: { x: 300, y: 0 } },
+        { id: "ee-fn", type: "function", position: { x: 300, y: 200 } },
+      ],
+    });
+    await canvasNode(page, "ee-inject").dblclick();
+    const dialog = page.getByRole("dialog", { name: "Edit inject node" });
+    await expect(dialog).toBeVisible();
+    for (const label of ["Name", "payload_type", "payload", "topic", "repeat_seconds", "cron", "once", "once_delay_seconds"]) {
+      await expect(dialog.getByLabel(label, { exact: true })).toBeVisible();
+    }
+    await dialog.getByLabel("Name", { exact: true }).fill("every minute");
+    await dialog.getByLabel("cron", { exact: true }).fill("whenever");
+    await dialog.getByRole("button", { name: "Done" }).click();
+    const cron = dialog.getByLabel("cron", { exact: true });
+    await expect(cron).toHaveAttribute("aria-invalid", "true");
+    await expect(dialog.locator("#cfg-cron-error")).toContainText("five-field cron expression");
+    await shot(page, "editor-edit-error");
+    await expectAccessible(page);
+    await cron.fill("* * * * *");
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await expect(dialog).toHaveCount(0);
+    await expect(canvasNode(page, "ee-inject")).toContainText("every minute");
+
+    // Cancel discards.
+    await canvasNode(page, "ee-inject").dblclick();
+    await dialog.getByLabel("Name", { exact: true }).fill("discarded");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await expect(canvasNode(page, "ee-inject")).toContainText("every minute");
+
+    // The switch node's outputs follow its rules while they are edited.
+    const switchPorts = canvasNode(page, "ee-switch").locator(".react-flow__handle.source");
+    await expect(switchPorts).toHaveCount(1);
+    await canvasNode(page, "ee-switch").dblclick();
+    const sw = page.getByRole("dialog", { name: "Edit switch node" });
+    await sw.getByRole("button", { name: "Add rule" }).click();
+    await sw.getByRole("button", { name: "Add rule" }).click();
+    await expect(switchPorts).toHaveCount(3);
+    await sw.getByLabel("Rule 3", { exact: true }).selectOption("else");
+    await expect(sw.getByRole("group", { name: "Output 3" })).toBeVisible();
+    await sw.getByRole("button", { name: "Remove rule 2" }).click();
+    await expect(switchPorts).toHaveCount(2);
+    await sw.getByRole("button", { name: "Done" }).click();
+    await expect(sw).toHaveCount(0);
+    await expect(switchPorts).toHaveCount(2);
+
+    // The function node's code is edited in CodeMirror.
+    await canvasNode(page, "ee-fn").dblclick();
+    const fnDialog = page.getByRole("dialog", { name: "Edit function node" });
+    const code = fnDialog.getByRole("textbox", { name: "code", exact: true });
+    await expect(fnDialog.locator(".cm-editor")).toHaveCount(3);
+    await code.click();
+    await page.keyboard.press(`${mod}+a`);
+    await page.keyboard.type("msg.payload = 42;\nreturn msg;");
+    await shot(page, "editor-function-code");
+    await fnDialog.getByRole("button", { name: "Done" }).click();
+    await expect(fnDialog).toHaveCount(0);
+    await page.keyboard.press(`${mod}+s`);
+    await expect(page.getByText("Revision 2 · saved")).toBeVisible();
+    const saved = await getFlowViaApi(page.request, token, flowId);
+    const byId = Object.fromEntries(saved.nodes.map((n) => [n.id, n]));
+    expect(byId["ee-inject"]).toMatchObject({ name: "every minute", config: { cron: "* * * * *" } });
+    expect((byId["ee-switch"]!.config.rules as unknown[]).length).toBe(2);
+    expect(byId["ee-fn"]!.config.code).toContain("msg.payload = 42;");
+  });
+
+  test("copy and paste as Node-RED JSON, find by config value, quick-add from a dropped wire", async ({ page, context }) => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    const { flowId } = await signedInWithFlow(page, "ed-clip", {
+      name: "Clipboard",
+      nodes: [
+        { id: "cp-inject", type: "inject", name: "source", position: { x: 0, y: 0 }, config: { topic: "needle-topic" } },
+        { id: "cp-switch", type: "switch", name: "router", position: { x: 300, y: 0 }, config: { rules: [{ t: "eq", v: "deep-value" }] } },
+      ],
+      connections: [{ source: "cp-inject", target: "cp-switch" }],
+    });
+    await canvasNode(page, "cp-inject").click();
+    await canvasNode(page, "cp-switch").click({ modifiers: ["Shift"] });
+    await page.keyboard.press(`${mod}+c`);
+    await expect(page.getByText("Copied 2 nodes as Node-RED JSON")).toBeVisible();
+    const clip = JSON.parse(await page.evaluate(() => navigator.clipboard.readText())) as Array<Record<string, unknown>>;
+    expect(clip).toHaveLength(2);
+    for (const n of clip) {
+      expect(n).toMatchObject({ z: flowId });
+      expect(typeof n.x).toBe("number");
+      expect(typeof n.y).toBe("number");
+      expect(Array.isArray(n.wires)).toBe(true);
+    }
+    expect(clip.find((n) => n.id === "cp-inject")!.wires).toEqual([["cp-switch"]]);
+    expect(clip.find((n) => n.id === "cp-switch")).toMatchObject({ type: "switch", rules: [{ t: "eq", v: "deep-value" }] });
+
+    await page.keyboard.press(`${mod}+v`);
+    await expect(canvasNodes(page)).toHaveCount(4);
+    await expect(edges(page)).toHaveCount(2);
+    await expect(page.locator(".react-flow__node.selected")).toHaveCount(2);
+    await page.keyboard.press(`${mod}+z`);
+    await expect(canvasNodes(page)).toHaveCount(2);
+
+    // Ctrl/Cmd+F finds a node by a value nested in its rules.
+    await page.keyboard.press(`${mod}+f`);
+    await expect(page.getByLabel("Find nodes")).toBeFocused();
+    await page.getByLabel("Find nodes").fill("deep-value");
+    await expect(page.getByRole("tabpanel").getByRole("status")).toHaveText("1 node found");
+    await expect(canvasNode(page, "cp-switch").locator(".fp-node.found")).toHaveCount(1);
+    await page.getByRole("tabpanel").getByRole("button", { name: "router" }).click();
+    await expect(canvasNode(page, "cp-switch")).toHaveClass(/selected/);
+
+    // A wire dropped on empty canvas opens the quick-add search; the chosen node is inserted and wired.
+    const from = await center(page, '.react-flow__node[data-id="cp-switch"] .react-flow__handle.source');
+    await drag(page, from, { x: from.x + 120, y: from.y - 120 });
+    const search = page.getByLabel("Add node");
+    await expect(search).toBeFocused();
+    await search.fill("debug");
+    await search.press("Enter");
+    await expect(page.locator('.react-flow__node[data-node-type="debug"]')).toHaveCount(1);
+    await expect(edges(page)).toHaveCount(2);
+    await shot(page, "editor-quick-add");
+  });
+
+  test("a stale save opens the conflict dialog: Reload and Overwrite, with a second browser context", async ({ page, browser }) => {
+    const { email, token, flowId } = await signedInWithFlow(page, "ed-conflict", { name: "Shared", nodes: [{ id: "cf-inject", type: "inject", position: { x: 0, y: 0 } }] });
+    const other = await (await browser.newContext()).newPage();
+    await logIn(other, email);
+    await openEditor(other, flowId);
+
+    await paletteItem(other, "debug").click();
+    await other.getByRole("button", { name: "Save" }).click();
+    await expect(other.getByText("Revision 2 · saved")).toBeVisible();
+
+    await paletteItem(page, "function").click();
+    await page.getByRole("button", { name: "Save" }).click();
+    const conflict = page.getByRole("dialog", { name: "This flow changed since you opened it" });
+    await expect(conflict).toBeVisible();
+    await shot(page, "editor-conflict");
+    await conflict.getByRole("button", { name: "Reload" }).click();
+    await expect(conflict).toHaveCount(0);
+    await expect(page.getByText("Revision 2 · saved")).toBeVisible();
+    await expect(page.locator('.react-flow__node[data-node-type="debug"]')).toHaveCount(1);
+    await expect(page.locator('.react-flow__node[data-node-type="function"]')).toHaveCount(0);
+
+    // Both edit again; the later save overwrites on request.
+    await paletteItem(other, "json").click();
+    await other.keyboard.press(`${mod}+s`);
+    await expect(other.getByText("Revision 3 · saved")).toBeVisible();
+    await paletteItem(page, "template").click();
+    await page.getByRole("button", { name: "Save" }).click();
+    await conflict.getByRole("button", { name: "Overwrite" }).click();
+    await expect(page.getByText("Revision 4 · saved")).toBeVisible();
+    const saved = await getFlowViaApi(page.request, token, flowId);
+    expect(saved.nodes.map((n) => n.type).sort()).toEqual(["debug", "inject", "template"]);
+    await other.context().close();
+  });
+
+  test("keyboard only: add from the palette with Enter, edit with Enter, wire in the Wires section, save with Ctrl+S", async ({ page }) => {
+    const { token, flowId } = await signedInWithFlow(page, "ed-keys", { name: "Keyboard", nodes: [] });
+    await page.getByLabel("Search nodes").focus();
+    await page.keyboard.type("debug");
+    await page.keyboard.press("Tab");
+    await expect(paletteItem(page, "debug")).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(canvasNodes(page)).toHaveCount(1);
+    // The new node takes the focus, so the next Enter would edit it.
+    await expect(canvasNodes(page).first()).toBeFocused();
+    const debugId = (await canvasNodes(page).first().getAttribute("data-id"))!;
+
+    await page.getByLabel("Search nodes").focus();
+    await page.keyboard.press(`${mod}+a`);
+    await page.keyboard.type("inject");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await expect(canvasNodes(page)).toHaveCount(2);
+    const inject = page.locator('.react-flow__node[data-node-type="inject"]');
+    await expect(inject).toBeFocused();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Edit inject node" });
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByLabel("Name", { exact: true })).toBeFocused();
+    await page.keyboard.type("kick");
+    const wires = dialog.getByRole("region", { name: "Wires" });
+    const target = wires.getByRole("checkbox", { name: new RegExp(debugId) });
+    // Tab through the form to the wire checkbox, then Space ticks it.
+    for (let i = 0; i < 40 && !(await target.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");
+    await expect(target).toBeFocused();
+    await page.keyboard.press("Space");
+    await expect(target).toBeChecked();
+    await page.keyboard.press("Enter");
+    await expect(dialog).toHaveCount(0);
+    await expect(edges(page)).toHaveCount(1);
+    await expect(inject).toBeFocused();
+    await page.keyboard.press(`${mod}+s`);
+    await expect(page.getByText("Revision 2 · saved")).toBeVisible();
+    const saved = await getFlowViaApi(page.request, token, flowId);
+    const injectNode = saved.nodes.find((n) => n.type === "inject")!;
+    expect(injectNode.name).toBe("kick");
+    expect(saved.connections).toEqual([{ source: injectNode.id, source_port: 0, target: debugId }]);
+  });
+
+  test("changed-since-deploy marks are a diff, and leaving with unsaved changes asks first", async ({ page }) => {
+    const { token, flowId } = await signedInWithFlow(page, "ed-diff", {
+      name: "Deployed",
+      nodes: [
+        { id: "df-inject", type: "inject", position: { x: 0, y: 0 } },
+        { id: "df-debug", type: "debug", position: { x: 300, y: 0 } },
+      ],
+      connections: [{ source: "df-inject", target: "df-debug" }],
+    });
+    const deploy = await page.request.post(`/api/v1/flows/${flowId}/deploy`, { headers: { authorization: `Bearer ${token}` } });
+    expect(deploy.status()).toBe(200);
+    await page.reload();
+    await expect(page.locator(".fp-node-changed")).toHaveCount(0);
+    await canvasNode(page, "df-debug").dblclick();
+    await page.getByRole("dialog", { name: "Edit debug node" }).getByLabel("Name", { exact: true }).fill("renamed");
+    await page.getByRole("button", { name: "Done" }).click();
+    await expect(canvasNode(page, "df-debug").locator(".fp-node-changed.changed")).toHaveCount(1);
+    await page.locator(".react-flow__pane").click({ position: { x: 10, y: 10 } });
+    await page.keyboard.press(`${mod}+z`);
+    await expect(page.locator(".fp-node-changed")).toHaveCount(0);
+    await page.keyboard.press(`${mod}+Shift+z`);
+    await expect(page.locator(".fp-node-changed")).toHaveCount(1);
+
+    let asked = "";
+    page.once("dialog", (d) => {
+      asked = d.message();
+      void d.dismiss();
+    });
+    await page.getByRole("banner").getByRole("link", { name: "Flows" }).click();
+    expect(asked).toContain("unsaved changes");
+    await expect(page).toHaveURL(new RegExp(`/flows/${flowId}$`));
+  });
+
+  test("a viewer gets the editor read-only", async ({ page, browser }) => {
+    const owner = uniqueEmail("ed-owner");
+    const viewer = uniqueEmail("ed-viewer");
+    await registerViaApi(page.request, owner);
+    await registerViaApi(page.request, viewer);
+    const ownerToken = await accessToken(page.request, owner);
+    const viewerToken = await accessToken(page.request, viewer);
+    const flow = await createFlowViaApi(page.request, ownerToken, { name: "Look only", nodes: [{ id: "ro-inject", type: "inject", position: { x: 0, y: 0 } }, { id: "ro-debug", type: "debug", position: { x: 300, y: 0 } }] });
+    const profile = await page.request.get("/api/v1/auth/profile", { headers: { authorization: `Bearer ${ownerToken}` } });
+    const orgId = ((await profile.json()) as { organization: { id: string } }).organization.id;
+    const invite = await page.request.post(`/api/v1/organizations/${orgId}/invitations`, { headers: { authorization: `Bearer ${ownerToken}` }, data: { email: viewer, role: "viewer" } });
+    expect(invite.status(), await invite.text()).toBe(201);
+    const link = linkIn(await waitForMail(viewer, /invit/i), "/invitations/accept");
+    const token = new URL(link, "http://x").searchParams.get("token");
+    const accept = await page.request.post("/api/v1/invitations/accept", { headers: { authorization: `Bearer ${viewerToken}` }, data: { token } });
+    expect(accept.status(), await accept.text()).toBe(200);
+
+    await viewerPage(browser, viewer, `Org of ${owner.split("@")[0]}`, async (p) => {
+      await openEditor(p, flow.id);
+      await expect(p.getByText("read-only")).toBeVisible();
+      await expect(p.getByRole("button", { name: "Save" })).toHaveCount(0);
+      await expect(p.getByRole("button", { name: "Deploy" })).toHaveCount(0);
+      await expect(paletteItem(p, "function")).toHaveAttribute("aria-disabled", "true");
+      await paletteItem(p, "function").click({ force: true });
+      const pane = await p.locator(".react-flow__pane").boundingBox();
+      await drag(p, await center(p, '.palette-item[data-type="debug"]'), { x: pane!.x + pane!.width / 2, y: pane!.y + 40 });
+      await expect(canvasNodes(p)).toHaveCount(2);
+      // Dragging a node pans the canvas instead: the nodes keep their distance.
+      const gap = async () => (await canvasNode(p, "ro-debug").boundingBox())!.x - (await canvasNode(p, "ro-inject").boundingBox())!.x;
+      const before = await gap();
+      const grip = await center(p, '.react-flow__node[data-id="ro-inject"]');
+      await drag(p, grip, { x: grip.x + 100, y: grip.y + 100 });
+      expect(Math.round(await gap())).toBe(Math.round(before));
+      await canvasNode(p, "ro-debug").click();
+      await p.keyboard.press("Delete");
+      await expect(canvasNodes(p)).toHaveCount(2);
+      await canvasNode(p, "ro-debug").dblclick();
+      const dialog = p.getByRole("dialog", { name: "Edit debug node" });
+      await expect(dialog.getByLabel("Name", { exact: true })).toBeDisabled();
+      await expect(dialog.getByRole("button", { name: "Done" })).toHaveCount(0);
+      await shot(p, "editor-viewer");
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+      await p.goto("/flows");
+      await expect(p.getByRole("link", { name: "Look only" })).toBeVisible();
+      await expect(p.getByRole("button", { name: "New flow" })).toHaveCount(0);
+      await expect(p.getByRole("button", { name: "Delete Look only" })).toHaveCount(0);
+    });
+  });
+
+  test("medium and big flows render (screenshots), only visible nodes drawn", async ({ page }) => {
+    const email = uniqueEmail("ed-big");
+    await registerViaApi(page.request, email);
+    const token = await accessToken(page.request, email);
+    const medium = await createFlowViaApi(page.request, token, { name: "Medium flow", ...bigFlow(60, "md") });
+    const big = await createFlowViaApi(page.request, token, { name: "Big flow", ...bigFlow(2000, "bg") });
+    await logIn(page, email);
+    await openEditor(page, medium.id);
+    await expect(canvasNodes(page)).toHaveCount(60);
+    await shot(page, "editor-medium");
+    await openEditor(page, big.id);
+    await expect(canvasNodes(page).first()).toBeVisible({ timeout: 15_000 });
+    const drawn = await canvasNodes(page).count();
+    expect(drawn).toBeGreaterThan(0);
+    expect(drawn).toBeLessThanOrEqual(2000);
+    await shot(page, "editor-big");
+    await page.getByRole("button", { name: "Zoom In" }).click();
+    await page.getByRole("button", { name: "Zoom In" }).click();
+    await page.getByRole("button", { name: "Zoom In" }).click();
+    await expect.poll(() => canvasNodes(page).count()).toBeLessThan(2000);
+    await shot(page, "editor-big-zoomed");
+  });
+});
+
+async function viewerPage(browser: Browser, email: string, orgName: string, body: (p: Page) => Promise<void>) {
+  const context = await browser.newContext();
+  const p = await context.newPage();
+  await logIn(p, email, PASSWORD);
+  const switcher = p.getByRole("banner").getByRole("button", { name: /^Organization\b/ });
+  await switcher.click();
+  await p.getByRole("banner").getByRole("button", { name: `Switch to ${orgName}` }).click();
+  await expect(switcher).toContainText(orgName);
+  await body(p);
+  await context.close();
+}

@@ -1,0 +1,42 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { SignedInHeader } from "@/features/auth/signed-in-header";
+import { requireProfile } from "@/features/auth/current-user";
+import { asRole, can } from "@/features/organizations/roles";
+import { LiveFlowEditor } from "@/features/live/live-flow-editor";
+import { serverCaller } from "@/trpc/server";
+
+export const metadata: Metadata = { title: "Flow editor" };
+
+function isNotFound(err: unknown): boolean {
+  const e = err as { name?: unknown; code?: unknown } | null;
+  return e?.name === "TRPCError" && (e.code === "NOT_FOUND" || e.code === "BAD_REQUEST");
+}
+
+export default async function FlowEditorPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const profile = await requireProfile(`/flows/${id}`);
+  const { caller } = await serverCaller();
+  let flow;
+  try {
+    flow = (await caller.flows.get({ id })).flow;
+  } catch (err) {
+    if (isNotFound(err)) notFound();
+    throw err;
+  }
+  const { nodes } = await caller.nodes.list();
+  return (
+    <div className="editor-page">
+      <SignedInHeader email={profile.user.email} />
+      <main className="editor-main">
+        <LiveFlowEditor
+          flow={flow}
+          catalog={nodes}
+          readOnly={!can(asRole(profile.role), "flows:write")}
+          canDeploy={can(asRole(profile.role), "flows:deploy")}
+          canInject={can(asRole(profile.role), "nodes:inject")}
+        />
+      </main>
+    </div>
+  );
+}

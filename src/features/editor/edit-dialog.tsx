@@ -1,0 +1,188 @@
+"use client";
+
+import { useMemo, useState, type FormEvent } from "react";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { Alert } from "@/components/alert";
+import { Dialog } from "@/components/dialog";
+import { errorInfo, useTRPC } from "@/trpc/react";
+import type { Connection } from "@/shared/flow-graph";
+import { outputsOf, portOf, type Catalog, type EditorEdge, type EditorNode } from "./model";
+import { SchemaForm, type JsonSchema } from "./schema-form";
+
+export interface NodeEdit {
+  name: string;
+  config: Record<string, unknown>;
+  disabled: boolean;
+  /** The node's outgoing wires after the edit (the Wires section). */
+  wires: Connection[];
+}
+
+function WiresSection({ node, outputs, nodes, wires, onChange, readOnly }: { node: EditorNode; outputs: number; nodes: EditorNode[]; wires: Connection[]; onChange: (w: Connection[]) => void; readOnly: boolean }) {
+  const [filter, setFilter] = useState("");
+  const targets = useMemo(() => {
+    const f = filter.trim().toLowerCase();
+    return nodes.filter((n) => n.id !== node.id && n.data.inputs > 0 && (!f || `${n.data.name} ${n.data.type} ${n.id}`.toLowerCase().includes(f)));
+  }, [nodes, node.id, filter]);
+  const has = (port: number, target: string) => wires.some((w) => w.source_port === port && w.target === target);
+  const toggle = (port: number, target: string, on: boolean) =>
+    onChange(on ? [...wires, { source: node.id, source_port: port, target }] : wires.filter((w) => !(w.source_port === port && w.target === target)));
+  return (
+    <section className="wires" aria-labelledby="wires-heading">
+      <h3 id="wires-heading">Wires</h3>
+      {outputs === 0 ? (
+        <p className="hint">This node has no outputs.</p>
+      ) : (
+        <>
+          <p className="hint">Choose the nodes each output sends to. The same as drawing a wire on the canvas.</p>
+          {nodes.length > 12 ? (
+            <div className="field">
+              <label htmlFor="wire-filter">Filter targets</label>
+              <input id="wire-filter" type="search" value={filter} onChange={(e) => setFilter(e.target.value)} />
+            </div>
+          ) : null}
+          {Array.from({ length: outputs }, (_, port) => (
+            <fieldset key={port} className="wire-port">
+              <legend>{outputs === 1 ? "Output" : `Output ${port + 1}`}</legend>
+              {targets.length === 0 ? <p className="hint">No node to wire to.</p> : null}
+              <ul>
+                {targets.map((t) => {
+                  const id = `wire-${port}-${t.id}`;
+                  return (
+                    <li key={t.id} className="checkbox">
+                      <input id={id} type="checkbox" checked={has(port, t.id)} disabled={readOnly} onChange={(e) => toggle(port, t.id, e.target.checked)} />
+                      <label htmlFor={id}>
+                        {t.data.name || t.data.type}{" "}
+                        <span className="muted">
+                          {t.data.type} · {t.id}
+                        </span>
+                      </label>
+                    </li>
+                  );
+                })}
+              </ul>
+            </fieldset>
+          ))}
+        </>
+      )}
+    </section>
+  );
+}
+
+/**
+ * `Edit <type> node`: Name, one field per schema property, Disabled, and the Wires section. `Done`
+ * asks the server to validate the config (the one zod schema) and shows refusals on their fields;
+ * `Cancel` discards. While the dialog is open, `onPreview` reports the port count the draft config
+ * gives, so the canvas node's ports follow a switch node's rules as they are edited.
+ */
+export function EditNodeDialog({
+  node,
+  nodes,
+  edges,
+  catalog,
+  readOnly,
+  onApply,
+  onClose,
+  onPreview,
+}: {
+  node: EditorNode;
+  nodes: EditorNode[];
+  edges: EditorEdge[];
+  catalog: Catalog;
+  readOnly: boolean;
+  onApply: (edit: NodeEdit) => void;
+  onClose: () => void;
+  onPreview: (outputs: number | null) => void;
+}) {
+  const trpc = useTRPC();
+  const unknown = node.data.type === "unknown";
+  const schemaQuery = useQuery({ ...trpc.nodes.schema.queryOptions({ type: node.data.type }), enabled: !unknown, staleTime: Infinity });
+  const [name, setName] = useState(node.data.name);
+  const [disabled, setDisabled] = useState(node.data.disabled);
+  const [config, setConfig] = useState(node.data.config);
+  const [wires, setWires] = useState<Connection[]>(() => edges.filter((e) => e.source === node.id).map((e) => ({ source: e.source, source_port: portOf(e.sourceHandle), target: e.target })));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const validate = useMutation(trpc.nodes.validate.mutationOptions());
+  const outputs = outputsOf(catalog, node.data.type, config);
+  const entry = catalog.get(node.data.type);
+
+  function changeConfig(next: Record<string, unknown>) {
+    setConfig(next);
+    const n = outputsOf(catalog, node.data.type, next);
+    onPreview(n);
+  }
+
+  function close() {
+    onPreview(null);
+    onClose();
+  }
+
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    if (readOnly) return close();
+    setErrors({});
+    let finalConfig = config;
+    if (!unknown) {
+      try {
+        finalConfig = (await validate.mutateAsync({ type: node.data.type, config })).config;
+      } catch (err) {
+        const info = errorInfo(err);
+        setErrors(Object.keys(info.fields).length > 0 ? info.fields : { "": info.message });
+        return;
+      }
+    }
+    const ports = outputsOf(catalog, node.data.type, finalConfig);
+    onPreview(null);
+    onApply({ name: name.trim(), config: finalConfig, disabled: unknown ? true : disabled, wires: wires.filter((w) => w.source_port < ports) });
+  }
+
+  const fieldErrorCount = Object.keys(errors).filter((k) => k !== "").length;
+  return (
+    <Dialog title={`Edit ${node.data.type} node`} open onClose={close} wide className="edit-node">
+      <form onSubmit={onSubmit} noValidate>
+        {entry ? <p className="hint">{entry.description}</p> : null}
+        {errors[""] ? <Alert kind="error">{errors[""]}</Alert> : null}
+        {fieldErrorCount > 0 ? <Alert kind="error">The server refused {fieldErrorCount === 1 ? "a value" : `${fieldErrorCount} values`}: see the marked fields.</Alert> : null}
+        <fieldset disabled={readOnly} className="plain">
+          <div className="field">
+            <label htmlFor="node-name">Name</label>
+            <input id="node-name" type="text" maxLength={200} value={name} onChange={(e) => setName(e.target.value)} placeholder={node.data.type} autoFocus />
+          </div>
+          {unknown ? (
+            <div className="field">
+              <p>
+                This node&apos;s Node-RED type <code>{node.data.unknownType}</code> is not available here. It is kept, disabled, so an export gives it back unchanged.
+              </p>
+              <pre>{JSON.stringify((node.data.config as { properties?: unknown }).properties ?? {}, null, 2)}</pre>
+            </div>
+          ) : schemaQuery.data ? (
+            <SchemaForm type={node.data.type} schema={schemaQuery.data.schema as JsonSchema} value={config} onChange={changeConfig} errors={errors} />
+          ) : schemaQuery.error ? (
+            <Alert kind="error">{errorInfo(schemaQuery.error).message}</Alert>
+          ) : (
+            <p role="status">Loading the form…</p>
+          )}
+          {!unknown ? (
+            <div className="checkbox">
+              <input id="node-disabled" type="checkbox" checked={disabled} onChange={(e) => setDisabled(e.target.checked)} />
+              <label htmlFor="node-disabled">Disabled</label>
+            </div>
+          ) : null}
+        </fieldset>
+        <WiresSection node={node} outputs={outputs} nodes={nodes} wires={wires} onChange={setWires} readOnly={readOnly} />
+        <p className="hint">
+          Node id <code>{node.id}</code>
+        </p>
+        <div className="actions">
+          <button type="button" className="secondary" onClick={close}>
+            Cancel
+          </button>
+          {!readOnly ? (
+            <button type="submit" disabled={validate.isPending}>
+              Done
+            </button>
+          ) : null}
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,48 @@
+"use client";
+
+import { createContext, useContext, type ReactNode } from "react";
+import type { EditorEdge, EditorFlow, EditorNode } from "./model";
+
+/**
+ * What the rest of the page (and later features: deploy, debug, deployments, presence) can read
+ * and do with the open editor. Read it with useEditor() anywhere under <FlowEditor>.
+ */
+export interface EditorApi {
+  flowId: string;
+  flowName: string;
+  /** The revision the canvas was loaded from or last saved as. */
+  revision: number;
+  /** Unsaved edits on the canvas. */
+  dirty: boolean;
+  readOnly: boolean;
+  nodes: EditorNode[];
+  edges: EditorEdge[];
+  selectedNodeIds: string[];
+  /** Select one node (deselecting the rest) and bring it into view. */
+  selectNode: (nodeId: string) => void;
+  /** Outline a node (e.g. the source of a debug message) without selecting it; null clears. */
+  highlightNode: (nodeId: string | null) => void;
+  /** Replace the canvas with a flow from the server (after a reload or a rollback); clears undo. */
+  replaceGraph: (flow: EditorFlow) => void;
+  /** Save with the current revision; resolves true once saved (false: refused, conflict dialog shown). */
+  save: () => Promise<boolean>;
+  /** The server moved to `revision` by a change that left the graph alone (enable/disable): keep editing on top of it. */
+  adoptRevision: (revision: number) => void;
+  /** Fetch the deployed graph again (after a deploy) so "changed since deploy" marks are right. */
+  refreshDeployed: () => void;
+}
+
+export const EditorApiContext = createContext<EditorApi | null>(null);
+
+export function useEditor(): EditorApi {
+  const api = useContext(EditorApiContext);
+  if (!api) throw new Error("useEditor() outside <FlowEditor>");
+  return api;
+}
+
+/** A tab of the editor's right sidebar. */
+export interface SidebarTab {
+  id: string;
+  label: string;
+  render: () => ReactNode;
+}

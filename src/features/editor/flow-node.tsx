@@ -1,0 +1,70 @@
+"use client";
+
+import { memo, useContext, useEffect, useRef } from "react";
+import { Handle, Position, useUpdateNodeInternals, type NodeProps, type NodeTypes } from "@xyflow/react";
+import { categoryColors, portTop, typeIcons, type EditorNode } from "./model";
+import { NodeMarksContext, useEditorRuntime } from "./runtime-context";
+
+/**
+ * The one canvas node: category colour and icon, the name (the type when unnamed), an input on the
+ * left, one output per port on the right (a switch node's follow its rules). Disabled nodes are
+ * faded and dashed, unknown ones striped with their Node-RED type. Memoized: while one node is
+ * dragged, the others do not render again.
+ */
+function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
+  const updateNodeInternals = useUpdateNodeInternals();
+  const marks = useContext(NodeMarksContext);
+  const runtime = useEditorRuntime();
+  const { outputs, inputs } = data;
+  // React Flow measures handles on mount; only a change of ports afterwards needs telling.
+  const ports = useRef(`${inputs}/${outputs}`);
+  useEffect(() => {
+    if (ports.current === `${inputs}/${outputs}`) return;
+    ports.current = `${inputs}/${outputs}`;
+    updateNodeInternals(id);
+  }, [id, outputs, inputs, updateNodeInternals]);
+  const changed = marks.changed.get(id);
+  const status = runtime.statusFor?.(id);
+  const classes = [
+    "fp-node",
+    data.disabled ? "disabled" : "",
+    data.type === "unknown" ? "unknown" : "",
+    selected ? "selected" : "",
+    marks.found.has(id) ? "found" : "",
+    marks.highlighted === id ? "highlighted" : "",
+  ].join(" ");
+  const label = data.name || data.type;
+  return (
+    <div className={classes} style={{ ["--cat" as string]: categoryColors[data.category] ?? "#ddd" }} title={data.unknownType ? `Unknown type ${data.unknownType}` : undefined}>
+      {inputs > 0 ? <Handle type="target" position={Position.Left} id="in" isConnectable={!marks.readOnly} /> : null}
+      <span className="fp-node-icon" aria-hidden="true">
+        {typeIcons[data.type] ?? "•"}
+      </span>
+      <span className="fp-node-label">
+        {label}
+        {data.unknownType ? <span className="fp-node-sub">{data.unknownType}</span> : null}
+      </span>
+      {changed ? (
+        <span className={`fp-node-changed ${changed}`} title={changed === "added" ? "Added since the last deploy" : "Changed since the last deploy"}>
+          <span className="visually-hidden">{changed === "added" ? "added since deploy" : "changed since deploy"}</span>
+        </span>
+      ) : null}
+      {data.disabled ? <span className="visually-hidden">(disabled)</span> : null}
+      {runtime.renderNodeAction ? <span className="fp-node-action nodrag">{runtime.renderNodeAction({ id, data } as EditorNode)}</span> : null}
+      {Array.from({ length: outputs }, (_, i) => (
+        <Handle key={i} type="source" position={Position.Right} id={`o${i}`} style={{ top: portTop(i, outputs) }} isConnectable={!marks.readOnly} />
+      ))}
+      {status ? (
+        <span className={`fp-node-status ${status.fill ?? ""}`} data-testid="node-status">
+          <span className={`dot ${status.shape ?? "dot"}`} aria-hidden="true" />
+          {status.text}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+export const FlowNodeComponent = memo(FlowNodeView);
+
+/** At module scope: a new object on every render would remount every node. */
+export const nodeTypes: NodeTypes = { flow: FlowNodeComponent };

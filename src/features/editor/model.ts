@@ -1,0 +1,212 @@
+import { Position, type Edge, type Node } from "@xyflow/react";
+import type { inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "@/trpc/types";
+import type { Connection, FlowNode } from "@/shared/flow-graph";
+import { outputsFor } from "@/shared/node-ports";
+
+type Outputs = inferRouterOutputs<AppRouter>;
+export type CatalogEntry = Outputs["nodes"]["list"]["nodes"][number];
+export type EditorFlow = Outputs["flows"]["get"]["flow"];
+export type DeployedGraph = NonNullable<Outputs["flows"]["deployed"]["deployed"]>;
+
+/** What a canvas node carries: the saved node's fields, and what the node component draws from them. */
+export interface FlowNodeData extends Record<string, unknown> {
+  type: string;
+  name: string;
+  config: Record<string, unknown>;
+  disabled: boolean;
+  inputs: number;
+  outputs: number;
+  category: string;
+  /** Node-RED type of an unknown node, kept from an import. */
+  unknownType?: string;
+}
+export type EditorNode = Node<FlowNodeData, "flow">;
+export type EditorEdge = Edge;
+
+/** Fixed sizes, so React Flow knows every node's box without measuring (only visible nodes render). */
+export const NODE_WIDTH = 180;
+export const PORT_GAP = 16;
+export const nodeHeight = (outputs: number) => Math.max(40, 12 + outputs * PORT_GAP);
+const HANDLE = 10;
+
+/** Where output port `i` of `outputs` sits, from the node's top edge (the node component uses it too). */
+export const portTop = (i: number, outputs: number) => (outputs === 1 ? nodeHeight(1) / 2 : 6 + PORT_GAP / 2 + i * PORT_GAP);
+
+/**
+ * The handles' boxes, known without measuring: React Flow then skips its one forced render of every
+ * node (xyflow#3883), so a big flow draws only what is in view, and wires to off-screen nodes still
+ * end at the right ports.
+ */
+export function handlesFor(inputs: number, outputs: number): NonNullable<EditorNode["handles"]> {
+  const h = nodeHeight(outputs);
+  const handles: NonNullable<EditorNode["handles"]> = [];
+  if (inputs > 0) handles.push({ id: "in", type: "target", position: Position.Left, x: -HANDLE / 2, y: h / 2 - HANDLE / 2, width: HANDLE, height: HANDLE });
+  for (let i = 0; i < outputs; i++) handles.push({ id: `o${i}`, type: "source", position: Position.Right, x: NODE_WIDTH - HANDLE / 2, y: portTop(i, outputs) - HANDLE / 2, width: HANDLE, height: HANDLE });
+  return handles;
+}
+
+export const categoryColors: Record<string, string> = {
+  input: "#a6bbcf",
+  output: "#87a980",
+  function: "#fdd0a2",
+  network: "#c0deed",
+  parser: "#e2d96e",
+  sequence: "#c7b9e8",
+  common: "#dddddd",
+};
+
+export const categoryLabels: Record<string, string> = {
+  input: "Input",
+  output: "Output",
+  function: "Function",
+  network: "Network",
+  parser: "Parser",
+  sequence: "Sequence",
+  common: "Common",
+};
+
+export const typeIcons: Record<string, string> = {
+  inject: "▶",
+  debug: "☰",
+  function: "ƒ",
+  change: "✎",
+  switch: "⇉",
+  template: "{}",
+  delay: "◔",
+  json: "J",
+  "http-in": "⇥",
+  "http-response": "⇤",
+  "http-request": "⇄",
+  "device-in": "◉",
+  "device-out": "◎",
+  comment: "✱",
+  catch: "!",
+  unknown: "?",
+};
+
+export type Catalog = ReadonlyMap<string, CatalogEntry>;
+
+export function outputsOf(catalog: Catalog, type: string, config: Record<string, unknown>): number {
+  const entry = catalog.get(type);
+  if (entry) return outputsFor(entry.outputs_rule, config);
+  if (type === "unknown") return outputsFor({ value_of: "outputs" }, config);
+  return 0;
+}
+
+export function inputsOf(catalog: Catalog, type: string): number {
+  return catalog.get(type)?.inputs ?? (type === "unknown" ? 1 : 0);
+}
+
+export function toEditorNode(catalog: Catalog, n: FlowNode): EditorNode {
+  const outputs = outputsOf(catalog, n.type, n.config);
+  const inputs = inputsOf(catalog, n.type);
+  return {
+    id: n.id,
+    type: "flow",
+    position: { x: n.position.x, y: n.position.y },
+    width: NODE_WIDTH,
+    height: nodeHeight(outputs),
+    handles: handlesFor(inputs, outputs),
+    data: {
+      type: n.type,
+      name: n.name,
+      config: n.config,
+      disabled: n.disabled,
+      inputs,
+      outputs,
+      category: catalog.get(n.type)?.category ?? "common",
+      ...(n.type === "unknown" ? { unknownType: String((n.config as { original_type?: unknown }).original_type ?? "unknown") } : {}),
+    },
+    domAttributes: { "data-node-type": n.type } as EditorNode["domAttributes"],
+    ariaLabel: `${n.name || n.type} (${n.type} node)`,
+  };
+}
+
+/** A node whose data changed: sizes and port count follow its config. */
+export function withData(catalog: Catalog, node: EditorNode, patch: Partial<FlowNodeData>): EditorNode {
+  const data = { ...node.data, ...patch };
+  const outputs = outputsOf(catalog, data.type, data.config);
+  return { ...node, data: { ...data, outputs }, height: nodeHeight(outputs), handles: handlesFor(data.inputs, outputs), ariaLabel: `${data.name || data.type} (${data.type} node)` };
+}
+
+export const edgeId = (c: Connection) => `${c.source}:${c.source_port}:${c.target}`;
+
+export function toEditorEdge(c: Connection): EditorEdge {
+  return { id: edgeId(c), source: c.source, target: c.target, sourceHandle: `o${c.source_port}`, targetHandle: "in" };
+}
+
+export const portOf = (handle: string | null | undefined) => Number((handle ?? "o0").slice(1)) || 0;
+
+export function toFlowNode(n: EditorNode): FlowNode {
+  return {
+    id: n.id,
+    type: n.data.type,
+    name: n.data.name,
+    position: { x: Math.round(n.position.x), y: Math.round(n.position.y) },
+    config: n.data.config,
+    disabled: n.data.disabled,
+  };
+}
+
+export function toConnection(e: EditorEdge): Connection {
+  return { source: e.source, source_port: portOf(e.sourceHandle), target: e.target };
+}
+
+/** A node id like the server's: 16 hex digits. */
+export function newNodeId(): string {
+  const bytes = new Uint8Array(8);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Whether any value of the node (name, type, config at any depth) contains the text. */
+export function nodeMatches(n: EditorNode, text: string): boolean {
+  const needle = text.trim().toLowerCase();
+  if (!needle) return false;
+  const seen = (v: unknown): boolean => {
+    if (v === null || v === undefined) return false;
+    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") return String(v).toLowerCase().includes(needle);
+    if (Array.isArray(v)) return v.some(seen);
+    if (typeof v === "object") return Object.values(v as Record<string, unknown>).some(seen);
+    return false;
+  };
+  return n.data.name.toLowerCase().includes(needle) || n.data.type.toLowerCase().includes(needle) || n.id === text.trim() || seen(n.data.config);
+}
+
+const stable = (v: unknown): string => JSON.stringify(v, (_k, value: unknown) => (value && typeof value === "object" && !Array.isArray(value) ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : value));
+
+const dataKeys = new WeakMap<FlowNodeData, string>();
+function dataKey(d: FlowNodeData): string {
+  let key = dataKeys.get(d);
+  if (key === undefined) {
+    key = stable([d.type, d.name, d.disabled, d.config]);
+    dataKeys.set(d, key);
+  }
+  return key;
+}
+
+/**
+ * Nodes that differ from the deployed version: added, or with another name, config, disabled flag
+ * or outgoing wires (moving a node changes nothing that runs). A diff, not a flag, so undo and a
+ * deploy always leave it right.
+ */
+export function changedSinceDeploy(nodes: EditorNode[], edges: EditorEdge[], deployed: DeployedGraph | null): Map<string, "added" | "changed"> {
+  const result = new Map<string, "added" | "changed">();
+  if (!deployed) return result;
+  const before = new Map(deployed.nodes.map((n) => [n.id, stable([n.type, n.name, n.disabled, n.config])]));
+  const wiresOf = (list: { source: string; key: string }[]) => {
+    const m = new Map<string, string[]>();
+    for (const w of list) m.set(w.source, [...(m.get(w.source) ?? []), w.key]);
+    for (const v of m.values()) v.sort();
+    return m;
+  };
+  const oldWires = wiresOf(deployed.connections.map((c) => ({ source: c.source, key: edgeId(c) })));
+  const newWires = wiresOf(edges.map((e) => ({ source: e.source, key: e.id })));
+  for (const n of nodes) {
+    const old = before.get(n.id);
+    if (old === undefined) result.set(n.id, "added");
+    else if (old !== dataKey(n.data) || (oldWires.get(n.id) ?? []).join() !== (newWires.get(n.id) ?? []).join()) result.set(n.id, "changed");
+  }
+  return result;
+}

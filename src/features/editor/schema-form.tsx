@@ -1,0 +1,275 @@
+"use client";
+
+import { useState } from "react";
+import { CodeField } from "./code-field";
+
+/** The subset of JSON Schema our zod-made node schemas use. */
+export interface JsonSchema {
+  type?: string;
+  title?: string;
+  description?: string;
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+}
+
+type Config = Record<string, unknown>;
+type Errors = Record<string, string>;
+
+/** `T | null` as zod writes it: anyOf [T, {type: null}]. */
+function unwrapNullable(schema: JsonSchema): { schema: JsonSchema; nullable: boolean } {
+  if (schema.anyOf?.length === 2) {
+    const other = schema.anyOf.find((s) => s.type !== "null");
+    if (other && schema.anyOf.some((s) => s.type === "null")) return { schema: { ...other, default: schema.default, title: schema.title, description: schema.description }, nullable: true };
+  }
+  return { schema, nullable: false };
+}
+
+const fieldId = (path: string) => `cfg-${path.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+
+/** A rule list (switch, change): every item is one of several shapes told apart by `t`. */
+function isVariantList(schema: JsonSchema): boolean {
+  return schema.type === "array" && Boolean(schema.items?.oneOf?.every((v) => v.properties?.t?.const !== undefined));
+}
+
+function variantDefaults(variant: JsonSchema): Config {
+  const out: Config = {};
+  for (const [k, p] of Object.entries(variant.properties ?? {})) {
+    if (p.const !== undefined) out[k] = p.const;
+    else if (p.default !== undefined) out[k] = p.default;
+    else if (p.enum) out[k] = p.enum[0];
+    else if (p.type === "string") out[k] = "";
+  }
+  return out;
+}
+
+function JsonField({ id, label, value, onChange, error }: { id: string; label: string; value: unknown; onChange: (v: unknown) => void; error?: string }) {
+  const [text, setText] = useState(() => JSON.stringify(value ?? null, null, 2));
+  const [invalid, setInvalid] = useState(false);
+  const shown = error ?? (invalid ? "is not valid JSON" : undefined);
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <textarea
+        id={id}
+        rows={4}
+        spellCheck={false}
+        value={text}
+        aria-invalid={shown ? true : undefined}
+        aria-describedby={shown ? `${id}-error` : `${id}-hint`}
+        onChange={(e) => {
+          setText(e.target.value);
+          try {
+            onChange(JSON.parse(e.target.value));
+            setInvalid(false);
+          } catch {
+            setInvalid(true);
+          }
+        }}
+      />
+      {shown ? (
+        <p id={`${id}-error`} className="error">
+          {label} {shown}
+        </p>
+      ) : (
+        <p id={`${id}-hint`} className="hint">
+          JSON
+        </p>
+      )}
+    </div>
+  );
+}
+
+function ScalarField({ path, label, schema: raw, value, onChange, errors, code }: { path: string; label: string; schema: JsonSchema; value: unknown; onChange: (v: unknown) => void; errors: Errors; code?: boolean }) {
+  const { schema, nullable } = unwrapNullable(raw);
+  const id = fieldId(path);
+  const error = errors[path];
+  const describedBy = [error ? `${id}-error` : null, schema.description ? `${id}-hint` : null].filter(Boolean).join(" ") || undefined;
+  const notes = (
+    <>
+      {schema.description ? (
+        <p id={`${id}-hint`} className="hint">
+          {schema.description}
+        </p>
+      ) : null}
+      {error ? (
+        <p id={`${id}-error`} className="error">
+          {label} {error}
+        </p>
+      ) : null}
+    </>
+  );
+  if (code) return <CodeField id={id} label={label} value={String(value ?? "")} onChange={onChange} error={error ? `${label} ${error}` : undefined} />;
+  if (schema.type === "boolean") {
+    return (
+      <div className="checkbox-field">
+        <div className="checkbox">
+          <input id={id} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} aria-invalid={error ? true : undefined} aria-describedby={describedBy} />
+          <label htmlFor={id}>{label}</label>
+        </div>
+        {notes}
+      </div>
+    );
+  }
+  if (schema.enum) {
+    return (
+      <div className="field">
+        <label htmlFor={id}>{label}</label>
+        <select id={id} value={String(value ?? "")} onChange={(e) => onChange(e.target.value === "" && nullable ? null : e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={describedBy}>
+          {nullable ? <option value="">(none)</option> : null}
+          {schema.enum.map((o) => (
+            <option key={String(o)} value={String(o)}>
+              {String(o)}
+            </option>
+          ))}
+        </select>
+        {notes}
+      </div>
+    );
+  }
+  if (schema.type === "number" || schema.type === "integer") {
+    return (
+      <div className="field">
+        <label htmlFor={id}>{label}</label>
+        <input
+          id={id}
+          type="number"
+          step={schema.type === "integer" ? 1 : "any"}
+          value={value === null || value === undefined ? "" : String(value)}
+          placeholder={nullable ? "none" : undefined}
+          onChange={(e) => {
+            const v = e.target.value;
+            if (v === "") onChange(nullable ? null : "");
+            else onChange(Number.isFinite(Number(v)) ? Number(v) : v);
+          }}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={describedBy}
+        />
+        {notes}
+      </div>
+    );
+  }
+  if (schema.type === "string") {
+    const long = (schema.maxLength ?? 0) > 65536 || path === "info";
+    return (
+      <div className="field">
+        <label htmlFor={id}>{label}</label>
+        {long ? (
+          <textarea id={id} rows={5} value={String(value ?? "")} onChange={(e) => onChange(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={describedBy} spellCheck={false} />
+        ) : (
+          <input
+            id={id}
+            type="text"
+            value={value === null || value === undefined ? "" : String(value)}
+            placeholder={nullable ? "none" : undefined}
+            onChange={(e) => onChange(e.target.value === "" && nullable ? null : e.target.value)}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={describedBy}
+          />
+        )}
+        {notes}
+      </div>
+    );
+  }
+  return <JsonField id={id} label={label} value={value} onChange={onChange} error={error} />;
+}
+
+function VariantList({ path, label, schema, value, onChange, errors }: { path: string; label: string; schema: JsonSchema; value: unknown; onChange: (v: unknown) => void; errors: Errors }) {
+  const items = Array.isArray(value) ? (value as Config[]) : [];
+  const variants = schema.items?.oneOf ?? [];
+  const kinds = variants.map((v) => String(v.properties!.t!.const));
+  const singular = label.replace(/s$/, "");
+  const noun = singular.charAt(0).toUpperCase() + singular.slice(1);
+  const set = (next: Config[]) => onChange(next);
+  return (
+    <fieldset className="variant-list">
+      <legend>{label}</legend>
+      {errors[path] ? <p className="error">{label} {errors[path]}</p> : null}
+      <ol>
+        {items.map((item, i) => {
+          const variant = variants.find((v) => v.properties?.t?.const === item.t) ?? variants[0]!;
+          const itemPath = `${path}[${i}]`;
+          const kindId = fieldId(`${itemPath}.t`);
+          return (
+            <li key={i} className="variant-item">
+              <div className="field">
+                <label htmlFor={kindId}>
+                  {noun} {i + 1}
+                </label>
+                <select
+                  id={kindId}
+                  value={String(item.t)}
+                  onChange={(e) => {
+                    const next = variants.find((v) => v.properties?.t?.const === e.target.value)!;
+                    const fresh = variantDefaults(next);
+                    for (const k of Object.keys(fresh)) if (k !== "t" && k in item && next.properties?.[k]?.type === variant.properties?.[k]?.type) fresh[k] = item[k];
+                    set(items.map((it, j) => (j === i ? fresh : it)));
+                  }}
+                >
+                  {kinds.map((k) => (
+                    <option key={k} value={k}>
+                      {k}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              {Object.entries(variant.properties ?? {})
+                .filter(([k]) => k !== "t")
+                .map(([k, p]) => (
+                  <ScalarField
+                    key={k}
+                    path={`${itemPath}.${k}`}
+                    label={`${p.title ?? k} (${noun.toLowerCase()} ${i + 1})`}
+                    schema={p}
+                    value={item[k]}
+                    errors={errors}
+                    onChange={(v) => set(items.map((it, j) => (j === i ? { ...it, [k]: v } : it)))}
+                  />
+                ))}
+              <div className="actions compact">
+                <button type="button" className="secondary small" disabled={i === 0} onClick={() => set(items.map((it, j) => (j === i - 1 ? items[i]! : j === i ? items[i - 1]! : it)))} aria-label={`Move ${noun.toLowerCase()} ${i + 1} up`}>
+                  ↑
+                </button>
+                <button type="button" className="secondary small" disabled={items.length <= (schema.minItems ?? 0)} onClick={() => set(items.filter((_, j) => j !== i))} aria-label={`Remove ${noun.toLowerCase()} ${i + 1}`}>
+                  Remove
+                </button>
+              </div>
+            </li>
+          );
+        })}
+      </ol>
+      <button type="button" className="secondary small" disabled={items.length >= (schema.maxItems ?? Infinity)} onClick={() => set([...items, variantDefaults(variants[0]!)])}>
+        Add {noun.toLowerCase()}
+      </button>
+    </fieldset>
+  );
+}
+
+/**
+ * One labelled field per property of a node type's JSON Schema (label: the title, else the
+ * name); rule lists get add/remove/reorder; the function node's code gets CodeMirror. Errors are
+ * keyed by the server's paths (`payload`, `rules[0].v`) and shown next to their fields.
+ */
+export function SchemaForm({ type, schema, value, onChange, errors }: { type: string; schema: JsonSchema; value: Config; onChange: (v: Config) => void; errors: Errors }) {
+  return (
+    <>
+      {Object.entries(schema.properties ?? {}).map(([key, prop]) => {
+        const label = prop.title ?? key;
+        const set = (v: unknown) => onChange({ ...value, [key]: v });
+        if (isVariantList(prop)) return <VariantList key={key} path={key} label={label} schema={prop} value={value[key]} onChange={set} errors={errors} />;
+        const code = type === "function" && ["code", "initialize", "finalize"].includes(key);
+        return <ScalarField key={key} path={key} label={label} schema={prop} value={value[key]} onChange={set} errors={errors} code={code} />;
+      })}
+    </>
+  );
+}

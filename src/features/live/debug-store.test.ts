@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import type { OrgEvent } from "@/shared/realtime";
+import { DebugStore, filterMessages, Ring } from "./debug-store";
+
+const event = (i: number, over: Partial<OrgEvent<"debug">["data"]> = {}, flowId = "flw_a"): OrgEvent<"debug"> => ({
+  type: "event",
+  topic: "debug",
+  flow_id: flowId,
+  ts: new Date(1_700_000_000_000 + i).toISOString(),
+  data: { node_id: "dbg1", name: "out", property: "payload", msg: { n: i }, format: "object", ...over },
+});
+
+/** A store flushed by hand, like one animation frame. */
+function manual(options: { capacity?: number; pauseCapacity?: number } = {}) {
+  let pending: (() => void) | null = null;
+  const store = new DebugStore({ ...options, schedule: (f) => (pending = f) });
+  return { store, frame: () => pending?.() };
+}
+
+describe("Ring", () => {
+  it("keeps the last N in order", () => {
+    const r = new Ring<number>(3);
+    expect([1, 2, 3, 4, 5].map((n) => r.push(n))).toEqual([0, 0, 0, 1, 1]);
+    expect(r.toArray()).toEqual([3, 4, 5]);
+    expect([r.at(0), r.at(2), r.at(3)]).toEqual([3, 5, undefined]);
+  });
+});
+
+describe("DebugStore", () => {
+  it("applies a burst in one update and keeps only the last 1,000, newest last", () => {
+    const { store, frame } = manual();
+    let updates = 0;
+    store.subscribe(() => updates++);
+    for (let i = 0; i < 1800; i++) store.add(event(i));
+    expect(store.messages()).toHaveLength(0);
+    frame();
+    expect(updates).toBe(1);
+    const shown = store.messages();
+    expect(shown).toHaveLength(1000);
+    expect(shown[0]!.msg).toEqual({ n: 800 });
+    expect(shown.at(-1)!.msg).toEqual({ n: 1799 });
+    expect(store.getSnapshot().evicted).toBe(800);
+  });
+
+  it("never queues more than twice what it keeps, even with no frames (a hidden tab)", () => {
+    const { store } = manual();
+    for (let i = 0; i < 50_000; i++) store.add(event(i));
+    expect(store.messages()).toHaveLength(1000);
+    expect(store.messages().at(-1)!.msg).toEqual({ n: 49_999 });
+    expect((store as unknown as { queue: unknown[] }).queue.length).toBeLessThan(2000);
+  });
+
+  it("pause keeps arrivals aside with an N new count, up to its bound, and resume shows them", () => {
+    const { store, frame } = manual({ capacity: 5, pauseCapacity: 3 });
+    store.add(event(0));
+    frame();
+    store.pause();
+    for (let i = 1; i <= 4; i++) store.add(event(i));
+    frame();
+    expect(store.messages().map((m) => (m.msg as { n: number }).n)).toEqual([0]);
+    expect(store.getSnapshot()).toMatchObject({ paused: true, newWhilePaused: 4, lostWhilePaused: 1 });
+    store.resume();
+    expect(store.messages().map((m) => (m.msg as { n: number }).n)).toEqual([0, 2, 3, 4]);
+    expect(store.getSnapshot()).toMatchObject({ paused: false, newWhilePaused: 0 });
+  });
+
+  it("counts what the hub dropped, and Clear empties everything", () => {
+    const { store, frame } = manual();
+    store.add(event(1));
+    frame();
+    store.addDropped(7);
+    store.addDropped(3);
+    expect(store.getSnapshot().droppedByServer).toBe(10);
+    store.pause();
+    store.add(event(2));
+    store.clear();
+    frame();
+    expect(store.messages()).toEqual([]);
+    expect(store.getSnapshot()).toMatchObject({ droppedByServer: 0, newWhilePaused: 0 });
+  });
+
+  it("filters by node, text (name, topic, payload) and flow", () => {
+    const { store, frame } = manual();
+    store.add(event(1, { node_id: "a", name: "Alpha", topic: "temperature", msg: 21 }));
+    store.add(event(2, { node_id: "b", name: "Beta", msg: "Hello World" }, "flw_b"));
+    store.add(event(3, { node_id: "a", name: "Alpha", msg: { deep: { needle: true } } }));
+    frame();
+    const all = store.messages();
+    expect(filterMessages(all, { nodeId: null, text: "", flowId: null })).toHaveLength(3);
+    expect(filterMessages(all, { nodeId: "a", text: "", flowId: null }).map((m) => m.seq)).toEqual([1, 3]);
+    expect(filterMessages(all, { nodeId: null, text: "TEMPER", flowId: null }).map((m) => m.seq)).toEqual([1]);
+    expect(filterMessages(all, { nodeId: null, text: "needle", flowId: null }).map((m) => m.seq)).toEqual([3]);
+    expect(filterMessages(all, { nodeId: null, text: "hello", flowId: "flw_a" })).toEqual([]);
+    expect(filterMessages(all, { nodeId: null, text: "", flowId: "flw_b" }).map((m) => m.topic)).toEqual([null]);
+  });
+});

@@ -1,0 +1,94 @@
+"use client";
+
+import { useState } from "react";
+import { useMutation } from "@tanstack/react-query";
+import { errorInfo, useTRPC } from "@/trpc/react";
+import type { FlowStateName } from "@/shared/realtime";
+import type { EditorBridge } from "./editor-bridge";
+import type { FlowLive } from "./use-flow-live";
+
+export const stateLabels: Record<FlowStateName, string> = {
+  running: "Running",
+  stopped: "Stopped",
+  error: "Error",
+  not_deployed: "Not deployed",
+};
+
+/**
+ * The toolbar's deployment group: the flow's state in words and colour, whether the editor holds
+ * changes that do not run yet, `Deploy` (saving first when needed) and Enable/Disable.
+ */
+export function DeployControl({ editor, live, canDeploy }: { editor: EditorBridge; live: FlowLive; canDeploy: boolean }) {
+  const trpc = useTRPC();
+  const [busy, setBusy] = useState<null | "saving" | "deploying" | "toggling">(null);
+  const [error, setError] = useState<string | null>(null);
+  const deploy = useMutation(trpc.flows.deploy.mutationOptions());
+  const update = useMutation(trpc.flows.update.mutationOptions());
+  const runtime = live.runtime;
+  if (!runtime) return null;
+
+  // Only for a deployed flow: "Not deployed" says it all otherwise.
+  const undeployed = runtime.deployedRevision !== null && (editor.dirty || runtime.deployedRevision !== editor.revision);
+
+  async function onDeploy() {
+    setError(null);
+    try {
+      if (editor.dirty) {
+        setBusy("saving");
+        const saved = await editor.save();
+        if (!saved.ok) return;
+      }
+      setBusy("deploying");
+      const result = await live.markOwnAction(() => deploy.mutateAsync({ id: editor.flowId }));
+      live.patchRuntime({ state: result.deployment.state, error: null, deployedRevision: result.deployment.revision });
+    } catch (err) {
+      setError(errorInfo(err).message);
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  async function onToggle() {
+    setError(null);
+    setBusy("toggling");
+    try {
+      const result = await live.markOwnAction(() => update.mutateAsync({ id: editor.flowId, enabled: !runtime!.enabled }));
+      // Enabling changes no node: the editor's unsaved work stays valid against the new revision.
+      if (result.flow.revision === editor.revision + 1) editor.adoptRevision(result.flow.revision);
+      live.patchRuntime({ enabled: result.flow.enabled, state: result.flow.state, error: result.flow.state_error });
+    } catch (err) {
+      setError(errorInfo(err).message);
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  const label = stateLabels[runtime.state];
+  return (
+    <div className="deploy-control" role="group" aria-label="Deployment">
+      <span className={`flow-state ${runtime.state}`} data-testid="flow-state" title={runtime.error ?? undefined}>
+        <span className="dot" aria-hidden="true" />
+        {runtime.state === "error" && runtime.error ? `${label}: ${runtime.error}` : label}
+        {runtime.state !== "not_deployed" && !runtime.enabled ? " (disabled)" : ""}
+      </span>
+      {undeployed && <span className="badge warn">Undeployed changes</span>}
+      {canDeploy && (
+        <>
+          <button type="button" onClick={onDeploy} disabled={busy !== null}>
+            {busy === "saving" ? "Saving…" : busy === "deploying" ? "Deploying…" : "Deploy"}
+          </button>
+          {runtime.deployedRevision !== null && (
+            <button type="button" className="secondary" onClick={onToggle} disabled={busy !== null}>
+              {runtime.enabled ? "Disable" : "Enable"}
+            </button>
+          )}
+        </>
+      )}
+      {error && (
+        <span className="error" role="alert">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,61 @@
+"use client";
+
+import { useState } from "react";
+
+function preview(value: unknown): string {
+  if (Array.isArray(value)) return `array[${value.length}]`;
+  const keys = Object.keys(value as object);
+  const head = keys.slice(0, 3).join(", ");
+  return `{ ${head}${keys.length > 3 ? ", …" : ""} }`;
+}
+
+function Primitive({ value }: { value: unknown }) {
+  if (typeof value === "string") return <span className="json-string">&quot;{value}&quot;</span>;
+  if (value === null || value === undefined) return <span className="json-null">{String(value)}</span>;
+  return <span className={`json-${typeof value}`}>{String(value)}</span>;
+}
+
+/**
+ * A message value as expandable JSON. Children are rendered only when opened, so a list of 1,000
+ * large payloads costs 1,000 one-line previews. `expanded` remembers what was opened across
+ * re-mounts (the list is virtualized).
+ */
+export function JsonValue({ value, path, expanded, label }: { value: unknown; path: string; expanded: Set<string>; label?: string }) {
+  const [open, setOpen] = useState(() => expanded.has(path));
+  const isContainer = value !== null && typeof value === "object";
+  if (!isContainer) {
+    return (
+      <div className="json-line">
+        {label !== undefined && <span className="json-key">{label}: </span>}
+        <Primitive value={value} />
+      </div>
+    );
+  }
+  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value as Record<string, unknown>);
+  return (
+    <div className="json-node">
+      <button
+        type="button"
+        className="json-toggle"
+        aria-expanded={open}
+        onClick={(e) => {
+          e.stopPropagation();
+          if (open) expanded.delete(path);
+          else expanded.add(path);
+          setOpen(!open);
+        }}
+      >
+        <span className="caret" aria-hidden="true">
+          {open ? "▾" : "▸"}
+        </span>
+        {label !== undefined && <span className="json-key">{label}: </span>}
+        <span className="json-preview">{preview(value)}</span>
+      </button>
+      {open && (
+        <div className="json-children">
+          {entries.length === 0 ? <div className="json-line muted">(empty)</div> : entries.map(([k, v]) => <JsonValue key={k} value={v} path={`${path}.${k}`} expanded={expanded} label={k} />)}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,132 @@
+"use client";
+
+import { useEffect, useMemo, useRef, useState } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTRPC } from "@/trpc/react";
+import type { FlowStateName, NodeStatusValue, PresenceUser } from "@/shared/realtime";
+import { useLiveFrames, useLiveSocket } from "./live-context";
+
+export interface FlowRuntimeView {
+  state: FlowStateName;
+  error: string | null;
+  enabled: boolean;
+  /** The revision that runs (null: never deployed). */
+  deployedRevision: number | null;
+}
+
+/** A save or deploy of this flow that this page did not make. */
+export interface RemoteChange {
+  kind: "saved" | "deployed";
+  revision: number;
+  by: string | null;
+  byName: string | null;
+  at: string;
+}
+
+/**
+ * Everything live about one open flow: its runtime state, node statuses, who else has it open and
+ * changes made elsewhere. The page tells it which of its own actions are in flight
+ * (`markOwnAction`), so its own saves and deploys are not reported back as someone else's.
+ */
+export function useFlowLive(flowId: string) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const socket = useLiveSocket();
+  const flowQuery = useQuery(trpc.flows.get.queryOptions({ id: flowId }));
+  const nodesQuery = useQuery(trpc.flows.nodes.queryOptions({ flowId }));
+  const [runtimeOverride, setRuntimeOverride] = useState<FlowRuntimeView | null>(null);
+  const [statusOverrides, setStatusOverrides] = useState<{ since: number; map: Map<string, NodeStatusValue | null> }>({ since: 0, map: new Map() });
+  const [presence, setPresence] = useState<PresenceUser[]>([]);
+  const [remote, setRemote] = useState<RemoteChange | null>(null);
+  const own = useRef(0);
+
+  const flow = flowQuery.data?.flow;
+  const loaded: FlowRuntimeView | null = flow ? { state: flow.state, error: flow.state_error, enabled: flow.enabled, deployedRevision: flow.deployed_revision } : null;
+  const runtime = runtimeOverride ?? loaded;
+  const loadedRef = useRef(loaded);
+  useEffect(() => {
+    loadedRef.current = loaded;
+  });
+  const patchRuntime = (patch: Partial<FlowRuntimeView>) =>
+    setRuntimeOverride((prev) => {
+      const base = prev ?? loadedRef.current;
+      return base ? { ...base, ...patch } : prev;
+    });
+
+  // Statuses as the server had them when last read (not older than the last deploy), with the
+  // events since on top.
+  const statuses = useMemo(() => {
+    const map = new Map<string, NodeStatusValue | null>();
+    if (nodesQuery.data && nodesQuery.dataUpdatedAt >= statusOverrides.since) for (const n of nodesQuery.data.nodes) map.set(n.id, n.status);
+    for (const [id, status] of statusOverrides.map) map.set(id, status);
+    return map;
+  }, [nodesQuery.data, nodesQuery.dataUpdatedAt, statusOverrides]);
+
+  useEffect(() => {
+    socket?.setPresence(flowId);
+    return () => socket?.setPresence(null);
+  }, [socket, flowId]);
+
+  useLiveFrames((frame) => {
+    if (frame.type === "presence" && frame.flow_id === flowId) {
+      setPresence(frame.users);
+      return;
+    }
+    if (frame.type === "ready") {
+      // Reconnected: what happened while offline is read again.
+      void nodesQuery.refetch();
+      void queryClient.fetchQuery({ ...trpc.flows.get.queryOptions({ id: flowId }), staleTime: 0 }).then((r) => {
+        setRuntimeOverride({ state: r.flow.state, error: r.flow.state_error, enabled: r.flow.enabled, deployedRevision: r.flow.deployed_revision });
+      }, () => undefined);
+      return;
+    }
+    if (frame.type !== "event" || frame.flow_id !== flowId) return;
+    switch (frame.topic) {
+      case "node.status":
+        setStatusOverrides((prev) => ({ since: prev.since, map: new Map(prev.map).set(frame.data.node_id, frame.data.status) }));
+        return;
+      case "flow.state":
+        patchRuntime({ state: frame.data.state, error: frame.data.error });
+        return;
+      case "flow.deployed":
+        patchRuntime({ state: frame.data.state, error: null, deployedRevision: frame.data.revision });
+        // A deploy restarts the nodes: earlier statuses are gone.
+        setStatusOverrides({ since: Date.now(), map: new Map() });
+        void nodesQuery.refetch();
+        void queryClient.invalidateQueries({ queryKey: trpc.flows.deployments.queryKey() });
+        if (own.current === 0) setRemote({ kind: "deployed", revision: frame.data.revision, by: frame.data.by ?? null, byName: frame.data.by_name ?? null, at: frame.ts });
+        return;
+      case "flow.updated":
+        patchRuntime({ enabled: frame.data.enabled });
+        // Whether it is news depends on the editor's revision when shown (its own save lands there too).
+        setRemote({ kind: "saved", revision: frame.data.revision, by: frame.data.by ?? null, byName: frame.data.by_name ?? null, at: frame.ts });
+        return;
+      default:
+        return;
+    }
+  });
+
+  return {
+    flow,
+    runtime,
+    statuses,
+    presence,
+    remote,
+    dismissRemote: () => setRemote(null),
+    patchRuntime,
+    /** Wraps an action of this page so the events it causes are not reported as remote changes. */
+    async markOwnAction<T>(action: () => Promise<T>): Promise<T> {
+      own.current++;
+      try {
+        return await action();
+      } finally {
+        // Events of the action may arrive just after its answer.
+        setTimeout(() => {
+          own.current--;
+        }, 1500);
+      }
+    },
+  };
+}
+
+export type FlowLive = ReturnType<typeof useFlowLive>;

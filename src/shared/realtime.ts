@@ -1,0 +1,96 @@
+import { z } from "zod";
+
+/**
+ * The /ws contract, shared by the hub (src/server/realtime) and the browser client
+ * (src/features/live): topics, event payloads, client frames, server frames, close codes and limits.
+ * docs/WEBSOCKET.md is its prose form.
+ */
+
+export const eventTopics = ["flow.created", "flow.updated", "flow.deleted", "flow.deployed", "flow.state", "node.status", "debug", "inject"] as const;
+export type EventTopic = (typeof eventTopics)[number];
+
+export type FlowStateName = "running" | "stopped" | "error" | "not_deployed";
+
+export interface NodeStatusValue {
+  fill?: string;
+  shape?: string;
+  text?: string;
+}
+
+/** `data` of each topic. `by` is the user whose action caused the event (absent for runtime events). */
+export interface EventData {
+  "flow.created": { name: string; revision: number; by?: string };
+  "flow.updated": { name: string; revision: number; enabled: boolean; by?: string; by_name?: string };
+  "flow.deleted": { name: string; by?: string };
+  "flow.deployed": { deployment_id: string; revision: number; state: FlowStateName; by?: string; by_name?: string; rolled_back_from?: string | null };
+  "flow.state": { state: FlowStateName; error: string | null };
+  "node.status": { node_id: string; status: NodeStatusValue | null; error?: string };
+  debug: { node_id: string; name: string; property: string; msg: unknown; format: string; topic?: string };
+  inject: { node_id: string; message_id: string; by: string };
+}
+
+export type OrgEvent<T extends EventTopic = EventTopic> = {
+  [K in T]: { type: "event"; topic: K; flow_id: string | null; data: EventData[K]; ts: string };
+}[T];
+
+/** Who has a flow open, as the hub reports it. */
+export interface PresenceUser {
+  user_id: string;
+  name: string;
+}
+
+/** Frames the server sends. */
+export type ServerFrame =
+  | OrgEvent
+  | { type: "ready"; user_id: string; organization_id: string; device_key_id?: string }
+  | { type: "subscribed"; topics: string[] | "all"; flow_id: string | null }
+  | { type: "pong"; ts: string }
+  | { type: "dropped"; count: number }
+  | { type: "presence"; flow_id: string; users: PresenceUser[] }
+  | { type: "error"; code: string; message: string }
+  | { type: "device.message"; topic: string; payload: unknown };
+
+/** Frames a client may send on /ws. */
+export const clientFrameSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("auth"), token: z.string().min(1).max(8192) }),
+  z.object({
+    type: z.literal("subscribe"),
+    topics: z.array(z.enum(eventTopics)).min(1).optional(),
+    flow_id: z.string().max(100).optional(),
+  }),
+  z.object({
+    type: z.literal("unsubscribe"),
+    topics: z.array(z.string().max(50)).min(1).optional(),
+    flow_id: z.string().max(100).optional(),
+  }),
+  z.object({ type: z.literal("ping") }),
+  z.object({ type: z.literal("device.publish"), topic: z.string().min(1).max(256), payload: z.unknown() }),
+  // Announces which flow this connection has open (null: none); one flow per connection.
+  z.object({ type: z.literal("presence"), flow_id: z.string().min(1).max(100).nullable() }),
+]);
+export type ClientFrame = z.infer<typeof clientFrameSchema>;
+
+export const WS_CLOSE = {
+  normal: 1000,
+  goingAway: 1001,
+  tooLarge: 1009,
+  unauthenticated: 4401,
+  forbidden: 4403,
+} as const;
+
+export const WS_LIMITS = {
+  maxPayloadBytes: 64 * 1024,
+  authTimeoutMs: 10_000,
+  heartbeatMs: 30_000,
+  /** Past this many bytes waiting for a client, debug events for it are dropped and counted. */
+  maxBufferedBytes: 1024 * 1024,
+  /** How often an instance re-announces its presence entries; they expire after three missed rounds. */
+  presenceAnnounceMs: 15_000,
+  /** Sockets one client IP may hold open before they authenticate (more: HTTP 429 on the upgrade). */
+  maxUnauthenticatedPerIp: 20,
+  /** Upgrade attempts per client IP per minute (more: HTTP 429). */
+  upgradesPerIpPerMinute: 300,
+} as const;
+
+export const orgEventsChannel = (organizationId: string) => `org:${organizationId}:events`;
+export const orgPresenceChannel = (organizationId: string) => `org:${organizationId}:presence`;
