@@ -10,12 +10,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTestApp, restClient } from "@/test/app";
 import { benchAccounts } from "./accounts";
-import { benchAuthCost } from "./auth-cost";
 import { benchFlowsAtScale } from "./flows-scale";
 import { benchRuntime } from "./runtime";
 import { benchDebugEvents } from "./debug-ws";
 import { benchDebugFanout } from "./debug-fanout";
-import { benchInject } from "./inject";
+import { benchHttp } from "./http";
 import { benchEditor } from "./editor";
 import { benchFailover } from "./failover";
 import { startRestServer } from "./lib/rest-server";
@@ -34,18 +33,18 @@ const APP_OVERRIDES = {
 };
 
 // In run order: the flows-at-scale seed comes last so its 10,000 flows do not sit under the others.
+// `ownServer`: the benchmark starts the production server itself and needs no in-process app.
 // `explicit`: runs only when named (`npm run bench -- editor`): it needs `npm run build` and Chromium.
-const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) => Promise<BenchOutcome>; explicit?: boolean }> = [
+const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) => Promise<BenchOutcome>; ownServer?: boolean; explicit?: boolean }> = [
   { name: "accounts", title: "1 Accounts", run: benchAccounts },
-  { name: "auth", title: "2 JWT vs API key", run: benchAuthCost },
+  { name: "http", title: "2 Request hot path (production server, Node-RED side by side)", run: benchHttp, ownServer: true },
   { name: "runtime", title: "4 Runtime throughput", run: benchRuntime },
   { name: "debug", title: "5 Debug events to one WebSocket", run: benchDebugEvents },
   { name: "debug100", title: "5b Debug events to 100 WebSocket clients", run: benchDebugFanout },
-  { name: "inject", title: "6 Inject over REST", run: benchInject },
   // Its own processes and its own section of the report (it needs DATABASE_URL and REDIS_URL).
-  { name: "failover", title: "7 Several instances: failover, forwarded injects", run: benchFailover },
+  { name: "failover", title: "7 Several instances: failover, forwarded injects", run: benchFailover, ownServer: true },
   { name: "flows", title: "3 Flows at scale", run: benchFlowsAtScale },
-  { name: "editor", title: "8 Editor (Chromium)", run: benchEditor, explicit: true },
+  { name: "editor", title: "8 Editor (Chromium)", run: benchEditor, ownServer: true, explicit: true },
 ];
 
 const started = performance.now();
@@ -80,11 +79,16 @@ async function main() {
   const startedAt = new Date();
   const loadAtStart = loadavg();
   log(`load average at start (1/5/15 min): ${loadAtStart}`);
-  const app = await createTestApp(APP_OVERRIDES);
-  const server = await startRestServer(app);
-  const ctx: BenchContext = { app, baseUrl: server.url, request: restClient(app), log };
-  const backend = { db: app.db.kind, store: app.store.kind };
-  log(`backend: ${backend.db} database, ${backend.store} store; REST server on ${server.url}`);
+  // The in-process app and its small REST server only when a selected benchmark uses them.
+  const inProcess = selected.some((b) => !b.ownServer);
+  const app = inProcess ? await createTestApp(APP_OVERRIDES) : undefined;
+  const server = app ? await startRestServer(app) : undefined;
+  const ctx: BenchContext = { app: app!, baseUrl: server?.url ?? "", request: app ? restClient(app) : (undefined as never), log };
+  const backend = {
+    db: app?.db.kind ?? (process.env.DATABASE_URL ? "postgres" : "embedded"),
+    store: app?.store.kind ?? (process.env.REDIS_URL ? "redis" : "memory"),
+  };
+  log(`backend: ${backend.db} database, ${backend.store} store${server ? `; in-process REST server on ${server.url}` : ""}`);
 
   const rows: Row[] = [];
   const notes: string[] = [];
@@ -106,8 +110,8 @@ async function main() {
       log(`${b.title} took ${fmt.s(performance.now() - t)}`);
     }
   } finally {
-    await server.close();
-    await app.close();
+    await server?.close();
+    await app?.close();
   }
   const loadAtEnd = loadavg();
   const totalMs = performance.now() - started;
@@ -118,21 +122,36 @@ async function main() {
   console.log(`\n${consoleTable(rows)}\n`);
   if (notes.length > 0) console.log(notes.map((n) => `- ${n}`).join("\n"));
 
+  const cpus = os.cpus();
+  const busy = Number(loadAtStart.split(" / ")[0]) > cpus.length * 0.5;
+  const backendTitle = `${backend.db === "embedded" ? "Embedded PGlite" : "PostgreSQL"} + ${backend.store === "memory" ? "in-process store" : "Redis"}`;
+  const machine = [
+    `Machine: ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, ${fmt.int(os.totalmem() / 1024 ** 3)} GB RAM, ${os.platform()} ${os.release()}`,
+    `Node ${process.version}; run started ${startedAt.toISOString()}, took ${fmt.s(totalMs)}; code: ${codeVersion()}`,
+    `Load average (1 / 5 / 15 min): ${loadAtStart} at start, ${loadAtEnd} at end${busy ? " — measured while other work ran on the machine" : ""}`,
+  ];
+  // Benchmark 2 has a section of its own, written whenever it ran (alone too).
+  const hot = (r: Row) => r.benchmark.startsWith("2 ");
+  if (selected.some((b) => b.name === "http")) {
+    writeReport(REPORT, {
+      key: `hotpath-${backend.db}-${backend.store}`,
+      title: `Request hot path, side by side with Node-RED: ${backendTitle}`,
+      machine,
+      rows: rows.filter(hot),
+      notes: notes.filter((n) => n.startsWith("Benchmark 2")),
+      nodeRedHeader: "Node-RED 4.1.x, same run, no authentication",
+    });
+    log(`wrote benchmark 2's section of ${path.relative(process.cwd(), REPORT)}`);
+  }
   if (only.length > 0) {
-    log("a subset ran: docs/BENCHMARKS.md left as it is");
+    log("a subset ran: the backend's main section of docs/BENCHMARKS.md left as it is");
   } else {
-    const cpus = os.cpus();
-    const busy = Number(loadAtStart.split(" / ")[0]) > cpus.length * 0.5;
     writeReport(REPORT, {
       key: `${backend.db}-${backend.store}`,
-      title: `${backend.db === "embedded" ? "Embedded PGlite (in memory)" : "PostgreSQL"} + ${backend.store === "memory" ? "in-process store" : "Redis"}`,
-      machine: [
-        `Machine: ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores, ${fmt.int(os.totalmem() / 1024 ** 3)} GB RAM, ${os.platform()} ${os.release()}`,
-        `Node ${process.version}; run started ${startedAt.toISOString()}, took ${fmt.s(totalMs)}; code: ${codeVersion()}`,
-        `Load average (1 / 5 / 15 min): ${loadAtStart} at start, ${loadAtEnd} at end${busy ? " — measured while other work ran on the machine" : ""}`,
-      ],
-      rows,
-      notes,
+      title: backend.db === "embedded" ? `Embedded PGlite (in memory) + ${backend.store === "memory" ? "in-process store" : "Redis"}` : backendTitle,
+      machine,
+      rows: rows.filter((r) => !hot(r)),
+      notes: notes.filter((n) => !n.startsWith("Benchmark 2")),
     });
     log(`wrote ${path.relative(process.cwd(), REPORT)}`);
   }

@@ -11,6 +11,10 @@ import { setApp } from "./server/app-context";
 import { CLIENT_IP_HEADER, resolveClientIp } from "./server/api/rest/client-ip";
 import { createRealtimeHub } from "./server/realtime/hub";
 import { DeviceChannel } from "./server/realtime/devices";
+import { directMountFor, serveDirect } from "./server/http/direct-mount";
+import { handleRest } from "./server/api/rest";
+import { handleWebhookUrl } from "./server/api/rest/webhook-handler";
+import { createTrpcHandler } from "./server/api/trpc-handler";
 
 let env: Env;
 try {
@@ -45,10 +49,21 @@ const nextUpgrade = nextApp.getUpgradeHandler();
 const hub = createRealtimeHub({ app, devices: new DeviceChannel(app.store, app.flowRuntime) });
 
 const hsts = app.config.publicUrl.startsWith("https://");
+// The REST API, the webhooks and tRPC go straight to the handlers their route files export (one handler,
+// two mounts: Next keeps the route files for `next dev`); everything else goes through Next.
+// docs/ARCHITECTURE.md, "Request path".
+const services = app;
+const direct = {
+  rest: handleRest,
+  hooks: (req: Request) => handleWebhookUrl(services, req),
+  trpc: createTrpcHandler(async () => services),
+};
 const server = http.createServer((req, res) => {
   req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
   if (hsts) res.setHeader("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
-  handle(req, res).catch((err: unknown) => {
+  const mount = directMountFor(req.url ?? "/");
+  const served = mount ? serveDirect(req, res, services.config.publicUrl, direct[mount]) : handle(req, res);
+  served.catch((err: unknown) => {
     logger.error({ err }, "request handler failed");
     if (!res.headersSent) {
       res.statusCode = 500;

@@ -8,12 +8,14 @@ export interface BackendSection {
   machine: string[];
   rows: Row[];
   notes: string[];
+  /** Heading of the Node-RED column (default: figures from ANCHORS.md). */
+  nodeRedHeader?: string;
 }
 
 const cell = (s: string | undefined) => (s ?? "").replace(/\|/g, "\\|").replace(/\n/g, " ");
 
-export function markdownTable(rows: Row[]): string {
-  const lines = ["| Benchmark | Measure | Result | Node-RED (from ANCHORS.md, not measured side by side) | Notes |", "|---|---|---|---|---|"];
+export function markdownTable(rows: Row[], nodeRedHeader = "Node-RED (from ANCHORS.md, not measured side by side)"): string {
+  const lines = [`| Benchmark | Measure | Result | ${nodeRedHeader} | Notes |`, "|---|---|---|---|---|"];
   for (const r of rows) lines.push(`| ${cell(r.benchmark)} | ${cell(r.measure)} | ${cell(r.result)} | ${cell(r.nodeRed)} | ${cell(r.notes)} |`);
   return lines.join("\n");
 }
@@ -30,7 +32,14 @@ export function consoleTable(rows: Row[]): string {
   return rows.map((r) => columns.map((c, i) => c(r).padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
 }
 
-const ORDER = ["embedded-memory", "embedded-redis", "postgres-memory", "postgres-redis"];
+const ORDER = [
+  "hotpath-embedded-memory",
+  "hotpath-postgres-redis",
+  "embedded-memory",
+  "embedded-redis",
+  "postgres-memory",
+  "postgres-redis",
+];
 const SECTION = /<!-- backend:([\w-]+):start -->[\s\S]*?<!-- backend:\1:end -->/g;
 const FINDINGS = /<!-- findings:start -->[\s\S]*?<!-- findings:end -->/;
 
@@ -41,7 +50,7 @@ function renderSection(s: BackendSection): string {
     "",
     ...s.machine.map((m) => `- ${m}`),
     "",
-    markdownTable(s.rows),
+    markdownTable(s.rows, s.nodeRedHeader),
     "",
     "Notes:",
     "",
@@ -58,10 +67,15 @@ rewrites only that backend's section below, keeping the others.
 
 How the numbers are made:
 
-- REST numbers measure our REST stack **without Next**: a small \`http.createServer\` in the bench
-  process adapts IncomingMessage → fetch \`Request\` → \`createRestHandler\` (the adapter
-  /api/v1 uses in production) → the \`Response\` written back, with the client IP header set from
-  the socket as src/server.ts does. Next's routing and its own overhead are not included.
+- Benchmark 2 (the request hot path) measures what users get: the **built production server**
+  (\`npm run build\`, then src/server.ts with NODE_ENV=production, Next included, as \`npm start\`
+  runs it) in a child process, and Node-RED 4.1.x with its admin HTTP API (no adminAuth) in
+  another, loaded in turn in the same run with the same settings. Its rows have a section of their
+  own per backend, rewritten whenever benchmark 2 runs (\`npm run bench -- http\` alone too).
+- The other REST rows (benchmarks 1 and 3) still measure our REST stack without Next: a small
+  \`http.createServer\` in the bench process adapts IncomingMessage → fetch \`Request\` →
+  \`createRestHandler\` → the \`Response\`, which is the path the production server now takes for
+  /api/v1 as well (docs/ARCHITECTURE.md, "Request path"), minus the separate process.
 - Load comes from autocannon 9 (programmatic, 10 connections unless stated) in a worker thread of
   the bench process, against 127.0.0.1 only. Sequential latencies use fetch from the bench process.
 - The app is \`createTestApp\` (embedded PGlite in memory, or a schema of its own on PostgreSQL,

@@ -21,6 +21,8 @@ export function createLogger(options: { level: string; name?: string }, destinat
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     },
-    destination,
+    // Asynchronous writes to stdout: a request's log line no longer blocks the event loop on the
+    // write(2) (pino flushes what is buffered when the process exits).
+    destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }

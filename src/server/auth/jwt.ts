@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from "node:crypto";
 import jwt from "jsonwebtoken";
 import { AppError } from "../errors";
 import { newId } from "../ids";
@@ -22,13 +23,15 @@ export interface AccessClaims {
 const ACCESS_TYP = "at+jwt";
 
 export interface JwtKeys {
-  key: Buffer;
+  /** A KeyObject, not the raw bytes: given bytes, jsonwebtoken first tries (and fails) to parse
+   * them as a public key on every call, an exception per request. */
+  key: KeyObject;
 }
 
 export function jwtKeys(secret: string): JwtKeys {
   const key = Buffer.from(secret, "utf8");
   if (key.byteLength < 32) throw new Error("JWT secret must be at least 32 bytes");
-  return { key };
+  return { key: createSecretKey(key) };
 }
 
 // Signing and verifying are synchronous HMACs on the calling thread (jsonwebtoken uses node:crypto

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { encode } from "next-auth/jwt";
 import { browserSessionId, nextAuthSecret } from "./next-auth";
 import type { AppServices } from "../app";
@@ -19,5 +19,22 @@ describe("browserSessionId", () => {
     expect(await browserSessionId(app, { cookie: "" })).toBeUndefined();
     expect(await browserSessionId(app, { cookie: `next-auth.session-token=${foreign}` })).toBeUndefined();
     expect(await browserSessionId(app, { cookie: "next-auth.session-token=garbage" })).toBeUndefined();
+  });
+
+  it("remembers a decrypted cookie only until the cookie's own expiry, and the origin check still applies", async () => {
+    const fresh = { ...app, config: { ...app.config } } as AppServices;
+    const token = await encode({ token: { sub: "usr_1", sid: "ses_short" }, secret: nextAuthSecret(fresh), maxAge: 1 });
+    const cookie = `next-auth.session-token=${token}`;
+    expect(await browserSessionId(fresh, { cookie })).toBe("ses_short");
+    // Remembered: answered again, but the Origin check runs before the memo.
+    expect(await browserSessionId(fresh, { cookie })).toBe("ses_short");
+    expect(await browserSessionId(fresh, { cookie, origin: "https://evil.example" })).toBeUndefined();
+    // 30 s on (past next-auth's 15 s clock tolerance): expired for the memo and for next-auth alike.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 30_000 });
+    try {
+      expect(await browserSessionId(fresh, { cookie })).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -166,11 +166,45 @@ function parseCookieHeader(header: string): Record<string, string> {
 export async function browserSessionId(app: AppServices, headers: { cookie?: string | null; origin?: string | null }): Promise<string | undefined> {
   if (!headers.cookie) return undefined;
   if (headers.origin && headers.origin !== new URL(app.config.publicUrl).origin) return undefined;
+  const secureCookie = app.config.publicUrl.startsWith("https://");
+  const cookies = parseCookieHeader(headers.cookie);
+  // The session cookie's value (next-auth splits a large one into name.0, name.1, …).
+  const name = secureCookie ? "__Secure-next-auth.session-token" : "next-auth.session-token";
+  const value = Object.keys(cookies)
+    .filter((k) => k === name || k.startsWith(`${name}.`))
+    .sort()
+    .map((k) => cookies[k])
+    .join("|");
+  if (!value) return undefined;
+  // Decrypting the cookie (an HKDF on libuv's thread pool, then AES-GCM) is a pure function of its
+  // value: remember the answer until the cookie's own expiry. Whether the session still exists is
+  // checked by the caller on every request, so a revocation bites as before.
+  const memo = cookieMemo(app);
+  const now = Date.now();
+  const known = memo.get(value);
+  if (known && known.expiresAt > now) return known.sid;
   // next-auth's getToken reads parsed `req.cookies`, never the raw Cookie header.
   const token = await getToken({
-    req: { cookies: parseCookieHeader(headers.cookie), headers: {} } as unknown as Parameters<typeof getToken>[0]["req"],
+    req: { cookies, headers: {} } as unknown as Parameters<typeof getToken>[0]["req"],
     secret: nextAuthSecret(app),
-    secureCookie: app.config.publicUrl.startsWith("https://"),
+    secureCookie,
   });
-  return typeof token?.sid === "string" ? token.sid : undefined;
+  const sid = typeof token?.sid === "string" ? token.sid : undefined;
+  const exp = typeof token?.exp === "number" ? token.exp * 1000 : 0;
+  if (sid && exp > now) {
+    if (memo.size >= COOKIE_MEMO_MAX) memo.delete(memo.keys().next().value!);
+    memo.set(value, { sid, expiresAt: exp });
+  }
+  return sid;
+}
+
+const COOKIE_MEMO_MAX = 10_000;
+type CookieMemo = Map<string, { sid: string; expiresAt: number }>;
+// Keyed by the app (one per process); a second copy of this module in a Next bundle keeps a
+// second memo, which only costs a decryption more.
+const cookieMemos = new WeakMap<AppServices, CookieMemo>();
+function cookieMemo(app: AppServices): CookieMemo {
+  let memo = cookieMemos.get(app);
+  if (!memo) cookieMemos.set(app, (memo = new Map()));
+  return memo;
 }

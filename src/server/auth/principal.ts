@@ -51,11 +51,16 @@ export function credentialKey(principal: Principal): string {
 }
 
 async function currentRole(app: AppServices, userId: string, organizationId: string): Promise<Role | null> {
+  return (await currentMembership(app, userId, organizationId))?.role ?? null;
+}
+
+/** The user's email and current role in the organization, in one query; null when either is gone. */
+async function currentMembership(app: AppServices, userId: string, organizationId: string): Promise<{ email: string; role: Role } | null> {
   const membership = await app.db.prisma.membership.findFirst({
     where: { userId, organizationId, user: { deletedAt: null }, organization: { deletedAt: null } },
-    select: { role: true },
+    select: { role: true, user: { select: { email: true } } },
   });
-  return membership && isRole(membership.role) ? membership.role : null;
+  return membership && isRole(membership.role) ? { email: membership.user.email, role: membership.role } : null;
 }
 
 /**
@@ -81,35 +86,36 @@ export async function resolvePrincipal(
   }
 
   const sessions = new SessionStore(app.store);
+  // The read renews the session in the same round trip (undone below by the revocation if the
+  // membership is gone).
+  const read = (id: string) => (options.touch === false ? sessions.get(id) : sessions.getAndTouch(id));
   let session: SessionRecord | null;
   let credential: SessionPrincipal["credential"];
   if (bearer !== undefined) {
     const claims = await verifyAccessToken(appJwtKeys(app), bearer);
-    session = await sessions.get(claims.sid);
+    session = await read(claims.sid);
     if (!session || session.user_id !== claims.user_id) throw new AppError("SESSION_REVOKED", "session has ended; log in again");
     credential = "access_token";
   } else if (credentials.browserSessionId) {
-    session = await sessions.get(credentials.browserSessionId);
+    session = await read(credentials.browserSessionId);
     if (!session) throw new AppError("SESSION_REVOKED", "session has ended; log in again");
     credential = "browser_session";
   } else {
     throw new AppError("UNAUTHENTICATED", "authentication required: send a bearer access token or an API key");
   }
 
-  const user = await app.db.prisma.user.findFirst({ where: { id: session.user_id, deletedAt: null }, select: { email: true } });
-  const role = user ? await currentRole(app, session.user_id, session.organization_id) : null;
-  if (!user || !role) {
+  const member = await currentMembership(app, session.user_id, session.organization_id);
+  if (!member) {
     // Removed from the organization (or deleted): the session is of no use any more.
     await sessions.revoke(session);
     throw new AppError("SESSION_REVOKED", "you are no longer a member of this organization; log in again");
   }
-  if (options.touch !== false) session = await sessions.touch(session);
   return {
     kind: "session",
     userId: session.user_id,
-    email: user.email,
+    email: member.email,
     organizationId: session.organization_id,
-    role,
+    role: member.role,
     sessionId: session.id,
     credential,
     session,

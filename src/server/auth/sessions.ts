@@ -70,6 +70,28 @@ export class SessionStore {
     return parsed.data;
   }
 
+  /**
+   * The request path's read: the session, with last_accessed_at set to now and its idle timer
+   * renewed (never past the absolute limit), in one atomic store round trip. A session revoked
+   * meanwhile stays revoked: the store writes only to a key that still exists.
+   */
+  async getAndTouch(id: string, now = Date.now()): Promise<SessionRecord | null> {
+    if (!/^ses_[\w-]{43}$/.test(id)) return null;
+    const raw = await this.store.touchJson(sessionKey(id), {
+      set: { last_accessed_at: new Date(now).toISOString() },
+      ttlMs: tokenPolicy.sessionIdleTtlSec * 1000,
+      capAt: "absolute_expires_at",
+    });
+    if (!raw) return null;
+    const parsed = sessionSchema.safeParse(JSON.parse(raw));
+    if (!parsed.success) return null;
+    if (Date.parse(parsed.data.absolute_expires_at) <= now) {
+      await this.revoke(parsed.data);
+      return null;
+    }
+    return parsed.data;
+  }
+
   /** Records a use: last_accessed_at now, idle timer renewed (never past the absolute limit). */
   async touch(record: SessionRecord, now = Date.now()): Promise<SessionRecord> {
     const updated = { ...record, last_accessed_at: new Date(now).toISOString() };

@@ -107,6 +107,32 @@ export class MemoryStore implements KeyValueStore {
     return Math.max(0, entry.expiresAt - Date.now());
   }
 
+  async touchJson(key: string, options: { set: Record<string, string>; ttlMs: number; capAt?: string }): Promise<string | null> {
+    this.assertOpen();
+    expiryFrom(options.ttlMs);
+    const entry = this.live(key);
+    if (!entry) return null;
+    const raw = stringValue(key, entry);
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return raw;
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return raw;
+    const record = value as Record<string, unknown>;
+    const now = Date.now();
+    let ttlMs = options.ttlMs;
+    if (options.capAt !== undefined && typeof record[options.capAt] === "string") {
+      const cap = Date.parse(record[options.capAt] as string);
+      if (Number.isFinite(cap)) ttlMs = Math.min(ttlMs, cap - now);
+    }
+    if (ttlMs <= 0) return raw;
+    const updated = JSON.stringify({ ...record, ...options.set });
+    this.entries.set(key, { kind: "string", value: updated, expiresAt: now + Math.ceil(ttlMs) });
+    return updated;
+  }
+
   async setAdd(key: string, ...members: string[]): Promise<void> {
     this.assertOpen();
     if (members.length === 0) return;

@@ -27,6 +27,44 @@ end
 return value
 `;
 
+/**
+ * touchJson: GET, rewrite some fields, SET with the new TTL, in one atomic step; a missing key is
+ * left missing. ARGV: ttlMs, now (ms since the epoch), capAt field ('' for none), then field/value
+ * pairs. The cap is an ISO-8601 UTC instant (what Date#toISOString writes), converted with the
+ * days-from-civil algorithm (Lua in Redis has no date functions).
+ */
+const TOUCH_JSON_SCRIPT = `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return false end
+local ok, obj = pcall(cjson.decode, raw)
+if not ok or type(obj) ~= 'table' then return raw end
+local ttl = tonumber(ARGV[1])
+local now = tonumber(ARGV[2])
+local capField = ARGV[3]
+if capField ~= '' and type(obj[capField]) == 'string' then
+  local y, mo, d, h, mi, se, frac = string.match(obj[capField], '^(%d+)-(%d+)-(%d+)T(%d+):(%d+):(%d+)%.?(%d*)Z$')
+  if y then
+    y = tonumber(y); mo = tonumber(mo); d = tonumber(d)
+    if mo <= 2 then y = y - 1 end
+    local era = math.floor(y / 400)
+    local yoe = y - era * 400
+    local mp = (mo + 9) % 12
+    local doy = math.floor((153 * mp + 2) / 5) + d - 1
+    local doe = yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy
+    local days = era * 146097 + doe - 719468
+    local ms = 0
+    if frac ~= '' then ms = tonumber(string.sub(frac .. '000', 1, 3)) end
+    local cap = ((days * 24 + tonumber(h)) * 60 + tonumber(mi)) * 60000 + tonumber(se) * 1000 + ms
+    if cap - now < ttl then ttl = cap - now end
+  end
+end
+if ttl <= 0 then return raw end
+for i = 4, #ARGV, 2 do obj[ARGV[i]] = ARGV[i + 1] end
+local updated = cjson.encode(obj)
+redis.call('SET', KEYS[1], updated, 'PX', math.ceil(ttl))
+return updated
+`;
+
 // Leases: "token|since|holder" under the key, the fencing counter under key + ":fence" (no TTL, so
 // tokens keep growing across grants). Renew and release act only on the grant with that token.
 const LEASE_ACQUIRE_SCRIPT = `
@@ -50,6 +88,7 @@ return 1
 
 type ScriptedRedis = Redis & {
   fpIncr(key: string, by: number, ttlMs: number): Promise<number>;
+  fpTouchJson(key: string, ...args: Array<string | number>): Promise<string | null>;
   fpLeaseAcquire(key: string, fenceKey: string, holder: string, ttlMs: number, now: number): Promise<number | null>;
   fpLeaseRenew(key: string, token: string, ttlMs: number): Promise<number>;
   fpLeaseRelease(key: string, token: string): Promise<number>;
@@ -101,6 +140,7 @@ export class RedisStore implements KeyValueStore {
       retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
       scripts: {
         fpIncr: { lua: INCR_SCRIPT, numberOfKeys: 1 },
+        fpTouchJson: { lua: TOUCH_JSON_SCRIPT, numberOfKeys: 1 },
         fpLeaseAcquire: { lua: LEASE_ACQUIRE_SCRIPT, numberOfKeys: 2 },
         fpLeaseRenew: { lua: LEASE_RENEW_SCRIPT, numberOfKeys: 1 },
         fpLeaseRelease: { lua: LEASE_RELEASE_SCRIPT, numberOfKeys: 1 },
@@ -159,6 +199,12 @@ export class RedisStore implements KeyValueStore {
     const reply = await this.run(() => this.client.pttl(this.k(key)));
     // -2: no such key, -1: no TTL.
     return reply < 0 ? null : reply;
+  }
+
+  async touchJson(key: string, options: { set: Record<string, string>; ttlMs: number; capAt?: string }): Promise<string | null> {
+    const ttlMs = toTtlMs(options.ttlMs);
+    const pairs = Object.entries(options.set).flat();
+    return this.run(() => (this.client as ScriptedRedis).fpTouchJson(this.k(key), ttlMs, Date.now(), options.capAt ?? "", ...pairs));
   }
 
   async setAdd(key: string, ...members: string[]): Promise<void> {

@@ -128,6 +128,48 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
       expect(await store.expire(key("k"), 100)).toBe(false);
     });
 
+    it("touchJson rewrites fields and re-arms the TTL in one step, and never re-creates a missing key", async () => {
+      const record = { id: "s1", seen: "old", cap: new Date(Date.now() + 60_000).toISOString() };
+      expect(await store.touchJson(key("missing"), { set: { seen: "new" }, ttlMs: 1_000 })).toBeNull();
+      expect(await store.get(key("missing"))).toBeNull();
+
+      await store.set(key("s"), JSON.stringify(record), { ttlMs: 100 });
+      const touched = await store.touchJson(key("s"), { set: { seen: "new" }, ttlMs: 5_000, capAt: "cap" });
+      expect(JSON.parse(touched!)).toEqual({ ...record, seen: "new" });
+      expect(JSON.parse((await store.get(key("s")))!)).toEqual({ ...record, seen: "new" });
+      const ttl = (await store.ttl(key("s")))!;
+      expect(ttl).toBeGreaterThan(4_000);
+      expect(ttl).toBeLessThanOrEqual(5_000);
+
+      // Deleted meanwhile (a revoked session): the touch finds nothing and leaves nothing.
+      await store.del(key("s"));
+      expect(await store.touchJson(key("s"), { set: { seen: "again" }, ttlMs: 5_000 })).toBeNull();
+      expect(await store.get(key("s"))).toBeNull();
+    });
+
+    it("touchJson never re-arms past the capAt instant, and leaves a value whose cap has passed as it was", async () => {
+      const capped = { cap: new Date(Date.now() + 300).toISOString(), seen: "old" };
+      await store.set(key("c"), JSON.stringify(capped), { ttlMs: 100 });
+      await store.touchJson(key("c"), { set: { seen: "new" }, ttlMs: 60_000, capAt: "cap" });
+      const ttl = (await store.ttl(key("c")))!;
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(300);
+
+      const past = { cap: new Date(Date.now() - 1_000).toISOString(), seen: "old" };
+      await store.set(key("p"), JSON.stringify(past), { ttlMs: 10_000 });
+      expect(JSON.parse((await store.touchJson(key("p"), { set: { seen: "new" }, ttlMs: 60_000, capAt: "cap" }))!)).toEqual(past);
+      expect(JSON.parse((await store.get(key("p")))!)).toEqual(past);
+      await store.del(key("c"), key("p"));
+    });
+
+    it("touchJson under concurrency with a delete: once deleted, the key stays deleted", async () => {
+      await store.set(key("r"), JSON.stringify({ seen: "0" }), { ttlMs: 10_000 });
+      const touches = Array.from({ length: 20 }, (_, i) => store.touchJson(key("r"), { set: { seen: String(i) }, ttlMs: 10_000 }));
+      const deleted = store.del(key("r"));
+      await Promise.all([...touches, deleted]);
+      expect(await store.get(key("r"))).toBeNull();
+    });
+
     it("keeps sets", async () => {
       expect(await store.setMembers(key("set"))).toEqual([]);
       await store.setAdd(key("set"), "a", "b", "a");

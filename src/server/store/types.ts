@@ -46,6 +46,14 @@ export interface KeyValueStore {
   publish(channel: string, message: string): Promise<number>;
   /** Subscribes to a channel; resolves once the subscription is active, to a function that ends it. */
   subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
+  /**
+   * One atomic round trip on a value holding a JSON object (a session): when the key exists, sets
+   * the given top-level string fields and re-arms its TTL to min(ttlMs, the time until the ISO
+   * instant in field `capAt`), resolving to the updated JSON; when it does not exist, resolves to
+   * null and writes nothing, so a key deleted meanwhile (a revoked session) is never re-created.
+   * When the cap has passed, nothing is written and the stored value is returned as it was.
+   */
+  touchJson(key: string, options: { set: Record<string, string>; ttlMs: number; capAt?: string }): Promise<string | null>;
   /** Resolves when the backend answers; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   /**

@@ -6,6 +6,22 @@ const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", "x-content-type-options": "nosniff", "cache-control": "no-store" } });
 
 /**
+ * The webhook mount without Next's router: /hooks/{org_slug}/{path…} parsed from the URL, its
+ * segments decoded as Next decodes a catch-all's params.
+ */
+export async function handleWebhookUrl(app: AppServices, req: Request): Promise<Response> {
+  const pathname = new URL(req.url).pathname;
+  let parts: string[];
+  try {
+    parts = pathname.slice("/hooks/".length).split("/").map(decodeURIComponent);
+  } catch {
+    return json(400, errorBody(new AppError("VALIDATION_FAILED", "the webhook path is not valid percent-encoding")));
+  }
+  const [slug, ...segments] = parts;
+  return handleWebhook(app, req, slug!, segments);
+}
+
+/**
  * /hooks/{org_slug}/{path}: a request for an http-in node of a running flow of that organization.
  * The flow answers through its http-response node; no running listener → JSON 404.
  */

@@ -135,12 +135,16 @@ export async function listFlowNodes(app: AppServices, principal: Principal, flow
 
 /** Sends a message out of an inject node of a running flow (payload/topic override the node's). */
 export async function injectNode(app: AppServices, principal: Principal, input: { nodeId: string; payload?: unknown; topic?: string }, meta: RequestMeta) {
+  // The node and the few columns of its flow that decide whether it runs, in one query (not the
+  // whole flow row with its nodes JSON): inject is a hot path.
   const entry = await app.db.prisma.flowNode.findUnique({
     where: { organizationId_nodeId: { organizationId: principal.organizationId, nodeId: input.nodeId } },
+    select: { type: true, flow: { select: { id: true, organizationId: true, deletedAt: true, enabled: true, currentDeploymentId: true } } },
   });
   if (!entry) throw notFound("node");
   if (entry.type !== "inject") throw new AppError("NOT_AN_INJECT_NODE", `node ${input.nodeId} is a ${entry.type} node, not an inject node`);
-  const flow = await requireFlow(app, principal, entry.flowId);
+  const flow = entry.flow;
+  if (flow.organizationId !== principal.organizationId || flow.deletedAt !== null) throw notFound("flow");
   if (!flow.currentDeploymentId || !flow.enabled) {
     throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
   }

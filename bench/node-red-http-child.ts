@@ -1,0 +1,86 @@
+/**
+ * Benchmark 2's Node-RED side: Node-RED 4.1.x (installed under bench/node-red, not a project
+ * dependency) with its admin HTTP API on a port and no adminAuth, as a user runs it out of the box.
+ * Usage: node-red-http-child.ts <port> <tabs>. Loads <tabs> tabs, each an inject → debug pair (the
+ * same size as the flows our side serves), then tells the parent over IPC that it is listening.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+
+export interface NodeRedHttpReady {
+  type: "ready";
+  version: string;
+  /** Ids of the tabs and of one inject node, for the parent's URLs. */
+  tabIds: string[];
+  injectId: string;
+}
+
+interface NodeRedModule {
+  init(server: http.Server, settings: Record<string, unknown>): void;
+  start(): PromiseLike<void>;
+  stop(): PromiseLike<void>;
+  httpAdmin: http.RequestListener;
+  nodes: { getNode(id: string): unknown };
+}
+
+const NODE_RED_DIR = fileURLToPath(new URL("./node-red/", import.meta.url));
+
+/** Inject → debug per tab, with the fields Node-RED's editor writes for them. */
+export function nodeRedTabs(count: number) {
+  const flow: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < count; i++) {
+    const tab = `tab${i}`;
+    flow.push({ id: tab, type: "tab", label: `Flow ${i + 1}`, disabled: false, info: "" });
+    flow.push({ id: `${tab}-inject`, type: "inject", z: tab, name: "", props: [{ p: "payload" }], repeat: "", crontab: "", once: false, onceDelay: 0.1, topic: "", payload: "hello", payloadType: "str", x: 120, y: 80, wires: [[`${tab}-debug`]] });
+    flow.push({ id: `${tab}-debug`, type: "debug", z: tab, name: "", active: true, tosidebar: true, console: false, tostatus: false, complete: "payload", targetType: "msg", statusVal: "", statusType: "auto", x: 320, y: 80, wires: [] });
+  }
+  return flow;
+}
+
+async function main() {
+  const port = Number(process.argv[2]);
+  const tabs = Number(process.argv[3] ?? 20);
+  if (!Number.isInteger(port) || !Number.isInteger(tabs)) throw new Error("usage: node-red-http-child.ts <port> <tabs>");
+  const require = createRequire(path.join(NODE_RED_DIR, "package.json"));
+  const RED = require("node-red") as NodeRedModule;
+  const version = (require("node-red/package.json") as { version: string }).version;
+
+  const userDir = mkdtempSync(path.join(os.tmpdir(), "bench-node-red-http-"));
+  process.on("exit", () => rmSync(userDir, { recursive: true, force: true }));
+  writeFileSync(path.join(userDir, "flows.json"), JSON.stringify(nodeRedTabs(tabs)));
+  const server = http.createServer();
+  RED.init(server, {
+    userDir,
+    flowFile: "flows.json",
+    httpAdminRoot: "/",
+    httpNodeRoot: false,
+    disableEditor: true,
+    credentialSecret: false,
+    logging: { console: { level: "warn", metrics: false, audit: false } },
+    diagnostics: { enabled: false },
+    runtimeState: { enabled: false },
+    telemetry: { enabled: false },
+    externalModules: { autoInstall: false, palette: { allowInstall: false }, modules: { allowInstall: false } },
+  });
+  server.on("request", RED.httpAdmin);
+  await RED.start();
+  const deadline = Date.now() + 30_000;
+  while (!RED.nodes.getNode(`tab${tabs - 1}-debug`)) {
+    if (Date.now() > deadline) throw new Error("Node-RED did not start its flows within 30 s");
+    await sleep(50);
+  }
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const ready: NodeRedHttpReady = { type: "ready", version, tabIds: Array.from({ length: tabs }, (_, i) => `tab${i}`), injectId: "tab0-inject" };
+  process.send?.(ready);
+  process.on("SIGTERM", () => process.exit(0));
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

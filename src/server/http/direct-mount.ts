@@ -1,0 +1,88 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { API_PREFIX } from "../api/rest/handler";
+import { CLIENT_IP_HEADER } from "../api/rest/client-ip";
+
+/**
+ * The headers next.config.mjs's `headers()` puts on every response. Requests the custom server
+ * hands straight to a route's handler (below) get the same ones, so both mounts answer alike.
+ */
+export const SITE_HEADERS: Readonly<Record<string, string>> = {
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "strict-origin-when-cross-origin",
+  "X-Frame-Options": "DENY",
+};
+
+export type FetchHandler = (req: Request) => Promise<Response>;
+
+/**
+ * Which requests the custom server serves without Next: the REST API (everything under /api/v1
+ * except the OpenAPI document, a route file of its own), the webhooks and tRPC. Paths Next would
+ * rewrite first (a trailing slash, which Next redirects; empty segments) stay with Next, so its
+ * answers to them do not change.
+ */
+export function directMountFor(url: string): "rest" | "hooks" | "trpc" | undefined {
+  const q = url.indexOf("?");
+  const pathname = q === -1 ? url : url.slice(0, q);
+  if (pathname.endsWith("/") || pathname.includes("//")) return undefined;
+  if (pathname.startsWith(`${API_PREFIX}/`)) return pathname === `${API_PREFIX}/openapi.json` ? undefined : "rest";
+  if (pathname.startsWith("/hooks/")) return "hooks";
+  // /api/trpc/[trpc]: one segment (a procedure name, or several joined by commas when batched).
+  if (pathname.startsWith("/api/trpc/") && pathname.indexOf("/", "/api/trpc/".length) === -1) return "trpc";
+  return undefined;
+}
+
+/** IncomingMessage → fetch Request (the body streamed, so the handler's size limits apply while reading). */
+export function toRequest(req: IncomingMessage, origin: string): Request {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    // The client's own value of the client-IP header never passes; the server's (set on
+    // req.headers from the socket before this runs) does.
+    if (raw[i]!.toLowerCase() !== CLIENT_IP_HEADER) headers.append(raw[i]!, raw[i + 1]!);
+  }
+  const ip = req.headers[CLIENT_IP_HEADER];
+  if (typeof ip === "string") headers.set(CLIENT_IP_HEADER, ip);
+  const method = req.method ?? "GET";
+  const hasBody = method !== "GET" && method !== "HEAD";
+  return new Request(origin + (req.url ?? "/"), {
+    method,
+    headers,
+    body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
+    // Required by undici for a streamed request body.
+    ...(hasBody ? { duplex: "half" } : {}),
+  } as RequestInit);
+}
+
+/** Writes a fetch Response (nothing here streams) to the Node response. */
+export async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+  for (const [name, value] of Object.entries(SITE_HEADERS)) {
+    if (!response.headers.has(name)) res.setHeader(name, value);
+  }
+  response.headers.forEach((value, name) => {
+    if (name !== "set-cookie") res.setHeader(name, value);
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) res.setHeader("set-cookie", cookies);
+  res.statusCode = response.status;
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  // JSON and text as a string: Node writes the head and a string body in one write(2), a Buffer in
+  // two. Anything else (a webhook flow may answer with bytes) goes as the bytes it is.
+  const type = response.headers.get("content-type") ?? "";
+  const payload = /^(application\/(?:[\w.+-]+\+)?json|text\/)/i.test(type) ? await response.text() : Buffer.from(await response.arrayBuffer());
+  res.setHeader("Content-Length", typeof payload === "string" ? Buffer.byteLength(payload) : payload.byteLength);
+  res.end(payload);
+}
+
+/**
+ * Serves one request with a route file's own handler (the same function Next mounts), so the REST
+ * API and the webhooks skip Next's routing, rendering and request wrapping, which cost more than
+ * our whole request under load (docs/BENCHMARKS.md, benchmark 2).
+ */
+export async function serveDirect(req: IncomingMessage, res: ServerResponse, origin: string, handler: FetchHandler): Promise<void> {
+  const response = await handler(toRequest(req, origin));
+  await writeResponse(res, response);
+}
