@@ -46,7 +46,7 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   // Its own processes and its own section of the report (it needs DATABASE_URL and REDIS_URL).
   { name: "failover", title: "7 Several instances: failover, forwarded injects", run: benchFailover, ownServer: true },
   { name: "flows", title: "3 Flows at scale", run: benchFlowsAtScale },
-  { name: "editor", title: "8 Editor (Chromium)", run: benchEditor, explicit: true },
+  { name: "editor", title: "8 Editor (Chromium)", run: benchEditor, ownServer: true, explicit: true },
 ];
 
 const started = performance.now();

@@ -203,7 +203,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
 
   const displayNodes = useMemo(() => {
     if (!preview) return nodes;
-    return nodes.map((n) => (n.id === preview.id ? { ...n, data: { ...n.data, outputs: preview.outputs }, height: nodeHeight(preview.outputs), handles: handlesFor(n.data.inputs, preview.outputs) } : n));
+    return nodes.map((n) => (n.id === preview.id ? { ...n, data: { ...n.data, outputs: preview.outputs }, height: nodeHeight(preview.outputs), measured: { width: NODE_WIDTH, height: nodeHeight(preview.outputs) }, handles: handlesFor(n.data.inputs, preview.outputs) } : n));
   }, [nodes, preview]);
 
   const onNodesChange = useCallback(

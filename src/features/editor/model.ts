@@ -107,6 +107,8 @@ export function toEditorNode(catalog: Catalog, n: FlowNode): EditorNode {
     position: { x: n.position.x, y: n.position.y },
     width: NODE_WIDTH,
     height: nodeHeight(outputs),
+    // Known, not measured: off-screen nodes count as initialized (React Flow never measures them).
+    measured: { width: NODE_WIDTH, height: nodeHeight(outputs) },
     handles: handlesFor(inputs, outputs),
     data: {
       type: n.type,
@@ -127,7 +129,7 @@ export function toEditorNode(catalog: Catalog, n: FlowNode): EditorNode {
 export function withData(catalog: Catalog, node: EditorNode, patch: Partial<FlowNodeData>): EditorNode {
   const data = { ...node.data, ...patch };
   const outputs = outputsOf(catalog, data.type, data.config);
-  return { ...node, data: { ...data, outputs }, height: nodeHeight(outputs), handles: handlesFor(data.inputs, outputs), ariaLabel: `${data.name || data.type} (${data.type} node)` };
+  return { ...node, data: { ...data, outputs }, height: nodeHeight(outputs), measured: { width: NODE_WIDTH, height: nodeHeight(outputs) }, handles: handlesFor(data.inputs, outputs), ariaLabel: `${data.name || data.type} (${data.type} node)` };
 }
 
 export const edgeId = (c: Connection) => `${c.source}:${c.source_port}:${c.target}`;
