@@ -12,10 +12,19 @@ async function openEditor(page: Page, id: string) {
   await expect(page.locator(".react-flow__renderer")).toBeVisible();
 }
 
+/** The element's centre once it stops moving (selecting a node pans the view with a short animation). */
 async function center(page: Page, selector: string) {
-  const box = await page.locator(selector).first().boundingBox();
-  if (!box) throw new Error(`${selector} is not on screen`);
-  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  const locator = page.locator(selector).first();
+  let last: { x: number; y: number } | null = null;
+  for (let i = 0; i < 50; i++) {
+    const box = await locator.boundingBox();
+    if (!box) throw new Error(`${selector} is not on screen`);
+    const now = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    if (last && Math.abs(last.x - now.x) < 0.5 && Math.abs(last.y - now.y) < 0.5) return now;
+    last = now;
+    await page.waitForTimeout(50);
+  }
+  throw new Error(`${selector} kept moving`);
 }
 
 /** A real pointer drag: press, move in steps, release. */
