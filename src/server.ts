@@ -11,8 +11,8 @@ import { setApp } from "./server/app-context";
 import { CLIENT_IP_HEADER, resolveClientIp } from "./server/api/rest/client-ip";
 import { createRealtimeHub } from "./server/realtime/hub";
 import { DeviceChannel } from "./server/realtime/devices";
-import { directMountFor, serveDirect } from "./server/http/direct-mount";
-import { handleRest } from "./server/api/rest";
+import { directMountFor, serveDirect, serveRest } from "./server/http/direct-mount";
+import { restCore } from "./server/api/rest";
 import { handleWebhookUrl } from "./server/api/rest/webhook-handler";
 import { createTrpcHandler } from "./server/api/trpc-handler";
 
@@ -54,7 +54,6 @@ const hsts = app.config.publicUrl.startsWith("https://");
 // docs/ARCHITECTURE.md, "Request path".
 const services = app;
 const direct = {
-  rest: handleRest,
   hooks: (req: Request) => handleWebhookUrl(services, req),
   trpc: createTrpcHandler(async () => services),
 };
@@ -62,7 +61,12 @@ const server = http.createServer((req, res) => {
   req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
   if (hsts) res.setHeader("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
   const mount = directMountFor(req.url ?? "/");
-  const served = mount ? serveDirect(req, res, services.config.publicUrl, direct[mount]) : handle(req, res);
+  const served =
+    mount === "rest"
+      ? serveRest(req, res, restCore)
+      : mount
+        ? serveDirect(req, res, services.config.publicUrl, direct[mount])
+        : handle(req, res);
   served.catch((err: unknown) => {
     logger.error({ err }, "request handler failed");
     if (!res.headersSent) {

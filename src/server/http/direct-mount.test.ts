@@ -2,7 +2,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLIENT_IP_HEADER, resolveClientIp } from "../api/rest/client-ip";
-import { directMountFor, serveDirect, type FetchHandler } from "./direct-mount";
+import { ResponseHeaderMap, type RestRequest, type RestResult } from "../api/rest/handler";
+import { directMountFor, serveDirect, serveRest, type FetchHandler } from "./direct-mount";
 
 describe("directMountFor", () => {
   it("takes the REST API, the webhooks and tRPC, and leaves Next the rest", () => {
@@ -60,5 +61,79 @@ describe("serveDirect", () => {
     const res = await fetch(`${base}/bytes`);
     expect([...new Uint8Array(await res.arrayBuffer())]).toEqual([0, 255, 1, 128]);
     expect(res.headers.get("content-length")).toBe("4");
+  });
+});
+
+describe("serveRest", () => {
+  let server: http.Server;
+  let base: string;
+  const seen: Array<{ ip: string | null; method: string; target: string; body: string | null; ua: string | null }> = [];
+  const core = async (req: RestRequest): Promise<RestResult> => {
+    const headers = new ResponseHeaderMap();
+    headers.set("Content-Type", "application/json; charset=utf-8");
+    if (req.target === "/api/v1/empty") return { status: 204, headers, body: null };
+    let body: string | null = null;
+    if (req.body) {
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      for await (const chunk of req.body) {
+        size += chunk.byteLength;
+        // As the REST adapter does with its body limit: stop reading and answer.
+        if (size > 1000) return { status: 413, headers, body: JSON.stringify({ error: { code: "PAYLOAD_TOO_LARGE" } }) };
+        chunks.push(chunk);
+      }
+      body = Buffer.concat(chunks).toString("utf8");
+    }
+    seen.push({ ip: req.header(CLIENT_IP_HEADER), method: req.method, target: req.target, body, ua: req.header("user-agent") });
+    headers.set("ETag", '"3"');
+    return { status: 200, headers, body: JSON.stringify({ ok: true }) };
+  };
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, 0);
+      void serveRest(req, res, core);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("hands the core the method, target, headers and the socket's address, and writes its answer with the site headers", async () => {
+    const res = await fetch(`${base}/api/v1/flows?limit=5`, { headers: { [CLIENT_IP_HEADER]: "6.6.6.6", "User-Agent": "t/1" } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+    expect(seen.at(-1)).toEqual({ ip: "127.0.0.1", method: "GET", target: "/api/v1/flows?limit=5", body: null, ua: "t/1" });
+    expect(res.headers.get("etag")).toBe('"3"');
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    expect(res.headers.get("content-length")).toBe(String('{"ok":true}'.length));
+  });
+
+  it("streams a body to the core, and answers 204 and HEAD without one", async () => {
+    const res = await fetch(`${base}/api/v1/x`, { method: "POST", body: "é".repeat(400), headers: { "content-type": "application/json" } });
+    expect(res.status).toBe(200);
+    expect(seen.at(-1)?.body).toBe("é".repeat(400));
+    const empty = await fetch(`${base}/api/v1/empty`, { method: "DELETE" });
+    expect(empty.status).toBe(204);
+    expect(await empty.text()).toBe("");
+    const head = await fetch(`${base}/api/v1/flows`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+  });
+
+  it("answers an oversized streamed body with the core's 413 instead of resetting the connection, and closes it", async () => {
+    const chunk = new TextEncoder().encode("x".repeat(500));
+    let sent = 0;
+    const upload = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        // Far more than the limit, chunked (no Content-Length to refuse early).
+        if (sent++ < 2000) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const res = await fetch(`${base}/api/v1/x`, { method: "POST", body: upload, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(res.headers.get("connection")).toBe("close");
+    expect(await res.json()).toEqual({ error: { code: "PAYLOAD_TOO_LARGE" } });
   });
 });

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import { API_PREFIX } from "../api/rest/handler";
+import { API_PREFIX, type RestRequest, type RestResult } from "../api/rest/handler";
 import { CLIENT_IP_HEADER } from "../api/rest/client-ip";
 
 /**
@@ -85,4 +85,44 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
 export async function serveDirect(req: IncomingMessage, res: ServerResponse, origin: string, handler: FetchHandler): Promise<void> {
   const response = await handler(toRequest(req, origin));
   await writeResponse(res, response);
+}
+
+/** A Node request as the REST adapter reads it: no fetch Request, no web stream in between. */
+export function restRequestFrom(req: IncomingMessage): RestRequest {
+  const method = req.method ?? "GET";
+  return {
+    method,
+    target: req.url ?? "/",
+    header(name) {
+      const value = req.headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+    },
+    // Leaving the loop early (an oversized body) must not destroy the socket before the 413 is
+    // written: serveRest closes the connection after answering instead.
+    body: method === "GET" || method === "HEAD" ? null : req.iterator({ destroyOnReturn: false }),
+  };
+}
+
+const SITE_HEADER_ENTRIES = Object.entries(SITE_HEADERS).map(([name, value]) => [name.toLowerCase(), value] as const);
+
+/** Writes the REST adapter's result: the head and the JSON body in one write. */
+export function writeRestResult(res: ServerResponse, result: RestResult): void {
+  for (const [name, value] of SITE_HEADER_ENTRIES) if (!result.headers.map.has(name)) res.setHeader(name, value);
+  for (const [name, value] of result.headers.map) res.setHeader(name, value);
+  res.statusCode = result.status;
+  if (result.body === null) {
+    res.end();
+    return;
+  }
+  res.setHeader("content-length", Buffer.byteLength(result.body));
+  res.end(result.body);
+}
+
+/** The REST API on the custom server: the same core as the route file's handler, over Node's objects. */
+export async function serveRest(req: IncomingMessage, res: ServerResponse, core: (req: RestRequest) => Promise<RestResult>): Promise<void> {
+  const result = await core(restRequestFrom(req));
+  // A body left unread (refused as too large, or sent where none is taken) is not drained: the
+  // connection closes once the answer is written.
+  if (!req.complete) res.setHeader("connection", "close");
+  writeRestResult(res, result);
 }

@@ -1,47 +1,80 @@
 import type { AnyRouter } from "@trpc/server";
 import { AppError, errorBody, toAppError } from "../../errors";
 import { newId } from "../../ids";
+import { accessLogger } from "../../logger";
 import type { AppServices } from "../../app";
 import { createInnerContext, type Context } from "../trpc";
 import { bodyLimits } from "../../../shared/policy";
 import { collectRoutes, matchRoute, type RestRoute } from "./routes";
-import { clientIp } from "./client-ip";
+import { CLIENT_IP_HEADER } from "./client-ip";
 
 export const API_PREFIX = "/api/v1";
 
-const BASE_HEADERS: Record<string, string> = {
-  "Cache-Control": "no-store",
-  "X-Content-Type-Options": "nosniff",
-};
+const BASE_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ["cache-control", "no-store"],
+  ["x-content-type-options", "nosniff"],
+];
 
-function json(status: number, body: unknown, headers: Headers): Response {
-  headers.set("Content-Type", "application/json; charset=utf-8");
-  return new Response(status === 204 ? null : JSON.stringify(body), { status, headers });
+/**
+ * What the REST adapter needs of a request, whichever server received it: Node's IncomingMessage
+ * (the custom server, src/server/http/direct-mount.ts) or a fetch Request (Next's route file, used
+ * by `next dev`). Building neither a fetch Request nor a Response on the custom server's path saves
+ * a good part of a request's cost (docs/BENCHMARKS.md, benchmark 2).
+ */
+export interface RestRequest {
+  method: string;
+  /** The request target: path and query, as sent ("/api/v1/flows?limit=5"). */
+  target: string;
+  /** A header's value by its lower-case name; null when absent. */
+  header(name: string): string | null;
+  /** The body as it streams in; null when there is none. Leaving the loop early stops the upload. */
+  body: AsyncIterable<Uint8Array> | null;
 }
 
-async function readBody(req: Request, limit: number): Promise<unknown> {
-  const declared = req.headers.get("content-length");
-  const hasBody = (declared !== null && declared !== "0") || req.headers.has("transfer-encoding");
+/** Response headers by lower-case name: what procedures set through ctx.responseHeaders. */
+export class ResponseHeaderMap {
+  readonly map = new Map<string, string>();
+  set(name: string, value: string): void {
+    this.map.set(name.toLowerCase(), value);
+  }
+  get(name: string): string | null {
+    return this.map.get(name.toLowerCase()) ?? null;
+  }
+  has(name: string): boolean {
+    return this.map.has(name.toLowerCase());
+  }
+}
+
+export interface RestResult {
+  status: number;
+  headers: ResponseHeaderMap;
+  /** The JSON text; null for 204. */
+  body: string | null;
+}
+
+function jsonResult(status: number, body: unknown, headers: ResponseHeaderMap): RestResult {
+  headers.set("content-type", "application/json; charset=utf-8");
+  return { status, headers, body: status === 204 ? null : JSON.stringify(body) };
+}
+
+async function readBody(req: RestRequest, limit: number): Promise<unknown> {
+  const declared = req.header("content-length");
+  const hasBody = (declared !== null && declared !== "0") || req.header("transfer-encoding") !== null;
   if (!hasBody || !req.body) return undefined;
-  const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  const type = (req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json" && !/^application\/[\w.+-]+\+json$/.test(type)) {
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "request bodies must be sent as Content-Type: application/json");
   }
   const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`);
   if (declared !== null && Number(declared) > limit) throw tooLarge();
-  // Count while reading: a chunked body has no Content-Length to trust.
-  const reader = req.body.getReader();
+  // Count while reading: a chunked body has no Content-Length to trust. Leaving the loop cancels
+  // the upload (a fetch body) or destroys the request stream (Node).
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
+  for await (const chunk of req.body) {
+    size += chunk.byteLength;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString("utf8");
   if (text.trim() === "") return undefined;
@@ -83,64 +116,79 @@ export interface RestHandlerOptions {
 }
 
 /**
- * The REST adapter: one function from Request to Response for everything under /api/v1. It finds
+ * The REST adapter: one function from a request to a result for everything under /api/v1. It finds
  * the procedure whose meta names the route, parses the body within its limit, calls the procedure
  * through a tRPC caller (so validation, auth and permissions are the procedure's), and turns any
- * error into the error envelope with the status from errors.ts.
+ * error into the error envelope with the status from errors.ts. Two mounts wrap it: Node's
+ * request/response (src/server/http/direct-mount.ts) and fetch's (createRestHandler, below).
  */
-export function createRestHandler(options: RestHandlerOptions): (req: Request) => Promise<Response> {
+export function createRestCore(options: RestHandlerOptions): (req: RestRequest) => Promise<RestResult> {
   const routes = collectRoutes(options.router);
 
-  return async function handle(req: Request): Promise<Response> {
+  return async function handle(req: RestRequest): Promise<RestResult> {
     const started = performance.now();
-    const incomingId = req.headers.get("x-request-id");
+    const incomingId = req.header("x-request-id");
     const requestId = incomingId && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : newId("req");
-    const headers = new Headers({ ...BASE_HEADERS, "X-Request-Id": requestId });
-    const url = new URL(req.url);
+    const headers = new ResponseHeaderMap();
+    for (const [name, value] of BASE_HEADERS) headers.map.set(name, value);
+    headers.map.set("x-request-id", requestId);
+    const url = new URL(req.target, "http://localhost");
     const path = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) || "/" : url.pathname;
+    const method = req.method;
     let app: AppServices | undefined;
-    let status = 500;
-    let response: Response;
+    let result: RestResult;
     try {
-      const match = matchRoute(routes, req.method === "HEAD" ? "GET" : req.method, path);
-      if (!match) throw new AppError("NOT_FOUND", `no endpoint ${req.method} ${API_PREFIX}${path}`);
+      const match = matchRoute(routes, method === "HEAD" ? "GET" : method, path);
+      if (!match) throw new AppError("NOT_FOUND", `no endpoint ${method} ${API_PREFIX}${path}`);
       if ("allowed" in match) {
         headers.set("Allow", match.allowed.join(", "));
-        throw new AppError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${API_PREFIX}${path}`);
+        throw new AppError("METHOD_NOT_ALLOWED", `${method} is not allowed on ${API_PREFIX}${path}`);
       }
       const { route, params } = match;
       const body = route.method === "GET" ? undefined : await readBody(req, route.meta.rest.bodyLimit ?? bodyLimits.defaultBytes);
-      const input = buildInput(route, params, route.method === "GET" || route.method === "DELETE" ? queryObject(url) : {}, body, req.headers.get("if-match"));
+      const input = buildInput(route, params, route.method === "GET" || route.method === "DELETE" ? queryObject(url) : {}, body, req.header("if-match"));
       app = await options.getApp();
       const ctx = createInnerContext(app, {
         requestId,
-        ip: clientIp(req),
-        userAgent: req.headers.get("user-agent") ?? "",
+        ip: req.header(CLIENT_IP_HEADER) ?? "unknown",
+        userAgent: req.header("user-agent") ?? "",
         credentials: {
-          authorization: req.headers.get("authorization") ?? undefined,
-          apiKey: req.headers.get("x-api-key") ?? undefined,
+          authorization: req.header("authorization") ?? undefined,
+          apiKey: req.header("x-api-key") ?? undefined,
         },
         responseHeaders: headers,
       });
       const caller = options.createCaller(ctx);
       const fn = route.procedurePath.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller);
       const output = await (fn as (input: unknown) => Promise<unknown>)(input);
-      status = route.meta.rest.status ?? 200;
-      response = json(status, output, headers);
+      result = jsonResult(route.meta.rest.status ?? 200, output, headers);
     } catch (err) {
       const appError = toAppError(err);
-      status = appError.status;
       for (const [k, v] of Object.entries(appError.headers ?? {})) headers.set(k, v);
       if (appError.code === "INTERNAL" && !AppError.is(err) && app) {
         app.logger.error({ err, requestId }, "unhandled error");
       }
-      response = json(status, errorBody(appError), headers);
+      result = jsonResult(appError.status, errorBody(appError), headers);
     }
     const logger = app?.logger ?? (await options.getApp().catch(() => undefined))?.logger;
-    logger?.info(
-      { requestId, method: req.method, path: url.pathname, status, ms: Math.round(performance.now() - started) },
-      "request",
-    );
-    return response;
+    if (logger) accessLogger(logger).info({ requestId, method, path: url.pathname, status: result.status, ms: Math.round(performance.now() - started) }, "request");
+    return result;
+  };
+}
+
+/** The fetch mount (Next's route file, tests): Request in, Response out, around the same core. */
+export function createRestHandler(options: RestHandlerOptions): (req: Request) => Promise<Response> {
+  const core = createRestCore(options);
+  return async (req: Request) => {
+    const url = new URL(req.url);
+    const result = await core({
+      method: req.method,
+      target: url.pathname + url.search,
+      header: (name) => req.headers.get(name),
+      body: req.body as AsyncIterable<Uint8Array> | null,
+    });
+    const headers = new Headers();
+    for (const [name, value] of result.headers.map) headers.set(name, value);
+    return new Response(result.body, { status: result.status, headers });
   };
 }

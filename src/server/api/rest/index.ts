@@ -1,14 +1,15 @@
 import { appRouter, createCaller } from "../root";
 import { getApp } from "../../app-context";
-import { createRestHandler } from "./handler";
+import { createRestCore, createRestHandler, type RestHandlerOptions } from "./handler";
 import { buildOpenApiDocument } from "./openapi";
 import { apiDescription } from "./api-description";
 
-export const handleRest = createRestHandler({
-  router: appRouter,
-  getApp,
-  createCaller: (ctx) => createCaller(ctx),
-});
+const options: RestHandlerOptions = { router: appRouter, getApp, createCaller: (ctx) => createCaller(ctx) };
+
+/** The route file's mount (fetch Request → Response). */
+export const handleRest = createRestHandler(options);
+/** The custom server's mount (Node's request and response, src/server/http/direct-mount.ts). */
+export const restCore = createRestCore(options);
 
 let openApiCache: { key: string; doc: ReturnType<typeof buildOpenApiDocument> } | undefined;
 
