@@ -3,8 +3,21 @@ import { randomBytes, createHash, timingSafeEqual } from "node:crypto";
 /** Prefixed opaque ids: 16 random bytes (128 bits), base64url. */
 export type IdPrefix = "usr" | "org" | "ses" | "key" | "flw" | "dep" | "inv" | "aud" | "bkc" | "rft" | "emt" | "msg" | "req";
 
+// Random bytes are drawn 4 KiB at a time and each byte is used once, as node:crypto's randomUUID
+// does: one randomBytes call per id cost ~4 % of a request's time (docs/BENCHMARKS.md). Every copy
+// of this module (Next bundles its own) has its own pool, which changes nothing.
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${randomBytes(16).toString("base64url")}`;
+  if (poolOffset + 16 > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    poolOffset = 0;
+  }
+  const bytes = pool.subarray(poolOffset, poolOffset + 16);
+  poolOffset += 16;
+  return `${prefix}_${bytes.toString("base64url")}`;
 }
 
 /** A secret token of `bytes` random bytes, base64url (mail tokens, refresh tokens, API keys). */

@@ -1,11 +1,11 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { AppServices } from "../app";
 import { AppError, errorTable, toAppError } from "../errors";
-import { credentialKey, resolvePrincipal, type Credentials, type Principal, type SessionPrincipal } from "../auth/principal";
+import { resolvePrincipal, type Credentials, type Principal, type SessionPrincipal } from "../auth/principal";
 import { assertPermission, type Permission } from "../permissions";
 import { recordAudit } from "../services/audit/record-audit";
 import { findNul } from "./refuse-nul";
-import { authLimiters, consumeOrThrow } from "../auth/limits";
+import { authLimiters } from "../auth/limits";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -29,6 +29,13 @@ export interface Meta {
   permission?: Permission;
 }
 
+/** Headers a procedure sets on its response: a fetch Headers (tRPC) or the REST adapter's map. */
+export interface ResponseHeaders {
+  set(name: string, value: string): void;
+  get(name: string): string | null;
+  has(name: string): boolean;
+}
+
 export interface RequestInfo {
   requestId: string;
   ip: string;
@@ -36,7 +43,7 @@ export interface RequestInfo {
   /** Raw credentials as they arrived; resolved lazily by the auth middleware. */
   credentials: Credentials;
   /** Headers a procedure wants on the response (REST and tRPC both honour them). */
-  responseHeaders: Headers;
+  responseHeaders: ResponseHeaders;
 }
 
 /** The pure inner context: everything a procedure may use. Tests build it without HTTP. */
@@ -80,45 +87,37 @@ const t = initTRPC
  * Every error leaving a procedure becomes a TRPCError whose code follows errors.ts and whose cause
  * is the AppError, so both transports report the same status and code.
  */
-const normalizeErrors = t.middleware(async ({ next, ctx }) => {
-  const result = await next();
-  if (!result.ok) {
-    const appError = toAppError(result.error);
-    if (appError.code === "INTERNAL") {
-      ctx.app.logger.error({ err: appError.cause ?? result.error, requestId: ctx.requestId }, "unhandled error");
-    }
-    if (appError.headers) {
-      for (const [k, v] of Object.entries(appError.headers)) ctx.responseHeaders.set(k, v);
-    }
-    throw new TRPCError({ code: errorTable[appError.code].trpc, message: appError.message, cause: appError });
+function normalizeError(error: unknown, ctx: Context): never {
+  const appError = toAppError(error);
+  if (appError.code === "INTERNAL") {
+    ctx.app.logger.error({ err: appError.cause ?? error, requestId: ctx.requestId }, "unhandled error");
   }
-  return result;
-});
+  if (appError.headers) {
+    for (const [k, v] of Object.entries(appError.headers)) ctx.responseHeaders.set(k, v);
+  }
+  throw new TRPCError({ code: errorTable[appError.code].trpc, message: appError.message, cause: appError });
+}
 
-export const router = t.router;
-export const createCallerFactory = t.createCallerFactory;
-export const middleware = t.middleware;
 /**
  * The one place NUL is refused: every procedure (tRPC and the REST adapter, which calls the same
  * procedures) checks its raw input before anything parses or stores it.
  */
-const refuseNul = t.middleware(async ({ getRawInput, next }) => {
-  const path = findNul(await getRawInput());
+function refuseNul(rawInput: unknown): void {
+  const path = findNul(rawInput);
   if (path !== null) {
     throw new AppError("VALIDATION_FAILED", `${path}: must not contain the NUL character (U+0000)`, { details: [{ path, message: "must not contain the NUL character (U+0000)" }] });
   }
-  return next();
-});
-
-export const publicProcedure = t.procedure.use(normalizeErrors).use(refuseNul);
+}
 
 /**
- * Needs a credential and the permission the procedure declares in its meta (every authenticated
- * procedure declares one; a test walks the router to make sure). The resolved principal is the only
- * source of the caller's organization.
+ * Resolves the credential to a principal, checks the permission the procedure declares in its meta
+ * (every authenticated procedure declares one; a test walks the router to make sure) and consumes
+ * the per-credential rate limit. The resolved principal is the only source of the caller's
+ * organization.
  */
-export const authedProcedure = publicProcedure.meta({ auth: true }).use(async ({ ctx, meta, next }) => {
-  const principal: Principal = await resolvePrincipal(ctx.app, ctx.credentials);
+async function authenticate(ctx: Context, meta: Meta | undefined): Promise<Principal> {
+  // The per-credential limit is consumed in the same store round trip as the session read.
+  const principal: Principal = await resolvePrincipal(ctx.app, ctx.credentials, { limit: authLimiters(ctx.app).apiPerCredential });
   if (!meta?.permission) throw new Error("authenticated procedure without a declared permission");
   try {
     assertPermission({ role: principal.role, kind: principal.kind, scopes: principal.kind === "api_key" ? principal.scopes : undefined }, meta.permission);
@@ -135,8 +134,39 @@ export const authedProcedure = publicProcedure.meta({ auth: true }).use(async ({
     });
     throw err;
   }
-  await consumeOrThrow(authLimiters(ctx.app).apiPerCredential, credentialKey(principal));
-  return next({ ctx: { ...ctx, principal } });
+  return principal;
+}
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const middleware = t.middleware;
+
+// Each procedure runs ONE middleware of ours (errors, NUL, and for authenticated ones the
+// principal): tRPC copies its options and context at every middleware level, which was ~10 % of a
+// request's time with three (docs/BENCHMARKS.md, benchmark 2).
+export const publicProcedure = t.procedure.use(async ({ ctx, getRawInput, next }) => {
+  try {
+    refuseNul(await getRawInput());
+  } catch (err) {
+    normalizeError(err, ctx);
+  }
+  const result = await next();
+  if (!result.ok) normalizeError(result.error, ctx);
+  return result;
+});
+
+/** Needs a credential and the permission the procedure declares in its meta. */
+export const authedProcedure = t.procedure.meta({ auth: true }).use(async ({ ctx, meta, getRawInput, next }) => {
+  let principal: Principal;
+  try {
+    refuseNul(await getRawInput());
+    principal = await authenticate(ctx, meta);
+  } catch (err) {
+    normalizeError(err, ctx);
+  }
+  const result = await next({ ctx: { principal } });
+  if (!result.ok) normalizeError(result.error, ctx);
+  return result;
 });
 
 /** For a signed-in user's own account: sessions only (API keys are refused by the permission's null scope). */
