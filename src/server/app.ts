@@ -3,6 +3,7 @@ import { getEnv, type Env } from "../env";
 import { openDatabase, type Database } from "./db";
 import { createStore, type KeyValueStore } from "./store";
 import { createLogger, type Logger } from "./logger";
+import { AccessCache } from "./auth/access-cache";
 import { resolveSecrets, type Secrets } from "./secrets";
 import { createMailer, type Mailer } from "./mail/mailer";
 import { createNodeRegistry, type NodeRegistry } from "./nodes/registry";
@@ -38,6 +39,8 @@ export interface AppServices {
   store: KeyValueStore;
   /** The rate limiters of the account and API paths, on the store. */
   limits: AuthLimiters;
+  /** Memberships, roles and API keys as requests read them, valid for one access generation. */
+  access: AccessCache;
   logger: Logger;
   mailer: Mailer;
   /** The node catalog. */
@@ -167,6 +170,7 @@ async function buildApp(options: CreateAppOptions, release: () => void): Promise
     db,
     store,
     limits: createAuthLimiters(store, env),
+    access: new AccessCache(store),
     logger,
     mailer,
     nodes,

@@ -1,9 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { AppServices } from "../app";
-import { AppError } from "../errors";
+import { AppError, rateLimited } from "../errors";
 import { sha256 } from "../ids";
-import { apiKeyScopes, isRole, scopesForRole, type ApiKeyScope } from "../permissions";
+import { apiKeyScopes, scopesForRole, type ApiKeyScope } from "../permissions";
+import type { RateLimiter } from "../store";
+import type { KeyAccess } from "./access-cache";
 import type { ApiKeyPrincipal } from "./principal";
+import { credentialKeyOf, currentMembership } from "./membership";
 
 export const API_KEY_PREFIXES = { user: "service_", device: "device_" } as const;
 export type ApiKeyKind = keyof typeof API_KEY_PREFIXES;
@@ -28,38 +31,64 @@ export function displayPrefix(secret: string): string {
 // last_used_at is written at most once a minute per key: a store flag, not a database write per request.
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
+/** The key's row and its creator's membership from the database; null when there is no such key. */
+async function loadKeyAccess(app: AppServices, secretHash: string): Promise<KeyAccess | null> {
+  const key = await app.db.prisma.apiKey.findUnique({ where: { secretHash } });
+  if (!key || key.revokedAt) return null;
+  return {
+    id: key.id,
+    organizationId: key.organizationId,
+    createdById: key.createdById,
+    kind: key.kind === "device" ? "device" : "user",
+    scopes: key.scopes as ApiKeyScope[],
+    allScopes: key.allScopes,
+    expiresAt: key.expiresAt ? key.expiresAt.getTime() : null,
+    creator: await currentMembership(app, key.createdById, key.organizationId),
+  };
+}
+
 /**
  * Authenticates a key: known, not revoked, not expired, and its creator still a member. Its scopes
  * shrink with the creator's current role, so demoting or removing the creator shrinks or kills it.
+ * The key and its creator's membership are read through the access cache (access-cache.ts), which
+ * every revocation, removal and role change invalidates on every instance before it answers.
  */
-export async function authenticateApiKey(app: AppServices, secret: string): Promise<ApiKeyPrincipal> {
-  const key = await app.db.prisma.apiKey.findUnique({ where: { secretHash: sha256(secret) } });
-  if (!key || key.revokedAt) throw new AppError("TOKEN_INVALID", "API key is not valid");
-  if (key.expiresAt && key.expiresAt <= new Date()) throw new AppError("TOKEN_EXPIRED", "API key has expired");
-  const membership = await app.db.prisma.membership.findFirst({
-    where: { userId: key.createdById, organizationId: key.organizationId, user: { deletedAt: null }, organization: { deletedAt: null } },
-    select: { role: true, user: { select: { email: true } } },
-  });
-  if (!membership || !isRole(membership.role)) throw new AppError("TOKEN_INVALID", "API key is not valid: its creator is no longer a member");
-  const kind = key.kind === "device" ? "device" : "user";
-  const allowed = new Set(scopesForRole(membership.role, kind));
-  const requested = key.allScopes ? apiKeyScopes : (key.scopes as ApiKeyScope[]);
+export async function authenticateApiKey(app: AppServices, secret: string, limit?: RateLimiter): Promise<ApiKeyPrincipal> {
+  const secretHash = sha256(secret);
+  const generation = await app.access.current();
+  let key = app.access.key(generation, secretHash);
+  if (!key) {
+    const loaded = await loadKeyAccess(app, secretHash);
+    if (!loaded) throw new AppError("TOKEN_INVALID", "API key is not valid");
+    app.access.rememberKey(generation, secretHash, loaded);
+    key = loaded;
+  }
+  if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw new AppError("TOKEN_EXPIRED", "API key has expired");
+  const membership = key.creator;
+  if (!membership) throw new AppError("TOKEN_INVALID", "API key is not valid: its creator is no longer a member");
+  const allowed = new Set(scopesForRole(membership.role, key.kind));
+  const requested = key.allScopes ? apiKeyScopes : key.scopes;
   const scopes = requested.filter((s) => allowed.has(s));
   if (scopes.length === 0) throw new AppError("TOKEN_INVALID", "API key is not valid: its creator's role no longer allows any of its scopes");
 
-  const flag = await app.store.setIfAbsent(`api-key-used:${key.id}`, "1", { ttlMs: LAST_USED_WRITE_INTERVAL_MS });
+  const keyId = key.id;
+  const [flag, limited] = await Promise.all([
+    app.store.setIfAbsent(`api-key-used:${keyId}`, "1", { ttlMs: LAST_USED_WRITE_INTERVAL_MS }),
+    limit?.consume(credentialKeyOf(keyId)),
+  ]);
   if (flag) {
-    void app.db.prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date() } }).catch((err: unknown) => {
-      app.logger.warn({ err, keyId: key.id }, "could not record API key use");
+    void app.db.prisma.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: new Date() } }).catch((err: unknown) => {
+      app.logger.warn({ err, keyId }, "could not record API key use");
     });
   }
+  if (limited && !limited.allowed) throw rateLimited(limited.retryAfterSec);
   return {
     kind: "api_key",
-    keyId: key.id,
-    keyKind: kind,
+    keyId,
+    keyKind: key.kind,
     scopes,
     userId: key.createdById,
-    email: membership.user.email,
+    email: membership.email,
     organizationId: key.organizationId,
     role: membership.role,
   };

@@ -1,7 +1,9 @@
 import type { AppServices } from "../app";
-import { AppError } from "../errors";
-import { sha256 } from "../ids";
-import { isRole, type ApiKeyScope, type Role } from "../permissions";
+import { AppError, rateLimited } from "../errors";
+import type { RateLimiter } from "../store";
+import type { MemberAccess } from "./access-cache";
+import { credentialKeyOf, currentMembership } from "./membership";
+import type { ApiKeyScope, Role } from "../permissions";
 import { looksLikeJwt, verifyAccessToken, type JwtKeys } from "./jwt";
 import { SessionStore, type SessionRecord } from "./sessions";
 import { authenticateApiKey, isApiKeySecret } from "./api-keys";
@@ -47,69 +49,87 @@ export function appJwtKeys(app: AppServices): JwtKeys {
 
 /** A stable, non-secret key for per-credential rate limits. */
 export function credentialKey(principal: Principal): string {
-  return sha256(principal.kind === "session" ? principal.sessionId : principal.keyId).slice(0, 32);
+  return credentialKeyOf(principal.kind === "session" ? principal.sessionId : principal.keyId);
 }
 
 async function currentRole(app: AppServices, userId: string, organizationId: string): Promise<Role | null> {
   return (await currentMembership(app, userId, organizationId))?.role ?? null;
 }
 
-/** The user's email and current role in the organization, in one query; null when either is gone. */
-async function currentMembership(app: AppServices, userId: string, organizationId: string): Promise<{ email: string; role: Role } | null> {
-  const membership = await app.db.prisma.membership.findFirst({
-    where: { userId, organizationId, user: { deletedAt: null }, organization: { deletedAt: null } },
-    select: { role: true, user: { select: { email: true } } },
-  });
-  return membership && isRole(membership.role) ? { email: membership.user.email, role: membership.role } : null;
+/** The membership through the access cache, valid for `generation` (read in the request's round trip). */
+async function cachedMembership(app: AppServices, generation: string, userId: string, organizationId: string): Promise<MemberAccess | null> {
+  const cached = app.access.member(generation, userId, organizationId);
+  if (cached) return cached;
+  const member = await currentMembership(app, userId, organizationId);
+  if (member) app.access.rememberMember(generation, userId, organizationId, member);
+  return member;
+}
+
+export interface ResolveOptions {
+  /** Renews the session's idle timer (default true). */
+  touch?: boolean;
+  allowDeviceKeys?: boolean;
+  /**
+   * Consumes one point of this per-credential limit, in the same store round trip as the session
+   * read; a refusal throws 429 once the credential itself has been accepted.
+   */
+  limit?: RateLimiter;
 }
 
 /**
  * The one place a request's credentials become a Principal, used by REST, tRPC and the WebSocket.
  * Every call checks the session (or key) and the membership, so revoking a session, removing a
- * member or revoking a key takes effect on the very next request. A successful call renews the
- * session's idle timer and records last_accessed_at.
+ * member or revoking a key takes effect on the very next request: the session is read from the
+ * store each time, and the membership through the access cache, whose generation is read in the
+ * same round trip (access-cache.ts). A successful call renews the session's idle timer and records
+ * last_accessed_at.
  */
-export async function resolvePrincipal(
-  app: AppServices,
-  credentials: Credentials,
-  options: { touch?: boolean; allowDeviceKeys?: boolean } = {},
-): Promise<Principal> {
+export async function resolvePrincipal(app: AppServices, credentials: Credentials, options: ResolveOptions = {}): Promise<Principal> {
   const bearer = parseBearer(credentials.authorization);
   const keySecret = credentials.apiKey ?? (bearer !== undefined && !looksLikeJwt(bearer) ? bearer : undefined);
   if (keySecret !== undefined) {
     if (!isApiKeySecret(keySecret)) throw new AppError("TOKEN_INVALID", "API key is not valid");
-    const principal = await authenticateApiKey(app, keySecret);
+    const principal = await authenticateApiKey(app, keySecret, options.limit);
     if (principal.keyKind === "device" && !options.allowDeviceKeys) {
       throw new AppError("FORBIDDEN", "device keys can only connect devices over /ws");
     }
     return principal;
   }
 
-  const sessions = new SessionStore(app.store);
-  // The read renews the session in the same round trip (undone below by the revocation if the
-  // membership is gone).
-  const read = (id: string) => (options.touch === false ? sessions.get(id) : sessions.getAndTouch(id));
-  let session: SessionRecord | null;
+  let sessionId: string;
   let credential: SessionPrincipal["credential"];
+  let claimedUser: string | undefined;
   if (bearer !== undefined) {
     const claims = await verifyAccessToken(appJwtKeys(app), bearer);
-    session = await read(claims.sid);
-    if (!session || session.user_id !== claims.user_id) throw new AppError("SESSION_REVOKED", "session has ended; log in again");
+    sessionId = claims.sid;
+    claimedUser = claims.user_id;
     credential = "access_token";
   } else if (credentials.browserSessionId) {
-    session = await read(credentials.browserSessionId);
-    if (!session) throw new AppError("SESSION_REVOKED", "session has ended; log in again");
+    sessionId = credentials.browserSessionId;
     credential = "browser_session";
   } else {
     throw new AppError("UNAUTHENTICATED", "authentication required: send a bearer access token or an API key");
   }
 
-  const member = await currentMembership(app, session.user_id, session.organization_id);
+  const sessions = new SessionStore(app.store);
+  // One round trip: the session (renewed as it is read; undone below by the revocation if the
+  // membership is gone), the access generation and the rate limit.
+  const [session, generation, limited] = await Promise.all([
+    options.touch === false ? sessions.get(sessionId) : sessions.getAndTouch(sessionId),
+    app.access.current(),
+    options.limit?.consume(credentialKeyOf(sessionId)),
+  ]);
+  if (!session || (claimedUser !== undefined && session.user_id !== claimedUser)) {
+    throw new AppError("SESSION_REVOKED", "session has ended; log in again");
+  }
+
+  const member = await cachedMembership(app, generation, session.user_id, session.organization_id);
   if (!member) {
     // Removed from the organization (or deleted): the session is of no use any more.
     await sessions.revoke(session);
     throw new AppError("SESSION_REVOKED", "you are no longer a member of this organization; log in again");
   }
+  if (limited && !limited.allowed) throw rateLimited(limited.retryAfterSec);
   return {
     kind: "session",
     userId: session.user_id,

@@ -91,6 +91,8 @@ export async function updateMemberRole(app: AppServices, principal: Principal, i
       include: { user: { select: { email: true, firstName: true, lastName: true } } },
     });
   });
+  // Every instance reads the new role on its next request.
+  await app.access.changed();
   await recordAudit(app, {
     action: "member.role_changed",
     organizationId: input.id,
@@ -114,6 +116,7 @@ export async function removeMember(app: AppServices, principal: Principal, input
     await assertNotLastOwner(tx, input.id, input.user_id);
     await tx.membership.delete({ where: { userId_organizationId: { userId: input.user_id, organizationId: input.id } } });
   });
+  await app.access.changed();
   // Sessions in this organization end now (other organizations' sessions of the user stay).
   const sessions = new SessionStore(app.store);
   for (const s of await sessions.listForUser(input.user_id)) {
@@ -203,6 +206,7 @@ export async function acceptInvitation(app: AppServices, principal: SessionPrinc
       update: {},
     });
   });
+  await app.access.changed();
   await recordAudit(app, { action: "member.joined", organizationId: invitation.organizationId, actorId: principal.userId, targetType: "invitation", targetId: invitation.id, ipAddress: meta.ip, metadata: { role } });
   return { organization: organizationView(invitation.organization), role };
 }

@@ -80,6 +80,7 @@ export async function deleteOrganization(app: AppServices, principal: Principal,
     app.db.prisma.apiKey.updateMany({ where: { organizationId: id, revokedAt: null }, data: { revokedAt: new Date() } }),
     app.db.prisma.invitation.updateMany({ where: { organizationId: id, acceptedAt: null, revokedAt: null }, data: { revokedAt: new Date() } }),
   ]);
+  await app.access.changed();
   await recordAudit(app, { action: "organization.deleted", organizationId: id, actorId: principal.userId, targetType: "organization", targetId: id, ipAddress: meta.ip });
   // Its sockets close on every instance (the hub listens to the organization's lifecycle channel)...
   const event: OrganizationLifecycleEvent = { type: "organization.deleted", organization_id: id };

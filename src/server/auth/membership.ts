@@ -1,0 +1,18 @@
+import type { AppServices } from "../app";
+import { sha256 } from "../ids";
+import { isRole } from "../permissions";
+import type { MemberAccess } from "./access-cache";
+
+/** The user's email and current role in the organization, in one query; null when either is gone. */
+export async function currentMembership(app: AppServices, userId: string, organizationId: string): Promise<MemberAccess | null> {
+  const membership = await app.db.prisma.membership.findFirst({
+    where: { userId, organizationId, user: { deletedAt: null }, organization: { deletedAt: null } },
+    select: { role: true, user: { select: { email: true } } },
+  });
+  return membership && isRole(membership.role) ? { email: membership.user.email, role: membership.role } : null;
+}
+
+/** The per-credential rate-limit key of a session or an API key id: stable and not secret. */
+export function credentialKeyOf(id: string): string {
+  return sha256(id).slice(0, 32);
+}
