@@ -129,6 +129,10 @@ export class RedisStore implements KeyValueStore {
       // Commands issued while disconnected are rejected at once instead of piling up in memory
       // and hanging their callers until Redis returns.
       enableOfflineQueue: false,
+      // Commands issued in the same tick go out in one write (a request's session read, access
+      // generation and rate limit; concurrent requests' commands): one write(2) per command was
+      // ~10 % of a request's time under load (docs/BENCHMARKS.md, benchmark 2).
+      enableAutoPipelining: true,
       maxRetriesPerRequest: 1,
       connectTimeout: CONNECT_TIMEOUT_MS,
       commandTimeout: COMMAND_TIMEOUT_MS,
