@@ -13,6 +13,13 @@ export type Db = PrismaClient;
 export interface Database {
   readonly kind: "embedded" | "postgresql";
   readonly prisma: PrismaClient;
+  /**
+   * One read-only statement with $1… parameters, straight to the driver (the pg pool, or PGlite,
+   * which runs it after any open transaction): for the hottest reads only, where Prisma's own
+   * per-query work cost more than the query (docs/BENCHMARKS.md, benchmark 2). Tables and columns
+   * are the database's names (flows, organization_id), in the connection's schema.
+   */
+  sql<T>(text: string, params: unknown[]): Promise<T[]>;
   /** Resolves when the database answers within timeoutMs; rejects otherwise. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -75,6 +82,7 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
     kind: "embedded",
     prisma,
     migrations,
+    sql: async <T,>(text: string, params: unknown[]) => (await pglite.query<T>(text, params)).rows,
     // In-process: it is reachable exactly as long as it is open.
     ping: async (timeoutMs = 2000) => {
       await withTimeout(pglite.query("SELECT 1"), timeoutMs, "database ping");
@@ -128,6 +136,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     kind: "postgresql",
     prisma,
     migrations,
+    sql: async <T,>(text: string, params: unknown[]) => (await pool.query(text, params)).rows as T[],
     ping: async (timeoutMs = 2000) => {
       await withTimeout(pool.query("SELECT 1").then(() => undefined), timeoutMs, "database ping");
     },

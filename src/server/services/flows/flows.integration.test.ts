@@ -213,6 +213,14 @@ describe("flow CRUD", () => {
     expect([...p1.body.flows, ...p2.body.flows].map((f: { id: string }) => f.id)).toEqual(all.body.flows.map((f: { id: string }) => f.id));
     expect((await request("GET", "/flows?name=pump", { token: other.accessToken })).body.flows).toHaveLength(5);
     expect((await request("GET", "/flows?name=pump&enabled=false", { token: other.accessToken })).body.flows).toHaveLength(2);
+    // The name filter is plain text: LIKE's wildcards and escape match only themselves.
+    await request("POST", "/flows", { token: other.accessToken, body: { name: "Tank 100%_full\\a" } });
+    const named = async (q: string) => (await request("GET", `/flows?name=${encodeURIComponent(q)}`, { token: other.accessToken })).body.flows.map((f: { name: string }) => f.name);
+    expect(await named("100%_full\\a")).toEqual(["Tank 100%_full\\a"]);
+    expect(await named("%")).toEqual(["Tank 100%_full\\a"]);
+    expect(await named("_")).toEqual(["Tank 100%_full\\a"]);
+    expect(await named("P_mp")).toEqual([]);
+    expect(await named("\\")).toEqual(["Tank 100%_full\\a"]);
     expect((await request("GET", "/flows?limit=0", { token: other.accessToken })).status).toBe(400);
     expect((await request("GET", "/flows?limit=201", { token: other.accessToken })).status).toBe(400);
     expect((await request("GET", "/flows?cursor=zzz", { token: other.accessToken })).status).toBe(400);
