@@ -11,8 +11,9 @@ import { orgEventsChannel, type OrgEvent } from "../services/flows/events";
 import { AppError, toAppError } from "../errors";
 import { verifyAccessToken } from "../auth/jwt";
 import { appJwtKeys } from "../auth/principal";
-import { clientFrameSchema, eventTopics, WS_CLOSE, WS_LIMITS, type ServerFrame } from "../../shared/realtime";
+import { clientFrameSchema, eventTopics, WS_CLOSE, WS_LIMITS } from "../../shared/realtime";
 import { PresenceTracker } from "./presence";
+import { ClientOutbox } from "./outbox";
 import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { DeviceChannel } from "./devices";
 import { authLimiters } from "../auth/limits";
@@ -26,7 +27,8 @@ interface Client {
   principal?: Principal;
   topics: Set<string> | null;
   flowId: string | null;
-  dropped: number;
+  /** Every frame to this connection goes through it: ordering, drop counting, debug batches. */
+  out: ClientOutbox;
   expiryTimer?: NodeJS.Timeout;
   /** The client IP while the socket is not authenticated yet (counted in unauthenticatedPerIp). */
   pendingIp?: string;
@@ -47,9 +49,8 @@ export interface RealtimeHub {
   close(): Promise<void>;
 }
 
-function send(ws: WebSocket, frame: ServerFrame) {
-  if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
-}
+/** `subscribed` says `batch: true` to a connection that batches, and nothing more to others. */
+const batchFlag = (client: Client): { batch?: true } => (client.out.batchesDebug ? { batch: true } : {});
 
 /**
  * The WebSocket endpoint at /ws. Authentication on the upgrade (Authorization, X-API-Key, or the
@@ -87,7 +88,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     logger,
     onChange(organizationId, flowId, users) {
       for (const client of clients) {
-        if (client.principal?.organizationId === organizationId && client.presenceFlowId === flowId) send(client.ws, { type: "presence", flow_id: flowId, users });
+        if (client.principal?.organizationId === organizationId && client.presenceFlowId === flowId) client.out.send({ type: "presence", flow_id: flowId, users });
       }
     },
   });
@@ -111,7 +112,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     // The connection may have moved on (or closed) while its name was looked up.
     if (client.presenceFlowId !== flowId || !clients.has(client)) return;
     presence.set(p.organizationId, client, { flow_id: flowId, user_id: p.userId, name });
-    send(client.ws, { type: "presence", flow_id: flowId, users: presence.users(p.organizationId, flowId) });
+    client.out.send({ type: "presence", flow_id: flowId, users: presence.users(p.organizationId, flowId) });
   }
 
   const heartbeat = setInterval(() => {
@@ -173,16 +174,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       if (!p || p.organizationId !== organizationId || (p.kind === "api_key" && p.keyKind === "device")) continue;
       if (client.topics && !client.topics.has(event.topic)) continue;
       if (client.flowId && event.flow_id !== client.flowId) continue;
-      if (client.ws.bufferedAmount > WS_LIMITS.maxBufferedBytes) {
-        if (event.topic === "debug") {
-          client.dropped++;
-          continue;
-        }
-      } else if (client.dropped > 0) {
-        send(client.ws, { type: "dropped", count: client.dropped });
-        client.dropped = 0;
-      }
-      if (client.ws.readyState === client.ws.OPEN) client.ws.send(raw);
+      client.out.event(raw, event.topic === "debug");
     }
   }
 
@@ -246,7 +238,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       if (principal.kind === "api_key" && principal.keyKind === "device") options.devices?.attach(client.ws, principal);
       joinOrg(principal.organizationId);
     }
-    send(client.ws, {
+    client.out.send({
       type: "ready",
       user_id: principal.userId,
       organization_id: principal.organizationId,
@@ -255,7 +247,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
   }
 
   function onConnection(ws: WebSocket, fromHeaders: { principal: Principal; bearer?: string } | null, ip: string) {
-    const client: Client = { ws, alive: true, topics: null, flowId: null, dropped: 0, presenceFlowId: null };
+    const client: Client = { ws, alive: true, topics: null, flowId: null, out: new ClientOutbox(ws), presenceFlowId: null };
     if (!fromHeaders) {
       client.pendingIp = ip;
       countPending(ip, 1);
@@ -266,6 +258,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     });
     ws.on("close", () => {
       clients.delete(client);
+      client.out.dispose();
       settlePending(client);
       clearTimeout(client.expiryTimer);
       clearTimeout(authTimer);
@@ -286,12 +279,12 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       try {
         parsed = JSON.parse(isBinary ? "" : data.toString());
       } catch {
-        send(ws, { type: "error", code: "INVALID_FRAME", message: "frames must be JSON objects" });
+        client.out.send({ type: "error", code: "INVALID_FRAME", message: "frames must be JSON objects" });
         return;
       }
       const frame = clientFrameSchema.safeParse(parsed);
       if (!frame.success) {
-        send(ws, { type: "error", code: "INVALID_FRAME", message: frame.error.issues[0]?.message ?? "invalid frame" });
+        client.out.send({ type: "error", code: "INVALID_FRAME", message: frame.error.issues[0]?.message ?? "invalid frame" });
         return;
       }
       const f = frame.data;
@@ -316,12 +309,14 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       }
       switch (f.type) {
         case "ping":
-          send(ws, { type: "pong", ts: new Date().toISOString() });
+          client.out.send({ type: "pong", ts: new Date().toISOString() });
           return;
         case "subscribe":
+          // What was batched under the old subscription goes out before the answer.
+          client.out.setBatching(f.batch === true);
           client.topics = f.topics ? new Set(f.topics) : null;
           client.flowId = f.flow_id ?? null;
-          send(ws, { type: "subscribed", topics: f.topics ?? "all", flow_id: client.flowId });
+          client.out.send({ type: "subscribed", topics: f.topics ?? "all", flow_id: client.flowId, ...batchFlag(client) });
           return;
         case "unsubscribe":
           if (f.topics) {
@@ -330,11 +325,11 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
             client.topics = current;
           } else if (f.flow_id) client.flowId = null;
           else client.topics = new Set();
-          send(ws, { type: "subscribed", topics: client.topics ? [...client.topics] : "all", flow_id: client.flowId });
+          client.out.send({ type: "subscribed", topics: client.topics ? [...client.topics] : "all", flow_id: client.flowId, ...batchFlag(client) });
           return;
         case "presence":
           if (client.principal.kind === "api_key" && client.principal.keyKind === "device") {
-            send(ws, { type: "error", code: "FORBIDDEN", message: "device keys have no presence" });
+            client.out.send({ type: "error", code: "FORBIDDEN", message: "device keys have no presence" });
             return;
           }
           setPresence(client, f.flow_id).catch((err: unknown) => logger.warn({ err }, "presence failed"));
@@ -342,7 +337,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
         case "device.publish":
           if (client.principal.kind === "api_key" && client.principal.keyKind === "device" && options.devices) {
             options.devices.publish(client.principal, f.topic, f.payload);
-          } else send(ws, { type: "error", code: "FORBIDDEN", message: "only device keys publish device messages" });
+          } else client.out.send({ type: "error", code: "FORBIDDEN", message: "only device keys publish device messages" });
           return;
       }
     });
@@ -368,7 +363,10 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     async close() {
       clearInterval(heartbeat);
       await presence.close();
-      for (const client of clients) client.ws.close(WS_CLOSE.goingAway, "server shutting down");
+      for (const client of clients) {
+        client.out.flush();
+        client.ws.close(WS_CLOSE.goingAway, "server shutting down");
+      }
       await Promise.all([...orgSubscriptions.values()].flatMap((s) => [s.events.stop(), s.lifecycle.stop()]));
       await keyRevocations.stop();
       await revocations.stop();
