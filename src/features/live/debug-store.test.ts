@@ -42,6 +42,34 @@ describe("DebugStore", () => {
     expect(store.getSnapshot().evicted).toBe(800);
   });
 
+  it("takes a hub batch in one go: one update, in order, counted like single arrivals", () => {
+    const { store, frame } = manual({ capacity: 5, pauseCapacity: 3 });
+    let updates = 0;
+    store.subscribe(() => updates++);
+    store.addMany([event(0), event(1), event(2)]);
+    store.addMany([event(3), event(4), event(5), event(6)]);
+    store.addMany([]);
+    frame();
+    expect(updates).toBe(1);
+    expect(store.messages().map((m) => (m.msg as { n: number }).n)).toEqual([2, 3, 4, 5, 6]);
+    expect(store.messages().map((m) => m.seq)).toEqual([3, 4, 5, 6, 7]);
+    expect(store.getSnapshot().evicted).toBe(2);
+    store.pause();
+    store.addMany([event(7), event(8), event(9), event(10)]);
+    frame();
+    expect(store.getSnapshot()).toMatchObject({ newWhilePaused: 4, lostWhilePaused: 1 });
+    store.resume();
+    expect(store.messages().map((m) => (m.msg as { n: number }).n)).toEqual([5, 6, 8, 9, 10]);
+  });
+
+  it("never queues more than twice what it keeps from batches either (a hidden tab)", () => {
+    const { store } = manual();
+    for (let i = 0; i < 100; i++) store.addMany(Array.from({ length: 500 }, (_, j) => event(i * 500 + j)));
+    expect(store.messages()).toHaveLength(1000);
+    expect(store.messages().at(-1)!.msg).toEqual({ n: 49_999 });
+    expect((store as unknown as { queue: unknown[] }).queue.length).toBeLessThan(2000);
+  });
+
   it("never queues more than twice what it keeps, even with no frames (a hidden tab)", () => {
     const { store } = manual();
     for (let i = 0; i < 50_000; i++) store.add(event(i));
