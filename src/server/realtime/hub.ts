@@ -2,18 +2,18 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { AppServices } from "../app";
-import { resolvePrincipal, type Principal } from "../auth/principal";
-import { browserSessionId } from "../auth/next-auth";
-import { assertPermission } from "../permissions";
+import type { Principal } from "../auth/principal";
 import { SESSION_REVOKED_CHANNEL } from "../auth/sessions";
-import { API_KEY_REVOKED_CHANNEL, organizationLifecycleChannel } from "../auth/revocation-channels";
-import { orgEventsChannel, type OrgEvent } from "../services/flows/events";
+import { API_KEY_REVOKED_CHANNEL } from "../auth/revocation-channels";
+import type { OrgEvent } from "../services/flows/events";
 import { AppError, toAppError } from "../errors";
 import { verifyAccessToken } from "../auth/jwt";
 import { appJwtKeys } from "../auth/principal";
 import { clientFrameSchema, eventTopics, WS_CLOSE, WS_LIMITS } from "../../shared/realtime";
 import { PresenceTracker } from "./presence";
 import { ClientOutbox } from "./outbox";
+import { authenticateSocket, isApiKey, PendingPerIp, refuseUpgrade, tokenCredentials, type SocketCredentials } from "./admission";
+import { OrgChannels } from "./org-channels";
 import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { DeviceChannel } from "./devices";
 import { authLimiters } from "../auth/limits";
@@ -30,17 +30,11 @@ interface Client {
   /** Every frame to this connection goes through it: ordering, drop counting, debug batches. */
   out: ClientOutbox;
   expiryTimer?: NodeJS.Timeout;
-  /** The client IP while the socket is not authenticated yet (counted in unauthenticatedPerIp). */
+  /** The client IP while the socket is not authenticated yet (counted in pendingPerIp). */
   pendingIp?: string;
   /** The flow this connection has open (presence), and the name shown for its user. */
   presenceFlowId: string | null;
   displayName?: string;
-}
-
-/** Refuses an upgrade with a plain HTTP answer on the raw socket. */
-function refuseUpgrade(socket: Duplex, status: 429 | 503, retryAfterSec: number) {
-  const text = status === 429 ? "Too Many Requests" : "Service Unavailable";
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nRetry-After: ${retryAfterSec}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 export interface RealtimeHub {
@@ -64,18 +58,12 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
   const { logger } = app;
   const wss = new WebSocketServer({ noServer: true, maxPayload: WS_LIMITS.maxPayloadBytes });
   const clients = new Set<Client>();
-  const unauthenticatedPerIp = new Map<string, number>();
-  const countPending = (ip: string, delta: number) => {
-    const n = (unauthenticatedPerIp.get(ip) ?? 0) + delta;
-    if (n > 0) unauthenticatedPerIp.set(ip, n);
-    else unauthenticatedPerIp.delete(ip);
-  };
+  const pendingPerIp = new PendingPerIp();
   const settlePending = (client: Client) => {
     if (client.pendingIp === undefined) return;
-    countPending(client.pendingIp, -1);
+    pendingPerIp.remove(client.pendingIp);
     client.pendingIp = undefined;
   };
-  const orgSubscriptions = new Map<string, { count: number; events: DurableSubscription; lifecycle: DurableSubscription }>();
   // Subscriptions that keep trying while the store cannot subscribe (Redis still connecting at
   // start-up, or down): without them revocations and events would silently never arrive here.
   const subscribe = (channel: string, handler: (message: string) => void): DurableSubscription =>
@@ -178,42 +166,8 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     }
   }
 
-  function joinOrg(organizationId: string) {
-    const existing = orgSubscriptions.get(organizationId);
-    if (existing) {
-      existing.count++;
-      return;
-    }
-    orgSubscriptions.set(organizationId, {
-      count: 1,
-      events: subscribe(orgEventsChannel(organizationId), (m) => deliver(organizationId, m)),
-      lifecycle: subscribe(organizationLifecycleChannel(organizationId), (m) => onLifecycle(organizationId, m)),
-    });
-  }
-
-  function leaveOrg(organizationId: string) {
-    const sub = orgSubscriptions.get(organizationId);
-    if (!sub) return;
-    if (--sub.count <= 0) {
-      orgSubscriptions.delete(organizationId);
-      void sub.events.stop();
-      void sub.lifecycle.stop();
-    }
-  }
-
-  async function authenticate(credentials: { authorization?: string; apiKey?: string; cookie?: string; origin?: string }): Promise<Principal> {
-    const sessionId = credentials.cookie ? await browserSessionId(app, { cookie: credentials.cookie, origin: credentials.origin ?? null }) : undefined;
-    if (!credentials.authorization && !credentials.apiKey && !sessionId) throw new AppError("UNAUTHENTICATED", "authentication required");
-    const principal = await resolvePrincipal(
-      app,
-      { authorization: credentials.authorization, apiKey: credentials.apiKey, browserSessionId: credentials.authorization || credentials.apiKey ? undefined : sessionId },
-      { allowDeviceKeys: true },
-    );
-    if (!(principal.kind === "api_key" && principal.keyKind === "device")) {
-      assertPermission({ role: principal.role, kind: principal.kind, scopes: principal.kind === "api_key" ? principal.scopes : undefined }, "events:read");
-    }
-    return principal;
-  }
+  const orgChannels = new OrgChannels(subscribe, { event: deliver, lifecycle: onLifecycle });
+  const authenticate = (credentials: SocketCredentials) => authenticateSocket(app, credentials);
 
   async function ready(client: Client, principal: Principal, bearer?: string) {
     const first = !client.principal;
@@ -236,7 +190,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     if (first) {
       // Every client joins its organization (device keys for its lifecycle only: deliver() skips them).
       if (principal.kind === "api_key" && principal.keyKind === "device") options.devices?.attach(client.ws, principal);
-      joinOrg(principal.organizationId);
+      orgChannels.join(principal.organizationId);
     }
     client.out.send({
       type: "ready",
@@ -250,7 +204,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     const client: Client = { ws, alive: true, topics: null, flowId: null, out: new ClientOutbox(ws), presenceFlowId: null };
     if (!fromHeaders) {
       client.pendingIp = ip;
-      countPending(ip, 1);
+      pendingPerIp.add(ip);
     }
     clients.add(client);
     ws.on("pong", () => {
@@ -265,7 +219,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       const p = client.principal;
       if (p) {
         if (client.presenceFlowId) presence.set(p.organizationId, client, null);
-        leaveOrg(p.organizationId);
+        orgChannels.leave(p.organizationId);
       }
     });
     ws.on("error", (err) => logger.debug({ err }, "websocket error"));
@@ -290,7 +244,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       const f = frame.data;
       if (f.type === "auth") {
         const token = f.token;
-        const credentials = /^(service|device)_/.test(token) ? { apiKey: token } : { authorization: `Bearer ${token}` };
+        const credentials = tokenCredentials(token);
         authenticate(credentials).then(
           (principal) => {
             clearTimeout(authTimer);
@@ -367,7 +321,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
         client.out.flush();
         client.ws.close(WS_CLOSE.goingAway, "server shutting down");
       }
-      await Promise.all([...orgSubscriptions.values()].flatMap((s) => [s.events.stop(), s.lifecycle.stop()]));
+      await orgChannels.close();
       await keyRevocations.stop();
       await revocations.stop();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
@@ -391,7 +345,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       });
     // Unauthenticated sockets per IP are bounded: each holds a slot until its `auth` frame or timeout.
     const refuseIfCrowded = () => {
-      if ((unauthenticatedPerIp.get(ip) ?? 0) < WS_LIMITS.maxUnauthenticatedPerIp) return false;
+      if (!pendingPerIp.crowded(ip)) return false;
       refuseUpgrade(socket, 429, 10);
       return true;
     };
@@ -402,7 +356,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     authenticate(credentials).then(
       (principal) => {
         const bearer = credentials.authorization?.replace(/^Bearer\s+/i, "");
-        accept({ principal, bearer: bearer && !/^(service|device)_/.test(bearer) ? bearer : undefined });
+        accept({ principal, bearer: bearer && !isApiKey(bearer) ? bearer : undefined });
       },
       // A cookie that does not authenticate leaves the client the `auth` frame.
       (err: unknown) => {
