@@ -298,7 +298,7 @@ describe("debug batches (subscribe with batch: true)", () => {
     const batches = batched.frames.filter((f) => f.type === "debug.batch");
     for (const b of batches) expect(debugBatchFrameSchema.safeParse(b).success).toBe(true);
     // Coalesced (far fewer frames than events), and never past the size bound.
-    expect(batches.length).toBeLessThan(100);
+    expect(batches.length).toBeLessThan(1200 / 4);
     expect(Math.max(...batches.map((b) => b.events.length))).toBeLessThanOrEqual(WS_LIMITS.debugBatchMaxEvents);
     expect(batched.frames.filter((f) => f.type === "event").map((f) => f.topic)).toEqual(["node.status"]);
 
