@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { OrgEvent } from "@/shared/realtime";
-import { DebugStore, filterMessages, Ring } from "./debug-store";
+import { DebugStore, filterMessages, forgetRowSizes, Ring } from "./debug-store";
 
 const event = (i: number, over: Partial<OrgEvent<"debug">["data"]> = {}, flowId = "flw_a"): OrgEvent<"debug"> => ({
   type: "event",
@@ -120,5 +120,30 @@ describe("DebugStore", () => {
     expect(filterMessages(all, { nodeId: null, text: "needle", flowId: null }).map((m) => m.seq)).toEqual([3]);
     expect(filterMessages(all, { nodeId: null, text: "hello", flowId: "flw_a" })).toEqual([]);
     expect(filterMessages(all, { nodeId: null, text: "", flowId: "flw_b" }).map((m) => m.topic)).toEqual([null]);
+  });
+});
+
+describe("forgetRowSizes", () => {
+  it("drops the heights of rows older than the oldest kept, keeps the rest, and all of them once cleared", () => {
+    const sizes = new Map<unknown, number>([1, 2, 3, 4, 5].map((k) => [k, 52]));
+    forgetRowSizes(sizes, 4);
+    expect([...sizes.keys()]).toEqual([4, 5]);
+    forgetRowSizes(sizes, null);
+    expect(sizes.size).toBe(0);
+  });
+
+  it("keeps the map bounded while a list follows a long stream", () => {
+    const { store, frame } = manual({ capacity: 100 });
+    const sizes = new Map<unknown, number>();
+    for (let round = 0; round < 200; round++) {
+      store.addMany(Array.from({ length: 50 }, (_, i) => event(round * 50 + i)));
+      frame();
+      const shown = store.messages();
+      // What the virtualizer does: measures the rows on screen (the newest 20).
+      for (const m of shown.slice(-20)) sizes.set(m.seq, 52);
+      if (sizes.size > 2 * store.capacity) forgetRowSizes(sizes, shown[0]?.seq ?? null);
+    }
+    expect(sizes.size).toBeLessThanOrEqual(2 * 100);
+    expect(sizes.has(store.messages().at(-1)!.seq)).toBe(true);
   });
 });

@@ -221,3 +221,13 @@ export function filterMessages(messages: DebugMessage[], filter: DebugFilter): D
   if (!text && !filter.nodeId && !filter.flowId) return messages;
   return messages.filter((m) => (!filter.flowId || m.flowId === filter.flowId) && (!filter.nodeId || m.nodeId === filter.nodeId) && (!text || m.haystack.includes(text)));
 }
+
+/**
+ * Forgets the row heights measured for messages that have left the list: the virtualizer keeps one
+ * per key (the message's seq) and never drops any, so a list that follows thousands of arrivals a
+ * second would grow that map without bound. Seqs only grow, so everything older than the oldest
+ * message still kept (`oldestSeq`; null: the list is empty) can never be shown again.
+ */
+export function forgetRowSizes(sizes: Map<unknown, number>, oldestSeq: number | null) {
+  for (const key of sizes.keys()) if (oldestSeq === null || (typeof key === "number" && key < oldestSeq)) sizes.delete(key);
+}
