@@ -81,9 +81,12 @@ function debugEvent(flowId: string, i: number): string {
  * code (DebugPanel, DebugStore, LiveSocket, bundled for production), the real hub, events published
  * into the organization's channel as the runtime does. Measured in the page: long tasks
  * (PerformanceObserver `longtask`, ≥ 50 ms by definition), frame intervals (requestAnimationFrame),
- * and the JS heap over time (CDP, after a forced GC at start and end).
+ * and the JS heap over time (CDP, after a forced GC at start and end). The page asks for
+ * `debug.batch` frames as the app does; BENCH_DEBUG_BATCH=0 runs it with one frame per event.
  */
 export async function benchDebugUi(ctx: BenchContext): Promise<BenchOutcome> {
+  // BENCH_DEBUG_BATCH=0: the page as it was before debug batches, for comparison.
+  const batched = process.env.BENCH_DEBUG_BATCH !== "0";
   const user = await signUp(ctx.request);
   const flowId = "flw_debugbench0001";
   const hub = await startHub(ctx.app);
@@ -112,16 +115,17 @@ export async function benchDebugUi(ctx: BenchContext): Promise<BenchOutcome> {
       await cdp.send("HeapProfiler.collectGarbage");
       return heap();
     };
-    await page.goto(`${site.url}/?ws=${encodeURIComponent(hub.url)}&token=${encodeURIComponent(user.accessToken)}&flow=${flowId}`);
+    await page.goto(`${site.url}/?ws=${encodeURIComponent(hub.url)}&token=${encodeURIComponent(user.accessToken)}&flow=${flowId}&batch=${batched ? "1" : "0"}`);
     await page.waitForFunction(() => (window as unknown as { __bench: { ready: boolean } }).__bench.ready, null, { timeout: 15_000 });
 
     for (const rate of RATES) {
       await page.getByRole("button", { name: "Clear" }).click();
       await page.evaluate(() => {
-        const w = window as unknown as { __perf: { longtasks: number[]; frames: number[] }; __bench: { frames: number } };
+        const w = window as unknown as { __perf: { longtasks: number[]; frames: number[] }; __bench: { frames: number; wsFrames: number } };
         w.__perf.longtasks = [];
         w.__perf.frames = [];
         w.__bench.frames = 0;
+        w.__bench.wsFrames = 0;
       });
       const heapStart = await gcHeap();
       if (process.env.BENCH_PROFILE) { await cdp.send("Profiler.enable"); await cdp.send("Profiler.start"); }
@@ -152,9 +156,9 @@ export async function benchDebugUi(ctx: BenchContext): Promise<BenchOutcome> {
       const result = await page.evaluate(() => {
         const w = window as unknown as {
           __perf: { longtasks: number[]; frames: number[] };
-          __bench: { frames: number; store: { messages(): unknown[]; getSnapshot(): { droppedByServer: number } } };
+          __bench: { frames: number; wsFrames: number; store: { messages(): unknown[]; getSnapshot(): { droppedByServer: number } } };
         };
-        return { longtasks: w.__perf.longtasks, frames: w.__perf.frames, received: w.__bench.frames, kept: w.__bench.store.messages().length, dropped: w.__bench.store.getSnapshot().droppedByServer, rows: document.querySelectorAll("[data-testid=debug-message]").length };
+        return { longtasks: w.__perf.longtasks, frames: w.__perf.frames, received: w.__bench.frames, wsFrames: w.__bench.wsFrames, kept: w.__bench.store.messages().length, dropped: w.__bench.store.getSnapshot().droppedByServer, rows: document.querySelectorAll("[data-testid=debug-message]").length };
       });
       const third = Math.max(1, Math.floor(samples.length / 3));
       const early = samples.slice(0, third);
@@ -163,7 +167,12 @@ export async function benchDebugUi(ctx: BenchContext): Promise<BenchOutcome> {
       const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
       const achieved = Math.round((sent / producedMs) * 1000);
       rows.push(
-        { benchmark: B, measure: `${rate}/s: messages sent / received by the page / dropped by the hub`, result: `${fmt.int(sent)} / ${fmt.int(result.received)} / ${fmt.int(result.dropped)} (${fmt.int(achieved)}/s achieved)` },
+        {
+          benchmark: B,
+          measure: `${rate}/s: messages sent / received by the page / dropped by the hub; WebSocket frames that carried them`,
+          result: `${fmt.int(sent)} / ${fmt.int(result.received)} / ${fmt.int(result.dropped)} (${fmt.int(achieved)}/s achieved); ${fmt.int(result.wsFrames)} frames`,
+          notes: batched ? "debug.batch frames" : "one frame per event (BENCH_DEBUG_BATCH=0)",
+        },
         {
           benchmark: B,
           measure: `${rate}/s: long tasks (≥ 50 ms): count, p95, max`,
@@ -179,7 +188,9 @@ export async function benchDebugUi(ctx: BenchContext): Promise<BenchOutcome> {
         },
       );
     }
-    notes.push(`Debug region: ${PRODUCE_MS / 1000} s per rate; events published into the organization's channel in ${TICK_MS} ms batches, delivered by the real hub to Chromium ${(await browser.version())}.`);
+    notes.push(
+      `Debug region: ${PRODUCE_MS / 1000} s per rate; events published into the organization's channel in ${TICK_MS} ms batches, delivered by the real hub to Chromium ${await browser.version()} ${batched ? "in debug.batch frames (LiveSocket's default)" : "one frame per event (BENCH_DEBUG_BATCH=0)"}.`,
+    );
   } finally {
     await browser.close();
     await site.close();

@@ -10,7 +10,8 @@ import { useDebugFeed } from "@/features/live/use-debug-feed";
 
 declare global {
   interface Window {
-    __bench: { frames: number; ready: boolean; store?: unknown };
+    /** `frames`: debug events received (batched or not); `wsFrames`: WebSocket frames that carried them. */
+    __bench: { frames: number; wsFrames: number; ready: boolean; store?: unknown };
   }
 }
 
@@ -18,12 +19,20 @@ const params = new URLSearchParams(window.location.search);
 const wsUrl = params.get("ws")!;
 const token = params.get("token")!;
 const flowId = params.get("flow")!;
-window.__bench = { frames: 0, ready: false };
+window.__bench = { frames: 0, wsFrames: 0, ready: false };
+// ?batch=0 (BENCH_DEBUG_BATCH=0): the page without debug batches, one WebSocket frame per event.
+const batchDebug = params.get("batch") !== "0";
 
 function Panel() {
   const feed = useDebugFeed(flowId);
   useLiveFrames((f) => {
-    if (f.type === "event") window.__bench.frames++;
+    if (f.type === "event") {
+      window.__bench.frames++;
+      window.__bench.wsFrames++;
+    } else if (f.type === "debug.batch") {
+      window.__bench.frames += f.events.length;
+      window.__bench.wsFrames++;
+    }
     if (f.type === "subscribed") window.__bench.ready = true;
   });
   useEffect(() => {
@@ -33,7 +42,7 @@ function Panel() {
 }
 
 createRoot(document.getElementById("root")!).render(
-  <LiveProvider options={{ url: wsUrl, getToken: async () => ({ token, expiresAt: Date.now() + 600_000 }) }}>
+  <LiveProvider options={{ url: wsUrl, batchDebug, getToken: async () => ({ token, expiresAt: Date.now() + 600_000 }) }}>
     <div style={{ width: 440, height: 640, padding: 8 }}>
       <Panel />
     </div>

@@ -39,11 +39,23 @@ export interface PresenceUser {
   name: string;
 }
 
+/**
+ * Several `debug` events in one frame, oldest first, for a connection that subscribed with
+ * `batch: true`. Each element is exactly the event frame the connection would otherwise have
+ * received on its own; events of other topics are never batched and never overtake a batch.
+ */
+export interface DebugBatchFrame {
+  type: "debug.batch";
+  events: OrgEvent<"debug">[];
+}
+
 /** Frames the server sends. */
 export type ServerFrame =
   | OrgEvent
+  | DebugBatchFrame
   | { type: "ready"; user_id: string; organization_id: string; device_key_id?: string }
-  | { type: "subscribed"; topics: string[] | "all"; flow_id: string | null }
+  /** `batch` is present (true) only for a connection that asked for batches. */
+  | { type: "subscribed"; topics: string[] | "all"; flow_id: string | null; batch?: true }
   | { type: "pong"; ts: string }
   | { type: "dropped"; count: number }
   | { type: "presence"; flow_id: string; users: PresenceUser[] }
@@ -57,6 +69,8 @@ export const clientFrameSchema = z.discriminatedUnion("type", [
     type: z.literal("subscribe"),
     topics: z.array(z.enum(eventTopics)).min(1).optional(),
     flow_id: z.string().max(100).optional(),
+    // Opt in to `debug.batch` frames (see DebugBatchFrame); omitted or false: one frame per event.
+    batch: z.boolean().optional(),
   }),
   z.object({
     type: z.literal("unsubscribe"),
@@ -70,6 +84,22 @@ export const clientFrameSchema = z.discriminatedUnion("type", [
 ]);
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 
+/** The shape of a `debug.batch` frame, for clients and tests that check what they receive. */
+export const debugBatchFrameSchema = z.object({
+  type: z.literal("debug.batch"),
+  events: z
+    .array(
+      z.object({
+        type: z.literal("event"),
+        topic: z.literal("debug"),
+        flow_id: z.string().nullable(),
+        data: z.object({ node_id: z.string(), name: z.string(), property: z.string(), msg: z.unknown(), format: z.string(), topic: z.string().optional() }),
+        ts: z.string(),
+      }),
+    )
+    .min(1),
+});
+
 export const WS_CLOSE = {
   normal: 1000,
   goingAway: 1001,
@@ -82,8 +112,18 @@ export const WS_LIMITS = {
   maxPayloadBytes: 64 * 1024,
   authTimeoutMs: 10_000,
   heartbeatMs: 30_000,
-  /** Past this many bytes waiting for a client, debug events for it are dropped and counted. */
+  /**
+   * Past this many bytes waiting for a client (its send buffer plus its unsent batch), debug
+   * events for it are dropped and counted.
+   */
   maxBufferedBytes: 1024 * 1024,
+  /**
+   * `debug.batch` (clients that subscribed with `batch: true`): a batch is sent this long after its
+   * first event at the latest, or at once when it holds this many events or bytes.
+   */
+  debugBatchMaxDelayMs: 25,
+  debugBatchMaxEvents: 500,
+  debugBatchMaxBytes: 64 * 1024,
   /** How often an instance re-announces its presence entries; they expire after three missed rounds. */
   presenceAnnounceMs: 15_000,
   /** Sockets one client IP may hold open before they authenticate (more: HTTP 429 on the upgrade). */

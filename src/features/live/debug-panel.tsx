@@ -1,8 +1,8 @@
 "use client";
 
-import { memo, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { filterMessages, type DebugMessage } from "./debug-store";
+import { filterMessages, forgetRowSizes, type DebugMessage } from "./debug-store";
 import { JsonValue } from "./json-value";
 import type { DebugFeed } from "./use-debug-feed";
 
@@ -86,6 +86,12 @@ export function DebugPanel({ feed, nodes, onSelectNode }: { feed: DebugFeed; nod
     const el = scroller.current;
     if (el && atBottom.current) el.scrollTop = el.scrollHeight;
   }, [shown]);
+
+  // Heights measured for rows that left the list are never needed again; past twice the list's
+  // size (so not on every update) they are forgotten, which keeps the Debug tab's memory flat.
+  useEffect(() => {
+    if (virtualizer.itemSizeCache.size > 2 * store.capacity) forgetRowSizes(virtualizer.itemSizeCache, all[0]?.seq ?? null);
+  }, [virtualizer, all, store]);
 
   const select = (nodeId: string) => {
     setSelected(nodeId);

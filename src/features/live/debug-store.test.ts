@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { OrgEvent } from "@/shared/realtime";
-import { DebugStore, filterMessages, Ring } from "./debug-store";
+import { DebugStore, filterMessages, forgetRowSizes, Ring } from "./debug-store";
 
 const event = (i: number, over: Partial<OrgEvent<"debug">["data"]> = {}, flowId = "flw_a"): OrgEvent<"debug"> => ({
   type: "event",
@@ -40,6 +40,34 @@ describe("DebugStore", () => {
     expect(shown[0]!.msg).toEqual({ n: 800 });
     expect(shown.at(-1)!.msg).toEqual({ n: 1799 });
     expect(store.getSnapshot().evicted).toBe(800);
+  });
+
+  it("takes a hub batch in one go: one update, in order, counted like single arrivals", () => {
+    const { store, frame } = manual({ capacity: 5, pauseCapacity: 3 });
+    let updates = 0;
+    store.subscribe(() => updates++);
+    store.addMany([event(0), event(1), event(2)]);
+    store.addMany([event(3), event(4), event(5), event(6)]);
+    store.addMany([]);
+    frame();
+    expect(updates).toBe(1);
+    expect(store.messages().map((m) => (m.msg as { n: number }).n)).toEqual([2, 3, 4, 5, 6]);
+    expect(store.messages().map((m) => m.seq)).toEqual([3, 4, 5, 6, 7]);
+    expect(store.getSnapshot().evicted).toBe(2);
+    store.pause();
+    store.addMany([event(7), event(8), event(9), event(10)]);
+    frame();
+    expect(store.getSnapshot()).toMatchObject({ newWhilePaused: 4, lostWhilePaused: 1 });
+    store.resume();
+    expect(store.messages().map((m) => (m.msg as { n: number }).n)).toEqual([5, 6, 8, 9, 10]);
+  });
+
+  it("never queues more than twice what it keeps from batches either (a hidden tab)", () => {
+    const { store } = manual();
+    for (let i = 0; i < 100; i++) store.addMany(Array.from({ length: 500 }, (_, j) => event(i * 500 + j)));
+    expect(store.messages()).toHaveLength(1000);
+    expect(store.messages().at(-1)!.msg).toEqual({ n: 49_999 });
+    expect((store as unknown as { queue: unknown[] }).queue.length).toBeLessThan(2000);
   });
 
   it("never queues more than twice what it keeps, even with no frames (a hidden tab)", () => {
@@ -92,5 +120,30 @@ describe("DebugStore", () => {
     expect(filterMessages(all, { nodeId: null, text: "needle", flowId: null }).map((m) => m.seq)).toEqual([3]);
     expect(filterMessages(all, { nodeId: null, text: "hello", flowId: "flw_a" })).toEqual([]);
     expect(filterMessages(all, { nodeId: null, text: "", flowId: "flw_b" }).map((m) => m.topic)).toEqual([null]);
+  });
+});
+
+describe("forgetRowSizes", () => {
+  it("drops the heights of rows older than the oldest kept, keeps the rest, and all of them once cleared", () => {
+    const sizes = new Map<unknown, number>([1, 2, 3, 4, 5].map((k) => [k, 52]));
+    forgetRowSizes(sizes, 4);
+    expect([...sizes.keys()]).toEqual([4, 5]);
+    forgetRowSizes(sizes, null);
+    expect(sizes.size).toBe(0);
+  });
+
+  it("keeps the map bounded while a list follows a long stream", () => {
+    const { store, frame } = manual({ capacity: 100 });
+    const sizes = new Map<unknown, number>();
+    for (let round = 0; round < 200; round++) {
+      store.addMany(Array.from({ length: 50 }, (_, i) => event(round * 50 + i)));
+      frame();
+      const shown = store.messages();
+      // What the virtualizer does: measures the rows on screen (the newest 20).
+      for (const m of shown.slice(-20)) sizes.set(m.seq, 52);
+      if (sizes.size > 2 * store.capacity) forgetRowSizes(sizes, shown[0]?.seq ?? null);
+    }
+    expect(sizes.size).toBeLessThanOrEqual(2 * 100);
+    expect(sizes.has(store.messages().at(-1)!.seq)).toBe(true);
   });
 });

@@ -120,9 +120,27 @@ export class DebugStore {
   }
 
   add(event: OrgEvent<"debug">) {
+    this.queue.push(this.toMessage(event));
+    this.queued();
+  }
+
+  /** A `debug.batch` (or any run of events), oldest first: queued together, one update. */
+  addMany(events: readonly OrgEvent<"debug">[]) {
+    if (events.length === 0) return;
+    for (const event of events) this.queue.push(this.toMessage(event));
+    this.queued();
+  }
+
+  private queued() {
+    // A hidden tab gets no animation frames: never let the queue outgrow what could be kept.
+    if (this.queue.length >= 2 * Math.max(this.capacity, this.pauseCapacity)) this.flush();
+    else this.request();
+  }
+
+  private toMessage(event: OrgEvent<"debug">): DebugMessage {
     const d = event.data;
     const text = typeof d.msg === "string" ? d.msg : JSON.stringify(d.msg) ?? String(d.msg);
-    this.queue.push({
+    return {
       seq: ++this.seq,
       flowId: event.flow_id,
       nodeId: d.node_id,
@@ -133,10 +151,7 @@ export class DebugStore {
       format: d.format,
       msg: d.msg,
       haystack: `${d.name}\n${d.node_id}\n${d.topic ?? ""}\n${text.slice(0, 2000)}`.toLowerCase(),
-    });
-    // A hidden tab gets no animation frames: never let the queue outgrow what could be kept.
-    if (this.queue.length >= 2 * Math.max(this.capacity, this.pauseCapacity)) this.flush();
-    else this.request();
+    };
   }
 
   addDropped(count: number) {
@@ -205,4 +220,14 @@ export function filterMessages(messages: DebugMessage[], filter: DebugFilter): D
   const text = filter.text.trim().toLowerCase();
   if (!text && !filter.nodeId && !filter.flowId) return messages;
   return messages.filter((m) => (!filter.flowId || m.flowId === filter.flowId) && (!filter.nodeId || m.nodeId === filter.nodeId) && (!text || m.haystack.includes(text)));
+}
+
+/**
+ * Forgets the row heights measured for messages that have left the list: the virtualizer keeps one
+ * per key (the message's seq) and never drops any, so a list that follows thousands of arrivals a
+ * second would grow that map without bound. Seqs only grow, so everything older than the oldest
+ * message still kept (`oldestSeq`; null: the list is empty) can never be shown again.
+ */
+export function forgetRowSizes(sizes: Map<unknown, number>, oldestSeq: number | null) {
+  for (const key of sizes.keys()) if (oldestSeq === null || (typeof key === "number" && key < oldestSeq)) sizes.delete(key);
 }

@@ -54,7 +54,7 @@ describe("LiveSocket", () => {
     s.setPresence("flw_1");
     s.start();
     last().ready();
-    expect(last().sent).toEqual([{ type: "subscribe", flow_id: "flw_1" }, { type: "presence", flow_id: "flw_1" }]);
+    expect(last().sent).toEqual([{ type: "subscribe", flow_id: "flw_1", batch: true }, { type: "presence", flow_id: "flw_1" }]);
 
     last().drop();
     expect(s.getState().status).toBe("offline");
@@ -69,7 +69,7 @@ describe("LiveSocket", () => {
     vi.advanceTimersByTime(1);
     expect(FakeSocket.all).toHaveLength(3);
     last().ready();
-    expect(last().sent).toEqual([{ type: "subscribe", flow_id: "flw_1" }, { type: "presence", flow_id: "flw_1" }]);
+    expect(last().sent).toEqual([{ type: "subscribe", flow_id: "flw_1", batch: true }, { type: "presence", flow_id: "flw_1" }]);
     expect(states).toEqual(["connecting", "online", "offline", "connecting", "offline", "connecting", "online"]);
     // Back online: the backoff starts from the beginning again.
     last().drop();
@@ -114,6 +114,27 @@ describe("LiveSocket", () => {
     last().frame({ type: "dropped", count: 3 });
     expect(frames).toEqual([{ type: "ready", user_id: "usr_1", organization_id: "org_1" }, { type: "dropped", count: 3 }]);
     s.stop();
+  });
+
+  it("asks for debug batches unless told not to, and hands a batch over as one frame", () => {
+    const s = make();
+    const frames: unknown[] = [];
+    s.onFrame((f) => frames.push(f));
+    s.subscribe({ topics: ["debug"] });
+    s.start();
+    last().ready();
+    expect(last().sent).toEqual([{ type: "subscribe", topics: ["debug"], batch: true }]);
+    const events = [1, 2].map((n) => ({ type: "event", topic: "debug", flow_id: "flw_1", data: { node_id: "d", name: "d", property: "payload", msg: n, format: "number" }, ts: "t" }));
+    last().frame({ type: "debug.batch", events });
+    expect(frames.at(-1)).toEqual({ type: "debug.batch", events });
+    s.stop();
+
+    const plain = new LiveSocket({ url: "ws://x/ws", WebSocketImpl: FakeSocket as unknown as typeof WebSocket, batchDebug: false });
+    plain.subscribe({ flowId: "flw_1" });
+    plain.start();
+    last().ready();
+    expect(last().sent).toEqual([{ type: "subscribe", flow_id: "flw_1" }]);
+    plain.stop();
   });
 });
 

@@ -30,6 +30,12 @@ export interface LiveSocketOptions {
    */
   getToken?: () => Promise<{ token: string; expiresAt: number }>;
   reauthBeforeMs?: number;
+  /**
+   * Ask the hub for `debug.batch` frames (several debug events per frame) instead of one frame per
+   * debug event: at thousands a second the browser's per-message cost is what saturates the page.
+   * On by default; listeners then get `debug.batch` frames.
+   */
+  batchDebug?: boolean;
   /** For tests: the WebSocket constructor and the random source of the jitter. */
   WebSocketImpl?: typeof WebSocket;
   random?: () => number;
@@ -76,6 +82,7 @@ export class LiveSocket {
       pingEveryMs: 25_000,
       pongTimeoutMs: 10_000,
       reauthBeforeMs: 60_000,
+      batchDebug: true,
       random: Math.random,
       WebSocketImpl: options.WebSocketImpl ?? WebSocket,
       ...options,
@@ -143,7 +150,7 @@ export class LiveSocket {
   private sendSubscription() {
     if (this.state.status !== "online") return;
     const { topics, flowId } = this.subscription;
-    this.send({ type: "subscribe", ...(topics ? { topics } : {}), ...(flowId ? { flow_id: flowId } : {}) });
+    this.send({ type: "subscribe", ...(topics ? { topics } : {}), ...(flowId ? { flow_id: flowId } : {}), ...(this.opts.batchDebug ? { batch: true } : {}) });
   }
 
   private setState(state: ConnectionState) {

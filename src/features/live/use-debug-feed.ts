@@ -40,7 +40,10 @@ export function useDebugFeed(flowId: string) {
   }, [socket, scope, flowId]);
 
   useLiveFrames((frame) => {
-    if (frame.type === "event" && frame.topic === "debug") {
+    if (frame.type === "debug.batch") {
+      // The hub already narrowed the batch to this page's subscription; a scope change may be in flight.
+      store.addMany(scope === "flow" ? frame.events.filter((e) => e.flow_id === flowId) : frame.events);
+    } else if (frame.type === "event" && frame.topic === "debug") {
       if (scope === "flow" && frame.flow_id !== flowId) return;
       store.add(frame);
     } else if (frame.type === "dropped") {

@@ -4,6 +4,7 @@ import { signUp } from "@/test/accounts";
 import { connect, startHub } from "@/test/ws";
 import type { AppServices } from "@/server/app";
 import { orgEventsChannel } from "@/server/services/flows/events";
+import { debugBatchFrameSchema, WS_LIMITS } from "@/shared/realtime";
 
 let app: AppServices;
 let request: ReturnType<typeof restClient>;
@@ -262,6 +263,145 @@ describe("who changed a flow", () => {
     expect((await s.next((f) => f.topic === "flow.updated")).data).toEqual({ name: "who 2", revision: 2, enabled: true, by: user.userId, by_name: expect.any(String) });
     const dep = (await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken })).body.deployment;
     expect((await s.next((f) => f.topic === "flow.deployed")).data).toEqual({ deployment_id: dep.id, revision: 2, state: "running", by: user.userId, by_name: expect.any(String), rolled_back_from: null });
+    s.ws.close();
+  });
+});
+
+describe("debug batches (subscribe with batch: true)", () => {
+  const debugRaw = (flowId: string, seq: number, msg: unknown = { seq }) =>
+    JSON.stringify({ type: "event", topic: "debug", flow_id: flowId, data: { node_id: "dbg", name: "dbg", property: "payload", msg, format: "object" }, ts: new Date().toISOString() });
+  const statusRaw = (flowId: string) => JSON.stringify({ type: "event", topic: "node.status", flow_id: flowId, data: { node_id: "n1", status: { text: "half way" } }, ts: new Date().toISOString() });
+  /** The events a connection received, batched or not, in arrival order. */
+  const events = (frames: Array<Record<string, any>>) => frames.flatMap((f) => (f.type === "debug.batch" ? (f.events as Array<Record<string, any>>) : f.type === "event" ? [f] : []));
+
+  it("coalesces debug events in order for the connection that asked, and only for it", async () => {
+    const user = await signUp(request);
+    const batched = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
+    const plain = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
+    await Promise.all([batched.next(ready), plain.next(ready)]);
+    batched.send({ type: "subscribe", batch: true });
+    plain.send({ type: "subscribe" });
+    expect(await batched.next((f) => f.type === "subscribed")).toEqual({ type: "subscribed", topics: "all", flow_id: null, batch: true });
+    expect(await plain.next((f) => f.type === "subscribed")).toEqual({ type: "subscribed", topics: "all", flow_id: null });
+
+    const channel = orgEventsChannel(user.organizationId);
+    // A burst with a status event in the middle: it must not overtake the debug events before it.
+    await Promise.all(Array.from({ length: 600 }, (_, i) => app.store.publish(channel, debugRaw("flw_b", i))));
+    await app.store.publish(channel, statusRaw("flw_b"));
+    await Promise.all(Array.from({ length: 600 }, (_, i) => app.store.publish(channel, debugRaw("flw_b", 600 + i))));
+    await expect.poll(() => events(batched.frames).length, { timeout: 5000 }).toBe(1201);
+    await expect.poll(() => events(plain.frames).length, { timeout: 5000 }).toBe(1201);
+
+    const got = events(batched.frames);
+    expect(got.filter((e) => e.topic === "debug").map((e) => e.data.msg.seq)).toEqual(Array.from({ length: 1200 }, (_, i) => i));
+    expect(got.findIndex((e) => e.topic === "node.status")).toBe(600);
+    const batches = batched.frames.filter((f) => f.type === "debug.batch");
+    for (const b of batches) expect(debugBatchFrameSchema.safeParse(b).success).toBe(true);
+    // Coalesced (far fewer frames than events), and never past the size bound.
+    expect(batches.length).toBeLessThan(1200 / 4);
+    expect(Math.max(...batches.map((b) => b.events.length))).toBeLessThanOrEqual(WS_LIMITS.debugBatchMaxEvents);
+    expect(batched.frames.filter((f) => f.type === "event").map((f) => f.topic)).toEqual(["node.status"]);
+
+    // The connection that did not ask gets exactly today's frames: one per event, byte for byte.
+    expect(plain.frames.some((f) => f.type === "debug.batch")).toBe(false);
+    expect(events(plain.frames)).toEqual(got);
+
+    // Subscribing again without the flag goes back to one frame per event; unsubscribe keeps it.
+    batched.send({ type: "subscribe", batch: true, topics: ["debug"] });
+    batched.send({ type: "unsubscribe", flow_id: "flw_none" });
+    const narrowed = () => batched.frames.filter((f) => f.type === "subscribed" && Array.isArray(f.topics));
+    await expect.poll(() => narrowed().length).toBe(2);
+    expect(narrowed()).toEqual([
+      { type: "subscribed", topics: ["debug"], flow_id: null, batch: true },
+      { type: "subscribed", topics: ["debug"], flow_id: null, batch: true },
+    ]);
+    batched.send({ type: "subscribe" });
+    await batched.next((f) => f.type === "subscribed" && f.topics === "all" && !("batch" in f) && batched.frames.indexOf(f) > 1);
+    const before = batched.frames.length;
+    await app.store.publish(channel, debugRaw("flw_b", 5000));
+    const single = await batched.next((f) => f.type === "event" && f.data?.msg?.seq === 5000);
+    expect(batched.frames.indexOf(single)).toBeGreaterThanOrEqual(before);
+    batched.ws.close();
+    plain.ws.close();
+  });
+
+  it("batches only what the connection may see: its organization, its topics, its flow", async () => {
+    const a = await signUp(request);
+    const b = await signUp(request);
+    const sa = connect(hub.url, { authorization: `Bearer ${a.accessToken}` });
+    const sb = connect(hub.url, { authorization: `Bearer ${b.accessToken}` });
+    const saFlow = connect(hub.url, { authorization: `Bearer ${a.accessToken}` });
+    await Promise.all([sa.next(ready), sb.next(ready), saFlow.next(ready)]);
+    sa.send({ type: "subscribe", batch: true });
+    sb.send({ type: "subscribe", batch: true });
+    saFlow.send({ type: "subscribe", batch: true, flow_id: "flw_a1" });
+    await Promise.all([sa, sb, saFlow].map((s) => s.next((f) => f.type === "subscribed")));
+
+    // Both organizations' debug traffic interleaved, on two flows each.
+    const burst: Promise<number>[] = [];
+    for (let i = 0; i < 300; i++) {
+      burst.push(app.store.publish(orgEventsChannel(a.organizationId), debugRaw(i % 2 ? "flw_a1" : "flw_a2", i, { org: "a", seq: i })));
+      burst.push(app.store.publish(orgEventsChannel(b.organizationId), debugRaw(i % 2 ? "flw_a1" : "flw_b2", i, { org: "b", seq: i })));
+    }
+    await Promise.all(burst);
+    await expect.poll(() => events(sa.frames).length, { timeout: 5000 }).toBe(300);
+    await expect.poll(() => events(sb.frames).length, { timeout: 5000 }).toBe(300);
+    await expect.poll(() => events(saFlow.frames).length, { timeout: 5000 }).toBe(150);
+    expect(events(sa.frames).every((e) => e.data.msg.org === "a")).toBe(true);
+    expect(events(sb.frames).every((e) => e.data.msg.org === "b")).toBe(true);
+    expect(events(saFlow.frames).every((e) => e.data.msg.org === "a" && e.flow_id === "flw_a1")).toBe(true);
+    expect(events(saFlow.frames).map((e) => e.data.msg.seq)).toEqual(Array.from({ length: 150 }, (_, i) => 2 * i + 1));
+
+    // A real debug node through the real door: inject over REST, the event reaches A's batch only.
+    const flow = (
+      await request("POST", "/flows", {
+        token: a.accessToken,
+        body: {
+          name: "batched",
+          nodes: [
+            { id: "bat-inj-1", type: "inject", config: { payload_type: "string", payload: "hello batch" } },
+            { id: "bat-dbg-1", type: "debug" },
+          ],
+          connections: [{ source: "bat-inj-1", target: "bat-dbg-1" }],
+        },
+      })
+    ).body.flow;
+    await request("POST", `/flows/${flow.id}/deploy`, { token: a.accessToken });
+    await request("POST", "/nodes/bat-inj-1/inject", { token: a.accessToken, body: {} });
+    const batch = await sa.next((f) => f.type === "debug.batch" && f.events.some((e: Record<string, any>) => e.data.node_id === "bat-dbg-1"));
+    expect(batch.events.find((e: Record<string, any>) => e.data.node_id === "bat-dbg-1")).toMatchObject({ flow_id: flow.id, data: { msg: "hello batch" } });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(events(sb.frames).some((e) => e.flow_id === flow.id || e.data?.node_id === "bat-dbg-1")).toBe(false);
+    expect(events(saFlow.frames).some((e) => e.data?.node_id === "bat-dbg-1")).toBe(false);
+    for (const s of [sa, sb, saFlow]) s.ws.close();
+  });
+
+  it("still drops debug events for a slow batched client, counts them, and keeps the order", async () => {
+    const user = await signUp(request);
+    const s = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
+    await s.next(ready);
+    s.send({ type: "subscribe", batch: true });
+    await s.next((f) => f.type === "subscribed");
+    (s.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    const big = "x".repeat(16 * 1024);
+    const channel = orgEventsChannel(user.organizationId);
+    for (let i = 0; i < 400; i++) await app.store.publish(channel, debugRaw("flw_x", i, { seq: i, big }));
+    (s.ws as unknown as { _socket: { resume(): void } })._socket.resume();
+    await expect.poll(() => events(s.frames).length, { timeout: 5000 }).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 200));
+    await app.store.publish(channel, debugRaw("flw_x", 400, { seq: 400, big }));
+    const dropped = await s.next((f) => f.type === "dropped");
+    expect(dropped.count).toBeGreaterThan(0);
+    const after = await s.next((f) => f.type === "debug.batch" && s.frames.indexOf(f) > s.frames.indexOf(dropped));
+    expect(after.events.map((e: Record<string, any>) => e.data.msg.seq)).toEqual([400]);
+    // Every event was either delivered (in order, in batches) or counted as dropped.
+    const seqs = events(s.frames).map((e) => e.data.msg.seq as number);
+    expect(seqs.length + dropped.count).toBe(401);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+    expect(s.frames.filter((f) => f.type === "event")).toEqual([]);
+    // Nothing was held back beyond the bound: what arrived before the drops fits in it.
+    const beforeDrop = s.frames.slice(0, s.frames.indexOf(dropped)).filter((f) => f.type === "debug.batch");
+    expect(beforeDrop.flatMap((f) => f.events).length).toBe(seqs.length - 1);
     s.ws.close();
   });
 });

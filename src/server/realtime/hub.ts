@@ -2,17 +2,18 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { AppServices } from "../app";
-import { resolvePrincipal, type Principal } from "../auth/principal";
-import { browserSessionId } from "../auth/next-auth";
-import { assertPermission } from "../permissions";
+import type { Principal } from "../auth/principal";
 import { SESSION_REVOKED_CHANNEL } from "../auth/sessions";
-import { API_KEY_REVOKED_CHANNEL, organizationLifecycleChannel } from "../auth/revocation-channels";
-import { orgEventsChannel, type OrgEvent } from "../services/flows/events";
+import { API_KEY_REVOKED_CHANNEL } from "../auth/revocation-channels";
+import type { OrgEvent } from "../services/flows/events";
 import { AppError, toAppError } from "../errors";
 import { verifyAccessToken } from "../auth/jwt";
 import { appJwtKeys } from "../auth/principal";
-import { clientFrameSchema, eventTopics, WS_CLOSE, WS_LIMITS, type ServerFrame } from "../../shared/realtime";
+import { clientFrameSchema, eventTopics, WS_CLOSE, WS_LIMITS } from "../../shared/realtime";
 import { PresenceTracker } from "./presence";
+import { ClientOutbox } from "./outbox";
+import { authenticateSocket, isApiKey, PendingPerIp, refuseUpgrade, tokenCredentials, type SocketCredentials } from "./admission";
+import { OrgChannels } from "./org-channels";
 import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { DeviceChannel } from "./devices";
 import { authLimiters } from "../auth/limits";
@@ -26,19 +27,14 @@ interface Client {
   principal?: Principal;
   topics: Set<string> | null;
   flowId: string | null;
-  dropped: number;
+  /** Every frame to this connection goes through it: ordering, drop counting, debug batches. */
+  out: ClientOutbox;
   expiryTimer?: NodeJS.Timeout;
-  /** The client IP while the socket is not authenticated yet (counted in unauthenticatedPerIp). */
+  /** The client IP while the socket is not authenticated yet (counted in pendingPerIp). */
   pendingIp?: string;
   /** The flow this connection has open (presence), and the name shown for its user. */
   presenceFlowId: string | null;
   displayName?: string;
-}
-
-/** Refuses an upgrade with a plain HTTP answer on the raw socket. */
-function refuseUpgrade(socket: Duplex, status: 429 | 503, retryAfterSec: number) {
-  const text = status === 429 ? "Too Many Requests" : "Service Unavailable";
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nRetry-After: ${retryAfterSec}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 export interface RealtimeHub {
@@ -47,9 +43,8 @@ export interface RealtimeHub {
   close(): Promise<void>;
 }
 
-function send(ws: WebSocket, frame: ServerFrame) {
-  if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
-}
+/** `subscribed` says `batch: true` to a connection that batches, and nothing more to others. */
+const batchFlag = (client: Client): { batch?: true } => (client.out.batchesDebug ? { batch: true } : {});
 
 /**
  * The WebSocket endpoint at /ws. Authentication on the upgrade (Authorization, X-API-Key, or the
@@ -63,18 +58,12 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
   const { logger } = app;
   const wss = new WebSocketServer({ noServer: true, maxPayload: WS_LIMITS.maxPayloadBytes });
   const clients = new Set<Client>();
-  const unauthenticatedPerIp = new Map<string, number>();
-  const countPending = (ip: string, delta: number) => {
-    const n = (unauthenticatedPerIp.get(ip) ?? 0) + delta;
-    if (n > 0) unauthenticatedPerIp.set(ip, n);
-    else unauthenticatedPerIp.delete(ip);
-  };
+  const pendingPerIp = new PendingPerIp();
   const settlePending = (client: Client) => {
     if (client.pendingIp === undefined) return;
-    countPending(client.pendingIp, -1);
+    pendingPerIp.remove(client.pendingIp);
     client.pendingIp = undefined;
   };
-  const orgSubscriptions = new Map<string, { count: number; events: DurableSubscription; lifecycle: DurableSubscription }>();
   // Subscriptions that keep trying while the store cannot subscribe (Redis still connecting at
   // start-up, or down): without them revocations and events would silently never arrive here.
   const subscribe = (channel: string, handler: (message: string) => void): DurableSubscription =>
@@ -87,7 +76,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     logger,
     onChange(organizationId, flowId, users) {
       for (const client of clients) {
-        if (client.principal?.organizationId === organizationId && client.presenceFlowId === flowId) send(client.ws, { type: "presence", flow_id: flowId, users });
+        if (client.principal?.organizationId === organizationId && client.presenceFlowId === flowId) client.out.send({ type: "presence", flow_id: flowId, users });
       }
     },
   });
@@ -111,7 +100,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     // The connection may have moved on (or closed) while its name was looked up.
     if (client.presenceFlowId !== flowId || !clients.has(client)) return;
     presence.set(p.organizationId, client, { flow_id: flowId, user_id: p.userId, name });
-    send(client.ws, { type: "presence", flow_id: flowId, users: presence.users(p.organizationId, flowId) });
+    client.out.send({ type: "presence", flow_id: flowId, users: presence.users(p.organizationId, flowId) });
   }
 
   const heartbeat = setInterval(() => {
@@ -173,55 +162,12 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       if (!p || p.organizationId !== organizationId || (p.kind === "api_key" && p.keyKind === "device")) continue;
       if (client.topics && !client.topics.has(event.topic)) continue;
       if (client.flowId && event.flow_id !== client.flowId) continue;
-      if (client.ws.bufferedAmount > WS_LIMITS.maxBufferedBytes) {
-        if (event.topic === "debug") {
-          client.dropped++;
-          continue;
-        }
-      } else if (client.dropped > 0) {
-        send(client.ws, { type: "dropped", count: client.dropped });
-        client.dropped = 0;
-      }
-      if (client.ws.readyState === client.ws.OPEN) client.ws.send(raw);
+      client.out.event(raw, event.topic === "debug");
     }
   }
 
-  function joinOrg(organizationId: string) {
-    const existing = orgSubscriptions.get(organizationId);
-    if (existing) {
-      existing.count++;
-      return;
-    }
-    orgSubscriptions.set(organizationId, {
-      count: 1,
-      events: subscribe(orgEventsChannel(organizationId), (m) => deliver(organizationId, m)),
-      lifecycle: subscribe(organizationLifecycleChannel(organizationId), (m) => onLifecycle(organizationId, m)),
-    });
-  }
-
-  function leaveOrg(organizationId: string) {
-    const sub = orgSubscriptions.get(organizationId);
-    if (!sub) return;
-    if (--sub.count <= 0) {
-      orgSubscriptions.delete(organizationId);
-      void sub.events.stop();
-      void sub.lifecycle.stop();
-    }
-  }
-
-  async function authenticate(credentials: { authorization?: string; apiKey?: string; cookie?: string; origin?: string }): Promise<Principal> {
-    const sessionId = credentials.cookie ? await browserSessionId(app, { cookie: credentials.cookie, origin: credentials.origin ?? null }) : undefined;
-    if (!credentials.authorization && !credentials.apiKey && !sessionId) throw new AppError("UNAUTHENTICATED", "authentication required");
-    const principal = await resolvePrincipal(
-      app,
-      { authorization: credentials.authorization, apiKey: credentials.apiKey, browserSessionId: credentials.authorization || credentials.apiKey ? undefined : sessionId },
-      { allowDeviceKeys: true },
-    );
-    if (!(principal.kind === "api_key" && principal.keyKind === "device")) {
-      assertPermission({ role: principal.role, kind: principal.kind, scopes: principal.kind === "api_key" ? principal.scopes : undefined }, "events:read");
-    }
-    return principal;
-  }
+  const orgChannels = new OrgChannels(subscribe, { event: deliver, lifecycle: onLifecycle });
+  const authenticate = (credentials: SocketCredentials) => authenticateSocket(app, credentials);
 
   async function ready(client: Client, principal: Principal, bearer?: string) {
     const first = !client.principal;
@@ -244,9 +190,9 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     if (first) {
       // Every client joins its organization (device keys for its lifecycle only: deliver() skips them).
       if (principal.kind === "api_key" && principal.keyKind === "device") options.devices?.attach(client.ws, principal);
-      joinOrg(principal.organizationId);
+      orgChannels.join(principal.organizationId);
     }
-    send(client.ws, {
+    client.out.send({
       type: "ready",
       user_id: principal.userId,
       organization_id: principal.organizationId,
@@ -255,10 +201,10 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
   }
 
   function onConnection(ws: WebSocket, fromHeaders: { principal: Principal; bearer?: string } | null, ip: string) {
-    const client: Client = { ws, alive: true, topics: null, flowId: null, dropped: 0, presenceFlowId: null };
+    const client: Client = { ws, alive: true, topics: null, flowId: null, out: new ClientOutbox(ws), presenceFlowId: null };
     if (!fromHeaders) {
       client.pendingIp = ip;
-      countPending(ip, 1);
+      pendingPerIp.add(ip);
     }
     clients.add(client);
     ws.on("pong", () => {
@@ -266,13 +212,14 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     });
     ws.on("close", () => {
       clients.delete(client);
+      client.out.dispose();
       settlePending(client);
       clearTimeout(client.expiryTimer);
       clearTimeout(authTimer);
       const p = client.principal;
       if (p) {
         if (client.presenceFlowId) presence.set(p.organizationId, client, null);
-        leaveOrg(p.organizationId);
+        orgChannels.leave(p.organizationId);
       }
     });
     ws.on("error", (err) => logger.debug({ err }, "websocket error"));
@@ -286,18 +233,18 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       try {
         parsed = JSON.parse(isBinary ? "" : data.toString());
       } catch {
-        send(ws, { type: "error", code: "INVALID_FRAME", message: "frames must be JSON objects" });
+        client.out.send({ type: "error", code: "INVALID_FRAME", message: "frames must be JSON objects" });
         return;
       }
       const frame = clientFrameSchema.safeParse(parsed);
       if (!frame.success) {
-        send(ws, { type: "error", code: "INVALID_FRAME", message: frame.error.issues[0]?.message ?? "invalid frame" });
+        client.out.send({ type: "error", code: "INVALID_FRAME", message: frame.error.issues[0]?.message ?? "invalid frame" });
         return;
       }
       const f = frame.data;
       if (f.type === "auth") {
         const token = f.token;
-        const credentials = /^(service|device)_/.test(token) ? { apiKey: token } : { authorization: `Bearer ${token}` };
+        const credentials = tokenCredentials(token);
         authenticate(credentials).then(
           (principal) => {
             clearTimeout(authTimer);
@@ -316,12 +263,14 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       }
       switch (f.type) {
         case "ping":
-          send(ws, { type: "pong", ts: new Date().toISOString() });
+          client.out.send({ type: "pong", ts: new Date().toISOString() });
           return;
         case "subscribe":
+          // What was batched under the old subscription goes out before the answer.
+          client.out.setBatching(f.batch === true);
           client.topics = f.topics ? new Set(f.topics) : null;
           client.flowId = f.flow_id ?? null;
-          send(ws, { type: "subscribed", topics: f.topics ?? "all", flow_id: client.flowId });
+          client.out.send({ type: "subscribed", topics: f.topics ?? "all", flow_id: client.flowId, ...batchFlag(client) });
           return;
         case "unsubscribe":
           if (f.topics) {
@@ -330,11 +279,11 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
             client.topics = current;
           } else if (f.flow_id) client.flowId = null;
           else client.topics = new Set();
-          send(ws, { type: "subscribed", topics: client.topics ? [...client.topics] : "all", flow_id: client.flowId });
+          client.out.send({ type: "subscribed", topics: client.topics ? [...client.topics] : "all", flow_id: client.flowId, ...batchFlag(client) });
           return;
         case "presence":
           if (client.principal.kind === "api_key" && client.principal.keyKind === "device") {
-            send(ws, { type: "error", code: "FORBIDDEN", message: "device keys have no presence" });
+            client.out.send({ type: "error", code: "FORBIDDEN", message: "device keys have no presence" });
             return;
           }
           setPresence(client, f.flow_id).catch((err: unknown) => logger.warn({ err }, "presence failed"));
@@ -342,7 +291,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
         case "device.publish":
           if (client.principal.kind === "api_key" && client.principal.keyKind === "device" && options.devices) {
             options.devices.publish(client.principal, f.topic, f.payload);
-          } else send(ws, { type: "error", code: "FORBIDDEN", message: "only device keys publish device messages" });
+          } else client.out.send({ type: "error", code: "FORBIDDEN", message: "only device keys publish device messages" });
           return;
       }
     });
@@ -368,8 +317,11 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     async close() {
       clearInterval(heartbeat);
       await presence.close();
-      for (const client of clients) client.ws.close(WS_CLOSE.goingAway, "server shutting down");
-      await Promise.all([...orgSubscriptions.values()].flatMap((s) => [s.events.stop(), s.lifecycle.stop()]));
+      for (const client of clients) {
+        client.out.flush();
+        client.ws.close(WS_CLOSE.goingAway, "server shutting down");
+      }
+      await orgChannels.close();
       await keyRevocations.stop();
       await revocations.stop();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
@@ -393,7 +345,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       });
     // Unauthenticated sockets per IP are bounded: each holds a slot until its `auth` frame or timeout.
     const refuseIfCrowded = () => {
-      if ((unauthenticatedPerIp.get(ip) ?? 0) < WS_LIMITS.maxUnauthenticatedPerIp) return false;
+      if (!pendingPerIp.crowded(ip)) return false;
       refuseUpgrade(socket, 429, 10);
       return true;
     };
@@ -404,7 +356,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     authenticate(credentials).then(
       (principal) => {
         const bearer = credentials.authorization?.replace(/^Bearer\s+/i, "");
-        accept({ principal, bearer: bearer && !/^(service|device)_/.test(bearer) ? bearer : undefined });
+        accept({ principal, bearer: bearer && !isApiKey(bearer) ? bearer : undefined });
       },
       // A cookie that does not authenticate leaves the client the `auth` frame.
       (err: unknown) => {

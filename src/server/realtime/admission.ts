@@ -1,0 +1,68 @@
+import type { Duplex } from "node:stream";
+import type { AppServices } from "../app";
+import { resolvePrincipal, type Principal } from "../auth/principal";
+import { browserSessionId } from "../auth/next-auth";
+import { assertPermission } from "../permissions";
+import { AppError } from "../errors";
+import { WS_LIMITS } from "../../shared/realtime";
+
+/** What a connection may authenticate with: upgrade headers, the UI's cookie, or an `auth` frame's token. */
+export interface SocketCredentials {
+  authorization?: string;
+  apiKey?: string;
+  cookie?: string;
+  origin?: string;
+}
+
+/** Refuses an upgrade with a plain HTTP answer on the raw socket. */
+export function refuseUpgrade(socket: Duplex, status: 429 | 503, retryAfterSec: number) {
+  const text = status === 429 ? "Too Many Requests" : "Service Unavailable";
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nRetry-After: ${retryAfterSec}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+/** Sockets open but not authenticated yet, per client IP: each holds a slot until its `auth` frame or timeout. */
+export class PendingPerIp {
+  private readonly counts = new Map<string, number>();
+
+  /** At the bound (WS_LIMITS.maxUnauthenticatedPerIp): the next upgrade from `ip` is refused. */
+  crowded(ip: string): boolean {
+    return (this.counts.get(ip) ?? 0) >= WS_LIMITS.maxUnauthenticatedPerIp;
+  }
+
+  add(ip: string) {
+    this.counts.set(ip, (this.counts.get(ip) ?? 0) + 1);
+  }
+
+  remove(ip: string) {
+    const n = (this.counts.get(ip) ?? 0) - 1;
+    if (n > 0) this.counts.set(ip, n);
+    else this.counts.delete(ip);
+  }
+}
+
+/** An `auth` frame's token: service and device API keys by their prefix, anything else an access token. */
+export function tokenCredentials(token: string): SocketCredentials {
+  return isApiKey(token) ? { apiKey: token } : { authorization: `Bearer ${token}` };
+}
+
+export function isApiKey(token: string): boolean {
+  return /^(service|device)_/.test(token);
+}
+
+/**
+ * Who the credentials belong to, as REST would resolve them (device keys allowed: they get the
+ * device channel). Everyone else needs `events:read`; throws the AppError to close with (401/403).
+ */
+export async function authenticateSocket(app: AppServices, credentials: SocketCredentials): Promise<Principal> {
+  const sessionId = credentials.cookie ? await browserSessionId(app, { cookie: credentials.cookie, origin: credentials.origin ?? null }) : undefined;
+  if (!credentials.authorization && !credentials.apiKey && !sessionId) throw new AppError("UNAUTHENTICATED", "authentication required");
+  const principal = await resolvePrincipal(
+    app,
+    { authorization: credentials.authorization, apiKey: credentials.apiKey, browserSessionId: credentials.authorization || credentials.apiKey ? undefined : sessionId },
+    { allowDeviceKeys: true },
+  );
+  if (!(principal.kind === "api_key" && principal.keyKind === "device")) {
+    assertPermission({ role: principal.role, kind: principal.kind, scopes: principal.kind === "api_key" ? principal.scopes : undefined }, "events:read");
+  }
+  return principal;
+}

@@ -1,0 +1,47 @@
+import type { DurableSubscription } from "../store/durable-subscription";
+import { orgEventsChannel } from "../../shared/realtime";
+import { organizationLifecycleChannel } from "../auth/revocation-channels";
+
+type Subscribe = (channel: string, handler: (message: string) => void) => DurableSubscription;
+
+/**
+ * The hub's subscriptions to each organization's channels in the store's pub/sub (events and
+ * lifecycle), held while at least one of the organization's connections is on this instance.
+ */
+export class OrgChannels {
+  private readonly subs = new Map<string, { count: number; events: DurableSubscription; lifecycle: DurableSubscription }>();
+
+  constructor(
+    private readonly subscribe: Subscribe,
+    private readonly handlers: { event(organizationId: string, raw: string): void; lifecycle(organizationId: string, raw: string): void },
+  ) {}
+
+  join(organizationId: string) {
+    const existing = this.subs.get(organizationId);
+    if (existing) {
+      existing.count++;
+      return;
+    }
+    this.subs.set(organizationId, {
+      count: 1,
+      events: this.subscribe(orgEventsChannel(organizationId), (m) => this.handlers.event(organizationId, m)),
+      lifecycle: this.subscribe(organizationLifecycleChannel(organizationId), (m) => this.handlers.lifecycle(organizationId, m)),
+    });
+  }
+
+  leave(organizationId: string) {
+    const sub = this.subs.get(organizationId);
+    if (!sub) return;
+    if (--sub.count <= 0) {
+      this.subs.delete(organizationId);
+      void sub.events.stop();
+      void sub.lifecycle.stop();
+    }
+  }
+
+  async close() {
+    const all = [...this.subs.values()];
+    this.subs.clear();
+    await Promise.all(all.flatMap((s) => [s.events.stop(), s.lifecycle.stop()]));
+  }
+}
