@@ -163,19 +163,21 @@ export async function listFlowNodes(app: AppServices, principal: Principal, flow
 
 /** Sends a message out of an inject node of a running flow (payload/topic override the node's). */
 export async function injectNode(app: AppServices, principal: Principal, input: { nodeId: string; payload?: unknown; topic?: string }, meta: RequestMeta) {
-  // The node and the few columns of its flow that decide whether it runs, in one query (not the
-  // whole flow row with its nodes JSON): inject is a hot path.
-  const entry = await app.db.prisma.flowNode.findUnique({
-    where: { organizationId_nodeId: { organizationId: principal.organizationId, nodeId: input.nodeId } },
-    select: { type: true, flow: { select: { id: true, organizationId: true, deletedAt: true, enabled: true, currentDeploymentId: true } } },
-  });
+  // The node and the few columns of its flow that decide whether it runs, in one statement to the
+  // driver (not the whole flow row with its nodes JSON, and not through Prisma): inject is a hot path.
+  const [entry] = await app.db.sql<{ type: string; flow_id: string; organization_id: string; deleted_at: Date | null; enabled: boolean; current_deployment_id: string | null }>(
+    `SELECT n.type, f.id AS flow_id, f.organization_id, f.deleted_at, f.enabled, f.current_deployment_id
+       FROM flow_nodes n JOIN flows f ON f.id = n.flow_id
+      WHERE n.organization_id = $1 AND n.node_id = $2`,
+    [principal.organizationId, input.nodeId],
+  );
   if (!entry) throw notFound("node");
   if (entry.type !== "inject") throw new AppError("NOT_AN_INJECT_NODE", `node ${input.nodeId} is a ${entry.type} node, not an inject node`);
-  const flow = entry.flow;
-  if (flow.organizationId !== principal.organizationId || flow.deletedAt !== null) throw notFound("flow");
-  if (!flow.currentDeploymentId || !flow.enabled) {
+  if (entry.organization_id !== principal.organizationId || entry.deleted_at !== null) throw notFound("flow");
+  if (!entry.current_deployment_id || !entry.enabled) {
     throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
   }
+  const flow = { id: entry.flow_id };
   // Wherever the flow runs: on another instance the message is handed to it, and sent there once.
   const result = await app.flowRuntime.inject(flow.id, input.nodeId, { payload: input.payload, topic: input.topic });
   if (!result.ok) {
