@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { chromium, type Page } from "@playwright/test";
+import { chromium, type CDPSession, type Page } from "@playwright/test";
 import { gridFlow } from "./lib/grid-flow";
 import { fmt, percentile } from "./lib/stats";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
@@ -70,8 +70,49 @@ async function openAndTime(page: Page, url: string): Promise<{ ms: number; drawn
   return (await handle.jsonValue()) as { ms: number; drawn: number };
 }
 
-/** Frame-to-frame times (requestAnimationFrame) while the pointer drags a node 300 px and back. */
-async function dragFrames(page: Page): Promise<number[]> {
+/** Main-thread CPU the renderer spent (CDP Performance metrics, seconds → ms), by kind. */
+interface CpuUse {
+  thread: number;
+  script: number;
+  layout: number;
+  style: number;
+}
+
+async function cpuUse(cdp: CDPSession): Promise<CpuUse> {
+  const { metrics } = (await cdp.send("Performance.getMetrics")) as { metrics: Array<{ name: string; value: number }> };
+  const get = (name: string) => (metrics.find((m) => m.name === name)?.value ?? 0) * 1000;
+  return { thread: get("ThreadTime"), script: get("ScriptDuration"), layout: get("LayoutDuration"), style: get("RecalcStyleDuration") };
+}
+
+/** The functions that spent the most self time in a CPU profile (a rough bottom-up view for the log). */
+function topSelf(profile: { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number } }>; samples: number[]; timeDeltas: number[] }, n: number): string[] {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const f = byId.get(id)!.callFrame;
+    const key = `${f.functionName || "(anonymous)"} ${f.url.split("/").pop()}:${f.lineNumber + 1}:${f.columnNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  });
+  return [...self].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, ms]) => `${ms.toFixed(1).padStart(7)} ms  ${k}`);
+}
+
+/** Pointer moves per drag: 60 steps out and 60 back. */
+const MOVES = 120;
+
+/**
+ * Frame-to-frame times (requestAnimationFrame) while the pointer drags a node 300 px and back, and
+ * the renderer's main-thread CPU time over the drag (less sensitive to other load on the machine
+ * than frame times). With BENCH_PROFILE=<dir>, also a CPU profile of the drag (<dir>/editor-<label>.cpuprofile);
+ * with BENCH_TRACE=<dir>, a Chromium trace of it (<dir>/editor-<label>.json, for chrome://tracing or DevTools).
+ */
+async function dragFrames(page: Page, label: string, log: (m: string) => void): Promise<{ frames: number[]; cpu: CpuUse }> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Performance.enable", { timeDomain: "threadTicks" });
+  const profileDir = process.env.BENCH_PROFILE;
+  if (profileDir) {
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+  }
   const node = page.locator(".react-flow__node .fp-node-label").nth(3);
   const box = (await node.boundingBox())!;
   const start = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
@@ -91,11 +132,33 @@ async function dragFrames(page: Page): Promise<number[]> {
     });
   })()`);
   await page.mouse.move(start.x, start.y);
+  const before = await cpuUse(cdp);
+  if (profileDir) await cdp.send("Profiler.start");
+  const traceDir = process.env.BENCH_TRACE;
+  if (traceDir) {
+    fs.mkdirSync(traceDir, { recursive: true });
+    await page.context().browser()!.startTracing(page, { path: path.join(traceDir, `editor-${label}.json`), categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "toplevel"] });
+  }
   await page.mouse.down();
-  for (let i = 1; i <= 60; i++) await page.mouse.move(start.x + i * 5, start.y + i * 3);
-  for (let i = 59; i >= 0; i--) await page.mouse.move(start.x + i * 5, start.y + i * 3);
+  for (let i = 1; i <= MOVES / 2; i++) await page.mouse.move(start.x + i * 5, start.y + i * 3);
+  for (let i = MOVES / 2 - 1; i >= 0; i--) await page.mouse.move(start.x + i * 5, start.y + i * 3);
   await page.mouse.up();
-  return (await page.evaluate("(() => { window.__stop = true; return window.__frames.slice(1); })()")) as number[];
+  const frames = (await page.evaluate("(() => { window.__stop = true; return window.__frames.slice(1); })()")) as number[];
+  const after = await cpuUse(cdp);
+  if (traceDir) {
+    await page.context().browser()!.stopTracing();
+    log(`trace of the ${label} drag: ${path.join(traceDir, `editor-${label}.json`)}`);
+  }
+  if (profileDir) {
+    const { profile } = (await cdp.send("Profiler.stop")) as { profile: Parameters<typeof topSelf>[0] };
+    fs.mkdirSync(profileDir, { recursive: true });
+    const file = path.join(profileDir, `editor-${label}.cpuprofile`);
+    fs.writeFileSync(file, JSON.stringify(profile));
+    log(`CPU profile of the ${label} drag: ${file}; top self time:\n${topSelf(profile, 25).join("\n")}`);
+  }
+  await cdp.detach();
+  const cpu = { thread: after.thread - before.thread, script: after.script - before.script, layout: after.layout - before.layout, style: after.style - before.style };
+  return { frames, cpu };
 }
 
 export async function benchEditor(ctx: BenchContext): Promise<BenchOutcome> {
@@ -132,9 +195,14 @@ export async function benchEditor(ctx: BenchContext): Promise<BenchOutcome> {
       }
       opens.sort((a, b) => a - b);
       const open = opens[1]!;
-      const frames = (await dragFrames(page)).sort((a, b) => a - b);
+      const drag = await dragFrames(page, `${count}`, ctx.log);
+      // Which frames (in order, of how many) took longer than one vsync: the press and the drop re-render the editor once each.
+      const lateAt = drag.frames.flatMap((f, i) => (f > 25 ? [i] : []));
+      const frames = [...drag.frames].sort((a, b) => a - b);
       const p95 = percentile(frames, 95);
-      ctx.log(`${count} nodes: open ${fmt.ms(open)} (${drawn} drawn), drag p95 frame ${fmt.ms(p95)} over ${frames.length} frames`);
+      const perMove = (ms: number) => fmt.ms(ms / MOVES);
+      const cpuNote = `main-thread CPU ${perMove(drag.cpu.thread)} per pointer move (script ${perMove(drag.cpu.script)}, style ${perMove(drag.cpu.style)}, layout ${perMove(drag.cpu.layout)})`;
+      ctx.log(`${count} nodes: open ${fmt.ms(open)} (${drawn} drawn), drag p95 frame ${fmt.ms(p95)} over ${frames.length} frames (median ${fmt.ms(percentile(frames, 50))}; longer than one vsync: ${lateAt.length}, frames #${lateAt.join(", #")}); ${cpuNote}`);
       rows.push({
         benchmark: B,
         measure: `open a ${count.toLocaleString("en-US")}-node flow: navigation → visible nodes drawn (median of 3)`,
@@ -145,7 +213,7 @@ export async function benchEditor(ctx: BenchContext): Promise<BenchOutcome> {
         benchmark: B,
         measure: `drag a node in the ${count.toLocaleString("en-US")}-node flow: p95 frame time`,
         result: fmt.ms(p95),
-        notes: `target < ${fmt.ms(target.frame)}; ${frames.length} frames, median ${fmt.ms(percentile(frames, 50))}, max ${fmt.ms(frames[frames.length - 1]!)}`,
+        notes: `target < ${fmt.ms(target.frame)}; ${frames.length} frames, median ${fmt.ms(percentile(frames, 50))}, max ${fmt.ms(frames[frames.length - 1]!)}; ${cpuNote}`,
         nodeRed: count === 500 ? "~100 ms/frame at 782 nodes (node-red#4563)" : undefined,
       });
     }

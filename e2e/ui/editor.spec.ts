@@ -410,6 +410,46 @@ test.describe("flow editor", () => {
     });
   });
 
+  test("dragging a node in a 500-node flow: node, wire and minimap follow the pointer; the drop is one undo step and saves", async ({ page }) => {
+    // The moves of a drag only reach React Flow's store; the editor's state takes the drop.
+    const { token, flowId } = await signedInWithFlow(page, "ed-drag", { name: "Drag flow", ...bigFlow(500, "dg") });
+    const node = canvasNode(page, "dg3");
+    await expect(node).toBeVisible({ timeout: 15_000 });
+    const wire = page.locator('.react-flow__edge[data-id="dg3:0:dg4"] path.react-flow__edge-path');
+    const mini = page.locator(".react-flow__minimap-node").nth(3);
+    await expect(page.locator(".react-flow__minimap-node")).toHaveCount(500);
+    const grip = await center(page, '.react-flow__node[data-id="dg3"] .fp-node-label');
+    const before = (await node.boundingBox())!;
+    const wireBefore = await wire.getAttribute("d");
+    const miniBefore = await mini.getAttribute("x");
+    await page.mouse.move(grip.x, grip.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(grip.x + i * 15, grip.y + i * 10);
+    // Still held: everything drawn from the node's position has moved.
+    await expect.poll(async () => (await node.boundingBox())!.x).toBeGreaterThan(before.x + 100);
+    await expect.poll(() => wire.getAttribute("d")).not.toBe(wireBefore);
+    await expect.poll(() => mini.getAttribute("x")).not.toBe(miniBefore);
+    await page.mouse.up();
+    await expect(page.getByText("Revision 1 · unsaved changes")).toBeVisible();
+    const moved = (await node.boundingBox())!;
+
+    await page.keyboard.press(`${mod}+z`);
+    await expect.poll(async () => Math.round((await node.boundingBox())!.x)).toBe(Math.round(before.x));
+    await expect(page.getByText("Revision 1 · saved")).toBeVisible();
+    await expect.poll(() => mini.getAttribute("x")).toBe(miniBefore);
+    await page.keyboard.press(`${mod}+Shift+z`);
+    await expect.poll(async () => Math.round((await node.boundingBox())!.x)).toBe(Math.round(moved.x));
+
+    await page.keyboard.press(`${mod}+s`);
+    await expect(page.getByText("Revision 2 · saved")).toBeVisible();
+    const saved = await getFlowViaApi(page.request, token, flowId);
+    const at = (id: string) => saved.nodes.find((n) => n.id === id)!.position;
+    // The grid puts dg3 at (660, 0); the pointer moved 150 × 100 screen pixels at a zoom of at most 1.
+    expect(at("dg3").x).toBeGreaterThanOrEqual(660 + 150);
+    expect(at("dg3").y).toBeGreaterThanOrEqual(100);
+    expect(at("dg4")).toEqual({ x: 880, y: 0 });
+  });
+
   test("medium and big flows render (screenshots), only visible nodes drawn", async ({ page }) => {
     const email = uniqueEmail("ed-big");
     await registerViaApi(page.request, email);

@@ -15,6 +15,7 @@ export interface EditorApi {
   /** Unsaved edits on the canvas. */
   dirty: boolean;
   readOnly: boolean;
+  /** The graph as of the last edit: a node being dragged shows its new position from the drop on. */
   nodes: EditorNode[];
   edges: EditorEdge[];
   selectedNodeIds: string[];

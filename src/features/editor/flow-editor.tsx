@@ -24,6 +24,7 @@ import {
   applyEdgeChanges,
   applyNodeChanges,
   useReactFlow,
+  useStoreApi,
   type Connection as RfConnection,
   type EdgeChange,
   type IsValidConnection,
@@ -80,6 +81,13 @@ const isEditable = (el: Element | null) =>
   !!el && (el.closest("input, textarea, select, [contenteditable='true'], .cm-editor") !== null || el.closest("dialog[open]") !== null);
 
 const mod = (e: KeyboardEvent) => e.ctrlKey || e.metaKey;
+
+// React Flow's props at module scope: a new object or function on every render of the editor
+// would re-render the node list (NodeRenderer is memoized on its props) and every minimap node.
+const MULTI_SELECT_KEYS = ["Meta", "Control", "Shift"];
+const EDGE_OPTIONS = { interactionWidth: 12 };
+const PRO_OPTIONS = { hideAttribution: false };
+const miniMapColor = (n: EditorNode) => (n.data.disabled ? "#ccc" : "#8f1d2c");
 
 function graphOf(flow: EditorFlow, catalog: ReadonlyMap<string, CatalogEntry>): Snapshot {
   return { nodes: flow.nodes.map((n) => toEditorNode(catalog, n)), edges: flow.connections.map(toEditorEdge) };
@@ -149,6 +157,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   const trpc = useTRPC();
   const client = useTRPCClient();
   const rf = useReactFlow<EditorNode, EditorEdge>();
+  const rfStore = useStoreApi<EditorNode, EditorEdge>();
   const catalog = useMemo(() => new Map(catalogList.map((c) => [c.type, c])), [catalogList]);
   const initial = useMemo(() => graphOf(initialFlow, catalog), [initialFlow, catalog]);
   const [nodes, setNodesState] = useState<EditorNode[]>(initial.nodes);
@@ -206,6 +215,13 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
     return nodes.map((n) => (n.id === preview.id ? { ...n, data: { ...n.data, outputs: preview.outputs }, height: nodeHeight(preview.outputs), measured: { width: NODE_WIDTH, height: nodeHeight(preview.outputs) }, handles: handlesFor(n.data.inputs, preview.outputs) } : n));
   }, [nodes, preview]);
 
+  /**
+   * A drag's moves skip React: React Flow's own store gets the moved nodes (its node components
+   * subscribe to it one by one) and `graphRef` stays the truth for every reader, but the editor's
+   * state, and with it this component, the sidebar, useEditor() readers and the "changed since
+   * deploy" diff, changes once, on the drop, as one undo entry. Letting every pointer move re-render
+   * the editor cost two vsyncs a frame (docs/BENCHMARKS.md, "Editor").
+   */
   const onNodesChange = useCallback(
     (changes: NodeChange<EditorNode>[]) => {
       const current = graphRef.current;
@@ -224,9 +240,14 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
         if (moved) pushHistory("move", before, next);
         return;
       }
+      if (dragging && relevant.every((c) => c.type === "position")) {
+        graphRef.current = next;
+        rfStore.getState().setNodes(nextNodes);
+        return;
+      }
       setGraph(next);
     },
-    [readOnly, setGraph, pushHistory],
+    [readOnly, setGraph, pushHistory, rfStore],
   );
 
   const onEdgesChange = useCallback(
@@ -276,6 +297,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   );
 
   const closeQuickAdd = useCallback(() => setQuickAdd(null), []);
+  const onNodeDoubleClick = useCallback((_: unknown, n: EditorNode) => setEditing(n.id), []);
 
   const newNode = useCallback(
     (type: string, x: number, y: number): EditorNode => {
@@ -700,22 +722,22 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
                   onConnect={onConnect}
                   onConnectEnd={onConnectEnd}
                   isValidConnection={isValidConnection}
-                  onNodeDoubleClick={(_, n) => setEditing(n.id)}
+                  onNodeDoubleClick={onNodeDoubleClick}
                   nodesDraggable={!readOnly}
                   nodesConnectable={!readOnly}
                   deleteKeyCode={null}
                   zoomOnDoubleClick={false}
                   selectionKeyCode="Shift"
-                  multiSelectionKeyCode={["Meta", "Control", "Shift"]}
+                  multiSelectionKeyCode={MULTI_SELECT_KEYS}
                   onlyRenderVisibleElements={nodes.length > 150}
                   fitView
                   fitViewOptions={initialView}
                   minZoom={0.05}
-                  defaultEdgeOptions={{ interactionWidth: 12 }}
-                  proOptions={{ hideAttribution: false }}
+                  defaultEdgeOptions={EDGE_OPTIONS}
+                  proOptions={PRO_OPTIONS}
                 >
                   <Background gap={20} />
-                  <MiniMap pannable zoomable ariaLabel="Mini map" nodeColor={(n) => (n.data.disabled ? "#ccc" : "#8f1d2c")} />
+                  <MiniMap pannable zoomable ariaLabel="Mini map" nodeColor={miniMapColor} />
                   <Controls showInteractive={false} />
                 </ReactFlow>
                 {notice ? (

@@ -188,6 +188,9 @@ function dataKey(d: FlowNodeData): string {
   return key;
 }
 
+/** The deployed nodes' keys, once per deployed graph (not again on every edit of a 2,000-node flow). */
+const deployedKeys = new WeakMap<DeployedGraph, Map<string, string>>();
+
 /**
  * Nodes that differ from the deployed version: added, or with another name, config, disabled flag
  * or outgoing wires (moving a node changes nothing that runs). A diff, not a flag, so undo and a
@@ -196,7 +199,11 @@ function dataKey(d: FlowNodeData): string {
 export function changedSinceDeploy(nodes: EditorNode[], edges: EditorEdge[], deployed: DeployedGraph | null): Map<string, "added" | "changed"> {
   const result = new Map<string, "added" | "changed">();
   if (!deployed) return result;
-  const before = new Map(deployed.nodes.map((n) => [n.id, stable([n.type, n.name, n.disabled, n.config])]));
+  let before = deployedKeys.get(deployed);
+  if (!before) {
+    before = new Map(deployed.nodes.map((n) => [n.id, stable([n.type, n.name, n.disabled, n.config])]));
+    deployedKeys.set(deployed, before);
+  }
   const wiresOf = (list: { source: string; key: string }[]) => {
     const m = new Map<string, string[]>();
     for (const w of list) m.set(w.source, [...(m.get(w.source) ?? []), w.key]);
