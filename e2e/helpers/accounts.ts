@@ -36,3 +36,10 @@ export async function logOut(page: Page): Promise<void> {
   await page.getByRole("banner").getByRole("button", { name: "Log out" }).click();
   await expect(page).toHaveURL(/\/login$/);
 }
+
+/** An access token for the REST API, for arranging data a test is not about. */
+export async function accessToken(request: APIRequestContext, email: string): Promise<string> {
+  const res = await request.post("/api/v1/auth/login", { data: { email, password: PASSWORD } });
+  expect(res.status(), await res.text()).toBe(200);
+  return ((await res.json()) as { access_token: string }).access_token;
+}

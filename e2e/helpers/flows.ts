@@ -1,9 +1,9 @@
-import fs from "node:fs";
-import path from "node:path";
 import { expect, type APIRequestContext, type Page } from "@playwright/test";
-import AxeBuilder from "@axe-core/playwright";
 import { gridFlow } from "../../bench/lib/grid-flow";
-import { PASSWORD } from "./accounts";
+
+// Also here for the flow and editor specs, which import them from this file.
+export { accessToken } from "./accounts";
+export { expectAccessible, shot } from "./page";
 
 export interface NodeSpec {
   id?: string;
@@ -12,13 +12,6 @@ export interface NodeSpec {
   position?: { x: number; y: number };
   config?: Record<string, unknown>;
   disabled?: boolean;
-}
-
-/** An access token for the REST API, for arranging data a test is not about. */
-export async function accessToken(request: APIRequestContext, email: string): Promise<string> {
-  const res = await request.post("/api/v1/auth/login", { data: { email, password: PASSWORD } });
-  expect(res.status(), await res.text()).toBe(200);
-  return ((await res.json()) as { access_token: string }).access_token;
 }
 
 export async function createFlowViaApi(
@@ -42,22 +35,6 @@ export const bigFlow = (count: number, prefix: string) => {
   const { nodes, connections } = gridFlow(count, prefix);
   return { nodes, connections };
 };
-
-// Full-page screenshots kept after the run for a human to look at (outside Playwright's outputDir).
-const SCREENSHOTS = path.resolve("test-results/screenshots");
-export async function shot(page: Page, name: string, fullPage = false) {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage });
-}
-
-/** No serious or critical accessibility violations on the page as it is now. */
-export async function expectAccessible(page: Page, exclude: string[] = []) {
-  let builder = new AxeBuilder({ page });
-  for (const selector of exclude) builder = builder.exclude(selector);
-  const results = await builder.analyze();
-  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join("; ")})`)).toEqual([]);
-}
 
 export const canvasNode = (page: Page, id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
 export const canvasNodes = (page: Page) => page.locator(".react-flow__node");

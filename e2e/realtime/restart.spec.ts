@@ -1,47 +1,10 @@
 import { test, expect } from "@playwright/test";
-import { spawn, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import WebSocket from "ws";
+import { ownServer } from "../helpers/own-server";
 
 // A server of its own (not the shared one): this test kills it with SIGKILL.
-const PORT = Number(process.env.E2E_RESTART_PORT ?? 3291);
-const origin = `http://127.0.0.1:${PORT}`;
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "fp-restart-"));
-
-function start(): ChildProcess {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production", PORT: String(PORT), HOST: "127.0.0.1", DATA_DIR: dataDir, PUBLIC_URL: origin, LOG_LEVEL: "warn" };
-  return spawn(process.execPath, ["--import", "tsx", "src/server.ts"], { env, stdio: "ignore" });
-}
-
-async function waitUp() {
-  for (let i = 0; i < 240; i++) {
-    try {
-      if ((await fetch(`${origin}/api/v1/ready`)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error("server did not come up");
-}
-
-function kill9(child: ChildProcess) {
-  return new Promise<void>((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGKILL");
-  });
-}
-
-async function api(method: string, p: string, token?: string, body?: unknown) {
-  const res = await fetch(`${origin}/api/v1${p}`, {
-    method,
-    headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: res.status === 204 ? null : await res.json() };
-}
+const server = ownServer({ port: Number(process.env.E2E_RESTART_PORT ?? 3291), name: "restart" });
+const api = server.api;
 
 /** The template node's output tells which version of the flow ran. */
 const graph = (version: string) => ({
@@ -58,7 +21,7 @@ const graph = (version: string) => ({
 
 /** Injects and returns what the debug node shows, seen on a WebSocket. */
 async function runOnce(token: string): Promise<unknown> {
-  const ws = new WebSocket(`ws://127.0.0.1:${PORT}/ws`, { headers: { authorization: `Bearer ${token}` } });
+  const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws`, { headers: { authorization: `Bearer ${token}` } });
   const frames: Array<Record<string, any>> = [];
   ws.on("message", (d) => frames.push(JSON.parse(d.toString())));
   await expect.poll(() => frames.some((f) => f.type === "ready")).toBe(true);
@@ -74,9 +37,9 @@ async function runOnce(token: string): Promise<unknown> {
 test.describe.configure({ timeout: 180_000 });
 
 test("deployed flows run again after kill -9, and a deploy killed midway leaves the old or the new version, never a mix", async () => {
-  let server = start();
+  server.start();
   try {
-    await waitUp();
+    await server.waitUp();
     const email = `restart-${Date.now()}@example.com`;
     await api("POST", "/auth/register", undefined, { email, password: "restart passphrase 1", organization_name: "Restart Org", accept_terms: true });
     const login = async () => (await api("POST", "/auth/login", undefined, { email, password: "restart passphrase 1" })).body.access_token as string;
@@ -84,9 +47,9 @@ test("deployed flows run again after kill -9, and a deploy killed midway leaves 
     const flow = (await api("POST", "/flows", token, { name: "survivor", ...graph("v1") })).body.flow;
     expect((await api("POST", `/flows/${flow.id}/deploy`, token)).body.deployment.state).toBe("running");
 
-    await kill9(server);
-    server = start();
-    await waitUp();
+    await server.kill9();
+    server.start();
+    await server.waitUp();
     token = await login();
     const after = await api("GET", `/flows/${flow.id}`, token);
     expect(after.body.flow).toMatchObject({ state: "running", deployed_revision: 1 });
@@ -97,11 +60,11 @@ test("deployed flows run again after kill -9, and a deploy killed midway leaves 
     expect(saved.body.flow.revision).toBe(2);
     const inFlight = api("POST", `/flows/${flow.id}/deploy`, token).catch(() => null);
     await new Promise((r) => setTimeout(r, 15));
-    await kill9(server);
+    await server.kill9();
     await inFlight;
 
-    server = start();
-    await waitUp();
+    server.start();
+    await server.waitUp();
     token = await login();
     const recovered = (await api("GET", `/flows/${flow.id}`, token)).body.flow;
     expect(recovered.state).toBe("running");
@@ -113,7 +76,6 @@ test("deployed flows run again after kill -9, and a deploy killed midway leaves 
     // What runs is exactly the version the deployment record says.
     expect(await runOnce(token)).toBe(`v${recovered.deployed_revision}`);
   } finally {
-    await kill9(server).catch(() => undefined);
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await server.dispose();
   }
 });

@@ -1,21 +1,9 @@
 import fs from "node:fs";
-import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { PASSWORD, logIn, logOut, registerViaApi, submitCredentials, uniqueEmail } from "../helpers/accounts";
+import { expectAccessible, shot } from "../helpers/page";
 import { linkIn, waitForMail } from "../helpers/outbox";
 import { totpCode } from "../helpers/totp";
-
-// Full-page screenshots kept after the run for a human to look at (outside Playwright's
-// outputDir, which is emptied at the start of every run).
-const SCREENSHOTS = path.resolve("test-results/screenshots");
-
-test.beforeAll(() => {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-});
-
-async function shot(page: Page, name: string) {
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
 
 const region = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
 // Scoped to main: Next's route announcer is an (empty) role="alert" element too.
@@ -28,7 +16,7 @@ test.describe("accounts in the browser", () => {
     await page.goto("/login");
     await expect(page.getByRole("heading", { level: 1, name: "Log in" })).toBeVisible();
     await expect(page.getByRole("link", { name: "Forgot your password?" })).toHaveAttribute("href", "/forgot-password");
-    await shot(page, "login");
+    await shot(page, "login", true);
     await page.getByRole("link", { name: "Create an account" }).click();
 
     await expect(page).toHaveURL(/\/register$/);
@@ -48,7 +36,7 @@ test.describe("accounts in the browser", () => {
     await expect(password).toHaveAttribute("aria-invalid", "true");
     await expect(password).toHaveAccessibleDescription(/is too common/);
     await expect(page.getByText("You must accept the terms of service.")).toBeHidden();
-    await shot(page, "register-errors");
+    await shot(page, "register-errors", true);
 
     await password.fill(PASSWORD);
     await page.getByLabel("Organization URL name").fill("Not A Slug");
@@ -57,7 +45,7 @@ test.describe("accounts in the browser", () => {
 
     await page.getByLabel("Organization URL name").fill("");
     await page.getByLabel("Send me the product newsletter").check();
-    await shot(page, "register");
+    await shot(page, "register", true);
     await page.getByRole("button", { name: "Create account" }).click();
 
     await expect(page).toHaveURL((url) => url.pathname === "/account/security" && url.search === "?welcome=1");
@@ -84,13 +72,13 @@ test.describe("accounts in the browser", () => {
     await page.goto(link);
     await expect(page.getByRole("heading", { level: 1, name: "Verify your email" })).toBeVisible();
     await expect(page.getByText("Your email is verified.")).toBeVisible();
-    await shot(page, "verify-email");
+    await shot(page, "verify-email", true);
 
     // The token is single use.
     await page.goto(link);
     await expect(alertIn(page)).toContainText("not valid or has been used already");
     await expect(page.getByText("Resend verification email")).toBeVisible();
-    await shot(page, "verify-email-used");
+    await shot(page, "verify-email-used", true);
 
     await page.goto("/account/security");
     await expect(region(page, "Profile").getByText("Verified", { exact: true })).toBeVisible();
@@ -104,7 +92,7 @@ test.describe("accounts in the browser", () => {
     await page.getByLabel("Password").fill("not-the-password");
     await page.getByRole("button", { name: "Log in" }).click();
     await expect(alertIn(page)).toHaveText("Email or password is not correct.");
-    await shot(page, "login-error");
+    await shot(page, "login-error", true);
 
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Log in" }).click();
@@ -172,7 +160,8 @@ test.describe("accounts in the browser", () => {
     await expect(mfa.getByRole("img", { name: "QR code for your authenticator app" })).toBeVisible();
     const secret = ((await page.getByLabel("Secret key").textContent()) ?? "").trim();
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
-    await shot(page, "account-mfa-setup");
+    await expectAccessible(page);
+    await shot(page, "account-mfa-setup", true);
 
     await mfa.getByLabel("Authentication code").fill("12345");
     await mfa.getByRole("button", { name: "Confirm" }).click();
@@ -197,13 +186,14 @@ test.describe("accounts in the browser", () => {
     expect(download.suggestedFilename()).toBe("flowplane-backup-codes.txt");
     const text = fs.readFileSync((await download.path())!, "utf8");
     for (const code of codes) expect(text).toContain(code);
-    await shot(page, "account-mfa-backup-codes");
+    await expectAccessible(page);
+    await shot(page, "account-mfa-backup-codes", true);
 
     // Shown once: after a reload only the "on" state remains.
     await page.reload();
     await expect(mfa.getByText("Two-factor authentication is on")).toBeVisible();
     await expect(mfa.getByRole("list", { name: "Backup codes" })).toHaveCount(0);
-    await shot(page, "account-mfa-on");
+    await shot(page, "account-mfa-on", true);
 
     await logOut(page);
     await submitCredentials(page, email);
@@ -211,7 +201,7 @@ test.describe("accounts in the browser", () => {
     await expect(code).toBeVisible();
     await expect(code).toHaveAttribute("inputmode", "numeric");
     await expect(code).toHaveAttribute("autocomplete", "one-time-code");
-    await shot(page, "login-mfa");
+    await shot(page, "login-mfa", true);
     // The enrolment used the current 30 s step and codes are accepted once: take the next one.
     await code.fill(totpCode(secret, Date.now() + 30_000));
     await page.getByRole("button", { name: "Verify" }).click();
@@ -221,7 +211,7 @@ test.describe("accounts in the browser", () => {
     await submitCredentials(page, email);
     await page.getByRole("button", { name: "Use a backup code instead" }).click();
     await page.getByLabel("Backup code").fill(codes[0]!.toLowerCase());
-    await shot(page, "login-mfa-backup");
+    await shot(page, "login-mfa-backup", true);
     await page.getByRole("button", { name: "Verify" }).click();
     await expect(page).toHaveURL((url) => url.pathname === "/account/security");
 
@@ -236,7 +226,7 @@ test.describe("accounts in the browser", () => {
     await page.getByLabel("Authentication code").fill("000000");
     await page.getByRole("button", { name: "Verify" }).click();
     await expect(alertIn(page)).toHaveText("That code is not valid. Try again.");
-    await shot(page, "login-mfa-error");
+    await shot(page, "login-mfa-error", true);
     await page.getByRole("button", { name: "Use a backup code instead" }).click();
     await page.getByLabel("Backup code").fill(codes[1]!);
     await page.getByRole("button", { name: "Verify" }).click();
@@ -270,10 +260,10 @@ test.describe("accounts in the browser", () => {
     await expect(page).toHaveURL(/\/forgot-password$/);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
     await page.getByLabel("Email").fill(email);
-    await shot(page, "forgot-password");
+    await shot(page, "forgot-password", true);
     await page.getByRole("button", { name: "Send reset link" }).click();
     await expect(page.getByRole("status")).toHaveText("If an account exists for this email, a reset link is on its way.");
-    await shot(page, "forgot-password-sent");
+    await shot(page, "forgot-password-sent", true);
 
     const link = linkIn(await waitForMail(email, /Reset your/), "/reset-password");
     await page.goto(link);
@@ -282,11 +272,11 @@ test.describe("accounts in the browser", () => {
     await page.getByLabel("Confirm password").fill(`${newPassword}x`);
     await page.getByRole("button", { name: "Set new password" }).click();
     await expect(page.getByLabel("Confirm password")).toHaveAccessibleDescription("The passwords do not match.");
-    await shot(page, "reset-password");
+    await shot(page, "reset-password", true);
     await page.getByLabel("Confirm password").fill(newPassword);
     await page.getByRole("button", { name: "Set new password" }).click();
     await expect(page.getByRole("status")).toContainText("Your password has been changed.");
-    await shot(page, "reset-password-done");
+    await shot(page, "reset-password-done", true);
 
     // The link works once.
     await page.goto(link);
@@ -295,7 +285,7 @@ test.describe("accounts in the browser", () => {
     await page.getByRole("button", { name: "Set new password" }).click();
     await expect(alertIn(page)).toHaveText("This reset link is not valid or has been used already.");
     await expect(page.getByRole("link", { name: "Request a new link" })).toHaveAttribute("href", "/forgot-password");
-    await shot(page, "reset-password-invalid");
+    await shot(page, "reset-password-invalid", true);
 
     await submitCredentials(page, email, PASSWORD);
     await expect(alertIn(page)).toHaveText("Email or password is not correct.");
@@ -320,7 +310,7 @@ test.describe("accounts in the browser", () => {
     await expect(rows).toHaveCount(4); // header + 3
     await expect(sessions.getByRole("row").filter({ hasText: "This device" })).toHaveCount(1);
     await expect(sessions.getByRole("button", { name: /^Revoke session / })).toHaveCount(2);
-    await shot(page, "account-sessions");
+    await shot(page, "account-sessions", true);
 
     // The second device's session is the one that is neither current nor the third's.
     const secondIdResponse = await secondPage.request.get("/api/trpc/auth.sessions");
@@ -353,18 +343,32 @@ test.describe("accounts in the browser", () => {
     await logIn(page, email);
 
     const danger = region(page, "Delete account");
+    const deleteButton = danger.locator("form").getByRole("button", { name: "Delete my account" });
+    const confirmDelete = page.getByRole("dialog", { name: "Delete your account?" });
     await danger.getByLabel("Password").fill("wrong-password-1");
-    page.once("dialog", (d) => void d.dismiss());
-    await danger.getByRole("button", { name: "Delete my account" }).click();
+    // Nothing is sent until the dialog is confirmed: it starts on Cancel, Escape closes it, and
+    // focus goes back to the button.
+    await deleteButton.click();
+    await expect(confirmDelete).toContainText("You will be logged out everywhere, and this cannot be undone.");
+    await expect(confirmDelete.getByRole("button", { name: "Cancel" })).toBeFocused();
+    await expectAccessible(page);
+    await shot(page, "account-delete-confirm", true);
+    await page.keyboard.press("Escape");
+    await expect(confirmDelete).toBeHidden();
+    await expect(deleteButton).toBeFocused();
+    await expect(danger.getByLabel("Password")).not.toHaveAttribute("aria-invalid", "true");
+    await deleteButton.click();
+    await confirmDelete.getByRole("button", { name: "Cancel" }).click();
+    await expect(confirmDelete).toBeHidden();
     await expect(danger.getByLabel("Password")).not.toHaveAttribute("aria-invalid", "true");
 
-    page.once("dialog", (d) => void d.accept());
-    await danger.getByRole("button", { name: "Delete my account" }).click();
+    await deleteButton.click();
+    await confirmDelete.getByRole("button", { name: "Delete my account" }).click();
     await expect(danger.getByLabel("Password")).toHaveAccessibleDescription("Password is not correct.");
 
     await danger.getByLabel("Password").fill(PASSWORD);
-    page.once("dialog", (d) => void d.accept());
-    await danger.getByRole("button", { name: "Delete my account" }).click();
+    await deleteButton.click();
+    await confirmDelete.getByRole("button", { name: "Delete my account" }).click();
     await expect(page).toHaveURL(/\/$/);
     await submitCredentials(page, email);
     await expect(alertIn(page)).toHaveText("Email or password is not correct.");

@@ -1,20 +1,7 @@
-import fs from "node:fs";
-import path from "node:path";
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { PASSWORD, logIn, registerViaApi, uniqueEmail } from "../helpers/accounts";
+import { expect, test, type Page } from "@playwright/test";
+import { PASSWORD, accessToken, logIn, registerViaApi, uniqueEmail } from "../helpers/accounts";
+import { expectAccessible, shot } from "../helpers/page";
 import { linkIn, waitForMail } from "../helpers/outbox";
-
-// Full-page screenshots kept after the run for a human to look at (outside Playwright's
-// outputDir, which is emptied at the start of every run).
-const SCREENSHOTS = path.resolve("test-results/screenshots");
-
-test.beforeAll(() => {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-});
-
-async function shot(page: Page, name: string) {
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
 
 const region = (page: Page, name: string | RegExp) => page.getByRole("region", { name, exact: typeof name === "string" ? true : undefined });
 const settingsNav = (page: Page) => page.getByRole("navigation", { name: "Settings" });
@@ -27,13 +14,6 @@ async function organizationId(page: Page): Promise<string> {
   const id = ((await page.getByLabel("Organization ID").textContent()) ?? "").trim();
   expect(id).toMatch(/^org_/);
   return id;
-}
-
-/** An access token for the REST API, for arranging data the test is not about. */
-async function accessToken(request: APIRequestContext, email: string): Promise<string> {
-  const res = await request.post("/api/v1/auth/login", { data: { email, password: PASSWORD } });
-  expect(res.status(), await res.text()).toBe(200);
-  return ((await res.json()) as { access_token: string }).access_token;
 }
 
 test.describe("organizations in the browser", () => {
@@ -50,7 +30,7 @@ test.describe("organizations in the browser", () => {
     await expect(page.getByRole("heading", { level: 1, name: "Organization" })).toBeVisible();
     await expect(region(page, "Details")).toContainText("Owner");
     await expect(region(page, "Details").getByLabel("Organization name")).toHaveValue(orgName);
-    await shot(page, "settings-organization");
+    await shot(page, "settings-organization", true);
 
     await settingsNav(page).getByRole("link", { name: "Members" }).click();
     await expect(page).toHaveURL((url) => url.pathname === "/settings/members");
@@ -67,7 +47,7 @@ test.describe("organizations in the browser", () => {
     const pending = region(page, "Pending invitations");
     await expect(pending.getByRole("row").filter({ hasText: invitee })).toContainText("Admin");
     await expect(pending.getByRole("button", { name: `Revoke invitation for ${invitee}` })).toBeVisible();
-    await shot(page, "settings-members-invited");
+    await shot(page, "settings-members-invited", true);
 
     // The invitee opens the mailed link signed out: log in first, then back to the invitation.
     const link = linkIn(await waitForMail(invitee, /invited you to/), "/invitations/accept");
@@ -77,7 +57,7 @@ test.describe("organizations in the browser", () => {
     await page.getByRole("button", { name: "Accept invitation" }).click();
     await expect(page.getByRole("main").getByRole("alert")).toHaveText("This invitation was sent to another email address. Sign in with that account.");
     await expect(page.getByRole("button", { name: "Log out and use another account" })).toBeVisible();
-    await shot(page, "invitation-wrong-account");
+    await shot(page, "invitation-wrong-account", true);
 
     const context = await browser.newContext();
     const other = await context.newPage();
@@ -88,11 +68,11 @@ test.describe("organizations in the browser", () => {
     await other.getByRole("button", { name: "Log in" }).click();
     await expect(other).toHaveURL((url) => url.pathname === "/invitations/accept" && url.searchParams.has("token"));
     await expect(other.getByRole("heading", { level: 1, name: "Join an organization" })).toBeVisible();
-    await shot(other, "invitation-accept");
+    await shot(other, "invitation-accept", true);
     await other.getByRole("button", { name: "Accept invitation" }).click();
     await expect(other.getByRole("main").getByRole("status")).toHaveText(`You joined ${orgName} as admin.`);
     await expect(other.getByRole("button", { name: `Switch to ${orgName}` })).toBeVisible();
-    await shot(other, "invitation-accepted");
+    await shot(other, "invitation-accepted", true);
 
     // The link works once.
     const again = await context.newPage();
@@ -108,7 +88,7 @@ test.describe("organizations in the browser", () => {
     const menuSwitch = other.getByRole("banner").getByRole("button", { name: `Switch to ${orgName}` });
     await expect(menuSwitch).toBeVisible();
     await expect(other.getByRole("banner").getByRole("link", { name: "Create organization" })).toBeVisible();
-    await shot(other, "organization-switcher");
+    await shot(other, "organization-switcher", true);
     await menuSwitch.click();
     // The invitation belongs to the organization left behind: the switch lands on the settings.
     await expect(other).toHaveURL((url) => url.pathname === "/settings/organization");
@@ -124,7 +104,7 @@ test.describe("organizations in the browser", () => {
     await expect(theirMembers.getByLabel(`Role for ${owner}`, { exact: true })).toHaveCount(0);
     await expect(theirMembers.getByRole("button", { name: `Remove ${owner}` })).toHaveCount(0);
     await expect(region(other, "Invite a member")).toBeVisible();
-    await shot(other, "settings-members-admin");
+    await shot(other, "settings-members-admin", true);
 
     // The owner sees the member, no pending invitation, and demotes them to viewer.
     await page.goto("/settings/members");
@@ -136,7 +116,7 @@ test.describe("organizations in the browser", () => {
     await members.getByRole("button", { name: `Save role for ${owner}` }).click();
     await expect(members.getByRole("alert")).toHaveText(`${orgName} must keep at least one owner. Make someone else an owner first.`);
     await expect(members.getByLabel(`Role for ${owner}`, { exact: true })).toHaveAccessibleDescription(/must keep at least one owner/);
-    await shot(page, "settings-members-last-owner");
+    await shot(page, "settings-members-last-owner", true);
     await members.getByLabel(`Role for ${owner}`, { exact: true }).selectOption("owner");
     await expect(members.getByRole("alert")).toHaveCount(0);
 
@@ -146,7 +126,7 @@ test.describe("organizations in the browser", () => {
     await page.reload();
     await expect(members.getByLabel(`Role for ${invitee}`, { exact: true })).toHaveValue("viewer");
     await expect(members.getByRole("button", { name: `Remove ${invitee}` })).toBeVisible();
-    await shot(page, "settings-members-owner");
+    await shot(page, "settings-members-owner", true);
 
     // The demoted member's page has no controls any more.
     await other.reload();
@@ -156,14 +136,14 @@ test.describe("organizations in the browser", () => {
     await expect(theirMembers.getByRole("row").filter({ hasText: invitee })).toContainText("Viewer");
     await expect(region(other, "Invite a member")).toHaveCount(0);
     await expect(region(other, "Pending invitations")).toHaveCount(0);
-    await shot(other, "settings-members-viewer");
+    await shot(other, "settings-members-viewer", true);
 
     // Viewers see polite notes instead of the admin pages.
     await settingsNav(other).getByRole("link", { name: "Audit log" }).click();
     await expect(other.getByRole("main")).toContainText("Only admins and owners can see the audit log");
     await settingsNav(other).getByRole("link", { name: "API keys" }).click();
     await expect(other.getByRole("main")).toContainText("API keys are for members, admins and owners.");
-    await shot(other, "settings-api-keys-viewer");
+    await shot(other, "settings-api-keys-viewer", true);
 
     // Back to their own organization through the menu; the page stays the same section.
     await switcher(other).click();
@@ -174,7 +154,55 @@ test.describe("organizations in the browser", () => {
     await context.close();
   });
 
+  test("removing a member asks first: Escape and Cancel keep them, the dialog's button removes them", async ({ page }) => {
+    const owner = uniqueEmail("org-remove-owner");
+    const member = uniqueEmail("org-remove-member");
+    const orgName = orgNameOf(owner);
+    await registerViaApi(page.request, owner);
+    await registerViaApi(page.request, member);
+    // The member joins through the API: the invitation in the browser is another test's subject.
+    const ownerToken = await accessToken(page.request, owner);
+    await logIn(page, owner);
+    const orgId = await organizationId(page);
+    const invited = await page.request.post(`/api/v1/organizations/${orgId}/invitations`, { headers: { authorization: `Bearer ${ownerToken}` }, data: { email: member, role: "member" } });
+    expect(invited.status(), await invited.text()).toBe(201);
+    const token = new URLSearchParams(linkIn(await waitForMail(member, /invited you to/), "/invitations/accept").split("?")[1]).get("token");
+    expect(token).toBeTruthy();
+    const accepted = await page.request.post("/api/v1/invitations/accept", {
+      headers: { authorization: `Bearer ${await accessToken(page.request, member)}` },
+      data: { token },
+    });
+    expect(accepted.status(), await accepted.text()).toBe(200);
+
+    await page.goto("/settings/members");
+    const members = region(page, /^All members/);
+    await expect(members.getByRole("row")).toHaveCount(3); // header + 2
+    const remove = members.getByRole("button", { name: `Remove ${member}` });
+    await remove.click();
+    const confirmRemove = page.getByRole("dialog", { name: `Remove ${member} from ${orgName}?` });
+    await expect(confirmRemove).toContainText("They lose access to the organization at once.");
+    await expect(confirmRemove.getByRole("button", { name: "Cancel" })).toBeFocused();
+    await expectAccessible(page);
+    await shot(page, "settings-members-remove-confirm", true);
+    await page.keyboard.press("Escape");
+    await expect(confirmRemove).toBeHidden();
+    await expect(remove).toBeFocused();
+    await remove.click();
+    await confirmRemove.getByRole("button", { name: "Cancel" }).click();
+    await expect(confirmRemove).toBeHidden();
+    await expect(members.getByRole("row")).toHaveCount(3);
+
+    await remove.click();
+    await confirmRemove.getByRole("button", { name: "Remove member" }).click();
+    await expect(members.getByRole("row")).toHaveCount(2);
+    await page.reload();
+    await expect(members.getByRole("row")).toHaveCount(2);
+    await expect(members).not.toContainText(member);
+  });
+
   test("API keys: create with scopes, the secret shown once works on the API, revoking it stops it", async ({ page, context, baseURL }) => {
+    // Two accessibility scans (the secret panel, the confirm dialog) on top of the walk through.
+    test.slow();
     const owner = uniqueEmail("org-keys");
     await registerViaApi(page.request, owner);
     await logIn(page, owner);
@@ -195,7 +223,7 @@ test.describe("organizations in the browser", () => {
       const label = ((await box.evaluate((el) => (el as HTMLInputElement).labels?.[0]?.textContent)) ?? "").trim();
       await box.setChecked(label === "flows:read" || label === "org:read");
     }
-    await shot(page, "settings-api-keys-create");
+    await shot(page, "settings-api-keys-create", true);
     await create.getByRole("button", { name: "Create key" }).click();
 
     const secretElement = create.getByLabel("Secret", { exact: true });
@@ -215,7 +243,8 @@ test.describe("organizations in the browser", () => {
     await expect(row).toContainText("org:read");
     await expect(row).not.toContainText("flows:write");
     await expect(row).toContainText("Never");
-    await shot(page, "settings-api-keys-secret");
+    await expectAccessible(page);
+    await shot(page, "settings-api-keys-secret", true);
 
     const org = await fetch(`${baseURL}/api/v1/organizations/${orgId}`, { headers: { "X-API-Key": secret } });
     expect(org.status).toBe(200);
@@ -230,8 +259,18 @@ test.describe("organizations in the browser", () => {
     await expect(page.getByText(secret)).toHaveCount(0);
     await expect(row).toBeVisible();
 
-    page.once("dialog", (d) => void d.accept());
+    // Revoking asks first, in a dialog that starts on Cancel.
     await keys.getByRole("button", { name: "Revoke key CI reader" }).click();
+    const confirmRevoke = page.getByRole("dialog", { name: "Revoke the key “CI reader”?" });
+    await expect(confirmRevoke).toContainText("Anything using it stops working at once.");
+    await expect(confirmRevoke.getByRole("button", { name: "Cancel" })).toBeFocused();
+    await expectAccessible(page);
+    await shot(page, "settings-api-keys-revoke-confirm", true);
+    await confirmRevoke.getByRole("button", { name: "Cancel" }).click();
+    await expect(confirmRevoke).toBeHidden();
+    await expect(row).toBeVisible();
+    await keys.getByRole("button", { name: "Revoke key CI reader" }).click();
+    await confirmRevoke.getByRole("button", { name: "Revoke key" }).click();
     await expect(row).toHaveCount(0);
     await expect(keys).toContainText("No API keys yet.");
     const revoked = await fetch(`${baseURL}/api/v1/organizations/${orgId}`, { headers: { "X-API-Key": secret } });
@@ -257,8 +296,8 @@ test.describe("organizations in the browser", () => {
     await create.getByLabel("Name").fill("Audit probe");
     await create.getByRole("button", { name: "Create key" }).click();
     await expect(create.getByLabel("Secret", { exact: true })).toBeVisible();
-    page.once("dialog", (d) => void d.accept());
     await region(page, "Active keys").getByRole("button", { name: "Revoke key Audit probe" }).click();
+    await page.getByRole("dialog", { name: "Revoke the key “Audit probe”?" }).getByRole("button", { name: "Revoke key" }).click();
     await expect(region(page, "Active keys")).toContainText("No API keys yet.");
 
     await settingsNav(page).getByRole("link", { name: "Audit log" }).click();
@@ -273,7 +312,7 @@ test.describe("organizations in the browser", () => {
     await expect(rowOf("api_key.revoked")).toHaveCount(1);
     await expect(rowOf("api_key.created")).toContainText(/127\.0\.0\.1|::1|::ffff:127\.0\.0\.1/);
     await expect(events.getByRole("button", { name: "Load more" })).toHaveCount(0);
-    await shot(page, "settings-audit-log");
+    await shot(page, "settings-audit-log", true);
 
     await events.getByLabel("Action").selectOption("api_key.created");
     await expect(events.getByRole("row")).toHaveCount(2); // header + 1
@@ -331,7 +370,7 @@ test.describe("organizations in the browser", () => {
     await confirm.fill("wrong");
     await expect(danger.getByRole("button", { name: "Delete organization" })).toBeDisabled();
     await confirm.fill(slug);
-    await shot(page, "settings-organization-delete");
+    await shot(page, "settings-organization-delete", true);
     await danger.getByRole("button", { name: "Delete organization" }).click();
 
     // Out of the deleted organization: switched to the first one, or signed out to log in again.

@@ -1,6 +1,7 @@
 "use client";
 
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { PendingButton } from "./buttons";
 import "./dialog.css";
 
 /**
@@ -50,7 +51,11 @@ export function Dialog({
   );
 }
 
-/** "Are you sure?" with a named confirming button; the cancel button has focus first. */
+/**
+ * "Are you sure?" with a named confirming button, in place of window.confirm: the cancel button has
+ * focus first, Escape cancels, and closing gives focus back to what opened it (the browser's
+ * <dialog> does that).
+ */
 export function ConfirmDialog({
   title,
   open,
@@ -82,5 +87,63 @@ export function ConfirmDialog({
         </button>
       </div>
     </Dialog>
+  );
+}
+
+/**
+ * A button for a destructive action that asks first: it opens a ConfirmDialog and runs onConfirm
+ * only when the confirming button is pressed.
+ */
+export function ConfirmButton({
+  title,
+  message,
+  confirmLabel,
+  onConfirm,
+  pending,
+  pendingLabel,
+  disabled,
+  className,
+  "aria-label": ariaLabel,
+  children,
+}: {
+  title: string;
+  message: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => void;
+  pending: boolean;
+  pendingLabel: string;
+  disabled?: boolean;
+  className?: string;
+  "aria-label"?: string;
+  children: ReactNode;
+}) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <PendingButton
+        className={className}
+        aria-label={ariaLabel}
+        aria-haspopup="dialog"
+        pending={pending}
+        pendingLabel={pendingLabel}
+        disabled={disabled}
+        onClick={() => setOpen(true)}
+      >
+        {children}
+      </PendingButton>
+      <ConfirmDialog
+        title={title}
+        open={open}
+        confirmLabel={confirmLabel}
+        danger
+        onClose={() => setOpen(false)}
+        onConfirm={() => {
+          setOpen(false);
+          onConfirm();
+        }}
+      >
+        {message}
+      </ConfirmDialog>
+    </>
   );
 }

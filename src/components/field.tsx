@@ -92,3 +92,27 @@ export function Checkbox({ id, label, error, name, ...input }: CheckboxProps) {
     </div>
   );
 }
+
+type ChoiceProps = Omit<InputHTMLAttributes<HTMLInputElement>, "id" | "type"> & {
+  id: string;
+  type: "radio" | "checkbox";
+  label: ReactNode;
+  hint: ReactNode;
+  /** "li" inside a list of choices; a div otherwise. */
+  as?: "div" | "li";
+};
+
+/** A radio button or checkbox with its label and a line that explains it, for a fieldset of choices. */
+export function Choice({ id, type, label, hint, as: Wrapper = "div", ...input }: ChoiceProps) {
+  return (
+    <Wrapper className="choice">
+      <input id={id} type={type} aria-describedby={`${id}-hint`} {...input} />
+      <div>
+        <label htmlFor={id}>{label}</label>
+        <p id={`${id}-hint`} className="hint">
+          {hint}
+        </p>
+      </div>
+    </Wrapper>
+  );
+}

@@ -19,6 +19,7 @@ import { createRestHandler } from "@/server/api/rest/handler";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { CLIENT_IP_HEADER, resolveClientIp } from "@/server/api/rest/client-ip";
 import { appRouter, createCaller } from "@/server/api/root";
+import { fetchListener } from "./http-bridge";
 import { createRealtimeHub } from "@/server/realtime/hub";
 import { DeviceChannel } from "@/server/realtime/devices";
 
@@ -31,49 +32,21 @@ const app = await createApp({
 });
 const rest = createRestHandler({ router: appRouter, getApp: async () => app, createCaller: (ctx) => createCaller(ctx) });
 
-function toHeaders(req: http.IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-    else headers.set(name, value);
-  }
-  return headers;
-}
-
-async function serve(req: http.IncomingMessage, res: http.ServerResponse) {
-  req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
-  const method = req.method ?? "GET";
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const body = method === "GET" || method === "HEAD" || chunks.length === 0 ? undefined : Buffer.concat(chunks);
-  const request = new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, { method, headers: toHeaders(req), body });
+/** Webhooks and the REST API, as src/server.ts routes them; anything else is not served here. */
+async function route(request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
-  let response: Response;
   const hook = /^\/hooks\/([^/]+)((?:\/[^/]*)*)$/.exec(pathname);
   if (hook) {
     const segments = hook[2]!.split("/").filter(Boolean).map(decodeURIComponent);
-    response = await handleWebhook(app, request, decodeURIComponent(hook[1]!), segments);
-  } else if (pathname.startsWith("/api/v1/")) {
-    response = await rest(request);
-  } else {
-    response = new Response(JSON.stringify({ error: { code: "NOT_FOUND", message: "not found" } }), { status: 404, headers: { "content-type": "application/json" } });
+    return handleWebhook(app, request, decodeURIComponent(hook[1]!), segments);
   }
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  res.writeHead(response.status, headers);
-  res.end(Buffer.from(await response.arrayBuffer()));
+  if (pathname.startsWith("/api/v1/")) return rest(request);
+  return new Response(JSON.stringify({ error: { code: "NOT_FOUND", message: "not found" } }), { status: 404, headers: { "content-type": "application/json" } });
 }
 
-const server = http.createServer((req, res) => {
-  serve(req, res).catch((err: unknown) => {
-    app.logger.error({ err }, "request failed");
-    if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: { code: "INTERNAL", message: "internal error" } }));
-  });
-});
+const server = http.createServer(
+  fetchListener(route, { trustProxyHops: env.TRUST_PROXY_HOPS, onError: (err) => app.logger.error({ err }, "request failed") }),
+);
 const hub = createRealtimeHub({ app, devices: new DeviceChannel(app.store, app.flowRuntime) });
 server.on("upgrade", (req, socket, head) => {
   req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);

@@ -4,6 +4,7 @@ import { useDeferredValue, useState } from "react";
 import Link from "next/link";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
+import { ACTIONS_COLUMN, DataTable } from "@/components/data-table";
 import { ConfirmDialog } from "@/components/dialog";
 import { errorInfo, useTRPC, useTRPCClient } from "@/trpc/react";
 import { NewFlowDialog } from "./new-flow-dialog";
@@ -117,27 +118,11 @@ export function FlowsList({ canWrite }: { canWrite: boolean }) {
         ) : flows.length === 0 ? (
           <p>{name ? `No flow's name contains “${name}”.` : canWrite ? "No flows yet. Create one, or import a Node-RED export." : "No flows yet."}</p>
         ) : (
-          <div className="table-scroll">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">State</th>
-                  <th scope="col" className="num">
-                    Nodes
-                  </th>
-                  <th scope="col" className="row-actions">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {flows.map((f) => (
-                  <FlowRow key={f.id} flow={f} canWrite={canWrite} onDelete={setDeleting} onError={setMessage} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable columns={["Name", "State", { label: "Nodes", className: "num" }, ACTIONS_COLUMN]}>
+            {flows.map((f) => (
+              <FlowRow key={f.id} flow={f} canWrite={canWrite} onDelete={setDeleting} onError={setMessage} />
+            ))}
+          </DataTable>
         )}
         {list.hasNextPage ? (
           <div className="actions">

@@ -1,10 +1,13 @@
 "use client";
 
-import { useClipboard } from "@/components/use-clipboard";
 import { useState, type FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
-import { Field } from "@/components/field";
+import { FormFooter, SubmitButton } from "@/components/buttons";
+import { ACTIONS_COLUMN, DataTable, RowError } from "@/components/data-table";
+import { ConfirmButton } from "@/components/dialog";
+import { SecretPanel, SecretValue } from "@/components/secret-panel";
+import { Choice, Field } from "@/components/field";
 import { commonErrorMessage, fieldMessage } from "@/features/auth/messages";
 import { formatDate, formatDateTime, type DisplayPrefs } from "@/features/settings/format";
 import { errorInfo, useTRPC } from "@/trpc/react";
@@ -31,36 +34,23 @@ function endOfDay(date: string): string {
 }
 
 function NewSecret({ name, secret, onDone }: { name: string; secret: string; onDone: () => void }) {
-  const clipboard = useClipboard();
   return (
-    <div className="new-secret" role="group" aria-labelledby="new-secret-heading">
-      <h3 id="new-secret-heading">Key “{name}” created</h3>
-      <Alert kind="info">
-        <strong>Copy this secret now.</strong> It is shown only once: we keep only a hash of it. If you lose it, revoke the
-        key and create a new one.
-      </Alert>
-      <dl className="secret">
-        <dt id="api-key-secret-label">Secret</dt>
-        <dd aria-labelledby="api-key-secret-label">
-          <code>{secret}</code>
-        </dd>
-      </dl>
-      <div className="actions">
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => clipboard.copy(secret)}
-        >
-          Copy
-        </button>
-        <button type="button" onClick={onDone}>
-          I have stored the secret
-        </button>
-        <span role="status" className="saved">
-          {clipboard.message("the secret")}
-        </span>
-      </div>
-    </div>
+    <SecretPanel
+      className="new-secret"
+      title={<>Key “{name}” created</>}
+      notice={
+        <>
+          <strong>Copy this secret now.</strong> It is shown only once: we keep only a hash of it. If you lose it, revoke
+          the key and create a new one.
+        </>
+      }
+      copyText={secret}
+      copyWhat="the secret"
+      doneLabel="I have stored the secret"
+      onDone={onDone}
+    >
+      <SecretValue label="Secret" value={secret} />
+    </SecretPanel>
   );
 }
 
@@ -159,66 +149,42 @@ function CreateKeySection({ role }: { role: Role }) {
           <fieldset>
             <legend>Kind</legend>
             <div className="choices">
-              <div className="choice">
-                <input
-                  id="key-kind-user"
-                  type="radio"
-                  name="key-kind"
-                  checked={kind === "user"}
-                  onChange={() => chooseKind("user")}
-                  aria-describedby="key-kind-user-hint"
-                />
-                <div>
-                  <label htmlFor="key-kind-user">User key</label>
-                  <p id="key-kind-user-hint" className="hint">
-                    Calls the REST API as you.
-                  </p>
-                </div>
-              </div>
-              <div className="choice">
-                <input
-                  id="key-kind-device"
-                  type="radio"
-                  name="key-kind"
-                  checked={kind === "device"}
-                  onChange={() => chooseKind("device")}
-                  aria-describedby="key-kind-device-hint"
-                />
-                <div>
-                  <label htmlFor="key-kind-device">Device key</label>
-                  <p id="key-kind-device-hint" className="hint">
-                    Connects a device over the WebSocket.
-                  </p>
-                </div>
-              </div>
+              <Choice
+                id="key-kind-user"
+                type="radio"
+                name="key-kind"
+                checked={kind === "user"}
+                onChange={() => chooseKind("user")}
+                label="User key"
+                hint="Calls the REST API as you."
+              />
+              <Choice
+                id="key-kind-device"
+                type="radio"
+                name="key-kind"
+                checked={kind === "device"}
+                onChange={() => chooseKind("device")}
+                label="Device key"
+                hint="Connects a device over the WebSocket."
+              />
             </div>
           </fieldset>
         ) : null}
         <fieldset aria-describedby={scopesError ? "key-scopes-error" : undefined}>
           <legend>Scopes</legend>
           <ul className="scopes">
-            {available.map((scope) => {
-              const id = `scope-${scope.replace(":", "-")}`;
-              return (
-                <li key={scope} className="choice">
-                  <input
-                    id={id}
-                    type="checkbox"
-                    checked={scopes.has(scope)}
-                    onChange={(e) => toggle(scope, e.target.checked)}
-                    aria-describedby={`${id}-hint`}
-                  />
-                  <div>
-                    <label htmlFor={id}>
-                      <code>{scope}</code>
-                    </label>
-                    <p id={`${id}-hint`} className="hint">
-                      {sentenceCase(scopeDescription(scope))}
-                    </p>
-                  </div>
-                </li>
-              );
-            })}
+            {available.map((scope) => (
+              <Choice
+                key={scope}
+                as="li"
+                id={`scope-${scope.replace(":", "-")}`}
+                type="checkbox"
+                checked={scopes.has(scope)}
+                onChange={(e) => toggle(scope, e.target.checked)}
+                label={<code>{scope}</code>}
+                hint={sentenceCase(scopeDescription(scope))}
+              />
+            ))}
           </ul>
           {scopesError ? (
             <p id="key-scopes-error" className="error">
@@ -226,11 +192,11 @@ function CreateKeySection({ role }: { role: Role }) {
             </p>
           ) : null}
         </fieldset>
-        <div className="actions">
-          <button type="submit" disabled={create.isPending}>
-            {create.isPending ? "Creating…" : "Create key"}
-          </button>
-        </div>
+        <FormFooter>
+          <SubmitButton pending={create.isPending} pendingLabel="Creating…">
+            Create key
+          </SubmitButton>
+        </FormFooter>
       </form>
     </section>
   );
@@ -247,11 +213,7 @@ function KeyRow({ apiKey, prefs, now }: { apiKey: ApiKey; prefs: DisplayPrefs; n
     <tr>
       <td>
         {apiKey.name}
-        {revoke.error ? (
-          <p role="alert" className="error">
-            {commonErrorMessage(revoke.error)}
-          </p>
-        ) : null}
+        {revoke.error ? <RowError>{commonErrorMessage(revoke.error)}</RowError> : null}
       </td>
       <td>
         <code>{apiKey.prefix}…</code>
@@ -273,22 +235,24 @@ function KeyRow({ apiKey, prefs, now }: { apiKey: ApiKey; prefs: DisplayPrefs; n
         {expired ? <span className="badge warn">Expired</span> : null}
       </td>
       <td className="row-actions">
-        <button
-          type="button"
+        <ConfirmButton
           className="secondary small"
           aria-label={`Revoke key ${apiKey.name}`}
-          disabled={revoke.isPending}
-          onClick={() => {
-            if (!window.confirm(`Revoke the key “${apiKey.name}”? Anything using it stops working at once.`)) return;
-            revoke.mutate({ id: apiKey.id });
-          }}
+          pending={revoke.isPending}
+          pendingLabel="Revoking…"
+          title={`Revoke the key “${apiKey.name}”?`}
+          message={<p>Anything using it stops working at once. This cannot be undone.</p>}
+          confirmLabel="Revoke key"
+          onConfirm={() => revoke.mutate({ id: apiKey.id })}
         >
-          {revoke.isPending ? "Revoking…" : "Revoke"}
-        </button>
+          Revoke
+        </ConfirmButton>
       </td>
     </tr>
   );
 }
+
+const KEY_COLUMNS = ["Name", "Prefix", "Kind", "Scopes", "Created", "Last used", "Expires", ACTIONS_COLUMN] as const;
 
 function KeysSection({ role, prefs, initialKeys }: { role: Role; prefs: DisplayPrefs; initialKeys: ApiKey[] }) {
   const trpc = useTRPC();
@@ -304,29 +268,11 @@ function KeysSection({ role, prefs, initialKeys }: { role: Role; prefs: DisplayP
       {list.length === 0 ? (
         <p className="muted">No API keys yet.</p>
       ) : (
-        <div className="table-scroll">
-          <table className="compact">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((k) => (
-                <KeyRow key={k.id} apiKey={k} prefs={prefs} now={now} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable className="compact" columns={KEY_COLUMNS}>
+          {list.map((k) => (
+            <KeyRow key={k.id} apiKey={k} prefs={prefs} now={now} />
+          ))}
+        </DataTable>
       )}
     </section>
   );

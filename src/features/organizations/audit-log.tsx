@@ -3,6 +3,8 @@
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Alert } from "@/components/alert";
+import { PendingButton } from "@/components/buttons";
+import { DataTable } from "@/components/data-table";
 import { commonErrorMessage } from "@/features/auth/messages";
 import { formatDateTime, type DisplayPrefs } from "@/features/settings/format";
 import { useTRPC } from "@/trpc/react";
@@ -119,50 +121,37 @@ export function AuditLog({ organizationId, prefs }: { organizationId: string; pr
       ) : entries.length === 0 ? (
         <p className="muted">{action ? "No events with this action." : "No events yet."}</p>
       ) : (
-        <div className="table-scroll">
-          <table className="compact audit">
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Action</th>
-                <th scope="col">Target</th>
-                <th scope="col">IP address</th>
+        <DataTable className="compact audit" columns={["Time", "Actor", "Action", "Target", "IP address"]}>
+          {entries.map((e) => {
+            const details = metadataText(e);
+            return (
+              <tr key={e.id}>
+                <td>{formatDateTime(prefs, e.created_at)}</td>
+                <td>{e.actor_id ? (people.get(e.actor_id) ?? <code>{e.actor_id}</code>) : <span className="muted">System</span>}</td>
+                <td>
+                  {actionLabels[e.action] ?? e.action}
+                  <div className="hint">
+                    <code className="action-code">{e.action}</code>
+                    {details ? ` · ${details}` : null}
+                  </div>
+                </td>
+                <td>
+                  <Target entry={e} people={people} />
+                </td>
+                <td>{e.ip_address ?? <span className="muted">—</span>}</td>
               </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => {
-                const details = metadataText(e);
-                return (
-                  <tr key={e.id}>
-                    <td>{formatDateTime(prefs, e.created_at)}</td>
-                    <td>{e.actor_id ? (people.get(e.actor_id) ?? <code>{e.actor_id}</code>) : <span className="muted">System</span>}</td>
-                    <td>
-                      {actionLabels[e.action] ?? e.action}
-                      <div className="hint">
-                        <code className="action-code">{e.action}</code>
-                        {details ? ` · ${details}` : null}
-                      </div>
-                    </td>
-                    <td>
-                      <Target entry={e} people={people} />
-                    </td>
-                    <td>{e.ip_address ?? <span className="muted">—</span>}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       )}
       <div className="actions spread">
         <span className="muted" role="status">
           {entries.length === 0 ? "" : log.hasNextPage ? `Showing the latest ${entries.length} events.` : `Showing all ${entries.length} ${entries.length === 1 ? "event" : "events"}.`}
         </span>
         {log.hasNextPage ? (
-          <button type="button" className="secondary" disabled={log.isFetchingNextPage} onClick={() => void log.fetchNextPage()}>
-            {log.isFetchingNextPage ? "Loading…" : "Load more"}
-          </button>
+          <PendingButton className="secondary" pending={log.isFetchingNextPage} pendingLabel="Loading…" onClick={() => void log.fetchNextPage()}>
+            Load more
+          </PendingButton>
         ) : null}
       </div>
     </section>

@@ -4,6 +4,9 @@ import { useState, type FormEvent } from "react";
 import { useRouter } from "next/navigation";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
+import { FormFooter, PendingButton, SubmitButton } from "@/components/buttons";
+import { ACTIONS_COLUMN, DataTable, RowError } from "@/components/data-table";
+import { ConfirmButton } from "@/components/dialog";
 import { Field, SelectField } from "@/components/field";
 import { commonErrorMessage, fieldMessage } from "@/features/auth/messages";
 import { formatDate, type DisplayPrefs } from "@/features/settings/format";
@@ -90,42 +93,40 @@ function MemberRow({ member, viewer }: { member: Member; viewer: Viewer }) {
               ))}
             </select>
             {role !== member.role ? (
-              <button
-                type="button"
+              <PendingButton
                 className="small"
                 aria-label={`Save role for ${member.email}`}
-                disabled={update.isPending}
+                pending={update.isPending}
+                pendingLabel="Saving…"
                 onClick={() => update.mutate({ id: viewer.organizationId, user_id: member.user_id, role })}
               >
-                {update.isPending ? "Saving…" : "Save"}
-              </button>
+                Save
+              </PendingButton>
             ) : null}
           </div>
         ) : (
           roleLabels[member.role]
         )}
-        {error ? (
-          <p id={errorId} role="alert" className="error">
-            {memberErrorMessage(error, viewer, member)}
-          </p>
-        ) : null}
+        {error ? <RowError id={errorId}>{memberErrorMessage(error, viewer, member)}</RowError> : null}
       </td>
       <td className="nowrap">{formatDate(viewer.prefs, member.joined_at)}</td>
       <td className="row-actions">
         {canRemove ? (
-          <button
-            type="button"
+          <ConfirmButton
             className="secondary small"
             aria-label={`Remove ${member.email}`}
-            disabled={remove.isPending}
-            onClick={() => {
-              if (!window.confirm(`Remove ${member.email} from ${viewer.organizationName}? They lose access at once.`)) return;
+            pending={remove.isPending}
+            pendingLabel="Removing…"
+            title={`Remove ${member.email} from ${viewer.organizationName}?`}
+            message={<p>They lose access to the organization at once. You can invite them again later.</p>}
+            confirmLabel="Remove member"
+            onConfirm={() => {
               update.reset();
               remove.mutate({ id: viewer.organizationId, user_id: member.user_id });
             }}
           >
-            {remove.isPending ? "Removing…" : "Remove"}
-          </button>
+            Remove
+          </ConfirmButton>
         ) : null}
       </td>
     </tr>
@@ -147,26 +148,12 @@ function MembersSection({ viewer, initialMembers }: { viewer: Viewer; initialMem
       </h2>
       {manages ? null : <p className="hint">Only admins and owners can change roles or remove members.</p>}
       {members.error ? <Alert kind="error">{commonErrorMessage(members.error)}</Alert> : null}
-      <div className="table-scroll">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Member</th>
-              <th scope="col">Role</th>
-              <th scope="col">Joined</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((m) => (
-              // Keyed by role too, so a row's unsaved choice resets when the server's role changes.
-              <MemberRow key={`${m.user_id}:${m.role}`} member={m} viewer={viewer} />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable columns={["Member", "Role", "Joined", ACTIONS_COLUMN]}>
+        {list.map((m) => (
+          // Keyed by role too, so a row's unsaved choice resets when the server's role changes.
+          <MemberRow key={`${m.user_id}:${m.role}`} member={m} viewer={viewer} />
+        ))}
+      </DataTable>
     </section>
   );
 }
@@ -230,11 +217,11 @@ function InviteSection({ viewer }: { viewer: Viewer }) {
             hint={`${roleLabels[role]}: ${roleDescriptions[role]}.`}
           />
         </div>
-        <div className="actions">
-          <button type="submit" disabled={invite.isPending}>
-            {invite.isPending ? "Sending…" : "Send invitation"}
-          </button>
-        </div>
+        <FormFooter>
+          <SubmitButton pending={invite.isPending} pendingLabel="Sending…">
+            Send invitation
+          </SubmitButton>
+        </FormFooter>
       </form>
     </section>
   );
@@ -252,25 +239,21 @@ function InvitationRow({ invitation, viewer }: { invitation: Invitation; viewer:
     <tr>
       <td>
         {invitation.email}
-        {revoke.error ? (
-          <p role="alert" className="error">
-            {commonErrorMessage(revoke.error)}
-          </p>
-        ) : null}
+        {revoke.error ? <RowError>{commonErrorMessage(revoke.error)}</RowError> : null}
       </td>
       <td>{roleLabels[invitation.role]}</td>
       <td className="nowrap">{formatDate(viewer.prefs, invitation.created_at)}</td>
       <td className="nowrap">{formatDate(viewer.prefs, invitation.expires_at)}</td>
       <td className="row-actions">
-        <button
-          type="button"
+        <PendingButton
           className="secondary small"
           aria-label={`Revoke invitation for ${invitation.email}`}
-          disabled={revoke.isPending}
+          pending={revoke.isPending}
+          pendingLabel="Revoking…"
           onClick={() => revoke.mutate({ id: viewer.organizationId, invitation_id: invitation.id })}
         >
-          {revoke.isPending ? "Revoking…" : "Revoke"}
-        </button>
+          Revoke
+        </PendingButton>
       </td>
     </tr>
   );
@@ -290,26 +273,11 @@ function InvitationsSection({ viewer, initialInvitations }: { viewer: Viewer; in
       {list.length === 0 ? (
         <p className="muted">No pending invitations.</p>
       ) : (
-        <div className="table-scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Sent</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((inv) => (
-                <InvitationRow key={inv.id} invitation={inv} viewer={viewer} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={["Email", "Role", "Sent", "Expires", ACTIONS_COLUMN]}>
+          {list.map((inv) => (
+            <InvitationRow key={inv.id} invitation={inv} viewer={viewer} />
+          ))}
+        </DataTable>
       )}
     </section>
   );

@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { signOut } from "next-auth/react";
 import { Alert } from "@/components/alert";
+import { FormFooter, SubmitButton } from "@/components/buttons";
 import { Field } from "@/components/field";
 import { commonErrorMessage, fieldMessage } from "@/features/auth/messages";
 import type { DisplayPrefs } from "@/features/settings/format";
@@ -83,16 +84,11 @@ function DetailsSection({ organization, role, prefs }: { organization: Organizat
             }}
             error={nameError}
           />
-          <div className="actions">
-            <button type="submit" disabled={rename.isPending || name.trim() === org.name}>
-              {rename.isPending ? "Saving…" : "Rename organization"}
-            </button>
-            {rename.isSuccess ? (
-              <span role="status" className="saved">
-                Saved.
-              </span>
-            ) : null}
-          </div>
+          <FormFooter status={rename.isSuccess ? "Saved." : ""}>
+            <SubmitButton pending={rename.isPending} pendingLabel="Saving…" disabled={name.trim() === org.name}>
+              Rename organization
+            </SubmitButton>
+          </FormFooter>
         </form>
       ) : (
         <p className="hint">Only owners can rename the organization.</p>
@@ -155,11 +151,11 @@ function CreateSection() {
             error={slugError}
           />
         </div>
-        <div className="actions">
-          <button type="submit" disabled={busy}>
-            {busy ? "Creating…" : "Create organization"}
-          </button>
-        </div>
+        <FormFooter>
+          <SubmitButton pending={busy} pendingLabel="Creating…">
+            Create organization
+          </SubmitButton>
+        </FormFooter>
       </form>
     </section>
   );
@@ -217,11 +213,11 @@ function DeleteSection({ organization, organizations }: { organization: Organiza
             value={confirm}
             onChange={(e) => setConfirm(e.target.value)}
           />
-          <div className="actions">
-            <button type="submit" className="danger" disabled={busy || confirm.trim() !== organization.slug}>
-              {busy ? "Deleting…" : "Delete organization"}
-            </button>
-          </div>
+          <FormFooter>
+            <SubmitButton className="danger" pending={busy} pendingLabel="Deleting…" disabled={confirm.trim() !== organization.slug}>
+              Delete organization
+            </SubmitButton>
+          </FormFooter>
         </form>
       )}
     </section>

@@ -2,27 +2,23 @@
  * Issue 15 #7: revocations reach open WebSockets, and a deleted organization's flows and webhooks stop.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, restClient } from "@/test/app";
+import { setUpTestApp } from "@/test/set-up-test-app";
 import { signUp } from "@/test/accounts";
 import { connect, startHub } from "@/test/ws";
-import type { AppServices } from "@/server/app";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { WS_CLOSE } from "@/server/realtime/hub";
 import { WS_LIMITS } from "@/shared/realtime";
 import WebSocket from "ws";
 
-let app: AppServices;
-let request: ReturnType<typeof restClient>;
+const testApp = setUpTestApp();
+const request = testApp.request;
 let hub: Awaited<ReturnType<typeof startHub>>;
 
 beforeAll(async () => {
-  app = await createTestApp();
-  request = restClient(app);
-  hub = await startHub(app);
+  hub = await startHub(testApp.app);
 });
 afterAll(async () => {
   await hub?.close();
-  await app?.close();
 });
 
 const ready = (f: Record<string, unknown>) => f.type === "ready";
@@ -51,11 +47,11 @@ describe("deleting an organization", () => {
   it("closes its sockets, stops its flows and makes its webhooks answer 404", async () => {
     const owner = await signUp(request);
     const bystander = await signUp(request);
-    const slug = (await app.db.prisma.organization.findUniqueOrThrow({ where: { id: owner.organizationId } })).slug;
+    const slug = (await testApp.app.db.prisma.organization.findUniqueOrThrow({ where: { id: owner.organizationId } })).slug;
     const [inId, outId] = [`in-${Date.now()}`, `out-${Date.now()}`];
     const flow = (await request("POST", "/flows", { token: owner.accessToken, body: { name: "hooked", nodes: [{ id: inId, type: "http-in", config: { method: "get", path: "/ping" } }, { id: outId, type: "http-response" }], connections: [{ source: inId, target: outId }] } })).body.flow;
     expect((await request("POST", `/flows/${flow.id}/deploy`, { token: owner.accessToken })).body.deployment.state).toBe("running");
-    const hook = () => handleWebhook(app, new Request(`http://app.test/hooks/${slug}/ping`), slug, ["ping"]);
+    const hook = () => handleWebhook(testApp.app, new Request(`http://app.test/hooks/${slug}/ping`), slug, ["ping"]);
     expect((await hook()).status).toBe(200);
 
     const device = (await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "dev", kind: "device" } })).body.secret;
@@ -70,7 +66,7 @@ describe("deleting an organization", () => {
       expect(closed).toEqual({ code: WS_CLOSE.unauthenticated, reason: "organization deleted" });
     }
     expect(other.ws.readyState).toBe(other.ws.OPEN);
-    expect(await app.flowRuntime.placement(flow.id)).toBeNull();
+    expect(await testApp.app.flowRuntime.placement(flow.id)).toBeNull();
     expect((await hook()).status).toBe(404);
     other.ws.close();
   });

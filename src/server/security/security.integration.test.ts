@@ -1,33 +1,29 @@
 /**
  * Issue 15: each finding, through the door an attacker uses (REST, /hooks, a deployed flow).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, restClient } from "@/test/app";
+import { beforeAll, describe, expect, it } from "vitest";
+import { setUpTestApp } from "@/test/set-up-test-app";
 import { joinAs, signUp } from "@/test/accounts";
-import type { AppServices } from "@/server/app";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { orgEventsChannel } from "@/server/services/flows/events";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
 import { SessionStore } from "@/server/auth/sessions";
 
-let app: AppServices;
-let request: ReturnType<typeof restClient>;
+const testApp = setUpTestApp();
+const request = testApp.request;
 let user: Awaited<ReturnType<typeof signUp>>;
 
 beforeAll(async () => {
-  app = await createTestApp();
-  request = restClient(app);
   user = await signUp(request);
 });
 
-const trpcPost = (req: Request) => createTrpcHandler(async () => app)(req);
-afterAll(async () => app?.close());
+const trpcPost = (req: Request) => createTrpcHandler(async () => testApp.app)(req);
 
 let seq = 0;
 const uid = (p: string) => `${p}-${Date.now().toString(36)}-${++seq}`;
 
 async function slugOf(organizationId: string): Promise<string> {
-  return (await app.db.prisma.organization.findUniqueOrThrow({ where: { id: organizationId } })).slug;
+  return (await testApp.app.db.prisma.organization.findUniqueOrThrow({ where: { id: organizationId } })).slug;
 }
 
 /** Creates and deploys a flow; returns its id. */
@@ -42,7 +38,7 @@ async function deploy(token: string, nodes: unknown[], connections: unknown[] = 
 
 function hook(slug: string, path: string, init: RequestInit = {}) {
   const segments = path.split("/").filter(Boolean);
-  return handleWebhook(app, new Request(`http://app.test/hooks/${slug}/${segments.join("/")}`, init), slug, segments);
+  return handleWebhook(testApp.app, new Request(`http://app.test/hooks/${slug}/${segments.join("/")}`, init), slug, segments);
 }
 
 describe("1. prototype pollution", () => {
@@ -114,7 +110,7 @@ describe("2. webhooks cannot act on the app's origin", () => {
       { id: dbgId, type: "debug", config: { property: "req.headers" } },
     ], [{ source: inId, target: dbgId }]);
     const events: Array<{ topic: string; data: Record<string, unknown> }> = [];
-    const unsubscribe = await app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(JSON.parse(m)));
+    const unsubscribe = await testApp.app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(JSON.parse(m)));
     void hook(slug, "/echo-headers", { method: "POST", headers: { cookie: "next-auth.session-token=secret", authorization: "Bearer secret", "x-api-key": "fp_secret", "x-other": "kept" }, body: "{}" });
     await expect.poll(() => events.filter((e) => e.topic === "debug" && e.data.node_id === dbgId).length).toBe(1);
     const headers = events.find((e) => e.topic === "debug" && e.data.node_id === dbgId)!.data.msg as Record<string, string>;
@@ -136,7 +132,7 @@ describe("3. pending webhook responses are bound to their flow and organization"
       { id: dbgId, type: "debug", config: { property: "res._id" } },
     ], [{ source: inId, target: dbgId }]);
     const events: Array<{ topic: string; data: Record<string, unknown> }> = [];
-    const unsubscribe = await app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(JSON.parse(m)));
+    const unsubscribe = await testApp.app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(JSON.parse(m)));
     let answered: Response | undefined;
     void hook(slug, "/slow", { method: "POST", body: "x" }).then((r) => (answered = r));
     await expect.poll(() => events.find((e) => e.topic === "debug" && e.data.node_id === dbgId)).toBeTruthy();
@@ -147,7 +143,7 @@ describe("3. pending webhook responses are bound to their flow and organization"
     // Organization B forges msg.res._id and sends it to its own http-response.
     const [injId, chgId, outId] = [uid("inj"), uid("chg"), uid("out")];
     const bEvents: Array<{ topic: string; data: Record<string, unknown> }> = [];
-    const unsubscribeB = await app.store.subscribe(orgEventsChannel(other.organizationId), (m) => bEvents.push(JSON.parse(m)));
+    const unsubscribeB = await testApp.app.store.subscribe(orgEventsChannel(other.organizationId), (m) => bEvents.push(JSON.parse(m)));
     await deploy(other.accessToken, [
       { id: injId, type: "inject" },
       { id: chgId, type: "change", config: { rules: [{ t: "set", p: "res._id", to: resId }, { t: "set", p: "payload", to: "pwned" }] } },
@@ -224,7 +220,7 @@ describe("5. /api/trpc bodies are limited while streaming", () => {
 describe("6. compare-and-set session renewal", () => {
   it("a renewal racing a revocation never brings the session back", async () => {
     const victim = await signUp(request);
-    const sessions = new SessionStore(app.store);
+    const sessions = new SessionStore(testApp.app.store);
     const inFlight = await sessions.get(victim.sessionId);
     expect(inFlight).not.toBeNull();
     // The session is revoked (logout elsewhere, password change) while a request holding `inFlight` still runs.
@@ -239,7 +235,7 @@ describe("6. compare-and-set session renewal", () => {
 describe("8. races and 500s", () => {
   it("two owners demoting each other at once leave exactly one owner", async () => {
     const owner = await signUp(request);
-    const second = await joinAs(app, request, owner, "owner");
+    const second = await joinAs(testApp.app, request, owner, "owner");
     const [a, b] = await Promise.all([
       request("PATCH", `/organizations/${owner.organizationId}/members/${second.userId}`, { token: owner.accessToken, body: { role: "admin" } }),
       request("PATCH", `/organizations/${owner.organizationId}/members/${owner.userId}`, { token: second.token, body: { role: "admin" } }),
@@ -248,7 +244,7 @@ describe("8. races and 500s", () => {
     const refused = [a, b].find((r) => r.status !== 200)!;
     expect([403, 409]).toContain(refused.status);
     expect(["LAST_OWNER", "FORBIDDEN"]).toContain(refused.body.error.code);
-    const owners = await app.db.prisma.membership.count({ where: { organizationId: owner.organizationId, role: "owner" } });
+    const owners = await testApp.app.db.prisma.membership.count({ where: { organizationId: owner.organizationId, role: "owner" } });
     expect(owners).toBe(1);
   });
 

@@ -4,9 +4,11 @@ import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { signOut } from "next-auth/react";
 import { Alert } from "@/components/alert";
-import { Field } from "@/components/field";
+import { FormFooter, SubmitButton } from "@/components/buttons";
+import { ConfirmDialog } from "@/components/dialog";
 import { errorInfo, useTRPC } from "@/trpc/react";
-import { commonErrorMessage, fieldMessage } from "../messages";
+import { commonErrorMessage } from "../messages";
+import { CurrentPasswordField, isWrongPassword } from "./current-password-field";
 
 export function DeleteAccountSection() {
   const trpc = useTRPC();
@@ -17,19 +19,19 @@ export function DeleteAccountSection() {
     }),
   );
   const [password, setPassword] = useState("");
+  const [confirming, setConfirming] = useState(false);
 
+  // The form checks the password is there; the dialog asks before anything is sent.
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (!window.confirm("Delete your account? You will be logged out everywhere, and this cannot be undone.")) return;
-    remove.mutate({ password });
+    setConfirming(true);
   }
 
   const info = remove.error ? errorInfo(remove.error) : null;
-  const wrongPassword = info?.code === "INVALID_CREDENTIALS";
   const alert =
     info?.code === "LAST_OWNER"
       ? "You are the last owner of an organization that has other members. Make someone else an owner first."
-      : remove.error && !wrongPassword
+      : remove.error && !isWrongPassword(remove.error)
         ? commonErrorMessage(remove.error)
         : null;
   return (
@@ -41,22 +43,26 @@ export function DeleteAccountSection() {
       </p>
       <form onSubmit={onSubmit}>
         {alert ? <Alert kind="error">{alert}</Alert> : null}
-        <Field
-          id="delete-password"
-          label="Password"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={wrongPassword ? "Password is not correct." : fieldMessage("Password", info?.fields.password)}
-        />
-        <div className="actions">
-          <button type="submit" className="danger" disabled={remove.isPending || remove.isSuccess}>
-            {remove.isPending || remove.isSuccess ? "Deleting…" : "Delete my account"}
-          </button>
-        </div>
+        <CurrentPasswordField id="delete-password" value={password} onChange={setPassword} error={remove.error} />
+        <FormFooter>
+          <SubmitButton className="danger" pending={remove.isPending || remove.isSuccess} pendingLabel="Deleting…" aria-haspopup="dialog">
+            Delete my account
+          </SubmitButton>
+        </FormFooter>
       </form>
+      <ConfirmDialog
+        title="Delete your account?"
+        open={confirming}
+        confirmLabel="Delete my account"
+        danger
+        onClose={() => setConfirming(false)}
+        onConfirm={() => {
+          setConfirming(false);
+          remove.mutate({ password });
+        }}
+      >
+        <p>You will be logged out everywhere, and this cannot be undone.</p>
+      </ConfirmDialog>
     </section>
   );
 }

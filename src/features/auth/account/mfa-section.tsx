@@ -3,11 +3,14 @@
 import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
+import { FormFooter, SubmitButton } from "@/components/buttons";
 import { Field } from "@/components/field";
+import { SecretValue } from "@/components/secret-panel";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import { commonErrorMessage, fieldMessage } from "../messages";
 import type { Profile } from "../types";
 import { BackupCodes } from "./backup-codes";
+import { CurrentPasswordField, isWrongPassword } from "./current-password-field";
 import { useInvalidateAccount } from "./use-account-queries";
 
 /** MFA_INVALID reads the same everywhere; other failures use the shared wording. */
@@ -34,8 +37,6 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
   const [password, setPassword] = useState("");
 
   if (!setup.data) {
-    const info = setup.error ? errorInfo(setup.error) : null;
-    const wrongPassword = info?.code === "INVALID_CREDENTIALS";
     const onStart = (event: FormEvent<HTMLFormElement>) => {
       event.preventDefault();
       setup.mutate({ password });
@@ -46,23 +47,19 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
           Two-factor authentication is <strong>off</strong>. Turn it on to ask for a code from an authenticator app
           (such as 1Password, Google Authenticator or Aegis) each time you log in.
         </p>
-        {setup.error && !wrongPassword ? <Alert kind="error">{commonErrorMessage(setup.error)}</Alert> : null}
-        <Field
+        {setup.error && !isWrongPassword(setup.error) ? <Alert kind="error">{commonErrorMessage(setup.error)}</Alert> : null}
+        <CurrentPasswordField
           id="mfa-setup-password"
-          label="Password"
           hint="Confirm it's you before adding an authenticator."
-          type="password"
-          autoComplete="current-password"
-          required
           value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={wrongPassword ? "Password is not correct." : fieldMessage("Password", info?.fields.password)}
+          onChange={setPassword}
+          error={setup.error}
         />
-        <div className="actions">
-          <button type="submit" disabled={setup.isPending}>
-            {setup.isPending ? "Preparing…" : "Set up two-factor authentication"}
-          </button>
-        </div>
+        <FormFooter>
+          <SubmitButton pending={setup.isPending} pendingLabel="Preparing…">
+            Set up two-factor authentication
+          </SubmitButton>
+        </FormFooter>
       </form>
     );
   }
@@ -82,12 +79,7 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
         </li>
         <li>
           <p>If you cannot scan it, type this key into the app instead.</p>
-          <dl className="secret">
-            <dt id="mfa-secret-label">Secret key</dt>
-            <dd aria-labelledby="mfa-secret-label">
-              <code>{setup.data.secret}</code>
-            </dd>
-          </dl>
+          <SecretValue label="Secret key" value={setup.data.secret} />
         </li>
         <li>
           <form onSubmit={onSubmit}>
@@ -104,10 +96,10 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
               onChange={(e) => setCode(e.target.value)}
               error={errors.field}
             />
-            <div className="actions">
-              <button type="submit" disabled={enable.isPending}>
-                {enable.isPending ? "Confirming…" : "Confirm"}
-              </button>
+            <FormFooter>
+              <SubmitButton pending={enable.isPending} pendingLabel="Confirming…">
+                Confirm
+              </SubmitButton>
               <button
                 type="button"
                 className="secondary"
@@ -120,7 +112,7 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
               >
                 Cancel
               </button>
-            </div>
+            </FormFooter>
           </form>
         </li>
       </ol>
@@ -155,11 +147,11 @@ function RegenerateCodes({ onCodes }: { onCodes: (codes: string[]) => void }) {
         onChange={(e) => setCode(e.target.value)}
         error={errors.field}
       />
-      <div className="actions">
-        <button type="submit" className="secondary" disabled={regenerate.isPending}>
-          {regenerate.isPending ? "Generating…" : "Generate new backup codes"}
-        </button>
-      </div>
+      <FormFooter>
+        <SubmitButton className="secondary" pending={regenerate.isPending} pendingLabel="Generating…">
+          Generate new backup codes
+        </SubmitButton>
+      </FormFooter>
     </form>
   );
 }
@@ -184,24 +176,13 @@ function Disable({ onDisabled }: { onDisabled: () => void }) {
     disable.mutate({ password, code: code.trim() });
   }
 
-  const info = disable.error ? errorInfo(disable.error) : null;
-  const wrongPassword = info?.code === "INVALID_CREDENTIALS";
-  const errors = disable.error && !wrongPassword ? codeError(disable.error) : { alert: null, field: undefined };
+  const errors = disable.error && !isWrongPassword(disable.error) ? codeError(disable.error) : { alert: null, field: undefined };
   return (
     <form onSubmit={onSubmit} className="subsection" aria-labelledby="disable-mfa-heading">
       <h3 id="disable-mfa-heading">Turn off</h3>
       <p className="hint">Your account will be protected by your password alone. Your other sessions will be logged out.</p>
       {errors.alert ? <Alert kind="error">{errors.alert}</Alert> : null}
-      <Field
-        id="mfa-disable-password"
-        label="Password"
-        type="password"
-        autoComplete="current-password"
-        required
-        value={password}
-        onChange={(e) => setPassword(e.target.value)}
-        error={wrongPassword ? "Password is not correct." : fieldMessage("Password", info?.fields.password)}
-      />
+      <CurrentPasswordField id="mfa-disable-password" value={password} onChange={setPassword} error={disable.error} />
       <Field
         id="mfa-disable-code"
         label="Authentication or backup code"
@@ -212,11 +193,11 @@ function Disable({ onDisabled }: { onDisabled: () => void }) {
         onChange={(e) => setCode(e.target.value)}
         error={errors.field}
       />
-      <div className="actions">
-        <button type="submit" className="danger" disabled={disable.isPending}>
-          {disable.isPending ? "Turning off…" : "Disable two-factor authentication"}
-        </button>
-      </div>
+      <FormFooter>
+        <SubmitButton className="danger" pending={disable.isPending} pendingLabel="Turning off…">
+          Disable two-factor authentication
+        </SubmitButton>
+      </FormFooter>
     </form>
   );
 }

@@ -3,10 +3,12 @@
 import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
+import { FormFooter, SubmitButton } from "@/components/buttons";
 import { Field } from "@/components/field";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import { commonErrorMessage, fieldMessage } from "../messages";
 import { PASSWORD_HINT } from "../password-hint";
+import { CurrentPasswordField, isWrongPassword } from "./current-password-field";
 import { useInvalidateAccount } from "./use-account-queries";
 
 export function PasswordSection() {
@@ -30,24 +32,14 @@ export function PasswordSection() {
   }
 
   const info = change.error ? errorInfo(change.error) : null;
-  const wrongCurrent = info?.code === "INVALID_CREDENTIALS";
-  const alert = change.error && !wrongCurrent ? commonErrorMessage(change.error) : null;
+  const alert = change.error && !isWrongPassword(change.error) ? commonErrorMessage(change.error) : null;
   return (
     <section className="card" aria-labelledby="password-heading">
       <h2 id="password-heading">Password</h2>
       <form onSubmit={onSubmit}>
         {alert ? <Alert kind="error">{alert}</Alert> : null}
         {change.isSuccess ? <Alert kind="ok">Your password was changed. Your other sessions were logged out.</Alert> : null}
-        <Field
-          id="current-password"
-          label="Current password"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={current}
-          onChange={(e) => setCurrent(e.target.value)}
-          error={wrongCurrent ? "Current password is not correct." : fieldMessage("Current password", info?.fields.old_password)}
-        />
+        <CurrentPasswordField id="current-password" label="Current password" field="old_password" value={current} onChange={setCurrent} error={change.error} />
         <Field
           id="new-password"
           label="New password"
@@ -59,11 +51,11 @@ export function PasswordSection() {
           hint={`${PASSWORD_HINT} Changing it logs out your other sessions.`}
           error={fieldMessage("New password", info?.fields.new_password)}
         />
-        <div className="actions">
-          <button type="submit" disabled={change.isPending}>
-            {change.isPending ? "Changing…" : "Change password"}
-          </button>
-        </div>
+        <FormFooter>
+          <SubmitButton pending={change.isPending} pendingLabel="Changing…">
+            Change password
+          </SubmitButton>
+        </FormFooter>
       </form>
     </section>
   );

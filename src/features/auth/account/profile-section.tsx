@@ -3,6 +3,7 @@
 import { useState, type FormEvent } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
+import { FormFooter, PendingButton, SubmitButton } from "@/components/buttons";
 import { Field, SelectField } from "@/components/field";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import { commonErrorMessage, fieldMessage } from "../messages";
@@ -26,9 +27,9 @@ function EmailStatus({ profile }: { profile: Profile }) {
           ) : (
             <>
               {resend.error ? <Alert kind="error">{commonErrorMessage(resend.error)}</Alert> : null}
-              <button type="button" className="secondary" disabled={resend.isPending} onClick={() => resend.mutate()}>
-                {resend.isPending ? "Sending…" : "Resend verification email"}
-              </button>
+              <PendingButton className="secondary" pending={resend.isPending} pendingLabel="Sending…" onClick={() => resend.mutate()}>
+                Resend verification email
+              </PendingButton>
             </>
           )}
         </>
@@ -105,14 +106,11 @@ export function ProfileSection({ profile, timeZones }: { profile: Profile; timeZ
           onChange={set("avatar_url")}
           error={fieldMessage("Avatar URL", fields.avatar_url)}
         />
-        <div className="actions">
-          <button type="submit" disabled={update.isPending}>
-            {update.isPending ? "Saving…" : "Save profile"}
-          </button>
-          <span role="status" className="saved">
-            {update.isSuccess ? "Saved." : ""}
-          </span>
-        </div>
+        <FormFooter status={update.isSuccess ? "Saved." : ""}>
+          <SubmitButton pending={update.isPending} pendingLabel="Saving…">
+            Save profile
+          </SubmitButton>
+        </FormFooter>
       </form>
     </section>
   );

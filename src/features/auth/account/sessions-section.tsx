@@ -2,6 +2,8 @@
 
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
+import { FormFooter, PendingButton } from "@/components/buttons";
+import { ACTIONS_COLUMN, DataTable } from "@/components/data-table";
 import { useTRPC } from "@/trpc/react";
 import { commonErrorMessage } from "../messages";
 import type { Profile, SessionInfo } from "../types";
@@ -38,9 +40,9 @@ function SessionRow({ session, format, onRevoke, revoking }: { session: SessionI
       <td>{format.format(new Date(session.last_accessed_at))}</td>
       <td className="row-actions">
         {session.current ? null : (
-          <button type="button" className="secondary small" aria-label={`Revoke session ${short}`} disabled={revoking} onClick={onRevoke}>
-            {revoking ? "Revoking…" : "Revoke"}
-          </button>
+          <PendingButton className="secondary small" aria-label={`Revoke session ${short}`} pending={revoking} pendingLabel="Revoking…" onClick={onRevoke}>
+            Revoke
+          </PendingButton>
         )}
       </td>
     </tr>
@@ -71,38 +73,23 @@ export function SessionsSection({ profile }: { profile: Profile }) {
       ) : sessions.error ? (
         <Alert kind="error">{commonErrorMessage(sessions.error)}</Alert>
       ) : (
-        <div className="table-scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Device</th>
-                <th scope="col">IP address</th>
-                <th scope="col">Signed in</th>
-                <th scope="col">Last active</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {sorted.map((s) => (
-                <SessionRow
-                  key={s.id}
-                  session={s}
-                  format={format}
-                  revoking={revoke.isPending && revoke.variables?.id === s.id}
-                  onRevoke={() => revoke.mutate({ id: s.id })}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={["Device", "IP address", "Signed in", "Last active", ACTIONS_COLUMN]}>
+          {sorted.map((s) => (
+            <SessionRow
+              key={s.id}
+              session={s}
+              format={format}
+              revoking={revoke.isPending && revoke.variables?.id === s.id}
+              onRevoke={() => revoke.mutate({ id: s.id })}
+            />
+          ))}
+        </DataTable>
       )}
-      <div className="actions">
-        <button type="button" className="secondary" disabled={others === 0 || revokeOthers.isPending} onClick={() => revokeOthers.mutate()}>
-          {revokeOthers.isPending ? "Logging out…" : "Log out all other sessions"}
-        </button>
-      </div>
+      <FormFooter>
+        <PendingButton className="secondary" disabled={others === 0} pending={revokeOthers.isPending} pendingLabel="Logging out…" onClick={() => revokeOthers.mutate()}>
+          Log out all other sessions
+        </PendingButton>
+      </FormFooter>
     </section>
   );
 }

@@ -8,11 +8,12 @@
  *   three flow-context callbacks, which exchange JSON strings). Runs inside the workers.
  * - sandbox-worker.ts: a worker thread hosting many sandboxes, keyed by sandbox id, and the flow
  *   context of their flows.
- * - sandbox-pool.ts: the host side: the pool, the hard deadline per call (the worker is terminated
- *   when a call outlives `timeoutMs + max(100, timeoutMs)`: this bounds loops of long native
- *   operations that QuickJS's interrupt check never sees), re-creation of the sandboxes of a
- *   terminated worker (`initialize` runs again, the per-node context is lost), and the FunctionSandbox
- *   handles.
+ * - sandbox-pool.ts: the host side: the pool, and where each flow group's sandboxes live.
+ * - pool-worker.ts: one worker seen from the host: its queue and the hard deadline per call (the
+ *   worker is terminated when a call outlives `timeoutMs + max(100, timeoutMs)`: this bounds loops of
+ *   long native operations that QuickJS's interrupt check never sees).
+ * - pooled-sandbox.ts: the FunctionSandbox handles, and re-creation of the sandboxes of a terminated
+ *   worker (`initialize` runs again, the per-node context is lost).
  *
  * Importing this file starts no worker and holds no state: createApp makes one SandboxPool per
  * application (closed by the app's close()), whose workers start at its first create().
@@ -27,6 +28,7 @@ export {
   type FunctionSandbox,
   type FunctionSandboxOptions,
   type SandboxErrorKind,
+  type SandboxPoolDiagnostics,
   type SandboxResult,
 } from "./sandbox-types";
-export { SandboxPool, poolSize, type SandboxPoolDiagnostics } from "./sandbox-pool";
+export { SandboxPool, poolSize } from "./sandbox-pool";

@@ -8,7 +8,7 @@
  *   only doors out are the three flow-context callbacks, which exchange JSON strings;
  * - a soft time limit per call (the runtime's interrupt handler with a deadline), a memory limit (the
  *   runtime's `setMemoryLimit`, backed by a hard maximum on the instance's linear memory), and a
- *   stack limit; the hard time limit is the host's: it terminates the whole worker (sandbox-pool.ts);
+ *   stack limit; the hard time limit is the host's: it terminates the whole worker (pool-worker.ts);
  * - a failure that may leave the engine inconsistent (out of memory, or the thread's own stack running
  *   out inside the WebAssembly code) throws the whole instance away; the next call gets a new one
  *   (with `initialize` run again and the per-node context empty).

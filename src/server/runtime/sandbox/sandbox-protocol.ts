@@ -1,5 +1,5 @@
 /**
- * Messages between the host (sandbox-pool.ts) and a sandbox worker (sandbox-worker.ts). Everything is
+ * Messages between the host (pool-worker.ts) and a sandbox worker (sandbox-worker.ts). Everything is
  * JSON-safe data, sent by structured clone over a MessagePort; the worker answers every request with
  * an id, in order (it handles one request at a time), and after each answer increments the shared
  * counter `signal[0]` (an Int32Array over `signal`) and, while the host has set `signal[1]`, notifies

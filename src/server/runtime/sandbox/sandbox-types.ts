@@ -1,7 +1,7 @@
 /**
- * Types shared by the host side of the function sandbox (function-sandbox.ts, sandbox-pool.ts) and
- * the worker side (sandbox-worker.ts, sandbox-core.ts). No runtime dependencies: importing this file
- * loads neither QuickJS nor worker threads.
+ * Types shared by the host side of the function sandbox (function-sandbox.ts, sandbox-pool.ts,
+ * pool-worker.ts, pooled-sandbox.ts) and the worker side (sandbox-worker.ts, sandbox-core.ts). No
+ * runtime dependencies: importing this file loads neither QuickJS nor worker threads.
  */
 import type { Message, NodeStatus } from "../types";
 
@@ -83,4 +83,18 @@ export function emptyResult(outputs: number): SandboxResult {
 export function parseJson(text: string): unknown {
   if (!text.includes('"__proto__"')) return JSON.parse(text);
   return JSON.parse(text, (key, value: unknown) => (key === "__proto__" ? undefined : value));
+}
+
+/** Counters of a SandboxPool, for tests and monitoring (see SandboxPool.diagnostics()). */
+export interface SandboxPoolDiagnostics {
+  enginesCreated: number;
+  enginesLive: number;
+  enginesAbandoned: number;
+  disposeFailures: number;
+  workersStarted: number;
+  workersTerminated: number;
+}
+
+export function emptyDiagnostics(): SandboxPoolDiagnostics {
+  return { enginesCreated: 0, enginesLive: 0, enginesAbandoned: 0, disposeFailures: 0, workersStarted: 0, workersTerminated: 0 };
 }

@@ -1,5 +1,5 @@
 /**
- * Entry of a sandbox worker thread (started by sandbox-pool.ts): hosts the QuickJS engines of many
+ * Entry of a sandbox worker thread (started by pool-worker.ts): hosts the QuickJS engines of many
  * function-node sandboxes, keyed by sandbox id, and the flow contexts of their flow groups. Requests
  * are handled one at a time, in order. The host terminates the whole thread when a request outlives
  * its hard deadline; nothing here needs to survive that.

@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SignJWT } from "jose";
 import { createTestApp, restClient } from "@/test/app";
+import { setUpTestApp } from "@/test/set-up-test-app";
 import { registration, signUp, tokenFromMail } from "@/test/accounts";
 import { readOutbox } from "@/server/mail/mailer";
-import type { AppServices } from "@/server/app";
 import { totpCode } from "@/server/auth/totp";
 import { signAccessToken, jwtKeys } from "@/server/auth/jwt";
 import { createLogger } from "@/server/logger";
 import { Writable } from "node:stream";
 
-let app: AppServices;
-let request: ReturnType<typeof restClient>;
+const testApp = setUpTestApp();
+const request = testApp.request;
 
-beforeAll(async () => {
-  app = await createTestApp();
-  request = restClient(app);
-});
-afterAll(async () => app?.close());
 
 const decode = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString());
 
@@ -33,10 +28,10 @@ describe("POST /auth/register", () => {
     expect(JSON.stringify(res.body)).not.toMatch(/password/i);
     const login = await request("POST", "/auth/login", { body: { email: "new.user@example.com", password: body.password } });
     expect(login.body.user.role).toBe("owner");
-    const mails = (await readOutbox(app.config.dataDir)).filter((m) => m.to === "new.user@example.com");
+    const mails = (await readOutbox(testApp.app.config.dataDir)).filter((m) => m.to === "new.user@example.com");
     expect(mails).toHaveLength(1);
     expect(mails[0]!.text).toContain("http://app.test/verify-email?token=");
-    const stored = await app.db.prisma.user.findUniqueOrThrow({ where: { id: res.body.user.id } });
+    const stored = await testApp.app.db.prisma.user.findUniqueOrThrow({ where: { id: res.body.user.id } });
     expect(stored.passwordHash).toMatch(/^\$2b\$04\$/);
   });
 
@@ -53,12 +48,12 @@ describe("POST /auth/register", () => {
     ["accept_terms not boolean", { accept_terms: "yes" }, "accept_terms"],
   ])("refuses %s with 400 naming the field", async (_name, override, field) => {
     const body = registration(override);
-    const before = await app.db.prisma.user.count();
+    const before = await testApp.app.db.prisma.user.count();
     const res = await request("POST", "/auth/register", { body });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("VALIDATION_FAILED");
     expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(field);
-    expect(await app.db.prisma.user.count()).toBe(before);
+    expect(await testApp.app.db.prisma.user.count()).toBe(before);
   });
 
   it("requires accepting the terms", async () => {
@@ -148,7 +143,7 @@ describe("POST /auth/login", () => {
   it("writes audit entries for successful and failed logins", async () => {
     const user = await signUp(request);
     await request("POST", "/auth/login", { body: { email: user.email, password: "not the password" } });
-    const actions = (await app.db.prisma.auditEntry.findMany({ where: { actorId: user.userId } })).map((e) => e.action);
+    const actions = (await testApp.app.db.prisma.auditEntry.findMany({ where: { actorId: user.userId } })).map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(["user.registered", "user.login_succeeded", "user.login_failed"]));
   });
 });
@@ -177,10 +172,10 @@ describe("access tokens", () => {
     const none = `${b64({ alg: "none", typ: "at+jwt" })}.${payload}.`;
     const tampered = `${header}.${b64({ ...claims, role: "owner", organization_id: "org_other" })}.${user.accessToken.split(".")[2]}`;
     const wrongKey = await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "at+jwt" }).sign(new TextEncoder().encode("x".repeat(40)));
-    const keys = jwtKeys(app.config.secrets.jwtSecret);
+    const keys = jwtKeys(testApp.app.config.secrets.jwtSecret);
     const expired = (await signAccessToken(keys, { userId: user.userId, email: user.email, organizationId: user.organizationId, role: "owner", sessionId: user.sessionId }, Date.now() - 901_000)).token;
-    const hs512 = await new SignJWT(claims).setProtectedHeader({ alg: "HS512", typ: "at+jwt" }).sign(new TextEncoder().encode(app.config.secrets.jwtSecret));
-    const plainTyp = await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(new TextEncoder().encode(app.config.secrets.jwtSecret));
+    const hs512 = await new SignJWT(claims).setProtectedHeader({ alg: "HS512", typ: "at+jwt" }).sign(new TextEncoder().encode(testApp.app.config.secrets.jwtSecret));
+    const plainTyp = await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(new TextEncoder().encode(testApp.app.config.secrets.jwtSecret));
     const cases: [string, string, string][] = [
       ["alg none", none, "TOKEN_INVALID"],
       ["tampered", tampered, "TOKEN_INVALID"],
@@ -309,7 +304,7 @@ describe("POST /auth/change-password", () => {
     expect((await request("GET", "/auth/profile", { token: user.accessToken })).status).toBe(200);
     expect((await request("POST", "/auth/login", { body: { email: user.email, password: user.password } })).status).toBe(401);
     expect((await request("POST", "/auth/login", { body: { email: user.email, password: "a brand new passphrase" } })).status).toBe(200);
-    const mails = (await readOutbox(app.config.dataDir)).filter((m) => m.to === user.email);
+    const mails = (await readOutbox(testApp.app.config.dataDir)).filter((m) => m.to === user.email);
     expect(mails.some((m) => /password/i.test(m.subject) && /changed/i.test(m.subject))).toBe(true);
   });
 });
@@ -323,7 +318,7 @@ describe("password reset", () => {
     expect(known.status).toBe(202);
     expect(unknown.body).toEqual(known.body);
 
-    const token = await tokenFromMail(app, user.email, "/reset-password");
+    const token = await tokenFromMail(testApp.app, user.email, "/reset-password");
     expect(Buffer.from(token, "base64url")).toHaveLength(32);
     const weak = await request("POST", "/auth/password-reset/confirm", { body: { token, new_password: "password123" } });
     expect(weak.status).toBe(400);
@@ -341,7 +336,7 @@ describe("password reset", () => {
 describe("email verification", () => {
   it("confirms with the mailed token once, and resends on request", async () => {
     const user = await signUp(request);
-    const token = await tokenFromMail(app, user.email, "/verify-email");
+    const token = await tokenFromMail(testApp.app, user.email, "/verify-email");
     const ok = await request("POST", "/auth/verify-email", { body: { token } });
     expect(ok.status).toBe(200);
     expect(ok.body.user.email_verified).toBe(true);
@@ -351,7 +346,7 @@ describe("email verification", () => {
     const other = await signUp(request);
     const resend = await request("POST", "/auth/verify-email/resend", { token: other.accessToken });
     expect(resend.status).toBe(202);
-    const fresh = await tokenFromMail(app, other.email, "/verify-email");
+    const fresh = await tokenFromMail(testApp.app, other.email, "/verify-email");
     expect((await request("POST", "/auth/verify-email", { body: { token: fresh } })).status).toBe(200);
   });
 });
@@ -364,7 +359,7 @@ describe("MFA", () => {
     expect(setup.body.secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(setup.body.otpauth_url).toMatch(/^otpauth:\/\/totp\//);
     expect(setup.body.qr_code).toMatch(/^data:image\/png;base64,/);
-    const stored = await app.db.prisma.user.findUniqueOrThrow({ where: { id: user.userId } });
+    const stored = await testApp.app.db.prisma.user.findUniqueOrThrow({ where: { id: user.userId } });
     expect(stored.mfaPendingSecret).not.toContain(setup.body.secret);
     const enable = await request("POST", "/auth/mfa/enable", { token: user.accessToken, body: { code: totpCode(setup.body.secret) } });
     expect(enable.status).toBe(200);
@@ -437,7 +432,7 @@ describe("MFA", () => {
   it("is not bypassed by a password reset", async () => {
     const user = await enrol();
     await request("POST", "/auth/password-reset", { body: { email: user.email } });
-    const token = await tokenFromMail(app, user.email, "/reset-password");
+    const token = await tokenFromMail(testApp.app, user.email, "/reset-password");
     expect((await request("POST", "/auth/password-reset/confirm", { body: { token, new_password: "reset but still safe" } })).status).toBe(200);
     const login = await request("POST", "/auth/login", { body: { email: user.email, password: "reset but still safe" } });
     expect(login.body.requires_mfa).toBe(true);
@@ -461,7 +456,7 @@ describe("DELETE /auth/profile", () => {
     expect((await request("DELETE", "/auth/profile", { token: user.accessToken, body: { password: user.password } })).status).toBe(204);
     expect((await request("GET", "/auth/profile", { token: user.accessToken })).status).toBe(401);
     expect((await request("POST", "/auth/login", { body: { email: user.email, password: user.password } })).status).toBe(401);
-    const row = await app.db.prisma.user.findUniqueOrThrow({ where: { id: user.userId } });
+    const row = await testApp.app.db.prisma.user.findUniqueOrThrow({ where: { id: user.userId } });
     expect(row.deletedAt).not.toBeNull();
     const again = await request("POST", "/auth/register", { body: registration({ email: user.email }) });
     expect(again.status).toBe(201);

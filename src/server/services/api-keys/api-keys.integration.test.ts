@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, restClient } from "@/test/app";
+import { describe, expect, it } from "vitest";
+import { setUpTestApp } from "@/test/set-up-test-app";
 import { joinAs as joinTestOrg, signUp } from "@/test/accounts";
-import type { AppServices } from "@/server/app";
 import type { Role } from "@/server/permissions";
 import { authenticateApiKey } from "@/server/auth/api-keys";
 
-let app: AppServices;
-let request: ReturnType<typeof restClient>;
+const testApp = setUpTestApp();
+const request = testApp.request;
 
-beforeAll(async () => {
-  app = await createTestApp();
-  request = restClient(app);
-});
-afterAll(async () => app?.close());
 
-const joinAs = (owner: { organizationId: string }, role: Role) => joinTestOrg(app, request, owner, role);
+const joinAs = (owner: { organizationId: string }, role: Role) => joinTestOrg(testApp.app, request, owner, role);
 
 const orgPath = (u: { organizationId: string }) => `/organizations/${u.organizationId}`;
 
@@ -28,7 +22,7 @@ describe("API keys", () => {
     expect(res.body.api_key.id).toMatch(/^key_/);
     expect(res.body.secret.startsWith(res.body.api_key.prefix)).toBe(true);
     expect(res.body.api_key.scopes).toEqual(expect.arrayContaining(["flows:read", "flows:write", "org:read"]));
-    const stored = await app.db.prisma.apiKey.findUniqueOrThrow({ where: { id: res.body.api_key.id } });
+    const stored = await testApp.app.db.prisma.apiKey.findUniqueOrThrow({ where: { id: res.body.api_key.id } });
     expect(JSON.stringify(stored)).not.toContain(res.body.secret.slice(8));
 
     const viaHeader = await request("GET", orgPath(owner), { headers: { "x-api-key": res.body.secret } });
@@ -51,7 +45,7 @@ describe("API keys", () => {
 
     const soon = await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "short-lived", expires_at: new Date(Date.now() + 60_000).toISOString() } });
     expect(soon.status).toBe(201);
-    await app.db.prisma.apiKey.update({ where: { id: soon.body.api_key.id }, data: { expiresAt: new Date(Date.now() - 1) } });
+    await testApp.app.db.prisma.apiKey.update({ where: { id: soon.body.api_key.id }, data: { expiresAt: new Date(Date.now() - 1) } });
     const expired = await request("GET", orgPath(owner), { headers: { "x-api-key": soon.body.secret } });
     expect(expired.status).toBe(401);
     expect(expired.body.error.code).toBe("TOKEN_EXPIRED");
@@ -90,7 +84,7 @@ describe("API keys", () => {
     await request("PATCH", `${members}/${member.userId}`, { token: owner.accessToken, body: { role: "viewer" } });
     const shrunk = await request("GET", members, { headers: { "x-api-key": key.body.secret } });
     expect(shrunk.status).toBe(200);
-    const principal = await authenticateApiKey(app, key.body.secret);
+    const principal = await authenticateApiKey(testApp.app, key.body.secret);
     expect(principal.role).toBe("viewer");
     expect(principal.scopes).toEqual(["flows:read", "nodes:read", "org:read", "events:read"]);
     await request("PATCH", `${members}/${member.userId}`, { token: owner.accessToken, body: { role: "member" } });

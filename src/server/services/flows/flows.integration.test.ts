@@ -1,21 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { createTestApp, restClient, testCaller } from "@/test/app";
+import { testCaller } from "@/test/app";
+import { setUpTestApp } from "@/test/set-up-test-app";
 import { signUp } from "@/test/accounts";
-import type { AppServices } from "@/server/app";
 import { orgEventsChannel } from "./events";
 
-let app: AppServices;
-let request: ReturnType<typeof restClient>;
+const testApp = setUpTestApp();
+const request = testApp.request;
 let user: Awaited<ReturnType<typeof signUp>>;
 
 beforeAll(async () => {
-  app = await createTestApp();
-  request = restClient(app);
   user = await signUp(request);
 });
-afterAll(async () => app?.close());
 
 const fixture = (name: string) => JSON.parse(readFileSync(path.join(import.meta.dirname, "../../../test/fixtures", name), "utf8"));
 let seq = 0;
@@ -93,12 +90,12 @@ describe("flow validation", () => {
   ];
 
   it.each(invalidCases)("refuses an invalid %s config (%o) naming the node and field", async (type, config, field) => {
-    const before = await app.db.prisma.flow.count();
+    const before = await testApp.app.db.prisma.flow.count();
     const res = await request("POST", "/flows", { token: user.accessToken, body: { name: "bad", nodes: [{ id: uid("n"), type, config }] } });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("VALIDATION_FAILED");
     expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(`nodes[0].config.${field}`.replace(".[", "["));
-    expect(await app.db.prisma.flow.count()).toBe(before);
+    expect(await testApp.app.db.prisma.flow.count()).toBe(before);
   });
 
   it("accepts every type with its defaults and fills them in", async () => {
@@ -236,7 +233,7 @@ describe("deployments", () => {
     expect(beforeDeploy.body.error.code).toBe("FLOW_NOT_RUNNING");
 
     const events: Array<{ topic: string; data: Record<string, unknown> }> = [];
-    const unsubscribe = await app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(JSON.parse(m)));
+    const unsubscribe = await testApp.app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(JSON.parse(m)));
 
     const dep = await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
     expect(dep.status).toBe(200);
@@ -290,7 +287,7 @@ describe("deployments", () => {
 
     expect((await request("POST", `/flows/${flow.id}/rollback`, { token: user.accessToken, body: { deployment_id: "dep_doesnotexist00" } })).status).toBe(404);
     await request("DELETE", `/flows/${flow.id}`, { token: user.accessToken });
-    expect(await app.flowRuntime.placement(flow.id)).toBeNull();
+    expect(await testApp.app.flowRuntime.placement(flow.id)).toBeNull();
     await unsubscribe();
   });
 });
@@ -311,7 +308,7 @@ describe("deployment history", () => {
     await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
 
     const history = (await request("GET", `/flows/${flow.id}/deployments`, { token: user.accessToken })).body.deployments;
-    const owner = (await app.db.prisma.user.findUniqueOrThrow({ where: { id: user.userId } }));
+    const owner = (await testApp.app.db.prisma.user.findUniqueOrThrow({ where: { id: user.userId } }));
     const name = [owner.firstName, owner.lastName].filter(Boolean).join(" ") || owner.email;
     expect(history[0]).toMatchObject({ revision: 2, deployed_by_name: name });
     expect(history[0].changes).toEqual({
@@ -463,7 +460,7 @@ describe("editor support", () => {
   it("copies a selection as Node-RED JSON and parses it back (the editor's clipboard); other organizations' flows are refused", async () => {
     const { body, ids } = simpleFlow("clipboard");
     const flow = (await request("POST", "/flows", { token: user.accessToken, body })).body.flow;
-    const caller = testCaller(app, { credentials: { authorization: `Bearer ${user.accessToken}` } });
+    const caller = testCaller(testApp.app, { credentials: { authorization: `Bearer ${user.accessToken}` } });
     const picked = flow.nodes.filter((n: { id: string }) => n.id !== ids.debug);
     const json = await caller.flows.copySelection({ id: flow.id, nodes: picked, connections: flow.connections });
     expect(json).toHaveLength(2);
@@ -474,7 +471,7 @@ describe("editor support", () => {
     expect(back.nodes[1]!.config).toEqual(flow.nodes[1].config);
     expect(back.connections).toEqual([{ source: ids.inject, source_port: 0, target: ids.change }]);
     const other = await signUp(request);
-    const otherCaller = testCaller(app, { credentials: { authorization: `Bearer ${other.accessToken}` } });
+    const otherCaller = testCaller(testApp.app, { credentials: { authorization: `Bearer ${other.accessToken}` } });
     await expect(otherCaller.flows.copySelection({ id: flow.id, nodes: picked, connections: [] })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, restClient } from "@/test/app";
+import { describe, expect, it } from "vitest";
+import { setUpTestApp } from "@/test/set-up-test-app";
 import { joinAs as joinTestOrg, signUp, tokenFromMail } from "@/test/accounts";
-import type { AppServices } from "@/server/app";
 import type { Role } from "@/server/permissions";
 
-let app: AppServices;
-let request: ReturnType<typeof restClient>;
+const testApp = setUpTestApp();
+const request = testApp.request;
 
-beforeAll(async () => {
-  app = await createTestApp();
-  request = restClient(app);
-});
-afterAll(async () => app?.close());
 
-const joinAs = (owner: { organizationId: string }, role: Role) => joinTestOrg(app, request, owner, role);
+const joinAs = (owner: { organizationId: string }, role: Role) => joinTestOrg(testApp.app, request, owner, role);
 
 describe("organizations", () => {
   it("lists mine, creates one (I own it), and switches to it with a login-shaped response", async () => {
@@ -120,7 +114,7 @@ describe("invitations", () => {
     const pending = await request("GET", `/organizations/${owner.organizationId}/invitations`, { token: owner.accessToken });
     expect(pending.body.invitations).toHaveLength(1);
 
-    const token = await tokenFromMail(app, invitee.email, "/invitations/accept");
+    const token = await tokenFromMail(testApp.app, invitee.email, "/invitations/accept");
     const stranger = await signUp(request);
     const wrongEmail = await request("POST", "/invitations/accept", { token: stranger.accessToken, body: { token } });
     expect(wrongEmail.status).toBe(403);
@@ -142,14 +136,14 @@ describe("invitations", () => {
     expect((await request("POST", `/organizations/${owner.organizationId}/invitations`, { token: admin.token, body: { email: invitee.email, role: "owner" } })).status).toBe(403);
 
     await request("POST", `/organizations/${owner.organizationId}/invitations`, { token: admin.token, body: { email: invitee.email, role: "viewer" } });
-    const token = await tokenFromMail(app, invitee.email, "/invitations/accept");
-    await app.db.prisma.invitation.updateMany({ where: { email: invitee.email }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const token = await tokenFromMail(testApp.app, invitee.email, "/invitations/accept");
+    await testApp.app.db.prisma.invitation.updateMany({ where: { email: invitee.email }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const expired = await request("POST", "/invitations/accept", { token: invitee.accessToken, body: { token } });
     expect(expired.status).toBe(401);
     expect(expired.body.error.code).toBe("TOKEN_EXPIRED");
 
     const inv = await request("POST", `/organizations/${owner.organizationId}/invitations`, { token: admin.token, body: { email: invitee.email, role: "viewer" } });
-    const fresh = await tokenFromMail(app, invitee.email, "/invitations/accept");
+    const fresh = await tokenFromMail(testApp.app, invitee.email, "/invitations/accept");
     expect((await request("DELETE", `/organizations/${owner.organizationId}/invitations/${inv.body.invitation.id}`, { token: admin.token })).status).toBe(204);
     expect((await request("POST", "/invitations/accept", { token: invitee.accessToken, body: { token: fresh } })).status).toBe(401);
   });

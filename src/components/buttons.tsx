@@ -1,0 +1,40 @@
+import type { ButtonHTMLAttributes, ReactNode } from "react";
+
+type PendingButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, "children"> & {
+  /** The request it started is under way: the button is disabled and says so. */
+  pending: boolean;
+  /** What it says meanwhile, e.g. "Saving…". */
+  pendingLabel: string;
+  children: ReactNode;
+};
+
+/** A button that starts a request, disabled and relabelled while the request runs. */
+export function PendingButton({ pending, pendingLabel, disabled, type = "button", children, ...button }: PendingButtonProps) {
+  return (
+    <button type={type} disabled={pending || disabled} {...button}>
+      {pending ? pendingLabel : children}
+    </button>
+  );
+}
+
+/** The submit button of a form, see PendingButton. */
+export function SubmitButton(props: Omit<PendingButtonProps, "type">) {
+  return <PendingButton type="submit" {...props} />;
+}
+
+/**
+ * The row of buttons under a form or panel. `status`, when given, is a polite live region beside
+ * them ("Saved.", "Copied."); leave it out where the form announces through an Alert instead.
+ */
+export function FormFooter({ status, className, children }: { status?: ReactNode; className?: string; children: ReactNode }) {
+  return (
+    <div className={className ? `actions ${className}` : "actions"}>
+      {children}
+      {status !== undefined ? (
+        <span role="status" className="saved">
+          {status}
+        </span>
+      ) : null}
+    </div>
+  );
+}

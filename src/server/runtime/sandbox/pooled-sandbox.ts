@@ -1,0 +1,249 @@
+/**
+ * One function node's sandbox, as seen from the host: a handle on an engine that lives on a pool
+ * worker (pool-worker.ts), on the worker of its flow group (sandbox-pool.ts).
+ *
+ * After its worker is terminated (or dies), the sandbox is re-created on a fresh worker before its
+ * next call: `initialize` runs again (its logs are reported with that call) and the per-node
+ * `context` is lost; requests queued behind the one that timed out never ran and are retried there
+ * transparently. The flow context survives: the worker's copy is re-seeded from the host's mirror
+ * (see FunctionSandboxOptions.flowContext), and every flow write a reply carries is applied to it.
+ */
+import { randomBytes } from "node:crypto";
+import type { Message } from "../types";
+import { hardLimitMs, WorkerLost, type HostedSandbox, type PoolWorker, type ReplyMessage } from "./pool-worker";
+import type { WireOptions, WorkerRequest } from "./sandbox-protocol";
+import {
+  DEFAULT_MEMORY_LIMIT_BYTES,
+  emptyResult,
+  parseJson,
+  SandboxError,
+  type FunctionSandbox,
+  type FunctionSandboxOptions,
+  type SandboxPoolDiagnostics,
+  type SandboxResult,
+} from "./sandbox-types";
+
+function seedOf(map: Map<string, unknown>): Array<[string, string]> {
+  const seed: Array<[string, string]> = [];
+  for (const [key, value] of map) {
+    try {
+      const json = JSON.stringify(value);
+      if (json !== undefined) seed.push([key, json]);
+    } catch {
+      // Not serializable: invisible to the sandboxes, as before.
+    }
+  }
+  return seed;
+}
+
+function toError(reply: ReplyMessage): SandboxError {
+  const error = reply.error ?? { kind: "runtime", message: "the sandbox failed" };
+  return new SandboxError(error.kind, error.message, error.result);
+}
+
+/** What a sandbox needs of its pool (SandboxPool): ids, its flow group's worker, the counters. */
+export interface SandboxHost {
+  readonly counters: SandboxPoolDiagnostics;
+  newSandboxId(): number;
+  groupOf(map: Map<string, unknown>): { gid: number; slot: number };
+  workerAt(slot: number): PoolWorker;
+}
+
+export class PooledSandbox implements FunctionSandbox, HostedSandbox {
+  private readonly sid: number;
+  private worker: PoolWorker | undefined;
+  private recreating: Promise<PoolWorker> | undefined;
+  private closed = false;
+  /** Logs of an `initialize` re-run after a recreation, reported with the next call. */
+  private carriedLogs: SandboxResult["logs"] = [];
+  readonly initResult: SandboxResult;
+  private readonly wire: WireOptions;
+  private readonly group: { gid: number; slot: number };
+
+  private constructor(
+    private readonly pool: SandboxHost,
+    private readonly options: FunctionSandboxOptions,
+    wire: WireOptions,
+  ) {
+    this.sid = pool.newSandboxId();
+    this.wire = wire;
+    this.group = pool.groupOf(options.flowContext);
+    this.initResult = emptyResult(options.outputs);
+  }
+
+  static async create(pool: SandboxHost, options: FunctionSandboxOptions): Promise<PooledSandbox> {
+    const wire: WireOptions = {
+      code: options.code,
+      outputs: options.outputs,
+      timeoutMs: options.timeoutMs,
+      memoryLimitBytes: options.memoryLimitBytes,
+      initialize: options.initialize,
+      finalize: options.finalize,
+      flowContextLimitBytes: options.flowContextLimitBytes,
+      nodeInfo: { id: options.nodeInfo.id, name: options.nodeInfo.name, flowId: options.nodeInfo.flowId },
+    };
+    const sandbox = new PooledSandbox(pool, options, wire);
+    const initResult = await sandbox.start();
+    (sandbox as { initResult: SandboxResult }).initResult = initResult;
+    return sandbox;
+  }
+
+  /** Creates the engine on the group's current worker; retried if that worker is replaced meanwhile. */
+  private async start(): Promise<SandboxResult> {
+    for (let attempt = 0; ; attempt++) {
+      const worker = this.pool.workerAt(this.group.slot);
+      const refs = worker.groups.get(this.group.gid) ?? 0;
+      worker.groups.set(this.group.gid, refs + 1);
+      const createMs = Math.max(this.options.timeoutMs, 1000) + hardLimitMs(this.options.timeoutMs) + 2000;
+      let reply: ReplyMessage;
+      try {
+        reply = await worker.request(
+          {
+            t: "create",
+            id: worker.newId(),
+            sid: this.sid,
+            gid: this.group.gid,
+            seed: refs === 0 ? seedOf(this.options.flowContext) : undefined,
+            options: this.wire,
+          },
+          createMs,
+        );
+      } catch (err) {
+        if (err instanceof WorkerLost && attempt < 2) continue;
+        if (err instanceof SandboxError) throw new SandboxError(err.kind, `initialize: ${err.message}`);
+        throw new SandboxError("runtime", "the sandbox worker was restarted while the sandbox was being created");
+      }
+      this.applyFlowWrites(reply);
+      if (!reply.ok) {
+        this.releaseGroup(worker);
+        throw toError(reply);
+      }
+      this.pool.counters.enginesCreated++;
+      this.pool.counters.enginesLive++;
+      this.worker = worker;
+      worker.sandboxes.add(this);
+      return reply.value ?? emptyResult(this.options.outputs);
+    }
+  }
+
+  private releaseGroup(worker: PoolWorker): void {
+    const refs = (worker.groups.get(this.group.gid) ?? 1) - 1;
+    if (refs > 0) {
+      worker.groups.set(this.group.gid, refs);
+    } else {
+      worker.groups.delete(this.group.gid);
+      worker.post({ t: "drop", gid: this.group.gid }, 0, { onReply: () => undefined, onLost: () => undefined });
+    }
+  }
+
+  private applyFlowWrites(reply: ReplyMessage): void {
+    if (!reply.flow) return;
+    const map = this.options.flowContext;
+    for (const [key, json] of reply.flow) {
+      if (json === null) map.delete(key);
+      else map.set(key, parseJson(json));
+    }
+  }
+
+  /** Called by the worker when it goes away: the engine is gone, the next call re-creates it. */
+  lost(): void {
+    if (this.worker) this.pool.counters.enginesLive--;
+    this.worker = undefined;
+  }
+
+  private ensureWorker(): Promise<PoolWorker> {
+    if (this.worker) return Promise.resolve(this.worker);
+    this.recreating ??= this.start()
+      .then((initResult) => {
+        this.carriedLogs = [...initResult.logs];
+        const worker = this.worker!;
+        // Closed while being re-created: free the new engine (finalize ran with the old one, or not at all).
+        if (this.closed) this.release(worker);
+        return worker;
+      })
+      .finally(() => {
+        this.recreating = undefined;
+      });
+    return this.recreating;
+  }
+
+  async run(msg: Message): Promise<SandboxResult> {
+    if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
+    const msgid = msg?._msgid ?? randomBytes(8).toString("hex");
+    let msgJson: string;
+    try {
+      msgJson = JSON.stringify(msg);
+    } catch (err) {
+      throw new SandboxError("runtime", `the message cannot be serialized: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const memoryLimit = this.options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
+    if (msgJson.length > memoryLimit / 8 && Buffer.byteLength(msgJson) > memoryLimit / 2) {
+      throw new SandboxError("memory", `the message is too large for the sandbox (${Buffer.byteLength(msgJson)} bytes as JSON, memory limit ${memoryLimit} bytes)`);
+    }
+    for (let attempt = 0; ; attempt++) {
+      const worker = await this.ensureWorker();
+      if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
+      let reply: ReplyMessage;
+      try {
+        reply = await worker.request({ t: "run", id: worker.newId(), sid: this.sid, msgJson, msgid }, hardLimitMs(this.options.timeoutMs));
+      } catch (err) {
+        if (err instanceof WorkerLost && attempt < 2) continue;
+        if (err instanceof SandboxError) throw err;
+        throw new SandboxError("runtime", "the sandbox worker was restarted repeatedly");
+      }
+      this.applyFlowWrites(reply);
+      if (!reply.ok) throw toError(reply);
+      const result = reply.value!;
+      if (this.carriedLogs.length > 0) {
+        result.logs.unshift(...this.carriedLogs);
+        this.carriedLogs = [];
+      }
+      return result;
+    }
+  }
+
+  /** Frees the engine without waiting for the worker (finalize, if any, runs but its result is dropped). */
+  private release(worker: PoolWorker): void {
+    this.worker = undefined;
+    worker.sandboxes.delete(this);
+    this.pool.counters.enginesLive--;
+    const request: WorkerRequest = { t: "close", id: worker.newId(), sid: this.sid };
+    worker.post(request, hardLimitMs(this.options.timeoutMs), { onReply: (reply) => this.applyFlowWrites(reply), onLost: () => undefined });
+    this.releaseGroup(worker);
+  }
+
+  async close(): Promise<SandboxResult | null> {
+    if (this.closed) return null;
+    this.closed = true;
+    const worker = this.worker;
+    if (!worker) return null;
+    if (!this.options.finalize?.trim()) {
+      this.release(worker);
+      return null;
+    }
+    this.worker = undefined;
+    worker.sandboxes.delete(this);
+    this.pool.counters.enginesLive--;
+    const request: WorkerRequest = { t: "close", id: worker.newId(), sid: this.sid };
+    const hardMs = hardLimitMs(this.options.timeoutMs);
+    // finalize runs on the worker; the host's event loop goes on meanwhile (never a blocking wait:
+    // a `while (true) {}` in finalize is stopped by the hard deadline, which terminates the worker).
+    let outcome: ReplyMessage | Error;
+    try {
+      outcome = await worker.request(request, hardMs);
+    } catch (err) {
+      outcome = err instanceof Error ? err : new Error(String(err));
+    }
+    if (!worker.dead) this.releaseGroup(worker);
+    if (outcome instanceof Error) {
+      const message = outcome instanceof SandboxError ? outcome.message : "the sandbox worker was restarted before finalize ran";
+      return { ...emptyResult(this.options.outputs), logs: [{ level: "error", message: `finalize: ${message}` }] };
+    }
+    this.applyFlowWrites(outcome);
+    if (outcome.ok) return outcome.value ?? null;
+    const error = toError(outcome);
+    const result = error.result ?? emptyResult(this.options.outputs);
+    result.logs.push({ level: "error", message: `finalize: ${error.message}` });
+    return result;
+  }
+}
