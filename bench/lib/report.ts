@@ -74,8 +74,8 @@ How the numbers are made:
   own per backend, rewritten whenever benchmark 2 runs (\`npm run bench -- http\` alone too).
 - The other REST rows (benchmarks 1 and 3) still measure our REST stack without Next: a small
   \`http.createServer\` in the bench process adapts IncomingMessage → fetch \`Request\` →
-  \`createRestHandler\` → the \`Response\`, which is the path the production server now takes for
-  /api/v1 as well (docs/ARCHITECTURE.md, "Request path"), minus the separate process.
+  \`createRestHandler\` → the \`Response\`: the fetch mount of the REST core that the production
+  server feeds with Node's request directly (docs/ARCHITECTURE.md, "Request path").
 - Load comes from autocannon 9 (programmatic, 10 connections unless stated) in a worker thread of
   the bench process, against 127.0.0.1 only. Sequential latencies use fetch from the bench process.
 - The app is \`createTestApp\` (embedded PGlite in memory, or a schema of its own on PostgreSQL,
@@ -97,7 +97,11 @@ const DEFAULT_FINDINGS = `<!-- findings:start -->
 (Written by hand after reading the numbers; \`npm run bench\` keeps this section as it is.)
 <!-- findings:end -->`;
 
-/** Rewrites the document: this backend's section replaced (or added), the others and the findings kept. */
+/**
+ * Rewrites the document: this backend's section replaced (or added), the others, the findings and
+ * the hand-written sections after the last generated one (benchmarks that write nothing
+ * themselves, such as the editor's) kept.
+ */
 export function writeReport(file: string, section: BackendSection): void {
   const previous = existsSync(file) ? readFileSync(file, "utf8") : "";
   const sections = new Map<string, string>();
@@ -109,6 +113,8 @@ export function writeReport(file: string, section: BackendSection): void {
     return (ia < 0 ? ORDER.length : ia) - (ib < 0 ? ORDER.length : ib) || a.localeCompare(b);
   });
   const findings = FINDINGS.exec(previous)?.[0] ?? DEFAULT_FINDINGS;
-  const body = [HEADER.trimEnd(), findings, ...keys.map((k) => sections.get(k)!)].join("\n\n");
+  const lastEnd = [...previous.matchAll(SECTION)].at(-1);
+  const tail = lastEnd ? previous.slice(lastEnd.index + lastEnd[0].length).trim() : "";
+  const body = [HEADER.trimEnd(), findings, ...keys.map((k) => sections.get(k)!), ...(tail ? [tail] : [])].join("\n\n");
   writeFileSync(file, `${body}\n`);
 }
