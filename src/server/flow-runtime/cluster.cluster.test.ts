@@ -324,6 +324,18 @@ describe("several instances on one PostgreSQL and Redis", () => {
     delete flows.spare2;
   }, 60_000);
 
+  it("revokes an API key on one instance and the other refuses it on its very next request (access cache)", async () => {
+    const created = await node("a").request("POST", "/api-keys", { token, body: { name: "cluster bot" } });
+    expect(created.status, created.text).toBe(201);
+    const key = { "x-api-key": created.body.secret as string };
+    // Both instances have the key and its creator's role cached.
+    for (const n of [node("a"), node("b")]) expect((await n.request("GET", "/flows", { headers: key })).status).toBe(200);
+    expect((await node("a").request("DELETE", `/api-keys/${created.body.api_key.id}`, { token })).status).toBe(204);
+    const refused = await node("b").request("GET", "/flows", { headers: key });
+    expect(refused.status, refused.text).toBe(401);
+    expect((await node("a").request("GET", "/flows", { headers: key })).status).toBe(401);
+  }, 30_000);
+
   it("takes a new instance into the share", async () => {
     await cluster.start("c", 2);
     // Every flow placed, and spread evenly: c holds its share, nobody more than one above another.
