@@ -2,10 +2,8 @@ import "server-only";
 import { headers } from "next/headers";
 import { getApp } from "@/server/app-context";
 import { createCaller } from "@/server/api/root";
-import { createInnerContext } from "@/server/api/trpc";
+import { requestContext } from "@/server/api/request-context";
 import { browserSessionId } from "@/server/auth/next-auth";
-import { CLIENT_IP_HEADER } from "@/server/api/rest/client-ip";
-import { newId } from "@/server/ids";
 import { getOpenApiDocument } from "@/server/api/rest";
 
 /** A tRPC caller for server components, authenticated by the request's session cookie. */
@@ -15,14 +13,7 @@ export async function serverCaller() {
   const h = await headers();
   const app = await getApp();
   const sessionId = await browserSessionId(app, { cookie: h.get("cookie") });
-  const caller = createCaller(
-    createInnerContext(app, {
-      requestId: newId("req"),
-      ip: h.get(CLIENT_IP_HEADER) ?? "unknown",
-      userAgent: h.get("user-agent") ?? "",
-      credentials: { browserSessionId: sessionId },
-    }),
-  );
+  const caller = createCaller(requestContext(app, (name) => h.get(name), { headerCredentials: false, browserSessionId: sessionId }));
   return { caller, signedIn: sessionId !== undefined };
 }
 

@@ -1,10 +1,8 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "./root";
-import { createInnerContext } from "./trpc";
+import { requestContext } from "./request-context";
 import type { AppServices } from "../app";
 import { browserSessionId } from "../auth/next-auth";
-import { clientIp } from "./rest/client-ip";
-import { newId } from "../ids";
 import { limitTrpcBody } from "./trpc-body-limit";
 
 export const TRPC_ENDPOINT = "/api/trpc";
@@ -27,16 +25,10 @@ export function createTrpcHandler(getApp: () => Promise<AppServices>): (req: Req
       req,
       router: appRouter,
       createContext: async () =>
-        createInnerContext(app, {
-          requestId: newId("req"),
-          ip: clientIp(req),
-          userAgent: req.headers.get("user-agent") ?? "",
-          credentials: {
-            authorization: req.headers.get("authorization") ?? undefined,
-            apiKey: req.headers.get("x-api-key") ?? undefined,
-            browserSessionId: await browserSessionId(app, { cookie: req.headers.get("cookie"), origin: req.headers.get("origin") }),
-          },
+        requestContext(app, (name) => req.headers.get(name), {
           responseHeaders,
+          headerCredentials: true,
+          browserSessionId: await browserSessionId(app, { cookie: req.headers.get("cookie"), origin: req.headers.get("origin") }),
         }),
       responseMeta: () => ({ headers: responseHeaders }),
     });

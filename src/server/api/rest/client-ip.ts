@@ -23,7 +23,3 @@ export function resolveClientIp(req: IncomingMessage, trustedHops: number): stri
 function normalize(ip: string): string {
   return ip.startsWith("::ffff:") ? ip.slice(7) : ip;
 }
-
-export function clientIp(req: Request): string {
-  return req.headers.get(CLIENT_IP_HEADER) ?? "unknown";
-}

@@ -3,10 +3,10 @@ import { AppError, errorBody, toAppError } from "../../errors";
 import { newId } from "../../ids";
 import { accessLogger } from "../../logger";
 import type { AppServices } from "../../app";
-import { createInnerContext, type Context } from "../trpc";
+import type { Context } from "../trpc";
+import { requestContext } from "../request-context";
 import { bodyLimits } from "../../../shared/policy";
 import { collectRoutes, matchRoute, type RestRoute } from "./routes";
-import { CLIENT_IP_HEADER } from "./client-ip";
 
 export const API_PREFIX = "/api/v1";
 
@@ -148,16 +148,7 @@ export function createRestCore(options: RestHandlerOptions): (req: RestRequest) 
       const body = route.method === "GET" ? undefined : await readBody(req, route.meta.rest.bodyLimit ?? bodyLimits.defaultBytes);
       const input = buildInput(route, params, route.method === "GET" || route.method === "DELETE" ? queryObject(url) : {}, body, req.header("if-match"));
       app = await options.getApp();
-      const ctx = createInnerContext(app, {
-        requestId,
-        ip: req.header(CLIENT_IP_HEADER) ?? "unknown",
-        userAgent: req.header("user-agent") ?? "",
-        credentials: {
-          authorization: req.header("authorization") ?? undefined,
-          apiKey: req.header("x-api-key") ?? undefined,
-        },
-        responseHeaders: headers,
-      });
+      const ctx = requestContext(app, req.header, { requestId, responseHeaders: headers, headerCredentials: true });
       const caller = options.createCaller(ctx);
       const fn = route.procedurePath.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller);
       const output = await (fn as (input: unknown) => Promise<unknown>)(input);

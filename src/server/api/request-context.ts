@@ -1,0 +1,36 @@
+import type { AppServices } from "../app";
+import { newId } from "../ids";
+import { CLIENT_IP_HEADER } from "./rest/client-ip";
+import { createInnerContext, type Context, type ResponseHeaders } from "./trpc";
+
+/** How a transport reads one of its request's headers: lower-case name → value, or null. */
+export type HeaderReader = (name: string) => string | null;
+
+export interface RequestContextOptions {
+  /** The request id to answer with (default: a new one). */
+  requestId?: string;
+  responseHeaders?: ResponseHeaders;
+  /** Whether the Authorization and X-API-Key headers count (REST, tRPC: yes; server components: no). */
+  headerCredentials: boolean;
+  /** The session id the next-auth cookie carries, where the transport accepts the cookie. */
+  browserSessionId?: string;
+}
+
+/**
+ * The one request → context function: the REST adapter, the tRPC endpoint and the server
+ * components' caller read the client IP (the header the custom server sets from the socket), the
+ * user agent and the credentials the same way.
+ */
+export function requestContext(app: AppServices, header: HeaderReader, options: RequestContextOptions): Context {
+  return createInnerContext(app, {
+    requestId: options.requestId ?? newId("req"),
+    ip: header(CLIENT_IP_HEADER) ?? "unknown",
+    userAgent: header("user-agent") ?? "",
+    credentials: {
+      authorization: options.headerCredentials ? (header("authorization") ?? undefined) : undefined,
+      apiKey: options.headerCredentials ? (header("x-api-key") ?? undefined) : undefined,
+      browserSessionId: options.browserSessionId,
+    },
+    responseHeaders: options.responseHeaders,
+  });
+}
