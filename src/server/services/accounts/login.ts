@@ -4,7 +4,7 @@ import { burnPasswordCheck, verifyPassword } from "../../auth/passwords";
 import { authLimiters, consumeOrThrow, ensureNotExhausted } from "../../auth/limits";
 import { recordAudit } from "../audit/record-audit";
 import type { LoginInput, LoginOutput } from "./account.schemas";
-import type { RequestMeta } from "./shared";
+import type { RequestMeta } from "../request-meta";
 import { verifySecondFactor } from "./mfa";
 import { startSession } from "./tokens";
 

@@ -8,7 +8,8 @@ import { generateBackupCodes, hashBackupCode, normalizeBackupCode } from "../../
 import { authLimiters, ensureNotExhausted } from "../../auth/limits";
 import { mfaChangedMail } from "../../mail/templates";
 import { recordAudit } from "../audit/record-audit";
-import { accountKeys, displayName, findActiveUser, verifyPasswordCounted, type RequestMeta } from "./shared";
+import { accountKeys, displayName, findActiveUser, verifyPasswordCounted } from "./shared";
+import type { RequestMeta } from "../request-meta";
 import { endOtherSessions } from "./tokens";
 
 export type SecondFactor = { mfaCode?: string; backupCode?: string };

@@ -8,7 +8,8 @@ import { passwordChangedMail, passwordResetMail } from "../../mail/templates";
 import { recordAudit } from "../audit/record-audit";
 import type { User } from "../../../generated/prisma/client";
 import { consumeEmailToken, issueEmailToken, revokeEmailTokens } from "./email-tokens";
-import { displayName, findActiveUser, verifyPasswordCounted, type RequestMeta } from "./shared";
+import { displayName, findActiveUser, verifyPasswordCounted } from "./shared";
+import type { RequestMeta } from "../request-meta";
 import { endOtherSessions } from "./tokens";
 
 const RESET_TTL_MS = 3600 * 1000;

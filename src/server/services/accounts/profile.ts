@@ -2,7 +2,8 @@ import type { AppServices } from "../../app";
 import { AppError } from "../../errors";
 import type { SessionPrincipal as Principal } from "../../auth/principal";
 import { recordAudit } from "../audit/record-audit";
-import { findActiveUser, profileView, verifyPasswordCounted, type RequestMeta } from "./shared";
+import { findActiveUser, profileView, verifyPasswordCounted } from "./shared";
+import type { RequestMeta } from "../request-meta";
 import { endOtherSessions } from "./tokens";
 
 export async function getProfile(app: AppServices, principal: Principal) {

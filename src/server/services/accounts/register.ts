@@ -7,7 +7,8 @@ import { checkPassword } from "../../auth/password-policy";
 import { authLimiters, consumeOrThrow } from "../../auth/limits";
 import { recordAudit } from "../audit/record-audit";
 import type { RegisterInput } from "./account.schemas";
-import { userSummaryView, type RequestMeta } from "./shared";
+import { userSummaryView } from "./shared";
+import type { RequestMeta } from "../request-meta";
 import { sendVerificationMail } from "./verify-email";
 
 export function slugify(name: string): string {

@@ -4,12 +4,6 @@ import { verifyPassword } from "../../auth/passwords";
 import { authLimiters, ensureNotExhausted } from "../../auth/limits";
 import type { User } from "../../../generated/prisma/client";
 
-/** Who asked, as services see it: no request object, just the facts they record. */
-export interface RequestMeta {
-  ip: string;
-  userAgent: string;
-}
-
 export function userSummaryView(user: User) {
   return {
     id: user.id,

@@ -9,7 +9,7 @@ import type { User } from "../../../generated/prisma/client";
 import type { LoginSuccess } from "./account.schemas";
 import { recordAudit } from "../audit/record-audit";
 import { authLimiters, consumeOrThrow } from "../../auth/limits";
-import type { RequestMeta } from "./shared";
+import type { RequestMeta } from "../request-meta";
 
 /** Starts a session for the user in the organization and issues its first token pair. */
 export async function startSession(

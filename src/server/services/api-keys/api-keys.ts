@@ -5,7 +5,7 @@ import type { Principal } from "../../auth/principal";
 import { displayPrefix, generateApiKeySecret, type ApiKeyKind } from "../../auth/api-keys";
 import { apiKeyScopes, atLeast, permissions, scopesForRole, type ApiKeyScope } from "../../permissions";
 import { recordAudit } from "../audit/record-audit";
-import type { RequestMeta } from "../accounts/shared";
+import type { RequestMeta } from "../request-meta";
 import { API_KEY_REVOKED_CHANNEL } from "../../auth/revocation-channels";
 import type { ApiKey } from "../../../generated/prisma/client";
 

@@ -6,7 +6,7 @@ import type { Deployment, Flow, Prisma } from "../../../generated/prisma/client"
 import type { Connection, FlowGraph, FlowNode } from "../../../shared/flow-graph";
 import { diffDeployments } from "../../../shared/deployment-diff";
 import { recordAudit } from "../audit/record-audit";
-import type { RequestMeta } from "../accounts/shared";
+import type { RequestMeta } from "../request-meta";
 import { validateGraph } from "./validate-graph";
 import { actorName, publishOrgEvent } from "./events";
 import type { FlowStateName } from "../../../shared/realtime";

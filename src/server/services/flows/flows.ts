@@ -5,7 +5,7 @@ import type { Principal } from "../../auth/principal";
 import type { Flow, Prisma } from "../../../generated/prisma/client";
 import type { Connection, FlowGraph, FlowNode } from "../../../shared/flow-graph";
 import { recordAudit } from "../audit/record-audit";
-import type { RequestMeta } from "../accounts/shared";
+import type { RequestMeta } from "../request-meta";
 import { validateGraph } from "./validate-graph";
 import { actorName, publishOrgEvent } from "./events";
 import { decodeKeysetCursor } from "../cursor";

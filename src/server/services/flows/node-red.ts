@@ -5,7 +5,7 @@ import type { Principal } from "../../auth/principal";
 import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount } from "../../nodes/types";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
-import type { RequestMeta } from "../accounts/shared";
+import type { RequestMeta } from "../request-meta";
 import { createFlow, flowView, requireFlow } from "./flows";
 
 type NrNode = Record<string, unknown> & { id?: unknown; type?: unknown; z?: unknown };

@@ -6,7 +6,8 @@ import { SessionStore } from "../../auth/sessions";
 import { isRole, roleRank, type Role } from "../../permissions";
 import { invitationMail } from "../../mail/templates";
 import { recordAudit } from "../audit/record-audit";
-import { displayName, type RequestMeta } from "../accounts/shared";
+import { displayName } from "../accounts/shared";
+import type { RequestMeta } from "../request-meta";
 import { organizationView, requireCurrentOrganization } from "./organizations";
 
 const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
