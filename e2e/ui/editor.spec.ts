@@ -450,6 +450,36 @@ test.describe("flow editor", () => {
     expect(at("dg4")).toEqual({ x: 880, y: 0 });
   });
 
+  test("the minimap shows every node and the view, pans the canvas by drag and zooms it by wheel", async ({ page }) => {
+    await signedInWithFlow(page, "ed-minimap", { name: "Minimap flow", ...bigFlow(200, "mm") });
+    const node = canvasNode(page, "mm12");
+    await expect(node).toBeVisible({ timeout: 15_000 });
+    const mini = page.getByRole("img", { name: "Mini map" });
+    await expect(mini.locator(".react-flow__minimap-node")).toHaveCount(200);
+    const mask = mini.locator(".react-flow__minimap-mask");
+    const maskBefore = await mask.getAttribute("d");
+    const before = (await node.boundingBox())!;
+
+    const box = (await mini.boundingBox())!;
+    const from = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 5; i++) await page.mouse.move(from.x + i * 4, from.y + i * 2);
+    await page.mouse.up();
+    // Moving the view's frame right and down on the minimap moves the canvas's content left and up.
+    await expect.poll(async () => (await node.boundingBox())!.x).toBeLessThan(before.x - 20);
+    await expect.poll(async () => (await node.boundingBox())!.y).toBeLessThan(before.y - 10);
+    await expect.poll(() => mask.getAttribute("d")).not.toBe(maskBefore);
+
+    // The canvas's zoom, from its viewport's transform (zooming can take mm12 out of view, and out of the DOM).
+    const zoom = async () => Number(/scale\(([\d.]+)\)/.exec((await page.locator(".react-flow__viewport").getAttribute("style")) ?? "")?.[1]);
+    const zoomBefore = await zoom();
+    expect(zoomBefore).toBeGreaterThan(0);
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.wheel(0, -300);
+    await expect.poll(zoom).toBeGreaterThan(zoomBefore * 1.2);
+  });
+
   test("medium and big flows render (screenshots), only visible nodes drawn", async ({ page }) => {
     const email = uniqueEmail("ed-big");
     await registerViaApi(page.request, email);

@@ -18,7 +18,6 @@ import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, ty
 import {
   Background,
   Controls,
-  MiniMap,
   ReactFlow,
   ReactFlowProvider,
   applyEdgeChanges,
@@ -60,6 +59,7 @@ import {
   type EditorFlow,
   type EditorNode,
 } from "./model";
+import { EditorMiniMap, type MiniMapHandle } from "./mini-map";
 import { Palette, QuickAdd } from "./palette";
 import { EditorRuntimeContext, NodeMarksContext, type EditorRuntime, type NodeMarks } from "./runtime-context";
 import "./editor.css";
@@ -181,6 +181,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   const findRef = useRef<HTMLInputElement>(null);
   const canvasRef = useRef<HTMLDivElement>(null);
   const dragStart = useRef<Snapshot | null>(null);
+  const miniMap = useRef<MiniMapHandle>(null);
   const clipboardMemory = useRef<string | null>(null);
 
   const setGraph = useCallback((next: Snapshot) => {
@@ -232,6 +233,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
       const dropped = relevant.some((c) => c.type === "position" && c.dragging === false);
       if (dragging && !dragStart.current) dragStart.current = current;
       const next = { nodes: nextNodes, edges: current.edges };
+      if (dragging || dropped) miniMap.current?.moveNodes(relevant.flatMap((c) => (c.type === "position" && c.position ? [{ id: c.id, ...c.position }] : [])));
       if (dropped && dragStart.current) {
         const before = dragStart.current;
         dragStart.current = null;
@@ -737,7 +739,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
                   proOptions={PRO_OPTIONS}
                 >
                   <Background gap={20} />
-                  <MiniMap pannable zoomable ariaLabel="Mini map" nodeColor={miniMapColor} />
+                  <EditorMiniMap ref={miniMap} nodes={displayNodes} nodeColor={miniMapColor} ariaLabel="Mini map" />
                   <Controls showInteractive={false} />
                 </ReactFlow>
                 {notice ? (
