@@ -39,6 +39,20 @@ describe("the access cache across instances", () => {
     expect((await resolvePrincipal(other, asBearer(owner.accessToken))).role).toBe("viewer");
   });
 
+  it("a lost generation key (Redis restarted empty) never brings back entries older than a change", async () => {
+    const owner = await signUp(request);
+    await app.store.del(ACCESS_GENERATION_KEY);
+    expect((await resolvePrincipal(other, asBearer(owner.accessToken))).role).toBe("owner");
+    const first = await app.store.get(ACCESS_GENERATION_KEY);
+    expect(first).toMatch(/^[\w-]{16}$/);
+    // A change whose new token is lost with the store's data...
+    await app.db.prisma.membership.updateMany({ where: { userId: owner.userId }, data: { role: "member" } });
+    await app.store.del(ACCESS_GENERATION_KEY);
+    // ...is still seen: the missing key becomes a fresh token, never the one the cache was filled under.
+    expect((await resolvePrincipal(other, asBearer(owner.accessToken))).role).toBe("member");
+    expect(await app.store.get(ACCESS_GENERATION_KEY)).not.toBe(first);
+  });
+
   it("a role change, a key revocation and a removal made on one instance bite on the other's very next request", async () => {
     const owner = await signUp(request);
     const member = await joinAs(app, request, owner, "admin");

@@ -45,8 +45,9 @@ interface Entry<T> {
  * Why this is exact: a request that reads the generation after `changed()` resolved sees a new
  * token, finds no entry for it and reads the database, which already holds the change. An entry
  * filled from a read that raced a change is stored under the token read *before* that database
- * read, which the change has replaced. A token (not a counter) cannot come back, so losing the key
- * (a Redis restart) only empties the caches.
+ * read, which the change has replaced. A token (not a counter) cannot come back, and a lost key
+ * is replaced by a fresh token before anyone reads it, so losing it (a Redis restart) only empties
+ * the caches.
  */
 export class AccessCache {
   private generation: string | undefined;
@@ -55,9 +56,16 @@ export class AccessCache {
 
   constructor(private readonly store: KeyValueStore) {}
 
-  /** The current generation (one store read; "" while nothing has changed yet). */
+  /**
+   * The current generation: one store read. A missing key (never written, or lost with Redis) is
+   * replaced by a fresh token first: reading it as "none" could match what an instance saw before
+   * the loss and bring back entries older than a change.
+   */
   async current(): Promise<string> {
-    return (await this.store.get(ACCESS_GENERATION_KEY)) ?? "";
+    const generation = await this.store.get(ACCESS_GENERATION_KEY);
+    if (generation !== null) return generation;
+    await this.store.setIfAbsent(ACCESS_GENERATION_KEY, randomToken(12));
+    return (await this.store.get(ACCESS_GENERATION_KEY)) ?? randomToken(12);
   }
 
   /** Invalidates every instance's cache. Await it after the change is committed, before answering. */
@@ -66,7 +74,17 @@ export class AccessCache {
     // This instance stops trusting what it read before, at once (a read racing this change would
     // otherwise be kept under the old token until the next request).
     this.sync(generation);
-    await this.store.set(ACCESS_GENERATION_KEY, generation);
+    // A short retry rides out a blip; past it the caller's request fails (the change is committed,
+    // and entries on other instances expire within MAX_AGE_MS at the latest).
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.store.set(ACCESS_GENERATION_KEY, generation);
+        return;
+      } catch (err) {
+        if (attempt >= 2) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
+      }
+    }
   }
 
   member(generation: string, userId: string, organizationId: string): MemberAccess | undefined {

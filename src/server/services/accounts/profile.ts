@@ -64,8 +64,11 @@ export async function deleteAccount(app: AppServices, principal: Principal, pass
     await tx.backupCode.deleteMany({ where: { userId: user.id } });
     await tx.user.update({ where: { id: user.id }, data: { deletedAt: now, mfaSecret: null, mfaPendingSecret: null } });
   });
-  // The user's keys and memberships stop working on every instance at once.
-  await app.access.changed();
-  await endOtherSessions(app, user.id);
-  await recordAudit(app, { action: "user.deleted", organizationId: principal.organizationId, actorId: user.id, targetType: "user", targetId: user.id, ipAddress: meta.ip });
+  try {
+    await endOtherSessions(app, user.id);
+    await recordAudit(app, { action: "user.deleted", organizationId: principal.organizationId, actorId: user.id, targetType: "user", targetId: user.id, ipAddress: meta.ip });
+  } finally {
+    // The user's keys and memberships stop working on every instance at once.
+    await app.access.changed();
+  }
 }

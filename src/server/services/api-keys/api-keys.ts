@@ -80,9 +80,12 @@ export async function revokeApiKey(app: AppServices, principal: Principal, id: s
   // Someone else's key is invisible to non-admins: it answers like a missing one.
   if (!key || (key.createdById !== principal.userId && !atLeast(principal.role, permissions["api_keys:manage_all"].minRole))) throw notFound("API key");
   await app.db.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
-  // The key stops working on every instance's next request.
-  await app.access.changed();
-  await recordAudit(app, { action: "api_key.revoked", organizationId: principal.organizationId, actorId: principal.userId, targetType: "api_key", targetId: id, ipAddress: meta.ip });
-  // Open WebSockets of the key close on every instance.
-  await app.store.publish(API_KEY_REVOKED_CHANNEL, JSON.stringify({ key_id: id, organization_id: principal.organizationId }));
+  try {
+    await recordAudit(app, { action: "api_key.revoked", organizationId: principal.organizationId, actorId: principal.userId, targetType: "api_key", targetId: id, ipAddress: meta.ip });
+    // Open WebSockets of the key close on every instance.
+    await app.store.publish(API_KEY_REVOKED_CHANNEL, JSON.stringify({ key_id: id, organization_id: principal.organizationId }));
+  } finally {
+    // The key stops working on every instance's next request, whatever happened above.
+    await app.access.changed();
+  }
 }

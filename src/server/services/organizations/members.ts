@@ -92,17 +92,20 @@ export async function updateMemberRole(app: AppServices, principal: Principal, i
       include: { user: { select: { email: true, firstName: true, lastName: true } } },
     });
   });
-  // Every instance reads the new role on its next request.
-  await app.access.changed();
-  await recordAudit(app, {
-    action: "member.role_changed",
-    organizationId: input.id,
-    actorId: principal.userId,
-    targetType: "user",
-    targetId: input.user_id,
-    ipAddress: meta.ip,
-    metadata: { from: current, to: input.role },
-  });
+  try {
+    await recordAudit(app, {
+      action: "member.role_changed",
+      organizationId: input.id,
+      actorId: principal.userId,
+      targetType: "user",
+      targetId: input.user_id,
+      ipAddress: meta.ip,
+      metadata: { from: current, to: input.role },
+    });
+  } finally {
+    // Every instance reads the new role on its next request.
+    await app.access.changed();
+  }
   return { member: memberView(updated) };
 }
 
@@ -117,13 +120,16 @@ export async function removeMember(app: AppServices, principal: Principal, input
     await assertNotLastOwner(tx, input.id, input.user_id);
     await tx.membership.delete({ where: { userId_organizationId: { userId: input.user_id, organizationId: input.id } } });
   });
-  await app.access.changed();
-  // Sessions in this organization end now (other organizations' sessions of the user stay).
-  const sessions = new SessionStore(app.store);
-  for (const s of await sessions.listForUser(input.user_id)) {
-    if (s.organization_id === input.id) await sessions.revoke(s);
+  try {
+    await recordAudit(app, { action: "member.removed", organizationId: input.id, actorId: principal.userId, targetType: "user", targetId: input.user_id, ipAddress: meta.ip });
+    // Sessions in this organization end now (other organizations' sessions of the user stay).
+    const sessions = new SessionStore(app.store);
+    for (const s of await sessions.listForUser(input.user_id)) {
+      if (s.organization_id === input.id) await sessions.revoke(s);
+    }
+  } finally {
+    await app.access.changed();
   }
-  await recordAudit(app, { action: "member.removed", organizationId: input.id, actorId: principal.userId, targetType: "user", targetId: input.user_id, ipAddress: meta.ip });
 }
 
 function invitationView(inv: { id: string; email: string; role: string; invitedById: string; expiresAt: Date; createdAt: Date }) {
@@ -207,7 +213,10 @@ export async function acceptInvitation(app: AppServices, principal: SessionPrinc
       update: {},
     });
   });
-  await app.access.changed();
-  await recordAudit(app, { action: "member.joined", organizationId: invitation.organizationId, actorId: principal.userId, targetType: "invitation", targetId: invitation.id, ipAddress: meta.ip, metadata: { role } });
+  try {
+    await recordAudit(app, { action: "member.joined", organizationId: invitation.organizationId, actorId: principal.userId, targetType: "invitation", targetId: invitation.id, ipAddress: meta.ip, metadata: { role } });
+  } finally {
+    await app.access.changed();
+  }
   return { organization: organizationView(invitation.organization), role };
 }

@@ -81,14 +81,17 @@ export async function deleteOrganization(app: AppServices, principal: Principal,
     app.db.prisma.apiKey.updateMany({ where: { organizationId: id, revokedAt: null }, data: { revokedAt: new Date() } }),
     app.db.prisma.invitation.updateMany({ where: { organizationId: id, acceptedAt: null, revokedAt: null }, data: { revokedAt: new Date() } }),
   ]);
-  await app.access.changed();
-  await recordAudit(app, { action: "organization.deleted", organizationId: id, actorId: principal.userId, targetType: "organization", targetId: id, ipAddress: meta.ip });
-  // Its sockets close on every instance (the hub listens to the organization's lifecycle channel)...
-  const event: OrganizationLifecycleEvent = { type: "organization.deleted", organization_id: id };
-  await app.store.publish(organizationLifecycleChannel(id), JSON.stringify(event));
-  // ...and its flows stop wherever they run, so its webhooks answer 404.
-  const deployed = await app.db.prisma.flow.findMany({ where: { organizationId: id, currentDeploymentId: { not: null } }, select: { id: true } });
-  for (const flow of deployed) await app.flowRuntime.stop(flow.id);
+  try {
+    await recordAudit(app, { action: "organization.deleted", organizationId: id, actorId: principal.userId, targetType: "organization", targetId: id, ipAddress: meta.ip });
+    // Its sockets close on every instance (the hub listens to the organization's lifecycle channel)...
+    const event: OrganizationLifecycleEvent = { type: "organization.deleted", organization_id: id };
+    await app.store.publish(organizationLifecycleChannel(id), JSON.stringify(event));
+    // ...and its flows stop wherever they run, so its webhooks answer 404.
+    const deployed = await app.db.prisma.flow.findMany({ where: { organizationId: id, currentDeploymentId: { not: null } }, select: { id: true } });
+    for (const flow of deployed) await app.flowRuntime.stop(flow.id);
+  } finally {
+    await app.access.changed();
+  }
 }
 
 /** A new session in another organization of the user, shaped like a login response. */
