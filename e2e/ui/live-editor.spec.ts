@@ -73,6 +73,13 @@ test("deploy, Inject, the message in Debug, node status under the node, and roll
   await expect(toolbar(page).getByText("Undeployed changes")).toBeVisible();
   await toolbar(page).getByRole("button", { name: "Deploy" }).click();
   await expect(toolbar(page).getByText("Undeployed changes")).toHaveCount(0);
+  // Disabling and enabling change no node (only the flow's revision): nothing waits to be deployed.
+  await toolbar(page).getByRole("button", { name: "Disable" }).click();
+  await expect(flowState(page)).toHaveText("Stopped (disabled)");
+  await expect(toolbar(page).getByText("Undeployed changes")).toHaveCount(0);
+  await toolbar(page).getByRole("button", { name: "Enable" }).click();
+  await expect(flowState(page)).toHaveText("Running");
+  await expect(toolbar(page).getByText("Undeployed changes")).toHaveCount(0);
   await inject.click();
   await expect(node(page, f.ids.fn).getByTestId("node-status")).toHaveText("v2: hello");
 

@@ -31,6 +31,12 @@ export interface EditorApi {
   adoptRevision: (revision: number) => void;
   /** Fetch the deployed graph again (after a deploy) so "changed since deploy" marks are right. */
   refreshDeployed: () => void;
+  /**
+   * The graph differs from the deployed one in what runs (a node added, removed, renamed,
+   * reconfigured, disabled or rewired; not a move): a diff, so enabling, disabling or renaming the
+   * flow, undo and a deploy never leave it wrong. False while there is no deployed graph.
+   */
+  changedSinceDeploy: boolean;
 }
 
 export const EditorApiContext = createContext<EditorApi | null>(null);

@@ -208,6 +208,12 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   // Through a string key, so the marks (read by every node) keep their identity while nothing changes.
   const changedKey = useMemo(() => [...changedSinceDeploy(lazyNodes, lazyEdges, deployed)].map(([id, kind]) => `${id}=${kind}`).join("|"), [lazyNodes, lazyEdges, deployed]);
   const changed = useMemo(() => new Map(changedKey ? changedKey.split("|").map((p) => p.split("=") as [string, "added" | "changed"]) : []), [changedKey]);
+  const differsFromDeployed = useMemo(() => {
+    if (!deployed) return false;
+    if (changed.size > 0) return true;
+    const ids = new Set(lazyNodes.map((n) => n.id));
+    return deployed.nodes.some((n) => !ids.has(n.id));
+  }, [deployed, changed, lazyNodes]);
   const found = useMemo(() => new Set(findQuery ? lazyNodes.filter((n) => nodeMatches(n, findQuery)).map((n) => n.id) : []), [lazyNodes, findQuery]);
   const marks = useMemo<NodeMarks>(() => ({ changed, found, highlighted, readOnly }), [changed, found, highlighted, readOnly]);
 
@@ -675,8 +681,9 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
       save,
       adoptRevision: (revision: number) => setMeta((m) => (m.revision === revision - 1 ? { ...m, revision } : m)),
       refreshDeployed: () => void deployedQuery.refetch(),
+      changedSinceDeploy: differsFromDeployed,
     }),
-    [meta, dirty, readOnly, nodes, edges, selected, selectNode, replaceGraph, save, deployedQuery],
+    [meta, dirty, readOnly, nodes, edges, selected, selectNode, replaceGraph, save, deployedQuery, differsFromDeployed],
   );
 
   const tabs: SidebarTab[] = [

@@ -15,6 +15,10 @@ export interface EditorBridge {
   revision: number;
   /** The editor holds changes it has not saved. */
   dirty: boolean;
+  /** The editor's graph differs from the deployed one in what runs (not positions). */
+  changedSinceDeploy: boolean;
+  /** Fetches the deployed graph again, after a deploy. */
+  refreshDeployed(): void;
   /** Saves like the editor's Save (revision check included); resolves once settled. */
   save(): Promise<SaveOutcome>;
   /** The server moved to `revision` by a change that left the graph alone (enable/disable). */

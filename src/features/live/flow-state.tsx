@@ -27,8 +27,10 @@ export function DeployControl({ editor, live, canDeploy }: { editor: EditorBridg
   const runtime = live.runtime;
   if (!runtime) return null;
 
-  // Only for a deployed flow: "Not deployed" says it all otherwise.
-  const undeployed = runtime.deployedRevision !== null && (editor.dirty || runtime.deployedRevision !== editor.revision);
+  // Only for a deployed flow ("Not deployed" says it all otherwise): unsaved work, or a saved graph
+  // that differs from the running one. A diff, not the revision: enabling, disabling or renaming
+  // the flow and moving nodes change no running node.
+  const undeployed = runtime.deployedRevision !== null && (editor.dirty || editor.changedSinceDeploy);
 
   async function onDeploy() {
     setError(null);
@@ -41,6 +43,7 @@ export function DeployControl({ editor, live, canDeploy }: { editor: EditorBridg
       setBusy("deploying");
       const result = await live.markOwnAction(() => deploy.mutateAsync({ id: editor.flowId }));
       live.patchRuntime({ state: result.deployment.state, error: null, deployedRevision: result.deployment.revision });
+      editor.refreshDeployed();
     } catch (err) {
       setError(errorInfo(err).message);
     } finally {

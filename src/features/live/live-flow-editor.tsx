@@ -30,6 +30,8 @@ function useBridge(): EditorBridge {
     flowId: api.flowId,
     revision: api.revision,
     dirty: api.dirty,
+    changedSinceDeploy: api.changedSinceDeploy,
+    refreshDeployed: api.refreshDeployed,
     save: async () => ({ ok: await api.save() }),
     adoptRevision: api.adoptRevision,
     reload: async () => api.replaceGraph((await client.flows.get.query({ id: api.flowId })).flow),
