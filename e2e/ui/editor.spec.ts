@@ -66,6 +66,8 @@ test.describe("flow editor", () => {
     });
     await expect(canvasNodes(page)).toHaveCount(3);
     await expect(page.getByRole("banner").getByRole("link", { name: "Flows" })).toBeVisible();
+    // The editor fills the window and the page itself never scrolls (the palette and the sidebar do).
+    expect(await page.evaluate(() => document.documentElement.scrollHeight - window.innerHeight)).toBeLessThanOrEqual(0);
 
     // Drag "function" from the palette onto the canvas with the pointer.
     const pane = await page.locator(".react-flow__pane").boundingBox();
