@@ -82,7 +82,7 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
     kind: "embedded",
     prisma,
     migrations,
-    sql: async <T,>(text: string, params: unknown[]) => (await pglite.query<T>(text, params)).rows,
+    sql: (text, params) => executor.query(text, params),
     // In-process: it is reachable exactly as long as it is open.
     ping: async (timeoutMs = 2000) => {
       await withTimeout(pglite.query("SELECT 1"), timeoutMs, "database ping");

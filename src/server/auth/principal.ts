@@ -47,15 +47,6 @@ export function appJwtKeys(app: AppServices): JwtKeys {
   return app.config.keys.jwt;
 }
 
-/** A stable, non-secret key for per-credential rate limits. */
-export function credentialKey(principal: Principal): string {
-  return credentialKeyOf(principal.kind === "session" ? principal.sessionId : principal.keyId);
-}
-
-async function currentRole(app: AppServices, userId: string, organizationId: string): Promise<Role | null> {
-  return (await currentMembership(app, userId, organizationId))?.role ?? null;
-}
-
 /** The membership through the access cache, valid for `generation` (read in the request's round trip). */
 async function cachedMembership(app: AppServices, generation: string, userId: string, organizationId: string): Promise<MemberAccess | null> {
   const cached = app.access.member(generation, userId, organizationId);
@@ -142,7 +133,6 @@ export async function resolvePrincipal(app: AppServices, credentials: Credential
   };
 }
 
-export { currentRole };
 
 function parseBearer(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
