@@ -4,6 +4,7 @@ import { openDatabase, type Database } from "./db";
 import { createStore, type KeyValueStore } from "./store";
 import { createLogger, type Logger } from "./logger";
 import { AccessCache } from "./auth/access-cache";
+import { createFlowReads, type FlowReads } from "./services/flows/flow-reads";
 import { resolveSecrets, type Secrets } from "./secrets";
 import { createMailer, type Mailer } from "./mail/mailer";
 import { createNodeRegistry, type NodeRegistry } from "./nodes/registry";
@@ -41,6 +42,8 @@ export interface AppServices {
   limits: AuthLimiters;
   /** Memberships, roles and API keys as requests read them, valid for one access generation. */
   access: AccessCache;
+  /** An organization's flows as reads see them, valid for one flows generation (services/flows/flow-reads.ts). */
+  flowReads: FlowReads;
   logger: Logger;
   mailer: Mailer;
   /** The node catalog. */
@@ -150,8 +153,10 @@ async function buildApp(options: CreateAppOptions, release: () => void): Promise
   const httpRequest = createSafeFetch({ allowPrivate: env.HTTP_REQUEST_ALLOW_PRIVATE });
   // The function nodes' worker pool belongs to this app: its workers start at the first function node.
   const sandboxes = new SandboxPool();
+  const flowReads = createFlowReads(store);
   const flowRuntime = createFlowRuntime(store, {
     prisma: db.prisma,
+    flowsChanged: (organizationId) => flowReads.changed(organizationId),
     logger,
     nodes,
     behaviours: builtinBehaviours(),
@@ -171,6 +176,7 @@ async function buildApp(options: CreateAppOptions, release: () => void): Promise
     store,
     limits: createAuthLimiters(store, env),
     access: new AccessCache(store),
+    flowReads,
     logger,
     mailer,
     nodes,

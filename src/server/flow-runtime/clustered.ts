@@ -509,7 +509,12 @@ export class ClusteredFlowRuntime implements FlowRuntime {
         if (await this.withLock(flowId, () => this.acquireAndRun(flowId))) return this.local.placement(flowId).then((p) => (p ? "running" : "error"));
         continue;
       }
-      await this.deps.prisma.flow.updateMany({ where: { id: flowId, currentDeploymentId: { not: null } }, data: { state: "stopped", stateError: null } });
+      const stopped = await this.deps.prisma.flow.updateManyAndReturn({
+        where: { id: flowId, currentDeploymentId: { not: null } },
+        data: { state: "stopped", stateError: null },
+        select: { organizationId: true },
+      });
+      for (const { organizationId } of stopped) await this.deps.flowsChanged(organizationId);
       return "stopped";
     }
     return this.expectedState(flowId);

@@ -24,6 +24,11 @@ export interface LocalRuntimeDeps {
    * the engine drops every message of the flow (a paused process that wakes up sends nothing).
    */
   fence?: (flowId: string) => boolean;
+  /**
+   * Awaited after each write of a flow's state to its row, before the state is announced: every
+   * instance then reads the organization's flows again (services/flows/flow-reads.ts).
+   */
+  flowsChanged(organizationId: string): Promise<void>;
 }
 
 /**
@@ -83,6 +88,7 @@ export class LocalFlowRuntime implements FlowRuntime {
     // order because the engine reports them in order.
     try {
       await this.deps.prisma.flow.updateMany({ where: { id: flowId, currentDeploymentId: { not: null } }, data: { state, stateError: error ?? null } });
+      await this.deps.flowsChanged(organizationId);
     } catch (err) {
       this.deps.logger.error({ err, flowId }, "flow state could not be recorded");
     }
@@ -133,6 +139,7 @@ export class LocalFlowRuntime implements FlowRuntime {
     }
     // The engine reports asynchronously; the response must not come before the row says so.
     await this.deps.prisma.flow.update({ where: { id: flow.id }, data: { state, stateError: state === "error" ? (this.engine.errorOf(flow.id) ?? null) : null } });
+    await this.deps.flowsChanged(flow.organizationId);
     return state;
   }
 

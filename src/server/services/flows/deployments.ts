@@ -10,7 +10,7 @@ import type { RequestMeta } from "../request-meta";
 import { validateGraph } from "./validate-graph";
 import { actorName, publishOrgEvent } from "./events";
 import type { FlowStateName } from "../../../shared/realtime";
-import { requireFlow } from "./flows";
+import { flowsChanged, readFlow, requireFlow } from "./flows";
 import { decodeKeysetCursor } from "../cursor";
 import type { DeploymentSnapshot } from "../../flow-runtime/types";
 
@@ -51,6 +51,7 @@ async function activate(app: AppServices, principal: Principal, flow: Flow, snap
     });
     return { deployment, updated };
   });
+  await flowsChanged(app, flow.organizationId);
   const state = await app.flowRuntime.apply(updated, deployment);
   await recordAudit(app, {
     action: rolledBackFrom ? "flow.rolled_back" : "flow.deployed",
@@ -93,7 +94,7 @@ export async function rollbackFlow(app: AppServices, principal: Principal, input
 }
 
 export async function listDeployments(app: AppServices, principal: Principal, input: { id: string; limit: number; cursor?: string }) {
-  const flow = await requireFlow(app, principal, input.id);
+  const flow = await readFlow(app, principal, input.id);
   let after: { deployedAt: Date; id: string } | null = null;
   if (input.cursor) {
     const { at, id } = decodeKeysetCursor(input.cursor);
@@ -139,7 +140,7 @@ async function previousDeployment(app: AppServices, d: Deployment): Promise<Depl
  * the editor can mark what changed since: null when the flow was never deployed.
  */
 export async function getDeployedGraph(app: AppServices, principal: Principal, id: string) {
-  const flow = await requireFlow(app, principal, id);
+  const flow = await readFlow(app, principal, id);
   if (!flow.currentDeploymentId) return { deployed: null };
   const deployment = await app.db.prisma.deployment.findFirst({ where: { id: flow.currentDeploymentId, flowId: flow.id } });
   if (!deployment) return { deployed: null };
@@ -156,21 +157,43 @@ export async function getDeployedGraph(app: AppServices, principal: Principal, i
 }
 
 export async function listFlowNodes(app: AppServices, principal: Principal, flowId: string) {
-  const flow = await requireFlow(app, principal, flowId);
+  const flow = await readFlow(app, principal, flowId);
   const statuses = await app.flowRuntime.nodeStatuses(flow.id);
   return { nodes: (flow.nodes as unknown as FlowNode[]).map((n) => ({ ...n, status: statuses.get(n.id) ?? null })) };
 }
 
-/** Sends a message out of an inject node of a running flow (payload/topic override the node's). */
-export async function injectNode(app: AppServices, principal: Principal, input: { nodeId: string; payload?: unknown; topic?: string }, meta: RequestMeta) {
-  // The node and the few columns of its flow that decide whether it runs, in one statement to the
-  // driver (not the whole flow row with its nodes JSON, and not through Prisma): inject is a hot path.
-  const [entry] = await app.db.sql<{ type: string; flow_id: string; organization_id: string; deleted_at: Date | null; enabled: boolean; current_deployment_id: string | null }>(
+interface InjectTarget {
+  type: string;
+  flow_id: string;
+  organization_id: string;
+  deleted_at: Date | null;
+  enabled: boolean;
+  current_deployment_id: string | null;
+}
+
+/**
+ * The node and the few columns of its flow that decide whether it runs, through the organization's
+ * flow reads; on a miss, one statement to the driver (not the whole flow row with its nodes JSON,
+ * and not through Prisma): inject is a hot path.
+ */
+async function injectTarget(app: AppServices, organizationId: string, nodeId: string): Promise<InjectTarget | undefined> {
+  const generation = await app.flowReads.current(organizationId);
+  const key = `node\u0000${nodeId}`;
+  const cached = app.flowReads.get(organizationId, generation, key) as InjectTarget | undefined;
+  if (cached) return cached;
+  const [entry] = await app.db.sql<InjectTarget>(
     `SELECT n.type, f.id AS flow_id, f.organization_id, f.deleted_at, f.enabled, f.current_deployment_id
        FROM flow_nodes n JOIN flows f ON f.id = n.flow_id
       WHERE n.organization_id = $1 AND n.node_id = $2`,
-    [principal.organizationId, input.nodeId],
+    [organizationId, nodeId],
   );
+  if (entry) app.flowReads.set(organizationId, generation, key, Object.freeze(entry));
+  return entry;
+}
+
+/** Sends a message out of an inject node of a running flow (payload/topic override the node's). */
+export async function injectNode(app: AppServices, principal: Principal, input: { nodeId: string; payload?: unknown; topic?: string }, meta: RequestMeta) {
+  const entry = await injectTarget(app, principal.organizationId, input.nodeId);
   if (!entry) throw notFound("node");
   if (entry.type !== "inject") throw new AppError("NOT_AN_INJECT_NODE", `node ${input.nodeId} is a ${entry.type} node, not an inject node`);
   if (entry.organization_id !== principal.organizationId || entry.deleted_at !== null) throw notFound("flow");

@@ -9,6 +9,7 @@ import type { RequestMeta } from "../request-meta";
 import { validateGraph } from "./validate-graph";
 import { actorName, publishOrgEvent } from "./events";
 import { decodeKeysetCursor } from "../cursor";
+import { deepFreeze } from "./flow-reads";
 import type { CreateFlowInput, UpdateFlowInput } from "./flow.schemas";
 
 type Tx = Prisma.TransactionClient;
@@ -42,11 +43,38 @@ export function flowView(flow: Flow, runtime: RuntimeView = null) {
   };
 }
 
-/** A flow of the caller's organization; any other id answers 404, as a missing one does. */
+/**
+ * A flow of the caller's organization; any other id answers 404, as a missing one does. Read from
+ * the database: what a write starts from.
+ */
 export async function requireFlow(app: AppServices, principal: Principal, id: string): Promise<Flow> {
   const flow = await app.db.prisma.flow.findFirst({ where: { id, organizationId: principal.organizationId, deletedAt: null } });
   if (!flow) throw notFound("flow");
   return flow;
+}
+
+/**
+ * The same flow for a read (the editor's page, the nodes list, exports): through the organization's
+ * flow reads (flow-reads.ts), so it is read from the database once per change, not per request. The
+ * row is frozen; a write starts from requireFlow instead.
+ */
+export async function readFlow(app: AppServices, principal: Principal, id: string): Promise<Flow> {
+  const scope = principal.organizationId;
+  const generation = await app.flowReads.current(scope);
+  const key = `flow\u0000${id}`;
+  const cached = app.flowReads.get(scope, generation, key) as Flow | undefined;
+  if (cached) return cached;
+  const flow = deepFreeze(await requireFlow(app, principal, id));
+  app.flowReads.set(scope, generation, key, flow);
+  return flow;
+}
+
+/**
+ * Every instance reads the organization's flows again on its next request. Awaited after a write
+ * to its flows rows is committed, before the write is answered or announced.
+ */
+export function flowsChanged(app: AppServices, organizationId: string): Promise<void> {
+  return app.flowReads.changed(organizationId);
 }
 
 /** Node ids are unique within the organization: refuse ids that another flow uses. */
@@ -102,6 +130,7 @@ export async function createFlow(app: AppServices, principal: Principal, input: 
     .catch((err: unknown) => {
       throw uniqueNodeViolation(err) ?? err;
     });
+  await flowsChanged(app, principal.organizationId);
   if (!options.quiet) await recordAudit(app, { action: "flow.created", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: id, ipAddress: meta.ip });
   await publishOrgEvent(app, principal.organizationId, "flow.created", id, { name: flow.name, revision: flow.revision, by: principal.userId });
   return { flow: flowView(flow) };
@@ -137,7 +166,23 @@ const likeEscape = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
  * (organization_id, created_at DESC, id DESC) index serves it; the cursor's outer bound lets it
  * seek to the page.
  */
-export async function listFlows(app: AppServices, principal: Principal, input: { limit?: number; cursor?: string; name?: string; enabled?: boolean } = {}) {
+export async function listFlows(app: AppServices, principal: Principal, input: { limit?: number; cursor?: string; name?: string; enabled?: boolean } = {}): Promise<FlowList> {
+  const scope = principal.organizationId;
+  const generation = await app.flowReads.current(scope);
+  const key = `list\u0000${input.limit ?? ""}\u0000${input.cursor ?? ""}\u0000${input.name ?? ""}\u0000${input.enabled ?? ""}`;
+  const cached = app.flowReads.get(scope, generation, key) as FlowList | undefined;
+  if (cached) return cached;
+  const list = deepFreeze(await queryFlows(app, principal, input));
+  app.flowReads.set(scope, generation, key, list);
+  return list;
+}
+
+interface FlowList {
+  flows: { id: string; name: string; enabled: boolean; nodes: number; revision: number; state: "running"; updated_at: string }[];
+  next_cursor: string | null;
+}
+
+async function queryFlows(app: AppServices, principal: Principal, input: { limit?: number; cursor?: string; name?: string; enabled?: boolean }): Promise<FlowList> {
   const after = input.cursor ? decodeCursor(input.cursor) : null;
   const params: unknown[] = [principal.organizationId];
   const where = ["organization_id = $1", "deleted_at IS NULL"];
@@ -172,7 +217,7 @@ export async function listFlows(app: AppServices, principal: Principal, input: {
 }
 
 export async function getFlow(app: AppServices, principal: Principal, id: string) {
-  const flow = await requireFlow(app, principal, id);
+  const flow = await readFlow(app, principal, id);
   return { flow: flowView(flow, await runtimeOf(app, flow)) };
 }
 
@@ -220,6 +265,7 @@ export async function updateFlow(app: AppServices, principal: Principal, input: 
     .catch((err: unknown) => {
       throw uniqueNodeViolation(err) ?? err;
     });
+  await flowsChanged(app, principal.organizationId);
   if (input.enabled !== undefined && input.enabled !== current.enabled && updated.currentDeploymentId) {
     await app.flowRuntime.setEnabled(updated, input.enabled);
   }
@@ -241,6 +287,7 @@ export async function deleteFlow(app: AppServices, principal: Principal, id: str
     app.db.prisma.flow.update({ where: { id: flow.id }, data: { deletedAt: new Date(), enabled: false } }),
     app.db.prisma.flowNode.deleteMany({ where: { flowId: flow.id } }),
   ]);
+  await flowsChanged(app, principal.organizationId);
   if (flow.currentDeploymentId) await app.flowRuntime.stop(flow.id);
   await recordAudit(app, { action: "flow.deleted", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: flow.id, ipAddress: meta.ip });
   await publishOrgEvent(app, principal.organizationId, "flow.deleted", flow.id, { name: flow.name, by: principal.userId });

@@ -6,7 +6,7 @@ import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount } from "../../nodes/types";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
 import type { RequestMeta } from "../request-meta";
-import { createFlow, flowView, requireFlow } from "./flows";
+import { createFlow, flowView, readFlow } from "./flows";
 
 type NrNode = Record<string, unknown> & { id?: unknown; type?: unknown; z?: unknown };
 
@@ -41,7 +41,7 @@ export function toNodeRed(registry: NodeRegistry, flow: { id: string; name: stri
 }
 
 export async function exportFlow(app: AppServices, principal: Principal, id: string) {
-  const flow = flowView(await requireFlow(app, principal, id));
+  const flow = flowView(await readFlow(app, principal, id));
   return toNodeRed(app.nodes, flow);
 }
 
@@ -110,7 +110,7 @@ function canvasNodes(items: NrNode[], warnings: string[]) {
  * the open tab). The flow is read only to check it belongs to the caller's organization.
  */
 export async function selectionToNodeRed(app: AppServices, principal: Principal, input: { id: string; nodes: FlowNode[]; connections: Connection[] }) {
-  const flow = await requireFlow(app, principal, input.id);
+  const flow = await readFlow(app, principal, input.id);
   const ids = new Set(input.nodes.map((n) => n.id));
   const connections = input.connections.filter((c) => ids.has(c.source) && ids.has(c.target));
   const [, ...nodes] = toNodeRed(app.nodes, { id: flow.id, name: flow.name, description: "", enabled: true, nodes: input.nodes, connections });
