@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 import { AppError, rateLimited } from "../errors";
 import { sha256 } from "../ids";
 import { apiKeyScopes, scopesForRole, type ApiKeyScope } from "../permissions";

@@ -1,7 +1,7 @@
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getToken } from "next-auth/jwt";
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 import { deriveKey } from "./crypto";
 import { toAppError } from "../errors";
 import { login } from "../services/accounts/login";

@@ -1,4 +1,4 @@
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 import { AppError, rateLimited } from "../errors";
 import type { RateLimiter } from "../store";
 import type { MemberAccess } from "./access-cache";

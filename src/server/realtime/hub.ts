@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 import type { Principal } from "../auth/principal";
 import { SESSION_REVOKED_CHANNEL } from "../auth/sessions";
 import { API_KEY_REVOKED_CHANNEL } from "../auth/revocation-channels";

@@ -1,4 +1,4 @@
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
 import { sha256 } from "../../ids";
 import { hashPassword, verifyPassword } from "../../auth/passwords";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
 import { newId } from "../../ids";
 import { hashPassword } from "../../auth/passwords";

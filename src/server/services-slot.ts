@@ -1,4 +1,4 @@
-import type { AppServices } from "./app";
+import type { AppServices } from "./app-services";
 
 /**
  * The process's AppServices, as Next's route handlers and server components reach them. The custom
@@ -9,11 +9,11 @@ import type { AppServices } from "./app";
 const SLOT = Symbol.for("flowplane.app");
 type Slot = { [SLOT]?: Promise<AppServices> };
 
-export function setApp(app: Promise<AppServices> | AppServices): void {
+export function setAppServices(app: Promise<AppServices> | AppServices): void {
   (globalThis as Slot)[SLOT] = Promise.resolve(app);
 }
 
-export function getApp(): Promise<AppServices> {
+export function getAppServices(): Promise<AppServices> {
   const app = (globalThis as Slot)[SLOT];
   if (!app) {
     return Promise.reject(
