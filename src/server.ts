@@ -54,7 +54,7 @@ const hsts = app.config.publicUrl.startsWith("https://");
 // docs/ARCHITECTURE.md, "Request path".
 const services = app;
 const direct = {
-  hooks: (req: Request) => handleWebhookUrl(services, req),
+  webhooks: (req: Request) => handleWebhookUrl(services, req),
   trpc: createTrpcHandler(async () => services),
 };
 const server = http.createServer((req, res) => {

@@ -35,10 +35,10 @@ const rest = createRestHandler({ router: appRouter, getAppServices: async () => 
 /** Webhooks and the REST API, as src/server.ts routes them; anything else is not served here. */
 async function route(request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
-  const hook = /^\/hooks\/([^/]+)((?:\/[^/]*)*)$/.exec(pathname);
-  if (hook) {
-    const segments = hook[2]!.split("/").filter(Boolean).map(decodeURIComponent);
-    return handleWebhook(app, request, decodeURIComponent(hook[1]!), segments);
+  const webhookPath = /^\/hooks\/([^/]+)((?:\/[^/]*)*)$/.exec(pathname);
+  if (webhookPath) {
+    const segments = webhookPath[2]!.split("/").filter(Boolean).map(decodeURIComponent);
+    return handleWebhook(app, request, decodeURIComponent(webhookPath[1]!), segments);
   }
   if (pathname.startsWith("/api/v1/")) return rest(request);
   return new Response(JSON.stringify({ error: { code: "NOT_FOUND", message: "not found" } }), { status: 404, headers: { "content-type": "application/json" } });
