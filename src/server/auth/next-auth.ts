@@ -7,7 +7,7 @@ import { toAppError } from "../errors";
 import { login } from "../services/accounts/login";
 import { loginInput, type LoginSuccess } from "../services/accounts/account.schemas";
 import { endSession } from "../services/accounts/tokens";
-import { SessionStore } from "./sessions";
+import { SessionStore } from "./session-store";
 import { CLIENT_IP_HEADER } from "../api/rest/client-ip";
 import { tokenPolicy } from "../../shared/policy";
 import { switchOrganization } from "../services/organizations/organizations";

@@ -7,7 +7,7 @@ import { joinAs, signUp } from "@/test/accounts";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { orgEventsChannel } from "@/server/services/flows/events";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
-import { SessionStore } from "@/server/auth/sessions";
+import { SessionStore } from "@/server/auth/session-store";
 
 const testApp = setUpTestApp();
 const request = testApp.request;
