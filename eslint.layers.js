@@ -47,8 +47,8 @@ export const layerZones = [
       "./src/server/auth",
       "./src/server/store",
       "./src/server/mail",
-      "./src/server/app.ts",
-      "./src/server/app-context.ts",
+      "./src/server/app-services.ts",
+      "./src/server/services-slot.ts",
     ],
     message: "Layer rule 4: the runtime and the nodes know nothing of the database, the store, the services or the transports.",
   },
@@ -93,7 +93,7 @@ export const layerPackageRules = [
   },
 ];
 
-/** Routers reach Prisma through the context (`ctx.app.db.prisma`), which no import rule sees. */
+/** Routers reach Prisma through the context (`ctx.services.db.prisma`), which no import rule sees. */
 export const layerSyntaxRules = [
   {
     files: ["src/server/api/**/*.ts"],

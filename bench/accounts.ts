@@ -35,7 +35,7 @@ export async function benchAccounts(ctx: BenchContext): Promise<BenchOutcome> {
 
   ctx.log("POST /auth/login");
   const user = await signUp(ctx.request);
-  const stored = await ctx.app.db.prisma.user.findUniqueOrThrow({ where: { id: user.userId }, select: { passwordHash: true } });
+  const stored = await ctx.services.db.prisma.user.findUniqueOrThrow({ where: { id: user.userId }, select: { passwordHash: true } });
   if (!stored.passwordHash.startsWith(`$2b$${COST}$`)) throw new Error(`the user's hash is not cost ${COST}: ${stored.passwordHash.slice(0, 7)}`);
   const loginUrl = `${ctx.baseUrl}/api/v1/auth/login`;
   const loginBody = { email: user.email, password };
@@ -79,7 +79,7 @@ export async function benchAccounts(ctx: BenchContext): Promise<BenchOutcome> {
   // The access token's HS256 check must not wait behind bcrypt: it once ran through WebCrypto on
   // libuv's thread pool (the same 4 threads bcrypt uses); it is now a synchronous node:crypto HMAC.
   ctx.log("JWT verification alone and behind bcrypt");
-  const keys = appJwtKeys(ctx.app);
+  const keys = appJwtKeys(ctx.services);
   const verifyIdle = await timeSequential(20, async () => {
     await verifyAccessToken(keys, user.accessToken);
   });

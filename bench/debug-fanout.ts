@@ -55,9 +55,9 @@ export async function benchDebugFanout(ctx: BenchContext): Promise<BenchOutcome>
   const user = await signUp(ctx.request);
   const flowId = await createFlow(ctx, user.accessToken, injectDebugFlow("debug fan-out bench", "dbgfan"));
   await deployFlow(ctx, user.accessToken, flowId);
-  const hub = await startHub(ctx.app);
+  const hub = await startHub(ctx.services);
   const clients = Array.from({ length: CLIENT_PROCESSES }, () => forkBench("ws-fanout-client.ts", [hub.url, user.accessToken, String(CONNECTIONS_PER_PROCESS)]));
-  const runtime = ctx.app.flowRuntime;
+  const runtime = ctx.services.flowRuntime;
   const rows: Row[] = [];
   try {
     await Promise.all(clients.map((c) => nextMessage(c, isReady, 30_000)));

@@ -89,7 +89,7 @@ export async function benchDebugUi(ctx: BenchContext): Promise<BenchOutcome> {
   const batched = process.env.BENCH_DEBUG_BATCH !== "0";
   const user = await signUp(ctx.request);
   const flowId = "flw_debugbench0001";
-  const hub = await startHub(ctx.app);
+  const hub = await startHub(ctx.services);
   const { dir } = await bundlePage();
   const site = await serve(dir);
   const browser = await chromium.launch({
@@ -138,7 +138,7 @@ export async function benchDebugUi(ctx: BenchContext): Promise<BenchOutcome> {
         const due = Math.floor(((performance.now() - started) / 1000) * rate);
         const channel = orgEventsChannel(user.organizationId);
         const batch: Promise<unknown>[] = [];
-        for (; sent < due; sent++) batch.push(ctx.app.store.publish(channel, debugEvent(flowId, sent)));
+        for (; sent < due; sent++) batch.push(ctx.services.store.publish(channel, debugEvent(flowId, sent)));
         await Promise.all(batch);
         await new Promise((r) => setTimeout(r, TICK_MS));
       }

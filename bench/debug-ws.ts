@@ -32,7 +32,7 @@ export async function benchDebugEvents(ctx: BenchContext): Promise<BenchOutcome>
   const user = await signUp(ctx.request);
   const flowId = await createFlow(ctx, user.accessToken, injectDebugFlow("debug bench", "dbgbench"));
   await deployFlow(ctx, user.accessToken, flowId);
-  const hub = await startHub(ctx.app);
+  const hub = await startHub(ctx.services);
   const client = forkBench("ws-client.ts", [hub.url, user.accessToken]);
   try {
     await nextMessage(client, isReady, 15_000);
@@ -40,7 +40,7 @@ export async function benchDebugEvents(ctx: BenchContext): Promise<BenchOutcome>
       client.send({ type: "count" });
       return nextMessage(client, isCounts);
     };
-    const runtime = ctx.app.flowRuntime;
+    const runtime = ctx.services.flowRuntime;
 
     ctx.log("producing debug events for 5 s");
     const before = await count();
@@ -90,7 +90,7 @@ export async function benchDebugEvents(ctx: BenchContext): Promise<BenchOutcome>
         },
       ],
       notes: [
-        `Benchmark 5: events flow debug node → runtime controller → ${ctx.app.store.kind} store pub/sub → hub → ws; the client runs in its own process and parses every frame. Triggered with flowRuntime.inject (${PER_TURN} per event-loop turn), not over REST.`,
+        `Benchmark 5: events flow debug node → runtime controller → ${ctx.services.store.kind} store pub/sub → hub → ws; the client runs in its own process and parses every frame. Triggered with flowRuntime.inject (${PER_TURN} per event-loop turn), not over REST.`,
       ],
     };
   } finally {

@@ -126,7 +126,7 @@ export async function benchFailover(ctx: BenchContext): Promise<BenchOutcome> {
       },
     ];
     const notes = [
-      "Three instances as processes (src/test/cluster-node.ts: createApp with the REST and webhook handlers, no Next) on loopback, one PostgreSQL database schema and one Redis key prefix of their own; the bench process, the three instances, PostgreSQL and Redis share the 2 cores.",
+      "Three instances as processes (src/test/cluster-node.ts: createAppServices with the REST and webhook handlers, no Next) on loopback, one PostgreSQL database schema and one Redis key prefix of their own; the bench process, the three instances, PostgreSQL and Redis share the 2 cores.",
       "After each kill or stop the instance is started again (a new instance id) and placement is given 1.5 s to settle before the next round, so every round starts from three instances.",
     ];
     for (const p of [problems("inject on owner", onOwner), problems("inject on non-owner", viaOther)]) if (p) notes.push(p);

@@ -1,4 +1,4 @@
-import type { AppServices } from "@/server/app";
+import type { AppServices } from "@/server/app-services";
 import { validateGraph } from "@/server/services/flows/validate-graph";
 import type { Connection, FlowNode } from "@/shared/flow-graph";
 import { signUp } from "@/test/accounts";
@@ -65,11 +65,11 @@ export async function benchFlowsAtScale(ctx: BenchContext): Promise<BenchOutcome
   const B = "3 Flows at scale";
   const rows: Row[] = [];
   const notes: string[] = [];
-  const { prisma } = ctx.app.db;
-  const embedded = ctx.app.db.kind === "embedded";
+  const { prisma } = ctx.services.db;
+  const embedded = ctx.services.db.kind === "embedded";
   const user = await signUp(ctx.request);
   const org = user.organizationId;
-  const [inject, change, debug] = templates(ctx.app);
+  const [inject, change, debug] = templates(ctx.services);
 
   ctx.log(`seeding ${FLOWS} flows × ${NODES_PER_FLOW} nodes`);
   const flowsStarted = performance.now();
@@ -120,7 +120,7 @@ export async function benchFlowsAtScale(ctx: BenchContext): Promise<BenchOutcome
 
   // The seeded graph is what the API would have stored.
   const sample = await prisma.flow.findUniqueOrThrow({ where: { id: flowId(1) } });
-  validateGraph(ctx.app.nodes, { nodes: sample.nodes as unknown as FlowNode[], connections: sample.connections as unknown as Connection[] });
+  validateGraph(ctx.services.nodes, { nodes: sample.nodes as unknown as FlowNode[], connections: sample.connections as unknown as Connection[] });
 
   const token = user.accessToken;
   const random = mulberry32(42);

@@ -87,7 +87,7 @@ async function main() {
   const inProcess = selected.some((b) => !b.ownServer);
   const app = inProcess ? await createTestApp(APP_OVERRIDES) : undefined;
   const server = app ? await startRestServer(app) : undefined;
-  const ctx: BenchContext = { app: app!, baseUrl: server?.url ?? "", request: app ? restClient(app) : (undefined as never), log };
+  const ctx: BenchContext = { services: app!, baseUrl: server?.url ?? "", request: app ? restClient(app) : (undefined as never), log };
   const backend = {
     db: app?.db.kind ?? (process.env.DATABASE_URL ? "postgres" : "embedded"),
     store: app?.store.kind ?? (process.env.REDIS_URL ? "redis" : "memory"),

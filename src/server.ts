@@ -6,8 +6,8 @@
 import http from "node:http";
 import next from "next";
 import { EnvError, getEnv, type Env } from "./env";
-import { createApp, type AppServices } from "./server/app";
-import { setApp } from "./server/app-context";
+import { createAppServices, type AppServices } from "./server/app-services";
+import { setAppServices } from "./server/services-slot";
 import { CLIENT_IP_HEADER, resolveClientIp } from "./server/api/rest/client-ip";
 import { createRealtimeHub } from "./server/realtime/hub";
 import { DeviceChannel } from "./server/realtime/devices";
@@ -32,12 +32,12 @@ const startedAt = performance.now();
 
 let app: AppServices;
 try {
-  app = await createApp({ env });
+  app = await createAppServices({ env });
 } catch (err) {
   console.error(`start-up failed: ${(err as Error).message}`);
   process.exit(1);
 }
-setApp(app);
+setAppServices(app);
 const { logger } = app;
 // next-auth builds its callback URLs from this; it must be the configured origin, not a Host header.
 process.env.NEXTAUTH_URL = app.config.publicUrl;
@@ -54,7 +54,7 @@ const hsts = app.config.publicUrl.startsWith("https://");
 // docs/ARCHITECTURE.md, "Request path".
 const services = app;
 const direct = {
-  hooks: (req: Request) => handleWebhookUrl(services, req),
+  webhooks: (req: Request) => handleWebhookUrl(services, req),
   trpc: createTrpcHandler(async () => services),
 };
 const server = http.createServer((req, res) => {

@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { AppServices } from "@/server/app";
+import type { AppServices } from "@/server/app-services";
 import { createRestHandler } from "@/server/api/rest/handler";
 import { appRouter, createCaller } from "@/server/api/root";
 import { fetchListener } from "@/test/http-bridge";
@@ -16,7 +16,7 @@ export interface RestServer {
  * call it over HTTP.
  */
 export async function startRestServer(app: AppServices): Promise<RestServer> {
-  const handle = createRestHandler({ router: appRouter, getApp: async () => app, createCaller: (ctx) => createCaller(ctx) });
+  const handle = createRestHandler({ router: appRouter, getAppServices: async () => app, createCaller: (ctx) => createCaller(ctx) });
 
   const server = http.createServer(
     fetchListener(handle, { trustProxyHops: app.config.env.TRUST_PROXY_HOPS, onError: (err) => app.logger.error({ err }, "bench server: request failed") }),

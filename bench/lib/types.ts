@@ -1,4 +1,4 @@
-import type { AppServices } from "@/server/app";
+import type { AppServices } from "@/server/app-services";
 import type { restClient } from "@/test/app";
 
 /** One line of the results table. */
@@ -19,7 +19,7 @@ export interface BenchOutcome {
 }
 
 export interface BenchContext {
-  app: AppServices;
+  services: AppServices;
   /** http://127.0.0.1:<port>, the small REST server of the bench process. */
   baseUrl: string;
   /** In-process REST calls for setup (same adapter, no socket). */

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { SiteHeader } from "@/components/site-header";
-import { SignOutButton } from "@/features/auth/sign-out-button";
+import { SignOutButton } from "@/features/accounts/sign-out-button";
 import { serverCaller } from "@/trpc/server";
 
 export default async function HomePage() {

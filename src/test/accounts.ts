@@ -1,5 +1,5 @@
 import { readOutbox } from "@/server/mail/mailer";
-import type { AppServices } from "@/server/app";
+import type { AppServices } from "@/server/app-services";
 import type { restClient } from "./app";
 
 type Request = ReturnType<typeof restClient>;

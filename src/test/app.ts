@@ -4,7 +4,7 @@ import pg from "pg";
 import os from "node:os";
 import path from "node:path";
 import { parseEnv } from "@/env";
-import { createApp, type AppServices } from "@/server/app";
+import { createAppServices, type AppServices } from "@/server/app-services";
 import { createLogger } from "@/server/logger";
 import { createRestHandler } from "@/server/api/rest/handler";
 import { CLIENT_IP_HEADER } from "@/server/api/rest/client-ip";
@@ -33,7 +33,7 @@ export async function createTestApp(overrides: Record<string, string> = {}): Pro
     ...overrides,
   });
   const schema = env.DATABASE_URL ? `test_${suffix}` : undefined;
-  const app = await createApp({
+  const app = await createAppServices({
     env,
     dataDirForDb: env.DATABASE_URL ? dataDir : "memory://",
     dbSchema: schema,
@@ -75,7 +75,7 @@ export interface TestRequestOptions {
 
 /** Sends a request through the same REST adapter the server uses, without opening a port. */
 export function restClient(app: AppServices) {
-  const handle = createRestHandler({ router: appRouter, getApp: async () => app, createCaller: (ctx) => createCaller(ctx) });
+  const handle = createRestHandler({ router: appRouter, getAppServices: async () => app, createCaller: (ctx) => createCaller(ctx) });
   return async function request<T = any>(method: string, path: string, options: TestRequestOptions = {}): Promise<TestResponse<T>> {
     const headers: Record<string, string> = { [CLIENT_IP_HEADER]: options.ip ?? "203.0.113.10", ...options.headers };
     let body: string | undefined;

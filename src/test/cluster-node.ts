@@ -1,6 +1,6 @@
 /**
  * One instance of the app for the multi-process cluster tests and the failover benchmark: the real
- * AppServices (createApp: PostgreSQL, Redis, the clustered flow runtime) serving the REST API
+ * AppServices (createAppServices: PostgreSQL, Redis, the clustered flow runtime) serving the REST API
  * (/api/v1, the same adapter as Next's route), webhooks (/hooks/{slug}/...) and the WebSocket hub
  * (/ws, with the device channel) on a real port, with
  * src/server.ts's start-up order (listen, then join the cluster) and shutdown (SIGTERM: stop
@@ -13,7 +13,7 @@
  */
 import http from "node:http";
 import { getEnv } from "@/env";
-import { createApp } from "@/server/app";
+import { createAppServices } from "@/server/app-services";
 import { createLogger } from "@/server/logger";
 import { createRestHandler } from "@/server/api/rest/handler";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
@@ -24,21 +24,21 @@ import { createRealtimeHub } from "@/server/realtime/hub";
 import { DeviceChannel } from "@/server/realtime/devices";
 
 const env = getEnv();
-const app = await createApp({
+const app = await createAppServices({
   env,
   dbSchema: process.env.CLUSTER_DB_SCHEMA,
   storeKeyPrefix: process.env.CLUSTER_KEY_PREFIX,
   logger: createLogger({ level: env.LOG_LEVEL }),
 });
-const rest = createRestHandler({ router: appRouter, getApp: async () => app, createCaller: (ctx) => createCaller(ctx) });
+const rest = createRestHandler({ router: appRouter, getAppServices: async () => app, createCaller: (ctx) => createCaller(ctx) });
 
 /** Webhooks and the REST API, as src/server.ts routes them; anything else is not served here. */
 async function route(request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
-  const hook = /^\/hooks\/([^/]+)((?:\/[^/]*)*)$/.exec(pathname);
-  if (hook) {
-    const segments = hook[2]!.split("/").filter(Boolean).map(decodeURIComponent);
-    return handleWebhook(app, request, decodeURIComponent(hook[1]!), segments);
+  const webhookPath = /^\/hooks\/([^/]+)((?:\/[^/]*)*)$/.exec(pathname);
+  if (webhookPath) {
+    const segments = webhookPath[2]!.split("/").filter(Boolean).map(decodeURIComponent);
+    return handleWebhook(app, request, decodeURIComponent(webhookPath[1]!), segments);
   }
   if (pathname.startsWith("/api/v1/")) return rest(request);
   return new Response(JSON.stringify({ error: { code: "NOT_FOUND", message: "not found" } }), { status: 404, headers: { "content-type": "application/json" } });

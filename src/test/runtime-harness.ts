@@ -41,7 +41,7 @@ export async function loadTestFlow(nodes: HarnessNode[], connections: Array<{ so
     behaviours,
     outputsOf: (node) => (node.type === "sink" ? 0 : outputCount(registry.get(node.type)!, node.config)),
     services: { webhooks, sandboxes: ownPool, ...services },
-    hooks: {
+    callbacks: {
       onFlowState: () => undefined,
       onNodeStatus: (e) => statuses.push({ nodeId: e.nodeId, status: e.status }),
       onDebug: (e) => debug.push({ nodeId: e.nodeId, msg: e.msg, property: e.property, format: e.format, topic: e.topic }),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from "vitest";
-import type { AppServices } from "@/server/app";
+import type { AppServices } from "@/server/app-services";
 import { createTestApp, restClient } from "./app";
 
 type Request = ReturnType<typeof restClient>;

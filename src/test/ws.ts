@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import WebSocket from "ws";
-import type { AppServices } from "@/server/app";
+import type { AppServices } from "@/server/app-services";
 import { createRealtimeHub, type RealtimeHub } from "@/server/realtime/hub";
 import { DeviceChannel } from "@/server/realtime/devices";
 

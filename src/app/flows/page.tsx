@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { SignedInHeader } from "@/features/auth/signed-in-header";
-import { requireProfile } from "@/features/auth/current-user";
+import { SignedInHeader } from "@/features/accounts/signed-in-header";
+import { requireProfile } from "@/features/accounts/current-user";
 import { asRole, can } from "@/features/organizations/roles";
 import { FlowsList } from "@/features/flows/flows-list";
 

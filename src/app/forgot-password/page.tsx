@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { NarrowPage } from "@/components/page-shell";
-import { ForgotPasswordForm } from "@/features/auth/forgot-password-form";
+import { ForgotPasswordForm } from "@/features/accounts/forgot-password-form";
 
 export const metadata: Metadata = { title: "Forgot your password" };
 

@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { NarrowPage } from "@/components/page-shell";
-import { safeCallbackPath } from "@/features/auth/callback-path";
-import { currentProfile } from "@/features/auth/current-user";
-import { LoginForm } from "@/features/auth/login-form";
-import { firstParam, type SearchParams } from "@/features/auth/search-params";
+import { safeCallbackPath } from "@/features/accounts/callback-path";
+import { currentProfile } from "@/features/accounts/current-user";
+import { LoginForm } from "@/features/accounts/login-form";
+import { firstParam, type SearchParams } from "@/features/accounts/search-params";
 
 export const metadata: Metadata = { title: "Log in" };
 

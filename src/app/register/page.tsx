@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { NarrowPage } from "@/components/page-shell";
-import { RegisterForm } from "@/features/auth/register-form";
+import { RegisterForm } from "@/features/accounts/register-form";
 
 export const metadata: Metadata = { title: "Create an account" };
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { NarrowPage } from "@/components/page-shell";
-import { ResetPasswordForm } from "@/features/auth/reset-password-form";
-import { firstParam, type SearchParams } from "@/features/auth/search-params";
+import { ResetPasswordForm } from "@/features/accounts/reset-password-form";
+import { firstParam, type SearchParams } from "@/features/accounts/search-params";
 
 export const metadata: Metadata = { title: "Choose a new password" };
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { NarrowPage } from "@/components/page-shell";
-import { firstParam, type SearchParams } from "@/features/auth/search-params";
-import { VerifyEmail } from "@/features/auth/verify-email";
+import { firstParam, type SearchParams } from "@/features/accounts/search-params";
+import { VerifyEmail } from "@/features/accounts/verify-email";
 
 export const metadata: Metadata = { title: "Verify your email" };
 

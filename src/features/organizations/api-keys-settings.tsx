@@ -8,7 +8,7 @@ import { ACTIONS_COLUMN, DataTable, RowError } from "@/components/data-table";
 import { ConfirmButton } from "@/components/dialog";
 import { SecretPanel, SecretValue } from "@/components/secret-panel";
 import { Choice, Field } from "@/components/field";
-import { commonErrorMessage, fieldMessage } from "@/features/auth/messages";
+import { commonErrorMessage, fieldMessage } from "@/features/accounts/messages";
 import { formatDate, formatDateTime, type DisplayPrefs } from "@/features/settings/format";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import { permissions, scopesForRole, type ApiKeyScope, type PermissionRule, type Role } from "@/shared/permissions";

@@ -5,7 +5,7 @@ import { useState } from "react";
 import { Alert } from "@/components/alert";
 import { PendingButton } from "@/components/buttons";
 import { DataTable } from "@/components/data-table";
-import { commonErrorMessage } from "@/features/auth/messages";
+import { commonErrorMessage } from "@/features/accounts/messages";
 import { formatDateTime, type DisplayPrefs } from "@/features/settings/format";
 import { useTRPC } from "@/trpc/react";
 import type { AuditEntry, Member } from "./types";

@@ -5,7 +5,7 @@ import { useState } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { signOut } from "next-auth/react";
 import { Alert } from "@/components/alert";
-import { commonErrorMessage } from "@/features/auth/messages";
+import { commonErrorMessage } from "@/features/accounts/messages";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import { asRole, roleLabels } from "./roles";
 import { switchOrganizationAndGo } from "./switch-organization";

@@ -8,7 +8,7 @@ import { FormFooter, PendingButton, SubmitButton } from "@/components/buttons";
 import { ACTIONS_COLUMN, DataTable, RowError } from "@/components/data-table";
 import { ConfirmButton } from "@/components/dialog";
 import { Field, SelectField } from "@/components/field";
-import { commonErrorMessage, fieldMessage } from "@/features/auth/messages";
+import { commonErrorMessage, fieldMessage } from "@/features/accounts/messages";
 import { formatDate, type DisplayPrefs } from "@/features/settings/format";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import type { Role } from "@/shared/permissions";

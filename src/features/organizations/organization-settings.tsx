@@ -8,7 +8,7 @@ import { signOut } from "next-auth/react";
 import { Alert } from "@/components/alert";
 import { FormFooter, SubmitButton } from "@/components/buttons";
 import { Field } from "@/components/field";
-import { commonErrorMessage, fieldMessage } from "@/features/auth/messages";
+import { commonErrorMessage, fieldMessage } from "@/features/accounts/messages";
 import type { DisplayPrefs } from "@/features/settings/format";
 import { formatDate } from "@/features/settings/format";
 import { errorInfo, useTRPC } from "@/trpc/react";

@@ -1,5 +1,5 @@
 import { getProviders, signIn } from "next-auth/react";
-import { rateLimitMessage } from "@/features/auth/messages";
+import { rateLimitMessage } from "@/features/accounts/messages";
 import { pathAfterSwitch } from "./switch-path";
 
 /**

@@ -1,5 +1,5 @@
 import "server-only";
-import { requireProfile, type CurrentProfile } from "@/features/auth/current-user";
+import { requireProfile, type CurrentProfile } from "@/features/accounts/current-user";
 import { asRole } from "@/features/organizations/roles";
 import type { Role } from "@/shared/permissions";
 import type { DisplayPrefs } from "./format";

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { SignedInHeader } from "@/features/auth/signed-in-header";
-import type { CurrentProfile } from "@/features/auth/current-user";
+import { SignedInHeader } from "@/features/accounts/signed-in-header";
+import type { CurrentProfile } from "@/features/accounts/current-user";
 import { asRole, roleLabels } from "@/features/organizations/roles";
 
 export type SettingsSection = "organization" | "members" | "api-keys" | "audit-log" | "account";

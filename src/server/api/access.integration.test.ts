@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { assertTenantIsolation } from "@/test/tenancy";
-import type { AppServices } from "@/server/app";
+import type { AppServices } from "@/server/app-services";
 import { appRouter } from "./root";
 import { collectRoutes } from "./rest/routes";
 import { atLeast, permissions, roles, type Role } from "@/server/permissions";

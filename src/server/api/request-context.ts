@@ -1,4 +1,4 @@
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 import { newId } from "../ids";
 import { CLIENT_IP_HEADER } from "./rest/client-ip";
 import { createInnerContext, type Context, type ResponseHeaders } from "./trpc";

@@ -1,7 +1,7 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "./root";
 import { requestContext } from "./request-context";
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 import { browserSessionId } from "../auth/next-auth";
 import { limitTrpcBody } from "./trpc-body-limit";
 
@@ -13,9 +13,9 @@ export const TRPC_ENDPOINT = "/api/trpc";
  * route file (src/app/api/trpc/[trpc]/route.ts, used by `next dev`) and the custom server, which
  * serves /api/trpc without Next (docs/ARCHITECTURE.md, "Request path").
  */
-export function createTrpcHandler(getApp: () => Promise<AppServices>): (req: Request) => Promise<Response> {
+export function createTrpcHandler(getAppServices: () => Promise<AppServices>): (req: Request) => Promise<Response> {
   return async function handler(incoming: Request) {
-    const app = await getApp();
+    const app = await getAppServices();
     // The body is counted while it streams in, with the procedures' REST limits (413 early).
     const req = await limitTrpcBody(incoming, appRouter, TRPC_ENDPOINT);
     if (req instanceof Response) return req;

@@ -1,5 +1,5 @@
 import { initTRPC, TRPCError } from "@trpc/server";
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 import { AppError, errorTable, toAppError } from "../errors";
 import { resolvePrincipal, type Credentials, type Principal, type SessionPrincipal } from "../auth/principal";
 import { assertPermission, type Permission } from "../permissions";
@@ -48,12 +48,12 @@ export interface RequestInfo {
 
 /** The pure inner context: everything a procedure may use. Tests build it without HTTP. */
 export interface Context extends RequestInfo {
-  app: AppServices;
+  services: AppServices;
 }
 
-export function createInnerContext(app: AppServices, request: Partial<RequestInfo> = {}): Context {
+export function createInnerContext(services: AppServices, request: Partial<RequestInfo> = {}): Context {
   return {
-    app,
+    services,
     requestId: request.requestId ?? "internal",
     ip: request.ip ?? "127.0.0.1",
     userAgent: request.userAgent ?? "",
@@ -90,7 +90,7 @@ const t = initTRPC
 function normalizeError(error: unknown, ctx: Context): never {
   const appError = toAppError(error);
   if (appError.code === "INTERNAL") {
-    ctx.app.logger.error({ err: appError.cause ?? error, requestId: ctx.requestId }, "unhandled error");
+    ctx.services.logger.error({ err: appError.cause ?? error, requestId: ctx.requestId }, "unhandled error");
   }
   if (appError.headers) {
     for (const [k, v] of Object.entries(appError.headers)) ctx.responseHeaders.set(k, v);
@@ -117,13 +117,13 @@ function refuseNul(rawInput: unknown): void {
  */
 async function authenticate(ctx: Context, meta: Meta | undefined): Promise<Principal> {
   // The per-credential limit is consumed in the same store round trip as the session read.
-  const principal: Principal = await resolvePrincipal(ctx.app, ctx.credentials, { limit: authLimiters(ctx.app).apiPerCredential });
+  const principal: Principal = await resolvePrincipal(ctx.services, ctx.credentials, { limit: authLimiters(ctx.services).apiPerCredential });
   if (!meta?.permission) throw new Error("authenticated procedure without a declared permission");
   try {
     assertPermission({ role: principal.role, kind: principal.kind, scopes: principal.kind === "api_key" ? principal.scopes : undefined }, meta.permission);
   } catch (err) {
     // Refused authorization is a security event: the audit log records who tried what.
-    await recordAudit(ctx.app, {
+    await recordAudit(ctx.services, {
       action: "access.denied",
       organizationId: principal.organizationId,
       actorId: principal.userId,

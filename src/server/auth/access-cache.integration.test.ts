@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, restClient } from "@/test/app";
 import { joinAs, signUp } from "@/test/accounts";
-import type { AppServices } from "@/server/app";
+import type { AppServices } from "@/server/app-services";
 import { AppError } from "@/server/errors";
 import { AccessCache, ACCESS_GENERATION_KEY } from "./access-cache";
 import { resolvePrincipal } from "./principal";

@@ -1,4 +1,4 @@
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 import type { Env } from "../../env";
 import { createRateLimiter, type KeyValueStore, type RateLimiter } from "../store";
 import { WS_LIMITS } from "../../shared/realtime";
@@ -28,7 +28,7 @@ export interface AuthLimiters {
   wsUpgradePerIp: RateLimiter;
 }
 
-/** Built once per AppServices (createApp), so every bundle's copy of this code uses the same limiters. */
+/** Built once per AppServices (createAppServices), so every bundle's copy of this code uses the same limiters. */
 export function createAuthLimiters(store: KeyValueStore, env: Env): AuthLimiters {
   const make = (keyPrefix: string, points: number, durationSec: number) => createRateLimiter(store, { keyPrefix, points, durationSec });
   return {

@@ -1,4 +1,4 @@
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 import { sha256 } from "../ids";
 import { isRole } from "../permissions";
 import type { MemberAccess } from "./access-cache";

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { encode } from "next-auth/jwt";
 import { browserSessionId, nextAuthSecret } from "./next-auth";
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 
 const app = { config: { publicUrl: "http://app.test", secrets: { jwtSecret: "j".repeat(40) } } } as unknown as AppServices;
 

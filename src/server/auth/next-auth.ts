@@ -1,13 +1,13 @@
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getToken } from "next-auth/jwt";
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 import { deriveKey } from "./crypto";
 import { toAppError } from "../errors";
 import { login } from "../services/accounts/login";
 import { loginInput, type LoginSuccess } from "../services/accounts/account.schemas";
 import { endSession } from "../services/accounts/tokens";
-import { SessionStore } from "./sessions";
+import { SessionStore } from "./session-store";
 import { CLIENT_IP_HEADER } from "../api/rest/client-ip";
 import { tokenPolicy } from "../../shared/policy";
 import { switchOrganization } from "../services/organizations/organizations";

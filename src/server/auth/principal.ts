@@ -1,12 +1,12 @@
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 import { AppError, rateLimited } from "../errors";
 import type { RateLimiter } from "../store";
 import type { MemberAccess } from "./access-cache";
 import { credentialKeyOf, currentMembership } from "./membership";
 import type { ApiKeyScope, Role } from "../permissions";
 import { looksLikeJwt, verifyAccessToken, type JwtKeys } from "./jwt";
-import { SessionStore, type SessionRecord } from "./sessions";
-import { authenticateApiKey, isApiKeySecret } from "./api-keys";
+import { SessionStore, type SessionRecord } from "./session-store";
+import { authenticateApiKey, isApiKeySecret } from "./api-key-auth";
 
 interface BasePrincipal {
   userId: string;

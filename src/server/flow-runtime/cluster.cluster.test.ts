@@ -40,16 +40,16 @@ function injectToSink(name: string, pathName: string, repeatSeconds: number | nu
   };
 }
 
-function hookFlow(name: string, hookPath: string) {
-  const hookIn = nid("in");
+function webhookFlow(name: string, webhookPath: string) {
+  const httpIn = nid("in");
   const out = nid("out");
   return {
     name,
     nodes: [
-      { id: hookIn, type: "http-in", config: { method: "post", path: hookPath } },
+      { id: httpIn, type: "http-in", config: { method: "post", path: webhookPath } },
       { id: out, type: "http-response", config: { status_code: 201 } },
     ],
-    connections: [{ source: hookIn, target: out }],
+    connections: [{ source: httpIn, target: out }],
   };
 }
 
@@ -163,7 +163,7 @@ describe("several instances on one PostgreSQL and Redis", () => {
       const defs = [
         injectToSink("manual", "manual"),
         injectToSink("ticker", "tick", TICK_SECONDS),
-        hookFlow("hook", "/echo"),
+        webhookFlow("webhook", "/echo"),
         statusFlow("status"),
         injectToSink("spare1", "spare1"),
         injectToSink("spare2", "spare2"),

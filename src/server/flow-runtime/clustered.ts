@@ -18,7 +18,7 @@ export const DEFAULT_CLUSTER_TIMINGS: ClusterTimings = { leaseTtlMs: 4_000, tick
 const leaseKey = (flowId: string) => `cluster:flow:${flowId}`;
 const MEMBERS_KEY = "cluster:members";
 const memberKey = (instanceId: string) => `cluster:member:${instanceId}`;
-const routeKey = (slug: string, method: string, path: string) => `cluster:hook:${slug} ${method.toLowerCase()} ${path.replace(/\/+$/, "") || "/"}`;
+const webhookRouteKey = (slug: string, method: string, path: string) => `cluster:hook:${slug} ${method.toLowerCase()} ${path.replace(/\/+$/, "") || "/"}`;
 
 const RECONCILE_TIMEOUT_MS = 20_000;
 const INJECT_TIMEOUT_MS = 5_000;
@@ -193,14 +193,14 @@ export class ClusteredFlowRuntime implements FlowRuntime {
 
   async hasWebhook(organizationSlug: string, method: string, path: string): Promise<boolean> {
     if (await this.local.hasWebhook(organizationSlug, method, path)) return true;
-    const flowId = await this.deps.store.get(routeKey(organizationSlug, method, path));
+    const flowId = await this.deps.store.get(webhookRouteKey(organizationSlug, method, path));
     return flowId !== null && (await this.deps.store.leaseGet(leaseKey(flowId))) !== null;
   }
 
   async handleWebhook(organizationSlug: string, request: WebhookRequest): Promise<WebhookResponse | null> {
     const here = await this.local.handleWebhook(organizationSlug, request);
     if (here) return here;
-    const flowId = await this.deps.store.get(routeKey(organizationSlug, request.method, request.path));
+    const flowId = await this.deps.store.get(webhookRouteKey(organizationSlug, request.method, request.path));
     if (!flowId) return null;
     const lease = await this.deps.store.leaseGet(leaseKey(flowId));
     if (!lease || lease.holder === this.instanceId) return null;
@@ -475,7 +475,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     await Promise.all(
       routes.map((n) => {
         const config = n.config as { method?: string; path?: string };
-        return this.deps.store.set(routeKey(slug, config.method ?? "get", config.path ?? "/hook"), flowId).catch((err: unknown) => {
+        return this.deps.store.set(webhookRouteKey(slug, config.method ?? "get", config.path ?? "/hook"), flowId).catch((err: unknown) => {
           this.deps.logger.warn({ err, flowId }, "webhook route could not be published");
         });
       }),

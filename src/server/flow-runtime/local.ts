@@ -57,7 +57,7 @@ export class LocalFlowRuntime implements FlowRuntime {
         return definition ? outputCount(definition, node.config) : 0;
       },
       services: deps.services,
-      hooks: {
+      callbacks: {
         onFlowState: ({ organizationId, flowId, state, error }) => {
           if (state === "stopped" && this.quiet.has(flowId)) return;
           void this.recordState(organizationId, flowId, state, error);

@@ -9,7 +9,7 @@ describe("directMountFor", () => {
   it("takes the REST API, the webhooks and tRPC, and leaves Next the rest", () => {
     expect(directMountFor("/api/v1/flows?limit=5")).toBe("rest");
     expect(directMountFor("/api/v1/health")).toBe("rest");
-    expect(directMountFor("/hooks/acme/orders/new")).toBe("hooks");
+    expect(directMountFor("/hooks/acme/orders/new")).toBe("webhooks");
     expect(directMountFor("/api/trpc/flows.get,nodes.list?batch=1")).toBe("trpc");
     for (const url of ["/", "/login", "/api/v1/openapi.json", "/api/v1/flows/", "/api//v1/flows", "/api/auth/session", "/api/trpc/a/b", "/hooks/", "/api/v1"]) {
       expect(directMountFor(url), url).toBeUndefined();

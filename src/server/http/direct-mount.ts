@@ -21,12 +21,12 @@ export type FetchHandler = (req: Request) => Promise<Response>;
  * rewrite first (a trailing slash, which Next redirects; empty segments) stay with Next, so its
  * answers to them do not change.
  */
-export function directMountFor(url: string): "rest" | "hooks" | "trpc" | undefined {
+export function directMountFor(url: string): "rest" | "webhooks" | "trpc" | undefined {
   const q = url.indexOf("?");
   const pathname = q === -1 ? url : url.slice(0, q);
   if (pathname.endsWith("/") || pathname.includes("//")) return undefined;
   if (pathname.startsWith(`${API_PREFIX}/`)) return pathname === `${API_PREFIX}/openapi.json` ? undefined : "rest";
-  if (pathname.startsWith("/hooks/")) return "hooks";
+  if (pathname.startsWith("/hooks/")) return "webhooks";
   // /api/trpc/[trpc]: one segment (a procedure name, or several joined by commas when batched).
   if (pathname.startsWith("/api/trpc/") && pathname.indexOf("/", "/api/trpc/".length) === -1) return "trpc";
   return undefined;

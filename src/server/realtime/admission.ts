@@ -1,5 +1,5 @@
 import type { Duplex } from "node:stream";
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 import { resolvePrincipal, type Principal } from "../auth/principal";
 import { browserSessionId } from "../auth/next-auth";
 import { assertPermission } from "../permissions";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { connect, startHub } from "@/test/ws";
-import type { AppServices } from "@/server/app";
+import type { AppServices } from "@/server/app-services";
 import { orgEventsChannel } from "@/server/services/flows/events";
 import { debugBatchFrameSchema, WS_LIMITS } from "@/shared/realtime";
 

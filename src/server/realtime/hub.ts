@@ -1,9 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 import type { Principal } from "../auth/principal";
-import { SESSION_REVOKED_CHANNEL } from "../auth/sessions";
+import { SESSION_REVOKED_CHANNEL } from "../auth/session-store";
 import { API_KEY_REVOKED_CHANNEL } from "../auth/revocation-channels";
 import type { OrgEvent } from "../services/flows/events";
 import { AppError, toAppError } from "../errors";

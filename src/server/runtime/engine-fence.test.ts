@@ -24,7 +24,7 @@ describe("engine fence", () => {
         ["sink", sink],
       ]),
       outputsOf: (node) => (node.type === "inject" ? 1 : 0),
-      hooks: { onFlowState: () => undefined, onNodeStatus: () => undefined, onDebug: () => undefined, onNodeError: () => undefined },
+      callbacks: { onFlowState: () => undefined, onNodeStatus: () => undefined, onDebug: () => undefined, onNodeError: () => undefined },
       fence: (flowId) => flowId !== "flw_fenced" || proven,
     });
     const spec = (flowId: string) => ({

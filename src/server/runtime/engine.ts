@@ -6,7 +6,7 @@ import type {
   NodeContext,
   NodeFactory,
   NodeStatus,
-  RuntimeHooks,
+  EngineCallbacks,
   RuntimeNode,
   RuntimeServices,
   SendValue,
@@ -25,7 +25,8 @@ export interface EngineOptions {
   behaviours: Map<string, NodeFactory>;
   /** Output port count of a node (from its type's definition and config). */
   outputsOf(node: RuntimeNode): number;
-  hooks: RuntimeHooks;
+  /** What the engine reports as it runs: flow state, node statuses, debug messages, node errors. */
+  callbacks: EngineCallbacks;
   services?: RuntimeServices;
   /** How long a closing node may take before the deploy goes on without it. */
   closeTimeoutMs?: number;
@@ -204,7 +205,7 @@ export class FlowEngine {
     if (failures.length > 0) {
       flow.state = "error";
       flow.error = failures.join("; ");
-      this.options.hooks.onFlowState({ organizationId: spec.organizationId, flowId: spec.flowId, state: "error", error: failures.join("; ") });
+      this.options.callbacks.onFlowState({ organizationId: spec.organizationId, flowId: spec.flowId, state: "error", error: failures.join("; ") });
       return "error";
     }
     for (const live of flow.nodes.values()) {
@@ -214,7 +215,7 @@ export class FlowEngine {
         this.reportNodeError(flow, live.node.id, err);
       }
     }
-    this.options.hooks.onFlowState({ organizationId: spec.organizationId, flowId: spec.flowId, state: "running" });
+    this.options.callbacks.onFlowState({ organizationId: spec.organizationId, flowId: spec.flowId, state: "running" });
     return "running";
   }
 
@@ -241,7 +242,7 @@ export class FlowEngine {
         }
       }),
     );
-    this.options.hooks.onFlowState({ organizationId: flow.spec.organizationId, flowId, state: "stopped" });
+    this.options.callbacks.onFlowState({ organizationId: flow.spec.organizationId, flowId, state: "stopped" });
   }
 
   private contextFor(flow: RunningFlow, live: LiveNode, flowContext: Map<string, unknown>): NodeContext {
@@ -255,14 +256,14 @@ export class FlowEngine {
       send: (value) => this.route(flow, live, value),
       status: (status) => {
         live.status = status;
-        this.options.hooks.onNodeStatus({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, status });
+        this.options.callbacks.onNodeStatus({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, status });
       },
       log: {
-        warn: (message) => this.options.hooks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, error: message }),
+        warn: (message) => this.options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, error: message }),
         error: (err) => this.reportNodeError(flow, live.node.id, err),
       },
       debug: (data) =>
-        this.options.hooks.onDebug({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, name: live.node.name, ...data }),
+        this.options.callbacks.onDebug({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, name: live.node.name, ...data }),
       flowContext,
       newMessageId,
       services: this.options.services ?? {},
@@ -396,8 +397,8 @@ export class FlowEngine {
     const live = flow.nodes.get(nodeId);
     const status: NodeStatus = { fill: "red", shape: "ring", text: error.slice(0, 120) };
     if (live) live.status = status;
-    this.options.hooks.onNodeError({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId, error });
-    this.options.hooks.onNodeStatus({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId, status });
+    this.options.callbacks.onNodeError({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId, error });
+    this.options.callbacks.onNodeStatus({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId, status });
   }
 }
 

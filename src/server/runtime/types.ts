@@ -1,7 +1,8 @@
 /**
  * The flow runtime's vocabulary, after Node-RED's: a node gets `input(msg, send, done)`, reports
- * `status()`, and is closed with `close(removed)`. Nothing here knows Prisma, Next or tRPC:
- * persistence and events come in through RuntimeHooks.
+ * `status()`, and is closed with `close(removed)`. Nothing here knows Prisma, Next or tRPC: what
+ * the engine reports (to be persisted or published) goes out through EngineCallbacks, and what it
+ * may use of the world comes in through RuntimeServices.
  */
 
 export interface Message {
@@ -83,7 +84,11 @@ export interface RuntimeServices {
 
 export type FlowState = "running" | "stopped" | "error";
 
-export interface RuntimeHooks {
+/**
+ * The functions the engine calls as flows run (its owner, flow-runtime/local.ts, records flow
+ * states and publishes statuses and debug messages). Not the /hooks webhooks, not React hooks.
+ */
+export interface EngineCallbacks {
   onFlowState(event: { organizationId: string; flowId: string; state: FlowState; error?: string }): void;
   onNodeStatus(event: { organizationId: string; flowId: string; nodeId: string; status: NodeStatus | null }): void;
   onDebug(event: { organizationId: string; flowId: string; nodeId: string; name: string; property: string; msg: unknown; format: string; topic?: string }): void;

@@ -30,7 +30,7 @@ const RESPONSE_TIMEOUT_MS = 30_000;
 
 /**
  * Request headers a webhook never passes into the flow: the caller's credentials for this app
- * (a flow author must not harvest the session cookie or API key of whoever calls the hook), and
+ * (a flow author must not harvest the session cookie or API key of whoever calls the webhook), and
  * our own internal headers.
  */
 const HIDDEN_REQUEST_HEADERS = new Set(["cookie", "authorization", "proxy-authorization", "x-api-key", "x-flowplane-client-ip"]);

@@ -51,8 +51,8 @@ describe("deleting an organization", () => {
     const [inId, outId] = [`in-${Date.now()}`, `out-${Date.now()}`];
     const flow = (await request("POST", "/flows", { token: owner.accessToken, body: { name: "hooked", nodes: [{ id: inId, type: "http-in", config: { method: "get", path: "/ping" } }, { id: outId, type: "http-response" }], connections: [{ source: inId, target: outId }] } })).body.flow;
     expect((await request("POST", `/flows/${flow.id}/deploy`, { token: owner.accessToken })).body.deployment.state).toBe("running");
-    const hook = () => handleWebhook(testApp.app, new Request(`http://app.test/hooks/${slug}/ping`), slug, ["ping"]);
-    expect((await hook()).status).toBe(200);
+    const webhook = () => handleWebhook(testApp.app, new Request(`http://app.test/hooks/${slug}/ping`), slug, ["ping"]);
+    expect((await webhook()).status).toBe(200);
 
     const device = (await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "dev", kind: "device" } })).body.secret;
     const sockets = [connect(hub.url, { authorization: `Bearer ${owner.accessToken}` }), connect(hub.url, { "x-api-key": device })];
@@ -67,7 +67,7 @@ describe("deleting an organization", () => {
     }
     expect(other.ws.readyState).toBe(other.ws.OPEN);
     expect(await testApp.app.flowRuntime.placement(flow.id)).toBeNull();
-    expect((await hook()).status).toBe(404);
+    expect((await webhook()).status).toBe(404);
     other.ws.close();
   });
 });

@@ -7,7 +7,7 @@ import { joinAs, signUp } from "@/test/accounts";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { orgEventsChannel } from "@/server/services/flows/events";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
-import { SessionStore } from "@/server/auth/sessions";
+import { SessionStore } from "@/server/auth/session-store";
 
 const testApp = setUpTestApp();
 const request = testApp.request;
@@ -36,7 +36,7 @@ async function deploy(token: string, nodes: unknown[], connections: unknown[] = 
   return created.body.flow.id as string;
 }
 
-function hook(slug: string, path: string, init: RequestInit = {}) {
+function webhook(slug: string, path: string, init: RequestInit = {}) {
   const segments = path.split("/").filter(Boolean);
   return handleWebhook(testApp.app, new Request(`http://app.test/hooks/${slug}/${segments.join("/")}`, init), slug, segments);
 }
@@ -83,7 +83,7 @@ describe("2. webhooks cannot act on the app's origin", () => {
       expect(put.status, put.text).toBe(200);
       expect((await request("POST", `/flows/${flowId}/deploy`, { token: user.accessToken })).status).toBe(200);
     });
-    const res = await hook(slug, "/page");
+    const res = await webhook(slug, "/page");
     expect(res.status).toBe(200);
     expect(await res.text()).toContain("<script>");
     expect(res.headers.get("content-type")).toBe("text/html");
@@ -111,7 +111,7 @@ describe("2. webhooks cannot act on the app's origin", () => {
     ], [{ source: inId, target: dbgId }]);
     const events: Array<{ topic: string; data: Record<string, unknown> }> = [];
     const unsubscribe = await testApp.app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(JSON.parse(m)));
-    void hook(slug, "/echo-headers", { method: "POST", headers: { cookie: "next-auth.session-token=secret", authorization: "Bearer secret", "x-api-key": "fp_secret", "x-other": "kept" }, body: "{}" });
+    void webhook(slug, "/echo-headers", { method: "POST", headers: { cookie: "next-auth.session-token=secret", authorization: "Bearer secret", "x-api-key": "fp_secret", "x-other": "kept" }, body: "{}" });
     await expect.poll(() => events.filter((e) => e.topic === "debug" && e.data.node_id === dbgId).length).toBe(1);
     const headers = events.find((e) => e.topic === "debug" && e.data.node_id === dbgId)!.data.msg as Record<string, string>;
     expect(headers["x-other"]).toBe("kept");
@@ -134,7 +134,7 @@ describe("3. pending webhook responses are bound to their flow and organization"
     const events: Array<{ topic: string; data: Record<string, unknown> }> = [];
     const unsubscribe = await testApp.app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(JSON.parse(m)));
     let answered: Response | undefined;
-    void hook(slug, "/slow", { method: "POST", body: "x" }).then((r) => (answered = r));
+    void webhook(slug, "/slow", { method: "POST", body: "x" }).then((r) => (answered = r));
     await expect.poll(() => events.find((e) => e.topic === "debug" && e.data.node_id === dbgId)).toBeTruthy();
     const resId = events.find((e) => e.topic === "debug" && e.data.node_id === dbgId)!.data.msg as string;
     expect(resId).toMatch(/^[A-Za-z0-9_-]{22}$/);
@@ -166,7 +166,7 @@ describe("5. webhook bodies are limited while streaming", () => {
         controller.enqueue(new Uint8Array(64 * 1024));
       },
     });
-    const res = await hook(await slugOf(user.organizationId), "/nobody-here", { method: "POST", body, duplex: "half" } as RequestInit);
+    const res = await webhook(await slugOf(user.organizationId), "/nobody-here", { method: "POST", body, duplex: "half" } as RequestInit);
     expect(res.status).toBe(404);
     expect(pulled).toBeLessThanOrEqual(1);
     expect(res.headers.get("content-security-policy")).toMatch(/^sandbox/);
@@ -184,7 +184,7 @@ describe("5. webhook bodies are limited while streaming", () => {
         else controller.enqueue(new Uint8Array(64 * 1024));
       },
     });
-    const res = await hook(slug, "/upload", { method: "POST", body, duplex: "half" } as RequestInit);
+    const res = await webhook(slug, "/upload", { method: "POST", body, duplex: "half" } as RequestInit);
     expect(res.status).toBe(413);
     expect(sent).toBeLessThan(2 * 1024 * 1024);
   });

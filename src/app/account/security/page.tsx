@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { Alert } from "@/components/alert";
-import { AccountSecurity } from "@/features/auth/account/account-security";
-import { requireProfile } from "@/features/auth/current-user";
-import { firstParam, type SearchParams } from "@/features/auth/search-params";
+import { AccountSecurity } from "@/features/accounts/security/account-security";
+import { requireProfile } from "@/features/accounts/current-user";
+import { firstParam, type SearchParams } from "@/features/accounts/search-params";
 import { SettingsShell } from "@/features/settings/settings-shell";
 
 export const metadata: Metadata = { title: "Account security" };

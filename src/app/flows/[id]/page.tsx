@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { SignedInHeader } from "@/features/auth/signed-in-header";
-import { requireProfile } from "@/features/auth/current-user";
+import { SignedInHeader } from "@/features/accounts/signed-in-header";
+import { requireProfile } from "@/features/accounts/current-user";
 import { asRole, can } from "@/features/organizations/roles";
 import { LiveFlowEditor } from "@/features/live/live-flow-editor";
 import { serverCaller } from "@/trpc/server";

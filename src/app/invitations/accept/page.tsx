@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
-import { requireProfile } from "@/features/auth/current-user";
-import { firstParam, type SearchParams } from "@/features/auth/search-params";
-import { SignedInHeader } from "@/features/auth/signed-in-header";
+import { requireProfile } from "@/features/accounts/current-user";
+import { firstParam, type SearchParams } from "@/features/accounts/search-params";
+import { SignedInHeader } from "@/features/accounts/signed-in-header";
 import { InvitationAccept } from "@/features/organizations/invitation-accept";
 
 export const metadata: Metadata = { title: "Accept invitation" };

@@ -2,7 +2,7 @@ import type { AnyRouter } from "@trpc/server";
 import { AppError, errorBody, toAppError } from "../../errors";
 import { newId } from "../../ids";
 import { accessLogger } from "../../logger";
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import type { Context } from "../trpc";
 import { requestContext } from "../request-context";
 import { bodyLimits } from "../../../shared/policy";
@@ -110,7 +110,7 @@ function buildInput(route: RestRoute, params: Record<string, string>, query: Rec
 
 export interface RestHandlerOptions {
   router: AnyRouter;
-  getApp: () => Promise<AppServices>;
+  getAppServices: () => Promise<AppServices>;
   /** Builds a caller for the router (createCallerFactory(router)). */
   createCaller: (ctx: Context) => unknown;
 }
@@ -147,7 +147,7 @@ export function createRestCore(options: RestHandlerOptions): (req: RestRequest) 
       const { route, params } = match;
       const body = route.method === "GET" ? undefined : await readBody(req, route.meta.rest.bodyLimit ?? bodyLimits.defaultBytes);
       const input = buildInput(route, params, route.method === "GET" || route.method === "DELETE" ? queryObject(url) : {}, body, req.header("if-match"));
-      app = await options.getApp();
+      app = await options.getAppServices();
       const ctx = requestContext(app, req.header, { requestId, responseHeaders: headers, headerCredentials: true });
       const caller = options.createCaller(ctx);
       const fn = route.procedurePath.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller);
@@ -161,7 +161,7 @@ export function createRestCore(options: RestHandlerOptions): (req: RestRequest) 
       }
       result = jsonResult(appError.status, errorBody(appError), headers);
     }
-    const logger = app?.logger ?? (await options.getApp().catch(() => undefined))?.logger;
+    const logger = app?.logger ?? (await options.getAppServices().catch(() => undefined))?.logger;
     if (logger) accessLogger(logger).info({ requestId, method, path: url.pathname, status: result.status, ms: Math.round(performance.now() - started) }, "request");
     return result;
   };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createTestApp, restClient } from "@/test/app";
-import type { AppServices } from "@/server/app";
+import type { AppServices } from "@/server/app-services";
 import { AppError, errorTable, type ErrorCode, rateLimited } from "@/server/errors";
 import { StoreUnavailableError } from "@/server/store";
 import { createCallerFactory, createInnerContext, publicProcedure, router } from "../trpc";
@@ -42,7 +42,7 @@ let send: (method: string, path: string, init?: { body?: string; headers?: Recor
 beforeAll(async () => {
   app = await createTestApp();
   const createCaller = createCallerFactory(testRouter);
-  const handle = createRestHandler({ router: testRouter, getApp: async () => app, createCaller: (ctx) => createCaller(ctx) });
+  const handle = createRestHandler({ router: testRouter, getAppServices: async () => app, createCaller: (ctx) => createCaller(ctx) });
   send = (method, path, init = {}) =>
     handle(
       new Request(`http://app.test/api/v1${path}`, {
@@ -128,7 +128,7 @@ describe("REST adapter", () => {
         controller.enqueue(chunk);
       },
     });
-    const handle = createRestHandler({ router: testRouter, getApp: async () => app, createCaller: (ctx) => createCallerFactory(testRouter)(ctx) });
+    const handle = createRestHandler({ router: testRouter, getAppServices: async () => app, createCaller: (ctx) => createCallerFactory(testRouter)(ctx) });
     const res = await handle(
       new Request("http://app.test/api/v1/echo", {
         method: "POST",

@@ -1,4 +1,4 @@
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { AppError, errorBody } from "../../errors";
 import { bodyLimits } from "../../../shared/policy";
 import { WEBHOOK_SECURITY_HEADERS, filterResponseHeaders, webhookRequestHeaders } from "../../runtime/webhooks";

@@ -17,16 +17,16 @@ export const apiKeysRouter = router({
     })
     .input(s.createApiKeyInput)
     .output(s.createApiKeyOutput)
-    .mutation(({ ctx, input }) => createApiKey(ctx.app, ctx.principal, input, meta(ctx))),
+    .mutation(({ ctx, input }) => createApiKey(ctx.services, ctx.principal, input, meta(ctx))),
 
   list: authedProcedure
     .meta({ permission: "api_keys:manage_own", rest: { method: "GET", path: "/api-keys" }, summary: "API keys (mine; admins see all), never their secrets", tags })
     .output(s.listApiKeysOutput)
-    .query(({ ctx }) => listApiKeys(ctx.app, ctx.principal)),
+    .query(({ ctx }) => listApiKeys(ctx.services, ctx.principal)),
 
   revoke: authedProcedure
     .meta({ permission: "api_keys:manage_own", rest: { method: "DELETE", path: "/api-keys/{id}", status: 204 }, summary: "Revoke an API key (mine; admins: any)", tags })
     .input(s.apiKeyIdInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => revokeApiKey(ctx.app, ctx.principal, input.id, meta(ctx))),
+    .mutation(({ ctx, input }) => revokeApiKey(ctx.services, ctx.principal, input.id, meta(ctx))),
 });

@@ -6,5 +6,5 @@ export const auditRouter = router({
     .meta({ permission: "audit:read", rest: { method: "GET", path: "/audit-log" }, summary: "The organization's audit log, newest first (admin+)", tags: ["audit"] })
     .input(listAuditLogInput)
     .output(listAuditLogOutput)
-    .query(({ ctx, input }) => listAuditLog(ctx.app, ctx.principal, input)),
+    .query(({ ctx, input }) => listAuditLog(ctx.services, ctx.principal, input)),
 });

@@ -21,14 +21,14 @@ export const flowsRouter = router({
     })
     .input(s.listFlowsInput)
     .output(s.listFlowsOutput)
-    .query(({ ctx, input }) => listFlows(ctx.app, ctx.principal, input ?? {})),
+    .query(({ ctx, input }) => listFlows(ctx.services, ctx.principal, input ?? {})),
 
   create: authedProcedure
     .meta({ permission: "flows:write", rest: { method: "POST", path: "/flows", status: 201, bodyLimit: bodyLimits.flowBytes }, summary: "Create a flow (graph validated, config defaults filled)", tags })
     .input(s.createFlowInput)
     .output(s.flowOutput)
     .mutation(async ({ ctx, input }) => {
-      const result = await createFlow(ctx.app, ctx.principal, input, meta(ctx));
+      const result = await createFlow(ctx.services, ctx.principal, input, meta(ctx));
       etag(ctx, result.flow.revision);
       return result;
     }),
@@ -37,14 +37,14 @@ export const flowsRouter = router({
     .meta({ permission: "flows:write", rest: { method: "POST", path: "/flows/import", status: 201, bodyLimit: bodyLimits.flowBytes }, summary: "Import a Node-RED flows.json (one flow per tab)", tags })
     .input(s.importFlowsInput)
     .output(s.importFlowsOutput)
-    .mutation(({ ctx, input }) => importFlows(ctx.app, ctx.principal, input.flows, meta(ctx))),
+    .mutation(({ ctx, input }) => importFlows(ctx.services, ctx.principal, input.flows, meta(ctx))),
 
   get: authedProcedure
     .meta({ permission: "flows:read", rest: { method: "GET", path: "/flows/{id}" }, summary: "A flow with its nodes and connections (ETag: its revision)", tags })
     .input(s.flowIdInput)
     .output(s.flowOutput)
     .query(async ({ ctx, input }) => {
-      const result = await getFlow(ctx.app, ctx.principal, input.id);
+      const result = await getFlow(ctx.services, ctx.principal, input.id);
       etag(ctx, result.flow.revision);
       return result;
     }),
@@ -60,7 +60,7 @@ export const flowsRouter = router({
     .input(s.updateFlowInput)
     .output(s.flowOutput)
     .mutation(async ({ ctx, input }) => {
-      const result = await updateFlow(ctx.app, ctx.principal, input, meta(ctx));
+      const result = await updateFlow(ctx.services, ctx.principal, input, meta(ctx));
       etag(ctx, result.flow.revision);
       return result;
     }),
@@ -69,7 +69,7 @@ export const flowsRouter = router({
     .meta({ permission: "flows:write", rest: { method: "DELETE", path: "/flows/{id}", status: 204 }, summary: "Delete a flow (it stops)", tags })
     .input(s.flowIdInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => deleteFlow(ctx.app, ctx.principal, input.id, meta(ctx))),
+    .mutation(({ ctx, input }) => deleteFlow(ctx.services, ctx.principal, input.id, meta(ctx))),
 
   deploy: authedProcedure
     .meta({
@@ -81,25 +81,25 @@ export const flowsRouter = router({
     })
     .input(s.flowIdInput)
     .output(s.deploymentOutput)
-    .mutation(({ ctx, input }) => deployFlow(ctx.app, ctx.principal, input.id, meta(ctx))),
+    .mutation(({ ctx, input }) => deployFlow(ctx.services, ctx.principal, input.id, meta(ctx))),
 
   deployments: authedProcedure
     .meta({ permission: "flows:read", rest: { method: "GET", path: "/flows/{id}/deployments" }, summary: "Deployment history, newest first", tags })
     .input(s.listDeploymentsInput)
     .output(s.deploymentsOutput)
-    .query(({ ctx, input }) => listDeployments(ctx.app, ctx.principal, input)),
+    .query(({ ctx, input }) => listDeployments(ctx.services, ctx.principal, input)),
 
   rollback: authedProcedure
     .meta({ permission: "flows:deploy", rest: { method: "POST", path: "/flows/{id}/rollback" }, summary: "Deploy an earlier deployment's snapshot again", tags })
     .input(s.rollbackInput)
     .output(s.deploymentOutput)
-    .mutation(({ ctx, input }) => rollbackFlow(ctx.app, ctx.principal, input, meta(ctx))),
+    .mutation(({ ctx, input }) => rollbackFlow(ctx.services, ctx.principal, input, meta(ctx))),
 
   export: authedProcedure
     .meta({ permission: "flows:read", rest: { method: "GET", path: "/flows/{id}/export" }, summary: "The flow as a Node-RED flows.json array", tags })
     .input(s.flowIdInput)
     .output(s.exportFlowOutput)
-    .query(({ ctx, input }) => exportFlow(ctx.app, ctx.principal, input.id)),
+    .query(({ ctx, input }) => exportFlow(ctx.services, ctx.principal, input.id)),
 
   deployed: authedProcedure
     .meta({
@@ -111,24 +111,24 @@ export const flowsRouter = router({
     })
     .input(s.flowIdInput)
     .output(s.deployedGraphOutput)
-    .query(({ ctx, input }) => getDeployedGraph(ctx.app, ctx.principal, input.id)),
+    .query(({ ctx, input }) => getDeployedGraph(ctx.services, ctx.principal, input.id)),
 
   // The editor's clipboard: conversions only, nothing is written (no REST route: the REST API has import/export).
   copySelection: authedProcedure
     .meta({ permission: "flows:read", summary: "A selection of a flow as Node-RED JSON", tags })
     .input(s.clipboardExportInput)
     .output(s.nodeRedFlowSchema)
-    .mutation(({ ctx, input }) => selectionToNodeRed(ctx.app, ctx.principal, input)),
+    .mutation(({ ctx, input }) => selectionToNodeRed(ctx.services, ctx.principal, input)),
 
   parseSelection: authedProcedure
     .meta({ permission: "flows:write", summary: "Node-RED JSON as nodes and connections to paste into a flow", tags })
     .input(s.clipboardImportInput)
     .output(s.clipboardImportOutput)
-    .mutation(({ ctx, input }) => nodeRedToSelection(ctx.app.nodes, input.flows)),
+    .mutation(({ ctx, input }) => nodeRedToSelection(ctx.services.nodes, input.flows)),
 
   nodes: authedProcedure
     .meta({ permission: "nodes:read", rest: { method: "GET", path: "/flows/{flowId}/nodes" }, summary: "The flow's node instances with their runtime status", tags: ["nodes"] })
     .input(s.flowNodesInput)
     .output(s.flowNodesOutput)
-    .query(({ ctx, input }) => listFlowNodes(ctx.app, ctx.principal, input.flowId)),
+    .query(({ ctx, input }) => listFlowNodes(ctx.services, ctx.principal, input.flowId)),
 });

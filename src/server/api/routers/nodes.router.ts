@@ -27,7 +27,7 @@ export const nodesRouter = router({
     .meta({ permission: "nodes:read", rest: { method: "GET", path: "/nodes" }, summary: "The node catalog", tags })
     .output(z.object({ nodes: z.array(nodeTypeView) }))
     .query(({ ctx }) => ({
-      nodes: ctx.app.nodes.list().map((d) => {
+      nodes: ctx.services.nodes.list().map((d) => {
         const defaults = d.configSchema.parse({}) as Record<string, unknown>;
         return {
           type: d.type,
@@ -56,7 +56,7 @@ export const nodesRouter = router({
       }),
     )
     .query(({ ctx, input }) => {
-      const d = ctx.app.nodes.get(input.type);
+      const d = ctx.services.nodes.get(input.type);
       if (!d || d.type === "unknown") throw notFound("node type");
       const defaults = d.configSchema.parse({}) as Record<string, unknown>;
       return {
@@ -79,7 +79,7 @@ export const nodesRouter = router({
     .input(z.object({ type: z.string().min(1).max(64), config: z.record(z.string(), z.unknown()) }))
     .output(z.object({ config: z.record(z.string(), z.unknown()) }))
     .mutation(({ ctx, input }) => {
-      const d = ctx.app.nodes.get(input.type);
+      const d = ctx.services.nodes.get(input.type);
       if (!d) throw notFound("node type");
       const parsed = d.configSchema.safeParse(input.config);
       if (!parsed.success) {
@@ -102,5 +102,5 @@ export const nodesRouter = router({
     })
     .input(z.object({ nodeId: nodeIdSchema, payload: z.unknown().optional(), topic: z.string().max(1024).optional() }))
     .output(z.object({ message_id: z.string(), node_id: z.string(), flow_id: z.string() }))
-    .mutation(({ ctx, input }) => injectNode(ctx.app, ctx.principal, input, { ip: ctx.ip, userAgent: ctx.userAgent })),
+    .mutation(({ ctx, input }) => injectNode(ctx.services, ctx.principal, input, { ip: ctx.ip, userAgent: ctx.userAgent })),
 });

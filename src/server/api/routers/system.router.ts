@@ -17,9 +17,9 @@ export const systemRouter = router({
     .output(healthSchema)
     .query(({ ctx }) => ({
       status: "ok" as const,
-      version: ctx.app.config.version,
-      uptime_sec: Math.floor((Date.now() - ctx.app.startedAt.getTime()) / 1000),
-      instance_id: ctx.app.flowRuntime.instanceId,
+      version: ctx.services.config.version,
+      uptime_sec: Math.floor((Date.now() - ctx.services.startedAt.getTime()) / 1000),
+      instance_id: ctx.services.flowRuntime.instanceId,
     })),
 
   ready: publicProcedure
@@ -31,7 +31,7 @@ export const systemRouter = router({
     })
     .output(readinessSchema)
     .query(async ({ ctx }) => {
-      const readiness = await checkReadiness(ctx.app);
+      const readiness = await checkReadiness(ctx.services);
       if (readiness.status !== "ready") {
         const failing = Object.entries(readiness.checks).filter(([, c]) => c.status !== "ok");
         throw new AppError("UNAVAILABLE", `not ready: ${failing.map(([name]) => name).join(", ")} unreachable`, {
@@ -44,5 +44,5 @@ export const systemRouter = router({
   settings: publicProcedure
     .meta({ rest: { method: "GET", path: "/settings" }, summary: "Public system settings and policies", tags: ["system"] })
     .output(settingsSchema)
-    .query(({ ctx }) => getSettings(ctx.app)),
+    .query(({ ctx }) => getSettings(ctx.services)),
 });

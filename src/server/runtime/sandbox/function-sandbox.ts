@@ -15,7 +15,7 @@
  * - pooled-sandbox.ts: the FunctionSandbox handles, and re-creation of the sandboxes of a terminated
  *   worker (`initialize` runs again, the per-node context is lost).
  *
- * Importing this file starts no worker and holds no state: createApp makes one SandboxPool per
+ * Importing this file starts no worker and holds no state: createAppServices makes one SandboxPool per
  * application (closed by the app's close()), whose workers start at its first create().
  *
  * Messages cross the boundary as JSON in both directions: functions, symbols and `undefined` drop

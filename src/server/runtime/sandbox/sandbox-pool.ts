@@ -24,7 +24,7 @@ export function poolSize(): number {
 }
 
 /**
- * The worker pool of one application: created by createApp, closed by its close(). Everything the
+ * The worker pool of one application: created by createAppServices, closed by its close(). Everything the
  * pool tracks (workers, flow groups, counters) lives on the instance, none at module level, so two
  * applications in one process (tests) never share workers, and Next's bundled copies of this module
  * (which never start a pool) hold nothing.

@@ -1,6 +1,6 @@
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
-import { burnPasswordCheck, verifyPassword } from "../../auth/passwords";
+import { burnPasswordCheck, verifyPassword } from "../../auth/password-hash";
 import { authLimiters, consumeOrThrow, ensureNotExhausted } from "../../auth/limits";
 import { recordAudit } from "../audit/record-audit";
 import type { LoginInput, LoginOutput } from "./account.schemas";

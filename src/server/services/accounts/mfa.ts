@@ -1,4 +1,4 @@
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
 import { newId } from "../../ids";
 import type { User } from "../../../generated/prisma/client";

@@ -1,7 +1,7 @@
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
 import { sha256 } from "../../ids";
-import { hashPassword, verifyPassword } from "../../auth/passwords";
+import { hashPassword, verifyPassword } from "../../auth/password-hash";
 import { checkPassword } from "../../auth/password-policy";
 import { authLimiters, consumeOrThrow } from "../../auth/limits";
 import { passwordChangedMail, passwordResetMail } from "../../mail/templates";

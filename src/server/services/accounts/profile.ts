@@ -1,4 +1,4 @@
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
 import type { SessionPrincipal as Principal } from "../../auth/principal";
 import { recordAudit } from "../audit/record-audit";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
 import { newId } from "../../ids";
-import { hashPassword } from "../../auth/passwords";
+import { hashPassword } from "../../auth/password-hash";
 import { checkPassword } from "../../auth/password-policy";
 import { authLimiters, consumeOrThrow } from "../../auth/limits";
 import { recordAudit } from "../audit/record-audit";

@@ -1,7 +1,7 @@
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
 import type { SessionPrincipal as Principal } from "../../auth/principal";
-import { SessionStore } from "../../auth/sessions";
+import { SessionStore } from "../../auth/session-store";
 import { recordAudit } from "../audit/record-audit";
 import { endOtherSessions, endSession } from "./tokens";
 

@@ -1,6 +1,6 @@
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
-import { verifyPassword } from "../../auth/passwords";
+import { verifyPassword } from "../../auth/password-hash";
 import { authLimiters, ensureNotExhausted } from "../../auth/limits";
 import type { User } from "../../../generated/prisma/client";
 

@@ -1,9 +1,9 @@
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
 import { newId, randomToken, sha256 } from "../../ids";
 import { signAccessToken } from "../../auth/jwt";
 import { appJwtKeys } from "../../auth/principal";
-import { SessionStore } from "../../auth/sessions";
+import { SessionStore } from "../../auth/session-store";
 import { tokenPolicy } from "../../../shared/policy";
 import type { User } from "../../../generated/prisma/client";
 import type { LoginSuccess } from "./account.schemas";

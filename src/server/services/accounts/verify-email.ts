@@ -1,4 +1,4 @@
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import type { User } from "../../../generated/prisma/client";
 import { verifyEmailMail } from "../../mail/templates";
 import { authLimiters, consumeOrThrow } from "../../auth/limits";

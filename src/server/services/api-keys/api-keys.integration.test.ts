@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { joinAs as joinTestOrg, signUp } from "@/test/accounts";
 import type { Role } from "@/server/permissions";
-import { authenticateApiKey } from "@/server/auth/api-keys";
+import { authenticateApiKey } from "@/server/auth/api-key-auth";
 
 const testApp = setUpTestApp();
 const request = testApp.request;

@@ -1,8 +1,8 @@
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { AppError, notFound } from "../../errors";
 import { newId, sha256 } from "../../ids";
 import type { Principal } from "../../auth/principal";
-import { displayPrefix, generateApiKeySecret, type ApiKeyKind } from "../../auth/api-keys";
+import { displayPrefix, generateApiKeySecret, type ApiKeyKind } from "../../auth/api-key-auth";
 import { apiKeyScopes, atLeast, permissions, scopesForRole, type ApiKeyScope } from "../../permissions";
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../request-meta";

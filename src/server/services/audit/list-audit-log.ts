@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { decodeKeysetCursor } from "../cursor";
 import type { Principal } from "../../auth/principal";
 

@@ -1,4 +1,4 @@
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { newId } from "../../ids";
 
 export type AuditAction =

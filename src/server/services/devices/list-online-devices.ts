@@ -1,4 +1,4 @@
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { onlineDeviceKeyIds } from "../../realtime/devices";
 
 export interface OnlineDevice {

@@ -1,4 +1,4 @@
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { orgEventsChannel, type EventData, type EventTopic, type OrgEvent } from "../../../shared/realtime";
 
 export { orgEventsChannel };

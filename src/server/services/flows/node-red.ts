@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
 import type { Principal } from "../../auth/principal";
 import type { NodeRegistry } from "../../nodes/registry";

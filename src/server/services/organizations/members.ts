@@ -1,8 +1,8 @@
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { AppError, notFound } from "../../errors";
 import { newId, randomToken, sha256 } from "../../ids";
 import type { Principal, SessionPrincipal } from "../../auth/principal";
-import { SessionStore } from "../../auth/sessions";
+import { SessionStore } from "../../auth/session-store";
 import { isRole, roleRank, type Role } from "../../permissions";
 import { invitationMail } from "../../mail/templates";
 import { recordAudit } from "../audit/record-audit";

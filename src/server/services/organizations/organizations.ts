@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { AppError, notFound } from "../../errors";
 import { newId } from "../../ids";
 import type { Principal } from "../../auth/principal";

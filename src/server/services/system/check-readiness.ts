@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 
 const checkSchema = z.object({
   status: z.enum(["ok", "unavailable"]),

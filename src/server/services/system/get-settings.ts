@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AppServices } from "../../app";
+import type { AppServices } from "../../app-services";
 import { mfaPolicy, passwordPolicy, tokenPolicy, bodyLimits } from "../../../shared/policy";
 
 export const settingsSchema = z.object({

@@ -1,5 +1,5 @@
 import NextAuth from "next-auth";
-import { getApp } from "@/server/app-context";
+import { getAppServices } from "@/server/services-slot";
 import { buildAuthOptions } from "@/server/auth/next-auth";
 
 export const dynamic = "force-dynamic";
@@ -7,8 +7,8 @@ export const dynamic = "force-dynamic";
 type Ctx = { params: Promise<{ nextauth: string[] }> };
 
 async function handler(req: Request, ctx: Ctx) {
-  const app = await getApp();
-  return NextAuth(req as never, { params: await ctx.params } as never, buildAuthOptions(app)) as Promise<Response>;
+  const services = await getAppServices();
+  return NextAuth(req as never, { params: await ctx.params } as never, buildAuthOptions(services)) as Promise<Response>;
 }
 
 export { handler as GET, handler as POST };

@@ -1,8 +1,8 @@
 import { createTrpcHandler } from "@/server/api/trpc-handler";
-import { getApp } from "@/server/app-context";
+import { getAppServices } from "@/server/services-slot";
 
 export const dynamic = "force-dynamic";
 
-const handler = createTrpcHandler(getApp);
+const handler = createTrpcHandler(getAppServices);
 
 export { handler as GET, handler as POST };

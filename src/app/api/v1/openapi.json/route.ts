@@ -1,11 +1,11 @@
 import { getOpenApiDocument } from "@/server/api/rest";
-import { getApp } from "@/server/app-context";
+import { getAppServices } from "@/server/services-slot";
 
 export const dynamic = "force-dynamic";
 
 export async function GET(): Promise<Response> {
-  const app = await getApp();
-  return Response.json(getOpenApiDocument(app.config.publicUrl, app.config.version), {
+  const services = await getAppServices();
+  return Response.json(getOpenApiDocument(services.config.publicUrl, services.config.version), {
     headers: { "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" },
   });
 }

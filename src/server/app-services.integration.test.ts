@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "@/env";
-import { createApp, type AppServices } from "@/server/app";
+import { createAppServices, type AppServices } from "@/server/app-services";
 import { createTestApp } from "@/test/app";
 
 describe("one AppServices per process", () => {
@@ -20,7 +20,7 @@ describe("one AppServices per process", () => {
 
   it("refuses to build a second one while the first is live, before opening anything", async () => {
     const env = parseEnv({ NODE_ENV: "test", DATA_DIR: dataDir, LOG_LEVEL: "silent" });
-    await expect(createApp({ env, dataDirForDb: "memory://" })).rejects.toThrow(/second AppServices/);
+    await expect(createAppServices({ env, dataDirForDb: "memory://" })).rejects.toThrow(/second AppServices/);
     // Nothing was opened: no secrets were generated and no database was created.
     expect(() => rmSync(path.join(dataDir, "secrets.json"))).toThrow();
   });

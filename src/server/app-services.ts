@@ -85,7 +85,7 @@ export function resolveConfig(env: Env): AppConfig {
   };
 }
 
-export interface CreateAppOptions {
+export interface CreateAppServicesOptions {
   env?: Env;
   /** Overrides for tests: an in-memory database, a schema of their own, a quiet logger. */
   dataDirForDb?: string;
@@ -111,7 +111,7 @@ function claimProcessSlot(allowSeveral: boolean): () => void {
   const live = slot[LIVE_APPS] ?? 0;
   if (live > 0 && !allowSeveral) {
     throw new Error(
-      "a second AppServices was created in this process: there must be exactly one (the custom server builds it; Next's code reaches it through app-context.ts)",
+      "a second AppServices was created in this process: there must be exactly one (the custom server builds it; Next's code reaches it through services-slot.ts)",
     );
   }
   slot[LIVE_APPS] = live + 1;
@@ -123,17 +123,17 @@ function claimProcessSlot(allowSeveral: boolean): () => void {
   };
 }
 
-export async function createApp(options: CreateAppOptions = {}): Promise<AppServices> {
+export async function createAppServices(options: CreateAppServicesOptions = {}): Promise<AppServices> {
   const release = claimProcessSlot(options.allowSeveralPerProcess ?? false);
   try {
-    return await buildApp(options, release);
+    return await buildAppServices(options, release);
   } catch (err) {
     release();
     throw err;
   }
 }
 
-async function buildApp(options: CreateAppOptions, release: () => void): Promise<AppServices> {
+async function buildAppServices(options: CreateAppServicesOptions, release: () => void): Promise<AppServices> {
   const env = options.env ?? getEnv();
   const config = resolveConfig(env);
   const logger = options.logger ?? createLogger({ level: env.LOG_LEVEL });

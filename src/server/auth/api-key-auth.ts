@@ -1,5 +1,10 @@
+/**
+ * API keys as credentials: the secret's format (prefix, pattern, what lists show) and
+ * authenticateApiKey, which turns a presented secret into a principal. Creating, listing and
+ * revoking keys are use cases: src/server/services/api-keys/.
+ */
 import { randomBytes } from "node:crypto";
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 import { AppError, rateLimited } from "../errors";
 import { sha256 } from "../ids";
 import { apiKeyScopes, scopesForRole, type ApiKeyScope } from "../permissions";
