@@ -7,6 +7,7 @@ import type { Context } from "../trpc";
 import { requestContext } from "../request-context";
 import { bodyLimits } from "../../../shared/policy";
 import { collectRoutes, matchRoute, type RestRoute } from "./routes";
+import { jsonOf } from "../frozen-output";
 
 export const API_PREFIX = "/api/v1";
 
@@ -54,7 +55,7 @@ export interface RestResult {
 
 function jsonResult(status: number, body: unknown, headers: ResponseHeaderMap): RestResult {
   headers.set("content-type", "application/json; charset=utf-8");
-  return { status, headers, body: status === 204 ? null : JSON.stringify(body) };
+  return { status, headers, body: status === 204 ? null : jsonOf(body) };
 }
 
 async function readBody(req: RestRequest, limit: number): Promise<unknown> {

@@ -4,6 +4,7 @@ import type { AnyRouter } from "@trpc/server";
 import { collectRoutes } from "./routes";
 import { API_PREFIX } from "./handler";
 import { errorTable } from "../../errors";
+import { outputSchemaOf } from "../frozen-output";
 
 const errorBodySchema = z
   .object({
@@ -32,7 +33,7 @@ export function buildOpenApiDocument(router: AnyRouter, options: { version: stri
   const paths: ZodOpenApiPathsObject = {};
   for (const route of collectRoutes(router)) {
     const input = route.procedure._def.inputs[0] as z.ZodType | undefined;
-    const output = (route.procedure._def as { output?: z.ZodType }).output;
+    const output = outputSchemaOf((route.procedure._def as { output?: unknown }).output);
     const status = String(route.meta.rest.status ?? 200);
     const op: ZodOpenApiOperationObject = {
       operationId: route.procedurePath,

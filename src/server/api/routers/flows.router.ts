@@ -5,6 +5,7 @@ import { createFlow, deleteFlow, getFlow, listFlows, updateFlow } from "../../se
 import { deployFlow, getDeployedGraph, listDeployments, listFlowNodes, rollbackFlow } from "../../services/flows/deployments";
 import { exportFlow, importFlows, nodeRedToSelection, selectionToNodeRed } from "../../services/flows/node-red";
 import { bodyLimits } from "../../../shared/policy";
+import { frozenOutput } from "../frozen-output";
 
 const tags = ["flows"];
 const meta = (ctx: Context) => ({ ip: ctx.ip, userAgent: ctx.userAgent });
@@ -20,7 +21,7 @@ export const flowsRouter = router({
       tags,
     })
     .input(s.listFlowsInput)
-    .output(s.listFlowsOutput)
+    .output(frozenOutput(s.listFlowsOutput))
     .query(({ ctx, input }) => listFlows(ctx.services, ctx.principal, input ?? {})),
 
   create: authedProcedure

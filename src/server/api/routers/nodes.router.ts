@@ -5,6 +5,9 @@ import { outputCount } from "../../nodes/types";
 import { injectNode } from "../../services/flows/deployments";
 import { nodeIdSchema } from "../../../shared/flow-graph";
 import { outputsRuleSchema } from "../../../shared/node-ports";
+import { deepFreeze } from "../../../shared/deep-freeze";
+import type { NodeRegistry } from "../../nodes/registry";
+import { frozenOutput } from "../frozen-output";
 
 const tags = ["nodes"];
 const categories = z.enum(["input", "output", "function", "network", "parser", "sequence", "common"]);
@@ -22,26 +25,44 @@ const nodeTypeView = z.object({
   version: z.number().int(),
 });
 
+type Catalog = { nodes: z.input<typeof nodeTypeView>[] };
+const catalogs = new WeakMap<NodeRegistry, Catalog>();
+
+/**
+ * The catalog as the editor reads it, frozen: built once per registry, and again only when a type
+ * was registered since (types are only ever added).
+ */
+function catalogOf(registry: NodeRegistry): Catalog {
+  let catalog = catalogs.get(registry);
+  if (!catalog || catalog.nodes.length !== registry.list().length) {
+    catalog = deepFreeze(
+      structuredClone({
+        nodes: registry.list().map((d) => {
+          const defaults = d.configSchema.parse({}) as Record<string, unknown>;
+          return {
+            type: d.type,
+            category: d.category,
+            name: d.name,
+            description: d.description,
+            inputs: d.inputs,
+            outputs: outputCount(d, defaults),
+            outputs_rule: d.outputs,
+            defaults,
+            version: d.version,
+          };
+        }),
+      }),
+    );
+    catalogs.set(registry, catalog);
+  }
+  return catalog;
+}
+
 export const nodesRouter = router({
   list: authedProcedure
     .meta({ permission: "nodes:read", rest: { method: "GET", path: "/nodes" }, summary: "The node catalog", tags })
-    .output(z.object({ nodes: z.array(nodeTypeView) }))
-    .query(({ ctx }) => ({
-      nodes: ctx.services.nodes.list().map((d) => {
-        const defaults = d.configSchema.parse({}) as Record<string, unknown>;
-        return {
-          type: d.type,
-          category: d.category,
-          name: d.name,
-          description: d.description,
-          inputs: d.inputs,
-          outputs: outputCount(d, defaults),
-          outputs_rule: d.outputs,
-          defaults,
-          version: d.version,
-        };
-      }),
-    })),
+    .output(frozenOutput(z.object({ nodes: z.array(nodeTypeView) })))
+    .query(({ ctx }) => catalogOf(ctx.services.nodes)),
 
   schema: authedProcedure
     .meta({ permission: "nodes:read", rest: { method: "GET", path: "/nodes/{type}/schema" }, summary: "JSON Schema of a node type's configuration, with defaults and ports", tags })

@@ -1,5 +1,6 @@
 import type { KeyValueStore } from "../../store";
 import { GenerationCache } from "../../store/generation-cache";
+export { deepFreeze } from "../../../shared/deep-freeze";
 
 /** The store key holding an organization's flows generation (under the store's prefix). */
 export const flowsGenerationKey = (organizationId: string) => `flows:generation:${organizationId}`;
@@ -33,12 +34,4 @@ function weightOf(value: unknown): number {
   if (typeof v.nodeCount === "number") return v.nodeCount + 1;
   if (Array.isArray(v.flows)) return v.flows.length + 1;
   return 1;
-}
-
-/** Freezes a value and everything it holds (Dates included), so no request can change what another reads. */
-export function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  return value;
 }
