@@ -150,6 +150,11 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     let shouldRun: boolean | undefined;
     for (let attempt = 0; Date.now() < handOverDeadline + 1_000; attempt++) {
       if (attempt > 0) await sleep(Math.min(100 * attempt, 250));
+      // Held here and provably so (the engine's own fence): no need to ask the store who holds it.
+      if (this.holds(flowId)) {
+        const reply = await this.onInject({ flowId, nodeId, overrides });
+        if (!reply.notOwner) return reply.value;
+      }
       const lease = await this.deps.store.leaseGet(leaseKey(flowId));
       if (!lease) {
         // Between two holders (a hand-over or a rebalance): wait a moment for the next one.
