@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, type ReactNode } from "react";
-import { QueryClientProvider, type QueryClient } from "@tanstack/react-query";
+import { QueryClientProvider, useQueryClient, type QueryClient, type QueryKey } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import type { AppRouter } from "@/server/api/root";
@@ -30,6 +30,12 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
       </TRPCProvider>
     </QueryClientProvider>
   );
+}
+
+/** Refetches the queries under a key (a procedure's queryKey() or pathKey()) after a change to what they show. */
+export function useInvalidate(): (queryKey: QueryKey) => Promise<void> {
+  const queryClient = useQueryClient();
+  return (queryKey) => queryClient.invalidateQueries({ queryKey });
 }
 
 /** The message and field errors of a failed call, in the user's words. */

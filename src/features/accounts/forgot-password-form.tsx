@@ -4,9 +4,10 @@ import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
-import { Field } from "@/components/field";
+import { FormFooter, SubmitButton } from "@/components/buttons";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import { commonErrorMessage, fieldMessage } from "./messages";
+import { EmailField } from "./auth-fields";
 
 export function ForgotPasswordForm() {
   const trpc = useTRPC();
@@ -36,21 +37,12 @@ export function ForgotPasswordForm() {
     <form onSubmit={onSubmit} className="card">
       {alert ? <Alert kind="error">{alert}</Alert> : null}
       <p className="hint">Enter the email of your account and we will send you a link to choose a new password.</p>
-      <Field
-        id="email"
-        label="Email"
-        type="email"
-        autoComplete="email"
-        required
-        value={email}
-        onChange={(e) => setEmail(e.target.value)}
-        error={fieldMessage("Email", fields.email)}
-      />
-      <div className="actions">
-        <button type="submit" disabled={request.isPending}>
-          {request.isPending ? "Sending…" : "Send reset link"}
-        </button>
-      </div>
+      <EmailField value={email} onChange={(e) => setEmail(e.target.value)} error={fieldMessage("Email", fields.email)} />
+      <FormFooter>
+        <SubmitButton pending={request.isPending} pendingLabel="Sending…">
+          Send reset link
+        </SubmitButton>
+      </FormFooter>
       <p className="form-footer">
         Remembered it? <Link href="/login">Log in</Link>
       </p>

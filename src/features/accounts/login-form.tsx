@@ -1,12 +1,37 @@
 "use client";
 
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { useState, type ComponentProps, type FormEvent } from "react";
 import { Alert } from "@/components/alert";
+import { FormFooter, SubmitButton } from "@/components/buttons";
 import { Field } from "@/components/field";
+import { EmailField } from "./auth-fields";
 import { signInWithPassword } from "./sign-in";
 
-type Step = { kind: "password" } | { kind: "second-factor"; method: "totp" | "backup" };
+type Method = "totp" | "backup";
+type Step = { kind: "password" } | { kind: "second-factor"; method: Method };
+
+/** The second step's field for each kind of code. */
+const SECOND_FACTOR_FIELDS = {
+  totp: {
+    id: "mfa_code",
+    label: "Authentication code",
+    hint: "The 6-digit code from your authenticator app.",
+    inputMode: "numeric",
+    autoComplete: "one-time-code",
+    pattern: "[0-9 ]*",
+    maxLength: 7,
+  },
+  backup: {
+    id: "backup_code",
+    label: "Backup code",
+    hint: "One of the codes you saved when you set up two-factor authentication, like ABCD-1234. Each works once.",
+    autoComplete: "off",
+    autoCapitalize: "characters",
+    spellCheck: false,
+    maxLength: 9,
+  },
+} as const satisfies Record<Method, ComponentProps<typeof Field>>;
 
 /**
  * Email and password, then (when the account has MFA on) a second step on the same page that
@@ -41,7 +66,7 @@ export function LoginForm({ next }: { next: string }) {
     setError(result.message);
   }
 
-  function switchMethod(method: "totp" | "backup") {
+  function switchMethod(method: Method) {
     setStep({ kind: "second-factor", method });
     setCode("");
     setError(null);
@@ -60,45 +85,15 @@ export function LoginForm({ next }: { next: string }) {
       <form onSubmit={onSubmit} className="card" aria-labelledby="mfa-heading">
         <h2 id="mfa-heading">Two-factor authentication</h2>
         {error ? <Alert kind="error">{error}</Alert> : null}
-        {totp ? (
-          <Field
-            key="totp"
-            id="mfa_code"
-            label="Authentication code"
-            hint="The 6-digit code from your authenticator app."
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            pattern="[0-9 ]*"
-            maxLength={7}
-            required
-            autoFocus
-            value={code}
-            onChange={(e) => setCode(e.target.value)}
-          />
-        ) : (
-          <Field
-            key="backup"
-            id="backup_code"
-            label="Backup code"
-            hint="One of the codes you saved when you set up two-factor authentication, like ABCD-1234. Each works once."
-            autoComplete="off"
-            autoCapitalize="characters"
-            spellCheck={false}
-            maxLength={9}
-            required
-            autoFocus
-            value={code}
-            onChange={(e) => setCode(e.target.value)}
-          />
-        )}
-        <div className="actions">
-          <button type="submit" disabled={pending}>
-            {pending ? "Verifying…" : "Verify"}
-          </button>
+        <Field key={step.method} {...SECOND_FACTOR_FIELDS[step.method]} required autoFocus value={code} onChange={(e) => setCode(e.target.value)} />
+        <FormFooter>
+          <SubmitButton pending={pending} pendingLabel="Verifying…">
+            Verify
+          </SubmitButton>
           <button type="button" className="secondary" onClick={() => switchMethod(totp ? "backup" : "totp")}>
             {totp ? "Use a backup code instead" : "Use your authenticator app instead"}
           </button>
-        </div>
+        </FormFooter>
         <p className="hint form-footer">
           Signing in as <strong>{email}</strong>.{" "}
           <button type="button" className="link" onClick={startOver}>
@@ -112,15 +107,7 @@ export function LoginForm({ next }: { next: string }) {
   return (
     <form onSubmit={onSubmit} className="card">
       {error ? <Alert kind="error">{error}</Alert> : null}
-      <Field
-        id="email"
-        label="Email"
-        type="email"
-        autoComplete="email"
-        required
-        value={email}
-        onChange={(e) => setEmail(e.target.value)}
-      />
+      <EmailField value={email} onChange={(e) => setEmail(e.target.value)} />
       <Field
         id="password"
         label="Password"
@@ -130,12 +117,12 @@ export function LoginForm({ next }: { next: string }) {
         value={password}
         onChange={(e) => setPassword(e.target.value)}
       />
-      <div className="actions spread">
-        <button type="submit" disabled={pending}>
-          {pending ? "Logging in…" : "Log in"}
-        </button>
+      <FormFooter className="spread">
+        <SubmitButton pending={pending} pendingLabel="Logging in…">
+          Log in
+        </SubmitButton>
         <Link href="/forgot-password">Forgot your password?</Link>
-      </div>
+      </FormFooter>
       <p className="form-footer">
         New here? <Link href="/register">Create an account</Link>
       </p>

@@ -4,11 +4,12 @@ import Link from "next/link";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
+import { FormFooter, SubmitButton } from "@/components/buttons";
 import { Checkbox, Field } from "@/components/field";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import { commonErrorMessage, fieldMessage } from "./messages";
 import { signInWithPassword } from "./sign-in";
-import { PASSWORD_HINT } from "./password-hint";
+import { EmailField, NewPasswordField } from "./auth-fields";
 
 const AFTER_REGISTER = "/account/security?welcome=1";
 
@@ -95,18 +96,8 @@ export function RegisterForm() {
       {alert ? <Alert kind="error">{alert}</Alert> : null}
       <fieldset>
         <legend>You</legend>
-        <Field id="email" label="Email" type="email" autoComplete="email" required value={form.email} onChange={set("email")} error={fieldMessage("Email", fields.email)} />
-        <Field
-          id="password"
-          label="Password"
-          type="password"
-          autoComplete="new-password"
-          required
-          value={form.password}
-          onChange={set("password")}
-          hint={PASSWORD_HINT}
-          error={fieldMessage("Password", fields.password)}
-        />
+        <EmailField value={form.email} onChange={set("email")} error={fieldMessage("Email", fields.email)} />
+        <NewPasswordField id="password" label="Password" value={form.password} onChange={set("password")} error={fieldMessage("Password", fields.password)} />
         <div className="field-row">
           <Field id="first_name" label="First name" autoComplete="given-name" value={form.first_name} onChange={set("first_name")} error={fieldMessage("First name", fields.first_name)} />
           <Field id="last_name" label="Last name" autoComplete="family-name" value={form.last_name} onChange={set("last_name")} error={fieldMessage("Last name", fields.last_name)} />
@@ -136,11 +127,11 @@ export function RegisterForm() {
       </fieldset>
       <Checkbox id="accept_terms" label="I accept the terms of service" checked={form.accept_terms} onChange={set("accept_terms")} error={termsError} />
       <Checkbox id="subscribe_newsletter" label="Send me the product newsletter" checked={form.subscribe_newsletter} onChange={set("subscribe_newsletter")} />
-      <div className="actions">
-        <button type="submit" disabled={pending}>
-          {pending ? "Creating your account…" : "Create account"}
-        </button>
-      </div>
+      <FormFooter>
+        <SubmitButton pending={pending} pendingLabel="Creating your account…">
+          Create account
+        </SubmitButton>
+      </FormFooter>
       <p className="form-footer">
         Have an account already? <Link href="/login">Log in</Link>
       </p>

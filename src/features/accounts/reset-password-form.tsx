@@ -4,10 +4,10 @@ import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
-import { Field } from "@/components/field";
+import { FormFooter, SubmitButton } from "@/components/buttons";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import { commonErrorMessage, fieldMessage } from "./messages";
-import { PASSWORD_HINT } from "./password-hint";
+import { NewPasswordField } from "./auth-fields";
 
 function InvalidLink({ expired }: { expired: boolean }) {
   return (
@@ -62,32 +62,26 @@ export function ResetPasswordForm({ token }: { token: string | null }) {
   return (
     <form onSubmit={onSubmit} className="card">
       {alert ? <Alert kind="error">{alert}</Alert> : null}
-      <Field
+      <NewPasswordField
         id="new_password"
         label="New password"
-        type="password"
-        autoComplete="new-password"
-        required
         value={password}
         onChange={(e) => setPassword(e.target.value)}
-        hint={PASSWORD_HINT}
         error={fieldMessage("New password", info?.fields.new_password)}
       />
-      <Field
+      <NewPasswordField
         id="confirm_password"
         label="Confirm password"
-        type="password"
-        autoComplete="new-password"
-        required
+        hint={null}
         value={repeat}
         onChange={(e) => setRepeat(e.target.value)}
         error={mismatch ? "The passwords do not match." : undefined}
       />
-      <div className="actions">
-        <button type="submit" disabled={confirm.isPending}>
-          {confirm.isPending ? "Saving…" : "Set new password"}
-        </button>
-      </div>
+      <FormFooter>
+        <SubmitButton pending={confirm.isPending} pendingLabel="Saving…">
+          Set new password
+        </SubmitButton>
+      </FormFooter>
     </form>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState, type FormEvent } from "react";
+import { useState, type ComponentProps, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
 import { FormFooter, SubmitButton } from "@/components/buttons";
@@ -13,11 +13,22 @@ import { BackupCodes } from "./backup-codes";
 import { CurrentPasswordField, isWrongPassword } from "./current-password-field";
 import { useInvalidateAccount } from "./use-account-queries";
 
-/** MFA_INVALID reads the same everywhere; other failures use the shared wording. */
+/** MFA_INVALID reads the same everywhere; other failures use the shared wording. None without an error. */
 function codeError(error: unknown): { alert: string | null; field: string | undefined } {
+  if (!error) return { alert: null, field: undefined };
   const info = errorInfo(error);
   if (info.code === "MFA_INVALID") return { alert: null, field: "That code is not valid. Try again." };
   return { alert: commonErrorMessage(error), field: fieldMessage("Code", info.fields.code) };
+}
+
+/** A code from the authenticator app (or, where accepted, a backup code). */
+function CodeField({
+  label = "Authentication code",
+  maxLength = 12,
+  onChange,
+  ...field
+}: Omit<ComponentProps<typeof Field>, "label" | "onChange"> & { label?: string; onChange: (code: string) => void }) {
+  return <Field label={label} autoComplete="one-time-code" maxLength={maxLength} required onChange={(e) => onChange(e.target.value)} {...field} />;
 }
 
 function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
@@ -28,8 +39,7 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
     trpc.auth.mfaEnable.mutationOptions({
       onSuccess: (data) => {
         onEnabled(data.backup_codes);
-        void invalidate.profile();
-        void invalidate.sessions();
+        invalidate.profileAndSessions();
       },
     }),
   );
@@ -69,7 +79,7 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
     enable.mutate({ code: code.trim() });
   }
 
-  const errors = enable.error ? codeError(enable.error) : { alert: null, field: undefined };
+  const errors = codeError(enable.error);
   return (
     <div className="mfa-setup">
       <ol className="steps">
@@ -84,16 +94,13 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
         <li>
           <form onSubmit={onSubmit}>
             {errors.alert ? <Alert kind="error">{errors.alert}</Alert> : null}
-            <Field
+            <CodeField
               id="mfa-enable-code"
-              label="Authentication code"
               hint="Enter the 6-digit code the app shows to confirm."
               inputMode="numeric"
-              autoComplete="one-time-code"
               maxLength={7}
-              required
               value={code}
-              onChange={(e) => setCode(e.target.value)}
+              onChange={setCode}
               error={errors.field}
             />
             <FormFooter>
@@ -130,23 +137,13 @@ function RegenerateCodes({ onCodes }: { onCodes: (codes: string[]) => void }) {
     regenerate.mutate({ code: code.trim() });
   }
 
-  const errors = regenerate.error ? codeError(regenerate.error) : { alert: null, field: undefined };
+  const errors = codeError(regenerate.error);
   return (
     <form onSubmit={onSubmit} className="subsection" aria-labelledby="regenerate-heading">
       <h3 id="regenerate-heading">Backup codes</h3>
       <p className="hint">New codes replace the old ones, which stop working at once.</p>
       {errors.alert ? <Alert kind="error">{errors.alert}</Alert> : null}
-      <Field
-        id="mfa-regenerate-code"
-        label="Authentication code"
-        hint="From your authenticator app, or one of your backup codes."
-        autoComplete="one-time-code"
-        maxLength={12}
-        required
-        value={code}
-        onChange={(e) => setCode(e.target.value)}
-        error={errors.field}
-      />
+      <CodeField id="mfa-regenerate-code" hint="From your authenticator app, or one of your backup codes." value={code} onChange={setCode} error={errors.field} />
       <FormFooter>
         <SubmitButton className="secondary" pending={regenerate.isPending} pendingLabel="Generating…">
           Generate new backup codes
@@ -163,8 +160,7 @@ function Disable({ onDisabled }: { onDisabled: () => void }) {
     trpc.auth.mfaDisable.mutationOptions({
       onSuccess: () => {
         onDisabled();
-        void invalidate.profile();
-        void invalidate.sessions();
+        invalidate.profileAndSessions();
       },
     }),
   );
@@ -176,23 +172,14 @@ function Disable({ onDisabled }: { onDisabled: () => void }) {
     disable.mutate({ password, code: code.trim() });
   }
 
-  const errors = disable.error && !isWrongPassword(disable.error) ? codeError(disable.error) : { alert: null, field: undefined };
+  const errors = codeError(isWrongPassword(disable.error) ? null : disable.error);
   return (
     <form onSubmit={onSubmit} className="subsection" aria-labelledby="disable-mfa-heading">
       <h3 id="disable-mfa-heading">Turn off</h3>
       <p className="hint">Your account will be protected by your password alone. Your other sessions will be logged out.</p>
       {errors.alert ? <Alert kind="error">{errors.alert}</Alert> : null}
       <CurrentPasswordField id="mfa-disable-password" value={password} onChange={setPassword} error={disable.error} />
-      <Field
-        id="mfa-disable-code"
-        label="Authentication or backup code"
-        autoComplete="one-time-code"
-        maxLength={12}
-        required
-        value={code}
-        onChange={(e) => setCode(e.target.value)}
-        error={errors.field}
-      />
+      <CodeField id="mfa-disable-code" label="Authentication or backup code" value={code} onChange={setCode} error={errors.field} />
       <FormFooter>
         <SubmitButton className="danger" pending={disable.isPending} pendingLabel="Turning off…">
           Disable two-factor authentication

@@ -4,10 +4,10 @@ import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
 import { FormFooter, SubmitButton } from "@/components/buttons";
-import { Field } from "@/components/field";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import { commonErrorMessage, fieldMessage } from "../messages";
 import { PASSWORD_HINT } from "../password-hint";
+import { NewPasswordField } from "../auth-fields";
 import { CurrentPasswordField, isWrongPassword } from "./current-password-field";
 import { useInvalidateAccount } from "./use-account-queries";
 
@@ -40,12 +40,9 @@ export function PasswordSection() {
         {alert ? <Alert kind="error">{alert}</Alert> : null}
         {change.isSuccess ? <Alert kind="ok">Your password was changed. Your other sessions were logged out.</Alert> : null}
         <CurrentPasswordField id="current-password" label="Current password" field="old_password" value={current} onChange={setCurrent} error={change.error} />
-        <Field
+        <NewPasswordField
           id="new-password"
           label="New password"
-          type="password"
-          autoComplete="new-password"
-          required
           value={next}
           onChange={(e) => setNext(e.target.value)}
           hint={`${PASSWORD_HINT} Changing it logs out your other sessions.`}

@@ -1,14 +1,17 @@
 "use client";
 
-import { useQueryClient } from "@tanstack/react-query";
-import { useTRPC } from "@/trpc/react";
+import { useInvalidate, useTRPC } from "@/trpc/react";
 
 /** Refetches what a security change may have altered: the profile (MFA, verification) and the session list. */
 export function useInvalidateAccount() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
+  const invalidate = useInvalidate();
+  const profile = () => invalidate(trpc.auth.profile.queryKey());
+  const sessions = () => invalidate(trpc.auth.sessions.queryKey());
   return {
-    profile: () => queryClient.invalidateQueries({ queryKey: trpc.auth.profile.queryKey() }),
-    sessions: () => queryClient.invalidateQueries({ queryKey: trpc.auth.sessions.queryKey() }),
+    profile,
+    sessions,
+    /** After an MFA change: the profile says whether MFA is on, and the other sessions were ended. */
+    profileAndSessions: () => void Promise.all([profile(), sessions()]),
   };
 }

@@ -1,0 +1,303 @@
+/**
+ * The flow engine on its own: no app, no node catalog, no built-in node types. Each test wires tiny
+ * behaviours of its own (a source, pass-throughs, recorders) and checks what the engine itself
+ * promises: routing along wires and ports, disabled nodes, errors to catch nodes, the hop limit,
+ * redeploys and stops. (The built-in nodes through the engine: runtime-harness.ts and its users.)
+ */
+import { describe, expect, it } from "vitest";
+import { FlowEngine, type EngineOptions, type FlowSpec } from "./engine";
+import type { Message, NodeBehaviour, NodeFactory, NodeStatus, SendValue } from "./types";
+
+type SpecNode = FlowSpec["nodes"][number];
+
+const node = (id: string, type: string, config: Record<string, unknown> = {}, extra: Partial<SpecNode> = {}): SpecNode => ({ id, type, name: `${id} name`, config, ...extra });
+
+/** A flow of `nodes`; a wire is [source, target] or [source, target, port]. */
+function flow(nodes: SpecNode[], wires: Array<[string, string, number?]>, flowId = "flw_engine"): FlowSpec {
+  return {
+    flowId,
+    organizationId: "org_engine",
+    organizationSlug: "engine",
+    revision: 1,
+    nodes,
+    connections: wires.map(([source, target, port]) => ({ source, target, source_port: port ?? 0 })),
+  };
+}
+
+/** An engine with `behaviours` and recorders for everything it reports. Outputs: config.outputs, else 1. */
+function setUp(behaviours: Record<string, NodeFactory>, options: Partial<EngineOptions> = {}) {
+  const arrived: Array<{ node: string; msg: Message }> = [];
+  const errors: Array<{ nodeId: string; error: string }> = [];
+  const statuses: Array<{ nodeId: string; status: NodeStatus | null }> = [];
+  const states: Array<{ flowId: string; state: string; error?: string }> = [];
+  /** Records what reaches it. */
+  const sink: NodeFactory = (ctx) => ({
+    input(msg, _send, done) {
+      arrived.push({ node: ctx.node.id, msg });
+      done();
+    },
+  });
+  /** Sends what reaches it on. */
+  const pass: NodeFactory = () => ({
+    input(msg, send, done) {
+      send(msg);
+      done();
+    },
+  });
+  /** Sends config.value (or a fresh message) when triggered, as an inject node would. */
+  const source: NodeFactory = (ctx) =>
+    ({
+      trigger: (o: { payload?: unknown }) => {
+        const value = (ctx.node.config.value as SendValue) ?? { _msgid: ctx.newMessageId(), payload: o.payload };
+        ctx.send(value);
+        return "sent";
+      },
+    }) as NodeBehaviour;
+  const engine = new FlowEngine({
+    behaviours: new Map(Object.entries({ sink, pass, source, catch: () => ({}), ...behaviours })),
+    outputsOf: (n) => Number(n.config.outputs ?? 1),
+    callbacks: {
+      onFlowState: (e) => states.push({ flowId: e.flowId, state: e.state, error: e.error }),
+      onNodeStatus: (e) => statuses.push({ nodeId: e.nodeId, status: e.status }),
+      onDebug: () => undefined,
+      onNodeError: (e) => errors.push({ nodeId: e.nodeId, error: e.error }),
+    },
+    closeTimeoutMs: 200,
+    ...options,
+  });
+  const at = (id: string) => arrived.filter((a) => a.node === id).map((a) => a.msg);
+  return { engine, arrived, at, errors, statuses, states };
+}
+
+/** Lets the engine drain its queue (delivery is asynchronous, batched per event-loop turn). */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+describe("routing", () => {
+  it("delivers along the wires, the first target the message itself and every other a copy", async () => {
+    const h = setUp({});
+    await h.engine.deploy(flow([node("src", "source"), node("a", "sink"), node("b", "sink"), node("c", "pass"), node("d", "sink")], [["src", "a"], ["src", "b"], ["src", "c"], ["c", "d"]]));
+    h.engine.receive("flw_engine", "c", { _msgid: "m1", payload: { n: 1 } });
+    h.engine.inject("flw_engine", "src", { payload: { n: 2 } });
+    await settle();
+    expect(h.at("d").map((m) => m.payload)).toEqual([{ n: 1 }, { n: 2 }]);
+    const [a, b] = [h.at("a")[0]!, h.at("b")[0]!];
+    expect(a).toEqual(b);
+    expect(a).not.toBe(b);
+    expect(a.payload).not.toBe(b.payload);
+    // One message keeps its id along its way.
+    expect(h.at("d")[0]!._msgid).toBe("m1");
+  });
+
+  it("sends an array to the ports in order: null skips a port, an inner array sends several", async () => {
+    const value: SendValue = [{ _msgid: "p0", payload: 0 }, null, [{ _msgid: "p2a", payload: "2a" }, { _msgid: "p2b", payload: "2b" }]];
+    const h = setUp({});
+    await h.engine.deploy(
+      flow([node("src", "source", { outputs: 3, value }), node("zero", "sink"), node("one", "sink"), node("two", "sink")], [["src", "zero", 0], ["src", "one", 1], ["src", "two", 2]]),
+    );
+    h.engine.inject("flw_engine", "src", {});
+    await settle();
+    expect(h.at("zero").map((m) => m.payload)).toEqual([0]);
+    expect(h.at("one")).toEqual([]);
+    expect(h.at("two").map((m) => m.payload)).toEqual(["2a", "2b"]);
+  });
+
+  it("gives a message without an id one, and drops what is not a message", async () => {
+    const h = setUp({});
+    const value = [{ payload: "no id" }, "a string"] as unknown as SendValue;
+    await h.engine.deploy(flow([node("src", "source", { outputs: 2, value }), node("a", "sink"), node("b", "sink")], [["src", "a", 0], ["src", "b", 1]]));
+    h.engine.inject("flw_engine", "src", {});
+    await settle();
+    expect(h.at("a")[0]!._msgid).toMatch(/^[0-9a-f]{16}$/);
+    expect(h.at("b")).toEqual([]);
+  });
+
+  it("keeps flows apart: a message never crosses to another flow's node of the same id", async () => {
+    const h = setUp({});
+    await h.engine.deploy(flow([node("src", "source"), node("out", "sink")], [["src", "out"]], "flw_one"));
+    await h.engine.deploy(flow([node("out", "sink")], [], "flw_two"));
+    h.engine.inject("flw_one", "src", { payload: "one" });
+    await settle();
+    expect(h.arrived).toHaveLength(1);
+    expect(h.engine.flowIdsOf("org_engine").sort()).toEqual(["flw_one", "flw_two"]);
+  });
+});
+
+describe("disabled and unknown nodes", () => {
+  it("creates neither, and what is wired to them goes nowhere", async () => {
+    let created = 0;
+    const h = setUp({
+      counted: () => {
+        created++;
+        return {};
+      },
+    });
+    await h.engine.deploy(
+      flow([node("src", "source"), node("off", "counted", {}, { disabled: true }), node("alien", "teleport"), node("a", "sink")], [["src", "off"], ["src", "alien"], ["off", "a"]]),
+    );
+    expect(created).toBe(0);
+    expect([...h.engine.nodeStatuses("flw_engine").keys()].sort()).toEqual(["a", "src"]);
+    h.engine.inject("flw_engine", "src", {});
+    await settle();
+    expect(h.arrived).toEqual([]);
+    expect(h.errors).toEqual([]);
+    expect(() => h.engine.receive("flw_engine", "off", { _msgid: "x" })).toThrow(/no such running node/);
+  });
+});
+
+describe("errors", () => {
+  const failing: Record<string, NodeFactory> = {
+    throws: () => ({
+      input() {
+        throw new Error("sync failure");
+      },
+    }),
+    rejects: () => ({ input: async () => Promise.reject(new Error("async failure")) }),
+    "done-error": () => ({ input: (_msg, _send, done) => done("reported failure") }),
+  };
+
+  it.each([
+    ["throws", "sync failure"],
+    ["rejects", "async failure"],
+    ["done-error", "reported failure"],
+  ])("a node that %s is marked in error, and its message goes to the catch nodes with msg.error", async (type, message) => {
+    const h = setUp(failing);
+    await h.engine.deploy(flow([node("bad", type), node("catcher", "catch"), node("caught", "sink")], [["catcher", "caught"]]));
+    h.engine.receive("flw_engine", "bad", { _msgid: "m", payload: "p" });
+    await expect.poll(() => h.at("caught")).toHaveLength(1);
+    expect(h.at("caught")[0]).toMatchObject({ _msgid: "m", payload: "p", error: { message, source: { id: "bad", type, name: "bad name" } } });
+    expect(h.errors).toEqual([{ nodeId: "bad", error: message }]);
+    expect(h.engine.nodeStatuses("flw_engine").get("bad")).toEqual({ fill: "red", shape: "ring", text: message });
+    // The flow goes on.
+    expect(h.engine.state("flw_engine")).toBe("running");
+  });
+
+  it("routes to a scoped catch node only the errors of the nodes in its scope", async () => {
+    const h = setUp(failing);
+    await h.engine.deploy(
+      flow(
+        [node("one", "throws"), node("two", "throws"), node("all", "catch"), node("only-two", "catch", { scope: ["two"] }), node("all-out", "sink"), node("two-out", "sink")],
+        [["all", "all-out"], ["only-two", "two-out"]],
+      ),
+    );
+    h.engine.receive("flw_engine", "one", { _msgid: "from-one" });
+    h.engine.receive("flw_engine", "two", { _msgid: "from-two" });
+    await settle();
+    expect(h.at("all-out").map((m) => m._msgid).sort()).toEqual(["from-one", "from-two"]);
+    expect(h.at("two-out").map((m) => m._msgid)).toEqual(["from-two"]);
+  });
+
+  it("a catch node's own failure is reported but not caught again", async () => {
+    const h = setUp({ catch: () => ({ input: () => Promise.reject(new Error("catch failed")) }) });
+    await h.engine.deploy(flow([node("c", "catch"), node("other", "catch"), node("out", "sink")], [["other", "out"]]));
+    h.engine.receive("flw_engine", "c", { _msgid: "m" });
+    await expect.poll(() => h.errors).toEqual([{ nodeId: "c", error: "catch failed" }]);
+    await settle();
+    expect(h.at("out")).toEqual([]);
+  });
+
+  it("a node that cannot be created puts the flow in error, naming it; a node whose start fails does not", async () => {
+    const h = setUp({
+      broken: () => {
+        throw new Error("bad config");
+      },
+      "bad-start": () => ({ start: () => Promise.reject(new Error("no start")) }),
+    });
+    expect(await h.engine.deploy(flow([node("ok", "sink"), node("b", "broken")], [], "flw_broken"))).toBe("error");
+    expect(h.engine.state("flw_broken")).toBe("error");
+    expect(h.engine.errorOf("flw_broken")).toBe("b: bad config");
+    expect(h.states.at(-1)).toEqual({ flowId: "flw_broken", state: "error", error: "b: bad config" });
+    expect(await h.engine.deploy(flow([node("s", "bad-start")], [], "flw_start"))).toBe("running");
+    expect(h.errors).toContainEqual({ nodeId: "s", error: "no start" });
+  });
+});
+
+describe("runaway guards", () => {
+  it("drops a looping message after maxHops nodes and reports it once per episode", async () => {
+    const h = setUp({}, { maxHops: 50 });
+    await h.engine.deploy(flow([node("a", "pass"), node("b", "pass")], [["a", "b"], ["b", "a"]]));
+    h.engine.receive("flw_engine", "a", { _msgid: "loop" });
+    await expect.poll(() => h.errors).toHaveLength(1);
+    expect(h.errors[0]!.error).toBe("message loop passed through 50 nodes: the flow loops; it was dropped");
+    await settle();
+    expect(h.errors).toHaveLength(1);
+    // Idle again: a new runaway is a new episode.
+    h.engine.receive("flw_engine", "a", { _msgid: "loop-2" });
+    await expect.poll(() => h.errors).toHaveLength(2);
+  });
+
+  it("drops new deliveries past maxQueuedPerFlow", async () => {
+    const h = setUp({}, { maxQueuedPerFlow: 3 });
+    const value = Array.from({ length: 5 }, (_, i) => ({ _msgid: `m${i}`, payload: i }));
+    await h.engine.deploy(flow([node("src", "source", { value: [value] }), node("out", "sink")], [["src", "out"]]));
+    h.engine.inject("flw_engine", "src", {});
+    await settle();
+    expect(h.at("out").map((m) => m.payload)).toEqual([0, 1, 2]);
+    expect(h.errors).toEqual([{ nodeId: "src", error: "more than 3 messages are waiting in this flow (a loop or a flood); new messages are dropped" }]);
+  });
+});
+
+describe("redeploy, stop and close", () => {
+  function closing(log: string[]): NodeFactory {
+    return (ctx) => ({
+      input: (_msg, _send, done) => done(),
+      close: (removed) => {
+        log.push(`${ctx.node.id}:${removed ? "removed" : "kept"}`);
+      },
+    });
+  }
+
+  it("a redeploy closes the old nodes first (removed or kept) and drops what was queued for the old version", async () => {
+    const log: string[] = [];
+    const h = setUp({ closing: closing(log) });
+    await h.engine.deploy(flow([node("stays", "closing"), node("goes", "closing"), node("out", "sink")], []));
+    h.engine.receive("flw_engine", "out", { _msgid: "queued before the redeploy" });
+    await h.engine.deploy(flow([node("stays", "closing"), node("out", "sink")], []));
+    expect(log.sort()).toEqual(["goes:removed", "stays:kept"]);
+    await settle();
+    expect(h.arrived).toEqual([]);
+    expect(h.states.map((s) => s.state)).toEqual(["running", "stopped", "running"]);
+  });
+
+  it("stop closes every node as removed, does not wait past the close timeout, and sends nothing afterwards", async () => {
+    const log: string[] = [];
+    let lateSend: ((v: SendValue) => void) | undefined;
+    const h = setUp({
+      closing: closing(log),
+      hangs: (ctx) => {
+        lateSend = ctx.send;
+        return { close: () => new Promise<void>(() => undefined) };
+      },
+    });
+    await h.engine.deploy(flow([node("a", "closing"), node("h", "hangs"), node("out", "sink")], [["h", "out"]]));
+    const started = Date.now();
+    await h.engine.stop("flw_engine");
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(log).toEqual(["a:removed"]);
+    expect(h.engine.state("flw_engine")).toBe("stopped");
+    expect(h.engine.isRunning("flw_engine")).toBe(false);
+    // A timer of a stopped node that fires late sends nothing.
+    lateSend!({ _msgid: "late" });
+    await settle();
+    expect(h.arrived).toEqual([]);
+    expect(() => h.engine.inject("flw_engine", "h", {})).toThrow(/not running/);
+  });
+
+  it("runs operations on one flow in order: deploy, stop, deploy", async () => {
+    const h = setUp({});
+    const spec = flow([node("out", "sink")], []);
+    await Promise.all([h.engine.deploy(spec), h.engine.stop(spec.flowId), h.engine.deploy(spec)]);
+    expect(h.states.map((s) => s.state)).toEqual(["running", "stopped", "running"]);
+    expect(h.engine.isRunning(spec.flowId)).toBe(true);
+  });
+
+  it("close stops every flow and refuses later deploys", async () => {
+    const log: string[] = [];
+    const h = setUp({ closing: closing(log) });
+    await h.engine.deploy(flow([node("a", "closing")], [], "flw_a"));
+    await h.engine.deploy(flow([node("b", "closing")], [], "flw_b"));
+    await h.engine.close();
+    expect(log.sort()).toEqual(["a:removed", "b:removed"]);
+    expect(h.engine.runningFlowIds()).toEqual([]);
+    await expect(h.engine.deploy(flow([node("c", "closing")], [], "flw_c"))).rejects.toThrow(/shut down/);
+  });
+});
