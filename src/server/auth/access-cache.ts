@@ -35,6 +35,11 @@ export const ACCESS_GENERATION_KEY = "access:generation";
  */
 export class AccessCache {
   private readonly cache: GenerationCache<MemberAccess | KeyAccess>;
+  /**
+   * Which organization a session belongs to: fixed for the session's life, so it needs no
+   * generation. Only a hint (the request checks it against the session it reads), bounded.
+   */
+  private readonly sessionOrganizations = new Map<string, string>();
 
   constructor(store: KeyValueStore) {
     // One scope for everything: any access change invalidates every entry on every instance.
@@ -57,6 +62,16 @@ export class AccessCache {
 
   rememberMember(generation: string, userId: string, organizationId: string, value: MemberAccess): void {
     this.cache.set("", generation, `member\u0000${userId}\u0000${organizationId}`, value);
+  }
+
+  sessionOrganization(sessionId: string): string | undefined {
+    return this.sessionOrganizations.get(sessionId);
+  }
+
+  rememberSessionOrganization(sessionId: string, organizationId: string): void {
+    if (this.sessionOrganizations.get(sessionId) === organizationId) return;
+    if (this.sessionOrganizations.size >= 10_000) this.sessionOrganizations.clear();
+    this.sessionOrganizations.set(sessionId, organizationId);
   }
 
   /** By the key's secret hash. */

@@ -77,9 +77,10 @@ export async function authenticateApiKey(app: AppServices, secret: string, limit
   if (scopes.length === 0) throw new AppError("TOKEN_INVALID", "API key is not valid: its creator's role no longer allows any of its scopes");
 
   const keyId = key.id;
-  const [flag, limited] = await Promise.all([
+  const [flag, limited, flowsGeneration] = await Promise.all([
     app.store.setIfAbsent(`api-key-used:${keyId}`, "1", { ttlMs: LAST_USED_WRITE_INTERVAL_MS }),
     limit?.consume(credentialKeyOf(keyId)),
+    app.flowReads.current(key.organizationId),
   ]);
   if (flag) {
     void app.db.prisma.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: new Date() } }).catch((err: unknown) => {
@@ -96,5 +97,6 @@ export async function authenticateApiKey(app: AppServices, secret: string, limit
     email: membership.email,
     organizationId: key.organizationId,
     role: membership.role,
+    flowsGeneration,
   };
 }

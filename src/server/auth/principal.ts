@@ -14,6 +14,13 @@ interface BasePrincipal {
   organizationId: string;
   /** The user's current role in the organization (read per request, so a demotion bites at once). */
   role: Role;
+  /**
+   * The organization's flows generation (services/flows/flow-reads.ts), when it could be read in
+   * this request's own store round trip: the organization was known before it (the access
+   * token's claim, a key's or a session's organization, which never change) and turned out right.
+   * Good for that request only: a principal kept longer (a WebSocket's) drops it.
+   */
+  flowsGeneration?: string;
 }
 
 /** A signed-in user: an access token or the web UI's session cookie. */
@@ -90,10 +97,12 @@ export async function resolvePrincipal(app: AppServices, credentials: Credential
   let sessionId: string;
   let credential: SessionPrincipal["credential"];
   let claimedUser: string | undefined;
+  let claimedOrganization: string | undefined;
   if (bearer !== undefined) {
     const claims = await verifyAccessToken(appJwtKeys(app), bearer);
     sessionId = claims.sid;
     claimedUser = claims.user_id;
+    claimedOrganization = claims.organization_id;
     credential = "access_token";
   } else if (credentials.browserSessionId) {
     sessionId = credentials.browserSessionId;
@@ -103,16 +112,21 @@ export async function resolvePrincipal(app: AppServices, credentials: Credential
   }
 
   const sessions = new SessionStore(app.store);
+  // A session belongs to one organization for its whole life: known up front from the token's
+  // claim, or from an earlier request with this session, so its flows generation can come along.
+  const organizationHint = claimedOrganization ?? app.access.sessionOrganization(sessionId);
   // One round trip: the session (renewed as it is read; undone below by the revocation if the
-  // membership is gone), the access generation and the rate limit.
-  const [session, generation, limited] = await Promise.all([
+  // membership is gone), the access generation, the rate limit and the flows generation.
+  const [session, generation, limited, flowsGeneration] = await Promise.all([
     options.touch === false ? sessions.get(sessionId) : sessions.getAndTouch(sessionId),
     app.access.current(),
     options.limit?.consume(credentialKeyOf(sessionId)),
+    organizationHint === undefined ? undefined : app.flowReads.current(organizationHint),
   ]);
   if (!session || (claimedUser !== undefined && session.user_id !== claimedUser)) {
     throw new AppError("SESSION_REVOKED", "session has ended; log in again");
   }
+  app.access.rememberSessionOrganization(session.id, session.organization_id);
 
   const member = await cachedMembership(app, generation, session.user_id, session.organization_id);
   if (!member) {
@@ -130,6 +144,7 @@ export async function resolvePrincipal(app: AppServices, credentials: Credential
     sessionId: session.id,
     credential,
     session,
+    flowsGeneration: organizationHint === session.organization_id ? flowsGeneration : undefined,
   };
 }
 

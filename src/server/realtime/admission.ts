@@ -64,5 +64,7 @@ export async function authenticateSocket(app: AppServices, credentials: SocketCr
   if (!(principal.kind === "api_key" && principal.keyKind === "device")) {
     assertPermission({ role: principal.role, kind: principal.kind, scopes: principal.kind === "api_key" ? principal.scopes : undefined }, "events:read");
   }
+  // The socket keeps its principal for its whole life; a generation is only good for one request.
+  delete principal.flowsGeneration;
   return principal;
 }

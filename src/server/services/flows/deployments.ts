@@ -11,6 +11,7 @@ import { validateGraph } from "./validate-graph";
 import { actorName, publishOrgEvent } from "./events";
 import type { FlowStateName } from "../../../shared/realtime";
 import { flowsChanged, readFlow, requireFlow } from "./flows";
+import { flowsGenerationFor } from "./flow-reads";
 import { decodeKeysetCursor } from "../cursor";
 import type { DeploymentSnapshot } from "../../flow-runtime/types";
 
@@ -176,8 +177,9 @@ interface InjectTarget {
  * flow reads; on a miss, one statement to the driver (not the whole flow row with its nodes JSON,
  * and not through Prisma): inject is a hot path.
  */
-async function injectTarget(app: AppServices, organizationId: string, nodeId: string): Promise<InjectTarget | undefined> {
-  const generation = await app.flowReads.current(organizationId);
+async function injectTarget(app: AppServices, principal: Principal, nodeId: string): Promise<InjectTarget | undefined> {
+  const organizationId = principal.organizationId;
+  const generation = await flowsGenerationFor(app.flowReads, principal);
   const key = `node\u0000${nodeId}`;
   const cached = app.flowReads.get(organizationId, generation, key) as InjectTarget | undefined;
   if (cached) return cached;
@@ -193,7 +195,7 @@ async function injectTarget(app: AppServices, organizationId: string, nodeId: st
 
 /** Sends a message out of an inject node of a running flow (payload/topic override the node's). */
 export async function injectNode(app: AppServices, principal: Principal, input: { nodeId: string; payload?: unknown; topic?: string }, meta: RequestMeta) {
-  const entry = await injectTarget(app, principal.organizationId, input.nodeId);
+  const entry = await injectTarget(app, principal, input.nodeId);
   if (!entry) throw notFound("node");
   if (entry.type !== "inject") throw new AppError("NOT_AN_INJECT_NODE", `node ${input.nodeId} is a ${entry.type} node, not an inject node`);
   if (entry.organization_id !== principal.organizationId || entry.deleted_at !== null) throw notFound("flow");
@@ -209,7 +211,9 @@ export async function injectNode(app: AppServices, principal: Principal, input: 
     throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
   }
   const messageId = result.messageId;
-  await publishOrgEvent(app, principal.organizationId, "inject", flow.id, { node_id: input.nodeId, message_id: messageId, by: principal.userId });
+  // Not awaited: the message is sent, and the event (best effort, like the debug event the flow
+  // publishes) leaves on the same store connection in order; the caller need not wait for Redis.
+  void publishOrgEvent(app, principal.organizationId, "inject", flow.id, { node_id: input.nodeId, message_id: messageId, by: principal.userId });
   void meta;
   return { message_id: messageId, node_id: input.nodeId, flow_id: flow.id };
 }

@@ -1,4 +1,5 @@
 import type { KeyValueStore } from "../../store";
+import type { Principal } from "../../auth/principal";
 import { GenerationCache } from "../../store/generation-cache";
 export { deepFreeze } from "../../../shared/deep-freeze";
 
@@ -26,6 +27,14 @@ export function createFlowReads(store: KeyValueStore): FlowReads {
     maxWeight: MAX_WEIGHT,
     weigh: weightOf,
   });
+}
+
+/**
+ * The organization's flows generation for this request: the one read in the principal's own store
+ * round trip when there was one (auth/principal.ts), else one read now.
+ */
+export function flowsGenerationFor(reads: FlowReads, principal: Pick<Principal, "organizationId" | "flowsGeneration">): Promise<string> | string {
+  return principal.flowsGeneration ?? reads.current(principal.organizationId);
 }
 
 /** A flow row weighs its nodes, a list its flows, anything else 1. */

@@ -9,7 +9,7 @@ import type { RequestMeta } from "../request-meta";
 import { validateGraph } from "./validate-graph";
 import { actorName, publishOrgEvent } from "./events";
 import { decodeKeysetCursor } from "../cursor";
-import { deepFreeze } from "./flow-reads";
+import { deepFreeze, flowsGenerationFor } from "./flow-reads";
 import type { CreateFlowInput, UpdateFlowInput } from "./flow.schemas";
 
 type Tx = Prisma.TransactionClient;
@@ -60,7 +60,7 @@ export async function requireFlow(app: AppServices, principal: Principal, id: st
  */
 export async function readFlow(app: AppServices, principal: Principal, id: string): Promise<Flow> {
   const scope = principal.organizationId;
-  const generation = await app.flowReads.current(scope);
+  const generation = await flowsGenerationFor(app.flowReads, principal);
   const key = `flow\u0000${id}`;
   const cached = app.flowReads.get(scope, generation, key) as Flow | undefined;
   if (cached) return cached;
@@ -168,7 +168,7 @@ const likeEscape = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
  */
 export async function listFlows(app: AppServices, principal: Principal, input: { limit?: number; cursor?: string; name?: string; enabled?: boolean } = {}): Promise<FlowList> {
   const scope = principal.organizationId;
-  const generation = await app.flowReads.current(scope);
+  const generation = await flowsGenerationFor(app.flowReads, principal);
   const key = `list\u0000${input.limit ?? ""}\u0000${input.cursor ?? ""}\u0000${input.name ?? ""}\u0000${input.enabled ?? ""}`;
   const cached = app.flowReads.get(scope, generation, key) as FlowList | undefined;
   if (cached) return cached;
