@@ -11,6 +11,7 @@ import { setAppServices } from "./server/services-slot";
 import { CLIENT_IP_HEADER, resolveClientIp } from "./server/api/rest/client-ip";
 import { createRealtimeHub } from "./server/realtime/hub";
 import { DeviceChannel } from "./server/realtime/devices";
+import { actorName } from "./server/services/flows/events";
 import { directMountFor, serveDirect, serveRest } from "./server/http/direct-mount";
 import { restCore } from "./server/api/rest";
 import { handleWebhookUrl } from "./server/api/rest/webhook-handler";
@@ -46,7 +47,7 @@ const nextApp = next({ dev, hostname: env.HOST, port: env.PORT, dir: process.cwd
 await nextApp.prepare();
 const handle = nextApp.getRequestHandler();
 const nextUpgrade = nextApp.getUpgradeHandler();
-const hub = createRealtimeHub({ app, devices: new DeviceChannel(app.store, app.flowRuntime) });
+const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime) });
 
 const hsts = app.config.publicUrl.startsWith("https://");
 // The REST API, the webhooks and tRPC go straight to the handlers their route files export (one handler,

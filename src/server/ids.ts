@@ -25,6 +25,11 @@ export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString("base64url");
 }
 
+/** `bytes` random bytes as lowercase hex (2 characters a byte): message and node ids, slug and instance suffixes. */
+export function randomHex(bytes: number): string {
+  return randomBytes(bytes).toString("hex");
+}
+
 export function sha256(value: string): string {
   return createHash("sha256").update(value).digest("hex");
 }

@@ -1,6 +1,6 @@
+import { randomToken } from "./ids";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
 import { z } from "zod";
 
 export interface Secrets {
@@ -27,7 +27,7 @@ export function resolveSecrets(options: { dataDir: string; jwtSecret?: string; e
     stored = parsed.data;
   } else {
     mkdirSync(path.dirname(file), { recursive: true });
-    stored = { jwt_secret: randomBytes(48).toString("base64url"), encryption_key: randomBytes(48).toString("base64url") };
+    stored = { jwt_secret: randomToken(48), encryption_key: randomToken(48) };
     writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600, flag: "wx" });
   }
   return {

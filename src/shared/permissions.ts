@@ -61,6 +61,20 @@ export function atLeast(role: Role, minimum: Role): boolean {
   return roleRank(role) >= roleRank(minimum);
 }
 
+// Who may grant which role and manage whom: the server's members service refuses (403) what these
+// deny, and the members settings UI offers only what they allow. Whether someone may manage members
+// at all is the permission table's (members:invite / members:update / members:remove).
+
+/** Whether `actor` may give someone `role`: never a role above their own (so only owners grant owner). */
+export function mayGrant(actor: Role, role: Role): boolean {
+  return roleRank(role) <= roleRank(actor);
+}
+
+/** Whether `actor` may change or remove a member whose role is `target`: never someone above them (so only owners touch owners). */
+export function mayManage(actor: Role, target: Role): boolean {
+  return roleRank(target) <= roleRank(actor);
+}
+
 /** The scopes a role may hold: a key never exceeds its creator's role. */
 export function scopesForRole(role: Role, kind: "user" | "device"): ApiKeyScope[] {
   if (kind === "device") return atLeast(role, "admin") ? ["device:connect"] : [];

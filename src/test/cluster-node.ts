@@ -22,6 +22,7 @@ import { appRouter, createCaller } from "@/server/api/root";
 import { fetchListener } from "./http-bridge";
 import { createRealtimeHub } from "@/server/realtime/hub";
 import { DeviceChannel } from "@/server/realtime/devices";
+import { actorName } from "@/server/services/flows/events";
 
 const env = getEnv();
 const app = await createAppServices({
@@ -47,7 +48,7 @@ async function route(request: Request): Promise<Response> {
 const server = http.createServer(
   fetchListener(route, { trustProxyHops: env.TRUST_PROXY_HOPS, onError: (err) => app.logger.error({ err }, "request failed") }),
 );
-const hub = createRealtimeHub({ app, devices: new DeviceChannel(app.store, app.flowRuntime) });
+const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime) });
 server.on("upgrade", (req, socket, head) => {
   req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
   if (new URL(req.url ?? "/", "http://localhost").pathname === "/ws") hub.handleUpgrade(req, socket, head);

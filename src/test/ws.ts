@@ -4,10 +4,16 @@ import WebSocket from "ws";
 import type { AppServices } from "@/server/app-services";
 import { createRealtimeHub, type RealtimeHub } from "@/server/realtime/hub";
 import { DeviceChannel } from "@/server/realtime/devices";
+import { actorName } from "@/server/services/flows/events";
 
 /** The real hub on a real port (without Next), for WebSocket tests. */
 export async function startHub(app: AppServices, options: { authTimeoutMs?: number } = {}) {
-  const hub: RealtimeHub = createRealtimeHub({ app, devices: new DeviceChannel(app.store, app.flowRuntime), authTimeoutMs: options.authTimeoutMs });
+  const hub: RealtimeHub = createRealtimeHub({
+    app,
+    displayName: (userId) => actorName(app, userId),
+    devices: new DeviceChannel(app.store, app.flowRuntime),
+    authTimeoutMs: options.authTimeoutMs,
+  });
   const server = http.createServer((_req, res) => res.writeHead(404).end());
   server.on("upgrade", (req, socket, head) => hub.handleUpgrade(req, socket, head));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -1,4 +1,4 @@
-import { atLeast, isRole, permissions, roleRank, roles, type Permission, type Role } from "@/shared/permissions";
+import { atLeast, isRole, mayGrant, mayManage, permissions, roles, type Permission, type Role } from "@/shared/permissions";
 
 /** Whether a role holds a permission of the one table (the UI hides what the server would refuse). */
 export function can(role: Role, permission: Permission): boolean {
@@ -12,12 +12,12 @@ export function asRole(value: string): Role {
 
 /** The roles someone may grant: none above their own (so only owners grant owner). */
 export function assignableRoles(actor: Role): Role[] {
-  return roles.filter((r) => roleRank(r) <= roleRank(actor));
+  return roles.filter((r) => mayGrant(actor, r));
 }
 
 /** Whether `actor` may change or remove a member whose role is `target`: admin+, and never someone above them. */
 export function canManageMember(actor: Role, target: Role, permission: "members:update" | "members:remove"): boolean {
-  return can(actor, permission) && roleRank(target) <= roleRank(actor);
+  return can(actor, permission) && mayManage(actor, target);
 }
 
 export const roleLabels: Record<Role, string> = { viewer: "Viewer", member: "Member", admin: "Admin", owner: "Owner" };

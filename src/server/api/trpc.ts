@@ -4,6 +4,7 @@ import { AppError, errorTable, toAppError } from "../errors";
 import { resolvePrincipal, type Credentials, type Principal, type SessionPrincipal } from "../auth/principal";
 import { assertPermission, type Permission } from "../permissions";
 import { recordAudit } from "../services/audit/record-audit";
+import type { RequestMeta } from "../services/request-meta";
 import { findNul } from "./refuse-nul";
 import { authLimiters } from "../auth/limits";
 
@@ -49,6 +50,11 @@ export interface RequestInfo {
 /** The pure inner context: everything a procedure may use. Tests build it without HTTP. */
 export interface Context extends RequestInfo {
   services: AppServices;
+}
+
+/** What services record of who asked (audit entries, sessions): the caller's address and user agent. */
+export function requestMeta(ctx: Pick<RequestInfo, "ip" | "userAgent">): RequestMeta {
+  return { ip: ctx.ip, userAgent: ctx.userAgent };
 }
 
 export function createInnerContext(services: AppServices, request: Partial<RequestInfo> = {}): Context {

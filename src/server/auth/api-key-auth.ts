@@ -3,10 +3,9 @@
  * authenticateApiKey, which turns a presented secret into a principal. Creating, listing and
  * revoking keys are use cases: src/server/services/api-keys/.
  */
-import { randomBytes } from "node:crypto";
 import type { AppServices } from "../app-services";
 import { AppError, rateLimited } from "../errors";
-import { sha256 } from "../ids";
+import { sha256, randomToken } from "../ids";
 import { apiKeyScopes, scopesForRole, type ApiKeyScope } from "../permissions";
 import type { RateLimiter } from "../store";
 import type { KeyAccess } from "./access-cache";
@@ -24,7 +23,7 @@ export function isApiKeySecret(value: string): boolean {
 
 /** A new key secret: the kind's prefix + base64url of 32 random bytes. */
 export function generateApiKeySecret(kind: ApiKeyKind): string {
-  return `${API_KEY_PREFIXES[kind]}${randomBytes(32).toString("base64url")}`;
+  return `${API_KEY_PREFIXES[kind]}${randomToken(32)}`;
 }
 
 /** What lists show: the prefix and the first 4 characters of the random part. */

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomToken } from "../ids";
 import { z } from "zod";
 import type { KeyValueStore } from "../store";
 import { tokenPolicy } from "../../shared/policy";
@@ -29,7 +29,7 @@ const userIndexKey = (userId: string) => `user-sessions:${userId}`;
 export const SESSION_REVOKED_CHANNEL = "sessions.revoked";
 
 export function newSessionId(): string {
-  return `ses_${randomBytes(32).toString("base64url")}`;
+  return `ses_${randomToken(32)}`;
 }
 
 function ttlFor(record: SessionRecord, now: number): number {
@@ -60,14 +60,7 @@ export class SessionStore {
   async get(id: string, now = Date.now()): Promise<SessionRecord | null> {
     if (!/^ses_[\w-]{43}$/.test(id)) return null;
     const raw = await this.store.get(sessionKey(id));
-    if (!raw) return null;
-    const parsed = sessionSchema.safeParse(JSON.parse(raw));
-    if (!parsed.success) return null;
-    if (Date.parse(parsed.data.absolute_expires_at) <= now) {
-      await this.revoke(parsed.data);
-      return null;
-    }
-    return parsed.data;
+    return this.live(raw, now);
   }
 
   /**
@@ -82,14 +75,7 @@ export class SessionStore {
       ttlMs: tokenPolicy.sessionIdleTtlSec * 1000,
       capAt: "absolute_expires_at",
     });
-    if (!raw) return null;
-    const parsed = sessionSchema.safeParse(JSON.parse(raw));
-    if (!parsed.success) return null;
-    if (Date.parse(parsed.data.absolute_expires_at) <= now) {
-      await this.revoke(parsed.data);
-      return null;
-    }
-    return parsed.data;
+    return this.live(raw, now);
   }
 
   /**
@@ -125,6 +111,18 @@ export class SessionStore {
     await this.store.del(sessionKey(record.id));
     await this.store.setRemove(userIndexKey(record.user_id), record.id);
     await this.store.publish(SESSION_REVOKED_CHANNEL, JSON.stringify({ session_id: record.id, user_id: record.user_id }));
+  }
+
+  /** A stored record, or null when it is missing, malformed or past its absolute limit (then it is revoked). */
+  private async live(raw: string | null, now: number): Promise<SessionRecord | null> {
+    if (!raw) return null;
+    const parsed = sessionSchema.safeParse(JSON.parse(raw));
+    if (!parsed.success) return null;
+    if (Date.parse(parsed.data.absolute_expires_at) <= now) {
+      await this.revoke(parsed.data);
+      return null;
+    }
+    return parsed.data;
   }
 
   /** Revokes every session of the user except `keep`; resolves to the revoked ids. */

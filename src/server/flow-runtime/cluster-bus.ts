@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../ids";
 import type { KeyValueStore } from "../store";
 import type { Logger } from "../logger";
 
@@ -28,7 +28,7 @@ export class ClusterBus {
   private subscribedNode = false;
   private subscribedEvents = false;
   private counter = 0;
-  private readonly idPrefix = randomBytes(4).toString("hex");
+  private readonly idPrefix = randomHex(4);
 
   constructor(
     private readonly store: KeyValueStore,

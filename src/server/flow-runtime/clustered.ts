@@ -1,7 +1,6 @@
 import type { Deployment, Flow } from "../../generated/prisma/client";
-import type { FlowState, NodeStatus } from "../runtime/types";
+import type { DeviceInMessage, FlowState, NodeStatus } from "../runtime/types";
 import type { WebhookRequest, WebhookResponse } from "../runtime/webhooks";
-import type { DeviceInMessage } from "../realtime/device-bus";
 import { LocalFlowRuntime, type LocalRuntimeDeps } from "./local";
 import { ClusterBus, RpcTimeout, type ClusterEvent } from "./cluster-bus";
 import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, InjectResult } from "./types";

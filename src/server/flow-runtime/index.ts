@@ -1,5 +1,5 @@
+import { randomHex } from "../ids";
 import { hostname } from "node:os";
-import { randomBytes } from "node:crypto";
 import type { KeyValueStore } from "../store";
 import { ClusteredFlowRuntime, type ClusteredRuntimeDeps } from "./clustered";
 import { LocalFlowRuntime } from "./local";
@@ -12,7 +12,7 @@ export { DEFAULT_CLUSTER_TIMINGS, type ClusterTimings } from "./clustered";
 export function resolveInstanceId(configured: string | undefined): string {
   if (configured) return configured;
   const host = hostname().replace(/[^A-Za-z0-9.-]/g, "-").slice(0, 40) || "host";
-  return `${host}-${process.pid}-${randomBytes(3).toString("hex")}`;
+  return `${host}-${process.pid}-${randomHex(3)}`;
 }
 
 /**

@@ -2,11 +2,11 @@ import type { PrismaClient, Flow, Deployment } from "../../generated/prisma/clie
 import type { KeyValueStore } from "../store";
 import type { Logger } from "../logger";
 import { FlowEngine } from "../runtime/engine";
-import type { FlowState, NodeFactory, NodeStatus, RuntimeServices } from "../runtime/types";
+import type { DeviceInMessage, FlowState, NodeFactory, NodeStatus, RuntimeServices } from "../runtime/types";
 import type { WebhookRegistry, WebhookRequest, WebhookResponse } from "../runtime/webhooks";
 import type { NodeRegistry } from "../nodes/registry";
 import { outputCount } from "../nodes/types";
-import type { DeviceBus, DeviceInMessage } from "../realtime/device-bus";
+import type { DeviceBus } from "../realtime/device-bus";
 import { orgEventsChannel, type EventData, type EventTopic } from "../../shared/realtime";
 import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, InjectResult } from "./types";
 

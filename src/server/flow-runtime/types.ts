@@ -1,8 +1,7 @@
 import type { Deployment, Flow } from "../../generated/prisma/client";
 import type { FlowGraph } from "../../shared/flow-graph";
-import type { FlowState, NodeStatus } from "../runtime/types";
+import type { DeviceInMessage, FlowState, NodeStatus } from "../runtime/types";
 import type { WebhookRequest, WebhookResponse } from "../runtime/webhooks";
-import type { DeviceInMessage } from "../realtime/device-bus";
 
 export interface DeploymentSnapshot extends FlowGraph {
   name: string;

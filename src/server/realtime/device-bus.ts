@@ -1,20 +1,9 @@
 import type { KeyValueStore } from "../store";
 import type { Logger } from "../logger";
+import type { DeviceInMessage, DeviceOutMessage } from "../runtime/types";
 
 export const devicesInChannel = (organizationId: string) => `org:${organizationId}:devices:in`;
 export const devicesOutChannel = (organizationId: string) => `org:${organizationId}:devices:out`;
-
-export interface DeviceInMessage {
-  topic: string;
-  payload: unknown;
-  device_key_id: string;
-}
-
-export interface DeviceOutMessage {
-  topic: string;
-  payload: unknown;
-  device_key_id: string | null;
-}
 
 /**
  * Device traffic through the store's pub/sub, so a device connected to one instance reaches the

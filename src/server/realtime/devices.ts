@@ -1,7 +1,9 @@
 import type { WebSocket } from "ws";
 import type { KeyValueStore } from "../store";
 import type { ApiKeyPrincipal } from "../auth/principal";
-import { devicesOutChannel, type DeviceInMessage, type DeviceOutMessage } from "./device-bus";
+import type { ServerFrame } from "../../shared/realtime";
+import type { DeviceInMessage, DeviceOutMessage } from "../runtime/types";
+import { devicesOutChannel } from "./device-bus";
 
 /** Where device messages go: the flow runtime (its device-in nodes, on whichever instance). */
 export interface DeviceMessageSink {
@@ -59,10 +61,11 @@ export class DeviceChannel {
   }
 
   private forward(organizationId: string, message: DeviceOutMessage) {
-    const frame = JSON.stringify({ type: "device.message", topic: message.topic, payload: message.payload });
+    const frame: ServerFrame = { type: "device.message", topic: message.topic, payload: message.payload };
+    const text = JSON.stringify(frame);
     for (const { ws, keyId } of this.sockets.get(organizationId) ?? []) {
       if (message.device_key_id && message.device_key_id !== keyId) continue;
-      if (ws.readyState === ws.OPEN) ws.send(frame);
+      if (ws.readyState === ws.OPEN) ws.send(text);
     }
   }
 }

@@ -3,8 +3,7 @@ import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { connect, startHub } from "@/test/ws";
 import type { AppServices } from "@/server/app-services";
-import { orgEventsChannel } from "@/server/services/flows/events";
-import { debugBatchFrameSchema, WS_LIMITS } from "@/shared/realtime";
+import { orgEventsChannel, debugBatchFrameSchema, WS_LIMITS } from "@/shared/realtime";
 
 let app: AppServices;
 let request: ReturnType<typeof restClient>;

@@ -5,14 +5,16 @@ import type { AppServices } from "../app-services";
 import type { Principal } from "../auth/principal";
 import { SESSION_REVOKED_CHANNEL } from "../auth/session-store";
 import { API_KEY_REVOKED_CHANNEL } from "../auth/revocation-channels";
-import type { OrgEvent } from "../services/flows/events";
 import { AppError, toAppError } from "../errors";
 import { verifyAccessToken } from "../auth/jwt";
 import { appJwtKeys } from "../auth/principal";
-import { clientFrameSchema, eventTopics, WS_CLOSE, WS_LIMITS } from "../../shared/realtime";
+import { WS_CLOSE, WS_LIMITS, type OrgEvent } from "../../shared/realtime";
 import { PresenceTracker } from "./presence";
 import { ClientOutbox } from "./outbox";
-import { authenticateSocket, isApiKey, PendingPerIp, refuseUpgrade, tokenCredentials, type SocketCredentials } from "./admission";
+import { authenticateSocket, isApiKey, PendingPerIp, refuseUpgrade, type SocketCredentials } from "./admission";
+import { isDeviceKey, type Client } from "./client";
+import { handleClientFrame, type ClientFrameDeps } from "./client-frames";
+import { startHeartbeat, trackPongs } from "./heartbeat";
 import { OrgChannels } from "./org-channels";
 import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { DeviceChannel } from "./devices";
@@ -21,30 +23,11 @@ import { CLIENT_IP_HEADER } from "../api/rest/client-ip";
 
 export { WS_CLOSE };
 
-interface Client {
-  ws: WebSocket;
-  alive: boolean;
-  principal?: Principal;
-  topics: Set<string> | null;
-  flowId: string | null;
-  /** Every frame to this connection goes through it: ordering, drop counting, debug batches. */
-  out: ClientOutbox;
-  expiryTimer?: NodeJS.Timeout;
-  /** The client IP while the socket is not authenticated yet (counted in pendingPerIp). */
-  pendingIp?: string;
-  /** The flow this connection has open (presence), and the name shown for its user. */
-  presenceFlowId: string | null;
-  displayName?: string;
-}
-
 export interface RealtimeHub {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   readonly clientCount: number;
   close(): Promise<void>;
 }
-
-/** `subscribed` says `batch: true` to a connection that batches, and nothing more to others. */
-const batchFlag = (client: Client): { batch?: true } => (client.out.batchesDebug ? { batch: true } : {});
 
 /**
  * The WebSocket endpoint at /ws. Authentication on the upgrade (Authorization, X-API-Key, or the
@@ -53,7 +36,15 @@ const batchFlag = (client: Client): { batch?: true } => (client.out.batchesDebug
  * with Redis every instance's clients see every event. A slow client only loses its own debug
  * events (counted and reported), never slows the runtime or other clients.
  */
-export function createRealtimeHub(options: { app: AppServices; devices?: DeviceChannel; authTimeoutMs?: number }): RealtimeHub {
+export interface RealtimeHubOptions {
+  app: AppServices;
+  /** How people see a user in presence lists (the services' actorName: their name, else their email). */
+  displayName: (userId: string) => Promise<string>;
+  devices?: DeviceChannel;
+  authTimeoutMs?: number;
+}
+
+export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
   const { app } = options;
   const { logger } = app;
   const wss = new WebSocketServer({ noServer: true, maxPayload: WS_LIMITS.maxPayloadBytes });
@@ -82,9 +73,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
   });
 
   async function displayName(client: Client, userId: string): Promise<string> {
-    if (client.displayName) return client.displayName;
-    const user = await app.db.prisma.user.findUnique({ where: { id: userId }, select: { firstName: true, lastName: true, email: true } });
-    client.displayName = user ? [user.firstName, user.lastName].filter(Boolean).join(" ") || user.email : "someone";
+    client.displayName ??= await options.displayName(userId);
     return client.displayName;
   }
 
@@ -103,17 +92,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     client.out.send({ type: "presence", flow_id: flowId, users: presence.users(p.organizationId, flowId) });
   }
 
-  const heartbeat = setInterval(() => {
-    for (const client of clients) {
-      if (!client.alive) {
-        client.ws.terminate();
-        continue;
-      }
-      client.alive = false;
-      client.ws.ping();
-    }
-  }, WS_LIMITS.heartbeatMs);
-  heartbeat.unref();
+  const stopHeartbeat = startHeartbeat(clients);
 
   const revocations = subscribe(SESSION_REVOKED_CHANNEL, (message) => {
     const { session_id } = JSON.parse(message) as { session_id: string };
@@ -159,7 +138,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     }
     for (const client of clients) {
       const p = client.principal;
-      if (!p || p.organizationId !== organizationId || (p.kind === "api_key" && p.keyKind === "device")) continue;
+      if (!p || p.organizationId !== organizationId || isDeviceKey(p)) continue;
       if (client.topics && !client.topics.has(event.topic)) continue;
       if (client.flowId && event.flow_id !== client.flowId) continue;
       client.out.event(raw, event.topic === "debug");
@@ -189,16 +168,18 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     }
     if (first) {
       // Every client joins its organization (device keys for its lifecycle only: deliver() skips them).
-      if (principal.kind === "api_key" && principal.keyKind === "device") options.devices?.attach(client.ws, principal);
+      if (isDeviceKey(principal)) options.devices?.attach(client.ws, principal);
       orgChannels.join(principal.organizationId);
     }
     client.out.send({
       type: "ready",
       user_id: principal.userId,
       organization_id: principal.organizationId,
-      ...(principal.kind === "api_key" && principal.keyKind === "device" ? { device_key_id: principal.keyId } : {}),
+      ...(isDeviceKey(principal) ? { device_key_id: principal.keyId } : {}),
     });
   }
+
+  const frameDeps: ClientFrameDeps = { authenticate, ready, setPresence, devices: options.devices, logger };
 
   function onConnection(ws: WebSocket, fromHeaders: { principal: Principal; bearer?: string } | null, ip: string) {
     const client: Client = { ws, alive: true, topics: null, flowId: null, out: new ClientOutbox(ws), presenceFlowId: null };
@@ -207,15 +188,13 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       pendingPerIp.add(ip);
     }
     clients.add(client);
-    ws.on("pong", () => {
-      client.alive = true;
-    });
+    trackPongs(client);
     ws.on("close", () => {
       clients.delete(client);
       client.out.dispose();
       settlePending(client);
       clearTimeout(client.expiryTimer);
-      clearTimeout(authTimer);
+      clearTimeout(client.authTimer);
       const p = client.principal;
       if (p) {
         if (client.presenceFlowId) presence.set(p.organizationId, client, null);
@@ -224,77 +203,10 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
     });
     ws.on("error", (err) => logger.debug({ err }, "websocket error"));
 
-    let authTimer: NodeJS.Timeout | undefined;
     if (fromHeaders) void ready(client, fromHeaders.principal, fromHeaders.bearer);
-    else authTimer = setTimeout(() => ws.close(WS_CLOSE.unauthenticated, "authentication timeout"), options.authTimeoutMs ?? WS_LIMITS.authTimeoutMs);
+    else client.authTimer = setTimeout(() => ws.close(WS_CLOSE.unauthenticated, "authentication timeout"), options.authTimeoutMs ?? WS_LIMITS.authTimeoutMs);
 
-    ws.on("message", (data, isBinary) => {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(isBinary ? "" : data.toString());
-      } catch {
-        client.out.send({ type: "error", code: "INVALID_FRAME", message: "frames must be JSON objects" });
-        return;
-      }
-      const frame = clientFrameSchema.safeParse(parsed);
-      if (!frame.success) {
-        client.out.send({ type: "error", code: "INVALID_FRAME", message: frame.error.issues[0]?.message ?? "invalid frame" });
-        return;
-      }
-      const f = frame.data;
-      if (f.type === "auth") {
-        const token = f.token;
-        const credentials = tokenCredentials(token);
-        authenticate(credentials).then(
-          (principal) => {
-            clearTimeout(authTimer);
-            return ready(client, principal, credentials.authorization ? token : undefined);
-          },
-          (err: unknown) => {
-            const e = toAppError(err);
-            ws.close(e.status === 403 ? WS_CLOSE.forbidden : WS_CLOSE.unauthenticated, e.code);
-          },
-        );
-        return;
-      }
-      if (!client.principal) {
-        ws.close(WS_CLOSE.unauthenticated, "authenticate first");
-        return;
-      }
-      switch (f.type) {
-        case "ping":
-          client.out.send({ type: "pong", ts: new Date().toISOString() });
-          return;
-        case "subscribe":
-          // What was batched under the old subscription goes out before the answer.
-          client.out.setBatching(f.batch === true);
-          client.topics = f.topics ? new Set(f.topics) : null;
-          client.flowId = f.flow_id ?? null;
-          client.out.send({ type: "subscribed", topics: f.topics ?? "all", flow_id: client.flowId, ...batchFlag(client) });
-          return;
-        case "unsubscribe":
-          if (f.topics) {
-            const current = client.topics ?? new Set<string>(eventTopics);
-            for (const t of f.topics) current.delete(t);
-            client.topics = current;
-          } else if (f.flow_id) client.flowId = null;
-          else client.topics = new Set();
-          client.out.send({ type: "subscribed", topics: client.topics ? [...client.topics] : "all", flow_id: client.flowId, ...batchFlag(client) });
-          return;
-        case "presence":
-          if (client.principal.kind === "api_key" && client.principal.keyKind === "device") {
-            client.out.send({ type: "error", code: "FORBIDDEN", message: "device keys have no presence" });
-            return;
-          }
-          setPresence(client, f.flow_id).catch((err: unknown) => logger.warn({ err }, "presence failed"));
-          return;
-        case "device.publish":
-          if (client.principal.kind === "api_key" && client.principal.keyKind === "device" && options.devices) {
-            options.devices.publish(client.principal, f.topic, f.payload);
-          } else client.out.send({ type: "error", code: "FORBIDDEN", message: "only device keys publish device messages" });
-          return;
-      }
-    });
+    ws.on("message", (data, isBinary) => handleClientFrame(client, isBinary ? "" : data.toString(), frameDeps));
   }
 
   return {
@@ -315,7 +227,7 @@ export function createRealtimeHub(options: { app: AppServices; devices?: DeviceC
       return clients.size;
     },
     async close() {
-      clearInterval(heartbeat);
+      stopHeartbeat();
       await presence.close();
       for (const client of clients) {
         client.out.flush();

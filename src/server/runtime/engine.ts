@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../ids";
 import type {
   FlowState,
   Message,
@@ -69,7 +69,7 @@ interface RunningFlow {
 }
 
 export function newMessageId(): string {
-  return randomBytes(8).toString("hex");
+  return randomHex(8);
 }
 
 // Delivery is asynchronous, as in Node-RED, but batched: messages queue and are drained in one

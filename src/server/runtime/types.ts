@@ -77,9 +77,23 @@ export interface RuntimeServices {
   /** Webhook routes for http-in / http-response. */
   webhooks?: import("./webhooks").WebhookRegistry;
   /** Sends a message to connected devices of the organization (any instance). */
-  sendToDevices?: (organizationId: string, message: { topic: string; payload: unknown; device_key_id: string | null }) => void;
+  sendToDevices?: (organizationId: string, message: DeviceOutMessage) => void;
   /** Listens to messages devices of the organization publish; returns the function that stops. */
-  onDeviceMessage?: (organizationId: string, handler: (m: { topic: string; payload: unknown; device_key_id: string }) => void) => () => void;
+  onDeviceMessage?: (organizationId: string, handler: (m: DeviceInMessage) => void) => () => void;
+}
+
+/** What a device published (`device.publish` frame), as device-in nodes receive it. */
+export interface DeviceInMessage {
+  topic: string;
+  payload: unknown;
+  device_key_id: string;
+}
+
+/** What a device-out node sends: to one device key, or to every device of the organization (null). */
+export interface DeviceOutMessage {
+  topic: string;
+  payload: unknown;
+  device_key_id: string | null;
 }
 
 export type FlowState = "running" | "stopped" | "error";

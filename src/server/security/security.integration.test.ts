@@ -5,9 +5,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { joinAs, signUp } from "@/test/accounts";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
-import { orgEventsChannel } from "@/server/services/flows/events";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
 import { SessionStore } from "@/server/auth/session-store";
+import { orgEventsChannel } from "@/shared/realtime";
 
 const testApp = setUpTestApp();
 const request = testApp.request;

@@ -1,10 +1,9 @@
 import { z } from "zod";
-import { authedProcedure, router, type Context } from "../trpc";
+import { authedProcedure, router, requestMeta } from "../trpc";
 import * as s from "../../services/api-keys/api-key.schemas";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys/api-keys";
 
 const tags = ["api keys"];
-const meta = (ctx: Context) => ({ ip: ctx.ip, userAgent: ctx.userAgent });
 
 export const apiKeysRouter = router({
   create: authedProcedure
@@ -17,7 +16,7 @@ export const apiKeysRouter = router({
     })
     .input(s.createApiKeyInput)
     .output(s.createApiKeyOutput)
-    .mutation(({ ctx, input }) => createApiKey(ctx.services, ctx.principal, input, meta(ctx))),
+    .mutation(({ ctx, input }) => createApiKey(ctx.services, ctx.principal, input, requestMeta(ctx))),
 
   list: authedProcedure
     .meta({ permission: "api_keys:manage_own", rest: { method: "GET", path: "/api-keys" }, summary: "API keys (mine; admins see all), never their secrets", tags })
@@ -28,5 +27,5 @@ export const apiKeysRouter = router({
     .meta({ permission: "api_keys:manage_own", rest: { method: "DELETE", path: "/api-keys/{id}", status: 204 }, summary: "Revoke an API key (mine; admins: any)", tags })
     .input(s.apiKeyIdInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => revokeApiKey(ctx.services, ctx.principal, input.id, meta(ctx))),
+    .mutation(({ ctx, input }) => revokeApiKey(ctx.services, ctx.principal, input.id, requestMeta(ctx))),
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { sessionProcedure, publicProcedure, router, type Context } from "../trpc";
+import { sessionProcedure, publicProcedure, router, requestMeta } from "../trpc";
 import * as s from "../../services/accounts/account.schemas";
 import { register } from "../../services/accounts/register";
 import { login } from "../../services/accounts/login";
@@ -13,7 +13,6 @@ import { switchOrganization } from "../../services/organizations/organizations";
 import { switchOrganizationInput } from "../../services/organizations/organization.schemas";
 
 const tags = ["auth"];
-const meta = (ctx: Context) => ({ ip: ctx.ip, userAgent: ctx.userAgent });
 const noContent = z.void();
 
 export const authRouter = router({
@@ -21,7 +20,7 @@ export const authRouter = router({
     .meta({ rest: { method: "POST", path: "/auth/register", status: 201 }, summary: "Create an account with its first organization", tags })
     .input(s.registerInput)
     .output(s.registerOutput)
-    .mutation(({ ctx, input }) => register(ctx.services, input, meta(ctx))),
+    .mutation(({ ctx, input }) => register(ctx.services, input, requestMeta(ctx))),
 
   login: publicProcedure
     .meta({
@@ -32,13 +31,13 @@ export const authRouter = router({
     })
     .input(s.loginInput)
     .output(s.loginOutput)
-    .mutation(({ ctx, input }) => login(ctx.services, input, meta(ctx))),
+    .mutation(({ ctx, input }) => login(ctx.services, input, requestMeta(ctx))),
 
   refresh: publicProcedure
     .meta({ rest: { method: "POST", path: "/auth/refresh" }, summary: "Exchange a refresh token for a new token pair (rotation)", tags })
     .input(s.refreshInput)
     .output(s.refreshOutput)
-    .mutation(({ ctx, input }) => refreshTokens(ctx.services, input.refresh_token, meta(ctx))),
+    .mutation(({ ctx, input }) => refreshTokens(ctx.services, input.refresh_token, requestMeta(ctx))),
 
   logout: sessionProcedure
     .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/logout", status: 204 }, summary: "End the current session", tags })
@@ -76,25 +75,25 @@ export const authRouter = router({
     .meta({ permission: "account:self", rest: { method: "DELETE", path: "/auth/profile", status: 204 }, summary: "Delete my account (soft delete; needs the password)", tags })
     .input(s.deleteAccountInput)
     .output(noContent)
-    .mutation(({ ctx, input }) => deleteAccount(ctx.services, ctx.principal, input.password, meta(ctx))),
+    .mutation(({ ctx, input }) => deleteAccount(ctx.services, ctx.principal, input.password, requestMeta(ctx))),
 
   changePassword: sessionProcedure
     .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/change-password" }, summary: "Change my password; my other sessions end", tags })
     .input(s.changePasswordInput)
     .output(s.okOutput)
-    .mutation(({ ctx, input }) => changePassword(ctx.services, ctx.principal.userId, ctx.principal.sessionId, input, meta(ctx))),
+    .mutation(({ ctx, input }) => changePassword(ctx.services, ctx.principal.userId, ctx.principal.sessionId, input, requestMeta(ctx))),
 
   requestPasswordReset: publicProcedure
     .meta({ rest: { method: "POST", path: "/auth/password-reset", status: 202 }, summary: "Mail a password reset link (always 202)", tags })
     .input(s.passwordResetInput)
     .output(s.acceptedOutput)
-    .mutation(({ ctx, input }) => requestPasswordReset(ctx.services, input.email, meta(ctx))),
+    .mutation(({ ctx, input }) => requestPasswordReset(ctx.services, input.email, requestMeta(ctx))),
 
   confirmPasswordReset: publicProcedure
     .meta({ rest: { method: "POST", path: "/auth/password-reset/confirm" }, summary: "Set a new password with the mailed token; all sessions end", tags })
     .input(s.passwordResetConfirmInput)
     .output(s.okOutput)
-    .mutation(({ ctx, input }) => confirmPasswordReset(ctx.services, input, meta(ctx))),
+    .mutation(({ ctx, input }) => confirmPasswordReset(ctx.services, input, requestMeta(ctx))),
 
   verifyEmail: publicProcedure
     .meta({ rest: { method: "POST", path: "/auth/verify-email" }, summary: "Confirm an email address with the mailed token", tags })
@@ -117,23 +116,23 @@ export const authRouter = router({
     .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/mfa/enable" }, summary: "Confirm enrolment with a code; returns 8 backup codes, shown only here", tags })
     .input(z.object({ code: s.mfaCodeSchema }))
     .output(s.backupCodesOutput)
-    .mutation(({ ctx, input }) => enableMfa(ctx.services, ctx.principal.userId, ctx.principal.sessionId, input.code, meta(ctx))),
+    .mutation(({ ctx, input }) => enableMfa(ctx.services, ctx.principal.userId, ctx.principal.sessionId, input.code, requestMeta(ctx))),
 
   mfaDisable: sessionProcedure
     .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/mfa/disable" }, summary: "Turn MFA off (password and a TOTP or backup code)", tags })
     .input(s.mfaDisableInput)
     .output(s.okOutput)
-    .mutation(({ ctx, input }) => disableMfa(ctx.services, ctx.principal.userId, ctx.principal.sessionId, input, meta(ctx))),
+    .mutation(({ ctx, input }) => disableMfa(ctx.services, ctx.principal.userId, ctx.principal.sessionId, input, requestMeta(ctx))),
 
   mfaBackupCodes: sessionProcedure
     .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/mfa/backup-codes" }, summary: "Replace the backup codes (a TOTP or backup code required)", tags })
     .input(s.mfaCodeInput)
     .output(s.backupCodesOutput)
-    .mutation(({ ctx, input }) => regenerateBackupCodes(ctx.services, ctx.principal.userId, input.code, meta(ctx))),
+    .mutation(({ ctx, input }) => regenerateBackupCodes(ctx.services, ctx.principal.userId, input.code, requestMeta(ctx))),
 
   switchOrganization: sessionProcedure
     .meta({ permission: "account:self", rest: { method: "POST", path: "/auth/switch-organization" }, summary: "A new session in another of my organizations (login-shaped response)", tags })
     .input(switchOrganizationInput)
     .output(s.loginSuccess)
-    .mutation(({ ctx, input }) => switchOrganization(ctx.services, ctx.principal.userId, input.organization_id, meta(ctx))),
+    .mutation(({ ctx, input }) => switchOrganization(ctx.services, ctx.principal.userId, input.organization_id, requestMeta(ctx))),
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { authedProcedure, router, type Context } from "../trpc";
+import { authedProcedure, router, type Context, requestMeta } from "../trpc";
 import * as s from "../../services/flows/flow.schemas";
 import { createFlow, deleteFlow, getFlow, listFlows, updateFlow } from "../../services/flows/flows";
 import { deployFlow, getDeployedGraph, listDeployments, listFlowNodes, rollbackFlow } from "../../services/flows/deployments";
@@ -8,7 +8,6 @@ import { bodyLimits } from "../../../shared/policy";
 import { frozenOutput } from "../frozen-output";
 
 const tags = ["flows"];
-const meta = (ctx: Context) => ({ ip: ctx.ip, userAgent: ctx.userAgent });
 const etag = (ctx: Context, revision: number) => ctx.responseHeaders.set("ETag", `"${revision}"`);
 
 export const flowsRouter = router({
@@ -29,7 +28,7 @@ export const flowsRouter = router({
     .input(s.createFlowInput)
     .output(s.flowOutput)
     .mutation(async ({ ctx, input }) => {
-      const result = await createFlow(ctx.services, ctx.principal, input, meta(ctx));
+      const result = await createFlow(ctx.services, ctx.principal, input, requestMeta(ctx));
       etag(ctx, result.flow.revision);
       return result;
     }),
@@ -38,7 +37,7 @@ export const flowsRouter = router({
     .meta({ permission: "flows:write", rest: { method: "POST", path: "/flows/import", status: 201, bodyLimit: bodyLimits.flowBytes }, summary: "Import a Node-RED flows.json (one flow per tab)", tags })
     .input(s.importFlowsInput)
     .output(s.importFlowsOutput)
-    .mutation(({ ctx, input }) => importFlows(ctx.services, ctx.principal, input.flows, meta(ctx))),
+    .mutation(({ ctx, input }) => importFlows(ctx.services, ctx.principal, input.flows, requestMeta(ctx))),
 
   get: authedProcedure
     .meta({ permission: "flows:read", rest: { method: "GET", path: "/flows/{id}" }, summary: "A flow with its nodes and connections (ETag: its revision)", tags })
@@ -61,7 +60,7 @@ export const flowsRouter = router({
     .input(s.updateFlowInput)
     .output(s.flowOutput)
     .mutation(async ({ ctx, input }) => {
-      const result = await updateFlow(ctx.services, ctx.principal, input, meta(ctx));
+      const result = await updateFlow(ctx.services, ctx.principal, input, requestMeta(ctx));
       etag(ctx, result.flow.revision);
       return result;
     }),
@@ -70,7 +69,7 @@ export const flowsRouter = router({
     .meta({ permission: "flows:write", rest: { method: "DELETE", path: "/flows/{id}", status: 204 }, summary: "Delete a flow (it stops)", tags })
     .input(s.flowIdInput)
     .output(z.void())
-    .mutation(({ ctx, input }) => deleteFlow(ctx.services, ctx.principal, input.id, meta(ctx))),
+    .mutation(({ ctx, input }) => deleteFlow(ctx.services, ctx.principal, input.id, requestMeta(ctx))),
 
   deploy: authedProcedure
     .meta({
@@ -82,7 +81,7 @@ export const flowsRouter = router({
     })
     .input(s.flowIdInput)
     .output(s.deploymentOutput)
-    .mutation(({ ctx, input }) => deployFlow(ctx.services, ctx.principal, input.id, meta(ctx))),
+    .mutation(({ ctx, input }) => deployFlow(ctx.services, ctx.principal, input.id, requestMeta(ctx))),
 
   deployments: authedProcedure
     .meta({ permission: "flows:read", rest: { method: "GET", path: "/flows/{id}/deployments" }, summary: "Deployment history, newest first", tags })
@@ -94,7 +93,7 @@ export const flowsRouter = router({
     .meta({ permission: "flows:deploy", rest: { method: "POST", path: "/flows/{id}/rollback" }, summary: "Deploy an earlier deployment's snapshot again", tags })
     .input(s.rollbackInput)
     .output(s.deploymentOutput)
-    .mutation(({ ctx, input }) => rollbackFlow(ctx.services, ctx.principal, input, meta(ctx))),
+    .mutation(({ ctx, input }) => rollbackFlow(ctx.services, ctx.principal, input, requestMeta(ctx))),
 
   export: authedProcedure
     .meta({ permission: "flows:read", rest: { method: "GET", path: "/flows/{id}/export" }, summary: "The flow as a Node-RED flows.json array", tags })

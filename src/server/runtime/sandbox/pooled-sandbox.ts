@@ -8,7 +8,7 @@
  * transparently. The flow context survives: the worker's copy is re-seeded from the host's mirror
  * (see FunctionSandboxOptions.flowContext), and every flow write a reply carries is applied to it.
  */
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../../ids";
 import type { Message } from "../types";
 import { hardLimitMs, WorkerLost, type HostedSandbox, type PoolWorker, type ReplyMessage } from "./pool-worker";
 import type { WireOptions, WorkerRequest } from "./sandbox-protocol";
@@ -169,7 +169,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
 
   async run(msg: Message): Promise<SandboxResult> {
     if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
-    const msgid = msg?._msgid ?? randomBytes(8).toString("hex");
+    const msgid = msg?._msgid ?? randomHex(8);
     let msgJson: string;
     try {
       msgJson = JSON.stringify(msg);

@@ -16,7 +16,7 @@
  * Messages cross the boundary as JSON in both directions: functions, symbols and `undefined` drop
  * out; Buffers are not supported.
  */
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../../ids";
 import { createRequire } from "node:module";
 import { readFile } from "node:fs/promises";
 import {
@@ -347,7 +347,7 @@ class Engine {
   call(op: number, msgJson = "", msgidOfInput?: string): SandboxResult {
     const vm = this.vm;
     // initialize/finalize sends get a fresh id, like Node-RED's RED.util.generateId().
-    const msgid = msgidOfInput ?? randomBytes(8).toString("hex");
+    const msgid = msgidOfInput ?? randomHex(8);
     this.deadline = Date.now() + this.options.timeoutMs;
     try {
       const msgHandle = this.guard(() => vm.newString(msgJson));

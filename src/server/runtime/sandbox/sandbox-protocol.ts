@@ -7,18 +7,13 @@
  * close() with `finalize`).
  */
 import type { MessagePort } from "node:worker_threads";
-import type { SandboxErrorKind, SandboxResult } from "./sandbox-types";
+import type { FunctionSandboxOptions, SandboxErrorKind, SandboxResult } from "./sandbox-types";
 
-export interface WireOptions {
-  code: string;
-  outputs: number;
-  timeoutMs: number;
-  memoryLimitBytes?: number;
-  initialize?: string;
-  finalize?: string;
-  flowContextLimitBytes?: number;
-  nodeInfo: { id: string; name: string; flowId: string };
-}
+/** The sandbox options that cross to the worker: all but the host-side flowContext Map (its group id and seed travel instead). */
+export type WireOptions = Pick<
+  FunctionSandboxOptions,
+  "code" | "outputs" | "timeoutMs" | "memoryLimitBytes" | "initialize" | "finalize" | "flowContextLimitBytes" | "nodeInfo"
+>;
 
 export type WorkerRequest =
   /** Creates sandbox `sid` in flow group `gid`; `seed` (JSON texts) when the worker does not hold the group yet. */

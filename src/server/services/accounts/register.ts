@@ -1,7 +1,6 @@
-import { randomBytes } from "node:crypto";
 import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
-import { newId } from "../../ids";
+import { newId, randomHex } from "../../ids";
 import { hashPassword } from "../../auth/password-hash";
 import { checkPassword } from "../../auth/password-policy";
 import { authLimiters, consumeOrThrow } from "../../auth/limits";
@@ -20,7 +19,12 @@ export function slugify(name: string): string {
     .replace(/^-+|-+$/g, "")
     .slice(0, 40)
     .replace(/-+$/g, "");
-  return base.length >= 3 ? base : `${base || "org"}-${randomBytes(3).toString("hex")}`;
+  return base.length >= 3 ? base : `${base || "org"}-${randomHex(3)}`;
+}
+
+/** A taken slug made free (almost surely): its first 40 characters and 6 random hex digits. */
+export function suffixedSlug(slug: string): string {
+  return `${slug.slice(0, 40)}-${randomHex(3)}`;
 }
 
 function uniqueViolation(err: unknown): string | null {
@@ -52,7 +56,7 @@ export async function register(app: AppServices, input: RegisterInput, meta: Req
   let slug = input.organization_slug ?? slugify(input.organization_name);
   if (await prisma.organization.findUnique({ where: { slug }, select: { id: true } })) {
     if (input.organization_slug) throw new AppError("SLUG_TAKEN", "organization_slug is taken; choose another");
-    slug = `${slug.slice(0, 40)}-${randomBytes(3).toString("hex")}`;
+    slug = suffixedSlug(slug);
   }
 
   const passwordHash = await hashPassword(input.password, app.config.env.BCRYPT_COST);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AppServices } from "../../app-services";
-import { decodeKeysetCursor } from "../cursor";
+import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import type { Principal } from "../../auth/principal";
 
 export const auditEntryView = z.object({
@@ -20,19 +20,14 @@ export const listAuditLogInput = z.object({
 });
 export const listAuditLogOutput = z.object({ entries: z.array(auditEntryView), next_cursor: z.string().nullable() });
 
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const { at, id } = decodeKeysetCursor(cursor);
-  return { createdAt: at, id };
-}
-
 /** Newest first, keyset-paginated on (created_at, id) so pages stay stable while entries arrive. */
 export async function listAuditLog(app: AppServices, principal: Principal, input: z.infer<typeof listAuditLogInput>) {
-  const after = input.cursor ? decodeCursor(input.cursor) : null;
+  const after = input.cursor ? decodeKeysetCursor(input.cursor) : null;
   const rows = await app.db.prisma.auditEntry.findMany({
     where: {
       organizationId: principal.organizationId,
       ...(input.action ? { action: input.action } : {}),
-      ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
+      ...(after ? { OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] } : {}),
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: input.limit + 1,
@@ -50,6 +45,6 @@ export async function listAuditLog(app: AppServices, principal: Principal, input
       metadata: (e.metadata as Record<string, unknown> | null) ?? null,
       created_at: e.createdAt.toISOString(),
     })),
-    next_cursor: rows.length > input.limit && last ? Buffer.from(JSON.stringify([last.createdAt.getTime(), last.id])).toString("base64url") : null,
+    next_cursor: rows.length > input.limit && last ? encodeKeysetCursor(last.createdAt, last.id) : null,
   };
 }

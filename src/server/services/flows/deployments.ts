@@ -12,7 +12,7 @@ import { actorName, publishOrgEvent } from "./events";
 import type { FlowStateName } from "../../../shared/realtime";
 import { flowsChanged, readFlow, requireFlow } from "./flows";
 import { flowsGenerationFor } from "./flow-reads";
-import { decodeKeysetCursor } from "../cursor";
+import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import type { DeploymentSnapshot } from "../../flow-runtime/types";
 
 function deploymentView(d: Deployment, state: string) {
@@ -124,7 +124,7 @@ export async function listDeployments(app: AppServices, principal: Principal, in
         changes: diffDeployments(previous ? (previous.snapshot as unknown as FlowGraph) : null, d.snapshot as unknown as FlowGraph),
       };
     }),
-    next_cursor: rows.length > input.limit && last ? Buffer.from(JSON.stringify([last.deployedAt.getTime(), last.id])).toString("base64url") : null,
+    next_cursor: rows.length > input.limit && last ? encodeKeysetCursor(last.deployedAt, last.id) : null,
   };
 }
 

@@ -1,10 +1,6 @@
 import type { AppServices } from "../../app-services";
 import { orgEventsChannel, type EventData, type EventTopic, type OrgEvent } from "../../../shared/realtime";
 
-export { orgEventsChannel };
-export type { OrgEvent };
-export type OrgEventTopic = EventTopic;
-
 /** How people see the actor of an event ("saved by …"): their name, else their email. */
 export async function actorName(app: AppServices, userId: string): Promise<string> {
   const user = await app.db.prisma.user.findUnique({ where: { id: userId }, select: { firstName: true, lastName: true, email: true } });
@@ -17,7 +13,7 @@ export async function actorName(app: AppServices, userId: string): Promise<strin
  * that caused them.
  */
 export async function publishOrgEvent<T extends EventTopic>(app: AppServices, organizationId: string, topic: T, flowId: string | null, data: EventData[T]): Promise<void> {
-  const event = { type: "event", topic, flow_id: flowId, data, ts: new Date().toISOString() };
+  const event: OrgEvent<T> = { type: "event", topic, flow_id: flowId, data, ts: new Date().toISOString() };
   try {
     await app.store.publish(orgEventsChannel(organizationId), JSON.stringify(event));
   } catch (err) {

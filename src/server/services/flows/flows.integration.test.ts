@@ -4,7 +4,7 @@ import path from "node:path";
 import { testCaller } from "@/test/app";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { signUp } from "@/test/accounts";
-import { orgEventsChannel } from "./events";
+import { orgEventsChannel } from "@/shared/realtime";
 
 const testApp = setUpTestApp();
 const request = testApp.request;

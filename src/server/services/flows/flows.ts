@@ -8,7 +8,7 @@ import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../request-meta";
 import { validateGraph } from "./validate-graph";
 import { actorName, publishOrgEvent } from "./events";
-import { decodeKeysetCursor } from "../cursor";
+import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import { deepFreeze, flowsGenerationFor } from "./flow-reads";
 import type { CreateFlowInput, UpdateFlowInput } from "./flow.schemas";
 
@@ -136,15 +136,6 @@ export async function createFlow(app: AppServices, principal: Principal, input: 
   return { flow: flowView(flow) };
 }
 
-function encodeCursor(flow: { createdAt: Date; id: string }) {
-  return Buffer.from(JSON.stringify([flow.createdAt.getTime(), flow.id])).toString("base64url");
-}
-
-function decodeCursor(cursor: string) {
-  const { at, id } = decodeKeysetCursor(cursor);
-  return { createdAt: at, id };
-}
-
 /** Newest first. Without `limit`, every flow (SEED.md); with it, keyset pages on (created_at, id). */
 interface FlowListRow {
   id: string;
@@ -183,7 +174,7 @@ interface FlowList {
 }
 
 async function queryFlows(app: AppServices, principal: Principal, input: { limit?: number; cursor?: string; name?: string; enabled?: boolean }): Promise<FlowList> {
-  const after = input.cursor ? decodeCursor(input.cursor) : null;
+  const after = input.cursor ? decodeKeysetCursor(input.cursor) : null;
   const params: unknown[] = [principal.organizationId];
   const where = ["organization_id = $1", "deleted_at IS NULL"];
   if (input.name) {
@@ -195,7 +186,7 @@ async function queryFlows(app: AppServices, principal: Principal, input: { limit
     where.push(`enabled = $${params.length}`);
   }
   if (after) {
-    params.push(after.createdAt, after.id);
+    params.push(after.at, after.id);
     const [at, id] = [`$${params.length - 1}`, `$${params.length}`];
     where.push(`created_at <= ${at} AND (created_at < ${at} OR id < ${id})`);
   }
@@ -212,7 +203,7 @@ async function queryFlows(app: AppServices, principal: Principal, input: { limit
   const last = page[page.length - 1];
   return {
     flows: page.map((f) => ({ id: f.id, name: f.name, enabled: f.enabled, nodes: f.node_count, revision: f.revision, state: f.state as "running", updated_at: f.updated_at.toISOString() })),
-    next_cursor: input.limit && rows.length > input.limit && last ? encodeCursor({ id: last.id, createdAt: last.created_at }) : null,
+    next_cursor: input.limit && rows.length > input.limit && last ? encodeKeysetCursor(last.created_at, last.id) : null,
   };
 }
 

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../../ids";
 import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
 import type { Principal } from "../../auth/principal";
@@ -45,7 +45,7 @@ export async function exportFlow(app: AppServices, principal: Principal, id: str
   return toNodeRed(app.nodes, flow);
 }
 
-const freshId = () => randomBytes(8).toString("hex");
+const freshId = () => randomHex(8);
 
 /** Node-RED nodes of one tab → our nodes and connections (wires to nodes outside the set are dropped and reported). */
 function convertNodeRedNodes(registry: NodeRegistry, nodes: NrNode[], newId: (id: string) => string, warnings: string[]) {

@@ -1,7 +1,7 @@
+import { randomHex } from "../../ids";
 import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount } from "../../nodes/types";
 import { AppError, type ErrorDetail } from "../../errors";
-import { randomBytes } from "node:crypto";
 import type { Connection, FlowGraph, FlowNode } from "../../../shared/flow-graph";
 
 interface GraphInput {
@@ -19,7 +19,7 @@ export function validateGraph(registry: NodeRegistry, input: GraphInput): FlowGr
   const nodes: FlowNode[] = [];
   const ids = new Set<string>();
   input.nodes.forEach((node, i) => {
-    const id = node.id ?? randomBytes(8).toString("hex");
+    const id = node.id ?? randomHex(8);
     if (ids.has(id)) details.push({ path: `nodes[${i}].id`, message: `duplicates the id ${id} of another node in this flow` });
     ids.add(id);
     const definition = registry.get(node.type);

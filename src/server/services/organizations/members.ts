@@ -3,7 +3,7 @@ import { AppError, notFound } from "../../errors";
 import { newId, randomToken, sha256 } from "../../ids";
 import type { Principal, SessionPrincipal } from "../../auth/principal";
 import { SessionStore } from "../../auth/session-store";
-import { isRole, roleRank, type Role } from "../../permissions";
+import { isRole, mayGrant, mayManage, type Role } from "../../permissions";
 import { invitationMail } from "../../mail/templates";
 import { recordAudit } from "../audit/record-audit";
 import { displayName } from "../accounts/shared";
@@ -66,12 +66,12 @@ async function assertNotLastOwner(tx: Tx, orgId: string, userId: string): Promis
   if (owners <= 1) throw new AppError("LAST_OWNER", "an organization must keep at least one owner; make someone else owner first");
 }
 
-/** Nobody grants a role above their own, and only owners touch owners. */
+/** Nobody grants a role above their own, and only owners touch owners (src/shared/permissions.ts). */
 function assertCanManage(actor: Role, target: Role, next?: Role) {
-  if (roleRank(target) > roleRank(actor) || (target === "owner" && actor !== "owner")) {
+  if (!mayManage(actor, target)) {
     throw new AppError("FORBIDDEN", `a ${actor} cannot change a member whose role is ${target}`);
   }
-  if (next && (roleRank(next) > roleRank(actor) || (next === "owner" && actor !== "owner"))) {
+  if (next && !mayGrant(actor, next)) {
     throw new AppError("FORBIDDEN", `a ${actor} cannot grant the ${next} role`);
   }
 }

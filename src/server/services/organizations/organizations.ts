@@ -1,10 +1,9 @@
-import { randomBytes } from "node:crypto";
 import type { AppServices } from "../../app-services";
 import { AppError, notFound } from "../../errors";
 import { newId } from "../../ids";
 import type { Principal } from "../../auth/principal";
 import { recordAudit } from "../audit/record-audit";
-import { slugify } from "../accounts/register";
+import { slugify, suffixedSlug } from "../accounts/register";
 import { findActiveUser } from "../accounts/shared";
 import type { RequestMeta } from "../request-meta";
 import { startSession } from "../accounts/tokens";
@@ -45,7 +44,7 @@ export async function createOrganization(app: AppServices, principal: Principal,
   let slug = input.slug ?? slugify(input.name);
   if (await prisma.organization.findUnique({ where: { slug }, select: { id: true } })) {
     if (input.slug) throw new AppError("SLUG_TAKEN", "slug is taken; choose another");
-    slug = `${slug.slice(0, 40)}-${randomBytes(3).toString("hex")}`;
+    slug = suffixedSlug(slug);
   }
   const id = newId("org");
   const org = await prisma
