@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AppServices } from "@/server/app-services";
 import { createRestHandler } from "@/server/api/rest/handler";
-import { appRouter, createCaller } from "@/server/api/root";
+import { appRouter } from "@/server/api/root";
 import { fetchListener } from "@/test/http-bridge";
 
 export interface RestServer {
@@ -16,7 +16,7 @@ export interface RestServer {
  * call it over HTTP.
  */
 export async function startRestServer(app: AppServices): Promise<RestServer> {
-  const handle = createRestHandler({ router: appRouter, getAppServices: async () => app, createCaller: (ctx) => createCaller(ctx) });
+  const handle = createRestHandler({ router: appRouter, getAppServices: async () => app });
 
   const server = http.createServer(
     fetchListener(handle, { trustProxyHops: app.config.env.TRUST_PROXY_HOPS, onError: (err) => app.logger.error({ err }, "bench server: request failed") }),

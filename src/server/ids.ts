@@ -10,14 +10,19 @@ const POOL_BYTES = 4096;
 let pool = Buffer.alloc(0);
 let poolOffset = 0;
 
-export function newId(prefix: IdPrefix): string {
-  if (poolOffset + 16 > pool.length) {
+/** `count` (at most 64) random bytes from the pool, each used once. Not for secrets: those are drawn on their own. */
+function pooledBytes(count: number): Buffer {
+  if (poolOffset + count > pool.length) {
     pool = randomBytes(POOL_BYTES);
     poolOffset = 0;
   }
-  const bytes = pool.subarray(poolOffset, poolOffset + 16);
-  poolOffset += 16;
-  return `${prefix}_${bytes.toString("base64url")}`;
+  const bytes = pool.subarray(poolOffset, poolOffset + count);
+  poolOffset += count;
+  return bytes;
+}
+
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${pooledBytes(16).toString("base64url")}`;
 }
 
 /** A secret token of `bytes` random bytes, base64url (mail tokens, refresh tokens, API keys). */
@@ -27,7 +32,7 @@ export function randomToken(bytes = 32): string {
 
 /** `bytes` random bytes as lowercase hex (2 characters a byte): message and node ids, slug and instance suffixes. */
 export function randomHex(bytes: number): string {
-  return randomBytes(bytes).toString("hex");
+  return bytes <= 64 ? pooledBytes(bytes).toString("hex") : randomBytes(bytes).toString("hex");
 }
 
 export function sha256(value: string): string {

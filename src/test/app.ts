@@ -75,7 +75,7 @@ export interface TestRequestOptions {
 
 /** Sends a request through the same REST adapter the server uses, without opening a port. */
 export function restClient(app: AppServices) {
-  const handle = createRestHandler({ router: appRouter, getAppServices: async () => app, createCaller: (ctx) => createCaller(ctx) });
+  const handle = createRestHandler({ router: appRouter, getAppServices: async () => app });
   return async function request<T = any>(method: string, path: string, options: TestRequestOptions = {}): Promise<TestResponse<T>> {
     const headers: Record<string, string> = { [CLIENT_IP_HEADER]: options.ip ?? "203.0.113.10", ...options.headers };
     let body: string | undefined;

@@ -18,7 +18,7 @@ import { createLogger } from "@/server/logger";
 import { createRestHandler } from "@/server/api/rest/handler";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { CLIENT_IP_HEADER, resolveClientIp } from "@/server/api/rest/client-ip";
-import { appRouter, createCaller } from "@/server/api/root";
+import { appRouter } from "@/server/api/root";
 import { fetchListener } from "./http-bridge";
 import { createRealtimeHub } from "@/server/realtime/hub";
 import { DeviceChannel } from "@/server/realtime/devices";
@@ -31,7 +31,7 @@ const app = await createAppServices({
   storeKeyPrefix: process.env.CLUSTER_KEY_PREFIX,
   logger: createLogger({ level: env.LOG_LEVEL }),
 });
-const rest = createRestHandler({ router: appRouter, getAppServices: async () => app, createCaller: (ctx) => createCaller(ctx) });
+const rest = createRestHandler({ router: appRouter, getAppServices: async () => app });
 
 /** Webhooks and the REST API, as src/server.ts routes them; anything else is not served here. */
 async function route(request: Request): Promise<Response> {

@@ -3,11 +3,11 @@ import { AppError, errorBody, toAppError } from "../../errors";
 import { newId } from "../../ids";
 import { accessLogger } from "../../logger";
 import type { AppServices } from "../../app-services";
-import type { Context } from "../trpc";
 import { requestContext } from "../request-context";
 import { bodyLimits } from "../../../shared/policy";
 import { collectRoutes, matchRoute, type RestRoute } from "./routes";
 import { jsonOf } from "../frozen-output";
+import { invokeProcedure } from "../invoke-procedure";
 
 export const API_PREFIX = "/api/v1";
 
@@ -112,14 +112,12 @@ function buildInput(route: RestRoute, params: Record<string, string>, query: Rec
 export interface RestHandlerOptions {
   router: AnyRouter;
   getAppServices: () => Promise<AppServices>;
-  /** Builds a caller for the router (createCallerFactory(router)). */
-  createCaller: (ctx: Context) => unknown;
 }
 
 /**
  * The REST adapter: one function from a request to a result for everything under /api/v1. It finds
  * the procedure whose meta names the route, parses the body within its limit, calls the procedure
- * through a tRPC caller (so validation, auth and permissions are the procedure's), and turns any
+ * through tRPC's middleware chain (invokeProcedure: validation, auth and permissions are the procedure's), and turns any
  * error into the error envelope with the status from errors.ts. Two mounts wrap it: Node's
  * request/response (src/server/http/direct-mount.ts) and fetch's (createRestHandler, below).
  */
@@ -150,9 +148,7 @@ export function createRestCore(options: RestHandlerOptions): (req: RestRequest) 
       const input = buildInput(route, params, route.method === "GET" || route.method === "DELETE" ? queryObject(url) : {}, body, req.header("if-match"));
       app = await options.getAppServices();
       const ctx = requestContext(app, req.header, { requestId, responseHeaders: headers, headerCredentials: true });
-      const caller = options.createCaller(ctx);
-      const fn = route.procedurePath.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller);
-      const output = await (fn as (input: unknown) => Promise<unknown>)(input);
+      const output = await invokeProcedure(route.procedure, route.procedurePath, ctx, input);
       result = jsonResult(route.meta.rest.status ?? 200, output, headers);
     } catch (err) {
       const appError = toAppError(err);

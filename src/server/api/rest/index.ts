@@ -1,10 +1,10 @@
-import { appRouter, createCaller } from "../root";
+import { appRouter } from "../root";
 import { getAppServices } from "../../services-slot";
 import { createRestCore, createRestHandler, type RestHandlerOptions } from "./handler";
 import { buildOpenApiDocument } from "./openapi";
 import { apiDescription } from "./api-description";
 
-const options: RestHandlerOptions = { router: appRouter, getAppServices, createCaller: (ctx) => createCaller(ctx) };
+const options: RestHandlerOptions = { router: appRouter, getAppServices };
 
 /** The route file's mount (fetch Request → Response). */
 export const handleRest = createRestHandler(options);

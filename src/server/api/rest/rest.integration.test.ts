@@ -41,8 +41,7 @@ let send: (method: string, path: string, init?: { body?: string; headers?: Recor
 
 beforeAll(async () => {
   app = await createTestApp();
-  const createCaller = createCallerFactory(testRouter);
-  const handle = createRestHandler({ router: testRouter, getAppServices: async () => app, createCaller: (ctx) => createCaller(ctx) });
+  const handle = createRestHandler({ router: testRouter, getAppServices: async () => app });
   send = (method, path, init = {}) =>
     handle(
       new Request(`http://app.test/api/v1${path}`, {
@@ -128,7 +127,7 @@ describe("REST adapter", () => {
         controller.enqueue(chunk);
       },
     });
-    const handle = createRestHandler({ router: testRouter, getAppServices: async () => app, createCaller: (ctx) => createCallerFactory(testRouter)(ctx) });
+    const handle = createRestHandler({ router: testRouter, getAppServices: async () => app });
     const res = await handle(
       new Request("http://app.test/api/v1/echo", {
         method: "POST",
