@@ -6,7 +6,7 @@ import { AppError, errorTable, type ErrorCode, rateLimited } from "@/server/erro
 import { StoreUnavailableError } from "@/server/store";
 import { createCallerFactory, createInnerContext, publicProcedure, router } from "../trpc";
 import { createRestHandler } from "./handler";
-import { CLIENT_IP_HEADER } from "./client-ip";
+import { CLIENT_IP_HEADER } from "../../http/client-ip";
 
 // A router made for this test: one endpoint per failure mode, behind the real REST adapter.
 const echoInput = z.object({ name: z.string().min(2), count: z.number().int().optional() });

@@ -4,7 +4,7 @@ import { bodyLimits } from "../../../shared/policy";
 import { WEBHOOK_SECURITY_HEADERS, filterResponseHeaders, webhookRequestHeaders } from "../../runtime/webhooks";
 import { readBodyWithLimit } from "./read-body";
 import { authLimiters } from "../../auth/limits";
-import { CLIENT_IP_HEADER } from "./client-ip";
+import { CLIENT_IP_HEADER } from "../../http/client-ip";
 
 
 const json = (status: number, body: unknown, extra: Record<string, string> = {}) =>
