@@ -33,8 +33,14 @@ export const layerZones = [
   },
   {
     target: "./src/server/services",
-    from: ["./src/server/api", "./src/server/realtime/hub.ts"],
+    from: ["./src/server/api", "./src/server/http", "./src/server/realtime/hub.ts", "./src/server/realtime/admission.ts"],
     message: "Layer rule 3: services never see a request, a response or the transports.",
+  },
+  {
+    // next-auth's options, which call the login services, are a transport mount (api/next-auth-options.ts).
+    target: "./src/server/auth",
+    from: ["./src/server/services", "./src/server/api"],
+    message: "server/auth holds credential primitives: the services build on it, so it calls no service and no transport.",
   },
   {
     target: ["./src/server/runtime", "./src/server/nodes"],
@@ -42,8 +48,10 @@ export const layerZones = [
       "./src/server/db.ts",
       "./src/generated",
       "./src/server/api",
+      "./src/server/http",
       "./src/server/services",
       "./src/server/realtime",
+      "./src/server/flow-runtime",
       "./src/server/auth",
       "./src/server/store",
       "./src/server/mail",
@@ -51,6 +59,11 @@ export const layerZones = [
       "./src/server/services-slot.ts",
     ],
     message: "Layer rule 4: the runtime and the nodes know nothing of the database, the store, the services or the transports.",
+  },
+  {
+    target: "./src/server/realtime",
+    from: "./src/server/services",
+    message: "Realtime never imports services: what the hub needs of them is passed to createRealtimeHub (src/server.ts).",
   },
   {
     // The running flows are one boundary: AppServices.flowRuntime (src/server/flow-runtime/types.ts).
@@ -79,6 +92,14 @@ export const layerPackageRules = [
     },
   },
   {
+    // Type imports from src/generated are a path zone above; these are the packages themselves.
+    files: ["src/server/api/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ group: ["@prisma/*", "pg", "ioredis", "@electric-sql/*"], message: "Layer rule 2: routers and REST handlers call services; no database or store drivers." }] }],
+    },
+  },
+  {
     files: ["src/server/services/**/*.ts"],
     ignores: ["**/*.test.ts"],
     rules: {
@@ -93,7 +114,13 @@ export const layerPackageRules = [
   },
 ];
 
-/** Routers reach Prisma through the context (`ctx.services.db.prisma`), which no import rule sees. */
+const NO_DB = "Layer rule 2: routers and REST handlers call services; no Prisma and no database handle (`ctx.services.db`).";
+
+/**
+ * Routers could reach Prisma through the context (`ctx.services.db.prisma`, `db["prisma"]`,
+ * `ctx.services.db.sql`, `const { prisma } = ctx.services.db`), which no import rule sees. The API
+ * layer never names the database handle, in any spelling.
+ */
 export const layerSyntaxRules = [
   {
     files: ["src/server/api/**/*.ts"],
@@ -101,7 +128,10 @@ export const layerSyntaxRules = [
     rules: {
       "no-restricted-syntax": [
         "error",
-        { selector: "MemberExpression[property.name='prisma']", message: "Layer rule 2: routers and REST handlers call services; no Prisma." },
+        { selector: "MemberExpression[property.name=/^(db|prisma)$/]", message: NO_DB },
+        { selector: "MemberExpression[property.value=/^(db|prisma)$/]", message: NO_DB },
+        { selector: "ObjectPattern > Property[key.name=/^(db|prisma)$/]", message: NO_DB },
+        { selector: "ObjectPattern > Property[key.value=/^(db|prisma)$/]", message: NO_DB },
       ],
     },
   },

@@ -8,7 +8,7 @@ import next from "next";
 import { EnvError, getEnv, type Env } from "./env";
 import { createAppServices, type AppServices } from "./server/app-services";
 import { setAppServices } from "./server/services-slot";
-import { CLIENT_IP_HEADER, resolveClientIp } from "./server/api/rest/client-ip";
+import { CLIENT_IP_HEADER, resolveClientIp } from "./server/http/client-ip";
 import { createRealtimeHub } from "./server/realtime/hub";
 import { DeviceChannel } from "./server/realtime/devices";
 import { actorName } from "./server/services/flows/events";

@@ -35,6 +35,8 @@ export const errorTable = {
   RATE_LIMITED: { status: 429, trpc: "TOO_MANY_REQUESTS" },
   INTERNAL: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },
   UNAVAILABLE: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
+  /** A webhook's flow did not answer in time (runtime/webhooks.ts). */
+  GATEWAY_TIMEOUT: { status: 504, trpc: "GATEWAY_TIMEOUT" },
 } as const satisfies Record<string, { status: number; trpc: TRPC_ERROR_CODE_KEY }>;
 
 export type ErrorCode = keyof typeof errorTable;

@@ -7,7 +7,7 @@ import { parseEnv } from "@/env";
 import { createAppServices, type AppServices } from "@/server/app-services";
 import { createLogger } from "@/server/logger";
 import { createRestHandler } from "@/server/api/rest/handler";
-import { CLIENT_IP_HEADER } from "@/server/api/rest/client-ip";
+import { CLIENT_IP_HEADER } from "@/server/http/client-ip";
 import { appRouter, createCaller } from "@/server/api/root";
 import { createInnerContext } from "@/server/api/trpc";
 

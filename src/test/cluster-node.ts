@@ -17,7 +17,7 @@ import { createAppServices } from "@/server/app-services";
 import { createLogger } from "@/server/logger";
 import { createRestHandler } from "@/server/api/rest/handler";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
-import { CLIENT_IP_HEADER, resolveClientIp } from "@/server/api/rest/client-ip";
+import { CLIENT_IP_HEADER, resolveClientIp } from "@/server/http/client-ip";
 import { appRouter } from "@/server/api/root";
 import { fetchListener } from "./http-bridge";
 import { createRealtimeHub } from "@/server/realtime/hub";

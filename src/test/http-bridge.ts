@@ -5,7 +5,7 @@
  * back. The client IP header is set from the socket as src/server.ts does.
  */
 import type http from "node:http";
-import { CLIENT_IP_HEADER, resolveClientIp } from "@/server/api/rest/client-ip";
+import { CLIENT_IP_HEADER, resolveClientIp } from "@/server/http/client-ip";
 
 function toHeaders(req: http.IncomingMessage): Headers {
   const headers = new Headers();

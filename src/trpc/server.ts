@@ -3,7 +3,7 @@ import { headers } from "next/headers";
 import { getAppServices } from "@/server/services-slot";
 import { createCaller } from "@/server/api/root";
 import { requestContext } from "@/server/api/request-context";
-import { browserSessionId } from "@/server/auth/next-auth";
+import { browserSessionId } from "@/server/auth/browser-session";
 import { getOpenApiDocument } from "@/server/api/rest";
 
 /** A tRPC caller for server components, authenticated by the request's session cookie. */

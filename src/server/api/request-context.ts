@@ -1,6 +1,7 @@
 import type { AppServices } from "../app-services";
 import { newId } from "../ids";
-import { CLIENT_IP_HEADER } from "./rest/client-ip";
+import type { RequestMeta } from "../services/request-meta";
+import { CLIENT_IP_HEADER } from "../http/client-ip";
 import { createInnerContext, type Context, type ResponseHeaders } from "./trpc";
 
 /** How a transport reads one of its request's headers: lower-case name → value, or null. */
@@ -16,6 +17,11 @@ export interface RequestContextOptions {
   browserSessionId?: string;
 }
 
+/** Who asked, as services record it: the client IP (the header the custom server sets from the socket) and the user agent. */
+export function requestMeta(header: HeaderReader): RequestMeta {
+  return { ip: header(CLIENT_IP_HEADER) ?? "unknown", userAgent: header("user-agent") ?? "" };
+}
+
 /**
  * The one request → context function: the REST adapter, the tRPC endpoint and the server
  * components' caller read the client IP (the header the custom server sets from the socket), the
@@ -24,8 +30,7 @@ export interface RequestContextOptions {
 export function requestContext(app: AppServices, header: HeaderReader, options: RequestContextOptions): Context {
   return createInnerContext(app, {
     requestId: options.requestId ?? newId("req"),
-    ip: header(CLIENT_IP_HEADER) ?? "unknown",
-    userAgent: header("user-agent") ?? "",
+    ...requestMeta(header),
     credentials: {
       authorization: options.headerCredentials ? (header("authorization") ?? undefined) : undefined,
       apiKey: options.headerCredentials ? (header("x-api-key") ?? undefined) : undefined,

@@ -30,8 +30,9 @@ export async function limitTrpcBody(req: Request, router: AnyRouter, endpoint: s
   const limit = trpcBodyLimit(router, new URL(req.url), endpoint);
   const read = await readBodyWithLimit(req, limit);
   if (!read.ok) {
-    return new Response(JSON.stringify(errorBody(new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`))), {
-      status: 413,
+    const err = new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`);
+    return new Response(JSON.stringify(errorBody(err)), {
+      status: err.status,
       headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff" },
     });
   }

@@ -2,7 +2,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "./root";
 import { requestContext } from "./request-context";
 import type { AppServices } from "../app-services";
-import { browserSessionId } from "../auth/next-auth";
+import { browserSessionId } from "../auth/browser-session";
 import { limitTrpcBody } from "./trpc-body-limit";
 
 export const TRPC_ENDPOINT = "/api/trpc";

@@ -1,6 +1,7 @@
 import type { Deployment, Flow } from "../../generated/prisma/client";
 import type { DeviceInMessage, FlowState, NodeStatus } from "../runtime/types";
-import type { WebhookRequest, WebhookResponse } from "../runtime/webhooks";
+import { webhookError, type WebhookRequest, type WebhookResponse } from "../runtime/webhooks";
+import { AppError } from "../errors";
 import { LocalFlowRuntime, type LocalRuntimeDeps } from "./local";
 import { ClusterBus, RpcTimeout, type ClusterEvent } from "./cluster-bus";
 import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, InjectResult } from "./types";
@@ -213,7 +214,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
       return reply.notOwner ? null : reply.value;
     } catch (err) {
       if (!(err instanceof RpcTimeout)) throw err;
-      return { status: 503, headers: { "content-type": "application/json" }, body: { error: { code: "UNAVAILABLE", message: "the instance running this flow did not answer" } } };
+      return webhookError(new AppError("UNAVAILABLE", "the instance running this flow did not answer"));
     }
   }
 

@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLIENT_IP_HEADER, resolveClientIp } from "../api/rest/client-ip";
+import { CLIENT_IP_HEADER, resolveClientIp } from "./client-ip";
 import { ResponseHeaderMap, type RestRequest, type RestResult } from "../api/rest/handler";
 import { directMountFor, serveDirect, serveRest, type FetchHandler } from "./direct-mount";
 

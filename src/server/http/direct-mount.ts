@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { API_PREFIX, type RestRequest, type RestResult } from "../api/rest/handler";
-import { CLIENT_IP_HEADER } from "../api/rest/client-ip";
+import { CLIENT_IP_HEADER } from "./client-ip";
 
 /**
  * The headers next.config.mjs's `headers()` puts on every response. Requests the custom server

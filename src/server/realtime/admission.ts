@@ -1,7 +1,7 @@
 import type { Duplex } from "node:stream";
 import type { AppServices } from "../app-services";
 import { resolvePrincipal, type Principal } from "../auth/principal";
-import { browserSessionId } from "../auth/next-auth";
+import { browserSessionId } from "../auth/browser-session";
 import { assertPermission } from "../permissions";
 import { AppError } from "../errors";
 import { WS_LIMITS } from "../../shared/realtime";

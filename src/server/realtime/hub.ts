@@ -19,7 +19,7 @@ import { OrgChannels } from "./org-channels";
 import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { DeviceChannel } from "./devices";
 import { authLimiters } from "../auth/limits";
-import { CLIENT_IP_HEADER } from "../api/rest/client-ip";
+import { CLIENT_IP_HEADER } from "../http/client-ip";
 
 export { WS_CLOSE };
 

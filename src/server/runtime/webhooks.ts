@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Message } from "./types";
+import { AppError, errorBody } from "../errors";
 
 export interface WebhookRequest {
   method: string;
@@ -13,6 +14,11 @@ export interface WebhookResponse {
   status: number;
   headers: Record<string, string>;
   body: unknown;
+}
+
+/** An error as a webhook answer: status and body from the one error table (src/server/errors.ts). */
+export function webhookError(err: AppError): WebhookResponse {
+  return { status: err.status, headers: { "content-type": "application/json" }, body: errorBody(err) };
 }
 
 /** Which flow of which organization a node belongs to: a pending response answers only its own. */
@@ -141,7 +147,7 @@ export class WebhookRegistry {
     const id = randomBytes(16).toString("base64url");
     const timer = setTimeout(() => {
       if (!this.pending.delete(id)) return;
-      respond({ status: 504, headers: { "content-type": "application/json" }, body: { error: { code: "UNAVAILABLE", message: "the flow did not answer in time" } } });
+      respond(webhookError(new AppError("GATEWAY_TIMEOUT", "the flow did not answer in time")));
     }, RESPONSE_TIMEOUT_MS);
     timer.unref();
     this.pending.set(id, {

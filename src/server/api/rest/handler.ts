@@ -8,6 +8,7 @@ import { bodyLimits } from "../../../shared/policy";
 import { collectRoutes, matchRoute, type RestRoute } from "./routes";
 import { jsonOf } from "../frozen-output";
 import { invokeProcedure } from "../invoke-procedure";
+import { readLimited } from "./read-body";
 
 export const API_PREFIX = "/api/v1";
 
@@ -66,18 +67,11 @@ async function readBody(req: RestRequest, limit: number): Promise<unknown> {
   if (type !== "application/json" && !/^application\/[\w.+-]+\+json$/.test(type)) {
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "request bodies must be sent as Content-Type: application/json");
   }
-  const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`);
-  if (declared !== null && Number(declared) > limit) throw tooLarge();
-  // Count while reading: a chunked body has no Content-Length to trust. Leaving the loop cancels
-  // the upload (a fetch body) or destroys the request stream (Node).
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of req.body) {
-    size += chunk.byteLength;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
+  // The same reader as tRPC and the webhooks: a Content-Length that is not a number, or too large,
+  // is refused unread; a chunked body is counted as it streams.
+  const read = await readLimited(req.body, declared, limit);
+  if (!read.ok) throw new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`);
+  const text = read.text;
   if (text.trim() === "") return undefined;
   try {
     return JSON.parse(text) as unknown;

@@ -1,27 +1,46 @@
+export type LimitedRead = { ok: true; text: string } | { ok: false };
+
 /**
- * Reads a request body as UTF-8, counting bytes as they stream in: a declared Content-Length over
- * the limit is refused before reading, and a chunked (or lying) body is cancelled as soon as it
- * passes the limit, so an oversized body never sits in memory.
+ * The one body reader with a size limit, for every transport: a declared Content-Length that is not
+ * a plain number, or is over the limit, is refused before a byte is read; a chunked (or lying) body
+ * is counted as it streams in and refused as soon as it passes the limit, so an oversized body never
+ * sits in memory. Refusing stops the iteration, which cancels a fetch body or ends the Node
+ * iterator; what the refusal answers (413) is the caller's.
  */
-export async function readBodyWithLimit(req: Request, limit: number): Promise<{ ok: true; text: string } | { ok: false }> {
-  const declared = req.headers.get("content-length");
-  if (declared !== null && (!/^\d+$/.test(declared) || Number(declared) > limit)) {
-    await req.body?.cancel().catch(() => undefined);
-    return { ok: false };
-  }
-  if (!req.body) return { ok: true, text: "" };
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
+export async function readLimited(chunks: AsyncIterable<Uint8Array> | null, declared: string | null, limit: number): Promise<LimitedRead> {
+  if (declared !== null && (!/^\d+$/.test(declared) || Number(declared) > limit)) return { ok: false };
+  if (!chunks) return { ok: true, text: "" };
+  const kept: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => undefined);
-      return { ok: false };
-    }
-    chunks.push(value);
+  for await (const chunk of chunks) {
+    total += chunk.byteLength;
+    if (total > limit) return { ok: false };
+    kept.push(chunk);
   }
-  return { ok: true, text: Buffer.concat(chunks).toString("utf8") };
+  return { ok: true, text: Buffer.concat(kept).toString("utf8") };
+}
+
+/** A fetch body as chunks; leaving the loop early cancels the upload. */
+async function* streamChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  let finished = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        finished = true;
+        return;
+      }
+      yield value;
+    }
+  } finally {
+    if (!finished) await reader.cancel().catch(() => undefined);
+  }
+}
+
+/** readLimited over a fetch Request (tRPC, webhooks). A body refused before reading is cancelled. */
+export async function readBodyWithLimit(req: Request, limit: number): Promise<LimitedRead> {
+  const read = await readLimited(req.body && streamChunks(req.body), req.headers.get("content-length"), limit);
+  if (!read.ok && req.body && !req.body.locked) await req.body.cancel().catch(() => undefined);
+  return read;
 }

@@ -6,7 +6,8 @@ import { AppError, errorTable, type ErrorCode, rateLimited } from "@/server/erro
 import { StoreUnavailableError } from "@/server/store";
 import { createCallerFactory, createInnerContext, publicProcedure, router } from "../trpc";
 import { createRestHandler } from "./handler";
-import { CLIENT_IP_HEADER } from "./client-ip";
+import { limitTrpcBody } from "../trpc-body-limit";
+import { CLIENT_IP_HEADER } from "../../http/client-ip";
 
 // A router made for this test: one endpoint per failure mode, behind the real REST adapter.
 const echoInput = z.object({ name: z.string().min(2), count: z.number().int().optional() });
@@ -115,6 +116,22 @@ describe("REST adapter", () => {
     expect((await ok.json()).size).toBe(3 * 1024 * 1024);
     const tooBig = await send("PUT", "/big/a", { body: JSON.stringify({ data: "y".repeat(5 * 1024 * 1024 + 1) }), headers: json });
     expect(tooBig.status).toBe(413);
+  });
+
+  it("refuses a Content-Length that is not a number unread, with the same 413 as tRPC", async () => {
+    const body = JSON.stringify({ name: "abc" });
+    const res = await send("POST", "/echo", { body, headers: { ...json, "content-length": "abc" } });
+    expect(res.status).toBe(413);
+    expect((await res.json()).error.code).toBe("PAYLOAD_TOO_LARGE");
+
+    const trpc = await limitTrpcBody(
+      new Request("http://app.test/api/trpc/echo", { method: "POST", body, headers: { ...json, "content-length": "abc" } }),
+      testRouter,
+      "/api/trpc",
+    );
+    expect(trpc).toBeInstanceOf(Response);
+    expect((trpc as Response).status).toBe(413);
+    expect((await (trpc as Response).json()).error.code).toBe("PAYLOAD_TOO_LARGE");
   });
 
   it("counts the bytes of a body sent without Content-Length", async () => {

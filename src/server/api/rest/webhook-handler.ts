@@ -4,13 +4,14 @@ import { bodyLimits } from "../../../shared/policy";
 import { WEBHOOK_SECURITY_HEADERS, filterResponseHeaders, webhookRequestHeaders } from "../../runtime/webhooks";
 import { readBodyWithLimit } from "./read-body";
 import { authLimiters } from "../../auth/limits";
-import { CLIENT_IP_HEADER } from "./client-ip";
+import { CLIENT_IP_HEADER } from "../../http/client-ip";
 
 
-const json = (status: number, body: unknown, extra: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), {
-    status,
-    headers: { ...WEBHOOK_SECURITY_HEADERS, "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...extra },
+/** A refusal of ours (not the flow's answer): status and body from the one error table. */
+const fail = (err: AppError) =>
+  new Response(JSON.stringify(errorBody(err)), {
+    status: err.status,
+    headers: { ...WEBHOOK_SECURITY_HEADERS, "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...err.headers },
   });
 
 /**
@@ -23,7 +24,7 @@ export async function handleWebhookUrl(app: AppServices, req: Request): Promise<
   try {
     parts = pathname.slice("/hooks/".length).split("/").map(decodeURIComponent);
   } catch {
-    return json(400, errorBody(new AppError("VALIDATION_FAILED", "the webhook path is not valid percent-encoding")));
+    return fail(new AppError("VALIDATION_FAILED", "the webhook path is not valid percent-encoding"));
   }
   const [slug, ...segments] = parts;
   return handleWebhook(app, req, slug!, segments);
@@ -38,32 +39,32 @@ export async function handleWebhookUrl(app: AppServices, req: Request): Promise<
 export async function handleWebhook(app: AppServices, req: Request, slug: string, segments: string[]): Promise<Response> {
   const url = new URL(req.url);
   const path = `/${segments.map(encodeURIComponent).join("/")}`;
-  if (!(await app.flowRuntime.hasWebhook(slug, req.method, path))) return json(404, errorBody(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`)));
+  if (!(await app.flowRuntime.hasWebhook(slug, req.method, path))) return fail(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`));
   const limiters = authLimiters(app);
   const ip = req.headers.get(CLIENT_IP_HEADER) ?? "unknown";
   // Per organization: its slug names it (unique), without a database read per request.
   for (const [limiter, key] of [[limiters.webhookPerIp, ip], [limiters.webhookPerOrganization, slug]] as const) {
     const result = await limiter.consume(key);
-    if (!result.allowed) return json(429, errorBody(new AppError("RATE_LIMITED", "too many webhook requests, try again later")), { "retry-after": String(result.retryAfterSec) });
+    if (!result.allowed) return fail(new AppError("RATE_LIMITED", "too many webhook requests, try again later", { headers: { "retry-after": String(result.retryAfterSec) } }));
   }
   let body: unknown = undefined;
   if (req.method !== "GET" && req.method !== "HEAD") {
     const read = await readBodyWithLimit(req, bodyLimits.defaultBytes);
-    if (!read.ok) return json(413, errorBody(new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${bodyLimits.defaultBytes} bytes`)));
+    if (!read.ok) return fail(new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${bodyLimits.defaultBytes} bytes`));
     const text = read.text;
     const type = req.headers.get("content-type") ?? "";
     if (/json/.test(type) && text) {
       try {
         body = JSON.parse(text);
       } catch {
-        return json(400, errorBody(new AppError("INVALID_JSON", "request body is not valid JSON")));
+        return fail(new AppError("INVALID_JSON", "request body is not valid JSON"));
       }
     } else if (/x-www-form-urlencoded/.test(type)) body = Object.fromEntries(new URLSearchParams(text));
     else body = text;
   }
   // Served by the flow wherever it runs (another instance, in a cluster).
   const res = await app.flowRuntime.handleWebhook(slug, { method: req.method, path, query: Object.fromEntries(url.searchParams), headers: webhookRequestHeaders(req.headers), body });
-  if (!res) return json(404, errorBody(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`)));
+  if (!res) return fail(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`));
   const outHeaders = new Headers(filterResponseHeaders(res.headers).allowed);
   let payload: BodyInit | null;
   if (res.body === undefined || res.body === null) payload = null;

@@ -1,6 +1,6 @@
 import NextAuth from "next-auth";
 import { getAppServices } from "@/server/services-slot";
-import { buildAuthOptions } from "@/server/auth/next-auth";
+import { buildAuthOptions } from "@/server/api/next-auth-options";
 
 export const dynamic = "force-dynamic";
 

@@ -1,17 +1,22 @@
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
-import { getToken } from "next-auth/jwt";
 import type { AppServices } from "../app-services";
-import { deriveKey } from "./crypto";
 import { toAppError } from "../errors";
+import { browserSessionId, nextAuthSecret } from "../auth/browser-session";
+import { SessionStore } from "../auth/session-store";
 import { login } from "../services/accounts/login";
 import { loginInput, type LoginSuccess } from "../services/accounts/account.schemas";
 import { endSession } from "../services/accounts/tokens";
-import { SessionStore } from "./session-store";
-import { CLIENT_IP_HEADER } from "../api/rest/client-ip";
-import { tokenPolicy } from "../../shared/policy";
 import { switchOrganization } from "../services/organizations/organizations";
 import { switchOrganizationInput } from "../services/organizations/organization.schemas";
+import { tokenPolicy } from "../../shared/policy";
+import { requestMeta, type HeaderReader } from "./request-context";
+
+/*
+ * next-auth's options: a transport mount like trpc-handler.ts (src/app/api/auth/[...nextauth]/route.ts
+ * serves them), calling the same account services as the API. Reading the session cookie on other
+ * requests is src/server/auth/browser-session.ts.
+ */
 
 /** Error strings the login page understands (next-auth passes them through as `error`). */
 export const SIGN_IN_ERRORS = {
@@ -28,19 +33,6 @@ function sessionUser(result: LoginSuccess) {
     organizationId: result.user.organization_id,
     role: result.user.role,
   };
-}
-
-/** next-auth's secret is derived from JWT_SECRET, never a separate variable to configure. */
-export function nextAuthSecret(app: AppServices): string {
-  return deriveKey(app.config.secrets.jwtSecret, "next-auth-v1").toString("base64url");
-}
-
-function header(req: { headers?: Record<string, unknown> | Headers } | undefined, name: string): string {
-  const headers = req?.headers;
-  if (!headers) return "";
-  if (headers instanceof Headers) return headers.get(name) ?? "";
-  const value = headers[name];
-  return typeof value === "string" ? value : "";
 }
 
 /**
@@ -72,10 +64,7 @@ export function buildAuthOptions(app: AppServices): NextAuthOptions {
           });
           if (!parsed.success) throw new Error("VALIDATION_FAILED");
           try {
-            const result = await login(app, parsed.data, {
-              ip: header(req, CLIENT_IP_HEADER) || "unknown",
-              userAgent: header(req, "user-agent"),
-            });
+            const result = await login(app, parsed.data, requestMeta(headerReader(req)));
             if ("requires_mfa" in result) throw new Error(SIGN_IN_ERRORS.mfaRequired);
             return sessionUser(result);
           } catch (err) {
@@ -93,19 +82,17 @@ export function buildAuthOptions(app: AppServices): NextAuthOptions {
         name: "Switch organization",
         credentials: { organization_id: { label: "Organization", type: "text" } },
         async authorize(credentials, req) {
+          const header = headerReader(req);
           const organizationId = switchOrganizationInput.safeParse({ organization_id: credentials?.organization_id });
           if (!organizationId.success) throw new Error("VALIDATION_FAILED");
-          const current = await browserSessionId(app, { cookie: header(req, "cookie"), origin: header(req, "origin") || null });
+          const current = await browserSessionId(app, { cookie: header("cookie"), origin: header("origin") });
           if (!current) throw new Error("UNAUTHENTICATED");
           try {
             // The session itself, not the principal: the current organization may be the one just
             // deleted, and leaving it is exactly what the user wants to do.
             const session = await new SessionStore(app.store).get(current);
             if (!session) throw new Error("SESSION_REVOKED");
-            const result = await switchOrganization(app, session.user_id, organizationId.data.organization_id, {
-              ip: header(req, CLIENT_IP_HEADER) || "unknown",
-              userAgent: header(req, "user-agent"),
-            });
+            const result = await switchOrganization(app, session.user_id, organizationId.data.organization_id, requestMeta(header));
             await endSession(app, session);
             return sessionUser(result);
           } catch (err) {
@@ -143,68 +130,13 @@ export function buildAuthOptions(app: AppServices): NextAuthOptions {
   };
 }
 
-function parseCookieHeader(header: string): Record<string, string> {
-  const cookies: Record<string, string> = {};
-  for (const part of header.split(";")) {
-    const i = part.indexOf("=");
-    if (i < 0) continue;
-    const name = part.slice(0, i).trim();
-    if (!name || name in cookies) continue;
-    try {
-      cookies[name] = decodeURIComponent(part.slice(i + 1).trim());
-    } catch {
-      cookies[name] = part.slice(i + 1).trim();
-    }
-  }
-  return cookies;
-}
-
-/**
- * The session id in a request's next-auth cookie, if it carries a valid one and the request comes
- * from our own origin (cookies ride along on cross-site requests; the Origin check stops CSRF).
- */
-export async function browserSessionId(app: AppServices, headers: { cookie?: string | null; origin?: string | null }): Promise<string | undefined> {
-  if (!headers.cookie) return undefined;
-  if (headers.origin && headers.origin !== new URL(app.config.publicUrl).origin) return undefined;
-  const secureCookie = app.config.publicUrl.startsWith("https://");
-  const cookies = parseCookieHeader(headers.cookie);
-  // The session cookie's value (next-auth splits a large one into name.0, name.1, …).
-  const name = secureCookie ? "__Secure-next-auth.session-token" : "next-auth.session-token";
-  const value = Object.keys(cookies)
-    .filter((k) => k === name || k.startsWith(`${name}.`))
-    .sort()
-    .map((k) => cookies[k])
-    .join("|");
-  if (!value) return undefined;
-  // Decrypting the cookie (an HKDF on libuv's thread pool, then AES-GCM) is a pure function of its
-  // value: remember the answer until the cookie's own expiry. Whether the session still exists is
-  // checked by the caller on every request, so a revocation bites as before.
-  const memo = cookieMemo(app);
-  const now = Date.now();
-  const known = memo.get(value);
-  if (known && known.expiresAt > now) return known.sid;
-  // next-auth's getToken reads parsed `req.cookies`, never the raw Cookie header.
-  const token = await getToken({
-    req: { cookies, headers: {} } as unknown as Parameters<typeof getToken>[0]["req"],
-    secret: nextAuthSecret(app),
-    secureCookie,
-  });
-  const sid = typeof token?.sid === "string" ? token.sid : undefined;
-  const exp = typeof token?.exp === "number" ? token.exp * 1000 : 0;
-  if (sid && exp > now) {
-    if (memo.size >= COOKIE_MEMO_MAX) memo.delete(memo.keys().next().value!);
-    memo.set(value, { sid, expiresAt: exp });
-  }
-  return sid;
-}
-
-const COOKIE_MEMO_MAX = 10_000;
-type CookieMemo = Map<string, { sid: string; expiresAt: number }>;
-// Keyed by the app (one per process); a second copy of this module in a Next bundle keeps a
-// second memo, which only costs a decryption more.
-const cookieMemos = new WeakMap<AppServices, CookieMemo>();
-function cookieMemo(app: AppServices): CookieMemo {
-  let memo = cookieMemos.get(app);
-  if (!memo) cookieMemos.set(app, (memo = new Map()));
-  return memo;
+/** next-auth hands its callbacks a request whose headers are a plain object (or, at times, Headers). */
+function headerReader(req: { headers?: Record<string, unknown> | Headers } | undefined): HeaderReader {
+  const headers = req?.headers;
+  return (name) => {
+    if (!headers) return null;
+    const value = headers instanceof Headers ? headers.get(name) : headers[name];
+    // An empty header counts as absent, as it always has here ("unknown" IP, no Origin).
+    return typeof value === "string" && value !== "" ? value : null;
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { encode } from "next-auth/jwt";
-import { browserSessionId, nextAuthSecret } from "./next-auth";
+import { browserSessionId, nextAuthSecret } from "./browser-session";
 import type { AppServices } from "../app-services";
 
 const app = { config: { publicUrl: "http://app.test", secrets: { jwtSecret: "j".repeat(40) } } } as unknown as AppServices;
