@@ -30,6 +30,21 @@ interface MiddlewareOptions extends CallState {
   next(options?: NextOptions): Promise<MiddlewareResult>;
 }
 
+/**
+ * The `next` of one level. Made by a function that returns it unnamed: a closure written inline as
+ * `next: (…) => …` gets a name-setting wrapper from the TypeScript loader on every call.
+ */
+function nextOf(middlewares: Middleware[], meta: unknown, index: number, state: CallState): (options?: NextOptions) => Promise<MiddlewareResult> {
+  return (options) =>
+    step(middlewares, meta, index + 1, {
+      path: state.path,
+      type: state.type,
+      ctx: options?.ctx ? { ...state.ctx, ...options.ctx } : state.ctx,
+      input: options && "input" in options ? options.input : state.input,
+      getRawInput: options?.getRawInput ?? state.getRawInput,
+    });
+}
+
 async function step(middlewares: Middleware[], meta: unknown, index: number, state: CallState): Promise<MiddlewareResult> {
   try {
     return await middlewares[index]!({
@@ -41,14 +56,7 @@ async function step(middlewares: Middleware[], meta: unknown, index: number, sta
       meta,
       signal: undefined,
       batchIndex: 0,
-      next: (options) =>
-        step(middlewares, meta, index + 1, {
-          path: state.path,
-          type: state.type,
-          ctx: options?.ctx ? { ...state.ctx, ...options.ctx } : state.ctx,
-          input: options && "input" in options ? options.input : state.input,
-          getRawInput: options?.getRawInput ?? state.getRawInput,
-        }),
+      next: nextOf(middlewares, meta, index, state),
     });
   } catch (cause) {
     return { ok: false, error: getTRPCErrorFromUnknown(cause) };

@@ -12,7 +12,16 @@ export async function currentMembership(app: AppServices, userId: string, organi
   return membership && isRole(membership.role) ? { email: membership.user.email, role: membership.role } : null;
 }
 
+// A memo of a pure function (the same id always gives the same key), bounded; per module copy.
+const credentialKeys = new Map<string, string>();
+
 /** The per-credential rate-limit key of a session or an API key id: stable and not secret. */
 export function credentialKeyOf(id: string): string {
-  return sha256(id).slice(0, 32);
+  let key = credentialKeys.get(id);
+  if (key === undefined) {
+    key = sha256(id).slice(0, 32);
+    if (credentialKeys.size >= 10_000) credentialKeys.clear();
+    credentialKeys.set(id, key);
+  }
+  return key;
 }
