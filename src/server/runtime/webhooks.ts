@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import type { Message } from "./types";
 import { AppError, errorBody } from "../errors";
+import { randomToken } from "../ids";
 
 export interface WebhookRequest {
   method: string;
@@ -144,7 +144,7 @@ export class WebhookRegistry {
 
   /** A response handle for a message of `binding`'s flow: only that flow's http-response answers it. */
   openResponse(binding: FlowBinding, respond: (r: WebhookResponse) => void): string {
-    const id = randomBytes(16).toString("base64url");
+    const id = randomToken(16);
     const timer = setTimeout(() => {
       if (!this.pending.delete(id)) return;
       respond(webhookError(new AppError("GATEWAY_TIMEOUT", "the flow did not answer in time")));
