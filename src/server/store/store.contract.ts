@@ -179,6 +179,29 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
       await store.del(key("c"), key("p"));
     });
 
+    it("touchJson sets only the top-level field, whatever the record holds and whatever the new text is", async () => {
+      const cap = new Date(Date.now() + 60_000).toISOString();
+      const cases: Array<{ record: Record<string, unknown>; seen: string }> = [
+        // A string that spells the field inside it (its quotes are escaped in the JSON text).
+        { record: { note: '"seen":"fake"', seen: "old", cap }, seen: "new" },
+        // New text that needs escaping.
+        { record: { seen: "old", cap }, seen: 'say "hi" \\ \n' },
+        // A nested object with the same field name, before the top-level one.
+        { record: { inner: { seen: "inner" }, seen: "old", cap }, seen: "new" },
+        // The field written with escapes in the record, and a field that is not there yet.
+        { record: { seen: "o\"ld", cap }, seen: "new" },
+        { record: { other: "x", cap }, seen: "new" },
+      ];
+      for (const [i, { record, seen }] of cases.entries()) {
+        await store.set(key(`f${i}`), JSON.stringify(record), { ttlMs: 10_000 });
+        const touched = await store.touchJson(key(`f${i}`), { set: { seen }, ttlMs: 5_000, capAt: "cap" });
+        expect(JSON.parse(touched!)).toEqual({ ...record, seen });
+        expect(JSON.parse((await store.get(key(`f${i}`)))!)).toEqual({ ...record, seen });
+        expect((await store.ttl(key(`f${i}`)))!).toBeLessThanOrEqual(5_000);
+        await store.del(key(`f${i}`));
+      }
+    });
+
     it("touchJson under concurrency with a delete: once deleted, the key stays deleted", async () => {
       await store.set(key("r"), JSON.stringify({ seen: "0" }), { ttlMs: 10_000 });
       const touches = Array.from({ length: 20 }, (_, i) => store.touchJson(key("r"), { set: { seen: String(i) }, ttlMs: 10_000 }));
