@@ -89,11 +89,14 @@ describe("flow reads across instances", () => {
     expect(injected.flow_id).toBe(flow.id);
 
     // The runtime records a state by itself (no service write around it): read back at once too.
-    const row = await a.db.prisma.flow.findUniqueOrThrow({ where: { id: flow.id } });
-    await a.flowRuntime.setEnabled(row, false);
-    expect((await getFlow(b, await as(b, owner), flow.id)).flow.state).toBe("stopped");
-    await a.flowRuntime.setEnabled(row, true);
-    expect((await getFlow(b, await as(b, owner), flow.id)).flow.state).toBe("running");
+    // The row changes behind the services' back (no new token), so only the runtime's own record
+    // of the new state can make the other instance read again. (Clustered, the runtime takes
+    // `enabled` from the database, so it is written there first.)
+    for (const enabled of [false, true]) {
+      const row = await a.db.prisma.flow.update({ where: { id: flow.id }, data: { enabled } });
+      await a.flowRuntime.setEnabled(row, enabled);
+      expect((await getFlow(b, await as(b, owner), flow.id)).flow.state).toBe(enabled ? "running" : "stopped");
+    }
 
     // Disabled on one instance: stopped (written by the runtime), and inject refused, on the other.
     await updateFlow(a, await as(a, owner), updateFlowInput.parse({ id: flow.id, enabled: false }), testMeta);
