@@ -39,6 +39,7 @@ test("after a server restart the editor's debug stream comes back by itself, wit
     expect((await api("POST", `/nodes/${f.ids.inject}/inject`, token, {})).status).toBe(200);
     await expect(messages).toHaveCount(1);
 
+    const killed = (await api("GET", "/health")).body.instance_id as string;
     await server.kill9();
     const banner = page.getByRole("status").filter({ hasText: "Offline: live updates paused." });
     await expect(banner).toBeVisible({ timeout: 15_000 });
@@ -48,6 +49,15 @@ test("after a server restart the editor's debug stream comes back by itself, wit
     await server.waitUp();
     // Backoff is capped at 15 s: the page is back within that after the server is.
     await expect(banner).toHaveCount(0, { timeout: 20_000 });
+    // On Redis a flow held by the killed process runs again once its lease has run out and a live
+    // instance took it (failover, a few seconds; with PostgreSQL the suite's shared server is an
+    // instance of the same cluster and may hold it). An inject before that answers 503, as it may
+    // not have been sent.
+    const runsOnALiveInstance = async () => {
+      const runsOn = (await api("GET", `/flows/${flow.id}`, token)).body.flow.runtime?.instance_id as string | undefined;
+      return runsOn !== undefined && runsOn !== killed;
+    };
+    await expect.poll(runsOnALiveInstance, { timeout: 20_000 }).toBe(true);
     expect((await api("POST", `/nodes/${f.ids.inject}/inject`, token, {})).status).toBe(200);
     await expect(messages).toHaveCount(2);
     // And the page's own Inject works on the new connection.
