@@ -72,6 +72,27 @@ describe("deleting an organization", () => {
   });
 });
 
+describe("deleting the account of an organization's only member", () => {
+  it("stops the organization's flows too: its webhooks answer 404", async () => {
+    const owner = await signUp(request);
+    const slug = (await testApp.app.db.prisma.organization.findUniqueOrThrow({ where: { id: owner.organizationId } })).slug;
+    const [inId, outId] = [`in-${Date.now()}`, `out-${Date.now()}`];
+    const flow = (await request("POST", "/flows", { token: owner.accessToken, body: { name: "hooked", nodes: [{ id: inId, type: "http-in", config: { method: "get", path: "/ping" } }, { id: outId, type: "http-response" }], connections: [{ source: inId, target: outId }] } })).body.flow;
+    expect((await request("POST", `/flows/${flow.id}/deploy`, { token: owner.accessToken })).body.deployment.state).toBe("running");
+    const webhook = () => handleWebhook(testApp.app, new Request(`http://app.test/hooks/${slug}/ping`), slug, ["ping"]);
+    expect((await webhook()).status).toBe(200);
+    const socket = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+    await socket.next(ready);
+
+    const deleted = await request("DELETE", "/auth/profile", { token: owner.accessToken, body: { password: owner.password } });
+    expect(deleted.status, deleted.text).toBe(204);
+    expect(await testApp.app.flowRuntime.placement(flow.id)).toBeNull();
+    expect((await webhook()).status).toBe(404);
+    const closed = await Promise.race([socket.closed, new Promise<null>((r) => setTimeout(() => r(null), 3000))]);
+    expect(closed?.code).toBe(WS_CLOSE.unauthenticated);
+  });
+});
+
 describe("unauthenticated WebSocket upgrades are bounded per IP", () => {
   it(`past ${WS_LIMITS.maxUnauthenticatedPerIp} sockets waiting to authenticate, the upgrade answers 429; an authenticated one frees a slot`, async () => {
     const user = await signUp(request);

@@ -5,6 +5,7 @@ import { recordAudit } from "../audit/record-audit";
 import { findActiveUser, profileView, verifyPasswordCounted } from "./shared";
 import type { RequestMeta } from "../request-meta";
 import { endOtherSessions } from "./tokens";
+import { retireOrganization } from "../organizations/organizations";
 
 export async function getProfile(app: AppServices, principal: Principal) {
   const user = await findActiveUser(app, principal.userId);
@@ -55,10 +56,14 @@ export async function deleteAccount(app: AppServices, principal: Principal, pass
     }
   }
   const now = new Date();
+  const retired: string[] = [];
   await app.db.prisma.$transaction(async (tx) => {
     for (const m of owned) {
       const others = await tx.membership.count({ where: { organizationId: m.organizationId, userId: { not: user.id } } });
-      if (others === 0) await tx.organization.update({ where: { id: m.organizationId }, data: { deletedAt: now } });
+      if (others === 0) {
+        await tx.organization.update({ where: { id: m.organizationId }, data: { deletedAt: now } });
+        retired.push(m.organizationId);
+      }
     }
     await tx.membership.deleteMany({ where: { userId: user.id } });
     await tx.backupCode.deleteMany({ where: { userId: user.id } });
@@ -67,6 +72,8 @@ export async function deleteAccount(app: AppServices, principal: Principal, pass
   try {
     await endOtherSessions(app, user.id);
     await recordAudit(app, { action: "user.deleted", organizationId: principal.organizationId, actorId: user.id, targetType: "user", targetId: user.id, ipAddress: meta.ip });
+    // An organization that went with its only member goes as a deleted one does: flows stopped.
+    for (const id of retired) await retireOrganization(app, id);
   } finally {
     // The user's keys and memberships stop working on every instance at once.
     await app.access.changed();

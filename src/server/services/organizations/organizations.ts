@@ -82,15 +82,22 @@ export async function deleteOrganization(app: AppServices, principal: Principal,
   ]);
   try {
     await recordAudit(app, { action: "organization.deleted", organizationId: id, actorId: principal.userId, targetType: "organization", targetId: id, ipAddress: meta.ip });
-    // Its sockets close on every instance (the hub listens to the organization's lifecycle channel)...
-    const event: OrganizationLifecycleEvent = { type: "organization.deleted", organization_id: id };
-    await app.store.publish(organizationLifecycleChannel(id), JSON.stringify(event));
-    // ...and its flows stop wherever they run, so its webhooks answer 404.
-    const deployed = await app.db.prisma.flow.findMany({ where: { organizationId: id, currentDeploymentId: { not: null } }, select: { id: true } });
-    for (const flow of deployed) await app.flowRuntime.stop(flow.id);
+    await retireOrganization(app, id);
   } finally {
     await app.access.changed();
   }
+}
+
+/**
+ * What follows an organization's deletion once it is committed (deleting it, or deleting the
+ * account of its only member): its sockets close on every instance (the hub listens to the
+ * organization's lifecycle channel), and its flows stop wherever they run, so its webhooks answer 404.
+ */
+export async function retireOrganization(app: AppServices, id: string): Promise<void> {
+  const event: OrganizationLifecycleEvent = { type: "organization.deleted", organization_id: id };
+  await app.store.publish(organizationLifecycleChannel(id), JSON.stringify(event));
+  const deployed = await app.db.prisma.flow.findMany({ where: { organizationId: id, currentDeploymentId: { not: null } }, select: { id: true } });
+  for (const flow of deployed) await app.flowRuntime.stop(flow.id);
 }
 
 /** A new session in another organization of the user, shaped like a login response. */
