@@ -10,7 +10,8 @@ import { ownServer } from "../helpers/own-server";
 const server = ownServer({
   port: Number(process.env.E2E_LIVE_RESTART_PORT ?? 3292),
   name: "live-restart",
-  env: { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" },
+  // A restarted process is a new instance (the spec tells the two apart by instance id).
+  env: { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379", INSTANCE_ID: "" },
 });
 const { api, origin } = server;
 

@@ -1,21 +1,22 @@
 import type { z } from "zod";
-import { deepFreeze } from "../../shared/deep-freeze";
+import { deepFreeze, isDeepFrozen } from "../../shared/deep-freeze";
 
 /** What a procedure's `.output()` gets: a parse function that carries its schema (for OpenAPI). */
 export type FrozenOutputParser<T extends z.ZodType> = ((value: unknown) => Promise<z.output<T>>) & { schema: T };
 
 /**
- * The output check of procedures that often answer with the very same deep-frozen value (a cached read,
- * services/flows/flow-reads.ts, or the node catalog): a frozen value cannot change, so its checked
- * and stripped form is kept beside it and every later answer with it skips the check. Values that
- * are not frozen are checked every time (a frozen value must be frozen all the way down: deepFreeze), as `.output(schema)` does. The checked form is frozen too,
- * so the REST adapter writes its JSON once (`jsonOf`).
+ * The output check of procedures that often answer with the very same deep-frozen value (a cached
+ * read, services/flows/flow-reads.ts, or the node catalog): such a value cannot change, so its
+ * checked and stripped form is kept beside it and every later answer with it skips the check.
+ * Values not frozen by deepFreeze (Object.freeze alone does not count) are checked every time, as
+ * `.output(schema)` does. The checked form is deep-frozen too, so the REST adapter writes its JSON
+ * once (`jsonOf`).
  */
 export function frozenOutput<T extends z.ZodType>(schema: T): FrozenOutputParser<T> {
   // Per parser, and weak: an entry lives as long as the value it was checked from (a cache entry).
   const checked = new WeakMap<object, z.output<T>>();
   const parse = async (value: unknown): Promise<z.output<T>> => {
-    if (value === null || typeof value !== "object" || !Object.isFrozen(value)) return schema.parseAsync(value);
+    if (!isDeepFrozen(value)) return schema.parseAsync(value);
     const known = checked.get(value);
     if (known !== undefined) return known;
     const output = deepFreeze(await schema.parseAsync(value));
@@ -33,9 +34,9 @@ export function outputSchemaOf(output: unknown): z.ZodType | undefined {
 
 const serialized = new WeakMap<object, string>();
 
-/** JSON text of a value; a frozen object's is made once and kept beside it. */
+/** JSON text of a value; a deep-frozen value's is made once and kept beside it. */
 export function jsonOf(value: unknown): string {
-  if (value === null || typeof value !== "object" || !Object.isFrozen(value)) return JSON.stringify(value);
+  if (!isDeepFrozen(value)) return JSON.stringify(value);
   let text = serialized.get(value);
   if (text === undefined) {
     text = JSON.stringify(value);

@@ -139,7 +139,11 @@ export class LocalFlowRuntime implements FlowRuntime {
     }
     // The engine reports asynchronously; the response must not come before the row says so.
     await this.deps.prisma.flow.update({ where: { id: flow.id }, data: { state, stateError: state === "error" ? (this.engine.errorOf(flow.id) ?? null) : null } });
-    await this.deps.flowsChanged(flow.organizationId);
+    // The flow runs either way: a store that cannot take the new token (it is failing) must not turn
+    // a started flow into a failed start. Other instances' reads then expire within a minute.
+    await this.deps.flowsChanged(flow.organizationId).catch((err: unknown) => {
+      this.deps.logger.warn({ err, flowId: flow.id }, "flow reads could not be invalidated");
+    });
     return state;
   }
 

@@ -111,15 +111,24 @@ export class GenerationCache<T> {
     this.evict(scope);
   }
 
-  /** The scope's entries for `generation`, emptied when the generation moved; marked as just used. */
+  /**
+   * The scope's entries for `generation`, emptied when the generation moved; marked as just used.
+   * A scope weighs 1 itself, so organizations that only read generations are evicted too.
+   */
   private sync(scope: string, generation: string): Scope<T> {
     let entries = this.scopes.get(scope);
+    if (entries) this.scopes.delete(scope);
     if (entries && entries.generation !== generation) {
       this.weight -= entries.weight;
       entries = undefined;
     }
-    if (entries) this.scopes.delete(scope);
-    entries ??= { generation, entries: new Map(), weight: 0 };
+    if (!entries) {
+      entries = { generation, entries: new Map(), weight: 1 };
+      this.weight += 1;
+      this.scopes.set(scope, entries);
+      this.evict(scope);
+      return entries;
+    }
     this.scopes.set(scope, entries);
     return entries;
   }

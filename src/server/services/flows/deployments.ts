@@ -11,7 +11,7 @@ import { validateGraph } from "./validate-graph";
 import { actorName, publishOrgEvent } from "./events";
 import type { FlowStateName } from "../../../shared/realtime";
 import { flowsChanged, readFlow, requireFlow } from "./flows";
-import { flowsGenerationFor } from "./flow-reads";
+import { deepFreeze, flowsGenerationFor } from "./flow-reads";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import type { DeploymentSnapshot } from "../../flow-runtime/types";
 
@@ -189,7 +189,7 @@ async function injectTarget(app: AppServices, principal: Principal, nodeId: stri
       WHERE n.organization_id = $1 AND n.node_id = $2`,
     [organizationId, nodeId],
   );
-  if (entry) app.flowReads.set(organizationId, generation, key, Object.freeze(entry));
+  if (entry) app.flowReads.set(organizationId, generation, key, deepFreeze(entry));
   return entry;
 }
 

@@ -17,14 +17,17 @@ export const flowsGenerationKey = (organizationId: string) => `flows:generation:
  */
 export type FlowReads = GenerationCache<unknown>;
 
-/** About 20 MB at most per instance: a flow weighs its node count, a list its flow count. */
-const MAX_WEIGHT = 50_000;
+/**
+ * What an instance keeps, in KiB of the values' JSON (about 32 MiB of JSON, some more in memory).
+ * A value larger than all of it is read from the database every time.
+ */
+const MAX_WEIGHT_KIB = 32 * 1024;
 
 export function createFlowReads(store: KeyValueStore): FlowReads {
   return new GenerationCache<unknown>(store, {
     keyOf: flowsGenerationKey,
     maxAgeMs: 60_000,
-    maxWeight: MAX_WEIGHT,
+    maxWeight: MAX_WEIGHT_KIB,
     weigh: weightOf,
   });
 }
@@ -37,10 +40,10 @@ export function flowsGenerationFor(reads: FlowReads, principal: Pick<Principal, 
   return principal.flowsGeneration ?? reads.current(principal.organizationId);
 }
 
-/** A flow row weighs its nodes, a list its flows, anything else 1. */
+/**
+ * A value's weight: its size as JSON in KiB (at least 1). Measured once, when it is kept: a flow's
+ * row is measured by its graph and texts, so a flow of few but large nodes weighs what it holds.
+ */
 function weightOf(value: unknown): number {
-  const v = value as { nodeCount?: unknown; flows?: unknown };
-  if (typeof v.nodeCount === "number") return v.nodeCount + 1;
-  if (Array.isArray(v.flows)) return v.flows.length + 1;
-  return 1;
+  return Math.max(1, Math.ceil(JSON.stringify(value).length / 1024));
 }
