@@ -43,16 +43,22 @@ describe("revoking an API key closes its sockets", () => {
   }
 });
 
+/** A running http-in → http-response flow of the owner's organization, and its webhook (answering 200). */
+async function deployHookedFlow(owner: { accessToken: string; organizationId: string }) {
+  const slug = (await testApp.app.db.prisma.organization.findUniqueOrThrow({ where: { id: owner.organizationId } })).slug;
+  const [inId, outId] = [`in-${Date.now()}`, `out-${Date.now()}`];
+  const flow = (await request("POST", "/flows", { token: owner.accessToken, body: { name: "hooked", nodes: [{ id: inId, type: "http-in", config: { method: "get", path: "/ping" } }, { id: outId, type: "http-response" }], connections: [{ source: inId, target: outId }] } })).body.flow;
+  expect((await request("POST", `/flows/${flow.id}/deploy`, { token: owner.accessToken })).body.deployment.state).toBe("running");
+  const webhook = () => handleWebhook(testApp.app, new Request(`http://app.test/hooks/${slug}/ping`), slug, ["ping"]);
+  expect((await webhook()).status).toBe(200);
+  return { flow, webhook };
+}
+
 describe("deleting an organization", () => {
   it("closes its sockets, stops its flows and makes its webhooks answer 404", async () => {
     const owner = await signUp(request);
     const bystander = await signUp(request);
-    const slug = (await testApp.app.db.prisma.organization.findUniqueOrThrow({ where: { id: owner.organizationId } })).slug;
-    const [inId, outId] = [`in-${Date.now()}`, `out-${Date.now()}`];
-    const flow = (await request("POST", "/flows", { token: owner.accessToken, body: { name: "hooked", nodes: [{ id: inId, type: "http-in", config: { method: "get", path: "/ping" } }, { id: outId, type: "http-response" }], connections: [{ source: inId, target: outId }] } })).body.flow;
-    expect((await request("POST", `/flows/${flow.id}/deploy`, { token: owner.accessToken })).body.deployment.state).toBe("running");
-    const webhook = () => handleWebhook(testApp.app, new Request(`http://app.test/hooks/${slug}/ping`), slug, ["ping"]);
-    expect((await webhook()).status).toBe(200);
+    const { flow, webhook } = await deployHookedFlow(owner);
 
     const device = (await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "dev", kind: "device" } })).body.secret;
     const sockets = [connect(hub.url, { authorization: `Bearer ${owner.accessToken}` }), connect(hub.url, { "x-api-key": device })];
@@ -75,12 +81,7 @@ describe("deleting an organization", () => {
 describe("deleting the account of an organization's only member", () => {
   it("stops the organization's flows too: its webhooks answer 404", async () => {
     const owner = await signUp(request);
-    const slug = (await testApp.app.db.prisma.organization.findUniqueOrThrow({ where: { id: owner.organizationId } })).slug;
-    const [inId, outId] = [`in-${Date.now()}`, `out-${Date.now()}`];
-    const flow = (await request("POST", "/flows", { token: owner.accessToken, body: { name: "hooked", nodes: [{ id: inId, type: "http-in", config: { method: "get", path: "/ping" } }, { id: outId, type: "http-response" }], connections: [{ source: inId, target: outId }] } })).body.flow;
-    expect((await request("POST", `/flows/${flow.id}/deploy`, { token: owner.accessToken })).body.deployment.state).toBe("running");
-    const webhook = () => handleWebhook(testApp.app, new Request(`http://app.test/hooks/${slug}/ping`), slug, ["ping"]);
-    expect((await webhook()).status).toBe(200);
+    const { flow, webhook } = await deployHookedFlow(owner);
     const socket = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
     await socket.next(ready);
 
