@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUp } from "@/test/accounts";
 import { Sink, TestCluster, sleep, until, type ClusterNode } from "@/test/cluster";
 import { connect } from "@/test/ws";
+import pg from "pg";
 
 const BASE_PORT = 3700;
 const SINK_PORT = 3790;
@@ -322,6 +323,37 @@ describe("several instances on one PostgreSQL and Redis", () => {
     expect((await spareOther.request("DELETE", `/flows/${flows.spare2}`, { token })).status).toBe(204);
     expect((await injectVia(spareOwner, "spare2", "gone")).status).toBe(404);
     delete flows.spare2;
+  }, 60_000);
+
+  it("a deployment committed by an instance that died before telling the flow's owner runs at the owner's next tick", async () => {
+    const owner = await ownerOf(flows.manual!);
+    // What activate() commits, written as the dying instance would have: a new deployment made
+    // current, and no message to the owner.
+    const db = new pg.Client({ connectionString: process.env.DATABASE_URL, options: `-c search_path="${cluster.schema}"` });
+    await db.connect();
+    let previous: string;
+    try {
+      const { rows } = await db.query<{ current_deployment_id: string }>("SELECT current_deployment_id FROM flows WHERE id = $1", [flows.manual]);
+      previous = rows[0]!.current_deployment_id;
+      const current = (await db.query<{ snapshot: { nodes: Array<{ config: Record<string, unknown> }> }; revision: number; organization_id: string; deployed_by_id: string }>("SELECT * FROM deployments WHERE id = $1", [previous])).rows[0]!;
+      const snapshot = structuredClone(current.snapshot);
+      snapshot.nodes[1]!.config.url = sinkUrl("manual-lost");
+      const id = `dep_lost${tag}`;
+      await db.query("BEGIN");
+      await db.query("INSERT INTO deployments (id, flow_id, organization_id, revision, snapshot, deployed_by_id) VALUES ($1, $2, $3, $4, $5, $6)", [id, flows.manual, current.organization_id, current.revision, JSON.stringify(snapshot), current.deployed_by_id]);
+      await db.query("UPDATE flows SET current_deployment_id = $1 WHERE id = $2", [id, flows.manual]);
+      await db.query("COMMIT");
+    } finally {
+      await db.end();
+    }
+    // The owner notices at a tick (1 s here) and puts the current deployment in effect.
+    await until("the committed deployment runs", async () => {
+      await injectVia(owner, "manual", "after-lost-deploy");
+      return sink.bodies("manual-lost").includes("after-lost-deploy") ? true : undefined;
+    }, 15_000, 500);
+    expect((await runtimeOf(flows.manual!))!.instance_id).toBe(owner.instanceId);
+    // Back to the version the other tests expect.
+    expect((await owner.request("POST", `/flows/${flows.manual}/rollback`, { token, body: { deployment_id: previous } })).status).toBe(200);
   }, 60_000);
 
   it("revokes an API key on one instance and the other refuses it on its very next request (access cache)", async () => {

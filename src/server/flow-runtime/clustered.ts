@@ -378,21 +378,26 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     if (announce) await this.bus.broadcast({ type: "released", from: this.instanceId, flowIds: [flowId] }).catch(() => undefined);
   }
 
-  private async desiredFlowIds(): Promise<string[]> {
+  /** The flows that should run, each with its current deployment. */
+  private async desiredFlows(): Promise<Map<string, string | null>> {
     const rows = await this.deps.prisma.flow.findMany({
       where: { deletedAt: null, enabled: true, currentDeploymentId: { not: null }, organization: { deletedAt: null } },
-      select: { id: true },
+      select: { id: true, currentDeploymentId: true },
     });
-    return rows.map((r) => r.id);
+    return new Map(rows.map((r) => [r.id, r.currentDeploymentId]));
   }
 
   private async place(): Promise<void> {
     if (this.closing) return;
-    const [desired, members] = await Promise.all([this.desiredFlowIds(), this.liveMembers()]);
-    const wanted = new Set(desired);
-    // Flows held here that should not run any more (a stop whose message was missed).
+    const [wanted, members] = await Promise.all([this.desiredFlows(), this.liveMembers()]);
+    const desired = [...wanted.keys()];
+    // Flows held here that should not run any more (a stop whose message was missed), or that run
+    // another deployment than the current one (a deploy or rollback whose message was missed: the
+    // instance that committed it died before telling the holder).
     for (const flowId of [...this.held.keys()]) {
-      if (!wanted.has(flowId)) await this.withLock(flowId, () => this.reconcileHere(flowId));
+      if (!wanted.has(flowId) || this.local.appliedDeployment(flowId) !== wanted.get(flowId)) {
+        await this.withLock(flowId, () => this.reconcileHere(flowId));
+      }
     }
     const holders = await Promise.all(desired.map(async (flowId) => [flowId, (await this.deps.store.leaseGet(leaseKey(flowId)))?.holder ?? null] as const));
     const counts = new Map<string, number>(members.map((m) => [m, 0]));

@@ -46,6 +46,8 @@ export class LocalFlowRuntime implements FlowRuntime {
   private readonly quiet = new Set<string>();
   /** Running flows: their deployment and since when they run here. */
   private readonly running = new Map<string, { deploymentId: string; since: Date }>();
+  /** The deployment last put in effect here for each enabled flow, whatever state it reached. */
+  private readonly applied = new Map<string, string>();
 
   constructor(private readonly deps: LocalRuntimeDeps) {
     this.instanceId = deps.instanceId;
@@ -118,6 +120,7 @@ export class LocalFlowRuntime implements FlowRuntime {
     if (!flow.enabled) {
       await this.engine.stop(flow.id);
       this.running.delete(flow.id);
+      this.applied.delete(flow.id);
       await this.recordState(flow.organizationId, flow.id, "stopped");
       return "stopped";
     }
@@ -131,6 +134,7 @@ export class LocalFlowRuntime implements FlowRuntime {
     } finally {
       this.quiet.delete(flow.id);
     }
+    this.applied.set(flow.id, deployment.id);
     if (state === "running") {
       const before = this.running.get(flow.id);
       this.running.set(flow.id, { deploymentId: deployment.id, since: before?.since ?? new Date() });
@@ -156,6 +160,7 @@ export class LocalFlowRuntime implements FlowRuntime {
   async stop(flowId: string): Promise<void> {
     await this.engine.stop(flowId);
     this.running.delete(flowId);
+    this.applied.delete(flowId);
   }
 
   /** Stops the flow here without recording it stopped: it goes on running on another instance. */
@@ -166,7 +171,13 @@ export class LocalFlowRuntime implements FlowRuntime {
     } finally {
       this.quiet.delete(flowId);
       this.running.delete(flowId);
+      this.applied.delete(flowId);
     }
+  }
+
+  /** The deployment last put in effect here for the flow (running or not), if any. */
+  appliedDeployment(flowId: string): string | null {
+    return this.applied.get(flowId) ?? null;
   }
 
   /** The deployment running here for the flow, if any. */
