@@ -11,7 +11,7 @@ import { validateGraph } from "./validate-graph";
 import { actorName, publishOrgEvent } from "./events";
 import type { FlowStateName } from "../../../shared/realtime";
 import { flowsChanged, readFlow, requireFlow } from "./flows";
-import { deepFreeze, flowsGenerationFor } from "./flow-reads";
+import { readThrough } from "./flow-reads";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import type { DeploymentSnapshot } from "../../flow-runtime/types";
 
@@ -177,20 +177,16 @@ interface InjectTarget {
  * flow reads; on a miss, one statement to the driver (not the whole flow row with its nodes JSON,
  * and not through Prisma): inject is a hot path.
  */
-async function injectTarget(app: AppServices, principal: Principal, nodeId: string): Promise<InjectTarget | undefined> {
-  const organizationId = principal.organizationId;
-  const generation = await flowsGenerationFor(app.flowReads, principal);
-  const key = `node\u0000${nodeId}`;
-  const cached = app.flowReads.get(organizationId, generation, key) as InjectTarget | undefined;
-  if (cached) return cached;
-  const [entry] = await app.db.sql<InjectTarget>(
-    `SELECT n.type, f.id AS flow_id, f.organization_id, f.deleted_at, f.enabled, f.current_deployment_id
-       FROM flow_nodes n JOIN flows f ON f.id = n.flow_id
-      WHERE n.organization_id = $1 AND n.node_id = $2`,
-    [organizationId, nodeId],
-  );
-  if (entry) app.flowReads.set(organizationId, generation, key, deepFreeze(entry));
-  return entry;
+function injectTarget(app: AppServices, principal: Principal, nodeId: string): Promise<InjectTarget | undefined> {
+  return readThrough(app.flowReads, principal, `node\u0000${nodeId}`, async () => {
+    const [entry] = await app.db.sql<InjectTarget>(
+      `SELECT n.type, f.id AS flow_id, f.organization_id, f.deleted_at, f.enabled, f.current_deployment_id
+         FROM flow_nodes n JOIN flows f ON f.id = n.flow_id
+        WHERE n.organization_id = $1 AND n.node_id = $2`,
+      [principal.organizationId, nodeId],
+    );
+    return entry;
+  });
 }
 
 /** Sends a message out of an inject node of a running flow (payload/topic override the node's). */

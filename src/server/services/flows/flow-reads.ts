@@ -1,7 +1,7 @@
 import type { KeyValueStore } from "../../store";
 import type { Principal } from "../../auth/principal";
 import { GenerationCache } from "../../store/generation-cache";
-export { deepFreeze } from "../../../shared/deep-freeze";
+import { deepFreeze } from "../../../shared/deep-freeze";
 
 /** The store key holding an organization's flows generation (under the store's prefix). */
 export const flowsGenerationKey = (organizationId: string) => `flows:generation:${organizationId}`;
@@ -33,11 +33,25 @@ export function createFlowReads(store: KeyValueStore): FlowReads {
 }
 
 /**
- * The organization's flows generation for this request: the one read in the principal's own store
- * round trip when there was one (auth/principal.ts), else one read now.
+ * A read of the caller's organization through its flow reads: the value kept under `key` for the
+ * request's flows generation, else `load()`'s, deep-frozen and kept (nothing is kept for undefined:
+ * a missing flow or node is read again next time). The generation is the one read in the
+ * principal's own store round trip when there was one (auth/principal.ts), else one read now, and
+ * always before `load()`: a value is only kept under a token read before it.
  */
-export function flowsGenerationFor(reads: FlowReads, principal: Pick<Principal, "organizationId" | "flowsGeneration">): Promise<string> | string {
-  return principal.flowsGeneration ?? reads.current(principal.organizationId);
+export async function readThrough<T>(
+  reads: FlowReads,
+  principal: Pick<Principal, "organizationId" | "flowsGeneration">,
+  key: string,
+  load: () => Promise<T | undefined>,
+): Promise<T | undefined> {
+  const scope = principal.organizationId;
+  const generation = principal.flowsGeneration ?? (await reads.current(scope));
+  const cached = reads.get(scope, generation, key) as T | undefined;
+  if (cached !== undefined) return cached;
+  const value = await load();
+  if (value !== undefined) reads.set(scope, generation, key, deepFreeze(value));
+  return value;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { RequestMeta } from "../request-meta";
 import { validateGraph } from "./validate-graph";
 import { actorName, publishOrgEvent } from "./events";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
-import { deepFreeze, flowsGenerationFor } from "./flow-reads";
+import { readThrough } from "./flow-reads";
 import type { CreateFlowInput, UpdateFlowInput } from "./flow.schemas";
 
 type Tx = Prisma.TransactionClient;
@@ -59,14 +59,7 @@ export async function requireFlow(app: AppServices, principal: Principal, id: st
  * row is frozen; a write starts from requireFlow instead.
  */
 export async function readFlow(app: AppServices, principal: Principal, id: string): Promise<Flow> {
-  const scope = principal.organizationId;
-  const generation = await flowsGenerationFor(app.flowReads, principal);
-  const key = `flow\u0000${id}`;
-  const cached = app.flowReads.get(scope, generation, key) as Flow | undefined;
-  if (cached) return cached;
-  const flow = deepFreeze(await requireFlow(app, principal, id));
-  app.flowReads.set(scope, generation, key, flow);
-  return flow;
+  return (await readThrough(app.flowReads, principal, `flow\u0000${id}`, () => requireFlow(app, principal, id)))!;
 }
 
 /**
@@ -158,14 +151,8 @@ const likeEscape = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
  * seek to the page.
  */
 export async function listFlows(app: AppServices, principal: Principal, input: { limit?: number; cursor?: string; name?: string; enabled?: boolean } = {}): Promise<FlowList> {
-  const scope = principal.organizationId;
-  const generation = await flowsGenerationFor(app.flowReads, principal);
   const key = `list\u0000${input.limit ?? ""}\u0000${input.cursor ?? ""}\u0000${input.name ?? ""}\u0000${input.enabled ?? ""}`;
-  const cached = app.flowReads.get(scope, generation, key) as FlowList | undefined;
-  if (cached) return cached;
-  const list = deepFreeze(await queryFlows(app, principal, input));
-  app.flowReads.set(scope, generation, key, list);
-  return list;
+  return (await readThrough(app.flowReads, principal, key, () => queryFlows(app, principal, input)))!;
 }
 
 interface FlowList {
