@@ -1,4 +1,4 @@
-import type { KeyValueStore } from "../store";
+import type { KeyValueStore, StoreRound } from "../store";
 import { GenerationCache } from "../store/generation-cache";
 import type { ApiKeyScope, Role } from "../permissions";
 
@@ -22,6 +22,12 @@ export interface KeyAccess {
   creator: MemberAccess | null;
 }
 
+/** What a key's secret names for good. */
+export interface KeyIdentity {
+  keyId: string;
+  organizationId: string;
+}
+
 /** The store key holding the access generation (under the store's prefix, shared by every instance). */
 export const ACCESS_GENERATION_KEY = "access:generation";
 
@@ -40,15 +46,16 @@ export class AccessCache {
    * generation. Only a hint (the request checks it against the session it reads), bounded.
    */
   private readonly sessionOrganizations = new Map<string, string>();
+  private readonly keyIdentities = new Map<string, KeyIdentity>();
 
   constructor(store: KeyValueStore) {
     // One scope for everything: any access change invalidates every entry on every instance.
     this.cache = new GenerationCache(store, { keyOf: () => ACCESS_GENERATION_KEY, maxAgeMs: 60_000, maxWeight: 10_000 });
   }
 
-  /** The current generation: one store read. */
-  current(): Promise<string> {
-    return this.cache.current("");
+  /** The current generation: one store read (in `via`'s round when given). */
+  current(via?: StoreRound): Promise<string> {
+    return this.cache.current("", via);
   }
 
   /** Invalidates every instance's cache. Await it after the change is committed, before answering. */
@@ -72,6 +79,22 @@ export class AccessCache {
     if (this.sessionOrganizations.get(sessionId) === organizationId) return;
     if (this.sessionOrganizations.size >= 10_000) this.sessionOrganizations.clear();
     this.sessionOrganizations.set(sessionId, organizationId);
+  }
+
+  /**
+   * What a key's secret names for good, its id and organization, by the secret's hash: known
+   * before the request's store round, so the round can carry the key's rate limit, its last-used
+   * flag and its organization's flows generation. Only a hint, checked against the key itself.
+   */
+  keyIdentity(secretHash: string): KeyIdentity | undefined {
+    return this.keyIdentities.get(secretHash);
+  }
+
+  rememberKeyIdentity(secretHash: string, identity: KeyIdentity): void {
+    const known = this.keyIdentities.get(secretHash);
+    if (known && known.keyId === identity.keyId && known.organizationId === identity.organizationId) return;
+    if (this.keyIdentities.size >= 10_000) this.keyIdentities.clear();
+    this.keyIdentities.set(secretHash, { keyId: identity.keyId, organizationId: identity.organizationId });
   }
 
   /** By the key's secret hash. */

@@ -7,7 +7,7 @@ import type { AppServices } from "../app-services";
 import { AppError, rateLimited } from "../errors";
 import { sha256, randomToken } from "../ids";
 import { apiKeyScopes, scopesForRole, type ApiKeyScope } from "../permissions";
-import type { RateLimiter } from "../store";
+import type { RateLimiter, StoreRound } from "../store";
 import type { KeyAccess } from "./access-cache";
 import type { ApiKeyPrincipal } from "./principal";
 import { credentialKeyOf, currentMembership } from "./membership";
@@ -52,6 +52,19 @@ async function loadKeyAccess(app: AppServices, secretHash: string): Promise<KeyA
 }
 
 /**
+ * A key's use, in `round`: its last-used flag (set at most once a minute), one point of its rate
+ * limit and its organization's flows generation. Every operation is added before the first await.
+ */
+async function keyUse(app: AppServices, round: StoreRound, keyId: string, organizationId: string, limit: RateLimiter | undefined) {
+  const [flag, limited, flowsGeneration] = await Promise.all([
+    round.setIfAbsent(`api-key-used:${keyId}`, "1", { ttlMs: LAST_USED_WRITE_INTERVAL_MS }),
+    limit?.consume(credentialKeyOf(keyId), 1, round),
+    app.flowReads.current(organizationId, round),
+  ]);
+  return { flag, limited, flowsGeneration };
+}
+
+/**
  * Authenticates a key: known, not revoked, not expired, and its creator still a member. Its scopes
  * shrink with the creator's current role, so demoting or removing the creator shrinks or kills it.
  * The key and its creator's membership are read through the access cache (access-cache.ts), which
@@ -59,7 +72,14 @@ async function loadKeyAccess(app: AppServices, secretHash: string): Promise<KeyA
  */
 export async function authenticateApiKey(app: AppServices, secret: string, limit?: RateLimiter): Promise<ApiKeyPrincipal> {
   const secretHash = sha256(secret);
-  const generation = await app.access.current();
+  // A secret seen before names its key and organization for good, so the request's whole store
+  // work (access generation, use flag, rate limit, flows generation) goes out in one round trip.
+  const known = app.access.keyIdentity(secretHash);
+  const round = app.store.round();
+  const [generation, early] = await Promise.all([
+    app.access.current(round),
+    known ? keyUse(app, round, known.keyId, known.organizationId, limit) : undefined,
+  ]);
   let key = app.access.key(generation, secretHash);
   if (!key) {
     const loaded = await loadKeyAccess(app, secretHash);
@@ -76,11 +96,11 @@ export async function authenticateApiKey(app: AppServices, secret: string, limit
   if (scopes.length === 0) throw new AppError("TOKEN_INVALID", "API key is not valid: its creator's role no longer allows any of its scopes");
 
   const keyId = key.id;
-  const [flag, limited, flowsGeneration] = await Promise.all([
-    app.store.setIfAbsent(`api-key-used:${keyId}`, "1", { ttlMs: LAST_USED_WRITE_INTERVAL_MS }),
-    limit?.consume(credentialKeyOf(keyId)),
-    app.flowReads.current(key.organizationId),
-  ]);
+  app.access.rememberKeyIdentity(secretHash, { keyId, organizationId: key.organizationId });
+  const { flag, limited, flowsGeneration } =
+    early && known!.keyId === keyId && known!.organizationId === key.organizationId
+      ? early
+      : await keyUse(app, app.store.round(), keyId, key.organizationId, limit);
   if (flag) {
     void app.db.prisma.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: new Date() } }).catch((err: unknown) => {
       app.logger.warn({ err, keyId }, "could not record API key use");

@@ -115,13 +115,15 @@ export async function resolvePrincipal(app: AppServices, credentials: Credential
   // A session belongs to one organization for its whole life: known up front from the token's
   // claim, or from an earlier request with this session, so its flows generation can come along.
   const organizationHint = claimedOrganization ?? app.access.sessionOrganization(sessionId);
-  // One round trip: the session (renewed as it is read; undone below by the revocation if the
-  // membership is gone), the access generation, the rate limit and the flows generation.
+  // One store round trip (one command on Redis): the session (renewed as it is read; undone below
+  // by the revocation if the membership is gone), the access generation, the rate limit and the
+  // flows generation.
+  const round = app.store.round();
   const [session, generation, limited, flowsGeneration] = await Promise.all([
-    options.touch === false ? sessions.get(sessionId) : sessions.getAndTouch(sessionId),
-    app.access.current(),
-    options.limit?.consume(credentialKeyOf(sessionId)),
-    organizationHint === undefined ? undefined : app.flowReads.current(organizationHint),
+    options.touch === false ? sessions.get(sessionId, undefined, round) : sessions.getAndTouch(sessionId, undefined, round),
+    app.access.current(round),
+    options.limit?.consume(credentialKeyOf(sessionId), 1, round),
+    organizationHint === undefined ? undefined : app.flowReads.current(organizationHint, round),
   ]);
   if (!session || (claimedUser !== undefined && session.user_id !== claimedUser)) {
     throw new AppError("SESSION_REVOKED", "session has ended; log in again");

@@ -1,6 +1,6 @@
 import { randomToken } from "../ids";
 import { z } from "zod";
-import type { KeyValueStore } from "../store";
+import type { KeyValueStore, StoreRound } from "../store";
 import { tokenPolicy } from "../../shared/policy";
 
 /**
@@ -57,20 +57,22 @@ export class SessionStore {
     return record;
   }
 
-  async get(id: string, now = Date.now()): Promise<SessionRecord | null> {
+  /** The session as stored (read in `via`'s round when given). */
+  async get(id: string, now = Date.now(), via?: StoreRound): Promise<SessionRecord | null> {
     if (!/^ses_[\w-]{43}$/.test(id)) return null;
-    const raw = await this.store.get(sessionKey(id));
+    const raw = await (via ?? this.store).get(sessionKey(id));
     return this.live(raw, now);
   }
 
   /**
    * The request path's read: the session, with last_accessed_at set to now and its idle timer
    * renewed (never past the absolute limit), in one atomic store round trip. A session revoked
-   * meanwhile stays revoked: the store writes only to a key that still exists.
+   * meanwhile stays revoked: the store writes only to a key that still exists. With `via`, the
+   * touch goes out in that round.
    */
-  async getAndTouch(id: string, now = Date.now()): Promise<SessionRecord | null> {
+  async getAndTouch(id: string, now = Date.now(), via?: StoreRound): Promise<SessionRecord | null> {
     if (!/^ses_[\w-]{43}$/.test(id)) return null;
-    const raw = await this.store.touchJson(sessionKey(id), {
+    const raw = await (via ?? this.store).touchJson(sessionKey(id), {
       set: { last_accessed_at: new Date(now).toISOString() },
       ttlMs: tokenPolicy.sessionIdleTtlSec * 1000,
       capAt: "absolute_expires_at",

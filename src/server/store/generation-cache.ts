@@ -1,5 +1,5 @@
 import { randomToken } from "../ids";
-import type { KeyValueStore } from "./types";
+import type { KeyValueStore, StoreRound } from "./types";
 
 export interface GenerationCacheOptions<T> {
   /** The store key holding a scope's generation (under the store's prefix, shared by every instance). */
@@ -54,11 +54,12 @@ export class GenerationCache<T> {
   /**
    * The scope's current generation: one store read. A missing key (never written, or lost with
    * Redis) is replaced by a fresh token first: reading it as "none" could match what an instance
-   * saw before the loss and bring back entries older than a change.
+   * saw before the loss and bring back entries older than a change. With `via`, the read goes out
+   * in that round.
    */
-  async current(scope: string): Promise<string> {
+  async current(scope: string, via?: StoreRound): Promise<string> {
     const key = this.options.keyOf(scope);
-    const generation = await this.store.get(key);
+    const generation = await (via ?? this.store).get(key);
     if (generation !== null) return generation;
     await this.store.setIfAbsent(key, randomToken(12));
     return (await this.store.get(key)) ?? randomToken(12);

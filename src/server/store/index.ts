@@ -2,7 +2,7 @@ import { MemoryStore } from "./memory";
 import { RedisStore } from "./redis";
 import type { KeyValueStore } from "./types";
 
-export type { KeyValueStore, Lease } from "./types";
+export type { KeyValueStore, Lease, StoreRound } from "./types";
 export { StoreUnavailableError, isStoreUnavailable, type RateLimitBackend } from "./types";
 export { MemoryStore, type MemoryStoreOptions } from "./memory";
 export { RedisStore, type RedisStoreOptions } from "./redis";

@@ -1,4 +1,4 @@
-import { decodeLease, encodeLease, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend } from "./types";
+import { decodeLease, encodeLease, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend, type StoreRound } from "./types";
 
 type Entry =
   | { kind: "string"; value: string; expiresAt: number | null }
@@ -242,6 +242,28 @@ export class MemoryStore implements KeyValueStore {
 
   rateLimitBackend(): RateLimitBackend {
     return { kind: "memory", limiters: this.limiters };
+  }
+
+  /** In-process there is no round trip to save: each operation runs as the method of its name. */
+  round(): StoreRound {
+    return {
+      get: (key) => this.get(key),
+      touchJson: (key, options) => this.touchJson(key, options),
+      setIfAbsent: (key, value, options) => this.setIfAbsent(key, value, options),
+      windowHit: async (key, points, windowSec) => {
+        if (!Number.isSafeInteger(points) || points < 1) throw new RangeError(`points must be a positive integer, got ${points}`);
+        if (!Number.isSafeInteger(windowSec) || windowSec < 1) throw new RangeError(`windowSec must be a positive integer, got ${windowSec}`);
+        // What Redis runs for it: SET 0 EX NX, INCRBY, PTTL (a key without a TTL gets the window's).
+        await this.setIfAbsent(key, "0", { ttlMs: windowSec * 1000 });
+        const consumed = await this.incr(key, { by: points });
+        let msBeforeNext = await this.ttl(key);
+        if (msBeforeNext === null) {
+          await this.expire(key, windowSec * 1000);
+          msBeforeNext = windowSec * 1000;
+        }
+        return { consumed, msBeforeNext };
+      },
+    };
   }
 
   async ping(): Promise<void> {

@@ -5,7 +5,7 @@ import {
   type RateLimiterRes,
 } from "rate-limiter-flexible";
 import type { Redis } from "ioredis";
-import { isStoreUnavailable, StoreUnavailableError, type KeyValueStore } from "./types";
+import { isStoreUnavailable, StoreUnavailableError, type KeyValueStore, type StoreRound } from "./types";
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -15,7 +15,12 @@ export interface RateLimitResult {
 }
 
 export interface RateLimiter {
-  consume(key: string, points?: number): Promise<RateLimitResult>;
+  /**
+   * Counts `points` (default 1) against the key. With `via`, on Redis the count goes out in that
+   * round (one round trip with the request's other store work) on the very key the limiter's own
+   * calls use; in-process there is no round trip to share and `via` is not needed.
+   */
+  consume(key: string, points?: number, via?: StoreRound): Promise<RateLimitResult>;
   /** The state the next consume would see, without consuming anything. */
   peek(key: string): Promise<RateLimitResult>;
   reset(key: string): Promise<void>;
@@ -46,6 +51,8 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
 
   let limiter: RateLimiterAbstract;
   let ensureAvailable: () => Promise<void>;
+  /** The limiter's key as a store key (without the store's prefix), where a round can count it. */
+  let storeKeyOf: ((key: string) => string) | undefined;
   const backend = store.rateLimitBackend();
   if (backend.kind === "redis") {
     limiter = new RateLimiterRedis({
@@ -62,6 +69,8 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
     // The library would send commands straight into a connection that may still be starting, or
     // be down; the store's own readiness check gives the same wait-on-start-up and fail-fast.
     ensureAvailable = backend.ready;
+    // rate-limiter-flexible's key: its keyPrefix and the key joined by ":".
+    storeKeyOf = (key) => `rl:${keyPrefix}:${key}`;
   } else {
     // Limiters with the same settings on the same store share their counters, the way they would
     // in Redis, while separate stores (tests, other instances) never do.
@@ -82,22 +91,34 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
     throw new StoreUnavailableError(`rate limiter store unavailable: ${detail}`, { cause: error });
   };
 
+  async function consumeAlone(key: string, cost: number): Promise<RateLimitResult> {
+    await ensureAvailable();
+    try {
+      const res = await limiter.consume(key, cost);
+      return { allowed: true, remaining: res.remainingPoints, retryAfterSec: 0 };
+    } catch (error) {
+      // Over the limit is an answer, not a failure: the library rejects with the counter state.
+      if (isRateLimiterRes(error)) {
+        return { allowed: false, remaining: error.remainingPoints, retryAfterSec: retryAfter(error) };
+      }
+      return translateFailure(error);
+    }
+  }
+
   return {
-    async consume(key, cost = 1) {
+    consume(key, cost = 1, via) {
       if (!Number.isSafeInteger(cost) || cost < 1) {
-        throw new RangeError(`points to consume must be a positive integer, got ${cost}`);
+        return Promise.reject(new RangeError(`points to consume must be a positive integer, got ${cost}`));
       }
-      await ensureAvailable();
-      try {
-        const res = await limiter.consume(key, cost);
-        return { allowed: true, remaining: res.remainingPoints, retryAfterSec: 0 };
-      } catch (error) {
-        // Over the limit is an answer, not a failure: the library rejects with the counter state.
-        if (isRateLimiterRes(error)) {
-          return { allowed: false, remaining: error.remainingPoints, retryAfterSec: retryAfter(error) };
-        }
-        return translateFailure(error);
+      // Added to the round synchronously (a round takes operations until the current run ends).
+      if (via && storeKeyOf) {
+        return via.windowHit(storeKeyOf(key), cost, durationSec).then(({ consumed, msBeforeNext }) => {
+          // What RateLimiterRedis decides from the same two numbers.
+          if (consumed > points) return { allowed: false, remaining: 0, retryAfterSec: Math.max(1, Math.ceil(msBeforeNext / 1000)) };
+          return { allowed: true, remaining: points - consumed, retryAfterSec: 0 };
+        }, translateFailure);
       }
+      return consumeAlone(key, cost);
     },
 
     async peek(key) {

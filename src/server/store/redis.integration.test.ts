@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
 import { RedisStore } from "./redis";
 import { storeContract } from "./store.contract";
 import { StoreUnavailableError } from "./types";
@@ -67,4 +68,37 @@ describe.skipIf(!redisAvailable)("RedisStore", () => {
       await proxy.stop();
     }
   }, 30_000);
+
+  it("sends a round as one command, and refuses operations added after it went out", async () => {
+    const prefix = `fptest:${randomUUID()}:`;
+    const store = new RedisStore({ url: redisUrl, keyPrefix: prefix });
+    const monitor = await new Redis(redisUrl).monitor();
+    try {
+      await store.set("session", JSON.stringify({ seen: "old" }), { ttlMs: 60_000 });
+      const commands: string[] = [];
+      monitor.on("monitor", (_time: string, args: string[], source: string) => {
+        // Commands a client sent (not those a script ran) that touch this test's keys.
+        if (source !== "lua" && args.some((arg) => arg.startsWith(prefix))) commands.push(args[0]!.toLowerCase());
+      });
+      await sleep(100);
+      const round = store.round();
+      const results = Promise.all([
+        round.touchJson("session", { set: { seen: "new" }, ttlMs: 60_000 }),
+        round.get("access"),
+        round.get("flows"),
+        round.windowHit("limit", 1, 60),
+      ]);
+      expect(() => round.get("too-early-is-fine")).not.toThrow();
+      await results;
+      expect(() => round.get("late")).toThrow(/has been sent/);
+      await sleep(100);
+      // EVAL the first time on a connection, EVALSHA after: one command either way.
+      expect(commands).toHaveLength(1);
+      expect(commands[0]).toMatch(/^eval(sha)?$/);
+    } finally {
+      monitor.disconnect();
+      await store.del("session", "limit");
+      await store.close();
+    }
+  });
 });

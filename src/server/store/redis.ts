@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from "ioredis";
-import { decodeLease, isStoreUnavailable, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend } from "./types";
+import { decodeLease, isStoreUnavailable, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend, type StoreRound } from "./types";
 
 export interface RedisStoreOptions {
   url: string;
@@ -29,40 +29,90 @@ return value
 
 /**
  * touchJson: GET, rewrite some fields, SET with the new TTL, in one atomic step; a missing key is
- * left missing. ARGV: ttlMs, now (ms since the epoch), capAt field ('' for none), then field/value
- * pairs. The cap is an ISO-8601 UTC instant (what Date#toISOString writes), converted with the
- * days-from-civil algorithm (Lua in Redis has no date functions).
+ * left missing. The fields come from ARGV, `count` pairs from index `first`. The cap is an
+ * ISO-8601 UTC instant (what Date#toISOString writes), converted with the days-from-civil algorithm
+ * (Lua in Redis has no date functions). Shared by the touchJson script and the round script.
  */
-const TOUCH_JSON_SCRIPT = `
-local raw = redis.call('GET', KEYS[1])
-if not raw then return false end
-local ok, obj = pcall(cjson.decode, raw)
-if not ok or type(obj) ~= 'table' then return raw end
-local ttl = tonumber(ARGV[1])
-local now = tonumber(ARGV[2])
-local capField = ARGV[3]
-if capField ~= '' and type(obj[capField]) == 'string' then
-  local y, mo, d, h, mi, se, frac = string.match(obj[capField], '^(%d+)-(%d+)-(%d+)T(%d+):(%d+):(%d+)%.?(%d*)Z$')
-  if y then
-    y = tonumber(y); mo = tonumber(mo); d = tonumber(d)
-    if mo <= 2 then y = y - 1 end
-    local era = math.floor(y / 400)
-    local yoe = y - era * 400
-    local mp = (mo + 9) % 12
-    local doy = math.floor((153 * mp + 2) / 5) + d - 1
-    local doe = yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy
-    local days = era * 146097 + doe - 719468
-    local ms = 0
-    if frac ~= '' then ms = tonumber(string.sub(frac .. '000', 1, 3)) end
-    local cap = ((days * 24 + tonumber(h)) * 60 + tonumber(mi)) * 60000 + tonumber(se) * 1000 + ms
-    if cap - now < ttl then ttl = cap - now end
+const TOUCH_JSON_FUNCTION = `
+local function touchJson(key, ttl, now, capField, first, count)
+  local raw = redis.call('GET', key)
+  if not raw then return false end
+  local ok, obj = pcall(cjson.decode, raw)
+  if not ok or type(obj) ~= 'table' then return raw end
+  if capField ~= '' and type(obj[capField]) == 'string' then
+    local y, mo, d, h, mi, se, frac = string.match(obj[capField], '^(%d+)-(%d+)-(%d+)T(%d+):(%d+):(%d+)%.?(%d*)Z$')
+    if y then
+      y = tonumber(y); mo = tonumber(mo); d = tonumber(d)
+      if mo <= 2 then y = y - 1 end
+      local era = math.floor(y / 400)
+      local yoe = y - era * 400
+      local mp = (mo + 9) % 12
+      local doy = math.floor((153 * mp + 2) / 5) + d - 1
+      local doe = yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy
+      local days = era * 146097 + doe - 719468
+      local ms = 0
+      if frac ~= '' then ms = tonumber(string.sub(frac .. '000', 1, 3)) end
+      local cap = ((days * 24 + tonumber(h)) * 60 + tonumber(mi)) * 60000 + tonumber(se) * 1000 + ms
+      if cap - now < ttl then ttl = cap - now end
+    end
+  end
+  if ttl <= 0 then return raw end
+  for i = first, first + 2 * count - 1, 2 do obj[ARGV[i]] = ARGV[i + 1] end
+  local updated = cjson.encode(obj)
+  redis.call('SET', key, updated, 'PX', math.ceil(ttl))
+  return updated
+end
+`;
+
+/** ARGV: ttlMs, now (ms since the epoch), capAt field ('' for none), then field/value pairs. */
+const TOUCH_JSON_SCRIPT = `${TOUCH_JSON_FUNCTION}
+return touchJson(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], 4, (#ARGV - 3) / 2)
+`;
+
+/**
+ * A round (KeyValueStore.round): one key per operation; ARGV[1] is now (ms since the epoch), then
+ * each operation's code and arguments in KEYS order:
+ *   g                                    get
+ *   n value ttlMs|''                     setIfAbsent (1 when set, else 0)
+ *   w points windowSec                   windowHit: rate-limiter-flexible's own script (SET 0 EX NX,
+ *                                        INCRBY, PTTL), so its counters and ours are one
+ *   t ttlMs capField count field value…  touchJson
+ */
+const ROUND_SCRIPT = `${TOUCH_JSON_FUNCTION}
+local now = tonumber(ARGV[1])
+local a = 2
+local out = {}
+for i = 1, #KEYS do
+  local key = KEYS[i]
+  local op = ARGV[a]
+  if op == 'g' then
+    out[i] = redis.call('GET', key)
+    a = a + 1
+  elseif op == 'n' then
+    local set
+    if ARGV[a + 2] == '' then set = redis.call('SET', key, ARGV[a + 1], 'NX')
+    else set = redis.call('SET', key, ARGV[a + 1], 'PX', ARGV[a + 2], 'NX') end
+    if set then out[i] = 1 else out[i] = 0 end
+    a = a + 3
+  elseif op == 'w' then
+    redis.call('SET', key, 0, 'EX', ARGV[a + 2], 'NX')
+    local consumed = redis.call('INCRBY', key, ARGV[a + 1])
+    local ttl = redis.call('PTTL', key)
+    if ttl == -1 then
+      redis.call('EXPIRE', key, ARGV[a + 2])
+      ttl = 1000 * ARGV[a + 2]
+    end
+    out[i] = {consumed, ttl}
+    a = a + 3
+  elseif op == 't' then
+    local count = tonumber(ARGV[a + 3])
+    out[i] = touchJson(key, tonumber(ARGV[a + 1]), now, ARGV[a + 2], a + 4, count)
+    a = a + 4 + 2 * count
+  else
+    return redis.error_reply('unknown round operation ' .. tostring(op))
   end
 end
-if ttl <= 0 then return raw end
-for i = 4, #ARGV, 2 do obj[ARGV[i]] = ARGV[i + 1] end
-local updated = cjson.encode(obj)
-redis.call('SET', KEYS[1], updated, 'PX', math.ceil(ttl))
-return updated
+return out
 `;
 
 // Leases: "token|since|holder" under the key, the fencing counter under key + ":fence" (no TTL, so
@@ -89,6 +139,7 @@ return 1
 type ScriptedRedis = Redis & {
   fpIncr(key: string, by: number, ttlMs: number): Promise<number>;
   fpTouchJson(key: string, ...args: Array<string | number>): Promise<string | null>;
+  fpRound(keyCount: number, ...keysAndArgs: Array<string | number>): Promise<unknown[]>;
   fpLeaseAcquire(key: string, fenceKey: string, holder: string, ttlMs: number, now: number): Promise<number | null>;
   fpLeaseRenew(key: string, token: string, ttlMs: number): Promise<number>;
   fpLeaseRelease(key: string, token: string): Promise<number>;
@@ -145,6 +196,8 @@ export class RedisStore implements KeyValueStore {
       scripts: {
         fpIncr: { lua: INCR_SCRIPT, numberOfKeys: 1 },
         fpTouchJson: { lua: TOUCH_JSON_SCRIPT, numberOfKeys: 1 },
+        // The number of keys comes first in each call: a round has one per operation.
+        fpRound: { lua: ROUND_SCRIPT },
         fpLeaseAcquire: { lua: LEASE_ACQUIRE_SCRIPT, numberOfKeys: 2 },
         fpLeaseRenew: { lua: LEASE_RENEW_SCRIPT, numberOfKeys: 1 },
         fpLeaseRelease: { lua: LEASE_RELEASE_SCRIPT, numberOfKeys: 1 },
@@ -306,6 +359,12 @@ export class RedisStore implements KeyValueStore {
     return { kind: "redis", client: this.client, keyPrefix: this.keyPrefix, ready: () => this.ready() };
   }
 
+  round(): StoreRound {
+    return new RedisRound((keys, args) =>
+      this.run(() => (this.client as ScriptedRedis).fpRound(keys.length, ...keys.map((key) => this.k(key)), Date.now(), ...args)),
+    );
+  }
+
   async ping(): Promise<void> {
     await this.run(() => this.client.ping());
   }
@@ -336,13 +395,17 @@ export class RedisStore implements KeyValueStore {
     if (this.closed) throw new StoreUnavailableError("redis store is closed");
   }
 
-  private async run<T>(command: () => Promise<T>): Promise<T> {
-    await this.whenReady(this.client);
-    try {
-      return await command();
-    } catch (error) {
-      throw unavailable(error);
+  private run<T>(command: () => Promise<T>): Promise<T> {
+    // The usual case without an extra await: every promise costs on the request path (Next turns
+    // on async hooks, which run for each one).
+    if (this.client.status === "ready" && !this.closed) {
+      try {
+        return command().catch(rethrowUnavailable);
+      } catch (error) {
+        return Promise.reject(unavailable(error));
+      }
     }
+    return this.whenReady(this.client).then(command).catch(rethrowUnavailable);
   }
 
   private whenReady(connection: Redis): Promise<void> {
@@ -461,6 +524,85 @@ async function closeConnection(connection: Redis): Promise<void> {
     }
   }
   connection.disconnect();
+}
+
+function rethrowUnavailable(error: unknown): never {
+  throw unavailable(error);
+}
+
+interface PendingOperation {
+  resolve(reply: unknown): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * A round on Redis: the operations are gathered into one call of the round script, sent at the end
+ * of the synchronous run that added them.
+ */
+class RedisRound implements StoreRound {
+  private readonly keys: string[] = [];
+  private readonly args: Array<string | number> = [];
+  private readonly pending: PendingOperation[] = [];
+  private sent = false;
+
+  constructor(private readonly send: (keys: string[], args: Array<string | number>) => Promise<unknown[]>) {}
+
+  get(key: string): Promise<string | null> {
+    return this.add(key, ["g"], (reply) => (reply === null ? null : String(reply)));
+  }
+
+  touchJson(key: string, options: { set: Record<string, string>; ttlMs: number; capAt?: string }): Promise<string | null> {
+    const fields = Object.entries(options.set);
+    return this.add(key, ["t", toTtlMs(options.ttlMs), options.capAt ?? "", fields.length, ...fields.flat()], (reply) =>
+      reply === null ? null : String(reply),
+    );
+  }
+
+  setIfAbsent(key: string, value: string, options: { ttlMs?: number } = {}): Promise<boolean> {
+    return this.add(key, ["n", value, options.ttlMs === undefined ? "" : toTtlMs(options.ttlMs)], (reply) => reply === 1);
+  }
+
+  windowHit(key: string, points: number, windowSec: number): Promise<{ consumed: number; msBeforeNext: number }> {
+    if (!Number.isSafeInteger(points) || points < 1) throw new RangeError(`points must be a positive integer, got ${points}`);
+    if (!Number.isSafeInteger(windowSec) || windowSec < 1) throw new RangeError(`windowSec must be a positive integer, got ${windowSec}`);
+    return this.add(key, ["w", points, windowSec], (reply) => {
+      const [consumed, ttl] = reply as [number, number];
+      return { consumed: Number(consumed), msBeforeNext: Number(ttl) };
+    });
+  }
+
+  private add<T>(key: string, args: Array<string | number>, read: (reply: unknown) => T): Promise<T> {
+    if (this.sent) throw new Error("a store round has been sent: add its operations in one synchronous run");
+    if (this.keys.length === 0) queueMicrotask(() => this.flush());
+    this.keys.push(key);
+    this.args.push(...args);
+    const result = new Promise<T>((resolve, reject) => {
+      this.pending.push({ resolve: (reply) => resolve(read(reply)), reject });
+    });
+    // A caller that stopped listening (it failed on another operation first) must not leave an
+    // unhandled rejection behind.
+    result.catch(() => undefined);
+    return result;
+  }
+
+  private flush(): void {
+    this.sent = true;
+    const pending = this.pending;
+    this.send(this.keys, this.args).then(
+      (replies) => {
+        for (let i = 0; i < pending.length; i++) {
+          try {
+            pending[i]!.resolve(replies[i] ?? null);
+          } catch (error) {
+            pending[i]!.reject(error);
+          }
+        }
+      },
+      (error: unknown) => {
+        for (const operation of pending) operation.reject(error);
+      },
+    );
+  }
 }
 
 function unavailable(error: unknown): StoreUnavailableError {

@@ -348,6 +348,63 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
       expect(await store.publish(key("somebody"), "m")).toBe(0);
     });
 
+    it("a round does in one trip what the methods of the same names do", async () => {
+      const record = { id: "s1", seen: "old", cap: new Date(Date.now() + 60_000).toISOString() };
+      await store.set(key("session"), JSON.stringify(record), { ttlMs: 100 });
+      await store.set(key("generation"), "g1");
+      await store.set(key("taken"), "first");
+
+      const round = store.round();
+      const [touched, missingTouch, generation, missing, set, notSet, hit1, hit2] = await Promise.all([
+        round.touchJson(key("session"), { set: { seen: "new" }, ttlMs: 5_000, capAt: "cap" }),
+        round.touchJson(key("no-session"), { set: { seen: "new" }, ttlMs: 5_000 }),
+        round.get(key("generation")),
+        round.get(key("nothing")),
+        round.setIfAbsent(key("flag"), "1", { ttlMs: 5_000 }),
+        round.setIfAbsent(key("taken"), "second"),
+        round.windowHit(key("window"), 2, 60),
+        round.windowHit(key("window"), 1, 60),
+      ]);
+      expect(JSON.parse(touched!)).toEqual({ ...record, seen: "new" });
+      expect((await store.ttl(key("session")))!).toBeGreaterThan(4_000);
+      expect(missingTouch).toBeNull();
+      expect(await store.get(key("no-session"))).toBeNull();
+      expect(generation).toBe("g1");
+      expect(missing).toBeNull();
+      expect([set, notSet]).toEqual([true, false]);
+      expect(await store.get(key("flag"))).toBe("1");
+      expect((await store.ttl(key("flag")))!).toBeGreaterThan(4_000);
+      expect(await store.get(key("taken"))).toBe("first");
+      // The window: created with its TTL by the first hit, counted on by the second.
+      expect(hit1.consumed).toBe(2);
+      expect(hit2.consumed).toBe(3);
+      expect(hit2.msBeforeNext).toBeGreaterThan(55_000);
+      expect(hit2.msBeforeNext).toBeLessThanOrEqual(60_000);
+      expect(await store.get(key("window"))).toBe("3");
+    });
+
+    it("a rate limit counted in a round is the limiter's own counter", async () => {
+      const limiter = createRateLimiter(store, { keyPrefix: `${prefix}:round`, points: 2, durationSec: 60 });
+      const consume = () => {
+        const round = store.round();
+        // A round carries other work along; the limit is counted with it.
+        const [limited] = [limiter.consume("k", 1, round), round.get(key("other"))];
+        return limited;
+      };
+      expect(await consume()).toEqual({ allowed: true, remaining: 1, retryAfterSec: 0 });
+      expect(await limiter.peek("k")).toMatchObject({ allowed: true, remaining: 1 });
+      expect(await limiter.consume("k")).toMatchObject({ allowed: true, remaining: 0 });
+      const refused = await consume();
+      expect(refused.allowed).toBe(false);
+      expect(refused.remaining).toBe(0);
+      expect(refused.retryAfterSec).toBeGreaterThanOrEqual(1);
+      expect(refused.retryAfterSec).toBeLessThanOrEqual(60);
+      expect((await limiter.peek("k")).allowed).toBe(false);
+      await limiter.reset("k");
+      expect(await consume()).toEqual({ allowed: true, remaining: 1, retryAfterSec: 0 });
+      await limiter.reset("k");
+    });
+
     it("rate limits through a second copy of the code share the counters (Next bundles its own copy)", async () => {
       // A fresh module graph stands for Next's bundle: its classes are not the ones that built the
       // store, so anything deciding by instanceof, or keeping counters in module state, fails here.
@@ -431,6 +488,11 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
         ["publish", () => store.publish(key("c"), "m")],
         ["subscribe", () => store.subscribe(key("c"), () => undefined)],
         ["ping", () => store.ping()],
+        ["round get", () => store.round().get(key("k"))],
+        ["round touchJson", () => store.round().touchJson(key("k"), { set: { a: "b" }, ttlMs: 100 })],
+        ["round setIfAbsent", () => store.round().setIfAbsent(key("k"), "v")],
+        ["round windowHit", () => store.round().windowHit(key("w"), 1, 60)],
+        ["rate limit consume in a round", () => limiter.consume("k", 1, store.round())],
         ["rate limit consume", () => limiter.consume("k")],
         ["rate limit peek", () => limiter.peek("k")],
         ["rate limit reset", () => limiter.reset("k")],

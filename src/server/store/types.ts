@@ -60,6 +60,14 @@ export interface KeyValueStore {
    * When the cap has passed, nothing is written and the stored value is returned as it was.
    */
   touchJson(key: string, options: { set: Record<string, string>; ttlMs: number; capAt?: string }): Promise<string | null>;
+  /**
+   * Several operations in one round trip: what every authenticated request asks of the store (its
+   * session, two generations, its rate limit) as one Redis command instead of four. Add the
+   * operations in the same synchronous run of code; the round goes out at the end of it (a
+   * microtask), and each operation's promise settles with the reply. Each operation means what the
+   * store's method of the same name means; the round as a whole is atomic on Redis (one script).
+   */
+  round(): StoreRound;
   /** Resolves when the backend answers; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   /**
@@ -69,6 +77,18 @@ export interface KeyValueStore {
    */
   rateLimitBackend(): RateLimitBackend;
   close(): Promise<void>;
+}
+
+/** Operations gathered into one round trip (KeyValueStore.round). */
+export interface StoreRound {
+  get(key: string): Promise<string | null>;
+  touchJson(key: string, options: { set: Record<string, string>; ttlMs: number; capAt?: string }): Promise<string | null>;
+  setIfAbsent(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean>;
+  /**
+   * A fixed-window counter exactly as rate-limiter-flexible's RateLimiterRedis keeps it (SET 0 EX
+   * NX, INCRBY, PTTL), so the rate limiter can count in a round on the same key its own calls use.
+   */
+  windowHit(key: string, points: number, windowSec: number): Promise<{ consumed: number; msBeforeNext: number }>;
 }
 
 export interface Lease {
