@@ -9,6 +9,7 @@ import { resolveSecrets, type Secrets } from "./secrets";
 import { createMailer, type Mailer } from "./mail/mailer";
 import { createNodeRegistry, type NodeRegistry } from "./nodes/registry";
 import { builtinBehaviours } from "./nodes/behaviours";
+import { OrgEventPublisher } from "./realtime/org-events";
 import { createFlowRuntime, resolveInstanceId, type FlowRuntime } from "./flow-runtime";
 import { DeviceBus } from "./realtime/device-bus";
 import { WebhookRegistry } from "./runtime/webhooks";
@@ -44,6 +45,8 @@ export interface AppServices {
   access: AccessCache;
   /** An organization's flows as reads see them, valid for one flows generation (services/flows/flow-reads.ts). */
   flowReads: FlowReads;
+  /** Organization events out to every instance's WebSocket clients, batched per turn of the event loop. */
+  events: OrgEventPublisher;
   logger: Logger;
   mailer: Mailer;
   /** The node catalog. */
@@ -154,7 +157,9 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   // The function nodes' worker pool belongs to this app: its workers start at the first function node.
   const sandboxes = new SandboxPool();
   const flowReads = createFlowReads(store);
+  const events = new OrgEventPublisher(store, logger);
   const flowRuntime = createFlowRuntime(store, {
+    events,
     prisma: db.prisma,
     flowsChanged: (organizationId) => flowReads.changed(organizationId),
     logger,
@@ -177,6 +182,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     limits: createAuthLimiters(store, env),
     access: new AccessCache(store),
     flowReads,
+    events,
     logger,
     mailer,
     nodes,
@@ -186,6 +192,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       try {
         await flowRuntime.close();
         await sandboxes.close();
+        await events.flush();
         await store.close();
         await db.close();
       } finally {

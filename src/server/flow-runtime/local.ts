@@ -7,12 +7,15 @@ import type { WebhookRegistry, WebhookRequest, WebhookResponse } from "../runtim
 import type { NodeRegistry } from "../nodes/registry";
 import { outputCount } from "../nodes/types";
 import type { DeviceBus } from "../realtime/device-bus";
-import { orgEventsChannel, type EventData, type EventTopic } from "../../shared/realtime";
+import type { EventData, EventTopic } from "../../shared/realtime";
+import type { OrgEventPublisher } from "../realtime/org-events";
 import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, InjectResult } from "./types";
 
 export interface LocalRuntimeDeps {
   prisma: PrismaClient;
   store: KeyValueStore;
+  /** Where runtime events (debug messages, node statuses, flow states) go out. */
+  events: OrgEventPublisher;
   logger: Logger;
   nodes: NodeRegistry;
   behaviours: Map<string, NodeFactory>;
@@ -79,10 +82,7 @@ export class LocalFlowRuntime implements FlowRuntime {
   }
 
   private publish<T extends EventTopic>(organizationId: string, topic: T, flowId: string | null, data: EventData[T]) {
-    const event = { type: "event", topic, flow_id: flowId, data, ts: new Date().toISOString() };
-    this.deps.store.publish(orgEventsChannel(organizationId), JSON.stringify(event)).catch((err: unknown) => {
-      this.deps.logger.warn({ err, topic }, "runtime event could not be published");
-    });
+    this.deps.events.publish(organizationId, topic, flowId, data);
   }
 
   private async recordState(organizationId: string, flowId: string, state: FlowState, error?: string) {

@@ -16,6 +16,7 @@ import { isDeviceKey, type Client } from "./client";
 import { handleClientFrame, type ClientFrameDeps } from "./client-frames";
 import { startHeartbeat, trackPongs } from "./heartbeat";
 import { OrgChannels } from "./org-channels";
+import { eventLines } from "./org-events";
 import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { DeviceChannel } from "./devices";
 import { authLimiters } from "../auth/limits";
@@ -129,19 +130,21 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
     }
   }
 
-  function deliver(organizationId: string, raw: string) {
-    let event: OrgEvent;
-    try {
-      event = JSON.parse(raw) as OrgEvent;
-    } catch {
-      return;
-    }
-    for (const client of clients) {
-      const p = client.principal;
-      if (!p || p.organizationId !== organizationId || isDeviceKey(p)) continue;
-      if (client.topics && !client.topics.has(event.topic)) continue;
-      if (client.flowId && event.flow_id !== client.flowId) continue;
-      client.out.event(raw, event.topic === "debug");
+  function deliver(organizationId: string, message: string) {
+    for (const raw of eventLines(message)) {
+      let event: OrgEvent;
+      try {
+        event = JSON.parse(raw) as OrgEvent;
+      } catch {
+        continue;
+      }
+      for (const client of clients) {
+        const p = client.principal;
+        if (!p || p.organizationId !== organizationId || isDeviceKey(p)) continue;
+        if (client.topics && !client.topics.has(event.topic)) continue;
+        if (client.flowId && event.flow_id !== client.flowId) continue;
+        client.out.event(raw, event.topic === "debug");
+      }
     }
   }
 

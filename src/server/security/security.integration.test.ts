@@ -8,6 +8,7 @@ import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
 import { SessionStore } from "@/server/auth/session-store";
 import { orgEventsChannel } from "@/shared/realtime";
+import { eventLines } from "@/server/realtime/org-events";
 
 const testApp = setUpTestApp();
 const request = testApp.request;
@@ -110,7 +111,7 @@ describe("2. webhooks cannot act on the app's origin", () => {
       { id: dbgId, type: "debug", config: { property: "req.headers" } },
     ], [{ source: inId, target: dbgId }]);
     const events: Array<{ topic: string; data: Record<string, unknown> }> = [];
-    const unsubscribe = await testApp.app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(JSON.parse(m)));
+    const unsubscribe = await testApp.app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(...eventLines(m).map((line) => JSON.parse(line))));
     void webhook(slug, "/echo-headers", { method: "POST", headers: { cookie: "next-auth.session-token=secret", authorization: "Bearer secret", "x-api-key": "fp_secret", "x-other": "kept" }, body: "{}" });
     await expect.poll(() => events.filter((e) => e.topic === "debug" && e.data.node_id === dbgId).length).toBe(1);
     const headers = events.find((e) => e.topic === "debug" && e.data.node_id === dbgId)!.data.msg as Record<string, string>;
@@ -132,7 +133,7 @@ describe("3. pending webhook responses are bound to their flow and organization"
       { id: dbgId, type: "debug", config: { property: "res._id" } },
     ], [{ source: inId, target: dbgId }]);
     const events: Array<{ topic: string; data: Record<string, unknown> }> = [];
-    const unsubscribe = await testApp.app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(JSON.parse(m)));
+    const unsubscribe = await testApp.app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(...eventLines(m).map((line) => JSON.parse(line))));
     let answered: Response | undefined;
     void webhook(slug, "/slow", { method: "POST", body: "x" }).then((r) => (answered = r));
     await expect.poll(() => events.find((e) => e.topic === "debug" && e.data.node_id === dbgId)).toBeTruthy();
@@ -143,7 +144,7 @@ describe("3. pending webhook responses are bound to their flow and organization"
     // Organization B forges msg.res._id and sends it to its own http-response.
     const [injId, chgId, outId] = [uid("inj"), uid("chg"), uid("out")];
     const bEvents: Array<{ topic: string; data: Record<string, unknown> }> = [];
-    const unsubscribeB = await testApp.app.store.subscribe(orgEventsChannel(other.organizationId), (m) => bEvents.push(JSON.parse(m)));
+    const unsubscribeB = await testApp.app.store.subscribe(orgEventsChannel(other.organizationId), (m) => bEvents.push(...eventLines(m).map((line) => JSON.parse(line))));
     await deploy(other.accessToken, [
       { id: injId, type: "inject" },
       { id: chgId, type: "change", config: { rules: [{ t: "set", p: "res._id", to: resId }, { t: "set", p: "payload", to: "pwned" }] } },

@@ -63,7 +63,7 @@ async function activate(app: AppServices, principal: Principal, flow: Flow, snap
     ipAddress: meta.ip,
     metadata: { deployment_id: id, revision },
   });
-  await publishOrgEvent(app, flow.organizationId, "flow.deployed", flow.id, {
+  publishOrgEvent(app, flow.organizationId, "flow.deployed", flow.id, {
     deployment_id: id,
     revision,
     state: state as FlowStateName,
@@ -207,9 +207,8 @@ export async function injectNode(app: AppServices, principal: Principal, input: 
     throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
   }
   const messageId = result.messageId;
-  // Not awaited: the message is sent, and the event (best effort, like the debug event the flow
-  // publishes) leaves on the same store connection in order; the caller need not wait for Redis.
-  void publishOrgEvent(app, principal.organizationId, "inject", flow.id, { node_id: input.nodeId, message_id: messageId, by: principal.userId });
+  // Best effort, like the debug event the flow publishes: both leave in one batch after this turn.
+  publishOrgEvent(app, principal.organizationId, "inject", flow.id, { node_id: input.nodeId, message_id: messageId, by: principal.userId });
   void meta;
   return { message_id: messageId, node_id: input.nodeId, flow_id: flow.id };
 }

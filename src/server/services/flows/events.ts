@@ -1,5 +1,5 @@
 import type { AppServices } from "../../app-services";
-import { orgEventsChannel, type EventData, type EventTopic, type OrgEvent } from "../../../shared/realtime";
+import type { EventData, EventTopic } from "../../../shared/realtime";
 
 /** How people see the actor of an event ("saved by …"): their name, else their email. */
 export async function actorName(app: AppServices, userId: string): Promise<string> {
@@ -8,15 +8,10 @@ export async function actorName(app: AppServices, userId: string): Promise<strin
 }
 
 /**
- * Publishes an event to the organization's channel in the store's pub/sub: with Redis every
- * instance's WebSocket clients see it. Events are best effort; a store hiccup never fails the write
- * that caused them.
+ * Publishes an event to the organization's channel in the store's pub/sub (realtime/org-events.ts):
+ * with Redis every instance's WebSocket clients see it. Events are best effort; a store hiccup never
+ * fails the write that caused them.
  */
-export async function publishOrgEvent<T extends EventTopic>(app: AppServices, organizationId: string, topic: T, flowId: string | null, data: EventData[T]): Promise<void> {
-  const event: OrgEvent<T> = { type: "event", topic, flow_id: flowId, data, ts: new Date().toISOString() };
-  try {
-    await app.store.publish(orgEventsChannel(organizationId), JSON.stringify(event));
-  } catch (err) {
-    app.logger.warn({ err, topic }, "event could not be published");
-  }
+export function publishOrgEvent<T extends EventTopic>(app: AppServices, organizationId: string, topic: T, flowId: string | null, data: EventData[T]): void {
+  app.events.publish(organizationId, topic, flowId, data);
 }

@@ -5,6 +5,7 @@ import { testCaller } from "@/test/app";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { signUp } from "@/test/accounts";
 import { orgEventsChannel } from "@/shared/realtime";
+import { eventLines } from "@/server/realtime/org-events";
 
 const testApp = setUpTestApp();
 const request = testApp.request;
@@ -222,7 +223,7 @@ describe("deployments", () => {
     expect(beforeDeploy.body.error.code).toBe("FLOW_NOT_RUNNING");
 
     const events: Array<{ topic: string; data: Record<string, unknown> }> = [];
-    const unsubscribe = await testApp.app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(JSON.parse(m)));
+    const unsubscribe = await testApp.app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(...eventLines(m).map((line) => JSON.parse(line))));
 
     const dep = await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
     expect(dep.status).toBe(200);

@@ -125,7 +125,7 @@ export async function createFlow(app: AppServices, principal: Principal, input: 
     });
   await flowsChanged(app, principal.organizationId);
   if (!options.quiet) await recordAudit(app, { action: "flow.created", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: id, ipAddress: meta.ip });
-  await publishOrgEvent(app, principal.organizationId, "flow.created", id, { name: flow.name, revision: flow.revision, by: principal.userId });
+  publishOrgEvent(app, principal.organizationId, "flow.created", id, { name: flow.name, revision: flow.revision, by: principal.userId });
   return { flow: flowView(flow) };
 }
 
@@ -247,7 +247,7 @@ export async function updateFlow(app: AppServices, principal: Principal, input: 
   if (input.enabled !== undefined && input.enabled !== current.enabled && updated.currentDeploymentId) {
     await app.flowRuntime.setEnabled(updated, input.enabled);
   }
-  await publishOrgEvent(app, principal.organizationId, "flow.updated", updated.id, {
+  publishOrgEvent(app, principal.organizationId, "flow.updated", updated.id, {
     name: updated.name,
     revision: updated.revision,
     enabled: updated.enabled,
@@ -268,5 +268,5 @@ export async function deleteFlow(app: AppServices, principal: Principal, id: str
   await flowsChanged(app, principal.organizationId);
   if (flow.currentDeploymentId) await app.flowRuntime.stop(flow.id);
   await recordAudit(app, { action: "flow.deleted", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: flow.id, ipAddress: meta.ip });
-  await publishOrgEvent(app, principal.organizationId, "flow.deleted", flow.id, { name: flow.name, by: principal.userId });
+  publishOrgEvent(app, principal.organizationId, "flow.deleted", flow.id, { name: flow.name, by: principal.userId });
 }
