@@ -45,9 +45,16 @@ function nextOf(middlewares: Middleware[], meta: unknown, index: number, state: 
     });
 }
 
-async function step(middlewares: Middleware[], meta: unknown, index: number, state: CallState): Promise<MiddlewareResult> {
+/** A middleware's failure as tRPC reports it: a result, not a rejection. */
+function failed(cause: unknown): MiddlewareResult {
+  return { ok: false, error: getTRPCErrorFromUnknown(cause) };
+}
+
+/** One level: not an async function, so a level costs one promise (Next turns on async hooks, which run for each). */
+function step(middlewares: Middleware[], meta: unknown, index: number, state: CallState): Promise<MiddlewareResult> {
+  let result: Promise<MiddlewareResult> | MiddlewareResult;
   try {
-    return await middlewares[index]!({
+    result = middlewares[index]!({
       path: state.path,
       type: state.type,
       ctx: state.ctx,
@@ -59,8 +66,9 @@ async function step(middlewares: Middleware[], meta: unknown, index: number, sta
       next: nextOf(middlewares, meta, index, state),
     });
   } catch (cause) {
-    return { ok: false, error: getTRPCErrorFromUnknown(cause) };
+    return Promise.resolve(failed(cause));
   }
+  return typeof (result as Promise<MiddlewareResult>).then === "function" ? (result as Promise<MiddlewareResult>).then(undefined, failed) : Promise.resolve(result);
 }
 
 /**

@@ -58,10 +58,9 @@ export class SessionStore {
   }
 
   /** The session as stored (read in `via`'s round when given). */
-  async get(id: string, now = Date.now(), via?: StoreRound): Promise<SessionRecord | null> {
-    if (!/^ses_[\w-]{43}$/.test(id)) return null;
-    const raw = await (via ?? this.store).get(sessionKey(id));
-    return this.live(raw, now);
+  get(id: string, now = Date.now(), via?: StoreRound): Promise<SessionRecord | null> {
+    if (!/^ses_[\w-]{43}$/.test(id)) return Promise.resolve(null);
+    return (via ?? this.store).get(sessionKey(id)).then((raw) => this.live(raw, now));
   }
 
   /**
@@ -70,14 +69,14 @@ export class SessionStore {
    * meanwhile stays revoked: the store writes only to a key that still exists. With `via`, the
    * touch goes out in that round.
    */
-  async getAndTouch(id: string, now = Date.now(), via?: StoreRound): Promise<SessionRecord | null> {
-    if (!/^ses_[\w-]{43}$/.test(id)) return null;
-    const raw = await (via ?? this.store).touchJson(sessionKey(id), {
+  getAndTouch(id: string, now = Date.now(), via?: StoreRound): Promise<SessionRecord | null> {
+    if (!/^ses_[\w-]{43}$/.test(id)) return Promise.resolve(null);
+    const touched = (via ?? this.store).touchJson(sessionKey(id), {
       set: { last_accessed_at: new Date(now).toISOString() },
       ttlMs: tokenPolicy.sessionIdleTtlSec * 1000,
       capAt: "absolute_expires_at",
     });
-    return this.live(raw, now);
+    return touched.then((raw) => this.live(raw, now));
   }
 
   /**
@@ -116,14 +115,11 @@ export class SessionStore {
   }
 
   /** A stored record, or null when it is missing, malformed or past its absolute limit (then it is revoked). */
-  private async live(raw: string | null, now: number): Promise<SessionRecord | null> {
+  private live(raw: string | null, now: number): SessionRecord | null | Promise<null> {
     if (!raw) return null;
     const parsed = sessionSchema.safeParse(JSON.parse(raw));
     if (!parsed.success) return null;
-    if (Date.parse(parsed.data.absolute_expires_at) <= now) {
-      await this.revoke(parsed.data);
-      return null;
-    }
+    if (Date.parse(parsed.data.absolute_expires_at) <= now) return this.revoke(parsed.data).then(() => null);
     return parsed.data;
   }
 

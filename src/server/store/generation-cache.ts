@@ -57,10 +57,12 @@ export class GenerationCache<T> {
    * saw before the loss and bring back entries older than a change. With `via`, the read goes out
    * in that round.
    */
-  async current(scope: string, via?: StoreRound): Promise<string> {
+  current(scope: string, via?: StoreRound): Promise<string> {
     const key = this.options.keyOf(scope);
-    const generation = await (via ?? this.store).get(key);
-    if (generation !== null) return generation;
+    return (via ?? this.store).get(key).then((generation) => generation ?? this.replaceLost(key));
+  }
+
+  private async replaceLost(key: string): Promise<string> {
     await this.store.setIfAbsent(key, randomToken(12));
     return (await this.store.get(key)) ?? randomToken(12);
   }

@@ -530,78 +530,56 @@ function rethrowUnavailable(error: unknown): never {
   throw unavailable(error);
 }
 
-interface PendingOperation {
-  resolve(reply: unknown): void;
-  reject(error: unknown): void;
-}
+const readString = (reply: unknown): string | null => (reply === null ? null : String(reply));
+const readFlag = (reply: unknown): boolean => reply === 1;
+const readWindow = (reply: unknown): { consumed: number; msBeforeNext: number } => {
+  const [consumed, ttl] = reply as [number, number];
+  return { consumed: Number(consumed), msBeforeNext: Number(ttl) };
+};
 
 /**
  * A round on Redis: the operations are gathered into one call of the round script, sent at the end
- * of the synchronous run that added them.
+ * of the synchronous run that added them (a microtask). Each operation's promise is the round's
+ * reply read at its own place: every promise costs on the request path (Next turns on async hooks,
+ * which run for each one), so there is one per operation and one for the round.
  */
 class RedisRound implements StoreRound {
   private readonly keys: string[] = [];
   private readonly args: Array<string | number> = [];
-  private readonly pending: PendingOperation[] = [];
+  private replies: Promise<unknown[]> | undefined;
   private sent = false;
 
   constructor(private readonly send: (keys: string[], args: Array<string | number>) => Promise<unknown[]>) {}
 
   get(key: string): Promise<string | null> {
-    return this.add(key, ["g"], (reply) => (reply === null ? null : String(reply)));
+    return this.add(key, readString, "g");
   }
 
   touchJson(key: string, options: { set: Record<string, string>; ttlMs: number; capAt?: string }): Promise<string | null> {
     const fields = Object.entries(options.set);
-    return this.add(key, ["t", toTtlMs(options.ttlMs), options.capAt ?? "", fields.length, ...fields.flat()], (reply) =>
-      reply === null ? null : String(reply),
-    );
+    return this.add(key, readString, "t", toTtlMs(options.ttlMs), options.capAt ?? "", fields.length, ...fields.flat());
   }
 
   setIfAbsent(key: string, value: string, options: { ttlMs?: number } = {}): Promise<boolean> {
-    return this.add(key, ["n", value, options.ttlMs === undefined ? "" : toTtlMs(options.ttlMs)], (reply) => reply === 1);
+    return this.add(key, readFlag, "n", value, options.ttlMs === undefined ? "" : toTtlMs(options.ttlMs));
   }
 
   windowHit(key: string, points: number, windowSec: number): Promise<{ consumed: number; msBeforeNext: number }> {
     if (!Number.isSafeInteger(points) || points < 1) throw new RangeError(`points must be a positive integer, got ${points}`);
     if (!Number.isSafeInteger(windowSec) || windowSec < 1) throw new RangeError(`windowSec must be a positive integer, got ${windowSec}`);
-    return this.add(key, ["w", points, windowSec], (reply) => {
-      const [consumed, ttl] = reply as [number, number];
-      return { consumed: Number(consumed), msBeforeNext: Number(ttl) };
-    });
+    return this.add(key, readWindow, "w", points, windowSec);
   }
 
-  private add<T>(key: string, args: Array<string | number>, read: (reply: unknown) => T): Promise<T> {
+  private add<T>(key: string, read: (reply: unknown) => T, ...args: Array<string | number>): Promise<T> {
     if (this.sent) throw new Error("a store round has been sent: add its operations in one synchronous run");
-    if (this.keys.length === 0) queueMicrotask(() => this.flush());
-    this.keys.push(key);
-    this.args.push(...args);
-    const result = new Promise<T>((resolve, reject) => {
-      this.pending.push({ resolve: (reply) => resolve(read(reply)), reject });
+    // The first operation schedules the round: it goes out once the current run of code ends.
+    this.replies ??= Promise.resolve().then(() => {
+      this.sent = true;
+      return this.send(this.keys, this.args);
     });
-    // A caller that stopped listening (it failed on another operation first) must not leave an
-    // unhandled rejection behind.
-    result.catch(() => undefined);
-    return result;
-  }
-
-  private flush(): void {
-    this.sent = true;
-    const pending = this.pending;
-    this.send(this.keys, this.args).then(
-      (replies) => {
-        for (let i = 0; i < pending.length; i++) {
-          try {
-            pending[i]!.resolve(replies[i] ?? null);
-          } catch (error) {
-            pending[i]!.reject(error);
-          }
-        }
-      },
-      (error: unknown) => {
-        for (const operation of pending) operation.reject(error);
-      },
-    );
+    const index = this.keys.push(key) - 1;
+    for (const arg of args) this.args.push(arg);
+    return this.replies.then((replies) => read(replies[index] ?? null));
   }
 }
 
