@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLIENT_IP_HEADER, resolveClientIp } from "./client-ip";
 import { ResponseHeaderMap, type RestRequest, type RestResult } from "../api/rest/handler";
-import { directMountFor, serveDirect, serveRest, type FetchHandler } from "./direct-mount";
+import net from "node:net";
+import { directMountFor, readNodeBody, serveDirect, serveRest, type FetchHandler } from "./direct-mount";
 
 describe("directMountFor", () => {
   it("takes the REST API, the webhooks and tRPC, and leaves Next the rest", () => {
@@ -73,16 +74,11 @@ describe("serveRest", () => {
     headers.set("Content-Type", "application/json; charset=utf-8");
     if (req.target === "/api/v1/empty") return { status: 204, headers, body: null };
     let body: string | null = null;
-    if (req.body) {
-      const chunks: Uint8Array[] = [];
-      let size = 0;
-      for await (const chunk of req.body) {
-        size += chunk.byteLength;
-        // As the REST adapter does with its body limit: stop reading and answer.
-        if (size > 1000) return { status: 413, headers, body: JSON.stringify({ error: { code: "PAYLOAD_TOO_LARGE" } }) };
-        chunks.push(chunk);
-      }
-      body = Buffer.concat(chunks).toString("utf8");
+    if (req.readBody) {
+      // As the REST adapter does with its body limit: a refused read is answered at once.
+      const read = await req.readBody(1000);
+      if (!read.ok) return { status: 413, headers, body: JSON.stringify({ error: { code: "PAYLOAD_TOO_LARGE" } }) };
+      body = read.text;
     }
     seen.push({ ip: req.header(CLIENT_IP_HEADER), method: req.method, target: req.target, body, ua: req.header("user-agent") });
     headers.set("ETag", '"3"');
@@ -135,5 +131,56 @@ describe("serveRest", () => {
     expect(res.status).toBe(413);
     expect(res.headers.get("connection")).toBe("close");
     expect(await res.json()).toEqual({ error: { code: "PAYLOAD_TOO_LARGE" } });
+  });
+});
+
+describe("readNodeBody", () => {
+  let server: http.Server;
+  let port: number;
+  const reads: Array<Promise<unknown>> = [];
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      const read = readNodeBody(req, 1000);
+      reads.push(read.catch((error: unknown) => ({ rejected: String(error) })));
+      void read.then(
+        (r) => res.end(JSON.stringify(r)),
+        () => res.destroy(),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const post = (body: BodyInit, headers: Record<string, string> = {}) =>
+    fetch(`http://127.0.0.1:${port}/`, { method: "POST", body, headers, duplex: "half" } as RequestInit).then((r) => r.json());
+
+  it("reads a body within the limit, whole characters across chunks", async () => {
+    expect(await post("é".repeat(400))).toEqual({ ok: true, text: "é".repeat(400) });
+    expect(await post("")).toEqual({ ok: true, text: "" });
+  });
+
+  it("refuses a declared length over the limit unread, and a streamed body once it passes it", async () => {
+    expect(await post("x".repeat(1001))).toEqual({ ok: false });
+    const chunk = new TextEncoder().encode("x".repeat(300));
+    let sent = 0;
+    const upload = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 5) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    expect(await post(upload)).toEqual({ ok: false });
+  });
+
+  it("rejects, rather than waiting forever, when the client goes away mid-body", async () => {
+    const before = reads.length;
+    const socket = net.connect(port, "127.0.0.1");
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.write("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789");
+    await expect.poll(() => reads.length).toBe(before + 1);
+    socket.destroy();
+    expect(await reads[before]).toEqual({ rejected: expect.stringMatching(/ended before its body|aborted/) });
   });
 });

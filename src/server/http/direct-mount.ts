@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { API_PREFIX, type RestRequest, type RestResult } from "../api/rest/handler";
 import { CLIENT_IP_HEADER } from "./client-ip";
+import { refusedUnread, type LimitedRead } from "../api/rest/read-body";
 
 /**
  * The headers next.config.mjs's `headers()` puts on every response. Requests the custom server
@@ -97,10 +98,55 @@ export function restRequestFrom(req: IncomingMessage): RestRequest {
       const value = req.headers[name];
       return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
     },
-    // Leaving the loop early (an oversized body) must not destroy the socket before the 413 is
-    // written: serveRest closes the connection after answering instead.
-    body: method === "GET" || method === "HEAD" ? null : req.iterator({ destroyOnReturn: false }),
+    readBody: method === "GET" || method === "HEAD" ? null : (limit) => readNodeBody(req, limit),
   };
+}
+
+/**
+ * A Node request's body within `limit` bytes, by its own events (no async iterator: each of its
+ * steps is a promise, and promises cost on the request path). Past the limit it stops reading and
+ * answers "refused" without destroying the socket, so the 413 can still be written (serveRest
+ * closes the connection afterwards). A request that ends before its body does rejects.
+ */
+export function readNodeBody(req: IncomingMessage, limit: number): Promise<LimitedRead> {
+  const declared = req.headers["content-length"];
+  if (refusedUnread(declared ?? null, limit)) return Promise.resolve({ ok: false });
+  return new Promise<LimitedRead>((resolve, reject) => {
+    const kept: Buffer[] = [];
+    let total = 0;
+    const stop = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("close", onClose);
+    };
+    function onData(chunk: Buffer) {
+      total += chunk.byteLength;
+      if (total > limit) {
+        stop();
+        req.pause();
+        resolve({ ok: false });
+        return;
+      }
+      kept.push(chunk);
+    }
+    function onEnd() {
+      stop();
+      resolve({ ok: true, text: (kept.length === 1 ? kept[0]! : Buffer.concat(kept)).toString("utf8") });
+    }
+    function onError(error: unknown) {
+      stop();
+      reject(error);
+    }
+    function onClose() {
+      stop();
+      reject(new Error("the request ended before its body was read"));
+    }
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("close", onClose);
+  });
 }
 
 const SITE_HEADER_ENTRIES = Object.entries(SITE_HEADERS).map(([name, value]) => [name.toLowerCase(), value] as const);

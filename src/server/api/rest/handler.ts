@@ -8,7 +8,7 @@ import { bodyLimits } from "../../../shared/policy";
 import { collectRoutes, matchRoute, type RestRoute } from "./routes";
 import { jsonOf } from "../frozen-output";
 import { invokeProcedure } from "../invoke-procedure";
-import { readLimited } from "./read-body";
+import { readLimited, type LimitedRead } from "./read-body";
 
 export const API_PREFIX = "/api/v1";
 
@@ -29,8 +29,11 @@ export interface RestRequest {
   target: string;
   /** A header's value by its lower-case name; null when absent. */
   header(name: string): string | null;
-  /** The body as it streams in; null when there is none. Leaving the loop early stops the upload. */
-  body: AsyncIterable<Uint8Array> | null;
+  /**
+   * Reads the body within `limit` bytes (read-body.ts's rules: a declared length over the limit is
+   * refused unread, a streamed one as soon as it passes it); null when the method takes none.
+   */
+  readBody: ((limit: number) => Promise<LimitedRead>) | null;
 }
 
 /** Response headers by lower-case name: what procedures set through ctx.responseHeaders. */
@@ -62,14 +65,14 @@ function jsonResult(status: number, body: unknown, headers: ResponseHeaderMap): 
 async function readBody(req: RestRequest, limit: number): Promise<unknown> {
   const declared = req.header("content-length");
   const hasBody = (declared !== null && declared !== "0") || req.header("transfer-encoding") !== null;
-  if (!hasBody || !req.body) return undefined;
+  if (!hasBody || !req.readBody) return undefined;
   const type = (req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json" && !/^application\/[\w.+-]+\+json$/.test(type)) {
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "request bodies must be sent as Content-Type: application/json");
   }
-  // The same reader as tRPC and the webhooks: a Content-Length that is not a number, or too large,
+  // The same rules as tRPC and the webhooks: a Content-Length that is not a number, or too large,
   // is refused unread; a chunked body is counted as it streams.
-  const read = await readLimited(req.body, declared, limit);
+  const read = await req.readBody(limit);
   if (!read.ok) throw new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`);
   const text = read.text;
   if (text.trim() === "") return undefined;
@@ -163,11 +166,12 @@ export function createRestHandler(options: RestHandlerOptions): (req: Request) =
   const core = createRestCore(options);
   return async (req: Request) => {
     const url = new URL(req.url);
+    const body = req.body as AsyncIterable<Uint8Array> | null;
     const result = await core({
       method: req.method,
       target: url.pathname + url.search,
       header: (name) => req.headers.get(name),
-      body: req.body as AsyncIterable<Uint8Array> | null,
+      readBody: body ? (limit) => readLimited(body, req.headers.get("content-length"), limit) : null,
     });
     const headers = new Headers();
     for (const [name, value] of result.headers.map) headers.set(name, value);

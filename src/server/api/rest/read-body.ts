@@ -8,7 +8,7 @@ export type LimitedRead = { ok: true; text: string } | { ok: false };
  * iterator; what the refusal answers (413) is the caller's.
  */
 export async function readLimited(chunks: AsyncIterable<Uint8Array> | null, declared: string | null, limit: number): Promise<LimitedRead> {
-  if (declared !== null && (!/^\d+$/.test(declared) || Number(declared) > limit)) return { ok: false };
+  if (refusedUnread(declared, limit)) return { ok: false };
   if (!chunks) return { ok: true, text: "" };
   const kept: Uint8Array[] = [];
   let total = 0;
@@ -18,6 +18,11 @@ export async function readLimited(chunks: AsyncIterable<Uint8Array> | null, decl
     kept.push(chunk);
   }
   return { ok: true, text: Buffer.concat(kept).toString("utf8") };
+}
+
+/** A declared Content-Length that is not a plain number, or is over the limit: refused before reading. */
+export function refusedUnread(declared: string | null, limit: number): boolean {
+  return declared !== null && (!/^\d+$/.test(declared) || Number(declared) > limit);
 }
 
 /** A fetch body as chunks; leaving the loop early cancels the upload. */
