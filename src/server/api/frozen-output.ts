@@ -2,7 +2,11 @@ import type { z } from "zod";
 import { deepFreeze, isDeepFrozen } from "../../shared/deep-freeze";
 
 /** What a procedure's `.output()` gets: a parse function that carries its schema (for OpenAPI). */
-export type FrozenOutputParser<T extends z.ZodType> = ((value: unknown) => Promise<z.output<T>>) & { schema: T };
+export type FrozenOutputParser<T extends z.ZodType> = ((value: unknown) => Promise<z.output<T>>) & {
+  schema: T;
+  /** The same check, synchronous (the REST adapter's validator, api/invoke-procedure.ts). */
+  parseSync(value: unknown): z.output<T>;
+};
 
 /**
  * The output check of procedures that often answer with the very same deep-frozen value (a cached
@@ -23,7 +27,15 @@ export function frozenOutput<T extends z.ZodType>(schema: T): FrozenOutputParser
     checked.set(value, output);
     return output;
   };
-  return Object.assign(parse, { schema });
+  const parseSync = (value: unknown): z.output<T> => {
+    if (!isDeepFrozen(value)) return schema.parse(value);
+    const known = checked.get(value);
+    if (known !== undefined) return known;
+    const output = deepFreeze(schema.parse(value));
+    checked.set(value, output);
+    return output;
+  };
+  return Object.assign(parse, { schema, parseSync });
 }
 
 /** The zod schema behind a procedure's `.output()`: the schema itself, or a frozenOutput's. */

@@ -2,12 +2,15 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { invokeProcedure } from "./invoke-procedure";
+import { frozenOutput } from "./frozen-output";
+import { deepFreeze } from "../../shared/deep-freeze";
 
 /**
  * invokeProcedure must behave as tRPC's own server-side caller: the same middlewares in the same
  * order, the same context and input threading, the same results and errors.
  */
 const t = initTRPC.context<{ who: string }>().create();
+const frozenValue = deepFreeze({ list: ["a", "b"], extra: "stripped" });
 const seen: string[] = [];
 const withUser = t.procedure.use(async ({ ctx, next, path, type }) => {
   seen.push(`${type} ${path}`);
@@ -23,10 +26,18 @@ const router = t.router({
   fails: withUser.mutation(() => {
     throw new Error("boom");
   }),
+  // Two inputs merged; one with an async refinement (no synchronous parse): parsed as tRPC does.
+  merged: withUser
+    .input(z.object({ a: z.string() }))
+    .input(z.object({ b: z.number() }).refine(async (v) => v.b > 0, "b must be positive"))
+    .query(({ input }) => input),
+  // A frozenOutput parser: checked once per frozen value, then the kept form.
+  frozen: withUser.output(frozenOutput(z.object({ list: z.array(z.string()) }))).query(() => frozenValue),
+  frozenBad: withUser.output(frozenOutput(z.object({ list: z.array(z.string()) }))).query(() => deepFreeze({ list: [1] }) as unknown as { list: string[] }),
 });
 const caller = t.createCallerFactory(router);
 
-async function both(path: "greet" | "broken" | "fails", ctx: { who: string }, input?: unknown) {
+async function both(path: keyof typeof router._def.procedures, ctx: { who: string }, input?: unknown) {
   const settle = (p: Promise<unknown>) =>
     p.then(
       (value) => ({ value }),
@@ -55,6 +66,22 @@ describe("invokeProcedure", () => {
       expect(viaInvoke).toEqual(viaCaller);
       expect("error" in viaInvoke).toBe(true);
     }
+  });
+
+  it("merges several inputs, parses an async refinement, and checks frozen outputs as tRPC's caller does", async () => {
+    for (const [path, input] of [
+      ["merged", { a: "x", b: 2 }],
+      ["merged", { a: "x", b: -1 }],
+      ["merged", { a: 1, b: 2 }],
+      ["frozen", undefined],
+      ["frozen", undefined],
+      ["frozenBad", undefined],
+    ] as const) {
+      const { viaCaller, viaInvoke } = await both(path, { who: "ada" }, input);
+      expect(viaInvoke, path).toEqual(viaCaller);
+    }
+    expect((await both("merged", { who: "ada" }, { a: "x", b: 2 })).viaInvoke).toEqual({ value: { a: "x", b: 2 } });
+    expect((await both("frozen", { who: "ada" }, undefined)).viaInvoke).toEqual({ value: { list: ["a", "b"] } });
   });
 
   it("tells the middleware the procedure's path and type", async () => {

@@ -45,6 +45,110 @@ function nextOf(middlewares: Middleware[], meta: unknown, index: number, state: 
     });
 }
 
+interface ProcedureDef {
+  middlewares: Array<Middleware & { _type?: string }>;
+  inputs: unknown[];
+  output?: unknown;
+  meta: unknown;
+  type: string;
+}
+
+const chains = new WeakMap<object, Middleware[]>();
+
+/**
+ * The procedure's middlewares, with tRPC's input and output validators replaced by ones that do the
+ * same with a synchronous parse where the parser has one (zod's `parse`, frozenOutput's
+ * `parseSync`): tRPC calls zod's parseAsync, whose promises cost on every request. Same errors
+ * (BAD_REQUEST with the parser's error as cause; "Output validation failed"), same input merging.
+ */
+function chainOf(def: ProcedureDef): Middleware[] {
+  let chain = chains.get(def);
+  if (!chain) {
+    let inputIndex = 0;
+    chain = def.middlewares.map((middleware) => {
+      if (middleware._type === "input") {
+        const parse = syncParseOf(def.inputs[inputIndex++]);
+        return parse ? inputValidator(parse) : middleware;
+      }
+      if (middleware._type === "output") {
+        const parse = syncParseOf(def.output);
+        return parse ? outputValidator(parse) : middleware;
+      }
+      return middleware;
+    });
+    chains.set(def, chain);
+  }
+  return chain;
+}
+
+/** A synchronous parse for a zod schema or a frozenOutput parser; undefined for anything else. */
+function syncParseOf(parser: unknown): ((value: unknown) => unknown) | undefined {
+  const p = parser as { parse?: (value: unknown) => unknown; parseAsync?: (value: unknown) => Promise<unknown>; parseSync?: (value: unknown) => unknown } | undefined;
+  if (typeof parser === "function") {
+    const parseSync = (parser as { parseSync?: unknown }).parseSync;
+    return typeof parseSync === "function" ? (parseSync as (value: unknown) => unknown) : undefined;
+  }
+  if (typeof p === "object" && p !== null && typeof p.parse === "function" && typeof p.parseAsync === "function") {
+    const { parse, parseAsync } = p as Required<typeof p>;
+    return (value) => {
+      try {
+        return parse.call(p, value);
+      } catch (error) {
+        // A schema with an async refinement cannot be parsed synchronously: parse it as tRPC would.
+        if ((error as { name?: unknown } | null)?.name === "$ZodAsyncError" || (error as Error)?.constructor?.name === "$ZodAsyncError") return parseAsync.call(p, value);
+        throw error;
+      }
+    };
+  }
+  return undefined;
+}
+
+const isThenable = (value: unknown): value is Promise<unknown> => typeof (value as Promise<unknown> | null)?.then === "function";
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return !!value && !Array.isArray(value) && typeof value === "object";
+}
+
+/** tRPC's inputValidatorMiddleware, with a synchronous parse. */
+function inputValidator(parse: (value: unknown) => unknown): Middleware {
+  return (opts) =>
+    opts.getRawInput().then((raw) => {
+      let parsed: unknown;
+      try {
+        parsed = parse(raw);
+      } catch (cause) {
+        throw new TRPCError({ code: "BAD_REQUEST", cause });
+      }
+      const merge = (value: unknown) => opts.next({ input: isObject(opts.input) && isObject(value) ? { ...opts.input, ...value } : value });
+      if (!isThenable(parsed)) return merge(parsed);
+      return parsed.then(merge, (cause: unknown) => {
+        throw new TRPCError({ code: "BAD_REQUEST", cause });
+      });
+    });
+}
+
+/** tRPC's outputValidatorMiddleware, with a synchronous parse. */
+function outputValidator(parse: (value: unknown) => unknown): Middleware {
+  const invalid = (cause: unknown) => new TRPCError({ message: "Output validation failed", code: "INTERNAL_SERVER_ERROR", cause });
+  return (opts) =>
+    opts.next().then((result) => {
+      if (!result.ok) return result;
+      let data: unknown;
+      try {
+        data = parse(result.data);
+      } catch (cause) {
+        throw invalid(cause);
+      }
+      if (!isThenable(data)) return { ...result, data };
+      return data.then(
+        (value) => ({ ...result, data: value }),
+        (cause: unknown) => {
+          throw invalid(cause);
+        },
+      );
+    });
+}
+
 /** A middleware's failure as tRPC reports it: a result, not a rejection. */
 function failed(cause: unknown): MiddlewareResult {
   return { ok: false, error: getTRPCErrorFromUnknown(cause) };
@@ -79,8 +183,8 @@ function step(middlewares: Middleware[], meta: unknown, index: number, state: Ca
  * each level gets a plain object literal. Errors come out as tRPC's caller throws them.
  */
 export async function invokeProcedure(procedure: AnyProcedure, path: string, ctx: object, rawInput: unknown): Promise<unknown> {
-  const def = procedure._def as unknown as { middlewares: Middleware[]; meta: unknown; type: string };
-  const result = await step(def.middlewares, def.meta, 0, { path, type: def.type, ctx, input: undefined, getRawInput: async () => rawInput });
+  const def = procedure._def as unknown as ProcedureDef;
+  const result = await step(chainOf(def), def.meta, 0, { path, type: def.type, ctx, input: undefined, getRawInput: () => Promise.resolve(rawInput) });
   if (!result) throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "No result from middlewares - did you forget to `return next()`?" });
   if (!result.ok) throw result.error;
   return result.data;
