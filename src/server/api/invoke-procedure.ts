@@ -109,6 +109,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return !!value && !Array.isArray(value) && typeof value === "object";
 }
 
+/** The next level with the parsed input merged into what earlier inputs parsed, as tRPC merges it. */
+function nextWithInput(opts: MiddlewareOptions, parsed: unknown): Promise<MiddlewareResult> {
+  return opts.next({ input: isObject(opts.input) && isObject(parsed) ? { ...opts.input, ...parsed } : parsed });
+}
+
 /** tRPC's inputValidatorMiddleware, with a synchronous parse. */
 function inputValidator(parse: (value: unknown) => unknown): Middleware {
   return (opts) =>
@@ -119,9 +124,8 @@ function inputValidator(parse: (value: unknown) => unknown): Middleware {
       } catch (cause) {
         throw new TRPCError({ code: "BAD_REQUEST", cause });
       }
-      const merge = (value: unknown) => opts.next({ input: isObject(opts.input) && isObject(value) ? { ...opts.input, ...value } : value });
-      if (!isThenable(parsed)) return merge(parsed);
-      return parsed.then(merge, (cause: unknown) => {
+      if (!isThenable(parsed)) return nextWithInput(opts, parsed);
+      return parsed.then((value) => nextWithInput(opts, value), (cause: unknown) => {
         throw new TRPCError({ code: "BAD_REQUEST", cause });
       });
     });
@@ -147,6 +151,11 @@ function outputValidator(parse: (value: unknown) => unknown): Middleware {
         },
       );
     });
+}
+
+/** getRawInput for a call, returned unnamed (see nextOf). */
+function rawInputOf(rawInput: unknown): () => Promise<unknown> {
+  return () => Promise.resolve(rawInput);
 }
 
 /** A middleware's failure as tRPC reports it: a result, not a rejection. */
@@ -184,7 +193,7 @@ function step(middlewares: Middleware[], meta: unknown, index: number, state: Ca
  */
 export async function invokeProcedure(procedure: AnyProcedure, path: string, ctx: object, rawInput: unknown): Promise<unknown> {
   const def = procedure._def as unknown as ProcedureDef;
-  const result = await step(chainOf(def), def.meta, 0, { path, type: def.type, ctx, input: undefined, getRawInput: () => Promise.resolve(rawInput) });
+  const result = await step(chainOf(def), def.meta, 0, { path, type: def.type, ctx, input: undefined, getRawInput: rawInputOf(rawInput) });
   if (!result) throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "No result from middlewares - did you forget to `return next()`?" });
   if (!result.ok) throw result.error;
   return result.data;

@@ -111,42 +111,68 @@ export function restRequestFrom(req: IncomingMessage): RestRequest {
 export function readNodeBody(req: IncomingMessage, limit: number): Promise<LimitedRead> {
   const declared = req.headers["content-length"];
   if (refusedUnread(declared ?? null, limit)) return Promise.resolve({ ok: false });
-  return new Promise<LimitedRead>((resolve, reject) => {
-    const kept: Buffer[] = [];
-    let total = 0;
-    const stop = () => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-      req.off("close", onClose);
-    };
-    function onData(chunk: Buffer) {
-      total += chunk.byteLength;
-      if (total > limit) {
-        stop();
-        req.pause();
-        resolve({ ok: false });
-        return;
-      }
-      kept.push(chunk);
+  return new Promise<LimitedRead>((resolve, reject) => new BodyReader(req, limit, resolve, reject).start());
+}
+
+/**
+ * readNodeBody's listeners, as methods bound once per request: closures declared inside the
+ * function would each get a name-setting wrapper from the TypeScript loader on every call.
+ */
+class BodyReader {
+  private readonly kept: Buffer[] = [];
+  private total = 0;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly limit: number,
+    private readonly resolve: (read: LimitedRead) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    this.onData = this.onData.bind(this);
+    this.onEnd = this.onEnd.bind(this);
+    this.onError = this.onError.bind(this);
+    this.onClose = this.onClose.bind(this);
+  }
+
+  start(): void {
+    this.req.on("data", this.onData);
+    this.req.on("end", this.onEnd);
+    this.req.on("error", this.onError);
+    this.req.on("close", this.onClose);
+  }
+
+  private stop(): void {
+    this.req.off("data", this.onData);
+    this.req.off("end", this.onEnd);
+    this.req.off("error", this.onError);
+    this.req.off("close", this.onClose);
+  }
+
+  private onData(chunk: Buffer): void {
+    this.total += chunk.byteLength;
+    if (this.total > this.limit) {
+      this.stop();
+      this.req.pause();
+      this.resolve({ ok: false });
+      return;
     }
-    function onEnd() {
-      stop();
-      resolve({ ok: true, text: (kept.length === 1 ? kept[0]! : Buffer.concat(kept)).toString("utf8") });
-    }
-    function onError(error: unknown) {
-      stop();
-      reject(error);
-    }
-    function onClose() {
-      stop();
-      reject(new Error("the request ended before its body was read"));
-    }
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onError);
-    req.on("close", onClose);
-  });
+    this.kept.push(chunk);
+  }
+
+  private onEnd(): void {
+    this.stop();
+    this.resolve({ ok: true, text: (this.kept.length === 1 ? this.kept[0]! : Buffer.concat(this.kept)).toString("utf8") });
+  }
+
+  private onError(error: unknown): void {
+    this.stop();
+    this.reject(error);
+  }
+
+  private onClose(): void {
+    this.stop();
+    this.reject(new Error("the request ended before its body was read"));
+  }
 }
 
 const SITE_HEADER_ENTRIES = Object.entries(SITE_HEADERS).map(([name, value]) => [name.toLowerCase(), value] as const);

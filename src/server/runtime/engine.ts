@@ -350,16 +350,10 @@ export class FlowEngine {
   }
 
   private deliver(flow: RunningFlow, live: LiveNode, msg: Message) {
-    const send = (value: SendValue) => this.route(flow, live, value);
-    let finished = false;
-    const done = (err?: unknown) => {
-      if (finished) return;
-      finished = true;
-      if (err) {
-        this.reportNodeError(flow, live.node.id, err);
-        this.routeToCatch(flow, live.node, msg, err);
-      }
-    };
+    // Made by functions that return them unnamed: closures declared here by name would each get a
+    // name-setting wrapper from the TypeScript loader on every message.
+    const send = this.sendFor(flow, live);
+    const done = this.doneFor(flow, live, msg);
     try {
       const result = live.behaviour.input!(msg, send, done);
       if (result && typeof (result as Promise<void>).then === "function") {
@@ -368,6 +362,23 @@ export class FlowEngine {
     } catch (err) {
       done(err);
     }
+  }
+
+  private sendFor(flow: RunningFlow, live: LiveNode): (value: SendValue) => void {
+    return (value) => this.route(flow, live, value);
+  }
+
+  /** The node's `done`: the first call counts; with an error, the error is reported and caught. */
+  private doneFor(flow: RunningFlow, live: LiveNode, msg: Message): (err?: unknown) => void {
+    let finished = false;
+    return (err) => {
+      if (finished) return;
+      finished = true;
+      if (err) {
+        this.reportNodeError(flow, live.node.id, err);
+        this.routeToCatch(flow, live.node, msg, err);
+      }
+    };
   }
 
   /**
