@@ -33,6 +33,7 @@ const router = t.router({
     .query(({ input }) => input),
   // A frozenOutput parser: checked once per frozen value, then the kept form.
   frozen: withUser.output(frozenOutput(z.object({ list: z.array(z.string()) }))).query(() => frozenValue),
+  frozenAsync: withUser.output(frozenOutput(z.object({ n: z.number() }).refine(async (v) => v.n > 0, "n must be positive"))).query(() => deepFreeze({ n: 1 })),
   frozenBad: withUser.output(frozenOutput(z.object({ list: z.array(z.string()) }))).query(() => deepFreeze({ list: [1] }) as unknown as { list: string[] }),
 });
 const caller = t.createCallerFactory(router);
@@ -76,6 +77,8 @@ describe("invokeProcedure", () => {
       ["frozen", undefined],
       ["frozen", undefined],
       ["frozenBad", undefined],
+      ["frozenAsync", undefined],
+      ["frozenAsync", undefined],
     ] as const) {
       const { viaCaller, viaInvoke } = await both(path, { who: "ada" }, input);
       expect(viaInvoke, path).toEqual(viaCaller);

@@ -81,26 +81,43 @@ function chainOf(def: ProcedureDef): Middleware[] {
   return chain;
 }
 
-/** A synchronous parse for a zod schema or a frozenOutput parser; undefined for anything else. */
+/**
+ * A synchronous parse for a zod schema or a frozenOutput parser; undefined for anything else. A
+ * schema with an async refinement or transform cannot be parsed synchronously: zod says so (the
+ * refinement has then run once already, and its promise is left to itself), the schema is parsed
+ * asynchronously as tRPC would, and from then on always. Our schemas have no async checks.
+ */
 function syncParseOf(parser: unknown): ((value: unknown) => unknown) | undefined {
-  const p = parser as { parse?: (value: unknown) => unknown; parseAsync?: (value: unknown) => Promise<unknown>; parseSync?: (value: unknown) => unknown } | undefined;
+  let sync: ((value: unknown) => unknown) | undefined;
+  let async: ((value: unknown) => Promise<unknown>) | undefined;
   if (typeof parser === "function") {
     const parseSync = (parser as { parseSync?: unknown }).parseSync;
-    return typeof parseSync === "function" ? (parseSync as (value: unknown) => unknown) : undefined;
+    if (typeof parseSync !== "function") return undefined;
+    sync = parseSync as (value: unknown) => unknown;
+    async = parser as (value: unknown) => Promise<unknown>;
+  } else {
+    const p = parser as { parse?: unknown; parseAsync?: unknown } | null | undefined;
+    if (typeof p !== "object" || p === null || typeof p.parse !== "function" || typeof p.parseAsync !== "function") return undefined;
+    sync = (p.parse as (value: unknown) => unknown).bind(p);
+    async = (p.parseAsync as (value: unknown) => Promise<unknown>).bind(p);
   }
-  if (typeof p === "object" && p !== null && typeof p.parse === "function" && typeof p.parseAsync === "function") {
-    const { parse, parseAsync } = p as Required<typeof p>;
-    return (value) => {
-      try {
-        return parse.call(p, value);
-      } catch (error) {
-        // A schema with an async refinement cannot be parsed synchronously: parse it as tRPC would.
-        if ((error as { name?: unknown } | null)?.name === "$ZodAsyncError" || (error as Error)?.constructor?.name === "$ZodAsyncError") return parseAsync.call(p, value);
-        throw error;
-      }
-    };
-  }
-  return undefined;
+  let isAsync = false;
+  return (value) => {
+    if (isAsync) return async(value);
+    try {
+      return sync(value);
+    } catch (error) {
+      if (!isZodAsyncError(error)) throw error;
+      isAsync = true;
+      return async(value);
+    }
+  };
+}
+
+/** zod's "use parseAsync" error, by its message and class name (not the class: Next bundles its own zod). */
+function isZodAsyncError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return error.constructor.name === "$ZodAsyncError" || error.message.startsWith("Encountered Promise during synchronous parse");
 }
 
 const isThenable = (value: unknown): value is Promise<unknown> => typeof (value as Promise<unknown> | null)?.then === "function";

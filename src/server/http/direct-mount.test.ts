@@ -174,6 +174,37 @@ describe("readNodeBody", () => {
     expect(await post(upload)).toEqual({ ok: false });
   });
 
+  it("settles at once for a request whose body was already consumed or that is already gone", async () => {
+    const results: unknown[] = [];
+    const late = http.createServer((req, res) => {
+      void (async () => {
+        if (req.url === "/consumed") {
+          for await (const chunk of req) void chunk;
+          results.push(await readNodeBody(req, 1000));
+          res.end("ok");
+          return;
+        }
+        await new Promise<void>((resolve) => req.once("close", () => resolve()));
+        results.push(await readNodeBody(req, 1000).catch((error: unknown) => ({ rejected: String(error) })));
+      })();
+    });
+    await new Promise<void>((resolve) => late.listen(0, "127.0.0.1", resolve));
+    const latePort = (late.address() as AddressInfo).port;
+    try {
+      await fetch(`http://127.0.0.1:${latePort}/consumed`, { method: "POST", body: "abc" });
+      expect(results[0]).toEqual({ ok: true, text: "" });
+      const socket = net.connect(latePort, "127.0.0.1");
+      await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+      socket.write("POST /gone HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+      await expect.poll(() => results.length).toBe(2);
+      expect(results[1]).toEqual({ rejected: expect.stringMatching(/ended before its body/) });
+    } finally {
+      await new Promise<void>((resolve) => late.close(() => resolve()));
+    }
+  });
+
   it("rejects, rather than waiting forever, when the client goes away mid-body", async () => {
     const before = reads.length;
     const socket = net.connect(port, "127.0.0.1");

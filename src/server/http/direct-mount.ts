@@ -135,6 +135,10 @@ class BodyReader {
   }
 
   start(): void {
+    // Only future events are heard: a request already gone, or whose body was already consumed,
+    // must settle now rather than never.
+    if (this.req.destroyed && !this.req.readableEnded) return this.reject(new Error("the request ended before its body was read"));
+    if (this.req.readableEnded) return this.resolve({ ok: true, text: "" });
     this.req.on("data", this.onData);
     this.req.on("end", this.onEnd);
     this.req.on("error", this.onError);

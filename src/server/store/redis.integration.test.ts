@@ -90,7 +90,10 @@ describe.skipIf(!redisAvailable)("RedisStore", () => {
       ]);
       expect(() => round.get("too-early-is-fine")).not.toThrow();
       await results;
-      expect(() => round.get("late")).toThrow(/has been sent/);
+      await expect(round.get("late")).rejects.toThrow(/has been sent/);
+      // Mistakes reject, never throw, so what a round already holds stays observed.
+      await expect(store.round().windowHit("w", 0, 60)).rejects.toThrow(RangeError);
+      await expect(store.round().touchJson("t", { set: {}, ttlMs: -1 })).rejects.toThrow(RangeError);
       await sleep(100);
       // EVAL the first time on a connection, EVALSHA after: one command either way.
       expect(commands).toHaveLength(1);

@@ -556,22 +556,28 @@ class RedisRound implements StoreRound {
   }
 
   touchJson(key: string, options: { set: Record<string, string>; ttlMs: number; capAt?: string }): Promise<string | null> {
+    if (!validTtl(options.ttlMs)) return Promise.reject(ttlError(options.ttlMs));
     const fields = Object.entries(options.set);
     return this.add(key, readString, "t", toTtlMs(options.ttlMs), options.capAt ?? "", fields.length, ...fields.flat());
   }
 
   setIfAbsent(key: string, value: string, options: { ttlMs?: number } = {}): Promise<boolean> {
+    if (options.ttlMs !== undefined && !validTtl(options.ttlMs)) return Promise.reject(ttlError(options.ttlMs));
     return this.add(key, readFlag, "n", value, options.ttlMs === undefined ? "" : toTtlMs(options.ttlMs));
   }
 
   windowHit(key: string, points: number, windowSec: number): Promise<{ consumed: number; msBeforeNext: number }> {
-    if (!Number.isSafeInteger(points) || points < 1) throw new RangeError(`points must be a positive integer, got ${points}`);
-    if (!Number.isSafeInteger(windowSec) || windowSec < 1) throw new RangeError(`windowSec must be a positive integer, got ${windowSec}`);
+    if (!Number.isSafeInteger(points) || points < 1) return Promise.reject(new RangeError(`points must be a positive integer, got ${points}`));
+    if (!Number.isSafeInteger(windowSec) || windowSec < 1) return Promise.reject(new RangeError(`windowSec must be a positive integer, got ${windowSec}`));
     return this.add(key, readWindow, "w", points, windowSec);
   }
 
+  /**
+   * Every mistake is a rejected promise, never a throw (as in MemoryStore): a throw part-way through
+   * a round would leave the operations added before it unobserved.
+   */
   private add<T>(key: string, read: (reply: unknown) => T, ...args: Array<string | number>): Promise<T> {
-    if (this.sent) throw new Error("a store round has been sent: add its operations in one synchronous run");
+    if (this.sent) return Promise.reject(new Error("a store round has been sent: add its operations in one synchronous run"));
     // The first operation schedules the round: it goes out once the current run of code ends.
     this.replies ??= Promise.resolve().then(() => {
       this.sent = true;
@@ -589,10 +595,11 @@ function unavailable(error: unknown): StoreUnavailableError {
   return new StoreUnavailableError(`redis store unavailable: ${detail}`, { cause: error });
 }
 
+const validTtl = (ttlMs: number) => Number.isFinite(ttlMs) && ttlMs > 0;
+const ttlError = (ttlMs: number) => new RangeError(`ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
+
 function toTtlMs(ttlMs: number): number {
-  if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new RangeError(`ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
-  }
+  if (!validTtl(ttlMs)) throw ttlError(ttlMs);
   // Redis takes whole milliseconds; rounding up never shortens a TTL.
   return Math.ceil(ttlMs);
 }

@@ -1,11 +1,13 @@
 export type LimitedRead = { ok: true; text: string } | { ok: false };
 
 /**
- * The one body reader with a size limit, for every transport: a declared Content-Length that is not
- * a plain number, or is over the limit, is refused before a byte is read; a chunked (or lying) body
+ * The body-size rules of every transport: a declared Content-Length that is not a plain number, or
+ * is over the limit, is refused before a byte is read (`refusedUnread`); a chunked (or lying) body
  * is counted as it streams in and refused as soon as it passes the limit, so an oversized body never
- * sits in memory. Refusing stops the iteration, which cancels a fetch body or ends the Node
- * iterator; what the refusal answers (413) is the caller's.
+ * sits in memory. This reader applies them to chunks (a fetch body: tRPC, the webhooks, Next's REST
+ * route file); the custom server's REST mount applies them to Node's request by its events
+ * (`readNodeBody`, http/direct-mount.ts). Refusing stops the iteration, which cancels a fetch body;
+ * what the refusal answers (413) is the caller's.
  */
 export async function readLimited(chunks: AsyncIterable<Uint8Array> | null, declared: string | null, limit: number): Promise<LimitedRead> {
   if (refusedUnread(declared, limit)) return { ok: false };
