@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { MemoryStore } from "../store";
+import { createLogger } from "../logger";
+import { orgEventsChannel } from "../../shared/realtime";
+import { eventLines, OrgEventPublisher } from "./org-events";
+
+const stores: MemoryStore[] = [];
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((s) => s.close()));
+});
+
+async function setUp() {
+  const store = new MemoryStore();
+  stores.push(store);
+  const published: Array<{ channel: string; message: string }> = [];
+  const publish = store.publish.bind(store);
+  store.publish = (channel, message) => {
+    published.push({ channel, message });
+    return publish(channel, message);
+  };
+  const received: string[] = [];
+  await store.subscribe(orgEventsChannel("org_a"), (m) => received.push(m));
+  return { store, published, received, events: new OrgEventPublisher(store, createLogger({ level: "silent" })) };
+}
+
+describe("OrgEventPublisher", () => {
+  it("sends the events of one turn as one message per organization, one event per line, in order", async () => {
+    const { published, received, events } = await setUp();
+    events.publish("org_a", "inject", "flw_1", { node_id: "n1", message_id: "m1", by: "usr_1" });
+    events.publish("org_b", "flow.deleted", "flw_9", { name: "B", by: "usr_2" });
+    events.publish("org_a", "debug", "flw_1", { node_id: "n2", name: "", property: "payload", msg: "x\ny", format: "string" });
+    expect(published).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(published.map((p) => p.channel)).toEqual([orgEventsChannel("org_a"), orgEventsChannel("org_b")]);
+    await expect.poll(() => received.length).toBe(1);
+    const lines = eventLines(received[0]!);
+    // A newline inside a value is escaped by JSON, so it never splits an event.
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ type: "event", topic: "inject", flow_id: "flw_1", data: { node_id: "n1", message_id: "m1", by: "usr_1" } }),
+      expect.objectContaining({ type: "event", topic: "debug", data: expect.objectContaining({ msg: "x\ny" }) }),
+    ]);
+  });
+
+  it("a single event is the plain JSON it always was, and flush sends what is queued at once", async () => {
+    const { published, events } = await setUp();
+    events.publish("org_a", "flow.deleted", "flw_1", { name: "A", by: "usr_1" });
+    await events.flush();
+    expect(published).toHaveLength(1);
+    expect(JSON.parse(published[0]!.message)).toMatchObject({ type: "event", topic: "flow.deleted", flow_id: "flw_1" });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(published).toHaveLength(1);
+  });
+
+  it("a store that fails loses the events, never the caller", async () => {
+    const { store, events } = await setUp();
+    await store.close();
+    events.publish("org_a", "flow.deleted", "flw_1", { name: "A", by: "usr_1" });
+    await expect(events.flush()).resolves.toBeUndefined();
+  });
+});
