@@ -1,4 +1,4 @@
-import { decodeLease, encodeLease, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend, type StoreRound } from "./types";
+import { decodeLease, encodeLease, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend, type StoreRound, windowArgumentError } from "./types";
 
 type Entry =
   | { kind: "string"; value: string; expiresAt: number | null }
@@ -27,6 +27,8 @@ export class MemoryStore implements KeyValueStore {
   /** Fencing counters of leases: they outlive the grants, as in Redis. */
   private readonly fences = new Map<string, number>();
   private readonly limiters = new Map<string, unknown>();
+  /** Holds nothing of its own, so every request shares it (nothing is built per request). */
+  private readonly inProcessRound: StoreRound = new MemoryRound(this);
   private readonly onHandlerError: (error: unknown, channel: string) => void;
   private sweepTimer: NodeJS.Timeout | null;
   private closed = false;
@@ -246,24 +248,7 @@ export class MemoryStore implements KeyValueStore {
 
   /** In-process there is no round trip to save: each operation runs as the method of its name. */
   round(): StoreRound {
-    return {
-      get: (key) => this.get(key),
-      touchJson: (key, options) => this.touchJson(key, options),
-      setIfAbsent: (key, value, options) => this.setIfAbsent(key, value, options),
-      windowHit: async (key, points, windowSec) => {
-        if (!Number.isSafeInteger(points) || points < 1) throw new RangeError(`points must be a positive integer, got ${points}`);
-        if (!Number.isSafeInteger(windowSec) || windowSec < 1) throw new RangeError(`windowSec must be a positive integer, got ${windowSec}`);
-        // What Redis runs for it: SET 0 EX NX, INCRBY, PTTL (a key without a TTL gets the window's).
-        await this.setIfAbsent(key, "0", { ttlMs: windowSec * 1000 });
-        const consumed = await this.incr(key, { by: points });
-        let msBeforeNext = await this.ttl(key);
-        if (msBeforeNext === null) {
-          await this.expire(key, windowSec * 1000);
-          msBeforeNext = windowSec * 1000;
-        }
-        return { consumed, msBeforeNext };
-      },
-    };
+    return this.inProcessRound;
   }
 
   async ping(): Promise<void> {
@@ -333,4 +318,35 @@ function stringValue(key: string, entry: Entry): string {
 function setValue(key: string, entry: Entry): Set<string> {
   if (entry.kind !== "set") throw new TypeError(`"${key}" holds a string, not a set`);
   return entry.members;
+}
+
+/** A round in-process: each operation is the store's method of its name, run at once. */
+class MemoryRound implements StoreRound {
+  constructor(private readonly store: MemoryStore) {}
+
+  get(key: string): Promise<string | null> {
+    return this.store.get(key);
+  }
+
+  touchJson(key: string, options: { set: Record<string, string>; ttlMs: number; capAt?: string }): Promise<string | null> {
+    return this.store.touchJson(key, options);
+  }
+
+  setIfAbsent(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean> {
+    return this.store.setIfAbsent(key, value, options);
+  }
+
+  /** What Redis runs for it: SET 0 EX NX, INCRBY, PTTL (a key without a TTL gets the window's). */
+  async windowHit(key: string, points: number, windowSec: number): Promise<{ consumed: number; msBeforeNext: number }> {
+    const invalid = windowArgumentError(points, windowSec);
+    if (invalid) throw invalid;
+    await this.store.setIfAbsent(key, "0", { ttlMs: windowSec * 1000 });
+    const consumed = await this.store.incr(key, { by: points });
+    let msBeforeNext = await this.store.ttl(key);
+    if (msBeforeNext === null) {
+      await this.store.expire(key, windowSec * 1000);
+      msBeforeNext = windowSec * 1000;
+    }
+    return { consumed, msBeforeNext };
+  }
 }

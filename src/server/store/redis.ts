@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from "ioredis";
-import { decodeLease, isStoreUnavailable, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend, type StoreRound } from "./types";
+import { decodeLease, isStoreUnavailable, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend, type StoreRound, windowArgumentError } from "./types";
 
 export interface RedisStoreOptions {
   url: string;
@@ -567,8 +567,8 @@ class RedisRound implements StoreRound {
   }
 
   windowHit(key: string, points: number, windowSec: number): Promise<{ consumed: number; msBeforeNext: number }> {
-    if (!Number.isSafeInteger(points) || points < 1) return Promise.reject(new RangeError(`points must be a positive integer, got ${points}`));
-    if (!Number.isSafeInteger(windowSec) || windowSec < 1) return Promise.reject(new RangeError(`windowSec must be a positive integer, got ${windowSec}`));
+    const invalid = windowArgumentError(points, windowSec);
+    if (invalid) return Promise.reject(invalid);
     return this.add(key, readWindow, "w", points, windowSec);
   }
 

@@ -91,6 +91,13 @@ export interface StoreRound {
   windowHit(key: string, points: number, windowSec: number): Promise<{ consumed: number; msBeforeNext: number }>;
 }
 
+/** What is wrong with a windowHit's arguments, if anything (both stores check the same). */
+export function windowArgumentError(points: number, windowSec: number): RangeError | undefined {
+  if (!Number.isSafeInteger(points) || points < 1) return new RangeError(`points must be a positive integer, got ${points}`);
+  if (!Number.isSafeInteger(windowSec) || windowSec < 1) return new RangeError(`windowSec must be a positive integer, got ${windowSec}`);
+  return undefined;
+}
+
 export interface Lease {
   holder: string;
   /** The fencing token of this grant. */
