@@ -91,6 +91,17 @@ export function rateLimited(retryAfterSec: number): AppError {
   });
 }
 
+/**
+ * Backpressure: the flow holds more waiting messages than its high-water mark, so a door that
+ * starts messages (inject, a webhook) refuses this one rather than queue it without bound.
+ */
+export function flowBusy(retryAfterSec: number, waiting: number): AppError {
+  const seconds = Math.max(1, Math.ceil(retryAfterSec));
+  return new AppError("RATE_LIMITED", `the flow is busy (${waiting} messages waiting); nothing was sent, retry in ${seconds} s`, {
+    headers: { "Retry-After": String(seconds) },
+  });
+}
+
 interface ZodLikeIssue {
   path: PropertyKey[];
   message: string;

@@ -60,7 +60,9 @@ export type ServerFrame =
   | { type: "dropped"; count: number }
   | { type: "presence"; flow_id: string; users: PresenceUser[] }
   | { type: "error"; code: string; message: string }
-  | { type: "device.message"; topic: string; payload: unknown };
+  | { type: "device.message"; topic: string; payload: unknown }
+  /** A `device.publish` that a busy flow refused (backpressure): nothing of it entered that flow. */
+  | { type: "device.rejected"; topic: string; reason: "flow_busy"; retry_after: number };
 
 /** Frames a client may send on /ws. */
 export const clientFrameSchema = z.discriminatedUnion("type", [

@@ -1,7 +1,7 @@
 import type { PrismaClient, Flow, Deployment } from "../../generated/prisma/client";
 import type { KeyValueStore } from "../store";
 import type { Logger } from "../logger";
-import { FlowEngine } from "../runtime/engine";
+import { FLOW_BUSY_RETRY_AFTER_SEC, FlowEngine } from "../runtime/engine";
 import type { DeviceInMessage, FlowState, NodeFactory, NodeStatus, RuntimeServices } from "../runtime/types";
 import type { WebhookRegistry, WebhookRequest, WebhookResponse } from "../runtime/webhooks";
 import type { NodeRegistry } from "../nodes/registry";
@@ -215,6 +215,7 @@ export class LocalFlowRuntime implements FlowRuntime {
   /** inject(), synchronously: the message is on its way when this returns. */
   injectNow(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }): InjectResult {
     if (!this.engine.isRunning(flowId)) return { ok: false, reason: "not_running" };
+    if (this.engine.isBusy(flowId)) return { ok: false, reason: "busy", retryAfterSec: FLOW_BUSY_RETRY_AFTER_SEC, waiting: this.engine.load(flowId) };
     try {
       return { ok: true, messageId: this.engine.inject(flowId, nodeId, overrides) };
     } catch {

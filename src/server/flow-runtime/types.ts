@@ -16,7 +16,9 @@ export interface FlowPlacement {
 export type InjectResult =
   | { ok: true; messageId: string }
   /** not_running: the flow runs nowhere; not_deployed: the node is not in the running version; unavailable: its instance did not answer. */
-  | { ok: false; reason: "not_running" | "not_deployed" | "unavailable" };
+  | { ok: false; reason: "not_running" | "not_deployed" | "unavailable" }
+  /** The flow is over its high-water mark: nothing was sent; try again after `retryAfterSec`. */
+  | { ok: false; reason: "busy"; retryAfterSec: number; waiting: number };
 
 /**
  * The running flows, as services, routers and the servers see them: one interface, owned by

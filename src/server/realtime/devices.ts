@@ -61,7 +61,9 @@ export class DeviceChannel {
   }
 
   private forward(organizationId: string, message: DeviceOutMessage) {
-    const frame: ServerFrame = { type: "device.message", topic: message.topic, payload: message.payload };
+    const frame: ServerFrame = message.rejected
+      ? { type: "device.rejected", topic: message.topic, reason: message.rejected.reason, retry_after: message.rejected.retry_after }
+      : { type: "device.message", topic: message.topic, payload: message.payload };
     const text = JSON.stringify(frame);
     for (const { ws, keyId } of this.sockets.get(organizationId) ?? []) {
       if (message.device_key_id && message.device_key_id !== keyId) continue;

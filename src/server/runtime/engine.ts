@@ -35,6 +35,13 @@ export interface EngineOptions {
   /** Deliveries one flow may have queued at once (fan-out loops) before new ones are dropped. */
   maxQueuedPerFlow?: number;
   /**
+   * Backpressure: a flow whose waiting messages (queued deliveries plus asynchronous inputs not yet
+   * done) reach this mark is busy until they fall to half of it. While busy, the doors that can say
+   * so refuse (inject, webhooks, devices), timers wait or skip; maxQueuedPerFlow stays the last
+   * resort for a flow that floods without yielding.
+   */
+  highWaterMark?: number;
+  /**
    * While this answers false for a flow, nothing of that flow is sent or delivered: the instance
    * can no longer prove it may run the flow (its cluster lease), e.g. after being paused.
    */
@@ -43,6 +50,9 @@ export interface EngineOptions {
 
 export const DEFAULT_MAX_HOPS = 10_000;
 export const DEFAULT_MAX_QUEUED_PER_FLOW = 50_000;
+export const DEFAULT_HIGH_WATER_MARK = 10_000;
+/** What a refused door tells its caller to wait (Retry-After) while a flow is busy. */
+export const FLOW_BUSY_RETRY_AFTER_SEC = 1;
 
 interface LiveNode {
   node: RuntimeNode;
@@ -66,6 +76,12 @@ interface RunningFlow {
   hops: Map<string, number>;
   /** A runaway was reported and not yet followed by an idle queue (one report per episode). */
   runawayReported: boolean;
+  /** Asynchronous inputs delivered and not yet settled (a function node's call in its sandbox). */
+  inFlight: number;
+  /** Over the high-water mark, and not yet back under the low one. */
+  busy: boolean;
+  /** Waiting for the flow to be ready again (whenReady). */
+  readyWaiters: Set<() => void>;
 }
 
 export function newMessageId(): string {
@@ -94,8 +110,13 @@ export class FlowEngine {
   private draining = false;
   private generationCounter = 0;
   private closed = false;
+  private readonly highWater: number;
+  private readonly lowWater: number;
 
-  constructor(private readonly options: EngineOptions) {}
+  constructor(private readonly options: EngineOptions) {
+    this.highWater = Math.max(2, options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK);
+    this.lowWater = Math.floor(this.highWater / 2);
+  }
 
   /** Runs `fn` after every earlier operation on the same flow has finished. */
   private withLock<T>(flowId: string, fn: () => Promise<T>): Promise<T> {
@@ -119,6 +140,17 @@ export class FlowEngine {
 
   isRunning(flowId: string): boolean {
     return this.flows.get(flowId)?.state === "running";
+  }
+
+  /** Whether the flow is over its high-water mark (its doors refuse new messages for now). */
+  isBusy(flowId: string): boolean {
+    return this.flows.get(flowId)?.busy ?? false;
+  }
+
+  /** Messages waiting in the flow: queued deliveries plus asynchronous inputs not yet done. */
+  load(flowId: string): number {
+    const flow = this.flows.get(flowId);
+    return flow ? flow.queued + flow.inFlight : 0;
   }
 
   runningFlowIds(): string[] {
@@ -167,8 +199,45 @@ export class FlowEngine {
   }
 
   private enqueue(flow: RunningFlow, target: string, msg: Message) {
-    flow.queued++;
+    if (++flow.queued + flow.inFlight >= this.highWater) flow.busy = true;
     this.queue.push({ flow, generation: flow.generation, target, msg });
+  }
+
+  /** Back under the low-water mark: the flow is ready again, and whoever waited for it runs. */
+  private release(flow: RunningFlow) {
+    flow.busy = false;
+    if (flow.readyWaiters.size === 0) return;
+    const waiters = [...flow.readyWaiters];
+    flow.readyWaiters.clear();
+    for (const fn of waiters) {
+      // A waiter may make the flow busy again: the rest wait for the next release.
+      if (flow.busy || flow.generation < 0) {
+        flow.readyWaiters.add(fn);
+        continue;
+      }
+      try {
+        fn();
+      } catch {
+        // A waiter's failure is its own (timers report their errors themselves).
+      }
+    }
+  }
+
+  private whenReady(flow: RunningFlow, fn: () => void): () => void {
+    if (!flow.busy) {
+      let cancelled = false;
+      queueMicrotask(() => {
+        if (!cancelled && flow.generation >= 0) fn();
+      });
+      return () => {
+        cancelled = true;
+      };
+    }
+    const once = () => fn();
+    flow.readyWaiters.add(once);
+    return () => {
+      flow.readyWaiters.delete(once);
+    };
   }
 
   async close(): Promise<void> {
@@ -178,7 +247,18 @@ export class FlowEngine {
 
   private async startUnlocked(spec: FlowSpec): Promise<FlowState> {
     const generation = ++this.generationCounter;
-    const flow: RunningFlow = { spec, nodes: new Map(), state: "running", generation, queued: 0, hops: new Map(), runawayReported: false };
+    const flow: RunningFlow = {
+      spec,
+      nodes: new Map(),
+      state: "running",
+      generation,
+      queued: 0,
+      hops: new Map(),
+      runawayReported: false,
+      inFlight: 0,
+      busy: false,
+      readyWaiters: new Set(),
+    };
     const flowContext = new Map<string, unknown>();
     const wires = new Map<string, string[][]>();
     for (const c of spec.connections) {
@@ -224,6 +304,7 @@ export class FlowEngine {
     if (!flow) return;
     this.flows.delete(flowId);
     flow.generation = -1;
+    flow.readyWaiters.clear();
     const timeout = this.options.closeTimeoutMs ?? 5000;
     await Promise.all(
       [...flow.nodes.values()].map(async (live) => {
@@ -265,6 +346,9 @@ export class FlowEngine {
       debug: (data) =>
         this.options.callbacks.onDebug({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, name: live.node.name, ...data }),
       flowContext,
+      busy: () => flow.busy,
+      waiting: () => flow.queued + flow.inFlight,
+      whenReady: (fn) => this.whenReady(flow, fn),
       newMessageId,
       services: this.options.services ?? {},
     };
@@ -329,7 +413,9 @@ export class FlowEngine {
       const item = this.queue[this.queueHead]!;
       this.queue[this.queueHead++] = undefined;
       processed++;
-      item.flow.queued--;
+      const flow = item.flow;
+      flow.queued--;
+      if (flow.busy && flow.queued + flow.inFlight <= this.lowWater) this.release(flow);
       if (item.flow.generation === item.generation && (!this.options.fence || this.options.fence(item.flow.spec.flowId))) {
         const live = item.flow.nodes.get(item.target);
         if (live?.behaviour.input) this.deliver(item.flow, live, item.msg);
@@ -357,11 +443,28 @@ export class FlowEngine {
     try {
       const result = live.behaviour.input!(msg, send, done);
       if (result && typeof (result as Promise<void>).then === "function") {
-        (result as Promise<void>).then(() => done(), done);
+        // Counted until it settles: a node that works asynchronously (a function node's sandbox)
+        // holds its messages outside the queue, and they weigh on the flow all the same.
+        flow.inFlight++;
+        (result as Promise<void>).then(
+          () => {
+            this.settled(flow);
+            done();
+          },
+          (err: unknown) => {
+            this.settled(flow);
+            done(err);
+          },
+        );
       }
     } catch (err) {
       done(err);
     }
+  }
+
+  private settled(flow: RunningFlow) {
+    flow.inFlight--;
+    if (flow.busy && flow.queued + flow.inFlight <= this.lowWater) this.release(flow);
   }
 
   private sendFor(flow: RunningFlow, live: LiveNode): (value: SendValue) => void {

@@ -50,6 +50,19 @@ export interface NodeContext {
   debug(data: { property: string; msg: unknown; format: string; topic?: string }): void;
   /** Flow-scoped context shared by the flow's nodes (function nodes' `flow.get/set`). */
   flowContext: Map<string, unknown>;
+  /**
+   * Backpressure: true while the flow holds more waiting messages than its high-water mark. A node
+   * that starts messages by itself (a timer, a webhook, a device) refuses, skips or waits meanwhile.
+   */
+  busy(): boolean;
+  /** How many messages wait in the flow (queued deliveries plus asynchronous inputs not yet done). */
+  waiting(): number;
+  /**
+   * Runs `fn` once the flow is ready for more messages: in a microtask when it is not busy, else
+   * when its waiting messages fall to half the mark. Never after the flow stopped. Returns the
+   * function that cancels it.
+   */
+  whenReady(fn: () => void): () => void;
   /** A fresh message id. */
   newMessageId(): string;
   /** Host services a node may need (HTTP, devices); absent ones mean "not available here". */
@@ -89,11 +102,15 @@ export interface DeviceInMessage {
   device_key_id: string;
 }
 
-/** What a device-out node sends: to one device key, or to every device of the organization (null). */
+/**
+ * What a device-out node sends: to one device key, or to every device of the organization (null).
+ * With `rejected`, it tells the device that a message it published was refused (device-in of a busy flow).
+ */
 export interface DeviceOutMessage {
   topic: string;
   payload: unknown;
   device_key_id: string | null;
+  rejected?: { reason: "flow_busy"; retry_after: number };
 }
 
 export type FlowState = "running" | "stopped" | "error";

@@ -18,7 +18,9 @@ export interface WebhookResponse {
 
 /** An error as a webhook answer: status and body from the one error table (src/server/errors.ts). */
 export function webhookError(err: AppError): WebhookResponse {
-  return { status: err.status, headers: { "content-type": "application/json" }, body: errorBody(err) };
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  for (const [name, value] of Object.entries(err.headers ?? {})) headers[name.toLowerCase()] = value;
+  return { status: err.status, headers, body: errorBody(err) };
 }
 
 /** Which flow of which organization a node belongs to: a pending response answers only its own. */

@@ -1,4 +1,5 @@
 import type { NodeFactory } from "../../runtime/types";
+import { FLOW_BUSY_RETRY_AFTER_SEC } from "../../runtime/engine";
 import type { z } from "zod";
 import type { deviceInConfig } from "./definition";
 
@@ -20,7 +21,18 @@ export const deviceInBehaviour: NodeFactory = (ctx) => {
   return {
     start() {
       stop = ctx.services.onDeviceMessage?.(ctx.organizationId, (m) => {
-        if (topicMatches(c.topic, m.topic)) ctx.send({ _msgid: ctx.newMessageId(), topic: m.topic, payload: m.payload, device_key_id: m.device_key_id });
+        if (!topicMatches(c.topic, m.topic)) return;
+        // Backpressure: the device that published is told its message was refused, to send it again later.
+        if (ctx.busy()) {
+          ctx.services.sendToDevices?.(ctx.organizationId, {
+            topic: m.topic,
+            payload: null,
+            device_key_id: m.device_key_id,
+            rejected: { reason: "flow_busy", retry_after: FLOW_BUSY_RETRY_AFTER_SEC },
+          });
+          return;
+        }
+        ctx.send({ _msgid: ctx.newMessageId(), topic: m.topic, payload: m.payload, device_key_id: m.device_key_id });
       });
     },
     close() {

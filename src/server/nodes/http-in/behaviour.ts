@@ -1,4 +1,7 @@
 import type { NodeFactory } from "../../runtime/types";
+import { FLOW_BUSY_RETRY_AFTER_SEC } from "../../runtime/engine";
+import { webhookError } from "../../runtime/webhooks";
+import { flowBusy } from "../../errors";
 import type { z } from "zod";
 import type { httpInConfig } from "./definition";
 
@@ -14,6 +17,11 @@ export const httpInBehaviour: NodeFactory = (ctx) => {
         organizationId: ctx.organizationId,
         nodeId: ctx.node.id,
         onRequest: (req, respond) => {
+          // Backpressure: the caller is told to come back rather than queued without bound.
+          if (ctx.busy()) {
+            respond(webhookError(flowBusy(FLOW_BUSY_RETRY_AFTER_SEC, ctx.waiting())));
+            return;
+          }
           const resId = webhooks.openResponse({ flowId: ctx.flowId, organizationId: ctx.organizationId }, respond);
           ctx.send({
             _msgid: ctx.newMessageId(),

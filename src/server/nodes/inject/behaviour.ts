@@ -34,14 +34,27 @@ export const injectBehaviour: NodeFactory = (ctx) => {
     ctx.send(msg);
     return msg._msgid;
   };
+  // Backpressure: a timed message is skipped, not queued, while the flow is over its high-water
+  // mark (it would only add to the backlog); the node says so in its status until one goes out again.
+  let skipped = 0;
+  const timed = () => {
+    if (ctx.busy()) {
+      skipped++;
+      ctx.status({ fill: "yellow", shape: "ring", text: `skipped ${skipped}: flow busy` });
+      return;
+    }
+    if (skipped > 0) {
+      skipped = 0;
+      ctx.status(null);
+    }
+    trigger();
+  };
   return {
     trigger,
     start() {
-      if (c.once) timers.push(setTimeout(() => trigger(), c.once_delay_seconds * 1000));
-      if (c.repeat_seconds !== null) timers.push(setInterval(() => trigger(), c.repeat_seconds * 1000));
-      if (c.cron) cron = new Cron(c.cron, { catch: (err) => ctx.log.error(err) }, () => {
-          trigger();
-        });
+      if (c.once) timers.push(setTimeout(timed, c.once_delay_seconds * 1000));
+      if (c.repeat_seconds !== null) timers.push(setInterval(timed, c.repeat_seconds * 1000));
+      if (c.cron) cron = new Cron(c.cron, { catch: (err) => ctx.log.error(err) }, timed);
     },
     close() {
       timers.forEach((t) => clearTimeout(t));

@@ -1,5 +1,5 @@
 import type { AppServices } from "../../app-services";
-import { AppError, notFound } from "../../errors";
+import { AppError, flowBusy, notFound } from "../../errors";
 import { newId } from "../../ids";
 import type { Principal } from "../../auth/principal";
 import type { Deployment, Flow, Prisma } from "../../../generated/prisma/client";
@@ -203,6 +203,7 @@ export async function injectNode(app: AppServices, principal: Principal, input: 
   const result = await app.flowRuntime.inject(flow.id, input.nodeId, { payload: input.payload, topic: input.topic });
   if (!result.ok) {
     if (result.reason === "not_deployed") throw new AppError("FLOW_NOT_RUNNING", "this inject node is not in the running version of the flow: deploy the flow first");
+    if (result.reason === "busy") throw flowBusy(result.retryAfterSec, result.waiting);
     if (result.reason === "unavailable") throw new AppError("UNAVAILABLE", "the instance running this flow did not answer; the message may not have been sent");
     throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
   }
