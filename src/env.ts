@@ -42,6 +42,11 @@ const envSchema = z
     RATE_LIMIT_API_PER_CREDENTIAL: positiveInt.default(1200),
     RATE_LIMIT_WEBHOOK_PER_ORG: positiveInt.default(6000),
     RATE_LIMIT_WEBHOOK_PER_IP: positiveInt.default(1200),
+    /**
+     * Backpressure: messages that may wait in one flow before it counts as busy (inject and webhooks
+     * answer 429, devices are told, timers wait or skip) until half of them are done.
+     */
+    FLOW_HIGH_WATER_MARK: z.coerce.number().int().min(2).max(1_000_000).default(10_000),
     /** Let http-request nodes reach private, loopback and link-local addresses (off: SSRF protection). */
     HTTP_REQUEST_ALLOW_PRIVATE: bool.default(false),
     BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),

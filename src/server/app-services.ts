@@ -167,6 +167,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     behaviours: builtinBehaviours(),
     devices,
     instanceId: resolveInstanceId(env.INSTANCE_ID),
+    highWaterMark: env.FLOW_HIGH_WATER_MARK,
     services: {
       sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
       onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),

@@ -27,6 +27,8 @@ export interface LocalRuntimeDeps {
    * the engine drops every message of the flow (a paused process that wakes up sends nothing).
    */
   fence?: (flowId: string) => boolean;
+  /** Backpressure: waiting messages at which a flow is busy (the engine's highWaterMark; default 10,000). */
+  highWaterMark?: number;
   /**
    * Awaited after each write of a flow's state to its row, before the state is announced: every
    * instance then reads the organization's flows again (services/flows/flow-reads.ts).
@@ -56,6 +58,7 @@ export class LocalFlowRuntime implements FlowRuntime {
     this.instanceId = deps.instanceId;
     this.engine = new FlowEngine({
       fence: deps.fence,
+      highWaterMark: deps.highWaterMark,
       behaviours: deps.behaviours,
       outputsOf: (node) => {
         const definition = deps.nodes.get(node.type);

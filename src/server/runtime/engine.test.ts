@@ -301,3 +301,119 @@ describe("redeploy, stop and close", () => {
     await expect(h.engine.deploy(flow([node("c", "closing")], [], "flw_c"))).rejects.toThrow(/shut down/);
   });
 });
+
+describe("backpressure", () => {
+  /** Holds every message until release() is called: an asynchronous node (like a function node's sandbox). */
+  function slowNode() {
+    const held: Array<() => void> = [];
+    const factory: NodeFactory = () => ({
+      input() {
+        return new Promise<void>((resolve) => held.push(resolve));
+      },
+    });
+    return { factory, held, release: (n = held.length) => held.splice(0, n).forEach((r) => r()) };
+  }
+  /** A node whose context the test keeps, to look at busy(), waiting() and whenReady() from outside. */
+  function probe() {
+    let ctx: Parameters<NodeFactory>[0] | undefined;
+    const factory: NodeFactory = (c) => {
+      ctx = c;
+      return {};
+    };
+    return { factory, ctx: () => ctx! };
+  }
+
+  it("a flow is busy from the high-water mark until half of it, counting asynchronous inputs not yet done", async () => {
+    const slow = slowNode();
+    const p = probe();
+    const h = setUp({ slow: slow.factory, probe: p.factory }, { highWaterMark: 10 });
+    await h.engine.deploy(flow([node("src", "source"), node("s", "slow"), node("p", "probe")], [["src", "s"]]));
+    for (let i = 0; i < 9; i++) h.engine.inject("flw_engine", "src", { payload: i });
+    expect(h.engine.isBusy("flw_engine")).toBe(false);
+    expect(h.engine.load("flw_engine")).toBe(9);
+    h.engine.inject("flw_engine", "src", { payload: 9 });
+    expect(h.engine.isBusy("flw_engine")).toBe(true);
+    expect(p.ctx().busy()).toBe(true);
+    // Delivered to the slow node: no longer queued, but not done either, so still waiting.
+    await settle();
+    expect(slow.held).toHaveLength(10);
+    expect(h.engine.load("flw_engine")).toBe(10);
+    expect(p.ctx().waiting()).toBe(10);
+    expect(h.engine.isBusy("flw_engine")).toBe(true);
+    let ready = 0;
+    p.ctx().whenReady(() => ready++);
+    slow.release(4);
+    await settle();
+    expect(h.engine.isBusy("flw_engine")).toBe(true);
+    expect(ready).toBe(0);
+    slow.release(1);
+    await settle();
+    expect(h.engine.load("flw_engine")).toBe(5);
+    expect(h.engine.isBusy("flw_engine")).toBe(false);
+    expect(ready).toBe(1);
+    // Nothing was dropped: the guard of last resort never spoke.
+    expect(h.errors).toEqual([]);
+  });
+
+  it("whenReady runs at once (in a microtask) when the flow is not busy, never after a cancel or a stop", async () => {
+    const slow = slowNode();
+    const p = probe();
+    const h = setUp({ slow: slow.factory, probe: p.factory }, { highWaterMark: 4 });
+    await h.engine.deploy(flow([node("src", "source"), node("s", "slow"), node("p", "probe")], [["src", "s"]]));
+    const calls: string[] = [];
+    p.ctx().whenReady(() => calls.push("now"));
+    p.ctx().whenReady(() => calls.push("cancelled"))();
+    await Promise.resolve();
+    expect(calls).toEqual(["now"]);
+    for (let i = 0; i < 4; i++) h.engine.inject("flw_engine", "src", {});
+    expect(p.ctx().busy()).toBe(true);
+    p.ctx().whenReady(() => calls.push("after stop"));
+    const cancel = p.ctx().whenReady(() => calls.push("cancelled while busy"));
+    cancel();
+    await h.engine.stop("flw_engine");
+    slow.release();
+    await settle();
+    expect(calls).toEqual(["now"]);
+  });
+
+  it("a waiter that makes the flow busy again leaves the others waiting for the next release", async () => {
+    const slow = slowNode();
+    const p = probe();
+    const h = setUp({ slow: slow.factory, probe: p.factory }, { highWaterMark: 4 });
+    await h.engine.deploy(flow([node("src", "source"), node("s", "slow"), node("p", "probe")], [["src", "s"]]));
+    for (let i = 0; i < 4; i++) h.engine.inject("flw_engine", "src", {});
+    await settle();
+    const calls: string[] = [];
+    // The first waiter refills the flow past its mark; the second must not run in the same release.
+    p.ctx().whenReady(() => {
+      calls.push("first");
+      for (let i = 0; i < 4; i++) h.engine.inject("flw_engine", "src", {});
+    });
+    p.ctx().whenReady(() => calls.push("second"));
+    slow.release(2);
+    await settle();
+    expect(calls).toEqual(["first"]);
+    expect(p.ctx().busy()).toBe(true);
+    slow.release();
+    await settle();
+    slow.release();
+    await settle();
+    expect(calls).toEqual(["first", "second"]);
+  });
+
+  it("the security limit stays the last resort: a node that floods without yielding passes the mark and is cut at maxQueuedPerFlow", async () => {
+    const flood: NodeFactory = () => ({
+      input(_msg, send, done) {
+        for (let i = 0; i < 100; i++) send({ _msgid: `f${i}`, payload: i });
+        done();
+      },
+    });
+    const h = setUp({ flood }, { highWaterMark: 10, maxQueuedPerFlow: 50 });
+    await h.engine.deploy(flow([node("src", "source"), node("f", "flood"), node("out", "sink")], [["src", "f"], ["f", "out"]]));
+    h.engine.inject("flw_engine", "src", {});
+    await settle();
+    expect(h.at("out")).toHaveLength(50);
+    expect(h.errors[0]?.error).toMatch(/more than 50 messages are waiting/);
+    expect(h.engine.isBusy("flw_engine")).toBe(false);
+  });
+});
