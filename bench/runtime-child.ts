@@ -22,16 +22,23 @@ export interface RuntimeResult {
   cpuMs: number;
   idleRss: number;
   peakRss: number;
+  /** Most messages seen waiting in the flow at once (sampled every 10 ms): the backpressure at work. */
+  maxWaiting: number;
 }
 
-const BATCH = 1000;
-
-// The generator: one call per inject, returning a batch of messages on output 1 (our function node
-// runs in QuickJS without timers, so it cannot send-loop-and-yield like Node-RED's).
+// The generator is Node-RED's (bench/node-red-child.ts): one inject carries N; the function sends
+// N messages in batches of 1,000 (a synchronous node.send loop, then setTimeout 0). Its timers wait
+// while the flow is over its high-water mark, so the flow paces it instead of queueing all N.
 const GENERATOR = `
-const out = [];
-for (let i = msg.payload.start; i < msg.payload.start + msg.payload.count; i++) out.push({ payload: i, seq: i, parity: i & 1 });
-return [out];`;
+const n = msg.payload.n;
+let i = 0;
+function batch() {
+  const end = Math.min(i + 1000, n);
+  for (; i < end; i++) node.send({ payload: i, seq: i, parity: i & 1 });
+  if (i < n) setTimeout(batch, 0);
+}
+batch();
+return null;`;
 
 function flowFor(scenario: Scenario, n: number) {
   const nodes: HarnessNode[] = [
@@ -66,8 +73,8 @@ async function main() {
   const scenario = scenarioArg as Scenario;
   const n = Number(nArg);
   const limitMs = Number(limitArg ?? 30_000);
-  if (!["switch", "no-switch", "function-counter"].includes(scenario) || !Number.isInteger(n) || n % BATCH !== 0) {
-    throw new Error("usage: runtime-child.ts <switch|no-switch|function-counter> <N, a multiple of 1000> [time limit ms]");
+  if (!["switch", "no-switch", "function-counter"].includes(scenario) || !Number.isInteger(n) || n <= 0) {
+    throw new Error("usage: runtime-child.ts <switch|no-switch|function-counter> <N> [time limit ms]");
   }
   const { nodes, connections, expected } = flowFor(scenario, n);
   const flow = await loadTestFlow(nodes, connections);
@@ -94,15 +101,14 @@ async function main() {
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const timeout = new Promise<void>((resolve) => setTimeout(resolve, limitMs).unref());
-  const drive = (async () => {
-    for (let start = 0; start < n; start += BATCH) {
-      flow.engine.inject("flw_test", "inj", { payload: { start, count: BATCH } });
-      await nextTurn();
-    }
-  })();
+  let maxWaiting = 0;
+  const sampler = setInterval(() => {
+    maxWaiting = Math.max(maxWaiting, flow.engine.load("flw_test"));
+  }, 10);
+  flow.engine.inject("flw_test", "inj", { payload: { n } });
   await Promise.race([finished, timeout]);
   const cpu = process.cpuUsage(cpu0);
-  await drive;
+  clearInterval(sampler);
   const { idleRss, peakRss } = rss.stop();
   const complete = arrived >= expected;
   const ms = (complete ? lastArrival : performance.now()) - t0;
@@ -118,6 +124,7 @@ async function main() {
     cpuMs: (cpu.user + cpu.system) / 1000,
     idleRss,
     peakRss,
+    maxWaiting,
   };
   process.send?.(result);
   // Not closing the engine: a timed-out run may still hold a backlog; the process just ends.
