@@ -77,13 +77,29 @@ const ALLOWED_RESPONSE_HEADERS = new Set([
   "access-control-max-age",
 ]);
 const DENIED_X_HEADERS = new Set(["x-frame-options", "x-content-type-options", "x-xss-protection", "x-permitted-cross-domain-policies", "x-dns-prefetch-control"]);
+/**
+ * `x-` headers that a reverse proxy acts on instead of passing them on: nginx's X-Accel-* (an
+ * internal redirect to any location, or a file), Apache's and lighttpd's X-Sendfile, LiteSpeed's
+ * X-LiteSpeed-*. A flow that could send them could read files or internal locations through the
+ * proxy in front of us. (DEPLOYMENT.md's nginx ignores them too: defence in depth.)
+ */
+const PROXY_X_HEADER = /^x-(accel-|sendfile|lighttpd-send-file|litespeed-)/;
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
 
 export function isAllowedResponseHeader(name: string): boolean {
   const lower = name.toLowerCase();
   if (!HEADER_NAME.test(name)) return false;
   if (ALLOWED_RESPONSE_HEADERS.has(lower)) return true;
-  return lower.startsWith("x-") && !DENIED_X_HEADERS.has(lower);
+  return lower.startsWith("x-") && !DENIED_X_HEADERS.has(lower) && !PROXY_X_HEADER.test(lower);
+}
+
+/**
+ * A header value HTTP can carry as it is: a ByteString (every character U+0000–U+00FF, as fetch's
+ * Headers requires) without CR, LF or NUL. `10 €` is not one: it is refused at save and dropped at
+ * run time, never a 500.
+ */
+export function isHeaderValue(value: string): boolean {
+  return /^[^\r\n\0\u0100-\uffff]*$/.test(value);
 }
 
 /** Splits a flow's headers into the ones sent and the ones dropped (names, for the node's warning). */
@@ -92,8 +108,8 @@ export function filterResponseHeaders(headers: Record<string, unknown>): { allow
   const dropped: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
     const text = typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean" ? String(value) : null;
-    // CR/LF/NUL in a value would be refused by Headers (500): drop it here instead.
-    if (!isAllowedResponseHeader(name) || text === null || /[\r\n\0]/.test(text)) dropped.push(name);
+    // CR/LF/NUL or a character past U+00FF would be refused by Headers (500): drop it here instead.
+    if (!isAllowedResponseHeader(name) || text === null || !isHeaderValue(text)) dropped.push(name);
     else allowed[name.toLowerCase()] = text;
   }
   // A wildcard or reflected origin is never combined with credentials: we never send Allow-Credentials,

@@ -71,7 +71,7 @@ describe("2. webhooks cannot act on the app's origin", () => {
         { id: inId, type: "http-in", config: { method: "get", path: "/page" } },
         { id: uid("chg"), type: "change", config: { rules: [
           { t: "set", p: "payload", to: "<script>fetch('/api/trpc/apiKeys.create',{method:'POST'})</script>" },
-          { t: "set", p: "headers", to: JSON.stringify({ "Content-Type": "text/html", "Set-Cookie": "next-auth.session-token=evil; Path=/", "Access-Control-Allow-Credentials": "true", "Access-Control-Allow-Origin": "https://evil.example", "Content-Security-Policy": "default-src *", "Clear-Site-Data": "\"cookies\"", "X-Custom": "ok" }), to_type: "json" },
+          { t: "set", p: "headers", to: JSON.stringify({ "Content-Type": "text/html", "Set-Cookie": "next-auth.session-token=evil; Path=/", "Access-Control-Allow-Credentials": "true", "Access-Control-Allow-Origin": "https://evil.example", "Content-Security-Policy": "default-src *", "Clear-Site-Data": "\"cookies\"", "X-Custom": "ok", "X-Accel-Redirect": "/internal/secret", "X-Accel-Buffering": "no", "X-Sendfile": "/etc/passwd", "X-LiteSpeed-Location": "/internal", "X-Price": "10 €" }), to_type: "json" },
         ] } },
         { id: outId, type: "http-response", config: {} },
       ],
@@ -95,6 +95,19 @@ describe("2. webhooks cannot act on the app's origin", () => {
     expect(res.headers.get("access-control-allow-credentials")).toBeNull();
     expect(res.headers.get("access-control-allow-origin")).toBe("https://evil.example");
     expect(res.headers.get("x-custom")).toBe("ok");
+    // Headers a reverse proxy would act on (nginx's internal redirects, sendfile) never leave, and
+    // a value that is not Latin-1 is dropped rather than answered with a 500.
+    for (const name of ["x-accel-redirect", "x-accel-buffering", "x-sendfile", "x-litespeed-location", "x-price"]) expect(res.headers.get(name), name).toBeNull();
+  });
+
+  it("an http-response node configured with a proxy header or a value that is not Latin-1 is refused at save", async () => {
+    for (const headers of [{ "X-Accel-Redirect": "/internal" }, { "x-sendfile": "/etc/passwd" }, { "X-LiteSpeed-Location": "/x" }, { "X-Price": "10 €" }, { "X-Emoji": "🙂" }]) {
+      const res = await request("POST", "/flows", { token: user.accessToken, body: { name: uid("proxy"), nodes: [{ id: uid("out"), type: "http-response", config: { headers } }] } });
+      expect(res.status, JSON.stringify(headers)).toBe(400);
+      expect(res.body.error.code).toBe("VALIDATION_FAILED");
+    }
+    const latin1 = await request("POST", "/flows", { token: user.accessToken, body: { name: uid("latin1"), nodes: [{ id: uid("out"), type: "http-response", config: { headers: { "X-Price": "10 £" } } }] } });
+    expect(latin1.status, latin1.text).toBe(201);
   });
 
   it("an http-response node configured with Set-Cookie is refused at save", async () => {
