@@ -2,6 +2,7 @@ import type { AnyProcedure, AnyRouter } from "@trpc/server";
 import { AppError, errorBody } from "../errors";
 import { bodyLimits } from "../../shared/policy";
 import { readBodyWithLimit } from "./rest/read-body";
+import { JSON_TOO_DEEP_MESSAGE, jsonTooDeep } from "../../shared/json-depth";
 
 type Meta = { rest?: { bodyLimit?: number } };
 
@@ -12,7 +13,7 @@ type Meta = { rest?: { bodyLimit?: number } };
  */
 export function trpcBodyLimit(router: AnyRouter, url: URL, endpoint: string): number {
   const procedures = router._def.procedures as Record<string, AnyProcedure>;
-  const names = decodeURIComponent(url.pathname.slice(endpoint.length).replace(/^\//, "")).split(",");
+  const names = procedureNames(url, endpoint) ?? [];
   let limit: number = bodyLimits.defaultBytes;
   for (const name of names) {
     const meta = procedures[name]?._def.meta as Meta | undefined;
@@ -21,21 +22,36 @@ export function trpcBodyLimit(router: AnyRouter, url: URL, endpoint: string): nu
   return limit;
 }
 
+/** The procedure names of a /api/trpc path; null when the path is not valid percent-encoded UTF-8. */
+function procedureNames(url: URL, endpoint: string): string[] | null {
+  try {
+    return decodeURIComponent(url.pathname.slice(endpoint.length).replace(/^\//, "")).split(",");
+  } catch {
+    return null;
+  }
+}
+
+const refuse = (err: AppError) =>
+  new Response(JSON.stringify(errorBody(err)), {
+    status: err.status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff" },
+  });
+
 /**
  * Reads the request's body counting bytes while it streams (413 as soon as it passes the limit,
  * before tRPC buffers or parses anything) and hands on a request with the buffered body.
  */
 export async function limitTrpcBody(req: Request, router: AnyRouter, endpoint: string): Promise<Request | Response> {
+  const url = new URL(req.url);
+  // tRPC would throw a URIError (a 500) on such a path before any procedure runs.
+  if (procedureNames(url, endpoint) === null) return refuse(new AppError("VALIDATION_FAILED", "the procedure path is not valid percent-encoding"));
+  // A query's input travels in the URL.
+  if (jsonTooDeep(url.searchParams.get("input") ?? "")) return refuse(new AppError("VALIDATION_FAILED", JSON_TOO_DEEP_MESSAGE));
   if (req.method === "GET" || req.method === "HEAD" || !req.body) return req;
-  const limit = trpcBodyLimit(router, new URL(req.url), endpoint);
+  const limit = trpcBodyLimit(router, url, endpoint);
   const read = await readBodyWithLimit(req, limit);
-  if (!read.ok) {
-    const err = new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`);
-    return new Response(JSON.stringify(errorBody(err)), {
-      status: err.status,
-      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff" },
-    });
-  }
+  if (!read.ok) return refuse(new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`));
+  if (jsonTooDeep(read.text)) return refuse(new AppError("VALIDATION_FAILED", JSON_TOO_DEEP_MESSAGE));
   const headers = new Headers(req.headers);
   headers.delete("content-length");
   headers.delete("transfer-encoding");

@@ -1,4 +1,5 @@
 import type { Logger } from "../logger";
+import { JSON_TOO_DEEP_MESSAGE, jsonTooDeep } from "../../shared/json-depth";
 import type { Principal } from "../auth/principal";
 import { toAppError } from "../errors";
 import { clientFrameSchema, eventTopics, WS_CLOSE } from "../../shared/realtime";
@@ -26,6 +27,10 @@ const batchFlag = (client: Client): { batch?: true } => (client.out.batchesDebug
  */
 export function handleClientFrame(client: Client, text: string, deps: ClientFrameDeps): void {
   let parsed: unknown;
+  if (jsonTooDeep(text)) {
+    client.out.send({ type: "error", code: "INVALID_FRAME", message: JSON_TOO_DEEP_MESSAGE });
+    return;
+  }
   try {
     parsed = JSON.parse(text);
   } catch {

@@ -295,3 +295,74 @@ describe("8. races and 500s", () => {
     expect(viaTrpc.status).toBe(400);
   });
 });
+
+describe("round 3: input that used to answer 500 or commit half (issue 28, findings 4 and 6)", () => {
+  const trpc = (path: string, body: unknown, token?: string) =>
+    trpcPost(new Request(`http://app.test/api/trpc/${path}`, { method: "POST", headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: typeof body === "string" ? body : JSON.stringify(body) }));
+  const flowCount = async (organizationId: string) => testApp.app.db.prisma.flow.count({ where: { organizationId } });
+
+  it("a /api/trpc path that is not valid percent-encoding answers 400 in the error envelope, with or without credentials", async () => {
+    for (const init of [{ method: "POST", body: "{}", headers: { "content-type": "application/json" } }, { method: "GET" }, { method: "GET", headers: { authorization: `Bearer ${user.accessToken}` } }]) {
+      const res = await trpcPost(new Request("http://app.test/api/trpc/%E0%A4%A", init));
+      expect(res.status, init.method).toBe(400);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("VALIDATION_FAILED");
+    }
+  });
+
+  it("JSON nested deeper than 64 levels is refused with 400 at every door, before it is parsed", async () => {
+    const deep = "[".repeat(100_000) + "]".repeat(100_000);
+    const rest = await request("POST", "/flows", { token: user.accessToken, rawBody: `{"name":"deep","description":${deep}}`, headers: { "content-type": "application/json" } });
+    expect(rest.status, rest.text).toBe(400);
+    expect(rest.body.error).toEqual({ code: "VALIDATION_FAILED", message: "JSON values may nest at most 64 levels deep" });
+    // 70 levels hiding a NUL: once past the NUL check's reach, now refused at the door.
+    let nul: unknown = "a\u0000b";
+    for (let i = 0; i < 70; i++) nul = { k: nul };
+    const hidden = await request("POST", "/nodes/nope/inject", { token: user.accessToken, body: { payload: nul } });
+    expect(hidden.status, hidden.text).toBe(400);
+    expect((await trpc("flows.create", `{"name":"deep","description":${deep}}`, user.accessToken)).status).toBe(400);
+    const getDeep = await trpcPost(new Request(`http://app.test/api/trpc/flows.list?input=${encodeURIComponent("[".repeat(200) + "]".repeat(200))}`, { headers: { authorization: `Bearer ${user.accessToken}` } }));
+    expect(getDeep.status).toBe(400);
+    const slug = await slugOf(user.organizationId);
+    const inId = uid("in");
+    await deploy(user.accessToken, [{ id: inId, type: "http-in", config: { method: "post", path: "/deep" } }]);
+    const hook = await webhook(slug, "/deep", { method: "POST", headers: { "content-type": "application/json" }, body: deep });
+    expect(hook.status).toBe(400);
+    // At the limit it is still fine.
+    const ok = await request("POST", "/flows", { token: user.accessToken, body: { name: uid("ok"), nodes: [{ type: "inject", config: { payload_type: "json", payload: "[".repeat(60) + "]".repeat(60) } }] } });
+    expect(ok.status, ok.text).toBe(201);
+  });
+
+  it("import checks every flow exactly as create does and writes nothing when it answers 400", async () => {
+    const owner = await signUp(request);
+    const before = await flowCount(owner.organizationId);
+    const tab = (id: string) => ({ id, type: "tab", label: id });
+    const cases: Array<[string, string, RegExp]> = [
+      ["2,500 nodes", JSON.stringify({ flows: [tab("big"), ...Array.from({ length: 2500 }, (_, i) => ({ id: `c${i}`, type: "comment", z: "big", x: 1, y: 1, wires: [] }))] }), /^flows\[0\]\.nodes: a flow holds at most 2,000 nodes/],
+      ["a 1 MB node name", JSON.stringify({ flows: [tab("named"), { id: "n1", type: "comment", z: "named", name: "n".repeat(1_000_000), x: 1, y: 1, wires: [] }] }), /^flows\[0\]\.nodes\[0\]\.name:/],
+      ["101 flows", JSON.stringify({ flows: Array.from({ length: 101 }, (_, i) => tab(`t${i}`)) }), /^flows: one import creates at most 100 flows/],
+      // 1e999 is JSON for a number too large for a double: Infinity once parsed.
+      ["an infinite position, after a valid tab", `{"flows":[{"id":"ok","type":"tab","label":"ok"},{"id":"fine","type":"comment","z":"ok","x":1,"y":1,"wires":[]},{"id":"inf","type":"tab","label":"inf"},{"id":"n2","type":"comment","z":"inf","x":1e999,"y":1,"wires":[]}]}`, /^flows\[1\]\.nodes\[0\]\.position\.x:/],
+    ];
+    for (const [what, body, message] of cases) {
+      const res = await request("POST", "/flows/import", { token: owner.accessToken, rawBody: body, headers: { "content-type": "application/json" } });
+      expect(res.status, `${what}: ${res.text.slice(0, 200)}`).toBe(400);
+      expect(res.body.error.code).toBe("VALIDATION_FAILED");
+      expect(res.body.error.message, what).toMatch(message);
+    }
+    expect(await flowCount(owner.organizationId)).toBe(before);
+    expect((await request("GET", "/flows", { token: owner.accessToken })).status).toBe(200);
+  });
+
+  it("the clipboard: copySelection of a config its schema refuses and parseSelection of odd Node-RED JSON answer 400 or a warning, never 500", async () => {
+    const flowId = await deploy(user.accessToken, [{ id: uid("inj"), type: "inject" }]);
+    const copy = await trpc("flows.copySelection", { id: flowId, nodes: [{ id: "c1", type: "switch", name: "", position: { x: 0, y: 0 }, config: { rules: "not a list" }, disabled: false }], connections: [] }, user.accessToken);
+    expect(copy.status).toBe(400);
+    const nameTooLong = await trpc("flows.parseSelection", { flows: [{ id: "p1", type: "comment", name: "n".repeat(300), x: 1, y: 1, wires: [] }] }, user.accessToken);
+    expect(nameTooLong.status).toBe(400);
+    const odd = await trpc("flows.parseSelection", { flows: [{ id: "p2", type: "switch", rules: "not a list", x: 1, y: 1, wires: [] }, { id: "p3", type: "change", rules: { t: 5 }, x: 1, y: 1, wires: [] }] }, user.accessToken);
+    expect(odd.status).toBe(200);
+    const body = (await odd.json()) as { result: { data: { nodes: Array<{ type: string }>; warnings: string[] } } };
+    expect(body.result.data.nodes.map((n) => n.type)).toEqual(["unknown", "unknown"]);
+    expect(body.result.data.warnings.join(" ")).toMatch(/kept as an unknown node/);
+  });
+});

@@ -1,4 +1,5 @@
 import type { AnyRouter } from "@trpc/server";
+import { JSON_TOO_DEEP_MESSAGE, jsonTooDeep } from "../../../shared/json-depth";
 import { AppError, errorBody, toAppError } from "../../errors";
 import { newId } from "../../ids";
 import { accessLogger } from "../../logger";
@@ -76,6 +77,7 @@ async function readBody(req: RestRequest, limit: number): Promise<unknown> {
   if (!read.ok) throw new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`);
   const text = read.text;
   if (text.trim() === "") return undefined;
+  if (jsonTooDeep(text)) throw new AppError("VALIDATION_FAILED", JSON_TOO_DEEP_MESSAGE);
   try {
     return JSON.parse(text) as unknown;
   } catch {

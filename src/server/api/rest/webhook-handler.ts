@@ -5,6 +5,7 @@ import { WEBHOOK_SECURITY_HEADERS, filterResponseHeaders, webhookRequestHeaders 
 import { readBodyWithLimit } from "./read-body";
 import { authLimiters } from "../../auth/limits";
 import { CLIENT_IP_HEADER } from "../../http/client-ip";
+import { JSON_TOO_DEEP_MESSAGE, jsonTooDeep } from "../../../shared/json-depth";
 
 
 /** A refusal of ours (not the flow's answer): status and body from the one error table. */
@@ -54,6 +55,7 @@ export async function handleWebhook(app: AppServices, req: Request, slug: string
     const text = read.text;
     const type = req.headers.get("content-type") ?? "";
     if (/json/.test(type) && text) {
+      if (jsonTooDeep(text)) return fail(new AppError("VALIDATION_FAILED", JSON_TOO_DEEP_MESSAGE));
       try {
         body = JSON.parse(text);
       } catch {

@@ -4,7 +4,7 @@ import { connectionSchema, flowNodeSchema, nodeInputSchema } from "../../../shar
 export const flowStateSchema = z.enum(["not_deployed", "running", "stopped", "error"]);
 export const flowIdSchema = z.string().regex(/^flw_[\w-]{10,64}$/, "must be an id starting with flw_");
 
-const graphLimits = {
+export const graphLimits = {
   nodes: z.array(nodeInputSchema).max(2000, "a flow holds at most 2,000 nodes"),
   connections: z.array(connectionSchema).max(10_000, "a flow holds at most 10,000 connections"),
 };
@@ -125,6 +125,8 @@ export const clipboardExportInput = z.object({
   nodes: z.array(flowNodeSchema).max(2000),
   connections: z.array(connectionSchema).max(10_000),
 });
+/** What the clipboard's paste hands the editor: the same limits as a flow's graph (names, positions, counts). */
+export const clipboardSelection = z.object({ nodes: graphLimits.nodes, connections: graphLimits.connections });
 export const clipboardImportInput = z.object({ flows: nodeRedFlowSchema });
 export const clipboardImportOutput = z.object({
   nodes: z.array(flowNodeSchema),

@@ -99,34 +99,63 @@ function uniqueNodeViolation(err: unknown): AppError | null {
 }
 
 export async function createFlow(app: AppServices, principal: Principal, input: CreateFlowInput, meta: RequestMeta, options: { quiet?: boolean } = {}) {
-  const graph = validateGraph(app.nodes, input);
-  const id = newId("flw");
-  const flow = await app.db.prisma
+  const [graph] = validateGraphs(app, [input]);
+  const [flow] = await insertFlows(app, principal, [{ input, graph: graph! }], meta, options);
+  return { flow: flow! };
+}
+
+/**
+ * Validates each flow's graph as create does, before anything is written; a failure names the flow
+ * (`flows[i].…`) when there are several.
+ */
+export function validateGraphs(app: AppServices, inputs: CreateFlowInput[], prefix?: string): FlowGraph[] {
+  return inputs.map((input, i) => {
+    try {
+      return validateGraph(app.nodes, input);
+    } catch (err) {
+      if (prefix === undefined || !AppError.is(err) || !err.details) throw err;
+      const details = err.details.map((d) => ({ path: `${prefix}[${i}].${d.path}`, message: d.message }));
+      throw new AppError(err.code, `${details[0]!.path}: ${details[0]!.message}`, { details });
+    }
+  });
+}
+
+/** Writes validated flows in one transaction (all or none), then announces each. */
+export async function insertFlows(app: AppServices, principal: Principal, flows: Array<{ input: CreateFlowInput; graph: FlowGraph }>, meta: RequestMeta, options: { quiet?: boolean } = {}) {
+  const rows = await app.db.prisma
     .$transaction(async (tx) => {
-      await assertNodeIdsFree(tx, principal.organizationId, id, graph);
-      const created = await tx.flow.create({
-        data: {
-          id,
-          organizationId: principal.organizationId,
-          name: input.name,
-          description: input.description,
-          enabled: input.enabled,
-          nodes: graph.nodes as unknown as Prisma.InputJsonValue,
-          connections: graph.connections as unknown as Prisma.InputJsonValue,
-          nodeCount: graph.nodes.length,
-          createdById: principal.userId,
-        },
-      });
-      await writeNodeIndex(tx, principal.organizationId, id, graph);
+      const created: Flow[] = [];
+      for (const { input, graph } of flows) {
+        const id = newId("flw");
+        await assertNodeIdsFree(tx, principal.organizationId, id, graph);
+        created.push(
+          await tx.flow.create({
+            data: {
+              id,
+              organizationId: principal.organizationId,
+              name: input.name,
+              description: input.description,
+              enabled: input.enabled,
+              nodes: graph.nodes as unknown as Prisma.InputJsonValue,
+              connections: graph.connections as unknown as Prisma.InputJsonValue,
+              nodeCount: graph.nodes.length,
+              createdById: principal.userId,
+            },
+          }),
+        );
+        await writeNodeIndex(tx, principal.organizationId, id, graph);
+      }
       return created;
     })
     .catch((err: unknown) => {
       throw uniqueNodeViolation(err) ?? err;
     });
   await flowsChanged(app, principal.organizationId);
-  if (!options.quiet) await recordAudit(app, { action: "flow.created", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: id, ipAddress: meta.ip });
-  publishOrgEvent(app, principal.organizationId, "flow.created", id, { name: flow.name, revision: flow.revision, by: principal.userId });
-  return { flow: flowView(flow) };
+  for (const flow of rows) {
+    if (!options.quiet) await recordAudit(app, { action: "flow.created", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: flow.id, ipAddress: meta.ip });
+    publishOrgEvent(app, principal.organizationId, "flow.created", flow.id, { name: flow.name, revision: flow.revision, by: principal.userId });
+  }
+  return rows.map((flow) => flowView(flow));
 }
 
 /** Newest first. Without `limit`, every flow (SEED.md); with it, keyset pages on (created_at, id). */

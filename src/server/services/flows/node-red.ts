@@ -6,7 +6,13 @@ import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount } from "../../nodes/types";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
 import type { RequestMeta } from "../request-meta";
-import { createFlow, flowView, readFlow } from "./flows";
+import { flowView, insertFlows, readFlow, validateGraphs } from "./flows";
+import { clipboardSelection, createFlowInput, type CreateFlowInput } from "./flow.schemas";
+import { validateGraph } from "./validate-graph";
+import { validationError } from "../../errors";
+
+/** Tabs (flows) one import may create. */
+export const MAX_IMPORT_FLOWS = 100;
 
 type NrNode = Record<string, unknown> & { id?: unknown; type?: unknown; z?: unknown };
 
@@ -62,10 +68,17 @@ function convertNodeRedNodes(registry: NodeRegistry, nodes: NrNode[], newId: (id
     let type: string;
     if (definition && definition.type !== "unknown") {
       type = definition.type;
-      config = definition.nodeRed ? definition.nodeRed.fromNodeRed(props) : props;
-      const parsed = definition.configSchema.safeParse(config);
-      if (!parsed.success) {
-        warnings.push(`node ${id} (${nrType}): ${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}; kept as an unknown node`);
+      let mapped: Record<string, unknown> | null;
+      try {
+        mapped = definition.nodeRed ? definition.nodeRed.fromNodeRed(props) : props;
+      } catch {
+        // A mapping that meets properties of unexpected shapes: the node is kept, never a 500.
+        mapped = null;
+      }
+      const parsed = mapped === null ? null : definition.configSchema.safeParse(mapped);
+      if (!parsed?.success) {
+        const issue = parsed?.error.issues[0];
+        warnings.push(`node ${id} (${nrType}): ${issue ? `${issue.path.join(".")}: ${issue.message}` : "its properties could not be read"}; kept as an unknown node`);
         type = "unknown";
         config = { original_type: nrType, properties: props, outputs: wires.length };
       } else {
@@ -113,7 +126,10 @@ export async function selectionToNodeRed(app: AppServices, principal: Principal,
   const flow = await readFlow(app, principal, input.id);
   const ids = new Set(input.nodes.map((n) => n.id));
   const connections = input.connections.filter((c) => ids.has(c.source) && ids.has(c.target));
-  const [, ...nodes] = toNodeRed(app.nodes, { id: flow.id, name: flow.name, description: "", enabled: true, nodes: input.nodes, connections });
+  // Checked as a save checks them (config schemas, ports): a config the schema refuses is a 400,
+  // never a mapping to Node-RED that fails halfway.
+  const graph = validateGraph(app.nodes, { nodes: input.nodes, connections });
+  const [, ...nodes] = toNodeRed(app.nodes, { id: flow.id, name: flow.name, description: "", enabled: true, nodes: graph.nodes, connections: graph.connections });
   return nodes;
 }
 
@@ -127,6 +143,9 @@ export function nodeRedToSelection(registry: NodeRegistry, items: NrNode[]) {
   const rename = new Map<string, string>();
   for (const n of nodes) if (!/^[A-Za-z0-9_-]{1,64}$/.test(String(n.id))) rename.set(String(n.id), freshId());
   const graph = convertNodeRedNodes(registry, nodes, (id) => rename.get(id) ?? id, warnings);
+  // What the editor gets must be a graph it can save: names, positions and counts as create checks them.
+  const checked = clipboardSelection.safeParse(graph);
+  if (!checked.success) throw validationError(checked.error.issues.map((issue) => ({ ...issue, path: issue.path })));
   return { ...graph, warnings };
 }
 
@@ -164,18 +183,25 @@ export async function importFlows(app: AppServices, principal: Principal, items:
     groups.get(z)!.nodes.push(n);
   }
 
-  const created = [];
+  if (groups.size > MAX_IMPORT_FLOWS) {
+    throw new AppError("VALIDATION_FAILED", `flows: one import creates at most ${MAX_IMPORT_FLOWS} flows (this one has ${groups.size} tabs)`, {
+      details: [{ path: "flows", message: `one import creates at most ${MAX_IMPORT_FLOWS} flows` }],
+    });
+  }
+
+  // Every flow is checked exactly as create checks it (its input schema: node count, names,
+  // positions; then the graph: config schemas, wires) before anything is written, and all are
+  // written in one transaction: a 4xx leaves nothing behind.
+  const inputs: CreateFlowInput[] = [];
   for (const { tab, nodes } of groups.values()) {
     const { nodes: flowNodes, connections } = convertNodeRedNodes(registry, nodes, newId, warnings);
     for (const n of nodes) if (typeof n.id === "string" && rename.has(n.id)) warnings.push(`node ${n.id} was renamed ${newId(n.id)}: its id is already used in this organization`);
     const name = tab ? String(tab.label ?? "Imported flow") || "Imported flow" : "Imported flow";
-    const { flow } = await createFlow(
-      app,
-      principal,
-      { name: name.slice(0, 200), description: tab && typeof tab.info === "string" ? tab.info.slice(0, 10_000) : "", enabled: tab ? tab.disabled !== true : true, nodes: flowNodes, connections },
-      meta,
-    );
-    created.push(flow);
+    const parsed = createFlowInput.safeParse({ name: name.slice(0, 200), description: tab && typeof tab.info === "string" ? tab.info.slice(0, 10_000) : "", enabled: tab ? tab.disabled !== true : true, nodes: flowNodes, connections });
+    if (!parsed.success) throw validationError(parsed.error.issues.map((issue) => ({ ...issue, path: ["flows", inputs.length, ...issue.path] })));
+    inputs.push(parsed.data);
   }
+  const graphs = validateGraphs(app, inputs, "flows");
+  const created = await insertFlows(app, principal, inputs.map((input, i) => ({ input, graph: graphs[i]! })), meta);
   return { flows: created, warnings };
 }
