@@ -57,7 +57,11 @@ export type ServerFrame =
   /** `batch` is present (true) only for a connection that asked for batches. */
   | { type: "subscribed"; topics: string[] | "all"; flow_id: string | null; batch?: true }
   | { type: "pong"; ts: string }
-  | { type: "dropped"; count: number }
+  /**
+   * What a slow connection missed, sent once it caught up: `count` debug events, and `statuses`
+   * node.status events (present when any: the latest status of some nodes may be missing, read them again).
+   */
+  | { type: "dropped"; count: number; statuses?: number }
   | { type: "presence"; flow_id: string; users: PresenceUser[] }
   | { type: "error"; code: string; message: string }
   | { type: "device.message"; topic: string; payload: unknown }
@@ -108,6 +112,8 @@ export const WS_CLOSE = {
   tooLarge: 1009,
   unauthenticated: 4401,
   forbidden: 4403,
+  /** The client fell more than WS_LIMITS.maxBufferedBytesHard behind: reconnect (and read again). */
+  tooSlow: 4408,
 } as const;
 
 export const WS_LIMITS = {
@@ -119,6 +125,11 @@ export const WS_LIMITS = {
    * events for it are dropped and counted.
    */
   maxBufferedBytes: 1024 * 1024,
+  /**
+   * Past this many bytes (frames of every kind), the connection is closed with WS_CLOSE.tooSlow:
+   * whatever the drop policy, one slow reader never holds more of the server's memory than this.
+   */
+  maxBufferedBytesHard: 4 * 1024 * 1024,
   /**
    * `debug.batch` (clients that subscribed with `batch: true`): a batch is sent this long after its
    * first event at the latest, or at once when it holds this many events or bytes.

@@ -72,6 +72,12 @@ export function useFlowLive(flowId: string) {
       setPresence(frame.users);
       return;
     }
+    if (frame.type === "dropped" && frame.statuses) {
+      // The hub dropped status changes while this connection was behind: read them all again.
+      setStatusOverrides({ since: Date.now(), map: new Map() });
+      void nodesQuery.refetch();
+      return;
+    }
     if (frame.type === "ready") {
       // Reconnected: what happened while offline is read again.
       void nodesQuery.refetch();

@@ -143,7 +143,7 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
         if (!p || p.organizationId !== organizationId || isDeviceKey(p)) continue;
         if (client.topics && !client.topics.has(event.topic)) continue;
         if (client.flowId && event.flow_id !== client.flowId) continue;
-        client.out.event(raw, event.topic === "debug");
+        client.out.event(raw, event.topic);
       }
     }
   }

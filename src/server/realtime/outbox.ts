@@ -1,8 +1,9 @@
 import type { WebSocket } from "ws";
-import { WS_LIMITS, type ServerFrame } from "../../shared/realtime";
+import { WS_CLOSE, WS_LIMITS, type EventTopic, type ServerFrame } from "../../shared/realtime";
 
 export interface OutboxLimits {
   maxBufferedBytes: number;
+  maxBufferedBytesHard: number;
   debugBatchMaxDelayMs: number;
   debugBatchMaxEvents: number;
   debugBatchMaxBytes: number;
@@ -22,6 +23,9 @@ const BATCH_TAIL = "]}";
 export class ClientOutbox {
   /** Debug events dropped since the last `dropped` frame. */
   dropped = 0;
+  /** node.status events dropped since the last `dropped` frame. */
+  droppedStatuses = 0;
+  private cut = false;
   private batching = false;
   /** The unsent batch: raw event frames as published, and their length in bytes (UTF-16 units). */
   private pending: string[] = [];
@@ -49,19 +53,28 @@ export class ClientOutbox {
   }
 
   /**
-   * An organization event for this connection, as published (`raw`, already valid JSON). Only
-   * `debug` events are ever dropped or batched.
+   * An organization event for this connection, as published (`raw`, already valid JSON). Past the
+   * bytes bound, `debug` and `node.status` events are dropped and counted (a status is a snapshot:
+   * the client reads the statuses again when told); the rest (flow states, deploys, saves: rare and
+   * small) still go. Only `debug` events are batched.
    */
-  event(raw: string, isDebug: boolean) {
+  event(raw: string, topic: EventTopic) {
+    const isDebug = topic === "debug";
     if (this.ws.bufferedAmount + this.pendingBytes > this.limits.maxBufferedBytes) {
       if (isDebug) {
         this.dropped++;
         return;
       }
-    } else if (this.dropped > 0) {
+      if (topic === "node.status") {
+        this.droppedStatuses++;
+        return;
+      }
+    } else if (this.dropped > 0 || this.droppedStatuses > 0) {
       const count = this.dropped;
+      const statuses = this.droppedStatuses;
       this.dropped = 0;
-      this.send({ type: "dropped", count });
+      this.droppedStatuses = 0;
+      this.send(statuses > 0 ? { type: "dropped", count, statuses } : { type: "dropped", count });
     }
     if (!isDebug || !this.batching) {
       this.write(raw);
@@ -84,7 +97,7 @@ export class ClientOutbox {
     const events = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(BATCH_HEAD + events.join(",") + BATCH_TAIL);
+    this.sendRaw(BATCH_HEAD + events.join(",") + BATCH_TAIL);
   };
 
   /** The connection is gone: forget what waits. */
@@ -97,6 +110,23 @@ export class ClientOutbox {
 
   private write(data: string) {
     this.flush();
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(data);
+    this.sendRaw(data);
+  }
+
+  /**
+   * Every frame leaves here, counted by the socket's buffer: a client that has fallen past the hard
+   * bound is closed (4408) instead of being sent more, and cut off if it does not go within a second.
+   */
+  private sendRaw(data: string) {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    if (this.ws.bufferedAmount + data.length > this.limits.maxBufferedBytesHard) {
+      if (this.cut) return;
+      this.cut = true;
+      this.dispose();
+      this.ws.close(WS_CLOSE.tooSlow, "too slow: the connection fell too far behind");
+      setTimeout(() => this.ws.terminate(), 1000).unref();
+      return;
+    }
+    this.ws.send(data);
   }
 }

@@ -51,6 +51,16 @@ export interface EngineOptions {
 export const DEFAULT_MAX_HOPS = 10_000;
 export const DEFAULT_MAX_QUEUED_PER_FLOW = 50_000;
 export const DEFAULT_HIGH_WATER_MARK = 10_000;
+/**
+ * Text a node reports is cut (with "…") to bound what every listener of the organization receives
+ * and what a slow WebSocket reader can make the server hold: a status text, and a warning or error.
+ */
+export const MAX_STATUS_TEXT = 256;
+export const MAX_ERROR_TEXT = 4096;
+
+export function cutText(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
 /** What a refused door tells its caller to wait (Retry-After) while a flow is busy. */
 export const FLOW_BUSY_RETRY_AFTER_SEC = 1;
 
@@ -335,12 +345,13 @@ export class FlowEngine {
       organizationSlug: spec.organizationSlug,
       outputs: this.options.outputsOf(live.node),
       send: (value) => this.route(flow, live, value),
-      status: (status) => {
+      status: (reported) => {
+        const status = reported === null ? null : { fill: reported.fill, shape: reported.shape, text: cutText(String(reported.text ?? ""), MAX_STATUS_TEXT) };
         live.status = status;
         this.options.callbacks.onNodeStatus({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, status });
       },
       log: {
-        warn: (message) => this.options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, error: message }),
+        warn: (message) => this.options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, error: cutText(message, MAX_ERROR_TEXT) }),
         error: (err) => this.reportNodeError(flow, live.node.id, err),
       },
       debug: (data) =>
@@ -507,7 +518,7 @@ export class FlowEngine {
   }
 
   private reportNodeError(flow: RunningFlow, nodeId: string, err: unknown) {
-    const error = errorText(err);
+    const error = cutText(errorText(err), MAX_ERROR_TEXT);
     const live = flow.nodes.get(nodeId);
     const status: NodeStatus = { fill: "red", shape: "ring", text: error.slice(0, 120) };
     if (live) live.status = status;

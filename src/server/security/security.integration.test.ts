@@ -302,7 +302,8 @@ describe("round 3: input that used to answer 500 or commit half (issue 28, findi
   const flowCount = async (organizationId: string) => testApp.app.db.prisma.flow.count({ where: { organizationId } });
 
   it("a /api/trpc path that is not valid percent-encoding answers 400 in the error envelope, with or without credentials", async () => {
-    for (const init of [{ method: "POST", body: "{}", headers: { "content-type": "application/json" } }, { method: "GET" }, { method: "GET", headers: { authorization: `Bearer ${user.accessToken}` } }]) {
+    const inits: RequestInit[] = [{ method: "POST", body: "{}", headers: { "content-type": "application/json" } }, { method: "GET" }, { method: "GET", headers: { authorization: `Bearer ${user.accessToken}` } }];
+    for (const init of inits) {
       const res = await trpcPost(new Request("http://app.test/api/trpc/%E0%A4%A", init));
       expect(res.status, init.method).toBe(400);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe("VALIDATION_FAILED");
@@ -364,5 +365,26 @@ describe("round 3: input that used to answer 500 or commit half (issue 28, findi
     const body = (await odd.json()) as { result: { data: { nodes: Array<{ type: string }>; warnings: string[] } } };
     expect(body.result.data.nodes.map((n) => n.type)).toEqual(["unknown", "unknown"]);
     expect(body.result.data.warnings.join(" ")).toMatch(/kept as an unknown node/);
+  });
+
+  it("a node's status, warning and error text are cut before they reach any listener (finding 2)", async () => {
+    const [injId, fnId] = [uid("inj"), uid("fn")];
+    const flowId = await deploy(user.accessToken, [
+      { id: injId, type: "inject" },
+      { id: fnId, type: "function", config: { code: `node.status({ fill: "red", shape: "dot", text: "s".repeat(4000000) }); node.warn("w".repeat(100000)); throw new Error("e".repeat(100000));` } },
+    ], [{ source: injId, target: fnId }]);
+    const events: Array<{ topic: string; data: Record<string, any> }> = [];
+    const unsubscribe = await testApp.app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(...eventLines(m).map((line) => JSON.parse(line))));
+    expect((await request("POST", `/nodes/${injId}/inject`, { token: user.accessToken, body: {} })).status).toBe(200);
+    await expect.poll(() => events.filter((e) => e.topic === "node.status" && e.data.node_id === fnId && e.data.error?.startsWith("function error")).length).toBe(1);
+    await unsubscribe();
+    const texts = events.filter((e) => e.topic === "node.status" && e.data.node_id === fnId);
+    const status = texts.find((e) => e.data.status?.text?.startsWith("sss"))!;
+    expect(status.data.status.text).toHaveLength(256);
+    expect(status.data.status.text.endsWith("…")).toBe(true);
+    for (const e of texts) if (e.data.error) expect(e.data.error.length).toBeLessThanOrEqual(4096);
+    expect(texts.some((e) => e.data.error?.includes("wwww"))).toBe(true);
+    const nodes = (await request("GET", `/flows/${flowId}/nodes`, { token: user.accessToken })).body.nodes as Array<{ id: string; status: { text: string } | null }>;
+    expect(nodes.find((n) => n.id === fnId)!.status!.text.length).toBeLessThanOrEqual(256);
   });
 });
