@@ -4,7 +4,7 @@ import { newId } from "../../ids";
 import type { Principal } from "../../auth/principal";
 import type { Deployment, Flow, Prisma } from "../../../generated/prisma/client";
 import type { Connection, FlowGraph, FlowNode } from "../../../shared/flow-graph";
-import { diffDeployments } from "../../../shared/deployment-diff";
+import { diffDeployments, type DeploymentChanges } from "../../../shared/deployment-diff";
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../request-meta";
 import { validateGraph } from "./validate-graph";
@@ -15,7 +15,7 @@ import { readThrough } from "./flow-reads";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import type { DeploymentSnapshot } from "../../flow-runtime/types";
 
-function deploymentView(d: Deployment, state: string) {
+function deploymentView(d: Pick<Deployment, "id" | "flowId" | "revision" | "deployedAt" | "deployedById" | "rolledBackFrom">, state: string) {
   return {
     id: d.id,
     flow_id: d.flowId,
@@ -35,6 +35,10 @@ function deploymentView(d: Deployment, state: string) {
 async function activate(app: AppServices, principal: Principal, flow: Flow, snapshot: DeploymentSnapshot, revision: number, meta: RequestMeta, rolledBackFrom: string | null) {
   const id = newId("dep");
   const { deployment, updated } = await app.db.prisma.$transaction(async (tx) => {
+    // What this deployment changes against the one before, kept with it: the list never reads
+    // snapshots (one snapshot is read here, once per deploy).
+    const before = await tx.deployment.findFirst({ where: { flowId: flow.id }, orderBy: [{ deployedAt: "desc" }, { id: "desc" }], select: { snapshot: true } });
+    const changes = diffDeployments(before ? (before.snapshot as unknown as FlowGraph) : null, snapshot);
     const deployment = await tx.deployment.create({
       data: {
         id,
@@ -44,6 +48,7 @@ async function activate(app: AppServices, principal: Principal, flow: Flow, snap
         snapshot: snapshot as unknown as Prisma.InputJsonValue,
         deployedById: principal.userId,
         rolledBackFrom,
+        changes: changes as unknown as Prisma.InputJsonValue,
       },
     });
     const updated = await tx.flow.update({
@@ -94,6 +99,15 @@ export async function rollbackFlow(app: AppServices, principal: Principal, input
   return activate(app, principal, flow, snapshot, target.revision, meta, target.id);
 }
 
+/** A deployment row without its snapshot: what the list reads. */
+const summaryColumns = { id: true, flowId: true, revision: true, deployedById: true, deployedAt: true, rolledBackFrom: true, changes: true } as const;
+type DeploymentSummary = Pick<Deployment, keyof typeof summaryColumns>;
+
+/**
+ * A flow's deployments, newest first, with what each changed against the one before. Reads
+ * summaries only (the changes are stored with each deployment); a row from before they were stored
+ * gets them computed once, from its snapshot and its predecessor's, and written back.
+ */
 export async function listDeployments(app: AppServices, principal: Principal, input: { id: string; limit: number; cursor?: string }) {
   const flow = await readFlow(app, principal, input.id);
   let after: { deployedAt: Date; id: string } | null = null;
@@ -101,39 +115,45 @@ export async function listDeployments(app: AppServices, principal: Principal, in
     const { at, id } = decodeKeysetCursor(input.cursor);
     after = { deployedAt: at, id };
   }
-  const rows = await app.db.prisma.deployment.findMany({
+  const rows: DeploymentSummary[] = await app.db.prisma.deployment.findMany({
     where: { flowId: flow.id, ...(after ? { OR: [{ deployedAt: { lt: after.deployedAt } }, { deployedAt: after.deployedAt, id: { lt: after.id } }] } : {}) },
     orderBy: [{ deployedAt: "desc" }, { id: "desc" }],
     take: input.limit + 1,
+    select: summaryColumns,
   });
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
-  // The one before the oldest on this page is the extra row fetched for the cursor, if any.
-  const previousOfLast = last ? (rows[input.limit] ?? (await previousDeployment(app, last))) : null;
+  const changes = new Map<string, DeploymentChanges>();
+  for (const d of page) if (d.changes) changes.set(d.id, d.changes as unknown as DeploymentChanges);
+  for (const d of page) if (!changes.has(d.id)) changes.set(d.id, await backfillChanges(app, d));
   const users = await app.db.prisma.user.findMany({
     where: { id: { in: [...new Set(page.map((d) => d.deployedById))] }, deletedAt: null },
     select: { id: true, email: true, firstName: true, lastName: true },
   });
   const names = new Map(users.map((u) => [u.id, [u.firstName, u.lastName].filter(Boolean).join(" ") || u.email]));
   return {
-    deployments: page.map((d, i) => {
-      const previous = i + 1 < page.length ? page[i + 1]! : previousOfLast;
-      return {
-        ...deploymentView(d, d.id === flow.currentDeploymentId ? flow.state : "stopped"),
-        deployed_by_name: names.get(d.deployedById) ?? null,
-        changes: diffDeployments(previous ? (previous.snapshot as unknown as FlowGraph) : null, d.snapshot as unknown as FlowGraph),
-      };
-    }),
+    deployments: page.map((d) => ({
+      ...deploymentView(d, d.id === flow.currentDeploymentId ? flow.state : "stopped"),
+      deployed_by_name: names.get(d.deployedById) ?? null,
+      changes: changes.get(d.id)!,
+    })),
     next_cursor: rows.length > input.limit && last ? encodeKeysetCursor(last.deployedAt, last.id) : null,
   };
 }
 
-/** The deployment made just before this one (only needed when a page ends exactly at the last row). */
-async function previousDeployment(app: AppServices, d: Deployment): Promise<Deployment | null> {
-  return app.db.prisma.deployment.findFirst({
-    where: { flowId: d.flowId, OR: [{ deployedAt: { lt: d.deployedAt } }, { deployedAt: d.deployedAt, id: { lt: d.id } }] },
-    orderBy: [{ deployedAt: "desc" }, { id: "desc" }],
-  });
+/** The changes of a deployment stored before they were kept: computed from the two snapshots once, then stored. */
+async function backfillChanges(app: AppServices, d: DeploymentSummary): Promise<DeploymentChanges> {
+  const [current, previous] = await Promise.all([
+    app.db.prisma.deployment.findUniqueOrThrow({ where: { id: d.id }, select: { snapshot: true } }),
+    app.db.prisma.deployment.findFirst({
+      where: { flowId: d.flowId, OR: [{ deployedAt: { lt: d.deployedAt } }, { deployedAt: d.deployedAt, id: { lt: d.id } }] },
+      orderBy: [{ deployedAt: "desc" }, { id: "desc" }],
+      select: { snapshot: true },
+    }),
+  ]);
+  const changes = diffDeployments(previous ? (previous.snapshot as unknown as FlowGraph) : null, current.snapshot as unknown as FlowGraph);
+  await app.db.prisma.deployment.update({ where: { id: d.id }, data: { changes: changes as unknown as Prisma.InputJsonValue } });
+  return changes;
 }
 
 /**

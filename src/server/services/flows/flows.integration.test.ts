@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { Prisma } from "@/generated/prisma/client";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { testCaller } from "@/test/app";
@@ -313,6 +314,26 @@ describe("deployment history", () => {
     expect(page.deployments[0].changes).toEqual(history[0].changes);
     const next = (await request("GET", `/flows/${flow.id}/deployments?limit=1&cursor=${page.next_cursor}`, { token: user.accessToken })).body;
     expect(next.deployments[0].changes).toEqual(history[1].changes);
+    await request("DELETE", `/flows/${flow.id}`, { token: user.accessToken });
+  });
+
+  it("lists stored summaries, never re-diffing snapshots; a row from before they were stored gets its changes once", async () => {
+    const { body } = simpleFlow("summaries");
+    const flow = (await request("POST", "/flows", { token: user.accessToken, body })).body.flow;
+    for (let i = 0; i < 3; i++) await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
+    const prisma = testApp.app.db.prisma;
+    const rows = await prisma.deployment.findMany({ where: { flowId: flow.id }, orderBy: { deployedAt: "asc" } });
+    expect(rows.map((r) => r.changes === null)).toEqual([false, false, false]);
+    const expected = (await request("GET", `/flows/${flow.id}/deployments`, { token: user.accessToken })).body.deployments;
+    // The list shows what is stored: a marker written into one row comes back as it is.
+    const marker = { added: [{ id: "marker", type: "debug", name: "stored" }], changed: [], removed: [] };
+    await prisma.deployment.update({ where: { id: rows[2]!.id }, data: { changes: marker } });
+    // A row as an older version left it (no changes stored): computed from the snapshots, then kept.
+    await prisma.deployment.update({ where: { id: rows[0]!.id }, data: { changes: Prisma.DbNull } });
+    const listed = (await request("GET", `/flows/${flow.id}/deployments`, { token: user.accessToken })).body.deployments;
+    expect(listed[0].changes).toEqual(marker);
+    expect(listed[2].changes).toEqual(expected[2].changes);
+    expect((await prisma.deployment.findUniqueOrThrow({ where: { id: rows[0]!.id } })).changes).toEqual(expected[2].changes);
     await request("DELETE", `/flows/${flow.id}`, { token: user.accessToken });
   });
 });

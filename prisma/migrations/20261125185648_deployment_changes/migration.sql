@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "deployments" ADD COLUMN     "changes" JSONB;
