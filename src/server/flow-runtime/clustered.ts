@@ -105,7 +105,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   /**
    * Joins: subscribes, announces itself and runs the first tick. Never fails: if the store is not
    * reachable yet, every later tick tries again (an instance takes no flow before it can answer
-   * for them on the bus).
+   * for them on the bus). The ticks start at once, so a tick may join while this call still waits
+   * for a slow store: both wait for the same subscription (ClusterBus.start), never two.
    */
   async start(): Promise<void> {
     this.timer = setInterval(() => void this.tick(), this.timings.tickMs);
