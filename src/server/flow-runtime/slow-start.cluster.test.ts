@@ -5,9 +5,14 @@
  * each inject sent through the other instance reached the flow twice. Here the flow runs on such a
  * slow instance and every inject must reach it once, whichever instance it is sent through.
  *
+ * Also: the events of an inject leave before its answer. A forwarded inject's `inject` event is
+ * published by the instance running the flow before its reply (a raw subscriber on one Redis
+ * connection sees them in the order Redis published them), and a local one's before the HTTP answer.
+ *
  * Real processes against the machine's PostgreSQL and Redis (the `cluster` vitest project).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
 import { signUp } from "@/test/accounts";
 import { Sink, TestCluster, sleep, until, type ClusterNode } from "@/test/cluster";
 import { TcpProxy } from "@/test/tcp-proxy";
@@ -22,6 +27,7 @@ let cluster: TestCluster;
 const sink = new Sink();
 let proxy: TcpProxy;
 let token: string;
+let organizationId: string;
 let flowId: string;
 let slow: ClusterNode;
 let fast: ClusterNode;
@@ -41,6 +47,7 @@ beforeAll(async () => {
   slow = await cluster.start("slow", 0, undefined, { REDIS_URL: slowRedis.toString() });
   const user = await signUp(slow.request);
   token = user.accessToken;
+  organizationId = user.organizationId;
   const created = await slow.request("POST", "/flows", {
     token,
     body: {
@@ -94,6 +101,64 @@ describe("an instance whose Redis is slow to connect at start-up", () => {
     } catch (err) {
       console.error(cluster.logs());
       throw err;
+    }
+  }, 60_000);
+
+  it("publishes an inject's event before its answer, on the instance running the flow", async () => {
+    // One connection, subscribed to both channels: Redis delivers to it in the order it published.
+    const subscriber = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+    const seen: Array<{ kind: "event" | "reply"; messageId: string }> = [];
+    const eventsChannel = `${cluster.keyPrefix}org:${organizationId}:events`;
+    const fastChannel = `${cluster.keyPrefix}cluster:node:${fast.instanceId}`;
+    subscriber.on("message", (channel: string, message: string) => {
+      if (channel === eventsChannel) {
+        for (const line of message.split("\n")) {
+          const event = JSON.parse(line) as { topic: string; data: { message_id?: string } };
+          if (event.topic === "inject" && event.data.message_id) seen.push({ kind: "event", messageId: event.data.message_id });
+        }
+      } else if (channel === fastChannel) {
+        const envelope = JSON.parse(message) as { k: string; ok?: boolean; value?: { value?: { ok?: boolean; messageId?: string } } };
+        const messageId = envelope.k === "res" && envelope.ok ? envelope.value?.value?.messageId : undefined;
+        if (messageId) seen.push({ kind: "reply", messageId });
+      } else if (channel === `${cluster.keyPrefix}test:marker`) {
+        seen.push({ kind: "reply", messageId: message });
+      }
+    });
+    try {
+      await subscriber.subscribe(eventsChannel, fastChannel, `${cluster.keyPrefix}test:marker`);
+      const publisher = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+      try {
+        // Forwarded: the holder's reply comes after the inject's event.
+        const forwarded: string[] = [];
+        for (let i = 0; i < 10; i++) {
+          const res = await inject(fast, `order-fast-${i}`);
+          expect(res.status, res.text).toBe(200);
+          forwarded.push(res.body.message_id as string);
+        }
+        // Local to the holder: once the answer is here, the event has been published (Redis
+        // acknowledged it), so it comes before a marker published after the answer.
+        const local: string[] = [];
+        for (let i = 0; i < 10; i++) {
+          const res = await inject(slow, `order-slow-${i}`);
+          expect(res.status, res.text).toBe(200);
+          const messageId = res.body.message_id as string;
+          local.push(messageId);
+          await publisher.publish(`${cluster.keyPrefix}test:marker`, messageId);
+        }
+        await until("every event and reply seen", async () => (seen.filter((s) => s.kind === "event").length >= 20 && seen.filter((s) => s.kind === "reply").length >= 20 ? true : undefined), 10_000);
+        await sleep(300);
+        for (const messageId of [...forwarded, ...local]) {
+          const events = seen.flatMap((s, i) => (s.kind === "event" && s.messageId === messageId ? [i] : []));
+          const replies = seen.flatMap((s, i) => (s.kind === "reply" && s.messageId === messageId ? [i] : []));
+          expect(events, `inject events of ${messageId}`).toHaveLength(1);
+          expect(replies, `replies (or markers) of ${messageId}`).toHaveLength(1);
+          expect(events[0], `event of ${messageId} before its answer: ${JSON.stringify(seen)}`).toBeLessThan(replies[0]!);
+        }
+      } finally {
+        await publisher.quit();
+      }
+    } finally {
+      await subscriber.quit();
     }
   }, 60_000);
 });

@@ -51,9 +51,27 @@ describe("OrgEventPublisher", () => {
     expect(published).toHaveLength(1);
   });
 
+  it("flushOrganization sends one organization's queued events at once, issuing the PUBLISH before it returns; the others wait for the batch", async () => {
+    const { published, events } = await setUp();
+    events.publish("org_a", "inject", "flw_1", { node_id: "n1", message_id: "m1", by: "usr_1" });
+    events.publish("org_b", "flow.deleted", "flw_9", { name: "B", by: "usr_2" });
+    events.publish("org_a", "debug", "flw_1", { node_id: "n2", name: "", property: "payload", msg: "x", format: "string" });
+    const flushed = events.flushOrganization("org_a");
+    // Issued synchronously: a store command sent after this call (a cluster reply) goes out after it.
+    expect(published.map((p) => p.channel)).toEqual([orgEventsChannel("org_a")]);
+    expect(eventLines(published[0]!.message).map((line) => JSON.parse(line).topic)).toEqual(["inject", "debug"]);
+    await expect(flushed).resolves.toBeUndefined();
+    // Nothing left for org_a; org_b leaves with the batch, once.
+    await expect(events.flushOrganization("org_a")).resolves.toBeUndefined();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(published.map((p) => p.channel)).toEqual([orgEventsChannel("org_a"), orgEventsChannel("org_b")]);
+  });
+
   it("a store that fails loses the events, never the caller", async () => {
     const { store, events } = await setUp();
     await store.close();
+    events.publish("org_a", "flow.deleted", "flw_1", { name: "A", by: "usr_1" });
+    await expect(events.flushOrganization("org_a")).resolves.toBeUndefined();
     events.publish("org_a", "flow.deleted", "flw_1", { name: "A", by: "usr_1" });
     await expect(events.flush()).resolves.toBeUndefined();
   });

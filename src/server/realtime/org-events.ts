@@ -39,13 +39,28 @@ export class OrgEventPublisher {
     if (this.pending.size === 0) return;
     const batches = [...this.pending];
     this.pending.clear();
-    await Promise.all(
-      batches.map(([channel, lines]) =>
-        this.store.publish(channel, lines.join("\n")).then(
-          () => undefined,
-          (err: unknown) => this.logger.warn({ err, channel, events: lines.length }, "events could not be published"),
-        ),
-      ),
+    await Promise.all(batches.map(([channel, lines]) => this.send(channel, lines)));
+  }
+
+  /**
+   * Sends the organization's queued events now, ahead of the batch: for an answer that must not
+   * leave before them (an inject's `inject` event). The PUBLISH is issued before this returns, so
+   * a store command issued after it on the same connection (a cluster reply) reaches Redis after
+   * it; the promise resolves once it has been published (or has failed and been logged). Other
+   * organizations' events wait for the batch as usual.
+   */
+  flushOrganization(organizationId: string): Promise<void> {
+    const channel = orgEventsChannel(organizationId);
+    const lines = this.pending.get(channel);
+    if (!lines) return Promise.resolve();
+    this.pending.delete(channel);
+    return this.send(channel, lines);
+  }
+
+  private send(channel: string, lines: string[]): Promise<void> {
+    return this.store.publish(channel, lines.join("\n")).then(
+      () => undefined,
+      (err: unknown) => this.logger.warn({ err, channel, events: lines.length }, "events could not be published"),
     );
   }
 }
