@@ -563,10 +563,12 @@ export class ClusteredFlowRuntime implements FlowRuntime {
 
   /**
    * Sends the message here, where the flow runs, and publishes its `inject` event ahead of the
-   * answer. Made here ("here"): the event's PUBLISH is awaited, as the answer then goes out over
-   * HTTP. Forwarded: the PUBLISH is only issued; the reply ClusterBus publishes next goes out on
-   * the same store connection, and Redis runs one connection's commands in order, so the reply
-   * cannot reach the asking instance before the event is published, and no round trip is added.
+   * answer. The event leaves with this turn's batch (concurrent injects share one PUBLISH, and the
+   * debug events the message causes at once usually join it). Made here: the answer, which goes
+   * out over HTTP, waits until Redis has acknowledged that PUBLISH. Forwarded: the reply waits only
+   * until the PUBLISH is issued; ClusterBus publishes the reply next on the same Redis connection,
+   * and Redis runs one connection's commands in order, so the asking instance cannot have the
+   * reply before the event is published, and no round trip is added.
    */
   private async onInject({ flowId, nodeId, overrides, origin }: InjectArgs, from: "here" | "forwarded"): Promise<OwnerReply<InjectResult>> {
     // A start under way (lease just taken) finishes first.
@@ -574,10 +576,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     if (pending) await pending.catch(() => undefined);
     if (!this.holds(flowId)) return { notOwner: true };
     const result = this.local.injectNow(flowId, nodeId, overrides, origin);
-    if (result.ok && origin) {
-      const published = this.deps.events.flushOrganization(origin.organizationId);
-      if (from === "here") await published;
-    }
+    if (result.ok && origin) await (from === "here" ? this.deps.events.published() : this.deps.events.sent());
     return { value: result };
   }
 
