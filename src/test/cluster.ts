@@ -92,8 +92,12 @@ export class TestCluster {
     this.redisUrl = redisUrl;
   }
 
-  /** Starts (or restarts) the instance called `name` as node `index` (its port: basePort + index). */
-  async start(name: string, index: number, instanceId = `${name}-${randomBytes(2).toString("hex")}`): Promise<ClusterNode> {
+  /**
+   * Starts (or restarts) the instance called `name` as node `index` (its port: basePort + index);
+   * `env` adds to (or overrides) the cluster's environment for this instance only, e.g. a REDIS_URL
+   * through a slow proxy.
+   */
+  async start(name: string, index: number, instanceId = `${name}-${randomBytes(2).toString("hex")}`, env: Record<string, string> = {}): Promise<ClusterNode> {
     const port = this.options.basePort + index;
     const logFile = path.join(this.logDir, `${name}.log`);
     const log = createWriteStream(logFile, { flags: "a" });
@@ -122,6 +126,7 @@ export class TestCluster {
         RATE_LIMIT_LOGIN_PER_IP: "100000",
         RATE_LIMIT_REGISTER_PER_IP: "100000",
         ...this.options.env,
+        ...env,
       },
     });
     let ready: (() => void) | undefined;

@@ -1,29 +1,61 @@
 import net from "node:net";
 
+export interface TcpProxyOptions {
+  /**
+   * How long each new connection is held before it reaches the server: the client's connect
+   * succeeds at once, but nothing it sends is forwarded (and nothing comes back) until then — a
+   * slow network or a server slow to accept. What it sent meanwhile is delivered afterwards, in
+   * order. Read when a connection arrives, so a test can change it between connections.
+   */
+  connectDelayMs?: number;
+}
+
 /**
  * A TCP forwarder in front of a real server, so a test can cut the connection (an outage) and
- * restore it on the same port without touching the shared server itself.
+ * restore it on the same port without touching the shared server itself, or make new connections
+ * slow to establish (connectDelayMs).
  */
 export class TcpProxy {
   private server?: net.Server;
   private sockets = new Set<net.Socket>();
   port = 0;
+  connectDelayMs: number;
 
-  constructor(private readonly target: { host: string; port: number }) {}
+  constructor(
+    private readonly target: { host: string; port: number },
+    options: TcpProxyOptions = {},
+  ) {
+    this.connectDelayMs = options.connectDelayMs ?? 0;
+  }
 
   async start(port = this.port): Promise<number> {
     this.server = net.createServer((client) => {
-      const upstream = net.connect(this.target.port, this.target.host);
-      this.sockets.add(client).add(upstream);
+      this.sockets.add(client);
+      let upstream: net.Socket | undefined;
+      let timer: NodeJS.Timeout | undefined;
       const cleanup = () => {
+        clearTimeout(timer);
         client.destroy();
-        upstream.destroy();
+        upstream?.destroy();
         this.sockets.delete(client);
-        this.sockets.delete(upstream);
+        if (upstream) this.sockets.delete(upstream);
       };
       client.on("error", cleanup).on("close", cleanup);
-      upstream.on("error", cleanup).on("close", cleanup);
-      client.pipe(upstream).pipe(client);
+      const link = () => {
+        if (client.destroyed) return;
+        upstream = net.connect(this.target.port, this.target.host);
+        this.sockets.add(upstream);
+        upstream.on("error", cleanup).on("close", cleanup);
+        // pipe() resumes the client: what it sent while held is forwarded now.
+        client.pipe(upstream).pipe(client);
+      };
+      const delay = this.connectDelayMs;
+      if (delay > 0) {
+        client.pause();
+        timer = setTimeout(link, delay);
+      } else {
+        link();
+      }
     });
     await new Promise<void>((resolve, reject) => {
       this.server!.once("error", reject).listen(port, "127.0.0.1", () => resolve());

@@ -16,26 +16,107 @@ export class RpcTimeout extends Error {
 
 export type ClusterEvent = { type: "released"; from: string; flowIds: string[] } | { type: "joined"; from: string } | { type: "left"; from: string };
 
+export interface HandledRequestLimits {
+  /** How long a handled request's id is remembered: longer than any request's timeout (the longest, a webhook's, is 32 s). */
+  ttlMs: number;
+  /** At most this many ids (the oldest are forgotten first). */
+  maxIds: number;
+  /** A reply longer than this (JSON characters) is not kept: a duplicate of its request is ignored instead of answered again. */
+  maxReplyChars: number;
+  /** All kept replies together stay under this many characters. */
+  maxKeptChars: number;
+}
+
+export const DEFAULT_HANDLED_REQUEST_LIMITS: HandledRequestLimits = { ttlMs: 60_000, maxIds: 100_000, maxReplyChars: 4_096, maxKeptChars: 8 * 1024 * 1024 };
+
+interface Handled {
+  /** performance.now() when the request was first received. */
+  at: number;
+  /** The reply sent, as published, once there is one (and it was small enough to keep). */
+  reply: string | null;
+}
+
+/**
+ * The requests this instance has handled, by sender and id, so a second delivery of the same
+ * envelope (two subscriptions to the channel, a publish made again) never runs its operation
+ * twice. Bounded: ids are kept in arrival order and forgotten after `ttlMs`, or earlier when more
+ * than `maxIds` are held or the kept replies grow past `maxKeptChars`.
+ */
+export class HandledRequests {
+  private readonly entries = new Map<string, Handled>();
+  private keptChars = 0;
+
+  constructor(
+    private readonly limits: HandledRequestLimits = DEFAULT_HANDLED_REQUEST_LIMITS,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The first handling of the request, if it was seen before; otherwise undefined, and it is recorded as seen now. */
+  firstSeen(key: string): Handled | undefined {
+    this.prune();
+    const seen = this.entries.get(key);
+    if (seen) return seen;
+    this.entries.set(key, { at: this.now(), reply: null });
+    if (this.entries.size > this.limits.maxIds) this.prune();
+    return undefined;
+  }
+
+  /** Keeps the reply sent for the request, to answer a duplicate with it. */
+  answered(key: string, reply: string): void {
+    const entry = this.entries.get(key);
+    if (!entry || reply.length > this.limits.maxReplyChars) return;
+    entry.reply = reply;
+    this.keptChars += reply.length;
+    this.prune();
+  }
+
+  private prune(): void {
+    const cutoff = this.now() - this.limits.ttlMs;
+    // Oldest first (a Map iterates in insertion order, which is arrival order).
+    for (const [key, entry] of this.entries) {
+      if (entry.at > cutoff && this.entries.size <= this.limits.maxIds && this.keptChars <= this.limits.maxKeptChars) break;
+      this.entries.delete(key);
+      if (entry.reply !== null) this.keptChars -= entry.reply.length;
+    }
+  }
+}
+
 /**
  * Request/reply between instances over the store's pub/sub: every instance listens on a channel of
  * its own for requests and replies, and on one shared channel for cluster events. A request that
  * gets no reply within its timeout rejects with RpcTimeout; its reply, if it comes later, is dropped.
+ *
+ * Each request carries an id (unique per sender); the receiver handles an id once: a second delivery
+ * of the same request is answered with the first handling's reply (or ignored while that one runs),
+ * never run again. And there is one subscription per channel whatever the timing: start() calls
+ * made while a subscription is pending share it (each subscription would deliver every request once
+ * more), a failed one can be tried again, and close() leaves nothing subscribed.
  */
 export class ClusterBus {
   private readonly handlers = new Map<string, (args: unknown) => Promise<unknown>>();
   private readonly waiting = new Map<string, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
-  private readonly unsubscribes: Array<() => Promise<void>> = [];
-  private subscribedNode = false;
-  private subscribedEvents = false;
+  private readonly handled: HandledRequests;
+  private nodeSubscription: (() => Promise<void>) | null = null;
+  private eventsSubscription: (() => Promise<void>) | null = null;
+  /** The subscribing under way, shared by every start() call made meanwhile. */
+  private starting: Promise<void> | null = null;
+  private closed = false;
   private counter = 0;
-  private readonly idPrefix = randomHex(4);
+  private readonly idPrefix = randomHex(8);
 
   constructor(
     private readonly store: KeyValueStore,
     private readonly instanceId: string,
     private readonly logger: Logger,
     private readonly onEvent: (event: ClusterEvent) => void,
-  ) {}
+    limits: HandledRequestLimits = DEFAULT_HANDLED_REQUEST_LIMITS,
+  ) {
+    this.handled = new HandledRequests(limits);
+  }
 
   handle(op: string, handler: (args: unknown) => Promise<unknown>): void {
     this.handlers.set(op, handler);
@@ -43,24 +124,42 @@ export class ClusterBus {
 
   /** Whether both subscriptions are active (start() resolved once). */
   get ready(): boolean {
-    return this.subscribedNode && this.subscribedEvents;
+    return this.nodeSubscription !== null && this.eventsSubscription !== null;
   }
 
-  /** Subscribes to this instance's channel and the events channel; may be called again after a failure. */
-  async start(): Promise<void> {
-    if (!this.subscribedNode) {
-      this.unsubscribes.push(await this.store.subscribe(nodeChannel(this.instanceId), (raw) => this.receive(raw)));
-      this.subscribedNode = true;
+  /**
+   * Subscribes to this instance's channel and the events channel. Calls made while it is under way
+   * wait for the same attempt; after a failure the next call tries again (what succeeded stays).
+   */
+  start(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error("the cluster bus is closed"));
+    if (this.ready) return Promise.resolve();
+    this.starting ??= this.subscribe().finally(() => {
+      this.starting = null;
+    });
+    return this.starting;
+  }
+
+  private async subscribe(): Promise<void> {
+    if (!this.nodeSubscription) {
+      this.nodeSubscription = await this.subscribeUnlessClosed(nodeChannel(this.instanceId), (raw) => this.receive(raw));
     }
-    if (!this.subscribedEvents) {
-      this.unsubscribes.push(
-        await this.store.subscribe(EVENTS_CHANNEL, (raw) => {
-          const event = JSON.parse(raw) as ClusterEvent;
-          if (event.from !== this.instanceId) this.onEvent(event);
-        }),
-      );
-      this.subscribedEvents = true;
+    if (!this.eventsSubscription) {
+      this.eventsSubscription = await this.subscribeUnlessClosed(EVENTS_CHANNEL, (raw) => {
+        const event = JSON.parse(raw) as ClusterEvent;
+        if (event.from !== this.instanceId) this.onEvent(event);
+      });
     }
+  }
+
+  /** A subscription that completes after close() is ended at once. */
+  private async subscribeUnlessClosed(channel: string, handler: (raw: string) => void): Promise<() => Promise<void>> {
+    const end = await this.store.subscribe(channel, handler);
+    if (this.closed) {
+      await end().catch(() => undefined);
+      throw new Error("the cluster bus is closed");
+    }
+    return end;
   }
 
   request<T>(target: string, op: string, args: unknown, timeoutMs: number): Promise<T> {
@@ -94,12 +193,18 @@ export class ClusterBus {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     for (const [id, w] of this.waiting) {
       clearTimeout(w.timer);
       w.reject(new RpcTimeout("the instance is shutting down"));
       this.waiting.delete(id);
     }
-    await Promise.all(this.unsubscribes.splice(0).map((u) => u().catch(() => undefined)));
+    // A subscription still pending ends itself when it completes (subscribeUnlessClosed).
+    await this.starting?.catch(() => undefined);
+    const ends = [this.nodeSubscription, this.eventsSubscription].filter((end) => end !== null);
+    this.nodeSubscription = null;
+    this.eventsSubscription = null;
+    await Promise.all(ends.map((end) => end().catch(() => undefined)));
   }
 
   private receive(raw: string): void {
@@ -110,6 +215,7 @@ export class ClusterBus {
       return;
     }
     if (envelope.k === "res") {
+      // A reply delivered twice finds nobody waiting the second time.
       const w = this.waiting.get(envelope.id);
       if (!w) return;
       this.waiting.delete(envelope.id);
@@ -118,12 +224,21 @@ export class ClusterBus {
       else w.reject(new Error(envelope.error));
       return;
     }
-    const handler = this.handlers.get(envelope.op);
+    const from = envelope.from;
+    const key = `${from} ${envelope.id}`;
+    const first = this.handled.firstSeen(key);
+    if (first) {
+      // The same request again: answered from its first handling, or (while that one runs, or its
+      // reply was too large to keep) left to that handling's reply. Never run twice.
+      if (first.reply !== null) this.send(from, envelope.op, first.reply);
+      return;
+    }
     const reply = (body: Envelope) => {
-      this.store.publish(nodeChannel(envelope.from), JSON.stringify(body)).catch((err: unknown) => {
-        this.logger.warn({ err, op: envelope.op }, "cluster reply could not be sent");
-      });
+      const text = JSON.stringify(body);
+      this.handled.answered(key, text);
+      this.send(from, envelope.op, text);
     };
+    const handler = this.handlers.get(envelope.op);
     if (!handler) {
       reply({ k: "res", id: envelope.id, ok: false, error: `unknown operation ${envelope.op}` });
       return;
@@ -135,5 +250,11 @@ export class ClusterBus {
         reply({ k: "res", id: envelope.id, ok: false, error: err instanceof Error ? err.message : String(err) });
       },
     );
+  }
+
+  private send(target: string, op: string, text: string): void {
+    this.store.publish(nodeChannel(target), text).catch((err: unknown) => {
+      this.logger.warn({ err, op }, "cluster reply could not be sent");
+    });
   }
 }

@@ -4,7 +4,7 @@ import { webhookError, type WebhookRequest, type WebhookResponse } from "../runt
 import { AppError } from "../errors";
 import { LocalFlowRuntime, type LocalRuntimeDeps } from "./local";
 import { ClusterBus, RpcTimeout, type ClusterEvent } from "./cluster-bus";
-import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, InjectResult } from "./types";
+import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, InjectOrigin, InjectResult } from "./types";
 
 export interface ClusterTimings {
   /** How long a lease lives without renewal: a killed instance's flows run elsewhere after about this long. */
@@ -39,6 +39,14 @@ interface Held {
 }
 
 type OwnerReply<T> = { notOwner: true } | { notOwner?: false; value: T };
+
+interface InjectArgs {
+  flowId: string;
+  nodeId: string;
+  overrides: { payload?: unknown; topic?: string };
+  /** Absent from an instance that published the event itself (before issue 26). */
+  origin?: InjectOrigin;
+}
 
 export interface ClusteredRuntimeDeps extends Omit<LocalRuntimeDeps, "fence"> {
   timings?: Partial<ClusterTimings>;
@@ -86,7 +94,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     this.local = new LocalFlowRuntime({ ...deps, fence: (flowId) => this.holds(flowId) });
     this.bus = new ClusterBus(deps.store, this.instanceId, deps.logger, (event) => this.onClusterEvent(event));
     this.bus.handle("reconcile", (args) => this.onReconcile(args as { flowId: string }));
-    this.bus.handle("inject", (args) => this.onInject(args as { flowId: string; nodeId: string; overrides: { payload?: unknown; topic?: string } }));
+    this.bus.handle("inject", (args) => this.onInject(args as InjectArgs, "forwarded"));
     this.bus.handle("statuses", (args) => this.onStatuses(args as { flowId: string }));
     this.bus.handle("webhook", (args) => this.onWebhook(args as { slug: string; request: WebhookRequest }));
   }
@@ -105,7 +113,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   /**
    * Joins: subscribes, announces itself and runs the first tick. Never fails: if the store is not
    * reachable yet, every later tick tries again (an instance takes no flow before it can answer
-   * for them on the bus).
+   * for them on the bus). The ticks start at once, so a tick may join while this call still waits
+   * for a slow store: both wait for the same subscription (ClusterBus.start), never two.
    */
   async start(): Promise<void> {
     this.timer = setInterval(() => void this.tick(), this.timings.tickMs);
@@ -145,14 +154,15 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     await this.reconcileAnywhere(flowId);
   }
 
-  async inject(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }): Promise<InjectResult> {
+  async inject(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }, origin?: InjectOrigin): Promise<InjectResult> {
     const handOverDeadline = Date.now() + HAND_OVER_WAIT_MS;
+    const args: InjectArgs = { flowId, nodeId, overrides, origin };
     let shouldRun: boolean | undefined;
     for (let attempt = 0; Date.now() < handOverDeadline + 1_000; attempt++) {
       if (attempt > 0) await sleep(Math.min(100 * attempt, 250));
       // Held here and provably so (the engine's own fence): no need to ask the store who holds it.
       if (this.holds(flowId)) {
-        const reply = await this.onInject({ flowId, nodeId, overrides });
+        const reply = await this.onInject(args, "here");
         if (!reply.notOwner) return reply.value;
       }
       const lease = await this.deps.store.leaseGet(leaseKey(flowId));
@@ -163,12 +173,12 @@ export class ClusteredFlowRuntime implements FlowRuntime {
         return { ok: false, reason: "not_running" };
       }
       if (lease.holder === this.instanceId) {
-        const reply = await this.onInject({ flowId, nodeId, overrides });
+        const reply = await this.onInject(args, "here");
         if (!reply.notOwner) return reply.value;
         continue;
       }
       try {
-        const reply = await this.bus.request<OwnerReply<InjectResult>>(lease.holder, "inject", { flowId, nodeId, overrides }, INJECT_TIMEOUT_MS);
+        const reply = await this.bus.request<OwnerReply<InjectResult>>(lease.holder, "inject", args, INJECT_TIMEOUT_MS);
         if (!reply.notOwner) return reply.value;
       } catch (err) {
         if (err instanceof RpcTimeout) return { ok: false, reason: "unavailable" };
@@ -551,12 +561,23 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     });
   }
 
-  private async onInject({ flowId, nodeId, overrides }: { flowId: string; nodeId: string; overrides: { payload?: unknown; topic?: string } }): Promise<OwnerReply<InjectResult>> {
+  /**
+   * Sends the message here, where the flow runs, and publishes its `inject` event ahead of the
+   * answer. The event leaves with this turn's batch (concurrent injects share one PUBLISH, and the
+   * debug events the message causes at once usually join it). Made here: the answer, which goes
+   * out over HTTP, waits until Redis has acknowledged that PUBLISH. Forwarded: the reply waits only
+   * until the PUBLISH is issued; ClusterBus publishes the reply next on the same Redis connection,
+   * and Redis runs one connection's commands in order, so the asking instance cannot have the
+   * reply before the event is published, and no round trip is added.
+   */
+  private async onInject({ flowId, nodeId, overrides, origin }: InjectArgs, from: "here" | "forwarded"): Promise<OwnerReply<InjectResult>> {
     // A start under way (lease just taken) finishes first.
     const pending = this.locks.get(flowId);
     if (pending) await pending.catch(() => undefined);
     if (!this.holds(flowId)) return { notOwner: true };
-    return { value: this.local.injectNow(flowId, nodeId, overrides) };
+    const result = this.local.injectNow(flowId, nodeId, overrides, origin);
+    if (result.ok && origin) await (from === "here" ? this.deps.events.published() : this.deps.events.sent());
+    return { value: result };
   }
 
   private async onStatuses({ flowId }: { flowId: string }): Promise<OwnerReply<Array<[string, NodeStatus | null]>>> {

@@ -9,7 +9,7 @@ import { outputCount } from "../nodes/types";
 import type { DeviceBus } from "../realtime/device-bus";
 import type { EventData, EventTopic } from "../../shared/realtime";
 import type { OrgEventPublisher } from "../realtime/org-events";
-import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, InjectResult } from "./types";
+import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, InjectOrigin, InjectResult } from "./types";
 
 export interface LocalRuntimeDeps {
   prisma: PrismaClient;
@@ -211,20 +211,28 @@ export class LocalFlowRuntime implements FlowRuntime {
     return started;
   }
 
-  async inject(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }): Promise<InjectResult> {
-    return this.injectNow(flowId, nodeId, overrides);
+  async inject(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }, origin?: InjectOrigin): Promise<InjectResult> {
+    // Alone, on the in-process store: the event is queued for this turn's batch and nothing is
+    // awaited; whoever could see it (this process's hub) goes down with the process anyway.
+    return this.injectNow(flowId, nodeId, overrides, origin);
   }
 
-  /** inject(), synchronously: the message is on its way when this returns. */
-  injectNow(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }): InjectResult {
+  /**
+   * inject(), synchronously: the message is on its way when this returns, and with `origin` its
+   * `inject` event is queued in the publisher (ahead of the debug events the message causes).
+   */
+  injectNow(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }, origin?: InjectOrigin): InjectResult {
     if (!this.engine.isRunning(flowId)) return { ok: false, reason: "not_running" };
     if (this.engine.isBusy(flowId)) return { ok: false, reason: "busy", retryAfterSec: FLOW_BUSY_RETRY_AFTER_SEC, waiting: this.engine.load(flowId) };
+    let messageId: string;
     try {
-      return { ok: true, messageId: this.engine.inject(flowId, nodeId, overrides) };
+      messageId = this.engine.inject(flowId, nodeId, overrides);
     } catch {
       // Saved but not part of the deployed version yet.
       return { ok: false, reason: "not_deployed" };
     }
+    if (origin) this.publish(origin.organizationId, "inject", flowId, { node_id: nodeId, message_id: messageId, by: origin.by });
+    return { ok: true, messageId };
   }
 
   async nodeStatuses(flowId: string): Promise<Map<string, NodeStatus | null>> {

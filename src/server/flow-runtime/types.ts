@@ -13,6 +13,13 @@ export interface FlowPlacement {
   since: Date;
 }
 
+/** Who injected, for the `inject` event published where the message is sent. */
+export interface InjectOrigin {
+  organizationId: string;
+  /** The user id the event names (`by`). */
+  by: string;
+}
+
 export type InjectResult =
   | { ok: true; messageId: string }
   /** not_running: the flow runs nowhere; not_deployed: the node is not in the running version; unavailable: its instance did not answer. */
@@ -40,8 +47,12 @@ export interface FlowRuntime {
   setEnabled(flow: Flow, enabled: boolean): Promise<FlowState>;
   /** Stops the flow wherever it runs (it was deleted, or its organization was). */
   stop(flowId: string): Promise<void>;
-  /** Sends a message out of an inject node of the running flow, once. */
-  inject(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }): Promise<InjectResult>;
+  /**
+   * Sends a message out of an inject node of the running flow, once. With `origin`, the instance
+   * running the flow also publishes the `inject` event, and (with a shared store) it has been
+   * published when this resolves: the event never comes after the answer.
+   */
+  inject(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }, origin?: InjectOrigin): Promise<InjectResult>;
   /** Node statuses of the running flow (empty when it runs nowhere). */
   nodeStatuses(flowId: string): Promise<Map<string, NodeStatus | null>>;
   /** Where the flow runs; null when it runs nowhere. */

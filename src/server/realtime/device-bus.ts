@@ -1,4 +1,5 @@
 import type { KeyValueStore } from "../store";
+import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { Logger } from "../logger";
 import type { DeviceInMessage, DeviceOutMessage } from "../runtime/types";
 
@@ -11,7 +12,7 @@ export const devicesOutChannel = (organizationId: string) => `org:${organization
  * (device-in nodes listen), device-out nodes publish on devices:out (the hub forwards to sockets).
  */
 export class DeviceBus {
-  private readonly handlers = new Map<string, { set: Set<(m: DeviceInMessage) => void>; unsubscribe: Promise<() => Promise<void>> }>();
+  private readonly handlers = new Map<string, { set: Set<(m: DeviceInMessage) => void>; subscription: DurableSubscription }>();
 
   constructor(
     private readonly store: KeyValueStore,
@@ -26,17 +27,28 @@ export class DeviceBus {
     this.store.publish(devicesInChannel(organizationId), JSON.stringify(message)).catch((err: unknown) => this.logger.warn({ err }, "device publish could not be forwarded"));
   }
 
-  /** Listens to the organization's device messages; returns the function that stops listening. */
+  /**
+   * Listens to the organization's device messages; returns the function that stops listening. One
+   * subscription per organization, shared by its device-in nodes; when the store cannot subscribe
+   * (Redis connecting or down) it keeps trying rather than leaving the nodes deaf (or a rejected
+   * promise nobody handles, which would end the process).
+   */
   onDeviceMessage(organizationId: string, handler: (m: DeviceInMessage) => void): () => void {
     let entry = this.handlers.get(organizationId);
     if (!entry) {
       const set = new Set<(m: DeviceInMessage) => void>();
+      const channel = devicesInChannel(organizationId);
       entry = {
         set,
-        unsubscribe: this.store.subscribe(devicesInChannel(organizationId), (raw) => {
-          const message = JSON.parse(raw) as DeviceInMessage;
-          for (const h of set) h(message);
-        }),
+        subscription: durableSubscription(
+          this.store,
+          channel,
+          (raw) => {
+            const message = JSON.parse(raw) as DeviceInMessage;
+            for (const h of set) h(message);
+          },
+          { onRetry: (err, attempt) => this.logger.warn({ err, channel, attempt }, "device channel could not be subscribed; retrying") },
+        ),
       };
       this.handlers.set(organizationId, entry);
     }
@@ -47,7 +59,7 @@ export class DeviceBus {
       current.set.delete(handler);
       if (current.set.size === 0) {
         this.handlers.delete(organizationId);
-        void current.unsubscribe.then((fn) => fn()).catch(() => undefined);
+        void current.subscription.stop();
       }
     };
   }

@@ -1,5 +1,6 @@
 import type { WebSocket } from "ws";
 import type { KeyValueStore } from "../store";
+import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { ApiKeyPrincipal } from "../auth/principal";
 import type { ServerFrame } from "../../shared/realtime";
 import type { DeviceInMessage, DeviceOutMessage } from "../runtime/types";
@@ -17,7 +18,8 @@ const SEEN_TTL_MS = 90_000;
 /** The hub's side of devices: sockets of `device_` keys, their presence, and delivery to them. */
 export class DeviceChannel {
   private readonly sockets = new Map<string, Set<{ ws: WebSocket; keyId: string }>>();
-  private readonly subscriptions = new Map<string, Promise<() => Promise<void>>>();
+  /** One per organization with device sockets here; kept trying while the store cannot subscribe. */
+  private readonly subscriptions = new Map<string, DurableSubscription>();
 
   constructor(
     private readonly store: KeyValueStore,
@@ -30,7 +32,10 @@ export class DeviceChannel {
     if (!set) {
       set = new Set();
       this.sockets.set(org, set);
-      this.subscriptions.set(org, this.store.subscribe(devicesOutChannel(org), (raw) => this.forward(org, JSON.parse(raw) as DeviceOutMessage)));
+      this.subscriptions.set(
+        org,
+        durableSubscription(this.store, devicesOutChannel(org), (raw) => this.forward(org, JSON.parse(raw) as DeviceOutMessage)),
+      );
     }
     const entry = { ws, keyId: principal.keyId };
     set.add(entry);
@@ -50,7 +55,7 @@ export class DeviceChannel {
       }
       if (set.size === 0) {
         this.sockets.delete(org);
-        void this.subscriptions.get(org)?.then((fn) => fn()).catch(() => undefined);
+        void this.subscriptions.get(org)?.stop();
         this.subscriptions.delete(org);
       }
     });

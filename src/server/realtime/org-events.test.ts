@@ -51,9 +51,40 @@ describe("OrgEventPublisher", () => {
     expect(published).toHaveLength(1);
   });
 
+  it("sent() and published() wait for the batch holding what is queued: its PUBLISH issued, then acknowledged", async () => {
+    const { store, published, events } = await setUp();
+    await expect(events.published()).resolves.toBeUndefined();
+    // A store that acknowledges only when the test says so.
+    let acknowledge!: () => void;
+    const acknowledged = new Promise<void>((resolve) => (acknowledge = resolve));
+    const publish = store.publish;
+    store.publish = async (channel, message) => {
+      const listeners = await publish(channel, message);
+      await acknowledged;
+      return listeners;
+    };
+    const order: string[] = [];
+    events.publish("org_a", "inject", "flw_1", { node_id: "n1", message_id: "m1", by: "usr_1" });
+    void events.sent().then(() => order.push(`sent after ${published.length} PUBLISH`));
+    void events.published().then(() => order.push("published"));
+    events.publish("org_a", "inject", "flw_1", { node_id: "n1", message_id: "m2", by: "usr_1" });
+    void events.published().then(() => order.push("published"));
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    // One PUBLISH for both injects; issued, not yet acknowledged.
+    expect(order).toEqual(["sent after 1 PUBLISH"]);
+    expect(eventLines(published[0]!.message)).toHaveLength(2);
+    acknowledge();
+    await expect.poll(() => order).toEqual(["sent after 1 PUBLISH", "published", "published"]);
+    // Nothing queued any more: at once.
+    await expect(events.sent()).resolves.toBeUndefined();
+  });
+
   it("a store that fails loses the events, never the caller", async () => {
     const { store, events } = await setUp();
     await store.close();
+    events.publish("org_a", "flow.deleted", "flw_1", { name: "A", by: "usr_1" });
+    await expect(events.published()).resolves.toBeUndefined();
     events.publish("org_a", "flow.deleted", "flw_1", { name: "A", by: "usr_1" });
     await expect(events.flush()).resolves.toBeUndefined();
   });

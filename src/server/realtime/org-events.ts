@@ -9,11 +9,14 @@ import { orgEventsChannel, type EventData, type EventTopic, type OrgEvent } from
  * no raw newline), so an inject and the debug message it causes cost one store command, and so do
  * the events of requests served alongside it. Receivers split a message with `eventLines`. Events
  * keep their order per instance. Best effort, as events always were: a failed publish is logged and
- * never fails the write that caused it.
+ * never fails the write that caused it. A caller whose answer must not come before its events (an
+ * inject on the instance running the flow) waits for their batch: sent() or published().
  */
 export class OrgEventPublisher {
   private readonly pending = new Map<string, string[]>();
   private scheduled = false;
+  /** Callers waiting for the batch being gathered (sent() / published()); created only when asked. */
+  private waiting: Waiting | null = null;
 
   constructor(
     private readonly store: KeyValueStore,
@@ -36,10 +39,16 @@ export class OrgEventPublisher {
   /** Sends what is queued; resolves once it has been published (or has failed and been logged). */
   async flush(): Promise<void> {
     this.scheduled = false;
-    if (this.pending.size === 0) return;
+    const waiting = this.waiting;
+    this.waiting = null;
+    if (this.pending.size === 0) {
+      waiting?.sent.resolve();
+      waiting?.published.resolve();
+      return;
+    }
     const batches = [...this.pending];
     this.pending.clear();
-    await Promise.all(
+    const published = Promise.all(
       batches.map(([channel, lines]) =>
         this.store.publish(channel, lines.join("\n")).then(
           () => undefined,
@@ -47,7 +56,52 @@ export class OrgEventPublisher {
         ),
       ),
     );
+    // The PUBLISH commands are issued: a store command issued from now on goes out after them.
+    waiting?.sent.resolve();
+    await published;
+    waiting?.published.resolve();
   }
+
+  /**
+   * Resolves once the events queued so far have been handed to the store: their PUBLISH commands
+   * are issued, so a command issued afterwards on the same Redis connection (a cluster reply)
+   * reaches Redis after them. At once when nothing is queued.
+   */
+  sent(): Promise<void> {
+    return this.pending.size === 0 ? Promise.resolve() : this.waiter().sent.promise;
+  }
+
+  /**
+   * Resolves once the events queued so far have been published (acknowledged by the store, or
+   * failed and logged): for an answer that must not leave before them (an inject's `inject`
+   * event). They still leave with their turn's batch, so concurrent injects share one PUBLISH.
+   */
+  published(): Promise<void> {
+    return this.pending.size === 0 ? Promise.resolve() : this.waiter().published.promise;
+  }
+
+  private waiter(): Waiting {
+    this.waiting ??= { sent: deferred(), published: deferred() };
+    return this.waiting;
+  }
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+}
+
+interface Waiting {
+  sent: Deferred;
+  published: Deferred;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
 }
 
 /** The events of one message on an organization's events channel, each as the JSON text it was published as. */

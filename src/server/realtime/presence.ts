@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { KeyValueStore } from "../store";
+import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { Logger } from "../logger";
 import { orgPresenceChannel, WS_LIMITS, type PresenceUser } from "../../shared/realtime";
 
@@ -19,7 +20,8 @@ interface OrgState {
   instances: Map<string, { entries: PresenceEntry[]; expiresAt: number }>;
   /** The users last sent per flow, so only changes go out. */
   lastSent: Map<string, string>;
-  unsubscribe: Promise<() => Promise<void>>;
+  /** Kept trying while the store cannot subscribe (Redis connecting or down). */
+  subscription: DurableSubscription;
 }
 
 /**
@@ -78,28 +80,33 @@ export class PresenceTracker {
     await Promise.all(
       [...this.orgs.entries()].map(async ([organizationId, org]) => {
         await this.publish(organizationId, { kind: "gone", instance_id: this.instanceId });
-        await org.unsubscribe.then((fn) => fn()).catch(() => undefined);
+        await org.subscription.stop();
       }),
     );
     this.orgs.clear();
   }
 
   private join(organizationId: string): OrgState {
+    const channel = orgPresenceChannel(organizationId);
     const org: OrgState = {
       local: new Map(),
       instances: new Map(),
       lastSent: new Map(),
-      unsubscribe: this.deps.store.subscribe(orgPresenceChannel(organizationId), (raw) => this.receive(organizationId, raw)),
+      subscription: durableSubscription(this.deps.store, channel, (raw) => this.receive(organizationId, raw), {
+        onRetry: (err, attempt) => this.deps.logger.warn({ err, channel, attempt }, "presence channel could not be subscribed; retrying"),
+      }),
     };
     this.orgs.set(organizationId, org);
-    // Once subscribed, ask the other instances for what they have.
-    void org.unsubscribe.then(() => this.publish(organizationId, { kind: "sync", instance_id: this.instanceId })).catch(() => undefined);
+    // Once subscribed (unless the organization was left meanwhile), ask the other instances for what they have.
+    void org.subscription.ready.then(() => {
+      if (this.orgs.get(organizationId) === org) return this.publish(organizationId, { kind: "sync", instance_id: this.instanceId });
+    });
     return org;
   }
 
   private leave(organizationId: string, org: OrgState) {
     this.orgs.delete(organizationId);
-    void org.unsubscribe.then((fn) => fn()).catch(() => undefined);
+    void org.subscription.stop();
   }
 
   private announce(organizationId: string, org: OrgState) {

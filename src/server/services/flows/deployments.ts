@@ -220,16 +220,16 @@ export async function injectNode(app: AppServices, principal: Principal, input: 
   }
   const flow = { id: entry.flow_id };
   // Wherever the flow runs: on another instance the message is handed to it, and sent there once.
-  const result = await app.flowRuntime.inject(flow.id, input.nodeId, { payload: input.payload, topic: input.topic });
+  // That instance also publishes the `inject` event, ahead of the debug events the message causes
+  // and (with Redis) before this answers.
+  const origin = { organizationId: principal.organizationId, by: principal.userId };
+  const result = await app.flowRuntime.inject(flow.id, input.nodeId, { payload: input.payload, topic: input.topic }, origin);
   if (!result.ok) {
     if (result.reason === "not_deployed") throw new AppError("FLOW_NOT_RUNNING", "this inject node is not in the running version of the flow: deploy the flow first");
     if (result.reason === "busy") throw flowBusy(result.retryAfterSec, result.waiting);
     if (result.reason === "unavailable") throw new AppError("UNAVAILABLE", "the instance running this flow did not answer; the message may not have been sent");
     throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
   }
-  const messageId = result.messageId;
-  // Best effort, like the debug event the flow publishes: both leave in one batch after this turn.
-  publishOrgEvent(app, principal.organizationId, "inject", flow.id, { node_id: input.nodeId, message_id: messageId, by: principal.userId });
   void meta;
-  return { message_id: messageId, node_id: input.nodeId, flow_id: flow.id };
+  return { message_id: result.messageId, node_id: input.nodeId, flow_id: flow.id };
 }
