@@ -1,4 +1,5 @@
 import type { KeyValueStore, StoreRound } from "../store";
+import { ACCESS_CHANGED_CHANNEL } from "./revocation-channels";
 import { GenerationCache } from "../store/generation-cache";
 import type { ApiKeyScope, Role } from "../permissions";
 
@@ -48,7 +49,7 @@ export class AccessCache {
   private readonly sessionOrganizations = new Map<string, string>();
   private readonly keyIdentities = new Map<string, KeyIdentity>();
 
-  constructor(store: KeyValueStore) {
+  constructor(private readonly store: KeyValueStore) {
     // One scope for everything: any access change invalidates every entry on every instance.
     this.cache = new GenerationCache(store, { keyOf: () => ACCESS_GENERATION_KEY, maxAgeMs: 60_000, maxWeight: 10_000 });
   }
@@ -58,9 +59,17 @@ export class AccessCache {
     return this.cache.current("", via);
   }
 
-  /** Invalidates every instance's cache. Await it after the change is committed, before answering. */
-  changed(): Promise<void> {
-    return this.cache.changed("");
+  /**
+   * Invalidates every instance's cache. Await it after the change is committed, before answering.
+   * Then tells every instance (ACCESS_CHANGED_CHANNEL) so that open WebSockets are checked again:
+   * requests see the change through the generation, sockets through this message.
+   */
+  async changed(): Promise<void> {
+    try {
+      await this.cache.changed("");
+    } finally {
+      await this.store.publish(ACCESS_CHANGED_CHANNEL, "{}").catch(() => undefined);
+    }
   }
 
   member(generation: string, userId: string, organizationId: string): MemberAccess | undefined {

@@ -112,6 +112,7 @@ export async function authenticateApiKey(app: AppServices, secret: string, limit
     keyId,
     keyKind: key.kind,
     scopes,
+    expiresAt: key.expiresAt,
     userId: key.createdById,
     email: membership.email,
     organizationId: key.organizationId,

@@ -37,6 +37,8 @@ export interface ApiKeyPrincipal extends BasePrincipal {
   keyId: string;
   keyKind: "user" | "device";
   scopes: ApiKeyScope[];
+  /** When the key stops working (ms since the epoch); null: never. */
+  expiresAt: number | null;
 }
 
 export type Principal = SessionPrincipal | ApiKeyPrincipal;

@@ -5,6 +5,7 @@ import { browserSessionId } from "../auth/browser-session";
 import { assertPermission } from "../permissions";
 import { AppError } from "../errors";
 import { WS_LIMITS } from "../../shared/realtime";
+import { authLimiters } from "../auth/limits";
 
 /** What a connection may authenticate with: upgrade headers, the UI's cookie, or an `auth` frame's token. */
 export interface SocketCredentials {
@@ -52,14 +53,17 @@ export function isApiKey(token: string): boolean {
 /**
  * Who the credentials belong to, as REST would resolve them (device keys allowed: they get the
  * device channel). Everyone else needs `events:read`; throws the AppError to close with (401/403).
+ * A connection's own authentication (upgrade, `auth` frame) counts against the credential's rate
+ * limit like a request; `recheck` (the hub checking an open socket again after an access change)
+ * neither counts nor renews the session's idle timer, so an open socket never keeps a session alive.
  */
-export async function authenticateSocket(app: AppServices, credentials: SocketCredentials): Promise<Principal> {
+export async function authenticateSocket(app: AppServices, credentials: SocketCredentials, options: { recheck?: boolean } = {}): Promise<Principal> {
   const sessionId = credentials.cookie ? await browserSessionId(app, { cookie: credentials.cookie, origin: credentials.origin ?? null }) : undefined;
   if (!credentials.authorization && !credentials.apiKey && !sessionId) throw new AppError("UNAUTHENTICATED", "authentication required");
   const principal = await resolvePrincipal(
     app,
     { authorization: credentials.authorization, apiKey: credentials.apiKey, browserSessionId: credentials.authorization || credentials.apiKey ? undefined : sessionId },
-    { allowDeviceKeys: true },
+    options.recheck ? { allowDeviceKeys: true, touch: false } : { allowDeviceKeys: true, limit: authLimiters(app).apiPerCredential },
   );
   if (!(principal.kind === "api_key" && principal.keyKind === "device")) {
     assertPermission({ role: principal.role, kind: principal.kind, scopes: principal.kind === "api_key" ? principal.scopes : undefined }, "events:read");

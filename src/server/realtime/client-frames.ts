@@ -11,7 +11,7 @@ import type { DeviceChannel } from "./devices";
 export interface ClientFrameDeps {
   authenticate(credentials: SocketCredentials): Promise<Principal>;
   /** Makes the connection (re-)authenticated as `principal`; `bearer` is the access token, whose expiry ends it. */
-  ready(client: Client, principal: Principal, bearer?: string): Promise<void>;
+  ready(client: Client, principal: Principal, bearer: string | undefined, credentials: SocketCredentials): Promise<void>;
   setPresence(client: Client, flowId: string | null): Promise<void>;
   devices?: DeviceChannel;
   logger: Logger;
@@ -49,7 +49,7 @@ export function handleClientFrame(client: Client, text: string, deps: ClientFram
     deps.authenticate(credentials).then(
       (principal) => {
         clearTimeout(client.authTimer);
-        return deps.ready(client, principal, credentials.authorization ? token : undefined);
+        return deps.ready(client, principal, credentials.authorization ? token : undefined, credentials);
       },
       (err: unknown) => {
         const e = toAppError(err);

@@ -1,6 +1,7 @@
 import type { WebSocket } from "ws";
 import type { ApiKeyPrincipal, Principal } from "../auth/principal";
 import type { ClientOutbox } from "./outbox";
+import type { SocketCredentials } from "./admission";
 
 /** One /ws connection as the hub holds it. */
 export interface Client {
@@ -13,6 +14,10 @@ export interface Client {
   /** Every frame to this connection goes through it: ordering, drop counting, debug batches. */
   out: ClientOutbox;
   expiryTimer?: NodeJS.Timeout;
+  /** What the connection authenticated with, to check it again when access changes or runs out. */
+  credentials?: SocketCredentials;
+  /** The next time its access runs out by itself (a key's expiry, a session's idle or absolute limit). */
+  recheckTimer?: NodeJS.Timeout;
   /** Closes a socket that has not authenticated in time; cleared by its first `auth` frame. */
   authTimer?: NodeJS.Timeout;
   /** The client IP while the socket is not authenticated yet (counted in pendingPerIp). */

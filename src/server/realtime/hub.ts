@@ -4,7 +4,8 @@ import { WebSocketServer, type WebSocket } from "ws";
 import type { AppServices } from "../app-services";
 import type { Principal } from "../auth/principal";
 import { SESSION_REVOKED_CHANNEL } from "../auth/session-store";
-import { API_KEY_REVOKED_CHANNEL } from "../auth/revocation-channels";
+import { ACCESS_CHANGED_CHANNEL, API_KEY_REVOKED_CHANNEL } from "../auth/revocation-channels";
+import { tokenPolicy } from "../../shared/policy";
 import { AppError, toAppError } from "../errors";
 import { verifyAccessToken } from "../auth/jwt";
 import { appJwtKeys } from "../auth/principal";
@@ -23,6 +24,13 @@ import { authLimiters } from "../auth/limits";
 import { CLIENT_IP_HEADER } from "../http/client-ip";
 
 export { WS_CLOSE };
+
+/** Sockets checked at once after an access change. */
+const RECHECK_CONCURRENCY = 50;
+/** When a check could not be made (the store or database is down), it is tried again after this. */
+const RECHECK_RETRY_MS = 5_000;
+/** A timed check runs this long after the access should have run out (the store's TTL has passed by then). */
+const RECHECK_SLACK_MS = 1_000;
 
 export interface RealtimeHub {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
@@ -151,13 +159,15 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
   const orgChannels = new OrgChannels(subscribe, { event: deliver, lifecycle: onLifecycle });
   const authenticate = (credentials: SocketCredentials) => authenticateSocket(app, credentials);
 
-  async function ready(client: Client, principal: Principal, bearer?: string) {
+  async function ready(client: Client, principal: Principal, bearer: string | undefined, credentials: SocketCredentials) {
     const first = !client.principal;
     if (client.principal && client.principal.organizationId !== principal.organizationId) {
       client.ws.close(WS_CLOSE.forbidden, "re-authentication must keep the organization");
       return;
     }
     client.principal = principal;
+    client.credentials = credentials;
+    scheduleRecheck(client, principal);
     settlePending(client);
     clearTimeout(client.expiryTimer);
     // An access token's expiry ends the socket unless the client re-authenticates with a fresh one.
@@ -182,9 +192,86 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
     });
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // Access that changes or runs out reaches open sockets (issue 28): one mechanism for every cause.
+  // A socket's credentials are checked again, as a request's would be (without renewing the
+  // session), whenever any instance changes access (ACCESS_CHANGED_CHANNEL: role change, member
+  // removal, account or organization deletion, key revocation), and at the moment its access runs
+  // out by itself (a key's expires_at, a session's idle or absolute limit). A socket whose check
+  // fails closes with 4401 (4403 when it is known but no longer allowed); one that passes takes the
+  // new principal, so its permissions follow a changed role.
+
+  /** Coalesced: a burst of changes makes one pass over the sockets, then one more if any came during it. */
+  let rechecking: Promise<void> | null = null;
+  let recheckAgain = false;
+  function recheckAll() {
+    if (rechecking) {
+      recheckAgain = true;
+      return;
+    }
+    rechecking = (async () => {
+      do {
+        recheckAgain = false;
+        const open = [...clients].filter((c) => c.principal && c.credentials);
+        // Bounded concurrency: the checks share the store and the database with requests.
+        for (let i = 0; i < open.length; i += RECHECK_CONCURRENCY) await Promise.all(open.slice(i, i + RECHECK_CONCURRENCY).map(recheck));
+      } while (recheckAgain);
+    })().finally(() => {
+      rechecking = null;
+    });
+  }
+
+  async function recheck(client: Client) {
+    const credentials = client.credentials;
+    if (!clients.has(client) || !credentials) return;
+    clearTimeout(client.recheckTimer);
+    let principal: Principal;
+    try {
+      principal = await authenticateSocket(app, credentials, { recheck: true });
+    } catch (err) {
+      const e = toAppError(err);
+      if (e.status === 401 || e.status === 403) {
+        client.ws.close(e.status === 403 ? WS_CLOSE.forbidden : WS_CLOSE.unauthenticated, e.code);
+        return;
+      }
+      // The store or the database cannot say (an outage): keep the socket and ask again shortly.
+      if (clients.has(client)) client.recheckTimer = setTimeout(() => void recheck(client), RECHECK_RETRY_MS).unref();
+      return;
+    }
+    // Re-authenticated meanwhile with other credentials: that check stands.
+    if (!clients.has(client) || client.credentials !== credentials) return;
+    if (principal.organizationId !== client.principal?.organizationId) {
+      client.ws.close(WS_CLOSE.forbidden, "the credentials no longer belong to this organization");
+      return;
+    }
+    client.principal = principal;
+    scheduleRecheck(client, principal);
+  }
+
+  /** A timer for the moment the principal's access runs out by itself, if it does. */
+  function scheduleRecheck(client: Client, principal: Principal) {
+    clearTimeout(client.recheckTimer);
+    client.recheckTimer = undefined;
+    const now = Date.now();
+    let until: number | null = null;
+    if (principal.kind === "api_key") until = principal.expiresAt;
+    else if (client.credentials?.cookie && !client.credentials.authorization) {
+      // A cookie socket: the session's idle limit (from its last request) or its absolute limit.
+      const idle = Date.parse(principal.session.last_accessed_at) + tokenPolicy.sessionIdleTtlSec * 1000;
+      until = Math.min(idle, Date.parse(principal.session.absolute_expires_at));
+    }
+    if (until === null || !Number.isFinite(until)) return;
+    // At least a second later (a session renewed meanwhile is found alive and rescheduled), and at
+    // most a day (timers cannot wait longer than 24.8 days; the check simply runs again).
+    const ms = Math.min(Math.max(until - now, 0) + RECHECK_SLACK_MS, 24 * 3600_000);
+    client.recheckTimer = setTimeout(() => void recheck(client), ms).unref();
+  }
+
+  const accessChanges = subscribe(ACCESS_CHANGED_CHANNEL, () => recheckAll());
+
   const frameDeps: ClientFrameDeps = { authenticate, ready, setPresence, devices: options.devices, logger };
 
-  function onConnection(ws: WebSocket, fromHeaders: { principal: Principal; bearer?: string } | null, ip: string) {
+  function onConnection(ws: WebSocket, fromHeaders: { principal: Principal; bearer?: string; credentials: SocketCredentials } | null, ip: string) {
     const client: Client = { ws, alive: true, topics: null, flowId: null, out: new ClientOutbox(ws), presenceFlowId: null };
     if (!fromHeaders) {
       client.pendingIp = ip;
@@ -197,6 +284,7 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
       client.out.dispose();
       settlePending(client);
       clearTimeout(client.expiryTimer);
+      clearTimeout(client.recheckTimer);
       clearTimeout(client.authTimer);
       const p = client.principal;
       if (p) {
@@ -206,7 +294,7 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
     });
     ws.on("error", (err) => logger.debug({ err }, "websocket error"));
 
-    if (fromHeaders) void ready(client, fromHeaders.principal, fromHeaders.bearer);
+    if (fromHeaders) void ready(client, fromHeaders.principal, fromHeaders.bearer, fromHeaders.credentials);
     else client.authTimer = setTimeout(() => ws.close(WS_CLOSE.unauthenticated, "authentication timeout"), options.authTimeoutMs ?? WS_LIMITS.authTimeoutMs);
 
     ws.on("message", (data, isBinary) => handleClientFrame(client, isBinary ? "" : data.toString(), frameDeps));
@@ -238,6 +326,8 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
       }
       await orgChannels.close();
       await keyRevocations.stop();
+      await accessChanges.stop();
+      await rechecking;
       await revocations.stop();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
@@ -250,7 +340,7 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
     };
     const credentials = { authorization: header("authorization"), apiKey: header("x-api-key"), cookie: header("cookie"), origin: header("origin") };
     const explicit = Boolean(credentials.authorization || credentials.apiKey);
-    const accept = (result: { principal: Principal; bearer?: string } | null, error?: AppError) =>
+    const accept = (result: { principal: Principal; bearer?: string; credentials: SocketCredentials } | null, error?: AppError) =>
       wss.handleUpgrade(req, socket, head, (ws) => {
         if (error && explicit) {
           ws.close(error.status === 403 ? WS_CLOSE.forbidden : WS_CLOSE.unauthenticated, error.code);
@@ -271,7 +361,7 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
     authenticate(credentials).then(
       (principal) => {
         const bearer = credentials.authorization?.replace(/^Bearer\s+/i, "");
-        accept({ principal, bearer: bearer && !isApiKey(bearer) ? bearer : undefined });
+        accept({ principal, bearer: bearer && !isApiKey(bearer) ? bearer : undefined, credentials });
       },
       // A cookie that does not authenticate leaves the client the `auth` frame.
       (err: unknown) => {

@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
-import { signUp } from "@/test/accounts";
+import { joinAs, signUp } from "@/test/accounts";
 import { connect, startHub } from "@/test/ws";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { WS_CLOSE } from "@/server/realtime/hub";
@@ -115,5 +115,80 @@ describe("unauthenticated WebSocket upgrades are bounded per IP", () => {
       next.ws.once("unexpected-response", () => reject(new Error("refused")));
     });
     for (const s of [...waiting, next]) s.ws.close();
+  });
+});
+
+/** Resolves with the close, or null if the socket is still open after `ms`. */
+const closedWithin = (socket: { closed: Promise<{ code: number; reason: string }> }, ms: number) =>
+  Promise.race([socket.closed, new Promise<null>((r) => setTimeout(() => r(null), ms))]);
+
+describe("access taken away reaches open sockets within a second (issue 28, finding 1)", () => {
+  it("removing a member closes their bearer and API-key sockets; the owner's stays", async () => {
+    const owner = await signUp(request);
+    const member = await joinAs(testApp.app, request, owner, "member");
+    const key = await request("POST", "/api-keys", { token: member.token, body: { name: "member-key" } });
+    expect(key.status, key.text).toBe(201);
+    const keySocket = connect(hub.url, { "x-api-key": key.body.secret });
+    const bearerSocket = connect(hub.url, { authorization: `Bearer ${member.token}` });
+    const ownerSocket = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+    await Promise.all([keySocket.next(ready), bearerSocket.next(ready), ownerSocket.next(ready)]);
+
+    const removed = await request("DELETE", `/organizations/${owner.organizationId}/members/${member.userId}`, { token: owner.accessToken });
+    expect(removed.status, removed.text).toBe(204);
+    const [keyClosed, bearerClosed] = await Promise.all([closedWithin(keySocket, 1500), closedWithin(bearerSocket, 1500)]);
+    expect(keyClosed?.code).toBe(WS_CLOSE.unauthenticated);
+    expect(bearerClosed?.code).toBe(WS_CLOSE.unauthenticated);
+    // The removed member's key gets no more of the organization's events: its socket is gone.
+    expect(ownerSocket.ws.readyState).toBe(ownerSocket.ws.OPEN);
+    ownerSocket.ws.close();
+  });
+
+  it("demoting the admin who made a device key closes the device's socket (a member may not connect devices)", async () => {
+    const owner = await signUp(request);
+    const admin = await joinAs(testApp.app, request, owner, "admin");
+    const device = await request("POST", "/api-keys", { token: admin.token, body: { name: "sensor", kind: "device" } });
+    expect(device.status, device.text).toBe(201);
+    const deviceSocket = connect(hub.url, { "x-api-key": device.body.secret });
+    await deviceSocket.next(ready);
+    const demoted = await request("PATCH", `/organizations/${owner.organizationId}/members/${admin.userId}`, { token: owner.accessToken, body: { role: "member" } });
+    expect(demoted.status, demoted.text).toBe(200);
+    expect((await closedWithin(deviceSocket, 1500))?.code).toBe(WS_CLOSE.unauthenticated);
+  });
+
+  it("a role change that keeps access updates the socket's principal instead of closing it", async () => {
+    const owner = await signUp(request);
+    const member = await joinAs(testApp.app, request, owner, "member");
+    const socket = connect(hub.url, { authorization: `Bearer ${member.token}` });
+    await socket.next(ready);
+    const changed = await request("PATCH", `/organizations/${owner.organizationId}/members/${member.userId}`, { token: owner.accessToken, body: { role: "viewer" } });
+    expect(changed.status, changed.text).toBe(200);
+    // Viewers still read events: the socket stays, and keeps receiving them.
+    expect(await closedWithin(socket, 800)).toBeNull();
+    const flow = await request("POST", "/flows", { token: owner.accessToken, body: { name: "seen by a viewer" } });
+    await socket.next((f) => f.type === "event" && f.topic === "flow.created" && f.flow_id === flow.body.flow.id);
+    socket.ws.close();
+  });
+
+  it("an API key's socket closes when the key expires, by a timer at expires_at", async () => {
+    const owner = await signUp(request);
+    const key = await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "brief", expires_at: new Date(Date.now() + 1500).toISOString() } });
+    expect(key.status, key.text).toBe(201);
+    const socket = connect(hub.url, { "x-api-key": key.body.secret });
+    await socket.next(ready);
+    const started = Date.now();
+    const closed = await closedWithin(socket, 4000);
+    expect(closed).toEqual({ code: WS_CLOSE.unauthenticated, reason: "TOKEN_EXPIRED" });
+    expect(Date.now() - started).toBeLessThan(3500);
+  });
+
+  it("deleting the account closes its sockets opened with an API key", async () => {
+    const owner = await signUp(request);
+    const member = await joinAs(testApp.app, request, owner, "member");
+    const key = await request("POST", "/api-keys", { token: member.token, body: { name: "mine" } });
+    const socket = connect(hub.url, { "x-api-key": key.body.secret });
+    await socket.next(ready);
+    const deleted = await request("DELETE", "/auth/profile", { token: member.token, body: { password: member.password } });
+    expect(deleted.status, deleted.text).toBe(204);
+    expect((await closedWithin(socket, 1500))?.code).toBe(WS_CLOSE.unauthenticated);
   });
 });
