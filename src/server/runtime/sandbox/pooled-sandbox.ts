@@ -177,7 +177,16 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     return this.recreating;
   }
 
-  async run(msg: Message): Promise<SandboxResult> {
+  // Not async itself: one promise per call, the one of call() (this is the hot path).
+  run(msg: Message): Promise<SandboxResult> {
+    try {
+      return this.call(this.runRequest(msg));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private runRequest(msg: Message): (worker: PoolWorker) => WorkerRequest {
     if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
     const msgid = msg?._msgid ?? randomHex(8);
     let msgJson: string;
@@ -190,7 +199,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     if (msgJson.length > memoryLimit / 8 && Buffer.byteLength(msgJson) > memoryLimit / 2) {
       throw new SandboxError("memory", `the message is too large for the sandbox (${Buffer.byteLength(msgJson)} bytes as JSON, memory limit ${memoryLimit} bytes)`);
     }
-    return this.call((worker) => ({ t: "run", id: worker.newId(), sid: this.sid, msgJson, msgid }));
+    return (worker) => ({ t: "run", id: worker.newId(), sid: this.sid, msgJson, msgid });
   }
 
   fire(id: number): Promise<SandboxResult> {
