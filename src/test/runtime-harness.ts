@@ -16,8 +16,14 @@ export interface HarnessNode {
 /**
  * Loads a tiny flow into a real engine with a `sink` node type that records what reaches it, as
  * Node-RED's node-red-node-test-helper does. Configs go through the type's schema (defaults filled).
+ * `extraTypes` adds node types of the test's own (no outputs, config passed as is, like `sink`).
  */
-export async function loadTestFlow(nodes: HarnessNode[], connections: Array<{ source: string; target: string; source_port?: number }>, services: RuntimeServices = {}) {
+export async function loadTestFlow(
+  nodes: HarnessNode[],
+  connections: Array<{ source: string; target: string; source_port?: number }>,
+  services: RuntimeServices = {},
+  extraTypes: Record<string, NodeFactory> = {},
+) {
   const registry = createNodeRegistry();
   const received: Message[] = [];
   /** Which sink each message reached, in order. */
@@ -34,12 +40,13 @@ export async function loadTestFlow(nodes: HarnessNode[], connections: Array<{ so
       done();
     },
   });
-  const behaviours = new Map([...builtinBehaviours(), ["sink", sink]]);
+  const behaviours = new Map([...builtinBehaviours(), ["sink", sink], ...Object.entries(extraTypes)]);
+  const ownType = (type: string) => type === "sink" || type in extraTypes;
   const webhooks = services.webhooks ?? new WebhookRegistry();
   const ownPool = services.sandboxes ? undefined : new SandboxPool();
   const engine = new FlowEngine({
     behaviours,
-    outputsOf: (node) => (node.type === "sink" ? 0 : outputCount(registry.get(node.type)!, node.config)),
+    outputsOf: (node) => (ownType(node.type) ? 0 : outputCount(registry.get(node.type)!, node.config)),
     services: { webhooks, sandboxes: ownPool, ...services },
     callbacks: {
       onFlowState: () => undefined,
@@ -58,7 +65,7 @@ export async function loadTestFlow(nodes: HarnessNode[], connections: Array<{ so
       id: n.id,
       type: n.type,
       name: n.name ?? "",
-      config: n.type === "sink" ? {} : (registry.get(n.type)!.configSchema.parse(n.config ?? {}) as Record<string, unknown>),
+      config: ownType(n.type) ? (n.config ?? {}) : (registry.get(n.type)!.configSchema.parse(n.config ?? {}) as Record<string, unknown>),
     })),
     connections: connections.map((c) => ({ source: c.source, target: c.target, source_port: c.source_port ?? 0 })),
   };

@@ -2,15 +2,22 @@ import type { Message, NodeContext, NodeFactory, SendValue } from "../../runtime
 import { SandboxError, type SandboxResult } from "../../runtime/sandbox/function-sandbox";
 import type { z } from "zod";
 import type { functionConfig } from "./definition";
+import { FunctionTimers } from "./timers";
 
-function emit(ctx: NodeContext, result: SandboxResult, send: (v: SendValue) => void) {
+function emit(ctx: NodeContext, result: SandboxResult, send: (v: SendValue) => void, timers?: FunctionTimers) {
   for (const sent of result.sent) send(sent);
   if (result.outputs.some((port) => port.length > 0)) send(result.outputs);
   if (result.status !== undefined) ctx.status(result.status);
   for (const log of result.logs) if (log.level !== "log") ctx.log.warn(`${log.level}: ${log.message}`);
+  timers?.apply(result.timers);
 }
 
-/** User JavaScript in a QuickJS sandbox: a time limit per call, a memory limit, no host access. */
+/**
+ * User JavaScript in a QuickJS sandbox: a time limit per call, a memory limit, no host access.
+ * setTimeout/setInterval: the sandbox keeps the callbacks, timers.ts the clocks; a callback runs only
+ * while the flow is not busy, sends through ctx.send (its input, if any, is long done), and every
+ * timer is cleared when the node closes (before `finalize` runs).
+ */
 export const functionBehaviour: NodeFactory = async (ctx) => {
   const c = ctx.node.config as z.infer<typeof functionConfig>;
   const sandboxes = ctx.services.sandboxes;
@@ -24,18 +31,41 @@ export const functionBehaviour: NodeFactory = async (ctx) => {
     flowContext: ctx.flowContext,
     nodeInfo: { id: ctx.node.id, name: ctx.node.name, flowId: ctx.flowId },
   });
-  emit(ctx, sandbox.initResult, ctx.send);
+  let closed = false;
+  const timers: FunctionTimers = new FunctionTimers(ctx, async (id, repeat) => {
+    try {
+      const result = await sandbox.fire(id);
+      if (!closed) emit(ctx, result, ctx.send, timers);
+    } catch (err) {
+      if (closed) return;
+      if (!(err instanceof SandboxError)) {
+        ctx.log.error(err);
+        return;
+      }
+      if (err.result) emit(ctx, err.result, ctx.send, timers);
+      const what = err.kind === "runtime" ? "error" : err.kind;
+      ctx.log.error(new Error(`function ${what} in a ${repeat ? "setInterval" : "setTimeout"} callback: ${err.message}`));
+    }
+  });
+  // Timers set by `initialize` are armed now and run once the flow has started.
+  emit(ctx, sandbox.initResult, ctx.send, timers);
   return {
     async input(msg: Message, send, done) {
       try {
-        emit(ctx, await sandbox.run(msg), send);
+        emit(ctx, await sandbox.run(msg), send, timers);
         done();
       } catch (err) {
-        if (err instanceof SandboxError && err.result) emit(ctx, err.result, send);
+        if (err instanceof SandboxError && err.result) emit(ctx, err.result, send, timers);
         done(err instanceof SandboxError ? new Error(`function ${err.kind === "runtime" ? "error" : err.kind}: ${err.message}`) : err);
       }
     },
+    start() {
+      timers.start();
+    },
     async close() {
+      // Timers first (none runs from here on), then `finalize`, as Node-RED's close does in effect.
+      closed = true;
+      timers.close();
       const result = await sandbox.close();
       if (result) emit(ctx, result, () => undefined);
     },

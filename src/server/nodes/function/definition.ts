@@ -15,7 +15,11 @@ export const functionNode = defineNode({
   version: 1,
   category: "function",
   name: "Function",
-  description: "Runs JavaScript on each message in a sandbox with time and memory limits: return msg, an array for several outputs, or node.send().",
+  description:
+    "Runs JavaScript on each message in a sandbox with time and memory limits: return msg, an array for several outputs, or node.send(). " +
+    "setTimeout and setInterval work as in Node-RED (up to 1,000 at once; a callback sends with node.send()), with one difference: " +
+    "a due callback waits while the flow is busy, so code that sends in batches and yields with setTimeout is paced by the flow. " +
+    "Timers are cleared when the flow is redeployed or stopped, and lost, like the node's context, if its sandbox restarts after a timeout or memory error.",
   inputs: 1,
   outputs: { value_of: "outputs" },
   configSchema: functionConfig,

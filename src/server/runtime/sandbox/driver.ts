@@ -10,14 +10,24 @@
  * callbacks live in the factory's closure.
  *
  * Dispatcher ops (first argument):
- *   0 run(msgJson)  1 initialize  2 finalize  → an envelope string, or "" when the code returned a
- *                                               promise; when "" or when jobs are queued, the host
- *                                               drains the job queue, then calls
+ *   0 run(msgJson)  1 initialize  2 finalize  5 timer(idText)
+ *                   → an envelope string, or "" when the code returned a promise; when "" or when
+ *                     jobs are queued, the host drains the job queue, then calls
  *   3 settle()      → the envelope of the settled promise (throws its rejection), or of the plain
  *                     result again once the jobs it queued have run
- *   4 partial()     → the envelope of what happened before an error (sends, status, logs)
+ *   4 partial()     → the envelope of what happened before an error (sends, status, logs, timers)
  *
- * Envelope: {"r": <returned value>, "s": [<sent value>, ...], "l": [[level, text], ...], "st"?: <status>}
+ * Envelope: {"r": <returned value>, "s": [<sent value>, ...], "l": [[level, text], ...], "st"?: <status>,
+ *            "t"?: [[id, delayMs, repeats], ...], "c"?: [id, ...]}
+ *
+ * Timers: setTimeout/setInterval keep their callback here, in a table private to the driver, and
+ * report [id, delay, repeats] in the envelope ("t"); clearTimeout/clearInterval report the id ("c")
+ * unless the timer was set in the same call. The host keeps the clocks and calls op 5 with the id
+ * when one is due: a timeout leaves the table before its callback runs, an interval stays; an id the
+ * table does not hold (cleared since) runs nothing and is reported in "c". A promise returned by the
+ * code that is still pending when its call ends is not dropped: if it settles during a later call (a
+ * timer's), what it resolves to is sent then (like node.send) and a rejection is logged as an error.
+ * Ids start above info.timerBase, so a re-created engine never reuses an id the host may still hold.
  */
 export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, infoJson, code, initCode, finCode) {
   "use strict";
@@ -39,6 +49,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   const mapKeys = Map.prototype.keys;
   const arrayFrom = Array.from;
   const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
   const Str = String;
   const AsyncFunction = (async function () {}).constructor;
   const FunctionCtor = Function;
@@ -184,23 +195,113 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   const initFn = compile(initCode, params);
   const finFn = compile(finCode, params);
 
+  // Timers: the callbacks live here, the clocks on the host (see the header).
+  const TIMEOUT_MAX = 2147483647;
+  const maxTimers = info.maxTimers;
+  const timers = new MapCtor();
+  let liveTimers = 0;
+  let nextTimerId = info.timerBase + 1;
+  /** Ids set during the current call (reported if still live when the envelope is made). */
+  let timersSet = [];
+  /** Ids of earlier calls cleared during the current call, or unknown to op 5. */
+  let timersCleared = [];
+  const addTimer = (name, fn, delay, args, repeat) => {
+    if (typeof fn !== "function") {
+      throw new TypeErrorCtor('The "callback" argument of ' + name + " must be of type function. Received " + (fn === null ? "null" : typeof fn));
+    }
+    if (liveTimers >= maxTimers) {
+      throw new ErrorCtor(name + ": too many timers (a function node may have at most " + maxTimers + " set at once; clear some or let them run first)");
+    }
+    // Node's coercion: anything not in [1, 2^31 - 1] (NaN, 0, negative, too large) becomes 1 ms.
+    let after = delay * 1;
+    if (!(after >= 1 && after <= TIMEOUT_MAX)) {
+      if (after > TIMEOUT_MAX) {
+        log("warn", ["TimeoutOverflowWarning: " + after + " does not fit into a 32-bit signed integer. Timeout duration was set to 1."]);
+      }
+      after = 1;
+    }
+    const id = nextTimerId++;
+    apply(mapSet, timers, [id, { fn, args, repeat, delay: after, fresh: true }]);
+    liveTimers++;
+    push(timersSet, id);
+    return id;
+  };
+  const clearTimer = (id) => {
+    const key = typeof id === "number" ? id : typeof id === "string" ? +id : NaN;
+    const timer = apply(mapGet, timers, [key]);
+    if (timer === undefined) return;
+    apply(mapDelete, timers, [key]);
+    liveTimers--;
+    if (!timer.fresh) push(timersCleared, key);
+  };
+  globalThis.setTimeout = function setTimeout(fn, delay, ...args) { return addTimer("setTimeout", fn, delay, args, false); };
+  globalThis.setInterval = function setInterval(fn, delay, ...args) { return addTimer("setInterval", fn, delay, args, true); };
+  // Interchangeable, as in Node and browsers.
+  globalThis.clearTimeout = function clearTimeout(id) { clearTimer(id); };
+  globalThis.clearInterval = function clearInterval(id) { clearTimer(id); };
+  const timerJson = () => {
+    let text = "";
+    if (timersSet.length > 0) {
+      const parts = [];
+      for (let i = 0; i < timersSet.length; i++) {
+        const id = timersSet[i];
+        const timer = apply(mapGet, timers, [id]);
+        if (timer !== undefined) push(parts, "[" + id + "," + timer.delay + "," + (timer.repeat ? "true" : "false") + "]");
+      }
+      if (parts.length > 0) text += ',"t":[' + join(parts) + "]";
+    }
+    if (timersCleared.length > 0) text += ',"c":[' + join(timersCleared) + "]";
+    return text;
+  };
+  const newCall = () => {
+    sent = [];
+    logs = [];
+    statusJson = undefined;
+    pending = null;
+    resultJson = undefined;
+    if (timersSet.length > 0) {
+      for (let i = 0; i < timersSet.length; i++) {
+        const timer = apply(mapGet, timers, [timersSet[i]]);
+        if (timer !== undefined) timer.fresh = false;
+      }
+      timersSet = [];
+    }
+    if (timersCleared.length > 0) timersCleared = [];
+  };
+
   const envelope = (resultJson) =>
     '{"r":' + resultJson + ',"s":[' + join(sent) + '],"l":[' + join(logs) + ']' +
-    (statusJson === undefined ? "" : ',"st":' + statusJson) + "}";
+    (statusJson === undefined ? "" : ',"st":' + statusJson) +
+    (timersSet.length === 0 && timersCleared.length === 0 ? "" : timerJson()) + "}";
 
-  const finish = (result) => {
+  /** A promise still pending when its call ended, settled during a later call: its value is sent then. */
+  const settleLate = (state) => {
+    if (!state.ok) {
+      log("error", [state.value]);
+      return;
+    }
+    if (!state.sends || state.value === null || state.value === undefined) return;
+    try {
+      push(sent, toJson(state.value));
+    } catch (e) {
+      log("error", [e]);
+    }
+  };
+
+  // sends: what the code returns is sent (the body); initialize, finalize and timer callbacks' are not.
+  const finish = (result, sends) => {
     resultJson = undefined;
     if (result !== null && typeof result === "object" && typeof result.then === "function") {
-      const state = { done: false, ok: false, value: undefined };
+      const state = { done: false, ok: false, value: undefined, late: false, sends };
       pending = state;
       const promise = apply(promiseResolve, PromiseCtor, [result]);
       apply(promiseThen, promise, [
-        (value) => { state.done = true; state.ok = true; state.value = value; },
-        (error) => { state.done = true; state.ok = false; state.value = error; },
+        (value) => { state.done = true; state.ok = true; state.value = value; if (state.late) settleLate(state); },
+        (error) => { state.done = true; state.ok = false; state.value = error; if (state.late) settleLate(state); },
       ]);
       return "";
     }
-    resultJson = toJson(result);
+    resultJson = sends ? toJson(result) : "null";
     return envelope(resultJson);
   };
 
@@ -211,20 +312,33 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       // A plain return whose promise jobs were run afterwards: same result, with what the jobs did.
       if (state === null && resultJson !== undefined) return envelope(resultJson);
       if (state === null || !state.done) {
-        log("warn", ["the function returned a promise that never settled (the sandbox has no timers or I/O)"]);
+        // Still pending: a timer may settle it later (see settleLate).
+        if (state !== null) state.late = true;
+        if (liveTimers === 0) {
+          log("warn", ["the function returned a promise that had not settled when its call ended, and no timer is set that could settle it"]);
+        }
         return envelope("null");
       }
       if (!state.ok) throw state.value;
-      return envelope(toJson(state.value));
+      return envelope(state.sends ? toJson(state.value) : "null");
     }
     if (op === 4) return envelope("null");
-    sent = [];
-    logs = [];
-    statusJson = undefined;
-    pending = null;
-    resultJson = undefined;
-    if (op === 0) return finish(fn === null ? undefined : fn(parse(msgJson), node, context, flow, env, RED));
+    newCall();
+    if (op === 0) return finish(fn === null ? undefined : fn(parse(msgJson), node, context, flow, env, RED), true);
+    if (op === 5) {
+      const id = +msgJson;
+      const timer = apply(mapGet, timers, [id]);
+      if (timer === undefined) {
+        push(timersCleared, id);
+        return finish(undefined, false);
+      }
+      if (!timer.repeat) {
+        apply(mapDelete, timers, [id]);
+        liveTimers--;
+      }
+      return finish(apply(timer.fn, node, timer.args), false);
+    }
     const hook = op === 1 ? initFn : finFn;
-    return finish(hook === null ? undefined : hook(undefined, node, context, flow, env, RED));
+    return finish(hook === null ? undefined : hook(undefined, node, context, flow, env, RED), false);
   };
 })`;

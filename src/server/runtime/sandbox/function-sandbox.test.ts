@@ -327,12 +327,163 @@ describe("function sandbox: Node-RED semantics", () => {
   });
 });
 
+describe("function sandbox: timers", () => {
+  it("setTimeout reports the timer; fire() runs it once with its arguments, `this` = node, a fresh _msgid", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("const id = setTimeout(function (a, b) { node.send({ payload: [a, b, msg.payload, this === node] }); node.status('fired'); node.warn('w'); }, 25, 'x', 2); return { payload: id };"),
+    );
+    const result = await sandbox.run(msg("in"));
+    const id = result.outputs[0]![0]!.payload as number;
+    expect(result.timers).toEqual({ set: [[id, 25, false]] });
+    const fired = await sandbox.fire(id);
+    expect(fired.outputs).toEqual([[]]);
+    expect(fired.sent).toEqual([[[{ _msgid: expect.stringMatching(/^[0-9a-f]{16}$/), payload: ["x", 2, "in", true] }]]]);
+    expect(fired.status).toEqual({ fill: "grey", shape: "dot", text: "fired" });
+    expect(fired.logs).toEqual([{ level: "warn", message: "w" }]);
+    expect(fired.timers).toBeUndefined();
+    // Once: the engine no longer holds it.
+    const again = await sandbox.fire(id);
+    expect(again.sent).toEqual([]);
+    expect(again.timers).toEqual({ clear: [id] });
+    sandbox.close();
+  });
+
+  it("clearTimeout reports a timer of an earlier call; one set and cleared in the same call is not reported", async () => {
+    const sandbox = await createFunctionSandbox(
+      options(`if (msg.payload === 'set') return { payload: setTimeout(() => node.send({ payload: 'ran' }), 10) };
+               if (msg.payload === 'both') { clearInterval(setInterval(() => {}, 5)); return null; }
+               clearTimeout(msg.payload); clearTimeout(msg.payload); clearTimeout(); clearInterval({}); return null;`),
+    );
+    const id = (await sandbox.run(msg("set"))).outputs[0]![0]!.payload as number;
+    expect((await sandbox.run(msg("both"))).timers).toBeUndefined();
+    expect((await sandbox.run(msg(id))).timers).toEqual({ clear: [id] });
+    const fired = await sandbox.fire(id);
+    expect(fired.sent).toEqual([]);
+    sandbox.close();
+  });
+
+  it("setInterval stays until cleared; its callback keeps the node's context and may clear itself", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("const id = setInterval(() => { const n = (context.get('n') || 0) + 1; context.set('n', n); node.send({ payload: n }); if (n === 3) clearInterval(id); }, 10); return { payload: id };"),
+    );
+    const first = await sandbox.run(msg(0));
+    const id = first.outputs[0]![0]!.payload as number;
+    expect(first.timers).toEqual({ set: [[id, 10, true]] });
+    const payloads: unknown[] = [];
+    for (let i = 0; i < 4; i++) {
+      const fired = await sandbox.fire(id);
+      payloads.push(...fired.sent.map((ports) => ports[0]![0]!.payload));
+      if (i === 2) expect(fired.timers).toEqual({ clear: [id] });
+    }
+    expect(payloads).toEqual([1, 2, 3]);
+    sandbox.close();
+  });
+
+  it("delays are coerced as Node does: not in [1, 2^31 - 1] becomes 1 ms (too large with a warning)", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("for (const d of [NaN, 0, -5, undefined, '20', 1.5, 2147483647, 2 ** 31, { valueOf: () => 7 }]) setTimeout(() => {}, d); return null;"),
+    );
+    const result = await sandbox.run(msg(0));
+    expect(result.timers!.set!.map(([, delay]) => delay)).toEqual([1, 1, 1, 1, 20, 1.5, 2147483647, 1, 7]);
+    expect(result.logs).toEqual([{ level: "warn", message: expect.stringContaining("TimeoutOverflowWarning: 2147483648 does not fit") }]);
+    sandbox.close();
+  });
+
+  it("a callback that is not a function is a TypeError", async () => {
+    const sandbox = await createFunctionSandbox(options("setTimeout('node.send(1)', 5);"));
+    const error = await sandboxError(sandbox.run(msg(0)));
+    expect(error.message).toMatch(/^TypeError: The "callback" argument of setTimeout must be of type function. Received string/);
+    sandbox.close();
+  });
+
+  it("an error in a callback rejects fire() with the line, keeping what it did before; the other timers go on", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("setTimeout(() => {\n  node.send({ payload: 'before' });\n  setTimeout(() => node.send({ payload: 'next' }), 5);\n  null.boom;\n}, 5);\nsetInterval(() => { throw new RangeError('tick'); }, 5);"),
+    );
+    const [bad, tick] = (await sandbox.run(msg(0))).timers!.set!.map(([id]) => id);
+    const error = await sandboxError(sandbox.fire(bad!));
+    expect(error.kind).toBe("runtime");
+    expect(error.message).toBe("TypeError: cannot read property 'boom' of null (line 4)");
+    expect(error.result?.sent).toEqual([[[expect.objectContaining({ payload: "before" })]]]);
+    const [next] = error.result!.timers!.set![0]!;
+    expect((await sandbox.fire(next)).sent).toEqual([[[expect.objectContaining({ payload: "next" })]]]);
+    // A throwing interval stays set.
+    expect((await sandboxError(sandbox.fire(tick!))).message).toBe("RangeError: tick (line 6)");
+    expect((await sandboxError(sandbox.fire(tick!))).message).toBe("RangeError: tick (line 6)");
+    sandbox.close();
+  });
+
+  it("a callback has the call's time limit", async () => {
+    const sandbox = await createFunctionSandbox(options("setTimeout(() => { while (true) {} }, 1); return null;", { timeoutMs: 100 }));
+    const id = (await sandbox.run(msg(0))).timers!.set![0]![0];
+    expect((await sandboxError(sandbox.fire(id!))).kind).toBe("timeout");
+    sandbox.close();
+  });
+
+  it("initialize may set timers; its result says where the engine's ids start", async () => {
+    const sandbox = await createFunctionSandbox(options("return msg;", { initialize: "setTimeout((w) => node.send({ payload: w }), 3, 'init');" }));
+    expect(sandbox.initResult.timers).toEqual({ set: [[1, 3, false]], from: 1 });
+    expect((await sandbox.fire(1)).sent).toEqual([[[expect.objectContaining({ payload: "init" })]]]);
+    sandbox.close();
+  });
+
+  it("a node may hold 1,000 timers at once; past it setTimeout throws inside the sandbox", async () => {
+    const sandbox = await createFunctionSandbox(
+      options(`if (msg.payload === 'fill') { for (let i = 0; i < 1000; i++) setTimeout(() => {}, 1000); return null; }
+               try { setInterval(() => {}, 1000); return { payload: 'set' }; } catch (e) { return { payload: String(e) }; }`),
+    );
+    const set = (await sandbox.run(msg("fill"))).timers!.set!;
+    expect(set).toHaveLength(1000);
+    expect((await sandbox.run(msg("more"))).outputs[0]![0]!.payload).toMatch(/^Error: setInterval: too many timers/);
+    // One has run: there is room for one more.
+    await sandbox.fire(set[0]![0]);
+    expect((await sandbox.run(msg("more"))).outputs[0]![0]!.payload).toBe("set");
+    sandbox.close();
+  });
+
+  it("a body still pending at the end of its call sends what it returns when a timer settles it", async () => {
+    const sandbox = await createFunctionSandbox(options("await new Promise((resolve) => setTimeout(resolve, 10)); msg.payload += 1; return msg;"));
+    const result = await sandbox.run(msg(1));
+    expect(result.outputs).toEqual([[]]);
+    expect(result.logs).toEqual([]);
+    const id = result.timers!.set![0]![0];
+    const fired = await sandbox.fire(id!);
+    expect(fired.sent).toEqual([[[{ _msgid: expect.any(String), payload: 2 }]]]);
+
+    const rejecting = await createFunctionSandbox(options("await new Promise((resolve) => setTimeout(resolve, 10)); throw new Error('later');"));
+    const rid = (await rejecting.run(msg(1))).timers!.set![0]![0];
+    expect((await rejecting.fire(rid!)).logs).toEqual([{ level: "error", message: "Error: later" }]);
+    rejecting.close();
+    sandbox.close();
+  });
+
+  it("timers are lost with an engine re-created after running out of memory; old ids run nothing and are never reused", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("if (msg.payload === 'bomb') { const a = []; while (true) a.push(new Array(1e5).fill(1)); } return { payload: setTimeout(() => node.send({ payload: 'old' }), 5) };", {
+        memoryLimitBytes: 8 * 1024 * 1024,
+        initialize: "setInterval(() => {}, 1000);",
+      }),
+    );
+    const old = (await sandbox.run(msg(0))).outputs[0]![0]!.payload as number;
+    expect((await sandboxError(sandbox.run(msg("bomb")))).kind).toBe("memory");
+    const stale = await sandbox.fire(old);
+    expect(stale.sent).toEqual([]);
+    // The new engine's initialize set its interval again, above every id seen before.
+    expect(stale.timers?.from).toBeGreaterThan(old);
+    expect(stale.timers?.set).toEqual([[stale.timers!.from!, 1000, true]]);
+    expect(stale.timers?.clear).toEqual([old]);
+    const fresh = (await sandbox.run(msg(0))).outputs[0]![0]!.payload as number;
+    expect(fresh).toBeGreaterThan(stale.timers!.from!);
+    sandbox.close();
+  });
+});
+
 describe("function sandbox: isolation", () => {
-  it("host globals are absent: process, require, fetch, timers, Buffer, global", async () => {
+  it("host globals are absent: process, require, fetch, host timers, Buffer, global", async () => {
     const sandbox = await createFunctionSandbox(
       options(`return { payload: {
         process: typeof process, globalProcess: typeof globalThis.process, require: typeof require,
-        module: typeof module, fetch: typeof fetch, setTimeout: typeof setTimeout, setInterval: typeof setInterval,
+        module: typeof module, fetch: typeof fetch, setImmediate: typeof setImmediate,
         queueMicrotask: typeof queueMicrotask, Buffer: typeof Buffer, global: typeof global, XMLHttpRequest: typeof XMLHttpRequest,
         WebSocket: typeof WebSocket, std: typeof std, os: typeof os, Deno: typeof Deno, Bun: typeof Bun,
       } };`),
@@ -343,7 +494,7 @@ describe("function sandbox: isolation", () => {
   });
 
   it("referencing process or require is a ReferenceError inside the sandbox", async () => {
-    for (const code of ["return process.env;", "return require('fs');", "return fetch('http://127.0.0.1/');", "setTimeout(() => {}, 1);"]) {
+    for (const code of ["return process.env;", "return require('fs');", "return fetch('http://127.0.0.1/');", "setImmediate(() => {});"]) {
       const sandbox = await createFunctionSandbox(options(code));
       const error = await sandboxError(sandbox.run(msg(0)));
       expect(error.kind).toBe("runtime");
@@ -715,6 +866,32 @@ describe("function sandbox: isolation", () => {
       expect(flowContext.get("count")).toBe(1);
       expect((await neighbour.run(msg(0))).outputs[0]![0]!.payload).toEqual([2, "host", 1]);
       expect(flowContext.get("count")).toBe(2);
+      bomber.close();
+      neighbour.close();
+    }, 20_000);
+
+    it("timers of a sandbox whose worker was terminated are lost; fire() of an old id runs nothing, new ids never reuse it", async () => {
+      const flowContext = new Map<string, unknown>();
+      const bomber = await createFunctionSandbox(options("const o = Object.assign({}, new Array(1e5).fill(1)); for (;;) ({ ...o });", { timeoutMs: 100, flowContext }));
+      const neighbour = await createFunctionSandbox(
+        options("return { payload: setInterval(() => node.send({ payload: 'tick' }), 10) };", { flowContext, initialize: "setTimeout(() => node.send({ payload: 'init' }), 1);" }),
+      );
+      const initId = neighbour.initResult.timers!.set![0]![0];
+      const old = (await neighbour.run(msg(0))).outputs[0]![0]!.payload as number;
+      expect((await neighbour.fire(old)).sent).toHaveLength(1);
+      expect((await sandboxError(bomber.run(msg(0)))).kind).toBe("timeout");
+      // Re-created on a fresh worker by this call: the old interval is unknown there.
+      const stale = await neighbour.fire(old);
+      expect(stale.sent).toEqual([]);
+      expect(stale.timers?.clear).toEqual([old]);
+      expect(stale.timers?.from).toBe(old + 1);
+      // initialize ran again: its timer comes with the new engine's first result, with a new id.
+      const again = stale.timers!.set![0]![0];
+      expect(again).toBeGreaterThan(old);
+      expect(again).not.toBe(initId);
+      expect((await neighbour.fire(initId)).sent).toEqual([]);
+      expect((await neighbour.fire(again!)).sent).toEqual([[[expect.objectContaining({ payload: "init" })]]]);
+      expect((await neighbour.run(msg(0))).outputs[0]![0]!.payload).toBeGreaterThan(again!);
       bomber.close();
       neighbour.close();
     }, 20_000);

@@ -15,6 +15,14 @@
  * - pooled-sandbox.ts: the FunctionSandbox handles, and re-creation of the sandboxes of a terminated
  *   worker (`initialize` runs again, the per-node context is lost).
  *
+ * Timers: setTimeout/setInterval/clearTimeout/clearInterval exist inside the sandbox, but its engine
+ * never runs on its own: the driver keeps the callbacks and reports the timers each call set or
+ * cleared (SandboxResult.timers); whoever holds the FunctionSandbox keeps the clocks and runs a due
+ * timer with fire(id), a call like run() (the function node: nodes/function/timers.ts, which waits
+ * while the flow is busy). At most MAX_TIMERS_PER_SANDBOX live at once. Timers live in the engine, so
+ * a re-created engine (fatal error, lost worker) has none of the old ones (like the per-node context);
+ * its ids never reuse the old ones, and fire() of an id it does not hold runs nothing.
+ *
  * Importing this file starts no worker and holds no state: createAppServices makes one SandboxPool per
  * application (closed by the app's close()), whose workers start at its first create().
  *
@@ -24,11 +32,13 @@
 export {
   DEFAULT_FLOW_CONTEXT_LIMIT_BYTES,
   DEFAULT_MEMORY_LIMIT_BYTES,
+  MAX_TIMERS_PER_SANDBOX,
   SandboxError,
   type FunctionSandbox,
   type FunctionSandboxOptions,
   type SandboxErrorKind,
   type SandboxPoolDiagnostics,
   type SandboxResult,
+  type TimerChanges,
 } from "./sandbox-types";
 export { SandboxPool, poolSize } from "./sandbox-pool";

@@ -3,10 +3,13 @@
  * worker (pool-worker.ts), on the worker of its flow group (sandbox-pool.ts).
  *
  * After its worker is terminated (or dies), the sandbox is re-created on a fresh worker before its
- * next call: `initialize` runs again (its logs are reported with that call) and the per-node
- * `context` is lost; requests queued behind the one that timed out never ran and are retried there
- * transparently. The flow context survives: the worker's copy is re-seeded from the host's mirror
- * (see FunctionSandboxOptions.flowContext), and every flow write a reply carries is applied to it.
+ * next call: `initialize` runs again (its logs and timers are reported with that call) and the
+ * per-node `context` is lost, and so are the timers set before (their callbacks lived in the lost
+ * engine): the new engine's timer ids start above every id this handle has seen, the call's result
+ * says so (`timers.from`), and a fire() of an old id runs nothing and answers it cleared. Requests
+ * queued behind the one that timed out never ran and are retried there transparently. The flow
+ * context survives: the worker's copy is re-seeded from the host's mirror (see
+ * FunctionSandboxOptions.flowContext), and every flow write a reply carries is applied to it.
  */
 import { randomHex } from "../../ids";
 import type { Message } from "../types";
@@ -15,8 +18,10 @@ import type { WireOptions, WorkerRequest } from "./sandbox-protocol";
 import {
   DEFAULT_MEMORY_LIMIT_BYTES,
   emptyResult,
+  maxTimerIdOf,
   parseJson,
   SandboxError,
+  withCarried,
   type FunctionSandbox,
   type FunctionSandboxOptions,
   type SandboxPoolDiagnostics,
@@ -54,8 +59,10 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
   private worker: PoolWorker | undefined;
   private recreating: Promise<PoolWorker> | undefined;
   private closed = false;
-  /** Logs of an `initialize` re-run after a recreation, reported with the next call. */
-  private carriedLogs: SandboxResult["logs"] = [];
+  /** What an `initialize` re-run after a recreation reported (logs, timers), given with the next call. */
+  private carried: Pick<SandboxResult, "logs" | "timers"> | undefined;
+  /** The highest timer id seen in any result: a re-created engine's ids start above it. */
+  private maxTimerId = 0;
   readonly initResult: SandboxResult;
   private readonly wire: WireOptions;
   private readonly group: { gid: number; slot: number };
@@ -105,6 +112,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
             gid: this.group.gid,
             seed: refs === 0 ? seedOf(this.options.flowContext) : undefined,
             options: this.wire,
+            timerBase: this.maxTimerId,
           },
           createMs,
         );
@@ -122,7 +130,9 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
       this.pool.counters.enginesLive++;
       this.worker = worker;
       worker.sandboxes.add(this);
-      return reply.value ?? emptyResult(this.options.outputs);
+      const initResult = reply.value ?? emptyResult(this.options.outputs);
+      this.maxTimerId = Math.max(this.maxTimerId, maxTimerIdOf(initResult));
+      return initResult;
     }
   }
 
@@ -155,7 +165,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     if (this.worker) return Promise.resolve(this.worker);
     this.recreating ??= this.start()
       .then((initResult) => {
-        this.carriedLogs = [...initResult.logs];
+        this.carried = { logs: [...initResult.logs], timers: initResult.timers };
         const worker = this.worker!;
         // Closed while being re-created: free the new engine (finalize ran with the old one, or not at all).
         if (this.closed) this.release(worker);
@@ -167,7 +177,16 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     return this.recreating;
   }
 
-  async run(msg: Message): Promise<SandboxResult> {
+  // Not async itself: one promise per call, the one of call() (this is the hot path).
+  run(msg: Message): Promise<SandboxResult> {
+    try {
+      return this.call(this.runRequest(msg));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private runRequest(msg: Message): (worker: PoolWorker) => WorkerRequest {
     if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
     const msgid = msg?._msgid ?? randomHex(8);
     let msgJson: string;
@@ -180,23 +199,37 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     if (msgJson.length > memoryLimit / 8 && Buffer.byteLength(msgJson) > memoryLimit / 2) {
       throw new SandboxError("memory", `the message is too large for the sandbox (${Buffer.byteLength(msgJson)} bytes as JSON, memory limit ${memoryLimit} bytes)`);
     }
+    return (worker) => ({ t: "run", id: worker.newId(), sid: this.sid, msgJson, msgid });
+  }
+
+  fire(id: number): Promise<SandboxResult> {
+    if (this.closed) return Promise.reject(new SandboxError("runtime", "the sandbox is closed"));
+    return this.call((worker) => ({ t: "timer", id: worker.newId(), sid: this.sid, timer: id }));
+  }
+
+  private async call(request: (worker: PoolWorker) => WorkerRequest): Promise<SandboxResult> {
     for (let attempt = 0; ; attempt++) {
       const worker = await this.ensureWorker();
       if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
       let reply: ReplyMessage;
       try {
-        reply = await worker.request({ t: "run", id: worker.newId(), sid: this.sid, msgJson, msgid }, hardLimitMs(this.options.timeoutMs));
+        reply = await worker.request(request(worker), hardLimitMs(this.options.timeoutMs));
       } catch (err) {
         if (err instanceof WorkerLost && attempt < 2) continue;
         if (err instanceof SandboxError) throw err;
         throw new SandboxError("runtime", "the sandbox worker was restarted repeatedly");
       }
       this.applyFlowWrites(reply);
-      if (!reply.ok) throw toError(reply);
+      if (!reply.ok) {
+        const error = toError(reply);
+        if (error.result?.timers) this.maxTimerId = Math.max(this.maxTimerId, maxTimerIdOf(error.result));
+        throw error;
+      }
       const result = reply.value!;
-      if (this.carriedLogs.length > 0) {
-        result.logs.unshift(...this.carriedLogs);
-        this.carriedLogs = [];
+      if (result.timers) this.maxTimerId = Math.max(this.maxTimerId, maxTimerIdOf(result));
+      if (this.carried) {
+        withCarried(result, this.carried);
+        this.carried = undefined;
       }
       return result;
     }

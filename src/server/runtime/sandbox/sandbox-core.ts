@@ -4,8 +4,10 @@
  *
  * Isolation, per sandbox (one per function node):
  * - its own WebAssembly instance (own linear memory), QuickJS runtime and context: nothing of the
- *   host is reachable (no `process`, `require`, `import()`, `fetch`, timers, files or network); the
- *   only doors out are the three flow-context callbacks, which exchange JSON strings;
+ *   host is reachable (no `process`, `require`, `import()`, `fetch`, files or network); the only
+ *   doors out are the three flow-context callbacks, which exchange JSON strings. setTimeout and
+ *   setInterval are the driver's: the callbacks stay in the engine, each call reports the timers it
+ *   set or cleared, and the host (which keeps the clocks) runs one later with fire();
  * - a soft time limit per call (the runtime's interrupt handler with a deadline), a memory limit (the
  *   runtime's `setMemoryLimit`, backed by a hard maximum on the instance's linear memory), and a
  *   stack limit; the hard time limit is the host's: it terminates the whole worker (pool-worker.ts);
@@ -35,10 +37,14 @@ import {
   DEFAULT_FLOW_CONTEXT_LIMIT_BYTES,
   DEFAULT_MEMORY_LIMIT_BYTES,
   emptyResult,
+  MAX_TIMERS_PER_SANDBOX,
+  maxTimerIdOf,
   parseJson,
   SandboxError,
+  withCarried,
   type FunctionSandboxOptions,
   type SandboxResult,
+  type TimerChanges,
 } from "./sandbox-types";
 
 /** What a sandbox needs in the worker: the options without the host's Map, plus the worker's flow store. */
@@ -206,6 +212,25 @@ interface Envelope {
   s?: unknown;
   l?: unknown;
   st?: unknown;
+  t?: unknown;
+  c?: unknown;
+}
+
+const isTimerId = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value > 0;
+
+function decodeTimers(envelope: Envelope): TimerChanges | undefined {
+  let set: TimerChanges["set"];
+  let clear: TimerChanges["clear"];
+  if (Array.isArray(envelope.t)) {
+    set = [];
+    for (const entry of envelope.t) {
+      if (Array.isArray(entry) && isTimerId(entry[0]) && typeof entry[1] === "number" && entry[1] >= 1 && entry[1] <= 2 ** 31 - 1) {
+        set.push([entry[0], entry[1], entry[2] === true]);
+      }
+    }
+  }
+  if (Array.isArray(envelope.c)) clear = envelope.c.filter(isTimerId);
+  return set || clear ? { set, clear } : undefined;
 }
 
 function decodeEnvelope(text: string, outputs: number, msgid: string, withReturn: boolean): SandboxResult {
@@ -233,12 +258,17 @@ function decodeEnvelope(text: string, outputs: number, msgid: string, withReturn
     }
   }
   const outputsResult = (withReturn ? normalize(envelope.r, outputs, msgid, logs) : null) ?? Array.from({ length: outputs }, () => []);
-  return {
+  const result: SandboxResult = {
     outputs: outputsResult,
     sent,
     status: "st" in envelope ? normalizeStatus(envelope.st) : undefined,
     logs,
   };
+  if (envelope.t !== undefined || envelope.c !== undefined) {
+    const timers = decodeTimers(envelope);
+    if (timers) result.timers = timers;
+  }
+  return result;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -266,6 +296,7 @@ const OP_INIT = 1;
 const OP_FINALIZE = 2;
 const OP_SETTLE = 3;
 const OP_PARTIAL = 4;
+const OP_TIMER = 5;
 
 interface DumpedError {
   name: string;
@@ -284,6 +315,8 @@ class Engine {
   constructor(
     module: QuickJSWASMModule,
     private readonly options: CoreSandboxOptions,
+    /** Its timer ids start above this one. */
+    readonly timerBase: number,
   ) {
     this.runtime = module.newRuntime();
     this.runtime.setMemoryLimit(options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES);
@@ -314,7 +347,7 @@ class Engine {
           options.flow.set(key, json, flowLimit);
         }),
         vm.newFunction("flowKeys", () => vm.newString(JSON.stringify(options.flow.keys()))),
-        vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs })),
+        vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX })),
         vm.newString(options.code),
         vm.newString(options.initialize ?? ""),
         vm.newString(options.finalize ?? ""),
@@ -329,7 +362,7 @@ class Engine {
         throw this.classify(error);
       }
       this.dispatch = result.value;
-      for (let op = OP_RUN; op <= OP_PARTIAL; op++) this.opHandles.push(vm.newNumber(op));
+      for (let op = OP_RUN; op <= OP_TIMER; op++) this.opHandles.push(vm.newNumber(op));
     } catch (err) {
       faulted = !(err instanceof SandboxError);
       throw err;
@@ -341,12 +374,13 @@ class Engine {
   }
 
   /**
-   * Runs one op; returns the envelope decoded. Throws SandboxError for the code's own failures (with
-   * what happened before them), HostFault when the engine must be discarded.
+   * Runs one op (for OP_TIMER, `msgJson` is the timer's id); returns the envelope decoded. Throws
+   * SandboxError for the code's own failures (with what happened before them), HostFault when the
+   * engine must be discarded.
    */
   call(op: number, msgJson = "", msgidOfInput?: string): SandboxResult {
     const vm = this.vm;
-    // initialize/finalize sends get a fresh id, like Node-RED's RED.util.generateId().
+    // initialize/finalize/timer sends get a fresh id, like Node-RED's RED.util.generateId().
     const msgid = msgidOfInput ?? randomHex(8);
     this.deadline = Date.now() + this.options.timeoutMs;
     try {
@@ -514,7 +548,9 @@ class Engine {
 function formatError(error: DumpedError, syntax: boolean): string {
   const base = error.message ? `${error.name}: ${error.message}` : error.name;
   // The Function constructor puts the body after two lines of wrapper: "(function anonymous(…\n) {\n".
-  const frame = syntax ? /<input>:(\d+):(\d+)/.exec(error.stack) : /anonymous \(<input>:(\d+):(\d+)\)/.exec(error.stack);
+  // The innermost frame in the user's code: the body ("anonymous") or a function declared in it (a
+  // timer's callback runs with no frame of the body below it).
+  const frame = syntax ? /<input>:(\d+):(\d+)/.exec(error.stack) : /\(<input>:(\d+):(\d+)\)/.exec(error.stack);
   if (!frame) return base;
   const line = Number(frame[1]) - 2;
   if (line < 1) return base;
@@ -523,9 +559,9 @@ function formatError(error: DumpedError, syntax: boolean): string {
 
 // ---------------------------------------------------------------------------------------------
 
-async function newEngine(options: CoreSandboxOptions): Promise<{ engine: Engine; initResult: SandboxResult }> {
+async function newEngine(options: CoreSandboxOptions, timerBase: number): Promise<{ engine: Engine; initResult: SandboxResult }> {
   const module = await newQuickJSWASMModule(await sandboxVariant(options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES));
-  const engine = new Engine(module, options);
+  const engine = new Engine(module, options, timerBase);
   try {
     engine.setup();
   } catch (err) {
@@ -540,6 +576,8 @@ async function newEngine(options: CoreSandboxOptions): Promise<{ engine: Engine;
   }
   try {
     const initResult = options.initialize?.trim() ? engine.call(OP_INIT, undefined) : emptyResult(options.outputs);
+    // The host forgets the timers of any engine before this one.
+    initResult.timers = { ...initResult.timers, from: timerBase + 1 };
     return { engine, initResult };
   } catch (err) {
     if (err instanceof SandboxError) {
@@ -556,8 +594,10 @@ export class CoreSandbox {
   private engine: Engine | undefined;
   private replacement: Promise<Engine> | undefined;
   private closed = false;
-  /** Logs of an `initialize` re-run after a recreation, reported with the next call. */
-  private carriedLogs: SandboxResult["logs"] = [];
+  /** What an `initialize` re-run after a recreation reported (logs, timers), given with the next call. */
+  private carried: Pick<SandboxResult, "logs" | "timers"> | undefined;
+  /** The highest timer id reported so far: a re-created engine's ids start above it. */
+  private maxTimerId: number;
 
   constructor(
     private readonly options: CoreSandboxOptions,
@@ -565,10 +605,20 @@ export class CoreSandbox {
     readonly initResult: SandboxResult,
   ) {
     this.engine = engine;
+    this.maxTimerId = Math.max(engine.timerBase, maxTimerIdOf(initResult));
   }
 
   /** Runs the code on one message, given as JSON text with its _msgid. */
-  async run(msgJson: string, msgid: string): Promise<SandboxResult> {
+  run(msgJson: string, msgid: string): Promise<SandboxResult> {
+    return this.call(OP_RUN, msgJson, msgid);
+  }
+
+  /** Runs the callback of timer `id` (nothing if the engine does not hold it: see TimerChanges.clear). */
+  fire(id: number): Promise<SandboxResult> {
+    return this.call(OP_TIMER, String(id), undefined);
+  }
+
+  private async call(op: number, arg: string, msgid: string | undefined): Promise<SandboxResult> {
     if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
     let engine = this.engine;
     if (!engine) {
@@ -576,14 +626,16 @@ export class CoreSandbox {
       if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
     }
     try {
-      const result = engine.call(OP_RUN, msgJson, msgid);
-      if (this.carriedLogs.length > 0) {
-        result.logs.unshift(...this.carriedLogs);
-        this.carriedLogs = [];
+      const result = engine.call(op, arg, msgid);
+      if (result.timers) this.maxTimerId = Math.max(this.maxTimerId, maxTimerIdOf(result));
+      if (this.carried) {
+        withCarried(result, this.carried);
+        this.carried = undefined;
       }
       return result;
     } catch (err) {
       if (err instanceof SandboxError) {
+        if (err.result?.timers) this.maxTimerId = Math.max(this.maxTimerId, maxTimerIdOf(err.result));
         if (err.kind === "memory") this.discard(engine, false);
         else if (err.kind === "timeout" && this.leftoverJobs(engine)) this.discard(engine, false);
         throw err;
@@ -609,9 +661,11 @@ export class CoreSandbox {
   }
 
   private recreate(): Promise<Engine> {
-    this.replacement ??= newEngine(this.options)
+    this.replacement ??= newEngine(this.options, this.maxTimerId)
       .then(({ engine, initResult }) => {
-        this.carriedLogs = [...initResult.logs];
+        this.maxTimerId = Math.max(this.maxTimerId, maxTimerIdOf(initResult));
+        // Its sends are dropped (they would go out of no input), as before.
+        this.carried = { logs: [...initResult.logs], timers: initResult.timers };
         if (this.closed) {
           engine.dispose();
         } else {
@@ -662,7 +716,7 @@ function faultMessage(err: unknown): string {
  * Creates the sandbox of one function node: compiles the code (SandboxError "syntax" when invalid)
  * and runs `initialize`.
  */
-export async function createCoreSandbox(options: CoreSandboxOptions): Promise<CoreSandbox> {
-  const { engine, initResult } = await newEngine(options);
+export async function createCoreSandbox(options: CoreSandboxOptions, timerBase = 0): Promise<CoreSandbox> {
+  const { engine, initResult } = await newEngine(options, timerBase);
   return new CoreSandbox(options, engine, initResult);
 }

@@ -16,9 +16,15 @@ export type WireOptions = Pick<
 >;
 
 export type WorkerRequest =
-  /** Creates sandbox `sid` in flow group `gid`; `seed` (JSON texts) when the worker does not hold the group yet. */
-  | { t: "create"; id: number; sid: number; gid: number; seed?: Array<[string, string]>; options: WireOptions }
+  /**
+   * Creates sandbox `sid` in flow group `gid`; `seed` (JSON texts) when the worker does not hold the
+   * group yet; `timerBase`: the highest timer id the host has seen from this sandbox (its new ids
+   * start above it).
+   */
+  | { t: "create"; id: number; sid: number; gid: number; seed?: Array<[string, string]>; options: WireOptions; timerBase: number }
   | { t: "run"; id: number; sid: number; msgJson: string; msgid: string }
+  /** Runs the callback of timer `timer` of sandbox `sid`. */
+  | { t: "timer"; id: number; sid: number; timer: number }
   | { t: "close"; id: number; sid: number }
   /** No answer: the host holds no sandbox of the group on this worker any more. */
   | { t: "drop"; gid: number };

@@ -13,7 +13,30 @@ export interface SandboxResult {
   /** Last node.status() call; null clears the status; undefined if not called. */
   status: NodeStatus | null | undefined;
   logs: Array<{ level: "log" | "warn" | "error"; message: string }>;
+  /** Timers the call set or cleared (setTimeout/setInterval and their clear functions); absent when none. */
+  timers?: TimerChanges;
 }
+
+/**
+ * The sandbox keeps the timers' callbacks; the host keeps the clocks (see nodes/function/timers.ts).
+ * Each call reports what it changed, and the host arms or disarms its timers accordingly, then asks
+ * the sandbox to run a timer with fire(id). Timer ids are never reused by one FunctionSandbox, even
+ * across re-created engines, so a stale id is only ever unknown, never another timer.
+ */
+export interface TimerChanges {
+  /** New timers: [id, delay in ms (already coerced as Node does: 1 to 2^31-1), repeats (setInterval)]. */
+  set?: Array<[number, number, boolean]>;
+  /** Timers cleared, or unknown to the engine (a fire() of a timer it does not hold). */
+  clear?: number[];
+  /**
+   * A new engine took over (created, or re-created after a fatal error or a lost worker): its timer
+   * ids start here, and every timer with a smaller id belongs to an engine that is gone.
+   */
+  from?: number;
+}
+
+/** Timers a sandbox may hold at once (set and not yet run or cleared); past it setTimeout throws. */
+export const MAX_TIMERS_PER_SANDBOX = 1000;
 
 export interface FunctionSandboxOptions {
   code: string;
@@ -62,6 +85,13 @@ export interface FunctionSandbox {
    * error the sandbox is recreated before the next call runs.
    */
   run(msg: Message): Promise<SandboxResult>;
+  /**
+   * Runs the callback of timer `id` (one that a result's `timers.set` reported), serialized with
+   * run() calls, under the same time limit. Messages it sends get a fresh _msgid; `outputs` stay
+   * empty. A timer the engine does not know (cleared meanwhile, or lost with a re-created engine)
+   * runs nothing and comes back in `timers.clear`. Rejects with SandboxError like run().
+   */
+  fire(id: number): Promise<SandboxResult>;
   /** What `initialize` did (sends, status, logs) when the sandbox was created. */
   readonly initResult: SandboxResult;
   /**
@@ -77,6 +107,32 @@ export const DEFAULT_FLOW_CONTEXT_LIMIT_BYTES = 32 * 1024 * 1024;
 
 export function emptyResult(outputs: number): SandboxResult {
   return { outputs: Array.from({ length: outputs }, () => []), sent: [], status: undefined, logs: [] };
+}
+
+/**
+ * Puts what an `initialize` re-run reported (its logs, its timers and the new engine's first timer
+ * id) in front of the next call's result. Shared with pooled-sandbox.ts.
+ */
+export function withCarried(result: SandboxResult, carried: Pick<SandboxResult, "logs" | "timers">): SandboxResult {
+  if (carried.logs.length > 0) result.logs.unshift(...carried.logs);
+  const before = carried.timers;
+  if (before) {
+    const after = result.timers;
+    const set = [...(before.set ?? []), ...(after?.set ?? [])];
+    const clear = [...(before.clear ?? []), ...(after?.clear ?? [])];
+    const from = Math.max(before.from ?? 0, after?.from ?? 0);
+    result.timers = { set: set.length > 0 ? set : undefined, clear: clear.length > 0 ? clear : undefined, from: from > 0 ? from : undefined };
+  }
+  return result;
+}
+
+/** The highest timer id a result mentions (0 if none). */
+export function maxTimerIdOf(result: SandboxResult | undefined): number {
+  const timers = result?.timers;
+  if (!timers) return 0;
+  let max = (timers.from ?? 1) - 1;
+  for (const [id] of timers.set ?? []) if (id > max) max = id;
+  return max;
 }
 
 /** JSON.parse without own `__proto__` keys (harmless to JSON.parse itself, not to Object.assign later). */

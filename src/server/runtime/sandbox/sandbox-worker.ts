@@ -47,7 +47,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         groups.set(request.gid, flow);
       }
       try {
-        const sandbox = await createCoreSandbox({ ...request.options, flow });
+        const sandbox = await createCoreSandbox({ ...request.options, flow }, request.timerBase);
         sandboxes.set(request.sid, { sandbox, flow });
         send({ t: "reply", id: request.id, ok: true, value: sandbox.initResult, flow: flow.takeWrites() });
       } catch (err) {
@@ -55,14 +55,15 @@ async function handle(request: WorkerRequest): Promise<void> {
       }
       return;
     }
-    case "run": {
+    case "run":
+    case "timer": {
       const entry = sandboxes.get(request.sid);
       if (!entry) {
         send(failure(request.id, new SandboxError("runtime", "the sandbox is closed"), undefined));
         return;
       }
       try {
-        const value = await entry.sandbox.run(request.msgJson, request.msgid);
+        const value = request.t === "run" ? await entry.sandbox.run(request.msgJson, request.msgid) : await entry.sandbox.fire(request.timer);
         send({ t: "reply", id: request.id, ok: true, value, flow: entry.flow.takeWrites() });
       } catch (err) {
         send(failure(request.id, err, entry.flow));
