@@ -47,6 +47,9 @@ const envSchema = z
      * answer 429, devices are told, timers wait or skip) until half of them are done.
      */
     FLOW_HIGH_WATER_MARK: z.coerce.number().int().min(2).max(1_000_000).default(10_000),
+    /** Function nodes (sandboxes) this instance runs at once, in all and per organization (past them a deploy's flow goes into error). */
+    FUNCTION_NODES_MAX: positiveInt.default(4000),
+    FUNCTION_NODES_PER_ORGANIZATION: positiveInt.default(500),
     /** Let http-request nodes reach private, loopback and link-local addresses (off: SSRF protection). */
     HTTP_REQUEST_ALLOW_PRIVATE: bool.default(false),
     BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),

@@ -155,7 +155,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   const webhooks = new WebhookRegistry();
   const httpRequest = createSafeFetch({ allowPrivate: env.HTTP_REQUEST_ALLOW_PRIVATE });
   // The function nodes' worker pool belongs to this app: its workers start at the first function node.
-  const sandboxes = new SandboxPool();
+  const sandboxes = new SandboxPool({ limits: { maxSandboxes: env.FUNCTION_NODES_MAX, maxPerOwner: env.FUNCTION_NODES_PER_ORGANIZATION } });
   const flowReads = createFlowReads(store);
   const events = new OrgEventPublisher(store, logger);
   const flowRuntime = createFlowRuntime(store, {

@@ -30,6 +30,7 @@ export const functionBehaviour: NodeFactory = async (ctx) => {
     finalize: c.finalize,
     flowContext: ctx.flowContext,
     nodeInfo: { id: ctx.node.id, name: ctx.node.name, flowId: ctx.flowId },
+    owner: ctx.organizationId,
   });
   let closed = false;
   const timers: FunctionTimers = new FunctionTimers(ctx, async (id, repeat) => {

@@ -970,3 +970,28 @@ describe("function sandbox: isolation", () => {
     }
   });
 });
+
+describe("capacity: how many sandboxes may live at once", () => {
+  it("refuses past the bound per owner and in all, and gives a slot back when a sandbox closes or fails to start", async () => {
+    const small = new SandboxPool({ limits: { maxSandboxes: 3, maxPerOwner: 2 } });
+    try {
+      const make = (owner: string, code = "return msg;") => small.create({ ...options(code), owner });
+      const a1 = await make("org_a");
+      await make("org_a");
+      await expect(make("org_a")).rejects.toMatchObject({ kind: "capacity", message: "this organization already runs 2 function nodes, the most it may run at once" });
+      await make("org_b");
+      await expect(make("org_c")).rejects.toMatchObject({ kind: "capacity", message: "this server already runs 3 function nodes, the most it may run at once" });
+      expect(small.liveCount()).toBe(3);
+      await a1.close();
+      await a1.close();
+      expect(small.liveCount("org_a")).toBe(1);
+      // A sandbox that does not compile takes no slot.
+      await expect(make("org_c", "return {")).rejects.toMatchObject({ kind: "syntax" });
+      expect(small.liveCount()).toBe(2);
+      await make("org_c");
+      expect(small.liveCount("org_c")).toBe(1);
+    } finally {
+      await small.close();
+    }
+  });
+});

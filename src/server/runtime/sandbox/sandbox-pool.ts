@@ -19,6 +19,19 @@ import { emptyDiagnostics, SandboxError, type FunctionSandbox, type FunctionSand
 
 export type { SandboxPoolDiagnostics } from "./sandbox-types";
 
+/**
+ * How many sandboxes may live at once, in the whole pool and per owner (an organization). Each one is
+ * a WebAssembly instance whose linear memory V8 reserves with its guard region (about 10 GB of address
+ * space, 16 MiB of it committed lazily): the process's address space, shared by every tenant, holds
+ * about 12,000 before allocation fails for everyone. The bounds refuse a deploy with a clear error
+ * long before that, and keep one organization from taking all of it.
+ */
+export interface SandboxLimits {
+  maxSandboxes: number;
+  maxPerOwner: number;
+}
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { maxSandboxes: 4000, maxPerOwner: 500 };
+
 export function poolSize(): number {
   return Math.max(2, Math.min(4, availableParallelism()));
 }
@@ -40,17 +53,63 @@ export class SandboxPool implements SandboxHost {
   /** @internal counters shared with the workers and sandboxes of this pool. */
   readonly counters: SandboxPoolDiagnostics = emptyDiagnostics();
 
-  constructor(private readonly size = poolSize()) {}
+  private live = 0;
+  private readonly livePerOwner = new Map<string, number>();
+  private readonly size: number;
+  private readonly limits: SandboxLimits;
+
+  constructor(options: { size?: number; limits?: Partial<SandboxLimits> } = {}) {
+    this.size = options.size ?? poolSize();
+    this.limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+  }
 
   /**
    * Creates the sandbox of one function node on the pool: compiles the code (SandboxError "syntax"
-   * when invalid) and runs `initialize`.
+   * when invalid) and runs `initialize`. Refused (SandboxError "capacity") past the pool's limits;
+   * the slot is given back when the sandbox is closed or fails to start.
    */
   async create(options: FunctionSandboxOptions): Promise<FunctionSandbox> {
     if (this.closed) throw new SandboxError("runtime", "the sandbox pool is shut down");
     if (!Number.isInteger(options.outputs) || options.outputs < 0) throw new RangeError("outputs must be a non-negative integer");
     if (!(options.timeoutMs > 0)) throw new RangeError("timeoutMs must be positive");
-    return PooledSandbox.create(this, options);
+    const owner = options.owner;
+    const ownerCount = owner === undefined ? 0 : (this.livePerOwner.get(owner) ?? 0);
+    if (owner !== undefined && ownerCount >= this.limits.maxPerOwner) {
+      throw new SandboxError("capacity", `this organization already runs ${this.limits.maxPerOwner} function nodes, the most it may run at once`);
+    }
+    if (this.live >= this.limits.maxSandboxes) {
+      throw new SandboxError("capacity", `this server already runs ${this.limits.maxSandboxes} function nodes, the most it may run at once`);
+    }
+    this.live++;
+    if (owner !== undefined) this.livePerOwner.set(owner, ownerCount + 1);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.live--;
+      if (owner === undefined) return;
+      const n = (this.livePerOwner.get(owner) ?? 1) - 1;
+      if (n > 0) this.livePerOwner.set(owner, n);
+      else this.livePerOwner.delete(owner);
+    };
+    let sandbox: FunctionSandbox;
+    try {
+      sandbox = await PooledSandbox.create(this, options);
+    } catch (err) {
+      release();
+      throw err;
+    }
+    const close = sandbox.close.bind(sandbox);
+    sandbox.close = () => {
+      release();
+      return close();
+    };
+    return sandbox;
+  }
+
+  /** Sandboxes alive now, in all and for one owner (tests, monitoring). */
+  liveCount(owner?: string): number {
+    return owner === undefined ? this.live : (this.livePerOwner.get(owner) ?? 0);
   }
 
   /** @internal */

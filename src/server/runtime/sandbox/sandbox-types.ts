@@ -63,9 +63,11 @@ export interface FunctionSandboxOptions {
    */
   flowContextLimitBytes?: number;
   nodeInfo: { id: string; name: string; flowId: string };
+  /** Whose sandbox this is (an organization id): the pool bounds how many one owner may run at once. */
+  owner?: string;
 }
 
-export type SandboxErrorKind = "timeout" | "memory" | "syntax" | "runtime";
+export type SandboxErrorKind = "timeout" | "memory" | "syntax" | "runtime" | "capacity";
 
 export class SandboxError extends Error {
   readonly kind: SandboxErrorKind;
