@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { FlowGraph, FlowNode } from "./flow-graph";
-import { mergeGraphs } from "./graph-merge";
+import { mergeGraphs, type Resolution } from "./graph-merge";
 
 const node = (id: string, over: Partial<FlowNode> = {}): FlowNode => ({ id, type: "function", name: "", position: { x: 0, y: 0 }, config: { code: "return msg;" }, disabled: false, ...over });
 const graph = (nodes: FlowNode[], wires: Array<[string, string]> = []): FlowGraph => ({ nodes, connections: wires.map(([source, target]) => ({ source, source_port: 0, target })) });
@@ -35,14 +35,14 @@ describe("mergeGraphs", () => {
     expect(r.conflicts.map((c) => c.id)).toEqual(["a"]);
     expect(r.conflicts[0]).toMatchObject({ base: { name: "" }, mine: { name: "left" }, theirs: { name: "right" } });
     expect(r.unresolved).toEqual(["a"]);
-    const mineWins = mergeGraphs(base, mine, theirs, { a: "mine" });
+    const mineWins = mergeGraphs(base, mine, theirs, new Map([["a", "mine"]]));
     expect(mineWins.unresolved).toEqual([]);
     expect(mineWins.graph.nodes.map((n) => [n.id, n.name, n.disabled])).toEqual([
       ["a", "left", false],
       ["b", "mine only", false],
       ["c", "", true],
     ]);
-    expect(mergeGraphs(base, mine, theirs, { a: "theirs" }).graph.nodes[0]!.name).toBe("right");
+    expect(mergeGraphs(base, mine, theirs, new Map([["a", "theirs"]])).graph.nodes[0]!.name).toBe("right");
   });
 
   it("treats a change against a deletion as a conflict, either way round", () => {
@@ -50,8 +50,8 @@ describe("mergeGraphs", () => {
     const theirs = graph([node("b"), node("c")], [["b", "c"]]);
     const r = mergeGraphs(base, mine, theirs);
     expect(r.conflicts).toEqual([{ id: "a", base: base.nodes[0], mine: mine.nodes[0], theirs: null }]);
-    expect(mergeGraphs(base, mine, theirs, { a: "theirs" }).graph.nodes.map((n) => n.id)).toEqual(["b", "c"]);
-    const kept = mergeGraphs(base, mine, theirs, { a: "mine" }).graph;
+    expect(mergeGraphs(base, mine, theirs, new Map([["a", "theirs"]])).graph.nodes.map((n) => n.id)).toEqual(["b", "c"]);
+    const kept = mergeGraphs(base, mine, theirs, new Map([["a", "mine"]])).graph;
     expect(kept.nodes.map((n) => n.id)).toEqual(["a", "b", "c"]);
     // The wire theirs removed stays removed even though the node came back.
     expect(kept.connections.map((c) => `${c.source}->${c.target}`)).toEqual(["b->c"]);
@@ -80,5 +80,55 @@ describe("mergeGraphs", () => {
     const mine = graph([...base.nodes, node("n", { type: "debug" })], [["a", "b"], ["b", "c"]]);
     const theirs = graph([...base.nodes, node("n", { type: "delay" })], [["a", "b"], ["b", "c"]]);
     expect(mergeGraphs(base, mine, theirs).conflicts).toEqual([{ id: "n", base: null, mine: mine.nodes[3], theirs: theirs.nodes[3] }]);
+  });
+
+  // Node ids are user data: these are all valid ids (^[A-Za-z0-9_-]{1,64}$) that a plain object
+  // would answer from Object.prototype.
+  describe.each(["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "isPrototypeOf"])("a node with id %s", (id) => {
+    const b = graph([node(id), node("x")], [[id, "x"]]);
+    const choose = (r: Resolution) => new Map([[id, r]]);
+
+    it("asks when both sides changed it differently, and applies only the choice made", () => {
+      const mine = graph([node(id, { name: "mine" }), node("x")], [[id, "x"]]);
+      const theirs = graph([node(id, { name: "theirs" }), node("x")], [[id, "x"]]);
+      const r = mergeGraphs(b, mine, theirs);
+      expect(r.conflicts.map((c) => c.id)).toEqual([id]);
+      expect(r.unresolved).toEqual([id]);
+      // An unrelated choice resolves nothing.
+      expect(mergeGraphs(b, mine, theirs, new Map([["x", "mine"]])).unresolved).toEqual([id]);
+      const m = mergeGraphs(b, mine, theirs, choose("mine"));
+      expect(m.unresolved).toEqual([]);
+      expect(m.graph.nodes.find((n) => n.id === id)!.name).toBe("mine");
+      expect(mergeGraphs(b, mine, theirs, choose("theirs")).graph.nodes.find((n) => n.id === id)!.name).toBe("theirs");
+    });
+
+    it("takes the one side that changed it without asking", () => {
+      const mine = graph([node(id, { name: "mine" }), node("x")], [[id, "x"]]);
+      const r = mergeGraphs(b, mine, b);
+      expect(r.conflicts).toEqual([]);
+      expect(r.graph.nodes.find((n) => n.id === id)!.name).toBe("mine");
+      const theirs = graph([node(id, { config: { code: "return null;" } }), node("x")], [[id, "x"]]);
+      const t = mergeGraphs(b, b, theirs);
+      expect(t.conflicts).toEqual([]);
+      expect(t.graph.nodes.find((n) => n.id === id)!.config).toEqual({ code: "return null;" });
+      expect(t.graph.connections).toEqual([{ source: id, source_port: 0, target: "x" }]);
+    });
+
+    it("asks when one side deleted it and the other changed it", () => {
+      const mine = graph([node(id, { name: "edited" }), node("x")], [[id, "x"]]);
+      const theirs = graph([node("x")]);
+      const r = mergeGraphs(b, mine, theirs);
+      expect(r.conflicts).toEqual([{ id, base: b.nodes[0], mine: mine.nodes[0], theirs: null }]);
+      expect(r.unresolved).toEqual([id]);
+      expect(mergeGraphs(b, theirs, mine).unresolved).toEqual([id]);
+      expect(mergeGraphs(b, mine, theirs, choose("theirs")).graph.nodes.map((n) => n.id)).toEqual(["x"]);
+      expect(mergeGraphs(b, mine, theirs, choose("mine")).graph.nodes.map((n) => n.id)).toEqual([id, "x"]);
+    });
+
+    it("drops it without asking when one side deleted it and the other left it alone", () => {
+      const r = mergeGraphs(b, b, graph([node("x")]));
+      expect(r.conflicts).toEqual([]);
+      expect(r.graph).toEqual({ nodes: [node("x")], connections: [] });
+    });
   });
 });

@@ -11,6 +11,13 @@ export interface NodeConflict {
 
 export type Resolution = "mine" | "theirs";
 
+/**
+ * The person's choices, by node id. A Map, never a plain object: node ids are user data and
+ * `constructor`, `toString` or `__proto__` are valid ids, which an object would answer from its
+ * prototype (a conflict "resolved" that nobody was asked about).
+ */
+export type Resolutions = ReadonlyMap<string, Resolution>;
+
 export interface MergeResult {
   graph: FlowGraph;
   /** Every real overlap, resolved or not. */
@@ -31,7 +38,7 @@ const samePlace = (a: FlowNode, b: FlowNode) => stableJson(a.position) === stabl
  * set (a wire either side removed is gone, a wire either side added is there) and wires to nodes
  * that did not survive are dropped.
  */
-export function mergeGraphs(base: FlowGraph, mine: FlowGraph, theirs: FlowGraph, resolutions: Record<string, Resolution> = {}): MergeResult {
+export function mergeGraphs(base: FlowGraph, mine: FlowGraph, theirs: FlowGraph, resolutions: Resolutions = new Map()): MergeResult {
   const b = new Map(base.nodes.map((n) => [n.id, n]));
   const m = new Map(mine.nodes.map((n) => [n.id, n]));
   const t = new Map(theirs.nodes.map((n) => [n.id, n]));
@@ -52,8 +59,8 @@ export function mergeGraphs(base: FlowGraph, mine: FlowGraph, theirs: FlowGraph,
       result = mn;
     } else {
       conflicts.push({ id, base: bn ?? null, mine: mn ?? null, theirs: tn ?? null });
-      const choice = resolutions[id];
-      if (!choice) unresolved.push(id);
+      const choice = resolutions.get(id);
+      if (choice !== "mine" && choice !== "theirs") unresolved.push(id);
       result = choice === "mine" ? mn : tn;
     }
     if (result) nodes.push(result);

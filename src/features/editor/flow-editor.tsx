@@ -64,8 +64,8 @@ import { Palette, QuickAdd } from "./palette";
 import { EditorRuntimeContext, NodeMarksContext, type EditorRuntime, type NodeMarks } from "./runtime-context";
 import "./editor.css";
 import { MergeChoices } from "@/features/live/merge-dialog";
-import { planAfterConflict, type ConflictPlan } from "@/features/live/save-conflict";
-import { mergeGraphs, type Resolution } from "@/shared/graph-merge";
+import { mergedGraph, planAfterConflict, type ConflictPlan } from "@/features/live/save-conflict";
+import type { Resolutions } from "@/shared/graph-merge";
 import type { FlowGraph } from "@/shared/flow-graph";
 
 export interface FlowEditorProps {
@@ -465,10 +465,12 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   }, [readOnly, history.version, markSaved, update, meta, graphPayload, showSaveError, mergeAfterConflict]);
 
   const resolveMerge = useCallback(
-    async (choices: Record<string, Resolution>) => {
+    async (choices: Resolutions) => {
       const plan = merging;
       if (!plan) return;
-      const graph = plan.kind === "save" ? plan.graph : mergeGraphs(plan.base, plan.mine, plan.theirs, choices).graph;
+      // Never saves a conflict nobody chose for (the dialog's Merge is disabled then too).
+      const graph = mergedGraph(plan, choices);
+      if (!graph) return;
       try {
         await saveMerged(graph, plan.revision, "Merged and saved");
         setConflict(false);

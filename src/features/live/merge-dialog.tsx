@@ -1,23 +1,8 @@
 "use client";
 
 import { useState } from "react";
-import type { FlowNode } from "@/shared/flow-graph";
-import type { NodeConflict, Resolution } from "@/shared/graph-merge";
-import { stableJson } from "@/shared/graph-compare";
-
-/** In words: what one side did to the node, against the version both started from. */
-function describe(base: FlowNode | null, side: FlowNode | null): string {
-  if (!side) return "deleted it";
-  if (!base) return `added it as a ${side.type} node`;
-  const parts: string[] = [];
-  if (side.type !== base.type) parts.push(`type → ${side.type}`);
-  if (side.name !== base.name) parts.push(`name → “${side.name || "(none)"}”`);
-  if (side.disabled !== base.disabled) parts.push(side.disabled ? "disabled it" : "enabled it");
-  const keys = new Set([...Object.keys(base.config), ...Object.keys(side.config)]);
-  const changed = [...keys].filter((k) => stableJson(base.config[k]) !== stableJson(side.config[k]));
-  if (changed.length > 0) parts.push(`changed ${changed.join(", ")}`);
-  return parts.length ? parts.join("; ") : "moved it";
-}
+import type { NodeConflict, Resolutions } from "@/shared/graph-merge";
+import { allChosen, describeChange, withChoice } from "./save-conflict";
 
 const title = (c: NodeConflict) => {
   const n = c.mine ?? c.theirs ?? c.base!;
@@ -29,9 +14,10 @@ const title = (c: NodeConflict) => {
  * touch other nodes than mine, one click keeps both; only nodes changed on both sides ask which
  * version to keep.
  */
-export function MergeChoices({ conflicts, theirChanges, onMerge }: { conflicts: NodeConflict[]; theirChanges: number; onMerge: (choices: Record<string, Resolution>) => void }) {
-  const [choices, setChoices] = useState<Record<string, Resolution>>({});
-  const done = conflicts.every((c) => choices[c.id]);
+export function MergeChoices({ conflicts, theirChanges, onMerge }: { conflicts: NodeConflict[]; theirChanges: number; onMerge: (choices: Resolutions) => void }) {
+  // A Map: node ids are user data, and `constructor` or `__proto__` must not find a choice nobody made.
+  const [choices, setChoices] = useState<Resolutions>(() => new Map());
+  const done = allChosen(conflicts, choices);
   return (
     <div className="merge-choices">
       {conflicts.length === 0 ? (
@@ -51,12 +37,12 @@ export function MergeChoices({ conflicts, theirChanges, onMerge }: { conflicts: 
                 <fieldset>
                   <legend>{title(c)}</legend>
                   <label className="checkbox">
-                    <input type="radio" name={`merge-${c.id}`} checked={choices[c.id] === "mine"} onChange={() => setChoices((p) => ({ ...p, [c.id]: "mine" }))} />
-                    Keep mine: you {describe(c.base, c.mine)}
+                    <input type="radio" name={`merge-${c.id}`} checked={choices.get(c.id) === "mine"} onChange={() => setChoices((p) => withChoice(p, c.id, "mine"))} />
+                    Keep mine: you {describeChange(c.base, c.mine)}
                   </label>
                   <label className="checkbox">
-                    <input type="radio" name={`merge-${c.id}`} checked={choices[c.id] === "theirs"} onChange={() => setChoices((p) => ({ ...p, [c.id]: "theirs" }))} />
-                    Keep theirs: they {describe(c.base, c.theirs)}
+                    <input type="radio" name={`merge-${c.id}`} checked={choices.get(c.id) === "theirs"} onChange={() => setChoices((p) => withChoice(p, c.id, "theirs"))} />
+                    Keep theirs: they {describeChange(c.base, c.theirs)}
                   </label>
                 </fieldset>
               </li>

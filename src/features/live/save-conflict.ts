@@ -1,5 +1,6 @@
-import type { FlowGraph } from "@/shared/flow-graph";
-import { mergeGraphs, type MergeResult } from "@/shared/graph-merge";
+import type { FlowGraph, FlowNode } from "@/shared/flow-graph";
+import { stableJson } from "@/shared/graph-compare";
+import { mergeGraphs, type MergeResult, type NodeConflict, type Resolution, type Resolutions } from "@/shared/graph-merge";
 
 /** What Merge does after a save answered 409: save the merge as it is, or ask about the overlaps first. */
 export type ConflictPlan = ({ kind: "save"; graph: FlowGraph } | { kind: "ask"; base: FlowGraph; mine: FlowGraph; theirs: FlowGraph }) & {
@@ -25,4 +26,38 @@ export function theirChangesMerged(base: FlowGraph, theirs: FlowGraph, conflicts
   let count = 0;
   for (const id of new Set([...b.keys(), ...t.keys()])) if (!conflicts.includes(id) && b.get(id) !== t.get(id)) count++;
   return count;
+}
+
+/** The dialog's choices with one more (a new Map: React state is never mutated). */
+export function withChoice(choices: Resolutions, id: string, choice: Resolution): Resolutions {
+  return new Map(choices).set(id, choice);
+}
+
+/** Whether every conflict has a choice (Merge is enabled only then). */
+export function allChosen(conflicts: NodeConflict[], choices: Resolutions): boolean {
+  return conflicts.every((c) => choices.get(c.id) === "mine" || choices.get(c.id) === "theirs");
+}
+
+/** The graph Merge saves, or null while a conflict has no choice: nothing is saved that nobody chose. */
+export function mergedGraph(plan: ConflictPlan, choices: Resolutions): FlowGraph | null {
+  if (plan.kind === "save") return plan.graph;
+  const merged = mergeGraphs(plan.base, plan.mine, plan.theirs, choices);
+  return merged.unresolved.length > 0 ? null : merged.graph;
+}
+
+/** A config value the node itself holds (config keys are user data: never one from Object.prototype). */
+const own = (config: Record<string, unknown>, key: string): unknown => (Object.hasOwn(config, key) ? config[key] : undefined);
+
+/** In words: what one side did to the node, against the version both started from. */
+export function describeChange(base: FlowNode | null, side: FlowNode | null): string {
+  if (!side) return "deleted it";
+  if (!base) return `added it as a ${side.type} node`;
+  const parts: string[] = [];
+  if (side.type !== base.type) parts.push(`type → ${side.type}`);
+  if (side.name !== base.name) parts.push(`name → “${side.name || "(none)"}”`);
+  if (side.disabled !== base.disabled) parts.push(side.disabled ? "disabled it" : "enabled it");
+  const keys = new Set([...Object.keys(base.config), ...Object.keys(side.config)]);
+  const changed = [...keys].filter((k) => Object.hasOwn(base.config, k) !== Object.hasOwn(side.config, k) || stableJson(own(base.config, k)) !== stableJson(own(side.config, k)));
+  if (changed.length > 0) parts.push(`changed ${changed.join(", ")}`);
+  return parts.length ? parts.join("; ") : "moved it";
 }

@@ -1,6 +1,6 @@
 import type { Deployment, Flow } from "../../generated/prisma/client";
 import type { DeviceInMessage, FlowState, NodeStatus } from "../runtime/types";
-import { webhookError, type WebhookRequest, type WebhookResponse } from "../runtime/webhooks";
+import { webhookError, webhookRouteKey, type WebhookRequest, type WebhookResponse } from "../runtime/webhooks";
 import { AppError } from "../errors";
 import { LocalFlowRuntime, type LocalRuntimeDeps } from "./local";
 import { ClusterBus, RpcTimeout, type ClusterEvent } from "./cluster-bus";
@@ -11,14 +11,21 @@ export interface ClusterTimings {
   leaseTtlMs: number;
   /** How often leases and membership are renewed and placement is reconsidered. */
   tickMs: number;
+  /**
+   * How long a published webhook route lives without renewal. The holder renews its flows' routes
+   * at the first tick after a third of it has passed, so a route left behind by an instance that
+   * died (or lost its lease) is gone after this long.
+   */
+  routeTtlMs: number;
 }
 
-export const DEFAULT_CLUSTER_TIMINGS: ClusterTimings = { leaseTtlMs: 4_000, tickMs: 1_000 };
+export const DEFAULT_CLUSTER_TIMINGS: ClusterTimings = { leaseTtlMs: 4_000, tickMs: 1_000, routeTtlMs: 30_000 };
 
 const leaseKey = (flowId: string) => `cluster:flow:${flowId}`;
 const MEMBERS_KEY = "cluster:members";
 const memberKey = (instanceId: string) => `cluster:member:${instanceId}`;
-const webhookRouteKey = (slug: string, method: string, path: string) => `cluster:hook:${slug} ${method.toLowerCase()} ${path.replace(/\/+$/, "") || "/"}`;
+/** Which flow serves a webhook route: the holder writes it, other instances read it to forward a request. */
+const routeKey = (slug: string, method: string, path: string) => `cluster:hook:${webhookRouteKey(slug, method, path)}`;
 
 const RECONCILE_TIMEOUT_MS = 20_000;
 const INJECT_TIMEOUT_MS = 5_000;
@@ -36,6 +43,13 @@ interface Held {
   since: number;
   /** performance.now() until which the lease is proven: when the last successful renew was sent, plus the TTL. */
   validUntil: number;
+}
+
+/** The route keys this instance published for a flow it holds (they name the flow). */
+interface PublishedRoutes {
+  keys: string[];
+  /** performance.now() of the last successful write of all of them; 0: to be written at the next tick. */
+  refreshedAt: number;
 }
 
 type OwnerReply<T> = { notOwner: true } | { notOwner?: false; value: T };
@@ -77,6 +91,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   private readonly bus: ClusterBus;
   private readonly timings: ClusterTimings;
   private readonly held = new Map<string, Held>();
+  private readonly routes = new Map<string, PublishedRoutes>();
   private readonly locks = new Map<string, Promise<unknown>>();
   /** Flows seen without a lease at the previous tick: taken at this one even above the fair share. */
   private orphansSeen = new Set<string>();
@@ -86,6 +101,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   /** Placement runs apart from the renewals: a slow database must never delay a lease renewal. */
   private placing: Promise<void> | null = null;
   private placeAgain = false;
+  /** Route renewals run apart from the ticks too: a slow store must not delay the next lease renewal. */
+  private refreshing: Promise<void> | null = null;
   private closing = false;
 
   constructor(private readonly deps: ClusteredRuntimeDeps) {
@@ -208,14 +225,34 @@ export class ClusteredFlowRuntime implements FlowRuntime {
 
   async hasWebhook(organizationSlug: string, method: string, path: string): Promise<boolean> {
     if (await this.local.hasWebhook(organizationSlug, method, path)) return true;
-    const flowId = await this.deps.store.get(webhookRouteKey(organizationSlug, method, path));
-    return flowId !== null && (await this.deps.store.leaseGet(leaseKey(flowId))) !== null;
+    const key = routeKey(organizationSlug, method, path);
+    const flowId = await this.deps.store.get(key);
+    if (flowId === null) return false;
+    if ((await this.deps.store.leaseGet(leaseKey(flowId))) !== null) return true;
+    await this.ageStaleRoute(key);
+    return false;
+  }
+
+  /**
+   * A route key found while its flow runs nowhere: stale, or between two holders. Versions before
+   * issue 28 wrote route keys without a TTL and never deleted them; such a key gets one here, so it
+   * goes away even if no holder ever writes it again (a holder that does sets its own TTL anyway).
+   */
+  private async ageStaleRoute(key: string): Promise<void> {
+    try {
+      if ((await this.deps.store.ttl(key)) === null) await this.deps.store.expire(key, this.timings.routeTtlMs);
+    } catch (err) {
+      this.deps.logger.warn({ err }, "a stale webhook route could not be given a TTL");
+    }
   }
 
   async handleWebhook(organizationSlug: string, request: WebhookRequest): Promise<WebhookResponse | null> {
     const here = await this.local.handleWebhook(organizationSlug, request);
     if (here) return here;
-    const flowId = await this.deps.store.get(webhookRouteKey(organizationSlug, request.method, request.path));
+    // A route key outlives its flow by at most routeTtlMs (a holder that died): no lease, no
+    // forwarding, 404. And the holder answers from its own registry, by slug, method and path: a
+    // key naming a flow that no longer serves the route is a 404 too, never another flow's answer.
+    const flowId = await this.deps.store.get(routeKey(organizationSlug, request.method, request.path));
     if (!flowId) return null;
     const lease = await this.deps.store.leaseGet(leaseKey(flowId));
     if (!lease || lease.holder === this.instanceId) return null;
@@ -243,6 +280,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     clearInterval(this.timer);
     await this.ticking?.catch(() => undefined);
     await this.placing?.catch(() => undefined);
+    await this.refreshing?.catch(() => undefined);
     await Promise.all([
       this.deps.store.setRemove(MEMBERS_KEY, this.instanceId).catch(() => undefined),
       this.deps.store.del(memberKey(this.instanceId)).catch(() => undefined),
@@ -293,6 +331,9 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     this.ticking = (async () => {
       try {
         await this.renewAll();
+        this.refreshing ??= this.refreshRoutes().finally(() => {
+          this.refreshing = null;
+        });
         // Requests for this instance's flows come over the bus: no placement before it listens.
         if (!(await this.joinBus())) return;
         await this.heartbeat().catch((err: unknown) => this.deps.logger.warn({ err }, "cluster membership could not be renewed"));
@@ -373,6 +414,9 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   private async evict(flowId: string, held?: Held): Promise<void> {
     if (held && this.held.get(flowId) !== held) return;
     this.held.delete(flowId);
+    // Its route keys stay: the lease may be another instance's now, whose keys name the same flow.
+    // They expire (routeTtlMs) unless the next holder renews them.
+    this.routes.delete(flowId);
     await this.local.evict(flowId);
   }
 
@@ -380,6 +424,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   private async release(flowId: string, announce: boolean): Promise<void> {
     const held = this.held.get(flowId);
     if (!held) return;
+    await this.withdrawRoutes(flowId, held);
     this.held.delete(flowId);
     await this.local.evict(flowId);
     await this.deps.store.leaseRelease(leaseKey(flowId), held.token).catch((err: unknown) => {
@@ -478,6 +523,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
         await this.local.stop(flowId);
       }
       const held = this.held.get(flowId);
+      if (held) await this.withdrawRoutes(flowId, held);
       this.held.delete(flowId);
       if (held) await this.deps.store.leaseRelease(leaseKey(flowId), held.token).catch(() => undefined);
       return "stopped";
@@ -488,15 +534,84 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     return state;
   }
 
-  /** Where /hooks/{slug}/... requests for this flow's http-in nodes go, for instances that do not run it. */
+  /**
+   * Where /hooks/{slug}/... requests for this flow's http-in nodes go, for instances that do not run
+   * it: one key per route, naming the flow, with a TTL the holder renews (refreshRoutes). Written
+   * when the holder starts a version (the newest start wins a route two flows share); the routes
+   * the previous version served and this one does not are deleted, if they still name this flow.
+   */
   private async publishRoutes(slug: string, flowId: string, deployment: Deployment): Promise<void> {
     const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
-    const routes = snapshot.nodes.filter((n) => n.type === "http-in" && !(n as { disabled?: boolean }).disabled);
+    const keys = [
+      ...new Set(
+        snapshot.nodes
+          .filter((n) => n.type === "http-in" && !(n as { disabled?: boolean }).disabled)
+          .map((n) => {
+            const config = n.config as { method?: string; path?: string };
+            return routeKey(slug, config.method ?? "get", config.path ?? "/hook");
+          }),
+      ),
+    ];
+    const before = this.routes.get(flowId)?.keys ?? [];
+    const written = performance.now();
+    const entry: PublishedRoutes = { keys, refreshedAt: 0 };
+    this.routes.set(flowId, entry);
+    const results = await Promise.all(
+      keys.map((key) =>
+        this.deps.store.set(key, flowId, { ttlMs: this.timings.routeTtlMs }).then(
+          () => true,
+          (err: unknown) => {
+            this.deps.logger.warn({ err, flowId }, "webhook route could not be published; trying again at the next tick");
+            return false;
+          },
+        ),
+      ),
+    );
+    if (results.every(Boolean) && this.routes.get(flowId) === entry) entry.refreshedAt = written;
+    await this.deleteRoutes(
+      flowId,
+      before.filter((key) => !keys.includes(key)),
+    );
+  }
+
+  /** Deletes the flow's route keys (those that still name it) while its lease is proven, so no next holder's keys can be hit. */
+  private async withdrawRoutes(flowId: string, held: Held): Promise<void> {
+    const published = this.routes.get(flowId);
+    this.routes.delete(flowId);
+    if (!published || performance.now() >= held.validUntil) return;
+    await this.deleteRoutes(flowId, published.keys);
+  }
+
+  private async deleteRoutes(flowId: string, keys: string[]): Promise<void> {
     await Promise.all(
-      routes.map((n) => {
-        const config = n.config as { method?: string; path?: string };
-        return this.deps.store.set(webhookRouteKey(slug, config.method ?? "get", config.path ?? "/hook"), flowId).catch((err: unknown) => {
-          this.deps.logger.warn({ err, flowId }, "webhook route could not be published");
+      keys.map((key) =>
+        this.deps.store.delIfEqual(key, flowId).catch((err: unknown) => {
+          this.deps.logger.warn({ err, flowId }, "webhook route could not be deleted; it expires on its own");
+        }),
+      ),
+    );
+  }
+
+  /**
+   * Renews the route keys of the flows held here, once a third of their TTL has passed: re-arms
+   * keys that name the flow, writes back keys that are gone (a write that failed, or a route another
+   * flow served until it stopped), and leaves alone keys another flow has taken since.
+   */
+  private async refreshRoutes(): Promise<void> {
+    const due = performance.now() - this.timings.routeTtlMs / 3;
+    await Promise.all(
+      [...this.routes.entries()].map(async ([flowId, entry]) => {
+        // A start or stop under way rewrites the routes itself; this one waits for the next tick.
+        if (entry.refreshedAt > due || this.locks.has(flowId)) return;
+        await this.withLock(flowId, async () => {
+          if (this.routes.get(flowId) !== entry || !this.holds(flowId)) return;
+          const sentAt = performance.now();
+          try {
+            await Promise.all(entry.keys.map((key) => this.deps.store.setIfAbsentOrEqual(key, flowId, { ttlMs: this.timings.routeTtlMs })));
+            entry.refreshedAt = sentAt;
+          } catch (err) {
+            this.deps.logger.warn({ err, flowId }, "webhook routes could not be renewed; trying again at the next tick");
+          }
         });
       }),
     );

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { errorTable } from "../errors";
-import { WebhookRegistry, type WebhookResponse } from "./webhooks";
+import { WebhookRegistry, webhookRouteKey, type WebhookListener, type WebhookResponse } from "./webhooks";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -23,5 +23,41 @@ describe("WebhookRegistry", () => {
       },
     ]);
     expect(answers[0]!.status).toBe(504);
+  });
+
+  it("never lets a slug (percent-decoded from the URL, so it may hold spaces) alias another route", () => {
+    const registry = new WebhookRegistry();
+    const listener = (flowId: string): WebhookListener => ({ flowId, organizationId: "org_1", nodeId: "n", onRequest: () => undefined });
+    // Paths with spaces are refused at save; the registry does not rely on it.
+    const served = listener("flw_1");
+    registry.register("acme", "post", "/x get /y", served);
+    expect(registry.lookup("acme", "POST", "/x get /y")).toBe(served);
+    expect(registry.lookup("acme post /x", "get", "/y")).toBeUndefined();
+    expect(registry.lookup("acme post", "x", "get /y")).toBeUndefined();
+    // Nor does an escape written by hand make one.
+    expect(registry.lookup("acme%20post%20/x", "get", "/y")).toBeUndefined();
+    registry.register("other", "get", "/a", listener("flw_2"));
+    expect(registry.lookup("other get /a", "get", "/")).toBeUndefined();
+  });
+});
+
+describe("webhookRouteKey", () => {
+  it("reads as slug, method and path for every valid route (the keys other instances already use)", () => {
+    expect(webhookRouteKey("acme-co", "POST", "/orders/new/")).toBe("acme-co post /orders/new");
+    expect(webhookRouteKey("acme-co", "get", "//")).toBe("acme-co get /");
+  });
+
+  it("is one-to-one: spaces and % inside a part are escaped", () => {
+    const triples: Array<[string, string, string]> = [
+      ["acme", "post", "/x get /y"],
+      ["acme post /x", "get", "/y"],
+      ["acme post", "/x", "get /y"],
+      ["acme%20post%20/x", "get", "/y"],
+      ["acme\tpost", "get", "/y"],
+      ["acme\u00a0post", "get", "/y"],
+    ];
+    const keys = triples.map(([slug, method, path]) => webhookRouteKey(slug, method, path));
+    expect(new Set(keys).size).toBe(triples.length);
+    for (const key of keys) expect(key.split(" ")).toHaveLength(3);
   });
 });

@@ -134,6 +134,20 @@ export const WEBHOOK_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "cross-origin-opener-policy": "same-origin",
 };
 
+/** A key part with `%` and whitespace percent-encoded, so the space between parts never comes from inside one. */
+const keyPart = (text: string) => text.replace(/[%\s]/gu, (c) => encodeURIComponent(c));
+
+/**
+ * The key of a webhook route: organization slug, method (lower case) and path (without trailing
+ * slashes), each escaped. The slug comes from the request's URL, percent-decoded, so it may hold
+ * spaces: without the escaping, slug `acme get /x` with path `/y` would make the same key as slug
+ * `acme` with path `/x get /y`. Valid slugs, methods and paths hold neither `%` nor spaces, so their
+ * keys read as they always did (instances of an older version find the same cluster keys).
+ */
+export function webhookRouteKey(slug: string, method: string, path: string): string {
+  return `${keyPart(slug)} ${keyPart(method.toLowerCase())} ${keyPart(path.replace(/\/+$/, "") || "/")}`;
+}
+
 /**
  * http-in nodes of running flows, by organization slug, method and path, and the requests waiting
  * for their http-response node. A path answers only while its flow runs. A pending response has an
@@ -145,7 +159,7 @@ export class WebhookRegistry {
   private readonly pending = new Map<string, FlowBinding & { resolve: (r: WebhookResponse) => void }>();
 
   private key(slug: string, method: string, path: string) {
-    return `${slug} ${method.toLowerCase()} ${path.replace(/\/+$/, "") || "/"}`;
+    return webhookRouteKey(slug, method, path);
   }
 
   register(slug: string, method: string, path: string, listener: WebhookListener): () => void {

@@ -69,6 +69,23 @@ export class MemoryStore implements KeyValueStore {
     return true;
   }
 
+  async setIfAbsentOrEqual(key: string, value: string, options: { ttlMs?: number } = {}): Promise<boolean> {
+    this.assertOpen();
+    const expiresAt = expiryFrom(options.ttlMs);
+    const entry = this.live(key);
+    if (entry && stringValue(key, entry) !== value) return false;
+    this.entries.set(key, { kind: "string", value, expiresAt });
+    return true;
+  }
+
+  async delIfEqual(key: string, value: string): Promise<boolean> {
+    this.assertOpen();
+    const entry = this.live(key);
+    if (!entry || stringValue(key, entry) !== value) return false;
+    this.entries.delete(key);
+    return true;
+  }
+
   async del(...keys: string[]): Promise<number> {
     this.assertOpen();
     let existed = 0;

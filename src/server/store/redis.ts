@@ -136,7 +136,24 @@ redis.call('DEL', KEYS[1])
 return 1
 `;
 
+// Compare-and-set and compare-and-delete on a plain value (webhook routes): GET and the write in
+// one script, so no other client's write can fall in between.
+const SET_IF_ABSENT_OR_EQUAL_SCRIPT = `
+local value = redis.call('GET', KEYS[1])
+if value and value ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('SET', KEYS[1], ARGV[1])
+else redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
+return 1
+`;
+const DEL_IF_EQUAL_SCRIPT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`;
+
 type ScriptedRedis = Redis & {
+  fpSetIfAbsentOrEqual(key: string, value: string, ttlMs: number | ""): Promise<number>;
+  fpDelIfEqual(key: string, value: string): Promise<number>;
   fpIncr(key: string, by: number, ttlMs: number): Promise<number>;
   fpTouchJson(key: string, ...args: Array<string | number>): Promise<string | null>;
   fpRound(keyCount: number, ...keysAndArgs: Array<string | number>): Promise<unknown[]>;
@@ -201,6 +218,8 @@ export class RedisStore implements KeyValueStore {
         fpLeaseAcquire: { lua: LEASE_ACQUIRE_SCRIPT, numberOfKeys: 2 },
         fpLeaseRenew: { lua: LEASE_RENEW_SCRIPT, numberOfKeys: 1 },
         fpLeaseRelease: { lua: LEASE_RELEASE_SCRIPT, numberOfKeys: 1 },
+        fpSetIfAbsentOrEqual: { lua: SET_IF_ABSENT_OR_EQUAL_SCRIPT, numberOfKeys: 1 },
+        fpDelIfEqual: { lua: DEL_IF_EQUAL_SCRIPT, numberOfKeys: 1 },
       },
     };
     this.client = new Redis(options.url, redisOptions);
@@ -238,6 +257,15 @@ export class RedisStore implements KeyValueStore {
         : this.client.set(this.k(key), value, "PX", ttlMs, "XX"),
     );
     return reply === "OK";
+  }
+
+  async setIfAbsentOrEqual(key: string, value: string, options: { ttlMs?: number } = {}): Promise<boolean> {
+    const ttlMs = options.ttlMs === undefined ? "" : toTtlMs(options.ttlMs);
+    return (await this.run(() => (this.client as ScriptedRedis).fpSetIfAbsentOrEqual(this.k(key), value, ttlMs))) === 1;
+  }
+
+  async delIfEqual(key: string, value: string): Promise<boolean> {
+    return (await this.run(() => (this.client as ScriptedRedis).fpDelIfEqual(this.k(key), value))) === 1;
   }
 
   async del(...keys: string[]): Promise<number> {

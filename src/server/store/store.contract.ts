@@ -81,6 +81,43 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
       await store.del(key("lock"));
     });
 
+    it("sets with setIfAbsentOrEqual only a missing key or one holding the same value", async () => {
+      expect(await store.setIfAbsentOrEqual(key("route"), "flow-a", { ttlMs: 5_000 })).toBe(true);
+      expect(await store.get(key("route"))).toBe("flow-a");
+      const first = (await store.ttl(key("route")))!;
+      expect(first).toBeGreaterThan(1_000);
+      // The same value: the TTL is re-armed.
+      expect(await store.setIfAbsentOrEqual(key("route"), "flow-a", { ttlMs: 60_000 })).toBe(true);
+      expect(await store.ttl(key("route"))).toBeGreaterThan(first);
+      // Another value: left as it is, TTL included.
+      await store.set(key("route"), "flow-b", { ttlMs: 5_000 });
+      expect(await store.setIfAbsentOrEqual(key("route"), "flow-a", { ttlMs: 60_000 })).toBe(false);
+      expect(await store.get(key("route"))).toBe("flow-b");
+      expect(await store.ttl(key("route"))).toBeLessThanOrEqual(5_000);
+      // Without a TTL the key keeps none; an expired key counts as missing.
+      await store.del(key("route"));
+      expect(await store.setIfAbsentOrEqual(key("route"), "flow-a")).toBe(true);
+      expect(await store.ttl(key("route"))).toBeNull();
+      await store.set(key("route"), "flow-b", { ttlMs: 30 });
+      await sleep(80);
+      expect(await store.setIfAbsentOrEqual(key("route"), "flow-a", { ttlMs: 5_000 })).toBe(true);
+      expect(await store.get(key("route"))).toBe("flow-a");
+      await store.del(key("route"));
+    });
+
+    it("deletes with delIfEqual only a key holding that value", async () => {
+      expect(await store.delIfEqual(key("route"), "flow-a")).toBe(false);
+      await store.set(key("route"), "flow-b");
+      expect(await store.delIfEqual(key("route"), "flow-a")).toBe(false);
+      expect(await store.get(key("route"))).toBe("flow-b");
+      expect(await store.delIfEqual(key("route"), "flow-b")).toBe(true);
+      expect(await store.get(key("route"))).toBeNull();
+      // An expired key is gone already.
+      await store.set(key("route"), "flow-a", { ttlMs: 30 });
+      await sleep(80);
+      expect(await store.delIfEqual(key("route"), "flow-a")).toBe(false);
+    });
+
     it("replaces only present keys with setIfPresent, so a renewal never resurrects a deleted key", async () => {
       expect(await store.setIfPresent(key("cas"), "ghost", { ttlMs: 1000 })).toBe(false);
       expect(await store.get(key("cas"))).toBeNull();
@@ -474,6 +511,8 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
         ["set", () => store.set(key("k"), "v")],
         ["setIfAbsent", () => store.setIfAbsent(key("k"), "v")],
         ["setIfPresent", () => store.setIfPresent(key("k"), "v")],
+        ["setIfAbsentOrEqual", () => store.setIfAbsentOrEqual(key("k"), "v")],
+        ["delIfEqual", () => store.delIfEqual(key("k"), "v")],
         ["del", () => store.del(key("k"))],
         ["incr", () => store.incr(key("k"))],
         ["expire", () => store.expire(key("k"), 100)],

@@ -19,6 +19,18 @@ export interface KeyValueStore {
    * key that was deleted meanwhile (a revoked session).
    */
   setIfPresent(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean>;
+  /**
+   * Sets the value (and its TTL, or none) when the key is missing or already holds this very value;
+   * a key holding another value is left as it is. True when the key holds `value` afterwards. One
+   * atomic step: a renewal that never takes a key someone else has since written (a webhook route
+   * another flow now serves).
+   */
+  setIfAbsentOrEqual(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean>;
+  /**
+   * Deletes the key only if it holds this value (compare-and-delete, one atomic step); true when it
+   * was deleted. A key someone else has since written is left alone.
+   */
+  delIfEqual(key: string, value: string): Promise<boolean>;
   /** Deletes keys; resolves to how many existed. */
   del(...keys: string[]): Promise<number>;
   /** Atomically adds `by` (default 1) and returns the new value; ttlMs applies when the key is new. */
