@@ -3,8 +3,9 @@ import { z } from "zod";
 import { TRPCError } from "@trpc/server";
 import { DriverAdapterError } from "@prisma/driver-adapter-utils";
 import { Prisma } from "../generated/prisma/client";
-import { AppError, errorBody, errorTable, toAppError, UNAVAILABLE_RETRY_AFTER_SEC } from "./errors";
+import { AppError, errorBody, errorTable, socketCloseCode, toAppError, UNAVAILABLE_RETRY_AFTER_SEC } from "./errors";
 import { StoreUnavailableError } from "./store/types";
+import { WS_CLOSE } from "../shared/realtime";
 
 describe("toAppError", () => {
   it("keeps AppErrors and their status from the one table", () => {
@@ -158,3 +159,14 @@ describe("database errors that are not outages stay what they are", () => {
   });
 });
 
+describe("socketCloseCode", () => {
+  it("tells a WebSocket client whether to retry", () => {
+    expect(socketCloseCode(new AppError("UNAVAILABLE", "m"))).toBe(WS_CLOSE.tryAgainLater);
+    expect(socketCloseCode(new AppError("RATE_LIMITED", "m"))).toBe(WS_CLOSE.tryAgainLater);
+    expect(socketCloseCode(new AppError("INTERNAL", "m"))).toBe(WS_CLOSE.internalError);
+    expect(socketCloseCode(new AppError("INSUFFICIENT_SCOPE", "m"))).toBe(WS_CLOSE.forbidden);
+    for (const code of ["UNAUTHENTICATED", "TOKEN_EXPIRED", "TOKEN_INVALID", "SESSION_REVOKED", "NOT_FOUND"] as const) {
+      expect(socketCloseCode(new AppError(code, "m"))).toBe(WS_CLOSE.unauthenticated);
+    }
+  });
+});

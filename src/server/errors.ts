@@ -1,5 +1,6 @@
 import { isStoreUnavailable } from "./store/types";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import { WS_CLOSE } from "../shared/realtime";
 
 /**
  * Domain code throws AppError with a transport-neutral code. This file holds the ONE table that
@@ -235,6 +236,19 @@ export function toAppError(err: unknown): AppError {
   if (isStoreOutage(err)) return unavailable("session store", err);
   if (isDatabaseUnavailable(err)) return unavailable("database", err);
   return new AppError("INTERNAL", "internal error", { cause: err });
+}
+
+/**
+ * The close code of a WebSocket whose authentication failed (docs/WEBSOCKET.md): 4403 not allowed,
+ * 1013 "try again later" when the credentials could not be checked now (a data store is down, a
+ * rate limit), 1011 for our own failure, 4401 for everything the credentials themselves got wrong.
+ * Only 4401/4403 tell a client to stop retrying.
+ */
+export function socketCloseCode(err: AppError): number {
+  if (err.status === 403) return WS_CLOSE.forbidden;
+  if (err.code === "UNAVAILABLE" || err.code === "RATE_LIMITED") return WS_CLOSE.tryAgainLater;
+  if (err.status >= 500) return WS_CLOSE.internalError;
+  return WS_CLOSE.unauthenticated;
 }
 
 export function errorBody(err: AppError): ErrorBody {
