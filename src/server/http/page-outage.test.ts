@@ -1,0 +1,50 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { markPageUnavailable, servePage } from "./page-outage";
+
+// A stand-in for Next's handler: it awaits (as rendering does), may meet an outage, then answers
+// the way Next does, by statusCode and an implicit head, or by writeHead.
+type Behaviour = { status: number; outage: boolean; explicitHead: boolean };
+let behaviour: Behaviour;
+let server: http.Server;
+let url: string;
+
+beforeAll(async () => {
+  server = http.createServer((_req, res) => {
+    void servePage(res, 2, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await Promise.resolve().then(() => {
+        if (behaviour.outage) markPageUnavailable();
+      });
+      if (behaviour.explicitHead) res.writeHead(behaviour.status, { "content-type": "text/html" });
+      else res.statusCode = behaviour.status;
+      res.end("<h1>page</h1>");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/flows`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe("servePage", () => {
+  it.each([false, true])("turns a page's 500 into 503 with Retry-After when it met an outage (explicit head: %s)", async (explicitHead) => {
+    behaviour = { status: 500, outage: true, explicitHead };
+    const res = await fetch(url);
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("2");
+    expect(await res.text()).toBe("<h1>page</h1>");
+  });
+
+  it("leaves a 500 that was no outage, and any other status, as it was", async () => {
+    behaviour = { status: 500, outage: false, explicitHead: false };
+    expect((await fetch(url)).status).toBe(500);
+    behaviour = { status: 200, outage: true, explicitHead: true };
+    const ok = await fetch(url);
+    expect([ok.status, ok.headers.get("retry-after")]).toEqual([200, null]);
+  });
+
+  it("marks only the request it runs in", () => {
+    expect(() => markPageUnavailable()).not.toThrow();
+  });
+});
