@@ -36,12 +36,22 @@ describe("servePage", () => {
     expect(await res.text()).toBe("<h1>page</h1>");
   });
 
-  it("leaves a 500 that was no outage, and any other status, as it was", async () => {
+  it("also next-auth's 401 for a sign-in that could not be checked", async () => {
+    behaviour = { status: 401, outage: true, explicitHead: false };
+    const res = await fetch(url);
+    expect([res.status, res.headers.get("retry-after")]).toEqual([503, "2"]);
+  });
+
+  it("leaves an error that was no outage, a success and a redirect as they were", async () => {
     behaviour = { status: 500, outage: false, explicitHead: false };
     expect((await fetch(url)).status).toBe(500);
+    behaviour = { status: 401, outage: false, explicitHead: false };
+    expect((await fetch(url)).status).toBe(401);
     behaviour = { status: 200, outage: true, explicitHead: true };
     const ok = await fetch(url);
     expect([ok.status, ok.headers.get("retry-after")]).toEqual([200, null]);
+    behaviour = { status: 307, outage: true, explicitHead: false };
+    expect((await fetch(url, { redirect: "manual" })).status).toBe(307);
   });
 
   it("marks only the request it runs in", () => {
