@@ -48,7 +48,8 @@ describe("toAppError", () => {
  * cause chain: a smart shutdown with a session open (new connections: 57P03), a fast shutdown
  * (idle pooled connections: 57P01, then ECONNREFUSED), pg_terminate_backend on a running query
  * (57P01), a role at its CONNECTION LIMIT (53300), a TCP black hole (pg's connect timeout, a
- * transaction that cannot start), and a connection cut mid-query. Prisma keeps its own code in
+ * transaction that cannot start), a connection cut mid-query, and a server frozen with SIGSTOP
+ * (the pool's query_timeout). Prisma keeps its own code in
  * `.code` (P1001, P2010, P2037, P2039…) and the driver's error, with the SQLSTATE, in
  * `meta.driverAdapterError.cause`.
  */
@@ -110,6 +111,9 @@ const outageShapes: Array<[string, () => unknown]> = [
     () => Object.assign(new Error("Connection terminated due to connection timeout", { cause: new Error("Connection terminated unexpectedly") }), { clientVersion: CLIENT_VERSION }),
   ],
   ["a connection cut mid-query through Prisma", () => Object.assign(new Error("Connection terminated unexpectedly"), { clientVersion: CLIENT_VERSION })],
+  ["a frozen server: the pool's query_timeout on Database.sql", () => new Error("Query read timeout")],
+  ["the pool ended under a request (the instance shutting down)", () => Object.assign(new Error("Cannot use a pool after calling end on the pool"), { clientVersion: CLIENT_VERSION })],
+  ["a frozen server: the pool's query_timeout through Prisma", () => Object.assign(new Error("Query read timeout"), { clientVersion: CLIENT_VERSION })],
   ["Prisma could not connect at all", () => new Prisma.PrismaClientInitializationError("Can't reach database server", CLIENT_VERSION, "P1001")],
   ["our own ping deadline", () => Object.assign(new Error("database ping timed out after 2000 ms"), { name: "DatabaseUnavailableError" })],
   ["the store, unreachable", () => new StoreUnavailableError("redis store unavailable (reconnecting)")],

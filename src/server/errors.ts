@@ -150,9 +150,11 @@ export function isUnavailableSqlState(code: unknown): boolean {
 /**
  * Messages of driver errors that carry no code at all: pg's pool and client ("Connection
  * terminated unexpectedly", "… due to connection timeout", "timeout exceeded when trying to
- * connect", a client "not queryable" after a connection error) and PGlite once closed.
+ * connect", "Query read timeout" from the pool's query_timeout when the server stopped answering,
+ * a client "not queryable" after a connection error), and the database closed under a request
+ * while the instance shuts down (pg's pool once ended, PGlite once closed).
  */
-const UNCODED_DRIVER_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|PGlite is closed)/;
+const UNCODED_DRIVER_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout$|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Cannot use a pool after calling end on the pool|PGlite is closed)/;
 
 type ErrorLike = { name?: unknown; code?: unknown; message?: unknown; cause?: unknown; meta?: unknown; kind?: unknown; originalCode?: unknown; severity?: unknown; errors?: unknown };
 
