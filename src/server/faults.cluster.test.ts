@@ -1,7 +1,8 @@
 /**
  * SPEC §17 with the dependency really gone: two app instances on a Redis and a PostgreSQL of this
- * test's own (never the shared ones), which it stops and starts again on the same port. While one
- * is down, every door of both instances answers within 5 s, never 500: what needs the missing
+ * test's own (never the shared ones), which it stops and starts again on the same port (and
+ * freezes, for PostgreSQL: a hung server). While one is down, every door of both instances answers
+ * within 5 s, never 500: what needs the missing
  * server answers 503 UNAVAILABLE with Retry-After (REST, tRPC, webhooks; the WebSocket refuses the
  * upgrade with 503 or closes 1013), /health 200, /ready 503. Once it is back, both instances work
  * again within 15 s without a restart: login, an authenticated read, token refresh, tRPC, a
@@ -296,5 +297,16 @@ describe("SPEC §17: PostgreSQL fast shutdown and started again", () => {
     const since = Date.now();
     await postgres!.start();
     expect(await recovered("postgres back", since)).toBeLessThan(RECOVERY_DEADLINE_MS);
+  });
+
+  it("answers within 5 s, never hangs, while PostgreSQL is frozen (SIGSTOP: connections open, nothing answers), and works again once it resumes", async () => {
+    postgres!.freeze();
+    try {
+      // Open connections wait for the pool's query timeout (3 s), new ones for its connect timeout (3 s).
+      await outageRound("postgres frozen", new Set(["ready", "missing flow", "login", "refresh"]));
+    } finally {
+      postgres!.thaw();
+    }
+    expect(await recovered("postgres resumed", Date.now())).toBeLessThan(RECOVERY_DEADLINE_MS);
   });
 });

@@ -141,6 +141,29 @@ export class ThrowawayPostgres {
     this.run(this.bin.pgCtl, ["-D", this.dataDir, "-m", mode, ...(options.wait === false ? ["-W"] : ["-w", "-t", "30"]), "stop"]);
   }
 
+  /**
+   * Freezes the server (SIGSTOP to the postmaster and every backend), as a hung host or a network
+   * partition looks to a client: connections stay open, nothing answers. `thaw()` resumes it.
+   */
+  freeze(): void {
+    for (const pid of this.processes()) process.kill(pid, "SIGSTOP");
+  }
+
+  thaw(): void {
+    for (const pid of this.processes()) process.kill(pid, "SIGCONT");
+  }
+
+  private processes(): number[] {
+    const postmaster = Number(readFileSync(path.join(this.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+    let children: number[] = [];
+    try {
+      children = execFileSync("pgrep", ["-P", String(postmaster)]).toString().trim().split("\n").filter(Boolean).map(Number);
+    } catch {
+      // pgrep exits 1 when there are none.
+    }
+    return [postmaster, ...children];
+  }
+
   log(): string {
     try {
       return readFileSync(path.join(this.dir, "server.log"), "utf8").split("\n").slice(-20).join("\n");
@@ -151,6 +174,11 @@ export class ThrowawayPostgres {
 
   async destroy(): Promise<void> {
     if (existsSync(path.join(this.dataDir, "postmaster.pid"))) {
+      try {
+        this.thaw();
+      } catch {
+        // Gone already.
+      }
       try {
         this.run(this.bin.pgCtl, ["-D", this.dataDir, "-m", "immediate", "-w", "-t", "10", "stop"]);
       } catch {
