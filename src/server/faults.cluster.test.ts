@@ -1,7 +1,7 @@
 /**
  * SPEC §17 with the dependency really gone: two app instances on a Redis and a PostgreSQL of this
- * test's own (never the shared ones), which it stops and starts again on the same port (and
- * freezes, for PostgreSQL: a hung server). While one is down, every door of both instances answers
+ * test's own (never the shared ones), which it stops and starts again on the same port, and
+ * freezes (SIGSTOP: a hung server). While one is down, every door of both instances answers
  * within 5 s, never 500: what needs the missing
  * server answers 503 UNAVAILABLE with Retry-After (REST, tRPC, webhooks; the WebSocket refuses the
  * upgrade with 503 or closes 1013), /health 200, /ready 503. Once it is back, both instances work
@@ -257,6 +257,23 @@ describe("SPEC §17: Redis stopped and started again", () => {
     const since = Date.now();
     await redis!.start();
     expect(await recovered("redis back", since)).toBeLessThan(RECOVERY_DEADLINE_MS);
+  });
+});
+
+describe("SPEC §17: Redis frozen and resumed", () => {
+  it("answers 503 with Retry-After within 5 s on every door while Redis does not answer, and works again once it resumes", async () => {
+    if (!redis!.running) {
+      await redis!.start();
+      await recovered("redis up again before the freeze", Date.now());
+    }
+    redis!.freeze();
+    try {
+      // Commands time out after 2 s and the client drops a connection that owes replies.
+      await outageRound("redis frozen", new Set(["ready", "flows list", "flow get", "missing flow", "login", "refresh", "trpc profile", "webhook", "inject", "websocket"]));
+    } finally {
+      redis!.thaw();
+    }
+    expect(await recovered("redis resumed", Date.now())).toBeLessThan(RECOVERY_DEADLINE_MS);
   });
 });
 

@@ -74,6 +74,15 @@ export class ThrowawayRedis {
     await waitFor(`redis-server on ${this.port}`, () => isListening(this.port), 10_000);
   }
 
+  /** Freezes the server (SIGSTOP): connections stay open, nothing answers. `thaw()` resumes it, data intact. */
+  freeze(): void {
+    this.child?.kill("SIGSTOP");
+  }
+
+  thaw(): void {
+    this.child?.kill("SIGCONT");
+  }
+
   /** SIGTERM (Redis shuts down without saving, as configured) and waits until it has exited. */
   async stop(): Promise<void> {
     const child = this.child;
@@ -85,6 +94,7 @@ export class ThrowawayRedis {
   }
 
   async destroy(): Promise<void> {
+    this.child?.kill("SIGCONT");
     this.child?.kill("SIGKILL");
     await waitFor("redis-server gone", async () => this.child === null, 5_000).catch(() => undefined);
   }
