@@ -16,6 +16,8 @@ import { directMountFor, serveDirect, serveRest } from "./server/http/direct-mou
 import { restCore } from "./server/api/rest";
 import { handleWebhookUrl } from "./server/api/rest/webhook-handler";
 import { createTrpcHandler } from "./server/api/trpc-handler";
+import { servePage } from "./server/http/page-outage";
+import { UNAVAILABLE_RETRY_AFTER_SEC } from "./server/errors";
 
 let env: Env;
 try {
@@ -67,7 +69,10 @@ const server = http.createServer((req, res) => {
       ? serveRest(req, res, restCore)
       : mount
         ? serveDirect(req, res, services.config.publicUrl, direct[mount])
-        : handle(req, res);
+        : req.url?.startsWith("/_next/")
+          ? handle(req, res)
+          : // Pages and next-auth: a 500 caused by an outage goes out as 503 with Retry-After.
+            servePage(res, UNAVAILABLE_RETRY_AFTER_SEC, () => handle(req, res));
   served.catch((err: unknown) => {
     logger.error({ err }, "request handler failed");
     if (!res.headersSent) {

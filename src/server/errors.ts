@@ -1,10 +1,19 @@
 import { isStoreUnavailable } from "./store/types";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import { WS_CLOSE } from "../shared/realtime";
 
 /**
  * Domain code throws AppError with a transport-neutral code. This file holds the ONE table that
  * turns a code into an HTTP status and a tRPC code; nothing else maps errors.
  */
+
+/**
+ * Seconds a client is told to wait (Retry-After) before trying again after a 503 UNAVAILABLE: the
+ * store reconnects within ~2 s of Redis coming back, and the database pool opens a new connection
+ * on the next request (SPEC §17).
+ */
+export const UNAVAILABLE_RETRY_AFTER_SEC = 2;
+
 export const errorTable = {
   INVALID_JSON: { status: 400, trpc: "PARSE_ERROR" },
   VALIDATION_FAILED: { status: 400, trpc: "BAD_REQUEST" },
@@ -70,7 +79,8 @@ export class AppError extends Error {
     super(message, { cause: options?.cause });
     this.code = code;
     this.details = options?.details;
-    this.headers = options?.headers;
+    // Every 503 tells the client when to come back, whichever door it answers through.
+    this.headers = code === "UNAVAILABLE" ? { "Retry-After": String(UNAVAILABLE_RETRY_AFTER_SEC), ...options?.headers } : options?.headers;
   }
 
   get status(): number {
@@ -117,22 +127,95 @@ function isZodLike(value: unknown): value is { issues: ZodLikeIssue[] } {
 }
 
 
-// Connection-level failures of the database drivers (pg, PGlite, Prisma's adapters): fail closed.
-const DB_UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "57P01", "57P03", "08006", "08001", "08003", "P1001", "P1002", "P1017"]);
+/*
+ * Outages: what a database or store failure looks like when it reaches us, classified by what the
+ * error IS (its class name and codes), never by instanceof (Next bundles its own copies of Prisma's
+ * and our modules: docs/ARCHITECTURE.md, "One process, two module graphs"). The shapes below are
+ * the ones Prisma 7 (driver adapters) and pg really produce against a stopped or refusing server;
+ * errors.test.ts holds them as captured.
+ */
 
-function isDatabaseUnavailable(value: unknown, depth = 0): boolean {
-  if (typeof value !== "object" || value === null || depth > 5) return false;
-  const v = value as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; kind?: unknown };
-  if (typeof v.code === "string" && DB_UNAVAILABLE_CODES.has(v.code)) return true;
-  if (v.name === "DatabaseUnavailableError") return true;
-  if (v.name === "DriverAdapterError" && v.cause && typeof v.cause === "object") {
-    const kind = (v.cause as { kind?: unknown }).kind;
-    if (kind === "DatabaseNotReachable" || kind === "SocketTimeout" || kind === "ConnectionClosed" || kind === "TooManyConnections") return true;
+/**
+ * Prisma's own codes that mean "the database could not be used", not "this query was wrong":
+ * P1001 can't reach the server, P1002 it timed out, P1008 operations timed out, P1017 the server
+ * closed the connection, P2024 no pool connection in time, P2037 too many connections.
+ */
+const PRISMA_UNAVAILABLE_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024", "P2037"]);
+
+/** What Prisma's driver adapters call a connection-level failure (DriverAdapterError's cause.kind). */
+const ADAPTER_UNAVAILABLE_KINDS = new Set(["DatabaseNotReachable", "SocketTimeout", "ConnectionClosed", "TooManyConnections"]);
+
+/** Node's socket errors on the way to the server (pg's pool, Database.sql, the ping). */
+const SOCKET_UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+
+/**
+ * PostgreSQL SQLSTATEs of an outage: class 08 (connection exception), class 57 (operator
+ * intervention: 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now, …) and
+ * 53300 too_many_connections. Everything else (constraint violations, syntax, serialization) is a
+ * bug or a conflict, never a 503.
+ */
+export function isUnavailableSqlState(code: unknown): boolean {
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && (code.startsWith("08") || code.startsWith("57") || code === "53300");
+}
+
+/**
+ * Messages of driver errors that carry no code at all: pg's pool and client ("Connection
+ * terminated unexpectedly", "… due to connection timeout", "timeout exceeded when trying to
+ * connect", "Query read timeout" from the pool's query_timeout when the server stopped answering,
+ * a client "not queryable" after a connection error), and the database closed under a request
+ * while the instance shuts down (pg's pool once ended, PGlite once closed).
+ */
+const UNCODED_DRIVER_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout$|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Cannot use a pool after calling end on the pool|PGlite is closed)/;
+
+type ErrorLike = { name?: unknown; code?: unknown; message?: unknown; cause?: unknown; meta?: unknown; kind?: unknown; originalCode?: unknown; severity?: unknown; errors?: unknown };
+
+/** Whether `value`, or anything it wraps, says the database could not be reached or used. */
+export function isDatabaseUnavailable(value: unknown, depth = 0): boolean {
+  if (typeof value !== "object" || value === null || depth > 6) return false;
+  const v = value as ErrorLike;
+  const name = typeof v.name === "string" ? v.name : "";
+  // Our own: Database.ping's deadline.
+  if (name === "DatabaseUnavailableError") return true;
+  if (name.startsWith("PrismaClient")) {
+    // Prisma could not start (the first connection failed): nothing was asked of the database yet.
+    if (name === "PrismaClientInitializationError") return true;
+    if (name === "PrismaClientKnownRequestError") {
+      if (typeof v.code === "string" && PRISMA_UNAVAILABLE_CODES.has(v.code)) return true;
+      // P2028 is the transaction manager: only "could not start in time" is the pool starving.
+      if (v.code === "P2028" && typeof v.message === "string" && v.message.includes("Unable to start a transaction")) return true;
+    }
+    // P2010 (raw query failed), P2039 (database error) and the rest name the driver's error in meta.
+    const meta = v.meta as { driverAdapterError?: unknown } | undefined;
+    if (meta && typeof meta === "object" && isDatabaseUnavailable(meta.driverAdapterError, depth + 1)) return true;
+    return isDatabaseUnavailable(v.cause, depth + 1);
   }
-  if (typeof v.message === "string" && /Connection terminated|connect ECONNREFUSED|Can't reach database|timeout exceeded when trying to connect|Connection closed|PGlite is closed/i.test(v.message)) {
-    return true;
+  if (name === "DriverAdapterError") {
+    const cause = v.cause as ErrorLike | undefined;
+    if (cause && typeof cause === "object") {
+      if (typeof cause.kind === "string" && ADAPTER_UNAVAILABLE_KINDS.has(cause.kind)) return true;
+      if (isUnavailableSqlState(cause.originalCode) || (cause.kind === "postgres" && isUnavailableSqlState(cause.code))) return true;
+    }
+    return false;
   }
+  // pg's DatabaseError: the server's SQLSTATE in .code, with a severity.
+  if (typeof v.severity === "string" && isUnavailableSqlState(v.code)) return true;
+  if (typeof v.code === "string" && SOCKET_UNAVAILABLE_CODES.has(v.code)) return true;
+  if (typeof v.message === "string" && UNCODED_DRIVER_MESSAGES.test(v.message)) return true;
+  // Node's happy-eyeballs connect gives an AggregateError of one error per address.
+  if (Array.isArray(v.errors) && v.errors.length > 0 && v.errors.every((e) => isDatabaseUnavailable(e, depth + 1))) return true;
   return isDatabaseUnavailable(v.cause, depth + 1);
+}
+
+/** Whether `value`, or anything it wraps, is the key-value store (Redis) being unreachable. */
+function isStoreOutage(value: unknown, depth = 0): boolean {
+  if (typeof value !== "object" || value === null || depth > 6) return false;
+  if (isStoreUnavailable(value)) return true;
+  return isStoreOutage((value as { cause?: unknown }).cause, depth + 1);
+}
+
+/** The one answer to an outage of either store (SPEC §17): 503 UNAVAILABLE with Retry-After. */
+export function unavailable(what: "database" | "session store", cause?: unknown): AppError {
+  return new AppError("UNAVAILABLE", `${what} unavailable, try again shortly`, { cause });
 }
 
 function zodPath(path: PropertyKey[]): string {
@@ -163,9 +246,22 @@ export function toAppError(err: unknown): AppError {
       return new AppError(found ?? "INTERNAL", found ? (err as Error).message : "internal error");
     }
   }
-  if (isStoreUnavailable(err)) return new AppError("UNAVAILABLE", "session store unavailable, try again shortly", { cause: err });
-  if (isDatabaseUnavailable(err)) return new AppError("UNAVAILABLE", "database unavailable, try again shortly", { cause: err });
+  if (isStoreOutage(err)) return unavailable("session store", err);
+  if (isDatabaseUnavailable(err)) return unavailable("database", err);
   return new AppError("INTERNAL", "internal error", { cause: err });
+}
+
+/**
+ * The close code of a WebSocket whose authentication failed (docs/WEBSOCKET.md): 4403 not allowed,
+ * 1013 "try again later" when the credentials could not be checked now (a data store is down, a
+ * rate limit), 1011 for our own failure, 4401 for everything the credentials themselves got wrong.
+ * Only 4401/4403 tell a client to stop retrying.
+ */
+export function socketCloseCode(err: AppError): number {
+  if (err.status === 403) return WS_CLOSE.forbidden;
+  if (err.code === "UNAVAILABLE" || err.code === "RATE_LIMITED") return WS_CLOSE.tryAgainLater;
+  if (err.status >= 500) return WS_CLOSE.internalError;
+  return WS_CLOSE.unauthenticated;
 }
 
 export function errorBody(err: AppError): ErrorBody {

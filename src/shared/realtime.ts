@@ -110,6 +110,10 @@ export const WS_CLOSE = {
   normal: 1000,
   goingAway: 1001,
   tooLarge: 1009,
+  /** The server failed on its side (a bug): the client may reconnect. */
+  internalError: 1011,
+  /** Credentials could not be checked now (database or store unreachable, rate limited): reconnect later. */
+  tryAgainLater: 1013,
   unauthenticated: 4401,
   forbidden: 4403,
   /** The client fell more than WS_LIMITS.maxBufferedBytesHard behind: reconnect (and read again). */

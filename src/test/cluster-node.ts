@@ -1,8 +1,8 @@
 /**
  * One instance of the app for the multi-process cluster tests and the failover benchmark: the real
  * AppServices (createAppServices: PostgreSQL, Redis, the clustered flow runtime) serving the REST API
- * (/api/v1, the same adapter as Next's route), webhooks (/hooks/{slug}/...) and the WebSocket hub
- * (/ws, with the device channel) on a real port, with
+ * (/api/v1, the same adapter as Next's route), webhooks (/hooks/{slug}/...), tRPC (/api/trpc) and
+ * the WebSocket hub (/ws, with the device channel) on a real port, with
  * src/server.ts's start-up order (listen, then join the cluster) and shutdown (SIGTERM: stop
  * accepting, close the app, which hands the flows over). Next's pages are left out: they play no
  * part in placement, and a production build per test run would cost minutes.
@@ -19,6 +19,7 @@ import { createRestHandler } from "@/server/api/rest/handler";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { CLIENT_IP_HEADER, resolveClientIp } from "@/server/http/client-ip";
 import { appRouter } from "@/server/api/root";
+import { createTrpcHandler } from "@/server/api/trpc-handler";
 import { fetchListener } from "./http-bridge";
 import { createRealtimeHub } from "@/server/realtime/hub";
 import { DeviceChannel } from "@/server/realtime/devices";
@@ -32,8 +33,9 @@ const app = await createAppServices({
   logger: createLogger({ level: env.LOG_LEVEL }),
 });
 const rest = createRestHandler({ router: appRouter, getAppServices: async () => app });
+const trpc = createTrpcHandler(async () => app);
 
-/** Webhooks and the REST API, as src/server.ts routes them; anything else is not served here. */
+/** Webhooks, the REST API and tRPC, as src/server.ts routes them; anything else is not served here. */
 async function route(request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
   const webhookPath = /^\/hooks\/([^/]+)((?:\/[^/]*)*)$/.exec(pathname);
@@ -42,6 +44,7 @@ async function route(request: Request): Promise<Response> {
     return handleWebhook(app, request, decodeURIComponent(webhookPath[1]!), segments);
   }
   if (pathname.startsWith("/api/v1/")) return rest(request);
+  if (pathname.startsWith("/api/trpc/")) return trpc(request);
   return new Response(JSON.stringify({ error: { code: "NOT_FOUND", message: "not found" } }), { status: 404, headers: { "content-type": "application/json" } });
 }
 

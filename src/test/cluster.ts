@@ -69,6 +69,12 @@ export interface ClusterOptions {
   /** First port; node i listens on basePort + i. */
   basePort: number;
   env?: Record<string, string>;
+  /**
+   * Servers of the test's own (default: DATABASE_URL and REDIS_URL). A test that brings its own
+   * throwaway servers may stop them, so dispose() then leaves their data alone (see dispose).
+   */
+  databaseUrl?: string;
+  redisUrl?: string;
 }
 
 /**
@@ -85,8 +91,8 @@ export class TestCluster {
   private readonly redisUrl: string;
 
   constructor(private readonly options: ClusterOptions) {
-    const databaseUrl = process.env.DATABASE_URL;
-    const redisUrl = process.env.REDIS_URL;
+    const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL;
+    const redisUrl = options.redisUrl ?? process.env.REDIS_URL;
     if (!databaseUrl || !redisUrl) throw new Error("the cluster tests need DATABASE_URL and REDIS_URL");
     this.databaseUrl = databaseUrl;
     this.redisUrl = redisUrl;
@@ -200,7 +206,12 @@ export class TestCluster {
     return [...this.nodes.values()].map((n) => `--- ${n.name} (${n.instanceId}) ---\n${this.tail(n.logFile, 40)}`).join("\n");
   }
 
-  async dispose(): Promise<void> {
+  /**
+   * Kills every node, then drops the run's schema and deletes its keys; with `servers: "throwaway"`
+   * (the test's own servers, which it deletes whole and which may be down by now) only the nodes
+   * and the logs go.
+   */
+  async dispose(options: { servers?: "shared" | "throwaway" } = {}): Promise<void> {
     for (const node of this.nodes.values()) {
       if (node.process && node.process.exitCode === null && node.process.signalCode === null) {
         node.process.kill("SIGCONT");
@@ -208,6 +219,10 @@ export class TestCluster {
       }
     }
     await Promise.all([...this.nodes.values()].map((n) => n.exited));
+    if (options.servers === "throwaway") {
+      rmSync(this.logDir, { recursive: true, force: true });
+      return;
+    }
     const client = new pg.Client({ connectionString: this.databaseUrl });
     await client.connect();
     await client.query(`DROP SCHEMA IF EXISTS "${this.schema}" CASCADE`);

@@ -11,6 +11,7 @@ import { switchOrganization } from "../services/organizations/organizations";
 import { switchOrganizationInput } from "../services/organizations/organization.schemas";
 import { tokenPolicy } from "../../shared/policy";
 import { requestMeta, type HeaderReader } from "./request-context";
+import { markPageUnavailable } from "../http/page-outage";
 
 /*
  * next-auth's options: a transport mount like trpc-handler.ts (src/app/api/auth/[...nextauth]/route.ts
@@ -69,9 +70,7 @@ export function buildAuthOptions(app: AppServices): NextAuthOptions {
             return sessionUser(result);
           } catch (err) {
             if (err instanceof Error && err.message === SIGN_IN_ERRORS.mfaRequired) throw err;
-            const appError = toAppError(err);
-            if (appError.code === "INTERNAL") app.logger.error({ err }, "browser sign-in failed");
-            throw new Error(appError.code === "RATE_LIMITED" ? `RATE_LIMITED:${appError.headers?.["Retry-After"] ?? "60"}` : appError.code);
+            throw signInError(app, err);
           }
         },
       }),
@@ -97,8 +96,7 @@ export function buildAuthOptions(app: AppServices): NextAuthOptions {
             return sessionUser(result);
           } catch (err) {
             if (err instanceof Error && err.message === "SESSION_REVOKED") throw err;
-            const appError = toAppError(err);
-            throw new Error(appError.code === "RATE_LIMITED" ? `RATE_LIMITED:${appError.headers?.["Retry-After"] ?? "60"}` : appError.code);
+            throw signInError(app, err);
           }
         },
       }),
@@ -128,6 +126,18 @@ export function buildAuthOptions(app: AppServices): NextAuthOptions {
       },
     },
   };
+}
+
+/**
+ * A failed sign-in as next-auth passes it to the page: our code in `error` (RATE_LIMITED with its
+ * seconds). An outage also makes the answer 503 with Retry-After instead of next-auth's 401
+ * (src/server/http/page-outage.ts), so the page, and anything watching statuses, can tell.
+ */
+function signInError(app: AppServices, err: unknown): Error {
+  const appError = toAppError(err);
+  if (appError.code === "INTERNAL") app.logger.error({ err }, "browser sign-in failed");
+  if (appError.code === "UNAVAILABLE") markPageUnavailable();
+  return new Error(appError.code === "RATE_LIMITED" ? `RATE_LIMITED:${appError.headers?.["Retry-After"] ?? "60"}` : appError.code);
 }
 
 /** next-auth hands its callbacks a request whose headers are a plain object (or, at times, Headers). */

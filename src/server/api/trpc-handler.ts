@@ -4,6 +4,7 @@ import { requestContext } from "./request-context";
 import type { AppServices } from "../app-services";
 import { browserSessionId } from "../auth/browser-session";
 import { limitTrpcBody } from "./trpc-body-limit";
+import { toAppError } from "../errors";
 
 export const TRPC_ENDPOINT = "/api/trpc";
 
@@ -30,7 +31,16 @@ export function createTrpcHandler(getAppServices: () => Promise<AppServices>): (
           headerCredentials: true,
           browserSessionId: await browserSessionId(app, { cookie: req.headers.get("cookie"), origin: req.headers.get("origin") }),
         }),
-      responseMeta: () => ({ headers: responseHeaders }),
+      // A procedure's headers, and those of its error (Retry-After on 429 and 503), also when the
+      // error came before our middleware could copy them (creating the context, a batch).
+      responseMeta: ({ errors }) => {
+        for (const error of errors) {
+          for (const [name, value] of Object.entries(toAppError(error).headers ?? {})) {
+            if (!responseHeaders.has(name)) responseHeaders.set(name, value);
+          }
+        }
+        return { headers: responseHeaders };
+      },
     });
   };
 }

@@ -1,7 +1,7 @@
 import type { Logger } from "../logger";
 import { JSON_TOO_DEEP_MESSAGE, jsonTooDeep } from "../../shared/json-depth";
 import type { Principal } from "../auth/principal";
-import { toAppError } from "../errors";
+import { socketCloseCode, toAppError } from "../errors";
 import { clientFrameSchema, eventTopics, WS_CLOSE } from "../../shared/realtime";
 import { tokenCredentials, type SocketCredentials } from "./admission";
 import { isDeviceKey, type Client } from "./client";
@@ -53,9 +53,14 @@ export function handleClientFrame(client: Client, text: string, deps: ClientFram
       },
       (err: unknown) => {
         const e = toAppError(err);
-        client.ws.close(e.status === 403 ? WS_CLOSE.forbidden : WS_CLOSE.unauthenticated, e.code);
+        client.ws.close(socketCloseCode(e), e.code);
       },
-    );
+    ).catch((err: unknown) => {
+      // Never an unhandled rejection (it would end the process): the socket closes instead.
+      deps.logger.warn({ err }, "websocket authentication failed");
+      const e = toAppError(err);
+      client.ws.close(socketCloseCode(e), e.code);
+    });
     return;
   }
   const principal = client.principal;

@@ -6,7 +6,7 @@ import type { Principal } from "../auth/principal";
 import { SESSION_REVOKED_CHANNEL } from "../auth/session-store";
 import { ACCESS_CHANGED_CHANNEL, API_KEY_REVOKED_CHANNEL } from "../auth/revocation-channels";
 import { tokenPolicy } from "../../shared/policy";
-import { AppError, toAppError } from "../errors";
+import { AppError, socketCloseCode, toAppError, UNAVAILABLE_RETRY_AFTER_SEC } from "../errors";
 import { verifyAccessToken } from "../auth/jwt";
 import { appJwtKeys } from "../auth/principal";
 import { WS_CLOSE, WS_LIMITS, type OrgEvent } from "../../shared/realtime";
@@ -294,7 +294,12 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
     });
     ws.on("error", (err) => logger.debug({ err }, "websocket error"));
 
-    if (fromHeaders) void ready(client, fromHeaders.principal, fromHeaders.bearer, fromHeaders.credentials);
+    if (fromHeaders) {
+      ready(client, fromHeaders.principal, fromHeaders.bearer, fromHeaders.credentials).catch((err: unknown) => {
+        logger.warn({ err }, "websocket ready failed");
+        ws.close(socketCloseCode(toAppError(err)), "ready failed");
+      });
+    }
     else client.authTimer = setTimeout(() => ws.close(WS_CLOSE.unauthenticated, "authentication timeout"), options.authTimeoutMs ?? WS_LIMITS.authTimeoutMs);
 
     ws.on("message", (data, isBinary) => handleClientFrame(client, isBinary ? "" : data.toString(), frameDeps));
@@ -311,7 +316,7 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
             else upgrade(req, socket, head, ip);
           },
           // The store is down: fail closed, as authentication would.
-          () => refuseUpgrade(socket, 503, 5),
+          () => refuseUpgrade(socket, 503, UNAVAILABLE_RETRY_AFTER_SEC),
         );
     },
     get clientCount() {
@@ -342,8 +347,12 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
     const explicit = Boolean(credentials.authorization || credentials.apiKey);
     const accept = (result: { principal: Principal; bearer?: string; credentials: SocketCredentials } | null, error?: AppError) =>
       wss.handleUpgrade(req, socket, head, (ws) => {
-        if (error && explicit) {
-          ws.close(error.status === 403 ? WS_CLOSE.forbidden : WS_CLOSE.unauthenticated, error.code);
+        // Credentials that could not be checked now (a store down) close the socket whatever
+        // brought them: a browser on its cookie would otherwise wait for an `auth` frame it never
+        // sends, then be told 4401 and give up.
+        const code = error ? socketCloseCode(error) : undefined;
+        if (error && (explicit || code === WS_CLOSE.tryAgainLater)) {
+          ws.close(code, error.code);
           return;
         }
         onConnection(ws, result, ip);

@@ -18,9 +18,13 @@ export interface WebhookResponse {
 
 /** An error as a webhook answer: status and body from the one error table (src/server/errors.ts). */
 export function webhookError(err: AppError): WebhookResponse {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  for (const [name, value] of Object.entries(err.headers ?? {})) headers[name.toLowerCase()] = value;
-  return { status: err.status, headers, body: errorBody(err) };
+  return { status: err.status, headers: { "content-type": "application/json", ...lowerCaseKeys(err.headers) }, body: errorBody(err) };
+}
+
+function lowerCaseKeys(headers: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) out[name.toLowerCase()] = value;
+  return out;
 }
 
 /** Which flow of which organization a node belongs to: a pending response answers only its own. */

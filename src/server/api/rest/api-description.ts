@@ -13,10 +13,11 @@ renew with \`POST /api/v1/auth/refresh\`), or an API key in \`X-API-Key\` or \`A
 \`{"error": {"code": "VALIDATION_FAILED", "message": "…", "details": [{"path": "…", "message": "…"}]}}\`.
 400 \`INVALID_JSON\`/\`VALIDATION_FAILED\`, 401 \`UNAUTHENTICATED\`/\`INVALID_CREDENTIALS\`/\`TOKEN_*\`,
 403 \`FORBIDDEN\`, 404 \`NOT_FOUND\`, 409 conflicts, 413, 415, 429 \`RATE_LIMITED\` (with \`Retry-After\`),
-500 \`INTERNAL\`, 503 \`UNAVAILABLE\` when the database or the session store cannot be reached.
+500 \`INTERNAL\`, 503 \`UNAVAILABLE\` (with \`Retry-After\`) when the database or the session store cannot be reached.
 
 **Real time.** A WebSocket at \`/ws\` streams the organization's events (flow changes, deploys, runtime
 state, node status, debug messages). Authenticate with the same bearer token or API key on the upgrade,
-or with a first frame \`{"type":"auth","token":"…"}\` within 10 s; failures close with 4401. Narrow with
+or with a first frame \`{"type":"auth","token":"…"}\` within 10 s; failures close with 4401 (1013 when the
+credentials cannot be checked now: try again later). Narrow with
 \`{"type":"subscribe","topics":[…],"flow_id":"…"}\`. Full protocol: /docs/websocket.
 `.trim();

@@ -193,6 +193,7 @@ describe("REST adapter", () => {
   it("answers 503 UNAVAILABLE when the store cannot be reached", async () => {
     const res = await send("GET", "/store-down");
     expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("2");
     expect((await res.json()).error.code).toBe("UNAVAILABLE");
   });
 

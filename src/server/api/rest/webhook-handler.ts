@@ -1,5 +1,5 @@
 import type { AppServices } from "../../app-services";
-import { AppError, errorBody } from "../../errors";
+import { AppError, errorBody, toAppError } from "../../errors";
 import { bodyLimits } from "../../../shared/policy";
 import { WEBHOOK_SECURITY_HEADERS, filterResponseHeaders, webhookRequestHeaders } from "../../runtime/webhooks";
 import { readBodyWithLimit } from "./read-body";
@@ -38,6 +38,19 @@ export async function handleWebhookUrl(app: AppServices, req: Request): Promise<
  * Every answer carries WEBHOOK_SECURITY_HEADERS, and a flow's own headers pass an allow-list.
  */
 export async function handleWebhook(app: AppServices, req: Request, slug: string, segments: string[]): Promise<Response> {
+  try {
+    return await serveWebhook(app, req, slug, segments);
+  } catch (err) {
+    // What the store or the database threw on the way (the listener lookup and the rate limits
+    // read the store, a forwarded call crosses its pub/sub) answers from the one table: an outage
+    // is 503 UNAVAILABLE with Retry-After, never a 500.
+    const appError = toAppError(err);
+    if (appError.code === "INTERNAL") app.logger.error({ err, path: new URL(req.url).pathname }, "webhook failed");
+    return fail(appError);
+  }
+}
+
+async function serveWebhook(app: AppServices, req: Request, slug: string, segments: string[]): Promise<Response> {
   const url = new URL(req.url);
   const path = `/${segments.map(encodeURIComponent).join("/")}`;
   if (!(await app.flowRuntime.hasWebhook(slug, req.method, path))) return fail(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`));
