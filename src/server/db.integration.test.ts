@@ -63,6 +63,30 @@ describe.skipIf(!pgAvailable)("real PostgreSQL (DATABASE_URL)", () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it("a statement past the time limit is cancelled by the server, its transaction rolls back, and the pool goes on clean", async () => {
+    const schema = `stmt_${randomBytes(5).toString("hex")}`;
+    const db = await openDatabase({ databaseUrl: PG_URL, dataDir: "unused", schema });
+    try {
+      const email = `slow-${randomBytes(3).toString("hex")}@example.com`;
+      const slow = db.prisma.$transaction(async (tx) => {
+        await tx.user.create({ data: { id: newId("usr"), email, passwordHash: "x" } });
+        await tx.$queryRawUnsafe("SELECT pg_sleep(5)");
+      });
+      // Cancelled by statement_timeout (2.5 s), before the client's own 3 s timeout.
+      await expect(slow).rejects.toThrow(/statement timeout|canceling statement/);
+      // Nothing of it was committed, and every connection of the pool is usable and outside any transaction.
+      expect(await db.prisma.user.count({ where: { email } })).toBe(0);
+      const states = await Promise.all(Array.from({ length: 10 }, () => db.sql<{ tx: string }>("SELECT txid_current_if_assigned()::text AS tx", [])));
+      expect(states.every((r) => r[0]!.tx === null)).toBe(true);
+    } finally {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA "${schema}" CASCADE`);
+      await client.end();
+      await db.close();
+    }
+  });
+
   it("answers 503 while PostgreSQL is unreachable and recovers when it is back", async () => {
     const target = new URL(PG_URL);
     const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });

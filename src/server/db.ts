@@ -132,10 +132,33 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     // then drops that connection. Our statements take milliseconds; this bounds none that works.
     query_timeout: QUERY_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
-    options: searchPath,
+    // The server cancels a statement before the client gives up on it, so the client's timeout only
+    // speaks for a server that does not answer at all, and a cancelled statement inside a
+    // transaction is rolled back normally. A transaction left open by a client that went away ends
+    // by itself.
+    options: [searchPath, `-c statement_timeout=${QUERY_TIMEOUT_MS - 500}`, "-c idle_in_transaction_session_timeout=10000"].filter(Boolean).join(" "),
   });
   // A dropped connection emits 'error' on the pool; without a listener it would crash the process.
   pool.on("error", () => {});
+  // A query the client gave up on (query_timeout) leaves the connection in an unknown state: inside
+  // a transaction whose ROLLBACK was never sent, the next borrower's statements would run (and
+  // commit) in it. Such a connection is destroyed, never reused; the server then rolls it back.
+  pool.on("connect", (client) => {
+    // A connection destroyed while checked out reports an 'error' that nothing else listens to then.
+    client.on("error", () => {});
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const result = query(...args);
+      if (result && typeof (result as Promise<unknown>).catch === "function") {
+        (result as Promise<unknown>).catch((err: unknown) => {
+          if (err instanceof Error && /Query read timeout/i.test(err.message)) {
+            (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+          }
+        });
+      }
+      return result;
+    };
+  });
   const prisma = new PrismaClient({
     adapter: new PrismaPg(pool, options.schema ? { schema: options.schema } : undefined),
   });
