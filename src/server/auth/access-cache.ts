@@ -40,6 +40,18 @@ export const ACCESS_GENERATION_KEY = "access:generation";
  * change is committed). Each request reads the generation in the same store round trip as its
  * session, so a change made on any instance is seen by the very next request on every instance.
  */
+/** Whose access changed: sockets of that organization, or of that user in any organization. */
+export interface AccessChangeScope {
+  organizationId?: string;
+  userId?: string;
+}
+
+/** What ACCESS_CHANGED_CHANNEL carries (null: not narrowed by that field; both null: everyone). */
+export interface AccessChangedMessage {
+  organization_id: string | null;
+  user_id: string | null;
+}
+
 export class AccessCache {
   private readonly cache: GenerationCache<MemberAccess | KeyAccess>;
   /**
@@ -62,13 +74,16 @@ export class AccessCache {
   /**
    * Invalidates every instance's cache. Await it after the change is committed, before answering.
    * Then tells every instance (ACCESS_CHANGED_CHANNEL) so that open WebSockets are checked again:
-   * requests see the change through the generation, sockets through this message.
+   * requests see the change through the generation, sockets through this message. `scope` names
+   * whose access changed (an organization, a user), so that only their sockets are checked; without
+   * it, every socket is.
    */
-  async changed(): Promise<void> {
+  async changed(scope: AccessChangeScope = {}): Promise<void> {
     try {
       await this.cache.changed("");
     } finally {
-      await this.store.publish(ACCESS_CHANGED_CHANNEL, "{}").catch(() => undefined);
+      const message: AccessChangedMessage = { organization_id: scope.organizationId ?? null, user_id: scope.userId ?? null };
+      await this.store.publish(ACCESS_CHANGED_CHANNEL, JSON.stringify(message)).catch(() => undefined);
     }
   }
 

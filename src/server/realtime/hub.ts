@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { AppServices } from "../app-services";
 import type { Principal } from "../auth/principal";
+import type { AccessChangedMessage } from "../auth/access-cache";
 import { SESSION_REVOKED_CHANNEL } from "../auth/session-store";
 import { ACCESS_CHANGED_CHANNEL, API_KEY_REVOKED_CHANNEL } from "../auth/revocation-channels";
 import { tokenPolicy } from "../../shared/policy";
@@ -157,12 +158,31 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
   }
 
   const orgChannels = new OrgChannels(subscribe, { event: deliver, lifecycle: onLifecycle });
-  const authenticate = (credentials: SocketCredentials) => authenticateSocket(app, credentials);
+  /**
+   * Bumped by every access change this instance hears of. An authentication that started before a
+   * change may have read the old access: its socket is checked again as soon as it is ready.
+   */
+  let accessEpoch = 0;
+  const authenticatedAt = new WeakMap<Principal, number>();
+  const authenticate = (credentials: SocketCredentials) => {
+    const epoch = accessEpoch;
+    return authenticateSocket(app, credentials).then((principal) => {
+      authenticatedAt.set(principal, epoch);
+      return principal;
+    });
+  };
+  /** The same identity: re-authentication may renew a credential, never swap who the socket is. */
+  const sameIdentity = (a: Principal, b: Principal) =>
+    a.organizationId === b.organizationId && a.userId === b.userId && a.kind === b.kind && (a.kind !== "api_key" || (b.kind === "api_key" && a.keyId === b.keyId));
 
   async function ready(client: Client, principal: Principal, bearer: string | undefined, credentials: SocketCredentials) {
+    // Closed while it authenticated: nothing may be joined or attached for it (they would never be left).
+    if (!clients.has(client) || client.ws.readyState !== client.ws.OPEN) return;
     const first = !client.principal;
-    if (client.principal && client.principal.organizationId !== principal.organizationId) {
-      client.ws.close(WS_CLOSE.forbidden, "re-authentication must keep the organization");
+    if (client.principal && !sameIdentity(client.principal, principal)) {
+      // Another key or user would escape the revocation of the first (and a device socket stays
+      // attached to its first key): a socket is one identity for its whole life.
+      client.ws.close(WS_CLOSE.forbidden, "re-authentication must keep the same organization, user and key");
       return;
     }
     client.principal = principal;
@@ -173,6 +193,7 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
     // An access token's expiry ends the socket unless the client re-authenticates with a fresh one.
     if (bearer && principal.kind === "session") {
       const claims = await verifyAccessToken(appJwtKeys(app), bearer).catch(() => null);
+      if (!clients.has(client)) return;
       if (claims) {
         const ms = claims.exp * 1000 - Date.now();
         client.expiryTimer = setTimeout(() => client.ws.close(WS_CLOSE.unauthenticated, "access token expired"), Math.max(0, ms));
@@ -190,6 +211,8 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
       organization_id: principal.organizationId,
       ...(isDeviceKey(principal) ? { device_key_id: principal.keyId } : {}),
     });
+    // Access changed while this authentication ran: what it read may be stale.
+    if ((authenticatedAt.get(principal) ?? accessEpoch) !== accessEpoch) void recheck(client);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -201,21 +224,28 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
   // fails closes with 4401 (4403 when it is known but no longer allowed); one that passes takes the
   // new principal, so its permissions follow a changed role.
 
-  /** Coalesced: a burst of changes makes one pass over the sockets, then one more if any came during it. */
+  /**
+   * Coalesced: a burst of changes makes one pass over the sockets they concern, then one more for
+   * those that came during it. A change names its organization or user; only their sockets are
+   * checked (a change that names neither checks every socket).
+   */
   let rechecking: Promise<void> | null = null;
-  let recheckAgain = false;
-  function recheckAll() {
-    if (rechecking) {
-      recheckAgain = true;
-      return;
-    }
+  let pendingScopes: AccessChangedMessage[] | "all" = [];
+  function recheckAll(scope: AccessChangedMessage | null) {
+    accessEpoch++;
+    if (!scope || (!scope.organization_id && !scope.user_id)) pendingScopes = "all";
+    else if (pendingScopes !== "all") pendingScopes.push(scope);
+    if (rechecking) return;
     rechecking = (async () => {
-      do {
-        recheckAgain = false;
-        const open = [...clients].filter((c) => c.principal && c.credentials);
+      while (pendingScopes === "all" || pendingScopes.length > 0) {
+        const scopes = pendingScopes;
+        pendingScopes = [];
+        const concerned = (p: Principal) =>
+          scopes === "all" || scopes.some((s) => (s.organization_id !== null && p.organizationId === s.organization_id) || (s.user_id !== null && p.userId === s.user_id));
+        const open = [...clients].filter((c) => c.principal && c.credentials && concerned(c.principal));
         // Bounded concurrency: the checks share the store and the database with requests.
         for (let i = 0; i < open.length; i += RECHECK_CONCURRENCY) await Promise.all(open.slice(i, i + RECHECK_CONCURRENCY).map(recheck));
-      } while (recheckAgain);
+      }
     })().finally(() => {
       rechecking = null;
     });
@@ -234,8 +264,9 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
         client.ws.close(e.status === 403 ? WS_CLOSE.forbidden : WS_CLOSE.unauthenticated, e.code);
         return;
       }
-      // The store or the database cannot say (an outage): keep the socket and ask again shortly.
-      if (clients.has(client)) client.recheckTimer = setTimeout(() => void recheck(client), RECHECK_RETRY_MS).unref();
+      // The store or the database cannot say (an outage): keep the socket and ask again shortly,
+      // spread out so that the sockets of an instance do not all ask at once when it comes back.
+      if (clients.has(client)) client.recheckTimer = setTimeout(() => void recheck(client), RECHECK_RETRY_MS * (1 + Math.random())).unref();
       return;
     }
     // Re-authenticated meanwhile with other credentials: that check stands.
@@ -267,7 +298,15 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
     client.recheckTimer = setTimeout(() => void recheck(client), ms).unref();
   }
 
-  const accessChanges = subscribe(ACCESS_CHANGED_CHANNEL, () => recheckAll());
+  const accessChanges = subscribe(ACCESS_CHANGED_CHANNEL, (message) => {
+    let scope: AccessChangedMessage | null = null;
+    try {
+      scope = JSON.parse(message) as AccessChangedMessage;
+    } catch {
+      // Unreadable: check everyone.
+    }
+    recheckAll(scope);
+  });
 
   const frameDeps: ClientFrameDeps = { authenticate, ready, setPresence, devices: options.devices, logger };
 

@@ -192,3 +192,28 @@ describe("access taken away reaches open sockets within a second (issue 28, find
     expect((await closedWithin(socket, 1500))?.code).toBe(WS_CLOSE.unauthenticated);
   });
 });
+
+describe("a socket is one identity for its whole life", () => {
+  it("re-authenticating with another key closes with 4403, so the first key's revocation cannot be escaped", async () => {
+    const owner = await signUp(request);
+    const [d1, d2] = await Promise.all(
+      ["sensor-1", "sensor-2"].map((name) => request("POST", "/api-keys", { token: owner.accessToken, body: { name, kind: "device" } })),
+    );
+    const socket = connect(hub.url, { "x-api-key": d1!.body.secret });
+    await socket.next(ready);
+    socket.send({ type: "auth", token: d2!.body.secret });
+    expect(await closedWithin(socket, 1500)).toEqual({ code: WS_CLOSE.forbidden, reason: "re-authentication must keep the same organization, user and key" });
+  });
+
+  it("re-authenticating with a fresh token of the same user keeps the socket", async () => {
+    const owner = await signUp(request);
+    const socket = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+    await socket.next(ready);
+    const refreshed = await request("POST", "/auth/refresh", { body: { refresh_token: owner.refreshToken } });
+    expect(refreshed.status, refreshed.text).toBe(200);
+    socket.send({ type: "auth", token: refreshed.body.access_token });
+    await socket.next((f) => f.type === "ready" && socket.frames.filter((g) => g.type === "ready").length === 2);
+    expect(socket.ws.readyState).toBe(socket.ws.OPEN);
+    socket.ws.close();
+  });
+});

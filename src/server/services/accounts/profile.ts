@@ -76,6 +76,6 @@ export async function deleteAccount(app: AppServices, principal: Principal, pass
     for (const id of retired) await retireOrganization(app, id);
   } finally {
     // The user's keys and memberships stop working on every instance at once.
-    await app.access.changed();
+    await app.access.changed({ userId: user.id });
   }
 }

@@ -86,6 +86,6 @@ export async function revokeApiKey(app: AppServices, principal: Principal, id: s
     await app.store.publish(API_KEY_REVOKED_CHANNEL, JSON.stringify({ key_id: id, organization_id: principal.organizationId }));
   } finally {
     // The key stops working on every instance's next request, whatever happened above.
-    await app.access.changed();
+    await app.access.changed({ organizationId: principal.organizationId });
   }
 }

@@ -104,7 +104,7 @@ export async function updateMemberRole(app: AppServices, principal: Principal, i
     });
   } finally {
     // Every instance reads the new role on its next request.
-    await app.access.changed();
+    await app.access.changed({ organizationId: input.id });
   }
   return { member: memberView(updated) };
 }
@@ -128,7 +128,7 @@ export async function removeMember(app: AppServices, principal: Principal, input
       if (s.organization_id === input.id) await sessions.revoke(s);
     }
   } finally {
-    await app.access.changed();
+    await app.access.changed({ organizationId: input.id });
   }
 }
 
@@ -216,7 +216,7 @@ export async function acceptInvitation(app: AppServices, principal: SessionPrinc
   try {
     await recordAudit(app, { action: "member.joined", organizationId: invitation.organizationId, actorId: principal.userId, targetType: "invitation", targetId: invitation.id, ipAddress: meta.ip, metadata: { role } });
   } finally {
-    await app.access.changed();
+    await app.access.changed({ organizationId: invitation.organizationId });
   }
   return { organization: organizationView(invitation.organization), role };
 }

@@ -84,7 +84,7 @@ export async function deleteOrganization(app: AppServices, principal: Principal,
     await recordAudit(app, { action: "organization.deleted", organizationId: id, actorId: principal.userId, targetType: "organization", targetId: id, ipAddress: meta.ip });
     await retireOrganization(app, id);
   } finally {
-    await app.access.changed();
+    await app.access.changed({ organizationId: id });
   }
 }
 
