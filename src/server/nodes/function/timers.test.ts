@@ -153,4 +153,24 @@ describe("FunctionTimers (host clocks of the function node)", () => {
     timers.close();
     expect(vi.getTimerCount()).toBe(0);
   });
+
+  it("an interval's clock stops while it waits for a busy flow: a thousand 1 ms intervals arm nothing meanwhile", async () => {
+    const { flow, fired, timers } = setup();
+    timers.start();
+    flow.setBusy(true);
+    timers.apply({ set: Array.from({ length: 1000 }, (_, i) => [i + 1, 1, true] as [number, number, boolean]) });
+    await vi.advanceTimersByTimeAsync(5);
+    // Every interval came due once; none has a clock running while they wait.
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(fired).toEqual([]);
+    flow.setBusy(false);
+    await vi.advanceTimersByTimeAsync(0);
+    // Each runs once for all the periods it missed, then its clock starts again.
+    expect(fired.length).toBeGreaterThan(0);
+    expect(new Set(fired).size).toBe(fired.length);
+    timers.close();
+    expect(vi.getTimerCount()).toBe(0);
+  });
 });

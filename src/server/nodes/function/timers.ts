@@ -9,8 +9,10 @@
  * by the flow instead of flooding it; the engine's queue limit stays the last resort for code that
  * floods without yielding. This is a deliberate difference from Node-RED, where timers fire on time
  * whatever the flow holds. The node's due timers run one at a time, in the order they came due, so
- * one node overshoots the flow's high-water mark by at most what one callback sends. An interval
- * still waiting for its turn when its next period comes fires once, not once per missed period.
+ * one node overshoots the flow's high-water mark by at most what one callback sends. An interval's
+ * next period is counted from the end of its run: its clock stops while it waits for its turn or
+ * runs, so a waiting interval fires once, not once per missed period, and a node's thousand 1 ms
+ * intervals cost the host nothing while the flow is busy (they cannot outrun the sandbox either).
  *
  * Ids come from the sandbox and are never reused by it (see TimerChanges): when the engine behind
  * the node is re-created (a fatal error, a lost worker) its timers are gone with it; the first result
@@ -24,6 +26,7 @@ import type { NodeContext } from "../../runtime/types";
 interface HostTimer {
   id: number;
   repeat: boolean;
+  delay: number;
   handle: NodeJS.Timeout | undefined;
 }
 
@@ -83,10 +86,14 @@ export class FunctionTimers {
 
   private arm(id: number, delay: number, repeat: boolean): void {
     if (id < this.floor || this.live.has(id)) return;
-    const timer: HostTimer = { id, repeat, handle: undefined };
-    const expire = () => this.expire(timer);
-    timer.handle = repeat ? setInterval(expire, delay) : setTimeout(expire, delay);
+    const timer: HostTimer = { id, repeat, delay, handle: undefined };
     this.live.set(id, timer);
+    this.clock(timer);
+  }
+
+  /** One period of the timer's clock (an interval's next one starts when its run is over). */
+  private clock(timer: HostTimer): void {
+    timer.handle = setTimeout(() => this.expire(timer), timer.delay);
   }
 
   private disarm(id: number): void {
@@ -117,12 +124,14 @@ export class FunctionTimers {
     try {
       if (!timer || this.closed) return;
       this.due.delete(timer);
-      // A timeout runs once; an interval stays armed (its clock goes on meanwhile).
+      // A timeout runs once; an interval stays armed, its clock stopped until the run is over.
       if (!timer.repeat) this.disarm(timer.id);
       await this.run(timer.id, timer.repeat);
     } catch {
       // run() reports its own failures.
     } finally {
+      // Still armed (not cleared by its own callback, not closed): the next period starts now.
+      if (timer?.repeat && !this.closed && this.live.get(timer.id) === timer) this.clock(timer);
       this.firing = false;
       this.pump();
     }
