@@ -552,6 +552,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
           }),
       ),
     ];
+    // The lease was lost while this version started (evict ran): nothing of it may be published.
+    if (!this.held.has(flowId)) return;
     const before = this.routes.get(flowId)?.keys ?? [];
     const written = performance.now();
     const entry: PublishedRoutes = { keys, refreshedAt: 0 };
@@ -604,7 +606,13 @@ export class ClusteredFlowRuntime implements FlowRuntime {
         // A start or stop under way rewrites the routes itself; this one waits for the next tick.
         if (entry.refreshedAt > due || this.locks.has(flowId)) return;
         await this.withLock(flowId, async () => {
-          if (this.routes.get(flowId) !== entry || !this.holds(flowId)) return;
+          if (this.routes.get(flowId) !== entry) return;
+          // Not held any more: its keys expire by themselves; the entry goes.
+          if (!this.held.has(flowId)) {
+            this.routes.delete(flowId);
+            return;
+          }
+          if (!this.holds(flowId)) return;
           const sentAt = performance.now();
           try {
             await Promise.all(entry.keys.map((key) => this.deps.store.setIfAbsentOrEqual(key, flowId, { ttlMs: this.timings.routeTtlMs })));

@@ -36,7 +36,9 @@ async function activate(app: AppServices, principal: Principal, flow: Flow, snap
   const id = newId("dep");
   const { deployment, updated } = await app.db.prisma.$transaction(async (tx) => {
     // What this deployment changes against the one before, kept with it: the list never reads
-    // snapshots (one snapshot is read here, once per deploy).
+    // snapshots (one snapshot is read here, once per deploy). Deploys of one flow take its row lock
+    // first, so two at once cannot both diff against the same predecessor.
+    await tx.$queryRaw`SELECT id FROM flows WHERE id = ${flow.id} FOR UPDATE`;
     const before = await tx.deployment.findFirst({ where: { flowId: flow.id }, orderBy: [{ deployedAt: "desc" }, { id: "desc" }], select: { snapshot: true } });
     const changes = diffDeployments(before ? (before.snapshot as unknown as FlowGraph) : null, snapshot);
     const deployment = await tx.deployment.create({

@@ -317,6 +317,18 @@ describe("deployment history", () => {
     await request("DELETE", `/flows/${flow.id}`, { token: user.accessToken });
   });
 
+  it("deploys of one flow at once each diff against the one really before them", async () => {
+    const { body } = simpleFlow("concurrent");
+    const flow = (await request("POST", "/flows", { token: user.accessToken, body })).body.flow;
+    const answers = await Promise.all(Array.from({ length: 4 }, () => request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken })));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    const listed = (await request("GET", `/flows/${flow.id}/deployments`, { token: user.accessToken })).body.deployments;
+    // The same graph four times: only the first deployment adds anything.
+    expect(listed.filter((d: { changes: { added: unknown[] } }) => d.changes.added.length > 0)).toHaveLength(1);
+    expect(listed[listed.length - 1].changes.added.length).toBe(body.nodes.length);
+    await request("DELETE", `/flows/${flow.id}`, { token: user.accessToken });
+  });
+
   it("lists stored summaries, never re-diffing snapshots; a row from before they were stored gets its changes once", async () => {
     const { body } = simpleFlow("summaries");
     const flow = (await request("POST", "/flows", { token: user.accessToken, body })).body.flow;

@@ -120,6 +120,13 @@ export function validateGraphs(app: AppServices, inputs: CreateFlowInput[], pref
   });
 }
 
+/**
+ * An import of up to 100 tabs writes up to ~400 statements in one interactive transaction: more
+ * than Prisma's default 5 s may take on a loaded database, and an expired transaction would fail
+ * the import after it was checked.
+ */
+const IMPORT_TRANSACTION_TIMEOUT_MS = 30_000;
+
 /** Writes validated flows in one transaction (all or none), then announces each. */
 export async function insertFlows(app: AppServices, principal: Principal, flows: Array<{ input: CreateFlowInput; graph: FlowGraph }>, meta: RequestMeta, options: { quiet?: boolean } = {}) {
   const rows = await app.db.prisma
@@ -146,7 +153,7 @@ export async function insertFlows(app: AppServices, principal: Principal, flows:
         await writeNodeIndex(tx, principal.organizationId, id, graph);
       }
       return created;
-    })
+    }, { timeout: IMPORT_TRANSACTION_TIMEOUT_MS })
     .catch((err: unknown) => {
       throw uniqueNodeViolation(err) ?? err;
     });
