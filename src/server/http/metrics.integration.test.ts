@@ -14,6 +14,7 @@ import { appRouter } from "@/server/api/root";
 import { createRestCore } from "@/server/api/rest/handler";
 import { handleWebhookUrl } from "@/server/api/rest/webhook-handler";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
+import { connect, startHub } from "@/test/ws";
 import { createRequestListener } from "./request-listener";
 
 const TOKEN = "metrics-token-0123456789abcdef";
@@ -146,9 +147,13 @@ async function deploy(token: string): Promise<{ flowId: string; injectId: string
     name: `metrics ${n}`,
     nodes: [
       { id: injectId, type: "inject", config: {} },
+      { id: `metrics-json-${n}`, type: "json", config: {} },
       { id: `metrics-debug-${n}`, type: "debug", config: {} },
     ],
-    connections: [{ source: injectId, target: `metrics-debug-${n}` }],
+    connections: [
+      { source: injectId, target: `metrics-json-${n}` },
+      { source: `metrics-json-${n}`, target: `metrics-debug-${n}` },
+    ],
   });
   expect(created.status, created.text).toBe(201);
   const flowId = created.body.flow.id as string;
@@ -171,11 +176,15 @@ describe("GET /metrics", () => {
     expect(types.get("flowplane_flows_running")).toBe("gauge");
     expect(value(samples, "flowplane_flows_to_run")).toBe(2);
 
-    // Messages: one inject reaches the debug node.
+    // Messages: one inject passes the json node and reaches the debug node.
     const delivered = value(samples, "flowplane_flow_messages_delivered_total") ?? 0;
     const injected = await api("POST", `/nodes/${first.injectId}/inject`, owner.accessToken, { payload: 1 });
     expect(injected.status, injected.text).toBe(200);
-    await expect.poll(async () => value((await metrics()).samples, "flowplane_flow_messages_delivered_total")).toBeGreaterThan(delivered);
+    await expect.poll(async () => value((await metrics()).samples, "flowplane_flow_messages_delivered_total")).toBeGreaterThanOrEqual(delivered + 2);
+    // A string that is not JSON: the json node fails, once.
+    const errors = value((await metrics()).samples, "flowplane_flow_node_errors_total") ?? 0;
+    expect((await api("POST", `/nodes/${first.injectId}/inject`, owner.accessToken, { payload: "{not json" })).status).toBe(200);
+    await expect.poll(async () => value((await metrics()).samples, "flowplane_flow_node_errors_total")).toBe(errors + 1);
 
     // Stopped (disabled) and deleted: the gauge follows the runtime.
     const flow = await api("GET", `/flows/${first.flowId}`, owner.accessToken);
@@ -225,6 +234,21 @@ describe("GET /metrics", () => {
     expect(later - statements).toBeGreaterThanOrEqual(4);
     expect(value(samples, "nodejs_eventloop_lag_seconds")).toBeDefined();
     expect(value(samples, "flowplane_flow_node_errors_total")).toBeDefined();
+  });
+
+  it("counts the WebSocket clients connected now", async () => {
+    const owner = await signUp(restClient(testApp.app));
+    const hub = await startHub(testApp.app);
+    try {
+      const clients = async () => value((await metrics()).samples, "flowplane_websocket_clients");
+      const socket = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+      await expect.poll(clients).toBe(1);
+      socket.ws.close();
+      await socket.closed;
+      await expect.poll(clients).toBe(0);
+    } finally {
+      await hub.close();
+    }
   });
 
   it("without METRICS_TOKEN answers loopback clients only (as TRUST_PROXY_HOPS resolves them); others get 404", async () => {
