@@ -17,9 +17,9 @@ export function isLoopback(ip: string): boolean {
 /**
  * Who may scrape (SPEC §18): with METRICS_TOKEN, whoever sends `Authorization: Bearer <token>`
  * (compared in constant time, over digests so the length leaks nothing either), from anywhere;
- * a missing or wrong token answers 401 UNAUTHENTICATED. Without it, loopback clients only, the
- * client being the one TRUST_PROXY_HOPS resolves (the header the custom server set from the
- * socket); anyone else gets 404 NOT_FOUND, as if the endpoint did not exist.
+ * a missing or wrong token answers 401 UNAUTHENTICATED. Without it, loopback clients only: the
+ * client TRUST_PROXY_HOPS resolves (the header the custom server set) and the socket's peer must
+ * both be loopback; anyone else gets 404 NOT_FOUND, as if the endpoint did not exist.
  */
 export function metricsRefusal(req: IncomingMessage, token: string | undefined): AppError | null {
   if (token !== undefined) {
@@ -30,8 +30,11 @@ export function metricsRefusal(req: IncomingMessage, token: string | undefined):
       headers: { "WWW-Authenticate": 'Bearer realm="metrics"' },
     });
   }
+  // The socket's peer must be loopback as well: with TRUST_PROXY_HOPS set, an X-Forwarded-For of
+  // 127.0.0.1 sent straight to the instance (not through the proxy) would otherwise pass.
   const ip = req.headers[CLIENT_IP_HEADER];
-  if (typeof ip === "string" && isLoopback(ip)) return null;
+  const peer = (req.socket.remoteAddress ?? "").replace(/^::ffff:/, "");
+  if (typeof ip === "string" && isLoopback(ip) && isLoopback(peer)) return null;
   return new AppError("NOT_FOUND", "not found");
 }
 
