@@ -183,8 +183,11 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     flowRuntime,
     store,
     db,
+    // A flow whose start failed (state "error") is its owner's to fix, not the cluster's: left out.
     flowsToRun: () =>
-      db.prisma.flow.count({ where: { deletedAt: null, enabled: true, currentDeploymentId: { not: null }, organization: { deletedAt: null } } }),
+      db.prisma.flow.count({
+        where: { deletedAt: null, enabled: true, currentDeploymentId: { not: null }, state: { not: "error" }, organization: { deletedAt: null } },
+      }),
   });
   return {
     config,

@@ -28,7 +28,7 @@ export interface MetricSources {
   store: { readonly kind: string; readonly roundTrips: number };
   db: { readonly kind: string; readonly roundTrips: number };
   /**
-   * Flows that should run somewhere (deployed, enabled, not deleted): the same number on every
+   * Flows that should run somewhere (deployed, enabled, not deleted, not failed to start): the same number on every
    * instance, read from the database on each scrape, so an alert can compare it with the sum of
    * flowplane_flows_running over the instances.
    */
@@ -119,7 +119,7 @@ export function createAppMetrics(sources: MetricSources): AppMetrics {
   });
   new Gauge({
     name: "flowplane_flows_to_run",
-    help: "Flows deployed and enabled in the whole installation (the same on every instance; NaN when the database did not answer).",
+    help: "Flows deployed, enabled and not in error in the whole installation (the same on every instance; NaN when the database did not answer).",
     registers: [registry],
     async collect() {
       this.set(await sources.flowsToRun().catch(() => Number.NaN));
