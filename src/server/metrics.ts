@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValueWithName } from "prom-client";
 import type { FlowRuntimeStats } from "./flow-runtime/types";
 
 /**
@@ -62,27 +62,92 @@ function mirrorCounter(registry: Registry, name: string, help: string, read: () 
   if (labels) counter.inc(labels, 0);
 }
 
+/** One route template and method: its answers so far, as plain numbers. */
+interface RequestSeries {
+  labels: { route: string; method: string };
+  /** Observations per bucket (not cumulative), DURATION_BUCKETS' order; above the last only in count. */
+  buckets: Float64Array;
+  sum: number;
+  count: number;
+  /** Answers per status code, and how many of them the counter has already been given. */
+  statuses: Map<number, { n: number; flushed: number }>;
+}
+
+/**
+ * flowplane_http_request_duration_seconds, fed from the plain numbers the request path keeps: a
+ * prom-client Histogram whose get() reports them (prom-client still formats them). Observing
+ * through prom-client itself validates and hashes the labels on every request (~1 µs each for the
+ * histogram and the counter, about 2 % of a health check's time).
+ */
+const DURATIONS = "flowplane_http_request_duration_seconds";
+
+class RequestDurations extends Histogram<"route" | "method"> {
+  constructor(
+    registry: Registry,
+    private readonly series: () => Iterable<RequestSeries>,
+  ) {
+    super({
+      name: DURATIONS,
+      help: "Time from a request's arrival until its handler returned, by route template and method.",
+      labelNames: ["route", "method"],
+      buckets: DURATION_BUCKETS,
+      registers: [registry],
+    });
+  }
+
+  override async get(): Promise<MetricObjectWithValues<MetricValueWithName<"route" | "method">>> {
+    const values: Array<MetricValueWithName<"route" | "method" | "le">> = [];
+    for (const s of this.series()) {
+      let cumulative = 0;
+      DURATION_BUCKETS.forEach((bound, i) => {
+        cumulative += s.buckets[i]!;
+        values.push({ labels: { ...s.labels, le: bound }, value: cumulative, metricName: `${DURATIONS}_bucket` });
+      });
+      values.push({ labels: { ...s.labels, le: "+Inf" }, value: s.count, metricName: `${DURATIONS}_bucket` });
+      values.push({ labels: s.labels, value: s.sum, metricName: `${DURATIONS}_sum` });
+      values.push({ labels: s.labels, value: s.count, metricName: `${DURATIONS}_count` });
+    }
+    // The shape prom-client's own Histogram.get() returns (the registry formats it); not super.get(),
+    // which reads its (empty) series through getForPromString, below.
+    const self = this as unknown as { help: string; type: string; aggregator: string };
+    return { name: DURATIONS, help: self.help, type: self.type, aggregator: self.aggregator, values } as unknown as MetricObjectWithValues<
+      MetricValueWithName<"route" | "method">
+    >;
+  }
+
+  /** What the registry reads for the text format (prom-client's own histograms have it too). */
+  getForPromString(): Promise<MetricObjectWithValues<MetricValueWithName<"route" | "method">>> {
+    return this.get();
+  }
+}
+
 export function createAppMetrics(sources: MetricSources): AppMetrics {
   const registry = new Registry();
   // process_*, nodejs_* (heap, GC, handles, nodejs_eventloop_lag_seconds and its percentiles).
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
+  // route → method → series: two map lookups and a few additions per request, nothing else.
+  const byRoute = new Map<string, Map<string, RequestSeries>>();
+  function* allSeries(): Iterable<RequestSeries> {
+    for (const methods of byRoute.values()) yield* methods.values();
+  }
+  new Counter({
     name: "flowplane_http_requests_total",
     help: "HTTP requests answered, by route template, method and status code.",
     labelNames: ["route", "method", "status"] as const,
     registers: [registry],
+    collect() {
+      for (const s of allSeries()) {
+        for (const [status, counted] of s.statuses) {
+          if (counted.n > counted.flushed) {
+            this.inc({ ...s.labels, status: String(status) }, counted.n - counted.flushed);
+            counted.flushed = counted.n;
+          }
+        }
+      }
+    },
   });
-  const durations = new Histogram({
-    name: "flowplane_http_request_duration_seconds",
-    help: "Time from a request's arrival until its handler returned, by route template and method.",
-    labelNames: ["route", "method"] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [registry],
-  });
-  // prom-client hashes the label object on every call; the children, once made, are kept by key.
-  const counterChildren = new Map<string, { inc(): void }>();
-  const histogramChildren = new Map<string, { observe(value: number): void }>();
+  new RequestDurations(registry, allSeries);
 
   const metrics: AppMetrics = {
     registry,
@@ -90,20 +155,24 @@ export function createAppMetrics(sources: MetricSources): AppMetrics {
     webSocketClients: () => 0,
     httpRequest(route, rawMethod, status, seconds) {
       const method = METHODS.has(rawMethod) ? rawMethod : "other";
-      const key = `${route} ${method}`;
-      let histogram = histogramChildren.get(key);
-      if (!histogram) {
-        histogram = durations.labels(route, method);
-        histogramChildren.set(key, histogram);
+      let methods = byRoute.get(route);
+      if (!methods) {
+        methods = new Map();
+        byRoute.set(route, methods);
       }
-      histogram.observe(seconds);
-      const statusKey = `${key} ${status}`;
-      let counter = counterChildren.get(statusKey);
-      if (!counter) {
-        counter = requests.labels(route, method, String(status));
-        counterChildren.set(statusKey, counter);
+      let s = methods.get(method);
+      if (!s) {
+        s = { labels: { route, method }, buckets: new Float64Array(DURATION_BUCKETS.length), sum: 0, count: 0, statuses: new Map() };
+        methods.set(method, s);
       }
-      counter.inc();
+      let i = 0;
+      while (i < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[i]!) i++;
+      if (i < DURATION_BUCKETS.length) s.buckets[i]!++;
+      s.sum += seconds;
+      s.count++;
+      const counted = s.statuses.get(status);
+      if (counted) counted.n++;
+      else s.statuses.set(status, { n: 1, flushed: 0 });
     },
     exposition: () => registry.metrics(),
     close: () => registry.clear(),

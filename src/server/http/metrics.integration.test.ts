@@ -207,7 +207,15 @@ describe("GET /metrics", () => {
     expect(value(samples, "flowplane_http_requests_total", labels)).toBe(before + 2);
     expect(types.get("flowplane_http_requests_total")).toBe("counter");
     expect(types.get("flowplane_http_request_duration_seconds")).toBe("histogram");
-    expect(value(samples, "flowplane_http_request_duration_seconds_count", { route: "/api/v1/flows/{id}", method: "GET" })).toBeGreaterThanOrEqual(2);
+    const series = { route: "/api/v1/flows/{id}", method: "GET" };
+    const count = value(samples, "flowplane_http_request_duration_seconds_count", series)!;
+    expect(count).toBeGreaterThanOrEqual(2);
+    // Cumulative buckets, +Inf equal to the count, a positive sum.
+    const buckets = samples.filter((x) => x.name === "flowplane_http_request_duration_seconds_bucket" && x.labels.route === series.route && x.labels.method === "GET");
+    expect(buckets.at(-1)!.labels.le).toBe("+Inf");
+    expect(buckets.at(-1)!.value).toBe(count);
+    for (let i = 1; i < buckets.length; i++) expect(buckets[i]!.value).toBeGreaterThanOrEqual(buckets[i - 1]!.value);
+    expect(value(samples, "flowplane_http_request_duration_seconds_sum", series)).toBeGreaterThan(0);
     // Unknown REST paths, pages and the scrape itself each have one label.
     await fetch(`${open.base}/api/v1/no/such/${missing}`);
     await fetch(`${open.base}/some/page/${missing}`);
