@@ -219,9 +219,11 @@ describe("GET /metrics", () => {
     // Unknown REST paths, pages and the scrape itself each have one label.
     await fetch(`${open.base}/api/v1/no/such/${missing}`);
     await fetch(`${open.base}/some/page/${missing}`);
+    await fetch(`${open.base}/api/auth/session/${missing}`);
     const after = (await metrics()).samples;
     expect(value(after, "flowplane_http_requests_total", { route: "/api/v1/{unmatched}", status: "404" })).toBeGreaterThanOrEqual(1);
     expect(value(after, "flowplane_http_requests_total", { route: "page" })).toBeGreaterThanOrEqual(1);
+    expect(value(after, "flowplane_http_requests_total", { route: "next_api" })).toBeGreaterThanOrEqual(1);
     expect(value(after, "flowplane_http_requests_total", { route: "metrics", status: "200" })).toBeGreaterThanOrEqual(1);
     const routes = new Set(after.filter((s) => s.name.startsWith("flowplane_http_")).map((s) => s.labels.route));
     for (const route of routes) expect(route).not.toContain(missing);

@@ -22,9 +22,10 @@ export interface RequestListenerOptions {
   metricsToken?: string;
 }
 
-/** The `route` label of what Next serves: its assets apart from the pages. */
+/** The `route` labels of what Next serves: its assets, its API routes, the pages. */
 const NEXT_ASSETS = "next_asset";
 const PAGE = "page";
+const NEXT_API = "next_api";
 const REST_UNMATCHED = `${API_PREFIX}/{unmatched}`;
 
 /**
@@ -67,7 +68,8 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
           route = NEXT_ASSETS;
           served = options.next(req, res);
         } else {
-          route = PAGE;
+          // Next's own API routes (/api/auth, /api/v1/openapi.json) apart from the pages.
+          route = url.startsWith("/api/") ? NEXT_API : PAGE;
           // Pages and next-auth: a 500 caused by an outage goes out as 503 with Retry-After.
           served = servePage(res, UNAVAILABLE_RETRY_AFTER_SEC, () => options.next(req, res));
         }
