@@ -22,8 +22,8 @@ export interface Database {
   sql<T>(text: string, params: unknown[]): Promise<T[]>;
   /**
    * Statements sent to the database since it opened (GET /metrics): every query of Prisma's driver
-   * adapter (in transactions too, commit and rollback included) and of sql(). Pings and migrations
-   * are not counted.
+   * adapter (in transactions too, with their begin and end) and of sql(). Pings and migrations are
+   * not counted (nor pg's SET TRANSACTION ISOLATION LEVEL, sent inside the begin).
    */
   readonly roundTrips: number;
   /** Resolves when the database answers within timeoutMs; rejects otherwise. */
@@ -58,12 +58,18 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /** The methods of a driver adapter (or of its transactions) that each send one statement. */
-const ADAPTER_CALLS = ["queryRaw", "executeRaw", "executeScript", "commit", "rollback"] as const;
+const STATEMENT_CALLS = ["queryRaw", "executeRaw", "executeScript"] as const;
+/**
+ * A transaction's end: a statement of its own only when the driver ends the transaction itself
+ * (`usePhantomQuery`, PGlite); otherwise Prisma sends COMMIT or ROLLBACK through executeRaw and
+ * commit() only releases the connection (pg).
+ */
+const END_CALLS = ["commit", "rollback"] as const;
 type Calls = Record<string, ((...args: unknown[]) => Promise<unknown>) | undefined>;
 
-function countCalls(target: object, counter: { n: number }): void {
+function countCalls(target: object, counter: { n: number }, names: readonly string[] = STATEMENT_CALLS): void {
   const calls = target as Calls;
-  for (const name of ADAPTER_CALLS) {
+  for (const name of names) {
     const original = calls[name];
     if (typeof original !== "function") continue;
     calls[name] = (...args: unknown[]) => {
@@ -88,8 +94,9 @@ function counted<F extends { connect(): Promise<object> }>(factory: F, counter: 
     if (typeof startTransaction === "function") {
       calls.startTransaction = async (...args: unknown[]) => {
         counter.n++;
-        const transaction = (await startTransaction.apply(adapter, args)) as object;
-        countCalls(transaction, counter);
+        // The adapter's BEGIN (pg sends it inside startTransaction; PGlite starts its own): one.
+        const transaction = (await startTransaction.apply(adapter, args)) as { options?: { usePhantomQuery?: boolean } };
+        countCalls(transaction, counter, transaction.options?.usePhantomQuery ? [...STATEMENT_CALLS, ...END_CALLS] : STATEMENT_CALLS);
         return transaction;
       };
     }
