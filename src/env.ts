@@ -53,6 +53,11 @@ const envSchema = z
     /** Let http-request nodes reach private, loopback and link-local addresses (off: SSRF protection). */
     HTTP_REQUEST_ALLOW_PRIVATE: bool.default(false),
     BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
+    /**
+     * GET /metrics: when set, scrapes must send `Authorization: Bearer <token>`; when unset, only
+     * loopback clients (as TRUST_PROXY_HOPS resolves the client) may scrape.
+     */
+    METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
     /** This instance's name in a cluster (GET /health, flow placement); default: host name, process id and a random suffix. */
     INSTANCE_ID: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "must be 1-64 letters, digits, '.', '_' or '-'").optional(),
   })

@@ -12,12 +12,10 @@ import { CLIENT_IP_HEADER, resolveClientIp } from "./server/http/client-ip";
 import { createRealtimeHub } from "./server/realtime/hub";
 import { DeviceChannel } from "./server/realtime/devices";
 import { actorName } from "./server/services/flows/events";
-import { directMountFor, serveDirect, serveRest } from "./server/http/direct-mount";
+import { createRequestListener } from "./server/http/request-listener";
 import { restCore } from "./server/api/rest";
 import { handleWebhookUrl } from "./server/api/rest/webhook-handler";
 import { createTrpcHandler } from "./server/api/trpc-handler";
-import { servePage } from "./server/http/page-outage";
-import { UNAVAILABLE_RETRY_AFTER_SEC } from "./server/errors";
 
 let env: Env;
 try {
@@ -51,37 +49,22 @@ const handle = nextApp.getRequestHandler();
 const nextUpgrade = nextApp.getUpgradeHandler();
 const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime) });
 
-const hsts = app.config.publicUrl.startsWith("https://");
 // The REST API, the webhooks and tRPC go straight to the handlers their route files export (one handler,
-// two mounts: Next keeps the route files for `next dev`); everything else goes through Next.
-// docs/ARCHITECTURE.md, "Request path".
+// two mounts: Next keeps the route files for `next dev`), GET /metrics to its own; everything else
+// goes through Next. docs/ARCHITECTURE.md, "Request path" and "Metrics".
 const services = app;
-const direct = {
-  webhooks: (req: Request) => handleWebhookUrl(services, req),
-  trpc: createTrpcHandler(async () => services),
-};
-const server = http.createServer((req, res) => {
-  req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
-  if (hsts) res.setHeader("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
-  const mount = directMountFor(req.url ?? "/");
-  const served =
-    mount === "rest"
-      ? serveRest(req, res, restCore)
-      : mount
-        ? serveDirect(req, res, services.config.publicUrl, direct[mount])
-        : req.url?.startsWith("/_next/")
-          ? handle(req, res)
-          : // Pages and next-auth: a 500 caused by an outage goes out as 503 with Retry-After.
-            servePage(res, UNAVAILABLE_RETRY_AFTER_SEC, () => handle(req, res));
-  served.catch((err: unknown) => {
-    logger.error({ err }, "request handler failed");
-    if (!res.headersSent) {
-      res.statusCode = 500;
-      res.setHeader("Content-Type", "application/json");
-      res.end(JSON.stringify({ error: { code: "INTERNAL", message: "internal error" } }));
-    }
-  });
-});
+const server = http.createServer(
+  createRequestListener({
+    app,
+    trustProxyHops: env.TRUST_PROXY_HOPS,
+    hsts: app.config.publicUrl.startsWith("https://"),
+    rest: restCore,
+    webhooks: (req: Request) => handleWebhookUrl(services, req),
+    trpc: createTrpcHandler(async () => services),
+    next: handle,
+    metricsToken: env.METRICS_TOKEN,
+  }),
+);
 
 server.on("upgrade", (req, socket, head) => {
   const { pathname } = new URL(req.url ?? "/", "http://localhost");

@@ -18,6 +18,7 @@ import { SandboxPool } from "./runtime/sandbox/sandbox-pool";
 import { jwtKeys, type JwtKeys } from "./auth/jwt";
 import { deriveKey } from "./auth/crypto";
 import { createAuthLimiters, type AuthLimiters } from "./auth/limits";
+import { createAppMetrics, type AppMetrics } from "./metrics";
 
 export interface AppConfig {
   env: Env;
@@ -56,6 +57,8 @@ export interface AppServices {
    * inject, statuses, webhooks, device messages), wherever in the cluster a flow runs.
    */
   flowRuntime: FlowRuntime;
+  /** This instance's Prometheus registry (GET /metrics): here, not at module level (see "One process, two module graphs"). */
+  metrics: AppMetrics;
   startedAt: Date;
   close(): Promise<void>;
 }
@@ -176,6 +179,16 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       sandboxes,
     },
   });
+  const metrics = createAppMetrics({
+    flowRuntime,
+    store,
+    db,
+    // A flow whose start failed (state "error") is its owner's to fix, not the cluster's: left out.
+    flowsToRun: () =>
+      db.prisma.flow.count({
+        where: { deletedAt: null, enabled: true, currentDeploymentId: { not: null }, state: { not: "error" }, organization: { deletedAt: null } },
+      }),
+  });
   return {
     config,
     db,
@@ -188,6 +201,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     mailer,
     nodes,
     flowRuntime,
+    metrics,
     startedAt: new Date(),
     close: async () => {
       try {
@@ -196,6 +210,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
         await events.flush();
         await store.close();
         await db.close();
+        metrics.close();
       } finally {
         release();
       }

@@ -20,6 +20,12 @@ export interface Database {
    * are the database's names (flows, organization_id), in the connection's schema.
    */
   sql<T>(text: string, params: unknown[]): Promise<T[]>;
+  /**
+   * Statements sent to the database since it opened (GET /metrics): every query of Prisma's driver
+   * adapter (in transactions too, with their begin and end) and of sql(). Pings and migrations are
+   * not counted (nor pg's SET TRANSACTION ISOLATION LEVEL, sent inside the begin).
+   */
+  readonly roundTrips: number;
   /** Resolves when the database answers within timeoutMs; rejects otherwise. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -51,6 +57,54 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** The methods of a driver adapter (or of its transactions) that each send one statement. */
+const STATEMENT_CALLS = ["queryRaw", "executeRaw", "executeScript"] as const;
+/**
+ * A transaction's end: a statement of its own only when the driver ends the transaction itself
+ * (`usePhantomQuery`, PGlite); otherwise Prisma sends COMMIT or ROLLBACK through executeRaw and
+ * commit() only releases the connection (pg).
+ */
+const END_CALLS = ["commit", "rollback"] as const;
+type Calls = Record<string, ((...args: unknown[]) => Promise<unknown>) | undefined>;
+
+function countCalls(target: object, counter: { n: number }, names: readonly string[] = STATEMENT_CALLS): void {
+  const calls = target as Calls;
+  for (const name of names) {
+    const original = calls[name];
+    if (typeof original !== "function") continue;
+    calls[name] = (...args: unknown[]) => {
+      counter.n++;
+      return original.apply(target, args);
+    };
+  }
+}
+
+/**
+ * Counts the statements Prisma sends, at its one door to the driver: the adapter each connect()
+ * returns, and the transactions it starts. Methods are replaced on those objects only (no shared
+ * prototype is touched), each a counter increment before the driver's own call.
+ */
+function counted<F extends { connect(): Promise<object> }>(factory: F, counter: { n: number }): F {
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => {
+    const adapter = await connect();
+    countCalls(adapter, counter);
+    const calls = adapter as Calls;
+    const startTransaction = calls.startTransaction;
+    if (typeof startTransaction === "function") {
+      calls.startTransaction = async (...args: unknown[]) => {
+        counter.n++;
+        // The adapter's BEGIN (pg sends it inside startTransaction; PGlite starts its own): one.
+        const transaction = (await startTransaction.apply(adapter, args)) as { options?: { usePhantomQuery?: boolean } };
+        countCalls(transaction, counter, transaction.options?.usePhantomQuery ? [...STATEMENT_CALLS, ...END_CALLS] : STATEMENT_CALLS);
+        return transaction;
+      };
+    }
+    return adapter;
+  };
+  return factory;
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openEmbedded(options);
 }
@@ -80,12 +134,19 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
   // the planner while the first data arrives).
   const analyze = setInterval(() => void pglite.exec("ANALYZE").catch(() => undefined), 10 * 60_000);
   analyze.unref();
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const statements = { n: 0 };
+  const prisma = new PrismaClient({ adapter: counted(new PrismaPGlite(pglite), statements) });
   return {
     kind: "embedded",
     prisma,
     migrations,
-    sql: (text, params) => executor.query(text, params),
+    get roundTrips() {
+      return statements.n;
+    },
+    sql: (text, params) => {
+      statements.n++;
+      return executor.query(text, params);
+    },
     // In-process: it is reachable exactly as long as it is open.
     ping: async (timeoutMs = 2000) => {
       await withTimeout(pglite.query("SELECT 1"), timeoutMs, "database ping");
@@ -159,14 +220,21 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       return result;
     };
   });
+  const statements = { n: 0 };
   const prisma = new PrismaClient({
-    adapter: new PrismaPg(pool, options.schema ? { schema: options.schema } : undefined),
+    adapter: counted(new PrismaPg(pool, options.schema ? { schema: options.schema } : undefined), statements),
   });
   return {
     kind: "postgresql",
     prisma,
     migrations,
-    sql: async <T,>(text: string, params: unknown[]) => (await pool.query(text, params)).rows as T[],
+    get roundTrips() {
+      return statements.n;
+    },
+    sql: async <T,>(text: string, params: unknown[]) => {
+      statements.n++;
+      return (await pool.query(text, params)).rows as T[];
+    },
     ping: async (timeoutMs = 2000) => {
       await withTimeout(pool.query("SELECT 1").then(() => undefined), timeoutMs, "database ping");
     },

@@ -4,7 +4,7 @@ import { webhookError, webhookRouteKey, type WebhookRequest, type WebhookRespons
 import { AppError } from "../errors";
 import { LocalFlowRuntime, type LocalRuntimeDeps } from "./local";
 import { ClusterBus, RpcTimeout, type ClusterEvent } from "./cluster-bus";
-import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, InjectOrigin, InjectResult } from "./types";
+import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult } from "./types";
 
 export interface ClusterTimings {
   /** How long a lease lives without renewal: a killed instance's flows run elsewhere after about this long. */
@@ -274,6 +274,11 @@ export class ClusteredFlowRuntime implements FlowRuntime {
    * Hands every flow over: leaves the membership, then for each flow stops it here and releases
    * its lease, and tells the others, who take them at once.
    */
+  /** The flows this instance runs (those whose lease it holds): its local runtime's counts. */
+  stats(): FlowRuntimeStats {
+    return this.local.stats();
+  }
+
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;

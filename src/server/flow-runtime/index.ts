@@ -5,7 +5,7 @@ import { ClusteredFlowRuntime, type ClusteredRuntimeDeps } from "./clustered";
 import { LocalFlowRuntime } from "./local";
 import type { FlowRuntime } from "./types";
 
-export type { FlowRuntime, FlowPlacement, InjectResult, DeploymentSnapshot } from "./types";
+export type { FlowRuntime, FlowRuntimeStats, FlowPlacement, InjectResult, DeploymentSnapshot } from "./types";
 export { DEFAULT_CLUSTER_TIMINGS, type ClusterTimings } from "./clustered";
 
 /** INSTANCE_ID, or host name, process id and a random suffix (a restarted process is a new instance). */

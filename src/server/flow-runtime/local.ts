@@ -9,7 +9,7 @@ import { outputCount } from "../nodes/types";
 import type { DeviceBus } from "../realtime/device-bus";
 import type { EventData, EventTopic } from "../../shared/realtime";
 import type { OrgEventPublisher } from "../realtime/org-events";
-import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, InjectOrigin, InjectResult } from "./types";
+import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult } from "./types";
 
 export interface LocalRuntimeDeps {
   prisma: PrismaClient;
@@ -53,6 +53,8 @@ export class LocalFlowRuntime implements FlowRuntime {
   private readonly running = new Map<string, { deploymentId: string; since: Date }>();
   /** The deployment last put in effect here for each enabled flow, whatever state it reached. */
   private readonly applied = new Map<string, string>();
+  /** Node errors reported by the engine since start (GET /metrics). */
+  private nodeErrors = 0;
 
   constructor(private readonly deps: LocalRuntimeDeps) {
     this.instanceId = deps.instanceId;
@@ -77,6 +79,7 @@ export class LocalFlowRuntime implements FlowRuntime {
           this.publish(organizationId, "debug", flowId, { node_id: nodeId, name, property, msg, format, ...(topic !== undefined ? { topic } : {}) });
         },
         onNodeError: ({ organizationId, flowId, nodeId, error }) => {
+          this.nodeErrors++;
           deps.logger.warn({ flowId, nodeId, error }, "node error");
           this.publish(organizationId, "node.status", flowId, { node_id: nodeId, status: { fill: "red", shape: "ring", text: error.slice(0, 120) }, error });
         },
@@ -254,6 +257,10 @@ export class LocalFlowRuntime implements FlowRuntime {
 
   deviceMessage(organizationId: string, message: DeviceInMessage): void {
     this.deps.devices.publishFromDevice(organizationId, message);
+  }
+
+  stats(): FlowRuntimeStats {
+    return { ...this.engine.stats(), nodeErrors: this.nodeErrors };
   }
 
   close(): Promise<void> {

@@ -27,6 +27,16 @@ export type InjectResult =
   /** The flow is over its high-water mark: nothing was sent; try again after `retryAfterSec`. */
   | { ok: false; reason: "busy"; retryAfterSec: number; waiting: number };
 
+/** What this instance's flows have done, for GET /metrics: this instance only, never the cluster's. */
+export interface FlowRuntimeStats {
+  /** Flows running on this instance now. */
+  runningFlows: number;
+  /** Messages delivered to nodes on this instance since it started. */
+  messagesDelivered: number;
+  /** Node errors on this instance since it started. */
+  nodeErrors: number;
+}
+
 /**
  * The running flows, as services, routers and the servers see them: one interface, owned by
  * AppServices. Two implementations: LocalFlowRuntime (this process runs every deployed flow: the
@@ -63,6 +73,8 @@ export interface FlowRuntime {
   handleWebhook(organizationSlug: string, request: WebhookRequest): Promise<WebhookResponse | null>;
   /** A message published by a device: it reaches the device-in nodes of the organization's running flows. */
   deviceMessage(organizationId: string, message: DeviceInMessage): void;
+  /** This instance's counts (GET /metrics): read on each scrape, nothing is counted on the cluster. */
+  stats(): FlowRuntimeStats;
   /** Stops this instance's flows (handing them over to the other instances, in a cluster); calling it again does nothing. */
   close(): Promise<void>;
 }

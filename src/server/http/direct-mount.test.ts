@@ -7,11 +7,14 @@ import net from "node:net";
 import { directMountFor, readNodeBody, serveDirect, serveRest, type FetchHandler } from "./direct-mount";
 
 describe("directMountFor", () => {
-  it("takes the REST API, the webhooks and tRPC, and leaves Next the rest", () => {
+  it("takes the REST API, the webhooks, tRPC and /metrics, and leaves Next the rest", () => {
     expect(directMountFor("/api/v1/flows?limit=5")).toBe("rest");
     expect(directMountFor("/api/v1/health")).toBe("rest");
     expect(directMountFor("/hooks/acme/orders/new")).toBe("webhooks");
     expect(directMountFor("/api/trpc/flows.get,nodes.list?batch=1")).toBe("trpc");
+    expect(directMountFor("/metrics")).toBe("metrics");
+    expect(directMountFor("/metrics?name[]=up")).toBe("metrics");
+    for (const url of ["/metrics/", "/metrics/x", "/metricsx"]) expect(directMountFor(url), url).toBeUndefined();
     for (const url of ["/", "/login", "/api/v1/openapi.json", "/api/v1/flows/", "/api//v1/flows", "/api/auth/session", "/api/trpc/a/b", "/hooks/", "/api/v1"]) {
       expect(directMountFor(url), url).toBeUndefined();
     }

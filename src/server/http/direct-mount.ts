@@ -18,13 +18,15 @@ export type FetchHandler = (req: Request) => Promise<Response>;
 
 /**
  * Which requests the custom server serves without Next: the REST API (everything under /api/v1
- * except the OpenAPI document, a route file of its own), the webhooks and tRPC. Paths Next would
+ * except the OpenAPI document, a route file of its own), the webhooks, tRPC and GET /metrics (which
+ * has no route file: Next never serves it). Paths Next would
  * rewrite first (a trailing slash, which Next redirects; empty segments) stay with Next, so its
  * answers to them do not change.
  */
-export function directMountFor(url: string): "rest" | "webhooks" | "trpc" | undefined {
+export function directMountFor(url: string): "rest" | "webhooks" | "trpc" | "metrics" | undefined {
   const q = url.indexOf("?");
   const pathname = q === -1 ? url : url.slice(0, q);
+  if (pathname === "/metrics") return "metrics";
   if (pathname.endsWith("/") || pathname.includes("//")) return undefined;
   if (pathname.startsWith(`${API_PREFIX}/`)) return pathname === `${API_PREFIX}/openapi.json` ? undefined : "rest";
   if (pathname.startsWith("/hooks/")) return "webhooks";
@@ -195,10 +197,11 @@ export function writeRestResult(res: ServerResponse, result: RestResult): void {
 }
 
 /** The REST API on the custom server: the same core as the route file's handler, over Node's objects. */
-export async function serveRest(req: IncomingMessage, res: ServerResponse, core: (req: RestRequest) => Promise<RestResult>): Promise<void> {
+export async function serveRest(req: IncomingMessage, res: ServerResponse, core: (req: RestRequest) => Promise<RestResult>): Promise<RestResult> {
   const result = await core(restRequestFrom(req));
   // A body left unread (refused as too large, or sent where none is taken) is not drained: the
   // connection closes once the answer is written.
   if (!req.complete) res.setHeader("connection", "close");
   writeRestResult(res, result);
+  return result;
 }

@@ -59,6 +59,8 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
   const { logger } = app;
   const wss = new WebSocketServer({ noServer: true, maxPayload: WS_LIMITS.maxPayloadBytes });
   const clients = new Set<Client>();
+  // GET /metrics reads the count on each scrape: sockets open, whether authenticated yet or not.
+  app.metrics.webSocketClients = () => clients.size;
   const pendingPerIp = new PendingPerIp();
   const settlePending = (client: Client) => {
     if (client.pendingIp === undefined) return;

@@ -122,6 +122,8 @@ export class FlowEngine {
   private closed = false;
   private readonly highWater: number;
   private readonly lowWater: number;
+  /** Messages handed to a node's input since the engine started (GET /metrics). */
+  private delivered = 0;
 
   constructor(private readonly options: EngineOptions) {
     this.highWater = Math.max(2, options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK);
@@ -161,6 +163,13 @@ export class FlowEngine {
   load(flowId: string): number {
     const flow = this.flows.get(flowId);
     return flow ? flow.queued + flow.inFlight : 0;
+  }
+
+  /** For GET /metrics: flows in the running state here, and messages delivered to nodes so far. */
+  stats(): { runningFlows: number; messagesDelivered: number } {
+    let runningFlows = 0;
+    for (const flow of this.flows.values()) if (flow.state === "running") runningFlows++;
+    return { runningFlows, messagesDelivered: this.delivered };
   }
 
   runningFlowIds(): string[] {
@@ -449,6 +458,7 @@ export class FlowEngine {
   private deliver(flow: RunningFlow, live: LiveNode, msg: Message) {
     // Made by functions that return them unnamed: closures declared here by name would each get a
     // name-setting wrapper from the TypeScript loader on every message.
+    this.delivered++;
     const send = this.sendFor(flow, live);
     const done = this.doneFor(flow, live, msg);
     try {

@@ -21,6 +21,8 @@ export interface MemoryStoreOptions {
  */
 export class MemoryStore implements KeyValueStore {
   readonly kind = "memory" as const;
+  /** Nothing leaves the process. */
+  readonly roundTrips = 0;
 
   private readonly entries = new Map<string, Entry>();
   private readonly channels = new Map<string, Set<Subscription>>();

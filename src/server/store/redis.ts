@@ -182,6 +182,8 @@ export class RedisStore implements KeyValueStore {
   /** Exposed for rate-limiter-flexible, which talks to Redis itself. Keys must use keyPrefix. */
   readonly client: Redis;
   readonly keyPrefix: string;
+  /** Commands (and batched rounds) sent through run(), the one door to the main connection. */
+  roundTrips = 0;
 
   private subscriber: Redis | null = null;
   private readonly channels = new Map<string, ChannelState>();
@@ -424,6 +426,7 @@ export class RedisStore implements KeyValueStore {
   }
 
   private run<T>(command: () => Promise<T>): Promise<T> {
+    this.roundTrips++;
     // The usual case without an extra await: every promise costs on the request path (Next turns
     // on async hooks, which run for each one).
     if (this.client.status === "ready" && !this.closed) {

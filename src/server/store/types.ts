@@ -8,6 +8,12 @@
  */
 export interface KeyValueStore {
   readonly kind: "memory" | "redis";
+  /**
+   * Commands sent to the store server through this object since it was built (GET /metrics): one
+   * per call or batched round. Always 0 in process (nothing travels). rate-limiter-flexible talks to
+   * Redis itself (rateLimitBackend) and is not counted.
+   */
+  readonly roundTrips: number;
   get(key: string): Promise<string | null>;
   /** Sets a value; with ttlMs it expires after that many milliseconds. */
   set(key: string, value: string, options?: { ttlMs?: number }): Promise<void>;

@@ -56,6 +56,8 @@ export interface RestResult {
   headers: ResponseHeaderMap;
   /** The JSON text; null for 204. */
   body: string | null;
+  /** The matched route's path template under /api/v1 ("/flows/{id}"); absent when none matched (GET /metrics labels by it). */
+  route?: string;
 }
 
 function jsonResult(status: number, body: unknown, headers: ResponseHeaderMap): RestResult {
@@ -135,6 +137,7 @@ export function createRestCore(options: RestHandlerOptions): (req: RestRequest) 
     const method = req.method;
     let app: AppServices | undefined;
     let result: RestResult;
+    let template: string | undefined;
     try {
       const match = matchRoute(routes, method === "HEAD" ? "GET" : method, path);
       if (!match) throw new AppError("NOT_FOUND", `no endpoint ${method} ${API_PREFIX}${path}`);
@@ -143,6 +146,7 @@ export function createRestCore(options: RestHandlerOptions): (req: RestRequest) 
         throw new AppError("METHOD_NOT_ALLOWED", `${method} is not allowed on ${API_PREFIX}${path}`);
       }
       const { route, params } = match;
+      template = route.path;
       const body = route.method === "GET" ? undefined : await readBody(req, route.meta.rest.bodyLimit ?? bodyLimits.defaultBytes);
       const input = buildInput(route, params, route.method === "GET" || route.method === "DELETE" ? queryObject(url) : {}, body, req.header("if-match"));
       app = await options.getAppServices();
@@ -157,6 +161,7 @@ export function createRestCore(options: RestHandlerOptions): (req: RestRequest) 
       }
       result = jsonResult(appError.status, errorBody(appError), headers);
     }
+    if (template !== undefined) result.route = template;
     const logger = app?.logger ?? (await options.getAppServices().catch(() => undefined))?.logger;
     if (logger) accessLogger(logger).info({ requestId, method, path: url.pathname, status: result.status, ms: Math.round(performance.now() - started) }, "request");
     return result;
