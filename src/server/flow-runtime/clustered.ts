@@ -429,7 +429,10 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   private async release(flowId: string, announce: boolean): Promise<void> {
     const held = this.held.get(flowId);
     if (!held) return;
-    await this.withdrawRoutes(flowId, held);
+    // The flow goes on elsewhere: its route keys (naming the same flow) stay for the next holder,
+    // which writes them again; withdrawn here, webhooks sent through other instances would answer
+    // 404 until it had. Nobody taking it over, they expire (routeTtlMs).
+    this.routes.delete(flowId);
     this.held.delete(flowId);
     await this.local.evict(flowId);
     await this.deps.store.leaseRelease(leaseKey(flowId), held.token).catch((err: unknown) => {

@@ -240,8 +240,12 @@ describe("cluster webhook routes", () => {
     const aged = await testApp.app.store.ttl(routeKey(who.slug, "/stale"));
     expect(aged).not.toBeNull();
     expect(aged!).toBeLessThanOrEqual(TIMINGS.routeTtlMs);
-    // Each organization's /mine reaches its own flow, whichever instance takes it.
+    // Each organization's /mine reaches its own flow, whichever instance takes it (once a flow
+    // handed over by the rebalance runs on its new holder).
     await settled();
+    for (const [slug, flowId] of [[who.slug, running], [victim.slug, victimFlow]] as const) {
+      await until(`${flowId} serves /mine`, async () => (await hook(slug, "/mine", await holderOf(flowId))).status === 201);
+    }
     for (const via of apps.keys()) {
       expect((await hook(who.slug, "/mine", via)).status).toBe(201);
       expect((await hook(victim.slug, "/mine", via)).status).toBe(201);
