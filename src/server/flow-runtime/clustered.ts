@@ -531,7 +531,9 @@ export class ClusteredFlowRuntime implements FlowRuntime {
         await this.local.stop(flowId);
       }
       const held = this.held.get(flowId);
-      if (held) await this.withdrawRoutes(flowId, held);
+      // The routes of the version that ran, wherever it ran: an instance that took the lease only to
+      // stop the flow (it ran nowhere, between two holders) never published them itself.
+      if (held) await this.withdrawRoutes(flowId, held, flow && deployment ? routeKeysOf(flow.organization.slug, deployment) : []);
       this.held.delete(flowId);
       if (held) await this.deps.store.leaseRelease(leaseKey(flowId), held.token).catch(() => undefined);
       return "stopped";
@@ -549,17 +551,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
    * the previous version served and this one does not are deleted, if they still name this flow.
    */
   private async publishRoutes(slug: string, flowId: string, deployment: Deployment): Promise<void> {
-    const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
-    const keys = [
-      ...new Set(
-        snapshot.nodes
-          .filter((n) => n.type === "http-in" && !(n as { disabled?: boolean }).disabled)
-          .map((n) => {
-            const config = n.config as { method?: string; path?: string };
-            return routeKey(slug, config.method ?? "get", config.path ?? "/hook");
-          }),
-      ),
-    ];
+    const keys = routeKeysOf(slug, deployment);
     // The lease was lost while this version started (evict ran): nothing of it may be published.
     if (!this.held.has(flowId)) return;
     const before = this.routes.get(flowId)?.keys ?? [];
@@ -585,11 +577,12 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   }
 
   /** Deletes the flow's route keys (those that still name it) while its lease is proven, so no next holder's keys can be hit. */
-  private async withdrawRoutes(flowId: string, held: Held): Promise<void> {
+  private async withdrawRoutes(flowId: string, held: Held, alsoKeys: string[] = []): Promise<void> {
     const published = this.routes.get(flowId);
     this.routes.delete(flowId);
-    if (!published || performance.now() >= held.validUntil) return;
-    await this.deleteRoutes(flowId, published.keys);
+    const keys = [...new Set([...(published?.keys ?? []), ...alsoKeys])];
+    if (keys.length === 0 || performance.now() >= held.validUntil) return;
+    await this.deleteRoutes(flowId, keys);
   }
 
   private async deleteRoutes(flowId: string, keys: string[]): Promise<void> {
@@ -719,6 +712,21 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   private async onWebhook({ slug, request }: { slug: string; request: WebhookRequest }): Promise<OwnerReply<WebhookResponse | null>> {
     return { value: await this.local.handleWebhook(slug, request) };
   }
+}
+
+/** The route keys of a deployment: one per enabled http-in node (method and path). */
+function routeKeysOf(slug: string, deployment: Deployment): string[] {
+  const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
+  return [
+    ...new Set(
+      snapshot.nodes
+        .filter((n) => n.type === "http-in" && !(n as { disabled?: boolean }).disabled)
+        .map((n) => {
+          const config = n.config as { method?: string; path?: string };
+          return routeKey(slug, config.method ?? "get", config.path ?? "/hook");
+        }),
+    ),
+  ];
 }
 
 function shuffle<T>(items: T[]): T[] {
