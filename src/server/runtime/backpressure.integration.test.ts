@@ -61,7 +61,7 @@ async function eventually(what: string, probe: () => boolean | Promise<boolean>,
 describe("a busy flow", () => {
   it("REST inject: 429 RATE_LIMITED with Retry-After past the mark, every accepted message delivered once, and 200 again once it drained", async () => {
     const owner = await signUp(request);
-    const flow = await deploy(owner, [{ id: "bp-inj", type: "inject" }, slow("bp-slow", 150), { id: "bp-dbg", type: "debug" }], [
+    const flow = await deploy(owner, [{ id: "bp-inj", type: "inject" }, slow("bp-slow", 400), { id: "bp-dbg", type: "debug" }], [
       { source: "bp-inj", target: "bp-slow" },
       { source: "bp-slow", target: "bp-dbg" },
     ]);
