@@ -1,3 +1,4 @@
+import { afterEach } from "vitest";
 import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
 import type { Message, NodeFactory, NodeStatus, RuntimeServices } from "@/server/runtime/types";
 import { builtinBehaviours } from "@/server/nodes/behaviours";
@@ -98,5 +99,21 @@ export async function loadTestFlow(
       await engine.close();
       await ownPool?.close();
     },
+  };
+}
+
+/**
+ * loadTestFlow for a test file: every flow a test loads is closed after that test (afterEach), so
+ * no engine, sandbox pool or timer outlives it.
+ */
+export function closingTestFlows(): typeof loadTestFlow {
+  const open: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((h) => h.close()));
+  });
+  return async (...args) => {
+    const h = await loadTestFlow(...args);
+    open.push(h);
+    return h;
   };
 }

@@ -1,4 +1,6 @@
 import http from "node:http";
+import { afterAll, beforeAll } from "vitest";
+import type { FileApp } from "./set-up-test-app";
 import type { AddressInfo } from "node:net";
 import WebSocket from "ws";
 import type { AppServices } from "@/server/app-services";
@@ -24,6 +26,26 @@ export async function startHub(app: AppServices, options: { authTimeoutMs?: numb
     close: async () => {
       await hub.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * The real hub for a whole test file, over its setUpTestApp: started in a beforeAll, closed in an
+ * afterAll (before the app). Read `.url` inside tests.
+ */
+export function setUpTestHub(fileApp: FileApp, options: { authTimeoutMs?: number } = {}): { readonly url: string } {
+  let hub: Awaited<ReturnType<typeof startHub>> | undefined;
+  beforeAll(async () => {
+    hub = await startHub(fileApp.app, options);
+  });
+  afterAll(async () => {
+    await hub?.close();
+  });
+  return {
+    get url() {
+      if (!hub) throw new Error("setUpTestHub: the hub is not started yet (read it inside a test)");
+      return hub.url;
     },
   };
 }

@@ -1,19 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { loadTestFlow } from "@/test/runtime-harness";
+import { closingTestFlows } from "@/test/runtime-harness";
 import { createSafeFetch } from "@/server/runtime/safe-fetch";
 import { topicMatches } from "./device-in/behaviour";
 
-const open: Array<{ close(): Promise<void> }> = [];
-async function flow(...args: Parameters<typeof loadTestFlow>) {
-  const h = await loadTestFlow(...args);
-  open.push(h);
-  return h;
-}
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((h) => h.close()));
-});
+const flow = closingTestFlows();
 
 describe("inject", () => {
   it("sends its configured payload and topic, or the overrides", async () => {

@@ -3,22 +3,15 @@
  * 28: `auth` frames used to bypass it, so a stolen or guessed credential could be tried without
  * bound over sockets). Past the limit the socket closes with 1013 (try again later).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { signUp } from "@/test/accounts";
-import { connect, startHub } from "@/test/ws";
+import { connect, setUpTestHub } from "@/test/ws";
 import { WS_CLOSE } from "@/shared/realtime";
 
 const testApp = setUpTestApp({ RATE_LIMIT_API_PER_CREDENTIAL: "3" });
 const request = testApp.request;
-let hub: Awaited<ReturnType<typeof startHub>>;
-
-beforeAll(async () => {
-  hub = await startHub(testApp.app);
-});
-afterAll(async () => {
-  await hub?.close();
-});
+const hub = setUpTestHub(testApp);
 
 describe("WebSocket authentication and the per-credential rate limit", () => {
   it("auth frames and authenticated upgrades count like requests: past the limit the socket closes with 1013 RATE_LIMITED", async () => {

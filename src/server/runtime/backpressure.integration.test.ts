@@ -8,23 +8,16 @@
  * The flows hold messages in a slow function node (a busy loop in its sandbox): its calls are
  * asynchronous, so they count as waiting until each one is done.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { signUp } from "@/test/accounts";
-import { connect, startHub, type TestSocket } from "@/test/ws";
+import { connect, setUpTestHub, type TestSocket } from "@/test/ws";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 
 const HIGH_WATER = 4;
 const testApp = setUpTestApp({ FLOW_HIGH_WATER_MARK: String(HIGH_WATER) });
 const request = testApp.request;
-let hub: Awaited<ReturnType<typeof startHub>>;
-
-beforeAll(async () => {
-  hub = await startHub(testApp.app);
-});
-afterAll(async () => {
-  await hub?.close();
-});
+const hub = setUpTestHub(testApp);
 
 /** A function node that takes `ms` of CPU per message, then passes it on. */
 const slow = (id: string, ms: number) => ({ id, type: "function", config: { code: `const t = Date.now(); while (Date.now() - t < ${ms}) {} return msg;`, timeout_ms: 5000 } });

@@ -1,10 +1,10 @@
 /**
  * Issue 15 #7: revocations reach open WebSockets, and a deleted organization's flows and webhooks stop.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { joinAs, signUp } from "@/test/accounts";
-import { connect, startHub } from "@/test/ws";
+import { connect, setUpTestHub } from "@/test/ws";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { WS_CLOSE } from "@/server/realtime/hub";
 import { WS_LIMITS } from "@/shared/realtime";
@@ -12,14 +12,7 @@ import WebSocket from "ws";
 
 const testApp = setUpTestApp();
 const request = testApp.request;
-let hub: Awaited<ReturnType<typeof startHub>>;
-
-beforeAll(async () => {
-  hub = await startHub(testApp.app);
-});
-afterAll(async () => {
-  await hub?.close();
-});
+const hub = setUpTestHub(testApp);
 
 const ready = (f: Record<string, unknown>) => f.type === "ready";
 

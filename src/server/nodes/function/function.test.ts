@@ -2,20 +2,12 @@
  * The function node's timers in a running flow (issue 26, item 3): setTimeout/setInterval with
  * Node-RED's semantics, cleared on close, and paced by the flow's backpressure.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { loadTestFlow } from "@/test/runtime-harness";
+import { describe, expect, it } from "vitest";
+import { closingTestFlows } from "@/test/runtime-harness";
 import { DEFAULT_HIGH_WATER_MARK } from "@/server/runtime/engine";
 import type { NodeFactory } from "@/server/runtime/types";
 
-const open: Array<{ close(): Promise<void> }> = [];
-async function flow(...args: Parameters<typeof loadTestFlow>) {
-  const h = await loadTestFlow(...args);
-  open.push(h);
-  return h;
-}
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((h) => h.close()));
-});
+const flow = closingTestFlows();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
