@@ -17,6 +17,14 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
   category: NodeCategory;
   name: string;
   description: string;
+  /**
+   * Help text (SPEC §12), Markdown, after Node-RED's node help: a first paragraph saying what the
+   * node does, then "### Inputs", "### Outputs" and "### Details" sections, and "### Differences
+   * from Node-RED" where we deliberately differ. Shown in the editor's Node tab and edit dialog.
+   * Every property of configSchema carries a human title (and a description where useful) with
+   * zod's `.meta({ title, description })`, which reaches the editor through the JSON Schema.
+   */
+  help?: string;
   inputs: 0 | 1;
   /** Output ports; may depend on the configuration (switch rules, function outputs): a rule shared with the editor. */
   outputs: OutputsRule;

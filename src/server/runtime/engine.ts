@@ -10,13 +10,18 @@ import type {
   RuntimeNode,
   RuntimeServices,
   SendValue,
+  SharedContextStore,
+  VariableResolver,
 } from "./types";
+import { builtinVariables, memoryContextStore, memoryNodeContext } from "./memory-context";
 
 export interface FlowSpec {
   flowId: string;
   organizationId: string;
   organizationSlug: string;
   revision: number;
+  /** The flow's name (NR_FLOW_NAME); absent in older callers. */
+  name?: string;
   nodes: Array<RuntimeNode & { disabled?: boolean }>;
   connections: Array<{ source: string; source_port: number; target: string }>;
 }
@@ -46,6 +51,13 @@ export interface EngineOptions {
    * can no longer prove it may run the flow (its cluster lease), e.g. after being paused.
    */
   fence?: (flowId: string) => boolean;
+  /**
+   * The flow and global context stores of a flow being started (SPEC §13). Absent: in memory, the
+   * flow's for as long as it runs, the organization's for as long as this engine lives.
+   */
+  contextStores?: (spec: FlowSpec) => { flow: SharedContextStore; global: SharedContextStore };
+  /** Variables for a node of a flow being started (SPEC §14). Absent: Node-RED's built-in names only. */
+  variables?: (spec: FlowSpec, node: RuntimeNode) => VariableResolver;
 }
 
 export const DEFAULT_MAX_HOPS = 10_000;
@@ -124,6 +136,8 @@ export class FlowEngine {
   private readonly lowWater: number;
   /** Messages handed to a node's input since the engine started (GET /metrics). */
   private delivered = 0;
+  /** In-memory global context per organization, when no contextStores option is given. */
+  private readonly memoryGlobals = new Map<string, SharedContextStore>();
 
   constructor(private readonly options: EngineOptions) {
     this.highWater = Math.max(2, options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK);
@@ -279,6 +293,7 @@ export class FlowEngine {
       readyWaiters: new Set(),
     };
     const flowContext = new Map<string, unknown>();
+    const stores = this.contextStoresFor(spec, flowContext);
     const wires = new Map<string, string[][]>();
     for (const c of spec.connections) {
       const ports = wires.get(c.source) ?? [];
@@ -292,7 +307,7 @@ export class FlowEngine {
       const factory = this.options.behaviours.get(node.type);
       if (!factory) continue;
       const live: LiveNode = { node, behaviour: {}, ctx: undefined as unknown as NodeContext, wires: wires.get(node.id) ?? [], status: null };
-      live.ctx = this.contextFor(flow, live, flowContext);
+      live.ctx = this.contextFor(flow, live, flowContext, stores);
       try {
         live.behaviour = await factory(live.ctx);
         flow.nodes.set(node.id, live);
@@ -345,9 +360,26 @@ export class FlowEngine {
     this.options.callbacks.onFlowState({ organizationId: flow.spec.organizationId, flowId, state: "stopped" });
   }
 
-  private contextFor(flow: RunningFlow, live: LiveNode, flowContext: Map<string, unknown>): NodeContext {
+  private contextStoresFor(spec: FlowSpec, flowContext: Map<string, unknown>): { flow: SharedContextStore; global: SharedContextStore } {
+    if (this.options.contextStores) return this.options.contextStores(spec);
+    let global = this.memoryGlobals.get(spec.organizationId);
+    if (!global) this.memoryGlobals.set(spec.organizationId, (global = memoryContextStore()));
+    return { flow: memoryContextStore(flowContext), global };
+  }
+
+  private contextFor(
+    flow: RunningFlow,
+    live: LiveNode,
+    flowContext: Map<string, unknown>,
+    stores: { flow: SharedContextStore; global: SharedContextStore },
+  ): NodeContext {
     const { spec } = flow;
+    const env =
+      this.options.variables?.(spec, live.node) ??
+      builtinVariables({ NR_NODE_ID: live.node.id, NR_NODE_NAME: live.node.name, NR_FLOW_ID: spec.flowId, NR_FLOW_NAME: spec.name ?? "" });
     return {
+      context: { node: memoryNodeContext(), flow: stores.flow, global: stores.global },
+      env,
       node: live.node,
       flowId: spec.flowId,
       organizationId: spec.organizationId,

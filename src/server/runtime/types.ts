@@ -51,6 +51,13 @@ export interface NodeContext {
   /** Flow-scoped context shared by the flow's nodes (function nodes' `flow.get/set`). */
   flowContext: Map<string, unknown>;
   /**
+   * Node-RED's three context scopes (SPEC §13) as every node sees them: change, switch, inject and
+   * the operand model read and write through these, never through a store of their own.
+   */
+  context: NodeContextStores;
+  /** Variables and secrets (SPEC §14): the one place `${NAME}` and `env.get` are resolved. */
+  env: VariableResolver;
+  /**
    * Backpressure: true while the flow holds more waiting messages than its high-water mark. A node
    * that starts messages by itself (a timer, a webhook, a device) refuses, skips or waits meanwhile.
    */
@@ -67,6 +74,43 @@ export interface NodeContext {
   newMessageId(): string;
   /** Host services a node may need (HTTP, devices); absent ones mean "not available here". */
   services: RuntimeServices;
+}
+
+/** Node-RED's context API, synchronous as its default store. Values are JSON; `set(key, undefined)` deletes. */
+export interface ContextStore {
+  get(key: string): unknown;
+  set(key: string, value: unknown): void;
+  keys(): string[];
+}
+
+export interface SharedContextStore extends ContextStore {
+  /** Adds `by` (default 1) to a number (a missing key counts as 0), atomically; returns the new value. */
+  increment(key: string, by?: number): number;
+}
+
+export interface NodeContextStores {
+  /** This node's own context (in memory, as Node-RED's default store). */
+  node: ContextStore;
+  /** The flow's context (durable once issue 23 lands; in memory until then). */
+  flow: SharedContextStore;
+  /** The organization's global context. */
+  global: SharedContextStore;
+}
+
+/** Variables (SPEC §14), resolved for one node of one flow. */
+export interface VariableResolver {
+  /**
+   * `env.get(name)`: a non-secret variable's value (the flow's overrides the organization's), or one
+   * of Node-RED's built-ins (NR_NODE_ID, NR_NODE_NAME, NR_FLOW_ID, NR_FLOW_NAME); secrets and
+   * unknown names read as undefined.
+   */
+  get(name: string): string | undefined;
+  /**
+   * Replaces `${NAME}` in a string property when the node uses it. Secrets are substituted only
+   * with `credential: true` (http-request URL, headers, authentication); elsewhere they, and
+   * unknown names, become "" as in Node-RED.
+   */
+  substitute(text: string, options?: { credential?: boolean }): string;
 }
 
 export interface NodeBehaviour {
