@@ -14,6 +14,8 @@ import { deviceInNode } from "./device-in/definition";
 import { deviceOutNode } from "./device-out/definition";
 import { commentNode } from "./comment/definition";
 import { catchNode } from "./catch/definition";
+import { splitNode } from "./split/definition";
+import { joinNode } from "./join/definition";
 import { z } from "zod";
 
 const unknownConfig = z.object({
@@ -77,6 +79,8 @@ export const builtinNodes: NodeDefinition[] = [
   deviceOutNode,
   commentNode,
   catchNode,
+  splitNode,
+  joinNode,
   unknownNode,
 ];
 

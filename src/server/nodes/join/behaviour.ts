@@ -1,0 +1,251 @@
+import type { Done, Message, NodeFactory, Send } from "../../runtime/types";
+import { getProperty, setProperty } from "../../runtime/properties";
+import { cloneMessage, MAX_HELD_MESSAGES, own, parseByteArray, partsOf, unescapeSeparator } from "../sequence-support";
+import type { JoinConfig } from "./definition";
+
+interface Group {
+  currentCount: number;
+  payload: unknown[] | Record<string, unknown> | Buffer;
+  targetCount: number;
+  type: string;
+  msg: Message;
+  send: Send;
+  dones: Done[];
+  joinChar?: unknown;
+  arrayLen?: number;
+  bufferLen?: number;
+  prop?: string;
+  timeout?: NodeJS.Timeout;
+  /** Messages this group holds toward the node's bound. */
+  held: number;
+}
+
+export const TOO_MANY = "too many pending messages in join node";
+
+/**
+ * Node-RED 4.1's join (17-split.js) in its automatic and manual modes, step for step: groups by
+ * msg.parts.id (or one group), completes on the count, msg.complete or the timeout, and restores an
+ * enclosing sequence's parts.
+ */
+export const joinBehaviour: NodeFactory = (ctx) => {
+  const c = ctx.node.config as JoinConfig;
+  const auto = c.mode === "auto";
+  const full = c.property_type === "full";
+  const property = full ? "payload" : c.property;
+  const timer = auto ? 0 : c.timeout_seconds * 1000;
+  const joiner: string | Buffer = c.joiner_type === "bin" ? Buffer.from(parseByteArray(c.joiner || "[]")) : unescapeSeparator(c.joiner);
+  let inflight = new Map<string, Group>();
+  let held = 0;
+
+  const completeSend = (partId: string) => {
+    const group = inflight.get(partId);
+    if (!group) return;
+    if (group.timeout) clearTimeout(group.timeout);
+    const kept = !(auto || !c.accumulate || own(group.msg, "complete"));
+    if (!kept) inflight.delete(partId);
+    held -= group.held;
+    group.held = 0;
+    if (group.type === "array" && (group.arrayLen ?? 0) > 1) {
+      group.payload = ([] as unknown[]).concat(...(group.payload as unknown[]));
+    } else if (group.type === "buffer") {
+      const items = group.payload as unknown[];
+      let buffers: Buffer[] = [];
+      let length = 0;
+      if (group.joinChar !== undefined) {
+        const joinBuffer = Buffer.from(group.joinChar as string);
+        items.forEach((item, i) => {
+          if (i > 0) {
+            buffers.push(joinBuffer);
+            length += joinBuffer.length;
+          }
+          const b = Buffer.isBuffer(item) ? item : Buffer.from(item as string);
+          buffers.push(b);
+          length += b.length;
+        });
+      } else {
+        length = group.bufferLen ?? 0;
+        buffers = items.map((item) => (Buffer.isBuffer(item) ? item : Buffer.from(item as string)));
+      }
+      group.payload = Buffer.concat(buffers, length);
+    }
+    const target = group.prop || "payload";
+    if (group.type === "string") {
+      // As Node-RED: a join character that is not a string (bytes from a split) joins as its toString().
+      const joinChar = typeof group.joinChar === "string" ? group.joinChar : (group.joinChar as { toString(): string }).toString();
+      setProperty(group.msg, target, (group.payload as unknown[]).join(joinChar));
+    } else {
+      if (full) group.msg = cloneMessage(group.msg);
+      setProperty(group.msg, target, group.payload);
+    }
+    const parts = partsOf(group.msg);
+    if (parts && own(parts, "parts")) group.msg.parts = parts.parts;
+    else delete group.msg.parts;
+    delete group.msg.complete;
+    // A group that stays (accumulate) keeps changing: what leaves is a copy.
+    group.send(kept ? cloneMessage(group.msg) : group.msg);
+    const dones = group.dones;
+    group.dones = [];
+    dones.forEach((d) => d());
+  };
+
+  const dropAll = () => {
+    for (const group of inflight.values()) {
+      if (group.timeout) clearTimeout(group.timeout);
+      group.dones.forEach((d) => d());
+    }
+    inflight = new Map();
+    held = 0;
+  };
+
+  return {
+    input(msg, send, done) {
+      try {
+        let value: unknown = full ? msg : getProperty(msg, property);
+        let partId = "_";
+        const incomingParts = partsOf(msg);
+        if (auto && (!incomingParts || !own(incomingParts, "id"))) {
+          if (own(msg, "reset")) dropAll();
+          else ctx.log.warn("Message missing msg.parts property - cannot join in 'auto' mode");
+          return done();
+        }
+        if (!auto && incomingParts && !c.use_parts) {
+          if (own(incomingParts, "parts")) msg.parts = { parts: incomingParts.parts };
+          else delete msg.parts;
+        }
+        let payloadType: string;
+        let targetCount: number;
+        let joinChar: unknown;
+        let propertyKey: unknown;
+        let arrayLen: number | undefined;
+        let propertyIndex: unknown;
+        if (auto) {
+          const parts = incomingParts!;
+          partId = parts.id;
+          payloadType = parts.type as string;
+          targetCount = parts.count as number;
+          joinChar = parts.ch;
+          propertyKey = parts.key;
+          arrayLen = parts.len;
+          propertyIndex = parts.index;
+          value = getProperty(msg, parts.property || "payload");
+        } else {
+          payloadType = c.build;
+          targetCount = c.count ?? 0;
+          joinChar = joiner;
+          const parts = partsOf(msg);
+          if (c.count === null && parts) {
+            targetCount = parts.count || 0;
+            if (own(parts, "id")) partId = parts.id;
+          }
+          if (c.build === "object") propertyKey = getProperty(msg, c.key);
+        }
+
+        if (own(msg, "restartTimeout")) {
+          const group = inflight.get(partId);
+          if (group) {
+            if (group.timeout) clearTimeout(group.timeout);
+            if (timer > 0) group.timeout = setTimeout(() => completeSend(partId), timer);
+          }
+        }
+        if (own(msg, "reset")) {
+          const group = inflight.get(partId);
+          if (group) {
+            if (group.timeout) clearTimeout(group.timeout);
+            group.dones.forEach((d) => d());
+            held -= group.held;
+            inflight.delete(partId);
+          }
+          return done();
+        }
+        if (payloadType === "object" && (propertyKey === null || propertyKey === undefined || propertyKey === "")) {
+          if (auto) ctx.log.warn("Message missing 'msg.parts.key' property - cannot add to object");
+          else if (own(msg, "complete")) {
+            const group = inflight.get(partId);
+            if (group) {
+              group.msg.complete = msg.complete;
+              group.send = send;
+              completeSend(partId);
+            }
+          } else ctx.log.warn(`Message missing key property 'msg.${c.key}' - cannot add to object`);
+          return done();
+        }
+
+        let group = inflight.get(partId);
+        if (!group) {
+          const objectLike = payloadType === "object" || payloadType === "merged";
+          group = {
+            currentCount: 0,
+            payload: objectLike ? {} : [],
+            targetCount,
+            type: objectLike ? "object" : payloadType,
+            msg: cloneMessage(msg),
+            send,
+            dones: [],
+            held: 0,
+          };
+          if (payloadType === "string") group.joinChar = joinChar;
+          else if (payloadType === "array") group.arrayLen = arrayLen;
+          else if (payloadType === "buffer") {
+            group.bufferLen = 0;
+            group.joinChar = joinChar;
+          }
+          if (timer > 0) group.timeout = setTimeout(() => completeSend(partId), timer);
+          group.prop = auto ? incomingParts!.property : property;
+          inflight.set(partId, group);
+        }
+        if (++held > MAX_HELD_MESSAGES) {
+          // Every message held is let go; the one that overflowed carries the error.
+          dropAll();
+          return done(new Error(TOO_MANY));
+        }
+        group.dones.push(done);
+        group.held++;
+
+        if (payloadType === "buffer" && value !== undefined) {
+          if (value instanceof Uint8Array || typeof value === "string" || Array.isArray(value)) group.bufferLen! += value.length;
+          else return done(new Error(`Cannot join ${typeof value} to buffer`));
+        }
+        if (payloadType === "object") {
+          const payload = group.payload as Record<string, unknown>;
+          payload[String(propertyKey)] = value;
+          group.currentCount = Object.keys(payload).length;
+        } else if (payloadType === "merged") {
+          if (Array.isArray(value) || value === null || typeof value !== "object") {
+            if (!own(msg, "complete")) ctx.log.warn("Cannot merge non-object types");
+          } else {
+            const payload = group.payload as Record<string, unknown>;
+            for (const key of Object.keys(value)) {
+              if (key !== "_msgid" && key !== "__proto__") payload[key] = (value as Record<string, unknown>)[key];
+            }
+            group.currentCount = Object.keys(payload).length;
+          }
+        } else {
+          const payload = group.payload as unknown[];
+          // isNaN(undefined) is true in Node-RED's check: manual mode appends.
+          if (!Number.isNaN(Number(propertyIndex))) {
+            const index = Number(propertyIndex);
+            if (payload[index] == undefined) group.currentCount++;
+            payload[index] = value;
+          } else if (value !== undefined) {
+            payload.push(value);
+            group.currentCount++;
+          }
+        }
+        Object.assign(group.msg, msg);
+        group.send = send;
+        let count = group.targetCount;
+        const parts = partsOf(msg);
+        if (own(msg, "parts")) {
+          count = group.targetCount || (parts?.count as number);
+          group.targetCount = count;
+        }
+        if ((count > 0 && group.currentCount >= count) || own(msg, "complete")) completeSend(partId);
+      } catch (err) {
+        done(err);
+      }
+    },
+    close() {
+      dropAll();
+    },
+  };
+};
