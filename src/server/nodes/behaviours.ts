@@ -16,6 +16,8 @@ import { functionBehaviour } from "./function/behaviour";
 import { catchBehaviour } from "./catch/behaviour";
 import { splitBehaviour } from "./split/behaviour";
 import { joinBehaviour } from "./join/behaviour";
+import { batchBehaviour } from "./batch/behaviour";
+import { sortBehaviour } from "./sort/behaviour";
 
 /** Behaviour per node type; a type without one (unknown) never runs. */
 export function builtinBehaviours(): Map<string, NodeFactory> {
@@ -37,5 +39,7 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["catch", catchBehaviour],
     ["split", splitBehaviour],
     ["join", joinBehaviour],
+    ["batch", batchBehaviour],
+    ["sort", sortBehaviour],
   ]);
 }

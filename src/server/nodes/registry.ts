@@ -16,6 +16,8 @@ import { commentNode } from "./comment/definition";
 import { catchNode } from "./catch/definition";
 import { splitNode } from "./split/definition";
 import { joinNode } from "./join/definition";
+import { batchNode } from "./batch/definition";
+import { sortNode } from "./sort/definition";
 import { z } from "zod";
 
 const unknownConfig = z.object({
@@ -81,6 +83,8 @@ export const builtinNodes: NodeDefinition[] = [
   catchNode,
   splitNode,
   joinNode,
+  batchNode,
+  sortNode,
   unknownNode,
 ];
 
