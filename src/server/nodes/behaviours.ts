@@ -18,6 +18,8 @@ import { splitBehaviour } from "./split/behaviour";
 import { joinBehaviour } from "./join/behaviour";
 import { batchBehaviour } from "./batch/behaviour";
 import { sortBehaviour } from "./sort/behaviour";
+import { filterBehaviour } from "./filter/behaviour";
+import { rangeBehaviour } from "./range/behaviour";
 
 /** Behaviour per node type; a type without one (unknown) never runs. */
 export function builtinBehaviours(): Map<string, NodeFactory> {
@@ -41,5 +43,7 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["join", joinBehaviour],
     ["batch", batchBehaviour],
     ["sort", sortBehaviour],
+    ["filter", filterBehaviour],
+    ["range", rangeBehaviour],
   ]);
 }

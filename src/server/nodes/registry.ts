@@ -18,6 +18,8 @@ import { splitNode } from "./split/definition";
 import { joinNode } from "./join/definition";
 import { batchNode } from "./batch/definition";
 import { sortNode } from "./sort/definition";
+import { filterNode } from "./filter/definition";
+import { rangeNode } from "./range/definition";
 import { z } from "zod";
 
 const unknownConfig = z.object({
@@ -85,6 +87,8 @@ export const builtinNodes: NodeDefinition[] = [
   joinNode,
   batchNode,
   sortNode,
+  filterNode,
+  rangeNode,
   unknownNode,
 ];
 
