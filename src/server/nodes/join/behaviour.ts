@@ -120,7 +120,7 @@ export const joinBehaviour: NodeFactory = (ctx) => {
         let propertyIndex: unknown;
         if (auto) {
           const parts = incomingParts!;
-          partId = parts.id;
+          partId = String(parts.id);
           payloadType = parts.type as string;
           targetCount = parts.count as number;
           joinChar = parts.ch;
@@ -135,7 +135,7 @@ export const joinBehaviour: NodeFactory = (ctx) => {
           const parts = partsOf(msg);
           if (c.count === null && parts) {
             targetCount = parts.count || 0;
-            if (own(parts, "id")) partId = parts.id;
+            if (own(parts, "id")) partId = String(parts.id);
           }
           if (c.build === "object") propertyKey = getProperty(msg, c.key);
         }
