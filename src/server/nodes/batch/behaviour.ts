@@ -122,11 +122,13 @@ export const batchBehaviour: NodeFactory = (ctx) => {
     for (const topic of c.topics) all = all.concat(firstGroup(topic)!.msgs);
     for (const topic of c.topics) {
       const t = pending.get(topic)!;
-      t.groups.delete(t.order.shift()!);
+      const gid = t.order.shift();
+      if (gid === undefined) continue;
+      held -= t.groups.get(gid)!.msgs.length;
+      t.groups.delete(gid);
     }
     sendSequence(all, true);
     all.forEach((h) => h.done());
-    held -= all.length;
   };
   return {
     input(msg, send, done) {

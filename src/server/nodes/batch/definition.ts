@@ -10,7 +10,7 @@ export const batchConfig = z
       .meta({ title: "Mode", description: "count: sequences of a number of messages; interval: the messages of each time interval; concat: concatenate incoming sequences by topic." }),
     count: z.number().int().min(1).max(MAX_HELD_MESSAGES).default(10).meta({ title: "Number of messages", description: "Count mode: messages per sequence." }),
     overlap: z.number().int().min(0).max(MAX_HELD_MESSAGES).default(0).meta({ title: "Overlap", description: "Count mode: how many messages at the end of a sequence start the next one too." }),
-    interval_seconds: z.number().gt(0).max(86_400).default(10).meta({ title: "Interval (seconds)", description: "Interval mode: every interval, the messages that arrived form a sequence." }),
+    interval_seconds: z.number().min(0).max(86_400).default(10).meta({ title: "Interval (seconds)", description: "Interval mode: every interval, the messages that arrived form a sequence." }),
     allow_empty_sequence: z.boolean().default(false).meta({ title: "Send empty message when no message arrives", description: "Interval mode: an interval without messages sends one message with a null payload." }),
     topics: z
       .array(z.string().max(1000))
@@ -21,6 +21,7 @@ export const batchConfig = z
   })
   .superRefine((c, ctx) => {
     if (c.mode === "count" && c.overlap >= c.count) ctx.addIssue({ code: "custom", path: ["overlap"], message: "must be less than the number of messages" });
+    if (c.mode === "interval" && c.interval_seconds === 0) ctx.addIssue({ code: "custom", path: ["interval_seconds"], message: "must be more than 0" });
   });
 
 export type BatchConfig = z.infer<typeof batchConfig>;
