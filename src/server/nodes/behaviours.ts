@@ -20,6 +20,7 @@ import { batchBehaviour } from "./batch/behaviour";
 import { sortBehaviour } from "./sort/behaviour";
 import { filterBehaviour } from "./filter/behaviour";
 import { rangeBehaviour } from "./range/behaviour";
+import { triggerBehaviour } from "./trigger/behaviour";
 
 /** Behaviour per node type; a type without one (unknown) never runs. */
 export function builtinBehaviours(): Map<string, NodeFactory> {
@@ -45,5 +46,6 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["sort", sortBehaviour],
     ["filter", filterBehaviour],
     ["range", rangeBehaviour],
+    ["trigger", triggerBehaviour],
   ]);
 }

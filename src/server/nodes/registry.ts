@@ -20,6 +20,7 @@ import { batchNode } from "./batch/definition";
 import { sortNode } from "./sort/definition";
 import { filterNode } from "./filter/definition";
 import { rangeNode } from "./range/definition";
+import { triggerNode } from "./trigger/definition";
 import { z } from "zod";
 
 const unknownConfig = z.object({
@@ -89,6 +90,7 @@ export const builtinNodes: NodeDefinition[] = [
   sortNode,
   filterNode,
   rangeNode,
+  triggerNode,
   unknownNode,
 ];
 
