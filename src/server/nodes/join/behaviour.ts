@@ -1,7 +1,9 @@
 import type { Done, Message, NodeFactory, Send } from "../../runtime/types";
 import { getProperty, setProperty } from "../../runtime/properties";
-import { cloneMessage, MAX_HELD_MESSAGES, own, parseByteArray, partsOf, unescapeSeparator } from "../sequence-support";
+import { cloneMessage, MAX_HELD_MESSAGES, own, parseByteArray, partsOf, unescapeSeparator, type Parts } from "../sequence-support";
 import type { JoinConfig } from "./definition";
+import { compileJsonata, nodeJsonataBindings } from "../../runtime/jsonata";
+import { prepareOperand } from "../../runtime/operands";
 
 interface Group {
   currentCount: number;
@@ -29,6 +31,7 @@ export const TOO_MANY = "too many pending messages in join node";
  */
 export const joinBehaviour: NodeFactory = (ctx) => {
   const c = ctx.node.config as JoinConfig;
+  if (c.mode === "reduce") return reduceBehaviour(ctx);
   const auto = c.mode === "auto";
   const full = c.property_type === "full";
   const property = full ? "payload" : c.property;
@@ -246,6 +249,117 @@ export const joinBehaviour: NodeFactory = (ctx) => {
     },
     close() {
       dropAll();
+    },
+  };
+};
+
+interface Held {
+  msg: Message;
+  send: Send;
+  done: Done;
+}
+
+/**
+ * Node-RED 4.1's join in reduce mode: messages are handled strictly one after another (the JSONata
+ * evaluations are asynchronous), grouped by msg.parts.id; a complete group is reduced in index order
+ * (or reversed), fixed up, and its last message leaves with the result as payload.
+ */
+const reduceBehaviour: NodeFactory = (ctx) => {
+  const c = ctx.node.config as JoinConfig;
+  const reduce = compileJsonata(c.reduce_expression);
+  const fixup = c.reduce_fixup.trim() === "" ? undefined : compileJsonata(c.reduce_fixup);
+  const init = prepareOperand({ value: c.reduce_init, type: c.reduce_init_type });
+  const flag = c.reduce_right ? -1 : 1;
+  let pending = new Map<string, { count?: number; held: Held[] }>();
+  let pendingCount = 0;
+  const queue: Held[] = [];
+  let active = false;
+  let closed = false;
+
+  const reduceGroup = async (group: { count?: number; held: Held[] }) => {
+    const bindings = nodeJsonataBindings(ctx);
+    let accumulated = await init.evaluate(ctx, { _msgid: "" });
+    const ordered = [...group.held].sort((x, y) => {
+      const ix = (x.msg.parts as Parts).index;
+      const iy = (y.msg.parts as Parts).index;
+      return ix < iy ? -flag : ix > iy ? flag : 0;
+    });
+    for (const h of ordered) {
+      accumulated = await reduce.evaluate(h.msg, { ...bindings, I: (h.msg.parts as Parts).index, N: group.count, A: accumulated });
+    }
+    if (fixup) accumulated = await fixup.evaluate({}, { ...bindings, N: group.count, A: accumulated });
+    const last = ordered[ordered.length - 1]!;
+    last.msg.payload = accumulated;
+    if (!closed) last.send(last.msg);
+  };
+
+  /** One message; resolves with the error that message reports, if any. */
+  const handle = async (item: Held): Promise<unknown> => {
+    const parts = partsOf(item.msg);
+    if (!parts) {
+      item.send(item.msg);
+      return undefined;
+    }
+    const gid = String(parts.id);
+    let group = pending.get(gid);
+    if (!group) pending.set(gid, (group = { count: own(parts, "count") ? (parts.count as number) : undefined, held: [] }));
+    if (own(parts, "count") && group.count === undefined) group.count = parts.count as number;
+    group.held.push(item);
+    pendingCount++;
+    let failure: unknown;
+    if (group.held.length === group.count) {
+      pending.delete(gid);
+      pendingCount -= group.held.length;
+      try {
+        await reduceGroup(group);
+      } catch (err) {
+        failure = err;
+      }
+      // The others are done; the message that completed the group carries any error.
+      for (const h of group.held) if (h !== item) h.done();
+      if (failure) return failure;
+    }
+    if (pendingCount > MAX_HELD_MESSAGES) {
+      for (const g of pending.values()) for (const h of g.held) if (h !== item) h.done();
+      pending = new Map();
+      pendingCount = 0;
+      return new Error(TOO_MANY);
+    }
+    return group.held.includes(item) && pending.get(gid) === group ? "held" : undefined;
+  };
+
+  const next = () => {
+    const item = queue.shift();
+    if (!item || closed) {
+      active = false;
+      return;
+    }
+    active = true;
+    handle(item).then(
+      (outcome) => {
+        if (outcome === "held") return next();
+        if (outcome) item.done(outcome);
+        else item.done();
+        next();
+      },
+      (err: unknown) => {
+        item.done(err);
+        next();
+      },
+    );
+  };
+
+  return {
+    input(msg, send, done) {
+      queue.push({ msg, send, done });
+      if (!active) next();
+    },
+    close() {
+      closed = true;
+      for (const g of pending.values()) g.held.forEach((h) => h.done());
+      queue.splice(0).forEach((h) => h.done());
+      pending = new Map();
+      pendingCount = 0;
     },
   };
 };

@@ -251,4 +251,95 @@ export const cases: DiffCase[] = [
     send: msgs({ payload: 1 }, { payload: { a: 1 } }, { payload: [1] }, { payload: { b: 2 } }),
     expect: 1,
   },
+  ...reduceCases(),
 ];
+
+/** Reduce mode, after the spec's "should reduce messages ..." cases. */
+function reduceCases(): DiffCase[] {
+  const reduce = (extra: Record<string, unknown>) => join({ mode: "reduce", reduceRight: false, reduceFixup: undefined, ...extra });
+  const four = (values: unknown[] = [3, 2, 4, 1], count: number | undefined = 4) =>
+    values.map((payload, i) => ({ msg: { payload, parts: { index: [2, 1, 3, 0][i], ...(count === undefined ? {} : { count }), id: 222 } } }));
+  const initTypes: Array<[string, string]> = [
+    ["str", "xyz"],
+    ["num", "10"],
+    ["bool", "true"],
+    ["json", '{"x":"vx", "y":"vy", "z":"vz"}'],
+    ["bin", "[1,2,3]"],
+    ["jsonata", "1+2+3"],
+    ["flow", "foo"],
+    ["global", "foo"],
+  ];
+  return [
+    { name: "reduce: sums the payloads", nodes: [reduce({ reduceExp: "$A+payload", reduceInit: "0", reduceInitType: "num" })], send: four(), expect: 1 },
+    {
+      name: "reduce: the count only in the last part",
+      nodes: [reduce({ reduceExp: "$A+payload", reduceInit: "0", reduceInitType: "num" })],
+      send: [
+        { msg: { payload: 3, parts: { index: 2, id: 222 } } },
+        { msg: { payload: 2, parts: { index: 1, id: 222 } } },
+        { msg: { payload: 4, parts: { index: 3, count: 4, id: 222 } } },
+        { msg: { payload: 1, parts: { index: 0, id: 222 } } },
+      ],
+      expect: 1,
+    },
+    ...initTypes.map(([type, value]) => ({
+      name: `reduce: initial value of type ${type}`,
+      nodes: [reduce({ reduceExp: "$A", reduceInit: value, reduceInitType: type })],
+      flow: { foo: "bar" },
+      global: { foo: "baz" },
+      send: four(),
+      expect: 1,
+    })),
+    { name: "reduce: uses $I", nodes: [reduce({ reduceExp: "$A+$I", reduceInit: "0", reduceInitType: "num" })], send: four(), expect: 1 },
+    {
+      name: "reduce: with a fix-up (average)",
+      nodes: [reduce({ reduceExp: "$A+payload", reduceInit: "0", reduceInitType: "num", reduceFixup: "$A/$N" })],
+      send: [3, 2, 4, 1, 0].map((payload, i) => ({ msg: { payload, parts: { index: [2, 1, 3, 0, 4][i], count: 5, id: 222 } } })),
+      expect: 1,
+    },
+    { name: "reduce: left to right", nodes: [reduce({ reduceExp: "'(' & $A & '+' & payload & ')'", reduceInit: "0", reduceInitType: "str" })], send: four(["3", "2", "4", "1"]), expect: 1 },
+    { name: "reduce: right to left", nodes: [reduce({ reduceRight: true, reduceExp: "'(' & $A & '+' & payload & ')'", reduceInit: "0", reduceInitType: "str" })], send: four(["3", "2", "4", "1"]), expect: 1 },
+    {
+      name: "reduce: an array result per group",
+      nodes: [reduce({ reduceExp: "$append($A,[payload])", reduceInit: "[]", reduceInitType: "json" })],
+      send: [
+        { msg: { payload: 1, parts: { index: 0, count: 2, id: 222 } } },
+        { msg: { payload: 2, parts: { index: 1, count: 2, id: 222 } } },
+        { msg: { payload: 3, parts: { index: 2, count: 2, id: 333 } } },
+        { msg: { payload: 4, parts: { index: 3, count: 2, id: 333 } } },
+      ],
+      expect: 2,
+    },
+    {
+      name: "reduce: flow context in the expressions",
+      nodes: [reduce({ reduceExp: '$A+(payload*$flowContext("two"))', reduceInit: '$flowContext("one")', reduceInitType: "jsonata", reduceFixup: '$A*$flowContext("three")' })],
+      flow: { one: 1, two: 2, three: 3 },
+      send: four([3, 2, 4, 1].map((p) => p)),
+      expect: 1,
+    },
+    {
+      name: "reduce: global context in the expressions",
+      nodes: [reduce({ reduceExp: '$A+(payload*$globalContext("two"))', reduceInit: '$globalContext("one")', reduceInitType: "jsonata", reduceFixup: '$A*$globalContext("three")' })],
+      global: { one: 1, two: 2, three: 3 },
+      send: four(),
+      expect: 1,
+    },
+    {
+      name: "reduce: a message without parts passes",
+      nodes: [reduce({ reduceExp: "$A+payload", reduceInit: "0", reduceInitType: "num" })],
+      send: [{ msg: { payload: "alone", topic: "t" } }],
+      expect: 1,
+    },
+    {
+      name: "reduce: split then reduce",
+      nodes: [{ id: "s", type: "split", wires: [["n1"]] }, { ...reduce({ reduceExp: "$A & payload", reduceInit: "", reduceInitType: "str" }), id: "n1" }],
+      send: [{ msg: { payload: "a\nb\nc", topic: "t" } }],
+      expect: 1,
+    },
+    {
+      name: "reduce: a runtime error sends nothing",
+      nodes: [reduce({ reduceExp: "$A+payload", reduceInit: "0", reduceInitType: "num" })],
+      send: four(["x", "y", "z", "w"]),
+    },
+  ];
+}

@@ -2,13 +2,17 @@ import { z } from "zod";
 import { defineNode } from "../types";
 import { propertyPath } from "../property-path";
 import { isByteArray, MAX_HELD_MESSAGES } from "../sequence-support";
+import { checkOperand, operandTypeSchema, type OperandType } from "../../runtime/operands";
+import { jsonataProblem } from "../../runtime/jsonata";
+
+const INIT_TYPES = ["flow", "global", "str", "num", "bool", "json", "bin", "date", "jsonata", "env"] as const satisfies readonly OperandType[];
 
 export const joinConfig = z
   .object({
     mode: z
-      .enum(["auto", "manual"])
+      .enum(["auto", "manual", "reduce"])
       .default("auto")
-      .meta({ title: "Mode", description: "auto: reverse a split using msg.parts; manual: join as configured below." }),
+      .meta({ title: "Mode", description: "auto: reverse a split using msg.parts; manual: join as configured below; reduce: reduce a sequence with a JSONata expression." }),
     build: z
       .enum(["string", "buffer", "array", "object", "merged"])
       .default("object")
@@ -37,19 +41,41 @@ export const joinConfig = z
       .max(86_400)
       .default(0)
       .meta({ title: "After a timeout following the first message (seconds)", description: "Manual mode: send what arrived so far after this long; 0 for none." }),
+    reduce_expression: z
+      .string()
+      .max(65536)
+      .default("")
+      .meta({ title: "Reduce expression", description: "Reduce mode: a JSONata expression evaluated for each message; $A is the accumulated value, $I the message's index, $N the number of messages." }),
+    reduce_init: z.string().max(65536).default("0").meta({ title: "Initial value", description: "Reduce mode: the first accumulated value ($A)." }),
+    reduce_init_type: operandTypeSchema(INIT_TYPES, "Initial value type").default("num"),
+    reduce_fixup: z
+      .string()
+      .max(65536)
+      .default("")
+      .meta({ title: "Fix-up expression", description: "Reduce mode: an optional JSONata expression applied to the result ($A, $N); empty for none." }),
+    reduce_right: z.boolean().default(false).meta({ title: "Evaluate in reverse order (last to first)" }),
   })
   .superRefine((c, ctx) => {
     if (c.joiner_type === "bin" && !isByteArray(c.joiner || "[]")) ctx.addIssue({ code: "custom", path: ["joiner"], message: "must be a JSON array of bytes such as [13,10]" });
+    if (c.mode !== "reduce") return;
+    const problem = c.reduce_expression.trim() === "" ? "is required in reduce mode" : jsonataProblem(c.reduce_expression);
+    if (problem) ctx.addIssue({ code: "custom", path: ["reduce_expression"], message: problem });
+    if (c.reduce_fixup.trim() !== "") {
+      const fixup = jsonataProblem(c.reduce_fixup);
+      if (fixup) ctx.addIssue({ code: "custom", path: ["reduce_fixup"], message: fixup });
+    }
+    checkOperand(ctx, ["reduce_init"], c.reduce_init, c.reduce_init_type);
   });
 
 export type JoinConfig = z.infer<typeof joinConfig>;
 
 const help = `Joins sequences of messages into a single message.
 
-There are two modes:
+There are three modes:
 
 - **automatic**: paired with the **split** node, it reverses the split that was performed;
-- **manual**: joins sequences of messages in a variety of ways.
+- **manual**: joins sequences of messages in a variety of ways;
+- **reduce sequence**: applies an expression to every message of a sequence to reduce it to one message.
 
 ### Inputs
 
@@ -101,6 +127,29 @@ A *timeout* sends whatever has arrived so far. It restarts when a message with
 A message with \`msg.complete\` finalises and sends the output message; a message with
 \`msg.reset\` deletes the partly complete one without sending it. Both reset part counts.
 
+#### Reduce sequence mode
+
+In reduce mode, an expression is applied to each message of a sequence (grouped by
+\`msg.parts.id\`, complete when \`msg.parts.count\` messages arrived) and the result accumulated
+to produce a single message: the sequence's last message (by \`msg.parts.index\`), its
+\`payload\` replaced by the result. A message without \`msg.parts\` passes unchanged.
+
+- **Initial value**: the first accumulated value (\`$A\`).
+- **Reduce expression**: a JSONata expression called for each message of the sequence, in order
+  of \`msg.parts.index\`; its result is the next call's accumulated value. It can use \`$A\` (the
+  accumulated value), \`$I\` (the message's index in the sequence) and \`$N\` (the number of
+  messages in the sequence).
+- **Fix-up expression**: an optional JSONata expression applied once all messages were reduced,
+  with \`$A\` (the accumulated value) and \`$N\`.
+
+By default the expression is applied in order, from the first message of the sequence to the
+last; it can be applied in reverse order. \`$N\` counts the messages that arrive, even identical ones.
+
+For example, with *reduce expression* \`$A+payload\`, *initial value* \`0\` and *fix-up
+expression* \`$A/$N\`, a sequence of numbers becomes their average.
+
+JSONata expressions run with the same time and memory limits as function code.
+
 #### Storing messages
 
 The node holds messages until their sequence is complete. It holds at most ${MAX_HELD_MESSAGES.toLocaleString("en-US")}
@@ -112,7 +161,7 @@ Node-RED holds any number of messages unless its \`nodeMessageBufferMaxLength\` 
 runtime shared by organizations bounds every node to ${MAX_HELD_MESSAGES.toLocaleString("en-US")} held messages.
 `;
 
-const MODE_TO_NODE_RED = { auto: "auto", manual: "custom" } as const;
+const MODE_TO_NODE_RED = { auto: "auto", manual: "custom", reduce: "reduce" } as const;
 
 export const joinNode = defineNode({
   type: "join",
@@ -138,11 +187,11 @@ export const joinNode = defineNode({
       accumulate: c.accumulate,
       timeout: c.timeout_seconds === 0 ? "" : String(c.timeout_seconds),
       count: c.count === null ? "" : String(c.count),
-      reduceRight: false,
-      reduceExp: undefined,
-      reduceInit: undefined,
-      reduceInitType: undefined,
-      reduceFixup: undefined,
+      reduceRight: c.reduce_right,
+      reduceExp: c.reduce_expression,
+      reduceInit: c.reduce_init,
+      reduceInitType: c.reduce_init_type,
+      reduceFixup: c.reduce_fixup,
     }),
     fromNodeRed: (p) => ({
       mode: p.mode === "custom" ? "manual" : p.mode === "reduce" ? "reduce" : "auto",
@@ -157,6 +206,12 @@ export const joinNode = defineNode({
       accumulate: p.accumulate === true || p.accumulate === "true",
       timeout_seconds: Number(p.timeout || 0),
       count: p.count === undefined || p.count === "" ? null : Number(p.count),
+      reduce_expression: typeof p.reduceExp === "string" ? p.reduceExp : "",
+      // The editor's typed input defaults to a number, and Node-RED reads "" as 0.
+      reduce_init_type: typeof p.reduceInitType === "string" && p.reduceInitType !== "" ? p.reduceInitType : "num",
+      reduce_init: p.reduceInit === undefined || p.reduceInit === null || (p.reduceInit === "" && (p.reduceInitType ?? "num") === "num") ? "0" : String(p.reduceInit),
+      reduce_fixup: typeof p.reduceFixup === "string" ? p.reduceFixup : "",
+      reduce_right: p.reduceRight === true || p.reduceRight === "true",
     }),
   },
 });

@@ -192,3 +192,52 @@ describe("join, manual mode", () => {
     expect(joinNode.configSchema.safeParse({ joiner_type: "bin", joiner: "x" }).success).toBe(false);
   });
 });
+
+describe("join, reduce mode", () => {
+  const reduce = (extra: Record<string, unknown> = {}) => joinFlow({ mode: "reduce", reduce_expression: "$A+payload", reduce_init: "0", reduce_init_type: "num", ...extra });
+  const sequence = (values: unknown[], id = "g") => values.map((payload, index) => ({ payload, parts: { id, index, count: values.length } }));
+
+  it("reduces a sequence in index order with a fix-up, whatever the arrival order", async () => {
+    const h = await reduce({ reduce_fixup: "$A/$N" });
+    const msgs = sequence([1, 2, 3, 6]);
+    for (const m of [msgs[2]!, msgs[0]!, msgs[3]!, msgs[1]!]) h.send("j", m);
+    const [m] = await h.waitFor(1);
+    expect(m!.payload).toBe(3);
+    expect(m!.parts).toMatchObject({ index: 3, count: 4 });
+  });
+
+  it("evaluates right to left, and with context in the expressions", async () => {
+    const h = await reduce({ reduce_expression: "$A & payload", reduce_init: "", reduce_init_type: "str", reduce_right: true });
+    sequence(["a", "b", "c"]).forEach((m) => h.send("j", m));
+    const [m] = await h.waitFor(1);
+    expect(m!.payload).toBe("cba");
+  });
+
+  it("reports a failing expression on the message that completed the sequence, and sends nothing", async () => {
+    const h = await reduce();
+    sequence(["x", "y"]).forEach((m) => h.send("j", m));
+    await quiet();
+    expect(h.received).toHaveLength(0);
+    expect(h.errors).toHaveLength(1);
+  });
+
+  it("stops an endless expression at the JSONata time limit", async () => {
+    const h = await reduce({ reduce_expression: "($f := function($n){ $f($n) }; $f(1))" });
+    sequence([1]).forEach((m) => h.send("j", m));
+    const deadline = Date.now() + 5000;
+    while (h.errors.length === 0 && Date.now() < deadline) await quiet();
+    expect(h.errors).toHaveLength(1);
+    expect(h.received).toHaveLength(0);
+  }, 10_000);
+
+  it("refuses a missing or invalid expression and an invalid initial value", () => {
+    expect(joinNode.configSchema.safeParse({ mode: "reduce" }).success).toBe(false);
+    expect(joinNode.configSchema.safeParse({ mode: "reduce", reduce_expression: "$A +" }).success).toBe(false);
+    expect(joinNode.configSchema.safeParse({ mode: "reduce", reduce_expression: "$A", reduce_fixup: "(" }).success).toBe(false);
+    expect(joinNode.configSchema.safeParse({ mode: "reduce", reduce_expression: "$A", reduce_init: "abc", reduce_init_type: "num" }).success).toBe(false);
+    const nr = { mode: "reduce", reduceExp: "$A+payload", reduceInit: "", reduceInitType: "num", reduceFixup: "$A/$N", reduceRight: true };
+    const config = joinNode.configSchema.parse(joinNode.nodeRed!.fromNodeRed(nr));
+    expect(config).toMatchObject({ mode: "reduce", reduce_expression: "$A+payload", reduce_init: "0", reduce_init_type: "num", reduce_fixup: "$A/$N", reduce_right: true });
+    expect(joinNode.nodeRed!.toNodeRed(config)).toMatchObject({ mode: "reduce", reduceExp: "$A+payload", reduceInit: "0", reduceFixup: "$A/$N", reduceRight: true });
+  });
+});
