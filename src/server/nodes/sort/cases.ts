@@ -71,4 +71,52 @@ export const cases: DiffCase[] = [
     send: [{ msg: { payload: [3, 10, 1, 7] } }],
     expect: 1,
   },
+  ...expressionCases(),
 ];
+
+/** JSONata keys, after the spec's "(exp, ...)" and "by context" cases. */
+function expressionCases(): DiffCase[] {
+  const lettered = ["C200", "A4", "B30", "D1000"];
+  const words = ["first", "second", "third", "fourth"];
+  const seq = (key: string, values: unknown[]) => values.map((value, index) => ({ msg: { [key]: value, parts: { id: "X", index, count: values.length } } }));
+  return (["ascending", "descending"] as const).flatMap((order): DiffCase[] => [
+    {
+      name: `sorts msg.data by an expression (not number, ${order})`,
+      nodes: [sort({ order, as_num: false, target: "data", targetType: "msg", msgKey: "$substring($,1)", msgKeyType: "jsonata" })],
+      send: [{ msg: { data: lettered } }],
+      expect: 1,
+    },
+    {
+      name: `sorts a message sequence by an expression (not number, ${order})`,
+      nodes: [sort({ order, as_num: false, target: "", targetType: "seq", seqKey: "$substring(payload,1)", seqKeyType: "jsonata" })],
+      send: seq("payload", lettered),
+      expect: 4,
+    },
+  ]).concat([
+    {
+      name: "sorts objects by an expression, as numbers",
+      nodes: [sort({ order: "ascending", as_num: true, target: "data", targetType: "msg", msgKey: "val", msgKeyType: "jsonata" })],
+      send: [{ msg: { data: ["200", "4", "30", "1000"].map((val) => ({ val })) } }],
+      expect: 1,
+    },
+    {
+      name: "sorts a property by flow context",
+      nodes: [sort({ order: "ascending", as_num: false, target: "data", targetType: "msg", msgKey: "$flowContext($)", msgKeyType: "jsonata" })],
+      flow: { first: "3", second: "1", third: "2", fourth: "4" },
+      send: [{ msg: { data: words } }],
+      expect: 1,
+    },
+    {
+      name: "sorts a sequence by global context",
+      nodes: [sort({ order: "ascending", as_num: false, target: "data", targetType: "seq", seqKey: "$globalContext(payload)", seqKeyType: "jsonata" })],
+      global: { first: "4", second: "1", third: "3", fourth: "2" },
+      send: seq("payload", words),
+      expect: 4,
+    },
+    {
+      name: "a failing key expression sends nothing",
+      nodes: [sort({ order: "ascending", as_num: false, target: "payload", targetType: "seq", seqKey: "$unknown()", seqKeyType: "jsonata" })],
+      send: seq("payload", [1, 2]),
+    },
+  ]);
+}

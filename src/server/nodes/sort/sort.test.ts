@@ -57,6 +57,30 @@ describe("sort", () => {
     expect(got.map((m) => m.payload)).toEqual([-1, MAX_HELD_MESSAGES]);
   }, 20_000);
 
+  it("sorts by JSONata keys, on elements and on messages, and reports a failing expression", async () => {
+    const h = await sortFlow({ target: "data", msg_key_type: "jsonata", msg_key: "$substring($,1)", as_number: true });
+    h.send("o", { data: ["C200", "A4", "B30", "D1000"] });
+    const [m] = await h.waitFor(1);
+    expect(m!.data).toEqual(["A4", "B30", "C200", "D1000"]);
+
+    const s = await sortFlow({ target_type: "seq", seq_key_type: "jsonata", seq_key: "payload.k * -1" });
+    [1, 3, 2].forEach((k, index) => s.send("o", { payload: { k }, parts: { id: "g", index, count: 3 } }));
+    const got = await s.waitFor(3);
+    expect(got.map((x) => (x.payload as { k: number }).k)).toEqual([3, 2, 1]);
+
+    const bad = await sortFlow({ target_type: "seq", seq_key_type: "jsonata", seq_key: "$unknown()" });
+    [1, 2].forEach((payload, index) => bad.send("o", { payload, parts: { id: "g", index, count: 2 } }));
+    await quiet(150);
+    expect(bad.received).toHaveLength(0);
+    expect(bad.errors.map((e) => e.error)[0]).toMatch(/^Invalid JSONata expression in sort node/);
+  });
+
+  it("refuses an invalid key expression or key property", () => {
+    expect(sortNode.configSchema.safeParse({ target_type: "seq", seq_key_type: "jsonata", seq_key: "(" }).success).toBe(false);
+    expect(sortNode.configSchema.safeParse({ target_type: "seq", seq_key: "__proto__.x" }).success).toBe(false);
+    expect(sortNode.configSchema.safeParse({ msg_key_type: "jsonata", msg_key: "$." }).success).toBe(false);
+  });
+
   it("maps Node-RED's properties both ways", () => {
     const nr = { order: "descending", as_num: true, target: "payload", targetType: "seq", msgKey: "payload", msgKeyType: "elem", seqKey: "payload.k", seqKeyType: "msg" };
     const config = sortNode.configSchema.parse(sortNode.nodeRed!.fromNodeRed(nr));
