@@ -95,6 +95,30 @@ describe("split", () => {
     expect(got.map((m) => m.payload)).toEqual(["x"]);
   });
 
+  it("splits an array larger than the flow may queue, pausing while the flow is busy, in order and losing nothing", async () => {
+    const h = await splitFlow();
+    const n = 120_000;
+    h.send("sp", { payload: Array.from({ length: n }, (_, i) => i) });
+    h.send("sp", { payload: ["after"] });
+    const deadline = Date.now() + 20_000;
+    while (h.received.length < n + 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(h.errors).toEqual([]);
+    expect(h.received).toHaveLength(n + 1);
+    expect(h.received.slice(0, n).every((m, i) => m.payload === i)).toBe(true);
+    expect(h.received[n]!.payload).toBe("after");
+  }, 30_000);
+
+  it("stops sending a paused split when the flow stops", async () => {
+    const h = await splitFlow();
+    h.send("sp", { payload: Array.from({ length: 100_000 }, (_, i) => i) });
+    while (h.received.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await h.engine.stop("flw_test");
+    const count = h.received.length;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(h.received.length).toBe(count);
+    expect(count).toBeLessThan(100_000);
+  }, 20_000);
+
   it("refuses bad separators and lengths in its config", () => {
     expect(splitNode.configSchema.safeParse({ split_type: "bin", split: "1" }).success).toBe(false);
     expect(splitNode.configSchema.safeParse({ split_type: "len", split: "0" }).success).toBe(false);
