@@ -67,7 +67,8 @@ export const batchBehaviour: NodeFactory = (ctx) => {
         pending = [];
         sendSequence(queue, false);
         queue.forEach((h) => h.done());
-      } else if (c.allow_empty_sequence) {
+      } else if (c.allow_empty_sequence && !ctx.busy()) {
+        // An empty sequence starts a message of the node's own: skipped while the flow is busy, as inject's timers.
         ctx.send({ _msgid: ctx.newMessageId(), payload: null, parts: { id: ctx.newMessageId(), index: 0, count: 1 } });
       }
     };

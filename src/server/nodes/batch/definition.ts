@@ -62,7 +62,8 @@ deletes the held messages without sending them.
 
 Node-RED holds any number of messages unless its \`nodeMessageBufferMaxLength\` setting is set; a
 runtime shared by organizations bounds every node to ${MAX_HELD_MESSAGES.toLocaleString("en-US")} held messages. The interval
-must be more than 0 (Node-RED accepts 0 and then never sends).
+must be more than 0 (Node-RED accepts 0 and then never sends). While the flow holds more waiting
+messages than its backpressure mark, an empty-interval message is skipped, as inject's repeats are.
 `;
 
 export const batchNode = defineNode({

@@ -79,6 +79,8 @@ export const triggerBehaviour: NodeFactory = (ctx) => {
             if (c.op1_type !== "nul") {
               const repeated = cloneMessage(msg);
               state.tout = setInterval(() => {
+                // Backpressure, as inject's timers: a tick while the flow is busy is skipped, not queued.
+                if (ctx.busy()) return;
                 if (c.op1_type === "date") repeated.payload = Date.now();
                 send(cloneMessage(repeated));
               }, delay);

@@ -96,6 +96,11 @@ Optionally, the node treats messages as separate streams, using a message proper
 each one (\`msg.topic\` by default).
 
 The status shows that the node is active; with several streams, how many are held.
+
+### Differences from Node-RED
+
+While the flow holds more waiting messages than its backpressure mark, a resend tick is skipped
+(as inject's repeats are) rather than added to the backlog.
 `;
 
 const UNIT_TYPES = new Set(["ms", "s", "min", "hr"]);
