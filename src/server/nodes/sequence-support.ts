@@ -13,6 +13,12 @@ import type { Message } from "../runtime/types";
  */
 export const MAX_HELD_MESSAGES = 50_000;
 
+/**
+ * Topics (streams) one trigger or filter node keeps state for at most. Node-RED keeps one entry per
+ * topic ever seen; a shared runtime bounds it, so a flow fed unique topics cannot grow without limit.
+ */
+export const MAX_TOPICS = 10_000;
+
 /** Deep copy of JSON-like message data (plain objects, arrays, Buffers, Dates); others by structuredClone. */
 export function cloneValue<T>(value: T): T {
   if (value === null || typeof value !== "object") return value;

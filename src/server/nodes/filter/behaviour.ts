@@ -1,6 +1,6 @@
 import type { NodeFactory } from "../../runtime/types";
 import { getProperty } from "../../runtime/properties";
-import { cloneValue, own } from "../sequence-support";
+import { cloneValue, MAX_TOPICS, own } from "../sequence-support";
 import type { FilterConfig } from "./definition";
 
 /** Node-RED's RED.util.compareObjects: deep equality of message values (arrays, Buffers, objects). */
@@ -22,6 +22,11 @@ export const filterBehaviour: NodeFactory = (ctx) => {
   const c = ctx.node.config as FilterConfig;
   const func = c.mode;
   let previous = new Map<string, unknown>();
+  /** Stores a topic's value; past MAX_TOPICS, the topic stored longest ago is forgotten. */
+  const remember = (t: string, value: unknown) => {
+    if (!previous.has(t) && previous.size >= MAX_TOPICS) previous.delete(previous.keys().next().value!);
+    previous.set(t, value);
+  };
 
   return {
     input(msg, send, done) {
@@ -37,13 +42,13 @@ export const filterBehaviour: NodeFactory = (ctx) => {
       if (func === "rbe" || func === "rbei") {
         const doSend = func !== "rbei" || previous.has(t);
         if (typeof value === "object") {
-          if (typeof previous.get(t) !== "object") previous.set(t, {});
+          if (typeof previous.get(t) !== "object") remember(t, {});
           if (!compareObjects(value, previous.get(t))) {
-            previous.set(t, cloneValue(value));
+            remember(t, cloneValue(value));
             if (doSend) send(msg);
           }
         } else if (value !== previous.get(t)) {
-          previous.set(t, value);
+          remember(t, value);
           if (doSend) send(msg);
         }
         return done();
@@ -53,29 +58,29 @@ export const filterBehaviour: NodeFactory = (ctx) => {
         ctx.log.warn("no number found in payload");
         return done();
       }
-      if (!previous.has(t) && (func === "narrowband" || func === "narrowbandEq")) previous.set(t, c.start === null ? n : c.start);
+      if (!previous.has(t) && (func === "narrowband" || func === "narrowbandEq")) remember(t, c.start === null ? n : c.start);
       let gap = c.gap;
       if (c.gap_is_percent) gap = Math.abs(((previous.get(t) as number) * c.gap) / 100) || 0;
-      if (!previous.has(t) && func === "narrowbandEq") previous.set(t, n);
-      if (!previous.has(t)) previous.set(t, n - gap - 1);
+      if (!previous.has(t) && func === "narrowbandEq") remember(t, n);
+      if (!previous.has(t)) remember(t, n - gap - 1);
       const difference = Math.abs(n - (previous.get(t) as number));
       if (difference === gap) {
         if (func === "deadbandEq" || func === "narrowband") {
-          if (c.inout === "out") previous.set(t, n);
+          if (c.inout === "out") remember(t, n);
           send(msg);
         }
       } else if (difference > gap) {
         if (func === "deadband" || func === "deadbandEq") {
-          if (c.inout === "out") previous.set(t, n);
+          if (c.inout === "out") remember(t, n);
           send(msg);
         }
       } else if (difference < gap) {
         if (func === "narrowband" || func === "narrowbandEq") {
-          if (c.inout === "out") previous.set(t, n);
+          if (c.inout === "out") remember(t, n);
           send(msg);
         }
       }
-      if (c.inout === "in") previous.set(t, n);
+      if (c.inout === "in") remember(t, n);
       done();
     },
   };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 import { propertyPath } from "../property-path";
+import { MAX_TOPICS } from "../sequence-support";
 
 export const filterConfig = z.object({
   mode: z
@@ -69,6 +70,8 @@ several topics at once.
 
 Node-RED's \`rbe\` node is called \`filter\` here. The gap and the start value are numbers (Node-RED
 stores them as text, the gap with an optional \`%\`, which is the *gap in percent* option here).
+The node remembers at most ${MAX_TOPICS.toLocaleString("en-US")} topics: past that, the topic stored longest ago is
+forgotten (its next value counts as a first one).
 `;
 
 export const filterNode = defineNode({

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { closingTestFlows } from "@/test/runtime-harness";
 import type { Message } from "@/server/runtime/types";
 import { filterNode } from "./definition";
+import { MAX_TOPICS } from "../sequence-support";
 
 const flow = closingTestFlows();
 
@@ -57,6 +58,18 @@ describe("filter (Node-RED's rbe)", () => {
     expect(passed).toEqual([]);
     expect(h.errors.map((e) => e.error)).toEqual(["no number found in payload"]);
   });
+
+  it(`remembers at most ${MAX_TOPICS} topics, forgetting the oldest`, async () => {
+    const h = await flow([{ id: "f", type: "filter", config: { mode: "rbe" } }, { id: "s", type: "sink" }], [{ source: "f", target: "s" }]);
+    for (let i = 0; i <= MAX_TOPICS; i++) h.send("f", { topic: `t${i}`, payload: 1 });
+    h.send("f", { topic: "t1", payload: 1 });
+    h.send("f", { topic: "t0", payload: 1 });
+    await h.waitFor(MAX_TOPICS + 2, 10_000);
+    await new Promise((r) => setTimeout(r, 50));
+    // t0 was forgotten (its value passes again as a first one); t1 was kept (blocked).
+    expect(h.received).toHaveLength(MAX_TOPICS + 2);
+    expect(h.received.at(-1)!.topic).toBe("t0");
+  }, 20_000);
 
   it("maps Node-RED's rbe properties both ways", () => {
     const nr = { func: "deadband", gap: "10%", start: "", inout: "in", septopics: false, property: "payload.v", topi: "device" };

@@ -69,6 +69,12 @@ commands may deliver a message that ends with a partial command. In streaming mo
 splits each message and sends every complete segment; a trailing partial segment is held and
 prepended to the next message. In this mode \`msg.parts.count\` is not set, since the number of
 messages is unknown, so **join** cannot reassemble the stream in its automatic mode.
+
+### Differences from Node-RED
+
+A split that makes more messages than the flow may hold waiting (its backpressure mark) sends them
+as the flow takes them, pausing meanwhile, instead of all at once; the order is the same, and
+messages arriving meanwhile wait behind.
 `;
 
 export const splitNode = defineNode({

@@ -2,10 +2,12 @@ import Mustache from "mustache";
 import type { Message, NodeFactory, Send } from "../../runtime/types";
 import { getProperty } from "../../runtime/properties";
 import { prepareOperand, type OperandType, type PreparedOperand } from "../../runtime/operands";
-import { cloneMessage, cloneValue, own } from "../sequence-support";
+import { cloneMessage, cloneValue, MAX_TOPICS, own } from "../sequence-support";
 import type { TriggerConfig } from "./definition";
 
 const UNIT_MS = { ms: 1, s: 1000, min: 60_000, hr: 3_600_000 } as const;
+
+export const TOO_MANY_TOPICS = `trigger holds ${MAX_TOPICS} topics already; the message was dropped`;
 
 interface TopicState {
   /** The timer (or interval, when resending); 0 when waiting to be reset. */
@@ -56,7 +58,10 @@ export const triggerBehaviour: NodeFactory = (ctx) => {
         if (c.override_delay && own(msg, "delay") && !Number.isNaN(Number.parseFloat(msg.delay as string))) delay = Number.parseFloat(msg.delay as string);
         if (c.by_topic === "all") topic = "_none";
         topic = String(topic);
-        if (!topics.has(topic)) topics.set(topic, {});
+        if (!topics.has(topic)) {
+          if (topics.size >= MAX_TOPICS) return done(new Error(TOO_MANY_TOPICS));
+          topics.set(topic, {});
+        }
         const state = topics.get(topic)!;
         const payload = msg.payload as { toString?: () => string } | null | undefined;
         const resetByPayload = c.reset !== "" && own(msg, "payload") && payload !== null && payload !== undefined && typeof payload.toString === "function" && payload.toString() == c.reset;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 import { propertyPath } from "../property-path";
+import { MAX_TOPICS } from "../sequence-support";
 import { operandProblem, OPERAND_TYPE_TITLES, type OperandType } from "../../runtime/operands";
 
 /** Operand types a trigger value may have, plus Node-RED's three of its own. */
@@ -100,7 +101,8 @@ The status shows that the node is active; with several streams, how many are hel
 ### Differences from Node-RED
 
 While the flow holds more waiting messages than its backpressure mark, a resend tick is skipped
-(as inject's repeats are) rather than added to the backlog.
+(as inject's repeats are) rather than added to the backlog. The node holds at most
+${MAX_TOPICS.toLocaleString("en-US")} topics at once: a message of a new topic past that is dropped with an error.
 `;
 
 const UNIT_TYPES = new Set(["ms", "s", "min", "hr"]);

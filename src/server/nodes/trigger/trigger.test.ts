@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { closingTestFlows } from "@/test/runtime-harness";
 import type { Message } from "@/server/runtime/types";
 import { triggerNode } from "./definition";
+import { TOO_MANY_TOPICS } from "./behaviour";
+import { MAX_TOPICS } from "../sequence-support";
 
 const flow = closingTestFlows();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -98,6 +100,18 @@ describe("trigger", () => {
     await sleep(80);
     expect(r.received.length).toBe(count);
   });
+
+  it(`holds at most ${MAX_TOPICS} topics at once`, async () => {
+    const h = await triggerFlow({ by_topic: "topic", op1_type: "nul", duration: 0 });
+    for (let i = 0; i <= MAX_TOPICS; i++) h.send("t", { topic: `t${i}`, payload: i });
+    const deadline = Date.now() + 10_000;
+    while (h.errors.length === 0 && Date.now() < deadline) await sleep(20);
+    expect(h.errors.map((e) => e.error)).toEqual([TOO_MANY_TOPICS]);
+    h.send("t", { reset: true, topic: "t0" });
+    h.send("t", { topic: "new", payload: "x" });
+    await sleep(50);
+    expect(h.errors).toHaveLength(1);
+  }, 20_000);
 
   it("validates its values and maps Node-RED's properties, legacy val types included", () => {
     expect(triggerNode.configSchema.safeParse({ op1: "abc", op1_type: "num" }).success).toBe(false);
