@@ -41,4 +41,35 @@ export const cases: DiffCase[] = [
     send: one({ payload: ["a,b", "c"] }),
     expect: 3,
   },
+  // Messages are JSON here: a trigger node turns the input into a Buffer payload first.
+  {
+    name: "splits a buffer into lengths",
+    nodes: [bufferOf("[49,50,51,52,53,54,55]", "bs"), { id: "bs", type: "split", splt: "2", spltType: "len", wires: [["out"]] }],
+    send: one({ payload: "go" }),
+    expect: 4,
+  },
+  {
+    // Ends with the separator: Node-RED counts 4 parts and sends 3 (kept as it is).
+    name: "splits a buffer at a byte",
+    nodes: [bufferOf("[49,50,52,51,52,52]", "bs"), { id: "bs", type: "split", splt: "[52]", spltType: "bin", wires: [["out"]] }],
+    send: one({ payload: "go" }),
+    expect: 3,
+  },
+  {
+    name: "splits a buffer at a string, and join puts it back",
+    nodes: [bufferOf("[97,44,98,44,99]", "bs"), { id: "bs", type: "split", splt: ",", wires: [["j"]] }, { id: "j", type: "join", mode: "auto", wires: [["out"]] }],
+    send: one({ payload: "go" }),
+    expect: 1,
+  },
+  {
+    name: "streams buffers into lengths across messages",
+    nodes: [bufferOf("[49,50,51]", "bs"), { id: "bs", type: "split", splt: "2", spltType: "len", stream: true, wires: [["out"]] }],
+    send: [{ msg: { payload: "a" } }, { msg: { payload: "b" }, delayMs: 20 }],
+    expect: 3,
+  },
 ];
+
+/** A trigger node that sends `bytes` as a Buffer payload to `target`, and nothing second. */
+function bufferOf(bytes: string, target: string) {
+  return { id: "buf", type: "trigger", op1: bytes, op1type: "bin", op2: "", op2type: "nul", duration: "0", reset: "", bytopic: "topic", topic: "payload", outputs: 1, wires: [[target]] };
+}
