@@ -36,7 +36,10 @@ export const joinBehaviour: NodeFactory = (ctx) => {
   const full = c.property_type === "full";
   const property = full ? "payload" : c.property;
   const timer = auto ? 0 : c.timeout_seconds * 1000;
-  const joiner: string | Buffer = c.joiner_type === "bin" ? Buffer.from(parseByteArray(c.joiner || "[]")) : unescapeSeparator(c.joiner);
+  // A string joiner naming a variable (${NAME}) is read each time a group starts.
+  const variableJoiner = c.joiner_type === "str" && c.joiner.includes("${");
+  const fixedJoiner: string | Buffer = c.joiner_type === "bin" ? Buffer.from(parseByteArray(c.joiner || "[]")) : unescapeSeparator(c.joiner);
+  const joinerNow = () => (variableJoiner ? unescapeSeparator(ctx.env.substitute(c.joiner)) : fixedJoiner);
   let inflight = new Map<string, Group>();
   let held = 0;
 
@@ -134,7 +137,7 @@ export const joinBehaviour: NodeFactory = (ctx) => {
         } else {
           payloadType = c.build;
           targetCount = c.count ?? 0;
-          joinChar = joiner;
+          joinChar = joinerNow();
           const parts = partsOf(msg);
           if (c.count === null && parts) {
             targetCount = parts.count || 0;

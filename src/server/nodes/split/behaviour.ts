@@ -14,8 +14,12 @@ export const splitBehaviour: NodeFactory = (ctx) => {
   const property = c.property;
   const stream = c.stream;
   const arraySplit = c.array_split;
-  const separator: string | Buffer | number =
-    c.split_type === "len" ? Number.parseInt(c.split, 10) : c.split_type === "bin" ? Buffer.from(parseByteArray(c.split)) : unescapeSeparator(c.split);
+  // As Node-RED, an empty string separator means "\n"; a separator naming a variable (${NAME}) is
+  // read each time it is used, so a changed variable reaches the running flow.
+  const stringSeparator = () => unescapeSeparator(ctx.env.substitute(c.split) || "\\n");
+  const variableSeparator = c.split_type === "str" && c.split.includes("${");
+  let separator: string | Buffer | number =
+    c.split_type === "len" ? Number.parseInt(c.split, 10) : c.split_type === "bin" ? Buffer.from(parseByteArray(c.split)) : stringSeparator();
   const separatorBytes = c.split_type === "bin" ? parseByteArray(c.split) : undefined;
   /** Index of the next message of a stream. */
   let next = 0;
@@ -80,6 +84,7 @@ export const splitBehaviour: NodeFactory = (ctx) => {
       const send: Send = (m) => {
         collected.push(m as Message);
       };
+      if (variableSeparator) separator = stringSeparator();
       const run = () => {
         let value = getProperty(msg, property);
         if (value === undefined) return done();

@@ -33,6 +33,8 @@ export const triggerBehaviour: NodeFactory = (ctx) => {
   const op2: PreparedOperand | undefined = isOperand(c.op2_type) && !op2Templated ? prepareOperand({ value: c.op2, type: c.op2_type as OperandType }) : undefined;
   const reEvaluatedAtTimeout = c.op2_type === "flow" || c.op2_type === "global" || c.op2_type === "date";
 
+  /** A reset value naming a variable (${NAME}) is read at each message. */
+  const variableReset = c.reset.includes("${");
   let topics = new Map<string, TopicState>();
   const latest = new Map<string, Message>();
 
@@ -64,7 +66,8 @@ export const triggerBehaviour: NodeFactory = (ctx) => {
         }
         const state = topics.get(topic)!;
         const payload = msg.payload as { toString?: () => string } | null | undefined;
-        const resetByPayload = c.reset !== "" && own(msg, "payload") && payload !== null && payload !== undefined && typeof payload.toString === "function" && payload.toString() == c.reset;
+        const reset = variableReset ? ctx.env.substitute(c.reset) : c.reset;
+        const resetByPayload = reset !== "" && own(msg, "payload") && payload !== null && payload !== undefined && typeof payload.toString === "function" && payload.toString() == reset;
         if (own(msg, "reset") || resetByPayload) {
           clear(state);
           topics.delete(topic);
