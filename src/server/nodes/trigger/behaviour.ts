@@ -71,6 +71,7 @@ export const triggerBehaviour: NodeFactory = (ctx) => {
         if (own(msg, "reset") || resetByPayload) {
           clear(state);
           topics.delete(topic);
+          latest.delete(topic);
           status();
           return done();
         }
