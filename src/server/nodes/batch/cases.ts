@@ -26,9 +26,10 @@ export const cases: DiffCase[] = [
     expect: 2,
   },
   {
+    // Two pairs 1.5 intervals apart: whatever the timer's phase, each pair is one sequence.
     name: "interval: the messages of each interval",
-    nodes: [batch({ mode: "interval", interval: 0.4 })],
-    send: [0, 1, 2, 3].map((payload) => ({ msg: { payload }, delayMs: 150 })),
+    nodes: [batch({ mode: "interval", interval: 0.3 })],
+    send: [{ msg: { payload: 0 } }, { msg: { payload: 1 } }, { msg: { payload: 2 }, delayMs: 450 }, { msg: { payload: 3 } }],
     expect: 4,
     settleMs: 600,
   },

@@ -120,8 +120,8 @@ export const cases: DiffCase[] = [
   },
   {
     name: "restarts the timeout",
-    nodes: [join({ build: "string", timeout: 0.2, count: "", joiner: ",", mode: "custom" })],
-    send: [{ msg: { payload: "a" } }, { msg: { payload: "b", restartTimeout: true }, delayMs: 120 }, { msg: { payload: "c" }, delayMs: 120 }],
+    nodes: [join({ build: "string", timeout: 0.5, count: "", joiner: ",", mode: "custom" })],
+    send: [{ msg: { payload: "a" } }, { msg: { payload: "b", restartTimeout: true }, delayMs: 300 }, { msg: { payload: "c" }, delayMs: 300 }],
     expect: 1,
   },
   {

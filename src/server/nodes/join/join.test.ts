@@ -102,11 +102,11 @@ describe("join, manual mode", () => {
   });
 
   it("joins strings with a joiner after a timeout, and the timeout restarts", async () => {
-    const h = await joinFlow({ mode: "manual", build: "string", joiner: ",", timeout_seconds: 0.15 });
+    const h = await joinFlow({ mode: "manual", build: "string", joiner: ",", timeout_seconds: 0.5 });
     h.send("j", { payload: "a" });
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 300));
     h.send("j", { payload: "b", restartTimeout: true });
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 300));
     expect(h.received).toHaveLength(0);
     const [m] = await h.waitFor(1);
     expect(m!.payload).toBe("a,b");

@@ -28,10 +28,10 @@ describe("trigger", () => {
   });
 
   it("acts as a watchdog: nothing first, extended by each message, the latest message sent when they stop", async () => {
-    const h = await triggerFlow({ op1_type: "nul", op2_type: "payl", extend: true, duration: 80 });
+    const h = await triggerFlow({ op1_type: "nul", op2_type: "payl", extend: true, duration: 400 });
     for (const p of [1, 2, 3]) {
       h.send("t", { payload: p });
-      await sleep(30);
+      await sleep(50);
     }
     expect(h.received).toHaveLength(0);
     const [m] = await h.waitFor(1);
@@ -39,10 +39,10 @@ describe("trigger", () => {
   });
 
   it("keeps one timer per topic, shows how many in its status, and sends the second message on output 2", async () => {
-    const h = await triggerFlow({ by_topic: "topic", op1: "on", op2: "off", duration: 50, outputs: 2 }, 2);
+    const h = await triggerFlow({ by_topic: "topic", op1: "on", op2: "off", duration: 400, outputs: 2 }, 2);
     h.send("t", { payload: 1, topic: "a" });
     h.send("t", { payload: 1, topic: "b" });
-    await sleep(25);
+    await sleep(50);
     expect(h.statuses.at(-1)!.status).toEqual({ fill: "blue", shape: "dot", text: "2" });
     await h.waitFor(4);
     expect(h.arrivals.map((a) => [a.sink, a.msg.payload, a.msg.topic])).toEqual([
@@ -86,11 +86,11 @@ describe("trigger", () => {
   });
 
   it("clears its timers when the flow stops: a redeploy leaks nothing", async () => {
-    const h = await triggerFlow({ duration: 60 });
+    const h = await triggerFlow({ duration: 150 });
     h.send("t", { payload: 1 });
     await h.waitFor(1);
     await h.engine.stop("flw_test");
-    await sleep(120);
+    await sleep(250);
     expect(payloads(h.received)).toEqual(["1"]);
     const r = await triggerFlow({ duration: -20 });
     r.send("t", { payload: 1 });
