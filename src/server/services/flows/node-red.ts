@@ -124,16 +124,18 @@ function convertNodeRedNodes(registry: NodeRegistry, nodes: NrNode[], newId: (id
     if (definition && definition.type !== "unknown") {
       type = definition.type;
       let mapped: Record<string, unknown> | null;
+      let mappingError: string | null = null;
       try {
         mapped = definition.nodeRed ? definition.nodeRed.fromNodeRed(props) : props;
-      } catch {
-        // A mapping that meets properties of unexpected shapes: the node is kept, never a 500.
+      } catch (err) {
+        // A mapping that meets properties of unexpected shapes (or a feature we lack): the node is kept, never a 500.
         mapped = null;
+        mappingError = err instanceof Error ? err.message : null;
       }
       const parsed = mapped === null ? null : definition.configSchema.safeParse(mapped);
       if (!parsed?.success) {
         const issue = parsed?.error.issues[0];
-        const reason = `${issue ? `${issue.path.join(".")}: ${issue.message}` : "its properties could not be read"}`;
+        const reason = issue ? `${issue.path.join(".")}: ${issue.message}` : (mappingError ?? "its properties could not be read");
         warnings.push(`node ${id} (${nrType}): ${reason}; kept as a disabled unknown node`);
         report.push({ node_id: String(n.id), type: nrType, support: "unsupported", reason });
         type = "unknown";
