@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { msgOrPropertyPath, propertyPath } from "../property-path";
+import { msgOrPropertyPath } from "../property-path";
+import { isPropertyPath } from "../../runtime/properties";
 
 export const debugConfig = z.object({
   property: msgOrPropertyPath.default("payload").meta({
@@ -18,7 +19,12 @@ export const debugConfig = z.object({
     title: "Status shows",
     description: "auto: the shown output (msg.status and msg.error as Node-RED does); msg: another message property; counter: how many messages arrived",
   }),
-  status_property: z.union([z.literal(""), propertyPath]).default("").meta({
+  status_property: z
+    .string()
+    .max(256)
+    .refine((v) => v === "" || isPropertyPath(v), "must be empty or a property path such as payload.value (no __proto__, constructor or prototype)")
+    .default("")
+    .meta({
     title: "Status property",
     description: "With Status shows = msg: the message property shown in the status (empty: the output property)",
   }),

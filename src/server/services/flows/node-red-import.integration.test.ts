@@ -227,3 +227,18 @@ describe.skipIf(!haveExamples)("Node-RED's example flows through the dry run", (
     expect(refusedOwn.filter((r) => /: (debug|delay|comment|function) /.test(r) && !/JSONata/.test(r))).toEqual([]);
   });
 });
+
+describe("node catalog: help and titles", () => {
+  it("GET /nodes gives every type its help; GET /nodes/{type}/schema its help and human property titles", async () => {
+    const list = await request("GET", "/nodes", { token: user.accessToken });
+    expect(list.status).toBe(200);
+    const debug = list.body.nodes.find((n: { type: string }) => n.type === "debug");
+    expect(debug.help).toMatch(/^Shows a message property/);
+    expect(debug.help).toContain("### Inputs");
+    const schema = await request("GET", "/nodes/delay/schema", { token: user.accessToken });
+    expect(schema.status).toBe(200);
+    expect(schema.body.help).toContain("### Differences from Node-RED");
+    expect(schema.body.schema.properties.delay_ms.title).toBe("Delay (ms)");
+    expect(schema.body.schema.properties.allow_rate_override).toMatchObject({ title: "Allow msg.rate to override the rate", type: "boolean" });
+  });
+});
