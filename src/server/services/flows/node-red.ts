@@ -136,7 +136,7 @@ function convertNodeRedNodes(registry: NodeRegistry, nodes: NrNode[], newId: (id
       if (!parsed?.success) {
         const issue = parsed?.error.issues[0];
         const reason = issue ? `${issue.path.join(".")}: ${issue.message}` : (mappingError ?? "its properties could not be read");
-        warnings.push(`node ${id} (${nrType}): ${reason}; kept as a disabled unknown node`);
+        warnings.push(`node ${id} (${nrType}): ${reason}; kept as an unknown node`);
         report.push({ node_id: String(n.id), type: nrType, support: "unsupported", reason });
         type = "unknown";
         config = { original_type: nrType, properties: props, outputs: wires.length };
