@@ -2,7 +2,7 @@ import { inspect } from "node:util";
 import type { Message, NodeFactory, NodeStatus } from "../../runtime/types";
 import { getProperty } from "../../runtime/properties";
 import type { z } from "zod";
-import type { debugConfig } from "./definition";
+import { debugConfig } from "./definition";
 
 const MAX_DEBUG_CHARS = 1000;
 /** Node-RED's debugStatusLength. */
@@ -31,7 +31,8 @@ const shapeOf = (v: unknown, fallback: NodeStatus["shape"]): NodeStatus["shape"]
  * status (the shown value, another property, or a counter), even while inactive.
  */
 export const debugBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as z.infer<typeof debugConfig>;
+  // A snapshot deployed before a property existed lacks it: the schema's defaults fill it in.
+  const c: z.infer<typeof debugConfig> = debugConfig.safeParse(ctx.node.config).data ?? (ctx.node.config as z.infer<typeof debugConfig>);
   const statusProperty = c.status_property || c.property;
   let counter = 0;
   let lastCount = 0;

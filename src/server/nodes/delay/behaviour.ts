@@ -1,5 +1,5 @@
 import type { Done, Message, NodeFactory, Send } from "../../runtime/types";
-import { MAX_TIMER_MS, type DelayConfig } from "./definition";
+import { MAX_TIMER_MS, delayConfig, type DelayConfig } from "./definition";
 
 const has = (msg: object, key: string) => Object.prototype.hasOwnProperty.call(msg, key);
 const TOO_MANY = "too many pending messages in delay node";
@@ -27,7 +27,8 @@ const toNumber = (v: unknown) => (typeof v === "number" ? v : Number.parseFloat(
  * `done` is called when a message leaves or is dropped, as Node-RED does.
  */
 export const delayBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as DelayConfig;
+  // A snapshot deployed before a property existed lacks it: the schema's defaults fill it in.
+  const c: DelayConfig = delayConfig.safeParse(ctx.node.config).data ?? (ctx.node.config as DelayConfig);
   const fixedRate = c.rate_period_ms / c.rate;
   let rate = fixedRate;
   let pending: Pending[] = [];
