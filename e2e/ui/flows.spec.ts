@@ -63,7 +63,7 @@ test.describe("flows list", () => {
     await importDialog.getByLabel("Node-RED JSON", { exact: true }).fill(JSON.stringify(nodeRedExport));
     // Check is a dry run: the report comes first and nothing is written until Import.
     await importDialog.getByRole("button", { name: "Check" }).click();
-    await expect(importDialog.getByRole("status")).toContainText("3 nodes: 2 supported, 0 partly supported, 1 not supported");
+    await expect(importDialog.getByRole("status")).toContainText("4 nodes: 2 supported, 0 partly supported, 2 not supported");
     await expect(importDialog.getByRole("row").filter({ hasText: "nr-mqtt-1" })).toContainText("Not supported");
     const before = await page.request.get("/api/v1/flows", { headers: { authorization: `Bearer ${token}` } });
     expect(((await before.json()) as { flows: { name: string }[] }).flows.map((f) => f.name)).not.toContain("Imported greeting");

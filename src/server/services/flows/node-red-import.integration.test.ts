@@ -153,7 +153,8 @@ describe("import: dry run", () => {
     expect(res.status).toBe(200);
     expect(res.body.flows).toBeUndefined();
     const byId = Object.fromEntries(res.body.report.map((r: { node_id: string }) => [r.node_id, r]));
-    expect(res.body.report).toHaveLength(5);
+    expect(res.body.report).toHaveLength(6);
+    expect(byId.b1).toEqual({ node_id: "b1", type: "mqtt-broker", support: "unsupported", reason: "configuration nodes are not imported; set their values on the nodes that use them" });
     expect(byId[flows[1]!.id as string]).toEqual({ node_id: flows[1]!.id, type: "inject", support: "supported" });
     expect(byId["d.1"]).toEqual({ node_id: "d.1", type: "debug", support: "supported" });
     expect(byId[flows[3]!.id as string]).toMatchObject({ type: "exec", support: "unsupported", reason: expect.stringMatching(/not offered, by design/) });

@@ -281,7 +281,17 @@ export async function importFlows(app: AppServices, principal: Principal, items:
     inputs.push(parsed.data);
   }
   const graphs = validateGraphs(app, inputs, "flows");
-  if (options.dryRun) return { report, warnings };
+  if (options.dryRun) {
+    // What never reaches a canvas is in the report too: config nodes, subflow definitions, groups.
+    const onCanvas = new Set(ids);
+    for (const n of items) {
+      if (n.type === "tab" || typeof n.id !== "string" || onCanvas.has(n.id)) continue;
+      const type = String(n.type);
+      const reason = type === "subflow" || type === "group" ? `${type}s are not imported (their nodes are)` : "configuration nodes are not imported; set their values on the nodes that use them";
+      report.push({ node_id: n.id, type, support: "unsupported", reason });
+    }
+    return { report, warnings };
+  }
   const created = await insertFlows(app, principal, inputs.map((input, i) => ({ input, graph: graphs[i]! })), meta);
   return { flows: created, warnings };
 }
