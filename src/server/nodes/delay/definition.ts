@@ -77,7 +77,7 @@ As a rate limit, messages are spread over the period: at most *Rate* per *period
 
 Per \`msg.topic\`, only the newest message of each topic is kept (a message without a topic gets the topic \`_none_\`). Each period the node releases either the next topic's message (*each topic in turn*) or every topic's (*all topics*).
 
-A message holding only \`flush\` (or \`reset\`) is a command: it is not itself delayed.
+A message holding only \`flush\` is a command and is not sent itself; with other properties it is held like any message and released by its own flush. A message with \`reset\` is never sent in the delay modes.
 
 ### Differences from Node-RED
 
