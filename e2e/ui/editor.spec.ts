@@ -182,7 +182,7 @@ test.describe("flow editor", () => {
     // The function node's code is edited in CodeMirror.
     await canvasNode(page, "ee-fn").dblclick();
     const fnDialog = page.getByRole("dialog", { name: "Edit function node" });
-    const code = fnDialog.getByRole("textbox", { name: "code", exact: true });
+    const code = fnDialog.getByRole("textbox", { name: "On message", exact: true });
     await expect(fnDialog.locator(".cm-editor")).toHaveCount(3);
     await code.click();
     await page.keyboard.press(`${mod}+a`);

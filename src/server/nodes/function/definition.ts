@@ -2,12 +2,12 @@ import { z } from "zod";
 import { defineNode } from "../types";
 
 export const functionConfig = z.object({
-  code: z.string().max(100_000, "must be at most 100,000 characters").default("return msg;"),
-  outputs: z.number().int().min(0).max(10).default(1),
+  code: z.string().max(100_000, "must be at most 100,000 characters").default("return msg;").meta({ title: "On message", description: "JavaScript run for each message: return msg, an array for several outputs, or null" }),
+  outputs: z.number().int().min(0).max(10).default(1).meta({ title: "Outputs", description: "How many output ports the node has (0-10)" }),
   /** Per-call time limit. */
-  timeout_ms: z.number().int().min(1).max(10_000).default(1000),
-  initialize: z.string().max(100_000).default(""),
-  finalize: z.string().max(100_000).default(""),
+  timeout_ms: z.number().int().min(1).max(10_000).default(1000).meta({ title: "Time limit (ms)", description: "Longest a single run may take before it is stopped with an error" }),
+  initialize: z.string().max(100_000).default("").meta({ title: "On start", description: "JavaScript run once when the flow starts" }),
+  finalize: z.string().max(100_000).default("").meta({ title: "On stop", description: "JavaScript run once when the flow stops or is redeployed" }),
 });
 
 export const functionNode = defineNode({
@@ -20,6 +20,31 @@ export const functionNode = defineNode({
     "setTimeout and setInterval work as in Node-RED (up to 1,000 at once; a callback sends with node.send()), with one difference: " +
     "a due callback waits while the flow is busy, so code that sends in batches and yields with setTimeout is paced by the flow. " +
     "Timers are cleared when the flow is redeployed or stopped, and lost, like the node's context, if its sandbox restarts after a timeout or memory error.",
+  help: `Runs JavaScript against each message it receives. The message is the object \`msg\`; by convention its body is \`msg.payload\`.
+
+### Inputs
+
+- \`msg\` (object): the whole message, as \`msg\` in the code.
+
+### Outputs
+
+1. … *n*: what the code returns or sends: a message goes to the first output; an array sends one entry per output (\`null\` skips one, an array inside sends several messages there).
+
+### Details
+
+The code returns the message(s) to pass on, or nothing (\`null\`) to stop the flow here; it may also call \`node.send(msg)\` (also later, from a timer). *On start* runs when the flow starts, *On stop* when it stops or is redeployed.
+
+In the code:
+
+- \`node.id\`, \`node.name\`, \`node.outputCount\`; \`node.warn(text)\` and \`node.error(text, msg)\` (with \`msg\`, catch nodes receive it); \`node.status({fill, shape, text})\`.
+- \`context\`, \`flow\` and \`global\`: \`get(key)\`, \`set(key, value)\`, \`keys()\`; \`flow.increment(key)\` and \`global.increment(key)\` add atomically.
+- \`env.get(NAME)\`: a variable of the flow or the organization (secrets read as undefined).
+- \`setTimeout\`, \`setInterval\` and their clear functions (up to 1,000 at once).
+
+### Differences from Node-RED
+
+- The code runs in a sandbox (QuickJS) with a time limit per run (*Time limit*) and a memory limit: it cannot reach the server's process, files or network, and \`require\`, external modules (\`libs\`) and \`Buffer\` are not available. A run past its time limit stops with an error a catch node can handle.
+- A due timer callback waits while the flow is busy, so code that sends in batches is paced by the flow. Timers are cleared on redeploy or stop, and lost, like the node's context, if its sandbox restarts after a time or memory error.`,
   inputs: 1,
   outputs: { value_of: "outputs" },
   configSchema: functionConfig,
