@@ -14,6 +14,8 @@ import { httpResponseBehaviour } from "./http-response/behaviour";
 import { httpRequestBehaviour } from "./http-request/behaviour";
 import { functionBehaviour } from "./function/behaviour";
 import { catchBehaviour } from "./catch/behaviour";
+import { yamlBehaviour } from "./yaml/behaviour";
+import { xmlBehaviour } from "./xml/behaviour";
 
 /** Behaviour per node type; a type without one (unknown) never runs. */
 export function builtinBehaviours(): Map<string, NodeFactory> {
@@ -33,5 +35,7 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["http-request", httpRequestBehaviour],
     ["function", functionBehaviour],
     ["catch", catchBehaviour],
+    ["yaml", yamlBehaviour],
+    ["xml", xmlBehaviour],
   ]);
 }

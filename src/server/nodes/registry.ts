@@ -14,6 +14,8 @@ import { deviceInNode } from "./device-in/definition";
 import { deviceOutNode } from "./device-out/definition";
 import { commentNode } from "./comment/definition";
 import { catchNode } from "./catch/definition";
+import { yamlNode } from "./yaml/definition";
+import { xmlNode } from "./xml/definition";
 import { z } from "zod";
 
 const unknownConfig = z.object({
@@ -77,6 +79,8 @@ export const builtinNodes: NodeDefinition[] = [
   deviceOutNode,
   commentNode,
   catchNode,
+  yamlNode,
+  xmlNode,
   unknownNode,
 ];
 
