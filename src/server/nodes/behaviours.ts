@@ -16,6 +16,7 @@ import { functionBehaviour } from "./function/behaviour";
 import { catchBehaviour } from "./catch/behaviour";
 import { yamlBehaviour } from "./yaml/behaviour";
 import { xmlBehaviour } from "./xml/behaviour";
+import { htmlBehaviour } from "./html/behaviour";
 
 /** Behaviour per node type; a type without one (unknown) never runs. */
 export function builtinBehaviours(): Map<string, NodeFactory> {
@@ -37,5 +38,6 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["catch", catchBehaviour],
     ["yaml", yamlBehaviour],
     ["xml", xmlBehaviour],
+    ["html", htmlBehaviour],
   ]);
 }

@@ -16,6 +16,7 @@ import { commentNode } from "./comment/definition";
 import { catchNode } from "./catch/definition";
 import { yamlNode } from "./yaml/definition";
 import { xmlNode } from "./xml/definition";
+import { htmlNode } from "./html/definition";
 import { z } from "zod";
 
 const unknownConfig = z.object({
@@ -81,6 +82,7 @@ export const builtinNodes: NodeDefinition[] = [
   catchNode,
   yamlNode,
   xmlNode,
+  htmlNode,
   unknownNode,
 ];
 

@@ -1,0 +1,70 @@
+import * as cheerio from "cheerio";
+import type { z } from "zod";
+import type { Message, NodeFactory } from "../../runtime/types";
+import { getProperty, setProperty } from "../../runtime/properties";
+import { bytesToText, isBytes, oversizeProblem } from "../parsers/input";
+import type { htmlConfig } from "./definition";
+
+/**
+ * An element's HTML as Node-RED writes it: its inner HTML, trimmed, re-serialized as XML. Hex
+ * character references upper-cased: Node-RED's cheerio (1.0.0-rc.10) writes &#xE9;, ours &#xe9;.
+ */
+function innerXml($: cheerio.CheerioAPI, el: Parameters<cheerio.CheerioAPI>[0]): string {
+  const inner = ($(el).html() ?? "").trim();
+  return cheerio
+    .load(inner, undefined, false)
+    .xml()
+    .replace(/&#x([0-9a-f]+);/g, (_m, hex: string) => `&#x${hex.toUpperCase()};`);
+}
+
+export const htmlBehaviour: NodeFactory = (ctx) => {
+  const c = ctx.node.config as z.infer<typeof htmlConfig>;
+  return {
+    input(msg, send, done) {
+      const value = getProperty(msg, c.property);
+      if (value === undefined) {
+        send(msg);
+        done();
+        return;
+      }
+      if (typeof value !== "string" && !isBytes(value)) return done(new Error("cheerio.load() expects a string"));
+      const text = typeof value === "string" ? value : bytesToText(value);
+      const tooBig = oversizeProblem(text);
+      if (tooBig) return done(tooBig);
+      const selector = c.selector || (Object.prototype.hasOwnProperty.call(msg, "select") ? String(msg.select ?? "") : "");
+      try {
+        const $ = cheerio.load(text);
+        const elements = selector ? $(selector).toArray() : [];
+        const values = elements.map((el): unknown => {
+          const attribs = "attribs" in el ? { ...el.attribs } : {};
+          switch (c.return) {
+            case "text":
+              return $(el).text();
+            case "attr":
+              return attribs;
+            case "compl":
+              return Object.assign({ [c.content_key]: ($(el).html() ?? "").trim() }, attribs);
+            default:
+              return innerXml($, el);
+          }
+        });
+        if (c.output_as === "single") {
+          setProperty(msg, c.out_property, values);
+          send(msg);
+          done();
+          return;
+        }
+        values.forEach((v, index) => {
+          if (!v) return;
+          const out = structuredClone(msg) as Message;
+          setProperty(out, c.out_property, v);
+          out.parts = { id: msg._msgid, index, count: values.length, type: "string", ch: "" };
+          send(out);
+        });
+        done();
+      } catch (err) {
+        done(new Error((err as Error).message));
+      }
+    },
+  };
+};
