@@ -17,6 +17,7 @@ import { catchBehaviour } from "./catch/behaviour";
 import { yamlBehaviour } from "./yaml/behaviour";
 import { xmlBehaviour } from "./xml/behaviour";
 import { htmlBehaviour } from "./html/behaviour";
+import { csvBehaviour } from "./csv/behaviour";
 
 /** Behaviour per node type; a type without one (unknown) never runs. */
 export function builtinBehaviours(): Map<string, NodeFactory> {
@@ -39,5 +40,6 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["yaml", yamlBehaviour],
     ["xml", xmlBehaviour],
     ["html", htmlBehaviour],
+    ["csv", csvBehaviour],
   ]);
 }

@@ -17,6 +17,7 @@ import { catchNode } from "./catch/definition";
 import { yamlNode } from "./yaml/definition";
 import { xmlNode } from "./xml/definition";
 import { htmlNode } from "./html/definition";
+import { csvNode } from "./csv/definition";
 import { z } from "zod";
 
 const unknownConfig = z.object({
@@ -83,6 +84,7 @@ export const builtinNodes: NodeDefinition[] = [
   yamlNode,
   xmlNode,
   htmlNode,
+  csvNode,
   unknownNode,
 ];
 
