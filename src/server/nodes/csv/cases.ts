@@ -2,7 +2,7 @@
  * Differential cases for the csv node, taken from Node-RED 4.1's test/nodes/core/parsers/70-CSV_spec.js
  * (both its legacy and RFC sections): each case is one of its tests' flow and the messages it sends.
  */
-import type { DiffCase } from "../parsers/diff-case";
+import type { DiffCase } from "@/test/node-red-diff/types";
 
 export const cases: DiffCase[] = [
   {

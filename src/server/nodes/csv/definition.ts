@@ -124,7 +124,8 @@ export const csvNode = defineNode({
         parse_numbers: p.strings === undefined ? true : Boolean(p.strings),
         include_empty_strings: Boolean(p.include_empty_strings),
         include_null_values: Boolean(p.include_null_values),
-        output: p.multi === "mult" ? "mult" : "one",
+        // Node-RED sends one array for any value but "one" (its own tests use "yes").
+        output: p.multi && p.multi !== "one" ? "mult" : "one",
         header_out: hdrout,
         newline: ["\\r\\n", "\\n", "\\r"].includes(ret) ? ret : "\\n",
       };

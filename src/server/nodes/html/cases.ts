@@ -1,11 +1,15 @@
 /** Differential cases for the html node, from Node-RED's test/nodes/core/parsers/70-HTML_spec.js and its test page. */
-import type { DiffCase } from "../parsers/diff-case";
+import type { DiffCase } from "@/test/node-red-diff/types";
 
 /** Node-RED's test/resources/70-HTML-test-file.html. */
 export const TEST_PAGE = "<!DOCTYPE html>\n<html>\n<body>\n\n<h1>This is a test page for node 70-HTML</h1>\n\n<p>There's nothing to read here.</p>\n\n<ol id=\"colours\">\n    <li>Blue</li>\n    <li>Red</li>\n</ol>\n\n<ul id=\"fruits\">\n    <li>Apple</li>\n    <li>Pear</li>\n</ul>\n\n<ul id=\"vegetables\">\n    <li>Potato</li>\n    <li>Parsnip</li>\n</ul>\n\n<span>\n    <img src=\"foo.png\">\n</span>\n\n</body>\n</html>\n";
 
 const html = (props: Record<string, unknown> = {}) => ({ id: "h", type: "html", wires: [["out"]], ...props });
-const caught = { id: "c", type: "catch", scope: ["h"], uncaught: false, wires: [["errors"]] };
+/** A catch node for the node's errors; a change node copies msg.error.message to msg.errmsg for the "errors" collector. */
+const caught = [
+  { id: "c", type: "catch", scope: ["h"], uncaught: false, wires: [["m"]] },
+  { id: "m", type: "change", rules: [{ t: "set", p: "errmsg", pt: "msg", to: "errmsg", tot: "msg" }], wires: [["errors"]] },
+];
 
 export const cases: DiffCase[] = [
   { name: "msg.select, document mode (body h1)", nodes: [html()], send: [{ msg: { payload: TEST_PAGE, topic: "bar", select: "body h1" } }], expect: 1 },
@@ -19,7 +23,7 @@ export const cases: DiffCase[] = [
   { name: "an attribute of a tag", nodes: [html({ ret: "attr", tag: "span img" })], send: [{ msg: { payload: TEST_PAGE, topic: "bar" } }], expect: 1 },
   { name: "attributes and contents (compl) with a content property name", nodes: [html({ ret: "compl", tag: "ol, span", chr: "content" })], send: [{ msg: { payload: TEST_PAGE } }], expect: 1 },
   { name: "character references in html output", nodes: [html({ tag: "p" })], send: [{ msg: { payload: "<p>caf&eacute; &amp; &lt;b&gt; <br></p>" } }], expect: 1 },
-  { name: "an error on a null payload", nodes: [html({ tag: "p" }), caught], send: [{ msg: { payload: null, topic: "bar" } }], expect: 1, compare: ["topic", "error.message"] },
+  { name: "an error on a null payload", nodes: [html({ tag: "p" }), ...caught], send: [{ msg: { payload: null, topic: "bar" } }], expect: 1, compare: ["topic", "errmsg"] },
   { name: "passes through without payload", nodes: [html()], send: [{ msg: { topic: "bar" } }], expect: 1 },
   { name: "multi: list html with parts", nodes: [html({ tag: "ul", as: "multi" })], send: [{ msg: { payload: TEST_PAGE, topic: "bar" } }], expect: 2 },
   { name: "multi: list html with parts, another property", nodes: [html({ property: "foo", tag: "ul", as: "multi" })], send: [{ msg: { foo: TEST_PAGE, topic: "bar" } }], expect: 2 },

@@ -1,10 +1,14 @@
 /** Differential cases for the json node, from Node-RED's test/nodes/core/parsers/70-JSON_spec.js. */
-import type { DiffCase } from "../parsers/diff-case";
+import type { DiffCase } from "@/test/node-red-diff/types";
 
 const schema = { title: "testSchema", type: "object", properties: { number: { type: "number" }, string: { type: "string" } } };
 const json = (props: Record<string, unknown> = {}) => ({ id: "j", type: "json", wires: [["out"]], ...props });
 /** A catch node for the json node's errors, wired to its own collector. */
-const caught = { id: "c", type: "catch", scope: ["j"], uncaught: false, wires: [["errors"]] };
+/** A catch node for the node's errors; a change node copies msg.error.message to msg.errmsg for the "errors" collector. */
+const caught = [
+  { id: "c", type: "catch", scope: ["j"], uncaught: false, wires: [["m"]] },
+  { id: "m", type: "change", rules: [{ t: "set", p: "errmsg", pt: "msg", to: "errmsg", tot: "msg" }], wires: [["errors"]] },
+];
 
 export const cases: DiffCase[] = [
   {
@@ -51,10 +55,10 @@ export const cases: DiffCase[] = [
   },
   {
     name: "an invalid JSON string goes to catch with JSON.parse's message",
-    nodes: [json(), caught],
+    nodes: [json(), ...caught],
     send: [{ msg: { payload: "foo", topic: "bar" } }],
     expect: 1,
-    compare: ["payload", "topic", "error.message"],
+    compare: ["payload", "topic", "errmsg"],
   },
   {
     name: "valid string and object with schema pass, schema deleted (auto)",
@@ -76,30 +80,30 @@ export const cases: DiffCase[] = [
   },
   {
     name: "an object failing the schema goes to catch with schemaError",
-    nodes: [json(), caught],
+    nodes: [json(), ...caught],
     send: [{ msg: { payload: { number: "foo", string: 3 }, schema } }],
     expect: 1,
-    compare: ["payload", "schemaError", "error.message"],
+    compare: ["payload", "schemaError", "errmsg"],
   },
   {
     name: "a JSON string failing the schema goes to catch (auto and str)",
-    nodes: [json(), caught],
+    nodes: [json(), ...caught],
     send: [{ msg: { payload: '{"number":"Hello","string":3}', schema } }],
     expect: 1,
-    compare: ["payload", "schemaError", "error.message"],
+    compare: ["payload", "schemaError", "errmsg"],
   },
   {
     name: "a JSON string failing the schema with action str goes to catch",
-    nodes: [json({ action: "str" }), caught],
+    nodes: [json({ action: "str" }), ...caught],
     send: [{ msg: { payload: '{"number":"Hello","string":3}', schema } }],
     expect: 1,
-    compare: ["payload", "schemaError", "error.message"],
+    compare: ["payload", "schemaError", "errmsg"],
   },
   {
     name: "a schema that does not compile goes to catch",
-    nodes: [json(), caught],
+    nodes: [json(), ...caught],
     send: [{ msg: { payload: { number: "foo", string: 3 }, schema: "garbage" } }],
     expect: 1,
-    compare: ["payload", "error.message"],
+    compare: ["payload", "errmsg"],
   },
 ];

@@ -1,8 +1,12 @@
 /** Differential cases for the xml node, from Node-RED's test/nodes/core/parsers/70-XML_spec.js and its help. */
-import type { DiffCase } from "../parsers/diff-case";
+import type { DiffCase } from "@/test/node-red-diff/types";
 
 const xml = (props: Record<string, unknown> = {}) => ({ id: "x", type: "xml", wires: [["out"]], ...props });
-const caught = { id: "c", type: "catch", scope: ["x"], uncaught: false, wires: [["errors"]] };
+/** A catch node for the node's errors; a change node copies msg.error.message to msg.errmsg for the "errors" collector. */
+const caught = [
+  { id: "c", type: "catch", scope: ["x"], uncaught: false, wires: [["m"]] },
+  { id: "m", type: "change", rules: [{ t: "set", p: "errmsg", pt: "msg", to: "errmsg", tot: "msg" }], wires: [["errors"]] },
+];
 const employees = "  <employees><firstName>John</firstName><lastName>Smith</lastName></employees>\r\n  ";
 
 export const cases: DiffCase[] = [
@@ -24,8 +28,8 @@ export const cases: DiffCase[] = [
     expect: 1,
   },
   { name: "builds attributes and text from $ and _", nodes: [xml()], send: [{ msg: { payload: { p: { $: { class: "tag" }, _: "Hello World" } } } }], expect: 1 },
-  { name: "invalid XML goes to catch", nodes: [xml(), caught], send: [{ msg: { payload: "<not valid>", topic: "bar" } }], expect: 1, compare: ["payload", "topic", "error.message"] },
-  { name: "a DOCTYPE entity is not expanded (strict: error)", nodes: [xml(), caught], send: [{ msg: { payload: '<!DOCTYPE x [<!ENTITY a "aaaa">]><x>&a;</x>' } }], expect: 1, compare: ["payload", "error.message"] },
+  { name: "invalid XML goes to catch", nodes: [xml(), ...caught], send: [{ msg: { payload: "<not valid>", topic: "bar" } }], expect: 1, compare: ["payload", "topic", "errmsg"] },
+  { name: "a DOCTYPE entity is not expanded (strict: error)", nodes: [xml(), ...caught], send: [{ msg: { payload: '<!DOCTYPE x [<!ENTITY a "aaaa">]><x>&a;</x>' } }], expect: 1, compare: ["payload", "errmsg"] },
   { name: "a number is dropped", nodes: [xml()], send: [{ msg: { payload: 1 } }, { msg: { payload: "<a>1</a>" } }], expect: 1 },
   { name: "passes a message without the property straight through", nodes: [xml()], send: [{ msg: { topic: "bar" } }], expect: 1 },
 ];

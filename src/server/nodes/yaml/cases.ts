@@ -1,8 +1,12 @@
 /** Differential cases for the yaml node, from Node-RED's test/nodes/core/parsers/70-YAML_spec.js. */
-import type { DiffCase } from "../parsers/diff-case";
+import type { DiffCase } from "@/test/node-red-diff/types";
 
 const yaml = (props: Record<string, unknown> = {}) => ({ id: "y", type: "yaml", wires: [["out"]], ...props });
-const caught = { id: "c", type: "catch", scope: ["y"], uncaught: false, wires: [["errors"]] };
+/** A catch node for the node's errors; a change node copies msg.error.message to msg.errmsg for the "errors" collector. */
+const caught = [
+  { id: "c", type: "catch", scope: ["y"], uncaught: false, wires: [["m"]] },
+  { id: "m", type: "change", rules: [{ t: "set", p: "errmsg", pt: "msg", to: "errmsg", tot: "msg" }], wires: [["errors"]] },
+];
 
 export const cases: DiffCase[] = [
   {
@@ -31,10 +35,10 @@ export const cases: DiffCase[] = [
   },
   {
     name: "invalid YAML goes to catch with js-yaml's message",
-    nodes: [yaml(), caught],
+    nodes: [yaml(), ...caught],
     send: [{ msg: { payload: "employees:\n-firstName: John\n- lastName: Smith\n", topic: "bar" } }],
     expect: 1,
-    compare: ["payload", "topic", "error.message"],
+    compare: ["payload", "topic", "errmsg"],
   },
   {
     name: "booleans and numbers are dropped",
