@@ -34,7 +34,8 @@ export const debugNode = defineNode({
       statusType: "auto",
     }),
     fromNodeRed: (p) => ({
-      property: p.complete === "true" || p.complete === true || p.targetType === "full" ? "msg" : String(p.complete ?? "payload"),
+      // Node-RED's "false" (every example flow's debug node) means msg.payload, as its 21-debug.js reads it.
+      property: p.complete === "true" || p.complete === true || p.targetType === "full" ? "msg" : p.complete === "false" || p.complete === false || !p.complete ? "payload" : String(p.complete),
       active: p.active !== false,
       to_sidebar: p.tosidebar !== false,
       to_console: Boolean(p.console),
