@@ -4,7 +4,7 @@
  */
 import type { DiffCase } from "@/test/node-red-diff/types";
 
-export const cases: DiffCase[] = [
+const fromSpec: DiffCase[] = [
   {
     "name": "CSV node (Legacy Mode) > csv to json > should convert a simple csv string to a javascript object",
     "nodes": [
@@ -3186,3 +3186,78 @@ export const cases: DiffCase[] = [
     "settleMs": 150
   }
 ];
+
+const rfc = (props: Record<string, unknown>) => ({ id: "n1", type: "csv", spec: "rfc", wires: [["out"]], ...props });
+const legacy = (props: Record<string, unknown>) => ({ id: "n1", type: "csv", wires: [["out"]], ...props });
+
+/** Cases from the node's help text and our own tests, beyond Node-RED's spec. */
+const fromHelp: DiffCase[] = [
+  {
+    name: "help: empty strings and nulls excluded (RFC)",
+    nodes: [rfc({ temp: "a,b,c,d" })],
+    send: [{ msg: { payload: '1,,"",4' } }],
+    expect: 1,
+  },
+  {
+    name: "help: empty strings and nulls included (RFC)",
+    nodes: [rfc({ temp: "a,b,c,d", include_empty_strings: true, include_null_values: true })],
+    send: [{ msg: { payload: '1,,"",4\n5,"",,8' } }],
+    expect: 2,
+  },
+  {
+    name: "help: empty strings and nulls excluded (legacy)",
+    nodes: [legacy({ temp: "a,b,c,d" })],
+    send: [{ msg: { payload: '1,,"",4' } }],
+    expect: 1,
+  },
+  {
+    name: "help: empty strings and nulls included (legacy)",
+    nodes: [legacy({ temp: "a,b,c,d", include_empty_strings: true, include_null_values: true })],
+    send: [{ msg: { payload: '1,,"",4\n5,"",,8' } }],
+    expect: 2,
+  },
+  {
+    name: "help: header row once, again after msg.reset (RFC, CRLF)",
+    nodes: [rfc({ temp: "kind,price", hdrout: "once", ret: "\\r\\n" })],
+    send: [{ msg: { payload: { kind: "Apple", price: 100 } } }, { msg: { payload: { kind: "Pear", price: 90 } } }, { msg: { reset: true } }, { msg: { payload: { kind: "Fig", price: 5 } } }],
+    expect: 3,
+  },
+  {
+    name: "help: header row once, again after msg.reset (legacy)",
+    nodes: [legacy({ temp: "kind,price", hdrout: "once", ret: "\\n" })],
+    send: [{ msg: { payload: { kind: "Apple", price: 100 } } }, { msg: { reset: true } }, { msg: { payload: [{ kind: "Fig", price: 5 }, { kind: "Kiwi", price: "7,5" }] } }],
+    expect: 2,
+  },
+  {
+    name: "RFC: quoted fields with separators, quotes and line breaks, both ways",
+    nodes: [rfc({ temp: "", hdrin: true, multi: "mult" })],
+    send: [{ msg: { payload: 'name,note\r\n"Smith, J","say ""hi"""\r\n"multi\r\nline",x' } }],
+    expect: 1,
+  },
+  {
+    name: "RFC: writes quotes, separators and line breaks quoted, with msg.columns",
+    nodes: [rfc({ hdrout: "all" })],
+    send: [{ msg: { payload: [{ a: 'say "hi"', b: "x,y", c: "l1\nl2" }], columns: "c,a" } }],
+    expect: 1,
+  },
+  {
+    name: "RFC: semicolon separator, skip lines, header row, one message per row",
+    nodes: [rfc({ sep: ";", skip: "1", hdrin: true })],
+    send: [{ msg: { payload: "exported by x\na;b\n1;2,5\n3;4" } }],
+    expect: 2,
+  },
+  {
+    name: "legacy: semicolon separator, skip lines, header row, one message per row",
+    nodes: [legacy({ sep: ";", skip: "1", hdrin: true })],
+    send: [{ msg: { payload: "exported by x\na;b\n1;2,5\n3;4" } }],
+    expect: 2,
+  },
+  {
+    name: "RFC: an array of arrays with a template writes only the template's columns",
+    nodes: [rfc({ temp: "a,,c" })],
+    send: [{ msg: { payload: [[1, 2, 3], [4, 5, 6]] } }],
+    expect: 1,
+  },
+];
+
+export const cases: DiffCase[] = [...fromSpec, ...fromHelp];
