@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { NodeFactory } from "../../runtime/types";
-import { oversizeProblem } from "../parsers/input";
+import { asNodeRedError, oversizeProblem } from "../parsers/input";
 import type { csvConfig } from "./definition";
 import { legacyMode } from "./legacy-mode";
 import { rfcMode } from "./rfc-mode";
@@ -27,7 +27,8 @@ export const csvBehaviour: NodeFactory = (ctx) => {
         const tooBig = oversizeProblem(msg.payload);
         if (tooBig) return done(tooBig);
       }
-      input(msg, send, done);
+      // Node-RED's csv node hands Error objects to done(): reported as their toString().
+      input(msg, send, (err?: unknown) => (err === undefined ? done() : done(asNodeRedError(err))));
     },
   };
 };

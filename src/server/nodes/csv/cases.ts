@@ -3190,8 +3190,35 @@ const fromSpec: DiffCase[] = [
 const rfc = (props: Record<string, unknown>) => ({ id: "n1", type: "csv", spec: "rfc", wires: [["out"]], ...props });
 const legacy = (props: Record<string, unknown>) => ({ id: "n1", type: "csv", wires: [["out"]], ...props });
 
+/** A catch node for the csv node's errors; a change node copies msg.error.message to msg.errmsg for the "errors" collector. */
+const caught = [
+  { id: "c", type: "catch", scope: ["n1"], uncaught: false, wires: [["m"]] },
+  { id: "m", type: "change", rules: [{ t: "set", p: "errmsg", pt: "msg", to: "error.message", tot: "msg" }], wires: [["errors"]] },
+];
+
 /** Cases from the node's help text and our own tests, beyond Node-RED's spec. */
 const fromHelp: DiffCase[] = [
+  {
+    name: "RFC: a number payload is an error catch nodes get",
+    nodes: [rfc({}), ...caught],
+    send: [{ msg: { payload: 1, topic: "t" } }],
+    expect: 1,
+    compare: ["payload", "topic", "errmsg"],
+  },
+  {
+    name: "RFC: a malformed header row is an error catch nodes get",
+    nodes: [rfc({ hdrin: true }), ...caught],
+    send: [{ msg: { payload: 'a,b"c\n1,2' } }],
+    expect: 1,
+    compare: ["payload", "errmsg"],
+  },
+  {
+    name: "legacy: a line starting with a separator fails as in Node-RED",
+    nodes: [legacy({ temp: "a,b,c" }), ...caught],
+    send: [{ msg: { payload: ",1,2" } }],
+    settleMs: 200,
+    compare: ["payload", "errmsg"],
+  },
   {
     name: "help: empty strings and nulls excluded (RFC)",
     nodes: [rfc({ temp: "a,b,c,d" })],

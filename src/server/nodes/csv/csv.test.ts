@@ -61,7 +61,8 @@ describe("csv node", () => {
     const h = await csv();
     h.send("n", { payload: 1 });
     await sleep(40);
-    expect((at(h, "caught")[0]!.error as { message: string }).message).toBe("This node only handles CSV strings or js objects.");
+    // As Node-RED reports the Error it hands to done(): its toString().
+    expect((at(h, "caught")[0]!.error as { message: string }).message).toBe("Error: This node only handles CSV strings or js objects.");
     // The node's own status, as Node-RED's; the runtime then marks the failed node too (red ring).
     expect(h.statuses.filter((s) => s.nodeId === "n").map((s) => s.status)).toContainEqual({ fill: "red", shape: "dot", text: "This node only handles CSV strings or js objects." });
     h.send("n", { payload: "1,2" });
@@ -83,7 +84,7 @@ describe("csv node", () => {
     const h = await csv({ header_in: true });
     h.send("n", { payload: 'a,b"c\n1,2' });
     await sleep(40);
-    expect((at(h, "caught")[0]!.error as { message: string }).message).toBe("Quote found in the middle of an unquoted field");
+    expect((at(h, "caught")[0]!.error as { message: string }).message).toBe("UnquotedQuoteError: Quote found in the middle of an unquoted field");
     expect(h.statuses.filter((s) => s.nodeId === "n").map((s) => s.status)).toContainEqual({ fill: "red", shape: "dot", text: "Malformed columns template." });
     expect(at(h, "s")).toEqual([]);
   });

@@ -37,13 +37,15 @@ export interface CsvParseResult {
   cursor: number;
 }
 
+/** Node-RED's ParseError and its subclasses, by name (what its errors print as). */
 export class CsvParseError extends Error {
   constructor(
     message: string,
     readonly cursor: number,
+    name: "ParseError" | "UnquotedQuoteError" | "DataAfterCloseError" = "ParseError",
   ) {
     super(message);
-    this.name = "ParseError";
+    this.name = name;
   }
 }
 
@@ -120,7 +122,7 @@ export function parseCsv(csvIn: string, parseOptions: CsvParseOptions = {}): Csv
         newCell = false;
         closed = false;
       } else if (strict) {
-        throw new CsvParseError("Quote found in the middle of an unquoted field", cursor);
+        throw new CsvParseError("Quote found in the middle of an unquoted field", cursor, "UnquotedQuoteError");
       } else {
         // Relaxed: keep one quote if the next char does not end the cell or the record.
         cursor++;
@@ -136,7 +138,7 @@ export function parseCsv(csvIn: string, parseOptions: CsvParseOptions = {}): Csv
       closed = false;
       if (headersOnly) break;
     } else if (closed) {
-      if (strict) throw new CsvParseError("Data found after closing quote", cursor);
+      if (strict) throw new CsvParseError("Data found after closing quote", cursor, "DataAfterCloseError");
       // Node-RED's relaxed branch: step back and take the character again as cell data.
       cursor--;
       closed = false;

@@ -8,7 +8,7 @@ const html = (props: Record<string, unknown> = {}) => ({ id: "h", type: "html", 
 /** A catch node for the node's errors; a change node copies msg.error.message to msg.errmsg for the "errors" collector. */
 const caught = [
   { id: "c", type: "catch", scope: ["h"], uncaught: false, wires: [["m"]] },
-  { id: "m", type: "change", rules: [{ t: "set", p: "errmsg", pt: "msg", to: "errmsg", tot: "msg" }], wires: [["errors"]] },
+  { id: "m", type: "change", rules: [{ t: "set", p: "errmsg", pt: "msg", to: "error.message", tot: "msg" }], wires: [["errors"]] },
 ];
 
 export const cases: DiffCase[] = [
@@ -30,4 +30,12 @@ export const cases: DiffCase[] = [
   { name: "multi: list text with parts", nodes: [html({ tag: "ul", ret: "text", as: "multi" })], send: [{ msg: { payload: TEST_PAGE, topic: "bar" } }], expect: 2 },
   { name: "multi: an attribute with parts", nodes: [html({ ret: "attr", tag: "span img", as: "multi" })], send: [{ msg: { payload: TEST_PAGE, topic: "bar" } }], expect: 1 },
   { name: "multi: an empty element sends nothing but counts", nodes: [html({ tag: "li", ret: "text", as: "multi" })], send: [{ msg: { payload: "<ul><li>a</li><li></li><li>c</li></ul>" } }], expect: 2 },
+  {
+    name: "differs: a number payload fails with our message",
+    nodes: [html({ tag: "p" }), ...caught],
+    send: [{ msg: { payload: 5 } }],
+    expect: 1,
+    compare: ["errmsg"],
+    differs: 'every value that is neither a string nor bytes fails with "cheerio.load() expects a string"; Node-RED hands it to cheerio, which fails with its own message (html.test.ts asserts ours)',
+  },
 ];

@@ -7,7 +7,7 @@ const json = (props: Record<string, unknown> = {}) => ({ id: "j", type: "json", 
 /** A catch node for the node's errors; a change node copies msg.error.message to msg.errmsg for the "errors" collector. */
 const caught = [
   { id: "c", type: "catch", scope: ["j"], uncaught: false, wires: [["m"]] },
-  { id: "m", type: "change", rules: [{ t: "set", p: "errmsg", pt: "msg", to: "errmsg", tot: "msg" }], wires: [["errors"]] },
+  { id: "m", type: "change", rules: [{ t: "set", p: "errmsg", pt: "msg", to: "error.message", tot: "msg" }], wires: [["errors"]] },
 ];
 
 export const cases: DiffCase[] = [
@@ -105,5 +105,13 @@ export const cases: DiffCase[] = [
     send: [{ msg: { payload: { number: "foo", string: 3 }, schema: "garbage" } }],
     expect: 1,
     compare: ["payload", "errmsg"],
+  },
+  {
+    name: "differs: a schema pattern with a backreference fails to compile",
+    nodes: [json(), ...caught],
+    send: [{ msg: { payload: '"aa"', schema: { type: "string", pattern: "^(a)\\1$" } } }],
+    settleMs: 200,
+    compare: ["payload", "errmsg"],
+    differs: "schema patterns run on RE2 (linear time) so a schema cannot stall the shared runtime; RE2 has no backreferences, so this schema does not compile (json.test.ts asserts ours)",
   },
 ];

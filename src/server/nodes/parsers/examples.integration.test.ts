@@ -93,3 +93,32 @@ describe("Node-RED's parser example flows", () => {
     }
   });
 });
+
+describe("the parser nodes in the catalog", () => {
+  it("GET /nodes lists csv, html, json, xml and yaml as parsers; each schema gives every property a human title", async () => {
+    const listed = (await request("GET", "/nodes", { token: user.accessToken })).body.nodes as Array<{ type: string; category: string; inputs: number; outputs: number }>;
+    for (const type of PARSERS) {
+      expect(listed.find((n) => n.type === type), type).toMatchObject({ category: "parser", inputs: 1, outputs: 1 });
+      const res = await request("GET", `/nodes/${type}/schema`, { token: user.accessToken });
+      expect(res.status).toBe(200);
+      const properties = res.body.schema.properties as Record<string, { title?: string }>;
+      for (const [key, property] of Object.entries(properties)) {
+        expect(property.title, `${type}.${key}`).toMatch(/^[A-Z][a-z]/);
+        expect(property.title).not.toContain("_");
+      }
+    }
+    expect((await request("GET", "/nodes/csv/schema", { token: user.accessToken })).body.defaults).toMatchObject({ spec: "rfc", newline: "\\r\\n" });
+  });
+
+  it("a csv node whose RFC column template does not parse is refused with a 400 naming the field, and nothing is saved", async () => {
+    const before = (await request("GET", "/flows", { token: user.accessToken })).body.flows.length;
+    const res = await request("POST", "/flows", {
+      token: user.accessToken,
+      body: { name: "bad csv", nodes: [{ id: "csv-bad-1", type: "csv", config: { columns: '"a",  "b" , " c "' } }] },
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toMatch(/columns/);
+    expect(JSON.stringify(res.body)).toMatch(/Malformed columns template/);
+    expect((await request("GET", "/flows", { token: user.accessToken })).body.flows.length).toBe(before);
+  });
+});

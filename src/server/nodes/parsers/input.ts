@@ -25,3 +25,11 @@ export function oversizeProblem(text: string): Error | null {
   if (text.length <= MAX_PARSER_INPUT_CHARS) return null;
   return new Error(`input of ${text.length} characters is over the limit of ${MAX_PARSER_INPUT_CHARS} characters a parser node accepts`);
 }
+
+/**
+ * An error as Node-RED reports one a node hands to `done(err)`: its toString(), so "Error: …" or
+ * "TypeError: …" (what catch nodes see in msg.error.message), where a string is reported as is.
+ */
+export function asNodeRedError(err: unknown): Error {
+  return new Error(String(err));
+}

@@ -2,7 +2,7 @@ import xml2js from "xml2js";
 import type { z } from "zod";
 import type { NodeFactory } from "../../runtime/types";
 import { getProperty, setProperty } from "../../runtime/properties";
-import { bytesToText, isBytes, oversizeProblem } from "../parsers/input";
+import { asNodeRedError, bytesToText, isBytes, oversizeProblem } from "../parsers/input";
 import type { xmlConfig } from "./definition";
 
 type Options = Record<string, unknown>;
@@ -25,7 +25,12 @@ export const xmlBehaviour: NodeFactory = (ctx) => {
       if (typeof value === "object" && !isBytes(value)) {
         const options: Options = messageOptions(msg) ?? { renderOpts: { pretty: false } };
         options.async = false;
-        const text = new xml2js.Builder(options).buildObject(value);
+        let text: string;
+        try {
+          text = new xml2js.Builder(options).buildObject(value);
+        } catch (err) {
+          return done(asNodeRedError(err));
+        }
         setProperty(msg, c.property, text);
         send(msg);
         done();
@@ -38,14 +43,19 @@ export const xmlBehaviour: NodeFactory = (ctx) => {
         if (tooBig) return done(tooBig);
         const options: Options = messageOptions(msg) ?? {};
         options.async = true;
+        // xml2js may throw synchronously (bad options) besides calling back with an error.
         options.attrkey = c.attribute_key || options.attrkey || "$";
         options.charkey = c.text_key || options.charkey || "_";
-        xml2js.parseString(text, options, (err: Error | null, result: unknown) => {
-          if (err) return done(err);
-          setProperty(msg, c.property, result);
-          send(msg);
-          done();
-        });
+        try {
+          xml2js.parseString(text, options, (err: Error | null, result: unknown) => {
+            if (err) return done(asNodeRedError(err));
+            setProperty(msg, c.property, result);
+            send(msg);
+            done();
+          });
+        } catch (err) {
+          done(asNodeRedError(err));
+        }
         return;
       }
       ctx.log.warn("This node only handles xml strings or js objects.");

@@ -5,7 +5,7 @@ const xml = (props: Record<string, unknown> = {}) => ({ id: "x", type: "xml", wi
 /** A catch node for the node's errors; a change node copies msg.error.message to msg.errmsg for the "errors" collector. */
 const caught = [
   { id: "c", type: "catch", scope: ["x"], uncaught: false, wires: [["m"]] },
-  { id: "m", type: "change", rules: [{ t: "set", p: "errmsg", pt: "msg", to: "errmsg", tot: "msg" }], wires: [["errors"]] },
+  { id: "m", type: "change", rules: [{ t: "set", p: "errmsg", pt: "msg", to: "error.message", tot: "msg" }], wires: [["errors"]] },
 ];
 const employees = "  <employees><firstName>John</firstName><lastName>Smith</lastName></employees>\r\n  ";
 

@@ -68,7 +68,7 @@ describe("xml node", () => {
     await h.waitFor(2);
     await sleep(30);
     expect(at(h, "s").map((m) => m.topic)).toEqual(["through"]);
-    expect((at(h, "caught")[0]!.error as { message: string }).message).toMatch(/^Attribute without value/);
+    expect((at(h, "caught")[0]!.error as { message: string }).message).toMatch(/^Error: Attribute without value/);
     expect(h.errors.map((e) => e.error)).toContain("This node only handles xml strings or js objects.");
   });
 
@@ -80,7 +80,7 @@ describe("xml node", () => {
     await h.waitFor(3);
     const errors = at(h, "caught").map((m) => (m.error as { message: string }).message);
     expect(errors).toHaveLength(2);
-    for (const e of errors) expect(e).toMatch(/^Invalid character entity/);
+    for (const e of errors) expect(e).toMatch(/^Error: Invalid character entity/);
     expect(at(h, "s")[0]!.payload).toEqual({ X: "&e;" });
   });
 

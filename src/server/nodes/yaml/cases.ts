@@ -5,7 +5,7 @@ const yaml = (props: Record<string, unknown> = {}) => ({ id: "y", type: "yaml", 
 /** A catch node for the node's errors; a change node copies msg.error.message to msg.errmsg for the "errors" collector. */
 const caught = [
   { id: "c", type: "catch", scope: ["y"], uncaught: false, wires: [["m"]] },
-  { id: "m", type: "change", rules: [{ t: "set", p: "errmsg", pt: "msg", to: "errmsg", tot: "msg" }], wires: [["errors"]] },
+  { id: "m", type: "change", rules: [{ t: "set", p: "errmsg", pt: "msg", to: "error.message", tot: "msg" }], wires: [["errors"]] },
 ];
 
 export const cases: DiffCase[] = [
