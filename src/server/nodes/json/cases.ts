@@ -114,4 +114,12 @@ export const cases: DiffCase[] = [
     compare: ["payload", "errmsg"],
     differs: "schema patterns run on RE2 (linear time) so a schema cannot stall the shared runtime; RE2 has no backreferences, so this schema does not compile (json.test.ts asserts ours)",
   },
+  {
+    name: "differs: a nested property is validated by its value",
+    nodes: [json({ property: "one.two" }), ...caught],
+    send: [{ msg: { one: { two: '{"number":3,"string":"allo"}' }, schema } }],
+    settleMs: 200,
+    compare: ["one", "errmsg"],
+    differs: 'Node-RED validates msg["one.two"] (never there) instead of the property it parsed; we validate the parsed value (json.test.ts asserts ours)',
+  },
 ];

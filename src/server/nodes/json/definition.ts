@@ -40,6 +40,7 @@ With \`msg.schema\`, the value is validated (JSON Schema draft-06/07, with Ajv) 
 ### Differences from Node-RED
 
 - Text over ${MAX_PARSER_INPUT_CHARS / 1024 / 1024} MiB is refused with a node error instead of parsed, so one message cannot take the memory shared with other flows.
+- With a nested property (\`one.two\`), \`msg.schema\` validates that property's value; Node-RED validates \`msg["one.two"]\`, a top-level property of that literal name, which is never there.
 - \`pattern\` and \`patternProperties\` in a schema run on a linear-time regular-expression engine (RE2 syntax), so a schema cannot stall the runtime; a pattern RE2 cannot express (backreferences, lookaround) makes the schema fail to compile. Schemas larger than 64 KiB are refused the same way.
 `;
 

@@ -141,6 +141,16 @@ describe("json node", () => {
     expect(messages).toEqual(['JSON Schema error: data must match pattern "^(a+)+$"', "JSON Schema error: failed to compile schema"]);
   });
 
+  it("with a nested property, msg.schema validates that property's value (a deliberate difference: Node-RED looks up msg['one.two'])", async () => {
+    const h = await json({ property: "one.two" });
+    h.send("j", { one: { two: '{"number":3,"string":"allo"}' }, schema });
+    h.send("j", { one: { two: '{"number":"x"}' }, schema });
+    await h.waitFor(2);
+    await sleep(30);
+    expect(h.arrivals.filter((a) => a.sink === "s").map((a) => a.msg.one)).toEqual([{ two: { number: 3, string: "allo" } }]);
+    expect((h.arrivals.filter((a) => a.sink === "caught")[0]!.msg.error as { message: string }).message).toBe("JSON Schema error: data/number must be number");
+  });
+
   it("refuses text over the size bound with an error, and warns on unsupported types", async () => {
     const h = await json();
     h.send("j", { payload: " ".repeat(MAX_PARSER_INPUT_CHARS + 1) });
