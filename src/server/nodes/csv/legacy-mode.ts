@@ -5,6 +5,7 @@
  */
 import type { Done, Message, NodeContext, Send } from "../../runtime/types";
 import { ensureString, type CsvSettings } from "./settings";
+import { cloneWithout } from "../parsers/input";
 
 const NOT_CSV = "This node only handles CSV strings or js objects.";
 const NO_TEMPLATE = "No columns template specified for object -> CSV.";
@@ -206,7 +207,7 @@ export function legacyMode(ctx: NodeContext, s: CsvSettings) {
     } else {
       const len = a.length;
       for (let i = 0; i < len; i++) {
-        const out = structuredClone(msg);
+        const out = cloneWithout(msg, "payload");
         out.columns = columnsOf(template);
         out.payload = a[i];
         if (!hasParts) out.parts = { id: msg._msgid, index: i, count: len };

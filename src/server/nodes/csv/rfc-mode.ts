@@ -5,6 +5,7 @@
 import type { Done, Message, NodeContext, Send } from "../../runtime/types";
 import { parseCsv, quoteCell } from "./rfc4180";
 import { ensureString, type CsvSettings } from "./settings";
+import { cloneWithout } from "../parsers/input";
 
 const BAD_TEMPLATE = "Malformed columns template.";
 const NOT_CSV = "This node only handles CSV strings or js objects.";
@@ -206,7 +207,7 @@ export function rfcMode(ctx: NodeContext, s: CsvSettings) {
         } else {
           const len = data.length;
           for (let row = 0; row < len; row++) {
-            const out = structuredClone(msg);
+            const out = cloneWithout(msg, "payload");
             out.columns = templateArrayToColumnString(result.headers);
             out.payload = data[row];
             if (!hasParts) out.parts = { id: msg._msgid, index: row, count: len };
@@ -233,5 +234,3 @@ export function rfcMode(ctx: NodeContext, s: CsvSettings) {
     fail(done, new Error(NOT_CSV));
   };
 }
-
-export { BAD_TEMPLATE };

@@ -2,7 +2,7 @@ import * as cheerio from "cheerio";
 import type { z } from "zod";
 import type { Message, NodeFactory } from "../../runtime/types";
 import { getProperty, setProperty } from "../../runtime/properties";
-import { bytesToText, isBytes, oversizeProblem } from "../parsers/input";
+import { bytesToText, cloneWithout, isBytes, oversizeProblem } from "../parsers/input";
 import type { htmlConfig } from "./definition";
 
 /**
@@ -16,6 +16,9 @@ function innerXml($: cheerio.CheerioAPI, el: Parameters<cheerio.CheerioAPI>[0]):
     .xml()
     .replace(/&#x([0-9a-f]+);/g, (_m, hex: string) => `&#x${hex.toUpperCase()};`);
 }
+
+/** In multi mode, at most this many characters of input copied into the messages sent. */
+export const MAX_MULTI_COPY_CHARS = 64 * 1024 * 1024;
 
 export const htmlBehaviour: NodeFactory = (ctx) => {
   const c = ctx.node.config as z.infer<typeof htmlConfig>;
@@ -54,9 +57,15 @@ export const htmlBehaviour: NodeFactory = (ctx) => {
           done();
           return;
         }
+        // Each message is a copy of the input. Where the result replaces the HTML (the same top-level
+        // property) the HTML is left out of the copies; else the copies are bounded in total.
+        const replacesInput = c.out_property === c.property && /^[A-Za-z_$][\w$]*$/.test(c.property);
+        if (!replacesInput && values.length * text.length > MAX_MULTI_COPY_CHARS) {
+          return done(new Error(`${values.length} messages would each copy the ${text.length}-character input (over ${MAX_MULTI_COPY_CHARS} characters in all); send a single message, or write the result to the input property`));
+        }
         values.forEach((v, index) => {
           if (!v) return;
-          const out = structuredClone(msg) as Message;
+          const out = (replacesInput ? cloneWithout(msg, c.property) : structuredClone(msg)) as Message;
           setProperty(out, c.out_property, v);
           out.parts = { id: msg._msgid, index, count: values.length, type: "string", ch: "" };
           send(out);

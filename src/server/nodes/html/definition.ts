@@ -53,6 +53,7 @@ The document is parsed as a whole document. A selector matching nothing gives an
 ### Differences from Node-RED
 
 - Text over ${MAX_PARSER_INPUT_CHARS / 1024 / 1024} MiB is refused with a node error.
+- In multiple mode with an output property other than the input property, each message carries a copy of the HTML; when those copies would exceed 64 Mi characters in all, the node reports an error instead of sending.
 - Node-RED hands any value to cheerio, which fails on most non-strings with its own messages; here every value that is neither a string nor bytes fails with "cheerio.load() expects a string".
 `;
 

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { closingTestFlows } from "@/test/runtime-harness";
 import { htmlNode } from "./definition";
+import { MAX_MULTI_COPY_CHARS } from "./behaviour";
 import { TEST_PAGE } from "./cases";
 
 const flow = closingTestFlows();
@@ -90,6 +91,21 @@ describe("html node", () => {
     expect(at(bad, "caught")).toHaveLength(1);
     expect(at(bad, "s")).toHaveLength(0);
   });
+
+  it("multi with another output property: the copies of the input are bounded", async () => {
+    const h = await htmlFlow({ selector: "li", return: "text", output_as: "multi", out_property: "item" });
+    const items = "<li>x</li>".repeat(2000);
+    const page = `<ul>${items}</ul>` + " ".repeat(Math.ceil(MAX_MULTI_COPY_CHARS / 2000));
+    h.send("h", { payload: page });
+    await sleep(200);
+    expect(at(h, "s")).toHaveLength(0);
+    expect((at(h, "caught")[0]!.error as { message: string }).message).toMatch(/^2000 messages would each copy/);
+    // Written back to the input property, the HTML is not copied and everything is sent.
+    const same = await htmlFlow({ selector: "li", return: "text", output_as: "multi" });
+    same.send("h", { payload: page, topic: "t" });
+    const got = await same.waitFor(2000, 10_000);
+    expect(got[1999]).toMatchObject({ payload: "x", topic: "t", parts: { index: 1999, count: 2000 } });
+  }, 20_000);
 
   it("parses bytes as UTF-8", async () => {
     const h = await htmlFlow({ selector: "b", return: "text" });
