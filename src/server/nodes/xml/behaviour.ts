@@ -7,6 +7,9 @@ import type { xmlConfig } from "./definition";
 
 type Options = Record<string, unknown>;
 
+/** Keys that would give parsed objects another prototype. */
+const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
 /** msg.options when it is an object (Node-RED's test: `typeof msg.options === "object"`), else null. */
 function messageOptions(msg: Record<string, unknown>): Options | null {
   return Object.prototype.hasOwnProperty.call(msg, "options") && typeof msg.options === "object" && msg.options !== null ? (msg.options as Options) : null;
@@ -46,6 +49,8 @@ export const xmlBehaviour: NodeFactory = (ctx) => {
         // xml2js may throw synchronously (bad options) besides calling back with an error.
         options.attrkey = c.attribute_key || options.attrkey || "$";
         options.charkey = c.text_key || options.charkey || "_";
+        const badKey = [options.attrkey, options.charkey].find((k) => FORBIDDEN_KEYS.has(String(k)));
+        if (badKey !== undefined) return done(new Error(`msg.options must not name ${String(badKey)} as the attribute or text key`));
         try {
           xml2js.parseString(text, options, (err: Error | null, result: unknown) => {
             if (err) return done(asNodeRedError(err));

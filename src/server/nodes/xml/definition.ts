@@ -40,6 +40,7 @@ Entities: only XML's predefined entities (\`&amp;\`, \`&lt;\`…) and character 
 ### Differences from Node-RED
 
 - Text over ${MAX_PARSER_INPUT_CHARS / 1024 / 1024} MiB is refused with a node error.
+- \`msg.options\` naming \`__proto__\`, \`constructor\` or \`prototype\` as the attribute or text key is refused with a node error.
 - Bytes (a Buffer) are parsed as UTF-8 XML text; Node-RED treats a Buffer as an object and builds XML from its byte values.
 `;
 

@@ -84,6 +84,14 @@ describe("xml node", () => {
     expect(at(h, "s")[0]!.payload).toEqual({ X: "&e;" });
   });
 
+  it("refuses msg.options naming __proto__ as the attribute or text key", async () => {
+    const h = await xmlFlow();
+    h.send("x", { payload: '<p a="1">t</p>', options: { attrkey: "__proto__" } });
+    await sleep(50);
+    expect(at(h, "s")).toEqual([]);
+    expect((at(h, "caught")[0]!.error as { message: string }).message).toBe("msg.options must not name __proto__ as the attribute or text key");
+  });
+
   it("parses bytes as UTF-8 XML", async () => {
     const h = await xmlFlow();
     h.send("x", { payload: Buffer.from("<a>é</a>") });
