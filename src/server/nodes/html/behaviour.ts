@@ -46,7 +46,8 @@ export const htmlBehaviour: NodeFactory = (ctx) => {
             case "attr":
               return attribs;
             case "compl":
-              return Object.assign({ [c.content_key]: ($(el).html() ?? "").trim() }, attribs);
+              // Spread, not Object.assign: an attribute named __proto__ stays a plain property.
+              return { [c.content_key]: ($(el).html() ?? "").trim(), ...attribs };
             default:
               return innerXml($, el);
           }
