@@ -18,6 +18,13 @@ import { yamlBehaviour } from "./yaml/behaviour";
 import { xmlBehaviour } from "./xml/behaviour";
 import { htmlBehaviour } from "./html/behaviour";
 import { csvBehaviour } from "./csv/behaviour";
+import { splitBehaviour } from "./split/behaviour";
+import { joinBehaviour } from "./join/behaviour";
+import { batchBehaviour } from "./batch/behaviour";
+import { sortBehaviour } from "./sort/behaviour";
+import { filterBehaviour } from "./filter/behaviour";
+import { rangeBehaviour } from "./range/behaviour";
+import { triggerBehaviour } from "./trigger/behaviour";
 
 /** Behaviour per node type; a type without one (unknown) never runs. */
 export function builtinBehaviours(): Map<string, NodeFactory> {
@@ -41,5 +48,12 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["xml", xmlBehaviour],
     ["html", htmlBehaviour],
     ["csv", csvBehaviour],
+    ["split", splitBehaviour],
+    ["join", joinBehaviour],
+    ["batch", batchBehaviour],
+    ["sort", sortBehaviour],
+    ["filter", filterBehaviour],
+    ["range", rangeBehaviour],
+    ["trigger", triggerBehaviour],
   ]);
 }

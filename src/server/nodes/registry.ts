@@ -18,6 +18,13 @@ import { yamlNode } from "./yaml/definition";
 import { xmlNode } from "./xml/definition";
 import { htmlNode } from "./html/definition";
 import { csvNode } from "./csv/definition";
+import { splitNode } from "./split/definition";
+import { joinNode } from "./join/definition";
+import { batchNode } from "./batch/definition";
+import { sortNode } from "./sort/definition";
+import { filterNode } from "./filter/definition";
+import { rangeNode } from "./range/definition";
+import { triggerNode } from "./trigger/definition";
 import { z } from "zod";
 
 const unknownConfig = z.object({
@@ -85,6 +92,13 @@ export const builtinNodes: NodeDefinition[] = [
   xmlNode,
   htmlNode,
   csvNode,
+  splitNode,
+  joinNode,
+  batchNode,
+  sortNode,
+  filterNode,
+  rangeNode,
+  triggerNode,
   unknownNode,
 ];
 
