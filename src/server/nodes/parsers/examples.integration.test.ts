@@ -74,6 +74,9 @@ describe("Node-RED's parser example flows", () => {
     { example: "html/01", expected: [["Apple", "Orange", "Banana"]] },
     { example: "xml/02", expected: [{ fruit: { $: { id: "100" }, kind: ["Apple"], price: ["100"], origin: ["Canada"] } }] },
     { example: "yaml/02", expected: [{ fruits: { kind: "Apple", price: 100, origin: "Canada" } }] },
+    // With the join node: csv rows (parts) joined into an array and written back as CSV; html elements joined with ",".
+    { example: "csv/10", expected: ["Apple,100\nOrange,120\nBanana,80\n"] },
+    { example: "html/04", expected: ["Apple,Orange,Banana"] },
   ];
   it.each(runs.map((r) => [r.example, r] as const))("%s, deployed and injected, sends what Node-RED's example shows", async (_name, run) => {
     const example = examples.find((e) => `${e.dir}/${e.file.slice(0, 2)}` === run.example)!;
