@@ -14,6 +14,10 @@ import { httpResponseBehaviour } from "./http-response/behaviour";
 import { httpRequestBehaviour } from "./http-request/behaviour";
 import { functionBehaviour } from "./function/behaviour";
 import { catchBehaviour } from "./catch/behaviour";
+import { yamlBehaviour } from "./yaml/behaviour";
+import { xmlBehaviour } from "./xml/behaviour";
+import { htmlBehaviour } from "./html/behaviour";
+import { csvBehaviour } from "./csv/behaviour";
 import { splitBehaviour } from "./split/behaviour";
 import { joinBehaviour } from "./join/behaviour";
 import { batchBehaviour } from "./batch/behaviour";
@@ -40,6 +44,10 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["http-request", httpRequestBehaviour],
     ["function", functionBehaviour],
     ["catch", catchBehaviour],
+    ["yaml", yamlBehaviour],
+    ["xml", xmlBehaviour],
+    ["html", htmlBehaviour],
+    ["csv", csvBehaviour],
     ["split", splitBehaviour],
     ["join", joinBehaviour],
     ["batch", batchBehaviour],

@@ -14,6 +14,10 @@ import { deviceInNode } from "./device-in/definition";
 import { deviceOutNode } from "./device-out/definition";
 import { commentNode } from "./comment/definition";
 import { catchNode } from "./catch/definition";
+import { yamlNode } from "./yaml/definition";
+import { xmlNode } from "./xml/definition";
+import { htmlNode } from "./html/definition";
+import { csvNode } from "./csv/definition";
 import { splitNode } from "./split/definition";
 import { joinNode } from "./join/definition";
 import { batchNode } from "./batch/definition";
@@ -101,6 +105,10 @@ export const builtinNodes: NodeDefinition[] = [
   deviceOutNode,
   commentNode,
   catchNode,
+  yamlNode,
+  xmlNode,
+  htmlNode,
+  csvNode,
   splitNode,
   joinNode,
   batchNode,
