@@ -14,6 +14,11 @@ import { httpResponseBehaviour } from "./http-response/behaviour";
 import { httpRequestBehaviour } from "./http-request/behaviour";
 import { functionBehaviour } from "./function/behaviour";
 import { catchBehaviour } from "./catch/behaviour";
+import { linkInBehaviour } from "./link-in/behaviour";
+import { linkOutBehaviour } from "./link-out/behaviour";
+import { linkCallBehaviour } from "./link-call/behaviour";
+import { statusBehaviour } from "./status/behaviour";
+import { completeBehaviour } from "./complete/behaviour";
 
 /** Behaviour per node type; a type without one (unknown) never runs. */
 export function builtinBehaviours(): Map<string, NodeFactory> {
@@ -33,5 +38,10 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["http-request", httpRequestBehaviour],
     ["function", functionBehaviour],
     ["catch", catchBehaviour],
+    ["link-in", linkInBehaviour],
+    ["link-out", linkOutBehaviour],
+    ["link-call", linkCallBehaviour],
+    ["status", statusBehaviour],
+    ["complete", completeBehaviour],
   ]);
 }

@@ -14,6 +14,11 @@ import { deviceInNode } from "./device-in/definition";
 import { deviceOutNode } from "./device-out/definition";
 import { commentNode } from "./comment/definition";
 import { catchNode } from "./catch/definition";
+import { linkInNode } from "./link-in/definition";
+import { linkOutNode } from "./link-out/definition";
+import { linkCallNode } from "./link-call/definition";
+import { statusNode } from "./status/definition";
+import { completeNode } from "./complete/definition";
 import { z } from "zod";
 
 const unknownConfig = z.object({
@@ -77,6 +82,11 @@ export const builtinNodes: NodeDefinition[] = [
   deviceOutNode,
   commentNode,
   catchNode,
+  linkInNode,
+  linkOutNode,
+  linkCallNode,
+  statusNode,
+  completeNode,
   unknownNode,
 ];
 

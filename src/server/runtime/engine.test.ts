@@ -156,15 +156,15 @@ describe("errors", () => {
   };
 
   it.each([
-    ["throws", "sync failure"],
-    ["rejects", "async failure"],
-    ["done-error", "reported failure"],
-  ])("a node that %s is marked in error, and its message goes to the catch nodes with msg.error", async (type, message) => {
+    ["throws", "sync failure", "Error: sync failure"],
+    ["rejects", "async failure", "Error: async failure"],
+    ["done-error", "reported failure", "reported failure"],
+  ])("a node that %s is marked in error, and its message goes to the catch nodes with msg.error (as Node-RED words it)", async (type, message, caught) => {
     const h = setUp(failing);
     await h.engine.deploy(flow([node("bad", type), node("catcher", "catch"), node("caught", "sink")], [["catcher", "caught"]]));
     h.engine.receive("flw_engine", "bad", { _msgid: "m", payload: "p" });
     await expect.poll(() => h.at("caught")).toHaveLength(1);
-    expect(h.at("caught")[0]).toMatchObject({ _msgid: "m", payload: "p", error: { message, source: { id: "bad", type, name: "bad name" } } });
+    expect(h.at("caught")[0]).toMatchObject({ _msgid: "m", payload: "p", error: { message: caught, source: { id: "bad", type, name: "bad name", count: 1 } } });
     expect(h.errors).toEqual([{ nodeId: "bad", error: message }]);
     expect(h.engine.nodeStatuses("flw_engine").get("bad")).toEqual({ fill: "red", shape: "ring", text: message });
     // The flow goes on.

@@ -1,6 +1,7 @@
 import { randomHex } from "../ids";
 import type {
   FlowState,
+  LinkPort,
   Message,
   NodeBehaviour,
   NodeContext,
@@ -58,7 +59,36 @@ export interface EngineOptions {
   contextStores?: (spec: FlowSpec) => { flow: SharedContextStore; global: SharedContextStore };
   /** Variables for a node of a flow being started (SPEC §14). Absent: Node-RED's built-in names only. */
   variables?: (spec: FlowSpec, node: RuntimeNode) => VariableResolver;
+  /**
+   * Link targets this engine does not run (flows of the organization that run on another instance,
+   * or not at all). Absent: links reach only the flows running here.
+   */
+  links?: LinkRelay;
 }
+
+/** A link delivery this engine could not make itself, for the flow runtime to make where the target runs. */
+export interface LinkDelivery {
+  organizationId: string;
+  fromFlowId: string;
+  /** A link-in id, or (byName) a link-in's name, as link-call's dynamic mode. */
+  target: string;
+  byName: boolean;
+  msg: Message;
+  /** Hops the message has made so far (the runaway guard follows it across flows). */
+  hops: number;
+}
+
+export type LinkDeliveryResult = "delivered" | "not_running" | "not_found" | "ambiguous";
+
+export interface LinkRelay {
+  deliver(delivery: LinkDelivery): Promise<LinkDeliveryResult>;
+  /** A link-out "return" for a link-call that does not run here: true once it was handed to it. */
+  reply(reply: { organizationId: string; nodeId: string; eventId: string; msg: Message; hops: number }): Promise<boolean>;
+}
+
+/** Node-RED's link-call errors (60-link.js), word for word: catch nodes and tests match on them. */
+export const linkNotFound = (target: string) => new Error(`target link-in node '${target}' not found`);
+export const linkAmbiguous = (target: string) => new Error(`Multiple link-in nodes named '${target}' found`);
 
 export const DEFAULT_MAX_HOPS = 10_000;
 export const DEFAULT_MAX_QUEUED_PER_FLOW = 50_000;
@@ -104,6 +134,11 @@ interface RunningFlow {
   busy: boolean;
   /** Waiting for the flow to be ready again (whenReady). */
   readyWaiters: Set<() => void>;
+  /** Catch nodes in Node-RED's order: scoped ones first, then "all", then "uncaught only". */
+  catchNodes: LiveNode[];
+  statusNodes: LiveNode[];
+  /** Complete nodes per node id in their scope. */
+  completeNodes: Map<string, LiveNode[]>;
 }
 
 export function newMessageId(): string {
@@ -138,6 +173,8 @@ export class FlowEngine {
   private delivered = 0;
   /** In-memory global context per organization, when no contextStores option is given. */
   private readonly memoryGlobals = new Map<string, SharedContextStore>();
+  /** Running link-in and link-call nodes per organization, by node id (node ids are unique in an organization). */
+  private readonly linkNodes = new Map<string, Map<string, { flow: RunningFlow; live: LiveNode }>>();
 
   constructor(private readonly options: EngineOptions) {
     this.highWater = Math.max(2, options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK);
@@ -291,6 +328,9 @@ export class FlowEngine {
       inFlight: 0,
       busy: false,
       readyWaiters: new Set(),
+      catchNodes: [],
+      statusNodes: [],
+      completeNodes: new Map(),
     };
     const flowContext = new Map<string, unknown>();
     const stores = this.contextStoresFor(spec, flowContext);
@@ -322,6 +362,7 @@ export class FlowEngine {
       this.options.callbacks.onFlowState({ organizationId: spec.organizationId, flowId: spec.flowId, state: "error", error: failures.join("; ") });
       return "error";
     }
+    this.indexNodes(flow);
     for (const live of flow.nodes.values()) {
       try {
         await live.behaviour.start?.();
@@ -337,6 +378,7 @@ export class FlowEngine {
     const flow = this.flows.get(flowId);
     if (!flow) return;
     this.flows.delete(flowId);
+    this.unindexNodes(flow);
     flow.generation = -1;
     flow.readyWaiters.clear();
     const timeout = this.options.closeTimeoutMs ?? 5000;
@@ -390,10 +432,14 @@ export class FlowEngine {
         const status = reported === null ? null : { fill: reported.fill, shape: reported.shape, text: cutText(String(reported.text ?? ""), MAX_STATUS_TEXT) };
         live.status = status;
         this.options.callbacks.onNodeStatus({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, status });
+        if (flow.statusNodes.length > 0) this.routeToStatus(flow, live.node, reported);
       },
       log: {
         warn: (message) => this.options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, error: cutText(message, MAX_ERROR_TEXT) }),
-        error: (err) => this.reportNodeError(flow, live.node.id, err),
+        error: (err, msg) => {
+          this.reportNodeError(flow, live.node.id, err);
+          if (msg && typeof msg === "object") this.routeToCatch(flow, live.node, msg, err);
+        },
       },
       debug: (data) =>
         this.options.callbacks.onDebug({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, name: live.node.name, ...data }),
@@ -403,6 +449,7 @@ export class FlowEngine {
       whenReady: (fn) => this.whenReady(flow, fn),
       newMessageId,
       services: this.options.services ?? {},
+      links: this.linkPort(flow),
     };
   }
 
@@ -533,30 +580,215 @@ export class FlowEngine {
       if (err) {
         this.reportNodeError(flow, live.node.id, err);
         this.routeToCatch(flow, live.node, msg, err);
+      } else if (flow.completeNodes.size > 0) {
+        this.routeToComplete(flow, live.node, msg);
       }
     };
   }
 
   /**
-   * Node-RED's catch semantics: the failed message, with msg.error = {message, source}, leaves every
-   * catch node of the flow whose scope covers the failing node. A catch node's own failures are not
-   * caught again (no loops).
+   * Node-RED's catch semantics (Flow.handleError): the failed message, cloned, with msg.error =
+   * {message, source: {id, type, name, count}} (an error it already had moves to msg._error), leaves
+   * the catch nodes of the flow whose scope covers the failing node, scoped ones first; "uncaught
+   * only" ones get it only when no catch node before them did. A message failing again and again
+   * at the same node stops being caught at its tenth round (an error loop). A catch node's own
+   * failures are not caught again. Returns whether a catch node took it.
    */
-  private routeToCatch(flow: RunningFlow, source: RuntimeNode, msg: Message, err: unknown) {
-    if (source.type === "catch") return;
-    for (const live of flow.nodes.values()) {
-      if (live.node.type !== "catch") continue;
-      const scope = (live.node.config as { scope?: string[] | null }).scope;
-      if (scope && !scope.includes(source.id)) continue;
+  private routeToCatch(flow: RunningFlow, source: RuntimeNode, msg: Message, err: unknown): boolean {
+    if (source.type === "catch" || flow.catchNodes.length === 0) return false;
+    let count = 1;
+    const previous = (msg.error as { source?: { id?: unknown; count?: unknown } } | undefined)?.source;
+    if (previous && previous.id === source.id) {
+      count = Number(previous.count) + 1;
+      if (count === 10) {
+        this.options.callbacks.onNodeError({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId: source.id, error: "Message exceeded maximum number of catches" });
+        return false;
+      }
+    }
+    let handled = false;
+    let handledByUncaught = false;
+    for (const live of flow.catchNodes) {
+      const config = live.node.config as { scope?: string[] | null; uncaught?: boolean };
+      if (config.scope && !config.scope.includes(source.id)) continue;
+      if (config.uncaught && !handledByUncaught) {
+        if (handled) continue;
+        handledByUncaught = true;
+      }
       let copy: Message;
       try {
         copy = cloneMessage(msg);
       } catch {
         copy = { _msgid: msg._msgid, payload: msg.payload };
       }
-      copy.error = { message: errorText(err), source: { id: source.id, type: source.type, name: source.name } };
+      if (Object.hasOwn(copy, "error")) copy._error = copy.error;
+      copy.error = { message: catchText(err), source: { id: source.id, type: source.type, name: source.name, count } };
+      this.route(flow, live, copy);
+      handled = true;
+    }
+    return handled;
+  }
+
+  /** Node-RED's status node: each status a node in its scope reports, as msg.status = {fill, shape, text, source}. */
+  private routeToStatus(flow: RunningFlow, source: RuntimeNode, reported: NodeStatus | null) {
+    for (const live of flow.statusNodes) {
+      const scope = (live.node.config as { scope?: string[] | null }).scope;
+      if (scope && !scope.includes(source.id)) continue;
+      const status: Record<string, unknown> = reported ? { ...reported } : {};
+      if (reported && Object.hasOwn(reported, "text")) status.text = String(reported.text);
+      status.source = { id: source.id, type: source.type, name: source.name };
+      this.route(flow, live, { _msgid: newMessageId(), status });
+    }
+  }
+
+  /** Node-RED's complete node: a message a node in its scope finished with (done()), as msg.complete = {source}. */
+  private routeToComplete(flow: RunningFlow, source: RuntimeNode, msg: Message) {
+    const targets = flow.completeNodes.get(source.id);
+    if (!targets) return;
+    for (const live of targets) {
+      let copy: Message;
+      try {
+        copy = cloneMessage(msg);
+      } catch {
+        copy = { _msgid: msg._msgid, payload: msg.payload };
+      }
+      copy.complete = { source: { id: source.id, type: source.type, name: source.name } };
       this.route(flow, live, copy);
     }
+  }
+
+  /**
+   * The flow's catch, status and complete nodes, as Node-RED's Flow.start lists them, and its link
+   * nodes in the organization's index. A status or complete node leaves out of its scope the nodes it
+   * is wired to itself (Node-RED's guard against the simplest loop).
+   */
+  private indexNodes(flow: RunningFlow) {
+    const catches: LiveNode[] = [];
+    for (const live of flow.nodes.values()) {
+      const type = live.node.type;
+      if (type === "catch") catches.push(live);
+      else if (type === "status") {
+        const config = live.node.config as { scope?: string[] | null };
+        if (Array.isArray(config.scope)) {
+          const wired = new Set(live.wires.flat());
+          live.node = { ...live.node, config: { ...config, scope: config.scope.filter((id) => !wired.has(id)) } };
+        }
+        flow.statusNodes.push(live);
+      } else if (type === "complete") {
+        const wired = new Set(live.wires.flat());
+        for (const id of (live.node.config as { scope?: string[] }).scope ?? []) {
+          if (wired.has(id)) continue;
+          const list = flow.completeNodes.get(id) ?? [];
+          list.push(live);
+          flow.completeNodes.set(id, list);
+        }
+      } else if (type === "link-in" || type === "link-call") {
+        let org = this.linkNodes.get(flow.spec.organizationId);
+        if (!org) this.linkNodes.set(flow.spec.organizationId, (org = new Map()));
+        org.set(live.node.id, { flow, live });
+      }
+    }
+    const rank = (live: LiveNode) => {
+      const config = live.node.config as { scope?: string[] | null; uncaught?: boolean };
+      return config.scope ? 0 : config.uncaught ? 2 : 1;
+    };
+    // Array.prototype.sort is stable: equal ranks keep the flow's order, as in Node-RED.
+    flow.catchNodes = catches.sort((a, b) => rank(a) - rank(b));
+  }
+
+  private unindexNodes(flow: RunningFlow) {
+    const org = this.linkNodes.get(flow.spec.organizationId);
+    if (!org) return;
+    for (const [id, entry] of org) if (entry.flow === flow) org.delete(id);
+    if (org.size === 0) this.linkNodes.delete(flow.spec.organizationId);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Links: virtual wires between flows of one organization
+
+  private linkPort(flow: RunningFlow): LinkPort {
+    const organizationId = flow.spec.organizationId;
+    return {
+      send: (targets, msg) => {
+        if (flow.generation < 0 || (this.options.fence && !this.options.fence(flow.spec.flowId))) return;
+        msg._msgid ??= newMessageId();
+        const hops = this.hopsOf(flow, msg);
+        targets.forEach((target, i) => {
+          const copy = i === 0 ? msg : cloneMessage(msg);
+          if (this.deliverLink(organizationId, target, copy, hops)) return;
+          void this.options.links?.deliver({ organizationId, fromFlowId: flow.spec.flowId, target, byName: false, msg: copy, hops }).catch(() => undefined);
+        });
+      },
+      call: (target, msg, { byName }) => {
+        if (flow.generation < 0 || (this.options.fence && !this.options.fence(flow.spec.flowId))) return;
+        msg._msgid ??= newMessageId();
+        const hops = this.hopsOf(flow, msg);
+        if (this.deliverLink(organizationId, target, msg, hops)) return;
+        if (byName) {
+          const inFlow = [...flow.nodes.values()].filter((n) => n.node.type === "link-in" && linkName(n.node) === target);
+          if (inFlow.length === 1) {
+            this.deliverLink(organizationId, inFlow[0]!.node.id, msg, hops);
+            return;
+          }
+        }
+        const relay = this.options.links;
+        if (!relay) {
+          if (!byName) throw linkNotFound(target);
+          const named = [...(this.linkNodes.get(organizationId)?.values() ?? [])].filter((e) => e.live.node.type === "link-in" && linkName(e.live.node) === target);
+          if (named.length > 1) throw linkAmbiguous(target);
+          if (named.length === 0 || !this.deliverLink(organizationId, named[0]!.live.node.id, msg, hops)) throw linkNotFound(target);
+          return;
+        }
+        return relay.deliver({ organizationId, fromFlowId: flow.spec.flowId, target, byName, msg, hops }).then((result) => {
+          if (result === "not_found") throw linkNotFound(target);
+          if (result === "ambiguous") throw linkAmbiguous(target);
+        });
+      },
+      reply: (nodeId, eventId, msg) => {
+        if (flow.generation < 0 || (this.options.fence && !this.options.fence(flow.spec.flowId))) return true;
+        const hops = this.hopsOf(flow, msg);
+        if (this.returnLink(organizationId, nodeId, eventId, msg, hops)) return true;
+        if (!this.options.links) return false;
+        return this.options.links.reply({ organizationId, nodeId, eventId, msg, hops });
+      },
+    };
+  }
+
+  private hopsOf(flow: RunningFlow, msg: Message): number {
+    return flow.hops.get(String(msg._msgid)) ?? 0;
+  }
+
+  /**
+   * Delivers a message to a link-in node of the organization running here, into its flow's queue
+   * (as a wire would: backpressure and the runaway guards count it there). False when no such
+   * link-in runs here.
+   */
+  deliverLink(organizationId: string, nodeId: string, msg: Message, hops = 0): boolean {
+    const entry = this.linkNodes.get(organizationId)?.get(nodeId);
+    if (!entry || entry.live.node.type !== "link-in" || entry.flow.generation < 0) return false;
+    const { flow } = entry;
+    if (this.options.fence && !this.options.fence(flow.spec.flowId)) return false;
+    msg._msgid ??= newMessageId();
+    const id = String(msg._msgid);
+    if (hops > (flow.hops.get(id) ?? 0)) flow.hops.set(id, hops);
+    if (!this.admit(flow, entry.live, msg, 1)) return true;
+    this.enqueue(flow, nodeId, msg);
+    this.scheduleDrain();
+    return true;
+  }
+
+  /** Hands a link-out's reply to the link-call node `nodeId` of the organization, if it runs here. */
+  returnLink(organizationId: string, nodeId: string, eventId: string, msg: Message, hops = 0): boolean {
+    const entry = this.linkNodes.get(organizationId)?.get(nodeId);
+    if (!entry || entry.live.node.type !== "link-call" || entry.flow.generation < 0 || !entry.live.behaviour.linkReturn) return false;
+    const id = String(msg._msgid);
+    if (hops > (entry.flow.hops.get(id) ?? 0)) entry.flow.hops.set(id, hops);
+    entry.live.behaviour.linkReturn(eventId, msg);
+    return true;
+  }
+
+  /** Whether a link-in of the organization with this id runs here. */
+  runsLinkIn(organizationId: string, nodeId: string): boolean {
+    return this.linkNodes.get(organizationId)?.get(nodeId)?.live.node.type === "link-in";
   }
 
   private reportNodeError(flow: RunningFlow, nodeId: string, err: unknown) {
@@ -567,6 +799,17 @@ export class FlowEngine {
     this.options.callbacks.onNodeError({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId, error });
     this.options.callbacks.onNodeStatus({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId, status });
   }
+}
+
+/** A link-in's name as Node-RED registers it: its name, or its id when unnamed. */
+function linkName(node: RuntimeNode): string {
+  return node.name || node.id;
+}
+
+/** msg.error.message as Node-RED writes it: the error's toString() ("Error: ..." for an Error). */
+function catchText(err: unknown): string {
+  if (err instanceof Error) return String(err);
+  return typeof err === "string" ? err : JSON.stringify(err);
 }
 
 function errorText(err: unknown): string {

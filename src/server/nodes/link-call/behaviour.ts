@@ -1,0 +1,80 @@
+import { randomBytes } from "node:crypto";
+import type { z } from "zod";
+import type { Done, LinkSource, Message, NodeFactory, Send } from "../../runtime/types";
+import type { linkCallConfig } from "./definition";
+
+interface Pending {
+  /** The message as it came in, before its _linkSource entry: what the timeout error carries. */
+  msg: Message;
+  send: Send;
+  done: Done;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Node-RED's link call: pushes {id, node} on msg._linkSource, hands the message to the link-in
+ * (wherever it runs) and waits for a link-out in "return" mode to hand it back (linkReturn).
+ */
+export const linkCallBehaviour: NodeFactory = (ctx) => {
+  const c = ctx.node.config as z.infer<typeof linkCallConfig>;
+  const pending = new Map<string, Pending>();
+  const timeoutMs = c.timeout_seconds * 1000;
+
+  const forget = (eventId: string) => {
+    const entry = pending.get(eventId);
+    if (!entry) return undefined;
+    clearTimeout(entry.timer);
+    pending.delete(eventId);
+    return entry;
+  };
+
+  return {
+    input(msg, send, done) {
+      const dynamic = c.link_type === "dynamic";
+      const raw = dynamic ? msg.target : c.links[0];
+      const target = raw === undefined || raw === null ? "" : String(raw);
+      if (target === "") {
+        ctx.log.error(new Error("target link-in node '' not found"), msg);
+        return;
+      }
+      if (msg._linkSource !== undefined && !Array.isArray(msg._linkSource)) {
+        ctx.log.error(new TypeError("msg._linkSource.push is not a function"), msg);
+        return;
+      }
+      const before = structuredClone(msg);
+      const eventId = randomBytes(14).toString("hex");
+      const stack = (msg._linkSource ??= []) as LinkSource[];
+      const timer = setTimeout(() => {
+        const entry = forget(eventId);
+        if (entry) ctx.log.error("timeout", entry.msg);
+      }, timeoutMs);
+      pending.set(eventId, { msg: before, send, done, timer });
+      stack.push({ id: eventId, node: ctx.node.id });
+      const failed = (err: unknown) => {
+        if (!forget(eventId)) return;
+        ctx.log.error(err, before);
+      };
+      try {
+        const delivered = ctx.links.call(target, msg, { byName: dynamic });
+        if (delivered) delivered.catch(failed);
+      } catch (err) {
+        failed(err);
+      }
+    },
+    linkReturn(eventId, msg) {
+      if (Array.isArray(msg._linkSource) && msg._linkSource.length === 0) delete msg._linkSource;
+      const entry = forget(eventId);
+      if (entry) {
+        entry.send(msg);
+        entry.done();
+      } else {
+        // Node-RED sends a late answer (after its timeout) on all the same.
+        ctx.send(msg);
+      }
+    },
+    close() {
+      for (const entry of pending.values()) clearTimeout(entry.timer);
+      pending.clear();
+    },
+  };
+};
