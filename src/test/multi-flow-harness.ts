@@ -42,6 +42,7 @@ export function closingMultiFlowEngines() {
         onDebug: () => undefined,
         onNodeError: (e) => errors.push({ flowId: e.flowId, nodeId: e.nodeId, error: e.error }),
       },
+      nodeRedType: (type) => registry.get(type)?.nodeRed?.type,
       closeTimeoutMs: 500,
       ...options,
     });

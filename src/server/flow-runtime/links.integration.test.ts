@@ -105,7 +105,7 @@ describe("links between flows", () => {
     await expect.poll(async () => (await request("GET", `/flows/${service}`, { token: owner.accessToken })).body.flow.state).toBe("stopped");
     await inject(owner, ids.inject, "job");
     await expect.poll(() => debugOf(socket, ids.caught), { timeout: 5000 }).toHaveLength(1);
-    expect(debugOf(socket, ids.caught)[0].msg).toMatchObject({ message: "timeout", source: { id: ids.call, type: "link-call" } });
+    expect(debugOf(socket, ids.caught)[0].msg).toMatchObject({ message: "timeout", source: { id: ids.call, type: "link call" } });
     expect(debugOf(socket, ids.answer)).toEqual([]);
     socket.ws.close();
   });

@@ -70,6 +70,7 @@ export class LocalFlowRuntime implements FlowRuntime {
         return definition ? outputCount(definition, node.config) : 0;
       },
       services: deps.services,
+      nodeRedType: (type) => deps.nodes.get(type)?.nodeRed?.type,
       links: new FlowLinks({ prisma: deps.prisma, engine: () => this.engine, remote: deps.remoteLinks }),
       callbacks: {
         onFlowState: ({ organizationId, flowId, state, error }) => {

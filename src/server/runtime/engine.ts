@@ -60,6 +60,12 @@ export interface EngineOptions {
   /** Variables for a node of a flow being started (SPEC §14). Absent: Node-RED's built-in names only. */
   variables?: (spec: FlowSpec, node: RuntimeNode) => VariableResolver;
   /**
+   * Node-RED's name of a node type ("link call" for link-call), as catch, status and complete
+   * messages name their source (msg.error.source.type): flows written for Node-RED test it. Absent,
+   * or undefined for a type Node-RED lacks: our type name.
+   */
+  nodeRedType?: (type: string) => string | undefined;
+  /**
    * Link targets this engine does not run (flows of the organization that run on another instance,
    * or not at all). Absent: links reach only the flows running here.
    */
@@ -621,7 +627,7 @@ export class FlowEngine {
         copy = { _msgid: msg._msgid, payload: msg.payload };
       }
       if (Object.hasOwn(copy, "error")) copy._error = copy.error;
-      copy.error = { message: catchText(err), source: { id: source.id, type: source.type, name: source.name, count } };
+      copy.error = { message: catchText(err), source: { ...this.sourceOf(source), count } };
       this.route(flow, live, copy);
       handled = true;
     }
@@ -635,7 +641,7 @@ export class FlowEngine {
       if (scope && !scope.includes(source.id)) continue;
       const status: Record<string, unknown> = reported ? { ...reported } : {};
       if (reported && Object.hasOwn(reported, "text")) status.text = String(reported.text);
-      status.source = { id: source.id, type: source.type, name: source.name };
+      status.source = this.sourceOf(source);
       this.route(flow, live, { _msgid: newMessageId(), status });
     }
   }
@@ -651,7 +657,7 @@ export class FlowEngine {
       } catch {
         copy = { _msgid: msg._msgid, payload: msg.payload };
       }
-      copy.complete = { source: { id: source.id, type: source.type, name: source.name } };
+      copy.complete = { source: this.sourceOf(source) };
       this.route(flow, live, copy);
     }
   }
@@ -751,6 +757,12 @@ export class FlowEngine {
         return this.options.links.reply({ organizationId, nodeId, eventId, msg, hops });
       },
     };
+  }
+
+  /** A node as catch, status and complete messages name it: Node-RED leaves out an empty name. */
+  private sourceOf(node: RuntimeNode): { id: string; type: string; name?: string } {
+    const type = this.options.nodeRedType?.(node.type) ?? node.type;
+    return node.name ? { id: node.id, type, name: node.name } : { id: node.id, type };
   }
 
   private hopsOf(flow: RunningFlow, msg: Message): number {

@@ -45,7 +45,7 @@ describe("catch", () => {
     h.send("3", { a: "foo-2" });
     await h.waitFor(3);
     expect(at("s-sn2")).toHaveLength(1);
-    expect(at("s-sn3")).toEqual([expect.objectContaining({ a: "foo-2", error: { message: "my-error-2", source: { id: "3", type: "fail", name: "", count: 1 } } })]);
+    expect(at("s-sn3")).toEqual([expect.objectContaining({ a: "foo-2", error: { message: "my-error-2", source: { id: "3", type: "fail", count: 1 } } })]);
     expect(at("s-sn4")).toHaveLength(1);
   });
 

@@ -33,8 +33,8 @@ The message the node failed on, and:
 
 - \`error.message\` (string): the error message (an error object's text, as \`Error: …\`).
 - \`error.source.id\` (string): the id of the node that threw the error.
-- \`error.source.type\` (string): the type of the node that threw the error.
-- \`error.source.name\` (string): the name, if set, of the node that threw the error.
+- \`error.source.type\` (string): the type of the node that threw the error, as Node-RED names it (\`link call\` for a link-call node), so flows written for Node-RED can test it.
+- \`error.source.name\` (string): the name of the node that threw the error (left out when it has none).
 - \`error.source.count\` (number): how many times in a row this message failed at that node.
 
 ### Details
@@ -43,7 +43,11 @@ If a node throws an error whilst handling a message, the flow will typically hal
 
 By default, the node catches errors thrown by any node of the flow. Alternatively it can be targeted at specific nodes, or set to only catch errors that have not already been caught by another catch node ("uncaught only"): catch nodes with selected nodes come first, then those for all nodes, then the "uncaught only" ones, which get an error only when none before them did.
 
-When an error is thrown, all matching catch nodes receive the message. If the message already has an \`error\` property, it is copied to \`_error\`. A message that keeps failing at the same node is no longer caught at its tenth time round (an error loop), and a warning says so.`,
+When an error is thrown, all matching catch nodes receive the message. If the message already has an \`error\` property, it is copied to \`_error\`. A message that keeps failing at the same node is no longer caught at its tenth time round (an error loop), and a warning says so.
+
+### Differences from Node-RED
+
+\`msg.error\` never carries a \`stack\`: Node-RED adds an error's stack trace, which would show the server's files to every flow of a shared runtime.`,
   inputs: 0,
   outputs: 1,
   configSchema: catchConfig,

@@ -37,7 +37,7 @@ describe("complete", () => {
     const [first, second] = await h.waitFor(2);
     expect(first).toMatchObject({ payload: "hello world", complete: { source: { id: "1", type: "pass", name: "a" } } });
     expect(first).not.toHaveProperty("changed");
-    expect(second).toMatchObject({ payload: "hello world", changed: "yes", complete: { source: { id: "3", type: "debug", name: "" } } });
+    expect(second).toMatchObject({ payload: "hello world", changed: "yes", complete: { source: { id: "3", type: "debug" } } });
     expect(first!._msgid).toBe(second!._msgid);
   });
 

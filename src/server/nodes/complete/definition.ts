@@ -26,7 +26,7 @@ None: a message starts each time a node in its scope finishes with a message.
 
 A copy of the message the node finished with, and:
 
-- \`complete.source\` (object): \`id\`, \`type\` and \`name\` of the node that finished.
+- \`complete.source\` (object): \`id\`, \`type\` (as Node-RED names it) and \`name\` (left out when empty) of the node that finished.
 
 ### Details
 

@@ -41,9 +41,11 @@ export const linkCallBehaviour: NodeFactory = (ctx) => {
         ctx.log.error(new TypeError("msg._linkSource.push is not a function"), msg);
         return;
       }
+      // As Node-RED: the stack is created before the copy a timeout reports, its entry pushed after.
+      const hadStack = msg._linkSource !== undefined;
+      const stack = (msg._linkSource ??= []) as LinkSource[];
       const before = structuredClone(msg);
       const eventId = randomBytes(14).toString("hex");
-      const stack = (msg._linkSource ??= []) as LinkSource[];
       const timer = setTimeout(() => {
         const entry = forget(eventId);
         if (entry) ctx.log.error("timeout", entry.msg);
@@ -52,6 +54,8 @@ export const linkCallBehaviour: NodeFactory = (ctx) => {
       stack.push({ id: eventId, node: ctx.node.id });
       const failed = (err: unknown) => {
         if (!forget(eventId)) return;
+        // A target that cannot be found fails before Node-RED touches the message.
+        if (!hadStack) delete before._linkSource;
         ctx.log.error(err, before);
       };
       try {

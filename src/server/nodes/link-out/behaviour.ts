@@ -9,6 +9,8 @@ export const linkOutBehaviour: NodeFactory = (ctx) => {
   const c = ctx.node.config as z.infer<typeof linkOutConfig>;
   return {
     input(msg, _send, done) {
+      // Node-RED marks the message with its (legacy) link event, whatever the mode.
+      msg._event = `node:${ctx.node.id}`;
       if (c.mode === "link") {
         ctx.links.send(c.links, msg);
         done();

@@ -27,9 +27,9 @@ None: a message starts each time a node in its scope reports a status.
 
 - \`status.text\` (string): the status text.
 - \`status.fill\`, \`status.shape\` (string): the status colour and shape, when given.
-- \`status.source.type\` (string): the type of the node that reported the status.
+- \`status.source.type\` (string): the type of the node that reported the status, as Node-RED names it (\`link call\`).
 - \`status.source.id\` (string): the id of the node that reported the status.
-- \`status.source.name\` (string): the name, if set, of the node that reported the status.
+- \`status.source.name\` (string): the name of the node that reported the status (left out when it has none).
 
 ### Details
 

@@ -66,7 +66,7 @@ describe("status", () => {
     h.send("1", { status: null });
     h.send("1", { status: { fill: "blue", shape: "dot", text: 42 } });
     const [cleared, numeric] = await h.waitFor(2);
-    expect(cleared!.status).toEqual({ source: { id: "1", type: "reports", name: "" } });
+    expect(cleared!.status).toEqual({ source: { id: "1", type: "reports" } });
     expect(numeric!.status).toMatchObject({ text: "42" });
   });
 
