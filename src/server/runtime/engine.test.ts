@@ -212,6 +212,22 @@ describe("errors", () => {
 });
 
 describe("runaway guards", () => {
+  it("counts hops along each message's path: many messages sharing one _msgid (Node-RED's function node) are not a loop", async () => {
+    const burst: NodeFactory = () => ({
+      input(msg, send, done) {
+        send({ _msgid: "other", payload: -1 });
+        for (let i = 0; i < 100; i++) send({ _msgid: msg._msgid, payload: i });
+        done();
+      },
+    });
+    const h = setUp({ burst }, { maxHops: 20 });
+    const chain = Array.from({ length: 10 }, (_, i) => node(`p${i}`, "pass"));
+    await h.engine.deploy(flow([node("b", "burst"), ...chain, node("out", "sink")], [["b", "p0"], ...chain.slice(1).map((n, i) => [`p${i}`, n.id] as [string, string]), ["p9", "out"]]));
+    h.engine.receive("flw_engine", "b", { _msgid: "shared" });
+    await expect.poll(() => h.at("out")).toHaveLength(101);
+    expect(h.errors).toEqual([]);
+  });
+
   it("drops a looping message after maxHops nodes and reports it once per episode", async () => {
     const h = setUp({}, { maxHops: 50 });
     await h.engine.deploy(flow([node("a", "pass"), node("b", "pass")], [["a", "b"], ["b", "a"]]));

@@ -130,8 +130,6 @@ interface RunningFlow {
   generation: number;
   /** Deliveries of this flow waiting in the queue. */
   queued: number;
-  /** Hops so far per message id (bounded: cleared when it holds maxQueuedPerFlow ids). */
-  hops: Map<string, number>;
   /** A runaway was reported and not yet followed by an idle queue (one report per episode). */
   runawayReported: boolean;
   /** Asynchronous inputs delivered and not yet settled (a function node's call in its sandbox). */
@@ -179,6 +177,12 @@ export class FlowEngine {
   private delivered = 0;
   /** In-memory global context per organization, when no contextStores option is given. */
   private readonly memoryGlobals = new Map<string, SharedContextStore>();
+  /**
+   * Hops per message object: how many nodes the message (or the one it was made from) passed
+   * through on its way here. Kept by object, not by _msgid: Node-RED's function node gives all the
+   * messages it sends for one input that input's _msgid, and a thousand of them are not a loop.
+   */
+  private readonly hopsByMsg = new WeakMap<object, number>();
   /** Running link-in and link-call nodes per organization, by node id (node ids are unique in an organization). */
   private readonly linkNodes = new Map<string, Map<string, { flow: RunningFlow; live: LiveNode }>>();
 
@@ -329,7 +333,6 @@ export class FlowEngine {
       state: "running",
       generation,
       queued: 0,
-      hops: new Map(),
       runawayReported: false,
       inFlight: 0,
       busy: false,
@@ -433,7 +436,7 @@ export class FlowEngine {
       organizationId: spec.organizationId,
       organizationSlug: spec.organizationSlug,
       outputs: this.options.outputsOf(live.node),
-      send: (value) => this.route(flow, live, value),
+      send: (value) => this.route(flow, live, value, 0),
       status: (reported) => {
         const status = reported === null ? null : { fill: reported.fill, shape: reported.shape, text: cutText(String(reported.text ?? ""), MAX_STATUS_TEXT) };
         live.status = status;
@@ -459,8 +462,11 @@ export class FlowEngine {
     };
   }
 
-  /** Puts a node's output on its wires: the first target gets the message, the others clones. */
-  private route(flow: RunningFlow, live: LiveNode, value: SendValue): void {
+  /**
+   * Puts a node's output on its wires: the first target gets the message, the others clones.
+   * `inputHop`: the hops of the message the node was handling when it sent (0 outside an input).
+   */
+  private route(flow: RunningFlow, live: LiveNode, value: SendValue, inputHop: number): void {
     if (flow.generation < 0 || value === null || value === undefined) return;
     if (this.options.fence && !this.options.fence(flow.spec.flowId)) return;
     const perPort: Array<Message | Message[] | null | undefined> = Array.isArray(value) ? value : [value];
@@ -472,9 +478,14 @@ export class FlowEngine {
       for (const msg of messages) {
         if (msg === null || typeof msg !== "object") continue;
         msg._msgid ??= newMessageId();
-        if (!this.admit(flow, live, msg, targets.length)) continue;
+        if (!this.admit(flow, live, msg, targets.length, inputHop)) continue;
         targets.forEach((target, i) => {
-          this.enqueue(flow, target, i === 0 ? msg : cloneMessage(msg));
+          let copy = msg;
+          if (i > 0) {
+            copy = cloneMessage(msg);
+            this.hopsByMsg.set(copy, this.hopsByMsg.get(msg)!);
+          }
+          this.enqueue(flow, target, copy);
         });
       }
     });
@@ -486,11 +497,11 @@ export class FlowEngine {
    * past maxQueuedPerFlow for one flow (a fan-out loop, or a flood) are dropped, and reported once
    * per episode as an error of the sending node, instead of burning CPU and memory forever.
    */
-  private admit(flow: RunningFlow, live: LiveNode, msg: Message, fanOut: number): boolean {
+  private admit(flow: RunningFlow, live: LiveNode, msg: Message, fanOut: number, inputHop: number): boolean {
     const maxHops = this.options.maxHops ?? DEFAULT_MAX_HOPS;
     const maxQueued = this.options.maxQueuedPerFlow ?? DEFAULT_MAX_QUEUED_PER_FLOW;
     const id = String(msg._msgid);
-    const hops = (flow.hops.get(id) ?? 0) + 1;
+    const hops = Math.max(this.hopsByMsg.get(msg) ?? 0, inputHop) + 1;
     let reason: string | undefined;
     if (hops > maxHops) reason = `message ${id} passed through ${maxHops} nodes: the flow loops; it was dropped`;
     else if (flow.queued + fanOut > maxQueued) reason = `more than ${maxQueued} messages are waiting in this flow (a loop or a flood); new messages are dropped`;
@@ -501,8 +512,7 @@ export class FlowEngine {
       }
       return false;
     }
-    if (flow.hops.size >= maxQueued) flow.hops.clear();
-    flow.hops.set(id, hops);
+    this.hopsByMsg.set(msg, hops);
     return true;
   }
 
@@ -544,7 +554,7 @@ export class FlowEngine {
     // Made by functions that return them unnamed: closures declared here by name would each get a
     // name-setting wrapper from the TypeScript loader on every message.
     this.delivered++;
-    const send = this.sendFor(flow, live);
+    const send = this.sendFor(flow, live, this.hopsByMsg.get(msg) ?? 0);
     const done = this.doneFor(flow, live, msg);
     try {
       const result = live.behaviour.input!(msg, send, done);
@@ -573,8 +583,8 @@ export class FlowEngine {
     if (flow.busy && flow.queued + flow.inFlight <= this.lowWater) this.release(flow);
   }
 
-  private sendFor(flow: RunningFlow, live: LiveNode): (value: SendValue) => void {
-    return (value) => this.route(flow, live, value);
+  private sendFor(flow: RunningFlow, live: LiveNode, inputHop: number): (value: SendValue) => void {
+    return (value) => this.route(flow, live, value, inputHop);
   }
 
   /** The node's `done`: the first call counts; with an error, the error is reported and caught. */
@@ -628,7 +638,7 @@ export class FlowEngine {
       }
       if (Object.hasOwn(copy, "error")) copy._error = copy.error;
       copy.error = { message: catchText(err), source: { ...this.sourceOf(source), count } };
-      this.route(flow, live, copy);
+      this.route(flow, live, copy, this.hopsByMsg.get(msg) ?? 0);
       handled = true;
     }
     return handled;
@@ -642,7 +652,7 @@ export class FlowEngine {
       const status: Record<string, unknown> = reported ? { ...reported } : {};
       if (reported && Object.hasOwn(reported, "text")) status.text = String(reported.text);
       status.source = this.sourceOf(source);
-      this.route(flow, live, { _msgid: newMessageId(), status });
+      this.route(flow, live, { _msgid: newMessageId(), status }, 0);
     }
   }
 
@@ -658,7 +668,7 @@ export class FlowEngine {
         copy = { _msgid: msg._msgid, payload: msg.payload };
       }
       copy.complete = { source: this.sourceOf(source) };
-      this.route(flow, live, copy);
+      this.route(flow, live, copy, this.hopsByMsg.get(msg) ?? 0);
     }
   }
 
@@ -717,7 +727,7 @@ export class FlowEngine {
       send: (targets, msg) => {
         if (flow.generation < 0 || (this.options.fence && !this.options.fence(flow.spec.flowId))) return;
         msg._msgid ??= newMessageId();
-        const hops = this.hopsOf(flow, msg);
+        const hops = this.hopsByMsg.get(msg) ?? 0;
         targets.forEach((target, i) => {
           const copy = i === 0 ? msg : cloneMessage(msg);
           if (this.deliverLink(organizationId, target, copy, hops)) return;
@@ -727,7 +737,7 @@ export class FlowEngine {
       call: (target, msg, { byName }) => {
         if (flow.generation < 0 || (this.options.fence && !this.options.fence(flow.spec.flowId))) return;
         msg._msgid ??= newMessageId();
-        const hops = this.hopsOf(flow, msg);
+        const hops = this.hopsByMsg.get(msg) ?? 0;
         if (this.deliverLink(organizationId, target, msg, hops)) return;
         if (byName) {
           const inFlow = [...flow.nodes.values()].filter((n) => n.node.type === "link-in" && linkName(n.node) === target);
@@ -751,7 +761,7 @@ export class FlowEngine {
       },
       reply: (nodeId, eventId, msg) => {
         if (flow.generation < 0 || (this.options.fence && !this.options.fence(flow.spec.flowId))) return true;
-        const hops = this.hopsOf(flow, msg);
+        const hops = this.hopsByMsg.get(msg) ?? 0;
         if (this.returnLink(organizationId, nodeId, eventId, msg, hops)) return true;
         if (!this.options.links) return false;
         return this.options.links.reply({ organizationId, nodeId, eventId, msg, hops });
@@ -765,10 +775,6 @@ export class FlowEngine {
     return node.name ? { id: node.id, type, name: node.name } : { id: node.id, type };
   }
 
-  private hopsOf(flow: RunningFlow, msg: Message): number {
-    return flow.hops.get(String(msg._msgid)) ?? 0;
-  }
-
   /**
    * Delivers a message to a link-in node of the organization running here, into its flow's queue
    * (as a wire would: backpressure and the runaway guards count it there). False when no such
@@ -780,9 +786,7 @@ export class FlowEngine {
     const { flow } = entry;
     if (this.options.fence && !this.options.fence(flow.spec.flowId)) return false;
     msg._msgid ??= newMessageId();
-    const id = String(msg._msgid);
-    if (hops > (flow.hops.get(id) ?? 0)) flow.hops.set(id, hops);
-    if (!this.admit(flow, entry.live, msg, 1)) return true;
+    if (!this.admit(flow, entry.live, msg, 1, hops)) return true;
     this.enqueue(flow, nodeId, msg);
     this.scheduleDrain();
     return true;
@@ -792,8 +796,7 @@ export class FlowEngine {
   returnLink(organizationId: string, nodeId: string, eventId: string, msg: Message, hops = 0): boolean {
     const entry = this.linkNodes.get(organizationId)?.get(nodeId);
     if (!entry || entry.live.node.type !== "link-call" || entry.flow.generation < 0 || !entry.live.behaviour.linkReturn) return false;
-    const id = String(msg._msgid);
-    if (hops > (entry.flow.hops.get(id) ?? 0)) entry.flow.hops.set(id, hops);
+    if (hops > (this.hopsByMsg.get(msg) ?? 0)) this.hopsByMsg.set(msg, hops);
     entry.live.behaviour.linkReturn(eventId, msg);
     return true;
   }
