@@ -23,7 +23,9 @@ export function closingMultiFlowEngines() {
   afterEach(async () => {
     await Promise.all(open.splice(0).map((e) => e.close()));
   });
-  return async (flows: TestFlow[], options: Partial<EngineOptions> = {}) => {
+  /** `extraTypes`: node types of the test's own (no outputs, config as given). */
+  return async (flows: TestFlow[], options: Partial<EngineOptions> = {}, extraTypes: Record<string, NodeFactory> = {}) => {
+    const own = (type: string) => type === "sink" || type in extraTypes;
     const registry = createNodeRegistry();
     const arrivals: Array<{ sink: string; msg: Message }> = [];
     const errors: Array<{ flowId: string; nodeId: string; error: string }> = [];
@@ -34,8 +36,8 @@ export function closingMultiFlowEngines() {
       },
     });
     const engine = new FlowEngine({
-      behaviours: new Map([...builtinBehaviours(), ["sink", sink]]),
-      outputsOf: (node) => (node.type === "sink" ? 0 : outputCount(registry.get(node.type)!, node.config)),
+      behaviours: new Map([...builtinBehaviours(), ["sink", sink], ...Object.entries(extraTypes)]),
+      outputsOf: (node) => (own(node.type) ? 0 : outputCount(registry.get(node.type)!, node.config)),
       callbacks: {
         onFlowState: () => undefined,
         onNodeStatus: () => undefined,
@@ -56,7 +58,7 @@ export function closingMultiFlowEngines() {
         id: n.id,
         type: n.type,
         name: n.name ?? "",
-        config: n.type === "sink" ? {} : (registry.get(n.type)!.configSchema.parse(n.config ?? {}) as Record<string, unknown>),
+        config: own(n.type) ? (n.config ?? {}) : (registry.get(n.type)!.configSchema.parse(n.config ?? {}) as Record<string, unknown>),
       })),
       connections: (f.connections ?? []).map((c) => ({ source: c.source, target: c.target, source_port: c.source_port ?? 0 })),
     });

@@ -23,6 +23,8 @@ const NAMES_TTL_MS = 1_000;
  */
 export class FlowLinks implements LinkRelay {
   private readonly names = new Map<string, { at: number; linkIns: Promise<Array<{ flowId: string; nodeId: string; name: string }>> }>();
+  /** Nodes found by id (organization, id → flow and type), reused for a second: a stream of link messages asks once. */
+  private readonly found = new Map<string, { at: number; flowId: string; type: string }>();
 
   constructor(
     private readonly deps: {
@@ -32,8 +34,21 @@ export class FlowLinks implements LinkRelay {
     },
   ) {}
 
+  /** The flow and type of node `nodeId` of the organization (its saved graph), if it has one. Only hits are reused. */
+  private async nodeOf(organizationId: string, nodeId: string): Promise<{ flowId: string; type: string } | null> {
+    const key = `${organizationId} ${nodeId}`;
+    const cached = this.found.get(key);
+    if (cached && performance.now() - cached.at < NAMES_TTL_MS) return cached;
+    const row = await this.deps.prisma.flowNode.findUnique({ where: { organizationId_nodeId: { organizationId, nodeId } }, select: { flowId: true, type: true } });
+    if (row) {
+      if (this.found.size >= 10_000) this.found.clear();
+      this.found.set(key, { at: performance.now(), ...row });
+    } else this.found.delete(key);
+    return row;
+  }
+
   async deliver({ organizationId, target, byName, msg, hops }: LinkDelivery): Promise<LinkDeliveryResult> {
-    const byId = await this.deps.prisma.flowNode.findUnique({ where: { organizationId_nodeId: { organizationId, nodeId: target } }, select: { flowId: true, type: true } });
+    const byId = await this.nodeOf(organizationId, target);
     let found: { flowId: string; nodeId: string } | undefined;
     if (byId?.type === "link-in") found = { flowId: byId.flowId, nodeId: target };
     else if (byName) {
@@ -49,7 +64,7 @@ export class FlowLinks implements LinkRelay {
 
   async reply(reply: { organizationId: string; nodeId: string; eventId: string; msg: Message; hops: number }): Promise<boolean> {
     if (!this.deps.remote) return false;
-    const row = await this.deps.prisma.flowNode.findUnique({ where: { organizationId_nodeId: { organizationId: reply.organizationId, nodeId: reply.nodeId } }, select: { flowId: true, type: true } });
+    const row = await this.nodeOf(reply.organizationId, reply.nodeId);
     if (row?.type !== "link-call") return false;
     return this.deps.remote.reply(row.flowId, reply);
   }

@@ -166,7 +166,8 @@ function cloneMessage(msg: Message): Message {
 export class FlowEngine {
   private readonly flows = new Map<string, RunningFlow>();
   private readonly locks = new Map<string, Promise<unknown>>();
-  private queue: Array<{ flow: RunningFlow; generation: number; target: string; msg: Message } | undefined> = [];
+  /** `from`: the flow a link message came from, which counts it as waiting until it is delivered. */
+  private queue: Array<{ flow: RunningFlow; generation: number; target: string; msg: Message; from?: RunningFlow } | undefined> = [];
   private queueHead = 0;
   private draining = false;
   private generationCounter = 0;
@@ -278,9 +279,10 @@ export class FlowEngine {
     this.scheduleDrain();
   }
 
-  private enqueue(flow: RunningFlow, target: string, msg: Message) {
+  private enqueue(flow: RunningFlow, target: string, msg: Message, from?: RunningFlow) {
     if (++flow.queued + flow.inFlight >= this.highWater) flow.busy = true;
-    this.queue.push({ flow, generation: flow.generation, target, msg });
+    if (from) this.hold(from);
+    this.queue.push({ flow, generation: flow.generation, target, msg, from });
   }
 
   /** Back under the low-water mark: the flow is ready again, and whoever waited for it runs. */
@@ -535,6 +537,7 @@ export class FlowEngine {
         const live = item.flow.nodes.get(item.target);
         if (live?.behaviour.input) this.deliver(item.flow, live, item.msg);
       }
+      if (item.from) this.settled(item.from);
       // Idle again: a later runaway is a new episode, reported again.
       if (item.flow.queued === 0) item.flow.runawayReported = false;
     }
@@ -576,6 +579,11 @@ export class FlowEngine {
     } catch (err) {
       done(err);
     }
+  }
+
+  /** A message the flow sent elsewhere (a link) weighs on it until it is delivered there: backpressure follows links. */
+  private hold(flow: RunningFlow) {
+    if (flow.queued + ++flow.inFlight >= this.highWater) flow.busy = true;
   }
 
   private settled(flow: RunningFlow) {
@@ -730,19 +738,24 @@ export class FlowEngine {
         const hops = this.hopsByMsg.get(msg) ?? 0;
         targets.forEach((target, i) => {
           const copy = i === 0 ? msg : cloneMessage(msg);
-          if (this.deliverLink(organizationId, target, copy, hops)) return;
-          void this.options.links?.deliver({ organizationId, fromFlowId: flow.spec.flowId, target, byName: false, msg: copy, hops }).catch(() => undefined);
+          if (this.deliverLink(organizationId, target, copy, hops, flow)) return;
+          if (!this.options.links) return;
+          this.hold(flow);
+          void this.options.links
+            .deliver({ organizationId, fromFlowId: flow.spec.flowId, target, byName: false, msg: copy, hops })
+            .catch(() => undefined)
+            .finally(() => this.settled(flow));
         });
       },
       call: (target, msg, { byName }) => {
         if (flow.generation < 0 || (this.options.fence && !this.options.fence(flow.spec.flowId))) return;
         msg._msgid ??= newMessageId();
         const hops = this.hopsByMsg.get(msg) ?? 0;
-        if (this.deliverLink(organizationId, target, msg, hops)) return;
+        if (this.deliverLink(organizationId, target, msg, hops, flow)) return;
         if (byName) {
           const inFlow = [...flow.nodes.values()].filter((n) => n.node.type === "link-in" && linkName(n.node) === target);
           if (inFlow.length === 1) {
-            this.deliverLink(organizationId, inFlow[0]!.node.id, msg, hops);
+            this.deliverLink(organizationId, inFlow[0]!.node.id, msg, hops, flow);
             return;
           }
         }
@@ -751,13 +764,17 @@ export class FlowEngine {
           if (!byName) throw linkNotFound(target);
           const named = [...(this.linkNodes.get(organizationId)?.values() ?? [])].filter((e) => e.live.node.type === "link-in" && linkName(e.live.node) === target);
           if (named.length > 1) throw linkAmbiguous(target);
-          if (named.length === 0 || !this.deliverLink(organizationId, named[0]!.live.node.id, msg, hops)) throw linkNotFound(target);
+          if (named.length === 0 || !this.deliverLink(organizationId, named[0]!.live.node.id, msg, hops, flow)) throw linkNotFound(target);
           return;
         }
-        return relay.deliver({ organizationId, fromFlowId: flow.spec.flowId, target, byName, msg, hops }).then((result) => {
-          if (result === "not_found") throw linkNotFound(target);
-          if (result === "ambiguous") throw linkAmbiguous(target);
-        });
+        this.hold(flow);
+        return relay
+          .deliver({ organizationId, fromFlowId: flow.spec.flowId, target, byName, msg, hops })
+          .finally(() => this.settled(flow))
+          .then((result) => {
+            if (result === "not_found") throw linkNotFound(target);
+            if (result === "ambiguous") throw linkAmbiguous(target);
+          });
       },
       reply: (nodeId, eventId, msg) => {
         if (flow.generation < 0 || (this.options.fence && !this.options.fence(flow.spec.flowId))) return true;
@@ -780,14 +797,14 @@ export class FlowEngine {
    * (as a wire would: backpressure and the runaway guards count it there). False when no such
    * link-in runs here.
    */
-  deliverLink(organizationId: string, nodeId: string, msg: Message, hops = 0): boolean {
+  deliverLink(organizationId: string, nodeId: string, msg: Message, hops = 0, source?: RunningFlow): boolean {
     const entry = this.linkNodes.get(organizationId)?.get(nodeId);
     if (!entry || entry.live.node.type !== "link-in" || entry.flow.generation < 0) return false;
     const { flow } = entry;
     if (this.options.fence && !this.options.fence(flow.spec.flowId)) return false;
     msg._msgid ??= newMessageId();
     if (!this.admit(flow, entry.live, msg, 1, hops)) return true;
-    this.enqueue(flow, nodeId, msg);
+    this.enqueue(flow, nodeId, msg, source && source !== flow ? source : undefined);
     this.scheduleDrain();
     return true;
   }

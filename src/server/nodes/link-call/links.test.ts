@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { closingMultiFlowEngines } from "@/test/multi-flow-harness";
+import type { NodeFactory } from "@/server/runtime/types";
 
 const load = closingMultiFlowEngines();
 
@@ -87,6 +88,30 @@ describe("link-out and link-in", () => {
     const h = await load([{ flowId: "f1", nodes: [{ id: "ret", type: "link-out", config: { mode: "return" } }] }]);
     h.send("f1", "ret", { payload: 1 });
     await expect.poll(() => h.errors).toEqual([{ flowId: "f1", nodeId: "ret", error: "Missing return node information" }]);
+  });
+
+  it("a link into another flow weighs on the sending flow until it is delivered there (backpressure follows links)", async () => {
+    const seen: Array<{ busy: boolean; waiting: number }> = [];
+    const burst: NodeFactory = (ctx) => ({
+      input(msg, _send, done) {
+        for (let i = 0; i < 6; i++) ctx.links.send(["in2"], { _msgid: `${msg._msgid}-${i}`, payload: i });
+        seen.push({ busy: ctx.busy(), waiting: ctx.waiting() });
+        done();
+      },
+    });
+    const h = await load(
+      [
+        { flowId: "f1", nodes: [{ id: "burst", type: "burst" }] },
+        { flowId: "f2", nodes: [{ id: "in2", type: "link-in" }, { id: "s2", type: "sink" }], connections: [{ source: "in2", target: "s2" }] },
+      ],
+      { highWaterMark: 4 },
+      { burst },
+    );
+    h.send("f1", "burst", { payload: "go" });
+    await expect.poll(() => h.at("s2")).toHaveLength(6);
+    expect(seen).toEqual([{ busy: true, waiting: 6 }]);
+    expect(h.engine.load("f1")).toBe(0);
+    expect(h.engine.isBusy("f1")).toBe(false);
   });
 
   it("a link loop between two flows is stopped by the hop limit", async () => {
