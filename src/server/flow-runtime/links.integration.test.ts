@@ -96,6 +96,55 @@ describe("links between flows", () => {
     socket.ws.close();
   });
 
+  it("a dynamic link-call finds a link-in of another flow by name; two of that name are an error", async () => {
+    const owner = await signUp(request);
+    const socket = await debugSocket(owner);
+    const name = uid("service name");
+    const [svcIn, work, ret, injectId, target, call, answer, catchId, caught] = ["svc-in", "work", "ret", "inj", "target", "call", "answer", "catch", "caught"].map(uid);
+    await create(
+      owner,
+      "service",
+      [
+        { id: svcIn, type: "link-in", name },
+        { id: work, type: "change", config: { rules: [{ t: "set", p: "served", to: "by name" }] } },
+        { id: ret, type: "link-out", config: { mode: "return" } },
+      ],
+      [
+        { source: svcIn, target: work },
+        { source: work, target: ret },
+      ],
+    );
+    await create(
+      owner,
+      "caller",
+      [
+        { id: injectId, type: "inject" },
+        { id: target, type: "change", config: { rules: [{ t: "set", p: "target", to: name }] } },
+        { id: call, type: "link-call", config: { link_type: "dynamic" } },
+        { id: answer, type: "debug", config: { property: "msg" } },
+        { id: catchId, type: "catch" },
+        { id: caught, type: "debug", config: { property: "error" } },
+      ],
+      [
+        { source: injectId, target },
+        { source: target, target: call },
+        { source: call, target: answer },
+        { source: catchId, target: caught },
+      ],
+    );
+    await inject(owner, injectId, "by name");
+    await expect.poll(() => debugOf(socket, answer), { timeout: 5000 }).toHaveLength(1);
+    expect(debugOf(socket, answer)[0].msg).toMatchObject({ payload: "by name", served: "by name", target: name });
+
+    await create(owner, "second service", [{ id: uid("svc-in-2"), type: "link-in", name }], []);
+    // The names of the running link-in nodes are read again at most a second later.
+    await new Promise((r) => setTimeout(r, 1100));
+    await inject(owner, injectId, "ambiguous");
+    await expect.poll(() => debugOf(socket, caught), { timeout: 5000 }).toHaveLength(1);
+    expect(debugOf(socket, caught)[0].msg).toMatchObject({ message: `Error: Multiple link-in nodes named '${name}' found`, source: { id: call, type: "link call" } });
+    socket.ws.close();
+  });
+
   it("a link-in whose flow is stopped is not reached: the call times out with Node-RED's error", async () => {
     const owner = await signUp(request);
     const socket = await debugSocket(owner);

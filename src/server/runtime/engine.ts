@@ -738,7 +738,7 @@ export class FlowEngine {
         const hops = this.hopsByMsg.get(msg) ?? 0;
         targets.forEach((target, i) => {
           const copy = i === 0 ? msg : cloneMessage(msg);
-          if (this.deliverLink(organizationId, target, copy, hops, flow)) return;
+          if (this.linkInto(organizationId, target, copy, hops, flow)) return;
           if (!this.options.links) return;
           this.hold(flow);
           void this.options.links
@@ -751,11 +751,11 @@ export class FlowEngine {
         if (flow.generation < 0 || (this.options.fence && !this.options.fence(flow.spec.flowId))) return;
         msg._msgid ??= newMessageId();
         const hops = this.hopsByMsg.get(msg) ?? 0;
-        if (this.deliverLink(organizationId, target, msg, hops, flow)) return;
+        if (this.linkInto(organizationId, target, msg, hops, flow)) return;
         if (byName) {
           const inFlow = [...flow.nodes.values()].filter((n) => n.node.type === "link-in" && linkName(n.node) === target);
           if (inFlow.length === 1) {
-            this.deliverLink(organizationId, inFlow[0]!.node.id, msg, hops, flow);
+            this.linkInto(organizationId, inFlow[0]!.node.id, msg, hops, flow);
             return;
           }
         }
@@ -764,7 +764,7 @@ export class FlowEngine {
           if (!byName) throw linkNotFound(target);
           const named = [...(this.linkNodes.get(organizationId)?.values() ?? [])].filter((e) => e.live.node.type === "link-in" && linkName(e.live.node) === target);
           if (named.length > 1) throw linkAmbiguous(target);
-          if (named.length === 0 || !this.deliverLink(organizationId, named[0]!.live.node.id, msg, hops, flow)) throw linkNotFound(target);
+          if (named.length === 0 || !this.linkInto(organizationId, named[0]!.live.node.id, msg, hops, flow)) throw linkNotFound(target);
           return;
         }
         this.hold(flow);
@@ -797,7 +797,12 @@ export class FlowEngine {
    * (as a wire would: backpressure and the runaway guards count it there). False when no such
    * link-in runs here.
    */
-  deliverLink(organizationId: string, nodeId: string, msg: Message, hops = 0, source?: RunningFlow): boolean {
+  deliverLink(organizationId: string, nodeId: string, msg: Message, hops = 0): boolean {
+    return this.linkInto(organizationId, nodeId, msg, hops);
+  }
+
+  /** deliverLink, from a flow of this engine (`source`), which counts the message as waiting until it is delivered. */
+  private linkInto(organizationId: string, nodeId: string, msg: Message, hops: number, source?: RunningFlow): boolean {
     const entry = this.linkNodes.get(organizationId)?.get(nodeId);
     if (!entry || entry.live.node.type !== "link-in" || entry.flow.generation < 0) return false;
     const { flow } = entry;
