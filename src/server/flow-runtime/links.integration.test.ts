@@ -18,6 +18,8 @@ type Owner = Awaited<ReturnType<typeof signUp>>;
 
 let seq = 0;
 const uid = (name: string) => `${name}-${Date.now().toString(36)}-${++seq}`;
+/** Fresh ids, one per name, in order. */
+const uids = <const N extends readonly string[]>(...names: N) => names.map(uid) as { [K in keyof N]: string };
 
 async function deploy(owner: Owner, flowId: string) {
   const deployed = await request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken });
@@ -100,7 +102,7 @@ describe("links between flows", () => {
     const owner = await signUp(request);
     const socket = await debugSocket(owner);
     const name = uid("service name");
-    const [svcIn, work, ret, injectId, target, call, answer, catchId, caught] = ["svc-in", "work", "ret", "inj", "target", "call", "answer", "catch", "caught"].map(uid);
+    const [svcIn, work, ret, injectId, target, call, answer, catchId, caught] = uids("svc-in", "work", "ret", "inj", "target", "call", "answer", "catch", "caught");
     await create(
       owner,
       "service",
@@ -183,7 +185,7 @@ describe("links between flows", () => {
   it("import gives taken ids fresh ones and the links follow; export writes them back", async () => {
     const owner = await signUp(request);
     const socket = await debugSocket(owner);
-    const [tabA, tabB, inj, call, dbg, lin, work, ret, lout, lin2, dbg2] = ["tabA", "tabB", "inj", "call", "dbg", "lin", "work", "ret", "lout", "lin2", "dbg2"].map(uid);
+    const [tabA, tabB, inj, call, dbg, lin, work, ret, lout, lin2, dbg2] = uids("tabA", "tabB", "inj", "call", "dbg", "lin", "work", "ret", "lout", "lin2", "dbg2");
     const flowsJson = [
       { id: tabA, type: "tab", label: "caller" },
       { id: tabB, type: "tab", label: "service" },

@@ -55,6 +55,8 @@ When an error is thrown, all matching catch nodes receive the message. If the me
     type: "catch",
     references: ["scope"],
     toNodeRed: (c) => ({ scope: c.scope, uncaught: c.uncaught }),
-    fromNodeRed: (p) => ({ scope: Array.isArray(p.scope) ? p.scope : null, uncaught: p.uncaught === true }),
+    // "group" (Node-RED's scope for the catch node's group) is kept as is: the schema refuses it, so
+    // an import keeps the node as an unknown one and says so, rather than catching every node's errors.
+    fromNodeRed: (p) => ({ scope: p.scope === undefined ? null : p.scope, uncaught: p.uncaught === true }),
   },
 });

@@ -43,6 +43,7 @@ By default the node reports the status of every node of the flow. It can be set 
     type: "status",
     references: ["scope"],
     toNodeRed: (c) => ({ scope: c.scope }),
-    fromNodeRed: (p) => ({ scope: Array.isArray(p.scope) ? p.scope : p.scope === null || p.scope === undefined ? null : p.scope }),
+    // "group" is kept as is and refused by the schema (see catch).
+    fromNodeRed: (p) => ({ scope: p.scope === undefined ? null : p.scope }),
   },
 });
