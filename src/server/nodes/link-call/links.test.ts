@@ -84,6 +84,16 @@ describe("link-out and link-in", () => {
     expect(h.at("leak")).toEqual([]);
   });
 
+  it("a forged _linkSource never returns a message into another organization's link-call", async () => {
+    const h = await load([
+      { flowId: "mine", organizationId: "org_a", nodes: [{ id: "ret", type: "link-out", config: { mode: "return" } }] },
+      { flowId: "theirs", organizationId: "org_b", nodes: [{ id: "their-call", type: "link-call", config: { links: ["x"] } }, { id: "leak", type: "sink" }], connections: [{ source: "their-call", target: "leak" }] },
+    ]);
+    h.send("mine", "ret", { payload: "forged", _linkSource: [{ id: "e1", node: "their-call" }] });
+    await expect.poll(() => h.errors).toEqual([{ flowId: "mine", nodeId: "ret", error: "Missing return node information" }]);
+    expect(h.at("leak")).toEqual([]);
+  });
+
   it("warns 'Missing return node information' in return mode without a caller", async () => {
     const h = await load([{ flowId: "f1", nodes: [{ id: "ret", type: "link-out", config: { mode: "return" } }] }]);
     h.send("f1", "ret", { payload: 1 });
