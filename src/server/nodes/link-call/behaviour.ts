@@ -37,13 +37,14 @@ export const linkCallBehaviour: NodeFactory = (ctx) => {
         ctx.log.error(new Error("target link-in node '' not found"), msg);
         return;
       }
-      if (msg._linkSource !== undefined && !Array.isArray(msg._linkSource)) {
+      const original = msg._linkSource;
+      if (original && !Array.isArray(original)) {
         ctx.log.error(new TypeError("msg._linkSource.push is not a function"), msg);
         return;
       }
-      // As Node-RED: the stack is created before the copy a timeout reports, its entry pushed after.
-      const hadStack = msg._linkSource !== undefined;
-      const stack = (msg._linkSource ??= []) as LinkSource[];
+      // As Node-RED (msg._linkSource = msg._linkSource || []): the stack is created before the copy a
+      // timeout reports, this call's entry pushed after.
+      const stack = (Array.isArray(original) ? original : (msg._linkSource = [])) as LinkSource[];
       const before = structuredClone(msg);
       const eventId = randomBytes(14).toString("hex");
       const timer = setTimeout(() => {
@@ -55,7 +56,8 @@ export const linkCallBehaviour: NodeFactory = (ctx) => {
       const failed = (err: unknown) => {
         if (!forget(eventId)) return;
         // A target that cannot be found fails before Node-RED touches the message.
-        if (!hadStack) delete before._linkSource;
+        if (original === undefined) delete before._linkSource;
+        else if (!Array.isArray(original)) before._linkSource = original;
         ctx.log.error(err, before);
       };
       try {
