@@ -748,33 +748,22 @@ export class FlowEngine {
         });
       },
       call: (target, msg, { byName }) => {
-        if (flow.generation < 0 || (this.options.fence && !this.options.fence(flow.spec.flowId))) return;
-        msg._msgid ??= newMessageId();
-        const hops = this.hopsByMsg.get(msg) ?? 0;
-        if (this.linkInto(organizationId, target, msg, hops, flow)) return;
-        if (byName) {
-          const inFlow = [...flow.nodes.values()].filter((n) => n.node.type === "link-in" && linkName(n.node) === target);
-          if (inFlow.length === 1) {
-            this.linkInto(organizationId, inFlow[0]!.node.id, msg, hops, flow);
-            return;
-          }
-        }
-        const relay = this.options.links;
-        if (!relay) {
-          if (!byName) throw linkNotFound(target);
-          const named = [...(this.linkNodes.get(organizationId)?.values() ?? [])].filter((e) => e.live.node.type === "link-in" && linkName(e.live.node) === target);
-          if (named.length > 1) throw linkAmbiguous(target);
-          if (named.length === 0 || !this.linkInto(organizationId, named[0]!.live.node.id, msg, hops, flow)) throw linkNotFound(target);
-          return;
-        }
+        if (flow.generation < 0 || (this.options.fence && !this.options.fence(flow.spec.flowId))) return { end: () => undefined };
+        // A call waiting for its answer weighs on the calling flow, as an asynchronous input does.
         this.hold(flow);
-        return relay
-          .deliver({ organizationId, fromFlowId: flow.spec.flowId, target, byName, msg, hops })
-          .finally(() => this.settled(flow))
-          .then((result) => {
-            if (result === "not_found") throw linkNotFound(target);
-            if (result === "ambiguous") throw linkAmbiguous(target);
-          });
+        let ended = false;
+        const end = () => {
+          if (ended) return;
+          ended = true;
+          this.settled(flow);
+        };
+        try {
+          const delivered = this.startCall(flow, target, msg, byName);
+          return delivered ? { delivered, end } : { end };
+        } catch (err) {
+          end();
+          throw err;
+        }
       },
       reply: (nodeId, eventId, msg) => {
         if (flow.generation < 0 || (this.options.fence && !this.options.fence(flow.spec.flowId))) return true;
@@ -784,6 +773,33 @@ export class FlowEngine {
         return this.options.links.reply({ organizationId, nodeId, eventId, msg, hops });
       },
     };
+  }
+
+  /** link-call's lookup (Node-RED's getTargetNode): by id, then by name in this flow, then in the organization's. */
+  private startCall(flow: RunningFlow, target: string, msg: Message, byName: boolean): Promise<void> | undefined {
+    const organizationId = flow.spec.organizationId;
+    msg._msgid ??= newMessageId();
+    const hops = this.hopsByMsg.get(msg) ?? 0;
+    if (this.linkInto(organizationId, target, msg, hops, flow)) return undefined;
+    if (byName) {
+      const inFlow = [...flow.nodes.values()].filter((n) => n.node.type === "link-in" && linkName(n.node) === target);
+      if (inFlow.length === 1) {
+        this.linkInto(organizationId, inFlow[0]!.node.id, msg, hops, flow);
+        return undefined;
+      }
+    }
+    const relay = this.options.links;
+    if (!relay) {
+      if (!byName) throw linkNotFound(target);
+      const named = [...(this.linkNodes.get(organizationId)?.values() ?? [])].filter((e) => e.live.node.type === "link-in" && linkName(e.live.node) === target);
+      if (named.length > 1) throw linkAmbiguous(target);
+      if (named.length === 0 || !this.linkInto(organizationId, named[0]!.live.node.id, msg, hops, flow)) throw linkNotFound(target);
+      return undefined;
+    }
+    return relay.deliver({ organizationId, fromFlowId: flow.spec.flowId, target, byName, msg, hops }).then((result) => {
+      if (result === "not_found") throw linkNotFound(target);
+      if (result === "ambiguous") throw linkAmbiguous(target);
+    });
   }
 
   /** A node as catch, status and complete messages name it: Node-RED leaves out an empty name. */

@@ -92,9 +92,19 @@ export interface LinkPort {
    * with) Node-RED's error when no such link-in exists; one of a flow that does not run now is not
    * reached, and the call times out.
    */
-  call(target: string, msg: Message, options: { byName: boolean }): void | Promise<void>;
+  call(target: string, msg: Message, options: { byName: boolean }): LinkCall;
   /** link-out "return" mode: the reply to link-call `nodeId`, waiting for `eventId`; false when that node runs nowhere. */
   reply(nodeId: string, eventId: string, msg: Message): boolean | Promise<boolean>;
+}
+
+/**
+ * A call under way. It counts as waiting in the calling flow (backpressure) until `end()`: the
+ * link-call ends it when the answer comes, on its timeout or error, and when it closes.
+ */
+export interface LinkCall {
+  /** Set when the target is looked up elsewhere (another flow runtime): rejects with Node-RED's error when there is no such link-in. */
+  delivered?: Promise<void>;
+  end(): void;
 }
 
 /** Where a link-call waits for its answer (Node-RED's msg._linkSource entries). */

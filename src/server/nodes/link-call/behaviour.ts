@@ -9,6 +9,8 @@ interface Pending {
   send: Send;
   done: Done;
   timer: NodeJS.Timeout;
+  /** Ends the call's weight on the flow (LinkCall.end). */
+  end: () => void;
 }
 
 /**
@@ -25,6 +27,7 @@ export const linkCallBehaviour: NodeFactory = (ctx) => {
     if (!entry) return undefined;
     clearTimeout(entry.timer);
     pending.delete(eventId);
+    entry.end();
     return entry;
   };
 
@@ -51,7 +54,8 @@ export const linkCallBehaviour: NodeFactory = (ctx) => {
         const entry = forget(eventId);
         if (entry) ctx.log.error("timeout", entry.msg);
       }, timeoutMs);
-      pending.set(eventId, { msg: before, send, done, timer });
+      const entry: Pending = { msg: before, send, done, timer, end: () => undefined };
+      pending.set(eventId, entry);
       stack.push({ id: eventId, node: ctx.node.id });
       const failed = (err: unknown) => {
         if (!forget(eventId)) return;
@@ -61,8 +65,11 @@ export const linkCallBehaviour: NodeFactory = (ctx) => {
         ctx.log.error(err, before);
       };
       try {
-        const delivered = ctx.links.call(target, msg, { byName: dynamic });
-        if (delivered) delivered.catch(failed);
+        const call = ctx.links.call(target, msg, { byName: dynamic });
+        // Answered already (everything synchronous)? Then the call is over.
+        if (pending.get(eventId) === entry) entry.end = call.end;
+        else call.end();
+        call.delivered?.catch(failed);
       } catch (err) {
         failed(err);
       }
@@ -79,7 +86,10 @@ export const linkCallBehaviour: NodeFactory = (ctx) => {
       }
     },
     close() {
-      for (const entry of pending.values()) clearTimeout(entry.timer);
+      for (const entry of pending.values()) {
+        clearTimeout(entry.timer);
+        entry.end();
+      }
       pending.clear();
     },
   };

@@ -327,6 +327,40 @@ describe("link-call", () => {
     expect(h.at("n4")[0]).not.toHaveProperty("_linkSource");
   });
 
+  it("calls waiting for their answers weigh on the calling flow until answered (backpressure)", async () => {
+    const h = await load(
+      [
+        { flowId: "f1", nodes: [{ id: "call", type: "link-call", config: { links: ["svc"] } }, { id: "answer", type: "sink" }], connections: [{ source: "call", target: "answer" }] },
+        {
+          flowId: "f2",
+          nodes: [{ id: "svc", type: "link-in" }, { id: "slow", type: "delay", config: { delay_ms: 150 } }, { id: "ret", type: "link-out", config: { mode: "return" } }],
+          connections: [
+            { source: "svc", target: "slow" },
+            { source: "slow", target: "ret" },
+          ],
+        },
+      ],
+      { highWaterMark: 4 },
+    );
+    for (let i = 0; i < 5; i++) h.send("f1", "call", { payload: i });
+    await expect.poll(() => h.engine.load("f1")).toBe(5);
+    expect(h.engine.isBusy("f1")).toBe(true);
+    await expect.poll(() => h.at("answer")).toHaveLength(5);
+    expect(h.engine.load("f1")).toBe(0);
+    expect(h.engine.isBusy("f1")).toBe(false);
+  });
+
+  it("a call that failed or timed out no longer weighs on the flow", async () => {
+    const h = await load([
+      { flowId: "f1", nodes: [{ id: "call", type: "link-call", config: { links: ["svc"], timeout_seconds: 0.1 } }, { id: "missing", type: "link-call", config: { links: ["nope"] } }] },
+      { flowId: "f2", nodes: [{ id: "svc", type: "link-in" }] },
+    ]);
+    h.send("f1", "call", { payload: 1 });
+    h.send("f1", "missing", { payload: 2 });
+    await expect.poll(() => h.errors.map((e) => e.error).sort()).toEqual(["target link-in node 'nope' not found", "timeout"]);
+    expect(h.engine.load("f1")).toBe(0);
+  });
+
   it("the answer to a link-call whose flow was redeployed goes nowhere", async () => {
     const caller = { flowId: "f1", nodes: [{ id: "call", type: "link-call", config: { links: ["svc"] } }, { id: "answer", type: "sink" }], connections: [{ source: "call", target: "answer" }] };
     const h = await load([
