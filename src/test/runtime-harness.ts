@@ -1,5 +1,5 @@
 import { afterEach } from "vitest";
-import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
+import { FlowEngine, type EngineOptions, type FlowSpec } from "@/server/runtime/engine";
 import type { Message, NodeFactory, NodeStatus, RuntimeServices } from "@/server/runtime/types";
 import { builtinBehaviours } from "@/server/nodes/behaviours";
 import { createNodeRegistry } from "@/server/nodes/registry";
@@ -24,6 +24,8 @@ export async function loadTestFlow(
   connections: Array<{ source: string; target: string; source_port?: number }>,
   services: RuntimeServices = {},
   extraTypes: Record<string, NodeFactory> = {},
+  /** Context stores and variables for the flow (default: in memory, Node-RED's built-in names only). */
+  engineOptions: Pick<EngineOptions, "contextStores" | "variables"> = {},
 ) {
   const registry = createNodeRegistry();
   const received: Message[] = [];
@@ -57,6 +59,7 @@ export async function loadTestFlow(
     },
     nodeRedType: (type) => registry.get(type)?.nodeRed?.type,
     closeTimeoutMs: 500,
+    ...engineOptions,
   });
   const spec: FlowSpec = {
     flowId: "flw_test",

@@ -19,6 +19,13 @@ import { linkOutBehaviour } from "./link-out/behaviour";
 import { linkCallBehaviour } from "./link-call/behaviour";
 import { statusBehaviour } from "./status/behaviour";
 import { completeBehaviour } from "./complete/behaviour";
+import { splitBehaviour } from "./split/behaviour";
+import { joinBehaviour } from "./join/behaviour";
+import { batchBehaviour } from "./batch/behaviour";
+import { sortBehaviour } from "./sort/behaviour";
+import { filterBehaviour } from "./filter/behaviour";
+import { rangeBehaviour } from "./range/behaviour";
+import { triggerBehaviour } from "./trigger/behaviour";
 
 /** Behaviour per node type; a type without one (unknown) never runs. */
 export function builtinBehaviours(): Map<string, NodeFactory> {
@@ -43,5 +50,12 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["link-call", linkCallBehaviour],
     ["status", statusBehaviour],
     ["complete", completeBehaviour],
+    ["split", splitBehaviour],
+    ["join", joinBehaviour],
+    ["batch", batchBehaviour],
+    ["sort", sortBehaviour],
+    ["filter", filterBehaviour],
+    ["range", rangeBehaviour],
+    ["trigger", triggerBehaviour],
   ]);
 }

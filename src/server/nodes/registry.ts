@@ -19,6 +19,13 @@ import { linkOutNode } from "./link-out/definition";
 import { linkCallNode } from "./link-call/definition";
 import { statusNode } from "./status/definition";
 import { completeNode } from "./complete/definition";
+import { splitNode } from "./split/definition";
+import { joinNode } from "./join/definition";
+import { batchNode } from "./batch/definition";
+import { sortNode } from "./sort/definition";
+import { filterNode } from "./filter/definition";
+import { rangeNode } from "./range/definition";
+import { triggerNode } from "./trigger/definition";
 import { z } from "zod";
 
 const unknownConfig = z.object({
@@ -87,6 +94,13 @@ export const builtinNodes: NodeDefinition[] = [
   linkCallNode,
   statusNode,
   completeNode,
+  splitNode,
+  joinNode,
+  batchNode,
+  sortNode,
+  filterNode,
+  rangeNode,
+  triggerNode,
   unknownNode,
 ];
 
