@@ -17,7 +17,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { startRssSampler } from "./lib/rss";
 
-export type NodeRedScenario = "switch" | "no-switch" | "sequence";
+export type NodeRedScenario = "switch" | "no-switch" | "sequence" | "link-call";
+
+/** As bench/runtime-child.ts's link-call chain: each message calls this many flows in turn. */
+const LINK_CALLS = 3;
 
 export interface NodeRedResult {
   type: "result";
@@ -84,6 +87,19 @@ function flowFor(scenario: NodeRedScenario, n: number, run: string) {
     fn("cnt", counter(n), [["rec"]]),
     fn("rec", RECORDER, []),
   ];
+  if (scenario === "link-call") {
+    // chg → call1 → … → callK → counter; callk calls lik → change (set hopk) → link out (return).
+    const chg = flow.find((n) => n.id === "chg")!;
+    chg.wires = [["call1"]];
+    for (let k = 1; k <= LINK_CALLS; k++) {
+      flow.push(
+        { id: `call${k}`, type: "link call", z: "tab", name: "", links: [`li${k}`], linkType: "static", timeout: "30", x: 100, y: 100, wires: [[k < LINK_CALLS ? `call${k + 1}` : "cnt"]] },
+        { id: `li${k}`, type: "link in", z: "tab", name: "", links: [], x: 100, y: 100, wires: [[`set${k}`]] },
+        { id: `set${k}`, type: "change", z: "tab", name: "", rules: [{ t: "set", p: `hop${k}`, pt: "msg", to: "done", tot: "str" }], action: "", property: "", from: "", to: "", reg: false, x: 100, y: 100, wires: [[`lo${k}`]] },
+        { id: `lo${k}`, type: "link out", z: "tab", name: "", mode: "return", links: [], x: 100, y: 100, wires: [] },
+      );
+    }
+  }
   if (scenario === "switch") {
     flow.push({ id: "sw", type: "switch", z: "tab", name: "", property: "parity", propertyType: "msg", rules: [{ t: "eq", v: "0", vt: "num" }, { t: "else" }], checkall: "false", repair: false, outputs: 2, x: 100, y: 100, wires: [["cnt"], ["cnt"]] });
   }
@@ -125,7 +141,7 @@ async function main() {
   const scenario = scenarioArg as NodeRedScenario;
   const n = Number(nArg);
   const limitMs = Number(limitArg ?? 60_000);
-  if (!["switch", "no-switch", "sequence"].includes(scenario) || !Number.isInteger(n) || n <= 0) throw new Error("usage: node-red-child.ts <switch|no-switch|sequence> <N> [time limit ms]");
+  if (!["switch", "no-switch", "sequence", "link-call"].includes(scenario) || !Number.isInteger(n) || n <= 0) throw new Error("usage: node-red-child.ts <switch|no-switch|sequence|link-call> <N> [time limit ms]");
 
   const require = createRequire(path.join(NODE_RED_DIR, "package.json"));
   const RED = require("node-red") as NodeRedModule;

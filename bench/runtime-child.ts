@@ -8,7 +8,10 @@ import { loadTestFlow, type HarnessNode } from "@/test/runtime-harness";
 import type { NodeFactory } from "@/server/runtime/types";
 import { startRssSampler } from "./lib/rss";
 
-export type Scenario = "switch" | "no-switch" | "function-counter" | "sequence";
+export type Scenario = "switch" | "no-switch" | "function-counter" | "sequence" | "link-call";
+
+/** The link-call chain: each message calls LINK_CALLS flows in turn (link-in → change → link-out "return"). */
+export const LINK_CALLS = 3;
 
 export interface RuntimeResult {
   type: "result";
@@ -100,6 +103,21 @@ function flowFor(scenario: Scenario, n: number): { nodes: HarnessNode[]; connect
     connections.push({ source: "chg", target: "cnt" });
     return { nodes, connections, expected: n };
   }
+  if (scenario === "link-call") {
+    let previous = "chg";
+    for (let k = 1; k <= LINK_CALLS; k++) {
+      nodes.push(
+        { id: `call${k}`, type: "link-call", config: { links: [`li${k}`] } },
+        { id: `li${k}`, type: "link-in" },
+        { id: `set${k}`, type: "change", config: { rules: [{ t: "set", p: `hop${k}`, to: "done" }] } },
+        { id: `lo${k}`, type: "link-out", config: { mode: "return" } },
+      );
+      connections.push({ source: previous, target: `call${k}` }, { source: `li${k}`, target: `set${k}` }, { source: `set${k}`, target: `lo${k}` });
+      previous = `call${k}`;
+    }
+    connections.push({ source: previous, target: "cnt" });
+    return { nodes, connections, expected: n };
+  }
   nodes.push({ id: "sw", type: "switch", config: { property: "parity", rules: [{ t: "eq", v: "0", v_type: "num" }, { t: "else" }], check_all: false } });
   connections.push({ source: "chg", target: "sw" });
   if (scenario === "switch") {
@@ -118,8 +136,8 @@ async function main() {
   const scenario = scenarioArg as Scenario;
   const n = Number(nArg);
   const limitMs = Number(limitArg ?? 30_000);
-  if (!["switch", "no-switch", "function-counter", "sequence"].includes(scenario) || !Number.isInteger(n) || n <= 0) {
-    throw new Error("usage: runtime-child.ts <switch|no-switch|function-counter|sequence> <N> [time limit ms]");
+  if (!["switch", "no-switch", "function-counter", "sequence", "link-call"].includes(scenario) || !Number.isInteger(n) || n <= 0) {
+    throw new Error("usage: runtime-child.ts <switch|no-switch|function-counter|sequence|link-call> <N> [time limit ms]");
   }
   const { nodes, connections, expected, extraTypes } = flowFor(scenario, n);
   const flow = await loadTestFlow(nodes, connections, {}, extraTypes);

@@ -57,6 +57,7 @@ export async function loadTestFlow(
       onDebug: (e) => debug.push({ nodeId: e.nodeId, msg: e.msg, property: e.property, format: e.format, topic: e.topic }),
       onNodeError: (e) => errors.push({ nodeId: e.nodeId, error: e.error }),
     },
+    nodeRedType: (type) => registry.get(type)?.nodeRed?.type,
     closeTimeoutMs: 500,
     ...engineOptions,
   });

@@ -2,13 +2,14 @@ import type { PrismaClient, Flow, Deployment } from "../../generated/prisma/clie
 import type { KeyValueStore } from "../store";
 import type { Logger } from "../logger";
 import { FLOW_BUSY_RETRY_AFTER_SEC, FlowEngine } from "../runtime/engine";
-import type { DeviceInMessage, FlowState, NodeFactory, NodeStatus, RuntimeServices } from "../runtime/types";
+import type { DeviceInMessage, FlowState, Message, NodeFactory, NodeStatus, RuntimeServices } from "../runtime/types";
 import type { WebhookRegistry, WebhookRequest, WebhookResponse } from "../runtime/webhooks";
 import type { NodeRegistry } from "../nodes/registry";
 import { outputCount } from "../nodes/types";
 import type { DeviceBus } from "../realtime/device-bus";
 import type { EventData, EventTopic } from "../../shared/realtime";
 import type { OrgEventPublisher } from "../realtime/org-events";
+import { FlowLinks, type RemoteLinks } from "./links";
 import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult } from "./types";
 
 export interface LocalRuntimeDeps {
@@ -29,6 +30,8 @@ export interface LocalRuntimeDeps {
   fence?: (flowId: string) => boolean;
   /** Backpressure: waiting messages at which a flow is busy (the engine's highWaterMark; default 10,000). */
   highWaterMark?: number;
+  /** In a cluster: link messages to flows that run on another instance. */
+  remoteLinks?: RemoteLinks;
   /**
    * Awaited after each write of a flow's state to its row, before the state is announced: every
    * instance then reads the organization's flows again (services/flows/flow-reads.ts).
@@ -67,6 +70,8 @@ export class LocalFlowRuntime implements FlowRuntime {
         return definition ? outputCount(definition, node.config) : 0;
       },
       services: deps.services,
+      nodeRedType: (type) => deps.nodes.get(type)?.nodeRed?.type,
+      links: new FlowLinks({ prisma: deps.prisma, engine: () => this.engine, remote: deps.remoteLinks }),
       callbacks: {
         onFlowState: ({ organizationId, flowId, state, error }) => {
           if (state === "stopped" && this.quiet.has(flowId)) return;
@@ -261,6 +266,16 @@ export class LocalFlowRuntime implements FlowRuntime {
 
   stats(): FlowRuntimeStats {
     return { ...this.engine.stats(), nodeErrors: this.nodeErrors };
+  }
+
+  /** A link message for link-in `nodeId` of the organization, sent from another instance: false when it does not run here. */
+  deliverLink(organizationId: string, nodeId: string, msg: Message, hops: number): boolean {
+    return this.engine.deliverLink(organizationId, nodeId, msg, hops);
+  }
+
+  /** A link-out's reply for link-call `nodeId` of the organization, sent from another instance: false when it does not run here. */
+  returnLink(organizationId: string, nodeId: string, eventId: string, msg: Message, hops: number): boolean {
+    return this.engine.returnLink(organizationId, nodeId, eventId, msg, hops);
   }
 
   close(): Promise<void> {

@@ -18,6 +18,11 @@ import { yamlBehaviour } from "./yaml/behaviour";
 import { xmlBehaviour } from "./xml/behaviour";
 import { htmlBehaviour } from "./html/behaviour";
 import { csvBehaviour } from "./csv/behaviour";
+import { linkInBehaviour } from "./link-in/behaviour";
+import { linkOutBehaviour } from "./link-out/behaviour";
+import { linkCallBehaviour } from "./link-call/behaviour";
+import { statusBehaviour } from "./status/behaviour";
+import { completeBehaviour } from "./complete/behaviour";
 import { splitBehaviour } from "./split/behaviour";
 import { joinBehaviour } from "./join/behaviour";
 import { batchBehaviour } from "./batch/behaviour";
@@ -48,6 +53,11 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["xml", xmlBehaviour],
     ["html", htmlBehaviour],
     ["csv", csvBehaviour],
+    ["link-in", linkInBehaviour],
+    ["link-out", linkOutBehaviour],
+    ["link-call", linkCallBehaviour],
+    ["status", statusBehaviour],
+    ["complete", completeBehaviour],
     ["split", splitBehaviour],
     ["join", joinBehaviour],
     ["batch", batchBehaviour],

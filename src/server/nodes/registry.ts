@@ -18,6 +18,11 @@ import { yamlNode } from "./yaml/definition";
 import { xmlNode } from "./xml/definition";
 import { htmlNode } from "./html/definition";
 import { csvNode } from "./csv/definition";
+import { linkInNode } from "./link-in/definition";
+import { linkOutNode } from "./link-out/definition";
+import { linkCallNode } from "./link-call/definition";
+import { statusNode } from "./status/definition";
+import { completeNode } from "./complete/definition";
 import { splitNode } from "./split/definition";
 import { joinNode } from "./join/definition";
 import { batchNode } from "./batch/definition";
@@ -109,6 +114,11 @@ export const builtinNodes: NodeDefinition[] = [
   xmlNode,
   htmlNode,
   csvNode,
+  linkInNode,
+  linkOutNode,
+  linkCallNode,
+  statusNode,
+  completeNode,
   splitNode,
   joinNode,
   batchNode,

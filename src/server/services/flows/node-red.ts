@@ -118,6 +118,13 @@ function convertNodeRedNodes(registry: NodeRegistry, nodes: NrNode[], newId: (id
     const nrType = String(n.type);
     const definition = NOT_OFFERED_BY_DESIGN.has(nrType) ? undefined : registry.fromNodeRedType(nrType);
     const props = renameReferences(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k))), newId);
+    // Node ids in the type's other reference properties follow the renaming too (the id lists
+    // renameReferences knows are renamed already: never twice).
+    for (const key of definition?.nodeRed?.references ?? []) {
+      const value = props[key];
+      if (Array.isArray(value) && !(ID_LIST_PROPERTIES as readonly string[]).includes(key)) props[key] = value.map((ref) => (typeof ref === "string" ? newId(ref) : ref));
+      else if (typeof value === "string") props[key] = newId(value);
+    }
     const wires = Array.isArray(n.wires) ? (n.wires as unknown[]) : [];
     let config: Record<string, unknown>;
     let type: string;
@@ -175,6 +182,25 @@ function convertNodeRedNodes(registry: NodeRegistry, nodes: NrNode[], newId: (id
   return { nodes: flowNodes, connections };
 }
 
+/**
+ * Node-RED wires a link-out to the link-in nodes it lists and to those that list it (its runtime
+ * joins both lists); our link-out sends to its own list, so the link-in side is added to it here.
+ */
+function joinLinkLists(nodes: NrNode[]): NrNode[] {
+  const listedBy = new Map<string, string[]>();
+  for (const n of nodes) {
+    if (n.type !== "link in" || !Array.isArray(n.links)) continue;
+    for (const out of n.links) if (typeof out === "string") listedBy.set(out, [...(listedBy.get(out) ?? []), String(n.id)]);
+  }
+  if (listedBy.size === 0) return nodes;
+  return nodes.map((n) => {
+    const extra = n.type === "link out" ? listedBy.get(String(n.id)) : undefined;
+    if (!extra) return n;
+    const own = Array.isArray(n.links) ? (n.links as unknown[]) : [];
+    return { ...n, links: [...own, ...extra.filter((id) => !own.includes(id))] };
+  });
+}
+
 /** Nodes of a flows.json that go on a canvas (not tabs, subflows, groups or config nodes); reports the rest. */
 function canvasNodes(items: NrNode[], warnings: string[]) {
   const isNode = (n: NrNode) => n.type !== "tab" && n.type !== "subflow" && n.type !== "group" && typeof n.id === "string";
@@ -182,7 +208,7 @@ function canvasNodes(items: NrNode[], warnings: string[]) {
     warnings.push(`config node ${String(n.id)} (${String(n.type)}) was not imported: configuration nodes are not supported; set its values on the nodes that use it`);
   }
   for (const n of items.filter((n) => n.type === "subflow" || n.type === "group")) warnings.push(`${String(n.type)} ${String(n.id)} was not imported`);
-  return items.filter((n) => isNode(n) && (n.x !== undefined || Array.isArray(n.wires)));
+  return joinLinkLists(items.filter((n) => isNode(n) && (n.x !== undefined || Array.isArray(n.wires))));
 }
 
 /**
