@@ -1,0 +1,150 @@
+import type { AppServices } from "../../app-services";
+import { AppError, notFound } from "../../errors";
+import { newId } from "../../ids";
+import type { Principal } from "../../auth/principal";
+import type { Logger } from "../../logger";
+import type { PrismaClient, Variable } from "../../../generated/prisma/client";
+import { recordAudit } from "../audit/record-audit";
+import type { RequestMeta } from "../request-meta";
+import { VariableSet, type VariableValue } from "../../runtime/variables";
+import type { VariableKeyring } from "./variable-keys";
+import type { CreateVariableInput, UpdateVariableInput, VariableView } from "./variable.schemas";
+
+/** The organization's variables are scope ""; a flow's, the flow's id. */
+const scopeOf = (flowId: string | null | undefined) => flowId ?? "";
+
+function view(row: Variable): VariableView {
+  return {
+    name: row.name,
+    // A secret has no value field: not null, not "***", absent.
+    ...(row.secret ? {} : { value: row.value ?? "" }),
+    secret: row.secret,
+    flow_id: row.flowId,
+    updated_at: row.updatedAt.toISOString(),
+    updated_by: row.updatedById,
+  };
+}
+
+/** The columns holding a value: a secret only sealed, a plain value only in clear. */
+function valueColumns(app: AppServices, value: string, secret: boolean) {
+  if (!secret) return { value, valueEncrypted: null, keyId: null };
+  const sealed = app.config.keys.variables.seal(value);
+  return { value: null, valueEncrypted: sealed.valueEncrypted, keyId: sealed.keyId };
+}
+
+async function assertFlow(app: AppServices, principal: Principal, flowId: string | null | undefined) {
+  if (!flowId) return;
+  const flow = await app.db.prisma.flow.findFirst({ where: { id: flowId, organizationId: principal.organizationId, deletedAt: null }, select: { id: true } });
+  if (!flow) throw notFound("flow");
+}
+
+async function findVariable(app: AppServices, principal: Principal, name: string, flowId: string | null | undefined) {
+  const row = await app.db.prisma.variable.findUnique({
+    where: { organizationId_scope_name: { organizationId: principal.organizationId, scope: scopeOf(flowId), name } },
+  });
+  if (!row) throw notFound("variable");
+  return row;
+}
+
+/** Written, then every instance's running flows are told (within 2 s) and the change is audited, by name only. */
+async function afterChange(
+  app: AppServices,
+  principal: Principal,
+  action: "variable.created" | "variable.updated" | "variable.deleted",
+  row: Variable,
+  meta: RequestMeta,
+  extra: Record<string, string | boolean | null> = {},
+) {
+  await app.variables.changed(principal.organizationId);
+  await recordAudit(app, {
+    action,
+    organizationId: principal.organizationId,
+    actorId: principal.userId,
+    targetType: "variable",
+    targetId: row.id,
+    ipAddress: meta.ip,
+    metadata: { name: row.name, flow_id: row.flowId, secret: row.secret, ...extra },
+  });
+}
+
+/** Every variable of the organization (and of its flows), secrets without their values. */
+export async function listVariables(app: AppServices, principal: Principal, input: { flow_id?: string } = {}) {
+  const rows = await app.db.prisma.variable.findMany({
+    where: { organizationId: principal.organizationId, ...(input.flow_id ? { flowId: input.flow_id } : {}) },
+    orderBy: [{ scope: "asc" }, { name: "asc" }],
+  });
+  return { variables: rows.map(view) };
+}
+
+export async function createVariable(app: AppServices, principal: Principal, input: CreateVariableInput, meta: RequestMeta) {
+  await assertFlow(app, principal, input.flow_id);
+  let row: Variable;
+  try {
+    row = await app.db.prisma.variable.create({
+      data: {
+        id: newId("var"),
+        organizationId: principal.organizationId,
+        flowId: input.flow_id ?? null,
+        scope: scopeOf(input.flow_id),
+        name: input.name,
+        secret: input.secret,
+        ...valueColumns(app, input.value, input.secret),
+        updatedById: principal.userId,
+      },
+    });
+  } catch (err) {
+    if ((err as { code?: string })?.code === "P2002") {
+      throw new AppError("VARIABLE_EXISTS", `${input.name} is defined already${input.flow_id ? " for this flow" : ""}; change it with PUT /variables/${input.name}`, {
+        details: [{ path: "name", message: "is defined already" }],
+      });
+    }
+    throw err;
+  }
+  await afterChange(app, principal, "variable.created", row, meta);
+  return { variable: view(row) };
+}
+
+export async function updateVariable(app: AppServices, principal: Principal, input: UpdateVariableInput, meta: RequestMeta) {
+  const current = await findVariable(app, principal, input.name, input.flow_id);
+  const secret = input.secret ?? current.secret;
+  const row = await app.db.prisma.variable.update({
+    where: { id: current.id },
+    data: { secret, ...valueColumns(app, input.value, secret), updatedById: principal.userId },
+  });
+  await afterChange(app, principal, "variable.updated", row, meta, current.secret !== secret ? { secret_changed: true } : {});
+  return { variable: view(row) };
+}
+
+export async function deleteVariable(app: AppServices, principal: Principal, input: { name: string; flow_id?: string | null }, meta: RequestMeta) {
+  const current = await findVariable(app, principal, input.name, input.flow_id);
+  await app.db.prisma.variable.delete({ where: { id: current.id } });
+  await afterChange(app, principal, "variable.deleted", current, meta);
+}
+
+/**
+ * The organization's variables as running flows see them (variable-cache.ts loads it): secrets
+ * decrypted in memory only. A secret that cannot be opened (its key is gone) reads as "" and is logged.
+ */
+export async function loadVariableSet(deps: { prisma: PrismaClient; keyring: VariableKeyring; logger: Logger }, organizationId: string): Promise<VariableSet> {
+  const rows = await deps.prisma.variable.findMany({ where: { organizationId } });
+  const organization = new Map<string, VariableValue>();
+  const flows = new Map<string, Map<string, VariableValue>>();
+  for (const row of rows) {
+    let value = row.value ?? "";
+    if (row.secret) {
+      try {
+        value = row.valueEncrypted && row.keyId ? deps.keyring.open(row.valueEncrypted, row.keyId) : "";
+      } catch (err) {
+        deps.logger.error({ err: (err as Error).message, organizationId, variable: row.name }, "a secret could not be decrypted; it reads as empty");
+        value = "";
+      }
+    }
+    const entry = { value, secret: row.secret };
+    if (row.flowId) {
+      let vars = flows.get(row.flowId);
+      if (!vars) flows.set(row.flowId, (vars = new Map()));
+      vars.set(row.name, entry);
+    } else organization.set(row.name, entry);
+  }
+  return new VariableSet(organization, flows);
+}
