@@ -1,6 +1,7 @@
 import { afterEach } from "vitest";
 import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
-import type { Message, NodeFactory, NodeStatus, RuntimeServices } from "@/server/runtime/types";
+import type { Message, NodeFactory, NodeStatus, RuntimeNode, RuntimeServices } from "@/server/runtime/types";
+import { variableResolver, type VariableSource } from "@/server/runtime/variables";
 import { builtinBehaviours } from "@/server/nodes/behaviours";
 import { createNodeRegistry } from "@/server/nodes/registry";
 import { outputCount } from "@/server/nodes/types";
@@ -24,6 +25,7 @@ export async function loadTestFlow(
   connections: Array<{ source: string; target: string; source_port?: number }>,
   services: RuntimeServices = {},
   extraTypes: Record<string, NodeFactory> = {},
+  options: { variables?: VariableSource } = {},
 ) {
   const registry = createNodeRegistry();
   const received: Message[] = [];
@@ -56,6 +58,9 @@ export async function loadTestFlow(
       onNodeError: (e) => errors.push({ nodeId: e.nodeId, error: e.error }),
     },
     closeTimeoutMs: 500,
+    ...(options.variables
+      ? { variables: (spec: FlowSpec, node: RuntimeNode) => variableResolver(options.variables!, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node) }
+      : {}),
   });
   const spec: FlowSpec = {
     flowId: "flw_test",

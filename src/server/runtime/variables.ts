@@ -71,11 +71,24 @@ export class VariableSet {
     return this.secrets.length > 0;
   }
 
-  /** The text with every secret value replaced by "***". */
+  /**
+   * The text with every secret value replaced by "***". Texts are cut on their way out (debug
+   * previews, status texts), so a text that *ends* with the beginning of a secret (4 characters or
+   * more, before an optional "…") has that beginning replaced too.
+   */
   redactText(text: string): string {
     if (this.secrets.length === 0) return text;
     let out = text;
     for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    const ellipsis = out.endsWith("…") ? "…" : "";
+    const body = ellipsis ? out.slice(0, -1) : out;
+    for (const secret of this.secrets) {
+      const head = secret.slice(0, Math.min(4, secret.length - 1));
+      if (head === "") continue;
+      for (let at = body.indexOf(head, Math.max(0, body.length - secret.length + 1)); at !== -1; at = body.indexOf(head, at + 1)) {
+        if (secret.startsWith(body.slice(at))) return `${body.slice(0, at)}${REDACTED}${ellipsis}`;
+      }
+    }
     return out;
   }
 
