@@ -74,7 +74,9 @@ export class VariableCache implements VariableSource {
     const next = previous.then(async () => {
       if (this.closed) return;
       try {
-        this.sets.set(organizationId, await this.options.load(organizationId));
+        const loaded = await this.options.load(organizationId);
+        const previous = this.sets.get(organizationId);
+        this.sets.set(organizationId, previous ? loaded.retaining(previous) : loaded);
       } catch (err) {
         this.options.logger.error({ err, organizationId }, "variables could not be read");
       }

@@ -71,6 +71,12 @@ describe("redaction", () => {
     expect(set({ PLAIN: { value: "x", secret: false } }).redact(msg)).toBe(msg);
   });
 
+  it("keeps redacting a secret's earlier value after it changed", () => {
+    const next = set({ TOKEN: { value: "the-new-value", secret: true } }).retaining(secrets);
+    expect(next.redactText(`old ${SECRET}, new the-new-value`)).toBe(`old ${REDACTED}, new ${REDACTED}`);
+    expect(next.lookup("flw_x", "TOKEN")).toEqual({ value: "the-new-value", secret: true });
+  });
+
   it("replaces the beginning of a secret at the end of a cut text", () => {
     expect(secrets.redactText(`payload: ${SECRET.slice(0, 7)}…`)).toBe(`payload: ${REDACTED}…`);
     expect(secrets.redactText(`status ${SECRET.slice(0, 9)}`)).toBe(`status ${REDACTED}`);

@@ -17,6 +17,9 @@ export interface VariableValue {
 /** Replaced by "***" wherever a secret's value would leave the runtime. */
 export const REDACTED = "***";
 
+/** Earlier secret values an organization's set keeps redacting. */
+const MAX_RETIRED_SECRETS = 200;
+
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** The names `${NAME}` references in a text, in order of first appearance. */
@@ -37,14 +40,26 @@ export class VariableSet {
   constructor(
     private readonly organization: ReadonlyMap<string, VariableValue>,
     private readonly flows: ReadonlyMap<string, ReadonlyMap<string, VariableValue>>,
+    /** Values of secrets since changed or deleted: still redacted (a status or a queued message may hold one). */
+    retired: Iterable<string> = [],
   ) {
-    const secrets = new Set<string>();
+    const secrets = new Set<string>(retired);
     const collect = (vars: ReadonlyMap<string, VariableValue>) => {
       for (const v of vars.values()) if (v.secret && v.value !== "") secrets.add(v.value);
     };
     collect(organization);
     for (const vars of flows.values()) collect(vars);
     this.secrets = [...secrets].sort((a, b) => b.length - a.length);
+  }
+
+  /**
+   * This set, also redacting the secrets `previous` redacted (the most recent MAX_RETIRED_SECRETS):
+   * what replaces an organization's set when its variables change.
+   */
+  retaining(previous: VariableSet): VariableSet {
+    if (previous.secrets.length === 0) return this;
+    const retired = [...previous.secrets.filter((v) => !this.secrets.includes(v))].slice(0, MAX_RETIRED_SECRETS);
+    return new VariableSet(this.organization, this.flows, retired);
   }
 
   lookup(flowId: string, name: string): VariableValue | undefined {

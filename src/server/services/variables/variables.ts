@@ -3,12 +3,13 @@ import { AppError, notFound } from "../../errors";
 import { newId } from "../../ids";
 import type { Principal } from "../../auth/principal";
 import type { Logger } from "../../logger";
-import type { PrismaClient, Variable } from "../../../generated/prisma/client";
+import type { Prisma, PrismaClient, Variable } from "../../../generated/prisma/client";
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../request-meta";
 import { VariableSet, type VariableValue } from "../../runtime/variables";
 import type { VariableKeyring } from "./variable-keys";
-import type { CreateVariableInput, UpdateVariableInput, VariableView } from "./variable.schemas";
+import { MAX_VARIABLE_BYTES, VARIABLE_NAME, type CreateVariableInput, type UpdateVariableInput, type VariableView } from "./variable.schemas";
+import { atLeast, permissions } from "../../permissions";
 
 /** The organization's variables are scope ""; a flow's, the flow's id. */
 const scopeOf = (flowId: string | null | undefined) => flowId ?? "";
@@ -147,4 +148,91 @@ export async function loadVariableSet(deps: { prisma: PrismaClient; keyring: Var
     } else organization.set(row.name, entry);
   }
   return new VariableSet(organization, flows);
+}
+
+/** A Node-RED tab's `env` entry: `{name, value, type}` (type "cred" for a credential, whose value lives in the tab's `credentials`). */
+export interface NodeRedEnvEntry {
+  name?: unknown;
+  value?: unknown;
+  type?: unknown;
+}
+
+const IMPORTED_TYPES = new Set(["str", "num", "bool", "json", "cred"]);
+
+/**
+ * Import (SPEC §14): a tab's `env` becomes the new flow's variables, a "cred" entry a secret (its
+ * value from the tab's `credentials` when the file carries one). Entries that cannot be variables
+ * here are skipped and reported, never a failed import. Needs the right to write variables; without
+ * it, nothing of `env` is written and the import says so.
+ */
+export async function importFlowVariables(
+  app: AppServices,
+  principal: Principal,
+  flowId: string,
+  tab: Record<string, unknown>,
+  meta: RequestMeta,
+  warnings: string[],
+) {
+  const entries = Array.isArray(tab.env) ? (tab.env as NodeRedEnvEntry[]) : [];
+  if (entries.length === 0) return;
+  if (!atLeast(principal.role, permissions["variables:write"].minRole)) {
+    warnings.push(`flow ${flowId}: its ${entries.length} environment variable(s) were not imported: defining variables needs the ${permissions["variables:write"].minRole} role`);
+    return;
+  }
+  const credentials = (tab.credentials && typeof tab.credentials === "object" ? tab.credentials : {}) as Record<string, unknown>;
+  const seen = new Set<string>();
+  const rows: Prisma.VariableCreateManyInput[] = [];
+  for (const entry of entries) {
+    const name = typeof entry.name === "string" ? entry.name : "";
+    const type = typeof entry.type === "string" ? entry.type : "str";
+    if (!VARIABLE_NAME.test(name) || seen.has(name)) {
+      warnings.push(`flow ${flowId}: environment variable ${JSON.stringify(name).slice(0, 80)} was not imported: names are 1-64 upper-case letters, digits or _, once per flow`);
+      continue;
+    }
+    const secret = type === "cred";
+    let value: string;
+    if (secret) {
+      const stored = credentials[name] ?? entry.value;
+      value = typeof stored === "string" && stored !== "__PWRD__" ? stored : "";
+      if (value === "") warnings.push(`flow ${flowId}: secret ${name} was imported without a value (Node-RED exports leave credentials out); set it under Settings → Variables`);
+    } else {
+      value = typeof entry.value === "string" ? entry.value : entry.value === undefined || entry.value === null ? "" : JSON.stringify(entry.value);
+      if (!IMPORTED_TYPES.has(type)) warnings.push(`flow ${flowId}: environment variable ${name} of type ${type} was imported as the text ${JSON.stringify(value).slice(0, 80)} (it is not evaluated)`);
+    }
+    if (Buffer.byteLength(value, "utf8") > MAX_VARIABLE_BYTES) {
+      warnings.push(`flow ${flowId}: environment variable ${name} was not imported: its value is over ${MAX_VARIABLE_BYTES} bytes`);
+      continue;
+    }
+    seen.add(name);
+    rows.push({
+      id: newId("var"),
+      organizationId: principal.organizationId,
+      flowId,
+      scope: flowId,
+      name,
+      secret,
+      ...valueColumns(app, value, secret),
+      updatedById: principal.userId,
+    });
+  }
+  if (rows.length === 0) return;
+  await app.db.prisma.variable.createMany({ data: rows });
+  await app.variables.changed(principal.organizationId);
+  for (const row of rows) {
+    await recordAudit(app, {
+      action: "variable.created",
+      organizationId: principal.organizationId,
+      actorId: principal.userId,
+      targetType: "variable",
+      targetId: row.id,
+      ipAddress: meta.ip,
+      metadata: { name: row.name, flow_id: flowId, secret: row.secret ?? false, via: "import" },
+    });
+  }
+}
+
+/** Export (SPEC §14): a flow's variables as a Node-RED tab's `env`; a secret by name only ("cred", no value). */
+export async function flowVariablesAsNodeRedEnv(app: AppServices, principal: Principal, flowId: string) {
+  const rows = await app.db.prisma.variable.findMany({ where: { organizationId: principal.organizationId, flowId }, orderBy: { name: "asc" } });
+  return rows.map((row) => (row.secret ? { name: row.name, value: "", type: "cred" } : { name: row.name, value: row.value ?? "", type: "str" }));
 }
