@@ -1,4 +1,5 @@
 import type { RuntimeNode, VariableResolver } from "./types";
+import { VARIABLE_REFERENCE, referencedNames } from "../../shared/variable-references";
 
 /**
  * Variables and secrets as running flows see them (SPEC §14): the ONE place `${NAME}` and
@@ -20,14 +21,9 @@ export const REDACTED = "***";
 /** Earlier secret values an organization's set keeps redacting. */
 const MAX_RETIRED_SECRETS = 200;
 
-const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const REFERENCE = VARIABLE_REFERENCE;
 
-/** The names `${NAME}` references in a text, in order of first appearance. */
-export function referencedNames(text: string): string[] {
-  const names = new Set<string>();
-  for (const m of text.matchAll(REFERENCE)) names.add(m[1]!);
-  return [...names];
-}
+export { referencedNames };
 
 /** One organization's variables: its own, and each flow's (which override the organization's). */
 export class VariableSet {
