@@ -162,3 +162,20 @@ describe("variables over tRPC", () => {
     await expect(caller.variables.create({ name: "bad name", value: "x" })).rejects.toSatisfy((e: unknown) => e instanceof TRPCError && e.code === "BAD_REQUEST");
   });
 });
+
+describe("a rotation of ENCRYPTION_KEY", () => {
+  it("reads secrets sealed under the previous key and seals them again under the new one", async () => {
+    const owner = await signUp(request);
+    await request("POST", "/variables", { token: owner.accessToken, body: { name: "ROTATED", value: SECRET, secret: true } });
+    const before = await testApp.app.db.prisma.variable.findFirstOrThrow({ where: { organizationId: owner.organizationId, name: "ROTATED" } });
+    const { variableKeyring } = await import("./variable-keys");
+    const { loadVariableSet } = await import("./variables");
+    const rotated = variableKeyring("a-brand-new-encryption-key-32-characters", ["test-encryption-key-at-least-32-characters"]);
+    const set = await loadVariableSet({ prisma: testApp.app.db.prisma, keyring: rotated, logger: testApp.app.logger }, owner.organizationId);
+    expect(set.lookup("flw_x", "ROTATED")).toEqual({ value: SECRET, secret: true });
+    const after = await testApp.app.db.prisma.variable.findFirstOrThrow({ where: { id: before.id } });
+    expect(after.keyId).toBe(rotated.currentId);
+    expect(after.keyId).not.toBe(before.keyId);
+    expect(rotated.open(after.valueEncrypted!, after.keyId!)).toBe(SECRET);
+  });
+});

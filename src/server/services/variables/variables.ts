@@ -135,6 +135,11 @@ export async function loadVariableSet(deps: { prisma: PrismaClient; keyring: Var
     if (row.secret) {
       try {
         value = row.valueEncrypted && row.keyId ? deps.keyring.open(row.valueEncrypted, row.keyId) : "";
+        if (row.keyId && row.keyId !== deps.keyring.currentId) {
+          // Sealed under a previous ENCRYPTION_KEY: sealed again under the current one, once (the
+          // condition on the old key id makes a second instance doing the same a no-op).
+          await deps.prisma.variable.updateMany({ where: { id: row.id, keyId: row.keyId }, data: deps.keyring.seal(value) });
+        }
       } catch (err) {
         deps.logger.error({ err: (err as Error).message, organizationId, variable: row.name }, "a secret could not be decrypted; it reads as empty");
         value = "";
