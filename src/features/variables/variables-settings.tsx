@@ -129,7 +129,7 @@ const COLUMNS = ["Name", "Scope", "Value", "Updated", ACTIONS_COLUMN] as const;
 
 function VariablesSection({ writable, prefs, initialVariables, flows }: { writable: boolean; prefs: DisplayPrefs; initialVariables: Variable[]; flows: FlowChoice[] }) {
   const trpc = useTRPC();
-  const query = useQuery({ ...trpc.variables.list.queryOptions(), initialData: { variables: initialVariables } });
+  const query = useQuery({ ...trpc.variables.list.queryOptions(), initialData: { variables: initialVariables, next_cursor: null } });
   const list = query.data?.variables ?? initialVariables;
   return (
     <Card headingId="variables-heading" title="Variables">

@@ -31,9 +31,11 @@ export const listVariablesInput = z
   .object({
     /** Only this flow's variables (not the organization's). */
     flow_id: flowIdSchema.optional(),
+    limit: z.coerce.number().int().min(1).max(200).optional(),
+    cursor: z.string().max(400).optional(),
   })
   .optional();
-export const listVariablesOutput = z.object({ variables: z.array(variableView) });
+export const listVariablesOutput = z.object({ variables: z.array(variableView), next_cursor: z.string().nullable() });
 
 export const createVariableInput = z.object({
   name: variableName,

@@ -58,6 +58,27 @@ describe("variables over REST (SPEC §14)", () => {
     expect(after.body.variables.map((v: { name: string }) => v.name)).toEqual(["API_TOKEN"]);
   });
 
+  it("pages with limit and cursor, by name, and refuses a cursor it did not hand out", async () => {
+    const owner = await signUp(request);
+    const flowId = await newFlow(owner.accessToken);
+    for (const name of ["C_VAR", "A_VAR", "B_VAR"]) await request("POST", "/variables", { token: owner.accessToken, body: { name, value: name } });
+    await request("POST", "/variables", { token: owner.accessToken, body: { name: "B_VAR", value: "flow", flow_id: flowId } });
+    const all = await request("GET", "/variables", { token: owner.accessToken });
+    expect(all.body.next_cursor).toBeNull();
+    expect(all.body.variables.map((v: { name: string; flow_id: string | null }) => `${v.name}:${v.flow_id ?? "org"}`)).toEqual(["A_VAR:org", "B_VAR:org", `B_VAR:${flowId}`, "C_VAR:org"]);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { variables: Array<{ name: string }>; next_cursor: string | null } } = await request("GET", `/variables?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: owner.accessToken });
+      seen.push(...page.body.variables.map((v) => v.name));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(["A_VAR", "B_VAR", "B_VAR", "C_VAR"]);
+    for (const bad of ["limit=0", "limit=201", "limit=abc", "cursor=not-a-cursor", `cursor=${Buffer.from('["lower",""]').toString("base64url")}`]) {
+      expect((await request("GET", `/variables?${bad}`, { token: owner.accessToken })).status, bad).toBe(400);
+    }
+  });
+
   it("stores a secret only encrypted (AES-256-GCM, with its key id) and reads it back for flows", async () => {
     const owner = await signUp(request);
     await request("POST", "/variables", { token: owner.accessToken, body: { name: "DB_PASSWORD", value: SECRET, secret: true } });

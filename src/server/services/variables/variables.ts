@@ -68,13 +68,46 @@ async function afterChange(
   });
 }
 
-/** Every variable of the organization (and of its flows), secrets without their values. */
-export async function listVariables(app: AppServices, principal: Principal, input: { flow_id?: string } = {}) {
+function invalidCursor() {
+  return new AppError("VALIDATION_FAILED", "cursor: is not a cursor from a previous page", { details: [{ path: "cursor", message: "is not a cursor from a previous page" }] });
+}
+
+/** A page's end: base64url of `[name, scope]` (the list's order). */
+function encodeCursor(row: Variable): string {
+  return Buffer.from(JSON.stringify([row.name, row.scope])).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { name: string; scope: string } {
+  let parsed: unknown;
+  try {
+    parsed = /^[A-Za-z0-9_-]{1,400}$/.test(cursor) ? JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) : null;
+  } catch {
+    throw invalidCursor();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2) throw invalidCursor();
+  const [name, scope] = parsed as [unknown, unknown];
+  if (typeof name !== "string" || !VARIABLE_NAME.test(name) || typeof scope !== "string" || !/^(|flw_[\w-]{10,64})$/.test(scope)) throw invalidCursor();
+  return { name, scope };
+}
+
+/**
+ * The organization's variables and its flows' (or one flow's), by name, secrets without their
+ * values. Without `limit`, all of them; with it, a page and `next_cursor`.
+ */
+export async function listVariables(app: AppServices, principal: Principal, input: { flow_id?: string; limit?: number; cursor?: string } = {}) {
+  const after = input.cursor ? decodeCursor(input.cursor) : null;
   const rows = await app.db.prisma.variable.findMany({
-    where: { organizationId: principal.organizationId, ...(input.flow_id ? { flowId: input.flow_id } : {}) },
-    orderBy: [{ scope: "asc" }, { name: "asc" }],
+    where: {
+      organizationId: principal.organizationId,
+      ...(input.flow_id ? { flowId: input.flow_id } : {}),
+      ...(after ? { OR: [{ name: { gt: after.name } }, { name: after.name, scope: { gt: after.scope } }] } : {}),
+    },
+    orderBy: [{ name: "asc" }, { scope: "asc" }],
+    ...(input.limit ? { take: input.limit + 1 } : {}),
   });
-  return { variables: rows.map(view) };
+  const page = input.limit ? rows.slice(0, input.limit) : rows;
+  const last = page[page.length - 1];
+  return { variables: page.map(view), next_cursor: input.limit && rows.length > input.limit && last ? encodeCursor(last) : null };
 }
 
 export async function createVariable(app: AppServices, principal: Principal, input: CreateVariableInput, meta: RequestMeta) {
