@@ -105,4 +105,22 @@ describe("variables in running nodes", () => {
     await flow.waitFor(2);
     expect((flow.received[1]!.payload as unknown[])[0]).toBe("bonjour");
   });
+
+  it("device-out resolves ${NAME} in its topic at each message, never with a secret", async () => {
+    const source = mutableSource(set({ SITE: { value: "plant-1", secret: false }, API_TOKEN: { value: SECRET, secret: true } }));
+    const sent: Array<{ topic: string }> = [];
+    const flow = await loadTestFlow(
+      [{ id: "dev", type: "device-out", config: { topic: "cmd/${SITE}/${API_TOKEN}" } }],
+      [],
+      { sendToDevices: (_org, m) => sent.push(m) },
+      {},
+      { variables: source },
+    );
+    flow.send("dev", { payload: 1 });
+    await new Promise((r) => setTimeout(r, 50));
+    source.replace(set({ SITE: { value: "plant-2", secret: false } }));
+    flow.send("dev", { payload: 2 });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(sent.map((m) => m.topic)).toEqual(["cmd/plant-1/", "cmd/plant-2/"]);
+  });
 });

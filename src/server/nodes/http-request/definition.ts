@@ -38,6 +38,9 @@ response headers: delete it or set it to \`{}\` first.
 
 - \`\${NAME}\` is replaced each time the node sends a request, not once when the flow starts, so
   a changed variable or secret reaches a running flow within 2 seconds without a redeploy.
+- Node-RED replaces a property only when it is exactly \`\${NAME}\`, and leaves an unknown name as
+  written; here \`\${NAME}\` may sit anywhere in the text (\`\${API_URL}/orders\`), and an unknown
+  name becomes empty, as Node-RED's \`env\` typed input does.
   \`\${NAME}\` in \`msg.url\` or \`msg.headers\` is not replaced (a message cannot ask for a secret).
 - Private, loopback and link-local addresses are refused unless the operator allows them.
 - Digest authentication, TLS and proxy configuration nodes, cookies and form uploads are not offered.
