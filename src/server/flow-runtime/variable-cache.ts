@@ -52,10 +52,16 @@ export class VariableCache implements VariableSource {
     return this.sets.get(organizationId) ?? VariableSet.empty;
   }
 
-  /** Loads the organization's variables unless held already (before one of its flows starts). */
+  /**
+   * Loads the organization's variables unless held already (before one of its flows starts).
+   * Throws when they cannot be read: a flow must not start without its secrets (its start fails
+   * and is retried like any other).
+   */
   async ensure(organizationId: string): Promise<VariableSet> {
     if (!this.sets.has(organizationId)) await this.reload(organizationId);
-    return this.current(organizationId);
+    const set = this.sets.get(organizationId);
+    if (!set) throw new Error("the organization's variables could not be read");
+    return set;
   }
 
   /**
