@@ -200,3 +200,73 @@ describe("a rotation of ENCRYPTION_KEY", () => {
     expect(rotated.open(after.valueEncrypted!, after.keyId!)).toBe(SECRET);
   });
 });
+
+describe("Node-RED import and export of a tab's env", () => {
+  const flowsJson = (tabId: string) => [
+    {
+      id: tabId,
+      type: "tab",
+      label: "with env",
+      env: [
+        { name: "API_URL", value: "https://api.example.test", type: "str" },
+        { name: "RETRIES", value: "3", type: "num" },
+        { name: "VERBOSE", value: true, type: "bool" },
+        { name: "API_TOKEN", value: "", type: "cred" },
+        { name: "lower_case", value: "x", type: "str" },
+        { name: "FROM_ENV", value: "HOME", type: "env" },
+      ],
+      credentials: { API_TOKEN: SECRET },
+    },
+    { id: `${tabId}-req`, type: "http request", z: tabId, name: "", method: "GET", ret: "obj", url: "${API_URL}/orders", authType: "bearer", credentials: { user: "", password: "${API_TOKEN}" }, x: 100, y: 100, wires: [[]] },
+  ];
+
+  it("turns env into the flow's variables (cred into a secret), keeps ${NAME}, and exports them back without the secret's value", async () => {
+    const owner = await signUp(request);
+    const imported = await request("POST", "/flows/import", { token: owner.accessToken, body: { flows: flowsJson("tab1") } });
+    expect(imported.status, imported.text).toBe(201);
+    const flowId = imported.body.flows[0].id as string;
+    const warnings = imported.body.warnings.join("\n");
+    expect(warnings).toContain("lower_case");
+    expect(warnings).toContain("FROM_ENV of type env");
+    expect(imported.text).not.toContain(SECRET);
+
+    const vars = (await request("GET", `/variables?flow_id=${flowId}`, { token: owner.accessToken })).body.variables;
+    expect(vars).toEqual([
+      expect.objectContaining({ name: "API_TOKEN", secret: true, flow_id: flowId }),
+      expect.objectContaining({ name: "API_URL", value: "https://api.example.test", secret: false }),
+      expect.objectContaining({ name: "FROM_ENV", value: "HOME" }),
+      expect.objectContaining({ name: "RETRIES", value: "3" }),
+      expect.objectContaining({ name: "VERBOSE", value: "true" }),
+    ]);
+    const set = await testApp.app.variables.ensure(owner.organizationId);
+    expect(set.lookup(flowId, "API_TOKEN")).toEqual({ value: SECRET, secret: true });
+
+    const flow = (await request("GET", `/flows/${flowId}`, { token: owner.accessToken })).body.flow;
+    expect(flow.nodes[0].config).toMatchObject({ url: "${API_URL}/orders", auth_type: "bearer", auth_password: "${API_TOKEN}" });
+
+    const exported = await request("GET", `/flows/${flowId}/export`, { token: owner.accessToken });
+    expect(exported.text).not.toContain(SECRET);
+    expect(exported.body[0].env).toEqual([
+      { name: "API_TOKEN", value: "", type: "cred" },
+      { name: "API_URL", value: "https://api.example.test", type: "str" },
+      { name: "FROM_ENV", value: "HOME", type: "str" },
+      { name: "RETRIES", value: "3", type: "str" },
+      { name: "VERBOSE", value: "true", type: "str" },
+    ]);
+    expect(exported.body[1]).toMatchObject({ url: "${API_URL}/orders", authType: "bearer", credentials: { password: "${API_TOKEN}" } });
+
+    const log = await request("GET", "/audit-log?action=variable.created", { token: owner.accessToken });
+    expect(log.body.entries).toHaveLength(5);
+    expect(log.body.entries[0].metadata).toMatchObject({ via: "import", flow_id: flowId });
+    expect(log.text).not.toContain(SECRET);
+  });
+
+  it("imports a member's flows without their env (defining variables needs admin) and says so", async () => {
+    const owner = await signUp(request);
+    const member = await joinAs(testApp.app, request, owner, "member");
+    const imported = await request("POST", "/flows/import", { token: member.token, body: { flows: flowsJson("tab2") } });
+    expect(imported.status, imported.text).toBe(201);
+    expect(imported.body.warnings.join("\n")).toMatch(/environment variable\(s\) were not imported: defining variables needs the admin role/);
+    expect((await request("GET", "/variables", { token: owner.accessToken })).body.variables).toEqual([]);
+  });
+});
