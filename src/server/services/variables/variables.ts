@@ -47,6 +47,12 @@ async function findVariable(app: AppServices, principal: Principal, name: string
   return row;
 }
 
+/** Deleted by a concurrent request between the read and the write: answered like a missing one. */
+function goneAsNotFound(err: unknown): never {
+  if ((err as { code?: string })?.code === "P2025") throw notFound("variable");
+  throw err;
+}
+
 /** Written, then every instance's running flows are told (within 2 s) and the change is audited, by name only. */
 async function afterChange(
   app: AppServices,
@@ -141,17 +147,16 @@ export async function createVariable(app: AppServices, principal: Principal, inp
 export async function updateVariable(app: AppServices, principal: Principal, input: UpdateVariableInput, meta: RequestMeta) {
   const current = await findVariable(app, principal, input.name, input.flow_id);
   const secret = input.secret ?? current.secret;
-  const row = await app.db.prisma.variable.update({
-    where: { id: current.id },
-    data: { secret, ...valueColumns(app, input.value, secret), updatedById: principal.userId },
-  });
+  const row = await app.db.prisma.variable
+    .update({ where: { id: current.id }, data: { secret, ...valueColumns(app, input.value, secret), updatedById: principal.userId } })
+    .catch(goneAsNotFound);
   await afterChange(app, principal, "variable.updated", row, meta, current.secret !== secret ? { secret_changed: true } : {});
   return { variable: view(row) };
 }
 
 export async function deleteVariable(app: AppServices, principal: Principal, input: { name: string; flow_id?: string | null }, meta: RequestMeta) {
   const current = await findVariable(app, principal, input.name, input.flow_id);
-  await app.db.prisma.variable.delete({ where: { id: current.id } });
+  await app.db.prisma.variable.delete({ where: { id: current.id } }).catch(goneAsNotFound);
   await afterChange(app, principal, "variable.deleted", current, meta);
 }
 
