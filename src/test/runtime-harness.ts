@@ -1,12 +1,12 @@
 import { afterEach } from "vitest";
-import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
-import type { Message, NodeFactory, NodeStatus, RuntimeNode, RuntimeServices } from "@/server/runtime/types";
-import { variableResolver, type VariableSource } from "@/server/runtime/variables";
+import { FlowEngine, type EngineOptions, type FlowSpec } from "@/server/runtime/engine";
+import type { Message, NodeFactory, NodeStatus, RuntimeServices } from "@/server/runtime/types";
 import { builtinBehaviours } from "@/server/nodes/behaviours";
 import { createNodeRegistry } from "@/server/nodes/registry";
 import { outputCount } from "@/server/nodes/types";
 import { WebhookRegistry } from "@/server/runtime/webhooks";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
+import { variableResolver, type VariableSource } from "@/server/runtime/variables";
 
 export interface HarnessNode {
   id: string;
@@ -25,7 +25,8 @@ export async function loadTestFlow(
   connections: Array<{ source: string; target: string; source_port?: number }>,
   services: RuntimeServices = {},
   extraTypes: Record<string, NodeFactory> = {},
-  options: { variables?: VariableSource } = {},
+  /** Context stores and variables for the flow (default: in memory, Node-RED's built-in names only). */
+  engineOptions: Pick<EngineOptions, "contextStores" | "variables"> = {},
 ) {
   const registry = createNodeRegistry();
   const received: Message[] = [];
@@ -58,9 +59,7 @@ export async function loadTestFlow(
       onNodeError: (e) => errors.push({ nodeId: e.nodeId, error: e.error }),
     },
     closeTimeoutMs: 500,
-    ...(options.variables
-      ? { variables: (spec: FlowSpec, node: RuntimeNode) => variableResolver(options.variables!, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node) }
-      : {}),
+    ...engineOptions,
   });
   const spec: FlowSpec = {
     flowId: "flw_test",
@@ -120,5 +119,12 @@ export function closingTestFlows(): typeof loadTestFlow {
     const h = await loadTestFlow(...args);
     open.push(h);
     return h;
+  };
+}
+
+/** loadTestFlow's engine options for variables read from `source` (SPEC §14), as the application wires them. */
+export function variablesFrom(source: VariableSource): Pick<EngineOptions, "variables"> {
+  return {
+    variables: (spec, node) => variableResolver(source, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node),
   };
 }

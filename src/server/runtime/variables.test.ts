@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { REDACTED, VariableSet, referencedNames, variableResolver, type VariableValue } from "./variables";
-import { closingTestFlows } from "@/test/runtime-harness";
+import { closingTestFlows, variablesFrom } from "@/test/runtime-harness";
 
 const SECRET = "tok_5f2a9c81d7e4";
 
@@ -95,7 +95,7 @@ describe("variables in running nodes", () => {
       [{ source: "f", target: "out" }],
       {},
       {},
-      { variables: source },
+      variablesFrom(source),
     );
     flow.send("f", { payload: 0 });
     await flow.waitFor(1);
@@ -114,7 +114,7 @@ describe("variables in running nodes", () => {
       [],
       { sendToDevices: (_org, m) => sent.push(m) },
       {},
-      { variables: source },
+      variablesFrom(source),
     );
     flow.send("dev", { payload: 1 });
     await new Promise((r) => setTimeout(r, 50));

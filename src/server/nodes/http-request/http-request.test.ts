@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closingTestFlows } from "@/test/runtime-harness";
+import { closingTestFlows, variablesFrom } from "@/test/runtime-harness";
 import { createSafeFetch } from "@/server/runtime/safe-fetch";
 import { VariableSet, type VariableValue } from "@/server/runtime/variables";
 import { httpRequestNode } from "./definition";
@@ -38,7 +38,7 @@ async function requestFlow(config: Record<string, unknown>, variables: ReturnTyp
     [{ source: "req", target: "out" }],
     { httpRequest },
     {},
-    { variables },
+    variablesFrom(variables),
   );
 }
 
