@@ -44,6 +44,8 @@ export const permissions = {
   "nodes:read": { minRole: "viewer", scope: "nodes:read", description: "read the node catalog and node instances" },
   "nodes:inject": { minRole: "member", scope: "nodes:inject", description: "trigger inject nodes" },
   "events:read": { minRole: "viewer", scope: "events:read", description: "receive the organization's events over /ws" },
+  "variables:read": { minRole: "viewer", scope: "flows:read", description: "list variables (secrets without their values)" },
+  "variables:write": { minRole: "admin", scope: "flows:write", description: "create, change and delete variables and secrets" },
   "devices:read": { minRole: "viewer", scope: "org:read", description: "list online devices" },
 } as const satisfies Record<string, PermissionRule>;
 

@@ -6,6 +6,7 @@ import { createNodeRegistry } from "@/server/nodes/registry";
 import { outputCount } from "@/server/nodes/types";
 import { WebhookRegistry } from "@/server/runtime/webhooks";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
+import { variableResolver, type VariableSource } from "@/server/runtime/variables";
 
 export interface HarnessNode {
   id: string;
@@ -119,5 +120,12 @@ export function closingTestFlows(): typeof loadTestFlow {
     const h = await loadTestFlow(...args);
     open.push(h);
     return h;
+  };
+}
+
+/** loadTestFlow's engine options for variables read from `source` (SPEC §14), as the application wires them. */
+export function variablesFrom(source: VariableSource): Pick<EngineOptions, "variables"> {
+  return {
+    variables: (spec, node) => variableResolver(source, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node),
   };
 }

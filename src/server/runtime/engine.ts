@@ -238,6 +238,11 @@ export class FlowEngine {
     return [...this.flows.keys()];
   }
 
+  /** The organization of a flow that runs here. */
+  organizationOf(flowId: string): string | undefined {
+    return this.flows.get(flowId)?.spec.organizationId;
+  }
+
   /** The flows of one organization that run here. */
   flowIdsOf(organizationId: string): string[] {
     return [...this.flows.values()].filter((f) => f.spec.organizationId === organizationId).map((f) => f.spec.flowId);

@@ -148,6 +148,11 @@ export interface VariableResolver {
    * unknown names, become "" as in Node-RED.
    */
   substitute(text: string, options?: { credential?: boolean }): string;
+  /**
+   * Every name `get` answers, with its value (built-ins and non-secret variables): what function
+   * code's `env.get` reads inside its sandbox. The same object while nothing changed.
+   */
+  values(): Readonly<Record<string, string>>;
 }
 
 export interface NodeBehaviour {

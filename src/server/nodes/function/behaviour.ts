@@ -30,6 +30,8 @@ export const functionBehaviour: NodeFactory = async (ctx) => {
     finalize: c.finalize,
     flowContext: ctx.flowContext,
     nodeInfo: { id: ctx.node.id, name: ctx.node.name, flowId: ctx.flowId },
+    // env.get: built-ins and non-secret variables; a secret reads as undefined (SPEC §14).
+    env: ctx.env.values(),
     owner: ctx.organizationId,
   });
   let closed = false;
@@ -53,7 +55,7 @@ export const functionBehaviour: NodeFactory = async (ctx) => {
   return {
     async input(msg: Message, send, done) {
       try {
-        emit(ctx, await sandbox.run(msg), send, timers);
+        emit(ctx, await sandbox.run(msg, { env: ctx.env.values() }), send, timers);
         done();
       } catch (err) {
         if (err instanceof SandboxError && err.result) emit(ctx, err.result, send, timers);

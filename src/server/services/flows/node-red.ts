@@ -10,6 +10,7 @@ import { flowView, insertFlows, readFlow, validateGraphs } from "./flows";
 import { clipboardSelection, createFlowInput, type CreateFlowInput } from "./flow.schemas";
 import { validateGraph } from "./validate-graph";
 import { validationError } from "../../errors";
+import { flowVariablesAsNodeRedEnv, importFlowVariables } from "../variables/variables";
 
 /** Tabs (flows) one import may create. */
 export const MAX_IMPORT_FLOWS = 100;
@@ -19,8 +20,12 @@ type NrNode = Record<string, unknown> & { id?: unknown; type?: unknown; z?: unkn
 const NR_RESERVED = new Set(["id", "type", "z", "name", "x", "y", "wires", "d", "g", "info"]);
 
 /** A flow as Node-RED's flows.json: a tab, then its nodes with z, x, y, wires and their properties. */
-export function toNodeRed(registry: NodeRegistry, flow: { id: string; name: string; description: string; enabled: boolean; nodes: FlowNode[]; connections: Connection[] }) {
-  const tab = { id: flow.id, type: "tab", label: flow.name, disabled: !flow.enabled, info: flow.description, env: [] };
+export function toNodeRed(
+  registry: NodeRegistry,
+  flow: { id: string; name: string; description: string; enabled: boolean; nodes: FlowNode[]; connections: Connection[] },
+  env: Array<{ name: string; value: string; type: string }> = [],
+) {
+  const tab = { id: flow.id, type: "tab", label: flow.name, disabled: !flow.enabled, info: flow.description, env };
   const nodes = flow.nodes.map((n) => {
     const definition = registry.get(n.type);
     const ports = definition ? outputCount(definition, n.config) : 0;
@@ -48,7 +53,8 @@ export function toNodeRed(registry: NodeRegistry, flow: { id: string; name: stri
 
 export async function exportFlow(app: AppServices, principal: Principal, id: string) {
   const flow = flowView(await readFlow(app, principal, id));
-  return toNodeRed(app.nodes, flow);
+  // The flow's variables travel as the tab's env; a secret by its name only, never its value.
+  return toNodeRed(app.nodes, flow, await flowVariablesAsNodeRedEnv(app, principal, flow.id));
 }
 
 const freshId = () => randomHex(8);
@@ -298,7 +304,9 @@ export async function importFlows(app: AppServices, principal: Principal, items:
   // positions; then the graph: config schemas, wires) before anything is written, and all are
   // written in one transaction: a 4xx leaves nothing behind.
   const inputs: CreateFlowInput[] = [];
+  const inputTabs: Array<NrNode | null> = [];
   for (const { tab, nodes } of groups.values()) {
+    inputTabs.push(tab);
     const { nodes: flowNodes, connections } = convertNodeRedNodes(registry, nodes, newId, warnings, report);
     for (const n of nodes) if (typeof n.id === "string" && rename.has(n.id)) warnings.push(`node ${n.id} was renamed ${newId(n.id)}: ${renameReason.get(n.id)}`);
     const name = tab ? String(tab.label ?? "Imported flow") || "Imported flow" : "Imported flow";
@@ -319,5 +327,10 @@ export async function importFlows(app: AppServices, principal: Principal, items:
     return { report, warnings };
   }
   const created = await insertFlows(app, principal, inputs.map((input, i) => ({ input, graph: graphs[i]! })), meta);
+  // Each tab's env becomes its flow's variables (SPEC §14).
+  for (const [i, flow] of created.entries()) {
+    const tab = inputTabs[i];
+    if (tab) await importFlowVariables(app, principal, flow.id, tab, meta, warnings);
+  }
   return { flows: created, warnings };
 }
