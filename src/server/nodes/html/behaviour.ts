@@ -30,7 +30,7 @@ export const htmlBehaviour: NodeFactory = (ctx) => {
         done();
         return;
       }
-      if (typeof value !== "string" && !isBytes(value)) return done(new Error("cheerio.load() expects a string"));
+      if (typeof value !== "string" && !isBytes(value)) return done("cheerio.load() expects a string");
       const text = typeof value === "string" ? value : bytesToText(value);
       const tooBig = oversizeProblem(text);
       if (tooBig) return done(tooBig);
@@ -62,7 +62,7 @@ export const htmlBehaviour: NodeFactory = (ctx) => {
         // property) the HTML is left out of the copies; else the copies are bounded in total.
         const replacesInput = c.out_property === c.property && /^[A-Za-z_$][\w$]*$/.test(c.property);
         if (!replacesInput && values.length * text.length > MAX_MULTI_COPY_CHARS) {
-          return done(new Error(`${values.length} messages would each copy the ${text.length}-character input (over ${MAX_MULTI_COPY_CHARS} characters in all); send a single message, or write the result to the input property`));
+          return done(`${values.length} messages would each copy the ${text.length}-character input (over ${MAX_MULTI_COPY_CHARS} characters in all); send a single message, or write the result to the input property`);
         }
         values.forEach((v, index) => {
           if (!v) return;
@@ -73,7 +73,7 @@ export const htmlBehaviour: NodeFactory = (ctx) => {
         });
         done();
       } catch (err) {
-        done(new Error((err as Error).message));
+        done((err as Error).message);
       }
     },
   };

@@ -43,7 +43,7 @@ export const jsonBehaviour: NodeFactory = (ctx) => {
           } catch {
             schemaText = null;
             compiled = null;
-            done(new Error(SCHEMA_COMPILE_ERROR));
+            done(SCHEMA_COMPILE_ERROR);
             return;
           }
         }
@@ -56,7 +56,7 @@ export const jsonBehaviour: NodeFactory = (ctx) => {
           return true;
         }
         msg.schemaError = compiled.errors;
-        done(new Error(`${SCHEMA_ERROR}: ${ajv.errorsText(compiled.errors)}`));
+        done(`${SCHEMA_ERROR}: ${ajv.errorsText(compiled.errors)}`);
         return false;
       };
 
@@ -74,7 +74,7 @@ export const jsonBehaviour: NodeFactory = (ctx) => {
         try {
           if (c.action !== "str" || validate) parsed = JSON.parse(text);
         } catch (err) {
-          return done(new Error((err as Error).message));
+          return done((err as Error).message);
         }
         if (c.action !== "str") setProperty(msg, c.property, parsed);
         if (!check(parsed)) return;
@@ -94,7 +94,7 @@ export const jsonBehaviour: NodeFactory = (ctx) => {
         try {
           text = JSON.stringify(value, null, indent);
         } catch {
-          return done(new Error("Failed to convert payload"));
+          return done("Failed to convert payload");
         }
         setProperty(msg, c.property, text);
         send(msg);

@@ -30,8 +30,10 @@ export function oversizeProblem(text: string): Error | null {
  * An error as Node-RED reports one a node hands to `done(err)`: its toString(), so "Error: …" or
  * "TypeError: …" (what catch nodes see in msg.error.message), where a string is reported as is.
  */
-export function asNodeRedError(err: unknown): Error {
-  return new Error(String(err));
+export function asNodeRedError(err: unknown): unknown {
+  // The engine writes msg.error.message as Node-RED does (the error's toString(), "Error: …",
+  // "UnquotedQuoteError: …"): the error itself goes on, as Node-RED's node.error(err, msg).
+  return err instanceof Error ? err : String(err);
 }
 
 /**

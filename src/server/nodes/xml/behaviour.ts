@@ -50,7 +50,7 @@ export const xmlBehaviour: NodeFactory = (ctx) => {
         options.attrkey = c.attribute_key || options.attrkey || "$";
         options.charkey = c.text_key || options.charkey || "_";
         const badKey = [options.attrkey, options.charkey].find((k) => FORBIDDEN_KEYS.has(String(k)));
-        if (badKey !== undefined) return done(new Error(`msg.options must not name ${String(badKey)} as the attribute or text key`));
+        if (badKey !== undefined) return done(`msg.options must not name ${String(badKey)} as the attribute or text key`);
         try {
           xml2js.parseString(text, options, (err: Error | null, result: unknown) => {
             if (err) return done(asNodeRedError(err));

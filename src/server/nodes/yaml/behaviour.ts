@@ -24,9 +24,9 @@ export const yamlBehaviour: NodeFactory = (ctx) => {
           // js-yaml 4's load is the safe one: DEFAULT_SCHEMA has no JavaScript types.
           parsed = yaml.load(value);
         } catch (err) {
-          return done(new Error((err as Error).message));
+          return done((err as Error).message);
         }
-        if (exceedsExpansion(parsed, MAX_YAML_VALUES)) return done(new Error(`the YAML document expands to more than ${MAX_YAML_VALUES} values (aliases); it was not converted`));
+        if (exceedsExpansion(parsed, MAX_YAML_VALUES)) return done(`the YAML document expands to more than ${MAX_YAML_VALUES} values (aliases); it was not converted`);
         setProperty(msg, c.property, parsed);
         send(msg);
         done();
@@ -38,7 +38,7 @@ export const yamlBehaviour: NodeFactory = (ctx) => {
         try {
           text = yaml.dump(value);
         } catch {
-          return done(new Error("Failed to convert payload"));
+          return done("Failed to convert payload");
         }
         setProperty(msg, c.property, text);
         send(msg);
