@@ -406,11 +406,16 @@ export class FlowEngine {
     };
   }
 
-  /** Puts a node's output on its wires: the first target gets the message, the others clones. */
+  /**
+   * Puts a node's output on its wires. As Node-RED's Node.send: the first delivery of a message object
+   * gets the object itself, every other delivery of it a clone, also when one object is sent on several
+   * ports (a switch with "check all rules"), so no two nodes downstream share it.
+   */
   private route(flow: RunningFlow, live: LiveNode, value: SendValue): void {
     if (flow.generation < 0 || value === null || value === undefined) return;
     if (this.options.fence && !this.options.fence(flow.spec.flowId)) return;
     const perPort: Array<Message | Message[] | null | undefined> = Array.isArray(value) ? value : [value];
+    const delivered = new Set<Message>();
     perPort.forEach((portValue, port) => {
       if (portValue === null || portValue === undefined) return;
       const targets = live.wires[port];
@@ -420,9 +425,13 @@ export class FlowEngine {
         if (msg === null || typeof msg !== "object") continue;
         msg._msgid ??= newMessageId();
         if (!this.admit(flow, live, msg, targets.length)) continue;
-        targets.forEach((target, i) => {
-          this.enqueue(flow, target, i === 0 ? msg : cloneMessage(msg));
-        });
+        for (const target of targets) {
+          if (delivered.has(msg)) this.enqueue(flow, target, cloneMessage(msg));
+          else {
+            delivered.add(msg);
+            this.enqueue(flow, target, msg);
+          }
+        }
       }
     });
     this.scheduleDrain();

@@ -68,7 +68,8 @@ export function operandProblem(value: string, type: OperandType): string | null 
     case "global":
       return CONTEXT_KEY.test(value) && !value.split(/[.[\]]/).some((p) => ["__proto__", "constructor", "prototype"].includes(p)) ? null : "must be a context key such as count or stats.total";
     case "num":
-      return value.trim() === "" || Number.isNaN(Number(value)) ? "must be a number" : null;
+      // "" reads as 0, as Node-RED's typed input allows it.
+      return Number.isNaN(Number(value)) ? "must be a number" : null;
     case "bool":
       return /^(true|false)$/i.test(value) ? null : "must be true or false";
     case "json":
