@@ -110,7 +110,7 @@ function literal(ctx: Pick<NodeContext, "env">, value: string): string {
 
 /** Node-RED's evaluateEnvProperty: "NAME", "${NAME}", or a text with ${NAME} in it. */
 export function envValue(ctx: Pick<NodeContext, "env">, value: string): string {
-  const whole = WHOLE_VARIABLE.exec(value);
+  const whole = /^\$\{([^}]+)\}$/.exec(value);
   if (whole) return ctx.env.get(whole[1]!) ?? "";
   if (!/\$\{\S+\}/.test(value)) return ctx.env.get(value) ?? "";
   return value.replace(/\$\{([^}]+)\}/g, (_, name: string) => ctx.env.get(name) ?? "");
