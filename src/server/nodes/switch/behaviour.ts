@@ -1,12 +1,10 @@
-import type { z } from "zod";
 import type { Message, NodeFactory } from "../../runtime/types";
 import { compileJsonata, nodeJsonataBindings } from "../../runtime/jsonata";
 import { getProperty } from "../../runtime/properties";
 import { prepareOperand, type OperandType, type PreparedOperand } from "../../runtime/operands";
 import { compileSafeRegex, safeTest, type SafeRegex } from "../../runtime/regex";
-import type { switchConfig, SwitchRule } from "./definition";
+import { switchConfig, type SwitchRule } from "./definition";
 
-type Config = z.infer<typeof switchConfig>;
 type Parts = { id?: unknown; index?: number; count?: number };
 
 /** How many messages of incomplete sequences one switch node holds at most (Node-RED: unbounded by default). */
@@ -79,7 +77,8 @@ class SwitchError extends Error {}
  * sequences are held until complete; repair sends each output's messages as a new sequence.
  */
 export const switchBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as Config;
+  // Parsed again so that a config saved before property_type and repair existed reads with their defaults.
+  const c = switchConfig.parse(ctx.node.config);
   const rules = c.rules as SwitchRule[];
   const prepare = (value: string | undefined, type: string | undefined): PreparedOperand | "prev" | undefined =>
     type === undefined ? undefined : type === "prev" ? "prev" : prepareOperand({ value: value ?? "", type: type as OperandType });
