@@ -66,6 +66,9 @@ describe("evaluateOperand", () => {
     const expr = prepareOperand({ value: "payload.a[0] + $flowContext('count') & $env('CITY')", type: "jsonata" });
     expect(expr.async).toBe(true);
     await expect(expr.evaluate(context(), msg())).resolves.toBe("12Oslo");
+    // $moment is bound as in Node-RED; jsonata 2.2 reads only own properties, so its methods cannot be called.
+    const when = prepareOperand({ value: "$moment('2020-01-02T03:04:05Z')", type: "jsonata" });
+    expect(JSON.stringify(await when.evaluate(context(), msg()))).toBe('"2020-01-02T03:04:05.000Z"');
   });
 });
 

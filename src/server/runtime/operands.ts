@@ -164,11 +164,16 @@ export interface PreparedOperand {
   readonly async: boolean;
 }
 
+/** Node-RED's JSONata bindings for a node: $flowContext, $globalContext, $env, and $moment (moment-timezone). */
+export function jsonataBindings(ctx: Pick<NodeContext, "context" | "env">): Record<string, unknown> {
+  return { ...nodeJsonataBindings(ctx), moment: (...args: Parameters<typeof moment>) => moment(...args) };
+}
+
 export function prepareOperand(operand: Operand): PreparedOperand {
   const { value, type } = operand;
   if (type === "jsonata") {
     const compiled: CompiledJsonata = compileJsonata(value);
-    return { operand, async: true, evaluate: (ctx, msg) => compiled.evaluate(msg, nodeJsonataBindings(ctx)) };
+    return { operand, async: true, evaluate: (ctx, msg) => compiled.evaluate(msg, jsonataBindings(ctx)) };
   }
   if (type === "re") {
     const regex: SafeRegex = compileSafeRegex(value);

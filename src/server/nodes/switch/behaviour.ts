@@ -1,7 +1,7 @@
 import type { Message, NodeFactory } from "../../runtime/types";
-import { compileJsonata, nodeJsonataBindings } from "../../runtime/jsonata";
+import { compileJsonata } from "../../runtime/jsonata";
 import { getProperty } from "../../runtime/properties";
-import { prepareOperand, type OperandType, type PreparedOperand } from "../../runtime/operands";
+import { jsonataBindings, prepareOperand, type OperandType, type PreparedOperand } from "../../runtime/operands";
 import { compileSafeRegex, safeTest, type SafeRegex } from "../../runtime/regex";
 import { switchConfig, type SwitchRule } from "./definition";
 
@@ -118,7 +118,7 @@ export const switchBehaviour: NodeFactory = (ctx) => {
       let v1: unknown;
       if (r.expression) {
         const parts = msg.parts as Parts;
-        const bindings = { ...nodeJsonataBindings(ctx), ...(hasParts ? { I: parts.index, N: parts.count } : {}) };
+        const bindings = { ...jsonataBindings(ctx), ...(hasParts ? { I: parts.index, N: parts.count } : {}) };
         try {
           v1 = await r.expression.evaluate(msg, bindings);
         } catch (err) {
