@@ -79,8 +79,8 @@ Each property's value can be a string, number, boolean, JSON, buffer, timestamp 
 
 ### Differences from Node-RED
 - While the flow holds more messages than its high-water mark, a timed message (repeat, cron, once) is skipped rather than queued, and the node's status says so.
-- JSONata expressions run with the function node's time and memory limits (1 s, 32 MiB).`;
-- \`$moment()\` is bound as in Node-RED, but JSONata 2.2 reads only an object's own properties, so its methods (\`$moment().format()\`) cannot be called; use \`$now()\` and \`$fromMillis()\`.
+- JSONata expressions run with the function node's time and memory limits (1 s, 32 MiB).
+- \`$moment()\` is bound as in Node-RED, but JSONata 2.2 reads only an object's own properties, so its methods (\`$moment().format()\`) cannot be called; use \`$now()\` and \`$fromMillis()\`.`;
 
 export const injectNode = defineNode({
   type: "inject",
