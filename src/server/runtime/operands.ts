@@ -4,6 +4,7 @@ import { compileJsonata, jsonataProblem, nodeJsonataBindings, type CompiledJsona
 import { deleteProperty, getProperty, isPropertyPath, parseJsonSafe, setMessageProperty, setProperty } from "./properties";
 import { compileSafeRegex, safeRegexProblem, type SafeRegex } from "./regex";
 import type { Message, NodeContext } from "./types";
+import { OPERAND_TYPES, OPERAND_TYPE_TITLES, type OperandType } from "../../shared/operand-types";
 
 /**
  * The one operand model (Node-RED's "typed input"): a value in a node's config is a string and a type
@@ -24,8 +25,7 @@ import type { Message, NodeContext } from "./types";
  * instead (kept as written when there is none); it is resolved at each use, so a changed variable
  * reaches running flows without a redeploy.
  */
-export const OPERAND_TYPES = ["msg", "flow", "global", "env", "str", "num", "bool", "json", "date", "bin", "re", "jsonata"] as const;
-export type OperandType = (typeof OPERAND_TYPES)[number];
+export { OPERAND_TYPES, OPERAND_TYPE_TITLES, type OperandType } from "../../shared/operand-types";
 export const operandType = z.enum(OPERAND_TYPES);
 
 /** Types that name a place a value can be written to (change's property, template's field). */
@@ -36,24 +36,6 @@ export interface Operand {
   value: string;
   type: OperandType;
 }
-
-export const OPERAND_TYPE_TITLES: Record<OperandType, string> = {
-  msg: "msg.",
-  flow: "flow.",
-  global: "global.",
-  env: "env variable",
-  str: "string",
-  num: "number",
-  bool: "boolean",
-  json: "JSON",
-  date: "timestamp",
-  bin: "buffer",
-  re: "regular expression",
-  jsonata: "JSONata expression",
-};
-
-/** Node-RED's date formats without a moment.js picture; any other text is one. */
-export const DATE_FORMATS = ["", "iso", "object"] as const;
 
 const WHOLE_VARIABLE = /^\$\{(\S+)\}$/;
 const CONTEXT_KEY = /^[^.[\]\s]+(\.[^.[\]\s]+|\[\d+\])*$/;
