@@ -65,6 +65,9 @@ export const injectConfig = z
 
 const HELP = `Starts a flow: by hand (the button in the editor, or \`POST /nodes/{id}/inject\`), once after the flow starts, at a regular interval, or on a cron schedule. The message gets the properties you list, such as \`payload\` and \`topic\`.
 
+### Inputs
+None: the node starts messages itself.
+
 ### Outputs
 - **payload** by default the current time in milliseconds since 1 January 1970.
 - **topic** by default an empty string.

@@ -57,7 +57,7 @@ describe("inject: configuration", () => {
   });
 
   it("has help and human titles, and hides the old fields from the form", () => {
-    expect(injectNode.help).toMatch(/### Outputs[\s\S]*### Details[\s\S]*### Differences from Node-RED/);
+    expect(injectNode.help).toMatch(/### Inputs[\s\S]*### Outputs[\s\S]*### Details[\s\S]*### Differences from Node-RED/);
     const schema = injectConfig.toJSONSchema({ io: "input" }) as { properties: Record<string, { title?: string; deprecated?: boolean }> };
     expect(schema.properties.props!.title).toBe("Properties");
     expect(schema.properties.repeat_seconds!.title).toBe("Repeat every (seconds)");
