@@ -68,6 +68,11 @@ const OPERATORS: Record<string, (a: unknown, b: unknown, c: unknown, msg: Messag
 };
 
 class SwitchError extends Error {}
+class PropertyError extends Error {}
+
+type Maybe<T> = T | Promise<T>;
+/** Runs `next` on a value now, or once it is there: the synchronous path stays synchronous. */
+const chain = <T, U>(value: Maybe<T>, next: (v: T) => Maybe<U>): Maybe<U> => (value instanceof Promise ? value.then(next) : next(value));
 
 /**
  * Node-RED 4.1's switch: one output per rule, "else" when no rule since the previous else matched,
@@ -93,16 +98,18 @@ export const switchBehaviour: NodeFactory = (ctx) => {
   const needsCount = c.repair || rules.some((r) => r.t === "tail");
   let previousValue: unknown = null;
 
-  const operand = async (prepared: PreparedOperand | "prev" | undefined, msg: Message): Promise<unknown> => {
+  const anyAsync = property?.async === true || compiled.some((r) => r.expression !== undefined || (typeof r.v === "object" && r.v.async) || (typeof r.v2 === "object" && r.v2.async));
+
+  const invalid = (promise: Promise<unknown>) =>
+    promise.catch((err: unknown) => {
+      throw new SwitchError(`Invalid expression: ${err instanceof Error ? err.message : String(err)}`);
+    });
+
+  /** An operand's value: synchronous unless it is JSONata. A literal that fails reads as undefined (Node-RED). */
+  const operand = (prepared: PreparedOperand | "prev" | undefined, msg: Message): Maybe<unknown> => {
     if (prepared === undefined) return undefined;
     if (prepared === "prev") return previousValue;
-    if (prepared.async) {
-      try {
-        return await prepared.evaluate(ctx, msg);
-      } catch (err) {
-        throw new SwitchError(`Invalid expression: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    }
+    if (prepared.async) return invalid(prepared.evaluate(ctx, msg) as Promise<unknown>);
     try {
       return prepared.evaluate(ctx, msg);
     } catch {
@@ -111,33 +118,34 @@ export const switchBehaviour: NodeFactory = (ctx) => {
   };
 
   /** The messages per output for one message (null: not on that output). */
-  const applyRules = async (msg: Message, value: unknown, hasParts: boolean): Promise<Array<Message | null>> => {
+  const applyRules = (msg: Message, value: unknown, hasParts: boolean): Maybe<Array<Message | null>> => {
     const onward: Array<Message | null> = [];
     let elseFlag = true;
-    for (const r of compiled) {
-      let v1: unknown;
+    const step = (i: number): Maybe<Array<Message | null>> => {
+      const r = compiled[i];
+      if (!r) return onward;
+      let v1: Maybe<unknown>;
       if (r.expression) {
         const parts = msg.parts as Parts;
-        const bindings = { ...jsonataBindings(ctx), ...(hasParts ? { I: parts.index, N: parts.count } : {}) };
-        try {
-          v1 = await r.expression.evaluate(msg, bindings);
-        } catch (err) {
-          throw new SwitchError(`Invalid expression: ${err instanceof Error ? err.message : String(err)}`);
-        }
-      } else v1 = await operand(r.v, msg);
-      const v2 = await operand(r.v2, msg);
-      let tested = value;
-      if (r.rule.t === "else") {
-        tested = elseFlag;
-        elseFlag = true;
-      }
-      if (OPERATORS[r.rule.t]!(tested, r.rule.t === "istype" ? r.rule.v : v1, v2, msg, r.regex)) {
-        onward.push(msg);
-        elseFlag = false;
-        if (!c.check_all) break;
-      } else onward.push(null);
-    }
-    return onward;
+        v1 = invalid(r.expression.evaluate(msg, { ...jsonataBindings(ctx), ...(hasParts ? { I: parts.index, N: parts.count } : {}) }));
+      } else v1 = operand(r.v, msg);
+      return chain(v1, (a) =>
+        chain(operand(r.v2, msg), (b) => {
+          let tested = value;
+          if (r.rule.t === "else") {
+            tested = elseFlag;
+            elseFlag = true;
+          }
+          if (OPERATORS[r.rule.t]!(tested, r.rule.t === "istype" ? r.rule.v : a, b, msg, r.regex)) {
+            onward.push(msg);
+            elseFlag = false;
+            if (!c.check_all) return onward;
+          } else onward.push(null);
+          return step(i + 1);
+        }),
+      );
+    };
+    return step(0);
   };
 
   // Sequences held for repair/tail (by parts.id), and the outputs of sequences being recreated.
@@ -190,7 +198,7 @@ export const switchBehaviour: NodeFactory = (ctx) => {
     overflow(msg);
   };
 
-  const processMessage = async (msg: Message, checkParts: boolean, send: (v: Array<Message | null>) => void): Promise<void> => {
+  const processMessage = (msg: Message, checkParts: boolean, send: (v: Array<Message | null>) => void): Maybe<void> => {
     const parts = msg.parts as Parts | undefined;
     const hasParts = parts !== null && typeof parts === "object" && "id" in parts && "index" in parts;
     if (needsCount && checkParts && hasParts) {
@@ -200,44 +208,61 @@ export const switchBehaviour: NodeFactory = (ctx) => {
       held++;
       if (typeof parts.count === "number") group.count = parts.count;
       overflow(msg);
-      if (group.count === group.msgs.length) {
-        pendingIn.delete(parts.id);
-        held -= group.msgs.length;
-        for (const m of group.msgs) {
-          (m.parts as Parts).count = group.count;
-          await processMessage(m, false, send);
-        }
-      }
-      return;
+      if (group.count !== group.msgs.length) return;
+      pendingIn.delete(parts.id);
+      held -= group.msgs.length;
+      const drain = (k: number): Maybe<void> => {
+        const m = group.msgs[k];
+        if (!m) return;
+        (m.parts as Parts).count = group.count;
+        return chain(processMessage(m, false, send), () => drain(k + 1));
+      };
+      return drain(0);
     }
-    let value: unknown;
+    let value: Maybe<unknown>;
     if (property === undefined) value = getProperty(msg, c.property.startsWith("msg.") ? c.property.slice(4) : c.property);
-    else {
-      try {
-        value = await operand(property, msg);
-      } catch (err) {
-        ctx.log.warn(err instanceof Error ? err.message : String(err));
-        return;
-      }
-    }
-    let onward: Array<Message | null>;
-    try {
-      onward = await applyRules(msg, value, hasParts);
-    } catch (err) {
-      ctx.log.error(err, msg);
-      return;
-    }
-    previousValue = value;
-    if (!c.repair || !hasParts) send(onward);
-    else sendGroupMessages(onward, msg);
+    else value = property.async ? (property.evaluate(ctx, msg) as Promise<unknown>).catch((err: unknown) => Promise.reject(new PropertyError(err instanceof Error ? err.message : String(err)))) : operand(property, msg);
+    return chain(value, (v) =>
+      chain(applyRules(msg, v, hasParts), (onward) => {
+        previousValue = v;
+        if (!c.repair || !hasParts) send(onward);
+        else sendGroupMessages(onward, msg);
+      }),
+    );
+  };
+
+  /** Node-RED: a property that cannot be evaluated is a warning, a rule that fails an error; nothing is sent. */
+  const report = (err: unknown, msg: Message) => {
+    if (err instanceof PropertyError) ctx.log.warn(err.message);
+    else ctx.log.error(err, msg);
   };
 
   let queue: Promise<void> = Promise.resolve();
   return {
     input(msg, send, done) {
+      if (!anyAsync) {
+        // Nothing to wait for: the message is handled now, in order.
+        try {
+          void processMessage(msg, true, (v) => send(v));
+        } catch (err) {
+          report(err, msg);
+        }
+        done();
+        return;
+      }
       // One message at a time, in order (Node-RED's processMessageQueue): a message's rules see the
       // previous value the message before it left, even while an operand is being evaluated.
-      queue = queue.then(() => processMessage(msg, true, (v) => send(v)).then(() => done(), done));
+      queue = queue.then(() =>
+        Promise.resolve()
+          .then(() => processMessage(msg, true, (v) => send(v)))
+          .then(
+            () => done(),
+            (err: unknown) => {
+              report(err, msg);
+              done();
+            },
+          ),
+      );
       return queue;
     },
     close() {
