@@ -106,7 +106,8 @@ describe("targets", () => {
     expect(ctx.context.global.keys()).toEqual([]);
     setTarget(ctx, { type: "msg", path: "payload.b.c" }, m, 1);
     expect(m.payload).toEqual({ a: [10, 20], b: { c: 1 } });
-    setTarget(ctx, { type: "msg", path: "topic" }, m, undefined);
+    expect(getTarget(ctx, { type: "msg", path: "msg.payload.b.c" }, m)).toBe(1);
+    setTarget(ctx, { type: "msg", path: "msg.topic" }, m, undefined);
     expect("topic" in m).toBe(false);
     expect(() => setTarget(ctx, { type: "flow", path: "__proto__.x" }, m, 1)).toThrow(/not an allowed context key/);
   });

@@ -167,7 +167,7 @@ export function prepareOperand(operand: Operand): PreparedOperand {
 function evaluateSync(ctx: NodeContext, raw: string, type: OperandType, msg: Message): unknown {
   switch (type) {
     case "msg":
-      return getProperty(msg, raw.startsWith("msg.") ? raw.slice(4) : raw);
+      return getProperty(msg, withoutMsg(raw));
     case "flow":
     case "global":
       return getContextValue(ctx, type, raw);
@@ -210,8 +210,11 @@ export interface Target {
   type: TargetType;
 }
 
+/** Node-RED accepts "msg.payload" where it means "payload". */
+const withoutMsg = (path: string) => (path.startsWith("msg.") ? path.slice(4) : path);
+
 export function getTarget(ctx: NodeContext, target: Target, msg: Message): unknown {
-  if (target.type === "msg") return getProperty(msg, target.path);
+  if (target.type === "msg") return getProperty(msg, withoutMsg(target.path));
   return getContextValue(ctx, target.type, target.path);
 }
 
@@ -220,7 +223,7 @@ export function getTarget(ctx: NodeContext, target: Target, msg: Message): unkno
  * message property could not be written (its parent is not an object), as Node-RED.
  */
 export function setTarget(ctx: NodeContext, target: Target, msg: Message, value: unknown): boolean {
-  if (target.type === "msg") return setMessageProperty(msg, target.path.startsWith("msg.") ? target.path.slice(4) : target.path, value);
+  if (target.type === "msg") return setMessageProperty(msg, withoutMsg(target.path), value);
   setContextValue(ctx, target.type, target.path, value);
   return true;
 }
