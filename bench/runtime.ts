@@ -125,6 +125,8 @@ export async function benchRuntime(ctx: BenchContext): Promise<BenchOutcome> {
     ...nodeRedRows("no-switch", "same chain without the switch", [["native counter", "no-switch"]], { rate: "56–81k msg/s" }),
   );
 
+  rows.push(...(await benchSequence(ctx, B, availability.ok ? availability.version : undefined)));
+
   const flood = await benchInjectFlood(ctx, B);
   rows.push(...flood.rows);
   notes.push(...flood.notes);
@@ -134,4 +136,38 @@ export async function benchRuntime(ctx: BenchContext): Promise<BenchOutcome> {
     `Benchmark 4, Node-RED side by side: ${theirs.size > 0 ? `Node-RED ${[...theirs.values()][0]!.version}` : "Node-RED 4.1.x"} (Node-RED 5 needs Node ≥ 22; this runs on ${process.version}) from bench/node-red (its own package.json, installed on first use with \`npm install --prefix bench/node-red\`; not a project dependency), embedded with RED.init in a fresh child process right after ours (httpAdminRoot and httpNodeRoot off, no editor, userDir in a temp directory, logging at warn). The flow is ANCHORS.md's exactly: the inject carries N and a run id; a function node records t0 and sends N messages in batches of 1,000 (synchronous node.send loop, then setTimeout 0); change; switch on parity, both outputs to a function-node counter that emits at the Nth; a function node records t1. t0/t1 go through an object in functionGlobalContext. msg/s = N / (t1 − t0); peak RSS = max of process.memoryUsage.rss() sampled every 50 ms. The comparable row of ours is the function-counter one (both counters are function nodes; ours is sandboxed in QuickJS, Node-RED's is Node's vm); the no-switch Node-RED row keeps a function-node counter while ours uses the native sink.`,
   );
   return { rows, notes };
+}
+
+/**
+ * Issue 21's sequence chain, both engines in the same run: inject → split of a 1,000-element array
+ * → change → join (automatic), looping until N element messages went through.
+ */
+async function benchSequence(ctx: BenchContext, B: string, nodeRedVersion: string | undefined): Promise<Row[]> {
+  const measure = "inject → split (1,000-element array) → change → join, one array in flight";
+  ctx.log(`runtime: sequence, N = ${N}`);
+  const ours = await runScenario("sequence", N);
+  const rows: Row[] = [
+    ours.complete
+      ? { benchmark: B, measure: `${measure}, N = ${fmt.int(ours.n)} element messages`, result: `${fmt.int(ours.msgPerSec)} msg/s`, notes: `${fmt.s(ours.ms)}, ${fmt.s(ours.cpuMs)} CPU; peak RSS ${fmt.mb(ours.peakRss)}` }
+      : { benchmark: B, measure: `${measure}, N = ${fmt.int(ours.n)}`, result: "did not finish", notes: `${fmt.int(ours.arrived)} arrivals after ${fmt.s(ours.ms)}` },
+  ];
+  if (!nodeRedVersion) return rows;
+  ctx.log(`runtime: Node-RED ${nodeRedVersion}, sequence, N = ${N}`);
+  try {
+    const theirs = await runNodeRed("sequence", N, NODE_RED_LIMIT_MS);
+    rows.push(
+      theirs.complete
+        ? { benchmark: B, measure: `Node-RED ${theirs.version} (measured side by side): ${measure}, N = ${fmt.int(theirs.n)}`, result: `${fmt.int(theirs.msgPerSec)} msg/s`, notes: `ours ${ratio(ours.msgPerSec, theirs.msgPerSec)} Node-RED; Node-RED ${fmt.s(theirs.ms)}, ${fmt.s(theirs.cpuMs)} CPU, peak RSS ${fmt.mb(theirs.peakRss)}` }
+        : { benchmark: B, measure: `Node-RED ${theirs.version}: ${measure}`, result: "did not finish", notes: `${fmt.int(theirs.arrived)} counted after ${fmt.s(theirs.ms)}` },
+      {
+        benchmark: B,
+        measure: "target (issue 21): the sequence chain at least as fast as Node-RED",
+        result: ours.complete && theirs.complete && ours.msgPerSec >= theirs.msgPerSec ? "met" : "NOT met",
+        notes: `${ratio(ours.msgPerSec, theirs.msgPerSec)} Node-RED's rate`,
+      },
+    );
+  } catch (err) {
+    rows.push({ benchmark: B, measure: `Node-RED ${nodeRedVersion} (sequence) failed`, result: "not measured", notes: err instanceof Error ? err.message : String(err) });
+  }
+  return rows;
 }

@@ -14,6 +14,13 @@ import { httpResponseBehaviour } from "./http-response/behaviour";
 import { httpRequestBehaviour } from "./http-request/behaviour";
 import { functionBehaviour } from "./function/behaviour";
 import { catchBehaviour } from "./catch/behaviour";
+import { splitBehaviour } from "./split/behaviour";
+import { joinBehaviour } from "./join/behaviour";
+import { batchBehaviour } from "./batch/behaviour";
+import { sortBehaviour } from "./sort/behaviour";
+import { filterBehaviour } from "./filter/behaviour";
+import { rangeBehaviour } from "./range/behaviour";
+import { triggerBehaviour } from "./trigger/behaviour";
 
 /** Behaviour per node type; a type without one (unknown) never runs. */
 export function builtinBehaviours(): Map<string, NodeFactory> {
@@ -33,5 +40,12 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["http-request", httpRequestBehaviour],
     ["function", functionBehaviour],
     ["catch", catchBehaviour],
+    ["split", splitBehaviour],
+    ["join", joinBehaviour],
+    ["batch", batchBehaviour],
+    ["sort", sortBehaviour],
+    ["filter", filterBehaviour],
+    ["range", rangeBehaviour],
+    ["trigger", triggerBehaviour],
   ]);
 }

@@ -14,6 +14,13 @@ import { deviceInNode } from "./device-in/definition";
 import { deviceOutNode } from "./device-out/definition";
 import { commentNode } from "./comment/definition";
 import { catchNode } from "./catch/definition";
+import { splitNode } from "./split/definition";
+import { joinNode } from "./join/definition";
+import { batchNode } from "./batch/definition";
+import { sortNode } from "./sort/definition";
+import { filterNode } from "./filter/definition";
+import { rangeNode } from "./range/definition";
+import { triggerNode } from "./trigger/definition";
 import { z } from "zod";
 
 const unknownConfig = z.object({
@@ -77,6 +84,13 @@ export const builtinNodes: NodeDefinition[] = [
   deviceOutNode,
   commentNode,
   catchNode,
+  splitNode,
+  joinNode,
+  batchNode,
+  sortNode,
+  filterNode,
+  rangeNode,
+  triggerNode,
   unknownNode,
 ];
 
