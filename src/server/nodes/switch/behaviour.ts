@@ -3,12 +3,13 @@ import { compileJsonata } from "../../runtime/jsonata";
 import { getProperty } from "../../runtime/properties";
 import { jsonataBindings, prepareOperand, type OperandType, type PreparedOperand } from "../../runtime/operands";
 import { compileSafeRegex, safeTest, type SafeRegex } from "../../runtime/regex";
+// How many messages of incomplete sequences a node holds at most, as join, batch and sort (Node-RED: unbounded by default).
+import { MAX_HELD_MESSAGES } from "../sequence-support";
 import { switchConfig, type SwitchRule } from "./definition";
 
 type Parts = { id?: unknown; index?: number; count?: number };
 
-/** How many messages of incomplete sequences one switch node holds at most (Node-RED: unbounded by default). */
-export const MAX_HELD_MESSAGES = 10_000;
+export { MAX_HELD_MESSAGES };
 
 const isBuffer = (a: unknown) => Buffer.isBuffer(a) || a instanceof Uint8Array;
 

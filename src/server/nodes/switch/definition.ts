@@ -93,7 +93,7 @@ When a message matches several rules, each output gets its own copy of it, so a 
 - Regular expressions use RE2 syntax (no backreferences or lookaround) so no pattern can stall the server; such patterns are refused when the flow is saved.
 - JSONata expressions run with the function node's time and memory limits (1 s, 32 MiB).
 - \`$moment()\` is bound as in Node-RED, but JSONata 2.2 reads only an object's own properties, so its methods (\`$moment().format()\`) cannot be called; use \`$now()\` and \`$fromMillis()\`.
-- A held sequence is bounded: at most 10,000 messages are held per node; past that the node reports an error and drops them.`;
+- A held sequence is bounded: at most 50,000 messages are held per node (as join, batch and sort); past that the node reports an error and drops them.`;
 
 export const switchNode = defineNode({
   type: "switch",
