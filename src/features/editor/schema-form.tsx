@@ -337,9 +337,9 @@ function VariantList({ path, label, schema, value, onChange, errors }: { path: s
                     set(items.map((it, j) => (j === i ? fresh : it)));
                   }}
                 >
-                  {kinds.map((k) => (
-                    <option key={k} value={k}>
-                      {k}
+                  {variants.map((v, k) => (
+                    <option key={kinds[k]} value={kinds[k]}>
+                      {v.properties!.t!.title ?? kinds[k]}
                     </option>
                   ))}
                 </select>

@@ -14,7 +14,7 @@ const deepCopy = z.boolean().default(false).meta({ title: "Deep copy value", des
 
 export const changeRule = z.discriminatedUnion("t", [
   z.object({
-    t: z.literal("set").meta({ title: "Action" }),
+    t: z.literal("set").meta({ title: "Set" }),
     p: property,
     p_type: propertyType,
     to: value("To the value", "The value to set"),
@@ -22,7 +22,7 @@ export const changeRule = z.discriminatedUnion("t", [
     deep_copy: deepCopy,
   }),
   z.object({
-    t: z.literal("change").meta({ title: "Action" }),
+    t: z.literal("change").meta({ title: "Change" }),
     p: property,
     p_type: propertyType,
     from: value("Search for", "What to search for in the property"),
@@ -31,9 +31,9 @@ export const changeRule = z.discriminatedUnion("t", [
     to_type: operandTypeSchema(CHANGE_TO_TYPES, "Replacement type").default("str"),
     deep_copy: deepCopy,
   }),
-  z.object({ t: z.literal("delete").meta({ title: "Action" }), p: property, p_type: propertyType }),
+  z.object({ t: z.literal("delete").meta({ title: "Delete" }), p: property, p_type: propertyType }),
   z.object({
-    t: z.literal("move").meta({ title: "Action" }),
+    t: z.literal("move").meta({ title: "Move" }),
     p: property,
     p_type: propertyType,
     to: z.string().min(1).max(256).meta({ title: "To the property", description: "Where the value moves to" }),

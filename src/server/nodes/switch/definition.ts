@@ -15,7 +15,32 @@ const valueType = (types: readonly string[], fallback: string) =>
     .default(fallback)
     .meta({ title: "Value type", description: `How the value is read: ${types.map((t) => (t === "prev" ? "previous value" : OPERAND_TYPE_TITLES[t as OperandType])).join(", ")}` });
 const value = (title = "Value") => z.string().max(65536).default("").meta({ title });
-const kind = (t: string) => z.literal(t).meta({ title: "Rule" });
+/** Node-RED's names of the rules, shown in the editor's rule selector. */
+const RULE_TITLES: Record<string, string> = {
+  eq: "==",
+  neq: "!=",
+  lt: "<",
+  lte: "<=",
+  gt: ">",
+  gte: ">=",
+  hask: "has key",
+  btwn: "is between",
+  cont: "contains",
+  regex: "matches regex",
+  true: "is true",
+  false: "is false",
+  null: "is null",
+  nnull: "is not null",
+  istype: "is of type",
+  empty: "is empty",
+  nempty: "is not empty",
+  head: "head",
+  index: "index between",
+  tail: "tail",
+  jsonata_exp: "JSONata expression",
+  else: "otherwise",
+};
+const kind = (t: string) => z.literal(t).meta({ title: RULE_TITLES[t] ?? t });
 
 const COMPARE = ["eq", "neq", "lt", "lte", "gt", "gte", "cont", "hask"] as const;
 const NO_VALUE = ["true", "false", "null", "nnull", "empty", "nempty", "else"] as const;
