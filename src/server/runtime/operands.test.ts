@@ -25,6 +25,8 @@ describe("evaluateOperand", () => {
     expect(value("flow", "stats.list[1]")).toBe(2);
     expect(value("flow", "missing.x")).toBeUndefined();
     expect(value("global", "site")).toBe("north");
+    // Node-RED's store prefix names the one store there is.
+    expect(value("flow", "#:(file)::count")).toBe(2);
   });
 
   it("reads env as Node-RED's evaluateEnvProperty: NAME, ${NAME}, or text with ${NAME}", () => {

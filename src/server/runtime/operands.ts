@@ -100,9 +100,12 @@ export function envValue(ctx: Pick<NodeContext, "env">, value: string): string {
 
 type Stores = Pick<NodeContext, "context">;
 
+/** Node-RED's `#:(store)::key` names a context store; there is one store here, so the prefix is dropped. */
+const STORE_PREFIX = /^#:\([^)]*\)::/;
+
 function splitContextKey(key: string): { head: string; rest: Array<string | number> } {
   const parts: Array<string | number> = [];
-  for (const match of key.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) parts.push(match[1] !== undefined ? match[1] : Number(match[2]));
+  for (const match of key.replace(STORE_PREFIX, "").matchAll(/([^.[\]]+)|\[(\d+)\]/g)) parts.push(match[1] !== undefined ? match[1] : Number(match[2]));
   const [head, ...rest] = parts;
   if (typeof head !== "string" || [head, ...rest].some((p) => typeof p === "string" && ["__proto__", "constructor", "prototype"].includes(p))) {
     throw new Error(`"${key.slice(0, 80)}" is not an allowed context key`);
