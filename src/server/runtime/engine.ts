@@ -470,13 +470,16 @@ export class FlowEngine {
   }
 
   /**
-   * Puts a node's output on its wires: the first target gets the message, the others clones.
+   * Puts a node's output on its wires. As Node-RED's Node.send: the first delivery of a message object
+   * gets the object itself, every other delivery of it a clone, also when one object is sent on several
+   * ports (a switch with "check all rules"), so no two nodes downstream share it.
    * `inputHop`: the hops of the message the node was handling when it sent (0 outside an input).
    */
   private route(flow: RunningFlow, live: LiveNode, value: SendValue, inputHop: number): void {
     if (flow.generation < 0 || value === null || value === undefined) return;
     if (this.options.fence && !this.options.fence(flow.spec.flowId)) return;
     const perPort: Array<Message | Message[] | null | undefined> = Array.isArray(value) ? value : [value];
+    const delivered = new Set<Message>();
     perPort.forEach((portValue, port) => {
       if (portValue === null || portValue === undefined) return;
       const targets = live.wires[port];
@@ -486,14 +489,16 @@ export class FlowEngine {
         if (msg === null || typeof msg !== "object") continue;
         msg._msgid ??= newMessageId();
         if (!this.admit(flow, live, msg, targets.length, inputHop)) continue;
-        targets.forEach((target, i) => {
-          let copy = msg;
-          if (i > 0) {
-            copy = cloneMessage(msg);
+        for (const target of targets) {
+          if (delivered.has(msg)) {
+            const copy = cloneMessage(msg);
             this.hopsByMsg.set(copy, this.hopsByMsg.get(msg)!);
+            this.enqueue(flow, target, copy);
+          } else {
+            delivered.add(msg);
+            this.enqueue(flow, target, msg);
           }
-          this.enqueue(flow, target, copy);
-        });
+        }
       }
     });
     this.scheduleDrain();

@@ -25,6 +25,8 @@ describe("evaluateOperand", () => {
     expect(value("flow", "stats.list[1]")).toBe(2);
     expect(value("flow", "missing.x")).toBeUndefined();
     expect(value("global", "site")).toBe("north");
+    // Node-RED's store prefix names the one store there is.
+    expect(value("flow", "#:(file)::count")).toBe(2);
   });
 
   it("reads env as Node-RED's evaluateEnvProperty: NAME, ${NAME}, or text with ${NAME}", () => {
@@ -66,6 +68,9 @@ describe("evaluateOperand", () => {
     const expr = prepareOperand({ value: "payload.a[0] + $flowContext('count') & $env('CITY')", type: "jsonata" });
     expect(expr.async).toBe(true);
     await expect(expr.evaluate(context(), msg())).resolves.toBe("12Oslo");
+    // $moment is bound as in Node-RED; jsonata 2.2 reads only own properties, so its methods cannot be called.
+    const when = prepareOperand({ value: "$moment('2020-01-02T03:04:05Z')", type: "jsonata" });
+    expect(JSON.stringify(await when.evaluate(context(), msg()))).toBe('"2020-01-02T03:04:05.000Z"');
   });
 });
 
@@ -103,7 +108,8 @@ describe("targets", () => {
     expect(ctx.context.global.keys()).toEqual([]);
     setTarget(ctx, { type: "msg", path: "payload.b.c" }, m, 1);
     expect(m.payload).toEqual({ a: [10, 20], b: { c: 1 } });
-    setTarget(ctx, { type: "msg", path: "topic" }, m, undefined);
+    expect(getTarget(ctx, { type: "msg", path: "msg.payload.b.c" }, m)).toBe(1);
+    setTarget(ctx, { type: "msg", path: "msg.topic" }, m, undefined);
     expect("topic" in m).toBe(false);
     expect(() => setTarget(ctx, { type: "flow", path: "__proto__.x" }, m, 1)).toThrow(/not an allowed context key/);
   });

@@ -4,6 +4,7 @@ import { compileJsonata, jsonataProblem, nodeJsonataBindings, type CompiledJsona
 import { deleteProperty, getProperty, isPropertyPath, parseJsonSafe, setMessageProperty, setProperty } from "./properties";
 import { compileSafeRegex, safeRegexProblem, type SafeRegex } from "./regex";
 import type { Message, NodeContext } from "./types";
+import { OPERAND_TYPES, OPERAND_TYPE_TITLES, type OperandType } from "../../shared/operand-types";
 
 /**
  * The one operand model (Node-RED's "typed input"): a value in a node's config is a string and a type
@@ -24,8 +25,7 @@ import type { Message, NodeContext } from "./types";
  * instead (kept as written when there is none); it is resolved at each use, so a changed variable
  * reaches running flows without a redeploy.
  */
-export const OPERAND_TYPES = ["msg", "flow", "global", "env", "str", "num", "bool", "json", "date", "bin", "re", "jsonata"] as const;
-export type OperandType = (typeof OPERAND_TYPES)[number];
+export { OPERAND_TYPES, OPERAND_TYPE_TITLES, type OperandType } from "../../shared/operand-types";
 export const operandType = z.enum(OPERAND_TYPES);
 
 /** Types that name a place a value can be written to (change's property, template's field). */
@@ -36,24 +36,6 @@ export interface Operand {
   value: string;
   type: OperandType;
 }
-
-export const OPERAND_TYPE_TITLES: Record<OperandType, string> = {
-  msg: "msg.",
-  flow: "flow.",
-  global: "global.",
-  env: "env variable",
-  str: "string",
-  num: "number",
-  bool: "boolean",
-  json: "JSON",
-  date: "timestamp",
-  bin: "buffer",
-  re: "regular expression",
-  jsonata: "JSONata expression",
-};
-
-/** Node-RED's date formats without a moment.js picture; any other text is one. */
-export const DATE_FORMATS = ["", "iso", "object"] as const;
 
 const WHOLE_VARIABLE = /^\$\{(\S+)\}$/;
 const CONTEXT_KEY = /^[^.[\]\s]+(\.[^.[\]\s]+|\[\d+\])*$/;
@@ -68,7 +50,8 @@ export function operandProblem(value: string, type: OperandType): string | null 
     case "global":
       return CONTEXT_KEY.test(value) && !value.split(/[.[\]]/).some((p) => ["__proto__", "constructor", "prototype"].includes(p)) ? null : "must be a context key such as count or stats.total";
     case "num":
-      return value.trim() === "" || Number.isNaN(Number(value)) ? "must be a number" : null;
+      // "" reads as 0, as Node-RED's typed input allows it.
+      return Number.isNaN(Number(value)) ? "must be a number" : null;
     case "bool":
       return /^(true|false)$/i.test(value) ? null : "must be true or false";
     case "json":
@@ -109,7 +92,7 @@ function literal(ctx: Pick<NodeContext, "env">, value: string): string {
 
 /** Node-RED's evaluateEnvProperty: "NAME", "${NAME}", or a text with ${NAME} in it. */
 export function envValue(ctx: Pick<NodeContext, "env">, value: string): string {
-  const whole = WHOLE_VARIABLE.exec(value);
+  const whole = /^\$\{([^}]+)\}$/.exec(value);
   if (whole) return ctx.env.get(whole[1]!) ?? "";
   if (!/\$\{\S+\}/.test(value)) return ctx.env.get(value) ?? "";
   return value.replace(/\$\{([^}]+)\}/g, (_, name: string) => ctx.env.get(name) ?? "");
@@ -117,9 +100,12 @@ export function envValue(ctx: Pick<NodeContext, "env">, value: string): string {
 
 type Stores = Pick<NodeContext, "context">;
 
+/** Node-RED's `#:(store)::key` names a context store; there is one store here, so the prefix is dropped. */
+const STORE_PREFIX = /^#:\([^)]*\)::/;
+
 function splitContextKey(key: string): { head: string; rest: Array<string | number> } {
   const parts: Array<string | number> = [];
-  for (const match of key.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) parts.push(match[1] !== undefined ? match[1] : Number(match[2]));
+  for (const match of key.replace(STORE_PREFIX, "").matchAll(/([^.[\]]+)|\[(\d+)\]/g)) parts.push(match[1] !== undefined ? match[1] : Number(match[2]));
   const [head, ...rest] = parts;
   if (typeof head !== "string" || [head, ...rest].some((p) => typeof p === "string" && ["__proto__", "constructor", "prototype"].includes(p))) {
     throw new Error(`"${key.slice(0, 80)}" is not an allowed context key`);
@@ -163,11 +149,16 @@ export interface PreparedOperand {
   readonly async: boolean;
 }
 
+/** Node-RED's JSONata bindings for a node: $flowContext, $globalContext, $env, and $moment (moment-timezone). */
+export function jsonataBindings(ctx: Pick<NodeContext, "context" | "env">): Record<string, unknown> {
+  return { ...nodeJsonataBindings(ctx), moment: (...args: Parameters<typeof moment>) => moment(...args) };
+}
+
 export function prepareOperand(operand: Operand): PreparedOperand {
   const { value, type } = operand;
   if (type === "jsonata") {
     const compiled: CompiledJsonata = compileJsonata(value);
-    return { operand, async: true, evaluate: (ctx, msg) => compiled.evaluate(msg, nodeJsonataBindings(ctx)) };
+    return { operand, async: true, evaluate: (ctx, msg) => compiled.evaluate(msg, jsonataBindings(ctx)) };
   }
   if (type === "re") {
     const regex: SafeRegex = compileSafeRegex(value);
@@ -179,7 +170,7 @@ export function prepareOperand(operand: Operand): PreparedOperand {
 function evaluateSync(ctx: NodeContext, raw: string, type: OperandType, msg: Message): unknown {
   switch (type) {
     case "msg":
-      return getProperty(msg, raw.startsWith("msg.") ? raw.slice(4) : raw);
+      return getProperty(msg, withoutMsg(raw));
     case "flow":
     case "global":
       return getContextValue(ctx, type, raw);
@@ -222,8 +213,11 @@ export interface Target {
   type: TargetType;
 }
 
+/** Node-RED accepts "msg.payload" where it means "payload". */
+const withoutMsg = (path: string) => (path.startsWith("msg.") ? path.slice(4) : path);
+
 export function getTarget(ctx: NodeContext, target: Target, msg: Message): unknown {
-  if (target.type === "msg") return getProperty(msg, target.path);
+  if (target.type === "msg") return getProperty(msg, withoutMsg(target.path));
   return getContextValue(ctx, target.type, target.path);
 }
 
@@ -232,7 +226,7 @@ export function getTarget(ctx: NodeContext, target: Target, msg: Message): unkno
  * message property could not be written (its parent is not an object), as Node-RED.
  */
 export function setTarget(ctx: NodeContext, target: Target, msg: Message, value: unknown): boolean {
-  if (target.type === "msg") return setMessageProperty(msg, target.path.startsWith("msg.") ? target.path.slice(4) : target.path, value);
+  if (target.type === "msg") return setMessageProperty(msg, withoutMsg(target.path), value);
   setContextValue(ctx, target.type, target.path, value);
   return true;
 }

@@ -86,24 +86,6 @@ export function deleteProperty(msg: Message, path: string): void {
   if (last !== undefined && target !== null && typeof target === "object" && own(target, last)) delete (target as Record<string | number, unknown>)[last];
 }
 
-/** A typed literal from a node's config ("str", "num", "bool", "json", "msg", "date"). */
-export function typedValue(value: string, type: string, msg: Message): unknown {
-  switch (type) {
-    case "num":
-      return Number(value);
-    case "bool":
-      return value === "true";
-    case "json":
-      return parseJsonSafe(value || "null");
-    case "msg":
-      return structuredClone(getProperty(msg, value));
-    case "date":
-      return Date.now();
-    default:
-      return value;
-  }
-}
-
 /** JSON.parse that drops own `__proto__` keys (harmless to JSON.parse, not to a later merge). */
 export function parseJsonSafe(text: string): unknown {
   if (!text.includes("__proto__")) return JSON.parse(text);

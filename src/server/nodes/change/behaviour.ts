@@ -1,10 +1,7 @@
-import type { z } from "zod";
 import type { Message, NodeContext, NodeFactory } from "../../runtime/types";
 import { envValue, getTarget, prepareOperand, setTarget, type OperandType, type PreparedOperand, type Target, type TargetType } from "../../runtime/operands";
 import { safeReplaceAll, type SafeRegex } from "../../runtime/regex";
-import type { changeConfig } from "./definition";
-
-type Config = z.infer<typeof changeConfig>;
+import { changeConfig } from "./definition";
 
 /** One step of a rule, as Node-RED's applyRule: set (also used by move) or delete. */
 type Step =
@@ -40,7 +37,8 @@ function replaced(current: string, from: From, to: unknown, toType: OperandType)
 
 /** Sets, changes, deletes or moves properties of the message or of flow/global context, rule by rule, as Node-RED 4.1's change node. */
 export const changeBehaviour: NodeFactory = (ctx) => {
-  const { rules } = ctx.node.config as Config;
+  // Parsed again so that rules saved before p_type and deep_copy existed read with their defaults.
+  const { rules } = changeConfig.parse(ctx.node.config);
   const target = (path: string, type: TargetType): Target => ({ path, type });
   const literal = (value: string, type: OperandType) => prepareOperand({ value, type });
   // Each rule becomes its steps, compiled once per deploy (regexes, JSONata).

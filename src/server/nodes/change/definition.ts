@@ -14,7 +14,7 @@ const deepCopy = z.boolean().default(false).meta({ title: "Deep copy value", des
 
 export const changeRule = z.discriminatedUnion("t", [
   z.object({
-    t: z.literal("set").meta({ title: "Action" }),
+    t: z.literal("set").meta({ title: "Set" }),
     p: property,
     p_type: propertyType,
     to: value("To the value", "The value to set"),
@@ -22,7 +22,7 @@ export const changeRule = z.discriminatedUnion("t", [
     deep_copy: deepCopy,
   }),
   z.object({
-    t: z.literal("change").meta({ title: "Action" }),
+    t: z.literal("change").meta({ title: "Change" }),
     p: property,
     p_type: propertyType,
     from: value("Search for", "What to search for in the property"),
@@ -31,9 +31,9 @@ export const changeRule = z.discriminatedUnion("t", [
     to_type: operandTypeSchema(CHANGE_TO_TYPES, "Replacement type").default("str"),
     deep_copy: deepCopy,
   }),
-  z.object({ t: z.literal("delete").meta({ title: "Action" }), p: property, p_type: propertyType }),
+  z.object({ t: z.literal("delete").meta({ title: "Delete" }), p: property, p_type: propertyType }),
   z.object({
-    t: z.literal("move").meta({ title: "Action" }),
+    t: z.literal("move").meta({ title: "Move" }),
     p: property,
     p_type: propertyType,
     to: z.string().min(1).max(256).meta({ title: "To the property", description: "Where the value moves to" }),
@@ -79,6 +79,7 @@ The *JSONata expression* type uses the [JSONata](https://jsonata.org) query and 
 
 ### Differences from Node-RED
 - JSONata expressions run with the function node's time and memory limits (1 s, 32 MiB); one that exceeds them is a node error.
+- \`$moment()\` is bound as in Node-RED, but JSONata 2.2 reads only an object's own properties, so its methods (\`$moment().format()\`) cannot be called; use \`$now()\` and \`$fromMillis()\`.
 - Regular expressions use RE2 syntax (no backreferences or lookaround), so no pattern can stall the server; such patterns are refused when the flow is saved.
 - Property names use the path grammar \`payload.a[0].b\` (no \`payload["a b"]\`), and context uses the default store only.
 - A *Search for* of type variable searches for the variable's value (Node-RED searches for its name).`;

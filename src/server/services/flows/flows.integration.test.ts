@@ -385,7 +385,14 @@ describe("Node-RED interchange", () => {
     const [flow] = res.body.flows;
     expect(flow).toMatchObject({ name: "Temperature alerts", description: "Reads a value and logs it", enabled: true });
     const inject = flow.nodes.find((n: { type: string }) => n.type === "inject");
-    expect(inject.config).toMatchObject({ payload_type: "number", payload: "21.5", topic: "sensor/1", repeat_seconds: 5, once: true });
+    expect(inject.config).toMatchObject({
+      props: [
+        { p: "payload", v: "21.5", v_type: "num" },
+        { p: "topic", v: "sensor/1", v_type: "str" },
+      ],
+      repeat_seconds: 5,
+      once: true,
+    });
     const fn = flow.nodes.find((n: { type: string }) => n.type === "function");
     expect(fn.config.code).toContain("* 9 / 5 + 32");
 
