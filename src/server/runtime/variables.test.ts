@@ -79,6 +79,8 @@ describe("redaction", () => {
 
   it("replaces the beginning of a secret at the end of a cut text", () => {
     expect(secrets.redactText(`payload: ${SECRET.slice(0, 7)}…`)).toBe(`payload: ${REDACTED}…`);
+    // The debug node cuts its status as Node-RED does, with three dots.
+    expect(secrets.redactText(`{ ok: true, token: '${SECRET.slice(0, 6)}...`)).toBe(`{ ok: true, token: '${REDACTED}...`);
     expect(secrets.redactText(`status ${SECRET.slice(0, 9)}`)).toBe(`status ${REDACTED}`);
     expect(secrets.redactText("tok")).toBe("tok");
   });

@@ -85,14 +85,15 @@ export class VariableSet {
   /**
    * The text with every secret value replaced by "***". Texts are cut on their way out (debug
    * previews, status texts), so a text that *ends* with the beginning of a secret (4 characters or
-   * more, before an optional "…") has that beginning replaced too.
+   * more, before an optional "…" or "...", the debug node's status cut as Node-RED's) has that
+   * beginning replaced too.
    */
   redactText(text: string): string {
     if (this.secrets.length === 0) return text;
     let out = text;
     for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    const ellipsis = out.endsWith("…") ? "…" : "";
-    const body = ellipsis ? out.slice(0, -1) : out;
+    const ellipsis = out.endsWith("…") ? "…" : out.endsWith("...") ? "..." : "";
+    const body = ellipsis ? out.slice(0, -ellipsis.length) : out;
     for (const secret of this.secrets) {
       const head = secret.slice(0, Math.min(4, secret.length - 1));
       if (head === "") continue;
