@@ -13,7 +13,8 @@ import type {
   SharedContextStore,
   VariableResolver,
 } from "./types";
-import { builtinVariables, memoryContextStore, memoryNodeContext } from "./memory-context";
+import { builtinVariables, memoryNodeContext } from "./memory-context";
+import { memoryScope } from "./context/context-scope";
 
 export interface FlowSpec {
   flowId: string;
@@ -55,9 +56,28 @@ export interface EngineOptions {
    * The flow and global context stores of a flow being started (SPEC §13). Absent: in memory, the
    * flow's for as long as it runs, the organization's for as long as this engine lives.
    */
-  contextStores?: (spec: FlowSpec) => { flow: SharedContextStore; global: SharedContextStore };
+  contextStores?: (spec: FlowSpec) => FlowContextStores | Promise<FlowContextStores>;
+  /**
+   * The durability rule of SPEC §13: context writes are counted (`written`) and stored behind
+   * (`stored`); a message sent while a write is not yet stored is held, and delivered in order
+   * once it is (whenStored). Absent: nothing is held (in-memory context).
+   */
+  durability?: DurabilityGate;
   /** Variables for a node of a flow being started (SPEC §14). Absent: Node-RED's built-in names only. */
   variables?: (spec: FlowSpec, node: RuntimeNode) => VariableResolver;
+}
+
+export interface FlowContextStores {
+  flow: SharedContextStore;
+  global: SharedContextStore;
+  /** Called once the flow's nodes are closed (stop, redeploy): stores what they wrote. */
+  close?(): Promise<void>;
+}
+
+export interface DurabilityGate {
+  written(): number;
+  stored(): number;
+  whenStored(seq: number, fn: () => void): void;
 }
 
 export const DEFAULT_MAX_HOPS = 10_000;
@@ -104,6 +124,7 @@ interface RunningFlow {
   busy: boolean;
   /** Waiting for the flow to be ready again (whenReady). */
   readyWaiters: Set<() => void>;
+  contextStores?: FlowContextStores;
 }
 
 export function newMessageId(): string {
@@ -138,6 +159,9 @@ export class FlowEngine {
   private delivered = 0;
   /** In-memory global context per organization, when no contextStores option is given. */
   private readonly memoryGlobals = new Map<string, SharedContextStore>();
+  /** Deliveries held until the context writes made before them are stored (durability). */
+  private held: Array<{ seq: number; item: { flow: RunningFlow; generation: number; target: string; msg: Message } }> = [];
+  private heldWaiting = false;
 
   constructor(private readonly options: EngineOptions) {
     this.highWater = Math.max(2, options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK);
@@ -233,7 +257,37 @@ export class FlowEngine {
 
   private enqueue(flow: RunningFlow, target: string, msg: Message) {
     if (++flow.queued + flow.inFlight >= this.highWater) flow.busy = true;
-    this.queue.push({ flow, generation: flow.generation, target, msg });
+    const item = { flow, generation: flow.generation, target, msg };
+    const gate = this.options.durability;
+    // Held behind the context writes made so far (and behind what is held already: order is kept).
+    if (gate && (this.held.length > 0 || gate.written() > gate.stored())) {
+      this.held.push({ seq: gate.written(), item });
+      this.waitForStored();
+      return;
+    }
+    this.queue.push(item);
+  }
+
+  private waitForStored(): void {
+    const gate = this.options.durability;
+    if (!gate || this.heldWaiting || this.held.length === 0) return;
+    this.heldWaiting = true;
+    gate.whenStored(this.held[this.held.length - 1]!.seq, () => {
+      this.heldWaiting = false;
+      this.releaseHeld();
+    });
+  }
+
+  /** Delivers, in order, the held messages whose writes are stored now. */
+  private releaseHeld(): void {
+    const stored = this.options.durability!.stored();
+    let i = 0;
+    while (i < this.held.length && this.held[i]!.seq <= stored) this.queue.push(this.held[i++]!.item);
+    if (i > 0) {
+      this.held = i === this.held.length ? [] : this.held.slice(i);
+      this.scheduleDrain();
+    }
+    this.waitForStored();
   }
 
   /** Back under the low-water mark: the flow is ready again, and whoever waited for it runs. */
@@ -293,7 +347,18 @@ export class FlowEngine {
       readyWaiters: new Set(),
     };
     const flowContext = new Map<string, unknown>();
-    const stores = this.contextStoresFor(spec, flowContext);
+    let stores: FlowContextStores;
+    try {
+      stores = await this.contextStoresFor(spec);
+    } catch (err) {
+      const error = `context could not be loaded: ${errorText(err)}`;
+      flow.state = "error";
+      flow.error = error;
+      this.flows.set(spec.flowId, flow);
+      this.options.callbacks.onFlowState({ organizationId: spec.organizationId, flowId: spec.flowId, state: "error", error });
+      return "error";
+    }
+    flow.contextStores = stores;
     const wires = new Map<string, string[][]>();
     for (const c of spec.connections) {
       const ports = wires.get(c.source) ?? [];
@@ -357,21 +422,26 @@ export class FlowEngine {
         }
       }),
     );
+    try {
+      await flow.contextStores?.close?.();
+    } catch (err) {
+      this.reportNodeError(flow, flow.spec.nodes[0]?.id ?? flowId, new Error(`context could not be stored: ${errorText(err)}`));
+    }
     this.options.callbacks.onFlowState({ organizationId: flow.spec.organizationId, flowId, state: "stopped" });
   }
 
-  private contextStoresFor(spec: FlowSpec, flowContext: Map<string, unknown>): { flow: SharedContextStore; global: SharedContextStore } {
+  private async contextStoresFor(spec: FlowSpec): Promise<FlowContextStores> {
     if (this.options.contextStores) return this.options.contextStores(spec);
     let global = this.memoryGlobals.get(spec.organizationId);
-    if (!global) this.memoryGlobals.set(spec.organizationId, (global = memoryContextStore()));
-    return { flow: memoryContextStore(flowContext), global };
+    if (!global) this.memoryGlobals.set(spec.organizationId, (global = memoryScope(spec.organizationId, "global")));
+    return { flow: memoryScope(spec.organizationId, spec.flowId), global };
   }
 
   private contextFor(
     flow: RunningFlow,
     live: LiveNode,
     flowContext: Map<string, unknown>,
-    stores: { flow: SharedContextStore; global: SharedContextStore },
+    stores: FlowContextStores,
   ): NodeContext {
     const { spec } = flow;
     const env =

@@ -3,6 +3,20 @@ import { SandboxError, type SandboxResult } from "../../runtime/sandbox/function
 import type { z } from "zod";
 import type { functionConfig } from "./definition";
 import { FunctionTimers } from "./timers";
+import { ContextScope, contextJson } from "../../runtime/context/context-scope";
+import type { SharedContextStore } from "../../runtime/types";
+import type { SandboxGlobalContext } from "../../runtime/sandbox/sandbox-types";
+
+/** The global context as the sandbox calls it: a ContextScope as it is, any other store adapted. */
+function sandboxGlobal(store: SharedContextStore): SandboxGlobalContext {
+  if (store instanceof ContextScope) return store;
+  return {
+    getJson: (key) => contextJson(store.get(key)),
+    setJson: (key, json) => store.set(key, json === null ? undefined : JSON.parse(json)),
+    keys: () => store.keys(),
+    incrementStored: (key, by) => Promise.resolve(store.increment(key, by)),
+  };
+}
 
 function emit(ctx: NodeContext, result: SandboxResult, send: (v: SendValue) => void, timers?: FunctionTimers) {
   for (const sent of result.sent) send(sent);
@@ -29,6 +43,8 @@ export const functionBehaviour: NodeFactory = async (ctx) => {
     initialize: c.initialize,
     finalize: c.finalize,
     flowContext: ctx.flowContext,
+    flowScope: ctx.context.flow instanceof ContextScope ? ctx.context.flow : undefined,
+    globalContext: sandboxGlobal(ctx.context.global),
     nodeInfo: { id: ctx.node.id, name: ctx.node.name, flowId: ctx.flowId },
     owner: ctx.organizationId,
   });
