@@ -19,6 +19,7 @@ import { jwtKeys, type JwtKeys } from "./auth/jwt";
 import { deriveKey } from "./auth/crypto";
 import { createAuthLimiters, type AuthLimiters } from "./auth/limits";
 import { createAppMetrics, type AppMetrics } from "./metrics";
+import { ContextHub } from "./flow-runtime/context-hub";
 
 export interface AppConfig {
   env: Env;
@@ -57,6 +58,8 @@ export interface AppServices {
    * inject, statuses, webhooks, device messages), wherever in the cluster a flow runs.
    */
   flowRuntime: FlowRuntime;
+  /** Flow and global context on this instance (SPEC §13): the REST service tells it what it stored. */
+  context: ContextHub;
   /** This instance's Prometheus registry (GET /metrics): here, not at module level (see "One process, two module graphs"). */
   metrics: AppMetrics;
   startedAt: Date;
@@ -161,7 +164,10 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   const sandboxes = new SandboxPool({ limits: { maxSandboxes: env.FUNCTION_NODES_MAX, maxPerOwner: env.FUNCTION_NODES_PER_ORGANIZATION } });
   const flowReads = createFlowReads(store);
   const events = new OrgEventPublisher(store, logger);
+  const instanceId = resolveInstanceId(env.INSTANCE_ID);
+  const context = new ContextHub({ prisma: db.prisma, store, logger, instanceId, maxBytes: env.CONTEXT_MAX_BYTES });
   const flowRuntime = createFlowRuntime(store, {
+    context,
     events,
     prisma: db.prisma,
     flowsChanged: (organizationId) => flowReads.changed(organizationId),
@@ -169,7 +175,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     nodes,
     behaviours: builtinBehaviours(),
     devices,
-    instanceId: resolveInstanceId(env.INSTANCE_ID),
+    instanceId,
     highWaterMark: env.FLOW_HIGH_WATER_MARK,
     services: {
       sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
@@ -201,6 +207,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     mailer,
     nodes,
     flowRuntime,
+    context,
     metrics,
     startedAt: new Date(),
     close: async () => {

@@ -7,6 +7,7 @@ import { auditRouter } from "./routers/audit.router";
 import { flowsRouter } from "./routers/flows.router";
 import { nodesRouter } from "./routers/nodes.router";
 import { devicesRouter } from "./routers/devices.router";
+import { contextRouter } from "./routers/context.router";
 
 export const appRouter = router({
   system: systemRouter,
@@ -17,6 +18,7 @@ export const appRouter = router({
   flows: flowsRouter,
   nodes: nodesRouter,
   devices: devicesRouter,
+  context: contextRouter,
 });
 
 export type AppRouter = typeof appRouter;
