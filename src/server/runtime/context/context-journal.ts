@@ -109,13 +109,25 @@ export class ContextJournal {
     return this.pending.has(id) || this.inFlight.has(id);
   }
 
-  /** Stores everything recorded so far; resolves to the stored value of `key` (for increment). */
+  /**
+   * Stores everything recorded so far; resolves to the value `key` had right after the caller's
+   * write, in the store: for an addition just recorded, the store's sum less the additions recorded
+   * after it in the same batch (additions to one key are merged per flush), so each caller gets its
+   * own number.
+   */
   async commitNow(target: ContextScope, key: string): Promise<unknown> {
     const seq = this.seq;
     const id = keyOf(target, key);
-    let answer: string | null | undefined;
-    const capture = (writes: StoredWrite[]) => {
-      for (const w of writes) if (keyOf(w, w.key) === id) answer = w.json;
+    const batch = this.batchNo;
+    const mine = this.pending.get(id)?.increment;
+    let answer: unknown;
+    const capture = (writes: StoredWrite[], flushed: number, merged: Map<string, Pending>) => {
+      if (flushed !== batch) return;
+      const w = writes.find((x) => keyOf(x, x.key) === id);
+      if (!w || w.json === null) return;
+      const value: unknown = JSON.parse(w.json);
+      const total = merged.get(id)?.increment;
+      answer = mine !== undefined && total !== undefined && typeof value === "number" ? value - total + mine : value;
     };
     this.listeners.add(capture);
     try {
@@ -123,10 +135,12 @@ export class ContextJournal {
     } finally {
       this.listeners.delete(capture);
     }
-    return answer === undefined || answer === null ? undefined : JSON.parse(answer);
+    return answer;
   }
 
-  private readonly listeners = new Set<(writes: StoredWrite[]) => void>();
+  private readonly listeners = new Set<(writes: StoredWrite[], batch: number, merged: Map<string, Pending>) => void>();
+  /** Number of the batch now being recorded (the pending one). */
+  private batchNo = 0;
 
   private schedule(): void {
     if (this.scheduled || this.flushing || this.closed) return;
@@ -145,6 +159,7 @@ export class ContextJournal {
     this.flushing = true;
     const upTo = this.seq;
     const batch = this.pending;
+    const batchNo = this.batchNo++;
     this.pending = new Map();
     this.inFlight = batch;
     let stored: StoredWrite[] | undefined;
@@ -181,7 +196,7 @@ export class ContextJournal {
         // An addition: the store's sum is the value (unless a newer write of ours is on its way).
         p.target.stored(p.key, w.version, p.increment !== undefined && !this.pending.has(id) ? w.json : undefined);
       }
-      for (const listener of this.listeners) listener(stored);
+      for (const listener of this.listeners) listener(stored, batchNo, batch);
       this.options.onStored?.(stored);
       this.release();
       if (this.pending.size > 0) this.schedule();
