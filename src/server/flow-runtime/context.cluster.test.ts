@@ -17,6 +17,7 @@ let slug: string;
 const tag = Math.random().toString(36).slice(2, 8);
 
 const anyLive = () => cluster.live()[0]!;
+const flowIds: string[] = [];
 
 async function createFlow(name: string, path: string, code: string): Promise<string> {
   const via = anyLive();
@@ -37,6 +38,7 @@ async function createFlow(name: string, path: string, code: string): Promise<str
   });
   expect(created.status, created.text).toBe(201);
   const id = created.body.flow.id as string;
+  flowIds.push(id);
   const deployed = await via.request("POST", `/flows/${id}/deploy`, { token });
   expect(deployed.status, deployed.text).toBe(200);
   return id;
@@ -122,6 +124,8 @@ describe("durable context on two instances", () => {
 
   it("100 concurrent webhook calls doing global.increment, on two instances, end with the exact count", async () => {
     try {
+      // Only the two flows of this test, so the fair share puts one on each instance.
+      for (const id of flowIds.splice(0)) expect((await anyLive().request("DELETE", `/flows/${id}`, { token })).status).toBe(204);
       const one = await createFlow("hits1", "hit1", "msg.payload = String(global.increment('hits')); return msg;");
       const two = await createFlow("hits2", "hit2", "msg.payload = String(global.increment('hits')); return msg;");
       // Both instances run one of them (fair share), so the additions really race in the database.
