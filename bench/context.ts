@@ -62,7 +62,7 @@ export async function benchContext(ctx: BenchContext): Promise<BenchOutcome> {
         measure: `inject → function (generate) → function (${scenario === "flow-set" ? "flow.set" : "flow.increment"} per message) → change → counter, ${label}, N = ${fmt.int(r.n)}`,
         result: r.complete ? `${fmt.int(r.msgPerSec)} msg/s${ratio}` : `did not finish (${fmt.int(r.arrived)} arrivals)`,
         nodeRed: theirsRate,
-        notes: `${fmt.s(r.ms)}, ${fmt.s(r.cpuMs)} CPU; ${fmt.int(r.flushes)} flushes (${fmt.int(r.rows)} rows, ${r.flushes > 0 ? (r.n / r.flushes).toFixed(0) : "n/a"} messages per transaction); stored at the end: ${JSON.stringify(r.stored)}`,
+        notes: `${fmt.s(r.ms)}, ${fmt.s(r.cpuMs)} CPU (${fmt.int(r.n / (r.cpuMs / 1000))} msg per CPU-second${theirs?.complete ? `; Node-RED ${fmt.int(theirs.n / (theirs.cpuMs / 1000))}` : ""}); ${fmt.int(r.flushes)} flushes (${fmt.int(r.rows)} rows, ${r.flushes > 0 ? (r.n / r.flushes).toFixed(0) : "n/a"} messages per transaction); stored at the end: ${JSON.stringify(r.stored)}`,
       });
     }
   }
