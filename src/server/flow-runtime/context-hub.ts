@@ -20,6 +20,8 @@ import type { FlowContextStores, FlowSpec } from "../runtime/engine";
 import { commitContextWrites, contextUsage, GLOBAL_SCOPE, loadContextScope } from "../services/context/context-rows";
 
 export const CONTEXT_CHANNEL = "context:changes";
+/** How long a stopping flow waits for its context writes to be stored. */
+const FLUSH_ON_STOP_MS = 10_000;
 
 /** What an instance publishes after storing context writes (compact field names: it is frequent). */
 export interface ContextChange {
@@ -141,8 +143,18 @@ export class ContextHub {
       flow,
       global,
       close: async () => {
-        await this.journal.flushed();
+        // A database that does not answer must not hang a redeploy or a stop forever: the writes
+        // stay in the journal (retried), and their messages stay held.
+        let timer: NodeJS.Timeout | undefined;
+        const stored = await Promise.race([
+          this.journal.flushed().then(() => true),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(false), FLUSH_ON_STOP_MS);
+          }),
+        ]);
+        clearTimeout(timer);
         if (this.flows.get(spec.flowId) === flow) this.flows.delete(spec.flowId);
+        if (!stored) throw new Error(`its context writes were not stored within ${FLUSH_ON_STOP_MS / 1000} s; they are retried`);
       },
     };
   }
