@@ -1,0 +1,31 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
+import { loadCaseFiles } from "./load-cases";
+import { normalizeArrivals } from "./normalize";
+import { runOurs } from "./run-ours";
+
+/**
+ * SPEC §12: the same flow, given the same messages, sends the same messages as in Node-RED 4.1.
+ * Every node type's cases (src/server/nodes/<type>/cases.ts) run in our engine and are compared with
+ * Node-RED's recorded answers (cases.recorded.json, `npm run diff:record`). A case marked `differs`
+ * is a deliberate difference: it must still differ (the node's own test asserts our behaviour).
+ */
+const files = await loadCaseFiles();
+const sandboxes = new SandboxPool();
+afterAll(() => sandboxes.close());
+
+describe.each(files.map((f) => [f.type, f] as const))("%s behaves as in Node-RED", (_type, file) => {
+  it("has Node-RED's answers recorded for every case (npm run diff:record)", () => {
+    const missing = file.cases.filter((c) => !file.recorded?.cases[c.name]).map((c) => c.name);
+    expect(missing).toEqual([]);
+  });
+  it.concurrent.each(file.cases.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
+    const recorded = file.recorded?.cases[c.name];
+    if (!recorded) return; // reported by the test above
+    const ours = await runOurs(c, { sandboxes });
+    const theirs = normalizeArrivals(c, recorded.arrivals);
+    const mine = normalizeArrivals(c, ours.arrivals);
+    if (c.differs) expect(mine, `marked as a deliberate difference (${c.differs}) but answers as Node-RED`).not.toEqual(theirs);
+    else expect(mine, `node errors: ${ours.errors.join("; ") || "none"}`).toEqual(theirs);
+  }, 20_000);
+});

@@ -1,0 +1,50 @@
+/**
+ * Differential tests against Node-RED (SPEC §12): one case is a small Node-RED flow, the messages
+ * sent into it, and what reaches its collectors. Cases are data, one file per node type
+ * (`src/server/nodes/<type>/cases.ts`, `export const cases: DiffCase[]`); Node-RED's answers are
+ * recorded beside them (`cases.recorded.json`, by `npm run diff:record`), so `npm test` compares our
+ * engine with them without Node-RED.
+ */
+export type NodeRedNode = Record<string, unknown> & { id: string; type: string; wires?: string[][] };
+
+export interface DiffCase {
+  name: string;
+  /**
+   * Node-RED flows.json nodes under test (no `z`, no tab). `wires` name other nodes of the case or
+   * collectors: any id not among `nodes` (e.g. "out", "out2") is a collector that records, in
+   * order, every message reaching it.
+   */
+  nodes: NodeRedNode[];
+  /** The node receiving `send` (default: the first node). */
+  input?: string;
+  /** Messages delivered to `input`, in order (`_msgid` added); `delayMs` waits before that one. */
+  send: Array<{ msg: Record<string, unknown>; delayMs?: number }>;
+  /** Stop once this many messages were collected (then a short grace for extra ones), else after `settleMs` of quiet. */
+  expect?: number;
+  /** Quiet time that ends a case without `expect` (default 200 ms); also the longest wait for `expect` is 5 s + this. */
+  settleMs?: number;
+  /** Message properties compared (default: every property but `_msgid`). `parts.id` values are normalized to their order of appearance. */
+  compare?: string[];
+  /** Flow context (`flow`) preset before the first message. */
+  flow?: Record<string, unknown>;
+  /** Global context preset before the first message. */
+  global?: Record<string, unknown>;
+  /** Variables, as a Node-RED tab's `env` (strings). */
+  env?: Record<string, string>;
+  /**
+   * A deliberate difference (sandbox, tenancy): why. The differential test then asserts that our
+   * answer differs from Node-RED's, and the node's own test asserts ours.
+   */
+  differs?: string;
+}
+
+export interface Arrival {
+  collector: string;
+  msg: Record<string, unknown>;
+}
+
+export interface RecordedCases {
+  /** Node-RED's version that answered. */
+  node_red: string;
+  cases: Record<string, { arrivals: Arrival[] }>;
+}
