@@ -3,7 +3,8 @@
  * counter (`flow.increment`) keeps counting through a redeploy, a graceful hand-over (SIGTERM) and a
  * kill -9 failover, including a write answered just before the kill; `global.increment` from 100
  * concurrent webhook calls into two flows on different instances ends with the exact count, each
- * call getting its own number.
+ * call getting its own number. Values set over REST on one instance reach the code running on the
+ * other (flow context: the holder; global context: every instance).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUp } from "@/test/accounts";
@@ -115,7 +116,13 @@ describe("durable context on two instances", () => {
       expect(await hook(() => cluster.node(survivor), "count")).toBe("7");
       const context = await cluster.node(survivor).request("GET", `/flows/${flowId}/context`, { token });
       expect(context.body).toEqual({ context: { count: 7 } });
-      await cluster.start(holder.name, holder.name === "a" ? 0 : 1);
+      const restarted = await cluster.start(holder.name, holder.name === "a" ? 0 : 1);
+
+      // A value set over REST on the instance that does not run the flow reaches the one that does.
+      expect((await holderOf(flowId)).name).toBe(survivor);
+      const put = await restarted.request("PUT", `/flows/${flowId}/context/count`, { token, body: { value: 100 } });
+      expect(put.status, put.text).toBe(200);
+      expect(await hook(() => cluster.node(survivor), "count")).toBe("101");
     } catch (err) {
       console.error(cluster.logs());
       throw err;
@@ -126,8 +133,8 @@ describe("durable context on two instances", () => {
     try {
       // Only the two flows of this test, so the fair share puts one on each instance.
       for (const id of flowIds.splice(0)) expect((await anyLive().request("DELETE", `/flows/${id}`, { token })).status).toBe(204);
-      const one = await createFlow("hits1", "hit1", "msg.payload = String(global.increment('hits')); return msg;");
-      const two = await createFlow("hits2", "hit2", "msg.payload = String(global.increment('hits')); return msg;");
+      const one = await createFlow("hits1", "hit1", "msg.payload = msg.req.query.read ? global.get('motto') : String(global.increment('hits')); return msg;");
+      const two = await createFlow("hits2", "hit2", "msg.payload = msg.req.query.read ? global.get('motto') : String(global.increment('hits')); return msg;");
       // Both instances run one of them (fair share), so the additions really race in the database.
       await until(
         "the two flows on different instances",
@@ -149,6 +156,13 @@ describe("durable context on two instances", () => {
       expect(numbers).toEqual(Array.from({ length: 100 }, (_, i) => i + 3));
       const global = await anyLive().request("GET", "/context/global", { token });
       expect(global.body).toEqual({ context: { hits: 102 } });
+
+      // A global value set over REST while both flows run reaches the code on both instances.
+      const put = await cluster.live()[1]!.request("PUT", "/context/global/motto", { token, body: { value: "shared" } });
+      expect(put.status, put.text).toBe(200);
+      for (const path of ["hit1", "hit2"]) {
+        await until(`${path} reads the new global value`, async () => ((await anyLive().request("GET", `/hooks/${slug}/${path}?read=1`)).text === "shared" ? true : undefined), 5_000, 50);
+      }
     } catch (err) {
       console.error(cluster.logs());
       throw err;
