@@ -56,6 +56,11 @@ export async function benchContext(ctx: BenchContext): Promise<BenchOutcome> {
     for (const [label, url] of backends) {
       ctx.log(`context: ours, ${scenario}, ${label}, N = ${N}`);
       const r = await runOurs(scenario, url);
+      ctx.log(
+        `context: ${scenario}, ${label}: ${r.complete ? fmt.int(r.msgPerSec) : "n/a"} msg/s, ${fmt.int(r.n / (r.cpuMs / 1000))} msg per CPU-second` +
+          (theirs?.complete ? `; Node-RED ${fmt.int(theirs.msgPerSec)} msg/s, ${fmt.int(theirs.n / (theirs.cpuMs / 1000))} msg per CPU-second` : "") +
+          `; ${r.flushes} flushes of ${r.flushes > 0 ? (r.n / r.flushes).toFixed(0) : "n/a"} messages; stored ${JSON.stringify(r.stored)}`,
+      );
       const ratio = theirs?.complete && r.complete ? ` = ${((r.msgPerSec / theirs.msgPerSec) * 100).toFixed(0)}% of Node-RED's` : "";
       rows.push({
         benchmark: B,
