@@ -98,7 +98,14 @@ export class ContextHub {
       if (change.from === this.deps.instanceId) return;
       for (const w of change.w) this.apply({ organizationId: w.o, scope: w.s, key: w.k, json: w.v, version: w.n });
     });
-    await this.unsubscribe;
+    const subscribing = this.unsubscribe;
+    try {
+      await subscribing;
+    } catch (err) {
+      // Tried again at the next flow start (the store may be back by then).
+      if (this.unsubscribe === subscribing) this.unsubscribe = undefined;
+      throw err;
+    }
   }
 
   private apply(write: StoredWrite): void {
