@@ -86,8 +86,9 @@ async function main() {
     outputsOf: (node) => (node.type === "counter" ? 0 : outputCount(registry.get(node.type)!, node.config)),
     services: { sandboxes: pool },
     callbacks: { onFlowState: () => undefined, onNodeStatus: () => undefined, onDebug: () => undefined, onNodeError: (e) => errors.push(e.error) },
-    contextStores: (spec) => app.context.storesFor(spec),
-    durability: app.context.journal,
+    // BENCH_CONTEXT_MEMORY=1: the same chain on the engine's in-memory context (no durability), to
+    // see what the durability rule itself costs.
+    ...(process.env.BENCH_CONTEXT_MEMORY ? {} : { contextStores: (spec: FlowSpec) => app.context.storesFor(spec), durability: app.context.journal }),
   });
   const node = (id: string, type: string, config: Record<string, unknown>) => ({ id, type, name: "", config: registry.get(type)!.configSchema.parse(config) as Record<string, unknown> });
   const spec: FlowSpec = {
