@@ -59,8 +59,9 @@ export interface EngineOptions {
   contextStores?: (spec: FlowSpec) => FlowContextStores | Promise<FlowContextStores>;
   /**
    * The durability rule of SPEC §13: context writes are counted (`written`) and stored behind
-   * (`stored`); a message sent while a write is not yet stored is held, and delivered in order
-   * once it is (whenStored). Absent: nothing is held (in-memory context).
+   * (`stored`); a message sent while a write of its flow's context or its organization's global
+   * context is not yet stored is held, and delivered in order (per flow) once it is (whenStored).
+   * Other flows' writes hold nothing. Absent: nothing is held (in-memory context).
    */
   durability?: DurabilityGate;
   /** Variables for a node of a flow being started (SPEC §14). Absent: Node-RED's built-in names only. */
@@ -75,7 +76,9 @@ export interface FlowContextStores {
 }
 
 export interface DurabilityGate {
-  written(): number;
+  /** Sequence number of the last write a message of this flow may depend on (its own scope's, its organization's global scope's). */
+  written(scope: { organizationId: string; flowId: string }): number;
+  /** Every write up to this sequence number is stored. */
   stored(): number;
   whenStored(seq: number, fn: () => void): void;
 }
@@ -125,6 +128,16 @@ interface RunningFlow {
   /** Waiting for the flow to be ready again (whenReady). */
   readyWaiters: Set<() => void>;
   contextStores?: FlowContextStores;
+  /** Deliveries held until the context writes made before them are stored (durability), in order. */
+  held: Array<{ seq: number; item: QueueItem }>;
+  heldWaiting: boolean;
+}
+
+interface QueueItem {
+  flow: RunningFlow;
+  generation: number;
+  target: string;
+  msg: Message;
 }
 
 export function newMessageId(): string {
@@ -148,7 +161,7 @@ function cloneMessage(msg: Message): Message {
 export class FlowEngine {
   private readonly flows = new Map<string, RunningFlow>();
   private readonly locks = new Map<string, Promise<unknown>>();
-  private queue: Array<{ flow: RunningFlow; generation: number; target: string; msg: Message } | undefined> = [];
+  private queue: Array<QueueItem | undefined> = [];
   private queueHead = 0;
   private draining = false;
   private generationCounter = 0;
@@ -159,9 +172,6 @@ export class FlowEngine {
   private delivered = 0;
   /** In-memory global context per organization, when no contextStores option is given. */
   private readonly memoryGlobals = new Map<string, SharedContextStore>();
-  /** Deliveries held until the context writes made before them are stored (durability). */
-  private held: Array<{ seq: number; item: { flow: RunningFlow; generation: number; target: string; msg: Message } }> = [];
-  private heldWaiting = false;
 
   constructor(private readonly options: EngineOptions) {
     this.highWater = Math.max(2, options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK);
@@ -257,37 +267,41 @@ export class FlowEngine {
 
   private enqueue(flow: RunningFlow, target: string, msg: Message) {
     if (++flow.queued + flow.inFlight >= this.highWater) flow.busy = true;
-    const item = { flow, generation: flow.generation, target, msg };
+    const item: QueueItem = { flow, generation: flow.generation, target, msg };
     const gate = this.options.durability;
-    // Held behind the context writes made so far (and behind what is held already: order is kept).
-    if (gate && (this.held.length > 0 || gate.written() > gate.stored())) {
-      this.held.push({ seq: gate.written(), item });
-      this.waitForStored();
-      return;
+    if (gate) {
+      // Held behind the writes this flow's messages may depend on (and behind what the flow holds
+      // already: its order is kept).
+      const seq = gate.written(flow.spec);
+      if (flow.held.length > 0 || seq > gate.stored()) {
+        flow.held.push({ seq, item });
+        this.waitForStored(flow);
+        return;
+      }
     }
     this.queue.push(item);
   }
 
-  private waitForStored(): void {
+  private waitForStored(flow: RunningFlow): void {
     const gate = this.options.durability;
-    if (!gate || this.heldWaiting || this.held.length === 0) return;
-    this.heldWaiting = true;
-    gate.whenStored(this.held[this.held.length - 1]!.seq, () => {
-      this.heldWaiting = false;
-      this.releaseHeld();
+    if (!gate || flow.heldWaiting || flow.held.length === 0) return;
+    flow.heldWaiting = true;
+    gate.whenStored(flow.held[flow.held.length - 1]!.seq, () => {
+      flow.heldWaiting = false;
+      this.releaseHeld(flow);
     });
   }
 
-  /** Delivers, in order, the held messages whose writes are stored now. */
-  private releaseHeld(): void {
+  /** Delivers, in order, the flow's held messages whose writes are stored now. */
+  private releaseHeld(flow: RunningFlow): void {
     const stored = this.options.durability!.stored();
     let i = 0;
-    while (i < this.held.length && this.held[i]!.seq <= stored) this.queue.push(this.held[i++]!.item);
+    while (i < flow.held.length && flow.held[i]!.seq <= stored) this.queue.push(flow.held[i++]!.item);
     if (i > 0) {
-      this.held = i === this.held.length ? [] : this.held.slice(i);
+      flow.held = i === flow.held.length ? [] : flow.held.slice(i);
       this.scheduleDrain();
     }
-    this.waitForStored();
+    this.waitForStored(flow);
   }
 
   /** Back under the low-water mark: the flow is ready again, and whoever waited for it runs. */
@@ -345,6 +359,8 @@ export class FlowEngine {
       inFlight: 0,
       busy: false,
       readyWaiters: new Set(),
+      held: [],
+      heldWaiting: false,
     };
     const flowContext = new Map<string, unknown>();
     let stores: FlowContextStores;

@@ -65,10 +65,19 @@ export class ContextJournal {
 
   constructor(private readonly options: JournalOptions) {}
 
-  /** Sequence number of the last write recorded. */
-  written(): number {
-    return this.seq;
+  /**
+   * Sequence number of the last write recorded; with a flow, of the last write of that flow's
+   * scope or of its organization's global scope (what its messages may depend on).
+   */
+  written(flow?: { organizationId: string; flowId: string }): number {
+    if (!flow) return this.seq;
+    const own = this.lastWrite.get(`${flow.organizationId}\u0000${flow.flowId}`) ?? 0;
+    const global = this.lastWrite.get(`${flow.organizationId}\u0000global`) ?? 0;
+    return own > global ? own : global;
   }
+
+  /** Per scope (organization + scope id): the sequence number of its last write not yet stored. */
+  private readonly lastWrite = new Map<string, number>();
 
   /** Sequence number up to which every write is stored. */
   stored(): number {
@@ -100,6 +109,7 @@ export class ContextJournal {
     this.pending.delete(id);
     this.pending.set(id, { organizationId: target.organizationId, scope: target.scope, key, json, increment: add, target });
     this.seq++;
+    this.lastWrite.set(`${target.organizationId}\u0000${target.scope}`, this.seq);
     this.schedule();
   }
 
@@ -188,6 +198,7 @@ export class ContextJournal {
     if (stored) {
       this.failures = 0;
       this.storedSeq = Math.max(this.storedSeq, upTo);
+      for (const [scope, seq] of this.lastWrite) if (seq <= this.storedSeq) this.lastWrite.delete(scope);
       const byId = new Map<string, StoredWrite>();
       for (const w of stored) byId.set(keyOf(w, w.key), w);
       for (const [id, p] of batch) {

@@ -155,6 +155,26 @@ describe("the durability rule", () => {
     expect(h.backend.value("flw_ctx", "k")).toBe("b");
   });
 
+  it("another flow's writes hold nothing; a global write holds every flow of the organization", async () => {
+    const h = await load([{ id: "w", type: "writer" }, { id: "s", type: "sink" }], [["w", "s"]]);
+    const other: FlowSpec = { flowId: "flw_other", organizationId: "org_test", organizationSlug: "acme", revision: 1, nodes: [{ id: "s2", type: "sink", name: "", config: {} }], connections: [] };
+    expect(await h.engine.deploy(other)).toBe("running");
+    let open!: () => void;
+    h.backend.gate = new Promise((resolve) => (open = resolve));
+    h.send("w", "held");
+    h.engine.receive("flw_other", "s2", { _msgid: "free", payload: "not held" });
+    await tick();
+    expect(h.received.map((m) => m.payload)).toEqual(["not held"]);
+    // A write of the organization's global context: the other flow's messages may depend on it.
+    h.global.set("g", 1);
+    h.engine.receive("flw_other", "s2", { _msgid: "after-global", payload: "after global" });
+    await tick();
+    expect(h.received.map((m) => m.payload)).toEqual(["not held"]);
+    open();
+    await h.waitFor(3);
+    expect(h.received.map((m) => m.payload).sort()).toEqual(["after global", "held", "not held"]);
+  });
+
   it("a message whose handler wrote nothing is not held when nothing is waiting to be stored", async () => {
     const h = await load([{ id: "s", type: "sink" }], []);
     h.send("s", "plain");
