@@ -5,7 +5,7 @@
  * and cannot close the wrapper early), and serializes everything that goes back to the host as JSON.
  *
  * The source is evaluated once per QuickJS context as an expression yielding a factory; the host
- * calls the factory with its three flow-context callbacks, the global-context callback and the code strings, and keeps only the
+ * calls the factory with its four flow-context callbacks, the global-context callback and the code strings, and keeps only the
  * returned dispatcher. Nothing of this is reachable from the user's code through globals: the host
  * callbacks live in the factory's closure.
  *
@@ -29,7 +29,7 @@
  * timer's), what it resolves to is sent then (like node.send) and a rejection is logged as an error.
  * Ids start above info.timerBase, so a re-created engine never reuses an id the host may still hold.
  */
-export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostGlobal, infoJson, code, initCode, finCode) {
+export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, infoJson, code, initCode, finCode) {
   "use strict";
   // Primordials, captured before any user code runs (user code may replace the originals).
   const stringify = JSON.stringify;
@@ -144,13 +144,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     if (typeof n !== "number" || n !== n || n === 1 / 0 || n === -1 / 0) throw new TypeErrorCtor("increment: the amount must be a finite number");
     return n;
   };
-  flow.increment = (key, by) => {
-    const n = numberOf(by);
-    const current = flow.get(key);
-    const next = (typeof current === "number" ? current : 0) + n;
-    flow.set(key, next);
-    return next;
-  };
+  flow.increment = (key, by) => hostFlowIncrement(Str(key), numberOf(by));
   // Global context: the organization's, on the host; every call waits for it (see sandbox-worker.ts).
   const global = makeContext(
     (key) => {

@@ -369,6 +369,15 @@ class Engine {
           options.flow.set(key, json, flowLimit);
         }),
         vm.newFunction("flowKeys", () => vm.newString(JSON.stringify(options.flow.keys()))),
+        // flow.increment in one host call: read, add and write on the worker's copy (one thread: atomic).
+        vm.newFunction("flowIncrement", (keyHandle, byHandle) => {
+          const key = vm.getString(keyHandle);
+          const text = options.flow.get(key);
+          const current: unknown = text === undefined ? undefined : JSON.parse(text);
+          const next = (typeof current === "number" ? current : 0) + vm.getNumber(byHandle!);
+          options.flow.set(key, JSON.stringify(next), flowLimit);
+          return vm.newNumber(next);
+        }),
         vm.newFunction("globalCall", (opHandle, keyHandle, argHandle) => {
           if (!options.global) throw new Error("global context is not available here");
           const op = vm.getString(opHandle);
