@@ -22,13 +22,16 @@ import { startRssSampler } from "./lib/rss";
  * chain with a function node between the generator and the change node that writes flow context on
  * every message, with Node-RED's default (in-memory) context store.
  */
-export type NodeRedScenario = "switch" | "no-switch" | "flow-set" | "flow-increment";
+export type NodeRedScenario = "switch" | "no-switch" | "sequence" | "link-call" | "flow-set" | "flow-increment";
 
 /** Node-RED has no flow.increment: the same count with get and set. */
 const CONTEXT_CODE: Record<"flow-set" | "flow-increment", string> = {
   "flow-set": "flow.set('last', msg.payload); return msg;",
   "flow-increment": "msg.count = (flow.get('count') || 0) + 1; flow.set('count', msg.count); return msg;",
 };
+
+/** As bench/runtime-child.ts's link-call chain: each message calls this many flows in turn. */
+const LINK_CALLS = 3;
 
 export interface NodeRedResult {
   type: "result";
@@ -96,10 +99,53 @@ function flowFor(scenario: NodeRedScenario, n: number, run: string) {
     fn("rec", RECORDER, []),
   ];
   if (scenario === "flow-set" || scenario === "flow-increment") flow.push(fn("ctx", CONTEXT_CODE[scenario], [["chg"]]));
+  if (scenario === "link-call") {
+    // chg → call1 → … → callK → counter; callk calls lik → change (set hopk) → link out (return).
+    const chg = flow.find((n) => n.id === "chg")!;
+    chg.wires = [["call1"]];
+    for (let k = 1; k <= LINK_CALLS; k++) {
+      flow.push(
+        { id: `call${k}`, type: "link call", z: "tab", name: "", links: [`li${k}`], linkType: "static", timeout: "30", x: 100, y: 100, wires: [[k < LINK_CALLS ? `call${k + 1}` : "cnt"]] },
+        { id: `li${k}`, type: "link in", z: "tab", name: "", links: [], x: 100, y: 100, wires: [[`set${k}`]] },
+        { id: `set${k}`, type: "change", z: "tab", name: "", rules: [{ t: "set", p: `hop${k}`, pt: "msg", to: "done", tot: "str" }], action: "", property: "", from: "", to: "", reg: false, x: 100, y: 100, wires: [[`lo${k}`]] },
+        { id: `lo${k}`, type: "link out", z: "tab", name: "", mode: "return", links: [], x: 100, y: 100, wires: [] },
+      );
+    }
+  }
   if (scenario === "switch") {
     flow.push({ id: "sw", type: "switch", z: "tab", name: "", property: "parity", propertyType: "msg", rules: [{ t: "eq", v: "0", vt: "num" }, { t: "else" }], checkall: "false", repair: false, outputs: 2, x: 100, y: 100, wires: [["cnt"], ["cnt"]] });
   }
   return flow;
+}
+
+/**
+ * The sequence scenario, as ours (bench/runtime-child.ts): inject (a 1,000-number array) → split →
+ * change → join → loop. A function node records t0 as the inject's message passes; the loop (a
+ * function node) sends the next array to the split until n / 1,000 arrays were joined, then
+ * records t1. One array is in flight at a time.
+ */
+function sequenceFlow(n: number, run: string) {
+  const rounds = Math.max(1, Math.round(n / 1000));
+  const template = JSON.stringify(Array.from({ length: 1000 }, (_, i) => i));
+  const loop = `
+const c = (context.get("c") || 0) + 1;
+context.set("c", c);
+if (msg.payload.length !== 1000) { node.error("joined " + msg.payload.length + " elements", msg); return null; }
+if (c % 10 === 0) global.get("bench").count(c * 1000);
+if (c < ${rounds}) return { payload: ${template} };
+global.get("bench").t1("${run}");
+return null;`;
+  const start = `global.get("bench").t0("${run}"); return msg;`;
+  const fn = (id: string, func: string, wires: string[][]) => ({ id, type: "function", z: "tab", name: id, func, outputs: 1, timeout: 0, noerr: 0, initialize: "", finalize: "", libs: [], x: 100, y: 100, wires });
+  return [
+    { id: "tab", type: "tab", label: "bench", disabled: false, info: "" },
+    { id: "inj", type: "inject", z: "tab", name: "", props: [{ p: "payload" }], repeat: "", crontab: "", once: false, onceDelay: 0.1, topic: "", payload: template, payloadType: "json", x: 100, y: 100, wires: [["start"]] },
+    fn("start", start, [["split"]]),
+    { id: "split", type: "split", z: "tab", name: "", splt: "\\n", spltType: "str", arraySplt: 1, arraySpltType: "len", stream: false, addname: "", property: "payload", x: 100, y: 100, wires: [["chg"]] },
+    { id: "chg", type: "change", z: "tab", name: "", rules: [{ t: "set", p: "value", pt: "msg", to: "payload", tot: "msg" }], action: "", property: "", from: "", to: "", reg: false, x: 100, y: 100, wires: [["join"]] },
+    { id: "join", type: "join", z: "tab", name: "", mode: "auto", build: "object", property: "payload", propertyType: "msg", key: "topic", joiner: "\\n", joinerType: "str", useparts: false, accumulate: "false", timeout: "", count: "", reduceRight: false, x: 100, y: 100, wires: [["rec"]] },
+    fn("rec", loop, [["split"]]),
+  ];
 }
 
 async function main() {
@@ -107,7 +153,7 @@ async function main() {
   const scenario = scenarioArg as NodeRedScenario;
   const n = Number(nArg);
   const limitMs = Number(limitArg ?? 60_000);
-  if (!["switch", "no-switch", "flow-set", "flow-increment"].includes(scenario) || !Number.isInteger(n) || n <= 0) throw new Error("usage: node-red-child.ts <switch|no-switch|flow-set|flow-increment> <N> [time limit ms]");
+  if (!["switch", "no-switch", "sequence", "link-call", "flow-set", "flow-increment"].includes(scenario) || !Number.isInteger(n) || n <= 0) throw new Error("usage: node-red-child.ts <switch|no-switch|sequence|link-call|flow-set|flow-increment> <N> [time limit ms]");
 
   const require = createRequire(path.join(NODE_RED_DIR, "package.json"));
   const RED = require("node-red") as NodeRedModule;
@@ -136,7 +182,7 @@ async function main() {
 
   const userDir = mkdtempSync(path.join(os.tmpdir(), "bench-node-red-"));
   try {
-    writeFileSync(path.join(userDir, "flows.json"), JSON.stringify(flowFor(scenario, n, run)));
+    writeFileSync(path.join(userDir, "flows.json"), JSON.stringify(scenario === "sequence" ? sequenceFlow(n, run) : flowFor(scenario, n, run)));
     const server = http.createServer();
     RED.init(server, {
       userDir,

@@ -5,9 +5,13 @@
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { loadTestFlow, type HarnessNode } from "@/test/runtime-harness";
+import type { NodeFactory } from "@/server/runtime/types";
 import { startRssSampler } from "./lib/rss";
 
-export type Scenario = "switch" | "no-switch" | "function-counter";
+export type Scenario = "switch" | "no-switch" | "function-counter" | "sequence" | "link-call";
+
+/** The link-call chain: each message calls LINK_CALLS flows in turn (link-in → change → link-out "return"). */
+export const LINK_CALLS = 3;
 
 export interface RuntimeResult {
   type: "result";
@@ -40,7 +44,51 @@ function batch() {
 batch();
 return null;`;
 
-function flowFor(scenario: Scenario, n: number) {
+/** The sequence scenario's array: SEQUENCE_LENGTH numbers, split into as many messages. */
+export const SEQUENCE_LENGTH = 1000;
+
+/**
+ * inject → split → change → join → loop: the loop counts joined arrays and sends the next array
+ * to the split until n / SEQUENCE_LENGTH arrays went round (one array in flight at a time, as in
+ * Node-RED's side, where a function node loops). The sink sees one message at the end.
+ */
+function sequenceFlow(n: number) {
+  const rounds = Math.max(1, Math.round(n / SEQUENCE_LENGTH));
+  const template = Array.from({ length: SEQUENCE_LENGTH }, (_, i) => i);
+  const loop: NodeFactory = (ctx) => {
+    let count = 0;
+    return {
+      input(msg, _send, done) {
+        count++;
+        const joined = msg.payload as unknown[];
+        if (joined.length !== SEQUENCE_LENGTH) done(new Error(`joined ${joined.length} elements`));
+        else if (count < rounds) ctx.send([{ _msgid: ctx.newMessageId(), payload: template.slice() }, null]);
+        else ctx.send([null, { _msgid: ctx.newMessageId(), payload: count }]);
+        done();
+      },
+    };
+  };
+  const nodes: HarnessNode[] = [
+    { id: "inj", type: "inject", config: { payload_type: "json", payload: JSON.stringify(template) } },
+    { id: "split", type: "split" },
+    { id: "chg", type: "change", config: { rules: [{ t: "set", p: "value", to: "payload", to_type: "msg" }] } },
+    { id: "join", type: "join" },
+    { id: "loop", type: "sequence-loop" },
+    { id: "cnt", type: "sink" },
+  ];
+  const connections = [
+    { source: "inj", target: "split" },
+    { source: "split", target: "chg" },
+    { source: "chg", target: "join" },
+    { source: "join", target: "loop" },
+    { source: "loop", target: "split", source_port: 0 },
+    { source: "loop", target: "cnt", source_port: 1 },
+  ];
+  return { nodes, connections, expected: 1, extraTypes: { "sequence-loop": loop }, n: rounds * SEQUENCE_LENGTH };
+}
+
+function flowFor(scenario: Scenario, n: number): { nodes: HarnessNode[]; connections: Array<{ source: string; target: string; source_port?: number }>; expected: number; extraTypes?: Record<string, NodeFactory>; n?: number } {
+  if (scenario === "sequence") return sequenceFlow(n);
   const nodes: HarnessNode[] = [
     { id: "inj", type: "inject", config: { payload_type: "json", payload: "{}" } },
     { id: "gen", type: "function", config: { code: GENERATOR } },
@@ -53,6 +101,21 @@ function flowFor(scenario: Scenario, n: number) {
   ];
   if (scenario === "no-switch") {
     connections.push({ source: "chg", target: "cnt" });
+    return { nodes, connections, expected: n };
+  }
+  if (scenario === "link-call") {
+    let previous = "chg";
+    for (let k = 1; k <= LINK_CALLS; k++) {
+      nodes.push(
+        { id: `call${k}`, type: "link-call", config: { links: [`li${k}`] } },
+        { id: `li${k}`, type: "link-in" },
+        { id: `set${k}`, type: "change", config: { rules: [{ t: "set", p: `hop${k}`, to: "done" }] } },
+        { id: `lo${k}`, type: "link-out", config: { mode: "return" } },
+      );
+      connections.push({ source: previous, target: `call${k}` }, { source: `li${k}`, target: `set${k}` }, { source: `set${k}`, target: `lo${k}` });
+      previous = `call${k}`;
+    }
+    connections.push({ source: previous, target: "cnt" });
     return { nodes, connections, expected: n };
   }
   nodes.push({ id: "sw", type: "switch", config: { property: "parity", rules: [{ t: "eq", v: "0", v_type: "num" }, { t: "else" }], check_all: false } });
@@ -73,11 +136,11 @@ async function main() {
   const scenario = scenarioArg as Scenario;
   const n = Number(nArg);
   const limitMs = Number(limitArg ?? 30_000);
-  if (!["switch", "no-switch", "function-counter"].includes(scenario) || !Number.isInteger(n) || n <= 0) {
-    throw new Error("usage: runtime-child.ts <switch|no-switch|function-counter> <N> [time limit ms]");
+  if (!["switch", "no-switch", "function-counter", "sequence", "link-call"].includes(scenario) || !Number.isInteger(n) || n <= 0) {
+    throw new Error("usage: runtime-child.ts <switch|no-switch|function-counter|sequence|link-call> <N> [time limit ms]");
   }
-  const { nodes, connections, expected } = flowFor(scenario, n);
-  const flow = await loadTestFlow(nodes, connections);
+  const { nodes, connections, expected, extraTypes } = flowFor(scenario, n);
+  const flow = await loadTestFlow(nodes, connections, {}, extraTypes);
 
   // The harness's sink keeps every message; count instead, so that retained messages do not
   // inflate the peak RSS (Node-RED's counter keeps nothing either).
@@ -105,7 +168,7 @@ async function main() {
   const sampler = setInterval(() => {
     maxWaiting = Math.max(maxWaiting, flow.engine.load("flw_test"));
   }, 10);
-  flow.engine.inject("flw_test", "inj", { payload: { n } });
+  flow.engine.inject("flw_test", "inj", scenario === "sequence" ? {} : { payload: { n } });
   await Promise.race([finished, timeout]);
   const cpu = process.cpuUsage(cpu0);
   clearInterval(sampler);

@@ -28,6 +28,14 @@ const envSchema = z
       .default("fp:"),
     JWT_SECRET: secret.optional(),
     ENCRYPTION_KEY: secret.optional(),
+    /**
+     * Rotation of ENCRYPTION_KEY for variables' secrets: the key(s) used before, comma-separated.
+     * Secrets sealed under one of them are still read, and sealed under the current key when written.
+     */
+    ENCRYPTION_KEY_PREVIOUS: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || v.split(",").every((k) => k.trim().length >= 32), "each key must be at least 32 characters"),
     SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional(),
     MAIL_FROM: z.string().min(3).default("Flowplane <no-reply@flowplane.local>"),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

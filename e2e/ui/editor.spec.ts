@@ -141,13 +141,13 @@ test.describe("flow editor", () => {
     await canvasNode(page, "ee-inject").dblclick();
     const dialog = page.getByRole("dialog", { name: "Edit inject node" });
     await expect(dialog).toBeVisible();
-    for (const label of ["Name", "payload_type", "payload", "topic", "repeat_seconds", "cron", "once", "once_delay_seconds"]) {
+    for (const label of ["Name", "Property (property 1)", "Value type (property 1)", "Repeat every (seconds)", "Cron schedule", "Inject once after start", "Start delay (seconds)"]) {
       await expect(dialog.getByLabel(label, { exact: true })).toBeVisible();
     }
     await dialog.getByLabel("Name", { exact: true }).fill("every minute");
-    await dialog.getByLabel("cron", { exact: true }).fill("whenever");
+    await dialog.getByLabel("Cron schedule", { exact: true }).fill("whenever");
     await dialog.getByRole("button", { name: "Done" }).click();
-    const cron = dialog.getByLabel("cron", { exact: true });
+    const cron = dialog.getByLabel("Cron schedule", { exact: true });
     await expect(cron).toHaveAttribute("aria-invalid", "true");
     await expect(dialog.locator("#cfg-cron-error")).toContainText("five-field cron expression");
     await shot(page, "editor-edit-error");
@@ -182,7 +182,7 @@ test.describe("flow editor", () => {
     // The function node's code is edited in CodeMirror.
     await canvasNode(page, "ee-fn").dblclick();
     const fnDialog = page.getByRole("dialog", { name: "Edit function node" });
-    const code = fnDialog.getByRole("textbox", { name: "code", exact: true });
+    const code = fnDialog.getByRole("textbox", { name: "On message", exact: true });
     await expect(fnDialog.locator(".cm-editor")).toHaveCount(3);
     await code.click();
     await page.keyboard.press(`${mod}+a`);
@@ -197,6 +197,68 @@ test.describe("flow editor", () => {
     expect(byId["ee-inject"]).toMatchObject({ name: "every minute", config: { cron: "* * * * *" } });
     expect((byId["ee-switch"]!.config.rules as unknown[]).length).toBe(2);
     expect(byId["ee-fn"]!.config.code).toContain("msg.payload = 42;");
+  });
+
+  test("typed inputs: an operand's type beside its value, by keyboard, saved as the pair", async ({ page }) => {
+    const { token, flowId } = await signedInWithFlow(page, "ed-typed", {
+      name: "Typed inputs",
+      nodes: [
+        { id: "ti-inject", type: "inject", position: { x: 0, y: 0 } },
+        { id: "ti-change", type: "change", position: { x: 300, y: 0 } },
+      ],
+    });
+    await canvasNode(page, "ti-inject").dblclick();
+    const dialog = page.getByRole("dialog", { name: "Edit inject node" });
+    // Property 1 is the payload, a timestamp by default: its value is a format selector.
+    const payload = dialog.getByRole("group", { name: "Value (property 1)" });
+    await expect(payload.getByLabel("Value type (property 1)", { exact: true })).toHaveValue("date");
+    await expect(payload.getByLabel("Value (property 1) format", { exact: true })).toHaveValue("");
+    // Keyboard only: focus the type selector, choose JSON, type the value.
+    await payload.getByLabel("Value type (property 1)", { exact: true }).focus();
+    await page.keyboard.press("Tab");
+    await payload.getByLabel("Value type (property 1)", { exact: true }).selectOption("json");
+    const json = payload.getByRole("textbox", { name: "Value (property 1)", exact: true });
+    await json.focus();
+    await page.keyboard.type('{"a": [1, 2]}');
+    // Property 2 (topic) becomes a boolean: a true/false select.
+    await dialog.getByLabel("Value type (property 2)", { exact: true }).selectOption("bool");
+    await expect(dialog.getByRole("combobox", { name: "Value (property 2)", exact: true })).toHaveValue("true");
+    // A bad JSON value is refused by the server, shown on the typed input.
+    await dialog.getByRole("button", { name: "Add property" }).click();
+    await dialog.getByLabel("Property (property 3)", { exact: true }).fill("extra");
+    await dialog.getByLabel("Value type (property 3)", { exact: true }).selectOption("json");
+    await dialog.getByRole("textbox", { name: "Value (property 3)", exact: true }).fill("{nope");
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await expect(dialog.locator("#cfg-props_2__v-error")).toContainText("valid JSON");
+    await dialog.getByRole("group", { name: "Value (property 2)" }).scrollIntoViewIfNeeded();
+    await shot(page, "editor-typed-input-inject");
+    await expectAccessible(page);
+    await dialog.getByRole("button", { name: "Remove property 3" }).click();
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await expect(dialog).toHaveCount(0);
+
+    // The change node's rule: a JSONata value is a monospace textarea.
+    await canvasNode(page, "ti-change").dblclick();
+    const change = page.getByRole("dialog", { name: "Edit change node" });
+    await change.getByLabel("Value type (rule 1)", { exact: true }).selectOption("jsonata");
+    const expr = change.getByRole("textbox", { name: "To the value (rule 1)", exact: true });
+    await expr.fill("$sum(payload.a)");
+    expect(await expr.evaluate((el) => getComputedStyle(el).fontFamily)).toMatch(/mono|Menlo|Consolas/i);
+    await change.getByLabel("Property type (rule 1)", { exact: true }).selectOption("flow");
+    await change.getByRole("textbox", { name: "Property (rule 1)", exact: true }).fill("total");
+    await shot(page, "editor-typed-input-change");
+    await change.getByRole("button", { name: "Done" }).click();
+    await expect(change).toHaveCount(0);
+
+    await page.keyboard.press(`${mod}+s`);
+    await expect(page.getByText("Revision 2 · saved")).toBeVisible();
+    const saved = await getFlowViaApi(page.request, token, flowId);
+    const byId = Object.fromEntries(saved.nodes.map((n) => [n.id, n]));
+    expect(byId["ti-inject"]!.config.props).toEqual([
+      { p: "payload", v: '{"a": [1, 2]}', v_type: "json" },
+      { p: "topic", v: "true", v_type: "bool" },
+    ]);
+    expect(byId["ti-change"]!.config.rules).toEqual([{ t: "set", p: "total", p_type: "flow", to: "$sum(payload.a)", to_type: "jsonata", deep_copy: false }]);
   });
 
   test("copy and paste as Node-RED JSON, find by config value, quick-add from a dropped wire", async ({ page, context }) => {

@@ -58,9 +58,16 @@ test.describe("flows list", () => {
     await expect(importDialog.getByLabel("Node-RED JSON", { exact: true })).toBeVisible();
     await expect(importDialog.getByLabel("Node-RED JSON file")).toBeAttached();
     await importDialog.getByLabel("Node-RED JSON", { exact: true }).fill("[not json");
-    await importDialog.getByRole("button", { name: "Import" }).click();
+    await importDialog.getByRole("button", { name: "Check" }).click();
     await expect(importDialog.getByRole("alert")).toContainText("not JSON");
     await importDialog.getByLabel("Node-RED JSON", { exact: true }).fill(JSON.stringify(nodeRedExport));
+    // Check is a dry run: the report comes first and nothing is written until Import.
+    await importDialog.getByRole("button", { name: "Check" }).click();
+    await expect(importDialog.getByRole("status")).toContainText("4 nodes: 2 supported, 0 partly supported, 2 not supported");
+    await expect(importDialog.getByRole("row").filter({ hasText: "nr-mqtt-1" })).toContainText("Not supported");
+    const before = await page.request.get("/api/v1/flows", { headers: { authorization: `Bearer ${token}` } });
+    expect(((await before.json()) as { flows: { name: string }[] }).flows.map((f) => f.name)).not.toContain("Imported greeting");
+    await shot(page, "flows-import-report");
     await importDialog.getByRole("button", { name: "Import" }).click();
     await expect(importDialog.getByRole("status")).toContainText("Imported 1 flow");
     const warnings = importDialog.getByRole("region", { name: "Warnings" });
@@ -80,6 +87,7 @@ test.describe("flows list", () => {
       buffer: Buffer.from(JSON.stringify([{ id: "tab2", type: "tab", label: "From a file" }, { id: "f-inject", type: "inject", z: "tab2", x: 10, y: 10, wires: [[]] }])),
     });
     await expect(importDialog.getByLabel("Node-RED JSON", { exact: true })).toHaveValue(/From a file/);
+    await importDialog.getByRole("button", { name: "Check" }).click();
     await importDialog.getByRole("button", { name: "Import" }).click();
     await expect(importDialog.getByRole("status")).toContainText("Imported 1 flow");
     await importDialog.getByRole("button", { name: "Close" }).click();

@@ -10,6 +10,8 @@ import { createMailer, type Mailer } from "./mail/mailer";
 import { createNodeRegistry, type NodeRegistry } from "./nodes/registry";
 import { builtinBehaviours } from "./nodes/behaviours";
 import { OrgEventPublisher } from "./realtime/org-events";
+import { VariableCache } from "./flow-runtime/variable-cache";
+import { loadVariableSet } from "./services/variables/variables";
 import { createFlowRuntime, resolveInstanceId, type FlowRuntime } from "./flow-runtime";
 import { DeviceBus } from "./realtime/device-bus";
 import { WebhookRegistry } from "./runtime/webhooks";
@@ -17,6 +19,7 @@ import { createSafeFetch } from "./runtime/safe-fetch";
 import { SandboxPool } from "./runtime/sandbox/sandbox-pool";
 import { jwtKeys, type JwtKeys } from "./auth/jwt";
 import { deriveKey } from "./auth/crypto";
+import { variableKeyring, type VariableKeyring } from "./services/variables/variable-keys";
 import { createAuthLimiters, type AuthLimiters } from "./auth/limits";
 import { createAppMetrics, type AppMetrics } from "./metrics";
 import { ContextHub } from "./flow-runtime/context-hub";
@@ -60,6 +63,8 @@ export interface AppServices {
   flowRuntime: FlowRuntime;
   /** Flow and global context on this instance (SPEC §13): the REST service tells it what it stored. */
   context: ContextHub;
+  /** Variables and secrets of the organizations whose flows run here, current on every instance within 2 s (SPEC §14). */
+  variables: VariableCache;
   /** This instance's Prometheus registry (GET /metrics): here, not at module level (see "One process, two module graphs"). */
   metrics: AppMetrics;
   startedAt: Date;
@@ -73,6 +78,8 @@ export interface AppKeys {
   mfa: Buffer;
   /** Peppers backup-code hashes. */
   backupPepper: Buffer;
+  /** Seals variables' secrets at rest (the current key, and earlier ones still read). */
+  variables: VariableKeyring;
 }
 
 export const APP_VERSION = "0.1.0";
@@ -87,6 +94,7 @@ export function resolveConfig(env: Env): AppConfig {
       jwt: jwtKeys(secrets.jwtSecret),
       mfa: deriveKey(secrets.encryptionKey, "mfa-secret-v1"),
       backupPepper: deriveKey(secrets.encryptionKey, "backup-code-pepper-v1"),
+      variables: variableKeyring(secrets.encryptionKey, env.ENCRYPTION_KEY_PREVIOUS?.split(",").map((k) => k.trim()) ?? []),
     },
     publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, ""),
     dataDir,
@@ -163,6 +171,12 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   // The function nodes' worker pool belongs to this app: its workers start at the first function node.
   const sandboxes = new SandboxPool({ limits: { maxSandboxes: env.FUNCTION_NODES_MAX, maxPerOwner: env.FUNCTION_NODES_PER_ORGANIZATION } });
   const flowReads = createFlowReads(store);
+  const variables = new VariableCache({
+    store,
+    logger,
+    load: (organizationId) => loadVariableSet({ prisma: db.prisma, keyring: config.keys.variables, logger }, organizationId),
+  });
+  await variables.start();
   const events = new OrgEventPublisher(store, logger);
   const instanceId = resolveInstanceId(env.INSTANCE_ID);
   const context = new ContextHub({ prisma: db.prisma, store, logger, instanceId, maxBytes: env.CONTEXT_MAX_BYTES });
@@ -177,6 +191,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     devices,
     instanceId,
     highWaterMark: env.FLOW_HIGH_WATER_MARK,
+    variables,
     services: {
       sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
       onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),
@@ -208,11 +223,13 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     nodes,
     flowRuntime,
     context,
+    variables,
     metrics,
     startedAt: new Date(),
     close: async () => {
       try {
         await flowRuntime.close();
+        await variables.close();
         await sandboxes.close();
         await events.flush();
         await store.close();

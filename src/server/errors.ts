@@ -37,6 +37,7 @@ export const errorTable = {
   REVISION_CONFLICT: { status: 409, trpc: "CONFLICT" },
   FLOW_NOT_RUNNING: { status: 409, trpc: "CONFLICT" },
   LAST_OWNER: { status: 409, trpc: "CONFLICT" },
+  VARIABLE_EXISTS: { status: 409, trpc: "CONFLICT" },
   MFA_ALREADY_ENABLED: { status: 409, trpc: "CONFLICT" },
   MFA_NOT_ENABLED: { status: 409, trpc: "CONFLICT" },
   PAYLOAD_TOO_LARGE: { status: 413, trpc: "PAYLOAD_TOO_LARGE" },

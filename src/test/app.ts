@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseEnv } from "@/env";
 import { createAppServices, type AppServices } from "@/server/app-services";
-import { createLogger } from "@/server/logger";
+import { createLogger, type Logger } from "@/server/logger";
 import { createRestHandler } from "@/server/api/rest/handler";
 import { CLIENT_IP_HEADER } from "@/server/http/client-ip";
 import { appRouter, createCaller } from "@/server/api/root";
@@ -16,7 +16,7 @@ import { createInnerContext } from "@/server/api/trpc";
  * server, in a schema of its own) and the in-process store (or REDIS_URL, under a key prefix of its
  * own), so test files can run in parallel against shared servers without seeing each other.
  */
-export async function createTestApp(overrides: Record<string, string> = {}): Promise<AppServices> {
+export async function createTestApp(overrides: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<AppServices> {
   const suffix = randomBytes(6).toString("hex");
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-test-"));
   const env = parseEnv({
@@ -38,7 +38,7 @@ export async function createTestApp(overrides: Record<string, string> = {}): Pro
     dataDirForDb: env.DATABASE_URL ? dataDir : "memory://",
     dbSchema: schema,
     storeKeyPrefix: `fp-test-${suffix}:`,
-    logger: createLogger({ level: "silent" }),
+    logger: options.logger ?? createLogger({ level: "silent" }),
     // Test files stand up several apps in one worker to play several instances.
     allowSeveralPerProcess: true,
   });

@@ -1,11 +1,12 @@
 import { afterEach } from "vitest";
-import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
+import { FlowEngine, type EngineOptions, type FlowSpec } from "@/server/runtime/engine";
 import type { Message, NodeFactory, NodeStatus, RuntimeServices } from "@/server/runtime/types";
 import { builtinBehaviours } from "@/server/nodes/behaviours";
 import { createNodeRegistry } from "@/server/nodes/registry";
 import { outputCount } from "@/server/nodes/types";
 import { WebhookRegistry } from "@/server/runtime/webhooks";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
+import { variableResolver, type VariableSource } from "@/server/runtime/variables";
 
 export interface HarnessNode {
   id: string;
@@ -24,6 +25,8 @@ export async function loadTestFlow(
   connections: Array<{ source: string; target: string; source_port?: number }>,
   services: RuntimeServices = {},
   extraTypes: Record<string, NodeFactory> = {},
+  /** Context stores and variables for the flow (default: in memory, Node-RED's built-in names only). */
+  engineOptions: Pick<EngineOptions, "contextStores" | "variables"> = {},
 ) {
   const registry = createNodeRegistry();
   const received: Message[] = [];
@@ -55,7 +58,9 @@ export async function loadTestFlow(
       onDebug: (e) => debug.push({ nodeId: e.nodeId, msg: e.msg, property: e.property, format: e.format, topic: e.topic }),
       onNodeError: (e) => errors.push({ nodeId: e.nodeId, error: e.error }),
     },
+    nodeRedType: (type) => registry.get(type)?.nodeRed?.type,
     closeTimeoutMs: 500,
+    ...engineOptions,
   });
   const spec: FlowSpec = {
     flowId: "flw_test",
@@ -115,5 +120,12 @@ export function closingTestFlows(): typeof loadTestFlow {
     const h = await loadTestFlow(...args);
     open.push(h);
     return h;
+  };
+}
+
+/** loadTestFlow's engine options for variables read from `source` (SPEC §14), as the application wires them. */
+export function variablesFrom(source: VariableSource): Pick<EngineOptions, "variables"> {
+  return {
+    variables: (spec, node) => variableResolver(source, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node),
   };
 }

@@ -8,6 +8,7 @@ import { errorInfo, useTRPC } from "@/trpc/react";
 import type { Connection } from "@/shared/flow-graph";
 import { outputsOf, portOf, type Catalog, type EditorEdge, type EditorNode } from "./model";
 import { SchemaForm, type JsonSchema } from "./schema-form";
+import { NodeHelp } from "./node-help";
 
 export interface NodeEdit {
   name: string;
@@ -172,6 +173,12 @@ export function EditNodeDialog({
         <p className="hint">
           Node id <code>{node.id}</code>
         </p>
+        {entry?.help ? (
+          <details className="node-help-details">
+            <summary>Help: {entry.name}</summary>
+            <NodeHelp help={entry.help} />
+          </details>
+        ) : null}
         <div className="actions">
           <button type="button" className="secondary" onClick={close}>
             Cancel

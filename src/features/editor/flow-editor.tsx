@@ -67,6 +67,7 @@ import { MergeChoices } from "@/features/live/merge-dialog";
 import { mergedGraph, planAfterConflict, type ConflictPlan } from "@/features/live/save-conflict";
 import type { Resolutions } from "@/shared/graph-merge";
 import type { FlowGraph } from "@/shared/flow-graph";
+import { NodeHelp } from "./node-help";
 
 export interface FlowEditorProps {
   flow: EditorFlow;
@@ -145,10 +146,18 @@ function NodeInfo({ node, catalog, onEdit }: { node: EditorNode | null; catalog:
           </>
         ) : null}
       </dl>
-      {entry ? <p>{entry.description}</p> : null}
       <button type="button" className="secondary small" onClick={onEdit}>
         Edit node
       </button>
+      {entry?.help ? (
+        <section aria-label={`Help: ${entry.name}`}>
+          <NodeHelp help={entry.help} />
+        </section>
+      ) : entry ? (
+        <p>{entry.description}</p>
+      ) : node.data.unknownType ? (
+        <p>This node&apos;s Node-RED type is not available here. It is kept, disabled, so an export gives it back unchanged.</p>
+      ) : null}
     </div>
   );
 }

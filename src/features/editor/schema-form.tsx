@@ -1,7 +1,9 @@
 "use client";
 
 import { useState } from "react";
+import { isOperandTypeList } from "@/shared/operand-types";
 import { CodeField } from "./code-field";
+import { TypedInput } from "./typed-input";
 
 /** The subset of JSON Schema our zod-made node schemas use. */
 export interface JsonSchema {
@@ -21,6 +23,7 @@ export interface JsonSchema {
   maxLength?: number;
   minItems?: number;
   maxItems?: number;
+  deprecated?: boolean;
 }
 
 type Config = Record<string, unknown>;
@@ -184,6 +187,124 @@ function ScalarField({ path, label, schema: raw, value, onChange, errors, code }
   return <JsonField id={id} label={label} value={value} onChange={onChange} error={error} />;
 }
 
+/** `<name>` and `<name>_type` (an enum of operand types) are one operand: the key of its type half, else null. */
+function operandPairType(properties: Record<string, JsonSchema>, key: string): string | null {
+  const typeKey = `${key}_type`;
+  const typeSchema = properties[typeKey];
+  const valueSchema = unwrapNullable(properties[key] ?? {}).schema;
+  return typeSchema && valueSchema.type === "string" && isOperandTypeList(typeSchema.enum) ? typeKey : null;
+}
+
+/**
+ * The fields of one object (the node's config, a rule, an inject property): an operand pair is one
+ * typed input, deprecated properties (an old form still accepted from API clients) are not shown.
+ */
+function PropertyFields({
+  properties,
+  item,
+  path,
+  labelSuffix = "",
+  errors,
+  onChange,
+  skip = [],
+  fieldFor,
+}: {
+  properties: Record<string, JsonSchema>;
+  item: Config;
+  path: string;
+  labelSuffix?: string;
+  errors: Errors;
+  onChange: (patch: Config) => void;
+  skip?: string[];
+  fieldFor?: (key: string, prop: JsonSchema, label: string, set: (v: unknown) => void) => React.ReactNode;
+}) {
+  const typeHalves = new Set(Object.keys(properties).map((k) => operandPairType(properties, k)).filter((k): k is string => k !== null));
+  const at = (key: string) => (path ? `${path}.${key}` : key);
+  return (
+    <>
+      {Object.entries(properties)
+        .filter(([key, prop]) => !skip.includes(key) && !typeHalves.has(key) && !prop.deprecated)
+        .map(([key, prop]) => {
+          const label = `${prop.title ?? key}${labelSuffix}`;
+          const set = (v: unknown) => onChange({ [key]: v });
+          const typeKey = operandPairType(properties, key);
+          if (typeKey) {
+            const typeSchema = properties[typeKey]!;
+            const types = (typeSchema.enum ?? []).map(String);
+            return (
+              <TypedInput
+                key={key}
+                id={fieldId(at(key))}
+                label={label}
+                typeLabel={`${typeSchema.title ?? typeKey}${labelSuffix}`}
+                description={properties[key]!.description}
+                value={String(item[key] ?? "")}
+                type={String(item[typeKey] ?? typeSchema.default ?? types[0])}
+                types={types}
+                error={errors[at(key)] ?? errors[at(typeKey)]}
+                onChange={(next) => onChange({ [key]: next.value, [typeKey]: next.type })}
+              />
+            );
+          }
+          const custom = fieldFor?.(key, prop, label, set);
+          if (custom) return custom;
+          if (isObjectList(prop)) return <ObjectList key={key} path={at(key)} label={label} schema={prop} value={item[key]} onChange={set} errors={errors} />;
+          return <ScalarField key={key} path={at(key)} label={label} schema={prop} value={item[key]} onChange={set} errors={errors} />;
+        })}
+    </>
+  );
+}
+
+/** A list of plain objects (inject's properties): every item has the same fields. */
+function isObjectList(schema: JsonSchema): boolean {
+  return schema.type === "array" && schema.items?.type === "object" && Boolean(schema.items.properties) && !isVariantList(schema);
+}
+
+function itemDefaults(schema: JsonSchema): Config {
+  const out: Config = {};
+  for (const [k, p] of Object.entries(schema.properties ?? {})) out[k] = p.default ?? (p.enum ? p.enum[0] : p.type === "string" ? "" : undefined);
+  return out;
+}
+
+function ObjectList({ path, label, schema, value, onChange, errors }: { path: string; label: string; schema: JsonSchema; value: unknown; onChange: (v: unknown) => void; errors: Errors }) {
+  const items = Array.isArray(value) ? (value as Config[]) : [];
+  const singular = label.replace(/ies$/, "y").replace(/s$/, "");
+  const noun = singular.toLowerCase();
+  const set = (next: Config[]) => onChange(next);
+  return (
+    <fieldset className="variant-list">
+      <legend>{label}</legend>
+      {schema.description ? <p className="hint">{schema.description}</p> : null}
+      {errors[path] ? <p className="error">{label} {errors[path]}</p> : null}
+      <ol>
+        {items.map((item, i) => (
+          <li key={i} className="variant-item">
+            <PropertyFields
+              properties={schema.items!.properties!}
+              item={item}
+              path={`${path}[${i}]`}
+              labelSuffix={` (${noun} ${i + 1})`}
+              errors={errors}
+              onChange={(patch) => set(items.map((it, j) => (j === i ? { ...it, ...patch } : it)))}
+            />
+            <div className="actions compact">
+              <button type="button" className="secondary small" disabled={i === 0} onClick={() => set(items.map((it, j) => (j === i - 1 ? items[i]! : j === i ? items[i - 1]! : it)))} aria-label={`Move ${noun} ${i + 1} up`}>
+                ↑
+              </button>
+              <button type="button" className="secondary small" disabled={items.length <= (schema.minItems ?? 0)} onClick={() => set(items.filter((_, j) => j !== i))} aria-label={`Remove ${noun} ${i + 1}`}>
+                Remove
+              </button>
+            </div>
+          </li>
+        ))}
+      </ol>
+      <button type="button" className="secondary small" disabled={items.length >= (schema.maxItems ?? Infinity)} onClick={() => set([...items, itemDefaults(schema.items!)])}>
+        Add {noun}
+      </button>
+    </fieldset>
+  );
+}
+
 function VariantList({ path, label, schema, value, onChange, errors }: { path: string; label: string; schema: JsonSchema; value: unknown; onChange: (v: unknown) => void; errors: Errors }) {
   const items = Array.isArray(value) ? (value as Config[]) : [];
   const variants = schema.items?.oneOf ?? [];
@@ -216,26 +337,22 @@ function VariantList({ path, label, schema, value, onChange, errors }: { path: s
                     set(items.map((it, j) => (j === i ? fresh : it)));
                   }}
                 >
-                  {kinds.map((k) => (
-                    <option key={k} value={k}>
-                      {k}
+                  {variants.map((v, k) => (
+                    <option key={kinds[k]} value={kinds[k]}>
+                      {v.properties!.t!.title ?? kinds[k]}
                     </option>
                   ))}
                 </select>
               </div>
-              {Object.entries(variant.properties ?? {})
-                .filter(([k]) => k !== "t")
-                .map(([k, p]) => (
-                  <ScalarField
-                    key={k}
-                    path={`${itemPath}.${k}`}
-                    label={`${p.title ?? k} (${noun.toLowerCase()} ${i + 1})`}
-                    schema={p}
-                    value={item[k]}
-                    errors={errors}
-                    onChange={(v) => set(items.map((it, j) => (j === i ? { ...it, [k]: v } : it)))}
-                  />
-                ))}
+              <PropertyFields
+                properties={variant.properties ?? {}}
+                item={item}
+                path={itemPath}
+                labelSuffix={` (${noun.toLowerCase()} ${i + 1})`}
+                errors={errors}
+                skip={["t"]}
+                onChange={(patch) => set(items.map((it, j) => (j === i ? { ...it, ...patch } : it)))}
+              />
               <div className="actions compact">
                 <button type="button" className="secondary small" disabled={i === 0} onClick={() => set(items.map((it, j) => (j === i - 1 ? items[i]! : j === i ? items[i - 1]! : it)))} aria-label={`Move ${noun.toLowerCase()} ${i + 1} up`}>
                   ↑
@@ -257,19 +374,25 @@ function VariantList({ path, label, schema, value, onChange, errors }: { path: s
 
 /**
  * One labelled field per property of a node type's JSON Schema (label: the title, else the
- * name); rule lists get add/remove/reorder; the function node's code gets CodeMirror. Errors are
+ * name); an operand pair (`<name>` + `<name>_type`) is one typed input; rule lists and lists of
+ * objects get add/remove/reorder; the function node's code gets CodeMirror. Errors are
  * keyed by the server's paths (`payload`, `rules[0].v`) and shown next to their fields.
  */
 export function SchemaForm({ type, schema, value, onChange, errors }: { type: string; schema: JsonSchema; value: Config; onChange: (v: Config) => void; errors: Errors }) {
   return (
-    <>
-      {Object.entries(schema.properties ?? {}).map(([key, prop]) => {
-        const label = prop.title ?? key;
-        const set = (v: unknown) => onChange({ ...value, [key]: v });
+    <PropertyFields
+      properties={schema.properties ?? {}}
+      item={value}
+      path=""
+      errors={errors}
+      onChange={(patch) => onChange({ ...value, ...patch })}
+      fieldFor={(key, prop, label, set) => {
         if (isVariantList(prop)) return <VariantList key={key} path={key} label={label} schema={prop} value={value[key]} onChange={set} errors={errors} />;
-        const code = type === "function" && ["code", "initialize", "finalize"].includes(key);
-        return <ScalarField key={key} path={key} label={label} schema={prop} value={value[key]} onChange={set} errors={errors} code={code} />;
-      })}
-    </>
+        if (type === "function" && ["code", "initialize", "finalize"].includes(key)) {
+          return <ScalarField key={key} path={key} label={label} schema={prop} value={value[key]} onChange={set} errors={errors} code />;
+        }
+        return null;
+      }}
+    />
   );
 }

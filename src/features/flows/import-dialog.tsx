@@ -6,22 +6,33 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
 import { Dialog } from "@/components/dialog";
 import { errorInfo, useTRPC } from "@/trpc/react";
-import type { FlowDetail } from "./types";
+import type { inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "@/trpc/types";
+
+type Outputs = inferRouterOutputs<AppRouter>;
+
+type ImportOutput = Outputs["flows"]["import"];
+type ImportResult = Extract<ImportOutput, { flows: unknown }>;
+type ImportReport = Extract<ImportOutput, { report: unknown }>;
+
+const supportLabels = { supported: "Supported", partial: "Partly supported", unsupported: "Not supported" } as const;
 
 /**
- * `Import`: Node-RED JSON pasted or read from a file. After the import the dialog lists the new
- * flows and every warning (unknown types kept as disabled nodes, config nodes skipped, ...).
+ * `Import`: Node-RED JSON pasted or read from a file. First a dry run (nothing written) reports
+ * each node's support and every warning; `Import` then writes the flows, and the dialog lists them.
  */
 export function ImportDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [text, setText] = useState("");
   const [parseError, setParseError] = useState<string | null>(null);
-  const [result, setResult] = useState<{ flows: FlowDetail[]; warnings: string[] } | null>(null);
+  const [checked, setChecked] = useState<{ flows: Record<string, unknown>[]; report: ImportReport } | null>(null);
+  const [result, setResult] = useState<ImportResult | null>(null);
+  const check = useMutation(trpc.flows.import.mutationOptions());
   const importFlows = useMutation(
     trpc.flows.import.mutationOptions({
       onSuccess: (data) => {
-        setResult(data);
+        if ("flows" in data) setResult(data);
         return queryClient.invalidateQueries({ queryKey: trpc.flows.list.pathKey() });
       },
     }),
@@ -30,7 +41,9 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose: () => 
   function close() {
     setText("");
     setParseError(null);
+    setChecked(null);
     setResult(null);
+    check.reset();
     importFlows.reset();
     onClose();
   }
@@ -50,11 +63,18 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose: () => 
       setParseError(`This is not JSON: ${(err as Error).message}`);
       return;
     }
-    const flows = Array.isArray(parsed) ? parsed : [parsed];
-    importFlows.mutate({ flows: flows as Record<string, unknown>[] });
+    const flows = (Array.isArray(parsed) ? parsed : [parsed]) as Record<string, unknown>[];
+    check.mutate(
+      { flows, dry_run: true },
+      {
+        onSuccess: (data) => {
+          if ("report" in data) setChecked({ flows, report: data });
+        },
+      },
+    );
   }
 
-  const info = importFlows.error ? errorInfo(importFlows.error) : null;
+  const info = check.error ? errorInfo(check.error) : importFlows.error ? errorInfo(importFlows.error) : null;
   return (
     <Dialog title="Import" open={open} onClose={close} wide>
       {result ? (
@@ -69,19 +89,23 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose: () => 
               </li>
             ))}
           </ul>
-          {result.warnings.length > 0 ? (
-            <section aria-labelledby="import-warnings-heading">
-              <h3 id="import-warnings-heading">Warnings</h3>
-              <ul className="warnings">
-                {result.warnings.map((w, i) => (
-                  <li key={i}>{w}</li>
-                ))}
-              </ul>
-            </section>
-          ) : null}
+          <Warnings warnings={result.warnings} />
           <div className="actions">
             <button type="button" onClick={close}>
               Close
+            </button>
+          </div>
+        </div>
+      ) : checked ? (
+        <div>
+          {info ? <Alert kind="error">{info.message}</Alert> : null}
+          <ImportReportView report={checked.report} />
+          <div className="actions">
+            <button type="button" className="secondary" onClick={() => setChecked(null)}>
+              Back
+            </button>
+            <button type="button" disabled={importFlows.isPending} onClick={() => importFlows.mutate({ flows: checked.flows })}>
+              Import
             </button>
           </div>
         </div>
@@ -93,7 +117,8 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose: () => 
             <label htmlFor="import-json">Node-RED JSON</label>
             <textarea id="import-json" rows={12} value={text} onChange={(e) => setText(e.target.value)} aria-describedby="import-json-hint" spellCheck={false} required />
             <p id="import-json-hint" className="hint">
-              Paste an export from Node-RED (a flows.json array), or choose the file below. Each tab becomes a flow.
+              Paste an export from Node-RED (a flows.json array), or choose the file below. Each tab becomes a flow. Check shows what
+              would be imported; nothing is written until you import.
             </p>
           </div>
           <div className="field">
@@ -104,12 +129,67 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose: () => 
             <button type="button" className="secondary" onClick={close}>
               Cancel
             </button>
-            <button type="submit" disabled={importFlows.isPending}>
-              Import
+            <button type="submit" disabled={check.isPending}>
+              Check
             </button>
           </div>
         </form>
       )}
     </Dialog>
+  );
+}
+
+/** The dry run's answer: counts per support level, then every node, the unsupported first. */
+function ImportReportView({ report }: { report: ImportReport }) {
+  const order = { unsupported: 0, partial: 1, supported: 2 } as const;
+  const rows = [...report.report].sort((a, b) => order[a.support] - order[b.support]);
+  const count = (support: keyof typeof order) => report.report.filter((r) => r.support === support).length;
+  return (
+    <section aria-labelledby="import-report-heading">
+      <h3 id="import-report-heading">What would be imported</h3>
+      <p role="status">
+        {report.report.length} node{report.report.length === 1 ? "" : "s"}: {count("supported")} supported, {count("partial")} partly supported,{" "}
+        {count("unsupported")} not supported (kept as disabled nodes).
+      </p>
+      <div className="table-scroll">
+        <table className="compact">
+          <thead>
+            <tr>
+              <th scope="col">Node</th>
+              <th scope="col">Type</th>
+              <th scope="col">Support</th>
+              <th scope="col">Why</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.node_id}>
+                <td>
+                  <code>{r.node_id}</code>
+                </td>
+                <td>{r.type}</td>
+                <td>{supportLabels[r.support]}</td>
+                <td>{r.reason ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Warnings warnings={report.warnings} />
+    </section>
+  );
+}
+
+function Warnings({ warnings }: { warnings: string[] }) {
+  if (warnings.length === 0) return null;
+  return (
+    <section aria-labelledby="import-warnings-heading">
+      <h3 id="import-warnings-heading">Warnings</h3>
+      <ul className="warnings">
+        {warnings.map((w, i) => (
+          <li key={i}>{w}</li>
+        ))}
+      </ul>
+    </section>
   );
 }

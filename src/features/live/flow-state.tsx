@@ -18,10 +18,22 @@ export const stateLabels: Record<FlowStateName, string> = {
  * The toolbar's deployment group: the flow's state in words and colour, whether the editor holds
  * changes that do not run yet, `Deploy` (saving first when needed) and Enable/Disable.
  */
-export function DeployControl({ editor, live, canDeploy }: { editor: EditorBridge; live: FlowLive; canDeploy: boolean }) {
+export function DeployControl({
+  editor,
+  live,
+  canDeploy,
+  undefinedVariables = [],
+}: {
+  editor: EditorBridge;
+  live: FlowLive;
+  canDeploy: boolean;
+  /** Variables the flow uses that are defined nowhere: a deploy goes ahead, and says so. */
+  undefinedVariables?: string[];
+}) {
   const trpc = useTRPC();
   const [busy, setBusy] = useState<null | "saving" | "deploying" | "toggling">(null);
   const [error, setError] = useState<string | null>(null);
+  const [warning, setWarning] = useState<string | null>(null);
   const deploy = useMutation(trpc.flows.deploy.mutationOptions());
   const update = useMutation(trpc.flows.update.mutationOptions());
   const runtime = live.runtime;
@@ -34,6 +46,7 @@ export function DeployControl({ editor, live, canDeploy }: { editor: EditorBridg
 
   async function onDeploy() {
     setError(null);
+    setWarning(null);
     try {
       if (editor.dirty) {
         setBusy("saving");
@@ -44,6 +57,9 @@ export function DeployControl({ editor, live, canDeploy }: { editor: EditorBridg
       const result = await live.markOwnAction(() => deploy.mutateAsync({ id: editor.flowId }));
       live.patchRuntime({ state: result.deployment.state, error: null, deployedRevision: result.deployment.revision });
       editor.refreshDeployed();
+      if (undefinedVariables.length > 0) {
+        setWarning(`Deployed, but ${undefinedVariables.length === 1 ? "this variable is" : "these variables are"} not defined: ${undefinedVariables.join(", ")}. Define ${undefinedVariables.length === 1 ? "it" : "them"} under Settings → Variables.`);
+      }
     } catch (err) {
       setError(errorInfo(err).message);
     } finally {
@@ -90,6 +106,11 @@ export function DeployControl({ editor, live, canDeploy }: { editor: EditorBridg
       {error && (
         <span className="error" role="alert">
           {error}
+        </span>
+      )}
+      {warning && !error && (
+        <span className="badge warn" role="status">
+          {warning}
         </span>
       )}
     </div>

@@ -17,6 +17,13 @@ import { ContextPanel } from "./context-panel";
 import { PresenceAvatars } from "./presence-avatars";
 import { RemoteChangeNotice } from "./remote-change-notice";
 import type { EditorBridge } from "./editor-bridge";
+import { VariablesPanel, useVariableUsage } from "./variables-panel";
+
+/** The editor's nodes as the variable hints read them. */
+function useNodeRefs() {
+  const api = useEditor();
+  return useMemo(() => api.nodes.map((n) => ({ id: n.id, type: n.data.type, name: n.data.name, config: n.data.config })), [api.nodes]);
+}
 
 export interface LiveFlowEditorProps extends Omit<FlowEditorProps, "toolbar" | "sidebarTabs" | "runtime"> {
   canDeploy: boolean;
@@ -49,9 +56,11 @@ function LiveToolbar({ live, canDeploy }: { live: FlowLive; canDeploy: boolean }
   const editor = useBridge();
   const api = useEditor();
   const me = useLiveUserId();
+  const { usage, loaded } = useVariableUsage(api.flowId, useNodeRefs());
+  const undefinedVariables = loaded ? usage.filter((u) => !u.definition).map((u) => u.name) : [];
   return (
     <>
-      <DeployControl editor={editor} live={live} canDeploy={canDeploy} />
+      <DeployControl editor={editor} live={live} canDeploy={canDeploy} undefinedVariables={undefinedVariables} />
       <PresenceAvatars users={live.presence} me={me} />
       <div className="live-toolbar-notice">
         <OfflineBanner />
@@ -79,6 +88,21 @@ function DebugTab({ feed }: { feed: DebugFeed }) {
       nodes={nodes}
       onSelectNode={(id) => {
         if (!api.nodes.some((n) => n.id === id)) return;
+        api.selectNode(id);
+        api.highlightNode(id);
+      }}
+    />
+  );
+}
+
+function VariablesTab() {
+  const api = useEditor();
+  const nodes = useNodeRefs();
+  return (
+    <VariablesPanel
+      flowId={api.flowId}
+      nodes={nodes}
+      onSelectNode={(id) => {
         api.selectNode(id);
         api.highlightNode(id);
       }}
@@ -121,6 +145,7 @@ function LiveEditor({ canDeploy, canInject, canEditContext = false, ...props }: 
     { id: "debug", label: "Debug", render: () => <DebugTab feed={feed} /> },
     { id: "deployments", label: "Deployments", render: () => <DeploymentsTab live={live} canDeploy={canDeploy} /> },
     { id: "context", label: "Context", render: () => <ContextPanel flowId={props.flow.id} canEdit={canEditContext} /> },
+    { id: "variables", label: "Variables", render: () => <VariablesTab /> },
   ];
   return (
     <FlowEditor {...props} toolbar={<LiveToolbar live={live} canDeploy={canDeploy} />} sidebarTabs={sidebarTabs} runtime={runtime} />

@@ -9,3 +9,4 @@ export type Member = Outputs["organizations"]["members"]["members"][number];
 export type Invitation = Outputs["organizations"]["invitations"]["invitations"][number];
 export type ApiKey = Outputs["apiKeys"]["list"]["api_keys"][number];
 export type AuditEntry = Outputs["audit"]["list"]["entries"][number];
+export type Variable = Outputs["variables"]["list"]["variables"][number];

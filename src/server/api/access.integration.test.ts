@@ -116,6 +116,8 @@ describe("tenant isolation", () => {
       await request("POST", "/flows", { token: victim.accessToken, body: { name: "victim flow", nodes: [{ id: injectId, type: "inject" }, { id: `${injectId}-dbg`, type: "debug" }], connections: [{ source: injectId, target: `${injectId}-dbg` }] } })
     ).body.flow;
     const deployment = (await request("POST", `/flows/${flow.id}/deploy`, { token: victim.accessToken })).body.deployment;
+    await request("POST", "/variables", { token: victim.accessToken, body: { name: "VICTIM_SECRET", value: "victim-value", secret: true } });
+    await request("POST", "/variables", { token: victim.accessToken, body: { name: "VICTIM_FLOW", value: "v", flow_id: flow.id } });
 
     const results = await assertTenantIsolation(request, attacker.accessToken, {
       "GET /organizations/{id}": { params: { id: org } },
@@ -144,6 +146,9 @@ describe("tenant isolation", () => {
       "POST /nodes/{nodeId}/inject": { params: { nodeId: injectId }, body: {} },
       "GET /nodes/{type}/schema": { params: { type: "teleport" } },
       "POST /nodes/{type}/validate": { params: { type: "teleport" }, body: { config: {} } },
+      // Variables are addressed by name within the caller's organization: the victim's are not there.
+      "PUT /variables/{name}": { params: { name: "VICTIM_SECRET" }, body: { value: "pwned" } },
+      "DELETE /variables/{name}": { params: { name: "VICTIM_SECRET" } },
     });
     expect(results.length).toBeGreaterThanOrEqual(21);
     const victimFlow = (await request("GET", `/flows/${flow.id}`, { token: victim.accessToken })).body.flow;
@@ -151,6 +156,11 @@ describe("tenant isolation", () => {
     expect(victimFlow.nodes).toHaveLength(2);
     expect((await request("GET", `/flows/${flow.id}/deployments`, { token: victim.accessToken })).body.deployments).toHaveLength(1);
     expect((await request("GET", "/flows", { token: attacker.accessToken })).body.flows).toEqual([]);
+    expect((await request("GET", "/variables", { token: attacker.accessToken })).body.variables).toEqual([]);
+    // A variable for the victim's flow cannot be made from outside (404, as for any of its flows).
+    expect((await request("POST", "/variables", { token: attacker.accessToken, body: { name: "X", value: "1", flow_id: flow.id } })).status).toBe(404);
+    expect((await request("DELETE", `/variables/VICTIM_FLOW?flow_id=${flow.id}`, { token: attacker.accessToken })).status).toBe(404);
+    expect((await request("GET", "/variables", { token: victim.accessToken })).body.variables.map((v: { name: string }) => v.name)).toEqual(["VICTIM_FLOW", "VICTIM_SECRET"]);
 
     const state = await request("GET", `/organizations/${org}`, { token: victim.accessToken });
     expect(state.body.organization.name).not.toBe("pwned");

@@ -8,6 +8,7 @@ import { flowsRouter } from "./routers/flows.router";
 import { nodesRouter } from "./routers/nodes.router";
 import { devicesRouter } from "./routers/devices.router";
 import { contextRouter } from "./routers/context.router";
+import { variablesRouter } from "./routers/variables.router";
 
 export const appRouter = router({
   system: systemRouter,
@@ -19,6 +20,7 @@ export const appRouter = router({
   nodes: nodesRouter,
   devices: devicesRouter,
   context: contextRouter,
+  variables: variablesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -18,6 +18,10 @@ export interface Meta {
     path: string;
     /** Success status; 204 sends no body. */
     status?: 200 | 201 | 202 | 204;
+    /** Query parameters a POST/PUT/PATCH also reads into its input (`?dry_run=true`); the body wins on a clash. */
+    query?: readonly string[];
+    /** The success status when it depends on the answer (a dry run answers 200 where a write answers 201). */
+    statusOf?: (output: unknown) => 200 | 201 | 202 | 204;
     /** Largest accepted body in bytes (default 1 MiB). */
     bodyLimit?: number;
   };

@@ -1,5 +1,5 @@
 import type { Deployment, Flow } from "../../generated/prisma/client";
-import type { DeviceInMessage, FlowState, NodeStatus } from "../runtime/types";
+import type { DeviceInMessage, FlowState, Message, NodeStatus } from "../runtime/types";
 import { webhookError, webhookRouteKey, type WebhookRequest, type WebhookResponse } from "../runtime/webhooks";
 import { AppError } from "../errors";
 import { LocalFlowRuntime, type LocalRuntimeDeps } from "./local";
@@ -32,6 +32,19 @@ const INJECT_TIMEOUT_MS = 5_000;
 const STATUS_TIMEOUT_MS = 3_000;
 /** The flow's own answer may take 30 s (WebhookRegistry); the hop adds a little. */
 const WEBHOOK_TIMEOUT_MS = 32_000;
+
+/** A link hop to another instance: its delivery is confirmed (or refused) within this, else the message is given up. */
+const LINK_TIMEOUT_MS = 5_000;
+
+interface LinkArgs {
+  flowId: string;
+  organizationId: string;
+  nodeId: string;
+  msg: Message;
+  hops: number;
+  /** Set for a link-out's reply to a link-call. */
+  eventId?: string;
+}
 
 /** How long an inject waits for a flow that should run but has no holder (between two holders). */
 const HAND_OVER_WAIT_MS = 3_000;
@@ -108,12 +121,44 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   constructor(private readonly deps: ClusteredRuntimeDeps) {
     this.instanceId = deps.instanceId;
     this.timings = { ...DEFAULT_CLUSTER_TIMINGS, ...deps.timings };
-    this.local = new LocalFlowRuntime({ ...deps, fence: (flowId) => this.holds(flowId) });
+    this.local = new LocalFlowRuntime({
+      ...deps,
+      fence: (flowId) => this.holds(flowId),
+      remoteLinks: {
+        deliver: (flowId, d) => this.forwardLink({ flowId, ...d }),
+        reply: (flowId, r) => this.forwardLink({ flowId, ...r }),
+      },
+    });
     this.bus = new ClusterBus(deps.store, this.instanceId, deps.logger, (event) => this.onClusterEvent(event));
     this.bus.handle("reconcile", (args) => this.onReconcile(args as { flowId: string }));
     this.bus.handle("inject", (args) => this.onInject(args as InjectArgs, "forwarded"));
     this.bus.handle("statuses", (args) => this.onStatuses(args as { flowId: string }));
     this.bus.handle("webhook", (args) => this.onWebhook(args as { slug: string; request: WebhookRequest }));
+    this.bus.handle("link", (args) => this.onLink(args as LinkArgs));
+  }
+
+  /**
+   * A link message (to a link-in, or a reply to a link-call) for a flow that does not run here: sent
+   * to the instance holding its lease, which delivers it into that flow's queue. False when the flow
+   * runs nowhere, or its instance did not confirm in time (the message is then given up: a link-call
+   * waiting for it times out, as Node-RED's does).
+   */
+  private async forwardLink(args: LinkArgs): Promise<boolean> {
+    const lease = await this.deps.store.leaseGet(leaseKey(args.flowId));
+    if (!lease) return false;
+    if (lease.holder === this.instanceId) return this.onLink(args);
+    try {
+      return await this.bus.request<boolean>(lease.holder, "link", args, LINK_TIMEOUT_MS);
+    } catch (err) {
+      this.deps.logger.warn({ err, flowId: args.flowId, owner: lease.holder }, "a link message could not be handed to the flow's instance");
+      return false;
+    }
+  }
+
+  /** Where the flow runs: the message goes into its queue (the engine checks the node runs there, in that organization). */
+  private async onLink({ flowId, organizationId, nodeId, msg, hops, eventId }: LinkArgs): Promise<boolean> {
+    if (!this.holds(flowId)) return false;
+    return eventId === undefined ? this.local.deliverLink(organizationId, nodeId, msg, hops) : this.local.returnLink(organizationId, nodeId, eventId, msg, hops);
   }
 
   /** Whether this instance can prove its lease on the flow right now. */

@@ -2,7 +2,7 @@ import type { PrismaClient, Flow, Deployment } from "../../generated/prisma/clie
 import type { KeyValueStore } from "../store";
 import type { Logger } from "../logger";
 import { FLOW_BUSY_RETRY_AFTER_SEC, FlowEngine } from "../runtime/engine";
-import type { DeviceInMessage, FlowState, NodeFactory, NodeStatus, RuntimeServices } from "../runtime/types";
+import type { DeviceInMessage, FlowState, Message, NodeFactory, NodeStatus, RuntimeServices } from "../runtime/types";
 import type { WebhookRegistry, WebhookRequest, WebhookResponse } from "../runtime/webhooks";
 import type { NodeRegistry } from "../nodes/registry";
 import { outputCount } from "../nodes/types";
@@ -10,6 +10,9 @@ import type { DeviceBus } from "../realtime/device-bus";
 import type { EventData, EventTopic } from "../../shared/realtime";
 import type { OrgEventPublisher } from "../realtime/org-events";
 import type { ContextHub } from "./context-hub";
+import { FlowLinks, type RemoteLinks } from "./links";
+import { variableResolver, VariableSet } from "../runtime/variables";
+import type { VariableCache } from "./variable-cache";
 import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult } from "./types";
 
 export interface LocalRuntimeDeps {
@@ -30,6 +33,8 @@ export interface LocalRuntimeDeps {
   fence?: (flowId: string) => boolean;
   /** Backpressure: waiting messages at which a flow is busy (the engine's highWaterMark; default 10,000). */
   highWaterMark?: number;
+  /** In a cluster: link messages to flows that run on another instance. */
+  remoteLinks?: RemoteLinks;
   /**
    * Awaited after each write of a flow's state to its row, before the state is announced: every
    * instance then reads the organization's flows again (services/flows/flow-reads.ts).
@@ -37,6 +42,12 @@ export interface LocalRuntimeDeps {
   flowsChanged(organizationId: string): Promise<void>;
   /** Durable flow and global context (SPEC §13); absent: in memory (tests of the runtime alone). */
   context?: ContextHub;
+  /**
+   * Variables and secrets (SPEC §14): loaded before a flow of the organization starts, read by its
+   * nodes when they use them, and the organization's secrets redacted from everything this runtime
+   * reports (debug events, statuses, node errors and their log lines). Absent: no variables.
+   */
+  variables?: VariableCache;
 }
 
 /**
@@ -74,24 +85,44 @@ export class LocalFlowRuntime implements FlowRuntime {
         return definition ? outputCount(definition, node.config) : 0;
       },
       services: deps.services,
+      nodeRedType: (type) => deps.nodes.get(type)?.nodeRed?.type,
+      links: new FlowLinks({ prisma: deps.prisma, engine: () => this.engine, remote: deps.remoteLinks }),
+      ...(deps.variables
+        ? { variables: (spec, node) => variableResolver(deps.variables!, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node) }
+        : {}),
+      // Every door out of the engine passes the organization's redactor: a secret's value leaves as "***".
       callbacks: {
         onFlowState: ({ organizationId, flowId, state, error }) => {
           if (state === "stopped" && this.quiet.has(flowId)) return;
-          void this.recordState(organizationId, flowId, state, error);
+          void this.recordState(organizationId, flowId, state, error === undefined ? undefined : this.secretsOf(organizationId).redactText(error));
         },
         onNodeStatus: ({ organizationId, flowId, nodeId, status }) => {
-          this.publish(organizationId, "node.status", flowId, { node_id: nodeId, status });
+          const redactor = this.secretsOf(organizationId);
+          this.publish(organizationId, "node.status", flowId, { node_id: nodeId, status: status && redactor.hasSecrets ? { ...status, text: redactor.redactText(status.text) } : status });
         },
         onDebug: ({ organizationId, flowId, nodeId, name, property, msg, format, topic }) => {
-          this.publish(organizationId, "debug", flowId, { node_id: nodeId, name, property, msg, format, ...(topic !== undefined ? { topic } : {}) });
+          const redactor = this.secretsOf(organizationId);
+          this.publish(organizationId, "debug", flowId, {
+            node_id: nodeId,
+            name,
+            property,
+            msg: redactor.redact(msg),
+            format,
+            ...(topic !== undefined ? { topic: redactor.redactText(topic) } : {}),
+          });
         },
-        onNodeError: ({ organizationId, flowId, nodeId, error }) => {
+        onNodeError: ({ organizationId, flowId, nodeId, error: raw }) => {
           this.nodeErrors++;
+          const error = this.secretsOf(organizationId).redactText(raw);
           deps.logger.warn({ flowId, nodeId, error }, "node error");
           this.publish(organizationId, "node.status", flowId, { node_id: nodeId, status: { fill: "red", shape: "ring", text: error.slice(0, 120) }, error });
         },
       },
     });
+  }
+
+  private secretsOf(organizationId: string): VariableSet {
+    return this.deps.variables?.current(organizationId) ?? VariableSet.empty;
   }
 
   private publish<T extends EventTopic>(organizationId: string, topic: T, flowId: string | null, data: EventData[T]) {
@@ -113,11 +144,14 @@ export class LocalFlowRuntime implements FlowRuntime {
   private async specFor(flow: Flow, deployment: Deployment) {
     const org = await this.deps.prisma.organization.findUniqueOrThrow({ where: { id: flow.organizationId }, select: { slug: true } });
     const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
+    // Its nodes resolve variables synchronously from the first message on.
+    await this.deps.variables?.ensure(flow.organizationId);
     return {
       flowId: flow.id,
       organizationId: flow.organizationId,
       organizationSlug: org.slug,
       revision: deployment.revision,
+      name: flow.name,
       nodes: snapshot.nodes,
       connections: snapshot.connections,
     };
@@ -155,7 +189,7 @@ export class LocalFlowRuntime implements FlowRuntime {
       this.running.delete(flow.id);
     }
     // The engine reports asynchronously; the response must not come before the row says so.
-    await this.deps.prisma.flow.update({ where: { id: flow.id }, data: { state, stateError: state === "error" ? (this.engine.errorOf(flow.id) ?? null) : null } });
+    await this.deps.prisma.flow.update({ where: { id: flow.id }, data: { state, stateError: state === "error" ? this.secretsOf(flow.organizationId).redactText(this.engine.errorOf(flow.id) ?? "") || null : null } });
     // The flow runs either way: a store that cannot take the new token (it is failing) must not turn
     // a started flow into a failed start. Other instances' reads then expire within a minute.
     await this.deps.flowsChanged(flow.organizationId).catch((err: unknown) => {
@@ -246,7 +280,11 @@ export class LocalFlowRuntime implements FlowRuntime {
   }
 
   async nodeStatuses(flowId: string): Promise<Map<string, NodeStatus | null>> {
-    return this.engine.nodeStatuses(flowId);
+    const statuses = this.engine.nodeStatuses(flowId);
+    const organizationId = this.engine.organizationOf(flowId);
+    const redactor = organizationId ? this.secretsOf(organizationId) : VariableSet.empty;
+    if (!redactor.hasSecrets) return statuses;
+    return new Map([...statuses].map(([id, status]) => [id, status && { ...status, text: redactor.redactText(status.text) }]));
   }
 
   async placement(flowId: string): Promise<FlowPlacement | null> {
@@ -268,6 +306,16 @@ export class LocalFlowRuntime implements FlowRuntime {
 
   stats(): FlowRuntimeStats {
     return { ...this.engine.stats(), nodeErrors: this.nodeErrors };
+  }
+
+  /** A link message for link-in `nodeId` of the organization, sent from another instance: false when it does not run here. */
+  deliverLink(organizationId: string, nodeId: string, msg: Message, hops: number): boolean {
+    return this.engine.deliverLink(organizationId, nodeId, msg, hops);
+  }
+
+  /** A link-out's reply for link-call `nodeId` of the organization, sent from another instance: false when it does not run here. */
+  returnLink(organizationId: string, nodeId: string, eventId: string, msg: Message, hops: number): boolean {
+    return this.engine.returnLink(organizationId, nodeId, eventId, msg, hops);
   }
 
   async close(): Promise<void> {

@@ -141,31 +141,6 @@ describe("template and json", () => {
   });
 });
 
-describe("delay", () => {
-  it("delays each message", async () => {
-    const h = await flow([{ id: "d", type: "delay", config: { delay_ms: 100 } }, { id: "s", type: "sink" }], [{ source: "d", target: "s" }]);
-    const start = Date.now();
-    h.send("d", { payload: 1 });
-    await h.waitFor(1);
-    expect(Date.now() - start).toBeGreaterThanOrEqual(90);
-  });
-
-  it("limits the rate, queueing or dropping the excess", async () => {
-    const q = await flow([{ id: "d", type: "delay", config: { mode: "rate", rate: 2, rate_period_ms: 100 } }, { id: "s", type: "sink" }], [{ source: "d", target: "s" }]);
-    for (let i = 0; i < 6; i++) q.send("d", { payload: i });
-    await new Promise((r) => setTimeout(r, 40));
-    expect(q.received).toHaveLength(2);
-    await q.waitFor(6, 2000);
-    expect(q.received.map((m) => m.payload)).toEqual([0, 1, 2, 3, 4, 5]);
-
-    const d = await flow([{ id: "d", type: "delay", config: { mode: "rate", rate: 2, rate_period_ms: 1000, drop: true } }, { id: "s", type: "sink" }], [{ source: "d", target: "s" }]);
-    for (let i = 0; i < 6; i++) d.send("d", { payload: i });
-    await new Promise((r) => setTimeout(r, 60));
-    expect(d.received.map((m) => m.payload)).toEqual([0, 1]);
-    expect(d.statuses.at(-1)?.status?.text).toBe("4 dropped");
-  });
-});
-
 describe("debug", () => {
   it("streams the chosen property, the whole message, and counts in its status", async () => {
     const h = await flow(
@@ -267,7 +242,8 @@ describe("fan-out and failures", () => {
     h.send("bad", { payload: "{not json", topic: "t" });
     const [m] = await h.waitFor(1);
     expect(m).toMatchObject({ payload: "{not json", topic: "t", error: { source: { id: "bad", type: "json" } } });
-    expect((m!.error as { message: string }).message).toMatch(/json/);
+    // Node-RED's message, JSON.parse's own (no prefix); Node 22+ adds the line and column.
+    expect((m!.error as { message: string }).message).toMatch(/^Expected property name or '}' in JSON at position 1/);
     await new Promise((r) => setTimeout(r, 50));
     expect(h.arrivals.map((a) => a.sink)).toEqual(["s"]);
   });

@@ -14,6 +14,22 @@ import { httpResponseBehaviour } from "./http-response/behaviour";
 import { httpRequestBehaviour } from "./http-request/behaviour";
 import { functionBehaviour } from "./function/behaviour";
 import { catchBehaviour } from "./catch/behaviour";
+import { yamlBehaviour } from "./yaml/behaviour";
+import { xmlBehaviour } from "./xml/behaviour";
+import { htmlBehaviour } from "./html/behaviour";
+import { csvBehaviour } from "./csv/behaviour";
+import { linkInBehaviour } from "./link-in/behaviour";
+import { linkOutBehaviour } from "./link-out/behaviour";
+import { linkCallBehaviour } from "./link-call/behaviour";
+import { statusBehaviour } from "./status/behaviour";
+import { completeBehaviour } from "./complete/behaviour";
+import { splitBehaviour } from "./split/behaviour";
+import { joinBehaviour } from "./join/behaviour";
+import { batchBehaviour } from "./batch/behaviour";
+import { sortBehaviour } from "./sort/behaviour";
+import { filterBehaviour } from "./filter/behaviour";
+import { rangeBehaviour } from "./range/behaviour";
+import { triggerBehaviour } from "./trigger/behaviour";
 
 /** Behaviour per node type; a type without one (unknown) never runs. */
 export function builtinBehaviours(): Map<string, NodeFactory> {
@@ -33,5 +49,21 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["http-request", httpRequestBehaviour],
     ["function", functionBehaviour],
     ["catch", catchBehaviour],
+    ["yaml", yamlBehaviour],
+    ["xml", xmlBehaviour],
+    ["html", htmlBehaviour],
+    ["csv", csvBehaviour],
+    ["link-in", linkInBehaviour],
+    ["link-out", linkOutBehaviour],
+    ["link-call", linkCallBehaviour],
+    ["status", statusBehaviour],
+    ["complete", completeBehaviour],
+    ["split", splitBehaviour],
+    ["join", joinBehaviour],
+    ["batch", batchBehaviour],
+    ["sort", sortBehaviour],
+    ["filter", filterBehaviour],
+    ["range", rangeBehaviour],
+    ["trigger", triggerBehaviour],
   ]);
 }

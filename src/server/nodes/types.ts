@@ -31,6 +31,11 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
   configSchema: z.ZodType<Config, Record<string, unknown>>;
   nodeRed?: {
     type: string;
+    /**
+     * Node-RED properties that hold node ids (a link's targets, a catch node's scope): an import
+     * that gives nodes fresh ids renames them there too.
+     */
+    references?: string[];
     toNodeRed(config: Config): NodeRedProps;
     fromNodeRed(props: NodeRedProps): Record<string, unknown>;
   };

@@ -156,15 +156,15 @@ describe("errors", () => {
   };
 
   it.each([
-    ["throws", "sync failure"],
-    ["rejects", "async failure"],
-    ["done-error", "reported failure"],
-  ])("a node that %s is marked in error, and its message goes to the catch nodes with msg.error", async (type, message) => {
+    ["throws", "sync failure", "Error: sync failure"],
+    ["rejects", "async failure", "Error: async failure"],
+    ["done-error", "reported failure", "reported failure"],
+  ])("a node that %s is marked in error, and its message goes to the catch nodes with msg.error (as Node-RED words it)", async (type, message, caught) => {
     const h = setUp(failing);
     await h.engine.deploy(flow([node("bad", type), node("catcher", "catch"), node("caught", "sink")], [["catcher", "caught"]]));
     h.engine.receive("flw_engine", "bad", { _msgid: "m", payload: "p" });
     await expect.poll(() => h.at("caught")).toHaveLength(1);
-    expect(h.at("caught")[0]).toMatchObject({ _msgid: "m", payload: "p", error: { message, source: { id: "bad", type, name: "bad name" } } });
+    expect(h.at("caught")[0]).toMatchObject({ _msgid: "m", payload: "p", error: { message: caught, source: { id: "bad", type, name: "bad name", count: 1 } } });
     expect(h.errors).toEqual([{ nodeId: "bad", error: message }]);
     expect(h.engine.nodeStatuses("flw_engine").get("bad")).toEqual({ fill: "red", shape: "ring", text: message });
     // The flow goes on.
@@ -212,6 +212,22 @@ describe("errors", () => {
 });
 
 describe("runaway guards", () => {
+  it("counts hops along each message's path: many messages sharing one _msgid (Node-RED's function node) are not a loop", async () => {
+    const burst: NodeFactory = () => ({
+      input(msg, send, done) {
+        send({ _msgid: "other", payload: -1 });
+        for (let i = 0; i < 100; i++) send({ _msgid: msg._msgid, payload: i });
+        done();
+      },
+    });
+    const h = setUp({ burst }, { maxHops: 20 });
+    const chain = Array.from({ length: 10 }, (_, i) => node(`p${i}`, "pass"));
+    await h.engine.deploy(flow([node("b", "burst"), ...chain, node("out", "sink")], [["b", "p0"], ...chain.slice(1).map((n, i) => [`p${i}`, n.id] as [string, string]), ["p9", "out"]]));
+    h.engine.receive("flw_engine", "b", { _msgid: "shared" });
+    await expect.poll(() => h.at("out")).toHaveLength(101);
+    expect(h.errors).toEqual([]);
+  });
+
   it("drops a looping message after maxHops nodes and reports it once per episode", async () => {
     const h = setUp({}, { maxHops: 50 });
     await h.engine.deploy(flow([node("a", "pass"), node("b", "pass")], [["a", "b"], ["b", "a"]]));

@@ -1,6 +1,7 @@
 import { randomHex } from "../ids";
 import type {
   FlowState,
+  LinkPort,
   Message,
   NodeBehaviour,
   NodeContext,
@@ -66,6 +67,17 @@ export interface EngineOptions {
   durability?: DurabilityGate;
   /** Variables for a node of a flow being started (SPEC §14). Absent: Node-RED's built-in names only. */
   variables?: (spec: FlowSpec, node: RuntimeNode) => VariableResolver;
+  /**
+   * Node-RED's name of a node type ("link call" for link-call), as catch, status and complete
+   * messages name their source (msg.error.source.type): flows written for Node-RED test it. Absent,
+   * or undefined for a type Node-RED lacks: our type name.
+   */
+  nodeRedType?: (type: string) => string | undefined;
+  /**
+   * Link targets this engine does not run (flows of the organization that run on another instance,
+   * or not at all). Absent: links reach only the flows running here.
+   */
+  links?: LinkRelay;
 }
 
 export interface FlowContextStores {
@@ -82,6 +94,30 @@ export interface DurabilityGate {
   stored(): number;
   whenStored(seq: number, fn: () => void): void;
 }
+
+/** A link delivery this engine could not make itself, for the flow runtime to make where the target runs. */
+export interface LinkDelivery {
+  organizationId: string;
+  fromFlowId: string;
+  /** A link-in id, or (byName) a link-in's name, as link-call's dynamic mode. */
+  target: string;
+  byName: boolean;
+  msg: Message;
+  /** Hops the message has made so far (the runaway guard follows it across flows). */
+  hops: number;
+}
+
+export type LinkDeliveryResult = "delivered" | "not_running" | "not_found" | "ambiguous";
+
+export interface LinkRelay {
+  deliver(delivery: LinkDelivery): Promise<LinkDeliveryResult>;
+  /** A link-out "return" for a link-call that does not run here: true once it was handed to it. */
+  reply(reply: { organizationId: string; nodeId: string; eventId: string; msg: Message; hops: number }): Promise<boolean>;
+}
+
+/** Node-RED's link-call errors (60-link.js), word for word: catch nodes and tests match on them. */
+export const linkNotFound = (target: string) => new Error(`target link-in node '${target}' not found`);
+export const linkAmbiguous = (target: string) => new Error(`Multiple link-in nodes named '${target}' found`);
 
 export const DEFAULT_MAX_HOPS = 10_000;
 export const DEFAULT_MAX_QUEUED_PER_FLOW = 50_000;
@@ -117,8 +153,6 @@ interface RunningFlow {
   generation: number;
   /** Deliveries of this flow waiting in the queue. */
   queued: number;
-  /** Hops so far per message id (bounded: cleared when it holds maxQueuedPerFlow ids). */
-  hops: Map<string, number>;
   /** A runaway was reported and not yet followed by an idle queue (one report per episode). */
   runawayReported: boolean;
   /** Asynchronous inputs delivered and not yet settled (a function node's call in its sandbox). */
@@ -131,6 +165,11 @@ interface RunningFlow {
   /** Deliveries held until the context writes made before them are stored (durability), in order. */
   held: Array<{ seq: number; item: QueueItem }>;
   heldWaiting: boolean;
+  /** Catch nodes in Node-RED's order: scoped ones first, then "all", then "uncaught only". */
+  catchNodes: LiveNode[];
+  statusNodes: LiveNode[];
+  /** Complete nodes per node id in their scope. */
+  completeNodes: Map<string, LiveNode[]>;
 }
 
 interface QueueItem {
@@ -138,6 +177,8 @@ interface QueueItem {
   generation: number;
   target: string;
   msg: Message;
+  /** The flow a link message came from, which counts it as waiting until it is delivered. */
+  from?: RunningFlow;
 }
 
 export function newMessageId(): string {
@@ -172,6 +213,14 @@ export class FlowEngine {
   private delivered = 0;
   /** In-memory global context per organization, when no contextStores option is given. */
   private readonly memoryGlobals = new Map<string, SharedContextStore>();
+  /**
+   * Hops per message object: how many nodes the message (or the one it was made from) passed
+   * through on its way here. Kept by object, not by _msgid: Node-RED's function node gives all the
+   * messages it sends for one input that input's _msgid, and a thousand of them are not a loop.
+   */
+  private readonly hopsByMsg = new WeakMap<object, number>();
+  /** Running link-in and link-call nodes per organization, by node id (node ids are unique in an organization). */
+  private readonly linkNodes = new Map<string, Map<string, { flow: RunningFlow; live: LiveNode }>>();
 
   constructor(private readonly options: EngineOptions) {
     this.highWater = Math.max(2, options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK);
@@ -224,6 +273,11 @@ export class FlowEngine {
     return [...this.flows.keys()];
   }
 
+  /** The organization of a flow that runs here. */
+  organizationOf(flowId: string): string | undefined {
+    return this.flows.get(flowId)?.spec.organizationId;
+  }
+
   /** The flows of one organization that run here. */
   flowIdsOf(organizationId: string): string[] {
     return [...this.flows.values()].filter((f) => f.spec.organizationId === organizationId).map((f) => f.spec.flowId);
@@ -265,14 +319,17 @@ export class FlowEngine {
     this.scheduleDrain();
   }
 
-  private enqueue(flow: RunningFlow, target: string, msg: Message) {
+  private enqueue(flow: RunningFlow, target: string, msg: Message, from?: RunningFlow) {
     if (++flow.queued + flow.inFlight >= this.highWater) flow.busy = true;
-    const item: QueueItem = { flow, generation: flow.generation, target, msg };
+    if (from) this.hold(from);
+    const item: QueueItem = { flow, generation: flow.generation, target, msg, from };
     const gate = this.options.durability;
     if (gate) {
-      // Held behind the writes this flow's messages may depend on (and behind what the flow holds
-      // already: its order is kept).
-      const seq = gate.written(flow.spec);
+      // Held behind the writes this flow's messages may depend on (a link message: its source
+      // flow's too), and behind what the flow holds already: its order is kept.
+      const own = gate.written(flow.spec);
+      const source = from ? gate.written(from.spec) : 0;
+      const seq = own > source ? own : source;
       if (flow.held.length > 0 || seq > gate.stored()) {
         flow.held.push({ seq, item });
         this.waitForStored(flow);
@@ -354,13 +411,15 @@ export class FlowEngine {
       state: "running",
       generation,
       queued: 0,
-      hops: new Map(),
       runawayReported: false,
       inFlight: 0,
       busy: false,
       readyWaiters: new Set(),
       held: [],
       heldWaiting: false,
+      catchNodes: [],
+      statusNodes: [],
+      completeNodes: new Map(),
     };
     const flowContext = new Map<string, unknown>();
     let stores: FlowContextStores;
@@ -403,6 +462,7 @@ export class FlowEngine {
       this.options.callbacks.onFlowState({ organizationId: spec.organizationId, flowId: spec.flowId, state: "error", error: failures.join("; ") });
       return "error";
     }
+    this.indexNodes(flow);
     for (const live of flow.nodes.values()) {
       try {
         await live.behaviour.start?.();
@@ -418,6 +478,7 @@ export class FlowEngine {
     const flow = this.flows.get(flowId);
     if (!flow) return;
     this.flows.delete(flowId);
+    this.unindexNodes(flow);
     flow.generation = -1;
     flow.readyWaiters.clear();
     const timeout = this.options.closeTimeoutMs ?? 5000;
@@ -471,15 +532,19 @@ export class FlowEngine {
       organizationId: spec.organizationId,
       organizationSlug: spec.organizationSlug,
       outputs: this.options.outputsOf(live.node),
-      send: (value) => this.route(flow, live, value),
+      send: (value) => this.route(flow, live, value, 0),
       status: (reported) => {
         const status = reported === null ? null : { fill: reported.fill, shape: reported.shape, text: cutText(String(reported.text ?? ""), MAX_STATUS_TEXT) };
         live.status = status;
         this.options.callbacks.onNodeStatus({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, status });
+        if (flow.statusNodes.length > 0) this.routeToStatus(flow, live.node, reported);
       },
       log: {
         warn: (message) => this.options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, error: cutText(message, MAX_ERROR_TEXT) }),
-        error: (err) => this.reportNodeError(flow, live.node.id, err),
+        error: (err, msg) => {
+          this.reportNodeError(flow, live.node.id, err);
+          if (msg && typeof msg === "object") this.routeToCatch(flow, live.node, msg, err);
+        },
       },
       debug: (data) =>
         this.options.callbacks.onDebug({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, name: live.node.name, ...data }),
@@ -489,14 +554,21 @@ export class FlowEngine {
       whenReady: (fn) => this.whenReady(flow, fn),
       newMessageId,
       services: this.options.services ?? {},
+      links: this.linkPort(flow),
     };
   }
 
-  /** Puts a node's output on its wires: the first target gets the message, the others clones. */
-  private route(flow: RunningFlow, live: LiveNode, value: SendValue): void {
+  /**
+   * Puts a node's output on its wires. As Node-RED's Node.send: the first delivery of a message object
+   * gets the object itself, every other delivery of it a clone, also when one object is sent on several
+   * ports (a switch with "check all rules"), so no two nodes downstream share it.
+   * `inputHop`: the hops of the message the node was handling when it sent (0 outside an input).
+   */
+  private route(flow: RunningFlow, live: LiveNode, value: SendValue, inputHop: number): void {
     if (flow.generation < 0 || value === null || value === undefined) return;
     if (this.options.fence && !this.options.fence(flow.spec.flowId)) return;
     const perPort: Array<Message | Message[] | null | undefined> = Array.isArray(value) ? value : [value];
+    const delivered = new Set<Message>();
     perPort.forEach((portValue, port) => {
       if (portValue === null || portValue === undefined) return;
       const targets = live.wires[port];
@@ -505,10 +577,17 @@ export class FlowEngine {
       for (const msg of messages) {
         if (msg === null || typeof msg !== "object") continue;
         msg._msgid ??= newMessageId();
-        if (!this.admit(flow, live, msg, targets.length)) continue;
-        targets.forEach((target, i) => {
-          this.enqueue(flow, target, i === 0 ? msg : cloneMessage(msg));
-        });
+        if (!this.admit(flow, live, msg, targets.length, inputHop)) continue;
+        for (const target of targets) {
+          if (delivered.has(msg)) {
+            const copy = cloneMessage(msg);
+            this.hopsByMsg.set(copy, this.hopsByMsg.get(msg)!);
+            this.enqueue(flow, target, copy);
+          } else {
+            delivered.add(msg);
+            this.enqueue(flow, target, msg);
+          }
+        }
       }
     });
     this.scheduleDrain();
@@ -519,11 +598,11 @@ export class FlowEngine {
    * past maxQueuedPerFlow for one flow (a fan-out loop, or a flood) are dropped, and reported once
    * per episode as an error of the sending node, instead of burning CPU and memory forever.
    */
-  private admit(flow: RunningFlow, live: LiveNode, msg: Message, fanOut: number): boolean {
+  private admit(flow: RunningFlow, live: LiveNode, msg: Message, fanOut: number, inputHop: number): boolean {
     const maxHops = this.options.maxHops ?? DEFAULT_MAX_HOPS;
     const maxQueued = this.options.maxQueuedPerFlow ?? DEFAULT_MAX_QUEUED_PER_FLOW;
     const id = String(msg._msgid);
-    const hops = (flow.hops.get(id) ?? 0) + 1;
+    const hops = Math.max(this.hopsByMsg.get(msg) ?? 0, inputHop) + 1;
     let reason: string | undefined;
     if (hops > maxHops) reason = `message ${id} passed through ${maxHops} nodes: the flow loops; it was dropped`;
     else if (flow.queued + fanOut > maxQueued) reason = `more than ${maxQueued} messages are waiting in this flow (a loop or a flood); new messages are dropped`;
@@ -534,8 +613,7 @@ export class FlowEngine {
       }
       return false;
     }
-    if (flow.hops.size >= maxQueued) flow.hops.clear();
-    flow.hops.set(id, hops);
+    this.hopsByMsg.set(msg, hops);
     return true;
   }
 
@@ -558,6 +636,7 @@ export class FlowEngine {
         const live = item.flow.nodes.get(item.target);
         if (live?.behaviour.input) this.deliver(item.flow, live, item.msg);
       }
+      if (item.from) this.settled(item.from);
       // Idle again: a later runaway is a new episode, reported again.
       if (item.flow.queued === 0) item.flow.runawayReported = false;
     }
@@ -577,7 +656,7 @@ export class FlowEngine {
     // Made by functions that return them unnamed: closures declared here by name would each get a
     // name-setting wrapper from the TypeScript loader on every message.
     this.delivered++;
-    const send = this.sendFor(flow, live);
+    const send = this.sendFor(flow, live, this.hopsByMsg.get(msg) ?? 0);
     const done = this.doneFor(flow, live, msg);
     try {
       const result = live.behaviour.input!(msg, send, done);
@@ -601,13 +680,18 @@ export class FlowEngine {
     }
   }
 
+  /** A message the flow sent elsewhere (a link) weighs on it until it is delivered there: backpressure follows links. */
+  private hold(flow: RunningFlow) {
+    if (flow.queued + ++flow.inFlight >= this.highWater) flow.busy = true;
+  }
+
   private settled(flow: RunningFlow) {
     flow.inFlight--;
     if (flow.busy && flow.queued + flow.inFlight <= this.lowWater) this.release(flow);
   }
 
-  private sendFor(flow: RunningFlow, live: LiveNode): (value: SendValue) => void {
-    return (value) => this.route(flow, live, value);
+  private sendFor(flow: RunningFlow, live: LiveNode, inputHop: number): (value: SendValue) => void {
+    return (value) => this.route(flow, live, value, inputHop);
   }
 
   /** The node's `done`: the first call counts; with an error, the error is reported and caught. */
@@ -619,30 +703,244 @@ export class FlowEngine {
       if (err) {
         this.reportNodeError(flow, live.node.id, err);
         this.routeToCatch(flow, live.node, msg, err);
+      } else if (flow.completeNodes.size > 0) {
+        this.routeToComplete(flow, live.node, msg);
       }
     };
   }
 
   /**
-   * Node-RED's catch semantics: the failed message, with msg.error = {message, source}, leaves every
-   * catch node of the flow whose scope covers the failing node. A catch node's own failures are not
-   * caught again (no loops).
+   * Node-RED's catch semantics (Flow.handleError): the failed message, cloned, with msg.error =
+   * {message, source: {id, type, name, count}} (an error it already had moves to msg._error), leaves
+   * the catch nodes of the flow whose scope covers the failing node, scoped ones first; "uncaught
+   * only" ones get it only when no catch node before them did. A message failing again and again
+   * at the same node stops being caught at its tenth round (an error loop). A catch node's own
+   * failures are not caught again. Returns whether a catch node took it.
    */
-  private routeToCatch(flow: RunningFlow, source: RuntimeNode, msg: Message, err: unknown) {
-    if (source.type === "catch") return;
-    for (const live of flow.nodes.values()) {
-      if (live.node.type !== "catch") continue;
-      const scope = (live.node.config as { scope?: string[] | null }).scope;
-      if (scope && !scope.includes(source.id)) continue;
+  private routeToCatch(flow: RunningFlow, source: RuntimeNode, msg: Message, err: unknown): boolean {
+    if (source.type === "catch" || flow.catchNodes.length === 0) return false;
+    let count = 1;
+    const previous = (msg.error as { source?: { id?: unknown; count?: unknown } } | undefined)?.source;
+    if (previous && previous.id === source.id) {
+      count = Number(previous.count) + 1;
+      if (count === 10) {
+        this.options.callbacks.onNodeError({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId: source.id, error: "Message exceeded maximum number of catches" });
+        return false;
+      }
+    }
+    let handled = false;
+    let handledByUncaught = false;
+    for (const live of flow.catchNodes) {
+      const config = live.node.config as { scope?: string[] | null; uncaught?: boolean };
+      if (config.scope && !config.scope.includes(source.id)) continue;
+      if (config.uncaught && !handledByUncaught) {
+        if (handled) continue;
+        handledByUncaught = true;
+      }
       let copy: Message;
       try {
         copy = cloneMessage(msg);
       } catch {
         copy = { _msgid: msg._msgid, payload: msg.payload };
       }
-      copy.error = { message: errorText(err), source: { id: source.id, type: source.type, name: source.name } };
-      this.route(flow, live, copy);
+      if (Object.hasOwn(copy, "error")) copy._error = copy.error;
+      copy.error = { message: catchText(err), source: { ...this.sourceOf(source), count } };
+      this.route(flow, live, copy, this.hopsByMsg.get(msg) ?? 0);
+      handled = true;
     }
+    return handled;
+  }
+
+  /** Node-RED's status node: each status a node in its scope reports, as msg.status = {fill, shape, text, source}. */
+  private routeToStatus(flow: RunningFlow, source: RuntimeNode, reported: NodeStatus | null) {
+    for (const live of flow.statusNodes) {
+      const scope = (live.node.config as { scope?: string[] | null }).scope;
+      if (scope && !scope.includes(source.id)) continue;
+      const status: Record<string, unknown> = reported ? { ...reported } : {};
+      if (reported && Object.hasOwn(reported, "text")) status.text = String(reported.text);
+      status.source = this.sourceOf(source);
+      this.route(flow, live, { _msgid: newMessageId(), status }, 0);
+    }
+  }
+
+  /** Node-RED's complete node: a message a node in its scope finished with (done()), as msg.complete = {source}. */
+  private routeToComplete(flow: RunningFlow, source: RuntimeNode, msg: Message) {
+    const targets = flow.completeNodes.get(source.id);
+    if (!targets) return;
+    for (const live of targets) {
+      let copy: Message;
+      try {
+        copy = cloneMessage(msg);
+      } catch {
+        copy = { _msgid: msg._msgid, payload: msg.payload };
+      }
+      copy.complete = { source: this.sourceOf(source) };
+      this.route(flow, live, copy, this.hopsByMsg.get(msg) ?? 0);
+    }
+  }
+
+  /**
+   * The flow's catch, status and complete nodes, as Node-RED's Flow.start lists them, and its link
+   * nodes in the organization's index. A status or complete node leaves out of its scope the nodes it
+   * is wired to itself (Node-RED's guard against the simplest loop).
+   */
+  private indexNodes(flow: RunningFlow) {
+    const catches: LiveNode[] = [];
+    for (const live of flow.nodes.values()) {
+      const type = live.node.type;
+      if (type === "catch") catches.push(live);
+      else if (type === "status") {
+        const config = live.node.config as { scope?: string[] | null };
+        if (Array.isArray(config.scope)) {
+          const wired = new Set(live.wires.flat());
+          live.node = { ...live.node, config: { ...config, scope: config.scope.filter((id) => !wired.has(id)) } };
+        }
+        flow.statusNodes.push(live);
+      } else if (type === "complete") {
+        const wired = new Set(live.wires.flat());
+        for (const id of (live.node.config as { scope?: string[] }).scope ?? []) {
+          if (wired.has(id)) continue;
+          const list = flow.completeNodes.get(id) ?? [];
+          list.push(live);
+          flow.completeNodes.set(id, list);
+        }
+      } else if (type === "link-in" || type === "link-call") {
+        let org = this.linkNodes.get(flow.spec.organizationId);
+        if (!org) this.linkNodes.set(flow.spec.organizationId, (org = new Map()));
+        org.set(live.node.id, { flow, live });
+      }
+    }
+    const rank = (live: LiveNode) => {
+      const config = live.node.config as { scope?: string[] | null; uncaught?: boolean };
+      return config.scope ? 0 : config.uncaught ? 2 : 1;
+    };
+    // Array.prototype.sort is stable: equal ranks keep the flow's order, as in Node-RED.
+    flow.catchNodes = catches.sort((a, b) => rank(a) - rank(b));
+  }
+
+  private unindexNodes(flow: RunningFlow) {
+    const org = this.linkNodes.get(flow.spec.organizationId);
+    if (!org) return;
+    for (const [id, entry] of org) if (entry.flow === flow) org.delete(id);
+    if (org.size === 0) this.linkNodes.delete(flow.spec.organizationId);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Links: virtual wires between flows of one organization
+
+  private linkPort(flow: RunningFlow): LinkPort {
+    const organizationId = flow.spec.organizationId;
+    return {
+      send: (targets, msg) => {
+        if (flow.generation < 0 || (this.options.fence && !this.options.fence(flow.spec.flowId))) return;
+        msg._msgid ??= newMessageId();
+        const hops = this.hopsByMsg.get(msg) ?? 0;
+        targets.forEach((target, i) => {
+          const copy = i === 0 ? msg : cloneMessage(msg);
+          if (this.linkInto(organizationId, target, copy, hops, flow)) return;
+          if (!this.options.links) return;
+          this.hold(flow);
+          void this.options.links
+            .deliver({ organizationId, fromFlowId: flow.spec.flowId, target, byName: false, msg: copy, hops })
+            .catch(() => undefined)
+            .finally(() => this.settled(flow));
+        });
+      },
+      call: (target, msg, { byName }) => {
+        if (flow.generation < 0 || (this.options.fence && !this.options.fence(flow.spec.flowId))) return { end: () => undefined };
+        // A call waiting for its answer weighs on the calling flow, as an asynchronous input does.
+        this.hold(flow);
+        let ended = false;
+        const end = () => {
+          if (ended) return;
+          ended = true;
+          this.settled(flow);
+        };
+        try {
+          const delivered = this.startCall(flow, target, msg, byName);
+          return delivered ? { delivered, end } : { end };
+        } catch (err) {
+          end();
+          throw err;
+        }
+      },
+      reply: (nodeId, eventId, msg) => {
+        if (flow.generation < 0 || (this.options.fence && !this.options.fence(flow.spec.flowId))) return true;
+        const hops = this.hopsByMsg.get(msg) ?? 0;
+        if (this.returnLink(organizationId, nodeId, eventId, msg, hops)) return true;
+        if (!this.options.links) return false;
+        return this.options.links.reply({ organizationId, nodeId, eventId, msg, hops });
+      },
+    };
+  }
+
+  /** link-call's lookup (Node-RED's getTargetNode): by id, then by name in this flow, then in the organization's. */
+  private startCall(flow: RunningFlow, target: string, msg: Message, byName: boolean): Promise<void> | undefined {
+    const organizationId = flow.spec.organizationId;
+    msg._msgid ??= newMessageId();
+    const hops = this.hopsByMsg.get(msg) ?? 0;
+    if (this.linkInto(organizationId, target, msg, hops, flow)) return undefined;
+    if (byName) {
+      const inFlow = [...flow.nodes.values()].filter((n) => n.node.type === "link-in" && linkName(n.node) === target);
+      if (inFlow.length === 1) {
+        this.linkInto(organizationId, inFlow[0]!.node.id, msg, hops, flow);
+        return undefined;
+      }
+    }
+    const relay = this.options.links;
+    if (!relay) {
+      if (!byName) throw linkNotFound(target);
+      const named = [...(this.linkNodes.get(organizationId)?.values() ?? [])].filter((e) => e.live.node.type === "link-in" && linkName(e.live.node) === target);
+      if (named.length > 1) throw linkAmbiguous(target);
+      if (named.length === 0 || !this.linkInto(organizationId, named[0]!.live.node.id, msg, hops, flow)) throw linkNotFound(target);
+      return undefined;
+    }
+    return relay.deliver({ organizationId, fromFlowId: flow.spec.flowId, target, byName, msg, hops }).then((result) => {
+      if (result === "not_found") throw linkNotFound(target);
+      if (result === "ambiguous") throw linkAmbiguous(target);
+    });
+  }
+
+  /** A node as catch, status and complete messages name it: Node-RED leaves out an empty name. */
+  private sourceOf(node: RuntimeNode): { id: string; type: string; name?: string } {
+    const type = this.options.nodeRedType?.(node.type) ?? node.type;
+    return node.name ? { id: node.id, type, name: node.name } : { id: node.id, type };
+  }
+
+  /**
+   * Delivers a message to a link-in node of the organization running here, into its flow's queue
+   * (as a wire would: backpressure and the runaway guards count it there). False when no such
+   * link-in runs here.
+   */
+  deliverLink(organizationId: string, nodeId: string, msg: Message, hops = 0): boolean {
+    return this.linkInto(organizationId, nodeId, msg, hops);
+  }
+
+  /** deliverLink, from a flow of this engine (`source`), which counts the message as waiting until it is delivered. */
+  private linkInto(organizationId: string, nodeId: string, msg: Message, hops: number, source?: RunningFlow): boolean {
+    const entry = this.linkNodes.get(organizationId)?.get(nodeId);
+    if (!entry || entry.live.node.type !== "link-in" || entry.flow.generation < 0) return false;
+    const { flow } = entry;
+    if (this.options.fence && !this.options.fence(flow.spec.flowId)) return false;
+    msg._msgid ??= newMessageId();
+    if (!this.admit(flow, entry.live, msg, 1, hops)) return true;
+    this.enqueue(flow, nodeId, msg, source && source !== flow ? source : undefined);
+    this.scheduleDrain();
+    return true;
+  }
+
+  /** Hands a link-out's reply to the link-call node `nodeId` of the organization, if it runs here. */
+  returnLink(organizationId: string, nodeId: string, eventId: string, msg: Message, hops = 0): boolean {
+    const entry = this.linkNodes.get(organizationId)?.get(nodeId);
+    if (!entry || entry.live.node.type !== "link-call" || entry.flow.generation < 0 || !entry.live.behaviour.linkReturn) return false;
+    if (hops > (this.hopsByMsg.get(msg) ?? 0)) this.hopsByMsg.set(msg, hops);
+    entry.live.behaviour.linkReturn(eventId, msg);
+    return true;
+  }
+
+  /** Whether a link-in of the organization with this id runs here. */
+  runsLinkIn(organizationId: string, nodeId: string): boolean {
+    return this.linkNodes.get(organizationId)?.get(nodeId)?.live.node.type === "link-in";
   }
 
   private reportNodeError(flow: RunningFlow, nodeId: string, err: unknown) {
@@ -653,6 +951,17 @@ export class FlowEngine {
     this.options.callbacks.onNodeError({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId, error });
     this.options.callbacks.onNodeStatus({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId, status });
   }
+}
+
+/** A link-in's name as Node-RED registers it: its name, or its id when unnamed. */
+function linkName(node: RuntimeNode): string {
+  return node.name || node.id;
+}
+
+/** msg.error.message as Node-RED writes it: the error's toString() ("Error: ..." for an Error). */
+function catchText(err: unknown): string {
+  if (err instanceof Error) return String(err);
+  return typeof err === "string" ? err : JSON.stringify(err);
 }
 
 function errorText(err: unknown): string {

@@ -29,8 +29,10 @@ const NAME = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 /** Node-RED's built-in names only: no variables are defined. */
 export function builtinVariables(builtins: Record<string, string>): VariableResolver {
   const get = (name: string) => (Object.prototype.hasOwnProperty.call(builtins, name) ? builtins[name] : undefined);
+  const values = Object.freeze({ ...builtins });
   return {
     get,
+    values: () => values,
     substitute: (text) => (text.includes("${") ? text.replace(NAME, (_, name: string) => get(name) ?? "") : text),
   };
 }

@@ -86,26 +86,40 @@ export function deleteProperty(msg: Message, path: string): void {
   if (last !== undefined && target !== null && typeof target === "object" && own(target, last)) delete (target as Record<string | number, unknown>)[last];
 }
 
-/** A typed literal from a node's config ("str", "num", "bool", "json", "msg", "date"). */
-export function typedValue(value: string, type: string, msg: Message): unknown {
-  switch (type) {
-    case "num":
-      return Number(value);
-    case "bool":
-      return value === "true";
-    case "json":
-      return parseJsonSafe(value || "null");
-    case "msg":
-      return structuredClone(getProperty(msg, value));
-    case "date":
-      return Date.now();
-    default:
-      return value;
-  }
-}
-
 /** JSON.parse that drops own `__proto__` keys (harmless to JSON.parse, not to a later merge). */
 export function parseJsonSafe(text: string): unknown {
   if (!text.includes("__proto__")) return JSON.parse(text);
   return JSON.parse(text, (key, v: unknown) => (key === "__proto__" ? undefined : v));
+}
+
+/**
+ * Node-RED's setMessageProperty (RED.util.setObjectProperty), for the nodes that follow it (change,
+ * inject, template, through runtime/operands.ts): undefined deletes (an array element is spliced
+ * out); missing parents are created, but never beneath a string, number or other non-object, and
+ * then nothing is written and it returns false (change warns, as Node-RED).
+ */
+export function setMessageProperty(msg: Message, path: string, value: unknown): boolean {
+  const parts = parsePath(path);
+  const createMissing = value !== undefined;
+  let target: Record<string | number, unknown> = msg;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const part = parts[i]!;
+    if (own(target, part) && target[part] !== undefined) {
+      const next = target[part];
+      if (next === null || (typeof next !== "object" && typeof next !== "function")) return false;
+      target = next as Record<string | number, unknown>;
+    } else if (createMissing) {
+      target[part] = typeof parts[i + 1] === "number" ? [] : {};
+      target = target[part] as Record<string | number, unknown>;
+    } else return false;
+  }
+  const last = parts[parts.length - 1]!;
+  if (value === undefined) {
+    if (typeof last === "number" && Array.isArray(target)) {
+      if (last < target.length) target.splice(last, 1);
+    } else if (own(target, last)) delete target[last];
+    return true;
+  }
+  target[last] = value;
+  return true;
 }

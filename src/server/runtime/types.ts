@@ -44,6 +44,7 @@ export interface NodeContext {
   status(status: NodeStatus | null): void;
   log: {
     warn(message: string): void;
+    /** Node-RED's `node.error(err, msg)`: reported, and with a message it goes to the flow's catch nodes. */
     error(err: unknown, msg?: Message): void;
   };
   /** Publishes to the flow's debug stream. */
@@ -74,6 +75,42 @@ export interface NodeContext {
   newMessageId(): string;
   /** Host services a node may need (HTTP, devices); absent ones mean "not available here". */
   services: RuntimeServices;
+  /** Link nodes' virtual wires to link-in nodes of any flow of the organization (SPEC §12). */
+  links: LinkPort;
+}
+
+/**
+ * What link-out and link-call use: Node-RED's virtual wires, which reach link-in nodes in any flow
+ * of the organization (never another's), on this instance or on the one running that flow.
+ */
+export interface LinkPort {
+  /** link-out "link" mode: the message to each listed link-in; ids naming no running link-in are skipped. */
+  send(targets: string[], msg: Message): void;
+  /**
+   * link-call: delivers the message to the link-in `target` names (its id; with `byName`, also its
+   * name, as Node-RED's dynamic mode: this flow first, then the organization's). Throws (or rejects
+   * with) Node-RED's error when no such link-in exists; one of a flow that does not run now is not
+   * reached, and the call times out.
+   */
+  call(target: string, msg: Message, options: { byName: boolean }): LinkCall;
+  /** link-out "return" mode: the reply to link-call `nodeId`, waiting for `eventId`; false when that node runs nowhere. */
+  reply(nodeId: string, eventId: string, msg: Message): boolean | Promise<boolean>;
+}
+
+/**
+ * A call under way. It counts as waiting in the calling flow (backpressure) until `end()`: the
+ * link-call ends it when the answer comes, on its timeout or error, and when it closes.
+ */
+export interface LinkCall {
+  /** Set when the target is looked up elsewhere (another flow runtime): rejects with Node-RED's error when there is no such link-in. */
+  delivered?: Promise<void>;
+  end(): void;
+}
+
+/** Where a link-call waits for its answer (Node-RED's msg._linkSource entries). */
+export interface LinkSource {
+  id: string;
+  node: string;
 }
 
 /** Node-RED's context API, synchronous as its default store. Values are JSON; `set(key, undefined)` deletes. */
@@ -111,6 +148,11 @@ export interface VariableResolver {
    * unknown names, become "" as in Node-RED.
    */
   substitute(text: string, options?: { credential?: boolean }): string;
+  /**
+   * Every name `get` answers, with its value (built-ins and non-secret variables): what function
+   * code's `env.get` reads inside its sandbox. The same object while nothing changed.
+   */
+  values(): Readonly<Record<string, string>>;
 }
 
 export interface NodeBehaviour {
@@ -119,6 +161,8 @@ export interface NodeBehaviour {
   close?(removed: boolean): void | Promise<void>;
   /** Called once every node of the flow is created (inject's "once at start"). */
   start?(): void | Promise<void>;
+  /** link-call only: a link-out in "return" mode answers the call `eventId` with `msg`. */
+  linkReturn?(eventId: string, msg: Message): void;
 }
 
 export type NodeFactory = (ctx: NodeContext) => NodeBehaviour | Promise<NodeBehaviour>;

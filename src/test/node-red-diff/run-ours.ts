@@ -51,6 +51,7 @@ export async function runOurs(c: DiffCase, services: RuntimeServices = {}): Prom
     contextStores: () => ({ flow: flowStore, global: globalStore }),
     variables: (spec, node) =>
       builtinVariables({ ...(c.env ?? {}), NR_NODE_ID: node.id, NR_NODE_NAME: node.name, NR_FLOW_ID: spec.flowId, NR_FLOW_NAME: c.name }),
+    nodeRedType: (type) => registry.get(type)?.nodeRed?.type,
     closeTimeoutMs: 500,
   });
   const spec: FlowSpec = {

@@ -93,6 +93,16 @@ function queryObject(url: URL): Record<string, string> {
   return out;
 }
 
+/** The query parameters a body-taking route declares (Meta.rest.query); others are ignored. */
+function pickQuery(url: URL, names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = url.searchParams.get(name);
+    if (value !== null) out[name] = value;
+  }
+  return out;
+}
+
 function buildInput(route: RestRoute, params: Record<string, string>, query: Record<string, string>, body: unknown, ifMatch: string | null): unknown {
   // A body sent to an endpoint that takes none is ignored, as most REST APIs do.
   if (route.procedure._def.inputs.length === 0) return undefined;
@@ -148,11 +158,12 @@ export function createRestCore(options: RestHandlerOptions): (req: RestRequest) 
       const { route, params } = match;
       template = route.path;
       const body = route.method === "GET" ? undefined : await readBody(req, route.meta.rest.bodyLimit ?? bodyLimits.defaultBytes);
-      const input = buildInput(route, params, route.method === "GET" || route.method === "DELETE" ? queryObject(url) : {}, body, req.header("if-match"));
+      const query = route.method === "GET" || route.method === "DELETE" ? queryObject(url) : pickQuery(url, route.meta.rest.query ?? []);
+      const input = buildInput(route, params, query, body, req.header("if-match"));
       app = await options.getAppServices();
       const ctx = requestContext(app, req.header, { requestId, responseHeaders: headers, headerCredentials: true });
       const output = await invokeProcedure(route.procedure, route.procedurePath, ctx, input);
-      result = jsonResult(route.meta.rest.status ?? 200, output, headers);
+      result = jsonResult(route.meta.rest.statusOf?.(output) ?? route.meta.rest.status ?? 200, output, headers);
     } catch (err) {
       const appError = toAppError(err);
       for (const [k, v] of Object.entries(appError.headers ?? {})) headers.set(k, v);

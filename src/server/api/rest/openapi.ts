@@ -54,10 +54,13 @@ export function buildOpenApiDocument(router: AnyRouter, options: { version: stri
       const pathKeys = Object.fromEntries(route.paramNames.map((n) => [n, true] as const)) as Record<string, true> & Record<number, never>;
       if (isObjectSchema(input)) {
         const hasPath = route.paramNames.length > 0;
-        const rest = hasPath ? input.omit(pathKeys) : input;
+        const queryKeys = Object.fromEntries((route.meta.rest.query ?? []).map((n) => [n, true] as const)) as Record<string, true> & Record<number, never>;
+        const hasQuery = Object.keys(queryKeys).length > 0;
+        const withoutPath = hasPath ? input.omit(pathKeys) : input;
+        const rest = hasQuery ? withoutPath.omit(queryKeys as never) : withoutPath;
         op.requestParams = {
           ...(hasPath ? { path: input.pick(pathKeys) } : {}),
-          ...(route.method === "GET" || route.method === "DELETE" ? { query: rest } : {}),
+          ...(route.method === "GET" || route.method === "DELETE" ? { query: rest } : hasQuery ? { query: input.pick(queryKeys) } : {}),
         };
         if (route.method !== "GET" && route.method !== "DELETE") {
           op.requestBody = { required: true, content: { "application/json": { schema: rest } } };

@@ -16,6 +16,8 @@ const nodeTypeView = z.object({
   category: categories,
   name: z.string(),
   description: z.string(),
+  /** Help text (Markdown): what the node does, its inputs, outputs and details (SPEC §12). */
+  help: z.string(),
   inputs: z.number().int(),
   outputs: z.number().int(),
   /** How the output count follows the configuration (see src/shared/node-ports.ts). */
@@ -44,6 +46,7 @@ function catalogOf(registry: NodeRegistry): Catalog {
             category: d.category,
             name: d.name,
             description: d.description,
+            help: d.help ?? "",
             inputs: d.inputs,
             outputs: outputCount(d, defaults),
             outputs_rule: d.outputs,
@@ -74,6 +77,7 @@ export const nodesRouter = router({
         defaults: z.record(z.string(), z.unknown()),
         inputs: z.number().int(),
         outputs: z.number().int(),
+        help: z.string(),
       }),
     )
     .query(({ ctx, input }) => {
@@ -86,6 +90,7 @@ export const nodesRouter = router({
         defaults,
         inputs: d.inputs,
         outputs: outputCount(d, defaults),
+        help: d.help ?? "",
       };
     }),
 

@@ -3,8 +3,16 @@ import { defineNode } from "../types";
 import { nodeIdSchema } from "../../../shared/flow-graph";
 
 export const catchConfig = z.object({
-  /** The nodes whose errors this node catches; null: every node of the flow. */
-  scope: z.array(nodeIdSchema).max(500).nullable().default(null),
+  scope: z
+    .array(nodeIdSchema)
+    .max(500)
+    .nullable()
+    .default(null)
+    .meta({ title: "Catch errors from", description: "The nodes whose errors this node catches; empty (null): every node of the flow." }),
+  uncaught: z
+    .boolean()
+    .default(false)
+    .meta({ title: "Ignore errors handled by other catch nodes", description: "Catch only the errors that no other catch node of the flow has caught (uncaught only)." }),
 });
 
 export const catchNode = defineNode({
@@ -12,13 +20,43 @@ export const catchNode = defineNode({
   version: 1,
   category: "common",
   name: "Catch",
-  description: "Starts a message when a node of the flow fails on a message: the message, with msg.error = {message, source: {id, type, name}}.",
+  description: "Starts a message when a node of the flow fails on a message: the message, with msg.error = {message, source: {id, type, name, count}}.",
+  help: `Catches errors thrown by nodes of the same flow.
+
+### Inputs
+
+None: a message starts each time a node in its scope fails on a message.
+
+### Outputs
+
+The message the node failed on, and:
+
+- \`error.message\` (string): the error message (an error object's text, as \`Error: …\`).
+- \`error.source.id\` (string): the id of the node that threw the error.
+- \`error.source.type\` (string): the type of the node that threw the error, as Node-RED names it (\`link call\` for a link-call node), so flows written for Node-RED can test it.
+- \`error.source.name\` (string): the name of the node that threw the error (left out when it has none).
+- \`error.source.count\` (number): how many times in a row this message failed at that node.
+
+### Details
+
+If a node throws an error whilst handling a message, the flow will typically halt. This node can be used to catch those errors and handle them with a dedicated flow.
+
+By default, the node catches errors thrown by any node of the flow. Alternatively it can be targeted at specific nodes, or set to only catch errors that have not already been caught by another catch node ("uncaught only"): catch nodes with selected nodes come first, then those for all nodes, then the "uncaught only" ones, which get an error only when none before them did.
+
+When an error is thrown, all matching catch nodes receive the message. If the message already has an \`error\` property, it is copied to \`_error\`. A message that keeps failing at the same node is no longer caught at its tenth time round (an error loop), and a warning says so.
+
+### Differences from Node-RED
+
+\`msg.error\` never carries a \`stack\`: Node-RED adds an error's stack trace, which would show the server's files to every flow of a shared runtime.`,
   inputs: 0,
   outputs: 1,
   configSchema: catchConfig,
   nodeRed: {
     type: "catch",
-    toNodeRed: (c) => ({ scope: c.scope, uncaught: false }),
-    fromNodeRed: (p) => ({ scope: Array.isArray(p.scope) ? p.scope : null }),
+    references: ["scope"],
+    toNodeRed: (c) => ({ scope: c.scope, uncaught: c.uncaught }),
+    // "group" (Node-RED's scope for the catch node's group) is kept as is: the schema refuses it, so
+    // an import keeps the node as an unknown one and says so, rather than catching every node's errors.
+    fromNodeRed: (p) => ({ scope: p.scope === undefined ? null : p.scope, uncaught: p.uncaught === true }),
   },
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 
-export const commentConfig = z.object({ info: z.string().max(65536).default("") });
+export const commentConfig = z.object({ info: z.string().max(65536).default("").meta({ title: "Text", description: "The note itself (Markdown)" }) });
 
 export const commentNode = defineNode({
   type: "comment",
@@ -9,6 +9,19 @@ export const commentNode = defineNode({
   category: "common",
   name: "Comment",
   description: "A note on the canvas; it does nothing.",
+  help: `A note on the canvas, to document a flow. It does nothing.
+
+### Inputs
+
+None.
+
+### Outputs
+
+None.
+
+### Details
+
+Its name shows on the canvas; its text (Markdown) in the Node tab when it is selected.`,
   inputs: 0,
   outputs: 0,
   configSchema: commentConfig,

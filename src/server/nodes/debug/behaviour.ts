@@ -1,9 +1,14 @@
-import type { NodeFactory } from "../../runtime/types";
+import { inspect } from "node:util";
+import type { Message, NodeFactory, NodeStatus } from "../../runtime/types";
 import { getProperty } from "../../runtime/properties";
 import type { z } from "zod";
-import type { debugConfig } from "./definition";
+import { debugConfig } from "./definition";
 
 const MAX_DEBUG_CHARS = 1000;
+/** Node-RED's debugStatusLength. */
+const MAX_STATUS_CHARS = 32;
+const FILLS = new Set<NodeStatus["fill"]>(["red", "green", "yellow", "blue", "grey"]);
+const own = (o: unknown, key: string) => o !== null && typeof o === "object" && Object.prototype.hasOwnProperty.call(o, key);
 
 function formatOf(value: unknown): string {
   if (value === null) return "null";
@@ -18,20 +23,90 @@ function preview(value: unknown): unknown {
   return value;
 }
 
+const fillOf = (v: unknown, fallback: NodeStatus["fill"]): NodeStatus["fill"] => (FILLS.has(v as NodeStatus["fill"]) ? (v as NodeStatus["fill"]) : fallback);
+const shapeOf = (v: unknown, fallback: NodeStatus["shape"]): NodeStatus["shape"] => (v === "dot" || v === "ring" ? v : fallback);
+
+/**
+ * Node-RED's debug node (21-debug.js): shows a property or the complete message, and optionally a
+ * status (the shown value, another property, or a counter), even while inactive.
+ */
 export const debugBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as z.infer<typeof debugConfig>;
-  let count = 0;
+  // A snapshot deployed before a property existed lacks it: the schema's defaults fill it in.
+  const c: z.infer<typeof debugConfig> = debugConfig.safeParse(ctx.node.config).data ?? (ctx.node.config as z.infer<typeof debugConfig>);
+  const statusProperty = c.status_property || c.property;
+  let counter = 0;
+  let lastCount = 0;
+  let counterTimer: NodeJS.Timeout | undefined;
+  let oldStatus = "";
+
+  const statusValue = (msg: Message): unknown => {
+    if (c.status_type === "auto") return c.property === "msg" ? msg.payload : getProperty(msg, c.property);
+    return getProperty(msg, statusProperty);
+  };
+
+  const showStatus = (msg: Message) => {
+    if (c.status_type === "counter") {
+      // Node-RED updates the count at most every 100 ms under load, and once more 200 ms after the last.
+      const now = Date.now();
+      const quiet = now - lastCount > 100;
+      lastCount = now;
+      counter++;
+      if (counterTimer) clearTimeout(counterTimer);
+      counterTimer = undefined;
+      if (quiet) ctx.status({ fill: "blue", shape: "ring", text: String(counter) });
+      else counterTimer = setTimeout(() => ctx.status({ fill: "blue", shape: "ring", text: String(counter) }), 200);
+      return;
+    }
+    const output = statusValue(msg);
+    let text = typeof output === "string" ? output : inspect(output);
+    let fill: NodeStatus["fill"] = "grey";
+    let shape: NodeStatus["shape"] = "dot";
+    if (output !== null && typeof output === "object" && "fill" in output && "shape" in output && "text" in output && output.fill && output.shape && output.text) {
+      fill = fillOf(output.fill, "grey");
+      shape = shapeOf(output.shape, "dot");
+      text = String(output.text);
+    }
+    if (c.status_type === "auto") {
+      if (own(msg, "error")) {
+        fill = "red";
+        text = String((msg.error as { message?: unknown } | null)?.message ?? "");
+      }
+      if (own(msg, "status")) {
+        const s = (msg.status ?? {}) as Record<string, unknown>;
+        fill = fillOf(s.fill, "grey");
+        shape = shapeOf(s.shape, "ring");
+        text = typeof s.text === "string" ? s.text : s.text ? String(s.text) : "";
+      }
+    }
+    if (text.length > MAX_STATUS_CHARS) text = `${text.slice(0, MAX_STATUS_CHARS)}...`;
+    const status = { fill, shape, text };
+    const key = JSON.stringify(status);
+    if (key !== oldStatus) {
+      oldStatus = key;
+      ctx.status(status);
+    }
+  };
+
   return {
+    start() {
+      if (c.to_status && c.status_type === "counter") ctx.status({ fill: "blue", shape: "ring", text: "0" });
+    },
     input(msg, _send, done) {
-      if (c.active) {
+      // A status this node reported, brought back by a status node: ignored, so the two cannot loop.
+      const status = msg.status as { source?: { id?: unknown } } | undefined;
+      if (own(msg, "status") && own(status, "source") && own(status!.source, "id") && status!.source!.id === ctx.node.id) {
+        done();
+        return;
+      }
+      if (c.to_status) showStatus(msg);
+      if (c.active && c.to_sidebar) {
         const value = getProperty(msg, c.property);
-        if (c.to_sidebar) ctx.debug({ property: c.property, msg: preview(value), format: formatOf(value), ...(typeof msg.topic === "string" && msg.topic ? { topic: msg.topic.slice(0, 200) } : {}) });
-        if (c.to_status) {
-          count++;
-          ctx.status({ fill: "grey", shape: "dot", text: String(count) });
-        }
+        ctx.debug({ property: c.property, msg: preview(value), format: formatOf(value), ...(typeof msg.topic === "string" && msg.topic ? { topic: msg.topic.slice(0, 200) } : {}) });
       }
       done();
+    },
+    close() {
+      if (counterTimer) clearTimeout(counterTimer);
     },
   };
 };

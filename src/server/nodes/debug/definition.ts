@@ -1,23 +1,69 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 import { msgOrPropertyPath } from "../property-path";
+import { isPropertyPath } from "../../runtime/properties";
 
 export const debugConfig = z.object({
-  /** "payload", another msg property path, or "msg" for the complete message. */
-  property: msgOrPropertyPath.default("payload"),
-  active: z.boolean().default(true),
-  to_sidebar: z.boolean().default(true),
-  to_console: z.boolean().default(false),
-  /** Show a message counter as the node's status. */
-  to_status: z.boolean().default(false),
+  property: msgOrPropertyPath.default("payload").meta({
+    title: "Output",
+    description: "The message property shown (payload, or a path such as payload.temperature), or msg for the complete message",
+  }),
+  active: z.boolean().default(true).meta({ title: "Active", description: "Off: the node shows nothing (its status still updates)" }),
+  to_sidebar: z.boolean().default(true).meta({ title: "To the debug sidebar", description: "Publish what it shows to the editor's Debug tab and the WebSocket debug topic" }),
+  to_console: z.boolean().default(false).meta({
+    title: "To the system console",
+    description: "Kept for Node-RED flows; a shared runtime has no console of yours, so this writes nothing",
+  }),
+  to_status: z.boolean().default(false).meta({ title: "To the node status", description: "Show a short (32 characters) status under the node" }),
+  status_type: z.enum(["auto", "msg", "counter"]).default("auto").meta({
+    title: "Status shows",
+    description: "auto: the shown output (msg.status and msg.error as Node-RED does); msg: another message property; counter: how many messages arrived",
+  }),
+  status_property: z
+    .string()
+    .max(256)
+    .refine((v) => v === "" || isPropertyPath(v), "must be empty or a property path such as payload.value (no __proto__, constructor or prototype)")
+    .default("")
+    .meta({
+    title: "Status property",
+    description: "With Status shows = msg: the message property shown in the status (empty: the output property)",
+  }),
 });
+
+const FULL = new Set<unknown>([true, "true"]);
 
 export const debugNode = defineNode({
   type: "debug",
   version: 1,
   category: "output",
   name: "Debug",
-  description: "Shows messages in the debug stream (the WebSocket `debug` topic) and optionally counts them in its status.",
+  description: "Shows messages in the debug stream (the WebSocket `debug` topic) and optionally in its status.",
+  help: `Shows a message property, or the complete message, in the editor's **Debug** tab (and to every client of the WebSocket \`debug\` topic). By default it shows \`msg.payload\`.
+
+### Inputs
+
+- \`payload\` (any): what is shown by default.
+- \`status\` (object): with the status set to *auto*, \`{fill, shape, text}\` shown as the node's status.
+- \`error\` (object): with the status set to *auto*, its \`message\` is shown in red.
+
+### Outputs
+
+None: the node ends a flow.
+
+### Details
+
+*Output* picks what is shown: a property path such as \`payload.temperature\`, or \`msg\` for the complete message. Values longer than 1,000 characters are cut.
+
+The node can also show a short text (32 characters) as its status: the shown value (*auto*), another message property, or a count of the messages it received (*counter*). The status is kept up to date even while the node is inactive.
+
+*Active* switches what it shows on and off without a redeploy of its settings; an inactive debug node costs almost nothing.
+
+A message carrying a status this very node reported (from a status node watching it) is ignored, so the two cannot loop.
+
+### Differences from Node-RED
+
+- *To the system console* is accepted (and kept on export) but writes nothing: a shared runtime has no console that belongs to you. Use the debug sidebar.
+- JSONata expressions (as the output or the status) are not offered yet; such nodes are imported as disabled unknown nodes.`,
   inputs: 1,
   outputs: 0,
   configSchema: debugConfig,
@@ -30,15 +76,23 @@ export const debugNode = defineNode({
       tostatus: c.to_status,
       complete: c.property === "msg" ? "true" : c.property,
       targetType: c.property === "msg" ? "full" : "msg",
-      statusVal: "",
-      statusType: "auto",
+      statusVal: c.status_property,
+      statusType: c.status_type,
     }),
-    fromNodeRed: (p) => ({
-      property: p.complete === "true" || p.complete === true || p.targetType === "full" ? "msg" : String(p.complete ?? "payload"),
-      active: p.active !== false,
-      to_sidebar: p.tosidebar !== false,
-      to_console: Boolean(p.console),
-      to_status: Boolean(p.tostatus),
-    }),
+    fromNodeRed: (p) => {
+      if (p.targetType === "jsonata" || p.statusType === "jsonata") throw new Error("JSONata expressions in a debug node are not offered yet");
+      // Node-RED's default `complete: "false"` (and an empty one) means msg.payload.
+      const complete = p.complete === undefined || p.complete === null || p.complete === false || p.complete === "false" || p.complete === "" ? "payload" : p.complete;
+      const statusType = p.statusType;
+      return {
+        property: FULL.has(complete) || p.targetType === "full" ? "msg" : String(complete),
+        active: p.active !== false && p.active !== "false",
+        to_sidebar: p.tosidebar !== false && p.tosidebar !== "false",
+        to_console: p.console === true || p.console === "true",
+        to_status: p.tostatus === true || p.tostatus === "true",
+        status_type: statusType === undefined || statusType === "" ? "auto" : statusType,
+        status_property: typeof p.statusVal === "string" ? p.statusVal : "",
+      };
+    },
   },
 });

@@ -10,7 +10,7 @@ export const deviceOutBehaviour: NodeFactory = (ctx) => {
         done(new Error("devices are not available on this server"));
         return;
       }
-      ctx.services.sendToDevices(ctx.organizationId, { topic: c.topic, payload: msg.payload, device_key_id: c.device_key_id });
+      ctx.services.sendToDevices(ctx.organizationId, { topic: ctx.env.substitute(c.topic), payload: msg.payload, device_key_id: c.device_key_id });
       done();
     },
   };

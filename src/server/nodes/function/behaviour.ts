@@ -74,6 +74,8 @@ export const functionBehaviour: NodeFactory = async (ctx) => {
     flowScope: sandboxFlow(ctx.context.flow),
     globalContext: sandboxGlobal(ctx.context.global),
     nodeInfo: { id: ctx.node.id, name: ctx.node.name, flowId: ctx.flowId },
+    // env.get: built-ins and non-secret variables; a secret reads as undefined (SPEC §14).
+    env: ctx.env.values(),
     owner: ctx.organizationId,
   });
   let closed = false;
@@ -97,7 +99,7 @@ export const functionBehaviour: NodeFactory = async (ctx) => {
   return {
     async input(msg: Message, send, done) {
       try {
-        emit(ctx, await sandbox.run(msg), send, timers);
+        emit(ctx, await sandbox.run(msg, { env: ctx.env.values() }), send, timers);
         done();
       } catch (err) {
         if (err instanceof SandboxError && err.result) emit(ctx, err.result, send, timers);

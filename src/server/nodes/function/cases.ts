@@ -75,6 +75,20 @@ export const cases: DiffCase[] = [
     send: [{ msg: { payload: { a: 1 } } }],
     expect: 2,
   },
+  {
+    name: "env.get reads the tab's variables and the built-in names",
+    nodes: [fn("msg.payload = [env.get('GREETING'), env.get('API_URL'), env.get('NR_NODE_ID'), env.get('NR_FLOW_NAME'), env.get('MISSING') === undefined]; return msg;")],
+    env: { GREETING: "hello", API_URL: "https://api.example.test/v1" },
+    send: [{ msg: {} }],
+    expect: 1,
+  },
+  {
+    name: "env.get of a name that is not defined is undefined",
+    nodes: [fn("msg.payload = typeof env.get('NOT_DEFINED'); return msg;")],
+    env: { OTHER: "x" },
+    send: [{ msg: {} }],
+    expect: 1,
+  },
   // Flow and global context (issue 23), after Node-RED's 10-function_spec.js context tests.
   {
     name: "flow context: get, set and keys, with a preset value",

@@ -10,12 +10,24 @@ export const httpRequestBehaviour: NodeFactory = (ctx) => {
   return {
     async input(msg, send, done) {
       const method = c.method === "use" ? String(msg.method ?? "GET").toUpperCase() : c.method;
-      const url = c.url ? Mustache.render(c.url, msg, {}, { escape: (v: unknown) => encodeURIComponent(String(v)) }) : String(msg.url ?? "");
+      // The node's own URL, headers and authentication are its credential properties: ${NAME} is
+      // resolved now (a changed secret is used by the next request), secrets included, and before
+      // the message's values are filled in, so a message can never ask for a secret.
+      const credential = (text: string) => ctx.env.substitute(text, { credential: true });
+      const url = c.url ? Mustache.render(credential(c.url), msg, {}, { escape: (v: unknown) => encodeURIComponent(String(v)) }) : String(msg.url ?? "");
       if (!url) {
         done(new Error("no URL: set one on the node or in msg.url"));
         return;
       }
-      const headers: Record<string, string> = { ...((msg.headers as Record<string, string> | undefined) ?? {}), ...c.headers };
+      const headers: Record<string, string> = { ...((msg.headers as Record<string, string> | undefined) ?? {}) };
+      for (const [name, value] of Object.entries(c.headers)) headers[name] = credential(value);
+      if (c.auth_type !== "none") {
+        for (const name of Object.keys(headers)) if (name.toLowerCase() === "authorization") delete headers[name];
+        headers.Authorization =
+          c.auth_type === "basic"
+            ? `Basic ${Buffer.from(`${credential(c.auth_user)}:${credential(c.auth_password)}`).toString("base64")}`
+            : `Bearer ${credential(c.auth_password)}`;
+      }
       let body: string | undefined;
       if (method !== "GET" && method !== "HEAD" && msg.payload !== undefined) {
         body = typeof msg.payload === "string" ? msg.payload : JSON.stringify(msg.payload);

@@ -1,15 +1,80 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 
+const HELP = `Sends an HTTP request and returns the response.
+
+### Inputs
+
+- \`url\` (string, optional): the URL of the request, when the node has none.
+- \`method\` (string, optional): the method, when the node's is "use": GET, PUT, POST, PATCH or DELETE.
+- \`headers\` (object, optional): request headers; the node's own headers win over these.
+- \`payload\`: the body of the request (an object is sent as JSON with \`content-type: application/json\`).
+
+### Outputs
+
+- \`payload\` (string | object | buffer): the body of the response, as text, parsed JSON or bytes.
+- \`statusCode\` (number): the status code of the response.
+- \`headers\` (object): the response headers.
+- \`responseUrl\` (string): the URL that answered.
+
+### Details
+
+The node's URL may hold mustache tags filled from the message: \`example.com/{{{topic}}}\` takes
+\`msg.topic\` (\`{{{...}}}\` leaves characters such as \`/\` and \`&\` unescaped).
+
+The URL, the header values and the authentication fields may hold \`\${NAME}\`: a variable of the
+flow or of the organization (Settings → Variables). These are the node's *credential properties*:
+a **secret** is handed to them (and only to them), so a token never has to be typed into the flow.
+Write the bearer token as \`\${API_TOKEN}\`; when the secret changes, the next request uses the
+new value.
+
+**Authentication**: *basic* sends \`Authorization: Basic\` with the username and password;
+*bearer* sends \`Authorization: Bearer\` with the token (the "Password or token" field).
+
+If \`msg.headers\` is left unchanged between two HTTP request nodes, the second sends the first's
+response headers: delete it or set it to \`{}\` first.
+
+### Differences from Node-RED
+
+- \`\${NAME}\` is replaced each time the node sends a request, not once when the flow starts, so
+  a changed variable or secret reaches a running flow within 2 seconds without a redeploy.
+- Node-RED replaces a property only when it is exactly \`\${NAME}\`, and leaves an unknown name as
+  written; here \`\${NAME}\` may sit anywhere in the text (\`\${API_URL}/orders\`), and an unknown
+  name becomes empty, as Node-RED's \`env\` typed input does.
+  \`\${NAME}\` in \`msg.url\` or \`msg.headers\` is not replaced (a message cannot ask for a secret).
+- Private, loopback and link-local addresses are refused unless the operator allows them.
+- Digest authentication, TLS and proxy configuration nodes, cookies and form uploads are not offered.
+- In an export, the authentication fields travel as \`credentials\` holding what the node holds
+  (\`\${SECRET}\` references), never a secret's value.
+`;
+
 export const httpRequestConfig = z.object({
   /** "use": take msg.method. */
-  method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "use"]).default("GET"),
+  method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "use"]).default("GET").meta({ title: "Method", description: "\"use\": take msg.method" }),
   /** Empty: take msg.url. Mustache placeholders are filled from the message. */
-  url: z.string().max(4096).default(""),
-  headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "must be a header name"), z.string().max(4096)).default({}),
-  return: z.enum(["txt", "obj", "bin"]).default("txt"),
-  timeout_ms: z.number().int().min(1).max(120_000).default(30_000),
+  url: z.string().max(4096).default("").meta({ title: "URL", description: "Empty: msg.url. {{{topic}}} takes a message property; ${NAME} a variable or secret" }),
+  headers: z
+    .record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "must be a header name"), z.string().max(4096))
+    .default({})
+    .meta({ title: "Headers", description: "Values may hold ${NAME}: a variable or a secret" }),
+  return: z.enum(["txt", "obj", "bin"]).default("txt").meta({ title: "Return", description: "txt: a UTF-8 string, obj: parsed JSON, bin: a buffer" }),
+  timeout_ms: z.number().int().min(1).max(120_000).default(30_000).meta({ title: "Timeout (ms)" }),
+  auth_type: z.enum(["none", "basic", "bearer"]).default("none").meta({ title: "Authentication", description: "none, basic (user and password) or bearer (token)" }),
+  auth_user: z.string().max(4096).default("").meta({ title: "Username", description: "Basic authentication; may be ${NAME}" }),
+  auth_password: z.string().max(4096).default("").meta({ title: "Password or token", description: "Basic: the password; bearer: the token. Write ${SECRET_NAME} to use a secret" }),
 });
+
+/** Node-RED's authType ("" or absent: none; digest is not offered) and its credentials, when the export carries them. */
+function authFromNodeRed(p: Record<string, unknown>) {
+  const type = p.authType === "basic" || p.authType === "bearer" ? p.authType : "none";
+  const credentials = (p.credentials && typeof p.credentials === "object" ? p.credentials : {}) as Record<string, unknown>;
+  if (type === "none") return { auth_type: "none" as const };
+  return {
+    auth_type: type,
+    auth_user: typeof credentials.user === "string" ? credentials.user : "",
+    auth_password: typeof credentials.password === "string" ? credentials.password : "",
+  };
+}
 
 export const httpRequestNode = defineNode({
   type: "http-request",
@@ -20,6 +85,7 @@ export const httpRequestNode = defineNode({
   inputs: 1,
   outputs: 1,
   configSchema: httpRequestConfig,
+  help: HELP,
   nodeRed: {
     type: "http request",
     toNodeRed: (c) => ({
@@ -30,6 +96,10 @@ export const httpRequestNode = defineNode({
       persist: false,
       senderr: false,
       headers: Object.entries(c.headers).map(([k, v]) => ({ keyType: "other", keyValue: k, valueType: "other", valueValue: v })),
+      authType: c.auth_type === "none" ? "" : c.auth_type,
+      // Node-RED keeps these in its credentials file; in an export they travel as what the node
+      // holds, which is a ${SECRET} reference, never a secret's value.
+      ...(c.auth_type === "none" ? {} : { credentials: { user: c.auth_user, password: c.auth_password } }),
     }),
     fromNodeRed: (p) => ({
       method: String(p.method ?? "GET").toUpperCase() === "USE" ? "use" : String(p.method ?? "GET").toUpperCase(),
@@ -40,6 +110,7 @@ export const httpRequestNode = defineNode({
           .filter((h: Record<string, unknown>) => typeof h.keyValue === "string")
           .map((h: Record<string, unknown>) => [String(h.keyValue), String(h.valueValue ?? "")]),
       ),
+      ...authFromNodeRed(p),
     }),
   },
 });

@@ -4,14 +4,15 @@ import { isAllowedResponseHeader, isHeaderValue } from "../../runtime/webhooks";
 
 export const httpResponseConfig = z.object({
   /** null: msg.statusCode, else 200. */
-  status_code: z.number().int().min(100).max(599).nullable().default(null),
+  status_code: z.number().int().min(100).max(599).nullable().default(null).meta({ title: "Status code", description: "Empty: msg.statusCode, else 200" }),
   /** Only headers a webhook may send (see docs/ARCHITECTURE.md, "What a webhook may answer"). */
   headers: z
     .record(
       z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "must be a header name").refine(isAllowedResponseHeader, "is not a header a webhook response may set"),
       z.string().max(4096).refine(isHeaderValue, "must be one line of Latin-1 characters (U+0000–U+00FF, no CR, LF or NUL)"),
     )
-    .default({}),
+    .default({})
+    .meta({ title: "Headers", description: "Response headers; they win over msg.headers" }),
 });
 
 export const httpResponseNode = defineNode({
@@ -20,6 +21,25 @@ export const httpResponseNode = defineNode({
   category: "output",
   name: "HTTP response",
   description: "Answers the webhook request that started the message (msg.payload as the body).",
+  help: `Answers the HTTP request that started the message at an **HTTP in** node.
+
+### Inputs
+
+- \`payload\` (string, object or number): the response body; an object is sent as JSON.
+- \`statusCode\` (number): the status, unless the node sets one (default 200).
+- \`headers\` (object): response headers; the node's own headers win.
+
+### Outputs
+
+None: the node ends a flow.
+
+### Details
+
+The message must still carry the \`res\` its HTTP in node set, and reach this node within the request's timeout; otherwise the node reports an error (catchable) and the caller gets a timeout.
+
+### Differences from Node-RED
+
+- Only headers a webhook may send are passed on (no \`Set-Cookie\`, no hop-by-hop headers); others are dropped with a warning. Cookies (\`msg.cookies\`) are not offered.`,
   inputs: 1,
   outputs: 0,
   configSchema: httpResponseConfig,

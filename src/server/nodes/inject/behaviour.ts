@@ -1,39 +1,78 @@
 import { Cron } from "croner";
-import type { NodeFactory } from "../../runtime/types";
-import type { z } from "zod";
-import type { injectConfig } from "./definition";
+import type { Message, NodeFactory } from "../../runtime/types";
+import { prepareOperand, setTarget } from "../../runtime/operands";
+import { injectConfig } from "./definition";
 
-type Config = z.infer<typeof injectConfig>;
-
-function payloadOf(c: Config): unknown {
-  switch (c.payload_type) {
-    case "timestamp":
-      return Date.now();
-    case "number":
-      return Number(c.payload);
-    case "boolean":
-      return c.payload === "true";
-    case "json":
-      return JSON.parse(c.payload || "null");
-    default:
-      return c.payload;
-  }
-}
-
-/** Starts messages: by hand (trigger), once at start, every N seconds, or on a cron schedule. */
+/**
+ * Starts messages: by hand (trigger), once after start, every N seconds, or on a cron schedule, as
+ * Node-RED 4.1's inject: the repeat or cron schedule starts after the "once" message when there is
+ * one. Each message gets the node's props in order (a JSONata prop sees the ones set before it).
+ */
 export const injectBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as Config;
+  // Parsed again: a config in the old form (payload_type...) that reached the engine unparsed reads as props.
+  const c = injectConfig.parse(ctx.node.config);
+  const props = c.props.map((p) => ({ path: p.p, value: prepareOperand({ value: p.v, type: p.v_type }) }));
+  const anyAsync = props.some((p) => p.value.async);
   const timers: Array<NodeJS.Timeout> = [];
   let cron: Cron | undefined;
-  const trigger = (overrides: { payload?: unknown; topic?: string } = {}) => {
-    const msg = {
-      _msgid: ctx.newMessageId(),
-      payload: overrides.payload !== undefined ? overrides.payload : payloadOf(c),
-      topic: overrides.topic !== undefined ? overrides.topic : c.topic,
+
+  /** Sets the props on msg (Node-RED: errors are collected, and the message is not sent if any). */
+  const build = (msg: Message, overrides: { payload?: unknown; topic?: string }, send: (msg: Message) => void, done?: (err?: unknown) => void) => {
+    const errors: string[] = [];
+    const set = (path: string, value: unknown) => setTarget(ctx, { path, type: "msg" }, msg, value);
+    const finish = () => {
+      if (overrides.payload !== undefined) msg.payload = overrides.payload;
+      if (overrides.topic !== undefined) msg.topic = overrides.topic;
+      if (errors.length > 0) {
+        const err = new Error(errors.join("; "));
+        if (done) done(err);
+        else ctx.log.error(err, msg);
+        return;
+      }
+      send(msg);
+      done?.();
     };
-    ctx.send(msg);
+    const evaluate = (p: (typeof props)[number]) => {
+      try {
+        return p.value.evaluate(ctx, msg);
+      } catch (err) {
+        errors.push(err instanceof Error ? err.message : String(err));
+        return undefined;
+      }
+    };
+    if (!anyAsync) {
+      for (const p of props) {
+        const before = errors.length;
+        const value = evaluate(p);
+        if (errors.length === before) set(p.path, value);
+      }
+      finish();
+      return;
+    }
+    void (async () => {
+      for (const p of props) {
+        if (p.value.async) {
+          try {
+            set(p.path, await p.value.evaluate(ctx, msg));
+          } catch (err) {
+            errors.push(`Invalid JSONata expression: ${err instanceof Error ? err.message : String(err)}`);
+          }
+          continue;
+        }
+        const before = errors.length;
+        const value = evaluate(p);
+        if (errors.length === before) set(p.path, value);
+      }
+      finish();
+    })();
+  };
+
+  const trigger = (overrides: { payload?: unknown; topic?: string } = {}) => {
+    const msg: Message = { _msgid: ctx.newMessageId() };
+    build(msg, overrides, (m) => ctx.send(m));
     return msg._msgid;
   };
+
   // Backpressure: a timed message is skipped, not queued, while the flow is over its high-water
   // mark (it would only add to the backlog); the node says so in its status until one goes out again.
   let skipped = 0;
@@ -49,12 +88,25 @@ export const injectBehaviour: NodeFactory = (ctx) => {
     }
     trigger();
   };
+  const repeater = () => {
+    if (c.repeat_seconds !== null) timers.push(setInterval(timed, c.repeat_seconds * 1000));
+    else if (c.cron) cron = new Cron(c.cron, { catch: (err) => ctx.log.error(err) }, timed);
+  };
   return {
     trigger,
+    /** A message delivered to the node (Node-RED's node.receive): it gets the props, and goes on. */
+    input(msg, send, done) {
+      build(msg, {}, (m) => send(m), done);
+    },
     start() {
-      if (c.once) timers.push(setTimeout(timed, c.once_delay_seconds * 1000));
-      if (c.repeat_seconds !== null) timers.push(setInterval(timed, c.repeat_seconds * 1000));
-      if (c.cron) cron = new Cron(c.cron, { catch: (err) => ctx.log.error(err) }, timed);
+      if (c.once) {
+        timers.push(
+          setTimeout(() => {
+            timed();
+            repeater();
+          }, c.once_delay_seconds * 1000),
+        );
+      } else repeater();
     },
     close() {
       timers.forEach((t) => clearTimeout(t));

@@ -1,34 +1,90 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { isPropertyPath } from "../../runtime/properties";
+import { checkOperand, operandTypeSchema, OPERAND_TYPE_TITLES, type OperandType } from "../../runtime/operands";
 import { safeRegexProblem } from "../../runtime/regex";
-import { propertyPath } from "../property-path";
 
-const operand = z.string().max(65536).default("");
-const operandType = z.enum(["str", "num", "bool", "json", "msg"]).default("str");
+/** Node-RED's switch value types; `prev` (the property's value for the previous message) is switch's own. */
+const VALUE_TYPES = ["msg", "flow", "global", "str", "num", "bool", "json", "jsonata", "env", "prev"] as const;
+const COUNT_TYPES = ["flow", "global", "num", "jsonata", "env"] as const;
+const PROPERTY_TYPES = ["msg", "flow", "global", "jsonata", "env"] as const satisfies readonly OperandType[];
+export const ISTYPE_VALUES = ["string", "number", "boolean", "array", "buffer", "object", "json", "null", "undefined"] as const;
+
+const valueType = (types: readonly string[], fallback: string) =>
+  z
+    .enum(types as [string, ...string[]])
+    .default(fallback)
+    .meta({ title: "Value type", description: `How the value is read: ${types.map((t) => (t === "prev" ? "previous value" : OPERAND_TYPE_TITLES[t as OperandType])).join(", ")}` });
+const value = (title = "Value") => z.string().max(65536).default("").meta({ title });
+/** Node-RED's names of the rules, shown in the editor's rule selector. */
+const RULE_TITLES: Record<string, string> = {
+  eq: "==",
+  neq: "!=",
+  lt: "<",
+  lte: "<=",
+  gt: ">",
+  gte: ">=",
+  hask: "has key",
+  btwn: "is between",
+  cont: "contains",
+  regex: "matches regex",
+  true: "is true",
+  false: "is false",
+  null: "is null",
+  nnull: "is not null",
+  istype: "is of type",
+  empty: "is empty",
+  nempty: "is not empty",
+  head: "head",
+  index: "index between",
+  tail: "tail",
+  jsonata_exp: "JSONata expression",
+  else: "otherwise",
+};
+const kind = (t: string) => z.literal(t).meta({ title: RULE_TITLES[t] ?? t });
+
+const COMPARE = ["eq", "neq", "lt", "lte", "gt", "gte", "cont", "hask"] as const;
+const NO_VALUE = ["true", "false", "null", "nnull", "empty", "nempty", "else"] as const;
 
 export const switchRule = z.discriminatedUnion("t", [
-  ...(["eq", "neq", "lt", "lte", "gt", "gte", "cont"] as const).map((t) => z.object({ t: z.literal(t), v: operand, v_type: operandType })),
-  z.object({ t: z.literal("btwn"), v: operand, v_type: operandType, v2: operand, v2_type: operandType }),
-  z.object({ t: z.literal("regex"), v: z.string().max(1024), case_insensitive: z.boolean().default(false) }),
-  ...(["true", "false", "null", "nnull", "empty", "nempty", "else"] as const).map((t) => z.object({ t: z.literal(t) })),
-  z.object({ t: z.literal("istype"), v: z.enum(["string", "number", "boolean", "array", "object", "null", "undefined"]) }),
+  ...COMPARE.map((t) => z.object({ t: kind(t), v: value(), v_type: valueType(VALUE_TYPES, "str") })),
+  z.object({ t: kind("btwn"), v: value("From"), v_type: valueType(VALUE_TYPES, "num"), v2: value("To"), v2_type: valueType(VALUE_TYPES, "num") }),
+  z.object({
+    t: kind("regex"),
+    v: z.string().max(1024).meta({ title: "Regular expression" }),
+    v_type: z.enum(["str"]).default("str").meta({ title: "Value type" }),
+    case_insensitive: z.boolean().default(false).meta({ title: "Ignore case" }),
+  }),
+  z.object({ t: kind("istype"), v: z.enum(ISTYPE_VALUES).meta({ title: "Type" }) }),
+  ...(["head", "tail"] as const).map((t) => z.object({ t: kind(t), v: value("Count"), v_type: valueType(COUNT_TYPES, "num") })),
+  z.object({ t: kind("index"), v: value("From index"), v_type: valueType(COUNT_TYPES, "num"), v2: value("To index"), v2_type: valueType(COUNT_TYPES, "num") }),
+  z.object({ t: kind("jsonata_exp"), v: z.string().max(65536).meta({ title: "JSONata expression" }), v_type: z.enum(["jsonata"]).default("jsonata").meta({ title: "Value type" }) }),
+  ...NO_VALUE.map((t) => z.object({ t: kind(t) })),
 ] as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]]);
+
+export type SwitchRule = { t: string; v?: string; v_type?: string; v2?: string; v2_type?: string; case_insensitive?: boolean };
 
 export const switchConfig = z
   .object({
-    property: propertyPath.default("payload"),
-    rules: z.array(switchRule).min(1, "needs at least one rule").max(32).default([{ t: "eq", v: "", v_type: "str" }]),
+    property: z.string().min(1).max(65536).default("payload").meta({ title: "Property", description: "What the rules test: a message property, a context key, a variable or a JSONata expression" }),
+    property_type: operandTypeSchema(PROPERTY_TYPES, "Property type").default("msg"),
+    rules: z
+      .array(switchRule)
+      .min(1, "needs at least one rule")
+      .max(32)
+      .default([{ t: "eq", v: "", v_type: "str" }])
+      .meta({ title: "Rules", description: "One output per rule" }),
     /** true: every matching rule's output gets the message; false: stop at the first match. */
-    check_all: z.boolean().default(true),
+    check_all: z.boolean().default(true).meta({ title: "Check all rules", description: "Off: stop after the first matching rule" }),
+    repair: z.boolean().default(false).meta({ title: "Recreate message sequences", description: "Send each output's messages of a sequence (msg.parts) as a new sequence" }),
   })
   .superRefine((c, ctx) => {
+    checkOperand(ctx, ["property"], c.property, c.property_type);
     c.rules.forEach((r, i) => {
-      const rule = r as { t: string; v?: string; v_type?: string; v2?: string; v2_type?: string };
+      const rule = r as SwitchRule;
       for (const key of ["v", "v2"] as const) {
-        if (rule[`${key}_type`] === "msg" && !isPropertyPath(rule[key] ?? "")) {
-          ctx.addIssue({ code: "custom", path: ["rules", i, key], message: "must be a property path such as payload.value (no __proto__, constructor or prototype)" });
-        }
+        const type = rule[`${key}_type`];
+        if (type === undefined || type === "prev" || rule.t === "regex" || rule.t === "istype") continue;
+        checkOperand(ctx, ["rules", i, key], rule[key], type as OperandType);
       }
       if (rule.t === "regex") {
         const problem = safeRegexProblem(rule.v ?? "");
@@ -37,12 +93,40 @@ export const switchConfig = z
     });
   });
 
+const HELP = `Routes messages by the value of a property, or by their position in a sequence: one output per rule, and a message goes to the output of every rule that matches (or only the first, when *check all rules* is off).
+
+### Inputs
+- **msg** any message. The rules test its property, a flow or global context value, a variable, or the result of a JSONata expression against the message.
+
+### Outputs
+One per rule: the message, when the rule matches.
+
+### Details
+There are four kinds of rule:
+- **Value rules** compare the property with a value: \`==\`, \`!=\`, \`<\`, \`<=\`, \`>\`, \`>=\`, *is between*, *contains*, *matches regex*, *is true/false*, *is null/not null*, *is of type*, *is empty/not empty*, *has key*. The value can be a string, number, message property, context value, variable, JSONata expression, or the previous message's value of the property.
+- **Sequence rules** (*head*, *tail*, *index between*) use \`msg.parts\` of sequences, such as those the split node makes.
+- **JSONata expression** rules match when the expression, evaluated against the message (with \`$I\` the index and \`$N\` the count of a sequence's message), returns true.
+- **Otherwise** matches when no rule before it matched.
+
+*is true/false* and *is null* compare strictly, without converting types. *is empty* and *is not empty* test the length of strings, arrays and buffers, or the number of an object's keys; neither passes for a boolean, null or undefined.
+
+When a message matches several rules, each output gets its own copy of it, so a change on one branch is never seen on another.
+
+**Recreate message sequences**: with it on, the node holds each whole sequence and sends, on each output, the matching messages as a new sequence (\`msg.parts\` with new \`id\`, \`index\` and \`count\`). *tail* also holds the sequence, to know its count.
+
+### Differences from Node-RED
+- Regular expressions use RE2 syntax (no backreferences or lookaround) so no pattern can stall the server; such patterns are refused when the flow is saved.
+- JSONata expressions run with the function node's time and memory limits (1 s, 32 MiB).
+- \`$moment()\` is bound as in Node-RED, but JSONata 2.2 reads only an object's own properties, so its methods (\`$moment().format()\`) cannot be called; use \`$now()\` and \`$fromMillis()\`.
+- A held sequence is bounded: at most 50,000 messages are held per node (as join, batch and sort); past that the node reports an error and drops them.`;
+
 export const switchNode = defineNode({
   type: "switch",
   version: 1,
   category: "function",
   name: "Switch",
   description: "Routes each message to the outputs whose rule matches a property (one output per rule).",
+  help: HELP,
   inputs: 1,
   outputs: { count_of: "rules" },
   configSchema: switchConfig,
@@ -50,14 +134,14 @@ export const switchNode = defineNode({
     type: "switch",
     toNodeRed: (c) => ({
       property: c.property,
-      propertyType: "msg",
+      propertyType: c.property_type,
       rules: c.rules.map((r) => {
-        const rule = r as Record<string, unknown>;
+        const rule = r as SwitchRule;
         const out: Record<string, unknown> = { t: rule.t };
-        if ("v" in rule) out.v = rule.v;
-        if ("v_type" in rule) out.vt = rule.v_type;
-        if (rule.t === "istype") out.vt = rule.v;
-        if ("v2" in rule) {
+        if (rule.t === "istype") return { t: "istype", v: rule.v, vt: rule.v };
+        if (rule.v !== undefined) out.v = rule.v;
+        if (rule.v_type !== undefined) out.vt = rule.v_type;
+        if (rule.v2 !== undefined) {
           out.v2 = rule.v2;
           out.v2t = rule.v2_type;
         }
@@ -65,19 +149,26 @@ export const switchNode = defineNode({
         return out;
       }),
       checkall: String(c.check_all),
-      repair: false,
+      repair: c.repair,
       outputs: c.rules.length,
     }),
     fromNodeRed: (p) => ({
       property: String(p.property ?? "payload"),
-      check_all: String(p.checkall ?? "true") === "true",
-      rules: (Array.isArray(p.rules) ? p.rules : []).map((r: Record<string, unknown>) => {
-        const t = String(r.t);
-        if (t === "regex") return { t, v: String(r.v ?? ""), case_insensitive: Boolean(r.case) };
-        if (t === "istype") return { t, v: String(r.v ?? r.vt ?? "string") };
-        if (t === "btwn") return { t, v: String(r.v ?? ""), v_type: r.vt ?? "str", v2: String(r.v2 ?? ""), v2_type: r.v2t ?? "str" };
-        if (["true", "false", "null", "nnull", "empty", "nempty", "else"].includes(t)) return { t };
-        return { t, v: String(r.v ?? ""), v_type: r.vt ?? "str" };
+      property_type: String(p.propertyType ?? "msg"),
+      check_all: String(p.checkall ?? "true") !== "false",
+      repair: p.repair === true || p.repair === "true",
+      rules: (Array.isArray(p.rules) ? p.rules : []).map((raw: Record<string, unknown>) => {
+        const t = String(raw.t);
+        const text = (v: unknown) => (v === undefined || v === null ? "" : typeof v === "object" ? JSON.stringify(v) : String(v));
+        // Node-RED's own default for a rule without a type: num when the value is numeric.
+        const typeOf = (v: unknown, vt: unknown) => (vt ? String(vt) : !Number.isNaN(Number(v)) ? "num" : "str");
+        if ((NO_VALUE as readonly string[]).includes(t)) return { t };
+        if (t === "regex") return { t, v: text(raw.v), case_insensitive: raw.case === true || raw.case === "true" };
+        if (t === "istype") return { t, v: text(raw.v || raw.vt || "string") };
+        if (t === "jsonata_exp") return { t, v: text(raw.v) };
+        const rule: Record<string, unknown> = { t, v: text(raw.v), v_type: typeOf(raw.v, raw.vt) };
+        if (t === "btwn" || t === "index") Object.assign(rule, { v2: text(raw.v2), v2_type: typeOf(raw.v2, raw.v2t) });
+        return rule;
       }),
     }),
   },

@@ -5,7 +5,7 @@
  * and cannot close the wrapper early), and serializes everything that goes back to the host as JSON.
  *
  * The source is evaluated once per QuickJS context as an expression yielding a factory; the host
- * calls the factory with its four flow-context callbacks, the global-context callback and the code strings, and keeps only the
+ * calls the factory with its four flow-context callbacks, the global-context callback, its variable lookup and the code strings, and keeps only the
  * returned dispatcher. Nothing of this is reachable from the user's code through globals: the host
  * callbacks live in the factory's closure.
  *
@@ -29,7 +29,7 @@
  * timer's), what it resolves to is sent then (like node.send) and a rejection is logged as an error.
  * Ids start above info.timerBase, so a re-created engine never reuses an id the host may still hold.
  */
-export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, infoJson, code, initCode, finCode) {
+export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, infoJson, code, initCode, finCode) {
   "use strict";
   // Primordials, captured before any user code runs (user code may replace the originals).
   const stringify = JSON.stringify;
@@ -175,11 +175,11 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     done() {},
     on() {},
   };
-  const envValues = { NR_NODE_ID: info.id, NR_NODE_NAME: info.name, NR_FLOW_ID: info.flowId };
+  // Variables (built-ins and non-secret values) live on the host side of the engine, which
+  // replaces them when they change: read at each call, never cached here.
   const env = {
     get(name) {
-      const key = Str(name);
-      return key === "NR_NODE_ID" || key === "NR_NODE_NAME" || key === "NR_FLOW_ID" ? envValues[key] : undefined;
+      return hostEnvGet(Str(name));
     },
   };
   const RED = {

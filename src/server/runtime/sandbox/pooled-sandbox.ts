@@ -142,6 +142,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
       finalize: options.finalize,
       flowContextLimitBytes: options.flowContextLimitBytes,
       nodeInfo: { id: options.nodeInfo.id, name: options.nodeInfo.name, flowId: options.nodeInfo.flowId },
+      ...(options.env ? { env: options.env } : {}),
     };
     const sandbox = new PooledSandbox(pool, options, wire);
     const initResult = await sandbox.start();
@@ -256,15 +257,18 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
   }
 
   // Not async itself: one promise per call, the one of call() (this is the hot path).
-  run(msg: Message): Promise<SandboxResult> {
+  run(msg: Message, options?: { env?: Readonly<Record<string, string>> }): Promise<SandboxResult> {
     try {
-      return this.call(this.runRequest(msg));
+      // New variable values travel with the call that first needs them, and seed a re-created engine.
+      let env: Readonly<Record<string, string>> | undefined;
+      if (options?.env && options.env !== this.wire.env) env = this.wire.env = options.env;
+      return this.call(this.runRequest(msg, env));
     } catch (err) {
       return Promise.reject(err);
     }
   }
 
-  private runRequest(msg: Message): (worker: PoolWorker) => WorkerRequest {
+  private runRequest(msg: Message, env: Readonly<Record<string, string>> | undefined): (worker: PoolWorker) => WorkerRequest {
     if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
     const msgid = msg?._msgid ?? randomHex(8);
     let msgJson: string;
@@ -277,7 +281,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     if (msgJson.length > memoryLimit / 8 && Buffer.byteLength(msgJson) > memoryLimit / 2) {
       throw new SandboxError("memory", `the message is too large for the sandbox (${Buffer.byteLength(msgJson)} bytes as JSON, memory limit ${memoryLimit} bytes)`);
     }
-    return (worker) => this.synced({ t: "run", id: worker.newId(), sid: this.sid, msgJson, msgid });
+    return (worker) => this.synced({ t: "run", id: worker.newId(), sid: this.sid, msgJson, msgid, ...(env ? { env } : {}) });
   }
 
   fire(id: number): Promise<SandboxResult> {

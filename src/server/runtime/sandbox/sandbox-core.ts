@@ -390,6 +390,12 @@ class Engine {
           const answer = options.global(call);
           return answer === undefined ? undefined : vm.newString(answer);
         }),
+        vm.newFunction("envGet", (nameHandle) => {
+          const name = vm.getString(nameHandle);
+          const values = options.env ?? { NR_NODE_ID: options.nodeInfo.id, NR_NODE_NAME: options.nodeInfo.name, NR_FLOW_ID: options.nodeInfo.flowId };
+          const value = Object.prototype.hasOwnProperty.call(values, name) ? values[name] : undefined;
+          return value === undefined ? undefined : vm.newString(value);
+        }),
         vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX })),
         vm.newString(options.code),
         vm.newString(options.initialize ?? ""),
@@ -649,6 +655,11 @@ export class CoreSandbox {
   ) {
     this.engine = engine;
     this.maxTimerId = Math.max(engine.timerBase, maxTimerIdOf(initResult));
+  }
+
+  /** Replaces what env.get reads, from the next call on (and in an engine re-created later). */
+  setEnv(env: Readonly<Record<string, string>>): void {
+    this.options.env = env;
   }
 
   /** Runs the code on one message, given as JSON text with its _msgid. */

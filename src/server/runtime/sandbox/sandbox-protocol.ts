@@ -22,7 +22,7 @@ export interface FlowSync {
 /** The sandbox options that cross to the worker: all but the host-side flowContext Map (its group id and seed travel instead). */
 export type WireOptions = Pick<
   FunctionSandboxOptions,
-  "code" | "outputs" | "timeoutMs" | "memoryLimitBytes" | "initialize" | "finalize" | "flowContextLimitBytes" | "nodeInfo"
+  "code" | "outputs" | "timeoutMs" | "memoryLimitBytes" | "initialize" | "finalize" | "flowContextLimitBytes" | "nodeInfo" | "env"
 >;
 
 export type WorkerRequest =
@@ -32,7 +32,8 @@ export type WorkerRequest =
    * start above it).
    */
   | ({ t: "create"; id: number; sid: number; gid: number; seed?: Array<[string, string]>; options: WireOptions; timerBase: number } & FlowSync)
-  | ({ t: "run"; id: number; sid: number; msgJson: string; msgid: string } & FlowSync)
+  /** `env`: env.get's new values, sent only when they changed since the sandbox's last call. */
+  | ({ t: "run"; id: number; sid: number; msgJson: string; msgid: string; env?: Readonly<Record<string, string>> } & FlowSync)
   /** Runs the callback of timer `timer` of sandbox `sid`. */
   | ({ t: "timer"; id: number; sid: number; timer: number } & FlowSync)
   | ({ t: "close"; id: number; sid: number } & FlowSync)

@@ -92,6 +92,7 @@ async function handle(request: WorkerRequest): Promise<void> {
       }
       syncFlow(entry.flow, request);
       try {
+        if (request.t === "run" && request.env) entry.sandbox.setEnv(request.env);
         const value = request.t === "run" ? await entry.sandbox.run(request.msgJson, request.msgid) : await entry.sandbox.fire(request.timer);
         send({ t: "reply", id: request.id, ok: true, value, flow: entry.flow.takeWrites() });
       } catch (err) {

@@ -103,8 +103,24 @@ export const listDeploymentsInput = z.object({
 export const rollbackInput = z.object({ id: flowIdSchema, deployment_id: z.string().regex(/^dep_[\w-]{10,64}$/, "must be an id starting with dep_") });
 
 export const nodeRedFlowSchema = z.array(z.record(z.string(), z.unknown())).max(20_000);
-export const importFlowsInput = z.object({ flows: nodeRedFlowSchema });
-export const importFlowsOutput = z.object({ flows: z.array(flowView), warnings: z.array(z.string()) });
+export const importFlowsInput = z.object({
+  flows: nodeRedFlowSchema,
+  /** `?dry_run=true` over REST: report what would be imported and write nothing (SPEC §12). */
+  dry_run: z
+    .union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")])
+    .optional()
+    .meta({ title: "Dry run", description: "Only report each node's support; nothing is written" }),
+});
+export const importReportEntry = z.object({
+  node_id: z.string(),
+  type: z.string(),
+  support: z.enum(["supported", "partial", "unsupported"]),
+  reason: z.string().optional(),
+});
+export const importFlowsOutput = z.union([
+  z.object({ flows: z.array(flowView), warnings: z.array(z.string()) }),
+  z.object({ report: z.array(importReportEntry), warnings: z.array(z.string()) }),
+]);
 export const exportFlowOutput = nodeRedFlowSchema;
 
 export const deployedGraphOutput = z.object({

@@ -89,6 +89,15 @@ describe("flow validation", () => {
     ["device-out", { device_key_id: "abc" }, "device_key_id"],
     ["comment", { info: 5 }, "info"],
     ["catch", { scope: ["bad id!"] }, "scope[0]"],
+    ["catch", { uncaught: "yes" }, "uncaught"],
+    ["link-in", { links: "a" }, "links"],
+    ["link-out", { mode: "send" }, "mode"],
+    ["link-out", { links: ["bad id!"] }, "links[0]"],
+    ["link-call", { links: ["a", "b"] }, "links"],
+    ["link-call", { timeout_seconds: -1 }, "timeout_seconds"],
+    ["link-call", { link_type: "random" }, "link_type"],
+    ["status", { scope: "group" }, "scope"],
+    ["complete", { scope: null }, "scope"],
   ];
 
   it.each(invalidCases)("refuses an invalid %s config (%o) naming the node and field", async (type, config, field) => {
@@ -101,7 +110,7 @@ describe("flow validation", () => {
   });
 
   it("accepts every type with its defaults and fills them in", async () => {
-    const types = ["inject", "debug", "function", "change", "switch", "template", "delay", "json", "http-in", "http-response", "http-request", "device-in", "device-out", "comment", "catch"];
+    const types = ["inject", "debug", "function", "change", "switch", "template", "delay", "json", "http-in", "http-response", "http-request", "device-in", "device-out", "comment", "catch", "link-in", "link-out", "link-call", "status", "complete"];
     const res = await request("POST", "/flows", { token: user.accessToken, body: { name: "all types", nodes: types.map((type) => ({ id: uid(type), type })) } });
     expect(res.status).toBe(201);
     const fn = res.body.flow.nodes.find((n: { type: string }) => n.type === "function");
@@ -376,7 +385,14 @@ describe("Node-RED interchange", () => {
     const [flow] = res.body.flows;
     expect(flow).toMatchObject({ name: "Temperature alerts", description: "Reads a value and logs it", enabled: true });
     const inject = flow.nodes.find((n: { type: string }) => n.type === "inject");
-    expect(inject.config).toMatchObject({ payload_type: "number", payload: "21.5", topic: "sensor/1", repeat_seconds: 5, once: true });
+    expect(inject.config).toMatchObject({
+      props: [
+        { p: "payload", v: "21.5", v_type: "num" },
+        { p: "topic", v: "sensor/1", v_type: "str" },
+      ],
+      repeat_seconds: 5,
+      once: true,
+    });
     const fn = flow.nodes.find((n: { type: string }) => n.type === "function");
     expect(fn.config.code).toContain("* 9 / 5 + 32");
 

@@ -302,6 +302,8 @@ export async function deleteFlow(app: AppServices, principal: Principal, id: str
     app.db.prisma.flow.update({ where: { id: flow.id }, data: { deletedAt: new Date(), enabled: false } }),
     app.db.prisma.flowNode.deleteMany({ where: { flowId: flow.id } }),
     deleteFlowContextRows(app, principal.organizationId, flow.id),
+    // The flow's own variables go with it (the organization's stay).
+    app.db.prisma.variable.deleteMany({ where: { organizationId: principal.organizationId, flowId: flow.id } }),
   ]);
   await flowsChanged(app, principal.organizationId);
   if (flow.currentDeploymentId) await app.flowRuntime.stop(flow.id);

@@ -3,13 +3,14 @@ import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
 import type { Principal } from "../../auth/principal";
 import type { NodeRegistry } from "../../nodes/registry";
-import { outputCount } from "../../nodes/types";
+import { outputCount, type NodeDefinition } from "../../nodes/types";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
 import type { RequestMeta } from "../request-meta";
 import { flowView, insertFlows, readFlow, validateGraphs } from "./flows";
 import { clipboardSelection, createFlowInput, type CreateFlowInput } from "./flow.schemas";
 import { validateGraph } from "./validate-graph";
 import { validationError } from "../../errors";
+import { flowVariablesAsNodeRedEnv, importFlowVariables } from "../variables/variables";
 
 /** Tabs (flows) one import may create. */
 export const MAX_IMPORT_FLOWS = 100;
@@ -19,8 +20,12 @@ type NrNode = Record<string, unknown> & { id?: unknown; type?: unknown; z?: unkn
 const NR_RESERVED = new Set(["id", "type", "z", "name", "x", "y", "wires", "d", "g", "info"]);
 
 /** A flow as Node-RED's flows.json: a tab, then its nodes with z, x, y, wires and their properties. */
-export function toNodeRed(registry: NodeRegistry, flow: { id: string; name: string; description: string; enabled: boolean; nodes: FlowNode[]; connections: Connection[] }) {
-  const tab = { id: flow.id, type: "tab", label: flow.name, disabled: !flow.enabled, info: flow.description, env: [] };
+export function toNodeRed(
+  registry: NodeRegistry,
+  flow: { id: string; name: string; description: string; enabled: boolean; nodes: FlowNode[]; connections: Connection[] },
+  env: Array<{ name: string; value: string; type: string }> = [],
+) {
+  const tab = { id: flow.id, type: "tab", label: flow.name, disabled: !flow.enabled, info: flow.description, env };
   const nodes = flow.nodes.map((n) => {
     const definition = registry.get(n.type);
     const ports = definition ? outputCount(definition, n.config) : 0;
@@ -48,46 +53,121 @@ export function toNodeRed(registry: NodeRegistry, flow: { id: string; name: stri
 
 export async function exportFlow(app: AppServices, principal: Principal, id: string) {
   const flow = flowView(await readFlow(app, principal, id));
-  return toNodeRed(app.nodes, flow);
+  // The flow's variables travel as the tab's env; a secret by its name only, never its value.
+  return toNodeRed(app.nodes, flow, await flowVariablesAsNodeRedEnv(app, principal, flow.id));
 }
 
 const freshId = () => randomHex(8);
 
+/**
+ * Node-RED types not offered, by design, in a shared runtime (SPEC §12): they would reach the
+ * host's processes, files or listening ports. Imported, they are kept as disabled unknown nodes.
+ */
+export const NOT_OFFERED_BY_DESIGN: ReadonlyMap<string, string> = new Map([
+  ["exec", "runs commands on the host"],
+  ["file", "writes the host's files"],
+  ["file in", "reads the host's files"],
+  ["watch", "watches the host's files"],
+  ["tcp in", "listens on the host's TCP ports"],
+  ["udp in", "listens on the host's UDP ports"],
+]);
+
+/** Why a node type is kept as an unknown node: our own wording, used by warnings and the dry-run report. */
+export function unsupportedReason(nrType: string, props: Record<string, unknown> = {}): string {
+  // A "tcp in" that connects out (server: "client") listens on nothing: we merely lack it.
+  const byDesign = nrType === "tcp in" && props.server === "client" ? undefined : NOT_OFFERED_BY_DESIGN.get(nrType);
+  if (byDesign) return `type ${nrType} is not offered, by design, in a shared runtime (it ${byDesign})`;
+  return `type ${nrType} is not available here`;
+}
+
+/**
+ * Properties of Node-RED nodes that name other nodes by id (catch/status/complete `scope`, link
+ * nodes' `links`): when an imported id is renamed, these follow, as wires do.
+ */
+const ID_LIST_PROPERTIES = ["scope", "links"] as const;
+
+function renameReferences(props: Record<string, unknown>, newId: (id: string) => string): Record<string, unknown> {
+  const out = { ...props };
+  for (const key of ID_LIST_PROPERTIES) {
+    const value = out[key];
+    if (Array.isArray(value)) out[key] = value.map((v) => (typeof v === "string" ? newId(v) : v));
+  }
+  return out;
+}
+
+/** What the dry run says of one node (SPEC §12). */
+export interface ImportReportEntry {
+  node_id: string;
+  type: string;
+  support: "supported" | "partial" | "unsupported";
+  reason?: string;
+}
+
+/**
+ * Node-RED properties our mapping does not carry: present in the import, absent from what an
+ * export of the converted node would write. Such a node runs, but without them ("partial").
+ */
+function droppedProperties(definition: NodeDefinition, config: Record<string, unknown>, props: Record<string, unknown>): string[] {
+  if (!definition.nodeRed) return [];
+  const written = definition.nodeRed.toNodeRed(config);
+  const emptied = (k: string) => Array.isArray(props[k]) && (props[k] as unknown[]).length > 0 && Array.isArray(written[k]) && (written[k] as unknown[]).length === 0;
+  return Object.keys(props).filter((k) => k !== "l" && props[k] !== undefined && props[k] !== "" && (!(k in written) || emptied(k)));
+}
+
 /** Node-RED nodes of one tab → our nodes and connections (wires to nodes outside the set are dropped and reported). */
-function convertNodeRedNodes(registry: NodeRegistry, nodes: NrNode[], newId: (id: string) => string, warnings: string[]) {
+function convertNodeRedNodes(registry: NodeRegistry, nodes: NrNode[], newId: (id: string) => string, warnings: string[], report: ImportReportEntry[] = []) {
   const flowNodes: FlowNode[] = [];
   const connections: Connection[] = [];
   const local = new Set(nodes.map((n) => newId(String(n.id))));
   for (const n of nodes) {
     const id = newId(String(n.id));
     const nrType = String(n.type);
-    const definition = registry.fromNodeRedType(nrType);
-    const props = Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k)));
+    const definition = NOT_OFFERED_BY_DESIGN.has(nrType) ? undefined : registry.fromNodeRedType(nrType);
+    const props = renameReferences(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k))), newId);
+    // Node ids in the type's other reference properties follow the renaming too (the id lists
+    // renameReferences knows are renamed already: never twice).
+    for (const key of definition?.nodeRed?.references ?? []) {
+      const value = props[key];
+      if (Array.isArray(value) && !(ID_LIST_PROPERTIES as readonly string[]).includes(key)) props[key] = value.map((ref) => (typeof ref === "string" ? newId(ref) : ref));
+      else if (typeof value === "string") props[key] = newId(value);
+    }
     const wires = Array.isArray(n.wires) ? (n.wires as unknown[]) : [];
     let config: Record<string, unknown>;
     let type: string;
     if (definition && definition.type !== "unknown") {
       type = definition.type;
       let mapped: Record<string, unknown> | null;
+      let mappingError: string | null = null;
       try {
         mapped = definition.nodeRed ? definition.nodeRed.fromNodeRed(props) : props;
-      } catch {
-        // A mapping that meets properties of unexpected shapes: the node is kept, never a 500.
+      } catch (err) {
+        // A mapping that meets properties of unexpected shapes (or a feature we lack): the node is kept, never a 500.
         mapped = null;
+        mappingError = err instanceof Error ? err.message : null;
       }
       const parsed = mapped === null ? null : definition.configSchema.safeParse(mapped);
       if (!parsed?.success) {
         const issue = parsed?.error.issues[0];
-        warnings.push(`node ${id} (${nrType}): ${issue ? `${issue.path.join(".")}: ${issue.message}` : "its properties could not be read"}; kept as an unknown node`);
+        const reason = issue ? `${issue.path.join(".")}: ${issue.message}` : (mappingError ?? "its properties could not be read");
+        warnings.push(`node ${id} (${nrType}): ${reason}; kept as an unknown node`);
+        report.push({ node_id: String(n.id), type: nrType, support: "unsupported", reason });
         type = "unknown";
         config = { original_type: nrType, properties: props, outputs: wires.length };
       } else {
         config = parsed.data as Record<string, unknown>;
+        const dropped = droppedProperties(definition, config, props);
+        report.push(
+          dropped.length > 0
+            ? { node_id: String(n.id), type: nrType, support: "partial", reason: `not carried over: ${dropped.join(", ")}` }
+            : { node_id: String(n.id), type: nrType, support: "supported" },
+        );
       }
     } else {
       type = "unknown";
       config = { original_type: nrType, properties: props, outputs: wires.length };
-      warnings.push(`node ${id}: type ${nrType} is not available here; kept as a disabled unknown node`);
+      const reason = unsupportedReason(nrType, props);
+      warnings.push(`node ${id}: ${reason}; kept as a disabled unknown node`);
+      report.push({ node_id: String(n.id), type: nrType, support: "unsupported", reason });
     }
     flowNodes.push({
       id,
@@ -108,6 +188,25 @@ function convertNodeRedNodes(registry: NodeRegistry, nodes: NrNode[], newId: (id
   return { nodes: flowNodes, connections };
 }
 
+/**
+ * Node-RED wires a link-out to the link-in nodes it lists and to those that list it (its runtime
+ * joins both lists); our link-out sends to its own list, so the link-in side is added to it here.
+ */
+function joinLinkLists(nodes: NrNode[]): NrNode[] {
+  const listedBy = new Map<string, string[]>();
+  for (const n of nodes) {
+    if (n.type !== "link in" || !Array.isArray(n.links)) continue;
+    for (const out of n.links) if (typeof out === "string") listedBy.set(out, [...(listedBy.get(out) ?? []), String(n.id)]);
+  }
+  if (listedBy.size === 0) return nodes;
+  return nodes.map((n) => {
+    const extra = n.type === "link out" ? listedBy.get(String(n.id)) : undefined;
+    if (!extra) return n;
+    const own = Array.isArray(n.links) ? (n.links as unknown[]) : [];
+    return { ...n, links: [...own, ...extra.filter((id) => !own.includes(id))] };
+  });
+}
+
 /** Nodes of a flows.json that go on a canvas (not tabs, subflows, groups or config nodes); reports the rest. */
 function canvasNodes(items: NrNode[], warnings: string[]) {
   const isNode = (n: NrNode) => n.type !== "tab" && n.type !== "subflow" && n.type !== "group" && typeof n.id === "string";
@@ -115,7 +214,7 @@ function canvasNodes(items: NrNode[], warnings: string[]) {
     warnings.push(`config node ${String(n.id)} (${String(n.type)}) was not imported: configuration nodes are not supported; set its values on the nodes that use it`);
   }
   for (const n of items.filter((n) => n.type === "subflow" || n.type === "group")) warnings.push(`${String(n.type)} ${String(n.id)} was not imported`);
-  return items.filter((n) => isNode(n) && (n.x !== undefined || Array.isArray(n.wires)));
+  return joinLinkLists(items.filter((n) => isNode(n) && (n.x !== undefined || Array.isArray(n.wires))));
 }
 
 /**
@@ -141,7 +240,7 @@ export function nodeRedToSelection(registry: NodeRegistry, items: NrNode[]) {
   const warnings: string[] = [];
   const nodes = canvasNodes(items, warnings);
   const rename = new Map<string, string>();
-  for (const n of nodes) if (!/^[A-Za-z0-9_-]{1,64}$/.test(String(n.id))) rename.set(String(n.id), freshId());
+  for (const n of nodes) if (!VALID_NODE_ID.test(String(n.id))) rename.set(String(n.id), freshId());
   const graph = convertNodeRedNodes(registry, nodes, (id) => rename.get(id) ?? id, warnings);
   // What the editor gets must be a graph it can save: names, positions and counts as create checks them.
   const checked = clipboardSelection.safeParse(graph);
@@ -149,29 +248,41 @@ export function nodeRedToSelection(registry: NodeRegistry, items: NrNode[]) {
   return { ...graph, warnings };
 }
 
+const VALID_NODE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
 /**
  * Imports a Node-RED flows.json: one flow per tab (nodes without a tab go to an "Imported" flow).
- * Ids already used in the organization get fresh ones (wires follow); types we lack are kept as
- * disabled `unknown` nodes and reported; config nodes (no x/y/wires) are reported and skipped.
+ * Ids that are not valid here, already used in the organization or repeated in the import get
+ * fresh ones, and every reference follows (wires, catch/status/complete scopes, link targets);
+ * types we lack are kept as disabled `unknown` nodes and reported; config nodes (no x/y/wires)
+ * are reported and skipped. With `dryRun`, everything is checked exactly the same way and the
+ * answer is a per-node support report instead: nothing is written.
  */
-export async function importFlows(app: AppServices, principal: Principal, items: NrNode[], meta: RequestMeta) {
+export async function importFlows(app: AppServices, principal: Principal, items: NrNode[], meta: RequestMeta, options: { dryRun?: boolean } = {}) {
   const warnings: string[] = [];
+  const report: ImportReportEntry[] = [];
   const registry = app.nodes;
   const tabs = items.filter((n) => n.type === "tab");
   const graphNodes = canvasNodes(items, warnings);
   if (tabs.length === 0 && graphNodes.length === 0) throw new AppError("VALIDATION_FAILED", "flows: no tab and no nodes to import", { details: [{ path: "flows", message: "no tab and no nodes to import" }] });
 
-  // Re-key ids that are taken in the organization (or repeated inside the import).
   const ids = graphNodes.map((n) => String(n.id));
   const taken = new Set(
-    (await app.db.prisma.flowNode.findMany({ where: { organizationId: principal.organizationId, nodeId: { in: ids } }, select: { nodeId: true } })).map((t) => t.nodeId),
+    (await app.db.prisma.flowNode.findMany({ where: { organizationId: principal.organizationId, nodeId: { in: ids.filter((id) => VALID_NODE_ID.test(id)) } }, select: { nodeId: true } })).map((t) => t.nodeId),
   );
+  // One id twice in a flows.json leaves its wires ambiguous: refused, not guessed at.
+  const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (repeated !== undefined) {
+    throw new AppError("VALIDATION_FAILED", `flows: node id ${repeated.slice(0, 80)} appears more than once`, { details: [{ path: "flows", message: `node id ${repeated.slice(0, 80)} appears more than once` }] });
+  }
   const rename = new Map<string, string>();
-  const seen = new Set<string>();
+  const renameReason = new Map<string, string>();
   for (const id of ids) {
-    const valid = /^[A-Za-z0-9_-]{1,64}$/.test(id);
-    if (!valid || taken.has(id) || seen.has(id)) rename.set(id, freshId());
-    seen.add(rename.get(id) ?? id);
+    const reason = !VALID_NODE_ID.test(id) ? "ids here are 1-64 letters, digits, _ or -" : taken.has(id) ? "its id is already used in this organization" : null;
+    if (reason) {
+      rename.set(id, freshId());
+      renameReason.set(id, reason);
+    }
   }
   const newId = (id: string) => rename.get(id) ?? id;
 
@@ -193,15 +304,33 @@ export async function importFlows(app: AppServices, principal: Principal, items:
   // positions; then the graph: config schemas, wires) before anything is written, and all are
   // written in one transaction: a 4xx leaves nothing behind.
   const inputs: CreateFlowInput[] = [];
+  const inputTabs: Array<NrNode | null> = [];
   for (const { tab, nodes } of groups.values()) {
-    const { nodes: flowNodes, connections } = convertNodeRedNodes(registry, nodes, newId, warnings);
-    for (const n of nodes) if (typeof n.id === "string" && rename.has(n.id)) warnings.push(`node ${n.id} was renamed ${newId(n.id)}: its id is already used in this organization`);
+    inputTabs.push(tab);
+    const { nodes: flowNodes, connections } = convertNodeRedNodes(registry, nodes, newId, warnings, report);
+    for (const n of nodes) if (typeof n.id === "string" && rename.has(n.id)) warnings.push(`node ${n.id} was renamed ${newId(n.id)}: ${renameReason.get(n.id)}`);
     const name = tab ? String(tab.label ?? "Imported flow") || "Imported flow" : "Imported flow";
     const parsed = createFlowInput.safeParse({ name: name.slice(0, 200), description: tab && typeof tab.info === "string" ? tab.info.slice(0, 10_000) : "", enabled: tab ? tab.disabled !== true : true, nodes: flowNodes, connections });
     if (!parsed.success) throw validationError(parsed.error.issues.map((issue) => ({ ...issue, path: ["flows", inputs.length, ...issue.path] })));
     inputs.push(parsed.data);
   }
   const graphs = validateGraphs(app, inputs, "flows");
+  if (options.dryRun) {
+    // What never reaches a canvas is in the report too: config nodes, subflow definitions, groups.
+    const onCanvas = new Set(ids);
+    for (const n of items) {
+      if (n.type === "tab" || typeof n.id !== "string" || onCanvas.has(n.id)) continue;
+      const type = String(n.type);
+      const reason = type === "subflow" || type === "group" ? `${type}s are not imported (their nodes are)` : "configuration nodes are not imported; set their values on the nodes that use them";
+      report.push({ node_id: n.id, type, support: "unsupported", reason });
+    }
+    return { report, warnings };
+  }
   const created = await insertFlows(app, principal, inputs.map((input, i) => ({ input, graph: graphs[i]! })), meta);
+  // Each tab's env becomes its flow's variables (SPEC §14).
+  for (const [i, flow] of created.entries()) {
+    const tab = inputTabs[i];
+    if (tab) await importFlowVariables(app, principal, flow.id, tab, meta, warnings);
+  }
   return { flows: created, warnings };
 }

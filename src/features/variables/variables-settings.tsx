@@ -1,0 +1,244 @@
+"use client";
+
+import { useState, type FormEvent } from "react";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { Alert } from "@/components/alert";
+import { FormFooter, PendingButton, SubmitButton } from "@/components/buttons";
+import { Card } from "@/components/card";
+import { ACTIONS_COLUMN, DataTable } from "@/components/data-table";
+import { ConfirmButton } from "@/components/dialog";
+import { Field, SelectField } from "@/components/field";
+import { commonErrorMessage, fieldMessage } from "@/features/accounts/messages";
+import { formatDateTime, type DisplayPrefs } from "@/features/settings/format";
+import { NameCell } from "@/features/organizations/name-cell";
+import { can } from "@/features/organizations/roles";
+import type { Variable } from "@/features/organizations/types";
+import { errorInfo, useInvalidate, useTRPC } from "@/trpc/react";
+import type { Role } from "@/shared/permissions";
+
+export interface FlowChoice {
+  id: string;
+  name: string;
+}
+
+const ORGANIZATION = "";
+
+/** Where a variable applies: the organization, or one flow (which overrides the organization's). */
+function scopeLabel(flowId: string | null, flows: FlowChoice[]): string {
+  if (!flowId) return "Organization";
+  return `Flow: ${flows.find((f) => f.id === flowId)?.name ?? flowId}`;
+}
+
+/** The settings page: what ${NAME} means here, a form to add one (admins), and the list. */
+export function VariablesSettings({ role, prefs, initialVariables, flows }: { role: Role; prefs: DisplayPrefs; initialVariables: Variable[]; flows: FlowChoice[] }) {
+  const writable = can(role, "variables:write");
+  return (
+    <>
+      <p className="hint">
+        Nodes use a variable as <code>{"${NAME}"}</code> in their properties, and function code as <code>env.get(&quot;NAME&quot;)</code>. A
+        secret is stored encrypted, is never shown again, and is handed only to credential properties (an HTTP request&apos;s URL, headers
+        and authentication). A changed value reaches running flows within 2 seconds, without a redeploy.
+      </p>
+      {writable ? <AddVariableSection flows={flows} /> : null}
+      <VariablesSection writable={writable} prefs={prefs} initialVariables={initialVariables} flows={flows} />
+    </>
+  );
+}
+
+function AddVariableSection({ flows }: { flows: FlowChoice[] }) {
+  const trpc = useTRPC();
+  const invalidate = useInvalidate();
+  const [name, setName] = useState("");
+  const [value, setValue] = useState("");
+  const [secret, setSecret] = useState(false);
+  const [scope, setScope] = useState(ORGANIZATION);
+  const [added, setAdded] = useState<string | null>(null);
+  const create = useMutation(
+    trpc.variables.create.mutationOptions({
+      onSuccess: (data) => {
+        setAdded(data.variable.name);
+        setName("");
+        setValue("");
+        setSecret(false);
+        return invalidate(trpc.variables.list.queryKey());
+      },
+    }),
+  );
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setAdded(null);
+    create.mutate({ name, value, secret, flow_id: scope === ORGANIZATION ? null : scope });
+  }
+  const info = create.error ? errorInfo(create.error) : null;
+  const nameError = fieldMessage("Name", info?.fields.name) ?? (info?.code === "VARIABLE_EXISTS" ? info.message : undefined);
+  const valueError = fieldMessage("Value", info?.fields.value);
+  const scopeError = fieldMessage("Scope", info?.fields.flow_id) ?? (info?.code === "NOT_FOUND" ? "That flow no longer exists." : undefined);
+  const alert = create.error && !nameError && !valueError && !scopeError ? commonErrorMessage(create.error) : null;
+  return (
+    <Card headingId="add-variable-heading" title="Add a variable">
+      <form onSubmit={onSubmit} className="key-form">
+        {alert ? <Alert kind="error">{alert}</Alert> : null}
+        <div className="field-row">
+          <Field
+            id="variable-name"
+            label="Name"
+            hint="Upper-case letters, digits and _, e.g. API_URL."
+            required
+            maxLength={64}
+            autoComplete="off"
+            value={name}
+            onChange={(e) => setName(e.target.value.toUpperCase())}
+            error={nameError}
+          />
+          <SelectField
+            id="variable-scope"
+            label="Scope"
+            hint="A flow's variable overrides the organization's of the same name."
+            options={[ORGANIZATION, ...flows.map((f) => f.id)]}
+            optionLabels={Object.fromEntries([[ORGANIZATION, "Organization"], ...flows.map((f) => [f.id, `Flow: ${f.name}`])])}
+            value={scope}
+            onChange={(e) => setScope(e.target.value)}
+            error={scopeError}
+          />
+        </div>
+        <Field
+          id="variable-value"
+          label="Value"
+          type={secret ? "password" : "text"}
+          autoComplete="off"
+          hint={secret ? "Write-only: it is never shown again." : undefined}
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+          error={valueError}
+        />
+        <div className="checkbox">
+          <input id="variable-secret" type="checkbox" checked={secret} onChange={(e) => setSecret(e.target.checked)} />
+          <label htmlFor="variable-secret">Secret</label>
+        </div>
+        <FormFooter status={added ? `Added ${added}.` : ""}>
+          <SubmitButton pending={create.isPending} pendingLabel="Adding…">
+            Add variable
+          </SubmitButton>
+        </FormFooter>
+      </form>
+    </Card>
+  );
+}
+
+const COLUMNS = ["Name", "Scope", "Value", "Updated", ACTIONS_COLUMN] as const;
+
+function VariablesSection({ writable, prefs, initialVariables, flows }: { writable: boolean; prefs: DisplayPrefs; initialVariables: Variable[]; flows: FlowChoice[] }) {
+  const trpc = useTRPC();
+  const query = useQuery({ ...trpc.variables.list.queryOptions(), initialData: { variables: initialVariables, next_cursor: null } });
+  const list = query.data?.variables ?? initialVariables;
+  return (
+    <Card headingId="variables-heading" title="Variables">
+      {query.error ? <Alert kind="error">{commonErrorMessage(query.error)}</Alert> : null}
+      {!writable ? <p className="hint">Admins and owners add and change variables; you can see them.</p> : null}
+      {list.length === 0 ? (
+        <p className="muted">No variables yet.</p>
+      ) : (
+        <DataTable className="compact" columns={COLUMNS}>
+          {list.map((v) => (
+            <VariableRow key={`${v.flow_id ?? ""}/${v.name}`} variable={v} writable={writable} prefs={prefs} flows={flows} />
+          ))}
+        </DataTable>
+      )}
+    </Card>
+  );
+}
+
+function VariableRow({ variable, writable, prefs, flows }: { variable: Variable; writable: boolean; prefs: DisplayPrefs; flows: FlowChoice[] }) {
+  const trpc = useTRPC();
+  const invalidate = useInvalidate();
+  const [editing, setEditing] = useState(false);
+  const [value, setValue] = useState("");
+  const [secret, setSecret] = useState(variable.secret);
+  const refresh = () => invalidate(trpc.variables.list.queryKey());
+  const update = useMutation(
+    trpc.variables.update.mutationOptions({
+      onSuccess: () => {
+        setEditing(false);
+        return refresh();
+      },
+    }),
+  );
+  const remove = useMutation(trpc.variables.delete.mutationOptions({ onSuccess: refresh }));
+  const scope = scopeLabel(variable.flow_id, flows);
+  const fieldId = `value-${variable.flow_id ?? "org"}-${variable.name}`;
+
+  function startEdit() {
+    // A secret's value is write-only: the field starts empty, a plain one with its value.
+    setValue(variable.secret ? "" : (variable.value ?? ""));
+    setSecret(variable.secret);
+    update.reset();
+    setEditing(true);
+  }
+  function onSave(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    update.mutate({ name: variable.name, value, secret, flow_id: variable.flow_id });
+  }
+  const info = update.error ? errorInfo(update.error) : null;
+  return (
+    <tr>
+      <NameCell error={remove.error}>
+        <code>{variable.name}</code>
+        {variable.secret ? <span className="badge">Secret</span> : null}
+      </NameCell>
+      <td>{scope}</td>
+      <td>
+        {editing ? (
+          <form onSubmit={onSave} className="inline-edit">
+            <Field
+              id={fieldId}
+              label={`New value for ${variable.name}`}
+              type={secret ? "password" : "text"}
+              autoComplete="off"
+              value={value}
+              onChange={(e) => setValue(e.target.value)}
+              error={fieldMessage("Value", info?.fields.value) ?? (update.error && !info?.fields.value ? (commonErrorMessage(update.error) ?? undefined) : undefined)}
+            />
+            <div className="checkbox">
+              <input id={`${fieldId}-secret`} type="checkbox" checked={secret} onChange={(e) => setSecret(e.target.checked)} />
+              <label htmlFor={`${fieldId}-secret`}>Secret</label>
+            </div>
+            <FormFooter>
+              <SubmitButton className="small" pending={update.isPending} pendingLabel="Saving…">
+                Save
+              </SubmitButton>
+              <button type="button" className="secondary small" onClick={() => setEditing(false)}>
+                Cancel
+              </button>
+            </FormFooter>
+          </form>
+        ) : variable.secret ? (
+          <span className="muted">Hidden</span>
+        ) : (
+          <code className="value">{variable.value}</code>
+        )}
+      </td>
+      <td>{formatDateTime(prefs, variable.updated_at)}</td>
+      <td className="row-actions">
+        {writable && !editing ? (
+          <>
+            <PendingButton className="secondary small" aria-label={`Edit ${variable.name} (${scope})`} pending={false} pendingLabel="" onClick={startEdit}>
+              Edit
+            </PendingButton>
+            <ConfirmButton
+              className="secondary small"
+              aria-label={`Delete ${variable.name} (${scope})`}
+              pending={remove.isPending}
+              pendingLabel="Deleting…"
+              title={`Delete the variable “${variable.name}”?`}
+              message={<p>Nodes that use {"${" + variable.name + "}"} get an empty value from now on (or the organization&apos;s, for a flow&apos;s variable).</p>}
+              confirmLabel="Delete variable"
+              onConfirm={() => remove.mutate({ name: variable.name, flow_id: variable.flow_id })}
+            >
+              Delete
+            </ConfirmButton>
+          </>
+        ) : null}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { closingTestFlows } from "@/test/runtime-harness";
+import { builtinVariables, memoryContextStore } from "@/server/runtime/memory-context";
+import { changeConfig, changeNode } from "./definition";
+
+const flow = closingTestFlows();
+
+async function changeFlow(rules: unknown[], options: { flow?: Map<string, unknown>; global?: Map<string, unknown>; env?: Record<string, string> } = {}) {
+  const flowStore = memoryContextStore(options.flow ?? new Map());
+  const globalStore = memoryContextStore(options.global ?? new Map());
+  return flow(
+    [{ id: "c", type: "change", config: { rules } }, { id: "s", type: "sink" }],
+    [{ source: "c", target: "s" }],
+    {},
+    {},
+    { contextStores: () => ({ flow: flowStore, global: globalStore }), variables: () => builtinVariables(options.env ?? {}) },
+  );
+}
+
+describe("change: configuration", () => {
+  it.each([
+    [{ t: "set", p: "payload", to: "$invalid(", to_type: "jsonata" }, /rules\.0\.to.*not a valid JSONata expression/],
+    [{ t: "change", p: "payload", from: "(a)\\1", from_type: "re", to: "" }, /rules\.0\.from.*not a supported regular expression/],
+    [{ t: "set", p: "payload", to: "{bad", to_type: "json" }, /rules\.0\.to.*valid JSON/],
+    [{ t: "set", p: "payload", to: "x", to_type: "re" }, /rules\.0\.to_type/],
+    [{ t: "set", p: "__proto__.x", to: "x" }, /rules\.0\.p.*property path/],
+    [{ t: "set", p: "a..b", p_type: "flow", to: "x" }, /rules\.0\.p.*context key/],
+    [{ t: "move", p: "payload", to: "x", to_type: "str" }, /rules\.0\.to_type/],
+  ])("refuses %j with a clear message", (rule, message) => {
+    const result = changeConfig.safeParse({ rules: [rule] });
+    expect(result.success).toBe(false);
+    expect(result.error!.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n")).toMatch(message);
+  });
+
+  it("imports Node-RED rules with env, flow, global and JSONata operands losslessly, and exports them back", () => {
+    const rules = [
+      { t: "set", p: "payload", pt: "msg", to: "$length(payload)", tot: "jsonata" },
+      { t: "set", p: "total", pt: "flow", to: "CITY", tot: "env" },
+      { t: "change", p: "payload", pt: "msg", from: "k", fromt: "global", to: "v", tot: "flow", dc: true },
+      { t: "move", p: "a", pt: "global", to: "b", tot: "msg" },
+      { t: "delete", p: "x", pt: "flow" },
+    ];
+    const config = changeConfig.parse(changeNode.nodeRed!.fromNodeRed({ rules }));
+    expect(changeNode.nodeRed!.toNodeRed(config)).toEqual({ rules });
+  });
+
+  it("has help and a human title on every property", () => {
+    expect(changeNode.help).toMatch(/### Inputs[\s\S]*### Outputs[\s\S]*### Details[\s\S]*### Differences from Node-RED/);
+    const schema = JSON.stringify(changeConfig.toJSONSchema({ io: "input" }));
+    for (const title of ["Property", "Property type", "To the value", "Value type", "Search for", "Replace with", "Deep copy value", "Rules"]) expect(schema).toContain(`"title":"${title}"`);
+  });
+});
+
+describe("change: behaviour", () => {
+  it("writes and reads flow and global context through the node's stores", async () => {
+    const flowMap = new Map<string, unknown>([["stats", { total: 1 }]]);
+    const globalMap = new Map<string, unknown>();
+    const h = await changeFlow(
+      [
+        { t: "set", p: "stats.total", p_type: "flow", to: "payload", to_type: "msg" },
+        { t: "set", p: "last", p_type: "global", to: "topic", to_type: "msg" },
+        { t: "set", p: "echo", to: "$flowContext('stats.total') + 1", to_type: "jsonata" },
+      ],
+      { flow: flowMap, global: globalMap },
+    );
+    h.send("c", { payload: 41, topic: "t" });
+    const [msg] = await h.waitFor(1);
+    expect(msg!.echo).toBe(42);
+    expect(flowMap.get("stats")).toEqual({ total: 41 });
+    expect(globalMap.get("last")).toBe("t");
+  });
+
+  it("a JSONata expression over its time limit is a node error and the message is not sent", async () => {
+    const h = await changeFlow([{ t: "set", p: "payload", to: "($f := function($x) { $f($x + 1) }; $f(0))", to_type: "jsonata" }]);
+    h.send("c", { payload: 1 });
+    await expect.poll(() => h.errors, { timeout: 4000 }).toEqual([{ nodeId: "c", error: expect.stringMatching(/Invalid JSONata expression: the expression ran longer than its time limit \(1000 ms\)/) }]);
+    expect(h.received).toEqual([]);
+  });
+
+  it("keeps the order of messages when rules are asynchronous (JSONata)", async () => {
+    const h = await changeFlow([{ t: "set", p: "payload", to: "payload * 2", to_type: "jsonata" }]);
+    for (let i = 0; i < 20; i++) h.send("c", { payload: i });
+    const got = await h.waitFor(20);
+    expect(got.map((m) => m.payload)).toEqual(Array.from({ length: 20 }, (_, i) => i * 2));
+  });
+
+  it("a search of type variable searches for the variable's value (Node-RED: its name)", async () => {
+    const h = await changeFlow([{ t: "change", p: "payload", from: "CITY", from_type: "env", to: "X", to_type: "str" }], { env: { CITY: "Oslo" } });
+    h.send("c", { payload: "Oslo and CITY" });
+    const [msg] = await h.waitFor(1);
+    expect(msg!.payload).toBe("X and CITY");
+  });
+
+  it("setting beneath a string warns and leaves the message as it was", async () => {
+    const h = await changeFlow([{ t: "set", p: "payload.a", to: "1" }]);
+    h.send("c", { payload: "text" });
+    const [msg] = await h.waitFor(1);
+    expect(msg!.payload).toBe("text");
+    expect(h.errors).toEqual([{ nodeId: "c", error: "Cannot set property of non-object type: payload.a" }]);
+  });
+});

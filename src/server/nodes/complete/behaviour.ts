@@ -1,0 +1,4 @@
+import type { NodeFactory } from "../../runtime/types";
+
+/** The engine sends completed messages out of complete nodes itself (FlowEngine.routeToComplete): nothing to do here. */
+export const completeBehaviour: NodeFactory = () => ({});

@@ -1,0 +1,89 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closingTestFlows, variablesFrom } from "@/test/runtime-harness";
+import { createSafeFetch } from "@/server/runtime/safe-fetch";
+import { VariableSet, type VariableValue } from "@/server/runtime/variables";
+import { httpRequestNode } from "./definition";
+
+const loadTestFlow = closingTestFlows();
+const httpRequest = createSafeFetch({ allowPrivate: true });
+
+/** A protected endpoint: 200 with what it saw for the expected credentials, 401 otherwise. */
+let expected = { authorization: "Bearer first-token-1234" };
+const seen: Array<Record<string, string | undefined>> = [];
+let baseUrl = "";
+const server = http.createServer((req, res) => {
+  seen.push({ url: req.url, authorization: req.headers.authorization, "x-api-key": req.headers["x-api-key"] as string | undefined });
+  const ok = req.headers.authorization === expected.authorization;
+  res.writeHead(ok ? 200 : 401, { "content-type": "application/json" }).end(JSON.stringify({ ok, path: req.url }));
+});
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function source(vars: Record<string, VariableValue>) {
+  let current = new VariableSet(new Map(Object.entries(vars)), new Map());
+  return { current: () => current, replace: (next: Record<string, VariableValue>) => (current = new VariableSet(new Map(Object.entries(next)), new Map())) };
+}
+
+async function requestFlow(config: Record<string, unknown>, variables: ReturnType<typeof source>) {
+  return loadTestFlow(
+    [
+      { id: "req", type: "http-request", config: { return: "obj", ...config } },
+      { id: "out", type: "sink" },
+    ],
+    [{ source: "req", target: "out" }],
+    { httpRequest },
+    {},
+    variablesFrom(variables),
+  );
+}
+
+describe("http-request authentication and ${NAME} (SPEC §14)", () => {
+  it("sends a secret bearer token from ${API_TOKEN}, and the new one as soon as the secret changes, without a redeploy", async () => {
+    const vars = source({ API_URL: { value: baseUrl, secret: false }, API_TOKEN: { value: "first-token-1234", secret: true } });
+    const flow = await requestFlow({ url: "${API_URL}/orders", auth_type: "bearer", auth_password: "${API_TOKEN}" }, vars);
+    flow.send("req", { payload: "" });
+    await flow.waitFor(1);
+    expect(flow.received[0]).toMatchObject({ statusCode: 200, payload: { ok: true, path: "/orders" } });
+
+    expected = { authorization: "Bearer second-token-5678" };
+    vars.replace({ API_URL: { value: baseUrl, secret: false }, API_TOKEN: { value: "second-token-5678", secret: true } });
+    flow.send("req", { payload: "" });
+    await flow.waitFor(2);
+    expect(flow.received[1]).toMatchObject({ statusCode: 200, payload: { ok: true } });
+    expect(seen.at(-1)!.authorization).toBe("Bearer second-token-5678");
+  });
+
+  it("sends basic authentication and secret header values; the node's authentication wins over msg.headers", async () => {
+    expected = { authorization: `Basic ${Buffer.from("svc:pa55-w0rd").toString("base64")}` };
+    const vars = source({ API_URL: { value: baseUrl, secret: false }, PASSWORD: { value: "pa55-w0rd", secret: true }, KEY: { value: "key-9876", secret: true } });
+    const flow = await requestFlow({ url: "${API_URL}/b", auth_type: "basic", auth_user: "svc", auth_password: "${PASSWORD}", headers: { "X-Api-Key": "${KEY}" } }, vars);
+    flow.send("req", { payload: "", headers: { authorization: "Bearer from-message" } });
+    await flow.waitFor(1);
+    expect(flow.received[0]).toMatchObject({ statusCode: 200 });
+    expect(seen.at(-1)).toMatchObject({ authorization: expected.authorization, "x-api-key": "key-9876" });
+  });
+
+  it("does not resolve ${NAME} that arrives in the message (a message cannot ask for a secret)", async () => {
+    expected = { authorization: "none" };
+    const vars = source({ API_TOKEN: { value: "never-sent-4321", secret: true } });
+    const flow = await requestFlow({ url: "" }, vars);
+    flow.send("req", { payload: "", url: `${baseUrl}/m?t=\${API_TOKEN}`, headers: { "x-api-key": "${API_TOKEN}" } });
+    await flow.waitFor(1);
+    expect(decodeURIComponent(seen.at(-1)!.url!)).toBe("/m?t=${API_TOKEN}");
+    expect(seen.at(-1)!["x-api-key"]).toBe("${API_TOKEN}");
+  });
+
+  it("maps authentication to Node-RED's authType and credentials and back, carrying references only", () => {
+    const config = httpRequestNode.configSchema.parse({ url: "${API_URL}/x", auth_type: "bearer", auth_password: "${API_TOKEN}" });
+    const exported = httpRequestNode.nodeRed!.toNodeRed(config as never) as Record<string, unknown>;
+    expect(exported).toMatchObject({ authType: "bearer", url: "${API_URL}/x", credentials: { user: "", password: "${API_TOKEN}" } });
+    const back = httpRequestNode.configSchema.parse(httpRequestNode.nodeRed!.fromNodeRed(exported as never));
+    expect(back).toMatchObject({ auth_type: "bearer", auth_password: "${API_TOKEN}", url: "${API_URL}/x" });
+    expect(httpRequestNode.configSchema.parse(httpRequestNode.nodeRed!.fromNodeRed({ authType: "digest" } as never))).toMatchObject({ auth_type: "none" });
+  });
+});

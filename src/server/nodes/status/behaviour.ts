@@ -1,0 +1,4 @@
+import type { NodeFactory } from "../../runtime/types";
+
+/** The engine sends the statuses out of status nodes itself (FlowEngine.routeToStatus): nothing to do here. */
+export const statusBehaviour: NodeFactory = () => ({});

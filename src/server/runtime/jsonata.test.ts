@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { compileJsonata, jsonataProblem, nodeJsonataBindings } from "./jsonata";
+import { builtinVariables, memoryContextStore } from "./memory-context";
+
+const run = (source: string, msg: unknown = {}, bindings = {}) => compileJsonata(source).evaluate(msg, bindings);
+
+describe("compileJsonata", () => {
+  it("evaluates against the message, or {msg} when the expression names msg (as Node-RED)", async () => {
+    await expect(run("payload.a + 1", { payload: { a: 1 } })).resolves.toBe(2);
+    await expect(run("msg.payload & '!'", { payload: "hi" })).resolves.toBe("hi!");
+    await expect(run("$count(msg.items)", { items: [1, 2, 3] })).resolves.toBe(3);
+  });
+
+  it("reports a syntax error, and a regex RE2 lacks, at compile time with a clear message", () => {
+    expect(jsonataProblem("payload.(")).toMatch(/not a valid JSONata expression: Expected "\)" before end of expression/);
+    expect(jsonataProblem("$match(payload, /(a)\\1/)")).toMatch(/regular expression .* not supported/);
+    expect(jsonataProblem("$uppercase(payload)")).toBeNull();
+  });
+
+  it("binds $flowContext, $globalContext (nested keys) and $env as Node-RED", async () => {
+    const flow = memoryContextStore(new Map<string, unknown>([["count", 3], ["obj", { a: { b: 7 } }]]));
+    const global = memoryContextStore(new Map<string, unknown>([["name", "g"]]));
+    const bindings = nodeJsonataBindings({ context: { node: memoryContextStore(), flow, global }, env: builtinVariables({ NR_NODE_ID: "n1" }) });
+    await expect(run("$flowContext('count') + $flowContext('obj.a.b')", {}, bindings)).resolves.toBe(10);
+    await expect(run("$globalContext('name') & $env('NR_NODE_ID') & $env('MISSING')", {}, bindings)).resolves.toBe("gn1");
+  });
+
+  it("returns plain objects (Object.prototype restored) and $clone copies", async () => {
+    const result = (await run("{'a': {'b': payload}}", { payload: 1 })) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(result.a)).toBe(Object.prototype);
+    const msg = { payload: { x: 1 } };
+    const copy = await run("$clone(payload)", msg);
+    expect(copy).toEqual({ x: 1 });
+    expect(copy).not.toBe(msg.payload);
+  });
+
+  it("keeps jsonata's results for the guarded built-ins", async () => {
+    await expect(run("$pad('ab', 5, '#') & $pad('ab', -4)")).resolves.toBe("ab###  ab");
+    await expect(run("$join(['a','b'], '-')")).resolves.toBe("a-b");
+    await expect(run("$replace('abcabc', /b(c)/, '[$1]', 1)")).resolves.toBe("a[c]abc");
+    await expect(run("$distinct([1, 2, 1, {'a': 1, 'b': 2}, {'b': 2, 'a': 1}, 'x', 'x'])")).resolves.toEqual([1, 2, { a: 1, b: 2 }, "x"]);
+    await expect(run("$split('a1b22c', /\\d+/)")).resolves.toEqual(["a", "b", "c"]);
+    await expect(run("$match('foo123bar45', /\\d+/).match")).resolves.toEqual(["123", "45"]);
+  });
+});
+
+describe("JSONata limits (the function node's: 1000 ms, 32 MiB)", () => {
+  const memoryNow = () => process.memoryUsage().heapUsed;
+
+  it.each([
+    ["a huge nested range", "[1..10000000].[1..10000000]", /maximum sequence length/],
+    ["nested ranges within the sequence cap", "[1..1000000].[1..1000000]", /ran out of memory/],
+    ["a huge padding", "$pad('', 999999999)", /ran out of memory/],
+    ["a huge replacement", "$replace($pad('', 100000, 'a'), 'a', $pad('', 100000, 'b'))", /ran out of memory/],
+    ["doubling a string", "($f := function($s, $n) { $n = 0 ? $s : $f($s & $s, $n - 1) }; $f('x', 60))", /ran out of memory/],
+    ["runaway recursion", "($f := function($x) { 1 + $f($x + 1) }; $f(0))", /Stack overflow/],
+    ["an endless tail-recursive loop", "($f := function($x) { $f($x + 1) }; $f(0))", /ran longer than its time limit \(1000 ms\)/],
+    ["the same through $eval", "$eval('[1..1000000].[1..1000000]')", /ran out of memory/],
+  ])("%s ends in an error within the time limit, with bounded memory", async (_name, source, error) => {
+    const before = memoryNow();
+    const started = Date.now();
+    await expect(run(source)).rejects.toThrow(error);
+    expect(Date.now() - started).toBeLessThan(1800);
+    expect(memoryNow() - before).toBeLessThan(200 * 1024 * 1024);
+  });
+
+  it("a catastrophic regex runs in linear time (RE2)", async () => {
+    const started = Date.now();
+    await expect(run("$match(payload, /(a+)+$/)", { payload: `${"a".repeat(5000)}!` })).resolves.toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it("yields to the event loop while a long expression runs", async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 20);
+    await expect(run("($f := function($x) { $f($x + 1) }; $f(0))")).rejects.toThrow(/time limit/);
+    clearInterval(timer);
+    expect(ticks).toBeGreaterThan(10);
+  });
+});

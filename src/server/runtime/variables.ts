@@ -1,0 +1,178 @@
+import type { RuntimeNode, VariableResolver } from "./types";
+import { VARIABLE_REFERENCE, referencedNames } from "../../shared/variable-references";
+
+/**
+ * Variables and secrets as running flows see them (SPEC §14): the ONE place `${NAME}` and
+ * `env.get` are resolved and secrets are redacted. Nothing here reads a database or a store: an
+ * organization's values arrive as a VariableSet (flow-runtime/variable-cache.ts keeps the current
+ * one per organization and replaces it when a variable changes anywhere in the cluster), and the
+ * resolvers read the set that is current when a node *uses* a value, so a change reaches running
+ * flows without a redeploy.
+ */
+
+export interface VariableValue {
+  value: string;
+  secret: boolean;
+}
+
+/** Replaced by "***" wherever a secret's value would leave the runtime. */
+export const REDACTED = "***";
+
+/** Earlier secret values an organization's set keeps redacting. */
+const MAX_RETIRED_SECRETS = 200;
+
+const REFERENCE = VARIABLE_REFERENCE;
+
+export { referencedNames };
+
+/** One organization's variables: its own, and each flow's (which override the organization's). */
+export class VariableSet {
+  static readonly empty = new VariableSet(new Map(), new Map());
+
+  /** Secret values, longest first (so a secret containing another is replaced whole). */
+  private readonly secrets: string[];
+  private readonly plainByFlow = new Map<string, Readonly<Record<string, string>>>();
+
+  constructor(
+    private readonly organization: ReadonlyMap<string, VariableValue>,
+    private readonly flows: ReadonlyMap<string, ReadonlyMap<string, VariableValue>>,
+    /** Values of secrets since changed or deleted: still redacted (a status or a queued message may hold one). */
+    retired: Iterable<string> = [],
+  ) {
+    const secrets = new Set<string>(retired);
+    const collect = (vars: ReadonlyMap<string, VariableValue>) => {
+      for (const v of vars.values()) if (v.secret && v.value !== "") secrets.add(v.value);
+    };
+    collect(organization);
+    for (const vars of flows.values()) collect(vars);
+    this.secrets = [...secrets].sort((a, b) => b.length - a.length);
+  }
+
+  /**
+   * This set, also redacting the secrets `previous` redacted (the most recent MAX_RETIRED_SECRETS):
+   * what replaces an organization's set when its variables change.
+   */
+  retaining(previous: VariableSet): VariableSet {
+    if (previous.secrets.length === 0) return this;
+    const retired = [...previous.secrets.filter((v) => !this.secrets.includes(v))].slice(0, MAX_RETIRED_SECRETS);
+    return new VariableSet(this.organization, this.flows, retired);
+  }
+
+  lookup(flowId: string, name: string): VariableValue | undefined {
+    return this.flows.get(flowId)?.get(name) ?? this.organization.get(name);
+  }
+
+  /** The non-secret values one flow sees (the flow's over the organization's): what function code's env.get reads. */
+  plainValues(flowId: string): Readonly<Record<string, string>> {
+    let values = this.plainByFlow.get(flowId);
+    if (!values) {
+      const out: Record<string, string> = {};
+      for (const [name, v] of this.organization) if (!v.secret) out[name] = v.value;
+      for (const [name, v] of this.flows.get(flowId) ?? []) {
+        if (v.secret) delete out[name];
+        else out[name] = v.value;
+      }
+      values = Object.freeze(out);
+      this.plainByFlow.set(flowId, values);
+    }
+    return values;
+  }
+
+  get hasSecrets(): boolean {
+    return this.secrets.length > 0;
+  }
+
+  /**
+   * The text with every secret value replaced by "***". Texts are cut on their way out (debug
+   * previews, status texts), so a text that *ends* with the beginning of a secret (4 characters or
+   * more, before an optional "…") has that beginning replaced too.
+   */
+  redactText(text: string): string {
+    if (this.secrets.length === 0) return text;
+    let out = text;
+    for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    const ellipsis = out.endsWith("…") ? "…" : "";
+    const body = ellipsis ? out.slice(0, -1) : out;
+    for (const secret of this.secrets) {
+      const head = secret.slice(0, Math.min(4, secret.length - 1));
+      if (head === "") continue;
+      for (let at = body.indexOf(head, Math.max(0, body.length - secret.length + 1)); at !== -1; at = body.indexOf(head, at + 1)) {
+        if (secret.startsWith(body.slice(at))) return `${body.slice(0, at)}${REDACTED}${ellipsis}`;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A copy of a JSON-like value with every secret value in its strings (and keys) replaced by
+   * "***"; the value itself when the organization has no secrets or none occurs.
+   */
+  redact<T>(value: T): T {
+    if (this.secrets.length === 0) return value;
+    return this.redactValue(value, 0) as T;
+  }
+
+  private redactValue(value: unknown, depth: number): unknown {
+    if (typeof value === "string") return this.redactText(value);
+    if (value === null || typeof value !== "object" || depth > 64) return value;
+    if (Array.isArray(value)) {
+      let changed = false;
+      const out = value.map((item) => {
+        const next = this.redactValue(item, depth + 1);
+        if (next !== item) changed = true;
+        return next;
+      });
+      return changed ? out : value;
+    }
+    if (ArrayBuffer.isView(value)) return value;
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+      const nextKey = this.redactText(key);
+      const next = this.redactValue(item, depth + 1);
+      if (next !== item || nextKey !== key) changed = true;
+      out[nextKey] = next;
+    }
+    return changed ? out : value;
+  }
+}
+
+/** Where resolvers find an organization's current set (flow-runtime/variable-cache.ts). */
+export interface VariableSource {
+  current(organizationId: string): VariableSet;
+}
+
+/**
+ * The resolver of one node: Node-RED's built-in names, then the flow's and the organization's
+ * variables as they are at the moment of use. Secrets resolve only where `credential` is asked for.
+ */
+export function variableResolver(
+  source: VariableSource,
+  target: { organizationId: string; flowId: string; flowName?: string },
+  node: Pick<RuntimeNode, "id" | "name">,
+): VariableResolver {
+  const builtins: Record<string, string> = {
+    NR_NODE_ID: node.id,
+    NR_NODE_NAME: node.name,
+    NR_FLOW_ID: target.flowId,
+    NR_FLOW_NAME: target.flowName ?? "",
+  };
+  const lookup = (name: string, credential: boolean): string | undefined => {
+    if (Object.prototype.hasOwnProperty.call(builtins, name)) return builtins[name];
+    const found = source.current(target.organizationId).lookup(target.flowId, name);
+    if (!found || (found.secret && !credential)) return undefined;
+    return found.value;
+  };
+  let builtinsWithPlain: { from: Readonly<Record<string, string>>; values: Readonly<Record<string, string>> } | undefined;
+  return {
+    get: (name) => lookup(String(name), false),
+    substitute: (text, options) =>
+      text.includes("${") ? text.replace(REFERENCE, (_, name: string) => lookup(name, options?.credential === true) ?? "") : text,
+    values: () => {
+      const plain = source.current(target.organizationId).plainValues(target.flowId);
+      // Same object while the set is the same: callers (the function node) send it on only when it changes.
+      if (builtinsWithPlain?.from !== plain) builtinsWithPlain = { from: plain, values: Object.freeze({ ...plain, ...builtins }) };
+      return builtinsWithPlain.values;
+    },
+  };
+}

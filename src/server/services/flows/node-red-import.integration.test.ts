@@ -1,0 +1,245 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { setUpTestApp } from "@/test/set-up-test-app";
+import { signUp } from "@/test/accounts";
+
+const testApp = setUpTestApp();
+const request = testApp.request;
+let user: Awaited<ReturnType<typeof signUp>>;
+
+beforeAll(async () => {
+  user = await signUp(request);
+});
+
+let seq = 0;
+const uid = (p: string) => `${p}${Date.now().toString(36)}${++seq}`;
+
+async function flowNames(): Promise<string[]> {
+  const res = await request("GET", "/flows", { token: user.accessToken });
+  return res.body.flows.map((f: { name: string }) => f.name);
+}
+
+describe("import: renamed ids", () => {
+  it("renames ids with dots, and the catch scope, status scope and wires follow; the warning says why", async () => {
+    const tab = uid("tab");
+    const flows = [
+      { id: tab, type: "tab", label: "Dotted ids" },
+      { id: "a.b.1", type: "function", z: tab, func: "throw new Error('x')", outputs: 1, x: 100, y: 50, wires: [["c.d.2"]] },
+      { id: "c.d.2", type: "debug", z: tab, complete: "payload", x: 300, y: 50, wires: [] },
+      { id: "catch.3", type: "catch", z: tab, scope: ["a.b.1"], uncaught: false, x: 100, y: 150, wires: [["c.d.2"]] },
+      { id: "status.4", type: "status", z: tab, scope: ["a.b.1", "c.d.2"], x: 100, y: 250, wires: [[]] },
+    ];
+    const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows } });
+    expect(res.status).toBe(201);
+    const flow = res.body.flows[0];
+    const idOf = (name: string) => {
+      const warning = res.body.warnings.find((w: string) => w.startsWith(`node ${name} was renamed `));
+      expect(warning, name).toMatch(/: ids here are 1-64 letters, digits, _ or -$/);
+      return warning.split(" ")[4].replace(":", "");
+    };
+    const fn = idOf("a.b.1");
+    const dbg = idOf("c.d.2");
+    const catchId = idOf("catch.3");
+    expect(res.body.warnings.join("\n")).not.toMatch(/already used/);
+    expect(flow.connections).toEqual(
+      expect.arrayContaining([
+        { source: fn, source_port: 0, target: dbg },
+        { source: catchId, source_port: 0, target: dbg },
+      ]),
+    );
+    const catchNode = flow.nodes.find((n: { id: string }) => n.id === catchId);
+    expect(catchNode.type).toBe("catch");
+    expect(catchNode.config.scope).toEqual([fn]);
+
+    // The status node (another engineer's type; until it lands, kept as an unknown node) keeps its scope renamed too.
+    const exported = (await request("GET", `/flows/${flow.id}/export`, { token: user.accessToken })).body;
+    const status = exported.find((n: { type: string }) => n.type === "status");
+    expect(status.scope).toEqual([fn, dbg]);
+    expect(exported.find((n: { type: string }) => n.type === "catch").scope).toEqual([fn]);
+  });
+
+  it("says an id was taken only when it was, and renames link targets with it", async () => {
+    const linkIn = uid("li");
+    const firstTab = uid("tab");
+    const first = await request("POST", "/flows/import", {
+      token: user.accessToken,
+      body: { flows: [{ id: firstTab, type: "tab", label: "first" }, { id: linkIn, type: "comment", z: firstTab, x: 1, y: 1, wires: [] }] },
+    });
+    expect(first.status).toBe(201);
+    const tab = uid("tab");
+    const res = await request("POST", "/flows/import", {
+      token: user.accessToken,
+      body: {
+        flows: [
+          { id: tab, type: "tab", label: "links" },
+          { id: linkIn, type: "link in", z: tab, links: ["lo.1"], x: 100, y: 50, wires: [[]] },
+          { id: "lo.1", type: "link out", z: tab, mode: "link", links: [linkIn], x: 300, y: 50 },
+        ],
+      },
+    });
+    expect(res.status).toBe(201);
+    const warnings: string[] = res.body.warnings;
+    const takenWarning = warnings.find((w) => w.startsWith(`node ${linkIn} was renamed `));
+    expect(takenWarning).toMatch(/: its id is already used in this organization$/);
+    expect(warnings.find((w) => w.startsWith("node lo.1 was renamed "))).toMatch(/ids here are 1-64 letters/);
+    const newIn = takenWarning!.split(" ")[4]!.replace(":", "");
+    const newOut = warnings.find((w) => w.startsWith("node lo.1 was renamed "))!.split(" ")[4]!.replace(":", "");
+    const exported = (await request("GET", `/flows/${res.body.flows[0].id}/export`, { token: user.accessToken })).body;
+    expect(exported.find((n: { type: string }) => n.type === "link in")).toMatchObject({ id: newIn, links: [newOut] });
+    expect(exported.find((n: { type: string }) => n.type === "link out")).toMatchObject({ id: newOut, links: [newIn] });
+  });
+
+  it("refuses an id that appears twice, naming it, and writes nothing", async () => {
+    const tab = uid("tab");
+    const res = await request("POST", "/flows/import", {
+      token: user.accessToken,
+      body: {
+        flows: [
+          { id: tab, type: "tab", label: "twice" },
+          { id: "same", type: "comment", z: tab, x: 1, y: 1, wires: [] },
+          { id: "same", type: "comment", z: tab, x: 2, y: 2, wires: [] },
+        ],
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_FAILED");
+    expect(res.body.error.message).toMatch(/node id same appears more than once/);
+    expect(await flowNames()).not.toContain("twice");
+  });
+});
+
+describe("import: not offered by design", () => {
+  it("keeps exec, file, file in, watch and listening tcp/udp as disabled unknown nodes whose warning says why", async () => {
+    const tab = uid("tab");
+    const nodes = [
+      { id: uid("x"), type: "exec", command: "ls" },
+      { id: uid("x"), type: "file", filename: "/tmp/a" },
+      { id: uid("x"), type: "file in", filename: "/etc/passwd" },
+      { id: uid("x"), type: "watch", files: "/tmp" },
+      { id: uid("x"), type: "tcp in", server: "server", port: "9000" },
+      { id: uid("x"), type: "udp in", port: "9001" },
+      { id: uid("x"), type: "tcp in", server: "client", host: "example.com", port: "9000" },
+    ].map((n, i) => ({ ...n, z: tab, x: 100, y: 40 * (i + 1), wires: [[]] }));
+    const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows: [{ id: tab, type: "tab", label: "host access" }, ...nodes] } });
+    expect(res.status).toBe(201);
+    const flow = res.body.flows[0];
+    for (const n of nodes) {
+      const ours = flow.nodes.find((m: { id: string }) => m.id === n.id);
+      expect(ours).toMatchObject({ type: "unknown", disabled: true, config: { original_type: n.type } });
+    }
+    const warnings: string[] = res.body.warnings;
+    for (const n of nodes.slice(0, 6)) expect(warnings.find((w) => w.startsWith(`node ${n.id}:`))).toMatch(new RegExp(`type ${n.type} is not offered, by design, in a shared runtime`));
+    // A tcp in that connects out listens on nothing: we merely lack it.
+    expect(warnings.find((w) => w.startsWith(`node ${nodes[6]!.id}:`))).toMatch(/type tcp in is not available here/);
+  });
+});
+
+describe("import: dry run", () => {
+  it("reports each node's support, writes nothing, and answers 200", async () => {
+    const tab = uid("tab");
+    const name = uid("Dry run ");
+    const flows = [
+      { id: tab, type: "tab", label: name },
+      { id: uid("in"), type: "inject", z: tab, props: [{ p: "payload" }], repeat: "", crontab: "", once: false, onceDelay: 0.1, topic: "", payload: "", payloadType: "date", x: 100, y: 50, wires: [["d.1"]] },
+      { id: "d.1", type: "debug", z: tab, active: true, tosidebar: true, console: false, tostatus: false, complete: "payload", targetType: "msg", x: 300, y: 50, wires: [] },
+      { id: uid("ex"), type: "exec", z: tab, command: "ls", x: 100, y: 150, wires: [[], [], []] },
+      { id: uid("mq"), type: "mqtt in", z: tab, topic: "a", broker: "b1", x: 100, y: 250, wires: [[]] },
+      { id: uid("fn"), type: "function", z: tab, func: "return msg;", outputs: 1, libs: [{ var: "dayjs", module: "dayjs" }], x: 100, y: 350, wires: [[]] },
+      { id: "b1", type: "mqtt-broker", broker: "localhost" },
+    ];
+    const before = await flowNames();
+    const res = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows } });
+    expect(res.status).toBe(200);
+    expect(res.body.flows).toBeUndefined();
+    const byId = Object.fromEntries(res.body.report.map((r: { node_id: string }) => [r.node_id, r]));
+    expect(res.body.report).toHaveLength(6);
+    expect(byId.b1).toEqual({ node_id: "b1", type: "mqtt-broker", support: "unsupported", reason: "configuration nodes are not imported; set their values on the nodes that use them" });
+    expect(byId[flows[1]!.id as string]).toEqual({ node_id: flows[1]!.id, type: "inject", support: "supported" });
+    expect(byId["d.1"]).toEqual({ node_id: "d.1", type: "debug", support: "supported" });
+    expect(byId[flows[3]!.id as string]).toMatchObject({ type: "exec", support: "unsupported", reason: expect.stringMatching(/not offered, by design/) });
+    expect(byId[flows[4]!.id as string]).toMatchObject({ type: "mqtt in", support: "unsupported", reason: "type mqtt in is not available here" });
+    // The function node's external modules are a property we do not carry: it imports, without them.
+    expect(byId[flows[5]!.id as string]).toMatchObject({ type: "function", support: "partial", reason: expect.stringMatching(/libs/) });
+    expect(res.body.warnings.join("\n")).toMatch(/config node b1 \(mqtt-broker\)/);
+    expect(res.body.warnings.join("\n")).toMatch(/node d\.1 was renamed/);
+    expect(await flowNames()).toEqual(before);
+
+    // The same body without dry_run writes it.
+    const real = await request("POST", "/flows/import?dry_run=false", { token: user.accessToken, body: { flows } });
+    expect(real.status).toBe(201);
+    expect(await flowNames()).toContain(name);
+  });
+
+  it("refuses what an import refuses, with the same 400, and a dry_run that is not a boolean", async () => {
+    const empty = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows: [] } });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.code).toBe("VALIDATION_FAILED");
+    const bad = await request("POST", "/flows/import?dry_run=maybe", { token: user.accessToken, body: { flows: [{ id: "t", type: "tab" }] } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body.error.details)).toMatch(/dry_run/);
+  });
+
+  it("needs write permission like an import", async () => {
+    const res = await request("POST", "/flows/import?dry_run=true", { body: { flows: [{ id: "t", type: "tab" }] } });
+    expect(res.status).toBe(401);
+  });
+});
+
+/**
+ * Node-RED's own example flows (shipped with @node-red/nodes) through the dry run: every one is
+ * read without an error, and nodes of the types we offer come out supported or partial. The
+ * types still unsupported are printed (the report lists them).
+ */
+const examplesDir = path.join(import.meta.dirname, "../../../../bench/node-red/node_modules/@node-red/nodes/examples");
+const haveExamples = existsSync(examplesDir);
+
+function exampleFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? exampleFiles(full) : name.endsWith(".json") ? [full] : [];
+  });
+}
+
+describe.skipIf(!haveExamples)("Node-RED's example flows through the dry run", () => {
+  it("reads every example; our node types come out supported or partial", { timeout: 120_000 }, async () => {
+    const files = exampleFiles(examplesDir);
+    expect(files.length).toBeGreaterThan(100);
+    const unsupported = new Map<string, number>();
+    const partial = new Map<string, Set<string>>();
+    const ownTypes = new Set(testApp.app.nodes.list().map((d) => d.nodeRed?.type ?? d.type));
+    const refusedOwn: string[] = [];
+    for (const file of files) {
+      const flows = JSON.parse(readFileSync(file, "utf8"));
+      const res = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows } });
+      expect(res.status, `${path.relative(examplesDir, file)}: ${JSON.stringify(res.body.error)}`).toBe(200);
+      for (const r of res.body.report as Array<{ node_id: string; type: string; support: string; reason?: string }>) {
+        if (r.support === "unsupported") {
+          unsupported.set(r.type, (unsupported.get(r.type) ?? 0) + 1);
+          if (ownTypes.has(r.type)) refusedOwn.push(`${path.relative(examplesDir, file)}: ${r.type} ${r.node_id}: ${r.reason}`);
+        }
+        if (r.support === "partial") partial.set(r.type, new Set([...(partial.get(r.type) ?? []), r.reason ?? ""]));
+      }
+    }
+    console.log(`unsupported types in Node-RED's examples: ${[...unsupported].map(([t, n]) => `${t} (${n})`).join(", ")}`);
+    console.log(`partial: ${[...partial].map(([t, r]) => `${t}: ${[...r].join(" | ")}`).join("\n")}`);
+    console.log(`our types refused:\n${refusedOwn.join("\n")}`);
+    // The node types this part of issue 21 owns; the others' owners make theirs pass.
+    expect(refusedOwn.filter((r) => /: (debug|delay|comment|function) /.test(r) && !/JSONata/.test(r))).toEqual([]);
+  });
+});
+
+describe("node catalog: help and titles", () => {
+  it("GET /nodes gives every type its help; GET /nodes/{type}/schema its help and human property titles", async () => {
+    const list = await request("GET", "/nodes", { token: user.accessToken });
+    expect(list.status).toBe(200);
+    const debug = list.body.nodes.find((n: { type: string }) => n.type === "debug");
+    expect(debug.help).toMatch(/^Shows a message property/);
+    expect(debug.help).toContain("### Inputs");
+    const schema = await request("GET", "/nodes/delay/schema", { token: user.accessToken });
+    expect(schema.status).toBe(200);
+    expect(schema.body.help).toContain("### Differences from Node-RED");
+    expect(schema.body.schema.properties.delay_ms.title).toBe("Delay (ms)");
+    expect(schema.body.schema.properties.allow_rate_override).toMatchObject({ title: "Allow msg.rate to override the rate", type: "boolean" });
+  });
+});
