@@ -17,7 +17,18 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { startRssSampler } from "./lib/rss";
 
-export type NodeRedScenario = "switch" | "no-switch" | "sequence" | "link-call";
+/**
+ * switch / no-switch: the ANCHORS.md chain. flow-set / flow-increment (benchmark 4c): the no-switch
+ * chain with a function node between the generator and the change node that writes flow context on
+ * every message, with Node-RED's default (in-memory) context store.
+ */
+export type NodeRedScenario = "switch" | "no-switch" | "sequence" | "link-call" | "flow-set" | "flow-increment";
+
+/** Node-RED has no flow.increment: the same count with get and set. */
+const CONTEXT_CODE: Record<"flow-set" | "flow-increment", string> = {
+  "flow-set": "flow.set('last', msg.payload); return msg;",
+  "flow-increment": "msg.count = (flow.get('count') || 0) + 1; flow.set('count', msg.count); return msg;",
+};
 
 /** As bench/runtime-child.ts's link-call chain: each message calls this many flows in turn. */
 const LINK_CALLS = 3;
@@ -82,11 +93,12 @@ function flowFor(scenario: NodeRedScenario, n: number, run: string) {
   const flow: Array<Record<string, unknown>> = [
     { id: "tab", type: "tab", label: "bench", disabled: false, info: "" },
     { id: "inj", type: "inject", z: "tab", name: "", props: [{ p: "payload" }], repeat: "", crontab: "", once: false, onceDelay: 0.1, topic: "", payload: JSON.stringify({ n, run }), payloadType: "json", x: 100, y: 100, wires: [["gen"]] },
-    fn("gen", GENERATOR, [["chg"]]),
+    fn("gen", GENERATOR, [[scenario === "flow-set" || scenario === "flow-increment" ? "ctx" : "chg"]]),
     { id: "chg", type: "change", z: "tab", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "seq", tot: "msg" }], action: "", property: "", from: "", to: "", reg: false, x: 100, y: 100, wires: [[afterChange]] },
     fn("cnt", counter(n), [["rec"]]),
     fn("rec", RECORDER, []),
   ];
+  if (scenario === "flow-set" || scenario === "flow-increment") flow.push(fn("ctx", CONTEXT_CODE[scenario], [["chg"]]));
   if (scenario === "link-call") {
     // chg → call1 → … → callK → counter; callk calls lik → change (set hopk) → link out (return).
     const chg = flow.find((n) => n.id === "chg")!;
@@ -141,7 +153,7 @@ async function main() {
   const scenario = scenarioArg as NodeRedScenario;
   const n = Number(nArg);
   const limitMs = Number(limitArg ?? 60_000);
-  if (!["switch", "no-switch", "sequence", "link-call"].includes(scenario) || !Number.isInteger(n) || n <= 0) throw new Error("usage: node-red-child.ts <switch|no-switch|sequence|link-call> <N> [time limit ms]");
+  if (!["switch", "no-switch", "sequence", "link-call", "flow-set", "flow-increment"].includes(scenario) || !Number.isInteger(n) || n <= 0) throw new Error("usage: node-red-child.ts <switch|no-switch|sequence|link-call|flow-set|flow-increment> <N> [time limit ms]");
 
   const require = createRequire(path.join(NODE_RED_DIR, "package.json"));
   const RED = require("node-red") as NodeRedModule;

@@ -12,6 +12,7 @@ import { createTestApp, restClient } from "@/test/app";
 import { benchAccounts } from "./accounts";
 import { benchFlowsAtScale } from "./flows-scale";
 import { benchRuntime } from "./runtime";
+import { benchContext } from "./context";
 import { benchSandbox } from "./sandbox";
 import { benchDebugEvents } from "./debug-ws";
 import { benchDebugFanout } from "./debug-fanout";
@@ -41,6 +42,7 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "accounts", title: "1 Accounts", run: benchAccounts },
   { name: "http", title: "2 Request hot path (production server, Node-RED side by side)", run: benchHttp, ownServer: true },
   { name: "runtime", title: "4 Runtime throughput", run: benchRuntime },
+  { name: "context", title: "4c Durable context (flow.set / flow.increment per message, Node-RED side by side)", run: benchContext, ownServer: true },
   { name: "sandbox", title: "4b Function sandbox (calls, creation)", run: benchSandbox, ownServer: true, explicit: true },
   { name: "debug", title: "5 Debug events to one WebSocket", run: benchDebugEvents },
   { name: "debug100", title: "5b Debug events to 100 WebSocket clients", run: benchDebugFanout },

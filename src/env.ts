@@ -55,6 +55,8 @@ const envSchema = z
      * answer 429, devices are told, timers wait or skip) until half of them are done.
      */
     FLOW_HIGH_WATER_MARK: z.coerce.number().int().min(2).max(1_000_000).default(10_000),
+    /** Bytes of flow and global context (UTF-8 of keys and JSON values) one organization may hold (SPEC §13). */
+    CONTEXT_MAX_BYTES: positiveInt.default(10 * 1024 * 1024),
     /** Function nodes (sandboxes) this instance runs at once, in all and per organization (past them a deploy's flow goes into error). */
     FUNCTION_NODES_MAX: positiveInt.default(4000),
     FUNCTION_NODES_PER_ORGANIZATION: positiveInt.default(500),

@@ -22,6 +22,7 @@ import { deriveKey } from "./auth/crypto";
 import { variableKeyring, type VariableKeyring } from "./services/variables/variable-keys";
 import { createAuthLimiters, type AuthLimiters } from "./auth/limits";
 import { createAppMetrics, type AppMetrics } from "./metrics";
+import { ContextHub } from "./flow-runtime/context-hub";
 
 export interface AppConfig {
   env: Env;
@@ -60,6 +61,8 @@ export interface AppServices {
    * inject, statuses, webhooks, device messages), wherever in the cluster a flow runs.
    */
   flowRuntime: FlowRuntime;
+  /** Flow and global context on this instance (SPEC §13): the REST service tells it what it stored. */
+  context: ContextHub;
   /** Variables and secrets of the organizations whose flows run here, current on every instance within 2 s (SPEC §14). */
   variables: VariableCache;
   /** This instance's Prometheus registry (GET /metrics): here, not at module level (see "One process, two module graphs"). */
@@ -175,7 +178,10 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   });
   await variables.start();
   const events = new OrgEventPublisher(store, logger);
+  const instanceId = resolveInstanceId(env.INSTANCE_ID);
+  const context = new ContextHub({ prisma: db.prisma, store, logger, instanceId, maxBytes: env.CONTEXT_MAX_BYTES });
   const flowRuntime = createFlowRuntime(store, {
+    context,
     events,
     prisma: db.prisma,
     flowsChanged: (organizationId) => flowReads.changed(organizationId),
@@ -183,7 +189,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     nodes,
     behaviours: builtinBehaviours(),
     devices,
-    instanceId: resolveInstanceId(env.INSTANCE_ID),
+    instanceId,
     highWaterMark: env.FLOW_HIGH_WATER_MARK,
     variables,
     services: {
@@ -216,6 +222,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     mailer,
     nodes,
     flowRuntime,
+    context,
     variables,
     metrics,
     startedAt: new Date(),

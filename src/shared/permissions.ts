@@ -44,6 +44,8 @@ export const permissions = {
   "nodes:read": { minRole: "viewer", scope: "nodes:read", description: "read the node catalog and node instances" },
   "nodes:inject": { minRole: "member", scope: "nodes:inject", description: "trigger inject nodes" },
   "events:read": { minRole: "viewer", scope: "events:read", description: "receive the organization's events over /ws" },
+  "context:read": { minRole: "viewer", scope: "flows:read", description: "read flow and global context" },
+  "context:write": { minRole: "member", scope: "flows:write", description: "set and delete keys of flow and global context" },
   "variables:read": { minRole: "viewer", scope: "flows:read", description: "list variables (secrets without their values)" },
   "variables:write": { minRole: "admin", scope: "flows:write", description: "create, change and delete variables and secrets" },
   "devices:read": { minRole: "viewer", scope: "org:read", description: "list online devices" },

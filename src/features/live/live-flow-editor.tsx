@@ -13,6 +13,7 @@ import { DeployControl } from "./flow-state";
 import { InjectButton } from "./node-live";
 import { DebugPanel } from "./debug-panel";
 import { DeploymentsPanel } from "./deployments-panel";
+import { ContextPanel } from "./context-panel";
 import { PresenceAvatars } from "./presence-avatars";
 import { RemoteChangeNotice } from "./remote-change-notice";
 import type { EditorBridge } from "./editor-bridge";
@@ -27,6 +28,8 @@ function useNodeRefs() {
 export interface LiveFlowEditorProps extends Omit<FlowEditorProps, "toolbar" | "sidebarTabs" | "runtime"> {
   canDeploy: boolean;
   canInject: boolean;
+  /** Members and above set and delete context keys (the Context tab). */
+  canEditContext?: boolean;
 }
 
 /** The editor's API as the live parts use it. */
@@ -124,7 +127,7 @@ function DeploymentsTab({ live, canDeploy }: { live: FlowLive; canDeploy: boolea
   );
 }
 
-function LiveEditor({ canDeploy, canInject, ...props }: LiveFlowEditorProps) {
+function LiveEditor({ canDeploy, canInject, canEditContext = false, ...props }: LiveFlowEditorProps) {
   const live = useFlowLive(props.flow.id);
   const feed = useDebugFeed(props.flow.id);
   const { statuses, runtime: flowRuntime } = live;
@@ -141,6 +144,7 @@ function LiveEditor({ canDeploy, canInject, ...props }: LiveFlowEditorProps) {
   const sidebarTabs = [
     { id: "debug", label: "Debug", render: () => <DebugTab feed={feed} /> },
     { id: "deployments", label: "Deployments", render: () => <DeploymentsTab live={live} canDeploy={canDeploy} /> },
+    { id: "context", label: "Context", render: () => <ContextPanel flowId={props.flow.id} canEdit={canEditContext} /> },
     { id: "variables", label: "Variables", render: () => <VariablesTab /> },
   ];
   return (

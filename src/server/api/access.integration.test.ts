@@ -27,6 +27,9 @@ const ALLOWED_STATUS: Record<string, number> = {
   "GET /api-keys": 200,
   "GET /devices": 200,
   "GET /nodes": 200,
+  "GET /context/global": 200,
+  // "x" is a well-formed context key: deleting a key that is not there is done.
+  "DELETE /context/global/{key}": 204,
   // "x" is a well-formed node id and type that names nothing.
   "POST /nodes/{nodeId}/inject": 404,
   "GET /nodes/{type}/schema": 404,
@@ -137,6 +140,9 @@ describe("tenant isolation", () => {
       "GET /flows/{id}/export": { params: { id: flow.id } },
       "GET /flows/{id}/deployed": { params: { id: flow.id } },
       "GET /flows/{flowId}/nodes": { params: { flowId: flow.id } },
+      "GET /flows/{id}/context": { params: { id: flow.id } },
+      "PUT /flows/{id}/context/{key}": { params: { id: flow.id, key: "k" }, body: { value: "pwned" } },
+      "DELETE /flows/{id}/context/{key}": { params: { id: flow.id, key: "k" } },
       "POST /nodes/{nodeId}/inject": { params: { nodeId: injectId }, body: {} },
       "GET /nodes/{type}/schema": { params: { type: "teleport" } },
       "POST /nodes/{type}/validate": { params: { type: "teleport" }, body: { config: {} } },

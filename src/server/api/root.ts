@@ -7,6 +7,7 @@ import { auditRouter } from "./routers/audit.router";
 import { flowsRouter } from "./routers/flows.router";
 import { nodesRouter } from "./routers/nodes.router";
 import { devicesRouter } from "./routers/devices.router";
+import { contextRouter } from "./routers/context.router";
 import { variablesRouter } from "./routers/variables.router";
 
 export const appRouter = router({
@@ -18,6 +19,7 @@ export const appRouter = router({
   flows: flowsRouter,
   nodes: nodesRouter,
   devices: devicesRouter,
+  context: contextRouter,
   variables: variablesRouter,
 });
 

@@ -9,6 +9,7 @@ import { outputCount } from "../nodes/types";
 import type { DeviceBus } from "../realtime/device-bus";
 import type { EventData, EventTopic } from "../../shared/realtime";
 import type { OrgEventPublisher } from "../realtime/org-events";
+import type { ContextHub } from "./context-hub";
 import { FlowLinks, type RemoteLinks } from "./links";
 import { variableResolver, VariableSet } from "../runtime/variables";
 import type { VariableCache } from "./variable-cache";
@@ -39,6 +40,8 @@ export interface LocalRuntimeDeps {
    * instance then reads the organization's flows again (services/flows/flow-reads.ts).
    */
   flowsChanged(organizationId: string): Promise<void>;
+  /** Durable flow and global context (SPEC §13); absent: in memory (tests of the runtime alone). */
+  context?: ContextHub;
   /**
    * Variables and secrets (SPEC §14): loaded before a flow of the organization starts, read by its
    * nodes when they use them, and the organization's secrets redacted from everything this runtime
@@ -69,8 +72,12 @@ export class LocalFlowRuntime implements FlowRuntime {
 
   constructor(private readonly deps: LocalRuntimeDeps) {
     this.instanceId = deps.instanceId;
+    deps.context?.useFence(deps.fence);
+    const context = deps.context;
     this.engine = new FlowEngine({
       fence: deps.fence,
+      contextStores: context ? (spec) => context.storesFor(spec) : undefined,
+      durability: context?.journal,
       highWaterMark: deps.highWaterMark,
       behaviours: deps.behaviours,
       outputsOf: (node) => {
@@ -311,7 +318,8 @@ export class LocalFlowRuntime implements FlowRuntime {
     return this.engine.returnLink(organizationId, nodeId, eventId, msg, hops);
   }
 
-  close(): Promise<void> {
-    return this.engine.close();
+  async close(): Promise<void> {
+    await this.engine.close();
+    await this.deps.context?.close();
   }
 }

@@ -14,7 +14,8 @@ import type {
   SharedContextStore,
   VariableResolver,
 } from "./types";
-import { builtinVariables, memoryContextStore, memoryNodeContext } from "./memory-context";
+import { builtinVariables, memoryNodeContext } from "./memory-context";
+import { memoryScope } from "./context/context-scope";
 
 export interface FlowSpec {
   flowId: string;
@@ -56,7 +57,14 @@ export interface EngineOptions {
    * The flow and global context stores of a flow being started (SPEC §13). Absent: in memory, the
    * flow's for as long as it runs, the organization's for as long as this engine lives.
    */
-  contextStores?: (spec: FlowSpec) => { flow: SharedContextStore; global: SharedContextStore };
+  contextStores?: (spec: FlowSpec) => FlowContextStores | Promise<FlowContextStores>;
+  /**
+   * The durability rule of SPEC §13: context writes are counted (`written`) and stored behind
+   * (`stored`); a message sent while a write of its flow's context or its organization's global
+   * context is not yet stored is held, and delivered in order (per flow) once it is (whenStored).
+   * Other flows' writes hold nothing. Absent: nothing is held (in-memory context).
+   */
+  durability?: DurabilityGate;
   /** Variables for a node of a flow being started (SPEC §14). Absent: Node-RED's built-in names only. */
   variables?: (spec: FlowSpec, node: RuntimeNode) => VariableResolver;
   /**
@@ -70,6 +78,21 @@ export interface EngineOptions {
    * or not at all). Absent: links reach only the flows running here.
    */
   links?: LinkRelay;
+}
+
+export interface FlowContextStores {
+  flow: SharedContextStore;
+  global: SharedContextStore;
+  /** Called once the flow's nodes are closed (stop, redeploy): stores what they wrote. */
+  close?(): Promise<void>;
+}
+
+export interface DurabilityGate {
+  /** Sequence number of the last write a message of this flow may depend on (its own scope's, its organization's global scope's). */
+  written(scope: { organizationId: string; flowId: string }): number;
+  /** Every write up to this sequence number is stored. */
+  stored(): number;
+  whenStored(seq: number, fn: () => void): void;
 }
 
 /** A link delivery this engine could not make itself, for the flow runtime to make where the target runs. */
@@ -138,11 +161,24 @@ interface RunningFlow {
   busy: boolean;
   /** Waiting for the flow to be ready again (whenReady). */
   readyWaiters: Set<() => void>;
+  contextStores?: FlowContextStores;
+  /** Deliveries held until the context writes made before them are stored (durability), in order. */
+  held: Array<{ seq: number; item: QueueItem }>;
+  heldWaiting: boolean;
   /** Catch nodes in Node-RED's order: scoped ones first, then "all", then "uncaught only". */
   catchNodes: LiveNode[];
   statusNodes: LiveNode[];
   /** Complete nodes per node id in their scope. */
   completeNodes: Map<string, LiveNode[]>;
+}
+
+interface QueueItem {
+  flow: RunningFlow;
+  generation: number;
+  target: string;
+  msg: Message;
+  /** The flow a link message came from, which counts it as waiting until it is delivered. */
+  from?: RunningFlow;
 }
 
 export function newMessageId(): string {
@@ -166,8 +202,7 @@ function cloneMessage(msg: Message): Message {
 export class FlowEngine {
   private readonly flows = new Map<string, RunningFlow>();
   private readonly locks = new Map<string, Promise<unknown>>();
-  /** `from`: the flow a link message came from, which counts it as waiting until it is delivered. */
-  private queue: Array<{ flow: RunningFlow; generation: number; target: string; msg: Message; from?: RunningFlow } | undefined> = [];
+  private queue: Array<QueueItem | undefined> = [];
   private queueHead = 0;
   private draining = false;
   private generationCounter = 0;
@@ -287,7 +322,43 @@ export class FlowEngine {
   private enqueue(flow: RunningFlow, target: string, msg: Message, from?: RunningFlow) {
     if (++flow.queued + flow.inFlight >= this.highWater) flow.busy = true;
     if (from) this.hold(from);
-    this.queue.push({ flow, generation: flow.generation, target, msg, from });
+    const item: QueueItem = { flow, generation: flow.generation, target, msg, from };
+    const gate = this.options.durability;
+    if (gate) {
+      // Held behind the writes this flow's messages may depend on (a link message: its source
+      // flow's too), and behind what the flow holds already: its order is kept.
+      const own = gate.written(flow.spec);
+      const source = from ? gate.written(from.spec) : 0;
+      const seq = own > source ? own : source;
+      if (flow.held.length > 0 || seq > gate.stored()) {
+        flow.held.push({ seq, item });
+        this.waitForStored(flow);
+        return;
+      }
+    }
+    this.queue.push(item);
+  }
+
+  private waitForStored(flow: RunningFlow): void {
+    const gate = this.options.durability;
+    if (!gate || flow.heldWaiting || flow.held.length === 0) return;
+    flow.heldWaiting = true;
+    gate.whenStored(flow.held[flow.held.length - 1]!.seq, () => {
+      flow.heldWaiting = false;
+      this.releaseHeld(flow);
+    });
+  }
+
+  /** Delivers, in order, the flow's held messages whose writes are stored now. */
+  private releaseHeld(flow: RunningFlow): void {
+    const stored = this.options.durability!.stored();
+    let i = 0;
+    while (i < flow.held.length && flow.held[i]!.seq <= stored) this.queue.push(flow.held[i++]!.item);
+    if (i > 0) {
+      flow.held = i === flow.held.length ? [] : flow.held.slice(i);
+      this.scheduleDrain();
+    }
+    this.waitForStored(flow);
   }
 
   /** Back under the low-water mark: the flow is ready again, and whoever waited for it runs. */
@@ -344,12 +415,25 @@ export class FlowEngine {
       inFlight: 0,
       busy: false,
       readyWaiters: new Set(),
+      held: [],
+      heldWaiting: false,
       catchNodes: [],
       statusNodes: [],
       completeNodes: new Map(),
     };
     const flowContext = new Map<string, unknown>();
-    const stores = this.contextStoresFor(spec, flowContext);
+    let stores: FlowContextStores;
+    try {
+      stores = await this.contextStoresFor(spec);
+    } catch (err) {
+      const error = `context could not be loaded: ${errorText(err)}`;
+      flow.state = "error";
+      flow.error = error;
+      this.flows.set(spec.flowId, flow);
+      this.options.callbacks.onFlowState({ organizationId: spec.organizationId, flowId: spec.flowId, state: "error", error });
+      return "error";
+    }
+    flow.contextStores = stores;
     const wires = new Map<string, string[][]>();
     for (const c of spec.connections) {
       const ports = wires.get(c.source) ?? [];
@@ -415,21 +499,26 @@ export class FlowEngine {
         }
       }),
     );
+    try {
+      await flow.contextStores?.close?.();
+    } catch (err) {
+      this.reportNodeError(flow, flow.spec.nodes[0]?.id ?? flowId, new Error(`context could not be stored: ${errorText(err)}`));
+    }
     this.options.callbacks.onFlowState({ organizationId: flow.spec.organizationId, flowId, state: "stopped" });
   }
 
-  private contextStoresFor(spec: FlowSpec, flowContext: Map<string, unknown>): { flow: SharedContextStore; global: SharedContextStore } {
+  private async contextStoresFor(spec: FlowSpec): Promise<FlowContextStores> {
     if (this.options.contextStores) return this.options.contextStores(spec);
     let global = this.memoryGlobals.get(spec.organizationId);
-    if (!global) this.memoryGlobals.set(spec.organizationId, (global = memoryContextStore()));
-    return { flow: memoryContextStore(flowContext), global };
+    if (!global) this.memoryGlobals.set(spec.organizationId, (global = memoryScope(spec.organizationId, "global")));
+    return { flow: memoryScope(spec.organizationId, spec.flowId), global };
   }
 
   private contextFor(
     flow: RunningFlow,
     live: LiveNode,
     flowContext: Map<string, unknown>,
-    stores: { flow: SharedContextStore; global: SharedContextStore },
+    stores: FlowContextStores,
   ): NodeContext {
     const { spec } = flow;
     const env =

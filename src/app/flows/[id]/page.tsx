@@ -35,6 +35,7 @@ export default async function FlowEditorPage({ params }: { params: Promise<{ id:
           readOnly={!can(asRole(profile.role), "flows:write")}
           canDeploy={can(asRole(profile.role), "flows:deploy")}
           canInject={can(asRole(profile.role), "nodes:inject")}
+          canEditContext={can(asRole(profile.role), "context:write")}
         />
       </main>
     </div>

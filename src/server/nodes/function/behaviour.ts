@@ -3,6 +3,48 @@ import { SandboxError, type SandboxResult } from "../../runtime/sandbox/function
 import type { z } from "zod";
 import type { functionConfig } from "./definition";
 import { FunctionTimers } from "./timers";
+import { ContextScope, contextJson } from "../../runtime/context/context-scope";
+import type { SharedContextStore } from "../../runtime/types";
+import type { SandboxFlowContext, SandboxGlobalContext } from "../../runtime/sandbox/sandbox-types";
+
+/**
+ * The flow context as the flow's sandboxes share it: a ContextScope as it is; any other store
+ * (tests' in-memory stores) adapted once per store, so all function nodes of the flow share one
+ * group. The adapter does not tell the sandboxes about writes made on the host after they started.
+ */
+const flowAdapters = new WeakMap<SharedContextStore, SandboxFlowContext>();
+function sandboxFlow(store: SharedContextStore): SandboxFlowContext {
+  if (store instanceof ContextScope) return store;
+  let adapter = flowAdapters.get(store);
+  if (!adapter) {
+    adapter = {
+      snapshot: () => store.keys().flatMap((key) => {
+        const json = contextJson(store.get(key));
+        return json === undefined ? [] : [[key, json] as [string, string]];
+      }),
+      applySandboxWrites: (writes) => {
+        for (const [key, json] of writes) store.set(key, json === null ? undefined : JSON.parse(json));
+      },
+      trackHostWrites: () => undefined,
+      takeHostWrites: () => undefined,
+      clearHostWrites: () => undefined,
+      budget: () => Infinity,
+    };
+    flowAdapters.set(store, adapter);
+  }
+  return adapter;
+}
+
+/** The global context as the sandbox calls it: a ContextScope as it is, any other store adapted. */
+function sandboxGlobal(store: SharedContextStore): SandboxGlobalContext {
+  if (store instanceof ContextScope) return store;
+  return {
+    getJson: (key) => contextJson(store.get(key)),
+    setJson: (key, json) => store.set(key, json === null ? undefined : JSON.parse(json)),
+    keys: () => store.keys(),
+    incrementStored: (key, by) => Promise.resolve(store.increment(key, by)),
+  };
+}
 
 function emit(ctx: NodeContext, result: SandboxResult, send: (v: SendValue) => void, timers?: FunctionTimers) {
   for (const sent of result.sent) send(sent);
@@ -29,6 +71,8 @@ export const functionBehaviour: NodeFactory = async (ctx) => {
     initialize: c.initialize,
     finalize: c.finalize,
     flowContext: ctx.flowContext,
+    flowScope: sandboxFlow(ctx.context.flow),
+    globalContext: sandboxGlobal(ctx.context.global),
     nodeInfo: { id: ctx.node.id, name: ctx.node.name, flowId: ctx.flowId },
     // env.get: built-ins and non-secret variables; a secret reads as undefined (SPEC §14).
     env: ctx.env.values(),

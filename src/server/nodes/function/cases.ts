@@ -89,4 +89,48 @@ export const cases: DiffCase[] = [
     send: [{ msg: {} }],
     expect: 1,
   },
+  // Flow and global context (issue 23), after Node-RED's 10-function_spec.js context tests.
+  {
+    name: "flow context: get, set and keys, with a preset value",
+    nodes: [fn("flow.set('count', (flow.get('count') || 0) + 1); msg.payload = [flow.get('count'), flow.get('preset'), flow.keys()]; return msg;")],
+    flow: { preset: { a: 1 } },
+    send: [{ msg: {} }, { msg: {} }],
+    expect: 2,
+  },
+  {
+    name: "global context: get, set and keys, with a preset value",
+    nodes: [fn("global.set('double', global.get('g') * 2); msg.payload = [global.get('double'), global.keys().sort()]; return msg;")],
+    global: { g: 21 },
+    send: [{ msg: {} }],
+    expect: 1,
+  },
+  {
+    name: "context.flow and context.global reach the same stores",
+    nodes: [fn("context.flow.set('f', 'via context.flow'); msg.payload = [flow.get('f'), context.global.get('g')]; return msg;")],
+    global: { g: "global value" },
+    send: [{ msg: {} }],
+    expect: 1,
+  },
+  {
+    name: "flow context set to undefined deletes the key",
+    nodes: [fn("flow.set('gone', 1); flow.set('gone', undefined); msg.payload = [flow.get('gone') === undefined, flow.keys()]; return msg;")],
+    send: [{ msg: {} }],
+    expect: 1,
+  },
+  {
+    name: "flow context shared by two function nodes of the flow",
+    nodes: [
+      { ...fn("flow.set('seen', msg.payload); return msg;"), id: "w", wires: [["r"]] },
+      { ...fn("msg.payload = 'read ' + flow.get('seen'); return msg;"), id: "r", wires: [["out"]] },
+    ],
+    input: "w",
+    send: [{ msg: { payload: "x" } }],
+    expect: 1,
+  },
+  {
+    name: "context callback forms",
+    nodes: [fn("flow.set('k', 5, function (err) { flow.get('k', function (err2, v) { msg.payload = [err, err2, v]; node.send(msg); }); }); return null;")],
+    send: [{ msg: {} }],
+    expect: 1,
+  },
 ];

@@ -37,13 +37,15 @@ The code returns the message(s) to pass on, or nothing (\`null\`) to stop the fl
 In the code:
 
 - \`node.id\`, \`node.name\`, \`node.outputCount\`; \`node.warn(text)\` and \`node.error(text, msg)\` (with \`msg\`, catch nodes receive it); \`node.status({fill, shape, text})\`.
-- \`context\`, \`flow\` and \`global\`: \`get(key)\`, \`set(key, value)\`, \`keys()\`; \`flow.increment(key)\` and \`global.increment(key)\` add atomically.
+- \`context\` (this node's, in memory), \`flow\` (the flow's, shared by its nodes) and \`global\` (the organization's, shared by its flows; also \`context.flow\` / \`context.global\`): \`get(key)\`, \`set(key, value)\` (\`undefined\` deletes), \`keys()\`, synchronous (the callback forms work too). \`flow.increment(key, by = 1)\` and \`global.increment(key, by = 1)\` add to a number (anything else counts as 0) in one atomic step, exact even when several instances add at once, and return the new value.
+- Flow and global context are **durable**: a value written while a message is handled is stored before any message this handling sends is delivered, so it survives a redeploy, a restart and a failover. The editor's *Context* tab and the REST API (\`/flows/{id}/context\`, \`/context/global\`) show and change them. An organization's context holds at most CONTEXT_MAX_BYTES (10 MiB by default); past it \`set\` throws \`context is full\`.
 - \`env.get(NAME)\`: a variable of the flow or the organization (secrets read as undefined).
 - \`setTimeout\`, \`setInterval\` and their clear functions (up to 1,000 at once).
 
 ### Differences from Node-RED
 
 - The code runs in a sandbox (QuickJS) with a time limit per run (*Time limit*) and a memory limit: it cannot reach the server's process, files or network, and \`require\`, external modules (\`libs\`) and \`Buffer\` are not available. A run past its time limit stops with an error a catch node can handle.
+- Context values are JSON and read as copies (as from Node-RED's persistent stores); keys are whole names (\`flow.get("a.b")\` reads the key \`a.b\`, not a nested property); there is one store (a store name is ignored); \`global\` is the organization's. Flow and global context are durable by default, where Node-RED's default store is in memory.
 - A due timer callback waits while the flow is busy, so code that sends in batches is paced by the flow. Timers are cleared on redeploy or stop, and lost, like the node's context, if its sandbox restarts after a time or memory error.`,
   inputs: 1,
   outputs: { value_of: "outputs" },

@@ -1,11 +1,11 @@
 /**
  * The JavaScript that runs INSIDE the QuickJS sandbox of one function node: it builds the Node-RED
  * style API (`node`, `context`, `flow`, `env`, `RED`, `console`), compiles the user's code with the
- * Function constructor (so the code is the body of `function (msg, node, context, flow, env, RED)`
+ * Function constructor (so the code is the body of `function (msg, node, context, flow, global, env, RED)`
  * and cannot close the wrapper early), and serializes everything that goes back to the host as JSON.
  *
  * The source is evaluated once per QuickJS context as an expression yielding a factory; the host
- * calls the factory with its three flow-context callbacks, its variable lookup and the code strings, and keeps only the
+ * calls the factory with its four flow-context callbacks, the global-context callback, its variable lookup and the code strings, and keeps only the
  * returned dispatcher. Nothing of this is reachable from the user's code through globals: the host
  * callbacks live in the factory's closure.
  *
@@ -29,7 +29,7 @@
  * timer's), what it resolves to is sent then (like node.send) and a rejection is logged as an error.
  * Ids start above info.timerBase, so a re-created engine never reuses an id the host may still hold.
  */
-export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostEnvGet, infoJson, code, initCode, finCode) {
+export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, infoJson, code, initCode, finCode) {
   "use strict";
   // Primordials, captured before any user code runs (user code may replace the originals).
   const stringify = JSON.stringify;
@@ -137,7 +137,26 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     (key, value) => hostFlowSet(key, value === undefined ? undefined : stringify(value)),
     () => parse(hostFlowKeys()),
   );
+  // flow.increment: the flow runs on one instance and its sandboxes share one worker, so a read
+  // and a write here are one atomic step.
+  const numberOf = (by) => {
+    const n = by === undefined ? 1 : by;
+    if (typeof n !== "number" || n !== n || n === 1 / 0 || n === -1 / 0) throw new TypeErrorCtor("increment: the amount must be a finite number");
+    return n;
+  };
+  flow.increment = (key, by) => hostFlowIncrement(Str(key), numberOf(by));
+  // Global context: the organization's, on the host; every call waits for it (see sandbox-worker.ts).
+  const global = makeContext(
+    (key) => {
+      const text = hostGlobal("get", key);
+      return text === undefined ? undefined : parse(text);
+    },
+    (key, value) => hostGlobal("set", key, value === undefined ? undefined : stringify(value)),
+    () => parse(hostGlobal("keys")),
+  );
+  global.increment = (key, by) => parse(hostGlobal("inc", Str(key), numberOf(by)));
   context.flow = flow;
+  context.global = global;
 
   const node = {
     id: info.id,
@@ -190,7 +209,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     }
     return apply(FunctionCtor, undefined, [...params, body]);
   };
-  const params = ["msg", "node", "context", "flow", "env", "RED"];
+  const params = ["msg", "node", "context", "flow", "global", "env", "RED"];
   const fn = compile(code, params);
   const initFn = compile(initCode, params);
   const finFn = compile(finCode, params);
@@ -324,7 +343,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     }
     if (op === 4) return envelope("null");
     newCall();
-    if (op === 0) return finish(fn === null ? undefined : fn(parse(msgJson), node, context, flow, env, RED), true);
+    if (op === 0) return finish(fn === null ? undefined : fn(parse(msgJson), node, context, flow, global, env, RED), true);
     if (op === 5) {
       const id = +msgJson;
       const timer = apply(mapGet, timers, [id]);
@@ -339,6 +358,6 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       return finish(apply(timer.fn, node, timer.args), false);
     }
     const hook = op === 1 ? initFn : finFn;
-    return finish(hook === null ? undefined : hook(undefined, node, context, flow, env, RED), false);
+    return finish(hook === null ? undefined : hook(undefined, node, context, flow, global, env, RED), false);
   };
 })`;

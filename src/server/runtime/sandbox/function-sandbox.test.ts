@@ -479,12 +479,12 @@ describe("function sandbox: timers", () => {
 });
 
 describe("function sandbox: isolation", () => {
-  it("host globals are absent: process, require, fetch, host timers, Buffer, global", async () => {
+  it("host globals are absent: process, require, fetch, host timers, Buffer (`global` is Node-RED's global context)", async () => {
     const sandbox = await createFunctionSandbox(
       options(`return { payload: {
         process: typeof process, globalProcess: typeof globalThis.process, require: typeof require,
         module: typeof module, fetch: typeof fetch, setImmediate: typeof setImmediate,
-        queueMicrotask: typeof queueMicrotask, Buffer: typeof Buffer, global: typeof global, XMLHttpRequest: typeof XMLHttpRequest,
+        queueMicrotask: typeof queueMicrotask, Buffer: typeof Buffer, globalProcessOfContext: typeof global.process, XMLHttpRequest: typeof XMLHttpRequest,
         WebSocket: typeof WebSocket, std: typeof std, os: typeof os, Deno: typeof Deno, Bun: typeof Bun,
       } };`),
     );

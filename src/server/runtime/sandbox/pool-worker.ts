@@ -14,7 +14,7 @@
  */
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import type { WorkerReply, WorkerRequest } from "./sandbox-protocol";
-import { SandboxError, type SandboxPoolDiagnostics } from "./sandbox-types";
+import { SandboxError, type GlobalAnswer, type GlobalCall, type SandboxPoolDiagnostics } from "./sandbox-types";
 
 export type ReplyMessage = Extract<WorkerReply, { t: "reply" }>;
 
@@ -25,6 +25,9 @@ export class WorkerLost extends Error {}
 export interface HostedSandbox {
   lost(): void;
 }
+
+/** Answers the global-context calls of one sandbox's code (see sandbox-protocol.ts "ctx"). */
+export type GlobalCallHandler = (call: GlobalCall) => GlobalAnswer | Promise<GlobalAnswer>;
 
 interface Pending {
   id: number;
@@ -58,7 +61,10 @@ function workerEntry(): { url: URL; execArgv: string[] | undefined } {
 export class PoolWorker {
   readonly worker: Worker;
   private readonly port: MessagePort;
+  private readonly syncPort: MessagePort;
   private readonly signal: Int32Array;
+  /** Global-context handlers by sandbox id (registered before the sandbox is created). */
+  readonly globalHandlers = new Map<number, GlobalCallHandler>();
   private readonly queue: Pending[] = [];
   private ready = false;
   private readonly bootStarted = Date.now();
@@ -77,14 +83,17 @@ export class PoolWorker {
     private readonly onDeath: (worker: PoolWorker) => void,
   ) {
     const channel = new MessageChannel();
-    const signal = new SharedArrayBuffer(8);
+    const syncChannel = new MessageChannel();
+    const signal = new SharedArrayBuffer(12);
     this.signal = new Int32Array(signal);
     this.port = channel.port1;
+    this.syncPort = syncChannel.port1;
+    this.syncPort.unref();
     const { url, execArgv } = workerEntry();
     this.worker = new Worker(url, {
       execArgv,
-      workerData: { port: channel.port2, signal },
-      transferList: [channel.port2],
+      workerData: { port: channel.port2, syncPort: syncChannel.port2, signal },
+      transferList: [channel.port2, syncChannel.port2],
     });
     this.diagnostics.workersStarted++;
     this.port.on("message", (reply: WorkerReply) => this.dispatch(reply));
@@ -138,6 +147,10 @@ export class PoolWorker {
       this.startHead();
       return;
     }
+    if (reply.t === "ctx") {
+      this.answerGlobal(reply);
+      return;
+    }
     if (reply.d) this.counters = reply.d;
     const pending = this.queue[0];
     if (!pending || pending.id !== reply.id) return; // cannot happen: answers come in order
@@ -145,6 +158,28 @@ export class PoolWorker {
     if (this.queue.length > 0) this.startHead();
     else this.idle();
     pending.onReply(reply);
+  }
+
+  /** Answers a global-context call; the worker sleeps until signal[2] is set. */
+  private answerGlobal(call: Extract<WorkerReply, { t: "ctx" }>): void {
+    const answer = (value: GlobalAnswer) => {
+      if (this.dead) return;
+      this.syncPort.postMessage(value);
+      Atomics.store(this.signal, 2, 1);
+      Atomics.notify(this.signal, 2);
+    };
+    const handler = this.globalHandlers.get(call.sid);
+    if (!handler) {
+      answer({ ok: false, e: "global context is not available here" });
+      return;
+    }
+    try {
+      const result = handler(call);
+      if (result instanceof Promise) result.then(answer, (err: unknown) => answer({ ok: false, e: err instanceof Error ? err.message : String(err) }));
+      else answer(result);
+    } catch (err) {
+      answer({ ok: false, e: err instanceof Error ? err.message : String(err) });
+    }
   }
 
   /**
@@ -218,6 +253,7 @@ export class PoolWorker {
     this.dead = true;
     clearTimeout(this.timer);
     this.port.close();
+    this.syncPort.close();
     this.diagnostics.enginesAbandoned += this.sandboxes.size;
     for (const sandbox of this.sandboxes) sandbox.lost();
     this.sandboxes.clear();

@@ -13,7 +13,7 @@
  */
 import { randomHex } from "../../ids";
 import type { Message } from "../types";
-import { hardLimitMs, WorkerLost, type HostedSandbox, type PoolWorker, type ReplyMessage } from "./pool-worker";
+import { hardLimitMs, WorkerLost, type GlobalCallHandler, type HostedSandbox, type PoolWorker, type ReplyMessage } from "./pool-worker";
 import type { WireOptions, WorkerRequest } from "./sandbox-protocol";
 import {
   DEFAULT_MEMORY_LIMIT_BYTES,
@@ -24,6 +24,10 @@ import {
   withCarried,
   type FunctionSandbox,
   type FunctionSandboxOptions,
+  type GlobalAnswer,
+  type GlobalCall,
+  type SandboxFlowContext,
+  type SandboxGlobalContext,
   type SandboxPoolDiagnostics,
   type SandboxResult,
 } from "./sandbox-types";
@@ -41,6 +45,41 @@ function seedOf(map: Map<string, unknown>): Array<[string, string]> {
   return seed;
 }
 
+/** The older option: a plain Map (no host writes told, no organization limit). */
+function mapFlowContext(map: Map<string, unknown>): SandboxFlowContext {
+  return {
+    snapshot: () => seedOf(map),
+    applySandboxWrites: (writes) => {
+      for (const [key, json] of writes) {
+        if (json === null) map.delete(key);
+        else map.set(key, parseJson(json));
+      }
+    },
+    trackHostWrites: () => undefined,
+    takeHostWrites: () => undefined,
+    clearHostWrites: () => undefined,
+    budget: () => Infinity,
+  };
+}
+
+function globalHandler(global: SandboxGlobalContext): GlobalCallHandler {
+  return (call: GlobalCall): GlobalAnswer | Promise<GlobalAnswer> => {
+    switch (call.op) {
+      case "get": {
+        const v = global.getJson(call.key);
+        return v === undefined ? { ok: true } : { ok: true, v };
+      }
+      case "keys":
+        return { ok: true, v: JSON.stringify(global.keys()) };
+      case "set":
+        global.setJson(call.key, call.json);
+        return { ok: true };
+      case "inc":
+        return global.incrementStored(call.key, call.by).then((n) => ({ ok: true, v: JSON.stringify(n) }));
+    }
+  };
+}
+
 function toError(reply: ReplyMessage): SandboxError {
   const error = reply.error ?? { kind: "runtime", message: "the sandbox failed" };
   return new SandboxError(error.kind, error.message, error.result);
@@ -50,8 +89,18 @@ function toError(reply: ReplyMessage): SandboxError {
 export interface SandboxHost {
   readonly counters: SandboxPoolDiagnostics;
   newSandboxId(): number;
-  groupOf(map: Map<string, unknown>): { gid: number; slot: number };
+  groupOf(key: object): SandboxGroup;
   workerAt(slot: number): PoolWorker;
+  /** The global context of sandboxes created without one (in memory, per owner). */
+  defaultGlobal(owner: string | undefined): SandboxGlobalContext;
+}
+
+/** A flow group: its worker slot, and which host writes went to its worker with which request. */
+export interface SandboxGroup {
+  gid: number;
+  slot: number;
+  /** key → id of the request that told the worker the host's write (a reply of an earlier request does not undo it). */
+  sentAt: Map<string, number>;
 }
 
 export class PooledSandbox implements FunctionSandbox, HostedSandbox {
@@ -65,7 +114,9 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
   private maxTimerId = 0;
   readonly initResult: SandboxResult;
   private readonly wire: WireOptions;
-  private readonly group: { gid: number; slot: number };
+  private readonly group: SandboxGroup;
+  private readonly flow: SandboxFlowContext;
+  private readonly onGlobal: GlobalCallHandler;
 
   private constructor(
     private readonly pool: SandboxHost,
@@ -74,7 +125,10 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
   ) {
     this.sid = pool.newSandboxId();
     this.wire = wire;
-    this.group = pool.groupOf(options.flowContext);
+    this.flow = options.flowScope ?? mapFlowContext(options.flowContext);
+    this.flow.trackHostWrites();
+    this.group = pool.groupOf(options.flowScope ?? options.flowContext);
+    this.onGlobal = globalHandler(options.globalContext ?? pool.defaultGlobal(options.owner));
     this.initResult = emptyResult(options.outputs);
   }
 
@@ -104,17 +158,25 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
       worker.groups.set(this.group.gid, refs + 1);
       const createMs = Math.max(this.options.timeoutMs, 1000) + hardLimitMs(this.options.timeoutMs) + 2000;
       let reply: ReplyMessage;
+      let seed: Array<[string, string]> | undefined;
+      if (refs === 0) {
+        // A fresh copy on this worker: everything the host holds now, nothing left to tell.
+        this.flow.clearHostWrites();
+        this.group.sentAt.clear();
+        seed = this.flow.snapshot();
+      }
+      worker.globalHandlers.set(this.sid, this.onGlobal);
       try {
         reply = await worker.request(
-          {
+          this.synced({
             t: "create",
             id: worker.newId(),
             sid: this.sid,
             gid: this.group.gid,
-            seed: refs === 0 ? seedOf(this.options.flowContext) : undefined,
+            seed,
             options: this.wire,
             timerBase: this.maxTimerId,
-          },
+          }),
           createMs,
         );
       } catch (err) {
@@ -124,6 +186,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
       }
       this.applyFlowWrites(reply);
       if (!reply.ok) {
+        worker.globalHandlers.delete(this.sid);
         this.releaseGroup(worker);
         throw toError(reply);
       }
@@ -147,18 +210,33 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     }
   }
 
+  /** Adds to a request what the worker's flow copy must know first: host writes, and its budget. */
+  private synced<R extends WorkerRequest & { t: "create" | "run" | "timer" | "close" }>(request: R): R {
+    const writes = this.flow.takeHostWrites();
+    if (writes) {
+      request.fw = writes;
+      for (const [key] of writes) this.group.sentAt.set(key, request.id);
+    }
+    request.fl = this.flow.budget();
+    return request;
+  }
+
+  /**
+   * The flow writes the sandboxes made during a request, applied on the host before what the call
+   * sent is routed. A write the host told the worker after that request (a later request carries it)
+   * is newer on both sides and stays.
+   */
   private applyFlowWrites(reply: ReplyMessage): void {
     if (!reply.flow) return;
-    const map = this.options.flowContext;
-    for (const [key, json] of reply.flow) {
-      if (json === null) map.delete(key);
-      else map.set(key, parseJson(json));
-    }
+    const sentAt = this.group.sentAt;
+    const writes = sentAt.size === 0 ? reply.flow : reply.flow.filter(([key]) => (sentAt.get(key) ?? 0) <= reply.id);
+    if (writes.length > 0) this.flow.applySandboxWrites(writes);
   }
 
   /** Called by the worker when it goes away: the engine is gone, the next call re-creates it. */
   lost(): void {
     if (this.worker) this.pool.counters.enginesLive--;
+    this.worker?.globalHandlers.delete(this.sid);
     this.worker = undefined;
   }
 
@@ -203,12 +281,12 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     if (msgJson.length > memoryLimit / 8 && Buffer.byteLength(msgJson) > memoryLimit / 2) {
       throw new SandboxError("memory", `the message is too large for the sandbox (${Buffer.byteLength(msgJson)} bytes as JSON, memory limit ${memoryLimit} bytes)`);
     }
-    return (worker) => ({ t: "run", id: worker.newId(), sid: this.sid, msgJson, msgid, ...(env ? { env } : {}) });
+    return (worker) => this.synced({ t: "run", id: worker.newId(), sid: this.sid, msgJson, msgid, ...(env ? { env } : {}) });
   }
 
   fire(id: number): Promise<SandboxResult> {
     if (this.closed) return Promise.reject(new SandboxError("runtime", "the sandbox is closed"));
-    return this.call((worker) => ({ t: "timer", id: worker.newId(), sid: this.sid, timer: id }));
+    return this.call((worker) => this.synced({ t: "timer", id: worker.newId(), sid: this.sid, timer: id }));
   }
 
   private async call(request: (worker: PoolWorker) => WorkerRequest): Promise<SandboxResult> {
@@ -244,8 +322,14 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     this.worker = undefined;
     worker.sandboxes.delete(this);
     this.pool.counters.enginesLive--;
-    const request: WorkerRequest = { t: "close", id: worker.newId(), sid: this.sid };
-    worker.post(request, hardLimitMs(this.options.timeoutMs), { onReply: (reply) => this.applyFlowWrites(reply), onLost: () => undefined });
+    const request = this.synced({ t: "close" as const, id: worker.newId(), sid: this.sid });
+    worker.post(request, hardLimitMs(this.options.timeoutMs), {
+      onReply: (reply) => {
+        worker.globalHandlers.delete(this.sid);
+        this.applyFlowWrites(reply);
+      },
+      onLost: () => undefined,
+    });
     this.releaseGroup(worker);
   }
 
@@ -261,7 +345,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     this.worker = undefined;
     worker.sandboxes.delete(this);
     this.pool.counters.enginesLive--;
-    const request: WorkerRequest = { t: "close", id: worker.newId(), sid: this.sid };
+    const request = this.synced({ t: "close" as const, id: worker.newId(), sid: this.sid });
     const hardMs = hardLimitMs(this.options.timeoutMs);
     // finalize runs on the worker; the host's event loop goes on meanwhile (never a blocking wait:
     // a `while (true) {}` in finalize is stopped by the hard deadline, which terminates the worker).
@@ -271,6 +355,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     } catch (err) {
       outcome = err instanceof Error ? err : new Error(String(err));
     }
+    worker.globalHandlers.delete(this.sid);
     if (!worker.dead) this.releaseGroup(worker);
     if (outcome instanceof Error) {
       const message = outcome instanceof SandboxError ? outcome.message : "the sandbox worker was restarted before finalize ran";

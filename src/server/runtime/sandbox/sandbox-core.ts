@@ -43,12 +43,17 @@ import {
   SandboxError,
   withCarried,
   type FunctionSandboxOptions,
+  type GlobalCall,
   type SandboxResult,
   type TimerChanges,
 } from "./sandbox-types";
 
 /** What a sandbox needs in the worker: the options without the host's Map, plus the worker's flow store. */
-export type CoreSandboxOptions = Omit<FunctionSandboxOptions, "flowContext"> & { flow: FlowStore };
+export type CoreSandboxOptions = Omit<FunctionSandboxOptions, "flowContext" | "flowScope" | "globalContext"> & {
+  flow: FlowStore;
+  /** The global context, called synchronously (the worker waits for the host); absent: none. */
+  global?: (call: GlobalCall) => string | undefined;
+};
 
 /**
  * QuickJS's own stack limit. The WebAssembly frames live on the host's V8 stack (about 1 MB), and
@@ -105,13 +110,29 @@ async function sandboxVariant(memoryLimitBytes: number): Promise<QuickJSSyncVari
 export class FlowStore {
   private readonly entries = new Map<string, string>();
   private total = 0;
+  /** Bytes the host allows this copy to hold (the organization's context limit); see FlowSync. */
+  budget = Infinity;
   /** key -> JSON text, or null for a deletion; taken by the host with each reply. */
   private dirty = new Map<string, string | null>();
 
   constructor(seed: Array<[string, string]> = []) {
     for (const [key, json] of seed) {
       this.entries.set(key, json);
-      this.total += key.length + json.length;
+      this.total += Buffer.byteLength(key) + Buffer.byteLength(json);
+    }
+  }
+
+  /** Writes made on the host (not reported back: the host has them). */
+  applyHost(writes: Array<[string, string | null]>): void {
+    for (const [key, json] of writes) {
+      const previous = this.entries.get(key);
+      if (previous !== undefined) this.total -= Buffer.byteLength(key) + Buffer.byteLength(previous);
+      if (json === null) this.entries.delete(key);
+      else {
+        this.entries.set(key, json);
+        this.total += Buffer.byteLength(key) + Buffer.byteLength(json);
+      }
+      this.dirty.delete(key);
     }
   }
 
@@ -125,7 +146,7 @@ export class FlowStore {
 
   set(key: string, json: string | undefined, limit: number): void {
     const previous = this.entries.get(key);
-    const previousSize = previous === undefined ? 0 : key.length + previous.length;
+    const previousSize = previous === undefined ? 0 : Buffer.byteLength(key) + Buffer.byteLength(previous);
     if (json === undefined) {
       if (previous === undefined) return;
       this.entries.delete(key);
@@ -133,7 +154,8 @@ export class FlowStore {
       this.dirty.set(key, null);
       return;
     }
-    const size = key.length + json.length;
+    const size = Buffer.byteLength(key) + Buffer.byteLength(json);
+    if (size > previousSize && this.total - previousSize + size > this.budget) throw new Error("context is full");
     if (this.total - previousSize + size > limit) throw new Error(`flow context is full (limit ${limit} bytes)`);
     this.entries.set(key, json);
     this.total += size - previousSize;
@@ -347,6 +369,27 @@ class Engine {
           options.flow.set(key, json, flowLimit);
         }),
         vm.newFunction("flowKeys", () => vm.newString(JSON.stringify(options.flow.keys()))),
+        // flow.increment in one host call: read, add and write on the worker's copy (one thread: atomic).
+        vm.newFunction("flowIncrement", (keyHandle, byHandle) => {
+          const key = vm.getString(keyHandle);
+          const text = options.flow.get(key);
+          const current: unknown = text === undefined ? undefined : JSON.parse(text);
+          const next = (typeof current === "number" ? current : 0) + vm.getNumber(byHandle!);
+          options.flow.set(key, JSON.stringify(next), flowLimit);
+          return vm.newNumber(next);
+        }),
+        vm.newFunction("globalCall", (opHandle, keyHandle, argHandle) => {
+          if (!options.global) throw new Error("global context is not available here");
+          const op = vm.getString(opHandle);
+          const key = keyHandle === undefined ? "" : vm.getString(keyHandle);
+          let call: GlobalCall;
+          if (op === "get") call = { op, key };
+          else if (op === "keys") call = { op };
+          else if (op === "inc") call = { op, key, by: vm.getNumber(argHandle!) };
+          else call = { op: "set", key, json: argHandle === undefined || vm.typeof(argHandle) !== "string" ? null : vm.getString(argHandle) };
+          const answer = options.global(call);
+          return answer === undefined ? undefined : vm.newString(answer);
+        }),
         vm.newFunction("envGet", (nameHandle) => {
           const name = vm.getString(nameHandle);
           const values = options.env ?? { NR_NODE_ID: options.nodeInfo.id, NR_NODE_NAME: options.nodeInfo.name, NR_FLOW_ID: options.nodeInfo.flowId };

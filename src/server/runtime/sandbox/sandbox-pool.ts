@@ -14,8 +14,9 @@
  */
 import { availableParallelism } from "node:os";
 import { PoolWorker } from "./pool-worker";
-import { PooledSandbox, type SandboxHost } from "./pooled-sandbox";
-import { emptyDiagnostics, SandboxError, type FunctionSandbox, type FunctionSandboxOptions, type SandboxPoolDiagnostics } from "./sandbox-types";
+import { PooledSandbox, type SandboxGroup, type SandboxHost } from "./pooled-sandbox";
+import { emptyDiagnostics, SandboxError, type FunctionSandbox, type FunctionSandboxOptions, type SandboxGlobalContext, type SandboxPoolDiagnostics } from "./sandbox-types";
+import { memoryScope } from "../context/context-scope";
 
 export type { SandboxPoolDiagnostics } from "./sandbox-types";
 
@@ -47,7 +48,8 @@ export class SandboxPool implements SandboxHost {
   private readonly retiredCounters: [number, number] = [0, 0];
   private nextGroupSlot = 0;
   private nextGroupId = 1;
-  private readonly groupIds = new WeakMap<Map<string, unknown>, { gid: number; slot: number }>();
+  private readonly groupIds = new WeakMap<object, SandboxGroup>();
+  private readonly globals = new Map<string, SandboxGlobalContext>();
   private nextSandboxId = 1;
   private closed = false;
   /** @internal counters shared with the workers and sandboxes of this pool. */
@@ -118,13 +120,21 @@ export class SandboxPool implements SandboxHost {
   }
 
   /** @internal */
-  groupOf(map: Map<string, unknown>): { gid: number; slot: number } {
-    let group = this.groupIds.get(map);
+  groupOf(key: object): SandboxGroup {
+    let group = this.groupIds.get(key);
     if (!group) {
-      group = { gid: this.nextGroupId++, slot: this.nextGroupSlot++ % this.size };
-      this.groupIds.set(map, group);
+      group = { gid: this.nextGroupId++, slot: this.nextGroupSlot++ % this.size, sentAt: new Map() };
+      this.groupIds.set(key, group);
     }
     return group;
+  }
+
+  /** @internal */
+  defaultGlobal(owner: string | undefined): SandboxGlobalContext {
+    const id = owner ?? "";
+    let global = this.globals.get(id);
+    if (!global) this.globals.set(id, (global = memoryScope(id, "global")));
+    return global;
   }
 
   /** @internal */

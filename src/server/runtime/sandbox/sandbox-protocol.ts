@@ -7,7 +7,17 @@
  * close() with `finalize`).
  */
 import type { MessagePort } from "node:worker_threads";
-import type { FunctionSandboxOptions, SandboxErrorKind, SandboxResult } from "./sandbox-types";
+import type { FunctionSandboxOptions, GlobalCall, SandboxErrorKind, SandboxResult } from "./sandbox-types";
+
+/**
+ * What the host tells the group's worker copy of the flow context with a request: writes made on
+ * the host since the last request (`fw`, null = deleted; applied before the request runs) and the
+ * bytes the copy may hold (`fl`).
+ */
+export interface FlowSync {
+  fw?: Array<[string, string | null]>;
+  fl?: number;
+}
 
 /** The sandbox options that cross to the worker: all but the host-side flowContext Map (its group id and seed travel instead). */
 export type WireOptions = Pick<
@@ -21,12 +31,12 @@ export type WorkerRequest =
    * group yet; `timerBase`: the highest timer id the host has seen from this sandbox (its new ids
    * start above it).
    */
-  | { t: "create"; id: number; sid: number; gid: number; seed?: Array<[string, string]>; options: WireOptions; timerBase: number }
+  | ({ t: "create"; id: number; sid: number; gid: number; seed?: Array<[string, string]>; options: WireOptions; timerBase: number } & FlowSync)
   /** `env`: env.get's new values, sent only when they changed since the sandbox's last call. */
-  | { t: "run"; id: number; sid: number; msgJson: string; msgid: string; env?: Readonly<Record<string, string>> }
+  | ({ t: "run"; id: number; sid: number; msgJson: string; msgid: string; env?: Readonly<Record<string, string>> } & FlowSync)
   /** Runs the callback of timer `timer` of sandbox `sid`. */
-  | { t: "timer"; id: number; sid: number; timer: number }
-  | { t: "close"; id: number; sid: number }
+  | ({ t: "timer"; id: number; sid: number; timer: number } & FlowSync)
+  | ({ t: "close"; id: number; sid: number } & FlowSync)
   /** No answer: the host holds no sandbox of the group on this worker any more. */
   | { t: "drop"; gid: number };
 
@@ -38,6 +48,11 @@ export interface WireError {
 
 export type WorkerReply =
   | { t: "ready" }
+  /**
+   * A synchronous call of sandbox `sid`'s code on the global context: the worker waits (Atomics.wait
+   * on `signal[2]`) until the host posts the GlobalAnswer on `syncPort` and sets `signal[2]` to 1.
+   */
+  | ({ t: "ctx"; sid: number } & GlobalCall)
   | {
       t: "reply";
       id: number;
@@ -52,5 +67,7 @@ export type WorkerReply =
 
 export interface WorkerData {
   port: MessagePort;
+  /** Where the host answers "ctx" calls (read with receiveMessageOnPort while the worker waits). */
+  syncPort: MessagePort;
   signal: SharedArrayBuffer;
 }

@@ -62,6 +62,15 @@ export interface FunctionSandboxOptions {
    * of that Map); flow.set() beyond it throws inside the sandbox. Default 32 MiB.
    */
   flowContextLimitBytes?: number;
+  /**
+   * The flow's durable context (SPEC §13), taking the place of `flowContext` when given: it seeds the
+   * group's worker copy, takes the writes the sandboxes make (when their call returns, before what
+   * the call sent is routed), tells the worker the writes made on the host (change nodes, REST,
+   * another instance) with the group's next request, and bounds the bytes the worker copy may hold.
+   */
+  flowScope?: SandboxFlowContext;
+  /** The organization's global context: `global.*` in the code calls it synchronously (Atomics.wait). */
+  globalContext?: SandboxGlobalContext;
   nodeInfo: { id: string; name: string; flowId: string };
   /**
    * What env.get answers: Node-RED's built-in names and the flow's non-secret variables (never a
@@ -71,6 +80,29 @@ export interface FunctionSandboxOptions {
   /** Whose sandbox this is (an organization id): the pool bounds how many one owner may run at once. */
   owner?: string;
 }
+
+export interface SandboxFlowContext {
+  snapshot(): Array<[string, string]>;
+  applySandboxWrites(writes: Array<[string, string | null]>): void;
+  trackHostWrites(): void;
+  takeHostWrites(): Array<[string, string | null]> | undefined;
+  clearHostWrites(): void;
+  /** Bytes the flow's context may hold (the organization's limit less what its other scopes use). */
+  budget(): number;
+}
+
+export interface SandboxGlobalContext {
+  getJson(key: string): string | undefined;
+  /** null deletes; throws (an Error whose message the code sees) past the organization's limit. */
+  setJson(key: string, json: string | null): void;
+  keys(): string[];
+  /** Atomic across instances: resolves once stored, to the stored value. */
+  incrementStored(key: string, by: number): Promise<number>;
+}
+
+/** A synchronous call of the code on the global context (see sandbox-protocol.ts "ctx"). */
+export type GlobalCall = { op: "get"; key: string } | { op: "set"; key: string; json: string | null } | { op: "keys" } | { op: "inc"; key: string; by: number };
+export type GlobalAnswer = { ok: true; v?: string } | { ok: false; e: string };
 
 export type SandboxErrorKind = "timeout" | "memory" | "syntax" | "runtime" | "capacity";
 

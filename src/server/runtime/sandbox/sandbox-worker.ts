@@ -4,13 +4,39 @@
  * are handled one at a time, in order. The host terminates the whole thread when a request outlives
  * its hard deadline; nothing here needs to survive that.
  */
-import { workerData } from "node:worker_threads";
+import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import { coreDiagnostics, createCoreSandbox, FlowStore, type CoreSandbox } from "./sandbox-core";
 import type { WorkerData, WorkerReply, WorkerRequest } from "./sandbox-protocol";
-import { SandboxError } from "./sandbox-types";
+import { SandboxError, type GlobalAnswer, type GlobalCall } from "./sandbox-types";
 
-const { port, signal: signalBuffer } = workerData as WorkerData;
+const { port, syncPort, signal: signalBuffer } = workerData as WorkerData;
 const signal = new Int32Array(signalBuffer);
+
+/** How long code may wait for the host to answer a global-context call (a database round trip). */
+const GLOBAL_CALL_LIMIT_MS = 10_000;
+
+/**
+ * A global-context call of sandbox `sid`'s code: posted to the host, which answers on syncPort and
+ * sets signal[2]; this thread sleeps meanwhile (the code is synchronous, as Node-RED's API).
+ */
+function globalCall(sid: number, call: GlobalCall): string | undefined {
+  Atomics.store(signal, 2, 0);
+  port.postMessage({ t: "ctx", sid, ...call });
+  if (Atomics.wait(signal, 2, 0, GLOBAL_CALL_LIMIT_MS) === "timed-out") {
+    throw new Error("global context: no answer from the host in time");
+  }
+  const received = receiveMessageOnPort(syncPort);
+  Atomics.store(signal, 2, 0);
+  if (!received) throw new Error("global context: no answer from the host");
+  const answer = received.message as GlobalAnswer;
+  if (!answer.ok) throw new Error(answer.e);
+  return answer.v;
+}
+
+function syncFlow(flow: FlowStore, request: { fw?: Array<[string, string | null]>; fl?: number }): void {
+  if (request.fw) flow.applyHost(request.fw);
+  if (request.fl !== undefined) flow.budget = request.fl;
+}
 
 const sandboxes = new Map<number, { sandbox: CoreSandbox; flow: FlowStore }>();
 const groups = new Map<number, FlowStore>();
@@ -46,8 +72,10 @@ async function handle(request: WorkerRequest): Promise<void> {
         flow = new FlowStore(request.seed);
         groups.set(request.gid, flow);
       }
+      syncFlow(flow, request);
       try {
-        const sandbox = await createCoreSandbox({ ...request.options, flow }, request.timerBase);
+        const sid = request.sid;
+        const sandbox = await createCoreSandbox({ ...request.options, flow, global: (call) => globalCall(sid, call) }, request.timerBase);
         sandboxes.set(request.sid, { sandbox, flow });
         send({ t: "reply", id: request.id, ok: true, value: sandbox.initResult, flow: flow.takeWrites() });
       } catch (err) {
@@ -62,6 +90,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         send(failure(request.id, new SandboxError("runtime", "the sandbox is closed"), undefined));
         return;
       }
+      syncFlow(entry.flow, request);
       try {
         if (request.t === "run" && request.env) entry.sandbox.setEnv(request.env);
         const value = request.t === "run" ? await entry.sandbox.run(request.msgJson, request.msgid) : await entry.sandbox.fire(request.timer);
@@ -74,6 +103,7 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "close": {
       const entry = sandboxes.get(request.sid);
       sandboxes.delete(request.sid);
+      if (entry) syncFlow(entry.flow, request);
       try {
         const value = entry ? entry.sandbox.close() : null;
         send({ t: "reply", id: request.id, ok: true, value, flow: entry?.flow.takeWrites(), d: counters() });

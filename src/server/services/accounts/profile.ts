@@ -62,6 +62,8 @@ export async function deleteAccount(app: AppServices, principal: Principal, pass
       const others = await tx.membership.count({ where: { organizationId: m.organizationId, userId: { not: user.id } } });
       if (others === 0) {
         await tx.organization.update({ where: { id: m.organizationId }, data: { deletedAt: now } });
+        // Its flows' and global context go with it (SPEC §13).
+        await tx.contextEntry.deleteMany({ where: { organizationId: m.organizationId } });
         retired.push(m.organizationId);
       }
     }

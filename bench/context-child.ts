@@ -1,0 +1,156 @@
+/**
+ * Benchmark 4c in a fresh process: the runtime chain with a function node that writes flow context
+ * on every message, on the durable context (issue 23): the engine holds each message until the
+ * writes made before it are stored, the journal stores them in batches. Usage:
+ * context-child.ts <flow-set|flow-increment> <N> <time limit ms>; the database is DATABASE_URL when
+ * set, else embedded PGlite in memory. The result goes to the parent over IPC.
+ */
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { createTestApp, restClient } from "@/test/app";
+import { signUp } from "@/test/accounts";
+import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
+import type { NodeFactory } from "@/server/runtime/types";
+import { builtinBehaviours } from "@/server/nodes/behaviours";
+import { createNodeRegistry } from "@/server/nodes/registry";
+import { outputCount } from "@/server/nodes/types";
+import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
+
+export type ContextScenario = "flow-set" | "flow-increment";
+
+export interface ContextResult {
+  type: "result";
+  scenario: ContextScenario;
+  backend: string;
+  n: number;
+  arrived: number;
+  complete: boolean;
+  ms: number;
+  msgPerSec: number;
+  cpuMs: number;
+  flushes: number;
+  rows: number;
+  /** What the database holds at the end (the last value written, or the count). */
+  stored: unknown;
+}
+
+// Node-RED's generator (bench/node-red-child.ts): N messages in batches of 1,000.
+const GENERATOR = `
+const n = msg.payload.n;
+let i = 0;
+function batch() {
+  const end = Math.min(i + 1000, n);
+  for (; i < end; i++) node.send({ payload: i, seq: i, parity: i & 1 });
+  if (i < n) setTimeout(batch, 0);
+}
+batch();
+return null;`;
+
+export const CONTEXT_CODE: Record<ContextScenario, string> = {
+  "flow-set": "flow.set('last', msg.payload); return msg;",
+  "flow-increment": "msg.count = flow.increment('count'); return msg;",
+};
+
+async function main() {
+  const [scenarioArg, nArg, limitArg] = process.argv.slice(2);
+  const scenario = scenarioArg as ContextScenario;
+  const n = Number(nArg);
+  const limitMs = Number(limitArg ?? 60_000);
+  if (!(scenario in CONTEXT_CODE) || !Number.isInteger(n) || n <= 0) throw new Error("usage: context-child.ts <flow-set|flow-increment> <N> [time limit ms]");
+
+  const app = await createTestApp({ RATE_LIMIT_REGISTER_PER_IP: "1000", BCRYPT_COST: "4" });
+  const request = restClient(app);
+  const owner = await signUp(request);
+  // A flow row for the context to belong to (the engine below runs it, not the app's runtime).
+  const created = await request("POST", "/flows", { token: owner.accessToken, body: { name: "context bench" } });
+  if (created.status !== 201) throw new Error(`flow: ${created.status} ${created.text}`);
+  const flowId = created.body.flow.id as string;
+
+  let arrived = 0;
+  let lastArrival = 0;
+  let finish: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const counter: NodeFactory = () => ({
+    input(_msg, _send, done) {
+      if (++arrived === n) {
+        lastArrival = performance.now();
+        finish();
+      }
+      done();
+    },
+  });
+  const registry = createNodeRegistry();
+  const pool = new SandboxPool();
+  const errors: string[] = [];
+  const engine = new FlowEngine({
+    behaviours: new Map([...builtinBehaviours(), ["counter", counter]]),
+    outputsOf: (node) => (node.type === "counter" ? 0 : outputCount(registry.get(node.type)!, node.config)),
+    services: { sandboxes: pool },
+    callbacks: { onFlowState: () => undefined, onNodeStatus: () => undefined, onDebug: () => undefined, onNodeError: (e) => errors.push(e.error) },
+    // BENCH_CONTEXT_MEMORY=1: the same chain on the engine's in-memory context (no durability), to
+    // see what the durability rule itself costs.
+    ...(process.env.BENCH_CONTEXT_MEMORY ? {} : { contextStores: (spec: FlowSpec) => app.context.storesFor(spec), durability: app.context.journal }),
+  });
+  const node = (id: string, type: string, config: Record<string, unknown>) => ({ id, type, name: "", config: registry.get(type)!.configSchema.parse(config) as Record<string, unknown> });
+  const spec: FlowSpec = {
+    flowId,
+    organizationId: owner.organizationId,
+    organizationSlug: "bench",
+    revision: 1,
+    nodes: [
+      node("inj", "inject", { payload_type: "json", payload: "{}" }),
+      node("gen", "function", { code: GENERATOR }),
+      node("ctx", "function", { code: CONTEXT_CODE[scenario] }),
+      node("chg", "change", { rules: [{ t: "set", p: "payload", to: "seq", to_type: "msg" }] }),
+      { id: "cnt", type: "counter", name: "", config: {} },
+    ],
+    connections: [
+      { source: "inj", target: "gen", source_port: 0 },
+      { source: "gen", target: "ctx", source_port: 0 },
+      { source: "ctx", target: "chg", source_port: 0 },
+      { source: "chg", target: "cnt", source_port: 0 },
+    ],
+  };
+  if ((await engine.deploy(spec)) !== "running") throw new Error("the bench flow did not start");
+  await nextTurn();
+
+  const before = { ...app.context.journal.counters };
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const timeout = new Promise<void>((resolve) => setTimeout(resolve, limitMs).unref());
+  engine.inject(flowId, "inj", { payload: { n } });
+  await Promise.race([finished, timeout]);
+  const cpu = process.cpuUsage(cpu0);
+  const complete = arrived >= n;
+  const ms = (complete ? lastArrival : performance.now()) - t0;
+  if (errors.length > 0) throw new Error(`node errors: ${JSON.stringify(errors.slice(0, 3))}`);
+  const row = await app.db.prisma.contextEntry.findUnique({ where: { organizationId_scope_key: { organizationId: owner.organizationId, scope: flowId, key: scenario === "flow-set" ? "last" : "count" } } });
+  const result: ContextResult = {
+    type: "result",
+    scenario,
+    backend: app.db.kind,
+    n,
+    arrived,
+    complete,
+    ms,
+    msgPerSec: complete ? n / (ms / 1000) : Number.NaN,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    flushes: app.context.journal.counters.flushes - before.flushes,
+    rows: app.context.journal.counters.rows - before.rows,
+    stored: row?.value ? JSON.parse(row.value) : null,
+  };
+  process.send?.(result);
+  // Closing drops the run's schema on a shared PostgreSQL (a timed-out run may not close in time).
+  await Promise.race([
+    engine.close().then(async () => {
+      await pool.close();
+      await app.close();
+    }),
+    new Promise((resolve) => setTimeout(resolve, 10_000).unref()),
+  ]);
+  process.exit(0);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,181 @@
+/**
+ * Flow and global context on this instance (SPEC §13): the scopes of the flows running here and the
+ * global scopes of their organizations, one write-behind journal for all of them (the engine's
+ * durability gate), and the channel through which instances tell each other what was stored.
+ *
+ * - A flow's scope is loaded from the database when the flow starts here and stored (flushed) when
+ *   it stops, before its lease is released: the next holder (a redeploy, a restart, a failover)
+ *   loads everything a delivered message could have depended on.
+ * - An organization's global scope is loaded at its first flow here and kept; writes stored by other
+ *   instances (their flushes, REST) reach it over the store's pub/sub (`context:changes`) with their
+ *   versions, and apply when newer than what it has seen.
+ * - A paused holder that lost its lease stores none of its flow's writes any more (the fence).
+ */
+import type { PrismaClient } from "../../generated/prisma/client";
+import type { KeyValueStore } from "../store";
+import type { Logger } from "../logger";
+import { ContextJournal, type ContextWrite, type StoredWrite } from "../runtime/context/context-journal";
+import { ContextScope, type OrgUsage } from "../runtime/context/context-scope";
+import type { FlowContextStores, FlowSpec } from "../runtime/engine";
+import { commitContextWrites, contextUsage, GLOBAL_SCOPE, loadContextScope } from "../services/context/context-rows";
+
+export const CONTEXT_CHANNEL = "context:changes";
+/** How long a stopping flow waits for its context writes to be stored. */
+const FLUSH_ON_STOP_MS = 10_000;
+
+/** What an instance publishes after storing context writes (compact field names: it is frequent). */
+export interface ContextChange {
+  from: string;
+  w: Array<{ o: string; s: string; k: string; v: string | null; n: number }>;
+}
+
+export interface ContextHubDeps {
+  prisma: PrismaClient;
+  store: KeyValueStore;
+  logger: Logger;
+  instanceId: string;
+  /** CONTEXT_MAX_BYTES: what one organization's context may hold. */
+  maxBytes: number;
+}
+
+export class ContextHub {
+  readonly journal: ContextJournal;
+  private readonly usages = new Map<string, OrgUsage>();
+  private readonly globals = new Map<string, Promise<ContextScope>>();
+  private readonly flows = new Map<string, ContextScope>();
+  private unsubscribe: Promise<() => Promise<void>> | undefined;
+  /** Whether this instance may still write the flow's state (its cluster lease); absent: always. */
+  private fence: ((flowId: string) => boolean) | undefined;
+
+  constructor(private readonly deps: ContextHubDeps) {
+    this.journal = new ContextJournal({
+      backend: { commit: (writes) => this.commit(writes) },
+      onStored: (writes) => this.published(writes),
+      onError: (err) => deps.logger.error({ err }, "context writes could not be stored; messages after them are held and the writes retried"),
+    });
+  }
+
+  private commit(writes: ContextWrite[]): Promise<StoredWrite[]> {
+    const fence = this.fence;
+    const allowed = fence ? writes.filter((w) => w.scope === GLOBAL_SCOPE || fence(w.scope)) : writes;
+    return allowed.length === 0 ? Promise.resolve([]) : commitContextWrites(this.deps.prisma, allowed);
+  }
+
+  /** Other instances hear of global writes (a flow's scope lives only where the flow runs). */
+  private published(writes: StoredWrite[]): void {
+    const global = writes.filter((w) => w.scope === GLOBAL_SCOPE);
+    if (global.length === 0) return;
+    this.publish(global);
+  }
+
+  /** Set by the flow runtime: in a cluster, flow writes are stored only while the lease is proven. */
+  useFence(fence: ((flowId: string) => boolean) | undefined): void {
+    this.fence = fence;
+  }
+
+  /** Tells every instance (this one included, which ignores its own) what was stored. */
+  publish(writes: StoredWrite[]): void {
+    const change: ContextChange = { from: this.deps.instanceId, w: writes.map((w) => ({ o: w.organizationId, s: w.scope, k: w.key, v: w.json, n: w.version })) };
+    this.deps.store.publish(CONTEXT_CHANNEL, JSON.stringify(change)).catch((err: unknown) => {
+      this.deps.logger.warn({ err }, "context change could not be published");
+    });
+  }
+
+  /** A write stored by REST on this instance: applied here at once, and told to the others. */
+  stored(write: StoredWrite): void {
+    this.apply(write);
+    this.publish([write]);
+  }
+
+  async start(): Promise<void> {
+    this.unsubscribe ??= this.deps.store.subscribe(CONTEXT_CHANNEL, (message) => {
+      let change: ContextChange;
+      try {
+        change = JSON.parse(message) as ContextChange;
+      } catch {
+        return;
+      }
+      if (change.from === this.deps.instanceId) return;
+      for (const w of change.w) this.apply({ organizationId: w.o, scope: w.s, key: w.k, json: w.v, version: w.n });
+    });
+    const subscribing = this.unsubscribe;
+    try {
+      await subscribing;
+    } catch (err) {
+      // Tried again at the next flow start (the store may be back by then).
+      if (this.unsubscribe === subscribing) this.unsubscribe = undefined;
+      throw err;
+    }
+  }
+
+  private apply(write: StoredWrite): void {
+    if (write.scope === GLOBAL_SCOPE) {
+      void this.globals.get(write.organizationId)?.then((scope) => scope.applyStored(write.key, write.json, write.version));
+      return;
+    }
+    const scope = this.flows.get(write.scope);
+    if (scope && scope.organizationId === write.organizationId) scope.applyStored(write.key, write.json, write.version);
+  }
+
+  private async usageOf(organizationId: string): Promise<OrgUsage> {
+    const bytes = await contextUsage(this.deps.prisma, organizationId);
+    let usage = this.usages.get(organizationId);
+    if (!usage) this.usages.set(organizationId, (usage = { bytes, limit: this.deps.maxBytes }));
+    // Re-read at each flow start: writes other instances made to scopes not held here count too.
+    else if (this.journal.written() === this.journal.stored()) usage.bytes = bytes;
+    return usage;
+  }
+
+  private globalOf(organizationId: string, usage: OrgUsage): Promise<ContextScope> {
+    let global = this.globals.get(organizationId);
+    if (!global) {
+      global = loadContextScope(this.deps.prisma, organizationId, GLOBAL_SCOPE).then(
+        (entries) => new ContextScope(organizationId, GLOBAL_SCOPE, usage, this.journal, entries),
+      );
+      this.globals.set(organizationId, global);
+      global.catch(() => this.globals.delete(organizationId));
+    }
+    return global;
+  }
+
+  /** The engine's contextStores: the flow's scope loaded afresh, and its organization's global scope. */
+  async storesFor(spec: FlowSpec): Promise<FlowContextStores> {
+    await this.start();
+    const usage = await this.usageOf(spec.organizationId);
+    const global = await this.globalOf(spec.organizationId, usage);
+    const entries = await loadContextScope(this.deps.prisma, spec.organizationId, spec.flowId);
+    const flow = new ContextScope(spec.organizationId, spec.flowId, usage, this.journal, entries);
+    this.flows.set(spec.flowId, flow);
+    return {
+      flow,
+      global,
+      close: async () => {
+        // A database that does not answer must not hang a redeploy or a stop forever: the writes
+        // stay in the journal (retried), and their messages stay held.
+        let timer: NodeJS.Timeout | undefined;
+        const stored = await Promise.race([
+          this.journal.flushed().then(() => true),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(false), FLUSH_ON_STOP_MS);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (this.flows.get(spec.flowId) === flow) this.flows.delete(spec.flowId);
+        if (!stored) throw new Error(`its context writes were not stored within ${FLUSH_ON_STOP_MS / 1000} s; they are retried`);
+      },
+    };
+  }
+
+  /** The scope of a flow running here, if it does (REST reads see its unstored writes too). */
+  runningScope(flowId: string): ContextScope | undefined {
+    return this.flows.get(flowId);
+  }
+
+  /** Stores everything recorded, then stops listening. */
+  async close(): Promise<void> {
+    await this.journal.close();
+    const unsubscribe = this.unsubscribe;
+    this.unsubscribe = undefined;
+    if (unsubscribe) await (await unsubscribe.catch(() => undefined))?.().catch(() => undefined);
+  }
+}

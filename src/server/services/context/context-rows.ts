@@ -1,0 +1,93 @@
+/**
+ * Flow and global context in PostgreSQL (table `context_entries`, SPEC §13): the statements the
+ * runtime's journal (one transaction per flush) and the context service (REST) share. Values are
+ * JSON text; `version` comes from one sequence, taken when the row is written (under its row lock),
+ * so a larger version is always the later write of a key, on whichever instance it was made.
+ */
+import type { PrismaClient } from "../../../generated/prisma/client";
+import type { ContextWrite, StoredWrite } from "../../runtime/context/context-journal";
+import type { ScopeEntry } from "../../runtime/context/context-scope";
+
+export const GLOBAL_SCOPE = "global";
+
+interface Row {
+  organization_id: string;
+  scope: string;
+  key: string;
+  value: string | null;
+  version: bigint | number | string;
+}
+
+function stored(rows: Row[]): StoredWrite[] {
+  return rows.map((r) => ({ organizationId: r.organization_id, scope: r.scope, key: r.key, json: r.value, version: Number(r.version) }));
+}
+
+// A write lands only while its organization (and, for a flow's scope, its flow) is not deleted: a
+// flush that comes after a deletion never brings the context back.
+const LIVE = `EXISTS (SELECT 1 FROM organizations o WHERE o.id = t.o AND o.deleted_at IS NULL)
+  AND (t.s = '${GLOBAL_SCOPE}' OR EXISTS (SELECT 1 FROM flows f WHERE f.id = t.s AND f.organization_id = t.o AND f.deleted_at IS NULL))`;
+
+const SET_SQL = `INSERT INTO context_entries AS c (organization_id, scope, key, value, bytes, version, updated_at)
+SELECT t.o, t.s, t.k, t.v, CASE WHEN t.v IS NULL THEN 0 ELSE octet_length(t.k) + octet_length(t.v) END, nextval('context_entries_version_seq'), now()
+FROM jsonb_to_recordset($1::jsonb) AS t(o text, s text, k text, v text)
+WHERE ${LIVE}
+ON CONFLICT (organization_id, scope, key) DO UPDATE
+  SET value = EXCLUDED.value, bytes = EXCLUDED.bytes, version = nextval('context_entries_version_seq'), updated_at = now()
+RETURNING c.organization_id, c.scope, c.key, c.value, c.version`;
+
+// An addition: what the row holds (a number, else 0) plus the amount, in the database, so additions
+// made on several instances at once all count.
+const ADD_SQL = `INSERT INTO context_entries AS c (organization_id, scope, key, value, bytes, version, updated_at)
+SELECT t.o, t.s, t.k, (t.d)::text, octet_length(t.k) + octet_length((t.d)::text), nextval('context_entries_version_seq'), now()
+FROM jsonb_to_recordset($1::jsonb) AS t(o text, s text, k text, d float8)
+WHERE ${LIVE}
+ON CONFLICT (organization_id, scope, key) DO UPDATE
+  SET value = ((CASE WHEN jsonb_typeof(c.value::jsonb) = 'number' THEN c.value::float8 ELSE 0 END) + EXCLUDED.value::float8)::text,
+      bytes = octet_length(c.key) + octet_length(((CASE WHEN jsonb_typeof(c.value::jsonb) = 'number' THEN c.value::float8 ELSE 0 END) + EXCLUDED.value::float8)::text),
+      version = nextval('context_entries_version_seq'), updated_at = now()
+RETURNING c.organization_id, c.scope, c.key, c.value, c.version`;
+
+/** Stores one journal batch in one transaction; rows of deleted flows or organizations are skipped. */
+export async function commitContextWrites(prisma: PrismaClient, writes: ContextWrite[]): Promise<StoredWrite[]> {
+  const sets = writes.filter((w) => w.increment === undefined).map((w) => ({ o: w.organizationId, s: w.scope, k: w.key, v: w.json }));
+  const adds = writes.filter((w) => w.increment !== undefined).map((w) => ({ o: w.organizationId, s: w.scope, k: w.key, d: w.increment }));
+  const statements = [];
+  if (sets.length > 0) statements.push(prisma.$queryRawUnsafe<Row[]>(SET_SQL, JSON.stringify(sets)));
+  if (adds.length > 0) statements.push(prisma.$queryRawUnsafe<Row[]>(ADD_SQL, JSON.stringify(adds)));
+  const results = statements.length === 1 ? [await statements[0]!] : await prisma.$transaction(statements);
+  return results.flatMap((rows) => stored(rows));
+}
+
+/** One write outside the journal (REST); resolves to what was stored, or null when the scope is gone. */
+export async function writeContextEntry(
+  prisma: PrismaClient,
+  write: { organizationId: string; scope: string; key: string; json: string | null },
+): Promise<StoredWrite | null> {
+  const rows = await prisma.$queryRawUnsafe<Row[]>(SET_SQL, JSON.stringify([{ o: write.organizationId, s: write.scope, k: write.key, v: write.json }]));
+  return stored(rows)[0] ?? null;
+}
+
+export async function loadContextScope(prisma: PrismaClient, organizationId: string, scope: string): Promise<ScopeEntry[]> {
+  const rows = await prisma.$queryRawUnsafe<Row[]>(
+    `SELECT organization_id, scope, key, value, version FROM context_entries WHERE organization_id = $1 AND scope = $2 AND value IS NOT NULL ORDER BY key`,
+    organizationId,
+    scope,
+  );
+  return rows.map((r) => ({ key: r.key, json: r.value!, version: Number(r.version) }));
+}
+
+/** Bytes the organization's context holds, leaving out one key (the one about to be replaced). */
+export async function contextUsage(prisma: PrismaClient, organizationId: string, except?: { scope: string; key: string }): Promise<number> {
+  const rows = except
+    ? await prisma.$queryRawUnsafe<Array<{ total: bigint | number | string }>>(
+        `SELECT coalesce(sum(bytes), 0) AS total FROM context_entries WHERE organization_id = $1 AND NOT (scope = $2 AND key = $3)`,
+        organizationId,
+        except.scope,
+        except.key,
+      )
+    : await prisma.$queryRawUnsafe<Array<{ total: bigint | number | string }>>(
+        `SELECT coalesce(sum(bytes), 0) AS total FROM context_entries WHERE organization_id = $1`,
+        organizationId,
+      );
+  return Number(rows[0]?.total ?? 0);
+}
