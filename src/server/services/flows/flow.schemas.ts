@@ -106,6 +106,13 @@ export const nodeRedFlowSchema = z.array(z.record(z.string(), z.unknown())).max(
 export const importFlowsInput = z.object({ flows: nodeRedFlowSchema });
 export const importFlowsOutput = z.object({ flows: z.array(flowView), warnings: z.array(z.string()) });
 export const exportFlowOutput = nodeRedFlowSchema;
+export const replaceFromNodeRedInput = z.object({
+  id: flowIdSchema,
+  flows: nodeRedFlowSchema,
+  /** The revision the file was pulled at; a stale one is refused with 409 and nothing is written. */
+  revision: z.coerce.number().int().min(1).optional(),
+});
+export const replaceFromNodeRedOutput = z.object({ flow: flowView, warnings: z.array(z.string()) });
 
 export const deployedGraphOutput = z.object({
   deployed: z
