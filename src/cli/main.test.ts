@@ -13,7 +13,7 @@ let calls: Array<{ method: string; url: string; headers: Headers; body: string |
 const io = (answer: (url: string) => Response, env: Record<string, string> = {}): Io => ({
   out: (t) => out.push(t),
   err: (t) => err.push(t),
-  env: { FLOWPLANE_CONFIG: path.join(dir, "config.json"), ...env } as NodeJS.ProcessEnv,
+  env: { FLOWPLANE_CONFIG: path.join(dir, "config.json"), ...env } as unknown as NodeJS.ProcessEnv,
   interrupted: new Promise(() => undefined),
   fetch: (async (input: Request) => {
     calls.push({ method: input.method, url: input.url, headers: input.headers, body: input.body ? await input.text() : null });
