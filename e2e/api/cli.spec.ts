@@ -53,6 +53,8 @@ test.describe("flowplane CLI", () => {
   test.afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   test("a pipeline: login, push (create), pull, edit, push (update) and deploy, inject, read debug", async ({ baseURL }) => {
+    // Ten command runs, each a Node process loading the CLI through tsx.
+    test.setTimeout(120_000);
     const login = await cli(["login", "--url", baseURL!, "--key", key]);
     expect(login, login.stderr).toMatchObject({ code: 0 });
     expect(login.stdout).toContain(`Logged in to ${baseURL}`);
@@ -109,6 +111,7 @@ test.describe("flowplane CLI", () => {
   });
 
   test("errors: the API's message and exit 1; bad usage exit 2; --help for every command", async ({ baseURL }) => {
+    test.setTimeout(120_000);
     const wrongKey = await cli(["flows", "list"], { FLOWPLANE_URL: baseURL, FLOWPLANE_API_KEY: `service_${"A".repeat(43)}` });
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr).toMatch(/flowplane flows list: .+\((TOKEN_INVALID|UNAUTHENTICATED|API_KEY_INVALID)\)/);
