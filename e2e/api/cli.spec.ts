@@ -91,6 +91,7 @@ test.describe("flowplane CLI", () => {
 
     // The debug stream, then an inject: the edited flow answers.
     const stream = spawn(process.execPath, [BIN, "debug", "--flow", flowId!, "--count", "1"], { env: env as NodeJS.ProcessEnv });
+    const exited = new Promise<number | null>((resolve) => stream.on("exit", resolve));
     let out = "";
     let err = "";
     stream.stdout.on("data", (d: Buffer) => (out += d.toString()));
@@ -99,7 +100,7 @@ test.describe("flowplane CLI", () => {
     const injected = await cli(["inject", String(injectNode.id)]);
     expect(injected, injected.stderr).toMatchObject({ code: 0 });
     expect(injected.stdout).toMatch(/^injected \S+ from cli-inject/);
-    const code = await new Promise<number | null>((resolve) => stream.on("exit", resolve));
+    const code = await exited;
     expect(code, err).toBe(0);
     const event = JSON.parse(out.trim().split("\n")[0]!) as { flow_id: string; node_id: string; msg: unknown };
     expect(event).toMatchObject({ flow_id: flowId, node_id: debugNode.id, msg: "from the pipeline" });
