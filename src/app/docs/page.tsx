@@ -63,6 +63,7 @@ export default async function DocsPage() {
         </h1>
         {doc.info.description ? <Paragraphs text={doc.info.description} /> : null}
         <p>
+          <Link href="/docs/try">Try the API in the browser</Link> (every endpoint, with your session or an API key).
           Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3.1). Real-time events:
           the <Link href="/docs/websocket">WebSocket protocol</Link>. Back to <Link href="/">the home page</Link>.
         </p>

@@ -138,6 +138,7 @@ describe("tenant isolation", () => {
       "GET /flows/{id}/deployments": { params: { id: flow.id } },
       "POST /flows/{id}/rollback": { params: { id: flow.id }, body: { deployment_id: deployment.id } },
       "GET /flows/{id}/export": { params: { id: flow.id } },
+      "PUT /flows/{id}/export": { params: { id: flow.id }, body: { flows: [{ id: "t", type: "tab", label: "pwned" }] } },
       "GET /flows/{id}/deployed": { params: { id: flow.id } },
       "GET /flows/{flowId}/nodes": { params: { flowId: flow.id } },
       "GET /flows/{id}/context": { params: { id: flow.id } },

@@ -6,6 +6,7 @@ import { CLIENT_IP_HEADER, resolveClientIp } from "./client-ip";
 import { directMountFor, serveDirect, serveRest, type FetchHandler } from "./direct-mount";
 import { serveMetrics } from "./metrics-endpoint";
 import { servePage } from "./page-outage";
+import { applyPagePolicy } from "./content-security-policy";
 
 export interface RequestListenerOptions {
   app: AppServices;
@@ -37,6 +38,7 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
   const { app, trustProxyHops, hsts } = options;
   const { logger, metrics, config } = app;
   const origin = config.publicUrl;
+  const development = process.env.NODE_ENV !== "production";
 
   return (req, res) => {
     const started = performance.now();
@@ -70,6 +72,7 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
         } else {
           // Next's own API routes (/api/auth, /api/v1/openapi.json) apart from the pages.
           route = url.startsWith("/api/") ? NEXT_API : PAGE;
+          if (route === PAGE) applyPagePolicy(req, res, development);
           // Pages and next-auth: a 500 caused by an outage goes out as 503 with Retry-After.
           served = servePage(res, UNAVAILABLE_RETRY_AFTER_SEC, () => options.next(req, res));
         }

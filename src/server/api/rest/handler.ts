@@ -5,6 +5,7 @@ import { newId } from "../../ids";
 import { accessLogger } from "../../logger";
 import type { AppServices } from "../../app-services";
 import { requestContext } from "../request-context";
+import { browserSessionId } from "../../auth/browser-session";
 import { bodyLimits } from "../../../shared/policy";
 import { collectRoutes, matchRoute, type RestRoute } from "./routes";
 import { jsonOf } from "../frozen-output";
@@ -132,6 +133,21 @@ export interface RestHandlerOptions {
  * error into the error envelope with the status from errors.ts. Two mounts wrap it: Node's
  * request/response (src/server/http/direct-mount.ts) and fetch's (createRestHandler, below).
  */
+/**
+ * The web UI's session cookie on REST (SPEC §4: the three credentials resolve to the same identity;
+ * the API docs' "try it" uses it). Only when the request carries no Authorization or X-API-Key
+ * header, and a request that can change something (anything but GET and HEAD) must name our own
+ * origin in Origin: a cross-site form or fetch never rides on the cookie.
+ */
+async function restBrowserSession(app: AppServices, req: RestRequest): Promise<string | undefined> {
+  if (req.header("authorization") || req.header("x-api-key")) return undefined;
+  const cookie = req.header("cookie");
+  if (!cookie) return undefined;
+  const origin = req.header("origin");
+  if (req.method !== "GET" && req.method !== "HEAD" && origin !== new URL(app.config.publicUrl).origin) return undefined;
+  return browserSessionId(app, { cookie, origin });
+}
+
 export function createRestCore(options: RestHandlerOptions): (req: RestRequest) => Promise<RestResult> {
   const routes = collectRoutes(options.router);
 
@@ -161,7 +177,12 @@ export function createRestCore(options: RestHandlerOptions): (req: RestRequest) 
       const query = route.method === "GET" || route.method === "DELETE" ? queryObject(url) : pickQuery(url, route.meta.rest.query ?? []);
       const input = buildInput(route, params, query, body, req.header("if-match"));
       app = await options.getAppServices();
-      const ctx = requestContext(app, req.header, { requestId, responseHeaders: headers, headerCredentials: true });
+      const ctx = requestContext(app, req.header, {
+        requestId,
+        responseHeaders: headers,
+        headerCredentials: true,
+        browserSessionId: await restBrowserSession(app, req),
+      });
       const output = await invokeProcedure(route.procedure, route.procedurePath, ctx, input);
       result = jsonResult(route.meta.rest.statusOf?.(output) ?? route.meta.rest.status ?? 200, output, headers);
     } catch (err) {

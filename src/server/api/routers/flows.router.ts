@@ -3,7 +3,7 @@ import { authedProcedure, router, type Context, requestMeta } from "../trpc";
 import * as s from "../../services/flows/flow.schemas";
 import { createFlow, deleteFlow, getFlow, listFlows, updateFlow } from "../../services/flows/flows";
 import { deployFlow, getDeployedGraph, listDeployments, listFlowNodes, rollbackFlow } from "../../services/flows/deployments";
-import { exportFlow, importFlows, nodeRedToSelection, selectionToNodeRed } from "../../services/flows/node-red";
+import { exportFlow, importFlows, nodeRedToSelection, replaceFlowFromNodeRed, selectionToNodeRed } from "../../services/flows/node-red";
 import { bodyLimits } from "../../../shared/policy";
 import { frozenOutput } from "../frozen-output";
 
@@ -107,6 +107,23 @@ export const flowsRouter = router({
     .input(s.flowIdInput)
     .output(s.exportFlowOutput)
     .query(({ ctx, input }) => exportFlow(ctx.services, ctx.principal, input.id)),
+
+  replaceFromNodeRed: authedProcedure
+    .meta({
+      permission: "flows:write",
+      rest: { method: "PUT", path: "/flows/{id}/export", bodyLimit: bodyLimits.flowBytes },
+      summary: "Replace the flow with a Node-RED flows.json of one tab",
+      description:
+        "The inverse of GET `/flows/{id}/export` (what `flowplane flows push --id` sends): the tab's label and info and its nodes replace the flow's name, description and graph; the flow keeps its id and history. Node ids used by another flow get fresh ones (listed in `warnings`). Send `revision` to refuse a stale file (409 `REVISION_CONFLICT`). Not deployed.",
+      tags,
+    })
+    .input(s.replaceFromNodeRedInput)
+    .output(s.replaceFromNodeRedOutput)
+    .mutation(async ({ ctx, input }) => {
+      const result = await replaceFlowFromNodeRed(ctx.services, ctx.principal, input, requestMeta(ctx));
+      etag(ctx, result.flow.revision);
+      return result;
+    }),
 
   deployed: authedProcedure
     .meta({

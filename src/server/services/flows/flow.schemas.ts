@@ -122,6 +122,13 @@ export const importFlowsOutput = z.union([
   z.object({ report: z.array(importReportEntry), warnings: z.array(z.string()) }),
 ]);
 export const exportFlowOutput = nodeRedFlowSchema;
+export const replaceFromNodeRedInput = z.object({
+  id: flowIdSchema,
+  flows: nodeRedFlowSchema,
+  /** The revision the file was pulled at; a stale one is refused with 409 and nothing is written. */
+  revision: z.coerce.number().int().min(1).optional(),
+});
+export const replaceFromNodeRedOutput = z.object({ flow: flowView, warnings: z.array(z.string()) });
 
 export const deployedGraphOutput = z.object({
   deployed: z

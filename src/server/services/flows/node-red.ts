@@ -6,7 +6,7 @@ import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount, type NodeDefinition } from "../../nodes/types";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
 import type { RequestMeta } from "../request-meta";
-import { flowView, insertFlows, readFlow, validateGraphs } from "./flows";
+import { flowView, insertFlows, readFlow, updateFlow, validateGraphs } from "./flows";
 import { clipboardSelection, createFlowInput, type CreateFlowInput } from "./flow.schemas";
 import { validateGraph } from "./validate-graph";
 import { validationError } from "../../errors";
@@ -333,4 +333,58 @@ export async function importFlows(app: AppServices, principal: Principal, items:
     if (tab) await importFlowVariables(app, principal, flow.id, tab, meta, warnings);
   }
   return { flows: created, warnings };
+}
+
+/**
+ * Replaces one flow's graph (and its name and description) with a Node-RED flows.json of one tab:
+ * what `flowplane flows push --id` sends, so a flow kept in git as Node-RED JSON updates in place
+ * (same flow id, deployments and history kept). Node ids used by another flow of the organization
+ * get fresh ones, as import does; the flow's own ids are kept. Checked exactly as an update is
+ * (schema, graph, revision), so a 4xx writes nothing. Not deployed: `flows deploy` does that.
+ */
+export async function replaceFlowFromNodeRed(
+  app: AppServices,
+  principal: Principal,
+  input: { id: string; flows: NrNode[]; revision?: number },
+  meta: RequestMeta,
+) {
+  const warnings: string[] = [];
+  const tabs = input.flows.filter((n) => n.type === "tab");
+  if (tabs.length > 1) {
+    throw new AppError("VALIDATION_FAILED", `flows: one flow is replaced by one tab (this file has ${tabs.length}); use import for several`, {
+      details: [{ path: "flows", message: "holds more than one tab" }],
+    });
+  }
+  const tab = tabs[0] ?? null;
+  const nodes = canvasNodes(input.flows, warnings).filter((n) => !tab || n.z === undefined || n.z === tab.id);
+  const ids = nodes.map((n) => String(n.id));
+  const takenElsewhere = new Set(
+    (
+      await app.db.prisma.flowNode.findMany({
+        where: { organizationId: principal.organizationId, nodeId: { in: ids }, NOT: { flowId: input.id } },
+        select: { nodeId: true },
+      })
+    ).map((t) => t.nodeId),
+  );
+  const rename = new Map<string, string>();
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id) || takenElsewhere.has(id) || seen.has(id)) rename.set(id, freshId());
+    seen.add(rename.get(id) ?? id);
+  }
+  for (const [from, to] of rename) warnings.push(`node ${from} was renamed ${to}: ${takenElsewhere.has(from) ? "its id is used by another flow of this organization" : "its id is not allowed or repeated"}`);
+  const graph = convertNodeRedNodes(app.nodes, nodes, (id) => rename.get(id) ?? id, warnings);
+  const result = await updateFlow(
+    app,
+    principal,
+    {
+      id: input.id,
+      ...(tab ? { name: String(tab.label ?? "").trim() || undefined, description: typeof tab.info === "string" ? tab.info.slice(0, 10_000) : undefined } : {}),
+      nodes: graph.nodes,
+      connections: graph.connections,
+      revision: input.revision,
+    },
+    meta,
+  );
+  return { ...result, warnings };
 }

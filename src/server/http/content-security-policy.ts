@@ -1,0 +1,31 @@
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/**
+ * The pages' Content-Security-Policy (docs/SECURITY.md): scripts only with this response's nonce
+ * (Next puts it on its own scripts when the request carries the policy; 'strict-dynamic' lets those
+ * load their chunks), everything else from our own origin, no plugins, no framing, no third party.
+ * Styles allow inline attributes: React Flow, CodeMirror and Swagger UI position with style="…",
+ * which nonces cannot cover. Development adds 'unsafe-eval' for React's refresh runtime.
+ */
+export function pagePolicy(nonce: string, development: boolean): string {
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${development ? " 'unsafe-eval'" : ""}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+/** Puts a fresh policy on the request (where Next reads the nonce) and on the response. */
+export function applyPagePolicy(req: IncomingMessage, res: ServerResponse, development: boolean): void {
+  const policy = pagePolicy(randomBytes(16).toString("base64"), development);
+  req.headers["content-security-policy"] = policy;
+  res.setHeader("Content-Security-Policy", policy);
+}
