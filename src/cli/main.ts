@@ -137,6 +137,8 @@ const commands: Record<string, Command> = {
       } else {
         const result = unwrap(await api.POST("/api/v1/flows/import", { body: { flows } }));
         for (const w of result.warnings) io.err(`warning: ${w}`);
+        // Without dry_run the API answers the flows it created (a dry run answers a report instead).
+        if (!("flows" in result)) throw new ApiFailure("the server answered a dry-run report to an import", 0);
         for (const f of result.flows) {
           pushed.push(f);
           io.out(`created ${f.id} "${f.name}" (revision ${f.revision})`);
