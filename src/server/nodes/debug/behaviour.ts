@@ -3,6 +3,7 @@ import type { Message, NodeFactory, NodeStatus } from "../../runtime/types";
 import { getProperty } from "../../runtime/properties";
 import type { z } from "zod";
 import { debugConfig } from "./definition";
+import { compileJsonata, nodeJsonataBindings } from "../../runtime/jsonata";
 
 const MAX_DEBUG_CHARS = 1000;
 /** Node-RED's debugStatusLength. */
@@ -34,6 +35,10 @@ export const debugBehaviour: NodeFactory = (ctx) => {
   // A snapshot deployed before a property existed lacks it: the schema's defaults fill it in.
   const c: z.infer<typeof debugConfig> = debugConfig.safeParse(ctx.node.config).data ?? (ctx.node.config as z.infer<typeof debugConfig>);
   const statusProperty = c.status_property || c.property;
+  // JSONata output and status (Node-RED's targetType / statusType "jsonata"), compiled once, run under the limits.
+  const outputExpression = c.property_type === "jsonata" ? compileJsonata(c.property) : null;
+  const statusExpression = c.status_type === "jsonata" ? compileJsonata(c.status_property) : null;
+  const bindings = outputExpression || statusExpression ? nodeJsonataBindings(ctx) : {};
   let counter = 0;
   let lastCount = 0;
   let counterTimer: NodeJS.Timeout | undefined;
@@ -44,7 +49,7 @@ export const debugBehaviour: NodeFactory = (ctx) => {
     return getProperty(msg, statusProperty);
   };
 
-  const showStatus = (msg: Message) => {
+  const showStatus = (msg: Message, computed?: { value: unknown }) => {
     if (c.status_type === "counter") {
       // Node-RED updates the count at most every 100 ms under load, and once more 200 ms after the last.
       const now = Date.now();
@@ -57,7 +62,7 @@ export const debugBehaviour: NodeFactory = (ctx) => {
       else counterTimer = setTimeout(() => ctx.status({ fill: "blue", shape: "ring", text: String(counter) }), 200);
       return;
     }
-    const output = statusValue(msg);
+    const output = computed ? computed.value : statusValue(msg);
     let text = typeof output === "string" ? output : inspect(output);
     let fill: NodeStatus["fill"] = "grey";
     let shape: NodeStatus["shape"] = "dot";
@@ -98,12 +103,33 @@ export const debugBehaviour: NodeFactory = (ctx) => {
         done();
         return;
       }
-      if (c.to_status) showStatus(msg);
-      if (c.active && c.to_sidebar) {
-        const value = getProperty(msg, c.property);
-        ctx.debug({ property: c.property, msg: preview(value), format: formatOf(value), ...(typeof msg.topic === "string" && msg.topic ? { topic: msg.topic.slice(0, 200) } : {}) });
+      const show = (value: unknown) => {
+        if (c.active && c.to_sidebar) {
+          ctx.debug({ property: outputExpression ? "jsonata" : c.property, msg: preview(value), format: formatOf(value), ...(typeof msg.topic === "string" && msg.topic ? { topic: msg.topic.slice(0, 200) } : {}) });
+        }
+      };
+      if (!outputExpression && !statusExpression) {
+        if (c.to_status) showStatus(msg);
+        show(getProperty(msg, c.property));
+        done();
+        return;
       }
-      done();
+      // As Node-RED: the expressions are evaluated, then the status and the output are shown; an
+      // expression's error is the node's error.
+      void (async () => {
+        try {
+          const output = outputExpression ? await outputExpression.evaluate(msg, bindings) : getProperty(msg, c.property);
+          if (c.to_status) {
+            if (statusExpression) showStatus(msg, { value: await statusExpression.evaluate(msg, bindings) });
+            else if (c.status_type === "auto" && outputExpression) showStatus(msg, { value: output });
+            else showStatus(msg);
+          }
+          show(output);
+          done();
+        } catch (err) {
+          done(err);
+        }
+      })();
     },
     close() {
       if (counterTimer) clearTimeout(counterTimer);

@@ -34,9 +34,13 @@ describe("debug: Node-RED import and export", () => {
     expect(fromNodeRed({ tostatus: true, statusType: "counter", statusVal: "" })).toMatchObject({ status_type: "counter", status_property: "" });
   });
 
-  it("refuses JSONata output and status expressions (not offered yet) rather than misreading them", () => {
-    expect(() => debugNode.nodeRed!.fromNodeRed({ targetType: "jsonata", complete: '"<" & payload & ">"' })).toThrow(/JSONata/);
-    expect(() => debugNode.nodeRed!.fromNodeRed({ statusType: "jsonata", statusVal: "payload" })).toThrow(/JSONata/);
+  it("reads JSONata output and status expressions, and refuses one that does not compile", () => {
+    expect(fromNodeRed({ targetType: "jsonata", complete: '"<" & payload & ">"' })).toMatchObject({ property: '"<" & payload & ">"', property_type: "jsonata" });
+    expect(fromNodeRed({ tostatus: true, statusType: "jsonata", statusVal: "$count(payload)" })).toMatchObject({ status_type: "jsonata", status_property: "$count(payload)" });
+    expect(() => fromNodeRed({ targetType: "jsonata", complete: "payload +" })).toThrow();
+    expect(() => fromNodeRed({ tostatus: true, statusType: "jsonata", statusVal: "(" })).toThrow();
+    // A path stays a path: not an expression, and never __proto__.
+    expect(() => fromNodeRed({ complete: "__proto__.x" })).toThrow();
   });
 
   it("exports back what it imported", () => {
@@ -44,6 +48,7 @@ describe("debug: Node-RED import and export", () => {
       { complete: "payload", targetType: "msg", tostatus: false, statusType: "auto", statusVal: "" },
       { complete: "true", targetType: "full", tostatus: true, statusType: "counter", statusVal: "" },
       { complete: "foo.bar", targetType: "msg", tostatus: true, statusType: "msg", statusVal: "topic" },
+      { complete: '"<" & payload & ">"', targetType: "jsonata", tostatus: true, statusType: "jsonata", statusVal: "$length(payload)" },
     ]) {
       expect(debugNode.nodeRed!.toNodeRed(fromNodeRed(props))).toMatchObject(props);
     }
@@ -51,6 +56,28 @@ describe("debug: Node-RED import and export", () => {
 });
 
 describe("debug: behaviour (after Node-RED's 21-debug_spec)", () => {
+  it("shows a JSONata expression's result, and a JSONata status; an expression's error is the node's", async () => {
+    const h = await loadTestFlow(
+      [
+        { id: "j1", type: "debug", config: fromNodeRed({ targetType: "jsonata", complete: '"<" & payload & ">"', tostatus: true, statusType: "auto" }) },
+        { id: "j2", type: "debug", config: fromNodeRed({ complete: "payload", tostatus: true, statusType: "jsonata", statusVal: '$string($count(payload)) & " items"' }) },
+        { id: "j3", type: "debug", config: fromNodeRed({ targetType: "jsonata", complete: "$error('no')" }) },
+      ],
+      [],
+    );
+    h.send("j1", { payload: "hi" });
+    h.send("j2", { payload: [1, 2, 3] });
+    h.send("j3", { payload: 1 });
+    await settle(100);
+    expect(h.debug.filter((d) => d.nodeId === "j1").map((d) => [d.property, d.msg])).toEqual([["jsonata", "<hi>"]]);
+    expect(h.statuses.find((s) => s.nodeId === "j1")?.status?.text).toBe("<hi>");
+    expect(h.statuses.find((s) => s.nodeId === "j2")?.status?.text).toBe("3 items");
+    expect(h.debug.filter((d) => d.nodeId === "j2").map((d) => d.msg)).toEqual([[1, 2, 3]]);
+    expect(h.debug.filter((d) => d.nodeId === "j3")).toEqual([]);
+    expect(h.errors.find((e) => e.nodeId === "j3")?.error).toContain("no");
+  });
+
+
   it("publishes msg.payload by default, another property, a deep property, or the complete message", async () => {
     const h = await loadTestFlow(
       [

@@ -1,34 +1,51 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { msgOrPropertyPath } from "../property-path";
+import { jsonataProblem } from "../../runtime/jsonata";
 import { isPropertyPath } from "../../runtime/properties";
 
-export const debugConfig = z.object({
-  property: msgOrPropertyPath.default("payload").meta({
-    title: "Output",
-    description: "The message property shown (payload, or a path such as payload.temperature), or msg for the complete message",
-  }),
-  active: z.boolean().default(true).meta({ title: "Active", description: "Off: the node shows nothing (its status still updates)" }),
-  to_sidebar: z.boolean().default(true).meta({ title: "To the debug sidebar", description: "Publish what it shows to the editor's Debug tab and the WebSocket debug topic" }),
-  to_console: z.boolean().default(false).meta({
-    title: "To the system console",
-    description: "Kept for Node-RED flows; a shared runtime has no console of yours, so this writes nothing",
-  }),
-  to_status: z.boolean().default(false).meta({ title: "To the node status", description: "Show a short (32 characters) status under the node" }),
-  status_type: z.enum(["auto", "msg", "counter"]).default("auto").meta({
-    title: "Status shows",
-    description: "auto: the shown output (msg.status and msg.error as Node-RED does); msg: another message property; counter: how many messages arrived",
-  }),
-  status_property: z
-    .string()
-    .max(256)
-    .refine((v) => v === "" || isPropertyPath(v), "must be empty or a property path such as payload.value (no __proto__, constructor or prototype)")
-    .default("")
-    .meta({
+const statusPath = z
+  .string()
+  .max(65536)
+  .default("")
+  .meta({
     title: "Status property",
-    description: "With Status shows = msg: the message property shown in the status (empty: the output property)",
-  }),
-});
+    description: "With Status shows = msg: the message property shown in the status (empty: the output property); with JSONata: the expression whose result is shown",
+  });
+
+export const debugConfig = z
+  .object({
+    property: z.string().max(65536).default("payload").meta({
+      title: "Output",
+      description: "The message property shown (payload, or a path such as payload.temperature), msg for the complete message, or a JSONata expression",
+    }),
+    property_type: z.enum(["msg", "jsonata"]).default("msg").meta({ title: "Output type", description: "msg: a message property; JSONata: an expression over the message" }),
+    active: z.boolean().default(true).meta({ title: "Active", description: "Off: the node shows nothing (its status still updates)" }),
+    to_sidebar: z.boolean().default(true).meta({ title: "To the debug sidebar", description: "Publish what it shows to the editor's Debug tab and the WebSocket debug topic" }),
+    to_console: z.boolean().default(false).meta({
+      title: "To the system console",
+      description: "Kept for Node-RED flows; a shared runtime has no console of yours, so this writes nothing",
+    }),
+    to_status: z.boolean().default(false).meta({ title: "To the node status", description: "Show a short (32 characters) status under the node" }),
+    status_type: z.enum(["auto", "msg", "counter", "jsonata"]).default("auto").meta({
+      title: "Status shows",
+      description: "auto: the shown output (msg.status and msg.error as Node-RED does); msg: another message property; counter: how many messages arrived; jsonata: an expression's result",
+    }),
+    status_property: statusPath,
+  })
+  .superRefine((c, issue) => {
+    if (c.property_type === "jsonata") {
+      const problem = jsonataProblem(c.property);
+      if (problem) issue.addIssue({ code: "custom", path: ["property"], message: problem });
+    } else if (c.property !== "msg" && !isPropertyPath(c.property)) {
+      issue.addIssue({ code: "custom", path: ["property"], message: "must be msg or a property path such as payload.value (no __proto__, constructor or prototype)" });
+    }
+    if (c.status_type === "jsonata") {
+      const problem = jsonataProblem(c.status_property);
+      if (problem) issue.addIssue({ code: "custom", path: ["status_property"], message: problem });
+    } else if (c.status_property !== "" && !isPropertyPath(c.status_property)) {
+      issue.addIssue({ code: "custom", path: ["status_property"], message: "must be empty or a property path such as payload.value (no __proto__, constructor or prototype)" });
+    }
+  });
 
 const FULL = new Set<unknown>([true, "true"]);
 
@@ -52,7 +69,7 @@ None: the node ends a flow.
 
 ### Details
 
-*Output* picks what is shown: a property path such as \`payload.temperature\`, or \`msg\` for the complete message. Values longer than 1,000 characters are cut.
+*Output* picks what is shown: a property path such as \`payload.temperature\`, \`msg\` for the complete message, or (output type *JSONata*) the result of a JSONata expression over the message, such as \`"<" & payload & ">"\`. The status can show an expression's result too. Expressions run under the same time and memory limits as function code; an expression's error is the node's error. Values longer than 1,000 characters are cut.
 
 The node can also show a short text (32 characters) as its status: the shown value (*auto*), another message property, or a count of the messages it received (*counter*). The status is kept up to date even while the node is inactive.
 
@@ -63,7 +80,7 @@ A message carrying a status this very node reported (from a status node watching
 ### Differences from Node-RED
 
 - *To the system console* is accepted (and kept on export) but writes nothing: a shared runtime has no console that belongs to you. Use the debug sidebar.
-- JSONata expressions (as the output or the status) are not offered yet; such nodes are imported as disabled unknown nodes.`,
+`,
   inputs: 1,
   outputs: 0,
   configSchema: debugConfig,
@@ -74,18 +91,18 @@ A message carrying a status this very node reported (from a status node watching
       tosidebar: c.to_sidebar,
       console: c.to_console,
       tostatus: c.to_status,
-      complete: c.property === "msg" ? "true" : c.property,
-      targetType: c.property === "msg" ? "full" : "msg",
+      complete: c.property_type === "msg" && c.property === "msg" ? "true" : c.property,
+      targetType: c.property_type === "jsonata" ? "jsonata" : c.property === "msg" ? "full" : "msg",
       statusVal: c.status_property,
       statusType: c.status_type,
     }),
     fromNodeRed: (p) => {
-      if (p.targetType === "jsonata" || p.statusType === "jsonata") throw new Error("JSONata expressions in a debug node are not offered yet");
       // Node-RED's default `complete: "false"` (and an empty one) means msg.payload.
       const complete = p.complete === undefined || p.complete === null || p.complete === false || p.complete === "false" || p.complete === "" ? "payload" : p.complete;
       const statusType = p.statusType;
       return {
-        property: FULL.has(complete) || p.targetType === "full" ? "msg" : String(complete),
+        property: p.targetType === "jsonata" ? String(complete) : FULL.has(complete) || p.targetType === "full" ? "msg" : String(complete),
+        property_type: p.targetType === "jsonata" ? "jsonata" : "msg",
         active: p.active !== false && p.active !== "false",
         to_sidebar: p.tosidebar !== false && p.tosidebar !== "false",
         to_console: p.console === true || p.console === "true",

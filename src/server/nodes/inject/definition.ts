@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineNode } from "../types";
 import { checkOperand, operandTypeSchema, type OperandType } from "../../runtime/operands";
 import { propertyPath } from "../property-path";
+import { OPERAND_TYPES } from "../../../shared/operand-types";
 
 /** Node-RED's inject property types (its typed input offers these). */
 const PROP_TYPES = ["flow", "global", "str", "num", "bool", "json", "bin", "date", "jsonata", "env", "msg"] as const satisfies readonly OperandType[];
@@ -123,7 +124,9 @@ export const injectNode = defineNode({
       const props = raw.map((p) => {
         if (p.p === "payload" && !("v" in p)) return { p: "payload", v: text(n.payload), v_type: text(n.payloadType) || "date" };
         if (p.p === "topic" && p.vt === "str" && !("v" in p)) return { p: "topic", v: text(n.topic), v_type: "str" };
-        return { p: text(p.p), v: text(p.v), v_type: text(p.vt) || "str" };
+        // Node-RED evaluates a type it does not know (older flows write "string") as the text itself: str.
+        const vt = text(p.vt);
+        return { p: text(p.p), v: text(p.v), v_type: (OPERAND_TYPES as readonly string[]).includes(vt) ? vt : "str" };
       });
       const repeat = Number(n.repeat);
       return {

@@ -90,6 +90,26 @@ describe("import: renamed ids", () => {
     expect(exported.find((n: { type: string }) => n.type === "link out")).toMatchObject({ id: newOut, links: [newIn] });
   });
 
+  it("drops a reference to a node that is not in the import and could never be an id here, and says so", async () => {
+    // Node-RED keeps dangling references (its example "Link across tabs" names a link in deleted since).
+    const tab = uid("tab");
+    const linkIn = uid("li");
+    const res = await request("POST", "/flows/import", {
+      token: user.accessToken,
+      body: {
+        flows: [
+          { id: tab, type: "tab", label: "dangling" },
+          { id: linkIn, type: "link in", z: tab, links: [], x: 100, y: 50, wires: [[]] },
+          { id: uid("lo"), type: "link out", z: tab, mode: "link", links: ["f5fead9.12cdf5", linkIn], x: 300, y: 50 },
+        ],
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.warnings.join("\n")).toMatch(/links named 1 node that is not in this import \(f5fead9\.12cdf5\); dropped/);
+    const exported = (await request("GET", `/flows/${res.body.flows[0].id}/export`, { token: user.accessToken })).body;
+    expect(exported.find((n: { type: string }) => n.type === "link out")).toMatchObject({ links: [linkIn] });
+  });
+
   it("refuses an id that appears twice, naming it, and writes nothing", async () => {
     const tab = uid("tab");
     const res = await request("POST", "/flows/import", {

@@ -85,6 +85,8 @@ export function unsupportedReason(nrType: string, props: Record<string, unknown>
  * nodes' `links`): when an imported id is renamed, these follow, as wires do.
  */
 const ID_LIST_PROPERTIES = ["scope", "links"] as const;
+/** Node ids as the flow schema takes them (SPEC §5). */
+const NODE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 function renameReferences(props: Record<string, unknown>, newId: (id: string) => string): Record<string, unknown> {
   const out = { ...props };
@@ -130,6 +132,16 @@ function convertNodeRedNodes(registry: NodeRegistry, nodes: NrNode[], newId: (id
       const value = props[key];
       if (Array.isArray(value) && !(ID_LIST_PROPERTIES as readonly string[]).includes(key)) props[key] = value.map((ref) => (typeof ref === "string" ? newId(ref) : ref));
       else if (typeof value === "string") props[key] = newId(value);
+    }
+    // A reference to a node that is neither in this import nor a valid id here (Node-RED keeps
+    // dangling ones, e.g. to a link in deleted since) cannot name anything: dropped, and said.
+    for (const key of ID_LIST_PROPERTIES) {
+      const refs = props[key];
+      if (!Array.isArray(refs)) continue;
+      const kept = refs.filter((ref) => typeof ref !== "string" || NODE_ID_PATTERN.test(ref));
+      if (kept.length === refs.length) continue;
+      warnings.push(`node ${id}: ${key} named ${refs.length - kept.length} node${refs.length - kept.length > 1 ? "s" : ""} that ${refs.length - kept.length > 1 ? "are" : "is"} not in this import (${refs.filter((r) => !kept.includes(r)).join(", ")}); dropped`);
+      props[key] = kept;
     }
     const wires = Array.isArray(n.wires) ? (n.wires as unknown[]) : [];
     let config: Record<string, unknown>;
