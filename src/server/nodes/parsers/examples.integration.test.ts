@@ -11,7 +11,7 @@ import { signUp } from "@/test/accounts";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { connect, setUpTestHub } from "@/test/ws";
 
-const EXAMPLES = path.resolve(import.meta.dirname, "../../../../bench/node-red/node_modules/@node-red/nodes/examples/parser");
+const EXAMPLES = path.resolve(import.meta.dirname, "../../../test/fixtures/node-red-examples/parser");
 const PARSERS = ["csv", "html", "json", "xml", "yaml"];
 
 type NrNode = Record<string, unknown> & { id: string; type: string; name?: string };
