@@ -65,7 +65,7 @@ export class ContextHub {
   private published(writes: StoredWrite[]): void {
     const global = writes.filter((w) => w.scope === GLOBAL_SCOPE);
     if (global.length === 0) return;
-    this.publish(global);
+    void this.publish(global);
   }
 
   /** Set by the flow runtime: in a cluster, flow writes are stored only while the lease is proven. */
@@ -73,18 +73,28 @@ export class ContextHub {
     this.fence = fence;
   }
 
-  /** Tells every instance (this one included, which ignores its own) what was stored. */
-  publish(writes: StoredWrite[]): void {
+  /**
+   * Tells every instance (this one included, which ignores its own) what was stored. Resolves once
+   * the store has taken the message (never rejects: the write itself is stored already).
+   */
+  publish(writes: StoredWrite[]): Promise<void> {
     const change: ContextChange = { from: this.deps.instanceId, w: writes.map((w) => ({ o: w.organizationId, s: w.scope, k: w.key, v: w.json, n: w.version })) };
-    this.deps.store.publish(CONTEXT_CHANNEL, JSON.stringify(change)).catch((err: unknown) => {
-      this.deps.logger.warn({ err }, "context change could not be published");
-    });
+    return this.deps.store.publish(CONTEXT_CHANNEL, JSON.stringify(change)).then(
+      () => undefined,
+      (err: unknown) => {
+        this.deps.logger.warn({ err }, "context change could not be published");
+      },
+    );
   }
 
-  /** A write stored by REST on this instance: applied here at once, and told to the others. */
-  stored(write: StoredWrite): void {
+  /**
+   * A write stored by REST on this instance: applied here at once, and told to the others. The REST
+   * answer waits for the store to take the message, so a request that follows the answer, on any
+   * instance, is handled after the instance running the flow was told (read your writes).
+   */
+  stored(write: StoredWrite): Promise<void> {
     this.apply(write);
-    this.publish([write]);
+    return this.publish([write]);
   }
 
   async start(): Promise<void> {

@@ -43,7 +43,7 @@ export async function putContext(
   }
   const stored = await writeContextEntry(app.db.prisma, { organizationId: principal.organizationId, scope: id, key: input.key, json });
   if (!stored) throw new AppError("NOT_FOUND", scope.kind === "flow" ? "flow not found" : "organization not found");
-  app.context.stored(stored);
+  await app.context.stored(stored);
   const context: Record<string, unknown> = {};
   Object.defineProperty(context, input.key, { value: JSON.parse(json), enumerable: true, configurable: true, writable: true });
   return { context };
@@ -52,7 +52,7 @@ export async function putContext(
 export async function deleteContext(app: AppServices, principal: Principal, scope: Scope, key: string): Promise<void> {
   const id = await scopeId(app, principal, scope);
   const stored = await writeContextEntry(app.db.prisma, { organizationId: principal.organizationId, scope: id, key, json: null });
-  if (stored) app.context.stored(stored);
+  if (stored) await app.context.stored(stored);
 }
 
 /** A deleted flow's context goes with it (called in the deletion's transaction). */
