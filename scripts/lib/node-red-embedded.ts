@@ -56,22 +56,39 @@ let arrivals: Arrival[] = [];
   arrivals.push({ collector, msg: JSON.parse(JSON.stringify(msg)) as Record<string, unknown> });
 };
 
-export async function runNodeRedCase(RED: NodeRedModule, c: DiffCase, index: number): Promise<Arrival[]> {
+async function nodeOf(RED: NodeRedModule, id: string, what: string): Promise<NodeRedNodeObject> {
+  const deadline = Date.now() + 10_000;
+  let node = RED.nodes.getNode(id);
+  while (!node) {
+    if (Date.now() > deadline) throw new Error(`${what}: Node-RED did not start node ${id}`);
+    await sleep(20);
+    node = RED.nodes.getNode(id);
+  }
+  return node;
+}
+
+/**
+ * Runs one case in a fresh tab. The global context is cleared once the case's flow runs, unless
+ * `clearGlobalBeforeDeploy`: then it is cleared before (through a lone collector deployed first), so
+ * what the flow's own start writes there (a function node's *On Start*) stays.
+ */
+export async function runNodeRedCase(RED: NodeRedModule, c: DiffCase, index: number, options: { clearGlobalBeforeDeploy?: boolean } = {}): Promise<Arrival[]> {
   const tab = `tab${index}`;
   const env = Object.entries(c.env ?? {}).map(([name, value]) => ({ name, value, type: "str" }));
   const collectors = collectorsOf(c).map((id) => ({ id, type: "diff-collector", z: tab, x: 600, y: 100, wires: [] }));
   const nodes = c.nodes.map((n, i) => ({ x: 200, y: 100 + 40 * i, ...n, z: tab }));
-  await RED.nodes.setFlows([{ id: tab, type: "tab", label: c.name, env }, ...nodes, ...collectors], undefined, "full");
-  const inputId = c.input ?? c.nodes[0]!.id;
-  const deadline = Date.now() + 10_000;
-  let input = RED.nodes.getNode(inputId);
-  while (!input) {
-    if (Date.now() > deadline) throw new Error(`${c.name}: Node-RED did not start node ${inputId}`);
-    await sleep(20);
-    input = RED.nodes.getNode(inputId);
+  const clearGlobal = (ctx: NodeRedContext) => {
+    for (const key of ctx.keys()) ctx.set(key, undefined);
+  };
+  if (options.clearGlobalBeforeDeploy) {
+    const reset = `reset${index}`;
+    await RED.nodes.setFlows([{ id: tab, type: "tab", label: c.name }, { id: reset, type: "diff-collector", z: tab, x: 600, y: 100, wires: [] }], undefined, "full");
+    clearGlobal((await nodeOf(RED, reset, c.name)).context().global);
   }
+  await RED.nodes.setFlows([{ id: tab, type: "tab", label: c.name, env }, ...nodes, ...collectors], undefined, "full");
+  const input = await nodeOf(RED, c.input ?? c.nodes[0]!.id, c.name);
   const ctx = input.context();
-  for (const key of ctx.global.keys()) ctx.global.set(key, undefined);
+  if (!options.clearGlobalBeforeDeploy) clearGlobal(ctx.global);
   for (const [k, v] of Object.entries(c.flow ?? {})) ctx.flow.set(k, v);
   for (const [k, v] of Object.entries(c.global ?? {})) ctx.global.set(k, v);
   arrivals = [];
