@@ -46,7 +46,7 @@ const UNOFFERED: Array<[RegExp, string]> = [
 const NOTES: Record<string, string> = {
   "common/catch/01 - Catch error.json":
     "Deliberate in part: `msg.error.stack` is never set (no stack traces, catch node's help). Gap (wording): our function node's error message reads " +
-    "`function error: Error: Error Occured! (line 1)` where Node-RED's is `Error: Error Occured!`, and Node-RED's message also carries its internal `_error` marker.",
+    "`function error: Error: Error Occured! (line 1)` where Node-RED's is `Error: Error Occured!`, and Node-RED's message also carries an `_error` property (`{}`).",
   "function/change/04 - Set value from env var.json":
     "Deliberate (tenancy): `env` variables are the flow's and the organization's, never the server's process environment, so `$HOME` reads as empty.",
   "function/function/05 - Handling errors.json":
