@@ -2,126 +2,31 @@
  * Records Node-RED 4.1's answers to the differential cases (src/server/nodes/<type>/cases.ts) into
  * cases.recorded.json beside them, so `npm test` compares our engine with Node-RED without running
  * Node-RED. Usage: npm run diff:record [-- <type> ...]. Node-RED is the one the benchmark installs
- * (bench/node-red, installed on first use), embedded in this process with a `diff-collector` node
- * type; each case gets a fresh tab, its context and env preset, its messages delivered with
- * node.receive() and what reaches each collector recorded in order.
+ * (bench/node-red, installed on first use), embedded in this process (scripts/lib/node-red-embedded.ts)
+ * with a `diff-collector` node type; each case gets a fresh tab, its context and env preset, its
+ * messages delivered with node.receive() and what reaches each collector recorded in order.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import http from "node:http";
-import { createRequire } from "node:module";
-import os from "node:os";
-import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
-import { ensureNodeRed } from "../bench/node-red";
+import { writeFileSync } from "node:fs";
 import { loadCaseFiles } from "../src/test/node-red-diff/load-cases";
-import { collectorsOf } from "../src/test/node-red-diff/normalize";
-import { collectArrivals } from "../src/test/node-red-diff/collect";
-import type { Arrival, DiffCase, RecordedCases } from "../src/test/node-red-diff/types";
-
-const NODE_RED_DIR = fileURLToPath(new URL("../bench/node-red/", import.meta.url));
-
-interface NodeRedContext {
-  get(key: string): unknown;
-  set(key: string, value: unknown): void;
-  keys(): string[];
-}
-interface NodeRedNodeObject {
-  receive(msg?: Record<string, unknown>): void;
-  context(): { flow: NodeRedContext; global: NodeRedContext };
-}
-interface NodeRedModule {
-  init(server: http.Server, settings: Record<string, unknown>): void;
-  start(): PromiseLike<void>;
-  stop(): PromiseLike<void>;
-  nodes: {
-    getNode(id: string): NodeRedNodeObject | null;
-    setFlows(config: unknown[], credentials: unknown, type: string): PromiseLike<unknown>;
-  };
-}
-
-const COLLECTOR_JS = `
-module.exports = function (RED) {
-  function DiffCollector(config) {
-    RED.nodes.createNode(this, config);
-    this.on("input", (msg, send, done) => {
-      globalThis.__flowplaneDiffCollect(config.id, RED.util.cloneMessage(msg));
-      done();
-    });
-  }
-  RED.nodes.registerType("diff-collector", DiffCollector);
-};
-`;
-const COLLECTOR_HTML = `<script type="text/javascript">RED.nodes.registerType("diff-collector", { category: "common", inputs: 1, outputs: 0, defaults: {} });</script>`;
-
-let arrivals: Arrival[] = [];
-(globalThis as Record<string, unknown>).__flowplaneDiffCollect = (collector: string, msg: Record<string, unknown>) => {
-  arrivals.push({ collector, msg: JSON.parse(JSON.stringify(msg)) as Record<string, unknown> });
-};
-
-async function runCase(RED: NodeRedModule, c: DiffCase, index: number): Promise<Arrival[]> {
-  const tab = `tab${index}`;
-  const env = Object.entries(c.env ?? {}).map(([name, value]) => ({ name, value, type: "str" }));
-  const collectors = collectorsOf(c).map((id) => ({ id, type: "diff-collector", z: tab, x: 600, y: 100, wires: [] }));
-  const nodes = c.nodes.map((n, i) => ({ x: 200, y: 100 + 40 * i, ...n, z: tab }));
-  await RED.nodes.setFlows([{ id: tab, type: "tab", label: c.name, env }, ...nodes, ...collectors], undefined, "full");
-  const inputId = c.input ?? c.nodes[0]!.id;
-  const deadline = Date.now() + 10_000;
-  let input = RED.nodes.getNode(inputId);
-  while (!input) {
-    if (Date.now() > deadline) throw new Error(`${c.name}: Node-RED did not start node ${inputId}`);
-    await sleep(20);
-    input = RED.nodes.getNode(inputId);
-  }
-  const ctx = input.context();
-  for (const key of ctx.global.keys()) ctx.global.set(key, undefined);
-  for (const [k, v] of Object.entries(c.flow ?? {})) ctx.flow.set(k, v);
-  for (const [k, v] of Object.entries(c.global ?? {})) ctx.global.set(k, v);
-  arrivals = [];
-  const target = input;
-  return collectArrivals(c, () => arrivals, (msg) => target.receive(structuredClone(msg)));
-}
+import type { RecordedCases } from "../src/test/node-red-diff/types";
+import { runNodeRedCase, startNodeRed } from "./lib/node-red-embedded";
 
 async function main() {
   const only = process.argv.slice(2).filter((a) => a !== "--");
-  const available = await ensureNodeRed((m) => console.log(m));
-  if (!available.ok) throw new Error(`Node-RED is not available: ${available.reason}`);
-  const require = createRequire(path.join(NODE_RED_DIR, "package.json"));
-  const RED = require("node-red") as NodeRedModule;
-  const userDir = mkdtempSync(path.join(os.tmpdir(), "diff-node-red-"));
-  mkdirSync(path.join(userDir, "nodes"));
-  writeFileSync(path.join(userDir, "nodes", "diff-collector.js"), COLLECTOR_JS);
-  writeFileSync(path.join(userDir, "nodes", "diff-collector.html"), COLLECTOR_HTML);
-  writeFileSync(path.join(userDir, "flows.json"), "[]");
+  const nodeRed = await startNodeRed();
   try {
-    RED.init(http.createServer(), {
-      userDir,
-      flowFile: "flows.json",
-      httpAdminRoot: false,
-      httpNodeRoot: false,
-      disableEditor: true,
-      credentialSecret: false,
-      logging: { console: { level: "error", metrics: false, audit: false } },
-      diagnostics: { enabled: false },
-      runtimeState: { enabled: false },
-      telemetry: { enabled: false },
-      externalModules: { autoInstall: false, palette: { allowInstall: false }, modules: { allowInstall: false } },
-    });
-    await RED.start();
     const files = await loadCaseFiles(only);
     let index = 0;
     for (const file of files) {
-      const recorded: RecordedCases = { node_red: available.version, cases: {} };
+      const recorded: RecordedCases = { node_red: nodeRed.version, cases: {} };
       for (const c of file.cases) {
-        recorded.cases[c.name] = { arrivals: await runCase(RED, c, index++) };
+        recorded.cases[c.name] = { arrivals: await runNodeRedCase(nodeRed.RED, c, index++) };
       }
       writeFileSync(file.recordedPath, `${JSON.stringify(recorded, null, 1)}\n`);
-      console.log(`${file.type}: ${file.cases.length} cases recorded (Node-RED ${available.version})`);
+      console.log(`${file.type}: ${file.cases.length} cases recorded (Node-RED ${nodeRed.version})`);
     }
-    await RED.nodes.setFlows([], undefined, "full");
-    await RED.stop();
   } finally {
-    rmSync(userDir, { recursive: true, force: true });
+    await nodeRed.stop();
   }
   process.exit(0);
 }

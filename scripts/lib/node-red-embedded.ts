@@ -1,0 +1,148 @@
+/**
+ * Node-RED 4.1 embedded in this process for the differential scripts (diff-record.ts,
+ * diff-examples.ts): started once with a `diff-collector` node type; each case gets a fresh tab, its
+ * context and env preset, its messages delivered with node.receive() and what reaches each collector
+ * recorded in order.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { ensureNodeRed } from "../../bench/node-red";
+import { collectorsOf } from "../../src/test/node-red-diff/normalize";
+import { collectArrivals } from "../../src/test/node-red-diff/collect";
+import type { Arrival, DiffCase } from "../../src/test/node-red-diff/types";
+
+const NODE_RED_DIR = fileURLToPath(new URL("../../bench/node-red/", import.meta.url));
+
+interface NodeRedContext {
+  get(key: string): unknown;
+  set(key: string, value: unknown): void;
+  keys(): string[];
+}
+interface NodeRedNodeObject {
+  receive(msg?: Record<string, unknown>): void;
+  context(): { flow: NodeRedContext; global: NodeRedContext };
+}
+export interface NodeRedModule {
+  init(server: http.Server, settings: Record<string, unknown>): void;
+  start(): PromiseLike<void>;
+  stop(): PromiseLike<void>;
+  nodes: {
+    getNode(id: string): NodeRedNodeObject | null;
+    setFlows(config: unknown[], credentials: unknown, type: string): PromiseLike<unknown>;
+  };
+}
+
+const COLLECTOR_JS = `
+module.exports = function (RED) {
+  function DiffCollector(config) {
+    RED.nodes.createNode(this, config);
+    this.on("input", (msg, send, done) => {
+      globalThis.__flowplaneDiffCollect(config.id, RED.util.cloneMessage(msg));
+      done();
+    });
+  }
+  RED.nodes.registerType("diff-collector", DiffCollector);
+};
+`;
+const COLLECTOR_HTML = `<script type="text/javascript">RED.nodes.registerType("diff-collector", { category: "common", inputs: 1, outputs: 0, defaults: {} });</script>`;
+
+let arrivals: Arrival[] = [];
+(globalThis as Record<string, unknown>).__flowplaneDiffCollect = (collector: string, msg: Record<string, unknown>) => {
+  arrivals.push({ collector, msg: JSON.parse(JSON.stringify(msg)) as Record<string, unknown> });
+};
+
+async function nodeOf(RED: NodeRedModule, id: string, what: string): Promise<NodeRedNodeObject> {
+  const deadline = Date.now() + 10_000;
+  let node = RED.nodes.getNode(id);
+  while (!node) {
+    if (Date.now() > deadline) throw new Error(`${what}: Node-RED did not start node ${id}`);
+    await sleep(20);
+    node = RED.nodes.getNode(id);
+  }
+  return node;
+}
+
+/**
+ * Runs one case in a fresh tab. The global context is cleared once the case's flow runs, unless
+ * `clearGlobalBeforeDeploy`: then it is cleared before (through a lone collector deployed first), so
+ * what the flow's own start writes there (a function node's *On Start*) stays.
+ */
+export async function runNodeRedCase(RED: NodeRedModule, c: DiffCase, index: number, options: { clearGlobalBeforeDeploy?: boolean } = {}): Promise<Arrival[]> {
+  const tab = `tab${index}`;
+  const env = Object.entries(c.env ?? {}).map(([name, value]) => ({ name, value, type: "str" }));
+  const collectors = collectorsOf(c).map((id) => ({ id, type: "diff-collector", z: tab, x: 600, y: 100, wires: [] }));
+  const nodes = c.nodes.map((n, i) => ({ x: 200, y: 100 + 40 * i, ...n, z: tab }));
+  const clearGlobal = (ctx: NodeRedContext) => {
+    for (const key of ctx.keys()) ctx.set(key, undefined);
+  };
+  if (options.clearGlobalBeforeDeploy) {
+    const reset = `reset${index}`;
+    await RED.nodes.setFlows([{ id: tab, type: "tab", label: c.name }, { id: reset, type: "diff-collector", z: tab, x: 600, y: 100, wires: [] }], undefined, "full");
+    clearGlobal((await nodeOf(RED, reset, c.name)).context().global);
+  }
+  await RED.nodes.setFlows([{ id: tab, type: "tab", label: c.name, env }, ...nodes, ...collectors], undefined, "full");
+  const input = await nodeOf(RED, c.input ?? c.nodes[0]!.id, c.name);
+  const ctx = input.context();
+  if (!options.clearGlobalBeforeDeploy) clearGlobal(ctx.global);
+  for (const [k, v] of Object.entries(c.flow ?? {})) ctx.flow.set(k, v);
+  for (const [k, v] of Object.entries(c.global ?? {})) ctx.global.set(k, v);
+  arrivals = [];
+  const target = input;
+  return collectArrivals(c, () => arrivals, (msg) => target.receive(structuredClone(msg)));
+}
+
+export interface EmbeddedNodeRed {
+  RED: NodeRedModule;
+  version: string;
+  /** Clears the flows, stops Node-RED and removes its user directory. */
+  stop(): Promise<void>;
+}
+
+/** Installs Node-RED unless present (bench/node-red) and starts it in this process, without editor or HTTP. */
+export async function startNodeRed(log: (m: string) => void = (m) => console.log(m)): Promise<EmbeddedNodeRed> {
+  const available = await ensureNodeRed(log);
+  if (!available.ok) throw new Error(`Node-RED is not available: ${available.reason}`);
+  const require = createRequire(path.join(NODE_RED_DIR, "package.json"));
+  const RED = require("node-red") as NodeRedModule;
+  const userDir = mkdtempSync(path.join(os.tmpdir(), "diff-node-red-"));
+  mkdirSync(path.join(userDir, "nodes"));
+  writeFileSync(path.join(userDir, "nodes", "diff-collector.js"), COLLECTOR_JS);
+  writeFileSync(path.join(userDir, "nodes", "diff-collector.html"), COLLECTOR_HTML);
+  writeFileSync(path.join(userDir, "flows.json"), "[]");
+  try {
+    RED.init(http.createServer(), {
+      userDir,
+      flowFile: "flows.json",
+      httpAdminRoot: false,
+      httpNodeRoot: false,
+      disableEditor: true,
+      credentialSecret: false,
+      logging: { console: { level: "error", metrics: false, audit: false } },
+      diagnostics: { enabled: false },
+      runtimeState: { enabled: false },
+      telemetry: { enabled: false },
+      externalModules: { autoInstall: false, palette: { allowInstall: false }, modules: { allowInstall: false } },
+    });
+    await RED.start();
+  } catch (err) {
+    rmSync(userDir, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    RED,
+    version: available.version,
+    async stop() {
+      try {
+        await RED.nodes.setFlows([], undefined, "full");
+        await RED.stop();
+      } finally {
+        rmSync(userDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
