@@ -16,6 +16,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { startRssSampler } from "./lib/rss";
+import { LINK_CALLS } from "./lib/link-calls";
 
 /**
  * switch / no-switch: the ANCHORS.md chain. flow-set / flow-increment (benchmark 4c): the no-switch
@@ -30,8 +31,6 @@ const CONTEXT_CODE: Record<"flow-set" | "flow-increment", string> = {
   "flow-increment": "msg.count = (flow.get('count') || 0) + 1; flow.set('count', msg.count); return msg;",
 };
 
-/** As bench/runtime-child.ts's link-call chain: each message calls this many flows in turn. */
-const LINK_CALLS = 3;
 
 export interface NodeRedResult {
   type: "result";

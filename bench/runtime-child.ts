@@ -7,11 +7,10 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { loadTestFlow, type HarnessNode } from "@/test/runtime-harness";
 import type { NodeFactory } from "@/server/runtime/types";
 import { startRssSampler } from "./lib/rss";
+import { LINK_CALLS } from "./lib/link-calls";
 
 export type Scenario = "switch" | "no-switch" | "function-counter" | "sequence" | "link-call";
 
-/** The link-call chain: each message calls LINK_CALLS flows in turn (link-in → change → link-out "return"). */
-export const LINK_CALLS = 3;
 
 export interface RuntimeResult {
   type: "result";

@@ -3,7 +3,8 @@ import { fmt } from "./lib/stats";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
 import { ensureNodeRed, runNodeRed } from "./node-red";
 import type { NodeRedResult, NodeRedScenario } from "./node-red-child";
-import { LINK_CALLS, type RuntimeResult, type Scenario } from "./runtime-child";
+import type { RuntimeResult, Scenario } from "./runtime-child";
+import { LINK_CALLS } from "./lib/link-calls";
 import { benchInjectFlood } from "./flood";
 
 const TIME_LIMIT_MS = 30_000;
