@@ -1,4 +1,4 @@
-import * as cheerio from "cheerio";
+import type * as Cheerio from "cheerio";
 import type { z } from "zod";
 import type { Message, NodeFactory } from "../../runtime/types";
 import { getProperty, setProperty } from "../../runtime/properties";
@@ -9,7 +9,7 @@ import type { htmlConfig } from "./definition";
  * An element's HTML as Node-RED writes it: its inner HTML, trimmed, re-serialized as XML. Hex
  * character references upper-cased: Node-RED's cheerio (1.0.0-rc.10) writes &#xE9;, ours &#xe9;.
  */
-function innerXml($: cheerio.CheerioAPI, el: Parameters<cheerio.CheerioAPI>[0]): string {
+function innerXml(cheerio: typeof Cheerio, $: Cheerio.CheerioAPI, el: Parameters<Cheerio.CheerioAPI>[0]): string {
   const inner = ($(el).html() ?? "").trim();
   return cheerio
     .load(inner, undefined, false)
@@ -20,8 +20,10 @@ function innerXml($: cheerio.CheerioAPI, el: Parameters<cheerio.CheerioAPI>[0]):
 /** In multi mode, at most this many characters of input copied into the messages sent. */
 export const MAX_MULTI_COPY_CHARS = 64 * 1024 * 1024;
 
-export const htmlBehaviour: NodeFactory = (ctx) => {
+export const htmlBehaviour: NodeFactory = async (ctx) => {
   const c = ctx.node.config as z.infer<typeof htmlConfig>;
+  // cheerio (about 20 MB of memory) is loaded when an html node first starts, not with every runtime.
+  const cheerio = await import("cheerio");
   return {
     input(msg, send, done) {
       const value = getProperty(msg, c.property);
@@ -49,7 +51,7 @@ export const htmlBehaviour: NodeFactory = (ctx) => {
               // Spread, not Object.assign: an attribute named __proto__ stays a plain property.
               return { [c.content_key]: ($(el).html() ?? "").trim(), ...attribs };
             default:
-              return innerXml($, el);
+              return innerXml(cheerio, $, el);
           }
         });
         if (c.output_as === "single") {
