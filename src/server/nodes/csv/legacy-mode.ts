@@ -4,8 +4,7 @@
  * character loop is what those flows' messages were made by.
  */
 import type { Done, Message, NodeContext, Send } from "../../runtime/types";
-import { ensureString, type CsvSettings } from "./settings";
-import { cloneWithout } from "../parsers/input";
+import { ensureString, sendRows, type CsvSettings } from "./settings";
 
 const NOT_CSV = "This node only handles CSV strings or js objects.";
 const NO_TEMPLATE = "No columns template specified for object -> CSV.";
@@ -205,25 +204,7 @@ export function legacyMode(ctx: NodeContext, s: CsvSettings) {
         send(msg);
       }
     } else {
-      const len = a.length;
-      for (let i = 0; i < len; i++) {
-        const out = cloneWithout(msg, "payload");
-        out.columns = columnsOf(template);
-        out.payload = a[i];
-        if (!hasParts) out.parts = { id: msg._msgid, index: i, count: len };
-        else {
-          const p = out.parts as { index: number; count: number };
-          p.index -= s.skip;
-          p.count -= s.skip;
-          if (s.hdrin) {
-            p.index -= 1;
-            p.count -= 1;
-          }
-        }
-        if (last) out.complete = true;
-        send(out);
-      }
-      if (hasParts && last && len === 0) send({ _msgid: ctx.newMessageId(), complete: true });
+      sendRows(ctx, s, msg, a, columnsOf(template), { hasParts, last }, send);
     }
     done();
   }

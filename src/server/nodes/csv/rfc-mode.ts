@@ -4,8 +4,7 @@
  */
 import type { Done, Message, NodeContext, Send } from "../../runtime/types";
 import { parseCsv, quoteCell } from "./rfc4180";
-import { ensureString, type CsvSettings } from "./settings";
-import { cloneWithout } from "../parsers/input";
+import { ensureString, sendRows, type CsvSettings } from "./settings";
 
 const BAD_TEMPLATE = "Malformed columns template.";
 const NOT_CSV = "This node only handles CSV strings or js objects.";
@@ -205,25 +204,7 @@ export function rfcMode(ctx: NodeContext, s: CsvSettings) {
             send(msg);
           }
         } else {
-          const len = data.length;
-          for (let row = 0; row < len; row++) {
-            const out = cloneWithout(msg, "payload");
-            out.columns = templateArrayToColumnString(result.headers);
-            out.payload = data[row];
-            if (!hasParts) out.parts = { id: msg._msgid, index: row, count: len };
-            else {
-              const p = out.parts as { index: number; count: number };
-              p.index -= s.skip;
-              p.count -= s.skip;
-              if (s.hdrin) {
-                p.index -= 1;
-                p.count -= 1;
-              }
-            }
-            if (last) out.complete = true;
-            send(out);
-          }
-          if (hasParts && last && len === 0) send({ _msgid: ctx.newMessageId(), complete: true });
+          sendRows(ctx, s, msg, data, templateArrayToColumnString(result.headers), { hasParts, last }, send);
         }
         done();
       } catch (e) {
