@@ -104,3 +104,17 @@ export const subflowView = z.object({
   updated_at: z.string(),
 });
 export type SubflowView = z.infer<typeof subflowView>;
+
+/**
+ * A definition as a deployment snapshots it: the flow's deployment carries every definition its
+ * instances use (transitively), so a running flow never reads the subflows table and a rollback
+ * runs the definitions it was deployed with. The runtime receives them in FlowSpec.subflows.
+ */
+export interface SubflowSnapshot {
+  id: string;
+  name: string;
+  revision: number;
+  env: SubflowEnvEntry[];
+  nodes: Array<z.infer<typeof flowNodeSchema>>;
+  connections: Array<z.infer<typeof connectionSchema>>;
+}
