@@ -1,11 +1,16 @@
 "use client";
 
-import { createContext, useContext, type ReactNode } from "react";
+import { createContext, useContext } from "react";
+import type { FlowGroup } from "@/shared/subflows";
 import type { EditorEdge, EditorFlow, EditorNode } from "./model";
+
+export type { SidebarTab } from "./sidebar/tab";
 
 /**
  * What the rest of the page (and later features: deploy, debug, deployments, presence) can read
- * and do with the open editor. Read it with useEditor() anywhere under <FlowEditor>.
+ * and do with the open editor. Read it with useEditor() anywhere under <FlowEditor>. To edit the
+ * graph as one undo entry, parts of the editor use useGraphAccess() (graph/use-flow-graph.ts); to
+ * mark nodes or wires on the canvas, useCanvasDecorations() (canvas/decorations.tsx).
  */
 export interface EditorApi {
   flowId: string;
@@ -18,6 +23,8 @@ export interface EditorApi {
   /** The graph as of the last edit: a node being dragged shows its new position from the drop on. */
   nodes: EditorNode[];
   edges: EditorEdge[];
+  /** The flow's groups (SPEC §16), carried with the graph through undo, reload and save. */
+  groups: FlowGroup[];
   selectedNodeIds: string[];
   /** Select one node (deselecting the rest) and bring it into view. */
   selectNode: (nodeId: string) => void;
@@ -45,11 +52,4 @@ export function useEditor(): EditorApi {
   const api = useContext(EditorApiContext);
   if (!api) throw new Error("useEditor() outside <FlowEditor>");
   return api;
-}
-
-/** A tab of the editor's right sidebar. */
-export interface SidebarTab {
-  id: string;
-  label: string;
-  render: () => ReactNode;
 }

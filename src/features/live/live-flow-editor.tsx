@@ -8,22 +8,16 @@ import { useTRPCClient } from "@/trpc/react";
 import { LiveProvider, useLiveUserId } from "./live-context";
 import { OfflineBanner } from "./offline-banner";
 import { useFlowLive, type FlowLive } from "./use-flow-live";
-import { useDebugFeed, type DebugFeed } from "./use-debug-feed";
+import { useDebugFeed } from "./use-debug-feed";
 import { DeployControl } from "./flow-state";
 import { InjectButton } from "./node-live";
-import { DebugPanel } from "./debug-panel";
-import { DeploymentsPanel } from "./deployments-panel";
-import { ContextPanel } from "./context-panel";
 import { PresenceAvatars } from "./presence-avatars";
 import { RemoteChangeNotice } from "./remote-change-notice";
 import type { EditorBridge } from "./editor-bridge";
-import { VariablesPanel, useVariableUsage } from "./variables-panel";
-
-/** The editor's nodes as the variable hints read them. */
-function useNodeRefs() {
-  const api = useEditor();
-  return useMemo(() => api.nodes.map((n) => ({ id: n.id, type: n.data.type, name: n.data.name, config: n.data.config })), [api.nodes]);
-}
+import { useVariableUsage } from "./variables-panel";
+import { LIVE_TABS } from "./tabs/registry";
+import { LiveTabsContext, type LiveTabs } from "./tabs/live-tabs-context";
+import { useNodeRefs } from "./tabs/node-refs";
 
 export interface LiveFlowEditorProps extends Omit<FlowEditorProps, "toolbar" | "sidebarTabs" | "runtime"> {
   canDeploy: boolean;
@@ -79,54 +73,6 @@ function LiveToolbar({ live, canDeploy }: { live: FlowLive; canDeploy: boolean }
   );
 }
 
-function DebugTab({ feed }: { feed: DebugFeed }) {
-  const api = useEditor();
-  const nodes = useMemo(() => api.nodes.map((n) => ({ id: n.id, type: n.data.type, name: n.data.name })), [api.nodes]);
-  return (
-    <DebugPanel
-      feed={feed}
-      nodes={nodes}
-      onSelectNode={(id) => {
-        if (!api.nodes.some((n) => n.id === id)) return;
-        api.selectNode(id);
-        api.highlightNode(id);
-      }}
-    />
-  );
-}
-
-function VariablesTab() {
-  const api = useEditor();
-  const nodes = useNodeRefs();
-  return (
-    <VariablesPanel
-      flowId={api.flowId}
-      nodes={nodes}
-      onSelectNode={(id) => {
-        api.selectNode(id);
-        api.highlightNode(id);
-      }}
-    />
-  );
-}
-
-function DeploymentsTab({ live, canDeploy }: { live: FlowLive; canDeploy: boolean }) {
-  const api = useEditor();
-  const client = useTRPCClient();
-  return (
-    <DeploymentsPanel
-      flowId={api.flowId}
-      live={live}
-      canDeploy={canDeploy}
-      onRolledBack={async () => {
-        api.refreshDeployed();
-        // A rollback changes what runs, not the saved flow; an untouched editor shows the server's flow again.
-        if (!api.dirty) api.replaceGraph((await client.flows.get.query({ id: api.flowId })).flow);
-      }}
-    />
-  );
-}
-
 function LiveEditor({ canDeploy, canInject, canEditContext = false, ...props }: LiveFlowEditorProps) {
   const live = useFlowLive(props.flow.id);
   const feed = useDebugFeed(props.flow.id);
@@ -141,21 +87,18 @@ function LiveEditor({ canDeploy, canInject, canEditContext = false, ...props }: 
     }),
     [statuses, flowRuntime, canInject],
   );
-  const sidebarTabs = [
-    { id: "debug", label: "Debug", render: () => <DebugTab feed={feed} /> },
-    { id: "deployments", label: "Deployments", render: () => <DeploymentsTab live={live} canDeploy={canDeploy} /> },
-    { id: "context", label: "Context", render: () => <ContextPanel flowId={props.flow.id} canEdit={canEditContext} /> },
-    { id: "variables", label: "Variables", render: () => <VariablesTab /> },
-  ];
+  const tabs = useMemo<LiveTabs>(() => ({ live, feed, canDeploy, canEditContext }), [live, feed, canDeploy, canEditContext]);
   return (
-    <FlowEditor {...props} toolbar={<LiveToolbar live={live} canDeploy={canDeploy} />} sidebarTabs={sidebarTabs} runtime={runtime} />
+    <LiveTabsContext.Provider value={tabs}>
+      <FlowEditor {...props} toolbar={<LiveToolbar live={live} canDeploy={canDeploy} />} sidebarTabs={LIVE_TABS} runtime={runtime} />
+    </LiveTabsContext.Provider>
   );
 }
 
 /**
  * The flow editor made live (issue 12): Deploy and the flow's state in the toolbar, presence and
- * "changed elsewhere" notices, Inject on inject nodes, node statuses under nodes, and the Debug and
- * Deployments sidebar tabs, all fed by one WebSocket.
+ * "changed elsewhere" notices, Inject on inject nodes, node statuses under nodes, and the sidebar
+ * tabs of tabs/registry.ts (Debug, Deployments, Context, Variables), all fed by one WebSocket.
  */
 export function LiveFlowEditor(props: LiveFlowEditorProps) {
   return (

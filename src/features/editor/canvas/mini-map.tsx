@@ -2,7 +2,7 @@
 
 import { memo, useCallback, useImperativeHandle, useMemo, useRef, type PointerEvent as ReactPointerEvent, type Ref, type WheelEvent as ReactWheelEvent } from "react";
 import { Panel, useStore, useStoreApi, type ReactFlowState } from "@xyflow/react";
-import type { EditorEdge, EditorNode } from "./model";
+import type { EditorEdge, EditorNode } from "../model";
 
 /**
  * The canvas's minimap, in place of React Flow's <MiniMap>, which gives every node its own store

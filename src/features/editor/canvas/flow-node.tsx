@@ -1,20 +1,23 @@
 "use client";
 
 import { memo, useContext, useEffect, useRef } from "react";
-import { Handle, Position, useUpdateNodeInternals, type NodeProps, type NodeTypes } from "@xyflow/react";
-import { categoryColors, portTop, typeIcons, type EditorNode } from "./model";
-import { NodeMarksContext, useEditorRuntime } from "./runtime-context";
+import { Handle, Position, useUpdateNodeInternals, type NodeProps } from "@xyflow/react";
+import { categoryColors, portTop, typeIcons, type EditorNode } from "../model";
+import { NodeMarksContext, useEditorRuntime } from "../runtime-context";
+import { DecorationsContext } from "./decorations";
 
 /**
  * The one canvas node: category colour and icon, the name (the type when unnamed), an input on the
  * left, one output per port on the right (a switch node's follow its rules). Disabled nodes are
  * faded and dashed, unknown ones striped with their Node-RED type. Memoized: while one node is
- * dragged, the others do not render again.
+ * dragged, the others do not render again. Canvas decorations (decorations.tsx) add their class and
+ * badge.
  */
 function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
   const updateNodeInternals = useUpdateNodeInternals();
   const marks = useContext(NodeMarksContext);
   const runtime = useEditorRuntime();
+  const decoration = useContext(DecorationsContext).nodes.get(id);
   const { outputs, inputs } = data;
   // React Flow measures handles on mount; only a change of ports afterwards needs telling.
   const ports = useRef(`${inputs}/${outputs}`);
@@ -32,6 +35,7 @@ function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
     selected ? "selected" : "",
     marks.found.has(id) ? "found" : "",
     marks.highlighted === id ? "highlighted" : "",
+    decoration?.className ?? "",
   ].join(" ");
   const label = data.name || data.type;
   return (
@@ -50,6 +54,12 @@ function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
         </span>
       ) : null}
       {data.disabled ? <span className="visually-hidden">(disabled)</span> : null}
+      {decoration?.badge ? (
+        <span className="fp-node-badge" title={decoration.badgeLabel}>
+          <span aria-hidden="true">{decoration.badge}</span>
+          {decoration.badgeLabel ? <span className="visually-hidden">{decoration.badgeLabel}</span> : null}
+        </span>
+      ) : null}
       {runtime.renderNodeAction ? <span className="fp-node-action nodrag">{runtime.renderNodeAction({ id, data } as EditorNode)}</span> : null}
       {Array.from({ length: outputs }, (_, i) => (
         <Handle key={i} type="source" position={Position.Right} id={`o${i}`} style={{ top: portTop(i, outputs) }} isConnectable={!marks.readOnly} />
@@ -65,6 +75,3 @@ function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
 }
 
 export const FlowNodeComponent = memo(FlowNodeView);
-
-/** At module scope: a new object on every render would remount every node. */
-export const nodeTypes: NodeTypes = { flow: FlowNodeComponent };

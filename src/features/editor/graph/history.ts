@@ -1,12 +1,7 @@
 "use client";
 
 import { useCallback, useRef, useState } from "react";
-import type { EditorEdge, EditorNode } from "./model";
-
-export interface Snapshot {
-  nodes: EditorNode[];
-  edges: EditorEdge[];
-}
+import type { Snapshot } from "./graph-model";
 
 interface Entry {
   id: number;
@@ -19,8 +14,8 @@ const LIMIT = 200;
 
 /**
  * The editor's command stack: one entry per user edit (a drag, a connection, a delete, a config
- * change, a paste), holding the graph before and after. Node objects are immutable and shared
- * between snapshots, so an entry costs two arrays of references even on a 2,000-node flow.
+ * change, a paste), holding the graph (nodes, edges and the graph-level collections such as groups)
+ * before and after. Node objects are immutable and shared between snapshots, so an entry costs two arrays of references even on a 2,000-node flow.
  * `version` names the state the canvas shows: the flow is dirty when it is not the saved one.
  */
 export function useHistory() {

@@ -1,0 +1,112 @@
+"use client";
+
+import { useCallback, type RefObject } from "react";
+import { useReactFlow } from "@xyflow/react";
+import type { NodeEdit } from "../edit-dialog";
+import { NODE_WIDTH, newNodeId, toEditorEdge, toEditorNode, withData, type Catalog, type EditorEdge, type EditorNode } from "../model";
+import type { GraphAccess } from "../graph/use-flow-graph";
+
+/** Focus a canvas node once React Flow has drawn it (after an add, a dialog, a find). */
+export function focusNode(id: string) {
+  requestAnimationFrame(() => requestAnimationFrame(() => document.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"]`)?.focus()));
+}
+
+/**
+ * The graph edits the palette, the keyboard, the dialog and the sidebar call: add (at a point, in
+ * the middle of the view, by a drop), delete the selection, apply a node's edit, select one node
+ * or all of them. Each undoable one is one `commit`.
+ */
+export function useGraphCommands({ graph, catalog, canvasRef }: { graph: GraphAccess; catalog: Catalog; canvasRef: RefObject<HTMLDivElement | null> }) {
+  const rf = useReactFlow<EditorNode, EditorEdge>();
+  const { graphRef, commit, setGraph } = graph;
+
+  const newNode = useCallback(
+    (type: string, x: number, y: number): EditorNode => {
+      const entry = catalog.get(type)!;
+      const node = toEditorNode(catalog, { id: newNodeId(), type, name: "", position: { x: Math.round(x), y: Math.round(y) }, config: structuredClone(entry.defaults), disabled: false });
+      return { ...node, selected: true };
+    },
+    [catalog],
+  );
+
+  /** Adds a node with its top-left at a flow position, selected alone. */
+  const addNodeAt = useCallback(
+    (type: string, x: number, y: number, wireFrom?: { source: string; port: number }) => {
+      const node = newNode(type, x, y);
+      const current = graphRef.current;
+      const nodesNext = [...current.nodes.map((n) => (n.selected ? { ...n, selected: false } : n)), node];
+      const edgesNext = wireFrom ? [...current.edges, toEditorEdge({ source: wireFrom.source, source_port: wireFrom.port, target: node.id })] : current.edges;
+      commit(wireFrom ? "add and wire" : "add", { ...current, nodes: nodesNext, edges: edgesNext });
+      return node;
+    },
+    [commit, newNode, graphRef],
+  );
+
+  const addNodeInView = useCallback(
+    (type: string) => {
+      const bounds = canvasRef.current!.getBoundingClientRect();
+      const centre = rf.screenToFlowPosition({ x: bounds.left + bounds.width / 2, y: bounds.top + bounds.height / 2 });
+      // Keep clear of a node already sitting at the centre (several Enter presses in a row).
+      let x = centre.x - NODE_WIDTH / 2;
+      let y = centre.y - 20;
+      while (graphRef.current.nodes.some((n) => Math.abs(n.position.x - x) < 20 && Math.abs(n.position.y - y) < 20)) {
+        x += 30;
+        y += 30;
+      }
+      const node = addNodeAt(type, x, y);
+      focusNode(node.id);
+    },
+    [addNodeAt, rf, canvasRef, graphRef],
+  );
+
+  const dropFromPalette = useCallback(
+    (type: string, clientX: number, clientY: number) => {
+      const bounds = canvasRef.current?.getBoundingClientRect();
+      if (!bounds || clientX < bounds.left || clientX > bounds.right || clientY < bounds.top || clientY > bounds.bottom) return;
+      const pos = rf.screenToFlowPosition({ x: clientX, y: clientY });
+      addNodeAt(type, pos.x - NODE_WIDTH / 2, pos.y - 20);
+    },
+    [addNodeAt, rf, canvasRef],
+  );
+
+  const deleteSelection = useCallback(() => {
+    const current = graphRef.current;
+    const gone = new Set(current.nodes.filter((n) => n.selected).map((n) => n.id));
+    const edgesNext = current.edges.filter((e) => !e.selected && !gone.has(e.source) && !gone.has(e.target));
+    if (gone.size === 0 && edgesNext.length === current.edges.length) return;
+    commit("delete", { ...current, nodes: current.nodes.filter((n) => !gone.has(n.id)), edges: edgesNext });
+  }, [commit, graphRef]);
+
+  /** A node's dialog answered Done: its name, config, disabled flag and output wires, as one entry. */
+  const applyEdit = useCallback(
+    (nodeId: string, edit: NodeEdit) => {
+      const current = graphRef.current;
+      const nodesNext = current.nodes.map((n) => (n.id === nodeId ? withData(catalog, n, { name: edit.name, config: edit.config, disabled: edit.disabled }) : n));
+      const edgesNext = [...current.edges.filter((e) => e.source !== nodeId), ...edit.wires.map(toEditorEdge)];
+      commit("edit", { ...current, nodes: nodesNext, edges: edgesNext });
+    },
+    [catalog, commit, graphRef],
+  );
+
+  /** Select one node (deselecting the rest), bring it into view and focus it. */
+  const selectNode = useCallback(
+    (nodeId: string) => {
+      const current = graphRef.current;
+      const node = current.nodes.find((n) => n.id === nodeId);
+      if (!node) return;
+      setGraph({ ...current, nodes: current.nodes.map((n) => (n.id === nodeId ? (n.selected ? n : { ...n, selected: true }) : n.selected ? { ...n, selected: false } : n)) });
+      void rf.setCenter(node.position.x + NODE_WIDTH / 2, node.position.y + 20, { zoom: Math.max(rf.getZoom(), 1), duration: 200 });
+      focusNode(nodeId);
+    },
+    [rf, setGraph, graphRef],
+  );
+
+  const selectAll = useCallback(() => {
+    const current = graphRef.current;
+    setGraph({ ...current, nodes: current.nodes.map((n) => (n.selected ? n : { ...n, selected: true })) });
+  }, [setGraph, graphRef]);
+
+  return { addNodeAt, addNodeInView, dropFromPalette, deleteSelection, applyEdit, selectNode, selectAll };
+}
+
+export type GraphCommands = ReturnType<typeof useGraphCommands>;

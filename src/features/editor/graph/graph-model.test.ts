@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import type { EditorFlow } from "../model";
+import { snapshotOf, toFlowGraph } from "./graph-model";
+
+const flow = {
+  id: "f1",
+  name: "F",
+  revision: 3,
+  nodes: [
+    { id: "a", type: "inject", name: "", position: { x: 0, y: 0 }, config: {}, disabled: false },
+    { id: "b", type: "debug", name: "out", position: { x: 200.4, y: 10 }, config: {}, disabled: false },
+  ],
+  connections: [{ source: "a", source_port: 0, target: "b" }],
+} as unknown as EditorFlow;
+
+describe("the editor's graph model", () => {
+  it("round-trips nodes and connections to the graph a save sends", () => {
+    const s = snapshotOf(flow, new Map());
+    expect(s.groups).toEqual([]);
+    const g = toFlowGraph(s);
+    expect(g.connections).toEqual([{ source: "a", source_port: 0, target: "b" }]);
+    expect(g.nodes.map((n) => [n.id, n.position])).toEqual([
+      ["a", { x: 0, y: 0 }],
+      ["b", { x: 200, y: 10 }],
+    ]);
+  });
+
+  it("carries a flow's groups into the snapshot", () => {
+    const group = { id: "g1", name: "G", style: {}, nodes: ["a", "b"], env: [] };
+    expect(snapshotOf({ ...flow, groups: [group] } as unknown as EditorFlow, new Map()).groups).toEqual([group]);
+  });
+});

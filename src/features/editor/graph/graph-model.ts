@@ -1,0 +1,36 @@
+import type { FlowGraph } from "@/shared/flow-graph";
+import type { FlowGroup } from "@/shared/subflows";
+import { toConnection, toEditorEdge, toEditorNode, toFlowNode, type Catalog, type EditorEdge, type EditorFlow, type EditorNode } from "../model";
+
+/**
+ * The editor's graph: what one undo entry holds, what the canvas draws and what a save sends.
+ * Besides nodes and edges it carries the graph-level collections (SPEC §16: `groups`); every
+ * update spreads the previous snapshot (`{ ...current, nodes }`), so a collection an edit does not
+ * touch rides along through undo, redo, save and reload. A new collection is a field here plus its
+ * line in `snapshotOf` and `toFlowGraph`.
+ */
+export interface Snapshot {
+  nodes: EditorNode[];
+  edges: EditorEdge[];
+  /** Groups of the flow (SPEC §16), as the server stores them; empty until flows carry them. */
+  groups: FlowGroup[];
+}
+
+/** A flow from the server (load, reload, merge) as the editor's graph. */
+export function snapshotOf(flow: EditorFlow, catalog: Catalog): Snapshot {
+  const groups = (flow as EditorFlow & { groups?: FlowGroup[] }).groups ?? [];
+  return { nodes: flow.nodes.map((n) => toEditorNode(catalog, n)), edges: flow.connections.map(toEditorEdge), groups };
+}
+
+/**
+ * The graph as the server takes it (`flows.update`, the base and "mine" of a merge). Groups join
+ * the payload when `flows.update` accepts them (the §16 work): add `groups: g.groups` here.
+ */
+export function toFlowGraph(g: Snapshot): FlowGraph {
+  return { nodes: g.nodes.map(toFlowNode), connections: g.edges.map(toConnection) };
+}
+
+/** The graph-level part of a flow from the server, for the merge base. */
+export function flowGraphOf(flow: FlowGraph): FlowGraph {
+  return { nodes: flow.nodes, connections: flow.connections };
+}

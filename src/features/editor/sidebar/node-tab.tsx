@@ -1,0 +1,50 @@
+"use client";
+
+import { useEditor } from "../editor-api";
+import { NodeHelp } from "../node-help";
+import { useSidebarShell } from "./sidebar-context";
+import type { SidebarTab } from "./tab";
+
+/** The selected node: type, id, outputs, state, and its help. */
+function NodeTab() {
+  const { nodes, selectedNodeIds } = useEditor();
+  const { catalog, editNode } = useSidebarShell();
+  const node = selectedNodeIds.length === 1 ? (nodes.find((n) => n.id === selectedNodeIds[0]) ?? null) : null;
+  if (!node) return <p className="hint">Select a node to see what it does. Double-click it, or press Enter, to edit it.</p>;
+  const entry = catalog.get(node.data.type);
+  return (
+    <div className="node-info">
+      <h3>{node.data.name || node.data.type}</h3>
+      <dl className="details">
+        <dt>Type</dt>
+        <dd>{node.data.unknownType ? `unknown (${node.data.unknownType})` : node.data.type}</dd>
+        <dt>Id</dt>
+        <dd>
+          <code>{node.id}</code>
+        </dd>
+        <dt>Outputs</dt>
+        <dd>{node.data.outputs}</dd>
+        {node.data.disabled ? (
+          <>
+            <dt>State</dt>
+            <dd>Disabled</dd>
+          </>
+        ) : null}
+      </dl>
+      <button type="button" className="secondary small" onClick={() => editNode(node.id)}>
+        Edit node
+      </button>
+      {entry?.help ? (
+        <section aria-label={`Help: ${entry.name}`}>
+          <NodeHelp help={entry.help} />
+        </section>
+      ) : entry ? (
+        <p>{entry.description}</p>
+      ) : node.data.unknownType ? (
+        <p>This node&apos;s Node-RED type is not available here. It is kept, disabled, so an export gives it back unchanged.</p>
+      ) : null}
+    </div>
+  );
+}
+
+export const nodeTab: SidebarTab = { id: "node", label: "Node", component: NodeTab };
