@@ -25,6 +25,8 @@ const nodeTypeView = z.object({
   /** The configuration a new node of this type gets. */
   defaults: z.record(z.string(), z.unknown()),
   version: z.number().int(),
+  /** A type that exists only inside a subflow definition (its input, output and status ports, SPEC §16): not for a flow's palette. */
+  subflow_only: z.boolean(),
 });
 
 type Catalog = { nodes: z.input<typeof nodeTypeView>[] };
@@ -52,6 +54,7 @@ function catalogOf(registry: NodeRegistry): Catalog {
             outputs_rule: d.outputs,
             defaults,
             version: d.version,
+            subflow_only: d.scope === "subflow",
           };
         }),
       }),

@@ -10,7 +10,8 @@ import type { RequestMeta } from "../request-meta";
 import { validateGraph } from "./validate-graph";
 import { actorName, publishOrgEvent } from "./events";
 import type { FlowStateName } from "../../../shared/realtime";
-import { flowsChanged, readFlow, requireFlow } from "./flows";
+import { flowsChanged, graphContext, readFlow, requireFlow } from "./flows";
+import type { FlowGroup } from "../../../shared/subflows";
 import { readThrough } from "./flow-reads";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import type { DeploymentSnapshot } from "../../flow-runtime/types";
@@ -84,7 +85,12 @@ async function activate(app: AppServices, principal: Principal, flow: Flow, snap
 export async function deployFlow(app: AppServices, principal: Principal, id: string, meta: RequestMeta) {
   const flow = await requireFlow(app, principal, id);
   // Validated again: the catalog may have changed since the flow was saved.
-  const graph = validateGraph(app.nodes, { nodes: flow.nodes as unknown as FlowNode[], connections: flow.connections as unknown as Connection[] });
+  const nodes = flow.nodes as unknown as FlowNode[];
+  const graph = validateGraph(
+    app.nodes,
+    { nodes, connections: flow.connections as unknown as Connection[], groups: flow.groups as unknown as FlowGroup[] },
+    await graphContext(app, flow.organizationId, nodes),
+  );
   return activate(app, principal, flow, { name: flow.name, ...graph }, flow.revision, meta, null);
 }
 
@@ -175,6 +181,7 @@ export async function getDeployedGraph(app: AppServices, principal: Principal, i
       deployed_at: deployment.deployedAt.toISOString(),
       nodes: snapshot.nodes,
       connections: snapshot.connections,
+      groups: snapshot.groups ?? [],
     },
   };
 }
