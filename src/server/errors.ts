@@ -38,6 +38,10 @@ export const errorTable = {
   FLOW_NOT_RUNNING: { status: 409, trpc: "CONFLICT" },
   LAST_OWNER: { status: 409, trpc: "CONFLICT" },
   VARIABLE_EXISTS: { status: 409, trpc: "CONFLICT" },
+  /** POST /subflows with an id the organization has already. */
+  SUBFLOW_EXISTS: { status: 409, trpc: "CONFLICT" },
+  /** DELETE /subflows/{id} of a definition that flows or other definitions use (named in the message and details). */
+  SUBFLOW_IN_USE: { status: 409, trpc: "CONFLICT" },
   MFA_ALREADY_ENABLED: { status: 409, trpc: "CONFLICT" },
   MFA_NOT_ENABLED: { status: 409, trpc: "CONFLICT" },
   PAYLOAD_TOO_LARGE: { status: 413, trpc: "PAYLOAD_TOO_LARGE" },

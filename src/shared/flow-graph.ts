@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { FlowGroup } from "./subflows";
 
 /** A node id: chosen by the client (unique within the organization) or generated. */
 export const nodeIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, _ or -");
@@ -41,4 +42,6 @@ export type Connection = z.infer<typeof connectionSchema>;
 export interface FlowGraph {
   nodes: FlowNode[];
   connections: Connection[];
+  /** Node-RED groups (SPEC §16): boxes around nodes, nothing that runs. Absent in rows from before them. */
+  groups?: FlowGroup[];
 }

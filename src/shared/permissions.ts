@@ -41,6 +41,8 @@ export const permissions = {
   "flows:read": { minRole: "viewer", scope: "flows:read", description: "list and read flows and their deployments" },
   "flows:write": { minRole: "member", scope: "flows:write", description: "create, update, import and delete flows" },
   "flows:deploy": { minRole: "member", scope: "flows:deploy", description: "deploy and roll back flows" },
+  "subflows:read": { minRole: "viewer", scope: "flows:read", description: "list and read subflow definitions" },
+  "subflows:write": { minRole: "member", scope: "flows:write", description: "create, update and delete subflow definitions" },
   "nodes:read": { minRole: "viewer", scope: "nodes:read", description: "read the node catalog and node instances" },
   "nodes:inject": { minRole: "member", scope: "nodes:inject", description: "trigger inject nodes" },
   "events:read": { minRole: "viewer", scope: "events:read", description: "receive the organization's events over /ws" },

@@ -26,7 +26,8 @@ export const Palette = memo(function Palette({
   const dragged = useRef(false);
   const groups = useMemo(() => {
     const q = search.trim().toLowerCase();
-    const list = catalog.filter((c) => !q || c.type.includes(q) || c.name.toLowerCase().includes(q) || c.description.toLowerCase().includes(q));
+    // A subflow's port nodes (subflow_only) belong in a definition's canvas, never on a flow's palette.
+    const list = catalog.filter((c) => !c.subflow_only).filter((c) => !q || c.type.includes(q) || c.name.toLowerCase().includes(q) || c.description.toLowerCase().includes(q));
     return ORDER.map((cat) => ({ cat, items: list.filter((c) => c.category === cat) })).filter((g) => g.items.length > 0);
   }, [catalog, search]);
 

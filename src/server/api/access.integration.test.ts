@@ -33,6 +33,12 @@ const ALLOWED_STATUS: Record<string, number> = {
   // "x" is a well-formed node id and type that names nothing.
   "POST /nodes/{nodeId}/inject": 404,
   "GET /nodes/{type}/schema": 404,
+  "GET /subflows": 200,
+  // "x" is a well-formed subflow id that names nothing (a PUT's fields are all optional).
+  "GET /subflows/{id}": 404,
+  "PUT /subflows/{id}": 404,
+  "DELETE /subflows/{id}": 404,
+  "POST /subflows/{id}/deploy": 404,
 };
 
 describe("the permission table", () => {
@@ -118,6 +124,7 @@ describe("tenant isolation", () => {
     const deployment = (await request("POST", `/flows/${flow.id}/deploy`, { token: victim.accessToken })).body.deployment;
     await request("POST", "/variables", { token: victim.accessToken, body: { name: "VICTIM_SECRET", value: "victim-value", secret: true } });
     await request("POST", "/variables", { token: victim.accessToken, body: { name: "VICTIM_FLOW", value: "v", flow_id: flow.id } });
+    const subflow = (await request("POST", "/subflows", { token: victim.accessToken, body: { name: "victim subflow", nodes: [{ id: "vin", type: "subflow-in" }] } })).body.subflow;
 
     const results = await assertTenantIsolation(request, attacker.accessToken, {
       "GET /organizations/{id}": { params: { id: org } },
@@ -150,7 +157,13 @@ describe("tenant isolation", () => {
       // Variables are addressed by name within the caller's organization: the victim's are not there.
       "PUT /variables/{name}": { params: { name: "VICTIM_SECRET" }, body: { value: "pwned" } },
       "DELETE /variables/{name}": { params: { name: "VICTIM_SECRET" } },
+      "GET /subflows/{id}": { params: { id: subflow.id } },
+      "PUT /subflows/{id}": { params: { id: subflow.id }, body: { name: "pwned" } },
+      "DELETE /subflows/{id}": { params: { id: subflow.id } },
+      "POST /subflows/{id}/deploy": { params: { id: subflow.id } },
     });
+    expect((await request("GET", `/subflows/${subflow.id}`, { token: victim.accessToken })).body.subflow).toMatchObject({ name: "victim subflow", revision: 1 });
+    expect((await request("GET", "/subflows", { token: attacker.accessToken })).body.subflows).toEqual([]);
     expect(results.length).toBeGreaterThanOrEqual(21);
     const victimFlow = (await request("GET", `/flows/${flow.id}`, { token: victim.accessToken })).body.flow;
     expect(victimFlow).toMatchObject({ name: "victim flow", revision: 1, state: "running" });

@@ -9,6 +9,7 @@ import { nodesRouter } from "./routers/nodes.router";
 import { devicesRouter } from "./routers/devices.router";
 import { contextRouter } from "./routers/context.router";
 import { variablesRouter } from "./routers/variables.router";
+import { subflowsRouter } from "./routers/subflows.router";
 
 export const appRouter = router({
   system: systemRouter,
@@ -21,6 +22,7 @@ export const appRouter = router({
   devices: devicesRouter,
   context: contextRouter,
   variables: variablesRouter,
+  subflows: subflowsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -154,6 +154,7 @@ export class LocalFlowRuntime implements FlowRuntime {
       name: flow.name,
       nodes: snapshot.nodes,
       connections: snapshot.connections,
+      ...(snapshot.subflows ? { subflows: snapshot.subflows } : {}),
     };
   }
 

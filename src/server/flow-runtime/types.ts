@@ -1,10 +1,17 @@
 import type { Deployment, Flow } from "../../generated/prisma/client";
 import type { FlowGraph } from "../../shared/flow-graph";
+import type { SubflowSnapshot } from "../../shared/subflows";
 import type { DeviceInMessage, FlowState, NodeStatus } from "../runtime/types";
 import type { WebhookRequest, WebhookResponse } from "../runtime/webhooks";
 
 export interface DeploymentSnapshot extends FlowGraph {
   name: string;
+  /**
+   * Every subflow definition the flow's instances use, transitively (SPEC §16), as deployed: the
+   * runtime runs these, never the subflows table. Absent in deployments without instances (and
+   * in rows from before subflows).
+   */
+  subflows?: Record<string, SubflowSnapshot>;
 }
 
 /** Where a flow runs: the instance holding its lease, since when. */

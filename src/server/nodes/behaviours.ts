@@ -30,6 +30,7 @@ import { sortBehaviour } from "./sort/behaviour";
 import { filterBehaviour } from "./filter/behaviour";
 import { rangeBehaviour } from "./range/behaviour";
 import { triggerBehaviour } from "./trigger/behaviour";
+import { junctionBehaviour } from "./junction/behaviour";
 
 /** Behaviour per node type; a type without one (unknown) never runs. */
 export function builtinBehaviours(): Map<string, NodeFactory> {
@@ -65,5 +66,6 @@ export function builtinBehaviours(): Map<string, NodeFactory> {
     ["filter", filterBehaviour],
     ["range", rangeBehaviour],
     ["trigger", triggerBehaviour],
+    ["junction", junctionBehaviour],
   ]);
 }

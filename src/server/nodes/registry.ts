@@ -30,6 +30,8 @@ import { sortNode } from "./sort/definition";
 import { filterNode } from "./filter/definition";
 import { rangeNode } from "./range/definition";
 import { triggerNode } from "./trigger/definition";
+import { junctionNode } from "./junction/definition";
+import { subflowInNode, subflowOutNode, subflowStatusNode } from "./subflow-ports/definition";
 import { z } from "zod";
 
 const unknownConfig = z.object({
@@ -126,6 +128,10 @@ export const builtinNodes: NodeDefinition[] = [
   filterNode,
   rangeNode,
   triggerNode,
+  junctionNode,
+  subflowInNode,
+  subflowOutNode,
+  subflowStatusNode,
   unknownNode,
 ];
 

@@ -29,6 +29,8 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
   /** Output ports; may depend on the configuration (switch rules, function outputs): a rule shared with the editor. */
   outputs: OutputsRule;
   configSchema: z.ZodType<Config, Record<string, unknown>>;
+  /** "subflow": a type that exists only inside a subflow definition (its port nodes, SPEC §16); a flow refuses it. */
+  scope?: "subflow";
   nodeRed?: {
     type: string;
     /**

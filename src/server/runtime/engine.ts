@@ -1,4 +1,5 @@
 import { randomHex } from "../ids";
+import type { SubflowSnapshot } from "../../shared/subflows";
 import type {
   FlowState,
   LinkPort,
@@ -26,6 +27,8 @@ export interface FlowSpec {
   name?: string;
   nodes: Array<RuntimeNode & { disabled?: boolean }>;
   connections: Array<{ source: string; source_port: number; target: string }>;
+  /** The subflow definitions the flow's `subflow:<id>` instances use, transitively (from the deployment snapshot). */
+  subflows?: Record<string, SubflowSnapshot>;
 }
 
 export interface EngineOptions {

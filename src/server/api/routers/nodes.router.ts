@@ -8,12 +8,14 @@ import { outputsRuleSchema } from "../../../shared/node-ports";
 import { deepFreeze } from "../../../shared/deep-freeze";
 import type { NodeRegistry } from "../../nodes/registry";
 import { frozenOutput } from "../frozen-output";
+import { isSubflowInstanceType, subflowIdOfType, subflowInstanceConfigSchema } from "../../../shared/subflows";
+import { requireSubflow, subflowCatalogEntries, subflowView } from "../../services/subflows/subflows";
 
 const tags = ["nodes"];
-const categories = z.enum(["input", "output", "function", "network", "parser", "sequence", "common"]);
 const nodeTypeView = z.object({
   type: z.string(),
-  category: categories,
+  /** input, output, function, network, parser, sequence, common; a subflow's: its definition's category (SPEC §16). */
+  category: z.string(),
   name: z.string(),
   description: z.string(),
   /** Help text (Markdown): what the node does, its inputs, outputs and details (SPEC §12). */
@@ -25,6 +27,10 @@ const nodeTypeView = z.object({
   /** The configuration a new node of this type gets. */
   defaults: z.record(z.string(), z.unknown()),
   version: z.number().int(),
+  /** A type that exists only inside a subflow definition (its input, output and status ports, SPEC §16): not for a flow's palette. */
+  subflow_only: z.boolean(),
+  /** A subflow instance's colour (its definition's); absent for built-in types, which the editor colours by category. */
+  color: z.string().optional(),
 });
 
 type Catalog = { nodes: z.input<typeof nodeTypeView>[] };
@@ -52,6 +58,7 @@ function catalogOf(registry: NodeRegistry): Catalog {
             outputs_rule: d.outputs,
             defaults,
             version: d.version,
+            subflow_only: d.scope === "subflow",
           };
         }),
       }),
@@ -65,7 +72,13 @@ export const nodesRouter = router({
   list: authedProcedure
     .meta({ permission: "nodes:read", rest: { method: "GET", path: "/nodes" }, summary: "The node catalog", tags })
     .output(frozenOutput(z.object({ nodes: z.array(nodeTypeView) })))
-    .query(({ ctx }) => catalogOf(ctx.services.nodes)),
+    .query(async ({ ctx }) => {
+      const catalog = catalogOf(ctx.services.nodes);
+      // The organization's subflow definitions are palette entries too (type `subflow:<id>`).
+      const subflows = await subflowCatalogEntries(ctx.services, ctx.principal);
+      if (subflows.length === 0) return catalog;
+      return { nodes: [...catalog.nodes, ...subflows] };
+    }),
 
   schema: authedProcedure
     .meta({ permission: "nodes:read", rest: { method: "GET", path: "/nodes/{type}/schema" }, summary: "JSON Schema of a node type's configuration, with defaults and ports", tags })
@@ -80,7 +93,19 @@ export const nodesRouter = router({
         help: z.string(),
       }),
     )
-    .query(({ ctx, input }) => {
+    .query(async ({ ctx, input }) => {
+      if (isSubflowInstanceType(input.type)) {
+        // An instance's configuration is its env properties; its ports are its definition's.
+        const view = subflowView(await requireSubflow(ctx.services, ctx.principal, subflowIdOfType(input.type)!));
+        return {
+          type: input.type,
+          schema: z.toJSONSchema(subflowInstanceConfigSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>,
+          defaults: { env: [] },
+          inputs: view.inputs,
+          outputs: view.outputs,
+          help: view.description,
+        };
+      }
       const d = ctx.services.nodes.get(input.type);
       if (!d || d.type === "unknown") throw notFound("node type");
       const defaults = d.configSchema.parse({}) as Record<string, unknown>;
@@ -104,10 +129,17 @@ export const nodesRouter = router({
     })
     .input(z.object({ type: z.string().min(1).max(64), config: z.record(z.string(), z.unknown()) }))
     .output(z.object({ config: z.record(z.string(), z.unknown()) }))
-    .mutation(({ ctx, input }) => {
-      const d = ctx.services.nodes.get(input.type);
-      if (!d) throw notFound("node type");
-      const parsed = d.configSchema.safeParse(input.config);
+    .mutation(async ({ ctx, input }) => {
+      let schema: z.ZodType<Record<string, unknown>, Record<string, unknown>>;
+      if (isSubflowInstanceType(input.type)) {
+        await requireSubflow(ctx.services, ctx.principal, subflowIdOfType(input.type)!);
+        schema = subflowInstanceConfigSchema;
+      } else {
+        const d = ctx.services.nodes.get(input.type);
+        if (!d) throw notFound("node type");
+        schema = d.configSchema;
+      }
+      const parsed = schema.safeParse(input.config);
       if (!parsed.success) {
         const details = parsed.error.issues.map((issue) => ({
           path: issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`)).join("") || "config",

@@ -10,7 +10,10 @@ import type { RequestMeta } from "../request-meta";
 import { validateGraph } from "./validate-graph";
 import { actorName, publishOrgEvent } from "./events";
 import type { FlowStateName } from "../../../shared/realtime";
-import { flowsChanged, readFlow, requireFlow } from "./flows";
+import { flowsChanged, graphContext, readFlow, requireFlow } from "./flows";
+import type { FlowGroup } from "../../../shared/subflows";
+import { portsOfSnapshots, snapshotSubflows } from "../subflows/subflow-ports";
+import { deployedUsersOf } from "../subflows/subflows";
 import { readThrough } from "./flow-reads";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import type { DeploymentSnapshot } from "../../flow-runtime/types";
@@ -84,8 +87,64 @@ async function activate(app: AppServices, principal: Principal, flow: Flow, snap
 export async function deployFlow(app: AppServices, principal: Principal, id: string, meta: RequestMeta) {
   const flow = await requireFlow(app, principal, id);
   // Validated again: the catalog may have changed since the flow was saved.
-  const graph = validateGraph(app.nodes, { nodes: flow.nodes as unknown as FlowNode[], connections: flow.connections as unknown as Connection[] });
-  return activate(app, principal, flow, { name: flow.name, ...graph }, flow.revision, meta, null);
+  const nodes = flow.nodes as unknown as FlowNode[];
+  const graph = validateGraph(
+    app.nodes,
+    { nodes, connections: flow.connections as unknown as Connection[], groups: flow.groups as unknown as FlowGroup[] },
+    await graphContext(app, flow.organizationId, nodes),
+  );
+  return activate(app, principal, flow, await withSubflows(app, flow.organizationId, { name: flow.name, ...graph }), flow.revision, meta, null);
+}
+
+/** The snapshot with every definition its instances use (transitively), as they are now; none: no `subflows` key. */
+async function withSubflows(app: AppServices, organizationId: string, snapshot: DeploymentSnapshot, fallback: DeploymentSnapshot["subflows"] = {}): Promise<DeploymentSnapshot> {
+  const { subflows: _old, ...rest } = snapshot;
+  void _old;
+  const subflows = await snapshotSubflows(app, organizationId, snapshot.nodes, fallback);
+  return Object.keys(subflows).length > 0 ? { ...rest, subflows } : rest;
+}
+
+/**
+ * After a subflow definition changed (SPEC §16): every deployed flow whose running deployment uses
+ * it, directly or nested, gets a new deployment of the graph it runs with the definitions as they
+ * are now (its changes list the instances whose definition changed). Each flow is checked first,
+ * so a definition whose ports no longer fit a flow's wires deploys nothing (400 naming the flow).
+ */
+export async function redeployUsersOf(app: AppServices, principal: Principal, subflowId: string, meta: RequestMeta) {
+  const users = await deployedUsersOf(app, principal.organizationId, subflowId);
+  const planned: Array<{ flow: Flow; snapshot: DeploymentSnapshot; revision: number }> = [];
+  for (const user of users) {
+    const flow = await requireFlow(app, principal, user.id);
+    const current = flow.currentDeploymentId ? await app.db.prisma.deployment.findFirst({ where: { id: flow.currentDeploymentId, flowId: flow.id } }) : null;
+    if (!current) continue;
+    const deployed = current.snapshot as unknown as DeploymentSnapshot;
+    const snapshot = await withSubflows(app, flow.organizationId, deployed, deployed.subflows);
+    try {
+      validateGraph(app.nodes, snapshot, { kind: "flow", subflows: portsOfSnapshots(snapshot.subflows) });
+    } catch (err) {
+      const reason = AppError.is(err) ? err.message : "it does not validate";
+      throw new AppError("VALIDATION_FAILED", `flow "${flow.name}" (${flow.id}) cannot run the subflow as it is now: ${reason}; nothing was deployed`, {
+        details: [{ path: `flows.${flow.id}`, message: reason }],
+        cause: err,
+      });
+    }
+    planned.push({ flow, snapshot, revision: current.revision });
+  }
+  const deployments = [];
+  for (const { flow, snapshot, revision } of planned) {
+    const { deployment } = await activate(app, principal, flow, snapshot, revision, meta, null);
+    deployments.push({ flow_id: flow.id, deployment_id: deployment.id, revision: deployment.revision, state: deployment.state });
+  }
+  await recordAudit(app, {
+    action: "subflow.deployed",
+    organizationId: principal.organizationId,
+    actorId: principal.userId,
+    targetType: "subflow",
+    targetId: subflowId,
+    ipAddress: meta.ip,
+    metadata: { flows: deployments.length },
+  });
+  return { deployments };
 }
 
 export async function rollbackFlow(app: AppServices, principal: Principal, input: { id: string; deployment_id: string }, meta: RequestMeta) {
@@ -94,7 +153,8 @@ export async function rollbackFlow(app: AppServices, principal: Principal, input
   if (!target) throw notFound("deployment");
   const snapshot = target.snapshot as unknown as DeploymentSnapshot;
   try {
-    validateGraph(app.nodes, snapshot);
+    // Its instances run the definitions it carries, whatever the organization's are now.
+    validateGraph(app.nodes, snapshot, { kind: "flow", subflows: portsOfSnapshots(snapshot.subflows) });
   } catch (err) {
     throw new AppError("VALIDATION_FAILED", "that deployment no longer validates against the node catalog", { cause: err });
   }
@@ -175,6 +235,7 @@ export async function getDeployedGraph(app: AppServices, principal: Principal, i
       deployed_at: deployment.deployedAt.toISOString(),
       nodes: snapshot.nodes,
       connections: snapshot.connections,
+      groups: snapshot.groups ?? [],
     },
   };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { connectionSchema, flowNodeSchema, nodeInputSchema } from "../../../shared/flow-graph";
+import { groupSchema } from "../../../shared/subflows";
 
 export const flowStateSchema = z.enum(["not_deployed", "running", "stopped", "error"]);
 export const flowIdSchema = z.string().regex(/^flw_[\w-]{10,64}$/, "must be an id starting with flw_");
@@ -7,6 +8,8 @@ export const flowIdSchema = z.string().regex(/^flw_[\w-]{10,64}$/, "must be an i
 export const graphLimits = {
   nodes: z.array(nodeInputSchema).max(2000, "a flow holds at most 2,000 nodes"),
   connections: z.array(connectionSchema).max(10_000, "a flow holds at most 10,000 connections"),
+  /** Node-RED groups (SPEC §16); members are checked against the flow's nodes when it is saved. */
+  groups: z.array(groupSchema).max(500, "a flow holds at most 500 groups"),
 };
 
 export const flowView = z.object({
@@ -17,6 +20,7 @@ export const flowView = z.object({
   revision: z.number().int(),
   nodes: z.array(flowNodeSchema),
   connections: z.array(connectionSchema),
+  groups: z.array(groupSchema).meta({ description: "Groups (SPEC §16): named boxes around nodes; members are node and group ids" }),
   state: flowStateSchema,
   state_error: z.string().nullable(),
   deployed_revision: z.number().int().nullable(),
@@ -57,6 +61,7 @@ export const createFlowInput = z.object({
   enabled: z.boolean().default(true),
   nodes: graphLimits.nodes.default([]),
   connections: graphLimits.connections.default([]),
+  groups: graphLimits.groups.default([]),
 });
 export type CreateFlowInput = z.infer<typeof createFlowInput>;
 
@@ -67,6 +72,7 @@ export const updateFlowInput = z.object({
   enabled: z.boolean().optional(),
   nodes: graphLimits.nodes.optional(),
   connections: graphLimits.connections.optional(),
+  groups: graphLimits.groups.optional(),
   /** The revision the client edited; a stale one is refused with 409 and nothing is written. */
   revision: z.coerce.number().int().min(1).optional(),
 });
@@ -138,6 +144,7 @@ export const deployedGraphOutput = z.object({
       deployed_at: z.string(),
       nodes: z.array(flowNodeSchema),
       connections: z.array(connectionSchema),
+      groups: z.array(groupSchema),
     })
     .nullable(),
 });

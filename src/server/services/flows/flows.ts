@@ -7,7 +7,9 @@ import type { Flow, Prisma } from "../../../generated/prisma/client";
 import type { Connection, FlowGraph, FlowNode } from "../../../shared/flow-graph";
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../request-meta";
-import { validateGraph } from "./validate-graph";
+import { validateGraph, type GraphContext } from "./validate-graph";
+import type { FlowGroup } from "../../../shared/subflows";
+import { subflowPortsFor } from "../subflows/subflow-ports";
 import { actorName, publishOrgEvent } from "./events";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import { readThrough } from "./flow-reads";
@@ -34,6 +36,7 @@ export function flowView(flow: Flow, runtime: RuntimeView = null) {
     revision: flow.revision,
     nodes: flow.nodes as unknown as FlowNode[],
     connections: flow.connections as unknown as Connection[],
+    groups: flow.groups as unknown as FlowGroup[],
     state: flow.state as "not_deployed",
     state_error: flow.stateError,
     deployed_revision: flow.deployedRevision,
@@ -99,8 +102,13 @@ function uniqueNodeViolation(err: unknown): AppError | null {
   });
 }
 
+/** What a flow of the organization is validated against besides the node catalog: its subflow definitions. */
+export async function graphContext(app: AppServices, organizationId: string, nodes: ReadonlyArray<{ type: string }>): Promise<GraphContext> {
+  return { kind: "flow", subflows: await subflowPortsFor(app, organizationId, nodes) };
+}
+
 export async function createFlow(app: AppServices, principal: Principal, input: CreateFlowInput, meta: RequestMeta, options: { quiet?: boolean } = {}) {
-  const [graph] = validateGraphs(app, [input]);
+  const [graph] = validateGraphs(app, [input], undefined, await graphContext(app, principal.organizationId, input.nodes));
   const [flow] = await insertFlows(app, principal, [{ input, graph: graph! }], meta, options);
   return { flow: flow! };
 }
@@ -109,10 +117,10 @@ export async function createFlow(app: AppServices, principal: Principal, input: 
  * Validates each flow's graph as create does, before anything is written; a failure names the flow
  * (`flows[i].…`) when there are several.
  */
-export function validateGraphs(app: AppServices, inputs: CreateFlowInput[], prefix?: string): FlowGraph[] {
+export function validateGraphs(app: AppServices, inputs: CreateFlowInput[], prefix?: string, context: GraphContext = {}): FlowGraph[] {
   return inputs.map((input, i) => {
     try {
-      return validateGraph(app.nodes, input);
+      return validateGraph(app.nodes, input, context);
     } catch (err) {
       if (prefix === undefined || !AppError.is(err) || !err.details) throw err;
       const details = err.details.map((d) => ({ path: `${prefix}[${i}].${d.path}`, message: d.message }));
@@ -146,6 +154,7 @@ export async function insertFlows(app: AppServices, principal: Principal, flows:
               enabled: input.enabled,
               nodes: graph.nodes as unknown as Prisma.InputJsonValue,
               connections: graph.connections as unknown as Prisma.InputJsonValue,
+              groups: (graph.groups ?? []) as unknown as Prisma.InputJsonValue,
               nodeCount: graph.nodes.length,
               createdById: principal.userId,
             },
@@ -247,11 +256,16 @@ export async function updateFlow(app: AppServices, principal: Principal, input: 
     throw new AppError("REVISION_CONFLICT", `the flow is at revision ${current.revision}, not ${input.revision}; reload it and apply your change again`);
   }
   const graph =
-    input.nodes !== undefined || input.connections !== undefined
-      ? validateGraph(app.nodes, {
-          nodes: input.nodes ?? (current.nodes as unknown as FlowNode[]),
-          connections: input.connections ?? (current.connections as unknown as Connection[]),
-        })
+    input.nodes !== undefined || input.connections !== undefined || input.groups !== undefined
+      ? validateGraph(
+          app.nodes,
+          {
+            nodes: input.nodes ?? (current.nodes as unknown as FlowNode[]),
+            connections: input.connections ?? (current.connections as unknown as Connection[]),
+            groups: input.groups ?? (current.groups as unknown as FlowGroup[]),
+          },
+          await graphContext(app, principal.organizationId, input.nodes ?? (current.nodes as unknown as FlowNode[])),
+        )
       : null;
   const expected = input.revision ?? current.revision;
   const updated = await app.db.prisma
@@ -267,6 +281,7 @@ export async function updateFlow(app: AppServices, principal: Principal, input: 
             ? {
                 nodes: graph.nodes as unknown as Prisma.InputJsonValue,
                 connections: graph.connections as unknown as Prisma.InputJsonValue,
+                groups: graph.groups as unknown as Prisma.InputJsonValue,
                 nodeCount: graph.nodes.length,
               }
             : {}),

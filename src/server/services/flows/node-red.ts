@@ -11,6 +11,8 @@ import { clipboardSelection, createFlowInput, type CreateFlowInput } from "./flo
 import { validateGraph } from "./validate-graph";
 import { validationError } from "../../errors";
 import { flowVariablesAsNodeRedEnv, importFlowVariables } from "../variables/variables";
+import { groupsFromNodeRed, groupsToNodeRed, membershipOf, nodeBox } from "./node-red-groups";
+import { isSubflowInstanceType, JUNCTION_TYPE, subflowIdOfType, SUBFLOW_PORT_TYPES, type FlowGroup } from "../../../shared/subflows";
 
 /** Tabs (flows) one import may create. */
 export const MAX_IMPORT_FLOWS = 100;
@@ -19,36 +21,82 @@ type NrNode = Record<string, unknown> & { id?: unknown; type?: unknown; z?: unkn
 
 const NR_RESERVED = new Set(["id", "type", "z", "name", "x", "y", "wires", "d", "g", "info"]);
 
-/** A flow as Node-RED's flows.json: a tab, then its nodes with z, x, y, wires and their properties. */
+/** Output ports of a node for export: its type's, or its subflow definition's (else as many as its wires use). */
+type PortsLookup = (node: FlowNode) => number;
+
+export function portsLookup(registry: NodeRegistry, subflowOutputs: ReadonlyMap<string, number> = new Map(), connections: readonly Connection[] = []): PortsLookup {
+  return (n) => {
+    const subflowId = subflowIdOfType(n.type);
+    if (subflowId !== null) {
+      const known = subflowOutputs.get(subflowId);
+      if (known !== undefined) return known;
+      return connections.reduce((max, c) => (c.source === n.id ? Math.max(max, c.source_port + 1) : max), 0);
+    }
+    const definition = registry.get(n.type);
+    return definition ? outputCount(definition, n.config) : 0;
+  };
+}
+
+/**
+ * The nodes of one canvas (a flow's, or a subflow definition's) as Node-RED writes them: z, x, y,
+ * wires, `g` for a group's members; the groups before the nodes, boxed around their members.
+ * Subflow port nodes are not nodes in Node-RED (the definition's in/out/status say them) and are
+ * left to the caller.
+ */
+export function canvasToNodeRed(
+  registry: NodeRegistry,
+  z: string,
+  graph: { nodes: FlowNode[]; connections: Connection[]; groups?: FlowGroup[] },
+  portsOf: PortsLookup = portsLookup(registry, new Map(), graph.connections),
+) {
+  const groups = graph.groups ?? [];
+  const groupOf = membershipOf(groups);
+  const labelOf = (n: FlowNode) => n.name || (registry.get(n.type)?.nodeRed?.type ?? n.type);
+  const nodes = graph.nodes
+    .filter((n) => !(SUBFLOW_PORT_TYPES as readonly string[]).includes(n.type))
+    .map((n) => {
+      const definition = registry.get(n.type);
+      const ports = portsOf(n);
+      const wires: string[][] = Array.from({ length: ports }, () => []);
+      for (const c of graph.connections) if (c.source === n.id && wires[c.source_port]) wires[c.source_port]!.push(c.target);
+      const g = groupOf.get(n.id);
+      const inGroup = g ? { g } : {};
+      if (n.type === "unknown") {
+        const c = n.config as { original_type: string; properties: Record<string, unknown> };
+        return { ...c.properties, id: n.id, type: c.original_type, z, ...inGroup, name: n.name, x: n.position.x, y: n.position.y, wires };
+      }
+      if (n.type === JUNCTION_TYPE) return { id: n.id, type: JUNCTION_TYPE, z, ...inGroup, x: n.position.x, y: n.position.y, wires };
+      if (isSubflowInstanceType(n.type)) {
+        const env = (n.config as { env?: unknown[] }).env ?? [];
+        return { id: n.id, type: n.type, z, ...inGroup, name: n.name, env, x: n.position.x, y: n.position.y, wires, ...(n.disabled ? { d: true } : {}) };
+      }
+      const props = definition?.nodeRed ? definition.nodeRed.toNodeRed(n.config) : { ...n.config };
+      return {
+        id: n.id,
+        type: definition?.nodeRed?.type ?? n.type,
+        z,
+        ...inGroup,
+        name: n.name,
+        ...props,
+        x: n.position.x,
+        y: n.position.y,
+        wires,
+        ...(n.disabled ? { d: true } : {}),
+      };
+    });
+  const boxes = groupsToNodeRed(groups, graph.nodes, z, (n) => nodeBox(n, labelOf(n), portsOf(n)));
+  return [...boxes, ...nodes];
+}
+
+/** A flow as Node-RED's flows.json: a tab, then its groups, then its nodes with z, x, y, wires and their properties. */
 export function toNodeRed(
   registry: NodeRegistry,
-  flow: { id: string; name: string; description: string; enabled: boolean; nodes: FlowNode[]; connections: Connection[] },
+  flow: { id: string; name: string; description: string; enabled: boolean; nodes: FlowNode[]; connections: Connection[]; groups?: FlowGroup[] },
   env: Array<{ name: string; value: string; type: string }> = [],
+  portsOf?: PortsLookup,
 ) {
   const tab = { id: flow.id, type: "tab", label: flow.name, disabled: !flow.enabled, info: flow.description, env };
-  const nodes = flow.nodes.map((n) => {
-    const definition = registry.get(n.type);
-    const ports = definition ? outputCount(definition, n.config) : 0;
-    const wires: string[][] = Array.from({ length: ports }, () => []);
-    for (const c of flow.connections) if (c.source === n.id && wires[c.source_port]) wires[c.source_port]!.push(c.target);
-    if (n.type === "unknown") {
-      const c = n.config as { original_type: string; properties: Record<string, unknown> };
-      return { ...c.properties, id: n.id, type: c.original_type, z: flow.id, name: n.name, x: n.position.x, y: n.position.y, wires };
-    }
-    const props = definition?.nodeRed ? definition.nodeRed.toNodeRed(n.config) : { ...n.config };
-    return {
-      id: n.id,
-      type: definition?.nodeRed?.type ?? n.type,
-      z: flow.id,
-      name: n.name,
-      ...props,
-      x: n.position.x,
-      y: n.position.y,
-      wires,
-      ...(n.disabled ? { d: true } : {}),
-    };
-  });
-  return [tab, ...nodes];
+  return [tab, ...canvasToNodeRed(registry, flow.id, flow, portsOf)];
 }
 
 export async function exportFlow(app: AppServices, principal: Principal, id: string) {
@@ -220,12 +268,12 @@ function joinLinkLists(nodes: NrNode[]): NrNode[] {
 }
 
 /** Nodes of a flows.json that go on a canvas (not tabs, subflows, groups or config nodes); reports the rest. */
-function canvasNodes(items: NrNode[], warnings: string[]) {
+function canvasNodes(items: NrNode[], warnings: string[], options: { groups?: boolean } = {}) {
   const isNode = (n: NrNode) => n.type !== "tab" && n.type !== "subflow" && n.type !== "group" && typeof n.id === "string";
   for (const n of items.filter((n) => isNode(n) && n.x === undefined && !Array.isArray(n.wires))) {
     warnings.push(`config node ${String(n.id)} (${String(n.type)}) was not imported: configuration nodes are not supported; set its values on the nodes that use it`);
   }
-  for (const n of items.filter((n) => n.type === "subflow" || n.type === "group")) warnings.push(`${String(n.type)} ${String(n.id)} was not imported`);
+  for (const n of items.filter((n) => n.type === "subflow" || (n.type === "group" && !options.groups))) warnings.push(`${String(n.type)} ${String(n.id)} was not imported`);
   return joinLinkLists(items.filter((n) => isNode(n) && (n.x !== undefined || Array.isArray(n.wires))));
 }
 
@@ -275,7 +323,8 @@ export async function importFlows(app: AppServices, principal: Principal, items:
   const report: ImportReportEntry[] = [];
   const registry = app.nodes;
   const tabs = items.filter((n) => n.type === "tab");
-  const graphNodes = canvasNodes(items, warnings);
+  const graphNodes = canvasNodes(items, warnings, { groups: true });
+  const groupItems = items.filter((n) => n.type === "group" && typeof n.id === "string");
   if (tabs.length === 0 && graphNodes.length === 0) throw new AppError("VALIDATION_FAILED", "flows: no tab and no nodes to import", { details: [{ path: "flows", message: "no tab and no nodes to import" }] });
 
   const ids = graphNodes.map((n) => String(n.id));
@@ -296,14 +345,17 @@ export async function importFlows(app: AppServices, principal: Principal, items:
       renameReason.set(id, reason);
     }
   }
+  // Group ids only need to be valid here (they are a flow's own, not the organization's).
+  for (const g of groupItems) if (!VALID_NODE_ID.test(String(g.id))) rename.set(String(g.id), freshId());
   const newId = (id: string) => rename.get(id) ?? id;
 
-  const groups = new Map<string, { tab: NrNode | null; nodes: NrNode[] }>();
-  for (const tab of tabs) groups.set(String(tab.id), { tab, nodes: [] });
-  for (const n of graphNodes) {
+  const groups = new Map<string, { tab: NrNode | null; nodes: NrNode[]; groups: NrNode[] }>();
+  for (const tab of tabs) groups.set(String(tab.id), { tab, nodes: [], groups: [] });
+  for (const n of [...graphNodes, ...groupItems]) {
     const z = typeof n.z === "string" && groups.has(n.z) ? n.z : "__untabbed";
-    if (!groups.has(z)) groups.set(z, { tab: null, nodes: [] });
-    groups.get(z)!.nodes.push(n);
+    if (!groups.has(z)) groups.set(z, { tab: null, nodes: [], groups: [] });
+    if (n.type === "group") groups.get(z)!.groups.push(n);
+    else groups.get(z)!.nodes.push(n);
   }
 
   if (groups.size > MAX_IMPORT_FLOWS) {
@@ -317,12 +369,14 @@ export async function importFlows(app: AppServices, principal: Principal, items:
   // written in one transaction: a 4xx leaves nothing behind.
   const inputs: CreateFlowInput[] = [];
   const inputTabs: Array<NrNode | null> = [];
-  for (const { tab, nodes } of groups.values()) {
+  for (const { tab, nodes, groups: tabGroups } of groups.values()) {
     inputTabs.push(tab);
     const { nodes: flowNodes, connections } = convertNodeRedNodes(registry, nodes, newId, warnings, report);
+    const flowGroups = groupsFromNodeRed(tabGroups, newId, new Set(flowNodes.map((n) => n.id)), warnings);
+    for (const g of tabGroups) report.push({ node_id: String(g.id), type: "group", support: "supported" });
     for (const n of nodes) if (typeof n.id === "string" && rename.has(n.id)) warnings.push(`node ${n.id} was renamed ${newId(n.id)}: ${renameReason.get(n.id)}`);
     const name = tab ? String(tab.label ?? "Imported flow") || "Imported flow" : "Imported flow";
-    const parsed = createFlowInput.safeParse({ name: name.slice(0, 200), description: tab && typeof tab.info === "string" ? tab.info.slice(0, 10_000) : "", enabled: tab ? tab.disabled !== true : true, nodes: flowNodes, connections });
+    const parsed = createFlowInput.safeParse({ name: name.slice(0, 200), description: tab && typeof tab.info === "string" ? tab.info.slice(0, 10_000) : "", enabled: tab ? tab.disabled !== true : true, nodes: flowNodes, connections, groups: flowGroups });
     if (!parsed.success) throw validationError(parsed.error.issues.map((issue) => ({ ...issue, path: ["flows", inputs.length, ...issue.path] })));
     inputs.push(parsed.data);
   }
@@ -331,7 +385,7 @@ export async function importFlows(app: AppServices, principal: Principal, items:
     // What never reaches a canvas is in the report too: config nodes, subflow definitions, groups.
     const onCanvas = new Set(ids);
     for (const n of items) {
-      if (n.type === "tab" || typeof n.id !== "string" || onCanvas.has(n.id)) continue;
+      if (n.type === "tab" || n.type === "group" || typeof n.id !== "string" || onCanvas.has(n.id)) continue;
       const type = String(n.type);
       const reason = type === "subflow" || type === "group" ? `${type}s are not imported (their nodes are)` : "configuration nodes are not imported; set their values on the nodes that use them";
       report.push({ node_id: n.id, type, support: "unsupported", reason });
@@ -368,7 +422,9 @@ export async function replaceFlowFromNodeRed(
     });
   }
   const tab = tabs[0] ?? null;
-  const nodes = canvasNodes(input.flows, warnings).filter((n) => !tab || n.z === undefined || n.z === tab.id);
+  const inTab = (n: NrNode) => !tab || n.z === undefined || n.z === tab.id;
+  const nodes = canvasNodes(input.flows, warnings, { groups: true }).filter(inTab);
+  const groupItems = input.flows.filter((n) => n.type === "group" && typeof n.id === "string" && inTab(n));
   const ids = nodes.map((n) => String(n.id));
   const takenElsewhere = new Set(
     (
@@ -385,7 +441,9 @@ export async function replaceFlowFromNodeRed(
     seen.add(rename.get(id) ?? id);
   }
   for (const [from, to] of rename) warnings.push(`node ${from} was renamed ${to}: ${takenElsewhere.has(from) ? "its id is used by another flow of this organization" : "its id is not allowed or repeated"}`);
+  for (const g of groupItems) if (!VALID_NODE_ID.test(String(g.id))) rename.set(String(g.id), freshId());
   const graph = convertNodeRedNodes(app.nodes, nodes, (id) => rename.get(id) ?? id, warnings);
+  const groups = groupsFromNodeRed(groupItems, (id) => rename.get(id) ?? id, new Set(graph.nodes.map((n) => n.id)), warnings);
   const result = await updateFlow(
     app,
     principal,
@@ -394,6 +452,7 @@ export async function replaceFlowFromNodeRed(
       ...(tab ? { name: String(tab.label ?? "").trim() || undefined, description: typeof tab.info === "string" ? tab.info.slice(0, 10_000) : undefined } : {}),
       nodes: graph.nodes,
       connections: graph.connections,
+      groups,
       revision: input.revision,
     },
     meta,
