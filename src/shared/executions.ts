@@ -17,6 +17,8 @@ export const executionIdSchema = z.string().regex(/^exe_[A-Za-z0-9_-]{1,64}$/, "
 /** A message one output port of a step's node sent: `count` messages left on `port` (0-based). */
 export const executionOutputSchema = z.object({ port: z.number().int().min(0), count: z.number().int().min(1) });
 
+export const executionIdInputSchema = z.object({ id: executionIdSchema });
+
 /**
  * One node the message reached. `input` is the message as the node received it (secrets redacted
  * as "***"); with `truncated` it is the first 64 KiB of the message's JSON text instead, a string.
@@ -56,7 +58,7 @@ export const executionListItemSchema = z.object({
 export type ExecutionListItem = z.infer<typeof executionListItemSchema>;
 
 export const listExecutionsInputSchema = z.object({
-  id: z.string().min(1).max(64),
+  id: z.string().regex(/^flw_[\w-]{10,64}$/, "must be an id starting with flw_"),
   status: z.enum(["success", "error", "running"]).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(400).optional(),
@@ -86,5 +88,6 @@ export const executionSchema = executionListItemSchema.extend({
 });
 export type Execution = z.infer<typeof executionSchema>;
 
+/** Debug events name the execution of their message even when sampling did not keep it: GET /executions/{id} is then 404. */
 export const getExecutionOutputSchema = z.object({ execution: executionSchema });
 export const replayExecutionOutputSchema = z.object({ execution_id: z.string() });

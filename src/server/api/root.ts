@@ -9,6 +9,7 @@ import { nodesRouter } from "./routers/nodes.router";
 import { devicesRouter } from "./routers/devices.router";
 import { contextRouter } from "./routers/context.router";
 import { variablesRouter } from "./routers/variables.router";
+import { executionsRouter } from "./routers/executions.router";
 
 export const appRouter = router({
   system: systemRouter,
@@ -21,6 +22,7 @@ export const appRouter = router({
   devices: devicesRouter,
   context: contextRouter,
   variables: variablesRouter,
+  executions: executionsRouter,
 });
 
 export type AppRouter = typeof appRouter;
