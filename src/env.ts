@@ -55,6 +55,17 @@ const envSchema = z
      * answer 429, devices are told, timers wait or skip) until half of them are done.
      */
     FLOW_HIGH_WATER_MARK: z.coerce.number().int().min(2).max(1_000_000).default(10_000),
+    /** Executions (SPEC §15): record what happens to each message (off: nothing is recorded, replay answers 409). */
+    EXECUTIONS_ENABLED: bool.default(true),
+    /** Executions kept per flow (the newest). */
+    EXECUTIONS_KEEP_PER_FLOW: positiveInt.default(10_000),
+    /** Days successful executions are kept. */
+    EXECUTIONS_KEEP_DAYS: positiveInt.default(7),
+    /** Days failed executions are kept. */
+    EXECUTIONS_KEEP_ERROR_DAYS: positiveInt.default(30),
+    /** Successful executions kept in full per flow and second; past them one in EXECUTIONS_SAMPLE_ONE_IN (errors are always kept). */
+    EXECUTIONS_SAMPLE_ALL_PER_SEC: z.coerce.number().int().min(0).default(100),
+    EXECUTIONS_SAMPLE_ONE_IN: positiveInt.default(100),
     /** Bytes of flow and global context (UTF-8 of keys and JSON values) one organization may hold (SPEC §13). */
     CONTEXT_MAX_BYTES: positiveInt.default(10 * 1024 * 1024),
     /** Function nodes (sandboxes) this instance runs at once, in all and per organization (past them a deploy's flow goes into error). */

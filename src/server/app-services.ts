@@ -192,6 +192,14 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     instanceId,
     highWaterMark: env.FLOW_HIGH_WATER_MARK,
     variables,
+    executions: {
+      enabled: env.EXECUTIONS_ENABLED,
+      keepPerFlow: env.EXECUTIONS_KEEP_PER_FLOW,
+      keepDays: env.EXECUTIONS_KEEP_DAYS,
+      keepErrorDays: env.EXECUTIONS_KEEP_ERROR_DAYS,
+      sampleAllPerSec: env.EXECUTIONS_SAMPLE_ALL_PER_SEC,
+      sampleOneIn: env.EXECUTIONS_SAMPLE_ONE_IN,
+    },
     services: {
       sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
       onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),

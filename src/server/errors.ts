@@ -36,6 +36,7 @@ export const errorTable = {
   SLUG_TAKEN: { status: 409, trpc: "CONFLICT" },
   REVISION_CONFLICT: { status: 409, trpc: "CONFLICT" },
   FLOW_NOT_RUNNING: { status: 409, trpc: "CONFLICT" },
+  EXECUTION_NOT_REPLAYABLE: { status: 409, trpc: "CONFLICT" },
   LAST_OWNER: { status: 409, trpc: "CONFLICT" },
   VARIABLE_EXISTS: { status: 409, trpc: "CONFLICT" },
   /** POST /subflows with an id the organization has already. */

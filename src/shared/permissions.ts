@@ -50,6 +50,8 @@ export const permissions = {
   "context:write": { minRole: "member", scope: "flows:write", description: "set and delete keys of flow and global context" },
   "variables:read": { minRole: "viewer", scope: "flows:read", description: "list variables (secrets without their values)" },
   "variables:write": { minRole: "admin", scope: "flows:write", description: "create, change and delete variables and secrets" },
+  "executions:read": { minRole: "viewer", scope: "flows:read", description: "list and read flows' executions" },
+  "executions:replay": { minRole: "member", scope: "nodes:inject", description: "send an execution's trigger message again" },
   "devices:read": { minRole: "viewer", scope: "org:read", description: "list online devices" },
 } as const satisfies Record<string, PermissionRule>;
 

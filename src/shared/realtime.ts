@@ -25,7 +25,8 @@ export interface EventData {
   "flow.deployed": { deployment_id: string; revision: number; state: FlowStateName; by?: string; by_name?: string; rolled_back_from?: string | null };
   "flow.state": { state: FlowStateName; error: string | null };
   "node.status": { node_id: string; status: NodeStatusValue | null; error?: string };
-  debug: { node_id: string; name: string; property: string; msg: unknown; format: string; topic?: string };
+  /** `execution_id`: the execution (SPEC §15) of the message the debug node received; null when none was recorded for it. */
+  debug: { node_id: string; name: string; property: string; msg: unknown; format: string; topic?: string; execution_id?: string | null };
   inject: { node_id: string; message_id: string; by: string };
 }
 
@@ -99,7 +100,7 @@ export const debugBatchFrameSchema = z.object({
         type: z.literal("event"),
         topic: z.literal("debug"),
         flow_id: z.string().nullable(),
-        data: z.object({ node_id: z.string(), name: z.string(), property: z.string(), msg: z.unknown(), format: z.string(), topic: z.string().optional() }),
+        data: z.object({ node_id: z.string(), name: z.string(), property: z.string(), msg: z.unknown(), format: z.string(), topic: z.string().optional(), execution_id: z.string().nullable().optional() }),
         ts: z.string(),
       }),
     )

@@ -126,7 +126,18 @@ describe("tenant isolation", () => {
     await request("POST", "/variables", { token: victim.accessToken, body: { name: "VICTIM_FLOW", value: "v", flow_id: flow.id } });
     const subflow = (await request("POST", "/subflows", { token: victim.accessToken, body: { name: "victim subflow", nodes: [{ id: "vin", type: "subflow-in" }] } })).body.subflow;
 
+    await request("POST", `/nodes/${injectId}/inject`, { token: victim.accessToken, body: { payload: "victim" } });
+    let victimExecution: string | undefined;
+    for (let i = 0; i < 100 && !victimExecution; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      victimExecution = (await request("GET", `/flows/${flow.id}/executions`, { token: victim.accessToken })).body.executions?.[0]?.id;
+    }
+    expect(victimExecution).toBeDefined();
+
     const results = await assertTenantIsolation(request, attacker.accessToken, {
+      "GET /flows/{id}/executions": { params: { id: flow.id } },
+      "GET /executions/{id}": { params: { id: victimExecution! } },
+      "POST /executions/{id}/replay": { params: { id: victimExecution! } },
       "GET /organizations/{id}": { params: { id: org } },
       "PATCH /organizations/{id}": { params: { id: org }, body: { name: "pwned" } },
       "DELETE /organizations/{id}": { params: { id: org } },

@@ -10,6 +10,7 @@ import { devicesRouter } from "./routers/devices.router";
 import { contextRouter } from "./routers/context.router";
 import { variablesRouter } from "./routers/variables.router";
 import { subflowsRouter } from "./routers/subflows.router";
+import { executionsRouter } from "./routers/executions.router";
 
 export const appRouter = router({
   system: systemRouter,
@@ -23,6 +24,7 @@ export const appRouter = router({
   context: contextRouter,
   variables: variablesRouter,
   subflows: subflowsRouter,
+  executions: executionsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -4,7 +4,7 @@ import { webhookError, webhookRouteKey, type WebhookRequest, type WebhookRespons
 import { AppError } from "../errors";
 import { LocalFlowRuntime, type LocalRuntimeDeps } from "./local";
 import { ClusterBus, RpcTimeout, type ClusterEvent } from "./cluster-bus";
-import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult } from "./types";
+import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult, ReplayResult } from "./types";
 
 export interface ClusterTimings {
   /** How long a lease lives without renewal: a killed instance's flows run elsewhere after about this long. */
@@ -66,6 +66,13 @@ interface PublishedRoutes {
 }
 
 type OwnerReply<T> = { notOwner: true } | { notOwner?: false; value: T };
+
+interface ReplayArgs {
+  flowId: string;
+  nodeId: string;
+  message: Message;
+  replayOf: string;
+}
 
 interface InjectArgs {
   flowId: string;
@@ -135,6 +142,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     this.bus.handle("statuses", (args) => this.onStatuses(args as { flowId: string }));
     this.bus.handle("webhook", (args) => this.onWebhook(args as { slug: string; request: WebhookRequest }));
     this.bus.handle("link", (args) => this.onLink(args as LinkArgs));
+    this.bus.handle("replay", (args) => this.onReplay(args as ReplayArgs));
   }
 
   /**
@@ -248,6 +256,36 @@ export class ClusteredFlowRuntime implements FlowRuntime {
       }
     }
     return { ok: false, reason: "not_running" };
+  }
+
+  /** Replay goes where the flow runs, as inject does (without waiting out a hand-over: the caller may try again). */
+  async replay(flowId: string, nodeId: string, message: Message, replayOf: string): Promise<ReplayResult> {
+    const args: ReplayArgs = { flowId, nodeId, message, replayOf };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (attempt > 0) await sleep(100 * attempt);
+      if (this.holds(flowId)) {
+        const reply = await this.onReplay(args);
+        if (!reply.notOwner) return reply.value;
+      }
+      const lease = await this.deps.store.leaseGet(leaseKey(flowId));
+      if (!lease) return { ok: false, reason: "not_running" };
+      if (lease.holder === this.instanceId) continue;
+      try {
+        const reply = await this.bus.request<OwnerReply<ReplayResult>>(lease.holder, "replay", args, INJECT_TIMEOUT_MS);
+        if (!reply.notOwner) return reply.value;
+      } catch (err) {
+        if (err instanceof RpcTimeout) return { ok: false, reason: "unavailable" };
+        throw err;
+      }
+    }
+    return { ok: false, reason: "not_running" };
+  }
+
+  private async onReplay({ flowId, nodeId, message, replayOf }: ReplayArgs): Promise<OwnerReply<ReplayResult>> {
+    const pending = this.locks.get(flowId);
+    if (pending) await pending.catch(() => undefined);
+    if (!this.holds(flowId)) return { notOwner: true };
+    return { value: this.local.replayNow(flowId, nodeId, message, replayOf) };
   }
 
   async nodeStatuses(flowId: string): Promise<Map<string, NodeStatus | null>> {

@@ -13,7 +13,9 @@ import type { ContextHub } from "./context-hub";
 import { FlowLinks, type RemoteLinks } from "./links";
 import { variableResolver, VariableSet } from "../runtime/variables";
 import type { VariableCache } from "./variable-cache";
-import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult } from "./types";
+import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult, ReplayResult } from "./types";
+import { ExecutionTracker } from "../runtime/executions/tracker";
+import { ExecutionWriter, type ExecutionSettings } from "./execution-writer";
 
 export interface LocalRuntimeDeps {
   prisma: PrismaClient;
@@ -48,6 +50,8 @@ export interface LocalRuntimeDeps {
    * reports (debug events, statuses, node errors and their log lines). Absent: no variables.
    */
   variables?: VariableCache;
+  /** Executions (SPEC §15): recorded here for the flows this instance runs. Absent or disabled: none. */
+  executions?: ExecutionSettings;
 }
 
 /**
@@ -69,12 +73,26 @@ export class LocalFlowRuntime implements FlowRuntime {
   private readonly applied = new Map<string, string>();
   /** Node errors reported by the engine since start (GET /metrics). */
   private nodeErrors = 0;
+  private readonly tracker: ExecutionTracker | undefined;
+  /** Where this instance's executions are stored (absent: not recorded). */
+  readonly executions: ExecutionWriter | undefined;
 
   constructor(private readonly deps: LocalRuntimeDeps) {
     this.instanceId = deps.instanceId;
     deps.context?.useFence(deps.fence);
     const context = deps.context;
+    if (deps.executions?.enabled) {
+      this.executions = new ExecutionWriter({
+        prisma: deps.prisma,
+        logger: deps.logger,
+        instanceId: deps.instanceId,
+        settings: deps.executions,
+        redactor: (organizationId) => this.secretsOf(organizationId),
+      });
+      this.tracker = new ExecutionTracker({ sink: this.executions, sampleAllPerSec: deps.executions.sampleAllPerSec, sampleOneIn: deps.executions.sampleOneIn });
+    }
     this.engine = new FlowEngine({
+      executions: this.tracker,
       fence: deps.fence,
       contextStores: context ? (spec) => context.storesFor(spec) : undefined,
       durability: context?.journal,
@@ -100,7 +118,7 @@ export class LocalFlowRuntime implements FlowRuntime {
           const redactor = this.secretsOf(organizationId);
           this.publish(organizationId, "node.status", flowId, { node_id: nodeId, status: status && redactor.hasSecrets ? { ...status, text: redactor.redactText(status.text) } : status });
         },
-        onDebug: ({ organizationId, flowId, nodeId, name, property, msg, format, topic }) => {
+        onDebug: ({ organizationId, flowId, nodeId, name, property, msg, format, topic, executionId }) => {
           const redactor = this.secretsOf(organizationId);
           this.publish(organizationId, "debug", flowId, {
             node_id: nodeId,
@@ -109,6 +127,7 @@ export class LocalFlowRuntime implements FlowRuntime {
             msg: redactor.redact(msg),
             format,
             ...(topic !== undefined ? { topic: redactor.redactText(topic) } : {}),
+            execution_id: executionId ?? null,
           });
         },
         onNodeError: ({ organizationId, flowId, nodeId, error: raw }) => {
@@ -151,6 +170,7 @@ export class LocalFlowRuntime implements FlowRuntime {
       organizationId: flow.organizationId,
       organizationSlug: org.slug,
       revision: deployment.revision,
+      deploymentId: deployment.id,
       name: flow.name,
       nodes: snapshot.nodes,
       connections: snapshot.connections,
@@ -173,6 +193,13 @@ export class LocalFlowRuntime implements FlowRuntime {
       return "stopped";
     }
     const spec = await this.specFor(flow, deployment);
+    // Starting here (not a redeploy of what runs here): what another instance left running of it
+    // (it died, or lost the flow mid-execution) ends in error.
+    if (this.executions && !this.running.has(flow.id)) {
+      await this.executions.abandonOthers(flow.id).catch((err: unknown) => {
+        this.deps.logger.warn({ err, flowId: flow.id }, "executions left running by another instance could not be closed");
+      });
+    }
     // The old version's "stopped" is not written: the row goes straight to the new version's state
     // (written below), and a late write of "stopped" must not overtake it.
     this.quiet.add(flow.id);
@@ -280,6 +307,21 @@ export class LocalFlowRuntime implements FlowRuntime {
     return { ok: true, messageId };
   }
 
+  async replay(flowId: string, nodeId: string, message: Message, replayOf: string): Promise<ReplayResult> {
+    return this.replayNow(flowId, nodeId, message, replayOf);
+  }
+
+  /** replay(), synchronously, where the flow runs. */
+  replayNow(flowId: string, nodeId: string, message: Message, replayOf: string): ReplayResult {
+    if (!this.tracker) return { ok: false, reason: "not_recorded" };
+    if (!this.engine.isRunning(flowId)) return { ok: false, reason: "not_running" };
+    try {
+      return { ok: true, executionId: this.engine.replay(flowId, nodeId, message, replayOf) };
+    } catch {
+      return { ok: false, reason: "not_deployed" };
+    }
+  }
+
   async nodeStatuses(flowId: string): Promise<Map<string, NodeStatus | null>> {
     const statuses = this.engine.nodeStatuses(flowId);
     const organizationId = this.engine.organizationOf(flowId);
@@ -321,6 +363,8 @@ export class LocalFlowRuntime implements FlowRuntime {
 
   async close(): Promise<void> {
     await this.engine.close();
+    this.tracker?.close();
+    await this.executions?.close();
     await this.deps.context?.close();
   }
 }

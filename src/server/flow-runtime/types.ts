@@ -1,7 +1,7 @@
 import type { Deployment, Flow } from "../../generated/prisma/client";
 import type { FlowGraph } from "../../shared/flow-graph";
 import type { SubflowSnapshot } from "../../shared/subflows";
-import type { DeviceInMessage, FlowState, NodeStatus } from "../runtime/types";
+import type { DeviceInMessage, FlowState, Message, NodeStatus } from "../runtime/types";
 import type { WebhookRequest, WebhookResponse } from "../runtime/webhooks";
 
 export interface DeploymentSnapshot extends FlowGraph {
@@ -33,6 +33,12 @@ export type InjectResult =
   | { ok: false; reason: "not_running" | "not_deployed" | "unavailable" }
   /** The flow is over its high-water mark: nothing was sent; try again after `retryAfterSec`. */
   | { ok: false; reason: "busy"; retryAfterSec: number; waiting: number };
+
+/** A replay (SPEC §15) made where the flow runs. */
+export type ReplayResult =
+  | { ok: true; executionId: string }
+  /** not_deployed: the trigger node is not in the running version; not_recorded: executions are off on that instance. */
+  | { ok: false; reason: "not_running" | "not_deployed" | "unavailable" | "not_recorded" };
 
 /** What this instance's flows have done, for GET /metrics: this instance only, never the cluster's. */
 export interface FlowRuntimeStats {
@@ -70,6 +76,11 @@ export interface FlowRuntime {
    * published when this resolves: the event never comes after the answer.
    */
   inject(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }, origin?: InjectOrigin): Promise<InjectResult>;
+  /**
+   * Replay (SPEC §15): sends `message` again out of `nodeId`'s outputs in the flow's running
+   * version, wherever it runs, as a new execution naming `replayOf`.
+   */
+  replay(flowId: string, nodeId: string, message: Message, replayOf: string): Promise<ReplayResult>;
   /** Node statuses of the running flow (empty when it runs nowhere). */
   nodeStatuses(flowId: string): Promise<Map<string, NodeStatus | null>>;
   /** Where the flow runs; null when it runs nowhere. */

@@ -17,12 +17,15 @@ import type {
 } from "./types";
 import { builtinVariables, memoryNodeContext } from "./memory-context";
 import { memoryScope } from "./context/context-scope";
+import type { ExecutionTracker, TrackedExecution, TrackedStep } from "./executions/tracker";
 
 export interface FlowSpec {
   flowId: string;
   organizationId: string;
   organizationSlug: string;
   revision: number;
+  /** The deployment this version comes from (executions name it). */
+  deploymentId?: string;
   /** The flow's name (NR_FLOW_NAME); absent in older callers. */
   name?: string;
   nodes: Array<RuntimeNode & { disabled?: boolean }>;
@@ -81,6 +84,8 @@ export interface EngineOptions {
    * or not at all). Absent: links reach only the flows running here.
    */
   links?: LinkRelay;
+  /** Executions (SPEC §15, runtime/executions/tracker.ts): where every message goes. Absent: nothing is recorded. */
+  executions?: ExecutionTracker;
 }
 
 export interface FlowContextStores {
@@ -182,6 +187,8 @@ interface QueueItem {
   msg: Message;
   /** The flow a link message came from, which counts it as waiting until it is delivered. */
   from?: RunningFlow;
+  /** The execution the message belongs to (absent: it starts one where it is delivered). */
+  exec?: TrackedExecution;
 }
 
 export function newMessageId(): string {
@@ -314,6 +321,25 @@ export class FlowEngine {
     return trigger(overrides);
   }
 
+  /**
+   * Replay (SPEC §15): sends `msg` again out of `nodeId`'s outputs in the running flow, as a new
+   * execution that names the one it replays; resolves to its id. Throws when the flow does not run
+   * here, the node is not part of its running version, or executions are not recorded.
+   */
+  replay(flowId: string, nodeId: string, msg: Message, replayOf: string): string {
+    const tracker = this.options.executions;
+    if (!tracker) throw new Error("executions are not recorded");
+    const flow = this.flows.get(flowId);
+    if (!flow || flow.state !== "running") throw new Error("flow is not running");
+    const live = flow.nodes.get(nodeId);
+    if (!live) throw new Error("no such running node");
+    msg._msgid = newMessageId();
+    const exec = tracker.begin(flow.spec, nodeId, msg, { sent: true, replayOf });
+    this.route(flow, live, msg, 0, exec, exec.steps[0]);
+    tracker.settle(exec);
+    return exec.id;
+  }
+
   /** Delivers a message into a node's input of a running flow, as a wire would (test harnesses). */
   receive(flowId: string, nodeId: string, msg: Message): void {
     const flow = this.flows.get(flowId);
@@ -322,10 +348,11 @@ export class FlowEngine {
     this.scheduleDrain();
   }
 
-  private enqueue(flow: RunningFlow, target: string, msg: Message, from?: RunningFlow) {
+  private enqueue(flow: RunningFlow, target: string, msg: Message, from?: RunningFlow, exec?: TrackedExecution) {
     if (++flow.queued + flow.inFlight >= this.highWater) flow.busy = true;
     if (from) this.hold(from);
-    const item: QueueItem = { flow, generation: flow.generation, target, msg, from };
+    if (exec) exec.pending++;
+    const item: QueueItem = { flow, generation: flow.generation, target, msg, from, exec };
     const gate = this.options.durability;
     if (gate) {
       // Held behind the writes this flow's messages may depend on (a link message: its source
@@ -484,6 +511,7 @@ export class FlowEngine {
     this.unindexNodes(flow);
     flow.generation = -1;
     flow.readyWaiters.clear();
+    this.options.executions?.flowStopped(flowId, "the flow stopped while it ran (a deploy, a stop or a hand-over)");
     const timeout = this.options.closeTimeoutMs ?? 5000;
     await Promise.all(
       [...flow.nodes.values()].map(async (live) => {
@@ -550,7 +578,14 @@ export class FlowEngine {
         },
       },
       debug: (data) =>
-        this.options.callbacks.onDebug({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, name: live.node.name, ...data }),
+        this.options.callbacks.onDebug({
+          organizationId: spec.organizationId,
+          flowId: spec.flowId,
+          nodeId: live.node.id,
+          name: live.node.name,
+          ...data,
+          executionId: this.options.executions?.current?.id,
+        }),
       flowContext,
       busy: () => flow.busy,
       waiting: () => flow.queued + flow.inFlight,
@@ -567,32 +602,50 @@ export class FlowEngine {
    * ports (a switch with "check all rules"), so no two nodes downstream share it.
    * `inputHop`: the hops of the message the node was handling when it sent (0 outside an input).
    */
-  private route(flow: RunningFlow, live: LiveNode, value: SendValue, inputHop: number): void {
+  private route(flow: RunningFlow, live: LiveNode, value: SendValue, inputHop: number, exec?: TrackedExecution, step?: TrackedStep): void {
     if (flow.generation < 0 || value === null || value === undefined) return;
     if (this.options.fence && !this.options.fence(flow.spec.flowId)) return;
+    const tracker = this.options.executions;
+    let begun: TrackedExecution[] | undefined;
     const perPort: Array<Message | Message[] | null | undefined> = Array.isArray(value) ? value : [value];
     const delivered = new Set<Message>();
     perPort.forEach((portValue, port) => {
       if (portValue === null || portValue === undefined) return;
       const targets = live.wires[port];
-      if (!targets || targets.length === 0) return;
       const messages = Array.isArray(portValue) ? portValue : [portValue];
       for (const msg of messages) {
         if (msg === null || typeof msg !== "object") continue;
         msg._msgid ??= newMessageId();
+        // The execution the message continues (see runtime/executions/tracker.ts), or a new one.
+        let e = exec;
+        let s = step;
+        if (tracker) {
+          if (!e || e.ended) {
+            e = e ? undefined : tracker.execOf(msg);
+            s = undefined;
+            if (!e) {
+              e = tracker.begin(flow.spec, live.node.id, msg, { sent: true });
+              (begun ??= []).push(e);
+            }
+          }
+          s ??= tracker.senderStep(e, live.node.id, live.ctx.outputs, msg);
+          tracker.sent(s, port);
+        }
+        if (!targets || targets.length === 0) continue;
         if (!this.admit(flow, live, msg, targets.length, inputHop)) continue;
         for (const target of targets) {
           if (delivered.has(msg)) {
             const copy = cloneMessage(msg);
             this.hopsByMsg.set(copy, this.hopsByMsg.get(msg)!);
-            this.enqueue(flow, target, copy);
+            this.enqueue(flow, target, copy, undefined, e);
           } else {
             delivered.add(msg);
-            this.enqueue(flow, target, msg);
+            this.enqueue(flow, target, msg, undefined, e);
           }
         }
       }
     });
+    if (begun) for (const e of begun) tracker!.settle(e);
     this.scheduleDrain();
   }
 
@@ -637,7 +690,10 @@ export class FlowEngine {
       if (flow.busy && flow.queued + flow.inFlight <= this.lowWater) this.release(flow);
       if (item.flow.generation === item.generation && (!this.options.fence || this.options.fence(item.flow.spec.flowId))) {
         const live = item.flow.nodes.get(item.target);
-        if (live?.behaviour.input) this.deliver(item.flow, live, item.msg);
+        if (live?.behaviour.input) this.deliver(item.flow, live, item.msg, item.exec);
+        else if (item.exec) this.options.executions!.skipped(item.exec);
+      } else if (item.exec) {
+        this.options.executions!.skipped(item.exec);
       }
       if (item.from) this.settled(item.from);
       // Idle again: a later runaway is a new episode, reported again.
@@ -655,12 +711,21 @@ export class FlowEngine {
     if (this.queueHead < this.queue.length) this.scheduleDrain();
   }
 
-  private deliver(flow: RunningFlow, live: LiveNode, msg: Message) {
+  private deliver(flow: RunningFlow, live: LiveNode, msg: Message, exec?: TrackedExecution) {
     // Made by functions that return them unnamed: closures declared here by name would each get a
     // name-setting wrapper from the TypeScript loader on every message.
     this.delivered++;
-    const send = this.sendFor(flow, live, this.hopsByMsg.get(msg) ?? 0);
-    const done = this.doneFor(flow, live, msg);
+    const tracker = this.options.executions;
+    let step: TrackedStep | undefined;
+    let outer: TrackedExecution | undefined;
+    if (tracker) {
+      exec ??= tracker.begin(flow.spec, live.node.id, msg, { sent: false });
+      step = tracker.step(exec, live.node.id, live.ctx.outputs, msg);
+      outer = tracker.current;
+      tracker.current = exec;
+    }
+    const send = this.sendFor(flow, live, this.hopsByMsg.get(msg) ?? 0, exec, step);
+    const done = this.doneFor(flow, live, msg, exec, step);
     try {
       const result = live.behaviour.input!(msg, send, done);
       if (result && typeof (result as Promise<void>).then === "function") {
@@ -680,6 +745,8 @@ export class FlowEngine {
       }
     } catch (err) {
       done(err);
+    } finally {
+      if (tracker) tracker.current = outer;
     }
   }
 
@@ -693,22 +760,24 @@ export class FlowEngine {
     if (flow.busy && flow.queued + flow.inFlight <= this.lowWater) this.release(flow);
   }
 
-  private sendFor(flow: RunningFlow, live: LiveNode, inputHop: number): (value: SendValue) => void {
-    return (value) => this.route(flow, live, value, inputHop);
+  private sendFor(flow: RunningFlow, live: LiveNode, inputHop: number, exec?: TrackedExecution, step?: TrackedStep): (value: SendValue) => void {
+    return (value) => this.route(flow, live, value, inputHop, exec, step);
   }
 
   /** The node's `done`: the first call counts; with an error, the error is reported and caught. */
-  private doneFor(flow: RunningFlow, live: LiveNode, msg: Message): (err?: unknown) => void {
+  private doneFor(flow: RunningFlow, live: LiveNode, msg: Message, exec?: TrackedExecution, step?: TrackedStep): (err?: unknown) => void {
     let finished = false;
     return (err) => {
       if (finished) return;
       finished = true;
       if (err) {
         this.reportNodeError(flow, live.node.id, err);
-        this.routeToCatch(flow, live.node, msg, err);
+        this.routeToCatch(flow, live.node, msg, err, exec);
       } else if (flow.completeNodes.size > 0) {
-        this.routeToComplete(flow, live.node, msg);
+        this.routeToComplete(flow, live.node, msg, exec);
       }
+      // After catch and complete: what they send continues the execution before it can end.
+      if (exec && step) this.options.executions!.done(exec, step, msg, err ? cutText(errorText(err), MAX_ERROR_TEXT) : undefined);
     };
   }
 
@@ -720,7 +789,7 @@ export class FlowEngine {
    * at the same node stops being caught at its tenth round (an error loop). A catch node's own
    * failures are not caught again. Returns whether a catch node took it.
    */
-  private routeToCatch(flow: RunningFlow, source: RuntimeNode, msg: Message, err: unknown): boolean {
+  private routeToCatch(flow: RunningFlow, source: RuntimeNode, msg: Message, err: unknown, exec?: TrackedExecution): boolean {
     if (source.type === "catch" || flow.catchNodes.length === 0) return false;
     let count = 1;
     const previous = (msg.error as { source?: { id?: unknown; count?: unknown } } | undefined)?.source;
@@ -748,7 +817,7 @@ export class FlowEngine {
       }
       if (Object.hasOwn(copy, "error")) copy._error = copy.error;
       copy.error = { message: catchText(err), source: { ...this.sourceOf(source), count } };
-      this.route(flow, live, copy, this.hopsByMsg.get(msg) ?? 0);
+      this.route(flow, live, copy, this.hopsByMsg.get(msg) ?? 0, exec ?? this.options.executions?.execOf(msg));
       handled = true;
     }
     return handled;
@@ -767,7 +836,7 @@ export class FlowEngine {
   }
 
   /** Node-RED's complete node: a message a node in its scope finished with (done()), as msg.complete = {source}. */
-  private routeToComplete(flow: RunningFlow, source: RuntimeNode, msg: Message) {
+  private routeToComplete(flow: RunningFlow, source: RuntimeNode, msg: Message, exec?: TrackedExecution) {
     const targets = flow.completeNodes.get(source.id);
     if (!targets) return;
     for (const live of targets) {
@@ -778,7 +847,7 @@ export class FlowEngine {
         copy = { _msgid: msg._msgid, payload: msg.payload };
       }
       copy.complete = { source: this.sourceOf(source) };
-      this.route(flow, live, copy, this.hopsByMsg.get(msg) ?? 0);
+      this.route(flow, live, copy, this.hopsByMsg.get(msg) ?? 0, exec);
     }
   }
 

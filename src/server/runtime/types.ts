@@ -210,6 +210,7 @@ export type FlowState = "running" | "stopped" | "error";
 export interface EngineCallbacks {
   onFlowState(event: { organizationId: string; flowId: string; state: FlowState; error?: string }): void;
   onNodeStatus(event: { organizationId: string; flowId: string; nodeId: string; status: NodeStatus | null }): void;
-  onDebug(event: { organizationId: string; flowId: string; nodeId: string; name: string; property: string; msg: unknown; format: string; topic?: string }): void;
+  /** `executionId`: the execution of the message the debug node was handling (SPEC §15), when executions are recorded. */
+  onDebug(event: { organizationId: string; flowId: string; nodeId: string; name: string; property: string; msg: unknown; format: string; topic?: string; executionId?: string }): void;
   onNodeError(event: { organizationId: string; flowId: string; nodeId: string; error: string }): void;
 }

@@ -1,0 +1,261 @@
+import { Prisma, type PrismaClient } from "../../generated/prisma/client";
+import type { Logger } from "../logger";
+import type { ExecutionSink, TrackedExecution, TrackedStep } from "../runtime/executions/tracker";
+import type { ExecutionStep } from "../../shared/executions";
+import { VariableSet } from "../runtime/variables";
+
+/** Retention and cost settings (README's configuration table: EXECUTIONS_*). */
+export interface ExecutionSettings {
+  /** Off: nothing is recorded (debug events carry no execution_id, replay answers 409). */
+  enabled: boolean;
+  keepPerFlow: number;
+  keepDays: number;
+  keepErrorDays: number;
+  sampleAllPerSec: number;
+  sampleOneIn: number;
+}
+
+export const DEFAULT_EXECUTION_SETTINGS: ExecutionSettings = {
+  enabled: true,
+  keepPerFlow: 10_000,
+  keepDays: 7,
+  keepErrorDays: 30,
+  sampleAllPerSec: 100,
+  sampleOneIn: 100,
+};
+
+export interface ExecutionWriterDeps {
+  prisma: PrismaClient;
+  logger: Logger;
+  instanceId: string;
+  settings: ExecutionSettings;
+  /** The organization's secrets, redacted from every input, trigger message and error before they are stored. */
+  redactor(organizationId: string): VariableSet;
+  /** Flush after this long (ms) or FLUSH_ROWS rows, whichever first. */
+  flushMs?: number;
+  /** How often the retention sweep runs (ms). */
+  sweepMs?: number;
+}
+
+const FLUSH_ROWS = 500;
+/** Rows waiting for the database past which new successes are counted as unrecorded instead (a slow database must not take the memory). */
+const MAX_WAITING_ROWS = 20_000;
+const SWEEP_BATCH = 1000;
+/** Batches one sweep deletes at most per rule, so a sweep never holds the database for long. */
+const SWEEP_MAX_BATCHES = 50;
+
+type Row = Prisma.ExecutionCreateManyInput;
+
+/**
+ * Stores the executions the engine's tracker keeps: one multi-row INSERT per batch (every ~100 ms
+ * or 500 rows), never a round trip per message; an execution stored as `running` (it ran over a
+ * second) is updated when it ends. Counts the successes sampling left out per flow, and sweeps
+ * what retention lets go, a batch at a time.
+ */
+export class ExecutionWriter implements ExecutionSink {
+  private inserts = new Map<string, Row>();
+  private updates = new Map<string, TrackedExecution>();
+  /** Stored as running, not yet updated (so a late finish updates rather than inserts). */
+  private readonly stored = new Set<string>();
+  private unrecordedCounts = new Map<string, { organizationId: string; count: number }>();
+  /** Flows with executions written since the last sweep (their count rule is checked). */
+  private touched = new Set<string>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly sweepTimer: NodeJS.Timeout;
+  private flushing: Promise<void> | null = null;
+  private sweeping: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(private readonly deps: ExecutionWriterDeps) {
+    this.sweepTimer = setInterval(() => void this.sweep(), deps.sweepMs ?? 60_000);
+    this.sweepTimer.unref();
+  }
+
+  running(execution: TrackedExecution): void {
+    this.inserts.set(execution.id, this.row(execution));
+    this.schedule();
+  }
+
+  finished(execution: TrackedExecution): void {
+    if (this.closed) return;
+    if (execution.status === "success" && this.inserts.size + this.updates.size >= MAX_WAITING_ROWS && !execution.announced) {
+      this.unrecorded(execution.organizationId, execution.flowId);
+      return;
+    }
+    if (this.stored.has(execution.id)) this.updates.set(execution.id, execution);
+    else this.inserts.set(execution.id, this.row(execution));
+    this.schedule();
+  }
+
+  unrecorded(organizationId: string, flowId: string): void {
+    const entry = this.unrecordedCounts.get(flowId);
+    if (entry) entry.count++;
+    else this.unrecordedCounts.set(flowId, { organizationId, count: 1 });
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.inserts.size + this.updates.size >= FLUSH_ROWS) {
+      void this.flush();
+      return;
+    }
+    if (this.flushTimer || this.closed) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      void this.flush();
+    }, this.deps.flushMs ?? 100);
+    this.flushTimer.unref();
+  }
+
+  /** Writes what waits; resolves once it is stored (tests, shutdown). */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.inserts.size === 0 && this.updates.size === 0 && this.unrecordedCounts.size === 0) return;
+    this.flushing = this.write().finally(() => {
+      this.flushing = null;
+    });
+    await this.flushing;
+  }
+
+  private async write(): Promise<void> {
+    const inserts = [...this.inserts.values()];
+    const updates = [...this.updates.values()];
+    const counts = [...this.unrecordedCounts.entries()];
+    this.inserts = new Map();
+    this.updates = new Map();
+    this.unrecordedCounts = new Map();
+    const { prisma } = this.deps;
+    try {
+      if (inserts.length > 0) {
+        await prisma.execution.createMany({ data: inserts, skipDuplicates: true });
+        for (const row of inserts) {
+          this.touched.add(row.flowId);
+          if (row.status === "running") this.stored.add(row.id);
+        }
+      }
+      for (const execution of updates) {
+        const row = this.row(execution);
+        await prisma.execution.updateMany({
+          where: { id: execution.id },
+          data: { status: row.status, durationMs: row.durationMs, error: row.error, steps: row.steps },
+        });
+        this.stored.delete(execution.id);
+      }
+      for (const [flowId, { organizationId, count }] of counts) {
+        await prisma.executionCounter.upsert({
+          where: { flowId },
+          create: { flowId, organizationId, unrecorded: count },
+          update: { unrecorded: { increment: count } },
+        });
+      }
+    } catch (err) {
+      // The database is away: these executions are lost (counted, so the list says so), the flows run on.
+      this.deps.logger.warn({ err, executions: inserts.length + updates.length }, "executions could not be stored");
+      for (const row of inserts) if (row.status !== "error") this.unrecorded(row.organizationId, row.flowId);
+    }
+  }
+
+  private row(execution: TrackedExecution): Row {
+    const redactor = this.deps.redactor(execution.organizationId);
+    const stepError = execution.steps.find((s) => s.error !== undefined)?.error;
+    const error = execution.error ?? stepError ?? null;
+    return {
+      id: execution.id,
+      organizationId: execution.organizationId,
+      flowId: execution.flowId,
+      deploymentId: execution.deploymentId,
+      triggerNodeId: execution.triggerNodeId,
+      status: execution.ended ? execution.status : "running",
+      startedAt: new Date(execution.startedAt),
+      durationMs: execution.ended && execution.durationMs !== null ? Math.round(execution.durationMs) : null,
+      replayOf: execution.replayOf,
+      error: error === null ? null : redactor.redactText(error),
+      triggerMessage: execution.triggerMessage === null ? Prisma.DbNull : (redactor.redact(JSON.parse(execution.triggerMessage)) as Prisma.InputJsonValue),
+      steps: execution.steps.map((step) => stepView(step, redactor)) as unknown as Prisma.InputJsonValue,
+      instanceId: this.deps.instanceId,
+      sampled: execution.sampled,
+    };
+  }
+
+  /**
+   * The flow starts here: its executions another instance left `running` (it died, or lost the
+   * flow's lease mid-execution) end in error, never running forever.
+   */
+  async abandonOthers(flowId: string): Promise<void> {
+    await this.deps.prisma.$executeRaw`
+      UPDATE executions
+      SET status = 'error', error = 'instance ' || instance_id || ' stopped while it ran',
+          duration_ms = LEAST(2147483647, GREATEST(0, (EXTRACT(EPOCH FROM (now() - started_at)) * 1000)::bigint))::int
+      WHERE flow_id = ${flowId} AND status = 'running' AND instance_id <> ${this.deps.instanceId}`;
+  }
+
+  /**
+   * Retention: per flow the newest keepPerFlow, successes for keepDays, errors for keepErrorDays;
+   * in batches of SWEEP_BATCH rows.
+   */
+  sweep(): Promise<void> {
+    if (this.sweeping) return this.sweeping;
+    this.sweeping = this.sweepNow()
+      .catch((err: unknown) => this.deps.logger.warn({ err }, "execution retention sweep failed"))
+      .finally(() => {
+        this.sweeping = null;
+      });
+    return this.sweeping;
+  }
+
+  private async sweepNow(): Promise<void> {
+    const { prisma, settings } = this.deps;
+    const now = Date.now();
+    const successCut = new Date(now - settings.keepDays * 86_400_000);
+    const errorCut = new Date(now - settings.keepErrorDays * 86_400_000);
+    for (let i = 0; i < SWEEP_MAX_BATCHES; i++) {
+      const deleted = await prisma.$executeRaw`
+        DELETE FROM executions WHERE id IN (
+          SELECT id FROM executions
+          WHERE started_at < ${successCut} AND (status <> 'error' OR started_at < ${errorCut}) AND status <> 'running'
+          LIMIT ${SWEEP_BATCH})`;
+      if (deleted < SWEEP_BATCH) break;
+    }
+    const flows = [...this.touched];
+    this.touched = new Set();
+    for (const flowId of flows) {
+      for (let i = 0; i < SWEEP_MAX_BATCHES; i++) {
+        const deleted = await prisma.$executeRaw`
+          DELETE FROM executions WHERE id IN (
+            SELECT id FROM executions WHERE flow_id = ${flowId}
+            ORDER BY started_at DESC, id DESC OFFSET ${settings.keepPerFlow} LIMIT ${SWEEP_BATCH})`;
+        if (deleted < SWEEP_BATCH) break;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweepTimer);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    await this.flush();
+    await this.sweeping;
+  }
+}
+
+function stepView(step: TrackedStep, redactor: VariableSet): ExecutionStep {
+  const outputs: ExecutionStep["outputs"] = [];
+  step.outputs.forEach((count, port) => {
+    if (count) outputs.push({ port, count });
+  });
+  const view: ExecutionStep = {
+    node_id: step.nodeId,
+    input_recorded: step.input !== undefined,
+    outputs,
+    started_at: new Date(step.startedAt).toISOString(),
+    duration_ms: step.durationMs === null ? null : Math.round(step.durationMs * 1000) / 1000,
+  };
+  if (step.input !== undefined) {
+    view.input = step.truncated ? redactor.redactText(step.input) : redactor.redact(JSON.parse(step.input) as unknown);
+    if (step.truncated) view.truncated = true;
+  }
+  if (outputs.length === 0 && step.ports > 0 && step.durationMs !== null && step.error === undefined) view.dropped = true;
+  if (step.error !== undefined) view.error = redactor.redactText(step.error);
+  return view;
+}

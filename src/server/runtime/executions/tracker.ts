@@ -1,0 +1,281 @@
+import { newId } from "../../ids";
+import { EXECUTION_INPUT_MAX_BYTES } from "../../../shared/executions";
+import type { Message } from "../types";
+
+/**
+ * Executions (SPEC §15), as the engine sees them: nothing here knows a database. The engine tells
+ * the tracker where each message goes (a delivery queued, a node received it, sent on a port, was
+ * done with it); the tracker keeps the path of every message an input node started, decides what
+ * is kept (sampling), and hands what is kept to its sink (flow-runtime/execution-writer.ts).
+ *
+ * What an execution is:
+ * - A message sent by a node outside of an input it is handling (inject, http-in, device-in, a
+ *   timer, a status node) starts one; its first step is that node, with the message it sent. A
+ *   message that reaches a flow without one (a link from another flow, a test harness) starts one
+ *   at the node that receives it.
+ * - Every delivery of it is a step. The execution a delivery belongs to travels with it: the `send`
+ *   a node gets with an input carries it, so whatever the node sends with it (at once, or later, as
+ *   delay and trigger do) continues it. A node that sends a message it received through its
+ *   context's `send` (outside the input's own `send`) continues that message's execution: found by
+ *   the message object, or else by the `_msgid` of its trigger message while it runs.
+ * - It ends when no delivery of it is queued or running: a delivery runs until the node calls
+ *   `done` (an asynchronous input: until it settles). A message sent for an execution that already
+ *   ended (a function's timer firing later) starts a new one, at the node that sent it.
+ * - Its status is `error` when a step failed, else `success`; a flow stopped (deploy, stop,
+ *   hand-over) while it ran ends it in error.
+ */
+
+export interface TrackedStep {
+  nodeId: string;
+  /** The message's JSON text as the node received it, cut at EXECUTION_INPUT_MAX_BYTES; undefined: not kept. */
+  input?: string;
+  truncated?: boolean;
+  /** Messages sent per port (sparse). */
+  outputs: number[];
+  /** The node's output ports: one with ports that sent nothing dropped the message. */
+  ports: number;
+  error?: string;
+  startedAt: number;
+  /** performance.now() at start, for the duration. */
+  t0: number;
+  durationMs: number | null;
+}
+
+export interface TrackedExecution {
+  id: string;
+  organizationId: string;
+  flowId: string;
+  deploymentId: string | null;
+  triggerNodeId: string;
+  /** The trigger message's JSON text; null when over MAX_TRIGGER_BYTES (not replayable). */
+  triggerMessage: string | null;
+  triggerMsgId: string;
+  replayOf: string | null;
+  startedAt: number;
+  t0: number;
+  durationMs: number | null;
+  steps: TrackedStep[];
+  /** Deliveries queued or running. */
+  pending: number;
+  ended: boolean;
+  status: "running" | "success" | "error";
+  /** Why it ended in error when no step says so (the flow stopped under it). */
+  error: string | null;
+  /** Kept in full (inputs of every step); false: kept only if it fails. */
+  sampled: boolean;
+  /** Handed to the sink as `running` (it ran longer than longRunningMs). */
+  announced: boolean;
+}
+
+/** Where kept executions go. */
+export interface ExecutionSink {
+  /** One that runs longer than longRunningMs: it is stored as `running` now, and finished later. */
+  running(execution: TrackedExecution): void;
+  finished(execution: TrackedExecution): void;
+  /** A successful execution of the flow that was not kept (sampling). */
+  unrecorded(organizationId: string, flowId: string): void;
+}
+
+export interface ExecutionTrackerOptions {
+  sink: ExecutionSink;
+  /** Successes of one flow kept in full per second; past it, one in `sampleOneIn`. */
+  sampleAllPerSec: number;
+  sampleOneIn: number;
+  /** After this long an execution is stored as `running` (default 1 s). */
+  longRunningMs?: number;
+}
+
+/** The trigger message is kept for replay up to this size (JSON text). */
+export const MAX_TRIGGER_BYTES = 1024 * 1024;
+
+interface FlowSampling {
+  second: number;
+  inSecond: number;
+  skipped: number;
+}
+
+/** A step input's JSON text, cut at the limit. */
+function capture(msg: unknown, max: number): { text: string; truncated: boolean } {
+  let text: string;
+  try {
+    text = JSON.stringify(msg) ?? "null";
+  } catch {
+    text = JSON.stringify({ _msgid: (msg as Message | null)?._msgid, unserializable: true });
+  }
+  return text.length > max ? { text: text.slice(0, max), truncated: true } : { text, truncated: false };
+}
+
+export class ExecutionTracker {
+  /** The execution of the input being handled synchronously right now (what debug events name). */
+  current: TrackedExecution | undefined;
+  private readonly byMsg = new WeakMap<object, TrackedExecution>();
+  /** Open executions by their trigger message's _msgid (the fallback of execOf). */
+  private readonly byMsgId = new Map<string, TrackedExecution>();
+  /** Open executions, oldest first (Map keeps insertion order). */
+  private readonly open = new Map<string, TrackedExecution>();
+  private readonly sampling = new Map<string, FlowSampling>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly longRunningMs: number;
+
+  constructor(private readonly options: ExecutionTrackerOptions) {
+    this.longRunningMs = options.longRunningMs ?? 1000;
+    this.timer = setInterval(() => this.announceLongRunning(), Math.min(250, this.longRunningMs));
+    this.timer.unref();
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  private sample(flowId: string, now: number): boolean {
+    const second = Math.floor(now / 1000);
+    let s = this.sampling.get(flowId);
+    if (!s) this.sampling.set(flowId, (s = { second, inSecond: 0, skipped: 0 }));
+    if (s.second !== second) {
+      s.second = second;
+      s.inSecond = 0;
+    }
+    if (++s.inSecond <= this.options.sampleAllPerSec) return true;
+    return ++s.skipped % this.options.sampleOneIn === 0;
+  }
+
+  /**
+   * A new execution of the flow, started by `nodeId` with `msg`. `sent`: the node sent it (its step
+   * comes first, with the message as its input); else the node is about to receive it (one
+   * delivery of it is counted as pending).
+   */
+  begin(
+    flow: { organizationId: string; flowId: string; deploymentId?: string },
+    nodeId: string,
+    msg: Message,
+    how: { sent: boolean; replayOf?: string },
+  ): TrackedExecution {
+    const now = Date.now();
+    const t0 = performance.now();
+    const trigger = capture(msg, MAX_TRIGGER_BYTES);
+    const execution: TrackedExecution = {
+      id: newId("exe"),
+      organizationId: flow.organizationId,
+      flowId: flow.flowId,
+      deploymentId: flow.deploymentId ?? null,
+      triggerNodeId: nodeId,
+      triggerMessage: trigger.truncated ? null : trigger.text,
+      triggerMsgId: String(msg._msgid),
+      replayOf: how.replayOf ?? null,
+      startedAt: now,
+      t0,
+      durationMs: null,
+      steps: [],
+      pending: how.sent ? 0 : 1,
+      ended: false,
+      status: "running",
+      error: null,
+      sampled: how.replayOf !== undefined || this.sample(flow.flowId, now),
+      announced: false,
+    };
+    if (how.sent) {
+      const cut = trigger.truncated || trigger.text.length > EXECUTION_INPUT_MAX_BYTES;
+      const input = { text: cut ? trigger.text.slice(0, EXECUTION_INPUT_MAX_BYTES) : trigger.text, truncated: cut };
+      execution.steps.push({ nodeId, input: input.text, ...(input.truncated ? { truncated: true } : {}), outputs: [], ports: 1, startedAt: now, t0, durationMs: 0 });
+    }
+    this.open.set(execution.id, execution);
+    this.byMsgId.set(execution.triggerMsgId, execution);
+    this.byMsg.set(msg, execution);
+    return execution;
+  }
+
+  /** The open execution a message belongs to: by the object, else by its _msgid. */
+  execOf(msg: Message): TrackedExecution | undefined {
+    const found = this.byMsg.get(msg) ?? (msg._msgid !== undefined ? this.byMsgId.get(String(msg._msgid)) : undefined);
+    return found && !found.ended ? found : undefined;
+  }
+
+  /** A node received a message of the execution: a new step. */
+  step(execution: TrackedExecution, nodeId: string, ports: number, msg: Message): TrackedStep {
+    const step: TrackedStep = { nodeId, outputs: [], ports, startedAt: Date.now(), t0: performance.now(), durationMs: null };
+    if (execution.sampled) {
+      const input = capture(msg, EXECUTION_INPUT_MAX_BYTES);
+      step.input = input.text;
+      if (input.truncated) step.truncated = true;
+    }
+    execution.steps.push(step);
+    this.byMsg.set(msg, execution);
+    return step;
+  }
+
+  /**
+   * The step of `nodeId` a message it sends continues: its latest one, or (a catch or complete node
+   * sending what the engine gave it) a new one, done at once, with that message as its input.
+   */
+  senderStep(execution: TrackedExecution, nodeId: string, ports: number, msg: Message): TrackedStep {
+    for (let i = execution.steps.length - 1; i >= 0; i--) if (execution.steps[i]!.nodeId === nodeId) return execution.steps[i]!;
+    const step = this.step(execution, nodeId, ports, msg);
+    step.durationMs = 0;
+    return step;
+  }
+
+  sent(step: TrackedStep, port: number): void {
+    step.outputs[port] = (step.outputs[port] ?? 0) + 1;
+  }
+
+  /** A delivery of the execution was queued. */
+  queued(execution: TrackedExecution): void {
+    execution.pending++;
+  }
+
+  /** A queued delivery was never made (its flow stopped, or its node is gone): it no longer counts. */
+  skipped(execution: TrackedExecution): void {
+    execution.pending--;
+    this.settle(execution);
+  }
+
+  /** The node was done with its input (`done`), with or without an error. */
+  done(execution: TrackedExecution, step: TrackedStep, msg: Message, err: string | undefined): void {
+    step.durationMs = performance.now() - step.t0;
+    if (err !== undefined) {
+      step.error = err;
+      // Not sampled: the failing step keeps its message all the same.
+      if (step.input === undefined) {
+        const input = capture(msg, EXECUTION_INPUT_MAX_BYTES);
+        step.input = input.text;
+        if (input.truncated) step.truncated = true;
+      }
+    }
+    execution.pending--;
+    this.settle(execution);
+  }
+
+  /** Ends the execution once nothing of it is queued or running. */
+  settle(execution: TrackedExecution): void {
+    if (execution.pending > 0 || execution.ended) return;
+    this.end(execution, null);
+  }
+
+  private end(execution: TrackedExecution, reason: string | null): void {
+    execution.ended = true;
+    execution.durationMs = performance.now() - execution.t0;
+    execution.error = reason;
+    execution.status = reason !== null || execution.steps.some((s) => s.error !== undefined) ? "error" : "success";
+    this.open.delete(execution.id);
+    if (this.byMsgId.get(execution.triggerMsgId) === execution) this.byMsgId.delete(execution.triggerMsgId);
+    if (execution.sampled || execution.status === "error" || execution.announced) this.options.sink.finished(execution);
+    else this.options.sink.unrecorded(execution.organizationId, execution.flowId);
+  }
+
+  /** The flow stopped: what of it still ran ends in error. */
+  flowStopped(flowId: string, reason: string): void {
+    for (const execution of [...this.open.values()]) if (execution.flowId === flowId) this.end(execution, reason);
+    this.sampling.delete(flowId);
+  }
+
+  /** Open executions older than longRunningMs are stored as `running` (kept ones only). */
+  announceLongRunning(): void {
+    const cutoff = performance.now() - this.longRunningMs;
+    for (const execution of this.open.values()) {
+      if (execution.t0 > cutoff) break;
+      if (execution.announced || !execution.sampled) continue;
+      execution.announced = true;
+      this.options.sink.running(execution);
+    }
+  }
+}
