@@ -100,7 +100,7 @@ export class LocalFlowRuntime implements FlowRuntime {
           const redactor = this.secretsOf(organizationId);
           this.publish(organizationId, "node.status", flowId, { node_id: nodeId, status: status && redactor.hasSecrets ? { ...status, text: redactor.redactText(status.text) } : status });
         },
-        onDebug: ({ organizationId, flowId, nodeId, name, property, msg, format, topic }) => {
+        onDebug: ({ organizationId, flowId, nodeId, name, property, msg, format, topic, subflow }) => {
           const redactor = this.secretsOf(organizationId);
           this.publish(organizationId, "debug", flowId, {
             node_id: nodeId,
@@ -109,6 +109,7 @@ export class LocalFlowRuntime implements FlowRuntime {
             msg: redactor.redact(msg),
             format,
             ...(topic !== undefined ? { topic: redactor.redactText(topic) } : {}),
+            ...(subflow ? { subflow } : {}),
           });
         },
         onNodeError: ({ organizationId, flowId, nodeId, error: raw }) => {

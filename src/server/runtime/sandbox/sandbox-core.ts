@@ -394,7 +394,8 @@ class Engine {
           const name = vm.getString(nameHandle);
           const values = options.env ?? { NR_NODE_ID: options.nodeInfo.id, NR_NODE_NAME: options.nodeInfo.name, NR_FLOW_ID: options.nodeInfo.flowId };
           const value = Object.prototype.hasOwnProperty.call(values, name) ? values[name] : undefined;
-          return value === undefined ? undefined : vm.newString(value);
+          const json = value === undefined ? undefined : JSON.stringify(value);
+          return json === undefined ? undefined : vm.newString(json);
         }),
         vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX })),
         vm.newString(options.code),
@@ -658,7 +659,7 @@ export class CoreSandbox {
   }
 
   /** Replaces what env.get reads, from the next call on (and in an engine re-created later). */
-  setEnv(env: Readonly<Record<string, string>>): void {
+  setEnv(env: Readonly<Record<string, unknown>>): void {
     this.options.env = env;
   }
 
