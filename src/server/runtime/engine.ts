@@ -316,7 +316,7 @@ export class FlowEngine {
   deploy(spec: FlowSpec): Promise<FlowState> {
     if (this.closed) return Promise.reject(new Error("runtime is shut down"));
     return this.withLock(spec.flowId, async () => {
-      await this.stopUnlocked(spec.flowId, new Set(spec.nodes.map((n) => n.id)));
+      await this.stopUnlocked(spec.flowId, keptNodeIds(spec));
       return this.startUnlocked(spec);
     });
   }
@@ -1078,6 +1078,16 @@ export class FlowEngine {
     if (live) live.status = status;
     this.options.callbacks.onNodeError({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId, error });
     this.options.callbacks.onNodeStatus({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId, status });
+  }
+}
+
+/** The ids of the nodes a version of a flow runs, those inside its subflow instances included (a node not among them is removed). */
+function keptNodeIds(spec: FlowSpec): Set<string> {
+  try {
+    return new Set(expandSubflows(spec).nodes.map((n) => n.id));
+  } catch {
+    // The new version will not start (its start reports why): every node of the old one is removed.
+    return new Set();
   }
 }
 

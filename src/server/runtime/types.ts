@@ -1,4 +1,5 @@
 import type { DebugSubflowSource } from "../../shared/realtime";
+export type { DebugSubflowSource };
 
 /**
  * The flow runtime's vocabulary, after Node-RED's: a node gets `input(msg, send, done)`, reports
