@@ -21,7 +21,7 @@ import {
   evaluateSubflowEnv,
   expandSubflows,
   statusFromMessage,
-  subflowFlowContext,
+  SubflowContextScope,
   subflowVariables,
   type ExpandedNode,
   type SubflowScope,
@@ -476,7 +476,7 @@ export class FlowEngine {
     const scopeStores = new Map<SubflowScope, SharedContextStore>();
     for (const scope of expanded.scopes) {
       const parent = scope.parent ? scopeStores.get(scope.parent)! : stores.flow;
-      const own = subflowFlowContext(memoryScope(spec.organizationId, `${spec.flowId}/${scope.instanceIds.join("/")}`), parent);
+      const own = new SubflowContextScope(spec.organizationId, `${spec.flowId}/${scope.instanceIds.join("/")}`, parent);
       scopeStores.set(scope, own);
       flow.scopes.set(scope, { catchNodes: [], statusNodes: [] });
       const base = this.variablesFor(spec, scope.instance);

@@ -8,6 +8,7 @@ import {
   type SubflowEnvEntry,
   type SubflowSnapshot,
 } from "../../shared/subflows";
+import { ContextScope } from "./context/context-scope";
 import { compileJsonata } from "./jsonata";
 import type { Message, NodeStatus, RuntimeNode, SharedContextStore, VariableResolver } from "./types";
 
@@ -209,14 +210,22 @@ function instantiate(instanceId: string, definition: SubflowSnapshot, outgoing: 
   return { nodes, connections: [...regular, ...toOutputs.map((o) => o.c), ...toStatus] };
 }
 
-/** Node-RED's remapSubflowNodes: catch/status/complete scopes, and any property whose value is a node id of the definition. */
+/**
+ * Node-RED's remapSubflowNodes: catch/status/complete scopes, and any property whose value is a node
+ * id of the definition; also ids in a list (link nodes' `links`), which Node-RED leaves pointing at
+ * the definition's nodes (so a link inside a subflow reaches this instance's link-in).
+ */
 function remapConfig(type: string, config: Record<string, unknown>, ids: Set<string>, newId: (id: string) => string): Record<string, unknown> {
   const out: Record<string, unknown> = { ...config };
   if ((type === "catch" || type === "status" || type === "complete") && Array.isArray(out.scope)) {
     out.scope = (out.scope as unknown[]).map((id) => (typeof id === "string" && ids.has(id) ? newId(id) : ""));
     return out;
   }
-  for (const [key, value] of Object.entries(out)) if (typeof value === "string" && ids.has(value)) out[key] = newId(value);
+  for (const [key, value] of Object.entries(out)) {
+    if (typeof value === "string" && ids.has(value)) out[key] = newId(value);
+    // A list of node ids (link nodes' `links`): those inside the definition name this instance's copies.
+    else if (Array.isArray(value) && value.some((v) => typeof v === "string" && ids.has(v))) out[key] = value.map((v) => (typeof v === "string" && ids.has(v) ? newId(v) : v));
+  }
   return out;
 }
 
@@ -394,26 +403,43 @@ export function subflowVariables(scope: SubflowScope, node: RuntimeNode & { alia
 // -------------------------------------------------------------------------------------------------
 // Context
 
+const PARENT = "$parent.";
+
 /**
- * An instance's flow context (Node-RED's getFlowContext(instanceId, parentId)): its own keys, and
- * `$parent.KEY` reaching the level above (the parent instance's, or the flow's).
+ * An instance's flow context (Node-RED's getFlowContext(instanceId, parentId)): its own keys, in
+ * memory as Node-RED's default store, and `$parent.KEY` reaching the level above (the parent
+ * instance's, or the flow's). A ContextScope, so function code inside the subflow shares it with
+ * the other nodes as the flow's; its `$parent.` writes reach the level above, its `$parent.` reads
+ * see nothing (the sandbox holds a copy of this level only).
  */
-export function subflowFlowContext(own: SharedContextStore, parent: SharedContextStore): SharedContextStore {
-  const PARENT = "$parent.";
-  const route = (key: string): [SharedContextStore, string] => (key.startsWith(PARENT) ? [parent, key.slice(PARENT.length)] : [own, key]);
-  return {
-    get: (key) => {
-      const [store, k] = route(key);
-      return store.get(k);
-    },
-    set: (key, value) => {
-      const [store, k] = route(key);
-      store.set(k, value);
-    },
-    keys: () => own.keys(),
-    increment: (key, by) => {
-      const [store, k] = route(key);
-      return store.increment(k, by);
-    },
-  };
+export class SubflowContextScope extends ContextScope {
+  constructor(
+    organizationId: string,
+    scope: string,
+    private readonly parent: SharedContextStore,
+  ) {
+    super(organizationId, scope, { bytes: 0, limit: Number.MAX_SAFE_INTEGER }, null);
+  }
+
+  override get(key: string): unknown {
+    return key.startsWith(PARENT) ? this.parent.get(key.slice(PARENT.length)) : super.get(key);
+  }
+
+  override set(key: string, value: unknown): void {
+    if (key.startsWith(PARENT)) this.parent.set(key.slice(PARENT.length), value);
+    else super.set(key, value);
+  }
+
+  override increment(key: string, by = 1): number {
+    return key.startsWith(PARENT) ? this.parent.increment(key.slice(PARENT.length), by) : super.increment(key, by);
+  }
+
+  override applySandboxWrites(writes: Array<[string, string | null]>): void {
+    const own: Array<[string, string | null]> = [];
+    for (const [key, json] of writes) {
+      if (key.startsWith(PARENT)) this.parent.set(key.slice(PARENT.length), json === null ? undefined : JSON.parse(json));
+      else own.push([key, json]);
+    }
+    super.applySandboxWrites(own);
+  }
 }

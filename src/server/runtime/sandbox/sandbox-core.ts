@@ -368,7 +368,8 @@ class Engine {
           const json = valueHandle === undefined || vm.typeof(valueHandle) !== "string" ? undefined : vm.getString(valueHandle);
           options.flow.set(key, json, flowLimit);
         }),
-        vm.newFunction("flowKeys", () => vm.newString(JSON.stringify(options.flow.keys()))),
+        // A subflow's `$parent.` writes (held here until the host routes them up) are not keys of this level.
+        vm.newFunction("flowKeys", () => vm.newString(JSON.stringify(options.flow.keys().filter((key) => !key.startsWith("$parent."))))),
         // flow.increment in one host call: read, add and write on the worker's copy (one thread: atomic).
         vm.newFunction("flowIncrement", (keyHandle, byHandle) => {
           const key = vm.getString(keyHandle);

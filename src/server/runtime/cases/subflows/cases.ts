@@ -275,4 +275,28 @@ export const cases: DiffCase[] = [
     send: [{ msg: { payload: "first" } }],
     expect: 1,
   },
+  {
+    name: "function code inside an instance shares the instance's flow context with the other nodes; its $parent writes reach the flow's",
+    nodes: [start(["fctx"]), instance("fctx", "sffnctx", [["out"]])],
+    subflows: [
+      subflow("sffnctx", "function context", ["sfcset"], [[{ id: "sfcread" }]]),
+      inside("sffnctx", { id: "sfcset", type: "change", name: "sets", rules: [{ t: "set", p: "own", pt: "flow", to: "payload", tot: "msg" }], wires: [["sfcfn"]] }),
+      inside(
+        "sffnctx",
+        fn("sfcfn", "flow.set('byfn', flow.get('own') + '!'); flow.set('$parent.fromfn', 'written by the function'); msg.keys = flow.keys().sort(); return msg;", [["sfcread"]], { name: "reads" }),
+      ),
+      inside("sffnctx", {
+        id: "sfcread",
+        type: "change",
+        name: "reads",
+        rules: [
+          { t: "set", p: "byfn", pt: "msg", to: "byfn", tot: "flow" },
+          { t: "set", p: "fromfn", pt: "msg", to: "$parent.fromfn", tot: "flow" },
+        ],
+        wires: [[]],
+      }),
+    ],
+    send: [{ msg: { payload: "value" } }],
+    expect: 1,
+  },
 ];
