@@ -38,7 +38,7 @@ describe("expandSubflows", () => {
         { id: "o0", type: "subflow-out", config: { port: 0 } },
         { id: "o1", type: "subflow-out", config: { port: 1 } },
         { id: "st", type: "subflow-status" },
-        { id: "b", type: "change", config: { ref: "a" } },
+        { id: "b", type: "change", config: { ref: "a", links: ["a", "outside"] } },
       ],
       connections: [c("in", "a"), c("a", "o1"), c("a", "b"), c("a", "o0"), c("in", "o1"), c("b", "st")],
     });
@@ -60,7 +60,7 @@ describe("expandSubflows", () => {
     ]);
     // A catch scope names the instance's copies (an id of no inner node becomes ""); a property naming an inner node follows it.
     expect(out.nodes.find((n) => n.id === "i1-catcher")!.config.scope).toEqual(["i1-a", ""]);
-    expect(out.nodes.find((n) => n.id === "i1-b")!.config.ref).toBe("i1-a");
+    expect(out.nodes.find((n) => n.id === "i1-b")!.config).toEqual({ ref: "i1-a", links: ["i1-a", "outside"] });
     expect(out.connections).toEqual([
       c("src", "i1"),
       // The instance node carries the input's wires (and the input wired straight to output 1).
@@ -254,6 +254,40 @@ describe("subflow instances in the engine", () => {
     expect(h.received.map((m) => [m.who, m.n, m.text])).toEqual([
       ["definition", 2, "definition/2/plain one/flw_test"],
       ["instance", 2, "instance/2/overriding/flw_test"],
+    ]);
+  });
+
+  it("a link inside a definition reaches the link-in of the same instance", async () => {
+    const def = snapshot({
+      id: "linked",
+      name: "linked",
+      env: [],
+      nodes: [
+        { id: "in", type: "subflow-in" },
+        { id: "lout", type: "link-out", config: { mode: "link", links: ["lin"] } },
+        { id: "lin", type: "link-in" },
+        { id: "out", type: "subflow-out", config: { port: 0 } },
+      ],
+      connections: [c("in", "lout"), c("lin", "out")],
+    });
+    const h = await loadTestFlow(
+      [
+        { id: "one", type: "subflow:linked" },
+        { id: "two", type: "subflow:linked" },
+        { id: "sink1", type: "sink" },
+        { id: "sink2", type: "sink" },
+      ],
+      [c("one", "sink1"), c("two", "sink2")],
+      {},
+      {},
+      { subflows: { linked: def } },
+    );
+    h.send("one", { payload: 1 });
+    h.send("two", { payload: 2 });
+    await h.waitFor(2);
+    expect(h.arrivals.map((a) => [a.sink, a.msg.payload]).sort()).toEqual([
+      ["sink1", 1],
+      ["sink2", 2],
     ]);
   });
 });
