@@ -299,4 +299,35 @@ export const cases: DiffCase[] = [
     send: [{ msg: { payload: "value" } }],
     expect: 1,
   },
+  {
+    name: "a nested instance's status output passes up through an outer subflow without one",
+    nodes: [start(["top"]), instance("top", "sfstouter", [[]], { name: "top" }), { id: "watchtop", type: "status", name: "", scope: ["top"], wires: [["out"]] }],
+    subflows: [
+      subflow("sfstouter", "outer without status", ["sstonested"], []),
+      inside("sfstouter", instance("sstonested", "sfstinner", [[]], { name: "nested" })),
+      subflow("sfstinner", "inner with status", ["sstifn"], [], { status: { x: 200, y: 100, wires: [{ id: "sstifn", port: 0 }] } }),
+      inside("sfstinner", fn("sstifn", "msg.payload = { fill: 'blue', shape: 'ring', text: 'n=' + msg.payload }; return msg;", [[]], { name: "to status" })),
+    ],
+    send: [{ msg: { payload: 3 } }],
+    expect: 1,
+    compare: ["status"],
+  },
+  {
+    name: "a catch inside scoped to another node leaves the error to the flow's 'uncaught only' catch",
+    nodes: [
+      start(["uc"]),
+      silent,
+      instance("uc", "sfuncaught", [[]]),
+      { id: "flowuncaught", type: "catch", name: "", scope: null, uncaught: true, wires: [["out-uncaught"]] },
+    ],
+    subflows: [
+      subflow("sfuncaught", "scoped catch inside", ["sufail"], []),
+      inside("sfuncaught", failing("sufail", "fails")),
+      inside("sfuncaught", { id: "suother", type: "change", name: "other", rules: [], wires: [[]] }),
+      inside("sfuncaught", { id: "sucatch", type: "catch", name: "", scope: ["suother"], uncaught: false, wires: [["suother"]] }),
+    ],
+    send: [{ msg: { payload: "u" } }],
+    expect: 1,
+    settleMs: 300,
+  },
 ];
