@@ -85,7 +85,7 @@ export async function runNodeRedCase(RED: NodeRedModule, c: DiffCase, index: num
     await RED.nodes.setFlows([{ id: tab, type: "tab", label: c.name }, { id: reset, type: "diff-collector", z: tab, x: 600, y: 100, wires: [] }], undefined, "full");
     clearGlobal((await nodeOf(RED, reset, c.name)).context().global);
   }
-  await RED.nodes.setFlows([{ id: tab, type: "tab", label: c.name, env }, ...nodes, ...collectors], undefined, "full");
+  await RED.nodes.setFlows([{ id: tab, type: "tab", label: c.name, env }, ...(c.subflows ?? []), ...nodes, ...collectors], undefined, "full");
   const input = await nodeOf(RED, c.input ?? c.nodes[0]!.id, c.name);
   const ctx = input.context();
   if (!options.clearGlobalBeforeDeploy) clearGlobal(ctx.global);

@@ -91,6 +91,21 @@ export const clientFrameSchema = z.discriminatedUnion("type", [
 ]);
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 
+/**
+ * Where a debug message comes from when its node runs inside a subflow instance (SPEC §16): the
+ * event's node_id is the running node's id (`<instanceId>-<innerId>`, as Node-RED's), and this says
+ * which node of the flow's canvas to point at (`instance_id`), the instances down to the node
+ * (`instance_path`, outermost first), the node's id in its definition (`node_id`, Node-RED's
+ * `_alias`) and Node-RED's debug `path` (`<flowId>/<instance>/…`).
+ */
+export const debugSubflowSourceSchema = z.object({
+  instance_id: z.string(),
+  instance_path: z.array(z.string()),
+  node_id: z.string(),
+  path: z.string(),
+});
+export type DebugSubflowSource = z.infer<typeof debugSubflowSourceSchema>;
+
 /** The shape of a `debug.batch` frame, for clients and tests that check what they receive. */
 export const debugBatchFrameSchema = z.object({
   type: z.literal("debug.batch"),
@@ -100,7 +115,16 @@ export const debugBatchFrameSchema = z.object({
         type: z.literal("event"),
         topic: z.literal("debug"),
         flow_id: z.string().nullable(),
-        data: z.object({ node_id: z.string(), name: z.string(), property: z.string(), msg: z.unknown(), format: z.string(), topic: z.string().optional(), execution_id: z.string().nullable().optional() }),
+        data: z.object({
+          node_id: z.string(),
+          name: z.string(),
+          property: z.string(),
+          msg: z.unknown(),
+          format: z.string(),
+          topic: z.string().optional(),
+          execution_id: z.string().nullable().optional(),
+          subflow: debugSubflowSourceSchema.optional(),
+        }),
         ts: z.string(),
       }),
     )

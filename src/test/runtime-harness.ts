@@ -1,12 +1,13 @@
 import { afterEach } from "vitest";
 import { FlowEngine, type EngineOptions, type FlowSpec } from "@/server/runtime/engine";
-import type { Message, NodeFactory, NodeStatus, RuntimeServices } from "@/server/runtime/types";
+import type { DebugSubflowSource, Message, NodeFactory, NodeStatus, RuntimeServices } from "@/server/runtime/types";
 import { builtinBehaviours } from "@/server/nodes/behaviours";
 import { createNodeRegistry } from "@/server/nodes/registry";
 import { outputCount } from "@/server/nodes/types";
 import { WebhookRegistry } from "@/server/runtime/webhooks";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
 import { variableResolver, type VariableSource } from "@/server/runtime/variables";
+import { isSubflowInstanceType, SUBFLOW_PORT_TYPES, type SubflowSnapshot } from "@/shared/subflows";
 
 export interface HarnessNode {
   id: string;
@@ -25,15 +26,15 @@ export async function loadTestFlow(
   connections: Array<{ source: string; target: string; source_port?: number }>,
   services: RuntimeServices = {},
   extraTypes: Record<string, NodeFactory> = {},
-  /** Context stores and variables for the flow (default: in memory, Node-RED's built-in names only). */
-  engineOptions: Pick<EngineOptions, "contextStores" | "variables"> = {},
+  /** Context stores and variables for the flow (default: in memory, Node-RED's built-in names only); subflow definitions its instances use. */
+  engineOptions: Pick<EngineOptions, "contextStores" | "variables"> & { subflows?: Record<string, SubflowSnapshot> } = {},
 ) {
   const registry = createNodeRegistry();
   const received: Message[] = [];
   /** Which sink each message reached, in order. */
   const arrivals: Array<{ sink: string; msg: Message }> = [];
   const statuses: Array<{ nodeId: string; status: NodeStatus | null }> = [];
-  const debug: Array<{ nodeId: string; msg: unknown; property: string; format: string; topic?: string }> = [];
+  const debug: Array<{ nodeId: string; msg: unknown; property: string; format: string; topic?: string; subflow?: DebugSubflowSource }> = [];
   const errors: Array<{ nodeId: string; error: string }> = [];
   const waiters: Array<() => void> = [];
   const sink: NodeFactory = (ctx) => ({
@@ -55,13 +56,23 @@ export async function loadTestFlow(
     callbacks: {
       onFlowState: () => undefined,
       onNodeStatus: (e) => statuses.push({ nodeId: e.nodeId, status: e.status }),
-      onDebug: (e) => debug.push({ nodeId: e.nodeId, msg: e.msg, property: e.property, format: e.format, topic: e.topic }),
+      onDebug: (e) => debug.push({ nodeId: e.nodeId, msg: e.msg, property: e.property, format: e.format, topic: e.topic, ...(e.subflow ? { subflow: e.subflow } : {}) }),
       onNodeError: (e) => errors.push({ nodeId: e.nodeId, error: e.error }),
     },
     nodeRedType: (type) => registry.get(type)?.nodeRed?.type,
     closeTimeoutMs: 500,
-    ...engineOptions,
+    contextStores: engineOptions.contextStores,
+    variables: engineOptions.variables,
   });
+  const parseConfig = (type: string, config: Record<string, unknown> | undefined) =>
+    ownType(type) || isSubflowInstanceType(type) || (SUBFLOW_PORT_TYPES as readonly string[]).includes(type)
+      ? (config ?? {})
+      : (registry.get(type)!.configSchema.parse(config ?? {}) as Record<string, unknown>);
+  const subflows = engineOptions.subflows
+    ? Object.fromEntries(
+        Object.entries(engineOptions.subflows).map(([id, def]) => [id, { ...def, nodes: def.nodes.map((n) => ({ ...n, config: parseConfig(n.type, n.config) })) }]),
+      )
+    : undefined;
   const spec: FlowSpec = {
     flowId: "flw_test",
     organizationId: "org_test",
@@ -71,9 +82,10 @@ export async function loadTestFlow(
       id: n.id,
       type: n.type,
       name: n.name ?? "",
-      config: ownType(n.type) ? (n.config ?? {}) : (registry.get(n.type)!.configSchema.parse(n.config ?? {}) as Record<string, unknown>),
+      config: parseConfig(n.type, n.config),
     })),
     connections: connections.map((c) => ({ source: c.source, target: c.target, source_port: c.source_port ?? 0 })),
+    subflows,
   };
   const state = await engine.deploy(spec);
   return {

@@ -118,7 +118,7 @@ export class LocalFlowRuntime implements FlowRuntime {
           const redactor = this.secretsOf(organizationId);
           this.publish(organizationId, "node.status", flowId, { node_id: nodeId, status: status && redactor.hasSecrets ? { ...status, text: redactor.redactText(status.text) } : status });
         },
-        onDebug: ({ organizationId, flowId, nodeId, name, property, msg, format, topic, executionId }) => {
+        onDebug: ({ organizationId, flowId, nodeId, name, property, msg, format, topic, executionId, subflow }) => {
           const redactor = this.secretsOf(organizationId);
           this.publish(organizationId, "debug", flowId, {
             node_id: nodeId,
@@ -128,6 +128,7 @@ export class LocalFlowRuntime implements FlowRuntime {
             format,
             ...(topic !== undefined ? { topic: redactor.redactText(topic) } : {}),
             execution_id: executionId ?? null,
+            ...(subflow ? { subflow } : {}),
           });
         },
         onNodeError: ({ organizationId, flowId, nodeId, error: raw }) => {

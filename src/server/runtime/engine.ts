@@ -18,6 +18,15 @@ import type {
 import { builtinVariables, memoryNodeContext } from "./memory-context";
 import { memoryScope } from "./context/context-scope";
 import type { ExecutionTracker, TrackedExecution, TrackedStep } from "./executions/tracker";
+import {
+  evaluateSubflowEnv,
+  expandSubflows,
+  statusFromMessage,
+  SubflowContextScope,
+  subflowVariables,
+  type ExpandedNode,
+  type SubflowScope,
+} from "./subflows";
 
 export interface FlowSpec {
   flowId: string;
@@ -150,6 +159,14 @@ interface LiveNode {
   /** wires[port] = target node ids */
   wires: string[][];
   status: NodeStatus | null;
+  /** The subflow instance the node runs in (null: the flow), and its part in it (runtime/subflows.ts). */
+  sub: ExpandedNode;
+}
+
+/** The catch and status nodes of one subflow instance. */
+interface ScopeIndex {
+  catchNodes: LiveNode[];
+  statusNodes: LiveNode[];
 }
 
 interface RunningFlow {
@@ -178,6 +195,10 @@ interface RunningFlow {
   statusNodes: LiveNode[];
   /** Complete nodes per node id in their scope. */
   completeNodes: Map<string, LiveNode[]>;
+  /** Catch and status nodes inside subflow instances, per instance (the flow's own are above). */
+  scopes: Map<SubflowScope, ScopeIndex>;
+  /** Whether any status node runs in the flow or its instances (statuses are routed only then). */
+  watchesStatus: boolean;
 }
 
 interface QueueItem {
@@ -302,7 +323,7 @@ export class FlowEngine {
   deploy(spec: FlowSpec): Promise<FlowState> {
     if (this.closed) return Promise.reject(new Error("runtime is shut down"));
     return this.withLock(spec.flowId, async () => {
-      await this.stopUnlocked(spec.flowId, new Set(spec.nodes.map((n) => n.id)));
+      await this.stopUnlocked(spec.flowId, keptNodeIds(spec));
       return this.startUnlocked(spec);
     });
   }
@@ -450,6 +471,8 @@ export class FlowEngine {
       catchNodes: [],
       statusNodes: [],
       completeNodes: new Map(),
+      scopes: new Map(),
+      watchesStatus: false,
     };
     const flowContext = new Map<string, unknown>();
     let stores: FlowContextStores;
@@ -464,20 +487,46 @@ export class FlowEngine {
       return "error";
     }
     flow.contextStores = stores;
+    let expanded: ReturnType<typeof expandSubflows>;
+    try {
+      expanded = expandSubflows(spec);
+    } catch (err) {
+      const error = errorText(err);
+      flow.state = "error";
+      flow.error = error;
+      this.flows.set(spec.flowId, flow);
+      this.options.callbacks.onFlowState({ organizationId: spec.organizationId, flowId: spec.flowId, state: "error", error });
+      return "error";
+    }
+    // Each instance's flow context is its own (Node-RED's), `$parent.` reaching the level above; its
+    // env properties are evaluated once, as it starts, parents first.
+    const scopeStores = new Map<SubflowScope, SharedContextStore>();
+    for (const scope of expanded.scopes) {
+      const parent = scope.parent ? scopeStores.get(scope.parent)! : stores.flow;
+      const own = new SubflowContextScope(spec.organizationId, `${spec.flowId}/${scope.instanceIds.join("/")}`, parent);
+      scopeStores.set(scope, own);
+      flow.scopes.set(scope, { catchNodes: [], statusNodes: [] });
+      const base = this.variablesFor(spec, scope.instance);
+      await evaluateSubflowEnv(scope, (name) => base.get(name), { flow: own, global: stores.global }, (message) =>
+        this.options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: scope.instance.id, error: cutText(message, MAX_ERROR_TEXT) }),
+      );
+    }
     const wires = new Map<string, string[][]>();
-    for (const c of spec.connections) {
+    for (const c of expanded.connections) {
       const ports = wires.get(c.source) ?? [];
       (ports[c.source_port] ??= []).push(c.target);
       wires.set(c.source, ports);
     }
     this.flows.set(spec.flowId, flow);
     const failures: string[] = [];
-    for (const node of spec.nodes) {
+    for (const node of expanded.nodes) {
       if (node.disabled) continue;
-      const factory = this.options.behaviours.get(node.type);
+      const factory = node.role ? this.subflowPart(flow, node) : this.options.behaviours.get(node.type);
       if (!factory) continue;
-      const live: LiveNode = { node, behaviour: {}, ctx: undefined as unknown as NodeContext, wires: wires.get(node.id) ?? [], status: null };
-      live.ctx = this.contextFor(flow, live, flowContext, stores);
+      const { scope: _scope, alias: _alias, role: _role, inner: _inner, disabled: _disabled, ...plain } = node;
+      const live: LiveNode = { node: plain, behaviour: {}, ctx: undefined as unknown as NodeContext, wires: wires.get(node.id) ?? [], status: null, sub: node };
+      const scoped = node.scope ? { ...stores, flow: scopeStores.get(node.scope)! } : stores;
+      live.ctx = this.contextFor(flow, live, flowContext, scoped);
       try {
         live.behaviour = await factory(live.ctx);
         flow.nodes.set(node.id, live);
@@ -552,9 +601,10 @@ export class FlowEngine {
     stores: FlowContextStores,
   ): NodeContext {
     const { spec } = flow;
-    const env =
-      this.options.variables?.(spec, live.node) ??
-      builtinVariables({ NR_NODE_ID: live.node.id, NR_NODE_NAME: live.node.name, NR_FLOW_ID: spec.flowId, NR_FLOW_NAME: spec.name ?? "" });
+    const { scope } = live.sub;
+    const base = this.variablesFor(spec, live.node);
+    const env = scope ? subflowVariables(scope, live.sub, base) : base;
+    const subflow = scope ? { instance_id: scope.instanceIds[0]!, instance_path: scope.instanceIds, node_id: live.sub.alias ?? live.node.id, path: scope.path } : undefined;
     return {
       context: { node: memoryNodeContext(), flow: stores.flow, global: stores.global },
       env,
@@ -562,19 +612,19 @@ export class FlowEngine {
       flowId: spec.flowId,
       organizationId: spec.organizationId,
       organizationSlug: spec.organizationSlug,
-      outputs: this.options.outputsOf(live.node),
+      outputs: live.sub.role ? (live.sub.role === "instance" ? 1 : 0) : this.options.outputsOf(live.node),
       send: (value) => this.route(flow, live, value, 0),
       status: (reported) => {
         const status = reported === null ? null : { fill: reported.fill, shape: reported.shape, text: cutText(String(reported.text ?? ""), MAX_STATUS_TEXT) };
         live.status = status;
         this.options.callbacks.onNodeStatus({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, status });
-        if (flow.statusNodes.length > 0) this.routeToStatus(flow, live.node, reported);
+        if (flow.watchesStatus) this.routeToStatus(flow, live, reported);
       },
       log: {
         warn: (message) => this.options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: live.node.id, error: cutText(message, MAX_ERROR_TEXT) }),
         error: (err, msg) => {
           this.reportNodeError(flow, live.node.id, err);
-          if (msg && typeof msg === "object") this.routeToCatch(flow, live.node, msg, err);
+          if (msg && typeof msg === "object") this.routeToCatch(flow, live, msg, err);
         },
       },
       debug: (data) =>
@@ -585,6 +635,7 @@ export class FlowEngine {
           name: live.node.name,
           ...data,
           executionId: this.options.executions?.current?.id,
+          ...(subflow ? { subflow } : {}),
         }),
       flowContext,
       busy: () => flow.busy,
@@ -772,8 +823,9 @@ export class FlowEngine {
       finished = true;
       if (err) {
         this.reportNodeError(flow, live.node.id, err);
-        this.routeToCatch(flow, live.node, msg, err, exec);
-      } else if (flow.completeNodes.size > 0) {
+        this.routeToCatch(flow, live, msg, err, exec);
+      } else if (flow.completeNodes.size > 0 && live.sub.role !== "instance") {
+        // An instance node's own "done" reaches no complete node in Node-RED (it reports to its inner flow).
         this.routeToComplete(flow, live.node, msg, exec);
       }
       // After catch and complete: what they send continues the execution before it can end.
@@ -787,10 +839,14 @@ export class FlowEngine {
    * the catch nodes of the flow whose scope covers the failing node, scoped ones first; "uncaught
    * only" ones get it only when no catch node before them did. A message failing again and again
    * at the same node stops being caught at its tenth round (an error loop). A catch node's own
-   * failures are not caught again. Returns whether a catch node took it.
+   * failures are not caught again. Inside a subflow instance, its own catch nodes are asked first;
+   * when none takes it, the instance's level above is, as if the instance node had failed (scopes
+   * match the instance), the source still the inner node (Subflow.handleError). Returns whether a
+   * catch node took it.
    */
-  private routeToCatch(flow: RunningFlow, source: RuntimeNode, msg: Message, err: unknown, exec?: TrackedExecution): boolean {
-    if (source.type === "catch" || flow.catchNodes.length === 0) return false;
+  private routeToCatch(flow: RunningFlow, failing: LiveNode, msg: Message, err: unknown, exec?: TrackedExecution): boolean {
+    const source = failing.node;
+    if (source.type === "catch") return false;
     let count = 1;
     const previous = (msg.error as { source?: { id?: unknown; count?: unknown } } | undefined)?.source;
     if (previous && previous.id === source.id) {
@@ -800,11 +856,24 @@ export class FlowEngine {
         return false;
       }
     }
+    let scope = failing.sub.scope;
+    let reporting = source.id;
+    for (;;) {
+      const catchNodes = scope ? flow.scopes.get(scope)!.catchNodes : flow.catchNodes;
+      if (this.catchAt(flow, catchNodes, source, reporting, msg, err, count, exec)) return true;
+      if (!scope) return false;
+      reporting = scope.instance.id;
+      scope = scope.parent;
+    }
+  }
+
+  /** One level of routeToCatch: the catch nodes of one flow or instance; `reporting` is what their scopes are matched with. */
+  private catchAt(flow: RunningFlow, catchNodes: LiveNode[], source: RuntimeNode, reporting: string, msg: Message, err: unknown, count: number, exec?: TrackedExecution): boolean {
     let handled = false;
     let handledByUncaught = false;
-    for (const live of flow.catchNodes) {
+    for (const live of catchNodes) {
       const config = live.node.config as { scope?: string[] | null; uncaught?: boolean };
-      if (config.scope && !config.scope.includes(source.id)) continue;
+      if (config.scope && !config.scope.includes(reporting)) continue;
       if (config.uncaught && !handledByUncaught) {
         if (handled) continue;
         handledByUncaught = true;
@@ -823,15 +892,31 @@ export class FlowEngine {
     return handled;
   }
 
-  /** Node-RED's status node: each status a node in its scope reports, as msg.status = {fill, shape, text, source}. */
-  private routeToStatus(flow: RunningFlow, source: RuntimeNode, reported: NodeStatus | null) {
-    for (const live of flow.statusNodes) {
-      const scope = (live.node.config as { scope?: string[] | null }).scope;
-      if (scope && !scope.includes(source.id)) continue;
-      const status: Record<string, unknown> = reported ? { ...reported } : {};
-      if (reported && Object.hasOwn(reported, "text")) status.text = String(reported.text);
-      status.source = this.sourceOf(source);
-      this.route(flow, live, { _msgid: newMessageId(), status }, 0);
+  /**
+   * Node-RED's status node: each status a node in its scope reports, as msg.status = {fill, shape,
+   * text, source}. Inside a subflow instance, its own status nodes first; when none takes it and
+   * the definition has no status output, the level above, matched as the instance node, the source
+   * still the inner node (Subflow.handleStatus).
+   */
+  private routeToStatus(flow: RunningFlow, reporter: LiveNode, reported: NodeStatus | null) {
+    const source = reporter.node;
+    let scope = reporter.sub.scope;
+    let reporting = source.id;
+    for (;;) {
+      const statusNodes = scope ? flow.scopes.get(scope)!.statusNodes : flow.statusNodes;
+      let handled = false;
+      for (const live of statusNodes) {
+        const nodeScope = (live.node.config as { scope?: string[] | null }).scope;
+        if (nodeScope && !nodeScope.includes(reporting)) continue;
+        const status: Record<string, unknown> = reported ? { ...reported } : {};
+        if (reported && Object.hasOwn(reported, "text")) status.text = String(reported.text);
+        status.source = this.sourceOf(source);
+        this.route(flow, live, { _msgid: newMessageId(), status }, 0);
+        handled = true;
+      }
+      if (handled || !scope || scope.hasStatusPort) return;
+      reporting = scope.instance.id;
+      scope = scope.parent;
     }
   }
 
@@ -857,17 +942,22 @@ export class FlowEngine {
    * is wired to itself (Node-RED's guard against the simplest loop).
    */
   private indexNodes(flow: RunningFlow) {
-    const catches: LiveNode[] = [];
+    const catches = new Map<SubflowScope | null, LiveNode[]>();
     for (const live of flow.nodes.values()) {
       const type = live.node.type;
-      if (type === "catch") catches.push(live);
-      else if (type === "status") {
+      const scope = live.sub.scope;
+      if (type === "catch") {
+        const list = catches.get(scope) ?? [];
+        list.push(live);
+        catches.set(scope, list);
+      } else if (type === "status") {
         const config = live.node.config as { scope?: string[] | null };
         if (Array.isArray(config.scope)) {
           const wired = new Set(live.wires.flat());
           live.node = { ...live.node, config: { ...config, scope: config.scope.filter((id) => !wired.has(id)) } };
         }
-        flow.statusNodes.push(live);
+        (scope ? flow.scopes.get(scope)!.statusNodes : flow.statusNodes).push(live);
+        flow.watchesStatus = true;
       } else if (type === "complete") {
         const wired = new Set(live.wires.flat());
         for (const id of (live.node.config as { scope?: string[] }).scope ?? []) {
@@ -887,7 +977,43 @@ export class FlowEngine {
       return config.scope ? 0 : config.uncaught ? 2 : 1;
     };
     // Array.prototype.sort is stable: equal ranks keep the flow's order, as in Node-RED.
-    flow.catchNodes = catches.sort((a, b) => rank(a) - rank(b));
+    for (const [scope, list] of catches) {
+      list.sort((a, b) => rank(a) - rank(b));
+      if (scope) flow.scopes.get(scope)!.catchNodes = list;
+      else flow.catchNodes = list;
+    }
+  }
+
+  /** The flow's variable resolver for a node (SPEC §14), or Node-RED's built-in names only. */
+  private variablesFor(spec: FlowSpec, node: RuntimeNode) {
+    return (
+      this.options.variables?.(spec, node) ??
+      builtinVariables({ NR_NODE_ID: node.id, NR_NODE_NAME: node.name, NR_FLOW_ID: spec.flowId, NR_FLOW_NAME: spec.name ?? "" })
+    );
+  }
+
+  /**
+   * The behaviour of a subflow instance node (what enters it is sent on to what the definition's
+   * input is wired to) and of an instance's status node (what reaches it sets the instance's status).
+   */
+  private subflowPart(flow: RunningFlow, node: ExpandedNode): NodeFactory {
+    if (node.role === "instance") {
+      return () => ({
+        input(msg, send, done) {
+          send(msg);
+          done();
+        },
+      });
+    }
+    const instanceId = node.scope!.instance.id;
+    return () => ({
+      input: (msg, _send, done) => {
+        const status = statusFromMessage(msg);
+        const instance = flow.nodes.get(instanceId);
+        if (status !== undefined && instance) instance.ctx.status(status as NodeStatus);
+        done();
+      },
+    });
   }
 
   private unindexNodes(flow: RunningFlow) {
@@ -1022,6 +1148,16 @@ export class FlowEngine {
     if (live) live.status = status;
     this.options.callbacks.onNodeError({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId, error });
     this.options.callbacks.onNodeStatus({ organizationId: flow.spec.organizationId, flowId: flow.spec.flowId, nodeId, status });
+  }
+}
+
+/** The ids of the nodes a version of a flow runs, those inside its subflow instances included (a node not among them is removed). */
+function keptNodeIds(spec: FlowSpec): Set<string> {
+  try {
+    return new Set(expandSubflows(spec).nodes.map((n) => n.id));
+  } catch {
+    // The new version will not start (its start reports why): every node of the old one is removed.
+    return new Set();
   }
 }
 

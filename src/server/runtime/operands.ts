@@ -87,15 +87,19 @@ export function checkOperand(ctx: z.RefinementCtx, path: Array<string | number>,
 function literal(ctx: Pick<NodeContext, "env">, value: string): string {
   const whole = WHOLE_VARIABLE.exec(value);
   if (!whole) return value;
-  return ctx.env.get(whole[1]!) ?? value;
+  const found = ctx.env.get(whole[1]!);
+  return found === undefined ? value : typeof found === "string" ? found : JSON.stringify(found);
 }
 
 /** Node-RED's evaluateEnvProperty: "NAME", "${NAME}", or a text with ${NAME} in it. */
-export function envValue(ctx: Pick<NodeContext, "env">, value: string): string {
+export function envValue(ctx: Pick<NodeContext, "env">, value: string): unknown {
   const whole = /^\$\{([^}]+)\}$/.exec(value);
   if (whole) return ctx.env.get(whole[1]!) ?? "";
   if (!/\$\{\S+\}/.test(value)) return ctx.env.get(value) ?? "";
-  return value.replace(/\$\{([^}]+)\}/g, (_, name: string) => ctx.env.get(name) ?? "");
+  return value.replace(/\$\{([^}]+)\}/g, (_, name: string) => {
+    const found = ctx.env.get(name);
+    return found === undefined || found === null ? "" : typeof found === "string" ? found : String(found);
+  });
 }
 
 type Stores = Pick<NodeContext, "context">;
@@ -105,7 +109,11 @@ const STORE_PREFIX = /^#:\([^)]*\)::/;
 
 function splitContextKey(key: string): { head: string; rest: Array<string | number> } {
   const parts: Array<string | number> = [];
-  for (const match of key.replace(STORE_PREFIX, "").matchAll(/([^.[\]]+)|\[(\d+)\]/g)) parts.push(match[1] !== undefined ? match[1] : Number(match[2]));
+  const stripped = key.replace(STORE_PREFIX, "");
+  // Inside a subflow, `$parent.` (repeated) names the context a level up (runtime/subflows.ts): it stays on the key.
+  const parent = /^(\$parent\.)+/.exec(stripped)?.[0] ?? "";
+  for (const match of stripped.slice(parent.length).matchAll(/([^.[\]]+)|\[(\d+)\]/g)) parts.push(match[1] !== undefined ? match[1] : Number(match[2]));
+  if (typeof parts[0] === "string") parts[0] = parent + parts[0];
   const [head, ...rest] = parts;
   if (typeof head !== "string" || [head, ...rest].some((p) => typeof p === "string" && ["__proto__", "constructor", "prototype"].includes(p))) {
     throw new Error(`"${key.slice(0, 80)}" is not an allowed context key`);

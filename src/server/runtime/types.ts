@@ -1,3 +1,6 @@
+import type { DebugSubflowSource } from "../../shared/realtime";
+export type { DebugSubflowSource };
+
 /**
  * The flow runtime's vocabulary, after Node-RED's: a node gets `input(msg, send, done)`, reports
  * `status()`, and is closed with `close(removed)`. Nothing here knows Prisma, Next or tRPC: what
@@ -139,9 +142,10 @@ export interface VariableResolver {
   /**
    * `env.get(name)`: a non-secret variable's value (the flow's overrides the organization's), or one
    * of Node-RED's built-ins (NR_NODE_ID, NR_NODE_NAME, NR_FLOW_ID, NR_FLOW_NAME); secrets and
-   * unknown names read as undefined.
+   * unknown names read as undefined. Variables are strings; a subflow's env properties keep their
+   * type (a num is a number, a json an object), as Node-RED's env.get.
    */
-  get(name: string): string | undefined;
+  get(name: string): unknown;
   /**
    * Replaces `${NAME}` in a string property when the node uses it. Secrets are substituted only
    * with `credential: true` (http-request URL, headers, authentication); elsewhere they, and
@@ -152,7 +156,7 @@ export interface VariableResolver {
    * Every name `get` answers, with its value (built-ins and non-secret variables): what function
    * code's `env.get` reads inside its sandbox. The same object while nothing changed.
    */
-  values(): Readonly<Record<string, string>>;
+  values(): Readonly<Record<string, unknown>>;
 }
 
 export interface NodeBehaviour {
@@ -210,7 +214,19 @@ export type FlowState = "running" | "stopped" | "error";
 export interface EngineCallbacks {
   onFlowState(event: { organizationId: string; flowId: string; state: FlowState; error?: string }): void;
   onNodeStatus(event: { organizationId: string; flowId: string; nodeId: string; status: NodeStatus | null }): void;
-  /** `executionId`: the execution of the message the debug node was handling (SPEC §15), when executions are recorded. */
-  onDebug(event: { organizationId: string; flowId: string; nodeId: string; name: string; property: string; msg: unknown; format: string; topic?: string; executionId?: string }): void;
+  onDebug(event: {
+    organizationId: string;
+    flowId: string;
+    nodeId: string;
+    name: string;
+    property: string;
+    msg: unknown;
+    format: string;
+    topic?: string;
+    /** The execution of the message the debug node was handling (SPEC §15), when executions are recorded. */
+    executionId?: string;
+    /** For a node inside a subflow instance: where it is (realtime.ts, debugSubflowSource). */
+    subflow?: DebugSubflowSource;
+  }): void;
   onNodeError(event: { organizationId: string; flowId: string; nodeId: string; error: string }): void;
 }

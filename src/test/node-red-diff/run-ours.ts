@@ -7,6 +7,7 @@ import { nodeRedToSelection } from "@/server/services/flows/node-red";
 import { builtinVariables, memoryContextStore } from "@/server/runtime/memory-context";
 import { collectArrivals } from "./collect";
 import { collectorsOf } from "./normalize";
+import { nodeRedSubflows, splitInstances } from "./subflows";
 import type { Arrival, DiffCase } from "./types";
 
 const registry = createNodeRegistry();
@@ -19,7 +20,9 @@ const COLLECTOR = "diff-collector";
  */
 export async function runOurs(c: DiffCase, services: RuntimeServices = {}): Promise<{ arrivals: Arrival[]; errors: string[]; warnings: string[] }> {
   const collectors = collectorsOf(c);
-  const { nodes, connections, warnings } = nodeRedToSelection(registry, c.nodes);
+  const split = splitInstances(c.nodes);
+  const { nodes, connections, warnings } = nodeRedToSelection(registry, split.rest);
+  connections.push(...split.connections.filter((w) => !collectors.includes(w.target)));
   const unknown = nodes.filter((n) => n.type === "unknown");
   if (unknown.length > 0) throw new Error(`imported as unknown nodes: ${unknown.map((n) => n.id).join(", ")}; ${warnings.join("; ")}`);
   // Wires to collectors are dropped by the import (their targets are not in the tab): put them back.
@@ -62,9 +65,11 @@ export async function runOurs(c: DiffCase, services: RuntimeServices = {}): Prom
     name: c.name,
     nodes: [
       ...nodes.map((n) => ({ id: n.id, type: n.type, name: n.name, config: n.config, disabled: n.disabled })),
+      ...split.instances,
       ...collectors.map((id) => ({ id, type: COLLECTOR, name: "", config: {} })),
     ],
     connections,
+    subflows: nodeRedSubflows(registry, c.subflows ?? []),
   };
   try {
     const state = await engine.deploy(spec);

@@ -15,6 +15,12 @@ export interface DiffCase {
    * order, every message reaching it.
    */
   nodes: NodeRedNode[];
+  /**
+   * Node-RED subflow definitions the case's `subflow:<id>` instances use: `subflow` objects (with
+   * `in`, `out`, `status`, `env`) and the nodes inside them (their `z` is the definition's id), as
+   * in a flows.json. Wires inside a definition never name collectors.
+   */
+  subflows?: NodeRedNode[];
   /** The node receiving `send` (default: the first node). */
   input?: string;
   /** Messages delivered to `input`, in order (`_msgid` added); `delayMs` waits before that one. */

@@ -23,7 +23,7 @@ function fromOf(step: Extract<Step, { t: "change" }>, ctx: NodeContext, msg: Mes
     if (typeof value === "string") return { kind: "str", value };
     throw new RuleError(`Invalid 'from' property: unsupported type: ${typeof value}`);
   }
-  if (step.fromType === "env") return { kind: "str", value: envValue(ctx, step.from.operand.value) };
+  if (step.fromType === "env") return { kind: "str", value: String(envValue(ctx, step.from.operand.value)) };
   return { kind: step.fromType as "str" | "num" | "bool", value: step.from.operand.value };
 }
 

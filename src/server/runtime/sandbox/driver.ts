@@ -179,7 +179,9 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   // replaces them when they change: read at each call, never cached here.
   const env = {
     get(name) {
-      return hostEnvGet(Str(name));
+      // A JSON text from the host: variables are strings, a subflow's env properties keep their type.
+      var json = hostEnvGet(Str(name));
+      return json === undefined ? undefined : JSON.parse(json);
     },
   };
   const RED = {

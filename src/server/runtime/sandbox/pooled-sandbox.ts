@@ -257,10 +257,10 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
   }
 
   // Not async itself: one promise per call, the one of call() (this is the hot path).
-  run(msg: Message, options?: { env?: Readonly<Record<string, string>> }): Promise<SandboxResult> {
+  run(msg: Message, options?: { env?: Readonly<Record<string, unknown>> }): Promise<SandboxResult> {
     try {
       // New variable values travel with the call that first needs them, and seed a re-created engine.
-      let env: Readonly<Record<string, string>> | undefined;
+      let env: Readonly<Record<string, unknown>> | undefined;
       if (options?.env && options.env !== this.wire.env) env = this.wire.env = options.env;
       return this.call(this.runRequest(msg, env));
     } catch (err) {
@@ -268,7 +268,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     }
   }
 
-  private runRequest(msg: Message, env: Readonly<Record<string, string>> | undefined): (worker: PoolWorker) => WorkerRequest {
+  private runRequest(msg: Message, env: Readonly<Record<string, unknown>> | undefined): (worker: PoolWorker) => WorkerRequest {
     if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
     const msgid = msg?._msgid ?? randomHex(8);
     let msgJson: string;

@@ -368,7 +368,8 @@ class Engine {
           const json = valueHandle === undefined || vm.typeof(valueHandle) !== "string" ? undefined : vm.getString(valueHandle);
           options.flow.set(key, json, flowLimit);
         }),
-        vm.newFunction("flowKeys", () => vm.newString(JSON.stringify(options.flow.keys()))),
+        // A subflow's `$parent.` writes (held here until the host routes them up) are not keys of this level.
+        vm.newFunction("flowKeys", () => vm.newString(JSON.stringify(options.flow.keys().filter((key) => !key.startsWith("$parent."))))),
         // flow.increment in one host call: read, add and write on the worker's copy (one thread: atomic).
         vm.newFunction("flowIncrement", (keyHandle, byHandle) => {
           const key = vm.getString(keyHandle);
@@ -394,7 +395,8 @@ class Engine {
           const name = vm.getString(nameHandle);
           const values = options.env ?? { NR_NODE_ID: options.nodeInfo.id, NR_NODE_NAME: options.nodeInfo.name, NR_FLOW_ID: options.nodeInfo.flowId };
           const value = Object.prototype.hasOwnProperty.call(values, name) ? values[name] : undefined;
-          return value === undefined ? undefined : vm.newString(value);
+          const json = value === undefined ? undefined : JSON.stringify(value);
+          return json === undefined ? undefined : vm.newString(json);
         }),
         vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX })),
         vm.newString(options.code),
@@ -658,7 +660,7 @@ export class CoreSandbox {
   }
 
   /** Replaces what env.get reads, from the next call on (and in an engine re-created later). */
-  setEnv(env: Readonly<Record<string, string>>): void {
+  setEnv(env: Readonly<Record<string, unknown>>): void {
     this.options.env = env;
   }
 

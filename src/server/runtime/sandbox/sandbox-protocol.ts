@@ -33,7 +33,7 @@ export type WorkerRequest =
    */
   | ({ t: "create"; id: number; sid: number; gid: number; seed?: Array<[string, string]>; options: WireOptions; timerBase: number } & FlowSync)
   /** `env`: env.get's new values, sent only when they changed since the sandbox's last call. */
-  | ({ t: "run"; id: number; sid: number; msgJson: string; msgid: string; env?: Readonly<Record<string, string>> } & FlowSync)
+  | ({ t: "run"; id: number; sid: number; msgJson: string; msgid: string; env?: Readonly<Record<string, unknown>> } & FlowSync)
   /** Runs the callback of timer `timer` of sandbox `sid`. */
   | ({ t: "timer"; id: number; sid: number; timer: number } & FlowSync)
   | ({ t: "close"; id: number; sid: number } & FlowSync)

@@ -76,7 +76,7 @@ export interface FunctionSandboxOptions {
    * What env.get answers: Node-RED's built-in names and the flow's non-secret variables (never a
    * secret). Absent: the built-ins of nodeInfo. run(msg, { env }) replaces it.
    */
-  env?: Readonly<Record<string, string>>;
+  env?: Readonly<Record<string, unknown>>;
   /** Whose sandbox this is (an organization id): the pool bounds how many one owner may run at once. */
   owner?: string;
 }
@@ -123,7 +123,7 @@ export interface FunctionSandbox {
    * Runs the code on one message. Rejects with SandboxError. Calls are serialized; after a fatal
    * error the sandbox is recreated before the next call runs.
    */
-  run(msg: Message, options?: { env?: Readonly<Record<string, string>> }): Promise<SandboxResult>;
+  run(msg: Message, options?: { env?: Readonly<Record<string, unknown>> }): Promise<SandboxResult>;
   /**
    * Runs the callback of timer `id` (one that a result's `timers.set` reported), serialized with
    * run() calls, under the same time limit. Messages it sends get a fresh _msgid; `outputs` stay
