@@ -293,3 +293,69 @@ export async function subflowCatalogEntries(app: AppServices, principal: Princip
     };
   });
 }
+
+/** A definition to create, its id chosen already (an import's). */
+export type NewSubflow = CreateSubflowInput & { id: string };
+
+/**
+ * Checks definitions to be created together (an import's) as create checks one, each against the
+ * organization's and the others (nested instances, cycles, depth), before anything is written.
+ * Errors name the definition (`subflows[i].…`). Answers the validated graphs and the ports of every
+ * definition the import's flows may use (the organization's and these).
+ */
+export async function checkNewSubflows(app: AppServices, organizationId: string, defs: NewSubflow[]) {
+  const index = await definitionIndex(app.db.prisma, organizationId);
+  for (const def of defs) {
+    index.set(def.id, { name: def.name, uses: usedSubflowIds(def.nodes), ports: { name: def.name, ...subflowPortsOf(def.nodes) } });
+  }
+  const graphs = defs.map((def, i) => {
+    try {
+      return validateDefinition(app, index, def.id, def);
+    } catch (err) {
+      if (!AppError.is(err) || !err.details) throw err;
+      const details = err.details.map((d) => ({ path: `subflows[${i}].${d.path}`, message: `${d.message} (subflow ${def.id})` }));
+      throw new AppError(err.code, `${details[0]!.path}: ${details[0]!.message}`, { details });
+    }
+  });
+  return { graphs, ports: new Map([...index].map(([id, d]) => [id, d.ports])) };
+}
+
+/** Writes checked definitions in one transaction (all or none); audited as created. */
+export async function insertSubflows(app: AppServices, principal: Principal, defs: NewSubflow[], graphs: ReturnType<typeof validateGraph>[], meta: RequestMeta) {
+  if (defs.length === 0) return [];
+  const rows = await app.db.prisma.$transaction(
+    defs.map((def, i) =>
+      app.db.prisma.subflow.create({
+        data: {
+          id: def.id,
+          organizationId: principal.organizationId,
+          name: def.name,
+          description: def.description,
+          category: def.category,
+          color: def.color,
+          icon: def.icon ?? null,
+          env: def.env as unknown as Prisma.InputJsonValue,
+          nodes: graphs[i]!.nodes as unknown as Prisma.InputJsonValue,
+          connections: graphs[i]!.connections as unknown as Prisma.InputJsonValue,
+          groups: graphs[i]!.groups as unknown as Prisma.InputJsonValue,
+          createdById: principal.userId,
+        },
+      }),
+    ),
+  );
+  for (const row of rows) {
+    await recordAudit(app, { action: "subflow.created", organizationId: principal.organizationId, actorId: principal.userId, targetType: "subflow", targetId: row.id, ipAddress: meta.ip });
+  }
+  return rows.map(subflowView);
+}
+
+/** Undoes insertSubflows when what was imported with them could not be written. */
+export async function removeSubflows(app: AppServices, organizationId: string, ids: string[]) {
+  if (ids.length > 0) await app.db.prisma.subflow.deleteMany({ where: { organizationId, id: { in: ids } } });
+}
+
+/** The organization's definitions among `ids`, whole: what an export writes or an import finds taken. */
+export async function subflowsByIds(app: AppServices, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return (await app.db.prisma.subflow.findMany({ where: { organizationId, id: { in: ids } } })).map(subflowView);
+}
