@@ -73,16 +73,42 @@ describe("Node-RED project with subflows, groups and a junction", () => {
     expect(normalise(exported, flow.id)).toEqual(normalise(original, "0a1b2c3d4e5f6071"));
   });
 
-  it("imports again into the same organization as new definitions (fresh ids, said), and the instances follow", async () => {
-    const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows: fixture().map((n) => (n.type === "tab" ? { ...n, label: "Second copy" } : n)) } });
+  it("imported again, the same definitions are used as they are; a changed one becomes a copy (fresh id, said) and its instances follow", async () => {
+    const again = await request("POST", "/flows/import", { token: user.accessToken, body: { flows: fixture().map((n) => (n.type === "tab" ? { ...n, label: "Second copy" } : n)) } });
+    expect(again.status).toBe(201);
+    // Only the flow's node ids are taken (by the first import): renamed, and said; nothing about the subflows.
+    expect(again.body.warnings.every((w: string) => / was renamed [0-9a-f]{16}: its id is already used in this organization$/.test(w))).toBe(true);
+    expect(again.body.subflows).toEqual([]);
+    expect(again.body.flows[0].nodes.filter((n: { type: string }) => n.type === "subflow:5b1c0d2e3f405162")).toHaveLength(2);
+
+    const changed = fixture().map((n) => (n.type === "tab" ? { ...n, label: "Third copy" } : n.id === "5b1c0d2e3f405162" ? { ...n, info: "changed elsewhere" } : n));
+    const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows: changed } });
     expect(res.status).toBe(201);
-    const ids = new Map<string, string>(res.body.subflows.map((s: { id: string; name: string }) => [s.name, s.id]));
-    expect(ids.get("Scale reading")).not.toBe("5b1c0d2e3f405162");
-    expect(res.body.warnings).toContain(`subflow 5b1c0d2e3f405162 was imported as ${ids.get("Scale reading")}: the organization has a subflow by that id already`);
-    const flow = res.body.flows[0];
-    expect(flow.nodes.filter((n: { type: string }) => n.type === `subflow:${ids.get("Scale reading")}`)).toHaveLength(2);
-    const copy = (await request("GET", `/subflows/${ids.get("Scale reading")}`, { token: user.accessToken })).body.subflow;
-    expect(copy.nodes.map((n: { type: string }) => n.type)).toContain(`subflow:${ids.get("Round")}`);
+    expect(res.body.subflows).toHaveLength(1);
+    const copyId = res.body.subflows[0].id;
+    expect(copyId).not.toBe("5b1c0d2e3f405162");
+    expect(res.body.warnings.filter((w: string) => w.startsWith("subflow"))).toEqual([`subflow 5b1c0d2e3f405162 was imported as ${copyId}: the organization has a different subflow by that id`]);
+    expect(res.body.flows[0].nodes.filter((n: { type: string }) => n.type === `subflow:${copyId}`)).toHaveLength(2);
+    const copy = (await request("GET", `/subflows/${copyId}`, { token: user.accessToken })).body.subflow;
+    expect(copy.description).toBe("changed elsewhere");
+    // The nested definition was the same: the copy nests the organization's.
+    expect(copy.nodes.map((n: { type: string }) => n.type)).toContain("subflow:6c2d1e3f40516273");
+  });
+
+  it("a flow pulled as Node-RED JSON and pushed back (PUT /flows/{id}/export) keeps its instances and the definitions", async () => {
+    const imported = (await request("POST", "/flows/import", { token: user.accessToken, body: { flows: fixture().map((n) => (n.type === "tab" ? { ...n, label: "Pushed" } : n)) } })).body.flows[0];
+    const pulled = (await request("GET", `/flows/${imported.id}/export`, { token: user.accessToken })).body as NrItem[];
+    const pushed = await request("PUT", `/flows/${imported.id}/export`, { token: user.accessToken, body: { flows: pulled, revision: imported.revision } });
+    expect(pushed.status).toBe(200);
+    expect(pushed.body.warnings).toEqual([]);
+    expect(pushed.body.flow.nodes).toEqual(imported.nodes);
+    expect(pushed.body.flow.groups).toEqual(imported.groups);
+    // A definition changed in the file is not applied by a push (the organization's is used), and that is said.
+    const edited = pulled.map((n) => (n.id === "6c2d1e3f40516273" ? { ...n, name: "Edited in git" } : n));
+    const again = await request("PUT", `/flows/${imported.id}/export`, { token: user.accessToken, body: { flows: edited } });
+    expect(again.status).toBe(200);
+    expect(again.body.warnings).toEqual(["subflow 6c2d1e3f40516273 is the organization's already; the file's definition of it was not applied (change it with PUT /subflows/6c2d1e3f40516273)"]);
+    expect((await request("GET", "/subflows/6c2d1e3f40516273", { token: user.accessToken })).body.subflow.name).toBe("Round");
   });
 
   it("an instance of a subflow that is neither in the file nor in the organization is kept as an unknown node, and said", async () => {

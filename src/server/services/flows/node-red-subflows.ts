@@ -1,7 +1,12 @@
 import type { NodeRegistry } from "../../nodes/registry";
+import type { AppServices } from "../../app-services";
+import { validationError } from "../../errors";
+import { subflowIdOfType } from "../../../shared/subflows";
+import { checkNewSubflows, subflowsByIds, type NewSubflow } from "../subflows/subflows";
+import { createSubflowInput } from "../subflows/subflow.schemas";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
 import { SUBFLOW_IN_TYPE, SUBFLOW_OUT_TYPE, SUBFLOW_STATUS_TYPE, type FlowGroup, type SubflowEnvEntry } from "../../../shared/subflows";
-import { canvasToNodeRed, convertNodeRedNodes, envEntryFromNodeRed, type ImportReportEntry } from "./node-red";
+import { canvasToNodeRed, convertNodeRedNodes, envEntryFromNodeRed, freshId, type ImportReportEntry } from "./node-red";
 import { groupsFromNodeRed } from "./node-red-groups";
 
 type NrNode = Record<string, unknown>;
@@ -129,4 +134,131 @@ export function subflowFromNodeRed(
     connections,
     groups,
   };
+}
+
+/** A definition id an instance type can carry (`subflow:<id>` is at most 64 characters). */
+const SUBFLOW_ID = /^[A-Za-z0-9_-]{1,56}$/;
+
+/** JSON with keys sorted: stored definitions come back from JSONB with their keys reordered. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    const o = value as Record<string, unknown>;
+    return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/** Whether a definition from the file is the organization's as it is (an export of it, imported again). */
+function sameDefinition(existing: DefinitionGraph, candidate: NewSubflow): boolean {
+  const pick = (d: DefinitionGraph | NewSubflow) => ({
+    name: d.name,
+    description: d.description,
+    category: d.category,
+    color: d.color,
+    icon: d.icon ?? null,
+    env: d.env,
+    nodes: d.nodes.map((n) => ({ id: n.id, type: n.type, name: n.name ?? "", position: n.position, config: n.config ?? {}, disabled: n.disabled ?? false })),
+    connections: d.connections.map((c) => ({ source: c.source, source_port: c.source_port ?? 0, target: c.target })),
+    groups: d.groups,
+  });
+  return canonical(pick(existing)) === canonical(pick(candidate));
+}
+
+/**
+ * The subflow definitions of a Node-RED file (SPEC §16), children before the definitions that
+ * nest them, each decided in turn:
+ * - the organization has none by its id: it becomes one, keeping the id (a fresh one when the id
+ *   cannot be ours);
+ * - the organization has the same definition (an export of it, imported again): that one is used;
+ * - the organization has a different one by that id: `copy` (import) makes a new definition with a
+ *   fresh id and says so; `use` (a flow pushed back from a pull) uses the organization's and says
+ *   the file's was not applied.
+ * Instances anywhere in the file follow (`subflowIds`: Node-RED id → ours, the organization's
+ * definitions that instances name included). Every new definition is checked (ports, configs,
+ * nesting, depth) before anything is written; `checked.ports` are what the file's flows are
+ * validated against.
+ */
+export async function importSubflows(
+  app: AppServices,
+  organizationId: string,
+  items: NrNode[],
+  canvas: NrNode[],
+  newId: (id: string) => string,
+  warnings: string[],
+  report: ImportReportEntry[],
+  mode: "copy" | "use",
+) {
+  const subflowItems = items.filter((n) => n.type === "subflow" && typeof n.id === "string");
+  const nrIds = new Set(subflowItems.map((n) => String(n.id)));
+  const instanceRefs = canvas.flatMap((n) => (typeof n.type === "string" && subflowIdOfType(n.type) !== null ? [subflowIdOfType(n.type)!] : []));
+  const existing = new Map((await subflowsByIds(app, organizationId, [...new Set([...nrIds, ...instanceRefs])].filter((id) => SUBFLOW_ID.test(id)))).map((d) => [d.id, d]));
+  const subflowIds = new Map<string, string>();
+  for (const id of existing.keys()) subflowIds.set(id, id);
+
+  // Children first: a definition is the same as the organization's only if what it nests is.
+  const usesOf = (nrId: string) => canvas.filter((n) => n.z === nrId).flatMap((n) => (typeof n.type === "string" && nrIds.has(subflowIdOfType(n.type) ?? "") ? [subflowIdOfType(n.type)!] : []));
+  const ordered: NrNode[] = [];
+  const placed = new Set<string>();
+  const place = (item: NrNode, path: Set<string>) => {
+    const id = String(item.id);
+    if (placed.has(id) || path.has(id)) return;
+    path.add(id);
+    for (const child of usesOf(id)) place(subflowItems.find((s) => String(s.id) === child)!, path);
+    placed.add(id);
+    ordered.push(item);
+  };
+  for (const item of subflowItems) place(item, new Set());
+
+  // Until decided, a definition the organization lacks goes by its own id (a fresh one when it cannot be ours).
+  for (const nrId of nrIds) if (!existing.has(nrId)) subflowIds.set(nrId, SUBFLOW_ID.test(nrId) ? nrId : freshId());
+
+  const convert = (item: NrNode, ourId: string) => {
+    const nrId = String(item.id);
+    const said = { warnings: [] as string[], report: [] as ImportReportEntry[] };
+    const fields = subflowFromNodeRed(
+      app.nodes,
+      item,
+      ourId,
+      canvas.filter((n) => n.z === nrId),
+      items.filter((n) => n.type === "group" && n.z === nrId),
+      newId,
+      subflowIds,
+      said.warnings,
+      said.report,
+    );
+    const parsed = createSubflowInput.safeParse(fields);
+    if (!parsed.success) throw validationError(parsed.error.issues.map((issue) => ({ ...issue, path: ["subflows", subflowItems.indexOf(item), ...issue.path] })));
+    return { def: { ...parsed.data, id: ourId }, ...said };
+  };
+
+  const newSubflows: NewSubflow[] = [];
+  for (const item of ordered) {
+    const nrId = String(item.id);
+    const mine = existing.get(nrId);
+    let converted = convert(item, mine ? nrId : subflowIds.get(nrId)!);
+    if (mine) {
+      const probe = await checkNewSubflows(app, organizationId, [converted.def]).then(
+        (c) => ({ ...converted.def, ...c.graphs[0]! }),
+        () => null,
+      );
+      const same = probe !== null && sameDefinition(mine, probe);
+      if (same || mode === "use") {
+        subflowIds.set(nrId, nrId);
+        report.push(...converted.report);
+        if (!same) warnings.push(`subflow ${nrId} is the organization's already; the file's definition of it was not applied (change it with PUT /subflows/${nrId})`);
+        continue;
+      }
+      subflowIds.set(nrId, freshId());
+      warnings.push(`subflow ${nrId} was imported as ${subflowIds.get(nrId)}: the organization has a different subflow by that id`);
+      converted = convert(item, subflowIds.get(nrId)!);
+    } else if (subflowIds.get(nrId) !== nrId) {
+      warnings.push(`subflow ${nrId} was imported as ${subflowIds.get(nrId)}: subflow ids here are 1-56 letters, digits, _ or -`);
+    }
+    warnings.push(...converted.warnings);
+    report.push(...converted.report);
+    newSubflows.push(converted.def);
+  }
+  const checked = await checkNewSubflows(app, organizationId, newSubflows);
+  return { subflowIds, newSubflows, checked };
 }

@@ -12,9 +12,8 @@ import { validateGraph } from "./validate-graph";
 import { validationError } from "../../errors";
 import { flowVariablesAsNodeRedEnv, importFlowVariables } from "../variables/variables";
 import { groupsFromNodeRed, groupsToNodeRed, membershipOf, nodeBox } from "./node-red-groups";
-import { subflowFromNodeRed, subflowToNodeRed } from "./node-red-subflows";
-import { checkNewSubflows, insertSubflows, removeSubflows, subflowsByIds, type NewSubflow } from "../subflows/subflows";
-import { createSubflowInput } from "../subflows/subflow.schemas";
+import { importSubflows, subflowToNodeRed } from "./node-red-subflows";
+import { insertSubflows, removeSubflows, subflowsByIds } from "../subflows/subflows";
 import { usedSubflowIds } from "../subflows/subflow-ports";
 import {
   isSubflowInstanceType,
@@ -144,7 +143,7 @@ export async function exportFlow(app: AppServices, principal: Principal, id: str
   return [tab!, ...subflows, ...nodes];
 }
 
-const freshId = () => randomHex(8);
+export const freshId = () => randomHex(8);
 
 /**
  * Node-RED types not offered, by design, in a shared runtime (SPEC §12): they would reach the
@@ -429,39 +428,7 @@ export async function importFlows(app: AppServices, principal: Principal, items:
   }
   const newId = (id: string) => rename.get(id) ?? id;
 
-  // A definition keeps its id when the organization has none by it (and instance types can carry
-  // it); otherwise it is imported as a new definition with a fresh id, and its instances follow.
-  const instanceRefs = [...new Set(allCanvas.flatMap((n) => (typeof n.type === "string" && subflowIdOfType(n.type) !== null ? [subflowIdOfType(n.type)!] : [])))];
-  const existing = new Set(
-    (await subflowsByIds(app, principal.organizationId, [...new Set([...subflowNrIds, ...instanceRefs])].filter((id) => SUBFLOW_ID.test(id)))).map((d) => d.id),
-  );
-  const subflowIds = new Map<string, string>();
-  for (const id of existing) subflowIds.set(id, id);
-  for (const nrId of subflowNrIds) {
-    const keep = SUBFLOW_ID.test(nrId) && !existing.has(nrId);
-    subflowIds.set(nrId, keep ? nrId : freshId());
-    if (!keep) warnings.push(`subflow ${nrId} was imported as ${subflowIds.get(nrId)}: ${existing.has(nrId) ? "the organization has a subflow by that id already" : "subflow ids here are 1-56 letters, digits, _ or -"}`);
-  }
-
-  const newSubflows: NewSubflow[] = [];
-  for (const [i, item] of subflowItems.entries()) {
-    const nrId = String(item.id);
-    const fields = subflowFromNodeRed(
-      registry,
-      item,
-      subflowIds.get(nrId)!,
-      allCanvas.filter((n) => n.z === nrId),
-      items.filter((n) => n.type === "group" && n.z === nrId),
-      newId,
-      subflowIds,
-      warnings,
-      report,
-    );
-    const parsed = createSubflowInput.safeParse(fields);
-    if (!parsed.success) throw validationError(parsed.error.issues.map((issue) => ({ ...issue, path: ["subflows", i, ...issue.path] })));
-    newSubflows.push({ ...parsed.data, id: subflowIds.get(nrId)! });
-  }
-  const checkedSubflows = await checkNewSubflows(app, principal.organizationId, newSubflows);
+  const { subflowIds, newSubflows, checked: checkedSubflows } = await importSubflows(app, principal.organizationId, items, allCanvas, newId, warnings, report, "copy");
 
   const groups = new Map<string, { tab: NrNode | null; nodes: NrNode[]; groups: NrNode[] }>();
   for (const tab of tabs) groups.set(String(tab.id), { tab, nodes: [], groups: [] });
@@ -521,9 +488,6 @@ export async function importFlows(app: AppServices, principal: Principal, items:
   return { flows: created, subflows: subflows.map((s) => ({ id: s.id, name: s.name, revision: s.revision })), warnings };
 }
 
-/** A definition id an instance type can carry (`subflow:<id>` is at most 64 characters). */
-const SUBFLOW_ID = /^[A-Za-z0-9_-]{1,56}$/;
-
 /**
  * Replaces one flow's graph (and its name and description) with a Node-RED flows.json of one tab:
  * what `flowplane flows push --id` sends, so a flow kept in git as Node-RED JSON updates in place
@@ -545,8 +509,13 @@ export async function replaceFlowFromNodeRed(
     });
   }
   const tab = tabs[0] ?? null;
-  const inTab = (n: NrNode) => !tab || n.z === undefined || n.z === tab.id;
-  const nodes = canvasNodes(input.flows, warnings, { groups: true }).filter(inTab);
+  // The definitions its instances use (a pull writes them) are the organization's: those it has are
+  // used as they are, those it lacks are created (SPEC §16).
+  const subflowNrIds = new Set(input.flows.filter((n) => n.type === "subflow" && typeof n.id === "string").map((n) => String(n.id)));
+  const insideSubflow = (n: NrNode) => typeof n.z === "string" && subflowNrIds.has(n.z);
+  const inTab = (n: NrNode) => !insideSubflow(n) && (!tab || n.z === undefined || n.z === tab.id);
+  const allCanvas = canvasNodes(input.flows, warnings, { groups: true, subflows: true });
+  const nodes = allCanvas.filter(inTab);
   const groupItems = input.flows.filter((n) => n.type === "group" && typeof n.id === "string" && inTab(n));
   const ids = nodes.map((n) => String(n.id));
   const takenElsewhere = new Set(
@@ -564,21 +533,32 @@ export async function replaceFlowFromNodeRed(
     seen.add(rename.get(id) ?? id);
   }
   for (const [from, to] of rename) warnings.push(`node ${from} was renamed ${to}: ${takenElsewhere.has(from) ? "its id is used by another flow of this organization" : "its id is not allowed or repeated"}`);
-  for (const g of groupItems) if (!VALID_NODE_ID.test(String(g.id))) rename.set(String(g.id), freshId());
-  const graph = convertNodeRedNodes(app.nodes, nodes, (id) => rename.get(id) ?? id, warnings);
-  const groups = groupsFromNodeRed(groupItems, (id) => rename.get(id) ?? id, new Set(graph.nodes.map((n) => n.id)), warnings);
-  const result = await updateFlow(
-    app,
-    principal,
-    {
-      id: input.id,
-      ...(tab ? { name: String(tab.label ?? "").trim() || undefined, description: typeof tab.info === "string" ? tab.info.slice(0, 10_000) : undefined } : {}),
-      nodes: graph.nodes,
-      connections: graph.connections,
-      groups,
-      revision: input.revision,
-    },
-    meta,
-  );
-  return { ...result, warnings };
+  for (const g of input.flows.filter((n) => n.type === "group" && typeof n.id === "string")) if (!VALID_NODE_ID.test(String(g.id))) rename.set(String(g.id), freshId());
+  for (const n of allCanvas.filter(insideSubflow)) if (!VALID_NODE_ID.test(String(n.id))) rename.set(String(n.id), freshId());
+  const newId = (id: string) => rename.get(id) ?? id;
+  const { subflowIds, newSubflows, checked } = await importSubflows(app, principal.organizationId, input.flows, allCanvas, newId, warnings, [], "use");
+  const graph = convertNodeRedNodes(app.nodes, nodes, newId, warnings, [], subflowIds);
+  const groups = groupsFromNodeRed(groupItems, newId, new Set(graph.nodes.map((n) => n.id)), warnings);
+  // Checked as the update will check it before the new definitions are written: a 4xx writes nothing.
+  validateGraph(app.nodes, { nodes: graph.nodes, connections: graph.connections, groups }, { kind: "flow", subflows: checked.ports });
+  const created = await insertSubflows(app, principal, newSubflows, checked.graphs, meta);
+  try {
+    const result = await updateFlow(
+      app,
+      principal,
+      {
+        id: input.id,
+        ...(tab ? { name: String(tab.label ?? "").trim() || undefined, description: typeof tab.info === "string" ? tab.info.slice(0, 10_000) : undefined } : {}),
+        nodes: graph.nodes,
+        connections: graph.connections,
+        groups,
+        revision: input.revision,
+      },
+      meta,
+    );
+    return { ...result, warnings };
+  } catch (err) {
+    await removeSubflows(app, principal.organizationId, created.map((d) => d.id));
+    throw err;
+  }
 }
