@@ -355,8 +355,10 @@ export async function selectionToNodeRed(app: AppServices, principal: Principal,
   const connections = input.connections.filter((c) => ids.has(c.source) && ids.has(c.target));
   // Checked as a save checks them (config schemas, ports): a config the schema refuses is a 400,
   // never a mapping to Node-RED that fails halfway.
-  const graph = validateGraph(app.nodes, { nodes: input.nodes, connections }, await graphContext(app, principal.organizationId, input.nodes));
-  const [, ...nodes] = toNodeRed(app.nodes, { id: flow.id, name: flow.name, description: "", enabled: true, nodes: graph.nodes, connections: graph.connections });
+  const context = await graphContext(app, principal.organizationId, input.nodes);
+  const graph = validateGraph(app.nodes, { nodes: input.nodes, connections }, context);
+  const outputs = new Map([...(context.subflows ?? new Map())].map(([id, ports]) => [id, ports.outputs]));
+  const [, ...nodes] = toNodeRed(app.nodes, { id: flow.id, name: flow.name, description: "", enabled: true, nodes: graph.nodes, connections: graph.connections }, [], portsLookup(app.nodes, outputs, graph.connections));
   return nodes;
 }
 
@@ -364,16 +366,29 @@ export async function selectionToNodeRed(app: AppServices, principal: Principal,
  * The editor's paste: Node-RED JSON → our nodes and connections, ids kept where valid (the editor
  * gives pasted nodes fresh ids anyway). Nothing is written.
  */
-export function nodeRedToSelection(registry: NodeRegistry, items: NrNode[]) {
+export function nodeRedToSelection(registry: NodeRegistry, items: NrNode[], subflows: ReadonlySet<string> = new Set()) {
   const warnings: string[] = [];
-  const nodes = canvasNodes(items, warnings);
+  // Subflow definitions the organization has are the ones its instances paste as; one it lacks is said (importing the file creates it).
+  const nodes = canvasNodes(items.filter((n) => !(n.type === "subflow" && subflows.has(String(n.id)))), warnings, { subflows: true })
+    .filter((n) => !items.some((s) => s.type === "subflow" && s.id === n.z));
+  for (const n of items) if (n.type === "subflow" && !subflows.has(String(n.id))) warnings.push(`subflow ${String(n.id)} is not in this organization; import the file to create it (its instances are pasted as unknown nodes)`);
   const rename = new Map<string, string>();
   for (const n of nodes) if (!VALID_NODE_ID.test(String(n.id))) rename.set(String(n.id), freshId());
-  const graph = convertNodeRedNodes(registry, nodes, (id) => rename.get(id) ?? id, warnings);
+  const graph = convertNodeRedNodes(registry, nodes, (id) => rename.get(id) ?? id, warnings, [], new Map([...subflows].map((id) => [id, id])));
   // What the editor gets must be a graph it can save: names, positions and counts as create checks them.
   const checked = clipboardSelection.safeParse(graph);
   if (!checked.success) throw validationError(checked.error.issues.map((issue) => ({ ...issue, path: issue.path })));
   return { ...graph, warnings };
+}
+
+/** The editor's paste (tRPC flows.parseSelection): instances of the organization's definitions stay instances. */
+export async function pasteSelection(app: AppServices, principal: Principal, items: NrNode[]) {
+  const named = items.flatMap((n) => {
+    const id = n.type === "subflow" ? String(n.id) : typeof n.type === "string" ? subflowIdOfType(n.type) : null;
+    return id !== null && /^[A-Za-z0-9_-]{1,56}$/.test(id) ? [id] : [];
+  });
+  const known = new Set((await subflowsByIds(app, principal.organizationId, [...new Set(named)])).map((d) => d.id));
+  return nodeRedToSelection(app.nodes, items, known);
 }
 
 const VALID_NODE_ID = /^[A-Za-z0-9_-]{1,64}$/;

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { joinAs, signUp } from "@/test/accounts";
 import { MAX_SUBFLOW_DEPTH } from "@/shared/subflows";
+import { testCaller } from "@/test/app";
 
 /** SPEC §16: subflow definitions through REST (/subflows), their instances in flows, and deploys. */
 const testApp = setUpTestApp();
@@ -220,6 +221,28 @@ describe("instances in flows", () => {
     expect(schema.body).toMatchObject({ inputs: 1, outputs: 2, defaults: { env: [] } });
     const validated = await request("POST", `/nodes/${encodeURIComponent(`subflow:${sf.id}`)}/validate`, { token, body: { config: { env: [{ name: "TAG", value: "v" }] } } });
     expect(validated.body.config).toEqual({ env: [{ name: "TAG", type: "str", value: "v" }] });
+  });
+
+  it("the editor's clipboard copies an instance with its definition's ports and pastes it back as an instance (tRPC)", async () => {
+    const sf = (await create(definition("Clipboard"))).body.subflow;
+    const [inst, d] = [uid("s"), uid("d")];
+    const flow = (
+      await request("POST", "/flows", { token, body: { name: uid("clip "), nodes: [{ id: inst, type: `subflow:${sf.id}`, config: { env: [{ name: "TAG", value: "x" }] } }, { id: d, type: "debug" }], connections: [{ source: inst, source_port: 1, target: d }] } })
+    ).body.flow;
+    const caller = testCaller(testApp.app, { credentials: { authorization: `Bearer ${token}` } });
+    const json = (await caller.flows.copySelection({ id: flow.id, nodes: flow.nodes, connections: flow.connections })) as Array<Record<string, unknown>>;
+    expect(json.find((n) => n.id === inst)).toMatchObject({ type: `subflow:${sf.id}`, env: [{ name: "TAG", type: "str", value: "x" }], wires: [[], [d]] });
+    const back = await caller.flows.parseSelection({ flows: json });
+    expect(back.warnings).toEqual([]);
+    expect(back.nodes.map((n) => [n.id, n.type])).toEqual([
+      [inst, `subflow:${sf.id}`],
+      [d, "debug"],
+    ]);
+    expect(back.connections).toEqual(flow.connections);
+    // A definition the organization lacks: said, and its instance pastes as an unknown node.
+    const foreign = await caller.flows.parseSelection({ flows: [{ id: "ffff000000000001", type: "subflow", name: "elsewhere", in: [], out: [] }, { id: "n1", type: "subflow:ffff000000000001", x: 1, y: 1, wires: [] }] });
+    expect(foreign.nodes[0]!.type).toBe("unknown");
+    expect(foreign.warnings[0]).toMatch(/subflow ffff000000000001 is not in this organization/);
   });
 
   it("DELETE is refused (409, naming them) while a flow or another definition uses the definition", async () => {
