@@ -321,18 +321,28 @@ describe("deploying flows that use subflows", () => {
     expect((await request("POST", `/subflows/${unused.id}/deploy`, { token })).body).toEqual({ deployments: [] });
   });
 
-  it("refuses to redeploy (400 naming the flow, nothing deployed) when a flow's wires no longer fit the definition's ports", async () => {
+  it("refuses to remove a port a saved flow wires (400 naming it), and to redeploy a running graph that wires it (400, nothing deployed)", async () => {
     const sf = (await create(definition("Shrinks"))).body.subflow;
     const [inst, d] = [uid("s"), uid("d")];
     const flow = (
       await request("POST", "/flows", { token, body: { name: uid("wired "), nodes: [{ id: inst, type: `subflow:${sf.id}` }, { id: d, type: "debug" }], connections: [{ source: inst, source_port: 1, target: d }] } })
     ).body.flow;
     await request("POST", `/flows/${flow.id}/deploy`, { token });
-    const nodes = definition("x").nodes.filter((n) => n.id !== "out1");
-    expect((await request("PUT", `/subflows/${sf.id}`, { token, body: { nodes, connections: [{ source: "in", target: "tag" }, { source: "tag", target: "out0" }] } })).body.subflow.outputs).toBe(1);
+    const oneOutput = { nodes: definition("x").nodes.filter((n) => n.id !== "out1"), connections: [{ source: "in", target: "tag" }, { source: "tag", target: "out0" }] };
+    const refused = await request("PUT", `/subflows/${sf.id}`, { token, body: oneOutput });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/removing output 1 would leave wires to nowhere in flow "wired /);
+    expect(refused.body.error.details).toEqual([{ path: `flows.${flow.id}`, message: expect.stringContaining("wires a port this change removes") }]);
+    expect((await request("GET", `/subflows/${sf.id}`, { token })).body.subflow.revision).toBe(1);
+
+    // The saved flow no longer wires it (the running deployment still does): the definition may change...
+    await request("PUT", `/flows/${flow.id}`, { token, body: { connections: [] } });
+    expect((await request("PUT", `/subflows/${sf.id}`, { token, body: oneOutput })).body.subflow.outputs).toBe(1);
+    // ...but the running graph cannot take it: nothing is redeployed.
     const res = await request("POST", `/subflows/${sf.id}/deploy`, { token });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toContain(flow.id);
     expect((await request("GET", `/flows/${flow.id}/deployments`, { token })).body.deployments).toHaveLength(1);
   });
+
 });

@@ -162,6 +162,7 @@ export async function updateSubflow(app: AppServices, principal: Principal, inpu
           groups: input.groups ?? (current.groups as unknown as FlowGroup[]),
         })
       : null;
+    if (graph) await assertPortsStillWired(tx, principal.organizationId, current, subflowPortsOf(graph.nodes));
     const { count } = await tx.subflow.updateMany({
       where: { organizationId: principal.organizationId, id: current.id, revision: input.revision ?? current.revision },
       data: {
@@ -194,6 +195,36 @@ export async function updateSubflow(app: AppServices, principal: Principal, inpu
     metadata: { revision: row.revision },
   });
   return { subflow: { ...subflowView(row), ...(await usageOf(app, principal.organizationId, row)) } };
+}
+
+/**
+ * A definition may lose an output (or its input) only where no saved graph wires it: a flow or a
+ * definition with a wire from an instance's port that would be gone (or into an instance that would
+ * have no input) could not be saved or deployed again, so the change is refused naming them
+ * (Node-RED drops such wires silently; here the user removes them, seeing where).
+ */
+async function assertPortsStillWired(tx: Tx, organizationId: string, current: Subflow, next: { inputs: number; outputs: number }) {
+  const before = subflowPortsOf(current.nodes as unknown as Array<{ type: string }>);
+  if (next.outputs >= before.outputs && next.inputs >= before.inputs) return;
+  const type = subflowInstanceType(current.id);
+  const broken = (nodes: FlowNode[], connections: Connection[]) => {
+    const instances = new Set(nodes.filter((n) => n.type === type).map((n) => n.id));
+    return connections.some((c) => (instances.has(c.source) && c.source_port >= next.outputs) || (instances.has(c.target) && next.inputs === 0));
+  };
+  const flows = await tx.flow.findMany({
+    where: { organizationId, deletedAt: null, nodeIndex: { some: { type } } },
+    select: { id: true, name: true, nodes: true, connections: true },
+    orderBy: [{ name: "asc" }, { id: "asc" }],
+  });
+  const definitions = await tx.subflow.findMany({ where: { organizationId, NOT: { id: current.id } }, select: { id: true, name: true, nodes: true, connections: true } });
+  const users = [
+    ...flows.filter((f) => broken(f.nodes as unknown as FlowNode[], f.connections as unknown as Connection[])).map((f) => ({ path: `flows.${f.id}`, message: `flow "${f.name}" wires a port this change removes` })),
+    ...definitions.filter((d) => broken(d.nodes as unknown as FlowNode[], d.connections as unknown as Connection[])).map((d) => ({ path: `subflows.${d.id}`, message: `subflow "${d.name}" wires a port this change removes` })),
+  ];
+  if (users.length > 0) {
+    const what = next.inputs < before.inputs ? "its input" : `output${before.outputs - next.outputs > 1 ? "s" : ""} ${Array.from({ length: before.outputs - next.outputs }, (_, i) => next.outputs + i).join(", ")}`;
+    throw new AppError("VALIDATION_FAILED", `nodes: removing ${what} would leave wires to nowhere in ${users.map((u) => u.message.split(" wires")[0]).join(", ")}; remove those wires first`, { details: users });
+  }
 }
 
 /** Deleted for good, unless a flow's graph or another definition uses it: 409 naming them. Deployments keep their own copy. */
