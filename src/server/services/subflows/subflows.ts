@@ -273,9 +273,9 @@ interface DeployedUse {
 /** Flows whose running deployment carries definition `id` (directly or nested), with the revision it carries. */
 export async function deployedUsersOf(app: AppServices, organizationId: string, id: string): Promise<DeployedUse[]> {
   return app.db.sql<DeployedUse>(
-    `SELECT f.id, f.name, (d.snapshot->'subflows'->$2->>'revision')::int AS revision
+    `SELECT f.id, f.name, (d.snapshot->'subflows'->($2::text)->>'revision')::int AS revision
        FROM flows f JOIN deployments d ON d.id = f.current_deployment_id
-      WHERE f.organization_id = $1 AND f.deleted_at IS NULL AND d.snapshot->'subflows'->$2 IS NOT NULL
+      WHERE f.organization_id = $1 AND f.deleted_at IS NULL AND d.snapshot->'subflows'->($2::text) IS NOT NULL
       ORDER BY f.name, f.id`,
     [organizationId, id],
   );
