@@ -102,11 +102,12 @@ export async function listSubflows(app: AppServices, principal: Principal) {
   const rows = await app.db.prisma.subflow.findMany({ where: { organizationId: principal.organizationId }, orderBy: [{ name: "asc" }, { id: "asc" }] });
   return {
     subflows: rows.map((r) => {
-      const { nodes: _n, connections: _c, groups: _g, ...rest } = subflowView(r);
-      void _n;
-      void _c;
-      void _g;
-      return rest;
+      // The list leaves the graphs out (GET /subflows/{id} has them).
+      const view: Partial<SubflowView> = subflowView(r);
+      delete view.nodes;
+      delete view.connections;
+      delete view.groups;
+      return view as Omit<SubflowView, "nodes" | "connections" | "groups">;
     }),
   };
 }
