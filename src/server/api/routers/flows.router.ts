@@ -3,7 +3,7 @@ import { authedProcedure, router, type Context, requestMeta } from "../trpc";
 import * as s from "../../services/flows/flow.schemas";
 import { createFlow, deleteFlow, getFlow, listFlows, updateFlow } from "../../services/flows/flows";
 import { deployFlow, getDeployedGraph, listDeployments, listFlowNodes, rollbackFlow } from "../../services/flows/deployments";
-import { exportFlow, importFlows, nodeRedToSelection, replaceFlowFromNodeRed, selectionToNodeRed } from "../../services/flows/node-red";
+import { exportFlow, importFlows, pasteSelection, replaceFlowFromNodeRed, selectionToNodeRed } from "../../services/flows/node-red";
 import { bodyLimits } from "../../../shared/policy";
 import { frozenOutput } from "../frozen-output";
 
@@ -148,7 +148,7 @@ export const flowsRouter = router({
     .meta({ permission: "flows:write", summary: "Node-RED JSON as nodes and connections to paste into a flow", tags })
     .input(s.clipboardImportInput)
     .output(s.clipboardImportOutput)
-    .mutation(({ ctx, input }) => nodeRedToSelection(ctx.services.nodes, input.flows)),
+    .mutation(({ ctx, input }) => pasteSelection(ctx.services, ctx.principal, input.flows)),
 
   nodes: authedProcedure
     .meta({ permission: "nodes:read", rest: { method: "GET", path: "/flows/{flowId}/nodes" }, summary: "The flow's node instances with their runtime status", tags: ["nodes"] })

@@ -98,10 +98,10 @@ export async function deployFlow(app: AppServices, principal: Principal, id: str
 
 /** The snapshot with every definition its instances use (transitively), as they are now; none: no `subflows` key. */
 async function withSubflows(app: AppServices, organizationId: string, snapshot: DeploymentSnapshot, fallback: DeploymentSnapshot["subflows"] = {}): Promise<DeploymentSnapshot> {
-  const { subflows: _old, ...rest } = snapshot;
-  void _old;
   const subflows = await snapshotSubflows(app, organizationId, snapshot.nodes, fallback);
-  return Object.keys(subflows).length > 0 ? { ...rest, subflows } : rest;
+  const next: DeploymentSnapshot = { ...snapshot };
+  delete next.subflows;
+  return Object.keys(subflows).length > 0 ? { ...next, subflows } : next;
 }
 
 /**

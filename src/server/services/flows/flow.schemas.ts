@@ -124,7 +124,12 @@ export const importReportEntry = z.object({
   reason: z.string().optional(),
 });
 export const importFlowsOutput = z.union([
-  z.object({ flows: z.array(flowView), warnings: z.array(z.string()) }),
+  z.object({
+    flows: z.array(flowView),
+    /** The subflow definitions the import created (SPEC §16). */
+    subflows: z.array(z.object({ id: z.string(), name: z.string(), revision: z.number().int() })),
+    warnings: z.array(z.string()),
+  }),
   z.object({ report: z.array(importReportEntry), warnings: z.array(z.string()) }),
 ]);
 export const exportFlowOutput = nodeRedFlowSchema;

@@ -6,13 +6,36 @@ import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount, type NodeDefinition } from "../../nodes/types";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
 import type { RequestMeta } from "../request-meta";
-import { flowView, insertFlows, readFlow, updateFlow, validateGraphs } from "./flows";
+import { flowView, graphContext, insertFlows, readFlow, updateFlow, validateGraphs } from "./flows";
 import { clipboardSelection, createFlowInput, type CreateFlowInput } from "./flow.schemas";
 import { validateGraph } from "./validate-graph";
 import { validationError } from "../../errors";
 import { flowVariablesAsNodeRedEnv, importFlowVariables } from "../variables/variables";
 import { groupsFromNodeRed, groupsToNodeRed, membershipOf, nodeBox } from "./node-red-groups";
-import { isSubflowInstanceType, JUNCTION_TYPE, subflowIdOfType, SUBFLOW_PORT_TYPES, type FlowGroup } from "../../../shared/subflows";
+import { importSubflows, subflowToNodeRed } from "./node-red-subflows";
+import { insertSubflows, removeSubflows, subflowsByIds } from "../subflows/subflows";
+import { usedSubflowIds } from "../subflows/subflow-ports";
+import {
+  isSubflowInstanceType,
+  JUNCTION_TYPE,
+  subflowIdOfType,
+  subflowInstanceConfigSchema,
+  subflowInstanceType,
+  SUBFLOW_PORT_TYPES,
+  type FlowGroup,
+  type SubflowView,
+} from "../../../shared/subflows";
+
+/**
+ * A Node-RED env property (a subflow's, or an instance's) as we keep it: values as text, as
+ * Node-RED's editor stores them; anything else it carries (ui) kept for export.
+ */
+export function envEntryFromNodeRed(entry: unknown): unknown {
+  if (!entry || typeof entry !== "object") return entry;
+  const e = entry as Record<string, unknown>;
+  const value = e.value === undefined || e.value === null ? "" : typeof e.value === "string" ? e.value : JSON.stringify(e.value);
+  return { ...e, value };
+}
 
 /** Tabs (flows) one import may create. */
 export const MAX_IMPORT_FLOWS = 100;
@@ -52,13 +75,15 @@ export function canvasToNodeRed(
   const groups = graph.groups ?? [];
   const groupOf = membershipOf(groups);
   const labelOf = (n: FlowNode) => n.name || (registry.get(n.type)?.nodeRed?.type ?? n.type);
+  // Wires into a subflow's outputs and status are the definition's out/status lists in Node-RED, not the nodes' wires.
+  const portNodes = new Set(graph.nodes.filter((n) => (SUBFLOW_PORT_TYPES as readonly string[]).includes(n.type)).map((n) => n.id));
   const nodes = graph.nodes
     .filter((n) => !(SUBFLOW_PORT_TYPES as readonly string[]).includes(n.type))
     .map((n) => {
       const definition = registry.get(n.type);
       const ports = portsOf(n);
       const wires: string[][] = Array.from({ length: ports }, () => []);
-      for (const c of graph.connections) if (c.source === n.id && wires[c.source_port]) wires[c.source_port]!.push(c.target);
+      for (const c of graph.connections) if (c.source === n.id && wires[c.source_port] && !portNodes.has(c.target)) wires[c.source_port]!.push(c.target);
       const g = groupOf.get(n.id);
       const inGroup = g ? { g } : {};
       if (n.type === "unknown") {
@@ -101,11 +126,24 @@ export function toNodeRed(
 
 export async function exportFlow(app: AppServices, principal: Principal, id: string) {
   const flow = flowView(await readFlow(app, principal, id));
+  // The subflow definitions its instances use (nested ones too) are written before its nodes, as
+  // Node-RED writes them: the file imports into another Node-RED or organization whole.
+  const definitions: SubflowView[] = [];
+  const seen = new Set<string>();
+  for (let next = usedSubflowIds(flow.nodes); next.length > 0; ) {
+    for (const id of next) seen.add(id);
+    const found = await subflowsByIds(app, principal.organizationId, next);
+    definitions.push(...found);
+    next = [...new Set(found.flatMap((d) => usedSubflowIds(d.nodes)))].filter((id) => !seen.has(id));
+  }
+  const outputs = new Map(definitions.map((d) => [d.id, d.outputs]));
   // The flow's variables travel as the tab's env; a secret by its name only, never its value.
-  return toNodeRed(app.nodes, flow, await flowVariablesAsNodeRedEnv(app, principal, flow.id));
+  const [tab, ...nodes] = toNodeRed(app.nodes, flow, await flowVariablesAsNodeRedEnv(app, principal, flow.id), portsLookup(app.nodes, outputs, flow.connections));
+  const subflows = definitions.flatMap((d) => subflowToNodeRed(app.nodes, d, portsLookup(app.nodes, outputs, d.connections)));
+  return [tab!, ...subflows, ...nodes];
 }
 
-const freshId = () => randomHex(8);
+export const freshId = () => randomHex(8);
 
 /**
  * Node-RED types not offered, by design, in a shared runtime (SPEC §12): they would reach the
@@ -165,13 +203,49 @@ function droppedProperties(definition: NodeDefinition, config: Record<string, un
 }
 
 /** Node-RED nodes of one tab → our nodes and connections (wires to nodes outside the set are dropped and reported). */
-function convertNodeRedNodes(registry: NodeRegistry, nodes: NrNode[], newId: (id: string) => string, warnings: string[], report: ImportReportEntry[] = []) {
+export function convertNodeRedNodes(
+  registry: NodeRegistry,
+  nodes: NrNode[],
+  newId: (id: string) => string,
+  warnings: string[],
+  report: ImportReportEntry[] = [],
+  /** Subflow definitions an instance may name: Node-RED's subflow id → ours (in this import, or the organization's). */
+  subflows: ReadonlyMap<string, string> = new Map(),
+) {
   const flowNodes: FlowNode[] = [];
   const connections: Connection[] = [];
   const local = new Set(nodes.map((n) => newId(String(n.id))));
+  const addWires = (id: string, wires: unknown[]) =>
+    wires.forEach((port, portIndex) => {
+      for (const target of Array.isArray(port) ? port : []) {
+        const t = newId(String(target));
+        if (local.has(t)) connections.push({ source: id, source_port: portIndex, target: t });
+        else warnings.push(`wire from ${id} to ${String(target)} was dropped: the target is not in the same tab`);
+      }
+    });
   for (const n of nodes) {
     const id = newId(String(n.id));
     const nrType = String(n.type);
+    const subflowId = subflowIdOfType(nrType);
+    if (subflowId !== null && subflows.has(subflowId)) {
+      // An instance: its env properties are its configuration; its ports are its definition's.
+      const parsed = subflowInstanceConfigSchema.safeParse({ env: Array.isArray(n.env) ? n.env.map(envEntryFromNodeRed) : [] });
+      if (parsed.success) {
+        flowNodes.push({
+          id,
+          type: subflowInstanceType(subflows.get(subflowId)!),
+          name: typeof n.name === "string" ? n.name : "",
+          position: { x: Number(n.x ?? 0) || 0, y: Number(n.y ?? 0) || 0 },
+          config: parsed.data,
+          disabled: n.d === true,
+        });
+        report.push({ node_id: String(n.id), type: nrType, support: "supported" });
+        addWires(id, Array.isArray(n.wires) ? (n.wires as unknown[]) : []);
+        continue;
+      }
+      const issue = parsed.error.issues[0]!;
+      warnings.push(`node ${id} (${nrType}): env.${issue.path.join(".")}: ${issue.message}; kept as an unknown node`);
+    }
     const definition = NOT_OFFERED_BY_DESIGN.has(nrType) ? undefined : registry.fromNodeRedType(nrType);
     const props = renameReferences(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k))), newId);
     // Node ids in the type's other reference properties follow the renaming too (the id lists
@@ -237,13 +311,7 @@ function convertNodeRedNodes(registry: NodeRegistry, nodes: NrNode[], newId: (id
       config,
       disabled: type === "unknown" || n.d === true,
     });
-    wires.forEach((port, portIndex) => {
-      for (const target of Array.isArray(port) ? port : []) {
-        const t = newId(String(target));
-        if (local.has(t)) connections.push({ source: id, source_port: portIndex, target: t });
-        else warnings.push(`wire from ${id} to ${String(target)} was dropped: the target is not in the same tab`);
-      }
-    });
+    addWires(id, wires);
   }
   return { nodes: flowNodes, connections };
 }
@@ -268,12 +336,12 @@ function joinLinkLists(nodes: NrNode[]): NrNode[] {
 }
 
 /** Nodes of a flows.json that go on a canvas (not tabs, subflows, groups or config nodes); reports the rest. */
-function canvasNodes(items: NrNode[], warnings: string[], options: { groups?: boolean } = {}) {
+function canvasNodes(items: NrNode[], warnings: string[], options: { groups?: boolean; subflows?: boolean } = {}) {
   const isNode = (n: NrNode) => n.type !== "tab" && n.type !== "subflow" && n.type !== "group" && typeof n.id === "string";
   for (const n of items.filter((n) => isNode(n) && n.x === undefined && !Array.isArray(n.wires))) {
     warnings.push(`config node ${String(n.id)} (${String(n.type)}) was not imported: configuration nodes are not supported; set its values on the nodes that use it`);
   }
-  for (const n of items.filter((n) => n.type === "subflow" || (n.type === "group" && !options.groups))) warnings.push(`${String(n.type)} ${String(n.id)} was not imported`);
+  for (const n of items.filter((n) => (n.type === "subflow" && !options.subflows) || (n.type === "group" && !options.groups))) warnings.push(`${String(n.type)} ${String(n.id)} was not imported`);
   return joinLinkLists(items.filter((n) => isNode(n) && (n.x !== undefined || Array.isArray(n.wires))));
 }
 
@@ -287,8 +355,10 @@ export async function selectionToNodeRed(app: AppServices, principal: Principal,
   const connections = input.connections.filter((c) => ids.has(c.source) && ids.has(c.target));
   // Checked as a save checks them (config schemas, ports): a config the schema refuses is a 400,
   // never a mapping to Node-RED that fails halfway.
-  const graph = validateGraph(app.nodes, { nodes: input.nodes, connections });
-  const [, ...nodes] = toNodeRed(app.nodes, { id: flow.id, name: flow.name, description: "", enabled: true, nodes: graph.nodes, connections: graph.connections });
+  const context = await graphContext(app, principal.organizationId, input.nodes);
+  const graph = validateGraph(app.nodes, { nodes: input.nodes, connections }, context);
+  const outputs = new Map([...(context.subflows ?? new Map())].map(([id, ports]) => [id, ports.outputs]));
+  const [, ...nodes] = toNodeRed(app.nodes, { id: flow.id, name: flow.name, description: "", enabled: true, nodes: graph.nodes, connections: graph.connections }, [], portsLookup(app.nodes, outputs, graph.connections));
   return nodes;
 }
 
@@ -296,16 +366,29 @@ export async function selectionToNodeRed(app: AppServices, principal: Principal,
  * The editor's paste: Node-RED JSON → our nodes and connections, ids kept where valid (the editor
  * gives pasted nodes fresh ids anyway). Nothing is written.
  */
-export function nodeRedToSelection(registry: NodeRegistry, items: NrNode[]) {
+export function nodeRedToSelection(registry: NodeRegistry, items: NrNode[], subflows: ReadonlySet<string> = new Set()) {
   const warnings: string[] = [];
-  const nodes = canvasNodes(items, warnings);
+  // Subflow definitions the organization has are the ones its instances paste as; one it lacks is said (importing the file creates it).
+  const nodes = canvasNodes(items.filter((n) => !(n.type === "subflow" && subflows.has(String(n.id)))), warnings, { subflows: true })
+    .filter((n) => !items.some((s) => s.type === "subflow" && s.id === n.z));
+  for (const n of items) if (n.type === "subflow" && !subflows.has(String(n.id))) warnings.push(`subflow ${String(n.id)} is not in this organization; import the file to create it (its instances are pasted as unknown nodes)`);
   const rename = new Map<string, string>();
   for (const n of nodes) if (!VALID_NODE_ID.test(String(n.id))) rename.set(String(n.id), freshId());
-  const graph = convertNodeRedNodes(registry, nodes, (id) => rename.get(id) ?? id, warnings);
+  const graph = convertNodeRedNodes(registry, nodes, (id) => rename.get(id) ?? id, warnings, [], new Map([...subflows].map((id) => [id, id])));
   // What the editor gets must be a graph it can save: names, positions and counts as create checks them.
   const checked = clipboardSelection.safeParse(graph);
   if (!checked.success) throw validationError(checked.error.issues.map((issue) => ({ ...issue, path: issue.path })));
   return { ...graph, warnings };
+}
+
+/** The editor's paste (tRPC flows.parseSelection): instances of the organization's definitions stay instances. */
+export async function pasteSelection(app: AppServices, principal: Principal, items: NrNode[]) {
+  const named = items.flatMap((n) => {
+    const id = n.type === "subflow" ? String(n.id) : typeof n.type === "string" ? subflowIdOfType(n.type) : null;
+    return id !== null && /^[A-Za-z0-9_-]{1,56}$/.test(id) ? [id] : [];
+  });
+  const known = new Set((await subflowsByIds(app, principal.organizationId, [...new Set(named)])).map((d) => d.id));
+  return nodeRedToSelection(app.nodes, items, known);
 }
 
 const VALID_NODE_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -323,16 +406,24 @@ export async function importFlows(app: AppServices, principal: Principal, items:
   const report: ImportReportEntry[] = [];
   const registry = app.nodes;
   const tabs = items.filter((n) => n.type === "tab");
-  const graphNodes = canvasNodes(items, warnings, { groups: true });
-  const groupItems = items.filter((n) => n.type === "group" && typeof n.id === "string");
-  if (tabs.length === 0 && graphNodes.length === 0) throw new AppError("VALIDATION_FAILED", "flows: no tab and no nodes to import", { details: [{ path: "flows", message: "no tab and no nodes to import" }] });
+  // Subflow definitions (SPEC §16): their nodes and groups (z = the subflow's id) are theirs, not a flow's.
+  const subflowItems = items.filter((n) => n.type === "subflow" && typeof n.id === "string");
+  const subflowNrIds = new Set(subflowItems.map((n) => String(n.id)));
+  const insideSubflow = (n: NrNode) => typeof n.z === "string" && subflowNrIds.has(n.z);
+  const allCanvas = canvasNodes(items, warnings, { groups: true, subflows: true });
+  const graphNodes = allCanvas.filter((n) => !insideSubflow(n));
+  const groupItems = items.filter((n) => n.type === "group" && typeof n.id === "string" && !insideSubflow(n));
+  if (tabs.length === 0 && graphNodes.length === 0 && subflowItems.length === 0) {
+    throw new AppError("VALIDATION_FAILED", "flows: no tab and no nodes to import", { details: [{ path: "flows", message: "no tab and no nodes to import" }] });
+  }
 
   const ids = graphNodes.map((n) => String(n.id));
   const taken = new Set(
     (await app.db.prisma.flowNode.findMany({ where: { organizationId: principal.organizationId, nodeId: { in: ids.filter((id) => VALID_NODE_ID.test(id)) } }, select: { nodeId: true } })).map((t) => t.nodeId),
   );
   // One id twice in a flows.json leaves its wires ambiguous: refused, not guessed at.
-  const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+  const everyId = allCanvas.map((n) => String(n.id));
+  const repeated = everyId.find((id, i) => everyId.indexOf(id) !== i);
   if (repeated !== undefined) {
     throw new AppError("VALIDATION_FAILED", `flows: node id ${repeated.slice(0, 80)} appears more than once`, { details: [{ path: "flows", message: `node id ${repeated.slice(0, 80)} appears more than once` }] });
   }
@@ -345,9 +436,14 @@ export async function importFlows(app: AppServices, principal: Principal, items:
       renameReason.set(id, reason);
     }
   }
-  // Group ids only need to be valid here (they are a flow's own, not the organization's).
-  for (const g of groupItems) if (!VALID_NODE_ID.test(String(g.id))) rename.set(String(g.id), freshId());
+  // Group ids, and the ids of nodes inside definitions, only need to be valid here (they are a
+  // flow's or a definition's own, not the organization's).
+  for (const n of [...items.filter((i) => i.type === "group" && typeof i.id === "string"), ...allCanvas.filter(insideSubflow)]) {
+    if (!VALID_NODE_ID.test(String(n.id))) rename.set(String(n.id), freshId());
+  }
   const newId = (id: string) => rename.get(id) ?? id;
+
+  const { subflowIds, newSubflows, checked: checkedSubflows } = await importSubflows(app, principal.organizationId, items, allCanvas, newId, warnings, report, "copy");
 
   const groups = new Map<string, { tab: NrNode | null; nodes: NrNode[]; groups: NrNode[] }>();
   for (const tab of tabs) groups.set(String(tab.id), { tab, nodes: [], groups: [] });
@@ -371,7 +467,7 @@ export async function importFlows(app: AppServices, principal: Principal, items:
   const inputTabs: Array<NrNode | null> = [];
   for (const { tab, nodes, groups: tabGroups } of groups.values()) {
     inputTabs.push(tab);
-    const { nodes: flowNodes, connections } = convertNodeRedNodes(registry, nodes, newId, warnings, report);
+    const { nodes: flowNodes, connections } = convertNodeRedNodes(registry, nodes, newId, warnings, report, subflowIds);
     const flowGroups = groupsFromNodeRed(tabGroups, newId, new Set(flowNodes.map((n) => n.id)), warnings);
     for (const g of tabGroups) report.push({ node_id: String(g.id), type: "group", support: "supported" });
     for (const n of nodes) if (typeof n.id === "string" && rename.has(n.id)) warnings.push(`node ${n.id} was renamed ${newId(n.id)}: ${renameReason.get(n.id)}`);
@@ -380,25 +476,31 @@ export async function importFlows(app: AppServices, principal: Principal, items:
     if (!parsed.success) throw validationError(parsed.error.issues.map((issue) => ({ ...issue, path: ["flows", inputs.length, ...issue.path] })));
     inputs.push(parsed.data);
   }
-  const graphs = validateGraphs(app, inputs, "flows");
+  const graphs = validateGraphs(app, inputs, "flows", { kind: "flow", subflows: checkedSubflows.ports });
   if (options.dryRun) {
-    // What never reaches a canvas is in the report too: config nodes, subflow definitions, groups.
-    const onCanvas = new Set(ids);
+    // What never reaches a canvas is in the report too: config nodes.
+    const reported = new Set(report.map((r) => r.node_id));
     for (const n of items) {
-      if (n.type === "tab" || n.type === "group" || typeof n.id !== "string" || onCanvas.has(n.id)) continue;
-      const type = String(n.type);
-      const reason = type === "subflow" || type === "group" ? `${type}s are not imported (their nodes are)` : "configuration nodes are not imported; set their values on the nodes that use them";
-      report.push({ node_id: n.id, type, support: "unsupported", reason });
+      if (n.type === "tab" || typeof n.id !== "string" || reported.has(n.id)) continue;
+      report.push({ node_id: n.id, type: String(n.type), support: "unsupported", reason: "configuration nodes are not imported; set their values on the nodes that use them" });
     }
     return { report, warnings };
   }
-  const created = await insertFlows(app, principal, inputs.map((input, i) => ({ input, graph: graphs[i]! })), meta);
+  const subflows = await insertSubflows(app, principal, newSubflows, checkedSubflows.graphs, meta);
+  let created: Awaited<ReturnType<typeof insertFlows>>;
+  try {
+    created = await insertFlows(app, principal, inputs.map((input, i) => ({ input, graph: graphs[i]! })), meta);
+  } catch (err) {
+    // All or nothing: the definitions imported with flows that could not be written go too.
+    await removeSubflows(app, principal.organizationId, subflows.map((s) => s.id));
+    throw err;
+  }
   // Each tab's env becomes its flow's variables (SPEC §14).
   for (const [i, flow] of created.entries()) {
     const tab = inputTabs[i];
     if (tab) await importFlowVariables(app, principal, flow.id, tab, meta, warnings);
   }
-  return { flows: created, warnings };
+  return { flows: created, subflows: subflows.map((s) => ({ id: s.id, name: s.name, revision: s.revision })), warnings };
 }
 
 /**
@@ -422,8 +524,13 @@ export async function replaceFlowFromNodeRed(
     });
   }
   const tab = tabs[0] ?? null;
-  const inTab = (n: NrNode) => !tab || n.z === undefined || n.z === tab.id;
-  const nodes = canvasNodes(input.flows, warnings, { groups: true }).filter(inTab);
+  // The definitions its instances use (a pull writes them) are the organization's: those it has are
+  // used as they are, those it lacks are created (SPEC §16).
+  const subflowNrIds = new Set(input.flows.filter((n) => n.type === "subflow" && typeof n.id === "string").map((n) => String(n.id)));
+  const insideSubflow = (n: NrNode) => typeof n.z === "string" && subflowNrIds.has(n.z);
+  const inTab = (n: NrNode) => !insideSubflow(n) && (!tab || n.z === undefined || n.z === tab.id);
+  const allCanvas = canvasNodes(input.flows, warnings, { groups: true, subflows: true });
+  const nodes = allCanvas.filter(inTab);
   const groupItems = input.flows.filter((n) => n.type === "group" && typeof n.id === "string" && inTab(n));
   const ids = nodes.map((n) => String(n.id));
   const takenElsewhere = new Set(
@@ -441,21 +548,32 @@ export async function replaceFlowFromNodeRed(
     seen.add(rename.get(id) ?? id);
   }
   for (const [from, to] of rename) warnings.push(`node ${from} was renamed ${to}: ${takenElsewhere.has(from) ? "its id is used by another flow of this organization" : "its id is not allowed or repeated"}`);
-  for (const g of groupItems) if (!VALID_NODE_ID.test(String(g.id))) rename.set(String(g.id), freshId());
-  const graph = convertNodeRedNodes(app.nodes, nodes, (id) => rename.get(id) ?? id, warnings);
-  const groups = groupsFromNodeRed(groupItems, (id) => rename.get(id) ?? id, new Set(graph.nodes.map((n) => n.id)), warnings);
-  const result = await updateFlow(
-    app,
-    principal,
-    {
-      id: input.id,
-      ...(tab ? { name: String(tab.label ?? "").trim() || undefined, description: typeof tab.info === "string" ? tab.info.slice(0, 10_000) : undefined } : {}),
-      nodes: graph.nodes,
-      connections: graph.connections,
-      groups,
-      revision: input.revision,
-    },
-    meta,
-  );
-  return { ...result, warnings };
+  for (const g of input.flows.filter((n) => n.type === "group" && typeof n.id === "string")) if (!VALID_NODE_ID.test(String(g.id))) rename.set(String(g.id), freshId());
+  for (const n of allCanvas.filter(insideSubflow)) if (!VALID_NODE_ID.test(String(n.id))) rename.set(String(n.id), freshId());
+  const newId = (id: string) => rename.get(id) ?? id;
+  const { subflowIds, newSubflows, checked } = await importSubflows(app, principal.organizationId, input.flows, allCanvas, newId, warnings, [], "use");
+  const graph = convertNodeRedNodes(app.nodes, nodes, newId, warnings, [], subflowIds);
+  const groups = groupsFromNodeRed(groupItems, newId, new Set(graph.nodes.map((n) => n.id)), warnings);
+  // Checked as the update will check it before the new definitions are written: a 4xx writes nothing.
+  validateGraph(app.nodes, { nodes: graph.nodes, connections: graph.connections, groups }, { kind: "flow", subflows: checked.ports });
+  const created = await insertSubflows(app, principal, newSubflows, checked.graphs, meta);
+  try {
+    const result = await updateFlow(
+      app,
+      principal,
+      {
+        id: input.id,
+        ...(tab ? { name: String(tab.label ?? "").trim() || undefined, description: typeof tab.info === "string" ? tab.info.slice(0, 10_000) : undefined } : {}),
+        nodes: graph.nodes,
+        connections: graph.connections,
+        groups,
+        revision: input.revision,
+      },
+      meta,
+    );
+    return { ...result, warnings };
+  } catch (err) {
+    await removeSubflows(app, principal.organizationId, created.map((d) => d.id));
+    throw err;
+  }
 }

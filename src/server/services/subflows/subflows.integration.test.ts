@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { joinAs, signUp } from "@/test/accounts";
 import { MAX_SUBFLOW_DEPTH } from "@/shared/subflows";
+import { testCaller } from "@/test/app";
 
 /** SPEC §16: subflow definitions through REST (/subflows), their instances in flows, and deploys. */
 const testApp = setUpTestApp();
@@ -222,6 +223,28 @@ describe("instances in flows", () => {
     expect(validated.body.config).toEqual({ env: [{ name: "TAG", type: "str", value: "v" }] });
   });
 
+  it("the editor's clipboard copies an instance with its definition's ports and pastes it back as an instance (tRPC)", async () => {
+    const sf = (await create(definition("Clipboard"))).body.subflow;
+    const [inst, d] = [uid("s"), uid("d")];
+    const flow = (
+      await request("POST", "/flows", { token, body: { name: uid("clip "), nodes: [{ id: inst, type: `subflow:${sf.id}`, config: { env: [{ name: "TAG", value: "x" }] } }, { id: d, type: "debug" }], connections: [{ source: inst, source_port: 1, target: d }] } })
+    ).body.flow;
+    const caller = testCaller(testApp.app, { credentials: { authorization: `Bearer ${token}` } });
+    const json = (await caller.flows.copySelection({ id: flow.id, nodes: flow.nodes, connections: flow.connections })) as Array<Record<string, unknown>>;
+    expect(json.find((n) => n.id === inst)).toMatchObject({ type: `subflow:${sf.id}`, env: [{ name: "TAG", type: "str", value: "x" }], wires: [[], [d]] });
+    const back = await caller.flows.parseSelection({ flows: json });
+    expect(back.warnings).toEqual([]);
+    expect(back.nodes.map((n) => [n.id, n.type])).toEqual([
+      [inst, `subflow:${sf.id}`],
+      [d, "debug"],
+    ]);
+    expect(back.connections).toEqual(flow.connections);
+    // A definition the organization lacks: said, and its instance pastes as an unknown node.
+    const foreign = await caller.flows.parseSelection({ flows: [{ id: "ffff000000000001", type: "subflow", name: "elsewhere", in: [], out: [] }, { id: "n1", type: "subflow:ffff000000000001", x: 1, y: 1, wires: [] }] });
+    expect(foreign.nodes[0]!.type).toBe("unknown");
+    expect(foreign.warnings[0]).toMatch(/subflow ffff000000000001 is not in this organization/);
+  });
+
   it("DELETE is refused (409, naming them) while a flow or another definition uses the definition", async () => {
     const sf = (await create(definition("In use"))).body.subflow;
     const flowName = uid("user flow ");
@@ -298,18 +321,28 @@ describe("deploying flows that use subflows", () => {
     expect((await request("POST", `/subflows/${unused.id}/deploy`, { token })).body).toEqual({ deployments: [] });
   });
 
-  it("refuses to redeploy (400 naming the flow, nothing deployed) when a flow's wires no longer fit the definition's ports", async () => {
+  it("refuses to remove a port a saved flow wires (400 naming it), and to redeploy a running graph that wires it (400, nothing deployed)", async () => {
     const sf = (await create(definition("Shrinks"))).body.subflow;
     const [inst, d] = [uid("s"), uid("d")];
     const flow = (
       await request("POST", "/flows", { token, body: { name: uid("wired "), nodes: [{ id: inst, type: `subflow:${sf.id}` }, { id: d, type: "debug" }], connections: [{ source: inst, source_port: 1, target: d }] } })
     ).body.flow;
     await request("POST", `/flows/${flow.id}/deploy`, { token });
-    const nodes = definition("x").nodes.filter((n) => n.id !== "out1");
-    expect((await request("PUT", `/subflows/${sf.id}`, { token, body: { nodes, connections: [{ source: "in", target: "tag" }, { source: "tag", target: "out0" }] } })).body.subflow.outputs).toBe(1);
+    const oneOutput = { nodes: definition("x").nodes.filter((n) => n.id !== "out1"), connections: [{ source: "in", target: "tag" }, { source: "tag", target: "out0" }] };
+    const refused = await request("PUT", `/subflows/${sf.id}`, { token, body: oneOutput });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/removing output 1 would leave wires to nowhere in flow "wired /);
+    expect(refused.body.error.details).toEqual([{ path: `flows.${flow.id}`, message: expect.stringContaining("wires a port this change removes") }]);
+    expect((await request("GET", `/subflows/${sf.id}`, { token })).body.subflow.revision).toBe(1);
+
+    // The saved flow no longer wires it (the running deployment still does): the definition may change...
+    await request("PUT", `/flows/${flow.id}`, { token, body: { connections: [] } });
+    expect((await request("PUT", `/subflows/${sf.id}`, { token, body: oneOutput })).body.subflow.outputs).toBe(1);
+    // ...but the running graph cannot take it: nothing is redeployed.
     const res = await request("POST", `/subflows/${sf.id}/deploy`, { token });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toContain(flow.id);
     expect((await request("GET", `/flows/${flow.id}/deployments`, { token })).body.deployments).toHaveLength(1);
   });
+
 });

@@ -102,11 +102,12 @@ export async function listSubflows(app: AppServices, principal: Principal) {
   const rows = await app.db.prisma.subflow.findMany({ where: { organizationId: principal.organizationId }, orderBy: [{ name: "asc" }, { id: "asc" }] });
   return {
     subflows: rows.map((r) => {
-      const { nodes: _n, connections: _c, groups: _g, ...rest } = subflowView(r);
-      void _n;
-      void _c;
-      void _g;
-      return rest;
+      // The list leaves the graphs out (GET /subflows/{id} has them).
+      const view: Partial<SubflowView> = subflowView(r);
+      delete view.nodes;
+      delete view.connections;
+      delete view.groups;
+      return view as Omit<SubflowView, "nodes" | "connections" | "groups">;
     }),
   };
 }
@@ -162,6 +163,7 @@ export async function updateSubflow(app: AppServices, principal: Principal, inpu
           groups: input.groups ?? (current.groups as unknown as FlowGroup[]),
         })
       : null;
+    if (graph) await assertPortsStillWired(tx, principal.organizationId, current, subflowPortsOf(graph.nodes));
     const { count } = await tx.subflow.updateMany({
       where: { organizationId: principal.organizationId, id: current.id, revision: input.revision ?? current.revision },
       data: {
@@ -194,6 +196,36 @@ export async function updateSubflow(app: AppServices, principal: Principal, inpu
     metadata: { revision: row.revision },
   });
   return { subflow: { ...subflowView(row), ...(await usageOf(app, principal.organizationId, row)) } };
+}
+
+/**
+ * A definition may lose an output (or its input) only where no saved graph wires it: a flow or a
+ * definition with a wire from an instance's port that would be gone (or into an instance that would
+ * have no input) could not be saved or deployed again, so the change is refused naming them
+ * (Node-RED drops such wires silently; here the user removes them, seeing where).
+ */
+async function assertPortsStillWired(tx: Tx, organizationId: string, current: Subflow, next: { inputs: number; outputs: number }) {
+  const before = subflowPortsOf(current.nodes as unknown as Array<{ type: string }>);
+  if (next.outputs >= before.outputs && next.inputs >= before.inputs) return;
+  const type = subflowInstanceType(current.id);
+  const broken = (nodes: FlowNode[], connections: Connection[]) => {
+    const instances = new Set(nodes.filter((n) => n.type === type).map((n) => n.id));
+    return connections.some((c) => (instances.has(c.source) && c.source_port >= next.outputs) || (instances.has(c.target) && next.inputs === 0));
+  };
+  const flows = await tx.flow.findMany({
+    where: { organizationId, deletedAt: null, nodeIndex: { some: { type } } },
+    select: { id: true, name: true, nodes: true, connections: true },
+    orderBy: [{ name: "asc" }, { id: "asc" }],
+  });
+  const definitions = await tx.subflow.findMany({ where: { organizationId, NOT: { id: current.id } }, select: { id: true, name: true, nodes: true, connections: true } });
+  const users = [
+    ...flows.filter((f) => broken(f.nodes as unknown as FlowNode[], f.connections as unknown as Connection[])).map((f) => ({ path: `flows.${f.id}`, message: `flow "${f.name}" wires a port this change removes` })),
+    ...definitions.filter((d) => broken(d.nodes as unknown as FlowNode[], d.connections as unknown as Connection[])).map((d) => ({ path: `subflows.${d.id}`, message: `subflow "${d.name}" wires a port this change removes` })),
+  ];
+  if (users.length > 0) {
+    const what = next.inputs < before.inputs ? "its input" : `output${before.outputs - next.outputs > 1 ? "s" : ""} ${Array.from({ length: before.outputs - next.outputs }, (_, i) => next.outputs + i).join(", ")}`;
+    throw new AppError("VALIDATION_FAILED", `nodes: removing ${what} would leave wires to nowhere in ${users.map((u) => u.message.split(" wires")[0]).join(", ")}; remove those wires first`, { details: users });
+  }
 }
 
 /** Deleted for good, unless a flow's graph or another definition uses it: 409 naming them. Deployments keep their own copy. */
@@ -242,9 +274,9 @@ interface DeployedUse {
 /** Flows whose running deployment carries definition `id` (directly or nested), with the revision it carries. */
 export async function deployedUsersOf(app: AppServices, organizationId: string, id: string): Promise<DeployedUse[]> {
   return app.db.sql<DeployedUse>(
-    `SELECT f.id, f.name, (d.snapshot->'subflows'->$2->>'revision')::int AS revision
+    `SELECT f.id, f.name, (d.snapshot->'subflows'->($2::text)->>'revision')::int AS revision
        FROM flows f JOIN deployments d ON d.id = f.current_deployment_id
-      WHERE f.organization_id = $1 AND f.deleted_at IS NULL AND d.snapshot->'subflows'->$2 IS NOT NULL
+      WHERE f.organization_id = $1 AND f.deleted_at IS NULL AND d.snapshot->'subflows'->($2::text) IS NOT NULL
       ORDER BY f.name, f.id`,
     [organizationId, id],
   );
@@ -292,4 +324,70 @@ export async function subflowCatalogEntries(app: AppServices, principal: Princip
       color: row.color,
     };
   });
+}
+
+/** A definition to create, its id chosen already (an import's). */
+export type NewSubflow = CreateSubflowInput & { id: string };
+
+/**
+ * Checks definitions to be created together (an import's) as create checks one, each against the
+ * organization's and the others (nested instances, cycles, depth), before anything is written.
+ * Errors name the definition (`subflows[i].…`). Answers the validated graphs and the ports of every
+ * definition the import's flows may use (the organization's and these).
+ */
+export async function checkNewSubflows(app: AppServices, organizationId: string, defs: NewSubflow[]) {
+  const index = await definitionIndex(app.db.prisma, organizationId);
+  for (const def of defs) {
+    index.set(def.id, { name: def.name, uses: usedSubflowIds(def.nodes), ports: { name: def.name, ...subflowPortsOf(def.nodes) } });
+  }
+  const graphs = defs.map((def, i) => {
+    try {
+      return validateDefinition(app, index, def.id, def);
+    } catch (err) {
+      if (!AppError.is(err) || !err.details) throw err;
+      const details = err.details.map((d) => ({ path: `subflows[${i}].${d.path}`, message: `${d.message} (subflow ${def.id})` }));
+      throw new AppError(err.code, `${details[0]!.path}: ${details[0]!.message}`, { details });
+    }
+  });
+  return { graphs, ports: new Map([...index].map(([id, d]) => [id, d.ports])) };
+}
+
+/** Writes checked definitions in one transaction (all or none); audited as created. */
+export async function insertSubflows(app: AppServices, principal: Principal, defs: NewSubflow[], graphs: ReturnType<typeof validateGraph>[], meta: RequestMeta) {
+  if (defs.length === 0) return [];
+  const rows = await app.db.prisma.$transaction(
+    defs.map((def, i) =>
+      app.db.prisma.subflow.create({
+        data: {
+          id: def.id,
+          organizationId: principal.organizationId,
+          name: def.name,
+          description: def.description,
+          category: def.category,
+          color: def.color,
+          icon: def.icon ?? null,
+          env: def.env as unknown as Prisma.InputJsonValue,
+          nodes: graphs[i]!.nodes as unknown as Prisma.InputJsonValue,
+          connections: graphs[i]!.connections as unknown as Prisma.InputJsonValue,
+          groups: graphs[i]!.groups as unknown as Prisma.InputJsonValue,
+          createdById: principal.userId,
+        },
+      }),
+    ),
+  );
+  for (const row of rows) {
+    await recordAudit(app, { action: "subflow.created", organizationId: principal.organizationId, actorId: principal.userId, targetType: "subflow", targetId: row.id, ipAddress: meta.ip });
+  }
+  return rows.map(subflowView);
+}
+
+/** Undoes insertSubflows when what was imported with them could not be written. */
+export async function removeSubflows(app: AppServices, organizationId: string, ids: string[]) {
+  if (ids.length > 0) await app.db.prisma.subflow.deleteMany({ where: { organizationId, id: { in: ids } } });
+}
+
+/** The organization's definitions among `ids`, whole: what an export writes or an import finds taken. */
+export async function subflowsByIds(app: AppServices, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return (await app.db.prisma.subflow.findMany({ where: { organizationId, id: { in: ids } } })).map(subflowView);
 }
