@@ -800,9 +800,11 @@ export class ClusteredFlowRuntime implements FlowRuntime {
 /** The route keys of a deployment: one per enabled http-in node (method and path). */
 function routeKeysOf(slug: string, deployment: Deployment): string[] {
   const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
+  // http-in nodes inside subflow definitions listen too (every definition a snapshot carries is used).
+  const nodes = [...snapshot.nodes, ...Object.values(snapshot.subflows ?? {}).flatMap((definition) => definition.nodes)];
   return [
     ...new Set(
-      snapshot.nodes
+      nodes
         .filter((n) => n.type === "http-in" && !(n as { disabled?: boolean }).disabled)
         .map((n) => {
           const config = n.config as { method?: string; path?: string };

@@ -106,4 +106,33 @@ describe("webhook routes across instances", () => {
       throw err;
     }
   }, 120_000);
+  it("reach an http-in inside a subflow instance through either instance", async () => {
+    try {
+      const sf = await node("a").request("POST", "/subflows", {
+        token,
+        body: {
+          name: `hook-${tag}`,
+          nodes: [
+            { id: "in", type: "http-in", config: { method: "post", path: `/sf-${tag}` } },
+            { id: "out", type: "http-response", config: { status_code: 202 } },
+          ],
+          connections: [{ source: "in", target: "out" }],
+        },
+      });
+      expect(sf.status, sf.text).toBe(201);
+      const created = await node("a").request("POST", "/flows", {
+        token,
+        body: { name: "subflow hook", nodes: [{ id: `inst-${tag}`, type: `subflow:${sf.body.subflow.id}`, config: { env: [] } }], connections: [] },
+      });
+      expect(created.status, created.text).toBe(201);
+      const flowId = created.body.flow.id as string;
+      expect((await node("b").request("POST", `/flows/${flowId}/deploy`, { token })).body.deployment.state).toBe("running");
+      expect(await redis.get(routeKey(`/sf-${tag}`))).toBe(flowId);
+      for (const via of [node("a"), node("b")]) expect(await hookStatus(via, `/sf-${tag}`)).toBe(202);
+      expect((await node("a").request("DELETE", `/flows/${flowId}`, { token })).status).toBe(204);
+    } catch (err) {
+      console.error(cluster.logs());
+      throw err;
+    }
+  }, 120_000);
 });
