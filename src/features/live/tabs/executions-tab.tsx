@@ -14,7 +14,7 @@ import { JsonValue } from "../json-value";
 import { useLiveTabs } from "./live-tabs-context";
 
 const PAGE = 50;
-/** After a sign that a message ran (an inject, a debug message), the list is read again this long after the last one. */
+/** After a sign that a message ran (an inject, a debug message), the list is read again this long after it. */
 const SETTLE_MS = 400;
 /** And once more, for executions written after the first read (they are written within ~100 ms of ending). */
 const LATE_MS = 1500;
@@ -332,6 +332,15 @@ function ExecutionsTab() {
     refetchRef.current = list.refetch;
   });
   useEffect(() => () => timers.current.forEach(clearTimeout), []);
+  // Throttled, not debounced: under steady traffic the list is still read (twice per LATE_MS at most).
+  const scheduleReads = () => {
+    if (timers.current.length > 0) return;
+    const read = (last: boolean) => () => {
+      if (last) timers.current = [];
+      void refetchRef.current();
+    };
+    timers.current = [setTimeout(read(false), SETTLE_MS), setTimeout(read(true), LATE_MS)];
+  };
   const known = useMemo(() => new Set(rows.map((r) => r.id)), [rows]);
   useLiveFrames((frame) => {
     let ran = false;
@@ -340,17 +349,14 @@ function ExecutionsTab() {
       if (frame.topic === "debug") ran = Boolean(frame.data.execution_id && !known.has(frame.data.execution_id));
       else ran = frame.topic === "inject" || frame.topic === "node.status";
     }
-    if (!ran) return;
-    timers.current.forEach(clearTimeout);
-    timers.current = [setTimeout(() => void refetchRef.current(), SETTLE_MS), setTimeout(() => void refetchRef.current(), LATE_MS)];
+    if (ran) scheduleReads();
   });
 
   const onReplayed = (newId: string) => {
     // The replay must show in the list whatever the filter.
     setStatus("all");
     selectExecution(newId);
-    timers.current.forEach(clearTimeout);
-    timers.current = [setTimeout(() => void refetchRef.current(), SETTLE_MS), setTimeout(() => void refetchRef.current(), LATE_MS)];
+    scheduleReads();
   };
 
   return (
