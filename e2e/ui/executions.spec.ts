@@ -192,3 +192,48 @@ test("inject → function that throws on n=2 → debug: both executions listed, 
   const refused = await request.post(`/api/v1/executions/${failedId}/replay`, { headers: auth(viewer) });
   expect(refused.status()).toBe(403);
 });
+
+test("a message a switch drops: the path ends there, marked apart from an error", async ({ page, request }) => {
+  const owner = await registerUser(request, "exec-drop");
+  const suffix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const ids = { inject: `inj-${suffix}`, sw: `sw-${suffix}`, debug: `dbg-${suffix}` };
+  const flow = await createFlow(request, owner, "Dropping flow", {
+    nodes: [
+      { id: ids.inject, type: "inject", name: "tick", position: { x: 80, y: 140 }, config: { payload_type: "string", payload: "no" } },
+      { id: ids.sw, type: "switch", name: "only yes", position: { x: 330, y: 140 }, config: { property: "payload", rules: [{ t: "eq", v: "yes", v_type: "str" }] } },
+      { id: ids.debug, type: "debug", name: "out", position: { x: 580, y: 140 } },
+    ],
+    connections: [
+      { source: ids.inject, target: ids.sw },
+      { source: ids.sw, target: ids.debug },
+    ],
+  });
+  expect((await request.post(`/api/v1/flows/${flow.id}/deploy`, { headers: auth(owner) })).status()).toBe(200);
+  expect((await request.post(`/api/v1/nodes/${ids.inject}/inject`, { headers: auth(owner), data: {} })).status()).toBe(200);
+
+  await logIn(page, owner.email);
+  await page.goto(`/flows/${flow.id}`);
+  await openTab(page, "Executions");
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rows(page).nth(0)).toContainText("Success");
+  // Keyboard only: the list takes focus, an arrow chooses the first execution.
+  await list(page).focus();
+  await page.keyboard.press("ArrowDown");
+  await expect(summary(page)).toHaveText("Reached: tick → only yes (dropped here)");
+  await expect(node(page, ids.sw).locator(".fp-node")).toHaveClass(/exec-dropped/);
+  await expect(node(page, ids.sw).locator(".fp-node")).not.toHaveClass(/exec-error/);
+  await expect(node(page, ids.sw).getByTestId("node-note")).toHaveText("Dropped here");
+  await expect(edge(page, `${ids.inject}:0:${ids.sw}`)).toHaveClass(/exec-taken/);
+  await expect(edge(page, `${ids.sw}:0:${ids.debug}`)).not.toHaveClass(/exec-taken/);
+  await node(page, ids.sw).focus();
+  await expect(node(page, ids.sw).getByTestId("node-detail")).toContainText("The message ended here");
+  await expect(node(page, ids.sw).getByTestId("node-detail")).toContainText('"payload": "no"');
+  await shot(page, "executions-dropped");
+  // The choice survives switching tabs; its marks come back with the tab.
+  await openTab(page, "Node");
+  await expect(page.locator(".fp-node.exec-reached")).toHaveCount(0);
+  await openTab(page, "Executions");
+  await expect(node(page, ids.sw).locator(".fp-node")).toHaveClass(/exec-dropped/);
+  await panel(page).getByRole("button", { name: "Clear selection" }).click();
+  await expect(page.locator(".fp-node.exec-reached")).toHaveCount(0);
+});

@@ -56,9 +56,6 @@ const DebugRow = memo(function DebugRow({
         </button>
         {otherFlow && <span className="badge">other flow</span>}
         {message.topic !== null && <span className="debug-topic">topic: {message.topic}</span>}
-        <span className="debug-format">
-          {message.property === "msg" ? "msg" : `msg.${message.property}`} : {message.format}
-        </span>
         {message.executionId && onShowExecution && !otherFlow ? (
           <button
             type="button"
@@ -72,6 +69,9 @@ const DebugRow = memo(function DebugRow({
             Show execution
           </button>
         ) : null}
+        <span className="debug-format">
+          {message.property === "msg" ? "msg" : `msg.${message.property}`} : {message.format}
+        </span>
       </div>
       <JsonValue value={message.msg} path={String(message.seq)} expanded={expanded} />
     </div>
