@@ -129,9 +129,11 @@ function ExecutionDetail({ id, onReplayed }: { id: string; onReplayed: (newId: s
         <p className="error" role="alert">
           {info.code === "NOT_FOUND" ? `Execution ${id} was not recorded (sampling keeps a share of successful executions) or is no longer kept.` : info.message}
         </p>
-        <button type="button" className="small secondary" onClick={() => selectExecution(null)}>
-          Clear selection
-        </button>
+        <div className="exec-actions">
+          <button type="button" className="small secondary" onClick={() => selectExecution(null)}>
+            Clear selection
+          </button>
+        </div>
       </div>
     );
   }
@@ -389,7 +391,7 @@ function ExecutionsTab() {
           Loading executions…
         </p>
       ) : rows.length === 0 ? (
-        <p className="muted">{status === "all" ? "No executions yet. Deploy the flow and send it a message (Inject)." : `No ${status === "error" ? "failed" : "successful"} executions.`}</p>
+        <p className="muted">{status !== "all" ? `No ${status === "error" ? "failed" : "successful"} executions.` : unrecorded > 0 ? "No execution was kept." : "No executions yet. Deploy the flow and send it a message (Inject)."}</p>
       ) : (
         <ExecutionList rows={rows} selectedId={selectedExecutionId} onSelect={selectExecution} names={canvas.names} />
       )}
