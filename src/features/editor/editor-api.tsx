@@ -44,6 +44,8 @@ export interface EditorApi {
    * flow, undo and a deploy never leave it wrong. False while there is no deployed graph.
    */
   changedSinceDeploy: boolean;
+  /** Choose a sidebar tab by its id (a Debug message opening its execution in the Executions tab). */
+  showSidebarTab: (tabId: string) => void;
 }
 
 export const EditorApiContext = createContext<EditorApi | null>(null);

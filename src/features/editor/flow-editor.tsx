@@ -146,6 +146,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
       adoptRevision: flowSave.adoptRevision,
       refreshDeployed: () => void deployedQuery.refetch(),
       changedSinceDeploy: differsFromDeployed,
+      showSidebarTab: setTab,
     }),
     [meta, dirty, readOnly, nodes, edges, groups, selected, selectNode, replaceGraph, save, flowSave.adoptRevision, deployedQuery, differsFromDeployed],
   );

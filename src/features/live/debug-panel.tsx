@@ -20,7 +20,23 @@ function clock(ts: string) {
   return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
 }
 
-const DebugRow = memo(function DebugRow({ message, label, onSelect, expanded, highlighted, otherFlow }: { message: DebugMessage; label: string; onSelect: (id: string) => void; expanded: Set<string>; highlighted: boolean; otherFlow: boolean }) {
+const DebugRow = memo(function DebugRow({
+  message,
+  label,
+  onSelect,
+  onShowExecution,
+  expanded,
+  highlighted,
+  otherFlow,
+}: {
+  message: DebugMessage;
+  label: string;
+  onSelect: (id: string) => void;
+  onShowExecution?: (executionId: string) => void;
+  expanded: Set<string>;
+  highlighted: boolean;
+  otherFlow: boolean;
+}) {
   return (
     <div className={`debug-row${highlighted ? " selected" : ""}`} onClick={() => onSelect(message.nodeId)} data-testid="debug-message">
       <div className="debug-meta">
@@ -40,6 +56,19 @@ const DebugRow = memo(function DebugRow({ message, label, onSelect, expanded, hi
         </button>
         {otherFlow && <span className="badge">other flow</span>}
         {message.topic !== null && <span className="debug-topic">topic: {message.topic}</span>}
+        {message.executionId && onShowExecution && !otherFlow ? (
+          <button
+            type="button"
+            className="link debug-execution"
+            title="Open this message's execution in the Executions tab"
+            onClick={(e) => {
+              e.stopPropagation();
+              onShowExecution(message.executionId!);
+            }}
+          >
+            Show execution
+          </button>
+        ) : null}
         <span className="debug-format">
           {message.property === "msg" ? "msg" : `msg.${message.property}`} : {message.format}
         </span>
@@ -52,9 +81,10 @@ const DebugRow = memo(function DebugRow({ message, label, onSelect, expanded, hi
 /**
  * The `Debug` region: this flow's (or every flow's) debug messages, newest last, in a virtualized
  * list of at most 1,000; filter by node and text, Pause (arrivals wait, counted), Clear. Following
- * the newest message stops while the person scrolls up and resumes at the bottom.
+ * the newest message stops while the person scrolls up and resumes at the bottom. A message of this
+ * flow that names its execution links to it (`onShowExecution`).
  */
-export function DebugPanel({ feed, nodes, onSelectNode }: { feed: DebugFeed; nodes: DebugNodeInfo[]; onSelectNode: (nodeId: string) => void }) {
+export function DebugPanel({ feed, nodes, onSelectNode, onShowExecution }: { feed: DebugFeed; nodes: DebugNodeInfo[]; onSelectNode: (nodeId: string) => void; onShowExecution?: (executionId: string) => void }) {
   const { store, scope, setScope, flowId } = feed;
   const snapshot = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
   const [nodeFilter, setNodeFilter] = useState<string>("");
@@ -151,7 +181,7 @@ export function DebugPanel({ feed, nodes, onSelectNode }: { feed: DebugFeed; nod
               const m = shown[item.index]!;
               return (
                 <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)` }}>
-                  <DebugRow message={m} label={m.name || names.get(m.nodeId) || m.nodeId} onSelect={select} expanded={expanded} highlighted={selected === m.nodeId} otherFlow={m.flowId !== flowId} />
+                  <DebugRow message={m} label={m.name || names.get(m.nodeId) || m.nodeId} onSelect={select} onShowExecution={onShowExecution} expanded={expanded} highlighted={selected === m.nodeId} otherFlow={m.flowId !== flowId} />
                 </div>
               );
             })}

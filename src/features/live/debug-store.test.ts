@@ -27,6 +27,13 @@ describe("Ring", () => {
 });
 
 describe("DebugStore", () => {
+  it("keeps the execution a message names (null when none was recorded), for its Show execution link", () => {
+    const { store, frame } = manual();
+    store.addMany([event(1, { execution_id: "exe_abc" }), event(2, { execution_id: null }), event(3)]);
+    frame();
+    expect(store.messages().map((m) => m.executionId)).toEqual(["exe_abc", null, null]);
+  });
+
   it("applies a burst in one update and keeps only the last 1,000, newest last", () => {
     const { store, frame } = manual();
     let updates = 0;

@@ -11,6 +11,8 @@ export interface DebugMessage {
   property: string;
   format: string;
   msg: unknown;
+  /** The execution (SPEC §15) of the message; null when none was recorded for it. */
+  executionId: string | null;
   /** Lower-case text searched by the filter, built once on arrival. */
   haystack: string;
 }
@@ -150,6 +152,7 @@ export class DebugStore {
       property: d.property,
       format: d.format,
       msg: d.msg,
+      executionId: d.execution_id ?? null,
       haystack: `${d.name}\n${d.node_id}\n${d.topic ?? ""}\n${text.slice(0, 2000)}`.toLowerCase(),
     };
   }

@@ -1,6 +1,6 @@
 "use client";
 
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import { FlowEditor, type FlowEditorProps } from "@/features/editor/flow-editor";
 import { useEditor } from "@/features/editor/editor-api";
 import type { EditorRuntime } from "@/features/editor/runtime-context";
@@ -24,6 +24,8 @@ export interface LiveFlowEditorProps extends Omit<FlowEditorProps, "toolbar" | "
   canInject: boolean;
   /** Members and above set and delete context keys (the Context tab). */
   canEditContext?: boolean;
+  /** Members and above replay executions (the Executions tab). */
+  canReplay?: boolean;
 }
 
 /** The editor's API as the live parts use it. */
@@ -73,7 +75,7 @@ function LiveToolbar({ live, canDeploy }: { live: FlowLive; canDeploy: boolean }
   );
 }
 
-function LiveEditor({ canDeploy, canInject, canEditContext = false, ...props }: LiveFlowEditorProps) {
+function LiveEditor({ canDeploy, canInject, canEditContext = false, canReplay = false, ...props }: LiveFlowEditorProps) {
   const live = useFlowLive(props.flow.id);
   const feed = useDebugFeed(props.flow.id);
   const { statuses, runtime: flowRuntime } = live;
@@ -87,7 +89,11 @@ function LiveEditor({ canDeploy, canInject, canEditContext = false, ...props }: 
     }),
     [statuses, flowRuntime, canInject],
   );
-  const tabs = useMemo<LiveTabs>(() => ({ live, feed, canDeploy, canEditContext }), [live, feed, canDeploy, canEditContext]);
+  const [selectedExecutionId, selectExecution] = useState<string | null>(null);
+  const tabs = useMemo<LiveTabs>(
+    () => ({ live, feed, canDeploy, canEditContext, canReplay, selectedExecutionId, selectExecution }),
+    [live, feed, canDeploy, canEditContext, canReplay, selectedExecutionId],
+  );
   return (
     <LiveTabsContext.Provider value={tabs}>
       <FlowEditor {...props} toolbar={<LiveToolbar live={live} canDeploy={canDeploy} />} sidebarTabs={LIVE_TABS} runtime={runtime} />
@@ -98,7 +104,7 @@ function LiveEditor({ canDeploy, canInject, canEditContext = false, ...props }: 
 /**
  * The flow editor made live (issue 12): Deploy and the flow's state in the toolbar, presence and
  * "changed elsewhere" notices, Inject on inject nodes, node statuses under nodes, and the sidebar
- * tabs of tabs/registry.ts (Debug, Deployments, Context, Variables), all fed by one WebSocket.
+ * tabs of tabs/registry.ts (Debug, Executions, Deployments, Context, Variables), all fed by one WebSocket.
  */
 export function LiveFlowEditor(props: LiveFlowEditorProps) {
   return (

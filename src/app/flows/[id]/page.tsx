@@ -36,6 +36,7 @@ export default async function FlowEditorPage({ params }: { params: Promise<{ id:
           canDeploy={can(asRole(profile.role), "flows:deploy")}
           canInject={can(asRole(profile.role), "nodes:inject")}
           canEditContext={can(asRole(profile.role), "context:write")}
+          canReplay={can(asRole(profile.role), "executions:replay")}
         />
       </main>
     </div>

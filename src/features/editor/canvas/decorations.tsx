@@ -1,6 +1,6 @@
 "use client";
 
-import { createContext, useCallback, useContext, useEffect, useMemo, useState } from "react";
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 
 /**
  * Canvas decorations: how a part of the editor that is not the canvas (a sidebar tab, the toolbar)
@@ -21,6 +21,13 @@ export interface NodeDecoration {
   badge?: string;
   /** What the badge means, for screen readers ("step 2 of the execution"). */
   badgeLabel?: string;
+  /** A line of text drawn over the node, always visible (an execution's error on the node that failed). */
+  note?: string;
+  /**
+   * A popover shown while the node is hovered or has keyboard focus (an execution step's input).
+   * Rendered only for decorated nodes; keep it small (it is in the DOM, hidden, until shown).
+   */
+  detail?: ReactNode;
 }
 export interface EdgeDecoration {
   className?: string;

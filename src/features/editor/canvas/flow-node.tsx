@@ -10,8 +10,8 @@ import { DecorationsContext } from "./decorations";
  * The one canvas node: category colour and icon, the name (the type when unnamed), an input on the
  * left, one output per port on the right (a switch node's follow its rules). Disabled nodes are
  * faded and dashed, unknown ones striped with their Node-RED type. Memoized: while one node is
- * dragged, the others do not render again. Canvas decorations (decorations.tsx) add their class and
- * badge.
+ * dragged, the others do not render again. Canvas decorations (decorations.tsx) add their class,
+ * badge, note (over the node) and detail (a popover while the node is hovered or focused).
  */
 function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
   const updateNodeInternals = useUpdateNodeInternals();
@@ -59,6 +59,16 @@ function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
           <span aria-hidden="true">{decoration.badge}</span>
           {decoration.badgeLabel ? <span className="visually-hidden">{decoration.badgeLabel}</span> : null}
         </span>
+      ) : null}
+      {decoration?.note ? (
+        <span className="fp-node-note" data-testid="node-note">
+          {decoration.note}
+        </span>
+      ) : null}
+      {decoration?.detail ? (
+        <div className="fp-node-detail nodrag nowheel" role="tooltip" data-testid="node-detail">
+          {decoration.detail}
+        </div>
       ) : null}
       {runtime.renderNodeAction ? <span className="fp-node-action nodrag">{runtime.renderNodeAction({ id, data } as EditorNode)}</span> : null}
       {Array.from({ length: outputs }, (_, i) => (

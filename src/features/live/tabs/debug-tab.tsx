@@ -1,20 +1,32 @@
 "use client";
 
-import { useMemo } from "react";
+import { useCallback, useMemo } from "react";
 import { useEditor } from "@/features/editor/editor-api";
 import type { SidebarTab } from "@/features/editor/sidebar/tab";
 import { DebugPanel } from "../debug-panel";
 import { useLiveTabs } from "./live-tabs-context";
 
-/** Debug messages of this flow, live; a message's node is selected and outlined on the canvas. */
+/**
+ * Debug messages of this flow, live; a message's node is selected and outlined on the canvas, and
+ * "Show execution" opens the Executions tab with the message's execution chosen.
+ */
 function DebugTab() {
   const api = useEditor();
-  const { feed } = useLiveTabs();
+  const { feed, selectExecution } = useLiveTabs();
+  const { showSidebarTab } = api;
+  const showExecution = useCallback(
+    (executionId: string) => {
+      selectExecution(executionId);
+      showSidebarTab("executions");
+    },
+    [selectExecution, showSidebarTab],
+  );
   const nodes = useMemo(() => api.nodes.map((n) => ({ id: n.id, type: n.data.type, name: n.data.name })), [api.nodes]);
   return (
     <DebugPanel
       feed={feed}
       nodes={nodes}
+      onShowExecution={showExecution}
       onSelectNode={(id) => {
         if (!api.nodes.some((n) => n.id === id)) return;
         api.selectNode(id);

@@ -2,6 +2,7 @@ import type { SidebarTab } from "@/features/editor/sidebar/tab";
 import { contextTab } from "./context-tab";
 import { debugTab } from "./debug-tab";
 import { deploymentsTab } from "./deployments-tab";
+import { executionsTab } from "./executions-tab";
 import { variablesTab } from "./variables-tab";
 
 /**
@@ -9,4 +10,4 @@ import { variablesTab } from "./variables-tab";
  * exporting a SidebarTab (`{ id, label, component }`) and one line in this list; its component
  * reads the editor with useEditor() and the live state with useLiveTabs().
  */
-export const LIVE_TABS: SidebarTab[] = [debugTab, deploymentsTab, contextTab, variablesTab];
+export const LIVE_TABS: SidebarTab[] = [debugTab, executionsTab, deploymentsTab, contextTab, variablesTab];
