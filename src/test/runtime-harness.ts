@@ -25,8 +25,8 @@ export async function loadTestFlow(
   connections: Array<{ source: string; target: string; source_port?: number }>,
   services: RuntimeServices = {},
   extraTypes: Record<string, NodeFactory> = {},
-  /** Context stores and variables for the flow (default: in memory, Node-RED's built-in names only). */
-  engineOptions: Pick<EngineOptions, "contextStores" | "variables"> = {},
+  /** Context stores, variables and executions for the flow (default: in memory, Node-RED's built-in names only, none recorded). */
+  engineOptions: Pick<EngineOptions, "contextStores" | "variables" | "executions"> = {},
 ) {
   const registry = createNodeRegistry();
   const received: Message[] = [];

@@ -39,6 +39,8 @@ export interface TrackedStep {
   /** performance.now() at start, for the duration. */
   t0: number;
   durationMs: number | null;
+  /** Past MAX_STEPS: counted, not kept (unless it fails). */
+  omitted?: boolean;
 }
 
 export interface TrackedExecution {
@@ -55,6 +57,8 @@ export interface TrackedExecution {
   t0: number;
   durationMs: number | null;
   steps: TrackedStep[];
+  /** Steps past MAX_STEPS that were not kept. */
+  stepsOmitted: number;
   /** Deliveries queued or running. */
   pending: number;
   ended: boolean;
@@ -85,6 +89,12 @@ export interface ExecutionTrackerOptions {
   longRunningMs?: number;
 }
 
+/**
+ * Steps one execution keeps (a generator's thousand messages from one timer are one execution):
+ * past it, steps are only counted (`stepsOmitted`), except those that fail, which are always kept.
+ */
+export const MAX_STEPS = 100;
+
 /** The trigger message is kept for replay up to this size (JSON text). */
 export const MAX_TRIGGER_BYTES = 1024 * 1024;
 
@@ -102,6 +112,8 @@ function capture(msg: unknown, max: number): { text: string; truncated: boolean 
   } catch {
     text = JSON.stringify({ _msgid: (msg as Message | null)?._msgid, unserializable: true });
   }
+  // PostgreSQL's jsonb has no NUL character: it is kept as U+FFFD.
+  if (text.includes("\\u0000")) text = text.replaceAll("\\u0000", "\\ufffd");
   return text.length > max ? { text: text.slice(0, max), truncated: true } : { text, truncated: false };
 }
 
@@ -166,6 +178,7 @@ export class ExecutionTracker {
       t0,
       durationMs: null,
       steps: [],
+      stepsOmitted: 0,
       pending: how.sent ? 0 : 1,
       ended: false,
       status: "running",
@@ -192,6 +205,12 @@ export class ExecutionTracker {
 
   /** A node received a message of the execution: a new step. */
   step(execution: TrackedExecution, nodeId: string, ports: number, msg: Message): TrackedStep {
+    if (execution.steps.length >= MAX_STEPS) {
+      execution.stepsOmitted++;
+      this.byMsg.set(msg, execution);
+      // Only counted: no clock, no copy. A failure still gets its step (done()).
+      return { nodeId, outputs: [], ports, startedAt: 0, t0: 0, durationMs: null, omitted: true };
+    }
     const step: TrackedStep = { nodeId, outputs: [], ports, startedAt: Date.now(), t0: performance.now(), durationMs: null };
     if (execution.sampled) {
       const input = capture(msg, EXECUTION_INPUT_MAX_BYTES);
@@ -208,7 +227,13 @@ export class ExecutionTracker {
    * sending what the engine gave it) a new one, done at once, with that message as its input.
    */
   senderStep(execution: TrackedExecution, nodeId: string, ports: number, msg: Message): TrackedStep {
-    for (let i = execution.steps.length - 1; i >= 0; i--) if (execution.steps[i]!.nodeId === nodeId) return execution.steps[i]!;
+    const steps = execution.steps;
+    // The common cases first: the node that received last, or the trigger (a generator sending a
+    // thousand messages from a timer continues its execution a thousand times).
+    const last = steps[steps.length - 1];
+    if (last?.nodeId === nodeId) return last;
+    if (steps[0]?.nodeId === nodeId) return steps[0];
+    for (let i = steps.length - 2; i > 0; i--) if (steps[i]!.nodeId === nodeId) return steps[i]!;
     const step = this.step(execution, nodeId, ports, msg);
     step.durationMs = 0;
     return step;
@@ -231,14 +256,20 @@ export class ExecutionTracker {
 
   /** The node was done with its input (`done`), with or without an error. */
   done(execution: TrackedExecution, step: TrackedStep, msg: Message, err: string | undefined): void {
-    step.durationMs = performance.now() - step.t0;
+    if (!step.omitted) step.durationMs = performance.now() - step.t0;
     if (err !== undefined) {
       step.error = err;
-      // Not sampled: the failing step keeps its message all the same.
+      // Not sampled, or past MAX_STEPS: the failing step is kept, with its message, all the same.
       if (step.input === undefined) {
         const input = capture(msg, EXECUTION_INPUT_MAX_BYTES);
         step.input = input.text;
         if (input.truncated) step.truncated = true;
+      }
+      if (step.omitted) {
+        step.omitted = false;
+        step.startedAt = Date.now();
+        execution.stepsOmitted--;
+        execution.steps.push(step);
       }
     }
     execution.pending--;

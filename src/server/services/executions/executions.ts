@@ -73,6 +73,7 @@ export async function getExecution(app: AppServices, principal: Principal, input
       sampled: row.sampled,
       replayable: row.triggerMessage !== null,
       steps: row.steps as unknown as ExecutionStep[],
+      steps_omitted: row.stepsOmitted,
     },
   };
 }

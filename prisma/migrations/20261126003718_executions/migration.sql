@@ -12,6 +12,7 @@ CREATE TABLE "executions" (
     "error" TEXT,
     "trigger_message" JSONB,
     "steps" JSONB NOT NULL DEFAULT '[]',
+    "steps_omitted" INTEGER NOT NULL DEFAULT 0,
     "instance_id" TEXT NOT NULL,
     "sampled" BOOLEAN NOT NULL DEFAULT true,
 
