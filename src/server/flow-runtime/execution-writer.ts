@@ -211,15 +211,17 @@ export class ExecutionWriter implements ExecutionSink {
   }
 
   /**
-   * The flow starts here: its executions another instance left `running` (it died, or lost the
-   * flow's lease mid-execution) end in error, never running forever.
+   * The flow starts here, where it did not run: the executions left `running` for it (by another
+   * instance that died or lost the flow's lease mid-execution, or by this instance's previous
+   * process under the same INSTANCE_ID) end in error, never running forever. One whose real end is
+   * still on its way (a graceful hand-over's last batch) overwrites this when it arrives.
    */
   async abandonOthers(flowId: string): Promise<void> {
     await this.deps.prisma.$executeRaw`
       UPDATE executions
       SET status = 'error', error = 'instance ' || instance_id || ' stopped while it ran',
           duration_ms = LEAST(2147483647, GREATEST(0, (EXTRACT(EPOCH FROM (now() - started_at)) * 1000)::bigint))::int
-      WHERE flow_id = ${flowId} AND status = 'running' AND instance_id <> ${this.deps.instanceId}`;
+      WHERE flow_id = ${flowId} AND status = 'running'`;
   }
 
   /**
