@@ -9,7 +9,7 @@ import type { RuntimeResult } from "./runtime-child";
 const B = "10 Executions";
 /** Messages per throughput run, and runs per mode (off and on alternate: off, on, off, on, …). */
 const N = 50_000;
-const ROUNDS = 3;
+const ROUNDS = 5;
 const TIME_LIMIT_MS = 60_000;
 /** Stored executions for the list's latency: a million on PostgreSQL (the issue's figure); embedded PGlite holds them in memory, so fewer. */
 const SEED_POSTGRES = 1_000_000;
@@ -34,21 +34,21 @@ const median = (values: number[]) => {
   return sorted[Math.floor(sorted.length / 2)]!;
 };
 
-// A million executions of 100 flows, built by the database: one in twenty failed, half a second
+// A million executions of 100 flows, built by the database: one in twenty of each flow's failed, half a second
 // apart, the newest first (all younger than the 7 days retention keeps successes), four steps each (inject → function → change → debug) whose inputs carry a
 // message of about 250 bytes with per-row text that compresses as poorly as real payloads do.
 const SEED_SQL = `
 INSERT INTO executions (id, organization_id, flow_id, deployment_id, trigger_node_id, status, started_at, duration_ms,
   replay_of, error, trigger_message, steps, steps_omitted, instance_id, sampled)
 SELECT 'exe_bench' || lpad(i::text, 8, '0'), $1, 'flw_exbench' || lpad((i % ${FLOWS})::text, 6, '0'), 'dep_bench', 'inject-1',
-  CASE WHEN i % 20 = 0 THEN 'error' ELSE 'success' END,
+  CASE WHEN (i / ${FLOWS}) % 20 = 0 THEN 'error' ELSE 'success' END,
   now() - make_interval(secs => i * 0.5), 3 + i % 40, NULL,
-  CASE WHEN i % 20 = 0 THEN 'function error: Error: order ' || i || ' has no customer (line 4)' END,
+  CASE WHEN (i / ${FLOWS}) % 20 = 0 THEN 'function error: Error: order ' || i || ' has no customer (line 4)' END,
   m.msg,
   jsonb_build_array(
     jsonb_build_object('node_id', 'inject-1', 'input', m.msg, 'input_recorded', true, 'outputs', jsonb_build_array(jsonb_build_object('port', 0, 'count', 1)), 'started_at', now() - make_interval(secs => i * 0.5), 'duration_ms', 0),
-    jsonb_build_object('node_id', 'function-1', 'input', m.msg, 'input_recorded', true, 'outputs', CASE WHEN i % 20 = 0 THEN '[]'::jsonb ELSE jsonb_build_array(jsonb_build_object('port', 0, 'count', 1)) END, 'started_at', now() - make_interval(secs => i * 0.5), 'duration_ms', 1.234)
-      || CASE WHEN i % 20 = 0 THEN jsonb_build_object('error', 'function error: Error: order ' || i || ' has no customer (line 4)') ELSE '{}'::jsonb END,
+    jsonb_build_object('node_id', 'function-1', 'input', m.msg, 'input_recorded', true, 'outputs', CASE WHEN (i / ${FLOWS}) % 20 = 0 THEN '[]'::jsonb ELSE jsonb_build_array(jsonb_build_object('port', 0, 'count', 1)) END, 'started_at', now() - make_interval(secs => i * 0.5), 'duration_ms', 1.234)
+      || CASE WHEN (i / ${FLOWS}) % 20 = 0 THEN jsonb_build_object('error', 'function error: Error: order ' || i || ' has no customer (line 4)') ELSE '{}'::jsonb END,
     jsonb_build_object('node_id', 'change-1', 'input', m.msg || jsonb_build_object('total', i * 3), 'input_recorded', true, 'outputs', jsonb_build_array(jsonb_build_object('port', 0, 'count', 1)), 'started_at', now() - make_interval(secs => i * 0.5), 'duration_ms', 0.051),
     jsonb_build_object('node_id', 'debug-1', 'input', m.msg || jsonb_build_object('total', i * 3, 'status', 'ok'), 'input_recorded', true, 'outputs', '[]'::jsonb, 'started_at', now() - make_interval(secs => i * 0.5), 'duration_ms', 0.02)
   ),
@@ -182,6 +182,9 @@ export async function benchExecutions(ctx: BenchContext): Promise<BenchOutcome> 
     result: `p95 ${fmt.ms(r.s.p95)}`,
     notes: `p50 ${fmt.ms(r.s.p50)}, p99 ${fmt.ms(r.s.p99)}; ${SEQUENTIAL} sequential requests over ${FLOWS} flows; ${fmt.kb(r.bytes)} per answer${extra}`,
   });
+  const probe = await call(ctx.baseUrl, "GET", `/flows/${flowIds[1]}/executions?status=error&limit=50`, { token });
+  const probed = (JSON.parse(probe.text) as { executions?: unknown[] }).executions?.length ?? 0;
+  if (probed !== 50) throw new Error(`the error list of a seeded flow answered ${probed} executions, not 50: ${probe.text.slice(0, 200)}`);
   ctx.log("executions: GET /flows/{id}/executions?status=error&limit=50");
   const errors = await timed((i) => `/flows/${flowIds[i % FLOWS]}/executions?status=error&limit=50`);
   rows.push(latency(`GET /flows/{id}/executions?status=error&limit=50, ${fmt.int(count)} stored`, errors));
