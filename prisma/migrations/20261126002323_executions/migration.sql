@@ -12,7 +12,6 @@ CREATE TABLE "executions" (
     "error" TEXT,
     "trigger_message" JSONB,
     "steps" JSONB NOT NULL DEFAULT '[]',
-    "steps_omitted" INTEGER NOT NULL DEFAULT 0,
     "instance_id" TEXT NOT NULL,
     "sampled" BOOLEAN NOT NULL DEFAULT true,
 
