@@ -25,22 +25,23 @@ import type { Message } from "../types";
  *   hand-over) while it ran ends it in error.
  */
 
+/** One shape for every step (all fields set at creation), so the engine's hot path stays monomorphic. */
 export interface TrackedStep {
   nodeId: string;
   /** The message's JSON text as the node received it, cut at EXECUTION_INPUT_MAX_BYTES; undefined: not kept. */
-  input?: string;
-  truncated?: boolean;
+  input: string | undefined;
+  truncated: boolean;
   /** Messages sent per port (sparse). */
   outputs: number[];
+  error: string | undefined;
   /** The node's output ports: one with ports that sent nothing dropped the message. */
   ports: number;
-  error?: string;
   startedAt: number;
   /** performance.now() at start, for the duration. */
   t0: number;
   durationMs: number | null;
   /** Past MAX_STEPS: counted, not kept (unless it fails). */
-  omitted?: boolean;
+  omitted: boolean;
 }
 
 export interface TrackedExecution {
@@ -102,6 +103,10 @@ interface FlowSampling {
   second: number;
   inSecond: number;
   skipped: number;
+}
+
+function newStep(nodeId: string, ports: number, startedAt: number, t0: number, input: string | undefined, truncated: boolean): TrackedStep {
+  return { nodeId, input, truncated, outputs: [], error: undefined, ports, startedAt, t0, durationMs: null, omitted: false };
 }
 
 /** A step input's JSON text, cut at the limit. */
@@ -189,7 +194,8 @@ export class ExecutionTracker {
     if (how.sent) {
       const cut = trigger.truncated || trigger.text.length > EXECUTION_INPUT_MAX_BYTES;
       const input = { text: cut ? trigger.text.slice(0, EXECUTION_INPUT_MAX_BYTES) : trigger.text, truncated: cut };
-      execution.steps.push({ nodeId, input: input.text, ...(input.truncated ? { truncated: true } : {}), outputs: [], ports: 1, startedAt: now, t0, durationMs: 0 });
+      execution.steps.push(newStep(nodeId, 1, now, t0, input.text, input.truncated));
+      execution.steps[0]!.durationMs = 0;
     }
     this.open.set(execution.id, execution);
     this.byMsgId.set(execution.triggerMsgId, execution);
@@ -209,13 +215,16 @@ export class ExecutionTracker {
       execution.stepsOmitted++;
       this.byMsg.set(msg, execution);
       // Only counted: no clock, no copy. A failure still gets its step (done()).
-      return { nodeId, outputs: [], ports, startedAt: 0, t0: 0, durationMs: null, omitted: true };
+      const omitted = newStep(nodeId, ports, 0, 0, undefined, false);
+      omitted.omitted = true;
+      return omitted;
     }
-    const step: TrackedStep = { nodeId, outputs: [], ports, startedAt: Date.now(), t0: performance.now(), durationMs: null };
+    let step: TrackedStep;
     if (execution.sampled) {
       const input = capture(msg, EXECUTION_INPUT_MAX_BYTES);
-      step.input = input.text;
-      if (input.truncated) step.truncated = true;
+      step = newStep(nodeId, ports, Date.now(), performance.now(), input.text, input.truncated);
+    } else {
+      step = newStep(nodeId, ports, Date.now(), performance.now(), undefined, false);
     }
     execution.steps.push(step);
     this.byMsg.set(msg, execution);
@@ -241,11 +250,6 @@ export class ExecutionTracker {
 
   sent(step: TrackedStep, port: number): void {
     step.outputs[port] = (step.outputs[port] ?? 0) + 1;
-  }
-
-  /** A delivery of the execution was queued. */
-  queued(execution: TrackedExecution): void {
-    execution.pending++;
   }
 
   /** A queued delivery was never made (its flow stopped, or its node is gone): it no longer counts. */
