@@ -20,6 +20,7 @@ import { benchDebugUi } from "./debug-ui";
 import { benchEditor } from "./editor";
 import { benchHttp } from "./http";
 import { benchFailover } from "./failover";
+import { benchExecutions } from "./executions";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
@@ -50,6 +51,8 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   // Its own processes and its own section of the report (it needs DATABASE_URL and REDIS_URL).
   { name: "failover", title: "7 Several instances: failover, forwarded injects", run: benchFailover, ownServer: true },
   { name: "flows", title: "3 Flows at scale", run: benchFlowsAtScale },
+  // A million stored executions on PostgreSQL (100,000 embedded): only when named, it seeds for minutes.
+  { name: "executions", title: "10 Executions (recording cost, list with many stored, size)", run: benchExecutions, explicit: true },
   { name: "editor", title: "8 Editor (Chromium)", run: benchEditor, ownServer: true, explicit: true },
 ];
 
@@ -148,6 +151,19 @@ async function main() {
       nodeRedHeader: "Node-RED 4.1.x, same run, no authentication",
     });
     log(`wrote benchmark 2's section of ${path.relative(process.cwd(), REPORT)}`);
+  }
+  // Benchmark 10 has a section of its own per backend, written whenever it ran.
+  const executionsRows = (r: Row) => r.benchmark.startsWith("10 ");
+  if (selected.some((b) => b.name === "executions")) {
+    writeReport(REPORT, {
+      key: `executions-${backend.db}-${backend.store}`,
+      title: `Executions (issue 25): ${backendTitle}`,
+      machine,
+      rows: rows.filter(executionsRows),
+      notes: notes.filter((n) => n.startsWith("Benchmark 10")),
+      nodeRedHeader: "Node-RED (has no executions)",
+    });
+    log(`wrote benchmark 10's section of ${path.relative(process.cwd(), REPORT)}`);
   }
   if (only.length > 0) {
     log("a subset ran: the backend's main section of docs/BENCHMARKS.md left as it is");

@@ -8,6 +8,11 @@ import { loadTestFlow, type HarnessNode } from "@/test/runtime-harness";
 import type { NodeFactory } from "@/server/runtime/types";
 import { startRssSampler } from "./lib/rss";
 import { LINK_CALLS } from "./lib/link-calls";
+import { createTestApp } from "@/test/app";
+import { ExecutionTracker } from "@/server/runtime/executions/tracker";
+import { DEFAULT_EXECUTION_SETTINGS, ExecutionWriter } from "@/server/flow-runtime/execution-writer";
+import { VariableSet } from "@/server/runtime/variables";
+import { createLogger } from "@/server/logger";
 
 export type Scenario = "switch" | "no-switch" | "function-counter" | "sequence" | "link-call";
 
@@ -27,6 +32,40 @@ export interface RuntimeResult {
   peakRss: number;
   /** Most messages seen waiting in the flow at once (sampled every 10 ms): the backpressure at work. */
   maxWaiting: number;
+  /** With recording on: executions stored, and successes sampling left out. */
+  executions?: { stored: number; unrecorded: number; errors: number };
+}
+
+/**
+ * Recording on (benchmark "executions"): the engine gets the real tracker and writer, storing into
+ * a database of its own (DATABASE_URL's server in a schema of its own, or embedded PGlite) under a
+ * real organization and flow row, with the default sampling (EXECUTIONS_SAMPLE_*).
+ */
+async function recording(on: boolean) {
+  const app = await createTestApp();
+  const { prisma } = app.db;
+  await prisma.$executeRawUnsafe(`INSERT INTO organizations (id, name, slug, updated_at) VALUES ('org_test', 'bench', 'acme-bench', now())`);
+  await prisma.$executeRawUnsafe(`INSERT INTO flows (id, organization_id, name, created_by_id, updated_at) VALUES ('flw_test', 'org_test', 'bench', 'usr_bench', now())`);
+  const writer = new ExecutionWriter({
+    prisma,
+    logger: createLogger({ level: "silent" }),
+    instanceId: "bench",
+    settings: DEFAULT_EXECUTION_SETTINGS,
+    redactor: () => VariableSet.empty,
+  });
+  const tracker = new ExecutionTracker({ sink: writer, sampleAllPerSec: DEFAULT_EXECUTION_SETTINGS.sampleAllPerSec, sampleOneIn: DEFAULT_EXECUTION_SETTINGS.sampleOneIn });
+  return {
+    tracker: on ? tracker : undefined,
+    async finish() {
+      tracker.close();
+      await writer.close();
+      const stored = await prisma.execution.count();
+      const errors = await prisma.execution.count({ where: { status: "error" } });
+      const counter = await prisma.executionCounter.findUnique({ where: { flowId: "flw_test" } });
+      await app.close();
+      return { stored, errors, unrecorded: Number(counter?.unrecorded ?? 0) };
+    },
+  };
 }
 
 // The generator is Node-RED's (bench/node-red-child.ts): one inject carries N; the function sends
@@ -131,7 +170,7 @@ function flowFor(scenario: Scenario, n: number): { nodes: HarnessNode[]; connect
 }
 
 async function main() {
-  const [scenarioArg, nArg, limitArg] = process.argv.slice(2);
+  const [scenarioArg, nArg, limitArg, recordArg] = process.argv.slice(2);
   const scenario = scenarioArg as Scenario;
   const n = Number(nArg);
   const limitMs = Number(limitArg ?? 30_000);
@@ -139,7 +178,9 @@ async function main() {
     throw new Error("usage: runtime-child.ts <switch|no-switch|function-counter|sequence|link-call> <N> [time limit ms]");
   }
   const { nodes, connections, expected, extraTypes } = flowFor(scenario, n);
-  const flow = await loadTestFlow(nodes, connections, {}, extraTypes);
+  // "record": executions recorded; "no-record": the same database and app beside the flow, nothing recorded.
+  const record = recordArg === "record" || recordArg === "no-record" ? await recording(recordArg === "record") : undefined;
+  const flow = await loadTestFlow(nodes, connections, {}, extraTypes, record?.tracker ? { executions: record.tracker } : {});
 
   // The harness's sink keeps every message; count instead, so that retained messages do not
   // inflate the peak RSS (Node-RED's counter keeps nothing either).
@@ -188,6 +229,11 @@ async function main() {
     peakRss,
     maxWaiting,
   };
+  if (record) {
+    // What recording kept, once the engine is idle (its last executions ended) and the writer flushed.
+    await flow.engine.stop("flw_test");
+    result.executions = await record.finish();
+  }
   process.send?.(result);
   // Not closing the engine: a timed-out run may still hold a backlog; the process just ends.
   process.exit(0);

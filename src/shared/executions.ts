@@ -85,6 +85,8 @@ export const executionSchema = executionListItemSchema.extend({
   sampled: z.boolean(),
   replayable: z.boolean(),
   steps: z.array(executionStepSchema),
+  /** Steps past the first 100 (a fan-out) that were only counted; failing steps are always in `steps`. */
+  steps_omitted: z.number().int().min(0),
 });
 export type Execution = z.infer<typeof executionSchema>;
 

@@ -26,8 +26,8 @@ export async function loadTestFlow(
   connections: Array<{ source: string; target: string; source_port?: number }>,
   services: RuntimeServices = {},
   extraTypes: Record<string, NodeFactory> = {},
-  /** Context stores and variables for the flow (default: in memory, Node-RED's built-in names only); subflow definitions its instances use. */
-  engineOptions: Pick<EngineOptions, "contextStores" | "variables"> & { subflows?: Record<string, SubflowSnapshot> } = {},
+  /** Context stores, variables and executions for the flow (default: in memory, Node-RED's built-in names only, none recorded); subflow definitions its instances use. */
+  engineOptions: Pick<EngineOptions, "contextStores" | "variables" | "executions"> & { subflows?: Record<string, SubflowSnapshot> } = {},
 ) {
   const registry = createNodeRegistry();
   const received: Message[] = [];

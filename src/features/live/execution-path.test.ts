@@ -26,6 +26,7 @@ const execution = (steps: ExecutionStep[], extra: Partial<Execution> = {}): Exec
   sampled: true,
   replayable: true,
   steps,
+  steps_omitted: 0,
   ...extra,
 });
 

@@ -1,4 +1,4 @@
-import { Prisma, type PrismaClient } from "../../generated/prisma/client";
+import type { PrismaClient } from "../../generated/prisma/client";
 import type { Logger } from "../logger";
 import type { ExecutionSink, TrackedExecution, TrackedStep } from "../runtime/executions/tracker";
 import type { ExecutionStep } from "../../shared/executions";
@@ -44,7 +44,38 @@ const SWEEP_BATCH = 1000;
 /** Batches one sweep deletes at most per rule, so a sweep never holds the database for long. */
 const SWEEP_MAX_BATCHES = 50;
 
-type Row = Prisma.ExecutionCreateManyInput;
+/** One execution as a JSON object (text), the element of the batch's json_to_recordset. */
+interface Row {
+  id: string;
+  organizationId: string;
+  flowId: string;
+  status: string;
+  json: string;
+}
+
+const COLUMNS = `id text, organization_id text, flow_id text, deployment_id text, trigger_node_id text, status text,
+  started_at timestamptz, duration_ms int, replay_of text, error text, trigger_message jsonb, steps jsonb,
+  steps_omitted int, instance_id text, sampled boolean`;
+
+// One statement per batch, its rows in one JSON parameter: no round trip, and no client-side
+// serialization, per execution (their steps' inputs are spliced in as the JSON text they were captured as).
+const INSERT_SQL = `
+INSERT INTO executions (id, organization_id, flow_id, deployment_id, trigger_node_id, status, started_at, duration_ms,
+  replay_of, error, trigger_message, steps, steps_omitted, instance_id, sampled)
+SELECT id, organization_id, flow_id, deployment_id, trigger_node_id, status, started_at, duration_ms,
+  replay_of, error, trigger_message, steps, steps_omitted, instance_id, sampled
+FROM json_to_recordset($1::json) AS r(${COLUMNS})
+ON CONFLICT (id) DO NOTHING`;
+
+const UPDATE_SQL = `
+UPDATE executions e SET status = r.status, duration_ms = r.duration_ms, error = r.error, steps = r.steps, steps_omitted = r.steps_omitted
+FROM json_to_recordset($1::json) AS r(${COLUMNS})
+WHERE e.id = r.id`;
+
+const COUNT_SQL = `
+INSERT INTO execution_counters (flow_id, organization_id, unrecorded)
+SELECT flow_id, organization_id, unrecorded FROM json_to_recordset($1::json) AS r(flow_id text, organization_id text, unrecorded bigint)
+ON CONFLICT (flow_id) DO UPDATE SET unrecorded = execution_counters.unrecorded + EXCLUDED.unrecorded`;
 
 /**
  * Stores the executions the engine's tracker keeps: one multi-row INSERT per batch (every ~100 ms
@@ -119,7 +150,7 @@ export class ExecutionWriter implements ExecutionSink {
 
   private async write(): Promise<void> {
     const inserts = [...this.inserts.values()];
-    const updates = [...this.updates.values()];
+    const updates = [...this.updates.values()].map((e) => this.row(e));
     const counts = [...this.unrecordedCounts.entries()];
     this.inserts = new Map();
     this.updates = new Map();
@@ -127,26 +158,18 @@ export class ExecutionWriter implements ExecutionSink {
     const { prisma } = this.deps;
     try {
       if (inserts.length > 0) {
-        await prisma.execution.createMany({ data: inserts, skipDuplicates: true });
+        await prisma.$executeRawUnsafe(INSERT_SQL, `[${inserts.map((r) => r.json).join(",")}]`);
         for (const row of inserts) {
           this.touched.add(row.flowId);
           if (row.status === "running") this.stored.add(row.id);
         }
       }
-      for (const execution of updates) {
-        const row = this.row(execution);
-        await prisma.execution.updateMany({
-          where: { id: execution.id },
-          data: { status: row.status, durationMs: row.durationMs, error: row.error, steps: row.steps },
-        });
-        this.stored.delete(execution.id);
+      if (updates.length > 0) {
+        await prisma.$executeRawUnsafe(UPDATE_SQL, `[${updates.map((r) => r.json).join(",")}]`);
+        for (const row of updates) this.stored.delete(row.id);
       }
-      for (const [flowId, { organizationId, count }] of counts) {
-        await prisma.executionCounter.upsert({
-          where: { flowId },
-          create: { flowId, organizationId, unrecorded: count },
-          update: { unrecorded: { increment: count } },
-        });
+      if (counts.length > 0) {
+        await prisma.$executeRawUnsafe(COUNT_SQL, JSON.stringify(counts.map(([flowId, c]) => ({ flow_id: flowId, organization_id: c.organizationId, unrecorded: c.count }))));
       }
     } catch (err) {
       // The database is away: these executions are lost (counted, so the list says so), the flows run on.
@@ -159,34 +182,46 @@ export class ExecutionWriter implements ExecutionSink {
     const redactor = this.deps.redactor(execution.organizationId);
     const stepError = execution.steps.find((s) => s.error !== undefined)?.error;
     const error = execution.error ?? stepError ?? null;
+    const status = execution.ended ? execution.status : "running";
+    let trigger = "null";
+    if (execution.triggerMessage !== null) trigger = redactor.hasSecrets ? JSON.stringify(redactor.redact(JSON.parse(execution.triggerMessage))) : execution.triggerMessage;
+    const head = JSON.stringify({
+      id: execution.id,
+      organization_id: execution.organizationId,
+      flow_id: execution.flowId,
+      deployment_id: execution.deploymentId,
+      trigger_node_id: execution.triggerNodeId,
+      status,
+      started_at: new Date(execution.startedAt).toISOString(),
+      duration_ms: execution.ended && execution.durationMs !== null ? Math.round(execution.durationMs) : null,
+      replay_of: execution.replayOf,
+      error: error === null ? null : redactor.redactText(error),
+      steps_omitted: execution.stepsOmitted,
+      instance_id: this.deps.instanceId,
+      sampled: execution.sampled,
+    });
+    const steps = execution.steps.map((step) => stepJson(step, redactor)).join(",");
     return {
       id: execution.id,
       organizationId: execution.organizationId,
       flowId: execution.flowId,
-      deploymentId: execution.deploymentId,
-      triggerNodeId: execution.triggerNodeId,
-      status: execution.ended ? execution.status : "running",
-      startedAt: new Date(execution.startedAt),
-      durationMs: execution.ended && execution.durationMs !== null ? Math.round(execution.durationMs) : null,
-      replayOf: execution.replayOf,
-      error: error === null ? null : redactor.redactText(error),
-      triggerMessage: execution.triggerMessage === null ? Prisma.DbNull : (redactor.redact(JSON.parse(execution.triggerMessage)) as Prisma.InputJsonValue),
-      steps: execution.steps.map((step) => stepView(step, redactor)) as unknown as Prisma.InputJsonValue,
-      instanceId: this.deps.instanceId,
-      sampled: execution.sampled,
+      status,
+      json: `${head.slice(0, -1)},"trigger_message":${trigger},"steps":[${steps}]}`,
     };
   }
 
   /**
-   * The flow starts here: its executions another instance left `running` (it died, or lost the
-   * flow's lease mid-execution) end in error, never running forever.
+   * The flow starts here, where it did not run: the executions left `running` for it (by another
+   * instance that died or lost the flow's lease mid-execution, or by this instance's previous
+   * process under the same INSTANCE_ID) end in error, never running forever. One whose real end is
+   * still on its way (a graceful hand-over's last batch) overwrites this when it arrives.
    */
   async abandonOthers(flowId: string): Promise<void> {
     await this.deps.prisma.$executeRaw`
       UPDATE executions
       SET status = 'error', error = 'instance ' || instance_id || ' stopped while it ran',
           duration_ms = LEAST(2147483647, GREATEST(0, (EXTRACT(EPOCH FROM (now() - started_at)) * 1000)::bigint))::int
-      WHERE flow_id = ${flowId} AND status = 'running' AND instance_id <> ${this.deps.instanceId}`;
+      WHERE flow_id = ${flowId} AND status = 'running'`;
   }
 
   /**
@@ -239,23 +274,29 @@ export class ExecutionWriter implements ExecutionSink {
   }
 }
 
-function stepView(step: TrackedStep, redactor: VariableSet): ExecutionStep {
+/**
+ * A step as JSON text (ExecutionStep). Its input is spliced in as captured (JSON text); with
+ * secrets in the organization it is parsed and redacted first (a secret may sit in it escaped).
+ */
+function stepJson(step: TrackedStep, redactor: VariableSet): string {
   const outputs: ExecutionStep["outputs"] = [];
   step.outputs.forEach((count, port) => {
     if (count) outputs.push({ port, count });
   });
-  const view: ExecutionStep = {
+  const view: Omit<ExecutionStep, "input"> = {
     node_id: step.nodeId,
     input_recorded: step.input !== undefined,
     outputs,
     started_at: new Date(step.startedAt).toISOString(),
     duration_ms: step.durationMs === null ? null : Math.round(step.durationMs * 1000) / 1000,
   };
-  if (step.input !== undefined) {
-    view.input = step.truncated ? redactor.redactText(step.input) : redactor.redact(JSON.parse(step.input) as unknown);
-    if (step.truncated) view.truncated = true;
-  }
+  if (step.truncated) view.truncated = true;
   if (outputs.length === 0 && step.ports > 0 && step.durationMs !== null && step.error === undefined) view.dropped = true;
   if (step.error !== undefined) view.error = redactor.redactText(step.error);
-  return view;
+  const text = JSON.stringify(view);
+  if (step.input === undefined) return text;
+  let input: string;
+  if (step.truncated) input = JSON.stringify(redactor.redactText(step.input));
+  else input = redactor.hasSecrets ? JSON.stringify(redactor.redact(JSON.parse(step.input) as unknown)) : step.input;
+  return `${text.slice(0, -1)},"input":${input}}`;
 }

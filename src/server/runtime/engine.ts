@@ -774,6 +774,8 @@ export class FlowEngine {
       step = tracker.step(exec, live.node.id, live.ctx.outputs, msg);
       outer = tracker.current;
       tracker.current = exec;
+      // The input call itself holds the execution open: a node may call done() before it sends (split).
+      exec.pending++;
     }
     const send = this.sendFor(flow, live, this.hopsByMsg.get(msg) ?? 0, exec, step);
     const done = this.doneFor(flow, live, msg, exec, step);
@@ -797,7 +799,11 @@ export class FlowEngine {
     } catch (err) {
       done(err);
     } finally {
-      if (tracker) tracker.current = outer;
+      if (tracker) {
+        tracker.current = outer;
+        exec!.pending--;
+        tracker.settle(exec!);
+      }
     }
   }
 

@@ -206,6 +206,11 @@ function ExecutionDetail({ id, onReplayed }: { id: string; onReplayed: (newId: s
         </p>
       ) : null}
       <h3 className="exec-steps-title">Steps</h3>
+      {e.steps_omitted > 0 ? (
+        <p className="muted" data-testid="exec-steps-omitted">
+          {e.steps_omitted} more {e.steps_omitted === 1 ? "step was" : "steps were"} not kept (an execution keeps its first 100 steps and every failing one).
+        </p>
+      ) : null}
       <ol className="exec-steps">
         {e.steps.map((step, i) => (
           <li key={i} className={step.error ? "error" : step.dropped ? "dropped" : ""}>

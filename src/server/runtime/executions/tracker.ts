@@ -25,20 +25,23 @@ import type { Message } from "../types";
  *   hand-over) while it ran ends it in error.
  */
 
+/** One shape for every step (all fields set at creation), so the engine's hot path stays monomorphic. */
 export interface TrackedStep {
   nodeId: string;
   /** The message's JSON text as the node received it, cut at EXECUTION_INPUT_MAX_BYTES; undefined: not kept. */
-  input?: string;
-  truncated?: boolean;
+  input: string | undefined;
+  truncated: boolean;
   /** Messages sent per port (sparse). */
   outputs: number[];
+  error: string | undefined;
   /** The node's output ports: one with ports that sent nothing dropped the message. */
   ports: number;
-  error?: string;
   startedAt: number;
   /** performance.now() at start, for the duration. */
   t0: number;
   durationMs: number | null;
+  /** Past MAX_STEPS: counted, not kept (unless it fails). */
+  omitted: boolean;
 }
 
 export interface TrackedExecution {
@@ -55,6 +58,8 @@ export interface TrackedExecution {
   t0: number;
   durationMs: number | null;
   steps: TrackedStep[];
+  /** Steps past MAX_STEPS that were not kept. */
+  stepsOmitted: number;
   /** Deliveries queued or running. */
   pending: number;
   ended: boolean;
@@ -85,6 +90,12 @@ export interface ExecutionTrackerOptions {
   longRunningMs?: number;
 }
 
+/**
+ * Steps one execution keeps (a generator's thousand messages from one timer are one execution):
+ * past it, steps are only counted (`stepsOmitted`), except those that fail, which are always kept.
+ */
+export const MAX_STEPS = 100;
+
 /** The trigger message is kept for replay up to this size (JSON text). */
 export const MAX_TRIGGER_BYTES = 1024 * 1024;
 
@@ -92,6 +103,10 @@ interface FlowSampling {
   second: number;
   inSecond: number;
   skipped: number;
+}
+
+function newStep(nodeId: string, ports: number, startedAt: number, t0: number, input: string | undefined, truncated: boolean): TrackedStep {
+  return { nodeId, input, truncated, outputs: [], error: undefined, ports, startedAt, t0, durationMs: null, omitted: false };
 }
 
 /** A step input's JSON text, cut at the limit. */
@@ -102,6 +117,8 @@ function capture(msg: unknown, max: number): { text: string; truncated: boolean 
   } catch {
     text = JSON.stringify({ _msgid: (msg as Message | null)?._msgid, unserializable: true });
   }
+  // PostgreSQL's jsonb has no NUL character: it is kept as U+FFFD.
+  if (text.includes("\\u0000")) text = text.replaceAll("\\u0000", "\\ufffd");
   return text.length > max ? { text: text.slice(0, max), truncated: true } : { text, truncated: false };
 }
 
@@ -166,6 +183,7 @@ export class ExecutionTracker {
       t0,
       durationMs: null,
       steps: [],
+      stepsOmitted: 0,
       pending: how.sent ? 0 : 1,
       ended: false,
       status: "running",
@@ -176,7 +194,8 @@ export class ExecutionTracker {
     if (how.sent) {
       const cut = trigger.truncated || trigger.text.length > EXECUTION_INPUT_MAX_BYTES;
       const input = { text: cut ? trigger.text.slice(0, EXECUTION_INPUT_MAX_BYTES) : trigger.text, truncated: cut };
-      execution.steps.push({ nodeId, input: input.text, ...(input.truncated ? { truncated: true } : {}), outputs: [], ports: 1, startedAt: now, t0, durationMs: 0 });
+      execution.steps.push(newStep(nodeId, 1, now, t0, input.text, input.truncated));
+      execution.steps[0]!.durationMs = 0;
     }
     this.open.set(execution.id, execution);
     this.byMsgId.set(execution.triggerMsgId, execution);
@@ -192,11 +211,20 @@ export class ExecutionTracker {
 
   /** A node received a message of the execution: a new step. */
   step(execution: TrackedExecution, nodeId: string, ports: number, msg: Message): TrackedStep {
-    const step: TrackedStep = { nodeId, outputs: [], ports, startedAt: Date.now(), t0: performance.now(), durationMs: null };
+    if (execution.steps.length >= MAX_STEPS) {
+      execution.stepsOmitted++;
+      this.byMsg.set(msg, execution);
+      // Only counted: no clock, no copy. A failure still gets its step (done()).
+      const omitted = newStep(nodeId, ports, 0, 0, undefined, false);
+      omitted.omitted = true;
+      return omitted;
+    }
+    let step: TrackedStep;
     if (execution.sampled) {
       const input = capture(msg, EXECUTION_INPUT_MAX_BYTES);
-      step.input = input.text;
-      if (input.truncated) step.truncated = true;
+      step = newStep(nodeId, ports, Date.now(), performance.now(), input.text, input.truncated);
+    } else {
+      step = newStep(nodeId, ports, Date.now(), performance.now(), undefined, false);
     }
     execution.steps.push(step);
     this.byMsg.set(msg, execution);
@@ -208,7 +236,13 @@ export class ExecutionTracker {
    * sending what the engine gave it) a new one, done at once, with that message as its input.
    */
   senderStep(execution: TrackedExecution, nodeId: string, ports: number, msg: Message): TrackedStep {
-    for (let i = execution.steps.length - 1; i >= 0; i--) if (execution.steps[i]!.nodeId === nodeId) return execution.steps[i]!;
+    const steps = execution.steps;
+    // The common cases first: the node that received last, or the trigger (a generator sending a
+    // thousand messages from a timer continues its execution a thousand times).
+    const last = steps[steps.length - 1];
+    if (last?.nodeId === nodeId) return last;
+    if (steps[0]?.nodeId === nodeId) return steps[0];
+    for (let i = steps.length - 2; i > 0; i--) if (steps[i]!.nodeId === nodeId) return steps[i]!;
     const step = this.step(execution, nodeId, ports, msg);
     step.durationMs = 0;
     return step;
@@ -216,11 +250,6 @@ export class ExecutionTracker {
 
   sent(step: TrackedStep, port: number): void {
     step.outputs[port] = (step.outputs[port] ?? 0) + 1;
-  }
-
-  /** A delivery of the execution was queued. */
-  queued(execution: TrackedExecution): void {
-    execution.pending++;
   }
 
   /** A queued delivery was never made (its flow stopped, or its node is gone): it no longer counts. */
@@ -231,14 +260,20 @@ export class ExecutionTracker {
 
   /** The node was done with its input (`done`), with or without an error. */
   done(execution: TrackedExecution, step: TrackedStep, msg: Message, err: string | undefined): void {
-    step.durationMs = performance.now() - step.t0;
+    if (!step.omitted) step.durationMs = performance.now() - step.t0;
     if (err !== undefined) {
       step.error = err;
-      // Not sampled: the failing step keeps its message all the same.
+      // Not sampled, or past MAX_STEPS: the failing step is kept, with its message, all the same.
       if (step.input === undefined) {
         const input = capture(msg, EXECUTION_INPUT_MAX_BYTES);
         step.input = input.text;
         if (input.truncated) step.truncated = true;
+      }
+      if (step.omitted) {
+        step.omitted = false;
+        step.startedAt = Date.now();
+        execution.stepsOmitted--;
+        execution.steps.push(step);
       }
     }
     execution.pending--;

@@ -24,7 +24,7 @@ function listItem(row: ExecutionRow): ExecutionListItem {
   };
 }
 
-/** The flow of the caller's organization (deleted ones included: their executions stay readable until swept), or 404. */
+/** The flow, if it is the caller's organization's and not deleted; else 404. */
 async function flowOf(app: AppServices, principal: Principal, flowId: string) {
   const flow = await app.db.prisma.flow.findFirst({ where: { id: flowId, organizationId: principal.organizationId, deletedAt: null }, select: { id: true } });
   if (!flow) throw notFound("flow");
@@ -73,6 +73,7 @@ export async function getExecution(app: AppServices, principal: Principal, input
       sampled: row.sampled,
       replayable: row.triggerMessage !== null,
       steps: row.steps as unknown as ExecutionStep[],
+      steps_omitted: row.stepsOmitted,
     },
   };
 }

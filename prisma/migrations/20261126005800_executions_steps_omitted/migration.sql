@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "executions" ADD COLUMN     "steps_omitted" INTEGER NOT NULL DEFAULT 0;

@@ -1,0 +1,183 @@
+/**
+ * The execution tracker inside the real engine (runtime harness, no database): what an execution
+ * is made of, when it ends, what a catch node, a split and a stopped flow do to it, and what
+ * sampling keeps.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { loadTestFlow, type HarnessNode } from "@/test/runtime-harness";
+import { ExecutionTracker, MAX_STEPS, type TrackedExecution } from "./tracker";
+
+const open: Array<{ close(): Promise<void> }> = [];
+const trackers: ExecutionTracker[] = [];
+afterEach(async () => {
+  for (const f of open.splice(0)) await f.close();
+  for (const t of trackers.splice(0)) t.close();
+});
+
+function recorder(options: { sampleAllPerSec?: number; sampleOneIn?: number; longRunningMs?: number } = {}) {
+  const finished: TrackedExecution[] = [];
+  const running: TrackedExecution[] = [];
+  const unrecorded: string[] = [];
+  const tracker = new ExecutionTracker({
+    sink: { running: (e) => running.push(e), finished: (e) => finished.push(e), unrecorded: (_org, flowId) => unrecorded.push(flowId) },
+    sampleAllPerSec: options.sampleAllPerSec ?? 1000,
+    sampleOneIn: options.sampleOneIn ?? 1,
+    longRunningMs: options.longRunningMs,
+  });
+  trackers.push(tracker);
+  return { tracker, finished, running, unrecorded };
+}
+
+async function load(nodes: HarnessNode[], connections: Array<{ source: string; target: string; source_port?: number }>, tracker: ExecutionTracker) {
+  const flow = await loadTestFlow(nodes, connections, {}, {}, { executions: tracker });
+  open.push(flow);
+  return flow;
+}
+
+async function until(check: () => boolean, what: string) {
+  const deadline = Date.now() + 3000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe("execution tracker", () => {
+  it("an inject starts an execution; every node it reaches is a step; it ends when nothing of it is pending", async () => {
+    const r = recorder();
+    const flow = await load(
+      [
+        { id: "inj", type: "inject" },
+        { id: "chg", type: "change", config: { rules: [{ t: "set", p: "topic", to: "t" }] } },
+        { id: "out", type: "sink" },
+      ],
+      [
+        { source: "inj", target: "chg" },
+        { source: "chg", target: "out" },
+      ],
+      r.tracker,
+    );
+    flow.engine.inject("flw_test", "inj", { payload: 5 });
+    await until(() => r.finished.length === 1, "one execution");
+    const [e] = r.finished;
+    expect(e).toMatchObject({ flowId: "flw_test", organizationId: "org_test", triggerNodeId: "inj", status: "success", pending: 0, sampled: true });
+    expect(e!.steps.map((s) => s.nodeId)).toEqual(["inj", "chg", "out"]);
+    expect(e!.steps.map((s) => s.outputs)).toEqual([[1], [1], []]);
+    expect(JSON.parse(e!.steps[1]!.input!)).toMatchObject({ payload: 5 });
+    expect(JSON.parse(e!.steps[2]!.input!)).toMatchObject({ payload: 5, topic: "t" });
+    expect(JSON.parse(e!.triggerMessage!)).toMatchObject({ payload: 5 });
+  });
+
+  it("a failing node makes it an error, and what the catch node sends continues it", async () => {
+    const r = recorder();
+    const flow = await load(
+      [
+        { id: "inj", type: "inject" },
+        { id: "fn", type: "function", config: { code: "throw new Error('boom')" } },
+        { id: "c", type: "catch" },
+        { id: "out", type: "sink" },
+      ],
+      [
+        { source: "inj", target: "fn" },
+        { source: "c", target: "out" },
+      ],
+      r.tracker,
+    );
+    flow.engine.inject("flw_test", "inj", {});
+    await until(() => r.finished.length === 1, "one execution");
+    const [e] = r.finished;
+    expect(e!.status).toBe("error");
+    expect(e!.steps.map((s) => s.nodeId)).toEqual(["inj", "fn", "c", "out"]);
+    expect(e!.steps[1]!.error).toContain("boom");
+    expect(JSON.parse(e!.steps[3]!.input!).error.message).toContain("boom");
+  });
+
+  it("keeps at most MAX_STEPS steps and counts the rest (a split of 300)", async () => {
+    const r = recorder();
+    const flow = await load(
+      [
+        { id: "inj", type: "inject", config: { payload_type: "json", payload: JSON.stringify(Array.from({ length: 300 }, (_, i) => i)) } },
+        { id: "split", type: "split" },
+        { id: "out", type: "sink" },
+      ],
+      [
+        { source: "inj", target: "split" },
+        { source: "split", target: "out" },
+      ],
+      r.tracker,
+    );
+    flow.engine.inject("flw_test", "inj", {});
+    await flow.waitFor(300);
+    await until(() => r.finished.length === 1, "one execution");
+    const [e] = r.finished;
+    expect(e!.steps).toHaveLength(MAX_STEPS);
+    expect(e!.stepsOmitted).toBe(302 - MAX_STEPS);
+    expect(e!.steps[1]!.outputs).toEqual([300]);
+  });
+
+  it("a delay holding a message keeps it running; stopping the flow ends it in error", async () => {
+    const r = recorder({ longRunningMs: 100 });
+    const flow = await load(
+      [
+        { id: "inj", type: "inject" },
+        { id: "d", type: "delay", config: { mode: "delay", delay_ms: 60_000 } },
+        { id: "out", type: "sink" },
+      ],
+      [
+        { source: "inj", target: "d" },
+        { source: "d", target: "out" },
+      ],
+      r.tracker,
+    );
+    flow.engine.inject("flw_test", "inj", {});
+    await until(() => r.running.length === 1, "announced as running");
+    expect(r.finished).toHaveLength(0);
+    await flow.engine.stop("flw_test");
+    expect(r.finished).toHaveLength(1);
+    expect(r.finished[0]).toMatchObject({ status: "error", error: expect.stringContaining("stopped while it ran"), announced: true });
+  });
+
+  it("not sampled: a success is only counted, an error is kept with its trigger's and failing step's messages only", async () => {
+    const r = recorder({ sampleAllPerSec: 0, sampleOneIn: 1_000_000 });
+    const flow = await load(
+      [
+        { id: "inj", type: "inject" },
+        { id: "fn", type: "function", config: { code: "if (msg.payload === 2) throw new Error('two'); return msg;" } },
+        { id: "out", type: "sink" },
+      ],
+      [
+        { source: "inj", target: "fn" },
+        { source: "fn", target: "out" },
+      ],
+      r.tracker,
+    );
+    flow.engine.inject("flw_test", "inj", { payload: 1 });
+    await until(() => r.unrecorded.length === 1, "the success counted");
+    flow.engine.inject("flw_test", "inj", { payload: 2 });
+    await until(() => r.finished.length === 1, "the error kept");
+    const [e] = r.finished;
+    expect(e).toMatchObject({ status: "error", sampled: false });
+    expect(e!.steps.map((s) => [s.nodeId, s.input !== undefined])).toEqual([
+      ["inj", true],
+      ["fn", true],
+    ]);
+  });
+
+  it("replay: the message leaves the trigger node as a new execution naming the one it replays", async () => {
+    const r = recorder({ sampleAllPerSec: 0, sampleOneIn: 1_000_000 });
+    const flow = await load(
+      [
+        { id: "inj", type: "inject" },
+        { id: "out", type: "sink" },
+      ],
+      [{ source: "inj", target: "out" }],
+      r.tracker,
+    );
+    const id = flow.engine.replay("flw_test", "inj", { _msgid: "old", payload: "again" }, "exe_before");
+    await until(() => r.finished.length === 1, "the replay kept (replays are always kept)");
+    expect(r.finished[0]).toMatchObject({ id, replayOf: "exe_before", status: "success", sampled: true });
+    expect(flow.received[0]).toMatchObject({ payload: "again" });
+    expect(flow.received[0]!._msgid).not.toBe("old");
+    expect(() => flow.engine.replay("flw_test", "nope", { _msgid: "x" }, "exe_before")).toThrow();
+  });
+});
