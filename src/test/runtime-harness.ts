@@ -63,6 +63,7 @@ export async function loadTestFlow(
     closeTimeoutMs: 500,
     contextStores: engineOptions.contextStores,
     variables: engineOptions.variables,
+    executions: engineOptions.executions,
   });
   const parseConfig = (type: string, config: Record<string, unknown> | undefined) =>
     ownType(type) || isSubflowInstanceType(type) || (SUBFLOW_PORT_TYPES as readonly string[]).includes(type)
