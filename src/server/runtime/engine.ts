@@ -1,4 +1,5 @@
 import { randomHex } from "../ids";
+import { DONE_LATER } from "./types";
 import type {
   FlowState,
   LinkPort,
@@ -532,6 +533,9 @@ export class FlowEngine {
       organizationId: spec.organizationId,
       organizationSlug: spec.organizationSlug,
       outputs: this.options.outputsOf(live.node),
+      watchedByComplete: spec.nodes.some(
+        (n) => n.type === "complete" && !n.disabled && ((n.config as { scope?: unknown }).scope as string[] | undefined)?.includes?.(live.node.id) === true,
+      ),
       send: (value) => this.route(flow, live, value, 0),
       status: (reported) => {
         const status = reported === null ? null : { fill: reported.fill, shape: reported.shape, text: cutText(String(reported.text ?? ""), MAX_STATUS_TEXT) };
@@ -664,10 +668,10 @@ export class FlowEngine {
         // Counted until it settles: a node that works asynchronously (a function node's sandbox)
         // holds its messages outside the queue, and they weigh on the flow all the same.
         flow.inFlight++;
-        (result as Promise<void>).then(
-          () => {
+        (result as Promise<unknown>).then(
+          (value) => {
             this.settled(flow);
-            done();
+            if (value !== DONE_LATER) done();
           },
           (err: unknown) => {
             this.settled(flow);
