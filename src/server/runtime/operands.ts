@@ -151,7 +151,7 @@ export interface PreparedOperand {
 
 /** Node-RED's JSONata bindings for a node: $flowContext, $globalContext, $env, and $moment (moment-timezone). */
 export function jsonataBindings(ctx: Pick<NodeContext, "context" | "env">): Record<string, unknown> {
-  return { ...nodeJsonataBindings(ctx), moment: (...args: Parameters<typeof moment>) => moment(...args) };
+  return nodeJsonataBindings(ctx);
 }
 
 export function prepareOperand(operand: Operand): PreparedOperand {

@@ -55,6 +55,12 @@ export const cases: DiffCase[] = [
     global: { bar: "globalValue" },
   }),
   one("JSONata reads env", [{ t: "set", p: "payload", pt: "msg", to: "$env('CITY')", tot: "jsonata" }], { payload: "x" }, { env: { CITY: "Oslo" } }),
+  // $moment (moment-timezone), which Node-RED binds in every JSONata expression.
+  one("JSONata $moment formats in a time zone", [{ t: "set", p: "payload", pt: "msg", to: '$moment(payload).tz("Europe/Berlin").format("YYYY-MM-DD HH:mm Z")', tot: "jsonata" }], { payload: "2024-01-15T10:00:00Z" }),
+  one("JSONata $moment with a format to parse", [{ t: "set", p: "payload", pt: "msg", to: '$moment(payload, "DD/MM/YYYY").add(1, "months").format("YYYY-MM-DD")', tot: "jsonata" }], { payload: "31/01/2024" }),
+  one("JSONata $moment object as the value", [{ t: "set", p: "payload", pt: "msg", to: "$moment(payload).utc()", tot: "jsonata" }], { payload: "2024-03-01T12:30:00+01:00" }),
+  one("JSONata $moment in an object, and its methods", [{ t: "set", p: "payload", pt: "msg", to: '{"at": $moment(payload.t), "valid": $moment(payload.t).isValid(), "day": $moment(payload.t).utc().day(), "bad": $moment("not a date", "YYYY-MM-DD", true).isValid()}', tot: "jsonata" }], { payload: { t: "2024-06-05T00:00:00Z" } }),
+  one("JSONata $moment diff", [{ t: "set", p: "payload", pt: "msg", to: '($a := $moment(payload.a); $moment(payload.b).diff($a, "days"))', tot: "jsonata" }], { payload: { a: "2024-01-01", b: "2024-03-01" } }),
   one("an invalid JSONata result drops the message", [{ t: "set", p: "payload", pt: "msg", to: "$invalid(payload)", tot: "jsonata" }], { payload: "x" }, { expect: undefined }),
   one("deep copy", [{ t: "set", p: "payload", pt: "msg", to: "source", tot: "msg", dc: true }, { t: "set", p: "source.a", pt: "msg", to: "changed", tot: "str" }], {
     source: { a: 1 },
