@@ -156,6 +156,15 @@ describe("function node: On Start returning a promise", () => {
     expect(h.received.map((m) => m.payload)).toEqual([1, 2, 3, 4, 5].map((i) => [i, "yes"]));
   });
 
+  it("an On Start that throws at once is the same: reported, messages dropped, the flow runs", async () => {
+    const h = await withCatch({ initialize: "throw new TypeError('bad setup');", code: "return msg;" });
+    expect(h.state).toBe("running");
+    expect(h.errors).toEqual([{ nodeId: "f", error: "TypeError: bad setup" }]);
+    h.send("f", { payload: 1 });
+    await sleep(100);
+    expect(h.received).toEqual([]);
+  });
+
   it("when it fails, the error is reported and messages are dropped, as in Node-RED", async () => {
     const h = await withCatch({ initialize: "await new Promise((r) => setTimeout(r, 20));\nthrow new Error('no start');", code: "return msg;" });
     h.send("f", { payload: 1 });

@@ -486,7 +486,18 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       callNode = timer.self;
       return finish(apply(timer.fn, timer.self, timer.args), false);
     }
-    const hook = op === 1 ? initFn : finFn;
-    return finish(hook === null ? undefined : hook(undefined, node, context, flow, global, env, RED), false, op === 1);
+    if (op === 1) {
+      // Node-RED runs On Start in an async function: what it throws is a rejection (reported, and
+      // the node drops its messages), not a failure to start.
+      let started;
+      try {
+        started = initFn === null ? undefined : initFn(undefined, node, context, flow, global, env, RED);
+      } catch (e) {
+        initState = { done: true, ok: false, value: e, init: true, reported: true };
+        return envelope("null");
+      }
+      return finish(started, false, true);
+    }
+    return finish(finFn === null ? undefined : finFn(undefined, node, context, flow, global, env, RED), false);
   };
 })`;
