@@ -79,6 +79,13 @@ function replaceMessage(target: Message, state: Record<string, unknown> | undefi
  */
 const CALLS_NODE_DONE = /node\.done\s*\(\s*\)/;
 
+/**
+ * Inputs kept waiting for their node.done() (or their promise) at most: code that calls node.done()
+ * for some messages only would otherwise make the node hold every other one forever (Node-RED lets
+ * them go with their closures). Past it the oldest is forgotten (never finished, as in Node-RED).
+ */
+const MAX_UNFINISHED = 10_000;
+
 /** An input under way: finished by the first of node.done(err?), a thrown error, or (unless the code calls node.done()) its return. */
 interface Pending {
   msg: Message;
@@ -123,6 +130,7 @@ export const functionBehaviour: NodeFactory = async (ctx) => {
   /** On Start: "pending" while its promise has not settled (inputs wait in `held`), "failed" once it was rejected. */
   let start: "ready" | "pending" | "failed" = "ready";
   let held: Array<{ msg: Message; send: Send; done: Done }> = [];
+  let heldOverflow = false;
 
   const finish = (pending: Pending, error: string | undefined, state: Record<string, unknown> | undefined) => {
     if (pending.finished) return;
@@ -204,7 +212,10 @@ export const functionBehaviour: NodeFactory = async (ctx) => {
       applyStart(result);
       if (current.finished) return DONE_LATER;
       if (doneByCode || result.runPending) {
-        if (result.run) unfinished.set(result.run, current);
+        if (result.run) {
+          unfinished.set(result.run, current);
+          if (unfinished.size > MAX_UNFINISHED) unfinished.delete(unfinished.keys().next().value!);
+        }
         return DONE_LATER;
       }
       replaceMessage(msg, result.msg);
@@ -236,7 +247,13 @@ export const functionBehaviour: NodeFactory = async (ctx) => {
       if (start === "ready") return handle(msg, send, done);
       // Held until On Start's promise settles (not counted as the flow's work meanwhile: the timers
       // that settle it run only while the flow is not busy); after it failed, dropped as in Node-RED.
-      if (start === "pending") held.push({ msg, send, done });
+      if (start === "pending") {
+        if (held.length < MAX_UNFINISHED) held.push({ msg, send, done });
+        else if (!heldOverflow) {
+          heldOverflow = true;
+          ctx.log.warn(`On Start has not finished and ${MAX_UNFINISHED} messages wait for it: later ones are dropped until it does`);
+        }
+      }
       return undefined;
     },
     start() {
