@@ -45,18 +45,16 @@ const UNOFFERED: Array<[RegExp, string]> = [
  */
 const NOTES: Record<string, string> = {
   "common/catch/01 - Catch error.json":
-    "Deliberate in part: `msg.error.stack` is never set (no stack traces, catch node's help). Gap (wording): our function node's error message reads " +
-    "`function error: Error: Error Occured! (line 1)` where Node-RED's is `Error: Error Occured!`, and Node-RED's message also carries an `_error` property (`{}`).",
+    "Deliberate: `msg.error.stack` is never set (Node-RED's is V8's stack with the server's file paths; no stack traces, catch node's help). " +
+    "Everything else of the caught message is the same: `Error: Error Occured!`, `msg._error` and the message as the function left it.",
   "function/change/04 - Set value from env var.json":
     "Deliberate (tenancy): `env` variables are the flow's and the organization's, never the server's process environment, so `$HOME` reads as empty.",
   "function/function/05 - Handling errors.json":
-    "Gap: `node.error(text, msg)` in function code is logged but does not reach the catch nodes (the function node's help says it does). " +
-    "The sandbox's `node.error` drops its second argument; a fix spans the sandbox driver, its result and the function node, so it is reported, not fixed here.",
+    "Same since `node.error(text, msg)` in function code reaches the catch nodes with that msg (it was logged only before).",
   "function/function/08 - Using external modules.json":
     "Same only because both fail: Node-RED needs `os` in settings.js `functionGlobalContext`, which this run does not set; ours never offers host modules (deliberate, sandbox).",
   "function/function/10 - Asynchronous setup.json":
-    "Gap: a Promise returned by *On Start* is not awaited before messages are handled (Node-RED queues them until it settles); " +
-    "also timers set in *On Start* run only once the flow has started, so the first message reads `Initializing, World!` where Node-RED's reads `Hello, World!`.",
+    "Same since a Promise returned by *On Start* is awaited before messages are handled (they wait, in order, as in Node-RED).",
 };
 
 type Status = "same" | "different" | "nondeterministic" | "error";

@@ -192,7 +192,7 @@ describe("function", () => {
     h.send("f", { payload: "fine" });
     await h.waitFor(1);
     expect(h.received[0]!.payload).toBe("fine");
-    expect(h.errors.some((e) => e.nodeId === "f" && /timeout/.test(e.error))).toBe(true);
+    expect(h.errors.some((e) => e.nodeId === "f" && e.error === "Error: Script execution timed out after 50ms")).toBe(true);
   });
 
   it("cannot reach the host", async () => {

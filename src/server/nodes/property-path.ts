@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { isPropertyPath } from "../runtime/properties";
 
-const MESSAGE = "must be a property path such as payload.value (no __proto__, constructor or prototype)";
+const MESSAGE = 'must be a property path such as payload.value, payload["a b"] or payload[msg.key] (no __proto__, constructor or prototype)';
 
-/** A message property path, validated by the runtime's own grammar (see runtime/properties.ts). */
+/** A message property path, validated by the runtime's own grammar, Node-RED's (see runtime/properties.ts). */
 export const propertyPath = z.string().min(1).max(256).refine(isPropertyPath, MESSAGE);
 
 /** "msg" (the whole message) or a property path. */
@@ -11,4 +11,4 @@ export const msgOrPropertyPath = z
   .string()
   .min(1)
   .max(256)
-  .refine((p) => p === "msg" || isPropertyPath(p), `must be msg or a property path such as payload.value (no __proto__, constructor or prototype)`);
+  .refine((p) => p === "msg" || isPropertyPath(p), `must be msg or ${MESSAGE.slice("must be ".length)}`);

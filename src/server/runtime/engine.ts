@@ -1,5 +1,6 @@
 import { randomHex } from "../ids";
 import type { SubflowSnapshot } from "../../shared/subflows";
+import { DONE_LATER } from "./types";
 import type {
   FlowState,
   LinkPort,
@@ -518,6 +519,11 @@ export class FlowEngine {
       wires.set(c.source, ports);
     }
     this.flows.set(spec.flowId, flow);
+    const watched = new Set<string>();
+    for (const n of expanded.nodes) {
+      const scope = (n.config as { scope?: unknown }).scope;
+      if (n.type === "complete" && !n.disabled && Array.isArray(scope)) for (const id of scope) if (typeof id === "string") watched.add(id);
+    }
     const failures: string[] = [];
     for (const node of expanded.nodes) {
       if (node.disabled) continue;
@@ -526,7 +532,7 @@ export class FlowEngine {
       const { scope: _scope, alias: _alias, role: _role, inner: _inner, disabled: _disabled, ...plain } = node;
       const live: LiveNode = { node: plain, behaviour: {}, ctx: undefined as unknown as NodeContext, wires: wires.get(node.id) ?? [], status: null, sub: node };
       const scoped = node.scope ? { ...stores, flow: scopeStores.get(node.scope)! } : stores;
-      live.ctx = this.contextFor(flow, live, flowContext, scoped);
+      live.ctx = this.contextFor(flow, live, flowContext, scoped, watched);
       try {
         live.behaviour = await factory(live.ctx);
         flow.nodes.set(node.id, live);
@@ -599,6 +605,8 @@ export class FlowEngine {
     live: LiveNode,
     flowContext: Map<string, unknown>,
     stores: FlowContextStores,
+    /** Nodes a complete node names in its scope (the function node then reports the msg its code left). */
+    watched: ReadonlySet<string>,
   ): NodeContext {
     const { spec } = flow;
     const { scope } = live.sub;
@@ -613,6 +621,7 @@ export class FlowEngine {
       organizationId: spec.organizationId,
       organizationSlug: spec.organizationSlug,
       outputs: live.sub.role ? (live.sub.role === "instance" ? 1 : 0) : this.options.outputsOf(live.node),
+      watchedByComplete: watched.has(live.node.id),
       send: (value) => this.route(flow, live, value, 0),
       status: (reported) => {
         const status = reported === null ? null : { fill: reported.fill, shape: reported.shape, text: cutText(String(reported.text ?? ""), MAX_STATUS_TEXT) };
@@ -785,10 +794,10 @@ export class FlowEngine {
         // Counted until it settles: a node that works asynchronously (a function node's sandbox)
         // holds its messages outside the queue, and they weigh on the flow all the same.
         flow.inFlight++;
-        (result as Promise<void>).then(
-          () => {
+        (result as Promise<unknown>).then(
+          (value) => {
             this.settled(flow);
-            done();
+            if (value !== DONE_LATER) done();
           },
           (err: unknown) => {
             this.settled(flow);

@@ -25,6 +25,19 @@ describe("compileJsonata", () => {
     await expect(run("$globalContext('name') & $env('NR_NODE_ID') & $env('MISSING')", {}, bindings)).resolves.toBe("gn1");
   });
 
+  it("binds $moment (moment-timezone) as Node-RED: its methods chain, and a moment result reads as its JSON", async () => {
+    const bindings = nodeJsonataBindings({ context: { node: memoryContextStore(), flow: memoryContextStore(), global: memoryContextStore() }, env: builtinVariables({}) });
+    await expect(run('$moment(payload).tz("America/New_York").format("YYYY-MM-DD HH:mm z")', { payload: "2024-07-01T12:00:00Z" }, bindings)).resolves.toBe("2024-07-01 08:00 EDT");
+    await expect(run('$moment(payload, "DD/MM/YYYY").add(1, "days").startOf("month").format("D MMM")', { payload: "31/01/2024" }, bindings)).resolves.toBe("1 Feb");
+    await expect(run('{"at": $moment(payload).utc(), "list": [$moment(payload).add(1, "hours")]}', { payload: "2024-01-01T00:00:00+02:00" }, bindings)).resolves.toEqual({
+      at: "2023-12-31T22:00:00.000Z",
+      list: ["2023-12-31T23:00:00.000Z"],
+    });
+    await expect(run("$moment() <= $moment()", {}, bindings)).rejects.toThrow();
+    // Only moment's public methods: no constructor, no private fields' functions.
+    await expect(run('$moment(payload).constructor', { payload: "2024-01-01" }, bindings)).resolves.toBeUndefined();
+  });
+
   it("returns plain objects (Object.prototype restored) and $clone copies", async () => {
     const result = (await run("{'a': {'b': payload}}", { payload: 1 })) as Record<string, unknown>;
     expect(Object.getPrototypeOf(result)).toBe(Object.prototype);

@@ -1,4 +1,5 @@
 import jsonata from "jsonata";
+import moment from "moment-timezone";
 import { RE2JS } from "re2js";
 import type { Message, NodeContext } from "./types";
 
@@ -263,17 +264,19 @@ function canonical(value: unknown): string {
 /** Restores Object.prototype on the null-prototype objects jsonata builds (as Node-RED does), and plain arrays. */
 function normalise(value: unknown, seen = new WeakSet<object>()): unknown {
   if (value === null || typeof value !== "object" || seen.has(value)) return value;
+  // A moment ($moment) as it reaches JSON in Node-RED (a debug node, a message crossing a link): its toJSON().
+  if (moment.isMoment(value)) return value.toJSON();
   seen.add(value);
   if (Array.isArray(value)) {
     // jsonata marks its sequences with own properties (sequence, keepSingleton...): not message data.
     for (const key of Object.keys(value)) if (!/^\d+$/.test(key)) delete (value as unknown as Record<string, unknown>)[key];
-    value.forEach((v) => normalise(v, seen));
+    value.forEach((v, i) => (value[i] = normalise(v, seen)));
     return value;
   }
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto === null) Object.setPrototypeOf(value, Object.prototype);
   else if (proto !== Object.prototype) return value;
-  for (const v of Object.values(value)) normalise(v, seen);
+  for (const [k, v] of Object.entries(value)) (value as Record<string, unknown>)[k] = normalise(v, seen);
   return value;
 }
 
@@ -313,12 +316,42 @@ export function compileJsonata(source: string): CompiledJsonata {
   };
 }
 
-/** Node-RED's bindings for a node: $flowContext, $globalContext (plain or nested keys) and $env. */
+/** moment's methods (format, tz, add, diff, isValid...): what `$moment(...).name(...)` may call. */
+const MOMENT_PROTO = moment.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+const MOMENT_METHODS = Object.getOwnPropertyNames(MOMENT_PROTO).filter((name) => name !== "constructor" && !name.startsWith("_") && typeof MOMENT_PROTO[name] === "function");
+
+/**
+ * A moment whose methods JSONata can call. Node-RED's JSONata (a patched copy) looks up inherited
+ * properties, so `$moment().tz("Europe/Berlin").format()` reaches moment's prototype; the jsonata
+ * package looks up own properties only. So each method is put on the instance (not enumerable, so
+ * the value still reads as a moment), calling the prototype's, and a moment it returns gets the same.
+ */
+function jsonataMoment(m: moment.Moment): moment.Moment {
+  const target = m as unknown as Record<string, unknown>;
+  for (const name of MOMENT_METHODS) {
+    Object.defineProperty(target, name, {
+      value: (...args: unknown[]) => {
+        const result = MOMENT_PROTO[name]!.apply(m, args);
+        return moment.isMoment(result) && result !== m ? jsonataMoment(result) : result;
+      },
+      enumerable: false,
+      configurable: true,
+      writable: true,
+    });
+  }
+  return m;
+}
+
+/** Node-RED's $moment: moment-timezone's moment(), as util.js prepareJSONataExpression binds it. */
+const momentBinding = (...args: Parameters<typeof moment>) => jsonataMoment(moment(...args));
+
+/** Node-RED's bindings for a node: $flowContext, $globalContext (plain or nested keys), $env and $moment. */
 export function nodeJsonataBindings(ctx: Pick<NodeContext, "context" | "env">): JsonataBindings {
   return {
     flowContext: (key: string) => readContext(ctx.context.flow, key),
     globalContext: (key: string) => readContext(ctx.context.global, key),
     env: (name: string) => ctx.env.get(name) ?? "",
+    moment: momentBinding,
   };
 }
 

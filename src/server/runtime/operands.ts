@@ -1,7 +1,7 @@
 import moment from "moment-timezone";
 import { z } from "zod";
 import { compileJsonata, jsonataProblem, nodeJsonataBindings, type CompiledJsonata } from "./jsonata";
-import { deleteProperty, getProperty, isPropertyPath, parseJsonSafe, setMessageProperty, setProperty } from "./properties";
+import { deleteProperty, getProperty, isPropertyPath, parseJsonSafe, parsePath, setMessageProperty, setProperty } from "./properties";
 import { compileSafeRegex, safeRegexProblem, type SafeRegex } from "./regex";
 import type { Message, NodeContext } from "./types";
 import { OPERAND_TYPES, OPERAND_TYPE_TITLES, type OperandType } from "../../shared/operand-types";
@@ -38,7 +38,6 @@ export interface Operand {
 }
 
 const WHOLE_VARIABLE = /^\$\{(\S+)\}$/;
-const CONTEXT_KEY = /^[^.[\]\s]+(\.[^.[\]\s]+|\[\d+\])*$/;
 
 /** Why `value` is not a valid operand of `type`, or null. Used by every node schema (save/deploy/import). */
 export function operandProblem(value: string, type: OperandType): string | null {
@@ -48,7 +47,7 @@ export function operandProblem(value: string, type: OperandType): string | null 
       return isPropertyPath(value) ? null : "must be a property path such as payload.value (no __proto__, constructor or prototype)";
     case "flow":
     case "global":
-      return CONTEXT_KEY.test(value) && !value.split(/[.[\]]/).some((p) => ["__proto__", "constructor", "prototype"].includes(p)) ? null : "must be a context key such as count or stats.total";
+      return isPropertyPath(value.replace(STORE_PREFIX, "")) ? null : "must be a context key such as count, stats.total or list[0] (no __proto__, constructor or prototype)";
     case "num":
       // "" reads as 0, as Node-RED's typed input allows it.
       return Number.isNaN(Number(value)) ? "must be a number" : null;
@@ -107,23 +106,27 @@ type Stores = Pick<NodeContext, "context">;
 /** Node-RED's `#:(store)::key` names a context store; there is one store here, so the prefix is dropped. */
 const STORE_PREFIX = /^#:\([^)]*\)::/;
 
-function splitContextKey(key: string): { head: string; rest: Array<string | number> } {
-  const parts: Array<string | number> = [];
+/**
+ * A context key's name and the path inside its value, in the grammar of message properties (`[msg.x]`
+ * read from `msg`). Inside a subflow, `$parent.` (repeated) names the context a level up
+ * (runtime/subflows.ts): it stays on the key's name.
+ */
+function splitContextKey(key: string, msg?: Message): { head: string; rest: ReadonlyArray<string | number> } {
   const stripped = key.replace(STORE_PREFIX, "");
-  // Inside a subflow, `$parent.` (repeated) names the context a level up (runtime/subflows.ts): it stays on the key.
   const parent = /^(\$parent\.)+/.exec(stripped)?.[0] ?? "";
-  for (const match of stripped.slice(parent.length).matchAll(/([^.[\]]+)|\[(\d+)\]/g)) parts.push(match[1] !== undefined ? match[1] : Number(match[2]));
-  if (typeof parts[0] === "string") parts[0] = parent + parts[0];
-  const [head, ...rest] = parts;
-  if (typeof head !== "string" || [head, ...rest].some((p) => typeof p === "string" && ["__proto__", "constructor", "prototype"].includes(p))) {
-    throw new Error(`"${key.slice(0, 80)}" is not an allowed context key`);
+  let parts: ReadonlyArray<string | number>;
+  try {
+    parts = parsePath(stripped.slice(parent.length), msg);
+  } catch (err) {
+    throw new Error(`"${key.slice(0, 80)}" is not an allowed context key${err instanceof Error ? `: ${err.message}` : ""}`);
   }
-  return { head, rest };
+  const [head, ...rest] = parts;
+  return { head: parent + String(head), rest };
 }
 
-/** flow/global get with Node-RED's nested keys ("stats.total", "list[0]"). */
-export function getContextValue(ctx: Stores, scope: "flow" | "global", key: string): unknown {
-  const { head, rest } = splitContextKey(key);
+/** flow/global get with Node-RED's nested keys ("stats.total", "list[0]", "users[msg.id]"). */
+export function getContextValue(ctx: Stores, scope: "flow" | "global", key: string, msg?: Message): unknown {
+  const { head, rest } = splitContextKey(key, msg);
   let value = ctx.context[scope].get(head);
   for (const part of rest) {
     if (value === null || typeof value !== "object" || !Object.prototype.hasOwnProperty.call(value, part)) return undefined;
@@ -133,8 +136,8 @@ export function getContextValue(ctx: Stores, scope: "flow" | "global", key: stri
 }
 
 /** flow/global set (undefined deletes), creating the objects of a nested key on the way. */
-export function setContextValue(ctx: Stores, scope: "flow" | "global", key: string, value: unknown): void {
-  const { head, rest } = splitContextKey(key);
+export function setContextValue(ctx: Stores, scope: "flow" | "global", key: string, value: unknown, msg?: Message): void {
+  const { head, rest } = splitContextKey(key, msg);
   const store = ctx.context[scope];
   if (rest.length === 0) {
     store.set(head, value);
@@ -143,7 +146,7 @@ export function setContextValue(ctx: Stores, scope: "flow" | "global", key: stri
   const current = store.get(head);
   // Walk a copy (the store may hold the very object another node reads), then store it whole.
   const wrapper = { _msgid: "", root: current !== null && typeof current === "object" ? structuredClone(current) : typeof rest[0] === "number" ? [] : {} } as Message;
-  const path = `root${rest.map((p) => (typeof p === "number" ? `[${p}]` : `.${p}`)).join("")}`;
+  const path = `root${rest.map((p) => (typeof p === "number" ? `[${p}]` : p.includes('"') ? `['${p}']` : `["${p}"]`)).join("")}`;
   if (value === undefined) deleteProperty(wrapper, path);
   else setProperty(wrapper, path, value);
   store.set(head, wrapper.root);
@@ -159,7 +162,7 @@ export interface PreparedOperand {
 
 /** Node-RED's JSONata bindings for a node: $flowContext, $globalContext, $env, and $moment (moment-timezone). */
 export function jsonataBindings(ctx: Pick<NodeContext, "context" | "env">): Record<string, unknown> {
-  return { ...nodeJsonataBindings(ctx), moment: (...args: Parameters<typeof moment>) => moment(...args) };
+  return nodeJsonataBindings(ctx);
 }
 
 export function prepareOperand(operand: Operand): PreparedOperand {
@@ -181,7 +184,7 @@ function evaluateSync(ctx: NodeContext, raw: string, type: OperandType, msg: Mes
       return getProperty(msg, withoutMsg(raw));
     case "flow":
     case "global":
-      return getContextValue(ctx, type, raw);
+      return getContextValue(ctx, type, raw, msg);
     case "env":
       return envValue(ctx, raw);
     case "num":
@@ -226,7 +229,7 @@ const withoutMsg = (path: string) => (path.startsWith("msg.") ? path.slice(4) : 
 
 export function getTarget(ctx: NodeContext, target: Target, msg: Message): unknown {
   if (target.type === "msg") return getProperty(msg, withoutMsg(target.path));
-  return getContextValue(ctx, target.type, target.path);
+  return getContextValue(ctx, target.type, target.path, msg);
 }
 
 /**
@@ -235,7 +238,7 @@ export function getTarget(ctx: NodeContext, target: Target, msg: Message): unkno
  */
 export function setTarget(ctx: NodeContext, target: Target, msg: Message, value: unknown): boolean {
   if (target.type === "msg") return setMessageProperty(msg, withoutMsg(target.path), value);
-  setContextValue(ctx, target.type, target.path, value);
+  setContextValue(ctx, target.type, target.path, value, msg);
   return true;
 }
 

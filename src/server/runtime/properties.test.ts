@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { deleteProperty, getProperty, isPropertyPath, setProperty } from "./properties";
+import { deleteProperty, getProperty, isPropertyPath, parsePath, resolvedPath, setMessageProperty, setProperty } from "./properties";
 import { changeBehaviour } from "../nodes/change/behaviour";
 import { changeConfig } from "../nodes/change/definition";
 import { switchConfig } from "../nodes/switch/definition";
@@ -15,9 +15,66 @@ afterEach(() => {
   delete (Object.prototype as Record<string, unknown>).polluted;
 });
 
+describe("property paths: Node-RED's grammar (RED.util.normalisePropertyExpression)", () => {
+  it("splits dots, brackets with numbers, quoted keys, and a number after a dot", () => {
+    expect(parsePath("payload.a[0].b")).toEqual(["payload", "a", 0, "b"]);
+    expect(parsePath('payload["a b"]')).toEqual(["payload", "a b"]);
+    expect(parsePath("payload['x'].y")).toEqual(["payload", "x", "y"]);
+    expect(parsePath("payload[0]")).toEqual(["payload", 0]);
+    expect(parsePath('payload["it\'s"]')).toEqual(["payload", "it's"]);
+    expect(parsePath("payload.0.x")).toEqual(["payload", 0, "x"]);
+    expect(parsePath("a-b.c")).toEqual(["a-b", "c"]);
+    expect(parsePath('"a b".c')).toEqual(["a b", "c"]);
+  });
+
+  it("reads nested msg references from the message, also nested in each other", () => {
+    const msg = { _msgid: "m", key: "k", codes: ["a", "b"], i: 1 };
+    expect(parsePath("payload[msg.key]", msg)).toEqual(["payload", "k"]);
+    expect(parsePath("lookup[msg.codes[msg.i]].name", msg)).toEqual(["lookup", "b", "name"]);
+    expect(parsePath("list[msg.i]", msg)).toEqual(["list", 1]);
+    expect(resolvedPath("lookup[msg.codes[msg.i]]", msg)).toBe('lookup["b"]');
+    expect(() => parsePath("payload[msg.missing]", msg)).toThrow(/Invalid expression started at position 8/);
+    // Checked, not read, when there is no message (a schema validating a config).
+    expect(isPropertyPath("payload[msg.a[msg.b]]")).toBe(true);
+    expect(isPropertyPath("payload[msg.a[msg.b]")).toBe(false);
+  });
+
+  it("refuses what Node-RED refuses, with its reason", () => {
+    const reasons: Array<[string, RegExp]> = [
+      ["", /zero-length/],
+      ["a..b", /unexpected \. at position 2/],
+      ["a.", /unterminated expression/],
+      ["[0]", /unexpected \[ at position 0/],
+      ["a[b]", /unexpected b at position 2/],
+      ["a b", /unexpected ' ' at position 1/],
+      ["a['']", /zero-length string at position 3/],
+      ["a['x'", /unexpected array expression/],
+      ["a[1x]", /unexpected array expression at position 2/],
+      ['a"x"', /unexpected " at position 1/],
+    ];
+    for (const [path, why] of reasons) {
+      expect(isPropertyPath(path), path).toBe(false);
+      expect(() => parsePath(path), path).toThrow(why);
+    }
+  });
+
+  it("gets, sets and deletes through brackets, and a nested reference picks the key", () => {
+    const msg: Message = { _msgid: "m", payload: {}, key: "chosen" };
+    setMessageProperty(msg, 'payload["a b"].c', 1);
+    setMessageProperty(msg, "payload[msg.key]", 2);
+    setMessageProperty(msg, "list[1]", "x");
+    expect(msg.payload).toEqual({ "a b": { c: 1 }, chosen: 2 });
+    expect(msg.list).toEqual([undefined, "x"]);
+    expect(getProperty(msg, "payload['a b']['c']")).toBe(1);
+    expect(getProperty(msg, "payload[msg.nothing]")).toBeUndefined();
+    deleteProperty(msg, 'payload["a b"]');
+    expect(msg.payload).toEqual({ chosen: 2 });
+  });
+});
+
 describe("property paths never reach a prototype", () => {
   it("the grammar refuses __proto__, constructor and prototype in any segment", () => {
-    for (const p of ["__proto__", "__proto__.x", "payload.__proto__", "payload.constructor.prototype", "a[0].prototype", "constructor"]) expect(isPropertyPath(p), p).toBe(false);
+    for (const p of ["__proto__", "__proto__.x", "payload.__proto__", "payload.constructor.prototype", "a[0].prototype", "constructor", 'payload["__proto__"]', "a['constructor'].x"]) expect(isPropertyPath(p), p).toBe(false);
     for (const p of ["payload", "payload.a[0].b", "$x._y", "proto", "constructors"]) expect(isPropertyPath(p), p).toBe(true);
   });
 
@@ -38,6 +95,9 @@ describe("property paths never reach a prototype", () => {
     expect(() => deleteProperty(msg, "__proto__.hasOwnProperty")).toThrow(/not an allowed property path/);
     expect(() => setProperty(msg, "payload.__proto__.polluted", 1)).toThrow(/not an allowed property path/);
     expect(() => setProperty(msg, "constructor.prototype.polluted", 1)).toThrow();
+    // Nor through a nested reference whose value is a forbidden key.
+    expect(() => setMessageProperty({ ...msg, k: "__proto__" }, "payload[msg.k].polluted", 1)).toThrow(/not an allowed property path/);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(getProperty(msg, "constructor")).toBeUndefined();
     // Inherited members are not message data: no walking into Object.prototype by name.
     expect(getProperty(msg, "toString")).toBeUndefined();

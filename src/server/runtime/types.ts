@@ -50,6 +50,8 @@ export interface NodeContext {
     /** Node-RED's `node.error(err, msg)`: reported, and with a message it goes to the flow's catch nodes. */
     error(err: unknown, msg?: Message): void;
   };
+  /** Whether a complete node of the flow watches this node (it then gets the message the node finished with). */
+  watchedByComplete: boolean;
   /** Publishes to the flow's debug stream. */
   debug(data: { property: string; msg: unknown; format: string; topic?: string }): void;
   /** Flow-scoped context shared by the flow's nodes (function nodes' `flow.get/set`). */
@@ -159,8 +161,15 @@ export interface VariableResolver {
   values(): Readonly<Record<string, unknown>>;
 }
 
+/**
+ * What an asynchronous input handler may resolve to when the message is not finished yet: it calls
+ * `done` itself later (a function node whose code calls node.done()). The message stops weighing on
+ * the flow's backpressure when the handler's promise settles, whatever it resolves to.
+ */
+export const DONE_LATER: unique symbol = Symbol("done later");
+
 export interface NodeBehaviour {
-  input?(msg: Message, send: Send, done: Done): void | Promise<void>;
+  input?(msg: Message, send: Send, done: Done): void | Promise<void | typeof DONE_LATER>;
   /** Called when the flow stops or is redeployed; `removed` when the node is gone from the new version. */
   close?(removed: boolean): void | Promise<void>;
   /** Called once every node of the flow is created (inject's "once at start"). */

@@ -376,7 +376,7 @@ describe("round 3: input that used to answer 500 or commit half (issue 28, findi
     const events: Array<{ topic: string; data: Record<string, any> }> = [];
     const unsubscribe = await testApp.app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(...eventLines(m).map((line) => JSON.parse(line))));
     expect((await request("POST", `/nodes/${injId}/inject`, { token: user.accessToken, body: {} })).status).toBe(200);
-    await expect.poll(() => events.filter((e) => e.topic === "node.status" && e.data.node_id === fnId && e.data.error?.startsWith("function error")).length).toBe(1);
+    await expect.poll(() => events.filter((e) => e.topic === "node.status" && e.data.node_id === fnId && e.data.error?.startsWith("Error: eee")).length).toBe(1);
     await unsubscribe();
     const texts = events.filter((e) => e.topic === "node.status" && e.data.node_id === fnId);
     const status = texts.find((e) => e.data.status?.text?.startsWith("sss"))!;

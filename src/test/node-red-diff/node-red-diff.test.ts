@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
 import { loadCaseFiles } from "./load-cases";
-import { normalizeArrivals } from "./normalize";
+import { normalizeArrivals, removePath } from "./normalize";
 import { runOurs } from "./run-ours";
 
 /**
@@ -22,6 +22,10 @@ describe.each(files.map((f) => [f.type, f] as const))("%s behaves as in Node-RED
   it.concurrent.each(file.cases.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
     const recorded = file.recorded?.cases[c.name];
     if (!recorded) return; // reported by the test above
+    for (const path of c.ignore ?? []) {
+      const present = recorded.arrivals.some(({ msg }) => removePath(structuredClone(msg), path));
+      expect(present, `ignores ${path} (${c.ignoreWhy ?? "no reason given"}), which Node-RED's answer does not have`).toBe(true);
+    }
     const ours = await runOurs(c, { sandboxes });
     const theirs = normalizeArrivals(c, recorded.arrivals);
     const mine = normalizeArrivals(c, ours.arrivals);

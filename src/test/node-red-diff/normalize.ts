@@ -23,9 +23,24 @@ export function normalizeArrivals(c: DiffCase, arrivals: Arrival[]): Arrival[] {
     const json = JSON.parse(JSON.stringify(msg)) as Record<string, unknown>;
     delete json._msgid;
     if ("parts" in json) json.parts = fixParts(json.parts);
+    for (const path of c.ignore ?? []) removePath(json, path);
     const kept = c.compare ? Object.fromEntries(c.compare.filter((k) => k in json).map((k) => [k, json[k]])) : json;
     return { collector, msg: kept };
   });
+}
+
+/** Deletes a dotted path ("error.stack") from a JSON message; returns whether it was there. */
+export function removePath(json: Record<string, unknown>, path: string): boolean {
+  const parts = path.split(".");
+  let target: unknown = json;
+  for (const part of parts.slice(0, -1)) {
+    if (target === null || typeof target !== "object" || !Object.hasOwn(target, part)) return false;
+    target = (target as Record<string, unknown>)[part];
+  }
+  const last = parts[parts.length - 1]!;
+  if (target === null || typeof target !== "object" || !Object.hasOwn(target, last)) return false;
+  delete (target as Record<string, unknown>)[last];
+  return true;
 }
 
 /** Collector ids of a case: wire targets that are not nodes of the case. */

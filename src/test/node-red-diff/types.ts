@@ -31,6 +31,13 @@ export interface DiffCase {
   settleMs?: number;
   /** Message properties compared (default: every property but `_msgid`). `parts.id` values are normalized to their order of appearance. */
   compare?: string[];
+  /**
+   * Message properties left out on both sides before comparing, as dotted paths ("error.stack"),
+   * each a deliberate difference with its reason (`ignoreWhy`); the differential test asserts that
+   * Node-RED's answer has them (so the exception is not vacuous) and compares everything else.
+   */
+  ignore?: string[];
+  ignoreWhy?: string;
   /** Flow context (`flow`) preset before the first message. */
   flow?: Record<string, unknown>;
   /** Global context preset before the first message. */

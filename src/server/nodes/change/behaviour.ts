@@ -1,4 +1,5 @@
 import type { Message, NodeContext, NodeFactory } from "../../runtime/types";
+import { PropertyPathError } from "../../runtime/properties";
 import { envValue, getTarget, prepareOperand, setTarget, type OperandType, type PreparedOperand, type Target, type TargetType } from "../../runtime/operands";
 import { safeReplaceAll, type SafeRegex } from "../../runtime/regex";
 import { changeConfig } from "./definition";
@@ -73,8 +74,21 @@ export const changeBehaviour: NodeFactory = (ctx) => {
   const steps = programs.flat();
   const anyAsync = steps.some((s) => s.t !== "delete" && s.to.async);
 
-  /** Applies one step; false: the message is dropped (an error was reported). */
+  /**
+   * Applies one step; false: the message is dropped (an error was reported). As Node-RED's change
+   * node, a message property that cannot be reached (`payload[msg.missing]`: an undefined reference)
+   * is skipped silently; a context key that cannot fails the message.
+   */
   const apply = (step: Step, msg: Message, to: unknown): boolean => {
+    if (step.target.type !== "msg") return applyStep(step, msg, to);
+    try {
+      return applyStep(step, msg, to);
+    } catch (err) {
+      if (err instanceof PropertyPathError) return true;
+      throw err;
+    }
+  };
+  const applyStep = (step: Step, msg: Message, to: unknown): boolean => {
     if (step.t === "delete") {
       setTarget(ctx, step.target, msg, undefined);
       return true;

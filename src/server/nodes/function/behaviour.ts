@@ -1,4 +1,4 @@
-import type { Message, NodeContext, NodeFactory, SendValue } from "../../runtime/types";
+import { DONE_LATER, type Done, type Message, type NodeContext, type NodeFactory, type Send, type SendValue } from "../../runtime/types";
 import { SandboxError, type SandboxResult } from "../../runtime/sandbox/function-sandbox";
 import type { z } from "zod";
 import type { functionConfig } from "./definition";
@@ -47,11 +47,50 @@ function sandboxGlobal(store: SharedContextStore): SandboxGlobalContext {
 }
 
 function emit(ctx: NodeContext, result: SandboxResult, send: (v: SendValue) => void, timers?: FunctionTimers) {
-  for (const sent of result.sent) send(sent);
+  // node.error(err, msg) goes to the catch nodes with that msg (Node-RED's node.error), in its place among the node.send calls.
+  const errors = result.errors ?? [];
+  let next = 0;
+  result.sent.forEach((sent, i) => {
+    while (next < errors.length && errors[next]!.after <= i) ctx.log.error(errors[next]!.text, asMessage(ctx, errors[next++]!.msg));
+    send(sent);
+  });
+  while (next < errors.length) ctx.log.error(errors[next]!.text, asMessage(ctx, errors[next++]!.msg));
   if (result.outputs.some((port) => port.length > 0)) send(result.outputs);
   if (result.status !== undefined) ctx.status(result.status);
   for (const log of result.logs) if (log.level !== "log") ctx.log.warn(`${log.level}: ${log.message}`);
   timers?.apply(result.timers);
+}
+
+/** A msg from the sandbox as the engine takes it (Node-RED's catch node gives one without _msgid an id when it sends). */
+function asMessage(ctx: NodeContext, msg: Record<string, unknown>): Message {
+  return (typeof msg._msgid === "string" ? msg : { ...msg, _msgid: ctx.newMessageId() }) as Message;
+}
+
+/** The host's copy of the input msg becomes the msg as the code left it (Node-RED's code works on the msg itself). */
+function replaceMessage(target: Message, state: Record<string, unknown> | undefined): void {
+  if (!state) return;
+  for (const key of Object.keys(target)) if (key !== "_msgid" && !Object.hasOwn(state, key)) delete target[key];
+  for (const [key, value] of Object.entries(state)) if (key !== "_msgid" && key !== "__proto__") target[key] = value;
+}
+
+/**
+ * Node-RED finishes a message itself (done() once the code returned) unless the code calls
+ * `node.done()` (10-function.js: the same test, then a look at the syntax tree; here the test alone).
+ */
+const CALLS_NODE_DONE = /node\.done\s*\(\s*\)/;
+
+/**
+ * Inputs kept waiting for their node.done() (or their promise) at most: code that calls node.done()
+ * for some messages only would otherwise make the node hold every other one forever (Node-RED lets
+ * them go with their closures). Past it the oldest is forgotten (never finished, as in Node-RED).
+ */
+const MAX_UNFINISHED = 10_000;
+
+/** An input under way: finished by the first of node.done(err?), a thrown error, or (unless the code calls node.done()) its return. */
+interface Pending {
+  msg: Message;
+  done: Done;
+  finished: boolean;
 }
 
 /**
@@ -59,11 +98,17 @@ function emit(ctx: NodeContext, result: SandboxResult, send: (v: SendValue) => v
  * setTimeout/setInterval: the sandbox keeps the callbacks, timers.ts the clocks; a callback runs only
  * while the flow is not busy, sends through ctx.send (its input, if any, is long done), and every
  * timer is cleared when the node closes (before `finalize` runs).
+ *
+ * As Node-RED's function node: errors reach the catch nodes with Node-RED's texts (a thrown Error
+ * as "Error: boom", with the msg as the code left it and msg._error); node.done(err) finishes that
+ * message, now or from a timer; an On Start that returns a promise holds the messages, in order,
+ * until it settles (if it fails, they are dropped and so is every later one, as in Node-RED).
  */
 export const functionBehaviour: NodeFactory = async (ctx) => {
   const c = ctx.node.config as z.infer<typeof functionConfig>;
   const sandboxes = ctx.services.sandboxes;
   if (!sandboxes) throw new Error("function nodes are not available here (no sandbox pool)");
+  const doneByCode = CALLS_NODE_DONE.test(c.code);
   const sandbox = await sandboxes.create({
     code: c.code,
     outputs: c.outputs,
@@ -77,34 +122,139 @@ export const functionBehaviour: NodeFactory = async (ctx) => {
     // env.get: built-ins and non-secret variables; a secret reads as undefined (SPEC §14).
     env: ctx.env.values(),
     owner: ctx.organizationId,
+    finalMsg: ctx.watchedByComplete,
   });
   let closed = false;
-  const timers: FunctionTimers = new FunctionTimers(ctx, async (id, repeat) => {
+  /** Inputs whose code calls node.done() and has not yet: by run token. */
+  const unfinished = new Map<string, Pending>();
+  /** On Start: "pending" while its promise has not settled (inputs wait in `held`), "failed" once it was rejected. */
+  let start: "ready" | "pending" | "failed" = "ready";
+  let held: Array<{ msg: Message; send: Send; done: Done }> = [];
+  let heldOverflow = false;
+
+  const finish = (pending: Pending, error: string | undefined, state: Record<string, unknown> | undefined) => {
+    if (pending.finished) return;
+    pending.finished = true;
+    replaceMessage(pending.msg, state);
+    pending.done(error);
+  };
+  /**
+   * node.done() calls a result reports, of this run (`current`) or of an earlier one; and earlier
+   * runs whose promise settled: a rejection fails the message, a fulfilment finishes it unless the
+   * code calls node.done() itself.
+   */
+  const applyDones = (result: SandboxResult | undefined, current?: Pending & { run?: string }) => {
+    for (const call of result?.dones ?? []) {
+      const pending = current && call.run === current.run ? current : unfinished.get(call.run);
+      if (!pending) continue;
+      unfinished.delete(call.run);
+      finish(pending, call.error, call.msg);
+    }
+    for (const run of result?.settled ?? []) {
+      const pending = unfinished.get(run.run);
+      if (!pending) continue;
+      if (run.error === undefined && doneByCode) continue;
+      unfinished.delete(run.run);
+      finish(pending, run.error, run.thrownError ? { ...run.msg, error: {} } : run.msg);
+    }
+  };
+  /** On Start's promise settled: the held messages go in, in order; or it failed, and they are dropped. */
+  const applyStart = (result: SandboxResult | undefined) => {
+    if (!result?.initSettled || start !== "pending") return;
+    const waiting = held;
+    held = [];
+    if (result.initSettled.error !== undefined) {
+      start = "failed";
+      ctx.log.error(result.initSettled.error);
+      return;
+    }
+    start = "ready";
+    for (const { msg, send, done } of waiting) {
+      handle(msg, send, done).then(
+        (value) => {
+          if (value !== DONE_LATER) done();
+        },
+        (err: unknown) => done(err),
+      );
+    }
+  };
+
+  const timers: FunctionTimers = new FunctionTimers(ctx, async (id) => {
     try {
       const result = await sandbox.fire(id);
-      if (!closed) emit(ctx, result, ctx.send, timers);
+      if (closed) return;
+      emit(ctx, result, ctx.send, timers);
+      applyDones(result);
+      applyStart(result);
     } catch (err) {
       if (closed) return;
       if (!(err instanceof SandboxError)) {
         ctx.log.error(err);
         return;
       }
-      if (err.result) emit(ctx, err.result, ctx.send, timers);
-      const what = err.kind === "runtime" ? "error" : err.kind;
-      ctx.log.error(new Error(`function ${what} in a ${repeat ? "setInterval" : "setTimeout"} callback: ${err.message}`));
+      if (err.result) {
+        emit(ctx, err.result, ctx.send, timers);
+        applyDones(err.result);
+        applyStart(err.result);
+      }
+      // Node-RED's timer wrapper: node.error(err, {}), which the catch nodes get.
+      ctx.log.error(err.message, { _msgid: ctx.newMessageId() });
     }
   });
+
+  async function handle(msg: Message, send: Send, done: Done): Promise<void | typeof DONE_LATER> {
+    const current: Pending & { run?: string } = { msg, done, finished: false };
+    try {
+      const result = await sandbox.run(msg, { env: ctx.env.values() });
+      current.run = result.run;
+      emit(ctx, result, send, timers);
+      applyDones(result, current);
+      applyStart(result);
+      if (current.finished) return DONE_LATER;
+      if (doneByCode || result.runPending) {
+        if (result.run) {
+          unfinished.set(result.run, current);
+          if (unfinished.size > MAX_UNFINISHED) unfinished.delete(unfinished.keys().next().value!);
+        }
+        return DONE_LATER;
+      }
+      replaceMessage(msg, result.msg);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof SandboxError)) throw err;
+      if (err.result) {
+        emit(ctx, err.result, send, timers);
+        current.run = err.result.run;
+        applyDones(err.result, current);
+      }
+      if (current.finished) return DONE_LATER;
+      // Node-RED sets msg.error to the Error the code threw (a catch node shows it as msg._error).
+      const state = err.result?.msg;
+      finish(current, err.message, err.thrownError ? { ...(state ?? msg), error: {} } : state);
+      return DONE_LATER;
+    }
+  }
+
   // Timers set by `initialize` are armed now and run once the flow has started.
   emit(ctx, sandbox.initResult, ctx.send, timers);
+  if (sandbox.initResult.initPending) start = "pending";
+  else if (sandbox.initResult.initSettled?.error !== undefined) {
+    start = "failed";
+    ctx.log.error(sandbox.initResult.initSettled.error);
+  }
   return {
-    async input(msg: Message, send, done) {
-      try {
-        emit(ctx, await sandbox.run(msg, { env: ctx.env.values() }), send, timers);
-        done();
-      } catch (err) {
-        if (err instanceof SandboxError && err.result) emit(ctx, err.result, send, timers);
-        done(err instanceof SandboxError ? new Error(`function ${err.kind === "runtime" ? "error" : err.kind}: ${err.message}`) : err);
+    input(msg: Message, send, done) {
+      if (start === "ready") return handle(msg, send, done);
+      // Held until On Start's promise settles (not counted as the flow's work meanwhile: the timers
+      // that settle it run only while the flow is not busy); after it failed, dropped as in Node-RED.
+      if (start === "pending") {
+        if (held.length < MAX_UNFINISHED) held.push({ msg, send, done });
+        else if (!heldOverflow) {
+          heldOverflow = true;
+          ctx.log.warn(`On Start has not finished and ${MAX_UNFINISHED} messages wait for it: later ones are dropped until it does`);
+        }
       }
+      return undefined;
     },
     start() {
       timers.start();
@@ -112,6 +262,8 @@ export const functionBehaviour: NodeFactory = async (ctx) => {
     async close() {
       // Timers first (none runs from here on), then `finalize`, as Node-RED's close does in effect.
       closed = true;
+      held = [];
+      unfinished.clear();
       timers.close();
       const result = await sandbox.close();
       if (result) emit(ctx, result, () => undefined);

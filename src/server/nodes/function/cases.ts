@@ -17,6 +17,11 @@ const fn = (func: string, extra: Record<string, unknown> = {}, wires: string[][]
   wires,
 });
 
+const catchAll = (id = "c", collector = "caught") => ({ id, type: "catch", name: "", scope: null, uncaught: false, wires: [[collector]] });
+const completeOf = (scope: string[], collector = "completed") => ({ id: "cn", type: "complete", name: "", scope, uncaught: false, wires: [[collector]] });
+/** Node-RED's msg.error of an Error carries its V8 stack (with the server's file paths); ours has none. */
+const STACK = { ignore: ["error.stack"], ignoreWhy: "msg.error.stack: Node-RED's is V8's stack with the server's file paths; ours has none" };
+
 export const cases: DiffCase[] = [
   { name: "returns the message", nodes: [fn("return msg;")], send: [{ msg: { payload: "foo", topic: "bar" } }], expect: 1 },
   { name: "changes the payload", nodes: [fn("msg.payload = msg.payload.toUpperCase() + '!'; return msg;")], send: [{ msg: { payload: "foo" } }], expect: 1 },
@@ -132,5 +137,119 @@ export const cases: DiffCase[] = [
     nodes: [fn("flow.set('k', 5, function (err) { flow.get('k', function (err2, v) { msg.payload = [err, err2, v]; node.send(msg); }); }); return null;")],
     send: [{ msg: {} }],
     expect: 1,
+  },
+  // Errors as catch nodes see them (10-function.js: node.error, a thrown error, node.done(err)).
+  {
+    name: "node.error(text, msg) reaches the catch node with that msg",
+    nodes: [fn("msg.payload = 'changed'; node.error('went wrong', msg); return null;"), catchAll()],
+    send: [{ msg: { payload: "p", topic: "t" } }],
+    expect: 1,
+  },
+  {
+    name: "node.error(err, msg) with an Error",
+    nodes: [fn("node.error(new Error('an error object'), { payload: 'other msg' }); return msg;"), catchAll()],
+    send: [{ msg: { payload: "p" } }],
+    expect: 2,
+    ...STACK,
+  },
+  {
+    name: "node.error(text) without a msg is not caught",
+    nodes: [fn("node.error('only logged'); return msg;"), catchAll()],
+    send: [{ msg: { payload: "p" } }],
+    expect: 1,
+    settleMs: 300,
+  },
+  {
+    name: "node.warn and node.log send nothing",
+    nodes: [fn("node.warn('careful'); node.log('note'); node.debug('d'); node.trace('t'); return msg;"), catchAll()],
+    send: [{ msg: { payload: "p" } }],
+    expect: 1,
+    settleMs: 300,
+  },
+  {
+    name: "a thrown Error: the catch node gets Error: text, and the msg as the code left it",
+    nodes: [fn("msg.payload = 'mutated'; throw new Error('boom');"), catchAll()],
+    send: [{ msg: { payload: "p", topic: "t" } }],
+    expect: 1,
+    ...STACK,
+  },
+  {
+    name: "a thrown TypeError",
+    nodes: [fn("const x = null; return x.y;"), catchAll()],
+    send: [{ msg: { payload: 1 } }],
+    expect: 1,
+    ...STACK,
+  },
+  {
+    name: "a ReferenceError names the line and column",
+    nodes: [fn("const a = 1;\n  msg.payload = notDefined + a;\n  return msg;"), catchAll()],
+    send: [{ msg: { payload: 1 } }],
+    expect: 1,
+    ...STACK,
+  },
+  {
+    name: "a thrown string",
+    nodes: [fn("throw 'just a string';"), catchAll()],
+    send: [{ msg: { payload: 1 } }],
+    expect: 1,
+  },
+  {
+    name: "a thrown object",
+    nodes: [fn("throw { code: 42 };"), catchAll()],
+    send: [{ msg: { payload: 1 } }],
+    expect: 1,
+  },
+  {
+    name: "an error after an await",
+    nodes: [fn("await new Promise((r) => setTimeout(r, 10)); throw new Error('later');"), catchAll()],
+    send: [{ msg: { payload: 1 } }],
+    expect: 1,
+    ...STACK,
+  },
+  {
+    name: "an error in a setTimeout callback is caught with an empty msg",
+    nodes: [fn("setTimeout(() => { throw new Error('in a timer'); }, 10); return null;"), catchAll()],
+    send: [{ msg: { payload: 1 } }],
+    expect: 1,
+    compare: ["error", "payload", "topic"],
+    ...STACK,
+  },
+  {
+    name: "node.done(err) reaches the catch node",
+    nodes: [fn("node.done('failed here'); return null;"), catchAll()],
+    send: [{ msg: { payload: 1 } }],
+    expect: 1,
+  },
+  {
+    name: "node.done() later: the complete node fires then",
+    nodes: [fn("setTimeout(() => { msg.payload = 'finished'; node.send(msg); node.done(); }, 30); return null;"), completeOf(["fn"])],
+    send: [{ msg: { payload: 1 } }],
+    expect: 2,
+  },
+  {
+    name: "without node.done() the complete node fires when the code returns",
+    nodes: [fn("msg.payload = 'returned'; return msg;"), completeOf(["fn"])],
+    send: [{ msg: { payload: 1 } }],
+    expect: 2,
+  },
+  // On Start (initialize) returning a promise: messages wait for it, in order.
+  {
+    name: "On Start's promise is awaited before the first message",
+    nodes: [fn("msg.payload = [msg.payload, context.get('ready')]; return msg;", { initialize: "await new Promise((r) => setTimeout(r, 100));\ncontext.set('ready', 'yes');" })],
+    send: [{ msg: { payload: 1 } }, { msg: { payload: 2 } }, { msg: { payload: 3 } }],
+    expect: 3,
+  },
+  {
+    name: "On Start returning a promise explicitly",
+    nodes: [fn("msg.payload = flow.get('started'); return msg;", { initialize: "return new Promise((resolve) => setTimeout(() => { flow.set('started', 'after start'); resolve(); }, 50));" })],
+    send: [{ msg: { payload: 1 } }, { msg: { payload: 2 } }],
+    expect: 2,
+  },
+  {
+    name: "a timer set in On Start runs and sends",
+    nodes: [fn("return msg;", { initialize: "setTimeout(() => node.send({ payload: 'from On Start' }), 300);" })],
+    send: [],
+    expect: 1,
+    compare: ["payload"],
   },
 ];

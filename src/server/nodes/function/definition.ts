@@ -32,11 +32,17 @@ export const functionNode = defineNode({
 
 ### Details
 
-The code returns the message(s) to pass on, or nothing (\`null\`) to stop the flow here; it may also call \`node.send(msg)\` (also later, from a timer). *On start* runs when the flow starts, *On stop* when it stops or is redeployed.
+The code returns the message(s) to pass on, or nothing (\`null\`) to stop the flow here; it may also call \`node.send(msg)\` (also later, from a timer). *On start* runs when the flow starts, *On stop* when it stops or is redeployed. When *On start* returns a promise (or uses \`await\`), messages that arrive before it settles wait, in order, and are handled once it has; if it fails, the error is reported and the node drops every message, as Node-RED's does.
+
+#### Errors
+
+An error the code throws, \`node.error(err, msg)\` and \`node.done(err)\` go to the flow's *catch* nodes with the message (the one given to \`node.error\`; otherwise the input message as the code left it), \`msg.error\` = \`{message, source: {id, type, name, count}}\`. The message reads as Node-RED's: a thrown \`Error\` as \`Error: boom\` (its \`toString()\`, and the catch node's message also gets \`msg._error\`), a thrown string as it is, any other value as JSON; a \`ReferenceError\` names the line and column in the code (\`ReferenceError: ReferenceError: x is not defined (line 2, col 5)\`, Node-RED's exact text). An error in a timer's callback reaches the catch nodes with an empty message. A run past the time limit is \`Error: Script execution timed out after 1000ms\`.
+
+Messages are finished when the code returns (or its promise settles), which is when a *complete* node watching this node fires, with the message as the code left it; code that calls \`node.done()\` finishes each message itself, when it calls it (also later, from a timer).
 
 In the code:
 
-- \`node.id\`, \`node.name\`, \`node.outputCount\`; \`node.warn(text)\` and \`node.error(text, msg)\` (with \`msg\`, catch nodes receive it); \`node.status({fill, shape, text})\`.
+- \`node.id\`, \`node.name\`, \`node.outputCount\`; \`node.warn(text)\` and \`node.error(text)\` (shown as the node's warnings and errors); \`node.error(err, msg)\` (catch nodes receive \`msg\`); \`node.log\`, \`node.debug\`, \`node.trace\` (not shown, as in Node-RED's default log level); \`node.done(err?)\`; \`node.status({fill, shape, text})\`.
 - \`context\` (this node's, in memory), \`flow\` (the flow's, shared by its nodes) and \`global\` (the organization's, shared by its flows; also \`context.flow\` / \`context.global\`): \`get(key)\`, \`set(key, value)\` (\`undefined\` deletes), \`keys()\`, synchronous (the callback forms work too). \`flow.increment(key, by = 1)\` and \`global.increment(key, by = 1)\` add to a number (anything else counts as 0) in one atomic step, exact even when several instances add at once, and return the new value.
 - Flow and global context are **durable**: a value written while a message is handled is stored before any message this handling sends is delivered, so it survives a redeploy, a restart and a failover. The editor's *Context* tab and the REST API (\`/flows/{id}/context\`, \`/context/global\`) show and change them. An organization's context holds at most CONTEXT_MAX_BYTES (10 MiB by default); past it \`set\` throws \`context is full\`.
 - \`env.get(NAME)\`: a variable of the flow or the organization (secrets read as undefined).
@@ -46,6 +52,8 @@ In the code:
 
 - The code runs in a sandbox (QuickJS) with a time limit per run (*Time limit*) and a memory limit: it cannot reach the server's process, files or network, and \`require\`, external modules (\`libs\`) and \`Buffer\` are not available. A run past its time limit stops with an error a catch node can handle.
 - Context values are JSON and read as copies (as from Node-RED's persistent stores); keys are whole names (\`flow.get("a.b")\` reads the key \`a.b\`, not a nested property); there is one store (a store name is ignored); \`global\` is the organization's. Flow and global context are durable by default, where Node-RED's default store is in memory.
+- Error texts are the sandbox engine's (QuickJS): the commonest (\`x is not defined\`, \`Cannot read properties of null (reading 'y')\`, \`Cannot set properties of …\`) read as Node-RED's, others may be worded differently. \`msg.error\` has no \`stack\` (Node-RED's shows the server's files). The time limit counts the whole run, also after an \`await\`, where Node-RED's counts only the code's synchronous part.
+- At most 10,000 messages wait for *On start*'s promise (later ones are dropped, with a warning, until it settles), and at most 10,000 messages wait for their \`node.done()\` (past it the oldest is never finished, as a message whose \`node.done()\` is never called).
 - A due timer callback waits while the flow is busy, so code that sends in batches is paced by the flow. Timers are cleared on redeploy or stop, and lost, like the node's context, if its sandbox restarts after a time or memory error.`,
   inputs: 1,
   outputs: { value_of: "outputs" },

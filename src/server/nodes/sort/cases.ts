@@ -94,6 +94,12 @@ function expressionCases(): DiffCase[] {
     },
   ]).concat([
     {
+      name: "sorts dates by a $moment expression",
+      nodes: [sort({ order: "ascending", as_num: true, target: "data", targetType: "msg", msgKey: '$moment($, "DD.MM.YYYY").valueOf()', msgKeyType: "jsonata" })],
+      send: [{ msg: { data: ["03.02.2024", "01.12.2023", "15.01.2024"] } }],
+      expect: 1,
+    },
+    {
       name: "sorts objects by an expression, as numbers",
       nodes: [sort({ order: "ascending", as_num: true, target: "data", targetType: "msg", msgKey: "val", msgKeyType: "jsonata" })],
       send: [{ msg: { data: ["200", "4", "30", "1000"].map((val) => ({ val })) } }],

@@ -28,6 +28,11 @@ const multi = (name: string, rules: Rule[], payloads: unknown[], extra: Record<s
 const sequence = (payloads: unknown[]) => payloads.map((payload, i) => ({ msg: { payload, parts: { index: i, count: payloads.length, id: "222" } } }));
 
 export const cases: DiffCase[] = [
+  multi("a bracketed property", [{ t: "eq", v: "yes", vt: "str" }, { t: "else" }], [], { property: 'payload["the answer"]' }, { send: [{ msg: { payload: { "the answer": "yes" } } }, { msg: { payload: { "the answer": "no" } } }] }),
+  multi("a property chosen by another (msg.a[msg.b])", [{ t: "gt", v: "10", vt: "num" }, { t: "else" }], [], { property: "readings[msg.sensor]" }, {
+    send: [{ msg: { readings: { s1: 5, s2: 20 }, sensor: "s2" } }, { msg: { readings: { s1: 5, s2: 20 }, sensor: "s1" } }],
+  }),
+  multi("compares with a bracketed msg property", [{ t: "eq", v: "limits['max']", vt: "msg" }], [], { property: "payload" }, { send: [{ msg: { payload: 3, limits: { max: 3 } } }] }),
   rule("eq string", { t: "eq", v: "Hello" }, "Hello"),
   rule("eq string no match", { t: "eq", v: "Hello" }, "Hello!"),
   rule("neq string", { t: "neq", v: "Hello" }, "Hello!"),

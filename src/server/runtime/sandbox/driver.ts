@@ -18,7 +18,22 @@
  *   4 partial()     → the envelope of what happened before an error (sends, status, logs, timers)
  *
  * Envelope: {"r": <returned value>, "s": [<sent value>, ...], "l": [[level, text], ...], "st"?: <status>,
- *            "t"?: [[id, delayMs, repeats], ...], "c"?: [id, ...]}
+ *            "t"?: [[id, delayMs, repeats], ...], "c"?: [id, ...], "ri"?: <run token>,
+ *            "e"?: [[text, isError, msg, sends before it], ...], "d"?: [[run token, text | null, isError, msg], ...],
+ *            "m"?: <the input msg as the code left it>, "ip"?: 1, "is"?: [ok, text]}
+ *
+ * Node-RED's per-message API: each run gets its own `node` object, whose `done` belongs to that
+ * message (a timer's callback may call it later). A run reports its token ("ri"); node.done(err)
+ * reports [token, error text or null, whether it was an Error, the msg as it is then] ("d");
+ * node.error(err, msg) with a msg reports [text, isError, msg] ("e") for the catch nodes (without a
+ * msg it is a log line). Texts are Node-RED's: an Error's toString() ("Error: boom"), a string as it
+ * is, anything else its String(). "m": the run's msg as the code left it, after an error (op 4), and
+ * after every run when info.finalMsg (a complete node watches the node).
+ * A run whose promise is still pending when its call ends says "rp"; the call in which it settles
+ * reports ["ls": [run token, ok, text | null, {n, m, s} (a rejection with an Error) | null, msg], ...]
+ * (what it resolved to is sent in that call, as before).
+ * On Start: when `initialize` returns a promise still pending when its call ends, the envelope says
+ * "ip"; the envelope of the later call in which it settles says "is": [true] or [false, text].
  *
  * Timers: setTimeout/setInterval keep their callback here, in a table private to the driver, and
  * report [id, delay, repeats] in the envelope ("t"); clearTimeout/clearInterval report the id ("c")
@@ -66,6 +81,15 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
 
   let sent = [];
   let logs = [];
+  let errors = [];
+  let dones = [];
+  let lates = [];
+  let runPending = false;
+  let runMsg;
+  let runToken;
+  let initState = null;
+  let tokenSeq = 0;
+  const tokenPrefix = Str(info.timerBase) + "r";
   let statusJson;
   let pending = null;
   let resultJson;
@@ -158,11 +182,17 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   context.flow = flow;
   context.global = global;
 
-  const node = {
-    id: info.id,
-    name: info.name,
-    z: info.flowId,
-    outputCount: info.outputs,
+  /** Node-RED's text of an error (its logMessage.toString()), and whether it was an Error. */
+  const errorTextOf = (value) => {
+    if (value instanceof ErrorCtor) return [Str(value), true];
+    if (typeof value === "string") return [value, false];
+    if (value === undefined || value === null) return ["", false];
+    try { return [Str(value), false]; } catch (e) { return ["[unprintable value]", false]; }
+  };
+  const msgJsonOf = (value) => {
+    try { return toJson(value); } catch (e) { return "{}"; }
+  };
+  const nodeApi = {
     send(value) {
       if (value !== null && value !== undefined) push(sent, toJson(value));
     },
@@ -171,10 +201,45 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     },
     log(value) { log("log", [value]); },
     warn(value) { log("warn", [value]); },
-    error(value) { log("error", [value]); },
-    done() {},
+    debug(value) { log("log", [value]); },
+    trace(value) { log("log", [value]); },
+    error(value, msg) {
+      if (msg !== null && typeof msg === "object") {
+        const text = errorTextOf(value);
+        push(errors, "[" + stringify(text[0]) + "," + (text[1] ? "true" : "false") + "," + msgJsonOf(msg) + "," + sent.length + "]");
+        return;
+      }
+      log("error", [value]);
+    },
     on() {},
   };
+  /** The node object of one call: Node-RED makes one per message, whose done() is that message's. */
+  const makeNode = (token, msg) => ({
+    id: info.id,
+    name: info.name,
+    z: info.flowId,
+    outputCount: info.outputs,
+    send: nodeApi.send,
+    status: nodeApi.status,
+    log: nodeApi.log,
+    warn: nodeApi.warn,
+    debug: nodeApi.debug,
+    trace: nodeApi.trace,
+    error: nodeApi.error,
+    on: nodeApi.on,
+    done(err) {
+      if (token === undefined) return;
+      if (!err) {
+        push(dones, "[" + stringify(token) + ",null,false," + msgJsonOf(msg) + "]");
+        return;
+      }
+      const text = errorTextOf(err);
+      push(dones, "[" + stringify(token) + "," + stringify(text[0]) + "," + (text[1] ? "true" : "false") + "," + msgJsonOf(msg) + "]");
+    },
+  });
+  const node = makeNode(undefined, undefined);
+  /** The node object of the call under way (a timer set in it runs with it as this). */
+  let callNode = node;
   // Variables (built-ins and non-secret values) live on the host side of the engine, which
   // replaces them when they change: read at each call, never cached here.
   const env = {
@@ -242,7 +307,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       after = 1;
     }
     const id = nextTimerId++;
-    apply(mapSet, timers, [id, { fn, args, repeat, delay: after, fresh: true }]);
+    apply(mapSet, timers, [id, { fn, args, repeat, delay: after, fresh: true, self: callNode }]);
     liveTimers++;
     push(timersSet, id);
     return id;
@@ -277,6 +342,13 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   const newCall = () => {
     sent = [];
     logs = [];
+    if (errors.length > 0) errors = [];
+    if (dones.length > 0) dones = [];
+    if (lates.length > 0) lates = [];
+    runPending = false;
+    runMsg = undefined;
+    runToken = undefined;
+    callNode = node;
     statusJson = undefined;
     pending = null;
     resultJson = undefined;
@@ -290,13 +362,59 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     if (timersCleared.length > 0) timersCleared = [];
   };
 
-  const envelope = (resultJson) =>
+  /** The run's msg as the code left it: after an error, and after every run when a complete node watches. */
+  const finalMsgJson = (always) => (runMsg !== undefined && (always || info.finalMsg) ? ',"m":' + msgJsonOf(runMsg) : "");
+  const envelope = (resultJson, failed) =>
     '{"r":' + resultJson + ',"s":[' + join(sent) + '],"l":[' + join(logs) + ']' +
     (statusJson === undefined ? "" : ',"st":' + statusJson) +
-    (timersSet.length === 0 && timersCleared.length === 0 ? "" : timerJson()) + "}";
+    (timersSet.length === 0 && timersCleared.length === 0 ? "" : timerJson()) +
+    (runToken === undefined ? "" : ',"ri":' + stringify(runToken)) +
+    (errors.length === 0 ? "" : ',"e":[' + join(errors) + "]") +
+    (dones.length === 0 ? "" : ',"d":[' + join(dones) + "]") +
+    (lates.length === 0 ? "" : ',"ls":[' + join(lates) + "]") +
+    (runPending ? ',"rp":1' : "") +
+    finalMsgJson(failed === true) +
+    (initState === null ? "" : initJson()) + "}";
+  /** On Start's promise: "ip" while pending (once), "is" when it settled (once). */
+  const initJson = () => {
+    const state = initState;
+    if (!state.done) {
+      if (state.reported) return "";
+      state.reported = true;
+      return ',"ip":1';
+    }
+    initState = null;
+    if (state.ok) return ',"is":[true]';
+    return ',"is":[false,' + stringify(errorTextOf(state.value)[0]) + "]";
+  };
 
   /** A promise still pending when its call ended, settled during a later call: its value is sent then. */
   const settleLate = (state) => {
+    if (state.init) return;
+    if (state.token !== undefined) {
+      // A message's run: what it resolves to is sent now, and the message is finished (or fails) now.
+      let value = state.value;
+      if (state.ok && value !== null && value !== undefined) {
+        try {
+          push(sent, toJson(value));
+        } catch (e) {
+          state.ok = false;
+          value = e;
+        }
+      }
+      let text = "null";
+      let error = "null";
+      if (!state.ok) {
+        if (value instanceof ErrorCtor) {
+          error = toJson({ n: Str(value.name), m: Str(value.message), s: Str(value.stack) });
+        } else {
+          const t = typeof value === "string" ? value : stringify(value);
+          text = stringify(t === undefined ? "" : t);
+        }
+      }
+      push(lates, "[" + stringify(state.token) + "," + (state.ok ? "true" : "false") + "," + text + "," + error + "," + msgJsonOf(state.msg) + "]");
+      return;
+    }
     if (!state.ok) {
       log("error", [state.value]);
       return;
@@ -310,11 +428,12 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   };
 
   // sends: what the code returns is sent (the body); initialize, finalize and timer callbacks' are not.
-  const finish = (result, sends) => {
+  const finish = (result, sends, init) => {
     resultJson = undefined;
     if (result !== null && typeof result === "object" && typeof result.then === "function") {
-      const state = { done: false, ok: false, value: undefined, late: false, sends };
+      const state = { done: false, ok: false, value: undefined, late: false, sends, init: init === true, reported: false, token: sends ? runToken : undefined, msg: sends ? runMsg : undefined };
       pending = state;
+      if (init === true) initState = state;
       const promise = apply(promiseResolve, PromiseCtor, [result]);
       apply(promiseThen, promise, [
         (value) => { state.done = true; state.ok = true; state.value = value; if (state.late) settleLate(state); },
@@ -334,18 +453,27 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       if (state === null && resultJson !== undefined) return envelope(resultJson);
       if (state === null || !state.done) {
         // Still pending: a timer may settle it later (see settleLate).
-        if (state !== null) state.late = true;
+        if (state !== null) {
+          state.late = true;
+          if (state.token !== undefined) runPending = true;
+        }
         if (liveTimers === 0) {
           log("warn", ["the function returned a promise that had not settled when its call ended, and no timer is set that could settle it"]);
         }
         return envelope("null");
       }
+      if (state.init) return envelope("null");
       if (!state.ok) throw state.value;
       return envelope(state.sends ? toJson(state.value) : "null");
     }
-    if (op === 4) return envelope("null");
+    if (op === 4) return envelope("null", true);
     newCall();
-    if (op === 0) return finish(fn === null ? undefined : fn(parse(msgJson), node, context, flow, global, env, RED), true);
+    if (op === 0) {
+      runToken = tokenPrefix + ++tokenSeq;
+      runMsg = parse(msgJson);
+      callNode = makeNode(runToken, runMsg);
+      return finish(fn === null ? undefined : fn(runMsg, callNode, context, flow, global, env, RED), true);
+    }
     if (op === 5) {
       const id = +msgJson;
       const timer = apply(mapGet, timers, [id]);
@@ -357,9 +485,21 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
         apply(mapDelete, timers, [id]);
         liveTimers--;
       }
-      return finish(apply(timer.fn, node, timer.args), false);
+      callNode = timer.self;
+      return finish(apply(timer.fn, timer.self, timer.args), false);
     }
-    const hook = op === 1 ? initFn : finFn;
-    return finish(hook === null ? undefined : hook(undefined, node, context, flow, global, env, RED), false);
+    if (op === 1) {
+      // Node-RED runs On Start in an async function: what it throws is a rejection (reported, and
+      // the node drops its messages), not a failure to start.
+      let started;
+      try {
+        started = initFn === null ? undefined : initFn(undefined, node, context, flow, global, env, RED);
+      } catch (e) {
+        initState = { done: true, ok: false, value: e, init: true, reported: true };
+        return envelope("null");
+      }
+      return finish(started, false, true);
+    }
+    return finish(finFn === null ? undefined : finFn(undefined, node, context, flow, global, env, RED), false);
   };
 })`;

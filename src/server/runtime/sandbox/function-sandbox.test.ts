@@ -296,11 +296,14 @@ describe("function sandbox: Node-RED semantics", () => {
     sandbox.close();
   });
 
-  it("a thrown error is a runtime SandboxError with the line, keeping what was sent before", async () => {
+  it("a thrown error is a runtime SandboxError in Node-RED's words (V8's message, no line), keeping what was sent before", async () => {
     const sandbox = await createFunctionSandbox(options("node.send({ payload: 'before' });\nnode.warn('w');\nreturn msg.payload.x.y;"));
     const error = await sandboxError(sandbox.run(msg(undefined)));
     expect(error.kind).toBe("runtime");
-    expect(error.message).toMatch(/^TypeError: .*'x'.* \(line 3\)$/);
+    expect(error.message).toBe("TypeError: Cannot read properties of undefined (reading 'x')");
+    expect(error.thrownError).toBe(true);
+    // The msg as the code left it, for the catch nodes.
+    expect(error.result?.msg).toEqual({ _msgid: "m-1" });
     expect(error.result?.sent).toEqual([[[{ _msgid: "m-1", payload: "before" }]]]);
     expect(error.result?.logs).toEqual([{ level: "warn", message: "w" }]);
     // The sandbox is still usable.
@@ -396,20 +399,20 @@ describe("function sandbox: timers", () => {
     sandbox.close();
   });
 
-  it("an error in a callback rejects fire() with the line, keeping what it did before; the other timers go on", async () => {
+  it("an error in a callback rejects fire() in Node-RED's words, keeping what it did before; the other timers go on", async () => {
     const sandbox = await createFunctionSandbox(
       options("setTimeout(() => {\n  node.send({ payload: 'before' });\n  setTimeout(() => node.send({ payload: 'next' }), 5);\n  null.boom;\n}, 5);\nsetInterval(() => { throw new RangeError('tick'); }, 5);"),
     );
     const [bad, tick] = (await sandbox.run(msg(0))).timers!.set!.map(([id]) => id);
     const error = await sandboxError(sandbox.fire(bad!));
     expect(error.kind).toBe("runtime");
-    expect(error.message).toBe("TypeError: cannot read property 'boom' of null (line 4)");
+    expect(error.message).toBe("TypeError: Cannot read properties of null (reading 'boom')");
     expect(error.result?.sent).toEqual([[[expect.objectContaining({ payload: "before" })]]]);
     const [next] = error.result!.timers!.set![0]!;
     expect((await sandbox.fire(next)).sent).toEqual([[[expect.objectContaining({ payload: "next" })]]]);
     // A throwing interval stays set.
-    expect((await sandboxError(sandbox.fire(tick!))).message).toBe("RangeError: tick (line 6)");
-    expect((await sandboxError(sandbox.fire(tick!))).message).toBe("RangeError: tick (line 6)");
+    expect((await sandboxError(sandbox.fire(tick!))).message).toBe("RangeError: tick");
+    expect((await sandboxError(sandbox.fire(tick!))).message).toBe("RangeError: tick");
     sandbox.close();
   });
 
@@ -441,18 +444,25 @@ describe("function sandbox: timers", () => {
     sandbox.close();
   });
 
-  it("a body still pending at the end of its call sends what it returns when a timer settles it", async () => {
+  it("a body still pending at the end of its call sends what it returns when a timer settles it, and says which run settled", async () => {
     const sandbox = await createFunctionSandbox(options("await new Promise((resolve) => setTimeout(resolve, 10)); msg.payload += 1; return msg;"));
     const result = await sandbox.run(msg(1));
     expect(result.outputs).toEqual([[]]);
     expect(result.logs).toEqual([]);
+    expect(result.runPending).toBe(true);
     const id = result.timers!.set![0]![0];
     const fired = await sandbox.fire(id!);
     expect(fired.sent).toEqual([[[{ _msgid: expect.any(String), payload: 2 }]]]);
+    expect(fired.settled).toEqual([{ run: result.run, thrownError: false, msg: { _msgid: "m-1", payload: 2 } }]);
 
-    const rejecting = await createFunctionSandbox(options("await new Promise((resolve) => setTimeout(resolve, 10)); throw new Error('later');"));
-    const rid = (await rejecting.run(msg(1))).timers!.set![0]![0];
-    expect((await rejecting.fire(rid!)).logs).toEqual([{ level: "error", message: "Error: later" }]);
+    // A rejection fails that run (the host gives it to the catch nodes), in Node-RED's words.
+    const rejecting = await createFunctionSandbox(options("await new Promise((resolve) => setTimeout(resolve, 10));\nnotDefined;"));
+    const run = await rejecting.run(msg(1));
+    const rejected = await rejecting.fire(run.timers!.set![0]![0]!);
+    expect(rejected.logs).toEqual([]);
+    expect(rejected.settled).toEqual([
+      { run: run.run, thrownError: true, error: "ReferenceError: ReferenceError: notDefined is not defined (line 2, col 1)", msg: { _msgid: "m-1", payload: 1 } },
+    ]);
     rejecting.close();
     sandbox.close();
   });

@@ -82,7 +82,7 @@ function globalHandler(global: SandboxGlobalContext): GlobalCallHandler {
 
 function toError(reply: ReplyMessage): SandboxError {
   const error = reply.error ?? { kind: "runtime", message: "the sandbox failed" };
-  return new SandboxError(error.kind, error.message, error.result);
+  return new SandboxError(error.kind, error.message, error.result, error.thrown === true);
 }
 
 /** What a sandbox needs of its pool (SandboxPool): ids, its flow group's worker, the counters. */
@@ -142,6 +142,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
       finalize: options.finalize,
       flowContextLimitBytes: options.flowContextLimitBytes,
       nodeInfo: { id: options.nodeInfo.id, name: options.nodeInfo.name, flowId: options.nodeInfo.flowId },
+      ...(options.finalMsg ? { finalMsg: true } : {}),
       ...(options.env ? { env: options.env } : {}),
     };
     const sandbox = new PooledSandbox(pool, options, wire);

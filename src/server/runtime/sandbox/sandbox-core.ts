@@ -236,6 +236,56 @@ interface Envelope {
   st?: unknown;
   t?: unknown;
   c?: unknown;
+  ri?: unknown;
+  e?: unknown;
+  d?: unknown;
+  m?: unknown;
+  ip?: unknown;
+  is?: unknown;
+  rp?: unknown;
+  ls?: unknown;
+}
+
+/** The msg of a node.error/node.done entry, or the final msg: an object (anything else reads as {}). */
+const msgOf = (value: unknown): Record<string, unknown> => (isPlainObject(value) ? value : {});
+
+/** The per-message parts of an envelope (see driver.ts): run token, node.error/node.done calls, final msg, On Start's promise. */
+function decodeMessageApi(envelope: Envelope, result: SandboxResult): void {
+  if (typeof envelope.ri === "string") result.run = envelope.ri;
+  if (Array.isArray(envelope.e)) {
+    result.errors = [];
+    for (const entry of envelope.e) {
+      if (Array.isArray(entry) && typeof entry[0] === "string") result.errors.push({ text: entry[0], isError: entry[1] === true, msg: msgOf(entry[2]), after: typeof entry[3] === "number" ? entry[3] : 0 });
+    }
+  }
+  if (Array.isArray(envelope.d)) {
+    result.dones = [];
+    for (const entry of envelope.d) {
+      if (!Array.isArray(entry) || typeof entry[0] !== "string") continue;
+      const done: NonNullable<SandboxResult["dones"]>[number] = { run: entry[0], isError: entry[2] === true, msg: msgOf(entry[3]) };
+      if (typeof entry[1] === "string") done.error = entry[1];
+      result.dones.push(done);
+    }
+  }
+  if (envelope.m !== undefined) result.msg = msgOf(envelope.m);
+  if (envelope.rp === 1) result.runPending = true;
+  if (Array.isArray(envelope.ls)) {
+    result.settled = [];
+    for (const entry of envelope.ls) {
+      if (!Array.isArray(entry) || typeof entry[0] !== "string") continue;
+      const settled: NonNullable<SandboxResult["settled"]>[number] = { run: entry[0], thrownError: false, msg: msgOf(entry[4]) };
+      if (entry[1] !== true) {
+        const thrown = entry[3] as { n?: unknown; m?: unknown; s?: unknown } | null;
+        if (isPlainObject(thrown)) {
+          settled.thrownError = true;
+          settled.error = nodeRedErrorText({ name: String(thrown.n ?? "Error"), message: String(thrown.m ?? ""), stack: String(thrown.s ?? "") }, true);
+        } else settled.error = typeof entry[2] === "string" ? entry[2] : "";
+      }
+      result.settled.push(settled);
+    }
+  }
+  if (envelope.ip === 1) result.initPending = true;
+  if (Array.isArray(envelope.is)) result.initSettled = envelope.is[0] === true ? {} : { error: typeof envelope.is[1] === "string" ? envelope.is[1] : "" };
 }
 
 const isTimerId = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value > 0;
@@ -273,12 +323,16 @@ function decodeEnvelope(text: string, outputs: number, msgid: string, withReturn
     }
   }
   const sent: Message[][][] = [];
+  /** keptBefore[i]: how many of the sends before the driver's i-th were kept (node.error entries count in the driver's sends). */
+  const keptBefore: number[] = [];
   if (Array.isArray(envelope.s)) {
     for (const value of envelope.s) {
+      keptBefore.push(sent.length);
       const ports = normalize(value, outputs, msgid, logs);
       if (ports) sent.push(ports);
     }
   }
+  keptBefore.push(sent.length);
   const outputsResult = (withReturn ? normalize(envelope.r, outputs, msgid, logs) : null) ?? Array.from({ length: outputs }, () => []);
   const result: SandboxResult = {
     outputs: outputsResult,
@@ -289,6 +343,10 @@ function decodeEnvelope(text: string, outputs: number, msgid: string, withReturn
   if (envelope.t !== undefined || envelope.c !== undefined) {
     const timers = decodeTimers(envelope);
     if (timers) result.timers = timers;
+  }
+  if (envelope.ri !== undefined || envelope.e !== undefined || envelope.d !== undefined || envelope.m !== undefined || envelope.ip !== undefined || envelope.is !== undefined || envelope.rp !== undefined || envelope.ls !== undefined) {
+    decodeMessageApi(envelope, result);
+    for (const error of result.errors ?? []) error.after = keptBefore[Math.min(Math.max(0, error.after), keptBefore.length - 1)]!;
   }
   return result;
 }
@@ -324,11 +382,15 @@ interface DumpedError {
   name: string;
   message: string;
   stack: string;
+  /** Something other than an Error was thrown: Node-RED's text of it (a string as it is, anything else as JSON). */
+  value?: string;
 }
 
 class Engine {
   private deadline = Infinity;
   private disposed = false;
+  /** The op of the call under way (its errors are worded as Node-RED words that kind of call's). */
+  private op = OP_RUN;
   private readonly runtime: QuickJSRuntime;
   private readonly vm: QuickJSContext;
   private dispatch: QuickJSHandle | undefined;
@@ -398,7 +460,7 @@ class Engine {
           const json = value === undefined ? undefined : JSON.stringify(value);
           return json === undefined ? undefined : vm.newString(json);
         }),
-        vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX })),
+        vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX, finalMsg: options.finalMsg === true })),
         vm.newString(options.code),
         vm.newString(options.initialize ?? ""),
         vm.newString(options.finalize ?? ""),
@@ -409,7 +471,7 @@ class Engine {
       if (result.error) {
         const error = this.dumpError(result.error);
         result.error.dispose();
-        if (error.name === "SyntaxError") throw new SandboxError("syntax", formatError(error, true));
+        if (error.name === "SyntaxError") throw new SandboxError("syntax", formatSyntaxError(error));
         throw this.classify(error);
       }
       this.dispatch = result.value;
@@ -433,6 +495,7 @@ class Engine {
     const vm = this.vm;
     // initialize/finalize/timer sends get a fresh id, like Node-RED's RED.util.generateId().
     const msgid = msgidOfInput ?? randomHex(8);
+    this.op = op;
     this.deadline = Date.now() + this.options.timeoutMs;
     try {
       const msgHandle = this.guard(() => vm.newString(msgJson));
@@ -494,7 +557,7 @@ class Engine {
       if (err instanceof HostFault) throw err;
       partial = undefined;
     }
-    return new SandboxError(classified.kind, classified.message, partial);
+    return new SandboxError(classified.kind, classified.message, partial, classified.thrownError);
   }
 
   private callPartial(msgid: string): SandboxResult {
@@ -512,13 +575,15 @@ class Engine {
   }
 
   private classify(error: DumpedError): SandboxError {
+    if (error.value !== undefined) return new SandboxError("runtime", error.value);
     if (error.name === "InternalError" && error.message === "interrupted") {
-      return new SandboxError("timeout", `the function ran longer than its time limit (${this.options.timeoutMs} ms)`);
+      // Node-RED's vm timeout, in its words (only the code's synchronous part counts there; here all of it).
+      return new SandboxError("timeout", `Error: Script execution timed out after ${this.options.timeoutMs}ms`);
     }
     if (/out of memory/i.test(error.message)) {
-      return new SandboxError("memory", `the function ran out of memory (limit ${this.options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES} bytes)`);
+      return new SandboxError("memory", `Error: the function ran out of memory (limit ${this.options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES} bytes)`);
     }
-    return new SandboxError("runtime", formatError(error, false));
+    return new SandboxError("runtime", nodeRedErrorText(error, this.op === OP_RUN), undefined, true);
   }
 
   private dumpError(handle: QuickJSHandle): DumpedError {
@@ -536,6 +601,10 @@ class Engine {
       if (err instanceof HostFault) throw err;
       return { name: "InternalError", message: "out of memory", stack: "" };
     }
+    // An Error dumps as {name, message, stack}; any other object as its JSON (Node-RED reports it so).
+    if (isPlainObject(dumped) && !(typeof dumped.stack === "string" && typeof dumped.name === "string")) {
+      return { name: "Error", message: "", stack: "", value: JSON.stringify(dumped) };
+    }
     if (isPlainObject(dumped)) {
       return {
         name: typeof dumped.name === "string" ? dumped.name : "Error",
@@ -544,7 +613,7 @@ class Engine {
       };
     }
     if (dumped === null || dumped === undefined) return { name: "InternalError", message: "out of memory", stack: "" };
-    return { name: "Error", message: `Uncaught ${typeof dumped === "string" ? dumped : JSON.stringify(dumped) ?? String(dumped)}`, stack: "" };
+    return { name: "Error", message: "", stack: "", value: typeof dumped === "string" ? dumped : JSON.stringify(dumped) ?? String(dumped) };
   }
 
   private unwrap(result: ReturnType<QuickJSContext["evalCode"]>, what: string): QuickJSHandle {
@@ -595,17 +664,46 @@ class Engine {
   }
 }
 
-/** "TypeError: cannot read property 'y' of undefined (line 3)", with the line in the user's code. */
-function formatError(error: DumpedError, syntax: boolean): string {
+/**
+ * QuickJS's wording of the commonest errors, in V8's (Node-RED's engine): what a flow shows and what
+ * a catch node's msg.error.message holds read the same as in Node-RED.
+ */
+const V8_MESSAGES: Array<[RegExp, string]> = [
+  [/^'([^']*)' is not defined$/, "$1 is not defined"],
+  [/^cannot read property '([^']*)' of (undefined|null)$/, "Cannot read properties of $2 (reading '$1')"],
+  [/^cannot set property '([^']*)' of (undefined|null)$/, "Cannot set properties of $2 (setting '$1')"],
+];
+
+function v8Message(message: string): string {
+  for (const [pattern, replacement] of V8_MESSAGES) if (pattern.test(message)) return message.replace(pattern, replacement);
+  return message;
+}
+
+/**
+ * Node-RED's text of an error the code threw (msg.error.message of the catch node; what the flow
+ * shows): its toString(), "TypeError: Cannot read properties of null (reading 'y')". In the body
+ * (`body`), Node-RED rewrites a ReferenceError's message to its stack's first line plus the line and
+ * column in the user's code, which toString() then prefixes again:
+ * "ReferenceError: ReferenceError: x is not defined (line 2, col 3)".
+ */
+function nodeRedErrorText(error: DumpedError, body: boolean): string {
+  const message = v8Message(error.message);
+  const base = message ? `${error.name}: ${message}` : error.name;
+  if (!body || error.name !== "ReferenceError") return base;
+  const frame = /\(<input>:(\d+):(\d+)\)/.exec(error.stack);
+  const line = frame ? Number(frame[1]) - 2 : 0;
+  return line >= 1 ? `${error.name}: ${base} (line ${line}, col ${frame![2]})` : `${error.name}: ${base}`;
+}
+
+/** "SyntaxError: unexpected token in expression: ')' (line 3, column 7)", with the line in the user's code. */
+function formatSyntaxError(error: DumpedError): string {
   const base = error.message ? `${error.name}: ${error.message}` : error.name;
   // The Function constructor puts the body after two lines of wrapper: "(function anonymous(…\n) {\n".
-  // The innermost frame in the user's code: the body ("anonymous") or a function declared in it (a
-  // timer's callback runs with no frame of the body below it).
-  const frame = syntax ? /<input>:(\d+):(\d+)/.exec(error.stack) : /\(<input>:(\d+):(\d+)\)/.exec(error.stack);
+  const frame = /<input>:(\d+):(\d+)/.exec(error.stack);
   if (!frame) return base;
   const line = Number(frame[1]) - 2;
   if (line < 1) return base;
-  return syntax ? `${base} (line ${line}, column ${frame[2]})` : `${base} (line ${line})`;
+  return `${base} (line ${line}, column ${frame[2]})`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ export interface FlowSync {
 /** The sandbox options that cross to the worker: all but the host-side flowContext Map (its group id and seed travel instead). */
 export type WireOptions = Pick<
   FunctionSandboxOptions,
-  "code" | "outputs" | "timeoutMs" | "memoryLimitBytes" | "initialize" | "finalize" | "flowContextLimitBytes" | "nodeInfo" | "env"
+  "code" | "outputs" | "timeoutMs" | "memoryLimitBytes" | "initialize" | "finalize" | "flowContextLimitBytes" | "nodeInfo" | "env" | "finalMsg"
 >;
 
 export type WorkerRequest =
@@ -44,6 +44,8 @@ export interface WireError {
   kind: SandboxErrorKind;
   message: string;
   result?: SandboxResult;
+  /** SandboxError.thrownError. */
+  thrown?: boolean;
 }
 
 export type WorkerReply =

@@ -15,6 +15,25 @@ export interface SandboxResult {
   logs: Array<{ level: "log" | "warn" | "error"; message: string }>;
   /** Timers the call set or cleared (setTimeout/setInterval and their clear functions); absent when none. */
   timers?: TimerChanges;
+  /** run(): the call's token, which `dones` entries name (node.done of this message, now or later). */
+  run?: string;
+  /** node.error(err, msg) calls with a msg: for the catch nodes. `text` is Node-RED's (an Error's toString()). */
+  errors?: Array<{ text: string; isError: boolean; msg: Record<string, unknown>; after: number }>;
+  /** node.done(err?) calls: of run `run`, with the error's text (none: done without error) and the msg as it was then. */
+  dones?: Array<{ run: string; error?: string; isError: boolean; msg: Record<string, unknown> }>;
+  /** run(): the code's promise had not settled when the call ended; a later call reports it in `settled`. */
+  runPending?: boolean;
+  /**
+   * Runs whose promise settled during this call: fulfilled (`error` absent), or rejected with
+   * Node-RED's text (`thrownError`: an Error, which Node-RED puts in msg.error), with the msg as the code left it.
+   */
+  settled?: Array<{ run: string; error?: string; thrownError: boolean; msg: Record<string, unknown> }>;
+  /** The input msg as the code left it: after an error, and after every run with `finalMsg`. */
+  msg?: Record<string, unknown>;
+  /** `initialize` returned a promise that is still pending (messages wait for it, as in Node-RED). */
+  initPending?: boolean;
+  /** That promise settled during this call: `error` (Node-RED's text) when it was rejected. */
+  initSettled?: { error?: string };
 }
 
 /**
@@ -72,6 +91,8 @@ export interface FunctionSandboxOptions {
   /** The organization's global context: `global.*` in the code calls it synchronously (Atomics.wait). */
   globalContext?: SandboxGlobalContext;
   nodeInfo: { id: string; name: string; flowId: string };
+  /** Report the input msg as the code left it after every run (SandboxResult.msg): a complete node watches the node. */
+  finalMsg?: boolean;
   /**
    * What env.get answers: Node-RED's built-in names and the flow's non-secret variables (never a
    * secret). Absent: the built-ins of nodeInfo. run(msg, { env }) replaces it.
@@ -110,11 +131,17 @@ export class SandboxError extends Error {
   readonly kind: SandboxErrorKind;
   /** What the call did before it failed (node.send, node.status, logs); outputs are empty. */
   readonly result?: SandboxResult;
-  constructor(kind: SandboxErrorKind, message: string, result?: SandboxResult) {
+  /**
+   * The code threw an Error (not a string or another value): Node-RED then sets msg.error to it,
+   * which catch nodes see as msg._error.
+   */
+  readonly thrownError: boolean;
+  constructor(kind: SandboxErrorKind, message: string, result?: SandboxResult, thrownError = false) {
     super(message);
     this.name = "SandboxError";
     this.kind = kind;
     this.result = result;
+    this.thrownError = thrownError;
   }
 }
 

@@ -56,7 +56,7 @@ function counters(): [number, number] {
 function failure(id: number, err: unknown, flow: FlowStore | undefined): WorkerReply {
   const error =
     err instanceof SandboxError
-      ? { kind: err.kind, message: err.message, result: err.result }
+      ? { kind: err.kind, message: err.message, result: err.result, ...(err.thrownError ? { thrown: true } : {}) }
       : { kind: "runtime" as const, message: `the sandbox failed (${err instanceof Error ? err.message : String(err)})` };
   return { t: "reply", id, ok: false, error, flow: flow?.takeWrites(), d: counters() };
 }
