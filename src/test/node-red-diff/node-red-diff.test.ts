@@ -23,6 +23,8 @@ describe.each(files.map((f) => [f.type, f] as const))("%s behaves as in Node-RED
     const recorded = file.recorded?.cases[c.name];
     if (!recorded) return; // reported by the test above
     const ours = await runOurs(c, { sandboxes });
+    // A case with subflows, groups or junctions proves their import too: it imports with no warning.
+    if (c.subflows || c.nodes.some((n) => n.type === "group" || n.type === "junction")) expect(ours.warnings, "import warnings").toEqual([]);
     const theirs = normalizeArrivals(c, recorded.arrivals);
     const mine = normalizeArrivals(c, ours.arrivals);
     if (c.differs) expect(mine, `marked as a deliberate difference (${c.differs}) but answers as Node-RED`).not.toEqual(theirs);
