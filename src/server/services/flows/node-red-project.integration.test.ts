@@ -1,7 +1,7 @@
 /**
  * Issue 22's done-when, without the browser, through the doors a user uses: the Node-RED project
  * (src/test/fixtures/node-red-subflows-project.json: nested groups, a junction, a subflow used
- * twice with an env override, a nested subflow) is POSTed to the import endpoint and imports with
+ * twice with an env override, a nested subflow, a status node watching both instances) is POSTed to the import endpoint and imports with
  * no warning; its flow is deployed, its inject node triggered over REST, and the debug events read
  * on the WebSocket are what Node-RED 4.1's debug nodes received for the same injects (recorded by
  * `npm run diff:record -- project` into src/server/runtime/cases/project/cases.recorded.json); the
@@ -68,16 +68,23 @@ describe("a Node-RED project with subflows, groups and a junction, side by side 
     for (const [i, { msg }] of c.send.entries()) {
       const res = await request("POST", `/nodes/${c.input}/inject`, { token: owner.accessToken, body: msg });
       expect(res.status, res.text).toBe(200);
-      // Node-RED's arrivals of the messages sent so far (the harness numbers them diff1, diff2, …).
-      const sent = new Set(Array.from({ length: i + 1 }, (_, k) => `diff${k + 1}`));
-      await expect.poll(() => debugFrames().length, { timeout: 5000 }).toBe(theirs.filter((a) => sent.has(String(a.msg._msgid))).length);
+      // Each message brings as many debug events as in Node-RED (the same number each time).
+      await expect.poll(() => debugFrames().length, { timeout: 5000 }).toBe(((i + 1) * theirs.length) / c.send.length);
     }
     await new Promise((r) => setTimeout(r, 200));
-    const ours = debugFrames().map((d) => ({ node: d.node_id, topic: d.topic, payload: d.msg }));
-    const nodeRed = theirs.map((a) => ({ node: a.collector.slice(DEBUG_COLLECTOR_PREFIX.length), topic: a.msg.topic, payload: a.msg.payload }));
+    // What each debug node shows (its `complete` property of the message), in order, per debug node.
+    const shownBy = new Map(original.filter((n) => n.type === "debug").map((n) => [String(n.id), String(n.complete)]));
+    const perNode = (events: Array<{ node: string; topic: unknown; shown: unknown }>) => Object.fromEntries([...shownBy.keys()].map((id) => [id, events.filter((e) => e.node === id).map(({ topic, shown }) => ({ topic, shown }))]));
+    const ours = perNode(debugFrames().map((d) => ({ node: String(d.node_id), topic: d.topic, shown: d.msg })));
+    const nodeRed = perNode(
+      theirs.map((a) => {
+        const node = a.collector.slice(DEBUG_COLLECTOR_PREFIX.length);
+        return { node, topic: a.msg.topic, shown: a.msg[shownBy.get(node)!] };
+      }),
+    );
     expect(ours).toEqual(nodeRed);
-    // Both instances ran (one with its env override), each through the nested subflow.
-    expect(new Set(ours.map((d) => d.payload))).toEqual(new Set([23.4, 4.7]));
+    // Both instances ran (one with its env override), each through the nested subflow, and set their statuses.
+    expect(Object.values(ours).flat().map((e) => e.shown)).toEqual(expect.arrayContaining([23.4, 4.7, expect.objectContaining({ text: "x10" }), expect.objectContaining({ text: "x2" })]));
     socket.ws.close();
 
     const exported = await request("GET", `/flows/${flow.id}/export`, { token: owner.accessToken });
