@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
 import { loadCaseFiles } from "./load-cases";
-import { comparedArrivals } from "./normalize";
+import { normalizeArrivals } from "./normalize";
+import { inComparedOrder } from "./compare";
 import { runOurs } from "./run-ours";
 
 /**
@@ -25,8 +26,8 @@ describe.each(files.map((f) => [f.type, f] as const))("%s behaves as in Node-RED
     const ours = await runOurs(c, { sandboxes });
     // A case with subflows, groups or junctions proves their import too: it imports with no warning.
     if (c.subflows || c.nodes.some((n) => n.type === "group" || n.type === "junction")) expect(ours.warnings, "import warnings").toEqual([]);
-    const theirs = comparedArrivals(c, recorded.arrivals);
-    const mine = comparedArrivals(c, ours.arrivals);
+    const theirs = inComparedOrder(c, normalizeArrivals(c, recorded.arrivals));
+    const mine = inComparedOrder(c, normalizeArrivals(c, ours.arrivals));
     if (c.differs) expect(mine, `marked as a deliberate difference (${c.differs}) but answers as Node-RED`).not.toEqual(theirs);
     else expect(mine, `node errors: ${ours.errors.join("; ") || "none"}`).toEqual(theirs);
   }, 20_000);

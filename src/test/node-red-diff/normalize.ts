@@ -28,14 +28,6 @@ export function normalizeArrivals(c: DiffCase, arrivals: Arrival[]): Arrival[] {
   });
 }
 
-/** A case's arrivals as compared: per collector (stably, each in its order) when the case says so, else as they came. */
-export function comparedArrivals(c: DiffCase, arrivals: Arrival[]): Arrival[] {
-  const normalized = normalizeArrivals(c, arrivals);
-  if (!c.orderPerCollector) return normalized;
-  const order = [...new Set(normalized.map((a) => a.collector))].sort();
-  return order.flatMap((collector) => normalized.filter((a) => a.collector === collector));
-}
-
 /** Collector ids of a case: wire targets that are not nodes of the case. */
 export function collectorsOf(c: DiffCase): string[] {
   const ids = new Set(c.nodes.map((n) => n.id));
