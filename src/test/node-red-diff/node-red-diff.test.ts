@@ -2,8 +2,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
 import { loadCaseFiles } from "./load-cases";
 import { normalizeArrivals } from "./normalize";
-import { inComparedOrder } from "./compare";
 import { runOurs } from "./run-ours";
+import { inComparedOrder } from "./compare";
 
 /**
  * SPEC §12: the same flow, given the same messages, sends the same messages as in Node-RED 4.1.
