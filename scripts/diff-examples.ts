@@ -4,8 +4,9 @@
  * harness's runOurs), and compares what reaches their debug nodes. A tool and a report, not a test:
  * usage `npm run diff:examples`; prints the report and writes it to docs/NODE-RED-EXAMPLES.md.
  *
- * Per example file: tabs, comments, groups and config nodes are dropped, `z` stripped, debug nodes
- * removed (the wires to them then name collectors, by the debug node's id); inject nodes neither
+ * Per example file: tabs, comments and config nodes are dropped, `z` stripped (groups, junctions and
+ * subflow definitions are kept, and go through our import as the rest), debug nodes removed (the
+ * wires to them then name collectors, by the debug node's id); inject nodes neither
  * fire at start nor repeat. Each inject node is one case: `{}` delivered into it (both injects then
  * send their configured message), arrivals collected until 1.5 s of quiet (12 s at most). Files with
  * node types we do not offer, or that our import cannot map, are skipped with the reason.
@@ -26,7 +27,8 @@ const SETTLE_MS = 1500;
 /** At most per case, on each side: the rate-limit example (delay/04) releases 10 messages at 1 a second. */
 const CASE_LIMIT_MS = 12_000;
 
-const DROPPED = new Set(["tab", "comment", "group", "junction"]);
+/** Groups, junctions and subflows are kept: they go through our import (groups' members that are debug nodes are then left out). */
+const DROPPED = new Set(["tab", "comment"]);
 /** Node types we do not offer (host access, raw network, servers). */
 const UNOFFERED: Array<[RegExp, string]> = [
   [/^exec$/, "exec: no host processes"],
@@ -102,14 +104,19 @@ function renameIds(raw: NodeRedNode[]): NodeRedNode[] {
   return JSON.parse(text) as NodeRedNode[];
 }
 
-/** The nodes of an example as a case's nodes, or why the file is skipped. */
-function prepare(original: NodeRedNode[]): { nodes: NodeRedNode[] } | { skipped: string } {
+/**
+ * The nodes of an example as a case's nodes (and its subflow definitions with the nodes inside
+ * them, as they are), or why the file is skipped.
+ */
+function prepare(original: NodeRedNode[]): { nodes: NodeRedNode[]; subflows: NodeRedNode[] } | { skipped: string } {
   const raw = renameIds(original);
   for (const n of raw) {
     const hit = UNOFFERED.find(([re]) => re.test(n.type));
     if (hit) return { skipped: `${hit[1]} (node "${n.type}")` };
   }
-  const kept = raw.filter((n) => !DROPPED.has(n.type) && (Array.isArray(n.wires) || n.type === "debug"));
+  const definitions = new Set(raw.filter((n) => n.type === "subflow").map((n) => n.id));
+  const subflows = raw.filter((n) => definitions.has(n.id) || (typeof n.z === "string" && definitions.has(n.z)));
+  const kept = raw.filter((n) => !subflows.includes(n) && !DROPPED.has(n.type) && (Array.isArray(n.wires) || n.type === "debug" || n.type === "group"));
   const debugs = new Set(kept.filter((n) => n.type === "debug").map((n) => n.id));
   const nodes = kept
     .filter((n) => !debugs.has(n.id))
@@ -121,7 +128,7 @@ function prepare(original: NodeRedNode[]): { nodes: NodeRedNode[] } | { skipped:
     });
   if (debugs.size === 0) return { skipped: "no debug node" };
   if (!nodes.some((n) => n.type === "inject")) return { skipped: "no inject node" };
-  return { nodes };
+  return { nodes, subflows };
 }
 
 const isDate = (s: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(s);
@@ -179,7 +186,14 @@ async function main() {
       const random = usesRandom(prepared.nodes);
       const result: FileResult = { file: rel, cases: [] };
       for (const inject of prepared.nodes.filter((n) => n.type === "inject")) {
-        const c: DiffCase = { name: `${rel} ${inject.id}`, nodes: structuredClone(prepared.nodes), input: inject.id, send: [{ msg: {} }], settleMs: SETTLE_MS };
+        const c: DiffCase = {
+          name: `${rel} ${inject.id}`,
+          nodes: structuredClone(prepared.nodes),
+          ...(prepared.subflows.length > 0 ? { subflows: structuredClone(prepared.subflows) } : {}),
+          input: inject.id,
+          send: [{ msg: {} }],
+          settleMs: SETTLE_MS,
+        };
         let ours: Awaited<ReturnType<typeof runOurs>>;
         try {
           ours = await withLimit(runOurs(c, { sandboxes }), "ours");
@@ -261,8 +275,9 @@ function markdown(results: FileResult[], version: string): string {
     "## What is run",
     "",
     "Each of Node-RED's own example flows (vendored at src/test/fixtures/node-red-examples, the files",
-    "Node-RED 4.1 ships under Import > Examples) runs in both engines: tabs, comments, groups and config",
-    "nodes are dropped and `z` stripped; debug nodes are removed and what was wired to them is",
+    "Node-RED 4.1 ships under Import > Examples) runs in both engines, through our import's own mapping",
+    "(that of POST /flows/import): tabs, comments and config nodes are dropped and `z` stripped (groups,",
+    "junctions and subflows are kept; Node-RED's examples have none today); debug nodes are removed and what was wired to them is",
     "collected (per debug node, in order); inject nodes neither fire at start nor repeat. One case per",
     "inject node: `{}` is delivered into it (both injects then send their configured message), and",
     `what reaches the debug nodes is collected until ${SETTLE_MS / 1000} s of quiet (${CASE_LIMIT_MS / 1000} s at most).`,

@@ -3,34 +3,58 @@ import type { Message, NodeFactory, RuntimeServices } from "@/server/runtime/typ
 import { builtinBehaviours } from "@/server/nodes/behaviours";
 import { createNodeRegistry } from "@/server/nodes/registry";
 import { outputCount } from "@/server/nodes/types";
-import { nodeRedToSelection } from "@/server/services/flows/node-red";
+import { mapNodeRedImport } from "@/server/services/flows/node-red";
+import { NO_SUBFLOWS } from "@/server/services/flows/node-red-subflows";
+import type { SubflowSnapshot } from "@/shared/subflows";
 import { builtinVariables, memoryContextStore } from "@/server/runtime/memory-context";
 import { collectArrivals } from "./collect";
 import { collectorsOf } from "./normalize";
-import { nodeRedSubflows, splitInstances } from "./subflows";
 import type { Arrival, DiffCase } from "./types";
 
 const registry = createNodeRegistry();
 const COLLECTOR = "diff-collector";
+const TAB = "diff-tab";
 
 /**
- * Runs one differential case in our engine: the case's Node-RED nodes go through our import mapping
- * (as a user's flows.json would), collectors become sink nodes, context and env are preset, and the
- * messages are delivered into the input node as a wire would.
+ * A case as the import maps it (POST /flows/import's own mapping, without the database: an
+ * organization with no nodes and no subflow definitions): the case's nodes in one tab, its
+ * subflow definitions beside them, checked as the import checks them. Wires to collectors are
+ * dropped by the import (their targets are not in the tab) and put back here.
  */
-export async function runOurs(c: DiffCase, services: RuntimeServices = {}): Promise<{ arrivals: Arrival[]; errors: string[]; warnings: string[] }> {
+export function importCase(c: DiffCase) {
   const collectors = collectorsOf(c);
-  const split = splitInstances(c.nodes);
-  const { nodes, connections, warnings } = nodeRedToSelection(registry, split.rest);
-  connections.push(...split.connections.filter((w) => !collectors.includes(w.target)));
-  const unknown = nodes.filter((n) => n.type === "unknown");
-  if (unknown.length > 0) throw new Error(`imported as unknown nodes: ${unknown.map((n) => n.id).join(", ")}; ${warnings.join("; ")}`);
-  // Wires to collectors are dropped by the import (their targets are not in the tab): put them back.
+  const items = [
+    { id: TAB, type: "tab", label: c.name },
+    ...(c.subflows ?? []),
+    ...c.nodes.map((n, i) => ({ x: 200, y: 100 + 40 * i, ...n, z: TAB })),
+  ];
+  const mapped = mapNodeRedImport(registry, items, { takenNodeIds: new Set(), subflows: NO_SUBFLOWS });
+  if (mapped.graphs.length !== 1) throw new Error(`the case imported as ${mapped.graphs.length} flows`);
+  const graph = mapped.graphs[0]!;
+  const warnings = mapped.warnings.filter((w) => !collectors.some((id) => w.endsWith(` to ${id} was dropped: the target is not in the same tab`)));
+  const connections = [...graph.connections];
   for (const n of c.nodes) {
     (n.wires ?? []).forEach((port, source_port) => {
       for (const target of port) if (collectors.includes(target)) connections.push({ source: n.id, source_port, target });
     });
   }
+  const subflows: Record<string, SubflowSnapshot> = {};
+  mapped.newSubflows.forEach((def, i) => {
+    const checked = mapped.checkedSubflows.graphs[i]!;
+    subflows[def.id] = { id: def.id, name: def.name, revision: 1, env: def.env, nodes: checked.nodes, connections: checked.connections };
+  });
+  return { nodes: graph.nodes, connections, groups: graph.groups ?? [], subflows, collectors, warnings };
+}
+
+/**
+ * Runs one differential case in our engine: the case's Node-RED nodes and subflows go through our
+ * import mapping (as a user's flows.json would), collectors become sink nodes, context and env are
+ * preset, and the messages are delivered into the input node as a wire would.
+ */
+export async function runOurs(c: DiffCase, services: RuntimeServices = {}): Promise<{ arrivals: Arrival[]; errors: string[]; warnings: string[] }> {
+  const { nodes, connections, subflows, collectors, warnings } = importCase(c);
+  const unknown = [...nodes, ...Object.values(subflows).flatMap((s) => s.nodes)].filter((n) => n.type === "unknown");
+  if (unknown.length > 0) throw new Error(`imported as unknown nodes: ${unknown.map((n) => n.id).join(", ")}; ${warnings.join("; ")}`);
   const arrivals: Arrival[] = [];
   const errors: string[] = [];
   const collector: NodeFactory = (ctx) => ({
@@ -65,11 +89,10 @@ export async function runOurs(c: DiffCase, services: RuntimeServices = {}): Prom
     name: c.name,
     nodes: [
       ...nodes.map((n) => ({ id: n.id, type: n.type, name: n.name, config: n.config, disabled: n.disabled })),
-      ...split.instances,
       ...collectors.map((id) => ({ id, type: COLLECTOR, name: "", config: {} })),
     ],
     connections,
-    subflows: nodeRedSubflows(registry, c.subflows ?? []),
+    subflows,
   };
   try {
     const state = await engine.deploy(spec);

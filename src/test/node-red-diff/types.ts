@@ -45,6 +45,11 @@ export interface DiffCase {
   /** Variables, as a Node-RED tab's `env` (strings). */
   env?: Record<string, string>;
   /**
+   * Arrivals compared in order per collector, not across collectors: why (a known difference in how
+   * branches that run side by side interleave, said in the case).
+   */
+  orderPerCollector?: string;
+  /**
    * A deliberate difference (sandbox, tenancy): why. The differential test then asserts that our
    * answer differs from Node-RED's, and the node's own test asserts ours.
    */

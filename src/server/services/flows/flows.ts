@@ -2,6 +2,7 @@ import type { AppServices } from "../../app-services";
 import { AppError, notFound } from "../../errors";
 import { newId } from "../../ids";
 import type { Principal } from "../../auth/principal";
+import type { NodeRegistry } from "../../nodes/registry";
 import { deleteFlowContextRows } from "../context/context";
 import type { Flow, Prisma } from "../../../generated/prisma/client";
 import type { Connection, FlowGraph, FlowNode } from "../../../shared/flow-graph";
@@ -108,7 +109,7 @@ export async function graphContext(app: AppServices, organizationId: string, nod
 }
 
 export async function createFlow(app: AppServices, principal: Principal, input: CreateFlowInput, meta: RequestMeta, options: { quiet?: boolean } = {}) {
-  const [graph] = validateGraphs(app, [input], undefined, await graphContext(app, principal.organizationId, input.nodes));
+  const [graph] = validateGraphs(app.nodes, [input], undefined, await graphContext(app, principal.organizationId, input.nodes));
   const [flow] = await insertFlows(app, principal, [{ input, graph: graph! }], meta, options);
   return { flow: flow! };
 }
@@ -117,10 +118,10 @@ export async function createFlow(app: AppServices, principal: Principal, input: 
  * Validates each flow's graph as create does, before anything is written; a failure names the flow
  * (`flows[i].…`) when there are several.
  */
-export function validateGraphs(app: AppServices, inputs: CreateFlowInput[], prefix?: string, context: GraphContext = {}): FlowGraph[] {
+export function validateGraphs(registry: NodeRegistry, inputs: CreateFlowInput[], prefix?: string, context: GraphContext = {}): FlowGraph[] {
   return inputs.map((input, i) => {
     try {
-      return validateGraph(app.nodes, input, context);
+      return validateGraph(registry, input, context);
     } catch (err) {
       if (prefix === undefined || !AppError.is(err) || !err.details) throw err;
       const details = err.details.map((d) => ({ path: `${prefix}[${i}].${d.path}`, message: d.message }));

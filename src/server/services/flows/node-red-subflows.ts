@@ -2,7 +2,7 @@ import type { NodeRegistry } from "../../nodes/registry";
 import type { AppServices } from "../../app-services";
 import { validationError } from "../../errors";
 import { subflowIdOfType } from "../../../shared/subflows";
-import { checkNewSubflows, subflowsByIds, type NewSubflow } from "../subflows/subflows";
+import { checkDefinitions, definitionIndex, subflowsByIds, type DefinitionIndex, type NewSubflow } from "../subflows/subflows";
 import { createSubflowInput } from "../subflows/subflow.schemas";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
 import { SUBFLOW_IN_TYPE, SUBFLOW_OUT_TYPE, SUBFLOW_STATUS_TYPE, type FlowGroup, type SubflowEnvEntry } from "../../../shared/subflows";
@@ -189,10 +189,46 @@ export async function importSubflows(
   report: ImportReportEntry[],
   mode: "copy" | "use",
 ) {
+  const existing = new Map((await subflowsByIds(app, organizationId, subflowIdsNamed(items, canvas))).map((d) => [d.id, d]));
+  const organization: OrganizationSubflows = { existing, index: await definitionIndex(app.db.prisma, organizationId) };
+  return mapSubflows(app.nodes, organization, items, canvas, newId, warnings, report, mode);
+}
+
+/** The organization's definitions as the import's mapping needs them (what importSubflows reads from the database). */
+export interface OrganizationSubflows {
+  /** Those the file names (its definitions' ids and its instances' types), whole. */
+  existing: ReadonlyMap<string, DefinitionGraph>;
+  /** All of them, as the nesting and port checks see them. */
+  index: ReadonlyMap<string, DefinitionIndex>;
+}
+
+/** An organization without subflow definitions. */
+export const NO_SUBFLOWS: OrganizationSubflows = { existing: new Map(), index: new Map() };
+
+/** The definition ids a file names (its definitions and its instances' types) that can be ours. */
+export function subflowIdsNamed(items: NrNode[], canvas: NrNode[]): string[] {
+  const nrIds = items.filter((n) => n.type === "subflow" && typeof n.id === "string").map((n) => String(n.id));
+  const instanceRefs = canvas.flatMap((n) => (typeof n.type === "string" && subflowIdOfType(n.type) !== null ? [subflowIdOfType(n.type)!] : []));
+  return [...new Set([...nrIds, ...instanceRefs])].filter((id) => SUBFLOW_ID.test(id));
+}
+
+/**
+ * importSubflows without the database (the organization's definitions given): the import's own
+ * mapping of a file's subflows, which the differential harness runs too.
+ */
+export function mapSubflows(
+  registry: NodeRegistry,
+  organization: OrganizationSubflows,
+  items: NrNode[],
+  canvas: NrNode[],
+  newId: (id: string) => string,
+  warnings: string[],
+  report: ImportReportEntry[],
+  mode: "copy" | "use",
+) {
   const subflowItems = items.filter((n) => n.type === "subflow" && typeof n.id === "string");
   const nrIds = new Set(subflowItems.map((n) => String(n.id)));
-  const instanceRefs = canvas.flatMap((n) => (typeof n.type === "string" && subflowIdOfType(n.type) !== null ? [subflowIdOfType(n.type)!] : []));
-  const existing = new Map((await subflowsByIds(app, organizationId, [...new Set([...nrIds, ...instanceRefs])].filter((id) => SUBFLOW_ID.test(id)))).map((d) => [d.id, d]));
+  const existing = organization.existing;
   const subflowIds = new Map<string, string>();
   for (const id of existing.keys()) subflowIds.set(id, id);
 
@@ -217,7 +253,7 @@ export async function importSubflows(
     const nrId = String(item.id);
     const said = { warnings: [] as string[], report: [] as ImportReportEntry[] };
     const fields = subflowFromNodeRed(
-      app.nodes,
+      registry,
       item,
       ourId,
       canvas.filter((n) => n.z === nrId),
@@ -238,10 +274,12 @@ export async function importSubflows(
     const mine = existing.get(nrId);
     let converted = convert(item, mine ? nrId : subflowIds.get(nrId)!);
     if (mine) {
-      const probe = await checkNewSubflows(app, organizationId, [converted.def]).then(
-        (c) => ({ ...converted.def, ...c.graphs[0]! }),
-        () => null,
-      );
+      let probe: NewSubflow | null;
+      try {
+        probe = { ...converted.def, ...checkDefinitions(registry, organization.index, [converted.def]).graphs[0]! };
+      } catch {
+        probe = null;
+      }
       const same = probe !== null && sameDefinition(mine, probe);
       if (same || mode === "use") {
         subflowIds.set(nrId, nrId);
@@ -259,6 +297,6 @@ export async function importSubflows(
     report.push(...converted.report);
     newSubflows.push(converted.def);
   }
-  const checked = await checkNewSubflows(app, organizationId, newSubflows);
+  const checked = checkDefinitions(registry, organization.index, newSubflows);
   return { subflowIds, newSubflows, checked };
 }

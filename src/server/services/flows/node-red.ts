@@ -12,8 +12,8 @@ import { validateGraph } from "./validate-graph";
 import { validationError } from "../../errors";
 import { flowVariablesAsNodeRedEnv, importFlowVariables } from "../variables/variables";
 import { groupsFromNodeRed, groupsToNodeRed, membershipOf, nodeBox } from "./node-red-groups";
-import { importSubflows, subflowToNodeRed } from "./node-red-subflows";
-import { insertSubflows, removeSubflows, subflowsByIds } from "../subflows/subflows";
+import { importSubflows, mapSubflows, subflowIdsNamed, subflowToNodeRed, type OrganizationSubflows } from "./node-red-subflows";
+import { definitionIndex, insertSubflows, removeSubflows, subflowsByIds } from "../subflows/subflows";
 import { usedSubflowIds } from "../subflows/subflow-ports";
 import {
   isSubflowInstanceType,
@@ -402,9 +402,44 @@ const VALID_NODE_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * answer is a per-node support report instead: nothing is written.
  */
 export async function importFlows(app: AppServices, principal: Principal, items: NrNode[], meta: RequestMeta, options: { dryRun?: boolean } = {}) {
+  // What the mapping needs of the organization: the node ids it uses, and its subflow definitions.
+  const candidates = items.flatMap((n) => (typeof n.id === "string" && VALID_NODE_ID.test(n.id) ? [n.id] : []));
+  const takenNodeIds = new Set(
+    (await app.db.prisma.flowNode.findMany({ where: { organizationId: principal.organizationId, nodeId: { in: candidates } }, select: { nodeId: true } })).map((t) => t.nodeId),
+  );
+  const canvas = canvasNodes(items, [], { groups: true, subflows: true });
+  const existing = new Map((await subflowsByIds(app, principal.organizationId, subflowIdsNamed(items, canvas))).map((d) => [d.id, d]));
+  const organization: OrganizationSubflows = { existing, index: await definitionIndex(app.db.prisma, principal.organizationId) };
+  const { warnings, report, inputs, inputTabs, graphs, newSubflows, checkedSubflows } = mapNodeRedImport(app.nodes, items, { takenNodeIds, subflows: organization });
+  if (options.dryRun) return { report, warnings };
+  const subflows = await insertSubflows(app, principal, newSubflows, checkedSubflows.graphs, meta);
+  let created: Awaited<ReturnType<typeof insertFlows>>;
+  try {
+    created = await insertFlows(app, principal, inputs.map((input, i) => ({ input, graph: graphs[i]! })), meta);
+  } catch (err) {
+    // All or nothing: the definitions imported with flows that could not be written go too.
+    await removeSubflows(app, principal.organizationId, subflows.map((s) => s.id));
+    throw err;
+  }
+  // Each tab's env becomes its flow's variables (SPEC §14).
+  for (const [i, flow] of created.entries()) {
+    const tab = inputTabs[i];
+    if (tab) await importFlowVariables(app, principal, flow.id, tab, meta, warnings);
+  }
+  return { flows: created, subflows: subflows.map((s) => ({ id: s.id, name: s.name, revision: s.revision })), warnings };
+}
+
+/**
+ * The import's mapping of a Node-RED flows.json, without the database (importFlows reads what it
+ * needs of the organization first): one flow per tab (nodes without a tab go to an "Imported"
+ * flow) with its nodes, wires and groups, each checked exactly as create checks it, and the subflow
+ * definitions to create, checked as POST /subflows checks them. Ids that are not valid here, used
+ * by the organization (`takenNodeIds`) or repeated get fresh ones, and every reference follows.
+ * The differential harness runs Node-RED's flows through this too.
+ */
+export function mapNodeRedImport(registry: NodeRegistry, items: NrNode[], organization: { takenNodeIds: ReadonlySet<string>; subflows: OrganizationSubflows }) {
   const warnings: string[] = [];
   const report: ImportReportEntry[] = [];
-  const registry = app.nodes;
   const tabs = items.filter((n) => n.type === "tab");
   // Subflow definitions (SPEC §16): their nodes and groups (z = the subflow's id) are theirs, not a flow's.
   const subflowItems = items.filter((n) => n.type === "subflow" && typeof n.id === "string");
@@ -418,9 +453,7 @@ export async function importFlows(app: AppServices, principal: Principal, items:
   }
 
   const ids = graphNodes.map((n) => String(n.id));
-  const taken = new Set(
-    (await app.db.prisma.flowNode.findMany({ where: { organizationId: principal.organizationId, nodeId: { in: ids.filter((id) => VALID_NODE_ID.test(id)) } }, select: { nodeId: true } })).map((t) => t.nodeId),
-  );
+  const taken = organization.takenNodeIds;
   // One id twice in a flows.json leaves its wires ambiguous: refused, not guessed at.
   const everyId = allCanvas.map((n) => String(n.id));
   const repeated = everyId.find((id, i) => everyId.indexOf(id) !== i);
@@ -443,7 +476,7 @@ export async function importFlows(app: AppServices, principal: Principal, items:
   }
   const newId = (id: string) => rename.get(id) ?? id;
 
-  const { subflowIds, newSubflows, checked: checkedSubflows } = await importSubflows(app, principal.organizationId, items, allCanvas, newId, warnings, report, "copy");
+  const { subflowIds, newSubflows, checked: checkedSubflows } = mapSubflows(registry, organization.subflows, items, allCanvas, newId, warnings, report, "copy");
 
   const groups = new Map<string, { tab: NrNode | null; nodes: NrNode[]; groups: NrNode[] }>();
   for (const tab of tabs) groups.set(String(tab.id), { tab, nodes: [], groups: [] });
@@ -476,31 +509,14 @@ export async function importFlows(app: AppServices, principal: Principal, items:
     if (!parsed.success) throw validationError(parsed.error.issues.map((issue) => ({ ...issue, path: ["flows", inputs.length, ...issue.path] })));
     inputs.push(parsed.data);
   }
-  const graphs = validateGraphs(app, inputs, "flows", { kind: "flow", subflows: checkedSubflows.ports });
-  if (options.dryRun) {
-    // What never reaches a canvas is in the report too: config nodes.
-    const reported = new Set(report.map((r) => r.node_id));
-    for (const n of items) {
-      if (n.type === "tab" || typeof n.id !== "string" || reported.has(n.id)) continue;
-      report.push({ node_id: n.id, type: String(n.type), support: "unsupported", reason: "configuration nodes are not imported; set their values on the nodes that use them" });
-    }
-    return { report, warnings };
+  const graphs = validateGraphs(registry, inputs, "flows", { kind: "flow", subflows: checkedSubflows.ports });
+  // What never reaches a canvas is in the (dry run's) report too: config nodes.
+  const reported = new Set(report.map((r) => r.node_id));
+  for (const n of items) {
+    if (n.type === "tab" || typeof n.id !== "string" || reported.has(n.id)) continue;
+    report.push({ node_id: n.id, type: String(n.type), support: "unsupported", reason: "configuration nodes are not imported; set their values on the nodes that use them" });
   }
-  const subflows = await insertSubflows(app, principal, newSubflows, checkedSubflows.graphs, meta);
-  let created: Awaited<ReturnType<typeof insertFlows>>;
-  try {
-    created = await insertFlows(app, principal, inputs.map((input, i) => ({ input, graph: graphs[i]! })), meta);
-  } catch (err) {
-    // All or nothing: the definitions imported with flows that could not be written go too.
-    await removeSubflows(app, principal.organizationId, subflows.map((s) => s.id));
-    throw err;
-  }
-  // Each tab's env becomes its flow's variables (SPEC §14).
-  for (const [i, flow] of created.entries()) {
-    const tab = inputTabs[i];
-    if (tab) await importFlowVariables(app, principal, flow.id, tab, meta, warnings);
-  }
-  return { flows: created, subflows: subflows.map((s) => ({ id: s.id, name: s.name, revision: s.revision })), warnings };
+  return { warnings, report, inputs, inputTabs, graphs, newSubflows, checkedSubflows, subflowIds };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { AppServices } from "../../app-services";
 import { AppError, notFound, type ErrorDetail } from "../../errors";
 import { randomHex } from "../../ids";
 import type { Principal } from "../../auth/principal";
+import type { NodeRegistry } from "../../nodes/registry";
 import type { Prisma, Subflow } from "../../../generated/prisma/client";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
 import { MAX_SUBFLOW_DEPTH, subflowInstanceType, type FlowGroup, type SubflowEnvEntry, type SubflowView } from "../../../shared/subflows";
@@ -44,13 +45,13 @@ export async function requireSubflow(app: AppServices, principal: Principal, id:
 }
 
 /** The organization's definitions as the nesting checks see them: name, what each uses, its ports. */
-interface DefinitionIndex {
+export interface DefinitionIndex {
   name: string;
   uses: string[];
   ports: SubflowPorts;
 }
 
-async function definitionIndex(tx: Tx, organizationId: string): Promise<Map<string, DefinitionIndex>> {
+export async function definitionIndex(tx: Tx, organizationId: string): Promise<Map<string, DefinitionIndex>> {
   const rows = await tx.subflow.findMany({ where: { organizationId }, select: { id: true, name: true, nodes: true } });
   return new Map(
     rows.map((r) => {
@@ -64,7 +65,7 @@ async function definitionIndex(tx: Tx, organizationId: string): Promise<Map<stri
  * With `id`'s graph using `uses`: no definition may contain itself (directly or through others),
  * and no chain of definitions may be deeper than MAX_SUBFLOW_DEPTH (a flow's instance is depth 1).
  */
-function checkNesting(index: Map<string, DefinitionIndex>, id: string, uses: string[]): ErrorDetail[] {
+function checkNesting(index: ReadonlyMap<string, DefinitionIndex>, id: string, uses: string[]): ErrorDetail[] {
   const usesOf = (d: string) => (d === id ? uses : (index.get(d)?.uses ?? []));
   const depth = new Map<string, number>();
   const details: ErrorDetail[] = [];
@@ -90,9 +91,9 @@ function checkNesting(index: Map<string, DefinitionIndex>, id: string, uses: str
   return details;
 }
 
-function validateDefinition(app: AppServices, index: Map<string, DefinitionIndex>, id: string, graph: { nodes: CreateSubflowInput["nodes"]; connections: Connection[]; groups: FlowGroup[] }) {
+function validateDefinition(registry: NodeRegistry, index: ReadonlyMap<string, DefinitionIndex>, id: string, graph: { nodes: CreateSubflowInput["nodes"]; connections: Connection[]; groups: FlowGroup[] }) {
   const subflows = new Map([...index].map(([k, v]) => [k, v.ports]));
-  const validated = validateGraph(app.nodes, graph, { kind: "subflow", subflows });
+  const validated = validateGraph(registry, graph, { kind: "subflow", subflows });
   const nesting = checkNesting(index, id, usedSubflowIds(validated.nodes));
   if (nesting.length > 0) throw new AppError("VALIDATION_FAILED", `${nesting[0]!.path}: ${nesting[0]!.message}`, { details: nesting });
   return validated;
@@ -122,7 +123,7 @@ export async function createSubflow(app: AppServices, principal: Principal, inpu
   const row = await app.db.prisma.$transaction(async (tx) => {
     const index = await definitionIndex(tx, principal.organizationId);
     if (index.has(id)) throw new AppError("SUBFLOW_EXISTS", `the organization has a subflow ${id} already; update it with PUT /subflows/${id}`);
-    const graph = validateDefinition(app, index, id, input);
+    const graph = validateDefinition(app.nodes, index, id, input);
     return tx.subflow.create({
       data: {
         id,
@@ -157,7 +158,7 @@ export async function updateSubflow(app: AppServices, principal: Principal, inpu
     }
     const graphChanged = input.nodes !== undefined || input.connections !== undefined || input.groups !== undefined;
     const graph = graphChanged
-      ? validateDefinition(app, await definitionIndex(tx, principal.organizationId), current.id, {
+      ? validateDefinition(app.nodes, await definitionIndex(tx, principal.organizationId), current.id, {
           nodes: input.nodes ?? (current.nodes as unknown as FlowNode[]),
           connections: input.connections ?? (current.connections as unknown as Connection[]),
           groups: input.groups ?? (current.groups as unknown as FlowGroup[]),
@@ -336,13 +337,21 @@ export type NewSubflow = CreateSubflowInput & { id: string };
  * definition the import's flows may use (the organization's and these).
  */
 export async function checkNewSubflows(app: AppServices, organizationId: string, defs: NewSubflow[]) {
-  const index = await definitionIndex(app.db.prisma, organizationId);
+  return checkDefinitions(app.nodes, await definitionIndex(app.db.prisma, organizationId), defs);
+}
+
+/**
+ * checkNewSubflows without the database: `organization` is the organization's definitions as
+ * definitionIndex reads them (an empty map for an organization that has none).
+ */
+export function checkDefinitions(registry: NodeRegistry, organization: ReadonlyMap<string, DefinitionIndex>, defs: NewSubflow[]) {
+  const index = new Map(organization);
   for (const def of defs) {
     index.set(def.id, { name: def.name, uses: usedSubflowIds(def.nodes), ports: { name: def.name, ...subflowPortsOf(def.nodes) } });
   }
   const graphs = defs.map((def, i) => {
     try {
-      return validateDefinition(app, index, def.id, def);
+      return validateDefinition(registry, index, def.id, def);
     } catch (err) {
       if (!AppError.is(err) || !err.details) throw err;
       const details = err.details.map((d) => ({ path: `subflows[${i}].${d.path}`, message: `${d.message} (subflow ${def.id})` }));

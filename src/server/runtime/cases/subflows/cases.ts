@@ -323,7 +323,8 @@ export const cases: DiffCase[] = [
     subflows: [
       subflow("sfuncaught", "scoped catch inside", ["sufail"], []),
       inside("sfuncaught", failing("sufail", "fails")),
-      inside("sfuncaught", { id: "suother", type: "change", name: "other", rules: [], wires: [[]] }),
+      // A rule of its own: a change node without rules is one our import refuses (kept as unknown).
+      inside("sfuncaught", { id: "suother", type: "change", name: "other", rules: [{ t: "set", p: "other", pt: "msg", to: "true", tot: "bool" }], wires: [[]] }),
       inside("sfuncaught", { id: "sucatch", type: "catch", name: "", scope: ["suother"], uncaught: false, wires: [["suother"]] }),
     ],
     send: [{ msg: { payload: "u" } }],
