@@ -11,6 +11,7 @@ const one = (name: string, rules: Array<Record<string, unknown>>, msg: Record<st
 });
 
 export const cases: DiffCase[] = [
+  one("no rules: the message passes unchanged", [], { payload: "x", topic: "t" }),
   // set
   one("sets a string", [{ t: "set", p: "payload", pt: "msg", to: "changed", tot: "str" }], { payload: "x" }),
   one("sets a number", [{ t: "set", p: "payload", pt: "msg", to: "12345", tot: "num" }], { payload: "x" }),

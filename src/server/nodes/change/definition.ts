@@ -45,7 +45,6 @@ export const changeConfig = z
   .object({
     rules: z
       .array(changeRule)
-      .min(1, "needs at least one rule")
       .max(100)
       .default([{ t: "set", p: "payload", p_type: "msg", to: "", to_type: "str", deep_copy: false }])
       .meta({ title: "Rules", description: "Applied in order to each message" }),

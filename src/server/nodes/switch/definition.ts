@@ -69,7 +69,6 @@ export const switchConfig = z
     property_type: operandTypeSchema(PROPERTY_TYPES, "Property type").default("msg"),
     rules: z
       .array(switchRule)
-      .min(1, "needs at least one rule")
       .max(32)
       .default([{ t: "eq", v: "", v_type: "str" }])
       .meta({ title: "Rules", description: "One output per rule" }),
