@@ -82,7 +82,7 @@ test.describe("groups, junctions and subflows in the editor (SPEC §16)", () => 
     await label.click();
     await toolbar(page).getByRole("button", { name: "Edit group" }).click();
     const dialog = page.getByRole("dialog", { name: "Edit group" });
-    await dialog.getByLabel("Name").fill("Parsing");
+    await dialog.getByLabel("Name", { exact: true }).fill("Parsing");
     await dialog.getByLabel("Fill colour").fill("#ffcc00");
     await dialog.getByRole("button", { name: "Done" }).click();
     const named = page.getByRole("button", { name: "Group Parsing" });

@@ -47,7 +47,7 @@ export function nodesInGroup(groups: FlowGroup[], groupId: string): string[] {
 }
 
 /** Node-RED's default group style. */
-export const DEFAULT_GROUP_STYLE = { stroke: "#999999", "stroke-opacity": 1, fill: "#e3f3d3", "fill-opacity": 0.5, label: true, "label-position": "nw", color: "#a4a4a4" } as const;
+export const DEFAULT_GROUP_STYLE = { stroke: "#999999", "stroke-opacity": 1, fill: "#e3f3d3", "fill-opacity": 0.5, label: true, "label-position": "nw", color: "#3f3f3f" } as const;
 
 /**
  * A new group around `selectedNodes` (and the groups whose nodes are all selected, which become its
