@@ -293,4 +293,41 @@ test.describe("groups, junctions and subflows in the editor (SPEC §16)", () => 
     await expect(instance).toHaveCount(0);
     await expect(page.locator(".react-flow__edge")).toHaveCount(3);
   });
+
+  test("a definition's properties (name, category, env defaults) from its editor; another organization's subflow is not found", async ({ page, browser }) => {
+    const token = await signedIn(page, "sf-props");
+    const created = await page.request.post("/api/v1/subflows", {
+      headers: bearer(token),
+      data: { name: "Props", nodes: [{ id: "p-in", type: "subflow-in" }, { id: "p-out", type: "subflow-out", position: { x: 300, y: 0 }, config: { port: 0 } }], connections: [{ source: "p-in", target: "p-out" }] },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    const id = ((await created.json()).subflow as { id: string }).id;
+    await page.goto(`/subflows/${id}`);
+    await expect(page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Flows" })).toBeVisible();
+    await toolbar(page).getByRole("button", { name: "Subflow properties" }).click();
+    const dialog = page.getByRole("dialog", { name: "Subflow properties" });
+    await dialog.getByLabel("Name", { exact: true }).fill("Greeter");
+    await dialog.getByLabel("Palette category").fill("team");
+    await dialog.getByRole("button", { name: "Add property" }).click();
+    await dialog.getByLabel("Property 1 name").fill("GREETING");
+    await dialog.getByLabel("Property 1 value").fill("hi");
+    await shot(page, "subflows-properties");
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await expect(page.getByRole("navigation", { name: "Breadcrumb" })).toContainText("Greeter");
+    const def = (await (await page.request.get(`/api/v1/subflows/${id}`, { headers: bearer(token) })).json()).subflow as { name: string; category: string; env: unknown[] };
+    expect(def).toMatchObject({ name: "Greeter", category: "team", env: [{ name: "GREETING", type: "str", value: "hi" }] });
+    await page.goto("/flows");
+    // Listed in a flow's palette under its category.
+    const flow = await createFlowViaApi(page.request, token, { name: "Empty" });
+    await openEditor(page, flow.id);
+    await expect(palette(page).getByRole("heading", { name: "Team" })).toBeVisible();
+    await expect(palette(page).getByRole("button", { name: "Greeter", exact: true })).toBeVisible();
+
+    // Someone in another organization: the definition does not exist for them.
+    const other = await browser.newPage();
+    await signedIn(other, "sf-props-other");
+    const res = await other.goto(`/subflows/${id}`);
+    expect(res!.status()).toBe(404);
+    await other.close();
+  });
 });

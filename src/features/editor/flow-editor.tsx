@@ -181,7 +181,7 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
     }),
     [meta, dirty, readOnly, nodes, edges, groups, selected, selectNode, replaceGraph, save, flowSave.adoptRevision, deployedQuery, differsFromDeployed],
   );
-  const shell = useMemo<SidebarShell>(() => ({ catalog, editNode: setEditing, findQuery, setFindQuery, findInputRef: findRef }), [catalog, findQuery]);
+  const shell = useMemo<SidebarShell>(() => ({ catalog, editNode: setEditing, openSubflow: (id) => void openSubflow(id), findQuery, setFindQuery, findInputRef: findRef }), [catalog, findQuery, openSubflow]);
   const tabs = useMemo(() => [...EDITOR_TABS, ...sidebarTabs], [sidebarTabs]);
   const inSubflow = useMemo(() => (subflow ? { type: subflowInstanceType(subflow.id) } : undefined), [subflow]);
 

@@ -87,7 +87,14 @@ export const typeIcons: Record<string, string> = {
   comment: "✱",
   catch: "!",
   unknown: "?",
+  junction: "●",
+  "subflow-in": "⇥",
+  "subflow-out": "⇤",
+  "subflow-status": "◔",
 };
+
+/** A subflow instance's icon (palette and canvas). */
+export const SUBFLOW_ICON = "▣";
 
 export type Catalog = ReadonlyMap<string, CatalogEntry>;
 

@@ -2,7 +2,7 @@
 
 import { memo, useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
 import { isSubflowInstanceType } from "@/shared/subflows";
-import { categoryColors, categoryLabels, typeIcons, type CatalogEntry } from "./model";
+import { SUBFLOW_ICON, categoryColors, categoryLabels, typeIcons, type CatalogEntry } from "./model";
 
 const ORDER = ["input", "output", "function", "network", "parser", "sequence", "common"];
 
@@ -100,7 +100,7 @@ export const Palette = memo(function Palette({
                   }}
                 >
                   <span className="icon" aria-hidden="true">
-                    {isSubflowInstanceType(c.type) ? "⧉" : (typeIcons[c.type] ?? "•")}
+                    {isSubflowInstanceType(c.type) ? SUBFLOW_ICON : (typeIcons[c.type] ?? "•")}
                   </span>
                   {isSubflowInstanceType(c.type) ? c.name : c.type}
                 </button>

@@ -5,7 +5,9 @@ import { useMemo, useState } from "react";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/trpc/types";
 import { errorInfo, useTRPCClient } from "@/trpc/react";
+import { useRouter } from "next/navigation";
 import { FlowEditor } from "./flow-editor";
+import { SubflowPropertiesDialog, type SubflowProperties } from "./subflow-properties";
 import { useEditor } from "./editor-api";
 import type { CatalogEntry, EditorFlow } from "./model";
 import type { GraphStore } from "./save/use-flow-save";
@@ -20,6 +22,16 @@ function SubflowToolbar({ subflow, origin, canDeploy }: { subflow: SubflowDetail
   const client = useTRPCClient();
   const [state, setState] = useState<{ busy: boolean; text: string; error?: boolean }>({ busy: false, text: "" });
   const [usedBy, setUsedBy] = useState(subflow.used_by);
+  const [editing, setEditing] = useState(false);
+  const router = useRouter();
+  /** The definition's properties: the graph is saved first, then they are written and the page reloads the definition. */
+  async function saveProperties(p: SubflowProperties) {
+    if (api.dirty && !(await api.save())) throw new Error("the subflow's graph could not be saved");
+    const current = await client.subflows.get.query({ id: subflow.id });
+    await client.subflows.update.mutate({ id: subflow.id, revision: current.subflow.revision, name: p.name, category: p.category, color: p.color, env: p.env });
+    setEditing(false);
+    router.refresh();
+  }
   const older = usedBy.filter((u) => u.deployed_revision !== null && !u.current).length;
   async function deploy() {
     setState({ busy: true, text: "Deploying…" });
@@ -44,6 +56,17 @@ function SubflowToolbar({ subflow, origin, canDeploy }: { subflow: SubflowDetail
         <button type="button" onClick={() => void deploy()} disabled={state.busy}>
           Deploy
         </button>
+      ) : null}
+      <button type="button" className="secondary" onClick={() => setEditing(true)}>
+        Subflow properties
+      </button>
+      {editing ? (
+        <SubflowPropertiesDialog
+          initial={{ name: subflow.name, category: subflow.category, color: subflow.color, env: subflow.env }}
+          readOnly={api.readOnly}
+          onSave={saveProperties}
+          onClose={() => setEditing(false)}
+        />
       ) : null}
       <span className="hint" role="status">
         {state.text ||

@@ -1,13 +1,13 @@
 "use client";
 
-import { useMemo, useRef, type PointerEvent as ReactPointerEvent } from "react";
+import { memo, useCallback, useMemo, useRef, type PointerEvent as ReactPointerEvent } from "react";
 import { ViewportPortal, useReactFlow, useStore, useStoreApi } from "@xyflow/react";
 import { nodesInGroup } from "@/shared/group-tree";
 import type { FlowGroup } from "@/shared/subflows";
 import { useEditor } from "../editor-api";
 import { useGraphAccess } from "../graph/use-flow-graph";
 import { groupBoxes } from "../groups/group-geometry";
-import { useGroupUi } from "../groups/group-context";
+import { useGroupUi, type GroupUi } from "../groups/group-context";
 import type { EditorEdge, EditorNode } from "../model";
 
 const str = (v: unknown, fallback: string) => (typeof v === "string" && v ? v : fallback);
@@ -26,67 +26,67 @@ export const groupLabel = (g: FlowGroup) => `Group ${g.name || "(unnamed)"}`;
  */
 export function GroupBoxes() {
   const { groups, readOnly } = useEditor();
-  const rfNodes = useStore((s) => s.nodes as EditorNode[]);
+  // React Flow's nodes array changes on every drag move (the re-render), its lookup map answers by id.
+  const rfNodes = useStore((s) => s.nodes);
+  const lookup = useStore((s) => s.nodeLookup);
   const ui = useGroupUi();
   const boxes = useMemo(() => {
-    if (groups.length === 0) return [];
-    const byId = new Map(rfNodes.map((n) => [n.id, n]));
+    if (groups.length === 0 || rfNodes.length === 0) return [];
     return groupBoxes(groups, (id) => {
-      const n = byId.get(id);
-      return n ? { x: n.position.x, y: n.position.y, w: n.width ?? 0, h: n.height ?? 0 } : undefined;
+      const n = lookup.get(id);
+      return n ? { x: n.position.x, y: n.position.y, w: n.width ?? n.measured?.width ?? 0, h: n.height ?? n.measured?.height ?? 0 } : undefined;
     });
-  }, [groups, rfNodes]);
+  }, [groups, rfNodes, lookup]);
   const drag = useGroupDrag(readOnly);
   if (boxes.length === 0) return null;
   return (
     <ViewportPortal>
       <div className="fp-groups">
-        {boxes.map(({ group, box }) => {
-          const s = group.style as Record<string, unknown>;
-          const selected = ui.selected.has(group.id);
-          return (
-            <div
-              key={group.id}
-              className={`fp-group${selected ? " selected" : ""}`}
-              data-group-id={group.id}
-              style={{ left: box.x, top: box.y, width: box.w, height: box.h }}
-            >
-              <div
-                className="fp-group-fill"
-                style={{ borderColor: str(s.stroke, "#999999"), borderStyle: s.stroke === "none" ? "none" : "solid" }}
-              >
-                <div className="fp-group-bg" style={{ background: s.fill === "none" ? "transparent" : str(s.fill, "transparent"), opacity: num(s["fill-opacity"], 1) }} />
-              </div>
-              <button
-                type="button"
-                className="fp-group-label nodrag nopan"
-                aria-label={groupLabel(group)}
-                aria-pressed={selected}
-                style={{ color: str(s.color, "#666666") }}
-                onPointerDown={(e) => drag(e, group.id)}
-                onClick={(e) => {
-                  if (e.detail === 0) ui.select(group.id, e.shiftKey || e.ctrlKey || e.metaKey);
-                }}
-                onDoubleClick={() => ui.edit(group.id)}
-              >
-                {s.label === false ? "" : group.name}
-              </button>
-            </div>
-          );
-        })}
+        {boxes.map(({ group, box }) => (
+          <GroupBox key={group.id} group={group} x={box.x} y={box.y} w={box.w} h={box.h} selected={ui.selected.has(group.id)} ui={ui} drag={drag} />
+        ))}
       </div>
     </ViewportPortal>
   );
 }
 
+/** One box; memoized, so while a node is dragged only its group's box renders again. */
+const GroupBox = memo(function GroupBox({ group, x, y, w, h, selected, ui, drag }: { group: FlowGroup; x: number; y: number; w: number; h: number; selected: boolean; ui: GroupUi; drag: GroupDrag }) {
+  const s = group.style as Record<string, unknown>;
+  return (
+    <div className={`fp-group${selected ? " selected" : ""}`} data-group-id={group.id} style={{ left: x, top: y, width: w, height: h }}>
+      <div className="fp-group-fill" style={{ borderColor: str(s.stroke, "#999999"), borderStyle: s.stroke === "none" ? "none" : "solid" }}>
+        <div className="fp-group-bg" style={{ background: s.fill === "none" ? "transparent" : str(s.fill, "transparent"), opacity: num(s["fill-opacity"], 1) }} />
+      </div>
+      <button
+        type="button"
+        className="fp-group-label nodrag nopan"
+        aria-label={groupLabel(group)}
+        aria-pressed={selected}
+        style={{ color: str(s.color, "#3f3f3f") }}
+        onPointerDown={(e) => drag(e, group.id)}
+        onClick={(e) => {
+          // Enter or Space (a click without a pointer): the pointer's press has selected already.
+          if (e.detail === 0) ui.select(group.id, e.shiftKey || e.ctrlKey || e.metaKey);
+        }}
+        onDoubleClick={() => ui.edit(group.id)}
+      >
+        {s.label === false ? "" : group.name}
+      </button>
+    </div>
+  );
+});
+
+type GroupDrag = (e: ReactPointerEvent<HTMLButtonElement>, groupId: string) => void;
+
 /** Pointer down on a label strip: select the group, then drag its nodes with the pointer. */
-function useGroupDrag(readOnly: boolean) {
+function useGroupDrag(readOnly: boolean): GroupDrag {
   const { graphRef, commit } = useGraphAccess();
   const rf = useReactFlow<EditorNode, EditorEdge>();
   const rfStore = useStoreApi<EditorNode, EditorEdge>();
   const ui = useGroupUi();
   const active = useRef(false);
-  return (e: ReactPointerEvent<HTMLButtonElement>, groupId: string) => {
+  return useCallback((e: ReactPointerEvent<HTMLButtonElement>, groupId: string) => {
     if (e.button !== 0 || active.current) return;
     e.stopPropagation();
     ui.select(groupId, e.shiftKey || e.ctrlKey || e.metaKey);
@@ -129,5 +129,5 @@ function useGroupDrag(readOnly: boolean) {
     target.addEventListener("pointermove", move);
     target.addEventListener("pointerup", end);
     target.addEventListener("pointercancel", end);
-  };
+  }, [readOnly, graphRef, commit, rf, rfStore, ui]);
 }
