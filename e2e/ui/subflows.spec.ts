@@ -1,6 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { logIn, registerViaApi, uniqueEmail } from "../helpers/accounts";
 import { accessToken, canvasNode, createFlowViaApi, getFlowViaApi, shot } from "../helpers/flows";
+import { joinAs, registerUser } from "../helpers/live";
 
 const mod = process.platform === "darwin" ? "Meta" : "Control";
 const palette = (page: Page) => page.getByRole("region", { name: "Palette" });
@@ -116,6 +117,15 @@ test.describe("groups, junctions and subflows in the editor (SPEC §16)", () => 
     // Reloaded: the box is drawn from the saved group.
     await page.reload();
     await expect(page.getByRole("button", { name: "Group Parsing" })).toBeVisible();
+
+    // The border selects the group too (the inside is the canvas's).
+    const edge = (await page.locator(".fp-group").boundingBox())!;
+    await page.mouse.click(edge.x + 2, edge.y + edge.height / 2 + 10);
+    await expect(canvasNode(page, "g-change")).toHaveClass(/selected/);
+    await expect(canvasNode(page, "g-inject")).toHaveClass(/selected/);
+    await expect(page.getByRole("button", { name: "Group Parsing" })).toHaveAttribute("aria-pressed", "true");
+    await canvasNode(page, "g-debug").click();
+    await expect(page.getByRole("button", { name: "Group Parsing" })).toHaveAttribute("aria-pressed", "false");
 
     // Ungroup: select the group by its label (Enter), Ctrl+Shift+U; undo brings it back, redo removes it.
     await page.getByRole("button", { name: "Group Parsing" }).focus();
@@ -329,5 +339,20 @@ test.describe("groups, junctions and subflows in the editor (SPEC §16)", () => 
     const res = await other.goto(`/subflows/${id}`);
     expect(res!.status()).toBe(404);
     await other.close();
+  });
+
+  test("a viewer gets a subflow's editor read-only", async ({ page, request }) => {
+    const owner = await registerUser(request, "sf-view-owner");
+    const viewer = await joinAs(request, owner, "viewer", "sf-view-viewer");
+    const created = await request.post("/api/v1/subflows", { headers: bearer(owner.token), data: { name: "Looked at", nodes: [{ id: "v-in", type: "subflow-in" }] } });
+    expect(created.status(), await created.text()).toBe(201);
+    const id = ((await created.json()).subflow as { id: string }).id;
+    await logIn(page, viewer.email);
+    await page.goto(`/subflows/${id}`);
+    await expect(canvasNode(page, "v-in")).toBeVisible();
+    await expect(toolbar(page).getByText("read-only")).toBeVisible();
+    await expect(toolbar(page).getByRole("button", { name: "Save" })).toHaveCount(0);
+    await expect(toolbar(page).getByRole("button", { name: "Deploy" })).toHaveCount(0);
+    await expect(palette(page).getByRole("button", { name: "subflow-out", exact: true })).toHaveAttribute("aria-disabled", "true");
   });
 });

@@ -58,6 +58,10 @@ const GroupBox = memo(function GroupBox({ group, x, y, w, h, selected, ui, drag 
       <div className="fp-group-fill" style={{ borderColor: str(s.stroke, "#999999"), borderStyle: s.stroke === "none" ? "none" : "solid" }}>
         <div className="fp-group-bg" style={{ background: s.fill === "none" ? "transparent" : str(s.fill, "transparent"), opacity: num(s["fill-opacity"], 1) }} />
       </div>
+      {/* The border takes the pointer too (selects and drags like the label); the inside stays the pane's. */}
+      <svg className="fp-group-edge nodrag nopan" width={w} height={h} aria-hidden="true">
+        <rect x={1} y={1} width={Math.max(0, w - 2)} height={Math.max(0, h - 2)} rx={6} onPointerDown={(e) => drag(e, group.id)} onDoubleClick={() => ui.edit(group.id)} />
+      </svg>
       <button
         type="button"
         className="fp-group-label nodrag nopan"
@@ -77,7 +81,7 @@ const GroupBox = memo(function GroupBox({ group, x, y, w, h, selected, ui, drag 
   );
 });
 
-type GroupDrag = (e: ReactPointerEvent<HTMLButtonElement>, groupId: string) => void;
+type GroupDrag = (e: ReactPointerEvent<Element>, groupId: string) => void;
 
 /** Pointer down on a label strip: select the group, then drag its nodes with the pointer. */
 function useGroupDrag(readOnly: boolean): GroupDrag {
@@ -86,7 +90,7 @@ function useGroupDrag(readOnly: boolean): GroupDrag {
   const rfStore = useStoreApi<EditorNode, EditorEdge>();
   const ui = useGroupUi();
   const active = useRef(false);
-  return useCallback((e: ReactPointerEvent<HTMLButtonElement>, groupId: string) => {
+  return useCallback((e: ReactPointerEvent<Element>, groupId: string) => {
     if (e.button !== 0 || active.current) return;
     e.stopPropagation();
     ui.select(groupId, e.shiftKey || e.ctrlKey || e.metaKey);
@@ -97,7 +101,8 @@ function useGroupDrag(readOnly: boolean): GroupDrag {
     for (const n of before.nodes) if (n.selected) members.add(n.id);
     const start = { x: e.clientX, y: e.clientY };
     const zoom = rf.getZoom();
-    const target = e.currentTarget;
+    // The label (a button) or the border (an SVG rect): both are elements with pointer events.
+    const target = e.currentTarget as HTMLElement;
     target.setPointerCapture?.(e.pointerId);
     active.current = true;
     let moved: typeof before | null = null;
