@@ -120,7 +120,7 @@ test.describe("groups, junctions and subflows in the editor (SPEC §16)", () => 
 
     // The border selects the group too (the inside is the canvas's).
     const edge = (await page.locator(".fp-group").boundingBox())!;
-    await page.mouse.click(edge.x + 2, edge.y + edge.height / 2 + 10);
+    await page.mouse.click(edge.x + edge.width / 2, edge.y + edge.height - 2);
     await expect(canvasNode(page, "g-change")).toHaveClass(/selected/);
     await expect(canvasNode(page, "g-inject")).toHaveClass(/selected/);
     await expect(page.getByRole("button", { name: "Group Parsing" })).toHaveAttribute("aria-pressed", "true");
