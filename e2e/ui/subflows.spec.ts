@@ -222,15 +222,19 @@ test.describe("groups, junctions and subflows in the editor (SPEC §16)", () => 
     await expect(canvasNode(page, "u-inst-a").locator(".react-flow__handle.target")).toHaveCount(1);
     await expect(canvasNode(page, "u-inst-a")).toContainText("Stamp");
 
-    // The instance's dialog edits its env properties, with the definition's defaults shown.
-    await canvasNode(page, "u-inst-b").focus();
-    await page.keyboard.press("Enter");
+    // The instance's dialog (the Node tab's Edit node) edits its env properties, with the definition's defaults shown.
+    await canvasNode(page, "u-inst-b").click();
+    await page.getByRole("button", { name: "Edit node" }).click();
     const instDialog = page.getByRole("dialog", { name: `Edit ${type} node` });
     await expect(instDialog.getByLabel("WHO")).toHaveValue("you");
     await expect(instDialog.getByText("Default: world (str)")).toBeVisible();
     await instDialog.getByRole("button", { name: "Cancel" }).click();
 
-    // Double-click opens the definition in the same editor, with a breadcrumb back.
+    // Enter on a focused instance, like a double-click, opens the definition in the same editor, with a breadcrumb back.
+    await canvasNode(page, "u-inst-b").focus();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(new RegExp(`/subflows/${subflow.id}\\?from=${flow.id}`));
+    await page.goBack();
     await canvasNode(page, "u-inst-a").dblclick();
     await expect(page).toHaveURL(new RegExp(`/subflows/${subflow.id}\\?from=${flow.id}`));
     const crumbs = page.getByRole("navigation", { name: "Breadcrumb" });

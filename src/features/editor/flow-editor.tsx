@@ -124,7 +124,13 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
       setTab("find");
       requestAnimationFrame(() => findRef.current?.focus());
     },
-    editFocused: (active) => setEditing(focusedNodeId(active)),
+    editFocused: (active) => {
+      // Enter does what a double-click does: a subflow instance opens its definition.
+      const id = focusedNodeId(active);
+      const sf = id ? subflowIdOfType(graph.graphRef.current.nodes.find((n) => n.id === id)?.data.type ?? "") : null;
+      if (sf && !readOnly) void openSubflow(sf);
+      else setEditing(id);
+    },
     copy: () => void clipboard.copySelection(),
     delete: commands.deleteSelection,
     undo: graph.undo,
