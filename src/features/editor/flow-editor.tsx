@@ -128,7 +128,7 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
       // Enter does what a double-click does: a subflow instance opens its definition.
       const id = focusedNodeId(active);
       const sf = id ? subflowIdOfType(graph.graphRef.current.nodes.find((n) => n.id === id)?.data.type ?? "") : null;
-      if (sf && !readOnly) void openSubflow(sf);
+      if (sf) void openSubflow(sf);
       else setEditing(id);
     },
     copy: () => void clipboard.copySelection(),
