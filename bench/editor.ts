@@ -179,11 +179,14 @@ export async function benchEditor(ctx: BenchContext): Promise<BenchOutcome> {
     await page.getByRole("button", { name: "Log in" }).click();
     await page.waitForURL((u) => u.pathname === "/account/security");
 
+    // BENCH_EDITOR_GROUPS=20: the flows carry that many groups (SPEC §16), so the group boxes' layer is measured too.
+    const groupCount = Number(process.env.BENCH_EDITOR_GROUPS ?? 0);
+    if (groupCount > 0) ctx.log(`with ${groupCount} groups in each flow`);
     for (const [count, target] of [
       [500, { open: 1000, frame: 20 }],
       [2000, { open: 3000, frame: 33 }],
     ] as const) {
-      const { flow } = (await api(server.origin, "POST", "/flows", gridFlow(count, `b${count}n`), token)) as { flow: { id: string } };
+      const { flow } = (await api(server.origin, "POST", "/flows", gridFlow(count, `b${count}n`, `${count} nodes`, groupCount), token)) as { flow: { id: string } };
       // One warm-up visit (route code cached in the server and the browser), then three timed opens.
       await openAndTime(page, `${server.origin}/flows/${flow.id}`);
       const opens: number[] = [];

@@ -128,7 +128,7 @@ describe("mergeGraphs", () => {
     it("drops it without asking when one side deleted it and the other left it alone", () => {
       const r = mergeGraphs(b, b, graph([node("x")]));
       expect(r.conflicts).toEqual([]);
-      expect(r.graph).toEqual({ nodes: [node("x")], connections: [] });
+      expect(r.graph).toEqual({ nodes: [node("x")], connections: [], groups: [] });
     });
   });
 });

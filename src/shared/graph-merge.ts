@@ -1,5 +1,7 @@
 import type { Connection, FlowGraph, FlowNode } from "./flow-graph";
 import { connectionKey, nodeContent, stableJson } from "./graph-compare";
+import { pruneGroups } from "./group-tree";
+import type { FlowGroup } from "./subflows";
 
 /** The same node changed on both sides, differently (a deletion counts as a change). */
 export interface NodeConflict {
@@ -75,5 +77,25 @@ export function mergeGraphs(base: FlowGraph, mine: FlowGraph, theirs: FlowGraph,
     const keep = (inMine.has(key) && inTheirs.has(key)) || !inBase.has(key);
     if (keep && present.has(c.source) && present.has(c.target)) connections.push(c);
   }
-  return { graph: { nodes, connections }, conflicts, unresolved };
+  return { graph: { nodes, connections, groups: mergeGroups(base.groups ?? [], mine.groups ?? [], theirs.groups ?? [], present) }, conflicts, unresolved };
+}
+
+/**
+ * Groups merge by id like nodes, without asking: a group one side changed takes that side, one
+ * changed on both takes mine (a box's name, colour or members are cheap to redo). Members that did
+ * not survive the merge are dropped, a node claimed by two groups stays in the first, and groups
+ * left empty go.
+ */
+export function mergeGroups(base: FlowGroup[], mine: FlowGroup[], theirs: FlowGroup[], present: ReadonlySet<string>): FlowGroup[] {
+  const key = (g: FlowGroup | undefined) => (g ? stableJson(g) : null);
+  const b = new Map(base.map((g) => [g.id, g]));
+  const m = new Map(mine.map((g) => [g.id, g]));
+  const t = new Map(theirs.map((g) => [g.id, g]));
+  const out: FlowGroup[] = [];
+  for (const id of new Set([...m.keys(), ...t.keys(), ...b.keys()])) {
+    const [bg, mg, tg] = [b.get(id), m.get(id), t.get(id)];
+    const result = key(mg) === key(bg) ? tg : mg;
+    if (result) out.push(result);
+  }
+  return pruneGroups(out, present);
 }

@@ -9,6 +9,8 @@ import type { Connection } from "@/shared/flow-graph";
 import { outputsOf, portOf, type Catalog, type EditorEdge, type EditorNode } from "./model";
 import { SchemaForm, type JsonSchema } from "./schema-form";
 import { NodeHelp } from "./node-help";
+import { SubflowEnvForm } from "./subflow-env-form";
+import { subflowIdOfType } from "@/shared/subflows";
 
 export interface NodeEdit {
   name: string;
@@ -84,7 +86,10 @@ export function EditNodeDialog({
   onApply,
   onClose,
   onPreview,
+  onOpenSubflow,
 }: {
+  /** A subflow instance's "Edit subflow": open its definition. */
+  onOpenSubflow?: (subflowId: string) => void;
   node: EditorNode;
   nodes: EditorNode[];
   edges: EditorEdge[];
@@ -96,6 +101,7 @@ export function EditNodeDialog({
 }) {
   const trpc = useTRPC();
   const unknown = node.data.type === "unknown";
+  const subflowId = subflowIdOfType(node.data.type);
   const schemaQuery = useQuery({ ...trpc.nodes.schema.queryOptions({ type: node.data.type }), enabled: !unknown, staleTime: Infinity });
   const [name, setName] = useState(node.data.name);
   const [disabled, setDisabled] = useState(node.data.disabled);
@@ -155,6 +161,15 @@ export function EditNodeDialog({
               </p>
               <pre>{JSON.stringify((node.data.config as { properties?: unknown }).properties ?? {}, null, 2)}</pre>
             </div>
+          ) : subflowId ? (
+            <>
+              <SubflowEnvForm subflowId={subflowId} value={config} onChange={changeConfig} errors={errors} />
+              {onOpenSubflow ? (
+                <button type="button" className="secondary" onClick={() => onOpenSubflow(subflowId)}>
+                  Edit subflow
+                </button>
+              ) : null}
+            </>
           ) : schemaQuery.data ? (
             <SchemaForm type={node.data.type} schema={schemaQuery.data.schema as JsonSchema} value={config} onChange={changeConfig} errors={errors} />
           ) : schemaQuery.error ? (

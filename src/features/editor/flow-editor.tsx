@@ -20,7 +20,13 @@ import { useCallback, useDeferredValue, useMemo, useRef, useState, type ReactNod
 import { ReactFlowProvider } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { useQuery } from "@tanstack/react-query";
-import { useTRPC } from "@/trpc/react";
+import { useRouter } from "next/navigation";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { subflowIdOfType, subflowInstanceType } from "@/shared/subflows";
+import { useGroupCommands } from "./commands/use-group-commands";
+import { useSelectionToSubflow } from "./commands/use-selection-to-subflow";
+import { GroupUiContext } from "./groups/group-context";
+import { GroupDialog } from "./groups/group-dialog";
 import { EditNodeDialog } from "./edit-dialog";
 import { EditorApiContext, type EditorApi } from "./editor-api";
 import { NODE_WIDTH, changedSinceDeploy, handlesFor, nodeHeight, nodeMatches, type CatalogEntry, type EditorFlow, type EditorNode } from "./model";
@@ -29,7 +35,7 @@ import { EditorRuntimeContext, NodeMarksContext, type EditorRuntime, type NodeMa
 import "./editor.css";
 import { snapshotOf } from "./graph/graph-model";
 import { GraphAccessContext, useFlowGraph, type GraphAccess } from "./graph/use-flow-graph";
-import { useFlowSave } from "./save/use-flow-save";
+import { useFlowSave, type GraphStore } from "./save/use-flow-save";
 import { ConflictDialog } from "./save/conflict-dialog";
 import { focusNode, useGraphCommands } from "./commands/use-graph-commands";
 import { useClipboard } from "./commands/use-clipboard";
@@ -50,13 +56,19 @@ export interface FlowEditorProps {
   flow: EditorFlow;
   catalog: CatalogEntry[];
   readOnly: boolean;
+  /** Editing a subflow definition (SPEC §16) instead of a flow: where its graph is read and saved. */
+  subflow?: { id: string; store: GraphStore };
   toolbar?: ReactNode;
   sidebarTabs?: SidebarTab[];
   runtime?: EditorRuntime;
 }
 
-function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolbar, sidebarTabs = [], runtime }: FlowEditorProps) {
+function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, toolbar, sidebarTabs = [], runtime, subflow }: FlowEditorProps) {
   const trpc = useTRPC();
+  const client = useTRPCClient();
+  const router = useRouter();
+  // The catalog grows when "Selection to subflow" creates a definition.
+  const [catalogList, setCatalogList] = useState(initialCatalog);
   const catalog = useMemo(() => new Map(catalogList.map((c) => [c.type, c])), [catalogList]);
   const initial = useMemo(() => snapshotOf(initialFlow, catalog), [initialFlow, catalog]);
   const graph = useFlowGraph(initial);
@@ -64,7 +76,7 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   const access = useMemo<GraphAccess>(() => ({ graphRef: graph.graphRef, setGraph: graph.setGraph, commit: graph.commit }), [graph.graphRef, graph.setGraph, graph.commit]);
   const { notice, notify } = useNotice();
   const [highlighted, setHighlighted] = useState<string | null>(null);
-  const flowSave = useFlowSave({ initialFlow, catalog, readOnly, graph, notify, highlight: setHighlighted });
+  const flowSave = useFlowSave({ initialFlow, catalog, readOnly, graph, notify, highlight: setHighlighted, store: subflow?.store });
   const { meta, save, replaceGraph } = flowSave;
   const [editing, setEditing] = useState<string | null>(null);
   const [preview, setPreview] = useState<{ id: string; outputs: number } | null>(null);
@@ -76,12 +88,13 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
   const decorations = useDecorationLayers();
 
   const commands = useGraphCommands({ graph: access, catalog, canvasRef });
+  const groupCommands = useGroupCommands({ graph: access, nodes, groups, notify });
   const { selectNode } = commands;
   const clipboard = useClipboard({ flowId: meta.id, graph: access, catalog, canvasRef, notify });
   const canvas = useCanvasHandlers({ graph: access, pushHistory: graph.pushHistory, readOnly, canvasRef, miniMap });
 
   // "Changed since deploy": a diff against the deployed graph, computed off the drag's hot path.
-  const deployedQuery = useQuery(trpc.flows.deployed.queryOptions({ id: initialFlow.id }));
+  const deployedQuery = useQuery({ ...trpc.flows.deployed.queryOptions({ id: initialFlow.id }), enabled: !subflow });
   const deployed = deployedQuery.data?.deployed ?? null;
   const lazyNodes = useDeferredValue(nodes);
   const lazyEdges = useDeferredValue(edges);
@@ -111,13 +124,21 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
       setTab("find");
       requestAnimationFrame(() => findRef.current?.focus());
     },
-    editFocused: (active) => setEditing(focusedNodeId(active)),
+    editFocused: (active) => {
+      // Enter does what a double-click does: a subflow instance opens its definition.
+      const id = focusedNodeId(active);
+      const sf = id ? subflowIdOfType(graph.graphRef.current.nodes.find((n) => n.id === id)?.data.type ?? "") : null;
+      if (sf) void openSubflow(sf);
+      else setEditing(id);
+    },
     copy: () => void clipboard.copySelection(),
     delete: commands.deleteSelection,
     undo: graph.undo,
     redo: graph.redo,
     paste: () => void clipboard.paste(),
     selectAll: commands.selectAll,
+    group: groupCommands.group,
+    ungroup: groupCommands.ungroup,
   };
   useEditorKeyboard({ commands: keyCommands, readOnly, paused: canvas.quickAdd !== null });
 
@@ -126,7 +147,24 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
 
   const selected = useMemo(() => nodes.filter((n) => n.selected), [nodes]);
   const editingNode = editing ? (nodes.find((n) => n.id === editing) ?? null) : null;
-  const onNodeDoubleClick = useCallback((_: unknown, n: EditorNode) => setEditing(n.id), []);
+  /** A subflow instance opens its definition in this editor (the flow is saved first). */
+  const openSubflow = useCallback(
+    async (subflowId: string) => {
+      if (graph.dirty && !readOnly && !(await save())) return;
+      const from = subflow ? (new URLSearchParams(window.location.search).get("from") ?? "") : meta.id;
+      router.push(`/subflows/${encodeURIComponent(subflowId)}${from ? `?from=${encodeURIComponent(from)}` : ""}`);
+    },
+    [graph.dirty, readOnly, save, subflow, meta.id, router],
+  );
+  const onNodeDoubleClick = useCallback(
+    (_: unknown, n: EditorNode) => {
+      const sf = subflowIdOfType(n.data.type);
+      if (sf) void openSubflow(sf);
+      else setEditing(n.id);
+    },
+    [openSubflow],
+  );
+  const toSubflow = useSelectionToSubflow({ graph: access, client, notify, setCatalogList });
 
   const api = useMemo<EditorApi>(
     () => ({
@@ -150,14 +188,16 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
     }),
     [meta, dirty, readOnly, nodes, edges, groups, selected, selectNode, replaceGraph, save, flowSave.adoptRevision, deployedQuery, differsFromDeployed],
   );
-  const shell = useMemo<SidebarShell>(() => ({ catalog, editNode: setEditing, findQuery, setFindQuery, findInputRef: findRef }), [catalog, findQuery]);
+  const shell = useMemo<SidebarShell>(() => ({ catalog, editNode: setEditing, openSubflow: (id) => void openSubflow(id), findQuery, setFindQuery, findInputRef: findRef }), [catalog, findQuery, openSubflow]);
   const tabs = useMemo(() => [...EDITOR_TABS, ...sidebarTabs], [sidebarTabs]);
+  const inSubflow = useMemo(() => (subflow ? { type: subflowInstanceType(subflow.id) } : undefined), [subflow]);
 
   return (
     <EditorApiContext.Provider value={api}>
       <GraphAccessContext.Provider value={access}>
         <EditorRuntimeContext.Provider value={runtime ?? {}}>
           <NodeMarksContext.Provider value={marks}>
+            <GroupUiContext.Provider value={groupCommands.ui}>
             <DecorationLayersProvider value={decorations.setLayer}>
               <DecorationsContext.Provider value={decorations.merged}>
                 <div className="editor">
@@ -178,12 +218,24 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
                         <button type="button" className="secondary" onClick={graph.redo} disabled={!graph.canRedo} aria-keyshortcuts="Control+Shift+Z">
                           Redo
                         </button>
+                        <button type="button" className="secondary" onClick={groupCommands.group} disabled={selected.length === 0} aria-keyshortcuts="Control+Shift+G">
+                          Group selection
+                        </button>
+                        <button type="button" className="secondary" onClick={groupCommands.ungroup} disabled={groupCommands.selected.size === 0} aria-keyshortcuts="Control+Shift+U">
+                          Ungroup
+                        </button>
+                        <button type="button" className="secondary" onClick={() => groupCommands.editGroup([...groupCommands.selected][0] ?? null)} disabled={groupCommands.selected.size !== 1}>
+                          Edit group
+                        </button>
+                        <button type="button" className="secondary" onClick={() => void toSubflow()} disabled={selected.length === 0}>
+                          Selection to subflow
+                        </button>
                       </>
                     ) : null}
                     {toolbar}
                   </div>
                   <div className="editor-body">
-                    <Palette catalog={catalogList} readOnly={readOnly} onAdd={commands.addNodeInView} onDrop={commands.dropFromPalette} />
+                    <Palette catalog={catalogList} readOnly={readOnly} onAdd={commands.addNodeInView} onDrop={commands.dropFromPalette} inSubflow={inSubflow} />
                     <FlowCanvas
                       nodes={displayNodes}
                       edges={edges}
@@ -237,11 +289,28 @@ function EditorInner({ flow: initialFlow, catalog: catalogList, readOnly, toolba
                       focusNode(id);
                     }}
                     onPreview={(outputs) => setPreview(outputs === null ? null : { id: editingNode.id, outputs })}
+                    onOpenSubflow={(id) => {
+                      setEditing(null);
+                      void openSubflow(id);
+                    }}
+                  />
+                ) : null}
+                {groupCommands.editingGroup ? (
+                  <GroupDialog
+                    key={groupCommands.editingGroup.id}
+                    group={groupCommands.editingGroup}
+                    readOnly={readOnly}
+                    onApply={(edit) => {
+                      groupCommands.applyGroupEdit(groupCommands.editingGroup!.id, edit);
+                      groupCommands.editGroup(null);
+                    }}
+                    onClose={() => groupCommands.editGroup(null)}
                   />
                 ) : null}
                 <ConflictDialog conflict={flowSave.conflict} />
               </DecorationsContext.Provider>
             </DecorationLayersProvider>
+            </GroupUiContext.Provider>
           </NodeMarksContext.Provider>
         </EditorRuntimeContext.Provider>
       </GraphAccessContext.Provider>

@@ -3,6 +3,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/trpc/types";
 import type { Connection, FlowNode } from "@/shared/flow-graph";
 import { outputsFor } from "@/shared/node-ports";
+import { JUNCTION_TYPE, isSubflowInstanceType, subflowIdOfType } from "@/shared/subflows";
 
 type Outputs = inferRouterOutputs<AppRouter>;
 export type CatalogEntry = Outputs["nodes"]["list"]["nodes"][number];
@@ -20,8 +21,11 @@ export interface FlowNodeData extends Record<string, unknown> {
   category: string;
   /** Node-RED type of an unknown node, kept from an import. */
   unknownType?: string;
+  /** A subflow instance's definition: its name (shown when the instance is unnamed) and colour. */
+  subflowName?: string;
+  color?: string;
 }
-export type EditorNode = Node<FlowNodeData, "flow">;
+export type EditorNode = Node<FlowNodeData, "flow" | "junction">;
 export type EditorEdge = Edge;
 
 /** Fixed sizes, so React Flow knows every node's box without measuring (only visible nodes render). */
@@ -83,7 +87,14 @@ export const typeIcons: Record<string, string> = {
   comment: "✱",
   catch: "!",
   unknown: "?",
+  junction: "●",
+  "subflow-in": "⇥",
+  "subflow-out": "⇤",
+  "subflow-status": "◔",
 };
+
+/** A subflow instance's icon (palette and canvas). */
+export const SUBFLOW_ICON = "▣";
 
 export type Catalog = ReadonlyMap<string, CatalogEntry>;
 
@@ -98,9 +109,39 @@ export function inputsOf(catalog: Catalog, type: string): number {
   return catalog.get(type)?.inputs ?? (type === "unknown" ? 1 : 0);
 }
 
+/** A junction's dot (SPEC §16): small, one input on the left, one output on the right. */
+export const JUNCTION_SIZE = 16;
+const junctionHandles = (): NonNullable<EditorNode["handles"]> => [
+  { id: "in", type: "target", position: Position.Left, x: -4, y: JUNCTION_SIZE / 2 - 4, width: 8, height: 8 },
+  { id: "o0", type: "source", position: Position.Right, x: JUNCTION_SIZE - 4, y: JUNCTION_SIZE / 2 - 4, width: 8, height: 8 },
+];
+
+/** The box a node takes on the canvas. */
+export const nodeSize = (type: string, outputs: number) => (type === JUNCTION_TYPE ? { width: JUNCTION_SIZE, height: JUNCTION_SIZE } : { width: NODE_WIDTH, height: nodeHeight(outputs) });
+
+const nodeLabel = (catalog: Catalog, data: { type: string; name: string }) => {
+  if (data.type === JUNCTION_TYPE) return "junction";
+  if (isSubflowInstanceType(data.type)) return `${data.name || catalog.get(data.type)?.name || data.type} (subflow ${catalog.get(data.type)?.name ?? subflowIdOfType(data.type)})`;
+  return `${data.name || data.type} (${data.type} node)`;
+};
+
 export function toEditorNode(catalog: Catalog, n: FlowNode): EditorNode {
   const outputs = outputsOf(catalog, n.type, n.config);
   const inputs = inputsOf(catalog, n.type);
+  if (n.type === JUNCTION_TYPE) {
+    return {
+      id: n.id,
+      type: "junction",
+      position: { x: n.position.x, y: n.position.y },
+      width: JUNCTION_SIZE,
+      height: JUNCTION_SIZE,
+      measured: { width: JUNCTION_SIZE, height: JUNCTION_SIZE },
+      handles: junctionHandles(),
+      data: { type: n.type, name: n.name, config: n.config, disabled: n.disabled, inputs: 1, outputs: 1, category: "common" },
+      domAttributes: { "data-node-type": n.type } as EditorNode["domAttributes"],
+      ariaLabel: "junction",
+    };
+  }
   return {
     id: n.id,
     type: "flow",
@@ -119,17 +160,19 @@ export function toEditorNode(catalog: Catalog, n: FlowNode): EditorNode {
       outputs,
       category: catalog.get(n.type)?.category ?? "common",
       ...(n.type === "unknown" ? { unknownType: String((n.config as { original_type?: unknown }).original_type ?? "unknown") } : {}),
+      ...(isSubflowInstanceType(n.type) ? { subflowName: catalog.get(n.type)?.name ?? subflowIdOfType(n.type)!, color: catalog.get(n.type)?.color } : {}),
     },
     domAttributes: { "data-node-type": n.type } as EditorNode["domAttributes"],
-    ariaLabel: `${n.name || n.type} (${n.type} node)`,
+    ariaLabel: nodeLabel(catalog, n),
   };
 }
 
 /** A node whose data changed: sizes and port count follow its config. */
 export function withData(catalog: Catalog, node: EditorNode, patch: Partial<FlowNodeData>): EditorNode {
   const data = { ...node.data, ...patch };
+  if (data.type === JUNCTION_TYPE) return { ...node, data };
   const outputs = outputsOf(catalog, data.type, data.config);
-  return { ...node, data: { ...data, outputs }, height: nodeHeight(outputs), measured: { width: NODE_WIDTH, height: nodeHeight(outputs) }, handles: handlesFor(data.inputs, outputs), ariaLabel: `${data.name || data.type} (${data.type} node)` };
+  return { ...node, data: { ...data, outputs }, height: nodeHeight(outputs), measured: { width: NODE_WIDTH, height: nodeHeight(outputs) }, handles: handlesFor(data.inputs, outputs), ariaLabel: nodeLabel(catalog, data) };
 }
 
 export const edgeId = (c: Connection) => `${c.source}:${c.source_port}:${c.target}`;

@@ -1,7 +1,8 @@
 "use client";
 
 import { memo, useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
-import { categoryColors, categoryLabels, typeIcons, type CatalogEntry } from "./model";
+import { isSubflowInstanceType } from "@/shared/subflows";
+import { SUBFLOW_ICON, categoryColors, categoryLabels, typeIcons, type CatalogEntry } from "./model";
 
 const ORDER = ["input", "output", "function", "network", "parser", "sequence", "common"];
 
@@ -15,9 +16,12 @@ export const Palette = memo(function Palette({
   readOnly,
   onAdd,
   onDrop,
+  inSubflow,
 }: {
   catalog: CatalogEntry[];
   readOnly: boolean;
+  /** Editing a subflow definition: its port nodes are offered, the definition's own instance is not. */
+  inSubflow?: { type: string };
   onAdd: (type: string) => void;
   onDrop: (type: string, clientX: number, clientY: number) => void;
 }) {
@@ -27,9 +31,13 @@ export const Palette = memo(function Palette({
   const groups = useMemo(() => {
     const q = search.trim().toLowerCase();
     // A subflow's port nodes (subflow_only) belong in a definition's canvas, never on a flow's palette.
-    const list = catalog.filter((c) => !c.subflow_only).filter((c) => !q || c.type.includes(q) || c.name.toLowerCase().includes(q) || c.description.toLowerCase().includes(q));
-    return ORDER.map((cat) => ({ cat, items: list.filter((c) => c.category === cat) })).filter((g) => g.items.length > 0);
-  }, [catalog, search]);
+    const list = catalog
+      .filter((c) => (inSubflow ? c.type !== inSubflow.type : !c.subflow_only))
+      .filter((c) => !q || c.type.includes(q) || c.name.toLowerCase().includes(q) || c.description.toLowerCase().includes(q));
+    // Subflows are listed under their definition's category, after the built-in ones.
+    const extra = [...new Set(list.map((c) => c.category))].filter((c) => !ORDER.includes(c)).sort();
+    return [...ORDER, ...extra].map((cat) => ({ cat, items: list.filter((c) => c.category === cat) })).filter((g) => g.items.length > 0);
+  }, [catalog, search, inSubflow]);
 
   function onPointerDown(e: ReactPointerEvent<HTMLButtonElement>, type: string) {
     if (readOnly || e.button !== 0) return;
@@ -70,14 +78,14 @@ export const Palette = memo(function Palette({
       {groups.length === 0 ? <p className="hint">No node type matches.</p> : null}
       {groups.map((g) => (
         <div key={g.cat} className="palette-group">
-          <h3>{categoryLabels[g.cat] ?? g.cat}</h3>
+          <h3>{categoryLabels[g.cat] ?? g.cat.charAt(0).toUpperCase() + g.cat.slice(1)}</h3>
           <ul>
             {g.items.map((c) => (
               <li key={c.type}>
                 <button
                   type="button"
                   className="palette-item"
-                  style={{ ["--cat" as string]: categoryColors[c.category] }}
+                  style={{ ["--cat" as string]: c.color ?? categoryColors[c.category] }}
                   aria-disabled={readOnly || undefined}
                   aria-describedby={`palette-desc-${c.type}`}
                   data-type={c.type}
@@ -92,9 +100,9 @@ export const Palette = memo(function Palette({
                   }}
                 >
                   <span className="icon" aria-hidden="true">
-                    {typeIcons[c.type] ?? "•"}
+                    {isSubflowInstanceType(c.type) ? SUBFLOW_ICON : (typeIcons[c.type] ?? "•")}
                   </span>
-                  {c.type}
+                  {isSubflowInstanceType(c.type) ? c.name : c.type}
                 </button>
                 <span id={`palette-desc-${c.type}`} className="visually-hidden">
                   {c.description}

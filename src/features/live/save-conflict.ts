@@ -12,7 +12,7 @@ export type ConflictPlan = ({ kind: "save"; graph: FlowGraph } | { kind: "ask"; 
 
 /** `theirs` is the server's flow now (its graph and revision). */
 export function planAfterConflict(base: FlowGraph, mine: FlowGraph, theirs: FlowGraph & { revision: number }): ConflictPlan {
-  const theirsGraph = { nodes: theirs.nodes, connections: theirs.connections };
+  const theirsGraph = { nodes: theirs.nodes, connections: theirs.connections, groups: theirs.groups ?? [] };
   const merge = mergeGraphs(base, mine, theirsGraph);
   const theirChanges = theirChangesMerged(base, theirsGraph, merge.conflicts.map((c) => c.id));
   if (merge.conflicts.length === 0) return { kind: "save", graph: merge.graph, revision: theirs.revision, merge, theirChanges };

@@ -2,7 +2,7 @@
 
 import { memo, useContext, useEffect, useRef } from "react";
 import { Handle, Position, useUpdateNodeInternals, type NodeProps } from "@xyflow/react";
-import { categoryColors, portTop, typeIcons, type EditorNode } from "../model";
+import { SUBFLOW_ICON, categoryColors, portTop, typeIcons, type EditorNode } from "../model";
 import { NodeMarksContext, useEditorRuntime } from "../runtime-context";
 import { DecorationsContext } from "./decorations";
 
@@ -37,16 +37,17 @@ function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
     marks.highlighted === id ? "highlighted" : "",
     decoration?.className ?? "",
   ].join(" ");
-  const label = data.name || data.type;
+  const label = data.name || data.subflowName || data.type;
   return (
-    <div className={classes} style={{ ["--cat" as string]: categoryColors[data.category] ?? "#ddd" }} title={data.unknownType ? `Unknown type ${data.unknownType}` : undefined}>
+    <div className={classes} style={{ ["--cat" as string]: data.color ?? categoryColors[data.category] ?? "#ddd" }} title={data.unknownType ? `Unknown type ${data.unknownType}` : undefined}>
       {inputs > 0 ? <Handle type="target" position={Position.Left} id="in" isConnectable={!marks.readOnly} /> : null}
       <span className="fp-node-icon" aria-hidden="true">
-        {typeIcons[data.type] ?? "•"}
+        {data.subflowName ? SUBFLOW_ICON : (typeIcons[data.type] ?? "•")}
       </span>
       <span className="fp-node-label">
         {label}
         {data.unknownType ? <span className="fp-node-sub">{data.unknownType}</span> : null}
+        {data.subflowName && data.name ? <span className="fp-node-sub subflow">{data.subflowName}</span> : null}
       </span>
       {changed ? (
         <span className={`fp-node-changed ${changed}`} title={changed === "added" ? "Added since the last deploy" : "Changed since the last deploy"}>

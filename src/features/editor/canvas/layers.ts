@@ -1,4 +1,5 @@
 import type { ComponentType } from "react";
+import { GroupBoxes } from "./group-boxes";
 
 /**
  * Canvas layers: components drawn inside React Flow (after the background, before the minimap and
@@ -7,4 +8,4 @@ import type { ComponentType } from "react";
  * edit it as one undo entry) and the viewport with React Flow's hooks. A new layer is one file in
  * canvas/ and one line here. Keep them cheap: they render with the editor (not on a drag's moves).
  */
-export const CANVAS_LAYERS: ReadonlyArray<{ id: string; component: ComponentType }> = [];
+export const CANVAS_LAYERS: ReadonlyArray<{ id: string; component: ComponentType }> = [{ id: "groups", component: GroupBoxes }];

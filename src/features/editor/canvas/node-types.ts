@@ -1,5 +1,6 @@
 import type { NodeTypes } from "@xyflow/react";
 import { FlowNodeComponent } from "./flow-node";
+import { JunctionNodeComponent } from "./junction-node";
 
 /**
  * The canvas's node components by React Flow node type. A new kind of canvas element drawn as a
@@ -9,4 +10,5 @@ import { FlowNodeComponent } from "./flow-node";
  */
 export const nodeTypes: NodeTypes = {
   flow: FlowNodeComponent,
+  junction: JunctionNodeComponent,
 };

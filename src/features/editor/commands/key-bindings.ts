@@ -31,6 +31,8 @@ export const KEY_BINDINGS = [
   { key: "y", mod: true, command: "redo" },
   { key: "v", mod: true, command: "paste" },
   { key: "a", mod: true, command: "selectAll", where: "canvas" },
+  { key: "g", mod: true, shift: true, command: "group" },
+  { key: "u", mod: true, shift: true, command: "ungroup" },
 ] as const satisfies readonly KeyBinding[];
 
 export type EditorCommandId = (typeof KEY_BINDINGS)[number]["command"];

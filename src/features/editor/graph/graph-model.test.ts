@@ -25,8 +25,12 @@ describe("the editor's graph model", () => {
     ]);
   });
 
-  it("carries a flow's groups into the snapshot", () => {
+  it("carries a flow's groups into the snapshot and into what a save sends, without deleted members", () => {
     const group = { id: "g1", name: "G", style: {}, nodes: ["a", "b"], env: [] };
-    expect(snapshotOf({ ...flow, groups: [group] } as unknown as EditorFlow, new Map()).groups).toEqual([group]);
+    const s = snapshotOf({ ...flow, groups: [group] } as unknown as EditorFlow, new Map());
+    expect(s.groups).toEqual([group]);
+    expect(toFlowGraph(s).groups).toEqual([group]);
+    expect(toFlowGraph({ ...s, nodes: s.nodes.filter((n) => n.id !== "b") }).groups).toEqual([{ ...group, nodes: ["a"] }]);
+    expect(toFlowGraph({ ...s, nodes: [] }).groups).toEqual([]);
   });
 });

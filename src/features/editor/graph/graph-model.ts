@@ -1,5 +1,6 @@
 import type { FlowGraph } from "@/shared/flow-graph";
 import type { FlowGroup } from "@/shared/subflows";
+import { pruneGroups } from "@/shared/group-tree";
 import { toConnection, toEditorEdge, toEditorNode, toFlowNode, type Catalog, type EditorEdge, type EditorFlow, type EditorNode } from "../model";
 
 /**
@@ -12,7 +13,7 @@ import { toConnection, toEditorEdge, toEditorNode, toFlowNode, type Catalog, typ
 export interface Snapshot {
   nodes: EditorNode[];
   edges: EditorEdge[];
-  /** Groups of the flow (SPEC §16), as the server stores them; empty until flows carry them. */
+  /** Groups of the flow (SPEC §16), as the server stores them (members may name deleted nodes until the save prunes them). */
   groups: FlowGroup[];
 }
 
@@ -23,14 +24,15 @@ export function snapshotOf(flow: EditorFlow, catalog: Catalog): Snapshot {
 }
 
 /**
- * The graph as the server takes it (`flows.update`, the base and "mine" of a merge). Groups join
- * the payload when `flows.update` accepts them (the §16 work): add `groups: g.groups` here.
+ * The graph as the server takes it (`flows.update`, `subflows.update`, the base and "mine" of a
+ * merge). Groups lose members that were deleted since (a delete leaves `groups` alone, so its undo
+ * brings the membership back), and groups left empty.
  */
-export function toFlowGraph(g: Snapshot): FlowGraph {
-  return { nodes: g.nodes.map(toFlowNode), connections: g.edges.map(toConnection) };
+export function toFlowGraph(g: Snapshot): FlowGraph & { groups: FlowGroup[] } {
+  return { nodes: g.nodes.map(toFlowNode), connections: g.edges.map(toConnection), groups: pruneGroups(g.groups, new Set(g.nodes.map((n) => n.id))) };
 }
 
 /** The graph-level part of a flow from the server, for the merge base. */
-export function flowGraphOf(flow: FlowGraph): FlowGraph {
-  return { nodes: flow.nodes, connections: flow.connections };
+export function flowGraphOf(flow: FlowGraph): FlowGraph & { groups: FlowGroup[] } {
+  return { nodes: flow.nodes, connections: flow.connections, groups: flow.groups ?? [] };
 }

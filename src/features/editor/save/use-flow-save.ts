@@ -11,6 +11,15 @@ import { flowGraphOf, snapshotOf, toFlowGraph } from "../graph/graph-model";
 import type { FlowGraphState } from "../graph/use-flow-graph";
 import type { Notify } from "../canvas/editor-notice";
 
+/**
+ * Where the editor's graph is read and written: a flow (the default: `flows.get`, `flows.update`)
+ * or a subflow definition (`subflows.get`, `subflows.update`, SPEC §16), as an EditorFlow.
+ */
+export interface GraphStore {
+  get: (id: string) => Promise<{ flow: EditorFlow }>;
+  update: (input: { id: string; revision: number } & FlowGraph) => Promise<{ flow: EditorFlow }>;
+}
+
 export interface FlowMeta {
   id: string;
   name: string;
@@ -30,7 +39,9 @@ export function useFlowSave({
   graph,
   notify,
   highlight,
+  store,
 }: {
+  store?: GraphStore;
   initialFlow: EditorFlow;
   catalog: Catalog;
   readOnly: boolean;
@@ -47,7 +58,11 @@ export function useFlowSave({
   const baseRef = useRef<FlowGraph>(flowGraphOf(initialFlow));
   const [conflict, setConflict] = useState(false);
   const [merging, setMerging] = useState<ConflictPlan | null>(null);
-  const update = useMutation(trpc.flows.update.mutationOptions());
+  const flowsUpdate = trpc.flows.update.mutationOptions();
+  const update = useMutation<{ flow: EditorFlow }, unknown, { id: string; revision: number } & FlowGraph>(
+    store ? { mutationFn: store.update } : { mutationFn: (input) => client.flows.update.mutate(input), mutationKey: flowsUpdate.mutationKey },
+  );
+  const getGraph = useCallback((id: string) => (store ? store.get(id) : client.flows.get.query({ id })), [store, client]);
 
   const replaceGraph = useCallback(
     (flow: EditorFlow) => {
@@ -84,11 +99,11 @@ export function useFlowSave({
   );
 
   const mergeAfterConflict = useCallback(async (): Promise<boolean> => {
-    const { flow: latest } = await client.flows.get.query({ id: meta.id });
+    const { flow: latest } = await getGraph(meta.id);
     setMerging(planAfterConflict(baseRef.current, graphPayload(), latest));
     setConflict(true);
     return false;
-  }, [client, meta.id, graphPayload]);
+  }, [getGraph, meta.id, graphPayload]);
 
   const save = useCallback(async (): Promise<boolean> => {
     if (readOnly) return false;
@@ -141,16 +156,16 @@ export function useFlowSave({
   );
 
   const reload = useCallback(async () => {
-    const { flow } = await client.flows.get.query({ id: meta.id });
+    const { flow } = await getGraph(meta.id);
     replaceGraph(flow);
     setConflict(false);
     notify({ kind: "info", text: `Reloaded revision ${flow.revision}; your unsaved changes were discarded.` });
-  }, [client, meta.id, replaceGraph, notify]);
+  }, [getGraph, meta.id, replaceGraph, notify]);
 
   const overwrite = useCallback(async () => {
     const savedVersion = version;
     try {
-      const { flow: latest } = await client.flows.get.query({ id: meta.id });
+      const { flow: latest } = await getGraph(meta.id);
       const { flow } = await update.mutateAsync({ id: meta.id, revision: latest.revision, ...graphPayload() });
       setMeta((m) => ({ ...m, revision: flow.revision }));
       markSaved(savedVersion);
@@ -160,7 +175,7 @@ export function useFlowSave({
       setConflict(false);
       showSaveError(err);
     }
-  }, [client, meta.id, update, graphPayload, version, markSaved, showSaveError, notify]);
+  }, [getGraph, meta.id, update, graphPayload, version, markSaved, showSaveError, notify]);
 
   /** The server moved to `revision` by a change that left the graph alone (enable/disable). */
   const adoptRevision = useCallback((revision: number) => setMeta((m) => (m.revision === revision - 1 ? { ...m, revision } : m)), []);

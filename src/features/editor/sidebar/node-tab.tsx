@@ -1,5 +1,6 @@
 "use client";
 
+import { subflowIdOfType } from "@/shared/subflows";
 import { useEditor } from "../editor-api";
 import { NodeHelp } from "../node-help";
 import { useSidebarShell } from "./sidebar-context";
@@ -8,16 +9,16 @@ import type { SidebarTab } from "./tab";
 /** The selected node: type, id, outputs, state, and its help. */
 function NodeTab() {
   const { nodes, selectedNodeIds } = useEditor();
-  const { catalog, editNode } = useSidebarShell();
+  const { catalog, editNode, openSubflow } = useSidebarShell();
   const node = selectedNodeIds.length === 1 ? (nodes.find((n) => n.id === selectedNodeIds[0]) ?? null) : null;
   if (!node) return <p className="hint">Select a node to see what it does. Double-click it, or press Enter, to edit it.</p>;
   const entry = catalog.get(node.data.type);
   return (
     <div className="node-info">
-      <h3>{node.data.name || node.data.type}</h3>
+      <h3>{node.data.name || node.data.subflowName || node.data.type}</h3>
       <dl className="details">
         <dt>Type</dt>
-        <dd>{node.data.unknownType ? `unknown (${node.data.unknownType})` : node.data.type}</dd>
+        <dd>{node.data.unknownType ? `unknown (${node.data.unknownType})` : node.data.subflowName ? `subflow “${node.data.subflowName}”` : node.data.type}</dd>
         <dt>Id</dt>
         <dd>
           <code>{node.id}</code>
@@ -34,6 +35,11 @@ function NodeTab() {
       <button type="button" className="secondary small" onClick={() => editNode(node.id)}>
         Edit node
       </button>
+      {node.data.subflowName && openSubflow ? (
+        <button type="button" className="secondary small" onClick={() => openSubflow(subflowIdOfType(node.data.type)!)}>
+          Edit subflow
+        </button>
+      ) : null}
       {entry?.help ? (
         <section aria-label={`Help: ${entry.name}`}>
           <NodeHelp help={entry.help} />

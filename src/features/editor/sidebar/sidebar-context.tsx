@@ -8,6 +8,8 @@ export interface SidebarShell {
   catalog: Catalog;
   /** Open a node's edit dialog. */
   editNode: (nodeId: string) => void;
+  /** Open a subflow definition in the editor (an instance's "Edit subflow"). */
+  openSubflow?: (subflowId: string) => void;
   findQuery: string;
   setFindQuery: (q: string) => void;
   findInputRef: RefObject<HTMLInputElement | null>;
