@@ -230,8 +230,13 @@ test.describe("groups, junctions and subflows in the editor (SPEC §16)", () => 
     await expect(instDialog.getByText("Default: world (str)")).toBeVisible();
     await instDialog.getByRole("button", { name: "Cancel" }).click();
 
-    // Enter on a focused instance, like a double-click, opens the definition in the same editor, with a breadcrumb back.
+    // From the keyboard: Enter on a focused instance opens its dialog (SPEC §10), whose "Edit subflow"
+    // opens the definition in the same editor, with a breadcrumb back (a double-click goes there at once).
     await canvasNode(page, "u-inst-b").focus();
+    await page.keyboard.press("Enter");
+    const keyDialog = page.getByRole("dialog", { name: `Edit ${type} node` });
+    await expect(keyDialog).toBeVisible();
+    await keyDialog.getByRole("button", { name: "Edit subflow" }).focus();
     await page.keyboard.press("Enter");
     await expect(page).toHaveURL(new RegExp(`/subflows/${subflow.id}\\?from=${flow.id}`));
     await page.goBack();

@@ -124,13 +124,9 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
       setTab("find");
       requestAnimationFrame(() => findRef.current?.focus());
     },
-    editFocused: (active) => {
-      // Enter does what a double-click does: a subflow instance opens its definition.
-      const id = focusedNodeId(active);
-      const sf = id ? subflowIdOfType(graph.graphRef.current.nodes.find((n) => n.id === id)?.data.type ?? "") : null;
-      if (sf) void openSubflow(sf);
-      else setEditing(id);
-    },
+    // Enter opens the node's dialog (SPEC §10), a subflow instance's too: its env properties, and
+    // its "Edit subflow" button opens the definition (what a double-click does).
+    editFocused: (active) => setEditing(focusedNodeId(active)),
     copy: () => void clipboard.copySelection(),
     delete: commands.deleteSelection,
     undo: graph.undo,
