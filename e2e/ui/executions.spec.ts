@@ -16,7 +16,7 @@ const rows = (page: Page) => list(page).getByRole("option");
 const summary = (page: Page) => panel(page).getByTestId("execution-summary");
 const openTab = (page: Page, name: string) => page.getByRole("tablist", { name: "Sidebar panels" }).getByRole("tab", { name }).click();
 /** The function node's error as the engine words it. */
-const ERR = "function error: Error: n is 2 (line 3)";
+const ERR = "Error: n is 2";
 const mod = process.platform === "darwin" ? "Meta" : "Control";
 
 /** inject "tick" → function "count" (flow context counter; throws on n = 2) → debug "out". */
@@ -85,7 +85,7 @@ test("inject → function that throws on n=2 → debug: both executions listed, 
   await expect(summary(page)).toHaveText(`Reached: tick → count (error: ${ERR})`);
   await expect(node(page, f.ids.inject).locator(".fp-node")).toHaveClass(/exec-reached/);
   await expect(node(page, f.ids.fn).locator(".fp-node")).toHaveClass(/exec-error/);
-  await expect(node(page, f.ids.fn).getByTestId("node-note")).toHaveText(`Error: ${ERR}`);
+  await expect(node(page, f.ids.fn).getByTestId("node-note")).toHaveText(ERR);
   await expect(node(page, f.ids.debug).locator(".fp-node")).toHaveClass(/exec-off/);
   await expect(node(page, f.ids.debug).locator(".fp-node")).not.toHaveClass(/exec-reached/);
   await expect(edge(page, f.wires.toFn)).toHaveClass(/exec-taken/);
@@ -98,7 +98,7 @@ test("inject → function that throws on n=2 → debug: both executions listed, 
   await expect(fnDetail).toBeVisible();
   await expect(fnDetail).toContainText("Step 2: count");
   await expect(fnDetail).toContainText('"payload": "hello"');
-  await expect(fnDetail).toContainText(`Error: ${ERR}`);
+  await expect(fnDetail).toContainText(ERR);
   await shot(page, "executions-error-path");
   await page.mouse.move(5, 5);
   await expect(fnDetail).toBeHidden();
@@ -111,7 +111,7 @@ test("inject → function that throws on n=2 → debug: both executions listed, 
   // The steps in the sidebar, with the recorded input.
   const detail = panel(page).getByTestId("execution-detail");
   await expect(detail.getByRole("listitem")).toHaveCount(2);
-  await expect(detail.getByRole("listitem").nth(1)).toContainText(`Error: ${ERR}`);
+  await expect(detail.getByRole("listitem").nth(1)).toContainText(ERR);
 
   // The keyboard: arrows move the choice, Escape clears it and the marks go.
   await list(page).focus();

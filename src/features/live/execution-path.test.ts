@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Execution, ExecutionStep } from "@/shared/executions";
-import { executionPath, formatDuration, inputPreview, type PathCanvas } from "./execution-path";
+import { errorLine, executionPath, formatDuration, inputPreview, type PathCanvas } from "./execution-path";
 
 const step = (node_id: string, extra: Partial<ExecutionStep> = {}): ExecutionStep => ({
   node_id,
@@ -101,5 +101,14 @@ describe("inputPreview and formatDuration", () => {
     expect(formatDuration(12.4)).toBe("12 ms");
     expect(formatDuration(1400)).toBe("1.4 s");
     expect(formatDuration(125_000)).toBe("2 min 5 s");
+  });
+});
+
+describe("errorLine", () => {
+  it("says Error once", () => {
+    expect(errorLine("Error: n is 2")).toBe("Error: n is 2");
+    expect(errorLine("TypeError: Cannot read properties of null (reading 'y')")).toBe("TypeError: Cannot read properties of null (reading 'y')");
+    expect(errorLine("timed out")).toBe("Error: timed out");
+    expect(errorLine("error: custom text")).toBe("Error: error: custom text");
   });
 });

@@ -82,3 +82,8 @@ export function formatDuration(ms: number | null): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
+
+/** How a step's error reads on its own: "Error: …" once (Node-RED's texts often start with the error's name already). */
+export function errorLine(text: string): string {
+  return /^([A-Z]\w*)?(Error|Exception)\b/.test(text) ? text : `Error: ${text}`;
+}

@@ -9,7 +9,7 @@ import { portOf } from "@/features/editor/model";
 import type { Execution, ExecutionListItem } from "@/shared/executions";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import { useLiveFrames } from "../live-context";
-import { executionPath, formatDuration, inputPreview, type PathCanvas, type PathNode } from "../execution-path";
+import { errorLine, executionPath, formatDuration, inputPreview, type PathCanvas, type PathNode } from "../execution-path";
 import { JsonValue } from "../json-value";
 import { useLiveTabs } from "./live-tabs-context";
 
@@ -59,7 +59,7 @@ function StepPopover({ node, name }: { node: PathNode; name: string }) {
         <span className="muted">{formatDuration(step.duration_ms)}</span>
       </div>
       {node.steps.length > 1 ? <p className="muted">Received the message {node.steps.length} times; the first input is shown.</p> : null}
-      {node.error !== null ? <p className="exec-popover-error">Error: {node.error}</p> : null}
+      {node.error !== null ? <p className="exec-popover-error">{errorLine(node.error)}</p> : null}
       {node.dropped && node.error === null ? <p className="muted">The message ended here (nothing was sent on).</p> : null}
       {step.input_recorded ? (
         <>
@@ -92,7 +92,7 @@ function usePathDecorations(execution: Execution | null, canvas: PathCanvas) {
         className: ["exec-reached", p.error !== null ? "exec-error" : "", p.dropped ? "exec-dropped" : ""].filter(Boolean).join(" "),
         badge: String(p.order),
         badgeLabel: `step ${p.order} of the execution${what}`,
-        note: p.error !== null ? `Error: ${p.error}` : p.dropped ? "Dropped here" : undefined,
+        note: p.error !== null ? errorLine(p.error) : p.dropped ? "Dropped here" : undefined,
         detail: <StepPopover node={p} name={name} />,
       });
     }
@@ -232,7 +232,7 @@ function ExecutionDetail({ id, onReplayed }: { id: string; onReplayed: (newId: s
               {step.dropped ? <span className="badge warn">dropped</span> : null}
               {step.truncated ? <span className="badge warn">cut at 64 KiB</span> : null}
             </div>
-            {step.error ? <p className="exec-step-error">Error: {step.error}</p> : null}
+            {step.error ? <p className="exec-step-error">{errorLine(step.error)}</p> : null}
             {step.input_recorded ? (
               step.truncated ? (
                 <pre className="exec-popover-input">{String(step.input)}</pre>
