@@ -20,7 +20,7 @@ import { benchDebugUi } from "./debug-ui";
 import { benchEditor } from "./editor";
 import { benchHttp } from "./http";
 import { benchFailover } from "./failover";
-import { benchExecutions } from "./executions";
+import { benchExecutions, benchExecutionsEach } from "./executions";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
@@ -53,6 +53,8 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "flows", title: "3 Flows at scale", run: benchFlowsAtScale },
   // A million stored executions on PostgreSQL (100,000 embedded): only when named, it seeds for minutes.
   { name: "executions", title: "10 Executions (recording cost, list with many stored, size)", run: benchExecutions, explicit: true },
+  // Benchmark 10's recording cost with one execution per message (minutes, no seed): only when named.
+  { name: "executions-each", title: "10b Executions, one per message (recording cost)", run: benchExecutionsEach, explicit: true },
   { name: "editor", title: "8 Editor (Chromium)", run: benchEditor, ownServer: true, explicit: true },
 ];
 
@@ -164,6 +166,19 @@ async function main() {
       nodeRedHeader: "Node-RED (has no executions)",
     });
     log(`wrote benchmark 10's section of ${path.relative(process.cwd(), REPORT)}`);
+  }
+  // Benchmark 10b (one execution per message) too, in a section of its own per backend.
+  const eachRows = (r: Row) => r.benchmark.startsWith("10b ");
+  if (selected.some((b) => b.name === "executions-each")) {
+    writeReport(REPORT, {
+      key: `executions-each-${backend.db}-${backend.store}`,
+      title: `Executions, one per message (issue 25): ${backendTitle}`,
+      machine,
+      rows: rows.filter(eachRows),
+      notes: notes.filter((n) => n.startsWith("Benchmark 10b")),
+      nodeRedHeader: "Node-RED (has no executions)",
+    });
+    log(`wrote benchmark 10b's section of ${path.relative(process.cwd(), REPORT)}`);
   }
   if (only.length > 0) {
     log("a subset ran: the backend's main section of docs/BENCHMARKS.md left as it is");

@@ -14,7 +14,8 @@ import { DEFAULT_EXECUTION_SETTINGS, ExecutionWriter } from "@/server/flow-runti
 import { VariableSet } from "@/server/runtime/variables";
 import { createLogger } from "@/server/logger";
 
-export type Scenario = "switch" | "no-switch" | "function-counter" | "sequence" | "link-call";
+export type Scenario = "switch" | "no-switch" | "function-counter" | "function-counter-each" | "sequence" | "link-call";
+const SCENARIOS: Scenario[] = ["switch", "no-switch", "function-counter", "function-counter-each", "sequence", "link-call"];
 
 
 export interface RuntimeResult {
@@ -82,6 +83,36 @@ function batch() {
 batch();
 return null;`;
 
+/**
+ * The function-counter-each scenario's generator: the same N messages in batches of 1,000 from a
+ * timer, but each one a new message with an id of its own, as a webhook or a device starts them
+ * (ctx.send outside an input), so the engine begins an execution per message. A sandboxed
+ * generator cannot do this: the function node gives every message it sends its input's _msgid
+ * (Node-RED's sendResults), which continues the input's execution. Like the sandbox's timers, it
+ * waits while the flow is over its high-water mark (ctx.whenReady).
+ */
+const eachGenerator: NodeFactory = (ctx) => {
+  let timer: NodeJS.Timeout | undefined;
+  let cancel: (() => void) | undefined;
+  return {
+    input(msg, _send, done) {
+      const n = (msg.payload as { n: number }).n;
+      let i = 0;
+      const batch = () => {
+        const end = Math.min(i + 1000, n);
+        for (; i < end; i++) ctx.send({ _msgid: ctx.newMessageId(), payload: i, seq: i, parity: i & 1 });
+        if (i < n) timer = setTimeout(() => (cancel = ctx.whenReady(batch)), 0);
+      };
+      timer = setTimeout(batch, 0);
+      done();
+    },
+    close() {
+      clearTimeout(timer);
+      cancel?.();
+    },
+  };
+};
+
 /** The sequence scenario's array: SEQUENCE_LENGTH numbers, split into as many messages. */
 export const SEQUENCE_LENGTH = 1000;
 
@@ -127,9 +158,10 @@ function sequenceFlow(n: number) {
 
 function flowFor(scenario: Scenario, n: number): { nodes: HarnessNode[]; connections: Array<{ source: string; target: string; source_port?: number }>; expected: number; extraTypes?: Record<string, NodeFactory>; n?: number } {
   if (scenario === "sequence") return sequenceFlow(n);
+  const each = scenario === "function-counter-each";
   const nodes: HarnessNode[] = [
     { id: "inj", type: "inject", config: { payload_type: "json", payload: "{}" } },
-    { id: "gen", type: "function", config: { code: GENERATOR } },
+    each ? { id: "gen", type: "each-generator" } : { id: "gen", type: "function", config: { code: GENERATOR } },
     { id: "chg", type: "change", config: { rules: [{ t: "set", p: "payload", to: "seq", to_type: "msg" }] } },
     { id: "cnt", type: "sink" },
   ];
@@ -166,7 +198,7 @@ function flowFor(scenario: Scenario, n: number): { nodes: HarnessNode[]; connect
   const counter = `const c = (context.get("c") || 0) + 1; context.set("c", c); return c === ${n} ? { payload: c } : null;`;
   nodes.push({ id: "count", type: "function", config: { code: counter } });
   connections.push({ source: "sw", target: "count", source_port: 0 }, { source: "sw", target: "count", source_port: 1 }, { source: "count", target: "cnt" });
-  return { nodes, connections, expected: 1 };
+  return { nodes, connections, expected: 1, ...(each ? { extraTypes: { "each-generator": eachGenerator } } : {}) };
 }
 
 async function main() {
@@ -174,8 +206,8 @@ async function main() {
   const scenario = scenarioArg as Scenario;
   const n = Number(nArg);
   const limitMs = Number(limitArg ?? 30_000);
-  if (!["switch", "no-switch", "function-counter", "sequence", "link-call"].includes(scenario) || !Number.isInteger(n) || n <= 0) {
-    throw new Error("usage: runtime-child.ts <switch|no-switch|function-counter|sequence|link-call> <N> [time limit ms]");
+  if (!SCENARIOS.includes(scenario) || !Number.isInteger(n) || n <= 0) {
+    throw new Error(`usage: runtime-child.ts <${SCENARIOS.join("|")}> <N> [time limit ms] [record|no-record]`);
   }
   const { nodes, connections, expected, extraTypes } = flowFor(scenario, n);
   // "record": executions recorded; "no-record": the same database and app beside the flow, nothing recorded.
