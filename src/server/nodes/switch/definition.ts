@@ -156,7 +156,9 @@ export const switchNode = defineNode({
       property_type: String(p.propertyType ?? "msg"),
       check_all: String(p.checkall ?? "true") !== "false",
       repair: p.repair === true || p.repair === "true",
-      rules: (Array.isArray(p.rules) ? p.rules : []).map((raw: Record<string, unknown>) => {
+      // Node-RED reads missing rules as none; anything else that is not a list stays as it is, so the
+      // schema refuses it (the node is kept as an unknown node) instead of reading it as no rules.
+      rules: !Array.isArray(p.rules) ? (p.rules ?? []) : p.rules.map((raw: Record<string, unknown>) => {
         const t = String(raw.t);
         const text = (v: unknown) => (v === undefined || v === null ? "" : typeof v === "object" ? JSON.stringify(v) : String(v));
         // Node-RED's own default for a rule without a type: num when the value is numeric.

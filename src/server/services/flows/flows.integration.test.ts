@@ -75,7 +75,7 @@ describe("flow validation", () => {
     ["debug", { property: "pay load" }, "property"],
     ["function", { outputs: 11 }, "outputs"],
     ["function", { timeout_ms: 0 }, "timeout_ms"],
-    ["change", { rules: [] }, "rules"],
+    ["change", { rules: [{ t: "shuffle", p: "payload" }] }, "rules[0].t"],
     ["change", { rules: [{ t: "set", p: "__proto__..x" }] }, "rules[0].p"],
     ["switch", { rules: [{ t: "regex", v: "([" }] }, "rules[0].v"],
     ["switch", { check_all: "yes" }, "check_all"],
