@@ -36,6 +36,7 @@ export interface TrackedStep {
   error: string | undefined;
   /** The node's output ports: one with ports that sent nothing dropped the message. */
   ports: number;
+  /** Wall-clock ms: the execution's start plus the monotonic time since (one clock read a step). */
   startedAt: number;
   /** performance.now() at start, for the duration. */
   t0: number;
@@ -45,7 +46,8 @@ export interface TrackedStep {
 }
 
 export interface TrackedExecution {
-  id: string;
+  /** Made when first read (most executions are counted, never stored, and never need one). */
+  readonly id: string;
   organizationId: string;
   flowId: string;
   deploymentId: string | null;
@@ -70,6 +72,8 @@ export interface TrackedExecution {
   sampled: boolean;
   /** Handed to the sink as `running` (it ran longer than longRunningMs). */
   announced: boolean;
+  /** A step failed (its error is set). */
+  failed: boolean;
 }
 
 /** Where kept executions go. */
@@ -105,6 +109,42 @@ interface FlowSampling {
   skipped: number;
 }
 
+/**
+ * An execution as the tracker makes it: every field set in the constructor (one shape), and the id
+ * drawn the first time something reads it (the sink storing it, a debug event naming it, replay
+ * answering with it): an execution that sampling leaves out and that succeeds is only counted, and
+ * its id would be 16 random bytes for nothing.
+ */
+class Execution implements TrackedExecution {
+  private madeId: string | undefined = undefined;
+  durationMs: number | null = null;
+  steps: TrackedStep[] = [];
+  stepsOmitted = 0;
+  ended = false;
+  status: "running" | "success" | "error" = "running";
+  error: string | null = null;
+  announced = false;
+  failed = false;
+
+  constructor(
+    readonly organizationId: string,
+    readonly flowId: string,
+    readonly deploymentId: string | null,
+    readonly triggerNodeId: string,
+    readonly triggerMessage: string | null,
+    readonly triggerMsgId: string,
+    readonly replayOf: string | null,
+    readonly startedAt: number,
+    readonly t0: number,
+    public pending: number,
+    readonly sampled: boolean,
+  ) {}
+
+  get id(): string {
+    return (this.madeId ??= newId("exe"));
+  }
+}
+
 function newStep(nodeId: string, ports: number, startedAt: number, t0: number, input: string | undefined, truncated: boolean): TrackedStep {
   return { nodeId, input, truncated, outputs: [], error: undefined, ports, startedAt, t0, durationMs: null, omitted: false };
 }
@@ -128,8 +168,8 @@ export class ExecutionTracker {
   private readonly byMsg = new WeakMap<object, TrackedExecution>();
   /** Open executions by their trigger message's _msgid (the fallback of execOf). */
   private readonly byMsgId = new Map<string, TrackedExecution>();
-  /** Open executions, oldest first (Map keeps insertion order). */
-  private readonly open = new Map<string, TrackedExecution>();
+  /** Open executions, oldest first (a Set keeps insertion order). */
+  private readonly open = new Set<TrackedExecution>();
   private readonly sampling = new Map<string, FlowSampling>();
   private readonly timer: NodeJS.Timeout;
   private readonly longRunningMs: number;
@@ -170,34 +210,26 @@ export class ExecutionTracker {
     const now = Date.now();
     const t0 = performance.now();
     const trigger = capture(msg, MAX_TRIGGER_BYTES);
-    const execution: TrackedExecution = {
-      id: newId("exe"),
-      organizationId: flow.organizationId,
-      flowId: flow.flowId,
-      deploymentId: flow.deploymentId ?? null,
-      triggerNodeId: nodeId,
-      triggerMessage: trigger.truncated ? null : trigger.text,
-      triggerMsgId: String(msg._msgid),
-      replayOf: how.replayOf ?? null,
-      startedAt: now,
+    const execution = new Execution(
+      flow.organizationId,
+      flow.flowId,
+      flow.deploymentId ?? null,
+      nodeId,
+      trigger.truncated ? null : trigger.text,
+      String(msg._msgid),
+      how.replayOf ?? null,
+      now,
       t0,
-      durationMs: null,
-      steps: [],
-      stepsOmitted: 0,
-      pending: how.sent ? 0 : 1,
-      ended: false,
-      status: "running",
-      error: null,
-      sampled: how.replayOf !== undefined || this.sample(flow.flowId, now),
-      announced: false,
-    };
+      how.sent ? 0 : 1,
+      how.replayOf !== undefined || this.sample(flow.flowId, now),
+    );
     if (how.sent) {
       const cut = trigger.truncated || trigger.text.length > EXECUTION_INPUT_MAX_BYTES;
       const input = { text: cut ? trigger.text.slice(0, EXECUTION_INPUT_MAX_BYTES) : trigger.text, truncated: cut };
       execution.steps.push(newStep(nodeId, 1, now, t0, input.text, input.truncated));
       execution.steps[0]!.durationMs = 0;
     }
-    this.open.set(execution.id, execution);
+    this.open.add(execution);
     this.byMsgId.set(execution.triggerMsgId, execution);
     this.byMsg.set(msg, execution);
     return execution;
@@ -213,21 +245,25 @@ export class ExecutionTracker {
   step(execution: TrackedExecution, nodeId: string, ports: number, msg: Message): TrackedStep {
     if (execution.steps.length >= MAX_STEPS) {
       execution.stepsOmitted++;
-      this.byMsg.set(msg, execution);
+      // A node passing on the message it received (most do) sends an object already mapped.
+      if (this.byMsg.get(msg) !== execution) this.byMsg.set(msg, execution);
       // Only counted: no clock, no copy. A failure still gets its step (done()).
       const omitted = newStep(nodeId, ports, 0, 0, undefined, false);
       omitted.omitted = true;
       return omitted;
     }
+    // One clock read: the wall-clock start is the execution's plus the monotonic time since.
+    const t0 = performance.now();
+    const startedAt = execution.startedAt + (t0 - execution.t0);
     let step: TrackedStep;
     if (execution.sampled) {
       const input = capture(msg, EXECUTION_INPUT_MAX_BYTES);
-      step = newStep(nodeId, ports, Date.now(), performance.now(), input.text, input.truncated);
+      step = newStep(nodeId, ports, startedAt, t0, input.text, input.truncated);
     } else {
-      step = newStep(nodeId, ports, Date.now(), performance.now(), undefined, false);
+      step = newStep(nodeId, ports, startedAt, t0, undefined, false);
     }
     execution.steps.push(step);
-    this.byMsg.set(msg, execution);
+    if (this.byMsg.get(msg) !== execution) this.byMsg.set(msg, execution);
     return step;
   }
 
@@ -263,6 +299,7 @@ export class ExecutionTracker {
     if (!step.omitted) step.durationMs = performance.now() - step.t0;
     if (err !== undefined) {
       step.error = err;
+      execution.failed = true;
       // Not sampled, or past MAX_STEPS: the failing step is kept, with its message, all the same.
       if (step.input === undefined) {
         const input = capture(msg, EXECUTION_INPUT_MAX_BYTES);
@@ -290,8 +327,8 @@ export class ExecutionTracker {
     execution.ended = true;
     execution.durationMs = performance.now() - execution.t0;
     execution.error = reason;
-    execution.status = reason !== null || execution.steps.some((s) => s.error !== undefined) ? "error" : "success";
-    this.open.delete(execution.id);
+    execution.status = reason !== null || execution.failed ? "error" : "success";
+    this.open.delete(execution);
     if (this.byMsgId.get(execution.triggerMsgId) === execution) this.byMsgId.delete(execution.triggerMsgId);
     if (execution.sampled || execution.status === "error" || execution.announced) this.options.sink.finished(execution);
     else this.options.sink.unrecorded(execution.organizationId, execution.flowId);
@@ -299,14 +336,14 @@ export class ExecutionTracker {
 
   /** The flow stopped: what of it still ran ends in error. */
   flowStopped(flowId: string, reason: string): void {
-    for (const execution of [...this.open.values()]) if (execution.flowId === flowId) this.end(execution, reason);
+    for (const execution of [...this.open]) if (execution.flowId === flowId) this.end(execution, reason);
     this.sampling.delete(flowId);
   }
 
   /** Open executions older than longRunningMs are stored as `running` (kept ones only). */
   announceLongRunning(): void {
     const cutoff = performance.now() - this.longRunningMs;
-    for (const execution of this.open.values()) {
+    for (const execution of this.open) {
       if (execution.t0 > cutoff) break;
       if (execution.announced || !execution.sampled) continue;
       execution.announced = true;
