@@ -25,8 +25,14 @@ type Owner = Awaited<ReturnType<typeof signUp>>;
 let seq = 0;
 const uid = (name: string) => `${name}-${Date.now().toString(36)}-${++seq}`;
 
-/** The writer of this (single-instance) app: its sweep runs every minute, tests run it now. */
-const writer = () => (testApp.app.flowRuntime as unknown as { executions: ExecutionWriter }).executions;
+/**
+ * The writer of this app: its sweep runs every minute, tests run it now. With PostgreSQL + Redis the
+ * app's runtime is the clustered one, whose local runtime (this instance's) holds the writer.
+ */
+const writer = () => {
+  const runtime = testApp.app.flowRuntime as unknown as { executions?: ExecutionWriter; local?: { executions: ExecutionWriter } };
+  return runtime.executions ?? runtime.local!.executions;
+};
 
 async function createFlow(owner: Owner, nodes: unknown[], connections: unknown[]) {
   const created = await request("POST", "/flows", { token: owner.accessToken, body: { name: uid("flow"), nodes, connections } });
