@@ -111,6 +111,8 @@ function doors(node: ClusterNode): Array<Promise<Outcome>> {
     http(node, "flows list", "GET", "/api/v1/flows", { token }),
     http(node, "flow get", "GET", `/api/v1/flows/${flowId}`, { token }),
     http(node, "missing flow", "GET", "/api/v1/flows/flw_neverreadbyanyone00000", { token }),
+    http(node, "subflows list", "GET", "/api/v1/subflows", { token }),
+    http(node, "executions list", "GET", `/api/v1/flows/${flowId}/executions?status=error&limit=5`, { token }),
     http(node, "login", "POST", "/api/v1/auth/login", { body: { email, password } }),
     http(node, "refresh", "POST", "/api/v1/auth/refresh", { body: { refresh_token: refreshToken } }),
     http(node, "trpc profile", "GET", "/api/trpc/auth.profile", { token }),
@@ -249,7 +251,7 @@ describe("SPEC §17: Redis stopped and started again", () => {
   it("answers 503 with Retry-After within 5 s on every door while it is down, and works again within 15 s of its return", async () => {
     await redis!.stop();
     // Everything needs the store: sessions, rate limits, access generations, leases, routes.
-    const all = new Set(["ready", "flows list", "flow get", "missing flow", "login", "refresh", "trpc profile", "webhook", "inject", "websocket"]);
+    const all = new Set(["ready", "flows list", "flow get", "missing flow", "subflows list", "executions list", "login", "refresh", "trpc profile", "webhook", "inject", "websocket"]);
     await outageRound("redis down, at once", all);
     // Past the lease TTL (4 s): the holder has stopped its flow, which nobody may take over.
     await new Promise((resolve) => setTimeout(resolve, 4_500));
@@ -269,7 +271,7 @@ describe("SPEC §17: Redis frozen and resumed", () => {
     redis!.freeze();
     try {
       // Commands time out after 2 s and the client drops a connection that owes replies.
-      await outageRound("redis frozen", new Set(["ready", "flows list", "flow get", "missing flow", "login", "refresh", "trpc profile", "webhook", "inject", "websocket"]));
+      await outageRound("redis frozen", new Set(["ready", "flows list", "flow get", "missing flow", "subflows list", "executions list", "login", "refresh", "trpc profile", "webhook", "inject", "websocket"]));
     } finally {
       redis!.thaw();
     }
