@@ -1,5 +1,6 @@
 import type { Deployment, Flow } from "../../generated/prisma/client";
 import type { FlowGraph } from "../../shared/flow-graph";
+import type { ConfigNodeSnapshot } from "../../shared/config-nodes";
 import type { SubflowSnapshot } from "../../shared/subflows";
 import type { DeviceInMessage, FlowState, Message, NodeStatus } from "../runtime/types";
 import type { WebhookRequest, WebhookResponse } from "../runtime/webhooks";
@@ -12,6 +13,12 @@ export interface DeploymentSnapshot extends FlowGraph {
    * in rows from before subflows).
    */
   subflows?: Record<string, SubflowSnapshot>;
+  /**
+   * Every configuration node the flow uses (SPEC §19): named by its nodes, by the nodes of the
+   * subflow definitions it uses, and by other configuration nodes, transitively, as deployed (keyed
+   * by id). The runtime uses these, never the config_nodes table. Absent in older rows.
+   */
+  config_nodes?: Record<string, ConfigNodeSnapshot>;
 }
 
 /** Where a flow runs: the instance holding its lease, since when. */

@@ -29,6 +29,16 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
   /** Output ports; may depend on the configuration (switch rules, function outputs): a rule shared with the editor. */
   outputs: OutputsRule;
   configSchema: z.ZodType<Config, Record<string, unknown>>;
+  /**
+   * "config": a configuration node (SPEC §19): no wires, never on a canvas; an organization
+   * resource (`/config-nodes`) that other nodes name by id through `configNodeRef(type)` properties.
+   */
+  kind?: "config";
+  /**
+   * Credential properties (Node-RED's `credentials`), declared by the type: written only, stored
+   * encrypted, read back as `{ set: boolean }`. "pem": a certificate or key given inline.
+   */
+  credentials?: Record<string, { type: "text" | "password" | "pem"; title: string; description?: string }>;
   /** "subflow": a type that exists only inside a subflow definition (its port nodes, SPEC §16); a flow refuses it. */
   scope?: "subflow";
   nodeRed?: {

@@ -19,6 +19,7 @@ import type {
 import { builtinVariables, memoryNodeContext } from "./memory-context";
 import { memoryScope } from "./context/context-scope";
 import type { ExecutionTracker, TrackedExecution, TrackedStep } from "./executions/tracker";
+import type { ConfigNodeSnapshot } from "../../shared/config-nodes";
 import {
   evaluateSubflowEnv,
   expandSubflows,
@@ -42,6 +43,8 @@ export interface FlowSpec {
   connections: Array<{ source: string; source_port: number; target: string }>;
   /** The subflow definitions the flow's `subflow:<id>` instances use, transitively (from the deployment snapshot). */
   subflows?: Record<string, SubflowSnapshot>;
+  /** The configuration nodes the flow uses, transitively, keyed by id (from the deployment snapshot, SPEC §19). */
+  configNodes?: Record<string, ConfigNodeSnapshot>;
 }
 
 export interface EngineOptions {
