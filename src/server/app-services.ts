@@ -16,6 +16,7 @@ import { createFlowRuntime, resolveInstanceId, type FlowRuntime } from "./flow-r
 import { DeviceBus } from "./realtime/device-bus";
 import { WebhookRegistry } from "./runtime/webhooks";
 import { createSafeFetch } from "./runtime/safe-fetch";
+import { createHttpDispatcher } from "./runtime/http-dispatchers";
 import { SandboxPool } from "./runtime/sandbox/sandbox-pool";
 import { jwtKeys, type JwtKeys } from "./auth/jwt";
 import { deriveKey } from "./auth/crypto";
@@ -205,6 +206,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),
       webhooks,
       httpRequest,
+      httpDispatcher: createHttpDispatcher,
       sandboxes,
     },
   });
