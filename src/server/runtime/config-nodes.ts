@@ -129,7 +129,7 @@ export class FlowConfigNodes {
       return resolver;
     };
     const organizationId = this.input.organizationId;
-    const flow = this;
+    const lease = <T>(key: Parameters<ConnectionPool["acquire"]>[0], open: ConnectionKind<T>) => this.lease(key, open);
     const handle: ConfigNodeHandle<C> = {
       id,
       type: snapshot.type,
@@ -144,7 +144,7 @@ export class FlowConfigNodes {
         return Object.freeze(out);
       },
       connect: <T>(kind: string, open: ConnectionKind<T>, options?: { variant?: string }) =>
-        flow.lease(
+        lease(
           { organizationId, configNodeId: id, revision: snapshot.revision, kind, ...(options?.variant !== undefined ? { variant: options.variant } : {}) },
           open,
         ),
