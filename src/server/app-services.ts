@@ -17,6 +17,7 @@ import { DeviceBus } from "./realtime/device-bus";
 import { WebhookRegistry } from "./runtime/webhooks";
 import { createSafeFetch } from "./runtime/safe-fetch";
 import { createHttpDispatcher } from "./runtime/http-dispatchers";
+import { openCredential } from "./services/config-nodes/credentials";
 import { SandboxPool } from "./runtime/sandbox/sandbox-pool";
 import { jwtKeys, type JwtKeys } from "./auth/jwt";
 import { deriveKey } from "./auth/crypto";
@@ -207,6 +208,8 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       webhooks,
       httpRequest,
       httpDispatcher: createHttpDispatcher,
+      // Configuration nodes' credentials, sealed in deployments, opened as their flow starts (SPEC §19).
+      openCredential: (sealed) => openCredential(config.keys.variables, sealed),
       sandboxes,
     },
   });

@@ -1,10 +1,5 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import net from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,47 +10,20 @@ import { ConnectionPool } from "@/server/runtime/connections";
 import { VariableSet, type VariableValue } from "@/server/runtime/variables";
 import type { ConfigNodeSnapshot } from "@/shared/config-nodes";
 import type { RuntimeServices } from "@/server/runtime/types";
+import { makeTestCertificates, startTestProxy, type TestCertificates, type TestProxy } from "@/test/tls-fixtures";
 
 /**
  * http-request with a tls-config and an http proxy (SPEC §19, Node-RED's `tls` and `proxy`): a
- * local HTTPS server whose certificate a test CA signed (made here with openssl), one that asks for
- * a client certificate, and a local HTTP proxy that records what it is asked.
+ * local HTTPS server whose certificate a test CA signed (made with openssl, src/test/tls-fixtures.ts),
+ * one that asks for a client certificate, and a local HTTP proxy that records what it is asked.
  */
 
 const loadTestFlow = closingTestFlows();
 
-let dir = "";
-const pem = { ca: "", serverCert: "", serverKey: "", clientCert: "", clientKeyEncrypted: "", otherCa: "" };
-const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-
-function makeCertificates() {
-  dir = mkdtempSync(path.join(tmpdir(), "cfgrt-tls-"));
-  for (const ca of ["ca", "other-ca"]) {
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", `${ca}.key`, "-out", `${ca}.pem`, "-days", "2", "-subj", `/CN=Flowplane test ${ca}`);
-  }
-  writeFileSync(path.join(dir, "server.ext"), "subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth\n");
-  writeFileSync(path.join(dir, "client.ext"), "extendedKeyUsage=clientAuth\n");
-  for (const [name, subject] of [
-    ["server", "/CN=localhost"],
-    ["client", "/CN=flowplane-client"],
-  ] as const) {
-    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject);
-    openssl("x509", "-req", "-in", `${name}.csr`, "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", `${name}.pem`, "-days", "2", "-extfile", `${name}.ext`);
-  }
-  openssl("pkey", "-in", "client.key", "-aes256", "-passout", "pass:client-pass-123", "-out", "client-encrypted.key");
-  const read = (f: string) => readFileSync(path.join(dir, f), "utf8");
-  Object.assign(pem, {
-    ca: read("ca.pem"),
-    otherCa: read("other-ca.pem"),
-    serverCert: read("server.pem"),
-    serverKey: read("server.key"),
-    clientCert: read("client.pem"),
-    clientKeyEncrypted: read("client-encrypted.key"),
-  });
-}
-
-const servers: Array<http.Server | https.Server> = [];
-async function listen<S extends http.Server | https.Server>(server: S): Promise<number> {
+let pem: TestCertificates;
+let proxy: TestProxy;
+const servers: https.Server[] = [];
+async function listen(server: https.Server): Promise<number> {
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return (server.address() as AddressInfo).port;
@@ -65,65 +33,29 @@ let httpsPort = 0;
 let mtlsPort = 0;
 let plainPort = 0;
 let proxyPort = 0;
-const mtlsClients: string[] = [];
-/** What the proxy was asked: absolute-form requests and CONNECTs, with their Proxy-Authorization. */
-const proxied: Array<{ method: string; url: string; authorization?: string; host?: string }> = [];
-/** The Proxy-Authorization the proxy wants (null: none). */
-let proxyWants: string | null = null;
+let plain: http.Server;
 
 beforeAll(async () => {
-  makeCertificates();
+  pem = makeTestCertificates();
   httpsPort = await listen(https.createServer({ cert: pem.serverCert, key: pem.serverKey }, (req, res) => res.end(JSON.stringify({ secure: true, path: req.url }))));
   mtlsPort = await listen(
     https.createServer({ cert: pem.serverCert, key: pem.serverKey, ca: pem.ca, requestCert: true, rejectUnauthorized: true }, (req, res) => {
-      const peer = (req.socket as TLSSocket).getPeerCertificate();
-      mtlsClients.push(String(peer.subject?.CN));
-      res.end(JSON.stringify({ client: peer.subject?.CN }));
+      res.end(JSON.stringify({ client: (req.socket as TLSSocket).getPeerCertificate().subject?.CN }));
     }),
   );
-  plainPort = await listen(http.createServer((req, res) => res.end(JSON.stringify({ plain: true, path: req.url, host: req.headers.host }))));
-  const proxy = http.createServer((req, res) => {
-    const authorization = req.headers["proxy-authorization"];
-    proxied.push({ method: req.method!, url: req.url!, authorization, host: req.headers.host });
-    if (proxyWants !== null && authorization !== proxyWants) {
-      res.writeHead(407, { "proxy-authenticate": 'Basic realm="test"' }).end();
-      return;
-    }
-    // Absolute form: forward to the target (only this test's own servers).
-    const target = new URL(req.url!);
-    const { "proxy-authorization": _dropped, ...headers } = req.headers;
-    const upstream = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers }, (up) => {
-      res.writeHead(up.statusCode!, { ...up.headers, "x-via-proxy": "1" });
-      up.pipe(res);
-    });
-    req.pipe(upstream);
-  });
-  proxy.on("connect", (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
-    const authorization = req.headers["proxy-authorization"];
-    proxied.push({ method: "CONNECT", url: req.url!, authorization });
-    if (proxyWants !== null && authorization !== proxyWants) {
-      socket.end("HTTP/1.1 407 Proxy Authentication Required\r\n\r\n");
-      return;
-    }
-    const [host, port] = req.url!.split(":");
-    const upstream = net.connect(Number(port), host, () => {
-      socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-      upstream.write(head);
-      upstream.pipe(socket);
-      socket.pipe(upstream);
-    });
-    upstream.on("error", () => socket.destroy());
-    socket.on("error", () => upstream.destroy());
-  });
-  proxyPort = await listen(proxy);
+  plain = http.createServer((req, res) => res.end(JSON.stringify({ plain: true, path: req.url, host: req.headers.host })));
+  await new Promise<void>((resolve) => plain.listen(0, "127.0.0.1", resolve));
+  plainPort = (plain.address() as AddressInfo).port;
+  proxy = await startTestProxy();
+  proxyPort = proxy.port;
 });
 
 afterAll(async () => {
-  for (const s of servers.splice(0)) {
+  for (const s of [...servers.splice(0), plain]) {
     s.closeAllConnections();
     await new Promise<void>((resolve) => s.close(() => resolve()));
   }
-  rmSync(dir, { recursive: true, force: true });
+  await proxy.close();
 });
 
 const seal = (value: string) => `sealed:${Buffer.from(value).toString("base64")}`;
@@ -202,7 +134,7 @@ describe("http-request with a TLS configuration (tls-config)", () => {
     const url = `https://127.0.0.1:${mtlsPort}/`;
     const flow = await request(
       { url, tls: "mtls" },
-      { mtls: tlsConfig("mtls", { servername: "localhost" }, { cadata: pem.ca, certdata: pem.clientCert, keydata: pem.clientKeyEncrypted, passphrase: "client-pass-123" }) },
+      { mtls: tlsConfig("mtls", { servername: "localhost" }, { cadata: pem.ca, certdata: pem.clientCert, keydata: pem.clientKeyEncrypted, passphrase: pem.clientKeyPassphrase }) },
     );
     expect((await one(flow)).msg).toMatchObject({ statusCode: 200, payload: { client: "flowplane-client" } });
 
@@ -229,8 +161,8 @@ describe("http-request with a TLS configuration (tls-config)", () => {
 
 describe("http-request through a proxy (http proxy)", () => {
   it("sends plain HTTP to the proxy in absolute form, with Proxy-Authorization from the proxy's credentials", async () => {
-    proxied.length = 0;
-    proxyWants = `Basic ${Buffer.from("proxy-user:proxy-pass-42").toString("base64")}`;
+    proxy.seen.length = 0;
+    proxy.wants = `Basic ${Buffer.from("proxy-user:proxy-pass-42").toString("base64")}`;
     try {
       const flow = await request(
         { url: `http://127.0.0.1:${plainPort}/via?x=1`, proxy: "p1", headers: { "x-own": "1" } },
@@ -238,25 +170,25 @@ describe("http-request through a proxy (http proxy)", () => {
       );
       const { msg } = await one(flow);
       expect(msg).toMatchObject({ statusCode: 200, payload: { plain: true, path: "/via?x=1", host: `127.0.0.1:${plainPort}` }, headers: { "x-via-proxy": "1" } });
-      expect(proxied).toEqual([{ method: "GET", url: `http://127.0.0.1:${plainPort}/via?x=1`, authorization: proxyWants, host: `127.0.0.1:${plainPort}` }]);
+      expect(proxy.seen).toEqual([{ method: "GET", url: `http://127.0.0.1:${plainPort}/via?x=1`, authorization: proxy.wants, host: `127.0.0.1:${plainPort}` }]);
     } finally {
-      proxyWants = null;
+      proxy.wants = null;
     }
   });
 
   it("tunnels HTTPS through CONNECT, with the TLS configuration applied inside the tunnel", async () => {
-    proxied.length = 0;
+    proxy.seen.length = 0;
     const flow = await request(
       { url: `https://127.0.0.1:${httpsPort}/tunnel`, proxy: "p1", tls: "tls1" },
       { p1: proxyConfig("p1", { url: `http://127.0.0.1:${proxyPort}` }), tls1: tlsConfig("tls1", { servername: "localhost" }, { cadata: pem.ca }) },
     );
     expect((await one(flow)).msg).toMatchObject({ statusCode: 200, payload: { secure: true, path: "/tunnel" } });
-    expect(proxied).toEqual([{ method: "CONNECT", url: `127.0.0.1:${httpsPort}`, authorization: undefined }]);
+    expect(proxy.seen).toEqual([{ method: "CONNECT", url: `127.0.0.1:${httpsPort}`, authorization: undefined }]);
   });
 
   it("a refused proxy authentication is the request's error; hosts in noproxy are reached directly", async () => {
-    proxied.length = 0;
-    proxyWants = "Basic nobody-has-this";
+    proxy.seen.length = 0;
+    proxy.wants = "Basic nobody-has-this";
     try {
       const refused = await request({ url: `https://127.0.0.1:${httpsPort}/`, proxy: "p1", tls: "tls1" }, {
         p1: proxyConfig("p1", { url: `http://127.0.0.1:${proxyPort}` }, { username: "u", password: "wrong-password-1" }),
@@ -266,32 +198,32 @@ describe("http-request through a proxy (http proxy)", () => {
       expect(error).toMatch(/proxy refused the connection.*407/);
       expect(error).not.toContain("wrong-password-1");
 
-      proxied.length = 0;
+      proxy.seen.length = 0;
       for (const noproxy of [["127.0.0.1"], [`127.0.0.1:${plainPort}`], ["*"]]) {
         const direct = await request({ url: `http://127.0.0.1:${plainPort}/direct`, proxy: "p1" }, { p1: proxyConfig("p1", { url: `http://127.0.0.1:${proxyPort}`, noproxy }) });
         expect((await one(direct)).msg).toMatchObject({ statusCode: 200, payload: { path: "/direct" } });
       }
-      expect(proxied).toEqual([]);
+      expect(proxy.seen).toEqual([]);
       // Another port than the one listed goes through the proxy.
       const other = await request({ url: `http://127.0.0.1:${plainPort}/x`, proxy: "p1" }, { p1: proxyConfig("p1", { url: `http://127.0.0.1:${proxyPort}`, noproxy: ["127.0.0.1:1"] }) });
       expect((await one(other)).msg).toMatchObject({ statusCode: 407 });
-      expect(proxied).toHaveLength(1);
+      expect(proxy.seen).toHaveLength(1);
     } finally {
-      proxyWants = null;
+      proxy.wants = null;
     }
   });
 
   it("the proxy's own address is checked as any target's: a private proxy is refused unless private targets are allowed", async () => {
-    proxied.length = 0;
+    proxy.seen.length = 0;
     const flow = await request({ url: "http://example.com/", proxy: "p1" }, { p1: proxyConfig("p1", { url: `http://127.0.0.1:${proxyPort}` }) }, { allowPrivate: false });
     expect((await one(flow)).error).toMatch(/127\.0\.0\.1 is a private or reserved address/);
     const tunnel = await request({ url: "https://example.com/", proxy: "p1" }, { p1: proxyConfig("p1", { url: `http://localhost:${proxyPort}` }) }, { allowPrivate: false });
     expect((await one(tunnel)).error).toMatch(/localhost resolves to .*private or reserved/);
-    expect(proxied).toEqual([]);
+    expect(proxy.seen).toEqual([]);
   });
 
   it("a rotated secret in the proxy's password is used by the next request without a redeploy; the old connection closes", async () => {
-    proxied.length = 0;
+    proxy.seen.length = 0;
     const vars = variables({ PROXY_PASS: { value: "first-pass-1", secret: true } });
     const pool = new ConnectionPool();
     const flow = await request(
@@ -303,7 +235,7 @@ describe("http-request through a proxy (http proxy)", () => {
     expect(pool.stats()).toMatchObject({ open: 1, opened: 1 });
     vars.replace({ PROXY_PASS: { value: "second-pass-2", secret: true } });
     expect((await one(flow, 2)).msg).toMatchObject({ statusCode: 200 });
-    expect(proxied.map((p) => Buffer.from(p.authorization!.slice("Basic ".length), "base64").toString())).toEqual(["u:first-pass-1", "u:second-pass-2"]);
+    expect(proxy.seen.map((p) => Buffer.from(p.authorization!.slice("Basic ".length), "base64").toString())).toEqual(["u:first-pass-1", "u:second-pass-2"]);
     await expect.poll(() => pool.stats()).toMatchObject({ open: 1, opened: 2, closed: 1 });
     await flow.close();
     expect(pool.stats()).toMatchObject({ open: 0, closed: 2 });
