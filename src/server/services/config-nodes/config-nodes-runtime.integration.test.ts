@@ -130,4 +130,71 @@ describe("http-request with configuration nodes, end to end", () => {
     expect(failed.data.error).toMatch(/self[- ]signed|unable to (verify|get)/i);
     socket.ws.close();
   });
+
+  it("global-config's env reaches every deployed flow of the organization, the flow's own variables above it; an edit runs after its deploy", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    const socket: TestSocket = connect(hub.url, { authorization: `Bearer ${token}` });
+    await socket.next((f) => f.type === "ready");
+    const flowWith = async (prefix: string) => {
+      const created = await request("POST", "/flows", {
+        token,
+        body: {
+          name: `${prefix} env`,
+          nodes: [
+            { id: `${prefix}_in`, type: "inject", position: { x: 0, y: 0 }, config: {} },
+            { id: `${prefix}_fn`, type: "function", position: { x: 200, y: 0 }, config: { code: "msg.payload = { region: env.get('REGION'), limit: env.get('LIMIT'), text: msg.payload }; return msg;" } },
+            { id: `${prefix}_ch`, type: "change", position: { x: 300, y: 0 }, config: { rules: [{ t: "set", p: "topic", p_type: "msg", to: "${REGION}-${LIMIT}", to_type: "env" }] } },
+            { id: `${prefix}_dbg`, type: "debug", position: { x: 400, y: 0 }, config: { property: "msg" } },
+          ],
+          connections: [
+            { source: `${prefix}_in`, target: `${prefix}_fn` },
+            { source: `${prefix}_fn`, target: `${prefix}_ch` },
+            { source: `${prefix}_ch`, target: `${prefix}_dbg` },
+          ],
+        },
+      });
+      expect(created.status, created.text).toBe(201);
+      return created.body.flow.id as string;
+    };
+    const answer = async (prefix: string) => {
+      const before = socket.frames.length;
+      expect((await request("POST", `/nodes/${prefix}_in/inject`, { token, body: {} })).status).toBe(200);
+      return (await socket.next((f) => socket.frames.indexOf(f) >= before && f.topic === "debug" && f.data?.node_id === `${prefix}_dbg`)).data.msg;
+    };
+    // A flow deployed before the global-config exists.
+    const early = await flowWith("ge");
+    expect((await request("POST", `/flows/${early}/deploy`, { token })).status).toBe(200);
+    expect((await answer("ge")).payload.region).toBeUndefined();
+
+    expect((await request("POST", "/variables", { token, body: { name: "REGION", value: "org-region" } })).status).toBe(201);
+    const gc = await request("POST", "/config-nodes", {
+      token,
+      body: { type: "global-config", config: { env: [{ name: "REGION", type: "str", value: "eu-north" }, { name: "LIMIT", type: "num", value: "42" }] } },
+    });
+    expect(gc.status, gc.text).toBe(201);
+    const gcId = gc.body.config_node.id as string;
+
+    // Deployed now: the flow carries the global-config, named by no node.
+    const later = await flowWith("gl");
+    expect((await request("POST", `/flows/${later}/deploy`, { token })).status).toBe(200);
+    expect(await answer("gl")).toMatchObject({ payload: { region: "eu-north", limit: 42 }, topic: "eu-north-42" });
+
+    // The flow's own variable is above the global env.
+    expect((await request("POST", "/variables", { token, body: { name: "REGION", value: "flow-region", flow_id: later } })).status).toBe(201);
+    await expect.poll(async () => (await answer("gl")).topic, { timeout: 2000 }).toBe("flow-region-42");
+
+    // An edit changes no running flow until POST /config-nodes/{id}/deploy, which redeploys every deployed flow (the early one too).
+    const put = await request("PUT", `/config-nodes/${gcId}`, { token, body: { config: { env: [{ name: "REGION", type: "str", value: "ap-south" }, { name: "LIMIT", type: "num", value: "7" }] } } });
+    expect(put.status, put.text).toBe(200);
+    // The early flow runs without the global env until then: the organization's variable shows through.
+    expect((await answer("ge")).payload).toMatchObject({ region: "org-region" });
+    expect((await answer("gl")).payload).toMatchObject({ limit: 42 });
+    const deployed = await request("POST", `/config-nodes/${gcId}/deploy`, { token });
+    expect(deployed.status, deployed.text).toBe(200);
+    expect(deployed.body.deployments.map((d: { flow_id: string }) => d.flow_id).sort()).toEqual([early, later].sort());
+    expect(await answer("ge")).toMatchObject({ payload: { region: "ap-south", limit: 7 }, topic: "ap-south-7" });
+    expect(await answer("gl")).toMatchObject({ payload: { region: "flow-region", limit: 7 } });
+    socket.ws.close();
+  });
 });
