@@ -220,6 +220,9 @@ describe("http-request through a proxy (http proxy)", () => {
     const tunnel = await request({ url: "https://example.com/", proxy: "p1" }, { p1: proxyConfig("p1", { url: `http://localhost:${proxyPort}` }) }, { allowPrivate: false });
     expect((await one(tunnel)).error).toMatch(/localhost resolves to .*private or reserved/);
     expect(proxy.seen).toEqual([]);
+    // Without a proxy, a TLS configuration's own agent connects through the same checking lookup.
+    const direct = await request({ url: `https://localhost:${httpsPort}/`, tls: "tls1" }, { tls1: tlsConfig("tls1", {}, { cadata: pem.ca }) }, { allowPrivate: false });
+    expect((await one(direct)).error).toMatch(/localhost resolves to .*private or reserved/);
   });
 
   it("a rotated secret in the proxy's password is used by the next request without a redeploy; the old connection closes", async () => {
