@@ -3,6 +3,8 @@ import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount, type NodeDefinition } from "../../nodes/types";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
 import { groupsToNodeRed, membershipOf, nodeBox } from "./node-red-groups";
+import { configRefProperties, configRefsOf } from "../../nodes/config-refs";
+import { configNodeIdFromNodeRed } from "../../../shared/config-nodes";
 import {
   isSubflowInstanceType,
   JUNCTION_TYPE,
@@ -185,6 +187,8 @@ export function convertNodeRedNodes(
   report: ImportReportEntry[] = [],
   /** Subflow definitions an instance may name: Node-RED's subflow id → ours (in this import, or the organization's). */
   subflows: ReadonlyMap<string, string> = new Map(),
+  /** Configuration nodes the nodes may name (SPEC §19): their ids follow the import's mapping; a reference to none of them is cleared. */
+  options: { configNodes?: ConfigNodeMapping } = {},
 ) {
   const flowNodes: FlowNode[] = [];
   const connections: Connection[] = [];
@@ -221,7 +225,7 @@ export function convertNodeRedNodes(
       warnings.push(`node ${id} (${nrType}): env.${issue.path.join(".")}: ${issue.message}; kept as an unknown node`);
     }
     const definition = NOT_OFFERED_BY_DESIGN.has(nrType) ? undefined : registry.fromNodeRedType(nrType);
-    const props = renameReferences(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k))), newId);
+    const props = remapConfigIds(renameReferences(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k))), newId), options.configNodes?.ids);
     // Node ids in the type's other reference properties follow the renaming too (the id lists
     // renameReferences knows are renamed already: never twice).
     for (const key of definition?.nodeRed?.references ?? []) {
@@ -262,7 +266,7 @@ export function convertNodeRedNodes(
         type = "unknown";
         config = { original_type: nrType, properties: props, outputs: wires.length };
       } else {
-        config = parsed.data as Record<string, unknown>;
+        config = clearMissingRefs(definition, parsed.data as Record<string, unknown>, options.configNodes?.types, `node ${id}`, warnings);
         const dropped = droppedProperties(definition, config, props);
         report.push(
           dropped.length > 0
@@ -309,13 +313,196 @@ export function joinLinkLists(nodes: NrNode[]): NrNode[] {
   });
 }
 
-/** Nodes of a flows.json that go on a canvas (not tabs, subflows, groups or config nodes); reports the rest. */
+/** Nodes of a flows.json that go on a canvas (not tabs, subflows, groups or configuration nodes: mapConfigNodes takes those); reports the rest. */
 export function canvasNodes(items: NrNode[], warnings: string[], options: { groups?: boolean; subflows?: boolean } = {}) {
   const isNode = (n: NrNode) => n.type !== "tab" && n.type !== "subflow" && n.type !== "group" && typeof n.id === "string";
-  for (const n of items.filter((n) => isNode(n) && n.x === undefined && !Array.isArray(n.wires))) {
-    warnings.push(`config node ${String(n.id)} (${String(n.type)}) was not imported: configuration nodes are not supported; set its values on the nodes that use it`);
-  }
   for (const n of items.filter((n) => (n.type === "subflow" && !options.subflows) || (n.type === "group" && !options.groups))) warnings.push(`${String(n.type)} ${String(n.id)} was not imported`);
   return joinLinkLists(items.filter((n) => isNode(n) && (n.x !== undefined || Array.isArray(n.wires))));
 }
 
+
+/**
+ * A flows.json item that is a configuration node (Node-RED's `category: 'config'`): not a tab, a
+ * subflow or a group, with neither a position nor wires.
+ */
+export function isConfigItem(n: NrNode): boolean {
+  return typeof n.id === "string" && n.type !== "tab" && n.type !== "subflow" && n.type !== "group" && n.x === undefined && !Array.isArray(n.wires);
+}
+
+/** The organization's configuration nodes as an import needs them (what importFlows reads first). */
+export interface OrganizationConfigNodes {
+  /** By id: what a re-import finds and updates (or, of another type, avoids). */
+  existing: ReadonlyMap<string, { type: string; name: string; config: Record<string, unknown> }>;
+  /** Whether the importer may write the global-config (admins and owners, as variables). */
+  mayWriteGlobal: boolean;
+}
+
+export const NO_CONFIG_NODES: OrganizationConfigNodes = { existing: new Map(), mayWriteGlobal: false };
+
+/** A configuration node an import writes: created, or the organization's of the same id and type updated. */
+export interface PlannedConfigNode {
+  id: string;
+  nrId: string;
+  type: string;
+  name: string;
+  config: Record<string, unknown>;
+  /** Credentials the file carries (Node-RED's `credentials`, when exported with them); absent ones are kept. */
+  credentials: Record<string, string>;
+  exists: boolean;
+}
+
+/** How node references to configuration nodes are mapped while converting nodes: Node-RED id → ours, and ours → type. */
+export interface ConfigNodeMapping {
+  ids: ReadonlyMap<string, string>;
+  types: ReadonlyMap<string, string>;
+}
+
+const GLOBAL_CONFIG = "global-config";
+const FILE_PATHS = ["cert", "key", "ca"] as const;
+
+/** Top-level string properties holding a configuration node's Node-RED id take our id for it. */
+function remapConfigIds(props: Record<string, unknown>, ids: ReadonlyMap<string, string> | undefined): Record<string, unknown> {
+  if (!ids || ids.size === 0) return props;
+  const out = { ...props };
+  for (const [k, v] of Object.entries(out)) if (typeof v === "string" && ids.has(v)) out[k] = ids.get(v);
+  return out;
+}
+
+/**
+ * A reference to a configuration node that is neither in the file nor the organization's (Node-RED
+ * exports a selection without the configuration nodes it names) cannot be kept: it is cleared, and
+ * said, rather than refusing the whole import.
+ */
+function clearMissingRefs(definition: NodeDefinition, config: Record<string, unknown>, types: ReadonlyMap<string, string> | undefined, what: string, warnings: string[]) {
+  if (!types) return config;
+  let out = config;
+  for (const ref of configRefProperties(definition)) {
+    const id = config[ref.property];
+    if (typeof id !== "string" || id === "" || types.get(id) === ref.type) continue;
+    warnings.push(`${what}: ${ref.property} named configuration node ${id}, which is not a ${ref.type} of this file or organization; cleared`);
+    out = { ...out, [ref.property]: "" };
+  }
+  return out;
+}
+
+/**
+ * The configuration nodes of a flows.json (SPEC §19) → the organization's: the same Node-RED id
+ * always maps to the same id (configNodeIdFromNodeRed), so importing a file again finds and
+ * updates what the first import created instead of duplicating it; an id the organization uses
+ * for another type gets a fresh one. Types we lack are kept as `unknown` configuration nodes (their
+ * properties kept for export, as unknown flow nodes are). The global-config is written only by an
+ * admin or owner, and never replaces the organization's own of another id.
+ */
+export function mapConfigNodes(registry: NodeRegistry, items: NrNode[], organization: OrganizationConfigNodes, warnings: string[], report: ImportReportEntry[]) {
+  const configItems = items.filter(isConfigItem);
+  const ids = new Map<string, string>();
+  const types = new Map<string, string>([...organization.existing].map(([id, c]) => [id, c.type]));
+  const planned: PlannedConfigNode[] = [];
+  const ourTypeOf = (n: NrNode) => {
+    const definition = registry.fromNodeRedType(String(n.type));
+    return definition?.kind === "config" ? definition : undefined;
+  };
+  const existingGlobal = [...organization.existing].find(([, c]) => c.type === GLOBAL_CONFIG)?.[0];
+  const accepted: Array<{ n: NrNode; id: string; definition: NodeDefinition | undefined }> = [];
+  for (const n of configItems) {
+    const nrId = String(n.id);
+    const definition = ourTypeOf(n);
+    const type = definition?.type ?? "unknown";
+    if (type === GLOBAL_CONFIG) {
+      const reason = !organization.mayWriteGlobal
+        ? "the global-config holds the organization's env: only admins and owners import it"
+        : existingGlobal !== undefined && existingGlobal !== configNodeIdFromNodeRed(nrId)
+          ? `the organization has its global-config already (${existingGlobal}); the file's was not applied (change it with PUT /config-nodes/${existingGlobal})`
+          : null;
+      if (reason) {
+        warnings.push(`configuration node ${nrId} (global-config) was not imported: ${reason}`);
+        report.push({ node_id: nrId, type: String(n.type), support: "unsupported", reason });
+        continue;
+      }
+    }
+    let id = configNodeIdFromNodeRed(nrId) ?? freshId();
+    const mine = organization.existing.get(id);
+    // A type that has landed since replaces the unknown node kept for it.
+    if (mine && mine.type !== type && mine.type !== "unknown") {
+      const fresh = freshId();
+      warnings.push(`configuration node ${nrId} was imported as ${fresh}: the organization has a ${mine.type} configuration node by that id`);
+      id = fresh;
+    } else if (id !== nrId) {
+      warnings.push(`configuration node ${nrId} was imported as ${id}: ids here are 1-64 letters, digits, _ or -`);
+    }
+    ids.set(nrId, id);
+    types.set(id, type);
+    accepted.push({ n, id, definition });
+  }
+  for (const { n, id, definition } of accepted) {
+    const nrId = String(n.id);
+    const nrType = String(n.type);
+    const props = remapConfigIds(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k) && k !== "credentials")), ids);
+    const name = typeof n.name === "string" ? n.name.slice(0, 200) : "";
+    const exists = organization.existing.has(id);
+    let config: Record<string, unknown> | null = null;
+    let reason: string | null = null;
+    if (definition) {
+      try {
+        const parsed = definition.configSchema.safeParse(definition.nodeRed ? definition.nodeRed.fromNodeRed(props) : props);
+        if (parsed.success) config = clearMissingRefs(definition, parsed.data as Record<string, unknown>, types, `configuration node ${id}`, warnings);
+        else reason = `${parsed.error.issues[0]!.path.join(".")}: ${parsed.error.issues[0]!.message}`;
+      } catch (err) {
+        reason = err instanceof Error ? err.message : "its properties could not be read";
+      }
+    }
+    if (definition && config) {
+      const declared = definition.credentials ?? {};
+      const raw = n.credentials && typeof n.credentials === "object" ? (n.credentials as Record<string, unknown>) : {};
+      const credentials = Object.fromEntries(Object.entries(raw).filter((e): e is [string, string] => Object.hasOwn(declared, e[0]) && typeof e[1] === "string" && e[1] !== ""));
+      const paths = FILE_PATHS.filter((k) => typeof config[k] === "string" && config[k] !== "");
+      const dropped = droppedProperties(definition, config, props);
+      const notes = [
+        ...(paths.length > 0 ? [`certificate files (${paths.join(", ")}) are not read in the shared runtime: paste the PEM into the node's credentials`] : []),
+        ...(dropped.length > 0 ? [`not carried over: ${dropped.join(", ")}`] : []),
+      ];
+      if (paths.length > 0) warnings.push(`configuration node ${id} (${nrType}): ${notes[0]}`);
+      report.push(notes.length > 0 ? { node_id: nrId, type: nrType, support: "partial", reason: notes.join("; ") } : { node_id: nrId, type: nrType, support: "supported" });
+      planned.push({ id, nrId, type: definition.type, name, config, credentials, exists });
+      continue;
+    }
+    const why = reason ?? `type ${nrType} is not available here`;
+    warnings.push(`configuration node ${id}: ${why}; kept as an unknown configuration node for export`);
+    report.push({ node_id: nrId, type: nrType, support: "unsupported", reason: `${why}; kept as an unknown configuration node for export` });
+    types.set(id, "unknown");
+    planned.push({ id, nrId, type: "unknown", name, config: { original_type: nrType.slice(0, 200), properties: props, outputs: 0 }, credentials: {}, exists });
+  }
+  return { planned, mapping: { ids, types } satisfies ConfigNodeMapping };
+}
+
+/**
+ * What an export writes of a configuration node: Node-RED's type and properties, no `z` (it is
+ * global), and never its credentials (SPEC §19).
+ */
+export function configNodeToNodeRed(registry: NodeRegistry, c: { id: string; type: string; name: string; config: Record<string, unknown> }): NrNode {
+  if (c.type === "unknown") {
+    const u = c.config as { original_type: string; properties: Record<string, unknown> };
+    return { ...u.properties, id: c.id, type: u.original_type, name: c.name };
+  }
+  const definition = registry.get(c.type);
+  const props = definition?.nodeRed ? definition.nodeRed.toNodeRed(c.config) : { ...c.config };
+  return { id: c.id, type: definition?.nodeRed?.type ?? c.type, name: c.name, ...props };
+}
+
+/**
+ * The configuration node ids nodes name: typed references of known types, and for unknown nodes
+ * (kept from an import) any top-level property holding the id of one of `known`.
+ */
+export function configIdsNamed(registry: NodeRegistry, nodes: ReadonlyArray<{ type: string; config: Record<string, unknown> }>, known: ReadonlySet<string>): Set<string> {
+  const out = new Set<string>();
+  for (const n of nodes) {
+    if (n.type === "unknown") {
+      const props = ((n.config as { properties?: Record<string, unknown> }).properties ?? {}) as Record<string, unknown>;
+      for (const v of Object.values(props)) if (typeof v === "string" && known.has(v)) out.add(v);
+      continue;
+    }
+    const definition = registry.get(n.type);
+    if (definition) for (const ref of configRefsOf(definition, n.config)) out.add(ref.id);
+  }
+  return out;
+}

@@ -11,7 +11,23 @@ import { validationError } from "../../errors";
 import { flowVariablesAsNodeRedEnv, importFlowVariables } from "../variables/variables";
 import { groupsFromNodeRed } from "./node-red-groups";
 import { importSubflows, mapSubflows, subflowIdsNamed, subflowToNodeRed, type OrganizationSubflows } from "./node-red-subflows";
-import { canvasNodes, convertNodeRedNodes, freshId, MAX_IMPORT_FLOWS, portsLookup, toNodeRed, type ImportReportEntry, type NrNode } from "./node-red-mapping";
+import {
+  canvasNodes,
+  configIdsNamed,
+  configNodeToNodeRed,
+  convertNodeRedNodes,
+  freshId,
+  isConfigItem,
+  mapConfigNodes,
+  MAX_IMPORT_FLOWS,
+  NO_CONFIG_NODES,
+  portsLookup,
+  toNodeRed,
+  type ImportReportEntry,
+  type NrNode,
+  type OrganizationConfigNodes,
+} from "./node-red-mapping";
+import { applyImportedConfigNodes, configNodesForExport, organizationConfigNodes, removeConfigNodes } from "../config-nodes/import-config-nodes";
 import { definitionIndex, insertSubflows, removeSubflows, subflowsByIds } from "../subflows/subflows";
 import { usedSubflowIds } from "../subflows/subflow-ports";
 import { subflowIdOfType, type SubflowView } from "../../../shared/subflows";
@@ -32,7 +48,24 @@ export async function exportFlow(app: AppServices, principal: Principal, id: str
   // The flow's variables travel as the tab's env; a secret by its name only, never its value.
   const [tab, ...nodes] = toNodeRed(app.nodes, flow, await flowVariablesAsNodeRedEnv(app, principal, flow.id), portsLookup(app.nodes, outputs, flow.connections));
   const subflows = definitions.flatMap((d) => subflowToNodeRed(app.nodes, d, portsLookup(app.nodes, outputs, d.connections)));
-  return [tab!, ...subflows, ...nodes];
+  return [tab!, ...subflows, ...(await usedConfigNodes(app, principal.organizationId, [...flow.nodes, ...definitions.flatMap((d) => d.nodes)])), ...nodes];
+}
+
+/**
+ * The configuration nodes the nodes name, and those they name in turn, as Node-RED writes them
+ * (SPEC §19): without credentials, so the file imports into another Node-RED or organization.
+ */
+async function usedConfigNodes(app: AppServices, organizationId: string, nodes: FlowNode[]) {
+  const all = await configNodesForExport(app, organizationId);
+  if (all.length === 0) return [];
+  const byId = new Map(all.map((c) => [c.id, c]));
+  const known = new Set(byId.keys());
+  const used = new Set<string>();
+  for (let next = [...configIdsNamed(app.nodes, nodes, known)]; next.length > 0; ) {
+    for (const id of next) used.add(id);
+    next = [...configIdsNamed(app.nodes, next.map((id) => byId.get(id)!), known)].filter((id) => !used.has(id));
+  }
+  return [...used].sort().map((id) => configNodeToNodeRed(app.nodes, byId.get(id)!));
 }
 
 /**
@@ -100,15 +133,20 @@ export async function importFlows(app: AppServices, principal: Principal, items:
   const canvas = canvasNodes(items, [], { groups: true, subflows: true });
   const existing = new Map((await subflowsByIds(app, principal.organizationId, subflowIdsNamed(items, canvas))).map((d) => [d.id, d]));
   const organization: OrganizationSubflows = { existing, index: await definitionIndex(app.db.prisma, principal.organizationId) };
-  const { warnings, report, inputs, inputTabs, graphs, newSubflows, checkedSubflows } = mapNodeRedImport(app.nodes, items, { takenNodeIds, subflows: organization });
+  const configNodes = await organizationConfigNodes(app, principal);
+  const { warnings, report, inputs, inputTabs, graphs, newSubflows, checkedSubflows, configPlan } = mapNodeRedImport(app.nodes, items, { takenNodeIds, subflows: organization, configNodes });
   if (options.dryRun) return { report, warnings };
-  const subflows = await insertSubflows(app, principal, newSubflows, checkedSubflows.graphs, meta);
+  // Configuration nodes first: the flows and definitions name them.
+  const applied = await applyImportedConfigNodes(app, principal, configPlan, meta);
+  let subflows: Awaited<ReturnType<typeof insertSubflows>> = [];
   let created: Awaited<ReturnType<typeof insertFlows>>;
   try {
+    subflows = await insertSubflows(app, principal, newSubflows, checkedSubflows.graphs, meta);
     created = await insertFlows(app, principal, inputs.map((input, i) => ({ input, graph: graphs[i]! })), meta);
   } catch (err) {
-    // All or nothing: the definitions imported with flows that could not be written go too.
+    // All or nothing: the definitions and configuration nodes imported with flows that could not be written go too.
     await removeSubflows(app, principal.organizationId, subflows.map((s) => s.id));
+    await removeConfigNodes(app, principal.organizationId, applied.created);
     throw err;
   }
   // Each tab's env becomes its flow's variables (SPEC §14).
@@ -116,7 +154,7 @@ export async function importFlows(app: AppServices, principal: Principal, items:
     const tab = inputTabs[i];
     if (tab) await importFlowVariables(app, principal, flow.id, tab, meta, warnings);
   }
-  return { flows: created, subflows: subflows.map((s) => ({ id: s.id, name: s.name, revision: s.revision })), warnings };
+  return { flows: created, subflows: subflows.map((s) => ({ id: s.id, name: s.name, revision: s.revision })), config_nodes: applied.config_nodes, warnings };
 }
 
 /**
@@ -127,9 +165,15 @@ export async function importFlows(app: AppServices, principal: Principal, items:
  * by the organization (`takenNodeIds`) or repeated get fresh ones, and every reference follows.
  * The differential harness runs Node-RED's flows through this too.
  */
-export function mapNodeRedImport(registry: NodeRegistry, items: NrNode[], organization: { takenNodeIds: ReadonlySet<string>; subflows: OrganizationSubflows }) {
+export function mapNodeRedImport(
+  registry: NodeRegistry,
+  items: NrNode[],
+  organization: { takenNodeIds: ReadonlySet<string>; subflows: OrganizationSubflows; configNodes?: OrganizationConfigNodes },
+) {
   const warnings: string[] = [];
   const report: ImportReportEntry[] = [];
+  // Configuration nodes first (SPEC §19): the nodes of tabs and definitions name them by their new ids.
+  const { planned: configPlan, mapping: configNodes } = mapConfigNodes(registry, items, organization.configNodes ?? NO_CONFIG_NODES, warnings, report);
   const tabs = items.filter((n) => n.type === "tab");
   // Subflow definitions (SPEC §16): their nodes and groups (z = the subflow's id) are theirs, not a flow's.
   const subflowItems = items.filter((n) => n.type === "subflow" && typeof n.id === "string");
@@ -138,7 +182,7 @@ export function mapNodeRedImport(registry: NodeRegistry, items: NrNode[], organi
   const allCanvas = canvasNodes(items, warnings, { groups: true, subflows: true });
   const graphNodes = allCanvas.filter((n) => !insideSubflow(n));
   const groupItems = items.filter((n) => n.type === "group" && typeof n.id === "string" && !insideSubflow(n));
-  if (tabs.length === 0 && graphNodes.length === 0 && subflowItems.length === 0) {
+  if (tabs.length === 0 && graphNodes.length === 0 && subflowItems.length === 0 && !items.some(isConfigItem)) {
     throw new AppError("VALIDATION_FAILED", "flows: no tab and no nodes to import", { details: [{ path: "flows", message: "no tab and no nodes to import" }] });
   }
 
@@ -166,7 +210,7 @@ export function mapNodeRedImport(registry: NodeRegistry, items: NrNode[], organi
   }
   const newId = (id: string) => rename.get(id) ?? id;
 
-  const { subflowIds, newSubflows, checked: checkedSubflows } = mapSubflows(registry, organization.subflows, items, allCanvas, newId, warnings, report, "copy");
+  const { subflowIds, newSubflows, checked: checkedSubflows } = mapSubflows(registry, { ...organization.subflows, configNodes }, items, allCanvas, newId, warnings, report, "copy");
 
   const groups = new Map<string, { tab: NrNode | null; nodes: NrNode[]; groups: NrNode[] }>();
   for (const tab of tabs) groups.set(String(tab.id), { tab, nodes: [], groups: [] });
@@ -190,7 +234,7 @@ export function mapNodeRedImport(registry: NodeRegistry, items: NrNode[], organi
   const inputTabs: Array<NrNode | null> = [];
   for (const { tab, nodes, groups: tabGroups } of groups.values()) {
     inputTabs.push(tab);
-    const { nodes: flowNodes, connections } = convertNodeRedNodes(registry, nodes, newId, warnings, report, subflowIds);
+    const { nodes: flowNodes, connections } = convertNodeRedNodes(registry, nodes, newId, warnings, report, subflowIds, { configNodes });
     const flowGroups = groupsFromNodeRed(tabGroups, newId, new Set(flowNodes.map((n) => n.id)), warnings);
     for (const g of tabGroups) report.push({ node_id: String(g.id), type: "group", support: "supported" });
     for (const n of nodes) if (typeof n.id === "string" && rename.has(n.id)) warnings.push(`node ${n.id} was renamed ${newId(n.id)}: ${renameReason.get(n.id)}`);
@@ -199,14 +243,8 @@ export function mapNodeRedImport(registry: NodeRegistry, items: NrNode[], organi
     if (!parsed.success) throw validationError(parsed.error.issues.map((issue) => ({ ...issue, path: ["flows", inputs.length, ...issue.path] })));
     inputs.push(parsed.data);
   }
-  const graphs = validateGraphs(registry, inputs, "flows", { kind: "flow", subflows: checkedSubflows.ports });
-  // What never reaches a canvas is in the (dry run's) report too: config nodes.
-  const reported = new Set(report.map((r) => r.node_id));
-  for (const n of items) {
-    if (n.type === "tab" || typeof n.id !== "string" || reported.has(n.id)) continue;
-    report.push({ node_id: n.id, type: String(n.type), support: "unsupported", reason: "configuration nodes are not imported; set their values on the nodes that use them" });
-  }
-  return { warnings, report, inputs, inputTabs, graphs, newSubflows, checkedSubflows, subflowIds };
+  const graphs = validateGraphs(registry, inputs, "flows", { kind: "flow", subflows: checkedSubflows.ports, configNodes: configNodes.types });
+  return { warnings, report, inputs, inputTabs, graphs, newSubflows, checkedSubflows, subflowIds, configPlan };
 }
 
 /**
@@ -257,13 +295,16 @@ export async function replaceFlowFromNodeRed(
   for (const g of input.flows.filter((n) => n.type === "group" && typeof n.id === "string")) if (!VALID_NODE_ID.test(String(g.id))) rename.set(String(g.id), freshId());
   for (const n of allCanvas.filter(insideSubflow)) if (!VALID_NODE_ID.test(String(n.id))) rename.set(String(n.id), freshId());
   const newId = (id: string) => rename.get(id) ?? id;
-  const { subflowIds, newSubflows, checked } = await importSubflows(app, principal.organizationId, input.flows, allCanvas, newId, warnings, [], "use");
-  const graph = convertNodeRedNodes(app.nodes, nodes, newId, warnings, [], subflowIds);
+  const { planned: configPlan, mapping: configNodes } = mapConfigNodes(app.nodes, input.flows, await organizationConfigNodes(app, principal), warnings, []);
+  const { subflowIds, newSubflows, checked } = await importSubflows(app, principal.organizationId, input.flows, allCanvas, newId, warnings, [], "use", configNodes);
+  const graph = convertNodeRedNodes(app.nodes, nodes, newId, warnings, [], subflowIds, { configNodes });
   const groups = groupsFromNodeRed(groupItems, newId, new Set(graph.nodes.map((n) => n.id)), warnings);
   // Checked as the update will check it before the new definitions are written: a 4xx writes nothing.
-  validateGraph(app.nodes, { nodes: graph.nodes, connections: graph.connections, groups }, { kind: "flow", subflows: checked.ports });
-  const created = await insertSubflows(app, principal, newSubflows, checked.graphs, meta);
+  validateGraph(app.nodes, { nodes: graph.nodes, connections: graph.connections, groups }, { kind: "flow", subflows: checked.ports, configNodes: configNodes.types });
+  const applied = await applyImportedConfigNodes(app, principal, configPlan, meta);
+  let created: Awaited<ReturnType<typeof insertSubflows>> = [];
   try {
+    created = await insertSubflows(app, principal, newSubflows, checked.graphs, meta);
     const result = await updateFlow(
       app,
       principal,
@@ -280,6 +321,7 @@ export async function replaceFlowFromNodeRed(
     return { ...result, warnings };
   } catch (err) {
     await removeSubflows(app, principal.organizationId, created.map((d) => d.id));
+    await removeConfigNodes(app, principal.organizationId, applied.created);
     throw err;
   }
 }
