@@ -7,6 +7,7 @@ import type { NodeDefinition } from "../../nodes/types";
 import type { ConfigNode, Prisma } from "../../../generated/prisma/client";
 import type { ConfigNodeUsage, ConfigNodeView } from "../../../shared/config-nodes";
 import { checkConfigRefs } from "../flows/validate-graph";
+import { configRefProperties } from "../../nodes/config-refs";
 import { credentialStates, type SealedCredentials } from "./credentials";
 
 export type Tx = Prisma.TransactionClient;
@@ -39,6 +40,14 @@ export async function requireConfigNode(app: AppServices, principal: Principal, 
 export async function configNodeTypes(db: Tx, organizationId: string): Promise<Map<string, string>> {
   const rows = await db.configNode.findMany({ where: { organizationId }, select: { id: true, type: true } });
   return new Map(rows.map((r) => [r.id, r.type]));
+}
+
+/** Whether any of the nodes is of a type with a configuration node reference (else nothing needs reading to check them). */
+export function mayNameConfigNodes(registry: NodeRegistry, nodes: ReadonlyArray<{ type: string }>): boolean {
+  return nodes.some((n) => {
+    const definition = registry.get(n.type);
+    return !!definition && configRefProperties(definition).length > 0;
+  });
 }
 
 /** A configuration node type of the catalog, else 400. */

@@ -1,7 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { joinAs, signUp } from "@/test/accounts";
+import { z } from "zod";
 import { openCredential } from "./credentials";
+import { snapshotConfigNodes } from "./snapshot-config-nodes";
+import { defineNode } from "@/server/nodes/types";
+import { configNodeRef } from "@/shared/config-nodes";
 
 /** SPEC §19: configuration nodes through REST (/config-nodes), their references from nodes, and deploys. */
 const testApp = setUpTestApp();
@@ -271,5 +275,64 @@ describe("deploying flows that use configuration nodes", () => {
     expect(audit.status).toBe(200);
     expect(audit.body.entries.some((e: { action: string }) => e.action === "config_node.updated")).toBe(true);
     expectNoMarker(audit.text, "GET /audit-log");
+  });
+});
+
+describe("configuration nodes naming configuration nodes", () => {
+  // The shape of mqtt-broker → tls-config (SPEC §19), with types registered on this file's app only.
+  beforeAll(() => {
+    const registry = testApp.app.nodes;
+    registry.register(
+      defineNode({
+        type: "test-broker",
+        version: 1,
+        category: "config",
+        kind: "config",
+        name: "Test broker",
+        description: "A configuration node naming a tls-config.",
+        inputs: 0,
+        outputs: 0,
+        configSchema: z.object({ tls: configNodeRef("tls-config", { title: "TLS configuration" }) }),
+      }),
+    );
+    registry.register(
+      defineNode({
+        type: "test-client",
+        version: 1,
+        category: "network",
+        name: "Test client",
+        description: "A node naming a test-broker.",
+        inputs: 1,
+        outputs: 0,
+        configSchema: z.object({ broker: configNodeRef("test-broker", { title: "Broker", required: true }) }),
+      }),
+    );
+  });
+
+  it("checks the reference, lists the user, refuses deleting what it names, and a snapshot follows the chain", async () => {
+    const node = await tls();
+    const proxy = (await create({ type: "http-proxy", config: { url: "http://p.example.com" } })).body.config_node;
+    const wrong = await create({ type: "test-broker", config: { tls: proxy.id } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.details[0].path).toBe("config.tls");
+    const broker = await create({ type: "test-broker", name: "the broker", config: { tls: node.id } });
+    expect(broker.status, broker.text).toBe(201);
+    const b = broker.body.config_node;
+
+    expect((await request("GET", `/config-nodes/${node.id}`, { token })).body.config_node.used_by).toEqual([{ config_node_id: b.id, name: "the broker", node_ids: [b.id] }]);
+    const del = await request("DELETE", `/config-nodes/${node.id}`, { token });
+    expect(del.status).toBe(409);
+    expect(del.body.error).toMatchObject({ code: "CONFIG_NODE_IN_USE", message: expect.stringContaining(`configuration node "the broker" (${b.id})`) });
+
+    const snapshot = await snapshotConfigNodes(testApp.app, owner.organizationId, { nodes: [{ id: "c", type: "test-client", name: "", position: { x: 0, y: 0 }, config: { broker: b.id }, disabled: false }] });
+    expect(Object.keys(snapshot).sort()).toEqual([b.id, node.id].sort());
+    expect(snapshot[node.id]!.sealed_credentials.keydata).toBeDefined();
+
+    // A required reference refuses "" at save; a flow naming the broker saves.
+    const missing = await request("POST", "/flows", { token, body: { name: "x", nodes: [{ id: uid("c"), type: "test-client", config: { broker: "" } }] } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.details[0].path).toBe("nodes[0].config.broker");
+    const ok = await request("POST", "/flows", { token, body: { name: uid("client "), nodes: [{ id: uid("c"), type: "test-client", config: { broker: b.id } }] } });
+    expect(ok.status, ok.text).toBe(201);
   });
 });
