@@ -97,6 +97,9 @@ describe("importing Node-RED configuration nodes", () => {
     expect(tls.credentials.certdata).toEqual({ set: false });
     expect(nodes.find((c) => c.id === ids.proxy)).toMatchObject({ type: "http-proxy", config: { url: "http://proxy.office.example.com:3128", noproxy: ["localhost", ".internal.example.com"] } });
     expect(nodes.find((c) => c.id === ids.broker)).toMatchObject({ type: "unknown", config: { original_type: "mqtt-broker", properties: { broker: "192.168.1.10" } } });
+    const edit = await request("PUT", `/config-nodes/${ids.broker}`, { token, body: { name: "edited" } });
+    expect(edit.status).toBe(400);
+    expect(edit.body.error.message).toMatch(/mqtt-broker, a type not available here/);
 
     const flow = res.body.flows[0];
     const req = flow.nodes.find((n: { type: string }) => n.type === "http-request");

@@ -21,6 +21,12 @@ export async function updateConfigNode(app: AppServices, principal: Principal, i
     if (input.revision !== undefined && input.revision !== current.revision) {
       throw new AppError("REVISION_CONFLICT", `the configuration node is at revision ${current.revision}, not ${input.revision}; reload it and apply your change again`);
     }
+    if (current.type === "unknown") {
+      const original = (current.config as { original_type?: string }).original_type ?? "unknown";
+      throw new AppError("VALIDATION_FAILED", `configuration node ${current.id} is a ${original}, a type not available here: it is kept from an import for export and cannot be edited`, {
+        details: [{ path: "type", message: `${original} is not available here` }],
+      });
+    }
     const definition = configNodeDefinition(app.nodes, current.type);
     const config = input.config !== undefined ? parseConfigNodeConfig(definition, input.config, await configNodeTypes(tx, principal.organizationId)) : undefined;
     const credentials = input.credentials !== undefined ? applyCredentials(app.config.keys.variables, definition, current.credentialsSealed as SealedCredentials, input.credentials) : undefined;
