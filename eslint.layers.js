@@ -43,6 +43,18 @@ export const layerZones = [
     message: "server/auth holds credential primitives: the services build on it, so it calls no service and no transport.",
   },
   {
+    // The composition root builds everything below it; nothing below imports it back (a second app, or a circle).
+    target: ["./src/server", "./src/app"],
+    from: "./src/server/compose.ts",
+    message: "Layer rule 8: only the custom server (src/server.ts), the tests and the benchmarks compose the app; code under src/server takes the AppServices it is given.",
+  },
+  {
+    // auth/ sits below the services that AppServices lists: it names the narrow part it uses (auth/auth-deps.ts).
+    target: "./src/server/auth",
+    from: ["./src/server/app-services.ts", "./src/server/compose.ts"],
+    message: "Layer rule 8: server/auth takes the narrow AuthDeps (auth/auth-deps.ts), never the whole AppServices: the app's type lists the services built on auth, so naming it closes a circle.",
+  },
+  {
     target: ["./src/server/runtime", "./src/server/nodes"],
     from: [
       "./src/server/db.ts",
@@ -110,6 +122,25 @@ export const layerPackageRules = [
     files: ["src/features/**/*.{ts,tsx}", "src/components/**/*.{ts,tsx}", "src/shared/**/*.ts"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [{ group: ["@prisma/*", "pg", "ioredis", "bcrypt", "node:*"], message: "Browser code uses no server packages." }] }],
+    },
+  },
+];
+
+/**
+ * app-services.ts holds the app's types only; compose.ts builds them. A value import there would
+ * make every file that names AppServices load what it lists.
+ */
+export const layerTypeOnlyRules = [
+  {
+    files: ["src/server/app-services.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "ImportDeclaration[importKind!='type'], ExportNamedDeclaration[declaration.type=/^(VariableDeclaration|FunctionDeclaration|ClassDeclaration)$/]",
+          message: "Layer rule 8: app-services.ts holds types only (`import type`, interfaces); the code that builds the app is compose.ts.",
+        },
+      ],
     },
   },
 ];

@@ -6,7 +6,8 @@
 import http from "node:http";
 import next from "next";
 import { EnvError, getEnv, type Env } from "./env";
-import { createAppServices, type AppServices } from "./server/app-services";
+import { createAppServices } from "./server/compose";
+import type { AppServices } from "./server/app-services";
 import { setAppServices } from "./server/services-slot";
 import { CLIENT_IP_HEADER, resolveClientIp } from "./server/http/client-ip";
 import { createRealtimeHub } from "./server/realtime/hub";
