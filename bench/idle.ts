@@ -67,7 +67,8 @@ async function measure(command: string[], env: NodeJS.ProcessEnv, readyUrl: stri
   }
 }
 
-async function ours(services: boolean): Promise<Sample> {
+/** A first start on a new DATA_DIR (and database), then a restart on the same one. */
+async function ours(services: boolean): Promise<{ first: Sample; restart: Sample }> {
   const suffix = randomBytes(4).toString("hex");
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "bench-idle-"));
   const env: Record<string, string | undefined> = {
@@ -93,7 +94,9 @@ async function ours(services: boolean): Promise<Sample> {
     env.REDIS_KEY_PREFIX = `${process.env.BENCH_REDIS_PREFIX ?? "bench:"}${suffix}:`;
   }
   try {
-    return await measure(["dist/server/server.js"], env as NodeJS.ProcessEnv, `http://127.0.0.1:${PORT}/api/v1/ready`);
+    const first = await measure(["dist/server/server.js"], env as NodeJS.ProcessEnv, `http://127.0.0.1:${PORT}/api/v1/ready`);
+    const restart = await measure(["dist/server/server.js"], env as NodeJS.ProcessEnv, `http://127.0.0.1:${PORT}/api/v1/ready`);
+    return { first, restart };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     if (admin) {
@@ -116,24 +119,31 @@ async function nodeRed(): Promise<Sample> {
 export async function benchIdle(ctx: BenchContext): Promise<BenchOutcome> {
   if (!existsSync(path.join(ROOT, ".next/BUILD_ID")) || !existsSync(path.join(ROOT, "dist/server/server.js"))) throw new Error("no production build: run `npm run build` first");
   const red = await ensureNodeRed(ctx.log);
-  const configurations: Array<{ label: string; run: () => Promise<Sample> }> = [{ label: "embedded PGlite + in-process store", run: () => ours(false) }];
-  if (process.env.DATABASE_URL && process.env.REDIS_URL) configurations.push({ label: "PostgreSQL + Redis", run: () => ours(true) });
+  const configurations: Array<{ label: string; services: boolean }> = [{ label: "embedded PGlite + in-process store", services: false }];
+  if (process.env.DATABASE_URL && process.env.REDIS_URL) configurations.push({ label: "PostgreSQL + Redis", services: true });
   const samples = new Map<string, Sample[]>();
+  const keep = (label: string, sample: Sample) => {
+    ctx.log(`${label}: ready ${fmt.ms(sample.readyMs)}, idle ${fmt.int(sample.rss / 2 ** 20)} MB`);
+    samples.set(label, [...(samples.get(label) ?? []), sample]);
+  };
   const loads: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    const sides = [...configurations, ...(red.ok ? [{ label: "Node-RED", run: nodeRed }] : [])];
+    const sides: Array<() => Promise<void>> = configurations.map(({ label, services }) => async () => {
+      const { first, restart } = await ours(services);
+      keep(`${label}, first start`, first);
+      keep(`${label}, restart`, restart);
+    });
+    if (red.ok) sides.push(async () => keep("Node-RED", await nodeRed()));
     // Alternate which side starts first, so neither always meets the machine fresher.
     if (i % 2 === 1) sides.reverse();
     for (const side of sides) {
       loads.push(os.loadavg()[0]!);
-      const sample = await side.run();
-      ctx.log(`${side.label}: ready ${fmt.ms(sample.readyMs)}, idle ${fmt.int(sample.rss / 2 ** 20)} MB`);
-      samples.set(side.label, [...(samples.get(side.label) ?? []), sample]);
+      await side();
     }
   }
   const nodeRedSamples = samples.get("Node-RED");
   const rows: Row[] = [];
-  for (const { label } of configurations) {
+  for (const label of configurations.flatMap((c) => [`${c.label}, first start`, `${c.label}, restart`])) {
     const mine = samples.get(label)!;
     const range = (pick: (s: Sample) => number, unit: (n: number) => string) => `${unit(median(mine.map(pick)))} (${unit(Math.min(...mine.map(pick)))}–${unit(Math.max(...mine.map(pick)))})`;
     const theirs = (pick: (s: Sample) => number, unit: (n: number) => string) => (nodeRedSamples ? `${unit(median(nodeRedSamples.map(pick)))}` : undefined);
@@ -143,7 +153,7 @@ export async function benchIdle(ctx: BenchContext): Promise<BenchOutcome> {
   return {
     rows,
     notes: [
-      `Benchmark 11: ${RUNS} fresh starts per side, medians (min–max); the built server (dist/server/server.js, NODE_ENV=production); Node-RED ${red.ok ? red.version : `not run (${red.reason})`} with its editor, default settings. Ready: spawn to the first 200 of /api/v1/ready (Node-RED: its editor at /). Idle: RSS after ${SETTLE_MS / 1000} s at rest. 1-minute load average during the runs ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} on ${os.cpus().length} cores.`,
+      `Benchmark 11: ${RUNS} fresh starts per side, medians (min–max); the built server (dist/server/server.js, NODE_ENV=production); Node-RED ${red.ok ? red.version : `not run (${red.reason})`} with its editor, default settings. Ready: spawn to the first 200 of /api/v1/ready (Node-RED: its editor at /). Idle: RSS after ${SETTLE_MS / 1000} s at rest. "First start": a new DATA_DIR (embedded: initdb runs) or a new database; "restart": the same one again, as every later start. 1-minute load average during the runs ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} on ${os.cpus().length} cores.`,
     ],
   };
 }

@@ -29,12 +29,24 @@ const common = {
 // Bundled CommonJS code (ws) requires Node's built-ins; an ES module has no `require` of its own.
 const requireShim = 'import { createRequire as __fpCreateRequire } from "node:module"; const require = __fpCreateRequire(import.meta.url);';
 
+// Packages stay in node_modules, except JSON files of packages (ajv's draft-06 schema): Node loads
+// JSON as an ES module only with an import attribute, which the sources do not carry.
+const packagesExceptJson = {
+  name: "packages-except-json",
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith("@/") || args.path.endsWith(".json")) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
 async function buildServer() {
   await build({
     ...common,
     entryPoints: { server: "src/server.ts", "sandbox-worker": "src/server/runtime/sandbox/sandbox-worker.ts" },
     outdir: "dist/server",
-    packages: "external",
+    plugins: [packagesExceptJson],
     sourcemap: "linked",
     // No keepNames: it wraps every named function on each creation (the cost tsx's loader had on hot
     // paths, docs/ARCHITECTURE.md "Requests"); our errors set their `name` themselves.
