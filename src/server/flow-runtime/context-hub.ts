@@ -17,7 +17,7 @@ import type { Logger } from "../logger";
 import { ContextJournal, type ContextWrite, type StoredWrite } from "../runtime/context/context-journal";
 import { ContextScope, type OrgUsage } from "../runtime/context/context-scope";
 import type { FlowContextStores, FlowSpec } from "../runtime/engine";
-import { commitContextWrites, contextUsage, GLOBAL_SCOPE, loadContextScope } from "../services/context/context-rows";
+import { commitContextWrites, contextUsage, GLOBAL_SCOPE, loadContextScope } from "../persistence/context-store";
 
 export const CONTEXT_CHANNEL = "context:changes";
 /** How long a stopping flow waits for its context writes to be stored. */

@@ -9,7 +9,7 @@ import type { Principal } from "../../auth/principal";
 import { AppError } from "../../errors";
 import { contextJson, entryBytes } from "../../runtime/context/context-scope";
 import { requireFlow } from "../flows/flows";
-import { contextUsage, GLOBAL_SCOPE, loadContextScope, writeContextEntry } from "./context-rows";
+import { contextUsage, GLOBAL_SCOPE, loadContextScope, writeContextEntry } from "../../persistence/context-store";
 
 type Scope = { kind: "flow"; flowId: string } | { kind: "global" };
 

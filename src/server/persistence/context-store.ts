@@ -4,9 +4,9 @@
  * JSON text; `version` comes from one sequence, taken when the row is written (under its row lock),
  * so a larger version is always the later write of a key, on whichever instance it was made.
  */
-import type { PrismaClient } from "../../../generated/prisma/client";
-import type { ContextWrite, StoredWrite } from "../../runtime/context/context-journal";
-import type { ScopeEntry } from "../../runtime/context/context-scope";
+import type { PrismaClient } from "../../generated/prisma/client";
+import type { ContextWrite, StoredWrite } from "../runtime/context/context-journal";
+import type { ScopeEntry } from "../runtime/context/context-scope";
 
 export const GLOBAL_SCOPE = "global";
 
