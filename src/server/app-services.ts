@@ -199,6 +199,9 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       keepErrorDays: env.EXECUTIONS_KEEP_ERROR_DAYS,
       sampleAllPerSec: env.EXECUTIONS_SAMPLE_ALL_PER_SEC,
       sampleOneIn: env.EXECUTIONS_SAMPLE_ONE_IN,
+      maxBytesEach: env.EXECUTIONS_MAX_BYTES_EACH,
+      maxPerOrganization: env.EXECUTIONS_MAX_PER_ORGANIZATION,
+      maxBytesPerOrganization: env.EXECUTIONS_MAX_BYTES_PER_ORGANIZATION,
     },
     services: {
       sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
