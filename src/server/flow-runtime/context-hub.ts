@@ -14,7 +14,8 @@
 import type { PrismaClient } from "../../generated/prisma/client";
 import type { KeyValueStore } from "../store";
 import type { Logger } from "../logger";
-import { ContextJournal, type ContextWrite, type StoredWrite } from "../runtime/context/context-journal";
+import { isDatabaseUnavailable } from "../errors";
+import { ContextJournal, type ContextWrite, type RefusedWrite, type StoredWrite } from "../runtime/context/context-journal";
 import { ContextScope, type OrgUsage } from "../runtime/context/context-scope";
 import type { FlowContextStores, FlowSpec } from "../runtime/engine";
 import { commitContextWrites, contextUsage, GLOBAL_SCOPE, loadContextScope } from "../persistence/context-store";
@@ -27,6 +28,16 @@ const FLUSH_ON_STOP_MS = 10_000;
 export interface ContextChange {
   from: string;
   w: Array<{ o: string; s: string; k: string; v: string | null; n: number }>;
+}
+
+/** A context write the database refused, for the flow runtime to report. */
+export interface ContextRefusal {
+  organizationId: string;
+  /** The flow whose scope it was written to (absent for global context: then nodeId's flow, if known). */
+  flowId?: string;
+  nodeId?: string;
+  key: string;
+  error: string;
 }
 
 export interface ContextHubDeps {
@@ -49,9 +60,10 @@ export class ContextHub {
 
   constructor(private readonly deps: ContextHubDeps) {
     this.journal = new ContextJournal({
-      backend: { commit: (writes) => this.commit(writes) },
+      backend: { commit: (writes) => this.commit(writes), isOutage: (err) => isDatabaseUnavailable(err) },
       onStored: (writes) => this.published(writes),
       onError: (err) => deps.logger.error({ err }, "context writes could not be stored; messages after them are held and the writes retried"),
+      onRefused: (write) => this.refused(write),
     });
   }
 
@@ -60,6 +72,19 @@ export class ContextHub {
     const allowed = fence ? writes.filter((w) => w.scope === GLOBAL_SCOPE || fence(w.scope)) : writes;
     return allowed.length === 0 ? Promise.resolve([]) : commitContextWrites(this.deps.prisma, allowed);
   }
+
+  /**
+   * A write the database refused for its data, given up (never retried): logged, counted
+   * (journal.counters.refused, GET /metrics) and reported to the flow that made it (refusals).
+   */
+  private refused(write: RefusedWrite): void {
+    const error = `context write refused by the database: ${write.scope === GLOBAL_SCOPE ? "global" : "flow"} key ${JSON.stringify(write.key.slice(0, 64))}${write.key.length > 64 ? "…" : ""} (${write.error instanceof Error ? write.error.message : String(write.error)})`;
+    this.deps.logger.error({ err: write.error, organizationId: write.organizationId, scope: write.scope, nodeId: write.nodeId }, "context write refused by the database; not retried");
+    this.onRefused?.({ organizationId: write.organizationId, flowId: write.scope === GLOBAL_SCOPE ? undefined : write.scope, nodeId: write.nodeId, key: write.key, error });
+  }
+
+  /** Set by the flow runtime: tells a flow that one of its writes was refused (its node's error, through catch). */
+  onRefused: ((refusal: ContextRefusal) => void) | undefined;
 
   /** Other instances hear of global writes (a flow's scope lives only where the flow runs). */
   private published(writes: StoredWrite[]): void {
@@ -181,9 +206,11 @@ export class ContextHub {
     return this.flows.get(flowId);
   }
 
-  /** Stores everything recorded, then stops listening. */
+  /** Stores everything recorded, then stops listening; what the database would not take is said, never lost silently. */
   async close(): Promise<void> {
     await this.journal.close();
+    const waiting = this.journal.backlog();
+    if (waiting > 0) this.deps.logger.error({ waiting, failingSince: this.journal.stalledSince() }, "context writes not stored at shutdown (the database did not take them): they are lost");
     const unsubscribe = this.unsubscribe;
     this.unsubscribe = undefined;
     if (unsubscribe) await (await unsubscribe.catch(() => undefined))?.().catch(() => undefined);

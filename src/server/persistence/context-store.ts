@@ -36,14 +36,18 @@ ON CONFLICT (organization_id, scope, key) DO UPDATE
 RETURNING c.organization_id, c.scope, c.key, c.value, c.version`;
 
 // An addition: what the row holds (a number, else 0) plus the amount, in the database, so additions
-// made on several instances at once all count.
+// made on several instances at once all count. Whether it holds a number is read from the JSON text
+// (never by casting it to jsonb, which refuses a string holding an escaped NUL or lone surrogate:
+// that failed the whole batch).
+const NUMBER = "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$";
+
 const ADD_SQL = `INSERT INTO context_entries AS c (organization_id, scope, key, value, bytes, version, updated_at)
 SELECT t.o, t.s, t.k, (t.d)::text, octet_length(t.k) + octet_length((t.d)::text), nextval('context_entries_version_seq'), now()
 FROM jsonb_to_recordset($1::jsonb) AS t(o text, s text, k text, d float8)
 WHERE ${LIVE}
 ON CONFLICT (organization_id, scope, key) DO UPDATE
-  SET value = ((CASE WHEN jsonb_typeof(c.value::jsonb) = 'number' THEN c.value::float8 ELSE 0 END) + EXCLUDED.value::float8)::text,
-      bytes = octet_length(c.key) + octet_length(((CASE WHEN jsonb_typeof(c.value::jsonb) = 'number' THEN c.value::float8 ELSE 0 END) + EXCLUDED.value::float8)::text),
+  SET value = ((CASE WHEN c.value ~ '${NUMBER}' THEN c.value::float8 ELSE 0 END) + EXCLUDED.value::float8)::text,
+      bytes = octet_length(c.key) + octet_length(((CASE WHEN c.value ~ '${NUMBER}' THEN c.value::float8 ELSE 0 END) + EXCLUDED.value::float8)::text),
       version = nextval('context_entries_version_seq'), updated_at = now()
 RETURNING c.organization_id, c.scope, c.key, c.value, c.version`;
 

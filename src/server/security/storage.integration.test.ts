@@ -189,3 +189,65 @@ describe("row 8: executions are bounded per execution and per organization", () 
     expect(listed.unrecorded).toBe(3);
   });
 });
+
+describe("row 1: one tenant's context write never stops the others'", () => {
+  /** A webhook flow whose function's errors reach a catch node that answers them. */
+  async function caughtFlow(owner: Owner, code: string) {
+    const catcher = uid("catch");
+    const answer = uid("answer");
+    const flow = await webhookFlow(owner, code, {
+      nodes: [
+        { id: catcher, type: "catch" },
+        { id: answer, type: "function", config: { code: "msg.payload = 'caught: ' + msg.error.message; return msg;" } },
+      ],
+    });
+    const wires = [
+      { source: flow.ids.in, target: flow.ids.fn },
+      { source: flow.ids.fn, target: flow.ids.out },
+      { source: catcher, target: answer },
+      { source: answer, target: flow.ids.out },
+    ];
+    expect((await request("PUT", `/flows/${flow.flowId}`, { token: owner.accessToken, body: { connections: wires } })).status).toBe(200);
+    expect((await request("POST", `/flows/${flow.flowId}/deploy`, { token: owner.accessToken })).status).toBe(200);
+    return flow;
+  }
+
+  it("flow.set(<a 3 kB key>, 1) is refused in the function (its catch sees why) while another tenant's writes go on and are stored", async () => {
+    const victim = await signUp(request);
+    const counter = await webhookFlow(victim, "msg.payload = String(flow.increment('n')); return msg;");
+    const evil = await caughtFlow(
+      user,
+      "const which = JSON.parse(msg.req.body.which); if (which === 'flow') flow.set('k'.repeat(3000), 1); else if (which === 'global') global.set('g'.repeat(3000), 1); else flow.set('k'.repeat(256), 1); msg.payload = 'stored'; return msg;",
+    );
+    const answers = await Promise.all([
+      evil.call(JSON.stringify({ which: JSON.stringify("flow") })),
+      counter.call(),
+      evil.call(JSON.stringify({ which: JSON.stringify("global") })),
+      counter.call(),
+      counter.call(),
+    ]);
+    expect(answers[0]!.text).toBe("caught: TypeError: context key is too long: 3000 characters (at most 256)");
+    expect(answers[2]!.text).toMatch(/^caught: .*context key is too long: 3000 characters \(at most 256\)/);
+    expect([answers[1], answers[3], answers[4]].map((a) => a!.text).sort()).toEqual(["1", "2", "3"]);
+    // At the bound it is a key like any other.
+    expect((await evil.call(JSON.stringify({ which: JSON.stringify("ok") }))).text).toBe("stored");
+    const stored = await request("GET", `/flows/${evil.flowId}/context`, { token: user.accessToken });
+    expect(Object.keys(stored.body.context)).toEqual(["k".repeat(256)]);
+    expect((await request("GET", `/flows/${counter.flowId}/context`, { token: victim.accessToken })).body.context).toEqual({ n: 3 });
+    expect(testApp.app.context.journal.backlog()).toBe(0);
+    const metrics = await testApp.app.metrics.exposition();
+    expect(metrics).toMatch(/^flowplane_context_writes_refused_total 0$/m);
+    expect(metrics).toMatch(/^flowplane_executions_not_stored_total \d+$/m);
+  });
+
+  it("a string holding an escaped NUL, then increment on it, is stored (it once failed every tenant's batch) and counts from 0", async () => {
+    const victim = await signUp(request);
+    const counter = await webhookFlow(victim, "msg.payload = String(flow.increment('n')); return msg;");
+    const evil = await webhookFlow(user, "flow.set('s', 'a' + String.fromCharCode(0) + String.fromCharCode(0xd800)); msg.payload = String(flow.increment('s')); return msg;");
+    const answers = await Promise.all([evil.call(), counter.call(), counter.call()]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(answers[0]!.text).toBe("1");
+    expect((await request("GET", `/flows/${evil.flowId}/context`, { token: user.accessToken })).body.context).toEqual({ s: 1 });
+    expect((await request("GET", `/flows/${counter.flowId}/context`, { token: victim.accessToken })).body.context).toEqual({ n: 2 });
+  });
+});

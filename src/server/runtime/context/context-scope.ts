@@ -10,6 +10,7 @@
  */
 import type { SharedContextStore } from "../types";
 import type { ContextJournal } from "./context-journal";
+import { assertContextKey, contextKeyProblem } from "./context-key";
 
 /** A write refused because the organization's context would exceed its limit. */
 export class ContextFullError extends Error {
@@ -138,12 +139,17 @@ export class ContextScope implements SharedContextStore {
     this.write(key, json, { check: true, origin: "host" });
   }
 
-  /** Writes the flow's function sandboxes made (they checked the limit against budget() themselves). */
-  applySandboxWrites(writes: Array<[string, string | null]>): void {
-    for (const [key, json] of writes) this.write(key, json, { check: false, origin: "sandbox" });
+  /**
+   * Writes the flow's function sandboxes made (they checked the limit and the key against
+   * budget() and context-key.ts themselves; a key that could not be stored is dropped here too).
+   * `nodeId`: the function node whose code made them (a write the store refuses is its error).
+   */
+  applySandboxWrites(writes: Array<[string, string | null]>, nodeId?: string): void {
+    for (const [key, json] of writes) if (contextKeyProblem(key) === null) this.write(key, json, { check: false, origin: "sandbox", nodeId });
   }
 
-  private write(key: string, json: string | null, options: { check: boolean; origin: "host" | "sandbox"; increment?: number }): void {
+  private write(key: string, json: string | null, options: { check: boolean; origin: "host" | "sandbox"; increment?: number; nodeId?: string }): void {
+    if (options.check) assertContextKey(key);
     const previous = this.entries.get(key);
     const previousBytes = previous?.bytes ?? 0;
     if (json === null) {
@@ -160,7 +166,20 @@ export class ContextScope implements SharedContextStore {
     }
     if (options.origin === "host") this.hostWrites?.set(key, json);
     else this.hostWrites?.delete(key);
-    this.journal?.record(this, key, json, options.increment);
+    this.journal?.record(this, key, json, options.increment, options.nodeId);
+  }
+
+  /**
+   * A write of this scope the store refused (the journal gave up on it): the cached value is
+   * dropped, so what the flow reads is no longer something that was never stored.
+   */
+  refused(key: string): void {
+    const previous = this.entries.get(key);
+    if (!previous) return;
+    this.entries.delete(key);
+    this.scopeBytes -= previous.bytes;
+    this.usage.bytes -= previous.bytes;
+    this.hostWrites?.set(key, null);
   }
 
   /**

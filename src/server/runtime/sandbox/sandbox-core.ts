@@ -32,6 +32,7 @@ import {
   type QuickJSWASMModule,
 } from "quickjs-emscripten";
 import type { Message, NodeStatus } from "../types";
+import { assertContextKey } from "../context/context-key";
 import { DRIVER_SOURCE } from "./driver";
 import {
   DEFAULT_FLOW_CONTEXT_LIMIT_BYTES,
@@ -145,6 +146,7 @@ export class FlowStore {
   }
 
   set(key: string, json: string | undefined, limit: number): void {
+    assertContextKey(key);
     const previous = this.entries.get(key);
     const previousSize = previous === undefined ? 0 : Buffer.byteLength(key) + Buffer.byteLength(previous);
     if (json === undefined) {

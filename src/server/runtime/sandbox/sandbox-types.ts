@@ -104,7 +104,8 @@ export interface FunctionSandboxOptions {
 
 export interface SandboxFlowContext {
   snapshot(): Array<[string, string]>;
-  applySandboxWrites(writes: Array<[string, string | null]>): void;
+  /** `nodeId`: the function node whose code made them. */
+  applySandboxWrites(writes: Array<[string, string | null]>, nodeId?: string): void;
   trackHostWrites(): void;
   takeHostWrites(): Array<[string, string | null]> | undefined;
   clearHostWrites(): void;
