@@ -78,7 +78,10 @@ export class ContextHub {
    * (journal.counters.refused, GET /metrics) and reported to the flow that made it (refusals).
    */
   private refused(write: RefusedWrite): void {
-    const error = `context write refused by the database: ${write.scope === GLOBAL_SCOPE ? "global" : "flow"} key ${JSON.stringify(write.key.slice(0, 64))}${write.key.length > 64 ? "…" : ""} (${write.error instanceof Error ? write.error.message : String(write.error)})`;
+    const raw = write.error instanceof Error ? write.error.message : String(write.error);
+    // Prisma wraps the database's words in its own ("Invalid `prisma.$queryRawUnsafe()` invocation: ..."): the flow gets the database's.
+    const reason = /Message: `([^`]*)`/.exec(raw)?.[1] ?? raw.trim().split("\n").pop();
+    const error = `context write refused by the database: ${write.scope === GLOBAL_SCOPE ? "global" : "flow"} key ${JSON.stringify(write.key.slice(0, 64))}${write.key.length > 64 ? "…" : ""} (${reason})`;
     this.deps.logger.error({ err: write.error, organizationId: write.organizationId, scope: write.scope, nodeId: write.nodeId }, "context write refused by the database; not retried");
     this.onRefused?.({ organizationId: write.organizationId, flowId: write.scope === GLOBAL_SCOPE ? undefined : write.scope, nodeId: write.nodeId, key: write.key, error });
   }

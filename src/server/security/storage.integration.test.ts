@@ -240,6 +240,42 @@ describe("row 1: one tenant's context write never stops the others'", () => {
     expect(metrics).toMatch(/^flowplane_executions_not_stored_total \d+$/m);
   });
 
+  it("a write PostgreSQL refuses (a constraint stands for any refusal) is given up alone: its function's catch gets the error, the other tenants' writes of the same batch are stored, nothing is retried", async () => {
+    const prisma = testApp.app.db.prisma;
+    await prisma.$executeRawUnsafe(`ALTER TABLE context_entries ADD CONSTRAINT storage_test_refuse CHECK (key NOT LIKE 'refused-by-db%')`);
+    try {
+      const victim = await signUp(request);
+      const counter = await webhookFlow(victim, "msg.payload = String(flow.increment('n')); return msg;");
+      const [catcher, recorder] = [uid("catch"), uid("record")];
+      const evil = await webhookFlow(user, "flow.set('refused-by-db', 1); flow.set('fine', 2); msg.payload = 'sent'; return msg;", {
+        nodes: [
+          { id: catcher, type: "catch" },
+          { id: recorder, type: "function", config: { code: "flow.set('caught', msg.error.message + ' @ ' + msg.error.source.id); return null;" } },
+        ],
+        connections: [{ source: catcher, target: recorder }],
+      });
+      const before = (await testApp.app.metrics.exposition()).match(/^flowplane_context_writes_refused_total (\d+)$/m)![1];
+      const answers = await Promise.all([counter.call(), evil.call(), counter.call()]);
+      expect(answers.map((a) => a.text).sort()).toEqual(["1", "2", "sent"]);
+      expect((await request("GET", `/flows/${counter.flowId}/context`, { token: victim.accessToken })).body.context).toEqual({ n: 2 });
+      let context: Record<string, unknown> = {};
+      for (let i = 0; i < 50 && !("caught" in context); i++) {
+        context = (await request("GET", `/flows/${evil.flowId}/context`, { token: user.accessToken })).body.context;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(context).toEqual({ fine: 2, caught: expect.stringMatching(new RegExp(`^Error: context write refused by the database: flow key "refused-by-db" \\(new row for relation "context_entries" violates check constraint "storage_test_refuse"\\) @ ${evil.ids.fn}$`)) });
+      const after = (await testApp.app.metrics.exposition()).match(/^flowplane_context_writes_refused_total (\d+)$/m)![1];
+      expect(Number(after) - Number(before)).toBe(1);
+      expect(testApp.app.context.journal.backlog()).toBe(0);
+      expect(testApp.app.context.journal.stalledSince()).toBeNull();
+      // The function node's error, as the editor sees it: its status names the refused key.
+      const status = (await testApp.app.flowRuntime.nodeStatuses(evil.flowId)).get(evil.ids.fn);
+      expect(status?.text).toContain("context write refused by the database");
+    } finally {
+      await prisma.$executeRawUnsafe(`ALTER TABLE context_entries DROP CONSTRAINT storage_test_refuse`);
+    }
+  });
+
   it("a string holding an escaped NUL, then increment on it, is stored (it once failed every tenant's batch) and counts from 0", async () => {
     const victim = await signUp(request);
     const counter = await webhookFlow(victim, "msg.payload = String(flow.increment('n')); return msg;");
