@@ -315,11 +315,17 @@ export class LocalFlowRuntime implements FlowRuntime {
     return { ok: true, messageId };
   }
 
+  /**
+   * Answers once the new execution is stored (as `running`, or finished): `GET /executions/{id}`
+   * right after the 202, on any instance, finds it (read your writes).
+   */
   async replay(flowId: string, nodeId: string, message: Message, replayOf: string): Promise<ReplayResult> {
-    return this.replayNow(flowId, nodeId, message, replayOf);
+    const result = this.replayNow(flowId, nodeId, message, replayOf);
+    if (result.ok) await this.executions?.flush();
+    return result;
   }
 
-  /** replay(), synchronously, where the flow runs. */
+  /** replay(), synchronously, where the flow runs (the execution is on its way to the database, not yet stored). */
   replayNow(flowId: string, nodeId: string, message: Message, replayOf: string): ReplayResult {
     if (!this.tracker) return { ok: false, reason: "not_recorded" };
     if (!this.engine.isRunning(flowId)) return { ok: false, reason: "not_running" };

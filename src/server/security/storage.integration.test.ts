@@ -287,3 +287,31 @@ describe("row 1: one tenant's context write never stops the others'", () => {
     expect((await request("GET", `/flows/${counter.flowId}/context`, { token: victim.accessToken })).body.context).toEqual({ n: 2 });
   });
 });
+
+describe("replay: read your writes", () => {
+  it("GET /executions/{id} answers 200 right after the replay's 202 (it used to be 404 for a moment), also for a replay that runs long", async () => {
+    const owner = await signUp(request);
+    const ids = { inject: uid("inj"), delay: uid("delay"), debug: uid("dbg") };
+    const flowId = await deploy(
+      owner.accessToken,
+      [
+        { id: ids.inject, type: "inject" },
+        { id: ids.delay, type: "delay", config: { delay_ms: 1500 } },
+        { id: ids.debug, type: "debug" },
+      ],
+      [{ source: ids.inject, target: ids.delay }, { source: ids.delay, target: ids.debug }],
+    );
+    expect((await request("POST", `/nodes/${ids.inject}/inject`, { token: owner.accessToken, body: { payload: 1 } })).status).toBe(200);
+    const [original] = (await executionsOf(owner.accessToken, flowId, 1)).executions;
+    for (let i = 0; i < 3; i++) {
+      const replay = await request("POST", `/executions/${original!.id}/replay`, { token: owner.accessToken });
+      expect(replay.status, replay.text).toBe(202);
+      const read = await request("GET", `/executions/${replay.body.execution_id}`, { token: owner.accessToken });
+      expect(read.status, read.text).toBe(200);
+      expect(read.body.execution).toMatchObject({ replay_of: original!.id, status: "running" });
+    }
+    // And each ends as it should: its row updated, not inserted again.
+    const done = await executionsOf(owner.accessToken, flowId, 4);
+    expect(done.executions.filter((e) => e.replay_of === original!.id).map((e) => e.status)).toEqual(["success", "success", "success"]);
+  });
+});
