@@ -179,7 +179,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   await variables.start();
   const events = new OrgEventPublisher(store, logger);
   const instanceId = resolveInstanceId(env.INSTANCE_ID);
-  const context = new ContextHub({ prisma: db.prisma, store, logger, instanceId, maxBytes: env.CONTEXT_MAX_BYTES });
+  const context = new ContextHub({ prisma: db.prisma, store, logger, instanceId, maxBytes: env.CONTEXT_MAX_BYTES, maxKeys: env.CONTEXT_MAX_KEYS });
   const flowRuntime = createFlowRuntime(store, {
     context,
     events,

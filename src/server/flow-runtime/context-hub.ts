@@ -18,7 +18,7 @@ import { isDatabaseUnavailable } from "../errors";
 import { ContextJournal, type ContextWrite, type RefusedWrite, type StoredWrite } from "../runtime/context/context-journal";
 import { ContextScope, type OrgUsage } from "../runtime/context/context-scope";
 import type { FlowContextStores, FlowSpec } from "../runtime/engine";
-import { commitContextWrites, contextUsage, GLOBAL_SCOPE, loadContextScope } from "../persistence/context-store";
+import { commitContextWrites, contextRowCount, contextUsage, GLOBAL_SCOPE, loadContextScope, sweepContextTombstones } from "../persistence/context-store";
 
 export const CONTEXT_CHANNEL = "context:changes";
 /** How long a stopping flow waits for its context writes to be stored. */
@@ -47,7 +47,15 @@ export interface ContextHubDeps {
   instanceId: string;
   /** CONTEXT_MAX_BYTES: what one organization's context may hold. */
   maxBytes: number;
+  /** CONTEXT_MAX_KEYS: rows (keys, deleted ones until swept) one organization's context may hold; absent: unbounded. */
+  maxKeys?: number;
+  /** How often deleted keys' rows are swept (ms; default a minute), and how old they must be. */
+  sweepMs?: number;
 }
+
+/** Tombstones swept per statement, and statements per sweep. */
+const SWEEP_BATCH = 1000;
+const SWEEP_MAX_BATCHES = 20;
 
 export class ContextHub {
   readonly journal: ContextJournal;
@@ -126,6 +134,12 @@ export class ContextHub {
   }
 
   async start(): Promise<void> {
+    if (!this.sweepTimer) {
+      this.sweepTimer = setInterval(() => {
+        this.sweep().catch((err: unknown) => this.deps.logger.warn({ err }, "context tombstone sweep failed"));
+      }, this.deps.sweepMs ?? 60_000);
+      this.sweepTimer.unref();
+    }
     this.unsubscribe ??= this.deps.store.subscribe(CONTEXT_CHANNEL, (message) => {
       let change: ContextChange;
       try {
@@ -156,13 +170,33 @@ export class ContextHub {
   }
 
   private async usageOf(organizationId: string): Promise<OrgUsage> {
-    const bytes = await contextUsage(this.deps.prisma, organizationId);
+    const [bytes, keys] = await Promise.all([contextUsage(this.deps.prisma, organizationId), contextRowCount(this.deps.prisma, organizationId)]);
     let usage = this.usages.get(organizationId);
-    if (!usage) this.usages.set(organizationId, (usage = { bytes, limit: this.deps.maxBytes }));
-    // Re-read at each flow start: writes other instances made to scopes not held here count too.
-    else if (this.journal.written() === this.journal.stored()) usage.bytes = bytes;
+    if (!usage) this.usages.set(organizationId, (usage = { bytes, limit: this.deps.maxBytes, keys, maxKeys: this.deps.maxKeys }));
+    // Re-read at each flow start: writes other instances made to scopes not held here count too
+    // (and sweeps: a deleted key stops counting once its row is swept).
+    else if (this.journal.written() === this.journal.stored()) {
+      usage.bytes = bytes;
+      usage.keys = keys;
+    }
     return usage;
   }
+
+  /** Removes deleted keys' rows older than a sweep period (each instance sweeps; they never conflict). */
+  async sweep(): Promise<number> {
+    let swept = 0;
+    for (let i = 0; i < SWEEP_MAX_BATCHES; i++) {
+      const n = await sweepContextTombstones(this.deps.prisma, { olderThanMs: this.deps.sweepMs ?? 60_000, limit: SWEEP_BATCH });
+      swept += n;
+      if (n < SWEEP_BATCH) break;
+    }
+    this.counters.tombstonesSwept += swept;
+    return swept;
+  }
+
+  /** Deleted keys' rows swept since start. */
+  readonly counters = { tombstonesSwept: 0 };
+  private sweepTimer: NodeJS.Timeout | undefined;
 
   private globalOf(organizationId: string, usage: OrgUsage): Promise<ContextScope> {
     let global = this.globals.get(organizationId);
@@ -211,6 +245,7 @@ export class ContextHub {
 
   /** Stores everything recorded, then stops listening; what the database would not take is said, never lost silently. */
   async close(): Promise<void> {
+    clearInterval(this.sweepTimer);
     await this.journal.close();
     const waiting = this.journal.backlog();
     if (waiting > 0) this.deps.logger.error({ waiting, failingSince: this.journal.stalledSince() }, "context writes not stored at shutdown (the database did not take them): they are lost");

@@ -13,7 +13,7 @@ import { createTrpcHandler } from "@/server/api/trpc-handler";
 import type { Execution, ExecutionListItem } from "@/shared/executions";
 
 const EACH = 256 * 1024;
-const testApp = setUpTestApp({ CONTEXT_MAX_BYTES: String(64 * 1024), EXECUTIONS_MAX_BYTES_EACH: String(EACH), EXECUTIONS_MAX_PER_ORGANIZATION: "6" });
+const testApp = setUpTestApp({ CONTEXT_MAX_BYTES: String(64 * 1024), EXECUTIONS_MAX_BYTES_EACH: String(EACH), EXECUTIONS_MAX_PER_ORGANIZATION: "6", CONTEXT_MAX_KEYS: "40" });
 const request = testApp.request;
 type Owner = Awaited<ReturnType<typeof signUp>>;
 let user: Owner;
@@ -313,5 +313,45 @@ describe("replay: read your writes", () => {
     // And each ends as it should: its row updated, not inserted again.
     const done = await executionsOf(owner.accessToken, flowId, 4);
     expect(done.executions.filter((e) => e.replay_of === original!.id).map((e) => e.status)).toEqual(["success", "success", "success"]);
+  });
+});
+
+describe("row 8: context rows are bounded per organization, deleted keys count until they are swept", () => {
+  it("30 keys set and deleted leave 30 tombstones that count (keys and bytes): the 11th new key is refused in the flow (through catch) and over REST (413) until the sweep removes them", async () => {
+    const owner = await signUp(request);
+    const catcher = uid("catch");
+    const answer = uid("answer");
+    const flow = await webhookFlow(
+      owner,
+      "const { from, to, del } = JSON.parse(msg.req.body.op); for (let i = from; i < to; i++) flow.set('k' + i, del ? undefined : 'x'); msg.payload = String(flow.keys().length); return msg;",
+      { nodes: [{ id: catcher, type: "catch" }, { id: answer, type: "function", config: { code: "msg.payload = 'caught: ' + msg.error.message; return msg;" } }] },
+    );
+    const wires = [{ source: flow.ids.in, target: flow.ids.fn }, { source: flow.ids.fn, target: flow.ids.out }, { source: catcher, target: answer }, { source: answer, target: flow.ids.out }];
+    expect((await request("PUT", `/flows/${flow.flowId}`, { token: owner.accessToken, body: { connections: wires } })).status).toBe(200);
+    expect((await request("POST", `/flows/${flow.flowId}/deploy`, { token: owner.accessToken })).status).toBe(200);
+    const op = (from: number, to: number, del = false) => flow.call(JSON.stringify({ op: JSON.stringify({ from, to, del }) }));
+
+    expect((await op(0, 30)).text).toBe("30");
+    expect((await op(0, 30, true)).text).toBe("0");
+    const rows = await testApp.app.db.prisma.contextEntry.findMany({ where: { organizationId: owner.organizationId } });
+    expect(rows).toHaveLength(30);
+    expect(rows.every((r) => r.value === null && r.bytes === Buffer.byteLength(r.key))).toBe(true);
+
+    expect((await op(100, 110)).text).toBe("10");
+    expect((await op(110, 111)).text).toBe("caught: Error: context is full: the organization's context may hold no more keys (deleted ones count until they are swept, within minutes)");
+    const rest = await request("PUT", `/flows/${flow.flowId}/context/another`, { token: owner.accessToken, body: { value: 1 } });
+    expect(rest.status, rest.text).toBe(413);
+    expect(rest.body.error.message).toContain("40 keys");
+    // A key it still holds may change.
+    expect((await request("PUT", `/flows/${flow.flowId}/context/k100`, { token: owner.accessToken, body: { value: 2 } })).status).toBe(200);
+
+    // The sweep removes tombstones older than its period (made old here rather than waited for).
+    await testApp.app.db.prisma.$executeRawUnsafe(`UPDATE context_entries SET updated_at = now() - interval '1 hour' WHERE organization_id = $1 AND value IS NULL`, owner.organizationId);
+    expect(await testApp.app.context.sweep()).toBeGreaterThanOrEqual(30);
+    expect(await testApp.app.db.prisma.contextEntry.count({ where: { organizationId: owner.organizationId } })).toBe(10);
+    expect((await request("PUT", `/flows/${flow.flowId}/context/another`, { token: owner.accessToken, body: { value: 1 } })).status).toBe(200);
+    // The running flow re-reads its organization's usage when it starts.
+    expect((await request("POST", `/flows/${flow.flowId}/deploy`, { token: owner.accessToken })).status).toBe(200);
+    expect((await op(110, 125)).text).toBe("26");
   });
 });

@@ -104,4 +104,24 @@ describe("context keys at the door", () => {
     s.set("😀", 1);
     expect(journal.written()).toBe(2);
   });
+
+  it("a new key past the organization's CONTEXT_MAX_KEYS is refused: thrown on the host, given up as a refusal (its node's error) for a sandbox's write; a deleted key keeps its row (it still counts)", async () => {
+    const backend = new RefusingBackend();
+    const refused: RefusedWrite[] = [];
+    const journal = new ContextJournal({ backend, onRefused: (w) => refused.push(w) });
+    const s = new ContextScope("org_a", "flw_1", { bytes: 0, limit: 1_000_000, keys: 0, maxKeys: 2 }, journal);
+    s.set("a", 1);
+    s.set("b", 1);
+    expect(s.keysLeft()).toBe(0);
+    expect(() => s.set("c", 1)).toThrow("context is full: the organization's context may hold 2 keys");
+    s.set("a", 2);
+    s.set("b", undefined);
+    await journal.flushed();
+    expect(() => s.set("c", 1)).toThrow(/2 keys/);
+    s.set("b", 3);
+    s.applySandboxWrites([["d", "1"]], "fn_node");
+    expect(s.get("d")).toBeUndefined();
+    expect(refused).toMatchObject([{ key: "d", nodeId: "fn_node" }]);
+    expect(journal.counters.refused).toBe(1);
+  });
 });

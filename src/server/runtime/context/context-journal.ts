@@ -308,6 +308,12 @@ export class ContextJournal {
     return outcome;
   }
 
+  /** A write refused before it was recorded (the organization's key bound, for a sandbox's write): reported and counted as the store's refusals are. */
+  refuse(write: RefusedWrite): void {
+    this.counters.refused++;
+    this.options.onRefused?.(write);
+  }
+
   /** Since when flushes have been failing (ms since the epoch), or null: `/ready` reports a journal that cannot drain. */
   stalledSince(): number | null {
     return this.failingSince;

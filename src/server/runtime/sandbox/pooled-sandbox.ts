@@ -219,6 +219,8 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
       for (const [key] of writes) this.group.sentAt.set(key, request.id);
     }
     request.fl = this.flow.budget();
+    const keys = this.flow.keysLeft?.();
+    if (keys !== undefined && keys !== Infinity) request.fk = keys;
     return request;
   }
 

@@ -111,6 +111,8 @@ export interface SandboxFlowContext {
   clearHostWrites(): void;
   /** Bytes the flow's context may hold (the organization's limit less what its other scopes use). */
   budget(): number;
+  /** Keys the organization's context may still add (CONTEXT_MAX_KEYS); absent or Infinity: unbounded. */
+  keysLeft?(): number;
 }
 
 export interface SandboxGlobalContext {
