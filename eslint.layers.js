@@ -73,6 +73,26 @@ export const layerZones = [
     message: "Layer rule 4: the runtime and the nodes know nothing of the database, the store, the services or the transports.",
   },
   {
+    // Issue 33: the runtime's persistence (context rows, ...) lives below the services, so the flow
+    // runtime never reaches up into a service for SQL.
+    target: "./src/server/flow-runtime",
+    from: ["./src/server/services", "./src/server/api", "./src/server/http", "./src/server/app-services.ts"],
+    message: "The flow runtime sits below the services: the SQL it shares with them lives in src/server/persistence, never in a service.",
+  },
+  {
+    target: "./src/server/persistence",
+    from: [
+      "./src/server/services",
+      "./src/server/api",
+      "./src/server/http",
+      "./src/server/flow-runtime",
+      "./src/server/realtime",
+      "./src/server/app-services.ts",
+      "./src/server/services-slot.ts",
+    ],
+    message: "src/server/persistence holds statements the services and the flow runtime share: it sits below both and imports neither.",
+  },
+  {
     target: "./src/server/realtime",
     from: "./src/server/services",
     message: "Realtime never imports services: what the hub needs of them is passed to createRealtimeHub (src/server.ts).",

@@ -128,7 +128,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   await variables.start();
   const events = new OrgEventPublisher(store, logger);
   const instanceId = resolveInstanceId(env.INSTANCE_ID);
-  const context = new ContextHub({ prisma: db.prisma, store, logger, instanceId, maxBytes: env.CONTEXT_MAX_BYTES });
+  const context = new ContextHub({ prisma: db.prisma, store, logger, instanceId, maxBytes: env.CONTEXT_MAX_BYTES, maxKeys: env.CONTEXT_MAX_KEYS });
   const flowRuntime = createFlowRuntime(store, {
     context,
     events,
@@ -148,6 +148,9 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       keepErrorDays: env.EXECUTIONS_KEEP_ERROR_DAYS,
       sampleAllPerSec: env.EXECUTIONS_SAMPLE_ALL_PER_SEC,
       sampleOneIn: env.EXECUTIONS_SAMPLE_ONE_IN,
+      maxBytesEach: env.EXECUTIONS_MAX_BYTES_EACH,
+      maxPerOrganization: env.EXECUTIONS_MAX_PER_ORGANIZATION,
+      maxBytesPerOrganization: env.EXECUTIONS_MAX_BYTES_PER_ORGANIZATION,
     },
     services: {
       sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),

@@ -77,6 +77,12 @@ const forbidden: Array<[string, string, string]> = [
   ["6: routers do not use the engine", "src/server/api/routers/probe.ts", 'import "../../runtime/engine.ts";'],
   ["6: REST does not use the sandbox", "src/server/api/rest/probe.ts", 'import "../../runtime/sandbox/sandbox-pool";'],
   ["6: the hub does not use the cluster bus", "src/server/realtime/probe.ts", 'import "../flow-runtime/cluster-bus";'],
+  ["the flow runtime does not reach into services for SQL", "src/server/flow-runtime/probe.ts", 'import "../services/context/context";'],
+  ["the flow runtime does not reach into services (alias)", "src/server/flow-runtime/probe.ts", 'import "@/server/services/executions/executions";'],
+  ["the flow runtime does not reach the AppServices", "src/server/flow-runtime/probe.ts", 'import "../app-services";'],
+  ["persistence does not call services", "src/server/persistence/probe.ts", 'import "../services/context/context";'],
+  ["persistence does not reach the flow runtime", "src/server/persistence/probe.ts", 'import "@/server/flow-runtime/context-hub";'],
+  ["persistence does not reach the API layer", "src/server/persistence/probe.ts", 'import "../api/trpc";'],
 ];
 
 const allowed: Array<[string, string, string]> = [
@@ -91,6 +97,9 @@ const allowed: Array<[string, string, string]> = [
   ["8: services name the app's type", "src/server/services/flows/probe.ts", 'import type { AppServices } from "../../app-services";'],
   ["8: app-services.ts imports types", "src/server/app-services.ts", 'import type { Database } from "./db";'],
   ["services build on auth primitives", "src/server/services/probe.ts", 'import "../auth/session-store";'],
+  ["the flow runtime uses persistence", "src/server/flow-runtime/probe.ts", 'import "../persistence/context-store";'],
+  ["services use persistence", "src/server/services/context/probe.ts", 'import "@/server/persistence/context-store";'],
+  ["persistence uses the generated client", "src/server/persistence/probe.ts", 'import "../../generated/prisma/client";'],
   ["features use the tRPC client", "src/features/accounts/probe.ts", 'import "@/trpc/react";'],
   ["route handlers mount the server", "src/app/api/v1/probe.ts", 'import "@/server/api/rest";'],
   ["features use shared contracts", "src/features/accounts/probe.ts", 'import "@/shared/permissions";'],
