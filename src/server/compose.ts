@@ -22,6 +22,8 @@ import { createFlowRuntime, resolveInstanceId } from "./flow-runtime";
 import { DeviceBus } from "./realtime/device-bus";
 import { WebhookRegistry } from "./runtime/webhooks";
 import { createSafeFetch } from "./runtime/safe-fetch";
+import { createHttpDispatcher } from "./runtime/http-dispatchers";
+import { openCredential } from "./services/config-nodes/credentials";
 import { SandboxPool } from "./runtime/sandbox/sandbox-pool";
 import { jwtKeys } from "./auth/jwt";
 import { deriveKey } from "./auth/crypto";
@@ -157,6 +159,9 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),
       webhooks,
       httpRequest,
+      httpDispatcher: createHttpDispatcher,
+      // Configuration nodes' credentials, sealed in deployments, opened as their flow starts (SPEC §19).
+      openCredential: (sealed) => openCredential(config.keys.variables, sealed),
       sandboxes,
     },
   });

@@ -106,8 +106,12 @@ export class LocalFlowRuntime implements FlowRuntime {
       nodeRedType: (type) => deps.nodes.get(type)?.nodeRed?.type,
       links: new FlowLinks({ prisma: deps.prisma, engine: () => this.engine, remote: deps.remoteLinks }),
       ...(deps.variables
-        ? { variables: (spec, node) => variableResolver(deps.variables!, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node) }
+        ? { variables: (spec, node, layers) => variableResolver(deps.variables!, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node, layers) }
         : {}),
+      configSchemaOf: (type) => {
+        const definition = deps.nodes.get(type);
+        return definition?.kind === "config" ? definition.configSchema : undefined;
+      },
       // Every door out of the engine passes the organization's redactor: a secret's value leaves as "***".
       callbacks: {
         onFlowState: ({ organizationId, flowId, state, error }) => {

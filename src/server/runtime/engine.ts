@@ -20,6 +20,9 @@ import { builtinVariables, memoryNodeContext } from "./memory-context";
 import { memoryScope } from "./context/context-scope";
 import type { ExecutionTracker, TrackedExecution, TrackedStep } from "./executions/tracker";
 import type { ConfigNodeSnapshot } from "../../shared/config-nodes";
+import { ConfigNodeHost, type FlowConfigNodes } from "./config-nodes";
+import type { ConnectionPool } from "./connections";
+import { variableResolver, VariableSet, type GlobalEnv } from "./variables";
 import {
   evaluateSubflowEnv,
   expandSubflows,
@@ -84,8 +87,18 @@ export interface EngineOptions {
    * Other flows' writes hold nothing. Absent: nothing is held (in-memory context).
    */
   durability?: DurabilityGate;
-  /** Variables for a node of a flow being started (SPEC §14). Absent: Node-RED's built-in names only. */
-  variables?: (spec: FlowSpec, node: RuntimeNode) => VariableResolver;
+  /**
+   * Variables for a node of a flow being started (SPEC §14), with the global-config env its
+   * deployment carries layered in (SPEC §19). Absent: Node-RED's built-in names (and that env) only.
+   */
+  variables?: (spec: FlowSpec, node: RuntimeNode, layers: { globalEnv?: GlobalEnv }) => VariableResolver;
+  /**
+   * The schema of a configuration node type (SPEC §19, runtime/config-nodes.ts); undefined for a
+   * type this server lacks. Absent: no configuration node can be prepared.
+   */
+  configSchemaOf?: (type: string) => { parse(value: unknown): unknown } | undefined;
+  /** The instance's shared connections (runtime/connections.ts); absent: the engine makes its own. */
+  connections?: ConnectionPool;
   /**
    * Node-RED's name of a node type ("link call" for link-call), as catch, status and complete
    * messages name their source (msg.error.source.type): flows written for Node-RED test it. Absent,
@@ -203,6 +216,8 @@ interface RunningFlow {
   scopes: Map<SubflowScope, ScopeIndex>;
   /** Whether any status node runs in the flow or its instances (statuses are routed only then). */
   watchesStatus: boolean;
+  /** Its configuration nodes, prepared before its nodes (SPEC §19). */
+  configNodes?: FlowConfigNodes;
 }
 
 interface QueueItem {
@@ -257,9 +272,18 @@ export class FlowEngine {
   /** Running link-in and link-call nodes per organization, by node id (node ids are unique in an organization). */
   private readonly linkNodes = new Map<string, Map<string, { flow: RunningFlow; live: LiveNode }>>();
 
+  /** Configuration nodes and the connections they hold on this instance (SPEC §19). */
+  private readonly configHost: ConfigNodeHost;
+
   constructor(private readonly options: EngineOptions) {
     this.highWater = Math.max(2, options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK);
     this.lowWater = Math.floor(this.highWater / 2);
+    this.configHost = new ConfigNodeHost({ schemaOf: options.configSchemaOf, openCredential: options.services?.openCredential, pool: options.connections });
+  }
+
+  /** The instance's shared connections of configuration nodes (SPEC §19). */
+  get connections(): ConnectionPool {
+    return this.configHost.pool;
   }
 
   /** Runs `fn` after every earlier operation on the same flow has finished. */
@@ -504,6 +528,15 @@ export class FlowEngine {
       return "error";
     }
     flow.contextStores = stores;
+    // Configuration nodes start before the nodes that use them, as in Node-RED.
+    flow.configNodes = await this.configHost.prepare({
+      organizationId: spec.organizationId,
+      flowId: spec.flowId,
+      configNodes: spec.configNodes,
+      context: stores,
+      variables: (node, globalEnv) => this.variablesFor(spec, node, globalEnv),
+      onWarning: (message) => this.options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: spec.nodes[0]?.id ?? spec.flowId, error: cutText(message, MAX_ERROR_TEXT) }),
+    });
     let expanded: ReturnType<typeof expandSubflows>;
     try {
       expanded = expandSubflows(spec);
@@ -523,7 +556,7 @@ export class FlowEngine {
       const own = new SubflowContextScope(spec.organizationId, `${spec.flowId}/${scope.instanceIds.join("/")}`, parent);
       scopeStores.set(scope, own);
       flow.scopes.set(scope, { catchNodes: [], statusNodes: [] });
-      const base = this.variablesFor(spec, scope.instance);
+      const base = this.variablesFor(spec, scope.instance, flow.configNodes?.globalEnv);
       await evaluateSubflowEnv(scope, (name) => base.get(name), { flow: own, global: stores.global }, (message) =>
         this.options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: scope.instance.id, error: cutText(message, MAX_ERROR_TEXT) }),
       );
@@ -601,6 +634,7 @@ export class FlowEngine {
         }
       }),
     );
+    await flow.configNodes?.release();
     try {
       await flow.contextStores?.close?.();
     } catch (err) {
@@ -626,7 +660,7 @@ export class FlowEngine {
   ): NodeContext {
     const { spec } = flow;
     const { scope } = live.sub;
-    const base = this.variablesFor(spec, live.node);
+    const base = this.variablesFor(spec, live.node, flow.configNodes?.globalEnv);
     const env = scope ? subflowVariables(scope, live.sub, base) : base;
     const subflow = scope ? { instance_id: scope.instanceIds[0]!, instance_path: scope.instanceIds, node_id: live.sub.alias ?? live.node.id, path: scope.path } : undefined;
     return {
@@ -669,6 +703,13 @@ export class FlowEngine {
       newMessageId,
       services: this.options.services ?? {},
       links: this.linkPort(flow),
+      configNode: <C extends Record<string, unknown>>(id: string, type: string) => {
+        if (!id || !flow.configNodes) return undefined;
+        const found = flow.configNodes.handle<C>(id, type);
+        if ("handle" in found) return found.handle;
+        this.reportNodeError(flow, live.node.id, new Error(found.error));
+        return undefined;
+      },
     };
   }
 
@@ -1015,12 +1056,11 @@ export class FlowEngine {
     }
   }
 
-  /** The flow's variable resolver for a node (SPEC §14), or Node-RED's built-in names only. */
-  private variablesFor(spec: FlowSpec, node: RuntimeNode) {
-    return (
-      this.options.variables?.(spec, node) ??
-      builtinVariables({ NR_NODE_ID: node.id, NR_NODE_NAME: node.name, NR_FLOW_ID: spec.flowId, NR_FLOW_NAME: spec.name ?? "" })
-    );
+  /** The flow's variable resolver for a node (SPEC §14), or Node-RED's built-in names (and the global-config env) only. */
+  private variablesFor(spec: FlowSpec, node: RuntimeNode, globalEnv?: GlobalEnv) {
+    if (this.options.variables) return this.options.variables(spec, node, { globalEnv });
+    if (globalEnv) return variableResolver({ current: () => VariableSet.empty }, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node, { globalEnv });
+    return builtinVariables({ NR_NODE_ID: node.id, NR_NODE_NAME: node.name, NR_FLOW_ID: spec.flowId, NR_FLOW_NAME: spec.name ?? "" });
   }
 
   /**

@@ -2,6 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import dns from "node:dns";
 import ipaddr from "ipaddr.js";
+import type { HttpDispatcher } from "./http-dispatchers";
 
 /** Address ranges an http-request node may not reach unless the operator allows private targets. */
 const BLOCKED_RANGES = new Set(["unspecified", "broadcast", "multicast", "linkLocal", "loopback", "private", "uniqueLocal", "carrierGradeNat", "reserved", "benchmarking", "amt", "as112", "deprecated", "orchid2", "6to4", "teredo", "rfc6145", "rfc6052", "ipv4Mapped", "discard"]);
@@ -57,14 +58,22 @@ export function createSafeFetch(options: SafeFetchOptions) {
     });
   }) as typeof dns.lookup;
 
-  async function once(url: URL, init: { method: string; headers: Record<string, string>; body?: string | Buffer; deadline: number; timeoutMs: number }) {
+  async function once(url: URL, init: { method: string; headers: Record<string, string>; body?: string | Buffer; deadline: number; timeoutMs: number; dispatcher?: HttpDispatcher }) {
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`only http and https URLs are allowed, not ${url.protocol}`);
-    // A literal IP address never goes through lookup: check it here.
-    const host = url.hostname.replace(/^\[|\]$/g, "");
-    if (!options.allowPrivate && ipaddr.isValid(host) && isBlockedAddress(host)) {
-      throw new BlockedAddressError(`${host} is a private or reserved address; requests there are not allowed`);
+    // A TLS configuration or a proxy (SPEC §19): where this hop connects and with which agent.
+    const route = init.dispatcher?.route(url);
+    // A literal IP address never goes through lookup: check it here (the proxy's too).
+    for (const literal of new Set([url.hostname, route?.connectHost ?? url.hostname])) {
+      const host = literal.replace(/^\[|\]$/g, "");
+      if (!options.allowPrivate && ipaddr.isValid(host) && isBlockedAddress(host)) {
+        throw new BlockedAddressError(`${host} is a private or reserved address; requests there are not allowed`);
+      }
     }
-    const client = url.protocol === "https:" ? https : http;
+    const client = (route?.protocol ?? url.protocol) === "https:" ? https : http;
+    const routed = route
+      ? { agent: route.agent, ...(route.host !== undefined ? { protocol: route.protocol, hostname: route.host, port: route.port, path: route.path } : {}) }
+      : {};
+    const headers = route?.headers ? { ...init.headers, ...route.headers } : init.headers;
     return new Promise<{ status: number; headers: Record<string, string>; body: Buffer }>((resolve, reject) => {
       // A total deadline, not an idle timeout: a server that drips one byte a second is cut off too.
       const left = init.deadline - Date.now();
@@ -73,7 +82,7 @@ export function createSafeFetch(options: SafeFetchOptions) {
         return;
       }
       const timer = setTimeout(() => req.destroy(new Error(`no complete response within ${init.timeoutMs} ms`)), left);
-      const req = client.request(url, { method: init.method, headers: init.headers, lookup }, (res) => {
+      const req = client.request(url, { method: init.method, headers, lookup, ...routed }, (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on("data", (chunk: Buffer) => {
@@ -102,14 +111,14 @@ export function createSafeFetch(options: SafeFetchOptions) {
     });
   }
 
-  return async function safeFetch(url: string, init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number }) {
+  return async function safeFetch(url: string, init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number; dispatcher?: HttpDispatcher }) {
     let target = new URL(url);
     let method = init.method;
     let body = init.body;
     let headers = { ...init.headers };
     const deadline = Date.now() + init.timeoutMs;
     for (let hop = 0; hop <= (options.maxRedirects ?? 5); hop++) {
-      const res = await once(target, { method, headers, body, deadline, timeoutMs: init.timeoutMs });
+      const res = await once(target, { method, headers, body, deadline, timeoutMs: init.timeoutMs, dispatcher: init.dispatcher });
       if ([301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
         const next = new URL(res.headers.location, target);
         if (next.origin !== target.origin) {

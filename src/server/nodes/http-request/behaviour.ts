@@ -2,12 +2,16 @@ import Mustache from "mustache";
 import type { NodeFactory } from "../../runtime/types";
 import type { z } from "zod";
 import type { httpRequestConfig } from "./definition";
+import { configuredDispatcher } from "./dispatcher";
 
 export const httpRequestBehaviour: NodeFactory = (ctx) => {
   const c = ctx.node.config as z.infer<typeof httpRequestConfig>;
   const fetcher = ctx.services.httpRequest;
   if (!fetcher) throw new Error("outgoing HTTP is not available on this server");
+  // Its TLS configuration and proxy (SPEC §19): prepared with the flow, shared per instance.
+  const dispatcher = configuredDispatcher(ctx, { tls: c.tls, proxy: c.proxy });
   return {
+    close: () => dispatcher?.close(),
     async input(msg, send, done) {
       const method = c.method === "use" ? String(msg.method ?? "GET").toUpperCase() : c.method;
       // The node's own URL, headers and authentication are its credential properties: ${NAME} is
@@ -17,6 +21,11 @@ export const httpRequestBehaviour: NodeFactory = (ctx) => {
       const url = c.url ? Mustache.render(credential(c.url), msg, {}, { escape: (v: unknown) => encodeURIComponent(String(v)) }) : String(msg.url ?? "");
       if (!url) {
         done(new Error("no URL: set one on the node or in msg.url"));
+        return;
+      }
+      if (dispatcher?.missing) {
+        ctx.status({ fill: "red", shape: "ring", text: "configuration missing" });
+        done(new Error(dispatcher.missing));
         return;
       }
       const headers: Record<string, string> = { ...((msg.headers as Record<string, string> | undefined) ?? {}) };
@@ -34,8 +43,12 @@ export const httpRequestBehaviour: NodeFactory = (ctx) => {
         if (typeof msg.payload !== "string") headers["content-type"] ??= "application/json";
       }
       ctx.status({ fill: "blue", shape: "dot", text: "requesting" });
+      let lease: Awaited<ReturnType<NonNullable<typeof dispatcher>["acquire"]>> | undefined;
       try {
-        const res = await fetcher(url, { method, headers, body, timeoutMs: c.timeout_ms });
+        lease = await dispatcher?.acquire();
+        // Node-RED: a URL without a scheme is https:// with a TLS configuration, else http://.
+        const target = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `${c.tls ? "https" : "http"}://${url}`;
+        const res = await fetcher(target, { method, headers, body, timeoutMs: c.timeout_ms, ...(lease ? { dispatcher: lease.connection } : {}) });
         let payload: unknown = res.body;
         if (c.return === "txt") payload = res.body.toString("utf8");
         else if (c.return === "obj") {
@@ -56,6 +69,8 @@ export const httpRequestBehaviour: NodeFactory = (ctx) => {
       } catch (err) {
         ctx.status({ fill: "red", shape: "ring", text: (err as Error).message.slice(0, 60) });
         done(err);
+      } finally {
+        void lease?.release();
       }
     },
   };

@@ -35,6 +35,10 @@ new value.
 **TLS configuration** names a TLS configuration node (client certificate, trusted authorities,
 server certificate check) for \`https\` requests; **Proxy** names an HTTP proxy configuration node
 the requests go through. Both are shared by every node that names them (the Configuration tab).
+Plain \`http\` requests go to the proxy as they are; \`https\` ones through a tunnel (\`CONNECT\`),
+with the TLS configuration applied to the server inside it. Hosts in the proxy's *Ignore hosts* list
+are reached directly. A URL without \`http://\` or \`https://\` gets \`https://\` when the node has a
+TLS configuration, else \`http://\`.
 
 If \`msg.headers\` is left unchanged between two HTTP request nodes, the second sends the first's
 response headers: delete it or set it to \`{}\` first.
@@ -47,7 +51,15 @@ response headers: delete it or set it to \`{}\` first.
   written; here \`\${NAME}\` may sit anywhere in the text (\`\${API_URL}/orders\`), and an unknown
   name becomes empty, as Node-RED's \`env\` typed input does.
   \`\${NAME}\` in \`msg.url\` or \`msg.headers\` is not replaced (a message cannot ask for a secret).
-- Private, loopback and link-local addresses are refused unless the operator allows them.
+- Private, loopback and link-local addresses are refused unless the operator allows them; through
+  a proxy, the proxy's own address is checked the same way.
+- TLS configuration and proxy nodes are offered (Node-RED's \`tls\` and \`proxy\`). Their
+  certificates, keys and passwords are credentials given inline (PEM) or as \`\${NAME}\`, not file
+  paths; a changed secret is used by the next request without a redeploy. The TLS configuration's
+  *Server name* is honoured (Node-RED's http request drops it). A TLS configuration or proxy the
+  node names but the deployment lacks is an error, and nothing is sent (Node-RED sends without it).
+  The server's \`http_proxy\`/\`no_proxy\` environment is not used: only the proxy node.
+  \`msg.rejectUnauthorized\` is not read: use a TLS configuration with *Verify server certificate* off.
 - Digest authentication, cookies and form uploads are not offered.
 - In an export, the authentication fields travel as \`credentials\` holding what the node holds
   (\`\${SECRET}\` references), never a secret's value.

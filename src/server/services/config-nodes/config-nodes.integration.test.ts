@@ -235,7 +235,8 @@ describe("deploying flows that use configuration nodes", () => {
 
     const row = await testApp.app.db.prisma.deployment.findFirstOrThrow({ where: { flowId: flow.id }, orderBy: { deployedAt: "desc" } });
     const snapshot = row.snapshot as { config_nodes: Record<string, { id: string; type: string; revision: number; config: Record<string, unknown>; sealed_credentials: Record<string, string> }> };
-    expect(Object.keys(snapshot.config_nodes).sort()).toEqual([node.id, proxy.id].sort());
+    // The organization's global-config (made by an earlier test) rides along: its env is every flow's.
+    expect(Object.values(snapshot.config_nodes).filter((c) => c.type !== "global-config").map((c) => c.id).sort()).toEqual([node.id, proxy.id].sort());
     expect(snapshot.config_nodes[node.id]).toMatchObject({ id: node.id, type: "tls-config", revision: 1, config: { servername: "api.example.com" } });
     expect(openCredential(testApp.app.config.keys.variables, snapshot.config_nodes[node.id]!.sealed_credentials.keydata!)).toBe(KEY_PEM);
     expectNoMarker(JSON.stringify(row.snapshot), "the deployment snapshot");

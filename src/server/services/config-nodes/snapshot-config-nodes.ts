@@ -4,10 +4,12 @@ import type { SubflowSnapshot } from "../../../shared/subflows";
 import type { FlowNode } from "../../../shared/flow-graph";
 import { refsOfNodes } from "./usage";
 import type { SealedCredentials } from "./credentials";
+import { GLOBAL_CONFIG_TYPE } from "./config-node-rows";
 
 /**
  * Every configuration node a deployment's graph uses (SPEC §19), as it is now: named by its nodes,
- * by the nodes of the subflow definitions it carries, and by those configuration nodes in turn.
+ * by the nodes of the subflow definitions it carries, and by those configuration nodes in turn;
+ * and the organization's global-config, whose env every flow reads.
  * Credentials stay sealed. One that is gone is taken from `fallback` (the deployment being
  * redeployed carries its own copy), else left out (saving the graph refused such a reference).
  */
@@ -19,7 +21,10 @@ export async function snapshotConfigNodes(
 ): Promise<Record<string, ConfigNodeSnapshot>> {
   const nodes = [...graph.nodes, ...Object.values(graph.subflows ?? {}).flatMap((s) => s.nodes)];
   const out: Record<string, ConfigNodeSnapshot> = {};
-  let frontier = [...refsOfNodes(app.nodes, nodes).keys()];
+  // The organization's global-config: its env is every flow's (Node-RED's global flow, SPEC §19),
+  // so every deployment carries it, named or not.
+  const globals = await app.db.prisma.configNode.findMany({ where: { organizationId, type: GLOBAL_CONFIG_TYPE }, select: { id: true } });
+  let frontier = [...new Set([...refsOfNodes(app.nodes, nodes).keys(), ...globals.map((g) => g.id)])];
   while (frontier.length > 0) {
     const rows = await app.db.prisma.configNode.findMany({ where: { organizationId, id: { in: frontier } } });
     const found = new Set(rows.map((r) => r.id));

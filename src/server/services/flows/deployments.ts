@@ -16,6 +16,7 @@ import { portsOfSnapshots, snapshotSubflows } from "../subflows/subflow-ports";
 import { deployedUsersOf } from "../subflows/subflows";
 import { snapshotConfigNodes } from "../config-nodes/snapshot-config-nodes";
 import { deployedUsers } from "../config-nodes/usage";
+import { GLOBAL_CONFIG_TYPE } from "../config-nodes/config-node-rows";
 import { readThrough } from "./flow-reads";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import type { DeploymentSnapshot } from "../../flow-runtime/types";
@@ -151,7 +152,13 @@ export async function redeployUsersOf(app: AppServices, principal: Principal, su
  */
 export async function redeployConfigNodeUsers(app: AppServices, principal: Principal, configNodeId: string, meta: RequestMeta) {
   const users = (await deployedUsers(app, principal.organizationId, configNodeId)).get(configNodeId) ?? [];
-  const deployments = await redeployFlows(app, principal, users.map((u) => u.flow_id), "the configuration node", meta);
+  // A global-config's env is every flow's: every deployed flow takes it, also one deployed before it existed.
+  const node = await app.db.prisma.configNode.findUnique({ where: { organizationId_id: { organizationId: principal.organizationId, id: configNodeId } }, select: { type: true } });
+  const flowIds =
+    node?.type === GLOBAL_CONFIG_TYPE
+      ? (await app.db.prisma.flow.findMany({ where: { organizationId: principal.organizationId, deletedAt: null, currentDeploymentId: { not: null } }, select: { id: true }, orderBy: { id: "asc" } })).map((f) => f.id)
+      : users.map((u) => u.flow_id);
+  const deployments = await redeployFlows(app, principal, flowIds, "the configuration node", meta);
   await recordAudit(app, {
     action: "config_node.deployed",
     organizationId: principal.organizationId,
