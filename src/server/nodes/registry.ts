@@ -32,6 +32,9 @@ import { rangeNode } from "./range/definition";
 import { triggerNode } from "./trigger/definition";
 import { junctionNode } from "./junction/definition";
 import { subflowInNode, subflowOutNode, subflowStatusNode } from "./subflow-ports/definition";
+import { tlsConfigNode } from "./tls-config/definition";
+import { httpProxyNode } from "./http-proxy/definition";
+import { globalConfigNode } from "./global-config/definition";
 import { z } from "zod";
 
 const unknownConfig = z.object({
@@ -132,6 +135,9 @@ export const builtinNodes: NodeDefinition[] = [
   subflowInNode,
   subflowOutNode,
   subflowStatusNode,
+  tlsConfigNode,
+  httpProxyNode,
+  globalConfigNode,
   unknownNode,
 ];
 

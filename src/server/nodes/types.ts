@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import { outputsFor, type OutputsRule } from "../../shared/node-ports";
 
-export type NodeCategory = "input" | "output" | "function" | "network" | "parser" | "sequence" | "common";
+/** "config": configuration nodes (SPEC §5, §19), never on a palette. */
+export type NodeCategory = "input" | "output" | "function" | "network" | "parser" | "sequence" | "common" | "config";
 
 /** Node-RED's view of a node's own properties (everything but id, type, z, name, x, y, wires). */
 export type NodeRedProps = Record<string, unknown>;

@@ -29,6 +29,10 @@ const nodeTypeView = z.object({
   version: z.number().int(),
   /** A type that exists only inside a subflow definition (its input, output and status ports, SPEC §16): not for a flow's palette. */
   subflow_only: z.boolean(),
+  /** "config": a configuration node (SPEC §19): edited under /config-nodes, never placed on a canvas; "node" otherwise. */
+  kind: z.enum(["node", "config"]),
+  /** The credential properties a configuration node's form shows (write-only: values are never read back). */
+  credentials: z.record(z.string(), z.object({ type: z.enum(["text", "password", "pem"]), title: z.string(), description: z.string().optional() })).optional(),
   /** A subflow instance's colour (its definition's); absent for built-in types, which the editor colours by category. */
   color: z.string().optional(),
 });
@@ -59,6 +63,8 @@ function catalogOf(registry: NodeRegistry): Catalog {
             defaults,
             version: d.version,
             subflow_only: d.scope === "subflow",
+            kind: d.kind ?? "node",
+            ...(d.credentials ? { credentials: d.credentials } : {}),
           };
         }),
       }),
@@ -91,6 +97,8 @@ export const nodesRouter = router({
         inputs: z.number().int(),
         outputs: z.number().int(),
         help: z.string(),
+        kind: z.enum(["node", "config"]),
+        credentials: z.record(z.string(), z.object({ type: z.enum(["text", "password", "pem"]), title: z.string(), description: z.string().optional() })).optional(),
       }),
     )
     .query(async ({ ctx, input }) => {
@@ -104,6 +112,7 @@ export const nodesRouter = router({
           inputs: view.inputs,
           outputs: view.outputs,
           help: view.description,
+          kind: "node" as const,
         };
       }
       const d = ctx.services.nodes.get(input.type);
@@ -116,6 +125,8 @@ export const nodesRouter = router({
         inputs: d.inputs,
         outputs: outputCount(d, defaults),
         help: d.help ?? "",
+        kind: d.kind ?? "node",
+        ...(d.credentials ? { credentials: d.credentials } : {}),
       };
     }),
 

@@ -84,6 +84,10 @@ export function validateGraph(registry: NodeRegistry, input: GraphInput, context
       });
       return;
     }
+    if (definition.kind === "config") {
+      details.push({ path: `nodes[${i}].type`, message: `${node.type} is a configuration node: create it under /api/v1/config-nodes and name it from a node's property` });
+      return;
+    }
     const parsed = definition.configSchema.safeParse(node.config);
     if (!parsed.success) {
       pushConfigIssues(details, i, id, node.type, parsed.error.issues);

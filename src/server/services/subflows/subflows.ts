@@ -322,6 +322,7 @@ export async function subflowCatalogEntries(app: AppServices, principal: Princip
       defaults: { env: [] },
       version: row.revision,
       subflow_only: false,
+      kind: "node" as const,
       color: row.color,
     };
   });
