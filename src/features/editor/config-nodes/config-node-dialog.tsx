@@ -59,6 +59,11 @@ export function ConfigNodeDialog({
   const [inUse, setInUse] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const formConfig = config ?? (schemaQuery.data?.defaults as Record<string, unknown> | undefined) ?? null;
+  /** Node-RED keeps a PEM's file name beside it: `certdata` → `certname`, when the type has that property. */
+  const fileNameKey = (credential: string) => {
+    const key = credential.endsWith("data") ? `${credential.slice(0, -4)}name` : null;
+    return key && (schemaQuery.data?.schema as JsonSchema | undefined)?.properties?.[key] ? key : null;
+  };
   const title = initial ? `Edit ${type} configuration node` : `Add new ${type} configuration node`;
 
   function fail(err: unknown) {
@@ -202,6 +207,8 @@ export function ConfigNodeDialog({
                   draft={drafts[key] ?? { mode: "keep" }}
                   onChange={(d) => setDrafts((all) => ({ ...all, [key]: d }))}
                   error={errors.credentials[key]}
+                  readOnly={readOnly}
+                  onFileName={fileNameKey(key) ? (file) => setConfig({ ...(formConfig ?? {}), [fileNameKey(key)!]: file }) : undefined}
                 />
               ))}
             </fieldset>

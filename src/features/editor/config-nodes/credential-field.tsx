@@ -16,6 +16,8 @@ export function CredentialField({
   draft,
   onChange,
   error,
+  readOnly,
+  onFileName,
 }: {
   id: string;
   name: string;
@@ -25,12 +27,16 @@ export function CredentialField({
   draft: CredentialDraft;
   onChange: (draft: CredentialDraft) => void;
   error?: string;
+  /** A viewer: the state only, no way to change it. */
+  readOnly: boolean;
+  /** A PEM was loaded from a file (its name is kept beside it, as Node-RED's `certname`), or cleared (""). */
+  onFileName?: (fileName: string) => void;
 }) {
   const { title } = declaration;
   const statusId = `${id}-status`;
   const describedBy = [statusId, declaration.description ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ");
   const status = draft.mode === "clear" ? "set, cleared on save" : draft.mode === "replace" && set ? "set, replaced on save" : set ? "set" : "not set";
-  const editing = draft.mode === "replace" || (!set && draft.mode === "keep");
+  const editing = !readOnly && (draft.mode === "replace" || (!set && draft.mode === "keep"));
   const value = draft.mode === "replace" ? draft.value : "";
   const write = (v: string) => onChange({ mode: "replace", value: v });
   const inputLabel = set ? `New ${title.charAt(0).toLowerCase()}${title.slice(1)}` : title;
@@ -74,7 +80,11 @@ export function CredentialField({
                   accept=".pem,.crt,.cer,.key,.ca,text/plain"
                   onChange={(e) => {
                     const file = e.target.files?.[0];
-                    if (file) void file.text().then(write);
+                    if (file)
+                      void file.text().then((text) => {
+                        write(text);
+                        onFileName?.(file.name);
+                      });
                     e.target.value = "";
                   }}
                 />
@@ -97,12 +107,15 @@ export function CredentialField({
         </>
       ) : null}
       <div className="actions compact">
-        {set && draft.mode === "keep" ? (
+        {readOnly ? null : set && draft.mode === "keep" ? (
           <>
             <button type="button" className="secondary small" onClick={() => write("")} aria-label={`Replace ${title}`}>
               Replace
             </button>
-            <button type="button" className="secondary small" onClick={() => onChange({ mode: "clear" })} aria-label={`Clear ${title}`}>
+            <button type="button" className="secondary small" onClick={() => {
+                onChange({ mode: "clear" });
+                onFileName?.("");
+              }} aria-label={`Clear ${title}`}>
               Clear
             </button>
           </>
