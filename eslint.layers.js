@@ -61,6 +61,27 @@ export const layerZones = [
     message: "Layer rule 4: the runtime and the nodes know nothing of the database, the store, the services or the transports.",
   },
   {
+    // The Node-RED mapping is the bottom of the import/export: it reads nothing and calls no service,
+    // so node-red.ts and node-red-subflows.ts build on it without importing each other (issue 33).
+    target: "./src/server/services/flows/node-red-mapping.ts",
+    from: [
+      "./src/server/services/flows/node-red.ts",
+      "./src/server/services/flows/node-red-subflows.ts",
+      "./src/server/services/flows/flows.ts",
+      "./src/server/services/flows/deployments.ts",
+      "./src/server/services/subflows",
+      "./src/server/services/config-nodes",
+      "./src/server/db.ts",
+      "./src/server/app-services.ts",
+    ],
+    message: "The Node-RED mapping (node-red-mapping.ts) is pure: it imports neither the database nor the import/export services built on it.",
+  },
+  {
+    target: "./src/server/services/flows/node-red-subflows.ts",
+    from: "./src/server/services/flows/node-red.ts",
+    message: "node-red.ts builds on node-red-subflows.ts, never the reverse: what both need lives in node-red-mapping.ts.",
+  },
+  {
     target: "./src/server/realtime",
     from: "./src/server/services",
     message: "Realtime never imports services: what the hub needs of them is passed to createRealtimeHub (src/server.ts).",

@@ -69,6 +69,11 @@ const forbidden: Array<[string, string, string]> = [
   ["6: routers do not use the engine", "src/server/api/routers/probe.ts", 'import "../../runtime/engine.ts";'],
   ["6: REST does not use the sandbox", "src/server/api/rest/probe.ts", 'import "../../runtime/sandbox/sandbox-pool";'],
   ["6: the hub does not use the cluster bus", "src/server/realtime/probe.ts", 'import "../flow-runtime/cluster-bus";'],
+  ["the Node-RED mapping does not import the import service", "src/server/services/flows/node-red-mapping.ts", 'import "./node-red";'],
+  ["the Node-RED mapping does not import the subflow mapping", "src/server/services/flows/node-red-mapping.ts", 'import "@/server/services/flows/node-red-subflows";'],
+  ["the Node-RED mapping does not reach the database", "src/server/services/flows/node-red-mapping.ts", 'import "../../db";'],
+  ["the Node-RED mapping does not call the subflow service", "src/server/services/flows/node-red-mapping.ts", 'import "../subflows/subflows";'],
+  ["the subflow mapping does not import the import service", "src/server/services/flows/node-red-subflows.ts", 'import "./node-red";'],
 ];
 
 const allowed: Array<[string, string, string]> = [
@@ -76,6 +81,8 @@ const allowed: Array<[string, string, string]> = [
   ["services use the database", "src/server/services/flows/probe.ts", 'import "../../db";'],
   ["services use the flow runtime's interface", "src/server/services/flows/probe.ts", 'import "../../flow-runtime/types";'],
   ["routers call services", "src/server/api/routers/probe.ts", 'import "../../services/flows/flows";'],
+  ["the import service builds on the Node-RED mapping", "src/server/services/flows/node-red.ts", 'import "./node-red-mapping";'],
+  ["the subflow mapping builds on the Node-RED mapping", "src/server/services/flows/node-red-subflows.ts", 'import "./node-red-mapping";'],
   ["routers use the rest of the context", "src/server/api/routers/probe.ts", "declare const ctx: any; const { store, flowRuntime } = ctx.services; void store; void flowRuntime; void ctx.services.config;"],
   ["next-auth's options call services", "src/server/api/probe.ts", 'import "../services/accounts/login";'],
   ["auth uses its own primitives", "src/server/auth/probe.ts", 'import "./session-store";'],

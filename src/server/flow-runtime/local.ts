@@ -176,6 +176,8 @@ export class LocalFlowRuntime implements FlowRuntime {
       nodes: snapshot.nodes,
       connections: snapshot.connections,
       ...(snapshot.subflows ? { subflows: snapshot.subflows } : {}),
+      // As deployed, credentials still sealed: the runtime opens them (SPEC §19).
+      ...(snapshot.config_nodes ? { configNodes: snapshot.config_nodes } : {}),
     };
   }
 

@@ -6,7 +6,7 @@ import { checkDefinitions, definitionIndex, subflowsByIds, type DefinitionIndex,
 import { createSubflowInput } from "../subflows/subflow.schemas";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
 import { SUBFLOW_IN_TYPE, SUBFLOW_OUT_TYPE, SUBFLOW_STATUS_TYPE, type FlowGroup, type SubflowEnvEntry } from "../../../shared/subflows";
-import { canvasToNodeRed, convertNodeRedNodes, envEntryFromNodeRed, freshId, type ImportReportEntry } from "./node-red";
+import { canvasToNodeRed, convertNodeRedNodes, envEntryFromNodeRed, freshId, type ImportReportEntry } from "./node-red-mapping";
 import { groupsFromNodeRed } from "./node-red-groups";
 
 type NrNode = Record<string, unknown>;
