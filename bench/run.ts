@@ -21,6 +21,7 @@ import { benchEditor } from "./editor";
 import { benchHttp } from "./http";
 import { benchFailover } from "./failover";
 import { benchExecutions, benchExecutionsEach } from "./executions";
+import { benchIdle } from "./idle";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
@@ -56,6 +57,8 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   // Benchmark 10's recording cost with one execution per message (minutes, no seed): only when named.
   { name: "executions-each", title: "10b Executions, one per message (recording cost)", run: benchExecutionsEach, explicit: true },
   { name: "editor", title: "8 Editor (Chromium)", run: benchEditor, ownServer: true, explicit: true },
+  // Fresh starts of the built server on both configurations beside Node-RED (minutes): only when named.
+  { name: "idle", title: "11 Idle memory and ready time (built server, Node-RED side by side)", run: benchIdle, ownServer: true, explicit: true },
 ];
 
 const started = performance.now();
@@ -153,6 +156,18 @@ async function main() {
       nodeRedHeader: "Node-RED 4.1.x, same run, no authentication",
     });
     log(`wrote benchmark 2's section of ${path.relative(process.cwd(), REPORT)}`);
+  }
+  // Benchmark 11 measures both configurations itself: one section, written whenever it ran.
+  if (selected.some((b) => b.name === "idle")) {
+    writeReport(REPORT, {
+      key: "idle",
+      title: "Idle memory and ready time (issue 39), side by side with Node-RED",
+      machine,
+      rows: rows.filter((r) => r.benchmark.startsWith("11 ")),
+      notes: notes.filter((n) => n.startsWith("Benchmark 11")),
+      nodeRedHeader: "Node-RED, same run",
+    });
+    log(`wrote benchmark 11's section of ${path.relative(process.cwd(), REPORT)}`);
   }
   // Benchmark 10 has a section of its own per backend, written whenever it ran.
   const executionsRows = (r: Row) => r.benchmark.startsWith("10 ");

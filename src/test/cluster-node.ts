@@ -13,7 +13,7 @@
  */
 import http from "node:http";
 import { getEnv } from "@/env";
-import { createAppServices } from "@/server/app-services";
+import { createAppServices } from "@/server/compose";
 import { createLogger } from "@/server/logger";
 import { createRestHandler } from "@/server/api/rest/handler";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";

@@ -1,8 +1,10 @@
 "use client";
 
-import { useState } from "react";
+import { useContext, useState } from "react";
 import { isOperandTypeList } from "@/shared/operand-types";
 import { CodeField } from "./code-field";
+import { configRefType } from "./config-nodes/config-node-model";
+import { ConfigRefFieldContext } from "./config-nodes/config-ref-slot";
 import { TypedInput } from "./typed-input";
 
 /** The subset of JSON Schema our zod-made node schemas use. */
@@ -24,6 +26,8 @@ export interface JsonSchema {
   minItems?: number;
   maxItems?: number;
   deprecated?: boolean;
+  /** CONFIG_REF_KEY: the property names a configuration node of this type (SPEC §19). */
+  "x-config-node"?: string;
 }
 
 type Config = Record<string, unknown>;
@@ -375,10 +379,12 @@ function VariantList({ path, label, schema, value, onChange, errors }: { path: s
 /**
  * One labelled field per property of a node type's JSON Schema (label: the title, else the
  * name); an operand pair (`<name>` + `<name>_type`) is one typed input; rule lists and lists of
- * objects get add/remove/reorder; the function node's code gets CodeMirror. Errors are
+ * objects get add/remove/reorder; the function node's code gets CodeMirror; a reference to a
+ * configuration node gets the picker FlowEditor provides (ConfigRefFieldContext). Errors are
  * keyed by the server's paths (`payload`, `rules[0].v`) and shown next to their fields.
  */
 export function SchemaForm({ type, schema, value, onChange, errors }: { type: string; schema: JsonSchema; value: Config; onChange: (v: Config) => void; errors: Errors }) {
+  const ConfigRefField = useContext(ConfigRefFieldContext);
   return (
     <PropertyFields
       properties={schema.properties ?? {}}
@@ -387,6 +393,11 @@ export function SchemaForm({ type, schema, value, onChange, errors }: { type: st
       errors={errors}
       onChange={(patch) => onChange({ ...value, ...patch })}
       fieldFor={(key, prop, label, set) => {
+        const refType = configRefType(prop as Record<string, unknown>);
+        if (refType && ConfigRefField) {
+          const error = errors[key];
+          return <ConfigRefField key={key} id={fieldId(key)} label={label} description={prop.description} type={refType} value={typeof value[key] === "string" ? (value[key] as string) : ""} required={schema.required?.includes(key) ?? false} error={error ? `${label} ${error}` : undefined} onChange={set} />;
+        }
         if (isVariantList(prop)) return <VariantList key={key} path={key} label={label} schema={prop} value={value[key]} onChange={set} errors={errors} />;
         if (type === "function" && ["code", "initialize", "finalize"].includes(key)) {
           return <ScalarField key={key} path={key} label={label} schema={prop} value={value[key]} onChange={set} errors={errors} code />;

@@ -285,7 +285,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     const pending = this.locks.get(flowId);
     if (pending) await pending.catch(() => undefined);
     if (!this.holds(flowId)) return { notOwner: true };
-    return { value: this.local.replayNow(flowId, nodeId, message, replayOf) };
+    // The holder answers once the execution is stored, so the instance that took the request reads it.
+    return { value: await this.local.replay(flowId, nodeId, message, replayOf) };
   }
 
   async nodeStatuses(flowId: string): Promise<Map<string, NodeStatus | null>> {

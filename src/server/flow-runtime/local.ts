@@ -1,7 +1,7 @@
 import type { PrismaClient, Flow, Deployment } from "../../generated/prisma/client";
 import type { KeyValueStore } from "../store";
 import type { Logger } from "../logger";
-import { FLOW_BUSY_RETRY_AFTER_SEC, FlowEngine } from "../runtime/engine";
+import { FLOW_BUSY_RETRY_AFTER_SEC, FlowEngine, newMessageId } from "../runtime/engine";
 import type { DeviceInMessage, FlowState, Message, NodeFactory, NodeStatus, RuntimeServices } from "../runtime/types";
 import type { WebhookRegistry, WebhookRequest, WebhookResponse } from "../runtime/webhooks";
 import type { NodeRegistry } from "../nodes/registry";
@@ -143,6 +143,13 @@ export class LocalFlowRuntime implements FlowRuntime {
         },
       },
     });
+    if (context) {
+      context.onRefused = ({ organizationId, flowId, nodeId, key, error }) => {
+        // Host nodes' writes name no node (the hub logged it); a function's writes name its node.
+        if (!flowId || !nodeId || this.engine.organizationOf(flowId) !== organizationId) return;
+        this.engine.nodeFailed(flowId, nodeId, new Error(error), { _msgid: newMessageId(), topic: "context", payload: { scope: "flow", key } });
+      };
+    }
   }
 
   private secretsOf(organizationId: string): VariableSet {
@@ -314,11 +321,17 @@ export class LocalFlowRuntime implements FlowRuntime {
     return { ok: true, messageId };
   }
 
+  /**
+   * Answers once the new execution is stored (as `running`, or finished): `GET /executions/{id}`
+   * right after the 202, on any instance, finds it (read your writes).
+   */
   async replay(flowId: string, nodeId: string, message: Message, replayOf: string): Promise<ReplayResult> {
-    return this.replayNow(flowId, nodeId, message, replayOf);
+    const result = this.replayNow(flowId, nodeId, message, replayOf);
+    if (result.ok) await this.executions?.flush();
+    return result;
   }
 
-  /** replay(), synchronously, where the flow runs. */
+  /** replay(), synchronously, where the flow runs (the execution is on its way to the database, not yet stored). */
   replayNow(flowId: string, nodeId: string, message: Message, replayOf: string): ReplayResult {
     if (!this.tracker) return { ok: false, reason: "not_recorded" };
     if (!this.engine.isRunning(flowId)) return { ok: false, reason: "not_running" };
@@ -355,7 +368,12 @@ export class LocalFlowRuntime implements FlowRuntime {
   }
 
   stats(): FlowRuntimeStats {
-    return { ...this.engine.stats(), nodeErrors: this.nodeErrors };
+    return {
+      ...this.engine.stats(),
+      nodeErrors: this.nodeErrors,
+      executionsNotStored: this.executions ? this.executions.counters.lost + this.executions.counters.overBound : 0,
+      contextWritesRefused: this.deps.context?.journal.counters.refused ?? 0,
+    };
   }
 
   /** A link message for link-in `nodeId` of the organization, sent from another instance: false when it does not run here. */

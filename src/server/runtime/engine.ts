@@ -389,6 +389,19 @@ export class FlowEngine {
     return exec.id;
   }
 
+  /**
+   * An error that reaches a node from outside a delivery (a context write of its code that the
+   * store refused after the message was handled): the node's error, and `msg` to the flow's catch
+   * nodes, as a store error thrown by `flow.set` would have been.
+   */
+  nodeFailed(flowId: string, nodeId: string, err: unknown, msg: Message): void {
+    const flow = this.flows.get(flowId);
+    const live = flow?.nodes.get(nodeId);
+    if (!flow || !live) return;
+    this.reportNodeError(flow, nodeId, err);
+    this.routeToCatch(flow, live, msg, err);
+  }
+
   /** Delivers a message into a node's input of a running flow, as a wire would (test harnesses). */
   receive(flowId: string, nodeId: string, msg: Message): void {
     const flow = this.flows.get(flowId);

@@ -25,8 +25,9 @@ export const systemRouter = router({
   ready: publicProcedure
     .meta({
       rest: { method: "GET", path: "/ready" },
-      summary: "Readiness: the database and the session store answer",
-      description: "200 when both answer within 2 s; 503 `UNAVAILABLE` with the failing check in `details` otherwise.",
+      summary: "Readiness: the database and the session store answer, and context writes are being stored",
+      description:
+        "200 when both answer within 2 s and the context journal drains (its writes have not been failing for 10 s); 503 `UNAVAILABLE` with the failing check in `details` otherwise.",
       tags: ["system"],
     })
     .output(readinessSchema)
@@ -34,7 +35,7 @@ export const systemRouter = router({
       const readiness = await checkReadiness(ctx.services);
       if (readiness.status !== "ready") {
         const failing = Object.entries(readiness.checks).filter(([, c]) => c.status !== "ok");
-        throw new AppError("UNAVAILABLE", `not ready: ${failing.map(([name]) => name).join(", ")} unreachable`, {
+        throw new AppError("UNAVAILABLE", `not ready: ${failing.map(([name]) => name).join(", ")} ${failing.length === 1 && failing[0]![0] === "context" ? "not draining" : "unreachable"}`, {
           details: failing.map(([name, c]) => ({ path: name, message: c.error ?? "unreachable" })),
         });
       }

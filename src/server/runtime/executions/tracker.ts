@@ -232,6 +232,12 @@ export class ExecutionTracker {
     this.open.add(execution);
     this.byMsgId.set(execution.triggerMsgId, execution);
     this.byMsg.set(msg, execution);
+    // A replay is stored as `running` at once: its id is answered with the replay's 202, and a read
+    // that follows the answer must find it (the flow runtime waits for the sink's flush).
+    if (how.replayOf !== undefined) {
+      execution.announced = true;
+      this.options.sink.running(execution);
+    }
     return execution;
   }
 

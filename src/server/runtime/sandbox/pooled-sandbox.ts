@@ -219,6 +219,8 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
       for (const [key] of writes) this.group.sentAt.set(key, request.id);
     }
     request.fl = this.flow.budget();
+    const keys = this.flow.keysLeft?.();
+    if (keys !== undefined && keys !== Infinity) request.fk = keys;
     return request;
   }
 
@@ -231,7 +233,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     if (!reply.flow) return;
     const sentAt = this.group.sentAt;
     const writes = sentAt.size === 0 ? reply.flow : reply.flow.filter(([key]) => (sentAt.get(key) ?? 0) <= reply.id);
-    if (writes.length > 0) this.flow.applySandboxWrites(writes);
+    if (writes.length > 0) this.flow.applySandboxWrites(writes, this.options.nodeInfo.id);
   }
 
   /** Called by the worker when it goes away: the engine is gone, the next call re-creates it. */
