@@ -116,7 +116,10 @@ server.listen(env.PORT, env.HOST, () => {
  */
 function collectStartupGarbage() {
   v8.setFlagsFromString("--expose-gc");
-  (vm.runInNewContext("gc") as () => void)();
+  const gc = vm.runInNewContext("gc") as () => void;
+  // Contexts made later (Next's edge sandbox) get no `gc`.
+  v8.setFlagsFromString("--no-expose-gc");
+  gc();
 }
 
 let stopping = false;
