@@ -4,6 +4,7 @@
  * shuts everything down cleanly on SIGTERM/SIGINT.
  */
 import http from "node:http";
+import type { Duplex } from "node:stream";
 import v8 from "node:v8";
 import vm from "node:vm";
 import next from "next";
@@ -47,9 +48,21 @@ const { logger } = app;
 process.env.NEXTAUTH_URL = app.config.publicUrl;
 
 const nextApp = next({ dev, hostname: env.HOST, port: env.PORT, dir: process.cwd() });
-await nextApp.prepare();
-const handle = nextApp.getRequestHandler();
-const nextUpgrade = nextApp.getUpgradeHandler();
+// Next (pages, next-auth, /_next assets) is prepared by the first request that needs it, in
+// production: the API, webhooks, tRPC and /ws are direct mounts and never wait for it, and a server
+// that serves no page (an API or webhook host, a CI target) never holds Next's ~50 MB and starts
+// sooner. In development at once (hot reload, errors at start). A failed prepare ends the process,
+// as it did at start.
+let nextPrepared: Promise<void> | undefined;
+const prepareNext = () =>
+  (nextPrepared ??= nextApp.prepare().catch((err: unknown) => {
+    logger.fatal({ err }, "Next could not start");
+    process.exit(1);
+  }));
+if (dev) await prepareNext();
+const nextHandler = nextApp.getRequestHandler();
+const handle = (req: http.IncomingMessage, res: http.ServerResponse) => prepareNext().then(() => nextHandler(req, res));
+const nextUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => prepareNext().then(() => nextApp.getUpgradeHandler()(req, socket, head));
 const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime) });
 
 // The REST API, the webhooks and tRPC go straight to the handlers their route files export (one handler,
@@ -103,7 +116,10 @@ server.listen(env.PORT, env.HOST, () => {
  */
 function collectStartupGarbage() {
   v8.setFlagsFromString("--expose-gc");
-  (vm.runInNewContext("gc") as () => void)();
+  const gc = vm.runInNewContext("gc") as () => void;
+  // Contexts made later (Next's edge sandbox) get no `gc`.
+  v8.setFlagsFromString("--no-expose-gc");
+  gc();
 }
 
 let stopping = false;
