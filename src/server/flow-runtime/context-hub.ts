@@ -185,12 +185,21 @@ export class ContextHub {
   /** Removes deleted keys' rows older than a sweep period (each instance sweeps; they never conflict). */
   async sweep(): Promise<number> {
     let swept = 0;
+    const organizations = new Set<string>();
     for (let i = 0; i < SWEEP_MAX_BATCHES; i++) {
-      const n = await sweepContextTombstones(this.deps.prisma, { olderThanMs: this.deps.sweepMs ?? 60_000, limit: SWEEP_BATCH });
+      const batch = await sweepContextTombstones(this.deps.prisma, { olderThanMs: this.deps.sweepMs ?? 60_000, limit: SWEEP_BATCH });
+      let n = 0;
+      for (const [id, count] of batch) {
+        organizations.add(id);
+        n += count;
+      }
       swept += n;
       if (n < SWEEP_BATCH) break;
     }
     this.counters.tombstonesSwept += swept;
+    // A flow that keeps creating and deleting keys must not meet CONTEXT_MAX_KEYS for rows already
+    // swept: the organizations held here count again from the database.
+    for (const id of organizations) if (this.usages.has(id)) await this.usageOf(id);
     return swept;
   }
 

@@ -196,7 +196,11 @@ export class ExecutionWriter implements ExecutionSink {
     const lost = (await this.store(INSERT_SQL, admitted)) + (await this.store(UPDATE_SQL, updates));
     for (const row of admitted) {
       if (row.written) this.touched.add(row.flowId);
-      else this.usageOf(row.organizationId)?.remove(row.bytes);
+      else {
+        this.usageOf(row.organizationId)?.remove(row.bytes);
+        // Not stored as running after all: its finish is inserted (if the database takes it then).
+        this.stored.delete(row.id);
+      }
     }
     for (const row of updates) this.stored.delete(row.id);
     if (lost > 0) this.counters.lost += lost;

@@ -113,17 +113,21 @@ export async function contextRowCount(prisma: PrismaClient, organizationId: stri
 
 /**
  * Removes tombstones (deleted keys' rows) older than `olderThanMs`, at most `limit`; resolves to how
- * many. Old enough that no change message about them is still on its way (a scope applies a stored
- * write only when its version is newer, and every later write takes a newer one anyway).
+ * many, per organization. Old enough that no change message about them is still on its way (a scope
+ * applies a stored write only when its version is newer, and every later write takes a newer one anyway).
  */
-export async function sweepContextTombstones(prisma: PrismaClient, options: { olderThanMs: number; limit: number }): Promise<number> {
-  return prisma.$executeRawUnsafe(
+export async function sweepContextTombstones(prisma: PrismaClient, options: { olderThanMs: number; limit: number }): Promise<Map<string, number>> {
+  const rows = await prisma.$queryRawUnsafe<Array<{ organization_id: string }>>(
     `DELETE FROM context_entries c USING (
        SELECT organization_id, scope, key FROM context_entries
        WHERE value IS NULL AND updated_at < now() - make_interval(secs => $1::float8 / 1000) LIMIT $2::int
      ) d
-     WHERE c.organization_id = d.organization_id AND c.scope = d.scope AND c.key = d.key AND c.value IS NULL`,
+     WHERE c.organization_id = d.organization_id AND c.scope = d.scope AND c.key = d.key AND c.value IS NULL
+     RETURNING c.organization_id`,
     options.olderThanMs,
     options.limit,
   );
+  const swept = new Map<string, number>();
+  for (const { organization_id: id } of rows) swept.set(id, (swept.get(id) ?? 0) + 1);
+  return swept;
 }
