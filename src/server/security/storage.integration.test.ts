@@ -256,6 +256,9 @@ describe("row 1: one tenant's context write never stops the others'", () => {
     expect((await request("GET", `/flows/${counter.flowId}/context`, { token: victim.accessToken })).body.context).toEqual({ n: 2 });
     expect((await request("GET", "/context/global", { token: user.accessToken })).body.context).toMatchObject({ huge: 1e308 });
     expect((await counter.call()).text).toBe("3");
+    // The running flows read what is stored again, not the sum that never was.
+    const reader = await webhookFlow(user, "msg.payload = String(global.get('huge')); return msg;");
+    expect((await reader.call()).text).toBe("1e+308");
   });
 
   // A CHECK constraint stands for any refusal of a flow's write: DDL on a private (embedded) database only,
