@@ -18,7 +18,7 @@ import { isDatabaseUnavailable } from "../errors";
 import { ContextJournal, type ContextWrite, type RefusedWrite, type StoredWrite } from "../runtime/context/context-journal";
 import { ContextScope, type OrgUsage } from "../runtime/context/context-scope";
 import type { FlowContextStores, FlowSpec } from "../runtime/engine";
-import { commitContextWrites, contextRowCount, contextUsage, GLOBAL_SCOPE, loadContextScope, sweepContextTombstones } from "../persistence/context-store";
+import { commitContextWrites, contextRowCount, contextUsage, GLOBAL_SCOPE, loadContextEntry, loadContextScope, sweepContextTombstones } from "../persistence/context-store";
 
 export const CONTEXT_CHANNEL = "context:changes";
 /** How long a stopping flow waits for its context writes to be stored. */
@@ -92,6 +92,15 @@ export class ContextHub {
     const error = `context write refused by the database: ${write.scope === GLOBAL_SCOPE ? "global" : "flow"} key ${JSON.stringify(write.key.slice(0, 64))}${write.key.length > 64 ? "…" : ""} (${reason})`;
     this.deps.logger.error({ err: write.error, organizationId: write.organizationId, scope: write.scope, nodeId: write.nodeId }, "context write refused by the database; not retried");
     this.onRefused?.({ organizationId: write.organizationId, flowId: write.scope === GLOBAL_SCOPE ? undefined : write.scope, nodeId: write.nodeId, key: write.key, error });
+    void this.restore(write).catch((err: unknown) => this.deps.logger.warn({ err }, "context key could not be read back after a refused write"));
+  }
+
+  /** The cache holds what the store holds for a refused write's key again (its older value, if any). */
+  private async restore(write: RefusedWrite): Promise<void> {
+    const scope = write.scope === GLOBAL_SCOPE ? await this.globals.get(write.organizationId) : this.flows.get(write.scope);
+    if (!scope || scope.organizationId !== write.organizationId) return;
+    const { json, version } = await loadContextEntry(this.deps.prisma, write.organizationId, write.scope, write.key);
+    scope.restore(write.key, json, version);
   }
 
   /** Set by the flow runtime: tells a flow that one of its writes was refused (its node's error, through catch). */

@@ -131,3 +131,15 @@ export async function sweepContextTombstones(prisma: PrismaClient, options: { ol
   for (const { organization_id: id } of rows) swept.set(id, (swept.get(id) ?? 0) + 1);
   return swept;
 }
+
+/** One key as stored (its value, null when deleted or absent, and its version, 0 when absent). */
+export async function loadContextEntry(prisma: PrismaClient, organizationId: string, scope: string, key: string): Promise<{ json: string | null; version: number }> {
+  const rows = await prisma.$queryRawUnsafe<Row[]>(
+    `SELECT organization_id, scope, key, value, version FROM context_entries WHERE organization_id = $1 AND scope = $2 AND key = $3`,
+    organizationId,
+    scope,
+    key,
+  );
+  const row = rows[0];
+  return row ? { json: row.value, version: Number(row.version) } : { json: null, version: 0 };
+}

@@ -190,8 +190,32 @@ export class ContextScope implements SharedContextStore {
   }
 
   /**
+   * What the store holds for a key whose write it refused (read back by the hub after refused()):
+   * applied unless a newer write of this scope is on its way.
+   */
+  restore(key: string, json: string | null, version: number): void {
+    if (this.journal?.hasUnstored(this, key)) return;
+    if (version > (this.versions.get(key) ?? 0)) this.versions.set(key, version);
+    const previous = this.entries.get(key);
+    const previousBytes = previous?.bytes ?? 0;
+    if (json === null) {
+      if (!previous) return;
+      this.entries.delete(key);
+      this.scopeBytes -= previousBytes;
+      this.usage.bytes -= previousBytes;
+    } else {
+      const bytes = entryBytes(key, json);
+      this.entries.set(key, { json, bytes });
+      this.scopeBytes += bytes - previousBytes;
+      this.usage.bytes += bytes - previousBytes;
+    }
+    this.hostWrites?.set(key, json);
+  }
+
+  /**
    * A write of this scope the store refused (the journal gave up on it): the cached value is
-   * dropped, so what the flow reads is no longer something that was never stored.
+   * dropped, so what the flow reads is no longer something that was never stored (the hub then
+   * restores what the store holds).
    */
   refused(key: string): void {
     const previous = this.entries.get(key);
