@@ -23,8 +23,14 @@ export function isBlockedAddress(address: string): boolean {
   return BLOCKED_RANGES.has(parsed.range());
 }
 
-/** Credentials that never follow a redirect to another origin (as fetch and curl do). */
-const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
+/**
+ * The only headers that follow a redirect to another origin: the CORS-safelisted request headers
+ * and User-Agent. fetch drops Authorization there and curl every header it was given for the first
+ * host; a flow's custom header may hold a secret as well as Authorization does (`X-API-Key:
+ * ${KEY}`), and nothing tells a credential from an ordinary header, so every other header is
+ * dropped (docs/SECURITY.md, "Secrets sent on by a redirect").
+ */
+const CROSS_ORIGIN_HEADERS = new Set(["accept", "accept-language", "content-language", "content-type", "user-agent"]);
 const BODY_HEADERS = new Set(["content-type", "content-length", "content-encoding", "content-language", "content-location"]);
 
 export class BlockedAddressError extends Error {
@@ -113,7 +119,7 @@ export function createSafeFetch(options: SafeFetchOptions) {
       if ([301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
         const next = new URL(res.headers.location, target);
         if (next.origin !== target.origin) {
-          headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
+          headers = Object.fromEntries(Object.entries(headers).filter(([name]) => CROSS_ORIGIN_HEADERS.has(name.toLowerCase())));
         }
         target = next;
         if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
