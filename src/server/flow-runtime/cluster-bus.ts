@@ -177,7 +177,7 @@ export class ClusterBus {
       // Bounded (runtime/bounded-json.ts): a link message repeating one object is refused, never expanded in full here.
       let text: string;
       try {
-        const json = boundedJson(envelope, { maxChars: MAX_REQUEST_CHARS });
+        const json = boundedJson(envelope, { maxChars: MAX_REQUEST_CHARS, cut: false });
         if (json.truncated) throw new Error(`message too large to send to another instance (more than ${MAX_REQUEST_CHARS} characters as JSON)`);
         text = json.text!;
       } catch (err) {

@@ -25,6 +25,11 @@ export interface BoundedJsonOptions {
   maxChars: number;
   /** Time the walk may take at most (default 100 ms): past it, what was written is cut there. */
   maxMs?: number;
+  /**
+   * Whether a text past the bound is written up to it (a preview); false: it is only known to be
+   * too large (`text` undefined), which costs no more than the measuring (a hand-over refused).
+   */
+  cut?: boolean;
 }
 
 export interface BoundedJson {
@@ -128,77 +133,86 @@ class Measure extends Walk {
   }
 }
 
-/** JSON.stringify's text of `root`, written until `walk.max` characters (then BOUND is thrown). */
-function prefix(root: unknown, walk: Walk, out: string[]): void {
-  let length = 0;
-  const write = (text: string) => {
-    const room = walk.max - length;
-    if (text.length > room) {
-      out.push(text.slice(0, room));
-      length = walk.max;
+/** Writes JSON.stringify's text of a value until `max` characters (then BOUND is thrown). */
+class Writer extends Walk {
+  text = "";
+  private readonly ancestors: object[] = [];
+
+  private write(piece: string): void {
+    const room = this.max - this.text.length;
+    if (piece.length > room) {
+      this.text += piece.slice(0, room);
       throw BOUND;
     }
-    out.push(text);
-    length += text.length;
-  };
-  const writeString = (s: string) => {
+    this.text += piece;
+  }
+
+  private writeString(s: string): void {
     // Only what fits is escaped (a long string is cut before JSON.stringify sees it), without
     // splitting a surrogate pair, which would be escaped differently alone.
-    const room = walk.max - length;
+    const room = this.max - this.text.length;
     let cut = s.length > room ? s.slice(0, room + 1) : s;
     if (cut.length < s.length && /[\ud800-\udbff]$/.test(cut)) cut = s.slice(0, room + 2);
     const quoted = JSON.stringify(cut);
-    write(cut.length < s.length ? quoted.slice(0, -1) : quoted);
-  };
-  const ancestors: object[] = [];
+    this.write(cut.length < s.length ? quoted.slice(0, -1) : quoted);
+  }
+
   /** `value`: as jsonView gives it. */
-  const visit = (value: unknown, inArray: boolean): void => {
-    walk.tick();
-    if (value === null) return write("null");
-    if (typeof value === "boolean") return write(value ? "true" : "false");
-    if (typeof value === "number") return write(Number.isFinite(value) ? String(value) : "null");
-    if (typeof value === "string") return writeString(value);
-    if (typeof value === "bigint") throw new TypeError("Do not know how to serialize a BigInt");
-    if (skipped(value)) return write(inArray ? "null" : "");
+  visit(value: unknown, inArray: boolean): void {
+    this.tick();
+    switch (typeof value) {
+      case "string":
+        return this.writeString(value);
+      case "number":
+        return this.write(Number.isFinite(value) ? String(value) : "null");
+      case "boolean":
+        return this.write(value ? "true" : "false");
+      case "bigint":
+        throw new TypeError("Do not know how to serialize a BigInt");
+      case "object":
+        break;
+      default:
+        return this.write(inArray ? "null" : "");
+    }
+    if (value === null) return this.write("null");
     const object = value as object;
     if (Buffer.isBuffer(object)) {
-      write('{"type":"Buffer","data":[');
+      this.write('{"type":"Buffer","data":[');
       for (let i = 0; i < object.length; i++) {
-        walk.tick();
-        write(i === 0 ? String(object[i]) : `,${object[i]}`);
+        this.tick();
+        this.write(i === 0 ? String(object[i]) : `,${object[i]}`);
       }
-      return write("]}");
+      return this.write("]}");
     }
-    if (ancestors.includes(object)) throw new TypeError("Converting circular structure to JSON");
-    ancestors.push(object);
+    if (this.ancestors.includes(object)) throw new TypeError("Converting circular structure to JSON");
+    this.ancestors.push(object);
     if (Array.isArray(object)) {
-      write("[");
+      this.write("[");
       for (let i = 0; i < object.length; i++) {
-        if (i > 0) write(",");
-        visit(jsonView(object[i], i), true);
+        if (i > 0) this.write(",");
+        this.visit(jsonView(object[i], i), true);
       }
-      write("]");
+      this.write("]");
     } else {
-      write("{");
+      this.write("{");
       let first = true;
       for (const k of Object.keys(object)) {
-        walk.tick();
+        this.tick();
         const item = jsonView((object as Record<string, unknown>)[k], k);
         if (skipped(item)) continue;
-        write(`${first ? "" : ","}${JSON.stringify(k)}:`);
+        this.write(`${first ? "" : ","}${JSON.stringify(k)}:`);
         first = false;
-        visit(item, false);
+        this.visit(item, false);
       }
-      write("}");
+      this.write("}");
     }
-    ancestors.pop();
-  };
-  visit(jsonView(root, ""), false);
+    this.ancestors.pop();
+  }
 }
 
 /**
  * JSON.stringify(value), bounded: the whole text when it has at most `maxChars` characters, else
- * its first `maxChars` characters and `truncated`. Never walks more than the bound's worth of the
+ * its first `maxChars` characters (none with `cut: false`) and `truncated`. Never walks more than the bound's worth of the
  * value, however often it repeats one object, and never longer than `maxMs` (then cut where it
  * was). Throws what JSON.stringify throws (a cycle, a BigInt).
  */
@@ -215,14 +229,14 @@ export function boundedJson(value: unknown, options: BoundedJsonOptions): Bounde
     if (text === undefined || text.length <= options.maxChars) return { text, truncated: false };
     return { text: text.slice(0, options.maxChars), truncated: true };
   }
+  if (options.cut === false) return { text: undefined, truncated: true };
   // The estimate is generous (null counts 5): a text it refused may still fit, and is then whole.
-  const out: string[] = [];
-  const writing = new Walk(options.maxChars, options.maxMs ?? DEFAULT_MAX_MS);
+  const writer = new Writer(options.maxChars, options.maxMs ?? DEFAULT_MAX_MS);
   try {
-    prefix(value, writing, out);
+    writer.visit(jsonView(value, ""), false);
   } catch (err) {
     if (err !== BOUND) throw err;
-    return { text: out.join(""), truncated: true };
+    return { text: writer.text, truncated: true };
   }
-  return { text: out.join(""), truncated: false };
+  return { text: writer.text, truncated: false };
 }

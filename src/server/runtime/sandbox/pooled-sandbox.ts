@@ -281,7 +281,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     // sandbox's memory worth of text, never expanded in full on the event loop.
     let json: ReturnType<typeof boundedJson>;
     try {
-      json = boundedJson(msg, { maxChars: memoryLimit / 2, maxMs: HAND_OVER_MAX_MS });
+      json = boundedJson(msg, { maxChars: memoryLimit / 2, maxMs: HAND_OVER_MAX_MS, cut: false });
     } catch (err) {
       throw new SandboxError("runtime", `the message cannot be serialized: ${err instanceof Error ? err.message : String(err)}`);
     }
