@@ -16,6 +16,7 @@ import { createFlowRuntime, resolveInstanceId, type FlowRuntime } from "./flow-r
 import { DeviceBus } from "./realtime/device-bus";
 import { WebhookRegistry } from "./runtime/webhooks";
 import { createSafeFetch } from "./runtime/safe-fetch";
+import { WorkLimits } from "./runtime/work-limits";
 import { SandboxPool } from "./runtime/sandbox/sandbox-pool";
 import { jwtKeys, type JwtKeys } from "./auth/jwt";
 import { deriveKey } from "./auth/crypto";
@@ -206,6 +207,8 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       webhooks,
       httpRequest,
       sandboxes,
+      // Per flow and organization: JSONata turns and download bytes (issue 40; runtime/work-limits.ts).
+      workLimits: new WorkLimits(),
     },
   });
   const metrics = createAppMetrics({

@@ -2,6 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import dns from "node:dns";
 import ipaddr from "ipaddr.js";
+import type { ByteBudget } from "./work-limits";
 
 /** Address ranges an http-request node may not reach unless the operator allows private targets. */
 const BLOCKED_RANGES = new Set(["unspecified", "broadcast", "multicast", "linkLocal", "loopback", "private", "uniqueLocal", "carrierGradeNat", "reserved", "benchmarking", "amt", "as112", "deprecated", "orchid2", "6to4", "teredo", "rfc6145", "rfc6052", "ipv4Mapped", "discard"]);
@@ -63,7 +64,7 @@ export function createSafeFetch(options: SafeFetchOptions) {
     });
   }) as typeof dns.lookup;
 
-  async function once(url: URL, init: { method: string; headers: Record<string, string>; body?: string | Buffer; deadline: number; timeoutMs: number }) {
+  async function once(url: URL, init: { method: string; headers: Record<string, string>; body?: string | Buffer; deadline: number; timeoutMs: number; budget?: ByteBudget }) {
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`only http and https URLs are allowed, not ${url.protocol}`);
     // A literal IP address never goes through lookup: check it here.
     const host = url.hostname.replace(/^\[|\]$/g, "");
@@ -79,7 +80,25 @@ export function createSafeFetch(options: SafeFetchOptions) {
         return;
       }
       const timer = setTimeout(() => req.destroy(new Error(`no complete response within ${init.timeoutMs} ms`)), left);
+      // The body is read once the organization's download budget holds it (its length, or the most
+      // a response may be): the response waits meanwhile, unread, under the same deadline.
+      let reserved = 0;
+      let cancelReservation: () => void = () => undefined;
+      const giveBack = () => {
+        cancelReservation();
+        if (reserved > 0) init.budget!.give(reserved);
+        reserved = 0;
+      };
       const req = client.request(url, { method: init.method, headers: init.headers, lookup }, (res) => {
+        if (!init.budget) return read(res);
+        const length = Number(res.headers["content-length"]);
+        const expected = Number.isFinite(length) && length >= 0 ? Math.min(length, maxResponseBytes) : maxResponseBytes;
+        cancelReservation = init.budget.reserve(expected, () => {
+          reserved = expected;
+          read(res);
+        });
+      });
+      const read = (res: http.IncomingMessage) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on("data", (chunk: Buffer) => {
@@ -97,25 +116,31 @@ export function createSafeFetch(options: SafeFetchOptions) {
           resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
         });
         res.on("error", reject);
-      });
+        res.on("close", giveBack);
+      };
       req.on("error", (err) => {
         clearTimeout(timer);
+        giveBack();
         reject(err);
       });
-      req.on("close", () => clearTimeout(timer));
+      req.on("close", () => {
+        clearTimeout(timer);
+        // A response still waiting for the budget when the request ends (its deadline) stops waiting.
+        if (reserved === 0) giveBack();
+      });
       if (init.body !== undefined) req.write(init.body);
       req.end();
     });
   }
 
-  return async function safeFetch(url: string, init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number }) {
+  return async function safeFetch(url: string, init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number; budget?: ByteBudget }) {
     let target = new URL(url);
     let method = init.method;
     let body = init.body;
     let headers = { ...init.headers };
     const deadline = Date.now() + init.timeoutMs;
     for (let hop = 0; hop <= (options.maxRedirects ?? 5); hop++) {
-      const res = await once(target, { method, headers, body, deadline, timeoutMs: init.timeoutMs });
+      const res = await once(target, { method, headers, body, deadline, timeoutMs: init.timeoutMs, budget: init.budget });
       if ([301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
         const next = new URL(res.headers.location, target);
         if (next.origin !== target.origin) {

@@ -184,8 +184,11 @@ export interface RuntimeServices {
   /** Outgoing HTTP for http-request, with the SSRF policy applied. */
   httpRequest?: (
     url: string,
-    init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number },
+    /** `budget`: the organization's bound on response bytes being downloaded (WorkLimits.responseBudget). */
+    init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number; budget?: import("./work-limits").ByteBudget },
   ) => Promise<{ status: number; headers: Record<string, string>; body: Buffer; url: string }>;
+  /** Bounds on asynchronous work per flow and organization (JSONata turns, download bytes); absent: unbounded. */
+  workLimits?: import("./work-limits").WorkLimits;
   /** The function node's sandboxes (the application's worker pool). */
   sandboxes?: import("./sandbox/sandbox-pool").SandboxPool;
   /** Webhook routes for http-in / http-response. */

@@ -49,7 +49,8 @@ export const httpRequestBehaviour: NodeFactory = (ctx) => {
       }
       ctx.status({ fill: "blue", shape: "dot", text: "requesting" });
       try {
-        const res = await fetcher(url, { method, headers, body, timeoutMs: c.timeout_ms });
+        // Downloads wait for the organization's byte budget (runtime/work-limits.ts), not for memory to run out.
+        const res = await fetcher(url, { method, headers, body, timeoutMs: c.timeout_ms, budget: ctx.services.workLimits?.responseBudget(ctx.organizationId) });
         let payload: unknown = res.body;
         if (c.return === "txt") payload = res.body.toString("utf8");
         else if (c.return === "obj") {
