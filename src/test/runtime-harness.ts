@@ -27,7 +27,7 @@ export async function loadTestFlow(
   services: RuntimeServices = {},
   extraTypes: Record<string, NodeFactory> = {},
   /** Context stores, variables and executions for the flow (default: in memory, Node-RED's built-in names only, none recorded); subflow definitions its instances use. */
-  engineOptions: Pick<EngineOptions, "contextStores" | "variables" | "executions"> & { subflows?: Record<string, SubflowSnapshot> } = {},
+  engineOptions: Pick<EngineOptions, "contextStores" | "variables" | "executions" | "maxQueuedBytesPerFlow"> & { subflows?: Record<string, SubflowSnapshot> } = {},
 ) {
   const registry = createNodeRegistry();
   const received: Message[] = [];
@@ -64,6 +64,7 @@ export async function loadTestFlow(
     contextStores: engineOptions.contextStores,
     variables: engineOptions.variables,
     executions: engineOptions.executions,
+    maxQueuedBytesPerFlow: engineOptions.maxQueuedBytesPerFlow,
   });
   const parseConfig = (type: string, config: Record<string, unknown> | undefined) =>
     ownType(type) || isSubflowInstanceType(type) || (SUBFLOW_PORT_TYPES as readonly string[]).includes(type)

@@ -194,8 +194,14 @@ interface RunningFlow {
   generation: number;
   /** Deliveries of this flow waiting in the queue. */
   queued: number;
-  /** A runaway was reported and not yet followed by an idle queue (one report per episode). */
+  /**
+   * A runaway was reported and the flow has not yet been idle since (one report per episode). While
+   * it lasts, nothing the flow's nodes send is admitted: what waits drains and the loop dies out,
+   * instead of churning at the bound (work-limits.ts: the looping flow).
+   */
   runawayReported: boolean;
+  /** When the episode began (performance.now()): past RUNAWAY_EPISODE_MAX_MS, an empty queue ends it even with inputs in flight. */
+  runawaySince: number;
   /** Asynchronous inputs delivered and not yet settled (a function node's call in its sandbox). */
   inFlight: number;
   /** Estimated bytes of the messages queued and of the asynchronous inputs not yet settled. */
@@ -239,6 +245,8 @@ export function newMessageId(): string {
 // Delivery is asynchronous, as in Node-RED, but batched: messages queue and are drained in one
 // setImmediate turn (bounded per turn), so a hop costs an array push, not a timer.
 const DRAIN_BATCH = 2000;
+/** A runaway episode ends with an empty queue after this long even while inputs are still in flight (a link-call waiting for its answer). */
+const RUNAWAY_EPISODE_MAX_MS = 5000;
 
 function cloneMessage(msg: Message): Message {
   return structuredClone(msg);
@@ -493,6 +501,7 @@ export class FlowEngine {
       generation,
       queued: 0,
       runawayReported: false,
+      runawaySince: 0,
       inFlight: 0,
       bytes: 0,
       busy: false,
@@ -753,15 +762,16 @@ export class FlowEngine {
     const id = String(msg._msgid);
     const hops = Math.max(this.hopsByMsg.get(msg) ?? 0, inputHop) + 1;
     const bytes = approxMessageBytes(msg);
+    // In a runaway episode nothing is admitted (reported once, when it began).
+    if (flow.runawayReported) return undefined;
     let reason: string | undefined;
     if (hops > maxHops) reason = `message ${id} passed through ${maxHops} nodes: the flow loops; it was dropped`;
     else if (flow.queued + flow.inFlight + fanOut > maxQueued) reason = `more than ${maxQueued} messages are waiting in this flow (a loop or a flood); new messages are dropped`;
     else if (flow.bytes + bytes * fanOut > this.maxBytes) reason = `more than ${Math.round(this.maxBytes / 1024 / 1024)} MiB of messages are waiting in this flow (a loop or a flood); new messages are dropped`;
     if (reason) {
-      if (!flow.runawayReported) {
-        flow.runawayReported = true;
-        this.reportNodeError(flow, live.node.id, new Error(reason));
-      }
+      flow.runawayReported = true;
+      flow.runawaySince = performance.now();
+      this.reportNodeError(flow, live.node.id, new Error(reason));
       return undefined;
     }
     this.hopsByMsg.set(msg, hops);
@@ -793,8 +803,8 @@ export class FlowEngine {
         this.options.executions!.skipped(item.exec);
       }
       if (item.from) this.settled(item.from);
-      // Idle again: a later runaway is a new episode, reported again.
-      if (item.flow.queued === 0) item.flow.runawayReported = false;
+      // Idle again (nothing queued, nothing in flight, or the episode is old): a later runaway is a new episode, reported again.
+      if (flow.runawayReported && flow.queued === 0 && (flow.inFlight === 0 || performance.now() - flow.runawaySince > RUNAWAY_EPISODE_MAX_MS)) flow.runawayReported = false;
     }
     // An index, not shift(): dequeueing stays O(1) however long the backlog.
     if (this.queueHead >= this.queue.length) {
@@ -862,6 +872,7 @@ export class FlowEngine {
   private settled(flow: RunningFlow, bytes = 0) {
     flow.inFlight--;
     flow.bytes -= bytes;
+    if (flow.runawayReported && flow.queued === 0 && flow.inFlight === 0) flow.runawayReported = false;
     if (flow.busy && this.calm(flow)) this.release(flow);
   }
 
