@@ -66,6 +66,8 @@ export interface AppServices {
   context: ContextHub;
   /** Variables and secrets of the organizations whose flows run here, current on every instance within 2 s (SPEC §14). */
   variables: VariableCache;
+  /** Bounds on this instance's asynchronous flow work per flow and organization (JSONata turns, download bytes). */
+  workLimits: WorkLimits;
   /** This instance's Prometheus registry (GET /metrics): here, not at module level (see "One process, two module graphs"). */
   metrics: AppMetrics;
   startedAt: Date;
@@ -169,6 +171,8 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   const devices = new DeviceBus(store, logger);
   const webhooks = new WebhookRegistry();
   const httpRequest = createSafeFetch({ allowPrivate: env.HTTP_REQUEST_ALLOW_PRIVATE });
+  // Per flow and organization: JSONata turns and download bytes (issue 40; runtime/work-limits.ts).
+  const workLimits = new WorkLimits();
   // The function nodes' worker pool belongs to this app: its workers start at the first function node.
   const sandboxes = new SandboxPool({ limits: { maxSandboxes: env.FUNCTION_NODES_MAX, maxPerOwner: env.FUNCTION_NODES_PER_ORGANIZATION } });
   const flowReads = createFlowReads(store);
@@ -207,8 +211,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       webhooks,
       httpRequest,
       sandboxes,
-      // Per flow and organization: JSONata turns and download bytes (issue 40; runtime/work-limits.ts).
-      workLimits: new WorkLimits(),
+      workLimits,
     },
   });
   const metrics = createAppMetrics({
@@ -235,6 +238,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     flowRuntime,
     context,
     variables,
+    workLimits,
     metrics,
     startedAt: new Date(),
     close: async () => {

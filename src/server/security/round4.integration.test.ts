@@ -27,6 +27,12 @@ const hub = setUpTestHub(testApp);
 
 const ECHO_PORT = 3381;
 const OTHER_PORT = 3382;
+const BIG_PORT = 3383;
+/** 10 MiB with its length: what row 3's http-requests pull. */
+const BIG = Buffer.alloc(10 * 1024 * 1024, "b");
+const big = http.createServer((_req, res) => {
+  res.writeHead(200, { "content-type": "text/plain", "content-length": String(BIG.length) }).end(BIG);
+});
 /** Requests the servers saw: the echo server answers what it saw, the other origin records it. */
 const seenByOther: http.IncomingHttpHeaders[] = [];
 const echo = http.createServer((req, res) => {
@@ -45,10 +51,12 @@ const other = http.createServer((req, res) => {
 beforeAll(async () => {
   await new Promise<void>((resolve) => echo.listen(ECHO_PORT, "127.0.0.1", resolve));
   await new Promise<void>((resolve) => other.listen(OTHER_PORT, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => big.listen(BIG_PORT, "127.0.0.1", resolve));
 });
 afterAll(async () => {
   await new Promise<void>((resolve) => echo.close(() => resolve()));
   await new Promise<void>((resolve) => other.close(() => resolve()));
+  await new Promise<void>((resolve) => big.close(() => resolve()));
 });
 
 type Owner = Awaited<ReturnType<typeof signUp>>;
@@ -263,4 +271,38 @@ describe("a secret stays secret (rows 4, 6, 7)", () => {
     expect(seenByOther[0]!.accept).toBe("text/plain");
     socket.ws.close();
   });
+});
+
+describe("asynchronous work is bounded per organization (row 3)", () => {
+  it("20 http-requests pulling 10 MiB each at once: the downloads take turns within the organization's 64 MiB budget, and every one arrives", async () => {
+    const owner = await signUp(request);
+    const flowId = await deploy(
+      owner,
+      [
+        { id: "r4b-in", type: "inject" },
+        { id: "r4b-req", type: "http-request", config: { url: `http://127.0.0.1:${BIG_PORT}/big`, timeout_ms: 100_000 } },
+        { id: "r4b-len", type: "change", config: { rules: [{ t: "set", p: "payload", to: "$length(payload)", to_type: "jsonata" }] } },
+        { id: "r4b-dbg", type: "debug", config: {} },
+      ],
+      [
+        { source: "r4b-in", target: "r4b-req" },
+        { source: "r4b-req", target: "r4b-len" },
+        { source: "r4b-len", target: "r4b-dbg" },
+      ],
+    );
+    const socket = await socketFor(owner, flowId);
+    for (let i = 0; i < 20; i++) expect((await request("POST", "/nodes/r4b-in/inject", { token: owner.accessToken, body: {} })).status).toBe(200);
+    const deadline = Date.now() + 100_000;
+    while (socket.frames.filter((f) => f.topic === "debug").length < 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    // Every response arrives (the flow is paced, nothing is dropped as a runaway)...
+    expect(socket.frames.filter((f) => f.topic === "debug").map((f) => f.data.msg)).toEqual(Array(20).fill(BIG.length));
+    expect(socket.frames.filter((f) => f.data?.error)).toEqual([]);
+    // ...and no more than the organization's budget was downloading at once (all 20 at once: 200 MiB
+    // of chunks, their concatenations and texts; issue 40: 50 of them added 822 MB).
+    const budget = testApp.app.workLimits.responseBudget(owner.organizationId);
+    expect(budget.peak).toBeGreaterThanOrEqual(2 * BIG.length);
+    expect(budget.peak).toBeLessThanOrEqual(64 * 1024 * 1024);
+    expect(budget.held).toBe(0);
+    socket.ws.close();
+  }, 120_000);
 });

@@ -66,7 +66,16 @@ export const httpRequestBehaviour: NodeFactory = (ctx) => {
         msg.headers = res.headers;
         msg.responseUrl = secrets.scrub(res.url);
         ctx.status(null);
-        send(msg);
+        // A response may be 10 MiB: it enters the flow only while the flow is not busy (over its
+        // high-water mark in messages or bytes), so many downloads at once wait here, counted as
+        // waiting, instead of filling the flow past its runaway bound.
+        // Sent inside the waiter: the flow's release lets waiters go one at a time while it stays ready.
+        await new Promise<void>((resolve) =>
+          ctx.whenReady(() => {
+            send(msg);
+            resolve();
+          }),
+        );
         done();
       } catch (err) {
         failed(err);
