@@ -16,7 +16,7 @@ import { createFlowRuntime, resolveInstanceId, type FlowRuntime } from "./flow-r
 import { DeviceBus } from "./realtime/device-bus";
 import { WebhookRegistry } from "./runtime/webhooks";
 import { createSafeFetch } from "./runtime/safe-fetch";
-import { WorkLimits } from "./runtime/work-limits";
+import { DEFAULT_WORK_LIMITS, WorkLimits } from "./runtime/work-limits";
 import { SandboxPool } from "./runtime/sandbox/sandbox-pool";
 import { jwtKeys, type JwtKeys } from "./auth/jwt";
 import { deriveKey } from "./auth/crypto";
@@ -172,7 +172,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   const webhooks = new WebhookRegistry();
   const httpRequest = createSafeFetch({ allowPrivate: env.HTTP_REQUEST_ALLOW_PRIVATE });
   // Per flow and organization: JSONata turns and download bytes (issue 40; runtime/work-limits.ts).
-  const workLimits = new WorkLimits();
+  const workLimits = new WorkLimits({ ...DEFAULT_WORK_LIMITS, responseBytesPerOrganization: env.HTTP_REQUEST_BYTES_PER_ORGANIZATION });
   // The function nodes' worker pool belongs to this app: its workers start at the first function node.
   const sandboxes = new SandboxPool({ limits: { maxSandboxes: env.FUNCTION_NODES_MAX, maxPerOwner: env.FUNCTION_NODES_PER_ORGANIZATION } });
   const flowReads = createFlowReads(store);
