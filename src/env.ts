@@ -80,6 +80,7 @@ const envSchema = z
     FUNCTION_NODES_PER_ORGANIZATION: positiveInt.default(500),
     /** Let http-request nodes reach private, loopback and link-local addresses (off: SSRF protection). */
     HTTP_REQUEST_ALLOW_PRIVATE: bool.default(false),
+    HTTP_REQUEST_BYTES_PER_ORGANIZATION: z.coerce.number().int().min(1024 * 1024).max(4 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
     BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
     /**
      * GET /metrics: when set, scrapes must send `Authorization: Bearer <token>`; when unset, only

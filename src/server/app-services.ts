@@ -15,6 +15,7 @@ import type { VariableKeyring } from "./services/variables/variable-keys";
 import type { AuthLimiters } from "./auth/limits";
 import type { AppMetrics } from "./metrics";
 import type { ContextHub } from "./flow-runtime/context-hub";
+import type { WorkLimits } from "./runtime/work-limits";
 
 // Types only: the code that builds these is the composition root, compose.ts. Keeping the two
 // apart lets auth/ and the services name the app (or, for auth/, the narrow part of it it uses:
@@ -61,6 +62,8 @@ export interface AppServices {
   context: ContextHub;
   /** Variables and secrets of the organizations whose flows run here, current on every instance within 2 s (SPEC §14). */
   variables: VariableCache;
+  /** Bounds on this instance's asynchronous flow work per flow and organization (JSONata turns, download bytes). */
+  workLimits: WorkLimits;
   /** This instance's Prometheus registry (GET /metrics): here, not at module level (see "One process, two module graphs"). */
   metrics: AppMetrics;
   startedAt: Date;

@@ -22,6 +22,7 @@ import { createFlowRuntime, resolveInstanceId } from "./flow-runtime";
 import { DeviceBus } from "./realtime/device-bus";
 import { WebhookRegistry } from "./runtime/webhooks";
 import { createSafeFetch } from "./runtime/safe-fetch";
+import { DEFAULT_WORK_LIMITS, WorkLimits } from "./runtime/work-limits";
 import { createHttpDispatcher } from "./runtime/http-dispatchers";
 import { openCredential } from "./services/config-nodes/credentials";
 import { SandboxPool } from "./runtime/sandbox/sandbox-pool";
@@ -119,6 +120,8 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   const devices = new DeviceBus(store, logger);
   const webhooks = new WebhookRegistry();
   const httpRequest = createSafeFetch({ allowPrivate: env.HTTP_REQUEST_ALLOW_PRIVATE });
+  // Per flow and organization: JSONata turns and download bytes (issue 40; runtime/work-limits.ts).
+  const workLimits = new WorkLimits({ ...DEFAULT_WORK_LIMITS, responseBytesPerOrganization: env.HTTP_REQUEST_BYTES_PER_ORGANIZATION });
   // The function nodes' worker pool belongs to this app: its workers start at the first function node.
   const sandboxes = new SandboxPool({ limits: { maxSandboxes: env.FUNCTION_NODES_MAX, maxPerOwner: env.FUNCTION_NODES_PER_ORGANIZATION } });
   const flowReads = createFlowReads(store);
@@ -163,6 +166,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       // Configuration nodes' credentials, sealed in deployments, opened as their flow starts (SPEC §19).
       openCredential: (sealed) => openCredential(config.keys.variables, sealed),
       sandboxes,
+      workLimits,
     },
   });
   const metrics = createAppMetrics({
@@ -189,6 +193,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     flowRuntime,
     context,
     variables,
+    workLimits,
     metrics,
     startedAt: new Date(),
     close: async () => {

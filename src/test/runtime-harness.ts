@@ -33,7 +33,7 @@ export async function loadTestFlow(
    * deployment carries (SPEC §19; `configTypes` adds configuration node types of the test's own,
    * by schema, beside the registry's) and the connection pool (default: the engine's own).
    */
-  engineOptions: Pick<EngineOptions, "contextStores" | "variables" | "executions" | "connections"> & {
+  engineOptions: Pick<EngineOptions, "contextStores" | "variables" | "executions" | "connections" | "maxQueuedBytesPerFlow"> & {
     subflows?: Record<string, SubflowSnapshot>;
     configNodes?: Record<string, ConfigNodeSnapshot>;
     configTypes?: Record<string, { parse(value: unknown): unknown }>;
@@ -82,6 +82,7 @@ export async function loadTestFlow(
       const definition = registry.get(type);
       return definition?.kind === "config" ? definition.configSchema : undefined;
     },
+    maxQueuedBytesPerFlow: engineOptions.maxQueuedBytesPerFlow,
   });
   const parseConfig = (type: string, config: Record<string, unknown> | undefined) =>
     ownType(type) || isSubflowInstanceType(type) || (SUBFLOW_PORT_TYPES as readonly string[]).includes(type)

@@ -1,9 +1,12 @@
 import { randomHex } from "../ids";
 import type { KeyValueStore } from "../store";
 import type { Logger } from "../logger";
+import { boundedJson } from "../runtime/bounded-json";
 
 const nodeChannel = (instanceId: string) => `cluster:node:${instanceId}`;
 const EVENTS_CHANNEL = "cluster:events";
+/** A request to another instance (a link message, an inject, a replay) is at most this much JSON. */
+const MAX_REQUEST_CHARS = 16 * 1024 * 1024;
 
 type Envelope =
   | { k: "req"; id: string; from: string; op: string; args: unknown }
@@ -171,7 +174,19 @@ export class ClusterBus {
       }, timeoutMs);
       this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
       const envelope: Envelope = { k: "req", id, from: this.instanceId, op, args };
-      this.store.publish(nodeChannel(target), JSON.stringify(envelope)).then(
+      // Bounded (runtime/bounded-json.ts): a link message repeating one object is refused, never expanded in full here.
+      let text: string;
+      try {
+        const json = boundedJson(envelope, { maxChars: MAX_REQUEST_CHARS, cut: false });
+        if (json.truncated) throw new Error(`message too large to send to another instance (more than ${MAX_REQUEST_CHARS} characters as JSON)`);
+        text = json.text!;
+      } catch (err) {
+        clearTimeout(timer);
+        this.waiting.delete(id);
+        reject(err instanceof Error ? err : new Error(String(err)));
+        return;
+      }
+      this.store.publish(nodeChannel(target), text).then(
         (listeners) => {
           // Nobody listens on the target's channel: it is gone (its connection to Redis closed), do not wait.
           if (listeners === 0 && this.waiting.delete(id)) {

@@ -18,6 +18,7 @@ import type {
 } from "./types";
 import { builtinVariables, memoryNodeContext } from "./memory-context";
 import { memoryScope } from "./context/context-scope";
+import { approxMessageBytes } from "./work-limits";
 import type { ExecutionTracker, TrackedExecution, TrackedStep } from "./executions/tracker";
 import type { ConfigNodeSnapshot } from "../../shared/config-nodes";
 import { ConfigNodeHost, type FlowConfigNodes } from "./config-nodes";
@@ -61,8 +62,12 @@ export interface EngineOptions {
   closeTimeoutMs?: number;
   /** Nodes one message may pass through (loops A→A, A→B→A) before it is dropped as a runaway. */
   maxHops?: number;
-  /** Deliveries one flow may have queued at once (fan-out loops) before new ones are dropped. */
+  /** Deliveries one flow may have waiting at once (fan-out loops) before new ones are dropped. */
   maxQueuedPerFlow?: number;
+  /** Estimated bytes of the messages one flow may have waiting at once before new ones are dropped (runtime/work-limits.ts). */
+  maxQueuedBytesPerFlow?: number;
+  /** Backpressure in bytes: a flow whose waiting messages reach this estimated size is busy until they fall to half of it. */
+  highWaterBytes?: number;
   /**
    * Backpressure: a flow whose waiting messages (queued deliveries plus asynchronous inputs not yet
    * done) reach this mark is busy until they fall to half of it. While busy, the doors that can say
@@ -157,6 +162,13 @@ export const DEFAULT_MAX_HOPS = 10_000;
 export const DEFAULT_MAX_QUEUED_PER_FLOW = 50_000;
 export const DEFAULT_HIGH_WATER_MARK = 10_000;
 /**
+ * What one flow may hold waiting in bytes (estimated, approxMessageBytes): busy at 16 MiB, new
+ * messages dropped past 32 MiB. A loop of 10 KiB messages held 50,000 of them (500 MB) under the
+ * count bounds alone.
+ */
+export const DEFAULT_HIGH_WATER_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_QUEUED_BYTES_PER_FLOW = 32 * 1024 * 1024;
+/**
  * Text a node reports is cut (with "…") to bound what every listener of the organization receives
  * and what a slow WebSocket reader can make the server hold: a status text, and a warning or error.
  */
@@ -195,10 +207,18 @@ interface RunningFlow {
   generation: number;
   /** Deliveries of this flow waiting in the queue. */
   queued: number;
-  /** A runaway was reported and not yet followed by an idle queue (one report per episode). */
+  /**
+   * A runaway was reported and the flow has not yet been idle since (one report per episode). While
+   * it lasts, nothing the flow's nodes send is admitted: what waits drains and the loop dies out,
+   * instead of churning at the bound (work-limits.ts: the looping flow).
+   */
   runawayReported: boolean;
+  /** When the episode began (performance.now()): past RUNAWAY_EPISODE_MAX_MS, an empty queue ends it even with inputs in flight. */
+  runawaySince: number;
   /** Asynchronous inputs delivered and not yet settled (a function node's call in its sandbox). */
   inFlight: number;
+  /** Estimated bytes of the messages queued and of the asynchronous inputs not yet settled. */
+  bytes: number;
   /** Over the high-water mark, and not yet back under the low one. */
   busy: boolean;
   /** Waiting for the flow to be ready again (whenReady). */
@@ -229,6 +249,8 @@ interface QueueItem {
   from?: RunningFlow;
   /** The execution the message belongs to (absent: it starts one where it is delivered). */
   exec?: TrackedExecution;
+  /** The message's estimated size, counted in flow.bytes while it waits. */
+  bytes: number;
 }
 
 export function newMessageId(): string {
@@ -238,6 +260,8 @@ export function newMessageId(): string {
 // Delivery is asynchronous, as in Node-RED, but batched: messages queue and are drained in one
 // setImmediate turn (bounded per turn), so a hop costs an array push, not a timer.
 const DRAIN_BATCH = 2000;
+/** A runaway episode ends with an empty queue after this long even while inputs are still in flight (a link-call waiting for its answer). */
+const RUNAWAY_EPISODE_MAX_MS = 5000;
 
 function cloneMessage(msg: Message): Message {
   return structuredClone(msg);
@@ -259,6 +283,8 @@ export class FlowEngine {
   private closed = false;
   private readonly highWater: number;
   private readonly lowWater: number;
+  private readonly highBytes: number;
+  private readonly maxBytes: number;
   /** Messages handed to a node's input since the engine started (GET /metrics). */
   private delivered = 0;
   /** In-memory global context per organization, when no contextStores option is given. */
@@ -279,11 +305,18 @@ export class FlowEngine {
     this.highWater = Math.max(2, options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK);
     this.lowWater = Math.floor(this.highWater / 2);
     this.configHost = new ConfigNodeHost({ schemaOf: options.configSchemaOf, openCredential: options.services?.openCredential, pool: options.connections });
+    this.highBytes = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
+    this.maxBytes = options.maxQueuedBytesPerFlow ?? DEFAULT_MAX_QUEUED_BYTES_PER_FLOW;
   }
 
   /** The instance's shared connections of configuration nodes (SPEC §19). */
   get connections(): ConnectionPool {
     return this.configHost.pool;
+  }
+
+  /** Back under both low-water marks (half the high ones): a busy flow is released. */
+  private calm(flow: RunningFlow): boolean {
+    return flow.queued + flow.inFlight <= this.lowWater && flow.bytes <= this.highBytes / 2;
   }
 
   /** Runs `fn` after every earlier operation on the same flow has finished. */
@@ -406,15 +439,16 @@ export class FlowEngine {
   receive(flowId: string, nodeId: string, msg: Message): void {
     const flow = this.flows.get(flowId);
     if (!flow || !flow.nodes.has(nodeId)) throw new Error("no such running node");
-    this.enqueue(flow, nodeId, msg);
+    this.enqueue(flow, nodeId, msg, approxMessageBytes(msg));
     this.scheduleDrain();
   }
 
-  private enqueue(flow: RunningFlow, target: string, msg: Message, from?: RunningFlow, exec?: TrackedExecution) {
-    if (++flow.queued + flow.inFlight >= this.highWater) flow.busy = true;
+  private enqueue(flow: RunningFlow, target: string, msg: Message, bytes: number, from?: RunningFlow, exec?: TrackedExecution) {
+    flow.bytes += bytes;
+    if (++flow.queued + flow.inFlight >= this.highWater || flow.bytes >= this.highBytes) flow.busy = true;
     if (from) this.hold(from);
     if (exec) exec.pending++;
-    const item: QueueItem = { flow, generation: flow.generation, target, msg, from, exec };
+    const item: QueueItem = { flow, generation: flow.generation, target, msg, from, exec, bytes };
     const gate = this.options.durability;
     if (gate) {
       // Held behind the writes this flow's messages may depend on (a link message: its source
@@ -504,7 +538,9 @@ export class FlowEngine {
       generation,
       queued: 0,
       runawayReported: false,
+      runawaySince: 0,
       inFlight: 0,
+      bytes: 0,
       busy: false,
       readyWaiters: new Set(),
       held: [],
@@ -749,15 +785,16 @@ export class FlowEngine {
           tracker.sent(s, port);
         }
         if (!targets || targets.length === 0) continue;
-        if (!this.admit(flow, live, msg, targets.length, inputHop)) continue;
+        const bytes = this.admit(flow, live, msg, targets.length, inputHop);
+        if (bytes === undefined) continue;
         for (const target of targets) {
           if (delivered.has(msg)) {
             const copy = cloneMessage(msg);
             this.hopsByMsg.set(copy, this.hopsByMsg.get(msg)!);
-            this.enqueue(flow, target, copy, undefined, e);
+            this.enqueue(flow, target, copy, bytes, undefined, e);
           } else {
             delivered.add(msg);
-            this.enqueue(flow, target, msg, undefined, e);
+            this.enqueue(flow, target, msg, bytes, undefined, e);
           }
         }
       }
@@ -767,27 +804,32 @@ export class FlowEngine {
   }
 
   /**
-   * The runaway guards: a message that has passed through maxHops nodes (a loop) and deliveries
-   * past maxQueuedPerFlow for one flow (a fan-out loop, or a flood) are dropped, and reported once
-   * per episode as an error of the sending node, instead of burning CPU and memory forever.
+   * The runaway guards: a message that has passed through maxHops nodes (a loop), and deliveries
+   * past maxQueuedPerFlow waiting in one flow or past maxQueuedBytesPerFlow of their estimated size
+   * (a fan-out loop, or a flood; waiting: queued, or in an asynchronous input) are dropped, and
+   * reported once per episode as an error of the sending node, instead of burning CPU and memory
+   * forever. Admitted: the message's estimated size, counted per delivery.
    */
-  private admit(flow: RunningFlow, live: LiveNode, msg: Message, fanOut: number, inputHop: number): boolean {
+  private admit(flow: RunningFlow, live: LiveNode, msg: Message, fanOut: number, inputHop: number): number | undefined {
     const maxHops = this.options.maxHops ?? DEFAULT_MAX_HOPS;
     const maxQueued = this.options.maxQueuedPerFlow ?? DEFAULT_MAX_QUEUED_PER_FLOW;
     const id = String(msg._msgid);
     const hops = Math.max(this.hopsByMsg.get(msg) ?? 0, inputHop) + 1;
+    const bytes = approxMessageBytes(msg);
+    // In a runaway episode nothing is admitted (reported once, when it began).
+    if (flow.runawayReported) return undefined;
     let reason: string | undefined;
     if (hops > maxHops) reason = `message ${id} passed through ${maxHops} nodes: the flow loops; it was dropped`;
-    else if (flow.queued + fanOut > maxQueued) reason = `more than ${maxQueued} messages are waiting in this flow (a loop or a flood); new messages are dropped`;
+    else if (flow.queued + flow.inFlight + fanOut > maxQueued) reason = `more than ${maxQueued} messages are waiting in this flow (a loop or a flood); new messages are dropped`;
+    else if (flow.bytes + bytes * fanOut > this.maxBytes) reason = `more than ${Math.round(this.maxBytes / 1024 / 1024)} MiB of messages are waiting in this flow (a loop or a flood); new messages are dropped`;
     if (reason) {
-      if (!flow.runawayReported) {
-        flow.runawayReported = true;
-        this.reportNodeError(flow, live.node.id, new Error(reason));
-      }
-      return false;
+      flow.runawayReported = true;
+      flow.runawaySince = performance.now();
+      this.reportNodeError(flow, live.node.id, new Error(reason));
+      return undefined;
     }
     this.hopsByMsg.set(msg, hops);
-    return true;
+    return bytes;
   }
 
   private scheduleDrain() {
@@ -804,17 +846,19 @@ export class FlowEngine {
       processed++;
       const flow = item.flow;
       flow.queued--;
-      if (flow.busy && flow.queued + flow.inFlight <= this.lowWater) this.release(flow);
+      // An asynchronous input keeps its bytes counted until it settles (deliver).
+      flow.bytes -= item.bytes;
+      if (flow.busy && this.calm(flow)) this.release(flow);
       if (item.flow.generation === item.generation && (!this.options.fence || this.options.fence(item.flow.spec.flowId))) {
         const live = item.flow.nodes.get(item.target);
-        if (live?.behaviour.input) this.deliver(item.flow, live, item.msg, item.exec);
+        if (live?.behaviour.input) this.deliver(item.flow, live, item.msg, item.exec, item.bytes);
         else if (item.exec) this.options.executions!.skipped(item.exec);
       } else if (item.exec) {
         this.options.executions!.skipped(item.exec);
       }
       if (item.from) this.settled(item.from);
-      // Idle again: a later runaway is a new episode, reported again.
-      if (item.flow.queued === 0) item.flow.runawayReported = false;
+      // Idle again (nothing queued, nothing in flight, or the episode is old): a later runaway is a new episode, reported again.
+      if (flow.runawayReported && flow.queued === 0 && (flow.inFlight === 0 || performance.now() - flow.runawaySince > RUNAWAY_EPISODE_MAX_MS)) flow.runawayReported = false;
     }
     // An index, not shift(): dequeueing stays O(1) however long the backlog.
     if (this.queueHead >= this.queue.length) {
@@ -828,7 +872,7 @@ export class FlowEngine {
     if (this.queueHead < this.queue.length) this.scheduleDrain();
   }
 
-  private deliver(flow: RunningFlow, live: LiveNode, msg: Message, exec?: TrackedExecution) {
+  private deliver(flow: RunningFlow, live: LiveNode, msg: Message, exec?: TrackedExecution, bytes = 0) {
     // Made by functions that return them unnamed: closures declared here by name would each get a
     // name-setting wrapper from the TypeScript loader on every message.
     this.delivered++;
@@ -851,13 +895,14 @@ export class FlowEngine {
         // Counted until it settles: a node that works asynchronously (a function node's sandbox)
         // holds its messages outside the queue, and they weigh on the flow all the same.
         flow.inFlight++;
+        flow.bytes += bytes;
         (result as Promise<unknown>).then(
           (value) => {
-            this.settled(flow);
+            this.settled(flow, bytes);
             if (value !== DONE_LATER) done();
           },
           (err: unknown) => {
-            this.settled(flow);
+            this.settled(flow, bytes);
             done(err);
           },
         );
@@ -878,9 +923,11 @@ export class FlowEngine {
     if (flow.queued + ++flow.inFlight >= this.highWater) flow.busy = true;
   }
 
-  private settled(flow: RunningFlow) {
+  private settled(flow: RunningFlow, bytes = 0) {
     flow.inFlight--;
-    if (flow.busy && flow.queued + flow.inFlight <= this.lowWater) this.release(flow);
+    flow.bytes -= bytes;
+    if (flow.runawayReported && flow.queued === 0 && flow.inFlight === 0) flow.runawayReported = false;
+    if (flow.busy && this.calm(flow)) this.release(flow);
   }
 
   private sendFor(flow: RunningFlow, live: LiveNode, inputHop: number, exec?: TrackedExecution, step?: TrackedStep): (value: SendValue) => void {
@@ -1192,8 +1239,9 @@ export class FlowEngine {
     const { flow } = entry;
     if (this.options.fence && !this.options.fence(flow.spec.flowId)) return false;
     msg._msgid ??= newMessageId();
-    if (!this.admit(flow, entry.live, msg, 1, hops)) return true;
-    this.enqueue(flow, nodeId, msg, source && source !== flow ? source : undefined);
+    const bytes = this.admit(flow, entry.live, msg, 1, hops);
+    if (bytes === undefined) return true;
+    this.enqueue(flow, nodeId, msg, bytes, source && source !== flow ? source : undefined);
     this.scheduleDrain();
     return true;
   }

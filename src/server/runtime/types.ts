@@ -214,8 +214,11 @@ export interface RuntimeServices {
   /** Outgoing HTTP for http-request, with the SSRF policy applied. */
   httpRequest?: (
     url: string,
-    init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number; dispatcher?: import("./http-dispatchers").HttpDispatcher },
+    /** `budget`: the organization's bound on response bytes being downloaded (WorkLimits.responseBudget). */
+    init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number; dispatcher?: import("./http-dispatchers").HttpDispatcher; budget?: import("./work-limits").ByteBudget },
   ) => Promise<{ status: number; headers: Record<string, string>; body: Buffer; url: string }>;
+  /** Bounds on asynchronous work per flow and organization (JSONata turns, download bytes); absent: unbounded. */
+  workLimits?: import("./work-limits").WorkLimits;
   /**
    * Connections for http-request with a TLS configuration and/or a proxy (SPEC §19), under the same
    * SSRF policy as httpRequest (the proxy's address is checked as a target's is).

@@ -45,16 +45,24 @@ export class VariableSet {
     };
     collect(organization);
     for (const vars of flows.values()) collect(vars);
-    this.secrets = [...secrets].sort((a, b) => b.length - a.length);
+    this.values = [...secrets];
+    // Each value also as JSON text writes it: cut JSON previews (debug, execution inputs) are
+    // redacted as text, where `"` is `\"`.
+    const forms = new Set<string>();
+    for (const secret of secrets) for (const form of escapedForms(secret)) forms.add(form);
+    this.secrets = [...forms].sort((a, b) => b.length - a.length);
   }
+
+  /** The secret values themselves (what `retaining` carries over; `secrets` holds their escaped forms too). */
+  private readonly values: string[];
 
   /**
    * This set, also redacting the secrets `previous` redacted (the most recent MAX_RETIRED_SECRETS):
    * what replaces an organization's set when its variables change.
    */
   retaining(previous: VariableSet): VariableSet {
-    if (previous.secrets.length === 0) return this;
-    const retired = [...previous.secrets.filter((v) => !this.secrets.includes(v))].slice(0, MAX_RETIRED_SECRETS);
+    if (previous.values.length === 0) return this;
+    const retired = [...previous.values.filter((v) => !this.values.includes(v))].slice(0, MAX_RETIRED_SECRETS);
     return new VariableSet(this.organization, this.flows, retired);
   }
 
@@ -146,6 +154,24 @@ export class VariableSet {
     }
     return changed ? out : value;
   }
+}
+
+/**
+ * The forms a secret takes in text: itself; inside a JSON string (`"` → `\"`, `\` → `\\`, control
+ * characters escaped); that JSON text inside another JSON string (a JSON payload shown as JSON); and
+ * with every non-ASCII character as a `\uXXXX` escape, in lower and upper case (how ASCII-only JSON
+ * writers put it). Only the forms that differ from the value are added.
+ */
+export function escapedForms(secret: string): string[] {
+  const inJson = (text: string) => JSON.stringify(text).slice(1, -1);
+  const asciiOnly = (text: string, upper: boolean) =>
+    text.replace(/[\u0080-\uffff]/g, (c) => {
+      const hex = c.charCodeAt(0).toString(16).padStart(4, "0");
+      return `\\u${upper ? hex.toUpperCase() : hex}`;
+    });
+  const once = inJson(secret);
+  const forms = new Set([secret, once, inJson(once), asciiOnly(once, false), asciiOnly(once, true)]);
+  return [...forms];
 }
 
 /** Where resolvers find an organization's current set (flow-runtime/variable-cache.ts). */
