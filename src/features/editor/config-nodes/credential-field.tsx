@@ -17,6 +17,7 @@ export function CredentialField({
   onChange,
   error,
   readOnly,
+  fileName,
   onFileName,
 }: {
   id: string;
@@ -29,6 +30,8 @@ export function CredentialField({
   error?: string;
   /** A viewer: the state only, no way to change it. */
   readOnly: boolean;
+  /** The file a PEM was loaded from, when the type keeps its name. */
+  fileName?: string;
   /** A PEM was loaded from a file (its name is kept beside it, as Node-RED's `certname`), or cleared (""). */
   onFileName?: (fileName: string) => void;
 }) {
@@ -54,6 +57,7 @@ export function CredentialField({
         <span id={statusId} className={`badge ${set && draft.mode !== "clear" ? "ok" : "warn"}`} data-testid="credential-state">
           {status}
         </span>
+        {fileName && draft.mode !== "clear" ? <span className="muted credential-file-name">from {fileName}</span> : null}
       </div>
       {editing ? (
         <>
