@@ -42,7 +42,9 @@ export function CredentialField({
   const editing = !readOnly && (draft.mode === "replace" || (!set && draft.mode === "keep"));
   const value = draft.mode === "replace" ? draft.value : "";
   const write = (v: string) => onChange({ mode: "replace", value: v });
-  const inputLabel = set ? `New ${title.charAt(0).toLowerCase()}${title.slice(1)}` : title;
+  // "Private key" reads "new private key" in a sentence; "CA certificate" keeps its capitals.
+  const inSentence = /^[A-Z][a-z]/.test(title) ? title.charAt(0).toLowerCase() + title.slice(1) : title;
+  const inputLabel = set ? `New ${inSentence}` : title;
 
   return (
     <div className="field credential-field" data-credential={name}>
@@ -70,7 +72,7 @@ export function CredentialField({
                 className="credential-pem"
                 spellCheck={false}
                 autoComplete="off"
-                placeholder={"-----BEGIN CERTIFICATE-----\n…\n-----END CERTIFICATE-----"}
+                placeholder={"-----BEGIN …-----\n…\n-----END …-----"}
                 value={value}
                 onChange={(e) => write(e.target.value)}
                 aria-invalid={error ? true : undefined}
@@ -78,7 +80,7 @@ export function CredentialField({
                 autoFocus={set}
               />
               <label className="credential-file">
-                <span>Load {title.charAt(0).toLowerCase() + title.slice(1)} from a file</span>
+                <span>Load {inSentence} from a file</span>
                 <input
                   type="file"
                   accept=".pem,.crt,.cer,.key,.ca,text/plain"
