@@ -1,5 +1,5 @@
 import { expect, test, type Page, type Response } from "@playwright/test";
-import { logIn, logOut } from "../helpers/accounts";
+import { logIn } from "../helpers/accounts";
 import { auth, createFlow, joinAs, registerUser, type ApiUser } from "../helpers/live";
 import { canvasNode, expectAccessible, shot } from "../helpers/flows";
 
@@ -216,5 +216,4 @@ test("a viewer sees the configuration nodes read-only", async ({ page, request }
   // Through the API too: a viewer may not write one.
   const refused = await request.post("/api/v1/config-nodes", { headers: auth(viewer), data: { type: "tls-config", name: "mine" } });
   expect(refused.status()).toBe(403);
-  await logOut(page);
 });

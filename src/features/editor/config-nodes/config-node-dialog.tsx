@@ -64,6 +64,11 @@ export function ConfigNodeDialog({
     const key = credential.endsWith("data") ? `${credential.slice(0, -4)}name` : null;
     return key && (schemaQuery.data?.schema as JsonSchema | undefined)?.properties?.[key] ? key : null;
   };
+  /** The file-name properties are shown on their credential, not as fields of their own. */
+  const withoutFileNames = (schema: JsonSchema): JsonSchema => {
+    const hidden = new Set(declared.map(([k]) => fileNameKey(k)).filter((k): k is string => k !== null));
+    return hidden.size === 0 ? schema : { ...schema, properties: Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([k]) => !hidden.has(k))) };
+  };
   const title = initial ? `Edit ${type} configuration node` : `Add new ${type} configuration node`;
 
   function fail(err: unknown) {
@@ -186,13 +191,6 @@ export function ConfigNodeDialog({
               </p>
             ) : null}
           </div>
-          {schemaQuery.data && formConfig ? (
-            <SchemaForm type={type} schema={schemaQuery.data.schema as JsonSchema} value={formConfig} onChange={setConfig} errors={errors.config} />
-          ) : schemaQuery.error ? (
-            <Alert kind="error">{errorInfo(schemaQuery.error).message}</Alert>
-          ) : (
-            <p role="status">Loading the form…</p>
-          )}
           {declared.length > 0 ? (
             <fieldset className="credentials">
               <legend>Credentials</legend>
@@ -208,11 +206,19 @@ export function ConfigNodeDialog({
                   onChange={(d) => setDrafts((all) => ({ ...all, [key]: d }))}
                   error={errors.credentials[key]}
                   readOnly={readOnly}
+                  fileName={fileNameKey(key) ? String(formConfig?.[fileNameKey(key)!] ?? "") : ""}
                   onFileName={fileNameKey(key) ? (file) => setConfig({ ...(formConfig ?? {}), [fileNameKey(key)!]: file }) : undefined}
                 />
               ))}
             </fieldset>
           ) : null}
+          {schemaQuery.data && formConfig ? (
+            <SchemaForm type={type} schema={withoutFileNames(schemaQuery.data.schema as JsonSchema)} value={formConfig} onChange={setConfig} errors={errors.config} />
+          ) : schemaQuery.error ? (
+            <Alert kind="error">{errorInfo(schemaQuery.error).message}</Alert>
+          ) : (
+            <p role="status">Loading the form…</p>
+          )}
         </fieldset>
         {base ? (
           <section className="config-node-usage" aria-labelledby="config-node-usage-heading">

@@ -17,6 +17,7 @@ export function CredentialField({
   onChange,
   error,
   readOnly,
+  fileName,
   onFileName,
 }: {
   id: string;
@@ -29,6 +30,8 @@ export function CredentialField({
   error?: string;
   /** A viewer: the state only, no way to change it. */
   readOnly: boolean;
+  /** The file a PEM was loaded from, when the type keeps its name. */
+  fileName?: string;
   /** A PEM was loaded from a file (its name is kept beside it, as Node-RED's `certname`), or cleared (""). */
   onFileName?: (fileName: string) => void;
 }) {
@@ -39,7 +42,9 @@ export function CredentialField({
   const editing = !readOnly && (draft.mode === "replace" || (!set && draft.mode === "keep"));
   const value = draft.mode === "replace" ? draft.value : "";
   const write = (v: string) => onChange({ mode: "replace", value: v });
-  const inputLabel = set ? `New ${title.charAt(0).toLowerCase()}${title.slice(1)}` : title;
+  // "Private key" reads "new private key" in a sentence; "CA certificate" keeps its capitals.
+  const inSentence = /^[A-Z][a-z]/.test(title) ? title.charAt(0).toLowerCase() + title.slice(1) : title;
+  const inputLabel = set ? `New ${inSentence}` : title;
 
   return (
     <div className="field credential-field" data-credential={name}>
@@ -54,6 +59,7 @@ export function CredentialField({
         <span id={statusId} className={`badge ${set && draft.mode !== "clear" ? "ok" : "warn"}`} data-testid="credential-state">
           {status}
         </span>
+        {fileName && draft.mode !== "clear" ? <span className="muted credential-file-name">from {fileName}</span> : null}
       </div>
       {editing ? (
         <>
@@ -66,7 +72,7 @@ export function CredentialField({
                 className="credential-pem"
                 spellCheck={false}
                 autoComplete="off"
-                placeholder={"-----BEGIN CERTIFICATE-----\n…\n-----END CERTIFICATE-----"}
+                placeholder={"-----BEGIN …-----\n…\n-----END …-----"}
                 value={value}
                 onChange={(e) => write(e.target.value)}
                 aria-invalid={error ? true : undefined}
@@ -74,7 +80,7 @@ export function CredentialField({
                 autoFocus={set}
               />
               <label className="credential-file">
-                <span>Load {title.charAt(0).toLowerCase() + title.slice(1)} from a file</span>
+                <span>Load {inSentence} from a file</span>
                 <input
                   type="file"
                   accept=".pem,.crt,.cer,.key,.ca,text/plain"
