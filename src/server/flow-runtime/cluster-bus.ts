@@ -2,7 +2,8 @@ import { randomHex } from "../ids";
 import type { KeyValueStore } from "../store";
 import type { Logger } from "../logger";
 
-const nodeChannel = (instanceId: string) => `cluster:node:${instanceId}`;
+/** The channel an instance listens on for requests and replies. */
+export const nodeChannel = (instanceId: string) => `cluster:node:${instanceId}`;
 const EVENTS_CHANNEL = "cluster:events";
 
 type Envelope =
@@ -12,6 +13,12 @@ type Envelope =
 
 export class RpcTimeout extends Error {
   override name = "RpcTimeout";
+  /** Nobody listened on the target's channel: the request reached no one (so it never ran). */
+  readonly notListening: boolean;
+  constructor(message: string, options: { notListening?: boolean } = {}) {
+    super(message);
+    this.notListening = options.notListening ?? false;
+  }
 }
 
 export type ClusterEvent = { type: "released"; from: string; flowIds: string[] } | { type: "joined"; from: string } | { type: "left"; from: string };
@@ -176,7 +183,7 @@ export class ClusterBus {
           // Nobody listens on the target's channel: it is gone (its connection to Redis closed), do not wait.
           if (listeners === 0 && this.waiting.delete(id)) {
             clearTimeout(timer);
-            reject(new RpcTimeout(`instance ${target} is not listening`));
+            reject(new RpcTimeout(`instance ${target} is not listening`, { notListening: true }));
           }
         },
         (err: unknown) => {
