@@ -333,7 +333,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
           // Nobody listens on its channel: the message reached no one. Read the lease again if this
           // holder was only remembered; otherwise it is likely dead: be ready when its lease runs out.
           if (err.notListening && recent !== undefined) continue;
-          if (err.notListening) this.scheduleTakeover(flowId);
+          if (err.notListening || err.targetGone) this.scheduleTakeover(flowId);
           return { ok: false, reason: "unavailable" };
         }
         throw err;
@@ -448,7 +448,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
       } catch (err) {
         if (!(err instanceof RpcTimeout)) throw err;
         if (!err.notListening || fresh) {
-          if (err.notListening) this.scheduleTakeover(target.flowId);
+          if (err.notListening || err.targetGone) this.scheduleTakeover(target.flowId);
           return webhookError(new AppError("UNAVAILABLE", "the instance running this flow did not answer"));
         }
       }
