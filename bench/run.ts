@@ -20,6 +20,7 @@ import { benchDebugUi } from "./debug-ui";
 import { benchEditor } from "./editor";
 import { benchHttp } from "./http";
 import { benchFailover } from "./failover";
+import { benchForward } from "./forward";
 import { benchExecutions, benchExecutionsEach } from "./executions";
 import { benchIdle } from "./idle";
 import { startRestServer } from "./lib/rest-server";
@@ -51,6 +52,7 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "debug-ui", title: "9 Debug region in Chromium", run: benchDebugUi },
   // Its own processes and its own section of the report (it needs DATABASE_URL and REDIS_URL).
   { name: "failover", title: "7 Several instances: failover, forwarded injects", run: benchFailover, ownServer: true },
+  { name: "forward", title: "7b Forwarded calls against direct ones (two instances)", run: benchForward, ownServer: true },
   { name: "flows", title: "3 Flows at scale", run: benchFlowsAtScale },
   // A million stored executions on PostgreSQL (100,000 embedded): only when named, it seeds for minutes.
   { name: "executions", title: "10 Executions (recording cost, list with many stored, size)", run: benchExecutions, explicit: true },

@@ -1,26 +1,15 @@
-import { z } from "zod";
 import { publicProcedure, router } from "../trpc";
 import { getSettings, settingsSchema } from "../../services/system/get-settings";
 import { checkReadiness, readinessSchema } from "../../services/system/check-readiness";
+import { health, healthSchema } from "../../services/system/health";
 import { AppError } from "../../errors";
-
-const healthSchema = z.object({
-  status: z.literal("ok"),
-  version: z.string(),
-  uptime_sec: z.number().int().nonnegative(),
-  instance_id: z.string().meta({ description: "This instance's id: flows report where they run with it (`runtime.instance_id`)." }),
-});
 
 export const systemRouter = router({
   health: publicProcedure
     .meta({ rest: { method: "GET", path: "/health" }, summary: "Liveness: the process is up", tags: ["system"] })
     .output(healthSchema)
-    .query(({ ctx }) => ({
-      status: "ok" as const,
-      version: ctx.services.config.version,
-      uptime_sec: Math.floor((Date.now() - ctx.services.startedAt.getTime()) / 1000),
-      instance_id: ctx.services.flowRuntime.instanceId,
-    })),
+    // The custom server answers GET /api/v1/health without this procedure (http/health.ts), with the same service.
+    .query(({ ctx }) => health(ctx.services)),
 
   ready: publicProcedure
     .meta({
