@@ -143,3 +143,13 @@ export async function loadContextEntry(prisma: PrismaClient, organizationId: str
   const row = rows[0];
   return row ? { json: row.value, version: Number(row.version) } : { json: null, version: 0 };
 }
+
+/** A deleted flow's context goes with it (a statement for the deletion's transaction). */
+export function deleteFlowContextRows(prisma: PrismaClient, organizationId: string, flowId: string) {
+  return prisma.contextEntry.deleteMany({ where: { organizationId, scope: flowId } });
+}
+
+/** A deleted organization's context, flows' and global. */
+export function deleteOrganizationContextRows(prisma: PrismaClient, organizationId: string) {
+  return prisma.contextEntry.deleteMany({ where: { organizationId } });
+}

@@ -59,13 +59,3 @@ export async function deleteContext(app: AppServices, principal: Principal, scop
   const stored = await writeContextEntry(app.db.prisma, { organizationId: principal.organizationId, scope: id, key, json: null });
   if (stored) await app.context.stored(stored);
 }
-
-/** A deleted flow's context goes with it (called in the deletion's transaction). */
-export function deleteFlowContextRows(app: AppServices, organizationId: string, flowId: string) {
-  return app.db.prisma.contextEntry.deleteMany({ where: { organizationId, scope: flowId } });
-}
-
-/** A deleted organization's context, flows' and global. */
-export function deleteOrganizationContextRows(app: AppServices, organizationId: string) {
-  return app.db.prisma.contextEntry.deleteMany({ where: { organizationId } });
-}

@@ -3,7 +3,7 @@ import { AppError, notFound } from "../../errors";
 import { newId } from "../../ids";
 import type { Principal } from "../../auth/principal";
 import type { NodeRegistry } from "../../nodes/registry";
-import { deleteFlowContextRows } from "../context/context";
+import { deleteFlowContextRows } from "../../persistence/context-store";
 import type { Flow, Prisma } from "../../../generated/prisma/client";
 import type { Connection, FlowGraph, FlowNode } from "../../../shared/flow-graph";
 import { recordAudit } from "../audit/record-audit";
@@ -320,7 +320,7 @@ export async function deleteFlow(app: AppServices, principal: Principal, id: str
   await app.db.prisma.$transaction([
     app.db.prisma.flow.update({ where: { id: flow.id }, data: { deletedAt: new Date(), enabled: false } }),
     app.db.prisma.flowNode.deleteMany({ where: { flowId: flow.id } }),
-    deleteFlowContextRows(app, principal.organizationId, flow.id),
+    deleteFlowContextRows(app.db.prisma, principal.organizationId, flow.id),
     // The flow's own variables go with it (the organization's stay).
     app.db.prisma.variable.deleteMany({ where: { organizationId: principal.organizationId, flowId: flow.id } }),
   ]);

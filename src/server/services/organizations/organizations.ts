@@ -1,7 +1,7 @@
 import type { AppServices } from "../../app-services";
 import { AppError, notFound } from "../../errors";
 import { newId } from "../../ids";
-import { deleteOrganizationContextRows } from "../context/context";
+import { deleteOrganizationContextRows } from "../../persistence/context-store";
 import type { Principal } from "../../auth/principal";
 import { recordAudit } from "../audit/record-audit";
 import { slugify, suffixedSlug } from "../accounts/register";
@@ -80,7 +80,7 @@ export async function deleteOrganization(app: AppServices, principal: Principal,
     app.db.prisma.organization.update({ where: { id }, data: { deletedAt: new Date() } }),
     app.db.prisma.apiKey.updateMany({ where: { organizationId: id, revokedAt: null }, data: { revokedAt: new Date() } }),
     app.db.prisma.invitation.updateMany({ where: { organizationId: id, acceptedAt: null, revokedAt: null }, data: { revokedAt: new Date() } }),
-    deleteOrganizationContextRows(app, id),
+    deleteOrganizationContextRows(app.db.prisma, id),
   ]);
   try {
     await recordAudit(app, { action: "organization.deleted", organizationId: id, actorId: principal.userId, targetType: "organization", targetId: id, ipAddress: meta.ip });
