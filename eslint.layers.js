@@ -61,6 +61,12 @@ export const layerZones = [
     message: "Layer rule 4: the runtime and the nodes know nothing of the database, the store, the services or the transports.",
   },
   {
+    // The engine reads node types through EngineOptions.types (NodeRegistry.runtimeTypes()): roles, never names.
+    target: "./src/server/runtime/**/!(*.test).ts",
+    from: "./src/server/nodes",
+    message: "Layer rule 4: the runtime never imports a node folder or the registry; node types reach the engine through EngineOptions.types (their roles, never their names).",
+  },
+  {
     target: "./src/server/realtime",
     from: "./src/server/services",
     message: "Realtime never imports services: what the hub needs of them is passed to createRealtimeHub (src/server.ts).",

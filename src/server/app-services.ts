@@ -8,7 +8,6 @@ import { createFlowReads, type FlowReads } from "./services/flows/flow-reads";
 import { resolveSecrets, type Secrets } from "./secrets";
 import { createMailer, type Mailer } from "./mail/mailer";
 import { createNodeRegistry, type NodeRegistry } from "./nodes/registry";
-import { builtinBehaviours } from "./nodes/behaviours";
 import { OrgEventPublisher } from "./realtime/org-events";
 import { VariableCache } from "./flow-runtime/variable-cache";
 import { loadVariableSet } from "./services/variables/variables";
@@ -187,7 +186,6 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     flowsChanged: (organizationId) => flowReads.changed(organizationId),
     logger,
     nodes,
-    behaviours: builtinBehaviours(),
     devices,
     instanceId,
     highWaterMark: env.FLOW_HIGH_WATER_MARK,

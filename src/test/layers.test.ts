@@ -32,6 +32,8 @@ const forbidden: Array<[string, string, string]> = [
   ["4: the runtime does not import the custom server's HTTP layer", "src/server/runtime/probe.ts", 'import "../http/direct-mount";'],
   ["4: nodes do not reach the flow runtime", "src/server/nodes/inject/probe.ts", 'import "@/server/flow-runtime/types";'],
   ["4: the runtime does not reach the flow runtime (relative)", "src/server/runtime/probe.ts", 'import "../flow-runtime/local";'],
+  ["4: the runtime does not import a node folder", "src/server/runtime/probe.ts", 'import "../nodes/inject/behaviour";'],
+  ["4: the engine does not import the node registry (alias)", "src/server/runtime/flow/probe.ts", 'import "@/server/nodes/registry";'],
   ["1: features do not import the server", "src/features/accounts/probe.ts", 'import "@/server/db";'],
   ["1: features do not import the server (relative)", "src/features/accounts/probe.ts", 'import "../../server/services/accounts/login";'],
   ["1: components do not import the server", "src/components/probe.tsx", 'import "@/server/errors";'],

@@ -8,9 +8,11 @@ import type {
   NodeBehaviour,
   NodeContext,
   NodeFactory,
+  NodeRoles,
   NodeStatus,
   EngineCallbacks,
   RuntimeNode,
+  RuntimeNodeType,
   RuntimeServices,
   SendValue,
   SharedContextStore,
@@ -26,6 +28,7 @@ import {
   statusFromMessage,
   SubflowContextScope,
   subflowVariables,
+  type ExpandOptions,
   type ExpandedNode,
   type SubflowScope,
 } from "./subflows";
@@ -48,9 +51,11 @@ export interface FlowSpec {
 }
 
 export interface EngineOptions {
-  behaviours: Map<string, NodeFactory>;
-  /** Output port count of a node (from its type's definition and config). */
-  outputsOf(node: RuntimeNode): number;
+  /**
+   * The node types it runs (nodes/registry.ts: NodeRegistry.runtimeTypes()): behaviour, config
+   * parser, ports, roles. A node of a type not here does not run.
+   */
+  types: ReadonlyMap<string, RuntimeNodeType>;
   /** What the engine reports as it runs: flow state, node statuses, debug messages, node errors. */
   callbacks: EngineCallbacks;
   services?: RuntimeServices;
@@ -86,12 +91,6 @@ export interface EngineOptions {
   durability?: DurabilityGate;
   /** Variables for a node of a flow being started (SPEC §14). Absent: Node-RED's built-in names only. */
   variables?: (spec: FlowSpec, node: RuntimeNode) => VariableResolver;
-  /**
-   * Node-RED's name of a node type ("link call" for link-call), as catch, status and complete
-   * messages name their source (msg.error.source.type): flows written for Node-RED test it. Absent,
-   * or undefined for a type Node-RED lacks: our type name.
-   */
-  nodeRedType?: (type: string) => string | undefined;
   /**
    * Link targets this engine does not run (flows of the organization that run on another instance,
    * or not at all). Absent: links reach only the flows running here.
@@ -165,6 +164,12 @@ interface LiveNode {
   status: NodeStatus | null;
   /** The subflow instance the node runs in (null: the flow), and its part in it (runtime/subflows.ts). */
   sub: ExpandedNode;
+  /** What its type declares to the engine (catch, status, complete, link target, link call, trigger). */
+  roles: NodeRoles;
+  /** A catch or status node's scope (null: all), read from its role as the flow starts. */
+  scope?: string[] | null;
+  /** A catch node's "uncaught only". */
+  uncaught?: boolean;
 }
 
 /** The catch and status nodes of one subflow instance. */
@@ -257,7 +262,16 @@ export class FlowEngine {
   /** Running link-in and link-call nodes per organization, by node id (node ids are unique in an organization). */
   private readonly linkNodes = new Map<string, Map<string, { flow: RunningFlow; live: LiveNode }>>();
 
+  /** Scoped types (catch, status, complete roles): their scopes inside a subflow instance name only its own nodes. */
+  private readonly expandOptions: ExpandOptions;
+
   constructor(private readonly options: EngineOptions) {
+    this.expandOptions = {
+      scoped: (type) => {
+        const roles = options.types.get(type)?.roles;
+        return Boolean(roles && (roles.catch || roles.status || roles.complete));
+      },
+    };
     this.highWater = Math.max(2, options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK);
     this.lowWater = Math.floor(this.highWater / 2);
   }
@@ -327,7 +341,7 @@ export class FlowEngine {
   deploy(spec: FlowSpec): Promise<FlowState> {
     if (this.closed) return Promise.reject(new Error("runtime is shut down"));
     return this.withLock(spec.flowId, async () => {
-      await this.stopUnlocked(spec.flowId, keptNodeIds(spec));
+      await this.stopUnlocked(spec.flowId, keptNodeIds(spec, this.expandOptions));
       return this.startUnlocked(spec);
     });
   }
@@ -341,9 +355,8 @@ export class FlowEngine {
     const flow = this.flows.get(flowId);
     const live = flow?.nodes.get(nodeId);
     if (!flow || flow.state !== "running" || !live) throw new Error("flow is not running");
-    const trigger = (live.behaviour as NodeBehaviour & { trigger?: (o: typeof overrides) => string }).trigger;
-    if (!trigger) throw new Error("not an inject node");
-    return trigger(overrides);
+    if (!live.roles.trigger || !live.behaviour.trigger) throw new Error("not an inject node");
+    return live.behaviour.trigger(overrides);
   }
 
   /**
@@ -493,7 +506,7 @@ export class FlowEngine {
     flow.contextStores = stores;
     let expanded: ReturnType<typeof expandSubflows>;
     try {
-      expanded = expandSubflows(spec);
+      expanded = expandSubflows(spec, this.expandOptions);
     } catch (err) {
       const error = errorText(err);
       flow.state = "error";
@@ -522,22 +535,42 @@ export class FlowEngine {
       wires.set(c.source, ports);
     }
     this.flows.set(spec.flowId, flow);
-    const watched = new Set<string>();
-    for (const n of expanded.nodes) {
-      const scope = (n.config as { scope?: unknown }).scope;
-      if (n.type === "complete" && !n.disabled && Array.isArray(scope)) for (const id of scope) if (typeof id === "string") watched.add(id);
-    }
     const failures: string[] = [];
+    // Each node's configuration parsed once, by its type's schema, before any node is made: the
+    // complete nodes' scopes are known to every node's context, and behaviours get typed config.
+    const parts: Array<{ node: ExpandedNode; factory: NodeFactory; type?: RuntimeNodeType; config: Record<string, unknown> }> = [];
     for (const node of expanded.nodes) {
       if (node.disabled) continue;
-      const factory = node.role ? this.subflowPart(flow, node) : this.options.behaviours.get(node.type);
-      if (!factory) continue;
-      const { scope: _scope, alias: _alias, role: _role, inner: _inner, disabled: _disabled, ...plain } = node;
-      const live: LiveNode = { node: plain, behaviour: {}, ctx: undefined as unknown as NodeContext, wires: wires.get(node.id) ?? [], status: null, sub: node };
-      const scoped = node.scope ? { ...stores, flow: scopeStores.get(node.scope)! } : stores;
-      live.ctx = this.contextFor(flow, live, flowContext, scoped, watched);
+      if (node.role) {
+        parts.push({ node, factory: this.subflowPart(flow, node), config: node.config });
+        continue;
+      }
+      const type = this.options.types.get(node.type);
+      if (!type) continue;
       try {
-        live.behaviour = await factory(live.ctx);
+        parts.push({ node, factory: type.behaviour, type, config: type.parse ? type.parse(node.config) : node.config });
+      } catch (err) {
+        failures.push(`${node.id}: ${errorText(err)}`);
+        this.reportNodeError(flow, node.id, err);
+      }
+    }
+    const watched = new Set<string>();
+    for (const p of parts) if (p.type?.roles?.complete) for (const id of p.type.roles.complete(p.config).scope) watched.add(id);
+    for (const { node, factory, type, config } of parts) {
+      const { scope: _scope, alias: _alias, role: _role, inner: _inner, disabled: _disabled, ...plain } = node;
+      const live: LiveNode = {
+        node: { ...plain, config },
+        behaviour: {},
+        ctx: undefined as unknown as NodeContext,
+        wires: wires.get(node.id) ?? [],
+        status: null,
+        sub: node,
+        roles: type?.roles ?? {},
+      };
+      const scoped = node.scope ? { ...stores, flow: scopeStores.get(node.scope)! } : stores;
+      live.ctx = this.contextFor(flow, live, flowContext, scoped, watched, type);
+      try {
+        live.behaviour = await factory(live.ctx, config);
         flow.nodes.set(node.id, live);
       } catch (err) {
         failures.push(`${node.id}: ${errorText(err)}`);
@@ -610,6 +643,7 @@ export class FlowEngine {
     stores: FlowContextStores,
     /** Nodes a complete node names in its scope (the function node then reports the msg its code left). */
     watched: ReadonlySet<string>,
+    type: RuntimeNodeType | undefined,
   ): NodeContext {
     const { spec } = flow;
     const { scope } = live.sub;
@@ -623,7 +657,7 @@ export class FlowEngine {
       flowId: spec.flowId,
       organizationId: spec.organizationId,
       organizationSlug: spec.organizationSlug,
-      outputs: live.sub.role ? (live.sub.role === "instance" ? 1 : 0) : this.options.outputsOf(live.node),
+      outputs: live.sub.role ? (live.sub.role === "instance" ? 1 : 0) : (type?.outputs(live.node.config) ?? 0),
       watchedByComplete: watched.has(live.node.id),
       send: (value) => this.route(flow, live, value, 0),
       status: (reported) => {
@@ -864,7 +898,7 @@ export class FlowEngine {
    */
   private routeToCatch(flow: RunningFlow, failing: LiveNode, msg: Message, err: unknown, exec?: TrackedExecution): boolean {
     const source = failing.node;
-    if (source.type === "catch") return false;
+    if (failing.roles.catch) return false;
     let count = 1;
     const previous = (msg.error as { source?: { id?: unknown; count?: unknown } } | undefined)?.source;
     if (previous && previous.id === source.id) {
@@ -890,9 +924,8 @@ export class FlowEngine {
     let handled = false;
     let handledByUncaught = false;
     for (const live of catchNodes) {
-      const config = live.node.config as { scope?: string[] | null; uncaught?: boolean };
-      if (config.scope && !config.scope.includes(reporting)) continue;
-      if (config.uncaught && !handledByUncaught) {
+      if (live.scope && !live.scope.includes(reporting)) continue;
+      if (live.uncaught && !handledByUncaught) {
         if (handled) continue;
         handledByUncaught = true;
       }
@@ -924,8 +957,7 @@ export class FlowEngine {
       const statusNodes = scope ? flow.scopes.get(scope)!.statusNodes : flow.statusNodes;
       let handled = false;
       for (const live of statusNodes) {
-        const nodeScope = (live.node.config as { scope?: string[] | null }).scope;
-        if (nodeScope && !nodeScope.includes(reporting)) continue;
+        if (live.scope && !live.scope.includes(reporting)) continue;
         const status: Record<string, unknown> = reported ? { ...reported } : {};
         if (reported && Object.hasOwn(reported, "text")) status.text = String(reported.text);
         status.source = this.sourceOf(source);
@@ -962,38 +994,40 @@ export class FlowEngine {
   private indexNodes(flow: RunningFlow) {
     const catches = new Map<SubflowScope | null, LiveNode[]>();
     for (const live of flow.nodes.values()) {
-      const type = live.node.type;
+      const { roles } = live;
+      const config = live.node.config;
       const scope = live.sub.scope;
-      if (type === "catch") {
+      if (roles.catch) {
+        const role = roles.catch(config);
+        live.scope = role.scope;
+        live.uncaught = role.uncaught;
         const list = catches.get(scope) ?? [];
         list.push(live);
         catches.set(scope, list);
-      } else if (type === "status") {
-        const config = live.node.config as { scope?: string[] | null };
-        if (Array.isArray(config.scope)) {
-          const wired = new Set(live.wires.flat());
-          live.node = { ...live.node, config: { ...config, scope: config.scope.filter((id) => !wired.has(id)) } };
-        }
+      }
+      if (roles.status) {
+        const role = roles.status(config);
+        const wired = new Set(live.wires.flat());
+        live.scope = role.scope && role.scope.filter((id) => !wired.has(id));
         (scope ? flow.scopes.get(scope)!.statusNodes : flow.statusNodes).push(live);
         flow.watchesStatus = true;
-      } else if (type === "complete") {
+      }
+      if (roles.complete) {
         const wired = new Set(live.wires.flat());
-        for (const id of (live.node.config as { scope?: string[] }).scope ?? []) {
+        for (const id of roles.complete(config).scope) {
           if (wired.has(id)) continue;
           const list = flow.completeNodes.get(id) ?? [];
           list.push(live);
           flow.completeNodes.set(id, list);
         }
-      } else if (type === "link-in" || type === "link-call") {
+      }
+      if (roles.linkTarget || roles.linkCall) {
         let org = this.linkNodes.get(flow.spec.organizationId);
         if (!org) this.linkNodes.set(flow.spec.organizationId, (org = new Map()));
         org.set(live.node.id, { flow, live });
       }
     }
-    const rank = (live: LiveNode) => {
-      const config = live.node.config as { scope?: string[] | null; uncaught?: boolean };
-      return config.scope ? 0 : config.uncaught ? 2 : 1;
-    };
+    const rank = (live: LiveNode) => (live.scope ? 0 : live.uncaught ? 2 : 1);
     // Array.prototype.sort is stable: equal ranks keep the flow's order, as in Node-RED.
     for (const [scope, list] of catches) {
       list.sort((a, b) => rank(a) - rank(b));
@@ -1097,7 +1131,7 @@ export class FlowEngine {
     const hops = this.hopsByMsg.get(msg) ?? 0;
     if (this.linkInto(organizationId, target, msg, hops, flow)) return undefined;
     if (byName) {
-      const inFlow = [...flow.nodes.values()].filter((n) => n.node.type === "link-in" && linkName(n.node) === target);
+      const inFlow = [...flow.nodes.values()].filter((n) => n.roles.linkTarget && linkName(n.node) === target);
       if (inFlow.length === 1) {
         this.linkInto(organizationId, inFlow[0]!.node.id, msg, hops, flow);
         return undefined;
@@ -1106,7 +1140,7 @@ export class FlowEngine {
     const relay = this.options.links;
     if (!relay) {
       if (!byName) throw linkNotFound(target);
-      const named = [...(this.linkNodes.get(organizationId)?.values() ?? [])].filter((e) => e.live.node.type === "link-in" && linkName(e.live.node) === target);
+      const named = [...(this.linkNodes.get(organizationId)?.values() ?? [])].filter((e) => e.live.roles.linkTarget && linkName(e.live.node) === target);
       if (named.length > 1) throw linkAmbiguous(target);
       if (named.length === 0 || !this.linkInto(organizationId, named[0]!.live.node.id, msg, hops, flow)) throw linkNotFound(target);
       return undefined;
@@ -1119,7 +1153,7 @@ export class FlowEngine {
 
   /** A node as catch, status and complete messages name it: Node-RED leaves out an empty name. */
   private sourceOf(node: RuntimeNode): { id: string; type: string; name?: string } {
-    const type = this.options.nodeRedType?.(node.type) ?? node.type;
+    const type = this.options.types.get(node.type)?.nodeRedType ?? node.type;
     return node.name ? { id: node.id, type, name: node.name } : { id: node.id, type };
   }
 
@@ -1135,7 +1169,7 @@ export class FlowEngine {
   /** deliverLink, from a flow of this engine (`source`), which counts the message as waiting until it is delivered. */
   private linkInto(organizationId: string, nodeId: string, msg: Message, hops: number, source?: RunningFlow): boolean {
     const entry = this.linkNodes.get(organizationId)?.get(nodeId);
-    if (!entry || entry.live.node.type !== "link-in" || entry.flow.generation < 0) return false;
+    if (!entry || !entry.live.roles.linkTarget || entry.flow.generation < 0) return false;
     const { flow } = entry;
     if (this.options.fence && !this.options.fence(flow.spec.flowId)) return false;
     msg._msgid ??= newMessageId();
@@ -1148,7 +1182,7 @@ export class FlowEngine {
   /** Hands a link-out's reply to the link-call node `nodeId` of the organization, if it runs here. */
   returnLink(organizationId: string, nodeId: string, eventId: string, msg: Message, hops = 0): boolean {
     const entry = this.linkNodes.get(organizationId)?.get(nodeId);
-    if (!entry || entry.live.node.type !== "link-call" || entry.flow.generation < 0 || !entry.live.behaviour.linkReturn) return false;
+    if (!entry || !entry.live.roles.linkCall || entry.flow.generation < 0 || !entry.live.behaviour.linkReturn) return false;
     if (hops > (this.hopsByMsg.get(msg) ?? 0)) this.hopsByMsg.set(msg, hops);
     entry.live.behaviour.linkReturn(eventId, msg);
     return true;
@@ -1156,7 +1190,7 @@ export class FlowEngine {
 
   /** Whether a link-in of the organization with this id runs here. */
   runsLinkIn(organizationId: string, nodeId: string): boolean {
-    return this.linkNodes.get(organizationId)?.get(nodeId)?.live.node.type === "link-in";
+    return this.linkNodes.get(organizationId)?.get(nodeId)?.live.roles.linkTarget === true;
   }
 
   private reportNodeError(flow: RunningFlow, nodeId: string, err: unknown) {
@@ -1170,9 +1204,9 @@ export class FlowEngine {
 }
 
 /** The ids of the nodes a version of a flow runs, those inside its subflow instances included (a node not among them is removed). */
-function keptNodeIds(spec: FlowSpec): Set<string> {
+function keptNodeIds(spec: FlowSpec, options: ExpandOptions): Set<string> {
   try {
-    return new Set(expandSubflows(spec).nodes.map((n) => n.id));
+    return new Set(expandSubflows(spec, options).nodes.map((n) => n.id));
   } catch {
     // The new version will not start (its start reports why): every node of the old one is removed.
     return new Set();

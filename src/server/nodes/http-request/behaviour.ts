@@ -1,10 +1,8 @@
+import { httpRequestNode } from "./definition";
+import { defineBehaviour } from "../types";
 import Mustache from "mustache";
-import type { NodeFactory } from "../../runtime/types";
-import type { z } from "zod";
-import type { httpRequestConfig } from "./definition";
 
-export const httpRequestBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as z.infer<typeof httpRequestConfig>;
+export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) => {
   const fetcher = ctx.services.httpRequest;
   if (!fetcher) throw new Error("outgoing HTTP is not available on this server");
   return {
@@ -59,4 +57,4 @@ export const httpRequestBehaviour: NodeFactory = (ctx) => {
       }
     },
   };
-};
+});

@@ -1,10 +1,8 @@
-import type { NodeFactory } from "../../runtime/types";
+import { httpResponseNode } from "./definition";
+import { defineBehaviour } from "../types";
 import { filterResponseHeaders } from "../../runtime/webhooks";
-import type { z } from "zod";
-import type { httpResponseConfig } from "./definition";
 
-export const httpResponseBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as z.infer<typeof httpResponseConfig>;
+export const httpResponseBehaviour = defineBehaviour(httpResponseNode, (ctx, c) => {
   const webhooks = ctx.services.webhooks;
   const binding = { flowId: ctx.flowId, organizationId: ctx.organizationId };
   return {
@@ -22,4 +20,4 @@ export const httpResponseBehaviour: NodeFactory = (ctx) => {
       done();
     },
   };
-};
+});

@@ -1,8 +1,9 @@
+import { defineBehaviour } from "../types";
 import yaml from "js-yaml";
 import Mustache from "mustache";
-import type { Message, NodeContext, NodeFactory } from "../../runtime/types";
+import type { Message, NodeContext } from "../../runtime/types";
 import { envValue, getContextValue, setTarget } from "../../runtime/operands";
-import { templateConfig } from "./definition";
+import { templateNode } from "./definition";
 
 /** Names used in a template ({{a}}, {{#a}}...{{/a}}), sections included. */
 function tokenNames(tokens: Mustache.TemplateSpans, names = new Set<string>()): Set<string> {
@@ -58,9 +59,8 @@ function resolveNames(ctx: NodeContext, template: string): Map<string, unknown> 
 }
 
 /** Node-RED 4.1's template: mustache (or plain) text, optionally parsed as JSON or YAML, to a message property or context. */
-export const templateBehaviour: NodeFactory = (ctx) => {
+export const templateBehaviour = defineBehaviour(templateNode, (ctx, c) => {
   // Parsed again so that a config saved before field_type and format existed reads with their defaults.
-  const c = templateConfig.parse(ctx.node.config);
   if (c.syntax === "mustache") Mustache.parse(c.template);
   return {
     input(msg, send, done) {
@@ -81,4 +81,4 @@ export const templateBehaviour: NodeFactory = (ctx) => {
       }
     },
   };
-};
+});

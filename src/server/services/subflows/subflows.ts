@@ -323,6 +323,7 @@ export async function subflowCatalogEntries(app: AppServices, principal: Princip
       version: row.revision,
       subflow_only: false,
       color: row.color,
+      form: {},
     };
   });
 }
