@@ -215,6 +215,7 @@ describe("instances in flows", () => {
       version: 1,
       subflow_only: false,
       color: "#3FADB5",
+      form: {},
     });
     const schema = await request("GET", `/nodes/${encodeURIComponent(`subflow:${sf.id}`)}/schema`, { token });
     expect(schema.status).toBe(200);
