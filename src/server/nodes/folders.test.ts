@@ -48,8 +48,8 @@ describe("node folders", () => {
     expect(() => nodesOfFolders([{ folder: "g", definition: { two }, behaviour: { behaviour }, icons: {} }])).toThrow("node folder g: a behaviour for one, which the folder does not define");
   });
 
-  it("every built-in type runs (a behaviour) unless it is a subflow port or the unknown type", () => {
-    const without = builtinNodes.filter((n) => !n.behaviour).map((n) => n.definition.type);
+  it("every built-in type runs (a behaviour) unless it is a subflow port, the unknown type or a configuration node", () => {
+    const without = builtinNodes.filter((n) => !n.behaviour && n.definition.kind !== "config").map((n) => n.definition.type);
     expect(without.sort()).toEqual(["subflow-in", "subflow-out", "subflow-status", "unknown"]);
   });
 
@@ -64,10 +64,12 @@ describe("node folders", () => {
     expect(withRole("trigger")).toEqual(["inject"]);
   });
 
-  describe.each(builtinNodes.map(({ definition }) => [definition.type, definition.icon] as const))("%s's icon", (type, icon) => {
+  // Configuration nodes (kind "config") are never drawn on a canvas or in the palette: no icon needed.
+  const drawn = builtinNodes.filter(({ definition }) => definition.kind !== "config");
+  describe.each(drawn.map(({ definition }) => [definition.type, definition.icon] as const))("%s's icon", (type, icon) => {
     it("is its own, declared in its folder", () => {
       expect(icon, `${type} has no icon.svg`).toBeTruthy();
-      const sharing = builtinNodes.filter((n) => n.definition.type !== type && n.definition.icon === icon).map((n) => n.definition.type);
+      const sharing = drawn.filter((n) => n.definition.type !== type && n.definition.icon === icon).map((n) => n.definition.type);
       expect(sharing, "types drawn with the same icon").toEqual([]);
     });
 
