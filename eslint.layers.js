@@ -67,6 +67,12 @@ export const layerZones = [
     message: "Layer rule 4: the runtime never imports a node folder or the registry; node types reach the engine through EngineOptions.types (their roles, never their names).",
   },
   {
+    // The registry imports every folder through the generated index: a folder importing it back would be a circle.
+    target: "./src/server/nodes/*/**/!(*.test).ts",
+    from: ["./src/server/nodes/registry.ts", "./src/server/nodes/folders.generated.ts"],
+    message: "A node folder declares its type and is found by the registry; it never imports the registry or the folder index.",
+  },
+  {
     target: "./src/server/realtime",
     from: "./src/server/services",
     message: "Realtime never imports services: what the hub needs of them is passed to createRealtimeHub (src/server.ts).",

@@ -34,6 +34,8 @@ const forbidden: Array<[string, string, string]> = [
   ["4: the runtime does not reach the flow runtime (relative)", "src/server/runtime/probe.ts", 'import "../flow-runtime/local";'],
   ["4: the runtime does not import a node folder", "src/server/runtime/probe.ts", 'import "../nodes/inject/behaviour";'],
   ["4: the engine does not import the node registry (alias)", "src/server/runtime/flow/probe.ts", 'import "@/server/nodes/registry";'],
+  ["a node folder does not import the registry", "src/server/nodes/inject/probe.ts", 'import "../registry";'],
+  ["a node folder does not import the folder index", "src/server/nodes/inject/probe.ts", 'import "../folders.generated";'],
   ["1: features do not import the server", "src/features/accounts/probe.ts", 'import "@/server/db";'],
   ["1: features do not import the server (relative)", "src/features/accounts/probe.ts", 'import "../../server/services/accounts/login";'],
   ["1: components do not import the server", "src/components/probe.tsx", 'import "@/server/errors";'],
