@@ -4,7 +4,7 @@ import reactHooks from "eslint-plugin-react-hooks";
 import importX from "eslint-plugin-import-x";
 import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 import globals from "globals";
-import { layerZones, layerPackageRules, layerSyntaxRules } from "./eslint.layers.js";
+import { layerZones, layerPackageRules, layerSyntaxRules, layerTypeOnlyRules } from "./eslint.layers.js";
 
 export default tseslint.config(
   { ignores: ["node_modules/", ".next/", "dist/", "data/", "src/generated/", "test-results/", "playwright-report/", "next-env.d.ts", "bench/node-red/"] },
@@ -40,4 +40,5 @@ export default tseslint.config(
   },
   ...layerPackageRules,
   ...layerSyntaxRules,
+  ...layerTypeOnlyRules,
 );

@@ -43,6 +43,18 @@ export const layerZones = [
     message: "server/auth holds credential primitives: the services build on it, so it calls no service and no transport.",
   },
   {
+    // The composition root builds everything below it; nothing below imports it back (a second app, or a circle).
+    target: ["./src/server", "./src/app"],
+    from: "./src/server/compose.ts",
+    message: "Layer rule 8: only the custom server (src/server.ts), the tests and the benchmarks compose the app; code under src/server takes the AppServices it is given.",
+  },
+  {
+    // auth/ sits below the services that AppServices lists: it names the narrow part it uses (auth/auth-deps.ts).
+    target: "./src/server/auth",
+    from: ["./src/server/app-services.ts", "./src/server/compose.ts"],
+    message: "Layer rule 8: server/auth takes the narrow AuthDeps (auth/auth-deps.ts), never the whole AppServices: the app's type lists the services built on auth, so naming it closes a circle.",
+  },
+  {
     target: ["./src/server/runtime", "./src/server/nodes"],
     from: [
       "./src/server/db.ts",
@@ -71,6 +83,47 @@ export const layerZones = [
     target: "./src/server/nodes/*/**/!(*.test).ts",
     from: ["./src/server/nodes/registry.ts", "./src/server/nodes/folders.generated.ts"],
     message: "A node folder declares its type and is found by the registry; it never imports the registry or the folder index.",
+  },
+  {
+    // Issue 33: the runtime's persistence (context rows, ...) lives below the services, so the flow
+    // runtime never reaches up into a service for SQL.
+    target: "./src/server/flow-runtime",
+    from: ["./src/server/services", "./src/server/api", "./src/server/http", "./src/server/app-services.ts"],
+    message: "The flow runtime sits below the services: the SQL it shares with them lives in src/server/persistence, never in a service.",
+  },
+  {
+    target: "./src/server/persistence",
+    from: [
+      "./src/server/services",
+      "./src/server/api",
+      "./src/server/http",
+      "./src/server/flow-runtime",
+      "./src/server/realtime",
+      "./src/server/app-services.ts",
+      "./src/server/services-slot.ts",
+    ],
+    message: "src/server/persistence holds statements the services and the flow runtime share: it sits below both and imports neither.",
+  },
+  {
+    // The Node-RED mapping is the bottom of the import/export: it reads nothing and calls no service,
+    // so node-red.ts and node-red-subflows.ts build on it without importing each other (issue 33).
+    target: "./src/server/services/flows/node-red-mapping.ts",
+    from: [
+      "./src/server/services/flows/node-red.ts",
+      "./src/server/services/flows/node-red-subflows.ts",
+      "./src/server/services/flows/flows.ts",
+      "./src/server/services/flows/deployments.ts",
+      "./src/server/services/subflows",
+      "./src/server/services/config-nodes",
+      "./src/server/db.ts",
+      "./src/server/app-services.ts",
+    ],
+    message: "The Node-RED mapping (node-red-mapping.ts) is pure: it imports neither the database nor the import/export services built on it.",
+  },
+  {
+    target: "./src/server/services/flows/node-red-subflows.ts",
+    from: "./src/server/services/flows/node-red.ts",
+    message: "node-red.ts builds on node-red-subflows.ts, never the reverse: what both need lives in node-red-mapping.ts.",
   },
   {
     target: "./src/server/realtime",
@@ -122,6 +175,25 @@ export const layerPackageRules = [
     files: ["src/features/**/*.{ts,tsx}", "src/components/**/*.{ts,tsx}", "src/shared/**/*.ts"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [{ group: ["@prisma/*", "pg", "ioredis", "bcrypt", "node:*"], message: "Browser code uses no server packages." }] }],
+    },
+  },
+];
+
+/**
+ * app-services.ts holds the app's types only; compose.ts builds them. A value import there would
+ * make every file that names AppServices load what it lists.
+ */
+export const layerTypeOnlyRules = [
+  {
+    files: ["src/server/app-services.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "ImportDeclaration[importKind!='type'], ExportNamedDeclaration[declaration.type=/^(VariableDeclaration|FunctionDeclaration|ClassDeclaration)$/]",
+          message: "Layer rule 8: app-services.ts holds types only (`import type`, interfaces); the code that builds the app is compose.ts.",
+        },
+      ],
     },
   },
 ];

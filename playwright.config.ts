@@ -67,7 +67,7 @@ export default defineConfig({
     },
   ],
   webServer: {
-    command: "node --import tsx src/server.ts",
+    command: "node dist/server/server.js",
     url: `${origin}/api/v1/health`,
     reuseExistingServer: false,
     timeout: 120_000,

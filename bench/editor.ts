@@ -17,10 +17,10 @@ const B = "8 Editor (Chromium)";
 const PASSWORD = "Tangerine-Rocket-42";
 
 async function startServer(port: number, log: (m: string) => void) {
-  if (!fs.existsSync(path.resolve(".next/BUILD_ID"))) throw new Error("no production build: run `npm run build` first");
+  if (!fs.existsSync(path.resolve(".next/BUILD_ID")) || !fs.existsSync(path.resolve("dist/server/server.js"))) throw new Error("no production build: run `npm run build` first");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "fp-bench-editor-"));
   const origin = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+  const child = spawn(process.execPath, ["dist/server/server.js"], {
     env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, PUBLIC_URL: origin, LOG_LEVEL: "warn", NEXT_TELEMETRY_DISABLED: "1", RATE_LIMIT_LOGIN_PER_IP: "100000" },
     stdio: ["ignore", "ignore", "pipe"],
   });

@@ -20,7 +20,9 @@ import { benchDebugUi } from "./debug-ui";
 import { benchEditor } from "./editor";
 import { benchHttp } from "./http";
 import { benchFailover } from "./failover";
+import { benchForward } from "./forward";
 import { benchExecutions, benchExecutionsEach } from "./executions";
+import { benchIdle } from "./idle";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
@@ -50,12 +52,15 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "debug-ui", title: "9 Debug region in Chromium", run: benchDebugUi },
   // Its own processes and its own section of the report (it needs DATABASE_URL and REDIS_URL).
   { name: "failover", title: "7 Several instances: failover, forwarded injects", run: benchFailover, ownServer: true },
+  { name: "forward", title: "7b Forwarded calls against direct ones (two instances)", run: benchForward, ownServer: true },
   { name: "flows", title: "3 Flows at scale", run: benchFlowsAtScale },
   // A million stored executions on PostgreSQL (100,000 embedded): only when named, it seeds for minutes.
   { name: "executions", title: "10 Executions (recording cost, list with many stored, size)", run: benchExecutions, explicit: true },
   // Benchmark 10's recording cost with one execution per message (minutes, no seed): only when named.
   { name: "executions-each", title: "10b Executions, one per message (recording cost)", run: benchExecutionsEach, explicit: true },
   { name: "editor", title: "8 Editor (Chromium)", run: benchEditor, ownServer: true, explicit: true },
+  // Fresh starts of the built server on both configurations beside Node-RED (minutes): only when named.
+  { name: "idle", title: "11 Idle memory and ready time (built server, Node-RED side by side)", run: benchIdle, ownServer: true, explicit: true },
 ];
 
 const started = performance.now();
@@ -153,6 +158,18 @@ async function main() {
       nodeRedHeader: "Node-RED 4.1.x, same run, no authentication",
     });
     log(`wrote benchmark 2's section of ${path.relative(process.cwd(), REPORT)}`);
+  }
+  // Benchmark 11 measures both configurations itself: one section, written whenever it ran.
+  if (selected.some((b) => b.name === "idle")) {
+    writeReport(REPORT, {
+      key: "idle",
+      title: "Idle memory and ready time (issue 39), side by side with Node-RED",
+      machine,
+      rows: rows.filter((r) => r.benchmark.startsWith("11 ")),
+      notes: notes.filter((n) => n.startsWith("Benchmark 11")),
+      nodeRedHeader: "Node-RED, same run",
+    });
+    log(`wrote benchmark 11's section of ${path.relative(process.cwd(), REPORT)}`);
   }
   // Benchmark 10 has a section of its own per backend, written whenever it ran.
   const executionsRows = (r: Row) => r.benchmark.startsWith("10 ");

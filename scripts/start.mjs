@@ -1,17 +1,22 @@
-// `npm start`: builds once when there is no production build yet, then runs the custom server
-// (TypeScript, loaded through tsx) in production mode.
+// `npm start`: builds once when there is no production build yet, then runs the compiled custom
+// server (dist/server/server.js, from `npm run build`) in production mode, in this process: no
+// TypeScript loader and no second Node process at run time.
 import { existsSync } from "node:fs";
-import { spawnSync, spawn } from "node:child_process";
+import { spawnSync } from "node:child_process";
+
+function run(command, args) {
+  const result = spawnSync(command, args, { stdio: "inherit", shell: process.platform === "win32" });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
 
 if (!existsSync(".next/BUILD_ID")) {
   console.log("No production build found: running `npm run build` first (about a minute)...");
-  const build = spawnSync("npm", ["run", "build"], { stdio: "inherit", shell: process.platform === "win32" });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  run("npm", ["run", "build"]);
+} else if (!existsSync("dist/server/server.js")) {
+  // A Next build from before the server was compiled: the server alone takes a second.
+  run(process.execPath, ["scripts/build.mjs", "server"]);
 }
 
-const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
-  stdio: "inherit",
-  env: { ...process.env, NODE_ENV: "production" },
-});
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+// Before the import: Next and env.ts read it as their modules load.
+process.env.NODE_ENV = "production";
+await import(new URL("../dist/server/server.js", import.meta.url).href);

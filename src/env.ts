@@ -66,13 +66,21 @@ const envSchema = z
     /** Successful executions kept in full per flow and second; past them one in EXECUTIONS_SAMPLE_ONE_IN (errors are always kept). */
     EXECUTIONS_SAMPLE_ALL_PER_SEC: z.coerce.number().int().min(0).default(100),
     EXECUTIONS_SAMPLE_ONE_IN: positiveInt.default(100),
+    /** Bytes one stored execution may take (its steps' inputs and errors are cut to fit, then its trigger message dropped). */
+    EXECUTIONS_MAX_BYTES_EACH: z.coerce.number().int().min(64 * 1024).default(2 * 1024 * 1024),
+    /** Executions one organization may keep stored, and their bytes; past either, new ones are counted as unrecorded until retention frees room. */
+    EXECUTIONS_MAX_PER_ORGANIZATION: positiveInt.default(100_000),
+    EXECUTIONS_MAX_BYTES_PER_ORGANIZATION: positiveInt.default(512 * 1024 * 1024),
     /** Bytes of flow and global context (UTF-8 of keys and JSON values) one organization may hold (SPEC §13). */
     CONTEXT_MAX_BYTES: positiveInt.default(10 * 1024 * 1024),
+    /** Context keys one organization may hold, deleted ones included until they are swept (SPEC §13). */
+    CONTEXT_MAX_KEYS: positiveInt.default(50_000),
     /** Function nodes (sandboxes) this instance runs at once, in all and per organization (past them a deploy's flow goes into error). */
     FUNCTION_NODES_MAX: positiveInt.default(4000),
     FUNCTION_NODES_PER_ORGANIZATION: positiveInt.default(500),
     /** Let http-request nodes reach private, loopback and link-local addresses (off: SSRF protection). */
     HTTP_REQUEST_ALLOW_PRIVATE: bool.default(false),
+    HTTP_REQUEST_BYTES_PER_ORGANIZATION: z.coerce.number().int().min(1024 * 1024).max(4 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
     BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
     /**
      * GET /metrics: when set, scrapes must send `Authorization: Bearer <token>`; when unset, only

@@ -68,7 +68,7 @@ rewrites only that backend's section below, keeping the others.
 How the numbers are made:
 
 - Benchmark 2 (the request hot path) measures what users get: the **built production server**
-  (\`npm run build\`, then src/server.ts with NODE_ENV=production, Next included, as \`npm start\`
+  (\`npm run build\`, then dist/server/server.js with NODE_ENV=production, Next included, as \`npm start\`
   runs it) in a child process, and Node-RED 4.1.x with its admin HTTP API (no adminAuth) in
   another, loaded in turn in the same run with the same settings. Its rows have a section of their
   own per backend, rewritten whenever benchmark 2 runs (\`npm run bench -- http\` alone too).

@@ -30,13 +30,13 @@ export interface ServerChildOptions {
 
 /**
  * The production server as a user runs it (`npm start`): the built Next app (.next, from
- * `npm run build`) behind src/server.ts with NODE_ENV=production, in a child process of its own.
+ * `npm run build`) behind the compiled server (dist/server/server.js) with NODE_ENV=production, in a child process of its own.
  * Embedded PGlite and the in-process store by default; with DATABASE_URL and REDIS_URL set in the
  * bench's environment, a fresh database on that server (dropped afterwards) and a key prefix of
  * its own on Redis. Its log lines (pino, LOG_LEVEL info as in production) go to /dev/null.
  */
 export async function startServerChild(options: ServerChildOptions): Promise<ServerChild> {
-  if (!existsSync(path.join(ROOT, ".next/BUILD_ID"))) throw new Error("no production build: run `npm run build` first");
+  if (!existsSync(path.join(ROOT, ".next/BUILD_ID")) || !existsSync(path.join(ROOT, "dist/server/server.js"))) throw new Error("no production build: run `npm run build` first");
   const suffix = randomBytes(4).toString("hex");
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "bench-server-"));
   const env: Record<string, string> = {
@@ -69,9 +69,9 @@ export async function startServerChild(options: ServerChildOptions): Promise<Ser
     env.REDIS_URL = process.env.REDIS_URL;
     env.REDIS_KEY_PREFIX = `${process.env.BENCH_REDIS_PREFIX ?? "bench:"}${suffix}:`;
   }
-  const args = ["--import", "tsx"];
+  const args: string[] = [];
   if (options.cpuProfDir) args.push("--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`);
-  args.push("src/server.ts");
+  args.push("dist/server/server.js");
   const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));

@@ -53,7 +53,7 @@ test.describe("flowplane CLI", () => {
   test.afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   test("a pipeline: login, push (create), pull, edit, push (update) and deploy, inject, read debug", async ({ baseURL }) => {
-    // Ten command runs, each a Node process loading the CLI through tsx.
+    // Ten command runs, each a Node process.
     test.setTimeout(120_000);
     const login = await cli(["login", "--url", baseURL!, "--key", key]);
     expect(login, login.stderr).toMatchObject({ code: 0 });

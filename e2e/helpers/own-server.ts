@@ -45,7 +45,7 @@ export function ownServer({ port, name, env = {}, bootLimitMs = 120_000 }: { por
     port,
     origin,
     start() {
-      child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+      child = spawn(process.execPath, ["dist/server/server.js"], {
         env: {
           ...process.env,
           NODE_ENV: "production" as const,

@@ -12,6 +12,8 @@ export function configPath(env: NodeJS.ProcessEnv = process.env): string {
 export interface Credentials {
   url: string;
   apiKey: string;
+  /** Logged in with --insecure: the key may go over plain http:// to this URL's host. */
+  insecure?: boolean;
 }
 
 /** FLOWPLANE_URL / FLOWPLANE_API_KEY win over the saved login (a CI job sets them as secrets). */
@@ -25,7 +27,9 @@ export function loadCredentials(env: NodeJS.ProcessEnv = process.env): Partial<C
       saved = {};
     }
   }
-  return { url: env.FLOWPLANE_URL || saved.url, apiKey: env.FLOWPLANE_API_KEY || saved.apiKey };
+  const url = env.FLOWPLANE_URL || saved.url;
+  // The saved --insecure holds for the saved URL only, never for one FLOWPLANE_URL puts in its place.
+  return { url, apiKey: env.FLOWPLANE_API_KEY || saved.apiKey, insecure: saved.insecure === true && url === saved.url };
 }
 
 /** Saved readable by the user only (0600): it holds a key. */

@@ -21,7 +21,7 @@ const io = (answer: (url: string) => Response, env: Record<string, string> = {})
   }) as typeof fetch,
 });
 const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-const logged = { FLOWPLANE_URL: "http://fp.test", FLOWPLANE_API_KEY: `service_${"k".repeat(43)}` };
+const logged = { FLOWPLANE_URL: "https://fp.test", FLOWPLANE_API_KEY: `service_${"k".repeat(43)}` };
 
 beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), "fp-cli-"));
@@ -58,7 +58,7 @@ describe("flowplane", () => {
     const code = await run(["flows", "deploy", "flw_abcdefghijkl"], io(() => json(409, { error: { code: "FLOW_NOT_RUNNING", message: "the flow is not running" } }), logged));
     expect(code).toBe(1);
     expect(err.at(-1)).toBe("flowplane flows deploy: the flow is not running (FLOW_NOT_RUNNING)");
-    expect(calls[0]).toMatchObject({ method: "POST", url: "http://fp.test/api/v1/flows/flw_abcdefghijkl/deploy" });
+    expect(calls[0]).toMatchObject({ method: "POST", url: "https://fp.test/api/v1/flows/flw_abcdefghijkl/deploy" });
     expect(calls[0]!.headers.get("x-api-key")).toBe(logged.FLOWPLANE_API_KEY);
   });
 
@@ -73,17 +73,17 @@ describe("flowplane", () => {
   });
 
   it("login checks the key, then saves URL and key readable by the user only", async () => {
-    const code = await run(["login", "--url", "http://fp.test/", "--key", logged.FLOWPLANE_API_KEY], io(() => json(200, { flows: [] })));
+    const code = await run(["login", "--url", "https://fp.test/", "--key", logged.FLOWPLANE_API_KEY], io(() => json(200, { flows: [] })));
     expect(code).toBe(0);
     expect(statSync(path.join(dir, "config.json")).mode & 0o777).toBe(0o600);
-    expect(calls[0]!.url).toBe("http://fp.test/api/v1/flows");
+    expect(calls[0]!.url).toBe("https://fp.test/api/v1/flows");
     // Saved: the next command needs no environment.
     expect(await run(["flows", "list", "--json"], io(() => json(200, { flows: [] })))).toBe(0);
     expect(calls[1]!.headers.get("x-api-key")).toBe(logged.FLOWPLANE_API_KEY);
   });
 
   it("a refused login saves nothing", async () => {
-    expect(await run(["login", "--url", "http://fp.test", "--key", "service_bad"], io(() => json(401, { error: { code: "TOKEN_INVALID", message: "API key is not valid" } })))).toBe(1);
+    expect(await run(["login", "--url", "https://fp.test", "--key", "service_bad"], io(() => json(401, { error: { code: "TOKEN_INVALID", message: "API key is not valid" } })))).toBe(1);
     expect(() => statSync(path.join(dir, "config.json"))).toThrow();
   });
 
@@ -93,6 +93,44 @@ describe("flowplane", () => {
     expect(JSON.parse(calls[0]!.body!)).toEqual({ payload: { a: 1 }, topic: "t" });
     expect(await run(["inject", "n1", "--payload", "hello"], io(ok, logged))).toBe(0);
     expect(JSON.parse(calls[1]!.body!)).toEqual({ payload: "hello" });
+  });
+
+  it("refuses plain http:// to another host before sending the key, unless --insecure (remembered by login for that URL)", async () => {
+    const plain = { ...logged, FLOWPLANE_URL: "http://fp.test" };
+    expect(await run(["flows", "list"], io(() => json(200, { flows: [] }), plain))).toBe(2);
+    expect(err.at(-1)).toContain("refusing to send your API key over plain http:// to fp.test");
+    expect(await run(["login", "--url", "http://fp.test", "--key", logged.FLOWPLANE_API_KEY], io(() => json(200, { flows: [] })))).toBe(2);
+    expect(calls).toEqual([]);
+    // Opted in: sent, and the saved login remembers the choice for that URL only.
+    expect(await run(["flows", "list", "--insecure"], io(() => json(200, { flows: [] }), plain))).toBe(0);
+    expect(await run(["flows", "list"], io(() => json(200, { flows: [] }), { ...plain, FLOWPLANE_INSECURE: "1" }))).toBe(0);
+    expect(await run(["login", "--url", "http://fp.test", "--key", logged.FLOWPLANE_API_KEY, "--insecure"], io(() => json(200, { flows: [] })))).toBe(0);
+    expect(await run(["flows", "list"], io(() => json(200, { flows: [] })))).toBe(0);
+    expect(calls.map((c) => c.url)).toEqual(Array(4).fill("http://fp.test/api/v1/flows"));
+    expect(await run(["flows", "list"], io(() => json(200, { flows: [] }), { FLOWPLANE_URL: "http://other.test" }))).toBe(2);
+    // This machine is no network: http is fine there.
+    for (const url of ["http://localhost:3000", "http://127.0.0.1:3000", "http://[::1]:3000", "http://app.localhost"]) {
+      expect(await run(["flows", "list"], io(() => json(200, { flows: [] }), { ...logged, FLOWPLANE_URL: url }))).toBe(0);
+    }
+  });
+
+  it("escapes control characters of the server's strings; --json stays JSON with the same values", async () => {
+    const name = "evil\u001b]0;owned\u0007\u001b[2J\u009b31m\u202egnp.exe\nfake line";
+    const flows = [{ id: "flw_a", name, state: "running", revision: 1, nodes: 2 }];
+    expect(await run(["flows", "list"], io(() => json(200, { flows }), logged))).toBe(0);
+    const printed = out.join("\n");
+    // eslint-disable-next-line no-control-regex -- control characters are what this matches
+    expect(printed).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(printed).toContain("evil\\u001b]0;owned\\u0007\\u001b[2J\\u009b31m\\u202egnp.exe\\u000afake line");
+    expect(out.at(-1)!.split("\n")).toHaveLength(1);
+    out = [];
+    expect(await run(["flows", "list", "--json"], io(() => json(200, { flows }), logged))).toBe(0);
+    // eslint-disable-next-line no-control-regex -- control characters are what this matches
+    expect(out.join("\n")).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(JSON.parse(out.join("\n"))).toEqual(flows);
+    // An error message from the server too.
+    expect(await run(["flows", "deploy", "flw_a"], io(() => json(409, { error: { code: "X\u001b[1m", message: "no\u001b]8;;http://evil\u0007 way" } }), logged))).toBe(1);
+    expect(err.at(-1)).toBe("flowplane flows deploy: no\\u001b]8;;http://evil\\u0007 way (X\\u001b[1m)");
   });
 
   it("--help works for every command", async () => {

@@ -7,6 +7,8 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import WebSocket from "ws";
 import { ApiFailure, apiClient, unwrap, type ApiClient } from "./client";
 import { loadCredentials, saveCredentials } from "./config";
+import { inline, terminalSafe } from "./terminal";
+import { assertKeyMayGo, sameOriginFetch, TransportRefusal } from "./transport";
 
 export class UsageError extends Error {
   constructor(
@@ -35,12 +37,27 @@ interface Command {
   run(args: { values: Record<string, string | boolean | undefined>; positionals: string[] }, io: Io): Promise<void>;
 }
 
-const HELP_OPTION = { help: { type: "boolean", short: "h" } } as const;
+/** Options of every command: --help, and --insecure (send the key over plain http:// to another host). */
+const COMMON_OPTIONS = { help: { type: "boolean", short: "h" }, insecure: { type: "boolean" } } as const;
 
-function client(io: Io): { api: ApiClient; url: string; apiKey: string } {
-  const { url, apiKey } = loadCredentials(io.env);
+type Values = Record<string, string | boolean | undefined>;
+
+/** --insecure, FLOWPLANE_INSECURE=1, or a login saved with --insecure for the URL in use. */
+function insecureChosen(values: Values, io: Io, savedInsecure = false): boolean {
+  return values.insecure === true || io.env.FLOWPLANE_INSECURE === "1" || savedInsecure;
+}
+
+/** The API, its key sent only to the logged-in origin (transport.ts). */
+function keyedClient(url: string, apiKey: string, io: Io): ApiClient {
+  return apiClient(url, apiKey, sameOriginFetch(io.fetch ?? fetch));
+}
+
+function client(io: Io, values: Values): { api: ApiClient; url: string; apiKey: string; insecure: boolean } {
+  const { url, apiKey, insecure: saved } = loadCredentials(io.env);
   if (!url || !apiKey) throw new UsageError("not logged in: run `flowplane login --url <url> --key <service key>`, or set FLOWPLANE_URL and FLOWPLANE_API_KEY");
-  return { api: apiClient(url, apiKey, io.fetch), url, apiKey };
+  const insecure = insecureChosen(values, io, saved);
+  assertKeyMayGo(url, { insecure });
+  return { api: keyedClient(url, apiKey, io), url, apiKey, insecure };
 }
 
 function readFlowsFile(file: string): Array<Record<string, unknown>> {
@@ -76,8 +93,11 @@ const commands: Record<string, Command> = {
       if (!url) throw new UsageError("--url is required (or FLOWPLANE_URL)");
       if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`--url must be an http(s) URL, not ${url}`);
       if (!apiKey) throw new UsageError("--key is required (or FLOWPLANE_API_KEY, or the key on stdin)");
-      const flows = unwrap(await apiClient(url, apiKey, io.fetch).GET("/api/v1/flows"));
-      const file = saveCredentials({ url: url.replace(/\/+$/, ""), apiKey }, io.env);
+      const insecure = insecureChosen(values, io);
+      assertKeyMayGo(url, { insecure });
+      const flows = unwrap(await keyedClient(url, apiKey, io).GET("/api/v1/flows"));
+      // --insecure is remembered with the URL it was given for, so later commands need not repeat it.
+      const file = saveCredentials({ url: url.replace(/\/+$/, ""), apiKey, ...(insecure && !url.startsWith("https:") ? { insecure: true } : {}) }, io.env);
       io.out(`Logged in to ${url} (${flows.flows.length} flows visible); saved to ${file}`);
     },
   },
@@ -87,10 +107,10 @@ const commands: Record<string, Command> = {
     options: { json: { type: "boolean" } },
     positionals: 0,
     async run({ values }, io) {
-      const { flows } = unwrap(await client(io).api.GET("/api/v1/flows"));
+      const { flows } = unwrap(await client(io, values).api.GET("/api/v1/flows"));
       if (values.json) return io.out(JSON.stringify(flows, null, 2));
       io.out(`${pad("ID", 26)} ${pad("STATE", 13)} ${pad("REV", 5)} ${pad("NODES", 6)} NAME`);
-      for (const f of flows) io.out(`${pad(f.id, 26)} ${pad(f.state, 13)} ${pad(String(f.revision), 5)} ${pad(String(f.nodes), 6)} ${f.name}`);
+      for (const f of flows) io.out(`${pad(inline(f.id), 26)} ${pad(inline(f.state), 13)} ${pad(String(f.revision), 5)} ${pad(String(f.nodes), 6)} ${inline(f.name)}`);
     },
   },
   "flows pull": {
@@ -99,7 +119,7 @@ const commands: Record<string, Command> = {
     options: { out: { type: "string", short: "o" } },
     positionals: 1,
     async run({ values, positionals }, io) {
-      const nodes = unwrap(await client(io).api.GET("/api/v1/flows/{id}/export", { params: { path: { id: positionals[0]! } } }));
+      const nodes = unwrap(await client(io, values).api.GET("/api/v1/flows/{id}/export", { params: { path: { id: positionals[0]! } } }));
       const text = `${JSON.stringify(nodes, null, 2)}\n`;
       if (values.out) {
         writeFileSync(values.out as string, text);
@@ -115,7 +135,7 @@ const commands: Record<string, Command> = {
     positionals: 1,
     async run({ values, positionals }, io) {
       const flows = readFlowsFile(positionals[0]!);
-      const { api } = client(io);
+      const { api } = client(io, values);
       let revision: number | undefined;
       if (values.revision !== undefined) {
         revision = Number(values.revision);
@@ -131,23 +151,23 @@ const commands: Record<string, Command> = {
       const pushed: Array<{ id: string; name: string; revision: number }> = [];
       if (id) {
         const result = unwrap(await api.PUT("/api/v1/flows/{id}/export", { params: { path: { id } }, body: { flows, revision } }));
-        for (const w of result.warnings) io.err(`warning: ${w}`);
+        for (const w of result.warnings) io.err(`warning: ${inline(w)}`);
         pushed.push(result.flow);
-        io.out(`updated ${result.flow.id} "${result.flow.name}" to revision ${result.flow.revision}`);
+        io.out(`updated ${inline(result.flow.id)} "${inline(result.flow.name)}" to revision ${result.flow.revision}`);
       } else {
         const result = unwrap(await api.POST("/api/v1/flows/import", { body: { flows } }));
-        for (const w of result.warnings) io.err(`warning: ${w}`);
+        for (const w of result.warnings) io.err(`warning: ${inline(w)}`);
         // Without dry_run the API answers the flows it created (a dry run answers a report instead).
         if (!("flows" in result)) throw new ApiFailure("the server answered a dry-run report to an import", 0);
         for (const f of result.flows) {
           pushed.push(f);
-          io.out(`created ${f.id} "${f.name}" (revision ${f.revision})`);
+          io.out(`created ${inline(f.id)} "${inline(f.name)}" (revision ${f.revision})`);
         }
       }
       if (values.deploy) {
         for (const f of pushed) {
           const { deployment } = unwrap(await api.POST("/api/v1/flows/{id}/deploy", { params: { path: { id: f.id } }, body: {} }));
-          io.out(`deployed ${f.id} revision ${deployment.revision}: ${deployment.state}`);
+          io.out(`deployed ${inline(f.id)} revision ${deployment.revision}: ${inline(deployment.state)}`);
         }
       }
     },
@@ -157,9 +177,9 @@ const commands: Record<string, Command> = {
     summary: "Deploy a flow's current revision; answers once it is in effect",
     options: {},
     positionals: 1,
-    async run({ positionals }, io) {
-      const { deployment } = unwrap(await client(io).api.POST("/api/v1/flows/{id}/deploy", { params: { path: { id: positionals[0]! } }, body: {} }));
-      io.out(`deployed ${deployment.flow_id} revision ${deployment.revision}: ${deployment.state} (deployment ${deployment.id})`);
+    async run({ values, positionals }, io) {
+      const { deployment } = unwrap(await client(io, values).api.POST("/api/v1/flows/{id}/deploy", { params: { path: { id: positionals[0]! } }, body: {} }));
+      io.out(`deployed ${inline(deployment.flow_id)} revision ${deployment.revision}: ${inline(deployment.state)} (deployment ${inline(deployment.id)})`);
     },
   },
   inject: {
@@ -177,8 +197,8 @@ const commands: Record<string, Command> = {
         }
       }
       const body = { ...(payload !== undefined ? { payload } : {}), ...(values.topic !== undefined ? { topic: values.topic as string } : {}) };
-      const result = unwrap(await client(io).api.POST("/api/v1/nodes/{nodeId}/inject", { params: { path: { nodeId: positionals[0]! } }, body }));
-      io.out(`injected ${result.message_id} from ${result.node_id} (flow ${result.flow_id})`);
+      const result = unwrap(await client(io, values).api.POST("/api/v1/nodes/{nodeId}/inject", { params: { path: { nodeId: positionals[0]! } }, body }));
+      io.out(`injected ${inline(result.message_id)} from ${inline(result.node_id)} (flow ${inline(result.flow_id)})`);
     },
   },
   debug: {
@@ -187,15 +207,17 @@ const commands: Record<string, Command> = {
     options: { flow: { type: "string" }, count: { type: "string" } },
     positionals: 0,
     async run({ values }, io) {
-      const { url, apiKey } = client(io);
+      const { url, apiKey, insecure } = client(io, values);
       let remaining = Infinity;
       if (values.count !== undefined) {
         remaining = Number(values.count);
         if (!Number.isInteger(remaining) || remaining < 1) throw new UsageError("--count must be a whole number of at least 1");
       }
       const wsUrl = `${url.replace(/^http/, "ws")}/ws`;
+      assertKeyMayGo(wsUrl, { insecure });
       await new Promise<void>((resolve, reject) => {
-        const socket = new WebSocket(wsUrl, { headers: { "X-API-Key": apiKey } });
+        // ws follows no redirect (followRedirects is off): the key goes to this URL only.
+        const socket = new WebSocket(wsUrl, { headers: { "X-API-Key": apiKey }, followRedirects: false });
         let done = false;
         const finish = (err?: Error) => {
           if (done) return;
@@ -208,7 +230,7 @@ const commands: Record<string, Command> = {
         socket.on("unexpected-response", (_req, res) => finish(new ApiFailure(`the WebSocket upgrade was answered ${res.statusCode}`, res.statusCode ?? 0)));
         socket.on("error", (err) => finish(new ApiFailure(`WebSocket: ${err.message}`, 0)));
         socket.on("close", (code, reason) => {
-          if (!done) finish(code === 1000 ? undefined : new ApiFailure(`the server closed the stream (${code}${reason.length ? ` ${reason.toString()}` : ""})`, 0, reason.toString() || undefined));
+          if (!done) finish(code === 1000 ? undefined : new ApiFailure(`the server closed the stream (${code}${reason.length ? ` ${inline(reason.toString())}` : ""})`, 0, reason.toString() || undefined));
         });
         socket.on("message", (data) => {
           let frame: { type?: string; topic?: string; flow_id?: string; data?: Record<string, unknown>; ts?: string; code?: string; message?: string };
@@ -220,7 +242,7 @@ const commands: Record<string, Command> = {
           if (frame.type === "ready") {
             socket.send(JSON.stringify({ type: "subscribe", topics: ["debug"], ...(values.flow ? { flow_id: values.flow } : {}) }));
           } else if (frame.type === "subscribed") {
-            io.err(`listening for debug messages${values.flow ? ` of ${values.flow}` : ""} (Ctrl-C to stop)`);
+            io.err(`listening for debug messages${values.flow ? ` of ${inline(values.flow)}` : ""} (Ctrl-C to stop)`);
           } else if (frame.type === "error") {
             finish(new ApiFailure(frame.message ?? "the server refused a frame", 0, frame.code));
           } else if (frame.type === "event" && frame.topic === "debug") {
@@ -235,7 +257,7 @@ const commands: Record<string, Command> = {
 
 function commandHelp(name: string, command: Command): string {
   const options = Object.keys(command.options);
-  return `${command.usage}\n\n${command.summary}.${options.length ? `\n\nOptions: ${options.map((o) => `--${o}`).join(", ")}, --help` : "\n\nOptions: --help"}`;
+  return `${command.usage}\n\n${command.summary}.${options.length ? `\n\nOptions: ${options.map((o) => `--${o}`).join(", ")}, --insecure, --help` : "\n\nOptions: --insecure, --help"}`;
 }
 
 export function mainHelp(): string {
@@ -248,13 +270,17 @@ export function mainHelp(): string {
     ...lines,
     "",
     "Credentials: `flowplane login`, or FLOWPLANE_URL and FLOWPLANE_API_KEY (they win over the saved login).",
+    "The key goes only to https://, or to http:// on this machine; --insecure (or FLOWPLANE_INSECURE=1) sends it",
+    "over plain http:// to another host. A redirect to another origin is refused: the key never follows it.",
     "Exit status: 0 success, 1 the API refused (its message is printed), 2 bad usage.",
     "`flowplane <command> --help` describes a command.",
   ].join("\n");
 }
 
 /** Runs one command line; returns the exit status. */
-export async function run(argv: string[], io: Io): Promise<number> {
+export async function run(argv: string[], terminal: Io): Promise<number> {
+  // Every line goes out through terminalSafe, whoever built it (terminal.ts); JSON stays JSON.
+  const io: Io = { ...terminal, out: (text) => terminal.out(terminalSafe(text)), err: (text) => terminal.err(terminalSafe(text)) };
   const [first, second] = argv;
   if (!first || first === "--help" || first === "-h" || first === "help") {
     io.out(mainHelp());
@@ -263,14 +289,14 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const name = commands[`${first} ${second}`] ? `${first} ${second}` : first;
   const command = commands[name];
   if (!command) {
-    io.err(`flowplane: unknown command "${name === first && first === "flows" && second ? `${first} ${second}` : first}"\n\n${mainHelp()}`);
+    io.err(`flowplane: unknown command "${inline(name === first && first === "flows" && second ? `${first} ${second}` : first)}"\n\n${mainHelp()}`);
     return 2;
   }
   const rest = argv.slice(name.split(" ").length);
   try {
     let parsed;
     try {
-      parsed = parseArgs({ args: rest, options: { ...command.options, ...HELP_OPTION }, allowPositionals: true, strict: true });
+      parsed = parseArgs({ args: rest, options: { ...command.options, ...COMMON_OPTIONS }, allowPositionals: true, strict: true });
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
@@ -285,14 +311,18 @@ export async function run(argv: string[], io: Io): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {
-      io.err(`flowplane ${name}: ${err.message}\n\nUsage: ${command.usage}`);
+      io.err(`flowplane ${name}: ${inline(err.message)}\n\nUsage: ${command.usage}`);
+      return 2;
+    }
+    if (err instanceof TransportRefusal) {
+      io.err(`flowplane ${name}: ${inline(err.message)}`);
       return 2;
     }
     if (err instanceof ApiFailure) {
-      io.err(`flowplane ${name}: ${err.message}${err.code ? ` (${err.code})` : ""}`);
+      io.err(`flowplane ${name}: ${inline(err.message)}${err.code ? ` (${inline(err.code)})` : ""}`);
       return 1;
     }
-    io.err(`flowplane ${name}: ${err instanceof Error && "cause" in err && err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : String((err as Error)?.message ?? err)}`);
+    io.err(`flowplane ${name}: ${inline(err instanceof Error && "cause" in err && err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : String((err as Error)?.message ?? err))}`);
     return 1;
   }
 }

@@ -38,6 +38,9 @@ export function Dialog({
       className={`modal${wide ? " wide" : ""}${className ? ` ${className}` : ""}`}
       onCancel={(e) => {
         e.preventDefault();
+        // React passes a dialog's cancel up its component tree: Escape in a dialog opened from
+        // another (a configuration node's, from a node's) must close that one only.
+        e.stopPropagation();
         onClose();
       }}
     >

@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "@/env";
-import { createAppServices, type AppServices } from "@/server/app-services";
+import { createAppServices } from "@/server/compose";
+import type { AppServices } from "@/server/app-services";
 import { createTestApp } from "@/test/app";
 
 describe("one AppServices per process", () => {

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -109,14 +109,33 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openEmbedded(options);
 }
 
+/**
+ * PostgreSQL's memory settings for the embedded database, sized for one small app rather than
+ * PostgreSQL's server defaults: PGlite runs the whole server inside this process's WebAssembly
+ * heap, and PostgreSQL initializes all of shared_buffers at start, so the default 128 MB is resident
+ * from the first second whatever the data. The database of a newcomer's instance is a few MB; 16 MB
+ * of buffers keep it whole, and the heap grows past its 128 MB floor only when a query needs it.
+ * docs/BENCHMARKS.md "Idle memory and ready time" has what each setting bought.
+ */
+const EMBEDDED_SETTINGS = ["shared_buffers=16MB", "wal_buffers=1MB", "work_mem=2MB", "maintenance_work_mem=16MB", "temp_buffers=2MB"];
+const embeddedOptions = () => ({ startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((setting) => ["-c", setting])] });
+
 async function openEmbedded(options: DatabaseOptions): Promise<Database> {
   let pglite: PGlite;
   if (options.dataDir === "memory://") {
-    pglite = new PGlite();
+    pglite = new PGlite(embeddedOptions());
   } else {
     const dir = path.resolve(options.dataDir, "pgdata");
     mkdirSync(dir, { recursive: true });
-    pglite = new PGlite(dir);
+    if (!existsSync(path.join(dir, "PG_VERSION"))) {
+      // A new data directory: initdb runs in a PGlite of its own, closed at once. The instance that
+      // ran initdb keeps initdb's WebAssembly module and memory for its whole life (about 270 MB,
+      // measured); one opened on the initialized directory never loads them.
+      const init = new PGlite(dir, embeddedOptions());
+      await init.waitReady;
+      await init.close();
+    }
+    pglite = new PGlite(dir, embeddedOptions());
   }
   await pglite.waitReady;
   if (options.schema) {

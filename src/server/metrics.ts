@@ -196,6 +196,18 @@ export function createAppMetrics(sources: MetricSources): AppMetrics {
   });
   mirrorCounter(registry, "flowplane_flow_messages_delivered_total", "Messages delivered to nodes on this instance.", () => sources.flowRuntime.stats().messagesDelivered);
   mirrorCounter(registry, "flowplane_flow_node_errors_total", "Node errors on this instance.", () => sources.flowRuntime.stats().nodeErrors);
+  mirrorCounter(
+    registry,
+    "flowplane_executions_not_stored_total",
+    "Executions this instance could not store (the database refused or could not take them, or their organization was at its bound); each is counted as unrecorded for its flow.",
+    () => sources.flowRuntime.stats().executionsNotStored ?? 0,
+  );
+  mirrorCounter(
+    registry,
+    "flowplane_context_writes_refused_total",
+    "Context writes the database refused for their data: given up (not retried) and reported to the node that made them.",
+    () => sources.flowRuntime.stats().contextWritesRefused ?? 0,
+  );
   new Gauge({
     name: "flowplane_websocket_clients",
     help: "WebSocket clients connected to this instance.",

@@ -27,3 +27,25 @@ describe("diffDeployments", () => {
     expect(diffDeployments(before, graph([node("a", { position: { x: 50, y: 9 } }), node("b"), node("c", { config: { y: 2, x: 1 } })], [["a", "b"]]))).toEqual({ added: [], changed: [], removed: [] });
   });
 });
+
+describe("diffDeployments with configuration nodes", () => {
+  const tls = (revision: number, config: Record<string, unknown> = {}) => ({ revision, config });
+  const request = node("r", { type: "http-request", config: { tls: "t1", proxy: "" } });
+  const other = node("o", { type: "debug", config: {} });
+
+  it("counts a node changed when a configuration node it names changed revision", () => {
+    const before = { ...graph([request, other]), config_nodes: { t1: tls(1) } };
+    const after = { ...graph([request, other]), config_nodes: { t1: tls(2) } };
+    expect(diffDeployments(before, after).changed.map((n) => n.id)).toEqual(["r"]);
+    expect(diffDeployments(before, { ...graph([request, other]), config_nodes: { t1: tls(1) } }).changed).toEqual([]);
+  });
+
+  it("follows a configuration node to the ones it names, and into subflow definitions", () => {
+    const before = { ...graph([request]), config_nodes: { t1: tls(1, { ca_from: "t2" }), t2: tls(4) } };
+    const after = { ...graph([request]), config_nodes: { t1: tls(1, { ca_from: "t2" }), t2: tls(5) } };
+    expect(diffDeployments(before, after).changed.map((n) => n.id)).toEqual(["r"]);
+    const instance = node("i", { type: "subflow:sf", config: { env: [] } });
+    const sub = { sf: { revision: 1, nodes: [request] } };
+    expect(diffDeployments({ ...graph([instance]), subflows: sub, config_nodes: { t1: tls(1) } }, { ...graph([instance]), subflows: sub, config_nodes: { t1: tls(2) } }).changed.map((n) => n.id)).toEqual(["i"]);
+  });
+});

@@ -1,8 +1,8 @@
 /**
  * One instance of the app for the multi-process cluster tests and the failover benchmark: the real
  * AppServices (createAppServices: PostgreSQL, Redis, the clustered flow runtime) serving the REST API
- * (/api/v1, the same adapter as Next's route), webhooks (/hooks/{slug}/...), tRPC (/api/trpc) and
- * the WebSocket hub (/ws, with the device channel) on a real port, with
+ * (/api/v1), webhooks (/hooks/{slug}/...), tRPC (/api/trpc) and GET /metrics through src/server.ts's
+ * request listener, and the WebSocket hub (/ws, with the device channel) on a real port, with
  * src/server.ts's start-up order (listen, then join the cluster) and shutdown (SIGTERM: stop
  * accepting, close the app, which hands the flows over). Next's pages are left out: they play no
  * part in placement, and a production build per test run would cost minutes.
@@ -13,14 +13,14 @@
  */
 import http from "node:http";
 import { getEnv } from "@/env";
-import { createAppServices } from "@/server/app-services";
+import { createAppServices } from "@/server/compose";
+import { setAppServices } from "@/server/services-slot";
 import { createLogger } from "@/server/logger";
-import { createRestHandler } from "@/server/api/rest/handler";
-import { handleWebhook } from "@/server/api/rest/webhook-handler";
+import { restCore } from "@/server/api/rest";
+import { handleWebhookUrl } from "@/server/api/rest/webhook-handler";
 import { CLIENT_IP_HEADER, resolveClientIp } from "@/server/http/client-ip";
-import { appRouter } from "@/server/api/root";
+import { createRequestListener } from "@/server/http/request-listener";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
-import { fetchListener } from "./http-bridge";
 import { createRealtimeHub } from "@/server/realtime/hub";
 import { DeviceChannel } from "@/server/realtime/devices";
 import { actorName } from "@/server/services/flows/events";
@@ -32,24 +32,29 @@ const app = await createAppServices({
   storeKeyPrefix: process.env.CLUSTER_KEY_PREFIX,
   logger: createLogger({ level: env.LOG_LEVEL }),
 });
-const rest = createRestHandler({ router: appRouter, getAppServices: async () => app });
-const trpc = createTrpcHandler(async () => app);
+setAppServices(app);
 
-/** Webhooks, the REST API and tRPC, as src/server.ts routes them; anything else is not served here. */
-async function route(request: Request): Promise<Response> {
-  const { pathname } = new URL(request.url);
-  const webhookPath = /^\/hooks\/([^/]+)((?:\/[^/]*)*)$/.exec(pathname);
-  if (webhookPath) {
-    const segments = webhookPath[2]!.split("/").filter(Boolean).map(decodeURIComponent);
-    return handleWebhook(app, request, decodeURIComponent(webhookPath[1]!), segments);
-  }
-  if (pathname.startsWith("/api/v1/")) return rest(request);
-  if (pathname.startsWith("/api/trpc/")) return trpc(request);
-  return new Response(JSON.stringify({ error: { code: "NOT_FOUND", message: "not found" } }), { status: 404, headers: { "content-type": "application/json" } });
+/** What Next would serve (pages, next-auth, assets): not here. */
+async function noPages(_req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  res.statusCode = 404;
+  res.setHeader("content-type", "application/json");
+  res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "not found" } }));
 }
 
+// src/server.ts's own request listener (the REST core over Node's request, webhooks, tRPC, GET
+// /metrics), so what the cluster tests and the failover and forwarding benchmarks measure is the
+// production request path, Next's pages aside.
 const server = http.createServer(
-  fetchListener(route, { trustProxyHops: env.TRUST_PROXY_HOPS, onError: (err) => app.logger.error({ err }, "request failed") }),
+  createRequestListener({
+    app,
+    trustProxyHops: env.TRUST_PROXY_HOPS,
+    hsts: false,
+    rest: restCore,
+    webhooks: (req: Request) => handleWebhookUrl(app, req),
+    trpc: createTrpcHandler(async () => app),
+    next: noPages,
+    metricsToken: env.METRICS_TOKEN,
+  }),
 );
 const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime) });
 server.on("upgrade", (req, socket, head) => {

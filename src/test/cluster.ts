@@ -75,6 +75,8 @@ export interface ClusterOptions {
    */
   databaseUrl?: string;
   redisUrl?: string;
+  /** Extra Node options for every instance (a benchmark's --cpu-prof). */
+  nodeArgs?: string[];
 }
 
 /**
@@ -108,7 +110,7 @@ export class TestCluster {
     const logFile = path.join(this.logDir, `${name}.log`);
     const log = createWriteStream(logFile, { flags: "a" });
     this.paused.delete(name);
-    const child = spawn(process.execPath, ["--import", "tsx", NODE_ENTRY], {
+    const child = spawn(process.execPath, [...(this.options.nodeArgs ?? []), "--import", "tsx", NODE_ENTRY], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
       env: {

@@ -6,6 +6,7 @@ import { WebhookRegistry } from "@/server/runtime/webhooks";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
 import { variableResolver, type VariableSource } from "@/server/runtime/variables";
 import { isSubflowInstanceType, SUBFLOW_PORT_TYPES, type SubflowSnapshot } from "@/shared/subflows";
+import type { ConfigNodeSnapshot } from "@/shared/config-nodes";
 
 export interface HarnessNode {
   id: string;
@@ -24,8 +25,19 @@ export async function loadTestFlow(
   connections: Array<{ source: string; target: string; source_port?: number }>,
   services: RuntimeServices = {},
   extraTypes: Record<string, NodeFactory> = {},
-  /** Context stores, variables and executions for the flow (default: in memory, Node-RED's built-in names only, none recorded); subflow definitions its instances use. */
-  engineOptions: Pick<EngineOptions, "contextStores" | "variables" | "executions"> & { subflows?: Record<string, SubflowSnapshot> } = {},
+  /**
+   * Context stores, variables and executions for the flow (default: in memory, Node-RED's built-in
+   * names only, none recorded); subflow definitions its instances use; the configuration nodes its
+   * deployment carries (SPEC §19; `configTypes` adds configuration node types of the test's own,
+   * by schema, beside the registry's) and the connection pool (default: the engine's own).
+   */
+  engineOptions: Pick<EngineOptions, "contextStores" | "variables" | "executions" | "connections" | "maxQueuedBytesPerFlow"> & {
+    subflows?: Record<string, SubflowSnapshot>;
+    configNodes?: Record<string, ConfigNodeSnapshot>;
+    configTypes?: Record<string, { parse(value: unknown): unknown }>;
+    flowId?: string;
+    organizationId?: string;
+  } = {},
 ) {
   const registry = createNodeRegistry();
   const received: Message[] = [];
@@ -59,6 +71,13 @@ export async function loadTestFlow(
     contextStores: engineOptions.contextStores,
     variables: engineOptions.variables,
     executions: engineOptions.executions,
+    connections: engineOptions.connections,
+    configSchemaOf: (type) => {
+      if (engineOptions.configTypes && Object.hasOwn(engineOptions.configTypes, type)) return engineOptions.configTypes[type];
+      const definition = registry.get(type);
+      return definition?.kind === "config" ? definition.configSchema : undefined;
+    },
+    maxQueuedBytesPerFlow: engineOptions.maxQueuedBytesPerFlow,
   });
   const parseConfig = (type: string, config: Record<string, unknown> | undefined) =>
     ownType(type) || isSubflowInstanceType(type) || (SUBFLOW_PORT_TYPES as readonly string[]).includes(type)
@@ -69,9 +88,10 @@ export async function loadTestFlow(
         Object.entries(engineOptions.subflows).map(([id, def]) => [id, { ...def, nodes: def.nodes.map((n) => ({ ...n, config: parseConfig(n.type, n.config) })) }]),
       )
     : undefined;
+  const flowId = engineOptions.flowId ?? "flw_test";
   const spec: FlowSpec = {
-    flowId: "flw_test",
-    organizationId: "org_test",
+    flowId,
+    organizationId: engineOptions.organizationId ?? "org_test",
     organizationSlug: "acme",
     revision: 1,
     nodes: nodes.map((n) => ({
@@ -82,6 +102,7 @@ export async function loadTestFlow(
     })),
     connections: connections.map((c) => ({ source: c.source, target: c.target, source_port: c.source_port ?? 0 })),
     subflows,
+    ...(engineOptions.configNodes ? { configNodes: engineOptions.configNodes } : {}),
   };
   const state = await engine.deploy(spec);
   return {
@@ -95,7 +116,7 @@ export async function loadTestFlow(
     webhooks,
     /** Sends a message into a node's input, as if a wire delivered it. */
     send(nodeId: string, msg: Partial<Message>) {
-      engine.receive("flw_test", nodeId, { _msgid: `m${Math.random().toString(36).slice(2)}`, ...msg });
+      engine.receive(flowId, nodeId, { _msgid: `m${Math.random().toString(36).slice(2)}`, ...msg });
     },
     async waitFor(count: number, timeoutMs = 3000) {
       const deadline = Date.now() + timeoutMs;
@@ -134,6 +155,6 @@ export function closingTestFlows(): typeof loadTestFlow {
 /** loadTestFlow's engine options for variables read from `source` (SPEC §14), as the application wires them. */
 export function variablesFrom(source: VariableSource): Pick<EngineOptions, "variables"> {
   return {
-    variables: (spec, node) => variableResolver(source, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node),
+    variables: (spec, node, layers) => variableResolver(source, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node, layers),
   };
 }

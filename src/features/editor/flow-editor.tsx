@@ -28,6 +28,7 @@ import { useSelectionToSubflow } from "./commands/use-selection-to-subflow";
 import { GroupUiContext } from "./groups/group-context";
 import { GroupDialog } from "./groups/group-dialog";
 import { EditNodeDialog } from "./edit-dialog";
+import { ConfigNodesProvider } from "./config-nodes/config-nodes-provider";
 import { EditorApiContext, type EditorApi } from "./editor-api";
 import { NODE_WIDTH, changedSinceDeploy, handlesFor, nodeHeight, nodeMatches, type CatalogEntry, type EditorFlow, type EditorNode } from "./model";
 import { Palette, QuickAdd } from "./palette";
@@ -196,6 +197,7 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
             <GroupUiContext.Provider value={groupCommands.ui}>
             <DecorationLayersProvider value={decorations.setLayer}>
               <DecorationsContext.Provider value={decorations.merged}>
+                <ConfigNodesProvider catalog={catalog}>
                 <div className="editor">
                   <div className="editor-toolbar" role="toolbar" aria-label="Flow editor">
                     <h1 className="editor-title">{meta.name}</h1>
@@ -304,6 +306,7 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
                   />
                 ) : null}
                 <ConflictDialog conflict={flowSave.conflict} />
+                </ConfigNodesProvider>
               </DecorationsContext.Provider>
             </DecorationLayersProvider>
             </GroupUiContext.Provider>

@@ -33,6 +33,8 @@ export const Palette = memo(function Palette({
     const q = search.trim().toLowerCase();
     // A subflow's port nodes (subflow_only) belong in a definition's canvas, never on a flow's palette.
     const list = catalog
+      // Configuration nodes are organization resources (Configuration tab, property pickers), never canvas nodes.
+      .filter((c) => c.kind !== "config")
       .filter((c) => (inSubflow ? c.type !== inSubflow.type : !c.subflow_only))
       .filter((c) => !q || c.type.includes(q) || c.name.toLowerCase().includes(q) || c.description.toLowerCase().includes(q));
     // Subflows are listed under their definition's category, after the built-in ones.

@@ -1,9 +1,11 @@
 "use client";
 
-import { useState } from "react";
+import { useContext, useState } from "react";
 import { isOperandTypeList } from "@/shared/operand-types";
 import { CodeField } from "./code-field";
 import type { FormHint, FormHints } from "@/shared/form-hints";
+import { configRefType } from "./config-nodes/config-node-model";
+import { ConfigRefFieldContext } from "./config-nodes/config-ref-slot";
 import { TypedInput } from "./typed-input";
 
 /** The subset of JSON Schema our zod-made node schemas use. */
@@ -25,6 +27,8 @@ export interface JsonSchema {
   minItems?: number;
   maxItems?: number;
   deprecated?: boolean;
+  /** CONFIG_REF_KEY: the property names a configuration node of this type (SPEC §19). */
+  "x-config-node"?: string;
 }
 
 type Config = Record<string, unknown>;
@@ -394,10 +398,12 @@ function VariantList({ path, label, schema, value, onChange, errors }: { path: s
  * One labelled field per property of a node type's JSON Schema (label: the title, else the
  * name); an operand pair (`<name>` + `<name>_type`) is one typed input; rule lists and lists of
  * objects get add/remove/reorder; a property the type's form hints name gets its widget (code:
- * CodeMirror; multiline: a text area). Errors are keyed by the server's paths (`payload`,
+ * CodeMirror; multiline: a text area); a reference to a configuration node gets the picker
+ * FlowEditor provides (ConfigRefFieldContext). Errors are keyed by the server's paths (`payload`,
  * `rules[0].v`) and shown next to their fields.
  */
 export function SchemaForm({ hints, schema, value, onChange, errors }: { hints: FormHints; schema: JsonSchema; value: Config; onChange: (v: Config) => void; errors: Errors }) {
+  const ConfigRefField = useContext(ConfigRefFieldContext);
   return (
     <PropertyFields
       properties={schema.properties ?? {}}
@@ -406,6 +412,11 @@ export function SchemaForm({ hints, schema, value, onChange, errors }: { hints: 
       errors={errors}
       onChange={(patch) => onChange({ ...value, ...patch })}
       fieldFor={(key, prop, label, set) => {
+        const refType = configRefType(prop as Record<string, unknown>);
+        if (refType && ConfigRefField) {
+          const error = errors[key];
+          return <ConfigRefField key={key} id={fieldId(key)} label={label} description={prop.description} type={refType} value={typeof value[key] === "string" ? (value[key] as string) : ""} required={schema.required?.includes(key) ?? false} error={error ? `${label} ${error}` : undefined} onChange={set} />;
+        }
         if (isVariantList(prop)) return <VariantList key={key} path={key} label={label} schema={prop} value={value[key]} onChange={set} errors={errors} />;
         const hint = Object.hasOwn(hints, key) ? hints[key] : undefined;
         if (hint) return <ScalarField key={key} path={key} label={label} schema={prop} value={value[key]} onChange={set} errors={errors} hint={hint} />;

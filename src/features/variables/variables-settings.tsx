@@ -39,6 +39,12 @@ export function VariablesSettings({ role, prefs, initialVariables, flows }: { ro
         secret is stored encrypted, is never shown again, and is handed only to credential properties (an HTTP request&apos;s URL, headers
         and authentication). A changed value reaches running flows within 2 seconds, without a redeploy.
       </p>
+      <p className="hint">
+        What redaction can and cannot do: wherever the runtime reports (debug messages, statuses, errors, executions), a secret&apos;s
+        value is replaced by <code>***</code>, also as JSON writes it and in an HTTP request&apos;s own error texts. It cannot recognise a
+        value a flow has transformed (reversed, encoded, split): anyone who may edit flows can make a flow send a secret wherever its
+        HTTP requests may go. Give secrets only to organizations whose members you trust with them, and prefer keys with narrow rights.
+      </p>
       {writable ? <AddVariableSection flows={flows} /> : null}
       <VariablesSection writable={writable} prefs={prefs} initialVariables={initialVariables} flows={flows} />
     </>

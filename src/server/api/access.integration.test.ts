@@ -39,6 +39,12 @@ const ALLOWED_STATUS: Record<string, number> = {
   "PUT /subflows/{id}": 404,
   "DELETE /subflows/{id}": 404,
   "POST /subflows/{id}/deploy": 404,
+  "GET /config-nodes": 200,
+  // "x" is a well-formed configuration node id that names nothing (a PUT's fields are all optional).
+  "GET /config-nodes/{id}": 404,
+  "PUT /config-nodes/{id}": 404,
+  "DELETE /config-nodes/{id}": 404,
+  "POST /config-nodes/{id}/deploy": 404,
 };
 
 describe("the permission table", () => {
@@ -125,6 +131,7 @@ describe("tenant isolation", () => {
     await request("POST", "/variables", { token: victim.accessToken, body: { name: "VICTIM_SECRET", value: "victim-value", secret: true } });
     await request("POST", "/variables", { token: victim.accessToken, body: { name: "VICTIM_FLOW", value: "v", flow_id: flow.id } });
     const subflow = (await request("POST", "/subflows", { token: victim.accessToken, body: { name: "victim subflow", nodes: [{ id: "vin", type: "subflow-in" }] } })).body.subflow;
+    const configNode = (await request("POST", "/config-nodes", { token: victim.accessToken, body: { type: "http-proxy", name: "victim proxy", config: { url: "http://proxy.example.com" }, credentials: { password: "victim-password" } } })).body.config_node;
 
     await request("POST", `/nodes/${injectId}/inject`, { token: victim.accessToken, body: { payload: "victim" } });
     let victimExecution: string | undefined;
@@ -172,7 +179,13 @@ describe("tenant isolation", () => {
       "PUT /subflows/{id}": { params: { id: subflow.id }, body: { name: "pwned" } },
       "DELETE /subflows/{id}": { params: { id: subflow.id } },
       "POST /subflows/{id}/deploy": { params: { id: subflow.id } },
+      "GET /config-nodes/{id}": { params: { id: configNode.id } },
+      "PUT /config-nodes/{id}": { params: { id: configNode.id }, body: { name: "pwned", credentials: { password: null } } },
+      "DELETE /config-nodes/{id}": { params: { id: configNode.id } },
+      "POST /config-nodes/{id}/deploy": { params: { id: configNode.id } },
     });
+    expect((await request("GET", `/config-nodes/${configNode.id}`, { token: victim.accessToken })).body.config_node).toMatchObject({ name: "victim proxy", revision: 1, credentials: { password: { set: true } } });
+    expect((await request("GET", "/config-nodes", { token: attacker.accessToken })).body.config_nodes).toEqual([]);
     expect((await request("GET", `/subflows/${subflow.id}`, { token: victim.accessToken })).body.subflow).toMatchObject({ name: "victim subflow", revision: 1 });
     expect((await request("GET", "/subflows", { token: attacker.accessToken })).body.subflows).toEqual([]);
     expect(results.length).toBeGreaterThanOrEqual(21);

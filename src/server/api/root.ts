@@ -11,6 +11,7 @@ import { contextRouter } from "./routers/context.router";
 import { variablesRouter } from "./routers/variables.router";
 import { subflowsRouter } from "./routers/subflows.router";
 import { executionsRouter } from "./routers/executions.router";
+import { configNodesRouter } from "./routers/config-nodes.router";
 
 export const appRouter = router({
   system: systemRouter,
@@ -24,6 +25,7 @@ export const appRouter = router({
   context: contextRouter,
   variables: variablesRouter,
   subflows: subflowsRouter,
+  configNodes: configNodesRouter,
   executions: executionsRouter,
 });
 

@@ -5,7 +5,7 @@ import { resolvePrincipal, type Credentials, type Principal, type SessionPrincip
 import { assertPermission, type Permission } from "../permissions";
 import { recordAudit } from "../services/audit/record-audit";
 import type { RequestMeta } from "../services/request-meta";
-import { findNul } from "./refuse-nul";
+import { findUnstorable } from "./refuse-nul";
 import { authLimiters } from "../auth/limits";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -109,13 +109,13 @@ function normalizeError(error: unknown, ctx: Context): never {
 }
 
 /**
- * The one place NUL is refused: every procedure (tRPC and the REST adapter, which calls the same
- * procedures) checks its raw input before anything parses or stores it.
+ * The one place NUL and lone surrogates are refused: every procedure (tRPC and the REST adapter,
+ * which calls the same procedures) checks its raw input before anything parses or stores it.
  */
 function refuseNul(rawInput: unknown): void {
-  const path = findNul(rawInput);
-  if (path !== null) {
-    throw new AppError("VALIDATION_FAILED", `${path}: must not contain the NUL character (U+0000)`, { details: [{ path, message: "must not contain the NUL character (U+0000)" }] });
+  const found = findUnstorable(rawInput);
+  if (found !== null) {
+    throw new AppError("VALIDATION_FAILED", `${found.path}: ${found.message}`, { details: [{ path: found.path, message: found.message }] });
   }
 }
 

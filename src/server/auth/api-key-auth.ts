@@ -3,7 +3,7 @@
  * authenticateApiKey, which turns a presented secret into a principal. Creating, listing and
  * revoking keys are use cases: src/server/services/api-keys/.
  */
-import type { AppServices } from "../app-services";
+import type { AuthDeps } from "./auth-deps";
 import { AppError, rateLimited } from "../errors";
 import { sha256, randomToken } from "../ids";
 import { apiKeyScopes, scopesForRole, type ApiKeyScope } from "../permissions";
@@ -36,7 +36,7 @@ export function displayPrefix(secret: string): string {
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 /** The key's row and its creator's membership from the database; null when there is no such key. */
-async function loadKeyAccess(app: AppServices, secretHash: string): Promise<KeyAccess | null> {
+async function loadKeyAccess(app: Pick<AuthDeps, "db">, secretHash: string): Promise<KeyAccess | null> {
   const key = await app.db.prisma.apiKey.findUnique({ where: { secretHash } });
   if (!key || key.revokedAt) return null;
   return {
@@ -55,7 +55,7 @@ async function loadKeyAccess(app: AppServices, secretHash: string): Promise<KeyA
  * A key's use, in `round`: its last-used flag (set at most once a minute), one point of its rate
  * limit and its organization's flows generation. Every operation is added before the first await.
  */
-async function keyUse(app: AppServices, round: StoreRound, keyId: string, organizationId: string, limit: RateLimiter | undefined) {
+async function keyUse(app: Pick<AuthDeps, "flowReads">, round: StoreRound, keyId: string, organizationId: string, limit: RateLimiter | undefined) {
   const [flag, limited, flowsGeneration] = await Promise.all([
     round.setIfAbsent(`api-key-used:${keyId}`, "1", { ttlMs: LAST_USED_WRITE_INTERVAL_MS }),
     limit?.consume(credentialKeyOf(keyId), 1, round),
@@ -70,7 +70,7 @@ async function keyUse(app: AppServices, round: StoreRound, keyId: string, organi
  * The key and its creator's membership are read through the access cache (access-cache.ts), which
  * every revocation, removal and role change invalidates on every instance before it answers.
  */
-export async function authenticateApiKey(app: AppServices, secret: string, limit?: RateLimiter): Promise<ApiKeyPrincipal> {
+export async function authenticateApiKey(app: AuthDeps, secret: string, limit?: RateLimiter): Promise<ApiKeyPrincipal> {
   const secretHash = sha256(secret);
   // A secret seen before names its key and organization for good, so the request's whole store
   // work (access generation, use flag, rate limit, flows generation) goes out in one round trip.

@@ -1,5 +1,5 @@
 import { getToken } from "next-auth/jwt";
-import type { AppServices } from "../app-services";
+import type { AuthDeps } from "./auth-deps";
 import { deriveKey } from "./crypto";
 
 /*
@@ -9,7 +9,7 @@ import { deriveKey } from "./crypto";
  */
 
 /** next-auth's secret is derived from JWT_SECRET, never a separate variable to configure. */
-export function nextAuthSecret(app: AppServices): string {
+export function nextAuthSecret(app: Pick<AuthDeps, "config">): string {
   return deriveKey(app.config.secrets.jwtSecret, "next-auth-v1").toString("base64url");
 }
 
@@ -33,7 +33,7 @@ function parseCookieHeader(header: string): Record<string, string> {
  * The session id in a request's next-auth cookie, if it carries a valid one and the request comes
  * from our own origin (cookies ride along on cross-site requests; the Origin check stops CSRF).
  */
-export async function browserSessionId(app: AppServices, headers: { cookie?: string | null; origin?: string | null }): Promise<string | undefined> {
+export async function browserSessionId(app: Pick<AuthDeps, "config">, headers: { cookie?: string | null; origin?: string | null }): Promise<string | undefined> {
   if (!headers.cookie) return undefined;
   if (headers.origin && headers.origin !== new URL(app.config.publicUrl).origin) return undefined;
   const secureCookie = app.config.publicUrl.startsWith("https://");
@@ -72,8 +72,8 @@ const COOKIE_MEMO_MAX = 10_000;
 type CookieMemo = Map<string, { sid: string; expiresAt: number }>;
 // Keyed by the app (one per process); a second copy of this module in a Next bundle keeps a
 // second memo, which only costs a decryption more.
-const cookieMemos = new WeakMap<AppServices, CookieMemo>();
-function cookieMemo(app: AppServices): CookieMemo {
+const cookieMemos = new WeakMap<object, CookieMemo>();
+function cookieMemo(app: object): CookieMemo {
   let memo = cookieMemos.get(app);
   if (!memo) cookieMemos.set(app, (memo = new Map()));
   return memo;

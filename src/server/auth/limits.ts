@@ -1,4 +1,3 @@
-import type { AppServices } from "../app-services";
 import type { Env } from "../../env";
 import { createRateLimiter, type KeyValueStore, type RateLimiter } from "../store";
 import { WS_LIMITS } from "../../shared/realtime";
@@ -28,7 +27,7 @@ export interface AuthLimiters {
   wsUpgradePerIp: RateLimiter;
 }
 
-/** Built once per AppServices (createAppServices), so every bundle's copy of this code uses the same limiters. */
+/** Built once per app (compose.ts), so every bundle's copy of this code uses the same limiters. */
 export function createAuthLimiters(store: KeyValueStore, env: Env): AuthLimiters {
   const make = (keyPrefix: string, points: number, durationSec: number) => createRateLimiter(store, { keyPrefix, points, durationSec });
   return {
@@ -47,7 +46,7 @@ export function createAuthLimiters(store: KeyValueStore, env: Env): AuthLimiters
   };
 }
 
-export function authLimiters(app: AppServices): AuthLimiters {
+export function authLimiters(app: { limits: AuthLimiters }): AuthLimiters {
   return app.limits;
 }
 

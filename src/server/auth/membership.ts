@@ -1,10 +1,10 @@
-import type { AppServices } from "../app-services";
+import type { AuthDeps } from "./auth-deps";
 import { sha256 } from "../ids";
 import { isRole } from "../permissions";
 import type { MemberAccess } from "./access-cache";
 
 /** The user's email and current role in the organization, in one query; null when either is gone. */
-export async function currentMembership(app: AppServices, userId: string, organizationId: string): Promise<MemberAccess | null> {
+export async function currentMembership(app: Pick<AuthDeps, "db">, userId: string, organizationId: string): Promise<MemberAccess | null> {
   const membership = await app.db.prisma.membership.findFirst({
     where: { userId, organizationId, user: { deletedAt: null }, organization: { deletedAt: null } },
     select: { role: true, user: { select: { email: true } } },

@@ -1,4 +1,4 @@
-import type { AppServices } from "../app-services";
+import type { AuthDeps } from "./auth-deps";
 import { AppError, rateLimited } from "../errors";
 import type { RateLimiter } from "../store";
 import type { MemberAccess } from "./access-cache";
@@ -52,12 +52,12 @@ export interface Credentials {
   browserSessionId?: string;
 }
 
-export function appJwtKeys(app: AppServices): JwtKeys {
+export function appJwtKeys(app: Pick<AuthDeps, "config">): JwtKeys {
   return app.config.keys.jwt;
 }
 
 /** The membership through the access cache, valid for `generation` (read in the request's round trip). */
-async function cachedMembership(app: AppServices, generation: string, userId: string, organizationId: string): Promise<MemberAccess | null> {
+async function cachedMembership(app: Pick<AuthDeps, "access" | "db">, generation: string, userId: string, organizationId: string): Promise<MemberAccess | null> {
   const cached = app.access.member(generation, userId, organizationId);
   if (cached) return cached;
   const member = await currentMembership(app, userId, organizationId);
@@ -84,7 +84,7 @@ export interface ResolveOptions {
  * same round trip (access-cache.ts). A successful call renews the session's idle timer and records
  * last_accessed_at.
  */
-export async function resolvePrincipal(app: AppServices, credentials: Credentials, options: ResolveOptions = {}): Promise<Principal> {
+export async function resolvePrincipal(app: AuthDeps, credentials: Credentials, options: ResolveOptions = {}): Promise<Principal> {
   const bearer = parseBearer(credentials.authorization);
   const keySecret = credentials.apiKey ?? (bearer !== undefined && !looksLikeJwt(bearer) ? bearer : undefined);
   if (keySecret !== undefined) {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryStore } from "../store";
 import { createLogger } from "../logger";
-import { ClusterBus, HandledRequests } from "./cluster-bus";
+import { ClusterBus, GONE_CHECK_MS, HandledRequests, RpcTimeout } from "./cluster-bus";
 
 const logger = createLogger({ level: "silent" });
 const stores: MemoryStore[] = [];
@@ -67,6 +67,55 @@ function bus(store: MemoryStore, instanceId: string, onEvent: ConstructorParamet
   buses.push(b);
   return b;
 }
+
+describe("ClusterBus requests to an instance that goes away", () => {
+  it("fail at once when nobody listens on its channel: the request reached no one", async () => {
+    const store = new MemoryStore();
+    stores.push(store);
+    const a = bus(store, "a");
+    await a.start();
+    const err = await a.request("nobody", "inject", {}, 5_000).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RpcTimeout);
+    expect(err).toMatchObject({ notListening: true, targetGone: false });
+  });
+
+  it("fail soon after it stops listening while they wait, not at their timeout", async () => {
+    const store = new MemoryStore();
+    stores.push(store);
+    const a = bus(store, "a");
+    const b = bus(store, "b");
+    const received = deferred();
+    // b takes the request and never answers: it is killed while handling it.
+    b.handle("inject", () => {
+      received.resolve();
+      return new Promise(() => undefined);
+    });
+    await Promise.all([a.start(), b.start()]);
+    const started = performance.now();
+    const pending = a.request("b", "inject", {}, 30_000).catch((e: unknown) => e);
+    await received.promise;
+    await b.close();
+    const err = await pending;
+    expect(err).toBeInstanceOf(RpcTimeout);
+    // It may have run there: not "nobody listened".
+    expect(err).toMatchObject({ notListening: false, targetGone: true });
+    expect(performance.now() - started).toBeLessThan(GONE_CHECK_MS * 2 + 1_000);
+  });
+
+  it("keep waiting on an instance that still listens", async () => {
+    const store = new MemoryStore();
+    stores.push(store);
+    const a = bus(store, "a");
+    const b = bus(store, "b");
+    let answer!: () => void;
+    b.handle("inject", () => new Promise((resolve) => (answer = () => resolve("late"))));
+    await Promise.all([a.start(), b.start()]);
+    const pending = a.request("b", "inject", {}, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, GONE_CHECK_MS * 3));
+    answer();
+    await expect(pending).resolves.toBe("late");
+  });
+});
 
 describe("ClusterBus on a store that delivers each message twice", () => {
   it("runs each request once and answers it once", async () => {

@@ -3,13 +3,22 @@ import type { DeviceInMessage, FlowState, Message, NodeStatus } from "../runtime
 import { webhookError, webhookRouteKey, type WebhookRequest, type WebhookResponse } from "../runtime/webhooks";
 import { AppError } from "../errors";
 import { LocalFlowRuntime, type LocalRuntimeDeps } from "./local";
-import { ClusterBus, RpcTimeout, type ClusterEvent } from "./cluster-bus";
+import { ClusterBus, RpcTimeout, nodeChannel, type ClusterEvent } from "./cluster-bus";
 import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult, ReplayResult } from "./types";
 
 export interface ClusterTimings {
-  /** How long a lease lives without renewal: a killed instance's flows run elsewhere after about this long. */
+  /**
+   * How long a lease lives without renewal: a killed instance's flows run elsewhere after at most
+   * this long (the others take them at its expiry), and an instance that cannot renew (paused,
+   * cut off from Redis) stops its flows after it.
+   */
   leaseTtlMs: number;
-  /** How often leases and membership are renewed and placement is reconsidered. */
+  /**
+   * How often leases and membership are renewed: a quarter of the TTL, so an instance survives a
+   * stall (a long GC, a slow store) of up to three quarters of it without losing its flows.
+   */
+  renewMs: number;
+  /** How often placement is reconsidered (the database read, fair share, dead holders). */
   tickMs: number;
   /**
    * How long a published webhook route lives without renewal. The holder renews its flows' routes
@@ -19,7 +28,14 @@ export interface ClusterTimings {
   routeTtlMs: number;
 }
 
-export const DEFAULT_CLUSTER_TIMINGS: ClusterTimings = { leaseTtlMs: 4_000, tickMs: 1_000, routeTtlMs: 30_000 };
+export const DEFAULT_CLUSTER_TIMINGS: ClusterTimings = { leaseTtlMs: 2_000, renewMs: 500, tickMs: 1_000, routeTtlMs: 30_000 };
+
+/**
+ * A takeover waits this long past the lease's expiry as Redis reported it: the timer starts after
+ * the reply arrived, so the key is gone by then on Redis's own clock; this covers a timer that
+ * fires a little early.
+ */
+export const TAKEOVER_MARGIN_MS = 25;
 
 const leaseKey = (flowId: string) => `cluster:flow:${flowId}`;
 const MEMBERS_KEY = "cluster:members";
@@ -44,6 +60,45 @@ interface LinkArgs {
   hops: number;
   /** Set for a link-out's reply to a link-call. */
   eventId?: string;
+}
+
+/**
+ * How long a forwarding instance trusts what it last read of who holds a flow, or which flow serves
+ * a webhook route, before it asks the store again. Only where to send: the holder checks its lease
+ * (an inject) or answers from its own registry (a webhook), and a call that reached nobody or the
+ * wrong instance is made again after a fresh read, so an answer is never stale, at worst a
+ * retry later.
+ */
+const RECENT_MS = 1_000;
+const RECENT_MAX = 10_000;
+
+/** Recently read values with an age limit and a size bound (the oldest go first). */
+class Recent {
+  private readonly entries = new Map<string, { value: string; at: number }>();
+
+  get(key: string): string | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (performance.now() - entry.at > RECENT_MS) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  set(key: string, value: string): void {
+    this.entries.delete(key);
+    if (this.entries.size >= RECENT_MAX) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value, at: performance.now() });
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
 }
 
 /** How long an inject waits for a flow that should run but has no holder (between two holders). */
@@ -115,7 +170,20 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   private readonly locks = new Map<string, Promise<unknown>>();
   /** Flows seen without a lease at the previous tick: taken at this one even above the fair share. */
   private orphansSeen = new Set<string>();
+  /**
+   * Flows whose holder looked dead (nobody listens on its channel any more: a killed process's
+   * connection to Redis is closed at once): a timer set for its lease's expiry, then placed here
+   * whatever the share. Only a hint for when to try; the lease decides (see scheduleTakeover).
+   */
+  private readonly takeovers = new Map<string, NodeJS.Timeout | null>();
+  /** Flow id → the other instance that held it at the last read (forwarded calls). */
+  private readonly recentHolders = new Recent();
+  /** Webhook route key → the flow that served it at the last read. */
+  private readonly recentRoutes = new Recent();
+  private readonly takeoverDue = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private renewing: Promise<void> | null = null;
   private ticking: Promise<void> | null = null;
   private tickAgain = false;
   /** Placement runs apart from the renewals: a slow database must never delay a lease renewal. */
@@ -127,7 +195,11 @@ export class ClusteredFlowRuntime implements FlowRuntime {
 
   constructor(private readonly deps: ClusteredRuntimeDeps) {
     this.instanceId = deps.instanceId;
-    this.timings = { ...DEFAULT_CLUSTER_TIMINGS, ...deps.timings };
+    const tickMs = deps.timings?.tickMs ?? DEFAULT_CLUSTER_TIMINGS.tickMs;
+    const leaseTtlMs = deps.timings?.leaseTtlMs ?? DEFAULT_CLUSTER_TIMINGS.leaseTtlMs;
+    // Timings given without a renewal period renew at least every tick and four times per TTL.
+    const renewMs = deps.timings?.renewMs ?? Math.min(tickMs, DEFAULT_CLUSTER_TIMINGS.renewMs, leaseTtlMs / 4);
+    this.timings = { ...DEFAULT_CLUSTER_TIMINGS, ...deps.timings, tickMs, leaseTtlMs, renewMs };
     this.local = new LocalFlowRuntime({
       ...deps,
       fence: (flowId) => this.holds(flowId),
@@ -189,6 +261,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   async start(): Promise<void> {
     this.timer = setInterval(() => void this.tick(), this.timings.tickMs);
     this.timer.unref();
+    this.renewTimer = setInterval(() => void this.renew(), this.timings.renewMs);
+    this.renewTimer.unref();
     if (await this.joinBus()) {
       await this.heartbeat().catch(() => undefined);
       await this.bus.broadcast({ type: "joined", from: this.instanceId }).catch(() => undefined);
@@ -235,23 +309,33 @@ export class ClusteredFlowRuntime implements FlowRuntime {
         const reply = await this.onInject(args, "here");
         if (!reply.notOwner) return reply.value;
       }
-      const lease = await this.deps.store.leaseGet(leaseKey(flowId));
-      if (!lease) {
+      const recent = this.recentHolders.get(flowId);
+      const holder = recent ?? (await this.deps.store.leaseGet(leaseKey(flowId)))?.holder;
+      if (!holder) {
         // Between two holders (a hand-over or a rebalance): wait a moment for the next one.
         shouldRun ??= await this.shouldRun(flowId);
         if (shouldRun && Date.now() < handOverDeadline) continue;
         return { ok: false, reason: "not_running" };
       }
-      if (lease.holder === this.instanceId) {
+      if (holder === this.instanceId) {
         const reply = await this.onInject(args, "here");
         if (!reply.notOwner) return reply.value;
         continue;
       }
+      this.recentHolders.set(flowId, holder);
       try {
-        const reply = await this.bus.request<OwnerReply<InjectResult>>(lease.holder, "inject", args, INJECT_TIMEOUT_MS);
+        const reply = await this.bus.request<OwnerReply<InjectResult>>(holder, "inject", args, INJECT_TIMEOUT_MS);
         if (!reply.notOwner) return reply.value;
+        this.recentHolders.delete(flowId);
       } catch (err) {
-        if (err instanceof RpcTimeout) return { ok: false, reason: "unavailable" };
+        this.recentHolders.delete(flowId);
+        if (err instanceof RpcTimeout) {
+          // Nobody listens on its channel: the message reached no one. Read the lease again if this
+          // holder was only remembered; otherwise it is likely dead: be ready when its lease runs out.
+          if (err.notListening && recent !== undefined) continue;
+          if (err.notListening || err.targetGone) this.scheduleTakeover(flowId);
+          return { ok: false, reason: "unavailable" };
+        }
         throw err;
       }
     }
@@ -285,7 +369,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     const pending = this.locks.get(flowId);
     if (pending) await pending.catch(() => undefined);
     if (!this.holds(flowId)) return { notOwner: true };
-    return { value: this.local.replayNow(flowId, nodeId, message, replayOf) };
+    // The holder answers once the execution is stored, so the instance that took the request reads it.
+    return { value: await this.local.replay(flowId, nodeId, message, replayOf) };
   }
 
   async nodeStatuses(flowId: string): Promise<Map<string, NodeStatus | null>> {
@@ -308,12 +393,28 @@ export class ClusteredFlowRuntime implements FlowRuntime {
 
   async hasWebhook(organizationSlug: string, method: string, path: string): Promise<boolean> {
     if (await this.local.hasWebhook(organizationSlug, method, path)) return true;
-    const key = routeKey(organizationSlug, method, path);
-    const flowId = await this.deps.store.get(key);
-    if (flowId === null) return false;
-    if ((await this.deps.store.leaseGet(leaseKey(flowId))) !== null) return true;
-    await this.ageStaleRoute(key);
-    return false;
+    return (await this.webhookHolder(routeKey(organizationSlug, method, path), { fresh: false })) !== null;
+  }
+
+  /**
+   * The instance running the flow that serves a webhook route, as published by that instance:
+   * the route key names the flow, its lease the instance. Remembered for a moment (RECENT_MS), so
+   * the lookup made to answer 404 early and the forward itself, and the next requests, do not each
+   * read both keys; `fresh` reads the store.
+   */
+  private async webhookHolder(key: string, { fresh }: { fresh: boolean }): Promise<{ flowId: string; holder: string } | null> {
+    const flowId = (fresh ? undefined : this.recentRoutes.get(key)) ?? (await this.deps.store.get(key));
+    if (flowId === null) return null;
+    const holder = (fresh ? undefined : this.recentHolders.get(flowId)) ?? (await this.deps.store.leaseGet(leaseKey(flowId)))?.holder;
+    if (!holder) {
+      this.recentRoutes.delete(key);
+      // A route key found while its flow runs nowhere: stale, or between two holders.
+      await this.ageStaleRoute(key);
+      return null;
+    }
+    this.recentRoutes.set(key, flowId);
+    if (holder !== this.instanceId) this.recentHolders.set(flowId, holder);
+    return { flowId, holder };
   }
 
   /**
@@ -335,17 +436,27 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     // A route key outlives its flow by at most routeTtlMs (a holder that died): no lease, no
     // forwarding, 404. And the holder answers from its own registry, by slug, method and path: a
     // key naming a flow that no longer serves the route is a 404 too, never another flow's answer.
-    const flowId = await this.deps.store.get(routeKey(organizationSlug, request.method, request.path));
-    if (!flowId) return null;
-    const lease = await this.deps.store.leaseGet(leaseKey(flowId));
-    if (!lease || lease.holder === this.instanceId) return null;
-    try {
-      const reply = await this.bus.request<OwnerReply<WebhookResponse | null>>(lease.holder, "webhook", { slug: organizationSlug, request }, WEBHOOK_TIMEOUT_MS);
-      return reply.notOwner ? null : reply.value;
-    } catch (err) {
-      if (!(err instanceof RpcTimeout)) throw err;
-      return webhookError(new AppError("UNAVAILABLE", "the instance running this flow did not answer"));
+    const key = routeKey(organizationSlug, request.method, request.path);
+    // Once from what was read a moment ago; again from the store when that reached nobody, or an
+    // instance that no longer serves the route (no flow saw the request either way).
+    for (const fresh of [false, true]) {
+      const target = await this.webhookHolder(key, { fresh });
+      if (!target || target.holder === this.instanceId) return null;
+      try {
+        const reply = await this.bus.request<OwnerReply<WebhookResponse | null>>(target.holder, "webhook", { slug: organizationSlug, request }, WEBHOOK_TIMEOUT_MS);
+        const response = reply.notOwner ? null : reply.value;
+        if (response !== null || fresh) return response;
+      } catch (err) {
+        if (!(err instanceof RpcTimeout)) throw err;
+        if (!err.notListening || fresh) {
+          if (err.notListening || err.targetGone) this.scheduleTakeover(target.flowId);
+          return webhookError(new AppError("UNAVAILABLE", "the instance running this flow did not answer"));
+        }
+      }
+      this.recentRoutes.delete(key);
+      this.recentHolders.delete(target.flowId);
     }
+    return null;
   }
 
   deviceMessage(organizationId: string, message: DeviceInMessage): void {
@@ -366,7 +477,11 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     if (this.closing) return;
     this.closing = true;
     clearInterval(this.timer);
+    clearInterval(this.renewTimer);
+    for (const timer of this.takeovers.values()) if (timer) clearTimeout(timer);
+    this.takeovers.clear();
     await this.ticking?.catch(() => undefined);
+    await this.renewing?.catch(() => undefined);
     await this.placing?.catch(() => undefined);
     await this.refreshing?.catch(() => undefined);
     await Promise.all([
@@ -397,6 +512,9 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   }
 
   private onClusterEvent(event: ClusterEvent): void {
+    // Flows changed hands: forwarded calls read the store again.
+    this.recentHolders.clear();
+    this.recentRoutes.clear();
     // Someone released flows or left: take them now rather than at the next tick.
     if (event.type === "released" || event.type === "left" || event.type === "joined") this.scheduleTick();
   }
@@ -418,7 +536,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     }
     this.ticking = (async () => {
       try {
-        await this.renewAll();
+        await this.renew();
         this.refreshing ??= this.refreshRoutes().finally(() => {
           this.refreshing = null;
         });
@@ -454,6 +572,61 @@ export class ClusteredFlowRuntime implements FlowRuntime {
           this.schedulePlace();
         }
       });
+  }
+
+  /**
+   * Renews the leases and, once this instance listens on the bus, its membership: every renewMs,
+   * and at each tick (one renewal at a time; a call made meanwhile shares it).
+   */
+  private renew(): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    this.renewing ??= (async () => {
+      try {
+        await this.renewAll();
+        if (this.bus.ready) await this.heartbeat().catch((err: unknown) => this.deps.logger.warn({ err }, "cluster membership could not be renewed"));
+      } finally {
+        this.renewing = null;
+      }
+    })();
+    return this.renewing;
+  }
+
+  /**
+   * The holders among `holders` that nobody listens for any more (a killed process's connection to
+   * Redis closes at once): their flows are taken at their leases' expiry, not at the next tick.
+   */
+  private async watchForDeadHolders(holders: ReadonlyArray<readonly [string, string | null]>): Promise<void> {
+    const others = [...new Set(holders.map(([, holder]) => holder).filter((h): h is string => h !== null && h !== this.instanceId))];
+    if (others.length === 0) return;
+    const counts = await this.deps.store.listeners(others.map(nodeChannel));
+    const gone = new Set(others.filter((_, i) => counts[i] === 0));
+    if (gone.size === 0) return;
+    for (const [flowId, holder] of holders) if (holder !== null && gone.has(holder)) this.scheduleTakeover(flowId);
+  }
+
+  /**
+   * Places the flow here (whatever the share) right after its lease expires, as Redis reports its
+   * remaining time. Never earlier: the lease decides, so this is only about when to try. A holder
+   * that was merely cut off from Redis (no listener either) stops its copy when it can no longer
+   * prove its lease, which is before the key expires (it measures from before its last renewal was
+   * sent); a holder that renewed meanwhile keeps the flow (the acquire finds the lease held).
+   */
+  private scheduleTakeover(flowId: string): void {
+    if (this.closing || this.takeovers.has(flowId) || this.held.has(flowId)) return;
+    this.takeovers.set(flowId, null);
+    this.deps.store.ttl(leaseKey(flowId)).then(
+      (remainingMs) => {
+        if (this.closing || this.takeovers.get(flowId) !== null) return;
+        const timer = setTimeout(() => {
+          this.takeovers.delete(flowId);
+          this.takeoverDue.add(flowId);
+          this.schedulePlace();
+        }, (remainingMs ?? 0) + TAKEOVER_MARGIN_MS);
+        timer.unref();
+        this.takeovers.set(flowId, timer);
+      },
+      () => this.takeovers.delete(flowId),
+    );
   }
 
   private async heartbeat(): Promise<void> {
@@ -546,6 +719,10 @@ export class ClusteredFlowRuntime implements FlowRuntime {
       }
     }
     const holders = await Promise.all(desired.map(async (flowId) => [flowId, (await this.deps.store.leaseGet(leaseKey(flowId)))?.holder ?? null] as const));
+    await this.watchForDeadHolders(holders).catch((err: unknown) => this.deps.logger.warn({ err }, "cluster: dead holders could not be looked for"));
+    // A takeover whose flow is held again (renewed, or taken by another instance) or gone is over.
+    for (const flowId of this.takeoverDue) if (!wanted.has(flowId)) this.takeoverDue.delete(flowId);
+    for (const [flowId, holder] of holders) if (holder !== null) this.takeoverDue.delete(flowId);
     const counts = new Map<string, number>(members.map((m) => [m, 0]));
     const unheld: string[] = [];
     for (const [flowId, holder] of holders) {
@@ -557,7 +734,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     const seen = new Set<string>();
     for (const flowId of shuffle(unheld)) {
       if (this.closing) return;
-      if (mine >= share && !this.orphansSeen.has(flowId)) {
+      const takeover = this.takeoverDue.delete(flowId);
+      if (mine >= share && !this.orphansSeen.has(flowId) && !takeover) {
         seen.add(flowId);
         continue;
       }

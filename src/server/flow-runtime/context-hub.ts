@@ -14,10 +14,11 @@
 import type { PrismaClient } from "../../generated/prisma/client";
 import type { KeyValueStore } from "../store";
 import type { Logger } from "../logger";
-import { ContextJournal, type ContextWrite, type StoredWrite } from "../runtime/context/context-journal";
+import { isDatabaseUnavailable } from "../errors";
+import { ContextJournal, type ContextWrite, type RefusedWrite, type StoredWrite } from "../runtime/context/context-journal";
 import { ContextScope, type OrgUsage } from "../runtime/context/context-scope";
 import type { FlowContextStores, FlowSpec } from "../runtime/engine";
-import { commitContextWrites, contextUsage, GLOBAL_SCOPE, loadContextScope } from "../services/context/context-rows";
+import { commitContextWrites, contextRowCount, contextUsage, GLOBAL_SCOPE, loadContextEntry, loadContextScope, sweepContextTombstones } from "../persistence/context-store";
 
 export const CONTEXT_CHANNEL = "context:changes";
 /** How long a stopping flow waits for its context writes to be stored. */
@@ -29,6 +30,16 @@ export interface ContextChange {
   w: Array<{ o: string; s: string; k: string; v: string | null; n: number }>;
 }
 
+/** A context write the database refused, for the flow runtime to report. */
+export interface ContextRefusal {
+  organizationId: string;
+  /** The flow whose scope it was written to (absent for global context: then nodeId's flow, if known). */
+  flowId?: string;
+  nodeId?: string;
+  key: string;
+  error: string;
+}
+
 export interface ContextHubDeps {
   prisma: PrismaClient;
   store: KeyValueStore;
@@ -36,7 +47,15 @@ export interface ContextHubDeps {
   instanceId: string;
   /** CONTEXT_MAX_BYTES: what one organization's context may hold. */
   maxBytes: number;
+  /** CONTEXT_MAX_KEYS: rows (keys, deleted ones until swept) one organization's context may hold; absent: unbounded. */
+  maxKeys?: number;
+  /** How often deleted keys' rows are swept (ms; default a minute), and how old they must be. */
+  sweepMs?: number;
 }
+
+/** Tombstones swept per statement, and statements per sweep. */
+const SWEEP_BATCH = 1000;
+const SWEEP_MAX_BATCHES = 20;
 
 export class ContextHub {
   readonly journal: ContextJournal;
@@ -49,9 +68,10 @@ export class ContextHub {
 
   constructor(private readonly deps: ContextHubDeps) {
     this.journal = new ContextJournal({
-      backend: { commit: (writes) => this.commit(writes) },
+      backend: { commit: (writes) => this.commit(writes), isOutage: (err) => isDatabaseUnavailable(err) },
       onStored: (writes) => this.published(writes),
       onError: (err) => deps.logger.error({ err }, "context writes could not be stored; messages after them are held and the writes retried"),
+      onRefused: (write) => this.refused(write),
     });
   }
 
@@ -60,6 +80,31 @@ export class ContextHub {
     const allowed = fence ? writes.filter((w) => w.scope === GLOBAL_SCOPE || fence(w.scope)) : writes;
     return allowed.length === 0 ? Promise.resolve([]) : commitContextWrites(this.deps.prisma, allowed);
   }
+
+  /**
+   * A write the database refused for its data, given up (never retried): logged, counted
+   * (journal.counters.refused, GET /metrics) and reported to the flow that made it (refusals).
+   */
+  private refused(write: RefusedWrite): void {
+    const raw = write.error instanceof Error ? write.error.message : String(write.error);
+    // Prisma wraps the database's words in its own ("Invalid `prisma.$queryRawUnsafe()` invocation: ..."): the flow gets the database's.
+    const reason = /Message: `([^`]*)`/.exec(raw)?.[1] ?? raw.trim().split("\n").pop();
+    const error = `context write refused by the database: ${write.scope === GLOBAL_SCOPE ? "global" : "flow"} key ${JSON.stringify(write.key.slice(0, 64))}${write.key.length > 64 ? "…" : ""} (${reason})`;
+    this.deps.logger.error({ err: write.error, organizationId: write.organizationId, scope: write.scope, nodeId: write.nodeId }, "context write refused by the database; not retried");
+    this.onRefused?.({ organizationId: write.organizationId, flowId: write.scope === GLOBAL_SCOPE ? undefined : write.scope, nodeId: write.nodeId, key: write.key, error });
+    void this.restore(write).catch((err: unknown) => this.deps.logger.warn({ err }, "context key could not be read back after a refused write"));
+  }
+
+  /** The cache holds what the store holds for a refused write's key again (its older value, if any). */
+  private async restore(write: RefusedWrite): Promise<void> {
+    const scope = write.scope === GLOBAL_SCOPE ? await this.globals.get(write.organizationId) : this.flows.get(write.scope);
+    if (!scope || scope.organizationId !== write.organizationId) return;
+    const { json, version } = await loadContextEntry(this.deps.prisma, write.organizationId, write.scope, write.key);
+    scope.restore(write.key, json, version);
+  }
+
+  /** Set by the flow runtime: tells a flow that one of its writes was refused (its node's error, through catch). */
+  onRefused: ((refusal: ContextRefusal) => void) | undefined;
 
   /** Other instances hear of global writes (a flow's scope lives only where the flow runs). */
   private published(writes: StoredWrite[]): void {
@@ -98,6 +143,12 @@ export class ContextHub {
   }
 
   async start(): Promise<void> {
+    if (!this.sweepTimer) {
+      this.sweepTimer = setInterval(() => {
+        this.sweep().catch((err: unknown) => this.deps.logger.warn({ err }, "context tombstone sweep failed"));
+      }, this.deps.sweepMs ?? 60_000);
+      this.sweepTimer.unref();
+    }
     this.unsubscribe ??= this.deps.store.subscribe(CONTEXT_CHANNEL, (message) => {
       let change: ContextChange;
       try {
@@ -128,13 +179,42 @@ export class ContextHub {
   }
 
   private async usageOf(organizationId: string): Promise<OrgUsage> {
-    const bytes = await contextUsage(this.deps.prisma, organizationId);
+    const [bytes, keys] = await Promise.all([contextUsage(this.deps.prisma, organizationId), contextRowCount(this.deps.prisma, organizationId)]);
     let usage = this.usages.get(organizationId);
-    if (!usage) this.usages.set(organizationId, (usage = { bytes, limit: this.deps.maxBytes }));
-    // Re-read at each flow start: writes other instances made to scopes not held here count too.
-    else if (this.journal.written() === this.journal.stored()) usage.bytes = bytes;
+    if (!usage) this.usages.set(organizationId, (usage = { bytes, limit: this.deps.maxBytes, keys, maxKeys: this.deps.maxKeys }));
+    // Re-read at each flow start: writes other instances made to scopes not held here count too
+    // (and sweeps: a deleted key stops counting once its row is swept).
+    else if (this.journal.written() === this.journal.stored()) {
+      usage.bytes = bytes;
+      usage.keys = keys;
+    }
     return usage;
   }
+
+  /** Removes deleted keys' rows older than a sweep period (each instance sweeps; they never conflict). */
+  async sweep(): Promise<number> {
+    let swept = 0;
+    const organizations = new Set<string>();
+    for (let i = 0; i < SWEEP_MAX_BATCHES; i++) {
+      const batch = await sweepContextTombstones(this.deps.prisma, { olderThanMs: this.deps.sweepMs ?? 60_000, limit: SWEEP_BATCH });
+      let n = 0;
+      for (const [id, count] of batch) {
+        organizations.add(id);
+        n += count;
+      }
+      swept += n;
+      if (n < SWEEP_BATCH) break;
+    }
+    this.counters.tombstonesSwept += swept;
+    // A flow that keeps creating and deleting keys must not meet CONTEXT_MAX_KEYS for rows already
+    // swept: the organizations held here count again from the database.
+    for (const id of organizations) if (this.usages.has(id)) await this.usageOf(id);
+    return swept;
+  }
+
+  /** Deleted keys' rows swept since start. */
+  readonly counters = { tombstonesSwept: 0 };
+  private sweepTimer: NodeJS.Timeout | undefined;
 
   private globalOf(organizationId: string, usage: OrgUsage): Promise<ContextScope> {
     let global = this.globals.get(organizationId);
@@ -181,9 +261,12 @@ export class ContextHub {
     return this.flows.get(flowId);
   }
 
-  /** Stores everything recorded, then stops listening. */
+  /** Stores everything recorded, then stops listening; what the database would not take is said, never lost silently. */
   async close(): Promise<void> {
+    clearInterval(this.sweepTimer);
     await this.journal.close();
+    const waiting = this.journal.backlog();
+    if (waiting > 0) this.deps.logger.error({ waiting, failingSince: this.journal.stalledSince() }, "context writes not stored at shutdown (the database did not take them): they are lost");
     const unsubscribe = this.unsubscribe;
     this.unsubscribe = undefined;
     if (unsubscribe) await (await unsubscribe.catch(() => undefined))?.().catch(() => undefined);

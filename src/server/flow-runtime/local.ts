@@ -1,7 +1,7 @@
 import type { PrismaClient, Flow, Deployment } from "../../generated/prisma/client";
 import type { KeyValueStore } from "../store";
 import type { Logger } from "../logger";
-import { FLOW_BUSY_RETRY_AFTER_SEC, FlowEngine } from "../runtime/engine";
+import { FLOW_BUSY_RETRY_AFTER_SEC, FlowEngine, newMessageId } from "../runtime/engine";
 import type { DeviceInMessage, FlowState, Message, NodeStatus, RuntimeServices } from "../runtime/types";
 import type { WebhookRegistry, WebhookRequest, WebhookResponse } from "../runtime/webhooks";
 import type { NodeRegistry } from "../nodes/registry";
@@ -99,8 +99,12 @@ export class LocalFlowRuntime implements FlowRuntime {
       services: deps.services,
       links: new FlowLinks({ prisma: deps.prisma, engine: () => this.engine, remote: deps.remoteLinks }),
       ...(deps.variables
-        ? { variables: (spec, node) => variableResolver(deps.variables!, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node) }
+        ? { variables: (spec, node, layers) => variableResolver(deps.variables!, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node, layers) }
         : {}),
+      configSchemaOf: (type) => {
+        const definition = deps.nodes.get(type);
+        return definition?.kind === "config" ? definition.configSchema : undefined;
+      },
       // Every door out of the engine passes the organization's redactor: a secret's value leaves as "***".
       callbacks: {
         onFlowState: ({ organizationId, flowId, state, error }) => {
@@ -132,6 +136,13 @@ export class LocalFlowRuntime implements FlowRuntime {
         },
       },
     });
+    if (context) {
+      context.onRefused = ({ organizationId, flowId, nodeId, key, error }) => {
+        // Host nodes' writes name no node (the hub logged it); a function's writes name its node.
+        if (!flowId || !nodeId || this.engine.organizationOf(flowId) !== organizationId) return;
+        this.engine.nodeFailed(flowId, nodeId, new Error(error), { _msgid: newMessageId(), topic: "context", payload: { scope: "flow", key } });
+      };
+    }
   }
 
   private secretsOf(organizationId: string): VariableSet {
@@ -169,6 +180,8 @@ export class LocalFlowRuntime implements FlowRuntime {
       nodes: snapshot.nodes,
       connections: snapshot.connections,
       ...(snapshot.subflows ? { subflows: snapshot.subflows } : {}),
+      // As deployed, credentials still sealed: the runtime opens them (SPEC §19).
+      ...(snapshot.config_nodes ? { configNodes: snapshot.config_nodes } : {}),
     };
   }
 
@@ -301,11 +314,17 @@ export class LocalFlowRuntime implements FlowRuntime {
     return { ok: true, messageId };
   }
 
+  /**
+   * Answers once the new execution is stored (as `running`, or finished): `GET /executions/{id}`
+   * right after the 202, on any instance, finds it (read your writes).
+   */
   async replay(flowId: string, nodeId: string, message: Message, replayOf: string): Promise<ReplayResult> {
-    return this.replayNow(flowId, nodeId, message, replayOf);
+    const result = this.replayNow(flowId, nodeId, message, replayOf);
+    if (result.ok) await this.executions?.flush();
+    return result;
   }
 
-  /** replay(), synchronously, where the flow runs. */
+  /** replay(), synchronously, where the flow runs (the execution is on its way to the database, not yet stored). */
   replayNow(flowId: string, nodeId: string, message: Message, replayOf: string): ReplayResult {
     if (!this.tracker) return { ok: false, reason: "not_recorded" };
     if (!this.engine.isRunning(flowId)) return { ok: false, reason: "not_running" };
@@ -342,7 +361,12 @@ export class LocalFlowRuntime implements FlowRuntime {
   }
 
   stats(): FlowRuntimeStats {
-    return { ...this.engine.stats(), nodeErrors: this.nodeErrors };
+    return {
+      ...this.engine.stats(),
+      nodeErrors: this.nodeErrors,
+      executionsNotStored: this.executions ? this.executions.counters.lost + this.executions.counters.overBound : 0,
+      contextWritesRefused: this.deps.context?.journal.counters.refused ?? 0,
+    };
   }
 
   /** A link message for link-in `nodeId` of the organization, sent from another instance: false when it does not run here. */

@@ -55,6 +55,10 @@ export interface FlowRuntimeStats {
   messagesDelivered: number;
   /** Node errors on this instance since it started. */
   nodeErrors: number;
+  /** Executions this instance could not store (refused, the database away, or their organization at its bound), since it started. */
+  executionsNotStored?: number;
+  /** Context writes the database refused (given up, reported to their flow), since it started. */
+  contextWritesRefused?: number;
 }
 
 /**

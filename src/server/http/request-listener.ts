@@ -7,6 +7,7 @@ import { directMountFor, serveDirect, serveRest, type FetchHandler } from "./dir
 import { serveMetrics } from "./metrics-endpoint";
 import { servePage } from "./page-outage";
 import { applyPagePolicy } from "./content-security-policy";
+import { HEALTH_PATH, isHealthRequest, serveHealth } from "./health";
 
 export interface RequestListenerOptions {
   app: AppServices;
@@ -45,6 +46,12 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
     req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, trustProxyHops);
     if (hsts) res.setHeader("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
     const url = req.url ?? "/";
+    // Polled by every balancer and orchestrator: answered at once, without the REST adapter.
+    if (isHealthRequest(req.method, url)) {
+      serveHealth(req, res, app, started);
+      metrics.httpRequest(HEALTH_PATH, req.method!, 200, (performance.now() - started) / 1000);
+      return;
+    }
     const mount = directMountFor(url);
     let route: string;
     let served: Promise<RestResult | void>;

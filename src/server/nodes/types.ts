@@ -3,7 +3,8 @@ import { outputsFor, type OutputsRule } from "../../shared/node-ports";
 import type { NodeFactory, NodeRoles } from "../runtime/types";
 import type { FormHints } from "../../shared/form-hints";
 
-export type NodeCategory = "input" | "output" | "function" | "network" | "parser" | "sequence" | "common";
+/** "config": configuration nodes (SPEC §5, §19), never on a palette. */
+export type NodeCategory = "input" | "output" | "function" | "network" | "parser" | "sequence" | "common" | "config";
 
 /** Node-RED's view of a node's own properties (everything but id, type, z, name, x, y, wires). */
 export type NodeRedProps = Record<string, unknown>;

@@ -6,12 +6,17 @@ import { newMessageId } from "./flow/common";
 import { DeliveryQueue } from "./flow/delivery";
 import { LinkIndex } from "./flow/links";
 import { Flow, type EngineCore } from "./flow/flow";
+import { approxMessageBytes } from "./work-limits";
+import { ConfigNodeHost } from "./config-nodes";
+import type { ConnectionPool } from "./connections";
 
 export type { DurabilityGate, EngineOptions, FlowContextStores, FlowSpec, LinkDelivery, LinkDeliveryResult, LinkRelay } from "./flow/common";
 export {
   cutText,
+  DEFAULT_HIGH_WATER_BYTES,
   DEFAULT_HIGH_WATER_MARK,
   DEFAULT_MAX_HOPS,
+  DEFAULT_MAX_QUEUED_BYTES_PER_FLOW,
   DEFAULT_MAX_QUEUED_PER_FLOW,
   FLOW_BUSY_RETRY_AFTER_SEC,
   linkAmbiguous,
@@ -45,8 +50,11 @@ export class FlowEngine {
   private readonly queue: DeliveryQueue;
   private readonly links: LinkIndex;
   private readonly core: EngineCore;
+  /** Configuration nodes and the connections they hold on this instance (SPEC §19). */
+  private readonly configHost: ConfigNodeHost;
 
   constructor(options: EngineOptions) {
+    this.configHost = new ConfigNodeHost({ schemaOf: options.configSchemaOf, openCredential: options.services?.openCredential, pool: options.connections });
     this.queue = new DeliveryQueue(options);
     this.links = new LinkIndex(options, this.queue);
     const expandOptions: ExpandOptions = {
@@ -61,6 +69,7 @@ export class FlowEngine {
       queue: this.queue,
       links: this.links,
       expandOptions,
+      configHost: this.configHost,
       contextStoresFor: async (spec) => {
         if (options.contextStores) return options.contextStores(spec);
         let global = this.memoryGlobals.get(spec.organizationId);
@@ -68,6 +77,11 @@ export class FlowEngine {
         return { flow: memoryScope(spec.organizationId, spec.flowId), global } satisfies FlowContextStores;
       },
     };
+  }
+
+  /** The instance's shared connections of configuration nodes (SPEC §19). */
+  get connections(): ConnectionPool {
+    return this.configHost.pool;
   }
 
   /** Runs `fn` after every earlier operation on the same flow has finished. */
@@ -176,11 +190,24 @@ export class FlowEngine {
     return exec.id;
   }
 
+  /**
+   * An error that reaches a node from outside a delivery (a context write of its code that the
+   * store refused after the message was handled): the node's error, and `msg` to the flow's catch
+   * nodes, as a store error thrown by `flow.set` would have been.
+   */
+  nodeFailed(flowId: string, nodeId: string, err: unknown, msg: Message): void {
+    const flow = this.flows.get(flowId);
+    const host = flow?.nodes.get(nodeId);
+    if (!flow || !host) return;
+    flow.reportNodeError(nodeId, err);
+    flow.handleError(host, msg, err);
+  }
+
   /** Delivers a message into a node's input of a running flow, as a wire would (test harnesses). */
   receive(flowId: string, nodeId: string, msg: Message): void {
     const flow = this.flows.get(flowId);
     if (!flow || !flow.nodes.has(nodeId)) throw new Error("no such running node");
-    this.queue.enqueue(flow, nodeId, msg);
+    this.queue.enqueue(flow, nodeId, msg, approxMessageBytes(msg));
     this.queue.scheduleDrain();
   }
 

@@ -2,6 +2,7 @@ import jsonata from "jsonata";
 import moment from "moment-timezone";
 import { RE2JS } from "re2js";
 import type { Message, NodeContext } from "./types";
+import type { WorkGate } from "./work-limits";
 
 /**
  * JSONata expressions of node configs (change, switch, inject and template operands of type
@@ -51,6 +52,12 @@ export class JsonataError extends Error {
 }
 
 export type JsonataBindings = Record<string, unknown>;
+
+/**
+ * A binding the expression never sees: the flow's and organization's turn (runtime/work-limits.ts)
+ * an evaluation waits for before it runs. nodeJsonataBindings sets it from the node's context.
+ */
+export const JSONATA_GATE: unique symbol = Symbol("flowplane jsonata gate");
 
 export interface CompiledJsonata {
   readonly source: string;
@@ -305,13 +312,18 @@ export function compileJsonata(source: string): CompiledJsonata {
   return {
     source,
     async evaluate(msg, bindings = {}, limits = {}) {
-      const guard = new Guard(limits.timeoutMs ?? JSONATA_DEFAULT_LIMITS.timeoutMs, limits.memoryBytes ?? JSONATA_DEFAULT_LIMITS.memoryBytes);
-      try {
-        const result = await expression.evaluate(legacy ? { msg } : msg, { ...bindings, [GUARD]: guard });
-        return normalise(result);
-      } catch (err) {
-        throw describe(err);
-      }
+      const run = async () => {
+        // The time budget starts when the evaluation does, not while it waits for its turn.
+        const guard = new Guard(limits.timeoutMs ?? JSONATA_DEFAULT_LIMITS.timeoutMs, limits.memoryBytes ?? JSONATA_DEFAULT_LIMITS.memoryBytes);
+        try {
+          const result = await expression.evaluate(legacy ? { msg } : msg, { ...bindings, [GUARD]: guard });
+          return normalise(result);
+        } catch (err) {
+          throw describe(err);
+        }
+      };
+      const gate = (bindings as { [JSONATA_GATE]?: WorkGate })[JSONATA_GATE];
+      return gate ? gate.run(run) : run();
     },
   };
 }
@@ -345,14 +357,23 @@ function jsonataMoment(m: moment.Moment): moment.Moment {
 /** Node-RED's $moment: moment-timezone's moment(), as util.js prepareJSONataExpression binds it. */
 const momentBinding = (...args: Parameters<typeof moment>) => jsonataMoment(moment(...args));
 
-/** Node-RED's bindings for a node: $flowContext, $globalContext (plain or nested keys), $env and $moment. */
-export function nodeJsonataBindings(ctx: Pick<NodeContext, "context" | "env">): JsonataBindings {
-  return {
+/**
+ * Node-RED's bindings for a node: $flowContext, $globalContext (plain or nested keys), $env and
+ * $moment; and, when the node's services bound work (RuntimeServices.workLimits), its flow's and
+ * organization's JSONata gate.
+ */
+export function nodeJsonataBindings(ctx: Pick<NodeContext, "context" | "env"> & Partial<Pick<NodeContext, "services" | "organizationId" | "flowId">>): JsonataBindings {
+  const bindings: JsonataBindings = {
     flowContext: (key: string) => readContext(ctx.context.flow, key),
     globalContext: (key: string) => readContext(ctx.context.global, key),
     env: (name: string) => ctx.env.get(name) ?? "",
     moment: momentBinding,
   };
+  const limits = ctx.services?.workLimits;
+  if (limits && ctx.organizationId !== undefined && ctx.flowId !== undefined) {
+    (bindings as { [JSONATA_GATE]?: WorkGate })[JSONATA_GATE] = limits.jsonataGate(ctx.organizationId, ctx.flowId);
+  }
+  return bindings;
 }
 
 function readContext(store: NodeContext["context"]["flow"], key: string): unknown {

@@ -161,7 +161,7 @@ export interface PreparedOperand {
 }
 
 /** Node-RED's JSONata bindings for a node: $flowContext, $globalContext, $env, and $moment (moment-timezone). */
-export function jsonataBindings(ctx: Pick<NodeContext, "context" | "env">): Record<string, unknown> {
+export function jsonataBindings(ctx: Pick<NodeContext, "context" | "env"> & Partial<Pick<NodeContext, "services" | "organizationId" | "flowId">>): Record<string, unknown> {
   return nodeJsonataBindings(ctx);
 }
 

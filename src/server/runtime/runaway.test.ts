@@ -74,6 +74,45 @@ describe("runaway messages", () => {
   });
 });
 
+describe("a looping flow is bounded in bytes and dies out (issue 40)", () => {
+  it("function code returning two new 10 KiB messages to itself: stopped at the flow's byte bound, then nothing waits any more", async () => {
+    const h = await loadTestFlow([{ id: "f", type: "function", config: { code: "return [[{ payload: msg.payload }, { payload: msg.payload }]];" } }], [{ source: "f", target: "f" }], {}, {}, { maxQueuedBytesPerFlow: 4 * 1024 * 1024 });
+    h.send("f", { payload: "x".repeat(10 * 1024) });
+    await expect.poll(() => h.errors.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(h.errors[0]).toMatchObject({ nodeId: "f", error: expect.stringMatching(/more than 4 MiB of messages are waiting in this flow/) });
+    // Before: the copies waited in the sandbox's queue, uncounted, and the loop ran until its hop limit.
+    await expect.poll(() => h.engine.load("flw_test"), { timeout: 10_000 }).toBe(0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(h.engine.load("flw_test")).toBe(0);
+    expect(h.errors).toHaveLength(1);
+    await h.close();
+  });
+
+  it("a change-node fan-out loop of 10 KiB messages stops at the byte bound and drains", async () => {
+    const h = await loadTestFlow(
+      [
+        { id: "a", type: "change", config: { rules: [{ t: "set", p: "topic", to: "a" }] } },
+        { id: "b", type: "change", config: { rules: [{ t: "set", p: "topic", to: "b" }] } },
+      ],
+      [
+        { source: "a", target: "b" },
+        { source: "a", target: "b" },
+        { source: "b", target: "a" },
+      ],
+      {},
+      {},
+      { maxQueuedBytesPerFlow: 4 * 1024 * 1024 },
+    );
+    h.send("a", { payload: "x".repeat(10 * 1024) });
+    await expect.poll(() => h.errors.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(h.errors[0]!.error).toMatch(/MiB of messages are waiting in this flow/);
+    await expect.poll(() => h.engine.load("flw_test"), { timeout: 10_000 }).toBe(0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(h.engine.load("flw_test")).toBe(0);
+    await h.close();
+  });
+});
+
 describe("regular expressions cannot backtrack catastrophically", () => {
   it("a switch rule `^(a+)+$` on a long payload answers at once", async () => {
     const h = await loadTestFlow(

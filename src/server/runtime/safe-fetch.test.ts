@@ -33,7 +33,10 @@ describe("SSRF address policy", () => {
 });
 
 describe("redirects", () => {
-  it("drop Authorization and Cookie when they leave the origin, keep other headers", async () => {
+  // Issue 40 row 7: a custom header carrying a secret (X-API-Key) went on to the other origin.
+  // Every header but the CORS-safelisted ones and User-Agent is dropped there now (it was
+  // Authorization, Cookie and Proxy-Authorization only, "keep other headers").
+  it("drop every header but the safelisted ones when they leave the origin: Authorization, Cookie, X-API-Key, custom ones", async () => {
     const seen: http.IncomingHttpHeaders[] = [];
     const other = await serve((req, res) => {
       seen.push(req.headers);
@@ -43,11 +46,11 @@ describe("redirects", () => {
       res.writeHead(302, { location: `${other}/landing` }).end();
     });
     const fetcher = createSafeFetch({ allowPrivate: true });
-    const res = await fetcher(`${first}/start`, { method: "GET", headers: { authorization: "Bearer secret", Cookie: "sid=secret", "x-trace": "1" }, timeoutMs: 2000 });
+    const headers = { authorization: "Bearer secret", Cookie: "sid=secret", "X-API-Key": "secret", "x-trace": "1", Accept: "application/json", "user-agent": "flow", "content-language": "en" };
+    const res = await fetcher(`${first}/start`, { method: "GET", headers, timeoutMs: 2000 });
     expect(res.status).toBe(200);
-    expect(seen[0]!.authorization).toBeUndefined();
-    expect(seen[0]!.cookie).toBeUndefined();
-    expect(seen[0]!["x-trace"]).toBe("1");
+    for (const gone of ["authorization", "cookie", "x-api-key", "x-trace"]) expect(seen[0]![gone], gone).toBeUndefined();
+    expect(seen[0]).toMatchObject({ accept: "application/json", "user-agent": "flow", "content-language": "en" });
   });
 
   it("keep them on the same origin", async () => {
@@ -59,8 +62,9 @@ describe("redirects", () => {
         res.end("ok");
       }
     });
-    await createSafeFetch({ allowPrivate: true })(`${url}/start`, { method: "GET", headers: { authorization: "Bearer secret" }, timeoutMs: 2000 });
+    await createSafeFetch({ allowPrivate: true })(`${url}/start`, { method: "GET", headers: { authorization: "Bearer secret", "x-api-key": "secret" }, timeoutMs: 2000 });
     expect(seen[0]!.authorization).toBe("Bearer secret");
+    expect(seen[0]!["x-api-key"]).toBe("secret");
   });
 });
 

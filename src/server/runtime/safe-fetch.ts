@@ -2,6 +2,8 @@ import http from "node:http";
 import https from "node:https";
 import dns from "node:dns";
 import ipaddr from "ipaddr.js";
+import type { HttpDispatcher } from "./http-dispatchers";
+import type { ByteBudget } from "./work-limits";
 
 /** Address ranges an http-request node may not reach unless the operator allows private targets. */
 const BLOCKED_RANGES = new Set(["unspecified", "broadcast", "multicast", "linkLocal", "loopback", "private", "uniqueLocal", "carrierGradeNat", "reserved", "benchmarking", "amt", "as112", "deprecated", "orchid2", "6to4", "teredo", "rfc6145", "rfc6052", "ipv4Mapped", "discard"]);
@@ -23,8 +25,14 @@ export function isBlockedAddress(address: string): boolean {
   return BLOCKED_RANGES.has(parsed.range());
 }
 
-/** Credentials that never follow a redirect to another origin (as fetch and curl do). */
-const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
+/**
+ * The only headers that follow a redirect to another origin: the CORS-safelisted request headers
+ * and User-Agent. fetch drops Authorization there and curl every header it was given for the first
+ * host; a flow's custom header may hold a secret as well as Authorization does (`X-API-Key:
+ * ${KEY}`), and nothing tells a credential from an ordinary header, so every other header is
+ * dropped (docs/SECURITY.md, "Secrets sent on by a redirect").
+ */
+const CROSS_ORIGIN_HEADERS = new Set(["accept", "accept-language", "content-language", "content-type", "user-agent"]);
 const BODY_HEADERS = new Set(["content-type", "content-length", "content-encoding", "content-language", "content-location"]);
 
 export class BlockedAddressError extends Error {
@@ -57,14 +65,22 @@ export function createSafeFetch(options: SafeFetchOptions) {
     });
   }) as typeof dns.lookup;
 
-  async function once(url: URL, init: { method: string; headers: Record<string, string>; body?: string | Buffer; deadline: number; timeoutMs: number }) {
+  async function once(url: URL, init: { method: string; headers: Record<string, string>; body?: string | Buffer; deadline: number; timeoutMs: number; dispatcher?: HttpDispatcher; budget?: ByteBudget }) {
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`only http and https URLs are allowed, not ${url.protocol}`);
-    // A literal IP address never goes through lookup: check it here.
-    const host = url.hostname.replace(/^\[|\]$/g, "");
-    if (!options.allowPrivate && ipaddr.isValid(host) && isBlockedAddress(host)) {
-      throw new BlockedAddressError(`${host} is a private or reserved address; requests there are not allowed`);
+    // A TLS configuration or a proxy (SPEC §19): where this hop connects and with which agent.
+    const route = init.dispatcher?.route(url);
+    // A literal IP address never goes through lookup: check it here (the proxy's too).
+    for (const literal of new Set([url.hostname, route?.connectHost ?? url.hostname])) {
+      const host = literal.replace(/^\[|\]$/g, "");
+      if (!options.allowPrivate && ipaddr.isValid(host) && isBlockedAddress(host)) {
+        throw new BlockedAddressError(`${host} is a private or reserved address; requests there are not allowed`);
+      }
     }
-    const client = url.protocol === "https:" ? https : http;
+    const client = (route?.protocol ?? url.protocol) === "https:" ? https : http;
+    const routed = route
+      ? { agent: route.agent, ...(route.host !== undefined ? { protocol: route.protocol, hostname: route.host, port: route.port, path: route.path } : {}) }
+      : {};
+    const headers = route?.headers ? { ...init.headers, ...route.headers } : init.headers;
     return new Promise<{ status: number; headers: Record<string, string>; body: Buffer }>((resolve, reject) => {
       // A total deadline, not an idle timeout: a server that drips one byte a second is cut off too.
       const left = init.deadline - Date.now();
@@ -73,7 +89,25 @@ export function createSafeFetch(options: SafeFetchOptions) {
         return;
       }
       const timer = setTimeout(() => req.destroy(new Error(`no complete response within ${init.timeoutMs} ms`)), left);
-      const req = client.request(url, { method: init.method, headers: init.headers, lookup }, (res) => {
+      // The body is read once the organization's download budget holds it (its length, or the most
+      // a response may be): the response waits meanwhile, unread, under the same deadline.
+      let reserved = 0;
+      let cancelReservation: () => void = () => undefined;
+      const giveBack = () => {
+        cancelReservation();
+        if (reserved > 0) init.budget!.give(reserved);
+        reserved = 0;
+      };
+      const req = client.request(url, { method: init.method, headers, lookup, ...routed }, (res) => {
+        if (!init.budget) return read(res);
+        const length = Number(res.headers["content-length"]);
+        const expected = Number.isFinite(length) && length >= 0 ? Math.min(length, maxResponseBytes) : maxResponseBytes;
+        cancelReservation = init.budget.reserve(expected, () => {
+          reserved = expected;
+          read(res);
+        });
+      });
+      const read = (res: http.IncomingMessage) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on("data", (chunk: Buffer) => {
@@ -91,29 +125,35 @@ export function createSafeFetch(options: SafeFetchOptions) {
           resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
         });
         res.on("error", reject);
-      });
+        res.on("close", giveBack);
+      };
       req.on("error", (err) => {
         clearTimeout(timer);
+        giveBack();
         reject(err);
       });
-      req.on("close", () => clearTimeout(timer));
+      req.on("close", () => {
+        clearTimeout(timer);
+        // A response still waiting for the budget when the request ends (its deadline) stops waiting.
+        if (reserved === 0) giveBack();
+      });
       if (init.body !== undefined) req.write(init.body);
       req.end();
     });
   }
 
-  return async function safeFetch(url: string, init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number }) {
+  return async function safeFetch(url: string, init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number; dispatcher?: HttpDispatcher; budget?: ByteBudget }) {
     let target = new URL(url);
     let method = init.method;
     let body = init.body;
     let headers = { ...init.headers };
     const deadline = Date.now() + init.timeoutMs;
     for (let hop = 0; hop <= (options.maxRedirects ?? 5); hop++) {
-      const res = await once(target, { method, headers, body, deadline, timeoutMs: init.timeoutMs });
+      const res = await once(target, { method, headers, body, deadline, timeoutMs: init.timeoutMs, dispatcher: init.dispatcher, budget: init.budget });
       if ([301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
         const next = new URL(res.headers.location, target);
         if (next.origin !== target.origin) {
-          headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
+          headers = Object.fromEntries(Object.entries(headers).filter(([name]) => CROSS_ORIGIN_HEADERS.has(name.toLowerCase())));
         }
         target = next;
         if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {

@@ -1,4 +1,5 @@
 import type { DebugSubflowSource } from "../../shared/realtime";
+import type { ConnectionKind, ConnectionLease } from "./connections";
 export type { DebugSubflowSource };
 
 /**
@@ -82,6 +83,35 @@ export interface NodeContext {
   services: RuntimeServices;
   /** Link nodes' virtual wires to link-in nodes of any flow of the organization (SPEC §12). */
   links: LinkPort;
+  /**
+   * The configuration node `id` of `type` as the flow's deployment carries it (SPEC §19), prepared
+   * before the flow's nodes started; undefined (and reported as this node's error) when the flow
+   * has none of that id and type, or it could not be prepared. "" (no reference) is undefined
+   * without a report.
+   */
+  configNode<C extends Record<string, unknown> = Record<string, unknown>>(id: string, type: string): ConfigNodeHandle<C> | undefined;
+}
+
+/**
+ * A configuration node as a behaviour uses it (runtime/config-nodes.ts). `config` and
+ * `credentials` resolve `${NAME}` each time they are read, so a changed variable or secret is used
+ * by the next connection without a redeploy; credentials are credential properties (secrets
+ * resolve there), the config's strings are not.
+ */
+export interface ConfigNodeHandle<C extends Record<string, unknown> = Record<string, unknown>> {
+  readonly id: string;
+  readonly type: string;
+  readonly name: string;
+  /** The deployed revision the flow carries. */
+  readonly revision: number;
+  readonly config: C;
+  readonly credentials: Readonly<Record<string, string>>;
+  /**
+   * The connection of this configuration node's revision on this instance, shared with every flow
+   * here using the same revision (ConnectionPool). The lease is released when the flow stops, or
+   * earlier by `release()`; the last release closes the connection.
+   */
+  connect<T>(kind: string, open: ConnectionKind<T>, options?: { variant?: string }): Promise<ConnectionLease<T>>;
 }
 
 /**
@@ -227,8 +257,21 @@ export interface RuntimeServices {
   /** Outgoing HTTP for http-request, with the SSRF policy applied. */
   httpRequest?: (
     url: string,
-    init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number },
+    /** `budget`: the organization's bound on response bytes being downloaded (WorkLimits.responseBudget). */
+    init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number; dispatcher?: import("./http-dispatchers").HttpDispatcher; budget?: import("./work-limits").ByteBudget },
   ) => Promise<{ status: number; headers: Record<string, string>; body: Buffer; url: string }>;
+  /** Bounds on asynchronous work per flow and organization (JSONata turns, download bytes); absent: unbounded. */
+  workLimits?: import("./work-limits").WorkLimits;
+  /**
+   * Connections for http-request with a TLS configuration and/or a proxy (SPEC §19), under the same
+   * SSRF policy as httpRequest (the proxy's address is checked as a target's is).
+   */
+  httpDispatcher?: (settings: import("./http-dispatchers").DispatcherSettings) => import("./http-dispatchers").HttpDispatcher;
+  /**
+   * Opens one sealed credential of a configuration node (server-side encryption; the runtime never
+   * sees the key). Throws when it cannot (a key rotated away, tampering).
+   */
+  openCredential?: (sealed: string, owner: { organizationId: string; configNodeId: string; name: string }) => string | Promise<string>;
   /** The function node's sandboxes (the application's worker pool). */
   sandboxes?: import("./sandbox/sandbox-pool").SandboxPool;
   /** Webhook routes for http-in / http-response. */

@@ -84,6 +84,24 @@ describe("redaction", () => {
     expect(secrets.redactText(`status ${SECRET.slice(0, 9)}`)).toBe(`status ${REDACTED}`);
     expect(secrets.redactText("tok")).toBe("tok");
   });
+
+  it("replaces a secret with JSON escapes in cut JSON text: quotes, backslashes, control and non-ASCII characters", () => {
+    const tricky = 'p"w\\d\n\u0001é☃-9f3c';
+    const escaped = set({ TRICKY: { value: tricky, secret: true } });
+    const json = JSON.stringify({ payload: { password: tricky, nested: JSON.stringify({ password: tricky }) } });
+    // A cut preview is text, not a value: the secret is there only in its escaped forms.
+    expect(json).not.toContain(tricky);
+    const cut = `${json.slice(0, json.length - 10)}…`;
+    const redacted = escaped.redactText(cut);
+    expect(redacted).toBe(`{"payload":{"password":"${REDACTED}","nested":"{\\"password\\":\\"${REDACTED}\\"}"}}`.slice(0, redacted.length - 1) + "…");
+    // ASCII-only JSON writers escape é and ☃ too, in either case.
+    const ascii = JSON.stringify(tricky).slice(1, -1).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`);
+    expect(escaped.redactText(`x${ascii}y`)).toBe(`x${REDACTED}y`);
+    expect(escaped.redactText(`x${ascii.toLowerCase()}y`)).toBe(`x${REDACTED}y`);
+    // Retained after a change, in every form.
+    const next = set({ TRICKY: { value: "other-secret", secret: true } }).retaining(escaped);
+    expect(next.redactText(cut)).not.toContain("p\\\"w");
+  });
 });
 
 describe("variables in running nodes", () => {

@@ -45,21 +45,39 @@ export class VariableSet {
     };
     collect(organization);
     for (const vars of flows.values()) collect(vars);
-    this.secrets = [...secrets].sort((a, b) => b.length - a.length);
+    this.values = [...secrets];
+    // Each value also as JSON text writes it: cut JSON previews (debug, execution inputs) are
+    // redacted as text, where `"` is `\"`.
+    const forms = new Set<string>();
+    for (const secret of secrets) for (const form of escapedForms(secret)) forms.add(form);
+    this.secrets = [...forms].sort((a, b) => b.length - a.length);
   }
+
+  /** The secret values themselves (what `retaining` carries over; `secrets` holds their escaped forms too). */
+  private readonly values: string[];
 
   /**
    * This set, also redacting the secrets `previous` redacted (the most recent MAX_RETIRED_SECRETS):
    * what replaces an organization's set when its variables change.
    */
   retaining(previous: VariableSet): VariableSet {
-    if (previous.secrets.length === 0) return this;
-    const retired = [...previous.secrets.filter((v) => !this.secrets.includes(v))].slice(0, MAX_RETIRED_SECRETS);
+    if (previous.values.length === 0) return this;
+    const retired = [...previous.values.filter((v) => !this.values.includes(v))].slice(0, MAX_RETIRED_SECRETS);
     return new VariableSet(this.organization, this.flows, retired);
   }
 
   lookup(flowId: string, name: string): VariableValue | undefined {
     return this.flows.get(flowId)?.get(name) ?? this.organization.get(name);
+  }
+
+  /** The flow's own variable of that name (above the global env), if any. */
+  lookupFlow(flowId: string, name: string): VariableValue | undefined {
+    return this.flows.get(flowId)?.get(name);
+  }
+
+  /** The organization's variable of that name (below the global env), if any. */
+  lookupOrganization(name: string): VariableValue | undefined {
+    return this.organization.get(name);
   }
 
   /** The non-secret values one flow sees (the flow's over the organization's): what function code's env.get reads. */
@@ -138,19 +156,52 @@ export class VariableSet {
   }
 }
 
+/**
+ * The forms a secret takes in text: itself; inside a JSON string (`"` → `\"`, `\` → `\\`, control
+ * characters escaped); that JSON text inside another JSON string (a JSON payload shown as JSON); and
+ * with every non-ASCII character as a `\uXXXX` escape, in lower and upper case (how ASCII-only JSON
+ * writers put it). Only the forms that differ from the value are added.
+ */
+export function escapedForms(secret: string): string[] {
+  const inJson = (text: string) => JSON.stringify(text).slice(1, -1);
+  const asciiOnly = (text: string, upper: boolean) =>
+    text.replace(/[\u0080-\uffff]/g, (c) => {
+      const hex = c.charCodeAt(0).toString(16).padStart(4, "0");
+      return `\\u${upper ? hex.toUpperCase() : hex}`;
+    });
+  const once = inJson(secret);
+  const forms = new Set([secret, once, inJson(once), asciiOnly(once, false), asciiOnly(once, true)]);
+  return [...forms];
+}
+
 /** Where resolvers find an organization's current set (flow-runtime/variable-cache.ts). */
 export interface VariableSource {
   current(organizationId: string): VariableSet;
 }
 
 /**
- * The resolver of one node: Node-RED's built-in names, then the flow's and the organization's
- * variables as they are at the moment of use. Secrets resolve only where `credential` is asked for.
+ * The global-config node's env (Node-RED 3.1+, SPEC §19), evaluated when the flow started
+ * (runtime/config-nodes.ts): between the flow's variables and the organization's.
+ */
+export interface GlobalEnv {
+  has(name: string): boolean;
+  /** The entry's value; an `env` entry reads `below` (the organization's variables) for the name it holds. */
+  lookup(name: string, below: (name: string) => unknown): unknown;
+  names(): string[];
+}
+
+/**
+ * The resolver of one node: Node-RED's built-in names, then the flow's variables, the
+ * organization's global-config env (when its deployment carries one) and the organization's
+ * variables, as they are at the moment of use (Node-RED's order: node, subflow, flow, global
+ * env, process env; the organization's variables stand for the process env). Secrets resolve only
+ * where `credential` is asked for.
  */
 export function variableResolver(
   source: VariableSource,
   target: { organizationId: string; flowId: string; flowName?: string },
   node: Pick<RuntimeNode, "id" | "name">,
+  layers: { globalEnv?: GlobalEnv } = {},
 ): VariableResolver {
   const builtins: Record<string, string> = {
     NR_NODE_ID: node.id,
@@ -158,21 +209,41 @@ export function variableResolver(
     NR_FLOW_ID: target.flowId,
     NR_FLOW_NAME: target.flowName ?? "",
   };
-  const lookup = (name: string, credential: boolean): string | undefined => {
+  const { globalEnv } = layers;
+  const visible = (found: VariableValue | undefined, credential: boolean) => (!found || (found.secret && !credential) ? undefined : found.value);
+  const lookup = (name: string, credential: boolean): unknown => {
     if (Object.prototype.hasOwnProperty.call(builtins, name)) return builtins[name];
-    const found = source.current(target.organizationId).lookup(target.flowId, name);
-    if (!found || (found.secret && !credential)) return undefined;
-    return found.value;
+    const set = source.current(target.organizationId);
+    if (!globalEnv) return visible(set.lookup(target.flowId, name), credential);
+    const own = set.lookupFlow(target.flowId, name);
+    if (own) return visible(own, credential);
+    if (globalEnv.has(name)) return globalEnv.lookup(name, (n) => visible(set.lookupOrganization(n), credential));
+    return visible(set.lookupOrganization(name), credential);
   };
-  let builtinsWithPlain: { from: Readonly<Record<string, string>>; values: Readonly<Record<string, string>> } | undefined;
+  let builtinsWithPlain: { from: Readonly<Record<string, string>>; values: Readonly<Record<string, unknown>> } | undefined;
   return {
     get: (name) => lookup(String(name), false),
     substitute: (text, options) =>
-      text.includes("${") ? text.replace(REFERENCE, (_, name: string) => lookup(name, options?.credential === true) ?? "") : text,
+      text.includes("${")
+        ? text.replace(REFERENCE, (_, name: string) => {
+            const value = lookup(name, options?.credential === true);
+            return value === undefined || value === null ? "" : typeof value === "string" ? value : String(value);
+          })
+        : text,
     values: () => {
-      const plain = source.current(target.organizationId).plainValues(target.flowId);
+      const set = source.current(target.organizationId);
+      const plain = set.plainValues(target.flowId);
       // Same object while the set is the same: callers (the function node) send it on only when it changes.
-      if (builtinsWithPlain?.from !== plain) builtinsWithPlain = { from: plain, values: Object.freeze({ ...plain, ...builtins }) };
+      if (builtinsWithPlain?.from !== plain) {
+        const values: Record<string, unknown> = { ...plain };
+        for (const name of globalEnv?.names() ?? []) {
+          if (set.lookupFlow(target.flowId, name)) continue;
+          const value = globalEnv!.lookup(name, (n) => visible(set.lookupOrganization(n), false));
+          if (value === undefined) delete values[name];
+          else values[name] = value;
+        }
+        builtinsWithPlain = { from: plain, values: Object.freeze({ ...values, ...builtins }) };
+      }
       return builtinsWithPlain.values;
     },
   };

@@ -244,6 +244,11 @@ export class MemoryStore implements KeyValueStore {
     return subscriptions.size;
   }
 
+  async listeners(channels: readonly string[]): Promise<number[]> {
+    this.assertOpen();
+    return channels.map((channel) => this.channels.get(channel)?.size ?? 0);
+  }
+
   async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
     this.assertOpen();
     // One record per call, so subscribing the same function twice needs two unsubscribes.

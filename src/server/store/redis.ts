@@ -348,6 +348,16 @@ export class RedisStore implements KeyValueStore {
     return this.run(() => this.client.publish(this.k(channel), message));
   }
 
+  async listeners(channels: readonly string[]): Promise<number[]> {
+    if (channels.length === 0) {
+      this.assertOpen();
+      return [];
+    }
+    // PUBSUB NUMSUB answers name, count, name, count, ... in the order asked.
+    const reply = (await this.run(() => this.client.call("PUBSUB", "NUMSUB", ...channels.map((c) => this.k(c))))) as Array<string | number>;
+    return channels.map((_, i) => Number(reply[2 * i + 1] ?? 0));
+  }
+
   async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
     this.assertOpen();
     const name = this.k(channel);

@@ -386,6 +386,14 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
       expect(await store.publish(key("somebody"), "m")).toBe(0);
     });
 
+    it("counts each channel's listeners, in the order asked", async () => {
+      expect(await store.listeners([])).toEqual([]);
+      const stop = await store.subscribe(key("counted"), () => undefined);
+      expect(await store.listeners([key("silent"), key("counted"), key("silent")])).toEqual([0, 1, 0]);
+      await stop();
+      expect(await store.listeners([key("counted")])).toEqual([0]);
+    });
+
     it("a round does in one trip what the methods of the same names do", async () => {
       const record = { id: "s1", seen: "old", cap: new Date(Date.now() + 60_000).toISOString() };
       await store.set(key("session"), JSON.stringify(record), { ttlMs: 100 });

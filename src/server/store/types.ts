@@ -68,6 +68,13 @@ export interface KeyValueStore {
    * memory: subscriptions), so 0 means nobody listens there now.
    */
   publish(channel: string, message: string): Promise<number>;
+  /**
+   * How many listeners each channel has now, in the order given (what a publish to it would reach:
+   * Redis, subscribed clients; memory, subscriptions). A process killed outright drops to 0 at once
+   * on Redis (its connection closes): the cluster's hint that an instance died. Only a hint: a live
+   * instance cut off from Redis shows 0 too.
+   */
+  listeners(channels: readonly string[]): Promise<number[]>;
   /** Subscribes to a channel; resolves once the subscription is active, to a function that ends it. */
   subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
   /**

@@ -61,6 +61,11 @@ export interface RestResult {
   route?: string;
 }
 
+/** The caller's X-Request-Id when it is a plain token of at most 64 characters, else a new one. */
+export function requestIdFor(incoming: string | null | undefined): string {
+  return incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : newId("req");
+}
+
 function jsonResult(status: number, body: unknown, headers: ResponseHeaderMap): RestResult {
   headers.set("content-type", "application/json; charset=utf-8");
   return { status, headers, body: status === 204 ? null : jsonOf(body) };
@@ -153,8 +158,7 @@ export function createRestCore(options: RestHandlerOptions): (req: RestRequest) 
 
   return async function handle(req: RestRequest): Promise<RestResult> {
     const started = performance.now();
-    const incomingId = req.header("x-request-id");
-    const requestId = incomingId && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : newId("req");
+    const requestId = requestIdFor(req.header("x-request-id"));
     const headers = new ResponseHeaderMap();
     for (const [name, value] of BASE_HEADERS) headers.map.set(name, value);
     headers.map.set("x-request-id", requestId);

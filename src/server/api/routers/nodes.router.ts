@@ -30,6 +30,10 @@ const nodeTypeView = z.object({
   version: z.number().int(),
   /** A type that exists only inside a subflow definition (its input, output and status ports, SPEC §16): not for a flow's palette. */
   subflow_only: z.boolean(),
+  /** "config": a configuration node (SPEC §19): edited under /config-nodes, never placed on a canvas; "node" otherwise. */
+  kind: z.enum(["node", "config"]),
+  /** The credential properties a configuration node's form shows (write-only: values are never read back). */
+  credentials: z.record(z.string(), z.object({ type: z.enum(["text", "password", "pem"]), title: z.string(), description: z.string().optional() })).optional(),
   /** A subflow instance's colour (its definition's); absent for built-in types, which the editor colours by category. */
   color: z.string().optional(),
   /** The type's icon, SVG markup declared in its folder (absent for subflows, which share one). The editor shows it as an image, never as markup. */
@@ -66,6 +70,8 @@ function catalogOf(registry: NodeRegistry): Catalog {
             subflow_only: d.scope === "subflow",
             ...(d.icon ? { icon: d.icon } : {}),
             form: d.form ?? {},
+            kind: d.kind ?? "node",
+            ...(d.credentials ? { credentials: d.credentials } : {}),
           };
         }),
       }),
@@ -99,6 +105,8 @@ export const nodesRouter = router({
         outputs: z.number().int(),
         help: z.string(),
         form: formHintsSchema,
+        kind: z.enum(["node", "config"]),
+        credentials: z.record(z.string(), z.object({ type: z.enum(["text", "password", "pem"]), title: z.string(), description: z.string().optional() })).optional(),
       }),
     )
     .query(async ({ ctx, input }) => {
@@ -113,6 +121,7 @@ export const nodesRouter = router({
           outputs: view.outputs,
           help: view.description,
           form: {},
+          kind: "node" as const,
         };
       }
       const d = ctx.services.nodes.get(input.type);
@@ -126,6 +135,8 @@ export const nodesRouter = router({
         outputs: outputCount(d, defaults),
         help: d.help ?? "",
         form: d.form ?? {},
+        kind: d.kind ?? "node",
+        ...(d.credentials ? { credentials: d.credentials } : {}),
       };
     }),
 

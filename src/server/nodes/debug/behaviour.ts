@@ -4,6 +4,7 @@ import type { Message, NodeStatus } from "../../runtime/types";
 import { getProperty } from "../../runtime/properties";
 import { debugNode } from "./definition";
 import { compileJsonata, nodeJsonataBindings } from "../../runtime/jsonata";
+import { boundedJson } from "../../runtime/bounded-json";
 
 const MAX_DEBUG_CHARS = 1000;
 /** Node-RED's debugStatusLength. */
@@ -17,11 +18,21 @@ function formatOf(value: unknown): string {
   return typeof value;
 }
 
-/** Truncates like Node-RED's debug sidebar (1,000 characters of the shown value). */
+/**
+ * Truncates like Node-RED's debug sidebar (1,000 characters of the shown value, then "…"). The JSON
+ * text comes from the bounded serializer: a value repeating one object is cut after 1,000
+ * characters' worth of work, however large it would expand to.
+ */
 function preview(value: unknown): unknown {
-  const text = typeof value === "string" ? value : JSON.stringify(value);
-  if (text !== undefined && text.length > MAX_DEBUG_CHARS) return `${text.slice(0, MAX_DEBUG_CHARS)}…`;
-  return value;
+  if (typeof value === "string") return value.length > MAX_DEBUG_CHARS ? `${value.slice(0, MAX_DEBUG_CHARS)}…` : value;
+  let json: ReturnType<typeof boundedJson>;
+  try {
+    json = boundedJson(value, { maxChars: MAX_DEBUG_CHARS });
+  } catch (err) {
+    // A cycle or a BigInt: what JSON cannot show is named instead.
+    return `[not shown: ${err instanceof Error ? err.message : String(err)}]`;
+  }
+  return json.truncated ? `${json.text}…` : value;
 }
 
 const fillOf = (v: unknown, fallback: NodeStatus["fill"]): NodeStatus["fill"] => (FILLS.has(v as NodeStatus["fill"]) ? (v as NodeStatus["fill"]) : fallback);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-nodes";
 
 const HELP = `Sends an HTTP request and returns the response.
 
@@ -31,6 +32,14 @@ new value.
 **Authentication**: *basic* sends \`Authorization: Basic\` with the username and password;
 *bearer* sends \`Authorization: Bearer\` with the token (the "Password or token" field).
 
+**TLS configuration** names a TLS configuration node (client certificate, trusted authorities,
+server certificate check) for \`https\` requests; **Proxy** names an HTTP proxy configuration node
+the requests go through. Both are shared by every node that names them (the Configuration tab).
+Plain \`http\` requests go to the proxy as they are; \`https\` ones through a tunnel (\`CONNECT\`),
+with the TLS configuration applied to the server inside it. Hosts in the proxy's *Ignore hosts* list
+are reached directly. A URL without \`http://\` or \`https://\` gets \`https://\` when the node has a
+TLS configuration, else \`http://\`.
+
 If \`msg.headers\` is left unchanged between two HTTP request nodes, the second sends the first's
 response headers: delete it or set it to \`{}\` first.
 
@@ -42,8 +51,16 @@ response headers: delete it or set it to \`{}\` first.
   written; here \`\${NAME}\` may sit anywhere in the text (\`\${API_URL}/orders\`), and an unknown
   name becomes empty, as Node-RED's \`env\` typed input does.
   \`\${NAME}\` in \`msg.url\` or \`msg.headers\` is not replaced (a message cannot ask for a secret).
-- Private, loopback and link-local addresses are refused unless the operator allows them.
-- Digest authentication, TLS and proxy configuration nodes, cookies and form uploads are not offered.
+- Private, loopback and link-local addresses are refused unless the operator allows them; through
+  a proxy, the proxy's own address is checked the same way.
+- TLS configuration and proxy nodes are offered (Node-RED's \`tls\` and \`proxy\`). Their
+  certificates, keys and passwords are credentials given inline (PEM) or as \`\${NAME}\`, not file
+  paths; a changed secret is used by the next request without a redeploy. The TLS configuration's
+  *Server name* is honoured (Node-RED's http request drops it). A TLS configuration or proxy the
+  node names but the deployment lacks is an error, and nothing is sent (Node-RED sends without it).
+  The server's \`http_proxy\`/\`no_proxy\` environment is not used: only the proxy node.
+  \`msg.rejectUnauthorized\` is not read: use a TLS configuration with *Verify server certificate* off.
+- Digest authentication, cookies and form uploads are not offered.
 - In an export, the authentication fields travel as \`credentials\` holding what the node holds
   (\`\${SECRET}\` references), never a secret's value.
 `;
@@ -62,6 +79,8 @@ export const httpRequestConfig = z.object({
   auth_type: z.enum(["none", "basic", "bearer"]).default("none").meta({ title: "Authentication", description: "none, basic (user and password) or bearer (token)" }),
   auth_user: z.string().max(4096).default("").meta({ title: "Username", description: "Basic authentication; may be ${NAME}" }),
   auth_password: z.string().max(4096).default("").meta({ title: "Password or token", description: "Basic: the password; bearer: the token. Write ${SECRET_NAME} to use a secret" }),
+  tls: configNodeRef("tls-config", { title: "TLS configuration", description: "Certificates and checks for https requests" }),
+  proxy: configNodeRef("http-proxy", { title: "Proxy", description: "An HTTP proxy the requests go through" }),
 });
 
 /** Node-RED's authType ("" or absent: none; digest is not offered) and its credentials, when the export carries them. */
@@ -97,6 +116,8 @@ export const httpRequestNode = defineNode({
       senderr: false,
       headers: Object.entries(c.headers).map(([k, v]) => ({ keyType: "other", keyValue: k, valueType: "other", valueValue: v })),
       authType: c.auth_type === "none" ? "" : c.auth_type,
+      tls: c.tls,
+      proxy: c.proxy,
       // Node-RED keeps these in its credentials file; in an export they travel as what the node
       // holds, which is a ${SECRET} reference, never a secret's value.
       ...(c.auth_type === "none" ? {} : { credentials: { user: c.auth_user, password: c.auth_password } }),
@@ -111,6 +132,9 @@ export const httpRequestNode = defineNode({
           .map((h: Record<string, unknown>) => [String(h.keyValue), String(h.valueValue ?? "")]),
       ),
       ...authFromNodeRed(p),
+      // Node-RED's configuration node ids, mapped as the import maps the configuration nodes themselves.
+      tls: typeof p.tls === "string" ? (configNodeIdFromNodeRed(p.tls) ?? "") : "",
+      proxy: typeof p.proxy === "string" ? (configNodeIdFromNodeRed(p.proxy) ?? "") : "",
     }),
   },
 });

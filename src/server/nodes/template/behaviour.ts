@@ -1,9 +1,10 @@
 import { defineBehaviour } from "../types";
 import yaml from "js-yaml";
 import Mustache from "mustache";
-import type { Message, NodeContext } from "../../runtime/types";
+import type { NodeContext } from "../../runtime/types";
 import { envValue, getContextValue, setTarget } from "../../runtime/operands";
 import { templateNode } from "./definition";
+import { renderBounded } from "../../runtime/bounded-mustache";
 
 /** Names used in a template ({{a}}, {{#a}}...{{/a}}), sections included. */
 function tokenNames(tokens: Mustache.TemplateSpans, names = new Set<string>()): Set<string> {
@@ -70,7 +71,8 @@ export const templateBehaviour = defineBehaviour(templateNode, (ctx, c) => {
         let text = template;
         if (c.syntax === "mustache") {
           const view = new TemplateContext(msg, resolveNames(ctx, template), c.output === "json");
-          text = new Mustache.Writer().render(template, view as unknown as Message);
+          // Bounded by output size and time: nested sections over a message's arrays multiply.
+          text = renderBounded(template, view);
         }
         const value = c.output === "json" ? JSON.parse(text) : c.output === "yaml" ? yaml.load(text) : text;
         setTarget(ctx, { path: c.field, type: c.field_type }, msg, value);

@@ -7,8 +7,12 @@
  *
  * The engine asks `written()` when a node sends and holds the messages until `stored()` has caught
  * up with it (whenStored), so a message that follows a write is never delivered before the write
- * is in the database. A failed flush is retried (with a growing pause, up to 2 s) and holds the
- * messages meanwhile: the rule is kept by waiting, never by breaking it.
+ * is in the database. A flush the store could not take (an outage) is retried (with a growing
+ * pause, up to 2 s) and holds the messages meanwhile: the rule is kept by waiting, never by
+ * breaking it. A batch the store refuses for its data is split, one organization at a time and
+ * then in halves, until each refused write is alone: the others are stored, and a refused write is
+ * given up (reported to the scope and to `onRefused`, counted), never retried forever, so one
+ * tenant's write cannot stop the others'.
  */
 import type { ContextScope } from "./context-scope";
 
@@ -33,10 +37,23 @@ export interface StoredWrite {
 /** Where the journal stores writes: one transaction per call, answering each row as stored. */
 export interface ContextBackend {
   commit(writes: ContextWrite[]): Promise<StoredWrite[]>;
+  /**
+   * Whether a failure is the store being away (retry the same writes later) rather than a refusal
+   * of their data; absent: every failure is retried.
+   */
+  isOutage?(err: unknown): boolean;
 }
 
 interface Pending extends ContextWrite {
   target: ContextScope;
+  /** The node whose code made the write, when known (a refusal is that node's error). */
+  nodeId?: string;
+}
+
+/** A write the store refused, given up. */
+export interface RefusedWrite extends ContextWrite {
+  nodeId?: string;
+  error: unknown;
 }
 
 export interface JournalOptions {
@@ -44,6 +61,16 @@ export interface JournalOptions {
   /** Told about every batch once it is stored (other instances' caches, the editor). */
   onStored?: (writes: StoredWrite[]) => void;
   onError?: (err: unknown) => void;
+  /** Told about each write the store refused (after the split found it alone): it is not retried. */
+  onRefused?: (write: RefusedWrite) => void;
+}
+
+/** What one flush managed: stored rows, refused writes, and the writes left for a retry (an outage). */
+interface Outcome {
+  stored: StoredWrite[];
+  refused: Array<{ id: string; error: unknown }>;
+  retry: Set<string>;
+  error?: unknown;
 }
 
 function keyOf(scope: { organizationId: string; scope: string }, key: string): string {
@@ -60,8 +87,10 @@ export class ContextJournal {
   private failures = 0;
   private waiters: Array<{ seq: number; fn: () => void }> = [];
   private closed = false;
-  /** Flushes done and rows written since start (metrics, bench). */
-  readonly counters = { flushes: 0, rows: 0 };
+  /** Flushes done, rows written, and writes refused (given up) since start (metrics, bench). */
+  readonly counters = { flushes: 0, rows: 0, refused: 0 };
+  /** When the oldest failing flush began failing (Date.now()); null while flushes succeed. */
+  private failingSince: number | null = null;
 
   constructor(private readonly options: JournalOptions) {}
 
@@ -99,7 +128,7 @@ export class ContextJournal {
     return new Promise((resolve) => this.whenStored(this.seq, resolve));
   }
 
-  record(target: ContextScope, key: string, json: string | null, increment?: number): void {
+  record(target: ContextScope, key: string, json: string | null, increment?: number, nodeId?: string): void {
     const id = keyOf(target, key);
     const before = this.pending.get(id);
     let add = increment;
@@ -107,7 +136,7 @@ export class ContextJournal {
     if (add !== undefined && before && before.increment === undefined) add = undefined;
     else if (add !== undefined && before?.increment !== undefined) add += before.increment;
     this.pending.delete(id);
-    this.pending.set(id, { organizationId: target.organizationId, scope: target.scope, key, json, increment: add, target });
+    this.pending.set(id, { organizationId: target.organizationId, scope: target.scope, key, json, increment: add, target, nodeId });
     this.seq++;
     this.lastWrite.set(`${target.organizationId}\u0000${target.scope}`, this.seq);
     this.schedule();
@@ -172,51 +201,127 @@ export class ContextJournal {
     const batchNo = this.batchNo++;
     this.pending = new Map();
     this.inFlight = batch;
-    let stored: StoredWrite[] | undefined;
-    try {
-      const writes: ContextWrite[] = [];
-      for (const p of batch.values()) writes.push({ organizationId: p.organizationId, scope: p.scope, key: p.key, json: p.json, increment: p.increment });
-      stored = await this.options.backend.commit(writes);
-      this.counters.flushes++;
-      this.counters.rows += writes.length;
-    } catch (err) {
-      this.options.onError?.(err);
+    const outcome = await this.commitIsolated([...batch.keys()], batch);
+    this.counters.flushes++;
+    this.counters.rows += batch.size - outcome.retry.size - outcome.refused.length;
+    if (outcome.retry.size > 0) {
+      this.options.onError?.(outcome.error);
       // Back in front of what was recorded since: newer writes of the same key stay newer.
-      for (const [id, p] of batch) {
+      const again = new Map<string, Pending>();
+      for (const id of outcome.retry) {
+        const p = batch.get(id)!;
         const newer = this.pending.get(id);
-        if (!newer) continue;
+        if (!newer) {
+          again.set(id, p);
+          continue;
+        }
         if (newer.increment !== undefined && p.increment !== undefined) newer.increment += p.increment;
         else if (newer.increment !== undefined) {
           newer.increment = undefined;
         }
-        batch.delete(id);
       }
-      this.pending = new Map([...batch, ...this.pending]);
+      this.pending = new Map([...again, ...this.pending]);
     }
     this.inFlight = new Map();
     this.flushing = false;
-    if (stored) {
+    const byId = new Map<string, StoredWrite>();
+    for (const w of outcome.stored) byId.set(keyOf(w, w.key), w);
+    for (const [id, p] of batch) {
+      const w = byId.get(id);
+      if (!w) continue;
+      // An addition: the store's sum is the value (unless a newer write of ours is on its way).
+      p.target.stored(p.key, w.version, p.increment !== undefined && !this.pending.has(id) ? w.json : undefined);
+    }
+    for (const { id, error } of outcome.refused) {
+      const p = batch.get(id)!;
+      this.counters.refused++;
+      if (!this.pending.has(id)) p.target.refused(p.key);
+      this.options.onRefused?.({ organizationId: p.organizationId, scope: p.scope, key: p.key, json: p.json, increment: p.increment, nodeId: p.nodeId, error });
+    }
+    if (outcome.stored.length > 0) this.options.onStored?.(outcome.stored);
+    if (outcome.retry.size === 0) {
       this.failures = 0;
+      this.failingSince = null;
       this.storedSeq = Math.max(this.storedSeq, upTo);
       for (const [scope, seq] of this.lastWrite) if (seq <= this.storedSeq) this.lastWrite.delete(scope);
-      const byId = new Map<string, StoredWrite>();
-      for (const w of stored) byId.set(keyOf(w, w.key), w);
-      for (const [id, p] of batch) {
-        const w = byId.get(id);
-        if (!w) continue;
-        // An addition: the store's sum is the value (unless a newer write of ours is on its way).
-        p.target.stored(p.key, w.version, p.increment !== undefined && !this.pending.has(id) ? w.json : undefined);
-      }
-      for (const listener of this.listeners) listener(stored, batchNo, batch);
-      this.options.onStored?.(stored);
+      for (const listener of this.listeners) listener(outcome.stored, batchNo, batch);
       this.release();
       if (this.pending.size > 0) this.schedule();
       else if (this.closed) this.release();
     } else {
       this.failures++;
+      this.failingSince ??= Date.now();
       const pause = Math.min(2000, 50 * 2 ** Math.min(this.failures, 6));
       setTimeout(() => void this.flush(), pause).unref();
     }
+  }
+
+  /**
+   * Commits the writes `ids` of `batch`: all in one transaction when the store takes them; when it
+   * refuses them for their data, each organization's apart, then halves, down to the refused write
+   * alone. An outage stops the split: what is not stored yet is left for the retry.
+   */
+  private async commitIsolated(ids: string[], batch: Map<string, Pending>): Promise<Outcome> {
+    const outcome: Outcome = { stored: [], refused: [], retry: new Set() };
+    const write = (id: string): ContextWrite => {
+      const p = batch.get(id)!;
+      return { organizationId: p.organizationId, scope: p.scope, key: p.key, json: p.json, increment: p.increment };
+    };
+    const attempt = async (group: string[], byOrganization: boolean): Promise<void> => {
+      if (group.length === 0) return;
+      if (outcome.retry.size > 0) {
+        for (const id of group) outcome.retry.add(id);
+        return;
+      }
+      try {
+        outcome.stored.push(...(await this.options.backend.commit(group.map(write))));
+        return;
+      } catch (err) {
+        if (this.options.backend.isOutage?.(err) ?? true) {
+          outcome.error = err;
+          for (const id of group) outcome.retry.add(id);
+          return;
+        }
+        if (group.length === 1) {
+          outcome.refused.push({ id: group[0]!, error: err });
+          return;
+        }
+        if (byOrganization) {
+          const organizations = new Map<string, string[]>();
+          for (const id of group) {
+            const organizationId = batch.get(id)!.organizationId;
+            const own = organizations.get(organizationId);
+            if (own) own.push(id);
+            else organizations.set(organizationId, [id]);
+          }
+          if (organizations.size > 1) {
+            for (const own of organizations.values()) await attempt(own, false);
+            return;
+          }
+        }
+        const half = group.length >> 1;
+        await attempt(group.slice(0, half), false);
+        await attempt(group.slice(half), false);
+      }
+    };
+    await attempt(ids, true);
+    return outcome;
+  }
+
+  /** A write refused before it was recorded (the organization's key bound, for a sandbox's write): reported and counted as the store's refusals are. */
+  refuse(write: RefusedWrite): void {
+    this.counters.refused++;
+    this.options.onRefused?.(write);
+  }
+
+  /** Since when flushes have been failing (ms since the epoch), or null: `/ready` reports a journal that cannot drain. */
+  stalledSince(): number | null {
+    return this.failingSince;
+  }
+
+  /** Writes recorded and not yet stored. */
+  backlog(): number {
+    return this.pending.size + this.inFlight.size;
   }
 
   private release(): void {

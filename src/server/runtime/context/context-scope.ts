@@ -10,11 +10,12 @@
  */
 import type { SharedContextStore } from "../types";
 import type { ContextJournal } from "./context-journal";
+import { assertContextKey, contextKeyProblem } from "./context-key";
 
 /** A write refused because the organization's context would exceed its limit. */
 export class ContextFullError extends Error {
-  constructor() {
-    super("context is full");
+  constructor(message = "context is full") {
+    super(message);
     this.name = "ContextFullError";
   }
 }
@@ -23,6 +24,9 @@ export class ContextFullError extends Error {
 export interface OrgUsage {
   bytes: number;
   readonly limit: number;
+  /** Rows the organization's context holds (keys, deleted ones until swept) and may hold (CONTEXT_MAX_KEYS); absent: unbounded. */
+  keys?: number;
+  readonly maxKeys?: number;
 }
 
 export function entryBytes(key: string, json: string): number {
@@ -107,6 +111,11 @@ export class ContextScope implements SharedContextStore {
     return this.usage.limit - (this.usage.bytes - this.scopeBytes);
   }
 
+  /** Keys the organization's context may still add (the sandboxes' copy is told with each request). */
+  keysLeft(): number {
+    return this.usage.maxKeys === undefined ? Infinity : Math.max(0, this.usage.maxKeys - (this.usage.keys ?? 0));
+  }
+
   snapshot(): Array<[string, string]> {
     return [...this.entries].map(([key, entry]) => [key, entry.json]);
   }
@@ -138,13 +147,30 @@ export class ContextScope implements SharedContextStore {
     this.write(key, json, { check: true, origin: "host" });
   }
 
-  /** Writes the flow's function sandboxes made (they checked the limit against budget() themselves). */
-  applySandboxWrites(writes: Array<[string, string | null]>): void {
-    for (const [key, json] of writes) this.write(key, json, { check: false, origin: "sandbox" });
+  /**
+   * Writes the flow's function sandboxes made (they checked the limit and the key against
+   * budget() and context-key.ts themselves; a key that could not be stored is dropped here too).
+   * `nodeId`: the function node whose code made them (a write the store refuses is its error).
+   */
+  applySandboxWrites(writes: Array<[string, string | null]>, nodeId?: string): void {
+    for (const [key, json] of writes) if (contextKeyProblem(key) === null) this.write(key, json, { check: false, origin: "sandbox", nodeId });
   }
 
-  private write(key: string, json: string | null, options: { check: boolean; origin: "host" | "sandbox"; increment?: number }): void {
+  private write(key: string, json: string | null, options: { check: boolean; origin: "host" | "sandbox"; increment?: number; nodeId?: string }): void {
+    if (options.check) assertContextKey(key);
     const previous = this.entries.get(key);
+    // A key this scope holds no row for (as far as it knows) takes a new one: the organization's key bound.
+    if (json !== null && previous === undefined && !this.versions.has(key) && this.usage.maxKeys !== undefined) {
+      const keys = this.usage.keys ?? 0;
+      if (keys + 1 > this.usage.maxKeys) {
+        const full = new ContextFullError(`context is full: the organization's context may hold ${this.usage.maxKeys} keys (deleted ones count until they are swept, within minutes)`);
+        if (options.check) throw full;
+        // The sandbox already went on: the write is refused as a store refusal is (its node's error).
+        this.journal?.refuse({ organizationId: this.organizationId, scope: this.scope, key, json, nodeId: options.nodeId, error: full });
+        return;
+      }
+      this.usage.keys = keys + 1;
+    }
     const previousBytes = previous?.bytes ?? 0;
     if (json === null) {
       if (previous === undefined) return;
@@ -160,7 +186,44 @@ export class ContextScope implements SharedContextStore {
     }
     if (options.origin === "host") this.hostWrites?.set(key, json);
     else this.hostWrites?.delete(key);
-    this.journal?.record(this, key, json, options.increment);
+    this.journal?.record(this, key, json, options.increment, options.nodeId);
+  }
+
+  /**
+   * What the store holds for a key whose write it refused (read back by the hub after refused()):
+   * applied unless a newer write of this scope is on its way.
+   */
+  restore(key: string, json: string | null, version: number): void {
+    if (this.journal?.hasUnstored(this, key)) return;
+    if (version > (this.versions.get(key) ?? 0)) this.versions.set(key, version);
+    const previous = this.entries.get(key);
+    const previousBytes = previous?.bytes ?? 0;
+    if (json === null) {
+      if (!previous) return;
+      this.entries.delete(key);
+      this.scopeBytes -= previousBytes;
+      this.usage.bytes -= previousBytes;
+    } else {
+      const bytes = entryBytes(key, json);
+      this.entries.set(key, { json, bytes });
+      this.scopeBytes += bytes - previousBytes;
+      this.usage.bytes += bytes - previousBytes;
+    }
+    this.hostWrites?.set(key, json);
+  }
+
+  /**
+   * A write of this scope the store refused (the journal gave up on it): the cached value is
+   * dropped, so what the flow reads is no longer something that was never stored (the hub then
+   * restores what the store holds).
+   */
+  refused(key: string): void {
+    const previous = this.entries.get(key);
+    if (!previous) return;
+    this.entries.delete(key);
+    this.scopeBytes -= previous.bytes;
+    this.usage.bytes -= previous.bytes;
+    this.hostWrites?.set(key, null);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { newId } from "../../ids";
 import { EXECUTION_INPUT_MAX_BYTES } from "../../../shared/executions";
 import type { Message } from "../types";
+import { boundedJson } from "../bounded-json";
 
 /**
  * Executions (SPEC §15), as the engine sees them: nothing here knows a database. The engine tells
@@ -149,17 +150,24 @@ function newStep(nodeId: string, ports: number, startedAt: number, t0: number, i
   return { nodeId, input, truncated, outputs: [], error: undefined, ports, startedAt, t0, durationMs: null, omitted: false };
 }
 
-/** A step input's JSON text, cut at the limit. */
+/**
+ * A step input's JSON text, cut at the limit: written by the bounded serializer, so a message that
+ * repeats one object (a JSONata result) costs the limit's worth of work, not its expansion.
+ */
 function capture(msg: unknown, max: number): { text: string; truncated: boolean } {
   let text: string;
+  let truncated: boolean;
   try {
-    text = JSON.stringify(msg) ?? "null";
+    const json = boundedJson(msg, { maxChars: max });
+    text = json.text ?? "null";
+    truncated = json.truncated;
   } catch {
     text = JSON.stringify({ _msgid: (msg as Message | null)?._msgid, unserializable: true });
+    truncated = false;
   }
   // PostgreSQL's jsonb has no NUL character: it is kept as U+FFFD.
   if (text.includes("\\u0000")) text = text.replaceAll("\\u0000", "\\ufffd");
-  return text.length > max ? { text: text.slice(0, max), truncated: true } : { text, truncated: false };
+  return { text, truncated };
 }
 
 export class ExecutionTracker {
@@ -232,6 +240,12 @@ export class ExecutionTracker {
     this.open.add(execution);
     this.byMsgId.set(execution.triggerMsgId, execution);
     this.byMsg.set(msg, execution);
+    // A replay is stored as `running` at once: its id is answered with the replay's 202, and a read
+    // that follows the answer must find it (the flow runtime waits for the sink's flush).
+    if (how.replayOf !== undefined) {
+      execution.announced = true;
+      this.options.sink.running(execution);
+    }
     return execution;
   }
 

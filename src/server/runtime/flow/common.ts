@@ -3,6 +3,8 @@ import type { SubflowSnapshot } from "../../../shared/subflows";
 import type { ConfigNodeSnapshot } from "../../../shared/config-nodes";
 import type { EngineCallbacks, Message, RuntimeNode, RuntimeNodeType, RuntimeServices, SharedContextStore, VariableResolver } from "../types";
 import type { ExecutionTracker } from "../executions/tracker";
+import type { ConnectionPool } from "../connections";
+import type { GlobalEnv } from "../variables";
 
 /**
  * The engine's vocabulary shared by its objects (runtime/flow/): what a flow version is (FlowSpec),
@@ -40,8 +42,12 @@ export interface EngineOptions {
   closeTimeoutMs?: number;
   /** Nodes one message may pass through (loops A→A, A→B→A) before it is dropped as a runaway. */
   maxHops?: number;
-  /** Deliveries one flow may have queued at once (fan-out loops) before new ones are dropped. */
+  /** Deliveries one flow may have waiting at once (fan-out loops) before new ones are dropped. */
   maxQueuedPerFlow?: number;
+  /** Estimated bytes of the messages one flow may have waiting at once before new ones are dropped (runtime/work-limits.ts). */
+  maxQueuedBytesPerFlow?: number;
+  /** Backpressure in bytes: a flow whose waiting messages reach this estimated size is busy until they fall to half of it. */
+  highWaterBytes?: number;
   /**
    * Backpressure: a flow whose waiting messages (queued deliveries plus asynchronous inputs not yet
    * done) reach this mark is busy until they fall to half of it. While busy, the doors that can say
@@ -66,8 +72,18 @@ export interface EngineOptions {
    * Other flows' writes hold nothing. Absent: nothing is held (in-memory context).
    */
   durability?: DurabilityGate;
-  /** Variables for a node of a flow being started (SPEC §14). Absent: Node-RED's built-in names only. */
-  variables?: (spec: FlowSpec, node: RuntimeNode) => VariableResolver;
+  /**
+   * Variables for a node of a flow being started (SPEC §14), with the global-config env its
+   * deployment carries layered in (SPEC §19). Absent: Node-RED's built-in names (and that env) only.
+   */
+  variables?: (spec: FlowSpec, node: RuntimeNode, layers: { globalEnv?: GlobalEnv }) => VariableResolver;
+  /**
+   * The schema of a configuration node type (SPEC §19, runtime/config-nodes.ts); undefined for a
+   * type this server lacks. Absent: no configuration node can be prepared.
+   */
+  configSchemaOf?: (type: string) => { parse(value: unknown): unknown } | undefined;
+  /** The instance's shared connections (runtime/connections.ts); absent: the engine makes its own. */
+  connections?: ConnectionPool;
   /**
    * Link targets this engine does not run (flows of the organization that run on another instance,
    * or not at all). Absent: links reach only the flows running here.
@@ -119,6 +135,13 @@ export const linkAmbiguous = (target: string) => new Error(`Multiple link-in nod
 export const DEFAULT_MAX_HOPS = 10_000;
 export const DEFAULT_MAX_QUEUED_PER_FLOW = 50_000;
 export const DEFAULT_HIGH_WATER_MARK = 10_000;
+/**
+ * What one flow may hold waiting in bytes (estimated, approxMessageBytes): busy at 16 MiB, new
+ * messages dropped past 32 MiB. A loop of 10 KiB messages held 50,000 of them (500 MB) under the
+ * count bounds alone.
+ */
+export const DEFAULT_HIGH_WATER_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_QUEUED_BYTES_PER_FLOW = 32 * 1024 * 1024;
 /**
  * Text a node reports is cut (with "…") to bound what every listener of the organization receives
  * and what a slow WebSocket reader can make the server hold: a status text, and a warning or error.

@@ -1,6 +1,7 @@
 import type { Message } from "../types";
 import type { TrackedExecution } from "../executions/tracker";
-import { DEFAULT_HIGH_WATER_MARK, DEFAULT_MAX_HOPS, DEFAULT_MAX_QUEUED_PER_FLOW, type EngineOptions } from "./common";
+import { approxMessageBytes } from "../work-limits";
+import { DEFAULT_HIGH_WATER_BYTES, DEFAULT_HIGH_WATER_MARK, DEFAULT_MAX_HOPS, DEFAULT_MAX_QUEUED_BYTES_PER_FLOW, DEFAULT_MAX_QUEUED_PER_FLOW, type EngineOptions } from "./common";
 import type { Flow } from "./flow";
 import type { NodeHost } from "./node-host";
 
@@ -14,6 +15,8 @@ export interface QueueItem {
   from?: Flow;
   /** The execution the message belongs to (absent: it starts one where it is delivered). */
   exec?: TrackedExecution;
+  /** The message's estimated size, counted in the flow's load while it waits. */
+  bytes: number;
 }
 
 /** What waits in one flow: its queued deliveries and unsettled inputs (backpressure), held deliveries (durability), the runaway episode. */
@@ -22,10 +25,18 @@ export class FlowLoad {
   queued = 0;
   /** Asynchronous inputs delivered and not yet settled (a function node's call in its sandbox), and messages sent elsewhere (links) not yet delivered. */
   inFlight = 0;
+  /** Estimated bytes of the messages queued and of the asynchronous inputs not yet settled. */
+  bytes = 0;
   /** Over the high-water mark, and not yet back under the low one. */
   busy = false;
-  /** A runaway was reported and not yet followed by an idle queue (one report per episode). */
+  /**
+   * A runaway was reported and the flow has not yet been idle since (one report per episode). While
+   * it lasts, nothing the flow's nodes send is admitted: what waits drains and the loop dies out,
+   * instead of churning at the bound (work-limits.ts: the looping flow).
+   */
   runawayReported = false;
+  /** When the episode began (performance.now()): past RUNAWAY_EPISODE_MAX_MS, an empty queue ends it even with inputs in flight. */
+  runawaySince = 0;
   /** Waiting for the flow to be ready again (whenReady). */
   readonly readyWaiters = new Set<() => void>();
   /** Deliveries held until the context writes made before them are stored (durability), in order. */
@@ -36,6 +47,8 @@ export class FlowLoad {
 // Delivery is asynchronous, as in Node-RED, but batched: messages queue and are drained in one
 // setImmediate turn (bounded per turn), so a hop costs an array push, not a timer.
 const DRAIN_BATCH = 2000;
+/** A runaway episode ends with an empty queue after this long even while inputs are still in flight (a link-call waiting for its answer). */
+const RUNAWAY_EPISODE_MAX_MS = 5000;
 
 /**
  * The engine's one delivery queue and scheduler, shared by every flow: deliveries in order, drained
@@ -51,6 +64,8 @@ export class DeliveryQueue {
   private readonly lowWater: number;
   private readonly maxHops: number;
   private readonly maxQueued: number;
+  private readonly highBytes: number;
+  private readonly maxBytes: number;
   /** Messages handed to a node's input since the engine started (GET /metrics). */
   delivered = 0;
   /**
@@ -60,19 +75,27 @@ export class DeliveryQueue {
    */
   readonly hops = new WeakMap<object, number>();
 
-  constructor(private readonly options: Pick<EngineOptions, "highWaterMark" | "maxHops" | "maxQueuedPerFlow" | "durability" | "fence" | "executions">) {
+  constructor(private readonly options: Pick<EngineOptions, "highWaterMark" | "maxHops" | "maxQueuedPerFlow" | "maxQueuedBytesPerFlow" | "highWaterBytes" | "durability" | "fence" | "executions">) {
     this.highWater = Math.max(2, options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK);
     this.lowWater = Math.floor(this.highWater / 2);
     this.maxHops = options.maxHops ?? DEFAULT_MAX_HOPS;
     this.maxQueued = options.maxQueuedPerFlow ?? DEFAULT_MAX_QUEUED_PER_FLOW;
+    this.highBytes = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
+    this.maxBytes = options.maxQueuedBytesPerFlow ?? DEFAULT_MAX_QUEUED_BYTES_PER_FLOW;
   }
 
-  enqueue(flow: Flow, target: string, msg: Message, from?: Flow, exec?: TrackedExecution) {
+  /** Back under both low-water marks (half the high ones): a busy flow is released. */
+  private calm(load: FlowLoad): boolean {
+    return load.queued + load.inFlight <= this.lowWater && load.bytes <= this.highBytes / 2;
+  }
+
+  enqueue(flow: Flow, target: string, msg: Message, bytes: number, from?: Flow, exec?: TrackedExecution) {
     const load = flow.load;
-    if (++load.queued + load.inFlight >= this.highWater) load.busy = true;
+    load.bytes += bytes;
+    if (++load.queued + load.inFlight >= this.highWater || load.bytes >= this.highBytes) load.busy = true;
     if (from) this.hold(from);
     if (exec) exec.pending++;
-    const item: QueueItem = { flow, generation: flow.generation, target, msg, from, exec };
+    const item: QueueItem = { flow, generation: flow.generation, target, msg, from, exec, bytes };
     const gate = this.options.durability;
     if (gate) {
       // Held behind the writes this flow's messages may depend on (a link message: its source
@@ -157,32 +180,40 @@ export class DeliveryQueue {
     if (load.queued + ++load.inFlight >= this.highWater) load.busy = true;
   }
 
-  settled(flow: Flow) {
+  settled(flow: Flow, bytes = 0) {
     const load = flow.load;
     load.inFlight--;
-    if (load.busy && load.queued + load.inFlight <= this.lowWater) this.release(flow);
+    load.bytes -= bytes;
+    if (load.runawayReported && load.queued === 0 && load.inFlight === 0) load.runawayReported = false;
+    if (load.busy && this.calm(load)) this.release(flow);
   }
 
   /**
-   * The runaway guards: a message that has passed through maxHops nodes (a loop) and deliveries
-   * past maxQueuedPerFlow for one flow (a fan-out loop, or a flood) are dropped, and reported once
-   * per episode as an error of the sending node, instead of burning CPU and memory forever.
+   * The runaway guards: a message that has passed through maxHops nodes (a loop), and deliveries
+   * past maxQueuedPerFlow waiting in one flow or past maxQueuedBytesPerFlow of their estimated size
+   * (a fan-out loop, or a flood; waiting: queued, or in an asynchronous input) are dropped, and
+   * reported once per episode as an error of the sending node, instead of burning CPU and memory
+   * forever. Admitted: the message's estimated size, counted per delivery.
    */
-  admit(flow: Flow, sender: NodeHost, msg: Message, fanOut: number, inputHop: number): boolean {
+  admit(flow: Flow, sender: NodeHost, msg: Message, fanOut: number, inputHop: number): number | undefined {
+    const load = flow.load;
     const id = String(msg._msgid);
     const hops = Math.max(this.hops.get(msg) ?? 0, inputHop) + 1;
+    const bytes = approxMessageBytes(msg);
+    // In a runaway episode nothing is admitted (reported once, when it began).
+    if (load.runawayReported) return undefined;
     let reason: string | undefined;
     if (hops > this.maxHops) reason = `message ${id} passed through ${this.maxHops} nodes: the flow loops; it was dropped`;
-    else if (flow.load.queued + fanOut > this.maxQueued) reason = `more than ${this.maxQueued} messages are waiting in this flow (a loop or a flood); new messages are dropped`;
+    else if (load.queued + load.inFlight + fanOut > this.maxQueued) reason = `more than ${this.maxQueued} messages are waiting in this flow (a loop or a flood); new messages are dropped`;
+    else if (load.bytes + bytes * fanOut > this.maxBytes) reason = `more than ${Math.round(this.maxBytes / 1024 / 1024)} MiB of messages are waiting in this flow (a loop or a flood); new messages are dropped`;
     if (reason) {
-      if (!flow.load.runawayReported) {
-        flow.load.runawayReported = true;
-        flow.reportNodeError(sender.node.id, new Error(reason));
-      }
-      return false;
+      load.runawayReported = true;
+      load.runawaySince = performance.now();
+      flow.reportNodeError(sender.node.id, new Error(reason));
+      return undefined;
     }
     this.hops.set(msg, hops);
-    return true;
+    return bytes;
   }
 
   scheduleDrain() {
@@ -201,19 +232,21 @@ export class DeliveryQueue {
       const flow = item.flow;
       const load = flow.load;
       load.queued--;
-      if (load.busy && load.queued + load.inFlight <= this.lowWater) this.release(flow);
+      // An asynchronous input keeps its bytes counted until it settles (NodeHost.deliver).
+      load.bytes -= item.bytes;
+      if (load.busy && this.calm(load)) this.release(flow);
       if (flow.generation === item.generation && (!fence || fence(flow.spec.flowId))) {
         const host = flow.nodes.get(item.target);
         if (host?.behaviour.input) {
           this.delivered++;
-          host.deliver(item.msg, item.exec);
+          host.deliver(item.msg, item.exec, item.bytes);
         } else if (item.exec) this.options.executions!.skipped(item.exec);
       } else if (item.exec) {
         this.options.executions!.skipped(item.exec);
       }
       if (item.from) this.settled(item.from);
-      // Idle again: a later runaway is a new episode, reported again.
-      if (load.queued === 0) load.runawayReported = false;
+      // Idle again (nothing queued, nothing in flight, or the episode is old): a later runaway is a new episode, reported again.
+      if (load.runawayReported && load.queued === 0 && (load.inFlight === 0 || performance.now() - load.runawaySince > RUNAWAY_EPISODE_MAX_MS)) load.runawayReported = false;
     }
     // An index, not shift(): dequeueing stays O(1) however long the backlog.
     if (this.queueHead >= this.queue.length) {

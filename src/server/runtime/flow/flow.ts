@@ -1,6 +1,8 @@
 import type { FlowState, Message, NodeFactory, NodeStatus, RuntimeNode, RuntimeNodeType, SendValue, SharedContextStore } from "../types";
 import type { TrackedExecution, TrackedStep } from "../executions/tracker";
 import { builtinVariables } from "../memory-context";
+import type { ConfigNodeHost, FlowConfigNodes } from "../config-nodes";
+import { variableResolver, VariableSet, type GlobalEnv } from "../variables";
 import { evaluateSubflowEnv, expandSubflows, statusFromMessage, SubflowContextScope, type ExpandOptions, type ExpandedNode, type SubflowScope } from "../subflows";
 import { catchText, cloneMessage, cutText, errorText, MAX_ERROR_TEXT, newMessageId, type EngineOptions, type FlowContextStores, type FlowSpec } from "./common";
 import { FlowLoad, type DeliveryQueue } from "./delivery";
@@ -14,6 +16,8 @@ export interface EngineCore {
   readonly links: LinkIndex;
   /** How subflow instances are expanded (which types have scopes: their roles). */
   readonly expandOptions: ExpandOptions;
+  /** Configuration nodes and their shared connections on this instance (SPEC §19). */
+  readonly configHost: ConfigNodeHost;
   /** The flow and global context stores of a flow being started. */
   contextStoresFor(spec: FlowSpec): Promise<FlowContextStores>;
 }
@@ -46,6 +50,8 @@ export class Flow {
   private readonly scopes = new Map<SubflowScope, ScopeIndex>();
   /** Whether any status node runs in the flow or its instances (statuses are routed only then). */
   watchesStatus = false;
+  /** Its configuration nodes, prepared before its nodes (SPEC §19). */
+  configNodes?: FlowConfigNodes;
 
   constructor(
     readonly core: EngineCore,
@@ -73,6 +79,15 @@ export class Flow {
       return this.fail(`context could not be loaded: ${errorText(err)}`);
     }
     this.contextStores = stores;
+    // Configuration nodes start before the nodes that use them, as in Node-RED.
+    this.configNodes = await core.configHost.prepare({
+      organizationId: spec.organizationId,
+      flowId: spec.flowId,
+      configNodes: spec.configNodes,
+      context: stores,
+      variables: (node, globalEnv) => this.variablesFor(node, globalEnv),
+      onWarning: (message) => options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: spec.nodes[0]?.id ?? spec.flowId, error: cutText(message, MAX_ERROR_TEXT) }),
+    });
     let expanded: ReturnType<typeof expandSubflows>;
     try {
       expanded = expandSubflows(spec, core.expandOptions);
@@ -87,7 +102,7 @@ export class Flow {
       const own = new SubflowContextScope(spec.organizationId, `${spec.flowId}/${scope.instanceIds.join("/")}`, parent);
       scopeStores.set(scope, own);
       this.scopes.set(scope, { catchNodes: [], statusNodes: [] });
-      const base = this.variablesFor(scope.instance);
+      const base = this.variablesFor(scope.instance, this.configNodes?.globalEnv);
       await evaluateSubflowEnv(scope, (name) => base.get(name), { flow: own, global: stores.global }, (message) =>
         options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: scope.instance.id, error: cutText(message, MAX_ERROR_TEXT) }),
       );
@@ -170,6 +185,7 @@ export class Flow {
         }
       }),
     );
+    await this.configNodes?.release();
     try {
       await this.contextStores?.close?.();
     } catch (err) {
@@ -215,15 +231,16 @@ export class Flow {
           tracker.sent(s, port);
         }
         if (!targets || targets.length === 0) continue;
-        if (!queue.admit(this, host, msg, targets.length, inputHop)) continue;
+        const bytes = queue.admit(this, host, msg, targets.length, inputHop);
+        if (bytes === undefined) continue;
         for (const target of targets) {
           if (delivered.has(msg)) {
             const copy = cloneMessage(msg);
             queue.hops.set(copy, queue.hops.get(msg)!);
-            queue.enqueue(this, target, copy, undefined, e);
+            queue.enqueue(this, target, copy, bytes, undefined, e);
           } else {
             delivered.add(msg);
-            queue.enqueue(this, target, msg, undefined, e);
+            queue.enqueue(this, target, msg, bytes, undefined, e);
           }
         }
       }
@@ -379,13 +396,13 @@ export class Flow {
     }
   }
 
-  /** The flow's variable resolver for a node (SPEC §14), or Node-RED's built-in names only. */
-  variablesFor(node: RuntimeNode) {
+  /** The flow's variable resolver for a node (SPEC §14), or Node-RED's built-in names (and the global-config env) only. */
+  variablesFor(node: RuntimeNode, globalEnv?: GlobalEnv) {
     const { spec } = this;
-    return (
-      this.core.options.variables?.(spec, node) ??
-      builtinVariables({ NR_NODE_ID: node.id, NR_NODE_NAME: node.name, NR_FLOW_ID: spec.flowId, NR_FLOW_NAME: spec.name ?? "" })
-    );
+    const { variables } = this.core.options;
+    if (variables) return variables(spec, node, { globalEnv });
+    if (globalEnv) return variableResolver({ current: () => VariableSet.empty }, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node, { globalEnv });
+    return builtinVariables({ NR_NODE_ID: node.id, NR_NODE_NAME: node.name, NR_FLOW_ID: spec.flowId, NR_FLOW_NAME: spec.name ?? "" });
   }
 
   /**

@@ -122,8 +122,9 @@ export class LinkIndex {
     const flow = host.flow;
     if (this.options.fence && !this.options.fence(flow.spec.flowId)) return false;
     msg._msgid ??= newMessageId();
-    if (!this.queue.admit(flow, host, msg, 1, hops)) return true;
-    this.queue.enqueue(flow, nodeId, msg, source && source !== flow ? source : undefined);
+    const bytes = this.queue.admit(flow, host, msg, 1, hops);
+    if (bytes === undefined) return true;
+    this.queue.enqueue(flow, nodeId, msg, bytes, source && source !== flow ? source : undefined);
     this.queue.scheduleDrain();
     return true;
   }

@@ -45,7 +45,7 @@ export class NodeHost {
     const { spec, core } = flow;
     const { options, queue } = core;
     const { scope } = this.sub;
-    const base = flow.variablesFor(this.node);
+    const base = flow.variablesFor(this.node, flow.configNodes?.globalEnv);
     const env = scope ? subflowVariables(scope, this.sub, base) : base;
     const subflow = scope ? { instance_id: scope.instanceIds[0]!, instance_path: scope.instanceIds, node_id: this.sub.alias ?? this.node.id, path: scope.path } : undefined;
     this.ctx = {
@@ -83,6 +83,13 @@ export class NodeHost {
       newMessageId,
       services: options.services ?? {},
       links: core.links.port(flow),
+      configNode: <C extends Record<string, unknown>>(id: string, type: string) => {
+        if (!id || !flow.configNodes) return undefined;
+        const found = flow.configNodes.handle<C>(id, type);
+        if ("handle" in found) return found.handle;
+        flow.reportNodeError(this.node.id, new Error(found.error));
+        return undefined;
+      },
     };
     return this.ctx;
   }
@@ -96,7 +103,7 @@ export class NodeHost {
   }
 
   /** Hands a message to the node's input (the delivery queue calls it), with its send and done. */
-  deliver(msg: Message, exec?: TrackedExecution) {
+  deliver(msg: Message, exec?: TrackedExecution, bytes = 0) {
     const flow = this.flow;
     const { queue, options } = flow.core;
     const tracker = options.executions;
@@ -118,13 +125,14 @@ export class NodeHost {
         // Counted until it settles: a node that works asynchronously (a function node's sandbox)
         // holds its messages outside the queue, and they weigh on the flow all the same.
         queue.hold(flow);
+        flow.load.bytes += bytes;
         (result as Promise<unknown>).then(
           (value) => {
-            queue.settled(flow);
+            queue.settled(flow, bytes);
             if (value !== DONE_LATER) done();
           },
           (err: unknown) => {
-            queue.settled(flow);
+            queue.settled(flow, bytes);
             done(err);
           },
         );

@@ -13,6 +13,7 @@
  */
 import { randomHex } from "../../ids";
 import type { Message } from "../types";
+import { boundedJson } from "../bounded-json";
 import { hardLimitMs, WorkerLost, type GlobalCallHandler, type HostedSandbox, type PoolWorker, type ReplyMessage } from "./pool-worker";
 import type { WireOptions, WorkerRequest } from "./sandbox-protocol";
 import {
@@ -31,6 +32,9 @@ import {
   type SandboxPoolDiagnostics,
   type SandboxResult,
 } from "./sandbox-types";
+
+/** The longest the event loop may spend writing one message for the sandbox. */
+const HAND_OVER_MAX_MS = 250;
 
 function seedOf(map: Map<string, unknown>): Array<[string, string]> {
   const seed: Array<[string, string]> = [];
@@ -219,6 +223,8 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
       for (const [key] of writes) this.group.sentAt.set(key, request.id);
     }
     request.fl = this.flow.budget();
+    const keys = this.flow.keysLeft?.();
+    if (keys !== undefined && keys !== Infinity) request.fk = keys;
     return request;
   }
 
@@ -231,7 +237,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     if (!reply.flow) return;
     const sentAt = this.group.sentAt;
     const writes = sentAt.size === 0 ? reply.flow : reply.flow.filter(([key]) => (sentAt.get(key) ?? 0) <= reply.id);
-    if (writes.length > 0) this.flow.applySandboxWrites(writes);
+    if (writes.length > 0) this.flow.applySandboxWrites(writes, this.options.nodeInfo.id);
   }
 
   /** Called by the worker when it goes away: the engine is gone, the next call re-creates it. */
@@ -272,15 +278,21 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
   private runRequest(msg: Message, env: Readonly<Record<string, unknown>> | undefined): (worker: PoolWorker) => WorkerRequest {
     if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
     const msgid = msg?._msgid ?? randomHex(8);
-    let msgJson: string;
+    const memoryLimit = this.options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
+    // Bounded (runtime/bounded-json.ts): a message repeating one object is refused after half the
+    // sandbox's memory worth of text, never expanded in full on the event loop.
+    let json: ReturnType<typeof boundedJson>;
     try {
-      msgJson = JSON.stringify(msg);
+      json = boundedJson(msg, { maxChars: memoryLimit / 2, maxMs: HAND_OVER_MAX_MS, cut: false });
     } catch (err) {
       throw new SandboxError("runtime", `the message cannot be serialized: ${err instanceof Error ? err.message : String(err)}`);
     }
-    const memoryLimit = this.options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
+    if (json.truncated) {
+      throw new SandboxError("memory", `message too large for the sandbox (more than ${memoryLimit / 2} characters as JSON, or more than ${HAND_OVER_MAX_MS} ms to write; memory limit ${memoryLimit} bytes)`);
+    }
+    const msgJson = json.text as string;
     if (msgJson.length > memoryLimit / 8 && Buffer.byteLength(msgJson) > memoryLimit / 2) {
-      throw new SandboxError("memory", `the message is too large for the sandbox (${Buffer.byteLength(msgJson)} bytes as JSON, memory limit ${memoryLimit} bytes)`);
+      throw new SandboxError("memory", `message too large for the sandbox (${Buffer.byteLength(msgJson)} bytes as JSON, memory limit ${memoryLimit} bytes)`);
     }
     return (worker) => this.synced({ t: "run", id: worker.newId(), sid: this.sid, msgJson, msgid, ...(env ? { env } : {}) });
   }

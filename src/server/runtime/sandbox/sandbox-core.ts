@@ -32,6 +32,7 @@ import {
   type QuickJSWASMModule,
 } from "quickjs-emscripten";
 import type { Message, NodeStatus } from "../types";
+import { assertContextKey } from "../context/context-key";
 import { DRIVER_SOURCE } from "./driver";
 import {
   DEFAULT_FLOW_CONTEXT_LIMIT_BYTES,
@@ -114,6 +115,13 @@ export class FlowStore {
   budget = Infinity;
   /** key -> JSON text, or null for a deletion; taken by the host with each reply. */
   private dirty = new Map<string, string | null>();
+  /** Keys this copy may still add (the organization's key bound, as the host counts it); see allowKeys. */
+  private keysLeft = Infinity;
+
+  /** From the host with each request: how many keys the organization's context may still add. */
+  allowKeys(count: number): void {
+    this.keysLeft = count;
+  }
 
   constructor(seed: Array<[string, string]> = []) {
     for (const [key, json] of seed) {
@@ -145,6 +153,7 @@ export class FlowStore {
   }
 
   set(key: string, json: string | undefined, limit: number): void {
+    assertContextKey(key);
     const previous = this.entries.get(key);
     const previousSize = previous === undefined ? 0 : Buffer.byteLength(key) + Buffer.byteLength(previous);
     if (json === undefined) {
@@ -156,6 +165,10 @@ export class FlowStore {
     }
     const size = Buffer.byteLength(key) + Buffer.byteLength(json);
     if (size > previousSize && this.total - previousSize + size > this.budget) throw new Error("context is full");
+    if (previous === undefined) {
+      if (this.keysLeft < 1) throw new Error("context is full: the organization's context may hold no more keys (deleted ones count until they are swept, within minutes)");
+      this.keysLeft--;
+    }
     if (this.total - previousSize + size > limit) throw new Error(`flow context is full (limit ${limit} bytes)`);
     this.entries.set(key, json);
     this.total += size - previousSize;

@@ -12,11 +12,12 @@ import type { FunctionSandboxOptions, GlobalCall, SandboxErrorKind, SandboxResul
 /**
  * What the host tells the group's worker copy of the flow context with a request: writes made on
  * the host since the last request (`fw`, null = deleted; applied before the request runs) and the
- * bytes the copy may hold (`fl`).
+ * bytes the copy may hold (`fl`) and how many keys it may add (`fk`: the organization's CONTEXT_MAX_KEYS).
  */
 export interface FlowSync {
   fw?: Array<[string, string | null]>;
   fl?: number;
+  fk?: number;
 }
 
 /** The sandbox options that cross to the worker: all but the host-side flowContext Map (its group id and seed travel instead). */

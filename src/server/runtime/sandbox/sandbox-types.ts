@@ -104,12 +104,15 @@ export interface FunctionSandboxOptions {
 
 export interface SandboxFlowContext {
   snapshot(): Array<[string, string]>;
-  applySandboxWrites(writes: Array<[string, string | null]>): void;
+  /** `nodeId`: the function node whose code made them. */
+  applySandboxWrites(writes: Array<[string, string | null]>, nodeId?: string): void;
   trackHostWrites(): void;
   takeHostWrites(): Array<[string, string | null]> | undefined;
   clearHostWrites(): void;
   /** Bytes the flow's context may hold (the organization's limit less what its other scopes use). */
   budget(): number;
+  /** Keys the organization's context may still add (CONTEXT_MAX_KEYS); absent or Infinity: unbounded. */
+  keysLeft?(): number;
 }
 
 export interface SandboxGlobalContext {

@@ -33,9 +33,10 @@ function globalCall(sid: number, call: GlobalCall): string | undefined {
   return answer.v;
 }
 
-function syncFlow(flow: FlowStore, request: { fw?: Array<[string, string | null]>; fl?: number }): void {
+function syncFlow(flow: FlowStore, request: { fw?: Array<[string, string | null]>; fl?: number; fk?: number }): void {
   if (request.fw) flow.applyHost(request.fw);
   if (request.fl !== undefined) flow.budget = request.fl;
+  if (request.fk !== undefined) flow.allowKeys(request.fk);
 }
 
 const sandboxes = new Map<number, { sandbox: CoreSandbox; flow: FlowStore }>();

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { flowIdSchema } from "../flows/flow.schemas";
+import { MAX_CONTEXT_KEY_LENGTH } from "../../runtime/context/context-key";
 
-/** A context key as REST names it: any text of 1 to 256 characters without control characters. */
+/** A context key as REST names it: any text of 1 to 256 characters (context-key.ts: the flows' bound too) without control characters. */
 export const contextKeySchema = z
   .string()
   .min(1)
-  .max(256)
+  .max(MAX_CONTEXT_KEY_LENGTH)
   .refine((key) => ![...key].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), "must not contain control characters")
   .refine((key) => key !== "__proto__" && key !== "constructor" && key !== "prototype", "is a reserved name");
 

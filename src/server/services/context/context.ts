@@ -9,7 +9,7 @@ import type { Principal } from "../../auth/principal";
 import { AppError } from "../../errors";
 import { contextJson, entryBytes } from "../../runtime/context/context-scope";
 import { requireFlow } from "../flows/flows";
-import { contextUsage, GLOBAL_SCOPE, loadContextScope, writeContextEntry } from "./context-rows";
+import { contextRowCount, contextUsage, GLOBAL_SCOPE, loadContextScope, writeContextEntry } from "../../persistence/context-store";
 
 type Scope = { kind: "flow"; flowId: string } | { kind: "global" };
 
@@ -37,9 +37,14 @@ export async function putContext(
   const json = contextJson(input.value)!;
   const bytes = entryBytes(input.key, json);
   const limit = app.config.env.CONTEXT_MAX_BYTES;
-  const others = await contextUsage(app.db.prisma, principal.organizationId, { scope: id, key: input.key });
+  const except = { scope: id, key: input.key };
+  const [others, otherKeys] = await Promise.all([contextUsage(app.db.prisma, principal.organizationId, except), contextRowCount(app.db.prisma, principal.organizationId, except)]);
   if (others + bytes > limit) {
     throw new AppError("PAYLOAD_TOO_LARGE", `context is full: the organization's context may hold ${limit} bytes (${others} used by other keys, this one needs ${bytes})`);
+  }
+  const maxKeys = app.config.env.CONTEXT_MAX_KEYS;
+  if (otherKeys + 1 > maxKeys) {
+    throw new AppError("PAYLOAD_TOO_LARGE", `context is full: the organization's context may hold ${maxKeys} keys (deleted ones count until they are swept, within minutes)`);
   }
   const stored = await writeContextEntry(app.db.prisma, { organizationId: principal.organizationId, scope: id, key: input.key, json });
   if (!stored) throw new AppError("NOT_FOUND", scope.kind === "flow" ? "flow not found" : "organization not found");

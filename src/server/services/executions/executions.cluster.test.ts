@@ -73,6 +73,10 @@ describe("executions across instances", () => {
       // Replayed through b: the message is sent again where the flow runs (a).
       const replay = await b.request("POST", `/executions/${quick!.id}/replay`, { token });
       expect(replay.status, replay.text).toBe(202);
+      // Read your writes (issue 40): the 202 came once a had stored it, so b reads it at once.
+      const atOnce = await b.request("GET", `/executions/${replay.body.execution_id}`, { token });
+      expect(atOnce.status, atOnce.text).toBe(200);
+      expect(atOnce.body.execution.replay_of).toBe(quick!.id);
       const replayed = await until("the replay recorded", async () => {
         const l = await list(a);
         const r = l.find((e) => e.id === replay.body.execution_id);

@@ -14,6 +14,9 @@ import { flowsChanged, graphContext, readFlow, requireFlow } from "./flows";
 import type { FlowGroup } from "../../../shared/subflows";
 import { portsOfSnapshots, snapshotSubflows } from "../subflows/subflow-ports";
 import { deployedUsersOf } from "../subflows/subflows";
+import { snapshotConfigNodes } from "../config-nodes/snapshot-config-nodes";
+import { deployedUsers } from "../config-nodes/usage";
+import { GLOBAL_CONFIG_TYPE } from "../config-nodes/config-node-rows";
 import { readThrough } from "./flow-reads";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import type { DeploymentSnapshot } from "../../flow-runtime/types";
@@ -96,12 +99,29 @@ export async function deployFlow(app: AppServices, principal: Principal, id: str
   return activate(app, principal, flow, await withSubflows(app, flow.organizationId, { name: flow.name, ...graph }), flow.revision, meta, null);
 }
 
-/** The snapshot with every definition its instances use (transitively), as they are now; none: no `subflows` key. */
-async function withSubflows(app: AppServices, organizationId: string, snapshot: DeploymentSnapshot, fallback: DeploymentSnapshot["subflows"] = {}): Promise<DeploymentSnapshot> {
-  const subflows = await snapshotSubflows(app, organizationId, snapshot.nodes, fallback);
+/**
+ * The snapshot with every definition its instances use (transitively) and every configuration node
+ * its nodes and those definitions' nodes name (transitively), as they are now; none: no
+ * `subflows` / `config_nodes` key. `fallback` is the deployment being redeployed: what is gone
+ * since is taken from it.
+ */
+async function withSubflows(app: AppServices, organizationId: string, snapshot: DeploymentSnapshot, fallback: Pick<DeploymentSnapshot, "subflows" | "config_nodes"> = {}): Promise<DeploymentSnapshot> {
+  const subflows = await snapshotSubflows(app, organizationId, snapshot.nodes, fallback.subflows ?? {});
+  const configNodes = await snapshotConfigNodes(app, organizationId, { nodes: snapshot.nodes, subflows }, fallback.config_nodes ?? {});
   const next: DeploymentSnapshot = { ...snapshot };
   delete next.subflows;
-  return Object.keys(subflows).length > 0 ? { ...next, subflows } : next;
+  delete next.config_nodes;
+  return {
+    ...next,
+    ...(Object.keys(subflows).length > 0 ? { subflows } : {}),
+    ...(Object.keys(configNodes).length > 0 ? { config_nodes: configNodes } : {}),
+  };
+}
+
+/** What a deployment's graph is checked against when it runs again as it was: the definitions and configuration nodes it carries. */
+function snapshotContext(snapshot: DeploymentSnapshot) {
+  const configNodes = new Map(Object.values(snapshot.config_nodes ?? {}).map((c) => [c.id, c.type]));
+  return { kind: "flow" as const, subflows: portsOfSnapshots(snapshot.subflows), configNodes };
 }
 
 /**
@@ -112,29 +132,7 @@ async function withSubflows(app: AppServices, organizationId: string, snapshot: 
  */
 export async function redeployUsersOf(app: AppServices, principal: Principal, subflowId: string, meta: RequestMeta) {
   const users = await deployedUsersOf(app, principal.organizationId, subflowId);
-  const planned: Array<{ flow: Flow; snapshot: DeploymentSnapshot; revision: number }> = [];
-  for (const user of users) {
-    const flow = await requireFlow(app, principal, user.id);
-    const current = flow.currentDeploymentId ? await app.db.prisma.deployment.findFirst({ where: { id: flow.currentDeploymentId, flowId: flow.id } }) : null;
-    if (!current) continue;
-    const deployed = current.snapshot as unknown as DeploymentSnapshot;
-    const snapshot = await withSubflows(app, flow.organizationId, deployed, deployed.subflows);
-    try {
-      validateGraph(app.nodes, snapshot, { kind: "flow", subflows: portsOfSnapshots(snapshot.subflows) });
-    } catch (err) {
-      const reason = AppError.is(err) ? err.message : "it does not validate";
-      throw new AppError("VALIDATION_FAILED", `flow "${flow.name}" (${flow.id}) cannot run the subflow as it is now: ${reason}; nothing was deployed`, {
-        details: [{ path: `flows.${flow.id}`, message: reason }],
-        cause: err,
-      });
-    }
-    planned.push({ flow, snapshot, revision: current.revision });
-  }
-  const deployments = [];
-  for (const { flow, snapshot, revision } of planned) {
-    const { deployment } = await activate(app, principal, flow, snapshot, revision, meta, null);
-    deployments.push({ flow_id: flow.id, deployment_id: deployment.id, revision: deployment.revision, state: deployment.state });
-  }
+  const deployments = await redeployFlows(app, principal, users.map((u) => u.id), "the subflow", meta);
   await recordAudit(app, {
     action: "subflow.deployed",
     organizationId: principal.organizationId,
@@ -147,6 +145,60 @@ export async function redeployUsersOf(app: AppServices, principal: Principal, su
   return { deployments };
 }
 
+/**
+ * After a configuration node changed (SPEC §19): every deployed flow whose running deployment
+ * carries it (named by its nodes, by a subflow's, or by another configuration node) gets a new
+ * deployment of the graph it runs, with the configuration nodes (and definitions) as they are now.
+ */
+export async function redeployConfigNodeUsers(app: AppServices, principal: Principal, configNodeId: string, meta: RequestMeta) {
+  const users = (await deployedUsers(app, principal.organizationId, configNodeId)).get(configNodeId) ?? [];
+  // A global-config's env is every flow's: every deployed flow takes it, also one deployed before it existed.
+  const node = await app.db.prisma.configNode.findUnique({ where: { organizationId_id: { organizationId: principal.organizationId, id: configNodeId } }, select: { type: true } });
+  const flowIds =
+    node?.type === GLOBAL_CONFIG_TYPE
+      ? (await app.db.prisma.flow.findMany({ where: { organizationId: principal.organizationId, deletedAt: null, currentDeploymentId: { not: null } }, select: { id: true }, orderBy: { id: "asc" } })).map((f) => f.id)
+      : users.map((u) => u.flow_id);
+  const deployments = await redeployFlows(app, principal, flowIds, "the configuration node", meta);
+  await recordAudit(app, {
+    action: "config_node.deployed",
+    organizationId: principal.organizationId,
+    actorId: principal.userId,
+    targetType: "config_node",
+    targetId: configNodeId,
+    ipAddress: meta.ip,
+    metadata: { flows: deployments.length },
+  });
+  return { deployments };
+}
+
+/** Each flow checked first (nothing deployed when one no longer validates), then each deployed again from what it runs. */
+async function redeployFlows(app: AppServices, principal: Principal, flowIds: string[], what: string, meta: RequestMeta) {
+  const planned: Array<{ flow: Flow; snapshot: DeploymentSnapshot; revision: number }> = [];
+  for (const flowId of flowIds) {
+    const flow = await requireFlow(app, principal, flowId);
+    const current = flow.currentDeploymentId ? await app.db.prisma.deployment.findFirst({ where: { id: flow.currentDeploymentId, flowId: flow.id } }) : null;
+    if (!current) continue;
+    const deployed = current.snapshot as unknown as DeploymentSnapshot;
+    const snapshot = await withSubflows(app, flow.organizationId, deployed, deployed);
+    try {
+      validateGraph(app.nodes, snapshot, snapshotContext(snapshot));
+    } catch (err) {
+      const reason = AppError.is(err) ? err.message : "it does not validate";
+      throw new AppError("VALIDATION_FAILED", `flow "${flow.name}" (${flow.id}) cannot run ${what} as it is now: ${reason}; nothing was deployed`, {
+        details: [{ path: `flows.${flow.id}`, message: reason }],
+        cause: err,
+      });
+    }
+    planned.push({ flow, snapshot, revision: current.revision });
+  }
+  const deployments = [];
+  for (const { flow, snapshot, revision } of planned) {
+    const { deployment } = await activate(app, principal, flow, snapshot, revision, meta, null);
+    deployments.push({ flow_id: flow.id, deployment_id: deployment.id, revision: deployment.revision, state: deployment.state });
+  }
+  return deployments;
+}
+
 export async function rollbackFlow(app: AppServices, principal: Principal, input: { id: string; deployment_id: string }, meta: RequestMeta) {
   const flow = await requireFlow(app, principal, input.id);
   const target = await app.db.prisma.deployment.findFirst({ where: { id: input.deployment_id, flowId: flow.id } });
@@ -154,7 +206,7 @@ export async function rollbackFlow(app: AppServices, principal: Principal, input
   const snapshot = target.snapshot as unknown as DeploymentSnapshot;
   try {
     // Its instances run the definitions it carries, whatever the organization's are now.
-    validateGraph(app.nodes, snapshot, { kind: "flow", subflows: portsOfSnapshots(snapshot.subflows) });
+    validateGraph(app.nodes, snapshot, snapshotContext(snapshot));
   } catch (err) {
     throw new AppError("VALIDATION_FAILED", "that deployment no longer validates against the node catalog", { cause: err });
   }

@@ -128,6 +128,8 @@ export const importFlowsOutput = z.union([
     flows: z.array(flowView),
     /** The subflow definitions the import created (SPEC §16). */
     subflows: z.array(z.object({ id: z.string(), name: z.string(), revision: z.number().int() })),
+    /** The configuration nodes the import created or updated (SPEC §19): a re-import of the same ids updates them. */
+    config_nodes: z.array(z.object({ id: z.string(), type: z.string(), name: z.string(), revision: z.number().int() })),
     warnings: z.array(z.string()),
   }),
   z.object({ report: z.array(importReportEntry), warnings: z.array(z.string()) }),

@@ -448,7 +448,7 @@ describe("Node-RED interchange", () => {
     const unknown = flow.nodes.find((n: { type: string }) => n.type === "unknown");
     expect(unknown).toMatchObject({ disabled: true, config: { original_type: "mqtt out" } });
     expect(res.body.warnings.join("\n")).toMatch(/mqtt out.*not available/);
-    expect(res.body.warnings.join("\n")).toMatch(/config node c0c0c0c0c0c0c0c0 \(mqtt-broker\)/);
+    expect(res.body.warnings.join("\n")).toMatch(/configuration node c0c0c0c0c0c0c0c0: type mqtt-broker is not available here; kept/);
 
     const exported = (await request("GET", `/flows/${flow.id}/export`, { token: user.accessToken })).body;
     const mqtt = exported.find((n: { type: string }) => n.type === "mqtt out");

@@ -9,6 +9,7 @@ import type { Connection, FlowGraph, FlowNode } from "../../../shared/flow-graph
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../request-meta";
 import { validateGraph, type GraphContext } from "./validate-graph";
+import { configNodeTypes, mayNameConfigNodes } from "../config-nodes/config-node-rows";
 import type { FlowGroup } from "../../../shared/subflows";
 import { subflowPortsFor } from "../subflows/subflow-ports";
 import { actorName, publishOrgEvent } from "./events";
@@ -103,9 +104,11 @@ function uniqueNodeViolation(err: unknown): AppError | null {
   });
 }
 
-/** What a flow of the organization is validated against besides the node catalog: its subflow definitions. */
+/** What a flow of the organization is validated against besides the node catalog: its subflow definitions and configuration nodes. */
 export async function graphContext(app: AppServices, organizationId: string, nodes: ReadonlyArray<{ type: string }>): Promise<GraphContext> {
-  return { kind: "flow", subflows: await subflowPortsFor(app, organizationId, nodes) };
+  // Only a graph with a node that may name a configuration node reads them (saves and deploys of the rest cost nothing more).
+  const [subflows, configNodes] = await Promise.all([subflowPortsFor(app, organizationId, nodes), mayNameConfigNodes(app.nodes, nodes) ? configNodeTypes(app.db.prisma, organizationId) : new Map<string, string>()]);
+  return { kind: "flow", subflows, configNodes };
 }
 
 export async function createFlow(app: AppServices, principal: Principal, input: CreateFlowInput, meta: RequestMeta, options: { quiet?: boolean } = {}) {

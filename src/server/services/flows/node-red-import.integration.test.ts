@@ -174,14 +174,14 @@ describe("import: dry run", () => {
     expect(res.body.flows).toBeUndefined();
     const byId = Object.fromEntries(res.body.report.map((r: { node_id: string }) => [r.node_id, r]));
     expect(res.body.report).toHaveLength(6);
-    expect(byId.b1).toEqual({ node_id: "b1", type: "mqtt-broker", support: "unsupported", reason: "configuration nodes are not imported; set their values on the nodes that use them" });
+    expect(byId.b1).toEqual({ node_id: "b1", type: "mqtt-broker", support: "unsupported", reason: "type mqtt-broker is not available here; kept as an unknown configuration node for export" });
     expect(byId[flows[1]!.id as string]).toEqual({ node_id: flows[1]!.id, type: "inject", support: "supported" });
     expect(byId["d.1"]).toEqual({ node_id: "d.1", type: "debug", support: "supported" });
     expect(byId[flows[3]!.id as string]).toMatchObject({ type: "exec", support: "unsupported", reason: expect.stringMatching(/not offered, by design/) });
     expect(byId[flows[4]!.id as string]).toMatchObject({ type: "mqtt in", support: "unsupported", reason: "type mqtt in is not available here" });
     // The function node's external modules are a property we do not carry: it imports, without them.
     expect(byId[flows[5]!.id as string]).toMatchObject({ type: "function", support: "partial", reason: expect.stringMatching(/libs/) });
-    expect(res.body.warnings.join("\n")).toMatch(/config node b1 \(mqtt-broker\)/);
+    expect(res.body.warnings.join("\n")).toMatch(/configuration node b1: type mqtt-broker is not available here/);
     expect(res.body.warnings.join("\n")).toMatch(/node d\.1 was renamed/);
     expect(await flowNames()).toEqual(before);
 

@@ -6,7 +6,7 @@ import { checkDefinitions, definitionIndex, subflowsByIds, type DefinitionIndex,
 import { createSubflowInput } from "../subflows/subflow.schemas";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
 import { SUBFLOW_IN_TYPE, SUBFLOW_OUT_TYPE, SUBFLOW_STATUS_TYPE, type FlowGroup, type SubflowEnvEntry } from "../../../shared/subflows";
-import { canvasToNodeRed, convertNodeRedNodes, envEntryFromNodeRed, freshId, type ImportReportEntry } from "./node-red";
+import { canvasToNodeRed, convertNodeRedNodes, envEntryFromNodeRed, freshId, type ConfigNodeMapping, type ImportReportEntry } from "./node-red-mapping";
 import { groupsFromNodeRed } from "./node-red-groups";
 
 type NrNode = Record<string, unknown>;
@@ -77,9 +77,10 @@ export function subflowFromNodeRed(
   subflows: ReadonlyMap<string, string>,
   warnings: string[],
   report: ImportReportEntry[],
+  configNodes?: ConfigNodeMapping,
 ) {
   const nrId = String(item.id);
-  const graph = convertNodeRedNodes(registry, inner, newId, warnings, report, subflows);
+  const graph = convertNodeRedNodes(registry, inner, newId, warnings, report, subflows, { configNodes });
   const ports = portNodeIds(ourId);
   const local = new Set(graph.nodes.map((n) => n.id));
   const at = (p: unknown) => {
@@ -188,9 +189,10 @@ export async function importSubflows(
   warnings: string[],
   report: ImportReportEntry[],
   mode: "copy" | "use",
+  configNodes?: ConfigNodeMapping,
 ) {
   const existing = new Map((await subflowsByIds(app, organizationId, subflowIdsNamed(items, canvas))).map((d) => [d.id, d]));
-  const organization: OrganizationSubflows = { existing, index: await definitionIndex(app.db.prisma, organizationId) };
+  const organization: OrganizationSubflows = { existing, index: await definitionIndex(app.db.prisma, organizationId), configNodes };
   return mapSubflows(app.nodes, organization, items, canvas, newId, warnings, report, mode);
 }
 
@@ -200,6 +202,8 @@ export interface OrganizationSubflows {
   existing: ReadonlyMap<string, DefinitionGraph>;
   /** All of them, as the nesting and port checks see them. */
   index: ReadonlyMap<string, DefinitionIndex>;
+  /** The configuration nodes the definitions' nodes may name (the organization's and the file's, SPEC §19). */
+  configNodes?: ConfigNodeMapping;
 }
 
 /** An organization without subflow definitions. */
@@ -262,6 +266,7 @@ export function mapSubflows(
       subflowIds,
       said.warnings,
       said.report,
+      organization.configNodes,
     );
     const parsed = createSubflowInput.safeParse(fields);
     if (!parsed.success) throw validationError(parsed.error.issues.map((issue) => ({ ...issue, path: ["subflows", subflowItems.indexOf(item), ...issue.path] })));
@@ -276,7 +281,7 @@ export function mapSubflows(
     if (mine) {
       let probe: NewSubflow | null;
       try {
-        probe = { ...converted.def, ...checkDefinitions(registry, organization.index, [converted.def]).graphs[0]! };
+        probe = { ...converted.def, ...checkDefinitions(registry, organization.index, [converted.def], organization.configNodes?.types).graphs[0]! };
       } catch {
         probe = null;
       }
@@ -297,6 +302,6 @@ export function mapSubflows(
     report.push(...converted.report);
     newSubflows.push(converted.def);
   }
-  const checked = checkDefinitions(registry, organization.index, newSubflows);
+  const checked = checkDefinitions(registry, organization.index, newSubflows, organization.configNodes?.types);
   return { subflowIds, newSubflows, checked };
 }

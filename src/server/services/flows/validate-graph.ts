@@ -1,6 +1,7 @@
 import { randomHex } from "../../ids";
 import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount, type NodeDefinition } from "../../nodes/types";
+import { configRefProperties } from "../../nodes/config-refs";
 import { AppError, type ErrorDetail } from "../../errors";
 import type { Connection, FlowGraph, FlowNode } from "../../../shared/flow-graph";
 import {
@@ -39,6 +40,11 @@ export interface GraphContext {
    * nodes allowed: at most one subflow-in, subflow-out ports 0..n-1 once each, at most one subflow-status).
    */
   kind?: "flow" | "subflow";
+  /**
+   * The organization's configuration nodes, id → type (SPEC §19): a property that names one must
+   * name one of its type here, or be "". Absent: none exists, so only "" is accepted.
+   */
+  configNodes?: ReadonlyMap<string, string>;
 }
 
 const PORT_TYPES = new Set<string>(SUBFLOW_PORT_TYPES);
@@ -84,11 +90,16 @@ export function validateGraph(registry: NodeRegistry, input: GraphInput, context
       });
       return;
     }
+    if (definition.kind === "config") {
+      details.push({ path: `nodes[${i}].type`, message: `${node.type} is a configuration node: create it under /api/v1/config-nodes and name it from a node's property` });
+      return;
+    }
     const parsed = definition.configSchema.safeParse(node.config);
     if (!parsed.success) {
       pushConfigIssues(details, i, id, node.type, parsed.error.issues);
       return;
     }
+    checkConfigRefs(definition, parsed.data as Record<string, unknown>, context.configNodes, `nodes[${i}].config`, details);
     ports.set(id, portsOf(definition, parsed.data as Record<string, unknown>));
     nodes.push({ id, type: node.type, name: node.name, position: node.position, config: parsed.data, disabled: node.type === "unknown" ? true : node.disabled });
   });
@@ -124,6 +135,23 @@ export function validateGraph(registry: NodeRegistry, input: GraphInput, context
     throw new AppError("VALIDATION_FAILED", `${details[0]!.path}: ${details[0]!.message}`, { details: details.slice(0, 100) });
   }
   return { nodes, connections, groups };
+}
+
+/**
+ * Every property of the type marked as a configuration node reference names one of that type in
+ * the organization, or is "". Another organization's id reads exactly as a missing one.
+ */
+export function checkConfigRefs(definition: NodeDefinition, config: Record<string, unknown>, configNodes: ReadonlyMap<string, string> | undefined, path: string, details: ErrorDetail[]) {
+  for (const ref of configRefProperties(definition)) {
+    const id = config[ref.property];
+    if (typeof id !== "string" || id === "") continue;
+    const type = configNodes?.get(id);
+    if (type === ref.type) continue;
+    details.push({
+      path: `${path}.${ref.property}`,
+      message: type === undefined ? `no ${ref.type} configuration node ${id} in this organization; see GET /api/v1/config-nodes?type=${ref.type}` : `${id} is a ${type} configuration node, not a ${ref.type}`,
+    });
+  }
 }
 
 function portsOf(definition: NodeDefinition, config: Record<string, unknown>) {

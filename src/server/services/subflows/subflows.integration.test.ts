@@ -214,6 +214,7 @@ describe("instances in flows", () => {
       defaults: { env: [] },
       version: 1,
       subflow_only: false,
+      kind: "node",
       color: "#3FADB5",
       form: {},
     });

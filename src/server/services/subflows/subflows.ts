@@ -10,6 +10,7 @@ import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../request-meta";
 import { subflowPortsOf, validateGraph, type SubflowPorts } from "../flows/validate-graph";
 import { usedSubflowIds } from "./subflow-ports";
+import { configNodeTypes } from "../config-nodes/config-node-rows";
 import type { CreateSubflowInput, UpdateSubflowInput } from "./subflow.schemas";
 
 type Tx = Prisma.TransactionClient;
@@ -91,9 +92,15 @@ function checkNesting(index: ReadonlyMap<string, DefinitionIndex>, id: string, u
   return details;
 }
 
-function validateDefinition(registry: NodeRegistry, index: ReadonlyMap<string, DefinitionIndex>, id: string, graph: { nodes: CreateSubflowInput["nodes"]; connections: Connection[]; groups: FlowGroup[] }) {
+function validateDefinition(
+  registry: NodeRegistry,
+  index: ReadonlyMap<string, DefinitionIndex>,
+  id: string,
+  graph: { nodes: CreateSubflowInput["nodes"]; connections: Connection[]; groups: FlowGroup[] },
+  configNodes: ReadonlyMap<string, string>,
+) {
   const subflows = new Map([...index].map(([k, v]) => [k, v.ports]));
-  const validated = validateGraph(registry, graph, { kind: "subflow", subflows });
+  const validated = validateGraph(registry, graph, { kind: "subflow", subflows, configNodes });
   const nesting = checkNesting(index, id, usedSubflowIds(validated.nodes));
   if (nesting.length > 0) throw new AppError("VALIDATION_FAILED", `${nesting[0]!.path}: ${nesting[0]!.message}`, { details: nesting });
   return validated;
@@ -123,7 +130,7 @@ export async function createSubflow(app: AppServices, principal: Principal, inpu
   const row = await app.db.prisma.$transaction(async (tx) => {
     const index = await definitionIndex(tx, principal.organizationId);
     if (index.has(id)) throw new AppError("SUBFLOW_EXISTS", `the organization has a subflow ${id} already; update it with PUT /subflows/${id}`);
-    const graph = validateDefinition(app.nodes, index, id, input);
+    const graph = validateDefinition(app.nodes, index, id, input, await configNodeTypes(tx, principal.organizationId));
     return tx.subflow.create({
       data: {
         id,
@@ -162,7 +169,7 @@ export async function updateSubflow(app: AppServices, principal: Principal, inpu
           nodes: input.nodes ?? (current.nodes as unknown as FlowNode[]),
           connections: input.connections ?? (current.connections as unknown as Connection[]),
           groups: input.groups ?? (current.groups as unknown as FlowGroup[]),
-        })
+        }, await configNodeTypes(tx, principal.organizationId))
       : null;
     if (graph) await assertPortsStillWired(tx, principal.organizationId, current, subflowPortsOf(graph.nodes));
     const { count } = await tx.subflow.updateMany({
@@ -322,6 +329,7 @@ export async function subflowCatalogEntries(app: AppServices, principal: Princip
       defaults: { env: [] },
       version: row.revision,
       subflow_only: false,
+      kind: "node" as const,
       color: row.color,
       form: {},
     };
@@ -338,21 +346,22 @@ export type NewSubflow = CreateSubflowInput & { id: string };
  * definition the import's flows may use (the organization's and these).
  */
 export async function checkNewSubflows(app: AppServices, organizationId: string, defs: NewSubflow[]) {
-  return checkDefinitions(app.nodes, await definitionIndex(app.db.prisma, organizationId), defs);
+  return checkDefinitions(app.nodes, await definitionIndex(app.db.prisma, organizationId), defs, await configNodeTypes(app.db.prisma, organizationId));
 }
 
 /**
  * checkNewSubflows without the database: `organization` is the organization's definitions as
- * definitionIndex reads them (an empty map for an organization that has none).
+ * definitionIndex reads them (an empty map for an organization that has none); `configNodes` the
+ * configuration nodes their nodes may name (id → type: the organization's and the import's).
  */
-export function checkDefinitions(registry: NodeRegistry, organization: ReadonlyMap<string, DefinitionIndex>, defs: NewSubflow[]) {
+export function checkDefinitions(registry: NodeRegistry, organization: ReadonlyMap<string, DefinitionIndex>, defs: NewSubflow[], configNodes: ReadonlyMap<string, string> = new Map()) {
   const index = new Map(organization);
   for (const def of defs) {
     index.set(def.id, { name: def.name, uses: usedSubflowIds(def.nodes), ports: { name: def.name, ...subflowPortsOf(def.nodes) } });
   }
   const graphs = defs.map((def, i) => {
     try {
-      return validateDefinition(registry, index, def.id, def);
+      return validateDefinition(registry, index, def.id, def, configNodes);
     } catch (err) {
       if (!AppError.is(err) || !err.details) throw err;
       const details = err.details.map((d) => ({ path: `subflows[${i}].${d.path}`, message: `${d.message} (subflow ${def.id})` }));

@@ -1,0 +1,78 @@
+// `node scripts/build.mjs [server] [cli]`: compiles the custom server and the command line with
+// esbuild, so neither needs a TypeScript loader at run time (`npm run build` runs both after
+// `next build`; `npm start` and bin/flowplane.mjs run it when their output is missing).
+//
+// server → dist/server/server.js and dist/server/sandbox-worker.js: src/server.ts and the sandbox
+//   worker entry, our code bundled, packages left to node_modules (they are the app's dependencies,
+//   and Next loads the same ones). The worker sits beside the server: pool-worker.ts finds it
+//   relative to its own module, which is the bundle.
+// cli → packages/cli/dist/flowplane.mjs: src/cli/bin.ts with everything it uses (ws, openapi-fetch)
+//   in one file that needs nothing but Node, so packages/cli installs on its own.
+import { build } from "esbuild";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const targets = process.argv.slice(2).length ? process.argv.slice(2) : ["server", "cli"];
+
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  platform: "node",
+  target: "node20.9",
+  format: "esm",
+  tsconfig: path.join(root, "tsconfig.json"),
+  logLevel: "warning",
+  legalComments: "none",
+};
+
+// Bundled CommonJS code (ws) requires Node's built-ins; an ES module has no `require` of its own.
+const requireShim = 'import { createRequire as __fpCreateRequire } from "node:module"; const require = __fpCreateRequire(import.meta.url);';
+
+// Packages stay in node_modules, except JSON files of packages (ajv's draft-06 schema): Node loads
+// JSON as an ES module only with an import attribute, which the sources do not carry.
+const packagesExceptJson = {
+  name: "packages-except-json",
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith("@/") || args.path.endsWith(".json")) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+async function buildServer() {
+  await build({
+    ...common,
+    entryPoints: { server: "src/server.ts", "sandbox-worker": "src/server/runtime/sandbox/sandbox-worker.ts" },
+    outdir: "dist/server",
+    plugins: [packagesExceptJson],
+    sourcemap: "linked",
+    // No keepNames: it wraps every named function on each creation (the cost tsx's loader had on hot
+    // paths, docs/ARCHITECTURE.md "Requests"); our errors set their `name` themselves.
+  });
+}
+
+async function buildCli() {
+  await build({
+    ...common,
+    entryPoints: { flowplane: "src/cli/bin.ts" },
+    outdir: "packages/cli/dist",
+    outExtension: { ".js": ".mjs" },
+    // ws's optional native speed-ups: ws runs without them.
+    external: ["bufferutil", "utf-8-validate"],
+    minify: true,
+    banner: { js: `#!/usr/bin/env node\n${requireShim}` },
+  });
+}
+
+const builders = { server: buildServer, cli: buildCli };
+for (const target of targets) {
+  if (!builders[target]) {
+    console.error(`scripts/build.mjs: unknown target "${target}" (server, cli)`);
+    process.exit(2);
+  }
+  const started = performance.now();
+  await builders[target]();
+  console.log(`built ${target} in ${Math.round(performance.now() - started)} ms`);
+}

@@ -1,0 +1,211 @@
+/**
+ * The composition root: builds the process's one AppServices (app-services.ts holds the types)
+ * from the environment. Only the custom server (src/server.ts), the tests and the benchmarks call
+ * it; nothing under src/server imports it (eslint.layers.js), so no part it builds can import
+ * its builder back.
+ */
+import path from "node:path";
+import { getEnv, type Env } from "../env";
+import { openDatabase } from "./db";
+import { createStore } from "./store";
+import { createLogger, type Logger } from "./logger";
+import { AccessCache } from "./auth/access-cache";
+import { createFlowReads } from "./services/flows/flow-reads";
+import { resolveSecrets } from "./secrets";
+import { createMailer } from "./mail/mailer";
+import { createNodeRegistry } from "./nodes/registry";
+import { OrgEventPublisher } from "./realtime/org-events";
+import { VariableCache } from "./flow-runtime/variable-cache";
+import { loadVariableSet } from "./services/variables/variables";
+import { createFlowRuntime, resolveInstanceId } from "./flow-runtime";
+import { DeviceBus } from "./realtime/device-bus";
+import { WebhookRegistry } from "./runtime/webhooks";
+import { createSafeFetch } from "./runtime/safe-fetch";
+import { DEFAULT_WORK_LIMITS, WorkLimits } from "./runtime/work-limits";
+import { createHttpDispatcher } from "./runtime/http-dispatchers";
+import { openCredential } from "./services/config-nodes/credentials";
+import { SandboxPool } from "./runtime/sandbox/sandbox-pool";
+import { jwtKeys } from "./auth/jwt";
+import { deriveKey } from "./auth/crypto";
+import { variableKeyring } from "./services/variables/variable-keys";
+import { createAuthLimiters } from "./auth/limits";
+import { createAppMetrics } from "./metrics";
+import { ContextHub } from "./flow-runtime/context-hub";
+import type { AppConfig, AppServices } from "./app-services";
+
+export const APP_VERSION = "0.1.0";
+
+export function resolveConfig(env: Env): AppConfig {
+  const dataDir = path.resolve(env.DATA_DIR);
+  const secrets = resolveSecrets({ dataDir, jwtSecret: env.JWT_SECRET, encryptionKey: env.ENCRYPTION_KEY });
+  return {
+    env,
+    secrets,
+    keys: {
+      jwt: jwtKeys(secrets.jwtSecret),
+      mfa: deriveKey(secrets.encryptionKey, "mfa-secret-v1"),
+      backupPepper: deriveKey(secrets.encryptionKey, "backup-code-pepper-v1"),
+      variables: variableKeyring(secrets.encryptionKey, env.ENCRYPTION_KEY_PREVIOUS?.split(",").map((k) => k.trim()) ?? []),
+    },
+    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, ""),
+    dataDir,
+    version: APP_VERSION,
+  };
+}
+
+export interface CreateAppServicesOptions {
+  env?: Env;
+  /** Overrides for tests: an in-memory database, a schema of their own, a quiet logger. */
+  dataDirForDb?: string;
+  dbSchema?: string;
+  storeKeyPrefix?: string;
+  logger?: Logger;
+  /**
+   * Tests (and benchmarks) build several AppServices in one process to stand for several
+   * instances; they say so here. Anything else gets one per process (see claimProcessSlot).
+   */
+  allowSeveralPerProcess?: boolean;
+}
+
+// Held on globalThis, not in this module: Next bundles its own copy of this module, and a second
+// AppServices built through that copy (a second database pool, a second runtime running every
+// flow again) is exactly what this guard is for.
+const LIVE_APPS = Symbol.for("flowplane.liveApps");
+type LiveApps = { [LIVE_APPS]?: number };
+
+/** Throws if this process already has a live AppServices, unless the caller allows several. */
+function claimProcessSlot(allowSeveral: boolean): () => void {
+  const slot = globalThis as LiveApps;
+  const live = slot[LIVE_APPS] ?? 0;
+  if (live > 0 && !allowSeveral) {
+    throw new Error(
+      "a second AppServices was created in this process: there must be exactly one (the custom server builds it; Next's code reaches it through services-slot.ts)",
+    );
+  }
+  slot[LIVE_APPS] = live + 1;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    slot[LIVE_APPS] = Math.max(0, (slot[LIVE_APPS] ?? 1) - 1);
+  };
+}
+
+export async function createAppServices(options: CreateAppServicesOptions = {}): Promise<AppServices> {
+  const release = claimProcessSlot(options.allowSeveralPerProcess ?? false);
+  try {
+    return await buildAppServices(options, release);
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+async function buildAppServices(options: CreateAppServicesOptions, release: () => void): Promise<AppServices> {
+  const env = options.env ?? getEnv();
+  const config = resolveConfig(env);
+  const logger = options.logger ?? createLogger({ level: env.LOG_LEVEL });
+  const db = await openDatabase({
+    databaseUrl: env.DATABASE_URL,
+    dataDir: options.dataDirForDb ?? config.dataDir,
+    schema: options.dbSchema,
+  });
+  if (db.migrations.applied.length > 0) {
+    logger.info({ applied: db.migrations.applied }, "database migrations applied");
+  }
+  const store = createStore({ redisUrl: env.REDIS_URL, keyPrefix: options.storeKeyPrefix ?? env.REDIS_KEY_PREFIX });
+  const mailer = createMailer({ dataDir: config.dataDir, smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, logger });
+  const nodes = createNodeRegistry();
+  const devices = new DeviceBus(store, logger);
+  const webhooks = new WebhookRegistry();
+  const httpRequest = createSafeFetch({ allowPrivate: env.HTTP_REQUEST_ALLOW_PRIVATE });
+  // Per flow and organization: JSONata turns and download bytes (issue 40; runtime/work-limits.ts).
+  const workLimits = new WorkLimits({ ...DEFAULT_WORK_LIMITS, responseBytesPerOrganization: env.HTTP_REQUEST_BYTES_PER_ORGANIZATION });
+  // The function nodes' worker pool belongs to this app: its workers start at the first function node.
+  const sandboxes = new SandboxPool({ limits: { maxSandboxes: env.FUNCTION_NODES_MAX, maxPerOwner: env.FUNCTION_NODES_PER_ORGANIZATION } });
+  const flowReads = createFlowReads(store);
+  const variables = new VariableCache({
+    store,
+    logger,
+    load: (organizationId) => loadVariableSet({ prisma: db.prisma, keyring: config.keys.variables, logger }, organizationId),
+  });
+  await variables.start();
+  const events = new OrgEventPublisher(store, logger);
+  const instanceId = resolveInstanceId(env.INSTANCE_ID);
+  const context = new ContextHub({ prisma: db.prisma, store, logger, instanceId, maxBytes: env.CONTEXT_MAX_BYTES, maxKeys: env.CONTEXT_MAX_KEYS });
+  const flowRuntime = createFlowRuntime(store, {
+    context,
+    events,
+    prisma: db.prisma,
+    flowsChanged: (organizationId) => flowReads.changed(organizationId),
+    logger,
+    nodes,
+    devices,
+    instanceId,
+    highWaterMark: env.FLOW_HIGH_WATER_MARK,
+    variables,
+    executions: {
+      enabled: env.EXECUTIONS_ENABLED,
+      keepPerFlow: env.EXECUTIONS_KEEP_PER_FLOW,
+      keepDays: env.EXECUTIONS_KEEP_DAYS,
+      keepErrorDays: env.EXECUTIONS_KEEP_ERROR_DAYS,
+      sampleAllPerSec: env.EXECUTIONS_SAMPLE_ALL_PER_SEC,
+      sampleOneIn: env.EXECUTIONS_SAMPLE_ONE_IN,
+      maxBytesEach: env.EXECUTIONS_MAX_BYTES_EACH,
+      maxPerOrganization: env.EXECUTIONS_MAX_PER_ORGANIZATION,
+      maxBytesPerOrganization: env.EXECUTIONS_MAX_BYTES_PER_ORGANIZATION,
+    },
+    services: {
+      sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
+      onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),
+      webhooks,
+      httpRequest,
+      httpDispatcher: createHttpDispatcher,
+      // Configuration nodes' credentials, sealed in deployments, opened as their flow starts (SPEC §19).
+      openCredential: (sealed) => openCredential(config.keys.variables, sealed),
+      sandboxes,
+      workLimits,
+    },
+  });
+  const metrics = createAppMetrics({
+    flowRuntime,
+    store,
+    db,
+    // A flow whose start failed (state "error") is its owner's to fix, not the cluster's: left out.
+    flowsToRun: () =>
+      db.prisma.flow.count({
+        where: { deletedAt: null, enabled: true, currentDeploymentId: { not: null }, state: { not: "error" }, organization: { deletedAt: null } },
+      }),
+  });
+  return {
+    config,
+    db,
+    store,
+    limits: createAuthLimiters(store, env),
+    access: new AccessCache(store),
+    flowReads,
+    events,
+    logger,
+    mailer,
+    nodes,
+    flowRuntime,
+    context,
+    variables,
+    workLimits,
+    metrics,
+    startedAt: new Date(),
+    close: async () => {
+      try {
+        await flowRuntime.close();
+        await variables.close();
+        await sandboxes.close();
+        await events.flush();
+        await store.close();
+        await db.close();
+        metrics.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}

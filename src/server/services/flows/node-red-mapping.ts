@@ -1,0 +1,508 @@
+import { randomHex } from "../../ids";
+import type { NodeRegistry } from "../../nodes/registry";
+import { outputCount, type NodeDefinition } from "../../nodes/types";
+import type { Connection, FlowNode } from "../../../shared/flow-graph";
+import { groupsToNodeRed, membershipOf, nodeBox } from "./node-red-groups";
+import { configRefProperties, configRefsOf } from "../../nodes/config-refs";
+import { configNodeIdFromNodeRed } from "../../../shared/config-nodes";
+import {
+  isSubflowInstanceType,
+  JUNCTION_TYPE,
+  subflowIdOfType,
+  subflowInstanceConfigSchema,
+  subflowInstanceType,
+  SUBFLOW_PORT_TYPES,
+  type FlowGroup,
+} from "../../../shared/subflows";
+
+/**
+ * The Node-RED mapping itself: our graphs ↔ Node-RED's flows.json nodes, without the database or
+ * the services (importing, exporting and the subflow mapping build on it; it imports none of them,
+ * so there is no cycle: eslint.layers.js keeps it so).
+ */
+
+/**
+ * A Node-RED env property (a subflow's, or an instance's) as we keep it: values as text, as
+ * Node-RED's editor stores them; anything else it carries (ui) kept for export.
+ */
+export function envEntryFromNodeRed(entry: unknown): unknown {
+  if (!entry || typeof entry !== "object") return entry;
+  const e = entry as Record<string, unknown>;
+  const value = e.value === undefined || e.value === null ? "" : typeof e.value === "string" ? e.value : JSON.stringify(e.value);
+  return { ...e, value };
+}
+
+/** Tabs (flows) one import may create. */
+export const MAX_IMPORT_FLOWS = 100;
+
+export type NrNode = Record<string, unknown> & { id?: unknown; type?: unknown; z?: unknown };
+
+const NR_RESERVED = new Set(["id", "type", "z", "name", "x", "y", "wires", "d", "g", "info"]);
+
+/** Output ports of a node for export: its type's, or its subflow definition's (else as many as its wires use). */
+export type PortsLookup = (node: FlowNode) => number;
+
+export function portsLookup(registry: NodeRegistry, subflowOutputs: ReadonlyMap<string, number> = new Map(), connections: readonly Connection[] = []): PortsLookup {
+  return (n) => {
+    const subflowId = subflowIdOfType(n.type);
+    if (subflowId !== null) {
+      const known = subflowOutputs.get(subflowId);
+      if (known !== undefined) return known;
+      return connections.reduce((max, c) => (c.source === n.id ? Math.max(max, c.source_port + 1) : max), 0);
+    }
+    const definition = registry.get(n.type);
+    return definition ? outputCount(definition, n.config) : 0;
+  };
+}
+
+/**
+ * The nodes of one canvas (a flow's, or a subflow definition's) as Node-RED writes them: z, x, y,
+ * wires, `g` for a group's members; the groups before the nodes, boxed around their members.
+ * Subflow port nodes are not nodes in Node-RED (the definition's in/out/status say them) and are
+ * left to the caller.
+ */
+export function canvasToNodeRed(
+  registry: NodeRegistry,
+  z: string,
+  graph: { nodes: FlowNode[]; connections: Connection[]; groups?: FlowGroup[] },
+  portsOf: PortsLookup = portsLookup(registry, new Map(), graph.connections),
+) {
+  const groups = graph.groups ?? [];
+  const groupOf = membershipOf(groups);
+  const labelOf = (n: FlowNode) => n.name || (registry.get(n.type)?.nodeRed?.type ?? n.type);
+  // Wires into a subflow's outputs and status are the definition's out/status lists in Node-RED, not the nodes' wires.
+  const portNodes = new Set(graph.nodes.filter((n) => (SUBFLOW_PORT_TYPES as readonly string[]).includes(n.type)).map((n) => n.id));
+  const nodes = graph.nodes
+    .filter((n) => !(SUBFLOW_PORT_TYPES as readonly string[]).includes(n.type))
+    .map((n) => {
+      const definition = registry.get(n.type);
+      const ports = portsOf(n);
+      const wires: string[][] = Array.from({ length: ports }, () => []);
+      for (const c of graph.connections) if (c.source === n.id && wires[c.source_port] && !portNodes.has(c.target)) wires[c.source_port]!.push(c.target);
+      const g = groupOf.get(n.id);
+      const inGroup = g ? { g } : {};
+      if (n.type === "unknown") {
+        const c = n.config as { original_type: string; properties: Record<string, unknown> };
+        return { ...c.properties, id: n.id, type: c.original_type, z, ...inGroup, name: n.name, x: n.position.x, y: n.position.y, wires };
+      }
+      if (n.type === JUNCTION_TYPE) return { id: n.id, type: JUNCTION_TYPE, z, ...inGroup, x: n.position.x, y: n.position.y, wires };
+      if (isSubflowInstanceType(n.type)) {
+        const env = (n.config as { env?: unknown[] }).env ?? [];
+        return { id: n.id, type: n.type, z, ...inGroup, name: n.name, env, x: n.position.x, y: n.position.y, wires, ...(n.disabled ? { d: true } : {}) };
+      }
+      const props = definition?.nodeRed ? definition.nodeRed.toNodeRed(n.config) : { ...n.config };
+      return {
+        id: n.id,
+        type: definition?.nodeRed?.type ?? n.type,
+        z,
+        ...inGroup,
+        name: n.name,
+        ...props,
+        x: n.position.x,
+        y: n.position.y,
+        wires,
+        ...(n.disabled ? { d: true } : {}),
+      };
+    });
+  const boxes = groupsToNodeRed(groups, graph.nodes, z, (n) => nodeBox(n, labelOf(n), portsOf(n)));
+  return [...boxes, ...nodes];
+}
+
+/** A flow as Node-RED's flows.json: a tab, then its groups, then its nodes with z, x, y, wires and their properties. */
+export function toNodeRed(
+  registry: NodeRegistry,
+  flow: { id: string; name: string; description: string; enabled: boolean; nodes: FlowNode[]; connections: Connection[]; groups?: FlowGroup[] },
+  env: Array<{ name: string; value: string; type: string }> = [],
+  portsOf?: PortsLookup,
+) {
+  const tab = { id: flow.id, type: "tab", label: flow.name, disabled: !flow.enabled, info: flow.description, env };
+  return [tab, ...canvasToNodeRed(registry, flow.id, flow, portsOf)];
+}
+
+export const freshId = () => randomHex(8);
+
+/**
+ * Node-RED types not offered, by design, in a shared runtime (SPEC §12): they would reach the
+ * host's processes, files or listening ports. Imported, they are kept as disabled unknown nodes.
+ */
+export const NOT_OFFERED_BY_DESIGN: ReadonlyMap<string, string> = new Map([
+  ["exec", "runs commands on the host"],
+  ["file", "writes the host's files"],
+  ["file in", "reads the host's files"],
+  ["watch", "watches the host's files"],
+  ["tcp in", "listens on the host's TCP ports"],
+  ["udp in", "listens on the host's UDP ports"],
+]);
+
+/** Why a node type is kept as an unknown node: our own wording, used by warnings and the dry-run report. */
+export function unsupportedReason(nrType: string, props: Record<string, unknown> = {}): string {
+  // A "tcp in" that connects out (server: "client") listens on nothing: we merely lack it.
+  const byDesign = nrType === "tcp in" && props.server === "client" ? undefined : NOT_OFFERED_BY_DESIGN.get(nrType);
+  if (byDesign) return `type ${nrType} is not offered, by design, in a shared runtime (it ${byDesign})`;
+  return `type ${nrType} is not available here`;
+}
+
+/**
+ * Properties of Node-RED nodes that name other nodes by id (catch/status/complete `scope`, link
+ * nodes' `links`): when an imported id is renamed, these follow, as wires do.
+ */
+const ID_LIST_PROPERTIES = ["scope", "links"] as const;
+/** Node ids as the flow schema takes them (SPEC §5). */
+const NODE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+function renameReferences(props: Record<string, unknown>, newId: (id: string) => string): Record<string, unknown> {
+  const out = { ...props };
+  for (const key of ID_LIST_PROPERTIES) {
+    const value = out[key];
+    if (Array.isArray(value)) out[key] = value.map((v) => (typeof v === "string" ? newId(v) : v));
+  }
+  return out;
+}
+
+/** What the dry run says of one node (SPEC §12). */
+export interface ImportReportEntry {
+  node_id: string;
+  type: string;
+  support: "supported" | "partial" | "unsupported";
+  reason?: string;
+}
+
+/**
+ * Node-RED properties our mapping does not carry: present in the import, absent from what an
+ * export of the converted node would write. Such a node runs, but without them ("partial").
+ */
+function droppedProperties(definition: NodeDefinition, config: Record<string, unknown>, props: Record<string, unknown>): string[] {
+  if (!definition.nodeRed) return [];
+  const written = definition.nodeRed.toNodeRed(config);
+  const emptied = (k: string) => Array.isArray(props[k]) && (props[k] as unknown[]).length > 0 && Array.isArray(written[k]) && (written[k] as unknown[]).length === 0;
+  return Object.keys(props).filter((k) => k !== "l" && props[k] !== undefined && props[k] !== "" && (!(k in written) || emptied(k)));
+}
+
+/** Node-RED nodes of one tab → our nodes and connections (wires to nodes outside the set are dropped and reported). */
+export function convertNodeRedNodes(
+  registry: NodeRegistry,
+  nodes: NrNode[],
+  newId: (id: string) => string,
+  warnings: string[],
+  report: ImportReportEntry[] = [],
+  /** Subflow definitions an instance may name: Node-RED's subflow id → ours (in this import, or the organization's). */
+  subflows: ReadonlyMap<string, string> = new Map(),
+  /** Configuration nodes the nodes may name (SPEC §19): their ids follow the import's mapping; a reference to none of them is cleared. */
+  options: { configNodes?: ConfigNodeMapping } = {},
+) {
+  const flowNodes: FlowNode[] = [];
+  const connections: Connection[] = [];
+  const local = new Set(nodes.map((n) => newId(String(n.id))));
+  const addWires = (id: string, wires: unknown[]) =>
+    wires.forEach((port, portIndex) => {
+      for (const target of Array.isArray(port) ? port : []) {
+        const t = newId(String(target));
+        if (local.has(t)) connections.push({ source: id, source_port: portIndex, target: t });
+        else warnings.push(`wire from ${id} to ${String(target)} was dropped: the target is not in the same tab`);
+      }
+    });
+  for (const n of nodes) {
+    const id = newId(String(n.id));
+    const nrType = String(n.type);
+    const subflowId = subflowIdOfType(nrType);
+    if (subflowId !== null && subflows.has(subflowId)) {
+      // An instance: its env properties are its configuration; its ports are its definition's.
+      const parsed = subflowInstanceConfigSchema.safeParse({ env: Array.isArray(n.env) ? n.env.map(envEntryFromNodeRed) : [] });
+      if (parsed.success) {
+        flowNodes.push({
+          id,
+          type: subflowInstanceType(subflows.get(subflowId)!),
+          name: typeof n.name === "string" ? n.name : "",
+          position: { x: Number(n.x ?? 0) || 0, y: Number(n.y ?? 0) || 0 },
+          config: parsed.data,
+          disabled: n.d === true,
+        });
+        report.push({ node_id: String(n.id), type: nrType, support: "supported" });
+        addWires(id, Array.isArray(n.wires) ? (n.wires as unknown[]) : []);
+        continue;
+      }
+      const issue = parsed.error.issues[0]!;
+      warnings.push(`node ${id} (${nrType}): env.${issue.path.join(".")}: ${issue.message}; kept as an unknown node`);
+    }
+    const definition = NOT_OFFERED_BY_DESIGN.has(nrType) ? undefined : registry.fromNodeRedType(nrType);
+    const props = remapConfigIds(renameReferences(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k))), newId), options.configNodes?.ids);
+    // Node ids in the type's other reference properties follow the renaming too (the id lists
+    // renameReferences knows are renamed already: never twice).
+    for (const key of definition?.nodeRed?.references ?? []) {
+      const value = props[key];
+      if (Array.isArray(value) && !(ID_LIST_PROPERTIES as readonly string[]).includes(key)) props[key] = value.map((ref) => (typeof ref === "string" ? newId(ref) : ref));
+      else if (typeof value === "string") props[key] = newId(value);
+    }
+    // A reference to a node that is neither in this import nor a valid id here (Node-RED keeps
+    // dangling ones, e.g. to a link in deleted since) cannot name anything: dropped, and said.
+    for (const key of ID_LIST_PROPERTIES) {
+      const refs = props[key];
+      if (!Array.isArray(refs)) continue;
+      const kept = refs.filter((ref) => typeof ref !== "string" || NODE_ID_PATTERN.test(ref));
+      if (kept.length === refs.length) continue;
+      warnings.push(`node ${id}: ${key} named ${refs.length - kept.length} node${refs.length - kept.length > 1 ? "s" : ""} that ${refs.length - kept.length > 1 ? "are" : "is"} not in this import (${refs.filter((r) => !kept.includes(r)).join(", ")}); dropped`);
+      props[key] = kept;
+    }
+    const wires = Array.isArray(n.wires) ? (n.wires as unknown[]) : [];
+    let config: Record<string, unknown>;
+    let type: string;
+    if (definition && definition.type !== "unknown") {
+      type = definition.type;
+      let mapped: Record<string, unknown> | null;
+      let mappingError: string | null = null;
+      try {
+        mapped = definition.nodeRed ? definition.nodeRed.fromNodeRed(props) : props;
+      } catch (err) {
+        // A mapping that meets properties of unexpected shapes (or a feature we lack): the node is kept, never a 500.
+        mapped = null;
+        mappingError = err instanceof Error ? err.message : null;
+      }
+      const parsed = mapped === null ? null : definition.configSchema.safeParse(mapped);
+      if (!parsed?.success) {
+        const issue = parsed?.error.issues[0];
+        const reason = issue ? `${issue.path.join(".")}: ${issue.message}` : (mappingError ?? "its properties could not be read");
+        warnings.push(`node ${id} (${nrType}): ${reason}; kept as an unknown node`);
+        report.push({ node_id: String(n.id), type: nrType, support: "unsupported", reason });
+        type = "unknown";
+        config = { original_type: nrType, properties: props, outputs: wires.length };
+      } else {
+        config = clearMissingRefs(definition, parsed.data as Record<string, unknown>, options.configNodes?.types, `node ${id}`, warnings);
+        const dropped = droppedProperties(definition, config, props);
+        report.push(
+          dropped.length > 0
+            ? { node_id: String(n.id), type: nrType, support: "partial", reason: `not carried over: ${dropped.join(", ")}` }
+            : { node_id: String(n.id), type: nrType, support: "supported" },
+        );
+      }
+    } else {
+      type = "unknown";
+      config = { original_type: nrType, properties: props, outputs: wires.length };
+      const reason = unsupportedReason(nrType, props);
+      warnings.push(`node ${id}: ${reason}; kept as a disabled unknown node`);
+      report.push({ node_id: String(n.id), type: nrType, support: "unsupported", reason });
+    }
+    flowNodes.push({
+      id,
+      type,
+      name: typeof n.name === "string" ? n.name : "",
+      position: { x: Number(n.x ?? 0) || 0, y: Number(n.y ?? 0) || 0 },
+      config,
+      disabled: type === "unknown" || n.d === true,
+    });
+    addWires(id, wires);
+  }
+  return { nodes: flowNodes, connections };
+}
+
+/**
+ * Node-RED wires a link-out to the link-in nodes it lists and to those that list it (its runtime
+ * joins both lists); our link-out sends to its own list, so the link-in side is added to it here.
+ */
+export function joinLinkLists(nodes: NrNode[]): NrNode[] {
+  const listedBy = new Map<string, string[]>();
+  for (const n of nodes) {
+    if (n.type !== "link in" || !Array.isArray(n.links)) continue;
+    for (const out of n.links) if (typeof out === "string") listedBy.set(out, [...(listedBy.get(out) ?? []), String(n.id)]);
+  }
+  if (listedBy.size === 0) return nodes;
+  return nodes.map((n) => {
+    const extra = n.type === "link out" ? listedBy.get(String(n.id)) : undefined;
+    if (!extra) return n;
+    const own = Array.isArray(n.links) ? (n.links as unknown[]) : [];
+    return { ...n, links: [...own, ...extra.filter((id) => !own.includes(id))] };
+  });
+}
+
+/** Nodes of a flows.json that go on a canvas (not tabs, subflows, groups or configuration nodes: mapConfigNodes takes those); reports the rest. */
+export function canvasNodes(items: NrNode[], warnings: string[], options: { groups?: boolean; subflows?: boolean } = {}) {
+  const isNode = (n: NrNode) => n.type !== "tab" && n.type !== "subflow" && n.type !== "group" && typeof n.id === "string";
+  for (const n of items.filter((n) => (n.type === "subflow" && !options.subflows) || (n.type === "group" && !options.groups))) warnings.push(`${String(n.type)} ${String(n.id)} was not imported`);
+  return joinLinkLists(items.filter((n) => isNode(n) && (n.x !== undefined || Array.isArray(n.wires))));
+}
+
+
+/**
+ * A flows.json item that is a configuration node (Node-RED's `category: 'config'`): not a tab, a
+ * subflow or a group, with neither a position nor wires.
+ */
+export function isConfigItem(n: NrNode): boolean {
+  return typeof n.id === "string" && n.type !== "tab" && n.type !== "subflow" && n.type !== "group" && n.x === undefined && !Array.isArray(n.wires);
+}
+
+/** The organization's configuration nodes as an import needs them (what importFlows reads first). */
+export interface OrganizationConfigNodes {
+  /** By id: what a re-import finds and updates (or, of another type, avoids). */
+  existing: ReadonlyMap<string, { type: string; name: string; config: Record<string, unknown> }>;
+  /** Whether the importer may write the global-config (admins and owners, as variables). */
+  mayWriteGlobal: boolean;
+}
+
+export const NO_CONFIG_NODES: OrganizationConfigNodes = { existing: new Map(), mayWriteGlobal: false };
+
+/** A configuration node an import writes: created, or the organization's of the same id and type updated. */
+export interface PlannedConfigNode {
+  id: string;
+  nrId: string;
+  type: string;
+  name: string;
+  config: Record<string, unknown>;
+  /** Credentials the file carries (Node-RED's `credentials`, when exported with them); absent ones are kept. */
+  credentials: Record<string, string>;
+  exists: boolean;
+}
+
+/** How node references to configuration nodes are mapped while converting nodes: Node-RED id → ours, and ours → type. */
+export interface ConfigNodeMapping {
+  ids: ReadonlyMap<string, string>;
+  types: ReadonlyMap<string, string>;
+}
+
+const GLOBAL_CONFIG = "global-config";
+const FILE_PATHS = ["cert", "key", "ca"] as const;
+
+/** Top-level string properties holding a configuration node's Node-RED id take our id for it. */
+function remapConfigIds(props: Record<string, unknown>, ids: ReadonlyMap<string, string> | undefined): Record<string, unknown> {
+  if (!ids || ids.size === 0) return props;
+  const out = { ...props };
+  for (const [k, v] of Object.entries(out)) if (typeof v === "string" && ids.has(v)) out[k] = ids.get(v);
+  return out;
+}
+
+/**
+ * A reference to a configuration node that is neither in the file nor the organization's (Node-RED
+ * exports a selection without the configuration nodes it names) cannot be kept: it is cleared, and
+ * said, rather than refusing the whole import.
+ */
+function clearMissingRefs(definition: NodeDefinition, config: Record<string, unknown>, types: ReadonlyMap<string, string> | undefined, what: string, warnings: string[]) {
+  if (!types) return config;
+  let out = config;
+  for (const ref of configRefProperties(definition)) {
+    const id = config[ref.property];
+    if (typeof id !== "string" || id === "" || types.get(id) === ref.type) continue;
+    warnings.push(`${what}: ${ref.property} named configuration node ${id}, which is not a ${ref.type} of this file or organization; cleared`);
+    out = { ...out, [ref.property]: "" };
+  }
+  return out;
+}
+
+/**
+ * The configuration nodes of a flows.json (SPEC §19) → the organization's: the same Node-RED id
+ * always maps to the same id (configNodeIdFromNodeRed), so importing a file again finds and
+ * updates what the first import created instead of duplicating it; an id the organization uses
+ * for another type gets a fresh one. Types we lack are kept as `unknown` configuration nodes (their
+ * properties kept for export, as unknown flow nodes are). The global-config is written only by an
+ * admin or owner, and never replaces the organization's own of another id.
+ */
+export function mapConfigNodes(registry: NodeRegistry, items: NrNode[], organization: OrganizationConfigNodes, warnings: string[], report: ImportReportEntry[]) {
+  const configItems = items.filter(isConfigItem);
+  const ids = new Map<string, string>();
+  const types = new Map<string, string>([...organization.existing].map(([id, c]) => [id, c.type]));
+  const planned: PlannedConfigNode[] = [];
+  const ourTypeOf = (n: NrNode) => {
+    const definition = registry.fromNodeRedType(String(n.type));
+    return definition?.kind === "config" ? definition : undefined;
+  };
+  const existingGlobal = [...organization.existing].find(([, c]) => c.type === GLOBAL_CONFIG)?.[0];
+  const accepted: Array<{ n: NrNode; id: string; definition: NodeDefinition | undefined }> = [];
+  for (const n of configItems) {
+    const nrId = String(n.id);
+    const definition = ourTypeOf(n);
+    const type = definition?.type ?? "unknown";
+    if (type === GLOBAL_CONFIG) {
+      const reason = !organization.mayWriteGlobal
+        ? "the global-config holds the organization's env: only admins and owners import it"
+        : existingGlobal !== undefined && existingGlobal !== configNodeIdFromNodeRed(nrId)
+          ? `the organization has its global-config already (${existingGlobal}); the file's was not applied (change it with PUT /config-nodes/${existingGlobal})`
+          : null;
+      if (reason) {
+        warnings.push(`configuration node ${nrId} (global-config) was not imported: ${reason}`);
+        report.push({ node_id: nrId, type: String(n.type), support: "unsupported", reason });
+        continue;
+      }
+    }
+    let id = configNodeIdFromNodeRed(nrId) ?? freshId();
+    const mine = organization.existing.get(id);
+    // A type that has landed since replaces the unknown node kept for it.
+    if (mine && mine.type !== type && mine.type !== "unknown") {
+      const fresh = freshId();
+      warnings.push(`configuration node ${nrId} was imported as ${fresh}: the organization has a ${mine.type} configuration node by that id`);
+      id = fresh;
+    } else if (id !== nrId) {
+      warnings.push(`configuration node ${nrId} was imported as ${id}: ids here are 1-64 letters, digits, _ or -`);
+    }
+    ids.set(nrId, id);
+    types.set(id, type);
+    accepted.push({ n, id, definition });
+  }
+  for (const { n, id, definition } of accepted) {
+    const nrId = String(n.id);
+    const nrType = String(n.type);
+    const props = remapConfigIds(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k) && k !== "credentials")), ids);
+    const name = typeof n.name === "string" ? n.name.slice(0, 200) : "";
+    const exists = organization.existing.has(id);
+    let config: Record<string, unknown> | null = null;
+    let reason: string | null = null;
+    if (definition) {
+      try {
+        const parsed = definition.configSchema.safeParse(definition.nodeRed ? definition.nodeRed.fromNodeRed(props) : props);
+        if (parsed.success) config = clearMissingRefs(definition, parsed.data as Record<string, unknown>, types, `configuration node ${id}`, warnings);
+        else reason = `${parsed.error.issues[0]!.path.join(".")}: ${parsed.error.issues[0]!.message}`;
+      } catch (err) {
+        reason = err instanceof Error ? err.message : "its properties could not be read";
+      }
+    }
+    if (definition && config) {
+      const declared = definition.credentials ?? {};
+      const raw = n.credentials && typeof n.credentials === "object" ? (n.credentials as Record<string, unknown>) : {};
+      const credentials = Object.fromEntries(Object.entries(raw).filter((e): e is [string, string] => Object.hasOwn(declared, e[0]) && typeof e[1] === "string" && e[1] !== ""));
+      const paths = FILE_PATHS.filter((k) => typeof config[k] === "string" && config[k] !== "");
+      const dropped = droppedProperties(definition, config, props);
+      const notes = [
+        ...(paths.length > 0 ? [`certificate files (${paths.join(", ")}) are not read in the shared runtime: paste the PEM into the node's credentials`] : []),
+        ...(dropped.length > 0 ? [`not carried over: ${dropped.join(", ")}`] : []),
+      ];
+      if (paths.length > 0) warnings.push(`configuration node ${id} (${nrType}): ${notes[0]}`);
+      report.push(notes.length > 0 ? { node_id: nrId, type: nrType, support: "partial", reason: notes.join("; ") } : { node_id: nrId, type: nrType, support: "supported" });
+      planned.push({ id, nrId, type: definition.type, name, config, credentials, exists });
+      continue;
+    }
+    const why = reason ?? `type ${nrType} is not available here`;
+    warnings.push(`configuration node ${id}: ${why}; kept as an unknown configuration node for export`);
+    report.push({ node_id: nrId, type: nrType, support: "unsupported", reason: `${why}; kept as an unknown configuration node for export` });
+    types.set(id, "unknown");
+    planned.push({ id, nrId, type: "unknown", name, config: { original_type: nrType.slice(0, 200), properties: props, outputs: 0 }, credentials: {}, exists });
+  }
+  return { planned, mapping: { ids, types } satisfies ConfigNodeMapping };
+}
+
+/**
+ * What an export writes of a configuration node: Node-RED's type and properties, no `z` (it is
+ * global), and never its credentials (SPEC §19).
+ */
+export function configNodeToNodeRed(registry: NodeRegistry, c: { id: string; type: string; name: string; config: Record<string, unknown> }): NrNode {
+  if (c.type === "unknown") {
+    const u = c.config as { original_type: string; properties: Record<string, unknown> };
+    return { ...u.properties, id: c.id, type: u.original_type, name: c.name };
+  }
+  const definition = registry.get(c.type);
+  const props = definition?.nodeRed ? definition.nodeRed.toNodeRed(c.config) : { ...c.config };
+  return { id: c.id, type: definition?.nodeRed?.type ?? c.type, name: c.name, ...props };
+}
+
+/**
+ * The configuration node ids nodes name: typed references of known types, and for unknown nodes
+ * (kept from an import) any top-level property holding the id of one of `known`.
+ */
+export function configIdsNamed(registry: NodeRegistry, nodes: ReadonlyArray<{ type: string; config: Record<string, unknown> }>, known: ReadonlySet<string>): Set<string> {
+  const out = new Set<string>();
+  for (const n of nodes) {
+    if (n.type === "unknown") {
+      const props = ((n.config as { properties?: Record<string, unknown> }).properties ?? {}) as Record<string, unknown>;
+      for (const v of Object.values(props)) if (typeof v === "string" && known.has(v)) out.add(v);
+      continue;
+    }
+    const definition = registry.get(n.type);
+    if (definition) for (const ref of configRefsOf(definition, n.config)) out.add(ref.id);
+  }
+  return out;
+}
