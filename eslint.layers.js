@@ -73,6 +73,18 @@ export const layerZones = [
     message: "Layer rule 4: the runtime and the nodes know nothing of the database, the store, the services or the transports.",
   },
   {
+    // The engine reads node types through EngineOptions.types (NodeRegistry.runtimeTypes()): roles, never names.
+    target: "./src/server/runtime/**/!(*.test).ts",
+    from: "./src/server/nodes",
+    message: "Layer rule 4: the runtime never imports a node folder or the registry; node types reach the engine through EngineOptions.types (their roles, never their names).",
+  },
+  {
+    // The registry imports every folder through the generated index: a folder importing it back would be a circle.
+    target: "./src/server/nodes/*/**/!(*.test).ts",
+    from: ["./src/server/nodes/registry.ts", "./src/server/nodes/folders.generated.ts"],
+    message: "A node folder declares its type and is found by the registry; it never imports the registry or the folder index.",
+  },
+  {
     // Issue 33: the runtime's persistence (context rows, ...) lives below the services, so the flow
     // runtime never reaches up into a service for SQL.
     target: "./src/server/flow-runtime",

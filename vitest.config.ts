@@ -1,5 +1,10 @@
 import { defineConfig } from "vitest/config";
 import path from "node:path";
+import { writeNodeIndex } from "./scripts/node-index";
+
+// The node folders' index (gitignored): written before any test imports the registry, so a folder
+// just added is found without another step.
+writeNodeIndex();
 
 const alias = { "@": path.resolve(import.meta.dirname, "src") };
 

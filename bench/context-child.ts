@@ -10,9 +10,7 @@ import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
 import type { NodeFactory } from "@/server/runtime/types";
-import { builtinBehaviours } from "@/server/nodes/behaviours";
 import { createNodeRegistry } from "@/server/nodes/registry";
-import { outputCount } from "@/server/nodes/types";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
 
 export type ContextScenario = "flow-set" | "flow-increment";
@@ -82,8 +80,7 @@ async function main() {
   const pool = new SandboxPool();
   const errors: string[] = [];
   const engine = new FlowEngine({
-    behaviours: new Map([...builtinBehaviours(), ["counter", counter]]),
-    outputsOf: (node) => (node.type === "counter" ? 0 : outputCount(registry.get(node.type)!, node.config)),
+    types: registry.runtimeTypes({ counter: { behaviour: counter, outputs: () => 0 } }),
     services: { sandboxes: pool },
     callbacks: { onFlowState: () => undefined, onNodeStatus: () => undefined, onDebug: () => undefined, onNodeError: (e) => errors.push(e.error) },
     // BENCH_CONTEXT_MEMORY=1: the same chain on the engine's in-memory context (no durability), to

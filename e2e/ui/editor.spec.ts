@@ -65,6 +65,12 @@ test.describe("flow editor", () => {
       ],
     });
     await expect(canvasNodes(page)).toHaveCount(3);
+    // Each type draws its own icon, declared in its node folder and sent with the catalog, as an image.
+    const icon = (id: string) => canvasNode(page, id).locator(".fp-node-icon img");
+    await expect(icon("wb-inject")).toHaveAttribute("src", /^data:image\/svg\+xml/);
+    await expect.poll(() => icon("wb-inject").evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    expect(await icon("wb-inject").getAttribute("src")).not.toBe(await icon("wb-debug").getAttribute("src"));
+    await expect(page.locator('.palette-item[data-type="function"] .icon img')).toBeVisible();
     await expect(page.getByRole("banner").getByRole("link", { name: "Flows" })).toBeVisible();
     // The editor fills the window and the page itself never scrolls (the palette and the sidebar do).
     expect(await page.evaluate(() => document.documentElement.scrollHeight - window.innerHeight)).toBeLessThanOrEqual(0);

@@ -14,7 +14,6 @@ import { createFlowReads } from "./services/flows/flow-reads";
 import { resolveSecrets } from "./secrets";
 import { createMailer } from "./mail/mailer";
 import { createNodeRegistry } from "./nodes/registry";
-import { builtinBehaviours } from "./nodes/behaviours";
 import { OrgEventPublisher } from "./realtime/org-events";
 import { VariableCache } from "./flow-runtime/variable-cache";
 import { loadVariableSet } from "./services/variables/variables";
@@ -141,7 +140,6 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     flowsChanged: (organizationId) => flowReads.changed(organizationId),
     logger,
     nodes,
-    behaviours: builtinBehaviours(),
     devices,
     instanceId,
     highWaterMark: env.FLOW_HIGH_WATER_MARK,

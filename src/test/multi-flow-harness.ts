@@ -1,9 +1,7 @@
 import { afterEach } from "vitest";
 import { FlowEngine, type EngineOptions, type FlowSpec } from "@/server/runtime/engine";
 import type { Message, NodeFactory } from "@/server/runtime/types";
-import { builtinBehaviours } from "@/server/nodes/behaviours";
 import { createNodeRegistry } from "@/server/nodes/registry";
-import { outputCount } from "@/server/nodes/types";
 
 export interface TestFlow {
   flowId: string;
@@ -36,15 +34,13 @@ export function closingMultiFlowEngines() {
       },
     });
     const engine = new FlowEngine({
-      behaviours: new Map([...builtinBehaviours(), ["sink", sink], ...Object.entries(extraTypes)]),
-      outputsOf: (node) => (own(node.type) ? 0 : outputCount(registry.get(node.type)!, node.config)),
+      types: registry.runtimeTypes(Object.fromEntries([["sink", sink], ...Object.entries(extraTypes)].map(([type, behaviour]) => [type, { behaviour, outputs: () => 0 }]))),
       callbacks: {
         onFlowState: () => undefined,
         onNodeStatus: () => undefined,
         onDebug: () => undefined,
         onNodeError: (e) => errors.push({ flowId: e.flowId, nodeId: e.nodeId, error: e.error }),
       },
-      nodeRedType: (type) => registry.get(type)?.nodeRed?.type,
       closeTimeoutMs: 500,
       ...options,
     });

@@ -1,9 +1,7 @@
 import { afterEach } from "vitest";
 import { FlowEngine, type EngineOptions, type FlowSpec } from "@/server/runtime/engine";
 import type { DebugSubflowSource, Message, NodeFactory, NodeStatus, RuntimeServices } from "@/server/runtime/types";
-import { builtinBehaviours } from "@/server/nodes/behaviours";
 import { createNodeRegistry } from "@/server/nodes/registry";
-import { outputCount } from "@/server/nodes/types";
 import { WebhookRegistry } from "@/server/runtime/webhooks";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
 import { variableResolver, type VariableSource } from "@/server/runtime/variables";
@@ -57,13 +55,11 @@ export async function loadTestFlow(
       done();
     },
   });
-  const behaviours = new Map([...builtinBehaviours(), ["sink", sink], ...Object.entries(extraTypes)]);
   const ownType = (type: string) => type === "sink" || type in extraTypes;
   const webhooks = services.webhooks ?? new WebhookRegistry();
   const ownPool = services.sandboxes ? undefined : new SandboxPool();
   const engine = new FlowEngine({
-    behaviours,
-    outputsOf: (node) => (ownType(node.type) ? 0 : outputCount(registry.get(node.type)!, node.config)),
+    types: registry.runtimeTypes(Object.fromEntries([["sink", sink], ...Object.entries(extraTypes)].map(([type, behaviour]) => [type, { behaviour, outputs: () => 0 }]))),
     services: { webhooks, sandboxes: ownPool, ...services },
     callbacks: {
       onFlowState: () => undefined,
@@ -71,7 +67,6 @@ export async function loadTestFlow(
       onDebug: (e) => debug.push({ nodeId: e.nodeId, msg: e.msg, property: e.property, format: e.format, topic: e.topic, ...(e.subflow ? { subflow: e.subflow } : {}) }),
       onNodeError: (e) => errors.push({ nodeId: e.nodeId, error: e.error }),
     },
-    nodeRedType: (type) => registry.get(type)?.nodeRed?.type,
     closeTimeoutMs: 500,
     contextStores: engineOptions.contextStores,
     variables: engineOptions.variables,

@@ -171,7 +171,7 @@ export function EditNodeDialog({
               ) : null}
             </>
           ) : schemaQuery.data ? (
-            <SchemaForm type={node.data.type} schema={schemaQuery.data.schema as JsonSchema} value={config} onChange={changeConfig} errors={errors} />
+            <SchemaForm hints={schemaQuery.data.form} schema={schemaQuery.data.schema as JsonSchema} value={config} onChange={changeConfig} errors={errors} />
           ) : schemaQuery.error ? (
             <Alert kind="error">{errorInfo(schemaQuery.error).message}</Alert>
           ) : (

@@ -19,6 +19,8 @@ export interface FlowNodeData extends Record<string, unknown> {
   inputs: number;
   outputs: number;
   category: string;
+  /** The type's icon (SVG from the catalog); absent for unknown nodes and subflow instances. */
+  icon?: string;
   /** Node-RED type of an unknown node, kept from an import. */
   unknownType?: string;
   /** A subflow instance's definition: its name (shown when the instance is unnamed) and colour. */
@@ -70,28 +72,8 @@ export const categoryLabels: Record<string, string> = {
   common: "Common",
 };
 
-export const typeIcons: Record<string, string> = {
-  inject: "▶",
-  debug: "☰",
-  function: "ƒ",
-  change: "✎",
-  switch: "⇉",
-  template: "{}",
-  delay: "◔",
-  json: "J",
-  "http-in": "⇥",
-  "http-response": "⇤",
-  "http-request": "⇄",
-  "device-in": "◉",
-  "device-out": "◎",
-  comment: "✱",
-  catch: "!",
-  unknown: "?",
-  junction: "●",
-  "subflow-in": "⇥",
-  "subflow-out": "⇤",
-  "subflow-status": "◔",
-};
+/** What a node without an icon of its own shows: an unknown node's kept type. */
+export const UNKNOWN_ICON = "?";
 
 /** A subflow instance's icon (palette and canvas). */
 export const SUBFLOW_ICON = "▣";
@@ -159,6 +141,7 @@ export function toEditorNode(catalog: Catalog, n: FlowNode): EditorNode {
       inputs,
       outputs,
       category: catalog.get(n.type)?.category ?? "common",
+      icon: catalog.get(n.type)?.icon,
       ...(n.type === "unknown" ? { unknownType: String((n.config as { original_type?: unknown }).original_type ?? "unknown") } : {}),
       ...(isSubflowInstanceType(n.type) ? { subflowName: catalog.get(n.type)?.name ?? subflowIdOfType(n.type)!, color: catalog.get(n.type)?.color } : {}),
     },

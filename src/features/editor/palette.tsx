@@ -2,7 +2,8 @@
 
 import { memo, useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
 import { isSubflowInstanceType } from "@/shared/subflows";
-import { SUBFLOW_ICON, categoryColors, categoryLabels, typeIcons, type CatalogEntry } from "./model";
+import { SUBFLOW_ICON, UNKNOWN_ICON, categoryColors, categoryLabels, type CatalogEntry } from "./model";
+import { NodeIcon } from "./node-icon";
 
 const ORDER = ["input", "output", "function", "network", "parser", "sequence", "common"];
 
@@ -102,7 +103,7 @@ export const Palette = memo(function Palette({
                   }}
                 >
                   <span className="icon" aria-hidden="true">
-                    {isSubflowInstanceType(c.type) ? SUBFLOW_ICON : (typeIcons[c.type] ?? "•")}
+                    {isSubflowInstanceType(c.type) ? SUBFLOW_ICON : <NodeIcon svg={c.icon} fallback={UNKNOWN_ICON} />}
                   </span>
                   {isSubflowInstanceType(c.type) ? c.name : c.type}
                 </button>

@@ -3,6 +3,7 @@
 import { useContext, useState } from "react";
 import { isOperandTypeList } from "@/shared/operand-types";
 import { CodeField } from "./code-field";
+import type { FormHint, FormHints } from "@/shared/form-hints";
 import { configRefType } from "./config-nodes/config-node-model";
 import { ConfigRefFieldContext } from "./config-nodes/config-ref-slot";
 import { TypedInput } from "./typed-input";
@@ -97,7 +98,24 @@ function JsonField({ id, label, value, onChange, error }: { id: string; label: s
   );
 }
 
-function ScalarField({ path, label, schema: raw, value, onChange, errors, code }: { path: string; label: string; schema: JsonSchema; value: unknown; onChange: (v: unknown) => void; errors: Errors; code?: boolean }) {
+function ScalarField({
+  path,
+  label,
+  schema: raw,
+  value,
+  onChange,
+  errors,
+  hint,
+}: {
+  path: string;
+  label: string;
+  schema: JsonSchema;
+  value: unknown;
+  onChange: (v: unknown) => void;
+  errors: Errors;
+  /** What the node type declares for this property (a code editor, a long text). */
+  hint?: FormHint;
+}) {
   const { schema, nullable } = unwrapNullable(raw);
   const id = fieldId(path);
   const error = errors[path];
@@ -116,7 +134,7 @@ function ScalarField({ path, label, schema: raw, value, onChange, errors, code }
       ) : null}
     </>
   );
-  if (code) return <CodeField id={id} label={label} value={String(value ?? "")} onChange={onChange} error={error ? `${label} ${error}` : undefined} />;
+  if (hint?.widget === "code") return <CodeField id={id} label={label} value={String(value ?? "")} onChange={onChange} error={error ? `${label} ${error}` : undefined} />;
   if (schema.type === "boolean") {
     return (
       <div className="checkbox-field">
@@ -167,7 +185,7 @@ function ScalarField({ path, label, schema: raw, value, onChange, errors, code }
     );
   }
   if (schema.type === "string") {
-    const long = (schema.maxLength ?? 0) > 65536 || path === "info";
+    const long = (schema.maxLength ?? 0) > 65536 || hint?.widget === "multiline";
     return (
       <div className="field">
         <label htmlFor={id}>{label}</label>
@@ -379,11 +397,12 @@ function VariantList({ path, label, schema, value, onChange, errors }: { path: s
 /**
  * One labelled field per property of a node type's JSON Schema (label: the title, else the
  * name); an operand pair (`<name>` + `<name>_type`) is one typed input; rule lists and lists of
- * objects get add/remove/reorder; the function node's code gets CodeMirror; a reference to a
- * configuration node gets the picker FlowEditor provides (ConfigRefFieldContext). Errors are
- * keyed by the server's paths (`payload`, `rules[0].v`) and shown next to their fields.
+ * objects get add/remove/reorder; a property the type's form hints name gets its widget (code:
+ * CodeMirror; multiline: a text area); a reference to a configuration node gets the picker
+ * FlowEditor provides (ConfigRefFieldContext). Errors are keyed by the server's paths (`payload`,
+ * `rules[0].v`) and shown next to their fields.
  */
-export function SchemaForm({ type, schema, value, onChange, errors }: { type: string; schema: JsonSchema; value: Config; onChange: (v: Config) => void; errors: Errors }) {
+export function SchemaForm({ hints, schema, value, onChange, errors }: { hints: FormHints; schema: JsonSchema; value: Config; onChange: (v: Config) => void; errors: Errors }) {
   const ConfigRefField = useContext(ConfigRefFieldContext);
   return (
     <PropertyFields
@@ -399,9 +418,8 @@ export function SchemaForm({ type, schema, value, onChange, errors }: { type: st
           return <ConfigRefField key={key} id={fieldId(key)} label={label} description={prop.description} type={refType} value={typeof value[key] === "string" ? (value[key] as string) : ""} required={schema.required?.includes(key) ?? false} error={error ? `${label} ${error}` : undefined} onChange={set} />;
         }
         if (isVariantList(prop)) return <VariantList key={key} path={key} label={label} schema={prop} value={value[key]} onChange={set} errors={errors} />;
-        if (type === "function" && ["code", "initialize", "finalize"].includes(key)) {
-          return <ScalarField key={key} path={key} label={label} schema={prop} value={value[key]} onChange={set} errors={errors} code />;
-        }
+        const hint = Object.hasOwn(hints, key) ? hints[key] : undefined;
+        if (hint) return <ScalarField key={key} path={key} label={label} schema={prop} value={value[key]} onChange={set} errors={errors} hint={hint} />;
         return null;
       }}
     />

@@ -2,10 +2,9 @@ import type { PrismaClient, Flow, Deployment } from "../../generated/prisma/clie
 import type { KeyValueStore } from "../store";
 import type { Logger } from "../logger";
 import { FLOW_BUSY_RETRY_AFTER_SEC, FlowEngine, newMessageId } from "../runtime/engine";
-import type { DeviceInMessage, FlowState, Message, NodeFactory, NodeStatus, RuntimeServices } from "../runtime/types";
+import type { DeviceInMessage, FlowState, Message, NodeStatus, RuntimeServices } from "../runtime/types";
 import type { WebhookRegistry, WebhookRequest, WebhookResponse } from "../runtime/webhooks";
 import type { NodeRegistry } from "../nodes/registry";
-import { outputCount } from "../nodes/types";
 import type { DeviceBus } from "../realtime/device-bus";
 import type { EventData, EventTopic } from "../../shared/realtime";
 import type { OrgEventPublisher } from "../realtime/org-events";
@@ -24,7 +23,6 @@ export interface LocalRuntimeDeps {
   events: OrgEventPublisher;
   logger: Logger;
   nodes: NodeRegistry;
-  behaviours: Map<string, NodeFactory>;
   services: RuntimeServices & { webhooks: WebhookRegistry };
   devices: DeviceBus;
   instanceId: string;
@@ -97,13 +95,8 @@ export class LocalFlowRuntime implements FlowRuntime {
       contextStores: context ? (spec) => context.storesFor(spec) : undefined,
       durability: context?.journal,
       highWaterMark: deps.highWaterMark,
-      behaviours: deps.behaviours,
-      outputsOf: (node) => {
-        const definition = deps.nodes.get(node.type);
-        return definition ? outputCount(definition, node.config) : 0;
-      },
+      types: deps.nodes.runtimeTypes(),
       services: deps.services,
-      nodeRedType: (type) => deps.nodes.get(type)?.nodeRed?.type,
       links: new FlowLinks({ prisma: deps.prisma, engine: () => this.engine, remote: deps.remoteLinks }),
       ...(deps.variables
         ? { variables: (spec, node, layers) => variableResolver(deps.variables!, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node, layers) }

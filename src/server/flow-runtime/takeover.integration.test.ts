@@ -12,7 +12,6 @@ import { setUpTestApp } from "@/test/set-up-test-app";
 import { restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import type { AppServices } from "@/server/app-services";
-import { builtinBehaviours } from "@/server/nodes/behaviours";
 import { DeviceBus } from "@/server/realtime/device-bus";
 import { WebhookRegistry } from "@/server/runtime/webhooks";
 import { createSafeFetch } from "@/server/runtime/safe-fetch";
@@ -76,7 +75,6 @@ function instance(name: string, store: KeyValueStore): ClusteredFlowRuntime {
     events: app.events,
     logger: app.logger,
     nodes: app.nodes,
-    behaviours: builtinBehaviours(),
     devices,
     instanceId: `${name}-${randomBytes(3).toString("hex")}`,
     flowsChanged: (organizationId) => app.flowReads.changed(organizationId),

@@ -19,7 +19,6 @@ import { signUp } from "@/test/accounts";
 import type { AppServices } from "@/server/app-services";
 import { handleWebhookUrl } from "@/server/api/rest/webhook-handler";
 import { CLIENT_IP_HEADER } from "@/server/http/client-ip";
-import { builtinBehaviours } from "@/server/nodes/behaviours";
 import { DeviceBus } from "@/server/realtime/device-bus";
 import { WebhookRegistry } from "@/server/runtime/webhooks";
 import { createSafeFetch } from "@/server/runtime/safe-fetch";
@@ -46,7 +45,6 @@ function instance(name: string): ClusteredFlowRuntime {
     events: app.events,
     logger: app.logger,
     nodes: app.nodes,
-    behaviours: builtinBehaviours(),
     devices,
     instanceId: `${name}-${randomBytes(3).toString("hex")}`,
     flowsChanged: (organizationId) => app.flowReads.changed(organizationId),

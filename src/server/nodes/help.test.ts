@@ -7,7 +7,7 @@ import { builtinNodes } from "./registry";
  * property of its schema a human title. This checks ALL registered types (builtinNodes), so a
  * type added without them fails here.
  */
-describe.each(builtinNodes.map((d) => [d.type, d] as const))("%s", (_type, definition) => {
+describe.each(builtinNodes.map(({ definition: d }) => [d.type, d] as const))("%s", (_type, definition) => {
   it("has help: a first paragraph saying what it does, then Inputs, Outputs and Details", () => {
     const help = definition.help ?? "";
     expect(help, "help is missing").not.toBe("");

@@ -1,148 +1,96 @@
-import { defineNode, type NodeDefinition } from "./types";
-import { injectNode } from "./inject/definition";
-import { debugNode } from "./debug/definition";
-import { functionNode } from "./function/definition";
-import { changeNode } from "./change/definition";
-import { switchNode } from "./switch/definition";
-import { templateNode } from "./template/definition";
-import { delayNode } from "./delay/definition";
-import { jsonNode } from "./json/definition";
-import { httpInNode } from "./http-in/definition";
-import { httpResponseNode } from "./http-response/definition";
-import { httpRequestNode } from "./http-request/definition";
-import { deviceInNode } from "./device-in/definition";
-import { deviceOutNode } from "./device-out/definition";
-import { commentNode } from "./comment/definition";
-import { catchNode } from "./catch/definition";
-import { yamlNode } from "./yaml/definition";
-import { xmlNode } from "./xml/definition";
-import { htmlNode } from "./html/definition";
-import { csvNode } from "./csv/definition";
-import { linkInNode } from "./link-in/definition";
-import { linkOutNode } from "./link-out/definition";
-import { linkCallNode } from "./link-call/definition";
-import { statusNode } from "./status/definition";
-import { completeNode } from "./complete/definition";
-import { splitNode } from "./split/definition";
-import { joinNode } from "./join/definition";
-import { batchNode } from "./batch/definition";
-import { sortNode } from "./sort/definition";
-import { filterNode } from "./filter/definition";
-import { rangeNode } from "./range/definition";
-import { triggerNode } from "./trigger/definition";
-import { junctionNode } from "./junction/definition";
-import { subflowInNode, subflowOutNode, subflowStatusNode } from "./subflow-ports/definition";
-import { tlsConfigNode } from "./tls-config/definition";
-import { httpProxyNode } from "./http-proxy/definition";
-import { globalConfigNode } from "./global-config/definition";
-import { z } from "zod";
+import { outputCount, isNodeDefinition, isNodeImplementation, type NodeDefinition } from "./types";
+import type { NodeFactory, RuntimeNodeType } from "../runtime/types";
+import type { NodeFolder } from "./folder";
+import { nodeFolders } from "./folders.generated";
 
-const unknownConfig = z.object({
-  original_type: z.string().min(1).max(200).meta({ title: "Node-RED type", description: "The type of the imported node" }),
-  properties: z.record(z.string(), z.unknown()).default({}).meta({ title: "Properties", description: "The imported node's properties, kept for export" }),
-  outputs: z.number().int().min(0).max(64).default(1).meta({ title: "Outputs", description: "Its output ports, so its wires are kept" }),
-});
-
-/** Imported Node-RED nodes of types we lack: kept (disabled) so nothing is lost on a round trip. */
-export const unknownNode = defineNode({
-  type: "unknown",
-  version: 1,
-  category: "common",
-  name: "Unknown",
-  description: "A node of a type this platform does not have, kept from an import; it never runs.",
-  help: `A Node-RED node of a type this platform does not offer, kept from an import so that nothing is lost: exporting the flow writes it back as it was. It is disabled and never runs.
-
-### Inputs
-
-Messages reaching it go nowhere.
-
-### Outputs
-
-None are sent; its wires are kept for export.
-
-### Details
-
-The import's warnings (and the dry-run report) say why it was not imported as a working node: a type the platform lacks, properties it cannot read, or a type not offered by design.
-
-### Differences from Node-RED
-
-Not offered, by design, in a shared runtime: \`exec\`, \`file\`, \`file in\`, \`watch\`, and listening \`tcp in\` and \`udp in\` nodes: they would reach the host's processes, files or ports.`,
-  inputs: 1,
-  outputs: { value_of: "outputs" },
-  configSchema: unknownConfig,
-});
+/** A type this registry runs: its definition, and its behaviour (absent: it never runs, as `unknown`). */
+export interface RegisteredNode {
+  definition: NodeDefinition;
+  behaviour?: NodeFactory;
+}
 
 /**
  * The catalog: one definition per type, registered once. An instance, not a module-level mutable
  * registry, so tests and the runtime can build their own.
  */
 export class NodeRegistry {
-  private readonly byType = new Map<string, NodeDefinition>();
+  private readonly byType = new Map<string, RegisteredNode>();
 
-  register(definition: NodeDefinition): void {
+  register(definition: NodeDefinition, behaviour?: NodeFactory): void {
     if (this.byType.has(definition.type)) throw new Error(`node type ${definition.type} is registered already`);
-    this.byType.set(definition.type, definition);
+    this.byType.set(definition.type, { definition, behaviour });
   }
 
   get(type: string): NodeDefinition | undefined {
-    return this.byType.get(type);
+    return this.byType.get(type)?.definition;
   }
 
   /** Node-RED's type name → ours. */
   fromNodeRedType(nodeRedType: string): NodeDefinition | undefined {
-    for (const d of this.byType.values()) if (d.nodeRed?.type === nodeRedType || d.type === nodeRedType) return d;
+    for (const { definition: d } of this.byType.values()) if (d.nodeRed?.type === nodeRedType || d.type === nodeRedType) return d;
     return undefined;
   }
 
   list(): NodeDefinition[] {
-    return [...this.byType.values()].filter((d) => d.type !== "unknown");
+    return [...this.byType.values()].map((r) => r.definition).filter((d) => d.type !== "unknown");
+  }
+
+  /** Every registered definition, `unknown` included. */
+  all(): NodeDefinition[] {
+    return [...this.byType.values()].map((r) => r.definition);
+  }
+
+  /**
+   * The types as the engine runs them (EngineOptions.types): those with a behaviour. `extra` adds
+   * types of the caller's own (test harnesses' sinks), which win over registered ones.
+   */
+  runtimeTypes(extra: Record<string, RuntimeNodeType> = {}): Map<string, RuntimeNodeType> {
+    const types = new Map<string, RuntimeNodeType>();
+    for (const { definition, behaviour } of this.byType.values()) {
+      if (!behaviour) continue;
+      const schema = definition.configSchema;
+      types.set(definition.type, {
+        behaviour,
+        parse: (config) => schema.parse(config),
+        outputs: (config) => outputCount(definition, config),
+        // The role readers see what `parse` returned: this type's own parsed configuration.
+        roles: definition.roles as RuntimeNodeType["roles"],
+        nodeRedType: definition.nodeRed?.type,
+      });
+    }
+    for (const [type, t] of Object.entries(extra)) types.set(type, t);
+    return types;
   }
 }
 
-export const builtinNodes: NodeDefinition[] = [
-  injectNode,
-  debugNode,
-  functionNode,
-  changeNode,
-  switchNode,
-  templateNode,
-  delayNode,
-  jsonNode,
-  httpInNode,
-  httpResponseNode,
-  httpRequestNode,
-  deviceInNode,
-  deviceOutNode,
-  commentNode,
-  catchNode,
-  yamlNode,
-  xmlNode,
-  htmlNode,
-  csvNode,
-  linkInNode,
-  linkOutNode,
-  linkCallNode,
-  statusNode,
-  completeNode,
-  splitNode,
-  joinNode,
-  batchNode,
-  sortNode,
-  filterNode,
-  rangeNode,
-  triggerNode,
-  junctionNode,
-  subflowInNode,
-  subflowOutNode,
-  subflowStatusNode,
-  tlsConfigNode,
-  httpProxyNode,
-  globalConfigNode,
-  unknownNode,
-];
+/**
+ * The definitions and behaviours of node folders: every definition a folder's definition.ts
+ * exports, its icon from the folder (`<type>.svg`, else `icon.svg`), and the behaviour its
+ * behaviour.ts declares for it (`defineBehaviour`). A behaviour naming no definition of its folder
+ * is a mistake, refused here (a test builds the registry from every folder).
+ */
+export function nodesOfFolders(folders: readonly NodeFolder[]): RegisteredNode[] {
+  const out: RegisteredNode[] = [];
+  for (const f of folders) {
+    const definitions = Object.values(f.definition).filter(isNodeDefinition);
+    const implementations = Object.values(f.behaviour ?? {}).filter(isNodeImplementation);
+    for (const impl of implementations) {
+      if (!definitions.some((d) => d.type === impl.type)) throw new Error(`node folder ${f.folder}: a behaviour for ${impl.type}, which the folder does not define`);
+    }
+    for (const definition of definitions) {
+      const icon = f.icons[`${definition.type}.svg`] ?? f.icons["icon.svg"];
+      const impl = implementations.find((i) => i.type === definition.type);
+      out.push({ definition: icon && !definition.icon ? { ...definition, icon } : definition, behaviour: impl?.factory as NodeFactory | undefined });
+    }
+  }
+  return out;
+}
 
-export function createNodeRegistry(definitions: NodeDefinition[] = builtinNodes): NodeRegistry {
+/** The built-in node types: every folder of src/server/nodes (through the generated index). */
+export const builtinNodes: readonly RegisteredNode[] = nodesOfFolders(nodeFolders);
+
+export function createNodeRegistry(nodes: readonly RegisteredNode[] = builtinNodes): NodeRegistry {
   const registry = new NodeRegistry();
-  for (const d of definitions) registry.register(d);
+  for (const n of nodes) registry.register(n.definition, n.behaviour);
   return registry;
 }

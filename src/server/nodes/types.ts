@@ -1,5 +1,7 @@
 import type { z } from "zod";
 import { outputsFor, type OutputsRule } from "../../shared/node-ports";
+import type { NodeFactory, NodeRoles } from "../runtime/types";
+import type { FormHints } from "../../shared/form-hints";
 
 /** "config": configuration nodes (SPEC §5, §19), never on a palette. */
 export type NodeCategory = "input" | "output" | "function" | "network" | "parser" | "sequence" | "common" | "config";
@@ -9,8 +11,10 @@ export type NodeRedProps = Record<string, unknown>;
 
 /**
  * One node type: what the catalog lists, the one zod schema that validates its configuration
- * everywhere (editor form, API, deploy), and how it maps to Node-RED's flows.json. Behaviour lives
- * beside it in the runtime.
+ * everywhere (editor form, API, deploy), what the engine asks of it (roles), how the editor draws
+ * and edits it (icon, form hints), and how it maps to Node-RED's flows.json. Its behaviour sits
+ * beside it in the folder (`behaviour.ts`, `defineBehaviour`); the registry finds both
+ * (docs/ARCHITECTURE.md, "Adding a node type").
  */
 export interface NodeDefinition<Config extends Record<string, unknown> = Record<string, unknown>> {
   type: string;
@@ -40,6 +44,18 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
    * encrypted, read back as `{ set: boolean }`. "pem": a certificate or key given inline.
    */
   credentials?: Record<string, { type: "text" | "password" | "pem"; title: string; description?: string }>;
+  /**
+   * What the engine asks of the type (catch, status, complete, link target, link call, trigger):
+   * the engine reads roles, never type names.
+   */
+  roles?: NodeRoles<Config>;
+  /**
+   * Its icon: SVG markup, filled in by the registry from the folder's `icon.svg` (or `<type>.svg`
+   * where a folder holds several types) and sent with the catalog.
+   */
+  icon?: string;
+  /** How the editor edits properties the JSON Schema alone does not say (code, long text). */
+  form?: FormHints;
   /** "subflow": a type that exists only inside a subflow definition (its port nodes, SPEC §16); a flow refuses it. */
   scope?: "subflow";
   nodeRed?: {
@@ -58,5 +74,37 @@ export function outputCount(definition: NodeDefinition, config: Record<string, u
   return outputsFor(definition.outputs, config);
 }
 
+declare const configOf: unique symbol;
+
+/** A definition that remembers its parsed configuration's type, so its behaviour receives it typed. */
+export type TypedNodeDefinition<Config> = NodeDefinition & { readonly [configOf]?: Config };
+
 export const defineNode = <Config extends Record<string, unknown>>(definition: NodeDefinition<Config>) =>
-  definition as unknown as NodeDefinition;
+  definition as unknown as TypedNodeDefinition<Config>;
+
+/** A type's behaviour, as `behaviour.ts` exports it: tied to its definition by type name. */
+export interface NodeImplementation {
+  readonly type: string;
+  readonly factory: NodeFactory<never>;
+  readonly brand: "flowplane.node-implementation";
+}
+
+/**
+ * Declares the behaviour of `definition`'s type. The engine parses each node's configuration once,
+ * with the type's schema, when the flow starts, and hands the result to `factory` as `config`.
+ */
+export const defineBehaviour = <Config>(definition: TypedNodeDefinition<Config>, factory: NodeFactory<Config>): NodeImplementation => ({
+  type: definition.type,
+  factory: factory as NodeFactory<never>,
+  brand: "flowplane.node-implementation",
+});
+
+/** Whether an exported value is a node definition (the registry scans each folder's exports). */
+export function isNodeDefinition(value: unknown): value is NodeDefinition {
+  const v = value as Partial<NodeDefinition> | null;
+  return typeof v === "object" && v !== null && typeof v.type === "string" && typeof v.version === "number" && typeof v.configSchema?.safeParse === "function";
+}
+
+export function isNodeImplementation(value: unknown): value is NodeImplementation {
+  return typeof value === "object" && value !== null && (value as Partial<NodeImplementation>).brand === "flowplane.node-implementation";
+}

@@ -68,8 +68,7 @@ function setUp() {
   };
   const pool = new ConnectionPool();
   const engine = new FlowEngine({
-    behaviours: new Map([["fake-client", client]]),
-    outputsOf: () => 0,
+    types: new Map([["fake-client", { behaviour: client, outputs: () => 0 }]]),
     connections: pool,
     configSchemaOf: (type) => (type === "fake-broker" ? brokerSchema : undefined),
     callbacks: {

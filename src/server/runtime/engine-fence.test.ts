@@ -11,7 +11,12 @@ describe("engine fence", () => {
   it("sends and delivers nothing of a flow while its fence is down, and resumes when it is up", async () => {
     const received: Message[] = [];
     let proven = true;
-    const source: NodeFactory = (ctx) => ({ trigger: () => ctx.send({ _msgid: ctx.newMessageId(), payload: "tick" }) }) as ReturnType<NodeFactory>;
+    const source: NodeFactory = (ctx) => ({
+      trigger: () => {
+        ctx.send({ _msgid: ctx.newMessageId(), payload: "tick" });
+        return "sent";
+      },
+    });
     const sink: NodeFactory = (ctx) => ({
       input(msg, _send, done) {
         received.push({ ...msg, flow: ctx.flowId });
@@ -19,11 +24,10 @@ describe("engine fence", () => {
       },
     });
     const engine = new FlowEngine({
-      behaviours: new Map([
-        ["inject", source],
-        ["sink", sink],
+      types: new Map([
+        ["inject", { behaviour: source, outputs: () => 1, roles: { trigger: true } }],
+        ["sink", { behaviour: sink, outputs: () => 0 }],
       ]),
-      outputsOf: (node) => (node.type === "inject" ? 1 : 0),
       callbacks: { onFlowState: () => undefined, onNodeStatus: () => undefined, onDebug: () => undefined, onNodeError: () => undefined },
       fence: (flowId) => flowId !== "flw_fenced" || proven,
     });

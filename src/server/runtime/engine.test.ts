@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { FlowEngine, type EngineOptions, type FlowSpec } from "./engine";
-import type { Message, NodeBehaviour, NodeFactory, NodeStatus, SendValue } from "./types";
+import type { Message, NodeBehaviour, NodeFactory, NodeRoles, NodeStatus, RuntimeNodeType, SendValue } from "./types";
 
 type SpecNode = FlowSpec["nodes"][number];
 
@@ -23,6 +23,12 @@ function flow(nodes: SpecNode[], wires: Array<[string, string, number?]>, flowId
     connections: wires.map(([source, target, port]) => ({ source, target, source_port: port ?? 0 })),
   };
 }
+
+/** The roles of the test's types, as built-in types declare them: the engine reads roles, not type names. */
+const roles: Record<string, NodeRoles> = {
+  source: { trigger: true },
+  catch: { catch: (c) => ({ scope: Array.isArray(c.scope) ? (c.scope as string[]) : null, uncaught: c.uncaught === true }) },
+};
 
 /** An engine with `behaviours` and recorders for everything it reports. Outputs: config.outputs, else 1. */
 function setUp(behaviours: Record<string, NodeFactory>, options: Partial<EngineOptions> = {}) {
@@ -54,8 +60,12 @@ function setUp(behaviours: Record<string, NodeFactory>, options: Partial<EngineO
       },
     }) as NodeBehaviour;
   const engine = new FlowEngine({
-    behaviours: new Map(Object.entries({ sink, pass, source, catch: () => ({}), ...behaviours })),
-    outputsOf: (n) => Number(n.config.outputs ?? 1),
+    types: new Map(
+      Object.entries({ sink, pass, source, catch: () => ({}), ...behaviours }).map(([type, behaviour]): [string, RuntimeNodeType] => [
+        type,
+        { behaviour, outputs: (config) => Number(config.outputs ?? 1), roles: roles[type] },
+      ]),
+    ),
     callbacks: {
       onFlowState: (e) => states.push({ flowId: e.flowId, state: e.state, error: e.error }),
       onNodeStatus: (e) => statuses.push({ nodeId: e.nodeId, status: e.status }),

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { deleteProperty, getProperty, isPropertyPath, parsePath, resolvedPath, setMessageProperty, setProperty } from "./properties";
-import { changeBehaviour } from "../nodes/change/behaviour";
+import { createNodeRegistry } from "../nodes/registry";
 import { changeConfig } from "../nodes/change/definition";
 import { switchConfig } from "../nodes/switch/definition";
 import { jsonConfig } from "../nodes/json/definition";
@@ -110,10 +110,11 @@ describe("property paths never reach a prototype", () => {
     const errors: unknown[] = [];
     const sent: unknown[] = [];
     const ctx = { node: { id: "c", type: "change", name: "", config: { rules: [{ t: "delete", p: "__proto__.hasOwnProperty" }] } } } as unknown as NodeContext;
-    // The node reads its config through its schema when it starts, so such a config never runs;
-    // had it started, its input would fail the message.
+    // The engine parses the node's config with its type's schema when the node starts, so such a
+    // config never runs; had it started, its input would fail the message.
+    const change = createNodeRegistry().runtimeTypes().get("change")!;
     try {
-      const behaviour = await changeBehaviour(ctx);
+      const behaviour = await change.behaviour(ctx, change.parse!(ctx.node.config));
       behaviour.input!({ _msgid: "m", payload: 1 }, (m) => sent.push(m), (e) => errors.push(e));
     } catch (err) {
       errors.push(err);

@@ -47,7 +47,7 @@ describe("expandSubflows", () => {
       nodes: [node("src", "change"), node("i1", "subflow:sf"), node("x", "change"), node("y", "change")],
       connections: [c("src", "i1"), c("i1", "x", 0), c("i1", "y", 1)],
       subflows: { sf: def },
-    });
+    }, { scoped: (type) => type === "catch" });
     expect(out.nodes.map((n) => [n.id, n.alias ?? null, n.role ?? null, n.scope?.instance.id ?? null])).toEqual([
       ["src", null, null, null],
       ["i1", null, "instance", null],

@@ -87,15 +87,23 @@ export interface ExpandedGraph {
 /** The id of an instance's status node. */
 export const statusNodeId = (instanceId: string) => `${instanceId}:status`;
 
+export interface ExpandOptions {
+  /**
+   * Whether a node of this type has a scope (`config.scope`, a list of node ids: the catch, status
+   * and complete roles): inside an instance its ids outside the definition name nothing. Absent: none has.
+   */
+  scoped?(type: string): boolean;
+}
+
 /**
  * A flow's graph with its subflow instances expanded (see above). Throws SubflowError for a missing
  * definition, a cycle (a definition that contains itself), or nesting deeper than MAX_SUBFLOW_DEPTH.
  */
-export function expandSubflows(flow: Graph & { flowId: string; subflows?: Record<string, SubflowSnapshot> }): ExpandedGraph {
+export function expandSubflows(flow: Graph & { flowId: string; subflows?: Record<string, SubflowSnapshot> }, options: ExpandOptions = {}): ExpandedGraph {
   const scopes: SubflowScope[] = [];
   const hasInstances = flow.nodes.some((n) => !n.disabled && subflowIdOfType(n.type) !== null);
   if (!hasInstances) return { nodes: flow.nodes.map((n) => ({ ...n, scope: null })), connections: flow.connections, scopes };
-  const out = expandGraph(flow, null, flow.flowId, [], flow.subflows ?? {}, scopes);
+  const out = expandGraph(flow, null, flow.flowId, [], flow.subflows ?? {}, scopes, options);
   return { ...out, scopes };
 }
 
@@ -106,6 +114,7 @@ function expandGraph(
   stack: string[],
   definitions: Record<string, SubflowSnapshot>,
   scopes: SubflowScope[],
+  options: ExpandOptions,
 ): { nodes: ExpandedNode[]; connections: Graph["connections"] } {
   const instances = new Set(graph.nodes.filter((n) => !n.disabled && subflowIdOfType(n.type) !== null).map((n) => n.id));
   const nodes: ExpandedNode[] = [];
@@ -150,8 +159,8 @@ function expandGraph(
       list.push(c.target);
       outgoing.set(c.source_port, list);
     }
-    const instanceGraph = instantiate(node.id, definition, outgoing);
-    const expanded = expandGraph(instanceGraph, inner, inner.path, [...stack, definitionId], definitions, scopes);
+    const instanceGraph = instantiate(node.id, definition, outgoing, options);
+    const expanded = expandGraph(instanceGraph, inner, inner.path, [...stack, definitionId], definitions, scopes, options);
     nodes.push(...expanded.nodes);
     added.push(...expanded.connections);
   }
@@ -176,7 +185,7 @@ function mergeEnv(definition: SubflowEnvEntry[], instance: SubflowEnvEntry[]): S
  * One instance's copy of a definition's graph: new ids, remapped references, the subflow-in's wires
  * on the instance node, subflow-out's on the nodes that reach it, subflow-status's to the status node.
  */
-function instantiate(instanceId: string, definition: SubflowSnapshot, outgoing: Map<number, string[]>): Graph {
+function instantiate(instanceId: string, definition: SubflowSnapshot, outgoing: Map<number, string[]>, options: ExpandOptions): Graph {
   const newId = (id: string) => `${instanceId}-${id}`;
   const ports = new Map<string, { type: string; port: number }>();
   const ids = new Set<string>();
@@ -187,7 +196,7 @@ function instantiate(instanceId: string, definition: SubflowSnapshot, outgoing: 
   }
   const nodes: Graph["nodes"] = definition.nodes
     .filter((n) => ids.has(n.id))
-    .map((n) => ({ id: newId(n.id), alias: n.id, type: n.type, name: n.name, config: remapConfig(n.type, n.config, ids, newId), disabled: n.disabled }));
+    .map((n) => ({ id: newId(n.id), alias: n.id, type: n.type, name: n.name, config: remapConfig(options.scoped?.(n.type) === true, n.config, ids, newId), disabled: n.disabled }));
   const statusId = statusNodeId(instanceId);
   const hasStatus = [...ports.values()].some((p) => p.type === SUBFLOW_STATUS_TYPE);
   if (hasStatus) nodes.push({ id: statusId, type: SUBFLOW_STATUS_TYPE, name: "", config: {}, role: "status" });
@@ -215,9 +224,9 @@ function instantiate(instanceId: string, definition: SubflowSnapshot, outgoing: 
  * id of the definition; also ids in a list (link nodes' `links`), which Node-RED leaves pointing at
  * the definition's nodes (so a link inside a subflow reaches this instance's link-in).
  */
-function remapConfig(type: string, config: Record<string, unknown>, ids: Set<string>, newId: (id: string) => string): Record<string, unknown> {
+function remapConfig(scoped: boolean, config: Record<string, unknown>, ids: Set<string>, newId: (id: string) => string): Record<string, unknown> {
   const out: Record<string, unknown> = { ...config };
-  if ((type === "catch" || type === "status" || type === "complete") && Array.isArray(out.scope)) {
+  if (scoped && Array.isArray(out.scope)) {
     out.scope = (out.scope as unknown[]).map((id) => (typeof id === "string" && ids.has(id) ? newId(id) : ""));
     return out;
   }

@@ -204,11 +204,54 @@ export interface NodeBehaviour {
   close?(removed: boolean): void | Promise<void>;
   /** Called once every node of the flow is created (inject's "once at start"). */
   start?(): void | Promise<void>;
-  /** link-call only: a link-out in "return" mode answers the call `eventId` with `msg`. */
+  /** A link call (role `linkCall`): a link-out in "return" mode answers the call `eventId` with `msg`. */
   linkReturn?(eventId: string, msg: Message): void;
+  /**
+   * A trigger (role `trigger`): starts a message by hand (`POST /nodes/{id}/inject`), the overrides
+   * set after the node's own properties; returns the message's id.
+   */
+  trigger?(overrides: { payload?: unknown; topic?: string }): string;
 }
 
-export type NodeFactory = (ctx: NodeContext) => NodeBehaviour | Promise<NodeBehaviour>;
+/** Makes a node's behaviour; `config` is the node's configuration parsed by its type's schema once, at start. */
+export type NodeFactory<Config = Record<string, unknown>> = (ctx: NodeContext, config: Config) => NodeBehaviour | Promise<NodeBehaviour>;
+
+/**
+ * What the engine asks of a node type beyond its behaviour, declared by the type (its definition's
+ * `roles`), so the engine reads roles, never type names. The scope readers see the parsed config.
+ */
+export interface NodeRoles<Config = Record<string, unknown>> {
+  /** Node-RED's catch: gets a copy of each failed message of the nodes in `scope` (null: all); `uncaught`: only when no other catch node took it. Its own failures are not caught again. */
+  catch?(config: Config): { scope: string[] | null; uncaught: boolean };
+  /** Node-RED's status: gets each status reported by the nodes in `scope` (null: all). */
+  status?(config: Config): { scope: string[] | null };
+  /** Node-RED's complete: gets each message the nodes in `scope` finish (done() without error). */
+  complete?(config: Config): { scope: string[] };
+  /** A link's target (link-in): reached by its id, or by its name (its id when unnamed) from a link call. */
+  linkTarget?: true;
+  /** Waits for link returns (link-call): its behaviour has `linkReturn`. */
+  linkCall?: true;
+  /** Starts messages by hand (inject): its behaviour has `trigger`. */
+  trigger?: true;
+}
+
+/**
+ * A node type as the engine runs it: its behaviour, its configuration parser (run once per node as
+ * the flow starts), its output ports, its roles and its Node-RED name (msg.error.source.type).
+ * The node registry builds these from the node folders (NodeRegistry.runtimeTypes()); the engine
+ * never imports a node folder.
+ */
+export interface RuntimeNodeType {
+  /** Called with the config `parse` returned. */
+  behaviour: NodeFactory;
+  /** Parses (and fills the defaults of) a node's configuration; throws when it does not fit. Absent: the config as given. */
+  parse?(config: Record<string, unknown>): Record<string, unknown>;
+  outputs(config: Record<string, unknown>): number;
+  /** Asked with the config `parse` returned. */
+  roles?: NodeRoles;
+  /** Node-RED's name of the type ("link call"); absent: ours. */
+  nodeRedType?: string;
+}
 
 export interface RuntimeServices {
   /** Outgoing HTTP for http-request, with the SSRF policy applied. */

@@ -1,8 +1,6 @@
 import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
 import type { Message, NodeFactory, RuntimeServices } from "@/server/runtime/types";
-import { builtinBehaviours } from "@/server/nodes/behaviours";
 import { createNodeRegistry } from "@/server/nodes/registry";
-import { outputCount } from "@/server/nodes/types";
 import { mapNodeRedImport } from "@/server/services/flows/node-red";
 import { NO_SUBFLOWS } from "@/server/services/flows/node-red-subflows";
 import type { SubflowSnapshot } from "@/shared/subflows";
@@ -66,8 +64,7 @@ export async function runOurs(c: DiffCase, services: RuntimeServices = {}): Prom
   const flowStore = memoryContextStore(new Map(Object.entries(structuredClone(c.flow ?? {}))));
   const globalStore = memoryContextStore(new Map(Object.entries(structuredClone(c.global ?? {}))));
   const engine = new FlowEngine({
-    behaviours: new Map([...builtinBehaviours(), [COLLECTOR, collector]]),
-    outputsOf: (node) => (node.type === COLLECTOR ? 0 : outputCount(registry.get(node.type)!, node.config)),
+    types: registry.runtimeTypes({ [COLLECTOR]: { behaviour: collector, outputs: () => 0 } }),
     services,
     callbacks: {
       onFlowState: () => undefined,
@@ -78,7 +75,6 @@ export async function runOurs(c: DiffCase, services: RuntimeServices = {}): Prom
     contextStores: () => ({ flow: flowStore, global: globalStore }),
     variables: (spec, node) =>
       builtinVariables({ ...(c.env ?? {}), NR_NODE_ID: node.id, NR_NODE_NAME: node.name, NR_FLOW_ID: spec.flowId, NR_FLOW_NAME: c.name }),
-    nodeRedType: (type) => registry.get(type)?.nodeRed?.type,
     closeTimeoutMs: 500,
   });
   const spec: FlowSpec = {

@@ -2,7 +2,8 @@
 
 import { memo, useContext, useEffect, useRef } from "react";
 import { Handle, Position, useUpdateNodeInternals, type NodeProps } from "@xyflow/react";
-import { SUBFLOW_ICON, categoryColors, portTop, typeIcons, type EditorNode } from "../model";
+import { SUBFLOW_ICON, UNKNOWN_ICON, categoryColors, portTop, type EditorNode } from "../model";
+import { NodeIcon } from "../node-icon";
 import { NodeMarksContext, useEditorRuntime } from "../runtime-context";
 import { DecorationsContext } from "./decorations";
 
@@ -42,7 +43,7 @@ function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
     <div className={classes} style={{ ["--cat" as string]: data.color ?? categoryColors[data.category] ?? "#ddd" }} title={data.unknownType ? `Unknown type ${data.unknownType}` : undefined}>
       {inputs > 0 ? <Handle type="target" position={Position.Left} id="in" isConnectable={!marks.readOnly} /> : null}
       <span className="fp-node-icon" aria-hidden="true">
-        {data.subflowName ? SUBFLOW_ICON : (typeIcons[data.type] ?? "•")}
+        {data.subflowName ? SUBFLOW_ICON : <NodeIcon svg={data.icon} fallback={UNKNOWN_ICON} />}
       </span>
       <span className="fp-node-label">
         {label}

@@ -213,7 +213,7 @@ export function ConfigNodeDialog({
             </fieldset>
           ) : null}
           {schemaQuery.data && formConfig ? (
-            <SchemaForm type={type} schema={withoutFileNames(schemaQuery.data.schema as JsonSchema)} value={formConfig} onChange={setConfig} errors={errors.config} />
+            <SchemaForm hints={schemaQuery.data.form} schema={withoutFileNames(schemaQuery.data.schema as JsonSchema)} value={formConfig} onChange={setConfig} errors={errors.config} />
           ) : schemaQuery.error ? (
             <Alert kind="error">{errorInfo(schemaQuery.error).message}</Alert>
           ) : (

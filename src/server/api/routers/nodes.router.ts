@@ -5,6 +5,7 @@ import { outputCount } from "../../nodes/types";
 import { injectNode } from "../../services/flows/deployments";
 import { nodeIdSchema } from "../../../shared/flow-graph";
 import { outputsRuleSchema } from "../../../shared/node-ports";
+import { formHintsSchema } from "../../../shared/form-hints";
 import { deepFreeze } from "../../../shared/deep-freeze";
 import type { NodeRegistry } from "../../nodes/registry";
 import { frozenOutput } from "../frozen-output";
@@ -35,6 +36,10 @@ const nodeTypeView = z.object({
   credentials: z.record(z.string(), z.object({ type: z.enum(["text", "password", "pem"]), title: z.string(), description: z.string().optional() })).optional(),
   /** A subflow instance's colour (its definition's); absent for built-in types, which the editor colours by category. */
   color: z.string().optional(),
+  /** The type's icon, SVG markup declared in its folder (absent for subflows, which share one). The editor shows it as an image, never as markup. */
+  icon: z.string().optional(),
+  /** How the editor edits properties the JSON Schema alone does not say (a code editor, a long text). */
+  form: formHintsSchema,
 });
 
 type Catalog = { nodes: z.input<typeof nodeTypeView>[] };
@@ -63,6 +68,8 @@ function catalogOf(registry: NodeRegistry): Catalog {
             defaults,
             version: d.version,
             subflow_only: d.scope === "subflow",
+            ...(d.icon ? { icon: d.icon } : {}),
+            form: d.form ?? {},
             kind: d.kind ?? "node",
             ...(d.credentials ? { credentials: d.credentials } : {}),
           };
@@ -97,6 +104,7 @@ export const nodesRouter = router({
         inputs: z.number().int(),
         outputs: z.number().int(),
         help: z.string(),
+        form: formHintsSchema,
         kind: z.enum(["node", "config"]),
         credentials: z.record(z.string(), z.object({ type: z.enum(["text", "password", "pem"]), title: z.string(), description: z.string().optional() })).optional(),
       }),
@@ -112,6 +120,7 @@ export const nodesRouter = router({
           inputs: view.inputs,
           outputs: view.outputs,
           help: view.description,
+          form: {},
           kind: "node" as const,
         };
       }
@@ -125,6 +134,7 @@ export const nodesRouter = router({
         inputs: d.inputs,
         outputs: outputCount(d, defaults),
         help: d.help ?? "",
+        form: d.form ?? {},
         kind: d.kind ?? "node",
         ...(d.credentials ? { credentials: d.credentials } : {}),
       };

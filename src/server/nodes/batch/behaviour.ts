@@ -1,6 +1,7 @@
-import type { Done, Message, NodeFactory, Send } from "../../runtime/types";
+import { batchNode } from "./definition";
+import { defineBehaviour } from "../types";
+import type { Done, Message, Send } from "../../runtime/types";
 import { cloneMessage, MAX_HELD_MESSAGES, own, partsOf, type Parts } from "../sequence-support";
-import type { BatchConfig } from "./definition";
 
 interface Held {
   msg: Message;
@@ -27,8 +28,7 @@ function sendSequence(held: Held[], copy: boolean) {
 }
 
 /** Node-RED 4.1's batch (19-batch.js): count (with overlap), interval and concat modes. */
-export const batchBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as BatchConfig;
+export const batchBehaviour = defineBehaviour(batchNode, (ctx, c) => {
 
   if (c.mode === "count") {
     let pending: Held[] = [];
@@ -161,4 +161,4 @@ export const batchBehaviour: NodeFactory = (ctx) => {
       dropAll();
     },
   };
-};
+});

@@ -51,6 +51,7 @@ When an error is thrown, all matching catch nodes receive the message. If the me
   inputs: 0,
   outputs: 1,
   configSchema: catchConfig,
+  roles: { catch: (c) => ({ scope: c.scope, uncaught: c.uncaught }) },
   nodeRed: {
     type: "catch",
     references: ["scope"],

@@ -1,8 +1,9 @@
-import type { Message, NodeContext, NodeFactory } from "../../runtime/types";
+import { defineBehaviour } from "../types";
+import type { Message, NodeContext } from "../../runtime/types";
 import { PropertyPathError } from "../../runtime/properties";
 import { envValue, getTarget, prepareOperand, setTarget, type OperandType, type PreparedOperand, type Target, type TargetType } from "../../runtime/operands";
 import { safeReplaceAll, type SafeRegex } from "../../runtime/regex";
-import { changeConfig } from "./definition";
+import { changeNode } from "./definition";
 
 /** One step of a rule, as Node-RED's applyRule: set (also used by move) or delete. */
 type Step =
@@ -37,9 +38,9 @@ function replaced(current: string, from: From, to: unknown, toType: OperandType)
 }
 
 /** Sets, changes, deletes or moves properties of the message or of flow/global context, rule by rule, as Node-RED 4.1's change node. */
-export const changeBehaviour: NodeFactory = (ctx) => {
+export const changeBehaviour = defineBehaviour(changeNode, (ctx, config) => {
   // Parsed again so that rules saved before p_type and deep_copy existed read with their defaults.
-  const { rules } = changeConfig.parse(ctx.node.config);
+  const { rules } = config;
   const target = (path: string, type: TargetType): Target => ({ path, type });
   const literal = (value: string, type: OperandType) => prepareOperand({ value, type });
   // Each rule becomes its steps, compiled once per deploy (regexes, JSONata).
@@ -146,4 +147,4 @@ export const changeBehaviour: NodeFactory = (ctx) => {
           done();
         },
   };
-};
+});

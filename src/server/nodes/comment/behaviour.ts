@@ -1,4 +1,5 @@
-import type { NodeFactory } from "../../runtime/types";
+import { commentNode } from "./definition";
+import { defineBehaviour } from "../types";
 
 /** A note on the canvas: it has no behaviour. */
-export const commentBehaviour: NodeFactory = () => ({});
+export const commentBehaviour = defineBehaviour(commentNode, () => ({}));

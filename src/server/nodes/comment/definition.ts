@@ -25,6 +25,7 @@ Its name shows on the canvas; its text (Markdown) in the Node tab when it is sel
   inputs: 0,
   outputs: 0,
   configSchema: commentConfig,
+  form: { info: { widget: "multiline" } },
   nodeRed: {
     type: "comment",
     toNodeRed: (c) => ({ info: c.info }),

@@ -36,6 +36,7 @@ It must be set to handle selected nodes of the flow: unlike the catch node, it h
   inputs: 0,
   outputs: 1,
   configSchema: completeConfig,
+  roles: { complete: (c) => ({ scope: c.scope }) },
   nodeRed: {
     type: "complete",
     references: ["scope"],

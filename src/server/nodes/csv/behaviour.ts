@@ -1,13 +1,11 @@
-import type { z } from "zod";
-import type { NodeFactory } from "../../runtime/types";
+import { csvNode } from "./definition";
+import { defineBehaviour } from "../types";
 import { asNodeRedError, oversizeProblem } from "../parsers/input";
-import type { csvConfig } from "./definition";
 import { legacyMode } from "./legacy-mode";
 import { rfcMode } from "./rfc-mode";
 import { unescapeCsv, type CsvSettings } from "./settings";
 
-export const csvBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as z.infer<typeof csvConfig>;
+export const csvBehaviour = defineBehaviour(csvNode, (ctx, c) => {
   const settings: CsvSettings = {
     template: c.columns,
     sep: unescapeCsv(c.separator),
@@ -31,4 +29,4 @@ export const csvBehaviour: NodeFactory = (ctx) => {
       input(msg, send, (err?: unknown) => (err === undefined ? done() : done(asNodeRedError(err))));
     },
   };
-};
+});

@@ -1,8 +1,8 @@
+import { defineBehaviour } from "../types";
 import { inspect } from "node:util";
-import type { Message, NodeFactory, NodeStatus } from "../../runtime/types";
+import type { Message, NodeStatus } from "../../runtime/types";
 import { getProperty } from "../../runtime/properties";
-import type { z } from "zod";
-import { debugConfig } from "./definition";
+import { debugNode } from "./definition";
 import { compileJsonata, nodeJsonataBindings } from "../../runtime/jsonata";
 import { boundedJson } from "../../runtime/bounded-json";
 
@@ -42,9 +42,8 @@ const shapeOf = (v: unknown, fallback: NodeStatus["shape"]): NodeStatus["shape"]
  * Node-RED's debug node (21-debug.js): shows a property or the complete message, and optionally a
  * status (the shown value, another property, or a counter), even while inactive.
  */
-export const debugBehaviour: NodeFactory = (ctx) => {
+export const debugBehaviour = defineBehaviour(debugNode, (ctx, c) => {
   // A snapshot deployed before a property existed lacks it: the schema's defaults fill it in.
-  const c: z.infer<typeof debugConfig> = debugConfig.safeParse(ctx.node.config).data ?? (ctx.node.config as z.infer<typeof debugConfig>);
   const statusProperty = c.status_property || c.property;
   // JSONata output and status (Node-RED's targetType / statusType "jsonata"), compiled once, run under the limits.
   const outputExpression = c.property_type === "jsonata" ? compileJsonata(c.property) : null;
@@ -146,4 +145,4 @@ export const debugBehaviour: NodeFactory = (ctx) => {
       if (counterTimer) clearTimeout(counterTimer);
     },
   };
-};
+});

@@ -1,5 +1,6 @@
-import type { Done, Message, NodeFactory, Send } from "../../runtime/types";
-import { MAX_TIMER_MS, delayConfig, type DelayConfig } from "./definition";
+import { defineBehaviour } from "../types";
+import type { Done, Message, Send } from "../../runtime/types";
+import { MAX_TIMER_MS, type DelayConfig, delayNode } from "./definition";
 
 const has = (msg: object, key: string) => Object.prototype.hasOwnProperty.call(msg, key);
 const TOO_MANY = "too many pending messages in delay node";
@@ -26,9 +27,8 @@ const toNumber = (v: unknown) => (typeof v === "number" ? v : Number.parseFloat(
  * msg.rate; msg.toFront) and per msg.topic (each topic in turn, or all topics each period).
  * `done` is called when a message leaves or is dropped, as Node-RED does.
  */
-export const delayBehaviour: NodeFactory = (ctx) => {
+export const delayBehaviour = defineBehaviour(delayNode, (ctx, c) => {
   // A snapshot deployed before a property existed lacks it: the schema's defaults fill it in.
-  const c: DelayConfig = delayConfig.safeParse(ctx.node.config).data ?? (ctx.node.config as DelayConfig);
   const fixedRate = c.rate_period_ms / c.rate;
   let rate = fixedRate;
   let pending: Pending[] = [];
@@ -327,4 +327,4 @@ export const delayBehaviour: NodeFactory = (ctx) => {
       buffer = [];
     },
   };
-};
+});

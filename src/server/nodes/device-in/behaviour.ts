@@ -1,7 +1,6 @@
-import type { NodeFactory } from "../../runtime/types";
+import { deviceInNode } from "./definition";
+import { defineBehaviour } from "../types";
 import { FLOW_BUSY_RETRY_AFTER_SEC } from "../../runtime/engine";
-import type { z } from "zod";
-import type { deviceInConfig } from "./definition";
 
 /** MQTT-style topic match: "#" matches everything below, "+" one level. */
 export function topicMatches(filter: string, topic: string): boolean {
@@ -15,8 +14,7 @@ export function topicMatches(filter: string, topic: string): boolean {
   return f.length === t.length;
 }
 
-export const deviceInBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as z.infer<typeof deviceInConfig>;
+export const deviceInBehaviour = defineBehaviour(deviceInNode, (ctx, c) => {
   let stop: (() => void) | undefined;
   return {
     start() {
@@ -39,4 +37,4 @@ export const deviceInBehaviour: NodeFactory = (ctx) => {
       stop?.();
     },
   };
-};
+});

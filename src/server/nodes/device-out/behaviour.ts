@@ -1,9 +1,7 @@
-import type { NodeFactory } from "../../runtime/types";
-import type { z } from "zod";
-import type { deviceOutConfig } from "./definition";
+import { deviceOutNode } from "./definition";
+import { defineBehaviour } from "../types";
 
-export const deviceOutBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as z.infer<typeof deviceOutConfig>;
+export const deviceOutBehaviour = defineBehaviour(deviceOutNode, (ctx, c) => {
   return {
     input(msg, _send, done) {
       if (!ctx.services.sendToDevices) {
@@ -14,4 +12,4 @@ export const deviceOutBehaviour: NodeFactory = (ctx) => {
       done();
     },
   };
-};
+});

@@ -1,7 +1,7 @@
-import type { NodeFactory } from "../../runtime/types";
+import { filterNode } from "./definition";
+import { defineBehaviour } from "../types";
 import { getProperty } from "../../runtime/properties";
 import { cloneValue, MAX_TOPICS, own } from "../sequence-support";
-import type { FilterConfig } from "./definition";
 
 /** Node-RED's RED.util.compareObjects: deep equality of message values (arrays, Buffers, objects). */
 export function compareObjects(a: unknown, b: unknown): boolean {
@@ -18,8 +18,7 @@ export function compareObjects(a: unknown, b: unknown): boolean {
 }
 
 /** Node-RED 4.1's rbe (function/rbe.js), mode for mode. */
-export const filterBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as FilterConfig;
+export const filterBehaviour = defineBehaviour(filterNode, (ctx, c) => {
   const func = c.mode;
   let previous = new Map<string, unknown>();
   /** Stores a topic's value; past MAX_TOPICS, the topic stored longest ago is forgotten. */
@@ -84,4 +83,4 @@ export const filterBehaviour: NodeFactory = (ctx) => {
       done();
     },
   };
-};
+});

@@ -1,7 +1,7 @@
-import { DONE_LATER, type Done, type Message, type NodeContext, type NodeFactory, type Send, type SendValue } from "../../runtime/types";
+import { functionNode } from "./definition";
+import { defineBehaviour } from "../types";
+import { DONE_LATER, type Done, type Message, type NodeContext, type Send, type SendValue } from "../../runtime/types";
 import { SandboxError, type SandboxResult } from "../../runtime/sandbox/function-sandbox";
-import type { z } from "zod";
-import type { functionConfig } from "./definition";
 import { FunctionTimers } from "./timers";
 import { ContextScope, contextJson } from "../../runtime/context/context-scope";
 import type { SharedContextStore } from "../../runtime/types";
@@ -104,8 +104,7 @@ interface Pending {
  * message, now or from a timer; an On Start that returns a promise holds the messages, in order,
  * until it settles (if it fails, they are dropped and so is every later one, as in Node-RED).
  */
-export const functionBehaviour: NodeFactory = async (ctx) => {
-  const c = ctx.node.config as z.infer<typeof functionConfig>;
+export const functionBehaviour = defineBehaviour(functionNode, async (ctx, c) => {
   const sandboxes = ctx.services.sandboxes;
   if (!sandboxes) throw new Error("function nodes are not available here (no sandbox pool)");
   const doneByCode = CALLS_NODE_DONE.test(c.code);
@@ -269,4 +268,4 @@ export const functionBehaviour: NodeFactory = async (ctx) => {
       if (result) emit(ctx, result, () => undefined);
     },
   };
-};
+});

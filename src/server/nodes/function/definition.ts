@@ -58,6 +58,7 @@ In the code:
   inputs: 1,
   outputs: { value_of: "outputs" },
   configSchema: functionConfig,
+  form: { code: { widget: "code", language: "javascript" }, initialize: { widget: "code", language: "javascript" }, finalize: { widget: "code", language: "javascript" } },
   nodeRed: {
     type: "function",
     toNodeRed: (c) => ({ func: c.code, outputs: c.outputs, timeout: c.timeout_ms / 1000, noerr: 0, initialize: c.initialize, finalize: c.finalize, libs: [] }),

@@ -1,9 +1,9 @@
+import { htmlNode } from "./definition";
+import { defineBehaviour } from "../types";
 import type * as Cheerio from "cheerio";
-import type { z } from "zod";
-import type { Message, NodeFactory } from "../../runtime/types";
+import type { Message } from "../../runtime/types";
 import { getProperty, setProperty } from "../../runtime/properties";
 import { bytesToText, cloneWithout, isBytes, oversizeProblem } from "../parsers/input";
-import type { htmlConfig } from "./definition";
 
 /**
  * An element's HTML as Node-RED writes it: its inner HTML, trimmed, re-serialized as XML. Hex
@@ -20,8 +20,7 @@ function innerXml(cheerio: typeof Cheerio, $: Cheerio.CheerioAPI, el: Parameters
 /** In multi mode, at most this many characters of input copied into the messages sent. */
 export const MAX_MULTI_COPY_CHARS = 64 * 1024 * 1024;
 
-export const htmlBehaviour: NodeFactory = async (ctx) => {
-  const c = ctx.node.config as z.infer<typeof htmlConfig>;
+export const htmlBehaviour = defineBehaviour(htmlNode, async (ctx, c) => {
   // cheerio (about 20 MB of memory) is loaded when an html node first starts, not with every runtime.
   const cheerio = await import("cheerio");
   return {
@@ -79,4 +78,4 @@ export const htmlBehaviour: NodeFactory = async (ctx) => {
       }
     },
   };
-};
+});

@@ -1,12 +1,10 @@
-import type { NodeFactory } from "../../runtime/types";
+import { httpInNode } from "./definition";
+import { defineBehaviour } from "../types";
 import { FLOW_BUSY_RETRY_AFTER_SEC } from "../../runtime/engine";
 import { webhookError } from "../../runtime/webhooks";
 import { flowBusy } from "../../errors";
-import type { z } from "zod";
-import type { httpInConfig } from "./definition";
 
-export const httpInBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as z.infer<typeof httpInConfig>;
+export const httpInBehaviour = defineBehaviour(httpInNode, (ctx, c) => {
   const webhooks = ctx.services.webhooks;
   if (!webhooks) throw new Error("webhooks are not available on this server");
   let unregister: (() => void) | undefined;
@@ -36,4 +34,4 @@ export const httpInBehaviour: NodeFactory = (ctx) => {
       unregister?.();
     },
   };
-};
+});

@@ -1,12 +1,10 @@
+import { httpRequestNode } from "./definition";
+import { defineBehaviour } from "../types";
 import { renderBounded } from "../../runtime/bounded-mustache";
 import { SecretText } from "./secret-text";
-import type { NodeFactory } from "../../runtime/types";
-import type { z } from "zod";
-import type { httpRequestConfig } from "./definition";
 import { configuredDispatcher } from "./dispatcher";
 
-export const httpRequestBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as z.infer<typeof httpRequestConfig>;
+export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) => {
   const fetcher = ctx.services.httpRequest;
   if (!fetcher) throw new Error("outgoing HTTP is not available on this server");
   // Its TLS configuration and proxy (SPEC §19): prepared with the flow, shared per instance.
@@ -97,4 +95,4 @@ export const httpRequestBehaviour: NodeFactory = (ctx) => {
       }
     },
   };
-};
+});

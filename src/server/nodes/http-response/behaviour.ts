@@ -1,14 +1,12 @@
-import type { NodeFactory } from "../../runtime/types";
+import { httpResponseNode } from "./definition";
+import { defineBehaviour } from "../types";
 import { filterResponseHeaders } from "../../runtime/webhooks";
 import { boundedJson } from "../../runtime/bounded-json";
 
 /** A webhook answer's JSON text at most (a body past it is the node's error, not a frozen event loop). */
 const MAX_RESPONSE_JSON_CHARS = 32 * 1024 * 1024;
-import type { z } from "zod";
-import type { httpResponseConfig } from "./definition";
 
-export const httpResponseBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as z.infer<typeof httpResponseConfig>;
+export const httpResponseBehaviour = defineBehaviour(httpResponseNode, (ctx, c) => {
   const webhooks = ctx.services.webhooks;
   const binding = { flowId: ctx.flowId, organizationId: ctx.organizationId };
   return {
@@ -44,4 +42,4 @@ export const httpResponseBehaviour: NodeFactory = (ctx) => {
       done();
     },
   };
-};
+});

@@ -1,16 +1,15 @@
+import { defineBehaviour } from "../types";
 import { Cron } from "croner";
-import type { Message, NodeFactory } from "../../runtime/types";
+import type { Message } from "../../runtime/types";
 import { prepareOperand, setTarget } from "../../runtime/operands";
-import { injectConfig } from "./definition";
+import { injectNode } from "./definition";
 
 /**
  * Starts messages: by hand (trigger), once after start, every N seconds, or on a cron schedule, as
  * Node-RED 4.1's inject: the repeat or cron schedule starts after the "once" message when there is
  * one. Each message gets the node's props in order (a JSONata prop sees the ones set before it).
  */
-export const injectBehaviour: NodeFactory = (ctx) => {
-  // Parsed again: a config in the old form (payload_type...) that reached the engine unparsed reads as props.
-  const c = injectConfig.parse(ctx.node.config);
+export const injectBehaviour = defineBehaviour(injectNode, (ctx, c) => {
   const props = c.props.map((p) => ({ path: p.p, value: prepareOperand({ value: p.v, type: p.v_type }) }));
   const anyAsync = props.some((p) => p.value.async);
   const timers: Array<NodeJS.Timeout> = [];
@@ -112,5 +111,5 @@ export const injectBehaviour: NodeFactory = (ctx) => {
       timers.forEach((t) => clearTimeout(t));
       cron?.stop();
     },
-  } as ReturnType<NodeFactory> & { trigger: typeof trigger };
-};
+  };
+});

@@ -96,6 +96,7 @@ export const injectNode = defineNode({
   inputs: 0,
   outputs: 1,
   configSchema: injectConfig,
+  roles: { trigger: true },
   nodeRed: {
     type: "inject",
     toNodeRed: (c) => {

@@ -1,4 +1,6 @@
-import type { Done, Message, NodeFactory, Send } from "../../runtime/types";
+import { joinNode } from "./definition";
+import { defineBehaviour } from "../types";
+import type { NodeFactory, Done, Message, Send } from "../../runtime/types";
 import { getProperty, setProperty } from "../../runtime/properties";
 import { cloneMessage, MAX_HELD_MESSAGES, own, parseByteArray, partsOf, unescapeSeparator, type Parts } from "../sequence-support";
 import type { JoinConfig } from "./definition";
@@ -29,9 +31,8 @@ export const TOO_MANY = "too many pending messages in join node";
  * msg.parts.id (or one group), completes on the count, msg.complete or the timeout, and restores an
  * enclosing sequence's parts.
  */
-export const joinBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as JoinConfig;
-  if (c.mode === "reduce") return reduceBehaviour(ctx);
+export const joinBehaviour = defineBehaviour(joinNode, (ctx, c) => {
+  if (c.mode === "reduce") return reduceBehaviour(ctx, c);
   const auto = c.mode === "auto";
   const full = c.property_type === "full";
   const property = full ? "payload" : c.property;
@@ -254,7 +255,7 @@ export const joinBehaviour: NodeFactory = (ctx) => {
       dropAll();
     },
   };
-};
+});
 
 interface Held {
   msg: Message;
@@ -267,8 +268,7 @@ interface Held {
  * evaluations are asynchronous), grouped by msg.parts.id; a complete group is reduced in index order
  * (or reversed), fixed up, and its last message leaves with the result as payload.
  */
-const reduceBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as JoinConfig;
+const reduceBehaviour: NodeFactory<JoinConfig> = (ctx, c) => {
   const reduce = compileJsonata(c.reduce_expression);
   const fixup = c.reduce_fixup.trim() === "" ? undefined : compileJsonata(c.reduce_fixup);
   const init = prepareOperand({ value: c.reduce_init, type: c.reduce_init_type });

@@ -1,11 +1,10 @@
+import { jsonNode } from "./definition";
+import { defineBehaviour } from "../types";
 import { Ajv, type ValidateFunction } from "ajv";
 import draft06 from "ajv/lib/refs/json-schema-draft-06.json";
-import type { z } from "zod";
-import type { NodeFactory } from "../../runtime/types";
 import { getProperty, setProperty } from "../../runtime/properties";
 import { compileSafeRegex, safeTest } from "../../runtime/regex";
 import { bytesToText, isBytes, oversizeProblem } from "../parsers/input";
-import type { jsonConfig } from "./definition";
 
 const MAX_SCHEMA_CHARS = 64 * 1024;
 
@@ -23,8 +22,7 @@ ajv.addMetaSchema(draft06);
 const SCHEMA_ERROR = "JSON Schema error";
 const SCHEMA_COMPILE_ERROR = "JSON Schema error: failed to compile schema";
 
-export const jsonBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as z.infer<typeof jsonConfig>;
+export const jsonBehaviour = defineBehaviour(jsonNode, (ctx, c) => {
   const indent = c.pretty ? 4 : 0;
   let schemaText: string | null = null;
   let compiled: ValidateFunction | null = null;
@@ -105,4 +103,4 @@ export const jsonBehaviour: NodeFactory = (ctx) => {
       done();
     },
   };
-};
+});

@@ -1,7 +1,7 @@
+import { linkCallNode } from "./definition";
+import { defineBehaviour } from "../types";
 import { randomBytes } from "node:crypto";
-import type { z } from "zod";
-import type { Done, LinkSource, Message, NodeFactory, Send } from "../../runtime/types";
-import type { linkCallConfig } from "./definition";
+import type { Done, LinkSource, Message, Send } from "../../runtime/types";
 
 interface Pending {
   /** The message as it came in, before its _linkSource entry: what the timeout error carries. */
@@ -17,8 +17,7 @@ interface Pending {
  * Node-RED's link call: pushes {id, node} on msg._linkSource, hands the message to the link-in
  * (wherever it runs) and waits for a link-out in "return" mode to hand it back (linkReturn).
  */
-export const linkCallBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as z.infer<typeof linkCallConfig>;
+export const linkCallBehaviour = defineBehaviour(linkCallNode, (ctx, c) => {
   const pending = new Map<string, Pending>();
   const timeoutMs = c.timeout_seconds * 1000;
 
@@ -93,4 +92,4 @@ export const linkCallBehaviour: NodeFactory = (ctx) => {
       pending.clear();
     },
   };
-};
+});

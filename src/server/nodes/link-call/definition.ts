@@ -56,6 +56,7 @@ Calls reach only link-in nodes of the same organization; another organization's 
   inputs: 1,
   outputs: 1,
   configSchema: linkCallConfig,
+  roles: { linkCall: true },
   nodeRed: {
     type: "link call",
     references: ["links"],

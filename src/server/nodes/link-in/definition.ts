@@ -38,6 +38,7 @@ Links reach only flows of the same organization, never another's, even given ano
   inputs: 0,
   outputs: 1,
   configSchema: linkInConfig,
+  roles: { linkTarget: true },
   nodeRed: {
     type: "link in",
     references: ["links"],

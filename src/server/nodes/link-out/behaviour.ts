@@ -1,12 +1,11 @@
-import type { z } from "zod";
-import type { LinkSource, NodeFactory } from "../../runtime/types";
-import type { linkOutConfig } from "./definition";
+import { linkOutNode } from "./definition";
+import { defineBehaviour } from "../types";
+import type { LinkSource } from "../../runtime/types";
 
 /** Node-RED's warning (link.errors.missingReturn). */
 export const MISSING_RETURN = "Missing return node information";
 
-export const linkOutBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as z.infer<typeof linkOutConfig>;
+export const linkOutBehaviour = defineBehaviour(linkOutNode, (ctx, c) => {
   return {
     input(msg, _send, done) {
       // Node-RED marks the message with its (legacy) link event, whatever the mode.
@@ -36,4 +35,4 @@ export const linkOutBehaviour: NodeFactory = (ctx) => {
       done();
     },
   };
-};
+});

@@ -1,10 +1,9 @@
-import type { NodeFactory } from "../../runtime/types";
+import { rangeNode } from "./definition";
+import { defineBehaviour } from "../types";
 import { getProperty, setProperty } from "../../runtime/properties";
-import type { RangeConfig } from "./definition";
 
 /** Node-RED 4.1's range (16-range.js): scale, clamp, roll or drop, with optional rounding. */
-export const rangeBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as RangeConfig;
+export const rangeBehaviour = defineBehaviour(rangeNode, (ctx, c) => {
   let { min_in: minIn, max_in: maxIn, min_out: minOut, max_out: maxOut } = c;
   // As Node-RED: a reversed input range swaps both ranges' ends.
   if (minIn > maxIn) {
@@ -40,4 +39,4 @@ export const rangeBehaviour: NodeFactory = (ctx) => {
       done();
     },
   };
-};
+});

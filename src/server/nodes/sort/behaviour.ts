@@ -1,7 +1,8 @@
-import type { Done, Message, NodeFactory, Send } from "../../runtime/types";
+import { sortNode } from "./definition";
+import { defineBehaviour } from "../types";
+import type { Done, Message, Send } from "../../runtime/types";
 import { getProperty } from "../../runtime/properties";
 import { MAX_HELD_MESSAGES, own, partsOf, type Parts } from "../sequence-support";
-import type { SortConfig } from "./definition";
 import { compileJsonata, nodeJsonataBindings, type CompiledJsonata } from "../../runtime/jsonata";
 
 interface Held {
@@ -15,8 +16,7 @@ export const TOO_MANY = "Too many pending messages in sort node";
 const invalid = (err: unknown) => new Error(`Invalid JSONata expression in sort node: ${err instanceof Error ? err.message : String(err)}`);
 
 /** Node-RED 4.1's sort (18-sort.js): a property's array, or a sequence of messages by a key. */
-export const sortBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as SortConfig;
+export const sortBehaviour = defineBehaviour(sortNode, (ctx, c) => {
   const dir = c.order === "ascending" ? 1 : -1;
   const conv = c.as_number ? (x: unknown) => Number(x) : (x: unknown) => x;
   const comparison =
@@ -124,4 +124,4 @@ export const sortBehaviour: NodeFactory = (ctx) => {
       pendingCount = 0;
     },
   };
-};
+});

@@ -1,7 +1,8 @@
-import type { Message, NodeFactory, Send } from "../../runtime/types";
+import { splitNode } from "./definition";
+import { defineBehaviour } from "../types";
+import type { Message, Send } from "../../runtime/types";
 import { getProperty, setProperty } from "../../runtime/properties";
 import { cloneMessage, own, parseByteArray, unescapeSeparator, type Parts } from "../sequence-support";
-import type { SplitConfig } from "./definition";
 
 const toBuffer = (value: Uint8Array): Buffer => (Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength));
 
@@ -9,8 +10,7 @@ const toBuffer = (value: Uint8Array): Buffer => (Buffer.isBuffer(value) ? value 
  * Node-RED 4.1's split (17-split.js), step for step: strings and buffers at a separator or into
  * fixed lengths (with streaming), arrays into elements or chunks, objects into key/value messages.
  */
-export const splitBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as SplitConfig;
+export const splitBehaviour = defineBehaviour(splitNode, (ctx, c) => {
   const property = c.property;
   const stream = c.stream;
   const arraySplit = c.array_split;
@@ -236,4 +236,4 @@ export const splitBehaviour: NodeFactory = (ctx) => {
       heldBuffer = Buffer.alloc(0);
     },
   };
-};
+});

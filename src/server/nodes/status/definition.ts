@@ -39,6 +39,7 @@ By default the node reports the status of every node of the flow. It can be set 
   inputs: 0,
   outputs: 1,
   configSchema: statusConfig,
+  roles: { status: (c) => ({ scope: c.scope }) },
   nodeRed: {
     type: "status",
     references: ["scope"],

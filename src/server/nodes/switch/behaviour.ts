@@ -1,11 +1,12 @@
-import type { Message, NodeFactory } from "../../runtime/types";
+import { defineBehaviour } from "../types";
+import type { Message } from "../../runtime/types";
 import { compileJsonata } from "../../runtime/jsonata";
 import { getProperty } from "../../runtime/properties";
 import { jsonataBindings, prepareOperand, type OperandType, type PreparedOperand } from "../../runtime/operands";
 import { compileSafeRegex, safeTest, type SafeRegex } from "../../runtime/regex";
 // How many messages of incomplete sequences a node holds at most, as join, batch and sort (Node-RED: unbounded by default).
 import { MAX_HELD_MESSAGES } from "../sequence-support";
-import { switchConfig, type SwitchRule } from "./definition";
+import { type SwitchRule, switchNode } from "./definition";
 
 type Parts = { id?: unknown; index?: number; count?: number };
 
@@ -82,9 +83,8 @@ const chain = <T, U>(value: Maybe<T>, next: (v: T) => Maybe<U>): Maybe<U> => (va
  * Messages are handled one at a time, in order, as Node-RED's queue does. With repair (or a tail rule) whole
  * sequences are held until complete; repair sends each output's messages as a new sequence.
  */
-export const switchBehaviour: NodeFactory = (ctx) => {
+export const switchBehaviour = defineBehaviour(switchNode, (ctx, c) => {
   // Parsed again so that a config saved before property_type and repair existed reads with their defaults.
-  const c = switchConfig.parse(ctx.node.config);
   const rules = c.rules as SwitchRule[];
   const prepare = (value: string | undefined, type: string | undefined): PreparedOperand | "prev" | undefined =>
     type === undefined ? undefined : type === "prev" ? "prev" : prepareOperand({ value: value ?? "", type: type as OperandType });
@@ -270,4 +270,4 @@ export const switchBehaviour: NodeFactory = (ctx) => {
       clearPending();
     },
   };
-};
+});

@@ -1,8 +1,9 @@
+import { defineBehaviour } from "../types";
 import yaml from "js-yaml";
 import Mustache from "mustache";
-import type { NodeContext, NodeFactory } from "../../runtime/types";
+import type { NodeContext } from "../../runtime/types";
 import { envValue, getContextValue, setTarget } from "../../runtime/operands";
-import { templateConfig } from "./definition";
+import { templateNode } from "./definition";
 import { renderBounded } from "../../runtime/bounded-mustache";
 
 /** Names used in a template ({{a}}, {{#a}}...{{/a}}), sections included. */
@@ -59,9 +60,8 @@ function resolveNames(ctx: NodeContext, template: string): Map<string, unknown> 
 }
 
 /** Node-RED 4.1's template: mustache (or plain) text, optionally parsed as JSON or YAML, to a message property or context. */
-export const templateBehaviour: NodeFactory = (ctx) => {
+export const templateBehaviour = defineBehaviour(templateNode, (ctx, c) => {
   // Parsed again so that a config saved before field_type and format existed reads with their defaults.
-  const c = templateConfig.parse(ctx.node.config);
   if (c.syntax === "mustache") Mustache.parse(c.template);
   return {
     input(msg, send, done) {
@@ -83,4 +83,4 @@ export const templateBehaviour: NodeFactory = (ctx) => {
       }
     },
   };
-};
+});

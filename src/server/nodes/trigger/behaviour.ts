@@ -1,9 +1,10 @@
+import { triggerNode } from "./definition";
+import { defineBehaviour } from "../types";
 import Mustache from "mustache";
-import type { Message, NodeFactory, Send } from "../../runtime/types";
+import type { Message, Send } from "../../runtime/types";
 import { getProperty } from "../../runtime/properties";
 import { prepareOperand, type OperandType, type PreparedOperand } from "../../runtime/operands";
 import { cloneMessage, cloneValue, MAX_TOPICS, own } from "../sequence-support";
-import type { TriggerConfig } from "./definition";
 
 const UNIT_MS = { ms: 1, s: 1000, min: 60_000, hr: 3_600_000 } as const;
 
@@ -20,8 +21,7 @@ interface TopicState {
  * the delay (extended or reset by later messages), or the first resent at an interval; per topic.
  * Every timer belongs to the node and is cleared when it closes.
  */
-export const triggerBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as TriggerConfig;
+export const triggerBehaviour = defineBehaviour(triggerNode, (ctx, c) => {
   const loop = c.duration < 0;
   const duration = Math.abs(c.duration) * UNIT_MS[c.units];
   const extend = c.extend && !loop;
@@ -148,4 +148,4 @@ export const triggerBehaviour: NodeFactory = (ctx) => {
       ctx.status(null);
     },
   };
-};
+});

@@ -1,9 +1,8 @@
+import { xmlNode } from "./definition";
+import { defineBehaviour } from "../types";
 import xml2js from "xml2js";
-import type { z } from "zod";
-import type { NodeFactory } from "../../runtime/types";
 import { getProperty, setProperty } from "../../runtime/properties";
 import { asNodeRedError, bytesToText, isBytes, oversizeProblem } from "../parsers/input";
-import type { xmlConfig } from "./definition";
 
 type Options = Record<string, unknown>;
 
@@ -15,8 +14,7 @@ function messageOptions(msg: Record<string, unknown>): Options | null {
   return Object.prototype.hasOwnProperty.call(msg, "options") && typeof msg.options === "object" && msg.options !== null ? (msg.options as Options) : null;
 }
 
-export const xmlBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as z.infer<typeof xmlConfig>;
+export const xmlBehaviour = defineBehaviour(xmlNode, (ctx, c) => {
   return {
     input(msg, send, done) {
       const value = getProperty(msg, c.property);
@@ -67,4 +65,4 @@ export const xmlBehaviour: NodeFactory = (ctx) => {
       done();
     },
   };
-};
+});

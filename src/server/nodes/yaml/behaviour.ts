@@ -1,13 +1,11 @@
+import { defineBehaviour } from "../types";
 import yaml from "js-yaml";
-import type { z } from "zod";
-import type { NodeFactory } from "../../runtime/types";
 import { getProperty, setProperty } from "../../runtime/properties";
 import { isBytes, oversizeProblem } from "../parsers/input";
 import { exceedsExpansion } from "../parsers/expansion";
-import { MAX_YAML_VALUES, type yamlConfig } from "./definition";
+import { MAX_YAML_VALUES, yamlNode } from "./definition";
 
-export const yamlBehaviour: NodeFactory = (ctx) => {
-  const c = ctx.node.config as z.infer<typeof yamlConfig>;
+export const yamlBehaviour = defineBehaviour(yamlNode, (ctx, c) => {
   return {
     input(msg, send, done) {
       const value = getProperty(msg, c.property);
@@ -49,4 +47,4 @@ export const yamlBehaviour: NodeFactory = (ctx) => {
       done();
     },
   };
-};
+});

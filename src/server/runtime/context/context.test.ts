@@ -8,9 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
 import type { Message, NodeFactory } from "@/server/runtime/types";
-import { builtinBehaviours } from "@/server/nodes/behaviours";
 import { createNodeRegistry } from "@/server/nodes/registry";
-import { outputCount } from "@/server/nodes/types";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
 import { ContextJournal, type ContextWrite, type StoredWrite } from "./context-journal";
 import { ContextScope, type OrgUsage } from "./context-scope";
@@ -89,8 +87,7 @@ async function load(nodes: Array<{ id: string; type: string; config?: Record<str
   };
   const pool = new SandboxPool({ size: 1 });
   const engine = new FlowEngine({
-    behaviours: new Map([...builtinBehaviours(), ...Object.entries(own)]),
-    outputsOf: (node) => (node.type in own ? 1 : outputCount(registry.get(node.type)!, node.config)),
+    types: registry.runtimeTypes(Object.fromEntries(Object.entries(own).map(([type, behaviour]) => [type, { behaviour, outputs: () => 1 }]))),
     services: { sandboxes: pool },
     callbacks: { onFlowState: () => undefined, onNodeStatus: () => undefined, onDebug: () => undefined, onNodeError: (e) => errors.push(e.error) },
     contextStores: (spec) => {

@@ -328,7 +328,8 @@ function injectTarget(app: AppServices, principal: Principal, nodeId: string): P
 export async function injectNode(app: AppServices, principal: Principal, input: { nodeId: string; payload?: unknown; topic?: string }, meta: RequestMeta) {
   const entry = await injectTarget(app, principal, input.nodeId);
   if (!entry) throw notFound("node");
-  if (entry.type !== "inject") throw new AppError("NOT_AN_INJECT_NODE", `node ${input.nodeId} is a ${entry.type} node, not an inject node`);
+  // A type that starts messages by hand declares the trigger role (the inject node).
+  if (!app.nodes.get(entry.type)?.roles?.trigger) throw new AppError("NOT_AN_INJECT_NODE", `node ${input.nodeId} is a ${entry.type} node, not an inject node`);
   if (entry.organization_id !== principal.organizationId || entry.deleted_at !== null) throw notFound("flow");
   if (!entry.current_deployment_id || !entry.enabled) {
     throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");

@@ -54,6 +54,19 @@ describe("node catalog", () => {
     expect(types.unknown).toBeUndefined();
   });
 
+  it("carries each type's own icon and its form hints, declared in its node folder", async () => {
+    const res = await request("GET", "/nodes", { token: user.accessToken });
+    const byType = Object.fromEntries((res.body.nodes as Array<{ type: string; icon?: string; form: Record<string, unknown> }>).map((n) => [n.type, n]));
+    const drawn = ["inject", "debug", "function", "change", "switch", "catch", "status", "complete", "link-in", "link-call", "junction", "subflow-in"].map((t) => byType[t]!);
+    for (const n of drawn) expect(n.icon, n.type).toMatch(/^<svg /);
+    expect(new Set(drawn.map((n) => n.icon)).size).toBe(drawn.length);
+    expect(byType.function!.form).toEqual({ code: { widget: "code", language: "javascript" }, initialize: { widget: "code", language: "javascript" }, finalize: { widget: "code", language: "javascript" } });
+    expect(byType.comment!.form).toEqual({ info: { widget: "multiline" } });
+    expect(byType.change!.form).toEqual({});
+    const schema = await request("GET", "/nodes/function/schema", { token: user.accessToken });
+    expect(schema.body.form).toEqual(byType.function!.form);
+  });
+
   it("serves a JSON Schema with defaults and ports, and 404 for unknown types", async () => {
     const res = await request("GET", "/nodes/switch/schema", { token: user.accessToken });
     expect(res.status).toBe(200);

@@ -216,6 +216,7 @@ describe("instances in flows", () => {
       subflow_only: false,
       kind: "node",
       color: "#3FADB5",
+      form: {},
     });
     const schema = await request("GET", `/nodes/${encodeURIComponent(`subflow:${sf.id}`)}/schema`, { token });
     expect(schema.status).toBe(200);

@@ -331,6 +331,7 @@ export async function subflowCatalogEntries(app: AppServices, principal: Princip
       subflow_only: false,
       kind: "node" as const,
       color: row.color,
+      form: {},
     };
   });
 }
