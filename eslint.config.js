@@ -7,7 +7,7 @@ import globals from "globals";
 import { layerZones, layerPackageRules, layerSyntaxRules, layerTypeOnlyRules } from "./eslint.layers.js";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".next/", "dist/", "data/", "src/generated/", "test-results/", "playwright-report/", "next-env.d.ts", "bench/node-red/"] },
+  { ignores: ["node_modules/", ".next/", "dist/", "packages/*/dist/", "data/", "src/generated/", "test-results/", "playwright-report/", "next-env.d.ts", "bench/node-red/"] },
   js.configs.recommended,
   { files: ["**/*.mjs", "**/*.js"], languageOptions: { globals: globals.node } },
   ...tseslint.configs.recommended,
