@@ -1,6 +1,6 @@
 import type { ConfigNodeSnapshot } from "../../shared/config-nodes";
 import { ConnectionPool, type ConnectionKind, type ConnectionLease } from "./connections";
-import { compileJsonata } from "./jsonata";
+import { typedEnvValue } from "./env-values";
 import type { ConfigNodeHandle, RuntimeNode, RuntimeServices, SharedContextStore, VariableResolver } from "./types";
 import type { GlobalEnv } from "./variables";
 
@@ -230,28 +230,8 @@ async function evaluateGlobalEnv(
           refs.set(name, value);
           values.delete(name);
           break;
-        case "bool":
-          values.set(name, value === "true");
-          break;
-        case "num":
-          values.set(name, Number(value));
-          break;
-        case "json":
-          values.set(name, JSON.parse(value));
-          break;
-        case "bin":
-          values.set(name, Buffer.from(JSON.parse(value) as number[]));
-          break;
-        case "jsonata": {
-          const read = (store: SharedContextStore) => (key: string) => store.get(key);
-          values.set(
-            name,
-            await compileJsonata(value).evaluate({ _msgid: "" }, { flowContext: read(context.flow), globalContext: read(context.global), env: (n: string) => values.get(n) ?? "" }),
-          );
-          break;
-        }
         default:
-          values.set(name, value);
+          values.set(name, await typedEnvValue(type, value, { context, env: (n) => values.get(n) }));
       }
       if (type !== "env") refs.delete(name);
     } catch (err) {

@@ -9,7 +9,7 @@ import {
   type SubflowSnapshot,
 } from "../../shared/subflows";
 import { ContextScope } from "./context/context-scope";
-import { compileJsonata } from "./jsonata";
+import { typedEnvValue } from "./env-values";
 import type { Message, NodeStatus, RuntimeNode, SharedContextStore, VariableResolver } from "./types";
 
 /**
@@ -296,30 +296,8 @@ export async function evaluateSubflowEnv(
           envTypes.push(e);
           values.set(name, value);
           break;
-        case "bool":
-          values.set(name, value === "true");
-          break;
-        case "num":
-          values.set(name, Number(value));
-          break;
-        case "json":
-          values.set(name, JSON.parse(value));
-          break;
-        case "bin":
-          values.set(name, Buffer.from(JSON.parse(value) as number[]));
-          break;
-        case "jsonata": {
-          const read = (store: SharedContextStore) => (key: string) => store.get(key);
-          const result = await compileJsonata(value).evaluate({ _msgid: "" }, {
-            flowContext: read(context.flow),
-            globalContext: read(context.global),
-            env: (n: string) => above(n) ?? "",
-          });
-          values.set(name, result);
-          break;
-        }
         default:
-          values.set(name, value);
+          values.set(name, await typedEnvValue(type, value, { context, env: above }));
       }
     } catch (err) {
       values.set(name, undefined);

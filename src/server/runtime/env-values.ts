@@ -1,0 +1,34 @@
+import { compileJsonata } from "./jsonata";
+import type { SharedContextStore } from "./types";
+
+/**
+ * Node-RED's typed env properties (a subflow's, a group's, a global-config's): the value of a
+ * `str`, `bool`, `num`, `json`, `bin` or `jsonata` entry. `env` and `cred` entries are their
+ * callers' to resolve (they read other levels). Throws what Node-RED reports as "Error evaluating
+ * env property" (bad JSON, a failing expression).
+ */
+export async function typedEnvValue(
+  type: string,
+  value: string,
+  scope: { context: { flow: SharedContextStore; global: SharedContextStore }; env: (name: string) => unknown },
+): Promise<unknown> {
+  switch (type) {
+    case "bool":
+      return value === "true";
+    case "num":
+      return Number(value);
+    case "json":
+      return JSON.parse(value);
+    case "bin":
+      return Buffer.from(JSON.parse(value) as number[]);
+    case "jsonata": {
+      const read = (store: SharedContextStore) => (key: string) => store.get(key);
+      return compileJsonata(value).evaluate(
+        { _msgid: "" },
+        { flowContext: read(scope.context.flow), globalContext: read(scope.context.global), env: (n: string) => scope.env(n) ?? "" },
+      );
+    }
+    default:
+      return value;
+  }
+}
