@@ -72,7 +72,7 @@ test.describe("flows list", () => {
     await expect(importDialog.getByRole("status")).toContainText("Imported 1 flow");
     const warnings = importDialog.getByRole("region", { name: "Warnings" });
     await expect(warnings).toContainText("type mqtt in is not available here");
-    await expect(warnings).toContainText("config node broker1");
+    await expect(warnings).toContainText("configuration node broker1: type mqtt-broker is not available here; kept as an unknown configuration node");
     await shot(page, "flows-import-warnings");
     await expectAccessible(page);
     await importDialog.getByRole("button", { name: "Close" }).click();
