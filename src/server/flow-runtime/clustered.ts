@@ -28,7 +28,7 @@ export interface ClusterTimings {
   routeTtlMs: number;
 }
 
-export const DEFAULT_CLUSTER_TIMINGS: ClusterTimings = { leaseTtlMs: 2_000, renewMs: 500, tickMs: 1_000, routeTtlMs: 30_000 };
+export const DEFAULT_CLUSTER_TIMINGS: ClusterTimings = { leaseTtlMs: 4_000, renewMs: 1_000, tickMs: 1_000, routeTtlMs: 30_000 };
 
 /**
  * A takeover waits this long past the lease's expiry as Redis reported it: the timer starts after

@@ -99,11 +99,13 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 describe("the default cluster timings", () => {
-  it("fail a killed instance's flows over in under 3 s, and let an instance miss three renewals in a row", () => {
+  it("fail a killed instance's flows over within the lease (4 s), and let an instance miss three renewals in a row", () => {
     const t = DEFAULT_CLUSTER_TIMINGS;
     // After a kill -9 the flow runs again when the lease expires (at most leaseTtlMs after the kill)
-    // plus the takeover margin; what is left of 3 s is for starting the flow there.
-    expect(t.leaseTtlMs + TAKEOVER_MARGIN_MS).toBeLessThanOrEqual(2_500);
+    // plus the takeover margin. A 2 s lease (renewed every 500 ms) failed over in 1.9 s but lost
+    // busy flows on PostgreSQL + Redis (a flooded flow's event loop stalls past 1.5 s, its lease
+    // lapses and the flow stops mid-delivery): backpressure and retention tests caught it.
+    expect(t.leaseTtlMs + TAKEOVER_MARGIN_MS).toBeLessThanOrEqual(4_100);
     expect(t.renewMs * 4).toBeLessThanOrEqual(t.leaseTtlMs);
     // A dead holder is noticed at the first placement tick after it died: before its lease runs out.
     expect(t.tickMs).toBeLessThanOrEqual(t.leaseTtlMs - t.renewMs);
