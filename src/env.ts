@@ -78,7 +78,13 @@ const envSchema = z
     /** Function nodes (sandboxes) this instance runs at once, in all and per organization (past them a deploy's flow goes into error). */
     FUNCTION_NODES_MAX: positiveInt.default(4000),
     FUNCTION_NODES_PER_ORGANIZATION: positiveInt.default(500),
-    /** Let http-request nodes reach private, loopback and link-local addresses (off: SSRF protection). */
+    /**
+     * Let client nodes (http-request, MQTT, websocket, tcp, udp) reach private, loopback and
+     * link-local addresses (off: SSRF protection, SPEC §20). HTTP_REQUEST_ALLOW_PRIVATE is its older
+     * name and still works: either set to true allows.
+     */
+    OUTBOUND_ALLOW_PRIVATE: bool.default(false),
+    /** Alias of OUTBOUND_ALLOW_PRIVATE (its name before client nodes other than http-request existed). */
     HTTP_REQUEST_ALLOW_PRIVATE: bool.default(false),
     HTTP_REQUEST_BYTES_PER_ORGANIZATION: z.coerce.number().int().min(1024 * 1024).max(4 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
     BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
@@ -103,6 +109,11 @@ const envSchema = z
   });
 
 export type Env = z.infer<typeof envSchema>;
+
+/** Whether client nodes may reach private addresses: OUTBOUND_ALLOW_PRIVATE or its alias. */
+export function outboundAllowsPrivate(env: Pick<Env, "OUTBOUND_ALLOW_PRIVATE" | "HTTP_REQUEST_ALLOW_PRIVATE">): boolean {
+  return env.OUTBOUND_ALLOW_PRIVATE || env.HTTP_REQUEST_ALLOW_PRIVATE;
+}
 
 export class EnvError extends Error {
   override name = "EnvError";

@@ -13,6 +13,7 @@ import { createAppServices } from "./server/compose";
 import type { AppServices } from "./server/app-services";
 import { setAppServices } from "./server/services-slot";
 import { CLIENT_IP_HEADER, resolveClientIp } from "./server/http/client-ip";
+import { routeUpgrade, type UpgradeRoute } from "./server/http/upgrades";
 import { createRealtimeHub } from "./server/realtime/hub";
 import { DeviceChannel } from "./server/realtime/devices";
 import { actorName } from "./server/services/flows/events";
@@ -82,16 +83,18 @@ const server = http.createServer(
   }),
 );
 
-server.on("upgrade", (req, socket, head) => {
-  const { pathname } = new URL(req.url ?? "/", "http://localhost");
-  if (pathname === "/ws") {
-    req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
-    hub.handleUpgrade(req, socket, head);
-  } else {
-    // Next's own upgrades (hot reload in development).
-    void nextUpgrade(req, socket, head);
-  }
-});
+// WebSocket upgrades by path (src/server/http/upgrades.ts); anything else is Next's (hot reload).
+const upgradeRoutes: UpgradeRoute[] = [
+  {
+    name: "hub",
+    matches: (pathname) => pathname === "/ws",
+    handle: (req, socket, head) => {
+      req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
+      hub.handleUpgrade(req, socket, head);
+    },
+  },
+];
+server.on("upgrade", routeUpgrade(upgradeRoutes, (req, socket, head) => void nextUpgrade(req, socket, head)));
 
 // Deployed, enabled flows run again from their deployment snapshots: all of them here with one
 // instance; in a cluster, this instance joins and takes its share.

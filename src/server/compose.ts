@@ -5,7 +5,7 @@
  * its builder back.
  */
 import path from "node:path";
-import { getEnv, type Env } from "../env";
+import { getEnv, outboundAllowsPrivate, type Env } from "../env";
 import { openDatabase } from "./db";
 import { createStore } from "./store";
 import { createLogger, type Logger } from "./logger";
@@ -21,6 +21,7 @@ import { createFlowRuntime, resolveInstanceId } from "./flow-runtime";
 import { DeviceBus } from "./realtime/device-bus";
 import { WebhookRegistry } from "./runtime/webhooks";
 import { createSafeFetch } from "./runtime/safe-fetch";
+import { createOutboundRules } from "./runtime/outbound";
 import { DEFAULT_WORK_LIMITS, WorkLimits } from "./runtime/work-limits";
 import { createHttpDispatcher } from "./runtime/http-dispatchers";
 import { openCredential } from "./services/config-nodes/credentials";
@@ -118,7 +119,9 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   const nodes = createNodeRegistry();
   const devices = new DeviceBus(store, logger);
   const webhooks = new WebhookRegistry();
-  const httpRequest = createSafeFetch({ allowPrivate: env.HTTP_REQUEST_ALLOW_PRIVATE });
+  // Outbound rules for every client node (SPEC §20): one policy, http-request's fetch included.
+  const outbound = createOutboundRules({ allowPrivate: outboundAllowsPrivate(env) });
+  const httpRequest = createSafeFetch({ allowPrivate: outbound.allowPrivate });
   // Per flow and organization: JSONata turns and download bytes (issue 40; runtime/work-limits.ts).
   const workLimits = new WorkLimits({ ...DEFAULT_WORK_LIMITS, responseBytesPerOrganization: env.HTTP_REQUEST_BYTES_PER_ORGANIZATION });
   // The function nodes' worker pool belongs to this app: its workers start at the first function node.
@@ -160,6 +163,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),
       webhooks,
       httpRequest,
+      outbound,
       httpDispatcher: createHttpDispatcher,
       // Configuration nodes' credentials, sealed in deployments, opened as their flow starts (SPEC §19).
       openCredential: (sealed) => openCredential(config.keys.variables, sealed),

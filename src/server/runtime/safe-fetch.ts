@@ -2,28 +2,11 @@ import http from "node:http";
 import https from "node:https";
 import dns from "node:dns";
 import ipaddr from "ipaddr.js";
+import { BlockedAddressError, isBlockedAddress } from "./outbound";
 import type { HttpDispatcher } from "./http-dispatchers";
 import type { ByteBudget } from "./work-limits";
 
-/** Address ranges an http-request node may not reach unless the operator allows private targets. */
-const BLOCKED_RANGES = new Set(["unspecified", "broadcast", "multicast", "linkLocal", "loopback", "private", "uniqueLocal", "carrierGradeNat", "reserved", "benchmarking", "amt", "as112", "deprecated", "orchid2", "6to4", "teredo", "rfc6145", "rfc6052", "ipv4Mapped", "discard"]);
-
-const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3");
-
-/**
- * True for addresses a flow may not reach. IPv6 is an allow-list: only global unicast (2000::/3)
- * outside the special ranges passes, so IPv4-compatible (`::a.b.c.d`), site-local (fec0::/10),
- * NAT64 and every other v4-in-v6 form, and ranges ipaddr.js may name in the future, are refused.
- */
-export function isBlockedAddress(address: string): boolean {
-  const parsed = ipaddr.parse(address);
-  if (parsed.kind() === "ipv6") {
-    const v6 = parsed as ipaddr.IPv6;
-    if (v6.isIPv4MappedAddress()) return isBlockedAddress(v6.toIPv4Address().toString());
-    if (!v6.match(GLOBAL_UNICAST_V6)) return true;
-  }
-  return BLOCKED_RANGES.has(parsed.range());
-}
+export { BlockedAddressError, isBlockedAddress } from "./outbound";
 
 /**
  * The only headers that follow a redirect to another origin: the CORS-safelisted request headers
@@ -34,10 +17,6 @@ export function isBlockedAddress(address: string): boolean {
  */
 const CROSS_ORIGIN_HEADERS = new Set(["accept", "accept-language", "content-language", "content-type", "user-agent"]);
 const BODY_HEADERS = new Set(["content-type", "content-length", "content-encoding", "content-language", "content-location"]);
-
-export class BlockedAddressError extends Error {
-  override name = "BlockedAddressError";
-}
 
 export interface SafeFetchOptions {
   allowPrivate: boolean;

@@ -260,6 +260,16 @@ export interface RuntimeServices {
     /** `budget`: the organization's bound on response bytes being downloaded (WorkLimits.responseBudget). */
     init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number; dispatcher?: import("./http-dispatchers").HttpDispatcher; budget?: import("./work-limits").ByteBudget },
   ) => Promise<{ status: number; headers: Record<string, string>; body: Buffer; url: string }>;
+  /**
+   * Outbound rules for client nodes other than http-request (MQTT brokers, websocket clients, tcp,
+   * udp; SPEC §20): connect with `outbound.lookup`, check literal hosts with `outbound.checkHost`.
+   */
+  outbound?: import("./outbound").OutboundRules;
+  /**
+   * The app's own MQTT broker (SPEC §20, "Built-in broker"), for mqtt-broker configuration nodes
+   * whose `broker` is `built-in`: absent when this process runs none (then those nodes report an error).
+   */
+  builtInMqtt?: BuiltInMqtt;
   /** Bounds on asynchronous work per flow and organization (JSONata turns, download bytes); absent: unbounded. */
   workLimits?: import("./work-limits").WorkLimits;
   /**
@@ -280,6 +290,30 @@ export interface RuntimeServices {
   sendToDevices?: (organizationId: string, message: DeviceOutMessage) => void;
   /** Listens to messages devices of the organization publish; returns the function that stops. */
   onDeviceMessage?: (organizationId: string, handler: (m: DeviceInMessage) => void) => () => void;
+}
+
+/**
+ * The built-in broker as flows reach it: inside the organization's own topic space, no address and
+ * no credentials. Topics are the organization's own (`a/b`), never prefixed by the caller; the
+ * broker maps them to its internal space. Wildcard subscriptions match only the organization's
+ * topics. `publish` resolves once the broker took the message (QoS 1/2: stored for delivery).
+ */
+export interface BuiltInMqtt {
+  publish(organizationId: string, message: BuiltInMqttMessage): Promise<void>;
+  /**
+   * Subscribes within the organization; `handler` receives each matching message (retained ones
+   * first, with `retain: true`). Returns the function that unsubscribes.
+   */
+  subscribe(organizationId: string, filter: string, options: { qos: 0 | 1 | 2; nl?: boolean; rap?: boolean; rh?: 0 | 1 | 2 }, handler: (message: BuiltInMqttMessage) => void | Promise<void>): Promise<() => Promise<void>>;
+}
+
+export interface BuiltInMqttMessage {
+  topic: string;
+  payload: Buffer;
+  qos: 0 | 1 | 2;
+  retain: boolean;
+  /** MQTT 5 publish properties (contentType, userProperties, responseTopic, correlationData, messageExpiryInterval, payloadFormatIndicator). */
+  properties?: Record<string, unknown>;
 }
 
 /** What a device published (`device.publish` frame), as device-in nodes receive it. */

@@ -1,0 +1,226 @@
+import { z } from "zod";
+
+/**
+ * SPEC §21: dashboards. One contract for the server (the widget nodes in `src/server/nodes/ui-*`,
+ * the dashboard socket and state store) and the browser (the page at `/dashboard/{org}/{path}`,
+ * `src/features/dashboard/`).
+ *
+ * Names and properties are Dashboard 2.0's (`@flowfuse/node-red-dashboard`): configuration nodes
+ * `ui-base`, `ui-page`, `ui-group`, `ui-theme` (organization resources, SPEC §19) and the widget node
+ * types of `DASHBOARD_WIDGET_TYPES`, whose `config` keeps Dashboard 2.0's property names (`label`,
+ * `group`, `width`, `height`, `order`, `chartType`, `options`, …).
+ *
+ * How a page reaches a browser:
+ * 1. The browser opens `/dashboard/{org-slug}/{page path}` (a Next page; signed-in member of the
+ *    organization, any role, else 404; or `?share={token}` of a share link).
+ * 2. It opens a WebSocket at `DASHBOARD_SOCKET_PATH` + `/{org-slug}?path={page path}` (plus
+ *    `&share={token}`), authenticated by the browser session cookie or the share token. The socket
+ *    receives only that page's frames (SPEC §21: never debug, statuses or other flows' events).
+ * 3. The server sends `dashboard.page` (layout, widgets and each widget's durable state), then
+ *    `dashboard.update` frames as widget nodes receive messages, and `dashboard.page` again after a
+ *    deploy that changes the page.
+ * 4. Input widgets send `dashboard.input`; the widget node sends the message into its flow with
+ *    `msg._client` (`DashboardClient`). A message that carries `msg._client` (with `socketId`)
+ *    goes to that viewer only.
+ *
+ * Layout is what is deployed: the configuration nodes (ui-base/page/group/theme) in the running
+ * deployments' snapshots, and the widget nodes of deployed, enabled flows.
+ */
+
+export const DASHBOARD_SOCKET_PATH = "/ws/dashboard";
+
+/** Widget node types (Dashboard 2.0), in the palette's order. */
+export const DASHBOARD_WIDGET_TYPES = [
+  "ui-button",
+  "ui-text",
+  "ui-text-input",
+  "ui-number-input",
+  "ui-switch",
+  "ui-slider",
+  "ui-dropdown",
+  "ui-radio-group",
+  "ui-form",
+  "ui-notification",
+  "ui-chart",
+  "ui-gauge",
+  "ui-table",
+  "ui-markdown",
+  "ui-template",
+  "ui-control",
+  "ui-event",
+] as const;
+export type DashboardWidgetType = (typeof DASHBOARD_WIDGET_TYPES)[number];
+
+export const DASHBOARD_CONFIG_TYPES = ["ui-base", "ui-page", "ui-group", "ui-theme"] as const;
+
+/** Widgets with no place on the page (they act on it or report from it). */
+export const DASHBOARD_HEADLESS_TYPES: readonly DashboardWidgetType[] = ["ui-notification", "ui-control", "ui-event"];
+
+/** Dashboard 1 (`node-red-dashboard`) node types and the 2.0 type each imports as. */
+export const DASHBOARD1_TYPE_MAP: Readonly<Record<string, string>> = {
+  ui_base: "ui-base",
+  ui_tab: "ui-page",
+  ui_group: "ui-group",
+  ui_button: "ui-button",
+  ui_text: "ui-text",
+  ui_text_input: "ui-text-input",
+  ui_numeric: "ui-number-input",
+  ui_switch: "ui-switch",
+  ui_slider: "ui-slider",
+  ui_dropdown: "ui-dropdown",
+  ui_form: "ui-form",
+  ui_toast: "ui-notification",
+  ui_chart: "ui-chart",
+  ui_gauge: "ui-gauge",
+  ui_table: "ui-table",
+  ui_template: "ui-template",
+  ui_ui_control: "ui-control",
+  ui_audio: "ui-notification",
+  ui_colour_picker: "ui-text-input",
+  ui_date_picker: "ui-text-input",
+  ui_link: "ui-markdown",
+  ui_spacer: "ui-markdown",
+};
+
+/** Who sent a message from a dashboard (Dashboard 2.0's `msg._client`). */
+export const dashboardClientSchema = z.object({
+  /** The dashboard socket; a message carrying it goes to that socket only. */
+  socketId: z.string(),
+  /** Signed-in viewer's user id; absent for a share link's visitor. */
+  user_id: z.string().optional(),
+  /** Share link id when the viewer came through one. */
+  share_id: z.string().optional(),
+});
+export type DashboardClient = z.infer<typeof dashboardClientSchema>;
+
+export const dashboardThemeSchema = z.object({
+  colors: z.object({
+    surface: z.string(),
+    primary: z.string(),
+    bgPage: z.string(),
+    groupBg: z.string(),
+    groupOutline: z.string(),
+  }),
+  sizes: z
+    .object({
+      density: z.enum(["default", "comfortable", "compact"]).optional(),
+      pagePadding: z.string().optional(),
+      groupGap: z.string().optional(),
+      groupBorderRadius: z.string().optional(),
+      widgetGap: z.string().optional(),
+    })
+    .optional(),
+});
+export type DashboardTheme = z.infer<typeof dashboardThemeSchema>;
+
+export const dashboardWidgetViewSchema = z.object({
+  /** The widget node's id (unique in the organization's deployed flows). */
+  id: z.string(),
+  type: z.enum(DASHBOARD_WIDGET_TYPES),
+  flow_id: z.string(),
+  /** 0 = the group's width (Dashboard 2.0's "auto"), else columns of the group's grid. */
+  width: z.number().int().min(0).max(12),
+  height: z.number().int().min(0).max(64),
+  order: z.number().int(),
+  /** The node's configuration (Dashboard 2.0 property names), secrets and flow wiring left out. */
+  props: z.record(z.string(), z.unknown()),
+  /** The widget's durable state (last value, chart points within its limit, dynamic props); null: none yet. */
+  state: z.unknown().nullable(),
+});
+export type DashboardWidgetView = z.infer<typeof dashboardWidgetViewSchema>;
+
+export const dashboardGroupViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** Columns of the page's 12-column grid the group takes (Dashboard 2.0 `width`, default 6). */
+  width: z.number().int().min(1).max(12),
+  height: z.number().int().min(0).max(64),
+  order: z.number().int(),
+  showTitle: z.boolean(),
+  className: z.string().optional(),
+  visible: z.boolean(),
+  disabled: z.boolean(),
+  widgets: z.array(dashboardWidgetViewSchema),
+});
+export type DashboardGroupView = z.infer<typeof dashboardGroupViewSchema>;
+
+export const dashboardPageSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** Starts with "/" (Dashboard 2.0's page `path`), unique in the organization. */
+  path: z.string(),
+  icon: z.string().optional(),
+  order: z.number().int(),
+  visible: z.boolean(),
+});
+export type DashboardPageSummary = z.infer<typeof dashboardPageSummarySchema>;
+
+export const dashboardPageViewSchema = z.object({
+  organization: z.object({ slug: z.string(), name: z.string() }),
+  /** The ui-base (Dashboard 2.0's "base"): its name is the app bar's title. */
+  title: z.string(),
+  page: dashboardPageSummarySchema.extend({ layout: z.enum(["grid", "flex", "notebook", "tabs"]).default("grid") }),
+  /** Every page of the same ui-base the viewer may open, for navigation. */
+  pages: z.array(dashboardPageSummarySchema),
+  theme: dashboardThemeSchema,
+  groups: z.array(dashboardGroupViewSchema),
+  /** Widgets of the page with no place in a group (ui-notification, ui-control, ui-event). */
+  headless: z.array(dashboardWidgetViewSchema),
+  /** Whether this viewer may use input widgets (false for a view-only share link). */
+  interactive: z.boolean(),
+});
+export type DashboardPageView = z.infer<typeof dashboardPageViewSchema>;
+
+/** Frames the dashboard socket sends. */
+export type DashboardServerFrame =
+  | { type: "dashboard.page"; socket_id: string; view: DashboardPageView }
+  /**
+   * A widget node received a message: `msg` is what Dashboard 2.0 sends its widget (payload, topic,
+   * and for dynamic properties `ui_update`, for charts a point or an array of points, `[]` to clear);
+   * `state` the widget's durable state after it.
+   */
+  | { type: "dashboard.update"; widget_id: string; msg: Record<string, unknown>; state: unknown }
+  /** ui-control: navigate, show/hide/enable/disable groups or pages, reload. */
+  | { type: "dashboard.control"; msg: Record<string, unknown> }
+  | { type: "dashboard.error"; code: string; message: string };
+
+/** Frames a browser sends on the dashboard socket. */
+export const dashboardClientFrameSchema = z.discriminatedUnion("type", [
+  /** An input widget's value: the widget node sends `{...msg, _client}` into its flow. */
+  z.object({
+    type: z.literal("dashboard.input"),
+    widget_id: z.string().min(1).max(64),
+    /** Which of the widget's events (Dashboard 2.0: "change", "click", "submit", "send" from ui-template). */
+    event: z.string().min(1).max(32).default("change"),
+    msg: z.record(z.string(), z.unknown()),
+  }),
+  /** Page views and navigation, for ui-event ("$pageview", "$pageleave"). */
+  z.object({ type: z.literal("dashboard.event"), event: z.enum(["$pageview", "$pageleave"]), page_id: z.string().max(64) }),
+  z.object({ type: z.literal("ping") }),
+]);
+export type DashboardClientFrame = z.infer<typeof dashboardClientFrameSchema>;
+
+/** Bounds of the dashboard socket and the state store. */
+export const DASHBOARD_LIMITS = {
+  /** Bytes of one client frame. */
+  maxClientFrameBytes: 256 * 1024,
+  /** Input frames a socket may send per second (burst). */
+  inputsPerSecond: 50,
+  /** Points a chart keeps when its node sets no smaller limit. */
+  chartMaxPoints: 10_000,
+  /** Bytes of one widget's durable state. */
+  maxStateBytes: 1024 * 1024,
+} as const;
+
+/** A share link of a page (admins publish, SPEC §21). */
+export const dashboardShareLinkSchema = z.object({
+  id: z.string(),
+  page_id: z.string(),
+  page_path: z.string(),
+  interactive: z.boolean(),
+  url: z.string(),
+  created_at: z.string(),
+  created_by: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+});
+export type DashboardShareLink = z.infer<typeof dashboardShareLinkSchema>;
