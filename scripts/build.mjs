@@ -44,7 +44,7 @@ const packagesExceptJson = {
 async function buildServer() {
   await build({
     ...common,
-    entryPoints: { server: "src/server.ts", "sandbox-worker": "src/server/runtime/sandbox/sandbox-worker.ts" },
+    entryPoints: { server: "src/server.ts", "sandbox-worker": "src/server/runtime/sandbox/sandbox-worker.ts", "lease-worker": "src/server/flow-runtime/lease-worker.ts" },
     outdir: "dist/server",
     plugins: [packagesExceptJson],
     sourcemap: "linked",

@@ -39,7 +39,7 @@ export async function createTestApp(overrides: Record<string, string> = {}, opti
     dataDirForDb: env.DATABASE_URL ? dataDir : "memory://",
     dbSchema: schema,
     storeKeyPrefix: `fp-test-${suffix}:`,
-    logger: options.logger ?? createLogger({ level: "silent" }),
+    logger: options.logger ?? createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
     // Test files stand up several apps in one worker to play several instances.
     allowSeveralPerProcess: true,
   });

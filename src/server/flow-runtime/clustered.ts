@@ -3,6 +3,7 @@ import type { DeviceInMessage, FlowState, Message, NodeStatus } from "../runtime
 import { webhookError, webhookRouteKey, type WebhookRequest, type WebhookResponse } from "../runtime/webhooks";
 import { AppError } from "../errors";
 import { LocalFlowRuntime, type LocalRuntimeDeps } from "./local";
+import { LeaseKeeper } from "./lease-keeper";
 import { ClusterBus, RpcTimeout, nodeChannel, type ClusterEvent } from "./cluster-bus";
 import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult, ReplayResult } from "./types";
 
@@ -28,7 +29,7 @@ export interface ClusterTimings {
   routeTtlMs: number;
 }
 
-export const DEFAULT_CLUSTER_TIMINGS: ClusterTimings = { leaseTtlMs: 4_000, renewMs: 1_000, tickMs: 1_000, routeTtlMs: 30_000 };
+export const DEFAULT_CLUSTER_TIMINGS: ClusterTimings = { leaseTtlMs: 2_000, renewMs: 500, tickMs: 1_000, routeTtlMs: 30_000 };
 
 /**
  * A takeover waits this long past the lease's expiry as Redis reported it: the timer starts after
@@ -111,6 +112,8 @@ interface Held {
   since: number;
   /** performance.now() until which the lease is proven: when the last successful renew was sent, plus the TTL. */
   validUntil: number;
+  /** The lease keeper's slot when its worker renews this lease (then it proves it for longer), else null. */
+  slot: number | null;
 }
 
 /** The route keys this instance published for a flow it holds (they name the flow). */
@@ -183,6 +186,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   private readonly takeoverDue = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
+  /** Renews the leases from a worker thread (lease-keeper.ts) when the store is a server (Redis); null in process. */
+  private keeper: LeaseKeeper | null = null;
   private renewing: Promise<void> | null = null;
   private ticking: Promise<void> | null = null;
   private tickAgain = false;
@@ -241,10 +246,33 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     return eventId === undefined ? this.local.deliverLink(organizationId, nodeId, msg, hops) : this.local.returnLink(organizationId, nodeId, eventId, msg, hops);
   }
 
+  /** Until when (performance.now()) the lease is proven: by the last renewal here or by the keeper's worker. */
+  private provenUntil(held: Held): number {
+    return held.slot === null || !this.keeper ? held.validUntil : Math.max(held.validUntil, this.keeper.validUntil(held.slot));
+  }
+
+  /** Forgets a lease this instance held (stopped, released or lost): its keeper slot is freed. */
+  private forget(flowId: string): void {
+    const held = this.held.get(flowId);
+    if (!held) return;
+    this.held.delete(flowId);
+    if (held.slot !== null) this.keeper?.drop(held.slot);
+  }
+
+  /** The keeper's worker found a lease it renews held by someone else (or gone): the flow stops here. */
+  private onLeaseLost(slot: number, token: number): void {
+    for (const [flowId, held] of this.held) {
+      if (held.slot !== slot || held.token !== token) continue;
+      this.deps.logger.warn({ flowId }, "lease lost (expired, and another instance may hold it): flow stopped here");
+      void this.withLock(flowId, () => this.evict(flowId, held));
+      return;
+    }
+  }
+
   /** Whether this instance can prove its lease on the flow right now. */
   holds(flowId: string): boolean {
     const held = this.held.get(flowId);
-    return held !== undefined && performance.now() < held.validUntil;
+    return held !== undefined && performance.now() < this.provenUntil(held);
   }
 
   /** Flows this instance holds (for tests and diagnostics). */
@@ -261,8 +289,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   async start(): Promise<void> {
     this.timer = setInterval(() => void this.tick(), this.timings.tickMs);
     this.timer.unref();
-    this.renewTimer = setInterval(() => void this.renew(), this.timings.renewMs);
-    this.renewTimer.unref();
+    this.startRenewing();
     if (await this.joinBus()) {
       await this.heartbeat().catch(() => undefined);
       await this.bus.broadcast({ type: "joined", from: this.instanceId }).catch(() => undefined);
@@ -270,6 +297,29 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     await this.tick();
     await this.placing;
     this.deps.logger.info({ instance: this.instanceId, flows: this.held.size, bus: this.bus.ready }, "joined the cluster");
+  }
+
+  /**
+   * Renewals run whenever this instance may hold a lease: from start(), or from the first lease it
+   * takes (an instance that places flows only when asked, as the tests' apps do, renews them too).
+   * With a store server (Redis) the lease keeper's worker renews them off the main thread.
+   */
+  private startRenewing(): void {
+    if (this.renewTimer || this.closing) return;
+    const connection = this.deps.store.connectionInfo();
+    if (connection) {
+      this.keeper = new LeaseKeeper({
+        connection,
+        ttlMs: this.timings.leaseTtlMs,
+        renewMs: this.timings.renewMs,
+        // A main thread that has not turned for this long (hung, not busy) is left to lose its leases.
+        stallMs: Math.max(10_000, 4 * this.timings.leaseTtlMs),
+        logger: this.deps.logger,
+        onLost: (slot, token) => this.onLeaseLost(slot, token),
+      });
+    }
+    this.renewTimer = setInterval(() => void this.renew(), this.timings.renewMs);
+    this.renewTimer.unref();
   }
 
   private async joinBus(): Promise<boolean> {
@@ -493,6 +543,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     await this.bus.broadcast({ type: "left", from: this.instanceId }).catch(() => undefined);
     if (released.length > 0) await this.bus.broadcast({ type: "released", from: this.instanceId, flowIds: released }).catch(() => undefined);
     await this.local.close();
+    await this.keeper?.close();
     await this.bus.close();
   }
 
@@ -630,7 +681,9 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   }
 
   private async heartbeat(): Promise<void> {
-    await this.deps.store.set(memberKey(this.instanceId), String(Date.now()), { ttlMs: this.timings.leaseTtlMs });
+    // Membership only weighs the fair share (leases decide who runs what): it lives three leases,
+    // so a main thread busy for a moment is not counted out and its flows rebalanced away.
+    await this.deps.store.set(memberKey(this.instanceId), String(Date.now()), { ttlMs: 3 * this.timings.leaseTtlMs });
     await this.deps.store.setAdd(MEMBERS_KEY, this.instanceId);
   }
 
@@ -646,15 +699,20 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   }
 
   private async renewAll(): Promise<void> {
+    // Leases the keeper's worker renews are renewed here only when it falls behind (starting up,
+    // starved of CPU, stopped): when less than half their TTL is left.
+    const keeper = this.keeper?.active ? this.keeper : null;
+    const now = performance.now();
     await Promise.all(
       [...this.held.entries()].map(async ([flowId, held]) => {
+        if (keeper && held.slot !== null && keeper.validUntil(held.slot) - now > this.timings.leaseTtlMs / 2) return;
         const sentAt = performance.now();
         let renewed: boolean;
         try {
           renewed = await this.deps.store.leaseRenew(leaseKey(flowId), held.token, this.timings.leaseTtlMs);
         } catch (err) {
           // The store did not answer: keep trying while the lease is still proven, stop once it is not.
-          if (performance.now() >= held.validUntil && this.held.get(flowId) === held) {
+          if (performance.now() >= this.provenUntil(held) && this.held.get(flowId) === held) {
             this.deps.logger.warn({ err, flowId }, "lease could not be renewed before it expired: flow stopped here");
             await this.withLock(flowId, () => this.evict(flowId, held));
           }
@@ -674,7 +732,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   /** Stops the local copy of a flow whose lease is gone; nothing is written, the new holder runs it. */
   private async evict(flowId: string, held?: Held): Promise<void> {
     if (held && this.held.get(flowId) !== held) return;
-    this.held.delete(flowId);
+    this.forget(flowId);
     // Its route keys stay: the lease may be another instance's now, whose keys name the same flow.
     // They expire (routeTtlMs) unless the next holder renews them.
     this.routes.delete(flowId);
@@ -689,7 +747,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     // which writes them again; withdrawn here, webhooks sent through other instances would answer
     // 404 until it had. Nobody taking it over, they expire (routeTtlMs).
     this.routes.delete(flowId);
-    this.held.delete(flowId);
+    this.forget(flowId);
     await this.local.evict(flowId);
     await this.deps.store.leaseRelease(leaseKey(flowId), held.token).catch((err: unknown) => {
       this.deps.logger.warn({ err, flowId }, "lease could not be released; it expires on its own");
@@ -761,10 +819,13 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   /** Takes the flow's lease if nobody holds it and runs its current deployment here. */
   private async acquireAndRun(flowId: string): Promise<boolean> {
     if (this.closing || this.held.has(flowId)) return false;
+    this.startRenewing();
     const sentAt = performance.now();
     const lease = await this.deps.store.leaseAcquire(leaseKey(flowId), this.instanceId, this.timings.leaseTtlMs);
     if (!lease) return false;
-    this.held.set(flowId, { token: lease.token, since: lease.since, validUntil: sentAt + this.timings.leaseTtlMs });
+    const validUntil = sentAt + this.timings.leaseTtlMs;
+    const slot = this.keeper?.active ? this.keeper.hold(leaseKey(flowId), lease.token, validUntil) : null;
+    this.held.set(flowId, { token: lease.token, since: lease.since, validUntil, slot });
     try {
       const state = await this.reconcileHere(flowId);
       if (this.held.has(flowId)) this.deps.logger.info({ flowId, token: lease.token, state }, "flow placed here");
@@ -795,7 +856,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
       // The routes of the version that ran, wherever it ran: an instance that took the lease only to
       // stop the flow (it ran nowhere, between two holders) never published them itself.
       if (held) await this.withdrawRoutes(flowId, held, flow && deployment ? routeKeysOf(flow.organization.slug, deployment) : []);
-      this.held.delete(flowId);
+      this.forget(flowId);
       if (held) await this.deps.store.leaseRelease(leaseKey(flowId), held.token).catch(() => undefined);
       return "stopped";
     }
@@ -842,7 +903,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     const published = this.routes.get(flowId);
     this.routes.delete(flowId);
     const keys = [...new Set([...(published?.keys ?? []), ...alsoKeys])];
-    if (keys.length === 0 || performance.now() >= held.validUntil) return;
+    if (keys.length === 0 || performance.now() >= this.provenUntil(held)) return;
     await this.deleteRoutes(flowId, keys);
   }
 

@@ -266,6 +266,10 @@ export class MemoryStore implements KeyValueStore {
     };
   }
 
+  connectionInfo(): null {
+    return null;
+  }
+
   rateLimitBackend(): RateLimitBackend {
     return { kind: "memory", limiters: this.limiters };
   }

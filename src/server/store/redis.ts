@@ -123,7 +123,7 @@ local token = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], token .. '|' .. ARGV[3] .. '|' .. ARGV[1], 'PX', ARGV[2])
 return token
 `;
-const LEASE_RENEW_SCRIPT = `
+export const LEASE_RENEW_SCRIPT = `
 local value = redis.call('GET', KEYS[1])
 if not value or string.match(value, '^(%d+)|') ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -192,7 +192,10 @@ export class RedisStore implements KeyValueStore {
   private lastError: Error | undefined;
   private closed = false;
 
+  private readonly url: string;
+
   constructor(options: RedisStoreOptions) {
+    this.url = options.url;
     this.keyPrefix = options.keyPrefix ?? "fp:";
     this.onHandlerError = options.onHandlerError ?? warnOnHandlerError;
     const redisOptions: RedisOptions = {
@@ -393,6 +396,10 @@ export class RedisStore implements KeyValueStore {
       // server-side subscription only yields messages that find no handler and are dropped.
       if (subscriber.status === "ready") await subscriber.unsubscribe(name).catch(() => undefined);
     };
+  }
+
+  connectionInfo(): { url: string; keyPrefix: string } {
+    return { url: this.url, keyPrefix: this.keyPrefix };
   }
 
   rateLimitBackend(): RateLimitBackend {

@@ -101,6 +101,12 @@ export interface KeyValueStore {
    * the in-process counters must live on this instance to be shared by every copy of the code.
    */
   rateLimitBackend(): RateLimitBackend;
+  /**
+   * Where a second connection to the same store would go, for work that must not share this
+   * process's main thread (the cluster's lease renewals, flow-runtime/lease-keeper.ts); null in
+   * process (nothing to connect to).
+   */
+  connectionInfo(): { url: string; keyPrefix: string } | null;
   close(): Promise<void>;
 }
 
