@@ -6,14 +6,18 @@
 //   worker entry, our code bundled, packages left to node_modules (they are the app's dependencies,
 //   and Next loads the same ones). The worker sits beside the server: pool-worker.ts finds it
 //   relative to its own module, which is the bundle.
+// pgdata → dist/pgdata-template: the embedded database's data directory, initialized and migrated
+//   (src/server/embedded-template.ts, compiled and run once): a new DATA_DIR starts as a copy of it
+//   instead of running initdb (db.ts, embeddedTemplateDir).
 // cli → packages/cli/dist/flowplane.mjs: src/cli/bin.ts with everything it uses (ws, openapi-fetch)
 //   in one file that needs nothing but Node, so packages/cli installs on its own.
 import { build } from "esbuild";
+import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const targets = process.argv.slice(2).length ? process.argv.slice(2) : ["server", "cli"];
+const targets = process.argv.slice(2).length ? process.argv.slice(2) : ["server", "cli", "pgdata"];
 
 const common = {
   absWorkingDir: root,
@@ -53,6 +57,17 @@ async function buildServer() {
   });
 }
 
+async function buildPgdata() {
+  await build({
+    ...common,
+    entryPoints: { "make-pgdata-template": "src/server/embedded-template.ts" },
+    outdir: "dist/server",
+    plugins: [packagesExceptJson],
+  });
+  // Run from dist/server, as the server is: db.ts finds the template beside it (dist/pgdata-template).
+  execFileSync(process.execPath, [path.join(root, "dist/server/make-pgdata-template.js"), path.join(root, "dist/pgdata-template")], { cwd: root, stdio: "inherit" });
+}
+
 async function buildCli() {
   await build({
     ...common,
@@ -66,10 +81,10 @@ async function buildCli() {
   });
 }
 
-const builders = { server: buildServer, cli: buildCli };
+const builders = { server: buildServer, cli: buildCli, pgdata: buildPgdata };
 for (const target of targets) {
   if (!builders[target]) {
-    console.error(`scripts/build.mjs: unknown target "${target}" (server, cli)`);
+    console.error(`scripts/build.mjs: unknown target "${target}" (server, cli, pgdata)`);
     process.exit(2);
   }
   const started = performance.now();

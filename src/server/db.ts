@@ -1,5 +1,6 @@
 import path from "node:path";
-import { existsSync, mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { cpSync, existsSync, mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -47,6 +48,25 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to use (tests isolate themselves in their own schema). */
   schema?: string;
   migrationsDir?: string;
+  /**
+   * A data directory initialized ahead of time, copied into a new `dataDir` instead of running
+   * initdb there; null: always initdb. Default: the built server's (embeddedTemplateDir()).
+   */
+  templateDir?: string | null;
+}
+
+/**
+ * The embedded database's data directory made at build time (`node scripts/build.mjs pgdata`:
+ * initdb and the migrations of the build, dist/pgdata-template), beside the compiled server. A new
+ * DATA_DIR starts as a copy of it: initdb is most of a first start's time (seconds) and its
+ * WebAssembly memory stays in the process that ran it (docs/BENCHMARKS.md, "Idle memory and ready
+ * time"). The sources (tsx, tests) have none and run initdb.
+ */
+export function embeddedTemplateDir(): string | null {
+  const here = new URL(import.meta.url);
+  if (here.protocol !== "file:" || /\.[cm]?tsx?$/.test(here.pathname)) return null;
+  const dir = fileURLToPath(new URL("../pgdata-template", here));
+  return existsSync(path.join(dir, "PG_VERSION")) ? dir : null;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -127,7 +147,12 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
   } else {
     const dir = path.resolve(options.dataDir, "pgdata");
     mkdirSync(dir, { recursive: true });
-    if (!existsSync(path.join(dir, "PG_VERSION"))) {
+    const template = options.templateDir === undefined ? embeddedTemplateDir() : options.templateDir;
+    if (!existsSync(path.join(dir, "PG_VERSION")) && template) {
+      // A new data directory from the build's template: the migrations of this build are in it,
+      // later ones (none, unless the template is stale) apply below as usual.
+      cpSync(template, dir, { recursive: true });
+    } else if (!existsSync(path.join(dir, "PG_VERSION"))) {
       // A new data directory: initdb runs in a PGlite of its own, closed at once. The instance that
       // ran initdb keeps initdb's WebAssembly module and memory for its whole life (about 270 MB,
       // measured); one opened on the initialized directory never loads them.
