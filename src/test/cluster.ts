@@ -211,7 +211,7 @@ export class TestCluster {
   /**
    * Kills every node, then drops the run's schema and deletes its keys; with `servers: "throwaway"`
    * (the test's own servers, which it deletes whole and which may be down by now) only the nodes
-   * and the logs go.
+   * and the logs go. KEEP_CLUSTER_LOGS=1 keeps the logs (their folder is printed by logs()).
    */
   async dispose(options: { servers?: "shared" | "throwaway" } = {}): Promise<void> {
     for (const node of this.nodes.values()) {
@@ -222,7 +222,7 @@ export class TestCluster {
     }
     await Promise.all([...this.nodes.values()].map((n) => n.exited));
     if (options.servers === "throwaway") {
-      rmSync(this.logDir, { recursive: true, force: true });
+      if (!process.env.KEEP_CLUSTER_LOGS) rmSync(this.logDir, { recursive: true, force: true });
       return;
     }
     const client = new pg.Client({ connectionString: this.databaseUrl });
@@ -237,7 +237,7 @@ export class TestCluster {
       if (keys.length > 0) await redis.del(...keys);
     } while (cursor !== "0");
     await redis.quit();
-    rmSync(this.logDir, { recursive: true, force: true });
+    if (!process.env.KEEP_CLUSTER_LOGS) rmSync(this.logDir, { recursive: true, force: true });
   }
 }
 

@@ -188,6 +188,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   private renewTimer: NodeJS.Timeout | undefined;
   /** Renews the leases from a worker thread (lease-keeper.ts) when the store is a server (Redis); null in process. */
   private keeper: LeaseKeeper | null = null;
+  private memberByKeeper = false;
   private renewing: Promise<void> | null = null;
   private ticking: Promise<void> | null = null;
   private tickAgain = false;
@@ -528,6 +529,9 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     this.closing = true;
     clearInterval(this.timer);
     clearInterval(this.renewTimer);
+    // Before the membership is withdrawn (the worker would write it again). The leases stay proven
+    // as long as the keeper last proved them: they are released below.
+    await this.keeper?.close();
     for (const timer of this.takeovers.values()) if (timer) clearTimeout(timer);
     this.takeovers.clear();
     await this.ticking?.catch(() => undefined);
@@ -543,7 +547,6 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     await this.bus.broadcast({ type: "left", from: this.instanceId }).catch(() => undefined);
     if (released.length > 0) await this.bus.broadcast({ type: "released", from: this.instanceId, flowIds: released }).catch(() => undefined);
     await this.local.close();
-    await this.keeper?.close();
     await this.bus.close();
   }
 
@@ -681,10 +684,14 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   }
 
   private async heartbeat(): Promise<void> {
-    // Membership only weighs the fair share (leases decide who runs what): it lives three leases,
-    // so a main thread busy for a moment is not counted out and its flows rebalanced away.
-    await this.deps.store.set(memberKey(this.instanceId), String(Date.now()), { ttlMs: 3 * this.timings.leaseTtlMs });
+    await this.deps.store.set(memberKey(this.instanceId), String(Date.now()), { ttlMs: this.timings.leaseTtlMs });
     await this.deps.store.setAdd(MEMBERS_KEY, this.instanceId);
+    // The lease keeper's worker refreshes the membership with the leases from now on, so a main
+    // thread busy for a moment is not counted out of the fair share (and its flows rebalanced away).
+    if (!this.memberByKeeper && this.keeper?.active) {
+      this.memberByKeeper = true;
+      this.keeper.member(memberKey(this.instanceId), String(Date.now()));
+    }
   }
 
   /** Live instances: members whose heartbeat has not expired (the dead are dropped from the set). */

@@ -76,6 +76,20 @@ describe.runIf(REDIS_URL)("lease keeper (Redis)", () => {
     k.drop(slot);
   });
 
+  it("refreshes the instance's membership while the main thread is busy, and stops when it is closed", async () => {
+    const k = keeper();
+    const lease = await store.leaseAcquire("member-lease", "me", TTL);
+    const slot = k.hold("member-lease", lease!.token, performance.now() + TTL)!;
+    await renewedOnce(k, slot);
+    k.member("member:me", "1");
+    await expect.poll(() => store.get("member:me"), { timeout: 5_000 }).toBe("1");
+    block(2 * TTL);
+    expect(await store.get("member:me")).toBe("1");
+    await k.close();
+    await sleep(TTL + 300);
+    expect(await store.get("member:me")).toBeNull();
+  });
+
   it("reports a lease that another holder took", async () => {
     const lost: Array<[number, number]> = [];
     const k = keeper({ onLost: (slot, token) => lost.push([slot, token]) });

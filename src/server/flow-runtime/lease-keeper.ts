@@ -71,6 +71,14 @@ export class LeaseKeeper {
     return slot;
   }
 
+  /**
+   * From now on the worker refreshes the instance's membership key with the leases (every renewal,
+   * with the lease's TTL), so an instance whose main thread is busy stays a member.
+   */
+  member(key: string, value: string): void {
+    if (!this.closed) this.worker.postMessage({ op: "member", key, value });
+  }
+
   /** The main thread's performance.now() until which the lease in `slot` is proven. */
   validUntil(slot: number): number {
     return this.proven[1 + slot]! - performance.timeOrigin;

@@ -8,7 +8,8 @@
  *   thread that stopped turning gives its flows up to the others, as a dead process would.
  * - [1 + slot]: until when the lease in that slot is proven (when its last successful renewal
  *   was sent, plus the TTL); 0 for a free slot.
- * Messages: in `{op: "hold", slot, key, token}`, `{op: "drop", slot}`, `{op: "close"}`; out
+ * Messages: in `{op: "hold", slot, key, token}`, `{op: "drop", slot}`, `{op: "member", key, value}`
+ * (the instance's membership key, refreshed with the leases from then on), `{op: "close"}`; out
  * `{op: "lost", slot, token}` (the lease is someone else's now: the main thread stops the flow).
  */
 import { parentPort, workerData } from "node:worker_threads";
@@ -24,12 +25,13 @@ interface Data {
   shared: SharedArrayBuffer;
 }
 
-type In = { op: "hold"; slot: number; key: string; token: number } | { op: "drop"; slot: number } | { op: "close" };
+type In = { op: "hold"; slot: number; key: string; token: number } | { op: "drop"; slot: number } | { op: "member"; key: string; value: string } | { op: "close" };
 
 const data = workerData as Data;
 const port = parentPort!;
 const proven = new Float64Array(data.shared);
 const held = new Map<number, { key: string; token: number }>();
+let member: { key: string; value: string } | null = null;
 const now = () => performance.timeOrigin + performance.now();
 
 const redis = new Redis(data.url, {
@@ -44,7 +46,7 @@ redis.defineCommand("fpLeaseRenew", { lua: LEASE_RENEW_SCRIPT, numberOfKeys: 1 }
 
 let running = false;
 async function round() {
-  if (running || held.size === 0) return;
+  if (running || (held.size === 0 && !member)) return;
   // The main thread stopped turning: leave its leases to expire.
   if (now() - proven[0]! > data.stallMs) return;
   running = true;
@@ -53,6 +55,7 @@ async function round() {
     const sentAt = now();
     const pipeline = redis.pipeline();
     for (const [, { key, token }] of entries) (pipeline as unknown as { fpLeaseRenew(k: string, t: string, ms: number): void }).fpLeaseRenew(data.keyPrefix + key, String(token), data.ttlMs);
+    if (member) pipeline.set(data.keyPrefix + member.key, member.value, "PX", data.ttlMs);
     const results = (await pipeline.exec()) ?? [];
     entries.forEach(([slot, lease], i) => {
       if (held.get(slot) !== lease) return;
@@ -75,13 +78,15 @@ async function round() {
 const timer = setInterval(() => void round(), data.renewMs);
 
 port.on("message", (message: In) => {
-  if (message.op === "hold") held.set(message.slot, { key: message.key, token: message.token });
+  if (message.op === "member") member = { key: message.key, value: message.value };
+  else if (message.op === "hold") held.set(message.slot, { key: message.key, token: message.token });
   else if (message.op === "drop") {
     held.delete(message.slot);
     proven[1 + message.slot] = 0;
   } else if (message.op === "close") {
     clearInterval(timer);
     held.clear();
+    member = null;
     redis.disconnect();
     port.close();
   }
