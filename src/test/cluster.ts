@@ -211,7 +211,7 @@ export class TestCluster {
   /**
    * Kills every node, then drops the run's schema and deletes its keys; with `servers: "throwaway"`
    * (the test's own servers, which it deletes whole and which may be down by now) only the nodes
-   * and the logs go. KEEP_CLUSTER_LOGS=1 keeps the logs (their folder is printed by logs()).
+   * and the logs go. KEEP_CLUSTER_LOGS=1 keeps the logs (os.tmpdir()/fp-cluster-*).
    */
   async dispose(options: { servers?: "shared" | "throwaway" } = {}): Promise<void> {
     for (const node of this.nodes.values()) {
