@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { FlowGroup } from "./subflows";
+import { NAME_MAX_CHARS, NAME_TOO_LONG } from "./policy";
 
 /** A node id: chosen by the client (unique within the organization) or generated. */
 export const nodeIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, _ or -");
@@ -13,7 +14,7 @@ export const positionSchema = z.object({
 export const nodeInputSchema = z.object({
   id: nodeIdSchema.optional(),
   type: z.string().min(1).max(64),
-  name: z.string().max(200).default(""),
+  name: z.string().max(NAME_MAX_CHARS, NAME_TOO_LONG).default(""),
   position: positionSchema.default({ x: 0, y: 0 }),
   config: z.record(z.string(), z.unknown()).default({}),
   disabled: z.boolean().default(false),

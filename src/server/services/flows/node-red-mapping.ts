@@ -1,3 +1,4 @@
+import { NAME_MAX_CHARS } from "../../../shared/policy";
 import { randomHex } from "../../ids";
 import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount, type NodeDefinition } from "../../nodes/types";
@@ -438,7 +439,7 @@ export function mapConfigNodes(registry: NodeRegistry, items: NrNode[], organiza
     const nrId = String(n.id);
     const nrType = String(n.type);
     const props = remapConfigIds(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k) && k !== "credentials")), ids);
-    const name = typeof n.name === "string" ? n.name.slice(0, 200) : "";
+    const name = typeof n.name === "string" ? n.name.slice(0, NAME_MAX_CHARS) : "";
     const exists = organization.existing.has(id);
     let config: Record<string, unknown> | null = null;
     let reason: string | null = null;

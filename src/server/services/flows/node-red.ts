@@ -31,6 +31,7 @@ import { applyImportedConfigNodes, configNodesForExport, organizationConfigNodes
 import { definitionIndex, insertSubflows, removeSubflows, subflowsByIds } from "../subflows/subflows";
 import { usedSubflowIds } from "../subflows/subflow-ports";
 import { subflowIdOfType, type SubflowView } from "../../../shared/subflows";
+import { NAME_MAX_CHARS } from "../../../shared/policy";
 
 export async function exportFlow(app: AppServices, principal: Principal, id: string) {
   const flow = flowView(await readFlow(app, principal, id));
@@ -239,7 +240,7 @@ export function mapNodeRedImport(
     for (const g of tabGroups) report.push({ node_id: String(g.id), type: "group", support: "supported" });
     for (const n of nodes) if (typeof n.id === "string" && rename.has(n.id)) warnings.push(`node ${n.id} was renamed ${newId(n.id)}: ${renameReason.get(n.id)}`);
     const name = tab ? String(tab.label ?? "Imported flow") || "Imported flow" : "Imported flow";
-    const parsed = createFlowInput.safeParse({ name: name.slice(0, 200), description: tab && typeof tab.info === "string" ? tab.info.slice(0, 10_000) : "", enabled: tab ? tab.disabled !== true : true, nodes: flowNodes, connections, groups: flowGroups });
+    const parsed = createFlowInput.safeParse({ name: name.slice(0, NAME_MAX_CHARS), description: tab && typeof tab.info === "string" ? tab.info.slice(0, 10_000) : "", enabled: tab ? tab.disabled !== true : true, nodes: flowNodes, connections, groups: flowGroups });
     if (!parsed.success) throw validationError(parsed.error.issues.map((issue) => ({ ...issue, path: ["flows", inputs.length, ...issue.path] })));
     inputs.push(parsed.data);
   }
