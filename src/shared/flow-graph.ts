@@ -20,9 +20,15 @@ export const nodeInputSchema = z.object({
   disabled: z.boolean().default(false),
 });
 
+/**
+ * The most output ports a node has (a switch with a rule per output, a function's outputs): real
+ * Node-RED flows have switches with more than 32 rules and functions with more than 10 outputs.
+ */
+export const MAX_OUTPUT_PORTS = 256;
+
 export const connectionSchema = z.object({
   source: nodeIdSchema,
-  source_port: z.number().int().min(0).max(63).default(0),
+  source_port: z.number().int().min(0).max(MAX_OUTPUT_PORTS - 1).default(0),
   target: nodeIdSchema,
 });
 

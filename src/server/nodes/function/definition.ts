@@ -1,13 +1,22 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { MAX_OUTPUT_PORTS } from "../../../shared/flow-graph";
+
+/**
+ * The longest function code (each of On message, On start, On stop): 1,000,000 characters. Real
+ * flows hold functions past 100,000 (a bundled library pasted in); the whole flow still fits the
+ * flows' 5 MiB body limit, and the sandbox's time and memory limits bound what the code does.
+ */
+export const MAX_CODE_CHARS = 1_000_000;
+const TOO_LONG = "must be at most 1,000,000 characters";
 
 export const functionConfig = z.object({
-  code: z.string().max(100_000, "must be at most 100,000 characters").default("return msg;").meta({ title: "On message", description: "JavaScript run for each message: return msg, an array for several outputs, or null" }),
-  outputs: z.number().int().min(0).max(10).default(1).meta({ title: "Outputs", description: "How many output ports the node has (0-10)" }),
+  code: z.string().max(MAX_CODE_CHARS, TOO_LONG).default("return msg;").meta({ title: "On message", description: "JavaScript run for each message: return msg, an array for several outputs, or null" }),
+  outputs: z.number().int().min(0).max(MAX_OUTPUT_PORTS).default(1).meta({ title: "Outputs", description: `How many output ports the node has (0-${MAX_OUTPUT_PORTS})` }),
   /** Per-call time limit. */
   timeout_ms: z.number().int().min(1).max(10_000).default(1000).meta({ title: "Time limit (ms)", description: "Longest a single run may take before it is stopped with an error" }),
-  initialize: z.string().max(100_000).default("").meta({ title: "On start", description: "JavaScript run once when the flow starts" }),
-  finalize: z.string().max(100_000).default("").meta({ title: "On stop", description: "JavaScript run once when the flow stops or is redeployed" }),
+  initialize: z.string().max(MAX_CODE_CHARS, TOO_LONG).default("").meta({ title: "On start", description: "JavaScript run once when the flow starts" }),
+  finalize: z.string().max(MAX_CODE_CHARS, TOO_LONG).default("").meta({ title: "On stop", description: "JavaScript run once when the flow stops or is redeployed" }),
 });
 
 export const functionNode = defineNode({

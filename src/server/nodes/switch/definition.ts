@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { MAX_OUTPUT_PORTS } from "../../../shared/flow-graph";
 import { checkOperand, operandTypeSchema, OPERAND_TYPE_TITLES, type OperandType } from "../../runtime/operands";
 import { safeRegexProblem } from "../../runtime/regex";
 
@@ -69,7 +70,7 @@ export const switchConfig = z
     property_type: operandTypeSchema(PROPERTY_TYPES, "Property type").default("msg"),
     rules: z
       .array(switchRule)
-      .max(32)
+      .max(MAX_OUTPUT_PORTS, `a switch has at most ${MAX_OUTPUT_PORTS} rules`)
       .default([{ t: "eq", v: "", v_type: "str" }])
       .meta({ title: "Rules", description: "One output per rule" }),
     /** true: every matching rule's output gets the message; false: stop at the first match. */
