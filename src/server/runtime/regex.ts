@@ -32,3 +32,101 @@ export function safeTest(regex: SafeRegex, input: string): boolean {
 export function safeReplaceAll(regex: SafeRegex, input: string, replacement: string): string {
   return regex.matcher(input).replaceAll(replacement);
 }
+
+/** Width of a lookbehind body: fixed (every match the same length), or null. */
+function fixedWidth(body: string): number | null {
+  let width = 0;
+  let last = 0;
+  let i = 0;
+  while (i < body.length) {
+    const ch = body[i]!;
+    if (ch === "|" || ch === "(" || ch === ")" || ch === "*" || ch === "+" || ch === "?") return null;
+    if (ch === "{") {
+      const m = /^\{(\d+)\}/.exec(body.slice(i));
+      if (!m) return null;
+      width += last * (Number(m[1]) - 1);
+      i += m[0].length;
+      continue;
+    }
+    if (ch === "^" || ch === "$") {
+      last = 0;
+      i++;
+      continue;
+    }
+    if (ch === "\\") {
+      const next = body[i + 1] ?? "";
+      if (/[1-9k]/.test(next)) return null;
+      last = next === "b" || next === "B" ? 0 : 1;
+      width += last;
+      i += next === "x" ? 4 : next === "u" ? 6 : 2;
+      continue;
+    }
+    if (ch === "[") {
+      let j = i + 1;
+      if (body[j] === "^") j++;
+      if (body[j] === "]") j++;
+      while (j < body.length && body[j] !== "]") j += body[j] === "\\" ? 2 : 1;
+      if (j >= body.length) return null;
+      last = 1;
+      width++;
+      i = j + 1;
+      continue;
+    }
+    last = 1;
+    width++;
+    i++;
+  }
+  return width;
+}
+
+/** The group that ends at `open`'s matching parenthesis (the pattern is well formed: V8 compiled it). */
+function closing(source: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < source.length; i++) {
+    const ch = source[i];
+    if (ch === "\\") i++;
+    else if (ch === "[") {
+      i++;
+      if (source[i] === "^") i++;
+      if (source[i] === "]") i++;
+      while (i < source.length && source[i] !== "]") i += source[i] === "\\" ? 2 : 1;
+    } else if (ch === "(") depth++;
+    else if (ch === ")" && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/**
+ * A pattern with lookaround, as RE2 can run it: Node-RED's JSONata runs any JavaScript regular
+ * expression and real flows use lookbehind (`(?<=temp=)\d+`), which RE2 lacks. A positive
+ * lookbehind of fixed width at the pattern's start and a positive lookahead at its end become
+ * ordinary parts of an RE2 pattern, `(?:X)(Y)(?:Z)`, whose group 1 is the match: for a fixed-width
+ * X the leftmost match of that is the leftmost match of `(?<=X)Y(?=Z)`, with the same
+ * priorities, in linear time. Other lookarounds (negative ones, lookarounds elsewhere) stay
+ * refused. Returns null when the pattern has no lookaround.
+ */
+export function lookaroundAsRe2(source: string): { core: string; behindWidth: number } | { problem: string } | null {
+  if (!/\(\?<?[=!]/.test(source)) return null;
+  const refused = { problem: "only a lookbehind (?<=…) of fixed width at the start and a lookahead (?=…) at the end are supported" };
+  let core = source;
+  let behind = "";
+  let behindWidth = 0;
+  if (core.startsWith("(?<=")) {
+    const end = closing(core, 0);
+    if (end < 0) return refused;
+    const width = fixedWidth(core.slice(4, end));
+    if (width === null) return { problem: "a lookbehind must match a fixed number of characters (no *, +, ?, | inside)" };
+    behind = core.slice(4, end);
+    behindWidth = width;
+    core = core.slice(end + 1);
+  }
+  let ahead = "";
+  const lastOpen = core.lastIndexOf("(?=");
+  if (lastOpen >= 0 && closing(core, lastOpen) === core.length - 1 && !core.slice(0, lastOpen).endsWith("\\")) {
+    ahead = core.slice(lastOpen + 3, -1);
+    core = core.slice(0, lastOpen);
+  }
+  if (/\(\?<?[=!]/.test(core) || /\(\?<?[=!]/.test(behind) || /\(\?<?[=!]/.test(ahead) || /(^|[^\\])\|/.test(core)) return refused;
+  if (/\((?!\?)/.test(behind) || /\((?!\?)/.test(ahead)) return { problem: "a lookaround may not capture (use (?:…) inside it)" };
+  return { core: `(?:${behind})(${core})(?:${ahead})`, behindWidth };
+}
