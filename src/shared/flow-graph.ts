@@ -26,6 +26,12 @@ export const nodeInputSchema = z.object({
  */
 export const MAX_OUTPUT_PORTS = 256;
 
+/**
+ * The longest value a change or switch rule holds: 1,000,000 characters (real flows set a whole
+ * JSON document with a change node, past 64 KiB); a flow's body stays under its 5 MiB limit.
+ */
+export const MAX_VALUE_CHARS = 1_000_000;
+
 export const connectionSchema = z.object({
   source: nodeIdSchema,
   source_port: z.number().int().min(0).max(MAX_OUTPUT_PORTS - 1).default(0),

@@ -1,7 +1,7 @@
 import jsonata from "jsonata";
 import moment from "moment-timezone";
 import { RE2JS } from "re2js";
-import { lookaroundAsRe2 } from "./regex";
+import { LOOKBEHIND_REACH, lookaroundAsRe2 } from "./regex";
 import type { Message, NodeContext } from "./types";
 import type { WorkGate } from "./work-limits";
 
@@ -33,9 +33,9 @@ import type { WorkGate } from "./work-limits";
  *   built-ins whose output can dwarf their input ($pad, $join, $replace) check their output size
  *   against the remaining budget before building it.
  * - Regular expressions (`/.../` literals, used by $match, $replace, $split, $contains) run on RE2
- *   (runtime/regex.ts), which matches in linear time; a fixed-width lookbehind at the start and a
- *   lookahead at the end are rewritten for it (lookaroundAsRe2); other patterns RE2 lacks are
- *   refused at save time.
+ *   (runtime/regex.ts), which matches in linear time; a lookbehind at the start and a lookahead at
+ *   the end are rewritten for it (lookaroundAsRe2); other patterns RE2 lacks are refused at save
+ *   time.
  * - $distinct, quadratic natively, is replaced by a linear one with the same results.
  */
 
@@ -109,8 +109,8 @@ class Re2RegexEngine {
   lastIndex = 0;
   readonly source: string;
   private readonly re: RE2JS;
-  /** With a lookaround: the lookbehind's width (groups are then shifted by one). */
-  private readonly behindWidth: number | null = null;
+  /** With a lookaround (groups are then shifted by one): how far before lastIndex a search starts. */
+  private readonly reach: number | null = null;
   constructor(pattern: RegExp) {
     this.source = pattern.source;
     let flags = 0;
@@ -119,7 +119,7 @@ class Re2RegexEngine {
     if (pattern.flags.includes("s")) flags |= RE2JS.DOTALL;
     const lookaround = lookaroundAsRe2(pattern.source);
     if (lookaround && "problem" in lookaround) throw new Error(lookaround.problem);
-    if (lookaround) this.behindWidth = lookaround.behindWidth;
+    if (lookaround) this.reach = lookaround.behindWidth ?? LOOKBEHIND_REACH;
     this.re = RE2JS.compile(lookaround ? lookaround.core : pattern.source, flags);
   }
   exec(input: string): (string[] & { index: number; input: string }) | null {
@@ -128,8 +128,8 @@ class Re2RegexEngine {
       this.lastIndex = 0;
       return null;
     }
-    const shift = this.behindWidth === null ? 0 : 1;
-    let from = this.behindWidth === null ? this.lastIndex : Math.max(0, this.lastIndex - this.behindWidth);
+    const shift = this.reach === null ? 0 : 1;
+    let from = this.reach === null ? this.lastIndex : Math.max(0, this.lastIndex - this.reach);
     for (;;) {
       if (!matcher.find(from)) {
         this.lastIndex = 0;
@@ -161,7 +161,7 @@ function checkRegexes(node: unknown, seen = new Set<unknown>()): void {
     try {
       new Re2RegexEngine(ast.value);
     } catch (err) {
-      throw new JsonataError(`the regular expression /${ast.value.source}/ is not supported (RE2 syntax: no backreferences; lookaround only as a fixed-width lookbehind at the start or a lookahead at the end): ${err instanceof Error ? err.message : String(err)}`);
+      throw new JsonataError(`the regular expression /${ast.value.source}/ is not supported (RE2 syntax: no backreferences; lookaround only as a lookbehind at the start or a lookahead at the end): ${err instanceof Error ? err.message : String(err)}`);
     }
   }
   for (const value of Object.values(ast)) checkRegexes(value, seen);

@@ -96,28 +96,32 @@ function closing(source: string, open: number): number {
   return -1;
 }
 
+/** How far before lastIndex a lookbehind of no fixed width may reach, for the matches after the first. */
+export const LOOKBEHIND_REACH = 1024;
+
 /**
  * A pattern with lookaround, as RE2 can run it: Node-RED's JSONata runs any JavaScript regular
- * expression and real flows use lookbehind (`(?<=temp=)\d+`), which RE2 lacks. A positive
- * lookbehind of fixed width at the pattern's start and a positive lookahead at its end become
- * ordinary parts of an RE2 pattern, `(?:X)(Y)(?:Z)`, whose group 1 is the match: for a fixed-width
- * X the leftmost match of that is the leftmost match of `(?<=X)Y(?=Z)`, with the same
- * priorities, in linear time. Other lookarounds (negative ones, lookarounds elsewhere) stay
- * refused. Returns null when the pattern has no lookaround.
+ * expression and real flows use lookbehind (`(?<=sensors\/[0-9]+\/)[a-z_]+`), which RE2 lacks. A
+ * positive lookbehind at the pattern's start and a positive lookahead at its end become ordinary
+ * parts of an RE2 pattern, `(?:X)(Y)(?:Z)`, whose group 1 is the match, in linear time, with the
+ * same priorities. For a lookbehind of fixed width the leftmost match of that is exactly
+ * JavaScript's; for one of varying width it is the match whose lookbehind starts leftmost (the
+ * same unless two lookbehind matches end in different places, as `a|ab` can), and after the
+ * first match it reaches at most LOOKBEHIND_REACH characters back. Other lookarounds (negative
+ * ones, lookarounds elsewhere in the pattern) stay refused. Returns null without lookaround;
+ * `behindWidth` is the fixed width, or null when it varies.
  */
-export function lookaroundAsRe2(source: string): { core: string; behindWidth: number } | { problem: string } | null {
+export function lookaroundAsRe2(source: string): { core: string; behindWidth: number | null } | { problem: string } | null {
   if (!/\(\?<?[=!]/.test(source)) return null;
-  const refused = { problem: "only a lookbehind (?<=…) of fixed width at the start and a lookahead (?=…) at the end are supported" };
+  const refused = { problem: "only a lookbehind (?<=…) at the start and a lookahead (?=…) at the end are supported" };
   let core = source;
   let behind = "";
-  let behindWidth = 0;
+  let behindWidth: number | null = 0;
   if (core.startsWith("(?<=")) {
     const end = closing(core, 0);
     if (end < 0) return refused;
-    const width = fixedWidth(core.slice(4, end));
-    if (width === null) return { problem: "a lookbehind must match a fixed number of characters (no *, +, ?, | inside)" };
     behind = core.slice(4, end);
-    behindWidth = width;
+    behindWidth = fixedWidth(behind);
     core = core.slice(end + 1);
   }
   let ahead = "";
@@ -126,7 +130,25 @@ export function lookaroundAsRe2(source: string): { core: string; behindWidth: nu
     ahead = core.slice(lastOpen + 3, -1);
     core = core.slice(0, lastOpen);
   }
-  if (/\(\?<?[=!]/.test(core) || /\(\?<?[=!]/.test(behind) || /\(\?<?[=!]/.test(ahead) || /(^|[^\\])\|/.test(core)) return refused;
+  if (/\(\?<?[=!]/.test(core) || /\(\?<?[=!]/.test(behind) || /\(\?<?[=!]/.test(ahead) || topLevelAlternation(core)) return refused;
   if (/\((?!\?)/.test(behind) || /\((?!\?)/.test(ahead)) return { problem: "a lookaround may not capture (use (?:…) inside it)" };
   return { core: `(?:${behind})(${core})(?:${ahead})`, behindWidth };
+}
+
+/** Whether `source` has a `|` outside every group and class (`(?<=X)a|b` is `(?<=X)a` or `b`). */
+function topLevelAlternation(source: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i];
+    if (ch === "\\") i++;
+    else if (ch === "[") {
+      i++;
+      if (source[i] === "^") i++;
+      if (source[i] === "]") i++;
+      while (i < source.length && source[i] !== "]") i += source[i] === "\\" ? 2 : 1;
+    } else if (ch === "(") depth++;
+    else if (ch === ")") depth--;
+    else if (ch === "|" && depth === 0) return true;
+  }
+  return false;
 }

@@ -56,8 +56,8 @@ When an error is thrown, all matching catch nodes receive the message. If the me
     type: "catch",
     references: ["scope"],
     toNodeRed: (c) => ({ scope: c.scope, uncaught: c.uncaught }),
-    // "group" (Node-RED's scope for the catch node's group) is kept as is: the schema refuses it, so
-    // an import keeps the node as an unknown one and says so, rather than catching every node's errors.
+    // "group" (Node-RED's scope for the catch node's group) reaches here only outside an import
+    // (which makes it the group's nodes: expandGroupScopes); the schema refuses it.
     fromNodeRed: (p) => ({ scope: p.scope === undefined ? null : p.scope, uncaught: p.uncaught === true }),
   },
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { MAX_VALUE_CHARS } from "../../../shared/flow-graph";
 import { checkOperand, operandTypeSchema, type OperandType } from "../../runtime/operands";
 
 const SET_TYPES = ["msg", "flow", "global", "str", "num", "bool", "json", "bin", "date", "jsonata", "env"] as const satisfies readonly OperandType[];
@@ -9,7 +10,7 @@ const TARGET_TYPES = ["msg", "flow", "global"] as const satisfies readonly Opera
 
 const property = z.string().min(1).max(256).meta({ title: "Property", description: "The message property, or flow or global context key, the rule works on" });
 const propertyType = operandTypeSchema(TARGET_TYPES, "Property type").default("msg");
-const value = (title: string, description: string) => z.string().max(65536).default("").meta({ title, description });
+const value = (title: string, description: string) => z.string().max(MAX_VALUE_CHARS, "must be at most 1,000,000 characters").default("").meta({ title, description });
 const deepCopy = z.boolean().default(false).meta({ title: "Deep copy value", description: "Copy the value instead of referring to it (msg, flow and global values)" });
 
 export const changeRule = z.discriminatedUnion("t", [
@@ -127,7 +128,8 @@ export const changeNode = defineNode({
   configSchema: changeConfig,
   nodeRed: {
     type: "change",
-    toNodeRed: (c) => ({ rules: c.rules.map(toNodeRedRule) }),
+    // Node-RED's editor still writes the 0.x single-rule fields, empty, beside `rules`.
+    toNodeRed: (c) => ({ rules: c.rules.map(toNodeRedRule), action: "", property: "", from: "", to: "", reg: false }),
     fromNodeRed: (p) => {
       if (!Array.isArray(p.rules)) {
         // Node-RED 0.x single-rule change nodes: action/property/from/to/reg.

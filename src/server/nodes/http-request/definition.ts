@@ -137,6 +137,8 @@ export const httpRequestNode = defineNode({
       url: c.url,
       persist: false,
       senderr: false,
+      // Node-RED 3.1's lenient HTTP parser: never ours (an import with it on says it is not carried over).
+      insecureHTTPParser: false,
       headers: Object.entries(c.headers).map(([k, v]) => ({ keyType: "other", keyValue: k, valueType: "other", valueValue: v })),
       authType: c.auth_type === "none" ? "" : c.auth_type,
       tls: c.tls,

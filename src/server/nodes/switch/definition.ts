@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { MAX_OUTPUT_PORTS } from "../../../shared/flow-graph";
+import { MAX_OUTPUT_PORTS, MAX_VALUE_CHARS } from "../../../shared/flow-graph";
 import { checkOperand, operandTypeSchema, OPERAND_TYPE_TITLES, type OperandType } from "../../runtime/operands";
 import { safeRegexProblem } from "../../runtime/regex";
 
@@ -15,7 +15,7 @@ const valueType = (types: readonly string[], fallback: string) =>
     .enum(types as [string, ...string[]])
     .default(fallback)
     .meta({ title: "Value type", description: `How the value is read: ${types.map((t) => (t === "prev" ? "previous value" : OPERAND_TYPE_TITLES[t as OperandType])).join(", ")}` });
-const value = (title = "Value") => z.string().max(65536).default("").meta({ title });
+const value = (title = "Value") => z.string().max(MAX_VALUE_CHARS, "must be at most 1,000,000 characters").default("").meta({ title });
 /** Node-RED's names of the rules, shown in the editor's rule selector. */
 const RULE_TITLES: Record<string, string> = {
   eq: "==",

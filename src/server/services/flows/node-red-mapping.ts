@@ -176,7 +176,35 @@ function droppedProperties(definition: NodeDefinition, config: Record<string, un
   if (!definition.nodeRed) return [];
   const written = definition.nodeRed.toNodeRed(config);
   const emptied = (k: string) => Array.isArray(props[k]) && (props[k] as unknown[]).length > 0 && Array.isArray(written[k]) && (written[k] as unknown[]).length === 0;
-  return Object.keys(props).filter((k) => k !== "l" && props[k] !== undefined && props[k] !== "" && (!(k in written) || emptied(k)));
+  // A switch Node-RED has on and ours writes off (or the reverse) is not carried over either.
+  const flipped = (k: string) => typeof props[k] === "boolean" && typeof written[k] === "boolean" && props[k] !== written[k];
+  return Object.keys(props).filter((k) => k !== "l" && props[k] !== undefined && props[k] !== "" && (!(k in written) || emptied(k) || flipped(k)));
+}
+
+/**
+ * Node-RED's catch and status scope "group" (the nodes of the node's own group and of the groups
+ * inside it) as the explicit list of those nodes, which our scopes are: a node in no group with
+ * that scope covers the whole tab, as in Node-RED. The list is the group's members at import; a
+ * warning says so (nodes added to the group later are not in it).
+ */
+export function expandGroupScopes(items: NrNode[], warnings: string[]): NrNode[] {
+  const parentOf = new Map<string, string | undefined>();
+  for (const n of items) if (n.type === "group" && typeof n.id === "string") parentOf.set(n.id, typeof n.g === "string" ? n.g : undefined);
+  const within = (groupId: string | undefined, ancestor: string) => {
+    for (let g = groupId, hops = 0; g !== undefined && hops < 1000; g = parentOf.get(g), hops++) if (g === ancestor) return true;
+    return false;
+  };
+  return items.map((n) => {
+    if ((n.type !== "catch" && n.type !== "status") || n.scope !== "group") return n;
+    if (typeof n.g !== "string") {
+      warnings.push(`${n.type} node ${String(n.id)}: its scope "group" covers the whole flow, as in Node-RED, since it is in no group`);
+      return { ...n, scope: null };
+    }
+    const own = n.g;
+    const scope = items.filter((m) => m !== n && m.type !== "group" && m.z === n.z && typeof m.id === "string" && typeof m.g === "string" && within(m.g, own)).map((m) => String(m.id));
+    warnings.push(`${n.type} node ${String(n.id)}: its scope "group" became the ${scope.length} nodes of its group ${own} (nodes added to the group later are not in it)`);
+    return { ...n, scope };
+  });
 }
 
 /** Node-RED nodes of one tab → our nodes and connections (wires to nodes outside the set are dropped and reported). */

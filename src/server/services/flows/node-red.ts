@@ -26,6 +26,7 @@ import {
   type ImportReportEntry,
   type NrNode,
   type OrganizationConfigNodes,
+  expandGroupScopes,
 } from "./node-red-mapping";
 import { applyImportedConfigNodes, configNodesForExport, organizationConfigNodes, removeConfigNodes } from "../config-nodes/import-config-nodes";
 import { definitionIndex, insertSubflows, removeSubflows, subflowsByIds } from "../subflows/subflows";
@@ -168,10 +169,11 @@ export async function importFlows(app: AppServices, principal: Principal, items:
  */
 export function mapNodeRedImport(
   registry: NodeRegistry,
-  items: NrNode[],
+  given: NrNode[],
   organization: { takenNodeIds: ReadonlySet<string>; subflows: OrganizationSubflows; configNodes?: OrganizationConfigNodes },
 ) {
   const warnings: string[] = [];
+  const items = expandGroupScopes(given, warnings);
   const report: ImportReportEntry[] = [];
   // Configuration nodes first (SPEC §19): the nodes of tabs and definitions name them by their new ids.
   const { planned: configPlan, mapping: configNodes } = mapConfigNodes(registry, items, organization.configNodes ?? NO_CONFIG_NODES, warnings, report);
