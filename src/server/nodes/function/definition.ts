@@ -56,6 +56,7 @@ In the code:
 - Flow and global context are **durable**: a value written while a message is handled is stored before any message this handling sends is delivered, so it survives a redeploy, a restart and a failover. The editor's *Context* tab and the REST API (\`/flows/{id}/context\`, \`/context/global\`) show and change them. An organization's context holds at most CONTEXT_MAX_BYTES (10 MiB by default); past it \`set\` throws \`context is full\`.
 - \`env.get(NAME)\`: a variable of the flow or the organization (secrets read as undefined).
 - \`setTimeout\`, \`setInterval\` and their clear functions (up to 1,000 at once).
+- \`await node.linkcall(target, msg, {timeout})\` (Node-RED 5.0): calls a *link in* node (its id, or its name: in this flow first, then in the organization's) with a copy of \`msg\`, as a *link call* node does, and resolves to the message its *link out* in return mode sends back; it rejects with \`timeout\` after \`timeout\` ms (default 5000) and when the target is not found.
 
 ### Differences from Node-RED
 
@@ -65,6 +66,8 @@ In the code:
 - At most 10,000 messages wait for *On start*'s promise (later ones are dropped, with a warning, until it settles), and at most 10,000 messages wait for their \`node.done()\` (past it the oldest is never finished, as a message whose \`node.done()\` is never called).
 - A due timer callback waits while the flow is busy, so code that sends in batches is paced by the flow. Timers are cleared on redeploy or stop, and lost, like the node's context, if its sandbox restarts after a time or memory error.`,
   inputs: 1,
+  // node.linkcall: a link-out in return mode answers the function node as it answers a link call.
+  roles: { linkCall: true },
   outputs: { value_of: "outputs" },
   configSchema: functionConfig,
   form: { code: { widget: "code", language: "javascript" }, initialize: { widget: "code", language: "javascript" }, finalize: { widget: "code", language: "javascript" } },
