@@ -200,6 +200,7 @@ export const functionBehaviour = defineBehaviour(functionNode, async (ctx, c) =>
         applyStart(err.result);
         startLinkCalls(err.result);
       }
+      // Node-RED's timer wrapper: node.error(err, {}), which the catch nodes get.
       ctx.log.error(err.message, { _msgid: ctx.newMessageId() });
     }
   };

@@ -56,7 +56,7 @@ In the code:
 - Flow and global context are **durable**: a value written while a message is handled is stored before any message this handling sends is delivered, so it survives a redeploy, a restart and a failover. The editor's *Context* tab and the REST API (\`/flows/{id}/context\`, \`/context/global\`) show and change them. An organization's context holds at most CONTEXT_MAX_BYTES (10 MiB by default); past it \`set\` throws \`context is full\`.
 - \`env.get(NAME)\`: a variable of the flow or the organization (secrets read as undefined).
 - \`setTimeout\`, \`setInterval\` and their clear functions (up to 1,000 at once).
-- \`await node.linkcall(target, msg, {timeout})\` (Node-RED 5.0): calls a *link in* node (its id, or its name: in this flow first, then in the organization's) with a copy of \`msg\`, as a *link call* node does, and resolves to the message its *link out* in return mode sends back; it rejects with \`timeout\` after \`timeout\` ms (default 5000) and when the target is not found.
+- \`await node.linkcall(target, msg, {timeout})\` (Node-RED 5.0): calls a *link in* node (its id, or its name: in this flow first, then in the organization's) with a copy of \`msg\`, as a *link call* node does, and resolves to the message its *link out* in return mode sends back; it rejects with \`timeout\` after \`timeout\` ms (default 5000), when the target is not found, and past 1,000 calls waiting at once.
 
 ### Differences from Node-RED
 

@@ -211,6 +211,9 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     if (typeof msg !== "object" || msg === null) {
       return apply(promiseReject, PromiseCtor, [new ErrorCtor("Error link call msg parameter is not valid, expected an object")]);
     }
+    if (liveLinks >= maxTimers) {
+      return apply(promiseReject, PromiseCtor, [new ErrorCtor("node.linkcall: too many calls waiting for their answer (at most " + maxTimers + ")")]);
+    }
     const timeout = (options !== null && typeof options === "object" && options.timeout) || 5000;
     const id = nextTimerId++;
     const json = msgJsonOf(msg);

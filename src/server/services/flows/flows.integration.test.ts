@@ -86,7 +86,7 @@ describe("flow validation", () => {
     ["inject", { repeat_seconds: 5, cron: "* * * * *" }, "cron"],
     ["inject", { cron: "every minute" }, "cron"],
     ["debug", { property: "pay load" }, "property"],
-    ["function", { outputs: 11 }, "outputs"],
+    ["function", { outputs: 257 }, "outputs"],
     ["function", { timeout_ms: 0 }, "timeout_ms"],
     ["change", { rules: [{ t: "shuffle", p: "payload" }] }, "rules[0].t"],
     ["change", { rules: [{ t: "set", p: "__proto__..x" }] }, "rules[0].p"],
