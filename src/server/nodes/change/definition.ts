@@ -82,7 +82,8 @@ The *JSONata expression* type uses the [JSONata](https://jsonata.org) query and 
 - \`$moment()\` is bound as in Node-RED, but JSONata 2.2 reads only an object's own properties, so its methods (\`$moment().format()\`) cannot be called; use \`$now()\` and \`$fromMillis()\`.
 - Regular expressions use RE2 syntax (no backreferences or lookaround), so no pattern can stall the server; such patterns are refused when the flow is saved. In JSONata expressions, a lookbehind \`(?<=…)\` at the start of a regex and a lookahead \`(?=…)\` at its end work (they are rewritten for RE2); other lookarounds are refused.
 - Property names use the path grammar \`payload.a[0].b\` (no \`payload["a b"]\`), and context uses the default store only.
-- A *Search for* of type variable searches for the variable's value (Node-RED searches for its name).`;
+- A *Search for* of type variable searches for the variable's value (Node-RED searches for its name).
+- A value of type *env variable* (and \`$env()\` in JSONata) reads the flow's and the organization's variables, never the server's process environment (tenancy): Node-RED's example that sets \`$HOME\` gets an empty string here.`;
 
 const toNodeRedRule = (r: Rule): Record<string, unknown> => {
   switch (r.t) {
