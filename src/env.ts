@@ -75,6 +75,10 @@ const envSchema = z
     CONTEXT_MAX_BYTES: positiveInt.default(10 * 1024 * 1024),
     /** Context keys one organization may hold, deleted ones included until they are swept (SPEC §13). */
     CONTEXT_MAX_KEYS: positiveInt.default(50_000),
+    /** Bytes of files one organization may hold (SPEC §23: `file` nodes and /files); past it a write is refused (507 FILES_QUOTA_EXCEEDED, a node error in a flow). */
+    FILES_MAX_BYTES: positiveInt.default(100 * 1024 * 1024),
+    /** Largest body of PUT /files/{path} (413), and largest one file may grow to, by upload or by a flow's writes and appends. */
+    FILES_MAX_UPLOAD_BYTES: positiveInt.default(10 * 1024 * 1024),
     /** Function nodes (sandboxes) this instance runs at once, in all and per organization (past them a deploy's flow goes into error). */
     FUNCTION_NODES_MAX: positiveInt.default(4000),
     FUNCTION_NODES_PER_ORGANIZATION: positiveInt.default(500),

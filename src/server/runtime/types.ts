@@ -290,6 +290,25 @@ export interface RuntimeServices {
   sendToDevices?: (organizationId: string, message: DeviceOutMessage) => void;
   /** Listens to messages devices of the organization publish; returns the function that stops. */
   onDeviceMessage?: (organizationId: string, handler: (m: DeviceInMessage) => void) => () => void;
+  /** The organization's files (SPEC §23), for `file` and `file in`: absent, those nodes report an error. */
+  files?: OrgFiles;
+}
+
+/**
+ * An organization's files as flows use them (SPEC §23), the same files /files serves, on every
+ * instance. Paths are normalized already (shared/file-paths.ts). Errors are refusals a flow
+ * reports as its node's error: past the organization's quota or a file's size limit (nothing is
+ * written), or the database unreachable.
+ */
+export interface OrgFiles {
+  /** The file's bytes; null when there is no such file. */
+  read(organizationId: string, path: string): Promise<Buffer | null>;
+  /** Replaces the file (`append: false`) or adds to its end (`append: true`), creating it when missing. */
+  write(organizationId: string, path: string, content: Uint8Array, options: { append: boolean }): Promise<void>;
+  /** Deletes the file; false when there was none. */
+  delete(organizationId: string, path: string): Promise<boolean>;
+  /** Whether some file lies under `folder` ("a/b"): folders exist while they hold a file (a `file` node without "create directory"). */
+  folderExists(organizationId: string, folder: string): Promise<boolean>;
 }
 
 /**

@@ -130,12 +130,10 @@ describe("import: renamed ids", () => {
 });
 
 describe("import: not offered by design", () => {
-  it("keeps exec, file, file in, watch and listening tcp/udp as disabled unknown nodes whose warning says why", async () => {
+  it("keeps exec, watch and listening tcp/udp as disabled unknown nodes whose warning says why", async () => {
     const tab = uid("tab");
     const nodes = [
       { id: uid("x"), type: "exec", command: "ls" },
-      { id: uid("x"), type: "file", filename: "/tmp/a" },
-      { id: uid("x"), type: "file in", filename: "/etc/passwd" },
       { id: uid("x"), type: "watch", files: "/tmp" },
       { id: uid("x"), type: "tcp in", server: "server", port: "9000" },
       { id: uid("x"), type: "udp in", port: "9001" },
@@ -149,9 +147,37 @@ describe("import: not offered by design", () => {
       expect(ours).toMatchObject({ type: "unknown", disabled: true, config: { original_type: n.type } });
     }
     const warnings: string[] = res.body.warnings;
-    for (const n of nodes.slice(0, 6)) expect(warnings.find((w) => w.startsWith(`node ${n.id}:`))).toMatch(new RegExp(`type ${n.type} is not offered, by design, in a shared runtime`));
+    for (const n of nodes.slice(0, 4)) expect(warnings.find((w) => w.startsWith(`node ${n.id}:`))).toMatch(new RegExp(`type ${n.type} is not offered, by design, in a shared runtime`));
     // A tcp in that connects out listens on nothing: we merely lack it.
-    expect(warnings.find((w) => w.startsWith(`node ${nodes[6]!.id}:`))).toMatch(/type tcp in is not available here/);
+    expect(warnings.find((w) => w.startsWith(`node ${nodes[4]!.id}:`))).toMatch(/type tcp in is not available here/);
+  });
+});
+
+describe("import: file nodes (SPEC §23)", () => {
+  it("imports file and file in; an absolute filename is made relative to the organization's files, with a line in the report and the warnings", async () => {
+    const tab = uid("tab");
+    const [write, read, dynamic] = [uid("f"), uid("f"), uid("f")];
+    const flows = [
+      { id: tab, type: "tab", label: "files" },
+      { id: write, type: "file", z: tab, x: 100, y: 40, filename: "/home/pi/x.txt", filenameType: "str", appendNewline: true, createDir: false, overwriteFile: "true", encoding: "none", wires: [[read]] },
+      { id: read, type: "file in", z: tab, x: 300, y: 40, filename: "/home/pi/x.txt", filenameType: "str", format: "utf8", chunk: false, sendError: false, encoding: "none", allProps: false, wires: [[]] },
+      // Pre-3.0: no filenameType, an empty filename: msg.filename.
+      { id: dynamic, type: "file", z: tab, x: 100, y: 80, filename: "", appendNewline: false, createDir: true, overwriteFile: false, wires: [[]] },
+    ];
+    const dry = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows } });
+    expect(dry.status).toBe(200);
+    const entry = (id: string) => dry.body.report.find((e: { node_id: string }) => e.node_id === id);
+    expect(entry(write)).toMatchObject({ support: "supported", reason: 'filename "/home/pi/x.txt" is taken relative to the organization\'s files: "home/pi/x.txt"' });
+    expect(entry(read)).toMatchObject({ support: "supported", reason: expect.stringContaining('"home/pi/x.txt"') });
+    expect(entry(dynamic)).toEqual({ node_id: dynamic, type: "file", support: "supported" });
+
+    const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows } });
+    expect(res.status).toBe(201);
+    const nodes = res.body.flows[0].nodes as Array<{ id: string; type: string; config: Record<string, unknown> }>;
+    expect(nodes.find((n) => n.id === write)).toMatchObject({ type: "file", config: { filename: "home/pi/x.txt", filename_type: "str", overwrite_file: "true", append_newline: true } });
+    expect(nodes.find((n) => n.id === read)).toMatchObject({ type: "file-in", config: { filename: "home/pi/x.txt", format: "utf8", send_error: false } });
+    expect(nodes.find((n) => n.id === dynamic)).toMatchObject({ type: "file", config: { filename: "filename", filename_type: "msg", overwrite_file: "false", create_dir: true } });
+    expect((res.body.warnings as string[]).filter((w) => w.includes("taken relative to the organization's files"))).toHaveLength(2);
   });
 });
 

@@ -127,8 +127,6 @@ export const freshId = () => randomHex(8);
  */
 export const NOT_OFFERED_BY_DESIGN: ReadonlyMap<string, string> = new Map([
   ["exec", "runs commands on the host"],
-  ["file", "writes the host's files"],
-  ["file in", "reads the host's files"],
   ["watch", "watches the host's files"],
   ["tcp in", "listens on the host's TCP ports"],
   ["udp in", "listens on the host's UDP ports"],
@@ -268,10 +266,12 @@ export function convertNodeRedNodes(
       } else {
         config = clearMissingRefs(definition, parsed.data as Record<string, unknown>, options.configNodes?.types, `node ${id}`, warnings);
         const dropped = droppedProperties(definition, config, props);
+        const notes = definition.nodeRed?.importNotes?.(props) ?? [];
+        for (const note of notes) warnings.push(`node ${id} (${nrType}): ${note}`);
         report.push(
           dropped.length > 0
-            ? { node_id: String(n.id), type: nrType, support: "partial", reason: `not carried over: ${dropped.join(", ")}` }
-            : { node_id: String(n.id), type: nrType, support: "supported" },
+            ? { node_id: String(n.id), type: nrType, support: "partial", reason: [`not carried over: ${dropped.join(", ")}`, ...notes].join("; ") }
+            : { node_id: String(n.id), type: nrType, support: "supported", ...(notes.length > 0 ? { reason: notes.join("; ") } : {}) },
         );
       }
     } else {
