@@ -32,7 +32,7 @@ import { variableKeyring } from "./services/variables/variable-keys";
 import { createAuthLimiters } from "./auth/limits";
 import { createAppMetrics } from "./metrics";
 import { ContextHub } from "./flow-runtime/context-hub";
-import { deleteFile, folderExists, readFile, writeFile } from "./services/files/file-store";
+import { deleteFile, readFile, writeFile } from "./services/files/file-store";
 import type { AppConfig, AppServices } from "./app-services";
 
 export const APP_VERSION = "0.1.0";
@@ -177,7 +177,6 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
           await writeFile(db.prisma, organizationId, path, content, { append, limits: { maxBytes: env.FILES_MAX_BYTES, maxFileBytes: env.FILES_MAX_UPLOAD_BYTES } });
         },
         delete: (organizationId, path) => deleteFile(db.prisma, organizationId, path),
-        folderExists: (organizationId, folder) => folderExists(db.prisma, organizationId, folder),
       },
     },
   });

@@ -307,8 +307,6 @@ export interface OrgFiles {
   write(organizationId: string, path: string, content: Uint8Array, options: { append: boolean }): Promise<void>;
   /** Deletes the file; false when there was none. */
   delete(organizationId: string, path: string): Promise<boolean>;
-  /** Whether some file lies under `folder` ("a/b"): folders exist while they hold a file (a `file` node without "create directory"). */
-  folderExists(organizationId: string, folder: string): Promise<boolean>;
 }
 
 /**

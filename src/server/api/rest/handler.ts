@@ -37,7 +37,7 @@ export interface RestRequest {
    */
   readBody: ((limit: number) => Promise<LimitedRead>) | null;
   /** readBody keeping the bytes (routes whose meta says `rawBody`); null when the method takes none. */
-  readBytes: ((limit: number) => Promise<LimitedBytes>) | null;
+  readBytes?: ((limit: number) => Promise<LimitedBytes>) | null;
 }
 
 /** Response headers by lower-case name: what procedures set through ctx.responseHeaders. */
@@ -244,6 +244,6 @@ export function createRestHandler(options: RestHandlerOptions): (req: Request) =
     });
     const headers = new Headers();
     for (const [name, value] of result.headers.map) headers.set(name, value);
-    return new Response(result.body, { status: result.status, headers });
+    return new Response(typeof result.body === "string" || result.body === null ? result.body : new Uint8Array(result.body), { status: result.status, headers });
   };
 }

@@ -62,7 +62,8 @@ export function buildOpenApiDocument(router: AnyRouter, options: { version: stri
         const queryKeys = Object.fromEntries((route.meta.rest.query ?? []).map((n) => [n, true] as const)) as Record<string, true> & Record<number, never>;
         const hasQuery = Object.keys(queryKeys).length > 0;
         const raw = route.meta.rest.rawBody !== undefined;
-        const withoutPath = (hasPath ? input.omit(pathKeys) : input).omit(raw ? { content: true } : {});
+        const withPath = hasPath ? input.omit(pathKeys) : input;
+        const withoutPath = raw ? withPath.omit({ content: true } as Record<string, true> & Record<number, never>) : withPath;
         const rest = hasQuery ? withoutPath.omit(queryKeys as never) : withoutPath;
         op.requestParams = {
           ...(hasPath ? { path: input.pick(pathKeys) } : {}),

@@ -105,7 +105,7 @@ export const fileInBehaviour = defineBehaviour(fileInNode, (ctx, c) => {
   }
 
   return {
-    async input(msg, send, done) {
+    async input(msg, send, done): Promise<typeof DONE_LATER> {
       await handle(msg, send, done);
       return DONE_LATER;
     },

@@ -49,22 +49,8 @@ export const fileBehaviour = defineBehaviour(fileNode, (ctx, c) => {
       return done();
     }
     if (!Object.prototype.hasOwnProperty.call(msg, "payload") || msg.payload === undefined) return done();
+    // Folders are parts of paths, never missing: "create directory" has nothing to do.
     const failure = c.overwrite_file === "true" ? "failed to write to file" : "failed to append to file";
-    const slash = path.lastIndexOf("/");
-    if (!c.create_dir && slash > 0) {
-      // A folder exists while it holds a file: writing into one that does not is ENOENT, as on a disk.
-      let exists: boolean;
-      try {
-        exists = await files.folderExists(org, path.slice(0, slash));
-      } catch (err) {
-        ctx.log.error(`${failure}: ${errorString(err)}`, msg);
-        return done();
-      }
-      if (!exists) {
-        ctx.log.error(`${failure}: ${errorString(notFoundError("open", path))}`, msg);
-        return done();
-      }
-    }
     let data: unknown = msg.payload;
     if (typeof data === "object" && data !== null && !isBytes(data)) data = JSON.stringify(data);
     if (typeof data === "boolean" || typeof data === "number") data = data.toString();
@@ -90,10 +76,10 @@ export const fileBehaviour = defineBehaviour(fileNode, (ctx, c) => {
   }
 
   return {
-    input(msg, send, done) {
+    input(msg, send, done): Promise<typeof DONE_LATER> {
       const run = queue.then(() => handle(msg, send, done));
       queue = run.catch(() => undefined);
-      return run.then(() => DONE_LATER);
+      return run.then((): typeof DONE_LATER => DONE_LATER);
     },
     async close() {
       await queue;

@@ -28,7 +28,7 @@ export const fileConfig = z
       .default("false")
       .meta({ title: "Action", description: "false: append to the file; true: overwrite it; delete: delete it." }),
     append_newline: z.boolean().default(true).meta({ title: "Add newline (\\n) to each payload", description: "Not after bytes, nor after the last part of a split string." }),
-    create_dir: z.boolean().default(false).meta({ title: "Create directory if it doesn't exist", description: "Off: writing into a folder that holds no file yet is an error, as on a disk." }),
+    create_dir: z.boolean().default(false).meta({ title: "Create directory if it doesn't exist", description: "Kept for Node-RED: folders are parts of paths here and never missing, so a file can always be written into any folder." }),
     encoding: encodingSchema,
   })
   .superRefine((c, ctx) => checkOperand(ctx, ["filename"], c.filename, c.filename_type));
@@ -72,7 +72,7 @@ Files are the organization's own, stored by the platform (not on a host's disk),
 
 - A filename is a path inside them: \`data/log.txt\`. An absolute path (\`/home/pi/log.txt\`) is taken relative to them (\`home/pi/log.txt\`); an import of a flow says so in its report.
 - A path whose \`..\` would leave them, or that holds NUL or control characters, an empty segment (\`a//b\`), a name over 255 characters or more than 1024 in all, is the node's error: nothing is read or written.
-- There are no links, so none can lead out. Folders exist while a file lies in them.
+- There are no links, so none can lead out. Folders are parts of paths, never missing: a file can be written into any folder, and "create directory" has nothing to do.
 - The organization's files may hold at most \`FILES_MAX_BYTES\` (default 100 MiB), one file at most \`FILES_MAX_UPLOAD_BYTES\` (default 10 MiB): a write past either is the node's error, and nothing is written. They suit configuration, small data and logs, not media.`;
 
 const help = `Writes \`msg.payload\` to a file, either adding to the end or replacing the existing content. Alternatively, it can delete the file.

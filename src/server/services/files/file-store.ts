@@ -42,12 +42,6 @@ export async function readFile(prisma: PrismaClient, organizationId: string, pat
   return { content: Buffer.from(row.content.buffer, row.content.byteOffset, row.content.byteLength), size: row.size, updatedAt: row.updatedAt };
 }
 
-/** Whether some file lies under `folder`: folders have no rows of their own. */
-export async function folderExists(prisma: PrismaClient, organizationId: string, folder: string): Promise<boolean> {
-  const row = await prisma.orgFile.findFirst({ where: { organizationId, path: { startsWith: `${folder}/` } }, select: { path: true } });
-  return row !== null;
-}
-
 export async function fileUsage(prisma: PrismaClient, organizationId: string): Promise<number> {
   const row = await prisma.orgFileUsage.findUnique({ where: { organizationId }, select: { bytes: true } });
   return row ? Number(row.bytes) : 0;
