@@ -63,7 +63,7 @@ export function buildOpenApiDocument(router: AnyRouter, options: { version: stri
         const hasQuery = Object.keys(queryKeys).length > 0;
         const raw = route.meta.rest.rawBody !== undefined;
         const withPath = hasPath ? input.omit(pathKeys) : input;
-        const withoutPath = raw ? withPath.omit({ content: true } as Record<string, true> & Record<number, never>) : withPath;
+        const withoutPath = raw ? (withPath as z.ZodObject).omit({ content: true } as never) : withPath;
         const rest = hasQuery ? withoutPath.omit(queryKeys as never) : withoutPath;
         op.requestParams = {
           ...(hasPath ? { path: input.pick(pathKeys) } : {}),
