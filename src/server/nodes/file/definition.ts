@@ -66,9 +66,7 @@ export function filenameImportNotes(p: Record<string, unknown>): string[] {
   return [`filename "${p.filename.slice(0, 200)}" is taken relative to the organization's files: "${normalized.path.slice(0, 200)}"`];
 }
 
-export const filenameHelp = `### Where files live
-
-Files are the organization's own, stored by the platform (not on a host's disk), the same files on every instance and on the **Files** page (\`/files\`, and \`GET/PUT/DELETE /api/v1/files/{path}\`):
+export const filenameHelp = `**Where files live.** Files are the organization's own, stored by the platform (not on a host's disk), the same files on every instance and on the **Files** page (\`/files\`, and \`GET/PUT/DELETE /api/v1/files/{path}\`):
 
 - A filename is a path inside them: \`data/log.txt\`. An absolute path (\`/home/pi/log.txt\`) is taken relative to them (\`home/pi/log.txt\`); an import of a flow says so in its report.
 - A path whose \`..\` would leave them, or that holds NUL or control characters, an empty segment (\`a//b\`), a name over 255 characters or more than 1024 in all, is the node's error: nothing is read or written.
