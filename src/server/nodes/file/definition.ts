@@ -102,7 +102,8 @@ ${filenameHelp}
 
 ### Differences from Node-RED
 
-- Files are the organization's, in the platform's storage, not the host's file system (see above); the working directory setting (\`fileWorkingDirectory\`) has no meaning here.`;
+- Files are the organization's, in the platform's storage, not the host's file system (see above); the working directory setting (\`fileWorkingDirectory\`) has no meaning here.
+- An imported flow's absolute filename is made relative (\`/tmp/x.txt\` → \`tmp/x.txt\`), so \`msg.filename\` carries the relative one; an absolute \`msg.filename\` is kept as sent.`;
 
 export const fileNode = defineNode({
   type: "file",
