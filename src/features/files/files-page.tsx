@@ -22,6 +22,7 @@ export interface FileEntry {
 
 export interface FilesListing {
   files: FileEntry[];
+  next_cursor: string | null;
   used_bytes: number;
   max_bytes: number;
   max_file_bytes: number;

@@ -45,7 +45,6 @@ const ALLOWED_STATUS: Record<string, number | number[]> = {
   "PUT /config-nodes/{id}": 404,
   "DELETE /config-nodes/{id}": 404,
   "POST /config-nodes/{id}/deploy": 404,
-  "GET /files": 200,
   // "x" is a well-formed file path: missing until the first allowed role's PUT stores the body
   // ("{}") there (201, then 200), and the first allowed DELETE removes it (204, then 404).
   "GET /files/{path}": 404,

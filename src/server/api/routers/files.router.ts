@@ -25,11 +25,13 @@ export const filesRouter = router({
       permission: "files:read",
       rest: { method: "GET", path: "/files" },
       summary: "The organization's files (SPEC §23), with the space they use and the limits",
-      description: "Files written by `file` nodes and uploaded here; every instance sees the same files. `used_bytes` of `max_bytes` (FILES_MAX_BYTES) are taken; one file holds at most `max_file_bytes` (FILES_MAX_UPLOAD_BYTES).",
+      description:
+        "Files written by `file` nodes and uploaded here, in path order; every instance sees the same files. Without `limit`, all of them; with it, pages and `next_cursor` (null at the end). `used_bytes` of `max_bytes` (FILES_MAX_BYTES) are taken; one file holds at most `max_file_bytes` (FILES_MAX_UPLOAD_BYTES).",
       tags,
     })
-    .output(z.object({ files: z.array(fileView), used_bytes: z.number().int(), max_bytes: z.number().int(), max_file_bytes: z.number().int() }))
-    .query(({ ctx }) => listOrgFiles(ctx.services, ctx.principal)),
+    .input(z.object({ limit: z.coerce.number().int().min(1).max(200).optional(), cursor: z.string().max(2000).optional() }).optional())
+    .output(z.object({ files: z.array(fileView), next_cursor: z.string().nullable(), used_bytes: z.number().int(), max_bytes: z.number().int(), max_file_bytes: z.number().int() }))
+    .query(({ ctx, input }) => listOrgFiles(ctx.services, ctx.principal, input ?? {})),
 
   download: authedProcedure
     .meta({

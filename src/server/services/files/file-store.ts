@@ -32,8 +32,14 @@ export function filePathOrThrow(input: string, field = "path"): string {
   return result.path;
 }
 
-export async function listFiles(prisma: PrismaClient, organizationId: string): Promise<StoredFileInfo[]> {
-  return prisma.orgFile.findMany({ where: { organizationId }, select: { path: true, size: true, updatedAt: true }, orderBy: { path: "asc" } });
+/** The organization's files in path order; with `after`, only those after that path; with `take`, at most that many. */
+export async function listFiles(prisma: PrismaClient, organizationId: string, page: { after?: string; take?: number } = {}): Promise<StoredFileInfo[]> {
+  return prisma.orgFile.findMany({
+    where: { organizationId, ...(page.after !== undefined ? { path: { gt: page.after } } : {}) },
+    select: { path: true, size: true, updatedAt: true },
+    orderBy: { path: "asc" },
+    ...(page.take !== undefined ? { take: page.take } : {}),
+  });
 }
 
 export async function readFile(prisma: PrismaClient, organizationId: string, path: string): Promise<{ content: Buffer; size: number; updatedAt: Date } | null> {

@@ -54,6 +54,7 @@ describe("/files over REST", () => {
         { path: "data/raw.bin", size: 5, updated_at: expect.any(String) },
         { path: "notes.txt", size: 1, updated_at: expect.any(String) },
       ],
+      next_cursor: null,
       used_bytes: 6,
       max_bytes: 4096,
       max_file_bytes: 1024,
@@ -65,6 +66,27 @@ describe("/files over REST", () => {
     expect(gone.body.error.code).toBe("NOT_FOUND");
     expect((await request("DELETE", "/files/data/raw.bin", { token: user.accessToken })).status).toBe(404);
     expect((await request("GET", "/files", { token: user.accessToken })).body.used_bytes).toBe(1);
+  });
+
+  it("lists in pages with limit and cursor (SPEC §1); a cursor it did not hand out is 400", async () => {
+    const user = await signUp(request);
+    for (const name of ["c.txt", "a.txt", "b/x.txt", "b/y.txt", "d.txt"]) await put(user.accessToken, name, "1");
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Awaited<ReturnType<typeof request>> = await request("GET", `/files?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: user.accessToken });
+      expect(page.status, page.text).toBe(200);
+      expect(page.body.files.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.files.map((f: { path: string }) => f.path));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(["a.txt", "b/x.txt", "b/y.txt", "c.txt", "d.txt"]);
+    for (const bad of ["not*base64", Buffer.from("../x").toString("base64url")]) {
+      const res = await request("GET", `/files?limit=2&cursor=${bad}`, { token: user.accessToken });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toEqual([{ path: "cursor", message: "is not a cursor from a previous page" }]);
+    }
+    expect((await request("GET", "/files?limit=0", { token: user.accessToken })).status).toBe(400);
   });
 
   it("takes an absolute path relative to the organization's files", async () => {

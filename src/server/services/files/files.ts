@@ -9,6 +9,7 @@ import { AppError } from "../../errors";
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../request-meta";
 import { deleteFile, filePathOrThrow, fileUsage, listFiles, readFile, writeFile, type FileLimits } from "./file-store";
+import { normalizeFilePath } from "../../../shared/file-paths";
 
 export interface FileView {
   path: string;
@@ -22,11 +23,31 @@ export function fileLimits(app: AppServices): FileLimits {
 
 const notFound = (path: string) => new AppError("NOT_FOUND", `file not found: ${path}`);
 
-export async function listOrgFiles(app: AppServices, principal: Principal): Promise<{ files: FileView[]; used_bytes: number; max_bytes: number; max_file_bytes: number }> {
-  const [files, used] = await Promise.all([listFiles(app.db.prisma, principal.organizationId), fileUsage(app.db.prisma, principal.organizationId)]);
+const badCursor = () => new AppError("VALIDATION_FAILED", "cursor: is not a cursor from a previous page", { details: [{ path: "cursor", message: "is not a cursor from a previous page" }] });
+
+/** A page's cursor: the last path it listed, base64url (paths are unique and ordered per organization). */
+function decodeCursor(cursor: string): string {
+  if (!/^[A-Za-z0-9_-]{1,2000}$/.test(cursor)) throw badCursor();
+  const path = normalizeFilePath(Buffer.from(cursor, "base64url").toString("utf8"));
+  if (!path.ok) throw badCursor();
+  return path.path;
+}
+
+/** SPEC §1's lists: all files without `limit`; with it, pages of `limit` and `next_cursor` (null at the end). */
+export async function listOrgFiles(
+  app: AppServices,
+  principal: Principal,
+  page: { limit?: number; cursor?: string } = {},
+): Promise<{ files: FileView[]; next_cursor: string | null; used_bytes: number; max_bytes: number; max_file_bytes: number }> {
+  const after = page.cursor !== undefined ? decodeCursor(page.cursor) : undefined;
+  const take = page.limit !== undefined ? page.limit + 1 : undefined;
+  const [rows, used] = await Promise.all([listFiles(app.db.prisma, principal.organizationId, { after, take }), fileUsage(app.db.prisma, principal.organizationId)]);
+  const more = page.limit !== undefined && rows.length > page.limit;
+  const files = more ? rows.slice(0, page.limit) : rows;
   const limits = fileLimits(app);
   return {
     files: files.map((f) => ({ path: f.path, size: f.size, updated_at: f.updatedAt.toISOString() })),
+    next_cursor: more ? Buffer.from(files[files.length - 1]!.path).toString("base64url") : null,
     used_bytes: used,
     max_bytes: limits.maxBytes,
     max_file_bytes: limits.maxFileBytes,
