@@ -74,10 +74,10 @@ describe("/files over REST", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: Awaited<ReturnType<typeof request>> = await request("GET", `/files?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: user.accessToken });
+      const page = await request<{ files: Array<{ path: string }>; next_cursor: string | null }>("GET", `/files?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: user.accessToken });
       expect(page.status, page.text).toBe(200);
       expect(page.body.files.length).toBeLessThanOrEqual(2);
-      seen.push(...page.body.files.map((f: { path: string }) => f.path));
+      seen.push(...page.body.files.map((f) => f.path));
       cursor = page.body.next_cursor;
     } while (cursor);
     expect(seen).toEqual(["a.txt", "b/x.txt", "b/y.txt", "c.txt", "d.txt"]);
