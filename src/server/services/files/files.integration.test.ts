@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { joinAs, signUp } from "@/test/accounts";
-import { testCaller } from "@/test/app";
+import { testCaller, type TestResponse } from "@/test/app";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { fileUsage, listFiles, writeFile } from "./file-store";
 
@@ -74,7 +74,7 @@ describe("/files over REST", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = await request<{ files: Array<{ path: string }>; next_cursor: string | null }>("GET", `/files?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: user.accessToken });
+      const page: TestResponse<{ files: Array<{ path: string }>; next_cursor: string | null }> = await request("GET", `/files?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: user.accessToken });
       expect(page.status, page.text).toBe(200);
       expect(page.body.files.length).toBeLessThanOrEqual(2);
       seen.push(...page.body.files.map((f) => f.path));
