@@ -20,6 +20,7 @@ import { loadVariableSet } from "./services/variables/variables";
 import { createFlowRuntime, resolveInstanceId } from "./flow-runtime";
 import { DeviceBus } from "./realtime/device-bus";
 import { WebhookRegistry } from "./runtime/webhooks";
+import { socketRouteChannel } from "./runtime/socket-hooks";
 import { createSafeFetch } from "./runtime/safe-fetch";
 import { createOutboundRules } from "./runtime/outbound";
 import { DEFAULT_WORK_LIMITS, WorkLimits } from "./runtime/work-limits";
@@ -162,6 +163,11 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
       onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),
       webhooks,
+      // What websocket listeners send reaches their clients' instances over the store's pub/sub (socket-hooks.ts).
+      socketHooks: {
+        publish: (slug, path, out) =>
+          void store.publish(socketRouteChannel(slug, path), JSON.stringify(out)).catch((err: unknown) => logger.warn({ err }, "a WebSocket listener's frame could not be published")),
+      },
       httpRequest,
       outbound,
       httpDispatcher: createHttpDispatcher,

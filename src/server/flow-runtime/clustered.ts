@@ -1,6 +1,7 @@
 import type { Deployment, Flow } from "../../generated/prisma/client";
 import type { DeviceInMessage, FlowState, Message, NodeStatus } from "../runtime/types";
 import { webhookError, webhookRouteKey, type WebhookRequest, type WebhookResponse } from "../runtime/webhooks";
+import { SOCKET_ROUTE_METHOD, socketListenerPath } from "../runtime/socket-hooks";
 import { AppError } from "../errors";
 import { LocalFlowRuntime, type LocalRuntimeDeps } from "./local";
 import { ClusterBus, RpcTimeout, nodeChannel, type ClusterEvent } from "./cluster-bus";
@@ -975,21 +976,31 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   }
 }
 
-/** The route keys of a deployment: one per enabled http-in node (method and path). */
+/**
+ * The route keys of a deployment: one per enabled http-in node (method and path), and one per
+ * websocket-listener its enabled websocket in/out nodes use (SOCKET_ROUTE_METHOD and the listener's
+ * path, SPEC §23): a socket accepted on any instance sends its events to the holder this names.
+ */
 function routeKeysOf(slug: string, deployment: Deployment): string[] {
   const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
   // http-in nodes inside subflow definitions listen too (every definition a snapshot carries is used).
-  const nodes = [...snapshot.nodes, ...Object.values(snapshot.subflows ?? {}).flatMap((definition) => definition.nodes)];
-  return [
-    ...new Set(
-      nodes
-        .filter((n) => n.type === "http-in" && !(n as { disabled?: boolean }).disabled)
-        .map((n) => {
-          const config = n.config as { method?: string; path?: string };
-          return routeKey(slug, config.method ?? "get", config.path ?? "/hook");
-        }),
-    ),
-  ];
+  const nodes = [...snapshot.nodes, ...Object.values(snapshot.subflows ?? {}).flatMap((definition) => definition.nodes)].filter((n) => !(n as { disabled?: boolean }).disabled);
+  const keys = nodes
+    .filter((n) => n.type === "http-in")
+    .map((n) => {
+      const config = n.config as { method?: string; path?: string };
+      return routeKey(slug, config.method ?? "get", config.path ?? "/hook");
+    });
+  for (const n of nodes) {
+    if (n.type !== "websocket-in" && n.type !== "websocket-out") continue;
+    const config = n.config as { server?: string; client?: string };
+    // The client wins when both are set (Node-RED's rule): then no listener is used.
+    if (config.client || !config.server) continue;
+    const listener = snapshot.config_nodes?.[config.server];
+    const path = listener?.type === "websocket-listener" ? (listener.config as { path?: unknown }).path : undefined;
+    if (typeof path === "string") keys.push(routeKey(slug, SOCKET_ROUTE_METHOD, socketListenerPath(path)));
+  }
+  return [...new Set(keys)];
 }
 
 function shuffle<T>(items: T[]): T[] {

@@ -284,8 +284,10 @@ export interface RuntimeServices {
   openCredential?: (sealed: string, owner: { organizationId: string; configNodeId: string; name: string }) => string | Promise<string>;
   /** The function node's sandboxes (the application's worker pool). */
   sandboxes?: import("./sandbox/sandbox-pool").SandboxPool;
-  /** Webhook routes for http-in / http-response. */
+  /** Webhook routes for http-in / http-response, and the routes of websocket listeners (socket-hooks.ts). */
   webhooks?: import("./webhooks").WebhookRegistry;
+  /** Where websocket listeners send to their clients, on whichever instance they are connected (socket-hooks.ts). */
+  socketHooks?: import("./socket-hooks").SocketHooks;
   /** Sends a message to connected devices of the organization (any instance). */
   sendToDevices?: (organizationId: string, message: DeviceOutMessage) => void;
   /** Listens to messages devices of the organization publish; returns the function that stops. */
