@@ -33,6 +33,7 @@ export class ClientConnection implements Endpoint {
   private reconnect: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private closing = false;
+  private lastEvent: EndpointEvent | undefined;
 
   constructor(
     private readonly settings: ClientSettings,
@@ -46,6 +47,8 @@ export class ClientConnection implements Endpoint {
 
   attach(peer: EndpointPeer): () => void {
     this.peers.add(peer);
+    // A node attached after the connection's last event (it connects as soon as it opens) sees it now.
+    if (this.lastEvent) peer.event(this.lastEvent);
     return () => this.peers.delete(peer);
   }
 
@@ -89,6 +92,7 @@ export class ClientConnection implements Endpoint {
   }
 
   private emit(event: EndpointEvent) {
+    this.lastEvent = event;
     for (const peer of this.peers) peer.event(event);
   }
 
