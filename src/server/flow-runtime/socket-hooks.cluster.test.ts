@@ -2,7 +2,8 @@
  * SPEC §23 on real processes against the machine's PostgreSQL and Redis: a websocket-listener's
  * socket may land on the instance that does not run its flow. Its frames reach the flow once (a
  * counter in the flow numbers them), `_session` replies come back to it through that instance, a
- * broadcast reaches the clients of both instances, and a path no flow serves is 404 on both.
+ * broadcast reaches the clients of both instances, and a path no flow serves is 404 on both. And an http-in route with parameters
+ * answers through the instance that does not run it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUp } from "@/test/accounts";
@@ -95,4 +96,40 @@ describe("websocket listeners across instances", () => {
       throw err;
     }
   }, 120_000);
+});
+
+describe("webhook routes with parameters across instances", () => {
+  it("reach the flow from the instance without it, with msg.req.params", async () => {
+    try {
+      const created = await node("a").request("POST", "/flows", {
+        token,
+        body: {
+          name: "params",
+          nodes: [
+            { id: "cp_in", type: "http-in", position: { x: 0, y: 0 }, config: { method: "get", path: "/greet/:name" } },
+            { id: "cp_fn", type: "function", position: { x: 100, y: 0 }, config: { code: "msg.payload = { hello: msg.req.params.name }; return msg;" } },
+            { id: "cp_out", type: "http-response", position: { x: 200, y: 0 }, config: {} },
+          ],
+          connections: [
+            { source: "cp_in", target: "cp_fn" },
+            { source: "cp_fn", target: "cp_out" },
+          ],
+        },
+      });
+      expect(created.status, created.text).toBe(201);
+      const flowId = created.body.flow.id as string;
+      expect((await node("a").request("POST", `/flows/${flowId}/deploy`, { token })).body.deployment.state).toBe("running");
+      const runs = await holder(flowId);
+      const other = cluster.live().find((n) => n.name !== runs.name)!;
+      for (const via of [runs, other]) {
+        const res = await via.request("GET", `/hooks/${slug}/greet/Ada`);
+        expect(res.status, `${via.name}: ${res.text}`).toBe(200);
+        expect(res.body).toEqual({ hello: "Ada" });
+        expect((await via.request("GET", `/hooks/${slug}/greet/Ada/more`)).status).toBe(404);
+      }
+    } catch (err) {
+      console.error(cluster.logs());
+      throw err;
+    }
+  }, 60_000);
 });

@@ -24,11 +24,13 @@ interface Attached {
  * configuration node is missing (already reported as the node's error by `ctx.configNode`).
  */
 async function attach(ctx: NodeContext, refs: { server: string; client: string }, peer: EndpointPeer): Promise<Attached | undefined> {
+  if (!refs.client && !refs.server) throw new Error("missing server configuration: choose a WebSocket listener or client");
   let lease: ConnectionLease<Endpoint>;
   let wholemsg: boolean;
   if (refs.client) {
     const handle = ctx.configNode<ClientConfig>(refs.client, "websocket-client");
     if (!handle) return undefined;
+    if (!handle.config.path) throw new Error(`the WebSocket client ${handle.name || handle.id} has no URL`);
     const settings = clientSettings(ctx, handle.config);
     if (!settings) return undefined;
     wholemsg = settings.wholemsg;
@@ -41,6 +43,7 @@ async function attach(ctx: NodeContext, refs: { server: string; client: string }
     const { webhooks, socketHooks } = ctx.services;
     if (!webhooks || !socketHooks) throw new Error("WebSocket listeners are not available on this server");
     const config = handle.config;
+    if (!config.path) throw new Error(`the WebSocket listener ${handle.name || handle.id} has no path`);
     wholemsg = config.wholemsg === "true";
     lease = await handle.connect<Endpoint>("websocket-listener", {
       open: () =>

@@ -22,7 +22,8 @@ export const websocketListenerConfig = z.object({
   path: z
     .string()
     .trim()
-    .regex(/^\/[A-Za-z0-9._~\-/]{1,200}$/, "must start with / and use URL-safe characters, e.g. /chat")
+    .refine((v) => v === "" || /^\/[A-Za-z0-9._~\-/]{1,200}$/.test(v), "must start with / and use URL-safe characters, e.g. /chat")
+    .default("")
     .meta({ title: "Path", description: "Served at /ws/hooks/{your organization}{path}" }),
   wholemsg,
 });
@@ -79,7 +80,8 @@ export const websocketClientConfig = z.object({
     .string()
     .trim()
     .max(4096)
-    .regex(/^wss?:\/\/[^\s]+$/i, "must be a ws:// or wss:// URL")
+    .refine((v) => v === "" || /^wss?:\/\/[^\s]+$/i.test(v), "must be a ws:// or wss:// URL")
+    .default("")
     .meta({ title: "URL", description: "The server to connect to, e.g. wss://example.com/socket" }),
   tls: configNodeRef("tls-config", { title: "TLS configuration", description: "Certificates and checks for wss:// servers" }),
   wholemsg,
@@ -146,11 +148,9 @@ const endpointRefs = {
   client: configNodeRef("websocket-client", { title: "Connect to", description: "A WebSocket client to an outside server (type: Connect to); used when set" }),
 };
 
-const endpointsRefine = (c: { server: string; client: string }) => c.server !== "" || c.client !== "";
-const ENDPOINT_MESSAGE = { message: "choose a WebSocket listener (Listen on) or a client (Connect to)", path: ["server"] };
-
-export const websocketInConfig = z.object(endpointRefs).refine(endpointsRefine, ENDPOINT_MESSAGE);
-export const websocketOutConfig = z.object(endpointRefs).refine(endpointsRefine, ENDPOINT_MESSAGE);
+// Neither set: the node's error at run time (Node-RED's "Missing server configuration"), as an unset reference of any node.
+export const websocketInConfig = z.object(endpointRefs);
+export const websocketOutConfig = z.object(endpointRefs);
 
 const endpointMapping = {
   toNodeRed: (c: { server: string; client: string }) => ({ server: c.server, client: c.client }),

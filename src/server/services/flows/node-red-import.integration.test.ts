@@ -243,9 +243,8 @@ describe("Node-RED's example flows through the dry run", () => {
     console.log(`unsupported types in Node-RED's examples: ${[...unsupported].map(([t, n]) => `${t} (${n})`).join(", ")}`);
     console.log(`partial: ${[...partial].map(([t, r]) => `${t}: ${[...r].join(" | ")}`).join("\n")}`);
     console.log(`our types refused:\n${refusedOwn.join("\n")}`);
-    // Every node of a type we offer is read, but the one we deliberately lack: http in with a path
-    // parameter (/users/:name; webhooks here have fixed paths).
-    expect(refusedOwn).toEqual([expect.stringMatching(/^network\/http\/03 - Handle URL parameters\.json: http in /)]);
+    // Every node of a type we offer is read (http in with a path parameter too, since SPEC §23).
+    expect(refusedOwn).toEqual([]);
   });
 });
 
