@@ -6,11 +6,11 @@ import type { NodeContext } from "../../runtime/types";
 import type { z } from "zod";
 import { ListenerConnection } from "./listener";
 import { ClientConnection, type ClientSettings } from "./client";
+import { tlsConnectOptions } from "../tls-config/connect-options";
 import { frameMessage, outgoingData, statusOf, type Endpoint, type EndpointPeer } from "./endpoint";
 
 type ListenerConfig = z.output<typeof websocketListenerConfig>;
 type ClientConfig = z.output<typeof websocketClientConfig>;
-type TlsConfig = { servername?: string; verifyservercert?: boolean; alpnprotocol?: string };
 
 interface Attached {
   endpoint: Endpoint;
@@ -73,22 +73,8 @@ async function attach(ctx: NodeContext, refs: { server: string; client: string }
 
 /** The client's settings with `${NAME}` resolved and its TLS configuration applied; undefined when that is missing. */
 function clientSettings(ctx: NodeContext, config: ClientConfig): ClientSettings | undefined {
-  let tls: ClientSettings["tls"];
-  if (config.tls) {
-    const handle = ctx.configNode<TlsConfig>(config.tls, "tls-config");
-    if (!handle) return undefined;
-    const credentials = handle.credentials;
-    const tlsConfig = handle.config;
-    tls = {
-      ...(credentials.cadata ? { ca: credentials.cadata } : {}),
-      ...(credentials.certdata ? { cert: credentials.certdata } : {}),
-      ...(credentials.keydata ? { key: credentials.keydata } : {}),
-      ...(credentials.passphrase ? { passphrase: credentials.passphrase } : {}),
-      ...(tlsConfig.servername ? { servername: tlsConfig.servername } : {}),
-      ...(tlsConfig.alpnprotocol ? { ALPNProtocols: [tlsConfig.alpnprotocol] } : {}),
-      rejectUnauthorized: tlsConfig.verifyservercert !== false,
-    };
-  }
+  const tls = tlsConnectOptions(ctx, config.tls);
+  if (tls === null) return undefined;
   // Node-RED 3.1's upgrade headers: a header name (or "other" and a name), a value given (other) or read from env.
   const headers: Record<string, string> = {};
   for (const header of config.headers) {

@@ -17,7 +17,7 @@ export interface ClientSettings {
   /** Heartbeat in ms (0: none). */
   heartbeatMs: number;
   wholemsg: boolean;
-  tls?: { ca?: string; cert?: string; key?: string; passphrase?: string; servername?: string; rejectUnauthorized: boolean; ALPNProtocols?: string[] };
+  tls?: import("node:tls").ConnectionOptions;
 }
 
 /**
@@ -116,7 +116,7 @@ export class ClientConnection implements Endpoint {
         maxPayload: MAX_FRAME_BYTES,
         followRedirects: false,
         ...(this.outbound ? { lookup: this.outbound.lookup } : {}),
-        ...(tls ?? {}),
+        ...((tls ?? {}) as ClientOptions),
       };
       socket = new WebSocket(url, protocols, options);
     } catch (err) {

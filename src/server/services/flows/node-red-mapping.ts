@@ -134,10 +134,19 @@ export const NOT_OFFERED_BY_DESIGN: ReadonlyMap<string, string> = new Map([
   ["udp in", "listens on the host's UDP ports"],
 ]);
 
+/** Why a node is not offered by design (its type, or the mode its properties choose); undefined when it is not refused so. */
+function notOfferedByDesign(nrType: string, props: Record<string, unknown>): string | undefined {
+  // A "tcp in" that connects out (server: "client") listens on nothing: we merely lack it.
+  if (nrType === "tcp in" && props.server === "client") return undefined;
+  // "tcp out" is offered as a client only (SPEC §23): its server and reply modes need a listening port.
+  if (nrType === "tcp out" && props.beserver === "server") return "listens on the host's TCP ports (tcp out as a server); only its client mode is offered";
+  if (nrType === "tcp out" && props.beserver === "reply") return "replies to the connections of a listening tcp in; only its client mode is offered";
+  return NOT_OFFERED_BY_DESIGN.get(nrType);
+}
+
 /** Why a node type is kept as an unknown node: our own wording, used by warnings and the dry-run report. */
 export function unsupportedReason(nrType: string, props: Record<string, unknown> = {}): string {
-  // A "tcp in" that connects out (server: "client") listens on nothing: we merely lack it.
-  const byDesign = nrType === "tcp in" && props.server === "client" ? undefined : NOT_OFFERED_BY_DESIGN.get(nrType);
+  const byDesign = notOfferedByDesign(nrType, props);
   if (byDesign) return `type ${nrType} is not offered, by design, in a shared runtime (it ${byDesign})`;
   return `type ${nrType} is not available here`;
 }
@@ -224,7 +233,7 @@ export function convertNodeRedNodes(
       const issue = parsed.error.issues[0]!;
       warnings.push(`node ${id} (${nrType}): env.${issue.path.join(".")}: ${issue.message}; kept as an unknown node`);
     }
-    const definition = NOT_OFFERED_BY_DESIGN.has(nrType) ? undefined : registry.fromNodeRedType(nrType);
+    const definition = notOfferedByDesign(nrType, n) ? undefined : registry.fromNodeRedType(nrType);
     const props = remapConfigIds(renameReferences(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k))), newId), options.configNodes?.ids);
     // Node ids in the type's other reference properties follow the renaming too (the id lists
     // renameReferences knows are renamed already: never twice).
