@@ -19,7 +19,7 @@ export interface RoutePattern {
 }
 
 const ROUTE_TOKEN = /(\/)?:([A-Za-z_$][A-Za-z0-9_$]*)(\?)?|\*/g;
-const escapeRegex = (text: string) => text.replace(/[.+?^${}()|[\]\\\/]/g, "\\$&");
+const escapeRegex = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * Express 4's route grammar as Node-RED's `http in` uses it (path-to-regexp 0.1): `:name` is one
