@@ -164,6 +164,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       webhooks,
       httpRequest,
       outbound,
+      instanceId,
       httpDispatcher: createHttpDispatcher,
       // Configuration nodes' credentials, sealed in deployments, opened as their flow starts (SPEC §19).
       openCredential: (sealed) => openCredential(config.keys.variables, sealed),

@@ -270,6 +270,11 @@ export interface RuntimeServices {
    * whose `broker` is `built-in`: absent when this process runs none (then those nodes report an error).
    */
   builtInMqtt?: BuiltInMqtt;
+  /**
+   * This process's instance id (SPEC §11): client nodes that need an identity of their own per
+   * instance (an MQTT client id) append it. Absent: "local".
+   */
+  instanceId?: string;
   /** Bounds on asynchronous work per flow and organization (JSONata turns, download bytes); absent: unbounded. */
   workLimits?: import("./work-limits").WorkLimits;
   /**
