@@ -55,7 +55,7 @@ export const mqttInBehaviour = defineBehaviour(mqttInNode, async (ctx, c) => {
     (datatype: string): MessageCallback =>
     (topic, payload, packet) => {
       const r = receivedMessage(datatype, topic, payload, packet, conn.v5());
-      if ("error" in r) ctx.log.error(new Error(r.error), { _msgid: ctx.newMessageId(), ...r.msg } as Message);
+      if ("error" in r) ctx.log.error(r.error, { _msgid: ctx.newMessageId(), ...r.msg } as Message);
       else ctx.send({ _msgid: ctx.newMessageId(), ...r.msg } as Message);
     };
 
