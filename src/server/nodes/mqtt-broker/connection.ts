@@ -157,6 +157,8 @@ export class MqttConnection {
   private overrides: Record<string, unknown> = {};
   private current: BrokerSettings;
   private reconnectDelay: number;
+  /** The last connection error reported (reported once until a connect succeeds). */
+  private lastError: string | undefined;
   private connectWaiters: Array<() => void> = [];
   /** Waiters of paused reads, by user, released when the user goes. */
   private readonly pausedBy = new Map<string, Set<() => void>>();
@@ -264,6 +266,7 @@ export class MqttConnection {
     this.connecting = false;
     this.connected = true;
     this.topicAliases = {};
+    this.lastError = undefined;
     this.reconnectDelay = this.env.reconnect?.firstMs ?? 1000;
     for (const w of this.connectWaiters.splice(0)) w();
     this.setStatus(CONNECTED);
@@ -336,7 +339,16 @@ export class MqttConnection {
     const tlsOptions: tls.ConnectionOptions = { ...(s.usetls && s.tls ? s.tls : {}) };
     if (tlsOptions.rejectUnauthorized === undefined) tlsOptions.rejectUnauthorized = s.verifyservercert;
     const options = this.clientOptions(s);
-    const builder = (client: MqttClient) => {
+    // mqtt.js passes on only stream errors with a code: a refused address (the outbound rules) has none.
+    const watched = <S extends NodeJS.EventEmitter>(stream: S): S => {
+      stream.on("error", (err: Error & { code?: string }) => {
+        if (!err.code && this.client === client0) this.reportError(err);
+      });
+      return stream;
+    };
+    let client0: MqttClient | undefined;
+    const builder = (client: MqttClient) => watched(build(client));
+    const build = (client: MqttClient) => {
       if (protocol.startsWith("ws")) {
         const wsOpts = { ...client.options, protocol: secure ? "wss" : "ws", hostname: host, host, port, path: `${url.pathname}${url.search}`, wsOptions: { ...(lookup ? { lookup } : {}), ...(secure ? tlsOptions : {}) } };
         return wsStreamBuilder(client, wsOpts as never);
@@ -352,6 +364,7 @@ export class MqttConnection {
       this.client.end(true);
     }
     const client = new mqtt.MqttClient(builder, options);
+    client0 = client;
     this.client = client;
     client.setMaxListeners(0);
     // Backpressure (SPEC §20): a received publish is acknowledged (QoS 1/2) and the next one read only
@@ -406,9 +419,19 @@ export class MqttConnection {
     });
     client.on("error", (err) => {
       if (client !== this.client) return;
-      // The client's reconnect handles it; a refused address or credentials is said on the nodes.
-      for (const u of this.users.values()) u.log.warn(`MQTT broker ${brokerUrl(s)}: ${err.message}`);
+      this.reportError(err);
     });
+  }
+
+  /**
+   * A connection error, said on the nodes once until the next successful connect (not at every
+   * attempt); the client's reconnect handles it.
+   */
+  private reportError(err: Error) {
+    const text = `MQTT broker ${brokerUrl(this.current)}: ${err.message}`;
+    if (text === this.lastError) return;
+    this.lastError = text;
+    for (const u of this.users.values()) u.log.error(new Error(text));
   }
 
   /** Runs `fn` once no flow of this connection's mqtt-in nodes is busy (at once when none is). */
