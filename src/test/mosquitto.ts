@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -37,6 +37,8 @@ async function waitForPort(port: number, timeoutMs = 5000) {
  */
 export async function startMosquitto(port: number, config: (dir: string) => string[]): Promise<OwnMosquitto> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "wt-mqtt-mosquitto-"));
+  // Started as root, Mosquitto reads its files as the mosquitto user.
+  chmodSync(dir, 0o755);
   const conf = path.join(dir, "mosquitto.conf");
   writeFileSync(conf, [...config(dir), ""].join("\n"));
   let child: ChildProcess | undefined;

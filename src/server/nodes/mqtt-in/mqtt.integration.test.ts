@@ -1,8 +1,10 @@
 import { execFileSync } from "node:child_process";
+import net from "node:net";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import mqtt from "mqtt";
+import { WebSocketServer, createWebSocketStream } from "ws";
 import { closingTestFlows, variablesFrom } from "@/test/runtime-harness";
 import { createOutboundRules } from "@/server/runtime/outbound";
 import { ConnectionPool } from "@/server/runtime/connections";
@@ -158,5 +160,134 @@ describe("mqtt nodes against the shared Mosquitto", () => {
     await flow.waitFor(40, 5000);
     expect(flow.received.map((m) => m.payload)).toEqual(Array.from({ length: 40 }, (_, i) => `m${i}`));
     await publisher.endAsync();
+  });
+});
+
+describe("mqtt-broker: TLS, WebSocket, passwords, will and reconnects (brokers of the tests' own)", () => {
+  let pem: TestCertificates;
+  let tlsBroker: OwnMosquitto;
+  let authBroker: OwnMosquitto;
+  let wsBridge: WebSocketServer;
+  let wsPort = 0;
+  const passwd = (dir: string, user: string, password: string) => execFileSync("mosquitto_passwd", ["-b", "-c", path.join(dir, "passwd"), user, password]);
+
+  beforeAll(async () => {
+    pem = makeTestCertificates();
+    tlsBroker = await startMosquitto(4411, (dir) => {
+      writeFileSync(path.join(dir, "ca.pem"), pem.ca);
+      writeFileSync(path.join(dir, "server.pem"), pem.serverCert);
+      writeFileSync(path.join(dir, "server.key"), pem.serverKey);
+      return ["listener 4411 127.0.0.1", `cafile ${dir}/ca.pem`, `certfile ${dir}/server.pem`, `keyfile ${dir}/server.key`, "allow_anonymous true", "persistence false"];
+    });
+    authBroker = await startMosquitto(4412, (dir) => {
+      passwd(dir, "flow-user", "first-secret");
+      return ["listener 4412 127.0.0.1", `password_file ${dir}/passwd`, "allow_anonymous false", "persistence false"];
+    });
+    // Debian's Mosquitto 2.0.11 cannot open a websockets listener here: a WebSocket server that
+    // carries each connection's binary frames to the shared Mosquitto plays the WebSocket broker.
+    wsBridge = new WebSocketServer({ host: "127.0.0.1", port: 4413, handleProtocols: () => "mqtt" });
+    wsBridge.on("connection", (socket) => {
+      const stream = createWebSocketStream(socket);
+      const tcp = net.connect(1883, "127.0.0.1");
+      stream.pipe(tcp).pipe(stream);
+      const end = () => {
+        tcp.destroy();
+        socket.terminate();
+      };
+      tcp.on("error", end).on("close", end);
+      stream.on("error", end).on("close", end);
+    });
+    await new Promise<void>((resolve) => wsBridge.once("listening", () => resolve()));
+    wsPort = 4413;
+  });
+  afterAll(async () => {
+    await tlsBroker?.stop();
+    await authBroker?.stop();
+    for (const c of wsBridge?.clients ?? []) c.terminate();
+    await new Promise<void>((resolve) => (wsBridge ? wsBridge.close(() => resolve()) : resolve()));
+  });
+
+  const tlsConfig = (config: Record<string, unknown>, credentials: Record<string, string>) => broker("tls1", config, credentials, 1, "tls-config");
+
+  it("connects over TLS with the tls-config's CA and server name, and not without a trusted CA", async () => {
+    const ok = await roundTrip(
+      { b1: broker("b1", { broker: "127.0.0.1", port: 4411, usetls: true, tls: "tls1" }), tls1: tlsConfig({ servername: "localhost" }, { cadata: pem.ca }) },
+      `${T}/tls`,
+    );
+    await expect.poll(() => connected(ok) && connected(ok, "out"), { timeout: 5000 }).toBe(true);
+    await sleep(100);
+    ok.send("out", { topic: `${T}/tls`, payload: "over tls" });
+    await ok.waitFor(1);
+    expect(ok.received[0]).toMatchObject({ payload: "over tls" });
+
+    const untrusted = await roundTrip(
+      { b1: broker("b1", { broker: "mqtts://127.0.0.1:4411", tls: "tls1", usetls: true }), tls1: tlsConfig({ servername: "localhost" }, { cadata: pem.otherCa }) },
+      `${T}/tls`,
+    );
+    await expect.poll(() => untrusted.errors.map((e) => e.error).join("\n"), { timeout: 5000 }).toMatch(/self[- ]signed|unable to (verify|get)|certificate/i);
+    expect(connected(untrusted)).toBe(false);
+
+    const wrongName = await roundTrip(
+      { b1: broker("b1", { broker: "127.0.0.1", port: 4411, usetls: true, tls: "tls1" }), tls1: tlsConfig({}, { cadata: pem.ca }) },
+      `${T}/tls`,
+    );
+    await expect.poll(() => wrongName.errors.map((e) => e.error).join("\n"), { timeout: 5000 }).toMatch(/127\.0\.0\.1|altnames|IP/i);
+    expect(connected(wrongName)).toBe(false);
+  });
+
+  it("connects to a ws:// broker", async () => {
+    const flow = await roundTrip({ b1: broker("b1", { broker: `ws://127.0.0.1:${wsPort}/mqtt` }) }, `${T}/ws`);
+    await expect.poll(() => connected(flow) && connected(flow, "out"), { timeout: 5000 }).toBe(true);
+    await sleep(100);
+    flow.send("out", { topic: `${T}/ws`, payload: "over websocket", qos: 2 });
+    await flow.waitFor(1);
+    expect(flow.received[0]).toMatchObject({ payload: "over websocket", qos: 1 });
+  });
+
+  it("logs in with ${NAME} credentials, and a rotated secret is used at the next connect without a redeploy", async () => {
+    const vars = variables({ MQTT_USER: { value: "flow-user", secret: false }, MQTT_PASS: { value: "first-secret", secret: true } });
+    const flow = await roundTrip({ b1: broker("b1", { broker: "127.0.0.1", port: 4412 }, { user: "${MQTT_USER}", password: "${MQTT_PASS}" }) }, `${T}/auth`, { vars });
+    await expect.poll(() => connected(flow), { timeout: 5000 }).toBe(true);
+    // The broker's password changes, and so does the secret; the broker restarts (connections drop).
+    passwd(authBroker.dir, "flow-user", "second-secret");
+    vars.replace({ MQTT_USER: { value: "flow-user", secret: false }, MQTT_PASS: { value: "second-secret", secret: true } });
+    const before = flow.statuses.length;
+    await authBroker.restart();
+    await expect.poll(() => flow.statuses.slice(before).some((s) => s.nodeId === "in" && s.status?.text === "disconnected"), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => lastStatus(flow), { timeout: 10_000 }).toBe("connected");
+    await sleep(100);
+    flow.send("out", { topic: `${T}/auth`, payload: "after rotation" });
+    await flow.waitFor(1);
+    expect(flow.received[0]).toMatchObject({ payload: "after rotation" });
+
+    const refused = await roundTrip({ b1: broker("b1", { broker: "127.0.0.1", port: 4412 }, { user: "flow-user", password: "wrong" }) }, `${T}/auth`);
+    await expect.poll(() => refused.errors.map((e) => e.error).join("\n"), { timeout: 5000 }).toMatch(/Not authorized|Bad user name or password/i);
+    expect(refused.errors.map((e) => e.error).join("\n")).not.toContain("wrong");
+  });
+
+  it("the broker publishes the will when the connection is lost; the node reconnects (status connecting, then connected)", async () => {
+    const proxy = new TcpProxy({ host: "127.0.0.1", port: 1883 });
+    await proxy.start(4414);
+    const watcher = await mqtt.connectAsync(MOSQUITTO_URL);
+    const wills: string[] = [];
+    watcher.on("message", (_t, p) => wills.push(p.toString()));
+    await watcher.subscribeAsync(`${T}/will`);
+    try {
+      const flow = await roundTrip({ b1: broker("b1", { broker: "127.0.0.1", port: 4414, willTopic: `${T}/will`, willPayload: "gone", willQos: 1 }) }, `${T}/w`);
+      await expect.poll(() => connected(flow), { timeout: 5000 }).toBe(true);
+      await proxy.stop();
+      await expect.poll(() => wills, { timeout: 5000 }).toEqual(["gone"]);
+      await expect.poll(() => lastStatus(flow), { timeout: 5000 }).toMatch(/disconnected|connecting/);
+      await proxy.start(4414);
+      await expect.poll(() => lastStatus(flow), { timeout: 10_000 }).toBe("connected");
+      expect(flow.statuses.some((s) => s.nodeId === "in" && s.status?.text === "connecting")).toBe(true);
+      await sleep(100);
+      flow.send("out", { topic: `${T}/w`, payload: "back" });
+      await flow.waitFor(1);
+      expect(flow.received[0]).toMatchObject({ payload: "back" });
+    } finally {
+      await proxy.stop();
+      await watcher.endAsync();
+    }
   });
 });
