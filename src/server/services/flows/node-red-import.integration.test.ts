@@ -164,9 +164,9 @@ describe("import: dry run", () => {
       { id: uid("in"), type: "inject", z: tab, props: [{ p: "payload" }], repeat: "", crontab: "", once: false, onceDelay: 0.1, topic: "", payload: "", payloadType: "date", x: 100, y: 50, wires: [["d.1"]] },
       { id: "d.1", type: "debug", z: tab, active: true, tosidebar: true, console: false, tostatus: false, complete: "payload", targetType: "msg", x: 300, y: 50, wires: [] },
       { id: uid("ex"), type: "exec", z: tab, command: "ls", x: 100, y: 150, wires: [[], [], []] },
-      { id: uid("mq"), type: "mqtt in", z: tab, topic: "a", broker: "b1", x: 100, y: 250, wires: [[]] },
+      { id: uid("se"), type: "serial in", z: tab, serial: "b1", x: 100, y: 250, wires: [[]] },
       { id: uid("fn"), type: "function", z: tab, func: "return msg;", outputs: 1, libs: [{ var: "dayjs", module: "dayjs" }], x: 100, y: 350, wires: [[]] },
-      { id: "b1", type: "mqtt-broker", broker: "localhost" },
+      { id: "b1", type: "serial-port", serialport: "/dev/ttyUSB0" },
     ];
     const before = await flowNames();
     const res = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows } });
@@ -174,14 +174,14 @@ describe("import: dry run", () => {
     expect(res.body.flows).toBeUndefined();
     const byId = Object.fromEntries(res.body.report.map((r: { node_id: string }) => [r.node_id, r]));
     expect(res.body.report).toHaveLength(6);
-    expect(byId.b1).toEqual({ node_id: "b1", type: "mqtt-broker", support: "unsupported", reason: "type mqtt-broker is not available here; kept as an unknown configuration node for export" });
+    expect(byId.b1).toEqual({ node_id: "b1", type: "serial-port", support: "unsupported", reason: "type serial-port is not available here; kept as an unknown configuration node for export" });
     expect(byId[flows[1]!.id as string]).toEqual({ node_id: flows[1]!.id, type: "inject", support: "supported" });
     expect(byId["d.1"]).toEqual({ node_id: "d.1", type: "debug", support: "supported" });
     expect(byId[flows[3]!.id as string]).toMatchObject({ type: "exec", support: "unsupported", reason: expect.stringMatching(/not offered, by design/) });
-    expect(byId[flows[4]!.id as string]).toMatchObject({ type: "mqtt in", support: "unsupported", reason: "type mqtt in is not available here" });
+    expect(byId[flows[4]!.id as string]).toMatchObject({ type: "serial in", support: "unsupported", reason: "type serial in is not available here" });
     // The function node's external modules are a property we do not carry: it imports, without them.
     expect(byId[flows[5]!.id as string]).toMatchObject({ type: "function", support: "partial", reason: expect.stringMatching(/libs/) });
-    expect(res.body.warnings.join("\n")).toMatch(/configuration node b1: type mqtt-broker is not available here/);
+    expect(res.body.warnings.join("\n")).toMatch(/configuration node b1: type serial-port is not available here/);
     expect(res.body.warnings.join("\n")).toMatch(/node d\.1 was renamed/);
     expect(await flowNames()).toEqual(before);
 
