@@ -75,7 +75,7 @@ describe("mqtt nodes on the built-in broker", () => {
   it("dynamic subscriptions subscribe and unsubscribe there", async () => {
     const fake = new FakeBuiltIn();
     const flow = await flowWith(fake, { topic: "", inputs: 1 });
-    flow.send("in", { action: "subscribe", topic: { topic: "a/#", qos: 0 } });
+    flow.send("in", { action: "subscribe", topic: { topic: "a/#", qos: 0 } as unknown as string });
     await expect.poll(() => fake.subscriptions.filter((s) => s.active).map((s) => s.filter)).toEqual(["a/#"]);
     await fake.deliver("org_a", { topic: "a/b", payload: Buffer.from("x"), qos: 0, retain: false });
     await flow.waitFor(1);

@@ -341,6 +341,8 @@ export class MqttConnection {
     const options = this.clientOptions(s);
     // mqtt.js passes on only stream errors with a code: a refused address (the outbound rules) has none.
     const watched = <S extends NodeJS.EventEmitter>(stream: S): S => {
+      // mqtt.js waits for 'drain' once per publish written while the socket is full.
+      (stream as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);
       stream.on("error", (err: Error & { code?: string }) => {
         if (!err.code && this.client === client0) this.reportError(err);
       });
