@@ -340,16 +340,15 @@ export class MqttConnection {
     if (tlsOptions.rejectUnauthorized === undefined) tlsOptions.rejectUnauthorized = s.verifyservercert;
     const options = this.clientOptions(s);
     // mqtt.js passes on only stream errors with a code: a refused address (the outbound rules) has none.
-    const watched = <S extends NodeJS.EventEmitter>(stream: S): S => {
+    const watched = <S extends NodeJS.EventEmitter>(stream: S, owner: MqttClient): S => {
       // mqtt.js waits for 'drain' once per publish written while the socket is full.
       (stream as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);
       stream.on("error", (err: Error & { code?: string }) => {
-        if (!err.code && this.client === client0) this.reportError(err);
+        if (!err.code && this.client === owner) this.reportError(err);
       });
       return stream;
     };
-    let client0: MqttClient | undefined;
-    const builder = (client: MqttClient) => watched(build(client));
+    const builder = (client: MqttClient) => watched(build(client), client);
     const build = (client: MqttClient) => {
       if (protocol.startsWith("ws")) {
         const wsOpts = { ...client.options, protocol: secure ? "wss" : "ws", hostname: host, host, port, path: `${url.pathname}${url.search}`, wsOptions: { ...(lookup ? { lookup } : {}), ...(secure ? tlsOptions : {}) } };
@@ -366,7 +365,6 @@ export class MqttConnection {
       this.client.end(true);
     }
     const client = new mqtt.MqttClient(builder, options);
-    client0 = client;
     this.client = client;
     client.setMaxListeners(0);
     // Backpressure (SPEC §20): a received publish is acknowledged (QoS 1/2) and the next one read only

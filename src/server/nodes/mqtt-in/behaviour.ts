@@ -2,7 +2,7 @@ import { defineBehaviour } from "../types";
 import type { Message, NodeContext, NodeStatus } from "../../runtime/types";
 import type { ConnectionLease } from "../../runtime/connections";
 import { mqttInNode } from "./definition";
-import { useBroker } from "../mqtt-broker/use-broker";
+import { acquireBroker } from "../mqtt-broker/acquire-broker";
 import type { MessageCallback, MqttConnection, MqttUser } from "../mqtt-broker/connection";
 import { isValidSubscriptionTopic, receivedMessage, setBoolProp, setIntProp } from "../mqtt-broker/mqtt-values";
 import { brokerAction } from "../mqtt-broker/actions";
@@ -30,7 +30,7 @@ export async function openBroker(ctx: NodeContext, brokerId: string): Promise<Co
   }
   try {
     // Undefined: the deployment lacks it (ctx.configNode reported it).
-    return await useBroker(ctx, brokerId);
+    return await acquireBroker(ctx, brokerId);
   } catch (err) {
     ctx.log.error(err);
     ctx.status({ fill: "red", shape: "ring", text: "error" });

@@ -9,7 +9,7 @@ import { closingTestFlows, variablesFrom } from "@/test/runtime-harness";
 import { createOutboundRules } from "@/server/runtime/outbound";
 import { ConnectionPool } from "@/server/runtime/connections";
 import { VariableSet, type VariableValue } from "@/server/runtime/variables";
-import { DONE_LATER, type NodeFactory, type RuntimeServices } from "@/server/runtime/types";
+import type { NodeFactory, RuntimeServices } from "@/server/runtime/types";
 import type { ConfigNodeSnapshot } from "@/shared/config-nodes";
 import { makeTestCertificates, type TestCertificates } from "@/test/tls-fixtures";
 import { MOSQUITTO_URL, startMosquitto, type OwnMosquitto } from "@/test/mosquitto";

@@ -13,7 +13,7 @@ type TlsConfig = { servername?: string; verifyservercert?: boolean; alpnprotocol
  * (organization, broker node, deployed revision) on this instance, whoever uses it. Undefined when
  * the deployment does not carry it (reported as the node's error by ctx.configNode).
  */
-export async function useBroker(ctx: NodeContext, brokerId: string): Promise<ConnectionLease<MqttConnection> | undefined> {
+export async function acquireBroker(ctx: NodeContext, brokerId: string): Promise<ConnectionLease<MqttConnection> | undefined> {
   const handle = ctx.configNode<MqttBrokerConfig>(brokerId, "mqtt-broker");
   if (!handle) return undefined;
   const first = handle.config;
