@@ -47,7 +47,7 @@ export async function acquireBroker(ctx: NodeContext, brokerId: string): Promise
       clientid: c.clientid,
       clientSuffix: ctx.services.instanceId ?? "local",
       autoConnect: c.autoConnect,
-      protocolVersion: c.protocolVersion,
+      protocolVersion: c.protocolVersion as 3 | 4 | 5,
       keepalive: c.keepalive,
       cleansession: c.cleansession,
       autoUnsubscribe: c.autoUnsubscribe,

@@ -56,7 +56,7 @@ a broker configuration of its own.
 - The proxy environment variables (\`http_proxy\`) are not used for WebSocket brokers.
 - Node-RED's \`compatmode\` is read as protocol 3 on import.`;
 
-const qos = z.union([z.literal(0), z.literal(1), z.literal(2)]);
+const qos = z.number().int().min(0).max(2);
 const publishTopic = z
   .string()
   .max(65_535)
@@ -83,7 +83,7 @@ export const mqttBrokerConfig = z.object({
   verifyservercert: z.boolean().default(true).meta({ title: "Verify server certificate", description: "Without a TLS configuration" }),
   clientid: z.string().max(256).default("").meta({ title: "Client ID", description: "Empty: a random one" }),
   autoConnect: z.boolean().default(true).meta({ title: "Connect automatically" }),
-  protocolVersion: z.union([z.literal(3), z.literal(4), z.literal(5)]).default(4).meta({ title: "Protocol", description: "3: MQTT 3.1, 4: MQTT 3.1.1, 5: MQTT 5" }),
+  protocolVersion: z.number().int().min(3).max(5).default(4).meta({ title: "Protocol", description: "3: MQTT 3.1, 4: MQTT 3.1.1, 5: MQTT 5" }),
   keepalive: z.number().int().min(0).max(65_535).default(60).meta({ title: "Keep alive (s)" }),
   cleansession: z.boolean().default(true).meta({ title: "Clean session" }),
   autoUnsubscribe: z.boolean().default(true).meta({ title: "Unsubscribe when a node stops" }),

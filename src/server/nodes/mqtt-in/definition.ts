@@ -59,13 +59,13 @@ flow (a failover) are not kept for it (MQTT promises nothing then).
 
 export const mqttInConfig = z.object({
   topic: z.string().max(65_535).default("").meta({ title: "Topic", description: "+ matches one level, # every level below" }),
-  qos: z.union([z.literal(0), z.literal(1), z.literal(2)]).default(2).meta({ title: "QoS" }),
+  qos: z.number().int().min(0).max(2).default(2).meta({ title: "QoS" }),
   datatype: z.enum(["auto-detect", "auto", "utf8", "json", "base64", "buffer"]).default("auto-detect").meta({ title: "Output", description: "auto-detect: JSON parsed, text as a string, binary as a buffer" }),
   broker: configNodeRef("mqtt-broker", { title: "Server", description: "The broker connection" }),
   nl: z.boolean().default(false).meta({ title: "No local", description: "MQTT 5: not the messages this connection publishes" }),
   rap: z.boolean().default(true).meta({ title: "Retain as published", description: "MQTT 5" }),
-  rh: z.union([z.literal(0), z.literal(1), z.literal(2)]).default(0).meta({ title: "Retain handling", description: "MQTT 5: 0 send retained, 1 only for a new subscription, 2 never" }),
-  inputs: z.union([z.literal(0), z.literal(1)]).default(0).meta({ title: "Dynamic subscription", description: "1: the topic comes from action messages" }),
+  rh: z.number().int().min(0).max(2).default(0).meta({ title: "Retain handling", description: "MQTT 5: 0 send retained, 1 only for a new subscription, 2 never" }),
+  inputs: z.number().int().min(0).max(1).default(0).meta({ title: "Dynamic subscription", description: "1: the topic comes from action messages" }),
 });
 export type MqttInConfig = z.infer<typeof mqttInConfig>;
 
