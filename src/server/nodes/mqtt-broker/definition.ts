@@ -54,7 +54,11 @@ a broker configuration of its own.
 - Without a TLS configuration, a TLS connection checks the server's certificate unless **Verify
   server certificate** is off (Node-RED's default for this legacy property is off).
 - The proxy environment variables (\`http_proxy\`) are not used for WebSocket brokers.
-- Node-RED's \`compatmode\` is read as protocol 3 on import.`;
+- Node-RED's \`compatmode\` is read as protocol 3 on import.
+- With several instances of the application, flows that use a broker with **Clean session** off are
+  not yet kept together on one instance: when two instances run such flows they connect with the
+  same client ID and take the session from each other. Run the flows of such a broker in one flow,
+  or keep the session clean.`;
 
 const qos = z.number().int().min(0).max(2);
 const publishTopic = z
