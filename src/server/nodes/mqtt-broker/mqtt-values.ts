@@ -35,6 +35,15 @@ const has = (o: unknown, k: string) => !!o && typeof o === "object" && Object.pr
 /** Whether a topic filter matches a topic (shared subscriptions `$share/name/filter` match their filter). */
 export function matchTopic(filter: string, topic: string): boolean {
   if (filter === "#") return true;
+  return filterPattern(filter).test(topic);
+}
+
+/** Compiled filters (a connection matches every message against each of its filters). */
+const patterns = new Map<string, RegExp>();
+
+function filterPattern(filter: string): RegExp {
+  const cached = patterns.get(filter);
+  if (cached) return cached;
   let ts = filter;
   if (ts.startsWith("$share")) ts = ts.replace(/^\$share\/[^#+/]+\/(.*)/g, "$1");
   const re = new RegExp(
@@ -45,7 +54,10 @@ export function matchTopic(filter: string, topic: string): boolean {
         .replace(/\/#$/, "(/.*)?") +
       "$",
   );
-  return re.test(topic);
+  // Bounded: filters come from flows and dynamic subscriptions; past the bound the oldest go.
+  if (patterns.size >= 10_000) patterns.delete(patterns.keys().next().value!);
+  patterns.set(filter, re);
+  return re;
 }
 
 export function isValidSubscriptionTopic(topic: string): boolean {
