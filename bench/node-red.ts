@@ -1,28 +1,34 @@
 /**
  * Node-RED for the side-by-side runtime benchmark: installed on first use into bench/node-red
- * (its own package.json, never the project's), then run in a child process per scenario.
+ * (Node-RED 4.1, which runs on the project's Node 20; its own package.json, never the project's),
+ * then run in a child process per scenario. The differential harness's reference, Node-RED 5.0
+ * (needs Node >= 22.9), is installed the same way into bench/node-red-5 (REFERENCE_DIR).
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { forkBench, nextMessage, stopChild } from "./lib/child";
 import type { NodeRedResult, NodeRedScenario } from "./node-red-child";
 
 const DIR = fileURLToPath(new URL("./node-red/", import.meta.url));
-const INSTALLED = fileURLToPath(new URL("./node-red/node_modules/node-red/package.json", import.meta.url));
+/** Node-RED 5.0, the differential harness's reference (scripts/lib/node-red-embedded.ts). */
+export const REFERENCE_DIR = fileURLToPath(new URL("./node-red-5/", import.meta.url));
 const INSTALL_LIMIT_MS = 180_000;
 
 export type NodeRedAvailability = { ok: true; version: string } | { ok: false; reason: string };
 
-const installedVersion = () => (JSON.parse(readFileSync(INSTALLED, "utf8")) as { version: string }).version;
+const installedPath = (dir: string) => path.join(dir, "node_modules/node-red/package.json");
+const installedVersion = (dir: string) => (JSON.parse(readFileSync(installedPath(dir), "utf8")) as { version: string }).version;
 
-/** Installs bench/node-red's dependencies unless present; never longer than 3 minutes. */
-export async function ensureNodeRed(log: (m: string) => void): Promise<NodeRedAvailability> {
-  if (existsSync(INSTALLED)) return { ok: true, version: installedVersion() };
-  log("Node-RED: npm install --prefix bench/node-red (first use)");
+/** Installs the dependencies of `dir` (default bench/node-red) unless present; never longer than 3 minutes. */
+export async function ensureNodeRed(log: (m: string) => void, dir: string = DIR): Promise<NodeRedAvailability> {
+  const installed = installedPath(dir);
+  if (existsSync(installed)) return { ok: true, version: installedVersion(dir) };
+  log(`Node-RED: npm install --prefix ${path.relative(process.cwd(), dir) || dir} (first use)`);
   const reason = await new Promise<string | undefined>((resolve) => {
     const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-    const child = spawn(npm, ["install", "--prefix", DIR, "--no-audit", "--no-fund"], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(npm, ["install", "--prefix", dir, "--no-audit", "--no-fund"], { stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
     const timer = setTimeout(() => {
@@ -40,8 +46,8 @@ export async function ensureNodeRed(log: (m: string) => void): Promise<NodeRedAv
     });
   });
   if (reason) return { ok: false, reason };
-  if (!existsSync(INSTALLED)) return { ok: false, reason: "npm install succeeded but node-red is missing from bench/node-red/node_modules" };
-  return { ok: true, version: installedVersion() };
+  if (!existsSync(installed)) return { ok: false, reason: `npm install succeeded but node-red is missing from ${dir}node_modules` };
+  return { ok: true, version: installedVersion(dir) };
 }
 
 const isResult = (m: unknown): m is NodeRedResult => (m as { type?: string })?.type === "result";

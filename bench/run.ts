@@ -23,6 +23,7 @@ import { benchFailover } from "./failover";
 import { benchForward } from "./forward";
 import { benchExecutions, benchExecutionsEach } from "./executions";
 import { benchIdle } from "./idle";
+import { benchMqtt } from "./mqtt";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
@@ -60,6 +61,8 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "executions-each", title: "10b Executions, one per message (recording cost)", run: benchExecutionsEach, explicit: true },
   { name: "editor", title: "8 Editor (Chromium)", run: benchEditor, ownServer: true, explicit: true },
   // Fresh starts of the built server on both configurations beside Node-RED (minutes): only when named.
+  // MQTT through Mosquitto beside Node-RED 5 (issue 35): only when named, it installs Node 22 and Node-RED 5 on first use.
+  { name: "mqtt", title: "12 MQTT in → change → out beside Node-RED 5", run: benchMqtt, ownServer: true, explicit: true },
   { name: "idle", title: "11 Idle memory and ready time (built server, Node-RED side by side)", run: benchIdle, ownServer: true, explicit: true },
 ];
 
@@ -170,6 +173,18 @@ async function main() {
       nodeRedHeader: "Node-RED, same run",
     });
     log(`wrote benchmark 11's section of ${path.relative(process.cwd(), REPORT)}`);
+  }
+  // Benchmark 12 (MQTT) has a section of its own, written whenever it ran: it uses no database.
+  if (selected.some((b) => b.name === "mqtt")) {
+    writeReport(REPORT, {
+      key: "mqtt",
+      title: "MQTT in → change → out through one Mosquitto (issue 35), side by side with Node-RED 5",
+      machine,
+      rows: rows.filter((r) => r.benchmark.startsWith("12 ")),
+      notes: notes.filter((n) => n.startsWith("Benchmark 12")),
+      nodeRedHeader: "Node-RED 5, same run, same broker",
+    });
+    log(`wrote benchmark 12's section of ${path.relative(process.cwd(), REPORT)}`);
   }
   // Benchmark 10 has a section of its own per backend, written whenever it ran.
   const executionsRows = (r: Row) => r.benchmark.startsWith("10 ");

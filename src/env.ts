@@ -75,6 +75,10 @@ const envSchema = z
     CONTEXT_MAX_BYTES: positiveInt.default(10 * 1024 * 1024),
     /** Context keys one organization may hold, deleted ones included until they are swept (SPEC §13). */
     CONTEXT_MAX_KEYS: positiveInt.default(50_000),
+    /** Bytes of files one organization may hold (SPEC §23: `file` nodes and /files); past it a write is refused (507 FILES_QUOTA_EXCEEDED, a node error in a flow). */
+    FILES_MAX_BYTES: positiveInt.default(100 * 1024 * 1024),
+    /** Largest body of PUT /files/{path} (413), and largest one file may grow to, by upload or by a flow's writes and appends. */
+    FILES_MAX_UPLOAD_BYTES: positiveInt.default(10 * 1024 * 1024),
     /** Function nodes (sandboxes) this instance runs at once, in all and per organization (past them a deploy's flow goes into error). */
     FUNCTION_NODES_MAX: positiveInt.default(4000),
     FUNCTION_NODES_PER_ORGANIZATION: positiveInt.default(500),
@@ -86,6 +90,12 @@ const envSchema = z
     OUTBOUND_ALLOW_PRIVATE: bool.default(false),
     /** Alias of OUTBOUND_ALLOW_PRIVATE (its name before client nodes other than http-request existed). */
     HTTP_REQUEST_ALLOW_PRIVATE: bool.default(false),
+    /** WebSocket listeners (/ws/hooks, SPEC §23): the largest frame a client may send (bigger: closed with 1009). */
+    WS_HOOK_MAX_FRAME_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+    /** Sockets one organization may hold open on the listeners of one instance (past it the upgrade answers 429). */
+    WS_HOOK_SOCKETS_PER_ORGANIZATION: positiveInt.default(1000),
+    /** Bytes that may wait to be sent to one listener client; a client that lets more pile up is closed (1013). */
+    WS_HOOK_SEND_QUEUE_BYTES: z.coerce.number().int().min(1024).default(4 * 1024 * 1024),
     HTTP_REQUEST_BYTES_PER_ORGANIZATION: z.coerce.number().int().min(1024 * 1024).max(4 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
     BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
     /**

@@ -14,6 +14,7 @@ import type { AppServices } from "./server/app-services";
 import { setAppServices } from "./server/services-slot";
 import { CLIENT_IP_HEADER, resolveClientIp } from "./server/http/client-ip";
 import { routeUpgrade, type UpgradeRoute } from "./server/http/upgrades";
+import { createSocketHooks } from "./server/http/socket-hooks";
 import { createRealtimeHub } from "./server/realtime/hub";
 import { DeviceChannel } from "./server/realtime/devices";
 import { actorName } from "./server/services/flows/events";
@@ -64,6 +65,12 @@ if (dev) await prepareNext();
 const nextHandler = nextApp.getRequestHandler();
 const handle = (req: http.IncomingMessage, res: http.ServerResponse) => prepareNext().then(() => nextHandler(req, res));
 const nextUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => prepareNext().then(() => nextApp.getUpgradeHandler()(req, socket, head));
+const socketHooks = createSocketHooks(app, {
+  trustProxyHops: env.TRUST_PROXY_HOPS,
+  maxFrameBytes: env.WS_HOOK_MAX_FRAME_BYTES,
+  maxSocketsPerOrganization: env.WS_HOOK_SOCKETS_PER_ORGANIZATION,
+  sendQueueBytes: env.WS_HOOK_SEND_QUEUE_BYTES,
+});
 const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime) });
 
 // The REST API, the webhooks and tRPC go straight to the handlers their route files export (one handler,
@@ -93,6 +100,8 @@ const upgradeRoutes: UpgradeRoute[] = [
       hub.handleUpgrade(req, socket, head);
     },
   },
+  // websocket-listener nodes (SPEC §23): /ws/hooks/{org-slug}/{path}.
+  socketHooks.route,
 ];
 server.on("upgrade", routeUpgrade(upgradeRoutes, (req, socket, head) => void nextUpgrade(req, socket, head)));
 
@@ -137,6 +146,7 @@ async function shutdown(signal: string) {
   // Flows first: in a cluster the others take them over at once, whatever the sockets still do.
   await app.flowRuntime.close();
   await hub.close();
+  await socketHooks.close();
   await app.close();
   process.exit(0);
 }

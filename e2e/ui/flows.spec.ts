@@ -7,8 +7,8 @@ const nodeRedExport = [
   { id: "tab1", type: "tab", label: "Imported greeting", disabled: false, info: "" },
   { id: "nr-inject-1", type: "inject", z: "tab1", name: "every second", props: [{ p: "payload" }], repeat: "", crontab: "", once: false, onceDelay: 0.1, topic: "", payload: "hello", payloadType: "str", x: 120, y: 80, wires: [["nr-debug-1"]] },
   { id: "nr-debug-1", type: "debug", z: "tab1", name: "", active: true, tosidebar: true, console: false, tostatus: false, complete: "payload", targetType: "msg", x: 320, y: 80, wires: [] },
-  { id: "nr-mqtt-1", type: "mqtt in", z: "tab1", name: "sensor", topic: "a/b", broker: "broker1", x: 120, y: 160, wires: [["nr-debug-1"]] },
-  { id: "broker1", type: "mqtt-broker", name: "local", broker: "localhost" },
+  { id: "nr-serial-1", type: "serial in", z: "tab1", name: "sensor", serial: "port1", x: 120, y: 160, wires: [["nr-debug-1"]] },
+  { id: "port1", type: "serial-port", name: "local", serialport: "/dev/ttyUSB0" },
 ];
 
 test.describe("flows list", () => {
@@ -64,15 +64,15 @@ test.describe("flows list", () => {
     // Check is a dry run: the report comes first and nothing is written until Import.
     await importDialog.getByRole("button", { name: "Check" }).click();
     await expect(importDialog.getByRole("status")).toContainText("4 nodes: 2 supported, 0 partly supported, 2 not supported");
-    await expect(importDialog.getByRole("row").filter({ hasText: "nr-mqtt-1" })).toContainText("Not supported");
+    await expect(importDialog.getByRole("row").filter({ hasText: "nr-serial-1" })).toContainText("Not supported");
     const before = await page.request.get("/api/v1/flows", { headers: { authorization: `Bearer ${token}` } });
     expect(((await before.json()) as { flows: { name: string }[] }).flows.map((f) => f.name)).not.toContain("Imported greeting");
     await shot(page, "flows-import-report");
     await importDialog.getByRole("button", { name: "Import" }).click();
     await expect(importDialog.getByRole("status")).toContainText("Imported 1 flow");
     const warnings = importDialog.getByRole("region", { name: "Warnings" });
-    await expect(warnings).toContainText("type mqtt in is not available here");
-    await expect(warnings).toContainText("configuration node broker1: type mqtt-broker is not available here; kept as an unknown configuration node");
+    await expect(warnings).toContainText("type serial in is not available here");
+    await expect(warnings).toContainText("configuration node port1: type serial-port is not available here; kept as an unknown configuration node");
     await shot(page, "flows-import-warnings");
     await expectAccessible(page);
     await importDialog.getByRole("button", { name: "Close" }).click();

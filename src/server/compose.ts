@@ -20,6 +20,7 @@ import { loadVariableSet } from "./services/variables/variables";
 import { createFlowRuntime, resolveInstanceId } from "./flow-runtime";
 import { DeviceBus } from "./realtime/device-bus";
 import { WebhookRegistry } from "./runtime/webhooks";
+import { socketRouteChannel } from "./runtime/socket-hooks";
 import { createSafeFetch } from "./runtime/safe-fetch";
 import { createOutboundRules } from "./runtime/outbound";
 import { DEFAULT_WORK_LIMITS, WorkLimits } from "./runtime/work-limits";
@@ -32,6 +33,7 @@ import { variableKeyring } from "./services/variables/variable-keys";
 import { createAuthLimiters } from "./auth/limits";
 import { createAppMetrics } from "./metrics";
 import { ContextHub } from "./flow-runtime/context-hub";
+import { deleteFile, readFile, writeFile } from "./services/files/file-store";
 import type { AppConfig, AppServices } from "./app-services";
 
 export const APP_VERSION = "0.1.0";
@@ -162,13 +164,27 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
       onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),
       webhooks,
+      // What websocket listeners send reaches their clients' instances over the store's pub/sub (socket-hooks.ts).
+      socketHooks: {
+        publish: (slug, path, out) =>
+          void store.publish(socketRouteChannel(slug, path), JSON.stringify(out)).catch((err: unknown) => logger.warn({ err }, "a WebSocket listener's frame could not be published")),
+      },
       httpRequest,
       outbound,
+      instanceId,
       httpDispatcher: createHttpDispatcher,
       // Configuration nodes' credentials, sealed in deployments, opened as their flow starts (SPEC §19).
       openCredential: (sealed) => openCredential(config.keys.variables, sealed),
       sandboxes,
       workLimits,
+      // The organization's files (SPEC §23) in the database: the same rows /files serves.
+      files: {
+        read: async (organizationId, path) => (await readFile(db.prisma, organizationId, path))?.content ?? null,
+        write: async (organizationId, path, content, { append }) => {
+          await writeFile(db.prisma, organizationId, path, content, { append, limits: { maxBytes: env.FILES_MAX_BYTES, maxFileBytes: env.FILES_MAX_UPLOAD_BYTES } });
+        },
+        delete: (organizationId, path) => deleteFile(db.prisma, organizationId, path),
+      },
     },
   });
   const metrics = createAppMetrics({

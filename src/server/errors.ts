@@ -50,6 +50,8 @@ export const errorTable = {
   MFA_ALREADY_ENABLED: { status: 409, trpc: "CONFLICT" },
   MFA_NOT_ENABLED: { status: 409, trpc: "CONFLICT" },
   PAYLOAD_TOO_LARGE: { status: 413, trpc: "PAYLOAD_TOO_LARGE" },
+  /** A write that would take the organization's files past FILES_MAX_BYTES (SPEC §23): nothing was written. */
+  FILES_QUOTA_EXCEEDED: { status: 507, trpc: "PAYLOAD_TOO_LARGE" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: "UNSUPPORTED_MEDIA_TYPE" },
   RATE_LIMITED: { status: 429, trpc: "TOO_MANY_REQUESTS" },
   INTERNAL: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { NAME_MAX_CHARS, NAME_TOO_LONG } from "./policy";
 
 /**
  * SPEC §19: configuration nodes, as the server stores them and the browser edits them. One contract
@@ -83,7 +84,7 @@ export const listConfigNodesOutput = z.object({ config_nodes: z.array(configNode
 export const createConfigNodeInput = z.object({
   id: configNodeIdSchema.optional(),
   type: z.string().min(1).max(64),
-  name: z.string().trim().max(200).default(""),
+  name: z.string().trim().max(NAME_MAX_CHARS, NAME_TOO_LONG).default(""),
   config: z.record(z.string(), z.unknown()).default({}),
   credentials: credentialsInputSchema.optional(),
 });
@@ -91,7 +92,7 @@ export type CreateConfigNodeInput = z.infer<typeof createConfigNodeInput>;
 
 export const updateConfigNodeInput = z.object({
   id: configNodeIdSchema,
-  name: z.string().trim().max(200).optional(),
+  name: z.string().trim().max(NAME_MAX_CHARS, NAME_TOO_LONG).optional(),
   config: z.record(z.string(), z.unknown()).optional(),
   credentials: credentialsInputSchema.optional(),
   /** The revision the client edited; a stale one is refused with 409 REVISION_CONFLICT and nothing is written. */

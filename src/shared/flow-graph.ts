@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { FlowGroup } from "./subflows";
+import { NAME_MAX_CHARS, NAME_TOO_LONG } from "./policy";
 
 /** A node id: chosen by the client (unique within the organization) or generated. */
 export const nodeIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, _ or -");
@@ -13,15 +14,27 @@ export const positionSchema = z.object({
 export const nodeInputSchema = z.object({
   id: nodeIdSchema.optional(),
   type: z.string().min(1).max(64),
-  name: z.string().max(200).default(""),
+  name: z.string().max(NAME_MAX_CHARS, NAME_TOO_LONG).default(""),
   position: positionSchema.default({ x: 0, y: 0 }),
   config: z.record(z.string(), z.unknown()).default({}),
   disabled: z.boolean().default(false),
 });
 
+/**
+ * The most output ports a node has (a switch with a rule per output, a function's outputs): real
+ * Node-RED flows have switches with more than 32 rules and functions with more than 10 outputs.
+ */
+export const MAX_OUTPUT_PORTS = 256;
+
+/**
+ * The longest value a change or switch rule holds: 1,000,000 characters (real flows set a whole
+ * JSON document with a change node, past 64 KiB); a flow's body stays under its 5 MiB limit.
+ */
+export const MAX_VALUE_CHARS = 1_000_000;
+
 export const connectionSchema = z.object({
   source: nodeIdSchema,
-  source_port: z.number().int().min(0).max(63).default(0),
+  source_port: z.number().int().min(0).max(MAX_OUTPUT_PORTS - 1).default(0),
   target: nodeIdSchema,
 });
 

@@ -15,6 +15,8 @@ export const apiKeyScopes = [
   "org:read",
   "events:read",
   "device:connect",
+  "files:read",
+  "files:write",
 ] as const;
 export type ApiKeyScope = (typeof apiKeyScopes)[number];
 
@@ -55,6 +57,8 @@ export const permissions = {
   "variables:write": { minRole: "admin", scope: "flows:write", description: "create, change and delete variables and secrets" },
   "executions:read": { minRole: "viewer", scope: "flows:read", description: "list and read flows' executions" },
   "executions:replay": { minRole: "member", scope: "nodes:inject", description: "send an execution's trigger message again" },
+  "files:read": { minRole: "viewer", scope: "files:read", description: "list and download the organization's files" },
+  "files:write": { minRole: "member", scope: "files:write", description: "upload, replace and delete the organization's files" },
   "devices:read": { minRole: "viewer", scope: "org:read", description: "list online devices" },
 } as const satisfies Record<string, PermissionRule>;
 

@@ -29,3 +29,11 @@ export const bodyLimits = {
   defaultBytes: 1024 * 1024,
   flowBytes: 5 * 1024 * 1024,
 } as const;
+
+/**
+ * Names and labels (SPEC §23): Node-RED has no length limit on them, ours take this many
+ * characters, for node names, flow names and tab labels, subflow, group and configuration node
+ * names alike (the columns are unbounded text).
+ */
+export const NAME_MAX_CHARS = 10_000;
+export const NAME_TOO_LONG = "must be at most 10,000 characters";

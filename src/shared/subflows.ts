@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { connectionSchema, flowNodeSchema, nodeIdSchema, nodeInputSchema } from "./flow-graph";
+import { NAME_MAX_CHARS, NAME_TOO_LONG } from "./policy";
 
 /**
  * SPEC §16: groups, junctions and subflows, as the server stores them and the browser draws them.
@@ -40,7 +41,7 @@ export const groupStyleSchema = z
 
 export const groupSchema = z.object({
   id: nodeIdSchema,
-  name: z.string().max(200).default(""),
+  name: z.string().max(NAME_MAX_CHARS, NAME_TOO_LONG).default(""),
   style: groupStyleSchema.default({}),
   /** Members: node ids and group ids. */
   nodes: z.array(nodeIdSchema).max(2000).default([]),
@@ -64,7 +65,7 @@ export type SubflowEnvEntry = z.infer<typeof subflowEnvEntrySchema>;
 export const subflowInstanceConfigSchema = z.object({ env: z.array(subflowEnvEntrySchema).max(100).default([]) });
 
 const definitionFields = {
-  name: z.string().trim().min(1, "is required").max(200, "must be at most 200 characters"),
+  name: z.string().trim().min(1, "is required").max(NAME_MAX_CHARS, NAME_TOO_LONG),
   description: z.string().max(10_000).default(""),
   /** The palette category it is listed under. */
   category: z.string().trim().min(1).max(64).default("subflows"),

@@ -63,12 +63,14 @@ export interface TestResponse<T = any> {
   headers: Headers;
   body: T;
   text: string;
+  /** The body's bytes (GET /files/{path} answers bytes). */
+  bytes: Buffer;
 }
 
 export interface TestRequestOptions {
   body?: unknown;
-  /** A raw body sent as is (malformed JSON, wrong content type). */
-  rawBody?: string;
+  /** A raw body sent as is (malformed JSON, wrong content type, a file's bytes). */
+  rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
   token?: string;
   ip?: string;
@@ -79,23 +81,24 @@ export function restClient(app: AppServices) {
   const handle = createRestHandler({ router: appRouter, getAppServices: async () => app });
   return async function request<T = any>(method: string, path: string, options: TestRequestOptions = {}): Promise<TestResponse<T>> {
     const headers: Record<string, string> = { [CLIENT_IP_HEADER]: options.ip ?? "203.0.113.10", ...options.headers };
-    let body: string | undefined;
-    if (options.rawBody !== undefined) body = options.rawBody;
+    let body: string | Uint8Array<ArrayBuffer> | undefined;
+    if (options.rawBody !== undefined) body = typeof options.rawBody === "string" ? options.rawBody : new Uint8Array(options.rawBody);
     else if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers["content-type"] ??= "application/json";
     }
-    if (body !== undefined) headers["content-length"] ??= String(Buffer.byteLength(body));
+    if (body !== undefined) headers["content-length"] ??= String(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const res = await handle(new Request(`http://app.test/api/v1${path}`, { method, headers, body }));
-    const text = await res.text();
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const text = bytes.toString("utf8");
     let parsed: unknown = undefined;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       parsed = undefined;
     }
-    return { status: res.status, headers: res.headers, body: parsed as T, text };
+    return { status: res.status, headers: res.headers, body: parsed as T, text, bytes };
   };
 }
 

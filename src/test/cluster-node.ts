@@ -20,6 +20,8 @@ import { restCore } from "@/server/api/rest";
 import { handleWebhookUrl } from "@/server/api/rest/webhook-handler";
 import { CLIENT_IP_HEADER, resolveClientIp } from "@/server/http/client-ip";
 import { createRequestListener } from "@/server/http/request-listener";
+import { routeUpgrade, type UpgradeRoute } from "@/server/http/upgrades";
+import { createSocketHooks } from "@/server/http/socket-hooks";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
 import { createRealtimeHub } from "@/server/realtime/hub";
 import { DeviceChannel } from "@/server/realtime/devices";
@@ -57,11 +59,25 @@ const server = http.createServer(
   }),
 );
 const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime) });
-server.on("upgrade", (req, socket, head) => {
-  req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
-  if (new URL(req.url ?? "/", "http://localhost").pathname === "/ws") hub.handleUpgrade(req, socket, head);
-  else socket.destroy();
+const socketHooks = createSocketHooks(app, {
+  trustProxyHops: env.TRUST_PROXY_HOPS,
+  maxFrameBytes: env.WS_HOOK_MAX_FRAME_BYTES,
+  maxSocketsPerOrganization: env.WS_HOOK_SOCKETS_PER_ORGANIZATION,
+  sendQueueBytes: env.WS_HOOK_SEND_QUEUE_BYTES,
 });
+// src/server.ts's upgrade routes: the hub at /ws, websocket-listener nodes at /ws/hooks/{slug}/{path}.
+const upgradeRoutes: UpgradeRoute[] = [
+  {
+    name: "hub",
+    matches: (pathname) => pathname === "/ws",
+    handle: (req, socket, head) => {
+      req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
+      hub.handleUpgrade(req, socket, head);
+    },
+  },
+  socketHooks.route,
+];
+server.on("upgrade", routeUpgrade(upgradeRoutes, (_req, socket) => socket.destroy()));
 await new Promise<void>((resolve) => server.listen(env.PORT, "127.0.0.1", resolve));
 await app.flowRuntime.start();
 // The harness waits for this line.
@@ -77,6 +93,7 @@ async function shutdown() {
   server.closeAllConnections();
   await app.flowRuntime.close();
   await hub.close();
+  await socketHooks.close();
   await app.close();
   process.exit(0);
 }

@@ -33,8 +33,8 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
 export function httpClient(baseUrl: string) {
   return async function request<T = any>(method: string, urlPath: string, options: TestRequestOptions = {}): Promise<TestResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
-    let body: string | undefined;
-    if (options.rawBody !== undefined) body = options.rawBody;
+    let body: string | Uint8Array<ArrayBuffer> | undefined;
+    if (options.rawBody !== undefined) body = typeof options.rawBody === "string" ? options.rawBody : new Uint8Array(options.rawBody);
     else if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers["content-type"] ??= "application/json";
@@ -42,14 +42,15 @@ export function httpClient(baseUrl: string) {
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const full = urlPath.startsWith("/hooks/") ? `${baseUrl}${urlPath}` : `${baseUrl}/api/v1${urlPath}`;
     const res = await fetch(full, { method, headers, body, signal: AbortSignal.timeout(40_000) });
-    const text = await res.text();
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const text = bytes.toString("utf8");
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       // not JSON
     }
-    return { status: res.status, headers: res.headers, body: parsed as T, text };
+    return { status: res.status, headers: res.headers, body: parsed as T, text, bytes };
   };
 }
 

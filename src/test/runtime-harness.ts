@@ -31,7 +31,7 @@ export async function loadTestFlow(
    * deployment carries (SPEC §19; `configTypes` adds configuration node types of the test's own,
    * by schema, beside the registry's) and the connection pool (default: the engine's own).
    */
-  engineOptions: Pick<EngineOptions, "contextStores" | "variables" | "executions" | "connections" | "maxQueuedBytesPerFlow"> & {
+  engineOptions: Pick<EngineOptions, "contextStores" | "variables" | "executions" | "connections" | "maxQueuedBytesPerFlow" | "highWaterMark"> & {
     subflows?: Record<string, SubflowSnapshot>;
     configNodes?: Record<string, ConfigNodeSnapshot>;
     configTypes?: Record<string, { parse(value: unknown): unknown }>;
@@ -78,6 +78,7 @@ export async function loadTestFlow(
       return definition?.kind === "config" ? definition.configSchema : undefined;
     },
     maxQueuedBytesPerFlow: engineOptions.maxQueuedBytesPerFlow,
+    highWaterMark: engineOptions.highWaterMark,
   });
   const parseConfig = (type: string, config: Record<string, unknown> | undefined) =>
     ownType(type) || isSubflowInstanceType(type) || (SUBFLOW_PORT_TYPES as readonly string[]).includes(type)

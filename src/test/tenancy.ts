@@ -14,10 +14,11 @@ export interface RouteFixture {
 /**
  * Every authenticated REST route that takes an id in its path: these are the ones that could leak.
  * A `{key}` alone names no resource (`/context/global/{key}` is the caller's own organization's
- * global context, tested on its own in context.integration.test.ts).
+ * global context, tested on its own in context.integration.test.ts), nor does a `{path}` alone
+ * (`/files/{path}` is the caller's own organization's file, tested in files.integration.test.ts).
  */
 export function tenantScopedRoutes(): RestRoute[] {
-  return collectRoutes(appRouter).filter((r) => r.meta.auth && r.paramNames.some((name) => name !== "key"));
+  return collectRoutes(appRouter).filter((r) => r.meta.auth && r.paramNames.some((name) => name !== "key" && name !== "path"));
 }
 
 function fill(route: RestRoute, fixture: RouteFixture): string {

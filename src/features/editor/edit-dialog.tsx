@@ -11,6 +11,7 @@ import { SchemaForm, type JsonSchema } from "./schema-form";
 import { NodeHelp } from "./node-help";
 import { SubflowEnvForm } from "./subflow-env-form";
 import { subflowIdOfType } from "@/shared/subflows";
+import { NAME_MAX_CHARS } from "@/shared/policy";
 
 export interface NodeEdit {
   name: string;
@@ -152,7 +153,7 @@ export function EditNodeDialog({
         <fieldset disabled={readOnly} className="plain">
           <div className="field">
             <label htmlFor="node-name">Name</label>
-            <input id="node-name" type="text" maxLength={200} value={name} onChange={(e) => setName(e.target.value)} placeholder={node.data.type} autoFocus />
+            <input id="node-name" type="text" maxLength={NAME_MAX_CHARS} value={name} onChange={(e) => setName(e.target.value)} placeholder={node.data.type} autoFocus />
           </div>
           {unknown ? (
             <div className="field">

@@ -5,6 +5,7 @@ import { Alert } from "@/components/alert";
 import { Dialog } from "@/components/dialog";
 import { errorInfo } from "@/trpc/react";
 import { subflowEnvTypeSchema, type SubflowEnvEntry } from "@/shared/subflows";
+import { NAME_MAX_CHARS } from "@/shared/policy";
 
 export interface SubflowProperties {
   name: string;
@@ -43,7 +44,7 @@ export function SubflowPropertiesDialog({ initial, readOnly, onSave, onClose }: 
         <fieldset disabled={readOnly} className="plain">
           <div className="field">
             <label htmlFor="sf-name">Name</label>
-            <input id="sf-name" type="text" required maxLength={200} value={p.name} onChange={(e) => setP({ ...p, name: e.target.value })} autoFocus />
+            <input id="sf-name" type="text" required maxLength={NAME_MAX_CHARS} value={p.name} onChange={(e) => setP({ ...p, name: e.target.value })} autoFocus />
           </div>
           <div className="field">
             <label htmlFor="sf-category">Palette category</label>

@@ -7,6 +7,7 @@ import { Alert } from "@/components/alert";
 import { Dialog } from "@/components/dialog";
 import { Field } from "@/components/field";
 import { errorInfo, useTRPC } from "@/trpc/react";
+import { NAME_MAX_CHARS } from "@/shared/policy";
 
 /** `New flow`: a name, then straight into the editor. */
 export function NewFlowDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
@@ -26,7 +27,7 @@ export function NewFlowDialog({ open, onClose }: { open: boolean; onClose: () =>
     <Dialog title="New flow" open={open} onClose={onClose}>
       <form onSubmit={onSubmit}>
         {info && !nameError ? <Alert kind="error">{info.message}</Alert> : null}
-        <Field id="new-flow-name" label="Name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} error={nameError ? `Name ${nameError}.` : undefined} autoFocus />
+        <Field id="new-flow-name" label="Name" required maxLength={NAME_MAX_CHARS} value={name} onChange={(e) => setName(e.target.value)} error={nameError ? `Name ${nameError}.` : undefined} autoFocus />
         <div className="actions">
           <button type="button" className="secondary" onClick={onClose}>
             Cancel

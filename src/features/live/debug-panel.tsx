@@ -70,7 +70,7 @@ const DebugRow = memo(function DebugRow({
           </button>
         ) : null}
         <span className="debug-format">
-          {message.property === "msg" ? "msg" : `msg.${message.property}`} : {message.format}
+          {message.property === "msg" || message.property === "" ? "msg" : `msg.${message.property}`} : {message.format}
         </span>
       </div>
       <JsonValue value={message.msg} path={String(message.seq)} expanded={expanded} />

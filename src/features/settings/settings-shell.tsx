@@ -4,13 +4,14 @@ import { SignedInHeader } from "@/features/accounts/signed-in-header";
 import type { CurrentProfile } from "@/features/accounts/current-user";
 import { asRole, roleLabels } from "@/features/organizations/roles";
 
-export type SettingsSection = "organization" | "members" | "api-keys" | "variables" | "audit-log" | "account";
+export type SettingsSection = "organization" | "members" | "api-keys" | "variables" | "files" | "audit-log" | "account";
 
 const sections: { key: SettingsSection; href: string; label: string }[] = [
   { key: "organization", href: "/settings/organization", label: "Organization" },
   { key: "members", href: "/settings/members", label: "Members" },
   { key: "api-keys", href: "/settings/api-keys", label: "API keys" },
   { key: "variables", href: "/settings/variables", label: "Variables" },
+  { key: "files", href: "/files", label: "Files" },
   { key: "audit-log", href: "/settings/audit-log", label: "Audit log" },
   { key: "account", href: "/account/security", label: "Account security" },
 ];

@@ -30,6 +30,8 @@ export function findUnstorable(value: unknown, path: string[] = [], depth = 0): 
     return message === null ? null : { path: path.join(".") || "(input)", message };
   }
   if (value === null || typeof value !== "object" || depth > 64) return null;
+  // Bytes (a file's content, SPEC §23) are not text: stored as bytea, NUL included.
+  if (ArrayBuffer.isView(value)) return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const found = findUnstorable(value[i], [...path, String(i)], depth + 1);

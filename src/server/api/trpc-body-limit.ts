@@ -4,7 +4,7 @@ import { bodyLimits } from "../../shared/policy";
 import { readBodyWithLimit } from "./rest/read-body";
 import { JSON_TOO_DEEP_MESSAGE, jsonTooDeep } from "../../shared/json-depth";
 
-type Meta = { rest?: { bodyLimit?: number } };
+type Meta = { rest?: { bodyLimit?: number }; trpcBodyLimit?: number };
 
 /**
  * The body limit of a /api/trpc request: the largest limit among the procedures it names (a batch
@@ -17,7 +17,7 @@ export function trpcBodyLimit(router: AnyRouter, url: URL, endpoint: string): nu
   let limit: number = bodyLimits.defaultBytes;
   for (const name of names) {
     const meta = procedures[name]?._def.meta as Meta | undefined;
-    limit = Math.max(limit, meta?.rest?.bodyLimit ?? bodyLimits.defaultBytes);
+    limit = Math.max(limit, meta?.trpcBodyLimit ?? meta?.rest?.bodyLimit ?? bodyLimits.defaultBytes);
   }
   return limit;
 }

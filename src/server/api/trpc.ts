@@ -24,7 +24,19 @@ export interface Meta {
     statusOf?: (output: unknown) => 200 | 201 | 202 | 204;
     /** Largest accepted body in bytes (default 1 MiB). */
     bodyLimit?: number;
+    /**
+     * The body is raw bytes of any Content-Type (SPEC §23's PUT /files/{path}), not JSON: read
+     * within `limitOf(app)` bytes (else 413) and handed to the input as `content` (a Buffer).
+     */
+    rawBody?: { limitOf: (app: AppServices) => number };
+    /**
+     * The answer is the output's `content` bytes as `application/octet-stream` (GET /files/{path}),
+     * not JSON; errors are JSON as everywhere.
+     */
+    rawResponse?: boolean;
   };
+  /** Largest body of this procedure over /api/trpc when it has no REST route (the Files page's base64 upload). */
+  trpcBodyLimit?: number;
   summary?: string;
   description?: string;
   tags?: string[];

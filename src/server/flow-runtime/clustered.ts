@@ -1,6 +1,7 @@
 import type { Deployment, Flow } from "../../generated/prisma/client";
 import type { DeviceInMessage, FlowState, Message, NodeStatus } from "../runtime/types";
-import { webhookError, webhookRouteKey, type WebhookRequest, type WebhookResponse } from "../runtime/webhooks";
+import { compileRoute, matchRoute, webhookError, webhookRouteKey, type WebhookRequest, type WebhookResponse } from "../runtime/webhooks";
+import { SOCKET_ROUTE_METHOD, socketListenerPath } from "../runtime/socket-hooks";
 import { AppError } from "../errors";
 import { LocalFlowRuntime, type LocalRuntimeDeps } from "./local";
 import { LeaseKeeper } from "./lease-keeper";
@@ -41,6 +42,9 @@ export const TAKEOVER_MARGIN_MS = 25;
 const leaseKey = (flowId: string) => `cluster:flow:${flowId}`;
 const MEMBERS_KEY = "cluster:members";
 const memberKey = (instanceId: string) => `cluster:member:${instanceId}`;
+/** The organization's webhook routes with parameters (`get /hello/:name`), for instances that forward a request. */
+const routePatternsKey = (slug: string) => `cluster:hookpatterns:${webhookRouteKey(slug, "", "").split(" ")[0]}`;
+
 /** Which flow serves a webhook route: the holder writes it, other instances read it to forward a request. */
 const routeKey = (slug: string, method: string, path: string) => `cluster:hook:${webhookRouteKey(slug, method, path)}`;
 
@@ -444,7 +448,31 @@ export class ClusteredFlowRuntime implements FlowRuntime {
 
   async hasWebhook(organizationSlug: string, method: string, path: string): Promise<boolean> {
     if (await this.local.hasWebhook(organizationSlug, method, path)) return true;
-    return (await this.webhookHolder(routeKey(organizationSlug, method, path), { fresh: false })) !== null;
+    return (await this.remoteRoute(organizationSlug, method, path, { fresh: false })) !== null;
+  }
+
+  /**
+   * The published route that serves a request, and where its flow runs: the route of exactly this
+   * path, else one with parameters (`/hello/:name`) that matches it, from the organization's set of
+   * such routes (any that still has its key; their order across flows is not defined).
+   */
+  private async remoteRoute(slug: string, method: string, path: string, { fresh }: { fresh: boolean }): Promise<{ key: string; flowId: string; holder: string } | null> {
+    const exact = routeKey(slug, method, path);
+    const found = await this.webhookHolder(exact, { fresh });
+    if (found) return { key: exact, ...found };
+    const candidates = await this.deps.store.setMembers(routePatternsKey(slug));
+    const lower = method.toLowerCase();
+    for (const member of candidates) {
+      const space = member.indexOf(" ");
+      const pattern = member.slice(space + 1);
+      if (member.slice(0, space) !== lower) continue;
+      const compiled = compileRoute(pattern);
+      if (!compiled || !matchRoute(compiled, path)) continue;
+      const key = routeKey(slug, lower, pattern);
+      const target = await this.webhookHolder(key, { fresh });
+      if (target) return { key, ...target };
+    }
+    return null;
   }
 
   /**
@@ -487,12 +515,12 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     // A route key outlives its flow by at most routeTtlMs (a holder that died): no lease, no
     // forwarding, 404. And the holder answers from its own registry, by slug, method and path: a
     // key naming a flow that no longer serves the route is a 404 too, never another flow's answer.
-    const key = routeKey(organizationSlug, request.method, request.path);
     // Once from what was read a moment ago; again from the store when that reached nobody, or an
     // instance that no longer serves the route (no flow saw the request either way).
     for (const fresh of [false, true]) {
-      const target = await this.webhookHolder(key, { fresh });
+      const target = await this.remoteRoute(organizationSlug, request.method, request.path, { fresh });
       if (!target || target.holder === this.instanceId) return null;
+      const key = target.key;
       try {
         const reply = await this.bus.request<OwnerReply<WebhookResponse | null>>(target.holder, "webhook", { slug: organizationSlug, request }, WEBHOOK_TIMEOUT_MS);
         const response = reply.notOwner ? null : reply.value;
@@ -883,6 +911,14 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     const keys = routeKeysOf(slug, deployment);
     // The lease was lost while this version started (evict ran): nothing of it may be published.
     if (!this.held.has(flowId)) return;
+    // Routes with parameters are also listed per organization, so another instance finds the one a
+    // path matches. Members are never removed: one whose key is gone matches nothing.
+    const patterns = routePatternsOf(deployment);
+    if (patterns.length > 0) {
+      await this.deps.store.setAdd(routePatternsKey(slug), ...patterns).catch((err: unknown) => {
+        this.deps.logger.warn({ err, flowId }, "webhook route patterns could not be published; trying again at the next start");
+      });
+    }
     const before = this.routes.get(flowId)?.keys ?? [];
     const written = performance.now();
     const entry: PublishedRoutes = { keys, refreshedAt: 0 };
@@ -1043,19 +1079,44 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   }
 }
 
-/** The route keys of a deployment: one per enabled http-in node (method and path). */
+/**
+ * The route keys of a deployment: one per enabled http-in node (method and path), and one per
+ * websocket-listener its enabled websocket in/out nodes use (SOCKET_ROUTE_METHOD and the listener's
+ * path, SPEC §23): a socket accepted on any instance sends its events to the holder this names.
+ */
 function routeKeysOf(slug: string, deployment: Deployment): string[] {
   const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
   // http-in nodes inside subflow definitions listen too (every definition a snapshot carries is used).
+  const nodes = [...snapshot.nodes, ...Object.values(snapshot.subflows ?? {}).flatMap((definition) => definition.nodes)].filter((n) => !(n as { disabled?: boolean }).disabled);
+  const keys = nodes
+    .filter((n) => n.type === "http-in")
+    .map((n) => {
+      const config = n.config as { method?: string; path?: string };
+      return routeKey(slug, config.method ?? "get", config.path ?? "/hook");
+    });
+  for (const n of nodes) {
+    if (n.type !== "websocket-in" && n.type !== "websocket-out") continue;
+    const config = n.config as { server?: string; client?: string };
+    // The client wins when both are set (Node-RED's rule): then no listener is used.
+    if (config.client || !config.server) continue;
+    const listener = snapshot.config_nodes?.[config.server];
+    const path = listener?.type === "websocket-listener" ? (listener.config as { path?: unknown }).path : undefined;
+    if (typeof path === "string" && path !== "") keys.push(routeKey(slug, SOCKET_ROUTE_METHOD, socketListenerPath(path)));
+  }
+  return [...new Set(keys)];
+}
+
+/** The http-in routes of a deployment that have parameters, as `<method> <path>`. */
+function routePatternsOf(deployment: Deployment): string[] {
+  const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
   const nodes = [...snapshot.nodes, ...Object.values(snapshot.subflows ?? {}).flatMap((definition) => definition.nodes)];
   return [
     ...new Set(
       nodes
         .filter((n) => n.type === "http-in" && !(n as { disabled?: boolean }).disabled)
-        .map((n) => {
-          const config = n.config as { method?: string; path?: string };
-          return routeKey(slug, config.method ?? "get", config.path ?? "/hook");
-        }),
+        .map((n) => n.config as { method?: string; path?: string })
+        .filter((c) => compileRoute(c.path ?? "") !== null)
+        .map((c) => `${(c.method ?? "get").toLowerCase()} ${c.path}`),
     ),
   ];
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { API_PREFIX, type RestRequest, type RestResult } from "../api/rest/handler";
 import { CLIENT_IP_HEADER } from "./client-ip";
-import { refusedUnread, type LimitedRead } from "../api/rest/read-body";
+import { refusedUnread, type LimitedBytes, type LimitedRead } from "../api/rest/read-body";
 
 /**
  * The headers next.config.mjs's `headers()` puts on every response. Requests the custom server
@@ -101,6 +101,7 @@ export function restRequestFrom(req: IncomingMessage): RestRequest {
       return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
     },
     readBody: method === "GET" || method === "HEAD" ? null : (limit) => readNodeBody(req, limit),
+    readBytes: method === "GET" || method === "HEAD" ? null : (limit) => readNodeBytes(req, limit),
   };
 }
 
@@ -113,7 +114,14 @@ export function restRequestFrom(req: IncomingMessage): RestRequest {
 export function readNodeBody(req: IncomingMessage, limit: number): Promise<LimitedRead> {
   const declared = req.headers["content-length"];
   if (refusedUnread(declared ?? null, limit)) return Promise.resolve({ ok: false });
-  return new Promise<LimitedRead>((resolve, reject) => new BodyReader(req, limit, resolve, reject).start());
+  return new Promise<LimitedRead>((resolve, reject) => new BodyReader(req, limit, resolve as (read: LimitedRead | LimitedBytes) => void, reject, "text").start());
+}
+
+/** readNodeBody, keeping the bytes as they came (PUT /files/{path}). */
+export function readNodeBytes(req: IncomingMessage, limit: number): Promise<LimitedBytes> {
+  const declared = req.headers["content-length"];
+  if (refusedUnread(declared ?? null, limit)) return Promise.resolve({ ok: false });
+  return new Promise<LimitedBytes>((resolve, reject) => new BodyReader(req, limit, resolve as (read: LimitedRead | LimitedBytes) => void, reject, "bytes").start());
 }
 
 /**
@@ -127,8 +135,9 @@ class BodyReader {
   constructor(
     private readonly req: IncomingMessage,
     private readonly limit: number,
-    private readonly resolve: (read: LimitedRead) => void,
+    private readonly resolve: (read: LimitedRead | LimitedBytes) => void,
     private readonly reject: (error: unknown) => void,
+    private readonly as: "text" | "bytes",
   ) {
     this.onData = this.onData.bind(this);
     this.onEnd = this.onEnd.bind(this);
@@ -140,7 +149,7 @@ class BodyReader {
     // Only future events are heard: a request already gone, or whose body was already consumed,
     // must settle now rather than never.
     if (this.req.destroyed && !this.req.readableEnded) return this.reject(new Error("the request ended before its body was read"));
-    if (this.req.readableEnded) return this.resolve({ ok: true, text: "" });
+    if (this.req.readableEnded) return this.resolve(this.as === "text" ? { ok: true, text: "" } : { ok: true, bytes: Buffer.alloc(0) });
     this.req.on("data", this.onData);
     this.req.on("end", this.onEnd);
     this.req.on("error", this.onError);
@@ -167,7 +176,8 @@ class BodyReader {
 
   private onEnd(): void {
     this.stop();
-    this.resolve({ ok: true, text: (this.kept.length === 1 ? this.kept[0]! : Buffer.concat(this.kept)).toString("utf8") });
+    const bytes = this.kept.length === 1 ? this.kept[0]! : Buffer.concat(this.kept);
+    this.resolve(this.as === "text" ? { ok: true, text: bytes.toString("utf8") } : { ok: true, bytes });
   }
 
   private onError(error: unknown): void {
@@ -192,7 +202,7 @@ export function writeRestResult(res: ServerResponse, result: RestResult): void {
     res.end();
     return;
   }
-  res.setHeader("content-length", Buffer.byteLength(result.body));
+  res.setHeader("content-length", typeof result.body === "string" ? Buffer.byteLength(result.body) : result.body.byteLength);
   res.end(result.body);
 }
 

@@ -71,7 +71,7 @@ describe("GET /api/v1/health on the custom server", () => {
       header: () => null,
       readBody: null,
     });
-    expect(body).toEqual(JSON.parse(viaAdapter.body!));
+    expect(body).toEqual(JSON.parse(String(viaAdapter.body)));
     expect(body).toMatchObject({ status: "ok", instance_id: testApp.app.flowRuntime.instanceId });
     const expected = Object.fromEntries([...viaAdapter.headers.map].filter(([name]) => name !== "x-request-id"));
     expect(stableHeaders(fast)).toEqual({

@@ -60,7 +60,7 @@ describe("node folders", () => {
     expect(withRole("status")).toEqual(["status"]);
     expect(withRole("complete")).toEqual(["complete"]);
     expect(withRole("linkTarget")).toEqual(["link-in"]);
-    expect(withRole("linkCall")).toEqual(["link-call"]);
+    expect(withRole("linkCall")).toEqual(["function", "link-call"]);
     expect(withRole("trigger")).toEqual(["inject"]);
   });
 

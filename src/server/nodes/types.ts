@@ -4,7 +4,7 @@ import type { NodeFactory, NodeRoles } from "../runtime/types";
 import type { FormHints } from "../../shared/form-hints";
 
 /** "config": configuration nodes (SPEC §5, §19), never on a palette. */
-export type NodeCategory = "input" | "output" | "function" | "network" | "parser" | "sequence" | "common" | "config";
+export type NodeCategory = "input" | "output" | "function" | "network" | "parser" | "sequence" | "storage" | "common" | "config";
 
 /** Node-RED's view of a node's own properties (everything but id, type, z, name, x, y, wires). */
 export type NodeRedProps = Record<string, unknown>;
@@ -67,6 +67,12 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
     references?: string[];
     toNodeRed(config: Config): NodeRedProps;
     fromNodeRed(props: NodeRedProps): Record<string, unknown>;
+    /**
+     * What the import changed in meaning while mapping (a file node's absolute path made relative
+     * to the organization's files, SPEC §23): each a line of the import's warnings and the
+     * report entry's reason. The node is still "supported".
+     */
+    importNotes?(props: NodeRedProps): string[];
   };
 }
 

@@ -92,3 +92,48 @@ describe("JSONata limits (the function node's: 1000 ms, 32 MiB)", () => {
     expect(ticks).toBeGreaterThan(10);
   });
 });
+
+/**
+ * Lookaround in JSONata regexes (real flows write `/(?<=sensors\/[0-9]+\/)[a-z_]+/`): a lookbehind at
+ * the start and a lookahead at the end run on RE2 (lookaroundAsRe2), with JavaScript's answers.
+ */
+describe("JSONata regexes with lookaround", () => {
+  const js = (source: string, flags: string, input: string) => [...input.matchAll(new RegExp(source, `${flags}g`))].map((m) => [m.index, m[0], ...m.slice(1)]);
+  type Match = { index: number; match: string; groups: string[] };
+  const ours = async (source: string, flags: string, input: string) => {
+    const found = (await run(`$match(payload, /${source}/${flags})`, { payload: input })) as Match | Match[] | undefined;
+    return (found === undefined ? [] : Array.isArray(found) ? found : [found]).map((m) => [m.index, m.match, ...m.groups]);
+  };
+
+  it.each([
+    ["(?<=sensors\\/[0-9]+\\/)([a-z]|_)+", "", "sensors/12/soil_moisture and sensors/3/temp"],
+    ["(?<=temp=)\\d+", "", "temp=21 x temp=35 temp="],
+    ["(?<=\\$)\\d+(\\.\\d\\d)?", "", "cost $12.50, $7 and 9"],
+    ["(?<=a)a", "", "aaaa"],
+    ["\\d+(?=px)", "", "10px 20em 300px"],
+    ["(?<=<b>)[^<]*(?=<\\/b>)", "i", "<B>bold</B> and <b>more</b>"],
+    ["(?<=ab|b)c", "", "abc bc xc"],
+  ])("/%s/%s matches as JavaScript does", async (source, flags, input) => {
+    expect(await ours(source, flags, input)).toEqual(js(source, flags, input));
+  });
+
+  it("$replace and $contains take them too", async () => {
+    await expect(run(`$replace(payload, /(?<=\\$)\\d+/, "N")`, { payload: "cost $12 and $7" })).resolves.toBe("cost $N and $N");
+    await expect(run(`$contains(payload, /(?<=id=)\\d+(?=;)/)`, { payload: "id=42;" })).resolves.toBe(true);
+    await expect(run(`$contains(payload, /(?<=id=)\\d+(?=;)/)`, { payload: "id=42" })).resolves.toBe(false);
+  });
+
+  it("refuses other lookarounds at save, with the reason", () => {
+    expect(jsonataProblem("$match(payload, /(?<!x)y/)")).toMatch(/only a lookbehind \(\?<=…\) at the start and a lookahead \(\?=…\) at the end are supported/);
+    expect(jsonataProblem("$match(payload, /a(?=b)c/)")).toMatch(/only a lookbehind/);
+    expect(jsonataProblem("$match(payload, /(?<=x)a|b/)")).toMatch(/only a lookbehind/);
+    expect(jsonataProblem("$match(payload, /(?<=(x))a/)")).toMatch(/may not capture/);
+  });
+
+  it("stays linear: a catastrophic pattern behind a lookbehind on a long payload answers at once", async () => {
+    const payload = `x${"a".repeat(50_000)}b`;
+    const started = performance.now();
+    await expect(run("$contains(payload, /(?<=x)(a+)+$/)", { payload })).resolves.toBe(false);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});

@@ -1,6 +1,7 @@
 import jsonata from "jsonata";
 import moment from "moment-timezone";
 import { RE2JS } from "re2js";
+import { LOOKBEHIND_REACH, lookaroundAsRe2 } from "./regex";
 import type { Message, NodeContext } from "./types";
 import type { WorkGate } from "./work-limits";
 
@@ -32,7 +33,9 @@ import type { WorkGate } from "./work-limits";
  *   built-ins whose output can dwarf their input ($pad, $join, $replace) check their output size
  *   against the remaining budget before building it.
  * - Regular expressions (`/.../` literals, used by $match, $replace, $split, $contains) run on RE2
- *   (runtime/regex.ts), which matches in linear time; patterns RE2 lacks are refused at save time.
+ *   (runtime/regex.ts), which matches in linear time; a lookbehind at the start and a lookahead at
+ *   the end are rewritten for it (lookaroundAsRe2); other patterns RE2 lacks are refused at save
+ *   time.
  * - $distinct, quadratic natively, is replaced by a linear one with the same results.
  */
 
@@ -96,29 +99,50 @@ export function jsonataProblem(source: string): string | null {
   }
 }
 
-/** RegExp-shaped adapter over RE2 (what jsonata's `RegexEngine` option expects: exec and lastIndex). */
+/**
+ * RegExp-shaped adapter over RE2 (what jsonata's `RegexEngine` option expects: exec and lastIndex).
+ * A pattern with a lookbehind at its start or a lookahead at its end runs as the RE2 pattern
+ * lookaroundAsRe2 makes of it: its group 1 is the match, and the search starts the lookbehind's
+ * width before lastIndex (a lookbehind may read what an earlier match consumed).
+ */
 class Re2RegexEngine {
   lastIndex = 0;
   readonly source: string;
   private readonly re: RE2JS;
+  /** With a lookaround (groups are then shifted by one): how far before lastIndex a search starts. */
+  private readonly reach: number | null = null;
   constructor(pattern: RegExp) {
     this.source = pattern.source;
     let flags = 0;
     if (pattern.flags.includes("i")) flags |= RE2JS.CASE_INSENSITIVE;
     if (pattern.flags.includes("m")) flags |= RE2JS.MULTILINE;
     if (pattern.flags.includes("s")) flags |= RE2JS.DOTALL;
-    this.re = RE2JS.compile(pattern.source, flags);
+    const lookaround = lookaroundAsRe2(pattern.source);
+    if (lookaround && "problem" in lookaround) throw new Error(lookaround.problem);
+    if (lookaround) this.reach = lookaround.behindWidth ?? LOOKBEHIND_REACH;
+    this.re = RE2JS.compile(lookaround ? lookaround.core : pattern.source, flags);
   }
   exec(input: string): (string[] & { index: number; input: string }) | null {
     const matcher = this.re.matcher(input);
-    if (this.lastIndex > input.length || !matcher.find(this.lastIndex)) {
+    if (this.lastIndex > input.length) {
       this.lastIndex = 0;
       return null;
     }
+    const shift = this.reach === null ? 0 : 1;
+    let from = this.reach === null ? this.lastIndex : Math.max(0, this.lastIndex - this.reach);
+    for (;;) {
+      if (!matcher.find(from)) {
+        this.lastIndex = 0;
+        return null;
+      }
+      if (matcher.start(shift) >= this.lastIndex) break;
+      from = matcher.start() + 1;
+    }
     const groups: string[] = [];
-    for (let i = 0; i <= matcher.groupCount(); i++) groups.push(matcher.group(i) ?? (undefined as unknown as string));
-    this.lastIndex = matcher.end();
-    return Object.assign(groups, { index: matcher.start(), input });
+    for (let i = shift; i <= matcher.groupCount(); i++) groups.push(matcher.group(i) ?? (undefined as unknown as string));
+    const index = matcher.start(shift);
+    this.lastIndex = matcher.end(shift);
+    return Object.assign(groups, { index, input });
   }
 }
 
@@ -137,7 +161,7 @@ function checkRegexes(node: unknown, seen = new Set<unknown>()): void {
     try {
       new Re2RegexEngine(ast.value);
     } catch (err) {
-      throw new JsonataError(`the regular expression /${ast.value.source}/ is not supported (RE2 syntax: no backreferences or lookaround): ${err instanceof Error ? err.message : String(err)}`);
+      throw new JsonataError(`the regular expression /${ast.value.source}/ is not supported (RE2 syntax: no backreferences; lookaround only as a lookbehind at the start or a lookahead at the end): ${err instanceof Error ? err.message : String(err)}`);
     }
   }
   for (const value of Object.values(ast)) checkRegexes(value, seen);

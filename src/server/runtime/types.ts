@@ -270,6 +270,11 @@ export interface RuntimeServices {
    * whose `broker` is `built-in`: absent when this process runs none (then those nodes report an error).
    */
   builtInMqtt?: BuiltInMqtt;
+  /**
+   * This process's instance id (SPEC §11): client nodes that need an identity of their own per
+   * instance (an MQTT client id) append it. Absent: "local".
+   */
+  instanceId?: string;
   /** Bounds on asynchronous work per flow and organization (JSONata turns, download bytes); absent: unbounded. */
   workLimits?: import("./work-limits").WorkLimits;
   /**
@@ -284,12 +289,31 @@ export interface RuntimeServices {
   openCredential?: (sealed: string, owner: { organizationId: string; configNodeId: string; name: string }) => string | Promise<string>;
   /** The function node's sandboxes (the application's worker pool). */
   sandboxes?: import("./sandbox/sandbox-pool").SandboxPool;
-  /** Webhook routes for http-in / http-response. */
+  /** Webhook routes for http-in / http-response, and the routes of websocket listeners (socket-hooks.ts). */
   webhooks?: import("./webhooks").WebhookRegistry;
+  /** Where websocket listeners send to their clients, on whichever instance they are connected (socket-hooks.ts). */
+  socketHooks?: import("./socket-hooks").SocketHooks;
   /** Sends a message to connected devices of the organization (any instance). */
   sendToDevices?: (organizationId: string, message: DeviceOutMessage) => void;
   /** Listens to messages devices of the organization publish; returns the function that stops. */
   onDeviceMessage?: (organizationId: string, handler: (m: DeviceInMessage) => void) => () => void;
+  /** The organization's files (SPEC §23), for `file` and `file in`: absent, those nodes report an error. */
+  files?: OrgFiles;
+}
+
+/**
+ * An organization's files as flows use them (SPEC §23), the same files /files serves, on every
+ * instance. Paths are normalized already (shared/file-paths.ts). Errors are refusals a flow
+ * reports as its node's error: past the organization's quota or a file's size limit (nothing is
+ * written), or the database unreachable.
+ */
+export interface OrgFiles {
+  /** The file's bytes; null when there is no such file. */
+  read(organizationId: string, path: string): Promise<Buffer | null>;
+  /** Replaces the file (`append: false`) or adds to its end (`append: true`), creating it when missing. */
+  write(organizationId: string, path: string, content: Uint8Array, options: { append: boolean }): Promise<void>;
+  /** Deletes the file; false when there was none. */
+  delete(organizationId: string, path: string): Promise<boolean>;
 }
 
 /**

@@ -39,6 +39,28 @@ describe("WebhookRegistry", () => {
     registry.register("other", "get", "/a", listener("flw_2"));
     expect(registry.lookup("other get /a", "get", "/")).toBeUndefined();
   });
+
+  it("matches routes with parameters in registration order, fixed paths among them, and forgets them when unregistered", async () => {
+    const registry = new WebhookRegistry();
+    const listener = (flowId: string): WebhookListener => ({ flowId, organizationId: "org_1", nodeId: flowId, onRequest: (req, respond) => respond({ status: 200, headers: {}, body: req.params }) });
+    const fixed = listener("flw_fixed");
+    const param = listener("flw_param");
+    const later = listener("flw_later");
+    registry.register("acme", "get", "/items/special", fixed);
+    const dropParam = registry.register("acme", "get", "/items/:id", param);
+    registry.register("acme", "get", "/items/:id/:part?", later);
+    // The fixed path came first: it answers itself; the parameter route everything else it matches.
+    expect(registry.match("acme", "get", "/items/special")).toEqual({ listener: fixed, params: {} });
+    expect(registry.match("acme", "get", "/items/7")).toEqual({ listener: param, params: { id: "7" } });
+    expect(registry.match("acme", "get", "/items/7/x")).toEqual({ listener: later, params: { id: "7", part: "x" } });
+    expect(registry.match("acme", "post", "/items/7")).toBeUndefined();
+    expect(registry.match("other", "get", "/items/7")).toBeUndefined();
+    expect(await registry.handle("acme", { method: "GET", path: "/items/a%2Fb", query: {}, headers: {}, body: undefined })).toMatchObject({ body: { id: "a/b" } });
+    // Another flow may not take a route as written, parameters or not.
+    expect(() => registry.register("acme", "get", "/items/:id", listener("flw_other"))).toThrow(/served by another flow/);
+    dropParam();
+    expect(registry.match("acme", "get", "/items/7")).toEqual({ listener: later, params: { id: "7" } });
+  });
 });
 
 describe("webhookRouteKey", () => {

@@ -8,6 +8,67 @@ export interface WebhookRequest {
   query: Record<string, string>;
   headers: Record<string, string>;
   body: unknown;
+  /** Route parameters (`/hello/:name` → `{name}`), filled in by the registry that matched the route. */
+  params?: Record<string, string>;
+}
+
+/** A route with Express 4 parameters (path-to-regexp 0.1, as Node-RED's http in): its matcher and parameter names. */
+export interface RoutePattern {
+  regex: RegExp;
+  keys: string[];
+}
+
+const ROUTE_TOKEN = /(\/)?:([A-Za-z_$][A-Za-z0-9_$]*)(\?)?|\*/g;
+const escapeRegex = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * Express 4's route grammar as Node-RED's `http in` uses it (path-to-regexp 0.1): `:name` is one
+ * path segment (`[^/]+?`), `/:name?` an optional one (the slash with it), `*` anything (params[0],
+ * [1] …); a trailing slash is allowed. Null for a path without parameters (matched exactly). Custom
+ * regular expressions (`:id(\\d+)`) are not offered: the path schema refuses them.
+ */
+export function compileRoute(path: string): RoutePattern | null {
+  if (!/[:*]/.test(path)) return null;
+  const keys: string[] = [];
+  let source = "^";
+  let last = 0;
+  let stars = 0;
+  for (const m of path.matchAll(ROUTE_TOKEN)) {
+    source += escapeRegex(path.slice(last, m.index));
+    if (m[0] === "*") {
+      keys.push(String(stars++));
+      source += "(.*)";
+    } else {
+      keys.push(m[2]!);
+      const slash = m[1] ? "\\/" : "";
+      source += m[3] ? `(?:${slash}([^\\/]+?))?` : `${slash}([^\\/]+?)`;
+    }
+    last = m.index + m[0].length;
+  }
+  source += `${escapeRegex(path.slice(last).replace(/\/+$/, ""))}\\/?$`;
+  return { regex: new RegExp(source), keys };
+}
+
+/** Whether a route path is one http-in accepts: `/` and URL-safe characters, with Express parameters (`:name`, `:name?`, `*`). */
+export function isRoutePath(path: string): boolean {
+  return /^\/[A-Za-z0-9._~\-/:*?]{0,200}$/.test(path) && /^[A-Za-z0-9._~\-/]*$/.test(path.replace(ROUTE_TOKEN, ""));
+}
+
+/** The parameters of `path` under `pattern`, decoded as Express decodes them; null when it does not match. */
+export function matchRoute(pattern: RoutePattern, path: string): Record<string, string> | null {
+  const m = pattern.regex.exec(path);
+  if (!m) return null;
+  const params: Record<string, string> = {};
+  pattern.keys.forEach((key, i) => {
+    const value = m[i + 1];
+    if (value === undefined) return;
+    try {
+      params[key] = decodeURIComponent(value);
+    } catch {
+      params[key] = value;
+    }
+  });
+  return params;
 }
 
 export interface WebhookResponse {
@@ -159,8 +220,11 @@ export function webhookRouteKey(slug: string, method: string, path: string): str
  * it: only an http-response of that same flow can answer it.
  */
 export class WebhookRegistry {
-  private readonly listeners = new Map<string, WebhookListener>();
+  private readonly listeners = new Map<string, { listener: WebhookListener; seq: number }>();
+  /** Routes with parameters, per slug and method, in the order they were registered (Express: the first that matches wins). */
+  private readonly patterns = new Map<string, Array<{ pattern: RoutePattern; listener: WebhookListener; seq: number }>>();
   private readonly pending = new Map<string, FlowBinding & { resolve: (r: WebhookResponse) => void }>();
+  private seq = 0;
 
   private key(slug: string, method: string, path: string) {
     return webhookRouteKey(slug, method, path);
@@ -169,13 +233,41 @@ export class WebhookRegistry {
   register(slug: string, method: string, path: string, listener: WebhookListener): () => void {
     const key = this.key(slug, method, path);
     const existing = this.listeners.get(key);
-    if (existing && existing.flowId !== listener.flowId) {
+    if (existing && existing.listener.flowId !== listener.flowId) {
       throw new Error(`${method.toUpperCase()} ${path} is served by another flow already`);
     }
-    this.listeners.set(key, listener);
+    const entry = { listener, seq: existing?.seq ?? ++this.seq };
+    this.listeners.set(key, entry);
+    const pattern = compileRoute(path);
+    const group = this.key(slug, method, "");
+    if (pattern) {
+      const list = (this.patterns.get(group) ?? []).filter((p) => p.seq !== entry.seq);
+      list.push({ pattern, listener, seq: entry.seq });
+      list.sort((a, b) => a.seq - b.seq);
+      this.patterns.set(group, list);
+    }
     return () => {
-      if (this.listeners.get(key) === listener) this.listeners.delete(key);
+      if (this.listeners.get(key) !== entry) return;
+      this.listeners.delete(key);
+      if (!pattern) return;
+      const left = (this.patterns.get(group) ?? []).filter((p) => p.listener !== listener);
+      if (left.length > 0) this.patterns.set(group, left);
+      else this.patterns.delete(group);
     };
+  }
+
+  /**
+   * The listener a request goes to and its route parameters: as Express, the route registered first
+   * among those that match (a fixed path matches only itself; `/hello/:name` any one segment).
+   */
+  match(slug: string, method: string, path: string): { listener: WebhookListener; params: Record<string, string> } | undefined {
+    const exact = this.listeners.get(this.key(slug, method, path));
+    for (const p of this.patterns.get(this.key(slug, method, "")) ?? []) {
+      if (exact && p.seq > exact.seq) break;
+      const params = matchRoute(p.pattern, path);
+      if (params) return { listener: p.listener, params };
+    }
+    return exact ? { listener: exact.listener, params: {} } : undefined;
   }
 
   /** A response handle for a message of `binding`'s flow: only that flow's http-response answers it. */
@@ -211,7 +303,12 @@ export class WebhookRegistry {
 
   /** The listener for a request, if a running flow serves it (looked up before any body is read). */
   lookup(slug: string, method: string, path: string): WebhookListener | undefined {
-    return this.listeners.get(this.key(slug, method, path));
+    return this.match(slug, method, path)?.listener;
+  }
+
+  /** The listener registered for exactly this route (a pattern as written, `/hello/:name`), if any. */
+  registered(slug: string, method: string, path: string): WebhookListener | undefined {
+    return this.listeners.get(this.key(slug, method, path))?.listener;
   }
 
   dispatch(listener: WebhookListener, request: WebhookRequest): Promise<WebhookResponse> {
@@ -220,7 +317,7 @@ export class WebhookRegistry {
 
   /** Serves a request; resolves to null when no running flow listens there. */
   handle(slug: string, request: WebhookRequest): Promise<WebhookResponse> | null {
-    const listener = this.lookup(slug, request.method, request.path);
-    return listener ? this.dispatch(listener, request) : null;
+    const found = this.match(slug, request.method, request.path);
+    return found ? this.dispatch(found.listener, { ...request, params: found.params }) : null;
   }
 }

@@ -358,7 +358,7 @@ describe("round 3: input that used to answer 500 or commit half (issue 28, findi
     const flowId = await deploy(user.accessToken, [{ id: uid("inj"), type: "inject" }]);
     const copy = await trpc("flows.copySelection", { id: flowId, nodes: [{ id: "c1", type: "switch", name: "", position: { x: 0, y: 0 }, config: { rules: "not a list" }, disabled: false }], connections: [] }, user.accessToken);
     expect(copy.status).toBe(400);
-    const nameTooLong = await trpc("flows.parseSelection", { flows: [{ id: "p1", type: "comment", name: "n".repeat(300), x: 1, y: 1, wires: [] }] }, user.accessToken);
+    const nameTooLong = await trpc("flows.parseSelection", { flows: [{ id: "p1", type: "comment", name: "n".repeat(10_001), x: 1, y: 1, wires: [] }] }, user.accessToken);
     expect(nameTooLong.status).toBe(400);
     const odd = await trpc("flows.parseSelection", { flows: [{ id: "p2", type: "switch", rules: "not a list", x: 1, y: 1, wires: [] }, { id: "p3", type: "change", rules: { t: 5 }, x: 1, y: 1, wires: [] }] }, user.accessToken);
     expect(odd.status).toBe(200);

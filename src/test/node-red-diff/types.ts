@@ -2,7 +2,8 @@
  * Differential tests against Node-RED (SPEC §12): one case is a small Node-RED flow, the messages
  * sent into it, and what reaches its collectors. Cases are data, one file per node type
  * (`src/server/nodes/<type>/cases.ts`, `export const cases: DiffCase[]`); Node-RED's answers are
- * recorded beside them (`cases.recorded.json`, by `npm run diff:record`), so `npm test` compares our
+ * recorded beside them (`cases.recorded.json`, by `npm run diff:record`, Node-RED 5.0 with 4.1's answers
+ * where they differ), so `npm test` compares our
  * engine with them without Node-RED.
  */
 export type NodeRedNode = Record<string, unknown> & { id: string; type: string; wires?: string[][] };
@@ -62,7 +63,14 @@ export interface Arrival {
 }
 
 export interface RecordedCases {
-  /** Node-RED's version that answered. */
+  /** Node-RED's version that answered: the reference, Node-RED 5.0 (SPEC §23). */
   node_red: string;
-  cases: Record<string, { arrivals: Arrival[] }>;
+  /**
+   * Node-RED 4.1's version (4.1.15), present when some case answered differently there: those
+   * cases keep 4.1's arrivals as `node_red_4` beside 5.0's (`npm run diff:record` carries them
+   * over from the file it rewrites). Not compared with ours; the differential test asserts they
+   * still differ from 5.0's, so the note is not stale.
+   */
+  node_red_4?: string;
+  cases: Record<string, { arrivals: Arrival[]; node_red_4?: Arrival[] }>;
 }

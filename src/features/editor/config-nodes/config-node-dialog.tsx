@@ -14,6 +14,7 @@ import { ConfigCatalogContext } from "./config-ref-slot";
 import { ConfigNodeUsers } from "./config-node-users";
 import { CredentialField } from "./credential-field";
 import { useConfigNodeWrites } from "./use-config-nodes";
+import { NAME_MAX_CHARS } from "@/shared/policy";
 
 type Errors = ReturnType<typeof splitFieldErrors>;
 const noErrors: Errors = { config: {}, credentials: {}, other: [] };
@@ -177,7 +178,7 @@ export function ConfigNodeDialog({
             <input
               id="config-node-name"
               type="text"
-              maxLength={200}
+              maxLength={NAME_MAX_CHARS}
               value={name}
               onChange={(e) => setName(e.target.value)}
               placeholder={base ? `${type} ${base.id}` : type}

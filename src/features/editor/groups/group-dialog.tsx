@@ -3,6 +3,7 @@
 import { useState, type FormEvent } from "react";
 import { Dialog } from "@/components/dialog";
 import type { FlowGroup } from "@/shared/subflows";
+import { NAME_MAX_CHARS } from "@/shared/policy";
 
 const hex = (v: unknown, fallback: string) => (typeof v === "string" && /^#[0-9a-fA-F]{6}$/.test(v) ? v : fallback);
 
@@ -25,7 +26,7 @@ export function GroupDialog({ group, readOnly, onApply, onClose }: { group: Flow
         <fieldset disabled={readOnly} className="plain">
           <div className="field">
             <label htmlFor="group-name">Name</label>
-            <input id="group-name" type="text" maxLength={200} value={name} onChange={(e) => setName(e.target.value)} autoFocus />
+            <input id="group-name" type="text" maxLength={NAME_MAX_CHARS} value={name} onChange={(e) => setName(e.target.value)} autoFocus />
           </div>
           <div className="field">
             <label htmlFor="group-stroke">Border colour</label>

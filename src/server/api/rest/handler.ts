@@ -10,7 +10,7 @@ import { bodyLimits } from "../../../shared/policy";
 import { collectRoutes, matchRoute, type RestRoute } from "./routes";
 import { jsonOf } from "../frozen-output";
 import { invokeProcedure } from "../invoke-procedure";
-import { readLimited, type LimitedRead } from "./read-body";
+import { readLimited, readLimitedBytes, type LimitedBytes, type LimitedRead } from "./read-body";
 
 export const API_PREFIX = "/api/v1";
 
@@ -36,6 +36,8 @@ export interface RestRequest {
    * refused unread, a streamed one as soon as it passes it); null when the method takes none.
    */
   readBody: ((limit: number) => Promise<LimitedRead>) | null;
+  /** readBody keeping the bytes (routes whose meta says `rawBody`); null when the method takes none. */
+  readBytes?: ((limit: number) => Promise<LimitedBytes>) | null;
 }
 
 /** Response headers by lower-case name: what procedures set through ctx.responseHeaders. */
@@ -55,8 +57,8 @@ export class ResponseHeaderMap {
 export interface RestResult {
   status: number;
   headers: ResponseHeaderMap;
-  /** The JSON text; null for 204. */
-  body: string | null;
+  /** The JSON text (the bytes, for a route whose meta says `rawResponse`); null for 204. */
+  body: string | Buffer | null;
   /** The matched route's path template under /api/v1 ("/flows/{id}"); absent when none matched (GET /metrics labels by it). */
   route?: string;
 }
@@ -91,6 +93,21 @@ async function readBody(req: RestRequest, limit: number): Promise<unknown> {
   } catch {
     throw new AppError("INVALID_JSON", "request body is not valid JSON");
   }
+}
+
+/** A raw body (meta.rest.rawBody): any Content-Type, the bytes as sent; none is an empty body. */
+async function readRawBody(req: RestRequest, limit: number): Promise<Buffer> {
+  if (!req.readBytes) return Buffer.alloc(0);
+  const read = await req.readBytes(limit);
+  if (!read.ok) throw new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`);
+  return read.bytes;
+}
+
+/** The output's bytes (meta.rest.rawResponse), sent as they are. */
+function rawResult(status: number, output: unknown, headers: ResponseHeaderMap): RestResult {
+  const content = (output as { content: Uint8Array }).content;
+  headers.set("content-type", "application/octet-stream");
+  return { status, headers, body: Buffer.from(content.buffer, content.byteOffset, content.byteLength) };
 }
 
 function queryObject(url: URL): Record<string, string> {
@@ -177,10 +194,17 @@ export function createRestCore(options: RestHandlerOptions): (req: RestRequest) 
       }
       const { route, params } = match;
       template = route.path;
-      const body = route.method === "GET" ? undefined : await readBody(req, route.meta.rest.bodyLimit ?? bodyLimits.defaultBytes);
+      const raw = route.meta.rest.rawBody;
+      let content: Buffer | undefined;
+      if (raw) {
+        app = await options.getAppServices();
+        content = await readRawBody(req, raw.limitOf(app));
+      }
+      const body = route.method === "GET" || raw ? undefined : await readBody(req, route.meta.rest.bodyLimit ?? bodyLimits.defaultBytes);
       const query = route.method === "GET" || route.method === "DELETE" ? queryObject(url) : pickQuery(url, route.meta.rest.query ?? []);
       const input = buildInput(route, params, query, body, req.header("if-match"));
-      app = await options.getAppServices();
+      if (content) (input as Record<string, unknown>).content = content;
+      app ??= await options.getAppServices();
       const ctx = requestContext(app, req.header, {
         requestId,
         responseHeaders: headers,
@@ -188,7 +212,8 @@ export function createRestCore(options: RestHandlerOptions): (req: RestRequest) 
         browserSessionId: await restBrowserSession(app, req),
       });
       const output = await invokeProcedure(route.procedure, route.procedurePath, ctx, input);
-      result = jsonResult(route.meta.rest.statusOf?.(output) ?? route.meta.rest.status ?? 200, output, headers);
+      const status = route.meta.rest.statusOf?.(output) ?? route.meta.rest.status ?? 200;
+      result = route.meta.rest.rawResponse && status !== 204 ? rawResult(status, output, headers) : jsonResult(status, output, headers);
     } catch (err) {
       const appError = toAppError(err);
       for (const [k, v] of Object.entries(appError.headers ?? {})) headers.set(k, v);
@@ -215,9 +240,10 @@ export function createRestHandler(options: RestHandlerOptions): (req: Request) =
       target: url.pathname + url.search,
       header: (name) => req.headers.get(name),
       readBody: body ? (limit) => readLimited(body, req.headers.get("content-length"), limit) : null,
+      readBytes: body ? (limit) => readLimitedBytes(body, req.headers.get("content-length"), limit) : null,
     });
     const headers = new Headers();
     for (const [name, value] of result.headers.map) headers.set(name, value);
-    return new Response(result.body, { status: result.status, headers });
+    return new Response(typeof result.body === "string" || result.body === null ? result.body : new Uint8Array(result.body), { status: result.status, headers });
   };
 }

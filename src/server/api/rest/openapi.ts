@@ -21,6 +21,9 @@ const errorResponse = (description: string) => ({
   content: { "application/json": { schema: errorBodySchema } },
 });
 
+/** Raw bytes in a request or an answer (meta.rest.rawBody / rawResponse). */
+const binarySchema = z.string().meta({ format: "binary", description: "The bytes as they are (any content)" });
+
 function isObjectSchema(schema: unknown): schema is z.ZodObject {
   return schema instanceof z.ZodObject;
 }
@@ -44,7 +47,9 @@ export function buildOpenApiDocument(router: AnyRouter, options: { version: stri
         [status]:
           status === "204"
             ? { description: "No content" }
-            : { description: "Success", content: { "application/json": { schema: output ?? z.unknown() } } },
+            : route.meta.rest.rawResponse
+              ? { description: "The file's bytes", content: { "application/octet-stream": { schema: binarySchema } } }
+              : { description: "Success", content: { "application/json": { schema: output ?? z.unknown() } } },
         "4XX": errorResponse("Client error: see `error.code`"),
         "5XX": errorResponse("`INTERNAL` or `UNAVAILABLE` (database or session store unreachable)"),
       },
@@ -56,13 +61,17 @@ export function buildOpenApiDocument(router: AnyRouter, options: { version: stri
         const hasPath = route.paramNames.length > 0;
         const queryKeys = Object.fromEntries((route.meta.rest.query ?? []).map((n) => [n, true] as const)) as Record<string, true> & Record<number, never>;
         const hasQuery = Object.keys(queryKeys).length > 0;
-        const withoutPath = hasPath ? input.omit(pathKeys) : input;
+        const raw = route.meta.rest.rawBody !== undefined;
+        const withPath = hasPath ? input.omit(pathKeys) : input;
+        const withoutPath = raw ? (withPath as z.ZodObject).omit({ content: true } as never) : withPath;
         const rest = hasQuery ? withoutPath.omit(queryKeys as never) : withoutPath;
         op.requestParams = {
           ...(hasPath ? { path: input.pick(pathKeys) } : {}),
           ...(route.method === "GET" || route.method === "DELETE" ? { query: rest } : hasQuery ? { query: input.pick(queryKeys) } : {}),
         };
-        if (route.method !== "GET" && route.method !== "DELETE") {
+        if (raw) {
+          op.requestBody = { required: true, content: { "application/octet-stream": { schema: binarySchema } } };
+        } else if (route.method !== "GET" && route.method !== "DELETE") {
           op.requestBody = { required: true, content: { "application/json": { schema: rest } } };
         } else if (route.method === "DELETE" && Object.keys(rest.shape).length > 0) {
           op.requestBody = { required: false, content: { "application/json": { schema: rest } } };

@@ -1,4 +1,6 @@
 export type LimitedRead = { ok: true; text: string } | { ok: false };
+/** A body kept as its bytes (PUT /files/{path}: any content, SPEC §23). */
+export type LimitedBytes = { ok: true; bytes: Buffer } | { ok: false };
 
 /**
  * The body-size rules of every transport: a declared Content-Length that is not a plain number, or
@@ -10,8 +12,14 @@ export type LimitedRead = { ok: true; text: string } | { ok: false };
  * what the refusal answers (413) is the caller's.
  */
 export async function readLimited(chunks: AsyncIterable<Uint8Array> | null, declared: string | null, limit: number): Promise<LimitedRead> {
+  const read = await readLimitedBytes(chunks, declared, limit);
+  return read.ok ? { ok: true, text: read.bytes.toString("utf8") } : read;
+}
+
+/** readLimited, keeping the bytes as they came. */
+export async function readLimitedBytes(chunks: AsyncIterable<Uint8Array> | null, declared: string | null, limit: number): Promise<LimitedBytes> {
   if (refusedUnread(declared, limit)) return { ok: false };
-  if (!chunks) return { ok: true, text: "" };
+  if (!chunks) return { ok: true, bytes: Buffer.alloc(0) };
   const kept: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of chunks) {
@@ -19,7 +27,7 @@ export async function readLimited(chunks: AsyncIterable<Uint8Array> | null, decl
     if (total > limit) return { ok: false };
     kept.push(chunk);
   }
-  return { ok: true, text: Buffer.concat(kept).toString("utf8") };
+  return { ok: true, bytes: Buffer.concat(kept) };
 }
 
 /** A declared Content-Length that is not a plain number, or is over the limit: refused before reading. */

@@ -20,10 +20,11 @@ function compile(path: string): { regex: RegExp; paramNames: string[] } {
   const pattern = path
     .split("/")
     .map((segment) => {
-      const m = /^\{(\w+)\}$/.exec(segment);
+      const m = /^\{(\w+)(\+?)\}$/.exec(segment);
       if (m) {
         paramNames.push(m[1]!);
-        return "([^/]+)";
+        // "{path+}" (last segment only): the rest of the path, slashes included (/files/{path+}).
+        return m[2] ? "(.+)" : "([^/]+)";
       }
       return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     })
@@ -45,7 +46,8 @@ export function collectRoutes(appRouter: AnyRouter): RestRoute[] {
     const { regex, paramNames } = compile(meta.rest.path);
     routes.push({
       method: meta.rest.method,
-      path: meta.rest.path,
+      // As OpenAPI and the metrics name it: "{path+}" is "{path}" there.
+      path: meta.rest.path.replace(/\{(\w+)\+\}/g, "{$1}"),
       procedurePath,
       procedure,
       meta: meta as RestRoute["meta"],

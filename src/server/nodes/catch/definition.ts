@@ -47,7 +47,9 @@ When an error is thrown, all matching catch nodes receive the message. If the me
 
 ### Differences from Node-RED
 
-\`msg.error\` never carries a \`stack\`: Node-RED adds an error's stack trace, which would show the server's files to every flow of a shared runtime.`,
+\`msg.error\` never carries a \`stack\`: Node-RED adds an error's stack trace, which would show the server's files to every flow of a shared runtime.
+
+A Node-RED flow whose catch node's scope is *group* (the nodes of its group and of the groups inside it) imports with that scope as the list of those nodes at import, which the import's warnings say; nodes added to the group later are not in it (select them in the scope). In no group, *group* covers the whole flow, as in Node-RED.`,
   inputs: 0,
   outputs: 1,
   configSchema: catchConfig,
@@ -56,8 +58,8 @@ When an error is thrown, all matching catch nodes receive the message. If the me
     type: "catch",
     references: ["scope"],
     toNodeRed: (c) => ({ scope: c.scope, uncaught: c.uncaught }),
-    // "group" (Node-RED's scope for the catch node's group) is kept as is: the schema refuses it, so
-    // an import keeps the node as an unknown one and says so, rather than catching every node's errors.
+    // "group" (Node-RED's scope for the catch node's group) reaches here only outside an import
+    // (which makes it the group's nodes: expandGroupScopes); the schema refuses it.
     fromNodeRed: (p) => ({ scope: p.scope === undefined ? null : p.scope, uncaught: p.uncaught === true }),
   },
 });

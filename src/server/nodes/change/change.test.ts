@@ -41,7 +41,7 @@ describe("change: configuration", () => {
       { t: "delete", p: "x", pt: "flow" },
     ];
     const config = changeConfig.parse(changeNode.nodeRed!.fromNodeRed({ rules }));
-    expect(changeNode.nodeRed!.toNodeRed(config)).toEqual({ rules });
+    expect(changeNode.nodeRed!.toNodeRed(config)).toEqual({ rules, action: "", property: "", from: "", to: "", reg: false });
   });
 
   it("has help and a human title on every property", () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { MAX_VALUE_CHARS } from "../../../shared/flow-graph";
 import { checkOperand, operandTypeSchema, type OperandType } from "../../runtime/operands";
 
 const SET_TYPES = ["msg", "flow", "global", "str", "num", "bool", "json", "bin", "date", "jsonata", "env"] as const satisfies readonly OperandType[];
@@ -9,7 +10,7 @@ const TARGET_TYPES = ["msg", "flow", "global"] as const satisfies readonly Opera
 
 const property = z.string().min(1).max(256).meta({ title: "Property", description: "The message property, or flow or global context key, the rule works on" });
 const propertyType = operandTypeSchema(TARGET_TYPES, "Property type").default("msg");
-const value = (title: string, description: string) => z.string().max(65536).default("").meta({ title, description });
+const value = (title: string, description: string) => z.string().max(MAX_VALUE_CHARS, "must be at most 1,000,000 characters").default("").meta({ title, description });
 const deepCopy = z.boolean().default(false).meta({ title: "Deep copy value", description: "Copy the value instead of referring to it (msg, flow and global values)" });
 
 export const changeRule = z.discriminatedUnion("t", [
@@ -79,9 +80,10 @@ The *JSONata expression* type uses the [JSONata](https://jsonata.org) query and 
 ### Differences from Node-RED
 - JSONata expressions run with the function node's time and memory limits (1 s, 32 MiB); one that exceeds them is a node error.
 - \`$moment()\` is bound as in Node-RED, but JSONata 2.2 reads only an object's own properties, so its methods (\`$moment().format()\`) cannot be called; use \`$now()\` and \`$fromMillis()\`.
-- Regular expressions use RE2 syntax (no backreferences or lookaround), so no pattern can stall the server; such patterns are refused when the flow is saved.
+- Regular expressions use RE2 syntax (no backreferences or lookaround), so no pattern can stall the server; such patterns are refused when the flow is saved. In JSONata expressions, a lookbehind \`(?<=…)\` at the start of a regex and a lookahead \`(?=…)\` at its end work (they are rewritten for RE2); other lookarounds are refused.
 - Property names use the path grammar \`payload.a[0].b\` (no \`payload["a b"]\`), and context uses the default store only.
-- A *Search for* of type variable searches for the variable's value (Node-RED searches for its name).`;
+- A *Search for* of type variable searches for the variable's value (Node-RED searches for its name).
+- A value of type *env variable* (and \`$env()\` in JSONata) reads the flow's and the organization's variables, never the server's process environment (tenancy): Node-RED's example that sets \`$HOME\` gets an empty string here.`;
 
 const toNodeRedRule = (r: Rule): Record<string, unknown> => {
   switch (r.t) {
@@ -127,7 +129,8 @@ export const changeNode = defineNode({
   configSchema: changeConfig,
   nodeRed: {
     type: "change",
-    toNodeRed: (c) => ({ rules: c.rules.map(toNodeRedRule) }),
+    // Node-RED's editor still writes the 0.x single-rule fields, empty, beside `rules`.
+    toNodeRed: (c) => ({ rules: c.rules.map(toNodeRedRule), action: "", property: "", from: "", to: "", reg: false }),
     fromNodeRed: (p) => {
       if (!Array.isArray(p.rules)) {
         // Node-RED 0.x single-rule change nodes: action/property/from/to/reg.

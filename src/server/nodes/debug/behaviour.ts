@@ -115,7 +115,8 @@ export const debugBehaviour = defineBehaviour(debugNode, (ctx, c) => {
       }
       const show = (value: unknown) => {
         if (c.active && c.to_sidebar) {
-          ctx.debug({ property: outputExpression ? "jsonata" : c.property, msg: preview(value), format: formatOf(value), ...(typeof msg.topic === "string" && msg.topic ? { topic: msg.topic.slice(0, 200) } : {}) });
+          // Node-RED sends no property for a JSONata output (its sidebar labels it "msg"): "" here.
+          ctx.debug({ property: outputExpression ? "" : c.property, msg: preview(value), format: formatOf(value), ...(typeof msg.topic === "string" && msg.topic ? { topic: msg.topic.slice(0, 200) } : {}) });
         }
       };
       if (!outputExpression && !statusExpression) {

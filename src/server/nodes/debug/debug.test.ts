@@ -69,7 +69,7 @@ describe("debug: behaviour (after Node-RED's 21-debug_spec)", () => {
     h.send("j2", { payload: [1, 2, 3] });
     h.send("j3", { payload: 1 });
     await settle(100);
-    expect(h.debug.filter((d) => d.nodeId === "j1").map((d) => [d.property, d.msg])).toEqual([["jsonata", "<hi>"]]);
+    expect(h.debug.filter((d) => d.nodeId === "j1").map((d) => [d.property, d.msg])).toEqual([["", "<hi>"]]);
     expect(h.statuses.find((s) => s.nodeId === "j1")?.status?.text).toBe("<hi>");
     expect(h.statuses.find((s) => s.nodeId === "j2")?.status?.text).toBe("3 items");
     expect(h.debug.filter((d) => d.nodeId === "j2").map((d) => d.msg)).toEqual([[1, 2, 3]]);

@@ -108,7 +108,9 @@ A message carrying a status this very node reported (from a status node watching
         to_console: p.console === true || p.console === "true",
         to_status: p.tostatus === true || p.tostatus === "true",
         status_type: statusType === undefined || statusType === "" ? "auto" : statusType,
-        status_property: typeof p.statusVal === "string" ? p.statusVal : "",
+        // Node-RED reads statusVal only for msg and JSONata: its editor fills it with the output
+        // (a property or, for a JSONata output, the expression) under auto, where it is unused.
+        status_property: typeof p.statusVal === "string" && (statusType === "msg" || statusType === "jsonata") ? p.statusVal : "",
       };
     },
   },

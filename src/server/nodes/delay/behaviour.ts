@@ -1,6 +1,7 @@
 import { defineBehaviour } from "../types";
 import type { Done, Message, Send } from "../../runtime/types";
-import { MAX_TIMER_MS, type DelayConfig, delayNode } from "./definition";
+import { longInterval, longTimeout, type LongTimer } from "../../runtime/long-timers";
+import { MAX_DELAY_MS, type DelayConfig, delayNode } from "./definition";
 
 const has = (msg: object, key: string) => Object.prototype.hasOwnProperty.call(msg, key);
 const TOO_MANY = "too many pending messages in delay node";
@@ -33,15 +34,15 @@ export const delayBehaviour = defineBehaviour(delayNode, (ctx, c) => {
   let rate = fixedRate;
   let pending: Pending[] = [];
   let buffer: Held[] = [];
-  let intervalId: NodeJS.Timeout | undefined;
+  let intervalId: LongTimer | undefined;
   let depthTimer: NodeJS.Timeout | undefined;
   let lastSent: number | undefined;
 
   const count = (n: number, shape: "dot" | "ring" = "dot") => ctx.status({ fill: "blue", shape, text: String(n) });
-  const clamp = (n: number) => Math.min(Math.max(0, n), MAX_TIMER_MS);
-  const every = (fn: () => void, ms: number) => setInterval(fn, clamp(ms) || 1);
+  const clamp = (n: number) => Math.min(Math.max(0, n), MAX_DELAY_MS);
+  const every = (fn: () => void, ms: number) => longInterval(fn, clamp(ms) || 1);
   const stopInterval = () => {
-    if (intervalId) clearInterval(intervalId);
+    if (intervalId) intervalId.clear();
     intervalId = undefined;
   };
   /** The queue depth as status, at most every 500 ms. */
@@ -61,17 +62,17 @@ export const delayBehaviour = defineBehaviour(delayNode, (ctx, c) => {
       send(msg);
       done();
     };
-    const timer = setTimeout(fire, clamp(wait));
+    const timer = longTimeout(fire, clamp(wait));
     const entry: Pending = {
       clear: () => {
-        clearTimeout(timer);
+        timer.clear();
         done();
       },
       trigger: () => {
-        clearTimeout(timer);
+        timer.clear();
         fire();
       },
-      cancel: () => clearTimeout(timer),
+      cancel: () => timer.clear(),
     };
     return entry;
   };

@@ -1,8 +1,13 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 
-/** setTimeout's longest wait (about 24.8 days); longer ones would fire at once. */
-export const MAX_TIMER_MS = 2_147_483_647;
+/**
+ * The longest delay or rate period: 366 days (a rate of one message a year). Past setTimeout's
+ * 24.8 days the node chains timers (runtime/long-timers.ts); Node-RED has no limit, but its
+ * timers past 24.8 days fire after 1 ms.
+ */
+export const MAX_DELAY_MS = 366 * 86_400_000;
+const maxMs = (what: string) => z.number().int().min(0).max(MAX_DELAY_MS, `${what} must be at most 366 days`);
 
 export const delayConfig = z.object({
   mode: z.enum(["delay", "variable", "random", "rate", "rate_each_topic", "rate_all_topics"]).default("delay").meta({
@@ -11,11 +16,11 @@ export const delayConfig = z.object({
       "delay: a fixed delay; variable: msg.delay (ms) overrides it; random: between two values; rate: at most Rate messages per period; " +
       "rate_each_topic / rate_all_topics: per msg.topic, keeping only the newest message of each topic, and each period releasing the next topic's (each) or every topic's (all)",
   }),
-  delay_ms: z.number().int().min(0).max(MAX_TIMER_MS).default(5000).meta({ title: "Delay (ms)", description: "How long each message waits (delay and variable modes)" }),
-  random_min_ms: z.number().int().min(0).max(MAX_TIMER_MS).default(1000).meta({ title: "Random delay from (ms)" }),
-  random_max_ms: z.number().int().min(0).max(MAX_TIMER_MS).default(5000).meta({ title: "Random delay to (ms)" }),
+  delay_ms: maxMs("the delay").default(5000).meta({ title: "Delay (ms)", description: "How long each message waits (delay and variable modes)" }),
+  random_min_ms: maxMs("the delay").default(1000).meta({ title: "Random delay from (ms)" }),
+  random_max_ms: maxMs("the delay").default(5000).meta({ title: "Random delay to (ms)" }),
   rate: z.number().positive().max(100_000).default(1).meta({ title: "Rate (messages)", description: "How many messages per period pass (rate modes)" }),
-  rate_period_ms: z.number().int().min(1).max(MAX_TIMER_MS).default(1000).meta({ title: "Per period (ms)" }),
+  rate_period_ms: maxMs("the period").min(1).default(1000).meta({ title: "Per period (ms)" }),
   drop: z.boolean().default(false).meta({
     title: "Drop intermediate messages",
     description: "Rate mode: a message arriving too early is dropped (or sent to the second output) instead of queued",
@@ -82,7 +87,7 @@ A message holding only \`flush\` is a command and is not sent itself; with other
 ### Differences from Node-RED
 
 - A node holds at most *Most messages held* (default 10,000): a rate-limit queue past it is cleared with the error "too many pending messages in delay node" (Node-RED does this only when its \`nodeMessageBufferMaxLength\` setting is set), and a delay refuses further messages with that error. Memory is shared in a multi-tenant runtime.
-- Delays are whole milliseconds, at most about 24.8 days.`,
+- Delays and rate periods are whole milliseconds, at most 366 days (a rate of one message a year). Node-RED has no limit, but its timers past 24.8 days (2^31 ms) fire after 1 ms; ours wait as configured.`,
   inputs: 1,
   outputs: { value_of: "outputs" },
   configSchema: delayConfig,

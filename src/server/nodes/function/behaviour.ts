@@ -1,7 +1,8 @@
 import { functionNode } from "./definition";
 import { defineBehaviour } from "../types";
 import { DONE_LATER, type Done, type Message, type NodeContext, type Send, type SendValue } from "../../runtime/types";
-import { SandboxError, type SandboxResult } from "../../runtime/sandbox/function-sandbox";
+import { randomBytes } from "node:crypto";
+import { SandboxError, type LinkAnswer, type SandboxResult } from "../../runtime/sandbox/function-sandbox";
 import { FunctionTimers } from "./timers";
 import { ContextScope, contextJson } from "../../runtime/context/context-scope";
 import type { SharedContextStore } from "../../runtime/types";
@@ -178,13 +179,15 @@ export const functionBehaviour = defineBehaviour(functionNode, async (ctx, c) =>
     }
   };
 
-  const timers: FunctionTimers = new FunctionTimers(ctx, async (id) => {
+  /** What a call outside an input (a timer, a link call's answer) did, or its failure (Node-RED's node.error(err, {})). */
+  const later = async (call: () => Promise<SandboxResult>) => {
     try {
-      const result = await sandbox.fire(id);
+      const result = await call();
       if (closed) return;
       emit(ctx, result, ctx.send, timers);
       applyDones(result);
       applyStart(result);
+      startLinkCalls(result);
     } catch (err) {
       if (closed) return;
       if (!(err instanceof SandboxError)) {
@@ -195,11 +198,49 @@ export const functionBehaviour = defineBehaviour(functionNode, async (ctx, c) =>
         emit(ctx, err.result, ctx.send, timers);
         applyDones(err.result);
         applyStart(err.result);
+        startLinkCalls(err.result);
       }
       // Node-RED's timer wrapper: node.error(err, {}), which the catch nodes get.
       ctx.log.error(err.message, { _msgid: ctx.newMessageId() });
     }
-  });
+  };
+  const timers: FunctionTimers = new FunctionTimers(ctx, (id) => later(() => sandbox.fire(id)));
+
+  /**
+   * node.linkcall() (Node-RED 5.0): as a link-call node, the message goes to the link-in with
+   * {id, node} pushed on msg._linkSource, and the link-out in return mode that answers it (by event
+   * id) settles the code's promise; so do the timeout ("timeout") and a target not found.
+   */
+  const linkCalls = new Map<string, { id: number; timer: NodeJS.Timeout; end: () => void }>();
+  const answerLink = (eventId: string, answer: LinkAnswer): boolean => {
+    const entry = linkCalls.get(eventId);
+    if (!entry) return false;
+    linkCalls.delete(eventId);
+    clearTimeout(entry.timer);
+    entry.end();
+    if (!closed) void later(() => sandbox.linkReturn(entry.id, answer));
+    return true;
+  };
+  const textOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+  function startLinkCalls(result: SandboxResult | undefined) {
+    for (const call of result?.linkCalls ?? []) {
+      if (closed) return;
+      const msg = asMessage(ctx, call.msg);
+      const stack = Array.isArray(msg._linkSource) ? msg._linkSource : (msg._linkSource = []);
+      const eventId = randomBytes(14).toString("hex");
+      const entry: { id: number; timer: NodeJS.Timeout; end: () => void } = { id: call.id, timer: setTimeout(() => answerLink(eventId, { error: "timeout" }), call.timeoutMs), end: () => undefined };
+      linkCalls.set(eventId, entry);
+      (stack as unknown[]).push({ id: eventId, node: ctx.node.id });
+      try {
+        const handle = ctx.links.call(call.target, msg, { byName: true });
+        if (linkCalls.get(eventId) === entry) entry.end = handle.end;
+        else handle.end();
+        handle.delivered?.catch((err: unknown) => answerLink(eventId, { error: textOf(err) }));
+      } catch (err) {
+        answerLink(eventId, { error: textOf(err) });
+      }
+    }
+  }
 
   async function handle(msg: Message, send: Send, done: Done): Promise<void | typeof DONE_LATER> {
     const current: Pending & { run?: string } = { msg, done, finished: false };
@@ -209,6 +250,7 @@ export const functionBehaviour = defineBehaviour(functionNode, async (ctx, c) =>
       emit(ctx, result, send, timers);
       applyDones(result, current);
       applyStart(result);
+      startLinkCalls(result);
       if (current.finished) return DONE_LATER;
       if (doneByCode || result.runPending) {
         if (result.run) {
@@ -225,6 +267,7 @@ export const functionBehaviour = defineBehaviour(functionNode, async (ctx, c) =>
         emit(ctx, err.result, send, timers);
         current.run = err.result.run;
         applyDones(err.result, current);
+        startLinkCalls(err.result);
       }
       if (current.finished) return DONE_LATER;
       // Node-RED sets msg.error to the Error the code threw (a catch node shows it as msg._error).
@@ -236,6 +279,7 @@ export const functionBehaviour = defineBehaviour(functionNode, async (ctx, c) =>
 
   // Timers set by `initialize` are armed now and run once the flow has started.
   emit(ctx, sandbox.initResult, ctx.send, timers);
+  startLinkCalls(sandbox.initResult);
   if (sandbox.initResult.initPending) start = "pending";
   else if (sandbox.initResult.initSettled?.error !== undefined) {
     start = "failed";
@@ -258,12 +302,21 @@ export const functionBehaviour = defineBehaviour(functionNode, async (ctx, c) =>
     start() {
       timers.start();
     },
+    linkReturn(eventId, msg) {
+      if (Array.isArray(msg._linkSource) && msg._linkSource.length === 0) delete msg._linkSource;
+      answerLink(eventId, { msg: msg as Record<string, unknown> });
+    },
     async close() {
       // Timers first (none runs from here on), then `finalize`, as Node-RED's close does in effect.
       closed = true;
       held = [];
       unfinished.clear();
       timers.close();
+      for (const entry of linkCalls.values()) {
+        clearTimeout(entry.timer);
+        entry.end();
+      }
+      linkCalls.clear();
       const result = await sandbox.close();
       if (result) emit(ctx, result, () => undefined);
     },

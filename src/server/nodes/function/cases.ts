@@ -252,4 +252,60 @@ export const cases: DiffCase[] = [
     expect: 1,
     compare: ["payload"],
   },
+  // node.linkcall (Node-RED 5.0): a link-in called from the code, answered by a link-out in return mode.
+  ...linkcallCases(),
 ];
+
+function linkcallCases(): DiffCase[] {
+  const linkIn = (id: string, name: string, wires: string[][]) => ({ id, type: "link in", name, links: [], wires });
+  const ret = (id: string) => ({ id, type: "link out", name: "", mode: "return", links: [], wires: [] });
+  const set = (id: string, p: string, to: string, wires: string[][]) => ({ id, type: "change", name: "", rules: [{ t: "set", p, pt: "msg", to, tot: "str" }], wires });
+  const subroutine = [linkIn("li", "subroutine-1", [["chg"]]), set("chg", "payload", "Hello, from subroutine-1", [["lo"]]), ret("lo")];
+  const catchAll = { id: "ct", type: "catch", name: "", scope: null, uncaught: false, wires: [["caught"]] };
+  return [
+    {
+      name: "node.linkcall by the link-in's name resolves to the link-out's answer",
+      nodes: [fn("const m = await node.linkcall('subroutine-1', msg, { timeout: 1000 });\nreturn m;"), ...subroutine],
+      send: [{ msg: { payload: 1, topic: "t" } }],
+      expect: 1,
+    },
+    {
+      name: "node.linkcall by the link-in's id; the caller's msg is not changed",
+      nodes: [fn("const m = await node.linkcall('li', msg);\nmsg.answer = m.payload;\nreturn msg;"), ...subroutine],
+      send: [{ msg: { payload: 2 } }],
+      expect: 1,
+    },
+    {
+      name: "node.linkcall: the answers of several calls in one run",
+      nodes: [fn("const a = await node.linkcall('subroutine-1', { payload: 'a' });\nconst b = await node.linkcall('subroutine-1', { payload: 'b' });\nreturn { payload: [a.payload, b.payload] };"), ...subroutine],
+      send: [{ msg: { payload: 3 } }],
+      expect: 1,
+    },
+    {
+      name: "node.linkcall to a target that does not exist rejects, and the code can catch it",
+      nodes: [fn("try { await node.linkcall('nowhere', msg); } catch (e) { msg.payload = e.message; }\nreturn msg;")],
+      send: [{ msg: { payload: 4 } }],
+      expect: 1,
+    },
+    {
+      name: "node.linkcall that is never answered rejects with timeout",
+      nodes: [fn("try { await node.linkcall('slow', msg, { timeout: 200 }); } catch (e) { msg.payload = e.message; }\nreturn msg;"), linkIn("slow", "slow", [[]])],
+      send: [{ msg: { payload: 5 } }],
+      expect: 1,
+      settleMs: 500,
+    },
+    {
+      name: "node.linkcall with a target that is not a string rejects",
+      nodes: [fn("try { await node.linkcall(42, msg); } catch (e) { msg.payload = e.message; }\nreturn msg;")],
+      send: [{ msg: { payload: 6 } }],
+      expect: 1,
+    },
+    {
+      name: "node.linkcall rejected and not caught reaches the catch nodes",
+      nodes: [fn("await node.linkcall('nowhere', msg);\nreturn msg;"), catchAll],
+      send: [{ msg: { payload: 7 } }],
+      expect: 1,
+      ...STACK,
+    },
+  ];
+}

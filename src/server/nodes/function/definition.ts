@@ -1,13 +1,22 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { MAX_OUTPUT_PORTS } from "../../../shared/flow-graph";
+
+/**
+ * The longest function code (each of On message, On start, On stop): 1,000,000 characters. Real
+ * flows hold functions past 100,000 (a bundled library pasted in); the whole flow still fits the
+ * flows' 5 MiB body limit, and the sandbox's time and memory limits bound what the code does.
+ */
+export const MAX_CODE_CHARS = 1_000_000;
+const TOO_LONG = "must be at most 1,000,000 characters";
 
 export const functionConfig = z.object({
-  code: z.string().max(100_000, "must be at most 100,000 characters").default("return msg;").meta({ title: "On message", description: "JavaScript run for each message: return msg, an array for several outputs, or null" }),
-  outputs: z.number().int().min(0).max(10).default(1).meta({ title: "Outputs", description: "How many output ports the node has (0-10)" }),
+  code: z.string().max(MAX_CODE_CHARS, TOO_LONG).default("return msg;").meta({ title: "On message", description: "JavaScript run for each message: return msg, an array for several outputs, or null" }),
+  outputs: z.number().int().min(0).max(MAX_OUTPUT_PORTS).default(1).meta({ title: "Outputs", description: `How many output ports the node has (0-${MAX_OUTPUT_PORTS})` }),
   /** Per-call time limit. */
   timeout_ms: z.number().int().min(1).max(10_000).default(1000).meta({ title: "Time limit (ms)", description: "Longest a single run may take before it is stopped with an error" }),
-  initialize: z.string().max(100_000).default("").meta({ title: "On start", description: "JavaScript run once when the flow starts" }),
-  finalize: z.string().max(100_000).default("").meta({ title: "On stop", description: "JavaScript run once when the flow stops or is redeployed" }),
+  initialize: z.string().max(MAX_CODE_CHARS, TOO_LONG).default("").meta({ title: "On start", description: "JavaScript run once when the flow starts" }),
+  finalize: z.string().max(MAX_CODE_CHARS, TOO_LONG).default("").meta({ title: "On stop", description: "JavaScript run once when the flow stops or is redeployed" }),
 });
 
 export const functionNode = defineNode({
@@ -47,6 +56,7 @@ In the code:
 - Flow and global context are **durable**: a value written while a message is handled is stored before any message this handling sends is delivered, so it survives a redeploy, a restart and a failover. The editor's *Context* tab and the REST API (\`/flows/{id}/context\`, \`/context/global\`) show and change them. An organization's context holds at most CONTEXT_MAX_BYTES (10 MiB by default); past it \`set\` throws \`context is full\`.
 - \`env.get(NAME)\`: a variable of the flow or the organization (secrets read as undefined).
 - \`setTimeout\`, \`setInterval\` and their clear functions (up to 1,000 at once).
+- \`await node.linkcall(target, msg, {timeout})\` (Node-RED 5.0): calls a *link in* node (its id, or its name: in this flow first, then in the organization's) with a copy of \`msg\`, as a *link call* node does, and resolves to the message its *link out* in return mode sends back; it rejects with \`timeout\` after \`timeout\` ms (default 5000), when the target is not found, and past 1,000 calls waiting at once.
 
 ### Differences from Node-RED
 
@@ -56,6 +66,8 @@ In the code:
 - At most 10,000 messages wait for *On start*'s promise (later ones are dropped, with a warning, until it settles), and at most 10,000 messages wait for their \`node.done()\` (past it the oldest is never finished, as a message whose \`node.done()\` is never called).
 - A due timer callback waits while the flow is busy, so code that sends in batches is paced by the flow. Timers are cleared on redeploy or stop, and lost, like the node's context, if its sandbox restarts after a time or memory error.`,
   inputs: 1,
+  // node.linkcall: a link-out in return mode answers the function node as it answers a link call.
+  roles: { linkCall: true },
   outputs: { value_of: "outputs" },
   configSchema: functionConfig,
   form: { code: { widget: "code", language: "javascript" }, initialize: { widget: "code", language: "javascript" }, finalize: { widget: "code", language: "javascript" } },

@@ -65,13 +65,36 @@ response headers: delete it or set it to \`{}\` first.
   (\`\${SECRET}\` references), never a secret's value.
 `;
 
+/** An HTTP header name: RFC 9110's token. */
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
+
+/**
+ * Node-RED's header rows as name → value: `keyType` "other" names the header in `keyValue`, any
+ * other keyType but "msg" is the header's name itself (the editor's presets: "Content-Type", …);
+ * `valueType` likewise ("other": `valueValue`, else the preset value itself). Rows with an empty
+ * name are skipped, as Node-RED skips them at run time (a new row's blank defaults). Rows whose
+ * name or value is read from the message ("msg") are not carried over.
+ */
+export function headersFromNodeRed(rows: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const row of Array.isArray(rows) ? (rows as Array<Record<string, unknown>>) : []) {
+    if (row === null || typeof row !== "object" || row.keyType === "msg" || row.valueType === "msg") continue;
+    const keyType = typeof row.keyType === "string" ? row.keyType : "other";
+    const name = (keyType === "other" ? String(row.keyValue ?? "") : keyType).trim();
+    if (name === "") continue;
+    const valueType = typeof row.valueType === "string" ? row.valueType : "other";
+    out[name] = valueType === "other" ? String(row.valueValue ?? "") : valueType;
+  }
+  return out;
+}
+
 export const httpRequestConfig = z.object({
   /** "use": take msg.method. */
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "use"]).default("GET").meta({ title: "Method", description: "\"use\": take msg.method" }),
   /** Empty: take msg.url. Mustache placeholders are filled from the message. */
   url: z.string().max(4096).default("").meta({ title: "URL", description: "Empty: msg.url. {{{topic}}} takes a message property; ${NAME} a variable or secret" }),
   headers: z
-    .record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "must be a header name"), z.string().max(4096))
+    .record(z.string().regex(HEADER_NAME, "must be a header name (letters, digits and !#$%&'*+-.^_`|~)"), z.string().max(4096))
     .default({})
     .meta({ title: "Headers", description: "Values may hold ${NAME}: a variable or a secret" }),
   return: z.enum(["txt", "obj", "bin"]).default("txt").meta({ title: "Return", description: "txt: a UTF-8 string, obj: parsed JSON, bin: a buffer" }),
@@ -114,6 +137,8 @@ export const httpRequestNode = defineNode({
       url: c.url,
       persist: false,
       senderr: false,
+      // Node-RED 3.1's lenient HTTP parser: never ours (an import with it on says it is not carried over).
+      insecureHTTPParser: false,
       headers: Object.entries(c.headers).map(([k, v]) => ({ keyType: "other", keyValue: k, valueType: "other", valueValue: v })),
       authType: c.auth_type === "none" ? "" : c.auth_type,
       tls: c.tls,
@@ -126,11 +151,7 @@ export const httpRequestNode = defineNode({
       method: String(p.method ?? "GET").toUpperCase() === "USE" ? "use" : String(p.method ?? "GET").toUpperCase(),
       url: String(p.url ?? ""),
       return: ["txt", "obj", "bin"].includes(String(p.ret)) ? p.ret : "txt",
-      headers: Object.fromEntries(
-        (Array.isArray(p.headers) ? p.headers : [])
-          .filter((h: Record<string, unknown>) => typeof h.keyValue === "string")
-          .map((h: Record<string, unknown>) => [String(h.keyValue), String(h.valueValue ?? "")]),
-      ),
+      headers: headersFromNodeRed(p.headers),
       ...authFromNodeRed(p),
       // Node-RED's configuration node ids, mapped as the import maps the configuration nodes themselves.
       tls: typeof p.tls === "string" ? (configNodeIdFromNodeRed(p.tls) ?? "") : "",

@@ -53,7 +53,7 @@ describe("Node-RED mapping", () => {
     expect(roundTrip("link-call", { links: "x" }).config).toEqual({ link_type: "static", links: ["x"], timeout_seconds: 30 });
   });
 
-  it.each(["status", "catch"])("a %s node scoped to its group (no groups here yet) does not pass the schema: the import keeps it as an unknown node", (type) => {
+  it.each(["status", "catch"])("a %s node scope \"group\" is not a value of the schema: the import makes it the group's nodes (expandGroupScopes)", (type) => {
     const definition = registry.get(type)!;
     expect(definition.configSchema.safeParse(definition.nodeRed!.fromNodeRed({ scope: "group" })).success).toBe(false);
   });

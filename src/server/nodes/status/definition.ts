@@ -35,7 +35,11 @@ None: a message starts each time a node in its scope reports a status.
 
 This node does not produce a \`payload\`.
 
-By default the node reports the status of every node of the flow. It can be set to report the status of selected nodes only; a node this status node is wired to is left out (so that the simplest loop cannot form). A cleared status arrives as \`status\` with only its \`source\`.`,
+By default the node reports the status of every node of the flow. It can be set to report the status of selected nodes only; a node this status node is wired to is left out (so that the simplest loop cannot form). A cleared status arrives as \`status\` with only its \`source\`.
+
+### Differences from Node-RED
+
+A Node-RED flow whose status node's scope is *group* imports with that scope as the list of the group's nodes (and of the groups inside it) at import; nodes added to the group later are not in it. In no group, *group* covers the whole flow, as in Node-RED.`,
   inputs: 0,
   outputs: 1,
   configSchema: statusConfig,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { MAX_OUTPUT_PORTS, MAX_VALUE_CHARS } from "../../../shared/flow-graph";
 import { checkOperand, operandTypeSchema, OPERAND_TYPE_TITLES, type OperandType } from "../../runtime/operands";
 import { safeRegexProblem } from "../../runtime/regex";
 
@@ -14,7 +15,7 @@ const valueType = (types: readonly string[], fallback: string) =>
     .enum(types as [string, ...string[]])
     .default(fallback)
     .meta({ title: "Value type", description: `How the value is read: ${types.map((t) => (t === "prev" ? "previous value" : OPERAND_TYPE_TITLES[t as OperandType])).join(", ")}` });
-const value = (title = "Value") => z.string().max(65536).default("").meta({ title });
+const value = (title = "Value") => z.string().max(MAX_VALUE_CHARS, "must be at most 1,000,000 characters").default("").meta({ title });
 /** Node-RED's names of the rules, shown in the editor's rule selector. */
 const RULE_TITLES: Record<string, string> = {
   eq: "==",
@@ -69,7 +70,7 @@ export const switchConfig = z
     property_type: operandTypeSchema(PROPERTY_TYPES, "Property type").default("msg"),
     rules: z
       .array(switchRule)
-      .max(32)
+      .max(MAX_OUTPUT_PORTS, `a switch has at most ${MAX_OUTPUT_PORTS} rules`)
       .default([{ t: "eq", v: "", v_type: "str" }])
       .meta({ title: "Rules", description: "One output per rule" }),
     /** true: every matching rule's output gets the message; false: stop at the first match. */
@@ -114,7 +115,7 @@ When a message matches several rules, each output gets its own copy of it, so a 
 **Recreate message sequences**: with it on, the node holds each whole sequence and sends, on each output, the matching messages as a new sequence (\`msg.parts\` with new \`id\`, \`index\` and \`count\`). *tail* also holds the sequence, to know its count.
 
 ### Differences from Node-RED
-- Regular expressions use RE2 syntax (no backreferences or lookaround) so no pattern can stall the server; such patterns are refused when the flow is saved.
+- Regular expressions use RE2 syntax (no backreferences or lookaround) so no pattern can stall the server; such patterns are refused when the flow is saved. In JSONata expressions, a lookbehind \`(?<=…)\` at the start of a regex and a lookahead \`(?=…)\` at its end work (they are rewritten for RE2); other lookarounds are refused.
 - JSONata expressions run with the function node's time and memory limits (1 s, 32 MiB).
 - \`$moment()\` is bound as in Node-RED, but JSONata 2.2 reads only an object's own properties, so its methods (\`$moment().format()\`) cannot be called; use \`$now()\` and \`$fromMillis()\`.
 - A held sequence is bounded: at most 50,000 messages are held per node (as join, batch and sort); past that the node reports an error and drops them.`;

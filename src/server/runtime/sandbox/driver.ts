@@ -10,7 +10,7 @@
  * callbacks live in the factory's closure.
  *
  * Dispatcher ops (first argument):
- *   0 run(msgJson)  1 initialize  2 finalize  5 timer(idText)
+ *   0 run(msgJson)  1 initialize  2 finalize  5 timer(idText)  6 link return(answerJson)
  *                   → an envelope string, or "" when the code returned a promise; when "" or when
  *                     jobs are queued, the host drains the job queue, then calls
  *   3 settle()      → the envelope of the settled promise (throws its rejection), or of the plain
@@ -43,6 +43,12 @@
  * code that is still pending when its call ends is not dropped: if it settles during a later call (a
  * timer's), what it resolves to is sent then (like node.send) and a rejection is logged as an error.
  * Ids start above info.timerBase, so a re-created engine never reuses an id the host may still hold.
+ *
+ * node.linkcall(target, msg, {timeout}) (Node-RED 5.0): returns a promise and reports
+ * [id, target, msg, timeout ms] in the envelope ("lc"); the host calls the link-in and, when a
+ * link-out in return mode answers (or the timeout passes, or the target is not found), calls op 6
+ * with {"i": id, "m": msg} or {"i": id, "e": text}, which settles that promise. Link call ids use
+ * the timers' sequence (never reused, above info.timerBase); an unknown id settles nothing.
  */
 export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, infoJson, code, initCode, finCode) {
   "use strict";
@@ -56,6 +62,8 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   const arrayMap = Array.prototype.map;
   const promiseThen = Promise.prototype.then;
   const promiseResolve = Promise.resolve;
+  const promiseReject = Promise.reject;
+  const stringTrim = String.prototype.trim;
   const PromiseCtor = Promise;
   const MapCtor = Map;
   const mapGet = Map.prototype.get;
@@ -192,6 +200,29 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   const msgJsonOf = (value) => {
     try { return toJson(value); } catch (e) { return "{}"; }
   };
+  // node.linkcall: the promises wait here, the host makes the call (see the header).
+  const linkCalls = new MapCtor();
+  let liveLinks = 0;
+  let linksNew = [];
+  const linkcall = function linkcall(target, msg, options) {
+    if (typeof target !== "string" || apply(stringTrim, target, []) === "") {
+      return apply(promiseReject, PromiseCtor, [new ErrorCtor("Error link call target parameter is not valid, expected a string")]);
+    }
+    if (typeof msg !== "object" || msg === null) {
+      return apply(promiseReject, PromiseCtor, [new ErrorCtor("Error link call msg parameter is not valid, expected an object")]);
+    }
+    if (liveLinks >= maxTimers) {
+      return apply(promiseReject, PromiseCtor, [new ErrorCtor("node.linkcall: too many calls waiting for their answer (at most " + maxTimers + ")")]);
+    }
+    const timeout = (options !== null && typeof options === "object" && options.timeout) || 5000;
+    const id = nextTimerId++;
+    const json = msgJsonOf(msg);
+    return new PromiseCtor((resolve, reject) => {
+      apply(mapSet, linkCalls, [id, { resolve, reject }]);
+      liveLinks++;
+      push(linksNew, "[" + id + "," + stringify(target) + "," + json + "," + toJson(+timeout || 5000) + "]");
+    });
+  };
   const nodeApi = {
     send(value) {
       if (value !== null && value !== undefined) push(sent, toJson(value));
@@ -227,6 +258,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     trace: nodeApi.trace,
     error: nodeApi.error,
     on: nodeApi.on,
+    linkcall,
     done(err) {
       if (token === undefined) return;
       if (!err) {
@@ -360,6 +392,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       timersSet = [];
     }
     if (timersCleared.length > 0) timersCleared = [];
+    if (linksNew.length > 0) linksNew = [];
   };
 
   /** The run's msg as the code left it: after an error, and after every run when a complete node watches. */
@@ -372,6 +405,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     (errors.length === 0 ? "" : ',"e":[' + join(errors) + "]") +
     (dones.length === 0 ? "" : ',"d":[' + join(dones) + "]") +
     (lates.length === 0 ? "" : ',"ls":[' + join(lates) + "]") +
+    (linksNew.length === 0 ? "" : ',"lc":[' + join(linksNew) + "]") +
     (runPending ? ',"rp":1' : "") +
     finalMsgJson(failed === true) +
     (initState === null ? "" : initJson()) + "}";
@@ -457,7 +491,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
           state.late = true;
           if (state.token !== undefined) runPending = true;
         }
-        if (liveTimers === 0) {
+        if (liveTimers === 0 && liveLinks === 0) {
           log("warn", ["the function returned a promise that had not settled when its call ended, and no timer is set that could settle it"]);
         }
         return envelope("null");
@@ -487,6 +521,17 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       }
       callNode = timer.self;
       return finish(apply(timer.fn, timer.self, timer.args), false);
+    }
+    if (op === 6) {
+      const answer = parse(msgJson);
+      const call = apply(mapGet, linkCalls, [answer.i]);
+      if (call !== undefined) {
+        apply(mapDelete, linkCalls, [answer.i]);
+        liveLinks--;
+        if (answer.e !== undefined) call.reject(new ErrorCtor(answer.e));
+        else call.resolve(answer.m);
+      }
+      return finish(undefined, false);
     }
     if (op === 1) {
       // Node-RED runs On Start in an async function: what it throws is a rejection (reported, and

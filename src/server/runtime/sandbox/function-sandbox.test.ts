@@ -1005,3 +1005,36 @@ describe("capacity: how many sandboxes may live at once", () => {
     }
   });
 });
+
+describe("function sandbox: node.linkcall", () => {
+  it("reports the call (id, target, msg, timeout); linkReturn settles the run's promise with the answer or an Error", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("try { const m = await node.linkcall('sub', { payload: msg.payload }, { timeout: 250 }); return { payload: ['answer', m.payload] }; } catch (e) { return { payload: ['error', e.message, e instanceof Error] }; }"),
+    );
+    const first = await sandbox.run(msg("a"));
+    expect(first.runPending).toBe(true);
+    expect(first.linkCalls).toEqual([{ id: expect.any(Number), target: "sub", msg: { payload: "a" }, timeoutMs: 250 }]);
+    const answered = await sandbox.linkReturn(first.linkCalls![0]!.id, { msg: { payload: "A" } });
+    expect(answered.sent).toEqual([[[expect.objectContaining({ payload: ["answer", "A"] })]]]);
+    expect(answered.settled).toEqual([expect.objectContaining({ run: first.run })]);
+    // An unknown or already settled id settles nothing.
+    expect((await sandbox.linkReturn(first.linkCalls![0]!.id, { msg: {} })).sent).toEqual([]);
+    const second = await sandbox.run(msg("b"));
+    const failed = await sandbox.linkReturn(second.linkCalls![0]!.id, { error: "timeout" });
+    expect(failed.sent).toEqual([[[expect.objectContaining({ payload: ["error", "timeout", true] })]]]);
+    await sandbox.close();
+  });
+
+  it("rejects a target that is not a string, and more than 1,000 calls waiting at once", async () => {
+    const sandbox = await createFunctionSandbox(
+      options(`if (msg.payload === 'bad') { try { await node.linkcall('', msg); } catch (e) { return { payload: e.message }; } }
+               const all = []; for (let i = 0; i < 1001; i++) all.push(node.linkcall('t', {}).catch((e) => e.message));
+               return { payload: await all[1000] };`),
+    );
+    expect((await sandbox.run(msg("bad"))).outputs[0]).toEqual([expect.objectContaining({ payload: "Error link call target parameter is not valid, expected a string" })]);
+    const many = await sandbox.run(msg("many"));
+    expect(many.linkCalls).toHaveLength(1000);
+    expect(many.outputs[0]).toEqual([expect.objectContaining({ payload: "node.linkcall: too many calls waiting for their answer (at most 1000)" })]);
+    await sandbox.close();
+  });
+});

@@ -36,6 +36,7 @@ export {
   SandboxError,
   type FunctionSandbox,
   type FunctionSandboxOptions,
+  type LinkAnswer,
   type SandboxErrorKind,
   type SandboxPoolDiagnostics,
   type SandboxResult,

@@ -25,6 +25,7 @@ import {
   withCarried,
   type FunctionSandbox,
   type FunctionSandboxOptions,
+  type LinkAnswer,
   type GlobalAnswer,
   type GlobalCall,
   type SandboxFlowContext,
@@ -216,7 +217,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
   }
 
   /** Adds to a request what the worker's flow copy must know first: host writes, and its budget. */
-  private synced<R extends WorkerRequest & { t: "create" | "run" | "timer" | "close" }>(request: R): R {
+  private synced<R extends WorkerRequest & { t: "create" | "run" | "timer" | "link" | "close" }>(request: R): R {
     const writes = this.flow.takeHostWrites();
     if (writes) {
       request.fw = writes;
@@ -302,6 +303,11 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     return this.call((worker) => this.synced({ t: "timer", id: worker.newId(), sid: this.sid, timer: id }));
   }
 
+  linkReturn(id: number, answer: LinkAnswer): Promise<SandboxResult> {
+    if (this.closed) return Promise.reject(new SandboxError("runtime", "the sandbox is closed"));
+    return this.call((worker) => this.synced({ t: "link", id: worker.newId(), sid: this.sid, link: id, answer }));
+  }
+
   private async call(request: (worker: PoolWorker) => WorkerRequest): Promise<SandboxResult> {
     for (let attempt = 0; ; attempt++) {
       const worker = await this.ensureWorker();
@@ -321,7 +327,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
         throw error;
       }
       const result = reply.value!;
-      if (result.timers) this.maxTimerId = Math.max(this.maxTimerId, maxTimerIdOf(result));
+      if (result.timers || result.linkCalls) this.maxTimerId = Math.max(this.maxTimerId, maxTimerIdOf(result));
       if (this.carried) {
         withCarried(result, this.carried);
         this.carried = undefined;

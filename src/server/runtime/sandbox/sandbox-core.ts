@@ -45,6 +45,7 @@ import {
   withCarried,
   type FunctionSandboxOptions,
   type GlobalCall,
+  type LinkAnswer,
   type SandboxResult,
   type TimerChanges,
 } from "./sandbox-types";
@@ -257,6 +258,7 @@ interface Envelope {
   is?: unknown;
   rp?: unknown;
   ls?: unknown;
+  lc?: unknown;
 }
 
 /** The msg of a node.error/node.done entry, or the final msg: an object (anything else reads as {}). */
@@ -357,6 +359,15 @@ function decodeEnvelope(text: string, outputs: number, msgid: string, withReturn
     const timers = decodeTimers(envelope);
     if (timers) result.timers = timers;
   }
+  if (Array.isArray(envelope.lc)) {
+    const calls: NonNullable<SandboxResult["linkCalls"]> = [];
+    for (const entry of envelope.lc) {
+      if (Array.isArray(entry) && isTimerId(entry[0]) && typeof entry[1] === "string" && typeof entry[3] === "number") {
+        calls.push({ id: entry[0], target: entry[1], msg: msgOf(entry[2]), timeoutMs: entry[3] });
+      }
+    }
+    if (calls.length > 0) result.linkCalls = calls;
+  }
   if (envelope.ri !== undefined || envelope.e !== undefined || envelope.d !== undefined || envelope.m !== undefined || envelope.ip !== undefined || envelope.is !== undefined || envelope.rp !== undefined || envelope.ls !== undefined) {
     decodeMessageApi(envelope, result);
     for (const error of result.errors ?? []) error.after = keptBefore[Math.min(Math.max(0, error.after), keptBefore.length - 1)]!;
@@ -390,6 +401,7 @@ const OP_FINALIZE = 2;
 const OP_SETTLE = 3;
 const OP_PARTIAL = 4;
 const OP_TIMER = 5;
+const OP_LINK = 6;
 
 interface DumpedError {
   name: string;
@@ -488,7 +500,7 @@ class Engine {
         throw this.classify(error);
       }
       this.dispatch = result.value;
-      for (let op = OP_RUN; op <= OP_TIMER; op++) this.opHandles.push(vm.newNumber(op));
+      for (let op = OP_RUN; op <= OP_LINK; op++) this.opHandles.push(vm.newNumber(op));
     } catch (err) {
       faulted = !(err instanceof SandboxError);
       throw err;
@@ -785,6 +797,11 @@ export class CoreSandbox {
     return this.call(OP_TIMER, String(id), undefined);
   }
 
+  /** Settles node.linkcall `id`'s promise with the answer (nothing if the engine does not hold it). */
+  linkReturn(id: number, answer: LinkAnswer): Promise<SandboxResult> {
+    return this.call(OP_LINK, JSON.stringify("error" in answer ? { i: id, e: answer.error } : { i: id, m: answer.msg }), undefined);
+  }
+
   private async call(op: number, arg: string, msgid: string | undefined): Promise<SandboxResult> {
     if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
     let engine = this.engine;
@@ -794,7 +811,7 @@ export class CoreSandbox {
     }
     try {
       const result = engine.call(op, arg, msgid);
-      if (result.timers) this.maxTimerId = Math.max(this.maxTimerId, maxTimerIdOf(result));
+      if (result.timers || result.linkCalls) this.maxTimerId = Math.max(this.maxTimerId, maxTimerIdOf(result));
       if (this.carried) {
         withCarried(result, this.carried);
         this.carried = undefined;

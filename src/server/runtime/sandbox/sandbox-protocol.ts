@@ -7,7 +7,7 @@
  * close() with `finalize`).
  */
 import type { MessagePort } from "node:worker_threads";
-import type { FunctionSandboxOptions, GlobalCall, SandboxErrorKind, SandboxResult } from "./sandbox-types";
+import type { FunctionSandboxOptions, GlobalCall, LinkAnswer, SandboxErrorKind, SandboxResult } from "./sandbox-types";
 
 /**
  * What the host tells the group's worker copy of the flow context with a request: writes made on
@@ -37,6 +37,8 @@ export type WorkerRequest =
   | ({ t: "run"; id: number; sid: number; msgJson: string; msgid: string; env?: Readonly<Record<string, unknown>> } & FlowSync)
   /** Runs the callback of timer `timer` of sandbox `sid`. */
   | ({ t: "timer"; id: number; sid: number; timer: number } & FlowSync)
+  /** Settles node.linkcall `link` of sandbox `sid` with `answer`. */
+  | ({ t: "link"; id: number; sid: number; link: number; answer: LinkAnswer } & FlowSync)
   | ({ t: "close"; id: number; sid: number } & FlowSync)
   /** No answer: the host holds no sandbox of the group on this worker any more. */
   | { t: "drop"; gid: number };

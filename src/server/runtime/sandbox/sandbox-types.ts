@@ -28,6 +28,12 @@ export interface SandboxResult {
    * Node-RED's text (`thrownError`: an Error, which Node-RED puts in msg.error), with the msg as the code left it.
    */
   settled?: Array<{ run: string; error?: string; thrownError: boolean; msg: Record<string, unknown> }>;
+  /**
+   * node.linkcall() calls made during the call (Node-RED 5.0): the host calls `target` (a link-in's
+   * id or name) with `msg` and answers each with linkReturn(id, …) when a link-out in return mode
+   * replies, when `timeoutMs` has passed, or when the target is not found.
+   */
+  linkCalls?: Array<{ id: number; target: string; msg: Record<string, unknown>; timeoutMs: number }>;
   /** The input msg as the code left it: after an error, and after every run with `finalMsg`. */
   msg?: Record<string, unknown>;
   /** `initialize` returned a promise that is still pending (messages wait for it, as in Node-RED). */
@@ -128,6 +134,9 @@ export interface SandboxGlobalContext {
 export type GlobalCall = { op: "get"; key: string } | { op: "set"; key: string; json: string | null } | { op: "keys" } | { op: "inc"; key: string; by: number };
 export type GlobalAnswer = { ok: true; v?: string } | { ok: false; e: string };
 
+/** What a node.linkcall() gets back: the reply, or why there is none ("timeout", not found). */
+export type LinkAnswer = { msg: Record<string, unknown> } | { error: string };
+
 export type SandboxErrorKind = "timeout" | "memory" | "syntax" | "runtime" | "capacity";
 
 export class SandboxError extends Error {
@@ -161,6 +170,12 @@ export interface FunctionSandbox {
    * runs nothing and comes back in `timers.clear`. Rejects with SandboxError like run().
    */
   fire(id: number): Promise<SandboxResult>;
+  /**
+   * Settles the promise of node.linkcall `id` (a result's `linkCalls`): with the reply msg, or
+   * rejected with an Error of `error`'s text. Serialized with run() and fire(), under the same time
+   * limit; an id the engine does not hold (a re-created engine) settles nothing.
+   */
+  linkReturn(id: number, answer: LinkAnswer): Promise<SandboxResult>;
   /** What `initialize` did (sends, status, logs) when the sandbox was created. */
   readonly initResult: SandboxResult;
   /**
@@ -198,8 +213,11 @@ export function withCarried(result: SandboxResult, carried: Pick<SandboxResult, 
 /** The highest timer id a result mentions (0 if none). */
 export function maxTimerIdOf(result: SandboxResult | undefined): number {
   const timers = result?.timers;
-  if (!timers) return 0;
-  let max = (timers.from ?? 1) - 1;
+  // node.linkcall ids come from the timers' sequence.
+  let max = 0;
+  for (const call of result?.linkCalls ?? []) if (call.id > max) max = call.id;
+  if (!timers) return max;
+  max = Math.max(max, (timers.from ?? 1) - 1);
   for (const [id] of timers.set ?? []) if (id > max) max = id;
   return max;
 }

@@ -85,7 +85,8 @@ async function handle(request: WorkerRequest): Promise<void> {
       return;
     }
     case "run":
-    case "timer": {
+    case "timer":
+    case "link": {
       const entry = sandboxes.get(request.sid);
       if (!entry) {
         send(failure(request.id, new SandboxError("runtime", "the sandbox is closed"), undefined));
@@ -94,7 +95,12 @@ async function handle(request: WorkerRequest): Promise<void> {
       syncFlow(entry.flow, request);
       try {
         if (request.t === "run" && request.env) entry.sandbox.setEnv(request.env);
-        const value = request.t === "run" ? await entry.sandbox.run(request.msgJson, request.msgid) : await entry.sandbox.fire(request.timer);
+        const value =
+          request.t === "run"
+            ? await entry.sandbox.run(request.msgJson, request.msgid)
+            : request.t === "timer"
+              ? await entry.sandbox.fire(request.timer)
+              : await entry.sandbox.linkReturn(request.link, request.answer);
         send({ t: "reply", id: request.id, ok: true, value, flow: entry.flow.takeWrites() });
       } catch (err) {
         send(failure(request.id, err, entry.flow));

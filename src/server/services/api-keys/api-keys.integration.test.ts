@@ -86,7 +86,7 @@ describe("API keys", () => {
     expect(shrunk.status).toBe(200);
     const principal = await authenticateApiKey(testApp.app, key.body.secret);
     expect(principal.role).toBe("viewer");
-    expect(principal.scopes).toEqual(["flows:read", "nodes:read", "org:read", "events:read"]);
+    expect(principal.scopes).toEqual(["flows:read", "nodes:read", "org:read", "events:read", "files:read"]);
     await request("PATCH", `${members}/${member.userId}`, { token: owner.accessToken, body: { role: "member" } });
     await request("DELETE", `${members}/${member.userId}`, { token: owner.accessToken });
     const dead = await request("GET", members, { headers: { "x-api-key": key.body.secret } });

@@ -41,7 +41,7 @@ function flowsJson(overrides: { servername?: string; credentials?: boolean } = {
       wires: [["3e4f5a6b.7c8d9e"]],
     },
     { id: "3e4f5a6b.7c8d9e", type: "debug", z: "f1a2b3c4.d5e6f7", name: "", active: true, tosidebar: true, console: false, tostatus: false, complete: "payload", targetType: "msg", x: 520, y: 80, wires: [] },
-    { id: "4f5a6b7c.8d9e0f", type: "mqtt in", z: "f1a2b3c4.d5e6f7", name: "", topic: "weather/#", qos: "2", datatype: "auto-detect", broker: "c3d4e5f6.a7b8c9", nl: false, rap: true, rh: 0, inputs: 0, x: 120, y: 160, wires: [["3e4f5a6b.7c8d9e"]] },
+    { id: "4f5a6b7c.8d9e0f", type: "serial in", z: "f1a2b3c4.d5e6f7", name: "", serial: "c3d4e5f6.a7b8c9", x: 120, y: 160, wires: [["3e4f5a6b.7c8d9e"]] },
     {
       id: "a1b2c3d4.e5f6a7",
       type: "tls-config",
@@ -58,7 +58,7 @@ function flowsJson(overrides: { servername?: string; credentials?: boolean } = {
       ...(overrides.credentials ? { credentials: { certdata: "-----BEGIN CERTIFICATE-----\nIMPORTED\n-----END CERTIFICATE-----" } } : {}),
     },
     { id: "b2c3d4e5.f6a7b8", type: "http proxy", name: "office proxy", url: "http://proxy.office.example.com:3128", noproxy: ["localhost", ".internal.example.com"] },
-    { id: "c3d4e5f6.a7b8c9", type: "mqtt-broker", name: "home broker", broker: "192.168.1.10", port: "1883", clientid: "", autoConnect: true, usetls: false, protocolVersion: "4", keepalive: "60", cleansession: true, birthTopic: "", closeTopic: "", willTopic: "" },
+    { id: "c3d4e5f6.a7b8c9", type: "serial-port", name: "home broker", serialport: "/dev/ttyUSB0", serialbaud: "57600", databits: "8", parity: "none", stopbits: "1" },
   ];
 }
 
@@ -74,7 +74,7 @@ describe("importing Node-RED configuration nodes", () => {
     // Its tls and proxy are carried now (insecureHTTPParser is not, as before).
     expect(byId["2d3e4f5a.6b7c8d"]).toMatchObject({ type: "http request" });
     expect(byId["2d3e4f5a.6b7c8d"].reason ?? "").not.toMatch(/tls|proxy/);
-    expect(byId["c3d4e5f6.a7b8c9"]).toMatchObject({ type: "mqtt-broker", support: "unsupported", reason: expect.stringMatching(/mqtt-broker is not available here; kept/) });
+    expect(byId["c3d4e5f6.a7b8c9"]).toMatchObject({ type: "serial-port", support: "unsupported", reason: expect.stringMatching(/serial-port is not available here; kept/) });
     expect(res.body.warnings.join("\n")).not.toMatch(/configuration nodes are not/);
     expect(await configNodes()).toEqual([]);
 
@@ -96,16 +96,16 @@ describe("importing Node-RED configuration nodes", () => {
     expect(tls).toMatchObject({ type: "tls-config", name: "weather api client cert", revision: 1, config: { servername: "api.weather.example.com", certname: "client.pem", verifyservercert: true } });
     expect(tls.credentials.certdata).toEqual({ set: false });
     expect(nodes.find((c) => c.id === ids.proxy)).toMatchObject({ type: "http-proxy", config: { url: "http://proxy.office.example.com:3128", noproxy: ["localhost", ".internal.example.com"] } });
-    expect(nodes.find((c) => c.id === ids.broker)).toMatchObject({ type: "unknown", config: { original_type: "mqtt-broker", properties: { broker: "192.168.1.10" } } });
+    expect(nodes.find((c) => c.id === ids.broker)).toMatchObject({ type: "unknown", config: { original_type: "serial-port", properties: { serialport: "/dev/ttyUSB0" } } });
     const edit = await request("PUT", `/config-nodes/${ids.broker}`, { token, body: { name: "edited" } });
     expect(edit.status).toBe(400);
-    expect(edit.body.error.message).toMatch(/mqtt-broker, a type not available here/);
+    expect(edit.body.error.message).toMatch(/serial-port, a type not available here/);
 
     const flow = res.body.flows[0];
     const req = flow.nodes.find((n: { type: string }) => n.type === "http-request");
     expect(req.config).toMatchObject({ tls: ids.tls, proxy: ids.proxy });
-    const mqtt = flow.nodes.find((n: { type: string }) => n.type === "unknown");
-    expect(mqtt.config.properties.broker).toBe(ids.broker);
+    const serial = flow.nodes.find((n: { type: string }) => n.type === "unknown");
+    expect(serial.config.properties.serial).toBe(ids.broker);
     expect((await request("GET", `/config-nodes/${ids.tls}`, { token })).body.config_node.used_by).toEqual([{ flow_id: flow.id, name: "Weather station", node_ids: [req.id], deployed_revision: null }]);
 
     // The user adds the PEM and the proxy password; the same file imported again changes nothing and keeps them.
@@ -140,10 +140,10 @@ describe("importing Node-RED configuration nodes", () => {
       { id: "a1b2c3d4-e5f6a7", type: "tls-config", name: "weather api client cert", cert: "", key: "", ca: "", certname: "client.pem", keyname: "client.key", caname: "", servername: "api.weather.example.com", verifyservercert: true, alpnprotocol: "" },
     ]);
     expect(byType("http proxy")).toEqual([{ id: "b2c3d4e5-f6a7b8", type: "http proxy", name: "office proxy", url: "http://proxy.office.example.com:3128", noproxy: ["localhost", ".internal.example.com"] }]);
-    expect(byType("mqtt-broker")[0]).toMatchObject({ id: "c3d4e5f6-a7b8c9", broker: "192.168.1.10", port: "1883" });
+    expect(byType("serial-port")[0]).toMatchObject({ id: "c3d4e5f6-a7b8c9", serialport: "/dev/ttyUSB0", serialbaud: "57600" });
     expect(byType("http request")[0]).toMatchObject({ tls: "a1b2c3d4-e5f6a7", proxy: "b2c3d4e5-f6a7b8" });
-    expect(byType("mqtt in")[0]).toMatchObject({ broker: "c3d4e5f6-a7b8c9" });
-    for (const c of [...byType("tls-config"), ...byType("http proxy"), ...byType("mqtt-broker")]) expect(c).not.toHaveProperty("z");
+    expect(byType("serial in")[0]).toMatchObject({ serial: "c3d4e5f6-a7b8c9" });
+    for (const c of [...byType("tls-config"), ...byType("http proxy"), ...byType("serial-port")]) expect(c).not.toHaveProperty("z");
 
     // Round trip: another organization imports the export whole, with the same ids.
     const other = await signUp(request);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { connectionSchema, flowNodeSchema, nodeInputSchema } from "../../../shared/flow-graph";
 import { groupSchema } from "../../../shared/subflows";
+import { NAME_MAX_CHARS, NAME_TOO_LONG } from "../../../shared/policy";
 
 export const flowStateSchema = z.enum(["not_deployed", "running", "stopped", "error"]);
 export const flowIdSchema = z.string().regex(/^flw_[\w-]{10,64}$/, "must be an id starting with flw_");
@@ -49,14 +50,14 @@ export const listFlowsInput = z
   .object({
     limit: z.coerce.number().int().min(1).max(200).optional(),
     cursor: z.string().max(200).optional(),
-    name: z.string().max(200).optional(),
+    name: z.string().max(NAME_MAX_CHARS).optional(),
     enabled: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
   })
   .optional();
 export const listFlowsOutput = z.object({ flows: z.array(flowListItem), next_cursor: z.string().nullable() });
 
 export const createFlowInput = z.object({
-  name: z.string().trim().min(1, "is required").max(200, "must be at most 200 characters"),
+  name: z.string().trim().min(1, "is required").max(NAME_MAX_CHARS, NAME_TOO_LONG),
   description: z.string().max(10_000).default(""),
   enabled: z.boolean().default(true),
   nodes: graphLimits.nodes.default([]),
@@ -67,7 +68,7 @@ export type CreateFlowInput = z.infer<typeof createFlowInput>;
 
 export const updateFlowInput = z.object({
   id: flowIdSchema,
-  name: z.string().trim().min(1, "is required").max(200, "must be at most 200 characters").optional(),
+  name: z.string().trim().min(1, "is required").max(NAME_MAX_CHARS, NAME_TOO_LONG).optional(),
   description: z.string().max(10_000).optional(),
   enabled: z.boolean().optional(),
   nodes: graphLimits.nodes.optional(),

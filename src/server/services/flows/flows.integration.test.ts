@@ -86,7 +86,7 @@ describe("flow validation", () => {
     ["inject", { repeat_seconds: 5, cron: "* * * * *" }, "cron"],
     ["inject", { cron: "every minute" }, "cron"],
     ["debug", { property: "pay load" }, "property"],
-    ["function", { outputs: 11 }, "outputs"],
+    ["function", { outputs: 257 }, "outputs"],
     ["function", { timeout_ms: 0 }, "timeout_ms"],
     ["change", { rules: [{ t: "shuffle", p: "payload" }] }, "rules[0].t"],
     ["change", { rules: [{ t: "set", p: "__proto__..x" }] }, "rules[0].p"],
@@ -446,13 +446,13 @@ describe("Node-RED interchange", () => {
     const change = flow.nodes.find((n: { type: string }) => n.type === "change");
     expect(change.config.rules.map((r: { t: string }) => r.t)).toEqual(["set", "change", "delete", "move"]);
     const unknown = flow.nodes.find((n: { type: string }) => n.type === "unknown");
-    expect(unknown).toMatchObject({ disabled: true, config: { original_type: "mqtt out" } });
-    expect(res.body.warnings.join("\n")).toMatch(/mqtt out.*not available/);
-    expect(res.body.warnings.join("\n")).toMatch(/configuration node c0c0c0c0c0c0c0c0: type mqtt-broker is not available here; kept/);
+    expect(unknown).toMatchObject({ disabled: true, config: { original_type: "serial out" } });
+    expect(res.body.warnings.join("\n")).toMatch(/serial out.*not available/);
+    expect(res.body.warnings.join("\n")).toMatch(/configuration node c0c0c0c0c0c0c0c0: type serial-port is not available here; kept/);
 
     const exported = (await request("GET", `/flows/${flow.id}/export`, { token: user.accessToken })).body;
-    const mqtt = exported.find((n: { type: string }) => n.type === "mqtt out");
-    expect(mqtt).toMatchObject({ id: unknown.id, broker: "c0c0c0c0c0c0c0c0", topic: "x" });
+    const serial = exported.find((n: { type: string }) => n.type === "serial out");
+    expect(serial).toMatchObject({ id: unknown.id, serial: "c0c0c0c0c0c0c0c0", topic: "x" });
     const swOut = exported.find((n: { type: string }) => n.type === "switch");
     expect(swOut.wires).toHaveLength(4);
     expect(swOut.rules[2]).toMatchObject({ t: "regex", v: "^warn", case: true });

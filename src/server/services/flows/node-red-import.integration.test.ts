@@ -130,12 +130,10 @@ describe("import: renamed ids", () => {
 });
 
 describe("import: not offered by design", () => {
-  it("keeps exec, file, file in, watch and listening tcp/udp as disabled unknown nodes whose warning says why", async () => {
+  it("keeps exec, watch and listening tcp/udp as disabled unknown nodes whose warning says why", async () => {
     const tab = uid("tab");
     const nodes = [
       { id: uid("x"), type: "exec", command: "ls" },
-      { id: uid("x"), type: "file", filename: "/tmp/a" },
-      { id: uid("x"), type: "file in", filename: "/etc/passwd" },
       { id: uid("x"), type: "watch", files: "/tmp" },
       { id: uid("x"), type: "tcp in", server: "server", port: "9000" },
       { id: uid("x"), type: "udp in", port: "9001" },
@@ -149,9 +147,37 @@ describe("import: not offered by design", () => {
       expect(ours).toMatchObject({ type: "unknown", disabled: true, config: { original_type: n.type } });
     }
     const warnings: string[] = res.body.warnings;
-    for (const n of nodes.slice(0, 6)) expect(warnings.find((w) => w.startsWith(`node ${n.id}:`))).toMatch(new RegExp(`type ${n.type} is not offered, by design, in a shared runtime`));
+    for (const n of nodes.slice(0, 4)) expect(warnings.find((w) => w.startsWith(`node ${n.id}:`))).toMatch(new RegExp(`type ${n.type} is not offered, by design, in a shared runtime`));
     // A tcp in that connects out listens on nothing: we merely lack it.
-    expect(warnings.find((w) => w.startsWith(`node ${nodes[6]!.id}:`))).toMatch(/type tcp in is not available here/);
+    expect(warnings.find((w) => w.startsWith(`node ${nodes[4]!.id}:`))).toMatch(/type tcp in is not available here/);
+  });
+});
+
+describe("import: file nodes (SPEC §23)", () => {
+  it("imports file and file in; an absolute filename is made relative to the organization's files, with a line in the report and the warnings", async () => {
+    const tab = uid("tab");
+    const [write, read, dynamic] = [uid("f"), uid("f"), uid("f")];
+    const flows = [
+      { id: tab, type: "tab", label: "files" },
+      { id: write, type: "file", z: tab, x: 100, y: 40, filename: "/home/pi/x.txt", filenameType: "str", appendNewline: true, createDir: false, overwriteFile: "true", encoding: "none", wires: [[read]] },
+      { id: read, type: "file in", z: tab, x: 300, y: 40, filename: "/home/pi/x.txt", filenameType: "str", format: "utf8", chunk: false, sendError: false, encoding: "none", allProps: false, wires: [[]] },
+      // Pre-3.0: no filenameType, an empty filename: msg.filename.
+      { id: dynamic, type: "file", z: tab, x: 100, y: 80, filename: "", appendNewline: false, createDir: true, overwriteFile: false, wires: [[]] },
+    ];
+    const dry = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows } });
+    expect(dry.status).toBe(200);
+    const entry = (id: string) => dry.body.report.find((e: { node_id: string }) => e.node_id === id);
+    expect(entry(write)).toMatchObject({ support: "supported", reason: 'filename "/home/pi/x.txt" is taken relative to the organization\'s files: "home/pi/x.txt"' });
+    expect(entry(read)).toMatchObject({ support: "supported", reason: expect.stringContaining('"home/pi/x.txt"') });
+    expect(entry(dynamic)).toEqual({ node_id: dynamic, type: "file", support: "supported" });
+
+    const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows } });
+    expect(res.status).toBe(201);
+    const nodes = res.body.flows[0].nodes as Array<{ id: string; type: string; config: Record<string, unknown> }>;
+    expect(nodes.find((n) => n.id === write)).toMatchObject({ type: "file", config: { filename: "home/pi/x.txt", filename_type: "str", overwrite_file: "true", append_newline: true } });
+    expect(nodes.find((n) => n.id === read)).toMatchObject({ type: "file-in", config: { filename: "home/pi/x.txt", format: "utf8", send_error: false } });
+    expect(nodes.find((n) => n.id === dynamic)).toMatchObject({ type: "file", config: { filename: "filename", filename_type: "msg", overwrite_file: "false", create_dir: true } });
+    expect((res.body.warnings as string[]).filter((w) => w.includes("taken relative to the organization's files"))).toHaveLength(2);
   });
 });
 
@@ -164,9 +190,9 @@ describe("import: dry run", () => {
       { id: uid("in"), type: "inject", z: tab, props: [{ p: "payload" }], repeat: "", crontab: "", once: false, onceDelay: 0.1, topic: "", payload: "", payloadType: "date", x: 100, y: 50, wires: [["d.1"]] },
       { id: "d.1", type: "debug", z: tab, active: true, tosidebar: true, console: false, tostatus: false, complete: "payload", targetType: "msg", x: 300, y: 50, wires: [] },
       { id: uid("ex"), type: "exec", z: tab, command: "ls", x: 100, y: 150, wires: [[], [], []] },
-      { id: uid("mq"), type: "mqtt in", z: tab, topic: "a", broker: "b1", x: 100, y: 250, wires: [[]] },
+      { id: uid("se"), type: "serial in", z: tab, serial: "b1", x: 100, y: 250, wires: [[]] },
       { id: uid("fn"), type: "function", z: tab, func: "return msg;", outputs: 1, libs: [{ var: "dayjs", module: "dayjs" }], x: 100, y: 350, wires: [[]] },
-      { id: "b1", type: "mqtt-broker", broker: "localhost" },
+      { id: "b1", type: "serial-port", serialport: "/dev/ttyUSB0" },
     ];
     const before = await flowNames();
     const res = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows } });
@@ -174,14 +200,14 @@ describe("import: dry run", () => {
     expect(res.body.flows).toBeUndefined();
     const byId = Object.fromEntries(res.body.report.map((r: { node_id: string }) => [r.node_id, r]));
     expect(res.body.report).toHaveLength(6);
-    expect(byId.b1).toEqual({ node_id: "b1", type: "mqtt-broker", support: "unsupported", reason: "type mqtt-broker is not available here; kept as an unknown configuration node for export" });
+    expect(byId.b1).toEqual({ node_id: "b1", type: "serial-port", support: "unsupported", reason: "type serial-port is not available here; kept as an unknown configuration node for export" });
     expect(byId[flows[1]!.id as string]).toEqual({ node_id: flows[1]!.id, type: "inject", support: "supported" });
     expect(byId["d.1"]).toEqual({ node_id: "d.1", type: "debug", support: "supported" });
     expect(byId[flows[3]!.id as string]).toMatchObject({ type: "exec", support: "unsupported", reason: expect.stringMatching(/not offered, by design/) });
-    expect(byId[flows[4]!.id as string]).toMatchObject({ type: "mqtt in", support: "unsupported", reason: "type mqtt in is not available here" });
+    expect(byId[flows[4]!.id as string]).toMatchObject({ type: "serial in", support: "unsupported", reason: "type serial in is not available here" });
     // The function node's external modules are a property we do not carry: it imports, without them.
     expect(byId[flows[5]!.id as string]).toMatchObject({ type: "function", support: "partial", reason: expect.stringMatching(/libs/) });
-    expect(res.body.warnings.join("\n")).toMatch(/configuration node b1: type mqtt-broker is not available here/);
+    expect(res.body.warnings.join("\n")).toMatch(/configuration node b1: type serial-port is not available here/);
     expect(res.body.warnings.join("\n")).toMatch(/node d\.1 was renamed/);
     expect(await flowNames()).toEqual(before);
 
@@ -243,9 +269,12 @@ describe("Node-RED's example flows through the dry run", () => {
     console.log(`unsupported types in Node-RED's examples: ${[...unsupported].map(([t, n]) => `${t} (${n})`).join(", ")}`);
     console.log(`partial: ${[...partial].map(([t, r]) => `${t}: ${[...r].join(" | ")}`).join("\n")}`);
     console.log(`our types refused:\n${refusedOwn.join("\n")}`);
-    // Every node of a type we offer is read, but the one we deliberately lack: http in with a path
-    // parameter (/users/:name; webhooks here have fixed paths).
-    expect(refusedOwn).toEqual([expect.stringMatching(/^network\/http\/03 - Handle URL parameters\.json: http in /)]);
+    // Every node of a type we offer is read (http in with a path parameter too, since SPEC §23),
+    // but tcp out in its listening modes (server, reply), refused by design with the reason.
+    expect(refusedOwn).toEqual([
+      expect.stringMatching(/^network\/tcp\/01 - Connect to TCP out server\.json: tcp out .*not offered, by design.*\(tcp out as a server\); only its client mode is offered/),
+      expect.stringMatching(/^network\/tcp\/03 - Send reply to client of TCP connection\.json: tcp out .*not offered, by design.*replies to the connections of a listening tcp in/),
+    ]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { NAME_MAX_CHARS } from "../../../shared/policy";
 import { randomHex } from "../../ids";
 import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount, type NodeDefinition } from "../../nodes/types";
@@ -127,17 +128,24 @@ export const freshId = () => randomHex(8);
  */
 export const NOT_OFFERED_BY_DESIGN: ReadonlyMap<string, string> = new Map([
   ["exec", "runs commands on the host"],
-  ["file", "writes the host's files"],
-  ["file in", "reads the host's files"],
   ["watch", "watches the host's files"],
   ["tcp in", "listens on the host's TCP ports"],
   ["udp in", "listens on the host's UDP ports"],
 ]);
 
+/** Why a node is not offered by design (its type, or the mode its properties choose); undefined when it is not refused so. */
+function notOfferedByDesign(nrType: string, props: Record<string, unknown>): string | undefined {
+  // A "tcp in" that connects out (server: "client") listens on nothing: we merely lack it.
+  if (nrType === "tcp in" && props.server === "client") return undefined;
+  // "tcp out" is offered as a client only (SPEC §23): its server and reply modes need a listening port.
+  if (nrType === "tcp out" && props.beserver === "server") return "listens on the host's TCP ports (tcp out as a server); only its client mode is offered";
+  if (nrType === "tcp out" && props.beserver === "reply") return "replies to the connections of a listening tcp in; only its client mode is offered";
+  return NOT_OFFERED_BY_DESIGN.get(nrType);
+}
+
 /** Why a node type is kept as an unknown node: our own wording, used by warnings and the dry-run report. */
 export function unsupportedReason(nrType: string, props: Record<string, unknown> = {}): string {
-  // A "tcp in" that connects out (server: "client") listens on nothing: we merely lack it.
-  const byDesign = nrType === "tcp in" && props.server === "client" ? undefined : NOT_OFFERED_BY_DESIGN.get(nrType);
+  const byDesign = notOfferedByDesign(nrType, props);
   if (byDesign) return `type ${nrType} is not offered, by design, in a shared runtime (it ${byDesign})`;
   return `type ${nrType} is not available here`;
 }
@@ -175,7 +183,35 @@ function droppedProperties(definition: NodeDefinition, config: Record<string, un
   if (!definition.nodeRed) return [];
   const written = definition.nodeRed.toNodeRed(config);
   const emptied = (k: string) => Array.isArray(props[k]) && (props[k] as unknown[]).length > 0 && Array.isArray(written[k]) && (written[k] as unknown[]).length === 0;
-  return Object.keys(props).filter((k) => k !== "l" && props[k] !== undefined && props[k] !== "" && (!(k in written) || emptied(k)));
+  // A switch Node-RED has on and ours writes off (or the reverse) is not carried over either.
+  const flipped = (k: string) => typeof props[k] === "boolean" && typeof written[k] === "boolean" && props[k] !== written[k];
+  return Object.keys(props).filter((k) => k !== "l" && props[k] !== undefined && props[k] !== "" && (!(k in written) || emptied(k) || flipped(k)));
+}
+
+/**
+ * Node-RED's catch and status scope "group" (the nodes of the node's own group and of the groups
+ * inside it) as the explicit list of those nodes, which our scopes are: a node in no group with
+ * that scope covers the whole tab, as in Node-RED. The list is the group's members at import; a
+ * warning says so (nodes added to the group later are not in it).
+ */
+export function expandGroupScopes(items: NrNode[], warnings: string[]): NrNode[] {
+  const parentOf = new Map<string, string | undefined>();
+  for (const n of items) if (n.type === "group" && typeof n.id === "string") parentOf.set(n.id, typeof n.g === "string" ? n.g : undefined);
+  const within = (groupId: string | undefined, ancestor: string) => {
+    for (let g = groupId, hops = 0; g !== undefined && hops < 1000; g = parentOf.get(g), hops++) if (g === ancestor) return true;
+    return false;
+  };
+  return items.map((n) => {
+    if ((n.type !== "catch" && n.type !== "status") || n.scope !== "group") return n;
+    if (typeof n.g !== "string") {
+      warnings.push(`${n.type} node ${String(n.id)}: its scope "group" covers the whole flow, as in Node-RED, since it is in no group`);
+      return { ...n, scope: null };
+    }
+    const own = n.g;
+    const scope = items.filter((m) => m !== n && m.type !== "group" && m.z === n.z && typeof m.id === "string" && typeof m.g === "string" && within(m.g, own)).map((m) => String(m.id));
+    warnings.push(`${n.type} node ${String(n.id)}: its scope "group" became the ${scope.length} nodes of its group ${own} (nodes added to the group later are not in it)`);
+    return { ...n, scope };
+  });
 }
 
 /** Node-RED nodes of one tab → our nodes and connections (wires to nodes outside the set are dropped and reported). */
@@ -224,7 +260,7 @@ export function convertNodeRedNodes(
       const issue = parsed.error.issues[0]!;
       warnings.push(`node ${id} (${nrType}): env.${issue.path.join(".")}: ${issue.message}; kept as an unknown node`);
     }
-    const definition = NOT_OFFERED_BY_DESIGN.has(nrType) ? undefined : registry.fromNodeRedType(nrType);
+    const definition = notOfferedByDesign(nrType, n) ? undefined : registry.fromNodeRedType(nrType);
     const props = remapConfigIds(renameReferences(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k))), newId), options.configNodes?.ids);
     // Node ids in the type's other reference properties follow the renaming too (the id lists
     // renameReferences knows are renamed already: never twice).
@@ -268,10 +304,12 @@ export function convertNodeRedNodes(
       } else {
         config = clearMissingRefs(definition, parsed.data as Record<string, unknown>, options.configNodes?.types, `node ${id}`, warnings);
         const dropped = droppedProperties(definition, config, props);
+        const notes = definition.nodeRed?.importNotes?.(props) ?? [];
+        for (const note of notes) warnings.push(`node ${id} (${nrType}): ${note}`);
         report.push(
           dropped.length > 0
-            ? { node_id: String(n.id), type: nrType, support: "partial", reason: `not carried over: ${dropped.join(", ")}` }
-            : { node_id: String(n.id), type: nrType, support: "supported" },
+            ? { node_id: String(n.id), type: nrType, support: "partial", reason: [`not carried over: ${dropped.join(", ")}`, ...notes].join("; ") }
+            : { node_id: String(n.id), type: nrType, support: "supported", ...(notes.length > 0 ? { reason: notes.join("; ") } : {}) },
         );
       }
     } else {
@@ -438,7 +476,7 @@ export function mapConfigNodes(registry: NodeRegistry, items: NrNode[], organiza
     const nrId = String(n.id);
     const nrType = String(n.type);
     const props = remapConfigIds(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k) && k !== "credentials")), ids);
-    const name = typeof n.name === "string" ? n.name.slice(0, 200) : "";
+    const name = typeof n.name === "string" ? n.name.slice(0, NAME_MAX_CHARS) : "";
     const exists = organization.existing.has(id);
     let config: Record<string, unknown> | null = null;
     let reason: string | null = null;

@@ -26,11 +26,13 @@ import {
   type ImportReportEntry,
   type NrNode,
   type OrganizationConfigNodes,
+  expandGroupScopes,
 } from "./node-red-mapping";
 import { applyImportedConfigNodes, configNodesForExport, organizationConfigNodes, removeConfigNodes } from "../config-nodes/import-config-nodes";
 import { definitionIndex, insertSubflows, removeSubflows, subflowsByIds } from "../subflows/subflows";
 import { usedSubflowIds } from "../subflows/subflow-ports";
 import { subflowIdOfType, type SubflowView } from "../../../shared/subflows";
+import { NAME_MAX_CHARS } from "../../../shared/policy";
 
 export async function exportFlow(app: AppServices, principal: Principal, id: string) {
   const flow = flowView(await readFlow(app, principal, id));
@@ -167,10 +169,11 @@ export async function importFlows(app: AppServices, principal: Principal, items:
  */
 export function mapNodeRedImport(
   registry: NodeRegistry,
-  items: NrNode[],
+  given: NrNode[],
   organization: { takenNodeIds: ReadonlySet<string>; subflows: OrganizationSubflows; configNodes?: OrganizationConfigNodes },
 ) {
   const warnings: string[] = [];
+  const items = expandGroupScopes(given, warnings);
   const report: ImportReportEntry[] = [];
   // Configuration nodes first (SPEC §19): the nodes of tabs and definitions name them by their new ids.
   const { planned: configPlan, mapping: configNodes } = mapConfigNodes(registry, items, organization.configNodes ?? NO_CONFIG_NODES, warnings, report);
@@ -239,7 +242,7 @@ export function mapNodeRedImport(
     for (const g of tabGroups) report.push({ node_id: String(g.id), type: "group", support: "supported" });
     for (const n of nodes) if (typeof n.id === "string" && rename.has(n.id)) warnings.push(`node ${n.id} was renamed ${newId(n.id)}: ${renameReason.get(n.id)}`);
     const name = tab ? String(tab.label ?? "Imported flow") || "Imported flow" : "Imported flow";
-    const parsed = createFlowInput.safeParse({ name: name.slice(0, 200), description: tab && typeof tab.info === "string" ? tab.info.slice(0, 10_000) : "", enabled: tab ? tab.disabled !== true : true, nodes: flowNodes, connections, groups: flowGroups });
+    const parsed = createFlowInput.safeParse({ name: name.slice(0, NAME_MAX_CHARS), description: tab && typeof tab.info === "string" ? tab.info.slice(0, 10_000) : "", enabled: tab ? tab.disabled !== true : true, nodes: flowNodes, connections, groups: flowGroups });
     if (!parsed.success) throw validationError(parsed.error.issues.map((issue) => ({ ...issue, path: ["flows", inputs.length, ...issue.path] })));
     inputs.push(parsed.data);
   }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { connectionSchema, nodeInputSchema } from "../../../shared/flow-graph";
 import { groupSchema, subflowEnvEntrySchema, subflowInputSchema, subflowView } from "../../../shared/subflows";
+import { NAME_MAX_CHARS, NAME_TOO_LONG } from "../../../shared/policy";
 
 /** A definition's id: an instance's type is `subflow:<id>` (at most 64 characters), so at most 56. */
 export const subflowIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,56}$/, "must be 1-56 letters, digits, _ or -");
@@ -10,7 +11,7 @@ export type CreateSubflowInput = z.infer<typeof createSubflowInput>;
 
 export const updateSubflowInput = z.object({
   id: subflowIdSchema,
-  name: z.string().trim().min(1, "is required").max(200, "must be at most 200 characters").optional(),
+  name: z.string().trim().min(1, "is required").max(NAME_MAX_CHARS, NAME_TOO_LONG).optional(),
   description: z.string().max(10_000).optional(),
   category: z.string().trim().min(1).max(64).optional(),
   color: z.string().regex(/^#[0-9A-Fa-f]{6}$/, "must be a colour like #DDAA99").optional(),

@@ -1,0 +1,135 @@
+/**
+ * SPEC §23 on real processes against the machine's PostgreSQL and Redis: a websocket-listener's
+ * socket may land on the instance that does not run its flow. Its frames reach the flow once (a
+ * counter in the flow numbers them), `_session` replies come back to it through that instance, a
+ * broadcast reaches the clients of both instances, and a path no flow serves is 404 on both. And an http-in route with parameters
+ * answers through the instance that does not run it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signUp } from "@/test/accounts";
+import { TestCluster, until, type ClusterNode } from "@/test/cluster";
+import { rawSocket, upgradeStatus } from "@/test/ws";
+
+const BASE_PORT = 4250;
+
+let cluster: TestCluster;
+let token: string;
+let slug: string;
+
+const node = (name: string) => cluster.node(name);
+const socketUrl = (via: ClusterNode, path: string) => `ws://127.0.0.1:${via.port}/ws/hooks/${slug}${path}`;
+
+async function holder(flowId: string): Promise<ClusterNode> {
+  const instanceId = await until("placed", async () => {
+    const res = await cluster.live()[0]!.request("GET", `/flows/${flowId}`, { token });
+    return (res.body.flow?.runtime?.instance_id as string | undefined) ?? undefined;
+  });
+  return cluster.byInstance(instanceId);
+}
+
+beforeAll(async () => {
+  cluster = new TestCluster({ basePort: BASE_PORT });
+  await Promise.all([cluster.start("a", 0), cluster.start("b", 1)]);
+  const user = await signUp(node("a").request);
+  token = user.accessToken;
+  slug = (await node("a").request("GET", "/organizations", { token })).body.organizations[0].slug;
+}, 90_000);
+
+afterAll(async () => {
+  await cluster?.dispose();
+}, 60_000);
+
+describe("websocket listeners across instances", () => {
+  it("serve a socket on the instance without the flow: each frame reaches the flow once, replies and broadcasts reach the client", async () => {
+    try {
+      const listener = await node("a").request("POST", "/config-nodes", { token, body: { type: "websocket-listener", name: "count", config: { path: "/count" } } });
+      expect(listener.status, listener.text).toBe(201);
+      const id = listener.body.config_node.id as string;
+      const created = await node("a").request("POST", "/flows", {
+        token,
+        body: {
+          name: "numbered echo",
+          nodes: [
+            { id: "cs_in", type: "websocket-in", position: { x: 0, y: 0 }, config: { server: id } },
+            { id: "cs_fn", type: "function", position: { x: 100, y: 0 }, config: { code: 'const n = (context.get("n") || 0) + 1; context.set("n", n); msg.payload = msg.payload + ":" + n; return msg;' } },
+            { id: "cs_out", type: "websocket-out", position: { x: 200, y: 0 }, config: { server: id } },
+            { id: "cs_inj", type: "inject", position: { x: 0, y: 100 }, config: { payload: "all", payload_type: "string" } },
+            { id: "cs_bc", type: "websocket-out", position: { x: 200, y: 100 }, config: { server: id } },
+          ],
+          connections: [
+            { source: "cs_in", target: "cs_fn" },
+            { source: "cs_fn", target: "cs_out" },
+            { source: "cs_inj", target: "cs_bc" },
+          ],
+        },
+      });
+      expect(created.status, created.text).toBe(201);
+      const flowId = created.body.flow.id as string;
+      expect((await node("b").request("POST", `/flows/${flowId}/deploy`, { token })).body.deployment.state).toBe("running");
+      const runs = await holder(flowId);
+      const other = cluster.live().find((n) => n.name !== runs.name)!;
+
+      for (const via of [runs, other]) expect(await upgradeStatus(socketUrl(via, "/nothing"))).toBe(404);
+
+      const far = rawSocket(socketUrl(other, "/count"));
+      const near = rawSocket(socketUrl(runs, "/count"));
+      await Promise.all([far.opened, near.opened]);
+      for (const text of ["a", "b", "c"]) far.ws.send(text);
+      expect(await far.received(3)).toEqual(["a:1", "b:2", "c:3"]);
+      near.ws.send("d");
+      expect(await near.received(1)).toEqual(["d:4"]);
+      // The reply to `near` went to it alone.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(far.frames).toEqual(["a:1", "b:2", "c:3"]);
+
+      expect((await other.request("POST", "/nodes/cs_inj/inject", { token, body: {} })).status).toBe(200);
+      expect(await far.received(4)).toEqual(["a:1", "b:2", "c:3", "all"]);
+      expect(await near.received(2)).toEqual(["d:4", "all"]);
+
+      // The flow stops: both clients are closed, and the path is 404 on both instances.
+      expect((await other.request("DELETE", `/flows/${flowId}`, { token })).status).toBe(204);
+      expect((await far.closed).code).toBe(1001);
+      expect((await near.closed).code).toBe(1001);
+      for (const via of [runs, other]) expect(await upgradeStatus(socketUrl(via, "/count"))).toBe(404);
+    } catch (err) {
+      console.error(cluster.logs());
+      throw err;
+    }
+  }, 120_000);
+});
+
+describe("webhook routes with parameters across instances", () => {
+  it("reach the flow from the instance without it, with msg.req.params", async () => {
+    try {
+      const created = await node("a").request("POST", "/flows", {
+        token,
+        body: {
+          name: "params",
+          nodes: [
+            { id: "cp_in", type: "http-in", position: { x: 0, y: 0 }, config: { method: "get", path: "/greet/:name" } },
+            { id: "cp_fn", type: "function", position: { x: 100, y: 0 }, config: { code: "msg.payload = { hello: msg.req.params.name }; return msg;" } },
+            { id: "cp_out", type: "http-response", position: { x: 200, y: 0 }, config: {} },
+          ],
+          connections: [
+            { source: "cp_in", target: "cp_fn" },
+            { source: "cp_fn", target: "cp_out" },
+          ],
+        },
+      });
+      expect(created.status, created.text).toBe(201);
+      const flowId = created.body.flow.id as string;
+      expect((await node("a").request("POST", `/flows/${flowId}/deploy`, { token })).body.deployment.state).toBe("running");
+      const runs = await holder(flowId);
+      const other = cluster.live().find((n) => n.name !== runs.name)!;
+      for (const via of [runs, other]) {
+        const res = await via.request("GET", `/hooks/${slug}/greet/Ada`);
+        expect(res.status, `${via.name}: ${res.text}`).toBe(200);
+        expect(res.body).toEqual({ hello: "Ada" });
+        expect((await via.request("GET", `/hooks/${slug}/greet/Ada/more`)).status).toBe(404);
+      }
+    } catch (err) {
+      console.error(cluster.logs());
+      throw err;
+    }
+  }, 60_000);
+});

@@ -1,0 +1,651 @@
+import net from "node:net";
+import tls from "node:tls";
+import mqtt, { type IClientOptions, type IClientPublishOptions, type IPublishPacket, type MqttClient } from "mqtt";
+import { streamBuilder as wsStreamBuilder } from "mqtt/lib/connect/ws";
+import type { BuiltInMqtt, NodeStatus } from "../../runtime/types";
+import type { OutboundRules } from "../../runtime/outbound";
+import { isValidPublishTopic, matchTopic, setBoolProp, setBufferProp, setIntProp, setStrProp, setUserProperties } from "./mqtt-values";
+
+/**
+ * One connection to an MQTT broker, shared by every mqtt-in and mqtt-out node of this instance that
+ * names the same broker configuration node revision (SPEC §19, §20; held in the engine's
+ * ConnectionPool). Ported from Node-RED 5.0's MQTTBrokerNode (10-mqtt.js): users, the subscriptions
+ * by topic and node, birth/close/will messages, the connect/disconnect actions and the status dots;
+ * and two things of ours: the broker is reached through the outbound rules, and reading pauses
+ * while a flow using the connection is busy (QoS 1/2 are acknowledged once the flow took them).
+ */
+
+/** Connection settings as the broker configuration node resolves them now (credentials included). */
+export interface BrokerSettings {
+  /** The app's own broker (SPEC §20): no address, no credentials. */
+  builtIn: boolean;
+  broker: string;
+  port: number;
+  /** A full URL (the `connect` action's `url`), else built from broker and port. */
+  url?: string;
+  usetls: boolean;
+  /** TLS options from the tls-config (ca, cert, key, passphrase, servername, rejectUnauthorized, ALPN). */
+  tls?: tls.ConnectionOptions;
+  verifyservercert: boolean;
+  clientid: string;
+  /** Appended to the client id unless the session is persistent (one client per instance). */
+  clientSuffix: string;
+  autoConnect: boolean;
+  protocolVersion: 3 | 4 | 5;
+  keepalive: number;
+  cleansession: boolean;
+  autoUnsubscribe: boolean;
+  sessionExpiry: number;
+  userProps: string;
+  username?: string;
+  password?: string;
+  birth?: LwtSource;
+  close?: LwtSource;
+  will?: LwtSource;
+}
+
+interface LwtSource {
+  topic: string;
+  payload: string;
+  qos: number;
+  retain: boolean;
+  props: Record<string, unknown>;
+}
+
+interface PublishMessage {
+  topic: string;
+  payload: Buffer | string;
+  qos: 0 | 1 | 2;
+  retain: boolean;
+  properties?: Record<string, unknown>;
+}
+
+/** A node using the connection: its status dot, and (mqtt-in) its flow's backpressure. */
+export interface MqttUser {
+  id: string;
+  status(status: NodeStatus | null): void;
+  log: { warn(message: string): void; error(err: unknown): void };
+  /** mqtt-in: whether its flow is busy, and when it is ready again (reading pauses meanwhile). */
+  busy?(): boolean;
+  whenReady?(fn: () => void): () => void;
+}
+
+export type MessageCallback = (topic: string, payload: Buffer, packet: { qos?: number; retain?: boolean; properties?: Record<string, unknown> }) => void;
+
+interface Subscription {
+  topic: string;
+  options: { qos?: number; nl?: boolean; rap?: boolean; rh?: number; properties?: Record<string, unknown> };
+  ref: string;
+  callback?: MessageCallback;
+  /** Built-in broker: the function that ends this topic's subscription there. */
+}
+
+export interface ConnectionEnvironment {
+  organizationId: string;
+  outbound?: OutboundRules;
+  builtInMqtt?: BuiltInMqtt;
+  /** Settings as they resolve now (a rotated credential is read at each connect). */
+  settings(): BrokerSettings;
+  /** Reconnect delays: first, and the bound of the doubling (ms). */
+  reconnect?: { firstMs: number; maxMs: number };
+  log?(message: string): void;
+}
+
+const CONNECTED: NodeStatus = { fill: "green", shape: "dot", text: "connected" };
+const CONNECTING: NodeStatus = { fill: "yellow", shape: "ring", text: "connecting" };
+const DISCONNECTED: NodeStatus = { fill: "red", shape: "ring", text: "disconnected" };
+
+const IPV6 = /^[0-9a-fA-F:]+(%[0-9a-zA-Z]+)?$/;
+
+/** Node-RED's broker URL: `broker` when it holds `://`, else mqtt(s)://broker:port ([v6]:port). */
+export function brokerUrl(s: Pick<BrokerSettings, "broker" | "port" | "usetls" | "url">): string {
+  if (s.url) return s.url;
+  if (s.broker.includes("://")) return s.broker;
+  const scheme = s.usetls ? "mqtts://" : "mqtt://";
+  if (s.broker === "") return `${scheme}localhost:1883`;
+  const host = s.broker.includes(":") && IPV6.test(s.broker) ? `[${s.broker}]` : s.broker;
+  return `${scheme}${host}:${s.port || 1883}`;
+}
+
+/** Node-RED's createLWT: a birth/close/will message with its MQTT 5 properties (in `properties` for a will). */
+function lwtMessage(src: LwtSource | undefined, v5: boolean, will: boolean): (PublishMessage & Record<string, unknown>) | undefined {
+  if (!src || !src.topic) return undefined;
+  const message: PublishMessage & Record<string, unknown> = { topic: src.topic, payload: src.payload || "", qos: (Number(src.qos) || 0) as 0 | 1 | 2, retain: src.retain === true };
+  if (v5) {
+    const o = { ...src.props };
+    const props: Record<string, unknown> = {};
+    if ("respTopic" in o) o.responseTopic = o.respTopic;
+    if ("correl" in o) o.correlationData = o.correl;
+    if ("expiry" in o) o.messageExpiryInterval = o.expiry;
+    if ("delay" in o) o.willDelayInterval = o.delay;
+    if ("userProps" in o) o.userProperties = o.userProps;
+    if (typeof o.userProperties === "string" && /^ *{/.test(o.userProperties)) {
+      try {
+        setUserProperties(JSON.parse(o.userProperties), props);
+      } catch {
+        // not JSON: left out, as Node-RED does
+      }
+    } else if (o.userProperties && typeof o.userProperties === "object") setUserProperties(o.userProperties, props);
+    setStrProp(o, props, "contentType");
+    setStrProp(o, props, "responseTopic");
+    setBufferProp(o, props, "correlationData");
+    setIntProp(o, props, "messageExpiryInterval");
+    if (will) setIntProp(o, props, "willDelayInterval");
+    if (will) message.properties = props;
+    else Object.assign(message, props);
+  }
+  return message;
+}
+
+export class MqttConnection {
+  connected = false;
+  connecting = false;
+  private closing = false;
+  private client: MqttClient | undefined;
+  /** The built-in broker's subscriptions by topic: the functions that end them. */
+  private builtInSubs = new Map<string, Promise<() => Promise<void>>>();
+  private builtInLive = false;
+  readonly users = new Map<string, MqttUser>();
+  private readonly subscriptions = new Map<string, Map<string, Subscription>>();
+  private readonly subscriptionIds = new Map<string, number>();
+  private subid = 1;
+  /** Topics a node kept subscribed (autoUnsubscribe off) to drop when it subscribes to another (Node-RED's unsubscribeCandidates). */
+  private readonly candidates = new Map<string, string[]>();
+  serverProperties: Record<string, unknown> = {};
+  private topicAliases: Record<number, string> = {};
+  /** Overrides from a `connect` action's `msg.broker` (Node-RED's setOptions). */
+  private overrides: Record<string, unknown> = {};
+  private current: BrokerSettings;
+  private reconnectDelay: number;
+  /** The last connection error reported (reported once until a connect succeeds). */
+  private lastError: string | undefined;
+  private connectWaiters: Array<() => void> = [];
+  /** Waiters of paused reads, by user, released when the user goes. */
+  private readonly pausedBy = new Map<string, Set<() => void>>();
+
+  constructor(private readonly env: ConnectionEnvironment) {
+    this.current = env.settings();
+    this.reconnectDelay = env.reconnect?.firstMs ?? 1000;
+  }
+
+  get autoConnect() {
+    return this.current.autoConnect;
+  }
+
+  v5(): boolean {
+    return !this.current.builtIn && this.current.protocolVersion === 5;
+  }
+
+  private subscriptionIdentifiersAvailable(): boolean {
+    return this.v5() && this.serverProperties.subscriptionIdentifiersAvailable === true;
+  }
+
+  /** Settings with the connect action's overrides applied. */
+  private settings(): BrokerSettings {
+    const s = { ...this.env.settings() };
+    const o = this.overrides;
+    for (const k of ["url", "broker", "port", "clientid", "autoConnect", "usetls", "verifyservercert", "protocolVersion", "keepalive", "cleansession", "autoUnsubscribe"] as const) {
+      if (Object.hasOwn(o, k)) (s as Record<string, unknown>)[k] = k === "port" || k === "keepalive" || k === "protocolVersion" ? Number(o[k]) : o[k];
+    }
+    if (Object.hasOwn(o, "compatmode") && (o.compatmode === true || o.compatmode === "true")) s.protocolVersion = 3;
+    if (Object.hasOwn(o, "sessionExpiry")) s.sessionExpiry = Number(o.sessionExpiry) || 0;
+    if (Object.hasOwn(o, "userProps")) s.userProps = typeof o.userProps === "string" ? o.userProps : JSON.stringify(o.userProps);
+    if (Object.hasOwn(o, "username")) s.username = String(o.username ?? "");
+    if (Object.hasOwn(o, "password")) s.password = String(o.password ?? "");
+    for (const w of ["birth", "close", "will"] as const) {
+      if (!Object.hasOwn(o, w)) continue;
+      const m = (o[w] && typeof o[w] === "object" ? o[w] : {}) as Record<string, unknown>;
+      s[w] = { topic: typeof m.topic === "string" ? m.topic : "", payload: m.payload == null ? "" : typeof m.payload === "string" ? m.payload : JSON.stringify(m.payload), qos: Number(m.qos) || 0, retain: m.retain === true || m.retain === "true", props: (m.properties && typeof m.properties === "object" ? m.properties : {}) as Record<string, unknown> };
+    }
+    if (s.url === "" || s.url === undefined) delete s.url;
+    // Node-RED: no client id, then a clean session.
+    if (!s.cleansession && !s.clientid) s.cleansession = true;
+    return s;
+  }
+
+  /** The connect action's broker overrides (Node-RED's setOptions(msg.broker)). */
+  setOptions(opts: Record<string, unknown>) {
+    this.overrides = { ...this.overrides, ...opts };
+    delete this.overrides.force;
+    this.current = this.settings();
+  }
+
+  register(user: MqttUser) {
+    this.users.set(user.id, user);
+    if (this.users.size === 1 && this.current.autoConnect) {
+      void this.connect();
+      setTimeout(() => this.updateStatus(), 1);
+    }
+  }
+
+  async deregister(user: MqttUser, autoDisconnect: boolean) {
+    user.status(DISCONNECTED);
+    this.users.delete(user.id);
+    // Reads paused for this user's flow go on: it is gone.
+    for (const release of this.pausedBy.get(user.id) ?? []) release();
+    this.pausedBy.delete(user.id);
+    if (autoDisconnect && !this.closing && this.connected && this.users.size === 0) await this.disconnect();
+  }
+
+  canConnect() {
+    return !this.connected && !this.connecting;
+  }
+
+  private setStatus(status: NodeStatus) {
+    for (const u of this.users.values()) u.status(status);
+  }
+
+  updateStatus() {
+    this.setStatus(this.connecting ? CONNECTING : this.connected ? CONNECTED : DISCONNECTED);
+  }
+
+  /** Connects (once connected, the returned promise settles); a connection already under way is left as it is. */
+  connect(): Promise<void> {
+    if (!this.canConnect()) return this.connected ? Promise.resolve() : new Promise((resolve) => this.connectWaiters.push(resolve));
+    const waiting = new Promise<void>((resolve) => this.connectWaiters.push(resolve));
+    this.closing = false;
+    this.connecting = true;
+    this.setStatus(CONNECTING);
+    this.serverProperties = {};
+    this.current = this.settings();
+    if (this.current.builtIn) this.connectBuiltIn();
+    else {
+      try {
+        this.connectClient();
+      } catch (err) {
+        this.connecting = false;
+        this.setStatus(DISCONNECTED);
+        for (const u of this.users.values()) u.log.error(err);
+      }
+    }
+    return waiting;
+  }
+
+  private onConnected() {
+    this.closing = false;
+    this.connecting = false;
+    this.connected = true;
+    this.topicAliases = {};
+    this.lastError = undefined;
+    this.reconnectDelay = this.env.reconnect?.firstMs ?? 1000;
+    for (const w of this.connectWaiters.splice(0)) w();
+    this.setStatus(CONNECTED);
+    for (const byRef of this.subscriptions.values()) for (const sub of byRef.values()) this.subscribeNow(sub);
+    const birth = lwtMessage(this.current.birth, this.v5(), false);
+    if (birth) setTimeout(() => void this.publish(birth).catch((err) => this.env.log?.(`birth message: ${String(err)}`)), 1);
+  }
+
+  private connectBuiltIn() {
+    if (!this.env.builtInMqtt) {
+      this.connecting = false;
+      this.setStatus({ fill: "red", shape: "ring", text: "built-in broker not available" });
+      for (const u of this.users.values()) u.log.error(new Error("the built-in MQTT broker is not available on this server"));
+      return;
+    }
+    this.builtInLive = true;
+    this.builtInSubs.clear();
+    this.onConnected();
+  }
+
+  private clientOptions(s: BrokerSettings): IClientOptions {
+    const v5 = s.protocolVersion === 5;
+    const options: IClientOptions = {
+      username: s.username || undefined,
+      password: s.password || undefined,
+      keepalive: s.keepalive,
+      clean: s.cleansession,
+      clientId: s.clientid ? (s.cleansession ? `${s.clientid}-${s.clientSuffix}` : s.clientid) : `flowplane_${Math.random().toString(16).slice(2, 10)}_${s.clientSuffix}`,
+      reconnectPeriod: this.reconnectDelay,
+      connectTimeout: 10_000,
+      // Node-RED resubscribes itself on each connect (its stored subscriptions), so mqtt.js must not.
+      resubscribe: false,
+    };
+    if (s.protocolVersion === 3) {
+      options.protocolId = "MQIsdp";
+      options.protocolVersion = 3;
+    } else if (v5) {
+      options.protocolVersion = 5;
+      const properties: Record<string, unknown> = { requestResponseInformation: true, requestProblemInformation: true };
+      if (s.userProps && /^ *{/.test(s.userProps)) {
+        try {
+          setUserProperties(JSON.parse(s.userProps), properties);
+        } catch {
+          // not JSON: none, as Node-RED
+        }
+      }
+      if (s.sessionExpiry) setIntProp({ sessionExpiryInterval: s.sessionExpiry }, properties, "sessionExpiryInterval");
+      options.properties = properties as IClientOptions["properties"];
+    } else options.protocolVersion = 4;
+    const will = lwtMessage(s.will, v5, true);
+    if (will) {
+      const payload = will.payload;
+      options.will = { topic: will.topic, payload: typeof payload === "string" ? Buffer.from(payload) : payload, qos: will.qos, retain: will.retain, ...(v5 && will.properties ? { properties: will.properties } : {}) } as IClientOptions["will"];
+    }
+    return options;
+  }
+
+  private connectClient() {
+    const s = this.current;
+    const url = new URL(brokerUrl(s));
+    const protocol = url.protocol.replace(/:$/, "");
+    if (!["mqtt", "mqtts", "tcp", "ssl", "tls", "ws", "wss"].includes(protocol)) throw new Error(`unsupported broker URL scheme ${protocol}:`);
+    const secure = ["mqtts", "ssl", "tls", "wss"].includes(protocol);
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    const port = url.port ? Number(url.port) : protocol.startsWith("ws") ? (secure ? 443 : 80) : secure ? 8883 : 1883;
+    const outbound = this.env.outbound;
+    // A literal address never goes through lookup: checked here (throws for a blocked one).
+    outbound?.checkHost(host);
+    const lookup = outbound?.lookup;
+    const tlsOptions: tls.ConnectionOptions = { ...(s.usetls && s.tls ? s.tls : {}) };
+    if (tlsOptions.rejectUnauthorized === undefined) tlsOptions.rejectUnauthorized = s.verifyservercert;
+    const options = this.clientOptions(s);
+    // mqtt.js passes on only stream errors with a code: a refused address (the outbound rules) has none.
+    const watched = <S extends NodeJS.EventEmitter>(stream: S, owner: MqttClient): S => {
+      // mqtt.js waits for 'drain' once per publish written while the socket is full.
+      (stream as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);
+      stream.on("error", (err: Error & { code?: string }) => {
+        if (!err.code && this.client === owner) this.reportError(err);
+      });
+      return stream;
+    };
+    const builder = (client: MqttClient) => watched(build(client), client);
+    const build = (client: MqttClient) => {
+      if (protocol.startsWith("ws")) {
+        const wsOpts = { ...client.options, protocol: secure ? "wss" : "ws", hostname: host, host, port, path: `${url.pathname}${url.search}`, wsOptions: { ...(lookup ? { lookup } : {}), ...(secure ? tlsOptions : {}) } };
+        return wsStreamBuilder(client, wsOpts as never);
+      }
+      if (secure) {
+        const servername = tlsOptions.servername || (net.isIP(host) ? undefined : host);
+        return tls.connect({ ...tlsOptions, host, port, ...(servername ? { servername } : {}), ...(lookup ? { lookup } : {}) });
+      }
+      return net.connect({ host, port, ...(lookup ? { lookup } : {}) });
+    };
+    if (this.client) {
+      this.client.removeAllListeners();
+      this.client.end(true);
+    }
+    const client = new mqtt.MqttClient(builder, options);
+    this.client = client;
+    client.setMaxListeners(0);
+    // Backpressure (SPEC §20): a received publish is acknowledged (QoS 1/2) and the next one read only
+    // once every flow using this connection can take more.
+    client.handleMessage = (_packet, callback) => this.whenUsersReady(() => callback());
+    client.on("connect", (connack) => {
+      if (client !== this.client) return;
+      if (this.v5() && connack?.properties && typeof connack.properties === "object") {
+        const p = connack.properties as Record<string, unknown>;
+        const sp = this.serverProperties;
+        setIntProp(p, sp, "topicAliasMaximum", 0);
+        setIntProp(p, sp, "receiveMaximum", 0);
+        setIntProp(p, sp, "sessionExpiryInterval", 0, 0xffffffff);
+        setIntProp(p, sp, "maximumQoS", 0, 2);
+        setBoolProp(p, sp, "retainAvailable", true);
+        setBoolProp(p, sp, "wildcardSubscriptionAvailable", true);
+        setBoolProp(p, sp, "subscriptionIdentifiersAvailable", true);
+        setBoolProp(p, sp, "sharedSubscriptionAvailable");
+        setIntProp(p, sp, "maximumPacketSize", 0);
+        setIntProp(p, sp, "serverKeepAlive");
+        setStrProp(p, sp, "assignedClientIdentifier");
+      }
+      this.onConnected();
+    });
+    client.on("message", (topic, payload, packet) => this.dispatch(topic, payload, packet));
+    client.on("reconnect", () => {
+      if (client !== this.client) return;
+      // A rotated credential (${NAME}) is used by the next attempt, without a redeploy.
+      const now = this.settings();
+      client.options.username = now.username || undefined;
+      client.options.password = (now.password || undefined) as never;
+      this.connecting = true;
+      this.setStatus(CONNECTING);
+    });
+    client.on("close", () => {
+      if (client !== this.client) return;
+      // Backoff: each failed attempt waits twice as long, up to the bound; a connect resets it.
+      this.reconnectDelay = Math.min(this.reconnectDelay * 2, this.env.reconnect?.maxMs ?? 30_000);
+      client.options.reconnectPeriod = this.reconnectDelay;
+      if (this.connected) {
+        this.connected = false;
+        this.setStatus(DISCONNECTED);
+      } else if (this.connecting) {
+        this.connecting = false;
+        this.setStatus(DISCONNECTED);
+      }
+    });
+    client.on("disconnect", () => {
+      if (client !== this.client) return;
+      this.connected = false;
+      this.setStatus(DISCONNECTED);
+    });
+    client.on("error", (err) => {
+      if (client !== this.client) return;
+      this.reportError(err);
+    });
+  }
+
+  /**
+   * A connection error, said on the nodes once until the next successful connect (not at every
+   * attempt); the client's reconnect handles it.
+   */
+  private reportError(err: Error) {
+    const text = `MQTT broker ${brokerUrl(this.current)}: ${err.message}`;
+    if (text === this.lastError) return;
+    this.lastError = text;
+    for (const u of this.users.values()) u.log.error(new Error(text));
+  }
+
+  /** Runs `fn` once no flow of this connection's mqtt-in nodes is busy (at once when none is). */
+  private whenUsersReady(fn: () => void) {
+    const busy = [...this.users.values()].filter((u) => u.busy?.() && u.whenReady);
+    if (busy.length === 0) return fn();
+    let left = busy.length;
+    const one = (user: MqttUser) => {
+      let done = false;
+      const release = () => {
+        if (done) return;
+        done = true;
+        set.delete(release);
+        if (--left === 0) this.whenUsersReady(fn);
+      };
+      const set = this.pausedBy.get(user.id) ?? new Set();
+      this.pausedBy.set(user.id, set);
+      set.add(release);
+      user.whenReady!(release);
+    };
+    busy.forEach(one);
+  }
+
+  private dispatch(topic: string, payload: Buffer, packet: { qos?: number; retain?: boolean; properties?: Record<string, unknown> }) {
+    const subIds = this.subscriptionIdentifiersAvailable();
+    for (const [filter, byRef] of this.subscriptions) {
+      for (const sub of byRef.values()) {
+        if (!sub.callback) continue;
+        const sops = sub.options.properties ?? {};
+        const pops = packet.properties ?? {};
+        try {
+          if (subIds && pops.subscriptionIdentifier && sops.subscriptionIdentifier && !idMatches(pops.subscriptionIdentifier, sops.subscriptionIdentifier)) continue;
+          if (matchTopic(filter, topic)) sub.callback(topic, payload, packet);
+        } catch (err) {
+          for (const u of this.users.values()) if (u.id === sub.ref) u.log.error(`MQTT subscription handler error: ${String(err)}`);
+        }
+      }
+    }
+  }
+
+  async disconnect(): Promise<void> {
+    const finish = () => {
+      if (this.connected || this.connecting) this.setStatus(DISCONNECTED);
+      this.connecting = false;
+      this.connected = false;
+    };
+    if (this.closing) return finish();
+    if (this.current.builtIn) {
+      const close = lwtMessage(this.current.close, false, false);
+      if (this.connected && close) await this.publish(close).catch(() => undefined);
+      this.builtInLive = false;
+      const subs = [...this.builtInSubs.values()];
+      this.builtInSubs.clear();
+      await Promise.all(subs.map(async (s) => (await s.catch(() => async () => undefined))().catch(() => undefined)));
+      return finish();
+    }
+    const client = this.client;
+    if (!client) return finish();
+    this.closing = true;
+    const close = lwtMessage(this.current.close, this.v5(), false);
+    if (this.connected && close) await this.publish(close).catch(() => undefined);
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        client.end(true);
+        resolve();
+      }, 2000);
+      client.end(false, {}, () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+    client.removeAllListeners();
+    client.on("error", () => undefined);
+    if (this.client === client) this.client = undefined;
+    finish();
+  }
+
+  subscribe(topic: string, options: Subscription["options"], callback: MessageCallback, ref: string) {
+    // Topics this node kept subscribed (autoUnsubscribe off) and no longer wants.
+    for (const old of this.candidates.get(ref) ?? []) if (old !== topic) this.unsubscribe(old, ref, true);
+    this.candidates.delete(ref);
+    const byRef = this.subscriptions.get(topic) ?? new Map<string, Subscription>();
+    this.subscriptions.set(topic, byRef);
+    if (!this.subscriptionIds.has(topic)) this.subscriptionIds.set(topic, this.subid++);
+    const sub: Subscription = { topic, options: { ...options, properties: { ...(options.properties ?? {}), subscriptionIdentifier: this.subscriptionIds.get(topic) } }, ref, callback };
+    byRef.set(ref, sub);
+    if (this.connected) this.subscribeNow(sub);
+  }
+
+  private subscribeNow(sub: Subscription) {
+    const options = { ...sub.options, properties: { ...sub.options.properties } };
+    if (this.current.builtIn) {
+      if (!this.builtInLive || this.builtInSubs.has(sub.topic) || !this.env.builtInMqtt) return;
+      const filter = sub.topic;
+      const opened = this.env.builtInMqtt.subscribe(
+        this.env.organizationId,
+        filter,
+        { qos: ((options.qos ?? 0) as 0 | 1 | 2), ...(options.nl !== undefined ? { nl: options.nl } : {}), ...(options.rap !== undefined ? { rap: options.rap } : {}), ...(options.rh !== undefined ? { rh: options.rh as 0 | 1 | 2 } : {}) },
+        (m) =>
+          new Promise<void>((resolve) => {
+            for (const s of this.subscriptions.get(filter)?.values() ?? []) s.callback?.(m.topic, m.payload, { qos: m.qos, retain: m.retain, properties: m.properties });
+            this.whenUsersReady(resolve);
+          }),
+      );
+      this.builtInSubs.set(filter, opened);
+      opened.catch((err) => {
+        this.builtInSubs.delete(filter);
+        for (const u of this.users.values()) if (u.id === sub.ref) u.log.error(err);
+      });
+      return;
+    }
+    if (!this.client) return;
+    if (options.properties.subscriptionIdentifier && this.subscriptionIdentifiersAvailable() !== true) delete options.properties.subscriptionIdentifier;
+    if (!this.v5()) {
+      delete (options as Record<string, unknown>).properties;
+      delete options.nl;
+      delete options.rap;
+      delete options.rh;
+    }
+    this.client.subscribe(sub.topic, options as never);
+  }
+
+  unsubscribe(topic: string, ref: string, removeClientSubscription: boolean) {
+    const unsub = removeClientSubscription || this.current.autoUnsubscribe !== false;
+    const byRef = this.subscriptions.get(topic);
+    if (!byRef) return;
+    const sub = byRef.get(ref);
+    if (sub) sub.callback = undefined;
+    if (!unsub) {
+      this.candidates.set(ref, [...(this.candidates.get(ref) ?? []), topic]);
+      return;
+    }
+    byRef.delete(ref);
+    if (byRef.size > 0) return;
+    this.subscriptions.delete(topic);
+    this.subscriptionIds.delete(topic);
+    if (this.current.builtIn) {
+      const opened = this.builtInSubs.get(topic);
+      this.builtInSubs.delete(topic);
+      void opened?.then((stop) => stop()).catch(() => undefined);
+    } else {
+      try {
+        this.client?.unsubscribe(topic);
+      } catch {
+        // as Node-RED: nothing to do
+      }
+    }
+  }
+
+  /**
+   * Publishes (Node-RED's brokerConn.publish): payload as text/JSON/bytes, MQTT 5 properties from the
+   * message, topic aliases. Rejects with Node-RED's errors; an invalid topic is a warning (`warn`).
+   * Nothing is sent while disconnected (as Node-RED).
+   */
+  publish(msg: Record<string, unknown>): Promise<void> {
+    if (!this.connected) return Promise.resolve();
+    const payload = msg.payload === null || msg.payload === undefined ? "" : Buffer.isBuffer(msg.payload) ? msg.payload : typeof msg.payload === "object" ? JSON.stringify(msg.payload) : String(msg.payload);
+    const options: IClientPublishOptions = { qos: ((msg.qos as number) || 0) as 0 | 1 | 2, retain: (msg.retain as boolean) || false };
+    let topic = msg.topic;
+    let topicOK = typeof topic === "string" && isValidPublishTopic(topic);
+    let properties: Record<string, unknown> | undefined;
+    if (this.v5()) {
+      const bsp = this.serverProperties;
+      const m: Record<string, unknown> = { ...msg };
+      if (m.userProperties && typeof m.userProperties !== "object") delete m.userProperties;
+      if (Object.hasOwn(m, "topicAlias") && !isNaN(Number(m.topicAlias))) m.topicAlias = parseInt(String(m.topicAlias));
+      else delete m.topicAlias;
+      properties = {};
+      setStrProp(m, properties, "responseTopic");
+      setBufferProp(m, properties, "correlationData");
+      setStrProp(m, properties, "contentType");
+      setIntProp(m, properties, "messageExpiryInterval", 0);
+      setUserProperties(m.userProperties, properties);
+      setIntProp(m, properties, "topicAlias", 1, (bsp.topicAliasMaximum as number) || 0);
+      setBoolProp(m, properties, "payloadFormatIndicator");
+      if (topicOK && properties.topicAlias) {
+        const alias = properties.topicAlias as number;
+        if (!(bsp.topicAliasMaximum && (bsp.topicAliasMaximum as number) >= alias)) return Promise.reject(new Error("Invalid topicAlias"));
+        if (this.topicAliases[alias] === topic) topic = "";
+        else this.topicAliases[alias] = topic as string;
+      } else if (!topic && properties.responseTopic) {
+        topic = m.responseTopic;
+        topicOK = typeof topic === "string" && isValidPublishTopic(topic);
+      }
+      options.properties = properties as IClientPublishOptions["properties"];
+    }
+    if (!topicOK) {
+      const error = new Error("Invalid topic specified") as Error & { warn?: boolean };
+      error.warn = true;
+      return Promise.reject(error);
+    }
+    if (this.current.builtIn) {
+      if (!this.env.builtInMqtt) return Promise.reject(new Error("the built-in MQTT broker is not available on this server"));
+      return this.env.builtInMqtt.publish(this.env.organizationId, {
+        topic: topic as string,
+        payload: Buffer.isBuffer(payload) ? payload : Buffer.from(payload),
+        qos: options.qos ?? 0,
+        retain: options.retain ?? false,
+        ...(properties ? { properties } : {}),
+      });
+    }
+    const client = this.client;
+    if (!client) return Promise.resolve();
+    return new Promise((resolve, reject) => client.publish(topic as string, payload, options, (err?: Error) => (err ? reject(err) : resolve())));
+  }
+
+  /** Publishes a received packet's type for tests: the client's id (as the broker saw it). */
+  clientId(): string | undefined {
+    return this.client?.options.clientId;
+  }
+}
+
+function idMatches(packetIds: unknown, id: unknown): boolean {
+  return Array.isArray(packetIds) ? packetIds.includes(id) : packetIds === id;
+}
+
+export type { IPublishPacket };

@@ -1,0 +1,311 @@
+import net from "node:net";
+import tls from "node:tls";
+import { tcpOutNode, tcpRequestNode } from "./definition";
+import { defineBehaviour } from "../types";
+import type { Done, Message, NodeContext, NodeStatus } from "../../runtime/types";
+import { cloneMessage } from "../sequence-support";
+import { tlsConnectOptions } from "../tls-config/connect-options";
+
+/** An answer bigger than this is an error (Node-RED's fixed 64 KiB buffer silently loses the rest). */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/** Node-RED's `socketReconnectTime` default. */
+const RECONNECT_MS = 10_000;
+/** Node-RED's keep-alive on its TCP sockets. */
+const KEEP_ALIVE_MS = 120_000;
+
+/** Node-RED's `tcpin.status.connections`, with i18next's plural. */
+const connections = (count: number) => `${count} connection${count === 1 ? "" : "s"}`;
+
+/**
+ * Opens a client socket under the outbound rules: a literal address is checked before connecting,
+ * a host name is resolved by the rules' lookup (the address checked is the one connected to).
+ * Throws BlockedAddressError at once for a blocked literal.
+ */
+function openSocket(ctx: NodeContext, host: string, port: number, tlsOptions: tls.ConnectionOptions | undefined, onConnect: () => void): net.Socket {
+  const outbound = ctx.services.outbound;
+  outbound?.checkHost(host);
+  const lookup = outbound?.lookup;
+  if (tlsOptions) return tls.connect({ host, port, ...(lookup ? { lookup } : {}), ...(net.isIP(host) ? {} : { servername: host }), ...tlsOptions }, onConnect);
+  return net.connect({ host, port, ...(lookup ? { lookup } : {}) }, onConnect);
+}
+
+/** The split character of "char" mode, as Node-RED reads it (`\n`, `0x0A`, or the first character). */
+function splitCharOf(text: string): number {
+  if (text.startsWith("\\")) {
+    const escaped = { "\\n": 0x0a, "\\r": 0x0d, "\\t": 0x09, "\\e": 0x1b, "\\f": 0x0c, "\\0": 0x00 }[text.slice(0, 2)];
+    if (escaped !== undefined) return escaped;
+  }
+  if (text.startsWith("0x")) return Number.parseInt(text, 16);
+  return text.charCodeAt(0);
+}
+
+interface Pending {
+  msg: Message;
+  done: Done;
+}
+
+interface Connection {
+  socket?: net.Socket;
+  queue: Pending[];
+  connected: boolean;
+  connecting: boolean;
+  lastMsg: Message;
+  chunks: Buffer[];
+  size: number;
+  timer?: NodeJS.Timeout;
+  /** "sit" with a newline: the text after the last delimiter. */
+  rest: string;
+}
+
+export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, c) => {
+  let out = c.out;
+  let splitc: number;
+  if (out === "immed") {
+    splitc = -1;
+    out = "time";
+  } else if (out === "char") {
+    splitc = splitCharOf(c.splitc);
+  } else {
+    splitc = Number(c.splitc);
+  }
+  const newline = c.newline.replace("\\n", "\n").replace("\\r", "\r").replace("\\t", "\t");
+  const clients = new Map<string, Connection>();
+  let lastId: string | undefined;
+
+  const status = (s: NodeStatus | null) => ctx.status(s);
+
+  const answer = (client: Connection, payload: Buffer | string) => {
+    const msg = cloneMessage(client.lastMsg);
+    msg.payload = payload;
+    ctx.send(msg);
+  };
+  const asReturned = (bytes: Buffer): Buffer | string => (c.ret === "string" ? bytes.toString() : bytes);
+
+  const finish = (id: string, client: Connection) => {
+    clearTimeout(client.timer);
+    client.socket?.destroy();
+    if (clients.get(id) === client) clients.delete(id);
+  };
+
+  const collect = (id: string, client: Connection, data: Buffer) => {
+    if (out === "sit") {
+      if (c.ret === "string" && newline !== "") {
+        client.rest += data.toString();
+        const parts = client.rest.split(newline);
+        for (let p = 0; p < parts.length - 1; p++) answer(client, c.trim ? parts[p]! + newline : parts[p]!);
+        client.rest = parts.at(-1)!;
+      } else {
+        answer(client, c.ret === "string" ? data.toString() : Buffer.from(data));
+      }
+      return;
+    }
+    for (let j = 0; j < data.length; j++) {
+      if (clients.get(id) !== client) return;
+      if (client.size >= MAX_ANSWER_BYTES) {
+        ctx.log.error(new Error(`the answer from ${id} is larger than ${MAX_ANSWER_BYTES} bytes`), client.lastMsg);
+        status({ fill: "red", shape: "ring", text: "error" });
+        finish(id, client);
+        return;
+      }
+      client.chunks.push(data.subarray(j, j + 1));
+      client.size++;
+      const take = () => {
+        const bytes = Buffer.concat(client.chunks);
+        client.chunks = [];
+        client.size = 0;
+        answer(client, asReturned(bytes));
+        status(null);
+        finish(id, client);
+      };
+      if (out === "time") {
+        if (!client.timer) client.timer = setTimeout(take, Math.max(0, splitc));
+      } else if (out === "count") {
+        if (client.size >= splitc) take();
+      } else if (data[j] === splitc) {
+        take();
+      }
+    }
+  };
+
+  const write = (client: Connection, pending: Pending) => {
+    if (pending.msg.payload !== undefined) client.socket?.write(pending.msg.payload as Buffer | string);
+    pending.done();
+  };
+
+  return {
+    input(msg, _send, done) {
+      if (msg.payload !== undefined && msg.payload !== null && !Buffer.isBuffer(msg.payload) && typeof msg.payload !== "string") {
+        msg.payload = String(msg.payload);
+      }
+      const host = c.server || (typeof msg.host === "string" ? msg.host : "");
+      const port = Number(c.port) || Number(msg.port) || 0;
+      if (out === "sit" && msg.reset) {
+        if (msg.reset === true) for (const [id, client] of [...clients]) finish(id, client);
+        if (typeof msg.reset === "string" && msg.reset.includes(":")) {
+          const client = clients.get(msg.reset);
+          if (client) finish(msg.reset, client);
+        }
+        status({ fill: "green", shape: clients.size === 0 ? "ring" : "dot", text: connections(clients.size) });
+        if (!Object.hasOwn(msg, "payload")) {
+          done();
+          return;
+        }
+      }
+      const id = `${host}:${port}`;
+      if (id !== lastId) {
+        status(null);
+        lastId = id;
+      }
+      let client = clients.get(id);
+      if (!client) {
+        client = { queue: [], connected: false, connecting: false, lastMsg: msg, chunks: [], size: 0, rest: "" };
+        clients.set(id, client);
+      }
+      client.lastMsg = msg;
+      if (client.connected && client.socket) {
+        write(client, { msg, done });
+        return;
+      }
+      client.queue.push({ msg, done });
+      if (client.connecting) return;
+      if (!host || !port) {
+        ctx.log.warn("Host and/or port not set");
+        for (const pending of client.queue.splice(0)) pending.done();
+        clients.delete(id);
+        return;
+      }
+      const tlsOptions = tlsConnectOptions(ctx, c.tls);
+      const failed = (err: Error) => {
+        status({ fill: "red", shape: "ring", text: "error" });
+        for (const pending of current.queue.splice(0)) pending.done(new Error(`connect failed ${id}: ${err.message}`));
+        finish(id, current);
+      };
+      const current = client;
+      if (tlsOptions === null) {
+        failed(new Error(`the TLS configuration ${c.tls} is not available`));
+        return;
+      }
+      current.connecting = true;
+      let socket: net.Socket;
+      try {
+        socket = openSocket(ctx, host, port, tlsOptions, () => {
+          current.connected = true;
+          current.connecting = false;
+          status({ fill: "green", shape: "dot", text: connections(clients.size) });
+          for (const pending of current.queue.splice(0)) write(current, pending);
+          if (out === "time" && splitc < 0) {
+            current.connected = false;
+            socket.end();
+            if (clients.get(id) === current) clients.delete(id);
+            status(null);
+          }
+        });
+      } catch (err) {
+        failed(err as Error);
+        return;
+      }
+      current.socket = socket;
+      socket.setKeepAlive(true, KEEP_ALIVE_MS);
+      socket.on("data", (data: Buffer) => collect(id, current, data));
+      socket.on("end", () => {
+        status({ fill: "grey", shape: "ring", text: "disconnected" });
+        current.connected = current.connecting = false;
+        current.socket = undefined;
+        if (clients.get(id) === current) clients.delete(id);
+      });
+      socket.on("close", () => {
+        current.connected = current.connecting = false;
+      });
+      socket.on("error", failed);
+    },
+    close() {
+      for (const [id, client] of [...clients]) {
+        for (const pending of client.queue.splice(0)) pending.done();
+        finish(id, client);
+      }
+      status(null);
+    },
+  };
+});
+
+export const tcpOutBehaviour = defineBehaviour(tcpOutNode, (ctx, c) => {
+  let socket: net.Socket | undefined;
+  let connected = false;
+  let closing = false;
+  let ended = false;
+  let reconnect: NodeJS.Timeout | undefined;
+  let lastError = "";
+  const port = Number(c.port);
+
+  const setup = () => {
+    if (closing) return;
+    if (!c.host || !port) {
+      ctx.log.warn("Host and/or port not set");
+      return;
+    }
+    ctx.status({ fill: "grey", shape: "dot", text: "connecting" });
+    const tlsOptions = tlsConnectOptions(ctx, c.tls);
+    if (tlsOptions === null) return;
+    let client: net.Socket;
+    try {
+      client = openSocket(ctx, c.host, port, tlsOptions, () => {
+        connected = true;
+        lastError = "";
+        ctx.status({ fill: "green", shape: "dot", text: "connected" });
+      });
+    } catch (err) {
+      report((err as Error).message);
+      ctx.status({ fill: "red", shape: "ring", text: "disconnected" });
+      reconnect = setTimeout(setup, RECONNECT_MS);
+      return;
+    }
+    socket = client;
+    client.setKeepAlive(true, KEEP_ALIVE_MS);
+    client.on("error", (err) => report(err.message));
+    client.on("end", () => {
+      ctx.status(null);
+      connected = false;
+    });
+    client.on("close", () => {
+      if (socket !== client) return;
+      ctx.status({ fill: "red", shape: "ring", text: "disconnected" });
+      connected = false;
+      client.destroy();
+      if (closing) return;
+      const quick = ended;
+      ended = false;
+      reconnect = setTimeout(setup, quick ? 20 : RECONNECT_MS);
+    });
+  };
+  /** Each distinct failure once (Node-RED logs every attempt; a refused address would repeat every 10 s). */
+  const report = (text: string) => {
+    if (text !== lastError) ctx.log.warn(`error: ${text}`);
+    lastError = text;
+  };
+
+  return {
+    start() {
+      setup();
+    },
+    input(msg, _send, done) {
+      if (connected && socket && msg.payload !== null && msg.payload !== undefined) {
+        const payload = msg.payload;
+        if (Buffer.isBuffer(payload)) socket.write(payload);
+        else if (typeof payload === "string" && c.base64) socket.write(Buffer.from(payload, "base64"));
+        else socket.write(Buffer.from(String(payload)));
+        if (c.end) {
+          ended = true;
+          ctx.status(null);
+          socket.destroy();
+        }
+      }
+      done();
+    },
+    close() {
+      closing = true;
+      clearTimeout(reconnect);
+      socket?.destroy();
+      ctx.status(null);
+    },
+  };
+});

@@ -1,0 +1,197 @@
+import dgram from "node:dgram";
+import net from "node:net";
+import type { AddressInfo } from "node:net";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { closingTestFlows } from "@/test/runtime-harness";
+import { createOutboundRules } from "@/server/runtime/outbound";
+
+/**
+ * tcp-request, tcp-out and udp-out (SPEC §23), through the nodes in a real engine against real local
+ * servers: Node-RED's return modes (char, count, time, keep open with a delimiter, immediately),
+ * msg.host/msg.port, Base64; and the outbound rules: 127.0.0.1 is refused by default (nothing
+ * connects or arrives) and reached with OUTBOUND_ALLOW_PRIVATE (allowPrivate).
+ */
+
+const loadTestFlow = closingTestFlows();
+const allowed = { outbound: createOutboundRules({ allowPrivate: true }) };
+const strict = { outbound: createOutboundRules({ allowPrivate: false }) };
+
+let server: net.Server;
+let port = 0;
+let connections = 0;
+const received: string[] = [];
+/** What the server answers to a chunk; `null`: nothing. */
+let reply: (data: string, socket: net.Socket) => void = () => undefined;
+
+beforeEach(async () => {
+  connections = 0;
+  received.length = 0;
+  reply = () => undefined;
+  server = net.createServer((socket) => {
+    connections++;
+    socket.on("data", (d) => {
+      received.push(d.toString());
+      reply(d.toString(), socket);
+    });
+    socket.on("error", () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterEach(() => {
+  server.close();
+});
+
+const until = async (probe: () => boolean, timeoutMs = 3000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+describe("tcp-request", () => {
+  it("returns the answer up to a character, as a string, keeping the message's other properties", async () => {
+    reply = (data, socket) => socket.write(`got ${data}\nafter`);
+    const flow = await loadTestFlow(
+      [
+        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "char", splitc: "\\n", ret: "string" } },
+        { id: "out", type: "sink" },
+      ],
+      [{ source: "req", target: "out" }],
+      allowed,
+    );
+    flow.send("req", { payload: "hello", topic: "t" });
+    const [msg] = await flow.waitFor(1);
+    expect(msg).toMatchObject({ payload: "got hello\n", topic: "t" });
+  });
+
+  it("returns a number of bytes (count), or what came within the time after the first byte (time), as Buffers", async () => {
+    reply = (_data, socket) => socket.write(Buffer.from([1, 2, 3, 4, 5, 6]));
+    const count = await loadTestFlow(
+      [
+        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "count", splitc: "4" } },
+        { id: "out", type: "sink" },
+      ],
+      [{ source: "req", target: "out" }],
+      allowed,
+    );
+    count.send("req", { payload: "x" });
+    expect([...((await count.waitFor(1))[0]!.payload as Buffer)]).toEqual([1, 2, 3, 4]);
+
+    const time = await loadTestFlow(
+      [
+        { id: "req", type: "tcp-request", config: { server: "", port: "", out: "time", splitc: "50" } },
+        { id: "out", type: "sink" },
+      ],
+      [{ source: "req", target: "out" }],
+      allowed,
+    );
+    time.send("req", { payload: "x", host: "127.0.0.1", port });
+    expect([...((await time.waitFor(1))[0]!.payload as Buffer)]).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it("keeps the connection open and splits the stream on a delimiter (sit), or sends without waiting (immed)", async () => {
+    reply = (data, socket) => socket.write(`${data}-a\n${data}-b\n${data}-`);
+    const sit = await loadTestFlow(
+      [
+        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "sit", ret: "string", newline: "\\n" } },
+        { id: "out", type: "sink" },
+      ],
+      [{ source: "req", target: "out" }],
+      allowed,
+    );
+    sit.send("req", { payload: "one" });
+    expect((await sit.waitFor(2)).map((m) => m.payload)).toEqual(["one-a", "one-b"]);
+    sit.send("req", { payload: "two" });
+    // The rest of the first answer ("one-") is completed by the second.
+    expect((await sit.waitFor(4)).map((m) => m.payload)).toEqual(["one-a", "one-b", "one-two-a", "two-b"]);
+    expect(connections).toBe(1);
+
+    const immed = await loadTestFlow(
+      [
+        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "immed" } },
+        { id: "out", type: "sink" },
+      ],
+      [{ source: "req", target: "out" }],
+      allowed,
+    );
+    immed.send("req", { payload: "fire and forget" });
+    await until(() => received.includes("fire and forget"));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(immed.received).toEqual([]);
+  });
+
+  it("refuses a private address by default: an error naming it, and nothing connects", async () => {
+    const flow = await loadTestFlow(
+      [
+        { id: "req", type: "tcp-request", config: {} },
+        { id: "out", type: "sink" },
+      ],
+      [{ source: "req", target: "out" }],
+      strict,
+    );
+    flow.send("req", { payload: "x", host: "127.0.0.1", port });
+    await until(() => flow.errors.length > 0);
+    expect(flow.errors[0]!.error).toMatch(/127\.0\.0\.1 is a private or reserved address/);
+    expect(flow.statuses.map((s) => s.status)).toContainEqual({ fill: "red", shape: "ring", text: "error" });
+    // A host name resolving to it is refused too, by the lookup.
+    flow.send("req", { payload: "x", host: "localhost", port });
+    await until(() => flow.errors.some((e) => /localhost resolves to .*private or reserved/.test(e.error)));
+    expect(connections).toBe(0);
+  });
+});
+
+describe("tcp-out (client)", () => {
+  it("connects when the flow starts and writes each payload (Base64 decoded)", async () => {
+    const flow = await loadTestFlow([{ id: "out", type: "tcp-out", config: { host: "127.0.0.1", port: String(port), base64: true } }], [], allowed);
+    await until(() => flow.statuses.some((s) => s.status?.text === "connected"));
+    flow.send("out", { payload: Buffer.from("over tcp").toString("base64") });
+    await until(() => received.join("") === "over tcp");
+  });
+
+  it("refuses a private address by default: it warns why, and nothing connects", async () => {
+    const flow = await loadTestFlow([{ id: "out", type: "tcp-out", config: { host: "127.0.0.1", port: String(port) } }], [], strict);
+    await until(() => flow.errors.length > 0);
+    expect(flow.errors[0]!.error).toMatch(/127\.0\.0\.1 is a private or reserved address/);
+    flow.send("out", { payload: "nothing" });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(connections).toBe(0);
+  });
+});
+
+describe("udp-out", () => {
+  let udp: dgram.Socket;
+  let udpPort = 0;
+  const datagrams: string[] = [];
+  beforeEach(async () => {
+    datagrams.length = 0;
+    udp = dgram.createSocket("udp4");
+    udp.on("message", (m) => datagrams.push(m.toString()));
+    await new Promise<void>((resolve) => udp.bind(0, "127.0.0.1", resolve));
+    udpPort = udp.address().port;
+  });
+  afterEach(() => udp.close());
+
+  it("sends the payload to the node's address, or to msg.ip and msg.port", async () => {
+    const flow = await loadTestFlow([{ id: "u", type: "udp-out", config: { addr: "127.0.0.1", port: String(udpPort) } }], [], allowed);
+    flow.send("u", { payload: "datagram" });
+    await until(() => datagrams.includes("datagram"));
+    const dynamic = await loadTestFlow([{ id: "u", type: "udp-out", config: {} }], [], allowed);
+    dynamic.send("u", { payload: { a: 1 }, ip: "127.0.0.1", port: udpPort });
+    await until(() => datagrams.includes("[object Object]"));
+  });
+
+  it("refuses a private address by default, and broadcast or multicast, with an error; nothing arrives", async () => {
+    const flow = await loadTestFlow([{ id: "u", type: "udp-out", config: { addr: "127.0.0.1", port: String(udpPort) } }], [], strict);
+    flow.send("u", { payload: "no" });
+    await until(() => flow.errors.length > 0);
+    expect(flow.errors[0]!.error).toMatch(/127\.0\.0\.1 is a private or reserved address/);
+    const broadcast = await loadTestFlow([{ id: "u", type: "udp-out", config: { addr: "255.255.255.255", port: String(udpPort), multicast: "broad" } }], [], strict);
+    broadcast.send("u", { payload: "no" });
+    await until(() => broadcast.errors.length > 0);
+    expect(broadcast.errors[0]!.error).toMatch(/broadcast and multicast are not allowed/);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(datagrams).toEqual([]);
+  });
+});

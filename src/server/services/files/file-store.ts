@@ -1,0 +1,124 @@
+/**
+ * The organization's files as rows of `org_files` (SPEC §23; docs/ARCHITECTURE.md, "Files"): one
+ * row per file, the bytes in the row, so every instance sees the same files and a backup of the
+ * database holds them. Below the use cases (files.ts, which take a principal) and the runtime's
+ * OrgFiles (compose.ts), both of which name the organization explicitly.
+ *
+ * Every write runs in one transaction that first locks the organization's `org_file_usage` row
+ * (SELECT … FOR UPDATE): the size check and the write are one step, so two writers (on one
+ * instance or several) cannot both pass FILES_MAX_BYTES.
+ */
+import type { PrismaClient } from "../../../generated/prisma/client";
+import { AppError } from "../../errors";
+import { formatBytes, normalizeFilePath } from "../../../shared/file-paths";
+
+export interface FileLimits {
+  /** FILES_MAX_BYTES: the organization's files together. */
+  maxBytes: number;
+  /** FILES_MAX_UPLOAD_BYTES: one file. */
+  maxFileBytes: number;
+}
+
+export interface StoredFileInfo {
+  path: string;
+  size: number;
+  updatedAt: Date;
+}
+
+/** The normalized path, or 400 VALIDATION_FAILED naming the problem. */
+export function filePathOrThrow(input: string, field = "path"): string {
+  const result = normalizeFilePath(input);
+  if (!result.ok) throw new AppError("VALIDATION_FAILED", `${field}: ${result.problem}`, { details: [{ path: field, message: result.problem }] });
+  return result.path;
+}
+
+/** The organization's files in path order; with `after`, only those after that path; with `take`, at most that many. */
+export async function listFiles(prisma: PrismaClient, organizationId: string, page: { after?: string; take?: number } = {}): Promise<StoredFileInfo[]> {
+  return prisma.orgFile.findMany({
+    where: { organizationId, ...(page.after !== undefined ? { path: { gt: page.after } } : {}) },
+    select: { path: true, size: true, updatedAt: true },
+    orderBy: { path: "asc" },
+    ...(page.take !== undefined ? { take: page.take } : {}),
+  });
+}
+
+export async function readFile(prisma: PrismaClient, organizationId: string, path: string): Promise<{ content: Buffer; size: number; updatedAt: Date } | null> {
+  const row = await prisma.orgFile.findUnique({ where: { organizationId_path: { organizationId, path } }, select: { content: true, size: true, updatedAt: true } });
+  if (!row) return null;
+  return { content: Buffer.from(row.content.buffer, row.content.byteOffset, row.content.byteLength), size: row.size, updatedAt: row.updatedAt };
+}
+
+export async function fileUsage(prisma: PrismaClient, organizationId: string): Promise<number> {
+  const row = await prisma.orgFileUsage.findUnique({ where: { organizationId }, select: { bytes: true } });
+  return row ? Number(row.bytes) : 0;
+}
+
+/**
+ * Writes `content` as the whole file (`append: false`) or at its end (`append: true`, creating it
+ * when missing). Refused, with nothing written: past the file's limit (413 PAYLOAD_TOO_LARGE) or the
+ * organization's (507 FILES_QUOTA_EXCEEDED).
+ */
+export async function writeFile(
+  prisma: PrismaClient,
+  organizationId: string,
+  path: string,
+  content: Uint8Array,
+  options: { append: boolean; limits: FileLimits },
+): Promise<StoredFileInfo & { created: boolean }> {
+  const { limits } = options;
+  const added = content.byteLength;
+  return prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`INSERT INTO org_file_usage (organization_id, bytes) VALUES (${organizationId}, 0) ON CONFLICT (organization_id) DO NOTHING`;
+      const [usage] = await tx.$queryRaw<Array<{ bytes: bigint }>>`SELECT bytes FROM org_file_usage WHERE organization_id = ${organizationId} FOR UPDATE`;
+      const existing = await tx.orgFile.findUnique({ where: { organizationId_path: { organizationId, path } }, select: { size: true } });
+      const before = existing?.size ?? 0;
+      const after = options.append ? before + added : added;
+      if (after > limits.maxFileBytes) {
+        throw new AppError(
+          "PAYLOAD_TOO_LARGE",
+          `a file may hold at most ${formatBytes(limits.maxFileBytes)} (${limits.maxFileBytes} bytes); ${path} would hold ${after} bytes`,
+        );
+      }
+      const used = Number(usage?.bytes ?? 0n);
+      const total = used - before + after;
+      if (total > limits.maxBytes && after > before) {
+        throw new AppError(
+          "FILES_QUOTA_EXCEEDED",
+          `the organization's files may hold at most ${formatBytes(limits.maxBytes)} (${limits.maxBytes} bytes): ${used} bytes are used and this write needs ${after - before} more`,
+        );
+      }
+      const now = new Date();
+      if (existing && options.append) {
+        await tx.$executeRaw`UPDATE org_files SET content = content || ${Buffer.from(content.buffer, content.byteOffset, content.byteLength)}, size = size + ${added}, updated_at = ${now} WHERE organization_id = ${organizationId} AND path = ${path}`;
+      } else {
+        const bytes = new Uint8Array(content.buffer, content.byteOffset, content.byteLength) as Uint8Array<ArrayBuffer>;
+        await tx.orgFile.upsert({
+          where: { organizationId_path: { organizationId, path } },
+          create: { organizationId, path, content: bytes, size: added, updatedAt: now },
+          update: { content: bytes, size: added, updatedAt: now },
+        });
+      }
+      await tx.orgFileUsage.update({ where: { organizationId }, data: { bytes: BigInt(total) } });
+      return { path, size: after, updatedAt: now, created: !existing };
+    },
+    { maxWait: 10_000, timeout: 30_000 },
+  );
+}
+
+/** Deletes the file; false when there was none. */
+export async function deleteFile(prisma: PrismaClient, organizationId: string, path: string): Promise<boolean> {
+  return prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`INSERT INTO org_file_usage (organization_id, bytes) VALUES (${organizationId}, 0) ON CONFLICT (organization_id) DO NOTHING`;
+      await tx.$queryRaw`SELECT bytes FROM org_file_usage WHERE organization_id = ${organizationId} FOR UPDATE`;
+      const removed = await tx.orgFile.deleteMany({ where: { organizationId, path } });
+      if (removed.count === 0) return false;
+      // Recounted from the rows under the lock: the usage row can never drift from them.
+      const [sum] = await tx.$queryRaw<Array<{ total: bigint | null }>>`SELECT SUM(size)::bigint AS total FROM org_files WHERE organization_id = ${organizationId}`;
+      await tx.orgFileUsage.update({ where: { organizationId }, data: { bytes: sum?.total ?? 0n } });
+      return true;
+    },
+    { maxWait: 10_000, timeout: 30_000 },
+  );
+}

@@ -1,0 +1,242 @@
+/**
+ * Core nodes as real Node-RED flows write them (SPEC §23; src/test/fixtures/real-flows, with where
+ * each shape was seen): each imports through POST /flows/import without a refusal (the dry run
+ * reports every core node supported), and, deployed, runs as in Node-RED; names and labels take
+ * 10,000 characters. Each test goes through the doors a user uses: REST and the WebSocket.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { signUp } from "@/test/accounts";
+import { setUpTestApp } from "@/test/set-up-test-app";
+import { connect, setUpTestHub } from "@/test/ws";
+
+const FIXTURES = path.resolve(import.meta.dirname, "../../../test/fixtures/real-flows");
+type NrNode = Record<string, unknown> & { id: string; type: string };
+type OurNode = { id: string; type: string; name: string; disabled: boolean; config: Record<string, unknown> };
+type ReportEntry = { node_id: string; type: string; support: string; reason?: string };
+
+const testApp = setUpTestApp();
+const hub = setUpTestHub(testApp);
+const request = testApp.request;
+let user: Awaited<ReturnType<typeof signUp>>;
+beforeAll(async () => {
+  user = await signUp(request);
+});
+
+let seq = 0;
+/** A fixture with fresh ids (an organization's node ids are its own). */
+function fixture(file: string): NrNode[] {
+  const nodes = JSON.parse(readFileSync(path.join(FIXTURES, file), "utf8")) as NrNode[];
+  const suffix = `x${Date.now().toString(36)}${++seq}`;
+  let text = JSON.stringify(nodes);
+  for (const n of nodes) text = text.split(JSON.stringify(n.id)).join(JSON.stringify(`${n.id}${suffix}`));
+  return JSON.parse(text) as NrNode[];
+}
+
+async function dryRun(flows: NrNode[]): Promise<ReportEntry[]> {
+  const res = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.report as ReportEntry[];
+}
+
+async function importFlows(flows: NrNode[]) {
+  const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return { flow: res.body.flows[0] as { id: string; name: string; nodes: OurNode[] }, warnings: res.body.warnings as string[] };
+}
+
+const byName = (flow: { nodes: OurNode[] }, type: string, name?: string) => flow.nodes.find((n) => n.type === type && (name === undefined || n.name === name))!;
+
+/** Deploys, runs `act` and returns what reached debug node `debugId` (its shown values), once `count` arrived. */
+async function deployAndWatch(flowId: string, debugId: string, count: number, act: () => Promise<void>, settleMs = 0): Promise<unknown[]> {
+  expect((await request("POST", `/flows/${flowId}/deploy`, { token: user.accessToken })).status).toBe(200);
+  const ui = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
+  try {
+    await ui.next((f) => f.type === "ready");
+    await act();
+    const outputs = () => ui.frames.filter((f) => f.topic === "debug" && f.data?.node_id === debugId).map((f) => f.data.msg as unknown);
+    await expect.poll(() => outputs().length, { timeout: 8000 }).toBe(count);
+    if (settleMs > 0) await new Promise((r) => setTimeout(r, settleMs));
+    return outputs();
+  } finally {
+    ui.ws.close();
+  }
+}
+
+const inject = async (nodeId: string, body: Record<string, unknown> = {}) => {
+  expect((await request("POST", `/nodes/${nodeId}/inject`, { token: user.accessToken, body })).status).toBe(200);
+};
+
+const CORE = new Set(["inject", "debug", "function", "switch", "change", "delay", "catch", "status", "comment", "http request"]);
+const refusals = (report: ReportEntry[]) => report.filter((r) => CORE.has(r.type) && r.support !== "supported");
+
+describe("real flows' core nodes import and run (SPEC §23)", () => {
+  it("a node named with 390 characters imports; names, flow names and tab labels take 10,000 characters, not 10,001", async () => {
+    const flows = fixture("long-name.json");
+    expect(refusals(await dryRun(flows))).toEqual([]);
+    const { flow } = await importFlows(flows);
+    expect(byName(flow, "comment").name).toHaveLength(389);
+
+    const long = "n".repeat(10_000);
+    const tab = `tab${Date.now().toString(36)}`;
+    const big = await importFlows([{ id: tab, type: "tab", label: long }, { id: `${tab}c`, type: "comment", z: tab, name: long, x: 1, y: 1, wires: [] }]);
+    expect(big.flow.name).toBe(long);
+    expect(big.flow.nodes[0]!.name).toBe(long);
+    const created = await request("POST", "/flows", { token: user.accessToken, body: { name: long, nodes: [{ type: "comment", name: long }] } });
+    expect(created.status).toBe(201);
+    expect(created.body.flow.name).toBe(long);
+    const renamed = await request("PUT", `/flows/${created.body.flow.id}`, { token: user.accessToken, body: { name: `${long}x`, revision: 1 } });
+    expect(renamed.status).toBe(400);
+    expect(renamed.body.error.message).toMatch(/10,000 characters/);
+    const tooLong = await request("POST", "/flows", { token: user.accessToken, body: { name: "fine", nodes: [{ type: "comment", name: `${long}x` }] } });
+    expect(tooLong.status).toBe(400);
+    const subflow = await request("POST", "/subflows", { token: user.accessToken, body: { name: long } });
+    expect(subflow.status, JSON.stringify(subflow.body).slice(0, 300)).toBe(201);
+    expect(JSON.stringify(subflow.body)).toContain(long);
+  });
+
+  it("a function with 16 outputs: its 16th output sends", async () => {
+    const flows = fixture("function-16-outputs.json");
+    expect(refusals(await dryRun(flows))).toEqual([]);
+    const { flow } = await importFlows(flows);
+    const fn = byName(flow, "function");
+    expect(fn.config.outputs).toBe(16);
+    const shown = await deployAndWatch(flow.id, byName(flow, "debug").id, 1, () => inject(byName(flow, "inject").id));
+    expect(shown).toEqual([true]);
+  });
+
+  it("a rate limit of one message per 30 days lets the first through and drops the next (Node-RED's overflowing timer would let it through after 1 ms)", async () => {
+    const flows = fixture("delay-one-per-month.json");
+    expect(refusals(await dryRun(flows))).toEqual([]);
+    const { flow } = await importFlows(flows);
+    expect(byName(flow, "delay").config).toMatchObject({ mode: "rate", rate: 1, rate_period_ms: 30 * 86_400_000, drop: true });
+    const injectId = byName(flow, "inject").id;
+    const shown = await deployAndWatch(
+      flow.id,
+      byName(flow, "debug").id,
+      1,
+      async () => {
+        await inject(injectId);
+        await new Promise((r) => setTimeout(r, 50));
+        await inject(injectId, { payload: "second" });
+      },
+      400,
+    );
+    expect(shown).toEqual(["notify"]);
+  });
+
+  it("a JSONata lookbehind (/(?<=sensors\\/[0-9]+\\/)…/) matches as in Node-RED", async () => {
+    const flows = fixture("jsonata-lookbehind.json");
+    expect(refusals(await dryRun(flows))).toEqual([]);
+    const { flow } = await importFlows(flows);
+    const shown = await deployAndWatch(flow.id, byName(flow, "debug").id, 1, () => inject(byName(flow, "inject").id));
+    expect(shown).toEqual(["soil_moisture"]);
+  });
+
+  it("a JSONata negative lookbehind is still refused, with the reason (RE2), and the node is kept", async () => {
+    const flows = fixture("jsonata-lookbehind.json");
+    const change = flows.find((n) => n.type === "change")!;
+    (change.rules as Array<Record<string, unknown>>)[0]!.to = "$match(topic, /(?<!x)y/).match";
+    const report = await dryRun(flows);
+    expect(refusals(report)).toEqual([expect.objectContaining({ type: "change", support: "unsupported", reason: expect.stringMatching(/only a lookbehind \(\?<=…\) at the start and a lookahead \(\?=…\) at the end/) })]);
+  });
+
+  it("http request header rows: a preset name (keyType) is the header's name, a blank row is skipped, insecureHTTPParser off is no loss", async () => {
+    const flows = fixture("http-request-headers.json");
+    const report = await dryRun(flows);
+    expect(refusals(report)).toEqual([]);
+    const { flow } = await importFlows(flows);
+    expect(byName(flow, "http-request").config.headers).toEqual({ "Content-Type": "text/xml; charset=utf-8", SOAPAction: "CapitalCity" });
+    // Export writes them back as Node-RED's rows.
+    const exported = (await request("GET", `/flows/${flow.id}/export`, { token: user.accessToken })).body as NrNode[];
+    const back = exported.find((n) => n.type === "http request")!;
+    expect(back.insecureHTTPParser).toBe(false);
+    expect(back.headers).toHaveLength(2);
+    expect(back.headers).toEqual(
+      expect.arrayContaining([
+        { keyType: "other", keyValue: "Content-Type", valueType: "other", valueValue: "text/xml; charset=utf-8" },
+        { keyType: "other", keyValue: "SOAPAction", valueType: "other", valueValue: "CapitalCity" },
+      ]),
+    );
+    // Node-RED's lenient parser switched on is said not to be carried over.
+    const lenient = fixture("http-request-headers.json");
+    lenient.find((n) => n.type === "http request")!.insecureHTTPParser = true;
+    expect(refusals(await dryRun(lenient))).toEqual([expect.objectContaining({ support: "partial", reason: "not carried over: insecureHTTPParser" })]);
+  });
+
+  it("a debug node with a JSONata output shows the expression's result in its status (statusVal unused under auto)", async () => {
+    const flows = fixture("debug-status-jsonata.json");
+    expect(refusals(await dryRun(flows))).toEqual([]);
+    const { flow } = await importFlows(flows);
+    expect(byName(flow, "debug", "rounded").config).toMatchObject({ property: "$round(payload, 1)", property_type: "jsonata", status_type: "auto", status_property: "" });
+    const shown = await deployAndWatch(flow.id, byName(flow, "debug", "status").id, 1, () => inject(byName(flow, "inject").id));
+    expect(shown).toEqual([expect.objectContaining({ text: "21.5" })]);
+  });
+
+  it("a catch node with scope \"group\" catches its group's nodes' errors, not the others'", async () => {
+    const flows = fixture("catch-group.json");
+    expect(refusals(await dryRun(flows))).toEqual([]);
+    const { flow, warnings } = await importFlows(flows);
+    const fnInside = byName(flow, "function", "fails inside");
+    expect(byName(flow, "catch").config.scope).toEqual(expect.arrayContaining([fnInside.id]));
+    expect(byName(flow, "catch").config.scope).not.toContain(byName(flow, "function", "fails outside").id);
+    expect(warnings.join("\n")).toMatch(/its scope "group" became the 2 nodes of its group/);
+    const injects = flow.nodes.filter((n) => n.type === "inject");
+    const shown = await deployAndWatch(
+      flow.id,
+      byName(flow, "debug", "caught").id,
+      1,
+      async () => {
+        for (const n of injects) await inject(n.id);
+      },
+      300,
+    );
+    expect(shown).toEqual(["Error: inside in"]);
+  });
+
+  it("a switch with 40 rules routes to its 40th output", async () => {
+    const flows = fixture("switch-40-rules.json");
+    expect(refusals(await dryRun(flows))).toEqual([]);
+    const { flow } = await importFlows(flows);
+    expect((byName(flow, "switch").config.rules as unknown[]).length).toBe(40);
+    const shown = await deployAndWatch(flow.id, byName(flow, "debug").id, 1, () => inject(byName(flow, "inject").id));
+    expect(shown).toEqual([39]);
+  });
+
+  it("a function of 150,000 characters and a change value of 100 KiB import and run", async () => {
+    const tab = `tab${Date.now().toString(36)}big`;
+    const padding = `// ${"x".repeat(149_000)}\n`;
+    const value = JSON.stringify({ rows: Array.from({ length: 2000 }, (_, i) => ({ i, label: `row ${i} `.padEnd(40, ".") })) });
+    expect(value.length).toBeGreaterThan(100 * 1024);
+    const flows: NrNode[] = [
+      { id: tab, type: "tab", label: "big" },
+      { id: `${tab}i`, type: "inject", z: tab, props: [{ p: "payload" }], payload: "", payloadType: "date", x: 1, y: 1, wires: [[`${tab}c`]] },
+      { id: `${tab}c`, type: "change", z: tab, rules: [{ t: "set", p: "payload", pt: "msg", to: value, tot: "json" }], x: 1, y: 1, wires: [[`${tab}f`]] },
+      { id: `${tab}f`, type: "function", z: tab, func: `${padding}return { payload: msg.payload.rows.length };`, outputs: 1, x: 1, y: 1, wires: [[`${tab}d`]] },
+      { id: `${tab}d`, type: "debug", z: tab, complete: "payload", x: 1, y: 1, wires: [] },
+    ];
+    expect(refusals(await dryRun(flows))).toEqual([]);
+    const { flow } = await importFlows(flows);
+    const shown = await deployAndWatch(flow.id, `${tab}d`, 1, () => inject(`${tab}i`));
+    expect(shown).toEqual([2000]);
+  });
+});
+
+describe("Node-RED 5.0's link call example (node.linkcall in a function)", () => {
+  it("each of its three calls answers: fixed target, msg.target, and a function's await node.linkcall", async () => {
+    const example = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../../../test/fixtures/node-red-examples/common/link/03 - Link call.json"), "utf8")) as NrNode[];
+    const tab = `tab${Date.now().toString(36)}lc`;
+    const flows = [{ id: tab, type: "tab", label: "link call" }, ...example.map((n) => ({ ...n, z: tab }))];
+    const { flow, warnings } = await importFlows(flows);
+    expect(flow.nodes.filter((n) => n.type === "unknown")).toEqual([]);
+    expect(warnings.filter((w) => !/was renamed/.test(w))).toEqual([]);
+    // The inject wired to the function, and the debug node after it.
+    const fn = byName(flow, "function", "call subroutine-1");
+    const exported = (await request("GET", `/flows/${flow.id}/export`, { token: user.accessToken })).body as NrNode[];
+    const injectOfFn = exported.find((n) => n.type === "inject" && (n.wires as string[][])[0]?.includes(fn.id))!;
+    const debugOfFn = exported.find((n) => n.type === "debug" && (exported.find((m) => m.id === fn.id)!.wires as string[][])[0]!.includes(n.id))!;
+    const shown = await deployAndWatch(flow.id, debugOfFn.id, 1, () => inject(injectOfFn.id));
+    expect(shown).toEqual(["Hello, from subroutine-1"]);
+  });
+});
