@@ -15,6 +15,8 @@ export const apiKeyScopes = [
   "org:read",
   "events:read",
   "device:connect",
+  "mqtt:publish",
+  "mqtt:subscribe",
 ] as const;
 export type ApiKeyScope = (typeof apiKeyScopes)[number];
 
@@ -56,6 +58,8 @@ export const permissions = {
   "executions:read": { minRole: "viewer", scope: "flows:read", description: "list and read flows' executions" },
   "executions:replay": { minRole: "member", scope: "nodes:inject", description: "send an execution's trigger message again" },
   "devices:read": { minRole: "viewer", scope: "org:read", description: "list online devices" },
+  "mqtt:subscribe": { minRole: "viewer", scope: "mqtt:subscribe", description: "subscribe to the organization's topics on the built-in MQTT broker" },
+  "mqtt:publish": { minRole: "member", scope: "mqtt:publish", description: "publish to the organization's topics on the built-in MQTT broker" },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof permissions;
@@ -86,9 +90,12 @@ export function mayManage(actor: Role, target: Role): boolean {
   return roleRank(target) <= roleRank(actor);
 }
 
+/** What a device key may hold: its channel (§6) and the built-in MQTT broker (§20). */
+export const deviceKeyScopes = ["device:connect", "mqtt:publish", "mqtt:subscribe"] as const satisfies readonly ApiKeyScope[];
+
 /** The scopes a role may hold: a key never exceeds its creator's role. */
 export function scopesForRole(role: Role, kind: "user" | "device"): ApiKeyScope[] {
-  if (kind === "device") return atLeast(role, "admin") ? ["device:connect"] : [];
+  if (kind === "device") return atLeast(role, "admin") ? [...deviceKeyScopes] : [];
   const granted = new Set<ApiKeyScope>();
   for (const rule of Object.values(permissions) as PermissionRule[]) {
     if (rule.scope && rule.scope !== "device:connect" && atLeast(role, rule.minRole)) granted.add(rule.scope);
