@@ -32,6 +32,7 @@ import { variableKeyring } from "./services/variables/variable-keys";
 import { createAuthLimiters } from "./auth/limits";
 import { createAppMetrics } from "./metrics";
 import { ContextHub } from "./flow-runtime/context-hub";
+import { createMqttBroker } from "./mqtt/broker";
 import type { AppConfig, AppServices } from "./app-services";
 
 export const APP_VERSION = "0.1.0";
@@ -136,6 +137,20 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   const events = new OrgEventPublisher(store, logger);
   const instanceId = resolveInstanceId(env.INSTANCE_ID);
   const context = new ContextHub({ prisma: db.prisma, store, logger, instanceId, maxBytes: env.CONTEXT_MAX_BYTES, maxKeys: env.CONTEXT_MAX_KEYS });
+  // The built-in MQTT broker (SPEC §20): started below, once the app it authenticates against exists.
+  const mqtt = createMqttBroker({
+    prisma: db.prisma,
+    store,
+    logger,
+    instanceId,
+    redis: env.REDIS_URL ? { url: env.REDIS_URL, keyPrefix: options.storeKeyPrefix ?? env.REDIS_KEY_PREFIX } : undefined,
+    limits: {
+      connectionsPerOrganization: env.MQTT_MAX_CONNECTIONS_PER_ORGANIZATION,
+      subscriptionsPerClient: env.MQTT_MAX_SUBSCRIPTIONS_PER_CLIENT,
+      messageBytes: env.MQTT_MAX_MESSAGE_BYTES,
+      publishesPerSecondPerOrganization: env.MQTT_PUBLISH_RATE_PER_ORGANIZATION,
+    },
+  });
   const flowRuntime = createFlowRuntime(store, {
     context,
     events,
@@ -169,6 +184,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       openCredential: (sealed) => openCredential(config.keys.variables, sealed),
       sandboxes,
       workLimits,
+      builtInMqtt: mqtt.builtIn,
     },
   });
   const metrics = createAppMetrics({
@@ -181,7 +197,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
         where: { deletedAt: null, enabled: true, currentDeploymentId: { not: null }, state: { not: "error" }, organization: { deletedAt: null } },
       }),
   });
-  return {
+  const app: AppServices = {
     config,
     db,
     store,
@@ -193,6 +209,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     mailer,
     nodes,
     flowRuntime,
+    mqtt,
     context,
     variables,
     workLimits,
@@ -201,6 +218,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     close: async () => {
       try {
         await flowRuntime.close();
+        await mqtt.close();
         await variables.close();
         await sandboxes.close();
         await events.flush();
@@ -212,4 +230,11 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       }
     },
   };
+  try {
+    await mqtt.start(app);
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw err;
+  }
+  return app;
 }

@@ -59,10 +59,13 @@ const server = http.createServer(
 const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime) });
 server.on("upgrade", (req, socket, head) => {
   req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
-  if (new URL(req.url ?? "/", "http://localhost").pathname === "/ws") hub.handleUpgrade(req, socket, head);
+  const pathname = new URL(req.url ?? "/", "http://localhost").pathname;
+  if (pathname === "/ws") hub.handleUpgrade(req, socket, head);
+  else if (pathname === "/mqtt") app.mqtt.handleUpgrade(req, socket, head);
   else socket.destroy();
 });
 await new Promise<void>((resolve) => server.listen(env.PORT, "127.0.0.1", resolve));
+if (env.MQTT_PORT !== undefined) await app.mqtt.listen({ port: env.MQTT_PORT, host: "127.0.0.1" });
 await app.flowRuntime.start();
 // The harness waits for this line.
 console.log(`cluster-node ready ${app.flowRuntime.instanceId} ${env.PORT}`);
