@@ -81,7 +81,7 @@ export class DurablePersistence extends MemoryPersistence {
     const write = previous.then(async () => {
       if (packet.payload.length === 0) await this.prisma.mqttRetained.deleteMany({ where: { topic } });
       else {
-        const data = { organizationId, payload: new Uint8Array(packet.payload), qos: packet.qos };
+        const data = { organizationId, payload: new Uint8Array(Buffer.from(packet.payload)), qos: packet.qos };
         await this.prisma.mqttRetained.upsert({ where: { topic }, create: { topic, ...data }, update: data });
       }
     });
