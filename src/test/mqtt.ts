@@ -93,8 +93,13 @@ export function connectMqtt(url: string, options: IClientOptions = {}): Promise<
           });
         },
         subscribe(filter, qos = 0) {
+          // The SUBACK's codes as sent (mqtt.js reports a refusal as an error carrying the packet).
           return new Promise((res, rej) =>
-            client.subscribe(filter, { qos }, (err, granted) => (err && !granted ? rej(err) : res((granted ?? []).map((g) => g.qos)))),
+            client.subscribe(filter, { qos }, (err, _granted, packet) => {
+              const codes = (packet as { granted?: number[] } | undefined)?.granted;
+              if (codes) res(codes);
+              else rej(err ?? new Error("no SUBACK"));
+            }),
           );
         },
         publish(topic, payload, publishOptions = {}) {
