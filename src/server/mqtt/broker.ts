@@ -20,7 +20,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type http from "node:http";
 import net from "node:net";
-import type { Duplex } from "node:stream";
+import { Readable, type Duplex } from "node:stream";
 import tls from "node:tls";
 import { Aedes, type AedesPublishPacket, type Client, type ConnectPacket, type PublishPacket, type Subscription } from "aedes";
 import mqemitter from "mqemitter";
@@ -150,7 +150,27 @@ class PublishRate {
   }
 }
 
+/**
+ * aedes-persistence-redis 11 hands out async generators where aedes 1.2 pipes streams (retained
+ * messages on SUBSCRIBE): each becomes a Readable.
+ */
 class OrganizationRedisPersistence extends RedisPersistence {
+  override createRetainedStreamCombi(patterns: string[]) {
+    return Readable.from(super.createRetainedStreamCombi(patterns) as AsyncIterable<unknown>);
+  }
+
+  override createRetainedStream(pattern: string) {
+    return Readable.from(super.createRetainedStream(pattern) as AsyncIterable<unknown>);
+  }
+
+  override outgoingStream(client: Client) {
+    return Readable.from(super.outgoingStream(client) as AsyncIterable<unknown>);
+  }
+
+  override streamWill(brokers: Parameters<RedisPersistence["streamWill"]>[0]) {
+    return Readable.from(super.streamWill(brokers) as AsyncIterable<unknown>);
+  }
+
   override async outgoingUpdate(client: Client, packet: Parameters<RedisPersistence["outgoingUpdate"]>[1]): Promise<void> {
     await super.outgoingUpdate(client, storedTopicPacket(client.id, packet));
   }
@@ -289,8 +309,10 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     const state = states.get(client);
     const answer = (granted: Subscription | null) => setImmediate(callback, null, granted);
     if (!state) return answer(null);
-    if (!client.connected) {
-      // A persistent session's subscriptions coming back at CONNECT: already internal.
+    // Before the CONNACK went out, only a persistent session's subscriptions come back (aedes reads
+    // the client's packets only after it): already internal. (`connected` is set later still, once
+    // the queued messages went out, so a client's first SUBSCRIBE may come before it.)
+    if (!(client as unknown as { connackSent?: boolean }).connackSent) {
       const own = externalTopic(state.organizationId, sub.topic);
       if (own === null || checkSubscribeFilter(own) !== null || !canSubscribe(state.principal)) return answer(null);
       state.filters.add(sub.topic);
