@@ -23,6 +23,7 @@ import { benchFailover } from "./failover";
 import { benchForward } from "./forward";
 import { benchExecutions, benchExecutionsEach } from "./executions";
 import { benchIdle } from "./idle";
+import { benchBroker } from "./broker";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
@@ -60,6 +61,8 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "executions-each", title: "10b Executions, one per message (recording cost)", run: benchExecutionsEach, explicit: true },
   { name: "editor", title: "8 Editor (Chromium)", run: benchEditor, ownServer: true, explicit: true },
   // Fresh starts of the built server on both configurations beside Node-RED (minutes): only when named.
+  // Our MQTT broker beside Mosquitto (its own app, a Mosquitto of its own): only when named.
+  { name: "broker", title: "12 Built-in MQTT broker (Mosquitto side by side)", run: benchBroker, ownServer: true, explicit: true },
   { name: "idle", title: "11 Idle memory and ready time (built server, Node-RED side by side)", run: benchIdle, ownServer: true, explicit: true },
 ];
 
@@ -170,6 +173,18 @@ async function main() {
       nodeRedHeader: "Node-RED, same run",
     });
     log(`wrote benchmark 11's section of ${path.relative(process.cwd(), REPORT)}`);
+  }
+  // Benchmark 12 has a section of its own per backend, written whenever it ran.
+  if (selected.some((b) => b.name === "broker")) {
+    writeReport(REPORT, {
+      key: `broker-${backend.db}-${backend.store}`,
+      title: `Built-in MQTT broker (issue 36), side by side with Mosquitto: ${backendTitle}`,
+      machine,
+      rows: rows.filter((r) => r.benchmark.startsWith("12 ")),
+      notes: notes.filter((n) => n.startsWith("Benchmark 12")),
+      nodeRedHeader: "Mosquitto 2, same run, same client",
+    });
+    log(`wrote benchmark 12's section of ${path.relative(process.cwd(), REPORT)}`);
   }
   // Benchmark 10 has a section of its own per backend, written whenever it ran.
   const executionsRows = (r: Row) => r.benchmark.startsWith("10 ");
