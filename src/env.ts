@@ -107,6 +107,8 @@ const envSchema = z
     MQTT_MAX_SUBSCRIPTIONS_PER_CLIENT: positiveInt.default(100),
     /** Largest MQTT payload in bytes (a bigger publish disconnects). */
     MQTT_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).max(256 * 1024 * 1024).default(256 * 1024),
+    /** QoS 1/2 messages one persistent MQTT session may have waiting (Mosquitto's max_queued_messages); more are dropped for it. */
+    MQTT_MAX_QUEUED_PER_SESSION: positiveInt.default(1000),
     /** Messages per second an organization's clients and flows may publish, per instance (burst: one second's worth). */
     MQTT_PUBLISH_RATE_PER_ORGANIZATION: positiveInt.default(1000),
     /** This instance's name in a cluster (GET /health, flow placement); default: host name, process id and a random suffix. */

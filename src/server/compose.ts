@@ -149,6 +149,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       subscriptionsPerClient: env.MQTT_MAX_SUBSCRIPTIONS_PER_CLIENT,
       messageBytes: env.MQTT_MAX_MESSAGE_BYTES,
       publishesPerSecondPerOrganization: env.MQTT_PUBLISH_RATE_PER_ORGANIZATION,
+      queuedPerSession: env.MQTT_MAX_QUEUED_PER_SESSION,
     },
   });
   const flowRuntime = createFlowRuntime(store, {

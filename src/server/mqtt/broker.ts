@@ -50,6 +50,8 @@ export interface MqttLimits {
   subscriptionsPerClient: number;
   messageBytes: number;
   publishesPerSecondPerOrganization: number;
+  /** QoS 1/2 messages one persistent session may have waiting; more are dropped for it. */
+  queuedPerSession: number;
 }
 
 export const DEFAULT_MQTT_LIMITS: MqttLimits = {
@@ -57,6 +59,7 @@ export const DEFAULT_MQTT_LIMITS: MqttLimits = {
   subscriptionsPerClient: 100,
   messageBytes: 256 * 1024,
   publishesPerSecondPerOrganization: 1000,
+  queuedPerSession: 1000,
 };
 
 export interface MqttBrokerOptions {
@@ -155,6 +158,26 @@ class PublishRate {
  * messages on SUBSCRIBE): each becomes a Readable.
  */
 class OrganizationRedisPersistence extends RedisPersistence {
+  constructor(
+    private readonly db: Redis,
+    private readonly maxQueued: number,
+  ) {
+    super({ conn: db });
+  }
+
+  /** At most `maxQueued` messages per session: more are dropped for it (Mosquitto's max_queued_messages). */
+  override async outgoingEnqueueCombi(subs: { clientId: string }[], packet: Parameters<RedisPersistence["outgoingEnqueueCombi"]>[1]): Promise<void> {
+    if (!subs || subs.length === 0) return;
+    // The persistence's own list key (aedes-persistence-redis: `outgoing:<client id, URI-encoded>`).
+    const lengths = await Promise.all(subs.map((sub) => this.db.llen(`outgoing:${encodeURIComponent(sub.clientId)}`)));
+    const room = subs.filter((_, i) => lengths[i]! < this.maxQueued);
+    if (room.length > 0) await super.outgoingEnqueueCombi(room, packet);
+  }
+
+  override async outgoingEnqueue(sub: { clientId: string }, packet: Parameters<RedisPersistence["outgoingEnqueue"]>[1]): Promise<void> {
+    await this.outgoingEnqueueCombi([sub], packet);
+  }
+
   override createRetainedStreamCombi(patterns: string[]) {
     return Readable.from(super.createRetainedStreamCombi(patterns) as AsyncIterable<unknown>);
   }
@@ -521,10 +544,10 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       const data = new Redis(options.redis.url, { keyPrefix: `${options.redis.keyPrefix}mqtt:` });
       redisConnections = [pub, sub];
       mq = MQEmitterRedis({ pubConn: pub as never, subConn: sub as never, matchEmptyLevels: true } as never);
-      persistence = new OrganizationRedisPersistence({ conn: data });
+      persistence = new OrganizationRedisPersistence(data, limits.queuedPerSession);
     } else {
       mq = mqemitter({ matchEmptyLevels: true });
-      persistence = new DurablePersistence(options.prisma, logger);
+      persistence = new DurablePersistence(options.prisma, logger, limits.queuedPerSession);
     }
     broker = await Aedes.createBroker({
       id: `${options.instanceId}-${randomUUID().slice(0, 8)}`,

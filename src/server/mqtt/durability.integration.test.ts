@@ -107,6 +107,33 @@ describe("built-in MQTT broker across a restart", () => {
   });
 });
 
+describe("built-in MQTT broker: messages waiting for a persistent session", () => {
+  it("keep at most MQTT_MAX_QUEUED_PER_SESSION; newer ones are dropped for that session", async () => {
+    const app = await createTestApp({ MQTT_MAX_QUEUED_PER_SESSION: "3" });
+    const mq = await serveMqtt(app);
+    try {
+      const owner = await signUp(restClient(app));
+      const created = await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "away", kind: "device" } });
+      const key = created.body.secret as string;
+      const away = await connectMqtt(mq.tcp, { password: key, clientId: "away", clean: false });
+      await away.subscribe("q/#", 1);
+      await away.end();
+      const publisher = await connectMqtt(mq.ws, { password: key, clientId: "pub" });
+      for (let i = 1; i <= 5; i++) await publisher.publish(`q/${i}`, String(i), { qos: 1 });
+      await publisher.end();
+      await sleep(200);
+      const back = await connectMqtt(mq.tcp, { password: key, clientId: "away", clean: false });
+      await back.next((m) => m.payload === "3");
+      await sleep(300);
+      expect(back.messages.map((m) => m.payload)).toEqual(["1", "2", "3"]);
+      await back.end();
+    } finally {
+      await mq.close();
+      await app.close();
+    }
+  });
+});
+
 describe("built-in MQTT broker: the organization's publish rate", () => {
   it("a client that publishes beyond MQTT_PUBLISH_RATE_PER_ORGANIZATION is disconnected; flows are refused with an error", async () => {
     const app = await createTestApp({ MQTT_PUBLISH_RATE_PER_ORGANIZATION: "5" });

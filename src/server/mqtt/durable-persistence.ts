@@ -46,10 +46,14 @@ export class DurablePersistence extends MemoryPersistence {
   private flushing: Promise<void> = Promise.resolve();
   /** Retained writes in order, per topic. */
   private readonly retainedWrites = new Map<string, Promise<void>>();
+  /** Messages queued per client (sent or not, not yet acknowledged). */
+  private readonly queued = new Map<string, number>();
 
   constructor(
     private readonly prisma: PrismaClient,
     private readonly logger: Logger,
+    /** Messages one session may have queued; more are dropped for it (Mosquitto's max_queued_messages). */
+    private readonly maxQueued = Number.POSITIVE_INFINITY,
   ) {
     super();
   }
@@ -66,6 +70,7 @@ export class DurablePersistence extends MemoryPersistence {
       const subs = row.subscriptions as unknown as Subscription[];
       if (subs.length > 0) await super.addSubscriptions(client, subs);
       for (const p of row.outgoing as unknown as StoredPacket[]) {
+        this.queued.set(row.clientId, (this.queued.get(row.clientId) ?? 0) + 1);
         await super.outgoingEnqueue({ clientId: row.clientId }, { ...p, cmd: "publish", dup: false, payload: Buffer.from(p.payload, "base64") } as unknown as AedesPacket);
       }
       this.known.add(row.clientId);
@@ -110,13 +115,15 @@ export class DurablePersistence extends MemoryPersistence {
   }
 
   override async outgoingEnqueue(sub: { clientId: string }, packet: AedesPacket): Promise<void> {
-    await super.outgoingEnqueue(sub, packet);
-    this.touch(sub.clientId);
+    await this.outgoingEnqueueCombi([sub], packet);
   }
 
   override async outgoingEnqueueCombi(subs: { clientId: string }[], packet: AedesPacket): Promise<void> {
-    await super.outgoingEnqueueCombi(subs, packet);
-    for (const sub of subs) this.touch(sub.clientId);
+    const room = subs.filter((sub) => (this.queued.get(sub.clientId) ?? 0) < this.maxQueued);
+    if (room.length === 0) return;
+    for (const sub of room) this.queued.set(sub.clientId, (this.queued.get(sub.clientId) ?? 0) + 1);
+    await super.outgoingEnqueueCombi(room, packet);
+    for (const sub of room) this.touch(sub.clientId);
   }
 
   override async outgoingUpdate(client: Client, packet: AedesPacket): Promise<void> {
@@ -125,6 +132,11 @@ export class DurablePersistence extends MemoryPersistence {
 
   override async outgoingClearMessageId(client: Client, packet: AedesPacket): Promise<AedesPacket> {
     const cleared = await super.outgoingClearMessageId(client, packet);
+    if (cleared) {
+      const left = (this.queued.get(client.id) ?? 1) - 1;
+      if (left > 0) this.queued.set(client.id, left);
+      else this.queued.delete(client.id);
+    }
     this.touchIfKnown(client.id);
     return cleared;
   }
