@@ -165,13 +165,24 @@ class OrganizationRedisPersistence extends RedisPersistence {
     super({ conn: db });
   }
 
-  /** At most `maxQueued` messages per session: more are dropped for it (Mosquitto's max_queued_messages). */
-  override async outgoingEnqueueCombi(subs: { clientId: string }[], packet: Parameters<RedisPersistence["outgoingEnqueueCombi"]>[1]): Promise<void> {
-    if (!subs || subs.length === 0) return;
-    // The persistence's own list key (aedes-persistence-redis: `outgoing:<client id, URI-encoded>`).
-    const lengths = await Promise.all(subs.map((sub) => this.db.llen(`outgoing:${encodeURIComponent(sub.clientId)}`)));
-    const room = subs.filter((_, i) => lengths[i]! < this.maxQueued);
-    if (room.length > 0) await super.outgoingEnqueueCombi(room, packet);
+  /** Enqueues one after another on this instance, so that the length each one reads is exact here. */
+  private enqueued: Promise<void> = Promise.resolve();
+
+  /**
+   * At most `maxQueued` messages per session: more are dropped for it (Mosquitto's
+   * max_queued_messages). Exact per instance; two instances enqueueing for the same session at
+   * the same moment may pass the bound by a message each.
+   */
+  override outgoingEnqueueCombi(subs: { clientId: string }[], packet: Parameters<RedisPersistence["outgoingEnqueueCombi"]>[1]): Promise<void> {
+    if (!subs || subs.length === 0) return Promise.resolve();
+    const run = this.enqueued.then(async () => {
+      // The persistence's own list key (aedes-persistence-redis: `outgoing:<client id, URI-encoded>`).
+      const lengths = await Promise.all(subs.map((sub) => this.db.llen(`outgoing:${encodeURIComponent(sub.clientId)}`)));
+      const room = subs.filter((_, i) => lengths[i]! < this.maxQueued);
+      if (room.length > 0) await super.outgoingEnqueueCombi(room, packet);
+    });
+    this.enqueued = run.catch(() => undefined);
+    return run;
   }
 
   override async outgoingEnqueue(sub: { clientId: string }, packet: Parameters<RedisPersistence["outgoingEnqueue"]>[1]): Promise<void> {
