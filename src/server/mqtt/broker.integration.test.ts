@@ -3,6 +3,7 @@
  * package) over WebSocket at /mqtt and over TCP (MQTT_PORT), against the real app (embedded
  * backend by default; DATABASE_URL + REDIS_URL run it on PostgreSQL + Redis).
  */
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { signUp, joinAs } from "@/test/accounts";
@@ -170,6 +171,17 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
     // A client id already connected may take its own connection over.
     const again = await track(connectMqtt(mq.tcp, { password: key, clientId: "n0" }));
     expect(again.client.connected).toBe(true);
+  });
+
+  it("a packet announced larger than the limit closes the connection before it is read, CONNECT included", async () => {
+    const { port } = new URL(mq.tcp);
+    const socket = net.connect(Number(port), "127.0.0.1");
+    await new Promise((r) => socket.once("connect", r));
+    const closed = new Promise((r) => socket.once("close", r));
+    // A CONNECT whose remaining length says 256 MB.
+    socket.write(Buffer.from([0x10, 0xff, 0xff, 0xff, 0x7f]));
+    await closed;
+    expect(socket.destroyed).toBe(true);
   });
 
   it("onlineMqttClients lists the organization's connected clients (for GET /devices), and forgets those that left", async () => {

@@ -42,6 +42,7 @@ import type { KeyValueStore } from "../store";
 import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { BuiltInMqtt, BuiltInMqttMessage } from "../runtime/types";
 import { DurablePersistence, storedTopicPacket } from "./durable-persistence";
+import { guardPacketSize } from "./size-guard";
 import { ONLINE_RENEW_MS, ONLINE_TTL_MS, onlineClientKey, onlineMqttClients, onlineSetKey, type OnlineEntry } from "./online";
 import { checkPublishTopic, checkSubscribeFilter, externalTopic, internalClientId, internalTopic } from "./topics";
 
@@ -119,6 +120,7 @@ interface Refusal {
 /** CONNACK reason code of MQTT 5 for "unsupported protocol version". */
 const V5_UNSUPPORTED_PROTOCOL_VERSION = 0x84;
 const RECHECK_CONCURRENCY = 50;
+const CONNECT_TIMEOUT_MS = 10_000;
 /** A key's expiry is checked this long after it (so it is surely past). */
 const EXPIRY_SLACK_MS = 250;
 /** How often the online entries are renewed (and last_seen_at written). */
@@ -222,7 +224,9 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   const refusals = new WeakMap<Client, Refusal>();
   const servers: net.Server[] = [];
   const subscriptions: DurableSubscription[] = [];
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.messageBytes + 64 * 1024 });
+  // A packet is its payload plus topic, packet id and header: 64 KiB is room for any topic.
+  const maxPacketBytes = limits.messageBytes + 64 * 1024;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: maxPacketBytes });
   let auth: AuthDeps | null = null;
   let broker: Aedes | null = null;
   let redisConnections: Redis[] = [];
@@ -566,6 +570,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       persistence,
       // Internal client ids carry the organization's id (MQTT 3.1's 23-character limit is for theirs).
       maxClientsIdLength: 65_535,
+      // A connection that has not sent CONNECT by then is closed (the /ws hub allows 10 s for its auth too).
+      connectTimeout: CONNECT_TIMEOUT_MS,
       preConnect,
       authenticate: authenticate as never,
       authorizePublish,
@@ -636,7 +642,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     wss.handleUpgrade(req, socket, head, (ws) => {
       const stream = createWebSocketStream(ws);
       stream.on("error", () => ws.terminate());
-      broker!.handle(stream, req);
+      broker!.handle(guardPacketSize(stream, maxPacketBytes), req);
     });
   }
 
@@ -644,8 +650,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     if (!broker) throw new Error("the MQTT broker has not started");
     const b = broker;
     const server = listenOptions.tls
-      ? tls.createServer({ cert: readPem(listenOptions.tls.cert), key: readPem(listenOptions.tls.key) }, (socket) => b.handle(socket))
-      : net.createServer((socket) => b.handle(socket));
+      ? tls.createServer({ cert: readPem(listenOptions.tls.cert), key: readPem(listenOptions.tls.key) }, (socket) => b.handle(guardPacketSize(socket, maxPacketBytes)))
+      : net.createServer((socket) => b.handle(guardPacketSize(socket, maxPacketBytes)));
     servers.push(server);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
