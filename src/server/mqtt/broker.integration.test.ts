@@ -3,11 +3,15 @@
  * package) over WebSocket at /mqtt and over TCP (MQTT_PORT), against the real app (embedded
  * backend by default; DATABASE_URL + REDIS_URL run it on PostgreSQL + Redis).
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { signUp, joinAs } from "@/test/accounts";
 import { connectMqtt, refusedWith, serveMqtt, sleep, type MqttEndpoints, type TestMqttClient } from "@/test/mqtt";
+import { makeTestCertificates } from "@/test/tls-fixtures";
 import { onlineMqttClients } from "./online";
 import type { BuiltInMqttMessage } from "@/server/runtime/types";
 
@@ -182,6 +186,24 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
     socket.write(Buffer.from([0x10, 0xff, 0xff, 0xff, 0x7f]));
     await closed;
     expect(socket.destroyed).toBe(true);
+  });
+
+  it("MQTT_PORT speaks TLS with MQTT_TLS_CERT / MQTT_TLS_KEY (PEM text or a file path)", async () => {
+    const certs = makeTestCertificates();
+    const dir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-tls-"));
+    try {
+      writeFileSync(path.join(dir, "key.pem"), certs.serverKey);
+      const port = await testApp.app.mqtt.listen({ port: 0, host: "127.0.0.1", tls: { cert: certs.serverCert, key: path.join(dir, "key.pem") } });
+      const { key } = await orgWithDeviceKey();
+      const secure = await track(connectMqtt(`mqtts://127.0.0.1:${port}`, { password: key, clientId: "tls", ca: certs.ca, servername: "localhost" }));
+      await secure.subscribe("t");
+      await secure.publish("t", "over tls");
+      expect((await secure.next()).payload).toBe("over tls");
+      // A client that does not trust the certificate does not get in.
+      await expect(connectMqtt(`mqtts://127.0.0.1:${port}`, { password: key, ca: certs.otherCa, servername: "localhost" })).rejects.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("onlineMqttClients lists the organization's connected clients (for GET /devices), and forgets those that left", async () => {
