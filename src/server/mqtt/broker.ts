@@ -649,9 +649,13 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   async function listen(listenOptions: MqttListenOptions): Promise<number> {
     if (!broker) throw new Error("the MQTT broker has not started");
     const b = broker;
-    const server = listenOptions.tls
-      ? tls.createServer({ cert: readPem(listenOptions.tls.cert), key: readPem(listenOptions.tls.key) }, (socket) => b.handle(guardPacketSize(socket, maxPacketBytes)))
-      : net.createServer((socket) => b.handle(guardPacketSize(socket, maxPacketBytes)));
+    // No Nagle: an acknowledgement and the next packet must not wait for each other (40 ms each
+    // with delayed ACKs), as Mosquitto sets TCP_NODELAY.
+    const serve = (socket: net.Socket) => {
+      socket.setNoDelay(true);
+      b.handle(guardPacketSize(socket, maxPacketBytes));
+    };
+    const server = listenOptions.tls ? tls.createServer({ cert: readPem(listenOptions.tls.cert), key: readPem(listenOptions.tls.key) }, serve) : net.createServer(serve);
     servers.push(server);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
