@@ -156,8 +156,9 @@ class PublishRate {
 }
 
 /**
- * aedes-persistence-redis 11 hands out async generators where aedes 1.2 pipes streams (retained
- * messages on SUBSCRIBE): each becomes a Readable.
+ * aedes-persistence-redis for our broker: its async generators become the Readables aedes 1.2
+ * pipes (retained messages on SUBSCRIBE, queues, wills); packets in flight are stored with their
+ * internal topic (storedTopicPacket); a session's queue is bounded.
  */
 class OrganizationRedisPersistence extends RedisPersistence {
   constructor(
@@ -301,6 +302,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       callback(null, false);
       return;
     }
+    // However the connection ends (before or after CONNACK), its state goes with it.
+    client.conn.once("close", () => setTimeout(() => forget(client, true), 1_000).unref());
     admit(client, packet).then(
       (result) => {
         if ("returnCode" in result) refusals.set(client, result);
@@ -624,11 +627,12 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     await Promise.all(subscriptions.map((s) => s.ready));
   }
 
-  function forget(client: Client) {
+  /** `gone`: its connection closed a while ago, whatever aedes says. */
+  function forget(client: Client, gone = false) {
     const state = states.get(client);
     if (!state) return;
     // Closed: the state stays while aedes still publishes its will (it asks authorizePublish).
-    if (!client.closed) return;
+    if (!client.closed && !gone) return;
     states.delete(client);
     clearTimeout(state.expiryTimer);
     void withdraw(state).catch(() => undefined);
