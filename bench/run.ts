@@ -24,6 +24,7 @@ import { benchForward } from "./forward";
 import { benchExecutions, benchExecutionsEach } from "./executions";
 import { benchIdle } from "./idle";
 import { benchMqtt } from "./mqtt";
+import { benchBroker } from "./broker";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
@@ -63,6 +64,8 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   // Fresh starts of the built server on both configurations beside Node-RED (minutes): only when named.
   // MQTT through Mosquitto beside Node-RED 5 (issue 35): only when named, it installs Node 22 and Node-RED 5 on first use.
   { name: "mqtt", title: "12 MQTT in → change → out beside Node-RED 5", run: benchMqtt, ownServer: true, explicit: true },
+  // Our MQTT broker beside Mosquitto (its own app, a Mosquitto of its own): only when named.
+  { name: "broker", title: "13 Built-in MQTT broker (Mosquitto side by side)", run: benchBroker, ownServer: true, explicit: true },
   { name: "idle", title: "11 Idle memory and ready time (built server, Node-RED side by side)", run: benchIdle, ownServer: true, explicit: true },
 ];
 
@@ -185,6 +188,18 @@ async function main() {
       nodeRedHeader: "Node-RED 5, same run, same broker",
     });
     log(`wrote benchmark 12's section of ${path.relative(process.cwd(), REPORT)}`);
+  }
+  // Benchmark 13 has a section of its own per backend, written whenever it ran.
+  if (selected.some((b) => b.name === "broker")) {
+    writeReport(REPORT, {
+      key: `broker-${backend.db}-${backend.store}`,
+      title: `Built-in MQTT broker (issue 36), side by side with Mosquitto: ${backendTitle}`,
+      machine,
+      rows: rows.filter((r) => r.benchmark.startsWith("13 ")),
+      notes: notes.filter((n) => n.startsWith("Benchmark 13")),
+      nodeRedHeader: "Mosquitto 2, same run, same client",
+    });
+    log(`wrote benchmark 13's section of ${path.relative(process.cwd(), REPORT)}`);
   }
   // Benchmark 10 has a section of its own per backend, written whenever it ran.
   const executionsRows = (r: Row) => r.benchmark.startsWith("10 ");

@@ -28,6 +28,14 @@ describe("parseEnv", () => {
     );
   });
 
+  it("takes the built-in broker's TLS certificate and key together, with a port", () => {
+    expect(() => parseEnv({ MQTT_PORT: "8883", MQTT_TLS_CERT: "/etc/cert.pem" })).toThrow(/MQTT_TLS_KEY/);
+    expect(() => parseEnv({ MQTT_TLS_CERT: "/etc/cert.pem", MQTT_TLS_KEY: "/etc/key.pem" })).toThrow(/MQTT_PORT/);
+    const env = parseEnv({ MQTT_PORT: "8883", MQTT_TLS_CERT: "/etc/cert.pem", MQTT_TLS_KEY: "/etc/key.pem" });
+    expect(env.MQTT_PORT).toBe(8883);
+    expect(parseEnv({}).MQTT_MAX_MESSAGE_BYTES).toBe(256 * 1024);
+  });
+
   it("treats empty strings as unset", () => {
     expect(parseEnv({ DATABASE_URL: "", REDIS_URL: "" }).DATABASE_URL).toBeUndefined();
   });

@@ -103,12 +103,36 @@ const envSchema = z
      * loopback clients (as TRUST_PROXY_HOPS resolves the client) may scrape.
      */
     METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+    /**
+     * The built-in MQTT broker (SPEC §20; docs/ARCHITECTURE.md, "Built-in MQTT broker"): always at
+     * /mqtt (WebSocket) on PORT; on MQTT_PORT over TCP when set, over TLS when MQTT_TLS_CERT and
+     * MQTT_TLS_KEY are set too (each PEM text, or the path of a PEM file).
+     */
+    MQTT_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    MQTT_TLS_CERT: z.string().min(1).optional(),
+    MQTT_TLS_KEY: z.string().min(1).optional(),
+    /** Open MQTT connections per organization, all instances together (CONNACK 3 beyond it). */
+    MQTT_MAX_CONNECTIONS_PER_ORGANIZATION: positiveInt.default(100),
+    /** Subscriptions per MQTT connection (SUBACK 0x80 beyond it). */
+    MQTT_MAX_SUBSCRIPTIONS_PER_CLIENT: positiveInt.default(100),
+    /** Largest MQTT payload in bytes (a bigger publish disconnects). */
+    MQTT_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).max(256 * 1024 * 1024).default(256 * 1024),
+    /** QoS 1/2 messages one persistent MQTT session may have waiting (Mosquitto's max_queued_messages); more are dropped for it. */
+    MQTT_MAX_QUEUED_PER_SESSION: positiveInt.default(1000),
+    /** Messages per second an organization's clients and flows may publish, per instance (burst: one second's worth). */
+    MQTT_PUBLISH_RATE_PER_ORGANIZATION: positiveInt.default(1000),
     /** This instance's name in a cluster (GET /health, flow placement); default: host name, process id and a random suffix. */
     INSTANCE_ID: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "must be 1-64 letters, digits, '.', '_' or '-'").optional(),
   })
   .superRefine((env, ctx) => {
     // With a shared database several instances must sign and decrypt with the same keys, so the
     // keys cannot be generated into one instance's DATA_DIR.
+    if (Boolean(env.MQTT_TLS_CERT) !== Boolean(env.MQTT_TLS_KEY)) {
+      ctx.addIssue({ code: "custom", path: [env.MQTT_TLS_CERT ? "MQTT_TLS_KEY" : "MQTT_TLS_CERT"], message: "MQTT_TLS_CERT and MQTT_TLS_KEY go together" });
+    }
+    if (env.MQTT_TLS_CERT && env.MQTT_PORT === undefined) {
+      ctx.addIssue({ code: "custom", path: ["MQTT_PORT"], message: "is required when MQTT_TLS_CERT is set (the port that speaks MQTT over TLS)" });
+    }
     if (env.DATABASE_URL) {
       for (const key of ["JWT_SECRET", "ENCRYPTION_KEY"] as const) {
         if (!env[key]) {

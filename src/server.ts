@@ -102,8 +102,14 @@ const upgradeRoutes: UpgradeRoute[] = [
   },
   // websocket-listener nodes (SPEC §23): /ws/hooks/{org-slug}/{path}.
   socketHooks.route,
+  // The built-in MQTT broker over WebSocket (SPEC §20); its TCP/TLS port is MQTT_PORT, below.
+  { name: "mqtt", matches: (pathname) => pathname === "/mqtt", handle: (req, socket, head) => app.mqtt.handleUpgrade(req, socket, head) },
 ];
 server.on("upgrade", routeUpgrade(upgradeRoutes, (req, socket, head) => void nextUpgrade(req, socket, head)));
+
+if (env.MQTT_PORT !== undefined) {
+  await app.mqtt.listen({ port: env.MQTT_PORT, host: env.HOST, tls: env.MQTT_TLS_CERT && env.MQTT_TLS_KEY ? { cert: env.MQTT_TLS_CERT, key: env.MQTT_TLS_KEY } : undefined });
+}
 
 // Deployed, enabled flows run again from their deployment snapshots: all of them here with one
 // instance; in a cluster, this instance joins and takes its share.

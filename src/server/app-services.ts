@@ -16,6 +16,7 @@ import type { AuthLimiters } from "./auth/limits";
 import type { AppMetrics } from "./metrics";
 import type { ContextHub } from "./flow-runtime/context-hub";
 import type { WorkLimits } from "./runtime/work-limits";
+import type { MqttBroker } from "./mqtt/broker";
 
 // Types only: the code that builds these is the composition root, compose.ts. Keeping the two
 // apart lets auth/ and the services name the app (or, for auth/, the narrow part of it it uses:
@@ -58,6 +59,8 @@ export interface AppServices {
    * inject, statuses, webhooks, device messages), wherever in the cluster a flow runs.
    */
   flowRuntime: FlowRuntime;
+  /** The built-in MQTT broker (SPEC §20): /mqtt upgrades, MQTT_PORT, what flows publish and subscribe through. */
+  mqtt: MqttBroker;
   /** Flow and global context on this instance (SPEC §13): the REST service tells it what it stored. */
   context: ContextHub;
   /** Variables and secrets of the organizations whose flows run here, current on every instance within 2 s (SPEC §14). */

@@ -34,6 +34,7 @@ import { createAuthLimiters } from "./auth/limits";
 import { createAppMetrics } from "./metrics";
 import { ContextHub } from "./flow-runtime/context-hub";
 import { deleteFile, readFile, writeFile } from "./services/files/file-store";
+import { createMqttBroker } from "./mqtt/broker";
 import type { AppConfig, AppServices } from "./app-services";
 
 export const APP_VERSION = "0.1.0";
@@ -138,6 +139,21 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   const events = new OrgEventPublisher(store, logger);
   const instanceId = resolveInstanceId(env.INSTANCE_ID);
   const context = new ContextHub({ prisma: db.prisma, store, logger, instanceId, maxBytes: env.CONTEXT_MAX_BYTES, maxKeys: env.CONTEXT_MAX_KEYS });
+  // The built-in MQTT broker (SPEC §20): started below, once the app it authenticates against exists.
+  const mqtt = createMqttBroker({
+    prisma: db.prisma,
+    store,
+    logger,
+    instanceId,
+    redis: env.REDIS_URL ? { url: env.REDIS_URL, keyPrefix: options.storeKeyPrefix ?? env.REDIS_KEY_PREFIX } : undefined,
+    limits: {
+      connectionsPerOrganization: env.MQTT_MAX_CONNECTIONS_PER_ORGANIZATION,
+      subscriptionsPerClient: env.MQTT_MAX_SUBSCRIPTIONS_PER_CLIENT,
+      messageBytes: env.MQTT_MAX_MESSAGE_BYTES,
+      publishesPerSecondPerOrganization: env.MQTT_PUBLISH_RATE_PER_ORGANIZATION,
+      queuedPerSession: env.MQTT_MAX_QUEUED_PER_SESSION,
+    },
+  });
   const flowRuntime = createFlowRuntime(store, {
     context,
     events,
@@ -185,6 +201,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
         },
         delete: (organizationId, path) => deleteFile(db.prisma, organizationId, path),
       },
+      builtInMqtt: mqtt.builtIn,
     },
   });
   const metrics = createAppMetrics({
@@ -197,7 +214,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
         where: { deletedAt: null, enabled: true, currentDeploymentId: { not: null }, state: { not: "error" }, organization: { deletedAt: null } },
       }),
   });
-  return {
+  const app: AppServices = {
     config,
     db,
     store,
@@ -209,6 +226,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     mailer,
     nodes,
     flowRuntime,
+    mqtt,
     context,
     variables,
     workLimits,
@@ -217,6 +235,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     close: async () => {
       try {
         await flowRuntime.close();
+        await mqtt.close();
         await variables.close();
         await sandboxes.close();
         await events.flush();
@@ -228,4 +247,11 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       }
     },
   };
+  try {
+    await mqtt.start(app);
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw err;
+  }
+  return app;
 }

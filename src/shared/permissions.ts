@@ -17,6 +17,8 @@ export const apiKeyScopes = [
   "device:connect",
   "files:read",
   "files:write",
+  "mqtt:publish",
+  "mqtt:subscribe",
 ] as const;
 export type ApiKeyScope = (typeof apiKeyScopes)[number];
 
@@ -60,6 +62,8 @@ export const permissions = {
   "files:read": { minRole: "viewer", scope: "files:read", description: "list and download the organization's files" },
   "files:write": { minRole: "member", scope: "files:write", description: "upload, replace and delete the organization's files" },
   "devices:read": { minRole: "viewer", scope: "org:read", description: "list online devices" },
+  "mqtt:subscribe": { minRole: "viewer", scope: "mqtt:subscribe", description: "subscribe to the organization's topics on the built-in MQTT broker" },
+  "mqtt:publish": { minRole: "member", scope: "mqtt:publish", description: "publish to the organization's topics on the built-in MQTT broker" },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof permissions;
@@ -90,9 +94,12 @@ export function mayManage(actor: Role, target: Role): boolean {
   return roleRank(target) <= roleRank(actor);
 }
 
+/** What a device key may hold: its channel (§6) and the built-in MQTT broker (§20). */
+export const deviceKeyScopes = ["device:connect", "mqtt:publish", "mqtt:subscribe"] as const satisfies readonly ApiKeyScope[];
+
 /** The scopes a role may hold: a key never exceeds its creator's role. */
 export function scopesForRole(role: Role, kind: "user" | "device"): ApiKeyScope[] {
-  if (kind === "device") return atLeast(role, "admin") ? ["device:connect"] : [];
+  if (kind === "device") return atLeast(role, "admin") ? [...deviceKeyScopes] : [];
   const granted = new Set<ApiKeyScope>();
   for (const rule of Object.values(permissions) as PermissionRule[]) {
     if (rule.scope && rule.scope !== "device:connect" && atLeast(role, rule.minRole)) granted.add(rule.scope);

@@ -76,9 +76,12 @@ const upgradeRoutes: UpgradeRoute[] = [
     },
   },
   socketHooks.route,
+  // The built-in MQTT broker over WebSocket (SPEC §20).
+  { name: "mqtt", matches: (pathname) => pathname === "/mqtt", handle: (req, socket, head) => app.mqtt.handleUpgrade(req, socket, head) },
 ];
 server.on("upgrade", routeUpgrade(upgradeRoutes, (_req, socket) => socket.destroy()));
 await new Promise<void>((resolve) => server.listen(env.PORT, "127.0.0.1", resolve));
+if (env.MQTT_PORT !== undefined) await app.mqtt.listen({ port: env.MQTT_PORT, host: "127.0.0.1" });
 await app.flowRuntime.start();
 // The harness waits for this line.
 console.log(`cluster-node ready ${app.flowRuntime.instanceId} ${env.PORT}`);

@@ -86,7 +86,8 @@ describe("API keys", () => {
     expect(shrunk.status).toBe(200);
     const principal = await authenticateApiKey(testApp.app, key.body.secret);
     expect(principal.role).toBe("viewer");
-    expect(principal.scopes).toEqual(["flows:read", "nodes:read", "org:read", "events:read", "files:read"]);
+    // files:read and mqtt:subscribe are a viewer's too (SPEC §23, §20); files:write and mqtt:publish are not.
+    expect(principal.scopes).toEqual(["flows:read", "nodes:read", "org:read", "events:read", "files:read", "mqtt:subscribe"]);
     await request("PATCH", `${members}/${member.userId}`, { token: owner.accessToken, body: { role: "member" } });
     await request("DELETE", `${members}/${member.userId}`, { token: owner.accessToken });
     const dead = await request("GET", members, { headers: { "x-api-key": key.body.secret } });
@@ -102,7 +103,8 @@ describe("API keys", () => {
     const device = await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "sensor", kind: "device" } });
     expect(device.status).toBe(201);
     expect(device.body.secret).toMatch(/^device_/);
-    expect(device.body.api_key.scopes).toEqual(["device:connect"]);
+    // A device key holds its channel and the built-in MQTT broker (SPEC §20).
+    expect(device.body.api_key.scopes).toEqual(["device:connect", "mqtt:publish", "mqtt:subscribe"]);
     const rest = await request("GET", orgPath(owner), { headers: { "x-api-key": device.body.secret } });
     expect(rest.status).toBe(403);
     expect(rest.body.error.code).toBe("FORBIDDEN");

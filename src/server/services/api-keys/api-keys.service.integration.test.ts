@@ -44,7 +44,7 @@ describe("createApiKey", () => {
     });
     await expect(create(owner, { scopes: ["device:connect"] })).rejects.toMatchObject({ code: "FORBIDDEN" });
     const device = await create(owner, { kind: "device" });
-    expect(device.api_key.scopes).toEqual(["device:connect"]);
+    expect(device.api_key.scopes).toEqual(["device:connect", "mqtt:publish", "mqtt:subscribe"]);
     expect(device.secret).toMatch(/^device_/);
     expect(await testApp.app.db.prisma.apiKey.count({ where: { organizationId: owner.organizationId } })).toBe(1);
   });

@@ -3,7 +3,7 @@ import { AppError, notFound } from "../../errors";
 import { newId, sha256 } from "../../ids";
 import type { Principal } from "../../auth/principal";
 import { displayPrefix, generateApiKeySecret, type ApiKeyKind } from "../../auth/api-key-auth";
-import { apiKeyScopes, atLeast, permissions, scopesForRole, type ApiKeyScope } from "../../permissions";
+import { apiKeyScopes, atLeast, deviceKeyScopes, permissions, scopesForRole, type ApiKeyScope } from "../../permissions";
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../request-meta";
 import { API_KEY_REVOKED_CHANNEL } from "../../auth/revocation-channels";
@@ -15,7 +15,7 @@ function view(key: ApiKey) {
     name: key.name,
     kind: key.kind as ApiKeyKind,
     prefix: key.prefix,
-    scopes: (key.allScopes ? apiKeyScopes.filter((s) => (key.kind === "device" ? s === "device:connect" : s !== "device:connect")) : key.scopes) as ApiKeyScope[],
+    scopes: (key.allScopes ? apiKeyScopes.filter((s) => (key.kind === "device" ? (deviceKeyScopes as readonly string[]).includes(s) : s !== "device:connect")) : key.scopes) as ApiKeyScope[],
     expires_at: key.expiresAt?.toISOString() ?? null,
     created_at: key.createdAt.toISOString(),
     last_used_at: key.lastUsedAt?.toISOString() ?? null,

@@ -1,0 +1,709 @@
+/**
+ * The built-in MQTT broker (SPEC §20, docs/ARCHITECTURE.md "Built-in MQTT broker"): Aedes with our
+ * authentication and one topic space per organization.
+ *
+ * - Transports: WebSocket at /mqtt on the app's port (handleUpgrade), TCP or TLS on MQTT_PORT (listen).
+ * - A client's password is a `device_` or `service_` API key; the key's organization is its space:
+ *   topics become `<org>/<topic>` and client ids `<org>:<id>` inside the broker (topics.ts), and
+ *   every delivery is checked to be in the receiver's space before it leaves (authorizeForward).
+ * - Scopes `mqtt:publish` / `mqtt:subscribe` decide; refusals use MQTT 3.1.1's codes (CONNACK 4
+ *   wrong key, 5 not allowed, 3 unavailable or over the connection limit, 2 bad client id; SUBACK
+ *   0x80; a refused PUBLISH closes the connection). MQTT 5 clients get CONNACK 0x84 (unsupported
+ *   protocol version): Aedes speaks 3.1 and 3.1.1 only.
+ * - Revocation: the access-change and key-revocation channels the /ws hub listens to (§6) close
+ *   the connections of a key that no longer authenticates, on every instance, within a second.
+ * - Durability: the embedded backend writes retained messages and persistent sessions through to
+ *   PostgreSQL (durable-persistence.ts); with Redis, aedes-persistence-redis keeps them in Redis
+ *   and mqemitter-redis carries every message to every instance, so the instances are one broker.
+ */
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type http from "node:http";
+import net from "node:net";
+import { Readable, type Duplex } from "node:stream";
+import tls from "node:tls";
+import { Aedes, type AedesPublishPacket, type Client, type ConnectPacket, type PublishPacket, type Subscription } from "aedes";
+import mqemitter from "mqemitter";
+import MQEmitterRedis from "mqemitter-redis";
+import mqttPacket from "mqtt-packet";
+import RedisPersistence from "aedes-persistence-redis/asyncPersistence.js";
+import { Redis } from "ioredis";
+import { WebSocketServer, createWebSocketStream } from "ws";
+import type { AuthDeps } from "../auth/auth-deps";
+import { resolvePrincipal, type ApiKeyPrincipal } from "../auth/principal";
+import { isApiKeySecret } from "../auth/api-key-auth";
+import type { AccessChangedMessage } from "../auth/access-cache";
+import { ACCESS_CHANGED_CHANNEL, API_KEY_REVOKED_CHANNEL } from "../auth/revocation-channels";
+import { authLimiters } from "../auth/limits";
+import { toAppError } from "../errors";
+import type { PrismaClient } from "../db";
+import type { Logger } from "../logger";
+import type { KeyValueStore } from "../store";
+import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
+import type { BuiltInMqtt, BuiltInMqttMessage } from "../runtime/types";
+import { DurablePersistence, storedTopicPacket } from "./durable-persistence";
+import { guardPacketSize } from "./size-guard";
+import { ONLINE_RENEW_MS, ONLINE_TTL_MS, onlineClientKey, onlineMqttClients, onlineSetKey, type OnlineEntry } from "./online";
+import { checkPublishTopic, checkSubscribeFilter, externalTopic, internalClientId, internalTopic } from "./topics";
+
+export interface MqttLimits {
+  connectionsPerOrganization: number;
+  subscriptionsPerClient: number;
+  messageBytes: number;
+  publishesPerSecondPerOrganization: number;
+  /** QoS 1/2 messages one persistent session may have waiting; more are dropped for it. */
+  queuedPerSession: number;
+}
+
+export const DEFAULT_MQTT_LIMITS: MqttLimits = {
+  connectionsPerOrganization: 100,
+  subscriptionsPerClient: 100,
+  messageBytes: 256 * 1024,
+  publishesPerSecondPerOrganization: 1000,
+  queuedPerSession: 1000,
+};
+
+export interface MqttBrokerOptions {
+  prisma: PrismaClient;
+  store: KeyValueStore;
+  logger: Logger;
+  instanceId: string;
+  limits?: Partial<MqttLimits>;
+  /** With Redis: every instance is one broker (shared messages, retained messages and sessions). */
+  redis?: { url: string; keyPrefix: string };
+}
+
+/** Where MQTT over TCP (and TLS) listens: MQTT_PORT, with MQTT_TLS_CERT/KEY when set. */
+export interface MqttListenOptions {
+  port: number;
+  host?: string;
+  /** PEM text, or the path of a PEM file, for each. */
+  tls?: { cert: string; key: string };
+}
+
+export interface MqttBroker {
+  /** What flows use (RuntimeServices.builtInMqtt). */
+  readonly builtIn: BuiltInMqtt;
+  /** Starts the broker; `auth` is the app (authentication and the access cache). */
+  start(auth: AuthDeps): Promise<void>;
+  /** A WebSocket upgrade at /mqtt. */
+  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Serves MQTT over TCP (or TLS) on a port; resolves to the port bound. */
+  listen(options: MqttListenOptions): Promise<number>;
+  /** Connected clients on this instance. */
+  readonly clientCount: number;
+  close(): Promise<void>;
+}
+
+/** A client's standing, from its CONNECT on. */
+interface ClientState {
+  organizationId: string;
+  clientId: string;
+  secret: string;
+  principal: ApiKeyPrincipal;
+  connectionId: string;
+  connectedAt: string;
+  lastSeen: number;
+  /** Internal filters it holds (for the per-client limit). */
+  filters: Set<string>;
+  /** Its access ended: its will is not published. */
+  revoked: boolean;
+  expiryTimer?: NodeJS.Timeout;
+}
+
+/** A refused CONNECT, answered by `authenticate` with this CONNACK code. */
+interface Refusal {
+  returnCode: 2 | 3 | 4 | 5;
+  message: string;
+}
+
+/** CONNACK reason code of MQTT 5 for "unsupported protocol version". */
+const V5_UNSUPPORTED_PROTOCOL_VERSION = 0x84;
+const RECHECK_CONCURRENCY = 50;
+const CONNECT_TIMEOUT_MS = 10_000;
+/** A key's expiry is checked this long after it (so it is surely past). */
+const EXPIRY_SLACK_MS = 250;
+/** How often the online entries are renewed (and last_seen_at written). */
+const RENEW_MS = ONLINE_RENEW_MS;
+
+const canPublish = (p: ApiKeyPrincipal) => p.scopes.includes("mqtt:publish");
+const canSubscribe = (p: ApiKeyPrincipal) => p.scopes.includes("mqtt:subscribe");
+
+/** A PEM value of MQTT_TLS_CERT / MQTT_TLS_KEY: the text itself, or a file holding it. */
+export function readPem(value: string): string {
+  return value.trimStart().startsWith("-----BEGIN") ? value : readFileSync(value, "utf8");
+}
+
+/** Per organization, on this instance: a token bucket of `perSecond`, as deep as one second. */
+class PublishRate {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  constructor(private readonly perSecond: number) {}
+
+  take(organizationId: string): boolean {
+    const now = Date.now();
+    let b = this.buckets.get(organizationId);
+    if (!b) {
+      if (this.buckets.size > 10_000) this.buckets.clear();
+      b = { tokens: this.perSecond, at: now };
+      this.buckets.set(organizationId, b);
+    }
+    b.tokens = Math.min(this.perSecond, b.tokens + ((now - b.at) / 1000) * this.perSecond);
+    b.at = now;
+    if (b.tokens < 1) return false;
+    b.tokens -= 1;
+    return true;
+  }
+}
+
+/**
+ * aedes-persistence-redis for our broker: its async generators become the Readables aedes 1.2
+ * pipes (retained messages on SUBSCRIBE, queues, wills); packets in flight are stored with their
+ * internal topic (storedTopicPacket); a session's queue is bounded.
+ */
+class OrganizationRedisPersistence extends RedisPersistence {
+  constructor(
+    private readonly db: Redis,
+    private readonly maxQueued: number,
+  ) {
+    super({ conn: db });
+  }
+
+  /** Enqueues one after another on this instance, so that the length each one reads is exact here. */
+  private enqueued: Promise<void> = Promise.resolve();
+
+  /**
+   * At most `maxQueued` messages per session: more are dropped for it (Mosquitto's
+   * max_queued_messages). Exact per instance; two instances enqueueing for the same session at
+   * the same moment may pass the bound by a message each.
+   */
+  override outgoingEnqueueCombi(subs: { clientId: string }[], packet: Parameters<RedisPersistence["outgoingEnqueueCombi"]>[1]): Promise<void> {
+    if (!subs || subs.length === 0) return Promise.resolve();
+    const run = this.enqueued.then(async () => {
+      // The persistence's own list key (aedes-persistence-redis: `outgoing:<client id, URI-encoded>`).
+      const lengths = await Promise.all(subs.map((sub) => this.db.llen(`outgoing:${encodeURIComponent(sub.clientId)}`)));
+      const room = subs.filter((_, i) => lengths[i]! < this.maxQueued);
+      if (room.length > 0) await super.outgoingEnqueueCombi(room, packet);
+    });
+    this.enqueued = run.catch(() => undefined);
+    return run;
+  }
+
+  override async outgoingEnqueue(sub: { clientId: string }, packet: Parameters<RedisPersistence["outgoingEnqueue"]>[1]): Promise<void> {
+    await this.outgoingEnqueueCombi([sub], packet);
+  }
+
+  override createRetainedStreamCombi(patterns: string[]) {
+    return Readable.from(super.createRetainedStreamCombi(patterns) as AsyncIterable<unknown>);
+  }
+
+  override createRetainedStream(pattern: string) {
+    return Readable.from(super.createRetainedStream(pattern) as AsyncIterable<unknown>);
+  }
+
+  override outgoingStream(client: Client) {
+    return Readable.from(super.outgoingStream(client) as AsyncIterable<unknown>);
+  }
+
+  override streamWill(brokers: Parameters<RedisPersistence["streamWill"]>[0]) {
+    return Readable.from(super.streamWill(brokers) as AsyncIterable<unknown>);
+  }
+
+  override async outgoingUpdate(client: Client, packet: Parameters<RedisPersistence["outgoingUpdate"]>[1]): Promise<void> {
+    await super.outgoingUpdate(client, storedTopicPacket(client.id, packet));
+  }
+}
+
+function refusal(returnCode: Refusal["returnCode"], message: string): Refusal {
+  return { returnCode, message };
+}
+
+export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
+  const { logger, store } = options;
+  const limits: MqttLimits = { ...DEFAULT_MQTT_LIMITS, ...options.limits };
+  const rate = new PublishRate(limits.publishesPerSecondPerOrganization);
+  const states = new Map<Client, ClientState>();
+  const refusals = new WeakMap<Client, Refusal>();
+  const servers: net.Server[] = [];
+  const subscriptions: DurableSubscription[] = [];
+  // A packet is its payload plus topic, packet id and header: 64 KiB is room for any topic.
+  const maxPacketBytes = limits.messageBytes + 64 * 1024;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: maxPacketBytes });
+  let auth: AuthDeps | null = null;
+  let broker: Aedes | null = null;
+  let redisConnections: Redis[] = [];
+  let persistence: { destroy(): Promise<void> } | null = null;
+  let renewTimer: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  // ---- connect ----------------------------------------------------------------------------
+
+  /** MQTT 5 CONNECT: a v5 CONNACK 0x84, then the connection ends. */
+  function refuseV5(client: Client) {
+    const connack = mqttPacket.generate({ cmd: "connack", sessionPresent: false, reasonCode: V5_UNSUPPORTED_PROTOCOL_VERSION }, { protocolVersion: 5 });
+    client.conn.end(connack);
+  }
+
+  async function admit(client: Client, packet: ConnectPacket): Promise<Refusal | ClientState> {
+    const secret = packet.password?.toString("utf8") ?? "";
+    if (!isApiKeySecret(secret)) return refusal(4, "the password must be a device_ or service_ API key");
+    let principal;
+    try {
+      principal = await resolvePrincipal(auth!, { apiKey: secret }, { allowDeviceKeys: true, limit: authLimiters(auth!).apiPerCredential });
+    } catch (err) {
+      const e = toAppError(err);
+      if (e.status === 401) return refusal(4, e.message);
+      if (e.status === 403) return refusal(5, e.message);
+      return refusal(3, e.message);
+    }
+    if (principal.kind !== "api_key") return refusal(4, "the password must be an API key");
+    if (!canPublish(principal) && !canSubscribe(principal)) return refusal(5, "the key has neither mqtt:publish nor mqtt:subscribe");
+    const organizationId = principal.organizationId;
+    let clientId = packet.clientId ?? "";
+    if (clientId === "") {
+      // [MQTT-3.1.3-8]: an empty client id needs a clean session.
+      if (!packet.clean) return refusal(2, "an empty client id needs clean session");
+      clientId = `auto-${randomUUID()}`;
+    }
+    if (clientId.startsWith("$")) return refusal(2, "client ids starting with $ are reserved");
+    if (packet.will) {
+      if (!canPublish(principal)) return refusal(5, "a will needs mqtt:publish");
+      if (checkPublishTopic(packet.will.topic) !== null) return refusal(5, "the will's topic is not allowed");
+      if ((packet.will.payload?.length ?? 0) > limits.messageBytes) return refusal(5, "the will is larger than the message limit");
+    }
+    try {
+      const online = await onlineMqttClients(store, organizationId);
+      const local = [...states.values()].filter((s) => s.organizationId === organizationId);
+      const ids = new Set([...online.map((c) => c.client_id), ...local.map((s) => s.clientId)]);
+      if (ids.size >= limits.connectionsPerOrganization && !ids.has(clientId)) {
+        return refusal(3, `the organization has ${limits.connectionsPerOrganization} MQTT connections, its limit`);
+      }
+    } catch (err) {
+      return refusal(3, toAppError(err).message);
+    }
+    packet.clientId = internalClientId(organizationId, clientId);
+    if (packet.will) packet.will.topic = internalTopic(organizationId, packet.will.topic);
+    const now = new Date();
+    return {
+      organizationId,
+      clientId,
+      secret,
+      principal,
+      connectionId: randomUUID(),
+      connectedAt: now.toISOString(),
+      lastSeen: now.getTime(),
+      filters: new Set(),
+      revoked: false,
+    };
+  }
+
+  function preConnect(client: Client, packet: ConnectPacket, callback: (error: Error | null, success: boolean) => void) {
+    if (packet.protocolVersion === 5) {
+      refuseV5(client);
+      callback(null, false);
+      return;
+    }
+    // However the connection ends (before or after CONNACK), its state goes with it.
+    client.conn.once("close", () => setTimeout(() => forget(client, true), 1_000).unref());
+    admit(client, packet).then(
+      (result) => {
+        if ("returnCode" in result) refusals.set(client, result);
+        else states.set(client, result);
+        callback(null, true);
+      },
+      (err: unknown) => {
+        refusals.set(client, refusal(3, String(err)));
+        callback(null, true);
+      },
+    );
+  }
+
+  function authenticate(client: Client, _username: string | undefined, _password: Buffer | undefined, done: (error: (Error & { returnCode: number }) | null, success: boolean | null) => void) {
+    const refused = refusals.get(client);
+    if (refused || !states.has(client)) {
+      const err = Object.assign(new Error(refused?.message ?? "not authenticated"), { returnCode: refused?.returnCode ?? 4 });
+      states.delete(client);
+      done(err as Error & { returnCode: number }, false);
+      return;
+    }
+    done(null, true);
+  }
+
+  // ---- publish, subscribe, forward --------------------------------------------------------
+
+  function authorizePublish(client: Client | null, packet: PublishPacket, callback: (error?: Error | null) => void) {
+    // A will of a client whose broker died (another instance's): mapped when its client connected.
+    if (client === null) return callback(null);
+    const state = states.get(client);
+    if (!state) return callback(new Error("not authenticated"));
+    // The client's own will, mapped at CONNECT; never published once its access ended.
+    if (packet === (client as unknown as { will: unknown }).will) return callback(state.revoked ? new Error("access ended") : null);
+    if (!canPublish(state.principal)) return callback(new Error("the key may not publish (mqtt:publish)"));
+    if (checkPublishTopic(packet.topic) !== null) return callback(new Error(`publishing to ${packet.topic} is not allowed`));
+    if (packet.payload.length > limits.messageBytes) return callback(new Error(`the message is larger than ${limits.messageBytes} bytes`));
+    if (!rate.take(state.organizationId)) return callback(new Error("the organization publishes faster than its limit"));
+    packet.topic = internalTopic(state.organizationId, packet.topic);
+    state.lastSeen = Date.now();
+    callback(null);
+  }
+
+  function authorizeSubscribe(client: Client, sub: Subscription, callback: (error: Error | null, subscription?: Subscription | null) => void) {
+    const state = states.get(client);
+    const answer = (granted: Subscription | null) => setImmediate(callback, null, granted);
+    if (!state) return answer(null);
+    // Before the CONNACK went out, only a persistent session's subscriptions come back (aedes reads
+    // the client's packets only after it): already internal. (`connected` is set later still, once
+    // the queued messages went out, so a client's first SUBSCRIBE may come before it.)
+    if (!(client as unknown as { connackSent?: boolean }).connackSent) {
+      const own = externalTopic(state.organizationId, sub.topic);
+      if (own === null || checkSubscribeFilter(own) !== null || !canSubscribe(state.principal)) return answer(null);
+      state.filters.add(sub.topic);
+      return answer(sub);
+    }
+    // Mapped at once, refused or not, so that nothing the broker stores of this SUBSCRIBE is
+    // outside the organization's space (it stores the whole packet's list for persistent sessions).
+    const own = sub.topic;
+    const internal = internalTopic(state.organizationId, own);
+    sub.topic = internal;
+    state.lastSeen = Date.now();
+    if (!canSubscribe(state.principal) || checkSubscribeFilter(own) !== null) return answer(null);
+    if (!state.filters.has(internal) && state.filters.size >= limits.subscriptionsPerClient) return answer(null);
+    state.filters.add(internal);
+    answer(sub);
+  }
+
+  function authorizeForward(client: Client, packet: AedesPublishPacket): AedesPublishPacket | null {
+    const state = states.get(client);
+    if (!state) return null;
+    const own = externalTopic(state.organizationId, packet.topic);
+    if (own === null) return null;
+    // This packet is the receiver's own copy (aedes copies per subscription, per queued message).
+    const exact = (client as unknown as { subscriptions?: Record<string, { qos?: number }> }).subscriptions?.[packet.topic];
+    packet.topic = own;
+    if (exact && typeof exact.qos === "number" && exact.qos < packet.qos) packet.qos = exact.qos as 0 | 1 | 2;
+    return packet;
+  }
+
+  // ---- online entries, revocation ----------------------------------------------------------
+
+  function entryOf(state: ClientState): OnlineEntry {
+    return {
+      key_id: state.principal.keyId,
+      client_id: state.clientId,
+      connected_at: state.connectedAt,
+      last_seen_at: new Date(state.lastSeen).toISOString(),
+      instance_id: options.instanceId,
+      connection_id: state.connectionId,
+    };
+  }
+
+  async function announce(state: ClientState) {
+    await store.set(onlineClientKey(state.organizationId, state.clientId), JSON.stringify(entryOf(state)), { ttlMs: ONLINE_TTL_MS });
+    await store.setAdd(onlineSetKey(state.organizationId), state.clientId);
+  }
+
+  async function withdraw(state: ClientState) {
+    const key = onlineClientKey(state.organizationId, state.clientId);
+    const raw = await store.get(key);
+    if (!raw) return;
+    const entry = JSON.parse(raw) as OnlineEntry;
+    // Taken over meanwhile (the same client id, here or on another instance): theirs now.
+    if (entry.connection_id !== state.connectionId) return;
+    await store.del(key);
+    await store.setRemove(onlineSetKey(state.organizationId), state.clientId);
+  }
+
+  function scheduleExpiry(client: Client, state: ClientState) {
+    clearTimeout(state.expiryTimer);
+    const at = state.principal.expiresAt;
+    if (at === null) return;
+    const ms = Math.min(Math.max(at - Date.now(), 0) + EXPIRY_SLACK_MS, 24 * 3600_000);
+    state.expiryTimer = setTimeout(() => void recheck(client), ms).unref();
+  }
+
+  function cut(client: Client, state: ClientState, why: string) {
+    state.revoked = true;
+    logger.info({ clientId: state.clientId, organizationId: state.organizationId, keyId: state.principal.keyId, why }, "mqtt: connection closed");
+    client.close();
+  }
+
+  async function recheck(client: Client) {
+    const state = states.get(client);
+    if (!state || !auth) return;
+    let principal;
+    try {
+      principal = await resolvePrincipal(auth, { apiKey: state.secret }, { allowDeviceKeys: true, touch: false });
+    } catch (err) {
+      const e = toAppError(err);
+      if (e.status === 401 || e.status === 403) cut(client, state, e.code);
+      // An outage: the connection stays; the next change or expiry checks again.
+      else state.expiryTimer = setTimeout(() => void recheck(client), 5_000).unref();
+      return;
+    }
+    if (principal.kind !== "api_key" || principal.organizationId !== state.organizationId) return cut(client, state, "organization changed");
+    // A scope it used is gone (its creator was demoted): the connection ends, it may come back with what is left.
+    if ((canPublish(state.principal) && !canPublish(principal)) || (canSubscribe(state.principal) && !canSubscribe(principal))) {
+      return cut(client, state, "scope removed");
+    }
+    state.principal = principal;
+    scheduleExpiry(client, state);
+  }
+
+  let rechecking: Promise<void> | null = null;
+  let pending: AccessChangedMessage[] | "all" = [];
+  function recheckAll(scope: AccessChangedMessage | null) {
+    if (!scope || (!scope.organization_id && !scope.user_id)) pending = "all";
+    else if (pending !== "all") pending.push(scope);
+    if (rechecking) return;
+    rechecking = (async () => {
+      while (pending === "all" || pending.length > 0) {
+        const scopes = pending;
+        pending = [];
+        const concerned = [...states.entries()].filter(
+          ([, s]) => scopes === "all" || scopes.some((c) => (c.organization_id !== null && s.organizationId === c.organization_id) || (c.user_id !== null && s.principal.userId === c.user_id)),
+        );
+        for (let i = 0; i < concerned.length; i += RECHECK_CONCURRENCY) {
+          await Promise.all(concerned.slice(i, i + RECHECK_CONCURRENCY).map(([client]) => recheck(client)));
+        }
+      }
+    })().finally(() => {
+      rechecking = null;
+    });
+  }
+
+  // ---- flows (BuiltInMqtt) ----------------------------------------------------------------
+
+  const FLOW_CLIENT = "$flows";
+
+  const builtIn: BuiltInMqtt = {
+    async publish(organizationId, message) {
+      const b = broker;
+      if (!b || closed) throw new Error("the built-in MQTT broker is not running");
+      const refused = checkPublishTopic(message.topic);
+      if (refused) throw new Error(`publishing to "${message.topic}" is not allowed on the built-in broker (${refused})`);
+      if (message.payload.length > limits.messageBytes) throw new Error(`the message is larger than the built-in broker's limit (${limits.messageBytes} bytes)`);
+      if (!rate.take(organizationId)) throw new Error("the organization publishes faster than the built-in broker's limit");
+      const packet = {
+        cmd: "publish",
+        topic: internalTopic(organizationId, message.topic),
+        payload: message.payload,
+        qos: message.qos,
+        retain: message.retain,
+        dup: false,
+        clientId: internalClientId(organizationId, FLOW_CLIENT),
+      } as unknown as PublishPacket;
+      await new Promise<void>((resolve, reject) => b.publish(packet, (err) => (err ? reject(err) : resolve())));
+    },
+
+    async subscribe(organizationId, filter, subscribeOptions, handler) {
+      const b = broker;
+      if (!b || closed) throw new Error("the built-in MQTT broker is not running");
+      const refused = checkSubscribeFilter(filter);
+      if (refused) throw new Error(`subscribing to "${filter}" is not allowed on the built-in broker (${refused})`);
+      const internal = internalTopic(organizationId, filter);
+      const own = internalClientId(organizationId, FLOW_CLIENT);
+      // Retained messages first: live ones wait until they have been handed over.
+      let replaying = true;
+      const waiting: BuiltInMqttMessage[] = [];
+      const hand = (m: BuiltInMqttMessage) => {
+        try {
+          void Promise.resolve(handler(m)).catch((err: unknown) => logger.warn({ err, organizationId, filter }, "mqtt: a flow's handler failed"));
+        } catch (err) {
+          logger.warn({ err, organizationId, filter }, "mqtt: a flow's handler failed");
+        }
+      };
+      const deliver = (packet: AedesPublishPacket, cb: () => void) => {
+        cb();
+        const topic = externalTopic(organizationId, packet.topic);
+        if (topic === null || packet.topic.startsWith("$")) return;
+        if (subscribeOptions.nl && (packet as { clientId?: string }).clientId === own) return;
+        const m: BuiltInMqttMessage = {
+          topic,
+          payload: Buffer.from(packet.payload as Buffer),
+          qos: Math.min(packet.qos, subscribeOptions.qos) as 0 | 1 | 2,
+          retain: subscribeOptions.rap ? packet.retain : false,
+        };
+        if (replaying) waiting.push(m);
+        else hand(m);
+      };
+      await new Promise<void>((resolve) => b.subscribe(internal, deliver as never, resolve));
+      if ((subscribeOptions.rh ?? 0) !== 2) {
+        try {
+          const stream = (b as unknown as { persistence: { createRetainedStreamCombi(p: string[]): unknown } }).persistence.createRetainedStreamCombi([internal]) as AsyncIterable<AedesPublishPacket>;
+          for await (const packet of stream) {
+            const topic = externalTopic(organizationId, packet.topic);
+            if (topic === null) continue;
+            hand({ topic, payload: Buffer.from(packet.payload as Buffer), qos: Math.min(packet.qos, subscribeOptions.qos) as 0 | 1 | 2, retain: true });
+          }
+        } catch (err) {
+          logger.warn({ err, organizationId, filter }, "mqtt: could not read retained messages");
+        }
+      }
+      replaying = false;
+      for (const m of waiting.splice(0)) hand(m);
+      let done = false;
+      return async () => {
+        if (done) return;
+        done = true;
+        if (!broker || closed) return;
+        await new Promise<void>((resolve) => b.unsubscribe(internal, deliver as never, resolve));
+      };
+    },
+  };
+
+  // ---- lifecycle --------------------------------------------------------------------------
+
+  async function start(deps: AuthDeps) {
+    auth = deps;
+    let mq;
+    if (options.redis) {
+      const connect = () => new Redis(options.redis!.url, { lazyConnect: false, maxRetriesPerRequest: null });
+      const pub = connect();
+      const sub = connect();
+      const data = new Redis(options.redis.url, { keyPrefix: `${options.redis.keyPrefix}mqtt:` });
+      redisConnections = [pub, sub];
+      mq = MQEmitterRedis({ pubConn: pub as never, subConn: sub as never, matchEmptyLevels: true } as never);
+      persistence = new OrganizationRedisPersistence(data, limits.queuedPerSession);
+    } else {
+      mq = mqemitter({ matchEmptyLevels: true });
+      persistence = new DurablePersistence(options.prisma, logger, limits.queuedPerSession);
+    }
+    broker = await Aedes.createBroker({
+      id: `${options.instanceId}-${randomUUID().slice(0, 8)}`,
+      mq,
+      persistence,
+      // Internal client ids carry the organization's id (MQTT 3.1's 23-character limit is for theirs).
+      maxClientsIdLength: 65_535,
+      // A connection that has not sent CONNECT by then is closed (the /ws hub allows 10 s for its auth too).
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      preConnect,
+      authenticate: authenticate as never,
+      authorizePublish,
+      authorizeSubscribe,
+      authorizeForward,
+    });
+    broker.on("clientReady", (client) => {
+      const state = states.get(client);
+      if (!state) return;
+      scheduleExpiry(client, state);
+      void announce(state).catch((err: unknown) => logger.warn({ err }, "mqtt: could not record an online client"));
+    });
+    broker.on("clientDisconnect", (client) => forget(client));
+    broker.on("clientError", (client) => {
+      if (client.closed) forget(client);
+    });
+    broker.on("connectionError", (client) => forget(client));
+    broker.on("ping", (_packet, client) => {
+      const state = states.get(client);
+      if (state) state.lastSeen = Date.now();
+    });
+    broker.on("unsubscribe", (topics, client) => {
+      const state = states.get(client);
+      if (state) for (const t of topics) state.filters.delete(t);
+    });
+    renewTimer = setInterval(() => {
+      for (const state of states.values()) void announce(state).catch(() => undefined);
+    }, RENEW_MS);
+    renewTimer.unref();
+    const listen = (channel: string, handler: (message: string) => void) =>
+      subscriptions.push(durableSubscription(store, channel, handler, { onRetry: (err, attempt) => logger.warn({ err, channel, attempt }, "mqtt: store subscription failed; retrying") }));
+    listen(API_KEY_REVOKED_CHANNEL, (message) => {
+      let keyId: unknown;
+      try {
+        keyId = (JSON.parse(message) as { key_id?: unknown }).key_id;
+      } catch {
+        return;
+      }
+      for (const [client, state] of states) if (state.principal.keyId === keyId) cut(client, state, "API key revoked");
+    });
+    listen(ACCESS_CHANGED_CHANNEL, (message) => {
+      let scope: AccessChangedMessage | null = null;
+      try {
+        scope = JSON.parse(message) as AccessChangedMessage;
+      } catch {
+        // Unreadable: check everyone.
+      }
+      recheckAll(scope);
+    });
+    await Promise.all(subscriptions.map((s) => s.ready));
+  }
+
+  /** `gone`: its connection closed a while ago, whatever aedes says. */
+  function forget(client: Client, gone = false) {
+    const state = states.get(client);
+    if (!state) return;
+    // Closed: the state stays while aedes still publishes its will (it asks authorizePublish).
+    if (!client.closed && !gone) return;
+    states.delete(client);
+    clearTimeout(state.expiryTimer);
+    void withdraw(state).catch(() => undefined);
+  }
+
+  function handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer) {
+    if (!broker || closed) {
+      socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const stream = createWebSocketStream(ws);
+      stream.on("error", () => ws.terminate());
+      broker!.handle(guardPacketSize(stream, maxPacketBytes), req);
+    });
+  }
+
+  async function listen(listenOptions: MqttListenOptions): Promise<number> {
+    if (!broker) throw new Error("the MQTT broker has not started");
+    const b = broker;
+    // No Nagle: an acknowledgement and the next packet must not wait for each other (40 ms each
+    // with delayed ACKs), as Mosquitto sets TCP_NODELAY.
+    const serve = (socket: net.Socket) => {
+      socket.setNoDelay(true);
+      b.handle(guardPacketSize(socket, maxPacketBytes));
+    };
+    const server = listenOptions.tls ? tls.createServer({ cert: readPem(listenOptions.tls.cert), key: readPem(listenOptions.tls.key) }, serve) : net.createServer(serve);
+    servers.push(server);
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(listenOptions.port, listenOptions.host ?? "0.0.0.0", () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : listenOptions.port;
+    logger.info({ port, tls: Boolean(listenOptions.tls) }, `mqtt listening on ${listenOptions.tls ? "mqtts" : "mqtt"}://${listenOptions.host ?? "0.0.0.0"}:${port}`);
+    return port;
+  }
+
+  async function close() {
+    if (closed) return;
+    closed = true;
+    if (renewTimer) clearInterval(renewTimer);
+    for (const server of servers) server.close();
+    for (const ws of wss.clients) ws.terminate();
+    await Promise.all(subscriptions.map((s) => s.stop()));
+    const leaving = [...states.values()];
+    // A shutdown is not the clients' failure: their wills are not published (they reconnect, to another instance).
+    for (const s of leaving) s.revoked = true;
+    await Promise.all(leaving.map((s) => withdraw(s).catch(() => undefined)));
+    for (const s of leaving) clearTimeout(s.expiryTimer);
+    if (broker) {
+      const b = broker;
+      // aedes closes its clients and destroys the persistence (which writes what is pending).
+      await new Promise<void>((resolve) => b.close(() => resolve()));
+    }
+    await persistence?.destroy().catch((err: unknown) => logger.warn({ err }, "mqtt: could not close the persistence"));
+    for (const c of redisConnections) c.disconnect();
+    states.clear();
+  }
+
+  return {
+    builtIn,
+    start,
+    handleUpgrade,
+    listen,
+    get clientCount() {
+      return states.size;
+    },
+    close,
+  };
+}

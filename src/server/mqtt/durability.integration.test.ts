@@ -1,0 +1,156 @@
+/**
+ * The built-in broker across a restart (SPEC §20): retained messages and persistent sessions
+ * (clean session false: subscriptions and the QoS 1 messages queued while the client was away)
+ * are there again. Embedded backend: PGlite on disk, the tables of durable-persistence.ts; with
+ * DATABASE_URL + REDIS_URL: Redis (aedes-persistence-redis) under the app's key prefix.
+ * Also the per-organization publish rate.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { parseEnv } from "@/env";
+import { createAppServices } from "@/server/compose";
+import { createLogger } from "@/server/logger";
+import type { AppServices } from "@/server/app-services";
+import { createTestApp, restClient } from "@/test/app";
+import { signUp } from "@/test/accounts";
+import { connectMqtt, serveMqtt, sleep } from "@/test/mqtt";
+
+const suffix = randomBytes(6).toString("hex");
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-restart-"));
+const schema = process.env.DATABASE_URL ? `test_mqtt_${suffix}` : undefined;
+
+/** The same database (PGlite directory or PostgreSQL schema) and store prefix each time: a restart. */
+async function startApp(): Promise<AppServices> {
+  const env = parseEnv({
+    NODE_ENV: "test",
+    DATA_DIR: dataDir,
+    DATABASE_URL: process.env.DATABASE_URL,
+    REDIS_URL: process.env.REDIS_URL,
+    JWT_SECRET: "test-jwt-secret-that-is-at-least-32-characters",
+    ENCRYPTION_KEY: "test-encryption-key-at-least-32-characters",
+    PUBLIC_URL: "http://app.test",
+    LOG_LEVEL: "silent",
+    BCRYPT_COST: "4",
+  });
+  return createAppServices({
+    env,
+    dataDirForDb: path.join(dataDir, "db"),
+    dbSchema: schema,
+    storeKeyPrefix: `fp-test-${suffix}:`,
+    logger: createLogger({ level: "silent" }),
+    allowSeveralPerProcess: true,
+  });
+}
+
+afterAll(async () => {
+  if (schema && process.env.DATABASE_URL) {
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("built-in MQTT broker across a restart", () => {
+  it("retained messages and a persistent session (its subscriptions and queued QoS 1 messages) survive", { timeout: 90_000 }, async () => {
+    let app = await startApp();
+    let mq = await serveMqtt(app);
+    const owner = await signUp(restClient(app));
+    const created = await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "sensor", kind: "device" } });
+    expect(created.status, created.text).toBe(201);
+    const key = created.body.secret as string;
+
+    const publisher = await connectMqtt(mq.tcp, { password: key, clientId: "pub" });
+    await publisher.publish("plant/state", "running", { retain: true, qos: 1 });
+    await publisher.publish("plant/old", "to-be-cleared", { retain: true, qos: 1 });
+    await publisher.publish("plant/old", "", { retain: true, qos: 1 });
+    const persistent = await connectMqtt(mq.ws, { password: key, clientId: "keeper", clean: false });
+    expect(await persistent.subscribe("alerts/#", 1)).toEqual([1]);
+    await persistent.end();
+    // Queued for the absent client before the restart.
+    await publisher.publish("alerts/before", "while-away", { qos: 1 });
+    await publisher.end();
+    await sleep(100);
+    await mq.close();
+    await app.close();
+
+    app = await startApp();
+    mq = await serveMqtt(app);
+    try {
+      const later = await connectMqtt(mq.tcp, { password: key, clientId: "later" });
+      await later.subscribe("plant/#", 1);
+      expect(await later.next((m) => m.topic === "plant/state")).toMatchObject({ payload: "running", retain: true });
+      await sleep(200);
+      expect(later.messages.map((m) => m.topic)).toEqual(["plant/state"]);
+      // Published after the restart while the persistent client is still away.
+      await later.publish("alerts/after", "after-restart", { qos: 1 });
+      await later.end();
+
+      const back = await connectMqtt(mq.ws, { password: key, clientId: "keeper", clean: false });
+      expect(back.client.connected).toBe(true);
+      await back.next((m) => m.topic === "alerts/before");
+      await back.next((m) => m.topic === "alerts/after");
+      expect(back.messages.map((m) => [m.topic, m.payload, m.qos])).toEqual([
+        ["alerts/before", "while-away", 1],
+        ["alerts/after", "after-restart", 1],
+      ]);
+      await back.end();
+    } finally {
+      await mq.close();
+      await app.close();
+    }
+  });
+});
+
+describe("built-in MQTT broker: messages waiting for a persistent session", () => {
+  it("keep at most MQTT_MAX_QUEUED_PER_SESSION; newer ones are dropped for that session", async () => {
+    const app = await createTestApp({ MQTT_MAX_QUEUED_PER_SESSION: "3" });
+    const mq = await serveMqtt(app);
+    try {
+      const owner = await signUp(restClient(app));
+      const created = await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "away", kind: "device" } });
+      const key = created.body.secret as string;
+      const away = await connectMqtt(mq.tcp, { password: key, clientId: "away", clean: false });
+      await away.subscribe("q/#", 1);
+      await away.end();
+      const publisher = await connectMqtt(mq.ws, { password: key, clientId: "pub" });
+      for (let i = 1; i <= 5; i++) await publisher.publish(`q/${i}`, String(i), { qos: 1 });
+      await publisher.end();
+      await sleep(200);
+      const back = await connectMqtt(mq.tcp, { password: key, clientId: "away", clean: false });
+      await back.next((m) => m.payload === "3");
+      await sleep(300);
+      expect(back.messages.map((m) => m.payload)).toEqual(["1", "2", "3"]);
+      await back.end();
+    } finally {
+      await mq.close();
+      await app.close();
+    }
+  });
+});
+
+describe("built-in MQTT broker: the organization's publish rate", () => {
+  it("a client that publishes beyond MQTT_PUBLISH_RATE_PER_ORGANIZATION is disconnected; flows are refused with an error", async () => {
+    const app = await createTestApp({ MQTT_PUBLISH_RATE_PER_ORGANIZATION: "5" });
+    const mq = await serveMqtt(app);
+    try {
+      const owner = await signUp(restClient(app));
+      const created = await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "chatty", kind: "device" } });
+      const chatty = await connectMqtt(mq.tcp, { password: created.body.secret, clientId: "chatty" });
+      for (let i = 0; i < 20; i++) chatty.client.publish("t", String(i));
+      await chatty.closed;
+      await expect(app.mqtt.builtIn.publish(owner.organizationId, { topic: "t", payload: Buffer.from("x"), qos: 0, retain: false })).rejects.toThrow(/faster than/);
+      // A second later the bucket has refilled.
+      await sleep(1_100);
+      await app.mqtt.builtIn.publish(owner.organizationId, { topic: "t", payload: Buffer.from("x"), qos: 0, retain: false });
+    } finally {
+      await mq.close();
+      await app.close();
+    }
+  });
+});

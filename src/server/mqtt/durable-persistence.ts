@@ -1,0 +1,199 @@
+/**
+ * The built-in broker's persistence on the embedded backend (PGlite or PostgreSQL, no Redis):
+ * aedes' in-memory persistence, written through to PostgreSQL so that retained messages and
+ * persistent sessions (clean session false: subscriptions and the QoS 1/2 messages queued for
+ * the offline client) survive a restart. Reads stay in memory; the tables are read once, at start.
+ *
+ * A retained message is written before the publish completes (so before its PUBACK). A session is
+ * written shortly after it changes (coalesced per client, SESSION_FLUSH_MS) and on close: a crash
+ * may lose the last few milliseconds of a session's queue, as an in-memory broker loses all of it.
+ * With Redis, aedes-persistence-redis keeps all of this in Redis instead (broker.ts).
+ */
+import type { Client, Subscription } from "aedes";
+import type { AedesPacket } from "aedes-packet";
+import MemoryPersistence from "aedes-persistence/asyncPersistence.js";
+import type { PrismaClient } from "../db";
+import type { Logger } from "../logger";
+import { internalTopic, splitClientId } from "./topics";
+
+/** See broker.ts: a delivery's copy carries the receiver's topic; the queue keeps the internal one. */
+export function storedTopicPacket<P>(internalClient: string, packet: P): P {
+  const topic = (packet as { topic?: unknown }).topic;
+  const organizationId = splitClientId(internalClient)?.organizationId;
+  if (!organizationId || typeof topic !== "string" || topic.startsWith(`${organizationId}/`)) return packet;
+  return Object.assign(Object.create(Object.getPrototypeOf(packet) as object) as P & object, packet, { topic: internalTopic(organizationId, topic) });
+}
+
+/** aedes' stored packets are publishes. */
+type Publish = Extract<AedesPacket, { cmd: "publish" }>;
+
+const SESSION_FLUSH_MS = 20;
+
+interface StoredPacket {
+  topic: string;
+  payload: string;
+  qos: number;
+  retain: boolean;
+  brokerId?: string;
+  brokerCounter?: number;
+}
+
+export class DurablePersistence extends MemoryPersistence {
+  /** Clients whose session is in the table (or about to be). */
+  private readonly known = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private flushTimer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  /** Retained writes in order, per topic. */
+  private readonly retainedWrites = new Map<string, Promise<void>>();
+  /** Messages queued per client (sent or not, not yet acknowledged). */
+  private readonly queued = new Map<string, number>();
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly logger: Logger,
+    /** Messages one session may have queued; more are dropped for it (Mosquitto's max_queued_messages). */
+    private readonly maxQueued = Number.POSITIVE_INFINITY,
+  ) {
+    super();
+  }
+
+  override async setup(broker: unknown): Promise<void> {
+    await super.setup(broker);
+    const retained = await this.prisma.mqttRetained.findMany();
+    for (const row of retained) {
+      await super.storeRetained({ cmd: "publish", topic: row.topic, payload: Buffer.from(row.payload), qos: row.qos as 0 | 1 | 2, retain: true, dup: false, brokerId: "", brokerCounter: 0 } as AedesPacket);
+    }
+    const sessions = await this.prisma.mqttSession.findMany();
+    for (const row of sessions) {
+      const client = { id: row.clientId } as Client;
+      const subs = row.subscriptions as unknown as Subscription[];
+      if (subs.length > 0) await super.addSubscriptions(client, subs);
+      for (const p of row.outgoing as unknown as StoredPacket[]) {
+        this.queued.set(row.clientId, (this.queued.get(row.clientId) ?? 0) + 1);
+        await super.outgoingEnqueue({ clientId: row.clientId }, { ...p, cmd: "publish", dup: false, payload: Buffer.from(p.payload, "base64") } as unknown as AedesPacket);
+      }
+      this.known.add(row.clientId);
+    }
+  }
+
+  override async storeRetained(stored: AedesPacket): Promise<void> {
+    await super.storeRetained(stored);
+    const packet = stored as Publish;
+    const topic = packet.topic;
+    const organizationId = topic.slice(0, topic.indexOf("/"));
+    const previous = this.retainedWrites.get(topic) ?? Promise.resolve();
+    const write = previous.then(async () => {
+      if (packet.payload.length === 0) await this.prisma.mqttRetained.deleteMany({ where: { topic } });
+      else {
+        const data = { organizationId, payload: new Uint8Array(Buffer.from(packet.payload)), qos: packet.qos };
+        await this.prisma.mqttRetained.upsert({ where: { topic }, create: { topic, ...data }, update: data });
+      }
+    });
+    const settled = write.catch(() => undefined);
+    this.retainedWrites.set(topic, settled);
+    void settled.then(() => {
+      if (this.retainedWrites.get(topic) === settled) this.retainedWrites.delete(topic);
+    });
+    // An organization deleted meanwhile (the row's foreign key) leaves nothing to keep.
+    await write.catch((err: unknown) => this.logger.warn({ err, topic }, "mqtt: could not store a retained message"));
+  }
+
+  override async addSubscriptions(client: Client, subs: Subscription[]): Promise<void> {
+    await super.addSubscriptions(client, subs);
+    this.touch(client.id);
+  }
+
+  override async removeSubscriptions(client: Client, subs: string[]): Promise<void> {
+    await super.removeSubscriptions(client, subs);
+    this.touchIfKnown(client.id);
+  }
+
+  override async cleanSubscriptions(client: Client): Promise<void> {
+    await super.cleanSubscriptions(client);
+    this.touchIfKnown(client.id);
+  }
+
+  override async outgoingEnqueue(sub: { clientId: string }, packet: AedesPacket): Promise<void> {
+    await this.outgoingEnqueueCombi([sub], packet);
+  }
+
+  override async outgoingEnqueueCombi(subs: { clientId: string }[], packet: AedesPacket): Promise<void> {
+    const room = subs.filter((sub) => (this.queued.get(sub.clientId) ?? 0) < this.maxQueued);
+    if (room.length === 0) return;
+    for (const sub of room) this.queued.set(sub.clientId, (this.queued.get(sub.clientId) ?? 0) + 1);
+    await super.outgoingEnqueueCombi(room, packet);
+    for (const sub of room) this.touch(sub.clientId);
+  }
+
+  override async outgoingUpdate(client: Client, packet: AedesPacket): Promise<void> {
+    await super.outgoingUpdate(client, storedTopicPacket(client.id, packet));
+  }
+
+  override async outgoingClearMessageId(client: Client, packet: AedesPacket): Promise<AedesPacket> {
+    const cleared = await super.outgoingClearMessageId(client, packet);
+    if (cleared) {
+      const left = (this.queued.get(client.id) ?? 1) - 1;
+      if (left > 0) this.queued.set(client.id, left);
+      else this.queued.delete(client.id);
+    }
+    this.touchIfKnown(client.id);
+    return cleared;
+  }
+
+  override async destroy(): Promise<void> {
+    await this.flushNow();
+    await Promise.all(this.retainedWrites.values());
+    await super.destroy();
+  }
+
+  /** Writes pending sessions now (tests, close). */
+  async flushNow(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    this.flushing = this.flushing.then(() => this.flush());
+    await this.flushing;
+  }
+
+  /** A session changed: written shortly. */
+  private touch(clientId: string) {
+    this.known.add(clientId);
+    this.touchIfKnown(clientId);
+  }
+
+  /** Only for a client that has a session: clean clients clear and acknowledge without a write. */
+  private touchIfKnown(clientId: string) {
+    if (!this.known.has(clientId)) return;
+    this.dirty.add(clientId);
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = null;
+      this.flushing = this.flushing.then(() => this.flush());
+    }, SESSION_FLUSH_MS);
+  }
+
+  private async flush(): Promise<void> {
+    const ids = [...this.dirty];
+    this.dirty.clear();
+    for (const clientId of ids) {
+      try {
+        const client = { id: clientId } as Client;
+        const subs = await this.subscriptionsByClient(client);
+        const outgoing: StoredPacket[] = [];
+        for await (const p of this.outgoingStream(client) as AsyncIterable<Publish>) {
+          outgoing.push({ topic: p.topic, payload: Buffer.from(p.payload).toString("base64"), qos: p.qos, retain: p.retain, brokerId: p.brokerId, brokerCounter: p.brokerCounter });
+        }
+        if (subs.length === 0 && outgoing.length === 0) {
+          this.known.delete(clientId);
+          await this.prisma.mqttSession.deleteMany({ where: { clientId } });
+          continue;
+        }
+        const organizationId = splitClientId(clientId)?.organizationId;
+        if (!organizationId) continue;
+        const data = { organizationId, subscriptions: subs as object[], outgoing: outgoing as unknown as object[] };
+        await this.prisma.mqttSession.upsert({ where: { clientId }, create: { clientId, ...data }, update: data });
+      } catch (err) {
+        this.logger.warn({ err, clientId }, "mqtt: could not store a persistent session");
+      }
+    }
+  }
+}

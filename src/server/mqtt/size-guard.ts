@@ -1,0 +1,84 @@
+/**
+ * A bound on MQTT packets before they are parsed: Aedes' parser (mqtt-packet) buffers a whole
+ * packet, however large its header says it is, before any hook sees it, so a client (even one that
+ * has not authenticated: CONNECT is a packet too) could make the process hold hundreds of MB. This
+ * wraps a connection and reads only the fixed headers going by (type byte, then the "remaining
+ * length" varint of at most 4 bytes); a packet announced larger than `maxBytes`, or a malformed
+ * length, destroys the connection. The payload itself is never copied or looked at.
+ */
+import { Duplex } from "node:stream";
+
+type Phase = { kind: "type" } | { kind: "length"; value: number; multiplier: number; bytes: number } | { kind: "body"; left: number };
+
+export class PacketSizeGuard {
+  private phase: Phase = { kind: "type" };
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** Feeds bytes as they arrive; false once a packet is too large or malformed (then stays false). */
+  feed(chunk: Buffer): boolean {
+    let i = 0;
+    while (i < chunk.length) {
+      const p = this.phase;
+      if (p.kind === "type") {
+        i++;
+        this.phase = { kind: "length", value: 0, multiplier: 1, bytes: 0 };
+      } else if (p.kind === "length") {
+        const byte = chunk[i++]!;
+        p.value += (byte & 0x7f) * p.multiplier;
+        p.multiplier *= 128;
+        p.bytes++;
+        if (p.value > this.maxBytes) return this.fail();
+        if ((byte & 0x80) === 0) this.phase = p.value === 0 ? { kind: "type" } : { kind: "body", left: p.value };
+        else if (p.bytes >= 4) return this.fail();
+      } else {
+        const take = Math.min(p.left, chunk.length - i);
+        i += take;
+        p.left -= take;
+        if (p.left === 0) this.phase = { kind: "type" };
+      }
+    }
+    return true;
+  }
+
+  private fail(): false {
+    this.feed = () => false;
+    return false;
+  }
+}
+
+/**
+ * The connection as Aedes reads it: the same bytes, checked by a PacketSizeGuard on the way in;
+ * writes go straight to the connection.
+ */
+export function guardPacketSize(conn: Duplex, maxBytes: number): Duplex {
+  const guard = new PacketSizeGuard(maxBytes);
+  const guarded = new Duplex({
+    read() {
+      conn.resume();
+    },
+    write(chunk: Buffer, _encoding, callback) {
+      conn.write(chunk, callback);
+    },
+    final(callback) {
+      conn.end();
+      callback();
+    },
+    destroy(err, callback) {
+      conn.destroy(err ?? undefined);
+      callback(err);
+    },
+  });
+  conn.on("data", (chunk: Buffer) => {
+    if (!guard.feed(chunk)) {
+      conn.destroy();
+      guarded.destroy();
+      return;
+    }
+    if (!guarded.push(chunk)) conn.pause();
+  });
+  conn.on("end", () => guarded.push(null));
+  conn.on("close", () => guarded.destroy());
+  conn.on("error", (err) => guarded.destroy(err));
+  return guarded;
+}

@@ -1,0 +1,131 @@
+/**
+ * The built-in MQTT broker on real ports for tests: the app's /mqtt upgrade on an HTTP server of its
+ * own (as src/server.ts routes it) and its TCP listener, and a real MQTT client (the `mqtt`
+ * package) that resolves what a device would see: CONNACK codes, SUBACK codes, messages, closes.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import mqtt, { type IClientOptions, type MqttClient } from "mqtt";
+import type { AppServices } from "@/server/app-services";
+
+export interface MqttEndpoints {
+  /** ws://127.0.0.1:<port>/mqtt */
+  ws: string;
+  /** mqtt://127.0.0.1:<port> */
+  tcp: string;
+  close(): Promise<void>;
+}
+
+export async function serveMqtt(app: AppServices): Promise<MqttEndpoints> {
+  const server = http.createServer((_req, res) => res.writeHead(404).end());
+  server.on("upgrade", (req, socket, head) => {
+    if (new URL(req.url ?? "/", "http://localhost").pathname === "/mqtt") app.mqtt.handleUpgrade(req, socket, head);
+    else socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const tcpPort = await app.mqtt.listen({ port: 0, host: "127.0.0.1" });
+  return {
+    ws: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/mqtt`,
+    tcp: `mqtt://127.0.0.1:${tcpPort}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface Received {
+  topic: string;
+  payload: string;
+  retain: boolean;
+  qos: number;
+}
+
+export interface TestMqttClient {
+  client: MqttClient;
+  messages: Received[];
+  /** Resolves with the first message matching `accept` (received already or later). */
+  next(accept?: (m: Received) => boolean, timeoutMs?: number): Promise<Received>;
+  /** Resolves when the connection closes. */
+  closed: Promise<void>;
+  subscribe(filter: string | string[], qos?: 0 | 1 | 2): Promise<number[]>;
+  publish(topic: string, payload: string | Buffer, options?: { qos?: 0 | 1 | 2; retain?: boolean }): Promise<void>;
+  end(): Promise<void>;
+}
+
+/**
+ * Connects and resolves once CONNACK accepted; rejects with the client's error (its `code` is the
+ * CONNACK return code) when refused.
+ */
+export function connectMqtt(url: string, options: IClientOptions = {}): Promise<TestMqttClient> {
+  return new Promise((resolve, reject) => {
+    const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 10_000, username: "device", ...options });
+    const messages: Received[] = [];
+    const waiters: { accept: (m: Received) => boolean; resolve: (m: Received) => void }[] = [];
+    let closedResolve!: () => void;
+    const closed = new Promise<void>((r) => (closedResolve = r));
+    client.on("close", () => closedResolve());
+    client.on("message", (topic, payload, packet) => {
+      const m = { topic, payload: payload.toString(), retain: packet.retain, qos: packet.qos };
+      messages.push(m);
+      for (const w of [...waiters]) {
+        if (w.accept(m)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(m);
+        }
+      }
+    });
+    client.once("connect", () => {
+      resolve({
+        client,
+        messages,
+        closed,
+        next(accept = () => true, timeoutMs = 5_000) {
+          const found = messages.find(accept);
+          if (found) return Promise.resolve(found);
+          return new Promise((res, rej) => {
+            const w = { accept, resolve: (m: Received) => (clearTimeout(timer), res(m)) };
+            const timer = setTimeout(() => {
+              waiters.splice(waiters.indexOf(w), 1);
+              rej(new Error(`no matching message within ${timeoutMs} ms (got ${JSON.stringify(messages)})`));
+            }, timeoutMs);
+            waiters.push(w);
+          });
+        },
+        subscribe(filter, qos = 0) {
+          // The SUBACK's codes as sent (mqtt.js reports a refusal as an error carrying the packet).
+          return new Promise((res, rej) =>
+            client.subscribe(filter, { qos }, (err, _granted, packet) => {
+              const codes = (packet as { granted?: number[] } | undefined)?.granted;
+              if (codes) res(codes);
+              else rej(err ?? new Error("no SUBACK"));
+            }),
+          );
+        },
+        publish(topic, payload, publishOptions = {}) {
+          return new Promise((res, rej) => client.publish(topic, payload, { qos: publishOptions.qos ?? 0, retain: publishOptions.retain ?? false }, (err) => (err ? rej(err) : res())));
+        },
+        end() {
+          return new Promise((res) => client.end(false, {}, () => res()));
+        },
+      });
+    });
+    client.once("error", (err) => {
+      client.end(true);
+      reject(err);
+    });
+  });
+}
+
+/** The CONNACK code a refused connection got (mqtt.js puts it on the error's `code`). */
+export async function refusedWith(url: string, options: IClientOptions): Promise<number | string | undefined> {
+  try {
+    const c = await connectMqtt(url, options);
+    await c.end();
+    return "accepted";
+  } catch (err) {
+    return (err as { code?: number | string }).code;
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
