@@ -112,16 +112,14 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
   );
 
   useEffect(() => {
-    store.onNavigate = (target) => {
+    store.setNavigator((target) => {
       const pages = (store.getView()?.pages ?? []).slice().sort((a, b) => a.order - b.order);
       const here = pages.findIndex((p) => p.id === store.getView()?.page.id);
       const page =
         target === "+1" ? pages[(here + 1) % pages.length] : target === "-1" ? pages[(here - 1 + pages.length) % pages.length] : pages.find((p) => p.name === target || p.path === target || p.id === target);
       if (page) navigate(page);
-    };
-    return () => {
-      store.onNavigate = null;
-    };
+    });
+    return () => store.setNavigator(null);
   }, [store, navigate]);
 
   useEffect(() => {

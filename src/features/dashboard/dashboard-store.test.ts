@@ -57,7 +57,7 @@ describe("DashboardStore", () => {
   it("ui-control navigates, shows and hides groups by name, id or Page:Group", () => {
     const store = new DashboardStore(fixturePageView());
     const nav = vi.fn();
-    store.onNavigate = nav;
+    store.setNavigator(nav);
     store.applyControl({ payload: { page: "Settings" } });
     expect(nav).toHaveBeenCalledWith("Settings");
     store.applyControl({ payload: { groups: { hide: ["Overview:Trends", "g1"] } } });

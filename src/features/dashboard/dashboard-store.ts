@@ -38,12 +38,16 @@ export class DashboardStore {
   private noticeKey = 0;
   private control: PageControl = emptyControl();
   private socketId: string | null = null;
-  /** ui-control's "navigate" (page name or path) for the app to follow. */
-  onNavigate: ((target: string) => void) | null = null;
+  /** ui-control's "navigate" (page name, path, "+1" / "-1") for the app to follow. */
+  private onNavigate: ((target: string) => void) | null = null;
 
   constructor(view: DashboardPageView | null) {
     this.view = null;
     if (view) this.setView(view, null);
+  }
+
+  setNavigator(fn: ((target: string) => void) | null) {
+    this.onNavigate = fn;
   }
 
   getView = (): DashboardPageView | null => this.view;

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState, useSyncExternalStore } from "react";
+import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from "react";
 import { useDashboard } from "./dashboard-context";
 import type { Notice } from "./dashboard-store";
 import { renderMarkdown } from "./widgets/markdown";
@@ -23,16 +23,21 @@ function NoticeView({ notice, onClose }: { notice: Notice; onClose: (answer: str
   const allowDismiss = bool(props, "allowDismiss", true);
   const allowConfirm = bool(props, "allowConfirm", false);
   const [left, setLeft] = useState(100);
+  // The countdown runs once per notice: a parent re-render (a new closure) must not restart it.
+  const close = useRef(onClose);
+  useLayoutEffect(() => {
+    close.current = onClose;
+  });
   useEffect(() => {
     if (displayTime <= 0) return;
     const started = Date.now();
     const t = setInterval(() => {
       const pct = 100 - ((Date.now() - started) / (displayTime * 1000)) * 100;
-      if (pct <= 0) onClose(null);
+      if (pct <= 0) close.current(null);
       else setLeft(pct);
     }, 100);
     return () => clearInterval(t);
-  }, [displayTime, onClose]);
+  }, [displayTime]);
   const dialog = str(props, "position") === "center center" || (allowConfirm && displayTime <= 0);
   const body = bool(props, "raw", false) ? <div dangerouslySetInnerHTML={{ __html: renderMarkdown(show(notice.msg.payload)) }} /> : <div>{show(notice.msg.payload)}</div>;
   const color = bool(props, "colorDefault", true) ? undefined : str(props, "color");

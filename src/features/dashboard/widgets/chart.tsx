@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { ChartData } from "../chart-model";
 import { substitute } from "../format";
 import { loadECharts, type ECharts } from "./echarts-loader";
@@ -64,7 +64,7 @@ export function ChartWidget({ widget, props, state }: WidgetProps) {
   const chart = useRef<ECharts | null>(null);
   const [ready, setReady] = useState(false);
   const [failed, setFailed] = useState(false);
-  const data = state.chart ?? { series: [], version: 0 };
+  const data = useMemo(() => state.chart ?? { series: [], version: 0 }, [state.chart]);
 
   useEffect(() => {
     let disposed = false;

@@ -1,8 +1,10 @@
 "use client";
 
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { FRAME_TAG, pageNonce, templateDocument } from "../template-doc";
 import { str, type WidgetProps } from "./widget";
+
+const noSubscription = () => () => {};
 
 /**
  * ui-template: the node's HTML and script in a sandboxed frame without the app's origin
@@ -13,16 +15,17 @@ import { str, type WidgetProps } from "./widget";
 export function TemplateWidget({ widget, props, state, interactive, send }: WidgetProps) {
   const frame = useRef<HTMLIFrameElement>(null);
   const [height, setHeight] = useState<number | null>(null);
-  const [nonce, setNonce] = useState<string | null>(null);
+  const nonce = useSyncExternalStore(noSubscription, () => pageNonce(document), () => null);
   const scope = str(props, "templateScope", "local");
   const format = str(props, "format");
   const autoHeight = widget.height === 0;
-  useEffect(() => setNonce(pageNonce(document)), []);
   const doc = useMemo(() => (nonce ? templateDocument(format, nonce, "inherit") : null), [format, nonce]);
   const msgRef = useRef(state.msg);
-  msgRef.current = state.msg;
   const sendRef = useRef({ send, interactive });
-  sendRef.current = { send, interactive };
+  useLayoutEffect(() => {
+    msgRef.current = state.msg;
+    sendRef.current = { send, interactive };
+  });
 
   useEffect(() => {
     const onMessage = (e: MessageEvent) => {
