@@ -17,6 +17,7 @@ import { benchSandbox } from "./sandbox";
 import { benchDebugEvents } from "./debug-ws";
 import { benchDebugFanout } from "./debug-fanout";
 import { benchDebugUi } from "./debug-ui";
+import { benchDashboardUi } from "./dashboard-ui";
 import { benchEditor } from "./editor";
 import { benchHttp } from "./http";
 import { benchFailover } from "./failover";
@@ -59,6 +60,8 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   // Benchmark 10's recording cost with one execution per message (minutes, no seed): only when named.
   { name: "executions-each", title: "10b Executions, one per message (recording cost)", run: benchExecutionsEach, explicit: true },
   { name: "editor", title: "8 Editor (Chromium)", run: benchEditor, ownServer: true, explicit: true },
+  // The dashboard client in Chromium (its own page and socket server): only when named.
+  { name: "dashboard-ui", title: "12 Dashboard page in Chromium", run: benchDashboardUi, ownServer: true, explicit: true },
   // Fresh starts of the built server on both configurations beside Node-RED (minutes): only when named.
   { name: "idle", title: "11 Idle memory and ready time (built server, Node-RED side by side)", run: benchIdle, ownServer: true, explicit: true },
 ];

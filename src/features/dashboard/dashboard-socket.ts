@@ -29,8 +29,17 @@ export function dashboardSocketUrl(location: { protocol: string; host: string },
   return `${scheme}//${location.host}${DASHBOARD_SOCKET_PATH}/${encodeURIComponent(org)}?${q.toString()}`;
 }
 
-/** Close codes after which a retry cannot succeed: the credentials or the page are gone. */
-const FINAL_CLOSES = new Set<number>([WS_CLOSE.unauthenticated, WS_CLOSE.forbidden, 4404, 1008]);
+/**
+ * Close codes after which a retry cannot succeed: no credentials (4401), not a member or no such
+ * page (4404), the share link was revoked (4410). Anything else (a restart, 1013 busy, 4408 too
+ * slow) reconnects.
+ */
+const FINAL_CLOSES = new Map<number, string>([
+  [WS_CLOSE.unauthenticated, "You are signed out. Sign in again to see this dashboard."],
+  [WS_CLOSE.forbidden, "This dashboard is not available to you."],
+  [4404, "This dashboard page no longer exists or is not available to you."],
+  [4410, "This share link was revoked."],
+]);
 
 /**
  * A dashboard page's one connection (SPEC §21): reconnects with exponential backoff and jitter
@@ -155,7 +164,7 @@ export class DashboardSocket {
       clearInterval(this.pingTimer);
       if (FINAL_CLOSES.has(e.code)) {
         this.stopped = true;
-        this.setState({ status: "closed", reason: e.reason || "This dashboard is no longer available to you." });
+        this.setState({ status: "closed", reason: FINAL_CLOSES.get(e.code)! });
         return;
       }
       this.scheduleRetry();

@@ -31,6 +31,8 @@ export function initialWidgetState(widget: Pick<DashboardWidgetView, "type" | "p
     if (isRecord(s.props)) out.props = { ...s.props };
     if (isRecord(s.ui_update)) out.props = { ...out.props, ...s.ui_update };
     for (const key of ["enabled", "visible", "class"] as const) if (key in s && !(key in out.props)) out.props[key] = s[key];
+    // A table's rows are kept apart from its last message (which may have added to them).
+    if (Array.isArray(s.rows)) out.msg = { ...(out.msg ?? {}), payload: s.rows };
   }
   if (widget.type === "ui-chart") out.chart = chartPointsFromState(s, widget.props);
   return out;
