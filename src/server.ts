@@ -21,6 +21,7 @@ import { createRequestListener } from "./server/http/request-listener";
 import { restCore } from "./server/api/rest";
 import { handleWebhookUrl } from "./server/api/rest/webhook-handler";
 import { createTrpcHandler } from "./server/api/trpc-handler";
+import { createDashboardSocketServer, dashboardSlugOf } from "./server/dashboards/socket";
 
 let env: Env;
 try {
@@ -65,6 +66,8 @@ const nextHandler = nextApp.getRequestHandler();
 const handle = (req: http.IncomingMessage, res: http.ServerResponse) => prepareNext().then(() => nextHandler(req, res));
 const nextUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => prepareNext().then(() => nextApp.getUpgradeHandler()(req, socket, head));
 const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime) });
+// Dashboards (SPEC §21): /ws/dashboard/{org-slug}?path=… (src/server/dashboards/socket.ts).
+const dashboardSockets = createDashboardSocketServer(app);
 
 // The REST API, the webhooks and tRPC go straight to the handlers their route files export (one handler,
 // two mounts: Next keeps the route files for `next dev`), GET /metrics to its own; everything else
@@ -92,6 +95,11 @@ const upgradeRoutes: UpgradeRoute[] = [
       req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
       hub.handleUpgrade(req, socket, head);
     },
+  },
+  {
+    name: "dashboard",
+    matches: (pathname) => dashboardSlugOf(pathname) !== null,
+    handle: (req, socket, head) => dashboardSockets.handleUpgrade(req, socket, head),
   },
 ];
 server.on("upgrade", routeUpgrade(upgradeRoutes, (req, socket, head) => void nextUpgrade(req, socket, head)));
@@ -137,6 +145,7 @@ async function shutdown(signal: string) {
   // Flows first: in a cluster the others take them over at once, whatever the sockets still do.
   await app.flowRuntime.close();
   await hub.close();
+  await dashboardSockets.close();
   await app.close();
   process.exit(0);
 }

@@ -32,6 +32,9 @@ import { variableKeyring } from "./services/variables/variable-keys";
 import { createAuthLimiters } from "./auth/limits";
 import { createAppMetrics } from "./metrics";
 import { ContextHub } from "./flow-runtime/context-hub";
+import { DashboardBus } from "./dashboards/bus";
+import { DashboardStateStore } from "./persistence/dashboard-state";
+import { DASHBOARD_LIMITS } from "../shared/dashboard";
 import type { AppConfig, AppServices } from "./app-services";
 
 export const APP_VERSION = "0.1.0";
@@ -119,6 +122,8 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   const nodes = createNodeRegistry();
   const devices = new DeviceBus(store, logger);
   const webhooks = new WebhookRegistry();
+  // Dashboards (SPEC §21): widget updates and viewer inputs over the store's pub/sub, state written behind.
+  const dashboards = new DashboardBus(store, logger, new DashboardStateStore(db.prisma, logger, { maxStateBytes: DASHBOARD_LIMITS.maxStateBytes }));
   // Outbound rules for every client node (SPEC §20): one policy, http-request's fetch included.
   const outbound = createOutboundRules({ allowPrivate: outboundAllowsPrivate(env) });
   const httpRequest = createSafeFetch({ allowPrivate: outbound.allowPrivate });
@@ -162,6 +167,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
       onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),
       webhooks,
+      dashboards,
       httpRequest,
       outbound,
       httpDispatcher: createHttpDispatcher,
@@ -197,10 +203,12 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     variables,
     workLimits,
     metrics,
+    dashboards,
     startedAt: new Date(),
     close: async () => {
       try {
         await flowRuntime.close();
+        await dashboards.close();
         await variables.close();
         await sandboxes.close();
         await events.flush();

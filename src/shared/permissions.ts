@@ -56,6 +56,8 @@ export const permissions = {
   "executions:read": { minRole: "viewer", scope: "flows:read", description: "list and read flows' executions" },
   "executions:replay": { minRole: "member", scope: "nodes:inject", description: "send an execution's trigger message again" },
   "devices:read": { minRole: "viewer", scope: "org:read", description: "list online devices" },
+  "dashboards:read": { minRole: "viewer", scope: "flows:read", description: "list the organization's dashboard pages (every member may view them)" },
+  "dashboards:share": { minRole: "admin", scope: null, description: "publish, list and revoke dashboard share links" },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof permissions;

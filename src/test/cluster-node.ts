@@ -24,6 +24,7 @@ import { createTrpcHandler } from "@/server/api/trpc-handler";
 import { createRealtimeHub } from "@/server/realtime/hub";
 import { DeviceChannel } from "@/server/realtime/devices";
 import { actorName } from "@/server/services/flows/events";
+import { createDashboardSocketServer, dashboardSlugOf } from "@/server/dashboards/socket";
 
 const env = getEnv();
 const app = await createAppServices({
@@ -57,9 +58,13 @@ const server = http.createServer(
   }),
 );
 const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime) });
+// Dashboards (SPEC §21): the dashboard socket, as src/server.ts mounts it.
+const dashboardSockets = createDashboardSocketServer(app);
 server.on("upgrade", (req, socket, head) => {
   req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
-  if (new URL(req.url ?? "/", "http://localhost").pathname === "/ws") hub.handleUpgrade(req, socket, head);
+  const pathname = new URL(req.url ?? "/", "http://localhost").pathname;
+  if (pathname === "/ws") hub.handleUpgrade(req, socket, head);
+  else if (dashboardSlugOf(pathname) !== null) dashboardSockets.handleUpgrade(req, socket, head);
   else socket.destroy();
 });
 await new Promise<void>((resolve) => server.listen(env.PORT, "127.0.0.1", resolve));
@@ -77,6 +82,7 @@ async function shutdown() {
   server.closeAllConnections();
   await app.flowRuntime.close();
   await hub.close();
+  await dashboardSockets.close();
   await app.close();
   process.exit(0);
 }

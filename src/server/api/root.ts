@@ -12,6 +12,7 @@ import { variablesRouter } from "./routers/variables.router";
 import { subflowsRouter } from "./routers/subflows.router";
 import { executionsRouter } from "./routers/executions.router";
 import { configNodesRouter } from "./routers/config-nodes.router";
+import { dashboardsRouter } from "./routers/dashboards.router";
 
 export const appRouter = router({
   system: systemRouter,
@@ -27,6 +28,7 @@ export const appRouter = router({
   subflows: subflowsRouter,
   configNodes: configNodesRouter,
   executions: executionsRouter,
+  dashboards: dashboardsRouter,
 });
 
 export type AppRouter = typeof appRouter;
