@@ -202,6 +202,7 @@ export async function benchDashboardUi(ctx: BenchContext): Promise<BenchOutcome>
           };
           chart.on("finished", onFinished);
         }));
+        undefined;
       `);
       live!.send(frame);
       const measured = page.evaluate(() => (window as unknown as { __draw: Promise<number> }).__draw);

@@ -6,13 +6,6 @@
 import { createRoot } from "react-dom/client";
 import { DashboardApp } from "@/features/dashboard/dashboard-app";
 
-declare global {
-  interface Window {
-    __bench: { updates: number; ready: boolean };
-  }
-}
-
-window.__bench = { updates: 0, ready: false };
 // The same ECharts module the chart widget loads (one chunk), for the benchmark to wait on its "finished" event.
 (window as unknown as { __echartsCore: () => Promise<unknown> }).__echartsCore = () => import("echarts/core");
 const params = new URLSearchParams(window.location.search);

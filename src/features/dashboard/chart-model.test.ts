@@ -64,3 +64,13 @@ describe("ui-chart data (Dashboard 2.0's rules)", () => {
     expect(chartPointsFromState(null, line).series).toEqual([]);
   });
 });
+
+describe("the server's chart state", () => {
+  it("points { category, x, y } group by series in one pass; an empty category is Series 1", () => {
+    const d = chartPointsFromState({ points: [{ category: "", x: 1, y: 2 }, { category: "b", x: 2, y: "3" }, { category: "", x: 3, y: 4 }] }, { chartType: "line" });
+    expect(d.series).toEqual([
+      { name: "Series 1", data: [[1, 2], [3, 4]] },
+      { name: "b", data: [[2, 3]] },
+    ]);
+  });
+});

@@ -92,7 +92,7 @@ function fromServerDatapoint(d: unknown, now: number): Datapoint[] {
   const r = d as Record<string, unknown>;
   const y = num(r.y);
   if (y === null) return [];
-  return [{ x: typeof r.x === "string" ? r.x : xValue(r.x, now), y, category: r.category === undefined || r.category === null ? "Series 1" : String(r.category) }];
+  return [{ x: typeof r.x === "string" ? r.x : xValue(r.x, now), y, category: r.category === undefined || r.category === null || r.category === "" ? "Series 1" : String(r.category) }];
 }
 
 export function emptyChart(): ChartData {
@@ -200,6 +200,16 @@ export function chartPointsFromState(state: unknown, props: Record<string, unkno
     return emptyChart();
   }
   if (!Array.isArray(state)) return emptyChart();
+  // The server's points ({ category, x, y }, already within the chart's limits): grouped in one pass.
+  if (state.every((p) => p && typeof p === "object" && "category" in p && !("payload" in p))) {
+    const data = emptyChart();
+    const categorical = props.chartType === "bar" || props.chartType === "pie" || props.chartType === "doughnut" || props.xAxisType === "category";
+    for (const p of state as Record<string, unknown>[]) {
+      for (const d of fromServerDatapoint(p, now)) seriesFor(data, d.category).data.push([categorical ? String(d.x) : d.x, d.y]);
+    }
+    data.version = 1;
+    return data;
+  }
   let data = emptyChart();
   const stored: Record<string, unknown>[] = [];
   for (const item of state) {

@@ -97,7 +97,7 @@ export function Notifications() {
               notice={n}
               onClose={(answer) => {
                 store.dismissNotice(n.key);
-                if (answer) sendInput(n.widgetId, "click", { ...n.msg, payload: answer });
+                if (answer) sendInput(n.widgetId, answer === "confirm_clicked" ? "confirm" : "dismiss", { payload: answer });
               }}
             />
           ))}

@@ -10,6 +10,17 @@ function trpcCode(err: unknown): string | null {
   return e?.name === "TRPCError" && typeof e.code === "string" ? e.code : null;
 }
 
+async function firstPage(caller: Awaited<ReturnType<typeof serverCaller>>["caller"], org: string): Promise<string | null> {
+  try {
+    const { pages } = await caller.dashboards.list();
+    // The list is the session's current organization: only its pages answer for this slug.
+    const page = pages.find((p) => p.visible && p.url.includes(`/dashboard/${encodeURIComponent(org)}/`));
+    return page ? page.path : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * A dashboard page (SPEC §21): `/dashboard/{org-slug}/{page path}`, for any member of the
  * organization (else 404, as for a page that does not exist), or anyone holding a share link's
@@ -30,6 +41,11 @@ export default async function DashboardPage({ params, searchParams }: { params: 
     view = await caller.dashboards.page({ org_slug: org, path: pagePath, ...(share ? { share } : {}) });
   } catch (err) {
     const code = trpcCode(err);
+    // `/dashboard/{org}` alone: the first page of the organization's first dashboard.
+    if (code === "NOT_FOUND" && pagePath === "/" && signedIn && !share) {
+      const first = await firstPage(caller, org);
+      if (first) redirect(`/dashboard/${encodeURIComponent(org)}${first}`);
+    }
     // A session that was revoked or expired: sign in again (a share link's visitor gets 404).
     if (code === "UNAUTHORIZED" && !share) redirect(login);
     if (code === "UNAUTHORIZED" || code === "NOT_FOUND" || code === "BAD_REQUEST" || code === "FORBIDDEN") notFound();
