@@ -88,7 +88,7 @@ test("ui-button → function → ui-text: deployed, the dashboard answers a clic
 
   // The editor: the Dashboard palette category, Open dashboard, and the Dashboard tab.
   await page.goto(`/flows/${d.flowId}`);
-  await expect(page.getByRole("heading", { name: "Dashboard", level: 3 })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Dashboard", level: 3, exact: true })).toBeVisible();
   await expect(page.getByRole("link", { name: "Open dashboard" })).toHaveAttribute("href", `/dashboard/${slug}/home`);
   await page.getByRole("tablist", { name: "Sidebar panels" }).getByRole("tab", { name: "Dashboard" }).click();
   const pages = page.getByRole("list", { name: "Pages of Plant" });

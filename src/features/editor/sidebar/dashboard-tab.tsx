@@ -31,7 +31,9 @@ function OrderedList({ items, label, readOnly, busy, onMove, render }: { items: 
   const [over, setOver] = useState<number | null>(null);
   const canMove = !readOnly && !busy;
   const key = (e: KeyboardEvent, i: number) => {
-    if (!canMove || !e.altKey) return;
+    if (!canMove || !e.altKey || (e.key !== "ArrowUp" && e.key !== "ArrowDown")) return;
+    // A group's row sits inside its page's row: the keys move the innermost item only.
+    e.stopPropagation();
     if (e.key === "ArrowUp" && i > 0) {
       e.preventDefault();
       onMove(i, i - 1);
@@ -74,7 +76,7 @@ function OrderedList({ items, label, readOnly, busy, onMove, render }: { items: 
             setOver(null);
           }}
         >
-          <div className="dashboard-tab-row" tabIndex={0} onKeyDown={(e) => key(e, i)} aria-label={`${nodeName(n)}, ${i + 1} of ${items.length}${canMove ? ". Alt+Up or Alt+Down moves it" : ""}`}>
+          <div className="dashboard-tab-row" role="group" tabIndex={0} onKeyDown={(e) => key(e, i)} aria-label={`${nodeName(n)}, ${i + 1} of ${items.length}${canMove ? ". Alt+Up or Alt+Down moves it" : ""}`}>
             {canMove ? <span className="dashboard-tab-grip" aria-hidden="true">⋮⋮</span> : null}
             {render(n, i)}
             {canMove ? (
