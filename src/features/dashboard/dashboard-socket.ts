@@ -1,4 +1,4 @@
-import { DASHBOARD_SOCKET_PATH, type DashboardClientFrame, type DashboardServerFrame } from "@/shared/dashboard";
+import { DASHBOARD_CLOSE, DASHBOARD_SOCKET_PATH, type DashboardClientFrame, type DashboardServerFrame } from "@/shared/dashboard";
 import { WS_CLOSE } from "@/shared/realtime";
 import { backoffDelay } from "@/features/live/live-socket";
 
@@ -35,10 +35,10 @@ export function dashboardSocketUrl(location: { protocol: string; host: string },
  * slow) reconnects.
  */
 const FINAL_CLOSES = new Map<number, string>([
-  [WS_CLOSE.unauthenticated, "You are signed out. Sign in again to see this dashboard."],
+  [DASHBOARD_CLOSE.unauthenticated, "You are signed out. Sign in again to see this dashboard."],
   [WS_CLOSE.forbidden, "This dashboard is not available to you."],
-  [4404, "This dashboard page no longer exists or is not available to you."],
-  [4410, "This share link was revoked."],
+  [DASHBOARD_CLOSE.notFound, "This dashboard page no longer exists or is not available to you."],
+  [DASHBOARD_CLOSE.shareRevoked, "This share link was revoked."],
 ]);
 
 /**
