@@ -232,6 +232,7 @@ test("ui-template runs in a sandbox: its script cannot read cookies, storage, th
       { id: `tpl-${s}`, type: "ui-template", position: { x: 100, y: 100 }, config: { group, format, order: 1, height: 4 } },
       { id: `txt-${s}`, type: "ui-text", position: { x: 300, y: 100 }, config: { group, label: "From template", order: 2 } },
       { id: `inj-${s}`, type: "inject", position: { x: 100, y: 200 }, config: { payload_type: "string", payload: "hello frame", topic: "in", repeat_seconds: 1 } },
+      { id: `md-${s}`, type: "ui-markdown", position: { x: 300, y: 200 }, config: { group, order: 3, content: '**Bold** <script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> [link](javascript:window.__pwned=3)' } },
     ],
     connections: [
       { source: `tpl-${s}`, target: `txt-${s}` },
@@ -260,5 +261,13 @@ test("ui-template runs in a sandbox: its script cannot read cookies, storage, th
   await expect(page.getByRole("region", { name: "Probe" }).locator('[data-widget-type="ui-text"]')).toContainText(result.fetch);
   // Messages into the frame: the inject's payload arrives through postMessage.
   await expect(frame.locator("#out")).toHaveAttribute("data-msg", "hello frame", { timeout: 10_000 });
+  // ui-markdown is sanitized: markdown renders, script, event attributes and javascript: links do not.
+  const md = page.locator('[data-widget-type="ui-markdown"]');
+  await expect(md.locator("strong")).toHaveText("Bold");
+  await expect(md.locator("script")).toHaveCount(0);
+  await expect(md.locator("img")).not.toHaveAttribute("onerror", /.*/);
+  expect(await md.locator("a").getAttribute("href")).toBeNull();
+  await md.locator("a").click().catch(() => undefined);
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await shot(page, "dashboard-template-sandbox");
 });
