@@ -31,9 +31,13 @@ describe("DashboardStore", () => {
     store.subscribeWidget("w-text", text);
     store.subscribeWidget("w-button", button);
     store.handle({ type: "dashboard.update", widget_id: "w-text", msg: { payload: "running" }, state: null });
+    store.handle({ type: "dashboard.update", widget_id: "w-text", msg: { payload: "running fast" }, state: null });
+    // Coalesced: one notification per frame for any number of messages.
+    expect(text).not.toHaveBeenCalled();
+    store.flush();
     expect(text).toHaveBeenCalledTimes(1);
+    expect(store.getState("w-text")!.msg).toEqual({ payload: "running fast" });
     expect(button).not.toHaveBeenCalled();
-    expect(store.getState("w-text")!.msg).toEqual({ payload: "running" });
     // Unknown widget ids (another page's) are ignored.
     store.handle({ type: "dashboard.update", widget_id: "nope", msg: { payload: 1 }, state: null });
   });

@@ -38,6 +38,9 @@ export class DashboardStore {
   private noticeKey = 0;
   private control: PageControl = emptyControl();
   private socketId: string | null = null;
+  /** Widgets changed since the last paint: their listeners run once per animation frame. */
+  private readonly dirty = new Set<string>();
+  private flushScheduled = false;
   /** ui-control's "navigate" (page name, path, "+1" / "-1") for the app to follow. */
   private onNavigate: ((target: string) => void) | null = null;
 
@@ -219,10 +222,29 @@ export class DashboardStore {
     for (const l of this.pageListeners) l();
   }
 
+  /**
+   * Widget updates are coalesced to one React render per animation frame: 50 widgets × 10
+   * messages a second are 500 socket messages, but at most 60 renders (each of the widgets that
+   * changed). The state is applied at once; only the notification waits.
+   */
   private emitWidget(id: string) {
-    const set = this.widgetListeners.get(id);
-    if (set) for (const l of set) l();
+    this.dirty.add(id);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    if (typeof requestAnimationFrame === "function" && typeof document !== "undefined" && document.visibilityState !== "hidden") requestAnimationFrame(this.flush);
+    else setTimeout(this.flush, 16);
   }
+
+  /** Runs the listeners of the widgets changed since the last flush (tests call it directly). */
+  readonly flush = () => {
+    this.flushScheduled = false;
+    const ids = [...this.dirty];
+    this.dirty.clear();
+    for (const id of ids) {
+      const set = this.widgetListeners.get(id);
+      if (set) for (const l of set) l();
+    }
+  };
 }
 
 /** Whether a group shows, after ui-control. */

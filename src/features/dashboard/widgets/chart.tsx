@@ -31,7 +31,8 @@ export function chartOption(props: Record<string, unknown>, data: ChartData, tex
   const categories = xType === "category" ? [...new Set(data.series.flatMap((s) => s.data.map((d) => String(d[0]))))] : undefined;
   const interpolation = str(props, "interpolation", "linear");
   return {
-    animation: !big,
+    // Live series move every update: animating each one keeps the canvas redrawing (bars animate).
+    animation: type === "bar" && !big,
     color: colors,
     grid: { left: 48, right: 16, top: legend.show ? 32 : 16, bottom: 32, containLabel: false },
     tooltip: { trigger: type === "scatter" ? "item" : "axis" },
