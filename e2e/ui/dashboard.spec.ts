@@ -39,14 +39,17 @@ async function buttonTextDashboard(request: APIRequestContext, owner: ApiUser) {
   const settings = await configNode(request, owner, "ui-page", "Settings", { ui: base, path: "/settings", theme, order: 2 });
   const controls = await configNode(request, owner, "ui-group", "Controls", { page: home, width: 6, order: 1 });
   const status = await configNode(request, owner, "ui-group", "Status", { page: home, width: 6, order: 2 });
-  await configNode(request, owner, "ui-group", "Preferences", { page: settings, width: 6, order: 1 });
-  const ids = { button: `btn-${s}`, fn: `fn-${s}`, text: `txt-${s}`, gauge: `gauge-${s}` };
+  const preferences = await configNode(request, owner, "ui-group", "Preferences", { page: settings, width: 6, order: 1 });
+  const ids = { button: `btn-${s}`, fn: `fn-${s}`, text: `txt-${s}`, gauge: `gauge-${s}`, eco: `eco-${s}` };
   const flowId = await deployFlow(request, owner, `Dashboard ${s}`, {
     nodes: [
       { id: ids.button, type: "ui-button", position: { x: 100, y: 100 }, config: { group: controls, label: "Ask", payload: "ping", payloadType: "str", topic: "ask", topicType: "str", order: 1 } },
-      { id: ids.fn, type: "function", position: { x: 300, y: 100 }, config: { code: "msg.payload = 'answer to ' + msg.payload; return msg;" } },
+      // Without msg._client the answer goes to every viewer and is kept (with it: to the clicking viewer only, not kept).
+      { id: ids.fn, type: "function", position: { x: 300, y: 100 }, config: { code: "msg.payload = 'answer to ' + msg.payload; delete msg._client; return msg;" } },
       { id: ids.text, type: "ui-text", position: { x: 500, y: 100 }, config: { group: status, label: "Answer", order: 1 } },
       { id: ids.gauge, type: "ui-gauge", position: { x: 500, y: 200 }, config: { group: status, title: "Pressure", min: 0, max: 10, units: "bar", order: 2 } },
+      // A page shows once a deployed flow has a widget on it.
+      { id: ids.eco, type: "ui-switch", position: { x: 100, y: 300 }, config: { group: preferences, label: "Eco mode", order: 1 } },
     ],
     connections: [
       { source: ids.button, target: ids.fn },
