@@ -233,7 +233,7 @@ test("ui-template runs in a sandbox: its script cannot read cookies, storage, th
 </script>`;
   await deployFlow(request, owner, `Template ${s}`, {
     nodes: [
-      { id: `tpl-${s}`, type: "ui-template", position: { x: 100, y: 100 }, config: { group, format, order: 1, height: 4 } },
+      { id: `tpl-${s}`, type: "ui-template", position: { x: 100, y: 100 }, config: { group, format, order: 1, height: 4, passthru: false } },
       { id: `txt-${s}`, type: "ui-text", position: { x: 300, y: 100 }, config: { group, label: "From template", order: 2 } },
       { id: `inj-${s}`, type: "inject", position: { x: 100, y: 200 }, config: { payload_type: "string", payload: "hello frame", topic: "in", repeat_seconds: 1 } },
       { id: `md-${s}`, type: "ui-markdown", position: { x: 300, y: 200 }, config: { group, order: 3, content: '**Bold** <script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> [link](javascript:window.__pwned=3)' } },
