@@ -24,6 +24,7 @@ import { benchFailover } from "./failover";
 import { benchForward } from "./forward";
 import { benchExecutions, benchExecutionsEach } from "./executions";
 import { benchIdle } from "./idle";
+import { benchDashboardFanout } from "./dashboard-fanout";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
@@ -51,6 +52,8 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "debug", title: "5 Debug events to one WebSocket", run: benchDebugEvents },
   { name: "debug100", title: "5b Debug events to 100 WebSocket clients", run: benchDebugFanout },
   { name: "debug-ui", title: "9 Debug region in Chromium", run: benchDebugUi },
+  // SPEC §21: 200 viewers of one dashboard page; its own section of the report, written whenever it ran.
+  { name: "dashboard-fanout", title: "12 Dashboard fan-out: 200 viewers of one page", run: benchDashboardFanout, explicit: true },
   // Its own processes and its own section of the report (it needs DATABASE_URL and REDIS_URL).
   { name: "failover", title: "7 Several instances: failover, forwarded injects", run: benchFailover, ownServer: true },
   { name: "forward", title: "7b Forwarded calls against direct ones (two instances)", run: benchForward, ownServer: true },
@@ -186,6 +189,18 @@ async function main() {
       nodeRedHeader: "Node-RED (has no executions)",
     });
     log(`wrote benchmark 10's section of ${path.relative(process.cwd(), REPORT)}`);
+  }
+  // Benchmark 12 (dashboard fan-out) has a section of its own per backend, written whenever it ran.
+  if (selected.some((b) => b.name === "dashboard-fanout")) {
+    writeReport(REPORT, {
+      key: `dashboard-fanout-${backend.db}-${backend.store}`,
+      title: `Dashboard fan-out (SPEC §21): ${backendTitle}`,
+      machine,
+      rows: rows.filter((r) => r.benchmark.startsWith("12 ")),
+      notes: notes.filter((n) => n.startsWith("Benchmark 12")),
+      nodeRedHeader: "Node-RED Dashboard 2.0 (not measured side by side)",
+    });
+    log(`wrote benchmark 12's section of ${path.relative(process.cwd(), REPORT)}`);
   }
   // Benchmark 10b (one execution per message) too, in a section of its own per backend.
   const eachRows = (r: Row) => r.benchmark.startsWith("10b ");

@@ -117,6 +117,23 @@ describe("the dashboard socket", () => {
     guest.ws.close();
   });
 
+  it("page paths are unique in the organization: a second page on a taken path is refused with 409, nothing written", async () => {
+    const owner = await signUp(request);
+    const d = await buildButtonTextDashboard(request, owner.accessToken, { prefix: "pp" });
+    const clash = await request("POST", "/config-nodes", { token: owner.accessToken, body: { type: "ui-page", name: "Other", config: { ui: d.base, path: "/home" } } });
+    expect(clash.status, clash.text).toBe(409);
+    expect(clash.body.error.code).toBe("DASHBOARD_PATH_TAKEN");
+    const other = await request("POST", "/config-nodes", { token: owner.accessToken, body: { type: "ui-page", name: "Other", config: { ui: d.base, path: "/other" } } });
+    expect(other.status).toBe(201);
+    const moved = await request("PUT", `/config-nodes/${other.body.config_node.id}`, { token: owner.accessToken, body: { config: { ui: d.base, path: "/home" } } });
+    expect(moved.status).toBe(409);
+    expect((await request("GET", `/config-nodes/${other.body.config_node.id}`, { token: owner.accessToken })).body.config_node).toMatchObject({ revision: 1, config: { path: "/other" } });
+    // Another organization may use the same path.
+    const stranger = await signUp(request);
+    const base = await request("POST", "/config-nodes", { token: stranger.accessToken, body: { type: "ui-base", name: "Mine", config: {} } });
+    expect((await request("POST", "/config-nodes", { token: stranger.accessToken, body: { type: "ui-page", name: "Home", config: { ui: base.body.config_node.id, path: "/home" } } })).status).toBe(201);
+  });
+
   it("bad frames get a dashboard.error and change nothing; inputs are rate-limited", async () => {
     const owner = await signUp(request);
     const d = await buildButtonTextDashboard(request, owner.accessToken, { prefix: "bad" });

@@ -48,7 +48,7 @@ export const dashboardsRouter = router({
     .query(({ ctx }) => listDashboardPages(ctx.services, ctx.principal)),
 
   shareLinks: authedProcedure
-    .meta({ permission: "dashboards:share", rest: { method: "GET", path: "/dashboards/share-links" }, summary: "Share links of the organization's dashboard pages (admins)", tags })
+    .meta({ permission: "dashboards:share", rest: { method: "GET", path: "/dashboards/share-links" }, summary: "Share links of the organization's dashboard pages (admins)", description: "`url` is the page's address: the token was shown once, when the link was created, and is not kept.", tags })
     .input(z.object({}).optional())
     .output(z.object({ share_links: z.array(dashboardShareLinkSchema) }))
     .query(({ ctx }) => listShareLinks(ctx.services, ctx.principal)),

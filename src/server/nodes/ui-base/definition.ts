@@ -5,7 +5,7 @@ import { dashboardNodeRed } from "../dashboard-support";
 const shape = {
   path: z.string().max(200).default("/dashboard").meta({ title: "Path", description: "Dashboard 2.0's base path, kept for export; pages are served at /dashboard/{organization}/{page path}" }),
   appIcon: z.string().max(2000).default("").meta({ title: "App icon", description: "URL of the icon shown in the app bar" }),
-  includeClientData: z.boolean().default(true).meta({ title: "Include client data", description: "Messages from viewers carry msg._client (socket id, user id)" }),
+  includeClientData: z.boolean().default(true).meta({ title: "Include client data", description: "Dashboard 2.0's switch, kept for export: here messages from viewers always carry msg._client" }),
   acceptsClientConfig: z.array(z.string().max(64)).max(50).default(["ui-notification", "ui-control"]).meta({ title: "Widgets that honour the viewer", description: "Dashboard 2.0's list, kept for export: here every widget sends a message carrying msg._client to that viewer only" }),
   showPathInSidebar: z.boolean().default(false).meta({ title: "Show paths in the navigation" }),
   showPageTitle: z.boolean().default(true).meta({ title: "Show the page's title" }),
@@ -35,8 +35,8 @@ None.
 ### Details
 
 - Pages are served at \`/dashboard/{organization}/{page path}\` to every member of the organization, and to visitors of a page's share link.
-- **Include client data**: messages a viewer's input sends carry \`msg._client\` (\`socketId\`, and \`user_id\` when signed in). A message that carries \`msg._client\` back to a widget goes to that viewer only.
-- **Accept msg._client** is kept for export; here every widget honours \`msg._client\` (SPEC §21), not only the types listed.
+- Messages a viewer's input sends carry \`msg._client\` (\`socketId\`; \`user_id\` for a signed-in member, \`share_id\` for a share link's visitor). A message that carries \`msg._client\` back to a widget goes to that viewer only.
+- **Include client data** and **Widgets that honour the viewer** are kept for export: here every input carries \`msg._client\` and every widget honours it (SPEC §21), whatever they say.
 - **Navigation style** and **title bar style** are Dashboard 2.0's options, sent with the page.
 
 ### Differences from Node-RED
