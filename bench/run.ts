@@ -17,6 +17,7 @@ import { benchSandbox } from "./sandbox";
 import { benchDebugEvents } from "./debug-ws";
 import { benchDebugFanout } from "./debug-fanout";
 import { benchDebugUi } from "./debug-ui";
+import { benchDashboardUi } from "./dashboard-ui";
 import { benchEditor } from "./editor";
 import { benchHttp } from "./http";
 import { benchFailover } from "./failover";
@@ -25,6 +26,7 @@ import { benchExecutions, benchExecutionsEach } from "./executions";
 import { benchIdle } from "./idle";
 import { benchMqtt } from "./mqtt";
 import { benchBroker } from "./broker";
+import { benchDashboardFanout } from "./dashboard-fanout";
 import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
@@ -52,6 +54,8 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "debug", title: "5 Debug events to one WebSocket", run: benchDebugEvents },
   { name: "debug100", title: "5b Debug events to 100 WebSocket clients", run: benchDebugFanout },
   { name: "debug-ui", title: "9 Debug region in Chromium", run: benchDebugUi },
+  // SPEC §21: 200 viewers of one dashboard page; its own section of the report, written whenever it ran.
+  { name: "dashboard-fanout", title: "14 Dashboard fan-out: 200 viewers of one page", run: benchDashboardFanout, explicit: true },
   // Its own processes and its own section of the report (it needs DATABASE_URL and REDIS_URL).
   { name: "failover", title: "7 Several instances: failover, forwarded injects", run: benchFailover, ownServer: true },
   { name: "forward", title: "7b Forwarded calls against direct ones (two instances)", run: benchForward, ownServer: true },
@@ -61,6 +65,8 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   // Benchmark 10's recording cost with one execution per message (minutes, no seed): only when named.
   { name: "executions-each", title: "10b Executions, one per message (recording cost)", run: benchExecutionsEach, explicit: true },
   { name: "editor", title: "8 Editor (Chromium)", run: benchEditor, ownServer: true, explicit: true },
+  // The dashboard client in Chromium (its own page and socket server): only when named.
+  { name: "dashboard-ui", title: "15 Dashboard page in Chromium", run: benchDashboardUi, ownServer: true, explicit: true },
   // Fresh starts of the built server on both configurations beside Node-RED (minutes): only when named.
   // MQTT through Mosquitto beside Node-RED 5 (issue 35): only when named, it installs Node 22 and Node-RED 5 on first use.
   { name: "mqtt", title: "12 MQTT in → change → out beside Node-RED 5", run: benchMqtt, ownServer: true, explicit: true },
@@ -213,6 +219,18 @@ async function main() {
       nodeRedHeader: "Node-RED (has no executions)",
     });
     log(`wrote benchmark 10's section of ${path.relative(process.cwd(), REPORT)}`);
+  }
+  // Benchmark 14 (dashboard fan-out) has a section of its own per backend, written whenever it ran.
+  if (selected.some((b) => b.name === "dashboard-fanout")) {
+    writeReport(REPORT, {
+      key: `dashboard-fanout-${backend.db}-${backend.store}`,
+      title: `Dashboard fan-out (SPEC §21): ${backendTitle}`,
+      machine,
+      rows: rows.filter((r) => r.benchmark.startsWith("14 ")),
+      notes: notes.filter((n) => n.startsWith("Benchmark 14")),
+      nodeRedHeader: "Node-RED Dashboard 2.0 (not measured side by side)",
+    });
+    log(`wrote benchmark 14's section of ${path.relative(process.cwd(), REPORT)}`);
   }
   // Benchmark 10b (one execution per message) too, in a section of its own per backend.
   const eachRows = (r: Row) => r.benchmark.startsWith("10b ");

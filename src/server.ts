@@ -22,6 +22,7 @@ import { createRequestListener } from "./server/http/request-listener";
 import { restCore } from "./server/api/rest";
 import { handleWebhookUrl } from "./server/api/rest/webhook-handler";
 import { createTrpcHandler } from "./server/api/trpc-handler";
+import { createDashboardSocketServer, dashboardSlugOf } from "./server/dashboards/socket";
 
 let env: Env;
 try {
@@ -72,6 +73,8 @@ const socketHooks = createSocketHooks(app, {
   sendQueueBytes: env.WS_HOOK_SEND_QUEUE_BYTES,
 });
 const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime) });
+// Dashboards (SPEC §21): /ws/dashboard/{org-slug}?path=… (src/server/dashboards/socket.ts).
+const dashboardSockets = createDashboardSocketServer(app);
 
 // The REST API, the webhooks and tRPC go straight to the handlers their route files export (one handler,
 // two mounts: Next keeps the route files for `next dev`), GET /metrics to its own; everything else
@@ -104,6 +107,11 @@ const upgradeRoutes: UpgradeRoute[] = [
   socketHooks.route,
   // The built-in MQTT broker over WebSocket (SPEC §20); its TCP/TLS port is MQTT_PORT, below.
   { name: "mqtt", matches: (pathname) => pathname === "/mqtt", handle: (req, socket, head) => app.mqtt.handleUpgrade(req, socket, head) },
+  {
+    name: "dashboard",
+    matches: (pathname) => dashboardSlugOf(pathname) !== null,
+    handle: (req, socket, head) => dashboardSockets.handleUpgrade(req, socket, head),
+  },
 ];
 server.on("upgrade", routeUpgrade(upgradeRoutes, (req, socket, head) => void nextUpgrade(req, socket, head)));
 
@@ -153,6 +161,7 @@ async function shutdown(signal: string) {
   await app.flowRuntime.close();
   await hub.close();
   await socketHooks.close();
+  await dashboardSockets.close();
   await app.close();
   process.exit(0);
 }

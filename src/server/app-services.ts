@@ -17,6 +17,7 @@ import type { AppMetrics } from "./metrics";
 import type { ContextHub } from "./flow-runtime/context-hub";
 import type { WorkLimits } from "./runtime/work-limits";
 import type { MqttBroker } from "./mqtt/broker";
+import type { DashboardBus } from "./dashboards/bus";
 
 // Types only: the code that builds these is the composition root, compose.ts. Keeping the two
 // apart lets auth/ and the services name the app (or, for auth/, the narrow part of it it uses:
@@ -69,6 +70,8 @@ export interface AppServices {
   workLimits: WorkLimits;
   /** This instance's Prometheus registry (GET /metrics): here, not at module level (see "One process, two module graphs"). */
   metrics: AppMetrics;
+  /** Dashboards (SPEC §21): widget updates and viewer inputs across instances, widgets' durable state. */
+  dashboards: DashboardBus;
   startedAt: Date;
   close(): Promise<void>;
 }

@@ -35,6 +35,9 @@ import { createAppMetrics } from "./metrics";
 import { ContextHub } from "./flow-runtime/context-hub";
 import { deleteFile, readFile, writeFile } from "./services/files/file-store";
 import { createMqttBroker } from "./mqtt/broker";
+import { DashboardBus } from "./dashboards/bus";
+import { DashboardStateStore } from "./persistence/dashboard-state";
+import { DASHBOARD_LIMITS } from "../shared/dashboard";
 import type { AppConfig, AppServices } from "./app-services";
 
 export const APP_VERSION = "0.1.0";
@@ -122,6 +125,8 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   const nodes = createNodeRegistry();
   const devices = new DeviceBus(store, logger);
   const webhooks = new WebhookRegistry();
+  // Dashboards (SPEC §21): widget updates and viewer inputs over the store's pub/sub, state written behind.
+  const dashboards = new DashboardBus(store, logger, new DashboardStateStore(db.prisma, logger, { maxStateBytes: DASHBOARD_LIMITS.maxStateBytes }));
   // Outbound rules for every client node (SPEC §20): one policy, http-request's fetch included.
   const outbound = createOutboundRules({ allowPrivate: outboundAllowsPrivate(env) });
   const httpRequest = createSafeFetch({ allowPrivate: outbound.allowPrivate });
@@ -185,6 +190,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
         publish: (slug, path, out) =>
           void store.publish(socketRouteChannel(slug, path), JSON.stringify(out)).catch((err: unknown) => logger.warn({ err }, "a WebSocket listener's frame could not be published")),
       },
+      dashboards,
       httpRequest,
       outbound,
       instanceId,
@@ -231,11 +237,13 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     variables,
     workLimits,
     metrics,
+    dashboards,
     startedAt: new Date(),
     close: async () => {
       try {
         await flowRuntime.close();
         await mqtt.close();
+        await dashboards.close();
         await variables.close();
         await sandboxes.close();
         await events.flush();

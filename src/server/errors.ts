@@ -45,6 +45,7 @@ export const errorTable = {
   SUBFLOW_IN_USE: { status: 409, trpc: "CONFLICT" },
   /** POST /config-nodes with an id the organization has already (or a second global-config). */
   CONFIG_NODE_EXISTS: { status: 409, trpc: "CONFLICT" },
+  DASHBOARD_PATH_TAKEN: { status: 409, trpc: "CONFLICT" },
   /** DELETE /config-nodes/{id} of one that nodes name (flows, subflow definitions, other configuration nodes: named in the message and details). */
   CONFIG_NODE_IN_USE: { status: 409, trpc: "CONFLICT" },
   MFA_ALREADY_ENABLED: { status: 409, trpc: "CONFLICT" },

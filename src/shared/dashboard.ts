@@ -29,6 +29,23 @@ import { z } from "zod";
 
 export const DASHBOARD_SOCKET_PATH = "/ws/dashboard";
 
+/**
+ * Close codes of the dashboard socket: no credentials (4401), not a member / no such page / a
+ * share link for another page (4404, as a missing page), the share link was revoked (4410), the
+ * viewer fell too far behind (4408), the server is busy or a dependency is away (1013, reconnect
+ * later), the server is stopping (1001), a frame too large (1009).
+ */
+export const DASHBOARD_CLOSE = {
+  goingAway: 1001,
+  tooLarge: 1009,
+  internalError: 1011,
+  tryAgainLater: 1013,
+  unauthenticated: 4401,
+  notFound: 4404,
+  tooSlow: 4408,
+  shareRevoked: 4410,
+} as const;
+
 /** Widget node types (Dashboard 2.0), in the palette's order. */
 export const DASHBOARD_WIDGET_TYPES = [
   "ui-button",
@@ -224,3 +241,34 @@ export const dashboardShareLinkSchema = z.object({
   revoked_at: z.string().nullable(),
 });
 export type DashboardShareLink = z.infer<typeof dashboardShareLinkSchema>;
+
+/**
+ * A widget's durable state as the server keeps it and sends it (`DashboardWidgetView.state`,
+ * `dashboard.update`'s `state`); every key optional:
+ * - `msg`: the last message the widget showed (Dashboard 2.0's datastore), `_msgid`/`_client` left out;
+ * - `props`: dynamic properties set by messages (`enabled`, `visible`, `class`, and `ui_update`'s keys);
+ * - `points`: a chart's points, oldest first, within its limits (`removeOlder*`, `chartMaxPoints`);
+ * - `rows`: a table's rows (within `maxrows` when set).
+ */
+export interface DashboardWidgetState {
+  msg?: Record<string, unknown>;
+  props?: Record<string, unknown>;
+  points?: DashboardChartPoint[];
+  rows?: unknown[];
+}
+
+/** One chart point (Dashboard 2.0's `_datapoint`): its series (`msg.topic` by default), x (ms since the epoch on a time axis, or a category) and y. */
+export interface DashboardChartPoint {
+  category: string;
+  x: number | string | null;
+  y: unknown;
+}
+
+/** Creating a share link (admins): one page, view-only unless `interactive`. */
+export const createDashboardShareLinkInput = z.object({
+  page_id: z.string().min(1).max(64),
+  interactive: z.boolean().default(false),
+});
+
+/** The answer to creating a share link: the token is shown once (only its hash is stored). */
+export const createdDashboardShareLinkSchema = dashboardShareLinkSchema.extend({ token: z.string() });

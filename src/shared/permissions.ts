@@ -64,6 +64,8 @@ export const permissions = {
   "devices:read": { minRole: "viewer", scope: "org:read", description: "list online devices" },
   "mqtt:subscribe": { minRole: "viewer", scope: "mqtt:subscribe", description: "subscribe to the organization's topics on the built-in MQTT broker" },
   "mqtt:publish": { minRole: "member", scope: "mqtt:publish", description: "publish to the organization's topics on the built-in MQTT broker" },
+  "dashboards:read": { minRole: "viewer", scope: "flows:read", description: "list the organization's dashboard pages (every member may view them)" },
+  "dashboards:share": { minRole: "admin", scope: null, description: "publish, list and revoke dashboard share links" },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof permissions;

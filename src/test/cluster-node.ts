@@ -26,6 +26,7 @@ import { createTrpcHandler } from "@/server/api/trpc-handler";
 import { createRealtimeHub } from "@/server/realtime/hub";
 import { DeviceChannel } from "@/server/realtime/devices";
 import { actorName } from "@/server/services/flows/events";
+import { createDashboardSocketServer, dashboardSlugOf } from "@/server/dashboards/socket";
 
 const env = getEnv();
 const app = await createAppServices({
@@ -65,6 +66,8 @@ const socketHooks = createSocketHooks(app, {
   maxSocketsPerOrganization: env.WS_HOOK_SOCKETS_PER_ORGANIZATION,
   sendQueueBytes: env.WS_HOOK_SEND_QUEUE_BYTES,
 });
+// Dashboards (SPEC §21): the dashboard socket, as src/server.ts mounts it.
+const dashboardSockets = createDashboardSocketServer(app);
 // src/server.ts's upgrade routes: the hub at /ws, websocket-listener nodes at /ws/hooks/{slug}/{path}.
 const upgradeRoutes: UpgradeRoute[] = [
   {
@@ -78,6 +81,7 @@ const upgradeRoutes: UpgradeRoute[] = [
   socketHooks.route,
   // The built-in MQTT broker over WebSocket (SPEC §20).
   { name: "mqtt", matches: (pathname) => pathname === "/mqtt", handle: (req, socket, head) => app.mqtt.handleUpgrade(req, socket, head) },
+  { name: "dashboard", matches: (pathname) => dashboardSlugOf(pathname) !== null, handle: (req, socket, head) => dashboardSockets.handleUpgrade(req, socket, head) },
 ];
 server.on("upgrade", routeUpgrade(upgradeRoutes, (_req, socket) => socket.destroy()));
 await new Promise<void>((resolve) => server.listen(env.PORT, "127.0.0.1", resolve));
@@ -97,6 +101,7 @@ async function shutdown() {
   await app.flowRuntime.close();
   await hub.close();
   await socketHooks.close();
+  await dashboardSockets.close();
   await app.close();
   process.exit(0);
 }

@@ -60,6 +60,7 @@ export const categoryColors: Record<string, string> = {
   parser: "#e2d96e",
   sequence: "#c7b9e8",
   common: "#dddddd",
+  dashboard: "#a6bbcf",
 };
 
 export const categoryLabels: Record<string, string> = {
@@ -70,6 +71,7 @@ export const categoryLabels: Record<string, string> = {
   parser: "Parser",
   sequence: "Sequence",
   common: "Common",
+  dashboard: "Dashboard",
 };
 
 /** What a node without an icon of its own shows: an unknown node's kept type. */

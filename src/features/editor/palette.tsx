@@ -5,7 +5,7 @@ import { isSubflowInstanceType } from "@/shared/subflows";
 import { SUBFLOW_ICON, UNKNOWN_ICON, categoryColors, categoryLabels, type CatalogEntry } from "./model";
 import { NodeIcon } from "./node-icon";
 
-const ORDER = ["input", "output", "function", "network", "parser", "sequence", "storage", "common"];
+const ORDER = ["input", "output", "function", "network", "parser", "sequence", "storage", "common", "dashboard"];
 
 /**
  * The node palette: types grouped by category, with search. Click or Enter adds the type in the

@@ -18,6 +18,7 @@ import { useVariableUsage } from "./variables-panel";
 import { LIVE_TABS } from "./tabs/registry";
 import { LiveTabsContext, type LiveTabs } from "./tabs/live-tabs-context";
 import { useNodeRefs } from "./tabs/node-refs";
+import { OpenDashboardLink } from "./open-dashboard";
 
 export interface LiveFlowEditorProps extends Omit<FlowEditorProps, "toolbar" | "sidebarTabs" | "runtime"> {
   canDeploy: boolean;
@@ -57,6 +58,7 @@ function LiveToolbar({ live, canDeploy }: { live: FlowLive; canDeploy: boolean }
   return (
     <>
       <DeployControl editor={editor} live={live} canDeploy={canDeploy} undefinedVariables={undefinedVariables} />
+      <OpenDashboardLink />
       <PresenceAvatars users={live.presence} me={me} />
       <div className="live-toolbar-notice">
         <OfflineBanner />

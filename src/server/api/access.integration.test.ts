@@ -40,6 +40,8 @@ const ALLOWED_STATUS: Record<string, number | number[]> = {
   "DELETE /subflows/{id}": 404,
   "POST /subflows/{id}/deploy": 404,
   "GET /config-nodes": 200,
+  "GET /dashboards/pages": 200,
+  "GET /dashboards/share-links": 200,
   // "x" is a well-formed configuration node id that names nothing (a PUT's fields are all optional).
   "GET /config-nodes/{id}": 404,
   "PUT /config-nodes/{id}": 404,
@@ -137,6 +139,9 @@ describe("tenant isolation", () => {
     await request("POST", "/variables", { token: victim.accessToken, body: { name: "VICTIM_FLOW", value: "v", flow_id: flow.id } });
     const subflow = (await request("POST", "/subflows", { token: victim.accessToken, body: { name: "victim subflow", nodes: [{ id: "vin", type: "subflow-in" }] } })).body.subflow;
     const configNode = (await request("POST", "/config-nodes", { token: victim.accessToken, body: { type: "http-proxy", name: "victim proxy", config: { url: "http://proxy.example.com" }, credentials: { password: "victim-password" } } })).body.config_node;
+    const victimBase = (await request("POST", "/config-nodes", { token: victim.accessToken, body: { type: "ui-base", name: "victim dashboard", config: {} } })).body.config_node;
+    const victimPage = (await request("POST", "/config-nodes", { token: victim.accessToken, body: { type: "ui-page", name: "victim page", config: { ui: victimBase.id, path: "/victim" } } })).body.config_node;
+    const victimShare = (await request("POST", "/dashboards/share-links", { token: victim.accessToken, body: { page_id: victimPage.id } })).body.share_link;
 
     await request("POST", `/nodes/${injectId}/inject`, { token: victim.accessToken, body: { payload: "victim" } });
     let victimExecution: string | undefined;
@@ -188,7 +193,10 @@ describe("tenant isolation", () => {
       "PUT /config-nodes/{id}": { params: { id: configNode.id }, body: { name: "pwned", credentials: { password: null } } },
       "DELETE /config-nodes/{id}": { params: { id: configNode.id } },
       "POST /config-nodes/{id}/deploy": { params: { id: configNode.id } },
+      "DELETE /dashboards/share-links/{id}": { params: { id: victimShare.id } },
     });
+    expect((await request("GET", "/dashboards/share-links", { token: victim.accessToken })).body.share_links).toEqual([expect.objectContaining({ id: victimShare.id, revoked_at: null })]);
+    expect((await request("POST", "/dashboards/share-links", { token: attacker.accessToken, body: { page_id: victimPage.id } })).status).toBe(404);
     expect((await request("GET", `/config-nodes/${configNode.id}`, { token: victim.accessToken })).body.config_node).toMatchObject({ name: "victim proxy", revision: 1, credentials: { password: { set: true } } });
     expect((await request("GET", "/config-nodes", { token: attacker.accessToken })).body.config_nodes).toEqual([]);
     expect((await request("GET", `/subflows/${subflow.id}`, { token: victim.accessToken })).body.subflow).toMatchObject({ name: "victim subflow", revision: 1 });

@@ -13,6 +13,7 @@ import { subflowsRouter } from "./routers/subflows.router";
 import { executionsRouter } from "./routers/executions.router";
 import { configNodesRouter } from "./routers/config-nodes.router";
 import { filesRouter } from "./routers/files.router";
+import { dashboardsRouter } from "./routers/dashboards.router";
 
 export const appRouter = router({
   system: systemRouter,
@@ -29,6 +30,7 @@ export const appRouter = router({
   configNodes: configNodesRouter,
   executions: executionsRouter,
   files: filesRouter,
+  dashboards: dashboardsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -4,7 +4,7 @@ import type { NodeFactory, NodeRoles } from "../runtime/types";
 import type { FormHints } from "../../shared/form-hints";
 
 /** "config": configuration nodes (SPEC §5, §19), never on a palette. */
-export type NodeCategory = "input" | "output" | "function" | "network" | "parser" | "sequence" | "storage" | "common" | "config";
+export type NodeCategory = "input" | "output" | "function" | "network" | "parser" | "sequence" | "storage" | "common" | "dashboard" | "config";
 
 /** Node-RED's view of a node's own properties (everything but id, type, z, name, x, y, wires). */
 export type NodeRedProps = Record<string, unknown>;

@@ -299,6 +299,8 @@ export interface RuntimeServices {
   onDeviceMessage?: (organizationId: string, handler: (m: DeviceInMessage) => void) => () => void;
   /** The organization's files (SPEC §23), for `file` and `file in`: absent, those nodes report an error. */
   files?: OrgFiles;
+  /** Dashboards (SPEC §21): what widget nodes show to viewers and what viewers send them (any instance). */
+  dashboards?: DashboardRuntime;
 }
 
 /**
@@ -314,6 +316,41 @@ export interface OrgFiles {
   write(organizationId: string, path: string, content: Uint8Array, options: { append: boolean }): Promise<void>;
   /** Deletes the file; false when there was none. */
   delete(organizationId: string, path: string): Promise<boolean>;
+}
+
+/**
+ * Dashboard widgets as the runtime reaches them (src/server/dashboards/bus.ts implements it): a
+ * widget node reports what it shows (`emit`), receives what viewers do (`onInput`), and reads its
+ * durable state once as it starts. Viewers may be on any instance; inputs reach the instance
+ * running the widget's flow (only it has the handler).
+ */
+export interface DashboardRuntime {
+  /**
+   * A widget shows `msg` (payload, topic, ui_update …): every viewer of a page holding the widget
+   * gets a `dashboard.update`, or only `client.socketId`'s viewer when `client` is given. `state`
+   * (when given, and not for one viewer) is the widget's durable state after it, written behind.
+   */
+  emit(organizationId: string, widgetId: string, msg: Record<string, unknown>, options?: { client?: DashboardClientRef; state?: unknown }): void;
+  /** ui-control: a `dashboard.control` frame for the viewers of the widget's dashboard (or one viewer). */
+  control(organizationId: string, widgetId: string, msg: Record<string, unknown>, options?: { client?: DashboardClientRef }): void;
+  /** What viewers send the widget (`dashboard.input`, and page events for ui-event); returns the function that stops. */
+  onInput(organizationId: string, widgetId: string, handler: (input: DashboardInput) => void): () => void;
+  /** The widget's durable state, as last written (null: none). */
+  readState(organizationId: string, widgetId: string): Promise<unknown>;
+}
+
+/** Who sent a dashboard input (Dashboard 2.0's `msg._client`). */
+export interface DashboardClientRef {
+  socketId: string;
+  user_id?: string;
+  share_id?: string;
+}
+
+export interface DashboardInput {
+  /** "change", "click", "submit", "send" … or "$pageview" / "$pageleave" for ui-event. */
+  event: string;
+  msg: Record<string, unknown>;
+  client: DashboardClientRef;
 }
 
 /**

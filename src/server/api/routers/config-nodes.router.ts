@@ -31,7 +31,7 @@ export const configNodesRouter = router({
       rest: { method: "POST", path: "/config-nodes", status: 201 },
       summary: "Create a configuration node",
       description:
-        "`type` is a configuration node type of GET `/nodes` (kind `config`); `config` is checked against its schema, and a property naming another configuration node must name one of that type in the organization. `credentials` are the type's declared ones (written only; may hold `${NAME}`). An `id` the organization has already, or a second `global-config`: 409 `CONFIG_NODE_EXISTS`. `global-config` needs an admin or owner.",
+        "`type` is a configuration node type of GET `/nodes` (kind `config`); `config` is checked against its schema, and a property naming another configuration node must name one of that type in the organization. `credentials` are the type's declared ones (written only; may hold `${NAME}`). An `id` the organization has already, or a second `global-config`: 409 `CONFIG_NODE_EXISTS`; a `ui-page` whose `path` another page of the organization has: 409 `DASHBOARD_PATH_TAKEN`. `global-config` needs an admin or owner.",
       tags,
     })
     .input(s.createConfigNodeInput)

@@ -15,7 +15,7 @@ import { requireSubflow, subflowCatalogEntries, subflowView } from "../../servic
 const tags = ["nodes"];
 const nodeTypeView = z.object({
   type: z.string(),
-  /** input, output, function, network, parser, sequence, common; a subflow's: its definition's category (SPEC §16). */
+  /** input, output, function, network, parser, sequence, common, dashboard; a subflow's: its definition's category (SPEC §16). */
   category: z.string(),
   name: z.string(),
   description: z.string(),

@@ -7,6 +7,7 @@ import type { CreateConfigNodeInput } from "../../../shared/config-nodes";
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../request-meta";
 import { applyCredentials } from "./credentials";
+import { assertPagePathFree } from "../dashboards/page-paths";
 import { assertMayWrite, configNodeDefinition, configNodeTypes, configNodeView, GLOBAL_CONFIG_TYPE, parseConfigNodeConfig } from "./config-node-rows";
 
 export async function createConfigNode(app: AppServices, principal: Principal, input: CreateConfigNodeInput, meta: RequestMeta) {
@@ -22,6 +23,7 @@ export async function createConfigNode(app: AppServices, principal: Principal, i
       if (existing) throw new AppError("CONFIG_NODE_EXISTS", `the organization has its global-config already (${existing[0]}); update it with PUT /config-nodes/${existing[0]}`);
     }
     const config = parseConfigNodeConfig(definition, input.config, types);
+    if (input.type === "ui-page") await assertPagePathFree(tx, principal.organizationId, id, config);
     const credentials = applyCredentials(app.config.keys.variables, definition, {}, input.credentials);
     return tx.configNode.create({
       data: {

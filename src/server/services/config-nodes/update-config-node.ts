@@ -6,6 +6,7 @@ import type { UpdateConfigNodeInput } from "../../../shared/config-nodes";
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../request-meta";
 import { applyCredentials, type SealedCredentials } from "./credentials";
+import { assertPagePathFree } from "../dashboards/page-paths";
 import { assertMayWrite, configNodeDefinition, configNodeTypes, configNodeView, parseConfigNodeConfig, requireConfigNode } from "./config-node-rows";
 import { usageOfAll } from "./usage";
 
@@ -29,6 +30,7 @@ export async function updateConfigNode(app: AppServices, principal: Principal, i
     }
     const definition = configNodeDefinition(app.nodes, current.type);
     const config = input.config !== undefined ? parseConfigNodeConfig(definition, input.config, await configNodeTypes(tx, principal.organizationId)) : undefined;
+    if (config && current.type === "ui-page") await assertPagePathFree(tx, principal.organizationId, current.id, config);
     const credentials = input.credentials !== undefined ? applyCredentials(app.config.keys.variables, definition, current.credentialsSealed as SealedCredentials, input.credentials) : undefined;
     const { count } = await tx.configNode.updateMany({
       where: { organizationId: principal.organizationId, id: current.id, revision: input.revision ?? current.revision },

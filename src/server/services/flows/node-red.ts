@@ -1,3 +1,4 @@
+import { annotateReport, translateDashboard1, uniquePagePaths } from "./dashboard1";
 import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
 import type { Principal } from "../../auth/principal";
@@ -173,10 +174,14 @@ export function mapNodeRedImport(
   organization: { takenNodeIds: ReadonlySet<string>; subflows: OrganizationSubflows; configNodes?: OrganizationConfigNodes },
 ) {
   const warnings: string[] = [];
-  const items = expandGroupScopes(given, warnings);
+  // Dashboard 1's ui_* nodes come in as Dashboard 2.0's (SPEC §21), said per node and per type.
+  const dashboard1 = translateDashboard1(given);
+  warnings.push(...dashboard1.warnings);
+  const items = expandGroupScopes(dashboard1.items, warnings);
   const report: ImportReportEntry[] = [];
   // Configuration nodes first (SPEC §19): the nodes of tabs and definitions name them by their new ids.
   const { planned: configPlan, mapping: configNodes } = mapConfigNodes(registry, items, organization.configNodes ?? NO_CONFIG_NODES, warnings, report);
+  uniquePagePaths(configPlan, organization.configNodes, warnings);
   const tabs = items.filter((n) => n.type === "tab");
   // Subflow definitions (SPEC §16): their nodes and groups (z = the subflow's id) are theirs, not a flow's.
   const subflowItems = items.filter((n) => n.type === "subflow" && typeof n.id === "string");
@@ -247,6 +252,7 @@ export function mapNodeRedImport(
     inputs.push(parsed.data);
   }
   const graphs = validateGraphs(registry, inputs, "flows", { kind: "flow", subflows: checkedSubflows.ports, configNodes: configNodes.types });
+  annotateReport(report, dashboard1.notes);
   return { warnings, report, inputs, inputTabs, graphs, newSubflows, checkedSubflows, subflowIds, configPlan };
 }
 
@@ -260,10 +266,12 @@ export function mapNodeRedImport(
 export async function replaceFlowFromNodeRed(
   app: AppServices,
   principal: Principal,
-  input: { id: string; flows: NrNode[]; revision?: number },
+  rawInput: { id: string; flows: NrNode[]; revision?: number },
   meta: RequestMeta,
 ) {
-  const warnings: string[] = [];
+  const dashboard1 = translateDashboard1(rawInput.flows);
+  const input = { ...rawInput, flows: dashboard1.items };
+  const warnings: string[] = [...dashboard1.warnings];
   const tabs = input.flows.filter((n) => n.type === "tab");
   if (tabs.length > 1) {
     throw new AppError("VALIDATION_FAILED", `flows: one flow is replaced by one tab (this file has ${tabs.length}); use import for several`, {
@@ -298,7 +306,9 @@ export async function replaceFlowFromNodeRed(
   for (const g of input.flows.filter((n) => n.type === "group" && typeof n.id === "string")) if (!VALID_NODE_ID.test(String(g.id))) rename.set(String(g.id), freshId());
   for (const n of allCanvas.filter(insideSubflow)) if (!VALID_NODE_ID.test(String(n.id))) rename.set(String(n.id), freshId());
   const newId = (id: string) => rename.get(id) ?? id;
-  const { planned: configPlan, mapping: configNodes } = mapConfigNodes(app.nodes, input.flows, await organizationConfigNodes(app, principal), warnings, []);
+  const organizationConfig = await organizationConfigNodes(app, principal);
+  const { planned: configPlan, mapping: configNodes } = mapConfigNodes(app.nodes, input.flows, organizationConfig, warnings, []);
+  uniquePagePaths(configPlan, organizationConfig, warnings);
   const { subflowIds, newSubflows, checked } = await importSubflows(app, principal.organizationId, input.flows, allCanvas, newId, warnings, [], "use", configNodes);
   const graph = convertNodeRedNodes(app.nodes, nodes, newId, warnings, [], subflowIds, { configNodes });
   const groups = groupsFromNodeRed(groupItems, newId, new Set(graph.nodes.map((n) => n.id)), warnings);

@@ -1,0 +1,276 @@
+import fs from "node:fs";
+import path from "node:path";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { logIn } from "../helpers/accounts";
+import { auth, registerUser, type ApiUser } from "../helpers/live";
+import { expectAccessible, shot } from "../helpers/page";
+
+test.describe.configure({ timeout: 90_000 });
+
+const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+async function slugOf(request: APIRequestContext, user: ApiUser): Promise<string> {
+  const res = await request.get("/api/v1/auth/profile", { headers: auth(user) });
+  expect(res.status()).toBe(200);
+  return (await res.json()).organization.slug;
+}
+
+async function configNode(request: APIRequestContext, user: ApiUser, type: string, name: string, config: Record<string, unknown>): Promise<string> {
+  const res = await request.post("/api/v1/config-nodes", { headers: auth(user), data: { type, name, config } });
+  expect(res.status(), await res.text()).toBe(201);
+  return (await res.json()).config_node.id;
+}
+
+async function deployFlow(request: APIRequestContext, user: ApiUser, name: string, graph: { nodes: unknown[]; connections?: unknown[] }): Promise<string> {
+  const created = await request.post("/api/v1/flows", { headers: auth(user), data: { name, ...graph } });
+  expect(created.status(), await created.text()).toBe(201);
+  const id = (await created.json()).flow.id as string;
+  const deployed = await request.post(`/api/v1/flows/${id}/deploy`, { headers: auth(user) });
+  expect(deployed.status(), await deployed.text()).toBe(200);
+  return id;
+}
+
+/** ui-base "Plant" with pages Home (/home) and Settings (/settings), a group "Controls" on Home, and ui-button → function → ui-text on it. */
+async function buttonTextDashboard(request: APIRequestContext, owner: ApiUser) {
+  const s = unique();
+  const base = await configNode(request, owner, "ui-base", "Plant", {});
+  const theme = await configNode(request, owner, "ui-theme", "Plant theme", { colors: { surface: "#ffffff", primary: "#2f6f4f", bgPage: "#eef2ee", groupBg: "#ffffff", groupOutline: "#c9d3c9" } });
+  const home = await configNode(request, owner, "ui-page", "Home", { ui: base, path: "/home", theme, order: 1 });
+  const settings = await configNode(request, owner, "ui-page", "Settings", { ui: base, path: "/settings", theme, order: 2 });
+  const controls = await configNode(request, owner, "ui-group", "Controls", { page: home, width: 6, order: 1 });
+  const status = await configNode(request, owner, "ui-group", "Status", { page: home, width: 6, order: 2 });
+  const preferences = await configNode(request, owner, "ui-group", "Preferences", { page: settings, width: 6, order: 1 });
+  const ids = { button: `btn-${s}`, fn: `fn-${s}`, text: `txt-${s}`, gauge: `gauge-${s}`, eco: `eco-${s}` };
+  const flowId = await deployFlow(request, owner, `Dashboard ${s}`, {
+    nodes: [
+      { id: ids.button, type: "ui-button", position: { x: 100, y: 100 }, config: { group: controls, label: "Ask", payload: "ping", payloadType: "str", topic: "ask", topicType: "str", order: 1 } },
+      // Without msg._client the answer goes to every viewer and is kept (with it: to the clicking viewer only, not kept).
+      { id: ids.fn, type: "function", position: { x: 300, y: 100 }, config: { code: "msg.payload = 'answer to ' + msg.payload; delete msg._client; return msg;" } },
+      { id: ids.text, type: "ui-text", position: { x: 500, y: 100 }, config: { group: status, label: "Answer", order: 1 } },
+      { id: ids.gauge, type: "ui-gauge", position: { x: 500, y: 200 }, config: { group: status, title: "Pressure", min: 0, max: 10, units: "bar", order: 2 } },
+      // A page shows once a deployed flow has a widget on it.
+      { id: ids.eco, type: "ui-switch", position: { x: 100, y: 300 }, config: { group: preferences, label: "Eco mode", order: 1 } },
+    ],
+    connections: [
+      { source: ids.button, target: ids.fn },
+      { source: ids.fn, target: ids.text },
+    ],
+  });
+  return { base, home, settings, controls, status, flowId, ids };
+}
+
+const dashboardGroup = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
+
+test("ui-button → function → ui-text: deployed, the dashboard answers a click; pages navigate; the editor lists and reorders them", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-owner");
+  const slug = await slugOf(request, owner);
+  const d = await buttonTextDashboard(request, owner);
+  await logIn(page, owner.email);
+
+  await page.goto(`/dashboard/${slug}/home`);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Plant");
+  await expect(page.locator('[data-connection="online"]')).toBeVisible();
+  await expect(dashboardGroup(page, "Controls")).toBeVisible();
+  await page.getByRole("button", { name: "Ask" }).click();
+  await expect(dashboardGroup(page, "Status").getByText("answer to ping")).toBeVisible();
+  await expect(page.getByRole("meter", { name: "Pressure" })).toBeVisible();
+  await shot(page, "dashboard-desktop");
+  await expectAccessible(page);
+
+  // The answer is durable: a reload shows it from the server's state.
+  await page.reload();
+  await expect(dashboardGroup(page, "Status").getByText("answer to ping")).toBeVisible();
+
+  // Navigation to the other page of the same dashboard, without a reload.
+  await page.getByRole("navigation", { name: "Dashboard pages" }).getByRole("link", { name: "Settings" }).click();
+  await expect(page).toHaveURL(`/dashboard/${slug}/settings`);
+  await expect(dashboardGroup(page, "Preferences")).toBeVisible();
+  await expect(dashboardGroup(page, "Controls")).toHaveCount(0);
+  await page.goBack();
+  await expect(dashboardGroup(page, "Controls")).toBeVisible();
+
+  // The editor: the Dashboard palette category, Open dashboard, and the Dashboard tab.
+  await page.goto(`/flows/${d.flowId}`);
+  await expect(page.getByRole("heading", { name: "Dashboard", level: 3, exact: true })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Open dashboard" })).toHaveAttribute("href", `/dashboard/${slug}/home`);
+  await page.getByRole("tablist", { name: "Sidebar panels" }).getByRole("tab", { name: "Dashboard" }).click();
+  const pages = page.getByRole("list", { name: "Pages of Plant" });
+  await expect(pages.locator(":scope > li")).toHaveCount(2);
+  await expect(pages.locator(":scope > li").first()).toContainText("Home");
+  const groups = page.getByRole("list", { name: "Groups of Home" });
+  await expect(groups.locator(":scope > li")).toHaveText([/Controls/, /Status/]);
+  // Keyboard: Alt+↓ on Controls moves it after Status.
+  await groups.locator(":scope > li").first().locator(".dashboard-tab-row").focus();
+  await page.keyboard.press("Alt+ArrowDown");
+  await expect(groups.locator(":scope > li")).toHaveText([/Status/, /Controls/]);
+  const controls = await request.get(`/api/v1/config-nodes/${d.controls}`, { headers: auth(owner) });
+  expect((await controls.json()).config_node.config.order).toBe(2);
+  // Drag: Settings onto Home makes it the first page.
+  // By the page's own line (its groups are draggable items of their own inside it).
+  await pages.locator(":scope > li").nth(1).locator(".dashboard-tab-line").dragTo(pages.locator(":scope > li").first().locator(".dashboard-tab-line"));
+  await expect(pages.locator(":scope > li").first()).toContainText("Settings");
+  const settings = await request.get(`/api/v1/config-nodes/${d.settings}`, { headers: auth(owner) });
+  expect((await settings.json()).config_node.config.order).toBe(1);
+  await shot(page, "dashboard-editor-tab");
+});
+
+test("an anonymous visitor sees only the login; another organization's member gets 404", async ({ page, request, browser }) => {
+  const owner = await registerUser(request, "dash-anon");
+  const slug = await slugOf(request, owner);
+  await buttonTextDashboard(request, owner);
+  await page.goto(`/dashboard/${slug}/home`);
+  await expect(page).toHaveURL(/\/login\?callbackUrl=/);
+  await expect(page.getByText("Ask")).toHaveCount(0);
+
+  const stranger = await registerUser(request, "dash-stranger");
+  const context = await browser.newContext();
+  const other = await context.newPage();
+  await logIn(other, stranger.email);
+  const res = await other.goto(`/dashboard/${slug}/home`);
+  expect(res?.status()).toBe(404);
+  await expect(other.getByRole("button", { name: "Ask" })).toHaveCount(0);
+  await context.close();
+});
+
+test("a view-only share link shows the page to a visitor without an account, inputs disabled; revoked, it closes", async ({ request, browser }) => {
+  const owner = await registerUser(request, "dash-share");
+  const d = await buttonTextDashboard(request, owner);
+  const created = await request.post("/api/v1/dashboards/share-links", { headers: auth(owner), data: { page_id: d.home, interactive: false } });
+  expect(created.status(), await created.text()).toBe(201);
+  const link = (await created.json()).share_link as { id: string; url: string };
+  const url = new URL(link.url);
+  const context = await browser.newContext();
+  const visitor = await context.newPage();
+  await visitor.goto(url.pathname + url.search);
+  await expect(visitor.locator('[data-connection="online"]')).toBeVisible();
+  await expect(visitor.getByText("View only")).toBeVisible();
+  await expect(visitor.getByRole("button", { name: "Ask" })).toBeDisabled();
+  // Only the shared page: no navigation to the others.
+  await expect(visitor.getByRole("navigation", { name: "Dashboard pages" })).toHaveCount(0);
+  await shot(visitor, "dashboard-share-view-only");
+  const revoked = await request.delete(`/api/v1/dashboards/share-links/${link.id}`, { headers: auth(owner) });
+  expect(revoked.status()).toBe(204);
+  await expect(visitor.locator(".db-closed")).toContainText("revoked", { timeout: 10_000 });
+  await context.close();
+});
+
+test("on a phone the groups stack and the pages are in a drawer", async ({ browser, request }) => {
+  const owner = await registerUser(request, "dash-phone");
+  const slug = await slugOf(request, owner);
+  await buttonTextDashboard(request, owner);
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/home`);
+  const controls = await dashboardGroup(page, "Controls").boundingBox();
+  const status = await dashboardGroup(page, "Status").boundingBox();
+  expect(controls && status).toBeTruthy();
+  // One column: same left edge, Status below Controls, each nearly the viewport's width.
+  expect(Math.abs(controls!.x - status!.x)).toBeLessThan(2);
+  expect(status!.y).toBeGreaterThan(controls!.y + controls!.height - 1);
+  expect(controls!.width).toBeGreaterThan(330);
+  const nav = page.getByRole("navigation", { name: "Dashboard pages" });
+  await expect(nav).not.toBeInViewport();
+  await page.getByRole("button", { name: "Pages" }).click();
+  await expect(nav).toBeInViewport();
+  await shot(page, "dashboard-phone-drawer");
+  await nav.getByRole("link", { name: "Settings" }).click();
+  await expect(dashboardGroup(page, "Preferences")).toBeVisible();
+  await expect(nav).not.toBeInViewport();
+  await page.getByRole("button", { name: "Pages" }).click();
+  await page.getByRole("navigation", { name: "Dashboard pages" }).getByRole("link", { name: "Home" }).click();
+  await page.getByRole("button", { name: "Ask" }).tap();
+  await expect(page.getByText("answer to ping")).toBeVisible();
+  await shot(page, "dashboard-phone");
+  await context.close();
+});
+
+test("a Dashboard 1 flow imported shows its widgets on its page", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-d1");
+  const slug = await slugOf(request, owner);
+  const flows = JSON.parse(fs.readFileSync(path.resolve("src/test/fixtures/node-red-dashboard1.json"), "utf8"));
+  const imported = await request.post("/api/v1/flows/import", { headers: auth(owner), data: { flows } });
+  expect(imported.status(), await imported.text()).toBe(201);
+  const flowId = (await imported.json()).flows[0].id as string;
+  expect((await request.post(`/api/v1/flows/${flowId}/deploy`, { headers: auth(owner) })).status()).toBe(200);
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/home`);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Greenhouse");
+  await expect(dashboardGroup(page, "Climate")).toBeVisible();
+  await expect(dashboardGroup(page, "Controls")).toBeVisible();
+  await expect(page.locator('[data-widget-type="ui-chart"] canvas')).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByRole("slider", { name: "Vent" })).toBeVisible();
+  await expect(page.locator('[data-widget-type="ui-gauge"]')).toBeVisible();
+  await expect(page.locator('[data-widget-type="ui-switch"]')).toBeVisible();
+  await expect(page.locator('[data-widget-type="ui-dropdown"]')).toBeVisible();
+  // The inject sends a temperature every second: the chart gets points.
+  await expect.poll(async () => Number(await page.locator("[data-chart-id]").getAttribute("data-points")), { timeout: 10_000 }).toBeGreaterThan(0);
+  await shot(page, "dashboard-imported-dashboard1", true);
+});
+
+test("ui-template runs in a sandbox: its script cannot read cookies, storage, the API or the page; send() reaches the flow", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-tpl");
+  const slug = await slugOf(request, owner);
+  const base = await configNode(request, owner, "ui-base", "Sandbox", {});
+  const home = await configNode(request, owner, "ui-page", "Probe", { ui: base, path: "/probe", order: 1 });
+  const group = await configNode(request, owner, "ui-group", "Probe", { page: home, width: 12, order: 1 });
+  const s = unique();
+  const format = `<pre id="out">running</pre>
+<script>
+  var r = {};
+  function attempt(name, fn) { try { r[name] = fn(); } catch (e) { r[name] = "blocked: " + e.name; } }
+  attempt("cookie", function () { return document.cookie; });
+  attempt("localStorage", function () { return window.localStorage.length; });
+  attempt("sessionStorage", function () { return window.sessionStorage.length; });
+  attempt("parentDom", function () { return window.parent.document.title; });
+  attempt("topLocation", function () { return window.top.location.href; });
+  attempt("origin", function () { return window.origin; });
+  var done = function () { document.getElementById("out").textContent = JSON.stringify(r); send({ payload: r.fetch || "none", topic: "probe" }); };
+  try {
+    fetch("/api/v1/flows", { credentials: "include" }).then(function (res) { r.fetch = "status " + res.status; done(); }, function (e) { r.fetch = "blocked: " + e.name; done(); });
+  } catch (e) { r.fetch = "blocked: " + e.name; done(); }
+  onMessage(function (m) { document.getElementById("out").setAttribute("data-msg", String(m.payload)); });
+</script>`;
+  await deployFlow(request, owner, `Template ${s}`, {
+    nodes: [
+      { id: `tpl-${s}`, type: "ui-template", position: { x: 100, y: 100 }, config: { group, format, order: 1, height: 4, passthru: false } },
+      { id: `txt-${s}`, type: "ui-text", position: { x: 300, y: 100 }, config: { group, label: "From template", order: 2 } },
+      { id: `inj-${s}`, type: "inject", position: { x: 100, y: 200 }, config: { payload_type: "string", payload: "hello frame", topic: "in", repeat_seconds: 1 } },
+      { id: `md-${s}`, type: "ui-markdown", position: { x: 300, y: 200 }, config: { group, order: 3, content: '**Bold** <script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> [link](javascript:window.__pwned=3)' } },
+    ],
+    connections: [
+      { source: `tpl-${s}`, target: `txt-${s}` },
+      { source: `inj-${s}`, target: `tpl-${s}` },
+    ],
+  });
+  await logIn(page, owner.email);
+  // Something worth stealing in the app's origin.
+  await page.goto(`/dashboard/${slug}/probe`);
+  await page.evaluate(() => window.localStorage.setItem("secret", "app-only"));
+  await page.reload();
+  const frameEl = page.locator("iframe.db-template");
+  await expect(frameEl).toHaveAttribute("sandbox", "allow-scripts");
+  const frame = page.frameLocator("iframe.db-template");
+  await expect(frame.locator("#out")).not.toHaveText("running");
+  const result = JSON.parse((await frame.locator("#out").textContent())!);
+  expect(result.cookie).toMatch(/^blocked: SecurityError/);
+  expect(result.localStorage).toMatch(/^blocked: SecurityError/);
+  expect(result.sessionStorage).toMatch(/^blocked: SecurityError/);
+  expect(result.parentDom).toMatch(/^blocked: SecurityError/);
+  expect(result.topLocation).toMatch(/^blocked: SecurityError/);
+  expect(result.origin).toBe("null");
+  // The frame's policy has no network at all: the API never answers it (with or without the viewer's session).
+  expect(result.fetch).toMatch(/^blocked: TypeError/);
+  // send() reached the flow: the ui-text wired after the template shows what the script sent.
+  await expect(page.getByRole("region", { name: "Probe" }).locator('[data-widget-type="ui-text"]')).toContainText(result.fetch);
+  // Messages into the frame: the inject's payload arrives through postMessage.
+  await expect(frame.locator("#out")).toHaveAttribute("data-msg", "hello frame", { timeout: 10_000 });
+  // ui-markdown is sanitized: markdown renders, script, event attributes and javascript: links do not.
+  const md = page.locator('[data-widget-type="ui-markdown"]');
+  await expect(md.locator("strong")).toHaveText("Bold");
+  await expect(md.locator("script")).toHaveCount(0);
+  await expect(md.locator("img")).not.toHaveAttribute("onerror", /.*/);
+  await expect(md.locator('[href^="javascript"], [onerror], [onclick]')).toHaveCount(0);
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  await shot(page, "dashboard-template-sandbox");
+});

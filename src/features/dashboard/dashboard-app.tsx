@@ -1,0 +1,239 @@
+"use client";
+
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import type { DashboardPageSummary, DashboardPageView } from "@/shared/dashboard";
+import { DashboardContext, type DashboardContextValue } from "./dashboard-context";
+import { DashboardSocket, type DashboardConnection } from "./dashboard-socket";
+import { DashboardStore, groupDisabled, groupVisible, pageVisible } from "./dashboard-store";
+import { Notifications } from "./notifications";
+import { DEFAULT_THEME, themeVariables } from "./theme";
+import { WidgetHost } from "./widget-host";
+import "./dashboard.css";
+
+export interface DashboardAppProps {
+  org: string;
+  /** The page path asked for ("/" lets the server choose the first page). */
+  path: string;
+  share: string | null;
+  /** The page as the server rendered it (null: wait for the socket's first `dashboard.page`). */
+  initialView: DashboardPageView | null;
+}
+
+function pageHref(org: string, path: string, share: string | null): string {
+  const clean = path === "/" ? "" : path.replace(/^\/+/, "");
+  return `/dashboard/${encodeURIComponent(org)}${clean ? `/${clean.split("/").map(encodeURIComponent).join("/")}` : ""}${share ? `?share=${encodeURIComponent(share)}` : ""}`;
+}
+
+function ConnectionIndicator({ state, onRetry }: { state: DashboardConnection; onRetry: () => void }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (state.status !== "offline") return;
+    const t = setInterval(() => setNow(Date.now()), 500);
+    return () => clearInterval(t);
+  }, [state]);
+  const text =
+    state.status === "online"
+      ? "Live"
+      : state.status === "connecting"
+        ? "Connecting…"
+        : state.status === "offline"
+          ? `Offline, retrying in ${Math.max(0, Math.ceil((state.retryAt - now) / 1000))} s`
+          : "Disconnected";
+  return (
+    <div className={`db-conn ${state.status}`} role="status" aria-live="polite" data-connection={state.status}>
+      <span className="db-conn-dot" aria-hidden="true" />
+      <span className="db-conn-text">{text}</span>
+      {state.status === "offline" ? (
+        <button type="button" className="db-link" onClick={onRetry}>
+          Retry now
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * A dashboard page in the browser (SPEC §21): the app bar with the ui-base's title and the pages
+ * (a drawer on phones), the page's groups on Dashboard 2.0's grid, notifications, the connection
+ * state. Pages of the same dashboard switch without a reload (history + a new socket path).
+ */
+export function DashboardApp({ org, path: initialPath, share, initialView }: DashboardAppProps) {
+  const store = useMemo(() => new DashboardStore(initialView), [initialView]);
+  const [socket] = useState(() => new DashboardSocket({ org, path: initialPath, share }));
+  const view = useSyncExternalStore(store.subscribePage, store.getView, store.getView);
+  const control = useSyncExternalStore(store.subscribePage, store.getControl, store.getControl);
+  const [connection, setConnection] = useState<DashboardConnection>(socket.getState());
+  const [drawer, setDrawer] = useState(false);
+  const [closedReason, setClosedReason] = useState<string | null>(null);
+  const viewedPage = useRef<string | null>(null);
+
+  useEffect(() => {
+    const offFrame = socket.onFrame((frame) => {
+      if (frame.type === "dashboard.error") setClosedReason(frame.message);
+      store.handle(frame);
+    });
+    const offState = socket.onState((s) => {
+      setConnection(s);
+      if (s.status === "closed") setClosedReason(s.reason);
+    });
+    socket.start();
+    return () => {
+      offFrame();
+      offState();
+      socket.stop();
+    };
+  }, [socket, store]);
+
+  // ui-event: a page view when a page's layout arrives, a page leave when the viewer goes.
+  useEffect(() => {
+    if (!view || connection.status !== "online") return;
+    if (viewedPage.current === view.page.id) return;
+    if (viewedPage.current) socket.send({ type: "dashboard.event", event: "$pageleave", page_id: viewedPage.current });
+    viewedPage.current = view.page.id;
+    socket.send({ type: "dashboard.event", event: "$pageview", page_id: view.page.id });
+  }, [view, connection.status, socket]);
+  useEffect(() => {
+    const leave = () => {
+      if (viewedPage.current) socket.send({ type: "dashboard.event", event: "$pageleave", page_id: viewedPage.current });
+    };
+    window.addEventListener("pagehide", leave);
+    return () => window.removeEventListener("pagehide", leave);
+  }, [socket]);
+
+  const navigate = useCallback(
+    (page: DashboardPageSummary, replace = false) => {
+      const href = pageHref(org, page.path, share);
+      if (replace) window.history.replaceState(null, "", href);
+      else window.history.pushState(null, "", href);
+      setDrawer(false);
+      socket.setPath(page.path);
+    },
+    [org, share, socket],
+  );
+
+  useEffect(() => {
+    store.setNavigator((target) => {
+      const pages = (store.getView()?.pages ?? []).slice().sort((a, b) => a.order - b.order);
+      const here = pages.findIndex((p) => p.id === store.getView()?.page.id);
+      const page =
+        target === "+1" ? pages[(here + 1) % pages.length] : target === "-1" ? pages[(here - 1 + pages.length) % pages.length] : pages.find((p) => p.name === target || p.path === target || p.id === target);
+      if (page) navigate(page);
+    });
+    return () => store.setNavigator(null);
+  }, [store, navigate]);
+
+  useEffect(() => {
+    const onPop = () => {
+      const rest = window.location.pathname.split("/").slice(3).map(decodeURIComponent).join("/");
+      socket.setPath(`/${rest}`);
+    };
+    window.addEventListener("popstate", onPop);
+    return () => window.removeEventListener("popstate", onPop);
+  }, [socket]);
+
+  const context: DashboardContextValue = useMemo(
+    () => ({
+      store,
+      interactive: view?.interactive ?? false,
+      sendInput: (widgetId, event, msg) => socket.send({ type: "dashboard.input", widget_id: widgetId, event, msg }),
+    }),
+    [store, socket, view?.interactive],
+  );
+
+  // The server answered with a page path (it chose the first page for "/"): show it in the address bar.
+  useEffect(() => {
+    if (!view) return;
+    const want = pageHref(view.organization.slug, view.page.path, share);
+    if (window.location.pathname + window.location.search !== want) window.history.replaceState(null, "", want);
+    document.title = `${view.page.name} · ${view.title}`;
+  }, [view, share]);
+
+  if (!view) {
+    return (
+      <div className="db-root" style={themeVariables(DEFAULT_THEME)}>
+        <div className="db-loading" role="status">
+          {closedReason ?? "Loading the dashboard…"}
+        </div>
+      </div>
+    );
+  }
+
+  const pages = view.pages.filter((p) => pageVisible(p, control)).sort((a, b) => a.order - b.order);
+  const groups = view.groups.filter((g) => groupVisible(g, control)).sort((a, b) => a.order - b.order);
+  const density = view.theme.sizes?.density ?? "default";
+  return (
+    <DashboardContext.Provider value={context}>
+      <div className={`db-root db-density-${density}`} style={themeVariables(view.theme)} data-page-id={view.page.id}>
+        <header className="db-appbar">
+          {pages.length > 1 ? (
+            <button type="button" className="db-menu" aria-label="Pages" aria-expanded={drawer} aria-controls="db-nav" onClick={() => setDrawer(!drawer)}>
+              <span aria-hidden="true">☰</span>
+            </button>
+          ) : null}
+          <h1 className="db-title">
+            {view.title}
+            <span className="db-page-name"> · {view.page.name}</span>
+          </h1>
+          <ConnectionIndicator state={connection} onRetry={socket.retryNow} />
+          {!view.interactive ? <span className="db-badge">View only</span> : null}
+        </header>
+        <div className="db-body">
+          {pages.length > 1 ? (
+            <nav id="db-nav" className={`db-nav${drawer ? " open" : ""}`} aria-label="Dashboard pages">
+              <ul>
+                {pages.map((p) => (
+                  <li key={p.id}>
+                    <a
+                      href={pageHref(org, p.path, share)}
+                      aria-current={p.id === view.page.id ? "page" : undefined}
+                      onClick={(e) => {
+                        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+                        e.preventDefault();
+                        navigate(p);
+                      }}
+                    >
+                      {p.icon ? <span className="db-icon" aria-hidden="true">{p.icon}</span> : null}
+                      {p.name}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          ) : null}
+          {drawer ? <div className="db-scrim" onClick={() => setDrawer(false)} aria-hidden="true" /> : null}
+          <main className={`db-page db-layout-${view.page.layout}`} aria-label={view.page.name}>
+            {closedReason ? (
+              <div className="db-closed" role="alert">
+                {closedReason}
+              </div>
+            ) : null}
+            {groups.length === 0 ? <p className="db-empty">This page has no widgets yet. Add ui-* nodes to a group of this page and deploy the flow.</p> : null}
+            {groups.map((g) => {
+              const disabled = groupDisabled(g, control);
+              return (
+                <section
+                  key={g.id}
+                  className={`db-group${g.className ? ` ${g.className}` : ""}${disabled ? " disabled" : ""}`}
+                  data-group-id={g.id}
+                  aria-label={g.name}
+                  style={{ gridColumnEnd: `span min(${g.width}, var(--layout-columns))` }}
+                >
+                  {g.showTitle ? <h2 className="db-group-title">{g.name}</h2> : null}
+                  <div className="db-group-grid" style={{ gridTemplateColumns: `repeat(min(${g.width}, var(--layout-columns)), minmax(0, 1fr))` }}>
+                    {g.widgets
+                      .slice()
+                      .sort((a, b) => a.order - b.order)
+                      .map((w) => (
+                        <WidgetHost key={w.id} widget={w} groupWidth={g.width} groupDisabled={disabled} />
+                      ))}
+                  </div>
+                </section>
+              );
+            })}
+          </main>
+        </div>
+        <Notifications />
+      </div>
+    </DashboardContext.Provider>
+  );
+}

@@ -1,0 +1,102 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { DashboardSocket, dashboardSocketUrl, type DashboardConnection } from "./dashboard-socket";
+import { fixturePageView } from "./fixtures";
+
+class FakeSocket {
+  static all: FakeSocket[] = [];
+  readyState = 0;
+  sent: unknown[] = [];
+  onmessage: ((e: { data: string }) => void) | null = null;
+  onclose: ((e: { code: number; reason: string }) => void) | null = null;
+  constructor(readonly url: string) {
+    FakeSocket.all.push(this);
+  }
+  send(data: string) {
+    this.sent.push(JSON.parse(data));
+  }
+  close() {
+    this.readyState = 3;
+  }
+  page() {
+    this.readyState = 1;
+    this.onmessage?.({ data: JSON.stringify({ type: "dashboard.page", socket_id: "s", view: fixturePageView() }) });
+  }
+  drop(code = 1006) {
+    this.readyState = 3;
+    this.onclose?.({ code, reason: "" });
+  }
+}
+const last = () => FakeSocket.all.at(-1)!;
+
+describe("DashboardSocket", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    FakeSocket.all = [];
+    vi.stubGlobal("window", { location: { protocol: "https:", host: "app.test" }, addEventListener: () => undefined, removeEventListener: () => undefined });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
+  const make = (share?: string) => new DashboardSocket({ org: "acme", path: "/home", share, WebSocketImpl: FakeSocket as unknown as typeof WebSocket, random: () => 1, baseDelayMs: 100, maxDelayMs: 1000 });
+
+  it("builds the page's socket URL with the share token", () => {
+    expect(dashboardSocketUrl({ protocol: "https:", host: "app.test" }, "acme", "/a b", "tok")).toBe("wss://app.test/ws/dashboard/acme?path=%2Fa+b&share=tok");
+    expect(dashboardSocketUrl({ protocol: "http:", host: "h" }, "acme", "/home")).toBe("ws://h/ws/dashboard/acme?path=%2Fhome");
+  });
+
+  it("is online once the page arrives, reconnects with growing delays, and sends only when open", () => {
+    const s = make("tok");
+    const states: DashboardConnection["status"][] = [];
+    s.onState((st) => states.push(st.status));
+    s.start();
+    expect(last().url).toBe("wss://app.test/ws/dashboard/acme?path=%2Fhome&share=tok");
+    expect(s.send({ type: "ping" })).toBe(false);
+    last().page();
+    expect(s.getState().status).toBe("online");
+    expect(s.send({ type: "dashboard.input", widget_id: "w", event: "click", msg: {} })).toBe(true);
+    last().drop();
+    expect(s.getState()).toMatchObject({ status: "offline", attempt: 1 });
+    vi.advanceTimersByTime(99);
+    expect(FakeSocket.all).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(FakeSocket.all).toHaveLength(2);
+    last().drop();
+    vi.advanceTimersByTime(150);
+    expect(FakeSocket.all).toHaveLength(2);
+    vi.advanceTimersByTime(50);
+    expect(FakeSocket.all).toHaveLength(3);
+    last().page();
+    expect(states).toEqual(["connecting", "online", "offline", "connecting", "offline", "connecting", "online"]);
+    s.stop();
+  });
+
+  it("stops for good when the viewer is refused or the share link revoked, saying why", () => {
+    for (const [code, text] of [
+      [4401, /signed out/],
+      [4404, /no longer exists/],
+      [4410, /revoked/],
+    ] as const) {
+      const s = make();
+      s.start();
+      last().page();
+      const before = FakeSocket.all.length;
+      last().drop(code);
+      const state = s.getState();
+      expect(state.status).toBe("closed");
+      expect(state.status === "closed" && state.reason).toMatch(text);
+      vi.advanceTimersByTime(60_000);
+      expect(FakeSocket.all.length).toBe(before);
+    }
+  });
+
+  it("a new page path is a new connection", () => {
+    const s = make();
+    s.start();
+    last().page();
+    s.setPath("/settings");
+    expect(last().url).toContain("path=%2Fsettings");
+    expect(FakeSocket.all).toHaveLength(2);
+    s.stop();
+  });
+});

@@ -1,0 +1,181 @@
+import { DASHBOARD_CLOSE, DASHBOARD_SOCKET_PATH, type DashboardClientFrame, type DashboardServerFrame } from "@/shared/dashboard";
+import { WS_CLOSE } from "@/shared/realtime";
+import { backoffDelay } from "@/features/live/live-socket";
+
+export type DashboardConnection =
+  | { status: "connecting"; attempt: number }
+  | { status: "online" }
+  | { status: "offline"; retryAt: number; attempt: number }
+  /** The server refused the viewer (signed out, removed from the organization, share link revoked): no retries. */
+  | { status: "closed"; reason: string };
+
+export interface DashboardSocketOptions {
+  org: string;
+  /** The page path ("/home"). */
+  path: string;
+  share?: string | null;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  pingEveryMs?: number;
+  WebSocketImpl?: typeof WebSocket;
+  random?: () => number;
+}
+
+/** The socket URL of a page (src/shared/dashboard.ts, step 2). */
+export function dashboardSocketUrl(location: { protocol: string; host: string }, org: string, path: string, share?: string | null): string {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const q = new URLSearchParams({ path });
+  if (share) q.set("share", share);
+  return `${scheme}//${location.host}${DASHBOARD_SOCKET_PATH}/${encodeURIComponent(org)}?${q.toString()}`;
+}
+
+/**
+ * Close codes after which a retry cannot succeed: no credentials (4401), not a member or no such
+ * page (4404), the share link was revoked (4410). Anything else (a restart, 1013 busy, 4408 too
+ * slow) reconnects.
+ */
+const FINAL_CLOSES = new Map<number, string>([
+  [DASHBOARD_CLOSE.unauthenticated, "You are signed out. Sign in again to see this dashboard."],
+  [WS_CLOSE.forbidden, "This dashboard is not available to you."],
+  [DASHBOARD_CLOSE.notFound, "This dashboard page no longer exists or is not available to you."],
+  [DASHBOARD_CLOSE.shareRevoked, "This share link was revoked."],
+]);
+
+/**
+ * A dashboard page's one connection (SPEC §21): reconnects with exponential backoff and jitter
+ * (the same curve as the editor's socket), and on every (re)connect the server sends
+ * `dashboard.page` again, so a restart or failover shows the durable state without a reload.
+ */
+export class DashboardSocket {
+  private ws: WebSocket | null = null;
+  private state: DashboardConnection = { status: "connecting", attempt: 1 };
+  private readonly frameListeners = new Set<(frame: DashboardServerFrame) => void>();
+  private readonly stateListeners = new Set<(state: DashboardConnection) => void>();
+  private failures = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private pingTimer: ReturnType<typeof setInterval> | undefined;
+  private stopped = false;
+  private path: string;
+  private readonly opts: Required<Omit<DashboardSocketOptions, "share">> & { share: string | null };
+
+  constructor(options: DashboardSocketOptions) {
+    this.opts = {
+      baseDelayMs: 500,
+      maxDelayMs: 10_000,
+      pingEveryMs: 25_000,
+      random: Math.random,
+      WebSocketImpl: options.WebSocketImpl ?? WebSocket,
+      ...options,
+      share: options.share ?? null,
+    };
+    this.path = options.path;
+  }
+
+  start() {
+    this.stopped = false;
+    window.addEventListener("online", this.retryNow);
+    this.open();
+  }
+
+  stop() {
+    this.stopped = true;
+    window.removeEventListener("online", this.retryNow);
+    clearTimeout(this.retryTimer);
+    clearInterval(this.pingTimer);
+    const ws = this.ws;
+    this.ws = null;
+    if (ws && ws.readyState <= 1) ws.close(WS_CLOSE.normal, "page closed");
+  }
+
+  getState(): DashboardConnection {
+    return this.state;
+  }
+
+  onFrame(listener: (frame: DashboardServerFrame) => void): () => void {
+    this.frameListeners.add(listener);
+    return () => this.frameListeners.delete(listener);
+  }
+
+  onState(listener: (state: DashboardConnection) => void): () => void {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  }
+
+  /** Another page of the same dashboard: a new connection for that page's frames. */
+  setPath(path: string) {
+    if (path === this.path) return;
+    this.path = path;
+    const ws = this.ws;
+    this.ws = null;
+    if (ws && ws.readyState <= 1) ws.close(WS_CLOSE.normal, "page changed");
+    clearTimeout(this.retryTimer);
+    this.failures = 0;
+    this.open();
+  }
+
+  /** Sends when connected; returns whether the frame left. */
+  send(frame: DashboardClientFrame): boolean {
+    if (this.ws?.readyState !== 1) return false;
+    this.ws.send(JSON.stringify(frame));
+    return true;
+  }
+
+  readonly retryNow = () => {
+    if (this.state.status !== "offline") return;
+    clearTimeout(this.retryTimer);
+    this.open();
+  };
+
+  private setState(state: DashboardConnection) {
+    this.state = state;
+    for (const l of this.stateListeners) l(state);
+  }
+
+  private open() {
+    if (this.stopped) return;
+    this.setState({ status: "connecting", attempt: this.failures + 1 });
+    let ws: WebSocket;
+    try {
+      ws = new this.opts.WebSocketImpl(dashboardSocketUrl(window.location, this.opts.org, this.path, this.opts.share));
+    } catch {
+      this.scheduleRetry();
+      return;
+    }
+    this.ws = ws;
+    ws.onmessage = (e: MessageEvent) => {
+      if (this.ws !== ws) return;
+      let frame: DashboardServerFrame;
+      try {
+        frame = JSON.parse(String(e.data)) as DashboardServerFrame;
+      } catch {
+        return;
+      }
+      if (frame.type === "dashboard.page") {
+        this.failures = 0;
+        this.setState({ status: "online" });
+        clearInterval(this.pingTimer);
+        this.pingTimer = setInterval(() => this.send({ type: "ping" }), this.opts.pingEveryMs);
+      }
+      for (const l of this.frameListeners) l(frame);
+    };
+    ws.onclose = (e: CloseEvent) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      clearInterval(this.pingTimer);
+      if (FINAL_CLOSES.has(e.code)) {
+        this.stopped = true;
+        this.setState({ status: "closed", reason: FINAL_CLOSES.get(e.code)! });
+        return;
+      }
+      this.scheduleRetry();
+    };
+  }
+
+  private scheduleRetry() {
+    if (this.stopped) return;
+    this.failures++;
+    const delay = backoffDelay(this.failures, this.opts.baseDelayMs, this.opts.maxDelayMs, this.opts.random);
+    this.setState({ status: "offline", retryAt: Date.now() + delay, attempt: this.failures });
+    this.retryTimer = setTimeout(() => this.open(), delay);
+  }
+}

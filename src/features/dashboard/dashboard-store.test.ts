@@ -1,0 +1,103 @@
+import { describe, expect, it, vi } from "vitest";
+import { DashboardStore, groupVisible } from "./dashboard-store";
+import { fixturePageView } from "./fixtures";
+import { substitute } from "./format";
+import { applyWidgetMessage, initialWidgetState } from "./widget-state";
+import { templateDocument, withNonce, TEMPLATE_FRAME_POLICY } from "./template-doc";
+import { themeVariables, contrastText } from "./theme";
+
+describe("widget state", () => {
+  it("starts from the durable state in any of its shapes", () => {
+    expect(initialWidgetState({ type: "ui-text", props: {}, state: { msg: { payload: 1 }, props: { label: "L" } } })).toEqual({ msg: { payload: 1 }, props: { label: "L" } });
+    expect(initialWidgetState({ type: "ui-text", props: {}, state: { payload: "x", topic: "t" } }).msg).toEqual({ payload: "x", topic: "t" });
+    expect(initialWidgetState({ type: "ui-text", props: {}, state: null })).toEqual({ msg: null, props: {} });
+  });
+
+  it("ui_update changes properties and keeps the value; enabled/visible/class are dynamic", () => {
+    const w = { type: "ui-button" as const, props: { label: "A" } };
+    let s = applyWidgetMessage(w, { msg: { payload: 1 }, props: {} }, { ui_update: { label: "B" } });
+    expect(s).toEqual({ msg: { payload: 1 }, props: { label: "B" } });
+    s = applyWidgetMessage(w, s, { enabled: false, payload: 2 });
+    expect(s.props).toEqual({ label: "B", enabled: false });
+    expect(s.msg).toEqual({ enabled: false, payload: 2 });
+  });
+});
+
+describe("DashboardStore", () => {
+  it("notifies only the updated widget", () => {
+    const store = new DashboardStore(fixturePageView());
+    const text = vi.fn();
+    const button = vi.fn();
+    store.subscribeWidget("w-text", text);
+    store.subscribeWidget("w-button", button);
+    store.handle({ type: "dashboard.update", widget_id: "w-text", msg: { payload: "running" }, state: null });
+    store.handle({ type: "dashboard.update", widget_id: "w-text", msg: { payload: "running fast" }, state: null });
+    // Coalesced: one notification per frame for any number of messages.
+    expect(text).not.toHaveBeenCalled();
+    store.flush();
+    expect(text).toHaveBeenCalledTimes(1);
+    expect(store.getState("w-text")!.msg).toEqual({ payload: "running fast" });
+    expect(button).not.toHaveBeenCalled();
+    // Unknown widget ids (another page's) are ignored.
+    store.handle({ type: "dashboard.update", widget_id: "nope", msg: { payload: 1 }, state: null });
+  });
+
+  it("a new dashboard.page replaces the states with the server's", () => {
+    const store = new DashboardStore(fixturePageView());
+    store.handle({ type: "dashboard.update", widget_id: "w-text", msg: { payload: "local" }, state: null });
+    store.handle({ type: "dashboard.page", socket_id: "s1", view: fixturePageView() });
+    expect(store.getState("w-text")!.msg).toEqual({ payload: "idle" });
+    expect(store.getSocketId()).toBe("s1");
+  });
+
+  it("notifications queue and dismiss", () => {
+    const store = new DashboardStore(fixturePageView());
+    store.handle({ type: "dashboard.update", widget_id: "w-note", msg: { payload: "Hello" }, state: null });
+    expect(store.getNotices().map((n) => n.msg.payload)).toEqual(["Hello"]);
+    store.dismissNotice(store.getNotices()[0]!.key);
+    expect(store.getNotices()).toEqual([]);
+  });
+
+  it("ui-control navigates, shows and hides groups by name, id or Page:Group", () => {
+    const store = new DashboardStore(fixturePageView());
+    const nav = vi.fn();
+    store.setNavigator(nav);
+    store.applyControl({ payload: { page: "Settings" } });
+    expect(nav).toHaveBeenCalledWith("Settings");
+    store.applyControl({ payload: { groups: { hide: ["Overview:Trends", "g1"] } } });
+    const g = fixturePageView().groups;
+    expect(g.map((x) => groupVisible(x, store.getControl()))).toEqual([false, false]);
+    store.applyControl({ payload: { groups: { show: ["Controls"] } } });
+    expect(g.map((x) => groupVisible(x, store.getControl()))).toEqual([true, false]);
+    store.applyControl({ payload: { widgets: { disable: ["w-button"] } } });
+    expect(store.getState("w-button")!.props.enabled).toBe(false);
+  });
+});
+
+describe("substitution", () => {
+  it("inserts message properties as text, never evaluates", () => {
+    expect(substitute("T: {{msg.payload}} {{ msg.topic }} {{value}}", { payload: 3, topic: "x" })).toBe("T: 3 x 3");
+    expect(substitute("{{msg.payload.a}}", { payload: { a: [1] } })).toBe("[1]");
+    expect(substitute("{{msg.constructor}}{{alert(1)}}", { payload: 1 })).toBe("{{alert(1)}}");
+  });
+});
+
+describe("ui-template document", () => {
+  it("gives every script the nonce and a policy without network", () => {
+    expect(withNonce('<script src="x.js" nonce="evil">a</script><SCRIPT>b</SCRIPT>', "N")).toBe('<script nonce="N" src="x.js">a</script><script nonce="N">b</SCRIPT>');
+    const doc = templateDocument("<p>hi</p><script>send({payload:1})</script>", "abc", "inherit");
+    expect(doc).toContain(TEMPLATE_FRAME_POLICY("abc"));
+    expect(TEMPLATE_FRAME_POLICY("abc")).toContain("connect-src 'none'");
+    expect(doc).toContain('<script nonce="abc">send({payload:1})</script>');
+  });
+});
+
+describe("theme", () => {
+  it("maps ui-theme colours to CSS variables and refuses values that are not colours", () => {
+    const vars = themeVariables({ colors: { surface: "#000", primary: "red", bgPage: "url(javascript:x)", groupBg: "#fff", groupOutline: "#ccc" } }) as Record<string, string>;
+    expect(vars["--db-primary"]).toBe("red");
+    expect(vars["--db-bg-page"]).toBe("#eeeeee");
+    expect(vars["--db-on-surface"]).toBe("#ffffff");
+    expect(contrastText("#ffffff")).toBe("#1b1f24");
+  });
+});

@@ -1,0 +1,40 @@
+"use client";
+
+import { memo, useCallback, useSyncExternalStore } from "react";
+import type { DashboardWidgetView } from "@/shared/dashboard";
+import { useDashboard } from "./dashboard-context";
+import { initialWidgetState, effectiveProps } from "./widget-state";
+import { autoRows, WIDGET_COMPONENTS } from "./widgets";
+import { str } from "./widgets/widget";
+
+/**
+ * One widget on the grid: subscribes to its own state, so an update re-renders it alone. Places it
+ * as Dashboard 2.0's Group.vue does (`width` 0 = the group's width; `height` rows of
+ * --widget-row-height), with its tooltip, class and the `enabled` / `visible` dynamic properties.
+ */
+export const WidgetHost = memo(function WidgetHost({ widget, groupWidth, groupDisabled }: { widget: DashboardWidgetView; groupWidth: number; groupDisabled: boolean }) {
+  const { store, interactive, sendInput } = useDashboard();
+  const subscribe = useCallback((cb: () => void) => store.subscribeWidget(widget.id, cb), [store, widget.id]);
+  const state = useSyncExternalStore(subscribe, () => store.getState(widget.id), () => store.getState(widget.id)) ?? initialWidgetState(widget);
+  const send = useCallback((event: string, msg: Record<string, unknown>) => void sendInput(widget.id, event, msg), [sendInput, widget.id]);
+  const setLocal = useCallback((payload: unknown) => store.setLocalValue(widget.id, payload), [store, widget.id]);
+  const Component = WIDGET_COMPONENTS[widget.type];
+  if (!Component) return null;
+  const props = effectiveProps(widget, state);
+  if (props.visible === false) return null;
+  const enabled = props.enabled !== false && !groupDisabled;
+  const width = widget.width > 0 ? Math.min(widget.width, groupWidth) : groupWidth;
+  const height = widget.height > 0 ? widget.height : autoRows(widget.type, props);
+  const className = [`db-widget`, `nrdb-${widget.type}`, str(props, "className"), str(props, "class")].filter(Boolean).join(" ");
+  return (
+    <div
+      className={className}
+      data-widget-id={widget.id}
+      data-widget-type={widget.type}
+      title={str(props, "tooltip") || undefined}
+      style={{ gridColumnEnd: `span min(${width}, var(--layout-columns))`, gridRowEnd: `span ${height}`, ...(widget.height > 0 ? { gridTemplateRows: `repeat(${height}, var(--widget-row-height))` } : {}) }}
+    >
+      <Component widget={widget} props={props} state={state} interactive={interactive && enabled} send={send} setLocal={setLocal} inputId={`w-${widget.id}`} />
+    </div>
+  );
+});

@@ -1,0 +1,213 @@
+import { describe, expect, it } from "vitest";
+import { setUpTestApp } from "@/test/set-up-test-app";
+import { connect } from "@/test/ws";
+import { joinAs, signUp } from "@/test/accounts";
+import { buildButtonTextDashboard, sessionCookie, setUpDashboardSockets } from "@/test/dashboard";
+import { DASHBOARD_CLOSE } from "@/shared/dashboard";
+
+/**
+ * SPEC §21 through the door a browser uses: the dashboard socket with the session cookie or a
+ * share link's token, a real `ws` client, a flow built and deployed over REST.
+ */
+const testApp = setUpTestApp();
+const dash = setUpDashboardSockets(testApp, { recheckMs: 500 });
+const request = testApp.request;
+
+async function orgSlug(token: string) {
+  const me = await request("GET", "/auth/profile", { token });
+  expect(me.status, me.text).toBe(200);
+  return me.body.organization.slug as string;
+}
+
+describe("the dashboard socket", () => {
+  it("a member sees the deployed page; a click goes through the flow and the answer comes back (ui-button → function → ui-text)", async () => {
+    const owner = await signUp(request);
+    const d = await buildButtonTextDashboard(request, owner.accessToken);
+    const slug = await orgSlug(owner.accessToken);
+    const viewer = await joinAs(testApp.app, request, owner, "viewer");
+    const socket = connect(dash.url(slug, "/home"), await sessionCookie(testApp.app, viewer));
+    const page = await socket.next((f) => f.type === "dashboard.page");
+    expect(page.view).toMatchObject({ title: "Plant", page: { path: "/home", name: "Home", layout: "grid" }, interactive: true, theme: { colors: { primary: "#ff8800" } } });
+    expect(page.view.groups).toHaveLength(1);
+    expect(page.view.groups[0].widgets.map((w: { id: string; type: string }) => [w.id, w.type])).toEqual([
+      [d.button, "ui-button"],
+      [d.text, "ui-text"],
+      [d.all, "ui-text"],
+    ]);
+    const other = connect(dash.url(slug, "/home"), await sessionCookie(testApp.app, owner));
+    await other.next((f) => f.type === "dashboard.page");
+    socket.send({ type: "dashboard.input", widget_id: d.button, event: "click", msg: {} });
+    // msg._client kept: the answer goes to the viewer who clicked, only.
+    const update = await socket.next((f) => f.type === "dashboard.update" && f.widget_id === d.text);
+    expect(update.msg).toMatchObject({ payload: "pressed: button by a viewer", topic: "press" });
+    expect(update.msg._client).toBeUndefined();
+    // Without msg._client: every viewer, and kept.
+    const everyone = await other.next((f) => f.type === "dashboard.update" && f.widget_id === d.all);
+    expect(everyone.state).toMatchObject({ msg: { payload: "pressed: button by a viewer" } });
+    expect(other.frames.some((f) => f.type === "dashboard.update" && f.widget_id === d.text)).toBe(false);
+    // Only dashboard frames: never debug, statuses or other events.
+    expect(new Set([...socket.frames, ...other.frames].map((f) => f.type))).toEqual(new Set(["dashboard.page", "dashboard.update"]));
+    // The state is kept: a viewer opening the page later sees the last press (not the private answer).
+    await testApp.app.dashboards.states.flush();
+    const later = connect(dash.url(slug, "/home"), await sessionCookie(testApp.app, owner));
+    const again = await later.next((f) => f.type === "dashboard.page");
+    const byId = (id: string) => again.view.groups[0].widgets.find((w: { id: string }) => w.id === id);
+    expect(byId(d.all).state).toMatchObject({ msg: { payload: "pressed: button by a viewer" } });
+    expect(byId(d.text).state).toBeNull();
+    for (const s of [socket, other, later]) s.ws.close();
+  });
+
+  it("anonymous: 4401; a signed-in non-member, an unknown organization or page: 4404, as missing", async () => {
+    const owner = await signUp(request);
+    await buildButtonTextDashboard(request, owner.accessToken, { prefix: "anon" });
+    const slug = await orgSlug(owner.accessToken);
+    expect((await connect(dash.url(slug, "/home")).closed).code).toBe(DASHBOARD_CLOSE.unauthenticated);
+    const stranger = await signUp(request);
+    const strangerHeaders = await sessionCookie(testApp.app, stranger);
+    expect((await connect(dash.url(slug, "/home"), strangerHeaders).closed).code).toBe(DASHBOARD_CLOSE.notFound);
+    expect((await connect(dash.url("no-such-org", "/home"), strangerHeaders).closed).code).toBe(DASHBOARD_CLOSE.notFound);
+    const ownerHeaders = await sessionCookie(testApp.app, owner);
+    expect((await connect(dash.url(slug, "/nope"), ownerHeaders).closed).code).toBe(DASHBOARD_CLOSE.notFound);
+    // A cookie from another origin is no credential (CSRF).
+    expect((await connect(dash.url(slug, "/home"), { ...ownerHeaders, origin: "https://evil.example" }).closed).code).toBe(DASHBOARD_CLOSE.unauthenticated);
+    // A made-up share token: as missing.
+    expect((await connect(dash.url(slug, "/home", "dsh_madeup")).closed).code).toBe(DASHBOARD_CLOSE.notFound);
+  });
+
+  it("share links: view-only sees the page and cannot input; interactive can; revoking closes their sockets within 2 s; admins only", async () => {
+    const owner = await signUp(request);
+    const d = await buildButtonTextDashboard(request, owner.accessToken, { prefix: "sh" });
+    const slug = await orgSlug(owner.accessToken);
+    const member = await joinAs(testApp.app, request, owner, "member");
+    expect((await request("POST", "/dashboards/share-links", { token: member.token, body: { page_id: d.page } })).status).toBe(403);
+    expect((await request("POST", "/dashboards/share-links", { token: owner.accessToken, body: { page_id: "nope" } })).status).toBe(404);
+    const viewOnly = await request("POST", "/dashboards/share-links", { token: owner.accessToken, body: { page_id: d.page } });
+    expect(viewOnly.status, viewOnly.text).toBe(201);
+    expect(viewOnly.body.share_link).toMatchObject({ page_id: d.page, page_path: "/home", interactive: false, revoked_at: null });
+    expect(viewOnly.body.share_link.url).toBe(`http://app.test/dashboard/${slug}/home?share=${encodeURIComponent(viewOnly.body.share_link.token)}`);
+    const interactive = await request("POST", "/dashboards/share-links", { token: owner.accessToken, body: { page_id: d.page, interactive: true } });
+    const listed = await request("GET", "/dashboards/share-links", { token: owner.accessToken });
+    expect(listed.body.share_links.map((l: { id: string }) => l.id).sort()).toEqual([viewOnly.body.share_link.id, interactive.body.share_link.id].sort());
+    // The token is never listed again.
+    expect(JSON.stringify(listed.body)).not.toContain(viewOnly.body.share_link.token);
+
+    const visitor = connect(dash.url(slug, "/home", viewOnly.body.share_link.token));
+    const page = await visitor.next((f) => f.type === "dashboard.page");
+    expect(page.view).toMatchObject({ interactive: false, page: { path: "/home" } });
+    expect(page.view.pages).toHaveLength(1);
+    visitor.send({ type: "dashboard.input", widget_id: d.button, event: "click", msg: {} });
+    expect(await visitor.next((f) => f.type === "dashboard.error")).toMatchObject({ code: "FORBIDDEN" });
+    // The share link opens its own page only.
+    expect((await connect(dash.url(slug, "/elsewhere", viewOnly.body.share_link.token)).closed).code).toBe(DASHBOARD_CLOSE.notFound);
+
+    const guest = connect(dash.url(slug, "/home", interactive.body.share_link.token));
+    expect((await guest.next((f) => f.type === "dashboard.page")).view.interactive).toBe(true);
+    guest.send({ type: "dashboard.input", widget_id: d.button, event: "click", msg: {} });
+    expect((await guest.next((f) => f.type === "dashboard.update" && f.widget_id === d.text)).msg.payload).toBe("pressed: button by a viewer");
+    // The view-only visitor sees what everyone sees, not the guest's private answer.
+    await visitor.next((f) => f.type === "dashboard.update" && f.widget_id === d.all);
+    expect(visitor.frames.some((f) => f.widget_id === d.text)).toBe(false);
+
+    const started = Date.now();
+    expect((await request("DELETE", `/dashboards/share-links/${viewOnly.body.share_link.id}`, { token: owner.accessToken })).status).toBe(204);
+    expect((await visitor.closed).code).toBe(DASHBOARD_CLOSE.shareRevoked);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect((await connect(dash.url(slug, "/home", viewOnly.body.share_link.token)).closed).code).toBe(DASHBOARD_CLOSE.notFound);
+    expect(guest.ws.readyState).toBe(guest.ws.OPEN);
+    guest.ws.close();
+  });
+
+  it("page paths are unique in the organization: a second page on a taken path is refused with 409, nothing written", async () => {
+    const owner = await signUp(request);
+    const d = await buildButtonTextDashboard(request, owner.accessToken, { prefix: "pp" });
+    const clash = await request("POST", "/config-nodes", { token: owner.accessToken, body: { type: "ui-page", name: "Other", config: { ui: d.base, path: "/home" } } });
+    expect(clash.status, clash.text).toBe(409);
+    expect(clash.body.error.code).toBe("DASHBOARD_PATH_TAKEN");
+    const other = await request("POST", "/config-nodes", { token: owner.accessToken, body: { type: "ui-page", name: "Other", config: { ui: d.base, path: "/other" } } });
+    expect(other.status).toBe(201);
+    const moved = await request("PUT", `/config-nodes/${other.body.config_node.id}`, { token: owner.accessToken, body: { config: { ui: d.base, path: "/home" } } });
+    expect(moved.status).toBe(409);
+    expect((await request("GET", `/config-nodes/${other.body.config_node.id}`, { token: owner.accessToken })).body.config_node).toMatchObject({ revision: 1, config: { path: "/other" } });
+    // Another organization may use the same path.
+    const stranger = await signUp(request);
+    const base = await request("POST", "/config-nodes", { token: stranger.accessToken, body: { type: "ui-base", name: "Mine", config: {} } });
+    expect((await request("POST", "/config-nodes", { token: stranger.accessToken, body: { type: "ui-page", name: "Home", config: { ui: base.body.config_node.id, path: "/home" } } })).status).toBe(201);
+  });
+
+  it("bad frames get a dashboard.error and change nothing; inputs are rate-limited", async () => {
+    const owner = await signUp(request);
+    const d = await buildButtonTextDashboard(request, owner.accessToken, { prefix: "bad" });
+    const slug = await orgSlug(owner.accessToken);
+    const socket = connect(dash.url(slug, "/home"), await sessionCookie(testApp.app, owner));
+    await socket.next((f) => f.type === "dashboard.page");
+    socket.send("{not json");
+    expect(await socket.next((f) => f.type === "dashboard.error")).toMatchObject({ code: "INVALID_JSON" });
+    socket.send({ type: "dashboard.input", widget_id: d.button, msg: "nope" });
+    expect(await socket.next((f) => f.type === "dashboard.error" && f.code === "VALIDATION_FAILED")).toBeDefined();
+    socket.send({ type: "dashboard.input", widget_id: "someone_elses", event: "click", msg: {} });
+    expect(await socket.next((f) => f.type === "dashboard.error" && f.code === "NOT_FOUND")).toBeDefined();
+    for (let i = 0; i < 80; i++) socket.send({ type: "dashboard.input", widget_id: d.button, event: "click", msg: {} });
+    expect(await socket.next((f) => f.type === "dashboard.error" && f.code === "RATE_LIMITED")).toBeDefined();
+    socket.ws.close();
+  });
+
+  it("tenant isolation: another organization's member never opens, sees or drives this organization's page", async () => {
+    const a = await signUp(request);
+    const b = await signUp(request);
+    const da = await buildButtonTextDashboard(request, a.accessToken, { prefix: "ta" });
+    const db = await buildButtonTextDashboard(request, b.accessToken, { prefix: "tb" });
+    const slugA = await orgSlug(a.accessToken);
+    const slugB = await orgSlug(b.accessToken);
+    expect((await connect(dash.url(slugA, "/home"), await sessionCookie(testApp.app, b)).closed).code).toBe(DASHBOARD_CLOSE.notFound);
+    // B's share token does not open A's page of the same path.
+    const shareB = await request("POST", "/dashboards/share-links", { token: b.accessToken, body: { page_id: db.page, interactive: true } });
+    expect((await connect(dash.url(slugA, "/home", shareB.body.share_link.token)).closed).code).toBe(DASHBOARD_CLOSE.notFound);
+    // A's viewer gets nothing of B's widgets, and cannot name them.
+    const viewerA = connect(dash.url(slugA, "/home"), await sessionCookie(testApp.app, a));
+    await viewerA.next((f) => f.type === "dashboard.page");
+    const viewerB = connect(dash.url(slugB, "/home"), await sessionCookie(testApp.app, b));
+    await viewerB.next((f) => f.type === "dashboard.page");
+    viewerB.send({ type: "dashboard.input", widget_id: db.button, event: "click", msg: {} });
+    await viewerB.next((f) => f.type === "dashboard.update" && f.widget_id === db.all);
+    viewerA.send({ type: "dashboard.input", widget_id: db.button, event: "click", msg: {} });
+    expect(await viewerA.next((f) => f.type === "dashboard.error")).toMatchObject({ code: "NOT_FOUND" });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(viewerA.frames.filter((f) => f.type === "dashboard.update")).toEqual([]);
+    expect(da.page).not.toBe(db.page);
+    // B's admin cannot list or revoke A's share links.
+    const shareA = await request("POST", "/dashboards/share-links", { token: a.accessToken, body: { page_id: da.page } });
+    expect((await request("DELETE", `/dashboards/share-links/${shareA.body.share_link.id}`, { token: b.accessToken })).status).toBe(404);
+    expect((await request("GET", "/dashboards/share-links", { token: b.accessToken })).body.share_links.map((l: { id: string }) => l.id)).toEqual([shareB.body.share_link.id]);
+    viewerA.ws.close();
+    viewerB.ws.close();
+  });
+
+  it("a redeploy that changes the page sends dashboard.page again; dashboards.page and dashboards.list answer as the socket does", async () => {
+    const owner = await signUp(request);
+    const d = await buildButtonTextDashboard(request, owner.accessToken, { prefix: "re" });
+    const slug = await orgSlug(owner.accessToken);
+    const socket = connect(dash.url(slug, "/home"), await sessionCookie(testApp.app, owner));
+    await socket.next((f) => f.type === "dashboard.page");
+    const flow = (await request("GET", `/flows/${d.flowId}`, { token: owner.accessToken })).body.flow;
+    const nodes = flow.nodes.map((n: { id: string; config: Record<string, unknown> }) => (n.id === d.button ? { ...n, config: { ...n.config, label: "Press me" } } : n));
+    const saved = await request("PUT", `/flows/${d.flowId}`, { token: owner.accessToken, body: { nodes, revision: flow.revision } });
+    expect(saved.status, saved.text).toBe(200);
+    expect((await request("POST", `/flows/${d.flowId}/deploy`, { token: owner.accessToken })).status).toBe(200);
+    const again = await socket.next((f) => f.type === "dashboard.page" && f.view.groups[0].widgets[0].props.label === "Press me");
+    expect(again.socket_id).toBe(socket.frames[0]!.socket_id);
+
+    const { testCaller } = await import("@/test/app");
+    const asOwner = testCaller(testApp.app, { credentials: { authorization: `Bearer ${owner.accessToken}` } });
+    const view = await asOwner.dashboards.page({ org_slug: slug, path: "/home" });
+    expect(view.groups[0]!.widgets[0]!.props.label).toBe("Press me");
+    const anonymous = testCaller(testApp.app, {});
+    await expect(anonymous.dashboards.page({ org_slug: slug, path: "/home" })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    const stranger = await signUp(request);
+    await expect(testCaller(testApp.app, { credentials: { authorization: `Bearer ${stranger.accessToken}` } }).dashboards.page({ org_slug: slug, path: "/home" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    const list = await request("GET", "/dashboards/pages", { token: owner.accessToken });
+    expect(list.body.pages).toEqual([expect.objectContaining({ id: d.page, path: "/home", url: `http://app.test/dashboard/${slug}/home`, ui: { id: d.base, name: "Plant" }, groups: [expect.objectContaining({ id: d.group, name: "Controls" })] })]);
+    // Disabling the flow takes its widgets off the page.
+    expect((await request("PUT", `/flows/${d.flowId}`, { token: owner.accessToken, body: { enabled: false, revision: saved.body.flow.revision } })).status).toBe(200);
+    expect(await socket.closed).toMatchObject({ code: DASHBOARD_CLOSE.notFound });
+  });
+});

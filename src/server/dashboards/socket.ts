@@ -1,0 +1,367 @@
+/**
+ * The dashboard socket (SPEC §21): `DASHBOARD_SOCKET_PATH/{org-slug}?path=/p[&share=token]`.
+ *
+ * - Admission: the browser's next-auth cookie (from our own origin) of a member of that
+ *   organization, any role, or a live share link's token for that page. No credentials: closed
+ *   4401; anything else (not a member, no such page, another page's link): 4404, as a missing page.
+ * - Sends `dashboard.page` (what is deployed, with each widget's durable state), then
+ *   `dashboard.update` / `dashboard.control` for that page's widgets only (from the store's
+ *   pub/sub, so from whichever instance runs the flow), and `dashboard.page` again when a deploy
+ *   changes the page. Never debug, statuses or other flows' events.
+ * - Accepts `dashboard.input` (zod-checked, refused for view-only links, 50 a second) and
+ *   `dashboard.event` (page views for ui-event / ui-control), published to the instance running
+ *   the widget's flow with `_client`.
+ * - A revoked share link closes its sockets (4410) within 2 s on every instance; a session that
+ *   ended or a membership removed closes within the recheck period.
+ */
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+import type { AppServices } from "../app-services";
+import { AppError, toAppError } from "../errors";
+import { randomToken } from "../ids";
+import { browserSessionId } from "../auth/browser-session";
+import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
+import { orgEventsChannel } from "../../shared/realtime";
+import { eventLines } from "../realtime/org-events";
+import {
+  DASHBOARD_CLOSE,
+  DASHBOARD_LIMITS,
+  DASHBOARD_SOCKET_PATH,
+  dashboardClientFrameSchema,
+  type DashboardPageView,
+  type DashboardServerFrame,
+} from "../../shared/dashboard";
+import type { DashboardClientRef } from "../runtime/types";
+import type { DashboardOut } from "./bus";
+import { resolveDashboardViewer, shareLinkLive, viewerOptions, viewerPage, type DashboardViewer } from "../services/dashboards/dashboards";
+import { buildPageView, findPageByPath, loadDashboardModel, widgetIdsOfPage, type DashboardModel } from "../services/dashboards/model";
+
+/** Topics of the organization's events after which a page may have changed. */
+const PAGE_EVENTS = new Set(["flow.deployed", "flow.deleted", "flow.updated", "flow.state"]);
+/** A viewer further behind than this is closed (4408): one slow reader never holds more memory. */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
+interface Viewer {
+  id: string;
+  ws: WebSocket;
+  viewer: DashboardViewer;
+  orgId: string;
+  path: string;
+  pageId: string;
+  widgetIds: Set<string>;
+  /** Ids of the page's ui-event and ui-control widgets (they get page events). */
+  eventWidgets: string[];
+  /** The page's layout as last sent, without states: a redeploy that changes it sends the page again. */
+  layoutKey: string;
+  /** The browser session behind a member's socket (rechecked). */
+  sessionId?: string;
+  tokens: number;
+  refilledAt: number;
+}
+
+export interface DashboardSocketOptions {
+  /** How often each socket's credentials are checked again (session, membership, share link). */
+  recheckMs?: number;
+  /** How long a built model is reused by sockets opening meanwhile. */
+  modelTtlMs?: number;
+}
+
+export interface DashboardSocketServer {
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Open dashboard sockets on this instance. */
+  size(): number;
+  close(): Promise<void>;
+}
+
+/** The organization slug of a dashboard socket path, or null when the path is not one. */
+export function dashboardSlugOf(pathname: string): string | null {
+  if (!pathname.startsWith(`${DASHBOARD_SOCKET_PATH}/`)) return null;
+  const rest = pathname.slice(DASHBOARD_SOCKET_PATH.length + 1);
+  if (!rest || rest.includes("/")) return null;
+  try {
+    return decodeURIComponent(rest);
+  } catch {
+    return null;
+  }
+}
+
+const layoutKeyOf = (view: DashboardPageView) =>
+  JSON.stringify({ ...view, groups: view.groups.map((g) => ({ ...g, widgets: g.widgets.map((w) => ({ ...w, state: null })) })), headless: view.headless.map((w) => ({ ...w, state: null })) });
+
+export function createDashboardSocketServer(app: AppServices, options: DashboardSocketOptions = {}): DashboardSocketServer {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: DASHBOARD_LIMITS.maxClientFrameBytes });
+  const viewers = new Set<Viewer>();
+  const orgs = new Map<string, { viewers: Set<Viewer>; stopOut: () => void; events: DurableSubscription; rebuild: NodeJS.Timeout | null }>();
+  const models = new Map<string, { at: number; model: Promise<DashboardModel> }>();
+  const modelTtl = options.modelTtlMs ?? 1000;
+  const log = app.logger;
+  let closing = false;
+
+  const stopRevoked = app.dashboards.onShareRevoked((shareId) => {
+    for (const v of viewers) if (v.viewer.share?.id === shareId) v.ws.close(DASHBOARD_CLOSE.shareRevoked, "share link revoked");
+  });
+
+  const recheck = setInterval(() => void recheckAll(), options.recheckMs ?? 30_000);
+  recheck.unref();
+
+  function modelOf(org: DashboardViewer["organization"], fresh = false): Promise<DashboardModel> {
+    const known = models.get(org.id);
+    if (!fresh && known && Date.now() - known.at < modelTtl) return known.model;
+    const model = loadDashboardModel(app, org);
+    models.set(org.id, { at: Date.now(), model });
+    model.catch(() => models.delete(org.id));
+    return model;
+  }
+
+  function send(v: Viewer, frame: DashboardServerFrame) {
+    if (v.ws.readyState !== v.ws.OPEN) return;
+    if (v.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+      v.ws.close(DASHBOARD_CLOSE.tooSlow, "too far behind");
+      return;
+    }
+    v.ws.send(JSON.stringify(frame));
+  }
+
+  function onOut(orgId: string, m: DashboardOut) {
+    const set = orgs.get(orgId)?.viewers;
+    if (!set) return;
+    // One text for every viewer it goes to.
+    let text: string | null = null;
+    for (const v of set) {
+      if (!v.widgetIds.has(m.widget_id)) continue;
+      if (m.socket_id && m.socket_id !== v.id) continue;
+      if (v.ws.readyState !== v.ws.OPEN) continue;
+      if (v.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+        v.ws.close(DASHBOARD_CLOSE.tooSlow, "too far behind");
+        continue;
+      }
+      text ??= JSON.stringify(
+        m.kind === "control"
+          ? ({ type: "dashboard.control", msg: { ...m.msg, widget_id: m.widget_id } } satisfies DashboardServerFrame)
+          : ({ type: "dashboard.update", widget_id: m.widget_id, msg: m.msg, state: m.state ?? null } satisfies DashboardServerFrame),
+      );
+      v.ws.send(text);
+    }
+  }
+
+  function join(v: Viewer) {
+    viewers.add(v);
+    let org = orgs.get(v.orgId);
+    if (!org) {
+      const orgId = v.orgId;
+      org = {
+        viewers: new Set(),
+        stopOut: app.dashboards.onOut(orgId, (m) => onOut(orgId, m)),
+        events: durableSubscription(app.store, orgEventsChannel(orgId), (raw) => {
+          for (const line of eventLines(raw)) {
+            try {
+              const topic = (JSON.parse(line) as { topic?: string }).topic;
+              if (topic && PAGE_EVENTS.has(topic)) scheduleRebuild(orgId);
+            } catch {
+              // Not an event line.
+            }
+          }
+        }),
+        rebuild: null,
+      };
+      orgs.set(orgId, org);
+    }
+    org.viewers.add(v);
+  }
+
+  function leave(v: Viewer) {
+    viewers.delete(v);
+    const org = orgs.get(v.orgId);
+    if (!org) return;
+    org.viewers.delete(v);
+    if (org.viewers.size === 0) {
+      orgs.delete(v.orgId);
+      org.stopOut();
+      void org.events.stop();
+      if (org.rebuild) clearTimeout(org.rebuild);
+      models.delete(v.orgId);
+    }
+  }
+
+  function scheduleRebuild(orgId: string) {
+    const org = orgs.get(orgId);
+    if (!org || org.rebuild) return;
+    org.rebuild = setTimeout(() => {
+      org.rebuild = null;
+      void rebuild(orgId);
+    }, 100);
+  }
+
+  /** After a deploy: every viewer of the organization whose page changed gets it again. */
+  async function rebuild(orgId: string) {
+    const org = orgs.get(orgId);
+    const first = org?.viewers.values().next().value;
+    if (!org || !first) return;
+    let model: DashboardModel;
+    try {
+      model = await modelOf(first.viewer.organization, true);
+    } catch (err) {
+      log.warn({ err, organizationId: orgId }, "dashboard pages could not be rebuilt after a deploy");
+      return;
+    }
+    for (const v of [...org.viewers]) {
+      const page = findPageByPath(model, v.path);
+      if (!page || (v.viewer.share && v.viewer.share.pageId !== page.id)) {
+        v.ws.close(DASHBOARD_CLOSE.notFound, "page no longer deployed");
+        continue;
+      }
+      await sendPage(v, model).catch((err: unknown) => log.warn({ err }, "dashboard page could not be sent"));
+    }
+  }
+
+  async function sendPage(v: Viewer, model: DashboardModel, force = false) {
+    const page = viewerPage(model, v.viewer, v.path);
+    const view = await buildPageView(app, model, page, viewerOptions(v.viewer));
+    const key = layoutKeyOf(view);
+    if (!force && key === v.layoutKey) return;
+    v.layoutKey = key;
+    v.pageId = page.id;
+    v.widgetIds = widgetIdsOfPage(model, page);
+    v.eventWidgets = view.headless.filter((w) => w.type === "ui-event" || w.type === "ui-control").map((w) => w.id);
+    send(v, { type: "dashboard.page", socket_id: v.id, view });
+  }
+
+  async function recheckAll() {
+    for (const v of [...viewers]) {
+      try {
+        if (v.viewer.share) {
+          if (!(await shareLinkLive(app, v.viewer.share.id))) v.ws.close(DASHBOARD_CLOSE.shareRevoked, "share link revoked");
+        } else if (v.sessionId) {
+          await resolveDashboardViewer(app, { slug: v.viewer.organization.slug, credentials: { browserSessionId: v.sessionId } });
+        }
+      } catch (err) {
+        const e = toAppError(err);
+        if (e.code === "UNAVAILABLE") continue;
+        v.ws.close(e.code === "NOT_FOUND" ? DASHBOARD_CLOSE.notFound : DASHBOARD_CLOSE.unauthenticated, e.code);
+      }
+    }
+  }
+
+  function takeToken(v: Viewer): boolean {
+    const now = Date.now();
+    const rate = DASHBOARD_LIMITS.inputsPerSecond;
+    v.tokens = Math.min(rate, v.tokens + ((now - v.refilledAt) / 1000) * rate);
+    v.refilledAt = now;
+    if (v.tokens < 1) return false;
+    v.tokens -= 1;
+    return true;
+  }
+
+  function onFrame(v: Viewer, data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) {
+    if (isBinary) return send(v, { type: "dashboard.error", code: "VALIDATION_FAILED", message: "frames are JSON text" });
+    let raw: unknown;
+    try {
+      raw = JSON.parse(Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString("utf8"));
+    } catch {
+      return send(v, { type: "dashboard.error", code: "INVALID_JSON", message: "a frame is one JSON object" });
+    }
+    const parsed = dashboardClientFrameSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return send(v, { type: "dashboard.error", code: "VALIDATION_FAILED", message: `${issue?.path.join(".") || "frame"}: ${issue?.message ?? "invalid"}` });
+    }
+    const frame = parsed.data;
+    if (frame.type === "ping") return;
+    const client: DashboardClientRef = { socketId: v.id, ...(v.viewer.userId ? { user_id: v.viewer.userId } : {}), ...(v.viewer.share ? { share_id: v.viewer.share.id } : {}) };
+    if (frame.type === "dashboard.input") {
+      if (!viewerOptions(v.viewer).interactive) return send(v, { type: "dashboard.error", code: "FORBIDDEN", message: "this share link is view-only" });
+      if (!v.widgetIds.has(frame.widget_id)) return send(v, { type: "dashboard.error", code: "NOT_FOUND", message: "no such widget on this page" });
+      if (!takeToken(v)) return send(v, { type: "dashboard.error", code: "RATE_LIMITED", message: `at most ${DASHBOARD_LIMITS.inputsPerSecond} inputs a second` });
+      const msg = { ...frame.msg };
+      delete msg._client;
+      delete msg._msgid;
+      void app.dashboards.publishInput(v.orgId, { widget_id: frame.widget_id, event: frame.event, msg, client });
+      return;
+    }
+    // dashboard.event: the page the viewer is on, for its dashboard's ui-event and ui-control nodes.
+    if (frame.page_id !== v.pageId) return send(v, { type: "dashboard.error", code: "NOT_FOUND", message: "not the page of this socket" });
+    if (!takeToken(v)) return;
+    const page = { id: v.pageId, path: v.path };
+    for (const id of v.eventWidgets) void app.dashboards.publishInput(v.orgId, { widget_id: id, event: frame.event, msg: { topic: frame.event, payload: { page } }, client });
+  }
+
+  async function admit(req: IncomingMessage, ws: WebSocket, slug: string, url: URL) {
+    const path = url.searchParams.get("path") ?? "/";
+    const share = url.searchParams.get("share") ?? undefined;
+    const sessionId = share ? undefined : await browserSessionId(app, { cookie: req.headers.cookie ?? null, origin: req.headers.origin ?? null });
+    if (!share && !sessionId) throw new AppError("UNAUTHENTICATED", "sign in to see this page");
+    if (!path.startsWith("/") || path.length > 200) throw new AppError("NOT_FOUND", "page not found");
+    const viewer = await resolveDashboardViewer(app, { slug, share, credentials: sessionId ? { browserSessionId: sessionId } : undefined });
+    const model = await modelOf(viewer.organization);
+    const page = viewerPage(model, viewer, path);
+    const v: Viewer = {
+      id: randomToken(12),
+      ws,
+      viewer,
+      orgId: viewer.organization.id,
+      path,
+      pageId: page.id,
+      widgetIds: widgetIdsOfPage(model, page),
+      eventWidgets: [],
+      layoutKey: "",
+      ...(sessionId ? { sessionId } : {}),
+      tokens: DASHBOARD_LIMITS.inputsPerSecond,
+      refilledAt: Date.now(),
+    };
+    if (ws.readyState !== ws.OPEN || closing) return;
+    // Listen before reading the states, so no update falls between the page and the live frames.
+    join(v);
+    ws.on("close", () => leave(v));
+    await app.dashboards.outReady(v.orgId);
+    ws.on("message", (data, isBinary) => onFrame(v, data, isBinary));
+    await sendPage(v, model, true);
+  }
+
+  return {
+    handleUpgrade(req, socket, head) {
+      let url: URL;
+      try {
+        url = new URL(req.url ?? "/", "http://localhost");
+      } catch {
+        socket.destroy();
+        return;
+      }
+      const slug = dashboardSlugOf(url.pathname);
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        if (slug === null || closing) {
+          ws.close(closing ? DASHBOARD_CLOSE.goingAway : DASHBOARD_CLOSE.notFound, closing ? "server shutting down" : "NOT_FOUND");
+          return;
+        }
+        // Frames that arrive before admission are dropped (the browser waits for dashboard.page).
+        admit(req, ws, slug, url).catch((err: unknown) => {
+          const e = toAppError(err);
+          if (e.code === "INTERNAL") log.error({ err }, "dashboard socket admission failed");
+          const code =
+            e.code === "UNAUTHENTICATED"
+              ? DASHBOARD_CLOSE.unauthenticated
+              : e.code === "UNAVAILABLE" || e.code === "RATE_LIMITED"
+                ? DASHBOARD_CLOSE.tryAgainLater
+                : e.status >= 500
+                  ? DASHBOARD_CLOSE.internalError
+                  : DASHBOARD_CLOSE.notFound;
+          ws.close(code, e.status === 404 || e.status === 403 ? "NOT_FOUND" : e.code);
+        });
+      });
+    },
+    size: () => viewers.size,
+    async close() {
+      closing = true;
+      clearInterval(recheck);
+      stopRevoked();
+      for (const v of [...viewers]) v.ws.close(DASHBOARD_CLOSE.goingAway, "server shutting down");
+      for (const org of orgs.values()) {
+        org.stopOut();
+        void org.events.stop();
+        if (org.rebuild) clearTimeout(org.rebuild);
+      }
+      orgs.clear();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

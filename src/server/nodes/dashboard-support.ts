@@ -1,0 +1,249 @@
+/**
+ * What the dashboard node folders (`ui-*`, SPEC §21) share: Dashboard 2.0's common properties, the
+ * mapping to and from its flows.json (the same property names, values coerced as its editor
+ * stores them), and the widgets' behaviour as Dashboard 2.0's `ui-base` runs them
+ * (`nodes/config/ui_base.js`): dynamic properties (`enabled`, `visible`, `class`, `ui_update`),
+ * the topic, the last message kept, passthru, and what a viewer's change or action sends.
+ */
+import { z } from "zod";
+import { configNodeRef } from "../../shared/config-nodes";
+import { DASHBOARD_LIMITS, type DashboardWidgetState } from "../../shared/dashboard";
+import type { DashboardClientRef, DashboardInput, Message, NodeBehaviour, NodeContext, Send } from "../runtime/types";
+import { evaluateOperand } from "../runtime/operands";
+import type { OperandType } from "../../shared/operand-types";
+import type { NodeRedProps } from "./types";
+
+// ---- properties ----
+
+export const groupRef = configNodeRef("ui-group", { title: "Group", description: "The dashboard group (and so the page) the widget is shown in" });
+export const uiRef = configNodeRef("ui-base", { title: "Dashboard", description: "The dashboard (ui-base) this node acts on" });
+export const order = z.number().int().min(-1).max(1_000_000).default(0).meta({ title: "Order", description: "Position in its group (smallest first)" });
+export const width = (d = 0) => z.number().int().min(0).max(12).default(d).meta({ title: "Width", description: "Columns of the group's grid; 0: the group's width" });
+export const height = (d = 0) => z.number().int().min(0).max(64).default(d).meta({ title: "Height", description: "Rows; 0: as the widget needs" });
+export const label = (d: string) => z.string().max(1000).default(d).meta({ title: "Label" });
+export const className = z.string().max(500).default("").meta({ title: "Class", description: "CSS classes added to the widget" });
+export const tooltip = z.string().max(1000).default("").meta({ title: "Tooltip" });
+export const passthru = (d: boolean) =>
+  z.boolean().default(d).meta({ title: "Pass messages through", description: "A message arriving on the input is also sent on to the output" });
+const TOPIC_TYPES = ["msg", "str", "flow", "global", "env"] as const;
+export const topic = z.string().max(1000).default("topic").meta({ title: "Topic", description: "The topic of messages sent (with Topic type msg: the property of the incoming message)" });
+export const topicType = z.enum(TOPIC_TYPES).default("msg").meta({ title: "Topic type" });
+export const VALUE_TYPES = ["str", "num", "bool", "json", "date", "msg", "flow", "global", "env"] as const;
+export const valueType = (title: string, d: (typeof VALUE_TYPES)[number] = "str") => z.enum(VALUE_TYPES).default(d).meta({ title });
+export const optionsList = z
+  .array(z.object({ value: z.unknown().meta({ title: "Value" }), label: z.string().max(1000).default("").meta({ title: "Label" }), type: z.string().max(16).optional().meta({ title: "Value type" }) }))
+  .max(500)
+  .default([])
+  .meta({ title: "Options", description: "The choices: each a value and the label shown" });
+
+// ---- flows.json mapping ----
+
+type AnyZod = z.ZodType;
+function baseType(schema: AnyZod): string {
+  let s = schema as unknown as { def: { type: string; innerType?: AnyZod } };
+  while (s.def.innerType && ["default", "optional", "nullable", "prefault", "readonly"].includes(s.def.type)) s = s.def.innerType as unknown as typeof s;
+  return s.def.type;
+}
+
+/**
+ * Dashboard 2.0's properties from flows.json: the keys the schema knows, numbers stored as text
+ * made numbers, "true"/"false" made booleans; a value its property refuses is left out (the
+ * default stands).
+ */
+export function fromDashboardProps(shape: Record<string, AnyZod>, p: NodeRedProps): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(shape)) {
+    let v = p[key];
+    if (v === undefined || v === null) continue;
+    const t = baseType(schema);
+    if (t === "number" && typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v))) v = Number(v);
+    if (t === "number" && typeof v === "number" && schema.safeParse(v).success === false) v = Math.round(v);
+    if (t === "boolean" && (v === "true" || v === "false")) v = v === "true";
+    if (t === "string" && (typeof v === "number" || typeof v === "boolean")) v = String(v);
+    if (schema.safeParse(v).success) out[key] = v;
+  }
+  return out;
+}
+
+/** The Node-RED mapping of a dashboard type: Dashboard 2.0's names, ours are the same. */
+export function dashboardNodeRed(type: string, shape: Record<string, AnyZod>) {
+  return {
+    type,
+    // A method (bivariant) taking whatever config the type has: the definition's Config is inferred from its schema alone.
+    toNodeRed(c: never): NodeRedProps {
+      return { ...(c as object) };
+    },
+    fromNodeRed: (p: NodeRedProps) => fromDashboardProps(shape, p),
+  };
+}
+
+// ---- behaviour ----
+
+/** Message properties never kept or shown: the engine's and the viewer's identity. */
+const PRIVATE_KEYS = new Set(["_msgid", "_client", "_event", "_linkSource", "req", "res"]);
+const DYNAMIC_ONLY = new Set(["ui_update", "enabled", "visible", "class", "topic"]);
+
+/** The message as a viewer sees it and the state keeps it: JSON, without the engine's and the client's keys. */
+export function viewOf(msg: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(msg)) if (!PRIVATE_KEYS.has(k) && v !== undefined && typeof v !== "function") out[k] = v;
+  try {
+    return JSON.parse(JSON.stringify(out)) as Record<string, unknown>;
+  } catch {
+    return { payload: String(msg.payload) };
+  }
+}
+
+export function clientOf(msg: Record<string, unknown>): DashboardClientRef | undefined {
+  const c = msg._client as Partial<DashboardClientRef> | undefined;
+  return c && typeof c === "object" && typeof c.socketId === "string" ? { socketId: c.socketId, ...(c.user_id ? { user_id: c.user_id } : {}), ...(c.share_id ? { share_id: c.share_id } : {}) } : undefined;
+}
+
+/** Evaluates a Dashboard 2.0 typed property (payload + payloadType) against a message. */
+export function typedValue(ctx: NodeContext, value: unknown, type: string, msg: Message): unknown {
+  if (type === "date") return Date.now();
+  if (type === "num" && typeof value === "number") return value;
+  if (type === "bool" && typeof value === "boolean") return value;
+  if (type === "json" && typeof value === "object") return value;
+  const t = (["str", "num", "bool", "json", "msg", "flow", "global", "env"].includes(type) ? type : "str") as OperandType;
+  return evaluateOperand(ctx, { value: typeof value === "string" ? value : JSON.stringify(value ?? ""), type: t }, msg);
+}
+
+/** Dashboard 2.0's appendTopic: the configured topic set on the message when it evaluates to something. */
+export function withTopic(ctx: NodeContext, config: { topic?: string; topicType?: string }, msg: Message): Message {
+  if (config.topic === undefined || config.topicType === undefined) return msg;
+  const t = config.topicType === "msg" ? (config.topic ? msg[config.topic] : undefined) : typedValue(ctx, config.topic, config.topicType, msg);
+  if (t !== undefined && t !== null && t !== "") msg.topic = t as string;
+  return msg;
+}
+
+export interface WidgetSpec<C> {
+  /** Keep no state (notifications). */
+  stateless?: boolean;
+  /**
+   * The widget's own handling of an incoming message (charts, tables): returns the state after it
+   * and the message to show (null: nothing to show); the default keeps the last message.
+   */
+  onMessage?(msg: Message, state: DashboardWidgetState): { state: DashboardWidgetState; show: Record<string, unknown> | null };
+  /**
+   * What a viewer's input sends: the message to send on (null: nothing), and whether the
+   * widget's value changed (kept and shown to the other viewers).
+   */
+  onViewer?(input: DashboardInput, state: DashboardWidgetState, config: C): { send: Message | null; value?: Record<string, unknown> } | null;
+  /** An incoming message acts as a viewer's click (ui-button's emulateClick). */
+  emulate?(msg: Message): boolean;
+}
+
+/**
+ * A widget's behaviour after Dashboard 2.0's ui-base: an incoming message updates the dynamic
+ * properties, is kept as the widget's last message (its state), shown to every viewer of its page
+ * (or to `msg._client`'s only, and then not kept), and passed on (`passthru` when the type has it,
+ * else always, when the type has an output). A viewer's input becomes a message with `_client`.
+ */
+export function widgetBehaviour<C extends Record<string, unknown>>(ctx: NodeContext, config: C, spec: WidgetSpec<C> = {}): NodeBehaviour {
+  const dash = ctx.services.dashboards;
+  const org = ctx.organizationId;
+  const id = ctx.node.id;
+  let state: DashboardWidgetState = {};
+  let stopInput: (() => void) | undefined;
+  const canSend = ctx.outputs > 0;
+
+  const publish = (show: Record<string, unknown>, client?: DashboardClientRef) => {
+    // To one viewer: the durable state goes with it unchanged (nothing kept of a private message).
+    dash?.emit(org, id, show, { ...(client ? { client } : {}), ...(spec.stateless ? {} : { state }) });
+  };
+
+  const viewerInput = (input: DashboardInput) => {
+    const result = spec.onViewer?.(input, state, config);
+    if (!result) return;
+    if (result.value && !spec.stateless) {
+      state = { ...state, msg: viewOf(result.value) };
+      publish(state.msg!);
+    }
+    if (result.send && canSend) {
+      if (ctx.busy()) {
+        ctx.log.warn("dashboard input dropped: the flow is busy");
+        return;
+      }
+      ctx.send(result.send);
+    }
+  };
+
+  return {
+    async start() {
+      if (!dash) {
+        ctx.status({ fill: "red", shape: "ring", text: "dashboards are not available here" });
+        return;
+      }
+      const stored = await dash.readState(org, id).catch(() => null);
+      if (stored && typeof stored === "object") state = stored as DashboardWidgetState;
+      if (spec.onViewer) stopInput = dash.onInput(org, id, viewerInput);
+    },
+    input(msg: Message, send: Send, done) {
+      if (spec.emulate?.(msg)) {
+        viewerInput({ event: "click", msg: {}, client: clientOf(msg) ?? { socketId: "" } });
+        done();
+        return;
+      }
+      const client = clientOf(msg);
+      // Dynamic properties (Dashboard 2.0's statestore): enabled, visible, class and ui_update.
+      const props: Record<string, unknown> = { ...state.props };
+      let propsChanged = false;
+      for (const key of ["enabled", "visible", "class"] as const) {
+        if (key in msg) {
+          props[key] = msg[key];
+          propsChanged = true;
+        }
+      }
+      if (msg.ui_update && typeof msg.ui_update === "object" && !Array.isArray(msg.ui_update)) {
+        Object.assign(props, viewOf(msg.ui_update as Record<string, unknown>));
+        propsChanged = true;
+      }
+      withTopic(ctx, config as { topic?: string; topicType?: string }, msg);
+      const next: DashboardWidgetState = client ? { ...state } : { ...state, ...(propsChanged ? { props } : {}) };
+      let show: Record<string, unknown> | null;
+      if (spec.onMessage) {
+        const r = spec.onMessage(msg, next);
+        show = r.show;
+        if (!client) state = r.state;
+      } else {
+        show = viewOf(msg);
+        const extra = Object.keys(msg).some((k) => !PRIVATE_KEYS.has(k) && !DYNAMIC_ONLY.has(k));
+        if (!client) state = extra ? { ...next, msg: show } : next;
+      }
+      if (show) publish(show, client);
+      if (canSend) {
+        if (!("passthru" in config) || config.passthru === true) send(msg);
+      }
+      done();
+    },
+    close() {
+      stopInput?.();
+    },
+  };
+}
+
+/** A viewer's value as Dashboard 2.0's onChange takes it: `{payload}` or the value itself. */
+export function viewerValue(input: DashboardInput): unknown {
+  return input.msg.payload;
+}
+
+/** A change from a viewer: the last message with the new payload and the topic, sent on and kept. */
+export function changeFromViewer<C extends { topic?: string; topicType?: string }>(ctx: NodeContext, config: C, input: DashboardInput, state: DashboardWidgetState, payload: unknown) {
+  const msg: Message = { ...(state.msg ?? {}), _msgid: ctx.newMessageId(), payload };
+  delete msg.ui_update;
+  withTopic(ctx, config, msg);
+  const value = viewOf(msg);
+  msg._client = input.client;
+  return { send: msg, value };
+}
+
+/** An action from a viewer (a click, a submit): a fresh message with the payload, the topic and `_client`. */
+export function actionFromViewer<C extends { topic?: string; topicType?: string }>(ctx: NodeContext, config: C, input: DashboardInput, payload: unknown): Message {
+  const msg: Message = { _msgid: ctx.newMessageId(), payload };
+  withTopic(ctx, config, msg);
+  if (input.client.socketId) msg._client = input.client;
+  return msg;
+}
+
+export const STATE_LIMIT_BYTES = DASHBOARD_LIMITS.maxStateBytes;

@@ -1,0 +1,175 @@
+import { describe, expect, it } from "vitest";
+import { loadTestFlow } from "@/test/runtime-harness";
+import type { DashboardClientRef, DashboardInput, DashboardRuntime } from "@/server/runtime/types";
+import { limitPoints, pointsOf } from "./ui-chart/behaviour";
+import { uiChartConfig } from "./ui-chart/definition";
+
+/**
+ * Dashboard widgets' behaviour (SPEC §21) in a real engine with a recording DashboardRuntime:
+ * what each shows and keeps for a message, and what a viewer's input sends into the flow, as
+ * Dashboard 2.0's widgets do.
+ */
+class FakeDashboards implements DashboardRuntime {
+  emitted: Array<{ widget: string; msg: Record<string, unknown>; client?: DashboardClientRef; state?: unknown }> = [];
+  controls: Array<{ widget: string; msg: Record<string, unknown> }> = [];
+  handlers = new Map<string, (input: DashboardInput) => void>();
+  states = new Map<string, unknown>();
+  emit(_org: string, widget: string, msg: Record<string, unknown>, options: { client?: DashboardClientRef; state?: unknown } = {}) {
+    this.emitted.push({ widget, msg, ...options });
+  }
+  control(_org: string, widget: string, msg: Record<string, unknown>) {
+    this.controls.push({ widget, msg });
+  }
+  onInput(_org: string, widget: string, handler: (input: DashboardInput) => void) {
+    this.handlers.set(widget, handler);
+    return () => this.handlers.delete(widget);
+  }
+  async readState(_org: string, widget: string) {
+    return this.states.get(widget) ?? null;
+  }
+  input(widget: string, event: string, msg: Record<string, unknown>, client: DashboardClientRef = { socketId: "s1", user_id: "usr_1" }) {
+    const h = this.handlers.get(widget);
+    if (!h) throw new Error(`no handler for ${widget}`);
+    h({ event, msg, client });
+  }
+}
+
+async function widgetFlow(type: string, config: Record<string, unknown>, dash = new FakeDashboards()) {
+  const flow = await loadTestFlow([{ id: "w", type, config: { group: "g1", ...config } }, { id: "out", type: "sink" }], [{ source: "w", target: "out" }], { dashboards: dash });
+  return { flow, dash };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 30));
+
+describe("dashboard widgets", () => {
+  it("ui-button: a viewer's click sends the typed payload and topic with _client; a view of the button's label by ui_update is kept", async () => {
+    const { flow, dash } = await widgetFlow("ui-button", { payload: "42", payloadType: "num", topic: "press", topicType: "str" });
+    dash.input("w", "click", {});
+    await flow.waitFor(1);
+    expect(flow.received[0]).toMatchObject({ payload: 42, topic: "press", _client: { socketId: "s1", user_id: "usr_1" } });
+    dash.input("w", "change", {});
+    flow.send("w", { ui_update: { label: "Go" } });
+    await settle();
+    expect(dash.emitted.at(-1)).toMatchObject({ widget: "w", state: { props: { label: "Go" } } });
+    // A message with no payload of its own only changes properties: not kept as the last message.
+    expect((dash.emitted.at(-1)!.state as { msg?: unknown }).msg).toBeUndefined();
+  });
+
+  it("ui-switch: a toggle sends the on or off value (typed); the value is kept and shown to every viewer", async () => {
+    const { flow, dash } = await widgetFlow("ui-switch", { onvalue: "open", onvalueType: "str", offvalue: "0", offvalueType: "num", topic: "valve", topicType: "str" });
+    dash.input("w", "change", { payload: true });
+    dash.input("w", "change", { payload: false });
+    await flow.waitFor(2);
+    expect(flow.received.map((m) => [m.payload, m.topic])).toEqual([
+      ["open", "valve"],
+      [0, "valve"],
+    ]);
+    expect(dash.emitted.at(-1)).toMatchObject({ state: { msg: { payload: 0, topic: "valve" } } });
+    expect(dash.emitted.at(-1)!.client).toBeUndefined();
+  });
+
+  it("ui-slider clamps to its range; ui-number-input refuses what is not a number", async () => {
+    const slider = await widgetFlow("ui-slider", { min: 0, max: 10 });
+    slider.dash.input("w", "change", { payload: 99 });
+    slider.dash.input("w", "change", { payload: "abc" });
+    await slider.flow.waitFor(1);
+    await settle();
+    expect(slider.flow.received.map((m) => m.payload)).toEqual([10]);
+    const number = await widgetFlow("ui-number-input", {});
+    number.dash.input("w", "change", { payload: "7.5" });
+    number.dash.input("w", "change", { payload: "x" });
+    await number.flow.waitFor(1);
+    await settle();
+    expect(number.flow.received.map((m) => m.payload)).toEqual([7.5]);
+  });
+
+  it("ui-dropdown sends only one of its options (multiple: an array of them)", async () => {
+    const { flow, dash } = await widgetFlow("ui-dropdown", { multiple: true, options: [{ value: "a", label: "A" }, { value: "b", label: "B" }] });
+    dash.input("w", "change", { payload: ["a", "b"] });
+    dash.input("w", "change", { payload: ["a", "evil"] });
+    await flow.waitFor(1);
+    await settle();
+    expect(flow.received.map((m) => m.payload)).toEqual([["a", "b"]]);
+  });
+
+  it("ui-form sends its fields on submit; a missing required field or an unknown one is refused", async () => {
+    const { flow, dash } = await widgetFlow("ui-form", { options: [{ key: "name", label: "Name", type: "text", required: true }, { key: "age", label: "Age", type: "number", required: false }], topic: "signup", topicType: "str" });
+    dash.input("w", "submit", { payload: { age: 3 } });
+    dash.input("w", "submit", { payload: { name: "Ada", admin: true } });
+    dash.input("w", "submit", { payload: { name: "Ada", age: 36 } });
+    await flow.waitFor(1);
+    await settle();
+    expect(flow.received.map((m) => [m.payload, m.topic])).toEqual([[{ name: "Ada", age: 36 }, "signup"]]);
+  });
+
+  it("a message carrying msg._client is shown to that viewer only and not kept; passthru follows the type's property", async () => {
+    const { flow, dash } = await widgetFlow("ui-text-input", { passthru: false });
+    flow.send("w", { payload: "for everyone" });
+    flow.send("w", { payload: "for you", _client: { socketId: "s9" } });
+    await settle();
+    expect(dash.emitted.map((e) => [e.msg.payload, e.client?.socketId ?? null, (e.state as { msg?: { payload?: unknown } }).msg?.payload])).toEqual([
+      ["for everyone", null, "for everyone"],
+      ["for you", "s9", "for everyone"],
+    ]);
+    expect(flow.received).toEqual([]);
+    const gauge = await widgetFlow("ui-gauge", {});
+    gauge.flow.send("w", { payload: 3 });
+    await gauge.flow.waitFor(1);
+  });
+
+  it("a widget starts from its stored state", async () => {
+    const dash = new FakeDashboards();
+    dash.states.set("w", { points: [{ category: "t", x: 1, y: 5 }] });
+    const { flow } = await widgetFlow("ui-chart", { xAxisType: "linear", xAxisProperty: "x", xAxisPropertyType: "property", yAxisProperty: "y", yAxisPropertyType: "property" }, dash);
+    flow.send("w", { payload: { x: 2, y: 6 }, topic: "t" });
+    await flow.waitFor(1);
+    expect(dash.emitted.at(-1)).toMatchObject({ msg: { _datapoint: [{ category: "t", x: 2, y: 6 }] }, state: { points: [{ x: 1, y: 5 }, { x: 2, y: 6 }] } });
+    flow.send("w", { payload: [] });
+    await flow.waitFor(2);
+    expect(dash.emitted.at(-1)!.state).toMatchObject({ points: [] });
+  });
+
+  it("ui-notification keeps nothing and sends confirm/dismiss; ui-event sends page views; ui-control sends its actions as controls", async () => {
+    const note = await widgetFlow("ui-notification", { ui: "b1" });
+    note.flow.send("w", { payload: "hello" });
+    await settle();
+    expect(note.dash.emitted[0]!.state).toBeUndefined();
+    note.dash.input("w", "confirm", { payload: "hello" });
+    await note.flow.waitFor(2);
+    // The incoming message passes on (the type has no passthru property), then the viewer's confirm.
+    expect(note.flow.received[1]).toMatchObject({ payload: "hello", topic: "confirm", _client: { socketId: "s1" } });
+    const event = await widgetFlow("ui-event", { ui: "b1" });
+    event.dash.input("w", "$pageview", { payload: { page: { id: "p1", path: "/home" } } });
+    await event.flow.waitFor(1);
+    expect(event.flow.received[0]).toMatchObject({ topic: "$pageview", payload: { page: { path: "/home" } } });
+    const control = await widgetFlow("ui-control", { ui: "b1" });
+    control.flow.send("w", { payload: { page: "Home" } });
+    await settle();
+    expect(control.dash.controls).toEqual([{ widget: "w", msg: { payload: { page: "Home" } } }]);
+    control.dash.input("w", "$pageview", { payload: { page: { id: "p1" } } });
+    control.dash.input("w", "$pageview", { payload: { page: { id: "p2" } } });
+    await control.flow.waitFor(3);
+    expect(control.flow.received.map((m) => m.payload)).toEqual(["connect", "change", "change"]);
+  });
+});
+
+describe("ui-chart's points (Dashboard 2.0's ui-chart.js)", () => {
+  const c = (over: Record<string, unknown> = {}) => uiChartConfig.parse({ group: "g", ...over });
+  it("a number is a point of msg.topic's series at the time it arrived; an array is several points", () => {
+    expect(pointsOf(c(), { _msgid: "", payload: 5, topic: "oven" }, 1000)).toEqual([{ category: "oven", x: 1000, y: 5 }]);
+    expect(pointsOf(c({ categoryType: "property", category: "s", xAxisPropertyType: "property", xAxisProperty: "t", yAxisPropertyType: "property", yAxisProperty: "v" }), { _msgid: "", payload: [{ s: "a", t: 1, v: 2 }, { s: "b", t: 2, v: 3 }] }, 0)).toEqual([
+      { category: "a", x: 1, y: 2 },
+      { category: "b", x: 2, y: 3 },
+    ]);
+  });
+  it("keeps the newest points per series, drops those older than removeOlder on a time axis, one per category on a category axis", () => {
+    const pts = [1, 2, 3, 4].flatMap((i) => [{ category: "a", x: i, y: i }, { category: "b", x: i, y: -i }]);
+    expect(limitPoints(c({ removeOlderPoints: 2, removeOlder: 0 }), pts, 0).map((p) => p.y)).toEqual([3, -3, 4, -4]);
+    const now = 10_000_000;
+    expect(limitPoints(c({ removeOlder: 1, removeOlderUnit: "60" }), [{ category: "a", x: now - 61_000, y: 1 }, { category: "a", x: now - 1000, y: 2 }], now).map((p) => p.y)).toEqual([2]);
+    expect(limitPoints(c({ xAxisType: "category", chartType: "bar" }), [{ category: "a", x: "mon", y: 1 }, { category: "a", x: "tue", y: 2 }, { category: "a", x: "mon", y: 3 }], 0)).toEqual([
+      { category: "a", x: "tue", y: 2 },
+      { category: "a", x: "mon", y: 3 },
+    ]);
+  });
+});

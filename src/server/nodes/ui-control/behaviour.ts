@@ -1,0 +1,39 @@
+import { uiControlNode } from "./definition";
+import { defineBehaviour } from "../types";
+import { clientOf, viewOf } from "../dashboard-support";
+import type { DashboardInput } from "../../runtime/types";
+
+export const uiControlBehaviour = defineBehaviour(uiControlNode, (ctx, c) => {
+  let stop: (() => void) | undefined;
+  /** Sockets already seen: their first page view is also their connection. */
+  const seen = new Set<string>();
+  const dash = ctx.services.dashboards;
+  return {
+    start() {
+      if (!dash) {
+        ctx.status({ fill: "red", shape: "ring", text: "dashboards are not available here" });
+        return;
+      }
+      stop = dash.onInput(ctx.organizationId, ctx.node.id, (input: DashboardInput) => {
+        if (input.event !== "$pageview") return;
+        const page = (input.msg.payload as { page?: unknown } | undefined)?.page;
+        // A socket's first page view is its connection; every page view is a change of page.
+        const first = !seen.has(input.client.socketId);
+        if (first) {
+          if (seen.size >= 10_000) seen.clear();
+          seen.add(input.client.socketId);
+          if (c.events !== "change") ctx.send({ _msgid: ctx.newMessageId(), payload: "connect", page, _client: input.client });
+        }
+        if (c.events !== "connect") ctx.send({ _msgid: ctx.newMessageId(), payload: "change", page, _client: input.client });
+      });
+    },
+    input(msg, _send, done) {
+      const client = clientOf(msg);
+      dash?.control(ctx.organizationId, ctx.node.id, viewOf(msg), client ? { client } : {});
+      done();
+    },
+    close() {
+      stop?.();
+    },
+  };
+});

@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { defineNode } from "../types";
+import { configNodeRef } from "../../../shared/config-nodes";
+import { dashboardNodeRed } from "../dashboard-support";
+
+const shape = {
+  page: configNodeRef("ui-page", { title: "Page", description: "The page the group is shown on" }),
+  width: z.number().int().min(1).max(12).default(6).meta({ title: "Width", description: "Columns of the page's 12-column grid" }),
+  height: z.number().int().min(0).max(64).default(1).meta({ title: "Height", description: "Rows (at least)" }),
+  order: z.number().int().min(-1).max(1_000_000).default(-1).meta({ title: "Order", description: "Position on the page (smallest first)" }),
+  showTitle: z.boolean().default(true).meta({ title: "Show the title" }),
+  className: z.string().max(500).default("").meta({ title: "Class" }),
+  visible: z.boolean().default(true).meta({ title: "Visible" }),
+  disabled: z.boolean().default(false).meta({ title: "Disabled" }),
+  groupType: z.enum(["default", "dialog"]).default("default").meta({ title: "Group type" }),
+};
+
+export const uiGroupConfig = z.object(shape);
+
+export const uiGroupNode = defineNode({
+  type: "ui-group",
+  version: 1,
+  category: "config",
+  kind: "config",
+  name: "Dashboard group",
+  description: "A group of widgets on a dashboard page (Dashboard 2.0's ui-group).",
+  help: `A card of widgets on a dashboard page, as Dashboard 2.0's \`ui-group\`: every widget names the group it is shown in.
+
+### Inputs
+
+None: a configuration node has no wires.
+
+### Outputs
+
+None.
+
+### Details
+
+- **Width** is in columns of the page's 12-column grid (6: half the page on a desktop); on a phone groups stack.
+- **Order** places the group on its page, smallest first; widgets are placed in the group by their own order.
+- **Visible** and **Disabled** can also be changed while the page is open with a \`ui-control\` node.`,
+  inputs: 0,
+  outputs: 0,
+  configSchema: uiGroupConfig,
+  nodeRed: dashboardNodeRed("ui-group", shape),
+});

@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { defineNode } from "../types";
+import { className, dashboardNodeRed, groupRef, height, label, order, passthru, topic, topicType, valueType, width } from "../dashboard-support";
+
+const shape = {
+  group: groupRef,
+  order,
+  width: width(0),
+  height: height(0),
+  label: label("switch"),
+  passthru: passthru(false),
+  decouple: z.boolean().default(false).meta({ title: "Show the state of the input only", description: "The switch shows what messages set, not the viewer's click" }),
+  layout: z.enum(["row-left", "row-right", "row-spread", "col-center"]).default("row-spread").meta({ title: "Layout" }),
+  clickableArea: z.enum(["switch", "line", "none"]).default("switch").meta({ title: "Clickable area" }),
+  onvalue: z.unknown().default(true).meta({ title: "On value" }),
+  onvalueType: valueType("On value type", "bool"),
+  onicon: z.string().max(100).default("").meta({ title: "On icon" }),
+  oncolor: z.string().max(64).default("").meta({ title: "On color" }),
+  offvalue: z.unknown().default(false).meta({ title: "Off value" }),
+  offvalueType: valueType("Off value type", "bool"),
+  officon: z.string().max(100).default("").meta({ title: "Off icon" }),
+  offcolor: z.string().max(64).default("").meta({ title: "Off color" }),
+  className,
+  topic,
+  topicType,
+};
+
+export const uiSwitchConfig = z.object(shape);
+
+export const uiSwitchNode = defineNode({
+  type: "ui-switch",
+  version: 1,
+  category: "dashboard",
+  name: "Switch",
+  description: "An on/off switch on a dashboard page: a toggle sends the on or off value.",
+  help: `An on/off switch on a dashboard page, as Dashboard 2.0's \`ui-switch\`: a viewer's toggle sends the configured on or off value.
+
+### Inputs
+
+- \`payload\`: sets the switch: on when it equals the on value, off when it equals the off value (passed on with **Pass messages through**).
+- \`ui_update\` (object): changes \`label\`, icons and colors while the page is open; \`enabled\`, \`visible\` and \`class\` too.
+
+### Outputs
+
+- \`payload\`: the on value or the off value (typed: boolean, number, text, JSON …).
+- \`topic\`: the configured topic.
+- \`_client\` (object): who toggled it.
+
+### Details
+
+The position is kept: every viewer sees it, after a restart too.`,
+  inputs: 1,
+  outputs: 1,
+  configSchema: uiSwitchConfig,
+  nodeRed: dashboardNodeRed("ui-switch", shape),
+});

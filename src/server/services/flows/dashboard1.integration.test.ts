@@ -1,0 +1,65 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { setUpTestApp } from "@/test/set-up-test-app";
+import { connect } from "@/test/ws";
+import { signUp } from "@/test/accounts";
+import { sessionCookie, setUpDashboardSockets } from "@/test/dashboard";
+
+/**
+ * SPEC §21: a real Dashboard 1 flow (ui_base, ui_tab, ui_group and widgets) imports as Dashboard
+ * 2.0's nodes, the report says what changed, and once deployed its page shows its widgets.
+ */
+const testApp = setUpTestApp();
+const dash = setUpDashboardSockets(testApp);
+const request = testApp.request;
+const flows = JSON.parse(readFileSync(path.join(__dirname, "../../../test/fixtures/node-red-dashboard1.json"), "utf8")) as unknown[];
+
+describe("Dashboard 1 import", () => {
+  it("reports each ui_* node as its Dashboard 2.0 type, imports it, and its page shows the widgets", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    const dry = await request("POST", "/flows/import?dry_run=true", { token, body: { flows } });
+    expect(dry.status, dry.text).toBe(200);
+    const byId = new Map(dry.body.report.map((r: { node_id: string }) => [r.node_id, r]));
+    expect(byId.get("22bb33cc.44dd55")).toMatchObject({ type: "ui_chart", support: "partial", reason: expect.stringContaining("imported as ui-chart") });
+    expect(byId.get("99cc00dd.11ee22")).toMatchObject({ type: "ui_template", reason: expect.stringContaining("Angular directives (ng-*) and {{…}} bindings are not run") });
+    expect(byId.get("c1d2e3f4.a5b6c7")).toMatchObject({ type: "ui_tab", reason: expect.stringContaining("ui-page at /home") });
+    expect(byId.get("88bb99cc.00dd11")).toMatchObject({ type: "ui_toast", reason: expect.stringContaining("ui-notification") });
+    expect([...byId.values()].filter((r) => (r as { support: string }).support === "unsupported")).toEqual([]);
+    expect(dry.body.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^Dashboard 1: 1 ui_template node imported as ui-template \(its Angular markup is kept/), "Dashboard 1: 2 ui_group nodes imported as ui-group"]));
+
+    const imported = await request("POST", "/flows/import", { token, body: { flows } });
+    expect(imported.status, imported.text).toBe(201);
+    const flowId = imported.body.flows[0].id as string;
+    const flow = (await request("GET", `/flows/${flowId}`, { token })).body.flow;
+    const types = flow.nodes.map((n: { type: string }) => n.type).sort();
+    expect(types).toEqual(["function", "inject", "ui-button", "ui-chart", "ui-dropdown", "ui-gauge", "ui-markdown", "ui-notification", "ui-slider", "ui-switch", "ui-template", "ui-text"]);
+    const idOf = (type: string) => flow.nodes.find((n: { type: string }) => n.type === type).id as string;
+    const template = flow.nodes.find((n: { type: string }) => n.type === "ui-template");
+    expect(template.config.format).toContain('ng-click="send({payload: \'hello\'})"');
+    const gauge = flow.nodes.find((n: { type: string }) => n.type === "ui-gauge");
+    expect(gauge.config).toMatchObject({ gtype: "gauge-half", min: 0, max: 100, segments: [{ from: 0 }, { from: 60 }, { from: 85 }] });
+    expect((await request("POST", `/flows/${flowId}/deploy`, { token })).status).toBe(200);
+
+    const slug = (await request("GET", "/auth/profile", { token })).body.organization.slug as string;
+    const socket = connect(dash.url(slug, "/home"), await sessionCookie(testApp.app, owner));
+    const page = await socket.next((f) => f.type === "dashboard.page");
+    expect(page.view.title).toBe("Greenhouse");
+    expect(page.view.theme.colors.primary).toBe("#4B7930");
+    expect(page.view.groups.map((g: { name: string; widgets: Array<{ type: string }> }) => [g.name, g.widgets.map((w) => w.type)])).toEqual([
+      ["Climate", ["ui-chart", "ui-slider", "ui-gauge"]],
+      ["Controls", ["ui-button", "ui-text", "ui-template", "ui-switch", "ui-dropdown", "ui-markdown"]],
+    ]);
+    expect(page.view.headless.map((w: { type: string }) => w.type)).toEqual(["ui-notification"]);
+    // The imported button → function → text works.
+    socket.send({ type: "dashboard.input", widget_id: idOf("ui-button"), event: "click", msg: {} });
+    expect((await socket.next((f) => f.type === "dashboard.update" && f.widget_id === idOf("ui-text"))).msg.payload).toBe("started: water");
+    socket.ws.close();
+
+    // The same tab imported again into a copy: its path is taken, so it gets a suffix and a warning.
+    const copy = (flows as Array<Record<string, unknown>>).map((n) => (n.type === "ui_tab" ? { ...n, id: "e1e2e3e4.e5e6e7" } : n.type === "ui_group" ? { ...n, tab: "e1e2e3e4.e5e6e7" } : n));
+    const again = await request("POST", "/flows/import?dry_run=true", { token, body: { flows: copy } });
+    expect(again.body.warnings).toEqual(expect.arrayContaining([expect.stringContaining("the path /home is taken in this organization; imported as /home-2")]));
+  });
+});
