@@ -16,6 +16,7 @@ import { CLIENT_IP_HEADER, resolveClientIp } from "./server/http/client-ip";
 import { routeUpgrade, type UpgradeRoute } from "./server/http/upgrades";
 import { createRealtimeHub } from "./server/realtime/hub";
 import { DeviceChannel } from "./server/realtime/devices";
+import { agentDeps } from "./server/services/devices/agents";
 import { actorName } from "./server/services/flows/events";
 import { createRequestListener } from "./server/http/request-listener";
 import { restCore } from "./server/api/rest";
@@ -64,7 +65,7 @@ if (dev) await prepareNext();
 const nextHandler = nextApp.getRequestHandler();
 const handle = (req: http.IncomingMessage, res: http.ServerResponse) => prepareNext().then(() => nextHandler(req, res));
 const nextUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => prepareNext().then(() => nextApp.getUpgradeHandler()(req, socket, head));
-const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime) });
+const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime, agentDeps(app)) });
 
 // The REST API, the webhooks and tRPC go straight to the handlers their route files export (one handler,
 // two mounts: Next keeps the route files for `next dev`), GET /metrics to its own; everything else

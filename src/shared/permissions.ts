@@ -55,7 +55,8 @@ export const permissions = {
   "variables:write": { minRole: "admin", scope: "flows:write", description: "create, change and delete variables and secrets" },
   "executions:read": { minRole: "viewer", scope: "flows:read", description: "list and read flows' executions" },
   "executions:replay": { minRole: "member", scope: "nodes:inject", description: "send an execution's trigger message again" },
-  "devices:read": { minRole: "viewer", scope: "org:read", description: "list online devices" },
+  "devices:read": { minRole: "viewer", scope: "org:read", description: "list devices, their state and what they run" },
+  "devices:write": { minRole: "admin", scope: null, description: "rename devices and set their tags" },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof permissions;

@@ -23,6 +23,7 @@ import { createRequestListener } from "@/server/http/request-listener";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
 import { createRealtimeHub } from "@/server/realtime/hub";
 import { DeviceChannel } from "@/server/realtime/devices";
+import { agentDeps } from "@/server/services/devices/agents";
 import { actorName } from "@/server/services/flows/events";
 
 const env = getEnv();
@@ -56,7 +57,7 @@ const server = http.createServer(
     metricsToken: env.METRICS_TOKEN,
   }),
 );
-const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime) });
+const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime, agentDeps(app)) });
 server.on("upgrade", (req, socket, head) => {
   req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, env.TRUST_PROXY_HOPS);
   if (new URL(req.url ?? "/", "http://localhost").pathname === "/ws") hub.handleUpgrade(req, socket, head);

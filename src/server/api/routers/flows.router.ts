@@ -81,9 +81,10 @@ export const flowsRouter = router({
   deploy: authedProcedure
     .meta({
       permission: "flows:deploy",
-      rest: { method: "POST", path: "/flows/{id}/deploy" },
+      rest: { method: "POST", path: "/flows/{id}/deploy", statusOf: (output) => ((output as { pending?: string[] }).pending?.length ? 202 : 200) },
       summary: "Deploy the current revision",
-      description: "Validates and snapshots the current revision and replaces the running version (the old one is stopped first). Answers once the deployment is in effect.",
+      description:
+        "Validates and snapshots the current revision and replaces the running version (the old one is stopped first). Answers once the deployment is in effect. A flow that targets devices (SPEC §22): 200 once every device applied it; 202 with `pending` (device ids) while any is offline or has not applied it within 10 s: it gets it when it connects.",
       tags,
     })
     .input(s.flowIdInput)
