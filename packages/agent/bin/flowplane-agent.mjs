@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+
+const USAGE = `usage: flowplane-agent --url <server URL> --key <device_ key> [--dir <userDir>] [--http-port <port>]
+
+  --url        the Flowplane server (https://flowplane.example.com); FLOWPLANE_URL
+  --key        a device key (device_…) made under Settings → API keys; FLOWPLANE_DEVICE_KEY
+  --dir        where Node-RED keeps its flows, credentials and nodes (default ~/.flowplane-agent);
+               install contrib nodes there: cd <dir> && npm install node-red-contrib-…
+  --http-port  serve the flows' http-in nodes on this port (default: none)`;
+
+const [major] = process.versions.node.split(".").map(Number);
+if (major < 22) {
+  process.stderr.write(`flowplane-agent needs Node.js 22 or later (Node-RED 5 does); this is ${process.version}\n`);
+  process.exit(2);
+}
+
+let args;
+try {
+  args = parseArgs({
+    options: { url: { type: "string" }, key: { type: "string" }, dir: { type: "string" }, "http-port": { type: "string" }, help: { type: "boolean" } },
+    strict: true,
+  }).values;
+} catch (err) {
+  process.stderr.write(`${err.message}\n${USAGE}\n`);
+  process.exit(2);
+}
+if (args.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const url = args.url ?? process.env.FLOWPLANE_URL;
+const key = args.key ?? process.env.FLOWPLANE_DEVICE_KEY;
+if (!url || !key) {
+  process.stderr.write(`--url and --key are required\n${USAGE}\n`);
+  process.exit(2);
+}
+if (!key.startsWith("device_")) {
+  process.stderr.write("--key must be a device key (device_…)\n");
+  process.exit(2);
+}
+const httpPort = args["http-port"] ? Number(args["http-port"]) : undefined;
+if (httpPort !== undefined && !(Number.isInteger(httpPort) && httpPort > 0 && httpPort < 65536)) {
+  process.stderr.write("--http-port must be a port number\n");
+  process.exit(2);
+}
+
+const { Agent } = await import("../lib/agent.js");
+const agent = new Agent({ url, key, userDir: path.resolve(args.dir ?? process.env.FLOWPLANE_AGENT_DIR ?? path.join(os.homedir(), ".flowplane-agent")), httpPort });
+const shutdown = () => {
+  agent.stop().finally(() => process.exit(0));
+};
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);
+await agent.start();
