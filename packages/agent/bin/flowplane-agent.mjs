@@ -5,7 +5,8 @@ import { parseArgs } from "node:util";
 
 const USAGE = `usage: flowplane-agent --url <server URL> --key <device_ key> [--dir <userDir>] [--http-port <port>]
 
-  --url        the Flowplane server (https://flowplane.example.com); FLOWPLANE_URL
+  --url        the Flowplane server (https://flowplane.example.com); FLOWPLANE_URL; repeat it
+               for several instances (each reconnect tries the next)
   --key        a device key (device_…) made under Settings → API keys; FLOWPLANE_DEVICE_KEY
   --dir        where Node-RED keeps its flows, credentials and nodes (default ~/.flowplane-agent);
                install contrib nodes there: cd <dir> && npm install node-red-contrib-…
@@ -20,7 +21,7 @@ if (major < 22) {
 let args;
 try {
   args = parseArgs({
-    options: { url: { type: "string" }, key: { type: "string" }, dir: { type: "string" }, "http-port": { type: "string" }, help: { type: "boolean" } },
+    options: { url: { type: "string", multiple: true }, key: { type: "string" }, dir: { type: "string" }, "http-port": { type: "string" }, help: { type: "boolean" } },
     strict: true,
   }).values;
 } catch (err) {
@@ -31,9 +32,9 @@ if (args.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
-const url = args.url ?? process.env.FLOWPLANE_URL;
+const urls = args.url ?? (process.env.FLOWPLANE_URL ? [process.env.FLOWPLANE_URL] : []);
 const key = args.key ?? process.env.FLOWPLANE_DEVICE_KEY;
-if (!url || !key) {
+if (urls.length === 0 || !key) {
   process.stderr.write(`--url and --key are required\n${USAGE}\n`);
   process.exit(2);
 }
@@ -48,7 +49,15 @@ if (httpPort !== undefined && !(Number.isInteger(httpPort) && httpPort > 0 && ht
 }
 
 const { Agent } = await import("../lib/agent.js");
-const agent = new Agent({ url, key, userDir: path.resolve(args.dir ?? process.env.FLOWPLANE_AGENT_DIR ?? path.join(os.homedir(), ".flowplane-agent")), httpPort });
+for (const u of urls) {
+  try {
+    new URL(u);
+  } catch {
+    process.stderr.write(`--url: not a URL: ${u}\n`);
+    process.exit(2);
+  }
+}
+const agent = new Agent({ urls, key, userDir: path.resolve(args.dir ?? process.env.FLOWPLANE_AGENT_DIR ?? path.join(os.homedir(), ".flowplane-agent")), httpPort });
 const shutdown = () => {
   agent.stop().finally(() => process.exit(0));
 };

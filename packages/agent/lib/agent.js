@@ -31,8 +31,10 @@ export function socketUrl(url) {
  * and reconnects with backoff. Offline it goes on running what it last applied, also after a restart.
  */
 export class Agent {
-  constructor({ url, key, userDir, httpPort, log = (line) => process.stderr.write(`${line}\n`) }) {
-    this.url = socketUrl(url);
+  constructor({ urls, key, userDir, httpPort, log = (line) => process.stderr.write(`${line}\n`) }) {
+    // Several URLs (instances of one installation): each reconnect tries the next.
+    this.urls = urls.map(socketUrl);
+    this.urlIndex = 0;
     this.key = key;
     this.userDir = userDir;
     this.httpPort = httpPort;
@@ -89,6 +91,7 @@ export class Agent {
 
   connect() {
     if (this.stopped) return;
+    this.url = this.urls[this.urlIndex % this.urls.length];
     const ws = new WebSocket(this.url, { headers: { "x-api-key": this.key }, handshakeTimeout: 10_000 });
     this.ws = ws;
     ws.on("open", () => this.log(`connected to ${this.url}`));
@@ -107,6 +110,7 @@ export class Agent {
       this.ws = null;
       this.ready = false;
       if (this.stopped) return;
+      this.urlIndex++;
       const delay = backoffDelay(this.attempt++);
       this.log(`disconnected (${code}${reason.length ? ` ${reason.toString()}` : ""}); retrying in ${delay} ms`);
       this.retryTimer = setTimeout(() => this.connect(), delay);
