@@ -124,8 +124,8 @@ export function startAgent(urls: string[], key: string, userDir: string): AgentP
   if (!existsSync(path.join(AGENT_DIR, "node_modules/node-red"))) throw new Error("packages/agent's dependencies are missing: run `npm install` in packages/agent");
   const child = spawn(node22(), [path.join(AGENT_DIR, "bin/flowplane-agent.mjs"), ...urls.flatMap((u) => ["--url", u]), "--key", key, "--dir", userDir], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { PATH: process.env.PATH ?? "", HOME: userDir },
-  });
+    env: { PATH: process.env.PATH ?? "", HOME: userDir, NODE_ENV: "production" },
+  }) as ChildProcess;
   let text = "";
   child.stdout!.on("data", (c: Buffer) => (text += c.toString()));
   child.stderr!.on("data", (c: Buffer) => (text += c.toString()));

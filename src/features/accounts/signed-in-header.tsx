@@ -24,6 +24,7 @@ export async function SignedInHeader({ email }: { email: string }) {
   return (
     <SiteHeader>
       <Link href="/flows">Flows</Link>
+      <Link href="/devices">Devices</Link>
       <Link href="/settings/organization">Settings</Link>
       <Link href="/account/security">Account</Link>
       {organizations.length > 0 ? <OrganizationSwitcher initialOrganizations={organizations} /> : null}
