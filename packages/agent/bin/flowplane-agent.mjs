@@ -10,7 +10,8 @@ const USAGE = `usage: flowplane-agent --url <server URL> --key <device_ key> [--
   --key        a device key (device_…) made under Settings → API keys; FLOWPLANE_DEVICE_KEY
   --dir        where Node-RED keeps its flows, credentials and nodes (default ~/.flowplane-agent);
                install contrib nodes there: cd <dir> && npm install node-red-contrib-…
-  --http-port  serve the flows' http-in nodes on this port (default: none)`;
+  --http-port  serve the flows' http-in nodes on this port (default: none)
+  --insecure   send the key over plain http:// to another host (else only https://, or http:// to this machine)`;
 
 const [major] = process.versions.node.split(".").map(Number);
 if (major < 22) {
@@ -21,7 +22,7 @@ if (major < 22) {
 let args;
 try {
   args = parseArgs({
-    options: { url: { type: "string", multiple: true }, key: { type: "string" }, dir: { type: "string" }, "http-port": { type: "string" }, help: { type: "boolean" } },
+    options: { insecure: { type: "boolean" }, url: { type: "string", multiple: true }, key: { type: "string" }, dir: { type: "string" }, "http-port": { type: "string" }, help: { type: "boolean" } },
     strict: true,
   }).values;
 } catch (err) {
@@ -49,11 +50,18 @@ if (httpPort !== undefined && !(Number.isInteger(httpPort) && httpPort > 0 && ht
 }
 
 const { Agent } = await import("../lib/agent.js");
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 for (const u of urls) {
+  let parsed;
   try {
-    new URL(u);
+    parsed = new URL(u);
   } catch {
     process.stderr.write(`--url: not a URL: ${u}\n`);
+    process.exit(2);
+  }
+  // The device key would travel in clear text: only to this machine, unless asked for.
+  if ((parsed.protocol === "http:" || parsed.protocol === "ws:") && !LOOPBACK.has(parsed.hostname) && !args.insecure) {
+    process.stderr.write(`--url ${u}: the key would be sent unencrypted; use https:// (or --insecure)\n`);
     process.exit(2);
   }
 }
