@@ -71,6 +71,25 @@ describe("GET /devices and PUT /devices/{id}", () => {
     expect(renamed.status).toBe(200);
     expect(renamed.body.device).toMatchObject({ id: deviceId, name: "kitchen pi", tags: ["kitchen", "pi"], online: true });
     expect((await request("GET", "/devices/dev_doesnotexist0000", { token: owner.accessToken })).status).toBe(404);
+
+    // Import for the device: its types count as supported, and the flows target it with those nodes enabled.
+    const nodeRed = [
+      { id: "t1", type: "tab", label: "home" },
+      { id: "n1", type: "ha-entity", z: "t1", name: "lamp", x: 100, y: 100, wires: [] },
+      { id: "n2", type: "teleport", z: "t1", x: 200, y: 100, wires: [] },
+    ];
+    const hostedReport = await request("POST", "/flows/import?dry_run=true", { token: owner.accessToken, body: { flows: nodeRed } });
+    expect(hostedReport.body.report.find((r: { node_id: string }) => r.node_id === "n1")).toMatchObject({ support: "unsupported" });
+    const report = await request("POST", `/flows/import?dry_run=true&target_device=${deviceId}`, { token: owner.accessToken, body: { flows: nodeRed } });
+    expect(report.status).toBe(200);
+    expect(report.body.report.find((r: { node_id: string }) => r.node_id === "n1")).toMatchObject({ type: "ha-entity", support: "supported", reason: expect.stringContaining(deviceId) });
+    expect(report.body.report.find((r: { node_id: string }) => r.node_id === "n2")).toMatchObject({ support: "unsupported" });
+    const imported = await request("POST", `/flows/import?target_device=${deviceId}`, { token: owner.accessToken, body: { flows: nodeRed } });
+    expect(imported.status).toBe(201);
+    expect(imported.body.flows[0].target).toEqual({ device_id: deviceId });
+    const lamp = imported.body.flows[0].nodes.find((n: { id: string }) => n.id === "n1");
+    expect(lamp).toMatchObject({ type: "unknown", disabled: false, config: { original_type: "ha-entity" } });
+    expect((await request("POST", "/flows/import?dry_run=true&target_device=dev_notmine0000000", { token: owner.accessToken, body: { flows: nodeRed } })).status).toBe(404);
     agent.ws.close();
   });
 });

@@ -130,6 +130,12 @@ export const importFlowsInput = z.object({
     .union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")])
     .optional()
     .meta({ title: "Dry run", description: "Only report each node's support; nothing is written" }),
+  /** `?target_device=dev_…` (SPEC §22): the flows are for that device; its node types count as supported. */
+  target_device: z
+    .string()
+    .regex(/^dev_[\w-]{10,64}$/, "must be an id starting with dev_")
+    .optional()
+    .meta({ title: "Target device", description: "Import the flows for this device: the node types it reported count as supported, and the flows target it" }),
 });
 export const importReportEntry = z.object({
   node_id: z.string(),
