@@ -11,7 +11,7 @@ const LOG_ERROR = 20;
 
 /**
  * Node-RED embedded in the agent's process: `RED.init` / `RED.start` with the agent's own userDir,
- * no editor and no admin API (httpAdminRoot false), HTTP-in nodes only when a port is given. Its
+ * no editor and no admin API (httpAdminRoot false), http-in nodes served only when a port is given. Its
  * flows.json (and flows_cred.json, encrypted with a secret kept in the userDir) persist there, so
  * the last deployment runs again after a restart, before the server is reachable.
  *
@@ -24,13 +24,15 @@ export async function startNodeRed({ userDir, httpPort, on, logLevel = "warn" })
   const { events } = createRequire(require.resolve("node-red"))("@node-red/util");
   const secretFile = path.join(userDir, ".credential-secret");
   if (!existsSync(secretFile)) writeFileSync(secretFile, randomBytes(32).toString("hex"), { mode: 0o600 });
-  const server = http.createServer();
+  // Node-RED's http-in routes (RED.httpNode, an express app once init ran) answer the server's requests.
+  const server = http.createServer((req, res) => RED.httpNode(req, res));
   const settings = {
     userDir,
     flowFile: "flows.json",
     credentialSecret: readFileSync(secretFile, "utf8").trim(),
     httpAdminRoot: false,
-    httpNodeRoot: httpPort ? "/" : false,
+    // http-in nodes always get their routes; they are served only on --http-port.
+    httpNodeRoot: "/",
     disableEditor: true,
     uiPort: httpPort ?? 0,
     diagnostics: { enabled: false },
@@ -54,6 +56,8 @@ export async function startNodeRed({ userDir, httpPort, on, logLevel = "warn" })
   events.on("comms", (event) => {
     if (event.topic !== "debug") return;
     const d = event.data ?? {};
+    // A node's error or warning shown in Node-RED's debug sidebar: errors reach the server through the logging handler.
+    if (d.level !== undefined) return;
     on.debug({ flowId: d.z, nodeId: d._alias ?? d.id, name: d.name ?? "", property: d.property ?? "payload", msg: decodeDebug(d.msg, d.format), format: d.format ?? "", topic: d.topic });
   });
   events.on("node-status", (event) => on.status({ nodeId: event.id, status: event.status && Object.keys(event.status).length ? event.status : null }));

@@ -79,10 +79,13 @@ describe(`the device agent (${realServices ? "PostgreSQL + Redis, two instances"
       { id: "agt-inject", type: "inject", config: { payload_type: "string", payload: "tick" } },
       { id: "agt-counter", type: "counter", config: { step: 1, init: 0, mode: "increment", outputs: 1 } },
       { id: "agt-debug", type: "debug", config: { property: "count" } },
+      { id: "agt-http", type: "http-in", config: { method: "get", path: "/alive" } },
+      { id: "agt-http-out", type: "http-response" },
     ];
     const connections = [
       { source: "agt-inject", source_port: 0, target: "agt-counter" },
       { source: "agt-counter", source_port: 0, target: "agt-debug" },
+      { source: "agt-http", source_port: 0, target: "agt-http-out" },
     ];
     const hosted = await request("POST", "/flows", { token: owner.accessToken, body: { name: "hosted", nodes, connections } });
     expect(hosted.status).toBe(400);
@@ -118,6 +121,17 @@ describe(`the device agent (${realServices ? "PostgreSQL + Redis, two instances"
     expect(offline.status).toBe(202);
     expect(offline.body.pending).toEqual([deviceId]);
     const pendingDeployment: string = offline.body.deployment.id;
+
+    // Restarted with no server to reach, it runs what it last applied (its http-in answers on the device).
+    const lonely = startAgent([`http://127.0.0.1:${BASE_PORT + 39}`], key.body.secret, userDir, { httpPort: BASE_PORT + 10 });
+    agents.push(lonely);
+    await lonely.waitFor("retrying in");
+    const alive = await until("the device's flow answers while offline", async () => {
+      const res = await fetch(`http://127.0.0.1:${BASE_PORT + 10}/alive`, { signal: AbortSignal.timeout(2_000) }).catch(() => null);
+      return res?.status === 200 ? res : undefined;
+    });
+    expect(alive.status).toBe(200);
+    await lonely.stop();
 
     agent = startAgent(urls, key.body.secret, userDir);
     agents.push(agent);

@@ -120,9 +120,9 @@ export interface AgentProcess {
 }
 
 /** The agent as a user starts it: `flowplane-agent --url … --key … --dir …`, on Node 22. */
-export function startAgent(urls: string[], key: string, userDir: string): AgentProcess {
+export function startAgent(urls: string[], key: string, userDir: string, options: { httpPort?: number } = {}): AgentProcess {
   if (!existsSync(path.join(AGENT_DIR, "node_modules/node-red"))) throw new Error("packages/agent's dependencies are missing: run `npm install` in packages/agent");
-  const child = spawn(node22(), [path.join(AGENT_DIR, "bin/flowplane-agent.mjs"), ...urls.flatMap((u) => ["--url", u]), "--key", key, "--dir", userDir], {
+  const child = spawn(node22(), [path.join(AGENT_DIR, "bin/flowplane-agent.mjs"), ...urls.flatMap((u) => ["--url", u]), "--key", key, "--dir", userDir, ...(options.httpPort ? ["--http-port", String(options.httpPort)] : [])], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { PATH: process.env.PATH ?? "", HOME: userDir, NODE_ENV: "production" },
   }) as ChildProcess;
