@@ -97,6 +97,17 @@ export async function requestDeploy(app: AppServices, devices: Device[]): Promis
   }
 }
 
+/**
+ * Tells the devices the flow concerns to take what they should run now: those its target names,
+ * and those that said they run it (after a change of target, a disable or a delete, they drop it).
+ */
+export async function refreshDevicesOf(app: AppServices, flow: Pick<Flow, "id" | "organizationId" | "targetDeviceId" | "targetDeviceTag">): Promise<void> {
+  const targeted = await targetDevices(app, flow.organizationId, flow);
+  const agents = await app.db.prisma.device.findMany({ where: { organizationId: flow.organizationId, kind: "agent", key: { revokedAt: null } } });
+  const running = agents.filter((d) => Object.hasOwn(d.applied as Record<string, string>, flow.id));
+  await requestDeploy(app, [...new Map([...targeted, ...running].map((d) => [d.id, d])).values()]);
+}
+
 /** Sends an inject to the online devices running the flow (through whichever instance holds each socket); returns their ids. */
 export async function injectOnDevices(
   app: AppServices,

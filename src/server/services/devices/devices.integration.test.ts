@@ -170,6 +170,15 @@ describe("a flow that targets a device", () => {
     await waitFor(async () => ((await request("GET", "/devices", { token: owner.accessToken })).body.devices[0].deployment_id === offline.body.deployment.id ? true : undefined));
     const state = (await request("GET", `/flows/${flowId}`, { token: owner.accessToken })).body.flow;
     expect(state).toMatchObject({ target: { device_id: deviceId }, devices: [{ device_id: deviceId, state: "applied" }] });
+
+    // Back to hosted: the device drops it on that deploy; a deleted device flow is dropped too.
+    const hosted = await request("PUT", `/flows/${flowId}`, { token: owner.accessToken, body: { target: "hosted", nodes: [{ id: "dv-inject", type: "inject" }], connections: [] } });
+    expect(hosted.status).toBe(200);
+    expect(hosted.body.flow.target).toBe("hosted");
+    const seen = back.frames.length;
+    expect((await request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken })).status).toBe(200);
+    const dropped = await back.next((f) => f.type === "agent.deploy" && back.frames.indexOf(f) >= seen);
+    expect(dropped).toMatchObject({ deployments: {}, flows: [] });
     back.ws.close();
     ui.ws.close();
   });

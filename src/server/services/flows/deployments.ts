@@ -21,9 +21,15 @@ import { readThrough } from "./flow-reads";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import type { DeploymentSnapshot } from "../../flow-runtime/types";
 import { deviceStates, targetDevices } from "../devices/devices";
-import { injectOnDevices, requestDeploy, waitForApplied } from "../devices/agents";
+import { injectOnDevices, refreshDevicesOf, waitForApplied } from "../devices/agents";
 import { randomHex } from "../../ids";
 import { onlineDeviceKeyIds } from "../../realtime/devices";
+
+/** Whether any device of the organization said it runs the flow. */
+async function hadDevices(app: AppServices, flow: Flow): Promise<boolean> {
+  const [row] = await app.db.sql<{ n: number }>(`SELECT count(*)::int AS n FROM devices WHERE organization_id = $1 AND applied ? $2`, [flow.organizationId, flow.id]);
+  return (row?.n ?? 0) > 0;
+}
 
 /** How long a deploy to online devices waits for them to apply it before answering 202 (SPEC §22). */
 const DEVICE_APPLY_WAIT_MS = 10_000;
@@ -39,7 +45,7 @@ async function deployToDevices(app: AppServices, flow: Flow, deploymentId: strin
   await app.db.prisma.flow.update({ where: { id: flow.id }, data: { state: flow.enabled ? "running" : "stopped", stateError: null } });
   await flowsChanged(app, flow.organizationId);
   const devices = await targetDevices(app, flow.organizationId, flow);
-  await requestDeploy(app, devices);
+  await refreshDevicesOf(app, flow);
   const online = new Set((await onlineDeviceKeyIds(app.store, flow.organizationId)).map((o) => o.keyId));
   const reachable = devices.filter((d) => online.has(d.keyId));
   const late = flow.enabled ? await waitForApplied(app, flow.id, deploymentId, reachable, DEVICE_APPLY_WAIT_MS) : [];
@@ -95,6 +101,8 @@ async function activate(app: AppServices, principal: Principal, flow: Flow, snap
   await flowsChanged(app, flow.organizationId);
   const onDevices = updated.targetDeviceId || updated.targetDeviceTag ? await deployToDevices(app, updated, id) : null;
   const state = onDevices ? onDevices.state : await app.flowRuntime.apply(updated, deployment);
+  // Back to hosted: devices that ran it drop it.
+  if (!onDevices && (await hadDevices(app, updated))) await refreshDevicesOf(app, updated);
   await recordAudit(app, {
     action: rolledBackFrom ? "flow.rolled_back" : "flow.deployed",
     organizationId: flow.organizationId,

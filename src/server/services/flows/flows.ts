@@ -18,6 +18,7 @@ import { readThrough } from "./flow-reads";
 import type { CreateFlowInput, UpdateFlowInput } from "./flow.schemas";
 import { deviceStates, targetColumns, targetNodeTypes, targetOf } from "../devices/devices";
 import { adaptDeviceNodes } from "../devices/device-nodes";
+import { refreshDevicesOf } from "../devices/agents";
 
 type Tx = Prisma.TransactionClient;
 
@@ -320,6 +321,8 @@ export async function updateFlow(app: AppServices, principal: Principal, input: 
   await flowsChanged(app, principal.organizationId);
   if (input.enabled !== undefined && input.enabled !== current.enabled && updated.currentDeploymentId) {
     await app.flowRuntime.setEnabled(updated, input.enabled);
+    // A device flow starts or stops on its devices too.
+    if (updated.targetDeviceId || updated.targetDeviceTag) await refreshDevicesOf(app, updated);
   }
   publishOrgEvent(app, principal.organizationId, "flow.updated", updated.id, {
     name: updated.name,
@@ -344,6 +347,8 @@ export async function deleteFlow(app: AppServices, principal: Principal, id: str
   ]);
   await flowsChanged(app, principal.organizationId);
   if (flow.currentDeploymentId) await app.flowRuntime.stop(flow.id);
+  // Devices running it drop it.
+  if (flow.currentDeploymentId) await refreshDevicesOf(app, flow);
   await recordAudit(app, { action: "flow.deleted", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: flow.id, ipAddress: meta.ip });
   publishOrgEvent(app, principal.organizationId, "flow.deleted", flow.id, { name: flow.name, by: principal.userId });
 }
