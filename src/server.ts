@@ -17,6 +17,7 @@ import { routeUpgrade, type UpgradeRoute } from "./server/http/upgrades";
 import { createSocketHooks } from "./server/http/socket-hooks";
 import { createRealtimeHub } from "./server/realtime/hub";
 import { DeviceChannel } from "./server/realtime/devices";
+import { agentDeps } from "./server/services/devices/agents";
 import { actorName } from "./server/services/flows/events";
 import { createRequestListener } from "./server/http/request-listener";
 import { restCore } from "./server/api/rest";
@@ -72,7 +73,7 @@ const socketHooks = createSocketHooks(app, {
   maxSocketsPerOrganization: env.WS_HOOK_SOCKETS_PER_ORGANIZATION,
   sendQueueBytes: env.WS_HOOK_SEND_QUEUE_BYTES,
 });
-const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime) });
+const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime, agentDeps(app)) });
 // Dashboards (SPEC §21): /ws/dashboard/{org-slug}?path=… (src/server/dashboards/socket.ts).
 const dashboardSockets = createDashboardSocketServer(app);
 

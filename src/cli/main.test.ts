@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -139,5 +139,21 @@ describe("flowplane", () => {
       expect(out.at(-1)).toContain(`flowplane ${command.join(" ")}`);
     }
     expect(await run(["--help"], io(() => json(500, {})))).toBe(0);
+  });
+
+  it("agent: launches flowplane-agent with the URL and device key and exits with its status, or says how to install it", async () => {
+    const none = io(() => json(500, {}), { PATH: dir, FLOWPLANE_AGENT_BIN: path.join(dir, "no-such-agent") });
+    expect(await run(["agent", "--url", "https://fp.test", "--key", "service_x"], none)).toBe(2);
+    expect(err.at(-1)).toContain("--key must be a device key");
+    expect(await run(["agent", "--url", "http://fp.example.com", "--key", "device_x"], none)).toBe(2);
+    expect(await run(["agent", "--url", "https://fp.test", "--key", "device_x"], none)).toBe(1);
+    expect(err.at(-1)).toContain("flowplane-agent is not installed: npm install -g flowplane-agent");
+    const fake = path.join(dir, "fake-agent.sh");
+    const seen = path.join(dir, "args.txt");
+    writeFileSync(fake, `#!/bin/sh\necho "$@" > ${seen}\nexit 3\n`, { mode: 0o755 });
+    const launched = io(() => json(500, {}), { PATH: process.env.PATH ?? "", FLOWPLANE_AGENT_BIN: fake });
+    expect(await run(["agent", "--url", "https://fp.test", "--key", "device_abc", "--dir", "/tmp/d"], launched)).toBe(3);
+    expect(readFileSync(seen, "utf8").trim()).toBe("--url https://fp.test --key device_abc --dir /tmp/d");
+    expect(calls).toEqual([]);
   });
 });

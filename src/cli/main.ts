@@ -2,6 +2,7 @@
  * `flowplane`: the command line for CI/CD and scripts (SPEC §18). Every call goes through a client
  * typed from the OpenAPI document; exit 0 on success, 1 with the API's message, 2 on bad usage.
  */
+import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import WebSocket from "ws";
@@ -34,7 +35,8 @@ interface Command {
   summary: string;
   options: NonNullable<ParseArgsConfig["options"]>;
   positionals: number;
-  run(args: { values: Record<string, string | boolean | undefined>; positionals: string[] }, io: Io): Promise<void>;
+  /** Resolves with the exit status when it is not simply 0 (`agent`: the agent's own). */
+  run(args: { values: Record<string, string | boolean | undefined>; positionals: string[] }, io: Io): Promise<void | { exitStatus: number }>;
 }
 
 /** Options of every command: --help, and --insecure (send the key over plain http:// to another host). */
@@ -81,7 +83,38 @@ function readFlowsFile(file: string): Array<Record<string, unknown>> {
 
 const pad = (text: string, width: number) => (text.length >= width ? text : text + " ".repeat(width - text.length));
 
+/** Where `flowplane agent` finds the agent: FLOWPLANE_AGENT_BIN, else `flowplane-agent` on the PATH. */
+const AGENT_INSTALL = "npm install -g flowplane-agent (it needs Node.js 22 or later, as Node-RED 5 does)";
+
 const commands: Record<string, Command> = {
+  agent: {
+    usage: "flowplane agent --url <url> --key <device key> [--dir <dir>] [--http-port <port>]",
+    summary: "Run this machine as a device (SPEC §22): launches flowplane-agent, which runs the flows deployed to it in its own Node-RED",
+    options: { url: { type: "string" }, key: { type: "string" }, dir: { type: "string" }, "http-port": { type: "string" } },
+    positionals: 0,
+    async run({ values }, io) {
+      const url = (values.url as string | undefined) ?? io.env.FLOWPLANE_URL;
+      const key = (values.key as string | undefined) ?? io.env.FLOWPLANE_DEVICE_KEY;
+      if (!url) throw new UsageError("--url is required (or FLOWPLANE_URL)");
+      if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`--url must be an http(s) URL, not ${url}`);
+      if (!key?.startsWith("device_")) throw new UsageError("--key must be a device key (device_…), made by an admin under API keys (or FLOWPLANE_DEVICE_KEY)");
+      const insecure = insecureChosen(values, io);
+      assertKeyMayGo(url, { insecure });
+      const args = ["--url", url, "--key", key];
+      if (values.dir) args.push("--dir", values.dir as string);
+      if (values["http-port"]) args.push("--http-port", values["http-port"] as string);
+      if (insecure) args.push("--insecure");
+      // The agent carries Node-RED (tens of MB): a package of its own, so this CLI stays small and fast.
+      return new Promise<{ exitStatus: number }>((resolve, reject) => {
+        const child = spawn(io.env.FLOWPLANE_AGENT_BIN ?? "flowplane-agent", args, { stdio: "inherit", env: io.env });
+        child.once("error", (err: NodeJS.ErrnoException) =>
+          reject(err.code === "ENOENT" ? new ApiFailure(`flowplane-agent is not installed: ${AGENT_INSTALL}`, 0, "AGENT_NOT_INSTALLED") : err),
+        );
+        void io.interrupted.then(() => child.kill("SIGTERM"));
+        child.once("exit", (code, signal) => resolve({ exitStatus: code ?? (signal ? 0 : 1) }));
+      });
+    },
+  },
   login: {
     usage: "flowplane login --url <url> [--key <key>]",
     summary: "Check a URL and an API key (a service_ key) and save them (else the key is read from FLOWPLANE_API_KEY or stdin)",
@@ -108,7 +141,10 @@ const commands: Record<string, Command> = {
     positionals: 0,
     async run({ values }, io) {
       const { flows } = unwrap(await client(io, values).api.GET("/api/v1/flows"));
-      if (values.json) return io.out(JSON.stringify(flows, null, 2));
+      if (values.json) {
+        io.out(JSON.stringify(flows, null, 2));
+        return;
+      }
       io.out(`${pad("ID", 26)} ${pad("STATE", 13)} ${pad("REV", 5)} ${pad("NODES", 6)} NAME`);
       for (const f of flows) io.out(`${pad(inline(f.id), 26)} ${pad(inline(f.state), 13)} ${pad(String(f.revision), 5)} ${pad(String(f.nodes), 6)} ${inline(f.name)}`);
     },
@@ -307,8 +343,8 @@ export async function run(argv: string[], terminal: Io): Promise<number> {
     if (parsed.positionals.length !== command.positionals) {
       throw new UsageError(command.positionals === 0 ? `${name} takes no arguments` : `${name} needs ${command.positionals} argument${command.positionals > 1 ? "s" : ""}`);
     }
-    await command.run({ values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals }, io);
-    return 0;
+    const status = await command.run({ values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals }, io);
+    return status ? status.exitStatus : 0;
   } catch (err) {
     if (err instanceof UsageError) {
       io.err(`flowplane ${name}: ${inline(err.message)}\n\nUsage: ${command.usage}`);

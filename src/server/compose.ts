@@ -217,7 +217,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     // A flow whose start failed (state "error") is its owner's to fix, not the cluster's: left out.
     flowsToRun: () =>
       db.prisma.flow.count({
-        where: { deletedAt: null, enabled: true, currentDeploymentId: { not: null }, state: { not: "error" }, organization: { deletedAt: null } },
+        where: { deletedAt: null, enabled: true, currentDeploymentId: { not: null }, targetDeviceId: null, targetDeviceTag: null, state: { not: "error" }, organization: { deletedAt: null } },
       }),
   });
   const app: AppServices = {

@@ -1,7 +1,7 @@
 import { randomBytes, createHash, timingSafeEqual } from "node:crypto";
 
 /** Prefixed opaque ids: 16 random bytes (128 bits), base64url. */
-export type IdPrefix = "usr" | "org" | "ses" | "key" | "flw" | "dep" | "inv" | "aud" | "bkc" | "rft" | "emt" | "msg" | "req" | "var" | "exe" | "dsh";
+export type IdPrefix = "usr" | "org" | "ses" | "key" | "flw" | "dep" | "inv" | "aud" | "bkc" | "rft" | "emt" | "msg" | "req" | "var" | "exe" | "dsh" | "dev";
 
 // Random bytes are drawn 4 KiB at a time and each byte is used once, as node:crypto's randomUUID
 // does: one randomBytes call per id cost ~4 % of a request's time (docs/BENCHMARKS.md). Every copy

@@ -61,11 +61,12 @@ export const permissions = {
   "executions:replay": { minRole: "member", scope: "nodes:inject", description: "send an execution's trigger message again" },
   "files:read": { minRole: "viewer", scope: "files:read", description: "list and download the organization's files" },
   "files:write": { minRole: "member", scope: "files:write", description: "upload, replace and delete the organization's files" },
-  "devices:read": { minRole: "viewer", scope: "org:read", description: "list online devices" },
   "mqtt:subscribe": { minRole: "viewer", scope: "mqtt:subscribe", description: "subscribe to the organization's topics on the built-in MQTT broker" },
   "mqtt:publish": { minRole: "member", scope: "mqtt:publish", description: "publish to the organization's topics on the built-in MQTT broker" },
   "dashboards:read": { minRole: "viewer", scope: "flows:read", description: "list the organization's dashboard pages (every member may view them)" },
   "dashboards:share": { minRole: "admin", scope: null, description: "publish, list and revoke dashboard share links" },
+  "devices:read": { minRole: "viewer", scope: "org:read", description: "list devices, their state and what they run" },
+  "devices:write": { minRole: "admin", scope: null, description: "rename devices and set their tags" },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof permissions;

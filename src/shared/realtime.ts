@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { agentFrameSchemas, type AgentServerFrame } from "./agent-protocol";
 
 /**
  * The /ws contract, shared by the hub (src/server/realtime) and the browser client
@@ -31,7 +32,8 @@ export interface EventData {
 }
 
 export type OrgEvent<T extends EventTopic = EventTopic> = {
-  [K in T]: { type: "event"; topic: K; flow_id: string | null; data: EventData[K]; ts: string };
+  /** `device_id`: the event comes from a flow running on that device (SPEC §22). */
+  [K in T]: { type: "event"; topic: K; flow_id: string | null; device_id?: string; data: EventData[K]; ts: string };
 }[T];
 
 /** Who has a flow open, as the hub reports it. */
@@ -67,7 +69,8 @@ export type ServerFrame =
   | { type: "error"; code: string; message: string }
   | { type: "device.message"; topic: string; payload: unknown }
   /** A `device.publish` that a busy flow refused (backpressure): nothing of it entered that flow. */
-  | { type: "device.rejected"; topic: string; reason: "flow_busy"; retry_after: number };
+  | { type: "device.rejected"; topic: string; reason: "flow_busy"; retry_after: number }
+  | AgentServerFrame;
 
 /** Frames a client may send on /ws. */
 export const clientFrameSchema = z.discriminatedUnion("type", [
@@ -88,6 +91,8 @@ export const clientFrameSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("device.publish"), topic: z.string().min(1).max(256), payload: z.unknown() }),
   // Announces which flow this connection has open (null: none); one flow per connection.
   z.object({ type: z.literal("presence"), flow_id: z.string().min(1).max(100).nullable() }),
+  // The device agent's frames (SPEC §22, shared/agent-protocol.ts): device keys only.
+  ...agentFrameSchemas,
 ]);
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 

@@ -25,6 +25,7 @@ import { createSocketHooks } from "@/server/http/socket-hooks";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
 import { createRealtimeHub } from "@/server/realtime/hub";
 import { DeviceChannel } from "@/server/realtime/devices";
+import { agentDeps } from "@/server/services/devices/agents";
 import { actorName } from "@/server/services/flows/events";
 import { createDashboardSocketServer, dashboardSlugOf } from "@/server/dashboards/socket";
 
@@ -59,7 +60,7 @@ const server = http.createServer(
     metricsToken: env.METRICS_TOKEN,
   }),
 );
-const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime) });
+const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime, agentDeps(app)) });
 const socketHooks = createSocketHooks(app, {
   trustProxyHops: env.TRUST_PROXY_HOPS,
   maxFrameBytes: env.WS_HOOK_MAX_FRAME_BYTES,

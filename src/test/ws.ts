@@ -6,6 +6,7 @@ import WebSocket from "ws";
 import type { AppServices } from "@/server/app-services";
 import { createRealtimeHub, type RealtimeHub } from "@/server/realtime/hub";
 import { DeviceChannel } from "@/server/realtime/devices";
+import { agentDeps } from "@/server/services/devices/agents";
 import { actorName } from "@/server/services/flows/events";
 
 /** The real hub on a real port (without Next), for WebSocket tests. */
@@ -13,7 +14,7 @@ export async function startHub(app: AppServices, options: { authTimeoutMs?: numb
   const hub: RealtimeHub = createRealtimeHub({
     app,
     displayName: (userId) => actorName(app, userId),
-    devices: new DeviceChannel(app.store, app.flowRuntime),
+    devices: new DeviceChannel(app.store, app.flowRuntime, agentDeps(app)),
     authTimeoutMs: options.authTimeoutMs,
   });
   const server = http.createServer((_req, res) => res.writeHead(404).end());

@@ -25,6 +25,7 @@ export async function SignedInHeader({ email }: { email: string }) {
     <SiteHeader>
       <Link href="/flows">Flows</Link>
       <Link href="/files">Files</Link>
+      <Link href="/devices">Devices</Link>
       <Link href="/settings/organization">Settings</Link>
       <Link href="/account/security">Account</Link>
       {organizations.length > 0 ? <OrganizationSwitcher initialOrganizations={organizations} /> : null}

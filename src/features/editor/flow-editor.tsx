@@ -50,6 +50,7 @@ import { DecorationLayersProvider, DecorationsContext, useDecorationLayers } fro
 import type { MiniMapHandle } from "./canvas/mini-map";
 import { Sidebar } from "./sidebar/sidebar";
 import { EDITOR_TABS } from "./sidebar/registry";
+import { deviceEntries } from "./model";
 import { SidebarShellContext, type SidebarShell } from "./sidebar/sidebar-context";
 import type { SidebarTab } from "./sidebar/tab";
 
@@ -62,9 +63,14 @@ export interface FlowEditorProps {
   toolbar?: ReactNode;
   sidebarTabs?: SidebarTab[];
   runtime?: EditorRuntime;
+  /**
+   * A device flow (SPEC §22): the node types its devices reported. Those we have no form for are
+   * listed in the palette (category "device") and added as Node-RED nodes edited as JSON properties.
+   */
+  deviceTypes?: string[];
 }
 
-function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, toolbar, sidebarTabs = [], runtime, subflow }: FlowEditorProps) {
+function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, toolbar, sidebarTabs = [], runtime, subflow, deviceTypes }: FlowEditorProps) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const router = useRouter();
@@ -72,6 +78,7 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
   const [catalogList, setCatalogList] = useState(initialCatalog);
   const catalog = useMemo(() => new Map(catalogList.map((c) => [c.type, c])), [catalogList]);
   const initial = useMemo(() => snapshotOf(initialFlow, catalog), [initialFlow, catalog]);
+  const paletteList = useMemo(() => (deviceTypes?.length ? [...catalogList, ...deviceEntries(deviceTypes, catalog)] : catalogList), [catalogList, catalog, deviceTypes]);
   const graph = useFlowGraph(initial);
   const { nodes, edges, groups } = graph.graph;
   const access = useMemo<GraphAccess>(() => ({ graphRef: graph.graphRef, setGraph: graph.setGraph, commit: graph.commit }), [graph.graphRef, graph.setGraph, graph.commit]);
@@ -233,7 +240,7 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
                     {toolbar}
                   </div>
                   <div className="editor-body">
-                    <Palette catalog={catalogList} readOnly={readOnly} onAdd={commands.addNodeInView} onDrop={commands.dropFromPalette} inSubflow={inSubflow} />
+                    <Palette catalog={paletteList} readOnly={readOnly} onAdd={commands.addNodeInView} onDrop={commands.dropFromPalette} inSubflow={inSubflow} />
                     <FlowCanvas
                       nodes={displayNodes}
                       edges={edges}

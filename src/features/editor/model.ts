@@ -61,6 +61,7 @@ export const categoryColors: Record<string, string> = {
   sequence: "#c7b9e8",
   common: "#dddddd",
   dashboard: "#a6bbcf",
+  device: "#d0e4c4",
 };
 
 export const categoryLabels: Record<string, string> = {
@@ -72,7 +73,32 @@ export const categoryLabels: Record<string, string> = {
   sequence: "Sequence",
   common: "Common",
   dashboard: "Dashboard",
+  device: "On the device",
 };
+
+/**
+ * Palette entries for node types only the target device has (SPEC §22): added, each is a Node-RED
+ * node of that type (our `unknown`, with `original_type`), its properties edited as JSON.
+ */
+export function deviceEntries(types: readonly string[], catalog: Catalog): CatalogEntry[] {
+  return types
+    .filter((t) => !catalog.has(t))
+    .map((t) => ({
+      type: t,
+      category: "device",
+      name: t,
+      description: "A Node-RED node installed on the device; its properties are edited as JSON.",
+      help: "A node type the target device reported. It runs in the device's Node-RED; here its properties are edited as JSON, as Node-RED writes them in flows.json.",
+      inputs: 1,
+      outputs: 1,
+      outputs_rule: 1,
+      defaults: {},
+      version: 1,
+      subflow_only: false,
+      kind: "node" as const,
+      form: {},
+    }));
+}
 
 /** What a node without an icon of its own shows: an unknown node's kept type. */
 export const UNKNOWN_ICON = "?";

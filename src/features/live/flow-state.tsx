@@ -57,7 +57,10 @@ export function DeployControl({
       const result = await live.markOwnAction(() => deploy.mutateAsync({ id: editor.flowId }));
       live.patchRuntime({ state: result.deployment.state, error: null, deployedRevision: result.deployment.revision });
       editor.refreshDeployed();
-      if (undefinedVariables.length > 0) {
+      // A device flow (SPEC §22): devices that were offline (or slow) get it when they connect.
+      const pending = result.devices?.filter((d) => result.pending?.includes(d.device_id)).map((d) => d.name) ?? [];
+      if (pending.length > 0) setWarning(`Deployed; not applied yet on ${pending.join(", ")} (offline or still applying): ${pending.length === 1 ? "it gets" : "they get"} it when ${pending.length === 1 ? "it connects" : "they connect"}.`);
+      else if (undefinedVariables.length > 0) {
         setWarning(`Deployed, but ${undefinedVariables.length === 1 ? "this variable is" : "these variables are"} not defined: ${undefinedVariables.join(", ")}. Define ${undefinedVariables.length === 1 ? "it" : "them"} under Settings → Variables.`);
       }
     } catch (err) {

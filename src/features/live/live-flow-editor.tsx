@@ -19,6 +19,7 @@ import { LIVE_TABS } from "./tabs/registry";
 import { LiveTabsContext, type LiveTabs } from "./tabs/live-tabs-context";
 import { useNodeRefs } from "./tabs/node-refs";
 import { OpenDashboardLink } from "./open-dashboard";
+import { TargetControl, type DeviceChoice, type FlowTarget } from "./target-control";
 
 export interface LiveFlowEditorProps extends Omit<FlowEditorProps, "toolbar" | "sidebarTabs" | "runtime"> {
   canDeploy: boolean;
@@ -27,6 +28,8 @@ export interface LiveFlowEditorProps extends Omit<FlowEditorProps, "toolbar" | "
   canEditContext?: boolean;
   /** Members and above replay executions (the Executions tab). */
   canReplay?: boolean;
+  /** Where the flow runs (SPEC §22), and the devices it may target; absent: the selector is not shown. */
+  target?: { value: FlowTarget; devices: DeviceChoice[]; canWrite: boolean };
 }
 
 /** The editor's API as the live parts use it. */
@@ -49,7 +52,7 @@ function useBridge(): EditorBridge {
   };
 }
 
-function LiveToolbar({ live, canDeploy }: { live: FlowLive; canDeploy: boolean }) {
+function LiveToolbar({ live, canDeploy, target }: { live: FlowLive; canDeploy: boolean; target?: LiveFlowEditorProps["target"] }) {
   const editor = useBridge();
   const api = useEditor();
   const me = useLiveUserId();
@@ -57,6 +60,7 @@ function LiveToolbar({ live, canDeploy }: { live: FlowLive; canDeploy: boolean }
   const undefinedVariables = loaded ? usage.filter((u) => !u.definition).map((u) => u.name) : [];
   return (
     <>
+      {target ? <TargetControl editor={editor} target={target.value} devices={target.devices} canWrite={target.canWrite} /> : null}
       <DeployControl editor={editor} live={live} canDeploy={canDeploy} undefinedVariables={undefinedVariables} />
       <OpenDashboardLink />
       <PresenceAvatars users={live.presence} me={me} />
@@ -77,7 +81,7 @@ function LiveToolbar({ live, canDeploy }: { live: FlowLive; canDeploy: boolean }
   );
 }
 
-function LiveEditor({ canDeploy, canInject, canEditContext = false, canReplay = false, ...props }: LiveFlowEditorProps) {
+function LiveEditor({ canDeploy, canInject, canEditContext = false, canReplay = false, target, ...props }: LiveFlowEditorProps) {
   const live = useFlowLive(props.flow.id);
   const feed = useDebugFeed(props.flow.id);
   const { statuses, runtime: flowRuntime } = live;
@@ -98,7 +102,7 @@ function LiveEditor({ canDeploy, canInject, canEditContext = false, canReplay = 
   );
   return (
     <LiveTabsContext.Provider value={tabs}>
-      <FlowEditor {...props} toolbar={<LiveToolbar live={live} canDeploy={canDeploy} />} sidebarTabs={LIVE_TABS} runtime={runtime} />
+      <FlowEditor {...props} toolbar={<LiveToolbar live={live} canDeploy={canDeploy} target={target} />} sidebarTabs={LIVE_TABS} runtime={runtime} />
     </LiveTabsContext.Provider>
   );
 }

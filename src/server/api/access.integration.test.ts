@@ -128,6 +128,9 @@ describe("tenant isolation", () => {
     const colleague = await signUp(request);
     await app.db.prisma.membership.create({ data: { userId: colleague.userId, organizationId: victim.organizationId, role: "member" } });
     const key = await request("POST", "/api-keys", { token: victim.accessToken, body: { name: "victim key" } });
+    await request("POST", "/api-keys", { token: victim.accessToken, body: { name: "victim device", kind: "device" } });
+    const victimDevice = (await request("GET", "/devices", { token: victim.accessToken })).body.devices[0];
+    expect(victimDevice).toMatchObject({ name: "victim device", kind: "channel" });
     const inv = await request("POST", `/organizations/${victim.organizationId}/invitations`, { token: victim.accessToken, body: { email: "someone@example.com", role: "viewer" } });
     const org = victim.organizationId;
     const injectId = `victim-inject-${Date.now()}`;
@@ -194,9 +197,17 @@ describe("tenant isolation", () => {
       "DELETE /config-nodes/{id}": { params: { id: configNode.id } },
       "POST /config-nodes/{id}/deploy": { params: { id: configNode.id } },
       "DELETE /dashboards/share-links/{id}": { params: { id: victimShare.id } },
+      "GET /devices/{id}": { params: { id: victimDevice.id } },
+      "PUT /devices/{id}": { params: { id: victimDevice.id }, body: { name: "pwned", tags: ["pwned"] } },
     });
     expect((await request("GET", "/dashboards/share-links", { token: victim.accessToken })).body.share_links).toEqual([expect.objectContaining({ id: victimShare.id, revoked_at: null })]);
     expect((await request("POST", "/dashboards/share-links", { token: attacker.accessToken, body: { page_id: victimPage.id } })).status).toBe(404);
+    expect((await request("GET", "/devices", { token: attacker.accessToken })).body.devices).toEqual([]);
+    expect((await request("GET", `/devices/${victimDevice.id}`, { token: victim.accessToken })).body.device).toMatchObject({ name: "victim device", tags: [] });
+    // A flow of the attacker cannot target the victim's device (refused as a missing one would be).
+    const targeting = await request("POST", "/flows", { token: attacker.accessToken, body: { name: "x", target: { device_id: victimDevice.id } } });
+    expect(targeting.status).toBe(400);
+    expect(targeting.body.error.details).toEqual([{ path: "target.device_id", message: "no such device in this organization" }]);
     expect((await request("GET", `/config-nodes/${configNode.id}`, { token: victim.accessToken })).body.config_node).toMatchObject({ name: "victim proxy", revision: 1, credentials: { password: { set: true } } });
     expect((await request("GET", "/config-nodes", { token: attacker.accessToken })).body.config_nodes).toEqual([]);
     expect((await request("GET", `/subflows/${subflow.id}`, { token: victim.accessToken })).body.subflow).toMatchObject({ name: "victim subflow", revision: 1 });

@@ -793,7 +793,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   /** The flows that should run, each with its current deployment. */
   private async desiredFlows(): Promise<Map<string, string | null>> {
     const rows = await this.deps.prisma.flow.findMany({
-      where: { deletedAt: null, enabled: true, currentDeploymentId: { not: null }, organization: { deletedAt: null } },
+      where: { deletedAt: null, enabled: true, currentDeploymentId: { not: null }, targetDeviceId: null, targetDeviceTag: null, organization: { deletedAt: null } },
       select: { id: true, currentDeploymentId: true },
     });
     return new Map(rows.map((r) => [r.id, r.currentDeploymentId]));
@@ -879,9 +879,9 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   private async reconcileHere(flowId: string): Promise<FlowState> {
     const flow = await this.deps.prisma.flow.findUnique({ where: { id: flowId }, include: { organization: { select: { deletedAt: true, slug: true } } } });
     const deployment = flow?.currentDeploymentId ? await this.deps.prisma.deployment.findUnique({ where: { id: flow.currentDeploymentId } }) : null;
-    const runs = flow && deployment && !flow.deletedAt && flow.enabled && !flow.organization.deletedAt;
+    const runs = flow && deployment && !flow.deletedAt && flow.enabled && !flow.organization.deletedAt && !flow.targetDeviceId && !flow.targetDeviceTag;
     if (!runs || !flow || !deployment) {
-      if (flow && deployment && !flow.deletedAt && !flow.organization.deletedAt) {
+      if (flow && deployment && !flow.deletedAt && !flow.organization.deletedAt && !flow.targetDeviceId && !flow.targetDeviceTag) {
         // Disabled: stopped, and recorded as such.
         await this.local.apply(flow, deployment);
       } else {
@@ -1031,7 +1031,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
 
   private async shouldRun(flowId: string): Promise<boolean> {
     const count = await this.deps.prisma.flow.count({
-      where: { id: flowId, deletedAt: null, enabled: true, currentDeploymentId: { not: null }, organization: { deletedAt: null } },
+      where: { id: flowId, deletedAt: null, enabled: true, currentDeploymentId: { not: null }, targetDeviceId: null, targetDeviceTag: null, organization: { deletedAt: null } },
     });
     return count === 1;
   }

@@ -192,6 +192,11 @@ export class LocalFlowRuntime implements FlowRuntime {
 
   /** Puts the deployment in effect: running when the flow is enabled, stopped otherwise. */
   async apply(flow: Flow, deployment: Deployment): Promise<FlowState> {
+    // A flow that targets a device runs there (SPEC §22), never here: whatever ran of it stops.
+    if (flow.targetDeviceId || flow.targetDeviceTag) {
+      await this.stop(flow.id);
+      return "stopped";
+    }
     if (!flow.enabled) {
       await this.engine.stop(flow.id);
       this.running.delete(flow.id);
@@ -275,7 +280,7 @@ export class LocalFlowRuntime implements FlowRuntime {
   /** On start-up: every deployed, enabled flow runs again from its deployment snapshot. */
   async startAll(): Promise<number> {
     const flows = await this.deps.prisma.flow.findMany({
-      where: { deletedAt: null, enabled: true, currentDeploymentId: { not: null }, organization: { deletedAt: null } },
+      where: { deletedAt: null, enabled: true, currentDeploymentId: { not: null }, targetDeviceId: null, targetDeviceTag: null, organization: { deletedAt: null } },
     });
     let started = 0;
     for (const flow of flows) {

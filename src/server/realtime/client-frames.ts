@@ -95,6 +95,14 @@ export function handleClientFrame(client: Client, text: string, deps: ClientFram
       }
       deps.setPresence(client, f.flow_id).catch((err: unknown) => deps.logger.warn({ err }, "presence failed"));
       return;
+    case "agent.hello":
+    case "agent.applied":
+    case "agent.debug":
+    case "agent.status":
+    case "agent.error":
+      if (isDeviceKey(principal) && deps.devices) deps.devices.agentFrame(client.ws, principal, f, (frame) => client.out.send(frame));
+      else client.out.send({ type: "error", code: "FORBIDDEN", message: "only device keys speak the agent protocol" });
+      return;
     case "device.publish":
       if (isDeviceKey(principal) && deps.devices) {
         deps.devices.publish(principal, f.topic, f.payload);

@@ -2,9 +2,19 @@ import type { KeyValueStore } from "../store";
 import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { Logger } from "../logger";
 import type { DeviceInMessage, DeviceOutMessage } from "../runtime/types";
+import type { AgentServerFrame } from "../../shared/agent-protocol";
 
 export const devicesInChannel = (organizationId: string) => `org:${organizationId}:devices:in`;
 export const devicesOutChannel = (organizationId: string) => `org:${organizationId}:devices:out`;
+/** Commands for device agents (SPEC §22): the instance holding the key's socket acts on them. */
+export const agentsChannel = (organizationId: string) => `org:${organizationId}:agents`;
+
+/** On the agents channel: send the device what it should run now (`deploy`), or this frame. */
+export interface AgentCommand {
+  key_id: string;
+  deploy?: true;
+  frame?: AgentServerFrame;
+}
 
 /**
  * Device traffic through the store's pub/sub, so a device connected to one instance reaches the

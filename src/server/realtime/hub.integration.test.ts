@@ -142,7 +142,7 @@ describe("device channel", () => {
     const d = connect(hub.url, { "x-api-key": device.secret });
     expect((await d.next(ready)).device_key_id).toBe(device.api_key.id);
     const online = await request("GET", "/devices", { token: owner.accessToken });
-    expect(online.body.devices).toEqual([{ key_id: device.api_key.id, name: "sensor-1", last_seen_at: expect.any(String) }]);
+    expect(online.body.devices).toEqual([expect.objectContaining({ key_id: device.api_key.id, name: "sensor-1", kind: "channel", online: true, last_seen_at: expect.any(String), tags: [] })]);
 
     const ui = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
     await ui.next(ready);

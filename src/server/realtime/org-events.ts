@@ -23,8 +23,8 @@ export class OrgEventPublisher {
     private readonly logger: Logger,
   ) {}
 
-  publish<T extends EventTopic>(organizationId: string, topic: T, flowId: string | null, data: EventData[T]): void {
-    const event: OrgEvent<T> = { type: "event", topic, flow_id: flowId, data, ts: new Date().toISOString() };
+  publish<T extends EventTopic>(organizationId: string, topic: T, flowId: string | null, data: EventData[T], options: { deviceId?: string } = {}): void {
+    const event = { type: "event", topic, flow_id: flowId, ...(options.deviceId ? { device_id: options.deviceId } : {}), data, ts: new Date().toISOString() } as OrgEvent<T>;
     const channel = orgEventsChannel(organizationId);
     const line = JSON.stringify(event);
     const queued = this.pending.get(channel);

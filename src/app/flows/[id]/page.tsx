@@ -24,7 +24,11 @@ export default async function FlowEditorPage({ params }: { params: Promise<{ id:
     if (isNotFound(err)) notFound();
     throw err;
   }
-  const { nodes } = await caller.nodes.list();
+  const [{ nodes }, { devices }] = await Promise.all([caller.nodes.list(), caller.devices.list()]);
+  // A device flow's palette lists its devices' node types (SPEC §22).
+  const target = flow.target;
+  const targeted = target === "hosted" ? [] : devices.filter((d) => ("device_id" in target ? d.id === target.device_id : d.tags.includes(target.device_tag)));
+  const deviceTypes = [...new Set(targeted.flatMap((d) => d.node_types ?? []))].sort();
   return (
     <div className="editor-page">
       <SignedInHeader email={profile.user.email} />
@@ -37,6 +41,8 @@ export default async function FlowEditorPage({ params }: { params: Promise<{ id:
           canInject={can(asRole(profile.role), "nodes:inject")}
           canEditContext={can(asRole(profile.role), "context:write")}
           canReplay={can(asRole(profile.role), "executions:replay")}
+          deviceTypes={deviceTypes}
+          target={{ value: flow.target, devices: devices.filter((d) => d.kind !== "mqtt").map((d) => ({ id: d.id, name: d.name, tags: d.tags })), canWrite: can(asRole(profile.role), "flows:write") }}
         />
       </main>
     </div>

@@ -22,8 +22,12 @@ export function useGraphCommands({ graph, catalog, canvasRef }: { graph: GraphAc
 
   const newNode = useCallback(
     (type: string, x: number, y: number): EditorNode => {
-      const entry = catalog.get(type)!;
-      const node = toEditorNode(catalog, { id: newNodeId(), type, name: "", position: { x: Math.round(x), y: Math.round(y) }, config: structuredClone(entry.defaults), disabled: false });
+      const entry = catalog.get(type);
+      const position = { x: Math.round(x), y: Math.round(y) };
+      // A type only the target device has (SPEC §22): a Node-RED node of that type, its properties edited as JSON.
+      const node = entry
+        ? toEditorNode(catalog, { id: newNodeId(), type, name: "", position, config: structuredClone(entry.defaults), disabled: false })
+        : toEditorNode(catalog, { id: newNodeId(), type: "unknown", name: "", position, config: { original_type: type, properties: {}, outputs: 1 }, disabled: false });
       return { ...node, selected: true };
     },
     [catalog],

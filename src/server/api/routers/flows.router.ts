@@ -36,15 +36,15 @@ export const flowsRouter = router({
   import: authedProcedure
     .meta({
       permission: "flows:write",
-      rest: { method: "POST", path: "/flows/import", status: 201, query: ["dry_run"], statusOf: (output) => (output && typeof output === "object" && "report" in output ? 200 : 201), bodyLimit: bodyLimits.flowBytes },
+      rest: { method: "POST", path: "/flows/import", status: 201, query: ["dry_run", "target_device"], statusOf: (output) => (output && typeof output === "object" && "report" in output ? 200 : 201), bodyLimit: bodyLimits.flowBytes },
       summary: "Import a Node-RED flows.json (one flow per tab)",
       description:
-        "201 `{flows, warnings}`. With `?dry_run=true`: 200 `{report: [{node_id, type, support: supported|partial|unsupported, reason?}], warnings}`, checked exactly as an import and nothing written.",
+        "201 `{flows, warnings}`. With `?dry_run=true`: 200 `{report: [{node_id, type, support: supported|partial|unsupported, reason?}], warnings}`, checked exactly as an import and nothing written. With `?target_device=dev_…` (SPEC §22): the node types that device reported count as supported (they run there), and the imported flows target it.",
       tags,
     })
     .input(s.importFlowsInput)
     .output(s.importFlowsOutput)
-    .mutation(({ ctx, input }) => importFlows(ctx.services, ctx.principal, input.flows, requestMeta(ctx), { dryRun: input.dry_run === true })),
+    .mutation(({ ctx, input }) => importFlows(ctx.services, ctx.principal, input.flows, requestMeta(ctx), { dryRun: input.dry_run === true, targetDevice: input.target_device })),
 
   get: authedProcedure
     .meta({ permission: "flows:read", rest: { method: "GET", path: "/flows/{id}" }, summary: "A flow with its nodes and connections (ETag: its revision)", tags })
@@ -81,9 +81,10 @@ export const flowsRouter = router({
   deploy: authedProcedure
     .meta({
       permission: "flows:deploy",
-      rest: { method: "POST", path: "/flows/{id}/deploy" },
+      rest: { method: "POST", path: "/flows/{id}/deploy", statusOf: (output) => ((output as { pending?: string[] }).pending?.length ? 202 : 200) },
       summary: "Deploy the current revision",
-      description: "Validates and snapshots the current revision and replaces the running version (the old one is stopped first). Answers once the deployment is in effect.",
+      description:
+        "Validates and snapshots the current revision and replaces the running version (the old one is stopped first). Answers once the deployment is in effect. A flow that targets devices (SPEC §22): 200 once every device applied it; 202 with `pending` (device ids) while any is offline or has not applied it within 10 s: it gets it when it connects.",
       tags,
     })
     .input(s.flowIdInput)

@@ -1,3 +1,4 @@
+import { ensureDevice } from "../devices/devices";
 import type { AppServices } from "../../app-services";
 import { AppError, notFound } from "../../errors";
 import { newId, sha256 } from "../../ids";
@@ -58,6 +59,8 @@ export async function createApiKey(
       expiresAt: input.expires_at ? new Date(input.expires_at) : null,
     },
   });
+  // A device key is a device (SPEC §22): listed before it first connects, and a flow may target it.
+  if (key.kind === "device") await ensureDevice(app, key.organizationId, key.id, key.name);
   await recordAudit(app, { action: "api_key.created", organizationId: principal.organizationId, actorId: principal.userId, targetType: "api_key", targetId: key.id, ipAddress: meta.ip, metadata: { kind: input.kind } });
   return { api_key: view(key), secret };
 }

@@ -20,6 +20,39 @@ import { GLOBAL_CONFIG_TYPE } from "../config-nodes/config-node-rows";
 import { readThrough } from "./flow-reads";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import type { DeploymentSnapshot } from "../../flow-runtime/types";
+import { deviceStates, targetDevices } from "../devices/devices";
+import { injectOnDevices, refreshDevicesOf, waitForApplied } from "../devices/agents";
+import { randomHex } from "../../ids";
+import { onlineDeviceKeyIds } from "../../realtime/devices";
+
+/** Whether any device of the organization said it runs the flow. */
+async function hadDevices(app: AppServices, flow: Flow): Promise<boolean> {
+  const [row] = await app.db.sql<{ n: number }>(`SELECT count(*)::int AS n FROM devices WHERE organization_id = $1 AND applied ? $2`, [flow.organizationId, flow.id]);
+  return (row?.n ?? 0) > 0;
+}
+
+/** How long a deploy to online devices waits for them to apply it before answering 202 (SPEC §22). */
+const DEVICE_APPLY_WAIT_MS = 10_000;
+
+/**
+ * A device flow's deployment goes to its devices, never to the hosted runtime (which stops what it
+ * ran of the flow): each online device is asked to apply it, wherever its socket is; the answer
+ * waits until they did. Offline devices (and those that did not apply it in time) are `pending`:
+ * they get it when they connect.
+ */
+async function deployToDevices(app: AppServices, flow: Flow, deploymentId: string) {
+  await app.flowRuntime.stop(flow.id);
+  await app.db.prisma.flow.update({ where: { id: flow.id }, data: { state: flow.enabled ? "running" : "stopped", stateError: null } });
+  await flowsChanged(app, flow.organizationId);
+  const devices = await targetDevices(app, flow.organizationId, flow);
+  await refreshDevicesOf(app, flow);
+  const online = new Set((await onlineDeviceKeyIds(app.store, flow.organizationId)).map((o) => o.keyId));
+  const reachable = devices.filter((d) => online.has(d.keyId));
+  const late = flow.enabled ? await waitForApplied(app, flow.id, deploymentId, reachable, DEVICE_APPLY_WAIT_MS) : [];
+  const pending = [...devices.filter((d) => !online.has(d.keyId)).map((d) => d.id), ...late];
+  const fresh = await app.db.prisma.flow.findUniqueOrThrow({ where: { id: flow.id } });
+  return { state: (flow.enabled ? "running" : "stopped") as FlowStateName, pending, devices: await deviceStates(app, fresh) };
+}
 
 function deploymentView(d: Pick<Deployment, "id" | "flowId" | "revision" | "deployedAt" | "deployedById" | "rolledBackFrom">, state: string) {
   return {
@@ -66,7 +99,10 @@ async function activate(app: AppServices, principal: Principal, flow: Flow, snap
     return { deployment, updated };
   });
   await flowsChanged(app, flow.organizationId);
-  const state = await app.flowRuntime.apply(updated, deployment);
+  const onDevices = updated.targetDeviceId || updated.targetDeviceTag ? await deployToDevices(app, updated, id) : null;
+  const state = onDevices ? onDevices.state : await app.flowRuntime.apply(updated, deployment);
+  // Back to hosted: devices that ran it drop it.
+  if (!onDevices && (await hadDevices(app, updated))) await refreshDevicesOf(app, updated);
   await recordAudit(app, {
     action: rolledBackFrom ? "flow.rolled_back" : "flow.deployed",
     organizationId: flow.organizationId,
@@ -84,7 +120,7 @@ async function activate(app: AppServices, principal: Principal, flow: Flow, snap
     by_name: await actorName(app, principal.userId),
     rolled_back_from: rolledBackFrom,
   });
-  return { deployment: deploymentView(deployment, state) };
+  return { deployment: deploymentView(deployment, state), ...(onDevices ? { pending: onDevices.pending, devices: onDevices.devices } : {}) };
 }
 
 export async function deployFlow(app: AppServices, principal: Principal, id: string, meta: RequestMeta) {
@@ -305,6 +341,8 @@ interface InjectTarget {
   deleted_at: Date | null;
   enabled: boolean;
   current_deployment_id: string | null;
+  target_device_id: string | null;
+  target_device_tag: string | null;
 }
 
 /**
@@ -315,7 +353,7 @@ interface InjectTarget {
 function injectTarget(app: AppServices, principal: Principal, nodeId: string): Promise<InjectTarget | undefined> {
   return readThrough(app.flowReads, principal, `node\u0000${nodeId}`, async () => {
     const [entry] = await app.db.sql<InjectTarget>(
-      `SELECT n.type, f.id AS flow_id, f.organization_id, f.deleted_at, f.enabled, f.current_deployment_id
+      `SELECT n.type, f.id AS flow_id, f.organization_id, f.deleted_at, f.enabled, f.current_deployment_id, f.target_device_id, f.target_device_tag
          FROM flow_nodes n JOIN flows f ON f.id = n.flow_id
         WHERE n.organization_id = $1 AND n.node_id = $2`,
       [principal.organizationId, nodeId],
@@ -335,6 +373,15 @@ export async function injectNode(app: AppServices, principal: Principal, input: 
     throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
   }
   const flow = { id: entry.flow_id };
+  if (entry.target_device_id || entry.target_device_tag) {
+    // A device flow (SPEC §22): the device's Node-RED sends it, through whichever instance holds its socket.
+    const messageId = randomHex(8);
+    const target = { id: flow.id, organizationId: entry.organization_id, targetDeviceId: entry.target_device_id, targetDeviceTag: entry.target_device_tag };
+    const sent = await injectOnDevices(app, target, input.nodeId, messageId, { payload: input.payload, topic: input.topic });
+    if (sent.length === 0) throw new AppError("FLOW_NOT_RUNNING", "none of the devices this flow targets is online");
+    publishOrgEvent(app, principal.organizationId, "inject", flow.id, { node_id: input.nodeId, message_id: messageId, by: principal.userId });
+    return { message_id: messageId, node_id: input.nodeId, flow_id: flow.id };
+  }
   // Wherever the flow runs: on another instance the message is handed to it, and sent there once.
   // That instance also publishes the `inject` event, ahead of the debug events the message causes
   // and (with Redis) before this answers.

@@ -12,6 +12,6 @@ export async function actorName(app: AppServices, userId: string): Promise<strin
  * with Redis every instance's WebSocket clients see it. Events are best effort; a store hiccup never
  * fails the write that caused them.
  */
-export function publishOrgEvent<T extends EventTopic>(app: AppServices, organizationId: string, topic: T, flowId: string | null, data: EventData[T]): void {
-  app.events.publish(organizationId, topic, flowId, data);
+export function publishOrgEvent<T extends EventTopic>(app: AppServices, organizationId: string, topic: T, flowId: string | null, data: EventData[T], options: { deviceId?: string } = {}): void {
+  app.events.publish(organizationId, topic, flowId, data, options);
 }

@@ -2,6 +2,10 @@ import { z } from "zod";
 import { connectionSchema, flowNodeSchema, nodeInputSchema } from "../../../shared/flow-graph";
 import { groupSchema } from "../../../shared/subflows";
 import { NAME_MAX_CHARS, NAME_TOO_LONG } from "../../../shared/policy";
+import { deviceTargetSchema } from "../../../shared/agent-protocol";
+
+const targetMeta = { description: "Where the flow runs (SPEC §22): `\"hosted\"` (here, the default), `{\"device_id\": \"dev_…\"}` or `{\"device_tag\": \"…\"}` (every device with that tag). A device flow accepts any node type its devices reported." };
+export const deviceStateSchema = z.object({ device_id: z.string(), name: z.string(), online: z.boolean(), state: z.enum(["applied", "pending"]), deployment_id: z.string().nullable() });
 
 export const flowStateSchema = z.enum(["not_deployed", "running", "stopped", "error"]);
 export const flowIdSchema = z.string().regex(/^flw_[\w-]{10,64}$/, "must be an id starting with flw_");
@@ -33,6 +37,9 @@ export const flowView = z.object({
     .object({ instance_id: z.string(), since: z.string() })
     .nullable()
     .meta({ description: "The instance running the flow (SPEC §11) and since when it runs there; null when it is not running." }),
+  target: deviceTargetSchema.meta(targetMeta),
+  /** A device flow's devices, each with whether it applied the current deployment (in the single-flow reads). */
+  devices: z.array(deviceStateSchema).optional(),
 });
 export const flowOutput = z.object({ flow: flowView });
 
@@ -63,6 +70,7 @@ export const createFlowInput = z.object({
   nodes: graphLimits.nodes.default([]),
   connections: graphLimits.connections.default([]),
   groups: graphLimits.groups.default([]),
+  target: deviceTargetSchema.optional().meta(targetMeta),
 });
 export type CreateFlowInput = z.infer<typeof createFlowInput>;
 
@@ -74,6 +82,7 @@ export const updateFlowInput = z.object({
   nodes: graphLimits.nodes.optional(),
   connections: graphLimits.connections.optional(),
   groups: graphLimits.groups.optional(),
+  target: deviceTargetSchema.optional().meta(targetMeta),
   /** The revision the client edited; a stale one is refused with 409 and nothing is written. */
   revision: z.coerce.number().int().min(1).optional(),
 });
@@ -94,7 +103,12 @@ export const deploymentView = z.object({
   state: flowStateSchema,
   rolled_back_from: z.string().nullable(),
 });
-export const deploymentOutput = z.object({ deployment: deploymentView });
+export const deploymentOutput = z.object({
+  deployment: deploymentView,
+  /** A device flow (SPEC §22): the target devices that have not applied it yet (offline, or slow); with any, the answer is 202. */
+  pending: z.array(z.string()).optional(),
+  devices: z.array(deviceStateSchema).optional(),
+});
 const nodeRef = z.object({ id: z.string(), type: z.string(), name: z.string() });
 /** A deployment in the history: who (by name, null once the user is deleted), and its node changes against the one before. */
 export const deploymentHistoryEntry = deploymentView.extend({
@@ -117,6 +131,12 @@ export const importFlowsInput = z.object({
     .union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")])
     .optional()
     .meta({ title: "Dry run", description: "Only report each node's support; nothing is written" }),
+  /** `?target_device=dev_…` (SPEC §22): the flows are for that device; its node types count as supported. */
+  target_device: z
+    .string()
+    .regex(/^dev_[\w-]{10,64}$/, "must be an id starting with dev_")
+    .optional()
+    .meta({ title: "Target device", description: "Import the flows for this device: the node types it reported count as supported, and the flows target it" }),
 });
 export const importReportEntry = z.object({
   node_id: z.string(),

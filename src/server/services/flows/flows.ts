@@ -16,6 +16,9 @@ import { actorName, publishOrgEvent } from "./events";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import { readThrough } from "./flow-reads";
 import type { CreateFlowInput, UpdateFlowInput } from "./flow.schemas";
+import { deviceStates, targetColumns, targetNodeTypes, targetOf } from "../devices/devices";
+import { adaptDeviceNodes } from "../devices/device-nodes";
+import { refreshDevicesOf } from "../devices/agents";
 
 type Tx = Prisma.TransactionClient;
 
@@ -46,6 +49,7 @@ export function flowView(flow: Flow, runtime: RuntimeView = null) {
     created_at: flow.createdAt.toISOString(),
     updated_at: flow.updatedAt.toISOString(),
     runtime,
+    target: targetOf(flow),
   };
 }
 
@@ -112,8 +116,12 @@ export async function graphContext(app: AppServices, organizationId: string, nod
 }
 
 export async function createFlow(app: AppServices, principal: Principal, input: CreateFlowInput, meta: RequestMeta, options: { quiet?: boolean } = {}) {
-  const [graph] = validateGraphs(app.nodes, [input], undefined, await graphContext(app, principal.organizationId, input.nodes));
-  const [flow] = await insertFlows(app, principal, [{ input, graph: graph! }], meta, options);
+  const target = await targetColumns(app, principal.organizationId, input.target ?? "hosted");
+  // A device flow takes the node types its devices reported, kept as Node-RED nodes (SPEC §22).
+  const nodes = target.targetDeviceId || target.targetDeviceTag ? adaptDeviceNodes(app.nodes, input.nodes, await targetNodeTypes(app, principal.organizationId, target)) : input.nodes;
+  const adapted = { ...input, nodes };
+  const [graph] = validateGraphs(app.nodes, [adapted], undefined, await graphContext(app, principal.organizationId, nodes));
+  const [flow] = await insertFlows(app, principal, [{ input: adapted, graph: graph!, target }], meta, options);
   return { flow: flow! };
 }
 
@@ -141,11 +149,17 @@ export function validateGraphs(registry: NodeRegistry, inputs: CreateFlowInput[]
 const IMPORT_TRANSACTION_TIMEOUT_MS = 30_000;
 
 /** Writes validated flows in one transaction (all or none), then announces each. */
-export async function insertFlows(app: AppServices, principal: Principal, flows: Array<{ input: CreateFlowInput; graph: FlowGraph }>, meta: RequestMeta, options: { quiet?: boolean } = {}) {
+export async function insertFlows(
+  app: AppServices,
+  principal: Principal,
+  flows: Array<{ input: CreateFlowInput; graph: FlowGraph; target?: { targetDeviceId: string | null; targetDeviceTag: string | null } }>,
+  meta: RequestMeta,
+  options: { quiet?: boolean } = {},
+) {
   const rows = await app.db.prisma
     .$transaction(async (tx) => {
       const created: Flow[] = [];
-      for (const { input, graph } of flows) {
+      for (const { input, graph, target } of flows) {
         const id = newId("flw");
         await assertNodeIdsFree(tx, principal.organizationId, id, graph);
         created.push(
@@ -161,6 +175,7 @@ export async function insertFlows(app: AppServices, principal: Principal, flows:
               groups: (graph.groups ?? []) as unknown as Prisma.InputJsonValue,
               nodeCount: graph.nodes.length,
               createdById: principal.userId,
+              ...target,
             },
           }),
         );
@@ -246,7 +261,8 @@ async function queryFlows(app: AppServices, principal: Principal, input: { limit
 
 export async function getFlow(app: AppServices, principal: Principal, id: string) {
   const flow = await readFlow(app, principal, id);
-  return { flow: flowView(flow, await runtimeOf(app, flow)) };
+  const devices = flow.targetDeviceId || flow.targetDeviceTag ? { devices: await deviceStates(app, flow) } : {};
+  return { flow: { ...flowView(flow, await runtimeOf(app, flow)), ...devices } };
 }
 
 /**
@@ -259,16 +275,18 @@ export async function updateFlow(app: AppServices, principal: Principal, input: 
   if (input.revision !== undefined && input.revision !== current.revision) {
     throw new AppError("REVISION_CONFLICT", `the flow is at revision ${current.revision}, not ${input.revision}; reload it and apply your change again`);
   }
+  const target = input.target !== undefined ? await targetColumns(app, principal.organizationId, input.target) : { targetDeviceId: current.targetDeviceId, targetDeviceTag: current.targetDeviceTag };
+  const givenNodes = input.nodes && (target.targetDeviceId || target.targetDeviceTag) ? adaptDeviceNodes(app.nodes, input.nodes, await targetNodeTypes(app, principal.organizationId, target)) : input.nodes;
   const graph =
     input.nodes !== undefined || input.connections !== undefined || input.groups !== undefined
       ? validateGraph(
           app.nodes,
           {
-            nodes: input.nodes ?? (current.nodes as unknown as FlowNode[]),
+            nodes: givenNodes ?? (current.nodes as unknown as FlowNode[]),
             connections: input.connections ?? (current.connections as unknown as Connection[]),
             groups: input.groups ?? (current.groups as unknown as FlowGroup[]),
           },
-          await graphContext(app, principal.organizationId, input.nodes ?? (current.nodes as unknown as FlowNode[])),
+          await graphContext(app, principal.organizationId, givenNodes ?? (current.nodes as unknown as FlowNode[])),
         )
       : null;
   const expected = input.revision ?? current.revision;
@@ -281,6 +299,7 @@ export async function updateFlow(app: AppServices, principal: Principal, input: 
           name: input.name,
           description: input.description,
           enabled: input.enabled,
+          ...(input.target !== undefined ? target : {}),
           ...(graph
             ? {
                 nodes: graph.nodes as unknown as Prisma.InputJsonValue,
@@ -302,6 +321,8 @@ export async function updateFlow(app: AppServices, principal: Principal, input: 
   await flowsChanged(app, principal.organizationId);
   if (input.enabled !== undefined && input.enabled !== current.enabled && updated.currentDeploymentId) {
     await app.flowRuntime.setEnabled(updated, input.enabled);
+    // A device flow starts or stops on its devices too.
+    if (updated.targetDeviceId || updated.targetDeviceTag) await refreshDevicesOf(app, updated);
   }
   publishOrgEvent(app, principal.organizationId, "flow.updated", updated.id, {
     name: updated.name,
@@ -326,6 +347,8 @@ export async function deleteFlow(app: AppServices, principal: Principal, id: str
   ]);
   await flowsChanged(app, principal.organizationId);
   if (flow.currentDeploymentId) await app.flowRuntime.stop(flow.id);
+  // Devices running it drop it.
+  if (flow.currentDeploymentId) await refreshDevicesOf(app, flow);
   await recordAudit(app, { action: "flow.deleted", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: flow.id, ipAddress: meta.ip });
   publishOrgEvent(app, principal.organizationId, "flow.deleted", flow.id, { name: flow.name, by: principal.userId });
 }

@@ -4,6 +4,7 @@ import { AppError } from "../../errors";
 import type { Principal } from "../../auth/principal";
 import type { NodeRegistry } from "../../nodes/registry";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
+import { requireDevice } from "../devices/devices";
 import type { RequestMeta } from "../request-meta";
 import { flowView, graphContext, insertFlows, readFlow, updateFlow, validateGraphs } from "./flows";
 import { clipboardSelection, createFlowInput, type CreateFlowInput } from "./flow.schemas";
@@ -127,7 +128,10 @@ const VALID_NODE_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * are reported and skipped. With `dryRun`, everything is checked exactly the same way and the
  * answer is a per-node support report instead: nothing is written.
  */
-export async function importFlows(app: AppServices, principal: Principal, items: NrNode[], meta: RequestMeta, options: { dryRun?: boolean } = {}) {
+export async function importFlows(app: AppServices, principal: Principal, items: NrNode[], meta: RequestMeta, options: { dryRun?: boolean; targetDevice?: string } = {}) {
+  // For a device (SPEC §22): the types it reported run there, so they are supported and kept enabled.
+  const device = options.targetDevice ? await requireDevice(app, principal.organizationId, options.targetDevice) : null;
+  const deviceTypes = new Set(device?.nodeTypes ?? []);
   // What the mapping needs of the organization: the node ids it uses, and its subflow definitions.
   const candidates = items.flatMap((n) => (typeof n.id === "string" && VALID_NODE_ID.test(n.id) ? [n.id] : []));
   const takenNodeIds = new Set(
@@ -137,7 +141,18 @@ export async function importFlows(app: AppServices, principal: Principal, items:
   const existing = new Map((await subflowsByIds(app, principal.organizationId, subflowIdsNamed(items, canvas))).map((d) => [d.id, d]));
   const organization: OrganizationSubflows = { existing, index: await definitionIndex(app.db.prisma, principal.organizationId) };
   const configNodes = await organizationConfigNodes(app, principal);
-  const { warnings, report, inputs, inputTabs, graphs, newSubflows, checkedSubflows, configPlan } = mapNodeRedImport(app.nodes, items, { takenNodeIds, subflows: organization, configNodes });
+  const mapped = mapNodeRedImport(app.nodes, items, { takenNodeIds, subflows: organization, configNodes });
+  const { inputTabs, newSubflows, checkedSubflows, configPlan } = mapped;
+  let { warnings, report, inputs, graphs } = mapped;
+  if (device) {
+    const onDevice = (type: string) => deviceTypes.has(type);
+    const reason = `runs on the device ${device.name} (${device.id})`;
+    report = report.map((r) => (r.support === "unsupported" && onDevice(r.type) ? { node_id: r.node_id, type: r.type, support: "supported" as const, reason } : r));
+    warnings = warnings.filter((w) => ![...deviceTypes].some((t) => w.includes(`type ${t} is`)));
+    const enable = (n: FlowNode): FlowNode => (n.type === "unknown" && onDevice((n.config as { original_type: string }).original_type) ? { ...n, disabled: false } : n);
+    graphs = graphs.map((g) => ({ ...g, nodes: g.nodes.map(enable) }));
+    inputs = inputs.map((input) => ({ ...input, target: { device_id: device.id } }));
+  }
   if (options.dryRun) return { report, warnings };
   // Configuration nodes first: the flows and definitions name them.
   const applied = await applyImportedConfigNodes(app, principal, configPlan, meta);
@@ -145,7 +160,8 @@ export async function importFlows(app: AppServices, principal: Principal, items:
   let created: Awaited<ReturnType<typeof insertFlows>>;
   try {
     subflows = await insertSubflows(app, principal, newSubflows, checkedSubflows.graphs, meta);
-    created = await insertFlows(app, principal, inputs.map((input, i) => ({ input, graph: graphs[i]! })), meta);
+    const target = device ? { targetDeviceId: device.id, targetDeviceTag: null } : undefined;
+    created = await insertFlows(app, principal, inputs.map((input, i) => ({ input, graph: graphs[i]!, target })), meta);
   } catch (err) {
     // All or nothing: the definitions and configuration nodes imported with flows that could not be written go too.
     await removeSubflows(app, principal.organizationId, subflows.map((s) => s.id));

@@ -1,0 +1,79 @@
+import { createPublicKey, generateKeyPairSync } from "node:crypto";
+import { expect, test, type Page } from "@playwright/test";
+import WebSocket from "ws";
+import { logIn, registerViaApi, uniqueEmail } from "../helpers/accounts";
+import { accessToken, canvasNodes, createFlowViaApi, expectAccessible, shot } from "../helpers/flows";
+
+const region = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
+
+/** A scripted agent (the real one is packages/agent, tested as a process in `npm run test:agent`): connects with the key and says hello. */
+async function helloAgent(baseURL: string, secret: string): Promise<WebSocket> {
+  const publicKey = createPublicKey(generateKeyPairSync("x25519").privateKey).export({ format: "der", type: "spki" }).toString("base64");
+  const ws = new WebSocket(`${baseURL.replace(/^http/, "ws")}/ws`, { headers: { "x-api-key": secret } });
+  await new Promise<void>((resolve, reject) => {
+    ws.on("error", reject);
+    ws.on("message", (data) => {
+      const frame = JSON.parse(data.toString()) as { type: string };
+      if (frame.type !== "ready") return;
+      ws.send(JSON.stringify({ type: "agent.hello", agent_version: "0.1.0", node_red_version: "5.0.7", node_types: ["counter", "debug", "inject", "ha-entity"], public_key: publicKey, applied: {} }));
+      resolve();
+    });
+  });
+  return ws;
+}
+
+test.describe("devices in the browser", () => {
+  test("the Devices page lists an agent with its state, versions and node types; an admin renames and tags it; a flow targets it and its palette lists the device's types", async ({ page, baseURL }) => {
+    const owner = uniqueEmail("devices");
+    await registerViaApi(page.request, owner);
+    const token = await accessToken(page.request, owner);
+    const key = await page.request.post("/api/v1/api-keys", { headers: { authorization: `Bearer ${token}` }, data: { name: "kitchen-pi", kind: "device" } });
+    expect(key.status()).toBe(201);
+    const agent = await helloAgent(baseURL!, ((await key.json()) as { secret: string }).secret);
+    await expect
+      .poll(async () => ((await (await page.request.get("/api/v1/devices", { headers: { authorization: `Bearer ${token}` } })).json()) as { devices: Array<{ kind: string }> }).devices[0]?.kind)
+      .toBe("agent");
+
+    await logIn(page, owner);
+    await page.getByRole("link", { name: "Devices", exact: true }).click();
+    await expect(page).toHaveURL((url) => url.pathname === "/devices");
+    await expect(page.getByRole("heading", { level: 1, name: "Devices" })).toBeVisible();
+    const list = region(page, "Devices");
+    const row = list.getByRole("row").filter({ hasText: "kitchen-pi" });
+    await expect(row.getByRole("img", { name: "Online" })).toBeVisible();
+    await expect(row).toContainText("Agent 0.1.0");
+    await expect(row).toContainText("Node-RED 5.0.7");
+    await expect(row).toContainText("Online now");
+    await row.getByText("4 types").click();
+    await expect(row.getByText("ha-entity")).toBeVisible();
+
+    await row.getByRole("button", { name: "Edit kitchen-pi" }).click();
+    await list.getByLabel("Name").fill("Kitchen Pi");
+    await list.getByLabel("Tags").fill("kitchen, sensors");
+    await list.getByRole("button", { name: "Save" }).click();
+    const renamed = list.getByRole("row").filter({ hasText: "Kitchen Pi" });
+    await expect(renamed).toContainText("kitchen");
+    await expect(renamed).toContainText("sensors");
+    await shot(page, "devices", true);
+    await expectAccessible(page);
+
+    // A flow set to run on the device: its palette lists the device's types we have no form for.
+    const flow = await createFlowViaApi(page.request, token, { name: "on the pi" });
+    await page.goto(`/flows/${flow.id}`);
+    const runsOn = page.getByLabel("Runs on");
+    await expect(runsOn).toHaveValue("hosted");
+    await runsOn.selectOption({ label: "Device: Kitchen Pi" });
+    await expect(page.getByRole("button", { name: /ha-entity/ })).toBeVisible();
+    await expect(runsOn).toHaveValue(/^device:dev_/);
+    await page.getByRole("button", { name: /ha-entity/ }).click();
+    await expect(canvasNodes(page)).toHaveCount(1);
+    await expect(canvasNodes(page).first()).toContainText("ha-entity");
+    await page.reload();
+    await expect(page.getByLabel("Runs on")).toHaveValue(/^device:dev_/);
+    await shot(page, "device-flow-editor");
+    const saved = await (await page.request.get(`/api/v1/flows/${flow.id}`, { headers: { authorization: `Bearer ${token}` } })).json();
+    expect((saved as { flow: { target: unknown } }).flow.target).toEqual({ device_id: expect.stringMatching(/^dev_/) });
+
+    agent.close();
+  });
+});

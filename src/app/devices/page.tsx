@@ -1,0 +1,24 @@
+import type { Metadata } from "next";
+import { SignedInHeader } from "@/features/accounts/signed-in-header";
+import { requireSettings } from "@/features/settings/current-settings";
+import { can } from "@/features/organizations/roles";
+import { DevicesList } from "@/features/devices/devices-list";
+import { serverCaller } from "@/trpc/server";
+
+export const metadata: Metadata = { title: "Devices" };
+
+export default async function DevicesPage() {
+  const { profile, role, prefs } = await requireSettings("/devices");
+  const { caller } = await serverCaller();
+  const { devices } = await caller.devices.list();
+  return (
+    <>
+      <SignedInHeader email={profile.user.email} />
+      <main className="flows devices">
+        <h1>Devices</h1>
+        <p className="lead">{profile.organization.name}</p>
+        <DevicesList initialDevices={devices} canWrite={can(role, "devices:write")} canMakeKeys={can(role, "api_keys:manage_all")} prefs={prefs} />
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,204 @@
+import type { AppServices } from "../../app-services";
+import type { ApiKeyPrincipal } from "../../auth/principal";
+import type { Device, Flow } from "../../../generated/prisma/client";
+import type { AgentFrame, AgentServerFrame } from "../../../shared/agent-protocol";
+import type { FlowNode, Connection } from "../../../shared/flow-graph";
+import type { FlowGroup } from "../../../shared/subflows";
+import type { DeploymentSnapshot } from "../../flow-runtime/types";
+import { agentsChannel, type AgentCommand } from "../../realtime/device-bus";
+import { onlineDeviceKeyIds } from "../../realtime/devices";
+import type { AgentDeps } from "../../realtime/devices";
+import { configNodeToNodeRed, toNodeRed } from "../flows/node-red-mapping";
+import { openCredential } from "../config-nodes/credentials";
+import { publishOrgEvent } from "../flows/events";
+import { deviceConnected, flowsOfDevice, recordApplied, recordHello, targetDevices } from "./devices";
+import { sealTo } from "./seal";
+
+type DeployFrame = Extract<AgentServerFrame, { type: "agent.deploy" }>;
+
+/**
+ * What a device runs, as one `agent.deploy` frame: every deployed, enabled flow that targets it
+ * (by id or by one of its tags), each from its current deployment's snapshot, in Node-RED's
+ * flows.json format (our export mapping), with the configuration nodes the deployments carry.
+ * Secrets (configuration nodes' credentials, secret variables) travel sealed to the agent's key;
+ * without a key (an agent that never said hello) they are left out.
+ */
+export async function deployFrameFor(app: AppServices, device: Device): Promise<DeployFrame> {
+  const flows = await flowsOfDevice(app, device);
+  const deployments: Record<string, string> = {};
+  const out: Array<Record<string, unknown>> = [];
+  const credentials: Record<string, Record<string, string>> = {};
+  const secretEnv: Record<string, Record<string, string>> = {};
+  const configSeen = new Set<string>();
+  const variables = await app.db.prisma.variable.findMany({ where: { organizationId: device.organizationId }, orderBy: { name: "asc" } });
+  for (const flow of flows) {
+    const deployment = await app.db.prisma.deployment.findFirst({ where: { id: flow.currentDeploymentId!, flowId: flow.id } });
+    if (!deployment) continue;
+    deployments[flow.id] = deployment.id;
+    const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
+    // The organization's variables, then the flow's over them (as a hosted flow sees them).
+    const env = new Map<string, { value: string; secret: boolean }>();
+    for (const v of variables.filter((r) => r.flowId === null).concat(variables.filter((r) => r.flowId === flow.id))) {
+      env.set(v.name, { value: v.secret ? openSecret(app, v) : (v.value ?? ""), secret: v.secret });
+    }
+    const plain = [...env].filter(([, v]) => !v.secret).map(([name, v]) => ({ name, value: v.value, type: "str" }));
+    const secrets = Object.fromEntries([...env].filter(([, v]) => v.secret).map(([name, v]) => [name, v.value]));
+    if (Object.keys(secrets).length > 0) secretEnv[flow.id] = secrets;
+    out.push(
+      ...toNodeRed(
+        app.nodes,
+        {
+          id: flow.id,
+          name: flow.name,
+          description: flow.description,
+          enabled: true,
+          nodes: snapshot.nodes as FlowNode[],
+          connections: snapshot.connections as Connection[],
+          groups: (snapshot.groups ?? []) as FlowGroup[],
+        },
+        plain,
+      ),
+    );
+    for (const c of Object.values(snapshot.config_nodes ?? {})) {
+      if (configSeen.has(c.id)) continue;
+      configSeen.add(c.id);
+      out.push(configNodeToNodeRed(app.nodes, c));
+      const opened: Record<string, string> = {};
+      for (const [name, sealed] of Object.entries(c.sealed_credentials ?? {})) {
+        try {
+          opened[name] = openCredential(app.config.keys.variables, sealed);
+        } catch (err) {
+          app.logger.warn({ err: (err as Error).message, configNode: c.id }, "a credential could not be opened for a device; it is left out");
+        }
+      }
+      if (Object.keys(opened).length > 0) credentials[c.id] = opened;
+    }
+  }
+  const hasSecrets = Object.keys(credentials).length > 0 || Object.keys(secretEnv).length > 0;
+  const sealed = hasSecrets && device.publicKey ? sealTo(device.publicKey, JSON.stringify({ credentials, env: secretEnv })) : null;
+  return { type: "agent.deploy", deployments, flows: out, sealed };
+}
+
+function openSecret(app: AppServices, row: { valueEncrypted: string | null; keyId: string | null; name: string }): string {
+  if (!row.valueEncrypted || !row.keyId) return "";
+  try {
+    return app.config.keys.variables.open(row.valueEncrypted, row.keyId);
+  } catch {
+    app.logger.warn({ variable: row.name }, "a secret could not be opened for a device; it reads as empty there");
+    return "";
+  }
+}
+
+/** Asks whichever instance holds the device's socket to send it what it should run now. */
+export async function requestDeploy(app: AppServices, devices: Device[]): Promise<void> {
+  for (const d of devices) {
+    const command: AgentCommand = { key_id: d.keyId, deploy: true };
+    await app.store.publish(agentsChannel(d.organizationId), JSON.stringify(command));
+  }
+}
+
+/**
+ * Tells the devices the flow concerns to take what they should run now: those its target names,
+ * and those that said they run it (after a change of target, a disable or a delete, they drop it).
+ */
+export async function refreshDevicesOf(app: AppServices, flow: Pick<Flow, "id" | "organizationId" | "targetDeviceId" | "targetDeviceTag">): Promise<void> {
+  const targeted = await targetDevices(app, flow.organizationId, flow);
+  const agents = await app.db.prisma.device.findMany({ where: { organizationId: flow.organizationId, kind: "agent", key: { revokedAt: null } } });
+  const running = agents.filter((d) => Object.hasOwn(d.applied as Record<string, string>, flow.id));
+  await requestDeploy(app, [...new Map([...targeted, ...running].map((d) => [d.id, d])).values()]);
+}
+
+/** Sends an inject to the online devices running the flow (through whichever instance holds each socket); returns their ids. */
+export async function injectOnDevices(
+  app: AppServices,
+  flow: Pick<Flow, "id" | "organizationId" | "targetDeviceId" | "targetDeviceTag">,
+  nodeId: string,
+  messageId: string,
+  overrides: { payload?: unknown; topic?: string },
+): Promise<string[]> {
+  const online = new Set((await onlineDeviceKeyIds(app.store, flow.organizationId)).map((o) => o.keyId));
+  const devices = (await targetDevices(app, flow.organizationId, flow)).filter((d) => online.has(d.keyId));
+  for (const d of devices) {
+    const frame: AgentServerFrame = { type: "agent.inject", flow_id: flow.id, node_id: nodeId, message_id: messageId, ...overrides };
+    const command: AgentCommand = { key_id: d.keyId, frame };
+    await app.store.publish(agentsChannel(d.organizationId), JSON.stringify(command));
+  }
+  return devices.map((d) => d.id);
+}
+
+/**
+ * Waits (at most `timeoutMs`) until every one of `devices` says it runs `deploymentId` for the flow;
+ * returns the ids of those that did not. Read from the database, which every instance writes, so
+ * it does not matter which instance the device talks to.
+ */
+export async function waitForApplied(app: AppServices, flowId: string, deploymentId: string, devices: Device[], timeoutMs: number): Promise<string[]> {
+  let pending = devices.map((d) => d.id);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const rows = await app.db.prisma.device.findMany({ where: { id: { in: pending } }, select: { id: true, applied: true } });
+    const done = new Set(rows.filter((r) => (r.applied as Record<string, string>)[flowId] === deploymentId).map((r) => r.id));
+    pending = pending.filter((id) => !done.has(id));
+    if (pending.length === 0 || Date.now() >= deadline) return pending;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Is the flow one this device runs (of its organization, naming it or one of its tags)? */
+async function deviceRunsFlow(app: AppServices, device: Device, flowId: string): Promise<boolean> {
+  const flow = await app.db.prisma.flow.findFirst({ where: { id: flowId, organizationId: device.organizationId, deletedAt: null }, select: { targetDeviceId: true, targetDeviceTag: true } });
+  if (!flow) return false;
+  return flow.targetDeviceId === device.id || (flow.targetDeviceTag !== null && device.tags.includes(flow.targetDeviceTag));
+}
+
+/**
+ * What the hub needs of the devices service for agent sockets (realtime/devices.ts): the device
+ * recorded on connect and hello, the deployment to send, applied deployments, events published
+ * for the organization with `device_id` and the organization's secrets redacted.
+ */
+export function agentDeps(app: AppServices): AgentDeps {
+  const deviceOf = (principal: ApiKeyPrincipal) => app.db.prisma.device.findUnique({ where: { keyId: principal.keyId } });
+  return {
+    logger: app.logger,
+    async connected(principal) {
+      await deviceConnected(app, principal);
+    },
+    async hello(principal, hello) {
+      const device = await recordHello(app, principal, hello);
+      const frame = await deployFrameFor(app, device);
+      // Already running exactly this: nothing to send.
+      const same = Object.keys(frame.deployments).length === Object.keys(hello.applied).length && Object.entries(frame.deployments).every(([f, d]) => hello.applied[f] === d);
+      return same ? null : frame;
+    },
+    async deployment(organizationId, keyId) {
+      const device = await app.db.prisma.device.findUnique({ where: { keyId } });
+      return device && device.organizationId === organizationId ? deployFrameFor(app, device) : null;
+    },
+    async applied(principal, applied, error) {
+      const device = await recordApplied(app, principal, applied);
+      if (device && error) app.logger.warn({ deviceId: device.id, error }, "a device could not apply its deployment");
+    },
+    async event(principal, frame: Exclude<AgentFrame, { type: "agent.hello" | "agent.applied" }>) {
+      const device = await deviceOf(principal);
+      if (!device || device.organizationId !== principal.organizationId || !(await deviceRunsFlow(app, device, frame.flow_id))) return false;
+      const redactor = await app.variables.ensure(device.organizationId);
+      const options = { deviceId: device.id };
+      const org = device.organizationId;
+      if (frame.type === "agent.debug") {
+        publishOrgEvent(
+          app,
+          org,
+          "debug",
+          frame.flow_id,
+          { node_id: frame.node_id, name: redactor.redactText(frame.name), property: frame.property, msg: redactor.redact(frame.msg), format: frame.format, ...(frame.topic !== undefined ? { topic: redactor.redactText(frame.topic) } : {}) },
+          options,
+        );
+      } else if (frame.type === "agent.status") {
+        const status = frame.status ? { ...frame.status, ...(frame.status.text !== undefined ? { text: redactor.redactText(frame.status.text) } : {}) } : null;
+        publishOrgEvent(app, org, "node.status", frame.flow_id, { node_id: frame.node_id, status }, options);
+      } else {
+        publishOrgEvent(app, org, "node.status", frame.flow_id, { node_id: frame.node_id, status: { fill: "red", shape: "ring", text: "error" }, error: redactor.redactText(frame.message) }, options);
+      }
+      return true;
+    },
+  };
+}

@@ -1,0 +1,212 @@
+/**
+ * Devices and the agent protocol through the doors a user and an agent use (SPEC §22): REST for
+ * GET/PUT /devices and device flows, /ws for a `device_` key speaking the agent frames (a scripted
+ * agent here; packages/agent/test runs the real one as a process).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateKeyPairSync, createPublicKey } from "node:crypto";
+import { createTestApp, restClient } from "@/test/app";
+import { joinAs, signUp } from "@/test/accounts";
+import { connect, startHub, type TestSocket } from "@/test/ws";
+import type { AppServices } from "@/server/app-services";
+// The agent's own half of the sealing (plain JS, shipped in packages/agent).
+import { openSealed } from "../../../../packages/agent/lib/seal.js";
+
+let app: AppServices;
+let request: ReturnType<typeof restClient>;
+let hub: Awaited<ReturnType<typeof startHub>>;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  request = restClient(app);
+  hub = await startHub(app);
+});
+afterAll(async () => {
+  await hub?.close();
+  await app?.close();
+});
+
+const ready = (f: Record<string, unknown>) => f.type === "ready";
+
+async function deviceKey(token: string, name: string) {
+  const key = (await request("POST", "/api-keys", { token, body: { name, kind: "device" } })).body;
+  const device = (await request("GET", "/devices", { token })).body.devices.find((d: { key_id: string }) => d.key_id === key.api_key.id);
+  return { secret: key.secret as string, keyId: key.api_key.id as string, deviceId: device.id as string };
+}
+
+function agentKeys() {
+  const { privateKey } = generateKeyPairSync("x25519");
+  return { privateKey, publicKey: createPublicKey(privateKey).export({ format: "der", type: "spki" }).toString("base64") };
+}
+
+async function helloAgent(secret: string, publicKey: string, applied: Record<string, string> = {}): Promise<TestSocket> {
+  const s = connect(hub.url, { "x-api-key": secret });
+  await s.next(ready);
+  s.send({ type: "agent.hello", agent_version: "0.1.0", node_red_version: "5.0.7", node_types: ["inject", "debug", "counter", "ha-entity"], public_key: publicKey, applied });
+  return s;
+}
+
+describe("GET /devices and PUT /devices/{id}", () => {
+  it("lists a device per device key, with an agent's versions and node types once it said hello; admins rename and tag it", async () => {
+    const owner = await signUp(request);
+    const { secret, deviceId, keyId } = await deviceKey(owner.accessToken, "pi-1");
+    const listed = (await request("GET", "/devices", { token: owner.accessToken })).body.devices;
+    expect(listed).toEqual([{ id: deviceId, key_id: keyId, name: "pi-1", kind: "channel", online: false, last_seen_at: null, tags: [] }]);
+
+    const { publicKey } = agentKeys();
+    const agent = await helloAgent(secret, publicKey);
+    const device = await waitFor(async () => {
+      const d = (await request("GET", "/devices", { token: owner.accessToken })).body.devices[0];
+      return d.kind === "agent" ? d : undefined;
+    });
+    expect(device).toMatchObject({ online: true, agent_version: "0.1.0", node_red_version: "5.0.7", node_types: ["counter", "debug", "ha-entity", "inject"], last_seen_at: expect.any(String) });
+
+    const member = await joinAs(app, request, owner, "member");
+    const refused = await request("PUT", `/devices/${deviceId}`, { token: member.token, body: { name: "x" } });
+    expect(refused.status).toBe(403);
+    const bad = await request("PUT", `/devices/${deviceId}`, { token: owner.accessToken, body: { tags: [""] } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details[0].path).toBe("tags[0]");
+    const renamed = await request("PUT", `/devices/${deviceId}`, { token: owner.accessToken, body: { name: "kitchen pi", tags: ["kitchen", "kitchen", "pi"] } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.device).toMatchObject({ id: deviceId, name: "kitchen pi", tags: ["kitchen", "pi"], online: true });
+    expect((await request("GET", "/devices/dev_doesnotexist0000", { token: owner.accessToken })).status).toBe(404);
+
+    // Import for the device: its types count as supported, and the flows target it with those nodes enabled.
+    const nodeRed = [
+      { id: "t1", type: "tab", label: "home" },
+      { id: "n1", type: "ha-entity", z: "t1", name: "lamp", x: 100, y: 100, wires: [] },
+      { id: "n2", type: "teleport", z: "t1", x: 200, y: 100, wires: [] },
+    ];
+    const hostedReport = await request("POST", "/flows/import?dry_run=true", { token: owner.accessToken, body: { flows: nodeRed } });
+    expect(hostedReport.body.report.find((r: { node_id: string }) => r.node_id === "n1")).toMatchObject({ support: "unsupported" });
+    const report = await request("POST", `/flows/import?dry_run=true&target_device=${deviceId}`, { token: owner.accessToken, body: { flows: nodeRed } });
+    expect(report.status).toBe(200);
+    expect(report.body.report.find((r: { node_id: string }) => r.node_id === "n1")).toMatchObject({ type: "ha-entity", support: "supported", reason: expect.stringContaining(deviceId) });
+    expect(report.body.report.find((r: { node_id: string }) => r.node_id === "n2")).toMatchObject({ support: "unsupported" });
+    const imported = await request("POST", `/flows/import?target_device=${deviceId}`, { token: owner.accessToken, body: { flows: nodeRed } });
+    expect(imported.status).toBe(201);
+    expect(imported.body.flows[0].target).toEqual({ device_id: deviceId });
+    const lamp = imported.body.flows[0].nodes.find((n: { id: string }) => n.id === "n1");
+    expect(lamp).toMatchObject({ type: "unknown", disabled: false, config: { original_type: "ha-entity" } });
+    expect((await request("POST", "/flows/import?dry_run=true&target_device=dev_notmine0000000", { token: owner.accessToken, body: { flows: nodeRed } })).status).toBe(404);
+    agent.ws.close();
+  });
+});
+
+describe("a flow that targets a device", () => {
+  it("takes the device's node types, never runs hosted, deploys to the agent with its secrets sealed, and publishes the agent's debug with device_id, secrets redacted", async () => {
+    const owner = await signUp(request);
+    const { secret, deviceId } = await deviceKey(owner.accessToken, "pi-2");
+    const keys = agentKeys();
+    const agent = await helloAgent(secret, keys.publicKey);
+    await waitFor(async () => ((await request("GET", "/devices", { token: owner.accessToken })).body.devices[0].kind === "agent" ? true : undefined));
+
+    const nodes = [
+      { id: "dv-inject", type: "inject", config: { payload_type: "string", payload: "tick" } },
+      { id: "dv-counter", type: "counter", config: { step: 2 } },
+      { id: "dv-debug", type: "debug" },
+    ];
+    const connections = [
+      { source: "dv-inject", source_port: 0, target: "dv-counter" },
+      { source: "dv-counter", source_port: 0, target: "dv-debug" },
+    ];
+    // A type neither we nor the device have is refused; a hosted flow refuses the device's type.
+    expect((await request("POST", "/flows", { token: owner.accessToken, body: { name: "x", nodes: [{ id: "q1", type: "teleport" }], target: { device_id: deviceId } } })).status).toBe(400);
+    expect((await request("POST", "/flows", { token: owner.accessToken, body: { name: "x", nodes, connections } })).status).toBe(400);
+    expect((await request("POST", "/flows", { token: owner.accessToken, body: { name: "x", target: { device_id: "dev_notmine0000000" } } })).status).toBe(400);
+    const created = await request("POST", "/flows", { token: owner.accessToken, body: { name: "on the pi", nodes, connections, target: { device_id: deviceId } } });
+    expect(created.status).toBe(201);
+    const flowId = created.body.flow.id as string;
+    expect(created.body.flow.nodes[1]).toMatchObject({ id: "dv-counter", type: "unknown", config: { original_type: "counter", properties: { step: 2 }, outputs: 1 } });
+    await request("POST", "/variables", { token: owner.accessToken, body: { name: "API_TOKEN", value: "s3cret-value-xyz", secret: true, flow_id: flowId } });
+    await request("POST", "/variables", { token: owner.accessToken, body: { name: "SITE", value: "kitchen", flow_id: flowId } });
+
+    const deploying = request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken });
+    const frame = await agent.next((f) => f.type === "agent.deploy", 10_000);
+    expect(Object.keys(frame.deployments)).toEqual([flowId]);
+    const tab = frame.flows.find((n: { id: string }) => n.id === flowId);
+    expect(tab).toMatchObject({ type: "tab", label: "on the pi", env: [{ name: "SITE", value: "kitchen", type: "str" }] });
+    expect(frame.flows.find((n: { id: string }) => n.id === "dv-counter")).toMatchObject({ type: "counter", z: flowId, step: 2, wires: [["dv-debug"]] });
+    expect(JSON.stringify(frame)).not.toContain("s3cret-value-xyz");
+    expect(JSON.parse(openSealed(keys.privateKey, frame.sealed))).toEqual({ credentials: {}, env: { [flowId]: { API_TOKEN: "s3cret-value-xyz" } } });
+    agent.send({ type: "agent.applied", applied: frame.deployments });
+    const deployed = await deploying;
+    expect(deployed.status).toBe(200);
+    expect(deployed.body).toMatchObject({ pending: [], devices: [{ device_id: deviceId, state: "applied", online: true, deployment_id: frame.deployments[flowId] }] });
+    // The hosted runtime does not run it.
+    expect(await app.flowRuntime.placement(flowId)).toBeNull();
+
+    const ui = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+    await ui.next(ready);
+    const inject = await request("POST", "/nodes/dv-inject/inject", { token: owner.accessToken, body: { payload: 7 } });
+    expect(inject.status).toBe(200);
+    const injectFrame = await agent.next((f) => f.type === "agent.inject");
+    expect(injectFrame).toEqual({ type: "agent.inject", flow_id: flowId, node_id: "dv-inject", message_id: inject.body.message_id, payload: 7 });
+
+    agent.send({ type: "agent.debug", flow_id: flowId, node_id: "dv-debug", name: "", property: "payload", msg: { token: "s3cret-value-xyz", n: 2 }, format: "Object" });
+    const debug = await ui.next((f) => f.type === "event" && f.topic === "debug");
+    expect(debug).toMatchObject({ flow_id: flowId, device_id: deviceId, data: { node_id: "dv-debug", msg: { token: "***", n: 2 } } });
+    agent.send({ type: "agent.status", flow_id: flowId, node_id: "dv-counter", status: { fill: "green", shape: "dot", text: "2" } });
+    expect(await ui.next((f) => f.topic === "node.status")).toMatchObject({ device_id: deviceId, data: { node_id: "dv-counter", status: { text: "2" } } });
+
+    // Another organization's flow is not the device's to report on.
+    const other = await signUp(request);
+    const foreign = (await request("POST", "/flows", { token: other.accessToken, body: { name: "theirs" } })).body.flow.id;
+    agent.send({ type: "agent.debug", flow_id: foreign, node_id: "n", msg: "spoof" });
+    expect(await agent.next((f) => f.type === "error")).toMatchObject({ code: "NOT_FOUND" });
+
+    // Offline: 202 with the device pending; it gets the deployment when it says hello again.
+    agent.ws.close();
+    await agent.closed;
+    await waitFor(async () => ((await request("GET", "/devices", { token: owner.accessToken })).body.devices[0].online ? undefined : true));
+    const offline = await request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken });
+    expect(offline.status).toBe(202);
+    expect(offline.body.pending).toEqual([deviceId]);
+    const back = await helloAgent(secret, keys.publicKey, frame.deployments);
+    const redeploy = await back.next((f) => f.type === "agent.deploy");
+    expect(redeploy.deployments).toEqual({ [flowId]: offline.body.deployment.id });
+    back.send({ type: "agent.applied", applied: redeploy.deployments });
+    await waitFor(async () => ((await request("GET", "/devices", { token: owner.accessToken })).body.devices[0].deployment_id === offline.body.deployment.id ? true : undefined));
+    const state = (await request("GET", `/flows/${flowId}`, { token: owner.accessToken })).body.flow;
+    expect(state).toMatchObject({ target: { device_id: deviceId }, devices: [{ device_id: deviceId, state: "applied" }] });
+
+    // Back to hosted: the device drops it on that deploy; a deleted device flow is dropped too.
+    const hosted = await request("PUT", `/flows/${flowId}`, { token: owner.accessToken, body: { target: "hosted", nodes: [{ id: "dv-inject", type: "inject" }], connections: [] } });
+    expect(hosted.status).toBe(200);
+    expect(hosted.body.flow.target).toBe("hosted");
+    const seen = back.frames.length;
+    expect((await request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken })).status).toBe(200);
+    const dropped = await back.next((f) => f.type === "agent.deploy" && back.frames.indexOf(f) >= seen);
+    expect(dropped).toMatchObject({ deployments: {}, flows: [] });
+    back.ws.close();
+    ui.ws.close();
+  });
+
+  it("refuses agent frames from anything but a device key", async () => {
+    const owner = await signUp(request);
+    const ui = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+    await ui.next(ready);
+    ui.send({ type: "agent.hello", agent_version: "1", node_red_version: "5", node_types: [], public_key: "x", applied: {} });
+    expect(await ui.next((f) => f.type === "error")).toMatchObject({ code: "FORBIDDEN" });
+    const { secret } = await deviceKey(owner.accessToken, "pi-3");
+    const dev = connect(hub.url, { "x-api-key": secret });
+    await dev.next(ready);
+    dev.send({ type: "agent.debug", flow_id: "flw_x", node_id: "n", msg: 1 });
+    expect(await dev.next((f) => f.type === "error")).toMatchObject({ code: "INVALID_FRAME" });
+    dev.send({ type: "agent.hello", agent_version: "1", node_red_version: "5", node_types: [], public_key: "bm90LWEta2V5", applied: {} });
+    expect(await dev.next((f) => f.type === "error" && f.code === "VALIDATION_FAILED")).toMatchObject({ message: expect.stringContaining("public_key") });
+    ui.ws.close();
+    dev.ws.close();
+  });
+});
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error("not within the time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

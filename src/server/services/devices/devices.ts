@@ -1,0 +1,218 @@
+import type { AppServices } from "../../app-services";
+import type { ApiKeyPrincipal, Principal } from "../../auth/principal";
+import { AppError, notFound } from "../../errors";
+import { newId } from "../../ids";
+import type { Device, Flow, Prisma } from "../../../generated/prisma/client";
+import type { AgentHello, FlowTarget } from "../../../shared/agent-protocol";
+import { onlineDeviceKeyIds } from "../../realtime/devices";
+import { recordAudit } from "../audit/record-audit";
+import type { RequestMeta } from "../request-meta";
+import type { UpdateDeviceInput } from "./device.schemas";
+import { isSealingKey } from "./seal";
+
+/** A device as GET /devices lists it (SPEC §22). */
+export interface DeviceView {
+  id: string;
+  key_id: string;
+  name: string;
+  kind: "agent" | "mqtt" | "channel";
+  online: boolean;
+  last_seen_at: string | null;
+  tags: string[];
+  agent_version?: string;
+  node_red_version?: string;
+  node_types?: string[];
+  deployment_id?: string;
+}
+
+/**
+ * Where devices come from. Each source lists one kind for an organization; GET /devices is their
+ * union. The devices of `device_` keys (agents and device-channel sockets) are stored here; another
+ * kind (the built-in broker's MQTT clients) plugs in as one more function in DEVICE_SOURCES.
+ */
+export type DeviceSource = (app: AppServices, organizationId: string) => Promise<DeviceView[]>;
+
+/** Stored devices of the organization's live device keys, with their presence on /ws (any instance). */
+export const keyDevices: DeviceSource = async (app, organizationId) => {
+  const [rows, online] = await Promise.all([
+    app.db.prisma.device.findMany({
+      where: { organizationId, key: { revokedAt: null } },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    }),
+    onlineDeviceKeyIds(app.store, organizationId),
+  ]);
+  const seen = new Map(online.map((o) => [o.keyId, o.lastSeenAt]));
+  return rows.map((d) => deviceView(d, seen.get(d.keyId) ?? null));
+};
+
+const DEVICE_SOURCES: readonly DeviceSource[] = [keyDevices];
+
+export function deviceView(d: Device, onlineSince: string | null): DeviceView {
+  return {
+    id: d.id,
+    key_id: d.keyId,
+    name: d.name,
+    kind: d.kind as DeviceView["kind"],
+    online: onlineSince !== null,
+    last_seen_at: onlineSince ?? d.lastSeenAt?.toISOString() ?? null,
+    tags: d.tags,
+    ...(d.kind === "agent"
+      ? {
+          agent_version: d.agentVersion ?? undefined,
+          node_red_version: d.nodeRedVersion ?? undefined,
+          node_types: d.nodeTypes,
+          deployment_id: d.deploymentId ?? undefined,
+        }
+      : {}),
+  };
+}
+
+export async function listDevices(app: AppServices, principal: Principal): Promise<{ devices: DeviceView[] }> {
+  const lists = await Promise.all(DEVICE_SOURCES.map((source) => source(app, principal.organizationId)));
+  return { devices: lists.flat() };
+}
+
+/** A device of the caller's organization; any other id answers 404, as a missing one does. */
+export async function requireDevice(app: AppServices, organizationId: string, id: string): Promise<Device> {
+  const device = await app.db.prisma.device.findFirst({ where: { id, organizationId, key: { revokedAt: null } } });
+  if (!device) throw notFound("device");
+  return device;
+}
+
+export async function getDevice(app: AppServices, principal: Principal, id: string) {
+  const device = await requireDevice(app, principal.organizationId, id);
+  const online = await onlineDeviceKeyIds(app.store, principal.organizationId);
+  return { device: deviceView(device, online.find((o) => o.keyId === device.keyId)?.lastSeenAt ?? null) };
+}
+
+export async function updateDevice(app: AppServices, principal: Principal, input: UpdateDeviceInput, meta: RequestMeta) {
+  const device = await requireDevice(app, principal.organizationId, input.id);
+  const updated = await app.db.prisma.device.update({
+    where: { id: device.id },
+    data: { name: input.name, tags: input.tags ? [...new Set(input.tags)] : undefined },
+  });
+  await recordAudit(app, {
+    action: "device.updated",
+    organizationId: principal.organizationId,
+    actorId: principal.userId,
+    targetType: "device",
+    targetId: device.id,
+    ipAddress: meta.ip,
+    metadata: { name: updated.name, tags: updated.tags.join(",") },
+  });
+  const online = await onlineDeviceKeyIds(app.store, principal.organizationId);
+  return { device: deviceView(updated, online.find((o) => o.keyId === updated.keyId)?.lastSeenAt ?? null) };
+}
+
+/** The device of a `device_` key: created the first time the key is used (or at its creation), named after the key. */
+export async function ensureDevice(app: AppServices, organizationId: string, keyId: string, keyName: string): Promise<Device> {
+  return app.db.prisma.device.upsert({
+    where: { keyId },
+    create: { id: newId("dev"), organizationId, keyId, name: keyName, kind: "channel" },
+    update: {},
+  });
+}
+
+/** A device key's socket is ready: its device exists and was seen now. */
+export async function deviceConnected(app: AppServices, principal: ApiKeyPrincipal): Promise<Device> {
+  const key = await app.db.prisma.apiKey.findUnique({ where: { id: principal.keyId }, select: { name: true } });
+  const device = await ensureDevice(app, principal.organizationId, principal.keyId, key?.name ?? principal.keyId);
+  return app.db.prisma.device.update({ where: { id: device.id }, data: { lastSeenAt: new Date() } });
+}
+
+/** What an agent said about itself when it connected; the device is an agent from now on. */
+export async function recordHello(app: AppServices, principal: ApiKeyPrincipal, hello: AgentHello): Promise<Device> {
+  if (!isSealingKey(hello.public_key)) throw new AppError("VALIDATION_FAILED", "public_key: must be an X25519 public key (SPKI DER, base64)");
+  const device = await deviceConnected(app, principal);
+  return app.db.prisma.device.update({
+    where: { id: device.id },
+    data: {
+      kind: "agent",
+      agentVersion: hello.agent_version,
+      nodeRedVersion: hello.node_red_version,
+      nodeTypes: [...new Set(hello.node_types)].sort(),
+      publicKey: hello.public_key,
+      ...(await appliedColumns(app, principal.organizationId, hello.applied)),
+      lastSeenAt: new Date(),
+    },
+  });
+}
+
+/** The agent applied a deployment (or kept its old one after an error): what it runs now. */
+export async function recordApplied(app: AppServices, principal: ApiKeyPrincipal, applied: Record<string, string>): Promise<Device | null> {
+  const device = await app.db.prisma.device.findUnique({ where: { keyId: principal.keyId } });
+  if (!device || device.organizationId !== principal.organizationId) return null;
+  return app.db.prisma.device.update({ where: { id: device.id }, data: { ...(await appliedColumns(app, principal.organizationId, applied)), lastSeenAt: new Date() } });
+}
+
+/** `applied` and the newest of its deployments, counting only the organization's own deployments. */
+async function appliedColumns(app: AppServices, organizationId: string, applied: Record<string, string>) {
+  const ids = Object.values(applied);
+  const rows = ids.length
+    ? await app.db.prisma.deployment.findMany({ where: { id: { in: ids }, organizationId }, select: { id: true, flowId: true, deployedAt: true }, orderBy: [{ deployedAt: "desc" }, { id: "desc" }] })
+    : [];
+  const own = Object.fromEntries(rows.filter((r) => applied[r.flowId] === r.id).map((r) => [r.flowId, r.id]));
+  return { applied: own as Prisma.InputJsonValue, deploymentId: rows.find((r) => own[r.flowId] === r.id)?.id ?? null };
+}
+
+/** The flow's target as the API shows it. */
+export function targetOf(flow: Pick<Flow, "targetDeviceId" | "targetDeviceTag">): FlowTarget {
+  if (flow.targetDeviceId) return { device_id: flow.targetDeviceId };
+  if (flow.targetDeviceTag) return { device_tag: flow.targetDeviceTag };
+  return "hosted";
+}
+
+/** The columns of a target; a device id must be one of the organization's devices (else 400). */
+export async function targetColumns(app: AppServices, organizationId: string, target: FlowTarget): Promise<{ targetDeviceId: string | null; targetDeviceTag: string | null }> {
+  if (target === "hosted") return { targetDeviceId: null, targetDeviceTag: null };
+  if ("device_id" in target) {
+    const device = await app.db.prisma.device.findFirst({ where: { id: target.device_id, organizationId, key: { revokedAt: null } }, select: { id: true } });
+    if (!device) throw new AppError("VALIDATION_FAILED", "target.device_id: no such device in this organization; see GET /api/v1/devices", { details: [{ path: "target.device_id", message: "no such device in this organization" }] });
+    return { targetDeviceId: device.id, targetDeviceTag: null };
+  }
+  return { targetDeviceId: null, targetDeviceTag: target.device_tag };
+}
+
+/** The devices a flow's target names now (none for a hosted flow). */
+export async function targetDevices(app: AppServices, organizationId: string, flow: Pick<Flow, "targetDeviceId" | "targetDeviceTag">): Promise<Device[]> {
+  if (flow.targetDeviceId) return app.db.prisma.device.findMany({ where: { id: flow.targetDeviceId, organizationId, key: { revokedAt: null } } });
+  if (flow.targetDeviceTag) return app.db.prisma.device.findMany({ where: { organizationId, tags: { has: flow.targetDeviceTag }, key: { revokedAt: null } }, orderBy: { id: "asc" } });
+  return [];
+}
+
+/** Node types the target's devices reported (their union: a flow for a tag accepts what any of them has). */
+export async function targetNodeTypes(app: AppServices, organizationId: string, target: Pick<Flow, "targetDeviceId" | "targetDeviceTag">): Promise<Set<string>> {
+  const devices = await targetDevices(app, organizationId, target);
+  return new Set(devices.flatMap((d) => d.nodeTypes));
+}
+
+/** The flows a device runs: deployed, enabled flows naming it or one of its tags. */
+export async function flowsOfDevice(app: AppServices, device: Device): Promise<Flow[]> {
+  return app.db.prisma.flow.findMany({
+    where: {
+      organizationId: device.organizationId,
+      deletedAt: null,
+      enabled: true,
+      currentDeploymentId: { not: null },
+      OR: [{ targetDeviceId: device.id }, ...(device.tags.length ? [{ targetDeviceTag: { in: device.tags } }] : [])],
+    },
+    orderBy: { id: "asc" },
+  });
+}
+
+/** Each target device's state for the flow (SPEC §22: the flow's state lists them). */
+export async function deviceStates(app: AppServices, flow: Flow): Promise<Array<{ device_id: string; name: string; online: boolean; state: "applied" | "pending"; deployment_id: string | null }>> {
+  const devices = await targetDevices(app, flow.organizationId, flow);
+  if (devices.length === 0) return [];
+  const online = new Set((await onlineDeviceKeyIds(app.store, flow.organizationId)).map((o) => o.keyId));
+  return devices.map((d) => {
+    const applied = (d.applied as Record<string, string>)[flow.id] ?? null;
+    return {
+      device_id: d.id,
+      name: d.name,
+      online: online.has(d.keyId),
+      state: flow.currentDeploymentId && applied === flow.currentDeploymentId ? "applied" : "pending",
+      deployment_id: applied,
+    };
+  });
+}
