@@ -167,6 +167,7 @@ export async function benchMqtt(ctx: Pick<BenchContext, "log">): Promise<BenchOu
   } finally {
     await broker.stop();
   }
+  notes.push(`Benchmark 12: one run each, after a warm-up of ${WARM_UP.toLocaleString("en-US")} messages per side. The driver publishes as fast as the broker takes the messages, so latency includes the queue at saturation; the driver and the broker share the machine's cores with both sides.`);
   notes.push(`Benchmark 12: ${os.cpus().length} cores shared with other engineers' work (run under flock /tmp/heavy.lock); each side in a process of its own, Node-RED ${nr.ok ? nr.version : "—"} on Node 22, ours on ${process.version}.`);
   return { rows, notes };
 }
