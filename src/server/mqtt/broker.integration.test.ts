@@ -206,7 +206,7 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
     }
   });
 
-  it("onlineMqttClients lists the organization's connected clients (for GET /devices), and forgets those that left", async () => {
+  it("onlineMqttClients lists the organization's connected clients, GET /devices shows them (kind mqtt), and forgets those that left", async () => {
     const { owner, key, keyId } = await orgWithDeviceKey();
     const before = Date.now();
     const c = await connectMqtt(mq.tcp, { password: key, clientId: "pump-7" });
@@ -218,6 +218,13 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
     expect(online[0]).toMatchObject({ key_id: keyId, client_id: "pump-7" });
     expect(Date.parse(online[0]!.connected_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(Date.parse(online[0]!.last_seen_at)).toBeGreaterThanOrEqual(Date.parse(online[0]!.connected_at));
+    // Through the door: GET /devices lists it as kind "mqtt" beside the key's own device, and never
+    // the other organization's client of the same id.
+    const listed = (await request("GET", "/devices", { token: owner.accessToken })).body.devices as Array<{ id: string; key_id: string; kind: string; name: string; online: boolean }>;
+    const mqttListed = listed.filter((d) => d.kind === "mqtt");
+    expect(mqttListed).toEqual([expect.objectContaining({ key_id: keyId, name: "pump-7", online: true, id: expect.stringMatching(/^dev_/) })]);
+    const theirs = (await request("GET", "/devices", { token: other.owner.accessToken })).body.devices as Array<{ id: string; kind: string }>;
+    expect(theirs.filter((d) => d.kind === "mqtt").map((d) => d.id)).not.toContain(mqttListed[0]!.id);
     await c.end();
     await sleep(200);
     expect(await onlineMqttClients(testApp.app.store, owner.organizationId)).toEqual([]);

@@ -4,7 +4,9 @@ import { AppError, notFound } from "../../errors";
 import { newId } from "../../ids";
 import type { Device, Flow, Prisma } from "../../../generated/prisma/client";
 import type { AgentHello, FlowTarget } from "../../../shared/agent-protocol";
+import { createHash } from "node:crypto";
 import { onlineDeviceKeyIds } from "../../realtime/devices";
+import { onlineMqttClients } from "../../mqtt/online";
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../request-meta";
 import type { UpdateDeviceInput } from "./device.schemas";
@@ -45,7 +47,25 @@ export const keyDevices: DeviceSource = async (app, organizationId) => {
   return rows.map((d) => deviceView(d, seen.get(d.keyId) ?? null));
 };
 
-const DEVICE_SOURCES: readonly DeviceSource[] = [keyDevices];
+/**
+ * The built-in broker's connected MQTT clients (SPEC §20, §22), on any instance: one device per
+ * client id, with an id derived from it (the same client keeps its id across reconnects); named
+ * after the client id, online while connected, not stored (nothing to rename or tag).
+ */
+export const mqttDevices: DeviceSource = async (app, organizationId) => {
+  const clients = await onlineMqttClients(app, organizationId);
+  return clients.map((c) => ({
+    id: `dev_mqtt-${createHash("sha256").update(`${organizationId}\0${c.client_id}`).digest("base64url").slice(0, 22)}`,
+    key_id: c.key_id,
+    name: c.client_id,
+    kind: "mqtt" as const,
+    online: true,
+    last_seen_at: c.last_seen_at,
+    tags: [],
+  }));
+};
+
+const DEVICE_SOURCES: readonly DeviceSource[] = [keyDevices, mqttDevices];
 
 export function deviceView(d: Device, onlineSince: string | null): DeviceView {
   return {
