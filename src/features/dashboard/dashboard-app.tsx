@@ -65,11 +65,13 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
   const [connection, setConnection] = useState<DashboardConnection>(socket.getState());
   const [drawer, setDrawer] = useState(false);
   const [closedReason, setClosedReason] = useState<string | null>(null);
+  /** A refused frame (`dashboard.error`: rate limited, view only, …): shown for a few seconds. */
+  const [refusal, setRefusal] = useState<string | null>(null);
   const viewedPage = useRef<string | null>(null);
 
   useEffect(() => {
     const offFrame = socket.onFrame((frame) => {
-      if (frame.type === "dashboard.error") setClosedReason(frame.message);
+      if (frame.type === "dashboard.error") setRefusal(frame.message);
       store.handle(frame);
     });
     const offState = socket.onState((s) => {
@@ -84,11 +86,16 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
     };
   }, [socket, store]);
 
+  useEffect(() => {
+    if (!refusal) return;
+    const t = setTimeout(() => setRefusal(null), 5000);
+    return () => clearTimeout(t);
+  }, [refusal]);
+
   // ui-event: a page view when a page's layout arrives, a page leave when the viewer goes.
   useEffect(() => {
     if (!view || connection.status !== "online") return;
     if (viewedPage.current === view.page.id) return;
-    if (viewedPage.current) socket.send({ type: "dashboard.event", event: "$pageleave", page_id: viewedPage.current });
     viewedPage.current = view.page.id;
     socket.send({ type: "dashboard.event", event: "$pageview", page_id: view.page.id });
   }, [view, connection.status, socket]);
@@ -100,15 +107,22 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
     return () => window.removeEventListener("pagehide", leave);
   }, [socket]);
 
+  /** The page leave goes on the socket of the page left, before it is replaced. */
+  const leavePage = useCallback(() => {
+    if (viewedPage.current) socket.send({ type: "dashboard.event", event: "$pageleave", page_id: viewedPage.current });
+    viewedPage.current = null;
+  }, [socket]);
+
   const navigate = useCallback(
     (page: DashboardPageSummary, replace = false) => {
       const href = pageHref(org, page.path, share);
       if (replace) window.history.replaceState(null, "", href);
       else window.history.pushState(null, "", href);
       setDrawer(false);
+      leavePage();
       socket.setPath(page.path);
     },
-    [org, share, socket],
+    [org, share, socket, leavePage],
   );
 
   useEffect(() => {
@@ -124,12 +138,13 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
 
   useEffect(() => {
     const onPop = () => {
+      leavePage();
       const rest = window.location.pathname.split("/").slice(3).map(decodeURIComponent).join("/");
       socket.setPath(`/${rest}`);
     };
     window.addEventListener("popstate", onPop);
     return () => window.removeEventListener("popstate", onPop);
-  }, [socket]);
+  }, [socket, leavePage]);
 
   const context: DashboardContextValue = useMemo(
     () => ({
@@ -205,6 +220,11 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
             {closedReason ? (
               <div className="db-closed" role="alert">
                 {closedReason}
+              </div>
+            ) : null}
+            {refusal ? (
+              <div className="db-refusal" role="status">
+                {refusal}
               </div>
             ) : null}
             {groups.length === 0 ? <p className="db-empty">This page has no widgets yet. Add ui-* nodes to a group of this page and deploy the flow.</p> : null}

@@ -26,7 +26,24 @@ export function useOrgSlug(): string | null {
  * One ordered list of the tab (a dashboard's pages, or a page's groups): drag an item onto
  * another, or focus it and press Alt+↑ / Alt+↓ (or its Move buttons) to move it one place.
  */
-function OrderedList({ items, label, readOnly, busy, onMove, render }: { items: ConfigNodeView[]; label: string; readOnly: boolean; busy: boolean; onMove: (from: number, to: number) => void; render: (n: ConfigNodeView, i: number) => React.ReactNode }) {
+function OrderedList({
+  items,
+  label,
+  readOnly,
+  busy,
+  onMove,
+  render,
+  renderChildren,
+}: {
+  items: ConfigNodeView[];
+  label: string;
+  readOnly: boolean;
+  busy: boolean;
+  onMove: (from: number, to: number) => void;
+  render: (n: ConfigNodeView, i: number) => React.ReactNode;
+  /** Shown under the item's row (a page's groups), the full width of the item. */
+  renderChildren?: (n: ConfigNodeView) => React.ReactNode;
+}) {
   const [dragging, setDragging] = useState<number | null>(null);
   const [over, setOver] = useState<number | null>(null);
   const canMove = !readOnly && !busy;
@@ -90,6 +107,7 @@ function OrderedList({ items, label, readOnly, busy, onMove, render }: { items: 
               </span>
             ) : null}
           </div>
+          {renderChildren?.(n)}
         </li>
       ))}
     </ol>
@@ -147,28 +165,29 @@ function DashboardTab() {
             render={(pageNode) => {
               const page = base.pages.find((p) => p.node.id === pageNode.id)!;
               return (
-                <div className="dashboard-tab-page">
-                  <div className="dashboard-tab-line">
-                    <span className="dashboard-tab-name">{nodeName(pageNode)}</span>
-                    <code className="muted">{page.path}</code>
-                    {slug ? (
-                      <a href={dashboardHref(slug, page.path)} target="_blank" rel="noopener" aria-label={`Open dashboard page ${nodeName(pageNode)}`}>
-                        Open
-                      </a>
-                    ) : null}
-                  </div>
-                  {page.groups.length > 0 ? (
-                    <OrderedList
-                      items={page.groups}
-                      label={`Groups of ${nodeName(pageNode)}`}
-                      readOnly={readOnly}
-                      busy={busy}
-                      onMove={(from, to) => void move(page.groups, from, to)}
-                      render={(g) => <span className="dashboard-tab-name">{nodeName(g)}</span>}
-                    />
+                <div className="dashboard-tab-line">
+                  <span className="dashboard-tab-name">{nodeName(pageNode)}</span>
+                  <code className="muted">{page.path}</code>
+                  {slug ? (
+                    <a href={dashboardHref(slug, page.path)} target="_blank" rel="noopener" aria-label={`Open dashboard page ${nodeName(pageNode)}`}>
+                      Open
+                    </a>
                   ) : null}
                 </div>
               );
+            }}
+            renderChildren={(pageNode) => {
+              const page = base.pages.find((p) => p.node.id === pageNode.id)!;
+              return page.groups.length > 0 ? (
+                <OrderedList
+                  items={page.groups}
+                  label={`Groups of ${nodeName(pageNode)}`}
+                  readOnly={readOnly}
+                  busy={busy}
+                  onMove={(from, to) => void move(page.groups, from, to)}
+                  render={(g) => <span className="dashboard-tab-name">{nodeName(g)}</span>}
+                />
+              ) : null;
             }}
           />
           {base.pages
