@@ -552,6 +552,9 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
 
   // ---- lifecycle --------------------------------------------------------------------------
 
+  /** How long each step of close() may wait (Redis unreachable: its commands are never answered). */
+  const CLOSE_STEP_MS = 3_000;
+
   async function start(deps: AuthDeps) {
     auth = deps;
     let mq;
@@ -560,7 +563,16 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       const pub = connect();
       const sub = connect();
       const data = new Redis(options.redis.url, { keyPrefix: `${options.redis.keyPrefix}mqtt:` });
-      redisConnections = [pub, sub];
+      // ioredis reconnects by itself; an error event with no listener would be printed as unhandled.
+      let warnedAt = 0;
+      for (const c of [pub, sub, data]) {
+        c.on("error", (err: Error) => {
+          if (Date.now() - warnedAt < 10_000) return;
+          warnedAt = Date.now();
+          logger.warn({ err }, "mqtt: Redis connection error (reconnecting)");
+        });
+      }
+      redisConnections = [pub, sub, data];
       mq = MQEmitterRedis({ pubConn: pub as never, subConn: sub as never, matchEmptyLevels: true } as never);
       persistence = new OrganizationRedisPersistence(data, limits.queuedPerSession);
     } else {
@@ -686,12 +698,15 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     for (const s of leaving) s.revoked = true;
     await Promise.all(leaving.map((s) => withdraw(s).catch(() => undefined)));
     for (const s of leaving) clearTimeout(s.expiryTimer);
+    // With Redis unreachable, closing waits on commands that are never answered: each step gets a
+    // deadline, then the connections are dropped.
+    const deadline = (work: Promise<unknown>) => Promise.race([work, new Promise((resolve) => setTimeout(resolve, CLOSE_STEP_MS).unref())]);
     if (broker) {
       const b = broker;
       // aedes closes its clients and destroys the persistence (which writes what is pending).
-      await new Promise<void>((resolve) => b.close(() => resolve()));
+      await deadline(new Promise<void>((resolve) => b.close(() => resolve())));
     }
-    await persistence?.destroy().catch((err: unknown) => logger.warn({ err }, "mqtt: could not close the persistence"));
+    await deadline(persistence?.destroy().catch((err: unknown) => logger.warn({ err }, "mqtt: could not close the persistence")) ?? Promise.resolve());
     for (const c of redisConnections) c.disconnect();
     states.clear();
   }
