@@ -577,7 +577,6 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       // Redis unreachable: ioredis reconnects by itself; the emitter re-emits its connections' errors
       // on `state`, which would be an uncaught exception without a listener.
       (mq as unknown as { state: NodeJS.EventEmitter }).state.on("error", (err: unknown) => logger.warn({ err }, "mqtt: Redis emitter error"));
-      data.on("error", (err: unknown) => logger.warn({ err }, "mqtt: Redis persistence error"));
       persistence = new OrganizationRedisPersistence(data, limits.queuedPerSession);
     } else {
       mq = mqemitter({ matchEmptyLevels: true });
