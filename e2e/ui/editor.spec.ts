@@ -15,6 +15,8 @@ async function openEditor(page: Page, id: string) {
 /** The element's centre once it stops moving (selecting a node pans the view with a short animation). */
 async function center(page: Page, selector: string) {
   const locator = page.locator(selector).first();
+  // As a user would: scroll the palette (or canvas) until the item is in view before pressing on it.
+  await locator.scrollIntoViewIfNeeded();
   let last: { x: number; y: number } | null = null;
   for (let i = 0; i < 50; i++) {
     const box = await locator.boundingBox();

@@ -212,12 +212,16 @@ test.describe("organizations in the browser", () => {
     await expect(page.getByRole("heading", { level: 1, name: "API keys" })).toBeVisible();
     const create = region(page, "Create an API key");
     await expect(create.getByLabel("User key")).toBeChecked();
-    // A device key carries only device:connect.
+    // A device key carries device:connect and the built-in broker's MQTT scopes (SPEC §20).
     await create.getByLabel("Device key").check();
-    await expect(create.getByRole("group", { name: "Scopes" }).getByRole("checkbox")).toHaveCount(1);
+    const deviceScopes = create.getByRole("group", { name: "Scopes" }).getByRole("checkbox");
+    await expect(deviceScopes).toHaveCount(3);
+    const labelOf = (box: import("@playwright/test").Locator) => box.evaluate((el) => ((el as HTMLInputElement).labels?.[0]?.textContent ?? "").trim());
+    expect(await Promise.all((await deviceScopes.all()).map(labelOf))).toEqual(["device:connect", "mqtt:publish", "mqtt:subscribe"]);
     await create.getByLabel("User key").check();
     const scopes = create.getByRole("group", { name: "Scopes" }).getByRole("checkbox");
-    await expect(scopes).toHaveCount(7);
+    // An owner's user key: every scope but device:connect (files and MQTT included, SPEC §20, §23).
+    await expect(scopes).toHaveCount(11);
     await create.getByLabel("Name").fill("CI reader");
     for (const box of await scopes.all()) {
       const label = ((await box.evaluate((el) => (el as HTMLInputElement).labels?.[0]?.textContent)) ?? "").trim();

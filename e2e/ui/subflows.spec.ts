@@ -10,6 +10,8 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 async function center(page: Page, selector: string) {
   const locator = page.locator(selector).first();
+  // As a user would: scroll the palette (or canvas) until the item is in view before pressing on it.
+  await locator.scrollIntoViewIfNeeded();
   let last: { x: number; y: number } | null = null;
   for (let i = 0; i < 50; i++) {
     const box = await locator.boundingBox();

@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useRef, useState } from "react";
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { errorInfo, useTRPC, useTRPCClient } from "@/trpc/react";
 import { mergedGraph, planAfterConflict, type ConflictPlan } from "@/features/live/save-conflict";
 import type { FlowGraph } from "@/shared/flow-graph";
@@ -59,8 +59,14 @@ export function useFlowSave({
   const [conflict, setConflict] = useState(false);
   const [merging, setMerging] = useState<ConflictPlan | null>(null);
   const flowsUpdate = trpc.flows.update.mutationOptions();
+  const queryClient = useQueryClient();
+  // A saved graph changes which configuration nodes it uses: their lists (the Configuration tab's
+  // "used by", cached while the toolbar's dashboard link reads them) are read again.
+  const configNodesChanged = useCallback(() => queryClient.invalidateQueries({ queryKey: trpc.configNodes.pathKey() }), [queryClient, trpc]);
   const update = useMutation<{ flow: EditorFlow }, unknown, { id: string; revision: number } & FlowGraph>(
-    store ? { mutationFn: store.update } : { mutationFn: (input) => client.flows.update.mutate(input), mutationKey: flowsUpdate.mutationKey },
+    store
+      ? { mutationFn: store.update, onSuccess: configNodesChanged }
+      : { mutationFn: (input) => client.flows.update.mutate(input), mutationKey: flowsUpdate.mutationKey, onSuccess: configNodesChanged },
   );
   const getGraph = useCallback((id: string) => (store ? store.get(id) : client.flows.get.query({ id })), [store, client]);
 
