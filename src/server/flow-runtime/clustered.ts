@@ -557,9 +557,10 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     this.closing = true;
     clearInterval(this.timer);
     clearInterval(this.renewTimer);
-    // Before the membership is withdrawn (the worker would write it again). The leases stay proven
-    // as long as the keeper last proved them: they are released below.
-    await this.keeper?.close();
+    // The worker stops refreshing the membership, which is withdrawn below, but keeps renewing the
+    // leases until the flows are handed over: a hand-over slower than the lease's TTL must not fence
+    // the messages still being delivered.
+    this.keeper?.leave();
     for (const timer of this.takeovers.values()) if (timer) clearTimeout(timer);
     this.takeovers.clear();
     await this.ticking?.catch(() => undefined);
@@ -575,6 +576,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     await this.bus.broadcast({ type: "left", from: this.instanceId }).catch(() => undefined);
     if (released.length > 0) await this.bus.broadcast({ type: "released", from: this.instanceId, flowIds: released }).catch(() => undefined);
     await this.local.close();
+    await this.keeper?.close();
     await this.bus.close();
   }
 

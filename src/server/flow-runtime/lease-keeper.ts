@@ -79,6 +79,11 @@ export class LeaseKeeper {
     if (!this.closed) this.worker.postMessage({ op: "member", key, value });
   }
 
+  /** The membership is no longer refreshed (shutting down); the leases still are, until close(). */
+  leave(): void {
+    if (!this.closed) this.worker.postMessage({ op: "leave" });
+  }
+
   /** The main thread's performance.now() until which the lease in `slot` is proven. */
   validUntil(slot: number): number {
     return this.proven[1 + slot]! - performance.timeOrigin;

@@ -25,7 +25,7 @@ interface Data {
   shared: SharedArrayBuffer;
 }
 
-type In = { op: "hold"; slot: number; key: string; token: number } | { op: "drop"; slot: number } | { op: "member"; key: string; value: string } | { op: "close" };
+type In = { op: "hold"; slot: number; key: string; token: number } | { op: "drop"; slot: number } | { op: "member"; key: string; value: string } | { op: "leave" } | { op: "close" };
 
 const data = workerData as Data;
 const port = parentPort!;
@@ -79,6 +79,7 @@ const timer = setInterval(() => void round(), data.renewMs);
 
 port.on("message", (message: In) => {
   if (message.op === "member") member = { key: message.key, value: message.value };
+  else if (message.op === "leave") member = null;
   else if (message.op === "hold") held.set(message.slot, { key: message.key, token: message.token });
   else if (message.op === "drop") {
     held.delete(message.slot);
