@@ -1,8 +1,6 @@
 import http from "node:http";
 import https from "node:https";
-import dns from "node:dns";
-import ipaddr from "ipaddr.js";
-import { BlockedAddressError, isBlockedAddress } from "./outbound";
+import { createOutboundRules } from "./outbound";
 import type { HttpDispatcher } from "./http-dispatchers";
 import type { ByteBudget } from "./work-limits";
 
@@ -31,30 +29,16 @@ export interface SafeFetchOptions {
  */
 export function createSafeFetch(options: SafeFetchOptions) {
   const maxResponseBytes = options.maxResponseBytes ?? 10 * 1024 * 1024;
-  const lookup: typeof dns.lookup = ((hostname: string, opts: dns.LookupOptions, callback: (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void) => {
-    dns.lookup(hostname, { ...opts, all: true }, (err, addresses) => {
-      if (err) return callback(err, "", 4);
-      const list = addresses as dns.LookupAddress[];
-      if (!options.allowPrivate) {
-        const blocked = list.find((a) => isBlockedAddress(a.address));
-        if (blocked) return callback(new BlockedAddressError(`${hostname} resolves to ${blocked.address}, a private or reserved address; requests there are not allowed`), "", 4);
-      }
-      if (opts.all) callback(null, list);
-      else callback(null, list[0]!.address, list[0]!.family);
-    });
-  }) as typeof dns.lookup;
+  // The outbound rules every client node uses (runtime/outbound.ts): the checking lookup the
+  // connection itself uses, and the check of a literal address.
+  const { lookup, checkHost } = createOutboundRules({ allowPrivate: options.allowPrivate });
 
   async function once(url: URL, init: { method: string; headers: Record<string, string>; body?: string | Buffer; deadline: number; timeoutMs: number; dispatcher?: HttpDispatcher; budget?: ByteBudget }) {
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`only http and https URLs are allowed, not ${url.protocol}`);
     // A TLS configuration or a proxy (SPEC §19): where this hop connects and with which agent.
     const route = init.dispatcher?.route(url);
     // A literal IP address never goes through lookup: check it here (the proxy's too).
-    for (const literal of new Set([url.hostname, route?.connectHost ?? url.hostname])) {
-      const host = literal.replace(/^\[|\]$/g, "");
-      if (!options.allowPrivate && ipaddr.isValid(host) && isBlockedAddress(host)) {
-        throw new BlockedAddressError(`${host} is a private or reserved address; requests there are not allowed`);
-      }
-    }
+    for (const literal of new Set([url.hostname, route?.connectHost ?? url.hostname])) checkHost(literal);
     const client = (route?.protocol ?? url.protocol) === "https:" ? https : http;
     const routed = route
       ? { agent: route.agent, ...(route.host !== undefined ? { protocol: route.protocol, hostname: route.host, port: route.port, path: route.path } : {}) }
