@@ -127,6 +127,17 @@ const propsOf = (v: unknown) => {
   return Object.fromEntries(Object.entries(o).filter(([k, x]) => ["respTopic", "correl", "contentType", "expiry", "userProps", "delay"].includes(k) && x !== undefined && x !== ""));
 };
 
+/**
+ * Whether a broker configuration (as deployed) asks for a persistent session: clean session off
+ * with a client id (without one the session is clean anyway, as Node-RED's), at an external broker.
+ * Its flows then run on one instance (SPEC §20): the session is one client id at the broker.
+ */
+export function persistentSession(config: Record<string, unknown>): boolean {
+  const clean = config.cleansession;
+  const clientid = config.clientid;
+  return (clean === false || clean === "false") && typeof clientid === "string" && clientid !== "" && config.broker !== BUILT_IN_BROKER;
+}
+
 export const mqttBrokerNode = defineNode({
   type: "mqtt-broker",
   version: 1,
@@ -138,6 +149,7 @@ export const mqttBrokerNode = defineNode({
   inputs: 0,
   outputs: 0,
   configSchema: mqttBrokerConfig,
+  placeTogether: persistentSession,
   credentials: {
     user: { type: "text", title: "Username", description: "May be ${NAME}" },
     password: { type: "password", title: "Password", description: "May be ${NAME}: a secret variable" },
