@@ -579,7 +579,9 @@ export class MqttConnection {
     this.candidates.delete(ref);
     const byRef = this.subscriptions.get(topic) ?? new Map<string, Subscription>();
     this.subscriptions.set(topic, byRef);
-    if (!this.subscriptionIds.has(topic)) this.subscriptionIds.set(topic, this.subid++);
+    // A persistent session's messages stored at the broker carry the identifiers of the connection
+    // that subscribed (another instance's, after a failover): numbered by the filter there, not by order.
+    if (!this.subscriptionIds.has(topic)) this.subscriptionIds.set(topic, this.current.cleansession ? this.subid++ : stableSubscriptionId(topic));
     const sub: Subscription = { topic, options: { ...options, properties: { ...(options.properties ?? {}), subscriptionIdentifier: this.subscriptionIds.get(topic) } }, ref, callback };
     byRef.set(ref, sub);
     if (this.connected) this.subscribeNow(sub);
@@ -707,6 +709,20 @@ export class MqttConnection {
   clientId(): string | undefined {
     return this.client?.options.clientId;
   }
+}
+
+/**
+ * A subscription identifier from the topic filter alone (FNV-1a, in MQTT's range 1..268,435,455), so
+ * every instance taking over a persistent session numbers its subscriptions as the one before. Two
+ * filters with one number both pass the identifier check, and the topic match decides.
+ */
+export function stableSubscriptionId(filter: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(filter, "utf8")) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return (hash % 268_435_455) + 1;
 }
 
 function idMatches(packetIds: unknown, id: unknown): boolean {
