@@ -179,6 +179,10 @@ export class MqttConnection {
   private connectWaiters: Array<() => void> = [];
   /** Waiters of paused reads, by user, released when the user goes. */
   private readonly pausedBy = new Map<string, Set<() => void>>();
+  /** Publishes waiting for the socket to take more (sendOnDrain), from unsentHead on. */
+  private unsent: Array<(() => void) | undefined> = [];
+  private unsentHead = 0;
+  private drainWatched = false;
   /** performance.now() until which a persistent session's unmatched message waits for a subscription (SESSION_SETTLE_MS). */
   private settleUntil = 0;
   /** Received messages no subscription matched while settling, until mqtt.js hands them to handleMessage. */
@@ -320,6 +324,8 @@ export class MqttConnection {
       clean: s.cleansession,
       clientId: s.clientid ? (s.cleansession ? `${s.clientid}-${s.clientSuffix}` : s.clientid) : `flowplane_${Math.random().toString(16).slice(2, 10)}_${s.clientSuffix}`,
       reconnectPeriod: this.reconnectDelay,
+      // mqtt.js logs every packet through \`debug\`: even switched off, a call and a check per packet.
+      log: () => undefined,
       connectTimeout: 10_000,
       // Node-RED resubscribes itself on each connect (its stored subscriptions), so mqtt.js must not.
       resubscribe: false,
@@ -702,7 +708,44 @@ export class MqttConnection {
     }
     const client = this.client;
     if (!client) return Promise.resolve();
-    return new Promise((resolve, reject) => client.publish(topic as string, payload, options, (err?: Error) => (err ? reject(err) : resolve())));
+    return new Promise((resolve, reject) => {
+      const send = () => client.publish(topic as string, payload, options, (err?: Error) => (err ? reject(err) : resolve()));
+      // While the socket is full, publishes wait here, in order, behind one 'drain' listener: given
+      // to mqtt.js at once, each would wait on a 'drain' listener of its own, and removing
+      // thousands of them (one per message, in order) costs time growing with their number.
+      if (this.unsent.length === this.unsentHead && !(client.stream as SocketLike | undefined)?.writableNeedDrain) send();
+      else {
+        this.unsent.push(send);
+        this.sendOnDrain(client);
+      }
+    });
+  }
+
+  /**
+   * Hands the waiting publishes to mqtt.js once the socket takes more (its 'drain'), until it is full
+   * again; all of them when the socket closes (mqtt.js then does with them what it does with a
+   * publish while disconnected, as it would have had they been given to it at once).
+   */
+  private sendOnDrain(client: MqttClient) {
+    if (this.drainWatched) return;
+    const stream = client.stream as SocketLike | undefined;
+    if (!stream) return;
+    this.drainWatched = true;
+    const flush = () => {
+      stream.off("drain", flush);
+      stream.off("close", flush);
+      this.drainWatched = false;
+      while (this.unsentHead < this.unsent.length) {
+        if (stream.writableNeedDrain && !stream.destroyed && (client.stream as SocketLike) === stream) return this.sendOnDrain(client);
+        const send = this.unsent[this.unsentHead]!;
+        this.unsent[this.unsentHead++] = undefined;
+        send();
+      }
+      this.unsent = [];
+      this.unsentHead = 0;
+    };
+    stream.on("drain", flush);
+    stream.on("close", flush);
   }
 
   /** Publishes a received packet's type for tests: the client's id (as the broker saw it). */
@@ -724,6 +767,9 @@ export function stableSubscriptionId(filter: string): number {
   }
   return (hash % 268_435_455) + 1;
 }
+
+/** What the publish queue reads of mqtt.js's stream (a socket, a TLS socket or a WebSocket stream). */
+type SocketLike = NodeJS.EventEmitter & { writableNeedDrain?: boolean; destroyed?: boolean };
 
 function idMatches(packetIds: unknown, id: unknown): boolean {
   return Array.isArray(packetIds) ? packetIds.includes(id) : packetIds === id;
