@@ -179,10 +179,9 @@ export class MqttConnection {
   private connectWaiters: Array<() => void> = [];
   /** Waiters of paused reads, by user, released when the user goes. */
   private readonly pausedBy = new Map<string, Set<() => void>>();
-  /** Publishes waiting for the socket to take more (sendOnDrain), from unsentHead on. */
-  private unsent: Array<(() => void) | undefined> = [];
-  private unsentHead = 0;
-  private drainWatched = false;
+  /** QoS 0 publishes written while the socket was full, done when it drains (afterDrain). */
+  private drainWaiters: Array<() => void> = [];
+  private drainingStream: SocketLike | undefined;
   /** performance.now() until which a persistent session's unmatched message waits for a subscription (SESSION_SETTLE_MS). */
   private settleUntil = 0;
   /** Received messages no subscription matched while settling, until mqtt.js hands them to handleMessage. */
@@ -709,43 +708,36 @@ export class MqttConnection {
     const client = this.client;
     if (!client) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const send = () => client.publish(topic as string, payload, options, (err?: Error) => (err ? reject(err) : resolve()));
-      // While the socket is full, publishes wait here, in order, behind one 'drain' listener: given
-      // to mqtt.js at once, each would wait on a 'drain' listener of its own, and removing
-      // thousands of them (one per message, in order) costs time growing with their number.
-      if (this.unsent.length === this.unsentHead && !(client.stream as SocketLike | undefined)?.writableNeedDrain) send();
-      else {
-        this.unsent.push(send);
-        this.sendOnDrain(client);
+      const stream = client.stream as SocketLike | undefined;
+      // A QoS 0 publish is done once written to the socket, or once it drains when full; mqtt.js
+      // then waits with a 'drain' listener per message, and removing thousands of them one by one
+      // (in order) showed in the QoS 0 profile. While the socket is full, the message is given to
+      // mqtt.js at once (written in order, batched as before) and waits behind one listener here.
+      if (options.qos === 0 && stream?.writableNeedDrain && !stream.destroyed) {
+        if (client.disconnecting) return reject(new Error("client disconnecting"));
+        client.publish(topic as string, payload, options);
+        this.afterDrain(stream, resolve);
+        return;
       }
+      client.publish(topic as string, payload, options, (err?: Error) => (err ? reject(err) : resolve()));
     });
   }
 
-  /**
-   * Hands the waiting publishes to mqtt.js once the socket takes more (its 'drain'), until it is full
-   * again; all of them when the socket closes (mqtt.js then does with them what it does with a
-   * publish while disconnected, as it would have had they been given to it at once).
-   */
-  private sendOnDrain(client: MqttClient) {
-    if (this.drainWatched) return;
-    const stream = client.stream as SocketLike | undefined;
-    if (!stream) return;
-    this.drainWatched = true;
-    const flush = () => {
-      stream.off("drain", flush);
-      stream.off("close", flush);
-      this.drainWatched = false;
-      while (this.unsentHead < this.unsent.length) {
-        if (stream.writableNeedDrain && !stream.destroyed && (client.stream as SocketLike) === stream) return this.sendOnDrain(client);
-        const send = this.unsent[this.unsentHead]!;
-        this.unsent[this.unsentHead++] = undefined;
-        send();
-      }
-      this.unsent = [];
-      this.unsentHead = 0;
-    };
-    stream.on("drain", flush);
-    stream.on("close", flush);
+  /** Runs `done` when the socket has drained (or closed): one listener for every waiting publish. */
+  private afterDrain(stream: SocketLike, done: () => void) {
+    if (this.drainingStream !== stream) {
+      this.drainingStream = stream;
+      this.drainWaiters = [];
+      const release = () => {
+        stream.off("drain", release);
+        stream.off("close", release);
+        if (this.drainingStream === stream) this.drainingStream = undefined;
+        for (const waiter of this.drainWaiters.splice(0)) waiter();
+      };
+      stream.on("drain", release);
+      stream.on("close", release);
+    }
+    this.drainWaiters.push(done);
   }
 
   /** Publishes a received packet's type for tests: the client's id (as the broker saw it). */
