@@ -138,6 +138,38 @@ describe("mqtt nodes against the shared Mosquitto", () => {
     await receiver.endAsync();
   });
 
+  it("a persistent session's stored messages wait for the flow that subscribes to them, started after the connection", async () => {
+    const clientId = `fp-settle-${process.pid}-${Date.now().toString(36)}`;
+    const topic = `${T}/settle`;
+    // The session as a previous instance left it: subscribed, then gone without unsubscribing.
+    const before = await mqtt.connectAsync(MOSQUITTO_URL, { clientId, clean: false });
+    await before.subscribeAsync(topic, { qos: 1 });
+    await before.endAsync();
+    const publisher = await mqtt.connectAsync(MOSQUITTO_URL);
+    for (const p of ["s1", "s2", "s3"]) await publisher.publishAsync(topic, p, { qos: 1 });
+    await publisher.endAsync();
+    // The next instance: a flow with only an mqtt-out starts first and connects the session (the
+    // broker sends the stored messages at once); the flow with the mqtt-in starts 1.5 s later.
+    const pool = new ConnectionPool();
+    const b1 = broker("b1", { broker: "127.0.0.1", port: 1883, clientid: clientId, cleansession: false });
+    const first = await loadTestFlow([{ id: "out", type: "mqtt-out", config: { broker: "b1" } }], [], services(), {}, { configNodes: { b1 }, connections: pool, flowId: "flw_first" });
+    await expect.poll(() => connected(first, "out"), { timeout: 5000 }).toBe(true);
+    await sleep(1500);
+    const second = await loadTestFlow(
+      [
+        { id: "in", type: "mqtt-in", config: { broker: "b1", topic, qos: 1, datatype: "utf8" } },
+        { id: "sink", type: "sink" },
+      ],
+      [{ source: "in", target: "sink" }],
+      services(),
+      {},
+      { configNodes: { b1 }, connections: pool, flowId: "flw_second" },
+    );
+    expect(pool.size()).toBe(1);
+    await second.waitFor(3, 5000);
+    expect(second.received.map((m) => m.payload)).toEqual(["s1", "s2", "s3"]);
+  });
+
   it("while the flow is busy, reading QoS 1 messages pauses; as it catches up the rest arrive, none lost, in order", async () => {
     const gate: Array<() => void> = [];
     let open = false;
