@@ -44,7 +44,8 @@ With **Clean session** off the configured client ID is used as it is, and every 
 broker configuration runs on one instance (the broker keeps one session per client ID): they are
 moved together when instances are rebalanced, and when their instance fails the next one takes the
 session over, so QoS 1 and 2 messages published meanwhile arrive (marked \`dup\` when the broker
-sends one again).
+sends one again). Where flows run follows the configuration as deployed: a \`connect\` action whose
+\`msg.broker\` turns clean session off does not bring them together.
 
 QoS 1 and 2 messages are acknowledged to the broker once the flow took them. While a flow using the
 connection is busy (too many messages waiting), reading from the connection pauses until it has caught
