@@ -45,6 +45,13 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
    */
   credentials?: Record<string, { type: "text" | "password" | "pem"; title: string; description?: string }>;
   /**
+   * A configuration node whose flows must all run on one instance of a cluster (SPEC §20: an MQTT
+   * broker with a persistent session, whose client id two instances would take from each other).
+   * Given the configuration as deployed (not parsed again: read it leniently); true places every
+   * flow whose deployment carries this node together, kept together on rebalance and failover.
+   */
+  placeTogether?(config: Record<string, unknown>): boolean;
+  /**
    * What the engine asks of the type (catch, status, complete, link target, link call, trigger):
    * the engine reads roles, never type names.
    */
