@@ -82,10 +82,13 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
         // waiting, instead of filling the flow past its runaway bound.
         // Sent inside the waiter: the flow's release lets waiters go one at a time while it stays ready.
         await new Promise<void>((resolve) =>
-          ctx.whenReady(() => {
-            send(msg);
-            resolve();
-          }),
+          ctx.whenReady(
+            () => {
+              send(msg);
+              resolve();
+            },
+            { parked: true },
+          ),
         );
         done();
       } catch (err) {

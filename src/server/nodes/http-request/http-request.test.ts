@@ -87,3 +87,24 @@ describe("http-request authentication and ${NAME} (SPEC §14)", () => {
     expect(httpRequestNode.configSchema.parse(httpRequestNode.nodeRed!.fromNodeRed({ authType: "digest" } as never))).toMatchObject({ auth_type: "none" });
   });
 });
+
+describe("http-request under backpressure", () => {
+  it("more requests in flight than the flow's high-water mark all answer: a response waiting for the flow does not keep it busy", async () => {
+    // Before: each response waited for the flow to be ready, and the waiting requests were what
+    // kept it busy; with a mark of 2, 10 messages gave 2 or 3 answers and the flow stalled.
+    const flow = await loadTestFlow(
+      [
+        { id: "req", type: "http-request", config: { return: "obj", url: `${baseUrl}/n` } },
+        { id: "out", type: "sink" },
+      ],
+      [{ source: "req", target: "out" }],
+      { httpRequest },
+      {},
+      { highWaterMark: 2 },
+    );
+    expected = { authorization: "" };
+    for (let i = 0; i < 10; i++) flow.send("req", { payload: "" });
+    await flow.waitFor(10);
+    expect(flow.received.map((m) => m.statusCode)).toEqual(Array(10).fill(401));
+  });
+});
