@@ -11,13 +11,15 @@
  * send their configured message), arrivals collected until 1.5 s of quiet (12 s at most). Files with
  * node types we do not offer, or that our import cannot map, are skipped with the reason.
  */
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SandboxPool } from "../src/server/runtime/sandbox/sandbox-pool";
 import { normalizeArrivals } from "../src/test/node-red-diff/normalize";
 import { runOurs } from "../src/test/node-red-diff/run-ours";
-import type { Arrival, DiffCase, NodeRedNode } from "../src/test/node-red-diff/types";
+import { DIFF_ORGANIZATION_SLUG, startOurHost } from "../src/test/node-red-diff/our-host";
+import type { Arrival, DiffCase, DiffRequest, NodeRedNode } from "../src/test/node-red-diff/types";
+import { requestsDriver } from "../src/test/node-red-diff/http-driver";
 import { runNodeRedCase, startNodeRed } from "./lib/node-red-embedded";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -29,16 +31,29 @@ const CASE_LIMIT_MS = 12_000;
 
 /** Groups, junctions and subflows are kept: they go through our import (groups' members that are debug nodes are then left out). */
 const DROPPED = new Set(["tab", "comment"]);
-/** Node types we do not offer (host access, raw network, servers). */
+/**
+ * Node types we do not offer, each a deliberate absence said in the help of the nodes we offer
+ * instead (host access, listening servers).
+ */
 const UNOFFERED: Array<[RegExp, string]> = [
   [/^exec$/, "exec: no host processes"],
-  [/^(file|file in|watch)$/, "file access: no host file system"],
-  [/^tcp/, "tcp: no raw sockets"],
-  [/^udp/, "udp: no raw sockets"],
-  [/^websocket/, "websocket: needs a network peer"],
-  [/^http (in|request|response)$/, "http: needs the network"],
-  [/^mqtt/, "mqtt: needs a broker"],
+  [/^watch$/, "watch: no host file system (files are the organization's, file nodes' help)"],
+  [/^tcp in$/, "tcp in: listening TCP servers are not offered, only clients (tcp request / tcp out help)"],
+  [/^udp in$/, "udp in: listening UDP sockets are not offered, only udp out (udp out help)"],
 ];
+
+/**
+ * Where the example flows reach their own Node-RED (`http://localhost:1880/hello`,
+ * `ws://localhost:1880/ws1`): on each side the server that serves the case's http-in paths and
+ * websocket listeners. Ours serves them under the organization (`/hooks/{slug}`,
+ * `/ws/hooks/{slug}`; http in / websocket-listener help).
+ */
+const NODE_RED_LOCAL = /\b(https?|wss?):\/\/localhost:1880/g;
+/** Ports of this script's servers (the range given to this work: 4100-4199). */
+const NODE_RED_PORT = 4101;
+const OUR_PORT = 4102;
+/** The file the storage examples write and read (Node-RED: on the disk; ours: the organization's files). */
+const EXAMPLE_FILES = ["/tmp/hello.txt"];
 
 /**
  * What the last run's differences (and notable sames) come from, after reading each one: a
@@ -127,10 +142,10 @@ function renameIds(raw: NodeRedNode[]): NodeRedNode[] {
 }
 
 /**
- * The nodes of an example as a case's nodes (and its subflow definitions with the nodes inside
- * them, as they are), or why the file is skipped.
+ * The nodes of an example as a case's nodes (its subflow definitions with the nodes inside them,
+ * and its configuration nodes, as they are), or why the file is skipped.
  */
-function prepare(original: NodeRedNode[]): { nodes: NodeRedNode[]; subflows: NodeRedNode[] } | { skipped: string } {
+function prepare(original: NodeRedNode[]): { nodes: NodeRedNode[]; subflows: NodeRedNode[]; configNodes: NodeRedNode[] } | { skipped: string } {
   const raw = renameIds(original);
   for (const n of raw) {
     const hit = UNOFFERED.find(([re]) => re.test(n.type));
@@ -138,7 +153,10 @@ function prepare(original: NodeRedNode[]): { nodes: NodeRedNode[]; subflows: Nod
   }
   const definitions = new Set(raw.filter((n) => n.type === "subflow").map((n) => n.id));
   const subflows = raw.filter((n) => definitions.has(n.id) || (typeof n.z === "string" && definitions.has(n.z)));
-  const kept = raw.filter((n) => !subflows.includes(n) && !DROPPED.has(n.type) && (Array.isArray(n.wires) || n.type === "debug" || n.type === "group"));
+  const rest = raw.filter((n) => !subflows.includes(n) && !DROPPED.has(n.type));
+  // Configuration nodes: no wires, global (no `z`).
+  const configNodes = rest.filter((n) => !Array.isArray(n.wires) && n.type !== "debug" && n.type !== "group").map(({ z: _z, ...n }) => n as NodeRedNode);
+  const kept = rest.filter((n) => Array.isArray(n.wires) || n.type === "debug" || n.type === "group");
   const debugs = new Set(kept.filter((n) => n.type === "debug").map((n) => n.id));
   const nodes = kept
     .filter((n) => !debugs.has(n.id))
@@ -148,9 +166,32 @@ function prepare(original: NodeRedNode[]): { nodes: NodeRedNode[]; subflows: Nod
       if (node.type === "inject") Object.assign(node, { once: false, repeat: "", crontab: "" });
       return node;
     });
-  if (debugs.size === 0) return { skipped: "no debug node" };
-  if (!nodes.some((n) => n.type === "inject")) return { skipped: "no inject node" };
-  return { nodes, subflows };
+  // An example served only through its http-in paths (no inject, no debug) is driven by requests to them.
+  const served = nodes.some((n) => n.type === "http in");
+  if (debugs.size === 0 && !served) return { skipped: "no debug node" };
+  if (!nodes.some((n) => n.type === "inject") && !served) return { skipped: "no inject node" };
+  return { nodes, subflows, configNodes };
+}
+
+/** The example's own server (`localhost:1880`) as each side serves it. */
+function pointAt<T>(value: T, side: { http: string; ws: string }): T {
+  return JSON.parse(JSON.stringify(value).replace(NODE_RED_LOCAL, (_m, scheme: string) => (scheme.startsWith("ws") ? side.ws : side.http))) as T;
+}
+
+/**
+ * The requests a served example gets (one per http-in node, in the file's order): its method and
+ * path (a route parameter given "Nick"); a POST sends "Nick" as text, or with `upload` a file
+ * `hello.txt` as multipart/form-data (http-driver.ts records the answers).
+ */
+function exampleRequests(nodes: NodeRedNode[]): DiffRequest[] {
+  return nodes
+    .filter((n) => n.type === "http in")
+    .map((n) => {
+      const method = String(n.method ?? "get").toUpperCase();
+      const path = String(n.url ?? "/").replace(/:(\w+)\??/g, "Nick");
+      if (method === "GET" || method === "HEAD") return { method, path };
+      return n.upload === true ? { method, path, upload: { field: "file", filename: "hello.txt", content: "Hello, World!" } } : { method, path, body: "Nick" };
+    });
 }
 
 const isDate = (s: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(s);
@@ -162,7 +203,42 @@ function fixVolatile(v: unknown): unknown {
   if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, x]) => [k, fixVolatile(x)]));
   return v;
 }
-const normalize = (c: DiffCase, arrivals: Arrival[]) => normalizeArrivals(c, arrivals).map((a) => fixVolatile(a) as Arrival);
+/**
+ * Arrivals as compared: volatile values fixed, and the side's own server address (in an http
+ * request's `responseUrl`, say) written as `<server>`.
+ */
+const normalize = (c: DiffCase, arrivals: Arrival[], side: { http: string; ws: string }) =>
+  sessionsByOrder(normalizeArrivals(c, arrivals)).map((a) => JSON.parse(JSON.stringify(fixVolatile(transportless(a))).split(side.http).join("<server>").split(side.ws).join("<server>")) as Arrival);
+
+/**
+ * An http request's answer from the example's own server (it has `statusCode`, `responseUrl` and
+ * `headers`): of the server's response headers only `content-type` is compared. The rest are each
+ * server's own by design: Express adds `ETag`, `X-Powered-By`, `Date`, `Content-Length`; a webhook
+ * of ours answers with the security headers every webhook carries (http response help).
+ */
+/** A websocket client's session id (random on both sides) as its order of first appearance. */
+function sessionsByOrder(arrivals: Arrival[]): Arrival[] {
+  const ids = new Map<string, string>();
+  return arrivals.map((a) => {
+    const session = a.msg._session as { id?: unknown } | undefined;
+    if (!session || typeof session !== "object" || typeof session.id !== "string") return a;
+    if (!ids.has(session.id)) ids.set(session.id, `session${ids.size + 1}`);
+    return { ...a, msg: { ...a.msg, _session: { ...session, id: ids.get(session.id) } } };
+  });
+}
+
+function transportless(a: Arrival): Arrival {
+  const msg = a.msg;
+  if (typeof msg.statusCode !== "number" || typeof msg.responseUrl !== "string" || msg.headers === null || typeof msg.headers !== "object") return a;
+  const headers = msg.headers as Record<string, unknown>;
+  return { ...a, msg: { ...msg, headers: "content-type" in headers ? { "content-type": headers["content-type"] } : {} } };
+}
+
+/**
+ * Before the first message of an example with websocket nodes: its client connects to its
+ * listener as the flow starts, which takes a moment on both sides (a user clicks the inject later).
+ */
+const SOCKET_CONNECT_MS = 500;
 
 function withLimit<T>(p: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -184,6 +260,12 @@ function firstDifference(theirs: Arrival[], mine: Arrival[]): string {
     const b = mine[i];
     if (JSON.stringify(a) === JSON.stringify(b)) continue;
     const count = theirs.length === mine.length ? "" : ` (${theirs.length} arrivals in Node-RED, ${mine.length} in ours)`;
+    // Both arrived at the same collector: only the properties that differ.
+    if (a && b && a.collector === b.collector) {
+      const keys = [...new Set([...Object.keys(a.msg), ...Object.keys(b.msg)])].filter((k) => JSON.stringify(a.msg[k]) !== JSON.stringify(b.msg[k]));
+      const pick = (m: Record<string, unknown>) => Object.fromEntries(keys.filter((k) => k in m).map((k) => [k, m[k]]));
+      return `arrival ${i + 1}${count} at ${a.collector}, differing in ${keys.join(", ")}: Node-RED ${short(pick(a.msg))}; ours ${short(pick(b.msg))}`;
+    }
     return `arrival ${i + 1}${count}: Node-RED ${a ? `${a.collector} ${short(a.msg)}` : "nothing"}; ours ${b ? `${b.collector} ${short(b.msg)}` : "nothing"}`;
   }
   return "";
@@ -192,7 +274,10 @@ function firstDifference(theirs: Arrival[], mine: Arrival[]): string {
 async function main() {
   const only = process.argv.slice(2).filter((a) => a !== "--");
   const files = exampleFiles(EXAMPLES).filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
-  const nodeRed = await startNodeRed();
+  const nodeRed = await startNodeRed(undefined, { http: { port: NODE_RED_PORT } });
+  const host = await startOurHost({ port: OUR_PORT });
+  const theirSide = { http: nodeRed.base!, ws: nodeRed.base!.replace(/^http/, "ws") };
+  const ourSide = { http: host.hooksBase, ws: host.socketsBase };
   const sandboxes = new SandboxPool();
   const results: FileResult[] = [];
   let index = 0;
@@ -207,40 +292,53 @@ async function main() {
       }
       const random = usesRandom(prepared.nodes);
       const result: FileResult = { file: rel, cases: [] };
-      for (const inject of prepared.nodes.filter((n) => n.type === "inject")) {
+      const injects = prepared.nodes.filter((n) => n.type === "inject");
+      // One case per inject node; an example without one is driven through its http-in paths.
+      const inputs: Array<{ id: string; driven: boolean }> = injects.length > 0 ? injects.map((n) => ({ id: n.id, driven: false })) : [{ id: "http", driven: true }];
+      for (const input of inputs) {
         const c: DiffCase = {
-          name: `${rel} ${inject.id}`,
+          name: `${rel} ${input.id}`,
           nodes: structuredClone(prepared.nodes),
           ...(prepared.subflows.length > 0 ? { subflows: structuredClone(prepared.subflows) } : {}),
-          input: inject.id,
-          send: [{ msg: {} }],
+          ...(prepared.configNodes.length > 0 ? { configNodes: structuredClone(prepared.configNodes) } : {}),
+          input: input.driven ? prepared.nodes[0]!.id : input.id,
+          send: input.driven ? [] : [{ msg: {}, ...(prepared.nodes.some((n) => n.type.startsWith("websocket")) ? { delayMs: SOCKET_CONNECT_MS } : {}) }],
+          ...(input.driven ? { requests: exampleRequests(prepared.nodes) } : {}),
           settleMs: SETTLE_MS,
         };
+        // Each case starts without the example's files, on both sides.
+        host.files.files.clear();
+        for (const f of EXAMPLE_FILES) rmSync(f, { force: true });
         let ours: Awaited<ReturnType<typeof runOurs>>;
         try {
-          ours = await withLimit(runOurs(c, { sandboxes }), "ours");
+          const mine = pointAt(c, ourSide);
+          ours = await withLimit(runOurs(mine, { ...host.services, sandboxes }, { organizationSlug: DIFF_ORGANIZATION_SLUG, ...(mine.requests ? { drive: requestsDriver(mine.requests, host.hooksBase) } : {}) }), "ours");
         } catch (err) {
           const message = err instanceof Error ? err.message : String(err);
           if (message.startsWith("imported as unknown nodes")) {
             result.skipped = `our import: ${message}`;
             break;
           }
-          result.cases.push({ inject: inject.id, status: "error", detail: `ours: ${message}`, nodeRed: 0, ours: 0 });
+          result.cases.push({ inject: input.id, status: "error", detail: `ours: ${message}`, nodeRed: 0, ours: 0 });
           continue;
         }
         let theirs: Arrival[];
         try {
-          theirs = await withLimit(runNodeRedCase(nodeRed.RED, c, index++, { clearGlobalBeforeDeploy: true }), "Node-RED");
+          const their = pointAt(c, theirSide);
+          theirs = await withLimit(
+            runNodeRedCase(nodeRed.RED, their, index++, { clearGlobalBeforeDeploy: true, ...(their.requests ? { drive: requestsDriver(their.requests, nodeRed.base!) } : {}) }),
+            "Node-RED",
+          );
         } catch (err) {
-          result.cases.push({ inject: inject.id, status: "error", detail: `Node-RED: ${err instanceof Error ? err.message : String(err)}`, nodeRed: 0, ours: ours.arrivals.length });
+          result.cases.push({ inject: input.id, status: "error", detail: `Node-RED: ${err instanceof Error ? err.message : String(err)}`, nodeRed: 0, ours: ours.arrivals.length });
           continue;
         }
-        const a = normalize(c, theirs);
-        const b = normalize(c, ours.arrivals);
+        const a = normalize(c, theirs, theirSide);
+        const b = normalize(c, ours.arrivals, ourSide);
         const same = JSON.stringify(a) === JSON.stringify(b);
         const errors = ours.errors.length > 0 ? `; our node errors: ${ours.errors.join("; ")}` : "";
         result.cases.push({
-          inject: inject.id,
+          inject: input.id,
           status: same ? "same" : random ? "nondeterministic" : "different",
           detail: same ? undefined : `${firstDifference(a, b)}${errors}`,
           nodeRed: a.length,
@@ -254,7 +352,9 @@ async function main() {
     }
   } finally {
     await sandboxes.close();
+    await host.close();
     await nodeRed.stop();
+    for (const f of EXAMPLE_FILES) rmSync(f, { force: true });
   }
   const report = markdown(results, nodeRed.version);
   if (only.length === 0) writeFileSync(REPORT, report);
