@@ -1,4 +1,4 @@
-import { webhookRouteKey } from "./webhooks";
+import { SOCKET_ROUTE_METHOD, webhookRouteKey } from "./webhooks";
 
 /**
  * WebSocket listeners of flows (SPEC §23: websocket-listener, served at `/ws/hooks/{org-slug}/{path}`
@@ -18,12 +18,8 @@ import { webhookRouteKey } from "./webhooks";
  *   whichever instance it is connected, and a broadcast every client of the listener.
  */
 
-/**
- * The "method" of a listener's route in the webhook registry and its cluster keys. Not an HTTP
- * token (`:` is not a token character, and Node's parser only knows the registered methods), so no
- * HTTP request to `/hooks/...` can ever reach a socket listener.
- */
-export const SOCKET_ROUTE_METHOD = "ws:";
+/** The "method" of a listener's route in the webhook registry and its cluster keys (defined beside the registry). */
+export { SOCKET_ROUTE_METHOD } from "./webhooks";
 
 /** What an edge hands to the listener: one event of one socket (`session`). */
 export type SocketEvent =
