@@ -36,6 +36,7 @@ export async function startOurHost(options: { port?: number } = {}) {
     logger,
     limits: { webhookPerIp: unlimited("hook-ip"), webhookPerOrganization: unlimited("hook-org") },
     flowRuntime: {
+      instanceId: "diff",
       hasWebhook: async (slug: string, method: string, path: string) => webhooks.lookup(slug, method, path) !== undefined,
       handleWebhook: async (slug: string, request: Parameters<WebhookRegistry["handle"]>[1]) => (await webhooks.handle(slug, request)) ?? null,
     },
