@@ -86,6 +86,9 @@ describe("http-in route parameters through /hooks", () => {
     const res = await hook("/hello-param/Nick");
     expect(res.status).toBe(200);
     expect(await res.text()).toContain("<h1>Hello Nick!</h1>");
+    // The template's text without a content type is HTML, as Express's res.send makes it (inert: sandboxed, nosniff).
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(res.headers.get("content-security-policy")).toMatch(/^sandbox;/);
     expect((await hook("/hello-param")).status).toBe(404);
     // Exported back, the path is Node-RED's.
     const exported = (await request("GET", `/flows/${flowId}/export`, { token })).body as Array<Record<string, unknown>>;
