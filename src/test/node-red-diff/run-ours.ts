@@ -58,7 +58,7 @@ export function importCase(c: DiffCase) {
 export async function runOurs(
   c: DiffCase,
   services: RuntimeServices = {},
-  options: { organizationSlug?: string; drive?: (record: (arrival: Arrival) => void) => Promise<void> } = {},
+  options: { organizationSlug?: string; organizationId?: string; drive?: (record: (arrival: Arrival) => void) => Promise<void> } = {},
 ): Promise<{ arrivals: Arrival[]; errors: string[]; warnings: string[] }> {
   const { nodes, connections, subflows, configNodes, collectors, warnings } = importCase(c);
   const unknown = [...nodes, ...Object.values(subflows).flatMap((s) => s.nodes), ...Object.values(configNodes)].filter((n) => n.type === "unknown");
@@ -93,7 +93,7 @@ export async function runOurs(
   });
   const spec: FlowSpec = {
     flowId: "flw_diff",
-    organizationId: "org_diff",
+    organizationId: options.organizationId ?? "org_diff",
     organizationSlug: options.organizationSlug ?? "diff",
     revision: 1,
     name: c.name,
