@@ -71,7 +71,7 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
           } catch {
             payload = text;
           }
-        } else payload = [...res.body];
+        } else payload = res.body; // bin: a Buffer, as Node-RED's
         msg.payload = payload;
         msg.statusCode = res.status;
         msg.headers = res.headers;

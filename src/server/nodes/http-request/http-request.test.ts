@@ -89,7 +89,7 @@ describe("http-request authentication and ${NAME} (SPEC §14)", () => {
 });
 
 describe("http-request's answer (Node-RED 4.1+)", () => {
-  it("lists the redirects it followed in msg.redirectList, each {location}, and msg.retry is 0", async () => {
+  it("lists the redirects it followed in msg.redirectList, each {location}, msg.retry is 0, and a binary answer is a Buffer", async () => {
     const hops = http.createServer((req, res) => {
       if (req.url === "/first") res.writeHead(302, { location: "/second" }).end();
       else if (req.url === "/second") res.writeHead(301, { location: "/done" }).end();
@@ -112,6 +112,20 @@ describe("http-request's answer (Node-RED 4.1+)", () => {
       await flow.waitFor(2);
       expect(flow.received[0]).toMatchObject({ statusCode: 200, payload: "at /done", responseUrl: `${base}/done`, redirectList: [{ location: "/second" }, { location: "/done" }], retry: 0 });
       expect(flow.received[1]).toMatchObject({ statusCode: 200, redirectList: [], retry: 0 });
+
+      // Return "bin": the body as a Buffer (Node-RED's), not an array of numbers.
+      const bin = await loadTestFlow(
+        [
+          { id: "req", type: "http-request", config: { return: "bin", url: "" } },
+          { id: "out", type: "sink" },
+        ],
+        [{ source: "req", target: "out" }],
+        { httpRequest },
+      );
+      bin.send("req", { payload: "", url: `${base}/done` });
+      await bin.waitFor(1);
+      expect(Buffer.isBuffer(bin.received[0]!.payload)).toBe(true);
+      expect(String(bin.received[0]!.payload)).toBe("at /done");
     } finally {
       await new Promise<void>((resolve) => hops.close(() => resolve()));
     }
