@@ -48,6 +48,14 @@ const routePatternsKey = (slug: string) => `cluster:hookpatterns:${webhookRouteK
 
 /** Which flow serves a webhook route: the holder writes it, other instances read it to forward a request. */
 const routeKey = (slug: string, method: string, path: string) => `cluster:hook:${webhookRouteKey(slug, method, path)}`;
+/**
+ * A websocket listener's route is served by every flow using the listener (Node-RED: every
+ * websocket-in on it gets every message): one key per flow, naming it (written and renewed by its
+ * holder, as a route key), and the set of those flows, for the edge that fans a socket's events out.
+ * Members are never removed: one whose key is gone is skipped.
+ */
+const socketFlowKey = (slug: string, path: string, flowId: string) => `cluster:wshook:${webhookRouteKey(slug, SOCKET_ROUTE_METHOD, path)} ${flowId}`;
+const socketFlowsKey = (slug: string, path: string) => `cluster:wsflows:${webhookRouteKey(slug, SOCKET_ROUTE_METHOD, path)}`;
 
 const RECONCILE_TIMEOUT_MS = 20_000;
 const INJECT_TIMEOUT_MS = 5_000;
@@ -519,7 +527,58 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     }
   }
 
+  async liveInstances(ids: string[]): Promise<Set<string>> {
+    const alive = await Promise.all(ids.map(async (id) => [id, id === this.instanceId || (await this.deps.store.get(memberKey(id))) !== null] as const));
+    return new Set(alive.filter(([, live]) => live).map(([id]) => id));
+  }
+
+  /**
+   * One event of a listener's socket, for every instance running a flow that uses the listener
+   * (this one included): each instance's listener gives it to its own websocket-in nodes, so every
+   * flow on the listener gets every message, as in Node-RED. The answer is the one to act on: busy
+   * (429) or unreachable (503/504) anywhere, and the edge sends the event again (an instance that
+   * took it already knows its `seq` and skips it); 200 when some instance took it; null when none
+   * serves the path.
+   */
+  private async handleSocketEvent(slug: string, request: WebhookRequest): Promise<WebhookResponse | null> {
+    const answers: Array<WebhookResponse | null> = [await this.local.handleWebhook(slug, request)];
+    const holders = new Map<string, string>();
+    for (const target of await this.socketTargets(slug, request.path)) if (target.holder !== this.instanceId) holders.set(target.holder, target.flowId);
+    if (holders.size === 0 && answers[0] === null) {
+      // Published before listeners' routes were fanned out (an older instance's key): the one flow it names.
+      const target = await this.remoteRoute(slug, request.method, request.path, { fresh: false });
+      if (target && target.holder !== this.instanceId) holders.set(target.holder, target.flowId);
+    }
+    await Promise.all(
+      [...holders].map(async ([holder, flowId]) => {
+        try {
+          const reply = await this.bus.request<OwnerReply<WebhookResponse | null>>(holder, "webhook", { slug, request }, WEBHOOK_TIMEOUT_MS);
+          answers.push(reply.notOwner ? null : reply.value);
+        } catch (err) {
+          if (!(err instanceof RpcTimeout)) throw err;
+          // An instance that is gone: its flows go on elsewhere (their listeners count this socket at its next frame).
+          if (err.notListening || err.targetGone) {
+            this.scheduleTakeover(flowId);
+            this.recentHolders.delete(flowId);
+            return;
+          }
+          answers.push(webhookError(new AppError("UNAVAILABLE", "the instance running this flow did not answer")));
+        }
+      }),
+    );
+    const given = answers.filter((a): a is WebhookResponse => a !== null);
+    return given.find((a) => a.status === 429 || a.status === 503 || a.status === 504) ?? given.find((a) => a.status < 400) ?? given[0] ?? null;
+  }
+
+  /** The flows using a listener's path, where each runs (a flow whose key is gone, or that runs nowhere, is left out). */
+  private async socketTargets(slug: string, path: string): Promise<Array<{ flowId: string; holder: string }>> {
+    const flowIds = await this.deps.store.setMembers(socketFlowsKey(slug, path));
+    const found = await Promise.all(flowIds.map((flowId) => this.webhookHolder(socketFlowKey(slug, path, flowId), { fresh: false })));
+    return found.filter((t): t is { flowId: string; holder: string } => t !== null);
+  }
+
   async handleWebhook(organizationSlug: string, request: WebhookRequest): Promise<WebhookResponse | null> {
+    if (request.method === SOCKET_ROUTE_METHOD) return this.handleSocketEvent(organizationSlug, request);
     const here = await this.local.handleWebhook(organizationSlug, request);
     if (here) return here;
     // A route key outlives its flow by at most routeTtlMs (a holder that died): no lease, no
@@ -1045,6 +1104,12 @@ export class ClusteredFlowRuntime implements FlowRuntime {
         this.deps.logger.warn({ err, flowId }, "webhook route patterns could not be published; trying again at the next start");
       });
     }
+    // Listeners' paths list the flows using them (their keys are among `keys`).
+    for (const path of socketPathsOf(deployment)) {
+      await this.deps.store.setAdd(socketFlowsKey(slug, path), flowId).catch((err: unknown) => {
+        this.deps.logger.warn({ err, flowId }, "a websocket listener's flows could not be published; trying again at the next start");
+      });
+    }
     const before = this.routes.get(flowId)?.keys ?? [];
     const written = performance.now();
     const entry: PublishedRoutes = { keys, refreshedAt: 0 };
@@ -1272,7 +1337,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
 /**
  * The route keys of a deployment: one per enabled http-in node (method and path), and one per
  * websocket-listener its enabled websocket in/out nodes use (SOCKET_ROUTE_METHOD and the listener's
- * path, SPEC §23): a socket accepted on any instance sends its events to the holder this names.
+ * path, SPEC §23: an instance accepts a socket where one is published), with the flow's own key of
+ * that path (socketFlowKey): a socket's events go to the holders of every flow using the listener.
  */
 function routeKeysOf(slug: string, deployment: Deployment): string[] {
   const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
@@ -1284,6 +1350,15 @@ function routeKeysOf(slug: string, deployment: Deployment): string[] {
       const config = n.config as { method?: string; path?: string };
       return routeKey(slug, config.method ?? "get", config.path ?? "/hook");
     });
+  for (const path of socketPathsOf(deployment)) keys.push(routeKey(slug, SOCKET_ROUTE_METHOD, path), socketFlowKey(slug, path, deployment.flowId));
+  return [...new Set(keys)];
+}
+
+/** The paths of the websocket-listeners a deployment's enabled websocket in/out nodes use. */
+function socketPathsOf(deployment: Deployment): string[] {
+  const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
+  const nodes = [...snapshot.nodes, ...Object.values(snapshot.subflows ?? {}).flatMap((definition) => definition.nodes)].filter((n) => !(n as { disabled?: boolean }).disabled);
+  const paths = new Set<string>();
   for (const n of nodes) {
     if (n.type !== "websocket-in" && n.type !== "websocket-out") continue;
     const config = n.config as { server?: string; client?: string };
@@ -1291,9 +1366,9 @@ function routeKeysOf(slug: string, deployment: Deployment): string[] {
     if (config.client || !config.server) continue;
     const listener = snapshot.config_nodes?.[config.server];
     const path = listener?.type === "websocket-listener" ? (listener.config as { path?: unknown }).path : undefined;
-    if (typeof path === "string" && path !== "") keys.push(routeKey(slug, SOCKET_ROUTE_METHOD, socketListenerPath(path)));
+    if (typeof path === "string" && path !== "") paths.add(socketListenerPath(path));
   }
-  return [...new Set(keys)];
+  return [...paths];
 }
 
 /** The http-in routes of a deployment that have parameters, as `<method> <path>`. */

@@ -75,8 +75,8 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
     toNodeRed(config: Config): NodeRedProps;
     fromNodeRed(props: NodeRedProps): Record<string, unknown>;
     /**
-     * What the import changed in meaning while mapping (a file node's absolute path made relative
-     * to the organization's files, SPEC §23): each a line of the import's warnings and the
+     * What the import changes in meaning (a file node's absolute path, which names a path inside
+     * the organization's files, SPEC §23): each a line of the import's warnings and the
      * report entry's reason. The node is still "supported".
      */
     importNotes?(props: NodeRedProps): string[];

@@ -261,7 +261,8 @@ export interface RuntimeServices {
     url: string,
     /** `budget`: the organization's bound on response bytes being downloaded (WorkLimits.responseBudget). */
     init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number; dispatcher?: import("./http-dispatchers").HttpDispatcher; budget?: import("./work-limits").ByteBudget },
-  ) => Promise<{ status: number; headers: Record<string, string>; body: Buffer; url: string }>;
+    /** `redirects`: the Location of each redirect followed, in order. */
+  ) => Promise<{ status: number; headers: Record<string, string>; body: Buffer; url: string; redirects?: string[] }>;
   /**
    * Outbound rules for client nodes other than http-request (MQTT brokers, websocket clients, tcp,
    * udp; SPEC §20): connect with `outbound.lookup`, check literal hosts with `outbound.checkHost`.

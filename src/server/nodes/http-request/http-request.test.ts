@@ -108,3 +108,47 @@ describe("http-request under backpressure", () => {
     expect(flow.received.map((m) => m.statusCode)).toEqual(Array(10).fill(401));
   });
 });
+
+describe("http-request's answer (Node-RED 4.1+)", () => {
+  it("lists the redirects it followed in msg.redirectList, each {location}, msg.retry is 0, and a binary answer is a Buffer", async () => {
+    const hops = http.createServer((req, res) => {
+      if (req.url === "/first") res.writeHead(302, { location: "/second" }).end();
+      else if (req.url === "/second") res.writeHead(301, { location: "/done" }).end();
+      else res.writeHead(200, { "content-type": "text/plain" }).end(`at ${req.url}`);
+    });
+    await new Promise<void>((resolve) => hops.listen(0, "127.0.0.1", resolve));
+    try {
+      const base = `http://127.0.0.1:${(hops.address() as AddressInfo).port}`;
+      const flow = await loadTestFlow(
+        [
+          { id: "req", type: "http-request", config: { return: "txt", url: "" } },
+          { id: "out", type: "sink" },
+        ],
+        [{ source: "req", target: "out" }],
+        { httpRequest },
+      );
+      flow.send("req", { payload: "", url: `${base}/first` });
+      await flow.waitFor(1);
+      flow.send("req", { payload: "", url: `${base}/done` });
+      await flow.waitFor(2);
+      expect(flow.received[0]).toMatchObject({ statusCode: 200, payload: "at /done", responseUrl: `${base}/done`, redirectList: [{ location: "/second" }, { location: "/done" }], retry: 0 });
+      expect(flow.received[1]).toMatchObject({ statusCode: 200, redirectList: [], retry: 0 });
+
+      // Return "bin": the body as a Buffer (Node-RED's), not an array of numbers.
+      const bin = await loadTestFlow(
+        [
+          { id: "req", type: "http-request", config: { return: "bin", url: "" } },
+          { id: "out", type: "sink" },
+        ],
+        [{ source: "req", target: "out" }],
+        { httpRequest },
+      );
+      bin.send("req", { payload: "", url: `${base}/done` });
+      await bin.waitFor(1);
+      expect(Buffer.isBuffer(bin.received[0]!.payload)).toBe(true);
+      expect(String(bin.received[0]!.payload)).toBe("at /done");
+    } finally {
+      await new Promise<void>((resolve) => hops.close(() => resolve()));
+    }
+  });
+});
