@@ -45,6 +45,7 @@ import type { BuiltInMqtt, BuiltInMqttMessage } from "../runtime/types";
 import { DurablePersistence, storedTopicPacket } from "./durable-persistence";
 import { guardPacketSize } from "./size-guard";
 import { AckRewriter, ReasonCode } from "./reason-codes";
+import { createPublishRate } from "./publish-rate";
 import { ONLINE_RENEW_MS, ONLINE_TTL_MS, onlineClientKey, onlineMqttClients, onlineSetKey, type OnlineEntry } from "./online";
 import { checkPublishTopic, checkSubscribeFilter, externalTopic, internalClientId, internalTopic } from "./topics";
 
@@ -148,27 +149,6 @@ export function readPem(value: string): string {
   return value.trimStart().startsWith("-----BEGIN") ? value : readFileSync(value, "utf8");
 }
 
-/** Per organization, on this instance: a token bucket of `perSecond`, as deep as one second. */
-class PublishRate {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  constructor(private readonly perSecond: number) {}
-
-  take(organizationId: string): boolean {
-    const now = Date.now();
-    let b = this.buckets.get(organizationId);
-    if (!b) {
-      if (this.buckets.size > 10_000) this.buckets.clear();
-      b = { tokens: this.perSecond, at: now };
-      this.buckets.set(organizationId, b);
-    }
-    b.tokens = Math.min(this.perSecond, b.tokens + ((now - b.at) / 1000) * this.perSecond);
-    b.at = now;
-    if (b.tokens < 1) return false;
-    b.tokens -= 1;
-    return true;
-  }
-}
-
 /**
  * aedes-persistence-redis for our broker: its async generators become the Readables aedes 1.2
  * pipes (retained messages on SUBSCRIBE, queues, wills); packets in flight are stored with their
@@ -237,7 +217,7 @@ function publishProperties(properties: Record<string, unknown>): Record<string, 
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(properties)) {
     // A topic alias is one connection's; subscription identifiers are the broker's to add.
-    if (v === undefined || k === "topicAlias" || k === "subscriptionIdentifier") continue;
+    if (v === undefined || v === null || k === "topicAlias" || k === "subscriptionIdentifier") continue;
     out[k] = v;
   }
   return out;
@@ -290,7 +270,7 @@ interface UnsubscribePacketShape {
 export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   const { logger, store } = options;
   const limits: MqttLimits = { ...DEFAULT_MQTT_LIMITS, ...options.limits };
-  const rate = new PublishRate(limits.publishesPerSecondPerOrganization);
+  const rate = createPublishRate(store, limits.publishesPerSecondPerOrganization, logger);
   const states = new Map<Client, ClientState>();
   const refusals = new WeakMap<Client, Refusal>();
   /** Each connection's outgoing acknowledgements (MQTT 5 reason codes aedes cannot be told). */
@@ -483,10 +463,20 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       if (client.version === 5) return client.disconnect({ reasonCode: ReasonCode.PACKET_TOO_LARGE, properties: { reasonString: message } }, () => callback(new Error(message)));
       return callback(new Error(message));
     }
-    if (!rate.take(state.organizationId)) return refuse(ReasonCode.QUOTA_EXCEEDED, "the organization publishes faster than its limit");
-    packet.topic = internalTopic(state.organizationId, packet.topic);
-    state.lastSeen = Date.now();
-    callback(null);
+    const accept = () => {
+      packet.topic = internalTopic(state.organizationId, packet.topic);
+      // Aedes leaves `topicAlias: undefined` (the publisher's connection's alias) in the properties;
+      // across instances (msgpack) it would arrive as null, which no receiver's packet may carry.
+      const props = (packet as { properties?: Record<string, unknown> }).properties;
+      if (props) (packet as { properties?: Record<string, unknown> }).properties = publishProperties(props);
+      state.lastSeen = Date.now();
+      callback(null);
+    };
+    const overRate = () => refuse(ReasonCode.QUOTA_EXCEEDED, "the organization publishes faster than its limit");
+    const allowed = rate.take(state.organizationId);
+    if (allowed === true) return accept();
+    if (allowed === false) return overRate();
+    allowed.then((ok) => (ok ? accept() : overRate()), overRate);
   }
 
   function authorizeSubscribe(client: Client, sub: Subscription, callback: (error: Error | null, subscription?: Subscription | null) => void) {
@@ -630,7 +620,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       const refused = checkPublishTopic(message.topic);
       if (refused) throw new Error(`publishing to "${message.topic}" is not allowed on the built-in broker (${refused})`);
       if (message.payload.length > limits.messageBytes) throw new Error(`the message is larger than the built-in broker's limit (${limits.messageBytes} bytes)`);
-      if (!rate.take(organizationId)) throw new Error("the organization publishes faster than the built-in broker's limit");
+      if (!(await rate.take(organizationId))) throw new Error("the organization publishes faster than the built-in broker's limit");
       const packet = {
         cmd: "publish",
         topic: internalTopic(organizationId, message.topic),
