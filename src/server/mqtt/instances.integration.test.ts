@@ -1,8 +1,10 @@
 /**
- * The organization's publish rate is one budget for all instances when they share Redis
- * (publish-rate.ts): two app instances on one PostgreSQL schema and one Redis prefix, a device
- * on each, flows publishing too. Runs with DATABASE_URL + REDIS_URL (the in-process store is
- * one instance by definition: durability.integration.test.ts covers its bucket).
+ * Two app instances on one PostgreSQL schema and one Redis prefix act as one broker (runs with
+ * DATABASE_URL + REDIS_URL; the in-process store is one instance by definition):
+ * - the organization's publish rate is one budget for both (publish-rate.ts), devices on each,
+ *   flows publishing too (durability.integration.test.ts covers the one-instance bucket);
+ * - an MQTT 5 session that left one instance and came back on the other is not expired by the
+ *   first one's timer.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -98,6 +100,43 @@ describe.skipIf(!shared)("built-in MQTT broker: the publish rate across instance
       await sleep(1_100);
       await onA.publish("rate/t", "later-a", { qos: 1 });
       await onB.publish("rate/t", "later-b", { qos: 1 });
+    } finally {
+      for (const c of clients) c.client.end(true);
+      for (const e of endpoints) await e.close();
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("an MQTT 5 session resumed on another instance is not expired by the timer of the instance it left", { timeout: 60_000 }, async () => {
+    const a = await instance("expiry-a");
+    const b = await instance("expiry-b");
+    const endpoints: MqttEndpoints[] = [await serveMqtt(a), await serveMqtt(b)];
+    const clients: TestMqttClient[] = [];
+    try {
+      const owner = await signUp(restClient(a));
+      const key = (await restClient(a)("POST", "/api-keys", { token: owner.accessToken, body: { name: "d", kind: "device" } })).body.secret as string;
+      const connect = async (url: string, expiry: number) => {
+        const c = await connectMqtt(url, { password: key, clientId: "roamer", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: expiry } });
+        clients.push(c);
+        return c;
+      };
+      // On A with a 2 s expiry, then away: A times the session.
+      const first = await connect(endpoints[0]!.tcp, 2);
+      await first.subscribe("roam/#", 1);
+      await first.end();
+      // Back within it on B, asking for an hour now; then away again.
+      const onB = await connect(endpoints[1]!.ws, 3600);
+      expect(onB.connack.sessionPresent).toBe(true);
+      await onB.end();
+      // A's 2 s have passed: the session must still be there, with what was queued for it.
+      await sleep(2_500);
+      const sender = await connectMqtt(endpoints[0]!.tcp, { password: key, clientId: "sender", protocolVersion: 5 });
+      clients.push(sender);
+      await sender.publish("roam/x", "kept", { qos: 1 });
+      const back = await connect(endpoints[1]!.tcp, 3600);
+      expect(back.connack.sessionPresent).toBe(true);
+      expect((await back.next()).payload).toBe("kept");
     } finally {
       for (const c of clients) c.client.end(true);
       for (const e of endpoints) await e.close();
