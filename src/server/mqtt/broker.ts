@@ -251,7 +251,6 @@ interface ClientInternals {
   /** MQTT 5: the client id the CONNACK reports (set when the client sent an empty one). */
   _assignedClientId?: string;
   connackSent?: boolean;
-  will?: unknown;
   subscriptions?: Record<string, { qos?: number }>;
 }
 const internals = (client: Client) => client as unknown as ClientInternals;
@@ -279,6 +278,12 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   const early = new WeakMap<Client, (SubscribePacketShape | UnsubscribePacketShape)[]>();
   /** Each subscription of a client's SUBSCRIBE, and that SUBSCRIBE (for its SUBACK's codes). */
   const subscribePackets = new WeakMap<object, SubscribePacketShape>();
+  /**
+   * Each client's will (the CONNECT's, mapped in `admit`) and its client's standing: aedes asks
+   * authorizePublish for it when it publishes it, which for an MQTT 5 will with a delay is after
+   * the client's state is gone.
+   */
+  const wills = new WeakMap<object, ClientState>();
   /** Inbound QoS 2 packet identifiers of each client waiting for their PUBREL. */
   const inboundQos2 = new WeakMap<Client, Set<number>>();
   const servers: net.Server[] = [];
@@ -374,6 +379,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       (result) => {
         if ("returnCode" in result) return refuse(result);
         states.set(client, result);
+        if (packet.will) wills.set(packet.will, result);
         for (const p of early.get(client)?.splice(0) ?? []) mapTopics(result, p);
         callback(null, true);
       },
@@ -444,10 +450,11 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   function authorizePublish(client: Client | null, packet: PublishPacket, callback: (error?: Error | null) => void) {
     // A will of a client whose broker died (another instance's): mapped when its client connected.
     if (client === null) return callback(null);
+    // The client's own will, mapped at CONNECT (now, or after its delay); never published once its access ended.
+    const willOf = wills.get(packet);
+    if (willOf) return callback(willOf.revoked ? new Error("access ended") : null);
     const state = states.get(client);
     if (!state) return callback(new Error("not authenticated"));
-    // The client's own will, mapped at CONNECT; never published once its access ended.
-    if (packet === internals(client).will) return callback(state.revoked ? new Error("access ended") : null);
     // 3.1.1: an error closes the connection. MQTT 5: aedes answers a QoS 1/2 PUBLISH with PUBACK /
     // PUBREC 0x87 and the message as reason string, drops a QoS 0 one, and the connection stays;
     // the rewriter gives the acknowledgement our code.

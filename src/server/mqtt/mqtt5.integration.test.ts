@@ -208,6 +208,25 @@ describe("built-in MQTT broker: MQTT 5", () => {
     expect(fresh.messages).toEqual([]);
   });
 
+  it("a will with a Will Delay Interval is published after the delay, and not at all when the client comes back in time", async () => {
+    const { key } = await org();
+    const observer = await v5(mq.ws, { password: key, clientId: "observer" });
+    await observer.subscribe("status/#", 1);
+    const will = (name: string) => ({ topic: `status/${name}`, payload: Buffer.from(`${name} lost`), qos: 1 as const, retain: false, properties: { willDelayInterval: 1, userProperties: { why: "lost" } } });
+    const session = { clean: false, properties: { sessionExpiryInterval: 60 } };
+    const lost = await v5(mq.tcp, { password: key, clientId: "lost", will: will("lost"), ...session });
+    const back = await v5(mq.tcp, { password: key, clientId: "back", will: will("back"), ...session });
+    const dropped = Date.now();
+    lost.client.stream.destroy();
+    back.client.stream.destroy();
+    await v5(mq.ws, { password: key, clientId: "back", ...session });
+    const m = await observer.next((x) => x.topic === "status/lost", 5_000);
+    expect(Date.now() - dropped).toBeGreaterThanOrEqual(900);
+    expect(m).toMatchObject({ payload: "lost lost", properties: { userProperties: { why: "lost" } } });
+    await sleep(1_000);
+    expect(observer.messages.map((x) => x.topic)).toEqual(["status/lost"]);
+  });
+
   it("UNSUBSCRIBE ends a subscription (MQTT 5 UNSUBACK 0x00, then 0x11 for one it no longer holds), 3.1.1 too", async () => {
     const { key } = await org();
     const pub = await v5(mq.ws, { password: key, clientId: "pub" });
