@@ -569,7 +569,13 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   function cut(client: Client, state: ClientState, why: string) {
     state.revoked = true;
     logger.info({ clientId: state.clientId, organizationId: state.organizationId, keyId: state.principal.keyId, why }, "mqtt: connection closed");
-    client.close();
+    // MQTT 5: told why first (DISCONNECT 0x87); 3.1.1 has no DISCONNECT from the server. Written
+    // here rather than by aedes' disconnect(), which says nothing until the client's queue went out
+    // (nor has its `connackSent` yet while the CONNACK's write is pending): the rewriter saw it go.
+    if (client.version === 5 && rewriters.get(client)?.connackWritten && !client.closed) {
+      const packet = mqttPacket.generate({ cmd: "disconnect", reasonCode: ReasonCode.NOT_AUTHORIZED, properties: { reasonString: why } }, { protocolVersion: 5 });
+      client.conn.write(packet, () => client.close());
+    } else client.close();
   }
 
   async function recheck(client: Client) {

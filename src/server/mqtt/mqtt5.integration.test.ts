@@ -227,6 +227,21 @@ describe("built-in MQTT broker: MQTT 5", () => {
     expect(observer.messages.map((x) => x.topic)).toEqual(["status/lost"]);
   });
 
+  it("a revoked key's MQTT 5 connection is told why (DISCONNECT 0x87) and closed within 2 s; its will is not published", async () => {
+    const { owner, key } = await org();
+    const created = await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "doomed", kind: "device" } });
+    const observer = await v5(mq.ws, { password: key, clientId: "observer" });
+    await observer.subscribe("status/#", 1);
+    const doomed = await v5(mq.tcp, { password: created.body.secret, clientId: "doomed", will: { topic: "status/doomed", payload: Buffer.from("gone"), qos: 1, retain: false } });
+    const started = Date.now();
+    expect((await request("DELETE", `/api-keys/${created.body.api_key.id}`, { token: owner.accessToken })).status).toBe(204);
+    await doomed.closed;
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(doomed.disconnects.map((d) => d.reasonCode)).toEqual([0x87]);
+    await sleep(300);
+    expect(observer.messages).toEqual([]);
+  });
+
   it("UNSUBSCRIBE ends a subscription (MQTT 5 UNSUBACK 0x00, then 0x11 for one it no longer holds), 3.1.1 too", async () => {
     const { key } = await org();
     const pub = await v5(mq.ws, { password: key, clientId: "pub" });

@@ -27,6 +27,7 @@ export const ReasonCode = {
   CONNECTION_RATE_EXCEEDED: 0x9f,
 } as const;
 
+const CONNACK = 2;
 const PUBACK = 4;
 const PUBREC = 5;
 const SUBACK = 9;
@@ -42,6 +43,8 @@ export class AckRewriter {
   private type = 0;
   /** The acknowledgement being held (its bytes so far), or null when bytes pass through. */
   private held: Buffer[] | null = null;
+  /** A CONNACK went out on this connection (the server may send DISCONNECT from then on). */
+  connackWritten = false;
 
   /** The PUBACK or PUBREC of this PUBLISH carries `code`. */
   setPublish(messageId: number, code: number) {
@@ -73,6 +76,7 @@ export class AckRewriter {
       const p = this.phase;
       if (p.kind === "type") {
         this.type = chunk[i]! >> 4;
+        if (this.type === CONNACK) this.connackWritten = true;
         const hold = ((this.type === PUBACK || this.type === PUBREC) && this.publish.size > 0) || (this.type === SUBACK && this.subscribe.size > 0);
         if (hold) {
           if (i > from) out.push(chunk.subarray(from, i));
