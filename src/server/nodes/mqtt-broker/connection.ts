@@ -199,7 +199,8 @@ export class MqttConnection {
   }
 
   v5(): boolean {
-    return !this.current.builtIn && this.current.protocolVersion === 5;
+    // The built-in broker speaks MQTT 5 too (Aedes 2): its properties as the configuration asks.
+    return this.current.protocolVersion === 5;
   }
 
   private subscriptionIdentifiersAvailable(): boolean {

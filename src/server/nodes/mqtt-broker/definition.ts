@@ -21,7 +21,8 @@ None.
 - **Server**: a host name or address (with **Port**, 1883 by default; **Use TLS** for \`mqtts\`), or a
   full URL: \`mqtt://host:1883\`, \`mqtts://host:8883\`, \`ws://example.com:4000/mqtt\`,
   \`wss://example.com/mqtt\`. The reserved value \`built-in\` is this application's own broker: no
-  address, no credentials, your organization's topics only.
+  address, no credentials, your organization's topics only; with **Protocol** 5 the nodes send and
+  receive MQTT 5 properties there as with any MQTT 5 broker.
 - **Use TLS** with a **TLS configuration** (certificates, trusted authorities, server checks).
 - **Client ID**: left empty, a random one is made. **Clean session** off asks the broker to keep the
   session (subscriptions and QoS 1/2 messages) while the client is away; it needs a client ID.
