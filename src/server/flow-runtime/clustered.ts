@@ -464,9 +464,9 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     return lease ? { instanceId: lease.holder, since: new Date(lease.since) } : null;
   }
 
-  async hasWebhook(organizationSlug: string, method: string, path: string): Promise<boolean> {
+  async hasWebhook(organizationSlug: string, method: string, path: string, options?: { fresh?: boolean }): Promise<boolean> {
     if (await this.local.hasWebhook(organizationSlug, method, path)) return true;
-    return (await this.remoteRoute(organizationSlug, method, path, { fresh: false })) !== null;
+    return (await this.remoteRoute(organizationSlug, method, path, { fresh: options?.fresh === true })) !== null;
   }
 
   /**

@@ -96,8 +96,12 @@ export interface FlowRuntime {
   nodeStatuses(flowId: string): Promise<Map<string, NodeStatus | null>>;
   /** Where the flow runs; null when it runs nowhere. */
   placement(flowId: string): Promise<FlowPlacement | null>;
-  /** Whether a running flow listens there (checked before a webhook's body is read). */
-  hasWebhook(organizationSlug: string, method: string, path: string): Promise<boolean>;
+  /**
+   * Whether a running flow listens there (checked before a webhook's body is read). `fresh`: read
+   * the store, not the last second's answers (a WebSocket's upgrade: a socket opened on a route
+   * that was just removed would stay open on nothing).
+   */
+  hasWebhook(organizationSlug: string, method: string, path: string, options?: { fresh?: boolean }): Promise<boolean>;
   /** Serves a request to /hooks/{slug}/...; null when no running flow listens there. */
   handleWebhook(organizationSlug: string, request: WebhookRequest): Promise<WebhookResponse | null>;
   /**

@@ -80,7 +80,7 @@ export function createSocketHooks(app: AppServices, options: SocketHookLimits & 
     const [slug = "", ...segments] = parts;
     const path = socketListenerPath(`/${segments.map(encodeURIComponent).join("/")}`);
     try {
-      if (closing || !slug || !(await app.flowRuntime.hasWebhook(slug, SOCKET_ROUTE_METHOD, path))) {
+      if (closing || !slug || !(await app.flowRuntime.hasWebhook(slug, SOCKET_ROUTE_METHOD, path, { fresh: true }))) {
         return refuse(socket, new AppError("NOT_FOUND", `no running flow serves a WebSocket listener at /ws/hooks/${slug}${path}`));
       }
       const limiters = authLimiters(app);
