@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Deployment, Flow } from "../../generated/prisma/client";
 import type { FlowGraph } from "../../shared/flow-graph";
 import type { ConfigNodeSnapshot } from "../../shared/config-nodes";
@@ -106,4 +107,9 @@ export interface FlowRuntime {
   stats(): FlowRuntimeStats;
   /** Stops this instance's flows (handing them over to the other instances, in a cluster); calling it again does nothing. */
   close(): Promise<void>;
+  /**
+   * A cluster's instances only: POST /_cluster/rpc, a request another instance sent straight to this
+   * one over HTTP (flow-runtime/peer-link.ts).
+   */
+  servePeer?(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
