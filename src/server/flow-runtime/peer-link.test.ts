@@ -27,13 +27,13 @@ async function listen(handler: http.RequestListener): Promise<{ server: http.Ser
 /** An instance: its bus (with a PeerLink) and, unless `serve` is false, an HTTP server answering POST /_cluster/rpc for it. */
 async function instance(store: MemoryStore, id: string, options: { key?: Buffer; serve?: boolean; handler?: http.RequestListener } = {}) {
   const key = options.key ?? KEY;
-  let bus!: ClusterBus;
+  const ref: { bus?: ClusterBus } = {};
   let url: string | null = null;
   if (options.serve !== false) {
-    url = (await listen(options.handler ?? ((req, res) => void servePeerRequest(req, res, { key, instanceId: id, handle: (text) => bus.receiveDirect(text) })))).url;
+    url = (await listen(options.handler ?? ((req, res) => void servePeerRequest(req, res, { key, instanceId: id, handle: (text) => ref.bus!.receiveDirect(text) })))).url;
   }
   const peers = new PeerLink(store, id, url, key, logger);
-  bus = new ClusterBus(store, id, logger, () => undefined, undefined, peers);
+  const bus = (ref.bus = new ClusterBus(store, id, logger, () => undefined, undefined, peers));
   cleanups.push(async () => {
     await bus.close();
     peers.close();
@@ -141,15 +141,15 @@ describe("requests between instances over HTTP (PeerLink)", () => {
     const store = new MemoryStore();
     cleanups.push(() => store.close());
     const a = await instance(store, "a");
-    let bBus!: ClusterBus;
+    const ref: { bus?: ClusterBus } = {};
     // b's server takes the request, then its connection breaks before the answer.
     const b = await instance(store, "b", {
       handler: (req, res) => {
-        void servePeerRequest(req, res, { key: KEY, instanceId: "b", handle: (text) => bBus.receiveDirect(text) });
+        void servePeerRequest(req, res, { key: KEY, instanceId: "b", handle: (text) => ref.bus!.receiveDirect(text) });
         req.on("end", () => setTimeout(() => req.socket.destroy(), 20));
       },
     });
-    bBus = b.bus;
+    ref.bus = b.bus;
     let runs = 0;
     b.bus.handle("inject", async () => {
       runs++;
