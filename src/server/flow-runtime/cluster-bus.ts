@@ -43,8 +43,8 @@ interface Waiting {
   timer: NodeJS.Timeout;
 }
 
-/** Answers a request; `via` says how it came: over HTTP (PeerLink) or the target's Redis channel. */
-export type RequestHandler = (args: unknown, via: "http" | "bus") => Promise<unknown>;
+/** Answers a request; `via` says how it came: straight from the sender (PeerLink) or the target's Redis channel. */
+export type RequestHandler = (args: unknown, via: "direct" | "bus") => Promise<unknown>;
 
 export type ClusterEvent = { type: "released"; from: string; flowIds: string[] } | { type: "joined"; from: string } | { type: "left"; from: string };
 
@@ -66,7 +66,7 @@ interface Handled {
   at: number;
   /** The reply sent, as published, once there is one (and it was small enough to keep). */
   reply: string | null;
-  /** A second delivery came over Redis while the first (over HTTP) ran: the reply goes over Redis too. */
+  /** A second delivery came over Redis while the first (straight from the sender) ran: the reply goes over Redis too. */
   busWaiting?: boolean;
 }
 
@@ -152,7 +152,7 @@ export class ClusterBus {
     private readonly logger: Logger,
     private readonly onEvent: (event: ClusterEvent) => void,
     limits: HandledRequestLimits = DEFAULT_HANDLED_REQUEST_LIMITS,
-    /** Requests straight to the target over HTTP when its address is known (null: Redis only). */
+    /** Requests straight to the target over its own connection when its address is known (null: Redis only). */
     private readonly peers: PeerLink | null = null,
   ) {
     this.handled = new HandledRequests(limits);
@@ -204,7 +204,7 @@ export class ClusterBus {
 
   /**
    * Sends `op` to the instance `target` and resolves with its handler's value. Straight to it over
-   * HTTP (PeerLink) when its address is known; otherwise, or when that connection fails, over its
+   * its own connection (PeerLink) when its address is known; otherwise, or when that connection fails, over its
    * Redis channel, with the same request id, so a request that reached it both ways still runs once.
    */
   request<T>(target: string, op: string, args: unknown, timeoutMs: number): Promise<T> {
@@ -223,9 +223,11 @@ export class ClusterBus {
     const url = peers?.urlOf(target) ?? null;
     if (!peers || !url || this.closed) return this.requestOverBus<T>(target, op, id, text, timeoutMs, false);
     const startedAt = performance.now();
-    return peers.send(target, url, Buffer.from(text), timeoutMs).then(
+    return peers.send(target, url, id, Buffer.from(text), timeoutMs).then(
       (reply) => {
-        const answer = JSON.parse(reply) as Envelope;
+        const answer = reply as Envelope | { k: "busy"; id: string };
+        // A second delivery whose first handling still runs there: its reply comes over Redis.
+        if (answer.k === "busy") throw new PeerFailure(`instance ${target} is handling ${op} already`, true);
         if (answer.k !== "res") throw new Error(`instance ${target} answered ${op} with something else than a reply`);
         if (!answer.ok) throw new Error(answer.error);
         return answer.value as T;
@@ -233,8 +235,7 @@ export class ClusterBus {
       (err: unknown) => {
         if (!(err instanceof PeerFailure)) throw err;
         if (err.timedOut) throw new RpcTimeout(`instance ${target} did not answer ${op} within ${timeoutMs} ms`);
-        peers.unreachable(target);
-        this.logger.debug({ err, target, op }, "request to another instance over HTTP failed; sent over Redis");
+        this.logger.debug({ err, target, op }, "request to another instance over its connection failed; sent over Redis");
         const left = Math.max(1, timeoutMs - (performance.now() - startedAt));
         return this.requestOverBus<T>(target, op, id, text, left, err.sent);
       },
@@ -243,7 +244,7 @@ export class ClusterBus {
 
   /**
    * The request over the target's Redis channel. `maybeRan`: it may have reached the target
-   * already (over HTTP), so finding nobody listening there now does not prove it never ran.
+   * already (over its connection), so finding nobody listening there now does not prove it never ran.
    */
   private requestOverBus<T>(target: string, op: string, id: string, text: string, timeoutMs: number, maybeRan: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -343,8 +344,8 @@ export class ClusterBus {
   }
 
   /**
-   * A request that came over HTTP (PeerLink, POST /_cluster/rpc): resolves with the reply's JSON,
-   * or null when it is not a request or is a second delivery whose first handling still runs.
+   * A request that came straight from its sender (PeerLink): resolves with the reply's JSON (for a
+   * second delivery whose first handling still runs, `{"k":"busy"}`), or null when it is not a request.
    */
   async receiveDirect(raw: string): Promise<string | null> {
     let envelope: Envelope;
@@ -354,11 +355,11 @@ export class ClusterBus {
       return null;
     }
     if (envelope.k !== "req" || typeof envelope.id !== "string" || typeof envelope.from !== "string") return null;
-    return this.answer(envelope, "http");
+    return (await this.answer(envelope, "direct")) ?? JSON.stringify({ k: "busy", id: envelope.id });
   }
 
   /** Runs a request once, whichever way (and however often) it arrived; the reply goes back the way it came. */
-  private async answer(envelope: Extract<Envelope, { k: "req" }>, via: "http" | "bus"): Promise<string | null> {
+  private async answer(envelope: Extract<Envelope, { k: "req" }>, via: "direct" | "bus"): Promise<string | null> {
     const from = envelope.from;
     const key = `${from} ${envelope.id}`;
     const first = this.handled.firstSeen(key);
@@ -369,7 +370,7 @@ export class ClusterBus {
         if (via === "bus") this.send(from, envelope.op, first.reply);
         return first.reply;
       }
-      // The first came over HTTP and its sender gave up on that connection: it waits on the bus.
+      // The first came straight and its sender gave up on that connection: it waits on the bus.
       if (via === "bus") first.busWaiting = true;
       return null;
     }

@@ -6,8 +6,9 @@ import { AppError } from "../errors";
 import { LocalFlowRuntime, type LocalRuntimeDeps } from "./local";
 import { LeaseKeeper } from "./lease-keeper";
 import { ClusterBus, DEFAULT_HANDLED_REQUEST_LIMITS, RpcTimeout, nodeChannel, type ClusterEvent } from "./cluster-bus";
-import { PeerLink, servePeerRequest } from "./peer-link";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { PeerLink, acceptPeer } from "./peer-link";
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
 import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult, ReplayResult } from "./types";
 
 export interface ClusterTimings {
@@ -149,7 +150,7 @@ interface InjectArgs {
 export interface ClusteredRuntimeDeps extends Omit<LocalRuntimeDeps, "fence"> {
   timings?: Partial<ClusterTimings>;
   /**
-   * Requests to other instances straight over HTTP (peer-link.ts): this instance's URL (null: it
+   * Requests to other instances straight over a connection to each (peer-link.ts): this instance's URL (null: it
    * cannot be reached, it only sends) and the key all instances sign them with. Without it every
    * request goes over Redis.
    */
@@ -180,6 +181,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   private readonly local: LocalFlowRuntime;
   private readonly bus: ClusterBus;
   private readonly peers: PeerLink | null;
+  /** Connections other instances opened to send their requests here (closed when this one stops). */
+  private readonly peerSockets = new Set<Duplex>();
   private readonly timings: ClusterTimings;
   private readonly held = new Map<string, Held>();
   private readonly routes = new Map<string, PublishedRoutes>();
@@ -230,7 +233,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     this.peers = deps.peer ? new PeerLink(deps.store, this.instanceId, deps.peer.url, deps.peer.key, deps.logger) : null;
     this.bus = new ClusterBus(deps.store, this.instanceId, deps.logger, (event) => this.onClusterEvent(event), DEFAULT_HANDLED_REQUEST_LIMITS, this.peers);
     this.bus.handle("reconcile", (args) => this.onReconcile(args as { flowId: string }));
-    // Over Redis the reply follows the event's PUBLISH on the same connection; over HTTP it must wait for Redis's acknowledgement.
+    // Over Redis the reply follows the event's PUBLISH on the same connection; over the direct connection it must wait for Redis's acknowledgement.
     this.bus.handle("inject", (args, via) => this.onInject(args as InjectArgs, via === "bus" ? "sent" : "published"));
     this.bus.handle("statuses", (args) => this.onStatuses(args as { flowId: string }));
     this.bus.handle("webhook", (args) => this.onWebhook(args as { slug: string; request: WebhookRequest }));
@@ -591,21 +594,24 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     await this.bus.close();
     await this.peers?.withdraw();
     this.peers?.close();
+    for (const socket of this.peerSockets) socket.destroy();
   }
 
   /**
-   * POST /_cluster/rpc: a request another instance sent straight here (peer-link.ts), signed with
-   * the cluster's key; answered as the same request over Redis would be. 404 without a peer key.
+   * GET /_cluster/peer, upgraded: the connection another instance sends its requests for this one
+   * over (peer-link.ts), signed with the cluster's key; each is answered as the same request over
+   * Redis would be. Refused when this instance has no peer key or is stopping.
    */
-  async servePeer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  acceptPeer(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const key = this.deps.peer?.key;
-    if (!key) {
-      res.statusCode = 404;
-      res.setHeader("content-type", "application/json; charset=utf-8");
-      res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "not found" } }));
+    if (!key || this.closing) {
+      socket.destroy();
       return;
     }
-    await servePeerRequest(req, res, { key, instanceId: this.instanceId, handle: (text) => this.bus.receiveDirect(text) });
+    const accepted = acceptPeer(req, socket, head, { key, instanceId: this.instanceId, handle: (text) => this.bus.receiveDirect(text), logger: this.deps.logger });
+    if (!accepted) return;
+    this.peerSockets.add(accepted);
+    accepted.once("close", () => this.peerSockets.delete(accepted));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -744,7 +750,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   private async heartbeat(): Promise<void> {
     await this.deps.store.set(memberKey(this.instanceId), String(Date.now()), { ttlMs: this.timings.leaseTtlMs });
     await this.deps.store.setAdd(MEMBERS_KEY, this.instanceId);
-    // Where the others reach this instance over HTTP (written again every few minutes).
+    // Where the others reach this instance (written again every few minutes).
     await this.peers?.advertise().catch((err: unknown) => this.deps.logger.warn({ err }, "this instance's address could not be published; the others use Redis"));
     // The lease keeper's worker refreshes the membership with the leases from now on, so a main
     // thread busy for a moment is not counted out of the fair share (and its flows rebalanced away).
@@ -1085,7 +1091,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   /**
    * Sends the message here, where the flow runs, and publishes its `inject` event ahead of the
    * answer. The event leaves with this turn's batch (concurrent injects share one PUBLISH, and the
-   * debug events the message causes at once usually join it). Made here, or forwarded over HTTP
+   * debug events the message causes at once usually join it). Made here, or forwarded over the direct connection
    * (`published`): the answer waits until Redis has acknowledged that PUBLISH. Forwarded over Redis
    * (`sent`): the reply waits only until the PUBLISH is issued; ClusterBus publishes the reply next
    * on the same Redis connection, and Redis runs one connection's commands in order, so the asking

@@ -4,7 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MemoryStore } from "../store";
 import { createLogger } from "../logger";
 import { ClusterBus, RpcTimeout } from "./cluster-bus";
-import { PEER_MAX_BODY_BYTES, PEER_MAX_SKEW_MS, PEER_PATH, PeerLink, advertisedPeerUrl, servePeerRequest, signPeerRequest } from "./peer-link";
+import type { Duplex } from "node:stream";
+import { createHmac } from "node:crypto";
+import { PEER_MAX_SKEW_MS, PEER_PATH, PeerLink, acceptPeer, advertisedPeerUrl, signPeerUpgrade } from "./peer-link";
 
 const logger = createLogger({ level: "silent" });
 const KEY = Buffer.alloc(32, 7);
@@ -14,10 +16,21 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function listen(handler: http.RequestListener): Promise<{ server: http.Server; url: string }> {
-  const server = http.createServer(handler);
+type UpgradeHandler = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+async function listen(upgrade: UpgradeHandler): Promise<{ server: http.Server; url: string }> {
+  const server = http.createServer((_req, res) => {
+    res.statusCode = 404;
+    res.end();
+  });
+  const sockets = new Set<Duplex>();
+  server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    sockets.add(socket);
+    upgrade(req, socket, head);
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   cleanups.push(() => {
+    for (const socket of sockets) socket.destroy();
     server.closeAllConnections();
     return new Promise<void>((resolve) => server.close(() => resolve()));
   });
@@ -25,12 +38,13 @@ async function listen(handler: http.RequestListener): Promise<{ server: http.Ser
 }
 
 /** An instance: its bus (with a PeerLink) and, unless `serve` is false, an HTTP server answering POST /_cluster/rpc for it. */
-async function instance(store: MemoryStore, id: string, options: { key?: Buffer; serve?: boolean; handler?: http.RequestListener } = {}) {
+async function instance(store: MemoryStore, id: string, options: { key?: Buffer; serve?: boolean; handler?: (bus: () => ClusterBus) => UpgradeHandler } = {}) {
   const key = options.key ?? KEY;
   const ref: { bus?: ClusterBus } = {};
   let url: string | null = null;
   if (options.serve !== false) {
-    url = (await listen(options.handler ?? ((req, res) => void servePeerRequest(req, res, { key, instanceId: id, handle: (text) => ref.bus!.receiveDirect(text) })))).url;
+    const bus = () => ref.bus!;
+    url = (await listen(options.handler?.(bus) ?? ((req, socket, head) => void acceptPeer(req, socket, head, { key, instanceId: id, handle: (text) => bus().receiveDirect(text), logger })))).url;
   }
   const peers = new PeerLink(store, id, url, key, logger);
   const bus = (ref.bus = new ClusterBus(store, id, logger, () => undefined, undefined, peers));
@@ -59,12 +73,55 @@ function countingPublishes(store: MemoryStore) {
   return published;
 }
 
-function post(url: string, body: string, headers: Record<string, string>, method = "POST") {
-  return fetch(`${url}${PEER_PATH}`, { method, headers, body: method === "GET" ? undefined : body });
+/** Opens GET /_cluster/peer with `headers`: the upgraded socket, or the refusal's status and body. */
+function upgrade(url: string, headers: Record<string, string>): Promise<{ socket: Duplex; proof: unknown } | { status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}${PEER_PATH}`, { agent: false, headers: { connection: "Upgrade", upgrade: "flowplane-peer/1", ...headers } });
+    req.on("upgrade", (res, socket) => {
+      cleanups.push(() => void socket.destroy());
+      resolve({ socket, proof: res.headers["x-flowplane-peer-proof"] });
+    });
+    req.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
 }
 
-describe("requests between instances over HTTP (PeerLink)", () => {
-  it("go straight to the target, not through the store's pub/sub, and the handler knows they came over HTTP", async () => {
+const signedUpgrade = (options: { key?: Buffer; to?: string; at?: number } = {}) => ({
+  "x-flowplane-peer": signPeerUpgrade(options.key ?? KEY, options.to ?? "b", options.at),
+  "x-flowplane-peer-to": options.to ?? "b",
+});
+
+/** A request frame: length, HMAC of the body (with `key`), body. */
+function frame(body: string, key = KEY): Buffer {
+  const bytes = Buffer.from(body);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(32 + bytes.length);
+  return Buffer.concat([length, createHmac("sha256", key).update(bytes).digest(), bytes]);
+}
+
+/** The next reply frame's JSON on `socket`, or "closed". */
+function nextReply(socket: Duplex): Promise<unknown> {
+  return new Promise((resolve) => {
+    let buffered = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      if (buffered.length >= 4 && buffered.length >= 4 + buffered.readUInt32BE(0)) {
+        socket.off("data", onData);
+        resolve(JSON.parse(buffered.subarray(4, 4 + buffered.readUInt32BE(0)).toString("utf8")));
+      }
+    };
+    socket.on("data", onData);
+    socket.once("close", () => resolve("closed"));
+  });
+}
+
+describe("requests between instances over their own connection (PeerLink)", () => {
+  it("go straight to the target, not through the store's pub/sub, and the handler knows they came directly", async () => {
     const store = new MemoryStore();
     cleanups.push(() => store.close());
     const a = await instance(store, "a");
@@ -78,7 +135,7 @@ describe("requests between instances over HTTP (PeerLink)", () => {
     const published = countingPublishes(store);
     expect(await a.bus.request("b", "inject", { n: 1 }, 2_000)).toEqual({ echoed: { n: 1 } });
     expect(await a.bus.request("b", "inject", { n: 2 }, 2_000)).toEqual({ echoed: { n: 2 } });
-    expect(seen).toEqual(["http", "http"]);
+    expect(seen).toEqual(["direct", "direct"]);
     expect(published).toEqual([]);
   });
 
@@ -112,7 +169,7 @@ describe("requests between instances over HTTP (PeerLink)", () => {
     expect(a.peers.urlOf("b")).toBe(closed.url);
     expect(await a.bus.request("b", "inject", {}, 2_000)).toBe("ok");
     expect(seen).toEqual(["bus"]);
-    // And for a while without trying HTTP first.
+    // And for a while without trying to connect first.
     expect(a.peers.urlOf("b")).toBeNull();
   });
 
@@ -144,9 +201,9 @@ describe("requests between instances over HTTP (PeerLink)", () => {
     const ref: { bus?: ClusterBus } = {};
     // b's server takes the request, then its connection breaks before the answer.
     const b = await instance(store, "b", {
-      handler: (req, res) => {
-        void servePeerRequest(req, res, { key: KEY, instanceId: "b", handle: (text) => ref.bus!.receiveDirect(text) });
-        req.on("end", () => setTimeout(() => req.socket.destroy(), 20));
+      handler: () => (req, socket, head) => {
+        acceptPeer(req, socket, head, { key: KEY, instanceId: "b", handle: (text) => ref.bus!.receiveDirect(text), logger });
+        socket.on("data", () => setTimeout(() => socket.destroy(), 20));
       },
     });
     ref.bus = b.bus;
@@ -168,8 +225,11 @@ describe("requests between instances over HTTP (PeerLink)", () => {
     const store = new MemoryStore();
     cleanups.push(() => store.close());
     const a = await instance(store, "a");
-    // Something at b's address takes the request and drops the connection; nobody listens on b's channel.
-    const dropping = await listen((req) => req.on("data", () => req.socket.destroy()));
+    // b's connection takes the request and drops; then nobody listens on b's channel (b is gone).
+    const dropping = await listen((req, socket, head) => {
+      acceptPeer(req, socket, head, { key: KEY, instanceId: "b", handle: () => new Promise(() => undefined), logger });
+      socket.on("data", () => socket.destroy());
+    });
     await store.set("cluster:peer:b", dropping.url);
     await learn(a.peers, "b");
     const err = await a.bus.request("b", "inject", {}, 2_000).catch((e: unknown) => e);
@@ -190,7 +250,7 @@ describe("requests between instances over HTTP (PeerLink)", () => {
   });
 });
 
-describe("POST /_cluster/rpc refuses what another instance of the cluster did not sign", () => {
+describe("GET /_cluster/peer refuses what another instance of the cluster did not sign", () => {
   async function target() {
     const store = new MemoryStore();
     cleanups.push(() => store.close());
@@ -203,78 +263,70 @@ describe("POST /_cluster/rpc refuses what another instance of the cluster did no
     return { url: b.url!, runs: () => runs };
   }
   const envelope = JSON.stringify({ k: "req", id: "x-1", from: "a", op: "inject", args: {} });
-  const signed = (body: string, options: { key?: Buffer; to?: string; at?: number } = {}) => ({
-    "content-type": "application/json",
-    "x-flowplane-peer": signPeerRequest(options.key ?? KEY, options.to ?? "b", Buffer.from(body), options.at),
-    "x-flowplane-peer-to": options.to ?? "b",
-  });
 
-  it("answers a request signed with the cluster's key", async () => {
+  it("answers the request frames of a connection signed with the cluster's key, and proves it holds the key too", async () => {
     const b = await target();
-    const res = await post(b.url, envelope, signed(envelope));
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ k: "res", id: "x-1", ok: true, value: "ran" });
+    const headers = signedUpgrade();
+    const opened = await upgrade(b.url, headers);
+    if (!("socket" in opened)) throw new Error(`refused: ${opened.status}`);
+    expect(opened.proof).toBe(createHmac("sha256", KEY).update(`proof\n${headers["x-flowplane-peer"]}`).digest("base64url"));
+    const reply = nextReply(opened.socket);
+    opened.socket.write(frame(envelope));
+    expect(await reply).toEqual({ k: "res", id: "x-1", ok: true, value: "ran" });
+    // The same request again (a replay): answered from the first handling, not run again.
+    const again = nextReply(opened.socket);
+    opened.socket.write(frame(envelope));
+    expect(await again).toEqual({ k: "res", id: "x-1", ok: true, value: "ran" });
     expect(b.runs()).toBe(1);
   });
 
-  it("401 without a signature, with another key's, or with a body that is not the one signed", async () => {
+  it("401 without a signature, with another key's, or older than the allowed clock skew (a replay); 421 for another instance", async () => {
     const b = await target();
-    const attempts: Array<[string, Record<string, string>]> = [
-      [envelope, { "content-type": "application/json" }],
-      [envelope, signed(envelope, { key: Buffer.alloc(32, 8) })],
-      // Another body of the same length under the signature of the first.
-      [envelope.replace('"from":"a"', '"from":"z"'), signed(envelope)],
-      // Another length: the signed head does not match either.
-      [envelope.replace('"args":{}', '"args":[1]'), signed(envelope)],
-    ];
-    for (const [body, headers] of attempts) {
-      const res = await post(b.url, body, headers);
-      expect(res.status).toBe(401);
-      expect((await res.json()).error.code).toBe("UNAUTHENTICATED");
+    for (const [headers, status, message] of [
+      [{}, 401, /not a signed connection/],
+      [signedUpgrade({ key: Buffer.alloc(32, 8) }), 401, /does not match/],
+      [signedUpgrade({ at: Date.now() - PEER_MAX_SKEW_MS - 1_000 }), 401, /too old/],
+      [signedUpgrade({ to: "c" }), 421, /not the instance/],
+    ] as const) {
+      const refused = await upgrade(b.url, headers);
+      if ("socket" in refused) throw new Error("upgraded");
+      expect(refused.status).toBe(status);
+      expect(refused.body.error.message).toMatch(message);
     }
     expect(b.runs()).toBe(0);
   });
 
-  it("401 for a signed request older than the allowed clock skew (a replay)", async () => {
+  it("closes the connection on a request frame not signed with the cluster's key, without running it", async () => {
     const b = await target();
-    const res = await post(b.url, envelope, signed(envelope, { at: Date.now() - PEER_MAX_SKEW_MS - 1_000 }));
-    expect(res.status).toBe(401);
-    expect((await res.json()).error.message).toMatch(/too old/);
+    const opened = await upgrade(b.url, signedUpgrade());
+    if (!("socket" in opened)) throw new Error(`refused: ${opened.status}`);
+    const reply = nextReply(opened.socket);
+    opened.socket.write(frame(envelope, Buffer.alloc(32, 8)));
+    expect(await reply).toBe("closed");
     expect(b.runs()).toBe(0);
   });
 
-  it("runs a request delivered twice once", async () => {
-    const b = await target();
-    const first = await post(b.url, envelope, signed(envelope));
-    const again = await post(b.url, envelope, signed(envelope));
-    expect([first.status, again.status]).toEqual([200, 200]);
-    expect(await again.json()).toEqual({ k: "res", id: "x-1", ok: true, value: "ran" });
-    expect(b.runs()).toBe(1);
-  });
-
-  it("421 for a request signed for another instance, 413 for a body over the bound, 405 for another method", async () => {
-    const b = await target();
-    const other = await post(b.url, envelope, signed(envelope, { to: "c" }));
-    expect(other.status).toBe(421);
-    expect((await other.json()).error.code).toBe("MISDIRECTED");
-    // Refused on the signed length alone, before a byte of the body is read.
-    const huge = await new Promise<number>((resolve, reject) => {
-      const length = PEER_MAX_BODY_BYTES + 1;
-      const req = http.request(`${b.url}${PEER_PATH}`, {
-        method: "POST",
-        headers: { "content-length": length, "x-flowplane-peer": signPeerRequest(KEY, "b", Buffer.alloc(length)), "x-flowplane-peer-to": "b" },
-      });
-      req.on("response", (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
-      req.on("error", reject);
-      req.write("{");
+  it("a sender does not use an address where the answer cannot prove it holds the key: the request goes over Redis", async () => {
+    const store = new MemoryStore();
+    cleanups.push(() => store.close());
+    const a = await instance(store, "a");
+    const b = await instance(store, "b", { serve: false });
+    const seen: string[] = [];
+    b.bus.handle("inject", async (_args, via) => {
+      seen.push(via);
+      return "ok";
     });
-    expect(huge).toBe(413);
-    const get = await post(b.url, "", {}, "GET");
-    expect(get.status).toBe(405);
-    expect(b.runs()).toBe(0);
+    // An impostor accepts any upgrade (without a proof) and would read what is sent.
+    const received: Buffer[] = [];
+    const impostor = await listen((_req, socket) => {
+      socket.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: flowplane-peer/1\r\nConnection: Upgrade\r\n\r\n");
+      socket.on("data", (chunk: Buffer) => received.push(chunk));
+    });
+    await store.set("cluster:peer:b", impostor.url);
+    await learn(a.peers, "b");
+    expect(await a.bus.request("b", "inject", { secret: "s3cret" }, 2_000)).toBe("ok");
+    expect(seen).toEqual(["bus"]);
+    expect(Buffer.concat(received).toString("latin1")).not.toContain("s3cret");
   });
 });
 

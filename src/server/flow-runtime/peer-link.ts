@@ -1,31 +1,40 @@
-import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { networkInterfaces } from "node:os";
+import type { Duplex } from "node:stream";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { KeyValueStore } from "../store";
 import type { Logger } from "../logger";
 
 /**
- * Requests between instances over HTTP (issue 39): the calls ClusterBus makes (an inject, a webhook,
- * a link message forwarded to the instance running the flow) go straight to that instance on a
- * kept-alive connection, one round trip, instead of a PUBLISH to its Redis channel and a reply
- * PUBLISH back (two hops through Redis each way, and Redis's CPU on the same machine). Redis stays
- * the fallback: until an instance has published where it can be reached, when the connection fails,
- * or when another process answers at that address.
+ * Requests between instances straight over a socket (issue 39): the calls ClusterBus makes (an
+ * inject, a webhook, a link message forwarded to the instance running the flow) go to that instance
+ * over one connection per pair of instances, instead of a PUBLISH to its Redis channel and a reply
+ * PUBLISH back (four socket hops through Redis, and Redis's CPU). The connection is an HTTP upgrade
+ * on the instance's own port (GET /_cluster/peer, `Upgrade: flowplane-peer/1`), then frames: a
+ * 4-byte length, then for a request the HMAC of its JSON and the JSON (ClusterBus's envelope), for
+ * a reply its JSON. Everything a turn of the event loop sends to one instance leaves in one write
+ * (the requests of concurrent calls, the replies of concurrent handlers): on this kind of VM the
+ * write system calls, not the JSON, are what a hop costs (docs/BENCHMARKS.md, "Forwarded calls").
+ * Redis stays the fallback: until an instance has published where it can be reached, when the
+ * connection fails, or when another process answers at that address.
  *
- * Every request is signed with a key all instances share (derived from ENCRYPTION_KEY): an HMAC over
- * the time, the target instance and the body's length, checked before the body is read, and one
- * over the whole body, checked before it is parsed. A request older than PEER_MAX_SKEW_MS, or for
- * another instance, is refused; a replay within that window carries a request id the receiver has
- * already handled (HandledRequests), so it never runs twice.
+ * Authentication with a key all instances share (derived from ENCRYPTION_KEY): the upgrade carries
+ * an HMAC over the time and the target instance (refused when older than PEER_MAX_SKEW_MS or for
+ * another instance), the 101 an HMAC proving the target knows the key too, and every request frame
+ * the HMAC of its body. A replayed frame carries a request id the receiver has already handled
+ * (HandledRequests), so it never runs twice.
  */
-export const PEER_PATH = "/_cluster/rpc";
+export const PEER_PATH = "/_cluster/peer";
+const PROTOCOL = "flowplane-peer/1";
 const AUTH_HEADER = "x-flowplane-peer";
 const TARGET_HEADER = "x-flowplane-peer-to";
-/** Clocks of instances may differ by this much; a signed request older than this is refused. */
+const PROOF_HEADER = "x-flowplane-peer-proof";
+/** Clocks of instances may differ by this much; a signed upgrade older than this is refused. */
 export const PEER_MAX_SKEW_MS = 30_000;
 /** A request to another instance is at most 16 Mi characters of JSON (ClusterBus); as UTF-8 bytes at most this. */
-export const PEER_MAX_BODY_BYTES = 64 * 1024 * 1024;
+export const PEER_MAX_FRAME_BYTES = 64 * 1024 * 1024;
+const MAC_BYTES = 32;
 /** Where an instance publishes its address (it refreshes it well within the TTL). */
 const peerKey = (instanceId: string) => `cluster:peer:${instanceId}`;
 const PEER_KEY_TTL_MS = 10 * 60_000;
@@ -34,10 +43,10 @@ const PEER_KEY_REFRESH_MS = 2 * 60_000;
 const ADDRESS_FRESH_MS = 30_000;
 /** After a peer could not be reached at its address (or had none), Redis carries its requests for this long. */
 const UNREACHABLE_MS = 5_000;
-/** A connection to a peer that is not established within this is given up (the request goes over Redis). */
-const CONNECT_TIMEOUT_MS = 1_000;
+/** A connection to a peer not upgraded within this is given up (its requests go over Redis). */
+const CONNECT_TIMEOUT_MS = 3_000;
 
-/** Why an HTTP request to a peer failed; `sent` says whether it may have reached the peer. */
+/** Why a request to a peer failed; `sent` says whether it may have reached the peer. */
 export class PeerFailure extends Error {
   override name = "PeerFailure";
   constructor(
@@ -69,98 +78,284 @@ export function advertisedPeerUrl(env: { CLUSTER_URL?: string; HOST: string; POR
   return `http://${host.includes(":") ? `[${host}]` : host}:${env.PORT}`;
 }
 
-const mac = (key: Buffer, text: string | Buffer, prefix: string) => createHmac("sha256", key).update(prefix).update(text).digest("base64url");
+const mac = (key: Buffer, text: string) => createHmac("sha256", key).update(text).digest("base64url");
+const frameMac = (key: Buffer, body: Buffer) => createHmac("sha256", key).update(body).digest();
 
-function sameMac(a: string, b: string): boolean {
+function sameText(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** The signature header of a request of `body` to `target` made at `now` (ms since the epoch). */
-export function signPeerRequest(key: Buffer, target: string, body: Buffer, now = Date.now()): string {
-  const head = `${now}\n${target}\n${body.length}\n`;
-  return `${now}.${mac(key, "", head)}.${mac(key, body, head)}`;
+/** The upgrade's signature header, for `target`, made at `now` (ms since the epoch). */
+export function signPeerUpgrade(key: Buffer, target: string, now = Date.now()): string {
+  return `${now}.${mac(key, `${now}\n${target}\n${PROTOCOL}\n`)}`;
 }
 
-type HeadCheck = { ok: true; bodyMac: string; head: string; length: number } | { ok: false; status: number; message: string };
+/** What the target answers in its 101: proof that it holds the key too (over the caller's signature). */
+const proofOf = (key: Buffer, signature: string) => mac(key, `proof\n${signature}`);
 
-/** Checks what can be checked before the body is read: the time, the target and the head's MAC. */
-export function checkPeerHead(key: Buffer, instanceId: string, headers: IncomingMessage["headers"], now = Date.now()): HeadCheck {
+type UpgradeCheck = { ok: true; signature: string } | { ok: false; status: number; code: string; message: string };
+
+export function checkPeerUpgrade(key: Buffer, instanceId: string, headers: IncomingMessage["headers"], now = Date.now()): UpgradeCheck {
   const auth = headers[AUTH_HEADER];
   const target = headers[TARGET_HEADER];
-  const length = Number(headers["content-length"]);
-  if (typeof auth !== "string" || typeof target !== "string" || !Number.isSafeInteger(length) || length < 0) {
-    return { ok: false, status: 401, message: "not a signed request from another instance" };
+  if (typeof auth !== "string" || typeof target !== "string" || headers.upgrade !== PROTOCOL) {
+    return { ok: false, status: 401, code: "UNAUTHENTICATED", message: "not a signed connection from another instance" };
   }
-  const [at, headMac, bodyMac] = auth.split(".");
+  const [at, signature] = auth.split(".");
   const time = Number(at);
-  if (!at || !headMac || !bodyMac || !Number.isSafeInteger(time)) return { ok: false, status: 401, message: "not a signed request from another instance" };
-  const head = `${at}\n${target}\n${length}\n`;
-  if (!sameMac(mac(key, "", head), headMac)) return { ok: false, status: 401, message: "the request's signature does not match" };
-  if (Math.abs(now - time) > PEER_MAX_SKEW_MS) return { ok: false, status: 401, message: "the signed request is too old" };
-  if (target !== instanceId) return { ok: false, status: 421, message: "this is not the instance the request is for" };
-  if (length > PEER_MAX_BODY_BYTES) return { ok: false, status: 413, message: `request body exceeds ${PEER_MAX_BODY_BYTES} bytes` };
-  return { ok: true, bodyMac, head, length };
+  if (!at || !signature || !Number.isSafeInteger(time)) return { ok: false, status: 401, code: "UNAUTHENTICATED", message: "not a signed connection from another instance" };
+  if (!sameText(mac(key, `${at}\n${target}\n${PROTOCOL}\n`), signature)) return { ok: false, status: 401, code: "UNAUTHENTICATED", message: "the connection's signature does not match" };
+  if (Math.abs(now - time) > PEER_MAX_SKEW_MS) return { ok: false, status: 401, code: "UNAUTHENTICATED", message: "the signed connection is too old" };
+  if (target !== instanceId) return { ok: false, status: 421, code: "MISDIRECTED", message: "this is not the instance the connection is for" };
+  return { ok: true, signature: auth };
 }
 
-export function checkPeerBody(key: Buffer, check: { bodyMac: string; head: string }, body: Buffer): boolean {
-  return sameMac(mac(key, body, check.head), check.bodyMac);
-}
+const STATUS_TEXT: Record<number, string> = { 401: "Unauthorized", 421: "Misdirected Request", 426: "Upgrade Required" };
 
-function refuse(res: ServerResponse, status: number, code: string, message: string): void {
-  res.statusCode = status;
-  res.setHeader("content-type", "application/json; charset=utf-8");
-  res.end(JSON.stringify({ error: { code, message } }));
+function refuseUpgrade(socket: Duplex, status: number, code: string, message: string): void {
+  const body = JSON.stringify({ error: { code, message } });
+  socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? "Bad Request"}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
-
-const CODES: Record<number, string> = { 401: "UNAUTHENTICATED", 413: "PAYLOAD_TOO_LARGE", 421: "MISDIRECTED", 400: "VALIDATION_FAILED" };
 
 /**
- * POST /_cluster/rpc on the receiving instance: the signed body is a ClusterBus request envelope,
- * `handle` answers it with the reply envelope's JSON.
+ * Reads length-prefixed frames from a socket (`head` first: what arrived with the upgrade) and hands
+ * each one's bytes to `onFrame`; false from the reader for a frame over the bound ends the socket.
  */
-export async function servePeerRequest(
+function readFrames(socket: Duplex, head: Buffer, onFrame: (frame: Buffer) => void, onTooLarge: () => void): void {
+  let buffered: Buffer = Buffer.alloc(0);
+  const take = (chunk: Buffer) => {
+    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+    let offset = 0;
+    while (buffered.length - offset >= 4) {
+      const length = buffered.readUInt32BE(offset);
+      if (length > PEER_MAX_FRAME_BYTES) {
+        onTooLarge();
+        return;
+      }
+      if (buffered.length - offset - 4 < length) break;
+      onFrame(buffered.subarray(offset + 4, offset + 4 + length));
+      offset += 4 + length;
+    }
+    buffered = offset === buffered.length ? Buffer.alloc(0) : buffered.subarray(offset);
+  };
+  if (head.length > 0) take(head);
+  socket.on("data", take);
+}
+
+/** Frames queued in a turn of the event loop leave together, in one write. */
+class FrameWriter {
+  private frames: Buffer[] = [];
+  private scheduled = false;
+
+  constructor(private readonly socket: Duplex) {}
+
+  /** Queues a frame of `parts` (written after a 4-byte length). */
+  push(...parts: Buffer[]): void {
+    let length = 0;
+    for (const part of parts) length += part.length;
+    const header = Buffer.allocUnsafe(4);
+    header.writeUInt32BE(length);
+    this.frames.push(header, ...parts);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.frames.length === 0 || this.socket.destroyed) return;
+    const frames = this.frames;
+    this.frames = [];
+    this.socket.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
+  }
+}
+
+/**
+ * GET /_cluster/peer with `Upgrade: flowplane-peer/1` on the receiving instance: checks the
+ * signature, answers 101 with its proof, then answers each request frame with `handle` (the
+ * ClusterBus request's reply JSON; null for something that is not a request, which ends the
+ * connection). Returns the socket so the instance can close it when it stops.
+ */
+export function acceptPeer(
   req: IncomingMessage,
-  res: ServerResponse,
-  options: { key: Buffer; instanceId: string; handle: (text: string) => Promise<string | null> },
-): Promise<void> {
-  if (req.method !== "POST") {
-    res.setHeader("allow", "POST");
-    refuse(res, 405, "METHOD_NOT_ALLOWED", "use POST");
-    return;
+  socket: Duplex,
+  head: Buffer,
+  options: { key: Buffer; instanceId: string; handle: (text: string) => Promise<string | null>; logger: Logger },
+): Duplex | null {
+  if (req.method !== "GET") {
+    refuseUpgrade(socket, 401, "UNAUTHENTICATED", "not a signed connection from another instance");
+    return null;
   }
-  const head = checkPeerHead(options.key, options.instanceId, req.headers);
-  if (!head.ok) {
-    // The connection is not kept for a refused body: it is not read.
-    res.setHeader("connection", "close");
-    refuse(res, head.status, CODES[head.status] ?? "VALIDATION_FAILED", head.message);
-    req.resume();
-    return;
+  const check = checkPeerUpgrade(options.key, options.instanceId, req.headers);
+  if (!check.ok) {
+    refuseUpgrade(socket, check.status, check.code, check.message);
+    return null;
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > head.length) break;
-    chunks.push(chunk);
+  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${PROTOCOL}\r\nConnection: Upgrade\r\n${PROOF_HEADER}: ${proofOf(options.key, check.signature)}\r\n\r\n`);
+  (socket as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
+  const writer = new FrameWriter(socket);
+  socket.on("error", () => undefined);
+  readFrames(
+    socket,
+    head,
+    (frame) => {
+      if (frame.length < MAC_BYTES) {
+        socket.destroy();
+        return;
+      }
+      const body = frame.subarray(MAC_BYTES);
+      const expected = frameMac(options.key, body);
+      if (!timingSafeEqual(expected, frame.subarray(0, MAC_BYTES))) {
+        options.logger.warn("a request frame from another instance had a wrong signature; connection closed");
+        socket.destroy();
+        return;
+      }
+      options.handle(body.toString("utf8")).then(
+        (reply) => {
+          if (reply === null) socket.destroy();
+          else writer.push(Buffer.from(reply));
+        },
+        (err: unknown) => {
+          options.logger.error({ err }, "a request from another instance failed");
+          socket.destroy();
+        },
+      );
+    },
+    () => socket.destroy(),
+  );
+  return socket;
+}
+
+interface Pending {
+  resolve: (envelope: unknown) => void;
+  reject: (err: PeerFailure) => void;
+  timer: NodeJS.Timeout;
+  /** Whether its frame has been handed to the socket (it may have reached the peer). */
+  written: boolean;
+}
+
+/** One connection to one peer: requests out, replies matched by their id. */
+class PeerConnection {
+  private socket: Duplex | null = null;
+  private writer: FrameWriter | null = null;
+  private readonly pending = new Map<string, Pending>();
+  /** Frames waiting for the upgrade. */
+  private queued: Array<{ id: string; frame: Buffer[] }> = [];
+  closed = false;
+
+  constructor(
+    private readonly target: string,
+    readonly url: string,
+    private readonly key: Buffer,
+    private readonly onClose: (connection: PeerConnection, reachable: boolean) => void,
+  ) {
+    const secure = url.startsWith("https:");
+    const signature = signPeerUpgrade(key, target);
+    const req = (secure ? https : http).request(`${url}${PEER_PATH}`, {
+      agent: false,
+      headers: { connection: "Upgrade", upgrade: PROTOCOL, [AUTH_HEADER]: signature, [TARGET_HEADER]: target },
+    });
+    const connectTimer = setTimeout(() => {
+      req.destroy();
+      this.fail(`no connection to instance ${target} at ${url} within ${CONNECT_TIMEOUT_MS} ms`, false);
+    }, CONNECT_TIMEOUT_MS);
+    req.on("error", (err) => {
+      clearTimeout(connectTimer);
+      this.fail(`instance ${target} at ${url}: ${err.message}`, false);
+    });
+    req.on("response", (res) => {
+      clearTimeout(connectTimer);
+      res.resume();
+      // 421: another instance listens there now; 401/404: not an instance of this cluster.
+      this.fail(`instance ${target} at ${url} refused the connection (${res.statusCode})`, false);
+    });
+    req.on("upgrade", (res, socket, head) => {
+      clearTimeout(connectTimer);
+      const proof = res.headers[PROOF_HEADER];
+      if (typeof proof !== "string" || !sameText(proof, proofOf(key, signature))) {
+        socket.destroy();
+        this.fail(`instance ${target} at ${url} could not prove it belongs to this cluster`, false);
+        return;
+      }
+      this.open(socket, head);
+    });
+    req.end();
   }
-  const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-  if (size !== head.length || !checkPeerBody(options.key, head, body)) {
-    res.setHeader("connection", "close");
-    refuse(res, 401, "UNAUTHENTICATED", "the request's signature does not match");
-    return;
+
+  private open(socket: Duplex, head: Buffer): void {
+    if (this.closed) {
+      socket.destroy();
+      return;
+    }
+    this.socket = socket;
+    (socket as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
+    (socket as { unref?: () => void }).unref?.();
+    this.writer = new FrameWriter(socket);
+    socket.on("error", () => undefined);
+    socket.on("close", () => this.fail(`the connection to instance ${this.target} closed`, true));
+    readFrames(
+      socket,
+      head,
+      (frame) => {
+        let envelope: { id?: unknown };
+        try {
+          envelope = JSON.parse(frame.toString("utf8")) as { id?: unknown };
+        } catch {
+          socket.destroy();
+          return;
+        }
+        const waiting = typeof envelope.id === "string" ? this.pending.get(envelope.id) : undefined;
+        if (!waiting) return;
+        this.pending.delete(envelope.id as string);
+        clearTimeout(waiting.timer);
+        waiting.resolve(envelope);
+      },
+      () => socket.destroy(),
+    );
+    for (const { id, frame } of this.queued.splice(0)) this.write(id, frame);
   }
-  const reply = await options.handle(body.toString("utf8"));
-  if (reply === null) {
-    // A duplicate still being handled (its first delivery answers) or a malformed envelope.
-    refuse(res, 409, "CONFLICT", "this request is being handled already");
-    return;
+
+  private write(id: string, frame: Buffer[]): void {
+    const waiting = this.pending.get(id);
+    if (!waiting) return;
+    waiting.written = true;
+    this.writer!.push(...frame);
   }
-  res.statusCode = 200;
-  res.setHeader("content-type", "application/json");
-  res.setHeader("content-length", Buffer.byteLength(reply));
-  res.end(reply);
+
+  request(id: string, body: Buffer, timeoutMs: number): Promise<unknown> {
+    return new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const waiting = this.pending.get(id);
+        this.pending.delete(id);
+        reject(new PeerFailure(`instance ${this.target} did not answer within ${timeoutMs} ms`, waiting?.written ?? false, waiting?.written ?? false));
+      }, timeoutMs);
+      this.pending.set(id, { resolve, reject, timer, written: false });
+      const frame = [frameMac(this.key, body), body];
+      if (this.writer) this.write(id, frame);
+      else this.queued.push({ id, frame });
+    });
+  }
+
+  /** Fails every request still waiting; `opened`: the connection had been up (its written requests may have run). */
+  private fail(message: string, opened: boolean): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.socket?.destroy();
+    for (const [id, waiting] of this.pending) {
+      this.pending.delete(id);
+      clearTimeout(waiting.timer);
+      waiting.reject(new PeerFailure(message, opened && waiting.written));
+    }
+    this.queued = [];
+    this.onClose(this, opened);
+  }
+
+  close(): void {
+    this.fail("this instance is shutting down", this.socket !== null);
+  }
 }
 
 interface Address {
@@ -170,15 +365,15 @@ interface Address {
 }
 
 /**
- * The sending side: where each peer is reached (read from the store, remembered a while), one pool
- * of kept-alive connections, and the signed POST.
+ * The sending side: where each peer is reached (read from the store, remembered a while) and one
+ * connection to each.
  */
 export class PeerLink {
-  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64, scheduling: "lifo", timeout: 4_000 });
-  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64, scheduling: "lifo", timeout: 4_000 });
   private readonly addresses = new Map<string, Address>();
   private readonly reading = new Map<string, Promise<void>>();
+  private readonly connections = new Map<string, PeerConnection>();
   private publishedAt = -Infinity;
+  private closed = false;
 
   constructor(
     private readonly store: KeyValueStore,
@@ -206,8 +401,7 @@ export class PeerLink {
    */
   urlOf(target: string): string | null {
     const known = this.addresses.get(target);
-    const now = performance.now();
-    if (known && now < known.until) return known.url;
+    if (known && performance.now() < known.until) return known.url;
     if (!this.reading.has(target)) {
       const read = this.store
         .get(peerKey(target))
@@ -232,78 +426,30 @@ export class PeerLink {
     this.remember(target, null, UNREACHABLE_MS);
   }
 
-  /** A signed POST of `body` to `target` at `url`; resolves with the reply's text. */
-  send(target: string, url: string, body: Buffer, timeoutMs: number): Promise<string> {
-    return new Promise<string>((resolve, reject) => {
-      const secure = url.startsWith("https:");
-      let connected = false;
-      let settled = false;
-      const fail = (err: PeerFailure) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        reject(err);
-      };
-      const req = (secure ? https : http).request(`${url}${PEER_PATH}`, {
-        method: "POST",
-        agent: secure ? this.httpsAgent : this.httpAgent,
-        headers: {
-          "content-type": "application/json",
-          "content-length": body.length,
-          [AUTH_HEADER]: signPeerRequest(this.key, target, body),
-          [TARGET_HEADER]: target,
-        },
-      });
-      const timer = setTimeout(() => {
-        fail(new PeerFailure(`instance ${target} did not answer within ${timeoutMs} ms`, connected, connected));
-        req.destroy();
-      }, timeoutMs);
-      req.on("socket", (socket) => {
-        // A kept-alive socket is connected already; a new one must connect within CONNECT_TIMEOUT_MS.
-        if (!socket.connecting) {
-          connected = true;
-          return;
+  /** Sends the request `body` (a ClusterBus envelope with id `id`) to `target` at `url`; resolves with the reply's envelope. */
+  send(target: string, url: string, id: string, body: Buffer, timeoutMs: number): Promise<unknown> {
+    if (this.closed) return Promise.reject(new PeerFailure("this instance is shutting down", false));
+    let connection = this.connections.get(target);
+    if (connection && (connection.closed || connection.url !== url)) {
+      connection.close();
+      connection = undefined;
+    }
+    if (!connection) {
+      connection = new PeerConnection(target, url, this.key, (closed, reachable) => {
+        if (this.connections.get(target) === closed) this.connections.delete(target);
+        if (!reachable && !this.closed) {
+          this.logger.warn({ target, url }, "another instance could not be reached directly; using Redis for it a while");
+          this.unreachable(target);
         }
-        const connectTimer = setTimeout(() => {
-          fail(new PeerFailure(`no connection to instance ${target} at ${url} within ${CONNECT_TIMEOUT_MS} ms`, false));
-          req.destroy();
-        }, CONNECT_TIMEOUT_MS);
-        socket.once(secure ? "secureConnect" : "connect", () => {
-          connected = true;
-          clearTimeout(connectTimer);
-        });
-        socket.once("close", () => clearTimeout(connectTimer));
       });
-      req.on("error", (err: NodeJS.ErrnoException) => {
-        // Refused or unreachable before any byte left: nothing ran there.
-        fail(new PeerFailure(`instance ${target} at ${url}: ${err.message}`, connected && err.code !== "ECONNREFUSED"));
-      });
-      req.on("response", (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("error", (err) => fail(new PeerFailure(`instance ${target}: ${err.message}`, true)));
-        res.on("end", () => {
-          if (settled) return;
-          const text = Buffer.concat(chunks).toString("utf8");
-          if (res.statusCode === 200) {
-            settled = true;
-            clearTimeout(timer);
-            resolve(text);
-            return;
-          }
-          // 421: another instance listens there now; 401/404/405: not an instance of this cluster
-          // (another key, or not clustered). The request was refused before it was handled.
-          // 409: a duplicate still being handled (it was sent before: the bus waits for its reply).
-          if (res.statusCode !== 409) this.logger.warn({ target, url, status: res.statusCode }, "another instance refused a request; using Redis for it");
-          fail(new PeerFailure(`instance ${target} at ${url} answered ${res.statusCode}`, res.statusCode === 409));
-        });
-      });
-      req.end(body);
-    });
+      this.connections.set(target, connection);
+    }
+    return connection.request(id, body, timeoutMs);
   }
 
   close(): void {
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
+    this.closed = true;
+    for (const connection of this.connections.values()) connection.close();
+    this.connections.clear();
   }
 }

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
 import type { Deployment, Flow } from "../../generated/prisma/client";
 import type { FlowGraph } from "../../shared/flow-graph";
 import type { ConfigNodeSnapshot } from "../../shared/config-nodes";
@@ -108,8 +109,8 @@ export interface FlowRuntime {
   /** Stops this instance's flows (handing them over to the other instances, in a cluster); calling it again does nothing. */
   close(): Promise<void>;
   /**
-   * A cluster's instances only: POST /_cluster/rpc, a request another instance sent straight to this
-   * one over HTTP (flow-runtime/peer-link.ts).
+   * A cluster's instances only: the upgraded connection (GET /_cluster/peer) another instance sends
+   * its requests for this one over (flow-runtime/peer-link.ts).
    */
-  servePeer?(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  acceptPeer?(req: IncomingMessage, socket: Duplex, head: Buffer): void;
 }

@@ -8,7 +8,6 @@ import { serveMetrics } from "./metrics-endpoint";
 import { servePage } from "./page-outage";
 import { applyPagePolicy } from "./content-security-policy";
 import { HEALTH_PATH, isHealthRequest, serveHealth } from "./health";
-import { PEER_PATH } from "../flow-runtime/peer-link";
 
 export interface RequestListenerOptions {
   app: AppServices;
@@ -56,22 +55,6 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
     const mount = directMountFor(url);
     let route: string;
     let served: Promise<RestResult | void>;
-    // A call another instance of the cluster forwards here (flow-runtime/peer-link.ts): signed, not logged
-    // (the instance that took the request logs it).
-    if (url === PEER_PATH && app.flowRuntime.servePeer) {
-      app.flowRuntime.servePeer(req, res).then(
-        () => metrics.httpRequest(PEER_PATH, req.method ?? "POST", res.statusCode, (performance.now() - started) / 1000),
-        (err: unknown) => {
-          logger.error({ err }, "a request from another instance failed");
-          if (!res.headersSent) {
-            res.statusCode = 500;
-            res.setHeader("Content-Type", "application/json");
-            res.end(JSON.stringify({ error: { code: "INTERNAL", message: "internal error" } }));
-          } else res.destroy();
-        },
-      );
-      return;
-    }
     switch (mount) {
       case "rest":
         route = REST_UNMATCHED;
