@@ -16,6 +16,7 @@ const BASE_PORT = Number(process.env.BENCH_FORWARD_PORT ?? 3740);
 const SECONDS = Number(process.env.BENCH_FORWARD_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_FORWARD_ROUNDS ?? 3);
 const CONNECTIONS = 10;
+const VIA_REDIS = process.env.BENCH_FORWARD_VIA === "redis";
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -41,7 +42,8 @@ export async function benchForward(ctx: BenchContext): Promise<BenchOutcome> {
   const cluster = new TestCluster({
     basePort: BASE_PORT,
     // LOG_LEVEL info as in production (the benchmark-2 server's too): one access line per request.
-    env: { LOG_LEVEL: "info", RATE_LIMIT_API_PER_CREDENTIAL: "100000000", RATE_LIMIT_WEBHOOK_PER_IP: "100000000", RATE_LIMIT_WEBHOOK_PER_ORG: "100000000" },
+    // BENCH_FORWARD_VIA=redis: forwarded calls over the Redis channels only (CLUSTER_URL=none), to compare with the instances' direct connection.
+    env: { LOG_LEVEL: "info", RATE_LIMIT_API_PER_CREDENTIAL: "100000000", RATE_LIMIT_WEBHOOK_PER_IP: "100000000", RATE_LIMIT_WEBHOOK_PER_ORG: "100000000", ...(VIA_REDIS ? { CLUSTER_URL: "none" } : {}) },
     ...(profDir ? { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profDir}`] } : {}),
   });
   const startedAt = new Date();
@@ -147,7 +149,7 @@ export async function benchForward(ctx: BenchContext): Promise<BenchOutcome> {
       });
       rows.push({
         benchmark: B,
-        measure: `${c.measure}: on the other instance (forwarded)`,
+        measure: `${c.measure}: on the other instance (forwarded${VIA_REDIS ? " over Redis pub/sub" : ""})`,
         result: `${fmt.int(f)} req/s (median of ${ROUNDS}) = **${(f / d).toFixed(2)}× direct**`,
         notes: `rounds ${forwarded.map((r) => fmt.int(r.rps)).join(", ")} (per-round ratios ${ratios.map((r) => r.toFixed(2)).join(", ")}); p50 ${fmt.ms(median(forwarded.map((r) => r.p50)))}, p99 ${fmt.ms(median(forwarded.map((r) => r.p99)))}; CPU of both instances per request: median ${fmt.int(median(cpu.forwarded))} µs = ${(median(cpu.forwarded) / median(cpu.direct)).toFixed(2)}× direct's; goal: at least 0.8× direct`,
       });
