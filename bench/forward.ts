@@ -17,6 +17,8 @@ const SECONDS = Number(process.env.BENCH_FORWARD_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_FORWARD_ROUNDS ?? 3);
 const CONNECTIONS = 10;
 const VIA_REDIS = process.env.BENCH_FORWARD_VIA === "redis";
+/** Seconds of warm-up of each path before the rounds (the forwarded one runs code in two processes). */
+const WARMUP_SECONDS = Number(process.env.BENCH_FORWARD_WARMUP ?? 1);
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -116,8 +118,8 @@ export async function benchForward(ctx: BenchContext): Promise<BenchOutcome> {
       const other = cluster.live().find((n) => n.name !== owner.name)!;
       ctx.log(`forward: ${c.measure}: owner ${owner.name}, forwarded through ${other.name}`);
       // Warm both paths (JIT, caches) before measuring.
-      await load({ ...c.options(owner), duration: 1, connections: CONNECTIONS });
-      await load({ ...c.options(other), duration: 1, connections: CONNECTIONS });
+      await load({ ...c.options(owner), duration: WARMUP_SECONDS, connections: CONNECTIONS });
+      await load({ ...c.options(other), duration: WARMUP_SECONDS, connections: CONNECTIONS });
       const direct: LoadResult[] = [];
       const forwarded: LoadResult[] = [];
       // CPU time of both instances per 2xx answer (µs): comparable between runs on a busy machine.
@@ -155,7 +157,7 @@ export async function benchForward(ctx: BenchContext): Promise<BenchOutcome> {
       });
     }
     notes.push(
-      `Benchmark 7b: two instances as processes (src/test/cluster-node.ts: src/server.ts's request listener without Next, LOG_LEVEL info) on one PostgreSQL schema and one Redis prefix; autocannon, ${CONNECTIONS} connections, ${SECONDS} s per measurement after 1 s of warm-up of each path, direct and forwarded in turn (alternating which goes first), ${ROUNDS} rounds; the bench process, both instances, PostgreSQL and Redis share the 2 cores. The 1-minute load average at the rounds ranged ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.`,
+      `Benchmark 7b: two instances as processes (src/test/cluster-node.ts: src/server.ts's request listener without Next, LOG_LEVEL info) on one PostgreSQL schema and one Redis prefix; autocannon, ${CONNECTIONS} connections, ${SECONDS} s per measurement after ${WARMUP_SECONDS} s of warm-up of each path, direct and forwarded in turn (alternating which goes first), ${ROUNDS} rounds; the bench process, both instances, PostgreSQL and Redis share the 2 cores. The 1-minute load average at the rounds ranged ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.`,
     );
     const cpus = os.cpus();
     writeReport(REPORT, {
