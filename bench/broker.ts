@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
+import mqtt from "mqtt";
 import { fmt } from "./lib/stats";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
 
@@ -45,6 +46,41 @@ function runLoad(options: { url: string; password?: string; pubTopic: string; su
   });
 }
 
+/**
+ * A Node-RED flows.json as a user would import it: mqtt in (`in<tag>/#`, the bytes as a Buffer)
+ * → change (topic `in<tag>/…` to `out<tag>/…`) → mqtt out, on an mqtt-broker whose server is
+ * `built-in` (this application's broker, no address or credentials).
+ */
+function relayFlow(tag: string, qos: 0 | 1) {
+  const id = (n: string) => `${n}${tag}0000.bench${qos}`;
+  return [
+    { id: id("f"), type: "tab", label: `relay ${tag}`, disabled: false, info: "" },
+    { id: id("i"), type: "mqtt in", z: id("f"), name: "", topic: `in${tag}/#`, qos: String(qos), datatype: "buffer", broker: id("b"), nl: false, rap: false, rh: 0, inputs: 0, x: 100, y: 80, wires: [[id("c")]] },
+    { id: id("c"), type: "change", z: id("f"), name: "", rules: [{ t: "change", p: "topic", pt: "msg", from: `in${tag}/`, fromt: "str", to: `out${tag}/`, tot: "str" }], x: 300, y: 80, wires: [[id("o")]] },
+    { id: id("o"), type: "mqtt out", z: id("f"), name: "", topic: "", qos: String(qos), retain: "false", respTopic: "", contentType: "", userProps: "", correl: "", expiry: "", broker: id("b"), x: 500, y: 80, wires: [] },
+    { id: id("b"), type: "mqtt-broker", name: "built-in", broker: "built-in", port: "1883", clientid: "", autoConnect: true, usetls: false, protocolVersion: "4", keepalive: "60", cleansession: true, autoUnsubscribe: true },
+  ];
+}
+
+/** Resolves once a message published on `in<tag>/probe` comes back on `out<tag>/probe` (the flow runs). */
+async function relayReady(url: string, password: string, tag: string): Promise<void> {
+  const c = await mqtt.connectAsync(url, { username: "bench", password, reconnectPeriod: 0 });
+  try {
+    await c.subscribeAsync(`out${tag}/probe`);
+    const back = new Promise<void>((resolve) => c.once("message", () => resolve()));
+    const deadline = Date.now() + 20_000;
+    let arrived = false;
+    void back.then(() => (arrived = true));
+    while (!arrived) {
+      if (Date.now() > deadline) throw new Error(`the relay flow ${tag} did not answer within 20 s`);
+      await c.publishAsync(`in${tag}/probe`, "probe");
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } finally {
+    await c.endAsync();
+  }
+}
+
 async function startMosquitto(): Promise<ChildProcess> {
   const child = spawn("mosquitto", ["-p", String(MOSQUITTO_PORT)], { stdio: ["ignore", "pipe", "pipe"] });
   await new Promise<void>((resolve, reject) => {
@@ -62,12 +98,14 @@ async function startMosquitto(): Promise<ChildProcess> {
 }
 
 /**
- * 12. The built-in broker against Mosquitto alone, in the same run, measured by the same client
+ * 13. The built-in broker against Mosquitto alone, in the same run, measured by the same client
  * process (bench/mqtt-load-child.ts, MQTT 3.1.1 over TCP, 64-byte payloads, `WINDOW` messages in
- * flight): device → broker → device, and device → a flow's BuiltInMqtt subscription → published back
- * → device (what an mqtt-in → mqtt-out flow on `built-in` does, without the engine: the mqtt nodes
- * are another branch's). Our broker runs in this process on its own app (the publish rate limit
- * raised out of the way), with the configured backend; Mosquitto 2 is started on a port of ours.
+ * flight): device → broker → device; device → a flow's BuiltInMqtt subscription → published back
+ * → device (the interface alone); and device → mqtt in → change → mqtt out → device, a flow of
+ * Node-RED's nodes imported and deployed on `broker: "built-in"` (the engine and the nodes'
+ * shared connection included), QoS 0 and 1. Our broker runs in this process on its own app (the
+ * publish rate limit raised out of the way), with the configured backend; Mosquitto 2 is started
+ * on a port of ours.
  */
 export async function benchBroker(ctx: BenchContext): Promise<BenchOutcome> {
   const rows: Row[] = [];
@@ -105,8 +143,22 @@ export async function benchBroker(ctx: BenchContext): Promise<BenchOutcome> {
     const mosqTwoHops = await runLoad({ url: mosq, pubTopic: "bench/t", subTopic: "bench/t", qos: 0 });
     rows.push(row("device → BuiltInMqtt subscriber → publish back → device, QoS 0", viaFlow, mosqTwoHops, "Mosquitto column: device → device (it has no flows)"));
     await stop();
+    // The same path through a deployed flow of real nodes: mqtt in → change → mqtt out on `built-in`.
+    const request = restClient(app);
+    for (const qos of [0, 1] as const) {
+      const tag = `q${qos}`;
+      const imported = await request("POST", "/flows/import", { token: owner.accessToken, body: { flows: relayFlow(tag, qos) } });
+      if (imported.status !== 201) throw new Error(`importing the relay flow: ${imported.status} ${imported.text}`);
+      const deployed = await request("POST", `/flows/${imported.body.flows[0].id}/deploy`, { token: owner.accessToken });
+      if (deployed.status !== 200) throw new Error(`deploying the relay flow: ${deployed.status} ${deployed.text}`);
+      await relayReady(ours, password, tag);
+      ctx.log(`broker: device → mqtt in → change → mqtt out → device, QoS ${qos}`);
+      const viaNodes = await runLoad({ url: ours, password, pubTopic: `in${tag}/t`, subTopic: `out${tag}/t`, qos });
+      const mosqSame = await runLoad({ url: mosq, pubTopic: "bench/t", subTopic: "bench/t", qos });
+      rows.push(row(`device → mqtt in → change → mqtt out (built-in) → device, QoS ${qos}`, viaNodes, mosqSame, "a deployed flow of Node-RED's nodes; Mosquitto column: device → device"));
+    }
     notes.push(
-      `Benchmark 13: ${SECONDS} s per measure after a 1 s warm-up, ${WINDOW} messages in flight, ${PAYLOAD_BYTES}-byte payloads, MQTT 3.1.1 over TCP on 127.0.0.1; one load process (bench/mqtt-load-child.ts) for both brokers. Ours runs inside the bench process with the ${app.db.kind} database and ${app.store.kind} store; Mosquitto runs as its own process with its defaults (no authentication, no persistence). The flow row goes through the BuiltInMqtt interface flows use, not through the engine (the mqtt-in/mqtt-out nodes are branch mqtt's).`,
+      `Benchmark 13: ${SECONDS} s per measure after a 1 s warm-up, ${WINDOW} messages in flight, ${PAYLOAD_BYTES}-byte payloads, MQTT 3.1.1 over TCP on 127.0.0.1; one load process (bench/mqtt-load-child.ts) for both brokers. Ours runs inside the bench process with the ${app.db.kind} database and ${app.store.kind} store; Mosquitto runs as its own process with its defaults (no authentication, no persistence). The BuiltInMqtt row goes through the interface flows use, without the engine; the mqtt in → change → mqtt out rows through a flow imported as Node-RED flows.json and deployed (the engine, the nodes, their shared connection to \`built-in\`).`,
     );
   } finally {
     mosquitto?.kill("SIGTERM");

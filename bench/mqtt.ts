@@ -53,10 +53,10 @@ interface SideResult {
   p99: number;
 }
 
-/** Publishes N messages to <prefix>/in and waits for them on <prefix>/out. */
-async function drive(prefix: string, qos: 0 | 1, N: number): Promise<SideResult> {
-  const sub = await mqtt.connectAsync(BROKER.toString());
-  const pub = await mqtt.connectAsync(BROKER.toString());
+/** Publishes N messages to <prefix>/in and waits for them on <prefix>/out (at `broker`: the benchmark's own by default). */
+export async function drive(prefix: string, qos: 0 | 1, N: number, broker: URL = BROKER): Promise<SideResult> {
+  const sub = await mqtt.connectAsync(broker.toString());
+  const pub = await mqtt.connectAsync(broker.toString());
   // Publishing without waiting queues a 'drain' listener per message while the socket is full.
   pub.stream.setMaxListeners(0);
   const sent = new Float64Array(N);

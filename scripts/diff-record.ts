@@ -5,7 +5,8 @@
  * npm run diff:record [-- <type> ...]. Node-RED 5.0 is installed under bench/node-red-5 on first
  * use and embedded in this process (scripts/lib/node-red-embedded.ts) with a `diff-collector` node
  * type; each case gets a fresh tab, its context and env preset, its messages delivered with
- * node.receive() and what reaches each collector recorded in order.
+ * node.receive() and what reaches each collector recorded in order; a case's `requests` are made to
+ * its http-in paths on Node-RED's own server (http-driver.ts) and their answers recorded too.
  *
  * Node-RED 4.1's answers are kept where they differ from 5.0's: the file being rewritten holds
  * them (its `arrivals` when it was recorded with 4.1, else its `node_red_4`), and a case whose 4.1
@@ -17,6 +18,7 @@ import { loadCaseFiles } from "../src/test/node-red-diff/load-cases";
 import { normalizeArrivals } from "../src/test/node-red-diff/normalize";
 import type { Arrival, DiffCase, RecordedCases } from "../src/test/node-red-diff/types";
 import { runNodeRedCase, startNodeRed } from "./lib/node-red-embedded";
+import { requestsDriver } from "../src/test/node-red-diff/http-driver";
 
 /** What is compared between 4.1 and 5.0: as the test compares, without `error.stack` (V8's stack, with the install's file paths). */
 const compared = (c: DiffCase, arrivals: Arrival[]) => JSON.stringify(inComparedOrder(c, normalizeArrivals({ ...c, ignore: [...(c.ignore ?? []), "error.stack"] }, arrivals)));
@@ -36,7 +38,8 @@ function previous41(path: string): { version?: string; cases: Map<string, Arriva
 
 async function main() {
   const only = process.argv.slice(2).filter((a) => a !== "--");
-  const nodeRed = await startNodeRed();
+  // Its http-in nodes served on a port (4103, in this work's range), for cases with `requests`.
+  const nodeRed = await startNodeRed(undefined, { http: { port: 4103 } });
   try {
     const files = await loadCaseFiles(only);
     let index = 0;
@@ -45,7 +48,7 @@ async function main() {
       const recorded: RecordedCases = { node_red: nodeRed.version, cases: {} };
       const differing: string[] = [];
       for (const c of file.cases) {
-        const arrivals = await runNodeRedCase(nodeRed.RED, c, index++);
+        const arrivals = await runNodeRedCase(nodeRed.RED, c, index++, c.requests ? { drive: requestsDriver(c.requests, nodeRed.base!) } : {});
         const old = v4.cases.get(c.name);
         if (old && compared(c, old) !== compared(c, arrivals)) {
           recorded.cases[c.name] = { arrivals, node_red_4: old };

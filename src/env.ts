@@ -119,7 +119,7 @@ const envSchema = z
     MQTT_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).max(256 * 1024 * 1024).default(256 * 1024),
     /** QoS 1/2 messages one persistent MQTT session may have waiting (Mosquitto's max_queued_messages); more are dropped for it. */
     MQTT_MAX_QUEUED_PER_SESSION: positiveInt.default(1000),
-    /** Messages per second an organization's clients and flows may publish, per instance (burst: one second's worth). */
+    /** Messages per second an organization's clients and flows may publish, all instances together with Redis (burst: one second's worth). */
     MQTT_PUBLISH_RATE_PER_ORGANIZATION: positiveInt.default(1000),
     /** This instance's name in a cluster (GET /health, flow placement); default: host name, process id and a random suffix. */
     // Where the other instances reach this one over HTTP (forwarded calls, flow-runtime/peer-link.ts):

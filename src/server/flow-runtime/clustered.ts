@@ -1,4 +1,4 @@
-import type { Deployment, Flow } from "../../generated/prisma/client";
+import { Prisma, type Deployment, type Flow } from "../../generated/prisma/client";
 import type { DeviceInMessage, FlowState, Message, NodeStatus } from "../runtime/types";
 import { compileRoute, matchRoute, webhookError, webhookRouteKey, type WebhookRequest, type WebhookResponse } from "../runtime/webhooks";
 import { SOCKET_ROUTE_METHOD, socketListenerPath } from "../runtime/socket-hooks";
@@ -10,6 +10,7 @@ import { PeerLink, acceptPeer } from "./peer-link";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult, ReplayResult } from "./types";
+import { groupKeeper, placementGroups, placementKeysOf } from "./placement-groups";
 
 export interface ClusterTimings {
   /**
@@ -50,6 +51,14 @@ const routePatternsKey = (slug: string) => `cluster:hookpatterns:${webhookRouteK
 
 /** Which flow serves a webhook route: the holder writes it, other instances read it to forward a request. */
 const routeKey = (slug: string, method: string, path: string) => `cluster:hook:${webhookRouteKey(slug, method, path)}`;
+/**
+ * A websocket listener's route is served by every flow using the listener (Node-RED: every
+ * websocket-in on it gets every message): one key per flow, naming it (written and renewed by its
+ * holder, as a route key), and the set of those flows, for the edge that fans a socket's events out.
+ * Members are never removed: one whose key is gone is skipped.
+ */
+const socketFlowKey = (slug: string, path: string, flowId: string) => `cluster:wshook:${webhookRouteKey(slug, SOCKET_ROUTE_METHOD, path)} ${flowId}`;
+const socketFlowsKey = (slug: string, path: string) => `cluster:wsflows:${webhookRouteKey(slug, SOCKET_ROUTE_METHOD, path)}`;
 
 const RECONCILE_TIMEOUT_MS = 20_000;
 const INJECT_TIMEOUT_MS = 5_000;
@@ -108,6 +117,9 @@ class Recent {
     this.entries.clear();
   }
 }
+
+/** Deployments whose placement keys are read in one query (only their configuration nodes are read). */
+const KEYS_QUERY_CHUNK = 500;
 
 /** How long an inject waits for a flow that should run but has no holder (between two holders). */
 const HAND_OVER_WAIT_MS = 3_000;
@@ -199,6 +211,11 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   private readonly recentHolders = new Recent();
   /** Webhook route key → the flow that served it at the last read. */
   private readonly recentRoutes = new Recent();
+  /**
+   * Deployment id → its placement keys (placement-groups.ts): a deployment never changes, so each
+   * is read once; entries of deployments no longer current are dropped at each placement.
+   */
+  private readonly placementKeys = new Map<string, string[]>();
   private readonly takeoverDue = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
@@ -239,6 +256,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     this.bus.handle("webhook", (args) => this.onWebhook(args as { slug: string; request: WebhookRequest }));
     this.bus.handle("link", (args) => this.onLink(args as LinkArgs));
     this.bus.handle("replay", (args) => this.onReplay(args as ReplayArgs));
+    this.bus.handle("adopt", (args) => this.onAdopt(args as { flowId: string }));
   }
 
   /**
@@ -523,7 +541,58 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     }
   }
 
+  async liveInstances(ids: string[]): Promise<Set<string>> {
+    const alive = await Promise.all(ids.map(async (id) => [id, id === this.instanceId || (await this.deps.store.get(memberKey(id))) !== null] as const));
+    return new Set(alive.filter(([, live]) => live).map(([id]) => id));
+  }
+
+  /**
+   * One event of a listener's socket, for every instance running a flow that uses the listener
+   * (this one included): each instance's listener gives it to its own websocket-in nodes, so every
+   * flow on the listener gets every message, as in Node-RED. The answer is the one to act on: busy
+   * (429) or unreachable (503/504) anywhere, and the edge sends the event again (an instance that
+   * took it already knows its `seq` and skips it); 200 when some instance took it; null when none
+   * serves the path.
+   */
+  private async handleSocketEvent(slug: string, request: WebhookRequest): Promise<WebhookResponse | null> {
+    const answers: Array<WebhookResponse | null> = [await this.local.handleWebhook(slug, request)];
+    const holders = new Map<string, string>();
+    for (const target of await this.socketTargets(slug, request.path)) if (target.holder !== this.instanceId) holders.set(target.holder, target.flowId);
+    if (holders.size === 0 && answers[0] === null) {
+      // Published before listeners' routes were fanned out (an older instance's key): the one flow it names.
+      const target = await this.remoteRoute(slug, request.method, request.path, { fresh: false });
+      if (target && target.holder !== this.instanceId) holders.set(target.holder, target.flowId);
+    }
+    await Promise.all(
+      [...holders].map(async ([holder, flowId]) => {
+        try {
+          const reply = await this.bus.request<OwnerReply<WebhookResponse | null>>(holder, "webhook", { slug, request }, WEBHOOK_TIMEOUT_MS);
+          answers.push(reply.notOwner ? null : reply.value);
+        } catch (err) {
+          if (!(err instanceof RpcTimeout)) throw err;
+          // An instance that is gone: its flows go on elsewhere (their listeners count this socket at its next frame).
+          if (err.notListening || err.targetGone) {
+            this.scheduleTakeover(flowId);
+            this.recentHolders.delete(flowId);
+            return;
+          }
+          answers.push(webhookError(new AppError("UNAVAILABLE", "the instance running this flow did not answer")));
+        }
+      }),
+    );
+    const given = answers.filter((a): a is WebhookResponse => a !== null);
+    return given.find((a) => a.status === 429 || a.status === 503 || a.status === 504) ?? given.find((a) => a.status < 400) ?? given[0] ?? null;
+  }
+
+  /** The flows using a listener's path, where each runs (a flow whose key is gone, or that runs nowhere, is left out). */
+  private async socketTargets(slug: string, path: string): Promise<Array<{ flowId: string; holder: string }>> {
+    const flowIds = await this.deps.store.setMembers(socketFlowsKey(slug, path));
+    const found = await Promise.all(flowIds.map((flowId) => this.webhookHolder(socketFlowKey(slug, path, flowId), { fresh: false })));
+    return found.filter((t): t is { flowId: string; holder: string } => t !== null);
+  }
+
   async handleWebhook(organizationSlug: string, request: WebhookRequest): Promise<WebhookResponse | null> {
+    if (request.method === SOCKET_ROUTE_METHOD) return this.handleSocketEvent(organizationSlug, request);
     const here = await this.local.handleWebhook(organizationSlug, request);
     if (here) return here;
     // A route key outlives its flow by at most routeTtlMs (a holder that died): no lease, no
@@ -854,48 +923,162 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     // A takeover whose flow is held again (renewed, or taken by another instance) or gone is over.
     for (const flowId of this.takeoverDue) if (!wanted.has(flowId)) this.takeoverDue.delete(flowId);
     for (const [flowId, holder] of holders) if (holder !== null) this.takeoverDue.delete(flowId);
+    const holderOf = new Map<string, string | null>(holders);
+    const groups = await this.groupsOf(wanted);
+    await this.consolidateGroups(groups, holderOf);
     const counts = new Map<string, number>(members.map((m) => [m, 0]));
     const unheld: string[] = [];
-    for (const [flowId, holder] of holders) {
+    for (const [flowId, holder] of holderOf) {
       if (holder === null) unheld.push(flowId);
       else counts.set(holder, (counts.get(holder) ?? 0) + 1);
     }
     const share = Math.ceil(desired.length / Math.max(1, members.length));
     let mine = this.held.size;
     const seen = new Set<string>();
+    // What to take, one unit at a time: a flow of its own, or a placement group (its members go
+    // together wherever one of them runs).
+    const units: string[][] = [];
+    const unitsSeen = new Set<string[]>();
     for (const flowId of shuffle(unheld)) {
+      const group = groups.get(flowId);
+      if (!group) units.push([flowId]);
+      else if (!unitsSeen.has(group)) {
+        unitsSeen.add(group);
+        units.push(group);
+      }
+    }
+    for (const unit of units) {
       if (this.closing) return;
-      const takeover = this.takeoverDue.delete(flowId);
-      if (mine >= share && !this.orphansSeen.has(flowId) && !takeover) {
-        seen.add(flowId);
+      if (unit.length === 1 && !groups.has(unit[0]!)) {
+        const flowId = unit[0]!;
+        const takeover = this.takeoverDue.delete(flowId);
+        if (mine >= share && !this.orphansSeen.has(flowId) && !takeover) {
+          seen.add(flowId);
+          continue;
+        }
+        const started = await this.withLock(flowId, () => this.acquireAndRun(flowId));
+        if (started) mine++;
+        else seen.add(flowId);
         continue;
       }
-      const started = await this.withLock(flowId, () => this.acquireAndRun(flowId));
-      if (started) mine++;
-      else seen.add(flowId);
+      const free = unit.filter((flowId) => holderOf.get(flowId) === null);
+      const takeover = free.map((flowId) => this.takeoverDue.delete(flowId)).some(Boolean);
+      // Another instance runs part of the group: it takes the rest itself.
+      if (unit.some((flowId) => { const h = holderOf.get(flowId); return h !== null && h !== undefined && h !== this.instanceId; })) {
+        for (const flowId of free) seen.add(flowId);
+        continue;
+      }
+      const joining = unit.some((flowId) => this.held.has(flowId));
+      if (!joining && mine >= share && !takeover && !free.some((flowId) => this.orphansSeen.has(flowId))) {
+        for (const flowId of free) seen.add(flowId);
+        continue;
+      }
+      // Members in order: when none runs, the first is taken first, so of several instances trying
+      // at once one wins it and the others stop there (acquireAndRun checks the group either way).
+      let placedHere = joining;
+      for (const flowId of free) {
+        if (this.closing) return;
+        const started = !this.held.has(flowId) && (await this.withLock(flowId, () => this.acquireAndRun(flowId, unit)));
+        if (started) {
+          mine++;
+          placedHere = true;
+          continue;
+        }
+        seen.add(flowId);
+        if (!placedHere) {
+          for (const rest of free) seen.add(rest);
+          break;
+        }
+      }
     }
     this.orphansSeen = seen;
-    // Rebalance: give back half the difference to the least loaded live instance.
+    // Rebalance: give back half the difference to the least loaded live instance, a placement group
+    // whole or not at all.
     const others = members.filter((m) => m !== this.instanceId).map((m) => counts.get(m) ?? 0);
     if (others.length > 0 && unheld.length === 0) {
       const least = Math.min(...others);
       const excess = Math.floor((mine - least) / 2);
       if (mine - least >= 2 && excess > 0) {
-        const victims = [...this.held.keys()].slice(0, excess);
-        this.deps.logger.info({ flows: victims.length, held: mine, least }, "handing flows over to balance the cluster");
-        await Promise.all(victims.map((flowId) => this.withLock(flowId, () => this.release(flowId, false))));
-        await this.bus.broadcast({ type: "released", from: this.instanceId, flowIds: victims }).catch(() => undefined);
+        const victims = this.rebalanceVictims(groups, excess);
+        if (victims.length > 0) {
+          this.deps.logger.info({ flows: victims.length, held: mine, least }, "handing flows over to balance the cluster");
+          await Promise.all(victims.map((flowId) => this.withLock(flowId, () => this.release(flowId, false))));
+          await this.bus.broadcast({ type: "released", from: this.instanceId, flowIds: victims }).catch(() => undefined);
+        }
       }
     }
   }
 
-  /** Takes the flow's lease if nobody holds it and runs its current deployment here. */
-  private async acquireAndRun(flowId: string): Promise<boolean> {
+  /**
+   * The flows to hand over for a rebalance, at most `excess`: flows of their own first, then whole
+   * placement groups, smallest first, each only if it fits (so a group is never split, and moving
+   * it never leaves this instance below the one receiving it).
+   */
+  private rebalanceVictims(groups: ReadonlyMap<string, string[]>, excess: number): string[] {
+    const units: string[][] = [];
+    const seen = new Set<string[]>();
+    for (const flowId of this.held.keys()) {
+      const group = groups.get(flowId);
+      if (!group) units.push([flowId]);
+      else if (!seen.has(group)) {
+        seen.add(group);
+        units.push(group.filter((id) => this.held.has(id)));
+      }
+    }
+    units.sort((a, b) => a.length - b.length);
+    const victims: string[] = [];
+    let left = excess;
+    for (const unit of units) {
+      if (unit.length > left) continue;
+      victims.push(...unit);
+      left -= unit.length;
+    }
+    return victims;
+  }
+
+  /**
+   * A placement group held by several instances (two groups joined by a deploy: a flow now uses
+   * both brokers) goes to one: the keeper (groupKeeper) keeps its flows, the others release theirs,
+   * which the keeper then takes. Updates `holderOf` for what was released here.
+   */
+  private async consolidateGroups(groups: ReadonlyMap<string, string[]>, holderOf: Map<string, string | null>): Promise<void> {
+    const released: string[] = [];
+    for (const group of new Set(groups.values())) {
+      const holders = group.map((flowId) => holderOf.get(flowId) ?? null);
+      const distinct = new Set(holders.filter((h) => h !== null));
+      if (distinct.size < 2 || !distinct.has(this.instanceId)) continue;
+      const keeper = groupKeeper(holders);
+      if (keeper === this.instanceId) continue;
+      const mine = group.filter((flowId) => this.held.has(flowId));
+      this.deps.logger.info({ flows: mine.length, keeper }, "handing flows over to the instance running their placement group");
+      await Promise.all(mine.map((flowId) => this.withLock(flowId, () => this.release(flowId, false))));
+      for (const flowId of mine) holderOf.set(flowId, null);
+      released.push(...mine);
+    }
+    if (released.length > 0) await this.bus.broadcast({ type: "released", from: this.instanceId, flowIds: released }).catch(() => undefined);
+  }
+
+  /**
+   * Takes the flow's lease if nobody holds it and runs its current deployment here. A flow of a
+   * placement group (`group`, its members) runs only where none of the others runs elsewhere: read
+   * after the lease is taken, so of two instances taking members of one group at once, at least one
+   * sees the other's lease (each writes, then reads) and gives its own back before starting anything.
+   */
+  private async acquireAndRun(flowId: string, group?: readonly string[]): Promise<boolean> {
     if (this.closing || this.held.has(flowId)) return false;
     this.startRenewing();
     const sentAt = performance.now();
     const lease = await this.deps.store.leaseAcquire(leaseKey(flowId), this.instanceId, this.timings.leaseTtlMs);
     if (!lease) return false;
+    if (group && group.length > 1) {
+      const others = await Promise.all(group.filter((id) => id !== flowId).map(async (id) => (await this.deps.store.leaseGet(leaseKey(id)))?.holder ?? null)).catch(() => null);
+      const elsewhere = others === null ? "unknown" : others.find((holder) => holder !== null && holder !== this.instanceId);
+      if (elsewhere) {
+        this.deps.logger.info({ flowId, with: elsewhere }, "flow not placed here: its placement group runs on another instance");
+        await this.deps.store.leaseRelease(leaseKey(flowId), lease.token).catch(() => undefined);
+        return false;
+      }
+    }
     const validUntil = sentAt + this.timings.leaseTtlMs;
     const slot = this.keeper?.active ? this.keeper.hold(leaseKey(flowId), lease.token, validUntil) : null;
     this.held.set(flowId, { token: lease.token, since: lease.since, validUntil, slot });
@@ -955,6 +1138,12 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     if (patterns.length > 0) {
       await this.deps.store.setAdd(routePatternsKey(slug), ...patterns).catch((err: unknown) => {
         this.deps.logger.warn({ err, flowId }, "webhook route patterns could not be published; trying again at the next start");
+      });
+    }
+    // Listeners' paths list the flows using them (their keys are among `keys`).
+    for (const path of socketPathsOf(deployment)) {
+      await this.deps.store.setAdd(socketFlowsKey(slug, path), flowId).catch((err: unknown) => {
+        this.deps.logger.warn({ err, flowId }, "a websocket listener's flows could not be published; trying again at the next start");
       });
     }
     const before = this.routes.get(flowId)?.keys ?? [];
@@ -1051,9 +1240,22 @@ export class ClusteredFlowRuntime implements FlowRuntime {
           return this.expectedState(flowId);
         }
       }
-      // Held by nobody: run it here when it should run.
+      // Held by nobody: run it here when it should run, or where its placement group runs.
       if (await this.shouldRun(flowId)) {
-        if (await this.withLock(flowId, () => this.acquireAndRun(flowId))) return this.local.placement(flowId).then((p) => (p ? "running" : "error"));
+        const group = await this.groupOf(flowId);
+        const keeper = group ? await this.groupHolder(group) : null;
+        if (keeper && keeper !== this.instanceId) {
+          try {
+            const reply = await this.bus.request<OwnerReply<FlowState>>(keeper, "adopt", { flowId }, RECONCILE_TIMEOUT_MS);
+            if (!reply.notOwner) return reply.value;
+            continue;
+          } catch (err) {
+            if (!(err instanceof RpcTimeout)) throw err;
+            this.deps.logger.warn({ flowId, owner: keeper }, "the instance running the flow's placement group did not answer; the flow is placed with the group later");
+            return this.expectedState(flowId);
+          }
+        }
+        if (await this.withLock(flowId, () => this.acquireAndRun(flowId, group ?? undefined))) return this.local.placement(flowId).then((p) => (p ? "running" : "error"));
         continue;
       }
       const stopped = await this.deps.prisma.flow.updateManyAndReturn({
@@ -1078,8 +1280,59 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     return (await this.shouldRun(flowId)) ? "running" : "stopped";
   }
 
+  /** The placement group of the flow (its current deployment's, among the flows that run), or null when it has none. */
+  private async groupOf(flowId: string): Promise<string[] | null> {
+    const groups = await this.groupsOf(await this.desiredFlows());
+    return groups.get(flowId) ?? null;
+  }
+
+  /** The instance keeping a placement group now (groupKeeper over its members' leases), or null when none runs. */
+  private async groupHolder(group: readonly string[]): Promise<string | null> {
+    const holders = await Promise.all(group.map(async (id) => (await this.deps.store.leaseGet(leaseKey(id)))?.holder ?? null));
+    return groupKeeper(holders);
+  }
+
+  /**
+   * The placement groups of the flows that run (flow id → current deployment id): each
+   * deployment's keys from the configuration nodes it carries, read once per deployment.
+   */
+  private async groupsOf(wanted: ReadonlyMap<string, string | null>): Promise<Map<string, string[]>> {
+    const current = new Set<string>();
+    for (const deploymentId of wanted.values()) if (deploymentId) current.add(deploymentId);
+    for (const deploymentId of this.placementKeys.keys()) if (!current.has(deploymentId)) this.placementKeys.delete(deploymentId);
+    const missing = [...current].filter((id) => !this.placementKeys.has(id));
+    for (let i = 0; i < missing.length; i += KEYS_QUERY_CHUNK) {
+      const chunk = missing.slice(i, i + KEYS_QUERY_CHUNK);
+      // Only the configuration nodes: a snapshot may be large, and no placement needs the rest of it.
+      const rows = await this.deps.prisma.$queryRaw<Array<{ id: string; organization_id: string; config_nodes: DeploymentSnapshot["config_nodes"] | null }>>`
+        SELECT id, organization_id, snapshot->'config_nodes' AS config_nodes FROM deployments WHERE id IN (${Prisma.join(chunk)})`;
+      for (const row of rows) this.placementKeys.set(row.id, placementKeysOf(this.deps.nodes, row.organization_id, row.config_nodes));
+    }
+    const keysByFlow = new Map<string, string[]>();
+    for (const [flowId, deploymentId] of wanted) {
+      const keys = deploymentId ? this.placementKeys.get(deploymentId) : undefined;
+      if (keys && keys.length > 0) keysByFlow.set(flowId, keys);
+    }
+    return placementGroups(keysByFlow);
+  }
+
   // ---------------------------------------------------------------------------------------------
   // What the holder answers
+
+  /**
+   * A flow of a placement group this instance keeps, deployed or enabled through another instance:
+   * placed here, with its group (or reconciled here, if it already runs here).
+   */
+  private async onAdopt({ flowId }: { flowId: string }): Promise<OwnerReply<FlowState>> {
+    return this.withLock(flowId, async () => {
+      if (this.held.has(flowId)) return { value: await this.reconcileHere(flowId) };
+      if (!(await this.shouldRun(flowId))) return { notOwner: true as const };
+      const group = await this.groupOf(flowId);
+      if (!group || (await this.groupHolder(group)) !== this.instanceId) return { notOwner: true as const };
+      if (!(await this.acquireAndRun(flowId, group))) return { notOwner: true as const };
+      return { value: (await this.local.placement(flowId)) ? ("running" as const) : ("error" as const) };
+    });
+  }
 
   private async onReconcile({ flowId }: { flowId: string }): Promise<OwnerReply<FlowState>> {
     return this.withLock(flowId, async () => {
@@ -1120,7 +1373,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
 /**
  * The route keys of a deployment: one per enabled http-in node (method and path), and one per
  * websocket-listener its enabled websocket in/out nodes use (SOCKET_ROUTE_METHOD and the listener's
- * path, SPEC §23): a socket accepted on any instance sends its events to the holder this names.
+ * path, SPEC §23: an instance accepts a socket where one is published), with the flow's own key of
+ * that path (socketFlowKey): a socket's events go to the holders of every flow using the listener.
  */
 function routeKeysOf(slug: string, deployment: Deployment): string[] {
   const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
@@ -1132,6 +1386,15 @@ function routeKeysOf(slug: string, deployment: Deployment): string[] {
       const config = n.config as { method?: string; path?: string };
       return routeKey(slug, config.method ?? "get", config.path ?? "/hook");
     });
+  for (const path of socketPathsOf(deployment)) keys.push(routeKey(slug, SOCKET_ROUTE_METHOD, path), socketFlowKey(slug, path, deployment.flowId));
+  return [...new Set(keys)];
+}
+
+/** The paths of the websocket-listeners a deployment's enabled websocket in/out nodes use. */
+function socketPathsOf(deployment: Deployment): string[] {
+  const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
+  const nodes = [...snapshot.nodes, ...Object.values(snapshot.subflows ?? {}).flatMap((definition) => definition.nodes)].filter((n) => !(n as { disabled?: boolean }).disabled);
+  const paths = new Set<string>();
   for (const n of nodes) {
     if (n.type !== "websocket-in" && n.type !== "websocket-out") continue;
     const config = n.config as { server?: string; client?: string };
@@ -1139,9 +1402,9 @@ function routeKeysOf(slug: string, deployment: Deployment): string[] {
     if (config.client || !config.server) continue;
     const listener = snapshot.config_nodes?.[config.server];
     const path = listener?.type === "websocket-listener" ? (listener.config as { path?: unknown }).path : undefined;
-    if (typeof path === "string" && path !== "") keys.push(routeKey(slug, SOCKET_ROUTE_METHOD, socketListenerPath(path)));
+    if (typeof path === "string" && path !== "") paths.add(socketListenerPath(path));
   }
-  return [...new Set(keys)];
+  return [...paths];
 }
 
 /** The http-in routes of a deployment that have parameters, as `<method> <path>`. */

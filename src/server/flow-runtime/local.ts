@@ -361,6 +361,10 @@ export class LocalFlowRuntime implements FlowRuntime {
     return (await this.deps.services.webhooks.handle(organizationSlug, request)) ?? null;
   }
 
+  async liveInstances(ids: string[]): Promise<Set<string>> {
+    return new Set(ids.filter((id) => id === this.instanceId));
+  }
+
   deviceMessage(organizationId: string, message: DeviceInMessage): void {
     this.deps.devices.publishFromDevice(organizationId, message);
   }

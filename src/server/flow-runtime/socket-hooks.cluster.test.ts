@@ -3,12 +3,30 @@
  * socket may land on the instance that does not run its flow. Its frames reach the flow once (a
  * counter in the flow numbers them), `_session` replies come back to it through that instance, a
  * broadcast reaches the clients of both instances, and a path no flow serves is 404 on both. And an http-in route with parameters
- * answers through the instance that does not run it.
+ * answers through the instance that does not run it. Two flows on two instances using one listener
+ * both get every frame (Node-RED: every websocket-in on a listener does), and the clients of an
+ * instance killed with SIGKILL stop counting in the listeners' status ("connected N") of the others.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUp } from "@/test/accounts";
 import { TestCluster, until, type ClusterNode } from "@/test/cluster";
 import { rawSocket, upgradeStatus } from "@/test/ws";
+
+/** A flow answering each frame of the listener `listener` with `<tag>:<frame>` to the client that sent it. */
+function taggedEcho(tag: string, listener: string) {
+  return {
+    name: `echo ${tag}`,
+    nodes: [
+      { id: `${tag}_in`, type: "websocket-in", position: { x: 0, y: 0 }, config: { server: listener } },
+      { id: `${tag}_fn`, type: "function", position: { x: 100, y: 0 }, config: { code: `msg.payload = "${tag}:" + msg.payload; return msg;` } },
+      { id: `${tag}_out`, type: "websocket-out", position: { x: 200, y: 0 }, config: { server: listener } },
+    ],
+    connections: [
+      { source: `${tag}_in`, target: `${tag}_fn` },
+      { source: `${tag}_fn`, target: `${tag}_out` },
+    ],
+  };
+}
 
 const BASE_PORT = 4250;
 
@@ -100,6 +118,7 @@ describe("websocket listeners across instances", () => {
 
 describe("webhook routes with parameters across instances", () => {
   it("reach the flow from the instance without it, with msg.req.params", async () => {
+    let flowId: string | undefined;
     try {
       const created = await node("a").request("POST", "/flows", {
         token,
@@ -117,7 +136,7 @@ describe("webhook routes with parameters across instances", () => {
         },
       });
       expect(created.status, created.text).toBe(201);
-      const flowId = created.body.flow.id as string;
+      flowId = created.body.flow.id as string;
       expect((await node("a").request("POST", `/flows/${flowId}/deploy`, { token })).body.deployment.state).toBe("running");
       const runs = await holder(flowId);
       const other = cluster.live().find((n) => n.name !== runs.name)!;
@@ -130,6 +149,69 @@ describe("webhook routes with parameters across instances", () => {
     } catch (err) {
       console.error(cluster.logs());
       throw err;
+    } finally {
+      // The tests below place one flow on each instance (fair share): this one goes.
+      if (flowId) await node("a").request("DELETE", `/flows/${flowId}`, { token });
     }
   }, 60_000);
+});
+
+describe("one websocket listener, flows on two instances", () => {
+  let listenerId: string;
+  const flows: Record<"one" | "two", string> = { one: "", two: "" };
+  const wsInStatus = async (flowId: string, tag: string) => {
+    const res = await cluster.live()[0]!.request("GET", `/flows/${flowId}/nodes`, { token });
+    return (res.body.nodes as Array<{ id: string; status: { text?: string } | null }> | undefined)?.find((n) => n.id === `${tag}_in`)?.status?.text;
+  };
+
+  it("every flow on the listener gets every frame, from a socket on either instance", async () => {
+    try {
+      const listener = await node("a").request("POST", "/config-nodes", { token, body: { type: "websocket-listener", name: "fan", config: { path: "/fan" } } });
+      expect(listener.status, listener.text).toBe(201);
+      listenerId = listener.body.config_node.id as string;
+      // A deploy made on an instance places an unheld flow there; the fair share (one each) keeps them apart.
+      for (const [tag, via] of [["one", "a"], ["two", "b"]] as const) {
+        const created = await node(via).request("POST", "/flows", { token, body: taggedEcho(tag, listenerId) });
+        expect(created.status, created.text).toBe(201);
+        flows[tag] = created.body.flow.id as string;
+        expect((await node(via).request("POST", `/flows/${flows[tag]}/deploy`, { token })).body.deployment.state).toBe("running");
+      }
+      await until("the two flows on different instances", async () => ((await holder(flows.one)).name !== (await holder(flows.two)).name ? true : undefined), 30_000);
+
+      for (const via of [node("a"), node("b")]) {
+        const client = rawSocket(socketUrl(via, "/fan"));
+        await client.opened;
+        client.ws.send(`via ${via.name}`);
+        const got = await client.received(2);
+        expect(new Set(got), `through ${via.name}`).toEqual(new Set([`one:via ${via.name}`, `two:via ${via.name}`]));
+        // Once each: nothing more arrives.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(client.frames).toHaveLength(2);
+        client.ws.close();
+        await client.closed;
+      }
+    } catch (err) {
+      console.error(cluster.logs());
+      throw err;
+    }
+  }, 120_000);
+
+  it("a client of an instance killed with SIGKILL stops counting on the listener of the flow elsewhere", async () => {
+    try {
+      const runsOne = await holder(flows.one);
+      const edge = cluster.live().find((n) => n.name !== runsOne.name)!;
+      await until("no client counted", async () => ((await wsInStatus(flows.one, "one")) !== "connected 1" ? true : undefined), 15_000);
+      const client = rawSocket(socketUrl(edge, "/fan"));
+      await client.opened;
+      await until("the client counted by flow one's listener", async () => ((await wsInStatus(flows.one, "one")) === "connected 1" ? true : undefined), 15_000);
+
+      // The edge dies without closing the socket: no close event ever reaches the listener.
+      cluster.signal(edge.name, "SIGKILL");
+      await until("the dead edge's client forgotten", async () => ((await wsInStatus(flows.one, "one")) === "disconnected" ? true : undefined), 20_000);
+      client.ws.terminate();
+    } catch (err) {
+      console.error(cluster.logs());
+      throw err;
+    }
+  }, 120_000);
 });

@@ -16,7 +16,8 @@ import { DeviceBus } from "@/server/realtime/device-bus";
 import { WebhookRegistry } from "@/server/runtime/webhooks";
 import { createSafeFetch } from "@/server/runtime/safe-fetch";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
-import { StoreUnavailableError, type KeyValueStore } from "@/server/store/types";
+import type { KeyValueStore } from "@/server/store/types";
+import { cuttable } from "@/test/cuttable-store";
 import { ClusteredFlowRuntime, DEFAULT_CLUSTER_TIMINGS, TAKEOVER_MARGIN_MS, type ClusterTimings } from "./clustered";
 
 /** Placement ticks far apart: a takeover that waited for one would take seconds longer than the lease. */
@@ -25,48 +26,6 @@ const TIMINGS: ClusterTimings = { leaseTtlMs: 1_000, renewMs: 100, tickMs: 6_000
 const testApp = setUpTestApp();
 const sandboxes: SandboxPool[] = [];
 const runtimes: ClusteredFlowRuntime[] = [];
-
-/** The store as one process sees it, until cut(): then every call fails and its subscriptions end, as after a kill -9. */
-function cuttable(store: KeyValueStore): { store: KeyValueStore; cut(): Promise<void> } {
-  let cut = false;
-  const ends = new Set<() => Promise<void>>();
-  const proxy = new Proxy(store, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== "function") return value;
-      // No second connection: the lease renewals go through this proxy, so cut() cuts them too, as a
-      // kill -9 ends the lease keeper's thread with its process (lease-keeper.integration.test.ts
-      // covers the keeper itself).
-      if (property === "connectionInfo") return () => null;
-      if (property === "subscribe") {
-        return async (channel: string, handler: (message: string) => void) => {
-          if (cut) throw new StoreUnavailableError("cut off");
-          const end = await target.subscribe(channel, handler);
-          ends.add(end);
-          return async () => {
-            ends.delete(end);
-            await end();
-          };
-        };
-      }
-      return (...args: unknown[]) => {
-        if (cut) {
-          if (property === "round") throw new StoreUnavailableError("cut off");
-          return Promise.reject(new StoreUnavailableError("cut off"));
-        }
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return {
-    store: proxy,
-    async cut() {
-      cut = true;
-      await Promise.all([...ends].map((end) => end()));
-      ends.clear();
-    },
-  };
-}
 
 function instance(name: string, store: KeyValueStore): ClusteredFlowRuntime {
   const app = testApp.app;

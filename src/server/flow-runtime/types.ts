@@ -102,6 +102,11 @@ export interface FlowRuntime {
   hasWebhook(organizationSlug: string, method: string, path: string): Promise<boolean>;
   /** Serves a request to /hooks/{slug}/...; null when no running flow listens there. */
   handleWebhook(organizationSlug: string, request: WebhookRequest): Promise<WebhookResponse | null>;
+  /**
+   * Which of these instances are alive (their cluster membership has not expired; in a single
+   * instance, only this one): a websocket listener forgets the clients of an edge that died.
+   */
+  liveInstances(ids: string[]): Promise<Set<string>>;
   /** A message published by a device: it reaches the device-in nodes of the organization's running flows. */
   deviceMessage(organizationId: string, message: DeviceInMessage): void;
   /** This instance's counts (GET /metrics): read on each scrape, nothing is counted on the cluster. */

@@ -30,6 +30,8 @@ const UNAVAILABLE_ATTEMPTS = 5;
 interface SocketState {
   ws: WebSocket;
   session: string;
+  /** The number of the socket's last event (SocketEvent.seq). */
+  seq: number;
   queue: SocketEvent[];
   queuedBytes: number;
   running: boolean;
@@ -56,6 +58,7 @@ export function createSocketHooks(app: AppServices, options: SocketHookLimits & 
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes, perMessageDeflate: false });
   const routes = new Map<string, RouteState>();
   const perOrganization = new Map<string, number>();
+  const edge = app.flowRuntime.instanceId;
   let closing = false;
 
   function refuse(socket: Duplex, err: AppError) {
@@ -119,7 +122,7 @@ export function createSocketHooks(app: AppServices, options: SocketHookLimits & 
   function accept(ws: WebSocket, slug: string, path: string) {
     const session = randomBytes(8).toString("hex");
     const route = routeOf(slug, path);
-    const state: SocketState = { ws, session, queue: [], queuedBytes: 0, running: false, paused: false, ended: false };
+    const state: SocketState = { ws, session, seq: 0, queue: [], queuedBytes: 0, running: false, paused: false, ended: false };
     route.sockets.set(session, state);
     perOrganization.set(slug, (perOrganization.get(slug) ?? 0) + 1);
     enqueue(route, state, { event: "open", session });
@@ -151,7 +154,8 @@ export function createSocketHooks(app: AppServices, options: SocketHookLimits & 
 
   function enqueue(route: RouteState, state: SocketState, event: SocketEvent, { evenIfEnded = false } = {}) {
     if (state.ended && !evenIfEnded) return;
-    state.queue.push(event);
+    // Which instance holds the socket, and the event's number: sent again, it is taken once.
+    state.queue.push({ ...event, edge, seq: ++state.seq });
     state.queuedBytes += event.event === "message" ? event.data.length : 0;
     // The flow takes frames more slowly than they come: stop reading (TCP pushes back on the client).
     if (!state.paused && !state.ended && (state.queue.length > RECEIVE_QUEUE_FRAMES || state.queuedBytes > options.maxFrameBytes * 2)) {

@@ -6,10 +6,11 @@
  * - A client's password is a `device_` or `service_` API key; the key's organization is its space:
  *   topics become `<org>/<topic>` and client ids `<org>:<id>` inside the broker (topics.ts), and
  *   every delivery is checked to be in the receiver's space before it leaves (authorizeForward).
- * - Scopes `mqtt:publish` / `mqtt:subscribe` decide; refusals use MQTT 3.1.1's codes (CONNACK 4
- *   wrong key, 5 not allowed, 3 unavailable or over the connection limit, 2 bad client id; SUBACK
- *   0x80; a refused PUBLISH closes the connection). MQTT 5 clients get CONNACK 0x84 (unsupported
- *   protocol version): Aedes speaks 3.1 and 3.1.1 only.
+ * - MQTT 3.1, 3.1.1 and 5 (Aedes 2). Scopes `mqtt:publish` / `mqtt:subscribe` decide; refusals
+ *   use each version's codes: 3.1.1 CONNACK 4 wrong key, 5 not allowed, 3 unavailable or over the
+ *   connection limit, 2 bad client id, SUBACK 0x80, a refused PUBLISH closes the connection; MQTT 5
+ *   the reason codes (reason-codes.ts: 0x86, 0x87, 0x88, 0x97, 0x9F, 0x85 on CONNACK, 0x87, 0x8F,
+ *   0x97, 0x9E on SUBACK, 0x87, 0x90, 0x97 on PUBACK, DISCONNECT 0x95), the connection stays.
  * - Revocation: the access-change and key-revocation channels the /ws hub listens to (§6) close
  *   the connections of a key that no longer authenticates, on every instance, within a second.
  * - Durability: the embedded backend writes retained messages and persistent sessions through to
@@ -44,6 +45,8 @@ import { durableSubscription, type DurableSubscription } from "../store/durable-
 import type { BuiltInMqtt, BuiltInMqttMessage } from "../runtime/types";
 import { DurablePersistence, storedTopicPacket } from "./durable-persistence";
 import { guardPacketSize } from "./size-guard";
+import { AckRewriter, ReasonCode } from "./reason-codes";
+import { createPublishRate } from "./publish-rate";
 import { ONLINE_RENEW_MS, ONLINE_TTL_MS, onlineClientKey, onlineMqttClients, onlineSetKey, type OnlineEntry } from "./online";
 import { checkPublishTopic, checkSubscribeFilter, externalTopic, internalClientId, internalTopic } from "./topics";
 
@@ -110,16 +113,28 @@ interface ClientState {
   /** Its access ended: its will is not published. */
   revoked: boolean;
   expiryTimer?: NodeJS.Timeout;
+  /** MQTT 5, connected with an empty client id: the CONNACK tells it the one it was given. */
+  assignedClientId: boolean;
 }
 
-/** A refused CONNECT, answered by `authenticate` with this CONNACK code. */
+/** A refused CONNECT: 3.1.1's CONNACK return code (answered by `authenticate`) and MQTT 5's reason code. */
 interface Refusal {
   returnCode: 2 | 3 | 4 | 5;
+  reasonCode: number;
   message: string;
 }
 
-/** CONNACK reason code of MQTT 5 for "unsupported protocol version". */
-const V5_UNSUPPORTED_PROTOCOL_VERSION = 0x84;
+/** MQTT 5's reason code for each 3.1.1 CONNACK return code, where we have no better one. */
+const V5_CONNACK: Record<Refusal["returnCode"], number> = {
+  2: ReasonCode.CLIENT_IDENTIFIER_NOT_VALID,
+  3: ReasonCode.SERVER_UNAVAILABLE,
+  4: ReasonCode.BAD_USER_NAME_OR_PASSWORD,
+  5: ReasonCode.NOT_AUTHORIZED,
+};
+/** Inbound QoS 2 messages a client may have waiting for their PUBREL (Aedes 1.2's own bound). */
+const MAX_INBOUND_QOS2 = 1000;
+/** Inbound topic aliases an MQTT 5 client may use (advertised in the CONNACK). */
+const TOPIC_ALIAS_MAXIMUM = 100;
 const RECHECK_CONCURRENCY = 50;
 const CONNECT_TIMEOUT_MS = 10_000;
 /** A key's expiry is checked this long after it (so it is surely past). */
@@ -133,27 +148,6 @@ const canSubscribe = (p: ApiKeyPrincipal) => p.scopes.includes("mqtt:subscribe")
 /** A PEM value of MQTT_TLS_CERT / MQTT_TLS_KEY: the text itself, or a file holding it. */
 export function readPem(value: string): string {
   return value.trimStart().startsWith("-----BEGIN") ? value : readFileSync(value, "utf8");
-}
-
-/** Per organization, on this instance: a token bucket of `perSecond`, as deep as one second. */
-class PublishRate {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  constructor(private readonly perSecond: number) {}
-
-  take(organizationId: string): boolean {
-    const now = Date.now();
-    let b = this.buckets.get(organizationId);
-    if (!b) {
-      if (this.buckets.size > 10_000) this.buckets.clear();
-      b = { tokens: this.perSecond, at: now };
-      this.buckets.set(organizationId, b);
-    }
-    b.tokens = Math.min(this.perSecond, b.tokens + ((now - b.at) / 1000) * this.perSecond);
-    b.at = now;
-    if (b.tokens < 1) return false;
-    b.tokens -= 1;
-    return true;
-  }
 }
 
 /**
@@ -213,19 +207,88 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
     override async outgoingUpdate(client: Client, packet: Parameters<RedisPersistenceBase["outgoingUpdate"]>[1]): Promise<void> {
       await super.outgoingUpdate(client, storedTopicPacket(client.id, packet));
     }
+
+    /** Never rejects: see DurablePersistence.incomingDelPacket. */
+    override async incomingDelPacket(client: Client, packet: Parameters<RedisPersistenceBase["incomingDelPacket"]>[1]): Promise<void> {
+      await super.incomingDelPacket(client, packet).catch(() => undefined);
+    }
   };
 }
 
-function refusal(returnCode: Refusal["returnCode"], message: string): Refusal {
-  return { returnCode, message };
+/** MQTT 5 properties a flow's message carries onto the broker (aedes reads messageExpiryInterval). */
+function publishProperties(properties: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(properties)) {
+    // A topic alias is one connection's; subscription identifiers are the broker's to add.
+    if (v === undefined || v === null || k === "topicAlias" || k === "subscriptionIdentifier") continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+/** The MQTT 5 properties of a message as flows receive them (none: no key). */
+function receivedProperties(packet: AedesPublishPacket): { properties?: Record<string, unknown> } {
+  const props = (packet as { properties?: Record<string, unknown> }).properties;
+  if (!props) return {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(props)) if (v !== undefined && k !== "topicAlias" && k !== "subscriptionIdentifier") out[k] = v;
+  const expiry = (packet as { messageExpiry?: number }).messageExpiry;
+  if (expiry !== undefined) out.messageExpiryInterval = Math.max(0, Math.ceil((expiry - Date.now()) / 1000));
+  return Object.keys(out).length > 0 ? { properties: out } : {};
+}
+
+/** A stored MQTT 5 message whose expiry interval has passed. */
+function expired(packet: AedesPublishPacket): boolean {
+  const expiry = (packet as { messageExpiry?: number }).messageExpiry;
+  return expiry !== undefined && expiry <= Date.now();
+}
+
+function refusal(returnCode: Refusal["returnCode"], message: string, reasonCode: number = V5_CONNACK[returnCode]): Refusal {
+  return { returnCode, reasonCode, message };
+}
+
+/** What the broker reads of an aedes client beyond its types (Aedes 2.0.0-beta.1). */
+interface ClientInternals {
+  /** The connection's packet parser: we see each packet before aedes handles it. */
+  _parser: NodeJS.EventEmitter;
+  /** MQTT 5: the client id the CONNACK reports (set when the client sent an empty one). */
+  _assignedClientId?: string;
+  connackSent?: boolean;
+  subscriptions?: Record<string, { qos?: number }>;
+}
+const internals = (client: Client) => client as unknown as ClientInternals;
+
+/** A SUBSCRIBE or UNSUBSCRIBE as mqtt-packet parses it. */
+interface SubscribePacketShape {
+  cmd: "subscribe";
+  messageId?: number;
+  subscriptions: { topic: string }[];
+}
+interface UnsubscribePacketShape {
+  cmd: "unsubscribe";
+  unsubscriptions: string[];
 }
 
 export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   const { logger, store } = options;
   const limits: MqttLimits = { ...DEFAULT_MQTT_LIMITS, ...options.limits };
-  const rate = new PublishRate(limits.publishesPerSecondPerOrganization);
+  const rate = createPublishRate(store, limits.publishesPerSecondPerOrganization, logger);
   const states = new Map<Client, ClientState>();
   const refusals = new WeakMap<Client, Refusal>();
+  /** Each connection's outgoing acknowledgements (MQTT 5 reason codes aedes cannot be told). */
+  const rewriters = new WeakMap<Client, AckRewriter>();
+  /** SUBSCRIBE / UNSUBSCRIBE packets parsed before their client's CONNECT was admitted. */
+  const early = new WeakMap<Client, (SubscribePacketShape | UnsubscribePacketShape)[]>();
+  /** Each subscription of a client's SUBSCRIBE, and that SUBSCRIBE (for its SUBACK's codes). */
+  const subscribePackets = new WeakMap<object, SubscribePacketShape>();
+  /**
+   * Each client's will (the CONNECT's, mapped in `admit`) and its client's standing: aedes asks
+   * authorizePublish for it when it publishes it, which for an MQTT 5 will with a delay is after
+   * the client's state is gone.
+   */
+  const wills = new WeakMap<object, ClientState>();
+  /** Inbound QoS 2 packet identifiers of each client waiting for their PUBREL. */
+  const inboundQos2 = new WeakMap<Client, Set<number>>();
   const servers: net.Server[] = [];
   const subscriptions: DurableSubscription[] = [];
   // A packet is its payload plus topic, packet id and header: 64 KiB is room for any topic.
@@ -240,9 +303,9 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
 
   // ---- connect ----------------------------------------------------------------------------
 
-  /** MQTT 5 CONNECT: a v5 CONNACK 0x84, then the connection ends. */
-  function refuseV5(client: Client) {
-    const connack = mqttPacket.generate({ cmd: "connack", sessionPresent: false, reasonCode: V5_UNSUPPORTED_PROTOCOL_VERSION }, { protocolVersion: 5 });
+  /** A refused MQTT 5 CONNECT: its CONNACK with our reason code and why, then the connection ends. */
+  function refuseV5(client: Client, refused: Refusal) {
+    const connack = mqttPacket.generate({ cmd: "connack", sessionPresent: false, reasonCode: refused.reasonCode, properties: { reasonString: refused.message } }, { protocolVersion: 5 });
     client.conn.end(connack);
   }
 
@@ -256,15 +319,17 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       const e = toAppError(err);
       if (e.status === 401) return refusal(4, e.message);
       if (e.status === 403) return refusal(5, e.message);
+      if (e.status === 429) return refusal(3, e.message, ReasonCode.CONNECTION_RATE_EXCEEDED);
       return refusal(3, e.message);
     }
     if (principal.kind !== "api_key") return refusal(4, "the password must be an API key");
     if (!canPublish(principal) && !canSubscribe(principal)) return refusal(5, "the key has neither mqtt:publish nor mqtt:subscribe");
     const organizationId = principal.organizationId;
     let clientId = packet.clientId ?? "";
-    if (clientId === "") {
-      // [MQTT-3.1.3-8]: an empty client id needs a clean session.
-      if (!packet.clean) return refusal(2, "an empty client id needs clean session");
+    const assignedClientId = clientId === "";
+    if (assignedClientId) {
+      // [MQTT-3.1.3-8]: an empty client id needs a clean session (3.1.1; MQTT 5 assigns one anyway).
+      if (!packet.clean && packet.protocolVersion !== 5) return refusal(2, "an empty client id needs clean session");
       clientId = `auto-${randomUUID()}`;
     }
     if (clientId.startsWith("$")) return refusal(2, "client ids starting with $ are reserved");
@@ -278,7 +343,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       const local = [...states.values()].filter((s) => s.organizationId === organizationId);
       const ids = new Set([...online.map((c) => c.client_id), ...local.map((s) => s.clientId)]);
       if (ids.size >= limits.connectionsPerOrganization && !ids.has(clientId)) {
-        return refusal(3, `the organization has ${limits.connectionsPerOrganization} MQTT connections, its limit`);
+        return refusal(3, `the organization has ${limits.connectionsPerOrganization} MQTT connections, its limit`, ReasonCode.QUOTA_EXCEEDED);
       }
     } catch (err) {
       return refusal(3, toAppError(err).message);
@@ -296,39 +361,91 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       lastSeen: now.getTime(),
       filters: new Set(),
       revoked: false,
+      assignedClientId: assignedClientId && packet.protocolVersion === 5,
     };
   }
 
   function preConnect(client: Client, packet: ConnectPacket, callback: (error: Error | null, success: boolean) => void) {
-    if (packet.protocolVersion === 5) {
-      refuseV5(client);
-      callback(null, false);
-      return;
-    }
     // However the connection ends (before or after CONNACK), its state goes with it.
     client.conn.once("close", () => setTimeout(() => forget(client, true), 1_000).unref());
+    const refuse = (refused: Refusal) => {
+      // MQTT 5: our reason code and why (aedes would map the 3.1.1 code); 3.1.1: aedes answers in authenticate.
+      if (packet.protocolVersion === 5) {
+        refuseV5(client, refused);
+        callback(null, false);
+        return;
+      }
+      refusals.set(client, refused);
+      callback(null, true);
+    };
     admit(client, packet).then(
       (result) => {
-        if ("returnCode" in result) refusals.set(client, result);
-        else states.set(client, result);
+        if ("returnCode" in result) return refuse(result);
+        states.set(client, result);
+        if (packet.will) wills.set(packet.will, result);
+        for (const p of early.get(client)?.splice(0) ?? []) mapTopics(result, p);
         callback(null, true);
       },
-      (err: unknown) => {
-        refusals.set(client, refusal(3, String(err)));
-        callback(null, true);
-      },
+      (err: unknown) => refuse(refusal(3, String(err))),
     );
   }
 
   function authenticate(client: Client, _username: string | undefined, _password: Buffer | undefined, done: (error: (Error & { returnCode: number }) | null, success: boolean | null) => void) {
     const refused = refusals.get(client);
-    if (refused || !states.has(client)) {
+    const state = states.get(client);
+    if (refused || !state) {
       const err = Object.assign(new Error(refused?.message ?? "not authenticated"), { returnCode: refused?.returnCode ?? 4 });
       states.delete(client);
       done(err as Error & { returnCode: number }, false);
       return;
     }
+    // [MQTT-3.2.2-16]: the id we gave it (aedes reports only ids it generated itself).
+    if (state.assignedClientId) internals(client)._assignedClientId = state.clientId;
     done(null, true);
+  }
+
+  /**
+   * Each packet of a connection, as it is parsed and before aedes handles it: SUBSCRIBE and
+   * UNSUBSCRIBE filters move into the organization's space here, so aedes only ever sees (stores,
+   * dedupes, looks up) internal filters; inbound QoS 2 messages awaiting PUBREL are bounded.
+   */
+  function watch(client: Client, acks: AckRewriter) {
+    rewriters.set(client, acks);
+    internals(client)._parser.prependListener("packet", (packet: { cmd: string; qos?: number; messageId?: number }) => {
+      if (packet.cmd === "subscribe" || packet.cmd === "unsubscribe") {
+        const p = packet as SubscribePacketShape | UnsubscribePacketShape;
+        const state = states.get(client);
+        if (state) mapTopics(state, p);
+        else {
+          // Parsed before the CONNECT was admitted (aedes holds it until then): mapped once it is.
+          let list = early.get(client);
+          if (!list) early.set(client, (list = []));
+          list.push(p);
+        }
+      } else if (packet.cmd === "publish" && packet.qos === 2 && packet.messageId !== undefined) {
+        let waiting = inboundQos2.get(client);
+        if (!waiting) inboundQos2.set(client, (waiting = new Set()));
+        if (!waiting.has(packet.messageId) && waiting.size >= MAX_INBOUND_QOS2) {
+          logger.info({ clientId: client.id }, "mqtt: too many inbound QoS 2 messages awaiting PUBREL; connection closed");
+          client.close();
+          return;
+        }
+        waiting.add(packet.messageId);
+      } else if (packet.cmd === "pubrel" && packet.messageId !== undefined) {
+        inboundQos2.get(client)?.delete(packet.messageId);
+      }
+    });
+  }
+
+  function mapTopics(state: ClientState, packet: SubscribePacketShape | UnsubscribePacketShape) {
+    if (packet.cmd === "subscribe") {
+      for (const sub of packet.subscriptions) {
+        sub.topic = internalTopic(state.organizationId, sub.topic);
+        subscribePackets.set(sub, packet);
+      }
+    } else {
+      packet.unsubscriptions = packet.unsubscriptions.map((t) => internalTopic(state.organizationId, t));
+    }
   }
 
   // ---- publish, subscribe, forward --------------------------------------------------------
@@ -336,41 +453,70 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   function authorizePublish(client: Client | null, packet: PublishPacket, callback: (error?: Error | null) => void) {
     // A will of a client whose broker died (another instance's): mapped when its client connected.
     if (client === null) return callback(null);
+    // The client's own will, mapped at CONNECT (now, or after its delay); never published once its access ended.
+    const willOf = wills.get(packet);
+    if (willOf) return callback(willOf.revoked ? new Error("access ended") : null);
     const state = states.get(client);
     if (!state) return callback(new Error("not authenticated"));
-    // The client's own will, mapped at CONNECT; never published once its access ended.
-    if (packet === (client as unknown as { will: unknown }).will) return callback(state.revoked ? new Error("access ended") : null);
-    if (!canPublish(state.principal)) return callback(new Error("the key may not publish (mqtt:publish)"));
-    if (checkPublishTopic(packet.topic) !== null) return callback(new Error(`publishing to ${packet.topic} is not allowed`));
-    if (packet.payload.length > limits.messageBytes) return callback(new Error(`the message is larger than ${limits.messageBytes} bytes`));
-    if (!rate.take(state.organizationId)) return callback(new Error("the organization publishes faster than its limit"));
-    packet.topic = internalTopic(state.organizationId, packet.topic);
-    state.lastSeen = Date.now();
-    callback(null);
+    // 3.1.1: an error closes the connection. MQTT 5: aedes answers a QoS 1/2 PUBLISH with PUBACK /
+    // PUBREC 0x87 and the message as reason string, drops a QoS 0 one, and the connection stays;
+    // the rewriter gives the acknowledgement our code.
+    const refuse = (code: number, message: string) => {
+      if (client.version === 5 && packet.qos > 0 && code !== ReasonCode.NOT_AUTHORIZED) rewriters.get(client)?.setPublish(packet.messageId!, code);
+      callback(new Error(message));
+    };
+    if (!canPublish(state.principal)) return refuse(ReasonCode.NOT_AUTHORIZED, "the key may not publish (mqtt:publish)");
+    if (checkPublishTopic(packet.topic) !== null) return refuse(ReasonCode.TOPIC_NAME_INVALID, `publishing to ${packet.topic} is not allowed`);
+    if (packet.payload.length > limits.messageBytes) {
+      const message = `the message is larger than ${limits.messageBytes} bytes`;
+      // MQTT 5: DISCONNECT 0x95 (packet too large; PUBACK has no such code), then the connection ends.
+      if (client.version === 5) return client.disconnect({ reasonCode: ReasonCode.PACKET_TOO_LARGE, properties: { reasonString: message } }, () => callback(new Error(message)));
+      return callback(new Error(message));
+    }
+    const accept = () => {
+      packet.topic = internalTopic(state.organizationId, packet.topic);
+      // Aedes leaves `topicAlias: undefined` (the publisher's connection's alias) in the properties;
+      // across instances (msgpack) it would arrive as null, which no receiver's packet may carry.
+      const props = (packet as { properties?: Record<string, unknown> }).properties;
+      if (props) (packet as { properties?: Record<string, unknown> }).properties = publishProperties(props);
+      state.lastSeen = Date.now();
+      callback(null);
+    };
+    const overRate = () => refuse(ReasonCode.QUOTA_EXCEEDED, "the organization publishes faster than its limit");
+    const allowed = rate.take(state.organizationId);
+    if (allowed === true) return accept();
+    if (allowed === false) return overRate();
+    allowed.then((ok) => (ok ? accept() : overRate()), overRate);
   }
 
   function authorizeSubscribe(client: Client, sub: Subscription, callback: (error: Error | null, subscription?: Subscription | null) => void) {
     const state = states.get(client);
     const answer = (granted: Subscription | null) => setImmediate(callback, null, granted);
     if (!state) return answer(null);
-    // Before the CONNACK went out, only a persistent session's subscriptions come back (aedes reads
-    // the client's packets only after it): already internal. (`connected` is set later still, once
-    // the queued messages went out, so a client's first SUBSCRIBE may come before it.)
-    if (!(client as unknown as { connackSent?: boolean }).connackSent) {
-      const own = externalTopic(state.organizationId, sub.topic);
-      if (own === null || checkSubscribeFilter(own) !== null || !canSubscribe(state.principal)) return answer(null);
-      state.filters.add(sub.topic);
-      return answer(sub);
+    // Every filter is internal already: a SUBSCRIBE's were mapped as it was parsed (watch), and a
+    // persistent session's come back from the persistence as they were stored. Before the CONNACK
+    // went out, only those come (aedes reads the client's packets only after it).
+    const restoring = !internals(client).connackSent;
+    const own = externalTopic(state.organizationId, sub.topic);
+    let code: number | null = null;
+    if (own === null || !canSubscribe(state.principal)) code = ReasonCode.NOT_AUTHORIZED;
+    else {
+      const refused = checkSubscribeFilter(own);
+      if (refused === "shared") code = ReasonCode.SHARED_SUBSCRIPTIONS_NOT_SUPPORTED;
+      else if (refused !== null) code = ReasonCode.TOPIC_FILTER_INVALID;
+      else if (!restoring && !state.filters.has(sub.topic) && state.filters.size >= limits.subscriptionsPerClient) code = ReasonCode.QUOTA_EXCEEDED;
     }
-    // Mapped at once, refused or not, so that nothing the broker stores of this SUBSCRIBE is
-    // outside the organization's space (it stores the whole packet's list for persistent sessions).
-    const own = sub.topic;
-    const internal = internalTopic(state.organizationId, own);
-    sub.topic = internal;
-    state.lastSeen = Date.now();
-    if (!canSubscribe(state.principal) || checkSubscribeFilter(own) !== null) return answer(null);
-    if (!state.filters.has(internal) && state.filters.size >= limits.subscriptionsPerClient) return answer(null);
-    state.filters.add(internal);
+    if (code !== null) {
+      // 3.1.1: SUBACK 0x80; MQTT 5: aedes writes 0x87, the rewriter our code.
+      const packet = subscribePackets.get(sub);
+      if (!restoring && client.version === 5 && code !== ReasonCode.NOT_AUTHORIZED && packet?.messageId !== undefined) {
+        const index = packet.subscriptions.indexOf(sub);
+        if (index >= 0) rewriters.get(client)?.setSubscribe(packet.messageId, index, code);
+      }
+      return answer(null);
+    }
+    state.filters.add(sub.topic);
+    if (!restoring) state.lastSeen = Date.now();
     answer(sub);
   }
 
@@ -380,7 +526,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     const own = externalTopic(state.organizationId, packet.topic);
     if (own === null) return null;
     // This packet is the receiver's own copy (aedes copies per subscription, per queued message).
-    const exact = (client as unknown as { subscriptions?: Record<string, { qos?: number }> }).subscriptions?.[packet.topic];
+    const exact = internals(client).subscriptions?.[packet.topic];
     packet.topic = own;
     if (exact && typeof exact.qos === "number" && exact.qos < packet.qos) packet.qos = exact.qos as 0 | 1 | 2;
     return packet;
@@ -426,7 +572,13 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   function cut(client: Client, state: ClientState, why: string) {
     state.revoked = true;
     logger.info({ clientId: state.clientId, organizationId: state.organizationId, keyId: state.principal.keyId, why }, "mqtt: connection closed");
-    client.close();
+    // MQTT 5: told why first (DISCONNECT 0x87); 3.1.1 has no DISCONNECT from the server. Written
+    // here rather than by aedes' disconnect(), which says nothing until the client's queue went out
+    // (nor has its `connackSent` yet while the CONNACK's write is pending): the rewriter saw it go.
+    if (client.version === 5 && rewriters.get(client)?.connackWritten && !client.closed) {
+      const packet = mqttPacket.generate({ cmd: "disconnect", reasonCode: ReasonCode.NOT_AUTHORIZED, properties: { reasonString: why } }, { protocolVersion: 5 });
+      client.conn.write(packet, () => client.close());
+    } else client.close();
   }
 
   async function recheck(client: Client) {
@@ -484,7 +636,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       const refused = checkPublishTopic(message.topic);
       if (refused) throw new Error(`publishing to "${message.topic}" is not allowed on the built-in broker (${refused})`);
       if (message.payload.length > limits.messageBytes) throw new Error(`the message is larger than the built-in broker's limit (${limits.messageBytes} bytes)`);
-      if (!rate.take(organizationId)) throw new Error("the organization publishes faster than the built-in broker's limit");
+      if (!(await rate.take(organizationId))) throw new Error("the organization publishes faster than the built-in broker's limit");
       const packet = {
         cmd: "publish",
         topic: internalTopic(organizationId, message.topic),
@@ -493,6 +645,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
         retain: message.retain,
         dup: false,
         clientId: internalClientId(organizationId, FLOW_CLIENT),
+        ...(message.properties ? { properties: publishProperties(message.properties) } : {}),
       } as unknown as PublishPacket;
       await new Promise<void>((resolve, reject) => b.publish(packet, (err) => (err ? reject(err) : resolve())));
     },
@@ -524,6 +677,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
           payload: Buffer.from(packet.payload as Buffer),
           qos: Math.min(packet.qos, subscribeOptions.qos) as 0 | 1 | 2,
           retain: subscribeOptions.rap ? packet.retain : false,
+          ...receivedProperties(packet),
         };
         if (replaying) waiting.push(m);
         else hand(m);
@@ -535,7 +689,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
           for await (const packet of stream) {
             const topic = externalTopic(organizationId, packet.topic);
             if (topic === null) continue;
-            hand({ topic, payload: Buffer.from(packet.payload as Buffer), qos: Math.min(packet.qos, subscribeOptions.qos) as 0 | 1 | 2, retain: true });
+            if (expired(packet)) continue;
+            hand({ topic, payload: Buffer.from(packet.payload as Buffer), qos: Math.min(packet.qos, subscribeOptions.qos) as 0 | 1 | 2, retain: true, ...receivedProperties(packet) });
           }
         } catch (err) {
           logger.warn({ err, organizationId, filter }, "mqtt: could not read retained messages");
@@ -597,6 +752,9 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       persistence,
       // Internal client ids carry the organization's id (MQTT 3.1's 23-character limit is for theirs).
       maxClientsIdLength: 65_535,
+      // MQTT 5: advertised in the CONNACK (the size guard enforces the packet size first).
+      maximumPacketSize: maxPacketBytes,
+      topicAliasMaximum: TOPIC_ALIAS_MAXIMUM,
       // A connection that has not sent CONNECT by then is closed (the /ws hub allows 10 s for its auth too).
       connectTimeout: CONNECT_TIMEOUT_MS,
       preConnect,
@@ -604,6 +762,18 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       authorizePublish,
       authorizeSubscribe,
       authorizeForward,
+    });
+    // MQTT 5 session expiry and will delay are timers on the instance a client left; a client that
+    // comes back on another instance must stop them there too (aedes checks only its own clients,
+    // and would wipe the session it just resumed elsewhere).
+    const local = broker as unknown as { id: string; mq: { on(topic: string, fn: (packet: { topic: string; payload: Buffer | string }, cb: () => void) => void): void }; clearSessionExpiry(id: string): void; clearDelayedWill(id: string): void };
+    local.mq.on("$SYS/+/new/clients", (packet: { topic: string; payload: Buffer | string }, cb: () => void) => {
+      const id = packet.payload.toString();
+      if (packet.topic.split("/")[1] !== local.id) {
+        local.clearSessionExpiry(id);
+        local.clearDelayedWill(id);
+      }
+      cb();
     });
     broker.on("clientReady", (client) => {
       const state = states.get(client);
@@ -660,6 +830,14 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     states.delete(client);
     clearTimeout(state.expiryTimer);
     void withdraw(state).catch(() => undefined);
+    // [MQTT-3.1.2-6]: a clean session's inbound QoS 2 messages still awaiting PUBREL end with it
+    // (Aedes 1.2's cleanIncoming; the beta keeps them, and a client repeating this would grow the store).
+    const waiting = inboundQos2.get(client);
+    if (waiting && waiting.size > 0 && client.clean && persistence) {
+      const p = persistence as unknown as { incomingDelPacket(c: { id: string }, p: { messageId: number }): Promise<void> };
+      for (const messageId of waiting) void p.incomingDelPacket({ id: client.id }, { messageId }).catch(() => undefined);
+    }
+    inboundQos2.delete(client);
   }
 
   function handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer) {
@@ -670,8 +848,22 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     wss.handleUpgrade(req, socket, head, (ws) => {
       const stream = createWebSocketStream(ws);
       stream.on("error", () => ws.terminate());
-      broker!.handle(guardPacketSize(stream, maxPacketBytes), req);
+      serveStream(broker!, stream, req);
     });
+  }
+
+  /** One connection: the size guard and the reason-code rewriter around it, then aedes. */
+  function serveStream(b: Aedes, stream: Duplex, req?: http.IncomingMessage) {
+    const acks = new AckRewriter();
+    let client: Client | null = null;
+    const onTooLarge = () => {
+      // A connected MQTT 5 client is told why (DISCONNECT 0x95); before that, or 3.1.1: just closed.
+      if (!client || client.version !== 5 || !client.connected || client.closed) return false;
+      client.disconnect({ reasonCode: ReasonCode.PACKET_TOO_LARGE, properties: { reasonString: `packets are limited to ${maxPacketBytes} bytes` } }, () => undefined);
+      return true;
+    };
+    client = b.handle(guardPacketSize(stream, maxPacketBytes, { onTooLarge, acks }), req as never);
+    watch(client, acks);
   }
 
   async function listen(listenOptions: MqttListenOptions): Promise<number> {
@@ -681,7 +873,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     // with delayed ACKs), as Mosquitto sets TCP_NODELAY.
     const serve = (socket: net.Socket) => {
       socket.setNoDelay(true);
-      b.handle(guardPacketSize(socket, maxPacketBytes));
+      serveStream(b, socket);
     };
     const server = listenOptions.tls ? tls.createServer({ cert: readPem(listenOptions.tls.cert), key: readPem(listenOptions.tls.key) }, serve) : net.createServer(serve);
     servers.push(server);

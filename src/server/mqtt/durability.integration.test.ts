@@ -72,7 +72,17 @@ describe("built-in MQTT broker across a restart", () => {
     const persistent = await connectMqtt(mq.ws, { password: key, clientId: "keeper", clean: false });
     expect(await persistent.subscribe("alerts/#", 1)).toEqual([1]);
     await persistent.end();
-    // Queued for the absent client before the restart.
+    // MQTT 5: a retained message keeps its properties; one whose expiry passed is not delivered.
+    const v5 = await connectMqtt(mq.tcp, { password: key, clientId: "pub5", protocolVersion: 5 });
+    await v5.publish("v5/state", "on", { retain: true, qos: 1, properties: { userProperties: { site: "north" }, contentType: "text/plain", correlationData: Buffer.from("c-1") } });
+    await v5.publish("v5/short", "expires", { retain: true, qos: 1, properties: { messageExpiryInterval: 1 } });
+    const expiresAt = Date.now() + 1_000;
+    const persistent5 = await connectMqtt(mq.ws, { password: key, clientId: "keeper5", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 3600 } });
+    expect(await persistent5.subscribe("alerts/#", 1)).toEqual([1]);
+    await persistent5.end();
+    // Queued for the absent clients before the restart.
+    await v5.publish("alerts/v5", "with-properties", { qos: 1, properties: { userProperties: { level: "high" } } });
+    await v5.end();
     await publisher.publish("alerts/before", "while-away", { qos: 1 });
     await publisher.end();
     await sleep(100);
@@ -96,10 +106,27 @@ describe("built-in MQTT broker across a restart", () => {
       await back.next((m) => m.topic === "alerts/before");
       await back.next((m) => m.topic === "alerts/after");
       expect(back.messages.map((m) => [m.topic, m.payload, m.qos])).toEqual([
+        ["alerts/v5", "with-properties", 1],
         ["alerts/before", "while-away", 1],
         ["alerts/after", "after-restart", 1],
       ]);
       await back.end();
+
+      await sleep(Math.max(0, expiresAt + 200 - Date.now()));
+      const later5 = await connectMqtt(mq.tcp, { password: key, clientId: "later5", protocolVersion: 5 });
+      await later5.subscribe("v5/#", 1);
+      const state = await later5.next((m) => m.topic === "v5/state");
+      expect(state).toMatchObject({ payload: "on", retain: true, properties: { userProperties: { site: "north" }, contentType: "text/plain" } });
+      expect(Buffer.from(state.properties!.correlationData as Buffer).toString()).toBe("c-1");
+      await sleep(200);
+      expect(later5.messages.map((m) => m.topic)).toEqual(["v5/state"]);
+      await later5.end();
+
+      const back5 = await connectMqtt(mq.tcp, { password: key, clientId: "keeper5", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 3600 } });
+      expect(back5.connack.sessionPresent).toBe(true);
+      const queued = await back5.next((m) => m.topic === "alerts/v5");
+      expect(queued).toMatchObject({ payload: "with-properties", properties: { userProperties: { level: "high" } } });
+      await back5.end();
     } finally {
       await mq.close();
       await app.close();

@@ -12,6 +12,7 @@
 import type { Client, Subscription } from "aedes";
 import type { AedesPacket } from "aedes-packet";
 import MemoryPersistence from "aedes-persistence/asyncPersistence.js";
+import { Prisma } from "../../generated/prisma/client";
 import type { PrismaClient } from "../db";
 import type { Logger } from "../logger";
 import { internalTopic, splitClientId } from "./topics";
@@ -36,6 +37,34 @@ interface StoredPacket {
   retain: boolean;
   brokerId?: string;
   brokerCounter?: number;
+  /** MQTT 5 (storedProperties). */
+  properties?: Record<string, unknown>;
+  messageExpiry?: number;
+}
+
+/** MQTT 5 properties as JSON: correlation data (bytes) in base64. */
+function storedProperties(properties: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!properties) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(properties)) {
+    if (v === undefined || k === "topicAlias" || k === "subscriptionIdentifier") continue;
+    out[k] = Buffer.isBuffer(v) ? { base64: v.toString("base64") } : v;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function readProperties(stored: unknown): Record<string, unknown> | undefined {
+  if (!stored || typeof stored !== "object") return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(stored as Record<string, unknown>)) {
+    out[k] = v && typeof v === "object" && typeof (v as { base64?: unknown }).base64 === "string" ? Buffer.from((v as { base64: string }).base64, "base64") : v;
+  }
+  return out;
+}
+
+/** A stored packet's MQTT 5 part (nothing for 3.1.1 messages). */
+function v5Part(properties: Record<string, unknown> | undefined, messageExpiry: number | undefined): { properties?: Record<string, unknown>; messageExpiry?: number } {
+  return { ...(properties ? { properties } : {}), ...(typeof messageExpiry === "number" ? { messageExpiry } : {}) };
 }
 
 export class DurablePersistence extends MemoryPersistence {
@@ -62,7 +91,19 @@ export class DurablePersistence extends MemoryPersistence {
     await super.setup(broker);
     const retained = await this.prisma.mqttRetained.findMany();
     for (const row of retained) {
-      await super.storeRetained({ cmd: "publish", topic: row.topic, payload: Buffer.from(row.payload), qos: row.qos as 0 | 1 | 2, retain: true, dup: false, brokerId: "", brokerCounter: 0 } as AedesPacket);
+      const meta = (row.properties ?? null) as { properties?: unknown; messageExpiry?: number } | null;
+      if (typeof meta?.messageExpiry === "number" && meta.messageExpiry <= Date.now()) continue;
+      await super.storeRetained({
+        cmd: "publish",
+        topic: row.topic,
+        payload: Buffer.from(row.payload),
+        qos: row.qos as 0 | 1 | 2,
+        retain: true,
+        dup: false,
+        brokerId: "",
+        brokerCounter: 0,
+        ...v5Part(readProperties(meta?.properties), meta?.messageExpiry),
+      } as AedesPacket);
     }
     const sessions = await this.prisma.mqttSession.findMany();
     for (const row of sessions) {
@@ -71,7 +112,8 @@ export class DurablePersistence extends MemoryPersistence {
       if (subs.length > 0) await super.addSubscriptions(client, subs);
       for (const p of row.outgoing as unknown as StoredPacket[]) {
         this.queued.set(row.clientId, (this.queued.get(row.clientId) ?? 0) + 1);
-        await super.outgoingEnqueue({ clientId: row.clientId }, { ...p, cmd: "publish", dup: false, payload: Buffer.from(p.payload, "base64") } as unknown as AedesPacket);
+        const { properties, messageExpiry, ...rest } = p;
+        await super.outgoingEnqueue({ clientId: row.clientId }, { ...rest, cmd: "publish", dup: false, payload: Buffer.from(p.payload, "base64"), ...v5Part(readProperties(properties), messageExpiry) } as unknown as AedesPacket);
       }
       this.known.add(row.clientId);
     }
@@ -86,7 +128,10 @@ export class DurablePersistence extends MemoryPersistence {
     const write = previous.then(async () => {
       if (packet.payload.length === 0) await this.prisma.mqttRetained.deleteMany({ where: { topic } });
       else {
-        const data = { organizationId, payload: new Uint8Array(Buffer.from(packet.payload)), qos: packet.qos };
+        const properties = storedProperties((packet as { properties?: Record<string, unknown> }).properties);
+        const messageExpiry = (packet as { messageExpiry?: number }).messageExpiry;
+        const meta = properties || messageExpiry !== undefined ? v5Part(properties, messageExpiry) : Prisma.DbNull;
+        const data = { organizationId, payload: new Uint8Array(Buffer.from(packet.payload)), qos: packet.qos, properties: meta as Prisma.InputJsonValue };
         await this.prisma.mqttRetained.upsert({ where: { topic }, create: { topic, ...data }, update: data });
       }
     });
@@ -141,6 +186,15 @@ export class DurablePersistence extends MemoryPersistence {
     return cleared;
   }
 
+  /**
+   * Never rejects: Aedes 2.0.0-beta.1 calls it on PUBREL without handling a rejection, and a
+   * duplicate PUBREL racing the first finds nothing to delete (fixed in Aedes 1.2, not in the beta:
+   * an unhandled rejection would end the process).
+   */
+  override async incomingDelPacket(client: Client, packet: AedesPacket): Promise<void> {
+    await super.incomingDelPacket(client, packet).catch(() => undefined);
+  }
+
   override async destroy(): Promise<void> {
     await this.flushNow();
     await Promise.all(this.retainedWrites.values());
@@ -180,7 +234,16 @@ export class DurablePersistence extends MemoryPersistence {
         const subs = await this.subscriptionsByClient(client);
         const outgoing: StoredPacket[] = [];
         for await (const p of this.outgoingStream(client) as AsyncIterable<Publish>) {
-          outgoing.push({ topic: p.topic, payload: Buffer.from(p.payload).toString("base64"), qos: p.qos, retain: p.retain, brokerId: p.brokerId, brokerCounter: p.brokerCounter });
+          const v5 = p as { properties?: Record<string, unknown>; messageExpiry?: number };
+          outgoing.push({
+            topic: p.topic,
+            payload: Buffer.from(p.payload).toString("base64"),
+            qos: p.qos,
+            retain: p.retain,
+            brokerId: p.brokerId,
+            brokerCounter: p.brokerCounter,
+            ...v5Part(storedProperties(v5.properties), v5.messageExpiry),
+          });
         }
         if (subs.length === 0 && outgoing.length === 0) {
           this.known.delete(clientId);

@@ -4,9 +4,11 @@
  * has not authenticated: CONNECT is a packet too) could make the process hold hundreds of MB. This
  * wraps a connection and reads only the fixed headers going by (type byte, then the "remaining
  * length" varint of at most 4 bytes); a packet announced larger than `maxBytes`, or a malformed
- * length, destroys the connection. The payload itself is never copied or looked at.
+ * length, ends the connection (an MQTT 5 client is told so first: `GuardHooks.onTooLarge`). The
+ * payload itself is never copied or looked at.
  */
 import { Duplex } from "node:stream";
+import type { AckRewriter } from "./reason-codes";
 
 type Phase = { kind: "type" } | { kind: "length"; value: number; multiplier: number; bytes: number } | { kind: "body"; left: number };
 
@@ -47,30 +49,66 @@ export class PacketSizeGuard {
   }
 }
 
+export interface GuardHooks {
+  /**
+   * A packet announced too large: true when the caller ends the connection itself (an MQTT 5
+   * client is told why, DISCONNECT 0x95, before it closes); nothing more is read either way.
+   */
+  onTooLarge?: () => boolean;
+  /** Outgoing bytes pass through it (reason codes Aedes cannot be told, reason-codes.ts). */
+  acks?: AckRewriter;
+}
+
 /**
  * The connection as Aedes reads it: the same bytes, checked by a PacketSizeGuard on the way in;
- * writes go straight to the connection.
+ * writes go to the connection (through `hooks.acks` when given).
  */
-export function guardPacketSize(conn: Duplex, maxBytes: number): Duplex {
+export function guardPacketSize(conn: Duplex, maxBytes: number, hooks: GuardHooks = {}): Duplex {
   const guard = new PacketSizeGuard(maxBytes);
+  let refused = false;
+  /** The client is being told (DISCONNECT): its connection ends after what was written, unread bytes discarded. */
+  let lingering = false;
   const guarded = new Duplex({
     read() {
-      conn.resume();
+      if (!refused) conn.resume();
     },
     write(chunk: Buffer, _encoding, callback) {
-      conn.write(chunk, callback);
+      if (!hooks.acks) {
+        conn.write(chunk, callback);
+        return;
+      }
+      const out = hooks.acks.rewrite(chunk);
+      if (out.length === 0) return callback();
+      for (let i = 0; i < out.length - 1; i++) conn.write(out[i]);
+      conn.write(out[out.length - 1], callback);
     },
     final(callback) {
       conn.end();
       callback();
     },
     destroy(err, callback) {
-      conn.destroy(err ?? undefined);
+      // Destroying a socket whose peer is still sending resets it, and the peer's unread data (our
+      // DISCONNECT) is lost with it: end after what was written instead, and read on meanwhile.
+      if (lingering && !err) {
+        conn.end();
+        setTimeout(() => conn.destroy(), 2_000).unref();
+      } else conn.destroy(err ?? undefined);
       callback(err);
     },
   });
   conn.on("data", (chunk: Buffer) => {
+    if (refused) return;
     if (!guard.feed(chunk)) {
+      refused = true;
+      if (hooks.onTooLarge) {
+        lingering = true;
+        if (hooks.onTooLarge()) {
+          // The caller says why and closes; should it not manage to, the connection ends anyway.
+          setTimeout(() => conn.destroy(), 2_000).unref();
+          return;
+        }
+        lingering = false;
+      }
       conn.destroy();
       guarded.destroy();
       return;

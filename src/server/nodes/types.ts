@@ -45,6 +45,13 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
    */
   credentials?: Record<string, { type: "text" | "password" | "pem"; title: string; description?: string }>;
   /**
+   * A configuration node whose flows must all run on one instance of a cluster (SPEC §20: an MQTT
+   * broker with a persistent session, whose client id two instances would take from each other).
+   * Given the configuration as deployed (not parsed again: read it leniently); true places every
+   * flow whose deployment carries this node together, kept together on rebalance and failover.
+   */
+  placeTogether?(config: Record<string, unknown>): boolean;
+  /**
    * What the engine asks of the type (catch, status, complete, link target, link call, trigger):
    * the engine reads roles, never type names.
    */
@@ -68,8 +75,8 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
     toNodeRed(config: Config): NodeRedProps;
     fromNodeRed(props: NodeRedProps): Record<string, unknown>;
     /**
-     * What the import changed in meaning while mapping (a file node's absolute path made relative
-     * to the organization's files, SPEC §23): each a line of the import's warnings and the
+     * What the import changes in meaning (a file node's absolute path, which names a path inside
+     * the organization's files, SPEC §23): each a line of the import's warnings and the
      * report entry's reason. The node is still "supported".
      */
     importNotes?(props: NodeRedProps): string[];

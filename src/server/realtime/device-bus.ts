@@ -1,5 +1,5 @@
 import type { KeyValueStore } from "../store";
-import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
+import { OrgListeners } from "../store/org-listeners";
 import type { Logger } from "../logger";
 import type { DeviceInMessage, DeviceOutMessage } from "../runtime/types";
 import type { AgentServerFrame } from "../../shared/agent-protocol";
@@ -22,12 +22,14 @@ export interface AgentCommand {
  * (device-in nodes listen), device-out nodes publish on devices:out (the hub forwards to sockets).
  */
 export class DeviceBus {
-  private readonly handlers = new Map<string, { set: Set<(m: DeviceInMessage) => void>; subscription: DurableSubscription }>();
+  private readonly inputs: OrgListeners<DeviceInMessage>;
 
   constructor(
     private readonly store: KeyValueStore,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.inputs = new OrgListeners(store, logger, devicesInChannel, "device");
+  }
 
   sendToDevices(organizationId: string, message: DeviceOutMessage): void {
     this.store.publish(devicesOutChannel(organizationId), JSON.stringify(message)).catch((err: unknown) => this.logger.warn({ err }, "device message could not be published"));
@@ -39,38 +41,9 @@ export class DeviceBus {
 
   /**
    * Listens to the organization's device messages; returns the function that stops listening. One
-   * subscription per organization, shared by its device-in nodes; when the store cannot subscribe
-   * (Redis connecting or down) it keeps trying rather than leaving the nodes deaf (or a rejected
-   * promise nobody handles, which would end the process).
+   * subscription per organization, shared by its device-in nodes (OrgListeners).
    */
   onDeviceMessage(organizationId: string, handler: (m: DeviceInMessage) => void): () => void {
-    let entry = this.handlers.get(organizationId);
-    if (!entry) {
-      const set = new Set<(m: DeviceInMessage) => void>();
-      const channel = devicesInChannel(organizationId);
-      entry = {
-        set,
-        subscription: durableSubscription(
-          this.store,
-          channel,
-          (raw) => {
-            const message = JSON.parse(raw) as DeviceInMessage;
-            for (const h of set) h(message);
-          },
-          { onRetry: (err, attempt) => this.logger.warn({ err, channel, attempt }, "device channel could not be subscribed; retrying") },
-        ),
-      };
-      this.handlers.set(organizationId, entry);
-    }
-    entry.set.add(handler);
-    return () => {
-      const current = this.handlers.get(organizationId);
-      if (!current) return;
-      current.set.delete(handler);
-      if (current.set.size === 0) {
-        this.handlers.delete(organizationId);
-        void current.subscription.stop();
-      }
-    };
+    return this.inputs.add(organizationId, handler);
   }
 }

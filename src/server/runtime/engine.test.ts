@@ -4,7 +4,7 @@
  * promises: routing along wires and ports, disabled nodes, errors to catch nodes, the hop limit,
  * redeploys and stops. (The built-in nodes through the engine: runtime-harness.ts and its users.)
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { FlowEngine, type EngineOptions, type FlowSpec } from "./engine";
 import type { Message, NodeBehaviour, NodeFactory, NodeRoles, NodeStatus, RuntimeNodeType, SendValue } from "./types";
 
@@ -425,6 +425,54 @@ describe("backpressure", () => {
     slow.release();
     await settle();
     expect(calls).toEqual(["first", "second"]);
+  });
+
+  it("asynchronous inputs that wait parked for the flow to send (http-request's responses) never hold it busy for ever", async () => {
+    // Each input works asynchronously, then waits for the flow to be ready before it sends. Counted
+    // while they wait, a mark's worth of them would keep the flow busy that they wait on.
+    const sent: unknown[] = [];
+    let ctxOf: Parameters<NodeFactory>[0] | undefined;
+    const waiter: NodeFactory = (ctx) => {
+      ctxOf = ctx;
+      return {
+        input(msg, send) {
+          return new Promise<void>((resolve) => {
+            setTimeout(() => ctx.whenReady(() => (send(msg), resolve()), { parked: true }), 1);
+          });
+        },
+      };
+    };
+    const sink: NodeFactory = () => ({
+      input(msg) {
+        sent.push(msg.payload);
+      },
+    });
+    const h = setUp({ waiter, sink }, { highWaterMark: 2 });
+    await h.engine.deploy(flow([node("src", "source"), node("w", "waiter"), node("out", "sink")], [["src", "w"], ["w", "out"]]));
+    for (let i = 0; i < 10; i++) h.engine.inject("flw_engine", "src", { payload: i });
+    await vi.waitFor(() => expect(sent).toHaveLength(10), { timeout: 2000 });
+    expect([...sent].sort((a, b) => Number(a) - Number(b))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(ctxOf!.busy()).toBe(false);
+    expect(ctxOf!.waiting()).toBe(0);
+    expect(h.errors).toEqual([]);
+  });
+
+  it("a parked waiter cancelled while it waits stops counting as parked", async () => {
+    const slow = slowNode();
+    const p = probe();
+    const h = setUp({ slow: slow.factory, probe: p.factory }, { highWaterMark: 4 });
+    await h.engine.deploy(flow([node("src", "source"), node("s", "slow"), node("p", "probe")], [["src", "s"]]));
+    for (let i = 0; i < 6; i++) h.engine.inject("flw_engine", "src", {});
+    await settle();
+    expect(p.ctx().busy()).toBe(true);
+    // Parked then cancelled: the flow's readiness is measured on its six inputs again.
+    p.ctx().whenReady(() => undefined, { parked: true })();
+    slow.release(3);
+    await settle();
+    expect(p.ctx().busy()).toBe(true);
+    slow.release(1);
+    await settle();
+    expect(p.ctx().busy()).toBe(false);
   });
 
   it("the security limit stays the last resort: a node that floods without yielding passes the mark and is cut at maxQueuedPerFlow", async () => {

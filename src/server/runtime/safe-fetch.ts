@@ -111,10 +111,13 @@ export function createSafeFetch(options: SafeFetchOptions) {
     let body = init.body;
     let headers = { ...init.headers };
     const deadline = Date.now() + init.timeoutMs;
+    /** The redirects followed, by their Location header as sent (Node-RED's msg.redirectList). */
+    const redirects: string[] = [];
     for (let hop = 0; hop <= (options.maxRedirects ?? 5); hop++) {
       const res = await once(target, { method, headers, body, deadline, timeoutMs: init.timeoutMs, dispatcher: init.dispatcher, budget: init.budget });
       if ([301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
         const next = new URL(res.headers.location, target);
+        redirects.push(res.headers.location);
         if (next.origin !== target.origin) {
           headers = Object.fromEntries(Object.entries(headers).filter(([name]) => CROSS_ORIGIN_HEADERS.has(name.toLowerCase())));
         }
@@ -126,7 +129,7 @@ export function createSafeFetch(options: SafeFetchOptions) {
         }
         continue;
       }
-      return { ...res, url: target.toString() };
+      return { ...res, url: target.toString(), redirects };
     }
     throw new Error("too many redirects");
   };

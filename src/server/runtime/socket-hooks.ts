@@ -1,4 +1,4 @@
-import { webhookRouteKey } from "./webhooks";
+import { SOCKET_ROUTE_METHOD, webhookRouteKey } from "./webhooks";
 
 /**
  * WebSocket listeners of flows (SPEC §23: websocket-listener, served at `/ws/hooks/{org-slug}/{path}`
@@ -18,19 +18,22 @@ import { webhookRouteKey } from "./webhooks";
  *   whichever instance it is connected, and a broadcast every client of the listener.
  */
 
-/**
- * The "method" of a listener's route in the webhook registry and its cluster keys. Not an HTTP
- * token (`:` is not a token character, and Node's parser only knows the registered methods), so no
- * HTTP request to `/hooks/...` can ever reach a socket listener.
- */
-export const SOCKET_ROUTE_METHOD = "ws:";
+/** The "method" of a listener's route in the webhook registry and its cluster keys (defined beside the registry). */
+export { SOCKET_ROUTE_METHOD } from "./webhooks";
 
-/** What an edge hands to the listener: one event of one socket (`session`). */
-export type SocketEvent =
-  | { event: "open"; session: string }
-  | { event: "close"; session: string }
+/**
+ * What an edge hands to the listener: one event of one socket (`session`). `edge` is the instance
+ * holding the socket (its clients are forgotten when it dies: SocketHooks.edgesAlive) and `seq`
+ * the event's number among the socket's, from 1: an event sent again (to every instance running a
+ * flow on the listener, after one of them was busy) is taken once by each. Both are absent from an
+ * edge of an older version.
+ */
+export type SocketEvent = { session: string; edge?: string; seq?: number } & (
+  | { event: "open" }
+  | { event: "close" }
   /** `data`: the text of a text frame, or base64 of a binary frame (`binary: true`). */
-  | { event: "message"; session: string; data: string; binary: boolean };
+  | { event: "message"; data: string; binary: boolean }
+);
 
 /** What a listener sends to its edges. */
 export type SocketOut =
@@ -53,4 +56,6 @@ export function socketListenerPath(path: string): string {
 /** Host side of the listeners (RuntimeServices.socketHooks): where a listener's frames go out. */
 export interface SocketHooks {
   publish(slug: string, path: string, out: SocketOut): void;
+  /** Which of these edges (instance ids) are alive; absent: all are. */
+  edgesAlive?(ids: string[]): Promise<Set<string>>;
 }

@@ -74,9 +74,11 @@ export interface NodeContext {
   /**
    * Runs `fn` once the flow is ready for more messages: in a microtask when it is not busy, else
    * when its waiting messages fall to half the mark. Never after the flow stopped. Returns the
-   * function that cancels it.
+   * function that cancels it. `parked`: the caller is an asynchronous input still in flight that
+   * waits to send what it made (http-request's response); while it waits, its own input does not
+   * count toward the flow's load, or inputs waiting for the flow would keep it busy for ever.
    */
-  whenReady(fn: () => void): () => void;
+  whenReady(fn: () => void, options?: { parked?: boolean }): () => void;
   /** A fresh message id. */
   newMessageId(): string;
   /** Host services a node may need (HTTP, devices); absent ones mean "not available here". */
@@ -259,7 +261,8 @@ export interface RuntimeServices {
     url: string,
     /** `budget`: the organization's bound on response bytes being downloaded (WorkLimits.responseBudget). */
     init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number; dispatcher?: import("./http-dispatchers").HttpDispatcher; budget?: import("./work-limits").ByteBudget },
-  ) => Promise<{ status: number; headers: Record<string, string>; body: Buffer; url: string }>;
+    /** `redirects`: the Location of each redirect followed, in order. */
+  ) => Promise<{ status: number; headers: Record<string, string>; body: Buffer; url: string; redirects?: string[] }>;
   /**
    * Outbound rules for client nodes other than http-request (MQTT brokers, websocket clients, tcp,
    * udp; SPEC §20): connect with `outbound.lookup`, check literal hosts with `outbound.checkHost`.

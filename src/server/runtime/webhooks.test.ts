@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { errorTable } from "../errors";
-import { WebhookRegistry, webhookRouteKey, type WebhookListener, type WebhookResponse } from "./webhooks";
+import { SOCKET_ROUTE_METHOD, WebhookRegistry, compileRoute, matchRoute, routePathProblem, webhookRouteKey, type WebhookListener, type WebhookResponse } from "./webhooks";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -81,5 +81,26 @@ describe("webhookRouteKey", () => {
     const keys = triples.map(([slug, method, path]) => webhookRouteKey(slug, method, path));
     expect(new Set(keys).size).toBe(triples.length);
     for (const key of keys) expect(key.split(" ")).toHaveLength(3);
+  });
+});
+
+describe("http-in routes (Express 4's grammar)", () => {
+  it("runs a route parameter's own expression on RE2: a pattern V8 would backtrack on for ever answers at once", () => {
+    const route = compileRoute("/slow/:id(\\w*\\w*\\w*\\w*\\w*\\w*\\w*x)")!;
+    expect(matchRoute(route, `/slow/${"a".repeat(5000)}`)).toBeNull();
+    expect(matchRoute(route, "/SLOW/aax")).toEqual({ id: "aax" });
+  });
+
+  it("refuses at save what RE2 cannot run, and a literal part that is not URL-safe", () => {
+    expect(routePathProblem("/x/:id(\\d+)")).toBeNull();
+    expect(routePathProblem("/x/:id(\\1)")).toMatch(/RE2 syntax/);
+    expect(routePathProblem("/x/:id(\\d+)-:to")).toMatch(/-:to/);
+    expect(routePathProblem("/x?y")).toMatch(/URL-safe/);
+    expect(routePathProblem("x")).toBe("must start with /");
+  });
+
+  it("keys an HTTP route's path in lower case, a websocket listener's as it is", () => {
+    expect(webhookRouteKey("acme", "GET", "/Hello/")).toBe(webhookRouteKey("acme", "get", "/hello"));
+    expect(webhookRouteKey("acme", SOCKET_ROUTE_METHOD, "/Ws")).not.toBe(webhookRouteKey("acme", SOCKET_ROUTE_METHOD, "/ws"));
   });
 });

@@ -1,6 +1,7 @@
 import type { Message } from "./types";
 import { AppError, errorBody } from "../errors";
 import { randomToken } from "../ids";
+import { compileSafeRegex } from "./regex";
 
 export interface WebhookRequest {
   method: string;
@@ -12,55 +13,171 @@ export interface WebhookRequest {
   params?: Record<string, string>;
 }
 
-/** A route with Express 4 parameters (path-to-regexp 0.1, as Node-RED's http in): its matcher and parameter names. */
+/**
+ * The "method" of a websocket listener's route in the registry and its cluster keys
+ * (runtime/socket-hooks.ts). Not an HTTP token (`:` is not a token character, and Node's parser only
+ * knows the registered methods), so no HTTP request to `/hooks/...` can ever reach a socket listener.
+ */
+export const SOCKET_ROUTE_METHOD = "ws:";
+
+/**
+ * A route with Express 4 parameters (path-to-regexp 0.1.13, which Node-RED 5.0.7's Express 4.22
+ * uses for its http in nodes): its matcher and parameter names (numbers for `*` and unnamed groups).
+ */
 export interface RoutePattern {
-  regex: RegExp;
+  /** The captured values (index 0: the first parameter), or null when the path does not match. */
+  exec(path: string): Array<string | undefined> | null;
   keys: string[];
 }
 
-const ROUTE_TOKEN = /(\/)?:([A-Za-z_$][A-Za-z0-9_$]*)(\?)?|\*/g;
-const escapeRegex = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+/** path-to-regexp 0.1.13's tokens: an escaped character, a parameter, `.`, `*`, or `/(`. */
+const ROUTE_TOKEN = /\\.|(\/)?(\.)?:(\w+)(\(.*?\))?(\*)?(\?)?|[.*]|\/\(/g;
+/** Its count of capturing groups (an unnamed one becomes a numbered parameter). */
+const MATCHING_GROUP = /\\.|\((?:\?<(.*?)>)?(?!\?)/g;
+/** What a route path may hold besides its parameters: `/` and URL-safe characters. */
+const ROUTE_LITERAL = /^[A-Za-z0-9._~\-/]*$/;
+const ROUTE_MAX_CHARS = 1000;
+
+interface RouteSource {
+  source: string;
+  keys: string[];
+  /** Whether a parameter carries its own regular expression (`:id(\\d+)`). */
+  custom: boolean;
+  /** What is left of the path outside its parameters. */
+  literal: string;
+}
 
 /**
- * Express 4's route grammar as Node-RED's `http in` uses it (path-to-regexp 0.1): `:name` is one
- * path segment (`[^/]+?`), `/:name?` an optional one (the slash with it), `*` anything (params[0],
- * [1] …); a trailing slash is allowed. Null for a path without parameters (matched exactly). Custom
- * regular expressions (`:id(\\d+)`) are not offered: the path schema refuses them.
+ * path-to-regexp 0.1.13's `pathToRegexp(path, keys, {sensitive: false, strict: false, end: true})`,
+ * Express 4's route options, step by step: a parameter is one segment (`[^/]+?`, or up to the
+ * literal that follows it: `/:from-:to`), `/:name?` an optional segment with its slash, `.:ext` a
+ * dot-separated part, `:name*` the rest of the path, `:name(re)` its own expression, `*` anything;
+ * `.` is literal; a trailing slash is allowed; case is ignored.
+ */
+function routeSource(path: string): RouteSource {
+  const keys: Array<{ name: string; offset: number }> = [];
+  let extraOffset = 0;
+  let pos = 0;
+  let backtrack = "";
+  let custom = false;
+  let literal = "";
+  let literalFrom = 0;
+  let source = path.replace(ROUTE_TOKEN, (match: string, slash: string | undefined, format: string | undefined, key: string | undefined, capture: string | undefined, star: string | undefined, optional: string | undefined, offset: number) => {
+    literal += path.slice(literalFrom, offset);
+    literalFrom = offset + match.length;
+    if (match[0] === "\\") {
+      literal += match.slice(1);
+      backtrack += match;
+      pos += 2;
+      return match;
+    }
+    if (match === ".") {
+      literal += ".";
+      backtrack += "\\.";
+      extraOffset += 1;
+      pos += 1;
+      return "\\.";
+    }
+    if (slash || format) backtrack = "";
+    else backtrack += path.slice(pos, offset);
+    pos = offset + match.length;
+    if (match === "*") {
+      backtrack = "";
+      extraOffset += 3;
+      return "(.*)";
+    }
+    if (match === "/(") {
+      // An unnamed group of the path itself: not offered (refused by the literal check).
+      literal += "/(";
+      backtrack += "/";
+      extraOffset += 2;
+      return "/(?:";
+    }
+    literal += slash ?? "";
+    const fmt = format ? "\\." : "";
+    if (capture) custom = true;
+    const group = capture
+      ? capture.replace(/\\.|\*/, (m) => (m === "*" ? "(.*)" : m))
+      : backtrack
+        ? `((?:(?!/|${backtrack}).)+?)`
+        : `([^/${fmt}]+?)`;
+    keys.push({ name: key!, offset: offset + extraOffset });
+    const result = `(?:${fmt}${slash ?? ""}${group}${star ? `((?:[/${fmt}].+?)?)` : ""})${optional ?? ""}`;
+    backtrack = "";
+    extraOffset += result.length - match.length;
+    return result;
+  });
+  literal += path.slice(literalFrom);
+  // Unnamed capturing groups (inside a parameter's expression, `*`) become numbered parameters, in place.
+  const named = keys.map((k) => ({ name: k.name as string | number, offset: k.offset }));
+  let unnamed = 0;
+  let i = 0;
+  for (const m of source.matchAll(MATCHING_GROUP)) {
+    if (m[0][0] === "\\") continue;
+    if (i === named.length || named[i]!.offset > m.index) named.splice(i, 0, { name: unnamed++, offset: m.index });
+    i++;
+  }
+  source += path.endsWith("/") ? "?" : "/?";
+  return { source: `^${source}$`, keys: named.map((k) => String(k.name)), custom, literal };
+}
+
+/**
+ * Express 4's route grammar as Node-RED's `http in` uses it (routeSource). Null for a path without
+ * parameters (matched as it is, ignoring case). A parameter's own expression (`/user/:id(\\d+)`)
+ * runs on RE2 (runtime/regex.ts: linear time, so a route cannot stall the server); throws when the
+ * path is not a route (see routePathProblem).
  */
 export function compileRoute(path: string): RoutePattern | null {
   if (!/[:*]/.test(path)) return null;
-  const keys: string[] = [];
-  let source = "^";
-  let last = 0;
-  let stars = 0;
-  for (const m of path.matchAll(ROUTE_TOKEN)) {
-    source += escapeRegex(path.slice(last, m.index));
-    if (m[0] === "*") {
-      keys.push(String(stars++));
-      source += "(.*)";
-    } else {
-      keys.push(m[2]!);
-      const slash = m[1] ? "\\/" : "";
-      source += m[3] ? `(?:${slash}([^\\/]+?))?` : `${slash}([^\\/]+?)`;
-    }
-    last = m.index + m[0].length;
+  const { source, keys, custom } = routeSource(path);
+  if (custom) {
+    const re = compileSafeRegex(source, { caseInsensitive: true });
+    return {
+      keys,
+      exec(text) {
+        const m = re.matcher(text);
+        if (!m.matches()) return null;
+        return keys.map((_, i) => m.group(i + 1) ?? undefined);
+      },
+    };
   }
-  source += `${escapeRegex(path.slice(last).replace(/\/+$/, ""))}\\/?$`;
-  return { regex: new RegExp(source), keys };
+  const re = new RegExp(source, "i");
+  return {
+    keys,
+    exec(text) {
+      const m = re.exec(text);
+      return m ? m.slice(1, keys.length + 1) : null;
+    },
+  };
 }
 
-/** Whether a route path is one http-in accepts: `/` and URL-safe characters, with Express parameters (`:name`, `:name?`, `*`). */
+/** Why `path` is not a route http-in accepts, or null: `/` and URL-safe characters, with Express parameters. */
+export function routePathProblem(path: string): string | null {
+  if (!path.startsWith("/")) return "must start with /";
+  if (path.length > ROUTE_MAX_CHARS) return `must be at most ${ROUTE_MAX_CHARS} characters`;
+  const { source, custom, literal } = routeSource(path);
+  if (!ROUTE_LITERAL.test(literal)) return "must use URL-safe characters outside its parameters (letters, digits, . _ ~ - /); parameters as Express writes them (/users/:id, /users/:id(\\d+), /files/*)";
+  try {
+    if (custom) compileSafeRegex(source, { caseInsensitive: true });
+    else new RegExp(source, "i");
+  } catch (err) {
+    return `has a parameter whose regular expression is not supported (RE2 syntax: no backreferences or lookaround${custom && source.includes("(?!") ? "; a parameter that follows text in its segment, such as -:to, cannot sit beside one with its own expression" : ""}): ${err instanceof Error ? err.message : String(err)}`.slice(0, 300);
+  }
+  return null;
+}
+
+/** Whether a route path is one http-in accepts (routePathProblem finds nothing). */
 export function isRoutePath(path: string): boolean {
-  return /^\/[A-Za-z0-9._~\-/:*?]{0,200}$/.test(path) && /^[A-Za-z0-9._~\-/]*$/.test(path.replace(ROUTE_TOKEN, ""));
+  return routePathProblem(path) === null;
 }
 
 /** The parameters of `path` under `pattern`, decoded as Express decodes them; null when it does not match. */
 export function matchRoute(pattern: RoutePattern, path: string): Record<string, string> | null {
-  const m = pattern.regex.exec(path);
+  const m = pattern.exec(path);
   if (!m) return null;
   const params: Record<string, string> = {};
   pattern.keys.forEach((key, i) => {
-    const value = m[i + 1];
+    const value = m[i];
     if (value === undefined) return;
     try {
       params[key] = decodeURIComponent(value);
@@ -207,10 +324,13 @@ const keyPart = (text: string) => text.replace(/[%\s]/gu, (c) => encodeURICompon
  * slashes), each escaped. The slug comes from the request's URL, percent-decoded, so it may hold
  * spaces: without the escaping, slug `acme get /x` with path `/y` would make the same key as slug
  * `acme` with path `/x get /y`. Valid slugs, methods and paths hold neither `%` nor spaces, so their
- * keys read as they always did (instances of an older version find the same cluster keys).
+ * keys read as they always did (instances of an older version find the same cluster keys, for
+ * lower-case paths: an HTTP route's path is keyed in lower case, so `/Hello` and `/hello` are one route).
  */
 export function webhookRouteKey(slug: string, method: string, path: string): string {
-  return `${keyPart(slug)} ${keyPart(method.toLowerCase())} ${keyPart(path.replace(/\/+$/, "") || "/")}`;
+  // HTTP routes ignore case, as Express's do (a websocket listener's path does not: Node-RED compares it as it is).
+  const routePath = method === SOCKET_ROUTE_METHOD ? path : path.toLowerCase();
+  return `${keyPart(slug)} ${keyPart(method.toLowerCase())} ${keyPart(routePath.replace(/\/+$/, "") || "/")}`;
 }
 
 /**

@@ -134,6 +134,21 @@ describe("2. webhooks cannot act on the app's origin", () => {
     expect(headers).not.toHaveProperty("x-api-key");
     await unsubscribe();
   });
+
+  it("msg.req.cookies is always empty, whatever cookies the caller sends", async () => {
+    const [inId, dbgId] = [uid("in"), uid("dbg")];
+    const slug = await slugOf(user.organizationId);
+    await deploy(user.accessToken, [
+      { id: inId, type: "http-in", config: { method: "post", path: "/echo-cookies" } },
+      { id: dbgId, type: "debug", config: { property: "req.cookies" } },
+    ], [{ source: inId, target: dbgId }]);
+    const events: Array<{ topic: string; data: Record<string, unknown> }> = [];
+    const unsubscribe = await testApp.app.store.subscribe(orgEventsChannel(user.organizationId), (m) => events.push(...eventLines(m).map((line) => JSON.parse(line))));
+    void webhook(slug, "/echo-cookies", { method: "POST", headers: { cookie: "next-auth.session-token=secret; theme=dark" }, body: "{}" });
+    await expect.poll(() => events.filter((e) => e.topic === "debug" && e.data.node_id === dbgId).length).toBe(1);
+    expect(events.find((e) => e.topic === "debug" && e.data.node_id === dbgId)!.data.msg).toEqual({});
+    await unsubscribe();
+  });
 });
 
 describe("3. pending webhook responses are bound to their flow and organization", () => {

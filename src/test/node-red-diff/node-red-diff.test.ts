@@ -4,6 +4,8 @@ import { loadCaseFiles } from "./load-cases";
 import { normalizeArrivals, removePath } from "./normalize";
 import { runOurs } from "./run-ours";
 import { inComparedOrder } from "./compare";
+import { requestsDriver } from "./http-driver";
+import { startOurHost } from "./our-host";
 
 /**
  * SPEC §12: the same flow, given the same messages, sends the same messages as in Node-RED 4.1.
@@ -13,7 +15,13 @@ import { inComparedOrder } from "./compare";
  */
 const files = await loadCaseFiles();
 const sandboxes = new SandboxPool();
-afterAll(() => sandboxes.close());
+// Cases with `requests` reach their flow over HTTP: one server of ours for them all (webhooks at /hooks/diff).
+const host = files.some((f) => f.cases.some((c) => c.requests)) ? await startOurHost() : undefined;
+let served = 0;
+afterAll(async () => {
+  await sandboxes.close();
+  await host?.close();
+});
 
 describe.each(files.map((f) => [f.type, f] as const))("%s behaves as in Node-RED", (_type, file) => {
   it("has Node-RED's answers recorded for every case (npm run diff:record)", () => {
@@ -27,7 +35,11 @@ describe.each(files.map((f) => [f.type, f] as const))("%s behaves as in Node-RED
       const present = recorded.arrivals.some(({ msg }) => removePath(structuredClone(msg), path));
       expect(present, `ignores ${path} (${c.ignoreWhy ?? "no reason given"}), which Node-RED's answer does not have`).toBe(true);
     }
-    const ours = await runOurs(c, { sandboxes });
+    // Its own organization slug: cases run side by side, and each serves its paths alone.
+    const slug = `diff${++served}`;
+    const ours = c.requests && host
+      ? await runOurs(c, { ...host.services, sandboxes }, { organizationSlug: slug, drive: requestsDriver(c.requests, `${host.base}/hooks/${slug}`) })
+      : await runOurs(c, { sandboxes });
     // A case with subflows, groups or junctions proves their import too: it imports with no warning.
     if (c.subflows || c.nodes.some((n) => n.type === "group" || n.type === "junction")) expect(ours.warnings, "import warnings").toEqual([]);
     const theirs = inComparedOrder(c, normalizeArrivals(c, recorded.arrivals));

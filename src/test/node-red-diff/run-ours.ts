@@ -4,6 +4,7 @@ import { createNodeRegistry } from "@/server/nodes/registry";
 import { mapNodeRedImport } from "@/server/services/flows/node-red";
 import { NO_SUBFLOWS } from "@/server/services/flows/node-red-subflows";
 import type { SubflowSnapshot } from "@/shared/subflows";
+import type { ConfigNodeSnapshot } from "@/shared/config-nodes";
 import { builtinVariables, memoryContextStore } from "@/server/runtime/memory-context";
 import { collectArrivals } from "./collect";
 import { collectorsOf } from "./normalize";
@@ -24,6 +25,7 @@ export function importCase(c: DiffCase) {
   const items = [
     { id: TAB, type: "tab", label: c.name },
     ...(c.subflows ?? []),
+    ...(c.configNodes ?? []),
     ...c.nodes.map((n, i) => ({ x: 200, y: 100 + 40 * i, ...n, z: TAB })),
   ];
   const mapped = mapNodeRedImport(registry, items, { takenNodeIds: new Set(), subflows: NO_SUBFLOWS });
@@ -41,17 +43,25 @@ export function importCase(c: DiffCase) {
     const checked = mapped.checkedSubflows.graphs[i]!;
     subflows[def.id] = { id: def.id, name: def.name, revision: 1, env: def.env, nodes: checked.nodes, connections: checked.connections };
   });
-  return { nodes: graph.nodes, connections, groups: graph.groups ?? [], subflows, collectors, warnings };
+  // Configuration nodes as a deployment carries them (credentials: none in a case).
+  const configNodes: Record<string, ConfigNodeSnapshot> = {};
+  for (const p of mapped.configPlan) configNodes[p.id] = { id: p.id, type: p.type, name: p.name, config: p.config, revision: 1, sealed_credentials: {} };
+  return { nodes: graph.nodes, connections, groups: graph.groups ?? [], subflows, configNodes, collectors, warnings };
 }
 
 /**
  * Runs one differential case in our engine: the case's Node-RED nodes and subflows go through our
  * import mapping (as a user's flows.json would), collectors become sink nodes, context and env are
- * preset, and the messages are delivered into the input node as a wire would.
+ * preset, and the messages are delivered into the input node as a wire would. `drive` then
+ * reaches the flow from outside (HTTP requests to its http-in paths), recording what it got.
  */
-export async function runOurs(c: DiffCase, services: RuntimeServices = {}): Promise<{ arrivals: Arrival[]; errors: string[]; warnings: string[] }> {
-  const { nodes, connections, subflows, collectors, warnings } = importCase(c);
-  const unknown = [...nodes, ...Object.values(subflows).flatMap((s) => s.nodes)].filter((n) => n.type === "unknown");
+export async function runOurs(
+  c: DiffCase,
+  services: RuntimeServices = {},
+  options: { organizationSlug?: string; organizationId?: string; drive?: (record: (arrival: Arrival) => void) => Promise<void> } = {},
+): Promise<{ arrivals: Arrival[]; errors: string[]; warnings: string[] }> {
+  const { nodes, connections, subflows, configNodes, collectors, warnings } = importCase(c);
+  const unknown = [...nodes, ...Object.values(subflows).flatMap((s) => s.nodes), ...Object.values(configNodes)].filter((n) => n.type === "unknown");
   if (unknown.length > 0) throw new Error(`imported as unknown nodes: ${unknown.map((n) => n.id).join(", ")}; ${warnings.join("; ")}`);
   const arrivals: Arrival[] = [];
   const errors: string[] = [];
@@ -76,11 +86,15 @@ export async function runOurs(c: DiffCase, services: RuntimeServices = {}): Prom
     variables: (spec, node) =>
       builtinVariables({ ...(c.env ?? {}), NR_NODE_ID: node.id, NR_NODE_NAME: node.name, NR_FLOW_ID: spec.flowId, NR_FLOW_NAME: c.name }),
     closeTimeoutMs: 500,
+    configSchemaOf: (type) => {
+      const definition = registry.get(type);
+      return definition?.kind === "config" ? definition.configSchema : undefined;
+    },
   });
   const spec: FlowSpec = {
     flowId: "flw_diff",
-    organizationId: "org_diff",
-    organizationSlug: "diff",
+    organizationId: options.organizationId ?? "org_diff",
+    organizationSlug: options.organizationSlug ?? "diff",
     revision: 1,
     name: c.name,
     nodes: [
@@ -89,12 +103,19 @@ export async function runOurs(c: DiffCase, services: RuntimeServices = {}): Prom
     ],
     connections,
     subflows,
+    ...(Object.keys(configNodes).length > 0 ? { configNodes } : {}),
   };
   try {
     const state = await engine.deploy(spec);
     if (state !== "running") throw new Error(`the flow did not start: ${errors.join("; ")}`);
     const inputId = c.input ?? c.nodes[0]!.id;
-    const got = await collectArrivals(c, () => arrivals, (msg) => engine.receive(spec.flowId, inputId, msg as Message));
+    const drive = options.drive;
+    const got = await collectArrivals(
+      c,
+      () => arrivals,
+      (msg) => engine.receive(spec.flowId, inputId, msg as Message),
+      drive ? () => drive((a) => arrivals.push(a)) : undefined,
+    );
     return { arrivals: got, errors, warnings };
   } finally {
     await engine.close();

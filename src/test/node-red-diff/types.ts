@@ -22,6 +22,17 @@ export interface DiffCase {
    * in a flows.json. Wires inside a definition never name collectors.
    */
   subflows?: NodeRedNode[];
+  /**
+   * Node-RED configuration nodes the case's nodes name (a websocket-listener, a websocket-client),
+   * as in a flows.json (no `z`): global in Node-RED, the organization's configuration nodes here.
+   */
+  configNodes?: NodeRedNode[];
+  /**
+   * HTTP requests to the case's http-in paths, made after `send` against each side's server
+   * (Node-RED's at its root, ours at `/hooks/{slug}`): each answer is an arrival of collector
+   * `<METHOD> <path>` (http-driver.ts).
+   */
+  requests?: DiffRequest[];
   /** The node receiving `send` (default: the first node). */
   input?: string;
   /** Messages delivered to `input`, in order (`_msgid` added); `delayMs` waits before that one. */
@@ -55,6 +66,16 @@ export interface DiffCase {
    * answer differs from Node-RED's, and the node's own test asserts ours.
    */
   differs?: string;
+}
+
+/** One request of a case's HTTP driver: `path` as sent (query string included). */
+export interface DiffRequest {
+  method: string;
+  path: string;
+  body?: string;
+  headers?: Record<string, string>;
+  /** A multipart/form-data upload of one file instead of `body`. */
+  upload?: { field: string; filename: string; content: string };
 }
 
 export interface Arrival {

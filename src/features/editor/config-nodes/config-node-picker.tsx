@@ -1,6 +1,6 @@
 "use client";
 
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { ConfigNodeView } from "@/shared/config-nodes";
 import { configNodeLabel } from "./config-node-model";
 import { ConfigNodeDialog } from "./config-node-dialog";
@@ -22,9 +22,20 @@ export function ConfigNodePicker({ id, label, description, type, value, required
   const missing = value !== "" && nodes !== null && current === null;
   const describedBy = [description ? `${id}-hint` : null, error ? `${id}-error` : null, missing ? `${id}-missing` : null].filter(Boolean).join(" ") || undefined;
 
+  // Focus goes back to the select once the dialog is gone from the DOM: while the modal is still
+  // there the rest of the page is inert and cannot take focus. A save closes the dialog from a
+  // mutation's callback, whose render may come after the next animation frame, so the focus waits
+  // for the commit (this effect), not for a frame.
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (dialog !== null || !refocus.current) return;
+    refocus.current = false;
+    selectRef.current?.focus();
+  }, [dialog]);
+
   function close() {
+    refocus.current = true;
     setDialog(null);
-    requestAnimationFrame(() => selectRef.current?.focus());
   }
 
   return (

@@ -83,9 +83,14 @@ async function serveWebhook(app: AppServices, req: Request, slug: string, segmen
   const outHeaders = new Headers(filterResponseHeaders(res.headers).allowed);
   let payload: BodyInit | null;
   if (res.body === undefined || res.body === null) payload = null;
-  else if (typeof res.body === "string") payload = res.body;
-  else if (Buffer.isBuffer(res.body)) payload = new Uint8Array(res.body);
-  else {
+  else if (typeof res.body === "string") {
+    payload = res.body;
+    // Express's res.send(text), as Node-RED's http response sends it: HTML unless the flow said otherwise (inert here: WEBHOOK_SECURITY_HEADERS).
+    if (!outHeaders.has("content-type")) outHeaders.set("content-type", "text/html; charset=utf-8");
+  } else if (Buffer.isBuffer(res.body)) {
+    payload = new Uint8Array(res.body);
+    if (!outHeaders.has("content-type")) outHeaders.set("content-type", "application/octet-stream");
+  } else {
     payload = JSON.stringify(res.body);
     if (!outHeaders.has("content-type")) outHeaders.set("content-type", "application/json; charset=utf-8");
   }

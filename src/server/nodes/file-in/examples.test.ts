@@ -34,8 +34,8 @@ describe("Node-RED's file examples", () => {
     const r = await run("read file/01 - Read string from a file.json");
     expect(r.errors).toEqual([]);
     expect(r.payloads).toEqual(["Hello, World!\n"]);
-    // The import made the node's absolute filename relative (its report says so): msg.filename is that one.
-    expect(r.arrivals[0]!.msg.filename).toBe("tmp/hello.txt");
+    // The node keeps its absolute filename (msg.filename is Node-RED's); it names the organization's tmp/hello.txt.
+    expect(r.arrivals[0]!.msg.filename).toBe("/tmp/hello.txt");
     expect(r.files.get("org_diff", "tmp/hello.txt")!.toString()).toBe("Hello, World!\n");
   });
 

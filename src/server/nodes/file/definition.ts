@@ -35,8 +35,9 @@ export const fileConfig = z
 
 /**
  * A Node-RED `filename` (and `filenameType`) as we keep it: the pre-3.0 form upgraded as Node-RED's
- * editor does (empty: msg.filename; `${NAME}`: env), and an absolute path made relative to the
- * organization's files (SPEC §23), which `importNotes` reports.
+ * editor does (empty: msg.filename; `${NAME}`: env). An absolute path is kept as written (so
+ * `msg.filename` and an export are Node-RED's): it is taken relative to the organization's files
+ * (SPEC §23) when the flow runs, which `importNotes` reports.
  */
 export function filenameFromNodeRed(p: Record<string, unknown>): { filename: string; filename_type: string } {
   let filename = typeof p.filename === "string" ? p.filename : "";
@@ -49,10 +50,6 @@ export function filenameFromNodeRed(p: Record<string, unknown>): { filename: str
       filename = filename.slice(2, -1);
       type = "env";
     } else type = "str";
-  }
-  if (type === "str") {
-    const normalized = normalizeFilePath(filename);
-    if (normalized.ok && normalized.absolute) filename = normalized.path;
   }
   return { filename, filename_type: type };
 }
@@ -103,7 +100,7 @@ ${filenameHelp}
 ### Differences from Node-RED
 
 - Files are the organization's, in the platform's storage, not the host's file system (see above); the working directory setting (\`fileWorkingDirectory\`) has no meaning here.
-- An imported flow's absolute filename is made relative (\`/tmp/x.txt\` → \`tmp/x.txt\`), so \`msg.filename\` carries the relative one; an absolute \`msg.filename\` is kept as sent.`;
+- An absolute filename (\`/tmp/x.txt\`, in the node or in \`msg.filename\`) names the organization's \`tmp/x.txt\`; \`msg.filename\` keeps it as written, as in Node-RED.`;
 
 export const fileNode = defineNode({
   type: "file",

@@ -23,7 +23,8 @@ export const httpInBehaviour = defineBehaviour(httpInNode, (ctx, c) => {
           const resId = webhooks.openResponse({ flowId: ctx.flowId, organizationId: ctx.organizationId }, respond);
           ctx.send({
             _msgid: ctx.newMessageId(),
-            req: { method: req.method, path: req.path, params: req.params ?? {}, query: req.query, headers: req.headers, body: req.body },
+            // `cookies` is always empty: the caller's cookies are the app's (its session), never a flow's.
+            req: { method: req.method, path: req.path, params: req.params ?? {}, query: req.query, headers: req.headers, cookies: {}, body: req.body },
             res: { _id: resId },
             payload: req.method === "GET" ? req.query : req.body,
           });

@@ -1,15 +1,18 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { isRoutePath } from "../../runtime/webhooks";
+import { routePathProblem } from "../../runtime/webhooks";
 
 export const httpInConfig = z.object({
   method: z.enum(["get", "post", "put", "patch", "delete"]).default("get").meta({ title: "Method", description: "The HTTP method this endpoint answers" }),
   /** Served at /hooks/{org_slug}{path}. */
   path: z
     .string()
-    .refine(isRoutePath, "must start with / and use URL-safe characters; parameters as Express writes them (/users/:id, /files/*)")
+    .superRefine((path, ctx) => {
+      const problem = routePathProblem(path);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
     .default("/hook")
-    .meta({ title: "URL path", description: "Served at /hooks/{your organization}{path}; /users/:id gives msg.req.params.id" }),
+    .meta({ title: "URL path", description: "Served at /hooks/{your organization}{path}; /users/:id gives msg.req.params.id (/users/:id(\\d+): digits only)" }),
 });
 
 export const httpInNode = defineNode({
@@ -27,22 +30,22 @@ None: requests start the messages.
 ### Outputs
 
 - \`payload\`: for a GET, the query parameters; otherwise the request body (parsed JSON, or text).
-- \`req\` (object): \`method\`, \`path\`, \`params\` (the route parameters), \`query\`, \`headers\` and \`body\` of the request.
+- \`req\` (object): \`method\`, \`path\`, \`params\` (the route parameters), \`query\`, \`headers\`, \`cookies\` (always empty, see below) and \`body\` of the request.
 - \`res\` (object): the handle the HTTP response node answers through. Keep it on the message.
 
 ### Details
 
 The endpoint is \`/hooks/{your organization's slug}{URL path}\`, for the chosen method. A request no HTTP response node answers in time gets a timeout error.
 
-The path takes Express's route parameters, as Node-RED's: \`/hello/:name\` answers \`/hello/Nick\` with \`msg.req.params.name\` = \`"Nick"\`; \`/:name?\` makes a segment optional and \`*\` matches anything (\`msg.req.params[0]\`). When several endpoints match a request, the one that started first answers it (Express's order). Custom regular expressions in a parameter (\`/:id(\\d+)\`) are not offered.
+The path takes Express 4's route parameters, as Node-RED's: \`/hello/:name\` answers \`/hello/Nick\` with \`msg.req.params.name\` = \`"Nick"\`; \`/:name?\` makes a segment optional, \`/flights/:from-:to\` splits a segment, \`*\` matches anything (\`msg.req.params[0]\`) and \`/user/:id(\\d+)\` takes only what its regular expression matches (RE2 syntax: no lookaround or backreferences). Paths match whatever the case (\`/Hello\` answers \`/hello\`), with or without a trailing slash. When several endpoints match a request, the one that started first answers it (Express's order).
 
 While the flow is busy (too many messages waiting), requests are answered with 503 and a \`Retry-After\` header instead of being queued without bound.
 
 ### Differences from Node-RED
 
 - Endpoints live under \`/hooks/{organization}\`, so tenants cannot take each other's paths; file uploads are not offered.
-- Paths match case-sensitively (Express ignores case by default).
-- \`req\` and \`res\` are plain data, not Express objects.`,
+- \`req\` and \`res\` are plain data, not Express objects.
+- \`req.cookies\` is always empty, and \`req.headers\` has no \`Cookie\`, \`Authorization\`, \`Proxy-Authorization\` or \`X-API-Key\`: what a caller's browser sends with them is the app's session, never a flow's to read.`,
   inputs: 0,
   outputs: 1,
   configSchema: httpInConfig,

@@ -49,7 +49,7 @@ function mirror(prefix: string, method: string, routePath: string) {
   };
 }
 
-describe("route grammar (path-to-regexp 0.1, Express 4)", () => {
+describe("route grammar (path-to-regexp 0.1.13, Express 4.22, as Node-RED 5.0.7; recorded against it in cases.ts)", () => {
   it.each([
     ["/hello/:name", "/hello/Nick", { name: "Nick" }],
     ["/hello/:name", "/hello/Nick/", { name: "Nick" }],
@@ -61,6 +61,12 @@ describe("route grammar (path-to-regexp 0.1, Express 4)", () => {
     ["/users/:id?", "/users/7", { id: "7" }],
     ["/files/*", "/files/a/b.txt", { 0: "a/b.txt" }],
     ["/a.b/:x", "/aXb/1", null],
+    ["/Hello/:name", "/HELLO/nick", { name: "nick" }],
+    ["/user/:id(\\d+)", "/user/42", { id: "42" }],
+    ["/user/:id(\\d+)", "/user/4x", null],
+    ["/report.:format", "/report.json", { format: "json" }],
+    ["/docs/:path*", "/docs/a/b", { path: "a", 0: "/b" }],
+    ["/flights/:from-:to", "/flights/a-b-c", { from: "a-b", to: "c" }],
   ])("%s on %s", (route, path, expected) => {
     expect(matchRoute(compileRoute(route)!, path)).toEqual(expected);
   });
@@ -80,6 +86,9 @@ describe("http-in route parameters through /hooks", () => {
     const res = await hook("/hello-param/Nick");
     expect(res.status).toBe(200);
     expect(await res.text()).toContain("<h1>Hello Nick!</h1>");
+    // The template's text without a content type is HTML, as Express's res.send makes it (inert: sandboxed, nosniff).
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(res.headers.get("content-security-policy")).toMatch(/^sandbox;/);
     expect((await hook("/hello-param")).status).toBe(404);
     // Exported back, the path is Node-RED's.
     const exported = (await request("GET", `/flows/${flowId}/export`, { token })).body as Array<Record<string, unknown>>;
@@ -103,8 +112,27 @@ describe("http-in route parameters through /hooks", () => {
     expect((await hook("/items/1/2")).status).toBe(404);
   });
 
+  it("matches whatever the case, and a parameter's own expression takes only what it matches, as Express does", async () => {
+    const digits = mirror("rx1", "get", "/Orders/:id(\\d+)");
+    await deploy("regex", digits.nodes, digits.connections);
+    const fixed = mirror("rx2", "get", "/Status/Check");
+    await deploy("fixed", fixed.nodes, fixed.connections);
+
+    expect(await (await hook("/orders/42")).json()).toEqual({ route: "/Orders/:id(\\d+)", params: { id: "42" } });
+    expect(await (await hook("/ORDERS/7/")).json()).toEqual({ route: "/Orders/:id(\\d+)", params: { id: "7" } });
+    expect((await hook("/orders/abc")).status).toBe(404);
+    expect(await (await hook("/status/check")).json()).toEqual({ route: "/Status/Check", params: {} });
+    expect(await (await hook("/STATUS/CHECK")).json()).toEqual({ route: "/Status/Check", params: {} });
+    // Two routes differing only in case are one route: the one that started first keeps answering (Express's order).
+    const shadow = mirror("rx3", "get", "/status/check");
+    await deploy("shadow", shadow.nodes, shadow.connections);
+    expect(await (await hook("/status/CHECK")).json()).toEqual({ route: "/Status/Check", params: {} });
+  });
+
   it("refuses a path that is not a route with a 400 naming it, and saves nothing", async () => {
-    for (const bad of ["/x/:", "/x/:1a", "/x/:id(\\d+)", "/x?y", "no-slash"]) {
+    // A lone colon, a literal `?`, no leading slash, a parameter's expression RE2 does not take (a
+    // backreference), an unclosed one, and a lookahead beside one (`-:to` after `:id(…)`).
+    for (const bad of ["/x/:", "/x?y", "no-slash", "/x/:id(\\1)", "/x/:id(a+", "/x/:id(\\d+)-:to"]) {
       const res = await request("POST", "/flows", { token, body: { name: "bad", nodes: [{ id: "bad_in", type: "http-in", position: { x: 0, y: 0 }, config: { path: bad } }], connections: [] } });
       expect(res.status, bad).toBe(400);
       expect(res.body.error.message).toMatch(/path/);

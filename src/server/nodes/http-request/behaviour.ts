@@ -71,21 +71,27 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
           } catch {
             payload = text;
           }
-        } else payload = [...res.body];
+        } else payload = res.body; // bin: a Buffer, as Node-RED's
         msg.payload = payload;
         msg.statusCode = res.status;
         msg.headers = res.headers;
         msg.responseUrl = secrets.scrub(res.url);
+        // Node-RED 4.1+: the redirects followed (their cookies are not offered) and the retries made (none: no retry option).
+        msg.redirectList = (res.redirects ?? []).map((location) => ({ location: secrets.scrub(location) }));
+        msg.retry = 0;
         ctx.status(null);
         // A response may be 10 MiB: it enters the flow only while the flow is not busy (over its
         // high-water mark in messages or bytes), so many downloads at once wait here, counted as
         // waiting, instead of filling the flow past its runaway bound.
         // Sent inside the waiter: the flow's release lets waiters go one at a time while it stays ready.
         await new Promise<void>((resolve) =>
-          ctx.whenReady(() => {
-            send(msg);
-            resolve();
-          }),
+          ctx.whenReady(
+            () => {
+              send(msg);
+              resolve();
+            },
+            { parked: true },
+          ),
         );
         done();
       } catch (err) {

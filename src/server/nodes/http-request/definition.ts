@@ -17,6 +17,8 @@ const HELP = `Sends an HTTP request and returns the response.
 - \`statusCode\` (number): the status code of the response.
 - \`headers\` (object): the response headers.
 - \`responseUrl\` (string): the URL that answered.
+- \`redirectList\` (array): the redirects followed, in order, each \`{location}\`.
+- \`retry\` (number): the retries made: always 0.
 
 ### Details
 

@@ -87,3 +87,68 @@ describe("http-request authentication and ${NAME} (SPEC §14)", () => {
     expect(httpRequestNode.configSchema.parse(httpRequestNode.nodeRed!.fromNodeRed({ authType: "digest" } as never))).toMatchObject({ auth_type: "none" });
   });
 });
+
+describe("http-request under backpressure", () => {
+  it("more requests in flight than the flow's high-water mark all answer: a response waiting for the flow does not keep it busy", async () => {
+    // Before: each response waited for the flow to be ready, and the waiting requests were what
+    // kept it busy; with a mark of 2, 10 messages gave 2 or 3 answers and the flow stalled.
+    const flow = await loadTestFlow(
+      [
+        { id: "req", type: "http-request", config: { return: "obj", url: `${baseUrl}/n` } },
+        { id: "out", type: "sink" },
+      ],
+      [{ source: "req", target: "out" }],
+      { httpRequest },
+      {},
+      { highWaterMark: 2 },
+    );
+    expected = { authorization: "" };
+    for (let i = 0; i < 10; i++) flow.send("req", { payload: "" });
+    await flow.waitFor(10);
+    expect(flow.received.map((m) => m.statusCode)).toEqual(Array(10).fill(401));
+  });
+});
+
+describe("http-request's answer (Node-RED 4.1+)", () => {
+  it("lists the redirects it followed in msg.redirectList, each {location}, msg.retry is 0, and a binary answer is a Buffer", async () => {
+    const hops = http.createServer((req, res) => {
+      if (req.url === "/first") res.writeHead(302, { location: "/second" }).end();
+      else if (req.url === "/second") res.writeHead(301, { location: "/done" }).end();
+      else res.writeHead(200, { "content-type": "text/plain" }).end(`at ${req.url}`);
+    });
+    await new Promise<void>((resolve) => hops.listen(0, "127.0.0.1", resolve));
+    try {
+      const base = `http://127.0.0.1:${(hops.address() as AddressInfo).port}`;
+      const flow = await loadTestFlow(
+        [
+          { id: "req", type: "http-request", config: { return: "txt", url: "" } },
+          { id: "out", type: "sink" },
+        ],
+        [{ source: "req", target: "out" }],
+        { httpRequest },
+      );
+      flow.send("req", { payload: "", url: `${base}/first` });
+      await flow.waitFor(1);
+      flow.send("req", { payload: "", url: `${base}/done` });
+      await flow.waitFor(2);
+      expect(flow.received[0]).toMatchObject({ statusCode: 200, payload: "at /done", responseUrl: `${base}/done`, redirectList: [{ location: "/second" }, { location: "/done" }], retry: 0 });
+      expect(flow.received[1]).toMatchObject({ statusCode: 200, redirectList: [], retry: 0 });
+
+      // Return "bin": the body as a Buffer (Node-RED's), not an array of numbers.
+      const bin = await loadTestFlow(
+        [
+          { id: "req", type: "http-request", config: { return: "bin", url: "" } },
+          { id: "out", type: "sink" },
+        ],
+        [{ source: "req", target: "out" }],
+        { httpRequest },
+      );
+      bin.send("req", { payload: "", url: `${base}/done` });
+      await bin.waitFor(1);
+      expect(Buffer.isBuffer(bin.received[0]!.payload)).toBe(true);
+      expect(String(bin.received[0]!.payload)).toBe("at /done");
+    } finally {
+      await new Promise<void>((resolve) => hops.close(() => resolve()));
+    }
+  });
+});

@@ -19,7 +19,8 @@ export const httpResponseBehaviour = defineBehaviour(httpResponseNode, (ctx, c) 
       if (dropped.length > 0) ctx.log.warn(`headers not allowed on a webhook response were dropped: ${dropped.join(", ")}`);
       // An object is sent as JSON, written here by the bounded serializer (runtime/bounded-json.ts):
       // a payload repeating one object is refused, never expanded in full on the event loop.
-      let body: unknown = msg.payload;
+      // Node-RED sends a number as its text.
+      let body: unknown = typeof msg.payload === "number" ? String(msg.payload) : msg.payload;
       if (body !== null && typeof body === "object" && !Buffer.isBuffer(body)) {
         let json: ReturnType<typeof boundedJson>;
         try {

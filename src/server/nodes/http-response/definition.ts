@@ -25,7 +25,7 @@ export const httpResponseNode = defineNode({
 
 ### Inputs
 
-- \`payload\` (string, object or number): the response body; an object is sent as JSON.
+- \`payload\` (string, object, number or Buffer): the response body. An object is sent as JSON (\`application/json\`); text and a number as \`text/html; charset=utf-8\` and a Buffer as \`application/octet-stream\` unless \`headers\` set a \`Content-Type\` (Express's \`res.send\`, as in Node-RED).
 - \`statusCode\` (number): the status, unless the node sets one (default 200).
 - \`headers\` (object): response headers; the node's own headers win.
 
@@ -39,7 +39,8 @@ The message must still carry the \`res\` its HTTP in node set, and reach this no
 
 ### Differences from Node-RED
 
-- Only headers a webhook may send are passed on (no \`Set-Cookie\`, no hop-by-hop headers); others are dropped with a warning. Cookies (\`msg.cookies\`) are not offered.`,
+- Only headers a webhook may send are passed on (no \`Set-Cookie\`, no hop-by-hop headers); others are dropped with a warning. Cookies (\`msg.cookies\`) are not offered.
+- Every answer carries the webhooks' security headers (a sandboxing \`Content-Security-Policy\`, \`X-Content-Type-Options: nosniff\`, \`Cache-Control: no-store\` unless set), and none of Express's own (\`ETag\`, \`X-Powered-By\`).`,
   inputs: 1,
   outputs: 0,
   configSchema: httpResponseConfig,

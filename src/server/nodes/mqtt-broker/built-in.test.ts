@@ -33,8 +33,9 @@ class FakeBuiltIn implements BuiltInMqtt {
 }
 
 const builtIn: ConfigNodeSnapshot = { id: "b1", type: "mqtt-broker", name: "", config: { broker: "built-in" }, revision: 1, sealed_credentials: {} };
+const builtInV5: ConfigNodeSnapshot = { ...builtIn, config: { broker: "built-in", protocolVersion: 5 } };
 
-async function flowWith(fake: FakeBuiltIn | undefined, inConfig: Record<string, unknown>, extra: { types?: Record<string, NodeFactory>; highWaterMark?: number; via?: string } = {}) {
+async function flowWith(fake: FakeBuiltIn | undefined, inConfig: Record<string, unknown>, extra: { types?: Record<string, NodeFactory>; highWaterMark?: number; via?: string; broker?: ConfigNodeSnapshot } = {}) {
   const services: RuntimeServices = fake ? { builtInMqtt: fake } : {};
   const via = extra.via;
   return loadTestFlow(
@@ -52,7 +53,7 @@ async function flowWith(fake: FakeBuiltIn | undefined, inConfig: Record<string, 
       : [{ source: "in", target: "sink" }],
     services,
     extra.types ?? {},
-    { configNodes: { b1: builtIn }, organizationId: "org_a", ...(extra.highWaterMark ? { highWaterMark: extra.highWaterMark } : {}) },
+    { configNodes: { b1: extra.broker ?? builtIn }, organizationId: "org_a", ...(extra.highWaterMark ? { highWaterMark: extra.highWaterMark } : {}) },
   );
 }
 
@@ -70,6 +71,22 @@ describe("mqtt nodes on the built-in broker", () => {
     await fake.deliver("org_a", { topic: "sensors/hall/t", payload: Buffer.from("19"), qos: 0, retain: false });
     await flow.waitFor(2);
     expect(flow.received[1]).toMatchObject({ topic: "sensors/hall/t", payload: 19, qos: 0 });
+  });
+
+  it("with Protocol 5 the nodes send and receive MQTT 5 properties there (3.1.1: none, as Node-RED)", async () => {
+    for (const [broker, v5] of [[builtInV5, true], [builtIn, false]] as const) {
+      const fake = new FakeBuiltIn();
+      const flow = await flowWith(fake, { topic: "p/#", qos: 1 }, { broker });
+      await expect.poll(() => fake.subscriptions.length).toBe(1);
+      flow.send("out", { topic: "p/out", payload: "x", qos: 1, userProperties: { site: "north" }, contentType: "text/plain", correlationData: Buffer.from("c1") });
+      await flow.waitFor(1);
+      if (v5) expect(fake.published[0]!.message.properties).toMatchObject({ userProperties: { site: "north" }, contentType: "text/plain", correlationData: Buffer.from("c1") });
+      else expect(fake.published[0]!.message.properties).toBeUndefined();
+      await fake.deliver("org_a", { topic: "p/in", payload: Buffer.from("y"), qos: 1, retain: false, properties: { userProperties: { from: "device" }, responseTopic: "p/reply" } });
+      await flow.waitFor(2);
+      if (v5) expect(flow.received[1]).toMatchObject({ topic: "p/in", userProperties: { from: "device" }, responseTopic: "p/reply" });
+      else expect(flow.received[1]!.userProperties).toBeUndefined();
+    }
   });
 
   it("dynamic subscriptions subscribe and unsubscribe there", async () => {

@@ -74,7 +74,24 @@ export interface MqttUser {
   whenReady?(fn: () => void): () => void;
 }
 
-export type MessageCallback = (topic: string, payload: Buffer, packet: { qos?: number; retain?: boolean; properties?: Record<string, unknown> }) => void;
+export type MessageCallback = (topic: string, payload: Buffer, packet: ReceivedPacket) => void;
+
+/** What a subscription handler reads of a received publish; `dup`: MQTT's DUP flag (a redelivery). */
+export interface ReceivedPacket {
+  qos?: number;
+  retain?: boolean;
+  dup?: boolean;
+  properties?: Record<string, unknown>;
+}
+
+/**
+ * A persistent session's messages stored at the broker arrive as soon as it is connected, possibly
+ * before every flow using the connection has started (a placement group's flows start one after
+ * the other on failover). For this long after connecting, a message no subscription here matches
+ * yet waits (reading paused, not acknowledged) for one that does; then it is acknowledged and
+ * dropped, as any message nothing subscribes to.
+ */
+export const SESSION_SETTLE_MS = 10_000;
 
 interface Subscription {
   topic: string;
@@ -166,6 +183,15 @@ export class MqttConnection {
   private connectWaiters: Array<() => void> = [];
   /** Waiters of paused reads, by user, released when the user goes. */
   private readonly pausedBy = new Map<string, Set<() => void>>();
+  /** QoS 0 publishes written while the socket was full, done when it drains (afterDrain). */
+  private drainWaiters: Array<() => void> = [];
+  private drainingStream: SocketLike | undefined;
+  /** performance.now() until which a persistent session's unmatched message waits for a subscription (SESSION_SETTLE_MS). */
+  private settleUntil = 0;
+  /** Received messages no subscription matched while settling, until mqtt.js hands them to handleMessage. */
+  private readonly unmatched = new WeakMap<object, { topic: string; payload: Buffer }>();
+  /** The message waiting for a subscription (reading is paused meanwhile: one at a time). */
+  private waiting: { topic: string; payload: Buffer; packet: ReceivedPacket; resume: () => void; timer: NodeJS.Timeout } | undefined;
 
   constructor(private readonly env: ConnectionEnvironment) {
     this.current = env.settings();
@@ -177,7 +203,8 @@ export class MqttConnection {
   }
 
   v5(): boolean {
-    return !this.current.builtIn && this.current.protocolVersion === 5;
+    // The built-in broker speaks MQTT 5 too (Aedes 2): its properties as the configuration asks.
+    return this.current.protocolVersion === 5;
   }
 
   private subscriptionIdentifiersAvailable(): boolean {
@@ -272,6 +299,7 @@ export class MqttConnection {
     this.topicAliases = {};
     this.lastError = undefined;
     this.reconnectDelay = this.env.reconnect?.firstMs ?? 1000;
+    this.settleUntil = !this.current.builtIn && !this.current.cleansession ? performance.now() + SESSION_SETTLE_MS : 0;
     for (const w of this.connectWaiters.splice(0)) w();
     this.setStatus(CONNECTED);
     for (const byRef of this.subscriptions.values()) for (const sub of byRef.values()) this.subscribeNow(sub);
@@ -300,6 +328,8 @@ export class MqttConnection {
       clean: s.cleansession,
       clientId: s.clientid ? (s.cleansession ? `${s.clientid}-${s.clientSuffix}` : s.clientid) : `flowplane_${Math.random().toString(16).slice(2, 10)}_${s.clientSuffix}`,
       reconnectPeriod: this.reconnectDelay,
+      // mqtt.js logs every packet through \`debug\`: even switched off, a call and a check per packet.
+      log: () => undefined,
       connectTimeout: 10_000,
       // Node-RED resubscribes itself on each connect (its stored subscriptions), so mqtt.js must not.
       resubscribe: false,
@@ -368,12 +398,18 @@ export class MqttConnection {
       this.client.removeAllListeners();
       this.client.end(true);
     }
+    this.dropWaiting();
     const client = new (mqttClient().MqttClient)(builder, options);
     this.client = client;
     client.setMaxListeners(0);
     // Backpressure (SPEC §20): a received publish is acknowledged (QoS 1/2) and the next one read only
     // once every flow using this connection can take more.
-    client.handleMessage = (_packet, callback) => this.whenUsersReady(() => callback());
+    client.handleMessage = (packet, callback) => {
+      const held = this.unmatched.get(packet);
+      if (!held) return this.whenUsersReady(() => callback());
+      this.unmatched.delete(packet);
+      this.waitForSubscriber(held.topic, held.payload, packet, () => this.whenUsersReady(() => callback()));
+    };
     client.on("connect", (connack) => {
       if (client !== this.client) return;
       if (this.v5() && connack?.properties && typeof connack.properties === "object") {
@@ -393,7 +429,9 @@ export class MqttConnection {
       }
       this.onConnected();
     });
-    client.on("message", (topic, payload, packet) => this.dispatch(topic, payload, packet));
+    client.on("message", (topic, payload, packet) => {
+      if (!this.dispatch(topic, payload, packet) && performance.now() < this.settleUntil) this.unmatched.set(packet, { topic, payload });
+    });
     client.on("reconnect", () => {
       if (client !== this.client) return;
       // A rotated credential (${NAME}) is used by the next attempt, without a redeploy.
@@ -459,7 +497,34 @@ export class MqttConnection {
     busy.forEach(one);
   }
 
-  private dispatch(topic: string, payload: Buffer, packet: { qos?: number; retain?: boolean; properties?: Record<string, unknown> }) {
+  /** A persistent session's message nothing here subscribes to yet: held until a subscription matches it, or the settling ends. */
+  private waitForSubscriber(topic: string, payload: Buffer, packet: ReceivedPacket, resume: () => void) {
+    const timer = setTimeout(() => {
+      if (this.waiting?.timer !== timer) return;
+      this.waiting = undefined;
+      resume();
+    }, Math.max(0, this.settleUntil - performance.now()));
+    this.waiting = { topic, payload, packet, resume, timer };
+  }
+
+  /** The connection that held a waiting message is gone: the broker sends it again on the next (its session keeps it unacknowledged). */
+  private dropWaiting() {
+    if (this.waiting) clearTimeout(this.waiting.timer);
+    this.waiting = undefined;
+  }
+
+  /** After a subscription was added: the waiting message goes to the subscriptions matching it now, and reading resumes. */
+  private deliverWaiting() {
+    const w = this.waiting;
+    if (!w || !this.dispatch(w.topic, w.payload, w.packet)) return;
+    clearTimeout(w.timer);
+    this.waiting = undefined;
+    w.resume();
+  }
+
+  /** Sends a received message to every matching subscription's handler; false when none matched. */
+  private dispatch(topic: string, payload: Buffer, packet: ReceivedPacket): boolean {
+    let matched = false;
     const subIds = this.subscriptionIdentifiersAvailable();
     for (const [filter, byRef] of this.subscriptions) {
       for (const sub of byRef.values()) {
@@ -468,12 +533,16 @@ export class MqttConnection {
         const pops = packet.properties ?? {};
         try {
           if (subIds && pops.subscriptionIdentifier && sops.subscriptionIdentifier && !idMatches(pops.subscriptionIdentifier, sops.subscriptionIdentifier)) continue;
-          if (matchTopic(filter, topic)) sub.callback(topic, payload, packet);
+          if (matchTopic(filter, topic)) {
+            matched = true;
+            sub.callback(topic, payload, packet);
+          }
         } catch (err) {
           for (const u of this.users.values()) if (u.id === sub.ref) u.log.error(`MQTT subscription handler error: ${String(err)}`);
         }
       }
     }
+    return matched;
   }
 
   async disconnect(): Promise<void> {
@@ -495,6 +564,7 @@ export class MqttConnection {
     const client = this.client;
     if (!client) return finish();
     this.closing = true;
+    this.dropWaiting();
     const close = lwtMessage(this.current.close, this.v5(), false);
     if (this.connected && close) await this.publish(close).catch(() => undefined);
     await new Promise<void>((resolve) => {
@@ -519,10 +589,13 @@ export class MqttConnection {
     this.candidates.delete(ref);
     const byRef = this.subscriptions.get(topic) ?? new Map<string, Subscription>();
     this.subscriptions.set(topic, byRef);
-    if (!this.subscriptionIds.has(topic)) this.subscriptionIds.set(topic, this.subid++);
+    // A persistent session's messages stored at the broker carry the identifiers of the connection
+    // that subscribed (another instance's, after a failover): numbered by the filter there, not by order.
+    if (!this.subscriptionIds.has(topic)) this.subscriptionIds.set(topic, this.current.cleansession ? this.subid++ : stableSubscriptionId(topic));
     const sub: Subscription = { topic, options: { ...options, properties: { ...(options.properties ?? {}), subscriptionIdentifier: this.subscriptionIds.get(topic) } }, ref, callback };
     byRef.set(ref, sub);
     if (this.connected) this.subscribeNow(sub);
+    if (this.waiting && matchTopic(topic, this.waiting.topic)) this.deliverWaiting();
   }
 
   private subscribeNow(sub: Subscription) {
@@ -639,7 +712,37 @@ export class MqttConnection {
     }
     const client = this.client;
     if (!client) return Promise.resolve();
-    return new Promise((resolve, reject) => client.publish(topic as string, payload, options, (err?: Error) => (err ? reject(err) : resolve())));
+    return new Promise((resolve, reject) => {
+      const stream = client.stream as SocketLike | undefined;
+      // A QoS 0 publish is done once written to the socket, or once it drains when full; mqtt.js
+      // then waits with a 'drain' listener per message, and removing thousands of them one by one
+      // (in order) showed in the QoS 0 profile. While the socket is full, the message is given to
+      // mqtt.js at once (written in order, batched as before) and waits behind one listener here.
+      if (options.qos === 0 && stream?.writableNeedDrain && !stream.destroyed) {
+        if (client.disconnecting) return reject(new Error("client disconnecting"));
+        client.publish(topic as string, payload, options);
+        this.afterDrain(stream, resolve);
+        return;
+      }
+      client.publish(topic as string, payload, options, (err?: Error) => (err ? reject(err) : resolve()));
+    });
+  }
+
+  /** Runs `done` when the socket has drained (or closed): one listener for every waiting publish. */
+  private afterDrain(stream: SocketLike, done: () => void) {
+    if (this.drainingStream !== stream) {
+      this.drainingStream = stream;
+      this.drainWaiters = [];
+      const release = () => {
+        stream.off("drain", release);
+        stream.off("close", release);
+        if (this.drainingStream === stream) this.drainingStream = undefined;
+        for (const waiter of this.drainWaiters.splice(0)) waiter();
+      };
+      stream.on("drain", release);
+      stream.on("close", release);
+    }
+    this.drainWaiters.push(done);
   }
 
   /** Publishes a received packet's type for tests: the client's id (as the broker saw it). */
@@ -647,6 +750,23 @@ export class MqttConnection {
     return this.client?.options.clientId;
   }
 }
+
+/**
+ * A subscription identifier from the topic filter alone (FNV-1a, in MQTT's range 1..268,435,455), so
+ * every instance taking over a persistent session numbers its subscriptions as the one before. Two
+ * filters with one number both pass the identifier check, and the topic match decides.
+ */
+export function stableSubscriptionId(filter: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(filter, "utf8")) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return (hash % 268_435_455) + 1;
+}
+
+/** What the publish queue reads of mqtt.js's stream (a socket, a TLS socket or a WebSocket stream). */
+type SocketLike = NodeJS.EventEmitter & { writableNeedDrain?: boolean; destroyed?: boolean };
 
 function idMatches(packetIds: unknown, id: unknown): boolean {
   return Array.isArray(packetIds) ? packetIds.includes(id) : packetIds === id;

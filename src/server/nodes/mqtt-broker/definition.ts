@@ -21,7 +21,8 @@ None.
 - **Server**: a host name or address (with **Port**, 1883 by default; **Use TLS** for \`mqtts\`), or a
   full URL: \`mqtt://host:1883\`, \`mqtts://host:8883\`, \`ws://example.com:4000/mqtt\`,
   \`wss://example.com/mqtt\`. The reserved value \`built-in\` is this application's own broker: no
-  address, no credentials, your organization's topics only.
+  address, no credentials, your organization's topics only; with **Protocol** 5 the nodes send and
+  receive MQTT 5 properties there as with any MQTT 5 broker.
 - **Use TLS** with a **TLS configuration** (certificates, trusted authorities, server checks).
 - **Client ID**: left empty, a random one is made. **Clean session** off asks the broker to keep the
   session (subscriptions and QoS 1/2 messages) while the client is away; it needs a client ID.
@@ -40,7 +41,12 @@ None.
 **One connection per instance.** Each instance of the application opens one connection per broker configuration (and deployed
 revision of it) for all the flows running there that use it, and closes it when the last stops. Each
 instance connects with its own client ID: the configured one followed by \`-\` and the instance's id.
-With **Clean session** off the configured client ID is used as it is.
+With **Clean session** off the configured client ID is used as it is, and every flow using this
+broker configuration runs on one instance (the broker keeps one session per client ID): they are
+moved together when instances are rebalanced, and when their instance fails the next one takes the
+session over, so QoS 1 and 2 messages published meanwhile arrive (marked \`dup\` when the broker
+sends one again). Where flows run follows the configuration as deployed: a \`connect\` action whose
+\`msg.broker\` turns clean session off does not bring them together.
 
 QoS 1 and 2 messages are acknowledged to the broker once the flow took them. While a flow using the
 connection is busy (too many messages waiting), reading from the connection pauses until it has caught
@@ -55,10 +61,10 @@ a broker configuration of its own.
   server certificate** is off (Node-RED's default for this legacy property is off).
 - The proxy environment variables (\`http_proxy\`) are not used for WebSocket brokers.
 - Node-RED's \`compatmode\` is read as protocol 3 on import.
-- With several instances of the application, flows that use a broker with **Clean session** off are
-  not yet kept together on one instance: when two instances run such flows they connect with the
-  same client ID and take the session from each other. Run the flows of such a broker in one flow,
-  or keep the session clean.`;
+- With **Clean session** off, stored messages arriving as soon as the session is connected wait up
+  to 10 seconds for a flow that subscribes to them (the flows using the broker start one after the
+  other), and MQTT 5 subscription identifiers are numbered from the topic filter rather than in
+  order, so another instance taking the session over reads them the same.`;
 
 const qos = z.number().int().min(0).max(2);
 const publishTopic = z
@@ -127,6 +133,17 @@ const propsOf = (v: unknown) => {
   return Object.fromEntries(Object.entries(o).filter(([k, x]) => ["respTopic", "correl", "contentType", "expiry", "userProps", "delay"].includes(k) && x !== undefined && x !== ""));
 };
 
+/**
+ * Whether a broker configuration (as deployed) asks for a persistent session: clean session off
+ * with a client id (without one the session is clean anyway, as Node-RED's), at an external broker.
+ * Its flows then run on one instance (SPEC §20): the session is one client id at the broker.
+ */
+export function persistentSession(config: Record<string, unknown>): boolean {
+  const clean = config.cleansession;
+  const clientid = config.clientid;
+  return (clean === false || clean === "false") && typeof clientid === "string" && clientid !== "" && config.broker !== BUILT_IN_BROKER;
+}
+
 export const mqttBrokerNode = defineNode({
   type: "mqtt-broker",
   version: 1,
@@ -138,6 +155,7 @@ export const mqttBrokerNode = defineNode({
   inputs: 0,
   outputs: 0,
   configSchema: mqttBrokerConfig,
+  placeTogether: persistentSession,
   credentials: {
     user: { type: "text", title: "Username", description: "May be ${NAME}" },
     password: { type: "password", title: "Password", description: "May be ${NAME}: a secret variable" },

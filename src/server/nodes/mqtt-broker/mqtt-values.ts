@@ -122,17 +122,20 @@ export type Datatype = "auto" | "auto-detect" | "buffer" | "utf8" | "json" | "ba
 
 /**
  * mqtt-in's message for a received publish (Node-RED's subscriptionHandler): the topic, qos, retain,
- * MQTT 5 properties, and the payload converted by `datatype`. Returns an error (with the message
+ * `dup` when the broker sent it again, MQTT 5 properties, and the payload converted by `datatype`. Returns an error (with the message
  * Node-RED reports it with) when the payload must be JSON and is not.
  */
 export function receivedMessage(
   datatype: string,
   topic: string,
   payload: Buffer,
-  packet: { qos?: number; retain?: boolean; properties?: Obj },
+  packet: { qos?: number; retain?: boolean; dup?: boolean; properties?: Obj },
   v5: boolean,
 ): { msg: Obj } | { error: string; msg: Obj } {
   const msg: Obj = { topic, payload: null, qos: packet.qos, retain: packet.retain };
+  // Ours: a redelivery (MQTT's DUP flag, e.g. a persistent session's unacknowledged message sent
+  // again after a failover) says so; Node-RED's message has no such property, so it is set only then.
+  if (packet.dup === true) msg.dup = true;
   if (v5 && packet.properties) {
     setStrProp(packet.properties, msg, "responseTopic");
     setBufferProp(packet.properties, msg, "correlationData");

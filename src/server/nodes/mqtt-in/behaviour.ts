@@ -61,22 +61,27 @@ export const mqttInBehaviour = defineBehaviour(mqttInNode, async (ctx, c) => {
 
   ctx.status(DISCONNECTED);
   let registered = false;
-  if (c.topic || isDynamic) {
-    conn.register(user);
-    registered = true;
-    if (!isDynamic) {
-      const options: Record<string, unknown> = { qos: c.qos };
-      if (conn.v5()) {
-        setIntProp({ rh: c.rh }, options, "rh", 0, 2, 0);
-        options.nl = c.nl;
-        options.rap = c.rap;
-      }
-      conn.subscribe(c.topic, options, handler(c.datatype), ref);
-    }
-    if (conn.connected) ctx.status(CONNECTED);
-  } else ctx.log.error(new Error("topic not defined"));
+  if (!c.topic && !isDynamic) ctx.log.error(new Error("topic not defined"));
 
   return {
+    // Once every node of the flow exists (Node-RED's constructors all run before any message): a
+    // message arriving at once (a persistent session's, stored at the broker) finds the nodes it
+    // goes to ready.
+    start() {
+      if (!c.topic && !isDynamic) return;
+      conn.register(user);
+      registered = true;
+      if (!isDynamic) {
+        const options: Record<string, unknown> = { qos: c.qos };
+        if (conn.v5()) {
+          setIntProp({ rh: c.rh }, options, "rh", 0, 2, 0);
+          options.nl = c.nl;
+          options.rap = c.rap;
+        }
+        conn.subscribe(c.topic, options, handler(c.datatype), ref);
+      }
+      if (conn.connected) ctx.status(CONNECTED);
+    },
     async input(msg, send, done) {
       const action = msg.action;
       if (typeof action !== "string" || !ACTIONS.includes(action)) return done(new Error("Invalid action specified"));

@@ -26,6 +26,8 @@ After subscribe and unsubscribe the message (see the **Complete** node) carries 
 - \`topic\` (string): the MQTT topic, \`/\` separating its levels.
 - \`qos\` (number): 0 fire and forget, 1 at least once, 2 once and once only.
 - \`retain\` (boolean): true when the message was retained and may be old.
+- \`dup\` (boolean): \`true\` when the broker sent the message again (MQTT's DUP flag: it may have
+  been delivered before, e.g. to an instance that stopped before acknowledging it); absent otherwise.
 - MQTT 5: \`responseTopic\`, \`correlationData\` (buffer), \`contentType\`, \`userProperties\`,
   \`messageExpiryInterval\`, when the message has them.
 
@@ -49,13 +51,17 @@ configuration). The node shows *connected*, *connecting* or *disconnected*.
 messages waiting) reading from the broker's connection pauses until it has caught up, and with it
 every flow sharing that broker configuration on the instance: give a flow that must not wait a
 broker configuration of its own. With a clean session, messages published while no instance runs the
-flow (a failover) are not kept for it (MQTT promises nothing then).
+flow (a failover) are not kept for it (MQTT promises nothing then). With a persistent session
+(**Clean session** off in the broker configuration) every flow using that broker runs on one
+instance, and after a failover the next one takes the session over: QoS 1 and 2 messages published
+meanwhile arrive, at least once; those sent again are marked \`dup\`.
 
 ### Differences from Node-RED
 
 - The node always has an input in the editor; it is only used with dynamic subscription (Node-RED
   shows it only then). A message reaching a static node is taken as an action, as in Node-RED.
-- \`msg._topic\` (Node-RED sets it for a broker on localhost) is not set.`;
+- \`msg._topic\` (Node-RED sets it for a broker on localhost) is not set.
+- \`msg.dup\` is set on a redelivered message (Node-RED's message never has it).`;
 
 export const mqttInConfig = z.object({
   topic: z.string().max(65_535).default("").meta({ title: "Topic", description: "+ matches one level, # every level below" }),

@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
+import https from "node:https";
 import net from "node:net";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import mqtt from "mqtt";
-import { WebSocketServer, createWebSocketStream } from "ws";
+import { WebSocketServer, createWebSocketStream, type WebSocket } from "ws";
 import { closingTestFlows, variablesFrom } from "@/test/runtime-harness";
 import { createOutboundRules } from "@/server/runtime/outbound";
 import { ConnectionPool } from "@/server/runtime/connections";
@@ -18,7 +19,7 @@ import { TcpProxy } from "@/test/tcp-proxy";
 /**
  * mqtt-in, mqtt-out and mqtt-broker through deployed flows against real Mosquitto brokers (issue 35):
  * the machine's shared one (topics under wt_mqtt/) and ones of the tests' own on ports 4410-4419
- * for TLS, WebSocket and passwords. The message-for-message comparison with Node-RED is
+ * for TLS, WebSocket and passwords (and 4202, wss://). The message-for-message comparison with Node-RED is
  * mqtt-diff.integration.test.ts.
  */
 
@@ -117,6 +118,58 @@ describe("mqtt nodes against the shared Mosquitto", () => {
     await publisher.endAsync();
   });
 
+  it.each([0, 1] as const)("publishes a burst larger than the socket takes at once, in order and none lost (QoS %i)", async (qos) => {
+    const flow = await loadTestFlow([{ id: "out", type: "mqtt-out", config: { broker: "b1" } }], [], services(), {}, { configNodes: { b1: broker("b1", { broker: "127.0.0.1", port: 1883 }) } });
+    await expect.poll(() => connected(flow, "out"), { timeout: 5000 }).toBe(true);
+    const receiver = await mqtt.connectAsync(MOSQUITTO_URL);
+    const got: number[] = [];
+    receiver.on("message", (_t, p) => got.push(p.readUInt32BE(0)));
+    await receiver.subscribeAsync(`${T}/burst/${qos}`, { qos: 1 });
+    // 600 messages of 64 KiB (about 38 MiB) sent at once: the socket is full long before the last,
+    // so most are written while it is full (QoS 0: done when it drains, behind one listener).
+    const N = 600;
+    for (let i = 0; i < N; i++) {
+      const payload = Buffer.alloc(64 * 1024, i % 251);
+      payload.writeUInt32BE(i, 0);
+      flow.send("out", { topic: `${T}/burst/${qos}`, payload, qos });
+    }
+    await expect.poll(() => got.length, { timeout: 20_000 }).toBe(N);
+    expect(got).toEqual(Array.from({ length: N }, (_, i) => i));
+    await receiver.endAsync();
+  });
+
+  it("a persistent session's stored messages wait for the flow that subscribes to them, started after the connection", async () => {
+    const clientId = `fp-settle-${process.pid}-${Date.now().toString(36)}`;
+    const topic = `${T}/settle`;
+    // The session as a previous instance left it: subscribed, then gone without unsubscribing.
+    const before = await mqtt.connectAsync(MOSQUITTO_URL, { clientId, clean: false });
+    await before.subscribeAsync(topic, { qos: 1 });
+    await before.endAsync();
+    const publisher = await mqtt.connectAsync(MOSQUITTO_URL);
+    for (const p of ["s1", "s2", "s3"]) await publisher.publishAsync(topic, p, { qos: 1 });
+    await publisher.endAsync();
+    // The next instance: a flow with only an mqtt-out starts first and connects the session (the
+    // broker sends the stored messages at once); the flow with the mqtt-in starts 1.5 s later.
+    const pool = new ConnectionPool();
+    const b1 = broker("b1", { broker: "127.0.0.1", port: 1883, clientid: clientId, cleansession: false });
+    const first = await loadTestFlow([{ id: "out", type: "mqtt-out", config: { broker: "b1" } }], [], services(), {}, { configNodes: { b1 }, connections: pool, flowId: "flw_first" });
+    await expect.poll(() => connected(first, "out"), { timeout: 5000 }).toBe(true);
+    await sleep(1500);
+    const second = await loadTestFlow(
+      [
+        { id: "in", type: "mqtt-in", config: { broker: "b1", topic, qos: 1, datatype: "utf8" } },
+        { id: "sink", type: "sink" },
+      ],
+      [{ source: "in", target: "sink" }],
+      services(),
+      {},
+      { configNodes: { b1 }, connections: pool, flowId: "flw_second" },
+    );
+    expect(pool.size()).toBe(1);
+    await second.waitFor(3, 5000);
+    expect(second.received.map((m) => m.payload)).toEqual(["s1", "s2", "s3"]);
+  });
+
   it("while the flow is busy, reading QoS 1 messages pauses; as it catches up the rest arrive, none lost, in order", async () => {
     const gate: Array<() => void> = [];
     let open = false;
@@ -169,6 +222,10 @@ describe("mqtt-broker: TLS, WebSocket, passwords, will and reconnects (brokers o
   let authBroker: OwnMosquitto;
   let wsBridge: WebSocketServer;
   let wsPort = 0;
+  /** wss://: a TLS terminator (the test CA's localhost certificate) in front of the same WebSocket bridge. */
+  let wssServer: https.Server;
+  let wssBridge: WebSocketServer;
+  const WSS_PORT = 4202;
   const passwd = (dir: string, user: string, password: string) => execFileSync("mosquitto_passwd", ["-b", "-c", path.join(dir, "passwd"), user, password]);
 
   beforeAll(async () => {
@@ -185,8 +242,7 @@ describe("mqtt-broker: TLS, WebSocket, passwords, will and reconnects (brokers o
     });
     // Debian's Mosquitto 2.0.11 cannot open a websockets listener here: a WebSocket server that
     // carries each connection's binary frames to the shared Mosquitto plays the WebSocket broker.
-    wsBridge = new WebSocketServer({ host: "127.0.0.1", port: 4413, handleProtocols: () => "mqtt" });
-    wsBridge.on("connection", (socket) => {
+    const bridge = (socket: WebSocket) => {
       const stream = createWebSocketStream(socket);
       const tcp = net.connect(1883, "127.0.0.1");
       stream.pipe(tcp).pipe(stream);
@@ -196,15 +252,24 @@ describe("mqtt-broker: TLS, WebSocket, passwords, will and reconnects (brokers o
       };
       tcp.on("error", end).on("close", end);
       stream.on("error", end).on("close", end);
-    });
+    };
+    wsBridge = new WebSocketServer({ host: "127.0.0.1", port: 4413, handleProtocols: () => "mqtt" });
+    wsBridge.on("connection", bridge);
     await new Promise<void>((resolve) => wsBridge.once("listening", () => resolve()));
     wsPort = 4413;
+    wssServer = https.createServer({ cert: pem.serverCert, key: pem.serverKey });
+    wssBridge = new WebSocketServer({ server: wssServer, handleProtocols: () => "mqtt" });
+    wssBridge.on("connection", bridge);
+    await new Promise<void>((resolve) => wssServer.listen(WSS_PORT, "127.0.0.1", resolve));
   });
   afterAll(async () => {
     await tlsBroker?.stop();
     await authBroker?.stop();
     for (const c of wsBridge?.clients ?? []) c.terminate();
     await new Promise<void>((resolve) => (wsBridge ? wsBridge.close(() => resolve()) : resolve()));
+    for (const c of wssBridge?.clients ?? []) c.terminate();
+    wssServer?.closeAllConnections();
+    await new Promise<void>((resolve) => (wssServer ? wssServer.close(() => resolve()) : resolve()));
   });
 
   const tlsConfig = (config: Record<string, unknown>, credentials: Record<string, string>) => broker("tls1", config, credentials, 1, "tls-config");
@@ -242,6 +307,27 @@ describe("mqtt-broker: TLS, WebSocket, passwords, will and reconnects (brokers o
     flow.send("out", { topic: `${T}/ws`, payload: "over websocket", qos: 2 });
     await flow.waitFor(1);
     expect(flow.received[0]).toMatchObject({ payload: "over websocket", qos: 1 });
+  });
+
+  it("connects to a wss:// broker with the tls-config's CA, and not with an untrusted one", async () => {
+    const flow = await roundTrip(
+      { b1: broker("b1", { broker: `wss://localhost:${WSS_PORT}/mqtt`, usetls: true, tls: "tls1" }), tls1: tlsConfig({}, { cadata: pem.ca }) },
+      `${T}/wss`,
+    );
+    await expect.poll(() => connected(flow) && connected(flow, "out"), { timeout: 5000 }).toBe(true);
+    // Through the TLS terminator: the bridge holds this flow's connections.
+    expect(wssBridge.clients.size).toBeGreaterThan(0);
+    await sleep(100);
+    flow.send("out", { topic: `${T}/wss`, payload: "over secure websocket", qos: 1 });
+    await flow.waitFor(1);
+    expect(flow.received[0]).toMatchObject({ payload: "over secure websocket", qos: 1 });
+
+    const untrusted = await roundTrip(
+      { b1: broker("b1", { broker: `wss://localhost:${WSS_PORT}/mqtt`, usetls: true, tls: "tls1" }), tls1: tlsConfig({}, { cadata: pem.otherCa }) },
+      `${T}/wss`,
+    );
+    await expect.poll(() => untrusted.errors.map((e) => e.error).join("\n"), { timeout: 5000 }).toMatch(/self[- ]signed|unable to (verify|get)|certificate/i);
+    expect(connected(untrusted)).toBe(false);
   });
 
   it("logs in with ${NAME} credentials, and a rotated secret is used at the next connect without a redeploy", async () => {

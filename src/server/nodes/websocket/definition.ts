@@ -54,7 +54,8 @@ None.
 ### Differences from Node-RED
 
 - The endpoint lives under \`/ws/hooks/{organization}\`, so organizations cannot take each other's paths; a path no running flow serves is refused with 404.
-- Any instance of the app accepts the connection; what the client sends reaches the flow once, wherever it runs, and replies reach the client wherever it is connected.
+- Any instance of the app accepts the connection; what the client sends reaches each flow using the listener once, wherever it runs (every WebSocket in node on the listener gets every message, as in Node-RED, even when the flows run on different instances), and replies reach the client wherever it is connected.
+- The nodes' status counts the listener's clients (\`connected N\`); a client of an instance that stopped without closing it stops counting a few seconds after that instance left the cluster.
 - Bounds protect the shared runtime: frames of at most \`WS_HOOK_MAX_FRAME_BYTES\` (1 MiB by default; a bigger frame closes the socket with 1009), at most \`WS_HOOK_SOCKETS_PER_ORGANIZATION\` sockets per organization on each instance (then 429), and a client that does not read what is sent to it is closed (1013) once \`WS_HOOK_SEND_QUEUE_BYTES\` wait for it. The webhooks' per-IP and per-organization rate limits count each connection attempt.
 - Like a webhook, the endpoint is public: anyone who knows the path can connect, from any web page (no \`Origin\` check, and no cookie or credential of the app is ever looked at or passed on). Check a token in the messages if the endpoint must not be open to all.
 - While the flow is busy, what clients send waits (reading from the socket pauses) instead of queueing without bound.`,

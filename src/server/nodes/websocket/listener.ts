@@ -7,10 +7,27 @@ import { type Endpoint, type EndpointEvent, type EndpointPeer } from "./endpoint
 const OK: WebhookResponse = { status: 200, headers: {}, body: null };
 
 /**
+ * How often a listener checks that the edges holding its clients are alive (SocketHooks.edgesAlive).
+ * A client counts until its edge is seen dead twice in a row: an edge killed without closing its
+ * sockets (kill -9) is forgotten within about two sweeps after its cluster membership expires.
+ */
+export const EDGE_SWEEP_MS = 1_000;
+
+interface Session {
+  /** The instance holding the socket (absent from an edge of an older version: never forgotten but by its close). */
+  edge?: string;
+  /** The number of the last event taken (SocketEvent.seq; 0 when the edge sends none). */
+  seq: number;
+  /** Sweeps in a row that found its edge dead. */
+  missing: number;
+}
+
+/**
  * A websocket-listener on the instance running its flows: Node-RED's WebSocketListenerNode in
  * server mode, without the sockets (they stay with the instance that accepted them: the edge,
  * `http/socket-hooks.ts`). Registered in the webhook registry under SOCKET_ROUTE_METHOD, it takes
- * the edges' events, keeps the set of sessions (the connection count of the nodes' status), gives
+ * the edges' events, keeps the set of sessions (the connection count of the nodes' status; a session
+ * whose edge died is forgotten, EDGE_SWEEP_MS), gives
  * each frame to the websocket-in nodes, and publishes what websocket-out nodes send to the route's
  * channel, where the edges holding its sockets listen.
  *
@@ -19,8 +36,10 @@ const OK: WebhookResponse = { status: 200, headers: {}, body: null };
  */
 export class ListenerConnection implements Endpoint {
   private readonly peers = new Set<EndpointPeer>();
-  private readonly sessions = new Set<string>();
+  private readonly sessions = new Map<string, Session>();
   private unregister: (() => void) | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping = false;
   readonly path: string;
 
   constructor(
@@ -50,12 +69,18 @@ export class ListenerConnection implements Endpoint {
       nodeId: listenerId,
       onRequest: (req, respond) => respond(this.onEvent(req)),
     });
+    if (this.options.hooks.edgesAlive) {
+      this.sweepTimer = setInterval(() => void this.sweepEdges(), EDGE_SWEEP_MS);
+      this.sweepTimer.unref();
+    }
     return this;
   }
 
   close(): void {
     this.unregister?.();
     this.unregister = undefined;
+    clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
     // Node-RED's server closes its clients when the listener closes (a redeploy, a stop); they reconnect.
     this.options.hooks.publish(this.options.slug, this.path, { kind: "close" });
     this.sessions.clear();
@@ -88,18 +113,21 @@ export class ListenerConnection implements Endpoint {
     }
     switch (event.event) {
       case "open":
-        this.opened(event.session);
+        this.opened(event.session, event.edge, event.seq);
         return OK;
       case "close":
         if (this.sessions.delete(event.session)) this.emit({ kind: "closed", count: this.sessions.size, id: event.session });
         return OK;
       case "message": {
+        // Sent again because another instance running a flow on this listener was busy: taken already.
+        const known = this.sessions.get(event.session);
+        if (known && typeof event.seq === "number" && event.seq <= known.seq) return OK;
         const receivers = [...this.peers].filter((p) => p.receive);
         // Backpressure: the edge pauses the socket and sends the frame again after Retry-After.
         const busy = receivers.find((p) => p.busy());
         if (busy) return webhookError(flowBusy(FLOW_BUSY_RETRY_AFTER_SEC, busy.waiting()));
         // A socket that connected before this listener started (a redeploy elsewhere, a failover) is counted at its first frame.
-        this.opened(event.session);
+        this.opened(event.session, event.edge, event.seq);
         const data = event.binary ? Buffer.from(event.data, "base64") : event.data;
         for (const peer of receivers) peer.receive!({ data, session: event.session, wholemsg: this.options.wholemsg });
         return OK;
@@ -109,9 +137,41 @@ export class ListenerConnection implements Endpoint {
     }
   }
 
-  private opened(session: string) {
-    if (this.sessions.has(session)) return;
-    this.sessions.add(session);
+  private opened(session: string, edge: string | undefined, seq: number | undefined) {
+    const known = this.sessions.get(session);
+    if (known) {
+      if (typeof seq === "number" && seq > known.seq) known.seq = seq;
+      return;
+    }
+    this.sessions.set(session, { ...(edge === undefined ? {} : { edge }), seq: typeof seq === "number" ? seq : 0, missing: 0 });
     this.emit({ kind: "opened", count: this.sessions.size, id: session });
+  }
+
+  /** Forgets the clients of edges found dead twice in a row (their sockets are gone with them, unclosed). */
+  private async sweepEdges() {
+    const edgesAlive = this.options.hooks.edgesAlive;
+    if (!edgesAlive || this.sweeping) return;
+    const edges = new Set<string>();
+    for (const s of this.sessions.values()) if (s.edge !== undefined) edges.add(s.edge);
+    if (edges.size === 0) return;
+    this.sweeping = true;
+    let alive: Set<string>;
+    try {
+      alive = await edgesAlive([...edges]);
+    } catch {
+      // The store cannot say (an outage): nobody is forgotten on a guess.
+      return;
+    } finally {
+      this.sweeping = false;
+    }
+    for (const [id, s] of this.sessions) {
+      if (s.edge === undefined || alive.has(s.edge)) {
+        s.missing = 0;
+        continue;
+      }
+      if (++s.missing < 2) continue;
+      this.sessions.delete(id);
+      this.emit({ kind: "closed", count: this.sessions.size, id });
+    }
   }
 }

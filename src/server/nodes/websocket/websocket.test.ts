@@ -1,6 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { closingTestFlows } from "@/test/runtime-harness";
-import { frameMessage, outgoingData, statusOf } from "./endpoint";
+import { WebhookRegistry } from "@/server/runtime/webhooks";
+import { SOCKET_ROUTE_METHOD, type SocketEvent } from "@/server/runtime/socket-hooks";
+import { frameMessage, outgoingData, statusOf, type EndpointEvent } from "./endpoint";
+import { EDGE_SWEEP_MS, ListenerConnection } from "./listener";
 import type { NodeContext } from "@/server/runtime/types";
 
 /**
@@ -45,5 +48,48 @@ describe("a websocket node without a listener or client", () => {
   it.each(["websocket-in", "websocket-out"])("%s reports the missing configuration", async (type) => {
     const flow = await loadTestFlow([{ id: "n1", type }], []);
     expect(flow.errors).toEqual([{ nodeId: "n1", error: expect.stringContaining("missing server configuration") }]);
+  });
+});
+
+describe("a listener's sessions (listener.ts)", () => {
+  function listenerWith(edgesAlive: (ids: string[]) => Promise<Set<string>>) {
+    const registry = new WebhookRegistry();
+    const listener = new ListenerConnection({ slug: "acme", organizationId: "org_1", flowId: "flw_1", listenerId: "l1", path: "/ws", wholemsg: false, registry, hooks: { publish: () => undefined, edgesAlive } }).open();
+    const events: EndpointEvent[] = [];
+    const frames: string[] = [];
+    listener.attach({ event: (e) => events.push(e), receive: (f) => frames.push(String(f.data)), busy: () => false, waiting: () => 0 });
+    const send = (event: SocketEvent) => registry.handle("acme", { method: SOCKET_ROUTE_METHOD, path: "/ws", query: {}, headers: {}, body: event });
+    return { listener, events, frames, send };
+  }
+
+  it("takes a frame sent again (same seq) once", async () => {
+    const l = listenerWith(async (ids) => new Set(ids));
+    await l.send({ event: "open", session: "s1", edge: "i1", seq: 1 });
+    await l.send({ event: "message", session: "s1", edge: "i1", seq: 2, data: "a", binary: false });
+    await l.send({ event: "message", session: "s1", edge: "i1", seq: 2, data: "a", binary: false });
+    await l.send({ event: "message", session: "s1", edge: "i1", seq: 3, data: "b", binary: false });
+    expect(l.frames).toEqual(["a", "b"]);
+    l.listener.close();
+  });
+
+  it("forgets the clients of an edge found dead twice in a row, and only those", async () => {
+    vi.useFakeTimers();
+    try {
+      let alive = new Set(["i1", "i2"]);
+      const l = listenerWith(async (ids) => new Set(ids.filter((id) => alive.has(id))));
+      await l.send({ event: "open", session: "s1", edge: "i1", seq: 1 });
+      await l.send({ event: "open", session: "s2", edge: "i2", seq: 1 });
+      expect(l.events.at(-1)).toMatchObject({ kind: "opened", count: 2 });
+      alive = new Set(["i1"]);
+      await vi.advanceTimersByTimeAsync(EDGE_SWEEP_MS);
+      expect(l.events.at(-1)).toMatchObject({ kind: "opened", count: 2 });
+      await vi.advanceTimersByTimeAsync(EDGE_SWEEP_MS);
+      expect(l.events.at(-1)).toEqual({ kind: "closed", count: 1, id: "s2" });
+      await vi.advanceTimersByTimeAsync(EDGE_SWEEP_MS * 3);
+      expect(l.events.filter((e) => e.kind === "closed")).toHaveLength(1);
+      l.listener.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -37,6 +37,12 @@ export class FlowLoad {
   runawayReported = false;
   /** When the episode began (performance.now()): past RUNAWAY_EPISODE_MAX_MS, an empty queue ends it even with inputs in flight. */
   runawaySince = 0;
+  /**
+   * Asynchronous inputs (counted in inFlight) that wait in whenReady to send what they made: they
+   * weigh on nothing while they wait, since it is the flow's readiness they wait for. Counted, they
+   * would hold the flow busy that they wait on (an http-request's responses under a low mark).
+   */
+  parked = 0;
   /** Waiting for the flow to be ready again (whenReady). */
   readonly readyWaiters = new Set<() => void>();
   /** Deliveries held until the context writes made before them are stored (durability), in order. */
@@ -86,13 +92,13 @@ export class DeliveryQueue {
 
   /** Back under both low-water marks (half the high ones): a busy flow is released. */
   private calm(load: FlowLoad): boolean {
-    return load.queued + load.inFlight <= this.lowWater && load.bytes <= this.highBytes / 2;
+    return load.queued + load.inFlight - load.parked <= this.lowWater && load.bytes <= this.highBytes / 2;
   }
 
   enqueue(flow: Flow, target: string, msg: Message, bytes: number, from?: Flow, exec?: TrackedExecution) {
     const load = flow.load;
     load.bytes += bytes;
-    if (++load.queued + load.inFlight >= this.highWater || load.bytes >= this.highBytes) load.busy = true;
+    if (++load.queued + load.inFlight - load.parked >= this.highWater || load.bytes >= this.highBytes) load.busy = true;
     if (from) this.hold(from);
     if (exec) exec.pending++;
     const item: QueueItem = { flow, generation: flow.generation, target, msg, from, exec, bytes };
@@ -157,8 +163,14 @@ export class DeliveryQueue {
     }
   }
 
-  whenReady(flow: Flow, fn: () => void): () => void {
-    if (!flow.load.busy) {
+  /**
+   * Runs fn once the flow is not busy. `parked`: the caller is one of the flow's asynchronous
+   * inputs, in flight, waiting to send; while it waits its input does not count (FlowLoad.parked),
+   * so inputs that all wait for the flow cannot keep it busy forever.
+   */
+  whenReady(flow: Flow, fn: () => void, parked = false): () => void {
+    const load = flow.load;
+    if (!load.busy) {
       let cancelled = false;
       queueMicrotask(() => {
         if (!cancelled && flow.generation >= 0) fn();
@@ -167,17 +179,29 @@ export class DeliveryQueue {
         cancelled = true;
       };
     }
-    const once = () => fn();
-    flow.load.readyWaiters.add(once);
+    if (!parked) {
+      const once = () => fn();
+      load.readyWaiters.add(once);
+      return () => {
+        load.readyWaiters.delete(once);
+      };
+    }
+    const once = () => {
+      load.parked--;
+      fn();
+    };
+    load.parked++;
+    load.readyWaiters.add(once);
+    if (this.calm(load)) this.release(flow);
     return () => {
-      flow.load.readyWaiters.delete(once);
+      if (load.readyWaiters.delete(once)) load.parked--;
     };
   }
 
   /** A message the flow sent elsewhere (a link) or an input still working weighs on it until settled: backpressure follows links. */
   hold(flow: Flow) {
     const load = flow.load;
-    if (load.queued + ++load.inFlight >= this.highWater) load.busy = true;
+    if (load.queued + ++load.inFlight - load.parked >= this.highWater) load.busy = true;
   }
 
   settled(flow: Flow, bytes = 0) {

@@ -166,6 +166,7 @@ export class Flow {
     core.links.removeFlow(this);
     this.generation = -1;
     this.load.readyWaiters.clear();
+    this.load.parked = 0;
     options.executions?.flowStopped(spec.flowId, "the flow stopped while it ran (a deploy, a stop or a hand-over)");
     const timeout = options.closeTimeoutMs ?? 5000;
     await Promise.all(

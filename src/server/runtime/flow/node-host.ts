@@ -79,7 +79,7 @@ export class NodeHost {
       flowContext,
       busy: () => flow.load.busy,
       waiting: () => flow.load.queued + flow.load.inFlight,
-      whenReady: (fn) => queue.whenReady(flow, fn),
+      whenReady: (fn, options) => queue.whenReady(flow, fn, options?.parked === true),
       newMessageId,
       services: options.services ?? {},
       links: core.links.port(flow),

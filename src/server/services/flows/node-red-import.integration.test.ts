@@ -154,7 +154,7 @@ describe("import: not offered by design", () => {
 });
 
 describe("import: file nodes (SPEC §23)", () => {
-  it("imports file and file in; an absolute filename is made relative to the organization's files, with a line in the report and the warnings", async () => {
+  it("imports file and file in; an absolute filename is kept as written and taken relative to the organization's files, with a line in the report and the warnings", async () => {
     const tab = uid("tab");
     const [write, read, dynamic] = [uid("f"), uid("f"), uid("f")];
     const flows = [
@@ -174,8 +174,8 @@ describe("import: file nodes (SPEC §23)", () => {
     const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows } });
     expect(res.status).toBe(201);
     const nodes = res.body.flows[0].nodes as Array<{ id: string; type: string; config: Record<string, unknown> }>;
-    expect(nodes.find((n) => n.id === write)).toMatchObject({ type: "file", config: { filename: "home/pi/x.txt", filename_type: "str", overwrite_file: "true", append_newline: true } });
-    expect(nodes.find((n) => n.id === read)).toMatchObject({ type: "file-in", config: { filename: "home/pi/x.txt", format: "utf8", send_error: false } });
+    expect(nodes.find((n) => n.id === write)).toMatchObject({ type: "file", config: { filename: "/home/pi/x.txt", filename_type: "str", overwrite_file: "true", append_newline: true } });
+    expect(nodes.find((n) => n.id === read)).toMatchObject({ type: "file-in", config: { filename: "/home/pi/x.txt", format: "utf8", send_error: false } });
     expect(nodes.find((n) => n.id === dynamic)).toMatchObject({ type: "file", config: { filename: "filename", filename_type: "msg", overwrite_file: "false", create_dir: true } });
     expect((res.body.warnings as string[]).filter((w) => w.includes("taken relative to the organization's files"))).toHaveLength(2);
   });

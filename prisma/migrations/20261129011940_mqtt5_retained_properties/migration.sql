@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "mqtt_retained" ADD COLUMN     "properties" JSONB;

@@ -1,0 +1,147 @@
+/**
+ * Two app instances on one PostgreSQL schema and one Redis prefix act as one broker (runs with
+ * DATABASE_URL + REDIS_URL; the in-process store is one instance by definition):
+ * - the organization's publish rate is one budget for both (publish-rate.ts), devices on each,
+ *   flows publishing too (durability.integration.test.ts covers the one-instance bucket);
+ * - an MQTT 5 session that left one instance and came back on the other is not expired by the
+ *   first one's timer.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { parseEnv } from "@/env";
+import { createAppServices } from "@/server/compose";
+import { createLogger } from "@/server/logger";
+import type { AppServices } from "@/server/app-services";
+import { restClient } from "@/test/app";
+import { signUp } from "@/test/accounts";
+import { connectMqtt, serveMqtt, sleep, type MqttEndpoints, type TestMqttClient } from "@/test/mqtt";
+
+const shared = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
+const suffix = randomBytes(6).toString("hex");
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-rate-"));
+const schema = `test_mqtt_rate_${suffix}`;
+const RATE = 40;
+
+async function instance(name: string): Promise<AppServices> {
+  const env = parseEnv({
+    NODE_ENV: "test",
+    DATA_DIR: dataDir,
+    DATABASE_URL: process.env.DATABASE_URL,
+    REDIS_URL: process.env.REDIS_URL,
+    INSTANCE_ID: name,
+    JWT_SECRET: "test-jwt-secret-that-is-at-least-32-characters",
+    ENCRYPTION_KEY: "test-encryption-key-at-least-32-characters",
+    PUBLIC_URL: "http://app.test",
+    LOG_LEVEL: "silent",
+    BCRYPT_COST: "4",
+    MQTT_PUBLISH_RATE_PER_ORGANIZATION: String(RATE),
+  });
+  return createAppServices({
+    env,
+    dataDirForDb: path.join(dataDir, "db"),
+    dbSchema: schema,
+    storeKeyPrefix: `fp-test-${suffix}:`,
+    logger: createLogger({ level: "silent" }),
+    allowSeveralPerProcess: true,
+  });
+}
+
+afterAll(async () => {
+  if (shared) {
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** QoS 1 publishes at once; how many the broker took (PUBACK 0) and the codes of the others. */
+async function burst(c: TestMqttClient, n: number, tag: string) {
+  const results = await Promise.allSettled(Array.from({ length: n }, (_, i) => c.publish("rate/t", `${tag}-${i}`, { qos: 1 })));
+  const refusedCodes = results.flatMap((r) => (r.status === "rejected" ? [(r.reason as { code?: number }).code] : []));
+  return { taken: n - refusedCodes.length, refusedCodes };
+}
+
+describe.skipIf(!shared)("built-in MQTT broker: the publish rate across instances (PostgreSQL + Redis)", () => {
+  it("two instances share the organization's budget: together they take at most the rate in a second; another organization has its own", { timeout: 60_000 }, async () => {
+    const a = await instance("rate-a");
+    const b = await instance("rate-b");
+    const endpoints: MqttEndpoints[] = [await serveMqtt(a), await serveMqtt(b)];
+    const clients: TestMqttClient[] = [];
+    try {
+      const owner = await signUp(restClient(a));
+      const key = (await restClient(a)("POST", "/api-keys", { token: owner.accessToken, body: { name: "d", kind: "device" } })).body.secret as string;
+      const other = await signUp(restClient(b));
+      const otherKey = (await restClient(b)("POST", "/api-keys", { token: other.accessToken, body: { name: "d", kind: "device" } })).body.secret as string;
+      const onA = await connectMqtt(endpoints[0]!.tcp, { password: key, clientId: "on-a", protocolVersion: 5 });
+      const onB = await connectMqtt(endpoints[1]!.ws, { password: key, clientId: "on-b", protocolVersion: 5 });
+      const otherOnB = await connectMqtt(endpoints[1]!.tcp, { password: otherKey, clientId: "o", protocolVersion: 5 });
+      const watcher = await connectMqtt(endpoints[1]!.tcp, { password: key, clientId: "watcher", protocolVersion: 5 });
+      clients.push(onA, onB, otherOnB, watcher);
+      await watcher.subscribe("rate/#", 1);
+      // Each instance alone would take RATE of these; together they share RATE (a lease of
+      // RATE / 50 per instance may spill into the next second: at most 1 each here).
+      const [fromA, fromB] = await Promise.all([burst(onA, RATE, "a"), burst(onB, RATE, "b")]);
+      expect(fromA.taken + fromB.taken).toBeLessThanOrEqual(RATE + 2);
+      expect(fromA.taken + fromB.taken).toBeGreaterThanOrEqual(RATE / 2);
+      expect(new Set([...fromA.refusedCodes, ...fromB.refusedCodes])).toEqual(new Set([0x97]));
+      // Flows of the organization, on either instance, are within the same budget right now.
+      await expect(b.mqtt.builtIn.publish(owner.organizationId, { topic: "rate/flow", payload: Buffer.from("x"), qos: 0, retain: false })).rejects.toThrow(/faster than/);
+      // Another organization is not slowed down by it.
+      expect((await burst(otherOnB, 10, "o")).taken).toBe(10);
+      await sleep(300);
+      expect(watcher.messages.length).toBe(fromA.taken + fromB.taken);
+      // The next second the budget is there again, on both.
+      await sleep(1_100);
+      await onA.publish("rate/t", "later-a", { qos: 1 });
+      await onB.publish("rate/t", "later-b", { qos: 1 });
+    } finally {
+      for (const c of clients) c.client.end(true);
+      for (const e of endpoints) await e.close();
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("an MQTT 5 session resumed on another instance is not expired by the timer of the instance it left", { timeout: 60_000 }, async () => {
+    const a = await instance("expiry-a");
+    const b = await instance("expiry-b");
+    const endpoints: MqttEndpoints[] = [await serveMqtt(a), await serveMqtt(b)];
+    const clients: TestMqttClient[] = [];
+    try {
+      const owner = await signUp(restClient(a));
+      const key = (await restClient(a)("POST", "/api-keys", { token: owner.accessToken, body: { name: "d", kind: "device" } })).body.secret as string;
+      const connect = async (url: string, expiry: number) => {
+        const c = await connectMqtt(url, { password: key, clientId: "roamer", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: expiry } });
+        clients.push(c);
+        return c;
+      };
+      // On A with a 2 s expiry, then away: A times the session.
+      const first = await connect(endpoints[0]!.tcp, 2);
+      await first.subscribe("roam/#", 1);
+      await first.end();
+      // Back within it on B, asking for an hour now; then away again.
+      const onB = await connect(endpoints[1]!.ws, 3600);
+      expect(onB.connack.sessionPresent).toBe(true);
+      await onB.end();
+      // A's 2 s have passed: the session must still be there, with what was queued for it.
+      await sleep(2_500);
+      const sender = await connectMqtt(endpoints[0]!.tcp, { password: key, clientId: "sender", protocolVersion: 5 });
+      clients.push(sender);
+      await sender.publish("roam/x", "kept", { qos: 1 });
+      const back = await connect(endpoints[1]!.tcp, 3600);
+      expect(back.connack.sessionPresent).toBe(true);
+      expect((await back.next()).payload).toBe("kept");
+    } finally {
+      for (const c of clients) c.client.end(true);
+      for (const e of endpoints) await e.close();
+      await a.close();
+      await b.close();
+    }
+  });
+});
