@@ -16,6 +16,9 @@ const BASE_PORT = Number(process.env.BENCH_FORWARD_PORT ?? 3740);
 const SECONDS = Number(process.env.BENCH_FORWARD_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_FORWARD_ROUNDS ?? 3);
 const CONNECTIONS = 10;
+const VIA_REDIS = process.env.BENCH_FORWARD_VIA === "redis";
+/** Seconds of warm-up of each path before the rounds (the forwarded one runs code in two processes). */
+const WARMUP_SECONDS = Number(process.env.BENCH_FORWARD_WARMUP ?? 1);
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -41,7 +44,8 @@ export async function benchForward(ctx: BenchContext): Promise<BenchOutcome> {
   const cluster = new TestCluster({
     basePort: BASE_PORT,
     // LOG_LEVEL info as in production (the benchmark-2 server's too): one access line per request.
-    env: { LOG_LEVEL: "info", RATE_LIMIT_API_PER_CREDENTIAL: "100000000", RATE_LIMIT_WEBHOOK_PER_IP: "100000000", RATE_LIMIT_WEBHOOK_PER_ORG: "100000000" },
+    // BENCH_FORWARD_VIA=redis: forwarded calls over the Redis channels only (CLUSTER_URL=none), to compare with the instances' direct connection.
+    env: { LOG_LEVEL: "info", RATE_LIMIT_API_PER_CREDENTIAL: "100000000", RATE_LIMIT_WEBHOOK_PER_IP: "100000000", RATE_LIMIT_WEBHOOK_PER_ORG: "100000000", ...(VIA_REDIS ? { CLUSTER_URL: "none" } : {}) },
     ...(profDir ? { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profDir}`] } : {}),
   });
   const startedAt = new Date();
@@ -114,8 +118,8 @@ export async function benchForward(ctx: BenchContext): Promise<BenchOutcome> {
       const other = cluster.live().find((n) => n.name !== owner.name)!;
       ctx.log(`forward: ${c.measure}: owner ${owner.name}, forwarded through ${other.name}`);
       // Warm both paths (JIT, caches) before measuring.
-      await load({ ...c.options(owner), duration: 1, connections: CONNECTIONS });
-      await load({ ...c.options(other), duration: 1, connections: CONNECTIONS });
+      await load({ ...c.options(owner), duration: WARMUP_SECONDS, connections: CONNECTIONS });
+      await load({ ...c.options(other), duration: WARMUP_SECONDS, connections: CONNECTIONS });
       const direct: LoadResult[] = [];
       const forwarded: LoadResult[] = [];
       // CPU time of both instances per 2xx answer (µs): comparable between runs on a busy machine.
@@ -147,13 +151,13 @@ export async function benchForward(ctx: BenchContext): Promise<BenchOutcome> {
       });
       rows.push({
         benchmark: B,
-        measure: `${c.measure}: on the other instance (forwarded)`,
+        measure: `${c.measure}: on the other instance (forwarded${VIA_REDIS ? " over Redis pub/sub" : ""})`,
         result: `${fmt.int(f)} req/s (median of ${ROUNDS}) = **${(f / d).toFixed(2)}× direct**`,
         notes: `rounds ${forwarded.map((r) => fmt.int(r.rps)).join(", ")} (per-round ratios ${ratios.map((r) => r.toFixed(2)).join(", ")}); p50 ${fmt.ms(median(forwarded.map((r) => r.p50)))}, p99 ${fmt.ms(median(forwarded.map((r) => r.p99)))}; CPU of both instances per request: median ${fmt.int(median(cpu.forwarded))} µs = ${(median(cpu.forwarded) / median(cpu.direct)).toFixed(2)}× direct's; goal: at least 0.8× direct`,
       });
     }
     notes.push(
-      `Benchmark 7b: two instances as processes (src/test/cluster-node.ts: src/server.ts's request listener without Next, LOG_LEVEL info) on one PostgreSQL schema and one Redis prefix; autocannon, ${CONNECTIONS} connections, ${SECONDS} s per measurement after 1 s of warm-up of each path, direct and forwarded in turn (alternating which goes first), ${ROUNDS} rounds; the bench process, both instances, PostgreSQL and Redis share the 2 cores. The 1-minute load average at the rounds ranged ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.`,
+      `Benchmark 7b: two instances as processes (src/test/cluster-node.ts: src/server.ts's request listener without Next, LOG_LEVEL info) on one PostgreSQL schema and one Redis prefix; autocannon, ${CONNECTIONS} connections, ${SECONDS} s per measurement after ${WARMUP_SECONDS} s of warm-up of each path, direct and forwarded in turn (alternating which goes first), ${ROUNDS} rounds; the bench process, both instances, PostgreSQL and Redis share the 2 cores. The 1-minute load average at the rounds ranged ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.`,
     );
     const cpus = os.cpus();
     writeReport(REPORT, {

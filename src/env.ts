@@ -122,6 +122,10 @@ const envSchema = z
     /** Messages per second an organization's clients and flows may publish, all instances together with Redis (burst: one second's worth). */
     MQTT_PUBLISH_RATE_PER_ORGANIZATION: positiveInt.default(1000),
     /** This instance's name in a cluster (GET /health, flow placement); default: host name, process id and a random suffix. */
+    // Where the other instances reach this one over HTTP (forwarded calls, flow-runtime/peer-link.ts):
+    // by default http://HOST:PORT (for 0.0.0.0, this machine's first non-internal IPv4 address);
+    // "none": only over Redis.
+    CLUSTER_URL: z.union([z.literal("none"), z.url({ protocol: /^https?$/ })]).optional(),
     INSTANCE_ID: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "must be 1-64 letters, digits, '.', '_' or '-'").optional(),
   })
   .superRefine((env, ctx) => {

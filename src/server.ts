@@ -13,7 +13,7 @@ import { createAppServices } from "./server/compose";
 import type { AppServices } from "./server/app-services";
 import { setAppServices } from "./server/services-slot";
 import { CLIENT_IP_HEADER, resolveClientIp } from "./server/http/client-ip";
-import { routeUpgrade, type UpgradeRoute } from "./server/http/upgrades";
+import { peerUpgradeRoute, routeUpgrade, type UpgradeRoute } from "./server/http/upgrades";
 import { createSocketHooks } from "./server/http/socket-hooks";
 import { createRealtimeHub } from "./server/realtime/hub";
 import { DeviceChannel } from "./server/realtime/devices";
@@ -106,6 +106,8 @@ const upgradeRoutes: UpgradeRoute[] = [
   },
   // websocket-listener nodes (SPEC §23): /ws/hooks/{org-slug}/{path}.
   socketHooks.route,
+  // Another instance's connection for the calls it forwards here (a cluster only).
+  peerUpgradeRoute(app.flowRuntime),
   // The built-in MQTT broker over WebSocket (SPEC §20); its TCP/TLS port is MQTT_PORT, below.
   { name: "mqtt", matches: (pathname) => pathname === "/mqtt", handle: (req, socket, head) => app.mqtt.handleUpgrade(req, socket, head) },
   {

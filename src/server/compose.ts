@@ -29,6 +29,7 @@ import { openCredential } from "./services/config-nodes/credentials";
 import { SandboxPool } from "./runtime/sandbox/sandbox-pool";
 import { jwtKeys } from "./auth/jwt";
 import { deriveKey } from "./auth/crypto";
+import { advertisedPeerUrl } from "./flow-runtime/peer-link";
 import { variableKeyring } from "./services/variables/variable-keys";
 import { createAuthLimiters } from "./auth/limits";
 import { createAppMetrics } from "./metrics";
@@ -169,6 +170,8 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     devices,
     instanceId,
     highWaterMark: env.FLOW_HIGH_WATER_MARK,
+    // Calls to the instance running a flow go straight to it over HTTP, signed with a key all instances share.
+    peer: { url: advertisedPeerUrl(env), key: deriveKey(config.secrets.encryptionKey, "cluster-peer-v1") },
     variables,
     executions: {
       enabled: env.EXECUTIONS_ENABLED,

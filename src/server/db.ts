@@ -1,10 +1,9 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { cpSync, existsSync, mkdirSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
-import { PrismaPGlite } from "pglite-prisma-adapter";
-import { PrismaPg } from "@prisma/adapter-pg";
-import pg from "pg";
+// The drivers are loaded by the backend that uses them (openEmbedded, openPostgres): the embedded
+// defaults never load pg and its Prisma adapter, a PostgreSQL instance never loads PGlite.
+import type { PGlite } from "@electric-sql/pglite";
 import { PrismaClient } from "../generated/prisma/client";
 import { applyMigrations, type MigrateResult, type SqlExecutor } from "./migrate";
 
@@ -138,9 +137,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
  * docs/BENCHMARKS.md "Idle memory and ready time" has what each setting bought.
  */
 const EMBEDDED_SETTINGS = ["shared_buffers=16MB", "wal_buffers=1MB", "work_mem=2MB", "maintenance_work_mem=16MB", "temp_buffers=2MB"];
-const embeddedOptions = () => ({ startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((setting) => ["-c", setting])] });
 
 async function openEmbedded(options: DatabaseOptions): Promise<Database> {
+  const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import("@electric-sql/pglite"), import("pglite-prisma-adapter")]);
+  const embeddedOptions = () => ({ startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((setting) => ["-c", setting])] });
   let pglite: PGlite;
   if (options.dataDir === "memory://") {
     pglite = new PGlite(embeddedOptions());
@@ -204,6 +204,7 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
 }
 
 async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
+  const [{ default: pg }, { PrismaPg }] = await Promise.all([import("pg"), import("@prisma/adapter-pg")]);
   const searchPath = options.schema ? `-c search_path="${options.schema}"` : undefined;
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000, options: searchPath });
   await client.connect();

@@ -20,7 +20,7 @@ import { restCore } from "@/server/api/rest";
 import { handleWebhookUrl } from "@/server/api/rest/webhook-handler";
 import { CLIENT_IP_HEADER, resolveClientIp } from "@/server/http/client-ip";
 import { createRequestListener } from "@/server/http/request-listener";
-import { routeUpgrade, type UpgradeRoute } from "@/server/http/upgrades";
+import { peerUpgradeRoute, routeUpgrade, type UpgradeRoute } from "@/server/http/upgrades";
 import { createSocketHooks } from "@/server/http/socket-hooks";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
 import { createRealtimeHub } from "@/server/realtime/hub";
@@ -80,6 +80,8 @@ const upgradeRoutes: UpgradeRoute[] = [
     },
   },
   socketHooks.route,
+  // Another instance's connection for the calls it forwards here (a cluster only).
+  peerUpgradeRoute(app.flowRuntime),
   // The built-in MQTT broker over WebSocket (SPEC §20).
   { name: "mqtt", matches: (pathname) => pathname === "/mqtt", handle: (req, socket, head) => app.mqtt.handleUpgrade(req, socket, head) },
   { name: "dashboard", matches: (pathname) => dashboardSlugOf(pathname) !== null, handle: (req, socket, head) => dashboardSockets.handleUpgrade(req, socket, head) },

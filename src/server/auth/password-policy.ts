@@ -1,5 +1,8 @@
 import { z } from "zod";
-import { dictionary } from "@zxcvbn-ts/language-common";
+import { lazyRequire } from "../lazy-require";
+
+/** The leaked-password dictionary (a few MB once loaded), loaded by the first password checked. */
+const language = lazyRequire<typeof import("@zxcvbn-ts/language-common")>("@zxcvbn-ts/language-common");
 import { passwordPolicy } from "../../shared/policy";
 
 /** User-facing messages; each reads after the word "Password" (or a field path) as a predicate. */
@@ -27,7 +30,7 @@ function checkShape(password: string): string | null {
 let common: Set<string> | null = null;
 
 function commonPasswords(): Set<string> {
-  common ??= new Set(dictionary["passwords-common"].map((p) => p.toLowerCase()));
+  common ??= new Set(language().dictionary["passwords-common"].map((p) => p.toLowerCase()));
   return common;
 }
 

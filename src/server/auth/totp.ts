@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { generateSecret, generateSync, generateURI } from "otplib";
-import QRCode from "qrcode";
+
 import { mfaPolicy } from "../../shared/policy";
 
 /** RFC 6238 parameters: SHA-1, 30-second steps, 6 digits, one step of tolerance either way. */
@@ -29,6 +29,8 @@ export function totpUri(options: { secret: string; accountName: string; issuer: 
 
 /** The URI as a PNG QR code, `data:image/png;base64,...`. */
 export async function totpQrDataUrl(uri: string): Promise<string> {
+  // Loaded by the first MFA enrolment, not at start-up.
+  const { default: QRCode } = await import("qrcode");
   return QRCode.toDataURL(uri, { type: "image/png", errorCorrectionLevel: "M", margin: 2, width: 240 });
 }
 

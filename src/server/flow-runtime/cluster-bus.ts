@@ -2,6 +2,7 @@ import { randomHex } from "../ids";
 import type { KeyValueStore } from "../store";
 import type { Logger } from "../logger";
 import { boundedJson } from "../runtime/bounded-json";
+import { PeerFailure, type PeerLink } from "./peer-link";
 
 /** The channel an instance listens on for requests and replies. */
 export const nodeChannel = (instanceId: string) => `cluster:node:${instanceId}`;
@@ -42,6 +43,9 @@ interface Waiting {
   timer: NodeJS.Timeout;
 }
 
+/** Answers a request; `via` says how it came: straight from the sender (PeerLink) or the target's Redis channel. */
+export type RequestHandler = (args: unknown, via: "direct" | "bus") => Promise<unknown>;
+
 export type ClusterEvent = { type: "released"; from: string; flowIds: string[] } | { type: "joined"; from: string } | { type: "left"; from: string };
 
 export interface HandledRequestLimits {
@@ -62,6 +66,8 @@ interface Handled {
   at: number;
   /** The reply sent, as published, once there is one (and it was small enough to keep). */
   reply: string | null;
+  /** A second delivery came over Redis while the first (straight from the sender) ran: the reply goes over Redis too. */
+  busWaiting?: boolean;
 }
 
 /**
@@ -93,13 +99,15 @@ export class HandledRequests {
     return undefined;
   }
 
-  /** Keeps the reply sent for the request, to answer a duplicate with it. */
-  answered(key: string, reply: string): void {
+  /** Keeps the reply sent for the request, to answer a duplicate with it; true when a duplicate waits for it on the bus. */
+  answered(key: string, reply: string): boolean {
     const entry = this.entries.get(key);
-    if (!entry || reply.length > this.limits.maxReplyChars) return;
+    const busWaiting = entry?.busWaiting === true;
+    if (!entry || reply.length > this.limits.maxReplyChars) return busWaiting;
     entry.reply = reply;
     this.keptChars += reply.length;
     this.prune();
+    return busWaiting;
   }
 
   private prune(): void {
@@ -125,7 +133,7 @@ export class HandledRequests {
  * more), a failed one can be tried again, and close() leaves nothing subscribed.
  */
 export class ClusterBus {
-  private readonly handlers = new Map<string, (args: unknown) => Promise<unknown>>();
+  private readonly handlers = new Map<string, RequestHandler>();
   private readonly waiting = new Map<string, Waiting>();
   private goneCheck: NodeJS.Timeout | null = null;
   private checkingGone = false;
@@ -144,11 +152,13 @@ export class ClusterBus {
     private readonly logger: Logger,
     private readonly onEvent: (event: ClusterEvent) => void,
     limits: HandledRequestLimits = DEFAULT_HANDLED_REQUEST_LIMITS,
+    /** Requests straight to the target over its own connection when its address is known (null: Redis only). */
+    private readonly peers: PeerLink | null = null,
   ) {
     this.handled = new HandledRequests(limits);
   }
 
-  handle(op: string, handler: (args: unknown) => Promise<unknown>): void {
+  handle(op: string, handler: RequestHandler): void {
     this.handlers.set(op, handler);
   }
 
@@ -192,8 +202,51 @@ export class ClusterBus {
     return end;
   }
 
+  /**
+   * Sends `op` to the instance `target` and resolves with its handler's value. Straight to it over
+   * its own connection (PeerLink) when its address is known; otherwise, or when that connection fails, over its
+   * Redis channel, with the same request id, so a request that reached it both ways still runs once.
+   */
   request<T>(target: string, op: string, args: unknown, timeoutMs: number): Promise<T> {
     const id = `${this.idPrefix}-${++this.counter}`;
+    const envelope: Envelope = { k: "req", id, from: this.instanceId, op, args };
+    // Bounded (runtime/bounded-json.ts): a link message repeating one object is refused, never expanded in full here.
+    let text: string;
+    try {
+      const json = boundedJson(envelope, { maxChars: MAX_REQUEST_CHARS, cut: false });
+      if (json.truncated) throw new Error(`message too large to send to another instance (more than ${MAX_REQUEST_CHARS} characters as JSON)`);
+      text = json.text!;
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    const peers = this.peers;
+    const url = peers?.urlOf(target) ?? null;
+    if (!peers || !url || this.closed) return this.requestOverBus<T>(target, op, id, text, timeoutMs, false);
+    const startedAt = performance.now();
+    return peers.send(target, url, id, Buffer.from(text), timeoutMs).then(
+      (reply) => {
+        const answer = reply as Envelope | { k: "busy"; id: string };
+        // A second delivery whose first handling still runs there: its reply comes over Redis.
+        if (answer.k === "busy") throw new PeerFailure(`instance ${target} is handling ${op} already`, true);
+        if (answer.k !== "res") throw new Error(`instance ${target} answered ${op} with something else than a reply`);
+        if (!answer.ok) throw new Error(answer.error);
+        return answer.value as T;
+      },
+      (err: unknown) => {
+        if (!(err instanceof PeerFailure)) throw err;
+        if (err.timedOut) throw new RpcTimeout(`instance ${target} did not answer ${op} within ${timeoutMs} ms`);
+        this.logger.debug({ err, target, op }, "request to another instance over its connection failed; sent over Redis");
+        const left = Math.max(1, timeoutMs - (performance.now() - startedAt));
+        return this.requestOverBus<T>(target, op, id, text, left, err.sent);
+      },
+    );
+  }
+
+  /**
+   * The request over the target's Redis channel. `maybeRan`: it may have reached the target
+   * already (over its connection), so finding nobody listening there now does not prove it never ran.
+   */
+  private requestOverBus<T>(target: string, op: string, id: string, text: string, timeoutMs: number, maybeRan: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
@@ -204,25 +257,12 @@ export class ClusterBus {
         this.goneCheck = setInterval(() => void this.failRequestsToGone(), GONE_CHECK_MS);
         this.goneCheck.unref();
       }
-      const envelope: Envelope = { k: "req", id, from: this.instanceId, op, args };
-      // Bounded (runtime/bounded-json.ts): a link message repeating one object is refused, never expanded in full here.
-      let text: string;
-      try {
-        const json = boundedJson(envelope, { maxChars: MAX_REQUEST_CHARS, cut: false });
-        if (json.truncated) throw new Error(`message too large to send to another instance (more than ${MAX_REQUEST_CHARS} characters as JSON)`);
-        text = json.text!;
-      } catch (err) {
-        clearTimeout(timer);
-        this.waiting.delete(id);
-        reject(err instanceof Error ? err : new Error(String(err)));
-        return;
-      }
       this.store.publish(nodeChannel(target), text).then(
         (listeners) => {
           // Nobody listens on the target's channel: it is gone (its connection to Redis closed), do not wait.
           if (listeners === 0 && this.waiting.delete(id)) {
             clearTimeout(timer);
-            reject(new RpcTimeout(`instance ${target} is not listening`, { notListening: true }));
+            reject(maybeRan ? new RpcTimeout(`instance ${target} went away before it answered`, { targetGone: true }) : new RpcTimeout(`instance ${target} is not listening`, { notListening: true }));
           }
         },
         (err: unknown) => {
@@ -300,32 +340,55 @@ export class ClusterBus {
       else w.reject(new Error(envelope.error));
       return;
     }
+    void this.answer(envelope, "bus");
+  }
+
+  /**
+   * A request that came straight from its sender (PeerLink): resolves with the reply's JSON (for a
+   * second delivery whose first handling still runs, `{"k":"busy"}`), or null when it is not a request.
+   */
+  async receiveDirect(raw: string): Promise<string | null> {
+    let envelope: Envelope;
+    try {
+      envelope = JSON.parse(raw) as Envelope;
+    } catch {
+      return null;
+    }
+    if (envelope.k !== "req" || typeof envelope.id !== "string" || typeof envelope.from !== "string") return null;
+    return (await this.answer(envelope, "direct")) ?? JSON.stringify({ k: "busy", id: envelope.id });
+  }
+
+  /** Runs a request once, whichever way (and however often) it arrived; the reply goes back the way it came. */
+  private async answer(envelope: Extract<Envelope, { k: "req" }>, via: "direct" | "bus"): Promise<string | null> {
     const from = envelope.from;
     const key = `${from} ${envelope.id}`;
     const first = this.handled.firstSeen(key);
     if (first) {
       // The same request again: answered from its first handling, or (while that one runs, or its
       // reply was too large to keep) left to that handling's reply. Never run twice.
-      if (first.reply !== null) this.send(from, envelope.op, first.reply);
-      return;
+      if (first.reply !== null) {
+        if (via === "bus") this.send(from, envelope.op, first.reply);
+        return first.reply;
+      }
+      // The first came straight and its sender gave up on that connection: it waits on the bus.
+      if (via === "bus") first.busWaiting = true;
+      return null;
     }
-    const reply = (body: Envelope) => {
-      const text = JSON.stringify(body);
-      this.handled.answered(key, text);
-      this.send(from, envelope.op, text);
-    };
     const handler = this.handlers.get(envelope.op);
-    if (!handler) {
-      reply({ k: "res", id: envelope.id, ok: false, error: `unknown operation ${envelope.op}` });
-      return;
-    }
-    handler(envelope.args).then(
-      (value) => reply({ k: "res", id: envelope.id, ok: true, value: value ?? null }),
-      (err: unknown) => {
+    let body: Envelope;
+    if (!handler) body = { k: "res", id: envelope.id, ok: false, error: `unknown operation ${envelope.op}` };
+    else {
+      try {
+        body = { k: "res", id: envelope.id, ok: true, value: (await handler(envelope.args, via)) ?? null };
+      } catch (err) {
         this.logger.error({ err, op: envelope.op }, "cluster request failed");
-        reply({ k: "res", id: envelope.id, ok: false, error: err instanceof Error ? err.message : String(err) });
-      },
-    );
+        body = { k: "res", id: envelope.id, ok: false, error: err instanceof Error ? err.message : String(err) };
+      }
+    }
+    const text = JSON.stringify(body);
+    const busWaiting = this.handled.answered(key, text);
+    if (via === "bus" || busWaiting) this.send(from, envelope.op, text);
+    return text;
   }
 
   private send(target: string, op: string, text: string): void {

@@ -9,9 +9,12 @@ import { signUp } from "@/test/accounts";
 import { Sink, TestCluster, sleep, until, type ClusterNode } from "@/test/cluster";
 import { connect } from "@/test/ws";
 import pg from "pg";
+import http from "node:http";
+import { Redis } from "ioredis";
 
-const BASE_PORT = 3700;
-const SINK_PORT = 3790;
+// Ports: overridable, so several checkouts on one machine can run this file at once.
+const BASE_PORT = Number(process.env.CLUSTER_TEST_BASE_PORT ?? 3700);
+const SINK_PORT = Number(process.env.CLUSTER_TEST_SINK_PORT ?? 3790);
 const REFUSED_PORT = 3799;
 const TICK_SECONDS = 1;
 
@@ -188,6 +191,17 @@ describe("several instances on one PostgreSQL and Redis", () => {
       // Fair share: 6 flows on 2 instances, 3 each (rebalanced within a few ticks).
       await until("3 flows each", async () => ([...(await heldCounts()).values()].every((c) => c === 3) ? true : undefined), 15_000, 250);
 
+      // Forwarded calls go straight to the instance running the flow, over the connection between
+      // the two (peer-link.ts), not over its Redis channel: only a first call, made before the
+      // sender has read where the other instance is, may take the channel.
+      const bus = new Redis(process.env.REDIS_URL!);
+      const overRedis: string[] = [];
+      bus.on("message", (_channel: string, message: string) => {
+        const envelope = JSON.parse(message) as { k: string; op?: string };
+        if (envelope.k === "req" && (envelope.op === "inject" || envelope.op === "webhook")) overRedis.push(envelope.op);
+      });
+      await bus.subscribe(...["a", "b"].map((n) => `${cluster.keyPrefix}cluster:node:${node(n).instanceId}`));
+
       // Injects made on every instance reach the flow exactly once.
       const payloads: string[] = [];
       for (let i = 0; i < 20; i++) {
@@ -209,6 +223,24 @@ describe("several instances on one PostgreSQL and Redis", () => {
         expect(res.body).toEqual({ from: via.name });
       }
       expect((await node("a").request("POST", `/hooks/${slug}/nowhere`, { body: {} })).status).toBe(404);
+      expect(overRedis.length, `requests over Redis: ${overRedis.join(", ")}`).toBeLessThanOrEqual(2);
+      bus.disconnect();
+
+      // The connection between instances needs the cluster's signature: anyone else is refused.
+      const refused = await new Promise<number>((resolve, reject) => {
+        const req = http.request(`${node("a").url}/_cluster/peer`, { headers: { connection: "Upgrade", upgrade: "flowplane-peer/1", "x-flowplane-peer-to": node("a").instanceId, "x-flowplane-peer": `${Date.now()}.forged` } });
+        req.on("upgrade", (_res, socket) => {
+          socket.destroy();
+          resolve(101);
+        });
+        req.on("response", (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on("error", reject);
+        req.end();
+      });
+      expect(refused).toBe(401);
 
       // Node statuses are the owner's, asked from the other instance too.
       const statusOwner = await ownerOf(flows.status!);

@@ -5,7 +5,10 @@ import { SOCKET_ROUTE_METHOD, socketListenerPath } from "../runtime/socket-hooks
 import { AppError } from "../errors";
 import { LocalFlowRuntime, type LocalRuntimeDeps } from "./local";
 import { LeaseKeeper } from "./lease-keeper";
-import { ClusterBus, RpcTimeout, nodeChannel, type ClusterEvent } from "./cluster-bus";
+import { ClusterBus, DEFAULT_HANDLED_REQUEST_LIMITS, RpcTimeout, nodeChannel, type ClusterEvent } from "./cluster-bus";
+import { PeerLink, acceptPeer } from "./peer-link";
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
 import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult, ReplayResult } from "./types";
 import { groupKeeper, placementGroups, placementKeysOf } from "./placement-groups";
 
@@ -158,6 +161,12 @@ interface InjectArgs {
 
 export interface ClusteredRuntimeDeps extends Omit<LocalRuntimeDeps, "fence"> {
   timings?: Partial<ClusterTimings>;
+  /**
+   * Requests to other instances straight over a connection to each (peer-link.ts): this instance's URL (null: it
+   * cannot be reached, it only sends) and the key all instances sign them with. Without it every
+   * request goes over Redis.
+   */
+  peer?: { url: string | null; key: Buffer };
 }
 
 /**
@@ -183,6 +192,9 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   readonly instanceId: string;
   private readonly local: LocalFlowRuntime;
   private readonly bus: ClusterBus;
+  private readonly peers: PeerLink | null;
+  /** Connections other instances opened to send their requests here (closed when this one stops). */
+  private readonly peerSockets = new Set<Duplex>();
   private readonly timings: ClusterTimings;
   private readonly held = new Map<string, Held>();
   private readonly routes = new Map<string, PublishedRoutes>();
@@ -235,9 +247,11 @@ export class ClusteredFlowRuntime implements FlowRuntime {
         reply: (flowId, r) => this.forwardLink({ flowId, ...r }),
       },
     });
-    this.bus = new ClusterBus(deps.store, this.instanceId, deps.logger, (event) => this.onClusterEvent(event));
+    this.peers = deps.peer ? new PeerLink(deps.store, this.instanceId, deps.peer.url, deps.peer.key, deps.logger) : null;
+    this.bus = new ClusterBus(deps.store, this.instanceId, deps.logger, (event) => this.onClusterEvent(event), DEFAULT_HANDLED_REQUEST_LIMITS, this.peers);
     this.bus.handle("reconcile", (args) => this.onReconcile(args as { flowId: string }));
-    this.bus.handle("inject", (args) => this.onInject(args as InjectArgs, "forwarded"));
+    // Over Redis the reply follows the event's PUBLISH on the same connection; over the direct connection it must wait for Redis's acknowledgement.
+    this.bus.handle("inject", (args, via) => this.onInject(args as InjectArgs, via === "bus" ? "sent" : "published"));
     this.bus.handle("statuses", (args) => this.onStatuses(args as { flowId: string }));
     this.bus.handle("webhook", (args) => this.onWebhook(args as { slug: string; request: WebhookRequest }));
     this.bus.handle("link", (args) => this.onLink(args as LinkArgs));
@@ -379,7 +393,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
       if (attempt > 0) await sleep(Math.min(100 * attempt, 250));
       // Held here and provably so (the engine's own fence): no need to ask the store who holds it.
       if (this.holds(flowId)) {
-        const reply = await this.onInject(args, "here");
+        const reply = await this.onInject(args, "published");
         if (!reply.notOwner) return reply.value;
       }
       const recent = this.recentHolders.get(flowId);
@@ -391,7 +405,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
         return { ok: false, reason: "not_running" };
       }
       if (holder === this.instanceId) {
-        const reply = await this.onInject(args, "here");
+        const reply = await this.onInject(args, "published");
         if (!reply.notOwner) return reply.value;
         continue;
       }
@@ -647,6 +661,26 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     await this.local.close();
     await this.keeper?.close();
     await this.bus.close();
+    await this.peers?.withdraw();
+    this.peers?.close();
+    for (const socket of this.peerSockets) socket.destroy();
+  }
+
+  /**
+   * GET /_cluster/peer, upgraded: the connection another instance sends its requests for this one
+   * over (peer-link.ts), signed with the cluster's key; each is answered as the same request over
+   * Redis would be. Refused when this instance has no peer key or is stopping.
+   */
+  acceptPeer(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const key = this.deps.peer?.key;
+    if (!key || this.closing) {
+      socket.destroy();
+      return;
+    }
+    const accepted = acceptPeer(req, socket, head, { key, instanceId: this.instanceId, handle: (text) => this.bus.receiveDirect(text), logger: this.deps.logger });
+    if (!accepted) return;
+    this.peerSockets.add(accepted);
+    accepted.once("close", () => this.peerSockets.delete(accepted));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -785,6 +819,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   private async heartbeat(): Promise<void> {
     await this.deps.store.set(memberKey(this.instanceId), String(Date.now()), { ttlMs: this.timings.leaseTtlMs });
     await this.deps.store.setAdd(MEMBERS_KEY, this.instanceId);
+    // Where the others reach this instance (written again every few minutes).
+    await this.peers?.advertise().catch((err: unknown) => this.deps.logger.warn({ err }, "this instance's address could not be published; the others use Redis"));
     // The lease keeper's worker refreshes the membership with the leases from now on, so a main
     // thread busy for a moment is not counted out of the fair share (and its flows rebalanced away).
     if (!this.memberByKeeper && this.keeper?.active) {
@@ -1308,19 +1344,19 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   /**
    * Sends the message here, where the flow runs, and publishes its `inject` event ahead of the
    * answer. The event leaves with this turn's batch (concurrent injects share one PUBLISH, and the
-   * debug events the message causes at once usually join it). Made here: the answer, which goes
-   * out over HTTP, waits until Redis has acknowledged that PUBLISH. Forwarded: the reply waits only
-   * until the PUBLISH is issued; ClusterBus publishes the reply next on the same Redis connection,
-   * and Redis runs one connection's commands in order, so the asking instance cannot have the
-   * reply before the event is published, and no round trip is added.
+   * debug events the message causes at once usually join it). Made here, or forwarded over the direct connection
+   * (`published`): the answer waits until Redis has acknowledged that PUBLISH. Forwarded over Redis
+   * (`sent`): the reply waits only until the PUBLISH is issued; ClusterBus publishes the reply next
+   * on the same Redis connection, and Redis runs one connection's commands in order, so the asking
+   * instance cannot have the reply before the event is published, and no round trip is added.
    */
-  private async onInject({ flowId, nodeId, overrides, origin }: InjectArgs, from: "here" | "forwarded"): Promise<OwnerReply<InjectResult>> {
+  private async onInject({ flowId, nodeId, overrides, origin }: InjectArgs, ack: "published" | "sent"): Promise<OwnerReply<InjectResult>> {
     // A start under way (lease just taken) finishes first.
     const pending = this.locks.get(flowId);
     if (pending) await pending.catch(() => undefined);
     if (!this.holds(flowId)) return { notOwner: true };
     const result = this.local.injectNow(flowId, nodeId, overrides, origin);
-    if (result.ok && origin) await (from === "here" ? this.deps.events.published() : this.deps.events.sent());
+    if (result.ok && origin) await (ack === "published" ? this.deps.events.published() : this.deps.events.sent());
     return { value: result };
   }
 

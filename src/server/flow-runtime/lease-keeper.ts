@@ -37,6 +37,9 @@ export class LeaseKeeper {
     this.worker = new Worker(url, {
       execArgv,
       workerData: { ...options.connection, ttlMs: options.ttlMs, renewMs: options.renewMs, stallMs: options.stallMs, shared },
+      // It allocates a few renewals a second: a young generation of 2 MB instead of V8's default (up
+      // to 32 MB, grown while ioredis loads and never given back) keeps it at ~12 MB instead of ~27.
+      resourceLimits: { maxYoungGenerationSizeMb: 2 },
     });
     this.worker.unref();
     this.worker.on("message", (message: { op: "lost"; slot: number; token: number }) => {

@@ -1,3 +1,5 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
 import type { Deployment, Flow } from "../../generated/prisma/client";
 import type { FlowGraph } from "../../shared/flow-graph";
 import type { ConfigNodeSnapshot } from "../../shared/config-nodes";
@@ -115,4 +117,9 @@ export interface FlowRuntime {
   stats(): FlowRuntimeStats;
   /** Stops this instance's flows (handing them over to the other instances, in a cluster); calling it again does nothing. */
   close(): Promise<void>;
+  /**
+   * A cluster's instances only: the upgraded connection (GET /_cluster/peer) another instance sends
+   * its requests for this one over (flow-runtime/peer-link.ts).
+   */
+  acceptPeer?(req: IncomingMessage, socket: Duplex, head: Buffer): void;
 }

@@ -1,6 +1,9 @@
 import { appendFile, mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { createTransport } from "nodemailer";
+import { lazyRequire } from "../lazy-require";
+
+/** nodemailer, loaded only with SMTP_URL (the default outbox file never needs it). */
+const nodemailer = lazyRequire<typeof import("nodemailer")>("nodemailer");
 
 export interface MailMessage {
   to: string;
@@ -40,7 +43,7 @@ function bareAddress(to: string): string {
 export function createMailer(options: { dataDir: string; smtpUrl?: string; from: string; logger?: MailLogger }): Mailer {
   const { logger, from } = options;
   if (options.smtpUrl) {
-    const transport = createTransport(options.smtpUrl);
+    const transport = nodemailer().createTransport(options.smtpUrl);
     return {
       kind: "smtp",
       async send(message) {

@@ -25,10 +25,11 @@ import { Readable, type Duplex } from "node:stream";
 import tls from "node:tls";
 import { Aedes, type AedesPublishPacket, type Client, type ConnectPacket, type PublishPacket, type Subscription } from "aedes";
 import mqemitter from "mqemitter";
-import MQEmitterRedis from "mqemitter-redis";
 import mqttPacket from "mqtt-packet";
-import RedisPersistence from "aedes-persistence-redis/asyncPersistence.js";
-import { Redis } from "ioredis";
+// The Redis side (mqemitter-redis, aedes-persistence-redis, ioredis) is loaded by start() when the
+// broker has Redis: the embedded defaults never load it (docs/BENCHMARKS.md, idle memory).
+import type RedisPersistenceBase from "aedes-persistence-redis/asyncPersistence.js";
+import type { Redis } from "ioredis";
 import { WebSocketServer, createWebSocketStream } from "ws";
 import type { AuthDeps } from "../auth/auth-deps";
 import { resolvePrincipal, type ApiKeyPrincipal } from "../auth/principal";
@@ -154,62 +155,64 @@ export function readPem(value: string): string {
  * pipes (retained messages on SUBSCRIBE, queues, wills); packets in flight are stored with their
  * internal topic (storedTopicPacket); a session's queue is bounded.
  */
-class OrganizationRedisPersistence extends RedisPersistence {
-  constructor(
-    private readonly db: Redis,
-    private readonly maxQueued: number,
-  ) {
-    super({ conn: db });
-  }
+function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceBase) {
+  return class OrganizationRedisPersistence extends RedisPersistence {
+    constructor(
+      private readonly db: Redis,
+      private readonly maxQueued: number,
+    ) {
+      super({ conn: db });
+    }
 
-  /** Enqueues one after another on this instance, so that the length each one reads is exact here. */
-  private enqueued: Promise<void> = Promise.resolve();
+    /** Enqueues one after another on this instance, so that the length each one reads is exact here. */
+    private enqueued: Promise<void> = Promise.resolve();
 
-  /**
-   * At most `maxQueued` messages per session: more are dropped for it (Mosquitto's
-   * max_queued_messages). Exact per instance; two instances enqueueing for the same session at
-   * the same moment may pass the bound by a message each.
-   */
-  override outgoingEnqueueCombi(subs: { clientId: string }[], packet: Parameters<RedisPersistence["outgoingEnqueueCombi"]>[1]): Promise<void> {
-    if (!subs || subs.length === 0) return Promise.resolve();
-    const run = this.enqueued.then(async () => {
-      // The persistence's own list key (aedes-persistence-redis: `outgoing:<client id, URI-encoded>`).
-      const lengths = await Promise.all(subs.map((sub) => this.db.llen(`outgoing:${encodeURIComponent(sub.clientId)}`)));
-      const room = subs.filter((_, i) => lengths[i]! < this.maxQueued);
-      if (room.length > 0) await super.outgoingEnqueueCombi(room, packet);
-    });
-    this.enqueued = run.catch(() => undefined);
-    return run;
-  }
+    /**
+     * At most `maxQueued` messages per session: more are dropped for it (Mosquitto's
+     * max_queued_messages). Exact per instance; two instances enqueueing for the same session at
+     * the same moment may pass the bound by a message each.
+     */
+    override outgoingEnqueueCombi(subs: { clientId: string }[], packet: Parameters<RedisPersistenceBase["outgoingEnqueueCombi"]>[1]): Promise<void> {
+      if (!subs || subs.length === 0) return Promise.resolve();
+      const run = this.enqueued.then(async () => {
+        // The persistence's own list key (aedes-persistence-redis: `outgoing:<client id, URI-encoded>`).
+        const lengths = await Promise.all(subs.map((sub) => this.db.llen(`outgoing:${encodeURIComponent(sub.clientId)}`)));
+        const room = subs.filter((_, i) => lengths[i]! < this.maxQueued);
+        if (room.length > 0) await super.outgoingEnqueueCombi(room, packet);
+      });
+      this.enqueued = run.catch(() => undefined);
+      return run;
+    }
 
-  override async outgoingEnqueue(sub: { clientId: string }, packet: Parameters<RedisPersistence["outgoingEnqueue"]>[1]): Promise<void> {
-    await this.outgoingEnqueueCombi([sub], packet);
-  }
+    override async outgoingEnqueue(sub: { clientId: string }, packet: Parameters<RedisPersistenceBase["outgoingEnqueue"]>[1]): Promise<void> {
+      await this.outgoingEnqueueCombi([sub], packet);
+    }
 
-  override createRetainedStreamCombi(patterns: string[]) {
-    return Readable.from(super.createRetainedStreamCombi(patterns) as AsyncIterable<unknown>);
-  }
+    override createRetainedStreamCombi(patterns: string[]) {
+      return Readable.from(super.createRetainedStreamCombi(patterns) as AsyncIterable<unknown>);
+    }
 
-  override createRetainedStream(pattern: string) {
-    return Readable.from(super.createRetainedStream(pattern) as AsyncIterable<unknown>);
-  }
+    override createRetainedStream(pattern: string) {
+      return Readable.from(super.createRetainedStream(pattern) as AsyncIterable<unknown>);
+    }
 
-  override outgoingStream(client: Client) {
-    return Readable.from(super.outgoingStream(client) as AsyncIterable<unknown>);
-  }
+    override outgoingStream(client: Client) {
+      return Readable.from(super.outgoingStream(client) as AsyncIterable<unknown>);
+    }
 
-  override streamWill(brokers: Parameters<RedisPersistence["streamWill"]>[0]) {
-    return Readable.from(super.streamWill(brokers) as AsyncIterable<unknown>);
-  }
+    override streamWill(brokers: Parameters<RedisPersistenceBase["streamWill"]>[0]) {
+      return Readable.from(super.streamWill(brokers) as AsyncIterable<unknown>);
+    }
 
-  override async outgoingUpdate(client: Client, packet: Parameters<RedisPersistence["outgoingUpdate"]>[1]): Promise<void> {
-    await super.outgoingUpdate(client, storedTopicPacket(client.id, packet));
-  }
+    override async outgoingUpdate(client: Client, packet: Parameters<RedisPersistenceBase["outgoingUpdate"]>[1]): Promise<void> {
+      await super.outgoingUpdate(client, storedTopicPacket(client.id, packet));
+    }
 
-  /** Never rejects: see DurablePersistence.incomingDelPacket. */
-  override async incomingDelPacket(client: Client, packet: Parameters<RedisPersistence["incomingDelPacket"]>[1]): Promise<void> {
-    await super.incomingDelPacket(client, packet).catch(() => undefined);
-  }
+    /** Never rejects: see DurablePersistence.incomingDelPacket. */
+    override async incomingDelPacket(client: Client, packet: Parameters<RedisPersistenceBase["incomingDelPacket"]>[1]): Promise<void> {
+      await super.incomingDelPacket(client, packet).catch(() => undefined);
+    }
+  };
 }
 
 /** MQTT 5 properties a flow's message carries onto the broker (aedes reads messageExpiryInterval). */
@@ -714,6 +717,12 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     auth = deps;
     let mq;
     if (options.redis) {
+      const [{ Redis }, { default: MQEmitterRedis }, { default: RedisPersistence }] = await Promise.all([
+        import("ioredis"),
+        import("mqemitter-redis"),
+        import("aedes-persistence-redis/asyncPersistence.js"),
+      ]);
+      const OrganizationRedisPersistence = organizationRedisPersistence(RedisPersistence);
       const connect = () => new Redis(options.redis!.url, { lazyConnect: false, maxRetriesPerRequest: null });
       const pub = connect();
       const sub = connect();

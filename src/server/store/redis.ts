@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from "ioredis";
+import { createRequire } from "node:module";
+import type { Redis, RedisOptions } from "ioredis";
 import { decodeLease, isStoreUnavailable, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend, type StoreRound, windowArgumentError } from "./types";
 
 export interface RedisStoreOptions {
@@ -227,7 +228,9 @@ export class RedisStore implements KeyValueStore {
         fpDelIfEqual: { lua: DEL_IF_EQUAL_SCRIPT, numberOfKeys: 1 },
       },
     };
-    this.client = new Redis(options.url, redisOptions);
+    // ioredis is loaded by the first RedisStore: the embedded defaults (in-process store) never load it.
+    const { Redis: RedisClient } = createRequire(import.meta.url)("ioredis") as typeof import("ioredis");
+    this.client = new RedisClient(options.url, redisOptions);
     this.watch(this.client);
   }
 

@@ -1,4 +1,7 @@
-import iconv from "iconv-lite";
+import { lazyRequire } from "../../lazy-require";
+
+/** iconv-lite, loaded by the first file node that uses an encoding other than "none". */
+const iconv = lazyRequire<typeof import("iconv-lite")>("iconv-lite");
 
 /**
  * The encodings Node-RED's file nodes offer (10-file.html's list, Node-RED 4.1 and 5.0), encoded and
@@ -23,10 +26,10 @@ export const FILE_ENCODINGS = [
 
 /** Node-RED's `encode(data, enc)`: iconv-lite unless "none". An encoding iconv-lite lacks throws its error. */
 export function encodeText(data: string, encoding: string): Buffer {
-  return encoding === "none" ? Buffer.from(data) : iconv.encode(data, encoding);
+  return encoding === "none" ? Buffer.from(data) : iconv().encode(data, encoding);
 }
 
 /** Node-RED's `decode(data, enc)`. */
 export function decodeText(data: Buffer, encoding: string): string {
-  return encoding === "none" ? data.toString() : iconv.decode(data, encoding);
+  return encoding === "none" ? data.toString() : iconv().decode(data, encoding);
 }

@@ -1,10 +1,14 @@
 import net from "node:net";
 import tls from "node:tls";
-import mqtt, { type IClientOptions, type IClientPublishOptions, type IPublishPacket, type MqttClient } from "mqtt";
-import { streamBuilder as wsStreamBuilder } from "mqtt/lib/connect/ws";
+import type { IClientOptions, IClientPublishOptions, IPublishPacket, MqttClient } from "mqtt";
+import { lazyRequire } from "../../lazy-require";
 import type { BuiltInMqtt, NodeStatus } from "../../runtime/types";
 import type { OutboundRules } from "../../runtime/outbound";
 import { isValidPublishTopic, matchTopic, setBoolProp, setBufferProp, setIntProp, setStrProp, setUserProperties } from "./mqtt-values";
+
+/** mqtt.js, loaded by the first mqtt-broker connection (most organizations have none). */
+const mqttClient = lazyRequire<typeof import("mqtt")>("mqtt");
+const mqttWs = lazyRequire<typeof import("mqtt/lib/connect/ws")>("mqtt/lib/connect/ws");
 
 /**
  * One connection to an MQTT broker, shared by every mqtt-in and mqtt-out node of this instance that
@@ -382,7 +386,7 @@ export class MqttConnection {
     const build = (client: MqttClient) => {
       if (protocol.startsWith("ws")) {
         const wsOpts = { ...client.options, protocol: secure ? "wss" : "ws", hostname: host, host, port, path: `${url.pathname}${url.search}`, wsOptions: { ...(lookup ? { lookup } : {}), ...(secure ? tlsOptions : {}) } };
-        return wsStreamBuilder(client, wsOpts as never);
+        return mqttWs().streamBuilder(client, wsOpts as never);
       }
       if (secure) {
         const servername = tlsOptions.servername || (net.isIP(host) ? undefined : host);
@@ -395,7 +399,7 @@ export class MqttConnection {
       this.client.end(true);
     }
     this.dropWaiting();
-    const client = new mqtt.MqttClient(builder, options);
+    const client = new (mqttClient().MqttClient)(builder, options);
     this.client = client;
     client.setMaxListeners(0);
     // Backpressure (SPEC §20): a received publish is acknowledged (QoS 1/2) and the next one read only

@@ -1,6 +1,9 @@
 import { xmlNode } from "./definition";
 import { defineBehaviour } from "../types";
-import xml2js from "xml2js";
+import { lazyRequire } from "../../lazy-require";
+
+/** xml2js, loaded by the first xml node that converts something. */
+const xml = lazyRequire<typeof import("xml2js")>("xml2js");
 import { getProperty, setProperty } from "../../runtime/properties";
 import { asNodeRedError, bytesToText, isBytes, oversizeProblem } from "../parsers/input";
 
@@ -28,7 +31,7 @@ export const xmlBehaviour = defineBehaviour(xmlNode, (ctx, c) => {
         options.async = false;
         let text: string;
         try {
-          text = new xml2js.Builder(options).buildObject(value);
+          text = new (xml().Builder)(options).buildObject(value);
         } catch (err) {
           return done(asNodeRedError(err));
         }
@@ -50,7 +53,7 @@ export const xmlBehaviour = defineBehaviour(xmlNode, (ctx, c) => {
         const badKey = [options.attrkey, options.charkey].find((k) => FORBIDDEN_KEYS.has(String(k)));
         if (badKey !== undefined) return done(`msg.options must not name ${String(badKey)} as the attribute or text key`);
         try {
-          xml2js.parseString(text, options, (err: Error | null, result: unknown) => {
+          xml().parseString(text, options, (err: Error | null, result: unknown) => {
             if (err) return done(asNodeRedError(err));
             setProperty(msg, c.property, result);
             send(msg);
