@@ -9,6 +9,8 @@ export interface WebhookRequest {
   query: Record<string, string>;
   headers: Record<string, string>;
   body: unknown;
+  /** A multipart/form-data body's bytes in base64, for an http in node that accepts file uploads. */
+  multipart?: string;
   /** Route parameters (`/hello/:name` → `{name}`), filled in by the registry that matched the route. */
   params?: Record<string, string>;
 }

@@ -1,8 +1,9 @@
 import { httpInNode } from "./definition";
 import { defineBehaviour } from "../types";
 import { FLOW_BUSY_RETRY_AFTER_SEC } from "../../runtime/engine";
-import { webhookError } from "../../runtime/webhooks";
-import { flowBusy } from "../../errors";
+import { webhookError, type WebhookRequest } from "../../runtime/webhooks";
+import { parseMultipart } from "../../runtime/multipart";
+import { AppError, flowBusy } from "../../errors";
 
 export const httpInBehaviour = defineBehaviour(httpInNode, (ctx, c) => {
   const webhooks = ctx.services.webhooks;
@@ -20,14 +21,25 @@ export const httpInBehaviour = defineBehaviour(httpInNode, (ctx, c) => {
             respond(webhookError(flowBusy(FLOW_BUSY_RETRY_AFTER_SEC, ctx.waiting())));
             return;
           }
-          const resId = webhooks.openResponse({ flowId: ctx.flowId, organizationId: ctx.organizationId }, respond);
-          ctx.send({
-            _msgid: ctx.newMessageId(),
-            // `cookies` is always empty: the caller's cookies are the app's (its session), never a flow's.
-            req: { method: req.method, path: req.path, params: req.params ?? {}, query: req.query, headers: req.headers, cookies: {}, body: req.body },
-            res: { _id: resId },
-            payload: req.method === "GET" ? req.query : req.body,
-          });
+          const deliver = (body: unknown, files?: unknown[]) => {
+            const resId = webhooks.openResponse({ flowId: ctx.flowId, organizationId: ctx.organizationId }, respond);
+            ctx.send({
+              _msgid: ctx.newMessageId(),
+              // `cookies` is always empty: the caller's cookies are the app's (its session), never a flow's.
+              req: { method: req.method, path: req.path, params: req.params ?? {}, query: req.query, headers: req.headers, cookies: {}, body, ...(files && { files }) },
+              res: { _id: resId },
+              payload: req.method === "GET" ? req.query : body,
+            });
+          };
+          // Node-RED's multer runs for POST only (21-httpin.js), on a multipart/form-data body.
+          if (c.upload && c.method === "post" && req.method === "POST" && req.multipart !== undefined) {
+            void acceptUpload(req, req.multipart).then((parsed) => {
+              if (parsed.ok) deliver(parsed.fields, parsed.files);
+              else respond(webhookError(new AppError("VALIDATION_FAILED", parsed.message)));
+            });
+            return;
+          }
+          deliver(req.body);
         },
       });
     },
@@ -36,3 +48,7 @@ export const httpInBehaviour = defineBehaviour(httpInNode, (ctx, c) => {
     },
   };
 });
+
+function acceptUpload(req: WebhookRequest, base64: string) {
+  return parseMultipart(req.headers["content-type"] ?? "", Buffer.from(base64, "base64"));
+}
