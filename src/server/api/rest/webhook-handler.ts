@@ -3,7 +3,8 @@ import { AppError, errorBody, toAppError } from "../../errors";
 import { bodyLimits } from "../../../shared/policy";
 import { WEBHOOK_SECURITY_HEADERS, filterResponseHeaders, webhookRequestHeaders } from "../../runtime/webhooks";
 import { readBodyBytesWithLimit } from "./read-body";
-import { isMultipartFormData } from "../../runtime/multipart";
+import { isMultipartFormData, webhookMultipart } from "./multipart";
+import type { WebhookMultipart } from "../../runtime/webhooks";
 import { authLimiters } from "../../auth/limits";
 import { CLIENT_IP_HEADER } from "../../http/client-ip";
 import { JSON_TOO_DEEP_MESSAGE, jsonTooDeep } from "../../../shared/json-depth";
@@ -63,15 +64,15 @@ async function serveWebhook(app: AppServices, req: Request, slug: string, segmen
     if (!result.allowed) return fail(new AppError("RATE_LIMITED", "too many webhook requests, try again later", { headers: { "retry-after": String(result.retryAfterSec) } }));
   }
   let body: unknown = undefined;
-  let multipart: string | undefined;
+  let multipart: WebhookMultipart | undefined;
   if (req.method !== "GET" && req.method !== "HEAD") {
     const read = await readBodyBytesWithLimit(req, bodyLimits.defaultBytes);
     if (!read.ok) return fail(new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${bodyLimits.defaultBytes} bytes`));
     const text = read.bytes.toString("utf8");
     const type = req.headers.get("content-type") ?? "";
-    // Kept as bytes (base64: the request may cross to the instance running the flow) for an http in
-    // node that accepts file uploads; it parses them, as Node-RED's multer does (runtime/multipart.ts).
-    if (isMultipartFormData(type)) multipart = read.bytes.toString("base64");
+    // Parsed as Node-RED's multer parses it, for an http in node that accepts file uploads (the
+    // others take the text, and a malformed body is an error only for those that accept uploads).
+    if (isMultipartFormData(type)) multipart = await webhookMultipart(type, read.bytes);
     if (/json/.test(type) && text) {
       if (jsonTooDeep(text)) return fail(new AppError("VALIDATION_FAILED", JSON_TOO_DEEP_MESSAGE));
       try {

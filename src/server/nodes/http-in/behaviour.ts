@@ -1,8 +1,7 @@
 import { httpInNode } from "./definition";
 import { defineBehaviour } from "../types";
 import { FLOW_BUSY_RETRY_AFTER_SEC } from "../../runtime/engine";
-import { webhookError, type WebhookRequest } from "../../runtime/webhooks";
-import { parseMultipart } from "../../runtime/multipart";
+import { webhookError } from "../../runtime/webhooks";
 import { AppError, flowBusy } from "../../errors";
 
 export const httpInBehaviour = defineBehaviour(httpInNode, (ctx, c) => {
@@ -33,10 +32,9 @@ export const httpInBehaviour = defineBehaviour(httpInNode, (ctx, c) => {
           };
           // Node-RED's multer runs for POST only (21-httpin.js), on a multipart/form-data body.
           if (c.upload && c.method === "post" && req.method === "POST" && req.multipart !== undefined) {
-            void acceptUpload(req, req.multipart).then((parsed) => {
-              if (parsed.ok) deliver(parsed.fields, parsed.files);
-              else respond(webhookError(new AppError("VALIDATION_FAILED", parsed.message)));
-            });
+            const parsed = req.multipart;
+            if ("error" in parsed) respond(webhookError(new AppError("VALIDATION_FAILED", parsed.error)));
+            else deliver(parsed.fields, parsed.files.map((f) => ({ fieldname: f.fieldname, originalname: f.originalname, encoding: f.encoding, mimetype: f.mimetype, buffer: Buffer.from(f.base64, "base64"), size: f.size })));
             return;
           }
           deliver(req.body);
@@ -49,6 +47,3 @@ export const httpInBehaviour = defineBehaviour(httpInNode, (ctx, c) => {
   };
 });
 
-function acceptUpload(req: WebhookRequest, base64: string) {
-  return parseMultipart(req.headers["content-type"] ?? "", Buffer.from(base64, "base64"));
-}

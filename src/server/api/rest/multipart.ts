@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import busboy from "next/dist/compiled/busboy";
+import type { WebhookMultipart } from "../../runtime/webhooks";
 
 /** An uploaded file as multer's memory storage gives it (Node-RED 5.0.7's http in, `msg.req.files`). */
 export interface UploadedFile {
@@ -76,4 +77,14 @@ export function parseMultipart(contentType: string, bytes: Buffer): Promise<Mult
     });
     Readable.from([bytes]).pipe(parser);
   });
+}
+
+/** parseMultipart as a webhook request carries it (JSON-safe: each file's bytes in base64). */
+export async function webhookMultipart(contentType: string, bytes: Buffer): Promise<WebhookMultipart> {
+  const parsed = await parseMultipart(contentType, bytes);
+  if (!parsed.ok) return { error: parsed.message };
+  return {
+    fields: parsed.fields,
+    files: parsed.files.map(({ buffer, ...file }) => ({ ...file, base64: buffer.toString("base64") })),
+  };
 }
