@@ -53,9 +53,21 @@ function mirror(prefix: string, routePath: string, upload: boolean) {
 }
 
 describe("http-in file uploads through /hooks", () => {
+  it("offers 'Accept file uploads' in the editor's form (a checkbox: a boolean with its title, off by default)", async () => {
+    const res = await request("GET", "/nodes/http-in/schema", { token });
+    expect(res.status).toBe(200);
+    expect(res.body.schema.properties.upload).toMatchObject({ type: "boolean", default: false, title: "Accept file uploads" });
+    expect(res.body.defaults.upload).toBe(false);
+    expect(res.body.help).toContain("msg.req.files");
+  });
+
   it("runs Node-RED's 'Post file to a flow' example: the page names the uploaded file, and the export keeps `upload`", async () => {
     const flows = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../../../test/fixtures/node-red-examples/network/http/06 - Post file to a flow.json"), "utf8")) as Array<Record<string, unknown>>;
     const tab = { id: "tabupload01", type: "tab", label: "upload" };
+    const dry = await request("POST", "/flows/import?dry_run=true", { token, body: { flows: [tab, ...flows.map((n) => ({ ...n, z: tab.id }))] } });
+    expect(dry.status).toBe(200);
+    // `upload: true` is carried over: both http in nodes import whole (no "not carried over: upload").
+    expect((dry.body.report as Array<{ type: string; support: string }>).filter((r) => r.type === "http in")).toEqual([expect.objectContaining({ support: "supported" }), expect.objectContaining({ support: "supported" })]);
     const imported = await request("POST", "/flows/import", { token, body: { flows: [tab, ...flows.map((n) => ({ ...n, z: tab.id }))] } });
     expect(imported.status, imported.text).toBe(201);
     const flowId = imported.body.flows[0].id as string;
