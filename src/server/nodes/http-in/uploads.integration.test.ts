@@ -112,6 +112,19 @@ describe("http-in file uploads through /hooks", () => {
     ]);
   });
 
+  it("keeps a field named __proto__ as an ordinary field (no prototype is set)", async () => {
+    const flow = mirror("up6", "/upload-proto", true);
+    await deploy("upload proto", flow.nodes, flow.connections);
+    const form = new FormData();
+    form.append("__proto__", "polluted");
+    form.append("ok", "1");
+    const res = await hook("/upload-proto", { method: "POST", body: form });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('"__proto__":"polluted"');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it("refuses an upload over the webhook body limit (1 MiB) with 413 in the error envelope, whether declared or streamed", async () => {
     const flow = mirror("up2", "/upload-big", true);
     await deploy("upload big", flow.nodes, flow.connections);
