@@ -36,9 +36,9 @@ import { runNodeRedCase, startNodeRed } from "./lib/node-red-embedded";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const REPORT = path.join(ROOT, "docs/NODE-RED-EXAMPLES.md");
 const SETTLE_MS = EXAMPLE_SETTLE_MS;
-/** Ports of this script's servers (the range given to this work: 4100-4199). */
-const NODE_RED_PORT = 4101;
-const OUR_PORT = 4102;
+/** Ports of this script's servers (4101 and 4102; DIFF_EXAMPLES_PORT=N takes N and N+1 instead). */
+const NODE_RED_PORT = Number(process.env.DIFF_EXAMPLES_PORT ?? 4101);
+const OUR_PORT = NODE_RED_PORT + 1;
 /** At most per case, on each side: the rate-limit example (delay/04) releases 10 messages at 1 a second. */
 const CASE_LIMIT_MS = 12_000;
 
@@ -63,7 +63,7 @@ const NOTES: Record<string, string> = {
     "Same since a text answer without a content type is `text/html; charset=utf-8` (Express's `res.send`) and http request sets `msg.redirectList` and `msg.retry` as Node-RED 4.1+ does. The example calls its own server: `localhost:1880/hello` is each side's (ours: `/hooks/{organization}/hello`, http in help).",
   "network/http/03 - Handle URL parameters.json": "Same since http in takes Express's route parameters (`/hello-param/:name`).",
   "network/http/06 - Post file to a flow.json":
-    "Deliberate: file uploads (`multipart/form-data` into `msg.req.files`) are not offered (http in help), so the page names no file. The form page itself (GET) is the same.",
+    "Same since http in accepts file uploads (`multipart/form-data` into `msg.req.files`, the text fields in `msg.payload`, as Node-RED's multer), within the webhook body limit of 1 MiB (http in help).",
   "network/http/07 - Working with cookies.json":
     "Same, with no cookie sent: `msg.req.cookies` is `{}` as in Node-RED. Cookies themselves are deliberately left out: a caller's cookies are the app's session and never reach a flow, and `msg.cookies` sets none (http in / http response help).",
   "network/websocket/01 - Connect to websocket in server.json":

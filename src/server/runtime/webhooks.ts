@@ -9,9 +9,27 @@ export interface WebhookRequest {
   query: Record<string, string>;
   headers: Record<string, string>;
   body: unknown;
+  /**
+   * A multipart/form-data body as the transport parsed it (api/rest/multipart.ts), for an http in
+   * node that accepts file uploads: its text fields and files (bytes in base64, so the request can
+   * cross to the instance running the flow), or why it could not be parsed.
+   */
+  multipart?: WebhookMultipart;
   /** Route parameters (`/hello/:name` → `{name}`), filled in by the registry that matched the route. */
   params?: Record<string, string>;
 }
+
+/** An uploaded file of a WebhookRequest: multer's memory-storage fields, the bytes in base64. */
+export interface WebhookUpload {
+  fieldname: string;
+  originalname: string;
+  encoding: string;
+  mimetype: string;
+  size: number;
+  base64: string;
+}
+
+export type WebhookMultipart = { fields: Record<string, string | string[]>; files: WebhookUpload[] } | { error: string };
 
 /**
  * The "method" of a websocket listener's route in the registry and its cluster keys

@@ -55,7 +55,13 @@ async function* streamChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<U
 
 /** readLimited over a fetch Request (tRPC, webhooks). A body refused before reading is cancelled. */
 export async function readBodyWithLimit(req: Request, limit: number): Promise<LimitedRead> {
-  const read = await readLimited(req.body && streamChunks(req.body), req.headers.get("content-length"), limit);
+  const read = await readBodyBytesWithLimit(req, limit);
+  return read.ok ? { ok: true, text: read.bytes.toString("utf8") } : read;
+}
+
+/** readBodyWithLimit keeping the bytes (a webhook's multipart/form-data upload). */
+export async function readBodyBytesWithLimit(req: Request, limit: number): Promise<LimitedBytes> {
+  const read = await readLimitedBytes(req.body && streamChunks(req.body), req.headers.get("content-length"), limit);
   if (!read.ok && req.body && !req.body.locked) await req.body.cancel().catch(() => undefined);
   return read;
 }

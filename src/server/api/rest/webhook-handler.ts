@@ -2,7 +2,9 @@ import type { AppServices } from "../../app-services";
 import { AppError, errorBody, toAppError } from "../../errors";
 import { bodyLimits } from "../../../shared/policy";
 import { WEBHOOK_SECURITY_HEADERS, filterResponseHeaders, webhookRequestHeaders } from "../../runtime/webhooks";
-import { readBodyWithLimit } from "./read-body";
+import { readBodyBytesWithLimit } from "./read-body";
+import { isMultipartFormData, webhookMultipart } from "./multipart";
+import type { WebhookMultipart } from "../../runtime/webhooks";
 import { authLimiters } from "../../auth/limits";
 import { CLIENT_IP_HEADER } from "../../http/client-ip";
 import { JSON_TOO_DEEP_MESSAGE, jsonTooDeep } from "../../../shared/json-depth";
@@ -62,11 +64,15 @@ async function serveWebhook(app: AppServices, req: Request, slug: string, segmen
     if (!result.allowed) return fail(new AppError("RATE_LIMITED", "too many webhook requests, try again later", { headers: { "retry-after": String(result.retryAfterSec) } }));
   }
   let body: unknown = undefined;
+  let multipart: WebhookMultipart | undefined;
   if (req.method !== "GET" && req.method !== "HEAD") {
-    const read = await readBodyWithLimit(req, bodyLimits.defaultBytes);
+    const read = await readBodyBytesWithLimit(req, bodyLimits.defaultBytes);
     if (!read.ok) return fail(new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${bodyLimits.defaultBytes} bytes`));
-    const text = read.text;
+    const text = read.bytes.toString("utf8");
     const type = req.headers.get("content-type") ?? "";
+    // Parsed as Node-RED's multer parses it, for an http in node that accepts file uploads (the
+    // others take the text, and a malformed body is an error only for those that accept uploads).
+    if (isMultipartFormData(type)) multipart = await webhookMultipart(type, read.bytes);
     if (/json/.test(type) && text) {
       if (jsonTooDeep(text)) return fail(new AppError("VALIDATION_FAILED", JSON_TOO_DEEP_MESSAGE));
       try {
@@ -78,7 +84,7 @@ async function serveWebhook(app: AppServices, req: Request, slug: string, segmen
     else body = text;
   }
   // Served by the flow wherever it runs (another instance, in a cluster).
-  const res = await app.flowRuntime.handleWebhook(slug, { method: req.method, path, query: Object.fromEntries(url.searchParams), headers: webhookRequestHeaders(req.headers), body });
+  const res = await app.flowRuntime.handleWebhook(slug, { method: req.method, path, query: Object.fromEntries(url.searchParams), headers: webhookRequestHeaders(req.headers), body, ...(multipart !== undefined && { multipart }) });
   if (!res) return fail(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`));
   const outHeaders = new Headers(filterResponseHeaders(res.headers).allowed);
   let payload: BodyInit | null;

@@ -13,6 +13,7 @@ export const httpInConfig = z.object({
     })
     .default("/hook")
     .meta({ title: "URL path", description: "Served at /hooks/{your organization}{path}; /users/:id gives msg.req.params.id (/users/:id(\\d+): digits only)" }),
+  upload: z.boolean().default(false).meta({ title: "Accept file uploads", description: "POST only: a multipart/form-data body gives its files in msg.req.files and its text fields in msg.payload (at most 1 MiB in all)" }),
 });
 
 export const httpInNode = defineNode({
@@ -29,8 +30,8 @@ None: requests start the messages.
 
 ### Outputs
 
-- \`payload\`: for a GET, the query parameters; otherwise the request body (parsed JSON, or text).
-- \`req\` (object): \`method\`, \`path\`, \`params\` (the route parameters), \`query\`, \`headers\`, \`cookies\` (always empty, see below) and \`body\` of the request.
+- \`payload\`: for a GET, the query parameters; otherwise the request body (parsed JSON, or text; with file uploads, the form's text fields).
+- \`req\` (object): \`method\`, \`path\`, \`params\` (the route parameters), \`query\`, \`headers\`, \`cookies\` (always empty, see below) and \`body\` of the request; with file uploads, \`files\` too.
 - \`res\` (object): the handle the HTTP response node answers through. Keep it on the message.
 
 ### Details
@@ -39,11 +40,14 @@ The endpoint is \`/hooks/{your organization's slug}{URL path}\`, for the chosen 
 
 The path takes Express 4's route parameters, as Node-RED's: \`/hello/:name\` answers \`/hello/Nick\` with \`msg.req.params.name\` = \`"Nick"\`; \`/:name?\` makes a segment optional, \`/flights/:from-:to\` splits a segment, \`*\` matches anything (\`msg.req.params[0]\`) and \`/user/:id(\\d+)\` takes only what its regular expression matches (RE2 syntax: no lookaround or backreferences). Paths match whatever the case (\`/Hello\` answers \`/hello\`), with or without a trailing slash. When several endpoints match a request, the one that started first answers it (Express's order).
 
+**Accept file uploads** (POST only, as in Node-RED): a \`multipart/form-data\` request (an HTML form with \`enctype="multipart/form-data"\`) gives \`msg.req.files\`, an array with one object per file sent: \`fieldname\` (the form field), \`originalname\` (the file's name), \`encoding\`, \`mimetype\`, \`buffer\` (its bytes) and \`size\`; a file field left empty gives none. The text fields are an object in \`msg.payload\` and \`msg.req.body\` (a name sent twice gives an array). The whole request, files included, is at most 1 MiB (1,048,576 bytes, the webhook body limit): a larger one is answered 413 \`PAYLOAD_TOO_LARGE\` before it reaches the flow, and a body that is not valid multipart/form-data 400 \`VALIDATION_FAILED\`. Without the option, such a request's body is passed as text.
+
 While the flow is busy (too many messages waiting), requests are answered with 503 and a \`Retry-After\` header instead of being queued without bound.
 
 ### Differences from Node-RED
 
-- Endpoints live under \`/hooks/{organization}\`, so tenants cannot take each other's paths; file uploads are not offered.
+- Endpoints live under \`/hooks/{organization}\`, so tenants cannot take each other's paths.
+- File uploads are bounded: 1 MiB per request in all (Node-RED's multer takes any size). A malformed multipart body is a 400 (Node-RED logs a warning and answers 500). Field names with brackets (\`a[b]\`) stay as written (multer nests them into objects).
 - \`req\` and \`res\` are plain data, not Express objects.
 - \`req.cookies\` is always empty, and \`req.headers\` has no \`Cookie\`, \`Authorization\`, \`Proxy-Authorization\` or \`X-API-Key\`: what a caller's browser sends with them is the app's session, never a flow's to read.`,
   inputs: 0,
@@ -51,7 +55,7 @@ While the flow is busy (too many messages waiting), requests are answered with 5
   configSchema: httpInConfig,
   nodeRed: {
     type: "http in",
-    toNodeRed: (c) => ({ url: c.path, method: c.method, upload: false, swaggerDoc: "" }),
-    fromNodeRed: (p) => ({ method: String(p.method ?? "get").toLowerCase(), path: String(p.url ?? "/hook").startsWith("/") ? String(p.url ?? "/hook") : `/${String(p.url)}` }),
+    toNodeRed: (c) => ({ url: c.path, method: c.method, upload: c.upload, swaggerDoc: "" }),
+    fromNodeRed: (p) => ({ method: String(p.method ?? "get").toLowerCase(), path: String(p.url ?? "/hook").startsWith("/") ? String(p.url ?? "/hook") : `/${String(p.url)}`, upload: p.upload === true }),
   },
 });

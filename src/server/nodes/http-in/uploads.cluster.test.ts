@@ -1,0 +1,73 @@
+/**
+ * http-in file uploads on two real instances: a multipart/form-data POST taken by the instance that
+ * does not run the flow is parsed there and crosses to the one that does (fields and files, bytes
+ * intact), as a request to a flow running on this instance would.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signUp } from "@/test/accounts";
+import { TestCluster, until, type ClusterNode } from "@/test/cluster";
+
+const BASE_PORT = 4550;
+
+let cluster: TestCluster;
+let token: string;
+let slug: string;
+
+beforeAll(async () => {
+  cluster = new TestCluster({ basePort: BASE_PORT });
+  await Promise.all([cluster.start("a", 0), cluster.start("b", 1)]);
+  const user = await signUp(cluster.node("a").request);
+  token = user.accessToken;
+  slug = (await cluster.node("a").request("GET", "/organizations", { token })).body.organizations[0].slug;
+}, 90_000);
+
+afterAll(async () => {
+  await cluster?.dispose();
+}, 60_000);
+
+async function instanceOf(via: ClusterNode, flowId: string): Promise<string> {
+  return until(`flow ${flowId} is placed`, async () => {
+    const res = await via.request("GET", `/flows/${flowId}`, { token });
+    return (res.body.flow?.runtime?.instance_id as string | undefined) ?? undefined;
+  });
+}
+
+describe("file uploads across instances", () => {
+  it("an upload taken by the other instance reaches the flow with its fields and bytes", async () => {
+    const a = cluster.node("a");
+    const created = await a.request("POST", "/flows", {
+      token,
+      body: {
+        name: "uploads",
+        nodes: [
+          { id: "cu_in", type: "http-in", config: { method: "post", path: "/cluster-upload", upload: true } },
+          { id: "cu_set", type: "change", config: { rules: [{ t: "set", p: "payload", p_type: "msg", to: "{ 'payload': payload, 'files': req.files }", to_type: "jsonata" }] } },
+          { id: "cu_out", type: "http-response" },
+        ],
+        connections: [
+          { source: "cu_in", target: "cu_set" },
+          { source: "cu_set", target: "cu_out" },
+        ],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const flowId = created.body.flow.id as string;
+    expect((await a.request("POST", `/flows/${flowId}/deploy`, { token })).body.deployment.state).toBe("running");
+    const runsOn = await instanceOf(a, flowId);
+    const other = cluster.live().find((n) => n.instanceId !== runsOn)!;
+
+    const bytes = Buffer.from([0, 1, 254, 255, 13, 10, 45, 45]);
+    const body = Buffer.concat([
+      Buffer.from('--XyZ\r\ncontent-disposition: form-data; name="label"\r\n\r\nsensor 7\r\n'),
+      Buffer.from('--XyZ\r\ncontent-disposition: form-data; name="reading"; filename="r.bin"\r\ncontent-type: application/octet-stream\r\n\r\n'),
+      bytes,
+      Buffer.from("\r\n--XyZ--\r\n"),
+    ]);
+    const res = await other.request("POST", `/hooks/${slug}/cluster-upload`, { rawBody: body, headers: { "content-type": "multipart/form-data; boundary=XyZ" } });
+    expect(res.status, res.text).toBe(200);
+    expect(JSON.parse(res.text)).toEqual({
+      payload: { label: "sensor 7" },
+      files: [{ fieldname: "reading", originalname: "r.bin", encoding: "7bit", mimetype: "application/octet-stream", buffer: { type: "Buffer", data: [...bytes] }, size: bytes.length }],
+    });
+  }, 60_000);
+});
