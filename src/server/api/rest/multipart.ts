@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import busboy from "next/dist/compiled/busboy";
+import busboy from "busboy";
 import type { WebhookMultipart } from "../../runtime/webhooks";
 
 /** An uploaded file as multer's memory storage gives it (Node-RED 5.0.7's http in, `msg.req.files`). */
@@ -55,7 +55,8 @@ export function parseMultipart(contentType: string, bytes: Buffer): Promise<Mult
       fields[name] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
     });
     parser.on("file", (name, stream, info) => {
-      if (!info.filename) {
+      const filename = info.filename;
+      if (!filename) {
         stream.resume();
         return;
       }
@@ -65,12 +66,12 @@ export function parseMultipart(contentType: string, bytes: Buffer): Promise<Mult
       stream.on("error", (err: Error) => finish({ ok: false, message: `the multipart/form-data body cannot be parsed: ${err.message}` }));
       stream.on("end", () => {
         const buffer = Buffer.concat(chunks);
-        files.push({ fieldname: name, originalname: info.filename, encoding: info.encoding, mimetype: info.mimeType, buffer, size: buffer.length });
+        files.push({ fieldname: name, originalname: filename, encoding: info.encoding, mimetype: info.mimeType, buffer, size: buffer.length });
         pendingFiles--;
         done();
       });
     });
-    parser.on("error", (err) => finish({ ok: false, message: `the multipart/form-data body cannot be parsed: ${err.message}` }));
+    parser.on("error", (err: Error) => finish({ ok: false, message: `the multipart/form-data body cannot be parsed: ${err.message}` }));
     parser.on("close", () => {
       closed = true;
       done();
