@@ -128,12 +128,17 @@ describe("an instance whose Redis is slow to connect at start-up", () => {
       await subscriber.subscribe(eventsChannel, fastChannel, `${cluster.keyPrefix}test:marker`);
       const publisher = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
       try {
-        // Forwarded: the holder's reply comes after the inject's event.
+        // Forwarded: the holder's reply comes after the inject's event. It travels over the
+        // instances' peer connection (peer-link.ts), or over Redis when that is not up yet (then
+        // the reply on the instance's channel is seen too); either way, once the answer is here
+        // the event has been published, so it also comes before a marker published after it.
         const forwarded: string[] = [];
         for (let i = 0; i < 10; i++) {
           const res = await inject(fast, `order-fast-${i}`);
           expect(res.status, res.text).toBe(200);
-          forwarded.push(res.body.message_id as string);
+          const messageId = res.body.message_id as string;
+          forwarded.push(messageId);
+          await publisher.publish(`${cluster.keyPrefix}test:marker`, messageId);
         }
         // Local to the holder: once the answer is here, the event has been published (Redis
         // acknowledged it), so it comes before a marker published after the answer.
@@ -151,7 +156,9 @@ describe("an instance whose Redis is slow to connect at start-up", () => {
           const events = seen.flatMap((s, i) => (s.kind === "event" && s.messageId === messageId ? [i] : []));
           const replies = seen.flatMap((s, i) => (s.kind === "reply" && s.messageId === messageId ? [i] : []));
           expect(events, `inject events of ${messageId}`).toHaveLength(1);
-          expect(replies, `replies (or markers) of ${messageId}`).toHaveLength(1);
+          // One marker; a forwarded call answered over Redis has its reply there as well.
+          expect(replies.length, `replies (or markers) of ${messageId}`).toBeGreaterThanOrEqual(1);
+          expect(replies.length, `replies (or markers) of ${messageId}`).toBeLessThanOrEqual(forwarded.includes(messageId) ? 2 : 1);
           expect(events[0], `event of ${messageId} before its answer: ${JSON.stringify(seen)}`).toBeLessThan(replies[0]!);
         }
       } finally {
