@@ -7,16 +7,12 @@
  * a's store is cut the way a kill -9 cuts a process's connections.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
+import { clusteredInstances } from "@/test/clustered-instances";
 import { restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import type { AppServices } from "@/server/app-services";
-import { DeviceBus } from "@/server/realtime/device-bus";
-import { WebhookRegistry } from "@/server/runtime/webhooks";
-import { createSafeFetch } from "@/server/runtime/safe-fetch";
-import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
-import type { KeyValueStore } from "@/server/store/types";
 import { cuttable } from "@/test/cuttable-store";
 import { ClusteredFlowRuntime, DEFAULT_CLUSTER_TIMINGS, TAKEOVER_MARGIN_MS, type ClusterTimings } from "./clustered";
 
@@ -24,40 +20,7 @@ import { ClusteredFlowRuntime, DEFAULT_CLUSTER_TIMINGS, TAKEOVER_MARGIN_MS, type
 const TIMINGS: ClusterTimings = { leaseTtlMs: 1_000, renewMs: 100, tickMs: 6_000, routeTtlMs: 3_000 };
 
 const testApp = setUpTestApp();
-const sandboxes: SandboxPool[] = [];
-const runtimes: ClusteredFlowRuntime[] = [];
-
-function instance(name: string, store: KeyValueStore): ClusteredFlowRuntime {
-  const app = testApp.app;
-  const devices = new DeviceBus(app.store, app.logger);
-  const pool = new SandboxPool();
-  sandboxes.push(pool);
-  const runtime = new ClusteredFlowRuntime({
-    prisma: app.db.prisma,
-    store,
-    events: app.events,
-    logger: app.logger,
-    nodes: app.nodes,
-    devices,
-    instanceId: `${name}-${randomBytes(3).toString("hex")}`,
-    flowsChanged: (organizationId) => app.flowReads.changed(organizationId),
-    services: {
-      sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
-      onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),
-      webhooks: new WebhookRegistry(),
-      httpRequest: createSafeFetch({ allowPrivate: false }),
-      sandboxes: pool,
-    },
-    timings: TIMINGS,
-  });
-  runtimes.push(runtime);
-  return runtime;
-}
-
-afterAll(async () => {
-  await Promise.all(runtimes.map((r) => r.close()));
-  await Promise.all(sandboxes.map((pool) => pool.close()));
-});
+const instance = clusteredInstances(() => testApp.app, TIMINGS);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
