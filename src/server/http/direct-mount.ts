@@ -57,6 +57,9 @@ export function toRequest(req: IncomingMessage, origin: string): Request {
   } as RequestInit);
 }
 
+/** Bodies up to this size are written as one string with the head (writeResponse). */
+const SMALL_BODY_BYTES = 16 * 1024;
+
 /** Writes a fetch Response (nothing here streams) to the Node response. */
 export async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
   for (const [name, value] of Object.entries(SITE_HEADERS)) {
@@ -72,11 +75,13 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
     res.end();
     return;
   }
-  // JSON and text as a string: Node writes the head and a string body in one write(2), a Buffer in
-  // two. Anything else (a webhook flow may answer with bytes) goes as the bytes it is.
+  // The body's bytes as the Response holds them. A small JSON or text body becomes a string, which
+  // Node writes with the head in one chunk; a large one (the node catalog: 150 KB) stays bytes:
+  // decoding it only for Node to encode it again cost more than the request's own work.
+  const bytes = Buffer.from(await response.arrayBuffer());
   const type = response.headers.get("content-type") ?? "";
-  const payload = /^(application\/(?:[\w.+-]+\+)?json|text\/)/i.test(type) ? await response.text() : Buffer.from(await response.arrayBuffer());
-  res.setHeader("Content-Length", typeof payload === "string" ? Buffer.byteLength(payload) : payload.byteLength);
+  const payload = bytes.byteLength <= SMALL_BODY_BYTES && /^(application\/(?:[\w.+-]+\+)?json|text\/)/i.test(type) ? bytes.toString("utf8") : bytes;
+  res.setHeader("Content-Length", bytes.byteLength);
   res.end(payload);
 }
 
