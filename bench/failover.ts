@@ -121,7 +121,7 @@ export async function benchFailover(ctx: BenchContext): Promise<BenchOutcome> {
       { benchmark: B, measure: "POST /nodes/{id}/inject on the owner (10 connections)", result: `${fmt.int(onOwner.rps)} req/s, p99 ${fmt.ms(onOwner.p99)}`, notes: `p50 ${fmt.ms(onOwner.p50)}; inject → http-request to a local sink` },
       {
         benchmark: B,
-        measure: "POST /nodes/{id}/inject on a non-owner (forwarded over Redis, 10 connections)",
+        measure: "POST /nodes/{id}/inject on a non-owner (forwarded, 10 connections)",
         result: `${fmt.int(viaOther.rps)} req/s, p99 ${fmt.ms(viaOther.p99)}`,
         notes: `p50 ${fmt.ms(viaOther.p50)}; ${fmt.int(delivered)} messages reached the sink, autocannon counted ${fmt.int(accepted)} 2xx in its window (answers to requests still in flight when it stops are not counted; exactly-once is what the cluster tests check)`,
       },
