@@ -1,6 +1,6 @@
 import { Prisma, type Deployment, type Flow } from "../../generated/prisma/client";
 import type { DeviceInMessage, FlowState, Message, NodeStatus } from "../runtime/types";
-import { compileRoute, matchRoute, webhookError, webhookRouteKey, type WebhookRequest, type WebhookResponse } from "../runtime/webhooks";
+import { compileRoute, matchRoute, webhookError, webhookResponseFromWire, webhookResponseToWire, webhookRouteKey, type WebhookRequest, type WebhookResponse, type WireWebhookResponse } from "../runtime/webhooks";
 import { SOCKET_ROUTE_METHOD, socketListenerPath } from "../runtime/socket-hooks";
 import { AppError } from "../errors";
 import { LocalFlowRuntime, type LocalRuntimeDeps } from "./local";
@@ -566,8 +566,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     await Promise.all(
       [...holders].map(async ([holder, flowId]) => {
         try {
-          const reply = await this.bus.request<OwnerReply<WebhookResponse | null>>(holder, "webhook", { slug, request }, WEBHOOK_TIMEOUT_MS);
-          answers.push(reply.notOwner ? null : reply.value);
+          const reply = await this.bus.request<OwnerReply<WireWebhookResponse | null>>(holder, "webhook", { slug, request }, WEBHOOK_TIMEOUT_MS);
+          answers.push(reply.notOwner ? null : webhookResponseFromWire(reply.value));
         } catch (err) {
           if (!(err instanceof RpcTimeout)) throw err;
           // An instance that is gone: its flows go on elsewhere (their listeners count this socket at its next frame).
@@ -605,8 +605,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
       if (!target || target.holder === this.instanceId) return null;
       const key = target.key;
       try {
-        const reply = await this.bus.request<OwnerReply<WebhookResponse | null>>(target.holder, "webhook", { slug: organizationSlug, request }, WEBHOOK_TIMEOUT_MS);
-        const response = reply.notOwner ? null : reply.value;
+        const reply = await this.bus.request<OwnerReply<WireWebhookResponse | null>>(target.holder, "webhook", { slug: organizationSlug, request }, WEBHOOK_TIMEOUT_MS);
+        const response = reply.notOwner ? null : webhookResponseFromWire(reply.value);
         if (response !== null || fresh) return response;
       } catch (err) {
         if (!(err instanceof RpcTimeout)) throw err;
@@ -1365,8 +1365,8 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     return { value: [...(await this.local.nodeStatuses(flowId)).entries()] };
   }
 
-  private async onWebhook({ slug, request }: { slug: string; request: WebhookRequest }): Promise<OwnerReply<WebhookResponse | null>> {
-    return { value: await this.local.handleWebhook(slug, request) };
+  private async onWebhook({ slug, request }: { slug: string; request: WebhookRequest }): Promise<OwnerReply<WireWebhookResponse | null>> {
+    return { value: webhookResponseToWire(await this.local.handleWebhook(slug, request)) };
   }
 }
 

@@ -15,6 +15,12 @@ export interface WebhookRequest {
    * cross to the instance running the flow), or why it could not be parsed.
    */
   multipart?: WebhookMultipart;
+  /**
+   * A body Node-RED keeps as bytes (a Buffer in msg.payload: multipart/*, image/*,
+   * application/octet-stream… see `keptAsBytes` in api/rest/webhook-handler.ts), in base64 so the
+   * request can cross to the instance running the flow; `body` is then undefined.
+   */
+  bytes?: string;
   /** Route parameters (`/hello/:name` → `{name}`), filled in by the registry that matched the route. */
   params?: Record<string, string>;
 }
@@ -210,6 +216,23 @@ export interface WebhookResponse {
   status: number;
   headers: Record<string, string>;
   body: unknown;
+}
+
+/**
+ * A WebhookResponse as it crosses between instances (the bus carries JSON): a Buffer body (http
+ * response sending bytes) travels as base64 and becomes a Buffer again on the other side, where
+ * the transport answers with its bytes.
+ */
+export type WireWebhookResponse = WebhookResponse & { bodyBase64?: string };
+
+export function webhookResponseToWire(res: WebhookResponse | null): WireWebhookResponse | null {
+  if (res === null || !Buffer.isBuffer(res.body)) return res;
+  return { status: res.status, headers: res.headers, body: null, bodyBase64: res.body.toString("base64") };
+}
+
+export function webhookResponseFromWire(res: WireWebhookResponse | null): WebhookResponse | null {
+  if (res === null || res.bodyBase64 === undefined) return res;
+  return { status: res.status, headers: res.headers, body: Buffer.from(res.bodyBase64, "base64") };
 }
 
 /** An error as a webhook answer: status and body from the one error table (src/server/errors.ts). */

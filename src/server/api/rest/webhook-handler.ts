@@ -52,6 +52,22 @@ export async function handleWebhook(app: AppServices, req: Request, slug: string
   }
 }
 
+/**
+ * Node-RED's http in keeps a body as bytes (a Buffer) when its media type is neither text nor XML
+ * and either not `application/*` at all (multipart/form-data, image/png, audio/…) or one of
+ * `application/octet-stream`, `application/cbor` and `application/x-protobuf` (21-httpin.js,
+ * `rawBodyParser`); every other body is text, JSON and form bodies parsed first, as here.
+ */
+export function keptAsBytes(contentType: string): boolean {
+  const essence = contentType.split(";")[0]!.trim().toLowerCase();
+  const m = /^([\w.+-]+)\/([\w.-]+)(?:\+([\w.-]+))?$/.exec(essence);
+  if (!m) return false;
+  const [, type, subtype, suffix] = m;
+  if (type === "text" || subtype === "xml" || suffix === "xml") return false;
+  if (type !== "application") return true;
+  return subtype === "octet-stream" || subtype === "cbor" || subtype === "x-protobuf";
+}
+
 async function serveWebhook(app: AppServices, req: Request, slug: string, segments: string[]): Promise<Response> {
   const url = new URL(req.url);
   const path = `/${segments.map(encodeURIComponent).join("/")}`;
@@ -65,18 +81,23 @@ async function serveWebhook(app: AppServices, req: Request, slug: string, segmen
   }
   let body: unknown = undefined;
   let multipart: WebhookMultipart | undefined;
+  let bytes: string | undefined;
   if (req.method !== "GET" && req.method !== "HEAD") {
     const read = await readBodyBytesWithLimit(req, bodyLimits.defaultBytes);
     if (!read.ok) return fail(new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${bodyLimits.defaultBytes} bytes`));
     const text = read.bytes.toString("utf8");
     const type = req.headers.get("content-type") ?? "";
     // Parsed as Node-RED's multer parses it, for an http in node that accepts file uploads (the
-    // others take the text, and a malformed body is an error only for those that accept uploads).
+    // others take its bytes, and a malformed body is an error only for those that accept uploads).
     if (isMultipartFormData(type)) multipart = await webhookMultipart(type, read.bytes);
-    if (/json/.test(type) && text) {
+    // As Node-RED's body parsers: JSON for application/json itself (an empty body is {}; other
+    // +json types are text), a form for application/x-www-form-urlencoded, bytes (keptAsBytes), text.
+    const essence = type.split(";")[0]!.trim().toLowerCase();
+    if (keptAsBytes(type)) bytes = read.bytes.toString("base64");
+    else if (essence === "application/json") {
       if (jsonTooDeep(text)) return fail(new AppError("VALIDATION_FAILED", JSON_TOO_DEEP_MESSAGE));
       try {
-        body = JSON.parse(text);
+        body = text === "" ? {} : JSON.parse(text);
       } catch {
         return fail(new AppError("INVALID_JSON", "request body is not valid JSON"));
       }
@@ -84,7 +105,7 @@ async function serveWebhook(app: AppServices, req: Request, slug: string, segmen
     else body = text;
   }
   // Served by the flow wherever it runs (another instance, in a cluster).
-  const res = await app.flowRuntime.handleWebhook(slug, { method: req.method, path, query: Object.fromEntries(url.searchParams), headers: webhookRequestHeaders(req.headers), body, ...(multipart !== undefined && { multipart }) });
+  const res = await app.flowRuntime.handleWebhook(slug, { method: req.method, path, query: Object.fromEntries(url.searchParams), headers: webhookRequestHeaders(req.headers), body, ...(multipart !== undefined && { multipart }), ...(bytes !== undefined && { bytes }) });
   if (!res) return fail(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`));
   const outHeaders = new Headers(filterResponseHeaders(res.headers).allowed);
   let payload: BodyInit | null;

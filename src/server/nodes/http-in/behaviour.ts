@@ -37,7 +37,7 @@ export const httpInBehaviour = defineBehaviour(httpInNode, (ctx, c) => {
             else deliver(parsed.fields, parsed.files.map((f) => ({ fieldname: f.fieldname, originalname: f.originalname, encoding: f.encoding, mimetype: f.mimetype, buffer: Buffer.from(f.base64, "base64"), size: f.size })));
             return;
           }
-          deliver(req.body);
+          deliver(req.bytes !== undefined ? Buffer.from(req.bytes, "base64") : req.body);
         },
       });
     },

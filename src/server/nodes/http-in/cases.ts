@@ -68,4 +68,28 @@ export const cases: DiffCase[] = [
     send: [],
     requests: get("/colour/red", "/colour/GREY", "/colour/gray", "/colour/blue"),
   },
+  {
+    name: "a request body arrives as Node-RED's parsers give it: JSON and forms parsed, text and XML as text, other types as a Buffer",
+    nodes: [
+      { id: "in", type: "http in", url: "/body", method: "post", upload: false, swaggerDoc: "", wires: [["res"]] },
+      { id: "res", type: "http response", statusCode: "", headers: {}, wires: [] },
+    ],
+    send: [],
+    requests: (
+      [
+        ["application/json", '{"a":1,"b":[true,null]}'],
+        ["application/json; charset=utf-8", ""],
+        ["application/x-www-form-urlencoded", "a=1&b=two%20words"],
+        ["text/plain", "plain text"],
+        ["application/xml", "<a>1</a>"],
+        ["image/svg+xml", "<svg/>"],
+        ["application/javascript", "let a = 1;"],
+        ["application/vnd.api+json", '{"a":1}'],
+        ["application/octet-stream", "raw bytes"],
+        ["application/cbor", "cbor"],
+        ["image/png", "not really a png"],
+        ["multipart/form-data; boundary=b", '--b\r\ncontent-disposition: form-data; name="a"\r\n\r\n1\r\n--b--\r\n'],
+      ] as const
+    ).map(([type, body]): DiffRequest => ({ method: "post", path: "/body", body, headers: { "content-type": type } })),
+  },
 ];

@@ -30,7 +30,7 @@ None: requests start the messages.
 
 ### Outputs
 
-- \`payload\`: for a GET, the query parameters; otherwise the request body (parsed JSON, or text; with file uploads, the form's text fields).
+- \`payload\`: for a GET, the query parameters; otherwise the request body, as Node-RED gives it: JSON and form (\`application/x-www-form-urlencoded\`) bodies parsed into an object; a body whose type is neither text nor XML and is not \`application/…\` (\`multipart/form-data\`, \`image/png\`, \`audio/…\`), or is \`application/octet-stream\`, \`application/cbor\` or \`application/x-protobuf\`, a Buffer of its bytes; any other body (or none) text. With file uploads, the form's text fields.
 - \`req\` (object): \`method\`, \`path\`, \`params\` (the route parameters), \`query\`, \`headers\`, \`cookies\` (always empty, see below) and \`body\` of the request; with file uploads, \`files\` too.
 - \`res\` (object): the handle the HTTP response node answers through. Keep it on the message.
 
@@ -40,7 +40,7 @@ The endpoint is \`/hooks/{your organization's slug}{URL path}\`, for the chosen 
 
 The path takes Express 4's route parameters, as Node-RED's: \`/hello/:name\` answers \`/hello/Nick\` with \`msg.req.params.name\` = \`"Nick"\`; \`/:name?\` makes a segment optional, \`/flights/:from-:to\` splits a segment, \`*\` matches anything (\`msg.req.params[0]\`) and \`/user/:id(\\d+)\` takes only what its regular expression matches (RE2 syntax: no lookaround or backreferences). Paths match whatever the case (\`/Hello\` answers \`/hello\`), with or without a trailing slash. When several endpoints match a request, the one that started first answers it (Express's order).
 
-**Accept file uploads** (POST only, as in Node-RED): a \`multipart/form-data\` request (an HTML form with \`enctype="multipart/form-data"\`) gives \`msg.req.files\`, an array with one object per file sent: \`fieldname\` (the form field), \`originalname\` (the file's name), \`encoding\`, \`mimetype\`, \`buffer\` (its bytes) and \`size\`; a file field left empty gives none. The text fields are an object in \`msg.payload\` and \`msg.req.body\` (a name sent twice gives an array). The whole request, files included, is at most 1 MiB (1,048,576 bytes, the webhook body limit): a larger one is answered 413 \`PAYLOAD_TOO_LARGE\` before it reaches the flow, and a body that is not valid multipart/form-data 400 \`VALIDATION_FAILED\`. Without the option, such a request's body is passed as text.
+**Accept file uploads** (POST only, as in Node-RED): a \`multipart/form-data\` request (an HTML form with \`enctype="multipart/form-data"\`) gives \`msg.req.files\`, an array with one object per file sent: \`fieldname\` (the form field), \`originalname\` (the file's name), \`encoding\`, \`mimetype\`, \`buffer\` (its bytes) and \`size\`; a file field left empty gives none. The text fields are an object in \`msg.payload\` and \`msg.req.body\` (a name sent twice gives an array). The whole request, files included, is at most 1 MiB (1,048,576 bytes, the webhook body limit): a larger one is answered 413 \`PAYLOAD_TOO_LARGE\` before it reaches the flow, and a body that is not valid multipart/form-data 400 \`VALIDATION_FAILED\`. Without the option, such a request's body is a Buffer of its bytes, as in Node-RED.
 
 While the flow is busy (too many messages waiting), requests are answered with 503 and a \`Retry-After\` header instead of being queued without bound.
 

@@ -33,7 +33,7 @@ async function instanceOf(via: ClusterNode, flowId: string): Promise<string> {
 }
 
 describe("file uploads across instances", () => {
-  it("an upload taken by the other instance reaches the flow with its fields and bytes", async () => {
+  it("an upload taken by the other instance reaches the flow with its fields and bytes; a binary body as its exact bytes", async () => {
     const a = cluster.node("a");
     const created = await a.request("POST", "/flows", {
       token,
@@ -43,8 +43,11 @@ describe("file uploads across instances", () => {
           { id: "cu_in", type: "http-in", config: { method: "post", path: "/cluster-upload", upload: true } },
           { id: "cu_set", type: "change", config: { rules: [{ t: "set", p: "payload", p_type: "msg", to: "{ 'payload': payload, 'files': req.files }", to_type: "jsonata" }] } },
           { id: "cu_out", type: "http-response" },
+          { id: "cu_raw", type: "http-in", config: { method: "post", path: "/cluster-raw" } },
+          { id: "cu_raw_out", type: "http-response" },
         ],
         connections: [
+          { source: "cu_raw", target: "cu_raw_out" },
           { source: "cu_in", target: "cu_set" },
           { source: "cu_set", target: "cu_out" },
         ],
@@ -69,5 +72,11 @@ describe("file uploads across instances", () => {
       payload: { label: "sensor 7" },
       files: [{ fieldname: "reading", originalname: "r.bin", encoding: "7bit", mimetype: "application/octet-stream", buffer: { type: "Buffer", data: [...bytes] }, size: bytes.length }],
     });
+    // Without uploads, an application/octet-stream body is a Buffer (as Node-RED's raw parser gives
+    // it), sent back by http response as the same bytes, across the instances.
+    const raw = await other.request("POST", `/hooks/${slug}/cluster-raw`, { rawBody: bytes, headers: { "content-type": "application/octet-stream" } });
+    expect(raw.status, raw.text).toBe(200);
+    expect(raw.headers.get("content-type")).toBe("application/octet-stream");
+    expect(raw.bytes).toEqual(bytes);
   }, 60_000);
 });

@@ -165,18 +165,42 @@ describe("http-in file uploads through /hooks", () => {
     expect((await cutShort.json()).error).toMatchObject({ code: "VALIDATION_FAILED", message: expect.stringMatching(/Unexpected end of form/) });
   });
 
-  it("without 'Accept file uploads' (or on another content type) passes the body as before, with no files", async () => {
+  it("without 'Accept file uploads' (or on another content type) passes the body as Node-RED does, with no files", async () => {
     const flow = mirror("up4", "/upload-off", false);
     await deploy("upload off", flow.nodes, flow.connections);
     const form = new FormData();
     form.append("file", new Blob(["abc"], { type: "text/plain" }), "a.txt");
     const off = await (await hook("/upload-off", { method: "POST", body: form })).json();
     expect(off.files).toBeUndefined();
-    expect(off.payload).toEqual(expect.stringContaining('filename="a.txt"'));
+    // Node-RED's raw body parser keeps a multipart/* body as bytes: a Buffer (as JSON, {type, data}).
+    expect(off.payload).toMatchObject({ type: "Buffer", data: expect.any(Array) });
+    expect(Buffer.from(off.payload.data as number[]).toString()).toContain('filename="a.txt"');
+    expect(off.body).toEqual(off.payload);
 
     const on = mirror("up5", "/upload-json", true);
     await deploy("upload json", on.nodes, on.connections);
     const json = await (await hook("/upload-json", { method: "POST", body: '{"a":1}', headers: { "content-type": "application/json" } })).json();
     expect(json).toEqual({ payload: { a: 1 }, body: { a: 1 } });
+  });
+
+  it("gives a binary body as a Buffer of its exact bytes and a text one as text, by its media type as Node-RED does", async () => {
+    // http in → http response: a Buffer payload goes back as its bytes (application/octet-stream), text as text/html.
+    await deploy("raw bodies", [
+      { id: "raw_in", type: "http-in", position: { x: 0, y: 0 }, config: { method: "post", path: "/raw" } },
+      { id: "raw_out", type: "http-response", position: { x: 100, y: 0 }, config: {} },
+    ], [{ source: "raw_in", target: "raw_out" }]);
+    const bytes = Buffer.from([0xff, 0x00, 0x80, 0x41, 0xc3, 0x28]);
+    for (const type of ["application/octet-stream", "image/png", "application/cbor", "application/x-protobuf", "audio/ogg; codecs=opus", "multipart/mixed; boundary=x"]) {
+      const res = await hook("/raw", { method: "POST", body: bytes, headers: { "content-type": type } });
+      expect(res.status, type).toBe(200);
+      expect(res.headers.get("content-type"), type).toBe("application/octet-stream");
+      expect(Buffer.from(await res.arrayBuffer()), type).toEqual(bytes);
+    }
+    for (const type of ["text/plain; charset=utf-8", "application/xml", "image/svg+xml", "application/javascript", ""]) {
+      const res = await hook("/raw", { method: "POST", body: "héllo <b>", headers: type ? { "content-type": type } : {} });
+      expect(res.status, type).toBe(200);
+      expect(res.headers.get("content-type"), type).toMatch(/^text\/html/);
+      expect(await res.text(), type).toBe("héllo <b>");
+    }
   });
 });
