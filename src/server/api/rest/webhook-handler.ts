@@ -3,6 +3,7 @@ import { AppError, errorBody, toAppError } from "../../errors";
 import { bodyLimits } from "../../../shared/policy";
 import { WEBHOOK_SECURITY_HEADERS, filterResponseHeaders, webhookRequestHeaders } from "../../runtime/webhooks";
 import { readBodyBytesWithLimit } from "./read-body";
+import { lazyRequire } from "../../lazy-require";
 import { isMultipartFormData, webhookMultipart } from "./multipart";
 import type { WebhookMultipart } from "../../runtime/webhooks";
 import { authLimiters } from "../../auth/limits";
@@ -49,6 +50,29 @@ export async function handleWebhook(app: AppServices, req: Request, slug: string
     const appError = toAppError(err);
     if (appError.code === "INTERNAL") app.logger.error({ err, path: new URL(req.url).pathname }, "webhook failed");
     return fail(appError);
+  }
+}
+
+/** qs, at the first form a webhook receives (issue 39: idle memory). */
+const qs = lazyRequire<typeof import("qs")>("qs");
+const FORM_PARAMETER_LIMIT = 1000;
+const FORM_DEPTH_LIMIT = 32;
+
+/**
+ * A form body as Node-RED's `bodyParser.urlencoded({ extended: true })` (body-parser 1.20) gives
+ * it: qs with the same options, so `a=1&a=2` is `["1", "2"]` and `b[c]=3` is `{ b: { c: "3" } }`
+ * (a `__proto__` key is dropped, by qs); more than 1,000 parameters is a 413, nesting deeper than
+ * 32 levels a 400.
+ */
+export function parseForm(text: string): Record<string, unknown> | AppError {
+  let ampersands = 0;
+  for (let i = text.indexOf("&"); i !== -1; i = text.indexOf("&", i + 1)) {
+    if (++ampersands >= FORM_PARAMETER_LIMIT) return new AppError("PAYLOAD_TOO_LARGE", `a form body may have at most ${FORM_PARAMETER_LIMIT} parameters`);
+  }
+  try {
+    return qs().parse(text, { allowPrototypes: true, arrayLimit: Math.max(100, ampersands), depth: FORM_DEPTH_LIMIT, strictDepth: true, parameterLimit: FORM_PARAMETER_LIMIT });
+  } catch {
+    return new AppError("VALIDATION_FAILED", `a form body may nest at most ${FORM_DEPTH_LIMIT} levels deep`);
   }
 }
 
@@ -101,7 +125,11 @@ async function serveWebhook(app: AppServices, req: Request, slug: string, segmen
       } catch {
         return fail(new AppError("INVALID_JSON", "request body is not valid JSON"));
       }
-    } else if (/x-www-form-urlencoded/.test(type)) body = Object.fromEntries(new URLSearchParams(text));
+    } else if (essence === "application/x-www-form-urlencoded") {
+      const form = parseForm(text);
+      if (form instanceof AppError) return fail(form);
+      body = form;
+    }
     else body = text;
   }
   // Served by the flow wherever it runs (another instance, in a cluster).

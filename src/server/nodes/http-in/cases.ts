@@ -80,6 +80,7 @@ export const cases: DiffCase[] = [
         ["application/json", '{"a":1,"b":[true,null]}'],
         ["application/json; charset=utf-8", ""],
         ["application/x-www-form-urlencoded", "a=1&b=two%20words"],
+        ["application/x-www-form-urlencoded", "a=1&a=2&b[c]=3&d[]=x&d[]=y&e[0][f]=g&__proto__[p]=1&toString=t"],
         ["text/plain", "plain text"],
         ["application/xml", "<a>1</a>"],
         ["image/svg+xml", "<svg/>"],

@@ -30,7 +30,7 @@ None: requests start the messages.
 
 ### Outputs
 
-- \`payload\`: for a GET, the query parameters; otherwise the request body, as Node-RED gives it: JSON and form (\`application/x-www-form-urlencoded\`) bodies parsed into an object; a body whose type is neither text nor XML and is not \`application/…\` (\`multipart/form-data\`, \`image/png\`, \`audio/…\`), or is \`application/octet-stream\`, \`application/cbor\` or \`application/x-protobuf\`, a Buffer of its bytes; any other body (or none) text. With file uploads, the form's text fields.
+- \`payload\`: for a GET, the query parameters; otherwise the request body, as Node-RED gives it: JSON (\`application/json\`) and form (\`application/x-www-form-urlencoded\`) bodies parsed into an object (in a form a repeated name gives an array and \`a[b]=1\` nests, as Node-RED's extended parser does; at most 1,000 parameters, nested at most 32 deep); a body whose type is neither text nor XML and is not \`application/…\` (\`multipart/form-data\`, \`image/png\`, \`audio/…\`), or is \`application/octet-stream\`, \`application/cbor\` or \`application/x-protobuf\`, a Buffer of its bytes; any other body (or none) text. With file uploads, the form's text fields.
 - \`req\` (object): \`method\`, \`path\`, \`params\` (the route parameters), \`query\`, \`headers\`, \`cookies\` (always empty, see below) and \`body\` of the request; with file uploads, \`files\` too.
 - \`res\` (object): the handle the HTTP response node answers through. Keep it on the message.
 

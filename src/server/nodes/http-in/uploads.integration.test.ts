@@ -203,4 +203,23 @@ describe("http-in file uploads through /hooks", () => {
       expect(await res.text(), type).toBe("héllo <b>");
     }
   });
+
+  it("parses a form body as Node-RED's extended parser (qs): repeated names are arrays, brackets nest; too many parameters 413, too deep 400", async () => {
+    const flow = mirror("form", "/form", false);
+    await deploy("forms", flow.nodes, flow.connections);
+    const post = (body: string) => hook("/form", { method: "POST", body, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const ok = await post("colour=red&colour=blue&address[city]=Oslo&__proto__[polluted]=1");
+    expect(ok.status).toBe(200);
+    expect((await ok.json()).payload).toEqual({ colour: ["red", "blue"], address: { city: "Oslo" } });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const many = await post(Array.from({ length: 1001 }, (_, i) => `p${i}=1`).join("&"));
+    expect(many.status).toBe(413);
+    expect((await many.json()).error.code).toBe("PAYLOAD_TOO_LARGE");
+    const deep = await post(`a${"[x]".repeat(40)}=1`);
+    expect(deep.status).toBe(400);
+    expect((await deep.json()).error.code).toBe("VALIDATION_FAILED");
+    // Exactly at the limit (1,000 parameters) it is a form like any other.
+    const limit = await post(Array.from({ length: 1000 }, (_, i) => `p${i}=1`).join("&"));
+    expect(limit.status).toBe(200);
+  });
 });
