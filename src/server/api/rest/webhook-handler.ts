@@ -114,16 +114,19 @@ async function serveWebhook(app: AppServices, req: Request, slug: string, segmen
     // Parsed as Node-RED's multer parses it, for an http in node that accepts file uploads (the
     // others take its bytes, and a malformed body is an error only for those that accept uploads).
     if (isMultipartFormData(type)) multipart = await webhookMultipart(type, read.bytes);
-    // As Node-RED's body parsers: JSON for application/json itself (an empty body is {}; other
-    // +json types are text), a form for application/x-www-form-urlencoded, bytes (keptAsBytes), text.
+    // As Node-RED's body parsers: JSON for application/json itself (an object or an array; an
+    // empty body is {}; other +json types are text), a form for application/x-www-form-urlencoded,
+    // bytes (keptAsBytes), else text.
     const essence = type.split(";")[0]!.trim().toLowerCase();
     if (keptAsBytes(type)) bytes = read.bytes.toString("base64");
     else if (essence === "application/json") {
       if (jsonTooDeep(text)) return fail(new AppError("VALIDATION_FAILED", JSON_TOO_DEEP_MESSAGE));
       try {
+        // body-parser's strict mode: an object or an array, nothing else at the top.
+        if (text !== "" && !/^[ \t\n\r]*[{[]/.test(text)) throw new SyntaxError("not an object or an array");
         body = text === "" ? {} : JSON.parse(text);
       } catch {
-        return fail(new AppError("INVALID_JSON", "request body is not valid JSON"));
+        return fail(new AppError("INVALID_JSON", "request body is not valid JSON (an object or an array)"));
       }
     } else if (essence === "application/x-www-form-urlencoded") {
       const form = parseForm(text);

@@ -30,7 +30,7 @@ None: requests start the messages.
 
 ### Outputs
 
-- \`payload\`: for a GET, the query parameters; otherwise the request body, as Node-RED gives it: JSON (\`application/json\`) and form (\`application/x-www-form-urlencoded\`) bodies parsed into an object (in a form a repeated name gives an array and \`a[b]=1\` nests, as Node-RED's extended parser does; at most 1,000 parameters, nested at most 32 deep); a body whose type is neither text nor XML and is not \`application/…\` (\`multipart/form-data\`, \`image/png\`, \`audio/…\`), or is \`application/octet-stream\`, \`application/cbor\` or \`application/x-protobuf\`, a Buffer of its bytes; any other body (or none) text. With file uploads, the form's text fields.
+- \`payload\`: for a GET, the query parameters; otherwise the request body, as Node-RED gives it: JSON (\`application/json\`: an object or an array, as Node-RED's strict parser takes; anything else is a 400) and form (\`application/x-www-form-urlencoded\`) bodies parsed into an object (in a form a repeated name gives an array and \`a[b]=1\` nests, as Node-RED's extended parser does; at most 1,000 parameters, nested at most 32 deep); a body whose type is neither text nor XML and is not \`application/…\` (\`multipart/form-data\`, \`image/png\`, \`audio/…\`), or is \`application/octet-stream\`, \`application/cbor\` or \`application/x-protobuf\`, a Buffer of its bytes; any other body (or none) text. With file uploads, the form's text fields.
 - \`req\` (object): \`method\`, \`path\`, \`params\` (the route parameters), \`query\`, \`headers\`, \`cookies\` (always empty, see below) and \`body\` of the request; with file uploads, \`files\` too.
 - \`res\` (object): the handle the HTTP response node answers through. Keep it on the message.
 
@@ -47,7 +47,7 @@ While the flow is busy (too many messages waiting), requests are answered with 5
 ### Differences from Node-RED
 
 - Endpoints live under \`/hooks/{organization}\`, so tenants cannot take each other's paths.
-- File uploads are bounded: 1 MiB per request in all (Node-RED's multer takes any size). A malformed multipart body is a 400 (Node-RED logs a warning and answers 500). Field names with brackets (\`a[b]\`) stay as written (multer nests them into objects).
+- File uploads are bounded: 1 MiB per request in all (Node-RED's multer takes any size). A body its parser refuses (malformed multipart, JSON that is not an object or an array, a form with too many parameters) gets a 4xx in the error envelope; Node-RED logs a warning and answers 500. Field names with brackets (\`a[b]\`) stay as written (multer nests them into objects).
 - \`req\` and \`res\` are plain data, not Express objects.
 - \`req.cookies\` is always empty, and \`req.headers\` has no \`Cookie\`, \`Authorization\`, \`Proxy-Authorization\` or \`X-API-Key\`: what a caller's browser sends with them is the app's session, never a flow's to read.`,
   inputs: 0,

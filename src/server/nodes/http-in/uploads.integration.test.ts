@@ -204,7 +204,7 @@ describe("http-in file uploads through /hooks", () => {
     }
   });
 
-  it("parses a form body as Node-RED's extended parser (qs): repeated names are arrays, brackets nest; too many parameters 413, too deep 400", async () => {
+  it("parses a form body as Node-RED's extended parser (qs): repeated names are arrays, brackets nest; too many parameters 413, too deep 400; JSON strict", async () => {
     const flow = mirror("form", "/form", false);
     await deploy("forms", flow.nodes, flow.connections);
     const post = (body: string) => hook("/form", { method: "POST", body, headers: { "content-type": "application/x-www-form-urlencoded" } });
@@ -218,6 +218,14 @@ describe("http-in file uploads through /hooks", () => {
     const deep = await post(`a${"[x]".repeat(40)}=1`);
     expect(deep.status).toBe(400);
     expect((await deep.json()).error.code).toBe("VALIDATION_FAILED");
+    // JSON as body-parser's strict mode: an object or an array; a bare value is refused (Node-RED: 500).
+    for (const bare of ["123", ' "text"', "null"]) {
+      const res = await hook("/form", { method: "POST", body: bare, headers: { "content-type": "application/json" } });
+      expect(res.status, bare).toBe(400);
+      expect((await res.json()).error.code).toBe("INVALID_JSON");
+    }
+    const empty = await hook("/form", { method: "POST", body: "", headers: { "content-type": "application/json" } });
+    expect((await empty.json()).payload).toEqual({});
     // Exactly at the limit (1,000 parameters) it is a form like any other.
     const limit = await post(Array.from({ length: 1000 }, (_, i) => `p${i}=1`).join("&"));
     expect(limit.status).toBe(200);
