@@ -3,37 +3,16 @@
  * does not run the flow is parsed there and crosses to the one that does (fields and files, bytes
  * intact), as a request to a flow running on this instance would.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signUp } from "@/test/accounts";
-import { TestCluster, until, type ClusterNode } from "@/test/cluster";
+import { describe, expect, it } from "vitest";
+import { placedOn, twoInstances } from "@/test/two-instances";
 
 const BASE_PORT = 4550;
 
-let cluster: TestCluster;
-let token: string;
-let slug: string;
-
-beforeAll(async () => {
-  cluster = new TestCluster({ basePort: BASE_PORT });
-  await Promise.all([cluster.start("a", 0), cluster.start("b", 1)]);
-  const user = await signUp(cluster.node("a").request);
-  token = user.accessToken;
-  slug = (await cluster.node("a").request("GET", "/organizations", { token })).body.organizations[0].slug;
-}, 90_000);
-
-afterAll(async () => {
-  await cluster?.dispose();
-}, 60_000);
-
-async function instanceOf(via: ClusterNode, flowId: string): Promise<string> {
-  return until(`flow ${flowId} is placed`, async () => {
-    const res = await via.request("GET", `/flows/${flowId}`, { token });
-    return (res.body.flow?.runtime?.instance_id as string | undefined) ?? undefined;
-  });
-}
+const two = twoInstances({ basePort: BASE_PORT });
 
 describe("file uploads across instances", () => {
   it("an upload taken by the other instance reaches the flow with its fields and bytes; a binary body as its exact bytes", async () => {
+    const { cluster, token, slug } = two;
     const a = cluster.node("a");
     const created = await a.request("POST", "/flows", {
       token,
@@ -56,7 +35,7 @@ describe("file uploads across instances", () => {
     expect(created.status, created.text).toBe(201);
     const flowId = created.body.flow.id as string;
     expect((await a.request("POST", `/flows/${flowId}/deploy`, { token })).body.deployment.state).toBe("running");
-    const runsOn = await instanceOf(a, flowId);
+    const runsOn = await placedOn(a, flowId, token);
     const other = cluster.live().find((n) => n.instanceId !== runsOn)!;
 
     const bytes = Buffer.from([0, 1, 254, 255, 13, 10, 45, 45]);

@@ -3,29 +3,16 @@
  * running on one instance is read by a flow running on the other (the files are rows of the shared
  * database, not a disk of either instance), and /files on either instance serves it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signUp } from "@/test/accounts";
-import { TestCluster, until, type ClusterNode } from "@/test/cluster";
+import { describe, expect, it } from "vitest";
+import type { ClusterNode } from "@/test/cluster";
+import { placedOn, twoInstances } from "@/test/two-instances";
 
 const BASE_PORT = 4150;
 
-let cluster: TestCluster;
-let token: string;
-let slug: string;
-
-beforeAll(async () => {
-  cluster = new TestCluster({ basePort: BASE_PORT });
-  await Promise.all([cluster.start("a", 0), cluster.start("b", 1)]);
-  const user = await signUp(cluster.node("a").request);
-  token = user.accessToken;
-  slug = (await cluster.node("a").request("GET", "/organizations", { token })).body.organizations[0].slug;
-}, 90_000);
-
-afterAll(async () => {
-  await cluster?.dispose();
-}, 60_000);
+const two = twoInstances({ basePort: BASE_PORT });
 
 async function deploy(via: ClusterNode, name: string, nodes: unknown[], connections: unknown[]): Promise<string> {
+  const { token } = two;
   const created = await via.request("POST", "/flows", { token, body: { name, nodes, connections } });
   expect(created.status, created.text).toBe(201);
   const id = created.body.flow.id as string;
@@ -33,15 +20,10 @@ async function deploy(via: ClusterNode, name: string, nodes: unknown[], connecti
   return id;
 }
 
-async function instanceOf(via: ClusterNode, flowId: string): Promise<string> {
-  return until(`flow ${flowId} is placed`, async () => {
-    const res = await via.request("GET", `/flows/${flowId}`, { token });
-    return (res.body.flow?.runtime?.instance_id as string | undefined) ?? undefined;
-  });
-}
 
 describe("files across instances", () => {
   it("a file written by a flow on one instance is read by a flow on the other", async () => {
+    const { cluster, token, slug } = two;
     try {
       const a = cluster.node("a");
       const writer = await deploy(
@@ -57,7 +39,7 @@ describe("files across instances", () => {
           { source: "cf_w_file", target: "cf_w_out" },
         ],
       );
-      const writerOn = await instanceOf(a, writer);
+      const writerOn = await placedOn(a, writer, token);
       // A deploy runs the flow on the instance that takes the request: the reader goes to the other one.
       const b = cluster.live().find((n) => n.instanceId !== writerOn)!;
       const reader = await deploy(
@@ -73,7 +55,7 @@ describe("files across instances", () => {
           { source: "cf_r_file", target: "cf_r_out" },
         ],
       );
-      expect(await instanceOf(a, reader)).not.toBe(writerOn);
+      expect(await placedOn(a, reader, token)).not.toBe(writerOn);
       const readerPath = "cluster-read";
       const writing = cluster.byInstance(writerOn);
       const other = cluster.live().find((n) => n !== writing)!;
