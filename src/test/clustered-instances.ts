@@ -13,7 +13,7 @@ import { ClusteredFlowRuntime, type ClusterTimings } from "@/server/flow-runtime
  * on the store it is given (the app's, or a cuttable one to play a kill -9), with its own device
  * bus and sandbox pool; all closed after the file's tests.
  */
-export function clusteredInstances(appOf: () => AppServices, timings: ClusterTimings): (name: string, store: KeyValueStore) => ClusteredFlowRuntime {
+export function clusteredInstances(appOf: () => AppServices, timings: Partial<ClusterTimings>): (name: string, store: KeyValueStore) => ClusteredFlowRuntime {
   const sandboxes: SandboxPool[] = [];
   const runtimes: ClusteredFlowRuntime[] = [];
   afterAll(async () => {

@@ -11,18 +11,14 @@
  * through the instance that does not run the flow crosses the cluster bus. Requests go through the
  * /hooks door the server mounts (handleWebhookUrl).
  */
-import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
+import { clusteredInstances } from "@/test/clustered-instances";
 import { restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import type { AppServices } from "@/server/app-services";
 import { handleWebhookUrl } from "@/server/api/rest/webhook-handler";
 import { CLIENT_IP_HEADER } from "@/server/http/client-ip";
-import { DeviceBus } from "@/server/realtime/device-bus";
-import { WebhookRegistry } from "@/server/runtime/webhooks";
-import { createSafeFetch } from "@/server/runtime/safe-fetch";
-import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
 import { ClusteredFlowRuntime } from "./clustered";
 
 const TIMINGS = { tickMs: 100, leaseTtlMs: 1_000, routeTtlMs: 1_500 };
@@ -32,36 +28,11 @@ let a: ClusteredFlowRuntime;
 let b: ClusteredFlowRuntime;
 /** The test app as each instance: the same database and store, its own flow runtime. */
 let apps: Map<string, AppServices>;
-const sandboxes: SandboxPool[] = [];
-
-function instance(name: string): ClusteredFlowRuntime {
-  const app = testApp.app;
-  const devices = new DeviceBus(app.store, app.logger);
-  const pool = new SandboxPool();
-  sandboxes.push(pool);
-  return new ClusteredFlowRuntime({
-    prisma: app.db.prisma,
-    store: app.store,
-    events: app.events,
-    logger: app.logger,
-    nodes: app.nodes,
-    devices,
-    instanceId: `${name}-${randomBytes(3).toString("hex")}`,
-    flowsChanged: (organizationId) => app.flowReads.changed(organizationId),
-    services: {
-      sendToDevices: (organizationId, message) => devices.sendToDevices(organizationId, message),
-      onDeviceMessage: (organizationId, handler) => devices.onDeviceMessage(organizationId, handler),
-      webhooks: new WebhookRegistry(),
-      httpRequest: createSafeFetch({ allowPrivate: false }),
-      sandboxes: pool,
-    },
-    timings: TIMINGS,
-  });
-}
+const instance = clusteredInstances(() => testApp.app, TIMINGS);
 
 beforeAll(async () => {
-  a = instance("a");
-  b = instance("b");
+  a = instance("a", testApp.app.store);
+  b = instance("b", testApp.app.store);
   apps = new Map([
     [a.instanceId, { ...testApp.app, flowRuntime: a }],
     [b.instanceId, { ...testApp.app, flowRuntime: b }],
@@ -69,10 +40,6 @@ beforeAll(async () => {
   await Promise.all([a.start(), b.start()]);
 });
 
-afterAll(async () => {
-  await Promise.all([a?.close(), b?.close()]);
-  await Promise.all(sandboxes.map((pool) => pool.close()));
-});
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
