@@ -58,6 +58,20 @@ async function instance(store: MemoryStore, id: string, options: { key?: Buffer;
 }
 
 /** Lets the sender read the target's address (PeerLink reads it on first use, without waiting). */
+/** Instances a and b on one store, b serving no peer connection; its inject handler records how each call came. */
+async function unreachableTarget() {
+  const store = new MemoryStore();
+  cleanups.push(() => store.close());
+  const a = await instance(store, "a");
+  const b = await instance(store, "b", { serve: false });
+  const seen: string[] = [];
+  b.bus.handle("inject", async (_args, via) => {
+    seen.push(via);
+    return "ok";
+  });
+  return { store, a, b, seen };
+}
+
 async function learn(peers: PeerLink, target: string): Promise<void> {
   peers.urlOf(target);
   for (let i = 0; i < 50 && peers.urlOf(target) === null; i++) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -152,15 +166,7 @@ describe("requests between instances over their own connection (PeerLink)", () =
   });
 
   it("go over Redis when the target cannot be reached at its address, and it runs once", async () => {
-    const store = new MemoryStore();
-    cleanups.push(() => store.close());
-    const a = await instance(store, "a");
-    const b = await instance(store, "b", { serve: false });
-    const seen: string[] = [];
-    b.bus.handle("inject", async (_args, via) => {
-      seen.push(via);
-      return "ok";
-    });
+    const { store, a, seen } = await unreachableTarget();
     // b says it is at an address where nothing listens.
     const closed = await listen(() => undefined);
     await new Promise<void>((resolve) => closed.server.close(() => resolve()));
@@ -307,15 +313,7 @@ describe("GET /_cluster/peer refuses what another instance of the cluster did no
   });
 
   it("a sender does not use an address where the answer cannot prove it holds the key: the request goes over Redis", async () => {
-    const store = new MemoryStore();
-    cleanups.push(() => store.close());
-    const a = await instance(store, "a");
-    const b = await instance(store, "b", { serve: false });
-    const seen: string[] = [];
-    b.bus.handle("inject", async (_args, via) => {
-      seen.push(via);
-      return "ok";
-    });
+    const { store, a, seen } = await unreachableTarget();
     // An impostor accepts any upgrade (without a proof) and would read what is sent.
     const received: Buffer[] = [];
     const impostor = await listen((_req, socket) => {
