@@ -92,6 +92,31 @@ export function keptAsBytes(contentType: string): boolean {
   return subtype === "octet-stream" || subtype === "cbor" || subtype === "x-protobuf";
 }
 
+/**
+ * A request body as Node-RED's parsers give it: JSON for application/json itself (an object or an
+ * array, as body-parser's strict mode; an empty body is {}; other +json types are text), a form
+ * for application/x-www-form-urlencoded (parseForm), bytes in base64 for the types keptAsBytes
+ * names, else text.
+ */
+function webhookBody(contentType: string, raw: Buffer): { body?: unknown; bytes?: string } | AppError {
+  if (keptAsBytes(contentType)) return { bytes: raw.toString("base64") };
+  const text = raw.toString("utf8");
+  const essence = contentType.split(";")[0]!.trim().toLowerCase();
+  if (essence === "application/x-www-form-urlencoded") {
+    const form = parseForm(text);
+    return form instanceof AppError ? form : { body: form };
+  }
+  if (essence !== "application/json") return { body: text };
+  if (text === "") return { body: {} };
+  if (jsonTooDeep(text)) return new AppError("VALIDATION_FAILED", JSON_TOO_DEEP_MESSAGE);
+  if (!/^[ \t\n\r]*[{[]/.test(text)) return new AppError("INVALID_JSON", "request body is not valid JSON (an object or an array)");
+  try {
+    return { body: JSON.parse(text) };
+  } catch {
+    return new AppError("INVALID_JSON", "request body is not valid JSON (an object or an array)");
+  }
+}
+
 async function serveWebhook(app: AppServices, req: Request, slug: string, segments: string[]): Promise<Response> {
   const url = new URL(req.url);
   const path = `/${segments.map(encodeURIComponent).join("/")}`;
@@ -109,31 +134,13 @@ async function serveWebhook(app: AppServices, req: Request, slug: string, segmen
   if (req.method !== "GET" && req.method !== "HEAD") {
     const read = await readBodyBytesWithLimit(req, bodyLimits.defaultBytes);
     if (!read.ok) return fail(new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${bodyLimits.defaultBytes} bytes`));
-    const text = read.bytes.toString("utf8");
     const type = req.headers.get("content-type") ?? "";
     // Parsed as Node-RED's multer parses it, for an http in node that accepts file uploads (the
     // others take its bytes, and a malformed body is an error only for those that accept uploads).
     if (isMultipartFormData(type)) multipart = await webhookMultipart(type, read.bytes);
-    // As Node-RED's body parsers: JSON for application/json itself (an object or an array; an
-    // empty body is {}; other +json types are text), a form for application/x-www-form-urlencoded,
-    // bytes (keptAsBytes), else text.
-    const essence = type.split(";")[0]!.trim().toLowerCase();
-    if (keptAsBytes(type)) bytes = read.bytes.toString("base64");
-    else if (essence === "application/json") {
-      if (jsonTooDeep(text)) return fail(new AppError("VALIDATION_FAILED", JSON_TOO_DEEP_MESSAGE));
-      try {
-        // body-parser's strict mode: an object or an array, nothing else at the top.
-        if (text !== "" && !/^[ \t\n\r]*[{[]/.test(text)) throw new SyntaxError("not an object or an array");
-        body = text === "" ? {} : JSON.parse(text);
-      } catch {
-        return fail(new AppError("INVALID_JSON", "request body is not valid JSON (an object or an array)"));
-      }
-    } else if (essence === "application/x-www-form-urlencoded") {
-      const form = parseForm(text);
-      if (form instanceof AppError) return fail(form);
-      body = form;
-    }
-    else body = text;
+    const parsed = webhookBody(type, read.bytes);
+    if (parsed instanceof AppError) return fail(parsed);
+    ({ body, bytes } = parsed);
   }
   // Served by the flow wherever it runs (another instance, in a cluster).
   const res = await app.flowRuntime.handleWebhook(slug, { method: req.method, path, query: Object.fromEntries(url.searchParams), headers: webhookRequestHeaders(req.headers), body, ...(multipart !== undefined && { multipart }), ...(bytes !== undefined && { bytes }) });
