@@ -5,7 +5,8 @@
 // server → dist/server/server.js and dist/server/sandbox-worker.js: src/server.ts and the sandbox
 //   worker entry, our code bundled, packages left to node_modules (they are the app's dependencies,
 //   and Next loads the same ones). The worker sits beside the server: pool-worker.ts finds it
-//   relative to its own module, which is the bundle.
+//   relative to its own module, which is the bundle. Prisma's query compiler goes beside them as
+//   dist/server/prisma-query-compiler.wasm (prismaWasmFromFile, below).
 // pgdata → dist/pgdata-template: the embedded database's data directory, initialized and migrated
 //   (src/server/embedded-template.ts, compiled and run once): a new DATA_DIR starts as a copy of it
 //   instead of running initdb (db.ts, embeddedTemplateDir).
@@ -13,6 +14,7 @@
 //   in one file that needs nothing but Node, so packages/cli installs on its own.
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
@@ -45,12 +47,41 @@ const packagesExceptJson = {
   },
 };
 
+// Prisma's query compiler (WebAssembly) comes as a module exporting its bytes as a 4.4 MB base64
+// string. Once imported, the module keeps that string (its export) and V8 its source text (as large)
+// for the life of the process: 8.7 MB of an idle server's heap for bytes used once at start
+// (docs/BENCHMARKS.md, "Issue 39, fifth round"). The bundles read the bytes from a file beside them
+// instead, written here at build time.
+const PRISMA_WASM_MODULE = "@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.mjs";
+const PRISMA_WASM_FILE = "prisma-query-compiler.wasm";
+const PRISMA_WASM_IMPORT = `    const { wasm } = await import("${PRISMA_WASM_MODULE}")
+    return await decodeBase64AsWasm(wasm)`;
+const prismaWasmFromFile = {
+  name: "prisma-wasm-from-file",
+  setup(pluginBuild) {
+    pluginBuild.onStart(async () => {
+      const { wasm } = await import(PRISMA_WASM_MODULE);
+      const outdir = pluginBuild.initialOptions.outdir;
+      mkdirSync(outdir, { recursive: true });
+      writeFileSync(path.join(outdir, PRISMA_WASM_FILE), Buffer.from(wasm, "base64"));
+    });
+    pluginBuild.onLoad({ filter: /[\\/]src[\\/]generated[\\/]prisma[\\/]internal[\\/]class\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      // A Prisma upgrade that generates this differently fails the build here, not the server at start.
+      if (!source.includes(PRISMA_WASM_IMPORT)) throw new Error(`${args.path}: Prisma's query compiler import changed; update scripts/build.mjs (prismaWasmFromFile)`);
+      const contents = source.replace(PRISMA_WASM_IMPORT, `    const { readFileSync } = await import("node:fs")
+    return new WebAssembly.Module(readFileSync(new URL("./${PRISMA_WASM_FILE}", import.meta.url)))`);
+      return { contents, loader: "ts" };
+    });
+  },
+};
+
 async function buildServer() {
   await build({
     ...common,
     entryPoints: { server: "src/server.ts", "sandbox-worker": "src/server/runtime/sandbox/sandbox-worker.ts", "lease-worker": "src/server/flow-runtime/lease-worker.ts" },
     outdir: "dist/server",
-    plugins: [packagesExceptJson],
+    plugins: [packagesExceptJson, prismaWasmFromFile],
     sourcemap: "linked",
     // No keepNames: it wraps every named function on each creation (the cost tsx's loader had on hot
     // paths, docs/ARCHITECTURE.md "Requests"); our errors set their `name` themselves.
@@ -62,7 +93,7 @@ async function buildPgdata() {
     ...common,
     entryPoints: { "make-pgdata-template": "src/server/embedded-template.ts" },
     outdir: "dist/server",
-    plugins: [packagesExceptJson],
+    plugins: [packagesExceptJson, prismaWasmFromFile],
   });
   // Run from dist/server, as the server is: db.ts finds the template beside it (dist/pgdata-template).
   execFileSync(process.execPath, [path.join(root, "dist/server/make-pgdata-template.js"), path.join(root, "dist/pgdata-template")], { cwd: root, stdio: "inherit" });
