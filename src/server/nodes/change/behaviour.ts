@@ -1,5 +1,5 @@
 import { defineBehaviour } from "../types";
-import type { Message, NodeContext } from "../../runtime/types";
+import type { Done, Message, NodeContext, Send } from "../../runtime/types";
 import { PropertyPathError } from "../../runtime/properties";
 import { envValue, getTarget, prepareOperand, setTarget, type OperandType, type PreparedOperand, type Target, type TargetType } from "../../runtime/operands";
 import { safeReplaceAll, type SafeRegex } from "../../runtime/regex";
@@ -116,22 +116,32 @@ export const changeBehaviour = defineBehaviour(changeNode, (ctx, config) => {
     ctx.log.error(new Error(err instanceof RuleError ? message : `Invalid JSONata expression: ${message}`), msg);
   };
 
+  // With an asynchronous rule (JSONata), messages are handled one at a time, in order, as Node-RED's
+  // processMessageQueue does: an evaluation that yields to the event loop (jsonata.ts's guard, every
+  // few milliseconds of a busy thread) must not let the messages behind it overtake it.
+  let queue: Promise<void> = Promise.resolve();
+  const applyAsync = async (msg: Message, send: Send, done: Done) => {
+    for (const step of steps) {
+      let to: unknown;
+      try {
+        to = step.t === "delete" ? undefined : await step.to.evaluate(ctx, msg);
+        apply(step, msg, to);
+      } catch (err) {
+        fail(err, msg);
+        done();
+        return;
+      }
+    }
+    send(msg);
+    done();
+  };
+
   return {
     input: anyAsync
-      ? async (msg, send, done) => {
-          for (const step of steps) {
-            let to: unknown;
-            try {
-              to = step.t === "delete" ? undefined : await step.to.evaluate(ctx, msg);
-              apply(step, msg, to);
-            } catch (err) {
-              fail(err, msg);
-              done();
-              return;
-            }
-          }
-          send(msg);
-          done();
+      ? (msg, send, done) => {
+          const handled = queue.then(() => applyAsync(msg, send, done));
+          queue = handled.catch(() => undefined);
+          return handled;
         }
       : (msg, send, done) => {
           for (const step of steps) {

@@ -84,6 +84,15 @@ describe("change: behaviour", () => {
     expect(got.map((m) => m.payload)).toEqual(Array.from({ length: 20 }, (_, i) => i * 2));
   });
 
+  it("keeps the order when one message's expression yields to the event loop (a long evaluation), as Node-RED's queue does", async () => {
+    // The first message's $reduce runs past the 10 ms after which an evaluation yields (setImmediate);
+    // the 19 behind it, each a few microtasks, must still come out after it.
+    const h = await changeFlow([{ t: "set", p: "payload", to: "payload = 0 ? $reduce([1..20000], function($a, $b) { $a + $b }) : payload", to_type: "jsonata" }]);
+    for (let i = 0; i < 20; i++) h.send("c", { payload: i });
+    const got = await h.waitFor(20);
+    expect(got.map((m) => m.payload)).toEqual([200010000, ...Array.from({ length: 19 }, (_, i) => i + 1)]);
+  });
+
   it("a search of type variable searches for the variable's value (Node-RED: its name)", async () => {
     const h = await changeFlow([{ t: "change", p: "payload", from: "CITY", from_type: "env", to: "X", to_type: "str" }], { env: { CITY: "Oslo" } });
     h.send("c", { payload: "Oslo and CITY" });
