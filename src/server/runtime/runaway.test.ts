@@ -33,6 +33,7 @@ describe("closing nodes never blocks the event loop", () => {
     // The harness' close deadline is 500 ms: the stop never waits longer, and no tick is held up.
     expect(Date.now() - started).toBeLessThan(2000);
     expect(gap).toBeLessThan(250);
+    await h.close();
   });
 });
 
