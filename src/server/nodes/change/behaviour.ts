@@ -38,9 +38,6 @@ function replaced(current: string, from: From, to: unknown, toType: OperandType)
 }
 
 /** Sets, changes, deletes or moves properties of the message or of flow/global context, rule by rule, as Node-RED 4.1's change node. */
-/** What `finish` gets when no step threw (anything may be thrown, undefined included). */
-const NO_FAILURE = Symbol("no failure");
-
 export const changeBehaviour = defineBehaviour(changeNode, (ctx, config) => {
   // Parsed again so that rules saved before p_type and deep_copy existed read with their defaults.
   const { rules } = config;
@@ -119,26 +116,24 @@ export const changeBehaviour = defineBehaviour(changeNode, (ctx, config) => {
     ctx.log.error(new Error(err instanceof RuleError ? message : `Invalid JSONata expression: ${message}`), msg);
   };
 
-  /** Sends the message once every step applied; a step that threw reports its error and drops it. */
-  const finish = (msg: Message, send: Send, done: Done, failure: unknown) => {
-    if (failure === NO_FAILURE) send(msg);
-    else fail(failure, msg);
-    done();
-  };
-  const valueOf = (step: Step, msg: Message) => (step.t === "delete" ? undefined : step.to.evaluate(ctx, msg));
-
   // With an asynchronous rule (JSONata), messages are handled one at a time, in order, as Node-RED's
   // processMessageQueue does: an evaluation that yields to the event loop (jsonata.ts's guard, every
   // few milliseconds of a busy thread) must not let the messages behind it overtake it.
   let queue: Promise<void> = Promise.resolve();
   const applyAsync = async (msg: Message, send: Send, done: Done) => {
-    let failure: unknown = NO_FAILURE;
-    try {
-      for (const step of steps) apply(step, msg, await valueOf(step, msg));
-    } catch (err) {
-      failure = err;
+    for (const step of steps) {
+      let to: unknown;
+      try {
+        to = step.t === "delete" ? undefined : await step.to.evaluate(ctx, msg);
+        apply(step, msg, to);
+      } catch (err) {
+        fail(err, msg);
+        done();
+        return;
+      }
     }
-    finish(msg, send, done, failure);
+    send(msg);
+    done();
   };
 
   return {
@@ -149,13 +144,17 @@ export const changeBehaviour = defineBehaviour(changeNode, (ctx, config) => {
           return handled;
         }
       : (msg, send, done) => {
-          let failure: unknown = NO_FAILURE;
-          try {
-            for (const step of steps) apply(step, msg, valueOf(step, msg));
-          } catch (err) {
-            failure = err;
+          for (const step of steps) {
+            try {
+              apply(step, msg, step.t === "delete" ? undefined : step.to.evaluate(ctx, msg));
+            } catch (err) {
+              fail(err, msg);
+              done();
+              return;
+            }
           }
-          finish(msg, send, done, failure);
+          send(msg);
+          done();
         },
   };
 });
