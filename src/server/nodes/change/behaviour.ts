@@ -3,6 +3,7 @@ import type { Done, Message, NodeContext, Send } from "../../runtime/types";
 import { PropertyPathError } from "../../runtime/properties";
 import { envValue, getTarget, prepareOperand, setTarget, type OperandType, type PreparedOperand, type Target, type TargetType } from "../../runtime/operands";
 import { safeReplaceAll, type SafeRegex } from "../../runtime/regex";
+import { inOrder } from "../../runtime/in-order";
 import { changeNode } from "./definition";
 
 /** One step of a rule, as Node-RED's applyRule: set (also used by move) or delete. */
@@ -116,10 +117,10 @@ export const changeBehaviour = defineBehaviour(changeNode, (ctx, config) => {
     ctx.log.error(new Error(err instanceof RuleError ? message : `Invalid JSONata expression: ${message}`), msg);
   };
 
-  // With an asynchronous rule (JSONata), messages are handled one at a time, in order, as Node-RED's
-  // processMessageQueue does: an evaluation that yields to the event loop (jsonata.ts's guard, every
-  // few milliseconds of a busy thread) must not let the messages behind it overtake it.
-  let queue: Promise<void> = Promise.resolve();
+  // With an asynchronous rule (JSONata), messages are handled one at a time, in order: an evaluation
+  // that yields to the event loop (jsonata.ts's guard, every few milliseconds of a busy thread) must
+  // not let the messages behind it overtake it.
+  const queue = inOrder();
   const applyAsync = async (msg: Message, send: Send, done: Done) => {
     for (const step of steps) {
       let to: unknown;
@@ -138,11 +139,7 @@ export const changeBehaviour = defineBehaviour(changeNode, (ctx, config) => {
 
   return {
     input: anyAsync
-      ? (msg, send, done) => {
-          const handled = queue.then(() => applyAsync(msg, send, done));
-          queue = handled.catch(() => undefined);
-          return handled;
-        }
+      ? (msg, send, done) => queue(() => applyAsync(msg, send, done))
       : (msg, send, done) => {
           for (const step of steps) {
             try {

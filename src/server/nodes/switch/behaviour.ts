@@ -4,6 +4,7 @@ import { compileJsonata } from "../../runtime/jsonata";
 import { getProperty } from "../../runtime/properties";
 import { jsonataBindings, prepareOperand, type OperandType, type PreparedOperand } from "../../runtime/operands";
 import { compileSafeRegex, safeTest, type SafeRegex } from "../../runtime/regex";
+import { inOrder } from "../../runtime/in-order";
 // How many messages of incomplete sequences a node holds at most, as join, batch and sort (Node-RED: unbounded by default).
 import { MAX_HELD_MESSAGES } from "../sequence-support";
 import { type SwitchRule, switchNode } from "./definition";
@@ -238,7 +239,7 @@ export const switchBehaviour = defineBehaviour(switchNode, (ctx, c) => {
     else ctx.log.error(err, msg);
   };
 
-  let queue: Promise<void> = Promise.resolve();
+  const queue = inOrder();
   return {
     input(msg, send, done) {
       if (!anyAsync) {
@@ -253,18 +254,14 @@ export const switchBehaviour = defineBehaviour(switchNode, (ctx, c) => {
       }
       // One message at a time, in order (Node-RED's processMessageQueue): a message's rules see the
       // previous value the message before it left, even while an operand is being evaluated.
-      queue = queue.then(() =>
-        Promise.resolve()
-          .then(() => processMessage(msg, true, (v) => send(v)))
-          .then(
-            () => done(),
-            (err: unknown) => {
-              report(err, msg);
-              done();
-            },
-          ),
-      );
-      return queue;
+      return queue(async () => {
+        try {
+          await processMessage(msg, true, (v) => send(v));
+        } catch (err) {
+          report(err, msg);
+        }
+        done();
+      });
     },
     close() {
       clearPending();
