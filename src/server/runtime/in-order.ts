@@ -1,8 +1,8 @@
 /**
  * Runs tasks one at a time, each once the one before it has settled, in the order they were given:
- * how Node-RED's change and switch nodes keep their messages in order while a rule is evaluated
- * asynchronously (their `processMessageQueue`). A task that fails rejects its own promise and does
- * not stop the next.
+ * how the switch node (as Node-RED's `processMessageQueue`) and the change node keep their messages
+ * in order while a rule is evaluated asynchronously. A task that fails rejects its own promise and
+ * does not stop the next.
  */
 export function inOrder(): <T>(task: () => T | Promise<T>) => Promise<T> {
   let tail: Promise<unknown> = Promise.resolve();

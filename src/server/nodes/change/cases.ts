@@ -153,4 +153,17 @@ export const cases: DiffCase[] = [
     ],
     { payload: "x", topic: "t" },
   ),
+  // Order: the first message's expression runs long. Node-RED 5.0.7 sends it last (1, 2, 3, 4, then
+  // it); ours keeps the order the messages came in.
+  one(
+    "a long JSONata evaluation keeps the messages in order",
+    [{ t: "set", p: "payload", pt: "msg", to: "payload = 0 ? $reduce([1..20000], function($a, $b) { $a + $b }) : payload", tot: "jsonata" }],
+    { payload: 0 },
+    {
+      send: [0, 1, 2, 3, 4].map((payload) => ({ msg: { payload } })),
+      expect: 5,
+      differs:
+        "messages leave in the order they came. Node-RED's change node lets a message whose expression finishes sooner overtake the ones before it (its switch node queues them, as both of ours do). Ours also yields to the event loop during a long expression, so without the queue the order would depend on the machine's load.",
+    },
+  ),
 ];

@@ -84,7 +84,7 @@ describe("change: behaviour", () => {
     expect(got.map((m) => m.payload)).toEqual(Array.from({ length: 20 }, (_, i) => i * 2));
   });
 
-  it("keeps the order when one message's expression yields to the event loop (a long evaluation), as Node-RED's queue does", async () => {
+  it("keeps the order when one message's expression yields to the event loop (a long evaluation; Node-RED sends it last: cases.ts)", async () => {
     // The first message's $reduce runs past the 10 ms after which an evaluation yields (setImmediate);
     // the 19 behind it, each a few microtasks, must still come out after it.
     const h = await changeFlow([{ t: "set", p: "payload", to: "payload = 0 ? $reduce([1..20000], function($a, $b) { $a + $b }) : payload", to_type: "jsonata" }]);

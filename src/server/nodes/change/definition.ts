@@ -79,6 +79,7 @@ The *JSONata expression* type uses the [JSONata](https://jsonata.org) query and 
 
 ### Differences from Node-RED
 - JSONata expressions run with the function node's time and memory limits (1 s, 32 MiB); one that exceeds them is a node error.
+- With a JSONata rule, messages leave in the order they came, one at a time. In Node-RED a message whose expression finishes sooner can overtake the ones before it.
 - \`$moment()\` is bound as in Node-RED, but JSONata 2.2 reads only an object's own properties, so its methods (\`$moment().format()\`) cannot be called; use \`$now()\` and \`$fromMillis()\`.
 - Regular expressions use RE2 syntax (no backreferences or lookaround), so no pattern can stall the server; such patterns are refused when the flow is saved. In JSONata expressions, a lookbehind \`(?<=…)\` at the start of a regex and a lookahead \`(?=…)\` at its end work (they are rewritten for RE2); other lookarounds are refused.
 - Property names use the path grammar \`payload.a[0].b\` (no \`payload["a b"]\`), and context uses the default store only.
