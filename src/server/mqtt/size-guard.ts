@@ -65,9 +65,8 @@ export interface GuardHooks {
  */
 export function guardPacketSize(conn: Duplex, maxBytes: number, hooks: GuardHooks = {}): Duplex {
   const guard = new PacketSizeGuard(maxBytes);
+  /** Nothing more goes to Aedes: a packet was too large, or the connection is ending. */
   let refused = false;
-  /** The client is being told (DISCONNECT): its connection ends after what was written, unread bytes discarded. */
-  let lingering = false;
   const guarded = new Duplex({
     read() {
       if (!refused) conn.resume();
@@ -87,27 +86,35 @@ export function guardPacketSize(conn: Duplex, maxBytes: number, hooks: GuardHook
       callback();
     },
     destroy(err, callback) {
-      // Destroying a socket whose peer is still sending resets it, and the peer's unread data (our
-      // DISCONNECT) is lost with it: end after what was written instead, and read on meanwhile.
-      if (lingering && !err) {
-        conn.end();
-        setTimeout(() => conn.destroy(), 2_000).unref();
-      } else conn.destroy(err ?? undefined);
+      if (err) conn.destroy(err);
+      else endGracefully();
       callback(err);
     },
   });
+  /**
+   * Aedes ends a connection by destroying it, often right after writing the reason (DISCONNECT
+   * 0x95, 0x8E, 0x8B). Closing a socket with unread bytes from the peer resets it (RST), and a
+   * reset peer discards what it has received and not yet read: the DISCONNECT would be lost. So the
+   * connection is ended after what was written (FIN), bytes still arriving are read and dropped,
+   * and it is destroyed once the peer closes too, or after 2 s.
+   */
+  function endGracefully() {
+    refused = true;
+    if (conn.destroyed) return;
+    conn.end();
+    conn.resume();
+    const timer = setTimeout(() => conn.destroy(), 2_000).unref();
+    conn.once("close", () => clearTimeout(timer));
+  }
   conn.on("data", (chunk: Buffer) => {
     if (refused) return;
     if (!guard.feed(chunk)) {
       refused = true;
-      if (hooks.onTooLarge) {
-        lingering = true;
-        if (hooks.onTooLarge()) {
-          // The caller says why and closes; should it not manage to, the connection ends anyway.
-          setTimeout(() => conn.destroy(), 2_000).unref();
-          return;
-        }
-        lingering = false;
+      // The caller says why and ends the connection (gracefully, above); should it not manage to,
+      // the connection ends anyway.
+      if (hooks.onTooLarge?.()) {
+        setTimeout(() => conn.destroy(), 2_000).unref();
+        return;
       }
       conn.destroy();
       guarded.destroy();
