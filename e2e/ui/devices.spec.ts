@@ -23,7 +23,7 @@ async function helloAgent(baseURL: string, secret: string): Promise<WebSocket> {
 }
 
 test.describe("devices in the browser", () => {
-  test("the Devices page lists an agent with its state, versions and node types; an admin renames and tags it; a flow targets it and its palette lists the device's types", async ({ page, baseURL }) => {
+  test("the Devices page lists an agent with its state, versions and node types; an admin renames and tags it; a flow targets it and its palette lists the device's types", async ({ page, baseURL, browser }) => {
     const owner = uniqueEmail("devices");
     await registerViaApi(page.request, owner);
     const token = await accessToken(page.request, owner);
@@ -73,6 +73,15 @@ test.describe("devices in the browser", () => {
     await shot(page, "device-flow-editor");
     const saved = await (await page.request.get(`/api/v1/flows/${flow.id}`, { headers: { authorization: `Bearer ${token}` } })).json();
     expect((saved as { flow: { target: unknown } }).flow.target).toEqual({ device_id: expect.stringMatching(/^dev_/) });
+
+    // Before React listens (here: never, scripts off), the selector cannot be changed: a choice
+    // made then was saved as the page's old value when React replayed it at hydration.
+    const noScript = await browser.newContext({ javaScriptEnabled: false, storageState: await page.context().storageState() });
+    const html = await noScript.newPage();
+    await html.goto(`/flows/${flow.id}`);
+    await expect(html.getByLabel("Runs on")).toBeDisabled();
+    await expect(html.getByLabel("Runs on")).toHaveValue(/^device:dev_/);
+    await noScript.close();
 
     agent.close();
   });

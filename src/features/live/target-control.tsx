@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useMutation } from "@tanstack/react-query";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import type { RouterOutputs } from "@/trpc/types";
+import { useHydrated } from "@/components/use-hydrated";
 import type { EditorBridge } from "./editor-bridge";
 
 export type FlowTarget = RouterOutputs["flows"]["get"]["flow"]["target"];
@@ -33,6 +34,7 @@ export function TargetControl({ editor, target, devices, canWrite }: { editor: E
   const [value, setValue] = useState(valueOf(target));
   const [error, setError] = useState<string | null>(null);
   const update = useMutation(trpc.flows.update.mutationOptions());
+  const hydrated = useHydrated();
   const tags = [...new Set(devices.flatMap((d) => d.tags))].sort();
   const options: Array<[string, string]> = [
     [HOSTED, "Hosted (this platform)"],
@@ -43,13 +45,17 @@ export function TargetControl({ editor, target, devices, canWrite }: { editor: E
   if (!options.some(([v]) => v === value)) options.push([value, value.startsWith("tag:") ? `Devices tagged ${value.slice(4)}` : `Device ${value.slice(7)}`]);
 
   async function onChange(next: string) {
+    if (next === value) return;
     setError(null);
     if (editor.dirty) {
       const saved = await editor.save();
       if (!saved.ok) return;
     }
     try {
-      const result = await update.mutateAsync({ id: editor.flowId, target: targetOf(next), revision: editor.revision });
+      // Like enabling the flow, no revision: the target is not the graph, and after a save above
+      // this render's `editor.revision` is the one before it. The editor adopts the new revision
+      // only if it is the next one after its own (adoptRevision).
+      const result = await update.mutateAsync({ id: editor.flowId, target: targetOf(next) });
       setValue(next);
       editor.adoptRevision(result.flow.revision);
       router.refresh();
@@ -61,7 +67,7 @@ export function TargetControl({ editor, target, devices, canWrite }: { editor: E
   return (
     <div className="target-control">
       <label htmlFor="flow-target">Runs on</label>
-      <select id="flow-target" value={value} disabled={!canWrite || update.isPending} onChange={(e) => void onChange(e.target.value)}>
+      <select id="flow-target" value={value} disabled={!hydrated || !canWrite || update.isPending} onChange={(e) => void onChange(e.target.value)}>
         {options.map(([v, label]) => (
           <option key={v} value={v}>
             {label}
