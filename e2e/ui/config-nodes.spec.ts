@@ -217,3 +217,32 @@ test("a viewer sees the configuration nodes read-only", async ({ page, request }
   const refused = await request.post("/api/v1/config-nodes", { headers: auth(viewer), data: { type: "tls-config", name: "mine" } });
   expect(refused.status()).toBe(403);
 });
+
+test("configuration nodes changed elsewhere show in the open editor without a reload: the Configuration tab and the pickers", async ({ page, request }) => {
+  const owner = await registerUser(request, "cfgui-live-owner");
+  const { flowId, nodeId } = await httpRequestFlow(request, owner);
+  await logIn(page, owner.email);
+  await page.goto(`/flows/${flowId}`);
+  await openTab(page, "Configuration");
+  await expect(configTab(page).getByRole("listitem")).toHaveCount(0);
+
+  // Another member (here: the API) adds one, renames it, adds a second and deletes it.
+  const created = await request.post("/api/v1/config-nodes", { headers: auth(owner), data: { type: "tls-config", name: "Plant CA" } });
+  expect(created.status(), await created.text()).toBe(201);
+  const configId = (await created.json()).config_node.id as string;
+  await expect(configTab(page).getByRole("listitem", { name: "Plant CA (tls-config)" })).toBeVisible();
+  expect((await request.put(`/api/v1/config-nodes/${configId}`, { headers: auth(owner), data: { name: "Plant root CA" } })).status()).toBe(200);
+  await expect(configTab(page).getByRole("listitem", { name: "Plant root CA (tls-config)" })).toBeVisible();
+  await expect(configTab(page).getByRole("listitem", { name: "Plant CA (tls-config)" })).toHaveCount(0);
+  const second = await request.post("/api/v1/config-nodes", { headers: auth(owner), data: { type: "tls-config", name: "Temporary CA" } });
+  const secondId = (await second.json()).config_node.id as string;
+  await expect(configTab(page).getByRole("listitem", { name: "Temporary CA (tls-config)" })).toBeVisible();
+  expect((await request.delete(`/api/v1/config-nodes/${secondId}`, { headers: auth(owner) })).status()).toBe(204);
+  await expect(configTab(page).getByRole("listitem", { name: "Temporary CA (tls-config)" })).toHaveCount(0);
+
+  // The node's picker offers the renamed one, with no reload either.
+  await canvasNode(page, nodeId).dblclick();
+  const picker = page.getByRole("dialog", { name: "Edit http-request node" }).getByLabel("TLS configuration", { exact: true });
+  await expect(picker.locator("option", { hasText: "Plant root CA" })).toHaveCount(1);
+  await expect(picker.locator("option", { hasText: "Temporary CA" })).toHaveCount(0);
+});

@@ -7,7 +7,19 @@ import { agentFrameSchemas, type AgentServerFrame } from "./agent-protocol";
  * docs/WEBSOCKET.md is its prose form.
  */
 
-export const eventTopics = ["flow.created", "flow.updated", "flow.deleted", "flow.deployed", "flow.state", "node.status", "debug", "inject"] as const;
+export const eventTopics = [
+  "flow.created",
+  "flow.updated",
+  "flow.deleted",
+  "flow.deployed",
+  "flow.state",
+  "node.status",
+  "debug",
+  "inject",
+  "config_node.created",
+  "config_node.updated",
+  "config_node.deleted",
+] as const;
 export type EventTopic = (typeof eventTopics)[number];
 
 export type FlowStateName = "running" | "stopped" | "error" | "not_deployed";
@@ -29,7 +41,14 @@ export interface EventData {
   /** `execution_id`: the execution (SPEC §15) of the message the debug node received; null when none was recorded for it. */
   debug: { node_id: string; name: string; property: string; msg: unknown; format: string; topic?: string; execution_id?: string | null };
   inject: { node_id: string; message_id: string; by: string };
+  /** A configuration node of the organization (SPEC §19) changed: these events have `flow_id` null. */
+  "config_node.created": { config_node_id: string; type: string; name: string; revision: number; by?: string };
+  "config_node.updated": { config_node_id: string; type: string; name: string; revision: number; by?: string };
+  "config_node.deleted": { config_node_id: string; type: string; name: string; by?: string };
 }
+
+/** Topics of the organization's configuration nodes: an editor reads its pickers again on any of them. */
+export const configNodeTopics: ReadonlySet<EventTopic> = new Set(["config_node.created", "config_node.updated", "config_node.deleted"]);
 
 export type OrgEvent<T extends EventTopic = EventTopic> = {
   /** `device_id`: the event comes from a flow running on that device (SPEC §22). */

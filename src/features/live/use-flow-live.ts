@@ -3,7 +3,7 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/trpc/react";
-import type { FlowStateName, NodeStatusValue, PresenceUser } from "@/shared/realtime";
+import { configNodeTopics, type FlowStateName, type NodeStatusValue, type PresenceUser } from "@/shared/realtime";
 import { useLiveFrames, useLiveSocket } from "./live-context";
 
 export interface FlowRuntimeView {
@@ -84,6 +84,12 @@ export function useFlowLive(flowId: string) {
       void queryClient.fetchQuery({ ...trpc.flows.get.queryOptions({ id: flowId }), staleTime: 0 }).then((r) => {
         setRuntimeOverride({ state: r.flow.state, error: r.flow.state_error, enabled: r.flow.enabled, deployedRevision: r.flow.deployed_revision });
       }, () => undefined);
+      return;
+    }
+    if (frame.type === "event" && configNodeTopics.has(frame.topic)) {
+      // The organization's configuration nodes changed (here or elsewhere): the pickers and the
+      // Configuration tab read them again.
+      void queryClient.invalidateQueries({ queryKey: trpc.configNodes.pathKey() });
       return;
     }
     if (frame.type !== "event" || frame.flow_id !== flowId) return;

@@ -161,6 +161,41 @@ describe("WebSocket events", () => {
     sb.ws.close();
   });
 
+  it("configuration node changes reach the organization's sockets, a flow-filtered editor's too, with no credential in them", async () => {
+    const a = await signUp(request);
+    const b = await signUp(request);
+    const flow = await request("POST", "/flows", { token: a.accessToken, body: { name: "editor open" } });
+    const editor = connect(hub.url, { authorization: `Bearer ${a.accessToken}` });
+    const other = connect(hub.url, { authorization: `Bearer ${b.accessToken}` });
+    await Promise.all([editor.next(ready), other.next(ready)]);
+    // As the editor subscribes: one flow, every topic.
+    editor.send({ type: "subscribe", flow_id: flow.body.flow.id });
+    await editor.next((f) => f.type === "subscribed");
+    const secret = "marker-password-9b1e";
+    const created = await request("POST", "/config-nodes", { token: a.accessToken, body: { type: "mqtt-broker", name: "plant", config: { broker: "mqtt.example.com" }, credentials: { password: secret } } });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.config_node.id as string;
+    expect(await editor.next((f) => f.topic === "config_node.created")).toMatchObject({
+      type: "event",
+      flow_id: null,
+      data: { config_node_id: id, type: "mqtt-broker", name: "plant", revision: 1, by: a.userId },
+    });
+    const updated = await request("PUT", `/config-nodes/${id}`, { token: a.accessToken, body: { name: "plant floor" } });
+    expect(updated.status, updated.text).toBe(200);
+    expect(await editor.next((f) => f.topic === "config_node.updated")).toMatchObject({ flow_id: null, data: { config_node_id: id, name: "plant floor", revision: 2 } });
+    expect((await request("DELETE", `/config-nodes/${id}`, { token: a.accessToken })).status).toBe(204);
+    expect(await editor.next((f) => f.topic === "config_node.deleted")).toMatchObject({ flow_id: null, data: { config_node_id: id, type: "mqtt-broker", name: "plant floor" } });
+    expect(JSON.stringify(editor.frames)).not.toContain(secret);
+    // Another organization hears nothing of it; a refused write announces nothing.
+    expect((await request("PUT", `/config-nodes/${id}`, { token: b.accessToken, body: { name: "taken" } })).status).toBe(404);
+    const mine = await request("POST", "/config-nodes", { token: b.accessToken, body: { type: "mqtt-broker", name: "b's", config: { broker: "b.example.com" } } });
+    await other.next((f) => f.topic === "config_node.created" && f.data.config_node_id === mine.body.config_node.id);
+    expect(other.frames.some((f) => f.type === "event" && f.data?.config_node_id === id)).toBe(false);
+    expect(editor.frames.filter((f) => f.topic?.startsWith("config_node.")).map((f) => f.topic)).toEqual(["config_node.created", "config_node.updated", "config_node.deleted"]);
+    editor.ws.close();
+    other.ws.close();
+  });
+
   it("drops debug events for a slow client and tells it how many", async () => {
     const user = await signUp(request);
     const s = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });

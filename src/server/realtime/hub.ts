@@ -153,7 +153,9 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
         const p = client.principal;
         if (!p || p.organizationId !== organizationId || isDeviceKey(p)) continue;
         if (client.topics && !client.topics.has(event.topic)) continue;
-        if (client.flowId && event.flow_id !== client.flowId) continue;
+        // A flow filter passes that flow's events and the organization's that belong to no flow
+        // (its configuration nodes): an editor shows both.
+        if (client.flowId && event.flow_id !== null && event.flow_id !== client.flowId) continue;
         client.out.event(raw, event.topic);
       }
     }

@@ -5,6 +5,7 @@ import { randomHex } from "../../ids";
 import type { Prisma } from "../../../generated/prisma/client";
 import type { CreateConfigNodeInput } from "../../../shared/config-nodes";
 import { recordAudit } from "../audit/record-audit";
+import { publishOrgEvent } from "../flows/events";
 import type { RequestMeta } from "../request-meta";
 import { applyCredentials } from "./credentials";
 import { assertPagePathFree } from "../dashboards/page-paths";
@@ -46,5 +47,6 @@ export async function createConfigNode(app: AppServices, principal: Principal, i
     ipAddress: meta.ip,
     metadata: { type: row.type },
   });
+  publishOrgEvent(app, principal.organizationId, "config_node.created", null, { config_node_id: row.id, type: row.type, name: row.name, revision: row.revision, by: principal.userId });
   return { config_node: configNodeView(app.nodes, row, []) };
 }

@@ -2,6 +2,7 @@ import type { AppServices } from "../../app-services";
 import type { Principal } from "../../auth/principal";
 import { AppError } from "../../errors";
 import { recordAudit } from "../audit/record-audit";
+import { publishOrgEvent } from "../flows/events";
 import type { RequestMeta } from "../request-meta";
 import { assertMayWrite, requireConfigNode } from "./config-node-rows";
 import { savedUsers } from "./usage";
@@ -30,4 +31,5 @@ export async function deleteConfigNode(app: AppServices, principal: Principal, i
     return row;
   });
   await recordAudit(app, { action: "config_node.deleted", organizationId: principal.organizationId, actorId: principal.userId, targetType: "config_node", targetId: row.id, ipAddress: meta.ip, metadata: { type: row.type } });
+  publishOrgEvent(app, principal.organizationId, "config_node.deleted", null, { config_node_id: row.id, type: row.type, name: row.name, by: principal.userId });
 }

@@ -4,6 +4,7 @@ import { AppError } from "../../errors";
 import { assertPermission } from "../../permissions";
 import type { Prisma } from "../../../generated/prisma/client";
 import { recordAudit } from "../audit/record-audit";
+import { publishOrgEvent } from "../flows/events";
 import type { RequestMeta } from "../request-meta";
 import type { OrganizationConfigNodes, PlannedConfigNode } from "../flows/node-red-mapping";
 import { applyCredentials, type SealedCredentials } from "./credentials";
@@ -78,6 +79,8 @@ export async function applyImportedConfigNodes(app: AppServices, principal: Prin
       ipAddress: meta.ip,
       metadata: { type: w.type, revision: w.revision, via: "import" },
     });
+    const topic = w.action === "created" ? "config_node.created" : "config_node.updated";
+    publishOrgEvent(app, principal.organizationId, topic, null, { config_node_id: w.id, type: w.type, name: w.name, revision: w.revision, by: principal.userId });
   }
   return {
     config_nodes: written.map(({ id, type, name, revision }) => ({ id, type, name, revision })),
@@ -87,7 +90,10 @@ export async function applyImportedConfigNodes(app: AppServices, principal: Prin
 
 /** Undoes the configuration nodes an import created when what was imported with them could not be written. */
 export async function removeConfigNodes(app: AppServices, organizationId: string, ids: string[]) {
-  if (ids.length > 0) await app.db.prisma.configNode.deleteMany({ where: { organizationId, id: { in: ids } } });
+  if (ids.length === 0) return;
+  const rows = await app.db.prisma.configNode.findMany({ where: { organizationId, id: { in: ids } }, select: { id: true, type: true, name: true } });
+  await app.db.prisma.configNode.deleteMany({ where: { organizationId, id: { in: ids } } });
+  for (const row of rows) publishOrgEvent(app, organizationId, "config_node.deleted", null, { config_node_id: row.id, type: row.type, name: row.name });
 }
 
 /** The organization's configuration nodes (id, type, name, config), for an export to write the ones its nodes name. */

@@ -4,6 +4,7 @@ import { AppError } from "../../errors";
 import type { Prisma } from "../../../generated/prisma/client";
 import type { UpdateConfigNodeInput } from "../../../shared/config-nodes";
 import { recordAudit } from "../audit/record-audit";
+import { publishOrgEvent } from "../flows/events";
 import type { RequestMeta } from "../request-meta";
 import { applyCredentials, type SealedCredentials } from "./credentials";
 import { assertPagePathFree } from "../dashboards/page-paths";
@@ -54,6 +55,7 @@ export async function updateConfigNode(app: AppServices, principal: Principal, i
     // Which credentials were written, never their values.
     metadata: { type: row.type, revision: row.revision, credentials_written: Object.keys(input.credentials ?? {}).sort().join(",") || null },
   });
+  publishOrgEvent(app, principal.organizationId, "config_node.updated", null, { config_node_id: row.id, type: row.type, name: row.name, revision: row.revision, by: principal.userId });
   const usage = await usageOfAll(app, principal.organizationId);
   return { config_node: configNodeView(app.nodes, row, usage.get(row.id) ?? []) };
 }
