@@ -5,11 +5,10 @@
  */
 import http from "node:http";
 import type { Duplex } from "node:stream";
-import v8 from "node:v8";
-import vm from "node:vm";
 import next from "next";
 import { EnvError, getEnv, type Env } from "./env";
 import { createAppServices } from "./server/compose";
+import { collectGarbage } from "./server/gc";
 import type { AppServices } from "./server/app-services";
 import { setAppServices } from "./server/services-slot";
 import { CLIENT_IP_HEADER, resolveClientIp } from "./server/http/client-ip";
@@ -133,23 +132,13 @@ server.listen(env.PORT, env.HOST, () => {
     { port, host: env.HOST, database: app.db.kind, store: app.store.kind, ms: Math.round(performance.now() - startedAt) },
     `listening on http://${env.HOST === "0.0.0.0" ? "localhost" : env.HOST}:${port}`,
   );
-  setImmediate(collectStartupGarbage);
+  // One full collection once the server listens. Start-up leaves a few hundred MB of garbage, most
+  // of it outside V8's heap (PGlite's closed initdb instance and its WebAssembly memory, Next's
+  // manifests, the migrations' buffers); an idle server allocates too little for V8 to collect on
+  // its own, so without this the process keeps that memory for as long as nobody uses it. About
+  // 50 ms, once, before any request can be waiting on it.
+  setImmediate(collectGarbage);
 });
-
-/**
- * One full collection once the server listens. Start-up leaves a few hundred MB of garbage, most of
- * it outside V8's heap (PGlite's closed initdb instance and its WebAssembly memory, Next's
- * manifests, the migrations' buffers); an idle server allocates too little for V8 to collect on its
- * own, so without this the process keeps that memory for as long as nobody uses it. About 50 ms,
- * once, before any request can be waiting on it.
- */
-function collectStartupGarbage() {
-  v8.setFlagsFromString("--expose-gc");
-  const gc = vm.runInNewContext("gc") as () => void;
-  // Contexts made later (Next's edge sandbox) get no `gc`.
-  v8.setFlagsFromString("--no-expose-gc");
-  gc();
-}
 
 let stopping = false;
 async function shutdown(signal: string) {

@@ -53,4 +53,3 @@ describe("a guarded connection ending", () => {
     }
   });
 });
-

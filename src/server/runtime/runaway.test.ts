@@ -2,24 +2,11 @@
  * Issue 15 #4: a flow cannot freeze the event loop or grow memory without bound.
  */
 import { PerformanceObserver } from "node:perf_hooks";
-import v8 from "node:v8";
-import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { loadTestFlow } from "@/test/runtime-harness";
+import { collectGarbage } from "../gc";
 import { changeConfig } from "../nodes/change/definition";
 import { switchConfig } from "../nodes/switch/definition";
-
-/**
- * A full collection now. The unit tier's files share one worker's heap (vitest.config.ts), which
- * holds a few hundred MB by the time this file runs: a major collection due in the middle of a
- * measurement would be the earlier files' garbage, not this test's subject.
- */
-function collectGarbage() {
-  v8.setFlagsFromString("--expose-gc");
-  const gc = vm.runInNewContext("gc") as () => void;
-  v8.setFlagsFromString("--no-expose-gc");
-  gc();
-}
 
 /** The longest gap between ticks of a 5 ms interval while `work` runs, and V8's pauses meanwhile. */
 async function maxEventLoopGap(work: () => Promise<unknown>): Promise<{ gap: number; gcPauses: string[] }> {
@@ -49,6 +36,8 @@ describe("closing nodes never blocks the event loop", () => {
     const nodes = [1, 2, 3].map((i) => ({ id: `f${i}`, type: "function", config: { code: "return msg;", finalize: "while (true) {}", timeout_ms: 300 } }));
     const h = await loadTestFlow(nodes, []);
     expect(h.state).toBe("running");
+    // The unit tier's files share one worker's heap (vitest.config.ts), a few hundred MB by now: a
+    // major collection due in the middle of the measurement would be earlier files' garbage.
     collectGarbage();
     const started = Date.now();
     const { gap, gcPauses } = await maxEventLoopGap(() => h.engine.stop("flw_test"));
