@@ -31,6 +31,20 @@ function procedureNames(url: URL, endpoint: string): string[] | null {
   }
 }
 
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether tRPC reads the body as JSON (its JSON content-type handler; forms and octet streams are not). */
+function isJsonBody(req: Request): boolean {
+  return (req.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase() === "application/json";
+}
+
 const refuse = (err: AppError) =>
   new Response(JSON.stringify(errorBody(err)), {
     status: err.status,
@@ -46,12 +60,18 @@ export async function limitTrpcBody(req: Request, router: AnyRouter, endpoint: s
   // tRPC would throw a URIError (a 500) on such a path before any procedure runs.
   if (procedureNames(url, endpoint) === null) return refuse(new AppError("VALIDATION_FAILED", "the procedure path is not valid percent-encoding"));
   // A query's input travels in the URL.
-  if (jsonTooDeep(url.searchParams.get("input") ?? "")) return refuse(new AppError("VALIDATION_FAILED", JSON_TOO_DEEP_MESSAGE));
+  const input = url.searchParams.get("input");
+  if (input) {
+    if (jsonTooDeep(input)) return refuse(new AppError("VALIDATION_FAILED", JSON_TOO_DEEP_MESSAGE));
+    // tRPC's own parse would fail inside the procedure, as a 500.
+    if (!parsesAsJson(input)) return refuse(new AppError("INVALID_JSON", "the input parameter is not valid JSON"));
+  }
   if (req.method === "GET" || req.method === "HEAD" || !req.body) return req;
   const limit = trpcBodyLimit(router, url, endpoint);
   const read = await readBodyWithLimit(req, limit);
   if (!read.ok) return refuse(new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`));
   if (jsonTooDeep(read.text)) return refuse(new AppError("VALIDATION_FAILED", JSON_TOO_DEEP_MESSAGE));
+  if (isJsonBody(req) && !parsesAsJson(read.text)) return refuse(new AppError("INVALID_JSON", "request body is not valid JSON"));
   const headers = new Headers(req.headers);
   headers.delete("content-length");
   headers.delete("transfer-encoding");

@@ -66,7 +66,9 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
     if (!response.headers.has(name)) res.setHeader(name, value);
   }
   response.headers.forEach((value, name) => {
-    if (name !== "set-cookie") res.setHeader(name, value);
+    // The body is written whole with its Content-Length: Node frames it, whatever framing the
+    // Response named (tRPC's streamed batches say Transfer-Encoding: chunked).
+    if (name !== "set-cookie" && name !== "transfer-encoding" && name !== "content-length") res.setHeader(name, value);
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) res.setHeader("set-cookie", cookies);
@@ -93,6 +95,16 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
 export async function serveDirect(req: IncomingMessage, res: ServerResponse, origin: string, handler: FetchHandler): Promise<void> {
   const response = await handler(toRequest(req, origin));
   await writeResponse(res, response);
+}
+
+/**
+ * /api/trpc on the custom server: the common requests through the core (api/trpc-node.ts), the rest
+ * through tRPC's fetch adapter, which answers them as it always has.
+ */
+export async function serveTrpc(req: IncomingMessage, res: ServerResponse, origin: string, core: (req: RestRequest) => Promise<RestResult | undefined>, fallback: FetchHandler): Promise<void> {
+  const result = await core(restRequestFrom(req));
+  if (result) writeRestResult(res, result);
+  else await serveDirect(req, res, origin, fallback);
 }
 
 /** A Node request as the REST adapter reads it: no fetch Request, no web stream in between. */
