@@ -67,7 +67,7 @@ async function browserLogin(base: string, email: string, password: string): Prom
   return session;
 }
 
-async function setUp(base: string): Promise<Setup> {
+export async function setUp(base: string): Promise<Setup> {
   const tag = Date.now().toString(36);
   const email = `bench-${tag}@example.com`;
   const password = "correct horse battery staple";

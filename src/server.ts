@@ -22,6 +22,8 @@ import { createRequestListener } from "./server/http/request-listener";
 import { restCore } from "./server/api/rest";
 import { handleWebhookUrl } from "./server/api/rest/webhook-handler";
 import { createTrpcHandler } from "./server/api/trpc-handler";
+import { createTrpcCore } from "./server/api/trpc-node";
+import { appRouter } from "./server/api/root";
 import { createDashboardSocketServer, dashboardSlugOf } from "./server/dashboards/socket";
 
 let env: Env;
@@ -88,6 +90,7 @@ const server = http.createServer(
     rest: restCore,
     webhooks: (req: Request) => handleWebhookUrl(services, req),
     trpc: createTrpcHandler(async () => services),
+    trpcCore: createTrpcCore(appRouter, async () => services),
     next: handle,
     metricsToken: env.METRICS_TOKEN,
   }),

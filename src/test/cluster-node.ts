@@ -23,6 +23,8 @@ import { createRequestListener } from "@/server/http/request-listener";
 import { peerUpgradeRoute, routeUpgrade, type UpgradeRoute } from "@/server/http/upgrades";
 import { createSocketHooks } from "@/server/http/socket-hooks";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
+import { createTrpcCore } from "@/server/api/trpc-node";
+import { appRouter } from "@/server/api/root";
 import { createRealtimeHub } from "@/server/realtime/hub";
 import { DeviceChannel } from "@/server/realtime/devices";
 import { agentDeps } from "@/server/services/devices/agents";
@@ -56,6 +58,7 @@ const server = http.createServer(
     rest: restCore,
     webhooks: (req: Request) => handleWebhookUrl(app, req),
     trpc: createTrpcHandler(async () => app),
+    trpcCore: createTrpcCore(appRouter, async () => app),
     next: noPages,
     metricsToken: env.METRICS_TOKEN,
   }),

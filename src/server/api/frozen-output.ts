@@ -56,3 +56,35 @@ export function jsonOf(value: unknown): string {
   }
   return text;
 }
+
+/** Answers whose JSON is longer than this are kept and written as UTF-8 bytes (jsonBodyOf). */
+export const LARGE_JSON_CHARS = 16 * 1024;
+
+/** Text around a value's JSON in an answer (tRPC's `{"result":{"data":…}}`). */
+export interface JsonWrap {
+  before: string;
+  after: string;
+}
+
+const NO_WRAP: JsonWrap = { before: "", after: "" };
+const encoded = new WeakMap<JsonWrap, WeakMap<object, Buffer>>();
+
+/**
+ * A response body: the value's JSON (wrapped, when asked) as text, which Node writes with the head
+ * in one chunk; or, for a large deep-frozen value (the node catalog: 150 KB), its UTF-8 bytes,
+ * encoded once and kept beside the value instead of its text. Measuring and encoding such a text
+ * again on every answer was a third of the request's CPU (docs/BENCHMARKS.md).
+ */
+export function jsonBodyOf(value: unknown, wrap: JsonWrap = NO_WRAP): string | Buffer {
+  if (!isDeepFrozen(value)) return wrap.before + JSON.stringify(value) + wrap.after;
+  let kept = encoded.get(wrap);
+  if (!kept) encoded.set(wrap, (kept = new WeakMap()));
+  const bytes = kept.get(value);
+  if (bytes !== undefined) return bytes;
+  const text = jsonOf(value);
+  if (text.length <= LARGE_JSON_CHARS) return wrap.before + text + wrap.after;
+  const made = Buffer.from(wrap.before + text + wrap.after, "utf8");
+  kept.set(value, made);
+  serialized.delete(value);
+  return made;
+}

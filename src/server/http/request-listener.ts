@@ -3,7 +3,7 @@ import type { AppServices } from "../app-services";
 import { API_PREFIX, type RestRequest, type RestResult } from "../api/rest/handler";
 import { UNAVAILABLE_RETRY_AFTER_SEC } from "../errors";
 import { CLIENT_IP_HEADER, resolveClientIp } from "./client-ip";
-import { directMountFor, serveDirect, serveRest, type FetchHandler } from "./direct-mount";
+import { directMountFor, serveDirect, serveRest, serveTrpc, type FetchHandler } from "./direct-mount";
 import { serveMetrics } from "./metrics-endpoint";
 import { servePage } from "./page-outage";
 import { applyPagePolicy } from "./content-security-policy";
@@ -17,7 +17,10 @@ export interface RequestListenerOptions {
   /** The REST adapter's core (api/rest: restCore). */
   rest: (req: RestRequest) => Promise<RestResult>;
   webhooks: FetchHandler;
+  /** tRPC's fetch adapter (createTrpcHandler): every /api/trpc request trpcCore leaves to it. */
   trpc: FetchHandler;
+  /** The common /api/trpc requests (queries by GET) without fetch objects (api/trpc-node.ts); undefined: hand it to `trpc`. */
+  trpcCore?: (req: RestRequest) => Promise<RestResult | undefined>;
   /** Next's request handler: pages, next-auth, /_next assets. */
   next: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   /** GET /metrics's bearer token (METRICS_TOKEN); without it, loopback only. */
@@ -66,7 +69,7 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
         break;
       case "trpc":
         route = "trpc";
-        served = serveDirect(req, res, origin, options.trpc);
+        served = options.trpcCore ? serveTrpc(req, res, origin, options.trpcCore, options.trpc) : serveDirect(req, res, origin, options.trpc);
         break;
       case "metrics":
         route = "metrics";

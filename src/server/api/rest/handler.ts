@@ -8,7 +8,7 @@ import { requestContext } from "../request-context";
 import { browserSessionId } from "../../auth/browser-session";
 import { bodyLimits } from "../../../shared/policy";
 import { collectRoutes, matchRoute, type RestRoute } from "./routes";
-import { jsonOf } from "../frozen-output";
+import { jsonBodyOf } from "../frozen-output";
 import { invokeProcedure } from "../invoke-procedure";
 import { readLimited, readLimitedBytes, type LimitedBytes, type LimitedRead } from "./read-body";
 
@@ -70,7 +70,7 @@ export function requestIdFor(incoming: string | null | undefined): string {
 
 function jsonResult(status: number, body: unknown, headers: ResponseHeaderMap): RestResult {
   headers.set("content-type", "application/json; charset=utf-8");
-  return { status, headers, body: status === 204 ? null : jsonOf(body) };
+  return { status, headers, body: status === 204 ? null : jsonBodyOf(body) };
 }
 
 async function readBody(req: RestRequest, limit: number): Promise<unknown> {

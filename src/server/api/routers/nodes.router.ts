@@ -81,6 +81,21 @@ function catalogOf(registry: NodeRegistry): Catalog {
   return catalog;
 }
 
+const combined = new WeakMap<Catalog, WeakMap<object, Catalog>>();
+
+/**
+ * The catalog with the organization's subflow entries after it, frozen and kept for as long as the
+ * entries are (they come frozen from the organization's flow reads): its output check and JSON
+ * are then made once (frozen-output.ts), not on every request.
+ */
+function withSubflows(catalog: Catalog, subflows: readonly Catalog["nodes"][number][]): Catalog {
+  let byEntries = combined.get(catalog);
+  if (!byEntries) combined.set(catalog, (byEntries = new WeakMap()));
+  let answer = byEntries.get(subflows);
+  if (!answer) byEntries.set(subflows, (answer = deepFreeze({ nodes: [...catalog.nodes, ...subflows] })));
+  return answer;
+}
+
 export const nodesRouter = router({
   list: authedProcedure
     .meta({ permission: "nodes:read", rest: { method: "GET", path: "/nodes" }, summary: "The node catalog", tags })
@@ -90,7 +105,7 @@ export const nodesRouter = router({
       // The organization's subflow definitions are palette entries too (type `subflow:<id>`).
       const subflows = await subflowCatalogEntries(ctx.services, ctx.principal);
       if (subflows.length === 0) return catalog;
-      return { nodes: [...catalog.nodes, ...subflows] };
+      return withSubflows(catalog, subflows);
     }),
 
   schema: authedProcedure

@@ -11,6 +11,7 @@ import type { RequestMeta } from "../request-meta";
 import { subflowPortsOf, validateGraph, type SubflowPorts } from "../flows/validate-graph";
 import { usedSubflowIds } from "./subflow-ports";
 import { configNodeTypes } from "../config-nodes/config-node-rows";
+import { readThrough } from "../flows/flow-reads";
 import type { CreateSubflowInput, UpdateSubflowInput } from "./subflow.schemas";
 
 type Tx = Prisma.TransactionClient;
@@ -148,6 +149,7 @@ export async function createSubflow(app: AppServices, principal: Principal, inpu
       },
     });
   });
+  await app.flowReads.changed(principal.organizationId);
   await recordAudit(app, { action: "subflow.created", organizationId: principal.organizationId, actorId: principal.userId, targetType: "subflow", targetId: id, ipAddress: meta.ip });
   return { subflow: { ...subflowView(row), used_by: [], used_by_subflows: [] } };
 }
@@ -194,6 +196,7 @@ export async function updateSubflow(app: AppServices, principal: Principal, inpu
     if (count !== 1) throw new AppError("REVISION_CONFLICT", "the subflow was changed by someone else meanwhile; reload it and apply your change again");
     return requireSubflow(app, principal, current.id, tx);
   });
+  await app.flowReads.changed(principal.organizationId);
   await recordAudit(app, {
     action: "subflow.updated",
     organizationId: principal.organizationId,
@@ -255,6 +258,7 @@ export async function deleteSubflow(app: AppServices, principal: Principal, id: 
     }
     await tx.subflow.delete({ where: { organizationId_id: { organizationId: principal.organizationId, id } } });
   });
+  await app.flowReads.changed(principal.organizationId);
   await recordAudit(app, { action: "subflow.deleted", organizationId: principal.organizationId, actorId: principal.userId, targetType: "subflow", targetId: id, ipAddress: meta.ip });
 }
 
@@ -314,6 +318,11 @@ async function usageOf(app: AppServices, organizationId: string, row: Subflow) {
 
 /** The organization's definitions as node catalog entries (GET /nodes): type `subflow:<id>`, its ports, colour and category; its description is the help. */
 export async function subflowCatalogEntries(app: AppServices, principal: Principal) {
+  // Kept with the organization's flow reads: every write to its subflows moves their generation.
+  return (await readThrough(app.flowReads, principal, "subflows\u0000catalog", () => loadSubflowCatalogEntries(app, principal)))!;
+}
+
+async function loadSubflowCatalogEntries(app: AppServices, principal: Principal) {
   const rows = await app.db.prisma.subflow.findMany({ where: { organizationId: principal.organizationId }, orderBy: [{ name: "asc" }, { id: "asc" }] });
   return rows.map((row) => {
     const ports = subflowPortsOf(row.nodes as unknown as Array<{ type: string }>);
@@ -394,6 +403,7 @@ export async function insertSubflows(app: AppServices, principal: Principal, def
       }),
     ),
   );
+  await app.flowReads.changed(principal.organizationId);
   for (const row of rows) {
     await recordAudit(app, { action: "subflow.created", organizationId: principal.organizationId, actorId: principal.userId, targetType: "subflow", targetId: row.id, ipAddress: meta.ip });
   }
@@ -402,7 +412,9 @@ export async function insertSubflows(app: AppServices, principal: Principal, def
 
 /** Undoes insertSubflows when what was imported with them could not be written. */
 export async function removeSubflows(app: AppServices, organizationId: string, ids: string[]) {
-  if (ids.length > 0) await app.db.prisma.subflow.deleteMany({ where: { organizationId, id: { in: ids } } });
+  if (ids.length === 0) return;
+  await app.db.prisma.subflow.deleteMany({ where: { organizationId, id: { in: ids } } });
+  await app.flowReads.changed(organizationId);
 }
 
 /** The organization's definitions among `ids`, whole: what an export writes or an import finds taken. */
