@@ -8,7 +8,7 @@ import { errorInfo, useTRPC } from "@/trpc/react";
 import type { Connection } from "@/shared/flow-graph";
 import { outputsOf, portOf, type Catalog, type EditorEdge, type EditorNode } from "./model";
 import { SchemaForm, type JsonSchema } from "./schema-form";
-import { NodeHelp } from "./node-help";
+import { NodeHelp, useNodeHelp } from "./node-help";
 import { SubflowEnvForm } from "./subflow-env-form";
 import { subflowIdOfType } from "@/shared/subflows";
 import { NAME_MAX_CHARS } from "@/shared/policy";
@@ -112,6 +112,7 @@ export function EditNodeDialog({
   const validate = useMutation(trpc.nodes.validate.mutationOptions());
   const outputs = outputsOf(catalog, node.data.type, config);
   const entry = catalog.get(node.data.type);
+  const help = useNodeHelp(node.data.type, entry);
 
   function changeConfig(next: Record<string, unknown>) {
     setConfig(next);
@@ -189,10 +190,10 @@ export function EditNodeDialog({
         <p className="hint">
           Node id <code>{node.id}</code>
         </p>
-        {entry?.help ? (
+        {entry && help ? (
           <details className="node-help-details">
             <summary>Help: {entry.name}</summary>
-            <NodeHelp help={entry.help} />
+            <NodeHelp help={help} />
           </details>
         ) : null}
         <div className="actions">

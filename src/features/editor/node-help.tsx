@@ -1,5 +1,19 @@
 import { useMemo } from "react";
+import { useQuery } from "@tanstack/react-query";
 import { helpToHtml } from "@/shared/help-markdown";
+import { useTRPC } from "@/trpc/react";
+
+/**
+ * A node type's help: the catalog entry's when it carries it, else read once per type through
+ * nodes.schema (the editor pages leave help out of the catalog they send, lean-catalog.ts; the
+ * edit dialog reads the same query for its form, so they share one request). "" while it loads.
+ */
+export function useNodeHelp(type: string | undefined, entry: { help: string } | undefined): string {
+  const trpc = useTRPC();
+  const lazy = !!type && !!entry && entry.help === "" && type !== "unknown";
+  const schema = useQuery({ ...trpc.nodes.schema.queryOptions({ type: type ?? "" }), enabled: lazy, staleTime: Infinity });
+  return entry?.help || (lazy ? (schema.data?.help ?? "") : "");
+}
 
 /**
  * A node type's help text (SPEC §12), rendered from its Markdown. helpToHtml escapes raw HTML and

@@ -5,6 +5,7 @@ import { requireProfile } from "@/features/accounts/current-user";
 import { asRole, can } from "@/features/organizations/roles";
 import { LiveFlowEditor } from "@/features/live/live-flow-editor";
 import { serverCaller } from "@/trpc/server";
+import { withoutHelp } from "@/features/editor/lean-catalog";
 
 export const metadata: Metadata = { title: "Flow editor" };
 
@@ -35,7 +36,7 @@ export default async function FlowEditorPage({ params }: { params: Promise<{ id:
       <main className="editor-main">
         <LiveFlowEditor
           flow={flow}
-          catalog={nodes}
+          catalog={withoutHelp(nodes)}
           readOnly={!can(asRole(profile.role), "flows:write")}
           canDeploy={can(asRole(profile.role), "flows:deploy")}
           canInject={can(asRole(profile.role), "nodes:inject")}

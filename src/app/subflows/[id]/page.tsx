@@ -5,6 +5,7 @@ import { requireProfile } from "@/features/accounts/current-user";
 import { asRole, can } from "@/features/organizations/roles";
 import { SubflowEditor } from "@/features/editor/subflow-editor";
 import { serverCaller } from "@/trpc/server";
+import { withoutHelp } from "@/features/editor/lean-catalog";
 
 export const metadata: Metadata = { title: "Subflow editor" };
 
@@ -40,7 +41,7 @@ export default async function SubflowEditorPage({ params, searchParams }: { para
     <div className="editor-page">
       <SignedInHeader email={profile.user.email} />
       <main className="editor-main">
-        <SubflowEditor key={`${subflow.id}:${subflow.revision}`} subflow={subflow} origin={origin} catalog={nodes} readOnly={!can(asRole(profile.role), "subflows:write")} canDeploy={can(asRole(profile.role), "flows:deploy")} />
+        <SubflowEditor key={`${subflow.id}:${subflow.revision}`} subflow={subflow} origin={origin} catalog={withoutHelp(nodes)} readOnly={!can(asRole(profile.role), "subflows:write")} canDeploy={can(asRole(profile.role), "flows:deploy")} />
       </main>
     </div>
   );

@@ -2,7 +2,7 @@
 
 import { subflowIdOfType } from "@/shared/subflows";
 import { useEditor } from "../editor-api";
-import { NodeHelp } from "../node-help";
+import { NodeHelp, useNodeHelp } from "../node-help";
 import { useSidebarShell } from "./sidebar-context";
 import type { SidebarTab } from "./tab";
 
@@ -11,8 +11,9 @@ function NodeTab() {
   const { nodes, selectedNodeIds } = useEditor();
   const { catalog, editNode, openSubflow } = useSidebarShell();
   const node = selectedNodeIds.length === 1 ? (nodes.find((n) => n.id === selectedNodeIds[0]) ?? null) : null;
+  const entry = node ? catalog.get(node.data.type) : undefined;
+  const help = useNodeHelp(node?.data.type, entry);
   if (!node) return <p className="hint">Select a node to see what it does. Double-click it, or press Enter, to edit it.</p>;
-  const entry = catalog.get(node.data.type);
   return (
     <div className="node-info">
       <h3>{node.data.name || node.data.subflowName || node.data.type}</h3>
@@ -40,9 +41,9 @@ function NodeTab() {
           Edit subflow
         </button>
       ) : null}
-      {entry?.help ? (
+      {entry && help ? (
         <section aria-label={`Help: ${entry.name}`}>
-          <NodeHelp help={entry.help} />
+          <NodeHelp help={help} />
         </section>
       ) : entry ? (
         <p>{entry.description}</p>
