@@ -177,6 +177,24 @@ describe("one websocket listener, flows on two instances", () => {
         expect((await node(via).request("POST", `/flows/${flows[tag]}/deploy`, { token })).body.deployment.state).toBe("running");
       }
       await until("the two flows on different instances", async () => ((await holder(flows.one)).name !== (await holder(flows.two)).name ? true : undefined), 30_000);
+      // The lease names a flow's new holder before the flow has started there, and a hand-over to
+      // balance the cluster can follow the deploys: until both flows run, a frame reaches only one.
+      let probes = 0;
+      await until(
+        "both flows serving the listener",
+        async () => {
+          const probe = rawSocket(socketUrl(node("a"), "/fan"));
+          await probe.opened;
+          const text = `probe ${++probes}`;
+          probe.ws.send(text);
+          await probe.received(2, 1_000).catch(() => undefined);
+          probe.ws.close();
+          await probe.closed;
+          const got = new Set(probe.frames.map(String));
+          return got.has(`one:${text}`) && got.has(`two:${text}`) ? true : undefined;
+        },
+        30_000,
+      );
 
       for (const via of [node("a"), node("b")]) {
         const client = rawSocket(socketUrl(via, "/fan"));
