@@ -49,3 +49,25 @@ describe("timers past setTimeout's 24.8 days (a delay node's rate of one message
     every.clear();
   });
 });
+
+describe("longTimeout's order", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it("waits of the same length fire in the order they were made, whatever Date.now() says when they fire", () => {
+    // Timers run by the event loop's clock; Date.now() can be a millisecond either side of it.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const now = vi.spyOn(Date, "now");
+    const order: string[] = [];
+    now.mockReturnValue(1_000);
+    longTimeout(() => order.push("a"), 100);
+    now.mockReturnValue(1_001);
+    longTimeout(() => order.push("b"), 100);
+    now.mockReturnValueOnce(1_099).mockReturnValue(1_101);
+    vi.advanceTimersByTime(100);
+    vi.advanceTimersByTime(5);
+    expect(order).toEqual(["a", "b"]);
+  });
+});

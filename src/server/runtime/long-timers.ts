@@ -13,16 +13,21 @@ export interface LongTimer {
 export function longTimeout(fn: () => void, ms: number): LongTimer {
   let timer: NodeJS.Timeout;
   let cleared = false;
-  const due = Date.now() + Math.max(0, ms);
-  const arm = (left: number) => {
+  // The legs are counted, not measured against Date.now(): a timer fires by the event loop's clock,
+  // which can be a few milliseconds behind the wall clock read when it was made. Re-arming a leg
+  // that fired "early" by Date.now() let a later message of the same wait overtake an earlier one
+  // (a delay node sent 2, 3, 1).
+  let left = Math.max(0, ms);
+  const arm = () => {
+    const leg = Math.min(left, MAX_TIMEOUT_MS);
+    left -= leg;
     timer = setTimeout(() => {
       if (cleared) return;
-      const rest = due - Date.now();
-      if (rest > 0) arm(rest);
+      if (left > 0) arm();
       else fn();
-    }, Math.min(left, MAX_TIMEOUT_MS));
+    }, leg);
   };
-  arm(Math.max(0, ms));
+  arm();
   return {
     clear() {
       cleared = true;
