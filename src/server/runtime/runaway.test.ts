@@ -1,44 +1,17 @@
 /**
  * Issue 15 #4: a flow cannot freeze the event loop or grow memory without bound.
  */
-import { PerformanceObserver } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import { loadTestFlow } from "@/test/runtime-harness";
-import { collectGarbage } from "../gc";
+import { maxEventLoopGap } from "@/test/event-loop-gap";
 import { changeConfig } from "../nodes/change/definition";
 import { switchConfig } from "../nodes/switch/definition";
-
-/** The longest gap between ticks of a 5 ms interval while `work` runs, and V8's pauses meanwhile. */
-async function maxEventLoopGap(work: () => Promise<unknown>): Promise<{ gap: number; gcPauses: string[] }> {
-  const gcPauses: string[] = [];
-  const gcs = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) gcPauses.push(`${e.duration.toFixed(1)} ms`);
-  });
-  gcs.observe({ entryTypes: ["gc"] });
-  let last = performance.now();
-  let max = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    max = Math.max(max, now - last);
-    last = now;
-  }, 5);
-  try {
-    await work();
-  } finally {
-    clearInterval(timer);
-    gcs.disconnect();
-  }
-  return { gap: Math.max(max, performance.now() - last), gcPauses };
-}
 
 describe("closing nodes never blocks the event loop", () => {
   it("stopping 3 function nodes whose finalize is `while (true) {}` keeps the loop turning and ends by the deadline", async () => {
     const nodes = [1, 2, 3].map((i) => ({ id: `f${i}`, type: "function", config: { code: "return msg;", finalize: "while (true) {}", timeout_ms: 300 } }));
     const h = await loadTestFlow(nodes, []);
     expect(h.state).toBe("running");
-    // The unit tier's files share one worker's heap (vitest.config.ts), a few hundred MB by now: a
-    // major collection due in the middle of the measurement would be earlier files' garbage.
-    collectGarbage();
     const started = Date.now();
     const { gap, gcPauses } = await maxEventLoopGap(() => h.engine.stop("flw_test"));
     // The harness' close deadline is 500 ms: the stop never waits longer, and no tick is held up.

@@ -1,8 +1,7 @@
 import { describe, it, expect, afterAll } from "vitest";
 import { SandboxError, SandboxPool, type FunctionSandboxOptions } from "./function-sandbox";
 import type { Message } from "../types";
-import { PerformanceObserver } from "node:perf_hooks";
-import { collectGarbage } from "../../gc";
+import { maxEventLoopGap } from "@/test/event-loop-gap";
 
 const pool = new SandboxPool();
 const createFunctionSandbox = (options: FunctionSandboxOptions) => pool.create(options);
@@ -819,39 +818,24 @@ describe("function sandbox: isolation", () => {
         expect((await bomber.run(msg(0))).outputs[0]![0]!.payload).toBe(1);
         const terminatedBefore = sandboxDiagnostics().workersTerminated;
 
-        // The unit tier shares one heap across files (isolate: false): a major collection of their
-        // garbage must not fall inside the gap measured here, and any that does is named.
-        collectGarbage();
-        const gcPauses: string[] = [];
-        const gcs = new PerformanceObserver((list) => {
-          for (const e of list.getEntries()) gcPauses.push(`${e.duration.toFixed(1)} ms`);
-        });
-        gcs.observe({ entryTypes: ["gc"] });
-        let last = performance.now();
-        let maxGap = 0;
-        const ticker = setInterval(() => {
-          const now = performance.now();
-          maxGap = Math.max(maxGap, now - last);
-          last = now;
-        }, 10);
         let answered = 0;
         let bombDone = false;
         const started = Date.now();
         const bombRun = sandboxError(bomber.run(msg("bomb"))).finally(() => (bombDone = true));
-        while (!bombDone) {
-          expect((await other.run(msg(answered))).outputs[0]![0]!.payload).toBe(answered * 2);
-          answered++;
-          await new Promise((resolve) => setTimeout(resolve, 5));
-        }
+        const { gap, gcPauses } = await maxEventLoopGap(async () => {
+          while (!bombDone) {
+            expect((await other.run(msg(answered))).outputs[0]![0]!.payload).toBe(answered * 2);
+            answered++;
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+        });
         const error = await bombRun;
         const elapsed = Date.now() - started;
-        clearInterval(ticker);
-        gcs.disconnect();
 
         expect(error.kind).toBe("timeout");
         expect(elapsed).toBeLessThan(5000);
         expect(sandboxDiagnostics().workersTerminated).toBe(terminatedBefore + 1);
-        expect(maxGap, `V8's pauses meanwhile: ${gcPauses.join(", ") || "none"}`).toBeLessThan(200);
+        expect(gap, `V8's pauses meanwhile: ${gcPauses.join(", ") || "none"}`).toBeLessThan(200);
         expect(answered).toBeGreaterThan(3);
         // The bomber is re-created on a fresh worker: it works, with its node context lost.
         expect((await bomber.run(msg(0))).outputs[0]![0]!.payload).toBe(1);
