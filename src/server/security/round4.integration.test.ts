@@ -19,6 +19,7 @@ import { setUpTestApp } from "@/test/set-up-test-app";
 import { signUp } from "@/test/accounts";
 import { connect, setUpTestHub, type TestSocket } from "@/test/ws";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
+import { maxEventLoopGap } from "@/test/event-loop-gap";
 
 // http-request reaches the two local servers below (ports of this worktree's range).
 // Downloads: a 4 MiB budget per organization (64 MiB by default), so row 3's test stays light.
@@ -80,23 +81,6 @@ async function socketFor(owner: Owner, flowId: string): Promise<TestSocket> {
   return socket;
 }
 
-/** The longest gap between ticks of a 5 ms interval while `work` runs. */
-async function maxEventLoopGap(work: () => Promise<unknown>): Promise<number> {
-  let last = performance.now();
-  let max = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    max = Math.max(max, now - last);
-    last = now;
-  }, 5);
-  try {
-    await work();
-  } finally {
-    clearInterval(timer);
-  }
-  return Math.max(max, performance.now() - last);
-}
-
 /** The flow's newest execution, once stored with at least `steps` steps. */
 async function latestExecution(owner: Owner, flowId: string, steps: number) {
   const deadline = Date.now() + 10_000;
@@ -135,7 +119,7 @@ describe("one message does not freeze the process (row 2)", () => {
     const socket = await socketFor(owner, flowId);
     let debug: Record<string, any> = {};
     let fnError: Record<string, any> = {};
-    const gap = await maxEventLoopGap(async () => {
+    const { gap } = await maxEventLoopGap(async () => {
       expect((await request("POST", "/nodes/r4d-in/inject", { token: owner.accessToken, body: {} })).status).toBe(200);
       debug = await socket.next((f) => f.topic === "debug" && f.data?.node_id === "r4d-dbg");
       fnError = await socket.next((f) => f.topic === "node.status" && f.data?.node_id === "r4d-fn" && typeof f.data?.error === "string");
@@ -171,7 +155,7 @@ describe("one message does not freeze the process (row 2)", () => {
     );
     const socket = await socketFor(owner, flowId);
     let error: Record<string, any> = {};
-    const gap = await maxEventLoopGap(async () => {
+    const { gap } = await maxEventLoopGap(async () => {
       expect((await request("POST", "/nodes/r4t-in/inject", { token: owner.accessToken, body: {} })).status).toBe(200);
       error = await socket.next((f) => f.topic === "node.status" && f.data?.node_id === "r4t-tpl" && typeof f.data?.error === "string");
     });
