@@ -11,6 +11,8 @@ import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { connect, startHub } from "@/test/ws";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
+import { createTrpcCore } from "@/server/api/trpc-node";
+import { appRouter } from "@/server/api/root";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { CLIENT_IP_HEADER } from "@/server/http/client-ip";
 import { UNAVAILABLE_RETRY_AFTER_SEC } from "@/server/errors";
@@ -54,6 +56,14 @@ function webhook(s: Pick<Stage, "app">, slug: string) {
 
 function trpc(s: Stage, path: string) {
   return createTrpcHandler(async () => s.app)(new Request(`http://app.test/api/trpc/${path}`, { headers: { authorization: `Bearer ${s.user.accessToken}`, [CLIENT_IP_HEADER]: "203.0.113.9" } }));
+}
+
+/** A query as the custom server answers it (api/trpc-node.ts), as a Response. */
+async function trpcQuery(s: Stage, path: string): Promise<Response> {
+  const headers: Record<string, string> = { authorization: `Bearer ${s.user.accessToken}`, [CLIENT_IP_HEADER]: "203.0.113.9" };
+  const result = await createTrpcCore(appRouter, async () => s.app)({ method: "GET", target: `/api/trpc/${path}`, header: (name) => headers[name] ?? null, readBody: null });
+  if (!result) throw new Error(`the core left ${path} to the fetch adapter`);
+  return new Response(result.body as string, { status: result.status, headers: Object.fromEntries(result.headers.map) });
 }
 
 /** The upgrade's HTTP status when refused, or the close code once the socket was accepted. */
@@ -100,6 +110,7 @@ describe("the store gone", () => {
 
   it("tRPC answers 503 with Retry-After", async () => {
     await expectUnavailable(await trpc(s, "auth.profile"));
+    await expectUnavailable(await trpcQuery(s, "auth.profile"));
   });
 
   it("a webhook of a running flow answers 503 with Retry-After", async () => {
@@ -136,6 +147,7 @@ describe("the database gone", () => {
 
   it("tRPC answers 503 with Retry-After", async () => {
     await expectUnavailable(await trpc(s, "auth.profile"));
+    await expectUnavailable(await trpcQuery(s, "auth.profile"));
   });
 
   it("a WebSocket whose credentials cannot be checked closes with 1013, on the upgrade or the auth frame", async () => {
