@@ -1,13 +1,14 @@
 "use client";
 
 import { createContext, useContext } from "react";
+import type { DashboardSendResult } from "./dashboard-socket";
 import type { DashboardStore } from "./dashboard-store";
 
 export interface DashboardContextValue {
   store: DashboardStore;
   interactive: boolean;
-  /** Sends an input widget's message; false when the page is not connected. */
-  sendInput: (widgetId: string, event: string, msg: Record<string, unknown>) => boolean;
+  /** Sends an input widget's message; before the page is connected it waits in the socket's queue. */
+  sendInput: (widgetId: string, event: string, msg: Record<string, unknown>) => DashboardSendResult;
 }
 
 export const DashboardContext = createContext<DashboardContextValue | null>(null);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { DashboardSocket, dashboardSocketUrl, type DashboardConnection } from "./dashboard-socket";
+import { DASHBOARD_PENDING_INPUTS, DashboardSocket, dashboardSocketUrl, type DashboardConnection } from "./dashboard-socket";
 import { fixturePageView } from "./fixtures";
 
 class FakeSocket {
@@ -51,10 +51,10 @@ describe("DashboardSocket", () => {
     s.onState((st) => states.push(st.status));
     s.start();
     expect(last().url).toBe("wss://app.test/ws/dashboard/acme?path=%2Fhome&share=tok");
-    expect(s.send({ type: "ping" })).toBe(false);
+    expect(s.send({ type: "ping" })).toBe("dropped");
     last().page();
     expect(s.getState().status).toBe("online");
-    expect(s.send({ type: "dashboard.input", widget_id: "w", event: "click", msg: {} })).toBe(true);
+    expect(s.send({ type: "dashboard.input", widget_id: "w", event: "click", msg: {} })).toBe("sent");
     last().drop();
     expect(s.getState()).toMatchObject({ status: "offline", attempt: 1 });
     vi.advanceTimersByTime(99);
@@ -68,6 +68,40 @@ describe("DashboardSocket", () => {
     expect(FakeSocket.all).toHaveLength(3);
     last().page();
     expect(states).toEqual(["connecting", "online", "offline", "connecting", "offline", "connecting", "online"]);
+    s.stop();
+  });
+
+  it("keeps a widget's inputs until the page arrives (open is not enough: the server reads frames from the page on), in order and bounded", () => {
+    const s = make();
+    s.start();
+    const input = (n: number) => ({ type: "dashboard.input" as const, widget_id: "w", event: "send", msg: { payload: n } });
+    expect(s.send(input(1))).toBe("queued");
+    last().readyState = 1; // open, but the page has not arrived
+    expect(s.send(input(2))).toBe("queued");
+    expect(s.send({ type: "dashboard.event", event: "$pageview", page_id: "p" })).toBe("dropped");
+    expect(last().sent).toEqual([]);
+    last().page();
+    expect(last().sent).toEqual([input(1), input(2)]);
+    expect(s.send(input(3))).toBe("sent");
+    // While offline: kept for the next connection; beyond the bound the oldest go.
+    last().drop();
+    for (let n = 0; n < DASHBOARD_PENDING_INPUTS + 5; n++) expect(s.send(input(100 + n))).toBe("queued");
+    vi.advanceTimersByTime(100);
+    last().page();
+    expect(last().sent).toHaveLength(DASHBOARD_PENDING_INPUTS);
+    expect(last().sent[0]).toEqual(input(105));
+    // A page change empties the queue: those inputs were the other page's widgets'.
+    last().drop();
+    s.send(input(7));
+    s.setPath("/other");
+    last().page();
+    expect(last().sent).toEqual([]);
+    // A refusal too.
+    last().drop();
+    s.send(input(8));
+    vi.advanceTimersByTime(100);
+    last().drop(4401);
+    expect(s.send(input(9))).toBe("dropped");
     s.stop();
   });
 

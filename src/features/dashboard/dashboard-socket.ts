@@ -41,10 +41,21 @@ const FINAL_CLOSES = new Map<number, string>([
   [DASHBOARD_CLOSE.shareRevoked, "This share link was revoked."],
 ]);
 
+/** Inputs kept while the socket is not online yet (or again); the oldest go first beyond this. */
+export const DASHBOARD_PENDING_INPUTS = 64;
+
+export type DashboardSendResult = "sent" | "queued" | "dropped";
+
 /**
  * A dashboard page's one connection (SPEC §21): reconnects with exponential backoff and jitter
  * (the same curve as the editor's socket), and on every (re)connect the server sends
  * `dashboard.page` again, so a restart or failover shows the durable state without a reload.
+ *
+ * Frames leave only once the page has arrived on this connection: the server reads frames from
+ * then on. The page is server-rendered, so widgets run before that (a ui-template's script that
+ * calls `send()` on load); their inputs wait in a bounded queue and leave in order when the page
+ * arrives, as Dashboard 2.0's socket.io client buffers emits until it is connected. A page change
+ * empties the queue (the inputs belong to the other page's widgets), and so does a refusal.
  */
 export class DashboardSocket {
   private ws: WebSocket | null = null;
@@ -55,6 +66,7 @@ export class DashboardSocket {
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private pingTimer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
+  private pending: DashboardClientFrame[] = [];
   private path: string;
   private readonly opts: Required<Omit<DashboardSocketOptions, "share">> & { share: string | null };
 
@@ -82,6 +94,7 @@ export class DashboardSocket {
     window.removeEventListener("online", this.retryNow);
     clearTimeout(this.retryTimer);
     clearInterval(this.pingTimer);
+    this.pending = [];
     const ws = this.ws;
     this.ws = null;
     if (ws && ws.readyState <= 1) ws.close(WS_CLOSE.normal, "page closed");
@@ -110,14 +123,23 @@ export class DashboardSocket {
     if (ws && ws.readyState <= 1) ws.close(WS_CLOSE.normal, "page changed");
     clearTimeout(this.retryTimer);
     this.failures = 0;
+    this.pending = [];
     this.open();
   }
 
-  /** Sends when connected; returns whether the frame left. */
-  send(frame: DashboardClientFrame): boolean {
-    if (this.ws?.readyState !== 1) return false;
-    this.ws.send(JSON.stringify(frame));
-    return true;
+  /**
+   * Sends when online. A widget's input that cannot leave yet is queued for the page's arrival
+   * (see the class comment); anything else (pings, page events) is dropped then.
+   */
+  send(frame: DashboardClientFrame): DashboardSendResult {
+    if (this.state.status === "online" && this.ws?.readyState === 1) {
+      this.ws.send(JSON.stringify(frame));
+      return "sent";
+    }
+    if (frame.type !== "dashboard.input" || this.stopped) return "dropped";
+    this.pending.push(frame);
+    if (this.pending.length > DASHBOARD_PENDING_INPUTS) this.pending.shift();
+    return "queued";
   }
 
   readonly retryNow = () => {
@@ -157,6 +179,11 @@ export class DashboardSocket {
         this.pingTimer = setInterval(() => this.send({ type: "ping" }), this.opts.pingEveryMs);
       }
       for (const l of this.frameListeners) l(frame);
+      if (frame.type === "dashboard.page" && this.pending.length > 0 && ws.readyState === 1) {
+        const queued = this.pending;
+        this.pending = [];
+        for (const f of queued) ws.send(JSON.stringify(f));
+      }
     };
     ws.onclose = (e: CloseEvent) => {
       if (this.ws !== ws) return;
@@ -164,6 +191,7 @@ export class DashboardSocket {
       clearInterval(this.pingTimer);
       if (FINAL_CLOSES.has(e.code)) {
         this.stopped = true;
+        this.pending = [];
         this.setState({ status: "closed", reason: FINAL_CLOSES.get(e.code)! });
         return;
       }
