@@ -26,6 +26,14 @@ export interface SocketHookLimits {
 const RECEIVE_QUEUE_FRAMES = 64;
 /** An event the flow's instance could not take (an outage, no answer) is tried this often, a second apart, before the socket is closed. */
 const UNAVAILABLE_ATTEMPTS = 5;
+/**
+ * An event no running flow took is tried again this long before the socket is closed: the flow
+ * may be moving to another instance (a hand-over takes a fraction of a second, a failover after a
+ * crash up to the lease's TTL and a start, SPEC §11). A flow that stops closes its sockets itself
+ * ("the listener stopped"), so this only matters in that window.
+ */
+const NOT_SERVED_GRACE_MS = 6_000;
+const NOT_SERVED_RETRY_MS = 250;
 
 interface SocketState {
   ws: WebSocket;
@@ -169,6 +177,7 @@ export function createSocketHooks(app: AppServices, options: SocketHookLimits & 
     state.running = true;
     await route.subscribed;
     let unavailable = 0;
+    let notServedSince: number | undefined;
     while (state.queue.length > 0) {
       const event = state.queue[0]!;
       let status: number;
@@ -192,13 +201,21 @@ export function createSocketHooks(app: AppServices, options: SocketHookLimits & 
         continue;
       }
       unavailable = 0;
-      state.queue.shift();
-      if (event.event === "message") state.queuedBytes -= event.data.length;
-      if (status === 404 && event.event !== "close") {
+      // (Once the client is gone, what it sent is dropped and its close goes on.)
+      if (status === 404 && event.event !== "close" && !state.ended) {
+        notServedSince ??= performance.now();
+        if (performance.now() - notServedSince < NOT_SERVED_GRACE_MS) {
+          await new Promise((resolve) => setTimeout(resolve, NOT_SERVED_RETRY_MS));
+          if (closing) break;
+          continue;
+        }
         // No running flow serves the path any more.
         finish(state, 1001, "no running flow serves this path");
         return;
       }
+      notServedSince = undefined;
+      state.queue.shift();
+      if (event.event === "message") state.queuedBytes -= event.data.length;
       if (state.paused && state.queue.length <= RECEIVE_QUEUE_FRAMES / 2 && state.queuedBytes <= options.maxFrameBytes) {
         state.paused = false;
         state.ws.resume();

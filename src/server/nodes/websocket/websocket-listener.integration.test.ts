@@ -181,6 +181,37 @@ describe("websocket listener", () => {
     expect(await upgradeStatus(`${upgrades.base}/ws/hooks/${me.slug}/bounded`)).toBe(404);
   });
 
+  it("keeps a frame no running flow takes at first (the flow moving to another instance) until it is served, instead of closing the client", async () => {
+    const me = await owner();
+    const id = await listener(me.token, "/moving");
+    await echoFlow(me.token, "mv", id);
+    const client = rawSocket(`${upgrades.base}/ws/hooks/${me.slug}/moving`);
+    await client.opened;
+    // For about a second the runtime finds no flow on the listener: what a hand-over or a failover
+    // looks like from the edge (the lease names the new holder before the flow runs there).
+    const runtime = testApp.app.flowRuntime;
+    const real = runtime.handleWebhook.bind(runtime);
+    const until = performance.now() + 1_000;
+    let refusedCalls = 0;
+    runtime.handleWebhook = async (slug, req) => {
+      if (performance.now() < until) {
+        refusedCalls++;
+        return null;
+      }
+      return real(slug, req);
+    };
+    try {
+      client.ws.send("one");
+      client.ws.send("two");
+      expect(await client.received(2, 8_000)).toEqual(["one", "two"]);
+      expect(refusedCalls).toBeGreaterThan(1);
+      expect(client.ws.readyState).toBe(client.ws.OPEN);
+    } finally {
+      runtime.handleWebhook = real;
+      client.ws.close();
+    }
+  });
+
   it("refuses a second listener on a path the organization already serves (Node-RED's duplicate path)", async () => {
     const me = await owner();
     const first = await listener(me.token, "/dup");
