@@ -159,6 +159,13 @@ interface InjectArgs {
   origin?: InjectOrigin;
 }
 
+interface WebhookArgs {
+  slug: string;
+  request: WebhookRequest;
+  /** The flows the asker found running here (their leases): a start of theirs under way is waited for. Absent from older instances. */
+  flowIds?: string[];
+}
+
 export interface ClusteredRuntimeDeps extends Omit<LocalRuntimeDeps, "fence"> {
   timings?: Partial<ClusterTimings>;
   /**
@@ -253,7 +260,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     // Over Redis the reply follows the event's PUBLISH on the same connection; over the direct connection it must wait for Redis's acknowledgement.
     this.bus.handle("inject", (args, via) => this.onInject(args as InjectArgs, via === "bus" ? "sent" : "published"));
     this.bus.handle("statuses", (args) => this.onStatuses(args as { flowId: string }));
-    this.bus.handle("webhook", (args) => this.onWebhook(args as { slug: string; request: WebhookRequest }));
+    this.bus.handle("webhook", (args) => this.onWebhook(args as WebhookArgs));
     this.bus.handle("link", (args) => this.onLink(args as LinkArgs));
     this.bus.handle("replay", (args) => this.onReplay(args as ReplayArgs));
     this.bus.handle("adopt", (args) => this.onAdopt(args as { flowId: string }));
@@ -555,25 +562,30 @@ export class ClusteredFlowRuntime implements FlowRuntime {
    * serves the path.
    */
   private async handleSocketEvent(slug: string, request: WebhookRequest): Promise<WebhookResponse | null> {
+    const targets = await this.socketTargets(slug, request.path);
+    // A flow whose lease this instance has just taken runs once its start is done.
+    await this.startsSettled(targets.filter((t) => t.holder === this.instanceId).map((t) => t.flowId));
     const answers: Array<WebhookResponse | null> = [await this.local.handleWebhook(slug, request)];
-    const holders = new Map<string, string>();
-    for (const target of await this.socketTargets(slug, request.path)) if (target.holder !== this.instanceId) holders.set(target.holder, target.flowId);
+    const holders = new Map<string, string[]>();
+    for (const target of targets) if (target.holder !== this.instanceId) holders.set(target.holder, [...(holders.get(target.holder) ?? []), target.flowId]);
     if (holders.size === 0 && answers[0] === null) {
       // Published before listeners' routes were fanned out (an older instance's key): the one flow it names.
       const target = await this.remoteRoute(slug, request.method, request.path, { fresh: false });
-      if (target && target.holder !== this.instanceId) holders.set(target.holder, target.flowId);
+      if (target && target.holder !== this.instanceId) holders.set(target.holder, [target.flowId]);
     }
     await Promise.all(
-      [...holders].map(async ([holder, flowId]) => {
+      [...holders].map(async ([holder, flowIds]) => {
         try {
-          const reply = await this.bus.request<OwnerReply<WireWebhookResponse | null>>(holder, "webhook", { slug, request }, WEBHOOK_TIMEOUT_MS);
+          const reply = await this.bus.request<OwnerReply<WireWebhookResponse | null>>(holder, "webhook", { slug, request, flowIds } satisfies WebhookArgs, WEBHOOK_TIMEOUT_MS);
           answers.push(reply.notOwner ? null : webhookResponseFromWire(reply.value));
         } catch (err) {
           if (!(err instanceof RpcTimeout)) throw err;
           // An instance that is gone: its flows go on elsewhere (their listeners count this socket at its next frame).
           if (err.notListening || err.targetGone) {
-            this.scheduleTakeover(flowId);
-            this.recentHolders.delete(flowId);
+            for (const flowId of flowIds) {
+              this.scheduleTakeover(flowId);
+              this.recentHolders.delete(flowId);
+            }
             return;
           }
           answers.push(webhookError(new AppError("UNAVAILABLE", "the instance running this flow did not answer")));
@@ -602,10 +614,16 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     // instance that no longer serves the route (no flow saw the request either way).
     for (const fresh of [false, true]) {
       const target = await this.remoteRoute(organizationSlug, request.method, request.path, { fresh });
-      if (!target || target.holder === this.instanceId) return null;
+      if (!target) return null;
+      if (target.holder === this.instanceId) {
+        // The lease was taken here a moment ago and the flow is starting: it answers once started.
+        if (!this.locks.has(target.flowId)) return null;
+        await this.startsSettled([target.flowId]);
+        return this.local.handleWebhook(organizationSlug, request);
+      }
       const key = target.key;
       try {
-        const reply = await this.bus.request<OwnerReply<WireWebhookResponse | null>>(target.holder, "webhook", { slug: organizationSlug, request }, WEBHOOK_TIMEOUT_MS);
+        const reply = await this.bus.request<OwnerReply<WireWebhookResponse | null>>(target.holder, "webhook", { slug: organizationSlug, request, flowIds: [target.flowId] } satisfies WebhookArgs, WEBHOOK_TIMEOUT_MS);
         const response = reply.notOwner ? null : webhookResponseFromWire(reply.value);
         if (response !== null || fresh) return response;
       } catch (err) {
@@ -1365,8 +1383,22 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     return { value: [...(await this.local.nodeStatuses(flowId)).entries()] };
   }
 
-  private async onWebhook({ slug, request }: { slug: string; request: WebhookRequest }): Promise<OwnerReply<WireWebhookResponse | null>> {
+  private async onWebhook({ slug, request, flowIds }: WebhookArgs): Promise<OwnerReply<WireWebhookResponse | null>> {
+    // The asker found this instance in the flows' leases: a start under way (lease just taken) finishes first.
+    if (flowIds) await this.startsSettled(flowIds);
     return { value: webhookResponseToWire(await this.local.handleWebhook(slug, request)) };
+  }
+
+  /**
+   * Waits for what is under way here for these flows (a start after the lease was taken, a stop).
+   * A lease names its new holder before the flow runs there; a request that found the flow
+   * through the lease in that moment is answered by the started flow, not refused.
+   */
+  private async startsSettled(flowIds: readonly string[]): Promise<void> {
+    for (const flowId of flowIds) {
+      const pending = this.locks.get(flowId);
+      if (pending) await pending.catch(() => undefined);
+    }
   }
 }
 
