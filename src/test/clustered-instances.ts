@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { afterAll } from "vitest";
+import { afterAll, beforeAll } from "vitest";
 import type { AppServices } from "@/server/app-services";
 import { DeviceBus } from "@/server/realtime/device-bus";
 import { WebhookRegistry } from "@/server/runtime/webhooks";
@@ -7,6 +7,8 @@ import { createSafeFetch } from "@/server/runtime/safe-fetch";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
 import type { KeyValueStore } from "@/server/store/types";
 import { ClusteredFlowRuntime, type ClusterTimings } from "@/server/flow-runtime/clustered";
+import { handleWebhookUrl } from "@/server/api/rest/webhook-handler";
+import { CLIENT_IP_HEADER } from "@/server/http/client-ip";
 
 /**
  * Several ClusteredFlowRuntime instances in one test process over the test app's database, each
@@ -46,4 +48,44 @@ export function clusteredInstances(appOf: () => AppServices, timings: Partial<Cl
     runtimes.push(runtime);
     return runtime;
   };
+}
+
+export interface ClusteredPair {
+  a: ClusteredFlowRuntime;
+  b: ClusteredFlowRuntime;
+  /** The test app as each instance (by instance id): the same database and store, its own flow runtime. */
+  apps: Map<string, AppServices>;
+}
+
+/**
+ * Two instances on the test app's store, started before the file's tests (the object is filled
+ * then), and closed after them.
+ */
+export function clusteredPair(appOf: () => AppServices, timings: Partial<ClusterTimings>): ClusteredPair {
+  const instance = clusteredInstances(appOf, timings);
+  const pair = { apps: new Map() } as ClusteredPair;
+  beforeAll(async () => {
+    pair.a = instance("a", appOf().store);
+    pair.b = instance("b", appOf().store);
+    pair.apps = new Map([
+      [pair.a.instanceId, { ...appOf(), flowRuntime: pair.a }],
+      [pair.b.instanceId, { ...appOf(), flowRuntime: pair.b }],
+    ]);
+    await Promise.all([pair.a.start(), pair.b.start()]);
+  });
+  return pair;
+}
+
+/** POST /hooks/{slug}{path} with a small JSON body through `app` (one instance), by the door the server mounts. */
+export async function postHook(app: AppServices, slug: string, path: string): Promise<{ status: number; body: any }> {
+  const res = await handleWebhookUrl(
+    app,
+    new Request(`http://app.test/hooks/${slug}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", [CLIENT_IP_HEADER]: "203.0.113.40" },
+      body: JSON.stringify({ hello: "world" }),
+    }),
+  );
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
 }

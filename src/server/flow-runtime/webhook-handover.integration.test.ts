@@ -9,63 +9,25 @@
  * more), so the moment is long enough to hit. Requests go through the /hooks door the server
  * mounts (handleWebhookUrl).
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
-import { clusteredInstances } from "@/test/clustered-instances";
+import { clusteredPair, postHook } from "@/test/clustered-instances";
+import { until } from "@/test/cluster";
 import { restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
-import type { AppServices } from "@/server/app-services";
-import { handleWebhookUrl } from "@/server/api/rest/webhook-handler";
-import { CLIENT_IP_HEADER } from "@/server/http/client-ip";
 import type { ClusteredFlowRuntime } from "./clustered";
 import type { LocalFlowRuntime } from "./local";
 
-const TIMINGS = { tickMs: 100, leaseTtlMs: 1_000, routeTtlMs: 1_500 };
-
 const testApp = setUpTestApp();
-let a: ClusteredFlowRuntime;
-let b: ClusteredFlowRuntime;
-let apps: Map<string, AppServices>;
-const instance = clusteredInstances(() => testApp.app, TIMINGS);
-
-beforeAll(async () => {
-  a = instance("a", testApp.app.store);
-  b = instance("b", testApp.app.store);
-  apps = new Map([
-    [a.instanceId, { ...testApp.app, flowRuntime: a }],
-    [b.instanceId, { ...testApp.app, flowRuntime: b }],
-  ]);
-  await Promise.all([a.start(), b.start()]);
-});
+const pair = clusteredPair(() => testApp.app, { tickMs: 100, leaseTtlMs: 1_000, routeTtlMs: 1_500 });
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await sleep(10);
-  }
-}
-
-async function hook(slug: string, path: string, via: ClusteredFlowRuntime): Promise<number> {
-  const res = await handleWebhookUrl(
-    apps.get(via.instanceId)!,
-    new Request(`http://app.test/hooks/${slug}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", [CLIENT_IP_HEADER]: "203.0.113.41" },
-      body: JSON.stringify({ hello: "world" }),
-    }),
-  );
-  await res.arrayBuffer();
-  return res.status;
-}
+const hook = async (slug: string, path: string, via: ClusteredFlowRuntime) => (await postHook(pair.apps.get(via.instanceId)!, slug, path)).status;
 
 describe("a webhook during a hand-over", () => {
   it("reaches the flow once its new holder has started it, instead of a 404", async () => {
-    const rest = restClient(apps.get(a.instanceId)!);
+    const { a, b } = pair;
+    const rest = restClient(pair.apps.get(a.instanceId)!);
     const user = await signUp(rest);
     const { slug } = await testApp.app.db.prisma.organization.findUniqueOrThrow({ where: { id: user.organizationId } });
     const created = await rest("POST", "/flows", {
@@ -82,7 +44,7 @@ describe("a webhook during a hand-over", () => {
     expect(created.status, created.text).toBe(201);
     const flowId = created.body.flow.id as string;
     expect((await rest("POST", `/flows/${flowId}/deploy`, { token: user.accessToken })).body.deployment?.state).toBe("running");
-    const holderId = await until("placed", async () => (await a.placement(flowId))?.instanceId);
+    const holderId = await until("placed", async () => (await a.placement(flowId))?.instanceId, 10_000, 10);
     const [holder, next] = holderId === a.instanceId ? [a, b] : [b, a];
     expect(await hook(slug, "/moving", next)).toBe(201);
 
@@ -96,7 +58,7 @@ describe("a webhook during a hand-over", () => {
     try {
       const handedOver = holder.close();
       // The lease is the next holder's, the flow not running there yet.
-      await until("the lease taken over", () => next.heldFlowIds().includes(flowId));
+      await until("the lease taken over", async () => (next.heldFlowIds().includes(flowId) ? true : undefined), 10_000, 10);
       expect(local.runningDeployment(flowId)).toBeNull();
       expect(await hook(slug, "/moving", next)).toBe(201);
       await handedOver;

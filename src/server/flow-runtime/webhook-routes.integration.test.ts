@@ -13,31 +13,23 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
-import { clusteredInstances } from "@/test/clustered-instances";
+import { clusteredPair, postHook } from "@/test/clustered-instances";
 import { restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import type { AppServices } from "@/server/app-services";
-import { handleWebhookUrl } from "@/server/api/rest/webhook-handler";
-import { CLIENT_IP_HEADER } from "@/server/http/client-ip";
-import { ClusteredFlowRuntime } from "./clustered";
+import type { ClusteredFlowRuntime } from "./clustered";
 
 const TIMINGS = { tickMs: 100, leaseTtlMs: 1_000, routeTtlMs: 1_500 };
 
 const testApp = setUpTestApp();
+const pair = clusteredPair(() => testApp.app, TIMINGS);
 let a: ClusteredFlowRuntime;
 let b: ClusteredFlowRuntime;
 /** The test app as each instance: the same database and store, its own flow runtime. */
 let apps: Map<string, AppServices>;
-const instance = clusteredInstances(() => testApp.app, TIMINGS);
 
-beforeAll(async () => {
-  a = instance("a", testApp.app.store);
-  b = instance("b", testApp.app.store);
-  apps = new Map([
-    [a.instanceId, { ...testApp.app, flowRuntime: a }],
-    [b.instanceId, { ...testApp.app, flowRuntime: b }],
-  ]);
-  await Promise.all([a.start(), b.start()]);
+beforeAll(() => {
+  ({ a, b, apps } = pair);
 });
 
 
@@ -106,17 +98,8 @@ async function holderOf(flowId: string): Promise<string> {
 }
 
 /** POST /hooks/{slug}{path} through the instance `via` (by default: one that does not run `flowId`). */
-async function hook(slug: string, path: string, via: string): Promise<{ status: number; body: any }> {
-  const res = await handleWebhookUrl(
-    apps.get(via)!,
-    new Request(`http://app.test/hooks/${slug}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", [CLIENT_IP_HEADER]: "203.0.113.40" },
-      body: JSON.stringify({ hello: "world" }),
-    }),
-  );
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+function hook(slug: string, path: string, via: string): Promise<{ status: number; body: any }> {
+  return postHook(apps.get(via)!, slug, path);
 }
 
 /** Until neither instance hands flows to the other any more (it does while one holds two more). */
