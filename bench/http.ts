@@ -1,16 +1,17 @@
 /**
  * 2. The request hot path, side by side: the BUILT production server (src/server.ts with Next, as
- * `npm start` runs it) in a child process, and Node-RED 4.1.x with its admin API (no adminAuth) in
- * another, loaded in turn by autocannon with the same connections and duration. Ours is always
+ * `npm start` runs it) in a child process, and Node-RED with its admin API (no adminAuth) in
+ * another (5.0, the reference, when the bench runs on Node >= 22.9; else 4.1; both on the bench's Node), loaded in turn by autocannon with the same connections and duration. Ours is always
  * authenticated (bearer access token, API key or the browser's next-auth cookie); Node-RED's admin
  * API is not.
  */
 import os from "node:os";
+import path from "node:path";
 import { forkBench, nextMessage, stopChild } from "./lib/child";
 import { load, problems, type LoadOptions, type LoadResult } from "./lib/load";
 import { startServerChild, type ServerChild } from "./lib/server-child";
 import { fmt } from "./lib/stats";
-import { ensureNodeRed } from "./node-red";
+import { comparedNodeRedDir, ensureNodeRed } from "./node-red";
 import type { NodeRedHttpReady } from "./node-red-http-child";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
 
@@ -120,7 +121,8 @@ const loadavg1 = () => os.loadavg()[0]!;
 export async function benchHttp(ctx: BenchContext): Promise<BenchOutcome> {
   const notes: string[] = [];
   const rows: Row[] = [];
-  const available = await ensureNodeRed(ctx.log);
+  const nodeRedDir = comparedNodeRedDir();
+  const available = await ensureNodeRed(ctx.log, nodeRedDir);
   let server: ServerChild | undefined;
   let nodeRed: ReturnType<typeof forkBench> | undefined;
   try {
@@ -130,7 +132,7 @@ export async function benchHttp(ctx: BenchContext): Promise<BenchOutcome> {
     let ready: NodeRedHttpReady | undefined;
     const nrBase = `http://127.0.0.1:${PORT_BASE + 1}`;
     if (available.ok) {
-      nodeRed = forkBench("node-red-http-child.ts", [String(PORT_BASE + 1), String(FLOWS)]);
+      nodeRed = forkBench("node-red-http-child.ts", [String(PORT_BASE + 1), String(FLOWS), nodeRedDir]);
       ready = await nextMessage(nodeRed, (m): m is NodeRedHttpReady => (m as { type?: string })?.type === "ready");
     } else {
       notes.push(`Benchmark 2: Node-RED could not be installed (${available.reason}); its column is empty.`);
@@ -218,7 +220,7 @@ export async function benchHttp(ctx: BenchContext): Promise<BenchOutcome> {
       "Benchmark 2: the server ran with RATE_LIMIT_API_PER_CREDENTIAL=100000000 (the default 1200/min per credential would answer 429 within the first second) and the login limits raised likewise; every limiter is still consulted on every request.",
     );
     notes.push(
-      `Benchmark 2: our production server (the built Next app behind src/server.ts, NODE_ENV=production, LOG_LEVEL info with its log lines going to /dev/null) on ${server.backend.db === "embedded" ? "embedded PGlite + the in-process store" : "PostgreSQL + Redis"} in one child process; Node-RED ${ready?.version ?? "(not run)"} (bench/node-red) in another with httpAdminRoot "/" and no adminAuth, ${FLOWS} tabs of inject → debug (the size of our flows). autocannon, ${CONNECTIONS} connections, every request of both sides warmed up for ${WARMUP_SECONDS} s first, then ${WARMUP_SECONDS} s warm-up and ${SECONDS} s per measurement, the two sides in turn (alternating which goes first). The 1-minute load average at the measurements ranged ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.`,
+      `Benchmark 2: our production server (the built Next app behind src/server.ts, NODE_ENV=production, LOG_LEVEL info with its log lines going to /dev/null) on ${server.backend.db === "embedded" ? "embedded PGlite + the in-process store" : "PostgreSQL + Redis"} in one child process; Node-RED ${ready?.version ?? "(not run)"} (${path.relative(process.cwd(), nodeRedDir) || nodeRedDir}, on the bench's Node ${process.versions.node}) in another with httpAdminRoot "/" and no adminAuth, ${FLOWS} tabs of inject → debug (the size of our flows). autocannon, ${CONNECTIONS} connections, every request of both sides warmed up for ${WARMUP_SECONDS} s first, then ${WARMUP_SECONDS} s warm-up and ${SECONDS} s per measurement, the two sides in turn (alternating which goes first). The 1-minute load average at the measurements ranged ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.`,
     );
   } finally {
     if (nodeRed) {

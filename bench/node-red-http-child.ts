@@ -1,8 +1,9 @@
 /**
- * Benchmark 2's Node-RED side: Node-RED 4.1.x (installed under bench/node-red, not a project
- * dependency) with its admin HTTP API on a port and no adminAuth, as a user runs it out of the box.
- * Usage: node-red-http-child.ts <port> <tabs>. Loads <tabs> tabs, each an inject → debug pair (the
- * same size as the flows our side serves), then tells the parent over IPC that it is listening.
+ * Benchmark 2's Node-RED side: Node-RED installed under `<dir>` (bench/node-red-5 for 5.0 on Node
+ * >= 22.9, else bench/node-red for 4.1; not a project dependency) with its admin HTTP API on a port
+ * and no adminAuth, as a user runs it out of the box. Usage: node-red-http-child.ts <port> <tabs>
+ * <dir>. Loads <tabs> tabs, each an inject → debug pair (the same size as the flows our side
+ * serves), then tells the parent over IPC that it is listening.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -28,7 +29,7 @@ interface NodeRedModule {
   nodes: { getNode(id: string): unknown };
 }
 
-const NODE_RED_DIR = fileURLToPath(new URL("./node-red/", import.meta.url));
+const DEFAULT_DIR = fileURLToPath(new URL("./node-red/", import.meta.url));
 
 /** Inject → debug per tab, with the fields Node-RED's editor writes for them. */
 export function nodeRedTabs(count: number) {
@@ -45,8 +46,9 @@ export function nodeRedTabs(count: number) {
 async function main() {
   const port = Number(process.argv[2]);
   const tabs = Number(process.argv[3] ?? 20);
-  if (!Number.isInteger(port) || !Number.isInteger(tabs)) throw new Error("usage: node-red-http-child.ts <port> <tabs>");
-  const require = createRequire(path.join(NODE_RED_DIR, "package.json"));
+  const dir = process.argv[4] ?? DEFAULT_DIR;
+  if (!Number.isInteger(port) || !Number.isInteger(tabs)) throw new Error("usage: node-red-http-child.ts <port> <tabs> [<dir>]");
+  const require = createRequire(path.join(dir, "package.json"));
   const RED = require("node-red") as NodeRedModule;
   const version = (require("node-red/package.json") as { version: string }).version;
 

@@ -18,6 +18,15 @@ const INSTALL_LIMIT_MS = 180_000;
 
 export type NodeRedAvailability = { ok: true; version: string } | { ok: false; reason: string };
 
+/**
+ * The Node-RED a side-by-side benchmark compares with on this Node: 5.0, the reference, where it
+ * runs (Node >= 22.9), else 4.1 (bench/node-red).
+ */
+export function comparedNodeRedDir(version = process.versions.node): string {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  return major > 22 || (major === 22 && minor >= 9) ? REFERENCE_DIR : DIR;
+}
+
 const installedPath = (dir: string) => path.join(dir, "node_modules/node-red/package.json");
 const installedVersion = (dir: string) => (JSON.parse(readFileSync(installedPath(dir), "utf8")) as { version: string }).version;
 

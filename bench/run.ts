@@ -31,6 +31,7 @@ import { startRestServer } from "./lib/rest-server";
 import { consoleTable, writeReport } from "./lib/report";
 import { fmt } from "./lib/stats";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
+import { comparedNodeRedDir, REFERENCE_DIR } from "./node-red";
 
 const REPORT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../docs/BENCHMARKS.md");
 
@@ -167,7 +168,7 @@ async function main() {
       machine,
       rows: rows.filter(hot),
       notes: notes.filter((n) => n.startsWith("Benchmark 2")),
-      nodeRedHeader: "Node-RED 4.1.x, same run, no authentication",
+      nodeRedHeader: `Node-RED ${comparedNodeRedDir() === REFERENCE_DIR ? "5.0.x" : "4.1.x"}, same run, no authentication`,
     });
     log(`wrote benchmark 2's section of ${path.relative(process.cwd(), REPORT)}`);
   }
