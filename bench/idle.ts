@@ -2,8 +2,8 @@
  * 11. Idle memory and ready time (issue 39): the BUILT server as `npm start` runs it
  * (dist/server/server.js, NODE_ENV=production), started afresh several times on the embedded
  * defaults and, when DATABASE_URL and REDIS_URL are set, on PostgreSQL + Redis (a fresh database
- * and key prefix each time); Node-RED (bench/node-red, its editor on, as `node-red` starts) beside
- * it in the same run, the two in turn. Ready = from spawn to the first 200 of /api/v1/ready (Node-RED:
+ * and key prefix each time); Node-RED (5.0 from bench/node-red-5 on Node >= 22.9, else 4.1 from
+ * bench/node-red; its editor on, as `node-red` starts, on the bench's Node) beside it in the same run, the two in turn. Ready = from spawn to the first 200 of /api/v1/ready (Node-RED:
  * of its editor's `/`), polled every 25 ms. Idle = the process's RSS (/proc/<pid>/status, worker
  * threads included) after 10 s of rest, before any flow or request but the polls.
  */
@@ -15,7 +15,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { ensureNodeRed } from "./node-red";
+import { comparedNodeRedDir, ensureNodeRed } from "./node-red";
 import { fmt } from "./lib/stats";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
 
@@ -108,7 +108,7 @@ async function ours(services: boolean): Promise<{ first: Sample; restart: Sample
 
 async function nodeRed(): Promise<Sample> {
   const userDir = mkdtempSync(path.join(os.tmpdir(), "bench-idle-node-red-"));
-  const red = path.join(ROOT, "bench/node-red/node_modules/node-red/red.js");
+  const red = path.join(comparedNodeRedDir(), "node_modules/node-red/red.js");
   try {
     return await measure([red, "--port", String(PORT + 1), "--userDir", userDir], { PATH: process.env.PATH ?? "", HOME: userDir } as unknown as NodeJS.ProcessEnv, `http://127.0.0.1:${PORT + 1}/`);
   } finally {
@@ -118,7 +118,7 @@ async function nodeRed(): Promise<Sample> {
 
 export async function benchIdle(ctx: BenchContext): Promise<BenchOutcome> {
   if (!existsSync(path.join(ROOT, ".next/BUILD_ID")) || !existsSync(path.join(ROOT, "dist/server/server.js"))) throw new Error("no production build: run `npm run build` first");
-  const red = await ensureNodeRed(ctx.log);
+  const red = await ensureNodeRed(ctx.log, comparedNodeRedDir());
   const configurations: Array<{ label: string; services: boolean }> = [{ label: "embedded PGlite + in-process store", services: false }];
   if (process.env.DATABASE_URL && process.env.REDIS_URL) configurations.push({ label: "PostgreSQL + Redis", services: true });
   const samples = new Map<string, Sample[]>();
@@ -153,7 +153,7 @@ export async function benchIdle(ctx: BenchContext): Promise<BenchOutcome> {
   return {
     rows,
     notes: [
-      `Benchmark 11: ${RUNS} fresh starts per side, medians (min–max); the built server (dist/server/server.js, NODE_ENV=production); Node-RED ${red.ok ? red.version : `not run (${red.reason})`} with its editor, default settings. Ready: spawn to the first 200 of /api/v1/ready (Node-RED: its editor at /). Idle: RSS after ${SETTLE_MS / 1000} s at rest. "First start": a new DATA_DIR (embedded: initdb runs) or a new database; "restart": the same one again, as every later start. 1-minute load average during the runs ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} on ${os.cpus().length} cores.`,
+      `Benchmark 11: ${RUNS} fresh starts per side, medians (min–max); the built server (dist/server/server.js, NODE_ENV=production); Node-RED ${red.ok ? red.version : `not run (${red.reason})`} with its editor, default settings, both on Node ${process.versions.node}. Ready: spawn to the first 200 of /api/v1/ready (Node-RED: its editor at /). Idle: RSS after ${SETTLE_MS / 1000} s at rest. "First start": a new DATA_DIR (embedded: initdb runs) or a new database; "restart": the same one again, as every later start. 1-minute load average during the runs ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} on ${os.cpus().length} cores.`,
     ],
   };
 }
