@@ -1,5 +1,5 @@
 /**
- * Benchmark 4, Node-RED's side: Node-RED 4.1.x (installed under bench/node-red, not a project
+ * Benchmark 4, Node-RED's side: Node-RED 5.0 on Node >= 22.9, else 4.1 (bench/node-red-5 or bench/node-red, not a project
  * dependency) embedded in a fresh process, running the ANCHORS.md benchmark flow. Usage:
  * node-red-child.ts <switch|no-switch> <N> <time limit ms>; the result goes to the parent over IPC.
  *
@@ -14,9 +14,9 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import { startRssSampler } from "./lib/rss";
 import { LINK_CALLS } from "./lib/link-calls";
+import { comparedNodeRedDir } from "./node-red";
 
 /**
  * switch / no-switch: the ANCHORS.md chain. flow-set / flow-increment (benchmark 4c): the no-switch
@@ -62,7 +62,7 @@ interface BenchHooks {
   t1(run: string): void;
 }
 
-const NODE_RED_DIR = fileURLToPath(new URL("./node-red/", import.meta.url));
+const NODE_RED_DIR = comparedNodeRedDir();
 
 const GENERATOR = `
 const n = msg.payload.n;

@@ -1,8 +1,8 @@
 /**
- * Node-RED for the side-by-side runtime benchmark: installed on first use into bench/node-red
- * (Node-RED 4.1, which runs on the project's Node 20; its own package.json, never the project's),
- * then run in a child process per scenario. The differential harness's reference, Node-RED 5.0
- * (needs Node >= 22.9), is installed the same way into bench/node-red-5 (REFERENCE_DIR).
+ * Node-RED for the side-by-side benchmarks: installed on first use (its own package.json, never the
+ * project's) into bench/node-red-5 (Node-RED 5.0, the reference, also the differential harness's;
+ * needs Node >= 22.9) or, on an older Node, bench/node-red (Node-RED 4.1), then run in a child
+ * process per scenario on the bench's Node (`comparedNodeRedDir`).
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -30,8 +30,8 @@ export function comparedNodeRedDir(version = process.versions.node): string {
 const installedPath = (dir: string) => path.join(dir, "node_modules/node-red/package.json");
 const installedVersion = (dir: string) => (JSON.parse(readFileSync(installedPath(dir), "utf8")) as { version: string }).version;
 
-/** Installs the dependencies of `dir` (default bench/node-red) unless present; never longer than 3 minutes. */
-export async function ensureNodeRed(log: (m: string) => void, dir: string = DIR): Promise<NodeRedAvailability> {
+/** Installs the dependencies of `dir` (default: the Node-RED compared with on this Node) unless present; never longer than 3 minutes. */
+export async function ensureNodeRed(log: (m: string) => void, dir: string = comparedNodeRedDir()): Promise<NodeRedAvailability> {
   const installed = installedPath(dir);
   if (existsSync(installed)) return { ok: true, version: installedVersion(dir) };
   log(`Node-RED: npm install --prefix ${path.relative(process.cwd(), dir) || dir} (first use)`);
