@@ -18,13 +18,18 @@ const INSTALL_LIMIT_MS = 180_000;
 
 export type NodeRedAvailability = { ok: true; version: string } | { ok: false; reason: string };
 
-/**
- * The Node-RED a side-by-side benchmark compares with on this Node: 5.0, the reference, where it
- * runs (Node >= 22.9), else 4.1 (bench/node-red).
- */
-export function comparedNodeRedDir(version = process.versions.node): string {
+/** Node-RED 5.0 needs Node >= 22.9 (its package.json's engines). */
+export const REFERENCE_NODE_MIN: readonly [number, number] = [22, 9];
+
+/** Whether Node-RED 5.0, the reference, runs on this Node. */
+export function referenceRunsOn(version = process.versions.node): boolean {
   const [major = 0, minor = 0] = version.split(".").map(Number);
-  return major > 22 || (major === 22 && minor >= 9) ? REFERENCE_DIR : DIR;
+  return major > REFERENCE_NODE_MIN[0] || (major === REFERENCE_NODE_MIN[0] && minor >= REFERENCE_NODE_MIN[1]);
+}
+
+/** The Node-RED a side-by-side benchmark compares with on this Node: 5.0 where it runs, else 4.1 (bench/node-red). */
+export function comparedNodeRedDir(version = process.versions.node): string {
+  return referenceRunsOn(version) ? REFERENCE_DIR : DIR;
 }
 
 const installedPath = (dir: string) => path.join(dir, "node_modules/node-red/package.json");

