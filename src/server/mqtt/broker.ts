@@ -48,7 +48,8 @@ import { guardPacketSize } from "./size-guard";
 import { AckRewriter, ReasonCode } from "./reason-codes";
 import { createPublishRate } from "./publish-rate";
 import { ONLINE_RENEW_MS, ONLINE_TTL_MS, onlineClientKey, onlineMqttClients, onlineSetKey, type OnlineEntry } from "./online";
-import { checkPublishTopic, checkSubscribeFilter, externalTopic, internalClientId, internalTopic } from "./topics";
+import { checkPublishTopic, checkSubscribeFilter, externalTopic, internalClientId, internalTopic, splitClientId } from "./topics";
+import { SESSION_SWEEP_MS, SessionExpiryLedger, type DueSession } from "./session-expiry";
 
 export interface MqttLimits {
   connectionsPerOrganization: number;
@@ -188,6 +189,26 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
       await this.outgoingEnqueueCombi([sub], packet);
     }
 
+    /**
+     * Drops every message queued for `clientId` (its session ended while it was away). The
+     * persistence's own outgoingClearMessageId finds a message through a cache of the instance
+     * that delivered it, so a queue nobody has delivered from is emptied here: the list, and each
+     * packet whose last reader it was (`packet:<broker>:<counter>` and its `:offlineCount`).
+     */
+    async dropOutgoing(clientId: string): Promise<void> {
+      const listKey = `outgoing:${encodeURIComponent(clientId)}`;
+      const keys = await this.db.lrange(listKey, 0, -1);
+      await this.db.del(listKey);
+      for (const key of keys) {
+        if (!key.startsWith("packet:")) {
+          await this.db.del(key);
+          continue;
+        }
+        const left = await this.db.decr(`${key}:offlineCount`);
+        if (left <= 0) await this.db.del(key, `${key}:offlineCount`);
+      }
+    }
+
     override createRetainedStreamCombi(patterns: string[]) {
       return Readable.from(super.createRetainedStreamCombi(patterns) as AsyncIterable<unknown>);
     }
@@ -258,6 +279,22 @@ interface ClientInternals {
 }
 const internals = (client: Client) => client as unknown as ClientInternals;
 
+/** aedes's Session Expiry Interval that means "never" (0xFFFFFFFF). */
+const SESSION_NEVER_EXPIRES = 0xffffffff;
+
+/** What session-expiry's sweep reaches in aedes (its own expiry timers) and in our persistences. */
+interface ExpiringSessions {
+  closed: boolean;
+  _takingOver: Set<string>;
+  expiringSessions: Map<string, unknown>;
+  scheduleSessionExpiry(client: Client): void;
+}
+interface EndablePersistence {
+  cleanSubscriptions(client: Client): Promise<void>;
+  /** Drops every message queued for the client id (its session ended while it was away). */
+  dropOutgoing(clientId: string): Promise<void>;
+}
+
 /** A SUBSCRIBE or UNSUBSCRIBE as mqtt-packet parses it. */
 interface SubscribePacketShape {
   cmd: "subscribe";
@@ -300,6 +337,10 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   let persistence: { destroy(): Promise<void> } | null = null;
   let renewTimer: NodeJS.Timeout | null = null;
   let closed = false;
+  const ledger = new SessionExpiryLedger(options.prisma, logger);
+  const ledgerChains = new Map<string, Promise<void>>();
+  let sweepTimer: NodeJS.Timeout | null = null;
+  let sweeping = false;
 
   // ---- connect ----------------------------------------------------------------------------
 
@@ -708,6 +749,65 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     },
   };
 
+  // ---- MQTT 5 session expiry across restarts -----------------------------------------------
+
+  /** One ledger change after another per client id (a disconnect's deadline, then the reconnect's removal). */
+  function ledgerStep(clientId: string, step: () => Promise<void>) {
+    const previous = ledgerChains.get(clientId) ?? Promise.resolve();
+    const next = previous.then(step).catch((err: unknown) => logger.warn({ err }, "mqtt: could not record a session's expiry"));
+    ledgerChains.set(clientId, next);
+    void next.then(() => {
+      if (ledgerChains.get(clientId) === next) ledgerChains.delete(clientId);
+    });
+  }
+
+  /** A connection holds the client id: a row to look at again when its session has an interval, none otherwise. */
+  function connectedAs(client: Client): Promise<void> {
+    const c = client as Client & { version?: number; sessionExpiryInterval?: number };
+    const interval = c.version === 5 ? (c.sessionExpiryInterval ?? 0) : 0;
+    return interval > 0 && interval < SESSION_NEVER_EXPIRES ? ledger.connected(c.id, interval) : ledger.forget(c.id);
+  }
+
+  /** Ends the sessions whose expiry passed while no instance held their timer (restarts, kill -9). */
+  async function sweepExpiredSessions() {
+    if (sweeping || !broker || closed) return;
+    sweeping = true;
+    try {
+      await ledger.sweep(endExpiredSession);
+    } catch (err) {
+      logger.warn({ err }, "mqtt: could not sweep expired sessions");
+    } finally {
+      sweeping = false;
+    }
+  }
+
+  async function endExpiredSession({ clientId, intervalSeconds, connected }: DueSession) {
+    const b = broker;
+    const split = splitClientId(clientId);
+    if (!b || closed || !split) return;
+    const here = (b as unknown as { clients: Record<string, Client> }).clients[clientId];
+    if (here) {
+      // Connected here: the connection's own interval (none for 3.1.1) decides.
+      ledgerStep(clientId, () => connectedAs(here));
+      return;
+    }
+    // Connected through another instance (or one killed a moment ago, until its entry lapses): look again later.
+    if ((await store.get(onlineClientKey(split.organizationId, split.clientId))) !== null) {
+      ledgerStep(clientId, () => ledger.connected(clientId, intervalSeconds));
+      return;
+    }
+    // It was connected at the last look, and its instance died without seeing it leave: its interval starts now.
+    if (connected) {
+      ledgerStep(clientId, () => ledger.disconnected(clientId, intervalSeconds));
+      return;
+    }
+    const p = persistence as unknown as EndablePersistence;
+    const client = { id: clientId } as Client;
+    await p.cleanSubscriptions(client);
+    await p.dropOutgoing(clientId);
+    logger.info({ organizationId: split.organizationId, clientId: split.clientId }, "mqtt: a persistent session expired while its client was away");
+  }
+
   // ---- lifecycle --------------------------------------------------------------------------
 
   /** How long each step of close() may wait (Redis unreachable: its commands are never answered). */
@@ -775,6 +875,26 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       }
       cb();
     });
+    // MQTT 5 session expiry that outlives this instance (session-expiry.ts): the deadline aedes
+    // keeps as a timer is written to the database as well, and every instance sweeps the past ones.
+    const expiring = local as unknown as ExpiringSessions;
+    const scheduleInAedes = expiring.scheduleSessionExpiry.bind(broker);
+    expiring.scheduleSessionExpiry = (client: Client) => {
+      scheduleInAedes(client);
+      const c = client as Client & { version?: number; sessionExpiryInterval?: number };
+      if (c.version !== 5 || expiring._takingOver.has(c.id)) return;
+      const interval = c.sessionExpiryInterval ?? 0;
+      if (interval >= SESSION_NEVER_EXPIRES) return;
+      // While the broker runs, aedes has wiped a session that ends with its connection (or one over
+      // its pending-sessions cap); closing, it leaves them all: the next sweep ends them in time.
+      if (!expiring.closed && !expiring.expiringSessions.has(c.id)) return;
+      ledgerStep(c.id, () => ledger.disconnected(c.id, interval));
+    };
+    broker.on("client", (client) => ledgerStep(client.id, () => connectedAs(client)));
+    broker.on("sessionExpired" as never, (client: Client) => ledgerStep(client.id, () => ledger.forget(client.id)));
+    await sweepExpiredSessions();
+    sweepTimer = setInterval(() => void sweepExpiredSessions(), SESSION_SWEEP_MS);
+    sweepTimer.unref();
     broker.on("clientReady", (client) => {
       const state = states.get(client);
       if (!state) return;
@@ -857,10 +977,20 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     const acks = new AckRewriter();
     let client: Client | null = null;
     const onTooLarge = () => {
-      // A connected MQTT 5 client is told why (DISCONNECT 0x95); before that, or 3.1.1: just closed.
-      if (!client || client.version !== 5 || !client.connected || client.closed) return false;
-      client.disconnect({ reasonCode: ReasonCode.PACKET_TOO_LARGE, properties: { reasonString: `packets are limited to ${maxPacketBytes} bytes` } }, () => undefined);
-      return true;
+      // A connected MQTT 5 client is told why (DISCONNECT 0x95); before its CONNACK, or 3.1.1: just closed.
+      if (!client || client.version !== 5 || client.closed) return false;
+      const properties = { reasonString: `packets are limited to ${maxPacketBytes} bytes` };
+      if (client.connected) {
+        client.disconnect({ reasonCode: ReasonCode.PACKET_TOO_LARGE, properties }, () => undefined);
+        return true;
+      }
+      // CONNACK sent while aedes still finishes the connect (the session's queued messages): it
+      // would not send a DISCONNECT yet, so it goes out here, and the connection ends after it.
+      if ((client as Client & { connackSent?: boolean }).connackSent) {
+        client.conn.end(mqttPacket.generate({ cmd: "disconnect", reasonCode: ReasonCode.PACKET_TOO_LARGE, properties }, { protocolVersion: 5 }));
+        return true;
+      }
+      return false;
     };
     client = b.handle(guardPacketSize(stream, maxPacketBytes, { onTooLarge, acks }), req as never);
     watch(client, acks);
@@ -894,6 +1024,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     if (closed) return;
     closed = true;
     if (renewTimer) clearInterval(renewTimer);
+    if (sweepTimer) clearInterval(sweepTimer);
     for (const server of servers) server.close();
     for (const ws of wss.clients) ws.terminate();
     await Promise.all(subscriptions.map((s) => s.stop()));
@@ -910,6 +1041,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       // aedes closes its clients and destroys the persistence (which writes what is pending).
       await deadline(new Promise<void>((resolve) => b.close(() => resolve())));
     }
+    // The deadlines of the sessions closing just now (session-expiry.ts).
+    await deadline(Promise.all(ledgerChains.values()));
     await deadline(persistence?.destroy().catch((err: unknown) => logger.warn({ err }, "mqtt: could not close the persistence")) ?? Promise.resolve());
     for (const c of redisConnections) c.disconnect();
     states.clear();

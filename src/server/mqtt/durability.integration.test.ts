@@ -80,6 +80,17 @@ describe("built-in MQTT broker across a restart", () => {
     const persistent5 = await connectMqtt(mq.ws, { password: key, clientId: "keeper5", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 3600 } });
     expect(await persistent5.subscribe("alerts/#", 1)).toEqual([1]);
     await persistent5.end();
+    // MQTT 5 sessions whose expiry passes while the broker is down end anyway (session-expiry.ts):
+    // one that left before the restart, and one still connected when the broker stopped.
+    const brief5 = await connectMqtt(mq.tcp, { password: key, clientId: "brief5", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 1 } });
+    expect(await brief5.subscribe("alerts/#", 1)).toEqual([1]);
+    await brief5.end();
+    const online5 = await connectMqtt(mq.tcp, { password: key, clientId: "online5", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 1 } });
+    expect(await online5.subscribe("alerts/#", 1)).toEqual([1]);
+    // One whose instance is killed while it is connected (its row is made so below): its session
+    // must not end before its interval, counted from when it was found gone.
+    const crashed5 = await connectMqtt(mq.tcp, { password: key, clientId: "crashed5", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 30 } });
+    expect(await crashed5.subscribe("alerts/#", 1)).toEqual([1]);
     // Queued for the absent clients before the restart.
     await v5.publish("alerts/v5", "with-properties", { qos: 1, properties: { userProperties: { level: "high" } } });
     await v5.end();
@@ -88,10 +99,23 @@ describe("built-in MQTT broker across a restart", () => {
     await sleep(100);
     await mq.close();
     await app.close();
+    const stoppedAt = Date.now();
+    online5.client.end(true);
+    crashed5.client.end(true);
+    // Their expiry (1 s) passes while nothing runs: no instance holds a timer for them.
+    await sleep(1_200);
 
     app = await startApp();
+    // kill -9 leaves the row a connection wrote, with no disconnect after it: looked at again now.
+    const organizationId = (await app.db.prisma.mqttSessionExpiry.findFirstOrThrow({ where: { clientId: { endsWith: ":crashed5" } } })).organizationId;
+    await app.db.prisma.mqttSessionExpiry.update({ where: { clientId: `${organizationId}:crashed5` }, data: { connected: true, expiresAt: new Date(Date.now() - 1_000) } });
     mq = await serveMqtt(app);
     try {
+      const resumed = await connectMqtt(mq.tcp, { password: key, clientId: "crashed5", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 30 } });
+      // Its subscription is there (aedes reports a session as present by its subscriptions).
+      expect(resumed.connack.sessionPresent).toBe(true);
+      await resumed.end();
+
       const later = await connectMqtt(mq.tcp, { password: key, clientId: "later" });
       await later.subscribe("plant/#", 1);
       expect(await later.next((m) => m.topic === "plant/state")).toMatchObject({ payload: "running", retain: true });
@@ -127,6 +151,24 @@ describe("built-in MQTT broker across a restart", () => {
       const queued = await back5.next((m) => m.topic === "alerts/v5");
       expect(queued).toMatchObject({ payload: "with-properties", properties: { userProperties: { level: "high" } } });
       await back5.end();
+
+      // Expired during the outage: no session, no queued messages, no subscription left behind.
+      expect(Date.now() - stoppedAt).toBeGreaterThan(1_000);
+      for (const clientId of ["brief5", "online5"]) {
+        const returning = await connectMqtt(mq.tcp, { password: key, clientId, clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 60 } });
+        expect(returning.connack.sessionPresent, clientId).toBe(false);
+        await sleep(300);
+        expect(returning.messages, clientId).toEqual([]);
+        await returning.end();
+      }
+      const sender = await connectMqtt(mq.tcp, { password: key, clientId: "sender" });
+      await sender.publish("alerts/late", "nobody-listens", { qos: 1 });
+      await sender.end();
+      // Their new sessions hold nothing from before (the old subscription would have queued this).
+      const again = await connectMqtt(mq.tcp, { password: key, clientId: "brief5", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 60 } });
+      await sleep(300);
+      expect(again.messages).toEqual([]);
+      await again.end();
     } finally {
       await mq.close();
       await app.close();

@@ -186,6 +186,12 @@ export class DurablePersistence extends MemoryPersistence {
     return cleared;
   }
 
+  /** Drops every message queued for `clientId` (its session ended while it was away). */
+  async dropOutgoing(clientId: string): Promise<void> {
+    const client = { id: clientId } as Client;
+    for await (const packet of this.outgoingStream(client) as AsyncIterable<AedesPacket>) await this.outgoingClearMessageId(client, packet);
+  }
+
   /**
    * Never rejects: Aedes 2.0.0-beta.1 calls it on PUBREL without handling a rejection, and a
    * duplicate PUBREL racing the first finds nothing to delete (fixed in Aedes 1.2, not in the beta:
