@@ -892,9 +892,6 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     };
     broker.on("client", (client) => ledgerStep(client.id, () => connectedAs(client)));
     broker.on("sessionExpired" as never, (client: Client) => ledgerStep(client.id, () => ledger.forget(client.id)));
-    await sweepExpiredSessions();
-    sweepTimer = setInterval(() => void sweepExpiredSessions(), SESSION_SWEEP_MS);
-    sweepTimer.unref();
     broker.on("clientReady", (client) => {
       const state = states.get(client);
       if (!state) return;
@@ -939,6 +936,11 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       recheckAll(scope);
     });
     await Promise.all(subscriptions.map((s) => s.ready));
+    // Once every listener is in place (a WebSocket client may connect from now on): the sessions
+    // that expired while no instance held their timer, then every SESSION_SWEEP_MS.
+    await sweepExpiredSessions();
+    sweepTimer = setInterval(() => void sweepExpiredSessions(), SESSION_SWEEP_MS);
+    sweepTimer.unref();
   }
 
   /** `gone`: its connection closed a while ago, whatever aedes says. */
