@@ -118,7 +118,7 @@ async function nodeRed(): Promise<Sample> {
 
 export async function benchIdle(ctx: BenchContext): Promise<BenchOutcome> {
   if (!existsSync(path.join(ROOT, ".next/BUILD_ID")) || !existsSync(path.join(ROOT, "dist/server/server.js"))) throw new Error("no production build: run `npm run build` first");
-  const red = await ensureNodeRed(ctx.log, comparedNodeRedDir());
+  const red = await ensureNodeRed(ctx.log);
   const configurations: Array<{ label: string; services: boolean }> = [{ label: "embedded PGlite + in-process store", services: false }];
   if (process.env.DATABASE_URL && process.env.REDIS_URL) configurations.push({ label: "PostgreSQL + Redis", services: true });
   const samples = new Map<string, Sample[]>();

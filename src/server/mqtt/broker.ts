@@ -340,7 +340,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   const ledger = new SessionExpiryLedger(options.prisma, logger);
   const ledgerChains = new Map<string, Promise<void>>();
   let sweepTimer: NodeJS.Timeout | null = null;
-  let sweeping = false;
+  /** The sweep under way (close() waits for it, so the rows it took are ended or put back). */
+  let sweeping: Promise<void> | null = null;
 
   // ---- connect ----------------------------------------------------------------------------
 
@@ -771,20 +772,21 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   /** Ends the sessions whose expiry passed while no instance held their timer (restarts, kill -9). */
   async function sweepExpiredSessions() {
     if (sweeping || !broker || closed) return;
-    sweeping = true;
-    try {
-      await ledger.sweep(endExpiredSession);
-    } catch (err) {
-      logger.warn({ err }, "mqtt: could not sweep expired sessions");
-    } finally {
-      sweeping = false;
-    }
+    sweeping = ledger
+      .sweep(endExpiredSession)
+      .then(() => undefined)
+      .catch((err: unknown) => logger.warn({ err }, "mqtt: could not sweep expired sessions"))
+      .finally(() => {
+        sweeping = null;
+      });
+    await sweeping;
   }
 
   async function endExpiredSession({ clientId, intervalSeconds, connected }: DueSession) {
     const b = broker;
     const split = splitClientId(clientId);
-    if (!b || closed || !split) return;
+    if (!split) return;
+    if (!b || closed) throw new Error("the broker is closing");
     const here = (b as unknown as { clients: Record<string, Client> }).clients[clientId];
     if (here) {
       // Connected here: the connection's own interval (none for 3.1.1) decides.
@@ -1043,8 +1045,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       // aedes closes its clients and destroys the persistence (which writes what is pending).
       await deadline(new Promise<void>((resolve) => b.close(() => resolve())));
     }
-    // The deadlines of the sessions closing just now (session-expiry.ts).
-    await deadline(Promise.all(ledgerChains.values()));
+    // The deadlines of the sessions closing just now, and a sweep under way (session-expiry.ts).
+    await deadline(Promise.all([...ledgerChains.values(), sweeping]));
     await deadline(persistence?.destroy().catch((err: unknown) => logger.warn({ err }, "mqtt: could not close the persistence")) ?? Promise.resolve());
     for (const c of redisConnections) c.disconnect();
     states.clear();

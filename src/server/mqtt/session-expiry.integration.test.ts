@@ -8,7 +8,7 @@ import type { AppServices } from "@/server/app-services";
 import { createLogger } from "@/server/logger";
 import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
-import { CONNECTED_RECHECK_MS, SessionExpiryLedger, recheckAfterMs, type DueSession } from "./session-expiry";
+import { CONNECTED_RECHECK_MS, SESSION_SWEEP_MS, SessionExpiryLedger, recheckAfterMs, type DueSession } from "./session-expiry";
 
 let app: AppServices;
 let ledger: SessionExpiryLedger;
@@ -64,6 +64,16 @@ describe("MQTT 5 session-expiry ledger", () => {
     const all = seen.flat().map((s) => s.clientId);
     expect(all.length).toBe(names.length);
     expect(new Set(all).size).toBe(names.length);
+  });
+
+  it("a session that could not be ended (store unreachable, broker closing) is due again at the next sweep, as it was", async () => {
+    await ledger.disconnected(id("unlucky"), 7, Date.now() - 10_000);
+    const taken = await ledger.sweep(async (s) => {
+      if (s.clientId === id("unlucky")) throw new Error("Redis is down");
+    });
+    expect(taken).toBeGreaterThanOrEqual(1);
+    expect((await ledger.takeDue(new Date())).map((s) => s.clientId)).not.toContain(id("unlucky"));
+    expect(await ledger.takeDue(new Date(Date.now() + SESSION_SWEEP_MS + 1_000))).toContainEqual({ clientId: id("unlucky"), intervalSeconds: 7, connected: false });
   });
 
   it("a client id that is not the broker's internal form is not recorded", async () => {

@@ -82,14 +82,18 @@ export class SessionExpiryLedger {
     return rows.map((r) => ({ clientId: r.client_id, intervalSeconds: Number(r.interval_seconds), connected: r.connected === true }));
   }
 
-  /** Hands every due session to `end` (which puts back the row of a connected client). Returns how many it took. */
+  /** Hands every due session to `end` (which puts back the row of a connected client); a failed one is put back for the next sweep. Returns how many it took. */
   async sweep(end: (session: DueSession) => Promise<void>, now = new Date()): Promise<number> {
     let taken = 0;
     for (;;) {
       const due = await this.takeDue(now);
       taken += due.length;
       for (const session of due) {
-        await end(session).catch((err: unknown) => this.logger.warn({ err, clientId: session.clientId }, "mqtt: an expired session could not be ended"));
+        await end(session).catch(async (err: unknown) => {
+          // Taken but not ended (the store unreachable, the broker closing): due again at the next sweep.
+          this.logger.warn({ err, clientId: session.clientId }, "mqtt: an expired session could not be ended; trying again later");
+          await this.write(session.clientId, session.intervalSeconds, session.connected, new Date(Date.now() + SESSION_SWEEP_MS)).catch(() => undefined);
+        });
       }
       if (due.length < SWEEP_BATCH) return taken;
     }
