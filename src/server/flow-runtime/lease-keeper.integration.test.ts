@@ -50,7 +50,11 @@ describe.runIf(REDIS_URL)("lease keeper (Redis)", () => {
     await store.close();
   });
 
-  function keeper(options: { stallMs?: number; onLost?: (slot: number, token: number) => void } = {}) {
+  /**
+   * A keeper whose worker is up. Its boot (tsx, ioredis) can take longer than the 2 s lease on a
+   * loaded machine, and a lease acquired before would lapse before its first renewal.
+   */
+  async function keeper(options: { stallMs?: number; onLost?: (slot: number, token: number) => void } = {}) {
     const k = new LeaseKeeper({
       connection: store.connectionInfo(),
       ttlMs: TTL,
@@ -60,11 +64,12 @@ describe.runIf(REDIS_URL)("lease keeper (Redis)", () => {
       onLost: options.onLost ?? (() => undefined),
     });
     keepers.push(k);
+    expect(await k.ready).toBe(true);
     return k;
   }
 
   it("keeps a lease while the main thread is busy for twice its TTL", async () => {
-    const k = keeper();
+    const k = await keeper();
     const sentAt = performance.now();
     const lease = await store.leaseAcquire("busy", "me", TTL);
     expect(lease).not.toBeNull();
@@ -77,7 +82,7 @@ describe.runIf(REDIS_URL)("lease keeper (Redis)", () => {
   });
 
   it("refreshes the instance's membership while the main thread is busy, and stops when it is closed", async () => {
-    const k = keeper();
+    const k = await keeper();
     const lease = await store.leaseAcquire("member-lease", "me", TTL);
     const slot = k.hold("member-lease", lease!.token, performance.now() + TTL)!;
     await renewedOnce(k, slot);
@@ -92,7 +97,7 @@ describe.runIf(REDIS_URL)("lease keeper (Redis)", () => {
 
   it("reports a lease that another holder took", async () => {
     const lost: Array<[number, number]> = [];
-    const k = keeper({ onLost: (slot, token) => lost.push([slot, token]) });
+    const k = await keeper({ onLost: (slot, token) => lost.push([slot, token]) });
     const lease = await store.leaseAcquire("taken", "me", TTL);
     const slot = k.hold("taken", lease!.token, performance.now() + TTL)!;
     await other.del(`${keyPrefix}taken`);
@@ -104,7 +109,7 @@ describe.runIf(REDIS_URL)("lease keeper (Redis)", () => {
   });
 
   it("stops renewing for a main thread that has not turned for stallMs: the lease expires", async () => {
-    const k = keeper({ stallMs: 200 });
+    const k = await keeper({ stallMs: 200 });
     const lease = await store.leaseAcquire("stalled", "me", TTL);
     const slot = k.hold("stalled", lease!.token, performance.now() + TTL)!;
     await renewedOnce(k, slot);
@@ -114,7 +119,7 @@ describe.runIf(REDIS_URL)("lease keeper (Redis)", () => {
   });
 
   it("frees a dropped slot: the worker no longer renews it", async () => {
-    const k = keeper();
+    const k = await keeper();
     const lease = await store.leaseAcquire("dropped", "me", TTL);
     const slot = k.hold("dropped", lease!.token, performance.now() + TTL)!;
     await renewedOnce(k, slot);

@@ -19,6 +19,12 @@ export class LeaseKeeper {
   private readonly free: number[] = [];
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
+  /**
+   * Settles once the worker can renew: true when its Redis connection is up, false when it stopped
+   * first. Nothing waits for it in the server (the main thread renews a lease the worker has not
+   * renewed in time); a test that holds a 2 s lease waits, since the worker boots from TypeScript there.
+   */
+  readonly ready: Promise<boolean>;
 
   constructor(options: {
     connection: { url: string; keyPrefix: string };
@@ -42,11 +48,15 @@ export class LeaseKeeper {
       resourceLimits: { maxYoungGenerationSizeMb: 2 },
     });
     this.worker.unref();
-    this.worker.on("message", (message: { op: "lost"; slot: number; token: number }) => {
+    let settle: (up: boolean) => void = () => undefined;
+    this.ready = new Promise<boolean>((resolve) => (settle = resolve));
+    this.worker.on("message", (message: { op: "lost"; slot: number; token: number } | { op: "ready" }) => {
       if (message.op === "lost") options.onLost(message.slot, message.token);
+      else if (message.op === "ready") settle(true);
     });
     this.worker.on("error", (err) => options.logger.error({ err }, "the lease keeper's worker failed; leases are renewed on the main thread"));
     this.worker.on("exit", () => {
+      settle(false);
       if (!this.closed) {
         this.closed = true;
         options.logger.warn("the lease keeper's worker stopped; leases are renewed on the main thread");

@@ -10,7 +10,8 @@
  *   was sent, plus the TTL); 0 for a free slot.
  * Messages: in `{op: "hold", slot, key, token}`, `{op: "drop", slot}`, `{op: "member", key, value}`
  * (the instance's membership key, refreshed with the leases from then on), `{op: "close"}`; out
- * `{op: "lost", slot, token}` (the lease is someone else's now: the main thread stops the flow).
+ * `{op: "lost", slot, token}` (the lease is someone else's now: the main thread stops the flow) and
+ * `{op: "ready"}` once its Redis connection is up.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { Redis } from "ioredis";
@@ -42,6 +43,7 @@ const redis = new Redis(data.url, {
   lazyConnect: false,
 });
 redis.on("error", () => undefined);
+redis.once("ready", () => port.postMessage({ op: "ready" }));
 redis.defineCommand("fpLeaseRenew", { lua: LEASE_RENEW_SCRIPT, numberOfKeys: 1 });
 
 let running = false;
