@@ -971,8 +971,25 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const stream = createWebSocketStream(ws);
-      stream.on("error", () => ws.terminate());
-      serveStream(broker!, stream, req);
+      let frameTooLarge = false;
+      stream.on("error", () => {
+        // After a refused frame ws closes with its handshake (reading and dropping the rest), so
+        // what it sent last is not lost to a reset; past 2 s the connection ends anyway.
+        if (frameTooLarge) setTimeout(() => ws.terminate(), 2_000).unref();
+        else ws.terminate();
+      });
+      const connection = serveStream(broker!, stream, req);
+      // A frame over maxPayload never reaches the size guard: ws refuses it from its header on (so
+      // it is never buffered) and closes with 1009. Its receiver reports that before it closes, so
+      // an MQTT 5 client is told why first, as over TCP: DISCONNECT 0x95 in a frame of its own.
+      // (`_receiver` is ws's own; mqtt5.integration.test.ts fails if a ws update moves it.)
+      const receiver = (ws as unknown as { _receiver?: Duplex })._receiver;
+      receiver?.prependListener("error", (err: Error & { code?: string }) => {
+        if (err.code !== "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH" || ws.readyState !== ws.OPEN) return;
+        frameTooLarge = true;
+        const disconnect = connection.tooLargeDisconnect();
+        if (disconnect) ws.send(disconnect);
+      });
     });
   }
 
@@ -980,24 +997,36 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   function serveStream(b: Aedes, stream: Duplex, req?: http.IncomingMessage) {
     const acks = new AckRewriter();
     let client: Client | null = null;
+    const properties = { reasonString: `packets are limited to ${maxPacketBytes} bytes` };
+    /** The client was told already (a second packet too large, or its frame too, says nothing more). */
+    let told = false;
+    /** The DISCONNECT 0x95 a client is owed once its CONNACK went out (MQTT 5 only), else null. */
+    const tooLargeDisconnect = (): Buffer | null => {
+      if (told || !client || client.version !== 5 || client.closed) return null;
+      if (!client.connected && !(client as Client & { connackSent?: boolean }).connackSent) return null;
+      told = true;
+      return mqttPacket.generate({ cmd: "disconnect", reasonCode: ReasonCode.PACKET_TOO_LARGE, properties }, { protocolVersion: 5 });
+    };
     const onTooLarge = () => {
       // A connected MQTT 5 client is told why (DISCONNECT 0x95); before its CONNACK, or 3.1.1: just closed.
-      if (!client || client.version !== 5 || client.closed) return false;
-      const properties = { reasonString: `packets are limited to ${maxPacketBytes} bytes` };
+      if (told || !client || client.version !== 5 || client.closed) return false;
       if (client.connected) {
+        told = true;
         client.disconnect({ reasonCode: ReasonCode.PACKET_TOO_LARGE, properties }, () => undefined);
         return true;
       }
       // CONNACK sent while aedes still finishes the connect (the session's queued messages): it
       // would not send a DISCONNECT yet, so it goes out here, and the connection ends after it.
-      if ((client as Client & { connackSent?: boolean }).connackSent) {
-        client.conn.end(mqttPacket.generate({ cmd: "disconnect", reasonCode: ReasonCode.PACKET_TOO_LARGE, properties }, { protocolVersion: 5 }));
+      const disconnect = tooLargeDisconnect();
+      if (disconnect) {
+        client.conn.end(disconnect);
         return true;
       }
       return false;
     };
     client = b.handle(guardPacketSize(stream, maxPacketBytes, { onTooLarge, acks }), req as never);
     watch(client, acks);
+    return { tooLargeDisconnect };
   }
 
   async function listen(listenOptions: MqttListenOptions): Promise<number> {

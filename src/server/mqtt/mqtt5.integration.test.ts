@@ -6,6 +6,8 @@
  * aliases resolve, and organizations stay apart as they do for 3.1.1 clients.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import mqttPacket from "mqtt-packet";
+import { WebSocket } from "ws";
 import type { IClientOptions } from "mqtt";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { signUp } from "@/test/accounts";
@@ -35,6 +37,20 @@ async function v5(url: string, options: IClientOptions) {
   const client = await connectMqtt(url, { ...V5, ...options });
   open.push(client);
   return client;
+}
+
+/** An MQTT 5 client on a bare WebSocket: each send is one frame, whole; the packets it got and its close code. */
+async function rawWebSocketV5(url: string, password: string, clientId: string) {
+  const ws = new WebSocket(url, "mqtt");
+  const parser = mqttPacket.parser({ protocolVersion: 5 });
+  const packets: mqttPacket.Packet[] = [];
+  parser.on("packet", (p) => packets.push(p));
+  ws.on("message", (data: Buffer) => parser.parse(data));
+  const closed = new Promise<{ code: number }>((resolve) => ws.on("close", (code) => resolve({ code })));
+  await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+  ws.send(mqttPacket.generate({ cmd: "connect", protocolId: "MQTT", protocolVersion: 5, clean: true, clientId, keepalive: 30, username: "u", password: Buffer.from(password) }));
+  await expect.poll(() => packets.length, { timeout: 5_000 }).toBe(1);
+  return { ws, packets, closed };
 }
 
 async function org() {
@@ -147,7 +163,7 @@ describe("built-in MQTT broker: MQTT 5", () => {
     await device.publish("burst", "later", { qos: 1 });
   });
 
-  it("a message over MQTT_MAX_MESSAGE_BYTES, or a packet over the packet limit (TCP), gets DISCONNECT 0x95; nothing is delivered", async () => {
+  it("a message over MQTT_MAX_MESSAGE_BYTES, or a packet over the packet limit (TCP and WebSocket), gets DISCONNECT 0x95; nothing is delivered", async () => {
     const { key } = await org();
     const watcher = await v5(mq.ws, { password: key, clientId: "watcher" });
     await watcher.subscribe("big", 1);
@@ -162,10 +178,22 @@ describe("built-in MQTT broker: MQTT 5", () => {
     b.client.publish("big", Buffer.alloc(2048 + 80 * 1024, 1), { qos: 0 });
     await b.closed;
     await expect.poll(() => b.disconnects.map((d) => d.reasonCode), { timeout: 2_000 }).toEqual([0x95]);
-    // Over WebSocket a frame that large is refused by the WebSocket layer itself (close 1009).
+    // Over WebSocket a frame that large is refused by the WebSocket layer from its header on
+    // (close 1009, nothing buffered); the client is told why first, as over TCP.
     const c = await v5(mq.ws, { password: key, clientId: "big-c" });
     c.client.publish("big", Buffer.alloc(2048 + 80 * 1024, 1), { qos: 0 });
     await c.closed;
+    await expect.poll(() => c.disconnects.map((d) => d.reasonCode), { timeout: 2_000 }).toEqual([0x95]);
+    // mqtt.js sends a packet's header in a frame of its own, which the size guard refuses; a client
+    // that sends the whole packet in one frame is refused by the WebSocket layer, and told as well.
+    const d = await rawWebSocketV5(mq.ws, key, "big-d");
+    d.ws.send(mqttPacket.generate({ cmd: "publish", topic: "big", payload: Buffer.alloc(2048 + 80 * 1024, 1), qos: 0, dup: false, retain: false }));
+    const { code } = await d.closed;
+    expect(code).toBe(1009);
+    expect(d.packets.map((p) => [p.cmd, "reasonCode" in p ? p.reasonCode : undefined])).toEqual([
+      ["connack", 0],
+      ["disconnect", 0x95],
+    ]);
     await sleep(200);
     expect(watcher.messages).toEqual([]);
   });

@@ -7,6 +7,7 @@
  * length, ends the connection (an MQTT 5 client is told so first: `GuardHooks.onTooLarge`). The
  * payload itself is never copied or looked at.
  */
+import { Socket } from "node:net";
 import { Duplex } from "node:stream";
 import type { AckRewriter } from "./reason-codes";
 
@@ -72,14 +73,16 @@ export function guardPacketSize(conn: Duplex, maxBytes: number, hooks: GuardHook
       if (!refused) conn.resume();
     },
     write(chunk: Buffer, _encoding, callback) {
-      if (!hooks.acks) {
-        conn.write(chunk, callback);
-        return;
-      }
-      const out = hooks.acks.rewrite(chunk);
-      if (out.length === 0) return callback();
-      for (let i = 0; i < out.length - 1; i++) conn.write(out[i]);
-      conn.write(out[out.length - 1], callback);
+      writeOut([chunk], callback);
+    },
+    // What was written together goes out together: a packet comes as several writes (mqtt-packet
+    // writes header, topic and payload apart, corked), and over WebSocket each write to the
+    // connection is a frame of its own.
+    writev(chunks, callback) {
+      writeOut(
+        chunks.map((c) => c.chunk as Buffer),
+        callback,
+      );
     },
     final(callback) {
       conn.end();
@@ -91,6 +94,27 @@ export function guardPacketSize(conn: Duplex, maxBytes: number, hooks: GuardHook
       callback(err);
     },
   });
+  /**
+   * One write to the connection: one WebSocket frame (the packet arrives whole, and cannot be cut
+   * by a close between its parts), one system call on TCP (a socket writes its corked chunks with
+   * writev, without copying them).
+   */
+  function writeOut(chunks: Buffer[], callback: (err?: Error | null) => void) {
+    const out = hooks.acks ? chunks.flatMap((chunk) => hooks.acks!.rewrite(chunk)) : chunks;
+    if (out.length === 0) return callback();
+    if (out.length === 1) {
+      conn.write(out[0], callback);
+      return;
+    }
+    if (conn instanceof Socket) {
+      conn.cork();
+      for (let i = 0; i < out.length - 1; i++) conn.write(out[i]!);
+      conn.write(out[out.length - 1]!, callback);
+      conn.uncork();
+      return;
+    }
+    conn.write(Buffer.concat(out), callback);
+  }
   /**
    * Aedes ends a connection by destroying it, often right after writing the reason (DISCONNECT
    * 0x95, 0x8E, 0x8B). Closing a socket with unread bytes from the peer resets it (RST), and a
