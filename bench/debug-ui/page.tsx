@@ -24,7 +24,7 @@ window.__bench = { frames: 0, wsFrames: 0, ready: false };
 const batchDebug = params.get("batch") !== "0";
 
 function Panel() {
-  const feed = useDebugFeed(flowId);
+  const feed = useDebugFeed({ kind: "flow", flowId });
   useLiveFrames((f) => {
     if (f.type === "event") {
       window.__bench.frames++;

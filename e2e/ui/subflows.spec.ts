@@ -274,6 +274,83 @@ test.describe("groups, junctions and subflows in the editor (SPEC §16)", () => 
     await shot(page, "subflows-both-instances");
   });
 
+  test("a subflow's editor shows its debug nodes' messages from every flow that uses it, live; a message leads to its node", async ({ page }) => {
+    const token = await signedIn(page, "sf-debug");
+    const created = await page.request.post("/api/v1/subflows", {
+      headers: bearer(token),
+      data: {
+        name: "Probe",
+        nodes: [
+          { id: "p-in", type: "subflow-in", position: { x: 40, y: 40 } },
+          { id: "p-dbg", type: "debug", name: "inside", position: { x: 300, y: 40 } },
+        ],
+        connections: [{ source: "p-in", target: "p-dbg" }],
+      },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    const subflow = (await created.json()).subflow as { id: string };
+    const uses = async (name: string, payload: string) =>
+      createFlowViaApi(page.request, token, {
+        name,
+        nodes: [
+          { id: `${name}-go`, type: "inject", position: { x: 0, y: 0 }, config: { payload_type: "string", payload } },
+          { id: `${name}-probe`, type: `subflow:${subflow.id}`, position: { x: 240, y: 0 } },
+        ],
+        connections: [{ source: `${name}-go`, target: `${name}-probe` }],
+      });
+    const first = await uses("first", "from first");
+    const second = await uses("second", "from second");
+    const other = await createFlowViaApi(page.request, token, {
+      name: "Unrelated",
+      nodes: [
+        { id: "o-go", type: "inject", position: { x: 0, y: 0 }, config: { payload_type: "string", payload: "elsewhere" } },
+        { id: "o-dbg", type: "debug", name: "outside", position: { x: 240, y: 0 } },
+      ],
+      connections: [{ source: "o-go", target: "o-dbg" }],
+    });
+    for (const flow of [first, second, other]) {
+      const deployed = await page.request.post(`/api/v1/flows/${flow.id}/deploy`, { headers: bearer(token) });
+      expect(deployed.status(), await deployed.text()).toBeLessThan(300);
+    }
+
+    await page.goto(`/subflows/${subflow.id}`);
+    await expect(canvasNode(page, "p-dbg")).toBeVisible();
+    await page.getByRole("tablist", { name: "Sidebar panels" }).getByRole("tab", { name: "Debug" }).click();
+    const debug = page.getByRole("region", { name: "Debug" });
+    await expect(debug).toContainText("No debug messages yet");
+    const inject = async (id: string) => expect((await page.request.post(`/api/v1/nodes/${id}/inject`, { headers: bearer(token), data: {} })).status()).toBe(200);
+    await inject("first-go");
+    await expect(debug.getByTestId("debug-message")).toHaveCount(1);
+    await inject("o-go");
+    await inject("second-go");
+    // This subflow's messages only, from both flows that use it, named after the definition's node.
+    const messages = debug.getByTestId("debug-message");
+    await expect(messages).toHaveCount(2);
+    await expect(messages.nth(0)).toContainText("from first");
+    await expect(messages.nth(0)).toContainText("in first");
+    await expect(messages.nth(1)).toContainText("from second");
+    await expect(messages.nth(1)).toContainText("in second");
+    await expect(messages.nth(1).getByRole("button", { name: "inside" })).toBeVisible();
+    await messages.nth(1).getByRole("button", { name: "inside" }).click();
+    await expect(canvasNode(page, "p-dbg").locator(".fp-node")).toHaveClass(/highlighted/);
+    await shot(page, "subflows-debug");
+    // "All flows" keeps the others' too, marked as such.
+    await debug.getByLabel("Which flows").selectOption("all");
+    await inject("o-go");
+    await expect(messages).toHaveCount(3);
+    await expect(messages.nth(2)).toContainText("elsewhere");
+    await expect(messages.nth(2)).toContainText("other flow");
+
+    // On the flow's page the same message belongs to the instance: a click selects it.
+    await openEditor(page, first.id);
+    await page.getByRole("tablist", { name: "Sidebar panels" }).getByRole("tab", { name: "Debug" }).click();
+    await inject("first-go");
+    const onFlow = page.getByRole("region", { name: "Debug" }).getByTestId("debug-message");
+    await expect(onFlow).toHaveCount(1);
+    await onFlow.first().getByRole("button", { name: "inside" }).click();
+    await expect(canvasNode(page, "first-probe").locator(".fp-node")).toHaveClass(/highlighted/);
+  });
+
   test("selection to subflow: one instance in the selection's place, wired as before; undo puts the nodes back", async ({ page }) => {
     const token = await signedIn(page, "sf-convert");
     const flow = await createFlowViaApi(page.request, token, {

@@ -38,8 +38,11 @@ export interface EventData {
   "flow.deployed": { deployment_id: string; revision: number; state: FlowStateName; by?: string; by_name?: string; rolled_back_from?: string | null };
   "flow.state": { state: FlowStateName; error: string | null };
   "node.status": { node_id: string; status: NodeStatusValue | null; error?: string };
-  /** `execution_id`: the execution (SPEC §15) of the message the debug node received; null when none was recorded for it. */
-  debug: { node_id: string; name: string; property: string; msg: unknown; format: string; topic?: string; execution_id?: string | null };
+  /**
+   * `execution_id`: the execution (SPEC §15) of the message the debug node received; null when none
+   * was recorded for it. `subflow`: where a debug node inside a subflow instance sits (DebugSubflowSource).
+   */
+  debug: { node_id: string; name: string; property: string; msg: unknown; format: string; topic?: string; execution_id?: string | null; subflow?: DebugSubflowSource };
   inject: { node_id: string; message_id: string; by: string };
   /** A configuration node of the organization (SPEC §19) changed: these events have `flow_id` null. */
   "config_node.created": { config_node_id: string; type: string; name: string; revision: number; by?: string };
@@ -119,12 +122,14 @@ export type ClientFrame = z.infer<typeof clientFrameSchema>;
  * Where a debug message comes from when its node runs inside a subflow instance (SPEC §16): the
  * event's node_id is the running node's id (`<instanceId>-<innerId>`, as Node-RED's), and this says
  * which node of the flow's canvas to point at (`instance_id`), the instances down to the node
- * (`instance_path`, outermost first), the node's id in its definition (`node_id`, Node-RED's
- * `_alias`) and Node-RED's debug `path` (`<flowId>/<instance>/…`).
+ * (`instance_path`, outermost first), the definition the node belongs to (`subflow_id`, the
+ * innermost one's; absent from a device agent older than it) and the node's id there (`node_id`,
+ * Node-RED's `_alias`), and Node-RED's debug `path` (`<flowId>/<instance>/…`).
  */
 export const debugSubflowSourceSchema = z.object({
   instance_id: z.string(),
   instance_path: z.array(z.string()),
+  subflow_id: z.string().optional(),
   node_id: z.string(),
   path: z.string(),
 });

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useMemo, useState } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/trpc/types";
 import { errorInfo, useTRPCClient } from "@/trpc/react";
@@ -11,6 +11,7 @@ import { SubflowPropertiesDialog, type SubflowProperties } from "./subflow-prope
 import { useEditor } from "./editor-api";
 import type { CatalogEntry, EditorFlow } from "./model";
 import type { GraphStore } from "./save/use-flow-save";
+import type { SidebarTab } from "./sidebar/tab";
 
 type SubflowDetail = inferRouterOutputs<AppRouter>["subflows"]["get"]["subflow"];
 
@@ -84,7 +85,25 @@ function SubflowToolbar({ subflow, origin, canDeploy }: { subflow: SubflowDetail
  * (PUT /subflows/{id}, with its revision), Deploy saves and redeploys the flows that use it
  * (POST /subflows/{id}/deploy). The breadcrumb leads back to the flow it was opened from.
  */
-export function SubflowEditor({ subflow, origin, catalog, readOnly, canDeploy }: { subflow: SubflowDetail; origin: { id: string; name: string } | null; catalog: CatalogEntry[]; readOnly: boolean; canDeploy: boolean }) {
+export function SubflowEditor({
+  subflow,
+  origin,
+  catalog,
+  readOnly,
+  canDeploy,
+  sidebarTabs,
+  notice,
+}: {
+  subflow: SubflowDetail;
+  origin: { id: string; name: string } | null;
+  catalog: CatalogEntry[];
+  readOnly: boolean;
+  canDeploy: boolean;
+  /** Tabs after the editor's own (the live Debug tab, features/live/live-subflow-editor.tsx). */
+  sidebarTabs?: SidebarTab[];
+  /** Shown at the toolbar's end (the live connection's banner). */
+  notice?: ReactNode;
+}) {
   const client = useTRPCClient();
   const flow = useMemo(() => asEditorFlow(subflow), [subflow]);
   const target = useMemo(() => {
@@ -94,5 +113,19 @@ export function SubflowEditor({ subflow, origin, catalog, readOnly, canDeploy }:
     };
     return { id: subflow.id, store };
   }, [client, subflow.id]);
-  return <FlowEditor flow={flow} catalog={catalog} readOnly={readOnly} subflow={target} toolbar={<SubflowToolbar subflow={subflow} origin={origin} canDeploy={canDeploy} />} />;
+  return (
+    <FlowEditor
+      flow={flow}
+      catalog={catalog}
+      readOnly={readOnly}
+      subflow={target}
+      sidebarTabs={sidebarTabs}
+      toolbar={
+        <>
+          <SubflowToolbar subflow={subflow} origin={origin} canDeploy={canDeploy} />
+          {notice ? <div className="live-toolbar-notice">{notice}</div> : null}
+        </>
+      }
+    />
+  );
 }

@@ -28,6 +28,7 @@ const DebugRow = memo(function DebugRow({
   expanded,
   highlighted,
   otherFlow,
+  origin,
 }: {
   message: DebugMessage;
   label: string;
@@ -36,9 +37,11 @@ const DebugRow = memo(function DebugRow({
   expanded: Set<string>;
   highlighted: boolean;
   otherFlow: boolean;
+  /** The flow it ran in, when the page is not that flow's (a subflow's page). */
+  origin: string | null;
 }) {
   return (
-    <div className={`debug-row${highlighted ? " selected" : ""}`} onClick={() => onSelect(message.nodeId)} data-testid="debug-message">
+    <div className={`debug-row${highlighted ? " selected" : ""}`} onClick={() => onSelect(message.ownerId ?? message.nodeId)} data-testid="debug-message">
       <div className="debug-meta">
         <time dateTime={message.ts} title={message.ts}>
           {clock(message.ts)}
@@ -49,12 +52,13 @@ const DebugRow = memo(function DebugRow({
           title="Show this node on the canvas"
           onClick={(e) => {
             e.stopPropagation();
-            onSelect(message.nodeId);
+            onSelect(message.ownerId ?? message.nodeId);
           }}
         >
           {label}
         </button>
         {otherFlow && <span className="badge">other flow</span>}
+        {origin !== null && <span className="muted">in {origin}</span>}
         {message.topic !== null && <span className="debug-topic">topic: {message.topic}</span>}
         {message.executionId && onShowExecution && !otherFlow ? (
           <button
@@ -82,10 +86,25 @@ const DebugRow = memo(function DebugRow({
  * The `Debug` region: this flow's (or every flow's) debug messages, newest last, in a virtualized
  * list of at most 1,000; filter by node and text, Pause (arrivals wait, counted), Clear. Following
  * the newest message stops while the person scrolls up and resumes at the bottom. A message of this
- * flow that names its execution links to it (`onShowExecution`).
+ * flow that names its execution links to it (`onShowExecution`). In a subflow's editor, "this
+ * subflow" is the messages of its debug nodes from every instance, in whichever flow.
  */
-export function DebugPanel({ feed, nodes, onSelectNode, onShowExecution }: { feed: DebugFeed; nodes: DebugNodeInfo[]; onSelectNode: (nodeId: string) => void; onShowExecution?: (executionId: string) => void }) {
-  const { store, scope, setScope, flowId } = feed;
+export function DebugPanel({
+  feed,
+  nodes,
+  onSelectNode,
+  onShowExecution,
+  flowNames,
+}: {
+  feed: DebugFeed;
+  nodes: DebugNodeInfo[];
+  onSelectNode: (nodeId: string) => void;
+  onShowExecution?: (executionId: string) => void;
+  /** Names of the flows a subflow's messages come from (its page says which one each ran in). */
+  flowNames?: ReadonlyMap<string, string>;
+}) {
+  const { store, scope, setScope, target } = feed;
+  const own = target.kind === "flow" ? "flow" : "subflow";
   const snapshot = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
   const [nodeFilter, setNodeFilter] = useState<string>("");
   const [text, setText] = useState("");
@@ -95,13 +114,13 @@ export function DebugPanel({ feed, nodes, onSelectNode, onShowExecution }: { fee
   const atBottom = useRef(true);
 
   const all = useMemo(() => (snapshot.version >= 0 ? store.messages() : []), [store, snapshot]);
-  const shown = useMemo(() => filterMessages(all, { nodeId: nodeFilter || null, text, flowId: scope === "flow" ? flowId : null }), [all, nodeFilter, text, scope, flowId]);
+  const shown = useMemo(() => filterMessages(all, { nodeId: nodeFilter || null, text, ownOnly: scope === "flow" }), [all, nodeFilter, text, scope]);
   const names = useMemo(() => new Map(nodes.map((n) => [n.id, n.name || n.type])), [nodes]);
   const filterNodes = useMemo(() => {
     const ids = new Set(nodes.filter((n) => n.type === "debug").map((n) => n.id));
-    for (const m of all) if (m.flowId === flowId) ids.add(m.nodeId);
+    for (const m of all) if (m.ownerId !== null) ids.add(m.ownerId);
     return [...ids].map((id) => ({ id, label: names.get(id) ?? id }));
-  }, [nodes, all, names, flowId]);
+  }, [nodes, all, names]);
 
   const virtualizer = useVirtualizer({
     count: shown.length,
@@ -141,7 +160,7 @@ export function DebugPanel({ feed, nodes, onSelectNode, onShowExecution }: { fee
         </select>
         <input type="search" aria-label="Filter messages" placeholder="Filter messages" value={text} onChange={(e) => setText(e.target.value)} />
         <select aria-label="Which flows" value={scope} onChange={(e) => setScope(e.target.value === "all" ? "all" : "flow")}>
-          <option value="flow">This flow</option>
+          <option value="flow">This {own}</option>
           <option value="all">All flows</option>
         </select>
         <button type="button" className="small secondary" aria-pressed={snapshot.paused} onClick={() => (snapshot.paused ? store.resume() : store.pause())}>
@@ -174,14 +193,17 @@ export function DebugPanel({ feed, nodes, onSelectNode, onShowExecution }: { fee
         }}
       >
         {shown.length === 0 ? (
-          <p className="muted debug-empty">{all.length === 0 ? "No debug messages yet. Deploy the flow and press Inject on an inject node." : "No message matches the filter."}</p>
+          <p className="muted debug-empty">{all.length === 0 ? (own === "flow" ? "No debug messages yet. Deploy the flow and press Inject on an inject node." : "No debug messages yet. This subflow's debug nodes report here from every flow that uses it, once deployed.") : "No message matches the filter."}</p>
         ) : (
           <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
             {virtualizer.getVirtualItems().map((item) => {
               const m = shown[item.index]!;
               return (
                 <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)` }}>
-                  <DebugRow message={m} label={m.name || names.get(m.nodeId) || m.nodeId} onSelect={select} onShowExecution={onShowExecution} expanded={expanded} highlighted={selected === m.nodeId} otherFlow={m.flowId !== flowId} />
+                  <DebugRow message={m} label={m.name || names.get(m.ownerId ?? m.nodeId) || m.nodeId} onSelect={select} onShowExecution={onShowExecution} expanded={expanded} highlighted={selected !== null && selected === m.ownerId}
+                    otherFlow={m.ownerId === null}
+                    origin={own === "subflow" && m.ownerId !== null && m.flowId !== null ? (flowNames?.get(m.flowId) ?? m.flowId) : null}
+                  />
                 </div>
               );
             })}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { OrgEvent } from "@/shared/realtime";
 import { DebugStore, filterMessages, forgetRowSizes, Ring } from "./debug-store";
+import { debugOwner, type DebugTarget } from "./use-debug-feed";
 
 const event = (i: number, over: Partial<OrgEvent<"debug">["data"]> = {}, flowId = "flw_a"): OrgEvent<"debug"> => ({
   type: "event",
@@ -115,18 +116,31 @@ describe("DebugStore", () => {
   });
 
   it("filters by node, text (name, topic, payload) and flow", () => {
-    const { store, frame } = manual();
+    let pending: (() => void) | null = null;
+    const store = new DebugStore({ schedule: (f) => (pending = f), owner: debugOwner({ kind: "flow", flowId: "flw_a" }) });
     store.add(event(1, { node_id: "a", name: "Alpha", topic: "temperature", msg: 21 }));
     store.add(event(2, { node_id: "b", name: "Beta", msg: "Hello World" }, "flw_b"));
     store.add(event(3, { node_id: "a", name: "Alpha", msg: { deep: { needle: true } } }));
-    frame();
+    pending!();
     const all = store.messages();
-    expect(filterMessages(all, { nodeId: null, text: "", flowId: null })).toHaveLength(3);
-    expect(filterMessages(all, { nodeId: "a", text: "", flowId: null }).map((m) => m.seq)).toEqual([1, 3]);
-    expect(filterMessages(all, { nodeId: null, text: "TEMPER", flowId: null }).map((m) => m.seq)).toEqual([1]);
-    expect(filterMessages(all, { nodeId: null, text: "needle", flowId: null }).map((m) => m.seq)).toEqual([3]);
-    expect(filterMessages(all, { nodeId: null, text: "hello", flowId: "flw_a" })).toEqual([]);
-    expect(filterMessages(all, { nodeId: null, text: "", flowId: "flw_b" }).map((m) => m.topic)).toEqual([null]);
+    expect(filterMessages(all, { nodeId: null, text: "", ownOnly: false })).toHaveLength(3);
+    expect(filterMessages(all, { nodeId: "a", text: "", ownOnly: false }).map((m) => m.seq)).toEqual([1, 3]);
+    expect(filterMessages(all, { nodeId: null, text: "TEMPER", ownOnly: false }).map((m) => m.seq)).toEqual([1]);
+    expect(filterMessages(all, { nodeId: null, text: "needle", ownOnly: false }).map((m) => m.seq)).toEqual([3]);
+    expect(filterMessages(all, { nodeId: null, text: "hello", ownOnly: true })).toEqual([]);
+    expect(filterMessages(all, { nodeId: null, text: "hello", ownOnly: false }).map((m) => [m.flowId, m.ownerId])).toEqual([["flw_b", null]]);
+  });
+
+  it("a message from inside a subflow instance belongs to the instance on a flow's page, and to the definition's node on the subflow's", () => {
+    const inside = (flowId: string, subflowId: string) =>
+      event(1, { node_id: "inst-dbg", subflow: { instance_id: "inst", instance_path: ["inst"], subflow_id: subflowId, node_id: "dbg", path: `${flowId}/inst` } }, flowId);
+    const ownerIds = (target: DebugTarget) => {
+      const store = new DebugStore({ schedule: (f) => f(), owner: debugOwner(target) });
+      store.addMany([inside("flw_a", "sf_1"), inside("flw_b", "sf_1"), inside("flw_a", "sf_2"), event(2, { node_id: "plain" }, "flw_a")]);
+      return store.messages().map((m) => m.ownerId);
+    };
+    expect(ownerIds({ kind: "flow", flowId: "flw_a" })).toEqual(["inst", null, "inst", "plain"]);
+    expect(ownerIds({ kind: "subflow", subflowId: "sf_1" })).toEqual(["dbg", "dbg", null, null]);
   });
 });
 

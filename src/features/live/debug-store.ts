@@ -4,7 +4,14 @@ export interface DebugMessage {
   /** Arrival order, unique within the page: the list's key. */
   seq: number;
   flowId: string | null;
+  /** The running node's id (inside a subflow instance: `<instanceId>-<innerId>`). */
   nodeId: string;
+  /**
+   * The node of the page's own canvas the message belongs to (DebugStoreOptions.owner): on a flow's
+   * page, the debug node or the subflow instance holding it; on a subflow's, the definition's debug
+   * node. Null: another flow's (or another subflow's) message.
+   */
+  ownerId: string | null;
   name: string;
   topic: string | null;
   ts: string;
@@ -67,6 +74,8 @@ export interface DebugStoreOptions {
   pauseCapacity?: number;
   /** How arrivals are batched into one update; the browser passes requestAnimationFrame. */
   schedule?: (flush: () => void) => void;
+  /** Which node of the page's canvas a message belongs to (DebugMessage.ownerId); by default, the node that sent it. */
+  owner?: (event: OrgEvent<"debug">) => string | null;
 }
 
 export interface DebugSnapshot {
@@ -98,8 +107,10 @@ export class DebugStore {
   private snapshot: DebugSnapshot = { version: 0, paused: false, newWhilePaused: 0, lostWhilePaused: 0, droppedByServer: 0, evicted: 0 };
   private readonly listeners = new Set<() => void>();
   private readonly schedule: (flush: () => void) => void;
+  private owner: (event: OrgEvent<"debug">) => string | null;
 
   constructor(options: DebugStoreOptions = {}) {
+    this.owner = options.owner ?? ((event) => event.data.subflow?.instance_id ?? event.data.node_id);
     this.capacity = options.capacity ?? 1000;
     this.pauseCapacity = options.pauseCapacity ?? 1000;
     this.shown = new Ring(this.capacity);
@@ -115,6 +126,11 @@ export class DebugStore {
   };
 
   getSnapshot = (): DebugSnapshot => this.snapshot;
+
+  /** The page's target changed (the same editor, another flow): arrivals from now on are placed by this one. */
+  setOwner(owner: (event: OrgEvent<"debug">) => string | null) {
+    this.owner = owner;
+  }
 
   /** The messages on screen, oldest first. */
   messages(): DebugMessage[] {
@@ -146,6 +162,7 @@ export class DebugStore {
       seq: ++this.seq,
       flowId: event.flow_id,
       nodeId: d.node_id,
+      ownerId: this.owner(event),
       name: d.name,
       topic: d.topic ?? null,
       ts: event.ts,
@@ -213,16 +230,17 @@ export class DebugStore {
 }
 
 export interface DebugFilter {
+  /** Only the messages of this node of the page's canvas (its ownerId; null: any node's). */
   nodeId: string | null;
   text: string;
-  /** Only this flow's messages (null: every flow's). */
-  flowId: string | null;
+  /** Only the messages of the page's own canvas, its flow's or its subflow's (false: every flow's). */
+  ownOnly: boolean;
 }
 
 export function filterMessages(messages: DebugMessage[], filter: DebugFilter): DebugMessage[] {
   const text = filter.text.trim().toLowerCase();
-  if (!text && !filter.nodeId && !filter.flowId) return messages;
-  return messages.filter((m) => (!filter.flowId || m.flowId === filter.flowId) && (!filter.nodeId || m.nodeId === filter.nodeId) && (!text || m.haystack.includes(text)));
+  if (!text && !filter.nodeId && !filter.ownOnly) return messages;
+  return messages.filter((m) => (!filter.ownOnly || m.ownerId !== null) && (!filter.nodeId || m.ownerId === filter.nodeId) && (!text || m.haystack.includes(text)));
 }
 
 /**

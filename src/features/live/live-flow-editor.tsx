@@ -83,7 +83,7 @@ function LiveToolbar({ live, canDeploy, target }: { live: FlowLive; canDeploy: b
 
 function LiveEditor({ canDeploy, canInject, canEditContext = false, canReplay = false, target, ...props }: LiveFlowEditorProps) {
   const live = useFlowLive(props.flow.id);
-  const feed = useDebugFeed(props.flow.id);
+  const feed = useDebugFeed(useMemo(() => ({ kind: "flow" as const, flowId: props.flow.id }), [props.flow.id]));
   const { statuses, runtime: flowRuntime } = live;
   const runtime = useMemo<EditorRuntime>(
     () => ({

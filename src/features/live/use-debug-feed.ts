@@ -1,8 +1,9 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { useLiveFrames, useLiveSocket } from "./live-context";
 import { DebugStore } from "./debug-store";
+import type { OrgEvent } from "@/shared/realtime";
 
 export type DebugScope = "flow" | "all";
 
@@ -25,33 +26,52 @@ function throttledFrames(ms: number) {
   };
 }
 
+/** Whose debug messages a page shows: a flow's (its editor), or a subflow definition's (its editor, SPEC §16). */
+export type DebugTarget = { kind: "flow"; flowId: string } | { kind: "subflow"; subflowId: string };
+
+/**
+ * Which node of the page's canvas a message belongs to (null: none, another flow's). A flow's page
+ * points at the debug node, or at the subflow instance on its canvas that holds it; a subflow's page
+ * at the definition's own debug node, whichever flow and instance ran it.
+ */
+export function debugOwner(target: DebugTarget): (event: OrgEvent<"debug">) => string | null {
+  if (target.kind === "subflow") return (event) => (event.data.subflow?.subflow_id === target.subflowId ? event.data.subflow.node_id : null);
+  return (event) => (event.flow_id === target.flowId ? (event.data.subflow?.instance_id ?? event.data.node_id) : null);
+}
+
 /**
  * The page's debug stream: lives as long as the page (not the Debug tab), so switching sidebar
- * tabs loses nothing. The scope narrows the connection's subscription on the hub, so another
- * flow's traffic never reaches a page that asked for one flow.
+ * tabs loses nothing. On a flow's page the scope narrows the connection's subscription on the hub,
+ * so another flow's traffic never reaches a page that asked for one flow. A subflow's messages come
+ * from every flow that uses it: its page takes the organization's debug events and keeps its own.
  */
-export function useDebugFeed(flowId: string) {
+export function useDebugFeed(target: DebugTarget) {
   const socket = useLiveSocket();
-  const [store] = useState(() => new DebugStore({ schedule: throttledFrames(UPDATE_EVERY_MS) }));
+  const flowId = target.kind === "flow" ? target.flowId : null;
+  const subflowId = target.kind === "subflow" ? target.subflowId : null;
+  const owner = useMemo(() => debugOwner(flowId !== null ? { kind: "flow", flowId } : { kind: "subflow", subflowId: subflowId! }), [flowId, subflowId]);
+  const [store] = useState(() => new DebugStore({ schedule: throttledFrames(UPDATE_EVERY_MS), owner }));
   const [scope, setScope] = useState<DebugScope>("flow");
+  useEffect(() => store.setOwner(owner), [store, owner]);
 
   useEffect(() => {
-    socket?.subscribe({ flowId: scope === "flow" ? flowId : null });
+    if (flowId === null) socket?.subscribe({ topics: ["debug"], flowId: null });
+    else socket?.subscribe({ flowId: scope === "flow" ? flowId : null });
   }, [socket, scope, flowId]);
 
   useLiveFrames((frame) => {
     if (frame.type === "debug.batch") {
-      // The hub already narrowed the batch to this page's subscription; a scope change may be in flight.
-      store.addMany(scope === "flow" ? frame.events.filter((e) => e.flow_id === flowId) : frame.events);
+      // The hub already narrowed a flow page's batch to its subscription; a scope change may be in flight.
+      store.addMany(scope === "flow" ? frame.events.filter((e) => owner(e) !== null) : frame.events);
     } else if (frame.type === "event" && frame.topic === "debug") {
-      if (scope === "flow" && frame.flow_id !== flowId) return;
+      if (scope === "flow" && owner(frame) === null) return;
       store.add(frame);
     } else if (frame.type === "dropped") {
       store.addDropped(frame.count);
     }
   });
 
-  return { store, scope, setScope, flowId };
+  return { store, scope, setScope, target };
 }
 
 export type DebugFeed = ReturnType<typeof useDebugFeed>;

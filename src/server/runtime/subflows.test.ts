@@ -171,7 +171,7 @@ describe("subflow instances in the engine", () => {
     expect(Object.fromEntries(flowStore.keys().map((k) => [k, flowStore.get(k)]))).toEqual({ marker: "the flow's", last: "B" });
   });
 
-  it("a debug node inside an instance reports its running id and where it is on the flow's canvas", async () => {
+  it("a debug node inside an instance reports its running id, where it is on the flow's canvas and which definition holds it", async () => {
     const inner = snapshot({
       id: "inner",
       name: "inner",
@@ -185,7 +185,7 @@ describe("subflow instances in the engine", () => {
     const deadline = Date.now() + 3000;
     while (h.debug.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     expect(h.debug).toMatchObject([
-      { nodeId: "top-nested-dbg", msg: 42, subflow: { instance_id: "top", instance_path: ["top", "top-nested"], node_id: "dbg", path: "flw_test/top/nested" } },
+      { nodeId: "top-nested-dbg", msg: 42, subflow: { instance_id: "top", instance_path: ["top", "top-nested"], subflow_id: "inner", node_id: "dbg", path: "flw_test/top/nested" } },
     ]);
   });
 

@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { SignedInHeader } from "@/features/accounts/signed-in-header";
 import { requireProfile } from "@/features/accounts/current-user";
 import { asRole, can } from "@/features/organizations/roles";
-import { SubflowEditor } from "@/features/editor/subflow-editor";
+import { LiveSubflowEditor } from "@/features/live/live-subflow-editor";
 import { serverCaller } from "@/trpc/server";
 import { withoutHelp } from "@/features/editor/lean-catalog";
 
@@ -41,7 +41,7 @@ export default async function SubflowEditorPage({ params, searchParams }: { para
     <div className="editor-page">
       <SignedInHeader email={profile.user.email} />
       <main className="editor-main">
-        <SubflowEditor key={`${subflow.id}:${subflow.revision}`} subflow={subflow} origin={origin} catalog={withoutHelp(nodes)} readOnly={!can(asRole(profile.role), "subflows:write")} canDeploy={can(asRole(profile.role), "flows:deploy")} />
+        <LiveSubflowEditor key={`${subflow.id}:${subflow.revision}`} subflow={subflow} origin={origin} catalog={withoutHelp(nodes)} readOnly={!can(asRole(profile.role), "subflows:write")} canDeploy={can(asRole(profile.role), "flows:deploy")} />
       </main>
     </div>
   );

@@ -47,7 +47,7 @@ export class NodeHost {
     const { scope } = this.sub;
     const base = flow.variablesFor(this.node, flow.configNodes?.globalEnv);
     const env = scope ? subflowVariables(scope, this.sub, base) : base;
-    const subflow = scope ? { instance_id: scope.instanceIds[0]!, instance_path: scope.instanceIds, node_id: this.sub.alias ?? this.node.id, path: scope.path } : undefined;
+    const subflow = scope ? { instance_id: scope.instanceIds[0]!, instance_path: scope.instanceIds, subflow_id: scope.definition.id, node_id: this.sub.alias ?? this.node.id, path: scope.path } : undefined;
     this.ctx = {
       context: { node: memoryNodeContext(), flow: stores.flow, global: stores.global },
       env,
