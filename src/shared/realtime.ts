@@ -123,13 +123,13 @@ export type ClientFrame = z.infer<typeof clientFrameSchema>;
  * event's node_id is the running node's id (`<instanceId>-<innerId>`, as Node-RED's), and this says
  * which node of the flow's canvas to point at (`instance_id`), the instances down to the node
  * (`instance_path`, outermost first), the definition the node belongs to (`subflow_id`, the
- * innermost one's; absent from a device agent older than it) and the node's id there (`node_id`,
+ * innermost one's) and the node's id there (`node_id`,
  * Node-RED's `_alias`), and Node-RED's debug `path` (`<flowId>/<instance>/…`).
  */
 export const debugSubflowSourceSchema = z.object({
   instance_id: z.string(),
   instance_path: z.array(z.string()),
-  subflow_id: z.string().optional(),
+  subflow_id: z.string(),
   node_id: z.string(),
   path: z.string(),
 });
