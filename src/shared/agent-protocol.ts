@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { debugSubflowSourceSchema } from "./debug-source";
 
 /**
  * The device agent's frames on /ws (SPEC §22), beside the device channel's (§6): what a `device_`
@@ -35,6 +36,8 @@ export const agentFrameSchemas = [
     msg: z.unknown(),
     format: z.string().max(100).default(""),
     topic: z.string().max(10_000).optional(),
+    /** A debug node inside a subflow instance: where it is (node_id is then its running id, as the server's runtime makes it). */
+    subflow: debugSubflowSourceSchema.optional(),
   }),
   z.object({
     type: z.literal("agent.status"),

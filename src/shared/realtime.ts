@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { agentFrameSchemas, type AgentServerFrame } from "./agent-protocol";
+import { debugSubflowSourceSchema, type DebugSubflowSource } from "./debug-source";
 
 /**
  * The /ws contract, shared by the hub (src/server/realtime) and the browser client
@@ -118,22 +119,8 @@ export const clientFrameSchema = z.discriminatedUnion("type", [
 ]);
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 
-/**
- * Where a debug message comes from when its node runs inside a subflow instance (SPEC §16): the
- * event's node_id is the running node's id (`<instanceId>-<innerId>`, as Node-RED's), and this says
- * which node of the flow's canvas to point at (`instance_id`), the instances down to the node
- * (`instance_path`, outermost first), the definition the node belongs to (`subflow_id`, the
- * innermost one's) and the node's id there (`node_id`,
- * Node-RED's `_alias`), and Node-RED's debug `path` (`<flowId>/<instance>/…`).
- */
-export const debugSubflowSourceSchema = z.object({
-  instance_id: z.string(),
-  instance_path: z.array(z.string()),
-  subflow_id: z.string(),
-  node_id: z.string(),
-  path: z.string(),
-});
-export type DebugSubflowSource = z.infer<typeof debugSubflowSourceSchema>;
+// Where a debug message comes from inside a subflow instance: debug-source.ts (the device agent's frames use it too).
+export { debugSubflowSourceSchema, type DebugSubflowSource };
 
 /** The shape of a `debug.batch` frame, for clients and tests that check what they receive. */
 export const debugBatchFrameSchema = z.object({

@@ -55,7 +55,7 @@ export class Agent {
       userDir: this.userDir,
       httpPort: this.httpPort,
       on: {
-        debug: (d) => this.send({ type: "agent.debug", flow_id: d.flowId, node_id: d.nodeId, name: d.name, property: d.property, msg: d.msg, format: d.format, ...(typeof d.topic === "string" ? { topic: d.topic } : {}) }),
+        debug: (d) => this.send({ type: "agent.debug", ...this.debugSource(d), name: d.name, property: d.property, msg: d.msg, format: d.format, ...(typeof d.topic === "string" ? { topic: d.topic } : {}) }),
         status: (s) => {
           const flowId = this.nodeFlows.get(s.nodeId);
           if (flowId) this.send({ type: "agent.status", flow_id: flowId, node_id: s.nodeId, status: s.status });
@@ -84,6 +84,29 @@ export class Agent {
   }
 
   /** Which flow (tab) each node belongs to: statuses and errors are reported per flow. */
+  /**
+   * Where a debug message comes from, as the server's own runtime says it: a node inside a subflow
+   * instance (Node-RED's `_alias` and debug `path`, `<flow>/<instance>/<nested instance alias>…`)
+   * reports its flow, the running id the server would give it (`<instance>-<inner id>`) and the
+   * subflow source (src/shared/realtime.ts, DebugSubflowSource). The server marks the ids of a
+   * definition it had to copy for this device with `~` (services/devices/device-subflows.ts): the
+   * original ids are reported.
+   */
+  debugSource(d) {
+    const original = (id) => String(id).split("~")[0];
+    const segments = typeof d.path === "string" ? d.path.split("/").map(original) : [];
+    if (typeof d.alias !== "string" || segments.length < 2) return { flow_id: d.flowId, node_id: d.nodeId };
+    const instancePath = [];
+    for (const segment of segments.slice(1)) instancePath.push(instancePath.length === 0 ? segment : `${instancePath[instancePath.length - 1]}-${segment}`);
+    const nodeId = original(d.alias);
+    const innermost = instancePath[instancePath.length - 1];
+    return {
+      flow_id: segments[0],
+      node_id: `${innermost}-${nodeId}`,
+      subflow: { instance_id: instancePath[0], instance_path: instancePath, subflow_id: original(this.nodeFlows.get(d.alias) ?? ""), node_id: nodeId, path: segments.join("/") },
+    };
+  }
+
   indexFlows(flows) {
     this.nodeFlows = new Map();
     for (const n of flows) if (n && typeof n.id === "string" && typeof n.z === "string") this.nodeFlows.set(n.id, n.z);

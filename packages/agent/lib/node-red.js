@@ -58,7 +58,7 @@ export async function startNodeRed({ userDir, httpPort, on, logLevel = "warn" })
     const d = event.data ?? {};
     // A node's error or warning shown in Node-RED's debug sidebar: errors reach the server through the logging handler.
     if (d.level !== undefined) return;
-    on.debug({ flowId: d.z, nodeId: d._alias ?? d.id, name: d.name ?? "", property: d.property ?? "payload", msg: decodeDebug(d.msg, d.format), format: d.format ?? "", topic: d.topic });
+    on.debug({ flowId: d.z, nodeId: d._alias ?? d.id, runningId: d.id, alias: d._alias, path: d.path, name: d.name ?? "", property: d.property ?? "payload", msg: decodeDebug(d.msg, d.format), format: d.format ?? "", topic: d.topic });
   });
   events.on("node-status", (event) => on.status({ nodeId: event.id, status: event.status && Object.keys(event.status).length ? event.status : null }));
   await RED.start();

@@ -45,6 +45,119 @@ function watch(url: string, token: string) {
 }
 
 describe(`the device agent (${realServices ? "PostgreSQL + Redis, two instances" : "embedded"})`, () => {
+  it("runs flows that use subflows (one nested in another, two revisions of one on the same device); debug inside them reaches /ws saying where it ran", async () => {
+    const request = servers.nodes[0]!.request;
+    const owner = await signUp(request);
+    const key = await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "pi-subflows", kind: "device" } });
+    expect(key.status).toBe(201);
+    const deviceId: string = (await request("GET", "/devices", { token: owner.accessToken })).body.devices[0].id;
+    const dir = userDirWith();
+    try {
+      const agent = startAgent(
+        servers.nodes.map((n) => n.url),
+        key.body.secret,
+        dir,
+      );
+      agents.push(agent);
+      await until("the agent says hello", async () => ((await request("GET", "/devices", { token: owner.accessToken })).body.devices[0]?.online ? true : undefined), 60_000);
+
+      // inner: in → change (payload = "inner v1") → debug "deep", and → out; outer: in → inner → out.
+      const stamp = (value: string) => ({ rules: [{ t: "set", p: "payload", p_type: "msg", to: value, to_type: "str" }] });
+      const inner = await request("POST", "/subflows", {
+        token: owner.accessToken,
+        body: {
+          name: "Inner",
+          nodes: [
+            { id: "sfi-in", type: "subflow-in" },
+            { id: "sfi-stamp", type: "change", config: stamp("inner v1") },
+            { id: "sfi-dbg", type: "debug", name: "deep" },
+            { id: "sfi-out", type: "subflow-out", config: { port: 0 } },
+          ],
+          connections: [
+            { source: "sfi-in", target: "sfi-stamp" },
+            { source: "sfi-stamp", target: "sfi-dbg" },
+            { source: "sfi-stamp", target: "sfi-out" },
+          ],
+        },
+      });
+      expect(inner.status, inner.text).toBe(201);
+      const innerId: string = inner.body.subflow.id;
+      const outer = await request("POST", "/subflows", {
+        token: owner.accessToken,
+        body: {
+          name: "Outer",
+          nodes: [
+            { id: "sfo-in", type: "subflow-in" },
+            { id: "sfo-inner", type: `subflow:${innerId}` },
+            { id: "sfo-out", type: "subflow-out", config: { port: 0 } },
+          ],
+          connections: [
+            { source: "sfo-in", target: "sfo-inner" },
+            { source: "sfo-inner", target: "sfo-out" },
+          ],
+        },
+      });
+      expect(outer.status, outer.text).toBe(201);
+      const outerId: string = outer.body.subflow.id;
+      const flowUsing = async (prefix: string) => {
+        const created = await request("POST", "/flows", {
+          token: owner.accessToken,
+          body: {
+            name: `uses ${prefix}`,
+            target: { device_id: deviceId },
+            nodes: [
+              { id: `${prefix}-go`, type: "inject", config: { payload_type: "string", payload: "x" } },
+              { id: `${prefix}-outer`, type: `subflow:${outerId}` },
+              { id: `${prefix}-after`, type: "debug", name: "after" },
+            ],
+            connections: [
+              { source: `${prefix}-go`, target: `${prefix}-outer` },
+              { source: `${prefix}-outer`, target: `${prefix}-after` },
+            ],
+          },
+        });
+        expect(created.status, created.text).toBe(201);
+        const deployed = await request("POST", `/flows/${created.body.flow.id}/deploy`, { token: owner.accessToken });
+        expect(deployed.status, deployed.text).toBe(200);
+        expect(deployed.body.devices).toEqual([expect.objectContaining({ state: "applied" })]);
+        return created.body.flow.id as string;
+      };
+      const ui = watch(servers.nodes[0]!.url, owner.accessToken);
+      await ui.next((f) => f.type === "ready");
+      const first = await flowUsing("sfa");
+
+      // A second revision of the inner definition, deployed to a second flow only: the first keeps running v1.
+      const current = (await request("GET", `/subflows/${innerId}`, { token: owner.accessToken })).body.subflow;
+      const nodes = current.nodes.map((n: any) => (n.id === "sfi-stamp" ? { ...n, config: stamp("inner v2") } : n));
+      expect((await request("PUT", `/subflows/${innerId}`, { token: owner.accessToken, body: { revision: current.revision, nodes } })).status).toBe(200);
+      const second = await flowUsing("sfb");
+
+      const ran = async (prefix: string, flowId: string, expected: string) => {
+        const seen = ui.frames.length;
+        expect((await request("POST", `/nodes/${prefix}-go/inject`, { token: owner.accessToken, body: {} })).status).toBe(200);
+        const mine = (f: Record<string, any>) => ui.frames.indexOf(f) >= seen && f.type === "event" && f.topic === "debug" && f.flow_id === flowId;
+        const after = await ui.next((f) => mine(f) && f.data.name === "after");
+        expect(after.data.msg).toBe(expected);
+        expect(after.device_id).toBe(deviceId);
+        const deep = await ui.next((f) => mine(f) && f.data.name === "deep");
+        expect(deep.data.msg).toBe(expected);
+        expect(deep.data.subflow).toEqual({
+          instance_id: `${prefix}-outer`,
+          instance_path: [`${prefix}-outer`, `${prefix}-outer-sfo-inner`],
+          subflow_id: innerId,
+          node_id: "sfi-dbg",
+          path: `${flowId}/${prefix}-outer/sfo-inner`,
+        });
+      };
+      await ran("sfa", first, "inner v1");
+      await ran("sfb", second, "inner v2");
+      ui.ws.close();
+      await agent.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
+
   it("runs a flow with a contrib node deployed to it; debug reaches /ws with device_id; offline it picks up a deployment on reconnect; a revoked key is cut off", async () => {
     const [a, b] = servers.nodes;
     const request = a!.request;

@@ -28,11 +28,11 @@ export function node22(): string {
   return bin;
 }
 
-/** A userDir with a contrib node (from the registry) that the hosted runtime does not have. */
-export function userDirWith(contrib: string): string {
+/** A userDir with a contrib node (from the registry) that the hosted runtime does not have; none: Node-RED's core nodes only. */
+export function userDirWith(contrib?: string): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "fp-agent-"));
   writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "node-red-project", private: true }));
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefix", dir, contrib], { stdio: "ignore" });
+  if (contrib) execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefix", dir, contrib], { stdio: "ignore" });
   return dir;
 }
 

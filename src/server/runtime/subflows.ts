@@ -224,7 +224,7 @@ function instantiate(instanceId: string, definition: SubflowSnapshot, outgoing: 
  * id of the definition; also ids in a list (link nodes' `links`), which Node-RED leaves pointing at
  * the definition's nodes (so a link inside a subflow reaches this instance's link-in).
  */
-function remapConfig(scoped: boolean, config: Record<string, unknown>, ids: Set<string>, newId: (id: string) => string): Record<string, unknown> {
+export function remapConfig(scoped: boolean, config: Record<string, unknown>, ids: ReadonlySet<string>, newId: (id: string) => string): Record<string, unknown> {
   const out: Record<string, unknown> = { ...config };
   if (scoped && Array.isArray(out.scope)) {
     out.scope = (out.scope as unknown[]).map((id) => (typeof id === "string" && ids.has(id) ? newId(id) : ""));

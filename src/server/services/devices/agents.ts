@@ -9,6 +9,7 @@ import { agentsChannel, type AgentCommand } from "../../realtime/device-bus";
 import { onlineDeviceKeyIds } from "../../realtime/devices";
 import type { AgentDeps } from "../../realtime/devices";
 import { configNodeToNodeRed, toNodeRed } from "../flows/node-red-mapping";
+import { DeviceSubflows } from "./device-subflows";
 import { openCredential } from "../config-nodes/credentials";
 import { publishOrgEvent } from "../flows/events";
 import { deviceConnected, flowsOfDevice, recordApplied, recordHello, targetDevices } from "./devices";
@@ -31,6 +32,7 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
   const secretEnv: Record<string, Record<string, string>> = {};
   const configSeen = new Set<string>();
   const variables = await app.db.prisma.variable.findMany({ where: { organizationId: device.organizationId }, orderBy: { name: "asc" } });
+  const subflows = new DeviceSubflows(app.nodes);
   for (const flow of flows) {
     const deployment = await app.db.prisma.deployment.findFirst({ where: { id: flow.currentDeploymentId!, flowId: flow.id } });
     if (!deployment) continue;
@@ -44,6 +46,8 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
     const plain = [...env].filter(([, v]) => !v.secret).map(([name, v]) => ({ name, value: v.value, type: "str" }));
     const secrets = Object.fromEntries([...env].filter(([, v]) => v.secret).map(([name, v]) => [name, v.value]));
     if (Object.keys(secrets).length > 0) secretEnv[flow.id] = secrets;
+    // The subflow definitions its instances use, as deployed with it (written once for the device).
+    const { nodes, portsOf } = subflows.add(flow.id, snapshot.nodes as FlowNode[], snapshot.subflows);
     out.push(
       ...toNodeRed(
         app.nodes,
@@ -52,11 +56,12 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
           name: flow.name,
           description: flow.description,
           enabled: true,
-          nodes: snapshot.nodes as FlowNode[],
+          nodes,
           connections: snapshot.connections as Connection[],
           groups: (snapshot.groups ?? []) as FlowGroup[],
         },
         plain,
+        portsOf,
       ),
     );
     for (const c of Object.values(snapshot.config_nodes ?? {})) {
@@ -74,6 +79,7 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
       if (Object.keys(opened).length > 0) credentials[c.id] = opened;
     }
   }
+  out.push(...subflows.items);
   const hasSecrets = Object.keys(credentials).length > 0 || Object.keys(secretEnv).length > 0;
   const sealed = hasSecrets && device.publicKey ? sealTo(device.publicKey, JSON.stringify({ credentials, env: secretEnv })) : null;
   return { type: "agent.deploy", deployments, flows: out, sealed };
@@ -189,7 +195,15 @@ export function agentDeps(app: AppServices): AgentDeps {
           org,
           "debug",
           frame.flow_id,
-          { node_id: frame.node_id, name: redactor.redactText(frame.name), property: frame.property, msg: redactor.redact(frame.msg), format: frame.format, ...(frame.topic !== undefined ? { topic: redactor.redactText(frame.topic) } : {}) },
+          {
+            node_id: frame.node_id,
+            name: redactor.redactText(frame.name),
+            property: frame.property,
+            msg: redactor.redact(frame.msg),
+            format: frame.format,
+            ...(frame.topic !== undefined ? { topic: redactor.redactText(frame.topic) } : {}),
+            ...(frame.subflow ? { subflow: frame.subflow } : {}),
+          },
           options,
         );
       } else if (frame.type === "agent.status") {
