@@ -97,6 +97,11 @@ export interface MqttBroker {
   listen(options: MqttListenOptions): Promise<number>;
   /** Connected clients on this instance. */
   readonly clientCount: number;
+  /**
+   * Ends the MQTT 5 sessions whose expiry passed while no instance held their timer (restarts,
+   * kill -9); it runs at start and every SESSION_SWEEP_MS on its own.
+   */
+  sweepExpiredSessions(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -116,6 +121,8 @@ interface ClientState {
   expiryTimer?: NodeJS.Timeout;
   /** MQTT 5, connected with an empty client id: the CONNACK tells it the one it was given. */
   assignedClientId: boolean;
+  /** Its session's expiry after it leaves (OnlineEntry.session_expiry_seconds: 0 for none). */
+  sessionExpirySeconds: number;
 }
 
 /** A refused CONNECT: 3.1.1's CONNACK return code (answered by `authenticate`) and MQTT 5's reason code. */
@@ -282,6 +289,22 @@ const internals = (client: Client) => client as unknown as ClientInternals;
 /** aedes's Session Expiry Interval that means "never" (0xFFFFFFFF). */
 const SESSION_NEVER_EXPIRES = 0xffffffff;
 
+/** A session's expiry after its client leaves, when it has one (MQTT 5, finite, not 0); 0 otherwise. */
+function expiringInterval(version: number | undefined, interval: number | undefined): number {
+  const seconds = version === 5 ? (interval ?? 0) : 0;
+  return seconds > 0 && seconds < SESSION_NEVER_EXPIRES ? seconds : 0;
+}
+
+/** A stored online entry's session_expiry_seconds; undefined when it has none (an older instance's) or is unreadable. */
+function sessionExpiryOf(raw: string): number | undefined {
+  try {
+    const seconds = (JSON.parse(raw) as OnlineEntry).session_expiry_seconds;
+    return typeof seconds === "number" ? seconds : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What session-expiry's sweep reaches in aedes (its own expiry timers) and in our persistences. */
 interface ExpiringSessions {
   closed: boolean;
@@ -404,6 +427,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       filters: new Set(),
       revoked: false,
       assignedClientId: assignedClientId && packet.protocolVersion === 5,
+      sessionExpirySeconds: expiringInterval(packet.protocolVersion, packet.properties?.sessionExpiryInterval),
     };
   }
 
@@ -584,6 +608,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       last_seen_at: new Date(state.lastSeen).toISOString(),
       instance_id: options.instanceId,
       connection_id: state.connectionId,
+      session_expiry_seconds: state.sessionExpirySeconds,
     };
   }
 
@@ -765,8 +790,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   /** A connection holds the client id: a row to look at again when its session has an interval, none otherwise. */
   function connectedAs(client: Client): Promise<void> {
     const c = client as Client & { version?: number; sessionExpiryInterval?: number };
-    const interval = c.version === 5 ? (c.sessionExpiryInterval ?? 0) : 0;
-    return interval > 0 && interval < SESSION_NEVER_EXPIRES ? ledger.connected(c.id, interval) : ledger.forget(c.id);
+    const interval = expiringInterval(c.version, c.sessionExpiryInterval);
+    return interval > 0 ? ledger.connected(c.id, interval) : ledger.forget(c.id);
   }
 
   /** Ends the sessions whose expiry passed while no instance held their timer (restarts, kill -9). */
@@ -793,9 +818,13 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       ledgerStep(clientId, () => connectedAs(here));
       return;
     }
-    // Connected through another instance (or one killed a moment ago, until its entry lapses): look again later.
-    if ((await store.get(onlineClientKey(split.organizationId, split.clientId))) !== null) {
-      ledgerStep(clientId, () => ledger.connected(clientId, intervalSeconds));
+    // Connected through another instance (or one killed a moment ago, until its entry lapses): its
+    // connection's interval decides, as here. A row left by an earlier connection (a late disconnect
+    // after a takeover) goes when that one's session has no deadline; else it is looked at again later.
+    const online = await store.get(onlineClientKey(split.organizationId, split.clientId));
+    if (online !== null) {
+      const seconds = sessionExpiryOf(online);
+      ledgerStep(clientId, () => (seconds === 0 ? ledger.forget(clientId) : ledger.connected(clientId, seconds ?? intervalSeconds)));
       return;
     }
     // It was connected at the last look, and its instance died without seeing it leave: its interval starts now.
@@ -1089,6 +1118,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     get clientCount() {
       return states.size;
     },
+    sweepExpiredSessions,
     close,
   };
 }

@@ -18,6 +18,7 @@ import type { AppServices } from "@/server/app-services";
 import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { connectMqtt, serveMqtt, sleep } from "@/test/mqtt";
+import { onlineClientKey } from "./online";
 
 const suffix = randomBytes(6).toString("hex");
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-restart-"));
@@ -91,6 +92,11 @@ describe("built-in MQTT broker across a restart", () => {
     // must not end before its interval, counted from when it was found gone.
     const crashed5 = await connectMqtt(mq.tcp, { password: key, clientId: "crashed5", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 30 } });
     expect(await crashed5.subscribe("alerts/#", 1)).toEqual([1]);
+    // A 3.1.1 client that took over an MQTT 5 client's id (its session never expires); the old
+    // connection's disconnect, written on another instance after the takeover, is made below.
+    const taken = await connectMqtt(mq.tcp, { password: key, clientId: "taken5", clean: false });
+    expect(await taken.subscribe("alerts/#", 1)).toEqual([1]);
+    await taken.end();
     // Queued for the absent clients before the restart.
     await v5.publish("alerts/v5", "with-properties", { qos: 1, properties: { userProperties: { level: "high" } } });
     await v5.end();
@@ -109,8 +115,19 @@ describe("built-in MQTT broker across a restart", () => {
     // kill -9 leaves the row a connection wrote, with no disconnect after it: looked at again now.
     const organizationId = (await app.db.prisma.mqttSessionExpiry.findFirstOrThrow({ where: { clientId: { endsWith: ":crashed5" } } })).organizationId;
     await app.db.prisma.mqttSessionExpiry.update({ where: { clientId: `${organizationId}:crashed5` }, data: { connected: true, expiresAt: new Date(Date.now() - 1_000) } });
+    // taken5: the old MQTT 5 connection's late disconnect left a due row, while the 3.1.1 client
+    // holds the id through another instance (its online entry says its session does not expire).
+    await app.db.prisma.mqttSessionExpiry.create({ data: { clientId: `${organizationId}:taken5`, organizationId, intervalSeconds: 30, connected: false, expiresAt: new Date(Date.now() - 1_000) } });
+    const elsewhere = onlineClientKey(organizationId, "taken5");
+    const entry = { key_id: "k", client_id: "taken5", connected_at: new Date().toISOString(), last_seen_at: new Date().toISOString(), instance_id: "another", connection_id: "c", session_expiry_seconds: 0 };
+    await app.store.set(elsewhere, JSON.stringify(entry), { ttlMs: 60_000 });
     mq = await serveMqtt(app);
     try {
+      // The sweep drops the stale row instead of keeping it for when that client leaves.
+      await app.mqtt.sweepExpiredSessions();
+      await expect.poll(() => app.db.prisma.mqttSessionExpiry.count({ where: { clientId: `${organizationId}:taken5` } }), { timeout: 5_000 }).toBe(0);
+      await app.store.del(elsewhere);
+
       const resumed = await connectMqtt(mq.tcp, { password: key, clientId: "crashed5", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 30 } });
       // Its subscription is there (aedes reports a session as present by its subscriptions).
       expect(resumed.connack.sessionPresent).toBe(true);
@@ -169,6 +186,11 @@ describe("built-in MQTT broker across a restart", () => {
       await sleep(300);
       expect(again.messages).toEqual([]);
       await again.end();
+      // taken5's session was kept: back, it finds its subscription and what was queued for it.
+      const returned = await connectMqtt(mq.tcp, { password: key, clientId: "taken5", clean: false });
+      expect(returned.connack.sessionPresent).toBe(true);
+      await returned.next((m) => m.topic === "alerts/late");
+      await returned.end();
     } finally {
       await mq.close();
       await app.close();

@@ -24,6 +24,12 @@ export interface OnlineMqttClient {
 export interface OnlineEntry extends OnlineMqttClient {
   instance_id: string;
   connection_id: string;
+  /**
+   * The connection's MQTT 5 Session Expiry Interval when its session ends that long after it
+   * leaves; 0 when it needs no deadline (3.1.1, interval 0, or never). Absent from entries written
+   * before it: the session-expiry sweep then keeps the row it found.
+   */
+  session_expiry_seconds?: number;
 }
 
 export const onlineSetKey = (organizationId: string) => `mqtt:online:${organizationId}`;
