@@ -374,6 +374,24 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     client.conn.end(connack);
   }
 
+  /**
+   * MQTT 5: tells a client why the broker ends its connection (a DISCONNECT with this reason code),
+   * then ends it; false when nothing was sent (3.1.1, before its CONNACK, or closed): the caller
+   * closes it. Between its CONNACK and aedes counting it connected (while aedes restores its
+   * session, longer on Redis) aedes would close without the DISCONNECT: it is written here then.
+   */
+  function disconnectV5(client: Client, reasonCode: number, reasonString: string, done: () => void = () => undefined): boolean {
+    if (client.version !== 5 || client.closed) return false;
+    if (client.connected) {
+      client.disconnect({ reasonCode, properties: { reasonString } }, done);
+      return true;
+    }
+    if (!internals(client).connackSent) return false;
+    client.conn.end(mqttPacket.generate({ cmd: "disconnect", reasonCode, properties: { reasonString } }, { protocolVersion: 5 }));
+    done();
+    return true;
+  }
+
   async function admit(client: Client, packet: ConnectPacket): Promise<Refusal | ClientState> {
     const secret = packet.password?.toString("utf8") ?? "";
     if (!isApiKeySecret(secret)) return refusal(4, "the password must be a device_ or service_ API key");
@@ -536,7 +554,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     if (packet.payload.length > limits.messageBytes) {
       const message = `the message is larger than ${limits.messageBytes} bytes`;
       // MQTT 5: DISCONNECT 0x95 (packet too large; PUBACK has no such code), then the connection ends.
-      if (client.version === 5) return client.disconnect({ reasonCode: ReasonCode.PACKET_TOO_LARGE, properties: { reasonString: message } }, () => callback(new Error(message)));
+      if (disconnectV5(client, ReasonCode.PACKET_TOO_LARGE, message, () => callback(new Error(message)))) return;
       return callback(new Error(message));
     }
     const accept = () => {
@@ -1029,29 +1047,18 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     const properties = { reasonString: `packets are limited to ${maxPacketBytes} bytes` };
     /** The client was told already (a second packet too large, or its frame too, says nothing more). */
     let told = false;
-    /** The DISCONNECT 0x95 a client is owed once its CONNACK went out (MQTT 5 only), else null. */
+    /** The DISCONNECT 0x95 a client is owed once its CONNACK went out (MQTT 5 only), as bytes for the caller to send; else null. */
     const tooLargeDisconnect = (): Buffer | null => {
       if (told || !client || client.version !== 5 || client.closed) return null;
-      if (!client.connected && !(client as Client & { connackSent?: boolean }).connackSent) return null;
+      if (!client.connected && !internals(client).connackSent) return null;
       told = true;
       return mqttPacket.generate({ cmd: "disconnect", reasonCode: ReasonCode.PACKET_TOO_LARGE, properties }, { protocolVersion: 5 });
     };
     const onTooLarge = () => {
       // A connected MQTT 5 client is told why (DISCONNECT 0x95); before its CONNACK, or 3.1.1: just closed.
-      if (told || !client || client.version !== 5 || client.closed) return false;
-      if (client.connected) {
-        told = true;
-        client.disconnect({ reasonCode: ReasonCode.PACKET_TOO_LARGE, properties }, () => undefined);
-        return true;
-      }
-      // CONNACK sent while aedes still finishes the connect (the session's queued messages): it
-      // would not send a DISCONNECT yet, so it goes out here, and the connection ends after it.
-      const disconnect = tooLargeDisconnect();
-      if (disconnect) {
-        client.conn.end(disconnect);
-        return true;
-      }
-      return false;
+      if (told || !client) return false;
+      told = disconnectV5(client, ReasonCode.PACKET_TOO_LARGE, properties.reasonString);
+      return told;
     };
     client = b.handle(guardPacketSize(stream, maxPacketBytes, { onTooLarge, acks }), req as never);
     watch(client, acks);
