@@ -63,42 +63,37 @@ describe(`the device agent (${realServices ? "PostgreSQL + Redis, two instances"
 
       // inner: in → change (payload = "inner v1") → debug "deep", and → out; outer: in → inner → out.
       const stamp = (value: string) => ({ rules: [{ t: "set", p: "payload", p_type: "msg", to: value, to_type: "str" }] });
-      const inner = await request("POST", "/subflows", {
-        token: owner.accessToken,
-        body: {
-          name: "Inner",
-          nodes: [
-            { id: "sfi-in", type: "subflow-in" },
-            { id: "sfi-stamp", type: "change", config: stamp("inner v1") },
-            { id: "sfi-dbg", type: "debug", name: "deep" },
-            { id: "sfi-out", type: "subflow-out", config: { port: 0 } },
-          ],
-          connections: [
-            { source: "sfi-in", target: "sfi-stamp" },
-            { source: "sfi-stamp", target: "sfi-dbg" },
-            { source: "sfi-stamp", target: "sfi-out" },
-          ],
-        },
-      });
-      expect(inner.status, inner.text).toBe(201);
-      const innerId: string = inner.body.subflow.id;
-      const outer = await request("POST", "/subflows", {
-        token: owner.accessToken,
-        body: {
-          name: "Outer",
-          nodes: [
-            { id: "sfo-in", type: "subflow-in" },
-            { id: "sfo-inner", type: `subflow:${innerId}` },
-            { id: "sfo-out", type: "subflow-out", config: { port: 0 } },
-          ],
-          connections: [
-            { source: "sfo-in", target: "sfo-inner" },
-            { source: "sfo-inner", target: "sfo-out" },
-          ],
-        },
-      });
-      expect(outer.status, outer.text).toBe(201);
-      const outerId: string = outer.body.subflow.id;
+      const definition = async (name: string, nodes: unknown[], connections: unknown[]) => {
+        const created = await request("POST", "/subflows", { token: owner.accessToken, body: { name, nodes, connections } });
+        expect(created.status, created.text).toBe(201);
+        return created.body.subflow.id as string;
+      };
+      const innerId = await definition(
+        "Inner",
+        [
+          { id: "sfi-in", type: "subflow-in" },
+          { id: "sfi-stamp", type: "change", config: stamp("inner v1") },
+          { id: "sfi-dbg", type: "debug", name: "deep" },
+          { id: "sfi-out", type: "subflow-out", config: { port: 0 } },
+        ],
+        [
+          { source: "sfi-in", target: "sfi-stamp" },
+          { source: "sfi-stamp", target: "sfi-dbg" },
+          { source: "sfi-stamp", target: "sfi-out" },
+        ],
+      );
+      const outerId = await definition(
+        "Outer",
+        [
+          { id: "sfo-in", type: "subflow-in" },
+          { id: "sfo-inner", type: `subflow:${innerId}` },
+          { id: "sfo-out", type: "subflow-out", config: { port: 0 } },
+        ],
+        [
+          { source: "sfo-in", target: "sfo-inner" },
+          { source: "sfo-inner", target: "sfo-out" },
+        ],
+      );
       const flowUsing = async (prefix: string) => {
         const created = await request("POST", "/flows", {
           token: owner.accessToken,
