@@ -5,8 +5,8 @@ import { z } from "zod";
  * event's node_id is the running node's id (`<instanceId>-<innerId>`, as Node-RED's), and this says
  * which node of the flow's canvas to point at (`instance_id`), the instances down to the node
  * (`instance_path`, outermost first), the definition the node belongs to (`subflow_id`, the
- * innermost one's) and the node's id there (`node_id`,
- * Node-RED's `_alias`), and Node-RED's debug `path` (`<flowId>/<instance>/…`).
+ * innermost one's), the node's id there (`node_id`, Node-RED's `_alias`) and Node-RED's debug
+ * `path` (`<flowId>/<instance>/…`). The hosted runtime and the device agent both report it.
  */
 export const debugSubflowSourceSchema = z.object({
   instance_id: z.string(),
