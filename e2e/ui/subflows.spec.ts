@@ -349,6 +349,10 @@ test.describe("groups, junctions and subflows in the editor (SPEC §16)", () => 
     await expect(onFlow).toHaveCount(1);
     await onFlow.first().getByRole("button", { name: "inside" }).click();
     await expect(canvasNode(page, "first-probe").locator(".fp-node")).toHaveClass(/highlighted/);
+    // The node filter offers the instance under its definition's name.
+    const byNode = page.getByRole("region", { name: "Debug" }).getByLabel("Filter by node");
+    await byNode.selectOption({ label: "Probe" });
+    await expect(onFlow).toHaveCount(1);
   });
 
   test("selection to subflow: one instance in the selection's place, wired as before; undo puts the nodes back", async ({ page }) => {

@@ -21,7 +21,8 @@ function DebugTab() {
     },
     [selectExecution, showSidebarTab],
   );
-  const nodes = useMemo(() => api.nodes.map((n) => ({ id: n.id, type: n.data.type, name: n.data.name })), [api.nodes]);
+  // An unnamed subflow instance goes by its definition's name (the messages of its debug nodes belong to it).
+  const nodes = useMemo(() => api.nodes.map((n) => ({ id: n.id, type: n.data.type, name: n.data.name || n.data.subflowName || "" })), [api.nodes]);
   return (
     <DebugPanel
       feed={feed}
