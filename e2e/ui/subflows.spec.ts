@@ -51,6 +51,18 @@ async function openEditor(page: Page, id: string) {
   await expect(page.locator(".react-flow__renderer")).toBeVisible();
 }
 
+/** Resolves once the page's live socket has a subscription (its `subscribed` frame); call before the page loads. */
+function subscribed(page: Page): Promise<void> {
+  return new Promise((resolve) => {
+    page.on("websocket", (ws) => {
+      if (!new URL(ws.url()).pathname.endsWith("/ws")) return;
+      ws.on("framereceived", (frame) => {
+        if (typeof frame.payload === "string" && frame.payload.includes('"type":"subscribed"')) resolve();
+      });
+    });
+  });
+}
+
 async function save(page: Page) {
   await page.keyboard.press(`${mod}+s`);
   await expect(toolbar(page).getByText(/· saved/)).toBeVisible();
@@ -313,7 +325,10 @@ test.describe("groups, junctions and subflows in the editor (SPEC §16)", () => 
       expect(deployed.status(), await deployed.text()).toBeLessThan(300);
     }
 
+    // Messages are live, not kept: each page's socket has subscribed before anything is injected.
+    let live = subscribed(page);
     await page.goto(`/subflows/${subflow.id}`);
+    await live;
     await expect(canvasNode(page, "p-dbg")).toBeVisible();
     await page.getByRole("tablist", { name: "Sidebar panels" }).getByRole("tab", { name: "Debug" }).click();
     const debug = page.getByRole("region", { name: "Debug" });
@@ -342,7 +357,9 @@ test.describe("groups, junctions and subflows in the editor (SPEC §16)", () => 
     await expect(messages.nth(2)).toContainText("other flow");
 
     // On the flow's page the same message belongs to the instance: a click selects it.
+    live = subscribed(page);
     await openEditor(page, first.id);
+    await live;
     await page.getByRole("tablist", { name: "Sidebar panels" }).getByRole("tab", { name: "Debug" }).click();
     await inject("first-go");
     const onFlow = page.getByRole("region", { name: "Debug" }).getByTestId("debug-message");
