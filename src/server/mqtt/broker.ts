@@ -295,6 +295,13 @@ function expiringInterval(version: number | undefined, interval: number | undefi
   return seconds > 0 && seconds < SESSION_NEVER_EXPIRES ? seconds : 0;
 }
 
+/** Whether a client is told why the broker ends its connection: MQTT 5, open, and its CONNACK sent. */
+function owedDisconnect(client: Client): boolean {
+  return client.version === 5 && !client.closed && (client.connected || internals(client).connackSent === true);
+}
+
+const disconnectPacket = (reasonCode: number, reasonString: string) => mqttPacket.generate({ cmd: "disconnect", reasonCode, properties: { reasonString } }, { protocolVersion: 5 });
+
 /** A stored online entry's session_expiry_seconds; undefined when it has none (an older instance's) or is unreadable. */
 function sessionExpiryOf(raw: string): number | undefined {
   try {
@@ -381,14 +388,12 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
    * session, longer on Redis) aedes would close without the DISCONNECT: it is written here then.
    */
   function disconnectV5(client: Client, reasonCode: number, reasonString: string, done: () => void = () => undefined): boolean {
-    if (client.version !== 5 || client.closed) return false;
-    if (client.connected) {
-      client.disconnect({ reasonCode, properties: { reasonString } }, done);
-      return true;
+    if (!owedDisconnect(client)) return false;
+    if (client.connected) client.disconnect({ reasonCode, properties: { reasonString } }, done);
+    else {
+      client.conn.end(disconnectPacket(reasonCode, reasonString));
+      done();
     }
-    if (!internals(client).connackSent) return false;
-    client.conn.end(mqttPacket.generate({ cmd: "disconnect", reasonCode, properties: { reasonString } }, { protocolVersion: 5 }));
-    done();
     return true;
   }
 
@@ -1044,20 +1049,19 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   function serveStream(b: Aedes, stream: Duplex, req?: http.IncomingMessage) {
     const acks = new AckRewriter();
     let client: Client | null = null;
-    const properties = { reasonString: `packets are limited to ${maxPacketBytes} bytes` };
+    const reasonString = `packets are limited to ${maxPacketBytes} bytes`;
     /** The client was told already (a second packet too large, or its frame too, says nothing more). */
     let told = false;
-    /** The DISCONNECT 0x95 a client is owed once its CONNACK went out (MQTT 5 only), as bytes for the caller to send; else null. */
+    /** The DISCONNECT 0x95 a client is owed, as bytes for the caller to send at once (ws's close follows); else null. */
     const tooLargeDisconnect = (): Buffer | null => {
-      if (told || !client || client.version !== 5 || client.closed) return null;
-      if (!client.connected && !internals(client).connackSent) return null;
+      if (told || !client || !owedDisconnect(client)) return null;
       told = true;
-      return mqttPacket.generate({ cmd: "disconnect", reasonCode: ReasonCode.PACKET_TOO_LARGE, properties }, { protocolVersion: 5 });
+      return disconnectPacket(ReasonCode.PACKET_TOO_LARGE, reasonString);
     };
     const onTooLarge = () => {
       // A connected MQTT 5 client is told why (DISCONNECT 0x95); before its CONNACK, or 3.1.1: just closed.
       if (told || !client) return false;
-      told = disconnectV5(client, ReasonCode.PACKET_TOO_LARGE, properties.reasonString);
+      told = disconnectV5(client, ReasonCode.PACKET_TOO_LARGE, reasonString);
       return told;
     };
     client = b.handle(guardPacketSize(stream, maxPacketBytes, { onTooLarge, acks }), req as never);

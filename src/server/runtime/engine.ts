@@ -1,6 +1,6 @@
 import type { FlowState, Message, NodeStatus, SharedContextStore } from "./types";
 import { memoryScope } from "./context/context-scope";
-import { expandSubflows, type ExpandOptions } from "./subflows";
+import { expandSubflows, hasScope, type ExpandOptions } from "./subflows";
 import type { EngineOptions, FlowContextStores, FlowSpec } from "./flow/common";
 import { newMessageId } from "./flow/common";
 import { DeliveryQueue } from "./flow/delivery";
@@ -59,10 +59,7 @@ export class FlowEngine {
     this.links = new LinkIndex(options, this.queue);
     const expandOptions: ExpandOptions = {
       // Scoped types (the catch, status and complete roles): inside a subflow instance, their scopes name only its own nodes.
-      scoped: (type) => {
-        const roles = options.types.get(type)?.roles;
-        return Boolean(roles && (roles.catch || roles.status || roles.complete));
-      },
+      scoped: (type) => hasScope(options.types.get(type)?.roles),
     };
     this.core = {
       options,

@@ -87,6 +87,11 @@ export interface ExpandedGraph {
 /** The id of an instance's status node. */
 export const statusNodeId = (instanceId: string) => `${instanceId}:status`;
 
+/** Whether a type's roles give its nodes a scope (`config.scope`: the catch, status and complete roles). */
+export function hasScope(roles: { catch?: unknown; status?: unknown; complete?: unknown } | undefined): boolean {
+  return Boolean(roles && (roles.catch || roles.status || roles.complete));
+}
+
 export interface ExpandOptions {
   /**
    * Whether a node of this type has a scope (`config.scope`, a list of node ids: the catch, status

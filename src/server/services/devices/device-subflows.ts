@@ -1,7 +1,7 @@
 import type { FlowNode } from "../../../shared/flow-graph";
 import { SUBFLOW_OUT_TYPE, subflowIdOfType, subflowInstanceType, type SubflowSnapshot } from "../../../shared/subflows";
 import type { NodeRegistry } from "../../nodes/registry";
-import { remapConfig } from "../../runtime/subflows";
+import { hasScope, remapConfig } from "../../runtime/subflows";
 import { portsLookup, type PortsLookup } from "../flows/node-red-mapping";
 import { subflowToNodeRed } from "../flows/node-red-subflows";
 
@@ -58,10 +58,7 @@ export class DeviceSubflows {
   private copied(d: SubflowSnapshot, mark: string, rename: (type: string) => string): SubflowSnapshot {
     const ids = new Set(d.nodes.map((n) => n.id));
     const marked = (id: string) => `${id}${mark}`;
-    const scoped = (type: string) => {
-      const roles = this.registry.get(type)?.roles as { catch?: unknown; status?: unknown; complete?: unknown } | undefined;
-      return Boolean(roles && (roles.catch || roles.status || roles.complete));
-    };
+    const scoped = (type: string) => hasScope(this.registry.get(type)?.roles as Parameters<typeof hasScope>[0]);
     return {
       ...d,
       id: marked(d.id),
