@@ -81,6 +81,8 @@ describe("executions", () => {
 
     await inject(owner, ids.inject, 1);
     const debug = await socket.next((f) => f.type === "event" && f.topic === "debug" && f.data.node_id === ids.debug);
+    // Listed before the second starts: the list is newest first, and two in one millisecond would tie.
+    await executionsOf(owner.accessToken, flow.id, 1);
     await inject(owner, ids.inject, 2);
 
     const list = await executionsOf(owner.accessToken, flow.id, 2);
@@ -171,11 +173,13 @@ describe("executions", () => {
     const flow = await createFlow(owner, graph.nodes, graph.connections);
     await inject(owner, ids.inject, { token: secret, note: `bearer ${secret}` });
     await inject(owner, ids.inject, "x".repeat(100 * 1024));
-    const [big, small] = await executionsOf(owner.accessToken, flow.id, 2);
-    const smallDetail = await detail(owner.accessToken, small!.id);
+    // Told apart by what they carry: two injects in one millisecond share started_at, and the list's
+    // tie-break (the id) is random.
+    const details = await Promise.all((await executionsOf(owner.accessToken, flow.id, 2)).map((e) => detail(owner.accessToken, e.id)));
+    const smallDetail = details.find((d) => !d.steps[1]?.truncated)!;
+    const bigDetail = details.find((d) => d !== smallDetail)!;
     expect(JSON.stringify(smallDetail)).not.toContain(secret);
     expect((smallDetail.steps[1]!.input as { payload: unknown }).payload).toEqual({ token: "***", note: "bearer ***" });
-    const bigDetail = await detail(owner.accessToken, big!.id);
     expect(bigDetail.steps[1]).toMatchObject({ truncated: true });
     expect(typeof bigDetail.steps[1]!.input).toBe("string");
     expect((bigDetail.steps[1]!.input as string).length).toBe(64 * 1024);
