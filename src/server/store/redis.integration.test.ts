@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { Redis } from "ioredis";
 import { RedisStore } from "./redis";
 import { storeContract } from "./store.contract";
 import { StoreUnavailableError } from "./types";
 import { isListening, TcpProxy } from "@/test/tcp-proxy";
+import { monitorRedis } from "@/test/redis-monitor";
 
 const explicitUrl = process.env.REDIS_URL;
 const redisUrl = explicitUrl ?? "redis://127.0.0.1:6379";
@@ -72,15 +72,16 @@ describe.skipIf(!redisAvailable)("RedisStore", () => {
   it("sends a round as one command, and refuses operations added after it went out", async () => {
     const prefix = `fptest:${randomUUID()}:`;
     const store = new RedisStore({ url: redisUrl, keyPrefix: prefix });
-    const monitor = await new Redis(redisUrl).monitor();
+    const commands: string[] = [];
+    let counting = false;
+    const monitor = await monitorRedis(redisUrl, (args, source) => {
+      // Commands a client sent (not those a script ran) that touch this test's keys.
+      if (counting && source !== "lua" && args.some((arg) => arg.startsWith(prefix))) commands.push(args[0]!.toLowerCase());
+    });
     try {
       await store.set("session", JSON.stringify({ seen: "old" }), { ttlMs: 60_000 });
-      const commands: string[] = [];
-      monitor.on("monitor", (_time: string, args: string[], source: string) => {
-        // Commands a client sent (not those a script ran) that touch this test's keys.
-        if (source !== "lua" && args.some((arg) => arg.startsWith(prefix))) commands.push(args[0]!.toLowerCase());
-      });
       await sleep(100);
+      counting = true;
       const round = store.round();
       const results = Promise.all([
         round.touchJson("session", { set: { seen: "new" }, ttlMs: 60_000 }),
@@ -99,7 +100,7 @@ describe.skipIf(!redisAvailable)("RedisStore", () => {
       expect(commands).toHaveLength(1);
       expect(commands[0]).toMatch(/^eval(sha)?$/);
     } finally {
-      monitor.disconnect();
+      monitor.close();
       await store.del("session", "limit");
       await store.close();
     }
