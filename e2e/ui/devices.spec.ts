@@ -18,6 +18,11 @@ async function helloAgent(baseURL: string, secret: string): Promise<WebSocket> {
       ws.send(JSON.stringify({ type: "agent.hello", agent_version: "0.1.0", node_red_version: "5.0.7", node_types: ["counter", "debug", "inject", "ha-entity"], public_key: publicKey, applied: {} }));
       resolve();
     });
+    // It applies what it is sent, as the real agent does.
+    ws.on("message", (data) => {
+      const frame = JSON.parse(data.toString()) as { type: string; deployments?: Record<string, string> };
+      if (frame.type === "agent.deploy") ws.send(JSON.stringify({ type: "agent.applied", applied: frame.deployments }));
+    });
   });
   return ws;
 }
@@ -83,6 +88,48 @@ test.describe("devices in the browser", () => {
     await expect(html.getByLabel("Runs on")).toHaveValue(/^device:dev_/);
     await noScript.close();
 
+    agent.close();
+  });
+
+  test("deploying what a device cannot run says so at once, and why", async ({ page, baseURL }) => {
+    const owner = uniqueEmail("devices-refused");
+    await registerViaApi(page.request, owner);
+    const token = await accessToken(page.request, owner);
+    const key = await page.request.post("/api/v1/api-keys", { headers: { authorization: `Bearer ${token}` }, data: { name: "garage-pi", kind: "device" } });
+    const agent = await helloAgent(baseURL!, ((await key.json()) as { secret: string }).secret);
+    const devices = async () => ((await (await page.request.get("/api/v1/devices", { headers: { authorization: `Bearer ${token}` } })).json()) as { devices: Array<{ id: string; kind: string }> }).devices;
+    await expect.poll(async () => (await devices())[0]?.kind).toBe("agent");
+    const deviceId = (await devices())[0]!.id;
+    // A `change` node: ours (the flow saves), but not among the types this device reported.
+    const created = await page.request.post("/api/v1/flows", {
+      headers: { authorization: `Bearer ${token}` },
+      data: {
+        name: "garage door",
+        target: { device_id: deviceId },
+        nodes: [
+          { id: "gd-inject", type: "inject", position: { x: 80, y: 80 } },
+          { id: "gd-change", type: "change", position: { x: 280, y: 80 }, config: { rules: [{ t: "set", p: "payload", p_type: "msg", to: "open", to_type: "str" }] } },
+          { id: "gd-debug", type: "debug", position: { x: 480, y: 80 } },
+        ],
+        connections: [
+          { source: "gd-inject", target: "gd-change" },
+          { source: "gd-change", target: "gd-debug" },
+        ],
+      },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    const flowId = ((await created.json()) as { flow: { id: string } }).flow.id;
+
+    await logIn(page, owner);
+    await page.goto(`/flows/${flowId}`);
+    await expect(canvasNodes(page)).toHaveCount(3);
+    await page.getByRole("group", { name: "Deployment" }).getByRole("button", { name: "Deploy" }).click();
+    const said = page.getByRole("group", { name: "Deployment" }).getByRole("status");
+    await expect(said).toContainText("Deployed, but garage-pi cannot run it: this device has no node type change");
+    await expect(said).toContainText("It runs nothing of this flow.");
+    await shot(page, "device-refused");
+    const flow = (await (await page.request.get(`/api/v1/flows/${flowId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { flow: { devices: unknown[] } };
+    expect(flow.flow.devices).toEqual([expect.objectContaining({ device_id: deviceId, state: "refused", deployment_id: null })]);
     agent.close();
   });
 });

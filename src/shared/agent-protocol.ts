@@ -25,8 +25,11 @@ export type AgentHello = z.infer<typeof agentHelloSchema>;
 
 export const agentFrameSchemas = [
   agentHelloSchema,
-  /** After an `agent.deploy`: what now runs, or the error that kept it from running (the old deployment goes on). */
-  z.object({ type: z.literal("agent.applied"), applied: appliedMap, error: z.string().max(2000).optional() }),
+  /**
+   * After an `agent.deploy`: what now runs, or the error that kept it from running (the old
+   * deployment goes on) with the deployments it was asked to run (`failed`).
+   */
+  z.object({ type: z.literal("agent.applied"), applied: appliedMap, error: z.string().max(2000).optional(), failed: appliedMap.optional() }),
   z.object({
     type: z.literal("agent.debug"),
     flow_id: flowId,

@@ -14,6 +14,17 @@ export function backoffDelay(attempt, random = Math.random) {
   return Math.round(base * (1 - BACKOFF.jitter + 2 * BACKOFF.jitter * random()));
 }
 
+/** Node types a flows.json needs that `has` lacks (tabs, subflows, groups and subflow instances are Node-RED's own). */
+export function missingTypes(flows, has) {
+  const missing = new Set();
+  for (const n of flows) {
+    const type = typeof n?.type === "string" ? n.type : "";
+    if (!type || type === "tab" || type === "subflow" || type === "group" || type.startsWith("subflow:") || has.has(type)) continue;
+    missing.add(type);
+  }
+  return [...missing].sort();
+}
+
 /** `https://host` → `wss://host/ws`; a ws(s):// URL is taken as it is. */
 export function socketUrl(url) {
   const u = new URL(url);
@@ -57,10 +68,13 @@ export class Agent {
       on: {
         debug: (d) => this.send({ type: "agent.debug", ...this.debugSource(d), name: d.name, property: d.property, msg: d.msg, format: d.format, ...(typeof d.topic === "string" ? { topic: d.topic } : {}) }),
         status: (s) => {
-          const flowId = this.nodeFlows.get(s.nodeId);
-          if (flowId) this.send({ type: "agent.status", flow_id: flowId, node_id: s.nodeId, status: s.status });
+          const where = this.nodeSource(s.nodeId);
+          if (where) this.send({ type: "agent.status", flow_id: where.flow_id, node_id: where.node_id, status: s.status });
         },
-        error: (e) => this.send({ type: "agent.error", flow_id: this.nodeFlows.get(e.nodeId) ?? e.flowId, node_id: e.nodeId, message: e.message }),
+        error: (e) => {
+          const where = this.nodeSource(e.nodeId);
+          this.send({ type: "agent.error", flow_id: where?.flow_id ?? e.flowId, node_id: where?.node_id ?? e.nodeId, message: e.message });
+        },
       },
     });
     this.log(`flowplane-agent ${AGENT_VERSION}: Node-RED ${this.nodeRed.version}, ${Object.keys(this.state.applied).length} flow(s) from ${this.userDir}`);
@@ -83,7 +97,6 @@ export class Agent {
     }
   }
 
-  /** Which flow (tab) each node belongs to: statuses and errors are reported per flow. */
   /**
    * Where a debug message comes from, as the server's own runtime says it: a node inside a subflow
    * instance (Node-RED's `_alias` and debug `path`, `<flow>/<instance>/<nested instance alias>…`)
@@ -107,6 +120,22 @@ export class Agent {
     };
   }
 
+  /**
+   * The flow and the id the server knows a running node by, for its statuses and errors: a node of
+   * a flow as it is; a node inside a subflow instance (Node-RED runs it as `<instance>-<inner id>`,
+   * its flow's `path` saying where) as debugSource reports it. Null: not a node of a deployed flow.
+   */
+  nodeSource(runningId) {
+    const node = this.nodeRed.RED.nodes.getNode(runningId);
+    if (node && typeof node._alias === "string" && typeof node._flow?.path === "string") {
+      const { flow_id, node_id } = this.debugSource({ path: node._flow.path, alias: node._alias, flowId: node.z, nodeId: runningId });
+      return flow_id ? { flow_id, node_id } : null;
+    }
+    const flowId = this.nodeFlows.get(runningId);
+    return flowId ? { flow_id: flowId, node_id: runningId } : null;
+  }
+
+  /** Which flow (tab) each node belongs to: statuses and errors are reported per flow. */
   indexFlows(flows) {
     this.nodeFlows = new Map();
     for (const n of flows) if (n && typeof n.id === "string" && typeof n.z === "string") this.nodeFlows.set(n.id, n.z);
@@ -188,10 +217,15 @@ export class Agent {
           credentials[flowId] = { ...credentials[flowId], ...vars };
         }
       }
+      // Node-RED given a type it lacks would start none of the flows ("Waiting for missing types"):
+      // refused whole instead, and what ran before goes on. (The server sends no flow whose types
+      // this device did not report; a node removed since the agent said hello ends here.)
+      const missing = missingTypes(flows, new Set(this.nodeRed.nodeTypes()));
+      if (missing.length > 0) throw new Error(`this device has no node type${missing.length === 1 ? "" : "s"} ${missing.join(", ")}`);
       await this.nodeRed.RED.nodes.setFlows(flows, credentials, "full");
     } catch (err) {
       this.log(`deployment could not be applied: ${err.message}`);
-      this.send({ type: "agent.applied", applied: this.state.applied, error: String(err.message).slice(0, 2000) });
+      this.send({ type: "agent.applied", applied: this.state.applied, error: String(err.message).slice(0, 2000), failed: frame.deployments });
       return;
     }
     this.indexFlows(flows);

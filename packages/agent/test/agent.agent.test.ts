@@ -11,6 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rmSync } from "node:fs";
+import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import WebSocket from "ws";
 import { signUp } from "@/test/accounts";
 import { until } from "@/test/cluster";
@@ -74,11 +75,14 @@ describe(`the device agent (${realServices ? "PostgreSQL + Redis, two instances"
           { id: "sfi-in", type: "subflow-in" },
           { id: "sfi-stamp", type: "change", config: stamp("inner v1") },
           { id: "sfi-dbg", type: "debug", name: "deep" },
+          // A status and an error from inside the instance reach /ws under the node's running id.
+          { id: "sfi-fn", type: "function", config: { code: 'node.status({ fill: "green", shape: "dot", text: "seen " + msg.payload }); node.error("inner oops " + msg.payload); return null;' } },
           { id: "sfi-out", type: "subflow-out", config: { port: 0 } },
         ],
         [
           { source: "sfi-in", target: "sfi-stamp" },
           { source: "sfi-stamp", target: "sfi-dbg" },
+          { source: "sfi-stamp", target: "sfi-fn" },
           { source: "sfi-stamp", target: "sfi-out" },
         ],
       );
@@ -143,12 +147,102 @@ describe(`the device agent (${realServices ? "PostgreSQL + Redis, two instances"
           node_id: "sfi-dbg",
           path: `${flowId}/${prefix}-outer/sfo-inner`,
         });
+        const runningId = `${prefix}-outer-sfo-inner-sfi-fn`;
+        const statusOf = (f: Record<string, any>) => ui.frames.indexOf(f) >= seen && f.type === "event" && f.topic === "node.status" && f.data.node_id === runningId;
+        const status = await ui.next((f) => statusOf(f) && f.data.status?.text === `seen ${expected}`);
+        expect(status).toMatchObject({ flow_id: flowId, device_id: deviceId, data: { status: { fill: "green", shape: "dot" } } });
+        const failed = await ui.next((f) => statusOf(f) && typeof f.data.error === "string");
+        expect(failed).toMatchObject({ flow_id: flowId, device_id: deviceId, data: { error: `inner oops ${expected}` } });
       };
       await ran("sfa", first, "inner v1");
       await ran("sfb", second, "inner v2");
       ui.ws.close();
       await agent.stop();
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
+
+  it("a flow for a tag that one of its devices cannot run is refused there, and that device's other flows go on running", async () => {
+    const request = servers.nodes[0]!.request;
+    const owner = await signUp(request);
+    const keyOf = async (name: string) => {
+      const key = await request("POST", "/api-keys", { token: owner.accessToken, body: { name, kind: "device" } });
+      expect(key.status).toBe(201);
+      return { secret: key.body.secret as string, keyId: key.body.api_key.id as string };
+    };
+    const real = await keyOf("pi-core");
+    const scripted = await keyOf("pi-counter");
+    const devices = async () => (await request("GET", "/devices", { token: owner.accessToken })).body.devices as Array<Record<string, any>>;
+    const idOf = async (keyId: string) => (await devices()).find((d) => d.key_id === keyId)!.id as string;
+
+    // pi-counter: a scripted agent that has node-red-contrib-counter and applies what it is sent.
+    const publicKey = createPublicKey(generateKeyPairSync("x25519").privateKey).export({ format: "der", type: "spki" }).toString("base64");
+    const fake = new WebSocket(`${servers.nodes[0]!.url.replace(/^http/, "ws")}/ws`, { headers: { "x-api-key": scripted.secret } });
+    fake.on("message", (data) => {
+      const frame = JSON.parse(data.toString());
+      if (frame.type === "ready") fake.send(JSON.stringify({ type: "agent.hello", agent_version: "0.1.0", node_red_version: "5.0.7", node_types: ["inject", "debug", "counter"], public_key: publicKey, applied: {} }));
+      if (frame.type === "agent.deploy") fake.send(JSON.stringify({ type: "agent.applied", applied: frame.deployments }));
+    });
+    // pi-core: the real agent, Node-RED's core nodes only.
+    const dir = userDirWith();
+    try {
+      const agent = startAgent(
+        servers.nodes.map((n) => n.url),
+        real.secret,
+        dir,
+      );
+      agents.push(agent);
+      await until("both say hello", async () => ((await devices()).filter((d) => d.kind === "agent" && d.online).length === 2 ? true : undefined), 60_000);
+      const coreId = await idOf(real.keyId);
+      const counterId = await idOf(scripted.keyId);
+      for (const id of [coreId, counterId]) expect((await request("PUT", `/devices/${id}`, { token: owner.accessToken, body: { tags: ["sensors"] } })).status).toBe(200);
+
+      // A flow on pi-core alone, running.
+      const alive = await request("POST", "/flows", {
+        token: owner.accessToken,
+        body: { name: "heartbeat", target: { device_id: coreId }, nodes: [{ id: "hb-inject", type: "inject" }, { id: "hb-debug", type: "debug" }], connections: [{ source: "hb-inject", target: "hb-debug" }] },
+      });
+      expect(alive.status, alive.text).toBe(201);
+      const aliveDeploy = await request("POST", `/flows/${alive.body.flow.id}/deploy`, { token: owner.accessToken });
+      expect(aliveDeploy.status, aliveDeploy.text).toBe(200);
+
+      // A flow for the tag with `counter`, which only pi-counter has.
+      const counted = await request("POST", "/flows", {
+        token: owner.accessToken,
+        body: {
+          name: "count",
+          target: { device_tag: "sensors" },
+          nodes: [{ id: "ct-inject", type: "inject" }, { id: "ct-counter", type: "counter", config: { step: 1, init: 0, mode: "increment", outputs: 1 } }, { id: "ct-debug", type: "debug" }],
+          connections: [
+            { source: "ct-inject", target: "ct-counter" },
+            { source: "ct-counter", target: "ct-debug" },
+          ],
+        },
+      });
+      expect(counted.status, counted.text).toBe(201);
+      const deployed = await request("POST", `/flows/${counted.body.flow.id}/deploy`, { token: owner.accessToken });
+      expect(deployed.status, deployed.text).toBe(202);
+      expect(deployed.body.pending).toEqual([coreId]);
+      const states = Object.fromEntries((deployed.body.devices as Array<Record<string, any>>).map((d) => [d.device_id, d]));
+      expect(states[counterId]).toMatchObject({ state: "applied", error: null });
+      expect(states[coreId]).toMatchObject({ state: "refused", deployment_id: null, error: expect.stringContaining("no node type counter") });
+
+      // pi-core's Node-RED still runs its heartbeat (given `counter`, it would have started nothing).
+      const ui = watch(servers.nodes[0]!.url, owner.accessToken);
+      await ui.next((f) => f.type === "ready");
+      let beat: Record<string, any> | undefined;
+      for (let i = 0; i < 10 && !beat; i++) {
+        expect((await request("POST", "/nodes/hb-inject/inject", { token: owner.accessToken, body: { payload: "beat" } })).status).toBe(200);
+        beat = await ui.next((f) => f.type === "event" && f.topic === "debug" && f.device_id === coreId, 2_000).catch(() => undefined);
+      }
+      expect(beat?.data).toMatchObject({ node_id: "hb-debug", msg: "beat" });
+      expect(agent.output()).not.toMatch(/Waiting for missing types/);
+      ui.ws.close();
+      fake.close();
+      await agent.stop();
+    } finally {
+      fake.close();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 240_000);

@@ -57,9 +57,19 @@ export function DeployControl({
       const result = await live.markOwnAction(() => deploy.mutateAsync({ id: editor.flowId }));
       live.patchRuntime({ state: result.deployment.state, error: null, deployedRevision: result.deployment.revision });
       editor.refreshDeployed();
-      // A device flow (SPEC §22): devices that were offline (or slow) get it when they connect.
-      const pending = result.devices?.filter((d) => result.pending?.includes(d.device_id)).map((d) => d.name) ?? [];
-      if (pending.length > 0) setWarning(`Deployed; not applied yet on ${pending.join(", ")} (offline or still applying): ${pending.length === 1 ? "it gets" : "they get"} it when ${pending.length === 1 ? "it connects" : "they connect"}.`);
+      // A device flow (SPEC §22): devices that cannot run it say why and go on with what they ran;
+      // those that were offline (or slow) get it when they connect.
+      const waiting = result.devices?.filter((d) => result.pending?.includes(d.device_id)) ?? [];
+      const refused = waiting.filter((d) => d.state === "refused");
+      const pending = waiting.filter((d) => d.state !== "refused").map((d) => d.name);
+      if (refused.length > 0) {
+        setWarning(
+          refused
+            .map((d) => `Deployed, but ${d.name} cannot run it: ${d.error}. ${d.deployment_id ? "It goes on running the deployment before." : "It runs nothing of this flow."}`)
+            .concat(pending.length > 0 ? [`Not applied yet on ${pending.join(", ")} (offline or still applying).`] : [])
+            .join(" "),
+        );
+      } else if (pending.length > 0) setWarning(`Deployed; not applied yet on ${pending.join(", ")} (offline or still applying): ${pending.length === 1 ? "it gets" : "they get"} it when ${pending.length === 1 ? "it connects" : "they connect"}.`);
       else if (undefinedVariables.length > 0) {
         setWarning(`Deployed, but ${undefinedVariables.length === 1 ? "this variable is" : "these variables are"} not defined: ${undefinedVariables.join(", ")}. Define ${undefinedVariables.length === 1 ? "it" : "them"} under Settings → Variables.`);
       }

@@ -18,7 +18,7 @@ export interface AgentDeps {
   /** Records the hello; the deployment to send when the agent does not run the current one. */
   hello(principal: ApiKeyPrincipal, hello: AgentHello): Promise<AgentServerFrame | null>;
   deployment(organizationId: string, keyId: string): Promise<AgentServerFrame | null>;
-  applied(principal: ApiKeyPrincipal, applied: Record<string, string>, error?: string): Promise<void>;
+  applied(principal: ApiKeyPrincipal, applied: Record<string, string>, error?: string, failed?: Record<string, string>): Promise<void>;
   /** false: the flow is not one this device runs (nothing was published). */
   event(principal: ApiKeyPrincipal, frame: Exclude<AgentFrame, { type: "agent.hello" | "agent.applied" }>): Promise<boolean>;
 }
@@ -119,7 +119,7 @@ export class DeviceChannel {
       return;
     }
     if (frame.type === "agent.applied") {
-      deps.applied(principal, frame.applied, frame.error).catch(fail);
+      deps.applied(principal, frame.applied, frame.error, frame.failed).catch(fail);
       return;
     }
     deps.event(principal, frame).then((published) => {

@@ -1,6 +1,6 @@
 import type { AppServices } from "../../app-services";
 import type { ApiKeyPrincipal } from "../../auth/principal";
-import type { Device, Flow } from "../../../generated/prisma/client";
+import type { Deployment, Device, Flow } from "../../../generated/prisma/client";
 import type { AgentFrame, AgentServerFrame } from "../../../shared/agent-protocol";
 import type { FlowNode, Connection } from "../../../shared/flow-graph";
 import type { FlowGroup } from "../../../shared/subflows";
@@ -12,10 +12,40 @@ import { configNodeToNodeRed, toNodeRed } from "../flows/node-red-mapping";
 import { DeviceSubflows } from "./device-subflows";
 import { openCredential } from "../config-nodes/credentials";
 import { publishOrgEvent } from "../flows/events";
-import { deviceConnected, flowsOfDevice, recordApplied, recordHello, targetDevices } from "./devices";
+import { deviceConnected, flowsOfDevice, recordApplied, recordHello, recordRefused, targetDevices } from "./devices";
 import { sealTo } from "./seal";
 
 type DeployFrame = Extract<AgentServerFrame, { type: "agent.deploy" }>;
+
+/** What a device cannot run: flow id → the deployment it was refused and why (the device goes on running what it applied). */
+export type Refusals = Record<string, { deployment_id: string; error: string }>;
+
+/** Node-RED's own structure in a flows.json, never a node type a device reports. */
+const STRUCTURE = new Set(["tab", "subflow", "group"]);
+
+/**
+ * Node types `items` need that the device did not report. An agent's Node-RED given a flows.json
+ * with a type it lacks starts none of its flows ("Waiting for missing types"), so such a flow is
+ * never sent. A device that reported no types (none known yet) is not judged.
+ */
+export function missingTypes(device: Pick<Device, "nodeTypes">, items: ReadonlyArray<Record<string, unknown>>): string[] {
+  if (device.nodeTypes.length === 0) return [];
+  const has = new Set(device.nodeTypes);
+  const missing = new Set<string>();
+  for (const n of items) {
+    const type = typeof n.type === "string" ? n.type : "";
+    if (!type || STRUCTURE.has(type) || type.startsWith("subflow:") || has.has(type)) continue;
+    missing.add(type);
+  }
+  return [...missing].sort();
+}
+
+function missingTypesError(missing: string[]): string {
+  const list = missing.slice(0, 20).join(", ") + (missing.length > 20 ? ` and ${missing.length - 20} more` : "");
+  return missing.length === 1
+    ? `this device has no node type ${list}: install it in the device's Node-RED (npm install in its user directory) and restart the agent, or target another device`
+    : `this device has no node types ${list}: install them in the device's Node-RED (npm install in its user directory) and restart the agent, or target another device`;
+}
 
 /**
  * What a device runs, as one `agent.deploy` frame: every deployed, enabled flow that targets it
@@ -23,21 +53,42 @@ type DeployFrame = Extract<AgentServerFrame, { type: "agent.deploy" }>;
  * flows.json format (our export mapping), with the configuration nodes the deployments carry.
  * Secrets (configuration nodes' credentials, secret variables) travel sealed to the agent's key;
  * without a key (an agent that never said hello) they are left out.
+ *
+ * A flow whose current deployment needs node types the device did not report (a flow for a tag
+ * whose devices differ, a Dashboard node on a device without Dashboard) is refused for it: the
+ * deployment it runs now stays, when it has one that it can run, and `refused` says why
+ * (SPEC §22; the flow's device states show it).
  */
-export async function deployFrameFor(app: AppServices, device: Device): Promise<DeployFrame> {
+export async function deployFrameFor(app: AppServices, device: Device): Promise<{ frame: DeployFrame; refused: Refusals }> {
   const flows = await flowsOfDevice(app, device);
   const deployments: Record<string, string> = {};
+  const refused: Refusals = {};
   const out: Array<Record<string, unknown>> = [];
   const credentials: Record<string, Record<string, string>> = {};
   const secretEnv: Record<string, Record<string, string>> = {};
   const configSeen = new Set<string>();
   const variables = await app.db.prisma.variable.findMany({ where: { organizationId: device.organizationId }, orderBy: { name: "asc" } });
   const subflows = new DeviceSubflows(app.nodes);
+  const running = device.applied as Record<string, string>;
   for (const flow of flows) {
-    const deployment = await app.db.prisma.deployment.findFirst({ where: { id: flow.currentDeploymentId!, flowId: flow.id } });
-    if (!deployment) continue;
+    // The current deployment; refused, the one the device runs now (if it can run that one).
+    const candidates = [...new Set([flow.currentDeploymentId!, ...(running[flow.id] ? [running[flow.id]!] : [])])];
+    let chosen: { deployment: Deployment; snapshot: DeploymentSnapshot } | null = null;
+    for (const id of candidates) {
+      const deployment = await app.db.prisma.deployment.findFirst({ where: { id, flowId: flow.id } });
+      if (!deployment) continue;
+      const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
+      const probe = new DeviceSubflows(app.nodes);
+      const missing = missingTypes(device, [...flowItems(app, flow, snapshot, probe, []), ...probe.items, ...Object.values(snapshot.config_nodes ?? {}).map((c) => configNodeToNodeRed(app.nodes, c))]);
+      if (missing.length === 0) {
+        chosen = { deployment, snapshot };
+        break;
+      }
+      if (id === flow.currentDeploymentId) refused[flow.id] = { deployment_id: id, error: missingTypesError(missing) };
+    }
+    if (!chosen) continue;
+    const { deployment, snapshot } = chosen;
     deployments[flow.id] = deployment.id;
-    const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
     // The organization's variables, then the flow's over them (as a hosted flow sees them).
     const env = new Map<string, { value: string; secret: boolean }>();
     for (const v of variables.filter((r) => r.flowId === null).concat(variables.filter((r) => r.flowId === flow.id))) {
@@ -46,24 +97,7 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
     const plain = [...env].filter(([, v]) => !v.secret).map(([name, v]) => ({ name, value: v.value, type: "str" }));
     const secrets = Object.fromEntries([...env].filter(([, v]) => v.secret).map(([name, v]) => [name, v.value]));
     if (Object.keys(secrets).length > 0) secretEnv[flow.id] = secrets;
-    // The subflow definitions its instances use, as deployed with it (written once for the device).
-    const { nodes, portsOf } = subflows.add(flow.id, snapshot.nodes as FlowNode[], snapshot.subflows);
-    out.push(
-      ...toNodeRed(
-        app.nodes,
-        {
-          id: flow.id,
-          name: flow.name,
-          description: flow.description,
-          enabled: true,
-          nodes,
-          connections: snapshot.connections as Connection[],
-          groups: (snapshot.groups ?? []) as FlowGroup[],
-        },
-        plain,
-        portsOf,
-      ),
-    );
+    out.push(...flowItems(app, flow, snapshot, subflows, plain));
     for (const c of Object.values(snapshot.config_nodes ?? {})) {
       if (configSeen.has(c.id)) continue;
       configSeen.add(c.id);
@@ -82,7 +116,18 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
   out.push(...subflows.items);
   const hasSecrets = Object.keys(credentials).length > 0 || Object.keys(secretEnv).length > 0;
   const sealed = hasSecrets && device.publicKey ? sealTo(device.publicKey, JSON.stringify({ credentials, env: secretEnv })) : null;
-  return { type: "agent.deploy", deployments, flows: out, sealed };
+  return { frame: { type: "agent.deploy", deployments, flows: out, sealed }, refused };
+}
+
+/** A flow's tab and nodes in Node-RED's format; the subflow definitions its instances use go to `subflows` (written once for the device). */
+function flowItems(app: AppServices, flow: Flow, snapshot: DeploymentSnapshot, subflows: DeviceSubflows, env: Array<{ name: string; value: string; type: string }>) {
+  const { nodes, portsOf } = subflows.add(flow.id, snapshot.nodes as FlowNode[], snapshot.subflows);
+  return toNodeRed(
+    app.nodes,
+    { id: flow.id, name: flow.name, description: flow.description, enabled: true, nodes, connections: snapshot.connections as Connection[], groups: (snapshot.groups ?? []) as FlowGroup[] },
+    env,
+    portsOf,
+  );
 }
 
 function openSecret(app: AppServices, row: { valueEncrypted: string | null; keyId: string | null; name: string }): string {
@@ -133,18 +178,21 @@ export async function injectOnDevices(
 }
 
 /**
- * Waits (at most `timeoutMs`) until every one of `devices` says it runs `deploymentId` for the flow;
- * returns the ids of those that did not. Read from the database, which every instance writes, so
+ * Waits (at most `timeoutMs`) until every one of `devices` says it runs `deploymentId` for the flow,
+ * or cannot; returns the ids of those that do not run it. Read from the database, which every instance writes, so
  * it does not matter which instance the device talks to.
  */
 export async function waitForApplied(app: AppServices, flowId: string, deploymentId: string, devices: Device[], timeoutMs: number): Promise<string[]> {
   let pending = devices.map((d) => d.id);
+  const refusedHere = new Set<string>();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const rows = await app.db.prisma.device.findMany({ where: { id: { in: pending } }, select: { id: true, applied: true } });
+    const rows = await app.db.prisma.device.findMany({ where: { id: { in: pending } }, select: { id: true, applied: true, refused: true } });
     const done = new Set(rows.filter((r) => (r.applied as Record<string, string>)[flowId] === deploymentId).map((r) => r.id));
-    pending = pending.filter((id) => !done.has(id));
-    if (pending.length === 0 || Date.now() >= deadline) return pending;
+    // A device that said it cannot run it is not waited for (it stays pending, with its reason in the flow's device states).
+    for (const r of rows) if ((r.refused as Refusals)[flowId]?.deployment_id === deploymentId) refusedHere.add(r.id);
+    pending = pending.filter((id) => !done.has(id) && !refusedHere.has(id));
+    if (pending.length === 0 || Date.now() >= deadline) return [...pending, ...refusedHere];
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -170,17 +218,21 @@ export function agentDeps(app: AppServices): AgentDeps {
     },
     async hello(principal, hello) {
       const device = await recordHello(app, principal, hello);
-      const frame = await deployFrameFor(app, device);
+      const { frame, refused } = await deployFrameFor(app, device);
+      await recordRefused(app, device, refused);
       // Already running exactly this: nothing to send.
       const same = Object.keys(frame.deployments).length === Object.keys(hello.applied).length && Object.entries(frame.deployments).every(([f, d]) => hello.applied[f] === d);
       return same ? null : frame;
     },
     async deployment(organizationId, keyId) {
       const device = await app.db.prisma.device.findUnique({ where: { keyId } });
-      return device && device.organizationId === organizationId ? deployFrameFor(app, device) : null;
+      if (!device || device.organizationId !== organizationId) return null;
+      const { frame, refused } = await deployFrameFor(app, device);
+      await recordRefused(app, device, refused);
+      return frame;
     },
-    async applied(principal, applied, error) {
-      const device = await recordApplied(app, principal, applied);
+    async applied(principal, applied, error, failed) {
+      const device = await recordApplied(app, principal, applied, error, failed);
       if (device && error) app.logger.warn({ deviceId: device.id, error }, "a device could not apply its deployment");
     },
     async event(principal, frame: Exclude<AgentFrame, { type: "agent.hello" | "agent.applied" }>) {

@@ -183,6 +183,79 @@ describe("a flow that targets a device", () => {
     ui.ws.close();
   });
 
+  it("a deployment the device cannot run is refused with why, answered at once; the device goes on with what it ran, and takes it once it can", async () => {
+    const owner = await signUp(request);
+    const { secret, deviceId } = await deviceKey(owner.accessToken, "pi-4");
+    const keys = agentKeys();
+    const agent = await helloAgent(secret, keys.publicKey); // inject, debug, counter, ha-entity: no `change`
+    await waitFor(async () => ((await request("GET", "/devices", { token: owner.accessToken })).body.devices[0].kind === "agent" ? true : undefined));
+    const created = await request("POST", "/flows", {
+      token: owner.accessToken,
+      body: { name: "pi four", nodes: [{ id: "rf-inject", type: "inject" }, { id: "rf-debug", type: "debug" }], connections: [{ source: "rf-inject", target: "rf-debug" }], target: { device_id: deviceId } },
+    });
+    expect(created.status, created.text).toBe(201);
+    const flowId = created.body.flow.id as string;
+    const deploying = request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken });
+    const first = await agent.next((f) => f.type === "agent.deploy");
+    agent.send({ type: "agent.applied", applied: first.deployments });
+    expect((await deploying).status).toBe(200);
+    const v1 = first.deployments[flowId] as string;
+
+    // A `change` node (ours, so the flow saves), which this device did not report.
+    const flow = (await request("GET", `/flows/${flowId}`, { token: owner.accessToken })).body.flow;
+    const withChange = await request("PUT", `/flows/${flowId}`, {
+      token: owner.accessToken,
+      body: {
+        revision: flow.revision,
+        nodes: [...flow.nodes, { id: "rf-change", type: "change", config: { rules: [{ t: "set", p: "payload", p_type: "msg", to: "x", to_type: "str" }] } }],
+        connections: [
+          { source: "rf-inject", target: "rf-change" },
+          { source: "rf-change", target: "rf-debug" },
+        ],
+      },
+    });
+    expect(withChange.status, withChange.text).toBe(200);
+    const seen = agent.frames.length;
+    // The agent does not answer at all: the refusal is the server's, so the deploy does not wait for it.
+    const refused = await request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken });
+    expect(refused.status).toBe(202);
+    expect(refused.body.pending).toEqual([deviceId]);
+    expect(refused.body.devices).toEqual([
+      { device_id: deviceId, name: "pi-4", online: true, state: "refused", deployment_id: v1, error: expect.stringMatching(/^this device has no node type change: install it/) },
+    ]);
+    const v2 = refused.body.deployment.id as string;
+    // What it is sent is what it ran: the flow's earlier deployment, never one its Node-RED would wait on.
+    const kept = await agent.next((f) => f.type === "agent.deploy" && agent.frames.indexOf(f) >= seen);
+    expect(kept.deployments).toEqual({ [flowId]: v1 });
+    expect(kept.flows.map((n: { type: string }) => n.type)).not.toContain("change");
+    expect((await request("GET", `/flows/${flowId}`, { token: owner.accessToken })).body.flow.devices).toEqual([expect.objectContaining({ state: "refused", deployment_id: v1 })]);
+
+    // With `change` installed it says hello again, and gets the refused deployment.
+    agent.ws.close();
+    await agent.closed;
+    const back = connect(hub.url, { "x-api-key": secret });
+    await back.next(ready);
+    back.send({ type: "agent.hello", agent_version: "0.1.0", node_red_version: "5.0.7", node_types: ["inject", "debug", "change"], public_key: keys.publicKey, applied: { [flowId]: v1 } });
+    const now = await back.next((f) => f.type === "agent.deploy");
+    expect(now.deployments).toEqual({ [flowId]: v2 });
+    back.send({ type: "agent.applied", applied: now.deployments });
+    const applied = await waitFor(async () => {
+      const devices = (await request("GET", `/flows/${flowId}`, { token: owner.accessToken })).body.flow.devices;
+      return devices[0].state === "applied" ? devices : undefined;
+    });
+    expect(applied).toEqual([{ device_id: deviceId, name: "pi-4", online: true, state: "applied", deployment_id: v2, error: null }]);
+
+    // The agent's own refusal (its Node-RED threw): shown the same way, with its words.
+    const seenBack = back.frames.length;
+    const v3deploy = request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken });
+    const third = await back.next((f) => f.type === "agent.deploy" && back.frames.indexOf(f) >= seenBack);
+    back.send({ type: "agent.applied", applied: { [flowId]: v2 }, error: "Error: boom in a node's constructor", failed: third.deployments });
+    const v3 = await v3deploy;
+    expect(v3.status).toBe(202);
+    expect(v3.body.devices).toEqual([{ device_id: deviceId, name: "pi-4", online: true, state: "refused", deployment_id: v2, error: "the device's Node-RED could not apply it: Error: boom in a node's constructor" }]);
+    back.ws.close();
+  });
+
   it("refuses agent frames from anything but a device key", async () => {
     const owner = await signUp(request);
     const ui = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });

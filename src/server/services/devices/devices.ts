@@ -158,11 +158,27 @@ export async function recordHello(app: AppServices, principal: ApiKeyPrincipal, 
   });
 }
 
-/** The agent applied a deployment (or kept its old one after an error): what it runs now. */
-export async function recordApplied(app: AppServices, principal: ApiKeyPrincipal, applied: Record<string, string>): Promise<Device | null> {
+/**
+ * The agent applied a deployment (or kept its old one after an error): what it runs now. What it
+ * could not apply (`failed`, with the error) is refused until it is sent again; a refusal of what
+ * now runs is over.
+ */
+export async function recordApplied(app: AppServices, principal: ApiKeyPrincipal, applied: Record<string, string>, error?: string, failed?: Record<string, string>): Promise<Device | null> {
   const device = await app.db.prisma.device.findUnique({ where: { keyId: principal.keyId } });
   if (!device || device.organizationId !== principal.organizationId) return null;
-  return app.db.prisma.device.update({ where: { id: device.id }, data: { ...(await appliedColumns(app, principal.organizationId, applied)), lastSeenAt: new Date() } });
+  const refused: Record<string, { deployment_id: string; error: string }> = {};
+  for (const [flowId, r] of Object.entries(device.refused as Record<string, { deployment_id: string; error: string }>)) if (applied[flowId] !== r.deployment_id) refused[flowId] = r;
+  if (error) for (const [flowId, deploymentId] of Object.entries(failed ?? {})) if (applied[flowId] !== deploymentId) refused[flowId] = { deployment_id: deploymentId, error: `the device's Node-RED could not apply it: ${error}` };
+  return app.db.prisma.device.update({
+    where: { id: device.id },
+    data: { ...(await appliedColumns(app, principal.organizationId, applied)), refused: refused as Prisma.InputJsonValue, lastSeenAt: new Date() },
+  });
+}
+
+/** What the server itself refused to send the device (services/devices/agents.ts, deployFrameFor), as of the frame it sends now. */
+export async function recordRefused(app: AppServices, device: Device, refused: Record<string, { deployment_id: string; error: string }>): Promise<void> {
+  if (JSON.stringify(device.refused) === JSON.stringify(refused)) return;
+  await app.db.prisma.device.update({ where: { id: device.id }, data: { refused: refused as Prisma.InputJsonValue } });
 }
 
 /** `applied` and the newest of its deployments, counting only the organization's own deployments. */
@@ -220,19 +236,30 @@ export async function flowsOfDevice(app: AppServices, device: Device): Promise<F
   });
 }
 
-/** Each target device's state for the flow (SPEC §22: the flow's state lists them). */
-export async function deviceStates(app: AppServices, flow: Flow): Promise<Array<{ device_id: string; name: string; online: boolean; state: "applied" | "pending"; deployment_id: string | null }>> {
+/**
+ * Each target device's state for the flow (SPEC §22: the flow's state lists them): `applied` (it
+ * runs the current deployment), `refused` (it cannot, `error` says why; it goes on running
+ * `deployment_id`, an earlier one, if any) or `pending` (offline, or still applying).
+ */
+export async function deviceStates(
+  app: AppServices,
+  flow: Flow,
+): Promise<Array<{ device_id: string; name: string; online: boolean; state: "applied" | "pending" | "refused"; deployment_id: string | null; error: string | null }>> {
   const devices = await targetDevices(app, flow.organizationId, flow);
   if (devices.length === 0) return [];
   const online = new Set((await onlineDeviceKeyIds(app.store, flow.organizationId)).map((o) => o.keyId));
   return devices.map((d) => {
     const applied = (d.applied as Record<string, string>)[flow.id] ?? null;
+    const refusal = (d.refused as Record<string, { deployment_id: string; error: string }>)[flow.id];
+    const current = flow.currentDeploymentId !== null && applied === flow.currentDeploymentId;
+    const refused = !current && refusal !== undefined && refusal.deployment_id === flow.currentDeploymentId;
     return {
       device_id: d.id,
       name: d.name,
       online: online.has(d.keyId),
-      state: flow.currentDeploymentId && applied === flow.currentDeploymentId ? "applied" : "pending",
+      state: current ? "applied" : refused ? "refused" : "pending",
       deployment_id: applied,
+      error: refused ? refusal.error : null,
     };
   });
 }

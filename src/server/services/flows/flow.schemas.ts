@@ -5,7 +5,15 @@ import { NAME_MAX_CHARS, NAME_TOO_LONG } from "../../../shared/policy";
 import { deviceTargetSchema } from "../../../shared/agent-protocol";
 
 const targetMeta = { description: "Where the flow runs (SPEC §22): `\"hosted\"` (here, the default), `{\"device_id\": \"dev_…\"}` or `{\"device_tag\": \"…\"}` (every device with that tag). A device flow accepts any node type its devices reported." };
-export const deviceStateSchema = z.object({ device_id: z.string(), name: z.string(), online: z.boolean(), state: z.enum(["applied", "pending"]), deployment_id: z.string().nullable() });
+/** A target device's state for the flow (SPEC §22): `refused` carries why, and `deployment_id` is what it runs instead (null: nothing of this flow). */
+export const deviceStateSchema = z.object({
+  device_id: z.string(),
+  name: z.string(),
+  online: z.boolean(),
+  state: z.enum(["applied", "pending", "refused"]),
+  deployment_id: z.string().nullable(),
+  error: z.string().nullable(),
+});
 
 export const flowStateSchema = z.enum(["not_deployed", "running", "stopped", "error"]);
 export const flowIdSchema = z.string().regex(/^flw_[\w-]{10,64}$/, "must be an id starting with flw_");

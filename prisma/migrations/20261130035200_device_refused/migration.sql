@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "devices" ADD COLUMN     "refused" JSONB NOT NULL DEFAULT '{}';
