@@ -125,9 +125,12 @@ test.describe("devices in the browser", () => {
     await expect(canvasNodes(page)).toHaveCount(3);
     await page.getByRole("group", { name: "Deployment" }).getByRole("button", { name: "Deploy" }).click();
     const said = page.getByRole("group", { name: "Deployment" }).getByRole("status");
-    await expect(said).toContainText("Deployed, but garage-pi cannot run it: this device has no node type change");
-    await expect(said).toContainText("It runs nothing of this flow.");
+    await expect(said).toHaveText(/^garage-pi cannot run this deployment: this device has no node type change: install it .*It runs nothing of this flow\.$/);
     await shot(page, "device-refused");
+    // Still said when the page is opened again, until the device runs it.
+    await page.reload();
+    await expect(canvasNodes(page)).toHaveCount(3);
+    await expect(page.getByRole("group", { name: "Deployment" }).getByRole("status")).toContainText("garage-pi cannot run this deployment: this device has no node type change");
     const flow = (await (await page.request.get(`/api/v1/flows/${flowId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { flow: { devices: unknown[] } };
     expect(flow.flow.devices).toEqual([expect.objectContaining({ device_id: deviceId, state: "refused", deployment_id: null })]);
     agent.close();

@@ -7,6 +7,15 @@ import type { FlowStateName } from "@/shared/realtime";
 import type { EditorBridge } from "./editor-bridge";
 import type { FlowLive } from "./use-flow-live";
 
+/** A target device's state for the flow, as flows.get and flows.deploy give it (SPEC §22). */
+export interface DeviceState {
+  device_id: string;
+  name: string;
+  state: "applied" | "pending" | "refused";
+  deployment_id: string | null;
+  error: string | null;
+}
+
 export const stateLabels: Record<FlowStateName, string> = {
   running: "Running",
   stopped: "Stopped",
@@ -23,17 +32,21 @@ export function DeployControl({
   live,
   canDeploy,
   undefinedVariables = [],
+  devices: initialDevices = [],
 }: {
   editor: EditorBridge;
   live: FlowLive;
   canDeploy: boolean;
   /** Variables the flow uses that are defined nowhere: a deploy goes ahead, and says so. */
   undefinedVariables?: string[];
+  /** A device flow's target devices and their states when the page loaded (SPEC §22); each deploy brings them anew. */
+  devices?: DeviceState[];
 }) {
   const trpc = useTRPC();
   const [busy, setBusy] = useState<null | "saving" | "deploying" | "toggling">(null);
   const [error, setError] = useState<string | null>(null);
   const [warning, setWarning] = useState<string | null>(null);
+  const [devices, setDevices] = useState<DeviceState[]>(initialDevices);
   const deploy = useMutation(trpc.flows.deploy.mutationOptions());
   const update = useMutation(trpc.flows.update.mutationOptions());
   const runtime = live.runtime;
@@ -57,19 +70,11 @@ export function DeployControl({
       const result = await live.markOwnAction(() => deploy.mutateAsync({ id: editor.flowId }));
       live.patchRuntime({ state: result.deployment.state, error: null, deployedRevision: result.deployment.revision });
       editor.refreshDeployed();
-      // A device flow (SPEC §22): devices that cannot run it say why and go on with what they ran;
+      // A device flow (SPEC §22): devices that cannot run it say why (shown until they run it);
       // those that were offline (or slow) get it when they connect.
-      const waiting = result.devices?.filter((d) => result.pending?.includes(d.device_id)) ?? [];
-      const refused = waiting.filter((d) => d.state === "refused");
-      const pending = waiting.filter((d) => d.state !== "refused").map((d) => d.name);
-      if (refused.length > 0) {
-        setWarning(
-          refused
-            .map((d) => `Deployed, but ${d.name} cannot run it: ${d.error}. ${d.deployment_id ? "It goes on running the deployment before." : "It runs nothing of this flow."}`)
-            .concat(pending.length > 0 ? [`Not applied yet on ${pending.join(", ")} (offline or still applying).`] : [])
-            .join(" "),
-        );
-      } else if (pending.length > 0) setWarning(`Deployed; not applied yet on ${pending.join(", ")} (offline or still applying): ${pending.length === 1 ? "it gets" : "they get"} it when ${pending.length === 1 ? "it connects" : "they connect"}.`);
+      if (result.devices) setDevices(result.devices);
+      const pending = result.devices?.filter((d) => result.pending?.includes(d.device_id) && d.state !== "refused").map((d) => d.name) ?? [];
+      if (pending.length > 0) setWarning(`Deployed; not applied yet on ${pending.join(", ")} (offline or still applying): ${pending.length === 1 ? "it gets" : "they get"} it when ${pending.length === 1 ? "it connects" : "they connect"}.`);
       else if (undefinedVariables.length > 0) {
         setWarning(`Deployed, but ${undefinedVariables.length === 1 ? "this variable is" : "these variables are"} not defined: ${undefinedVariables.join(", ")}. Define ${undefinedVariables.length === 1 ? "it" : "them"} under Settings → Variables.`);
       }
@@ -126,6 +131,13 @@ export function DeployControl({
           {warning}
         </span>
       )}
+      {devices
+        .filter((d) => d.state === "refused")
+        .map((d) => (
+          <span key={d.device_id} className="badge warn" role="status" data-testid="device-refused">
+            {`${d.name} cannot run this deployment: ${d.error}. ${d.deployment_id ? "It goes on running the deployment before." : "It runs nothing of this flow."}`}
+          </span>
+        ))}
     </div>
   );
 }

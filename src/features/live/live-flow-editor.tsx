@@ -9,7 +9,7 @@ import { LiveProvider, useLiveUserId } from "./live-context";
 import { OfflineBanner } from "./offline-banner";
 import { useFlowLive, type FlowLive } from "./use-flow-live";
 import { useDebugFeed } from "./use-debug-feed";
-import { DeployControl } from "./flow-state";
+import { DeployControl, type DeviceState } from "./flow-state";
 import { InjectButton } from "./node-live";
 import { PresenceAvatars } from "./presence-avatars";
 import { RemoteChangeNotice } from "./remote-change-notice";
@@ -29,7 +29,7 @@ export interface LiveFlowEditorProps extends Omit<FlowEditorProps, "toolbar" | "
   /** Members and above replay executions (the Executions tab). */
   canReplay?: boolean;
   /** Where the flow runs (SPEC §22), and the devices it may target; absent: the selector is not shown. */
-  target?: { value: FlowTarget; devices: DeviceChoice[]; canWrite: boolean };
+  target?: { value: FlowTarget; devices: DeviceChoice[]; canWrite: boolean; states?: DeviceState[] };
 }
 
 /** The editor's API as the live parts use it. */
@@ -61,7 +61,7 @@ function LiveToolbar({ live, canDeploy, target }: { live: FlowLive; canDeploy: b
   return (
     <>
       {target ? <TargetControl editor={editor} target={target.value} devices={target.devices} canWrite={target.canWrite} /> : null}
-      <DeployControl editor={editor} live={live} canDeploy={canDeploy} undefinedVariables={undefinedVariables} />
+      <DeployControl editor={editor} live={live} canDeploy={canDeploy} undefinedVariables={undefinedVariables} devices={target?.states} />
       <OpenDashboardLink />
       <PresenceAvatars users={live.presence} me={me} />
       <div className="live-toolbar-notice">

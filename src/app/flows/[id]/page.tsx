@@ -43,7 +43,7 @@ export default async function FlowEditorPage({ params }: { params: Promise<{ id:
           canEditContext={can(asRole(profile.role), "context:write")}
           canReplay={can(asRole(profile.role), "executions:replay")}
           deviceTypes={deviceTypes}
-          target={{ value: flow.target, devices: devices.filter((d) => d.kind !== "mqtt").map((d) => ({ id: d.id, name: d.name, tags: d.tags })), canWrite: can(asRole(profile.role), "flows:write") }}
+          target={{ value: flow.target, devices: devices.filter((d) => d.kind !== "mqtt").map((d) => ({ id: d.id, name: d.name, tags: d.tags })), canWrite: can(asRole(profile.role), "flows:write"), states: flow.devices ?? [] }}
         />
       </main>
     </div>
