@@ -3,7 +3,7 @@
  * that is a Node-RED flow export) goes through the import's own mapping (that of POST
  * /flows/import?dry_run=true, without the database), and every reason a node of Node-RED's core was
  * not imported as itself (unsupported, or partial: "not carried over") is listed with how many nodes
- * and which files. A tool, not a test: usage `npm run import:survey -- <folder> [...]`.
+ * and which files; Dashboard 1 and 2 nodes likewise, and the other (contrib) types counted. A tool, not a test: usage `npm run import:survey -- <folder> [...]`.
  * docs/NODE-RED-EXAMPLES.md ("Real flows") has the last survey's results.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -40,6 +40,13 @@ function main() {
     entry.files.add(file);
     reasons.set(key, entry);
   };
+  const contribTypes = new Map<string, { nodes: number; files: Set<string> }>();
+  const contrib = (type: string, file: string) => {
+    const entry = contribTypes.get(type) ?? { nodes: 0, files: new Set<string>() };
+    entry.nodes++;
+    entry.files.add(file);
+    contribTypes.set(type, entry);
+  };
   let files = 0;
   let refused = 0;
   for (const root of roots) {
@@ -55,7 +62,12 @@ function main() {
       const rel = path.relative(root, file);
       try {
         const mapped = mapNodeRedImport(registry, items as Array<Record<string, unknown>>, { takenNodeIds: new Set(), subflows: NO_SUBFLOWS });
-        for (const r of mapped.report) if (r.support !== "supported" && CORE.has(r.type)) note(`${r.type}: ${r.support}: ${(r.reason ?? "").slice(0, 200)}`, rel);
+        for (const r of mapped.report) {
+          if (r.support === "supported") continue;
+          // Node-RED's core and the Dashboards (1: ui_*, 2: ui-*), which we offer: each reason; any other type: counted as a contrib type.
+          if (CORE.has(r.type) || /^ui[-_]/.test(r.type)) note(`${r.type}: ${r.support}: ${(r.reason ?? "").slice(0, 200)}`, rel);
+          else contrib(r.type, rel);
+        }
       } catch (err) {
         refused++;
         note(`the whole file is refused: ${(err instanceof Error ? err.message : String(err)).slice(0, 200)}`, rel);
@@ -65,6 +77,10 @@ function main() {
   console.log(`${files} flow files, ${refused} refused whole`);
   for (const [reason, { nodes, files: where }] of [...reasons].sort((a, b) => b[1].nodes - a[1].nodes)) {
     console.log(`${String(nodes).padStart(5)}  ${reason}  [${where.size} files: ${[...where].slice(0, 3).join(", ")}${where.size > 3 ? ", …" : ""}]`);
+  }
+  console.log(`\nother types not imported as themselves (contrib nodes; on a device they run as they are), by files:`);
+  for (const [type, { nodes, files: where }] of [...contribTypes].sort((a, b) => b[1].files.size - a[1].files.size).slice(0, 40)) {
+    console.log(`${String(where.size).padStart(5)} files ${String(nodes).padStart(5)} nodes  ${type}`);
   }
 }
 

@@ -131,6 +131,13 @@ test.describe("devices in the browser", () => {
     await page.reload();
     await expect(canvasNodes(page)).toHaveCount(3);
     await expect(page.getByRole("group", { name: "Deployment" }).getByRole("status")).toContainText("garage-pi cannot run this deployment: this device has no node type change");
+    // And on the Devices page, beside the device, with a way to the flow.
+    await page.getByRole("link", { name: "Devices", exact: true }).click();
+    const row = region(page, "Devices").getByRole("row").filter({ hasText: "garage-pi" });
+    await expect(row.getByRole("status")).toContainText("Cannot run garage door: this device has no node type change");
+    await shot(page, "device-refused-list");
+    await row.getByRole("link", { name: "garage door" }).click();
+    await expect(page).toHaveURL((url) => url.pathname === `/flows/${flowId}`);
     const flow = (await (await page.request.get(`/api/v1/flows/${flowId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { flow: { devices: unknown[] } };
     expect(flow.flow.devices).toEqual([expect.objectContaining({ device_id: deviceId, state: "refused", deployment_id: null })]);
     agent.close();

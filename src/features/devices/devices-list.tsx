@@ -152,7 +152,14 @@ function DeviceRow({ device, canWrite, prefs }: { device: Device; canWrite: bool
           <span className="muted">–</span>
         )}
       </td>
-      <td>{device.deployment_id ? <code>{device.deployment_id}</code> : <span className="muted">None</span>}</td>
+      <td>
+        {device.deployment_id ? <code>{device.deployment_id}</code> : <span className="muted">None</span>}
+        {device.refused?.map((r) => (
+          <p key={r.flow_id} className="device-refused" role="status">
+            Cannot run <Link href={`/flows/${r.flow_id}`}>{r.flow_name}</Link>: {r.error}
+          </p>
+        ))}
+      </td>
       <td className="row-actions">
         {canWrite && !editing ? (
           <PendingButton

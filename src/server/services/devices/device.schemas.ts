@@ -15,6 +15,8 @@ export const deviceView = z.object({
   node_red_version: z.string().optional(),
   node_types: z.array(z.string()).optional(),
   deployment_id: z.string().optional(),
+  /** An agent's flows whose current deployment it cannot run, and why (node types it lacks, or its Node-RED's error); it goes on with what it ran. */
+  refused: z.array(z.object({ flow_id: z.string(), flow_name: z.string(), deployment_id: z.string(), error: z.string() })).optional(),
 });
 export const listDevicesOutput = z.object({ devices: z.array(deviceView) });
 export const deviceOutput = z.object({ device: deviceView });

@@ -229,6 +229,9 @@ describe("a flow that targets a device", () => {
     expect(kept.deployments).toEqual({ [flowId]: v1 });
     expect(kept.flows.map((n: { type: string }) => n.type)).not.toContain("change");
     expect((await request("GET", `/flows/${flowId}`, { token: owner.accessToken })).body.flow.devices).toEqual([expect.objectContaining({ state: "refused", deployment_id: v1 })]);
+    // The Devices list says it too, with the flow's name.
+    const listed = (await request("GET", "/devices", { token: owner.accessToken })).body.devices[0];
+    expect(listed).toMatchObject({ deployment_id: v1, refused: [{ flow_id: flowId, flow_name: "pi four", deployment_id: v2, error: expect.stringContaining("no node type change") }] });
 
     // With `change` installed it says hello again, and gets the refused deployment.
     agent.ws.close();
@@ -244,6 +247,7 @@ describe("a flow that targets a device", () => {
       return devices[0].state === "applied" ? devices : undefined;
     });
     expect(applied).toEqual([{ device_id: deviceId, name: "pi-4", online: true, state: "applied", deployment_id: v2, error: null }]);
+    expect((await request("GET", `/devices/${deviceId}`, { token: owner.accessToken })).body.device).toMatchObject({ deployment_id: v2, refused: [] });
 
     // The agent's own refusal (its Node-RED threw): shown the same way, with its words.
     const seenBack = back.frames.length;

@@ -25,6 +25,31 @@ export interface DeviceView {
   node_red_version?: string;
   node_types?: string[];
   deployment_id?: string;
+  /** Flows whose current deployment this agent cannot run, and why (it goes on with what it ran). */
+  refused?: Array<{ flow_id: string; flow_name: string; deployment_id: string; error: string }>;
+}
+
+type Refusal = { deployment_id: string; error: string };
+
+/**
+ * Each agent's refusals that still stand: of a flow whose current deployment is the one refused
+ * and that the device does not run (an older refusal ended with a newer deploy).
+ */
+async function standingRefusals(app: AppServices, organizationId: string, devices: Device[]): Promise<Map<string, NonNullable<DeviceView["refused"]>>> {
+  const flowIds = [...new Set(devices.flatMap((d) => Object.keys(d.refused as Record<string, Refusal>)))];
+  const out = new Map<string, NonNullable<DeviceView["refused"]>>();
+  if (flowIds.length === 0) return out;
+  const flows = new Map(
+    (await app.db.prisma.flow.findMany({ where: { id: { in: flowIds }, organizationId, deletedAt: null }, select: { id: true, name: true, currentDeploymentId: true } })).map((f) => [f.id, f]),
+  );
+  for (const d of devices) {
+    const applied = d.applied as Record<string, string>;
+    const standing = Object.entries(d.refused as Record<string, Refusal>)
+      .filter(([flowId, r]) => flows.get(flowId)?.currentDeploymentId === r.deployment_id && applied[flowId] !== r.deployment_id)
+      .map(([flowId, r]) => ({ flow_id: flowId, flow_name: flows.get(flowId)!.name, deployment_id: r.deployment_id, error: r.error }));
+    if (standing.length > 0) out.set(d.id, standing);
+  }
+  return out;
 }
 
 /**
@@ -44,7 +69,8 @@ export const keyDevices: DeviceSource = async (app, organizationId) => {
     onlineDeviceKeyIds(app.store, organizationId),
   ]);
   const seen = new Map(online.map((o) => [o.keyId, o.lastSeenAt]));
-  return rows.map((d) => deviceView(d, seen.get(d.keyId) ?? null));
+  const refused = await standingRefusals(app, organizationId, rows);
+  return rows.map((d) => deviceView(d, seen.get(d.keyId) ?? null, refused.get(d.id)));
 };
 
 /**
@@ -67,7 +93,7 @@ export const mqttDevices: DeviceSource = async (app, organizationId) => {
 
 const DEVICE_SOURCES: readonly DeviceSource[] = [keyDevices, mqttDevices];
 
-export function deviceView(d: Device, onlineSince: string | null): DeviceView {
+export function deviceView(d: Device, onlineSince: string | null, refused: DeviceView["refused"] = []): DeviceView {
   return {
     id: d.id,
     key_id: d.keyId,
@@ -82,6 +108,7 @@ export function deviceView(d: Device, onlineSince: string | null): DeviceView {
           node_red_version: d.nodeRedVersion ?? undefined,
           node_types: d.nodeTypes,
           deployment_id: d.deploymentId ?? undefined,
+          refused,
         }
       : {}),
   };
@@ -102,7 +129,7 @@ export async function requireDevice(app: AppServices, organizationId: string, id
 export async function getDevice(app: AppServices, principal: Principal, id: string) {
   const device = await requireDevice(app, principal.organizationId, id);
   const online = await onlineDeviceKeyIds(app.store, principal.organizationId);
-  return { device: deviceView(device, online.find((o) => o.keyId === device.keyId)?.lastSeenAt ?? null) };
+  return { device: deviceView(device, online.find((o) => o.keyId === device.keyId)?.lastSeenAt ?? null, (await standingRefusals(app, principal.organizationId, [device])).get(device.id)) };
 }
 
 export async function updateDevice(app: AppServices, principal: Principal, input: UpdateDeviceInput, meta: RequestMeta) {
@@ -121,7 +148,7 @@ export async function updateDevice(app: AppServices, principal: Principal, input
     metadata: { name: updated.name, tags: updated.tags.join(",") },
   });
   const online = await onlineDeviceKeyIds(app.store, principal.organizationId);
-  return { device: deviceView(updated, online.find((o) => o.keyId === updated.keyId)?.lastSeenAt ?? null) };
+  return { device: deviceView(updated, online.find((o) => o.keyId === updated.keyId)?.lastSeenAt ?? null, (await standingRefusals(app, principal.organizationId, [updated])).get(updated.id)) };
 }
 
 /** The device of a `device_` key: created the first time the key is used (or at its creation), named after the key. */
