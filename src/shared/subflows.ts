@@ -50,15 +50,27 @@ export const groupSchema = z.object({
 });
 export type FlowGroup = z.infer<typeof groupSchema>;
 
-/** Node-RED's env property types a subflow (or an instance) may declare. */
-export const subflowEnvTypeSchema = z.enum(["str", "num", "bool", "json", "bin", "env", "jsonata", "cred", "conf-types"]);
-export const subflowEnvEntrySchema = z.object({
-  name: z.string().min(1).max(100),
-  type: subflowEnvTypeSchema.default("str"),
-  value: z.string().max(100_000).default(""),
-  /** Node-RED's `ui` (how the property is edited on an instance), kept for export. */
-  ui: z.record(z.string(), z.unknown()).optional(),
-});
+/**
+ * Node-RED's env property types a subflow (or an instance) may declare. A configuration node
+ * property (its `ui.type` is "conf-types") has the configuration node's type instead (`server`,
+ * `mqtt-broker`) and its id as the value; on an instance it is "conf-type" (Node-RED's editor
+ * writes these; its runtime reads any other type's value as the text it is, and so do we).
+ */
+export const SUBFLOW_ENV_TYPES = ["str", "num", "bool", "json", "bin", "env", "jsonata", "cred", "conf-types", "conf-type"] as const;
+const configNodeTypeName = /^[A-Za-z][\w .:-]{0,99}$/;
+export const subflowEnvEntrySchema = z
+  .object({
+    name: z.string().min(1).max(100),
+    type: z.string().max(100).default("str"),
+    value: z.string().max(100_000).default(""),
+    /** Node-RED's `ui` (how the property is edited on an instance), kept for export. */
+    ui: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine((e, ctx) => {
+    if ((SUBFLOW_ENV_TYPES as readonly string[]).includes(e.type)) return;
+    if (e.ui?.type === "conf-types" && configNodeTypeName.test(e.type)) return;
+    ctx.addIssue({ code: "custom", path: ["type"], message: `must be one of ${SUBFLOW_ENV_TYPES.join(", ")}, or a configuration node's type when ui.type is "conf-types"` });
+  });
 export type SubflowEnvEntry = z.infer<typeof subflowEnvEntrySchema>;
 
 /** An instance's config: the env properties it sets (they override the definition's defaults). */

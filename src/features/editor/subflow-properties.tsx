@@ -4,7 +4,7 @@ import { useState, type FormEvent } from "react";
 import { Alert } from "@/components/alert";
 import { Dialog } from "@/components/dialog";
 import { errorInfo } from "@/trpc/react";
-import { subflowEnvTypeSchema, type SubflowEnvEntry } from "@/shared/subflows";
+import { SUBFLOW_ENV_TYPES, type SubflowEnvEntry } from "@/shared/subflows";
 import { NAME_MAX_CHARS } from "@/shared/policy";
 
 export interface SubflowProperties {
@@ -73,8 +73,9 @@ export function SubflowPropertiesDialog({ initial, readOnly, onSave, onClose }: 
                     <input aria-label={`Property ${i + 1} name`} type="text" maxLength={100} value={entry.name} onChange={(e) => setEnv(i, { name: e.target.value })} />
                   </td>
                   <td>
-                    <select aria-label={`Property ${i + 1} type`} value={entry.type} onChange={(e) => setEnv(i, { type: e.target.value as SubflowEnvEntry["type"] })}>
-                      {subflowEnvTypeSchema.options.map((t) => (
+                    <select aria-label={`Property ${i + 1} type`} value={entry.type} onChange={(e) => setEnv(i, { type: e.target.value })}>
+                      {/* A configuration node property imported from Node-RED has its configuration node's type: offered as it is. */}
+                      {[...SUBFLOW_ENV_TYPES.filter((t) => t !== "conf-type"), ...(SUBFLOW_ENV_TYPES.includes(entry.type as (typeof SUBFLOW_ENV_TYPES)[number]) ? [] : [entry.type])].map((t) => (
                         <option key={t} value={t}>
                           {t}
                         </option>

@@ -72,6 +72,11 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
      * that gives nodes fresh ids renames them there too.
      */
     references?: string[];
+    /**
+     * Node-RED properties that fromNodeRed reads into others (an MQTT broker's Node-RED 1.x
+     * `compatmode` is protocol 3.1): carried over, though an export writes them otherwise.
+     */
+    absorbed?: string[];
     toNodeRed(config: Config): NodeRedProps;
     fromNodeRed(props: NodeRedProps): Record<string, unknown>;
     /**

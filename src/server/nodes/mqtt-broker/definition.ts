@@ -193,6 +193,8 @@ export const mqttBrokerNode = defineNode({
       userProps: c.userProps,
       sessionExpiry: c.sessionExpiry,
     }),
+    // Node-RED 1.x's "use legacy MQTT 3.1 support": protocol 3 (its runtime connects so; its editor rewrites the node once opened).
+    absorbed: ["compatmode"],
     fromNodeRed: (p) => ({
       broker: str(p.broker).trim() || "localhost",
       port: int(p.port, 1883) || 1883,

@@ -118,6 +118,19 @@ describe("MQTT flows imported from Node-RED, deployed and run against Mosquitto"
     socket.ws.close();
   });
 
+  it("a Node-RED 1.x broker with compatmode (legacy MQTT 3.1) imports as protocol 3, reported supported, as Node-RED's runtime connects it", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    const flows = flowsJson().map((n) => (n.type === "mqtt-broker" ? { ...n, id: "c0c0c0c0.d1d1d1", protocolVersion: undefined, compatmode: true } : "broker" in n ? { ...n, broker: "c0c0c0c0.d1d1d1" } : n));
+    for (const n of flows) if (n.id !== "c0c0c0c0.d1d1d1") n.id = `${n.id.slice(0, 9)}${Math.random().toString(16).slice(2, 8)}`;
+    const dry = await request("POST", "/flows/import?dry_run=true", { token, body: { flows } });
+    expect(dry.status, dry.text).toBe(200);
+    expect(dry.body.report.find((r: { type: string }) => r.type === "mqtt-broker")).toEqual({ node_id: "c0c0c0c0.d1d1d1", type: "mqtt-broker", support: "supported" });
+    const imported = await request("POST", "/flows/import", { token, body: { flows } });
+    expect(imported.status, imported.text).toBe(201);
+    expect((await request("GET", "/config-nodes/c0c0c0c0-d1d1d1", { token })).body.config_node.config).toMatchObject({ protocolVersion: 3 });
+  });
+
   it("a flow's broker config node, saved with a bad reference or values, is refused with the property named", async () => {
     const owner = await signUp(request);
     const token = owner.accessToken;

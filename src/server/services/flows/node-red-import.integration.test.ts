@@ -110,22 +110,24 @@ describe("import: renamed ids", () => {
     expect(exported.find((n: { type: string }) => n.type === "link out")).toMatchObject({ links: [linkIn] });
   });
 
-  it("refuses an id that appears twice, naming it, and writes nothing", async () => {
+  it("an id that appears twice: the first is imported and the other left out, as Node-RED's import does, and the report says so", async () => {
     const tab = uid("tab");
-    const res = await request("POST", "/flows/import", {
-      token: user.accessToken,
-      body: {
-        flows: [
-          { id: tab, type: "tab", label: "twice" },
-          { id: "same", type: "comment", z: tab, x: 1, y: 1, wires: [] },
-          { id: "same", type: "comment", z: tab, x: 2, y: 2, wires: [] },
-        ],
-      },
-    });
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe("VALIDATION_FAILED");
-    expect(res.body.error.message).toMatch(/node id same appears more than once/);
-    expect(await flowNames()).not.toContain("twice");
+    const same = uid("same");
+    const flows = [
+      { id: tab, type: "tab", label: "twice" },
+      { id: same, type: "comment", name: "first", z: tab, x: 1, y: 1, wires: [] },
+      { id: same, type: "comment", name: "second", z: tab, x: 2, y: 2, wires: [] },
+      { id: same, type: "inject", name: "third", z: tab, x: 3, y: 3, wires: [] },
+    ];
+    const dry = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows } });
+    expect(dry.status, dry.text).toBe(200);
+    const said = `id ${same} appears 3 times: the first is imported and the other 2 are left out, as Node-RED's import does`;
+    expect(dry.body.warnings).toContain(said);
+    const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows } });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.warnings).toContain(said);
+    const flow = (await request("GET", `/flows/${res.body.flows[0].id}`, { token: user.accessToken })).body.flow;
+    expect(flow.nodes).toEqual([expect.objectContaining({ id: same, type: "comment", name: "first" })]);
   });
 });
 

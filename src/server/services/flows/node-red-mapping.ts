@@ -26,10 +26,13 @@ import {
  * A Node-RED env property (a subflow's, or an instance's) as we keep it: values as text, as
  * Node-RED's editor stores them; anything else it carries (ui) kept for export.
  */
-export function envEntryFromNodeRed(entry: unknown): unknown {
+export function envEntryFromNodeRed(entry: unknown, configIds?: ReadonlyMap<string, string>): unknown {
   if (!entry || typeof entry !== "object") return entry;
   const e = entry as Record<string, unknown>;
-  const value = e.value === undefined || e.value === null ? "" : typeof e.value === "string" ? e.value : JSON.stringify(e.value);
+  let value = e.value === undefined || e.value === null ? "" : typeof e.value === "string" ? e.value : JSON.stringify(e.value);
+  // A configuration node property (a definition's `ui.type` conf-types, an instance's type conf-type) names one by its id: it follows the import's ids.
+  const ui = e.ui as { type?: unknown } | undefined;
+  if ((ui?.type === "conf-types" || e.type === "conf-type") && configIds?.has(value)) value = configIds.get(value)!;
   return { ...e, value };
 }
 
@@ -185,7 +188,8 @@ function droppedProperties(definition: NodeDefinition, config: Record<string, un
   const emptied = (k: string) => Array.isArray(props[k]) && (props[k] as unknown[]).length > 0 && Array.isArray(written[k]) && (written[k] as unknown[]).length === 0;
   // A switch Node-RED has on and ours writes off (or the reverse) is not carried over either.
   const flipped = (k: string) => typeof props[k] === "boolean" && typeof written[k] === "boolean" && props[k] !== written[k];
-  return Object.keys(props).filter((k) => k !== "l" && props[k] !== undefined && props[k] !== "" && (!(k in written) || emptied(k) || flipped(k)));
+  const absorbed = new Set(definition.nodeRed.absorbed ?? []);
+  return Object.keys(props).filter((k) => k !== "l" && !absorbed.has(k) && props[k] !== undefined && props[k] !== "" && (!(k in written) || emptied(k) || flipped(k)));
 }
 
 /**
@@ -243,7 +247,7 @@ export function convertNodeRedNodes(
     const subflowId = subflowIdOfType(nrType);
     if (subflowId !== null && subflows.has(subflowId)) {
       // An instance: its env properties are its configuration; its ports are its definition's.
-      const parsed = subflowInstanceConfigSchema.safeParse({ env: Array.isArray(n.env) ? n.env.map(envEntryFromNodeRed) : [] });
+      const parsed = subflowInstanceConfigSchema.safeParse({ env: Array.isArray(n.env) ? n.env.map((e) => envEntryFromNodeRed(e, options.configNodes?.ids)) : [] });
       if (parsed.success) {
         flowNodes.push({
           id,

@@ -223,6 +223,45 @@ describe("real flows' core nodes import and run (SPEC §23)", () => {
   });
 });
 
+/** fixture() gives definitions fresh ids: their instances' types follow. */
+function withInstanceTypes(flows: NrNode[]): NrNode[] {
+  const definitions = flows.filter((n) => n.type === "subflow").map((n) => n.id);
+  return flows.map((n) => {
+    const id = n.type.startsWith("subflow:") ? definitions.find((d) => d.startsWith(n.type.slice("subflow:".length))) : undefined;
+    return id ? { ...n, type: `subflow:${id}` } : n;
+  });
+}
+
+describe("a subflow with a configuration node property (Home Assistant's cookbook subflows)", () => {
+  it("imports (its env type is the configuration node's type, as Node-RED's editor writes it) and reads the configuration node's id, as Node-RED does", async () => {
+    const flows = withInstanceTypes(fixture("subflow-config-env.json"));
+    const report = await dryRun(flows);
+    expect(report.find((r) => r.type === "subflow")).toMatchObject({ support: "supported" });
+    const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const flow = res.body.flows[0] as { id: string; nodes: OurNode[] };
+    const configNode = (res.body.config_nodes as Array<{ id: string; name: string }>).find((c) => c.name === "Home Assistant")!;
+    expect(configNode).toBeDefined();
+    // The definition keeps the property as Node-RED wrote it, its value following the configuration node's id here.
+    const definition = (await request("GET", `/subflows/${res.body.subflows[0].id}`, { token: user.accessToken })).body.subflow;
+    expect(definition.env[0]).toEqual({ name: "ha_config", type: "server", value: configNode.id, ui: { label: { "en-US": "HA config" }, type: "conf-types" } });
+    const instance = flow.nodes.find((n) => n.type.startsWith("subflow:"))!;
+    expect(instance.config.env).toEqual([
+      { name: "ha_config", type: "conf-type", value: configNode.id },
+      { name: "service", type: "str", value: "kitchen" },
+    ]);
+    const shown = await deployAndWatch(flow.id, byName(flow, "debug").id, 1, () => inject(byName(flow, "inject").id));
+    expect(shown).toEqual([{ server: configNode.id, service: "kitchen" }]);
+  });
+
+  it("an env type that is neither Node-RED's nor a configuration node's is refused, naming it", async () => {
+    const flows = withInstanceTypes(fixture("subflow-config-env.json")).map((n) => (n.type === "subflow" ? { ...n, env: [{ name: "x", type: "strr", value: "1" }] } : n));
+    const res = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/type: must be one of str, num, bool, json, bin, env, jsonata, cred, conf-types, conf-type, or a configuration node's type/);
+  });
+});
+
 describe("Node-RED 5.0's link call example (node.linkcall in a function)", () => {
   it("each of its three calls answers: fixed target, msg.target, and a function's await node.linkcall", async () => {
     const example = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../../../test/fixtures/node-red-examples/common/link/03 - Link call.json"), "utf8")) as NrNode[];

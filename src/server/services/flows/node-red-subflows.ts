@@ -130,7 +130,7 @@ export function subflowFromNodeRed(
     ...(typeof item.category === "string" && item.category.trim() ? { category: item.category } : {}),
     ...(typeof item.color === "string" && /^#[0-9A-Fa-f]{6}$/.test(item.color) ? { color: item.color } : {}),
     ...(typeof item.icon === "string" && item.icon ? { icon: item.icon } : {}),
-    env: Array.isArray(item.env) ? item.env.map(envEntryFromNodeRed) : [],
+    env: Array.isArray(item.env) ? item.env.map((e) => envEntryFromNodeRed(e, configNodes?.ids)) : [],
     nodes: allNodes,
     connections,
     groups,

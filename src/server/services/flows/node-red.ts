@@ -190,8 +190,25 @@ export function mapNodeRedImport(
   organization: { takenNodeIds: ReadonlySet<string>; subflows: OrganizationSubflows; configNodes?: OrganizationConfigNodes },
 ) {
   const warnings: string[] = [];
+  // Node-RED's import keeps the first of items that share an id and drops the others (its fix for
+  // files that 0.20 saved twice over): so does ours, and says so.
+  const seen = new Set<string>();
+  const dropped = new Map<string, number>();
+  const unique = given.filter((n) => {
+    if (!n || typeof n !== "object" || n.id === undefined || n.id === null) return true;
+    const id = String(n.id);
+    if (!seen.has(id)) {
+      seen.add(id);
+      return true;
+    }
+    dropped.set(id, (dropped.get(id) ?? 0) + 1);
+    return false;
+  });
+  for (const [id, count] of dropped) {
+    warnings.push(`id ${id.slice(0, 80)} appears ${count + 1} times: the first is imported and the ${count === 1 ? "other is" : `other ${count} are`} left out, as Node-RED's import does`);
+  }
   // Dashboard 1's ui_* nodes come in as Dashboard 2.0's (SPEC §21), said per node and per type.
-  const dashboard1 = translateDashboard1(given);
+  const dashboard1 = translateDashboard1(unique);
   warnings.push(...dashboard1.warnings);
   const items = expandGroupScopes(dashboard1.items, warnings);
   const report: ImportReportEntry[] = [];
@@ -212,12 +229,6 @@ export function mapNodeRedImport(
 
   const ids = graphNodes.map((n) => String(n.id));
   const taken = organization.takenNodeIds;
-  // One id twice in a flows.json leaves its wires ambiguous: refused, not guessed at.
-  const everyId = allCanvas.map((n) => String(n.id));
-  const repeated = everyId.find((id, i) => everyId.indexOf(id) !== i);
-  if (repeated !== undefined) {
-    throw new AppError("VALIDATION_FAILED", `flows: node id ${repeated.slice(0, 80)} appears more than once`, { details: [{ path: "flows", message: `node id ${repeated.slice(0, 80)} appears more than once` }] });
-  }
   const rename = new Map<string, string>();
   const renameReason = new Map<string, string>();
   for (const id of ids) {
