@@ -276,3 +276,48 @@ test("ui-template runs in a sandbox: its script cannot read cookies, storage, th
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await shot(page, "dashboard-template-sandbox");
 });
+
+test("a hold button (Dashboard 2.0's pointerdown / pointerup) sends when pressed and when let go, by mouse and by keyboard", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-hold");
+  const slug = await slugOf(request, owner);
+  const s = unique();
+  const base = await configNode(request, owner, "ui-base", "Crane", {});
+  const home = await configNode(request, owner, "ui-page", "Jog", { ui: base, path: "/jog", order: 1 });
+  const group = await configNode(request, owner, "ui-group", "Motor", { page: home, width: 6, order: 1 });
+  const ids = { button: `hold-${s}`, fn: `seq-${s}`, text: `seen-${s}` };
+  await deployFlow(request, owner, `Hold ${s}`, {
+    nodes: [
+      {
+        id: ids.button,
+        type: "ui-button",
+        position: { x: 100, y: 100 },
+        config: { group, label: "Jog", payload: "clicked", enablePointerdown: true, pointerdownPayload: "go", enablePointerup: true, pointerupPayload: "stop", order: 1 },
+      },
+      // Every message the button sends, in order, with the event it came from.
+      { id: ids.fn, type: "function", position: { x: 300, y: 100 }, config: { code: "const seq = flow.get('seq') || []; seq.push(msg._event.type + ':' + msg.payload); flow.set('seq', seq); msg.payload = seq.join(' '); delete msg._client; return msg;" } },
+      { id: ids.text, type: "ui-text", position: { x: 500, y: 100 }, config: { group, label: "Seen", order: 2 } },
+    ],
+    connections: [
+      { source: ids.button, target: ids.fn },
+      { source: ids.fn, target: ids.text },
+    ],
+  });
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/jog`);
+  await expect(page.locator('[data-connection="online"]')).toBeVisible();
+  const seen = dashboardGroup(page, "Motor");
+  const jog = page.getByRole("button", { name: "Jog" });
+  const box = (await jog.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await expect(seen.getByText("pointerdown:go", { exact: true })).toBeVisible();
+  await page.mouse.up();
+  await expect(seen.getByText("pointerdown:go pointerup:stop click:clicked", { exact: true })).toBeVisible();
+  // The keyboard holds it too: Space down, then up (its click comes with the release).
+  await jog.focus();
+  await page.keyboard.down(" ");
+  await expect(seen.getByText("pointerdown:go pointerup:stop click:clicked pointerdown:go", { exact: true })).toBeVisible();
+  await page.keyboard.up(" ");
+  await expect(seen.getByText("pointerdown:go pointerup:stop click:clicked pointerdown:go pointerup:stop click:clicked", { exact: true })).toBeVisible();
+  await shot(page, "dashboard-hold-button");
+});

@@ -55,6 +55,39 @@ describe("dashboard widgets", () => {
     expect((dash.emitted.at(-1)!.state as { msg?: unknown }).msg).toBeUndefined();
   });
 
+  it("ui-button as a hold button: pressing and letting go send their own payloads with msg._event (numbers only), as Dashboard 2.0's; off, they send nothing", async () => {
+    const { flow, dash } = await widgetFlow("ui-button", {
+      payload: "clicked",
+      topic: "motor",
+      topicType: "str",
+      enablePointerdown: true,
+      pointerdownPayload: '{"run":true}',
+      pointerdownPayloadType: "json",
+      enablePointerup: true,
+      pointerupPayload: "0",
+      pointerupPayloadType: "num",
+    });
+    dash.input("w", "pointerdown", { _event: { type: "pointerdown", clientX: 10, clientY: 20, bbox: { x: 1, y: 2, width: 100, height: 40, evil: "<script>" }, extra: "dropped" } });
+    dash.input("w", "pointerup", { _event: { clientX: "11" } });
+    dash.input("w", "click", {});
+    dash.input("w", "hover", {});
+    await flow.waitFor(3);
+    await settle();
+    expect(flow.received).toHaveLength(3);
+    expect(flow.received.map((m) => [m.payload, m.topic, m._event])).toEqual([
+      [{ run: true }, "motor", { type: "pointerdown", clientX: 10, clientY: 20, bbox: { x: 1, y: 2, width: 100, height: 40 } }],
+      [0, "motor", { type: "pointerup" }],
+      ["clicked", "motor", { type: "click" }],
+    ]);
+    const plain = await widgetFlow("ui-button", { payload: "x" });
+    plain.dash.input("w", "pointerdown", {});
+    plain.dash.input("w", "pointerup", {});
+    plain.dash.input("w", "click", {});
+    await plain.flow.waitFor(1);
+    await settle();
+    expect(plain.flow.received.map((m) => m.payload)).toEqual(["x"]);
+  });
+
   it("ui-switch: a toggle sends the on or off value (typed); the value is kept and shown to every viewer", async () => {
     const { flow, dash } = await widgetFlow("ui-switch", { onvalue: "open", onvalueType: "str", offvalue: "0", offvalueType: "num", topic: "valve", topicType: "str" });
     dash.input("w", "change", { payload: true });

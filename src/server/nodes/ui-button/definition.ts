@@ -9,8 +9,12 @@ const shape = {
   height: height(0),
   label: label("button"),
   tooltip,
-  color: z.string().max(64).default("").meta({ title: "Text color" }),
-  bgcolor: z.string().max(64).default("").meta({ title: "Background color" }),
+  buttonColor: z.string().max(64).default("").meta({ title: "Button color", description: "A CSS colour; empty: the theme's" }),
+  textColor: z.string().max(64).default("").meta({ title: "Text color" }),
+  iconColor: z.string().max(64).default("").meta({ title: "Icon color" }),
+  /** Dashboard 2.0's earlier names for the text and button colours, still read (buttonColor and textColor win). */
+  color: z.string().max(64).default("").meta({ title: "Text color (earlier name)" }),
+  bgcolor: z.string().max(64).default("").meta({ title: "Background color (earlier name)" }),
   className,
   icon: z.string().max(100).default("").meta({ title: "Icon", description: "A Material Design icon name" }),
   iconPosition: z.enum(["left", "right"]).default("left").meta({ title: "Icon position" }),
@@ -20,6 +24,13 @@ const shape = {
   topicType,
   emulateClick: z.boolean().default(false).meta({ title: "An incoming message clicks", description: "A message arriving on the input acts as a click" }),
   enableClick: z.boolean().default(true).meta({ title: "Send on click" }),
+  // Dashboard 2.0's "hold" buttons: a message when the button is pressed and another when it is let go.
+  enablePointerdown: z.boolean().default(false).meta({ title: "Send when pressed", description: "A message with the payload below when the button is pressed down (pointer or key)" }),
+  pointerdownPayload: z.string().max(65_536).default("").meta({ title: "Pressed payload" }),
+  pointerdownPayloadType: valueType("Pressed payload type"),
+  enablePointerup: z.boolean().default(false).meta({ title: "Send when released", description: "A message with the payload below when the button is let go" }),
+  pointerupPayload: z.string().max(65_536).default("").meta({ title: "Released payload" }),
+  pointerupPayloadType: valueType("Released payload type"),
 };
 
 export const uiButtonConfig = z.object(shape);
@@ -39,13 +50,14 @@ export const uiButtonNode = defineNode({
 
 ### Outputs
 
-- \`payload\`: the configured payload (text, number, boolean, JSON, a timestamp, or a flow/global context value).
+- \`payload\`: the configured payload (text, number, boolean, JSON, a timestamp, or a flow/global context value); with **Send when pressed** or **Send when released**, pressing and letting go each send their own payload too (a "hold" button: start a motor while it is held).
 - \`topic\`: the configured topic.
+- \`_event\` (object): what the viewer did: \`type\` (\`click\`, \`pointerdown\` or \`pointerup\`), and where (\`clientX\`, \`clientY\`, the button's \`bbox\`).
 - \`_client\` (object): who clicked: \`socketId\`, and \`user_id\` for a signed-in member.
 
 ### Details
 
-A viewer of a view-only share link sees the button but cannot click it.`,
+A viewer of a view-only share link sees the button but cannot click it. A keyboard user presses and lets go with Enter or Space, as a pointer does.`,
   inputs: 1,
   outputs: 1,
   configSchema: uiButtonConfig,
