@@ -76,6 +76,7 @@ function base(pathname: string, name: string, groups: DashboardPageView["groups"
   return {
     organization: { slug: "bench", name: "Bench" },
     title: "Bench",
+    header: { content: "page", disconnectNotice: true, reconnectNotice: true, noticeSeconds: 5 },
     page: { id: name, name, path: pathname, order: 0, visible: true, layout: "grid" },
     pages: [{ id: name, name, path: pathname, order: 0, visible: true }],
     theme: { colors: { surface: "#ffffff", primary: "#0094CE", bgPage: "#eeeeee", groupBg: "#ffffff", groupOutline: "#cccccc" } },

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page, type WebSocketRoute } from "@playwright/test";
 import { logIn } from "../helpers/accounts";
 import { auth, registerUser, type ApiUser } from "../helpers/live";
 import { expectAccessible, shot } from "../helpers/page";
@@ -68,7 +68,9 @@ test("ui-button → function → ui-text: deployed, the dashboard answers a clic
   await logIn(page, owner.email);
 
   await page.goto(`/dashboard/${slug}/home`);
-  await expect(page.getByRole("heading", { level: 1 })).toContainText("Plant");
+  // Dashboard 2.0's default header content: the page's name (the dashboard's is the document title's).
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Home");
+  await expect(page).toHaveTitle("Home · Plant");
   await expect(page.locator('[data-connection="online"]')).toBeVisible();
   await expect(dashboardGroup(page, "Controls")).toBeVisible();
   await page.getByRole("button", { name: "Ask" }).click();
@@ -197,7 +199,9 @@ test("a Dashboard 1 flow imported shows its widgets on its page", async ({ page,
   expect((await request.post(`/api/v1/flows/${flowId}/deploy`, { headers: auth(owner) })).status()).toBe(200);
   await logIn(page, owner.email);
   await page.goto(`/dashboard/${slug}/home`);
-  await expect(page.getByRole("heading", { level: 1 })).toContainText("Greenhouse");
+  // As Dashboard 1 and 2 show it: the tab's (page's) name in the app bar, the site's name in the document title.
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Home");
+  await expect(page).toHaveTitle("Home · Greenhouse");
   await expect(dashboardGroup(page, "Climate")).toBeVisible();
   await expect(dashboardGroup(page, "Controls")).toBeVisible();
   await expect(page.locator('[data-widget-type="ui-chart"] canvas')).toBeVisible({ timeout: 15_000 });
@@ -320,4 +324,31 @@ test("a hold button (Dashboard 2.0's pointerdown / pointerup) sends when pressed
   await page.keyboard.up(" ");
   await expect(seen.getByText("pointerdown:go pointerup:stop click:clicked pointerdown:go pointerup:stop click:clicked", { exact: true })).toBeVisible();
   await shot(page, "dashboard-hold-button");
+});
+
+test("the ui-base's header content and connection notices: \"Dashboard (Page)\" in the app bar; a lost connection is said, and its return", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-header");
+  const slug = await slugOf(request, owner);
+  const s = unique();
+  const base = await configNode(request, owner, "ui-base", "Boiler room", { headerContent: "dashpage", notificationDisplayTime: 30 });
+  const home = await configNode(request, owner, "ui-page", "Pumps", { ui: base, path: "/pumps", order: 1 });
+  const group = await configNode(request, owner, "ui-group", "Pump 1", { page: home, width: 6, order: 1 });
+  await deployFlow(request, owner, `Header ${s}`, { nodes: [{ id: `txt-${s}`, type: "ui-text", position: { x: 100, y: 100 }, config: { group, label: "State", order: 1 } }] });
+  // The page's socket passes through a route the test can cut, as a network would.
+  const sockets: WebSocketRoute[] = [];
+  await page.routeWebSocket(/\/ws\/dashboard\//, (ws) => {
+    ws.connectToServer();
+    sockets.push(ws);
+  });
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/pumps`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Boiler room (Pumps)");
+  await expect(page.locator('[data-connection="online"]')).toBeVisible();
+  const notice = page.getByTestId("connection-notice");
+  await expect(notice).toHaveCount(0);
+  await sockets.at(-1)!.close({ code: 1012, reason: "cut by the test" });
+  await expect(notice).toHaveText("Connection lost. Reconnecting…");
+  await expect(page.locator('[data-connection="online"]')).toBeVisible({ timeout: 15_000 });
+  await expect(notice).toHaveText("Reconnected");
+  await shot(page, "dashboard-reconnected");
 });

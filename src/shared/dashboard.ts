@@ -174,8 +174,21 @@ export type DashboardPageSummary = z.infer<typeof dashboardPageSummarySchema>;
 
 export const dashboardPageViewSchema = z.object({
   organization: z.object({ slug: z.string(), name: z.string() }),
-  /** The ui-base (Dashboard 2.0's "base"): its name is the app bar's title. */
+  /** The ui-base (Dashboard 2.0's "base"): its name. */
   title: z.string(),
+  /**
+   * The ui-base's app bar and connection notices (Dashboard 2.0's headerContent, show…Notification,
+   * notificationDisplayTime): what the app bar says, and whether losing and regaining the connection
+   * are announced, for how many seconds.
+   */
+  header: z
+    .object({
+      content: z.enum(["page", "dashboard", "dashpage", "none"]).default("page"),
+      disconnectNotice: z.boolean().default(true),
+      reconnectNotice: z.boolean().default(true),
+      noticeSeconds: z.number().int().min(1).max(3600).default(5),
+    })
+    .default({ content: "page", disconnectNotice: true, reconnectNotice: true, noticeSeconds: 5 }),
   page: dashboardPageSummarySchema.extend({ layout: z.enum(["grid", "flex", "notebook", "tabs"]).default("grid") }),
   /** Every page of the same ui-base the viewer may open, for navigation. */
   pages: z.array(dashboardPageSummarySchema),

@@ -52,6 +52,45 @@ function ConnectionIndicator({ state, onRetry }: { state: DashboardConnection; o
   );
 }
 
+/** The app bar's title as Dashboard 2.0 words it: the page's name, the dashboard's, or "Dashboard (Page)". */
+function headerTitle(view: DashboardPageView): string {
+  if (view.header.content === "dashboard") return view.title;
+  if (view.header.content === "dashpage") return `${view.title} (${view.page.name})`;
+  return view.page.name;
+}
+
+/**
+ * Dashboard 2.0's connection notifications: "connection lost" when a page that was live loses the
+ * server, "reconnected" when it is back, each for the ui-base's display time, each only if switched on.
+ */
+function ConnectionNotice({ state, header }: { state: DashboardConnection; header: DashboardPageView["header"] }) {
+  const [notice, setNotice] = useState<"lost" | "back" | null>(null);
+  const wasLive = useRef(false);
+  const lost = useRef(false);
+  useEffect(() => {
+    if (state.status === "online") {
+      if (lost.current && header.reconnectNotice) setNotice("back");
+      else if (lost.current) setNotice(null);
+      lost.current = false;
+      wasLive.current = true;
+    } else if (wasLive.current && !lost.current && (state.status === "offline" || state.status === "connecting")) {
+      lost.current = true;
+      setNotice(header.disconnectNotice ? "lost" : null);
+    }
+  }, [state.status, header.disconnectNotice, header.reconnectNotice]);
+  useEffect(() => {
+    if (!notice) return;
+    const t = setTimeout(() => setNotice(null), header.noticeSeconds * 1000);
+    return () => clearTimeout(t);
+  }, [notice, header.noticeSeconds]);
+  if (!notice) return null;
+  return (
+    <div className={`db-conn-notice ${notice}`} role="status" data-testid="connection-notice">
+      {notice === "lost" ? "Connection lost. Reconnecting…" : "Reconnected"}
+    </div>
+  );
+}
+
 /**
  * A dashboard page in the browser (SPEC §21): the app bar with the ui-base's title and the pages
  * (a drawer on phones), the page's groups on Dashboard 2.0's grid, notifications, the connection
@@ -160,7 +199,7 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
     if (!view) return;
     const want = pageHref(view.organization.slug, view.page.path, share);
     if (window.location.pathname + window.location.search !== want) window.history.replaceState(null, "", want);
-    document.title = `${view.page.name} · ${view.title}`;
+    document.title = view.header.content === "dashboard" ? view.title : view.header.content === "dashpage" ? `${view.title} (${view.page.name})` : `${view.page.name} · ${view.title}`;
   }, [view, share]);
 
   if (!view) {
@@ -185,10 +224,8 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
               <span aria-hidden="true">☰</span>
             </button>
           ) : null}
-          <h1 className="db-title">
-            {view.title}
-            <span className="db-page-name"> · {view.page.name}</span>
-          </h1>
+          {/* What the ui-base's header content says (Dashboard 2.0's); with "none" the heading stays for screen readers. */}
+          <h1 className={`db-title${view.header.content === "none" ? " visually-hidden" : ""}`}>{headerTitle(view)}</h1>
           <ConnectionIndicator state={connection} onRetry={socket.retryNow} />
           {!view.interactive ? <span className="db-badge">View only</span> : null}
         </header>
@@ -253,6 +290,7 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
           </main>
         </div>
         <Notifications />
+        <ConnectionNotice state={connection} header={view.header} />
       </div>
     </DashboardContext.Provider>
   );

@@ -220,12 +220,24 @@ export function pageView(model: DashboardModel, page: DashboardConfigNode, state
   return {
     organization: { slug: model.organization.slug, name: model.organization.name },
     title: base?.name || "Dashboard",
+    header: headerOf(base?.config ?? {}),
     page: { ...summary, layout: layout === "flex" || layout === "notebook" || layout === "tabs" ? layout : "grid" },
     pages: options.onlyThisPage ? [summary] : pagesOf(model, ui),
     theme: themeOf(model, page),
     groups,
     headless: headless.map((w) => widgetView(w, states.get(w.id))).sort(byOrder),
     interactive: options.interactive,
+  };
+}
+
+/** The ui-base's app bar and connection notices (a base saved before they existed: Dashboard 2.0's defaults). */
+function headerOf(config: Record<string, unknown>): DashboardPageView["header"] {
+  const content = str(config.headerContent, config.showPageTitle === false ? "none" : "page");
+  return {
+    content: content === "dashboard" || content === "dashpage" || content === "none" ? content : "page",
+    disconnectNotice: bool(config.showDisconnectNotification, true),
+    reconnectNotice: bool(config.showReconnectNotification, true),
+    noticeSeconds: Math.min(3600, Math.max(1, int(config.notificationDisplayTime, 5))),
   };
 }
 
