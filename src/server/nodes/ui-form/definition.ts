@@ -9,7 +9,7 @@ const shape = {
   height: height(0),
   label: label(""),
   options: z
-    .array(z.object({ key: z.string().min(1).max(200).meta({ title: "Key" }), label: z.string().max(1000).default("").meta({ title: "Label" }), type: z.string().max(32).default("text").meta({ title: "Type" }), required: z.boolean().default(false).meta({ title: "Required" }), rows: z.number().int().min(1).max(100).optional().meta({ title: "Rows" }) }))
+    .array(z.object({ key: z.string().min(1).max(200).meta({ title: "Key" }), label: z.string().max(1000).default("").meta({ title: "Label" }), type: z.string().max(32).default("text").meta({ title: "Type" }), required: z.boolean().default(false).meta({ title: "Required" }), rows: z.number().int().min(1).max(100).nullable().optional().meta({ title: "Rows", description: "A multiline field's height; Dashboard 2.0 writes null for the others" }) }))
     .max(200)
     .default([])
     .meta({ title: "Fields" }),
