@@ -132,6 +132,12 @@ export interface WidgetSpec<C> {
   onViewer?(input: DashboardInput, state: DashboardWidgetState, config: C): { send: Message | null; value?: Record<string, unknown> } | null;
   /** An incoming message acts as a viewer's click (ui-button's emulateClick). */
   emulate?(msg: Message): boolean;
+  /**
+   * Whether an incoming message is sent on (default: as its `passthru` says, or always without
+   * one, as Dashboard 2.0's generic input handler does). false: never (a widget with an input
+   * handler of its own that sends nothing, as Dashboard 2.0's ui-button).
+   */
+  passInput?: boolean;
 }
 
 /**
@@ -213,7 +219,7 @@ export function widgetBehaviour<C extends Record<string, unknown>>(ctx: NodeCont
       }
       if (show) publish(show, client);
       if (canSend) {
-        if (!("passthru" in config) || config.passthru === true) send(msg);
+        if (spec.passInput !== false && (!("passthru" in config) || config.passthru === true)) send(msg);
       }
       done();
     },

@@ -53,6 +53,14 @@ describe("dashboard widgets", () => {
     expect(dash.emitted.at(-1)).toMatchObject({ widget: "w", state: { props: { label: "Go" } } });
     // A message with no payload of its own only changes properties: not kept as the last message.
     expect((dash.emitted.at(-1)!.state as { msg?: unknown }).msg).toBeUndefined();
+    // An input message is never sent on (Dashboard 2.0's button handles its input itself), whatever an old passthru says.
+    flow.send("w", { payload: "through?" });
+    await settle();
+    expect(flow.received).toHaveLength(1);
+    const old = await widgetFlow("ui-button", { payload: "p", passthru: true });
+    old.flow.send("w", { payload: "through?" });
+    await settle();
+    expect(old.flow.received).toHaveLength(0);
   });
 
   it("ui-button as a hold button: pressing and letting go send their own payloads with msg._event (numbers only), as Dashboard 2.0's; off, they send nothing", async () => {

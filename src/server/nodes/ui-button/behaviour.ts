@@ -20,6 +20,8 @@ function eventOf(type: string, given: unknown): Record<string, unknown> {
 export const uiButtonBehaviour = defineBehaviour(uiButtonNode, (ctx, c) =>
   widgetBehaviour(ctx, c, {
     emulate: () => c.emulateClick,
+    // Dashboard 2.0's button has an input handler of its own: a message only updates the button (or, with emulateClick, clicks it); it is never sent on.
+    passInput: false,
     onViewer(input) {
       // As Dashboard 2.0's beforeSend: the event's own payload (a click's, a press's, a release's).
       const [enabled, payload, payloadType] =

@@ -45,7 +45,7 @@ export const uiButtonNode = defineNode({
 
 ### Inputs
 
-- \`payload\`: with **An incoming message clicks**, any message acts as a click; otherwise the message is passed on.
+- \`payload\`: with **An incoming message clicks**, any message acts as a click; otherwise it only updates the button (a label with \`{{msg.payload}}\`), and is not sent on, as Dashboard 2.0's button does.
 - \`ui_update\` (object): changes properties while the page is open (\`label\`, \`icon\`, \`color\` …); \`enabled\`, \`visible\` and \`class\` too.
 
 ### Outputs
@@ -61,5 +61,9 @@ A viewer of a view-only share link sees the button but cannot click it. A keyboa
   inputs: 1,
   outputs: 1,
   configSchema: uiButtonConfig,
-  nodeRed: dashboardNodeRed("ui-button", shape),
+  nodeRed: {
+    ...dashboardNodeRed("ui-button", shape),
+    // Dashboard 2.0's earlier buttons wrote passthru; since its button handles input itself, it reads it nowhere.
+    absorbed: ["passthru"],
+  },
 });

@@ -38,6 +38,13 @@ describe("Dashboard 1 import", () => {
     const idOf = (type: string) => flow.nodes.find((n: { type: string }) => n.type === type).id as string;
     const template = flow.nodes.find((n: { type: string }) => n.type === "ui-template");
     expect(template.config.format).toContain('ng-click="send({payload: \'hello\'})"');
+    // Dashboard 1's button "passthru" is its "if msg arrives on input, emulate a button click": Dashboard 2.0's emulateClick.
+    expect(flow.nodes.find((n: { type: string }) => n.type === "ui-button").config).toMatchObject({ emulateClick: false, payload: "water" });
+    const clicking = flows.map((n: Record<string, unknown>) => (n.type === "ui_button" ? { ...n, passthru: true } : n));
+    const other = await signUp(request);
+    const importedClicking = await request("POST", "/flows/import", { token: other.accessToken, body: { flows: clicking } });
+    expect(importedClicking.status, importedClicking.text).toBe(201);
+    expect(importedClicking.body.flows[0].nodes.find((n: { type: string }) => n.type === "ui-button").config).toMatchObject({ emulateClick: true });
     const gauge = flow.nodes.find((n: { type: string }) => n.type === "ui-gauge");
     expect(gauge.config).toMatchObject({ gtype: "gauge-half", min: 0, max: 100, segments: [{ from: 0 }, { from: 60 }, { from: 85 }] });
     expect((await request("POST", `/flows/${flowId}/deploy`, { token })).status).toBe(200);

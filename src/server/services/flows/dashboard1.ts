@@ -59,7 +59,8 @@ function widget(n: NrNode, d1: string, base: string): Translation {
   const notes: string[] = [];
   switch (d1) {
     case "ui_button":
-      return { props: { ...p, label, tooltip: str(n.tooltip), color: str(n.color), bgcolor: str(n.bgcolor), icon: str(n.icon), payload: str(n.payload), payloadType: str(n.payloadType, "str"), ...topic }, notes };
+      // Dashboard 1's button calls its "If msg arrives on input, emulate a button click" passthru: Dashboard 2.0's emulateClick.
+      return { props: { ...p, label, tooltip: str(n.tooltip), color: str(n.color), bgcolor: str(n.bgcolor), icon: str(n.icon), payload: str(n.payload), payloadType: str(n.payloadType, "str"), emulateClick: bool(n.passthru, false), ...topic }, notes };
     case "ui_text":
       return { props: { ...p, label, format: str(n.format, "{{msg.payload}}"), layout: str(n.layout, "row-spread") }, notes };
     case "ui_text_input":
