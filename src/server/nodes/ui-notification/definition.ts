@@ -45,5 +45,9 @@ Notifications are not kept: a viewer who opens the page later does not see one s
   inputs: 1,
   outputs: 1,
   configSchema: uiNotificationConfig,
-  nodeRed: dashboardNodeRed("ui-notification", shape),
+  nodeRed: {
+    ...dashboardNodeRed("ui-notification", shape),
+    // Dashboard 2.0's earlier notification wrote outputs: 0; it has one output now, as ours: nothing is lost.
+    absorbed: ["outputs"],
+  },
 });
