@@ -40,7 +40,7 @@ describe("Dashboard 1 import", () => {
     expect(template.config.format).toContain('ng-click="send({payload: \'hello\'})"');
     // Dashboard 1's button "passthru" is its "if msg arrives on input, emulate a button click": Dashboard 2.0's emulateClick.
     expect(flow.nodes.find((n: { type: string }) => n.type === "ui-button").config).toMatchObject({ emulateClick: false, payload: "water" });
-    const clicking = flows.map((n: Record<string, unknown>) => (n.type === "ui_button" ? { ...n, passthru: true } : n));
+    const clicking = (flows as Array<Record<string, unknown>>).map((n) => (n.type === "ui_button" ? { ...n, passthru: true } : n));
     const other = await signUp(request);
     const importedClicking = await request("POST", "/flows/import", { token: other.accessToken, body: { flows: clicking } });
     expect(importedClicking.status, importedClicking.text).toBe(201);
