@@ -33,20 +33,18 @@ function main() {
   const roots = process.argv.slice(2).filter((a) => a !== "--");
   if (roots.length === 0) throw new Error("usage: npm run import:survey -- <folder> [...]");
   const registry = createNodeRegistry();
-  const reasons = new Map<string, { nodes: number; files: Set<string> }>();
-  const note = (key: string, file: string) => {
-    const entry = reasons.get(key) ?? { nodes: 0, files: new Set<string>() };
+  type Tally = Map<string, { nodes: number; files: Set<string> }>;
+  /** Counts one node under `key`, and the file it was in. */
+  const count = (tally: Tally, key: string, file: string) => {
+    const entry = tally.get(key) ?? { nodes: 0, files: new Set<string>() };
     entry.nodes++;
     entry.files.add(file);
-    reasons.set(key, entry);
+    tally.set(key, entry);
   };
-  const contribTypes = new Map<string, { nodes: number; files: Set<string> }>();
-  const contrib = (type: string, file: string) => {
-    const entry = contribTypes.get(type) ?? { nodes: 0, files: new Set<string>() };
-    entry.nodes++;
-    entry.files.add(file);
-    contribTypes.set(type, entry);
-  };
+  const reasons: Tally = new Map();
+  const note = (key: string, file: string) => count(reasons, key, file);
+  const contribTypes: Tally = new Map();
+  const contrib = (type: string, file: string) => count(contribTypes, type, file);
   let files = 0;
   let refused = 0;
   for (const root of roots) {
