@@ -56,6 +56,7 @@ export const DASHBOARD_WIDGET_TYPES = [
   "ui-slider",
   "ui-dropdown",
   "ui-radio-group",
+  "ui-button-group",
   "ui-form",
   "ui-notification",
   "ui-chart",

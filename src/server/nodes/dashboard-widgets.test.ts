@@ -96,6 +96,32 @@ describe("dashboard widgets", () => {
     expect(plain.flow.received.map((m) => m.payload)).toEqual(["x"]);
   });
 
+  it("ui-button-group: choosing a button sends its value, typed as its option says, and the status names it; a value that is no option is refused", async () => {
+    const { flow, dash } = await widgetFlow("ui-button-group", {
+      topic: "mode",
+      topicType: "str",
+      options: [
+        { label: "Off", icon: "power", value: "0", valueType: "num", color: "#999999" },
+        { label: "Eco", icon: "leaf", value: '{"level":1}', valueType: "json", color: "#009933" },
+        { label: "", icon: "fire", value: "true", valueType: "bool", color: "#ff6666" },
+      ],
+    });
+    dash.input("w", "change", { payload: { level: 1 } });
+    dash.input("w", "change", { payload: "0" });
+    dash.input("w", "change", { payload: 7 });
+    dash.input("w", "change", { payload: true });
+    await flow.waitFor(2);
+    await settle();
+    expect(flow.received.map((m) => [m.payload, m.topic])).toEqual([
+      [{ level: 1 }, "mode"],
+      [true, "mode"],
+    ]);
+    expect(flow.statuses.at(-1)).toEqual({ nodeId: "w", status: { fill: "blue", shape: "dot", text: "true" } });
+    expect(flow.statuses.map((s) => s.status?.text)).toEqual(["Eco", "true"]);
+    // Kept: every viewer sees the choice.
+    expect(dash.emitted.at(-1)).toMatchObject({ widget: "w", state: { msg: { payload: true, topic: "mode" } } });
+  });
+
   it("ui-switch: a toggle sends the on or off value (typed); the value is kept and shown to every viewer", async () => {
     const { flow, dash } = await widgetFlow("ui-switch", { onvalue: "open", onvalueType: "str", offvalue: "0", offvalueType: "num", topic: "valve", topicType: "str" });
     dash.input("w", "change", { payload: true });

@@ -1,5 +1,6 @@
 import type { DashboardWidgetType } from "@/shared/dashboard";
 import { ButtonWidget } from "./button";
+import { ButtonGroupWidget } from "./button-group";
 import { ChartWidget } from "./chart";
 import { DropdownWidget } from "./dropdown";
 import { FormWidget } from "./form";
@@ -30,6 +31,7 @@ export const WIDGET_COMPONENTS: Partial<Record<DashboardWidgetType, WidgetCompon
   "ui-slider": SliderWidget,
   "ui-dropdown": DropdownWidget,
   "ui-radio-group": RadioGroupWidget,
+  "ui-button-group": ButtonGroupWidget,
   "ui-form": FormWidget,
   "ui-chart": ChartWidget,
   "ui-gauge": GaugeWidget,
