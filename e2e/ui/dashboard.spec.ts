@@ -333,7 +333,13 @@ test("the ui-base's header content and connection notices: \"Dashboard (Page)\" 
   const base = await configNode(request, owner, "ui-base", "Boiler room", { headerContent: "dashpage", notificationDisplayTime: 30 });
   const home = await configNode(request, owner, "ui-page", "Pumps", { ui: base, path: "/pumps", order: 1 });
   const group = await configNode(request, owner, "ui-group", "Pump 1", { page: home, width: 6, order: 1 });
-  await deployFlow(request, owner, `Header ${s}`, { nodes: [{ id: `txt-${s}`, type: "ui-text", position: { x: 100, y: 100 }, config: { group, label: "State", order: 1 } }] });
+  await deployFlow(request, owner, `Header ${s}`, {
+    nodes: [
+      { id: `txt-${s}`, type: "ui-text", position: { x: 100, y: 100 }, config: { group, label: "State", order: 1 } },
+      // A tile gauge whose title floats in the corner Dashboard 2.0's floatingTitlePosition names.
+      { id: `tile-${s}`, type: "ui-gauge", position: { x: 100, y: 200 }, config: { group, title: "Flow rate", gtype: "gauge-tile", alwaysShowTitle: true, floatingTitlePosition: "bottom-right", order: 2 } },
+    ],
+  });
   // The page's socket passes through a route the test can cut, as a network would.
   const sockets: WebSocketRoute[] = [];
   await page.routeWebSocket(/\/ws\/dashboard\//, (ws) => {
@@ -344,6 +350,7 @@ test("the ui-base's header content and connection notices: \"Dashboard (Page)\" 
   await page.goto(`/dashboard/${slug}/pumps`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Boiler room (Pumps)");
   await expect(page.locator('[data-connection="online"]')).toBeVisible();
+  await expect(page.getByRole("meter", { name: "Flow rate" }).locator(".db-gauge-tile-title.bottom-right")).toHaveText("Flow rate");
   const notice = page.getByTestId("connection-notice");
   await expect(notice).toHaveCount(0);
   await sockets.at(-1)!.close({ code: 1012, reason: "cut by the test" });

@@ -1,7 +1,7 @@
 "use client";
 
 import { substitute } from "../format";
-import { num, str, type WidgetProps } from "./widget";
+import { bool, num, str, type WidgetProps } from "./widget";
 
 interface Segment {
   from: number;
@@ -48,7 +48,8 @@ export function GaugeWidget({ props, state }: WidgetProps) {
   if (type === "gauge-tile") {
     return (
       <div className="db-gauge-tile" style={{ background: color }} {...aria}>
-        <span>{title}</span>
+        {/* Dashboard 2.0's tile: with "always show the title", the title floats in a corner (floatingTitlePosition). */}
+        {bool(props, "alwaysShowTitle", false) ? <span className={`db-gauge-tile-title ${str(props, "floatingTitlePosition", "top-left")}`}>{title}</span> : <span>{title}</span>}
         <strong>{text}</strong>
       </div>
     );

@@ -13,6 +13,10 @@ const shape = {
   gstyle: z.enum(["needle", "rounded"]).default("needle").meta({ title: "Style" }),
   title: z.string().max(1000).default("gauge").meta({ title: "Title" }),
   alwaysShowTitle: z.boolean().default(false).meta({ title: "Always show the title" }),
+  floatingTitlePosition: z
+    .enum(["top-left", "top-right", "bottom-left", "bottom-right"])
+    .default("top-left")
+    .meta({ title: "Title position (tile)", description: "Where a tile gauge shows its title when it is always shown" }),
   units: z.string().max(100).default("units").meta({ title: "Units" }),
   icon: z.string().max(100).default("").meta({ title: "Icon" }),
   prefix: z.string().max(100).default("").meta({ title: "Prefix" }),
