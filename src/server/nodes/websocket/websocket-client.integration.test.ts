@@ -80,6 +80,29 @@ describe("Node-RED's websocket examples, imported and run", () => {
     hub.ws.close();
   });
 
+  it("01 as Node-RED 0.x wrote it: a websocket-listener whose path is a ws:// URL is a client (imported as one, its out node naming it as client), and it runs", async () => {
+    const me = await owner();
+    const url = `${upgrades.base}/ws/hooks/${me.slug}/ws1`;
+    const flows = example("01 - Connect to websocket in server.json").map((n) =>
+      n.type === "websocket-client" ? { id: n.id, type: "websocket-listener", path: url, wholemsg: "false" } : n.type === "websocket out" ? { ...n, server: n.client, client: "" } : n,
+    );
+    expect(flows.filter((n) => n.type === "websocket-listener").map((n) => n.path).sort()).toEqual(["/ws1", url]);
+    const { flows: [flow], warnings } = await importFlows(me.token, flows);
+    expect(warnings).toContain("configuration node 63620788.bda128: a websocket-listener with a ws:// path is a client in Node-RED; imported as a websocket-client");
+    const client = await request("GET", "/config-nodes/63620788-bda128", { token: me.token });
+    expect(client.body.config_node).toMatchObject({ type: "websocket-client", config: { path: url } });
+    const out = flow!.nodes.find((n) => n.type === "websocket-out")!;
+    expect(out.config).toMatchObject({ client: "63620788-bda128", server: "" });
+    const hub = connect(upgrades.url, { authorization: `Bearer ${me.token}` });
+    await hub.next((f) => f.type === "ready");
+    expect((await request("POST", `/flows/${flow!.id}/deploy`, { token: me.token })).status).toBe(200);
+    await expect.poll(async () => (await testApp.app.flowRuntime.nodeStatuses(flow!.id)).get(out.id)?.text, { timeout: 10_000 }).toBe("connected");
+    const inject = flow!.nodes.find((n) => n.type === "inject")!;
+    expect((await request("POST", `/nodes/${inject.id}/inject`, { token: me.token, body: {} })).status).toBe(200);
+    expect((await hub.next((f) => f.topic === "debug")).data.msg).toBe("Hello, World!");
+    hub.ws.close();
+  });
+
   it("02: this app's listener broadcasts to the client, whose websocket in gives the debug output", async () => {
     const me = await owner();
     const { flows: [flow] } = await importFlows(me.token, example("02 - Connect to websocket out server.json"));

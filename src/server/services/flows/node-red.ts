@@ -177,6 +177,23 @@ export async function importFlows(app: AppServices, principal: Principal, items:
 }
 
 /**
+ * A websocket-listener whose path is a ws:// or wss:// URL is a client in Node-RED (its 0.x form:
+ * 22-websocket.js runs one node type for both and asks `isServer` of the path): it comes in as the
+ * websocket-client it is, and the websocket in/out nodes naming it as their `server` name it as
+ * their `client`.
+ */
+function legacySocketClients(items: NrNode[], warnings: string[]): NrNode[] {
+  const clients = new Set(items.filter((n) => n.type === "websocket-listener" && typeof n.path === "string" && /^wss?:\/\//i.test(n.path.trim())).map((n) => String(n.id)));
+  if (clients.size === 0) return items;
+  for (const id of clients) warnings.push(`configuration node ${id.slice(0, 80)}: a websocket-listener with a ws:// path is a client in Node-RED; imported as a websocket-client`);
+  return items.map((n) => {
+    if (clients.has(String(n.id)) && n.type === "websocket-listener") return { ...n, type: "websocket-client", path: String(n.path).trim() };
+    if ((n.type === "websocket in" || n.type === "websocket out") && typeof n.server === "string" && clients.has(n.server) && !n.client) return { ...n, client: n.server, server: "" };
+    return n;
+  });
+}
+
+/**
  * The import's mapping of a Node-RED flows.json, without the database (importFlows reads what it
  * needs of the organization first): one flow per tab (nodes without a tab go to an "Imported"
  * flow) with its nodes, wires and groups, each checked exactly as create checks it, and the subflow
@@ -208,7 +225,7 @@ export function mapNodeRedImport(
     warnings.push(`id ${id.slice(0, 80)} appears ${count + 1} times: the first is imported and the ${count === 1 ? "other is" : `other ${count} are`} left out, as Node-RED's import does`);
   }
   // Dashboard 1's ui_* nodes come in as Dashboard 2.0's (SPEC §21), said per node and per type.
-  const dashboard1 = translateDashboard1(unique);
+  const dashboard1 = translateDashboard1(legacySocketClients(unique, warnings));
   warnings.push(...dashboard1.warnings);
   const items = expandGroupScopes(dashboard1.items, warnings);
   const report: ImportReportEntry[] = [];
