@@ -64,6 +64,7 @@ export const DASHBOARD_WIDGET_TYPES = [
   "ui-table",
   "ui-markdown",
   "ui-template",
+  "ui-spacer",
   "ui-control",
   "ui-event",
 ] as const;

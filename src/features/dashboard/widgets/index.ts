@@ -9,6 +9,7 @@ import { MarkdownWidget } from "./markdown";
 import { NumberInputWidget } from "./number-input";
 import { RadioGroupWidget } from "./radio-group";
 import { SliderWidget } from "./slider";
+import { SpacerWidget } from "./spacer";
 import { SwitchWidget } from "./switch";
 import { TableWidget } from "./table";
 import { TemplateWidget } from "./template";
@@ -38,6 +39,7 @@ export const WIDGET_COMPONENTS: Partial<Record<DashboardWidgetType, WidgetCompon
   "ui-table": TableWidget,
   "ui-markdown": MarkdownWidget,
   "ui-template": TemplateWidget,
+  "ui-spacer": SpacerWidget,
 };
 
 /** Rows a widget of height 0 ("auto") takes, as Dashboard 2.0's Group.vue computes them. */

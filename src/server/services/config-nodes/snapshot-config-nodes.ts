@@ -43,5 +43,14 @@ export async function snapshotConfigNodes(
     for (const s of added) out[s.id] = s;
     frontier = [...refsOfNodes(app.nodes, added).keys()].filter((id) => !(id in out));
   }
+  // Dashboard 2.0's spacers name their group and nothing names them: they go with the deployments
+  // that carry their group (one query, only for a deployment with a dashboard group).
+  const groups = new Set(Object.values(out).filter((c) => c.type === "ui-group").map((c) => c.id));
+  if (groups.size > 0) {
+    for (const r of await app.db.prisma.configNode.findMany({ where: { organizationId, type: "ui-spacer" } })) {
+      const group = (r.config as { group?: unknown }).group;
+      if (typeof group === "string" && groups.has(group)) out[r.id] = snapshotOf(r);
+    }
+  }
   return out;
 }

@@ -79,6 +79,11 @@ export async function loadDashboardModel(app: AppServices, organization: { id: s
   for (const d of deployments) {
     const snapshot = d.snapshot as unknown as DeploymentSnapshot;
     for (const c of Object.values(snapshot.config_nodes ?? {})) {
+      // A spacer (Dashboard 2.0 stores it as a configuration node naming its group) is a widget of that group, once.
+      if (c.type === "ui-spacer") {
+        if (!model.widgets.some((w) => w.id === c.id)) model.widgets.push({ id: c.id, type: "ui-spacer", name: c.name, flow_id: d.flowId, config: parsed(app.nodes, c.type, c.config) });
+        continue;
+      }
       const map = maps[c.type];
       if (!map) continue;
       const known = map.get(c.id);

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { setUpTestApp } from "@/test/set-up-test-app";
+import { connect } from "@/test/ws";
+import { signUp } from "@/test/accounts";
+import { sessionCookie, setUpDashboardSockets } from "@/test/dashboard";
+
+/**
+ * SPEC §21: what Dashboard 2.0's own editor writes, imported and deployed: its layout editor's
+ * spacers (ui-spacer, stored as configuration nodes that name their group) take their place on the
+ * page. The flow's shape is that of Dashboard 2.0's spacer fixture (cypress/fixtures/flows).
+ */
+const testApp = setUpTestApp();
+const dash = setUpDashboardSockets(testApp);
+const request = testApp.request;
+
+const flows = (s: string) => [
+  { id: `tab${s}`, type: "tab", label: "spacers" },
+  { id: `base${s}`, type: "ui-base", name: "Layout", path: "/dashboard" },
+  { id: `page${s}`, type: "ui-page", name: "Spaced", ui: `base${s}`, path: `/spaced-${s}`, layout: "grid", order: 1 },
+  { id: `group${s}`, type: "ui-group", name: "Row", page: `page${s}`, width: "6", height: "1", order: 1, showTitle: true },
+  { id: `text${s}`, type: "ui-text", z: `tab${s}`, group: `group${s}`, order: 2, width: "3", height: "1", label: "After the gap", format: "{{msg.payload}}", layout: "row-spread", x: 200, y: 80, wires: [] },
+  { id: `spacer${s}`, type: "ui-spacer", group: `group${s}`, name: "spacer", order: 1, width: "3", height: "2", className: "class1 class2" },
+];
+
+describe("Dashboard 2.0 import", () => {
+  it("a ui-spacer imports as a configuration node and, deployed with its group, is a widget of its size at its order", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    const s = Math.random().toString(36).slice(2, 8);
+    const dry = await request("POST", "/flows/import?dry_run=true", { token, body: { flows: flows(s) } });
+    expect(dry.status, dry.text).toBe(200);
+    expect(dry.body.report.find((r: { type: string }) => r.type === "ui-spacer")).toMatchObject({ support: "supported" });
+    const imported = await request("POST", "/flows/import", { token, body: { flows: flows(s) } });
+    expect(imported.status, imported.text).toBe(201);
+    const spacer = (await request("GET", `/config-nodes/spacer${s}`, { token })).body.config_node;
+    expect(spacer).toMatchObject({ type: "ui-spacer", config: { group: `group${s}`, order: 1, width: 3, height: 2, className: "class1 class2" } });
+    expect((await request("POST", `/flows/${imported.body.flows[0].id}/deploy`, { token })).status).toBe(200);
+
+    const slug = (await request("GET", "/auth/profile", { token })).body.organization.slug as string;
+    const socket = connect(dash.url(slug, `/spaced-${s}`), await sessionCookie(testApp.app, owner));
+    const page = await socket.next((f) => f.type === "dashboard.page");
+    expect(page.view.groups).toHaveLength(1);
+    expect(page.view.groups[0].widgets.map((w: { id: string; type: string; width: number; height: number; order: number }) => [w.type, w.width, w.height, w.order])).toEqual([
+      ["ui-spacer", 3, 2, 1],
+      ["ui-text", 3, 1, 2],
+    ]);
+    socket.ws.close();
+  });
+});
