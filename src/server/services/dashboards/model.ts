@@ -235,14 +235,14 @@ export function pageView(model: DashboardModel, page: DashboardConfigNode, state
   };
 }
 
-/** The ui-base's app bar and connection notices (a base saved before they existed: Dashboard 2.0's defaults). */
+/** The ui-base's app bar and connection notices (its config is parsed: a base saved before they existed has the defaults). */
 function headerOf(config: Record<string, unknown>): DashboardPageView["header"] {
-  const content = str(config.headerContent, config.showPageTitle === false ? "none" : "page");
+  const content = str(config.headerContent, "page");
   return {
     content: content === "dashboard" || content === "dashpage" || content === "none" ? content : "page",
     disconnectNotice: bool(config.showDisconnectNotification, true),
     reconnectNotice: bool(config.showReconnectNotification, true),
-    noticeSeconds: Math.min(3600, Math.max(1, int(config.notificationDisplayTime, 5))),
+    noticeSeconds: int(config.notificationDisplayTime, 5),
   };
 }
 

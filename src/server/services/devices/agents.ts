@@ -12,13 +12,10 @@ import { configNodeToNodeRed, toNodeRed } from "../flows/node-red-mapping";
 import { DeviceSubflows } from "./device-subflows";
 import { openCredential } from "../config-nodes/credentials";
 import { publishOrgEvent } from "../flows/events";
-import { deviceConnected, flowsOfDevice, recordApplied, recordHello, recordRefused, targetDevices } from "./devices";
+import { deviceConnected, flowsOfDevice, recordApplied, recordHello, recordRefused, targetDevices, type Refusals } from "./devices";
 import { sealTo } from "./seal";
 
 type DeployFrame = Extract<AgentServerFrame, { type: "agent.deploy" }>;
-
-/** What a device cannot run: flow id → the deployment it was refused and why (the device goes on running what it applied). */
-export type Refusals = Record<string, { deployment_id: string; error: string }>;
 
 /** Node-RED's own structure in a flows.json, never a node type a device reports. */
 const STRUCTURE = new Set(["tab", "subflow", "group"]);
@@ -231,7 +228,9 @@ export function agentDeps(app: AppServices): AgentDeps {
       await recordRefused(app, device, refused);
       return frame;
     },
-    async applied(principal, applied, error, failed) {
+    async applied(principal, applied, raw, failed) {
+      // Node-RED's words may quote a value it was given: the organization's secrets leave as "***", as in agent.error.
+      const error = raw === undefined ? undefined : (await app.variables.ensure(principal.organizationId)).redactText(raw);
       const device = await recordApplied(app, principal, applied, error, failed);
       if (device && error) app.logger.warn({ deviceId: device.id, error }, "a device could not apply its deployment");
     },

@@ -249,14 +249,16 @@ describe("a flow that targets a device", () => {
     expect(applied).toEqual([{ device_id: deviceId, name: "pi-4", online: true, state: "applied", deployment_id: v2, error: null }]);
     expect((await request("GET", `/devices/${deviceId}`, { token: owner.accessToken })).body.device).toMatchObject({ deployment_id: v2, refused: [] });
 
-    // The agent's own refusal (its Node-RED threw): shown the same way, with its words.
+    // The agent's own refusal (its Node-RED threw): shown the same way, with its words, the organization's secrets redacted.
+    expect((await request("POST", "/variables", { token: owner.accessToken, body: { name: "PI_PASSWORD", value: "hunter2-pi-4", secret: true } })).status).toBe(201);
     const seenBack = back.frames.length;
     const v3deploy = request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken });
     const third = await back.next((f) => f.type === "agent.deploy" && back.frames.indexOf(f) >= seenBack);
-    back.send({ type: "agent.applied", applied: { [flowId]: v2 }, error: "Error: boom in a node's constructor", failed: third.deployments });
+    back.send({ type: "agent.applied", applied: { [flowId]: v2 }, error: "Error: boom in a node's constructor (password hunter2-pi-4)", failed: third.deployments });
     const v3 = await v3deploy;
     expect(v3.status).toBe(202);
-    expect(v3.body.devices).toEqual([{ device_id: deviceId, name: "pi-4", online: true, state: "refused", deployment_id: v2, error: "the device's Node-RED could not apply it: Error: boom in a node's constructor" }]);
+    expect(v3.body.devices).toEqual([{ device_id: deviceId, name: "pi-4", online: true, state: "refused", deployment_id: v2, error: "the device's Node-RED could not apply it: Error: boom in a node's constructor (password ***)" }]);
+    expect(JSON.stringify((await request("GET", "/devices", { token: owner.accessToken })).body)).not.toContain("hunter2-pi-4");
     back.ws.close();
   });
 

@@ -29,14 +29,15 @@ export interface DeviceView {
   refused?: Array<{ flow_id: string; flow_name: string; deployment_id: string; error: string }>;
 }
 
-type Refusal = { deployment_id: string; error: string };
+/** What a device cannot run: flow id → the deployment it was refused and why (it goes on running what `applied` says). */
+export type Refusals = Record<string, { deployment_id: string; error: string }>;
 
 /**
  * Each agent's refusals that still stand: of a flow whose current deployment is the one refused
  * and that the device does not run (an older refusal ended with a newer deploy).
  */
 async function standingRefusals(app: AppServices, organizationId: string, devices: Device[]): Promise<Map<string, NonNullable<DeviceView["refused"]>>> {
-  const flowIds = [...new Set(devices.flatMap((d) => Object.keys(d.refused as Record<string, Refusal>)))];
+  const flowIds = [...new Set(devices.flatMap((d) => Object.keys(d.refused as Refusals)))];
   const out = new Map<string, NonNullable<DeviceView["refused"]>>();
   if (flowIds.length === 0) return out;
   const flows = new Map(
@@ -44,7 +45,7 @@ async function standingRefusals(app: AppServices, organizationId: string, device
   );
   for (const d of devices) {
     const applied = d.applied as Record<string, string>;
-    const standing = Object.entries(d.refused as Record<string, Refusal>)
+    const standing = Object.entries(d.refused as Refusals)
       .filter(([flowId, r]) => flows.get(flowId)?.currentDeploymentId === r.deployment_id && applied[flowId] !== r.deployment_id)
       .map(([flowId, r]) => ({ flow_id: flowId, flow_name: flows.get(flowId)!.name, deployment_id: r.deployment_id, error: r.error }));
     if (standing.length > 0) out.set(d.id, standing);
@@ -193,8 +194,8 @@ export async function recordHello(app: AppServices, principal: ApiKeyPrincipal, 
 export async function recordApplied(app: AppServices, principal: ApiKeyPrincipal, applied: Record<string, string>, error?: string, failed?: Record<string, string>): Promise<Device | null> {
   const device = await app.db.prisma.device.findUnique({ where: { keyId: principal.keyId } });
   if (!device || device.organizationId !== principal.organizationId) return null;
-  const refused: Record<string, { deployment_id: string; error: string }> = {};
-  for (const [flowId, r] of Object.entries(device.refused as Record<string, { deployment_id: string; error: string }>)) if (applied[flowId] !== r.deployment_id) refused[flowId] = r;
+  const refused: Refusals = {};
+  for (const [flowId, r] of Object.entries(device.refused as Refusals)) if (applied[flowId] !== r.deployment_id) refused[flowId] = r;
   if (error) for (const [flowId, deploymentId] of Object.entries(failed ?? {})) if (applied[flowId] !== deploymentId) refused[flowId] = { deployment_id: deploymentId, error: `the device's Node-RED could not apply it: ${error}` };
   return app.db.prisma.device.update({
     where: { id: device.id },
@@ -203,7 +204,7 @@ export async function recordApplied(app: AppServices, principal: ApiKeyPrincipal
 }
 
 /** What the server itself refused to send the device (services/devices/agents.ts, deployFrameFor), as of the frame it sends now. */
-export async function recordRefused(app: AppServices, device: Device, refused: Record<string, { deployment_id: string; error: string }>): Promise<void> {
+export async function recordRefused(app: AppServices, device: Device, refused: Refusals): Promise<void> {
   if (JSON.stringify(device.refused) === JSON.stringify(refused)) return;
   await app.db.prisma.device.update({ where: { id: device.id }, data: { refused: refused as Prisma.InputJsonValue } });
 }
@@ -277,7 +278,7 @@ export async function deviceStates(
   const online = new Set((await onlineDeviceKeyIds(app.store, flow.organizationId)).map((o) => o.keyId));
   return devices.map((d) => {
     const applied = (d.applied as Record<string, string>)[flow.id] ?? null;
-    const refusal = (d.refused as Record<string, { deployment_id: string; error: string }>)[flow.id];
+    const refusal = (d.refused as Refusals)[flow.id];
     const current = flow.currentDeploymentId !== null && applied === flow.currentDeploymentId;
     const refused = !current && refusal !== undefined && refusal.deployment_id === flow.currentDeploymentId;
     return {
