@@ -78,6 +78,7 @@ function base(pathname: string, name: string, groups: DashboardPageView["groups"
     title: "Bench",
     header: { content: "page", disconnectNotice: true, reconnectNotice: true, noticeSeconds: 5 },
     page: { id: name, name, path: pathname, order: 0, visible: true, layout: "grid" },
+    links: [],
     pages: [{ id: name, name, path: pathname, order: 0, visible: true }],
     theme: { colors: { surface: "#ffffff", primary: "#0094CE", bgPage: "#eeeeee", groupBg: "#ffffff", groupOutline: "#cccccc" } },
     groups,

@@ -61,6 +61,7 @@ export const DASHBOARD_WIDGET_TYPES = [
   "ui-notification",
   "ui-chart",
   "ui-gauge",
+  "ui-progress",
   "ui-table",
   "ui-markdown",
   "ui-template",
@@ -70,7 +71,18 @@ export const DASHBOARD_WIDGET_TYPES = [
 ] as const;
 export type DashboardWidgetType = (typeof DASHBOARD_WIDGET_TYPES)[number];
 
-export const DASHBOARD_CONFIG_TYPES = ["ui-base", "ui-page", "ui-group", "ui-theme"] as const;
+export const DASHBOARD_CONFIG_TYPES = ["ui-base", "ui-page", "ui-link", "ui-group", "ui-theme"] as const;
+
+/**
+ * A ui-link's URL as a page may follow it: http(s), mailto and tel, or a relative one ("/x",
+ * "../x", "#x", "x"); any other scheme (javascript:, data:, file:) is no link.
+ */
+export function safeLinkUrl(url: string): boolean {
+  const v = url.trim();
+  if (v === "" || v.length > 2000 || [...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) return false;
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(v);
+  return !scheme || ["http", "https", "mailto", "tel"].includes(scheme[1]!.toLowerCase());
+}
 
 /** Widgets with no place on the page (they act on it or report from it). */
 export const DASHBOARD_HEADLESS_TYPES: readonly DashboardWidgetType[] = ["ui-notification", "ui-control", "ui-event"];
@@ -97,8 +109,8 @@ export const DASHBOARD1_TYPE_MAP: Readonly<Record<string, string>> = {
   ui_audio: "ui-notification",
   ui_colour_picker: "ui-text-input",
   ui_date_picker: "ui-text-input",
-  ui_link: "ui-markdown",
-  ui_spacer: "ui-markdown",
+  ui_link: "ui-link",
+  ui_spacer: "ui-spacer",
 };
 
 /** Who sent a message from a dashboard (Dashboard 2.0's `msg._client`). */
@@ -174,6 +186,19 @@ export const dashboardPageSummarySchema = z.object({
 });
 export type DashboardPageSummary = z.infer<typeof dashboardPageSummarySchema>;
 
+/** A ui-link: an item of the navigation that leaves for its URL (Dashboard 2.0's), ordered among the pages. */
+export const dashboardLinkSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** Only a URL safeLinkUrl accepts. */
+  url: z.string(),
+  icon: z.string().optional(),
+  order: z.number().int(),
+  visible: z.boolean(),
+  disabled: z.boolean(),
+});
+export type DashboardLink = z.infer<typeof dashboardLinkSchema>;
+
 export const dashboardPageViewSchema = z.object({
   organization: z.object({ slug: z.string(), name: z.string() }),
   /** The ui-base (Dashboard 2.0's "base"): its name. */
@@ -194,6 +219,8 @@ export const dashboardPageViewSchema = z.object({
   page: dashboardPageSummarySchema.extend({ layout: z.enum(["grid", "flex", "notebook", "tabs"]).default("grid") }),
   /** Every page of the same ui-base the viewer may open, for navigation. */
   pages: z.array(dashboardPageSummarySchema),
+  /** The dashboard's ui-links, for navigation (none for a share link's visitor). */
+  links: z.array(dashboardLinkSchema).default([]),
   theme: dashboardThemeSchema,
   groups: z.array(dashboardGroupViewSchema),
   /** Widgets of the page with no place in a group (ui-notification, ui-control, ui-event). */

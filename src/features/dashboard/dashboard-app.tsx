@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
-import type { DashboardPageSummary, DashboardPageView } from "@/shared/dashboard";
+import type { DashboardLink, DashboardPageSummary, DashboardPageView } from "@/shared/dashboard";
 import { DashboardContext, type DashboardContextValue } from "./dashboard-context";
 import { DashboardSocket, type DashboardConnection } from "./dashboard-socket";
 import { DashboardStore, groupDisabled, groupVisible, pageVisible } from "./dashboard-store";
@@ -213,13 +213,17 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
   }
 
   const pages = view.pages.filter((p) => pageVisible(p, control)).sort((a, b) => a.order - b.order);
+  // The navigation: pages and ui-links by their order (Dashboard 2.0 orders them together).
+  const nav: Array<({ page: DashboardPageSummary } | { link: DashboardLink }) & { order: number }> = [...pages.map((page) => ({ page, order: page.order })), ...(view.links ?? []).filter((l) => pageVisible(l, control)).map((link) => ({ link, order: link.order }))].sort(
+    (a, b) => a.order - b.order,
+  );
   const groups = view.groups.filter((g) => groupVisible(g, control)).sort((a, b) => a.order - b.order);
   const density = view.theme.sizes?.density ?? "default";
   return (
     <DashboardContext.Provider value={context}>
       <div className={`db-root db-density-${density}`} style={themeVariables(view.theme)} data-page-id={view.page.id}>
         <header className="db-appbar">
-          {pages.length > 1 ? (
+          {nav.length > 1 ? (
             <button type="button" className="db-menu" aria-label="Pages" aria-expanded={drawer} aria-controls="db-nav" onClick={() => setDrawer(!drawer)}>
               <span aria-hidden="true">☰</span>
             </button>
@@ -230,25 +234,29 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
           {!view.interactive ? <span className="db-badge">View only</span> : null}
         </header>
         <div className="db-body">
-          {pages.length > 1 ? (
+          {nav.length > 1 ? (
             <nav id="db-nav" className={`db-nav${drawer ? " open" : ""}`} aria-label="Dashboard pages">
               <ul>
-                {pages.map((p) => (
-                  <li key={p.id}>
-                    <a
-                      href={pageHref(org, p.path, share)}
-                      aria-current={p.id === view.page.id ? "page" : undefined}
-                      onClick={(e) => {
-                        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
-                        e.preventDefault();
-                        navigate(p);
-                      }}
-                    >
-                      {p.icon ? <span className="db-icon" aria-hidden="true">{p.icon}</span> : null}
-                      {p.name}
-                    </a>
-                  </li>
-                ))}
+                {nav.map((item) =>
+                  "link" in item ? (
+                    <NavLink key={item.link.id} link={item.link} onFollow={() => setDrawer(false)} />
+                  ) : (
+                    <li key={item.page.id}>
+                      <a
+                        href={pageHref(org, item.page.path, share)}
+                        aria-current={item.page.id === view.page.id ? "page" : undefined}
+                        onClick={(e) => {
+                          if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+                          e.preventDefault();
+                          navigate(item.page);
+                        }}
+                      >
+                        {item.page.icon ? <span className="db-icon" aria-hidden="true">{item.page.icon}</span> : null}
+                        {item.page.name}
+                      </a>
+                    </li>
+                  ),
+                )}
               </ul>
             </nav>
           ) : null}
@@ -293,5 +301,32 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
         <ConnectionNotice state={connection} header={view.header} />
       </div>
     </DashboardContext.Provider>
+  );
+}
+
+/** A ui-link in the navigation: it leaves the dashboard for its URL (disabled: shown, not followed). */
+function NavLink({ link, onFollow }: { link: DashboardLink; onFollow: () => void }) {
+  const icon = link.icon ? (
+    <span className="db-icon" aria-hidden="true">
+      {link.icon}
+    </span>
+  ) : null;
+  return (
+    <li>
+      {link.disabled ? (
+        <a role="link" aria-disabled="true" className="disabled">
+          {icon}
+          {link.name}
+        </a>
+      ) : (
+        <a href={link.url} rel="noopener noreferrer" onClick={onFollow}>
+          {icon}
+          {link.name}
+          <span className="db-external" aria-hidden="true">
+            ↗
+          </span>
+        </a>
+      )}
+    </li>
   );
 }

@@ -215,7 +215,8 @@ export class DashboardStore {
   }
 
   private resolvePage(name: string): string[] {
-    return (this.view?.pages ?? []).filter((p) => p.id === name || p.name === name || p.path === name).map((p) => p.id);
+    const items: Array<{ id: string; name: string; path?: string }> = [...(this.view?.pages ?? []), ...(this.view?.links ?? [])];
+    return items.filter((p) => p.id === name || p.name === name || (p.path !== undefined && p.path === name)).map((p) => p.id);
   }
 
   private emitPage() {

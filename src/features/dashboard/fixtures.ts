@@ -18,6 +18,7 @@ export function fixturePageView(overrides: Partial<DashboardPageView> = {}): Das
       { id: "p1", name: "Overview", path: "/overview", order: 1, visible: true },
       { id: "p2", name: "Settings", path: "/settings", order: 2, visible: true },
     ],
+    links: [],
     theme: { colors: { surface: "#ffffff", primary: "#0094CE", bgPage: "#eeeeee", groupBg: "#ffffff", groupOutline: "#cccccc" }, sizes: { density: "default" } },
     groups: [
       {

@@ -122,6 +122,16 @@ describe("dashboard widgets", () => {
     expect(dash.emitted.at(-1)).toMatchObject({ widget: "w", state: { msg: { payload: true, topic: "mode" } } });
   });
 
+  it("ui-progress: each message is kept and shown (the bar clamps in the page); ui_update changes label and colour; nothing is sent on", async () => {
+    const { flow, dash } = await widgetFlow("ui-progress", { label: "Upload", color: "success" });
+    flow.send("w", { payload: 79 });
+    flow.send("w", { payload: 45, ui_update: { label: "Loading Data", color: "warning" } });
+    await settle();
+    expect(dash.emitted.map((e) => e.msg.payload)).toEqual([79, 45]);
+    expect(dash.emitted.at(-1)).toMatchObject({ widget: "w", state: { msg: { payload: 45 }, props: { label: "Loading Data", color: "warning" } } });
+    expect(flow.received).toHaveLength(0);
+  });
+
   it("ui-switch: a toggle sends the on or off value (typed); the value is kept and shown to every viewer", async () => {
     const { flow, dash } = await widgetFlow("ui-switch", { onvalue: "open", onvalueType: "str", offvalue: "0", offvalueType: "num", topic: "valve", topicType: "str" });
     dash.input("w", "change", { payload: true });

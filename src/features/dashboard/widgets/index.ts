@@ -7,6 +7,7 @@ import { FormWidget } from "./form";
 import { GaugeWidget } from "./gauge";
 import { MarkdownWidget } from "./markdown";
 import { NumberInputWidget } from "./number-input";
+import { ProgressWidget } from "./progress";
 import { RadioGroupWidget } from "./radio-group";
 import { SliderWidget } from "./slider";
 import { SpacerWidget } from "./spacer";
@@ -36,6 +37,7 @@ export const WIDGET_COMPONENTS: Partial<Record<DashboardWidgetType, WidgetCompon
   "ui-form": FormWidget,
   "ui-chart": ChartWidget,
   "ui-gauge": GaugeWidget,
+  "ui-progress": ProgressWidget,
   "ui-table": TableWidget,
   "ui-markdown": MarkdownWidget,
   "ui-template": TemplateWidget,

@@ -44,12 +44,14 @@ export async function snapshotConfigNodes(
     frontier = [...refsOfNodes(app.nodes, added).keys()].filter((id) => !(id in out));
   }
   // Dashboard 2.0's spacers name their group and nothing names them: they go with the deployments
-  // that carry their group (one query, only for a deployment with a dashboard group).
+  // that carry their group (one query, only for a deployment with a dashboard).
+  // Its links (ui-link) name their dashboard likewise: they go with the deployments that carry it.
   const groups = new Set(Object.values(out).filter((c) => c.type === "ui-group").map((c) => c.id));
-  if (groups.size > 0) {
-    for (const r of await app.db.prisma.configNode.findMany({ where: { organizationId, type: "ui-spacer" } })) {
-      const group = (r.config as { group?: unknown }).group;
-      if (typeof group === "string" && groups.has(group)) out[r.id] = snapshotOf(r);
+  const bases = new Set(Object.values(out).filter((c) => c.type === "ui-base").map((c) => c.id));
+  if (groups.size > 0 || bases.size > 0) {
+    for (const r of await app.db.prisma.configNode.findMany({ where: { organizationId, type: { in: ["ui-spacer", "ui-link"] } } })) {
+      const { group, ui } = r.config as { group?: unknown; ui?: unknown };
+      if (r.type === "ui-spacer" ? typeof group === "string" && groups.has(group) : typeof ui === "string" && bases.has(ui)) out[r.id] = snapshotOf(r);
     }
   }
   return out;

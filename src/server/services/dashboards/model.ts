@@ -9,7 +9,9 @@ import type { NodeRegistry } from "../../nodes/registry";
 import {
   DASHBOARD_HEADLESS_TYPES,
   DASHBOARD_WIDGET_TYPES,
+  safeLinkUrl,
   type DashboardGroupView,
+  type DashboardLink,
   type DashboardPageSummary,
   type DashboardPageView,
   type DashboardTheme,
@@ -42,6 +44,8 @@ export interface DashboardModel {
   pages: Map<string, DashboardConfigNode>;
   groups: Map<string, DashboardConfigNode>;
   themes: Map<string, DashboardConfigNode>;
+  /** ui-link: items of a dashboard's navigation that leave it. */
+  links: Map<string, DashboardConfigNode>;
   widgets: DashboardWidget[];
 }
 
@@ -72,8 +76,8 @@ export async function loadDashboardModel(app: AppServices, organization: { id: s
   });
   const ids = flows.map((f) => f.currentDeploymentId!).filter(Boolean);
   const deployments = ids.length ? await app.db.prisma.deployment.findMany({ where: { id: { in: ids }, organizationId: organization.id }, select: { flowId: true, snapshot: true } }) : [];
-  const model: DashboardModel = { organization, bases: new Map(), pages: new Map(), groups: new Map(), themes: new Map(), widgets: [] };
-  const maps: Record<string, Map<string, DashboardConfigNode>> = { "ui-base": model.bases, "ui-page": model.pages, "ui-group": model.groups, "ui-theme": model.themes };
+  const model: DashboardModel = { organization, bases: new Map(), pages: new Map(), groups: new Map(), themes: new Map(), links: new Map(), widgets: [] };
+  const maps: Record<string, Map<string, DashboardConfigNode>> = { "ui-base": model.bases, "ui-page": model.pages, "ui-group": model.groups, "ui-theme": model.themes, "ui-link": model.links };
   // Flows in a stable order, so that the same deployments always give the same page.
   deployments.sort((a, b) => (a.flowId < b.flowId ? -1 : a.flowId > b.flowId ? 1 : 0));
   for (const d of deployments) {
@@ -121,6 +125,19 @@ export function pagesOf(model: DashboardModel, uiId: string): DashboardPageSumma
   return [...model.pages.values()]
     .filter((p) => str(p.config.ui) === uiId)
     .map(pageSummary)
+    .sort(byOrder);
+}
+
+/** The links (ui-link) of one dashboard, in navigation order; one without a safe URL is disabled. */
+export function linksOf(model: DashboardModel, uiId: string): DashboardLink[] {
+  return [...model.links.values()]
+    .filter((l) => str(l.config.ui) === uiId)
+    .map((l): DashboardLink => {
+      const url = str(l.config.path);
+      const ok = safeLinkUrl(url);
+      const icon = str(l.config.icon);
+      return { id: l.id, name: l.name || url || "link", url: ok ? url.trim() : "", ...(icon ? { icon } : {}), order: int(l.config.order, -1), visible: bool(l.config.visible, true), disabled: !ok || bool(l.config.disabled, false) };
+    })
     .sort(byOrder);
 }
 
@@ -228,6 +245,7 @@ export function pageView(model: DashboardModel, page: DashboardConfigNode, state
     header: headerOf(base?.config ?? {}),
     page: { ...summary, layout: layout === "flex" || layout === "notebook" || layout === "tabs" ? layout : "grid" },
     pages: options.onlyThisPage ? [summary] : pagesOf(model, ui),
+    links: options.onlyThisPage ? [] : linksOf(model, ui),
     theme: themeOf(model, page),
     groups,
     headless: headless.map((w) => widgetView(w, states.get(w.id))).sort(byOrder),

@@ -34,7 +34,15 @@ describe("Dashboard 1 import", () => {
     const flowId = imported.body.flows[0].id as string;
     const flow = (await request("GET", `/flows/${flowId}`, { token })).body.flow;
     const types = flow.nodes.map((n: { type: string }) => n.type).sort();
-    expect(types).toEqual(["function", "inject", "ui-button", "ui-chart", "ui-dropdown", "ui-gauge", "ui-markdown", "ui-notification", "ui-slider", "ui-switch", "ui-template", "ui-text"]);
+    expect(types).toEqual(["function", "inject", "ui-button", "ui-chart", "ui-dropdown", "ui-gauge", "ui-notification", "ui-slider", "ui-switch", "ui-template", "ui-text"]);
+    // Dashboard 1's spacer and links are configuration nodes of 2.0: a ui-spacer in its group, ui-links of the dashboard.
+    const configs = (await request("GET", "/config-nodes", { token })).body.config_nodes as Array<{ id: string; type: string; config: Record<string, unknown> }>;
+    expect(configs.find((c) => c.type === "ui-spacer")?.config).toMatchObject({ order: 6, width: 1, height: 1 });
+    expect(configs.filter((c) => c.type === "ui-link").map((c) => [c.config.path, c.config.order]).sort()).toEqual([
+      ["", 3],
+      ["https://weather.example/greenhouse", 2],
+    ]);
+    expect(byId.get("ee44ff55.aa66bb")).toMatchObject({ type: "ui_link", support: "partial" });
     const idOf = (type: string) => flow.nodes.find((n: { type: string }) => n.type === type).id as string;
     const template = flow.nodes.find((n: { type: string }) => n.type === "ui-template");
     expect(template.config.format).toContain('ng-click="send({payload: \'hello\'})"');
@@ -56,7 +64,12 @@ describe("Dashboard 1 import", () => {
     expect(page.view.theme.colors.primary).toBe("#4B7930");
     expect(page.view.groups.map((g: { name: string; widgets: Array<{ type: string }> }) => [g.name, g.widgets.map((w) => w.type)])).toEqual([
       ["Climate", ["ui-chart", "ui-slider", "ui-gauge"]],
-      ["Controls", ["ui-button", "ui-text", "ui-template", "ui-switch", "ui-dropdown", "ui-markdown"]],
+      ["Controls", ["ui-button", "ui-text", "ui-template", "ui-switch", "ui-dropdown", "ui-spacer"]],
+    ]);
+    // The links are in the navigation after the page; a javascript: URL was not kept, so that link is disabled.
+    expect(page.view.links).toEqual([
+      { id: expect.any(String), name: "Weather", url: "https://weather.example/greenhouse", icon: "open_in_browser", order: 2, visible: true, disabled: false },
+      { id: expect.any(String), name: "Script", url: "", icon: "open_in_browser", order: 3, visible: true, disabled: true },
     ]);
     expect(page.view.headless.map((w: { type: string }) => w.type)).toEqual(["ui-notification"]);
     // The imported button → function → text works.

@@ -176,12 +176,15 @@ function widget(n: NrNode, d1: string, base: string): Translation {
     case "ui_ui_control":
       notes.push("its messages follow Dashboard 2.0's ui-control (payload.page, payload.groups {show, hide})");
       return { props: { ui: base, events: ["all", "connect", "change"].includes(str(n.events)) ? str(n.events) : "all" }, notes };
-    case "ui_link":
-      notes.push("a navigation link becomes a Markdown link (placed in no group: add it to one)");
-      return { props: { group: "", order: clamp(num(n.order, 0), 0, 1_000_000), content: `[${str(n.name, str(n.link))}](${str(n.link)})` }, notes };
+    case "ui_link": {
+      // Dashboard 1 opens a link in a new tab, in an iframe inside the dashboard, or in place; 2.0 in place.
+      const target = str(n.target, "newtab");
+      if (target === "iframe") notes.push("a link shown in a frame inside Dashboard 1 opens in place");
+      else if (target === "newtab") notes.push("a link opened in a new tab by Dashboard 1 opens in place (ctrl-click still opens a tab)");
+      return { props: { ui: base, path: str(n.link), icon: str(n.icon) || "open_in_browser", order: clamp(num(n.order, 0), -1, 1_000_000) }, notes };
+    }
     case "ui_spacer":
-      notes.push("a spacer becomes an empty Markdown widget of the same size");
-      return { props: { ...p, content: "" }, notes };
+      return { props: { group: p.group, order: p.order, width: p.width || 1, height: p.height || 1, className: str(n.className) }, notes };
     default:
       return { props: { ...p }, notes };
   }
@@ -252,9 +255,9 @@ export function translateDashboard1(items: NrNode[]): Dashboard1Result {
       continue;
     }
     const t = widget(n, d1, baseId);
-    // Dashboard 1's spacers and links have no place on a canvas: they get one.
-    const canvas = n.x === undefined && !Array.isArray(n.wires) ? { x: 0, y: 0, wires: [] } : {};
-    out.push({ ...keep, ...canvas, type: to, ...t.props });
+    // Dashboard 1's spacers and links are configuration nodes in 2.0 as well (no position, no wires).
+    const { x: _x, y: _y, wires: _w, ...unplaced } = keep as Record<string, unknown>;
+    out.push({ ...(to === "ui-spacer" || to === "ui-link" ? unplaced : keep), type: to, ...t.props } as NrNode);
     notes.set(id, { type: d1, note: [`Dashboard 1's ${d1} imported as ${to}`, ...t.notes].join("; ") });
     count(d1, to, t.notes);
   }

@@ -19,11 +19,13 @@ const flows = (s: string) => [
   { id: `page${s}`, type: "ui-page", name: "Spaced", ui: `base${s}`, path: `/spaced-${s}`, layout: "grid", order: 1 },
   { id: `group${s}`, type: "ui-group", name: "Row", page: `page${s}`, width: "6", height: "1", order: 1, showTitle: true },
   { id: `text${s}`, type: "ui-text", z: `tab${s}`, group: `group${s}`, order: 2, width: "3", height: "1", label: "After the gap", format: "{{msg.payload}}", layout: "row-spread", x: 200, y: 80, wires: [] },
+  { id: `link${s}`, type: "ui-link", name: "Docs", ui: `base${s}`, path: "https://dashboard.flowfuse.com/", icon: "book-open", order: 2, visible: "true", disabled: "false" },
+  { id: `unset${s}`, type: "ui-link", name: "Link", ui: `base${s}`, path: -1, icon: "home", order: 0, visible: true, disabled: false },
   { id: `spacer${s}`, type: "ui-spacer", group: `group${s}`, name: "spacer", order: 1, width: "3", height: "2", className: "class1 class2" },
 ];
 
 describe("Dashboard 2.0 import", () => {
-  it("a ui-spacer imports as a configuration node and, deployed with its group, is a widget of its size at its order", async () => {
+  it("a ui-spacer imports as a configuration node and, deployed with its group, is a widget of its size at its order; ui-links join the navigation", async () => {
     const owner = await signUp(request);
     const token = owner.accessToken;
     const s = Math.random().toString(36).slice(2, 8);
@@ -43,6 +45,12 @@ describe("Dashboard 2.0 import", () => {
     expect(page.view.groups[0].widgets.map((w: { id: string; type: string; width: number; height: number; order: number }) => [w.type, w.width, w.height, w.order])).toEqual([
       ["ui-spacer", 3, 2, 1],
       ["ui-text", 3, 1, 2],
+    ]);
+    // Its ui-links went with the deployment that carries their dashboard: in the navigation by order among the pages.
+    expect(page.view.pages.map((p: { name: string; order: number }) => [p.name, p.order])).toEqual([["Spaced", 1]]);
+    expect(page.view.links).toEqual([
+      { id: `unset${s}`, name: "Link", url: "", icon: "home", order: 0, visible: true, disabled: true },
+      { id: `link${s}`, name: "Docs", url: "https://dashboard.flowfuse.com/", icon: "book-open", order: 2, visible: true, disabled: false },
     ]);
     socket.ws.close();
   });
