@@ -58,6 +58,7 @@ export const DASHBOARD_WIDGET_TYPES = [
   "ui-radio-group",
   "ui-button-group",
   "ui-form",
+  "ui-file-input",
   "ui-notification",
   "ui-chart",
   "ui-gauge",
@@ -241,7 +242,10 @@ export type DashboardServerFrame =
   | { type: "dashboard.update"; widget_id: string; msg: Record<string, unknown>; state: unknown }
   /** ui-control: navigate, show/hide/enable/disable groups or pages, reload. */
   | { type: "dashboard.control"; msg: Record<string, unknown> }
-  | { type: "dashboard.error"; code: string; message: string };
+  /** A ui-file-input upload's chunk arrived (`received` bytes so far); `done`: the file went to the flow. */
+  | { type: "dashboard.upload"; upload_id: string; received: number; done: boolean }
+  /** `upload_id`: the upload it refuses (that upload is dropped). */
+  | { type: "dashboard.error"; code: string; message: string; upload_id?: string };
 
 /** Frames a browser sends on the dashboard socket. */
 export const dashboardClientFrameSchema = z.discriminatedUnion("type", [
@@ -252,6 +256,20 @@ export const dashboardClientFrameSchema = z.discriminatedUnion("type", [
     /** Which of the widget's events (Dashboard 2.0: "change", "click", "submit", "send" from ui-template). */
     event: z.string().min(1).max(32).default("change"),
     msg: z.record(z.string(), z.unknown()),
+  }),
+  /**
+   * A ui-file-input's file, in chunks of at most DASHBOARD_LIMITS.uploadChunkChars base64
+   * characters, in order from `seq` 0 (which names the file); each is answered with
+   * `dashboard.upload`, the last (`last`) once the file went to the flow as a Buffer.
+   */
+  z.object({
+    type: z.literal("dashboard.upload"),
+    widget_id: z.string().min(1).max(64),
+    upload_id: z.string().min(1).max(64),
+    seq: z.number().int().min(0),
+    file: z.object({ name: z.string().max(255), size: z.number().int().min(0), type: z.string().max(255) }).optional(),
+    data: z.string().max(192 * 1024), // DASHBOARD_LIMITS.uploadChunkChars
+    last: z.boolean(),
   }),
   /** Page views and navigation, for ui-event ("$pageview", "$pageleave"). */
   z.object({ type: z.literal("dashboard.event"), event: z.enum(["$pageview", "$pageleave"]), page_id: z.string().max(64) }),
@@ -267,6 +285,8 @@ export const DASHBOARD_LIMITS = {
   inputsPerSecond: 50,
   /** Points a chart keeps when its node sets no smaller limit. */
   chartMaxPoints: 10_000,
+  /** Base64 characters of one upload chunk (3 bytes per 4: 144 KiB of a file), within a client frame. */
+  uploadChunkChars: 192 * 1024,
   /** Bytes of one widget's durable state. */
   maxStateBytes: 1024 * 1024,
 } as const;

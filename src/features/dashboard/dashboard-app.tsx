@@ -190,6 +190,10 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
       store,
       interactive: view?.interactive ?? false,
       sendInput: (widgetId, event, msg) => socket.send({ type: "dashboard.input", widget_id: widgetId, event, msg }),
+      upload: async (widgetId, file, onProgress) => {
+        const bytes = new Uint8Array(await file.arrayBuffer());
+        await socket.upload(widgetId, { name: file.name.slice(0, 255), size: bytes.length, type: file.type.slice(0, 255) }, bytes, (received) => onProgress?.(bytes.length ? received / bytes.length : 1));
+      },
     }),
     [store, socket, view?.interactive],
   );

@@ -9,6 +9,8 @@ export interface DashboardContextValue {
   interactive: boolean;
   /** Sends an input widget's message; before the page is connected it waits in the socket's queue. */
   sendInput: (widgetId: string, event: string, msg: Record<string, unknown>) => DashboardSendResult;
+  /** Sends a file to a ui-file-input; `onProgress` gets the part the server holds (0–1). */
+  upload: (widgetId: string, file: File, onProgress?: (fraction: number) => void) => Promise<void>;
 }
 
 export const DashboardContext = createContext<DashboardContextValue | null>(null);

@@ -124,6 +124,43 @@ describe("DashboardSocket", () => {
     }
   });
 
+  it("uploads a file in chunks, each leaving after the last was answered, with progress; refused, lost or offline it fails saying why", async () => {
+    const s = make();
+    await expect(s.upload("w", { name: "a", size: 1, type: "" }, new Uint8Array(1))).rejects.toThrow(/not connected/);
+    s.start();
+    last().page();
+    const ws = last();
+    const reply = (frame: Record<string, unknown>) => ws.onmessage?.({ data: JSON.stringify(frame) });
+    const bytes = new Uint8Array(300_000).map((_, i) => i % 256);
+    const progress: number[] = [];
+    const done = s.upload("w", { name: "big.bin", size: bytes.length, type: "application/octet-stream" }, bytes, (r) => progress.push(r));
+    const chunks = () => ws.sent.filter((f) => (f as { type: string }).type === "dashboard.upload") as Array<{ upload_id: string; seq: number; data: string; last: boolean; file?: unknown }>;
+    expect(chunks()).toHaveLength(1);
+    expect(chunks()[0]).toMatchObject({ seq: 0, last: false, file: { name: "big.bin", size: 300_000 } });
+    const id = chunks()[0]!.upload_id;
+    reply({ type: "dashboard.upload", upload_id: id, received: 147_456, done: false });
+    expect(chunks().map((c) => [c.seq, c.last, "file" in c])).toEqual([
+      [0, false, true],
+      [1, false, false],
+    ]);
+    reply({ type: "dashboard.upload", upload_id: id, received: 294_912, done: false });
+    reply({ type: "dashboard.upload", upload_id: id, received: 300_000, done: true });
+    await done;
+    expect(progress).toEqual([147_456, 294_912, 300_000]);
+    // The chunks put together are the file.
+    const joined = Uint8Array.from(chunks().flatMap((c) => [...Uint8Array.from(atob(c.data), (ch) => ch.charCodeAt(0))]));
+    expect(joined).toEqual(bytes);
+
+    const refused = s.upload("w", { name: "x", size: 3, type: "" }, new Uint8Array(3));
+    const rid = chunks().at(-1)!.upload_id;
+    reply({ type: "dashboard.error", code: "PAYLOAD_TOO_LARGE", message: "the file is larger than 1000 bytes", upload_id: rid });
+    await expect(refused).rejects.toThrow("the file is larger than 1000 bytes");
+
+    const lost = s.upload("w", { name: "y", size: 3, type: "" }, new Uint8Array(3));
+    ws.drop();
+    await expect(lost).rejects.toThrow(/connection was lost/);
+  });
+
   it("a new page path is a new connection", () => {
     const s = make();
     s.start();

@@ -1,4 +1,4 @@
-import { DASHBOARD_CLOSE, DASHBOARD_SOCKET_PATH, type DashboardClientFrame, type DashboardServerFrame } from "@/shared/dashboard";
+import { DASHBOARD_CLOSE, DASHBOARD_LIMITS, DASHBOARD_SOCKET_PATH, type DashboardClientFrame, type DashboardServerFrame } from "@/shared/dashboard";
 import { WS_CLOSE } from "@/shared/realtime";
 import { backoffDelay } from "@/features/live/live-socket";
 
@@ -142,6 +142,53 @@ export class DashboardSocket {
     return "queued";
   }
 
+  /**
+   * Sends a file to a ui-file-input (`dashboard.upload`): in chunks, each answered before the next
+   * leaves, so `onProgress` says what the server holds. Fails when not online, when the server
+   * refuses (its message), when the connection is lost or changes page, or after 30 s of silence.
+   */
+  upload(widgetId: string, file: { name: string; size: number; type: string }, bytes: Uint8Array, onProgress?: (received: number) => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const ws = this.ws;
+      if (this.state.status !== "online" || !ws || ws.readyState !== 1) {
+        reject(new Error("The dashboard is not connected; try again when it is."));
+        return;
+      }
+      const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+      const chunkBytes = (DASHBOARD_LIMITS.uploadChunkChars / 4) * 3;
+      const chunks = Math.max(1, Math.ceil(bytes.length / chunkBytes));
+      let seq = 0;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const finish = (err?: Error) => {
+        offFrame();
+        offState();
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve();
+      };
+      const next = () => {
+        if (this.ws !== ws || ws.readyState !== 1) return finish(new Error("The connection was lost; upload the file again."));
+        const part = bytes.subarray(seq * chunkBytes, (seq + 1) * chunkBytes);
+        const frame: DashboardClientFrame = { type: "dashboard.upload", widget_id: widgetId, upload_id: id, seq, ...(seq === 0 ? { file } : {}), data: toBase64(part), last: seq === chunks - 1 };
+        ws.send(JSON.stringify(frame));
+        seq++;
+        clearTimeout(timer);
+        timer = setTimeout(() => finish(new Error("The server did not answer; upload the file again.")), 30_000);
+      };
+      const offFrame = this.onFrame((f) => {
+        if (f.type === "dashboard.upload" && f.upload_id === id) {
+          onProgress?.(f.received);
+          if (f.done) finish();
+          else next();
+        } else if (f.type === "dashboard.error" && f.upload_id === id) finish(new Error(f.message));
+      });
+      const offState = this.onState((st) => {
+        if (st.status !== "online") finish(new Error("The connection was lost; upload the file again."));
+      });
+      next();
+    });
+  }
+
   readonly retryNow = () => {
     if (this.state.status !== "offline") return;
     clearTimeout(this.retryTimer);
@@ -206,4 +253,10 @@ export class DashboardSocket {
     this.setState({ status: "offline", retryAt: Date.now() + delay, attempt: this.failures });
     this.retryTimer = setTimeout(() => this.open(), delay);
   }
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
 }

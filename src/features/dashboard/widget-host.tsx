@@ -13,10 +13,11 @@ import { str } from "./widgets/widget";
  * --widget-row-height), with its tooltip, class and the `enabled` / `visible` dynamic properties.
  */
 export const WidgetHost = memo(function WidgetHost({ widget, groupWidth, groupDisabled }: { widget: DashboardWidgetView; groupWidth: number; groupDisabled: boolean }) {
-  const { store, interactive, sendInput } = useDashboard();
+  const { store, interactive, sendInput, upload: uploadTo } = useDashboard();
   const subscribe = useCallback((cb: () => void) => store.subscribeWidget(widget.id, cb), [store, widget.id]);
   const state = useSyncExternalStore(subscribe, () => store.getState(widget.id), () => store.getState(widget.id)) ?? initialWidgetState(widget);
   const send = useCallback((event: string, msg: Record<string, unknown>) => void sendInput(widget.id, event, msg), [sendInput, widget.id]);
+  const upload = useCallback((file: File, onProgress?: (fraction: number) => void) => uploadTo(widget.id, file, onProgress), [uploadTo, widget.id]);
   const setLocal = useCallback((payload: unknown) => store.setLocalValue(widget.id, payload), [store, widget.id]);
   const Component = WIDGET_COMPONENTS[widget.type];
   if (!Component) return null;
@@ -34,7 +35,7 @@ export const WidgetHost = memo(function WidgetHost({ widget, groupWidth, groupDi
       title={str(props, "tooltip") || undefined}
       style={{ gridColumnEnd: `span min(${width}, var(--layout-columns))`, gridRowEnd: `span ${height}`, ...(widget.height > 0 ? { gridTemplateRows: `repeat(${height}, var(--widget-row-height))` } : {}) }}
     >
-      <Component widget={widget} props={props} state={state} interactive={interactive && enabled} send={send} setLocal={setLocal} inputId={`w-${widget.id}`} />
+      <Component widget={widget} props={props} state={state} interactive={interactive && enabled} send={send} upload={upload} setLocal={setLocal} inputId={`w-${widget.id}`} />
     </div>
   );
 });

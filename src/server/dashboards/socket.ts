@@ -29,6 +29,7 @@ import {
   DASHBOARD_LIMITS,
   DASHBOARD_SOCKET_PATH,
   dashboardClientFrameSchema,
+  type DashboardClientFrame,
   type DashboardPageView,
   type DashboardServerFrame,
 } from "../../shared/dashboard";
@@ -52,6 +53,10 @@ interface Viewer {
   widgetIds: Set<string>;
   /** Ids of the page's ui-event and ui-control widgets (they get page events). */
   eventWidgets: string[];
+  /** Ids of the page's ui-file-input widgets (they take uploads). */
+  uploadWidgets: Set<string>;
+  /** The upload under way (one at a time per socket): its chunks so far. */
+  upload?: { id: string; widgetId: string; file: { name: string; size: number; type: string }; parts: Buffer[]; bytes: number; next: number };
   /** The page's layout as last sent, without states: a redeploy that changes it sends the page again. */
   layoutKey: string;
   /** The browser session behind a member's socket (rechecked). */
@@ -224,6 +229,8 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     v.pageId = page.id;
     v.widgetIds = widgetIdsOfPage(model, page);
     v.eventWidgets = view.headless.filter((w) => w.type === "ui-event" || w.type === "ui-control").map((w) => w.id);
+    v.uploadWidgets = new Set(view.groups.flatMap((g) => g.widgets.filter((w) => w.type === "ui-file-input").map((w) => w.id)));
+    if (v.upload && !v.uploadWidgets.has(v.upload.widgetId)) v.upload = undefined;
     send(v, { type: "dashboard.page", socket_id: v.id, view });
   }
 
@@ -272,6 +279,7 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     if (frame.type === "dashboard.input") {
       if (!viewerOptions(v.viewer).interactive) return send(v, { type: "dashboard.error", code: "FORBIDDEN", message: "this share link is view-only" });
       if (!v.widgetIds.has(frame.widget_id)) return send(v, { type: "dashboard.error", code: "NOT_FOUND", message: "no such widget on this page" });
+      if (frame.event === "upload") return send(v, { type: "dashboard.error", code: "VALIDATION_FAILED", message: "files are sent as dashboard.upload" });
       if (!takeToken(v)) return send(v, { type: "dashboard.error", code: "RATE_LIMITED", message: `at most ${DASHBOARD_LIMITS.inputsPerSecond} inputs a second` });
       const msg = { ...frame.msg };
       delete msg._client;
@@ -279,11 +287,46 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
       void app.dashboards.publishInput(v.orgId, { widget_id: frame.widget_id, event: frame.event, msg, client });
       return;
     }
+    if (frame.type === "dashboard.upload") return onUpload(v, frame, client);
     // dashboard.event: the page the viewer is on, for its dashboard's ui-event and ui-control nodes.
     if (frame.page_id !== v.pageId) return send(v, { type: "dashboard.error", code: "NOT_FOUND", message: "not the page of this socket" });
     if (!takeToken(v)) return;
     const page = { id: v.pageId, path: v.path };
     for (const id of v.eventWidgets) void app.dashboards.publishInput(v.orgId, { widget_id: id, event: frame.event, msg: { topic: frame.event, payload: { page } }, client });
+  }
+
+  /**
+   * A ui-file-input's file in chunks (`dashboard.upload`): one upload at a time per socket, a
+   * token of the input rate per file, at most DASHBOARD_MAX_FILE_BYTES; each chunk is answered, and
+   * the whole file goes to the widget's flow as one input (base64 on the bus, a Buffer in the flow).
+   */
+  function onUpload(v: Viewer, frame: Extract<DashboardClientFrame, { type: "dashboard.upload" }>, client: DashboardClientRef) {
+    const refuse = (code: string, message: string) => {
+      if (v.upload?.id === frame.upload_id) v.upload = undefined;
+      send(v, { type: "dashboard.error", code, message, upload_id: frame.upload_id });
+    };
+    if (!viewerOptions(v.viewer).interactive) return refuse("FORBIDDEN", "this share link is view-only");
+    if (!v.uploadWidgets.has(frame.widget_id)) return refuse("NOT_FOUND", "no file input of that id on this page");
+    const max = app.config.env.DASHBOARD_MAX_FILE_BYTES;
+    if (frame.seq === 0) {
+      if (!frame.file) return refuse("VALIDATION_FAILED", "file: the first chunk names the file");
+      if (frame.file.size > max) return refuse("PAYLOAD_TOO_LARGE", `the file is larger than ${max} bytes`);
+      if (!takeToken(v)) return refuse("RATE_LIMITED", `at most ${DASHBOARD_LIMITS.inputsPerSecond} inputs a second`);
+      v.upload = { id: frame.upload_id, widgetId: frame.widget_id, file: frame.file, parts: [], bytes: 0, next: 0 };
+    }
+    const up = v.upload;
+    if (!up || up.id !== frame.upload_id || up.widgetId !== frame.widget_id || up.next !== frame.seq) return refuse("VALIDATION_FAILED", "seq: chunks come in order, from 0, one upload at a time");
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(frame.data) || frame.data.length % 4 !== 0) return refuse("VALIDATION_FAILED", "data: base64");
+    const chunk = Buffer.from(frame.data, "base64");
+    up.bytes += chunk.length;
+    if (up.bytes > up.file.size) return refuse("VALIDATION_FAILED", "data: more bytes than the file's size");
+    up.parts.push(chunk);
+    up.next++;
+    if (!frame.last) return send(v, { type: "dashboard.upload", upload_id: up.id, received: up.bytes, done: false });
+    v.upload = undefined;
+    if (up.bytes !== up.file.size) return refuse("VALIDATION_FAILED", "data: fewer bytes than the file's size");
+    const payload = Buffer.concat(up.parts).toString("base64");
+    void app.dashboards.publishInput(v.orgId, { widget_id: up.widgetId, event: "upload", msg: { payload, file: up.file }, client }).then(() => send(v, { type: "dashboard.upload", upload_id: up.id, received: up.bytes, done: true }));
   }
 
   async function admit(req: IncomingMessage, ws: WebSocket, slug: string, url: URL) {
@@ -304,6 +347,7 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
       pageId: page.id,
       widgetIds: widgetIdsOfPage(model, page),
       eventWidgets: [],
+      uploadWidgets: new Set(),
       layoutKey: "",
       ...(sessionId ? { sessionId } : {}),
       tokens: DASHBOARD_LIMITS.inputsPerSecond,

@@ -132,6 +132,20 @@ describe("dashboard widgets", () => {
     expect(flow.received).toHaveLength(0);
   });
 
+  it("ui-file-input: an upload (base64 from the socket) is sent as a Buffer with msg.file, the topic and _client; nothing kept; other events send nothing", async () => {
+    const { flow, dash } = await widgetFlow("ui-file-input", { topic: "doc", topicType: "str" });
+    dash.input("w", "upload", { payload: Buffer.from("hello").toString("base64"), file: { name: "a.txt", type: "text/plain", size: 99 } });
+    dash.input("w", "change", { payload: "x" });
+    await flow.waitFor(1);
+    await settle();
+    expect(flow.received).toHaveLength(1);
+    const m = flow.received[0]!;
+    expect(Buffer.isBuffer(m.payload)).toBe(true);
+    expect((m.payload as Buffer).toString()).toBe("hello");
+    expect(m).toMatchObject({ topic: "doc", file: { name: "a.txt", type: "text/plain", size: 5 }, _client: { socketId: "s1" } });
+    expect(dash.emitted).toEqual([]);
+  });
+
   it("ui-switch: a toggle sends the on or off value (typed); the value is kept and shown to every viewer", async () => {
     const { flow, dash } = await widgetFlow("ui-switch", { onvalue: "open", onvalueType: "str", offvalue: "0", offvalueType: "num", topic: "valve", topicType: "str" });
     dash.input("w", "change", { payload: true });

@@ -3,6 +3,7 @@ import { ButtonWidget } from "./button";
 import { ButtonGroupWidget } from "./button-group";
 import { ChartWidget } from "./chart";
 import { DropdownWidget } from "./dropdown";
+import { FileInputWidget } from "./file-input";
 import { FormWidget } from "./form";
 import { GaugeWidget } from "./gauge";
 import { MarkdownWidget } from "./markdown";
@@ -35,6 +36,7 @@ export const WIDGET_COMPONENTS: Partial<Record<DashboardWidgetType, WidgetCompon
   "ui-radio-group": RadioGroupWidget,
   "ui-button-group": ButtonGroupWidget,
   "ui-form": FormWidget,
+  "ui-file-input": FileInputWidget,
   "ui-chart": ChartWidget,
   "ui-gauge": GaugeWidget,
   "ui-progress": ProgressWidget,

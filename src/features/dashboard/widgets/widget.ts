@@ -12,6 +12,8 @@ export interface WidgetProps {
   interactive: boolean;
   /** Sends `dashboard.input` (the widget node sends `{...msg, _client}` into its flow). */
   send: (event: string, msg: Record<string, unknown>) => void;
+  /** Sends a file (ui-file-input); `onProgress` gets the part the server holds (0–1). */
+  upload: (file: File, onProgress?: (fraction: number) => void) => Promise<void>;
   /** Shows a value the viewer chose before the flow answers (input widgets). */
   setLocal: (payload: unknown) => void;
   /** The element id of the widget's main control, for its <label>. */

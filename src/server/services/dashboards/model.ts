@@ -172,8 +172,10 @@ export function widgetIdsOfPage(model: DashboardModel, page: DashboardConfigNode
   return ids;
 }
 
-function widgetView(w: DashboardWidget, state: unknown): DashboardWidgetView {
+function widgetView(w: DashboardWidget, state: unknown, maxFileBytes?: number): DashboardWidgetView {
   const props: Record<string, unknown> = { ...w.config, name: w.name };
+  // Dashboard 2.0's file input gets the server's limit as its maxFileSize (the page refuses a larger file).
+  if (w.type === "ui-file-input" && maxFileBytes !== undefined) props.maxFileSize = maxFileBytes;
   return {
     id: w.id,
     type: w.type,
@@ -215,7 +217,7 @@ function themeOf(model: DashboardModel, page: DashboardConfigNode): DashboardThe
  * A page as its viewer gets it (`dashboard.page`, `dashboards.page`): layout, widgets and each
  * widget's state. `onlyThisPage`: a share link's visitor sees no other page in the navigation.
  */
-export function pageView(model: DashboardModel, page: DashboardConfigNode, states: Map<string, unknown>, options: { interactive: boolean; onlyThisPage: boolean }): DashboardPageView {
+export function pageView(model: DashboardModel, page: DashboardConfigNode, states: Map<string, unknown>, options: { interactive: boolean; onlyThisPage: boolean; maxFileBytes?: number }): DashboardPageView {
   const ui = str(page.config.ui);
   const base = model.bases.get(ui);
   const { grouped, headless } = widgetsOfPage(model, page);
@@ -233,7 +235,7 @@ export function pageView(model: DashboardModel, page: DashboardConfigNode, state
         ...(cls ? { className: cls } : {}),
         visible: bool(g.config.visible, true),
         disabled: bool(g.config.disabled, false),
-        widgets: (grouped.get(g.id) ?? []).map((w) => widgetView(w, states.get(w.id))).sort(byOrder),
+        widgets: (grouped.get(g.id) ?? []).map((w) => widgetView(w, states.get(w.id), options.maxFileBytes)).sort(byOrder),
       };
     })
     .sort(byOrder);
@@ -267,5 +269,5 @@ function headerOf(config: Record<string, unknown>): DashboardPageView["header"] 
 /** The page as its viewer gets it, with the widgets' durable states read. */
 export async function buildPageView(app: AppServices, model: DashboardModel, page: DashboardConfigNode, options: { interactive: boolean; onlyThisPage: boolean }): Promise<DashboardPageView> {
   const states = await app.dashboards.states.read(model.organization.id, [...widgetIdsOfPage(model, page)]);
-  return pageView(model, page, states, options);
+  return pageView(model, page, states, { ...options, maxFileBytes: app.config.env.DASHBOARD_MAX_FILE_BYTES });
 }
