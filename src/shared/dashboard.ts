@@ -60,6 +60,7 @@ export const DASHBOARD_WIDGET_TYPES = [
   "ui-form",
   "ui-file-input",
   "ui-notification",
+  "ui-audio",
   "ui-chart",
   "ui-gauge",
   "ui-progress",
@@ -85,8 +86,8 @@ export function safeLinkUrl(url: string): boolean {
   return !scheme || ["http", "https", "mailto", "tel"].includes(scheme[1]!.toLowerCase());
 }
 
-/** Widgets with no place on the page (they act on it or report from it). */
-export const DASHBOARD_HEADLESS_TYPES: readonly DashboardWidgetType[] = ["ui-notification", "ui-control", "ui-event"];
+/** Widgets with no place on the page (they act on it or report from it); ui-audio when it speaks (no group). */
+export const DASHBOARD_HEADLESS_TYPES: readonly DashboardWidgetType[] = ["ui-notification", "ui-control", "ui-event", "ui-audio"];
 
 /** Dashboard 1 (`node-red-dashboard`) node types and the 2.0 type each imports as. */
 export const DASHBOARD1_TYPE_MAP: Readonly<Record<string, string>> = {
@@ -107,7 +108,7 @@ export const DASHBOARD1_TYPE_MAP: Readonly<Record<string, string>> = {
   ui_table: "ui-table",
   ui_template: "ui-template",
   ui_ui_control: "ui-control",
-  ui_audio: "ui-notification",
+  ui_audio: "ui-audio",
   ui_colour_picker: "ui-text-input",
   ui_date_picker: "ui-text-input",
   ui_link: "ui-link",

@@ -8,6 +8,7 @@ import { DashboardStore, groupDisabled, groupVisible, pageVisible } from "./dash
 import { Notifications } from "./notifications";
 import { DEFAULT_THEME, themeVariables } from "./theme";
 import { WidgetHost } from "./widget-host";
+import { Speakers } from "./widgets/audio";
 import "./dashboard.css";
 
 export interface DashboardAppProps {
@@ -302,6 +303,7 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
           </main>
         </div>
         <Notifications />
+        <Speakers widgets={view.headless} />
         <ConnectionNotice state={connection} header={view.header} />
       </div>
     </DashboardContext.Provider>

@@ -10,6 +10,8 @@ export interface WidgetState {
   msg: Record<string, unknown> | null;
   props: Record<string, unknown>;
   chart?: ChartData;
+  /** ui-audio: the last message that arrived, counted, for what it asks of the player (playback). */
+  event?: { n: number; msg: Record<string, unknown> };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -49,6 +51,11 @@ export function applyWidgetMessage(widget: Pick<DashboardWidgetView, "type" | "p
   if (widget.type === "ui-chart") {
     const chart = hasPayload ? applyChartMessage(current.chart ?? chartPointsFromState(null, widget.props), msg, { ...widget.props, ...props }) : current.chart;
     return { msg: hasPayload ? msg : current.msg, props, chart };
+  }
+  if (widget.type === "ui-audio") {
+    // Dashboard 2.0's player: a string payload is the source; every message may ask for playback.
+    const keep = typeof msg.payload === "string" || (hasPayload && widget.props.mode === "tts");
+    return { msg: keep ? msg : current.msg, props, event: { n: (current.event?.n ?? 0) + 1, msg } };
   }
   // A message with only ui_update changes properties and keeps the shown value.
   return { msg: hasPayload ? msg : current.msg, props, ...(current.chart ? { chart: current.chart } : {}) };

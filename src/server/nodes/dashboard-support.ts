@@ -130,6 +130,8 @@ export interface WidgetSpec<C> {
    * widget's value changed (kept and shown to the other viewers).
    */
   onViewer?(input: DashboardInput, state: DashboardWidgetState, config: C): { send: Message | null; value?: Record<string, unknown> } | null;
+  /** Checks an incoming `msg.ui_update` before anything uses it: what it returns replaces it (ui-audio's on/off values). */
+  checkUpdate?(update: Record<string, unknown>, msg: Message): Record<string, unknown>;
   /** An incoming message acts as a viewer's click (ui-button's emulateClick). */
   emulate?(msg: Message): boolean;
   /**
@@ -192,6 +194,7 @@ export function widgetBehaviour<C extends Record<string, unknown>>(ctx: NodeCont
         return;
       }
       const client = clientOf(msg);
+      if (spec.checkUpdate && msg.ui_update && typeof msg.ui_update === "object" && !Array.isArray(msg.ui_update)) msg.ui_update = spec.checkUpdate(msg.ui_update as Record<string, unknown>, msg);
       // Dynamic properties (Dashboard 2.0's statestore): enabled, visible, class and ui_update.
       const props: Record<string, unknown> = { ...state.props };
       let propsChanged = false;

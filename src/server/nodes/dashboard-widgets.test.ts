@@ -146,6 +146,36 @@ describe("dashboard widgets", () => {
     expect(dash.emitted).toEqual([]);
   });
 
+  it("ui-audio player: a string payload is the source and is kept; playback is shown, not kept; the page's events leave with _event; bad on/off updates are node errors", async () => {
+    const { flow, dash } = await widgetFlow("ui-audio", { mode: "src", src: "https://example.com/a.mp3", topic: "bell", topicType: "str" });
+    flow.send("w", { payload: "https://example.com/b.mp3" });
+    flow.send("w", { playback: "pause" });
+    flow.send("w", { ui_update: { autoplay: "yes", loop: "on" } });
+    await settle();
+    expect(dash.emitted.map((e) => e.msg)).toEqual([{ payload: "https://example.com/b.mp3", topic: "bell" }, { playback: "pause", topic: "bell" }, { ui_update: { loop: "on" }, topic: "bell" }]);
+    expect(dash.emitted.at(-1)!.state).toMatchObject({ msg: { payload: "https://example.com/b.mp3" }, props: { loop: "on" } });
+    expect((dash.emitted.at(-1)!.state as { props: Record<string, unknown> }).props.autoplay).toBeUndefined();
+    expect(flow.errors.map((e) => e.error)).toEqual(['Property msg.ui_update.autoplay should be "on" or "off"']);
+    expect(flow.received).toHaveLength(0); // no passthru by default
+    dash.input("w", "action", { _event: "ended" });
+    dash.input("w", "change", { payload: "x" });
+    await flow.waitFor(1);
+    await settle();
+    expect(flow.received).toHaveLength(1);
+    expect(flow.received[0]).toMatchObject({ payload: "https://example.com/b.mp3", topic: "bell", _event: "ended", _client: { socketId: "s1" } });
+  });
+
+  it("ui-audio speech: nothing is kept; a speech event carries the page's text and its error", async () => {
+    const { flow, dash } = await widgetFlow("ui-audio", { mode: "tts", group: "", ui: "base1", voice: "Google UK English Female" });
+    flow.send("w", { payload: { text: "Door open", rate: 1.2 } });
+    await settle();
+    expect(dash.emitted[0]).toMatchObject({ widget: "w", msg: { payload: { text: "Door open", rate: 1.2 } } });
+    expect((dash.emitted[0]!.state as { msg?: unknown }).msg).toBeUndefined();
+    dash.input("w", "action", { payload: "Door open", _event: { type: "tts-error", utterance: { text: "Door open" } }, _error: "not-allowed" });
+    await flow.waitFor(1);
+    expect(flow.received[0]).toMatchObject({ payload: "Door open", _event: { type: "tts-error", utterance: { text: "Door open" } }, _error: "not-allowed" });
+  });
+
   it("ui-switch: a toggle sends the on or off value (typed); the value is kept and shown to every viewer", async () => {
     const { flow, dash } = await widgetFlow("ui-switch", { onvalue: "open", onvalueType: "str", offvalue: "0", offvalueType: "num", topic: "valve", topicType: "str" });
     dash.input("w", "change", { payload: true });

@@ -1,4 +1,5 @@
 import type { DashboardWidgetType } from "@/shared/dashboard";
+import { AudioWidget } from "./audio";
 import { ButtonWidget } from "./button";
 import { ButtonGroupWidget } from "./button-group";
 import { ChartWidget } from "./chart";
@@ -39,6 +40,7 @@ export const WIDGET_COMPONENTS: Partial<Record<DashboardWidgetType, WidgetCompon
   "ui-file-input": FileInputWidget,
   "ui-chart": ChartWidget,
   "ui-gauge": GaugeWidget,
+  "ui-audio": AudioWidget,
   "ui-progress": ProgressWidget,
   "ui-table": TableWidget,
   "ui-markdown": MarkdownWidget,

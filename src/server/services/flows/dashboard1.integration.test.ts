@@ -34,7 +34,9 @@ describe("Dashboard 1 import", () => {
     const flowId = imported.body.flows[0].id as string;
     const flow = (await request("GET", `/flows/${flowId}`, { token })).body.flow;
     const types = flow.nodes.map((n: { type: string }) => n.type).sort();
-    expect(types).toEqual(["function", "inject", "ui-button", "ui-chart", "ui-dropdown", "ui-gauge", "ui-notification", "ui-slider", "ui-switch", "ui-template", "ui-text"]);
+    expect(types).toEqual(["function", "inject", "ui-audio", "ui-button", "ui-chart", "ui-dropdown", "ui-gauge", "ui-notification", "ui-slider", "ui-switch", "ui-template", "ui-text"]);
+    expect(flow.nodes.find((n: { type: string }) => n.type === "ui-audio").config).toMatchObject({ mode: "tts", group: "", voice: "Google UK English Female" });
+    expect(byId.get("ff55aa66.bb77cc")).toMatchObject({ type: "ui_audio", support: "partial", reason: expect.stringContaining("a Buffer payload (a sound) is not played") });
     // Dashboard 1's spacer and links are configuration nodes of 2.0: a ui-spacer in its group, ui-links of the dashboard.
     const configs = (await request("GET", "/config-nodes", { token })).body.config_nodes as Array<{ id: string; type: string; config: Record<string, unknown> }>;
     expect(configs.find((c) => c.type === "ui-spacer")?.config).toMatchObject({ order: 6, width: 1, height: 1 });
@@ -71,7 +73,7 @@ describe("Dashboard 1 import", () => {
       { id: expect.any(String), name: "Weather", url: "https://weather.example/greenhouse", icon: "open_in_browser", order: 2, visible: true, disabled: false },
       { id: expect.any(String), name: "Script", url: "", icon: "open_in_browser", order: 3, visible: true, disabled: true },
     ]);
-    expect(page.view.headless.map((w: { type: string }) => w.type)).toEqual(["ui-notification"]);
+    expect(page.view.headless.map((w: { type: string }) => w.type).sort()).toEqual(["ui-audio", "ui-notification"]);
     // The imported button → function → text works.
     socket.send({ type: "dashboard.input", widget_id: idOf("ui-button"), event: "click", msg: {} });
     expect((await socket.next((f) => f.type === "dashboard.update" && f.widget_id === idOf("ui-text"))).msg.payload).toBe("started: water");

@@ -105,9 +105,11 @@ function widget(n: NrNode, d1: string, base: string): Translation {
         : [];
       return { props: { ...p, label, options, formValue: typeof n.formValue === "object" && n.formValue ? n.formValue : {}, submit: str(n.submit, "submit"), cancel: str(n.cancel, "cancel"), splitLayout: bool(n.splitLayout, false) || "", ...topic }, notes };
     }
-    case "ui_toast":
-    case "ui_audio": {
-      if (d1 === "ui_audio") notes.push("sound and text-to-speech are not played; the text is shown as a notification");
+    case "ui_audio":
+      // Dashboard 1 speaks a string and plays a Buffer, on every page; 2.0's speech mode speaks.
+      notes.push("imported as text to speech: a Buffer payload (a sound) is not played (Dashboard 2.0's player takes a URL)");
+      return { props: { mode: "tts", group: "", ui: base, voice: str(n.voice), passthru: false }, notes };
+    case "ui_toast": {
       const displayTime = num(n.displayTime, 3);
       return {
         props: {
