@@ -410,3 +410,202 @@ test("a button group (Dashboard 2.0's ui-button-group): a click or the arrow key
   await page.reload();
   await expect(page.getByRole("radiogroup", { name: "Mode" }).getByRole("radio", { name: "Boost" })).toHaveAttribute("aria-checked", "true");
 });
+
+async function inject(request: APIRequestContext, user: ApiUser, nodeId: string) {
+  const res = await request.post(`/api/v1/nodes/${nodeId}/inject`, { headers: auth(user) });
+  expect(res.status(), await res.text()).toBeLessThan(300);
+}
+
+test("a progress bar follows the flow (Dashboard 2.0's ui-progress); ui-links sit in the navigation among the pages and leave for their URL", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-progress");
+  const slug = await slugOf(request, owner);
+  const s = unique();
+  const base = await configNode(request, owner, "ui-base", "Lab", {});
+  const home = await configNode(request, owner, "ui-page", "Jobs", { ui: base, path: "/jobs", order: 1 });
+  const other = await configNode(request, owner, "ui-page", "Other", { ui: base, path: "/other", order: 3 });
+  const misc = await configNode(request, owner, "ui-group", "Misc", { page: other, width: 6, order: 1 });
+  await configNode(request, owner, "ui-link", "Docs", { ui: base, path: "/docs", icon: "book", order: 2 });
+  await configNode(request, owner, "ui-link", "Hidden", { ui: base, path: "https://example.com/", order: 4, visible: false });
+  const group = await configNode(request, owner, "ui-group", "Batch", { page: home, width: 6, order: 1 });
+  const ids = { at79: `i79-${s}`, update: `iup-${s}`, progress: `prog-${s}` };
+  await deployFlow(request, owner, `Progress ${s}`, {
+    nodes: [
+      { id: ids.at79, type: "inject", position: { x: 100, y: 100 }, config: { props: [{ p: "payload", v: "79", v_type: "num" }] } },
+      { id: ids.update, type: "inject", position: { x: 100, y: 200 }, config: { props: [{ p: "payload", v: "140", v_type: "num" }, { p: "ui_update", v: '{"label":"Copying","color":"success"}', v_type: "json" }] } },
+      { id: ids.progress, type: "ui-progress", position: { x: 300, y: 150 }, config: { group, label: "Export", order: 1 } },
+      // A page shows once a deployed flow has a widget on it.
+      { id: `misc-${s}`, type: "ui-text", position: { x: 300, y: 300 }, config: { group: misc, label: "Nothing", order: 1 } },
+    ],
+    connections: [
+      { source: ids.at79, target: ids.progress },
+      { source: ids.update, target: ids.progress },
+    ],
+  });
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/jobs`);
+  await expect(page.locator('[data-connection="online"]')).toBeVisible();
+  const bar = page.getByRole("progressbar", { name: "Export" });
+  await expect(bar).toHaveAttribute("aria-valuenow", "0");
+  await inject(request, owner, ids.at79);
+  await expect(bar).toHaveAttribute("aria-valuenow", "79");
+  await expect(bar).toHaveText("Export: 79%");
+  // Over 100 shows 100; label and colour change by ui_update.
+  await inject(request, owner, ids.update);
+  const copying = page.getByRole("progressbar", { name: "Copying" });
+  await expect(copying).toHaveAttribute("aria-valuenow", "100");
+  await expect(copying).toHaveText("Copying: 100%");
+  await expect(copying.locator(".db-progress-bar")).toHaveCSS("background-color", "rgb(76, 175, 80)");
+  // The navigation: Jobs, the Docs link, Other (by order); the hidden link is not there.
+  const nav = page.getByRole("navigation", { name: "Dashboard pages" });
+  await expect(nav.getByRole("link")).toHaveText(["Jobs", "book Docs", "Other"].map((t) => new RegExp(t.replace(" ", ".*"))));
+  await expect(nav.getByRole("link", { name: /Docs/ })).toHaveAttribute("href", "/docs");
+  await shot(page, "dashboard-progress-link");
+  await expectAccessible(page);
+  // Kept: a reload shows the last value.
+  await page.reload();
+  await expect(page.getByRole("progressbar", { name: "Copying" })).toHaveAttribute("aria-valuenow", "100");
+  await page.getByRole("navigation", { name: "Dashboard pages" }).getByRole("link", { name: /Docs/ }).click();
+  await expect(page).toHaveURL(/\/docs$/);
+});
+
+test("a file upload (Dashboard 2.0's ui-file-input): chosen with the keyboard, refused when too large, uploaded with progress; the flow saves it", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-upload");
+  const slug = await slugOf(request, owner);
+  const s = unique();
+  const base = await configNode(request, owner, "ui-base", "Office", {});
+  const home = await configNode(request, owner, "ui-page", "Inbox", { ui: base, path: "/inbox", order: 1 });
+  const group = await configNode(request, owner, "ui-group", "Documents", { page: home, width: 6, order: 1 });
+  const ids = { input: `fin-${s}`, save: `save-${s}`, say: `say-${s}`, text: `txt-${s}` };
+  await deployFlow(request, owner, `Upload ${s}`, {
+    nodes: [
+      { id: ids.input, type: "ui-file-input", position: { x: 100, y: 100 }, config: { group, label: "Invoice", accept: ".csv,text/plain", order: 1 } },
+      { id: ids.save, type: "file", position: { x: 300, y: 100 }, config: { filename: "file.name", filename_type: "msg", overwrite_file: "true", append_newline: false } },
+      { id: ids.say, type: "change", position: { x: 500, y: 100 }, config: { rules: [{ t: "set", p: "payload", p_type: "msg", to: "'saved ' & msg.file.name & ' (' & msg.file.size & ' bytes)'", to_type: "jsonata" }] } },
+      { id: ids.text, type: "ui-text", position: { x: 700, y: 100 }, config: { group, label: "Last", order: 2 } },
+    ],
+    connections: [
+      { source: ids.input, target: ids.save },
+      { source: ids.save, target: ids.say },
+      { source: ids.say, target: ids.text },
+    ],
+  });
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/inbox`);
+  await expect(page.locator('[data-connection="online"]')).toBeVisible();
+  const field = page.getByLabel("Invoice");
+  await expect(field).toHaveAttribute("accept", ".csv,text/plain");
+  const upload = page.getByRole("button", { name: "Upload" });
+  await expect(upload).toBeDisabled();
+  // Over the limit (1,000,000 bytes by default): said at once, nothing sent.
+  await field.setInputFiles({ name: "huge.csv", mimeType: "text/csv", buffer: Buffer.alloc(1_000_001, 65) });
+  const documents = dashboardGroup(page, "Documents");
+  await expect(documents.getByRole("alert")).toHaveText("File size should be less than 1 MB!");
+  await expect(upload).toBeDisabled();
+  const rows = Array.from({ length: 20_000 }, (_, i) => `${i},item ${i},${(i * 1.5).toFixed(2)}`).join("\n");
+  const csv = Buffer.from(`id,name,amount\n${rows}\n`);
+  await field.setInputFiles({ name: "invoice.csv", mimeType: "text/csv", buffer: csv });
+  await expect(documents.getByRole("alert")).toHaveCount(0);
+  await shot(page, "dashboard-file-chosen");
+  await field.focus();
+  await page.keyboard.press("Tab");
+  await expect(upload).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("status").filter({ hasText: "File Uploaded!" })).toBeVisible();
+  await expect(dashboardGroup(page, "Documents").getByText(`saved invoice.csv (${csv.length} bytes)`)).toBeVisible();
+  await shot(page, "dashboard-file-upload");
+  await expectAccessible(page);
+  const saved = await request.get("/api/v1/files/invoice.csv", { headers: auth(owner) });
+  expect(saved.status()).toBe(200);
+  expect(Buffer.from(await saved.body()).equals(csv)).toBe(true);
+  await page.getByRole("button", { name: "Upload Another File" }).click();
+  await expect(page.getByLabel("Invoice")).toBeVisible();
+});
+
+test("ui-audio: the player plays what the flow names and the flow hears play and ended; speech speaks on every page and reports back", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-audio");
+  const slug = await slugOf(request, owner);
+  const s = unique();
+  const base = await configNode(request, owner, "ui-base", "Hall", {});
+  const home = await configNode(request, owner, "ui-page", "Sounds", { ui: base, path: "/sounds", order: 1 });
+  const group = await configNode(request, owner, "ui-group", "Speaker", { page: home, width: 6, order: 1 });
+  // A tenth of a second of silence as a WAV data: URL (8 kHz, 8-bit mono).
+  const samples = 800;
+  const wav = Buffer.alloc(44 + samples, 128);
+  wav.write("RIFF", 0);
+  wav.writeUInt32LE(36 + samples, 4);
+  wav.write("WAVEfmt ", 8);
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20);
+  wav.writeUInt16LE(1, 22);
+  wav.writeUInt32LE(8000, 24);
+  wav.writeUInt32LE(8000, 28);
+  wav.writeUInt16LE(1, 32);
+  wav.writeUInt16LE(8, 34);
+  wav.write("data", 36);
+  wav.writeUInt32LE(samples, 40);
+  const src = `data:audio/wav;base64,${wav.toString("base64")}`;
+  const ids = { source: `src-${s}`, play: `play-${s}`, say: `say-${s}`, player: `player-${s}`, tts: `tts-${s}`, events: `ev-${s}`, text: `txt-${s}` };
+  await deployFlow(request, owner, `Audio ${s}`, {
+    nodes: [
+      { id: ids.source, type: "inject", position: { x: 100, y: 100 }, config: { props: [{ p: "payload", v: src, v_type: "str" }] } },
+      { id: ids.play, type: "inject", position: { x: 100, y: 200 }, config: { props: [{ p: "playback", v: "play", v_type: "str" }] } },
+      { id: ids.say, type: "inject", position: { x: 100, y: 300 }, config: { props: [{ p: "payload", v: '{"text":"Door open","rate":1.5}', v_type: "json" }] } },
+      { id: ids.player, type: "ui-audio", name: "Bell", position: { x: 300, y: 150 }, config: { mode: "src", group, order: 1 } },
+      { id: ids.tts, type: "ui-audio", position: { x: 300, y: 300 }, config: { mode: "tts", group: "", ui: base, voice: "Test Voice" } },
+      { id: ids.events, type: "change", position: { x: 500, y: 200 }, config: { rules: [{ t: "set", p: "payload", p_type: "msg", to: "$type(msg._event) = 'string' ? msg._event : msg._event.type & ' ' & msg._event.utterance.text & ' ' & msg._event.utterance.voice.name", to_type: "jsonata" }, { t: "delete", p: "_client", p_type: "msg" }] } },
+      { id: ids.text, type: "ui-text", position: { x: 700, y: 200 }, config: { group, label: "Heard", order: 2 } },
+    ],
+    connections: [
+      { source: ids.source, target: ids.player },
+      { source: ids.play, target: ids.player },
+      { source: ids.say, target: ids.tts },
+      { source: ids.player, target: ids.events },
+      { source: ids.tts, target: ids.events },
+      { source: ids.events, target: ids.text },
+    ],
+  });
+  // The browser's voices are the machine's: a fake speechSynthesis with one voice that "speaks" at once.
+  await page.addInitScript(() => {
+    const voice = { name: "Test Voice", lang: "en-US", localService: true, voiceURI: "test", default: true };
+    const synth = {
+      speaking: false,
+      paused: false,
+      getVoices: () => [voice],
+      cancel() {},
+      pause() {},
+      resume() {},
+      speak(u: { text: string; onstart?: () => void; onend?: () => void }) {
+        (window as unknown as { spoken: string[] }).spoken.push(u.text);
+        setTimeout(() => u.onstart?.(), 10);
+        setTimeout(() => u.onend?.(), 20);
+      },
+    };
+    (window as unknown as { spoken: string[] }).spoken = [];
+    Object.defineProperty(window, "speechSynthesis", { value: synth });
+    (window as unknown as { SpeechSynthesisUtterance: unknown }).SpeechSynthesisUtterance = class {
+      rate = 1;
+      pitch = 1;
+      volume = 1;
+      lang = "";
+      voice: unknown = null;
+      constructor(public text: string) {}
+    };
+  });
+  await logIn(page, owner.email);
+  const response = await page.goto(`/dashboard/${slug}/sounds`);
+  expect(response?.headers()["content-security-policy"]).toContain("media-src 'self' https: data: blob:");
+  await expect(page.locator('[data-connection="online"]')).toBeVisible();
+  await inject(request, owner, ids.source);
+  const player = page.locator('audio[aria-label="Bell"]');
+  await expect(player).toHaveAttribute("src", src);
+  // A browser plays only after the viewer used the page.
+  await page.getByRole("heading", { name: "Speaker" }).click();
+  await inject(request, owner, ids.play);
+  const heard = dashboardGroup(page, "Speaker");
+  await expect(heard.getByText("ended", { exact: true })).toBeVisible({ timeout: 10_000 });
+  await inject(request, owner, ids.say);
+  await expect(heard.getByText("tts-end Door open Test Voice", { exact: true })).toBeVisible();
+  expect(await page.evaluate(() => (window as unknown as { spoken: string[] }).spoken)).toEqual(["Door open"]);
+  await shot(page, "dashboard-audio");
+  await expectAccessible(page);
+});
