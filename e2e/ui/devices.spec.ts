@@ -7,7 +7,7 @@ import { accessToken, canvasNodes, createFlowViaApi, expectAccessible, shot } fr
 const region = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
 
 /** A scripted agent (the real one is packages/agent, tested as a process in `npm run test:agent`): connects with the key and says hello. */
-async function helloAgent(baseURL: string, secret: string): Promise<WebSocket> {
+async function helloAgent(baseURL: string, secret: string, nodeTypes = ["counter", "debug", "inject", "ha-entity"]): Promise<WebSocket> {
   const publicKey = createPublicKey(generateKeyPairSync("x25519").privateKey).export({ format: "der", type: "spki" }).toString("base64");
   const ws = new WebSocket(`${baseURL.replace(/^http/, "ws")}/ws`, { headers: { "x-api-key": secret } });
   await new Promise<void>((resolve, reject) => {
@@ -15,7 +15,7 @@ async function helloAgent(baseURL: string, secret: string): Promise<WebSocket> {
     ws.on("message", (data) => {
       const frame = JSON.parse(data.toString()) as { type: string };
       if (frame.type !== "ready") return;
-      ws.send(JSON.stringify({ type: "agent.hello", agent_version: "0.1.0", node_red_version: "5.0.7", node_types: ["counter", "debug", "inject", "ha-entity"], public_key: publicKey, applied: {} }));
+      ws.send(JSON.stringify({ type: "agent.hello", agent_version: "0.1.0", node_red_version: "5.0.7", node_types: nodeTypes, public_key: publicKey, applied: {} }));
       resolve();
     });
     // It applies what it is sent, as the real agent does.
@@ -96,7 +96,8 @@ test.describe("devices in the browser", () => {
     await registerViaApi(page.request, owner);
     const token = await accessToken(page.request, owner);
     const key = await page.request.post("/api/v1/api-keys", { headers: { authorization: `Bearer ${token}` }, data: { name: "garage-pi", kind: "device" } });
-    const agent = await helloAgent(baseURL!, ((await key.json()) as { secret: string }).secret);
+    const secret = ((await key.json()) as { secret: string }).secret;
+    const agent = await helloAgent(baseURL!, secret);
     const devices = async () => ((await (await page.request.get("/api/v1/devices", { headers: { authorization: `Bearer ${token}` } })).json()) as { devices: Array<{ id: string; kind: string }> }).devices;
     await expect.poll(async () => (await devices())[0]?.kind).toBe("agent");
     const deviceId = (await devices())[0]!.id;
@@ -140,6 +141,16 @@ test.describe("devices in the browser", () => {
     await expect(page).toHaveURL((url) => url.pathname === `/flows/${flowId}`);
     const flow = (await (await page.request.get(`/api/v1/flows/${flowId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { flow: { devices: unknown[] } };
     expect(flow.flow.devices).toEqual([expect.objectContaining({ device_id: deviceId, state: "refused", deployment_id: null })]);
+    // The device gets `change` installed: it says hello again, takes the deployment, and the open
+    // page stops saying it cannot, without a reload (flow.devices over /ws).
+    const refusal = page.getByRole("group", { name: "Deployment" }).getByTestId("device-refused");
+    await expect(refusal).toBeVisible();
     agent.close();
+    const upgraded = await helloAgent(baseURL!, secret, ["counter", "debug", "inject", "change"]);
+    await expect(refusal).toHaveCount(0);
+    await expect
+      .poll(async () => ((await (await page.request.get(`/api/v1/flows/${flowId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { flow: { devices: Array<{ state: string }> } }).flow.devices[0]?.state)
+      .toBe("applied");
+    upgraded.close();
   });
 });

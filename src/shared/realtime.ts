@@ -14,6 +14,7 @@ export const eventTopics = [
   "flow.deleted",
   "flow.deployed",
   "flow.state",
+  "flow.devices",
   "node.status",
   "debug",
   "inject",
@@ -24,6 +25,18 @@ export const eventTopics = [
 export type EventTopic = (typeof eventTopics)[number];
 
 export type FlowStateName = "running" | "stopped" | "error" | "not_deployed";
+
+/** A target device's state for a flow (SPEC §22), as flows.get, deploys and `flow.devices` give it. */
+export interface FlowDeviceState {
+  device_id: string;
+  name: string;
+  online: boolean;
+  /** applied: runs the current deployment; refused: cannot (`error` says why); pending: offline or still applying. */
+  state: "applied" | "pending" | "refused";
+  /** The deployment it runs (an earlier one while refused or pending), if any. */
+  deployment_id: string | null;
+  error: string | null;
+}
 
 export interface NodeStatusValue {
   fill?: string;
@@ -38,6 +51,8 @@ export interface EventData {
   "flow.deleted": { name: string; by?: string };
   "flow.deployed": { deployment_id: string; revision: number; state: FlowStateName; by?: string; by_name?: string; rolled_back_from?: string | null };
   "flow.state": { state: FlowStateName; error: string | null };
+  /** A device flow's target devices (SPEC §22), after one of them applied, failed to apply or was refused a deployment. */
+  "flow.devices": { devices: FlowDeviceState[] };
   "node.status": { node_id: string; status: NodeStatusValue | null; error?: string };
   /**
    * `execution_id`: the execution (SPEC §15) of the message the debug node received; null when none

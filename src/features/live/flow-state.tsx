@@ -3,18 +3,13 @@
 import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { errorInfo, useTRPC } from "@/trpc/react";
-import type { FlowStateName } from "@/shared/realtime";
+import type { FlowDeviceState, FlowStateName } from "@/shared/realtime";
+import { useLiveFrames } from "./live-context";
 import type { EditorBridge } from "./editor-bridge";
 import type { FlowLive } from "./use-flow-live";
 
-/** A target device's state for the flow, as flows.get and flows.deploy give it (SPEC §22). */
-export interface DeviceState {
-  device_id: string;
-  name: string;
-  state: "applied" | "pending" | "refused";
-  deployment_id: string | null;
-  error: string | null;
-}
+/** A target device's state for the flow, as flows.get, flows.deploy and `flow.devices` give it (SPEC §22). */
+export type DeviceState = Omit<FlowDeviceState, "online"> & { online?: boolean };
 
 export const stateLabels: Record<FlowStateName, string> = {
   running: "Running",
@@ -49,6 +44,10 @@ export function DeployControl({
   const [devices, setDevices] = useState<DeviceState[]>(initialDevices);
   const deploy = useMutation(trpc.flows.deploy.mutationOptions());
   const update = useMutation(trpc.flows.update.mutationOptions());
+  // A device that applies, fails to apply or is refused later (it connects, its Node-RED answers) says so here at once.
+  useLiveFrames((frame) => {
+    if (frame.type === "event" && frame.topic === "flow.devices" && frame.flow_id === editor.flowId) setDevices(frame.data.devices);
+  });
   const runtime = live.runtime;
   if (!runtime) return null;
 

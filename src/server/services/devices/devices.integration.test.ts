@@ -216,6 +216,10 @@ describe("a flow that targets a device", () => {
     });
     expect(withChange.status, withChange.text).toBe(200);
     const seen = agent.frames.length;
+    // An open flow page hears every change of the devices' states (flow.devices), as it happens.
+    const ui = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+    await ui.next(ready);
+    const deviceEvents = () => ui.frames.filter((f) => f.type === "event" && f.topic === "flow.devices" && f.flow_id === flowId).map((f) => f.data.devices[0]);
     // The agent does not answer at all: the refusal is the server's, so the deploy does not wait for it.
     const refused = await request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken });
     expect(refused.status).toBe(202);
@@ -247,6 +251,13 @@ describe("a flow that targets a device", () => {
       return devices[0].state === "applied" ? devices : undefined;
     });
     expect(applied).toEqual([{ device_id: deviceId, name: "pi-4", online: true, state: "applied", deployment_id: v2, error: null }]);
+    await waitFor(async () => (deviceEvents().some((d) => d.state === "applied") ? true : undefined));
+    // Refused; then, said hello with `change`, no longer refused but not yet applied (pending); then applied.
+    expect(deviceEvents().map((d) => [d.state, d.deployment_id])).toEqual([
+      ["refused", v1],
+      ["pending", v1],
+      ["applied", v2],
+    ]);
     expect((await request("GET", `/devices/${deviceId}`, { token: owner.accessToken })).body.device).toMatchObject({ deployment_id: v2, refused: [] });
 
     // The agent's own refusal (its Node-RED threw): shown the same way, with its words, the organization's secrets redacted.
@@ -259,6 +270,10 @@ describe("a flow that targets a device", () => {
     expect(v3.status).toBe(202);
     expect(v3.body.devices).toEqual([{ device_id: deviceId, name: "pi-4", online: true, state: "refused", deployment_id: v2, error: "the device's Node-RED could not apply it: Error: boom in a node's constructor (password ***)" }]);
     expect(JSON.stringify((await request("GET", "/devices", { token: owner.accessToken })).body)).not.toContain("hunter2-pi-4");
+    await waitFor(async () => (deviceEvents().length === 4 ? true : undefined));
+    expect(deviceEvents()[3]).toMatchObject({ state: "refused", deployment_id: v2, error: "the device's Node-RED could not apply it: Error: boom in a node's constructor (password ***)" });
+    expect(JSON.stringify(ui.frames)).not.toContain("hunter2-pi-4");
+    ui.ws.close();
     back.ws.close();
   });
 

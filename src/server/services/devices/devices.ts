@@ -11,6 +11,8 @@ import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../request-meta";
 import type { UpdateDeviceInput } from "./device.schemas";
 import { isSealingKey } from "./seal";
+import { publishOrgEvent } from "../flows/events";
+import type { FlowDeviceState } from "../../../shared/realtime";
 
 /** A device as GET /devices lists it (SPEC §22). */
 export interface DeviceView {
@@ -197,16 +199,39 @@ export async function recordApplied(app: AppServices, principal: ApiKeyPrincipal
   const refused: Refusals = {};
   for (const [flowId, r] of Object.entries(device.refused as Refusals)) if (applied[flowId] !== r.deployment_id) refused[flowId] = r;
   if (error) for (const [flowId, deploymentId] of Object.entries(failed ?? {})) if (applied[flowId] !== deploymentId) refused[flowId] = { deployment_id: deploymentId, error: `the device's Node-RED could not apply it: ${error}` };
-  return app.db.prisma.device.update({
+  const updated = await app.db.prisma.device.update({
     where: { id: device.id },
     data: { ...(await appliedColumns(app, principal.organizationId, applied)), refused: refused as Prisma.InputJsonValue, lastSeenAt: new Date() },
   });
+  await announceDeviceStates(app, device, updated);
+  return updated;
 }
 
 /** What the server itself refused to send the device (services/devices/agents.ts, deployFrameFor), as of the frame it sends now. */
 export async function recordRefused(app: AppServices, device: Device, refused: Refusals): Promise<void> {
   if (JSON.stringify(device.refused) === JSON.stringify(refused)) return;
-  await app.db.prisma.device.update({ where: { id: device.id }, data: { refused: refused as Prisma.InputJsonValue } });
+  const updated = await app.db.prisma.device.update({ where: { id: device.id }, data: { refused: refused as Prisma.InputJsonValue } });
+  await announceDeviceStates(app, device, updated);
+}
+
+/**
+ * Tells open flow pages (`flow.devices`) that a device's state for their flows changed: each flow
+ * whose applied deployment or refusal on this device is not what it was. Best effort, as events are.
+ */
+export async function announceDeviceStates(app: AppServices, before: Device, after: Device): Promise<void> {
+  const changed = new Set<string>();
+  for (const key of ["applied", "refused"] as const) {
+    const a = before[key] as Record<string, unknown>;
+    const b = after[key] as Record<string, unknown>;
+    for (const flowId of new Set([...Object.keys(a), ...Object.keys(b)])) if (JSON.stringify(a[flowId]) !== JSON.stringify(b[flowId])) changed.add(flowId);
+  }
+  if (changed.size === 0) return;
+  try {
+    const flows = await app.db.prisma.flow.findMany({ where: { id: { in: [...changed] }, organizationId: after.organizationId, deletedAt: null } });
+    for (const flow of flows) publishOrgEvent(app, flow.organizationId, "flow.devices", flow.id, { devices: await deviceStates(app, flow) });
+  } catch (err) {
+    app.logger.warn({ err, deviceId: after.id }, "device states could not be announced");
+  }
 }
 
 /** `applied` and the newest of its deployments, counting only the organization's own deployments. */
@@ -269,10 +294,7 @@ export async function flowsOfDevice(app: AppServices, device: Device): Promise<F
  * runs the current deployment), `refused` (it cannot, `error` says why; it goes on running
  * `deployment_id`, an earlier one, if any) or `pending` (offline, or still applying).
  */
-export async function deviceStates(
-  app: AppServices,
-  flow: Flow,
-): Promise<Array<{ device_id: string; name: string; online: boolean; state: "applied" | "pending" | "refused"; deployment_id: string | null; error: string | null }>> {
+export async function deviceStates(app: AppServices, flow: Flow): Promise<FlowDeviceState[]> {
   const devices = await targetDevices(app, flow.organizationId, flow);
   if (devices.length === 0) return [];
   const online = new Set((await onlineDeviceKeyIds(app.store, flow.organizationId)).map((o) => o.keyId));
