@@ -79,8 +79,11 @@ const envSchema = z
     FILES_MAX_BYTES: positiveInt.default(100 * 1024 * 1024),
     /** Largest body of PUT /files/{path} (413), and largest one file may grow to, by upload or by a flow's writes and appends. */
     FILES_MAX_UPLOAD_BYTES: positiveInt.default(10 * 1024 * 1024),
-    /** The largest file a dashboard's ui-file-input takes (SPEC §21; Dashboard 2.0's maxHttpBufferSize, default 1 MB). */
-    DASHBOARD_MAX_FILE_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1_000_000),
+    /**
+     * The largest file a dashboard's ui-file-input takes (SPEC §21; Dashboard 2.0's maxHttpBufferSize, default 1 MB).
+     * At most 16 MiB: a file crosses the store's pub/sub as one message (Redis's pub/sub client buffer is 32 MB).
+     */
+    DASHBOARD_MAX_FILE_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(1_000_000),
     /** Function nodes (sandboxes) this instance runs at once, in all and per organization (past them a deploy's flow goes into error). */
     FUNCTION_NODES_MAX: positiveInt.default(4000),
     FUNCTION_NODES_PER_ORGANIZATION: positiveInt.default(500),

@@ -9,6 +9,8 @@ import { Notifications } from "./notifications";
 import { DEFAULT_THEME, themeVariables } from "./theme";
 import { WidgetHost } from "./widget-host";
 import { Speakers } from "./widgets/audio";
+import { Icon } from "./widgets/icon";
+import "@mdi/font/css/materialdesignicons.min.css";
 import "./dashboard.css";
 
 export interface DashboardAppProps {
@@ -256,7 +258,7 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
                           navigate(item.page);
                         }}
                       >
-                        {item.page.icon ? <span className="db-icon" aria-hidden="true">{item.page.icon}</span> : null}
+                        {item.page.icon ? <Icon name={item.page.icon} /> : null}
                         {item.page.name}
                       </a>
                     </li>
@@ -312,11 +314,7 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
 
 /** A ui-link in the navigation: it leaves the dashboard for its URL (disabled: shown, not followed). */
 function NavLink({ link, onFollow }: { link: DashboardLink; onFollow: () => void }) {
-  const icon = link.icon ? (
-    <span className="db-icon" aria-hidden="true">
-      {link.icon}
-    </span>
-  ) : null;
+  const icon = link.icon ? <Icon name={link.icon} /> : null;
   return (
     <li>
       {link.disabled ? (

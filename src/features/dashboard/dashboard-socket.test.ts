@@ -27,6 +27,9 @@ class FakeSocket {
   }
 }
 const last = () => FakeSocket.all.at(-1)!;
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+};
 
 describe("DashboardSocket", () => {
   beforeEach(() => {
@@ -134,7 +137,8 @@ describe("DashboardSocket", () => {
     const bytes = new Uint8Array(300_000).map((_, i) => i % 256);
     const progress: number[] = [];
     const done = s.upload("w", { name: "big.bin", size: bytes.length, type: "application/octet-stream" }, bytes, (r) => progress.push(r));
-    const chunks = () => ws.sent.filter((f) => (f as { type: string }).type === "dashboard.upload") as Array<{ upload_id: string; seq: number; data: string; last: boolean; file?: unknown }>;
+    await settle();
+    const chunks = () => ws.sent.filter((f) => (f as { type: string }).type === "dashboard.upload") as Array<{ widget_id: string; upload_id: string; seq: number; data: string; last: boolean; file?: unknown }>;
     expect(chunks()).toHaveLength(1);
     expect(chunks()[0]).toMatchObject({ seq: 0, last: false, file: { name: "big.bin", size: 300_000 } });
     const id = chunks()[0]!.upload_id;
@@ -151,12 +155,16 @@ describe("DashboardSocket", () => {
     const joined = Uint8Array.from(chunks().flatMap((c) => [...Uint8Array.from(atob(c.data), (ch) => ch.charCodeAt(0))]));
     expect(joined).toEqual(bytes);
 
+    // Two at once take turns: the second's first chunk leaves once the first is answered done.
     const refused = s.upload("w", { name: "x", size: 3, type: "" }, new Uint8Array(3));
+    const lost = s.upload("w2", { name: "y", size: 3, type: "" }, new Uint8Array(3));
+    await settle();
+    expect(chunks().at(-1)).toMatchObject({ widget_id: "w" });
     const rid = chunks().at(-1)!.upload_id;
     reply({ type: "dashboard.error", code: "PAYLOAD_TOO_LARGE", message: "the file is larger than 1000 bytes", upload_id: rid });
     await expect(refused).rejects.toThrow("the file is larger than 1000 bytes");
-
-    const lost = s.upload("w", { name: "y", size: 3, type: "" }, new Uint8Array(3));
+    await settle();
+    expect(chunks().at(-1)).toMatchObject({ widget_id: "w2", seq: 0 });
     ws.drop();
     await expect(lost).rejects.toThrow(/connection was lost/);
   });

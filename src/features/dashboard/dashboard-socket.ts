@@ -67,6 +67,7 @@ export class DashboardSocket {
   private pingTimer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
   private pending: DashboardClientFrame[] = [];
+  private uploads: Promise<unknown> = Promise.resolve();
   private path: string;
   private readonly opts: Required<Omit<DashboardSocketOptions, "share">> & { share: string | null };
 
@@ -148,6 +149,13 @@ export class DashboardSocket {
    * refuses (its message), when the connection is lost or changes page, or after 30 s of silence.
    */
   upload(widgetId: string, file: { name: string; size: number; type: string }, bytes: Uint8Array, onProgress?: (received: number) => void): Promise<void> {
+    // One upload at a time per socket (the server's rule): two file inputs of a page take turns.
+    const run = this.uploads.then(() => this.uploadNow(widgetId, file, bytes, onProgress));
+    this.uploads = run.catch(() => undefined);
+    return run;
+  }
+
+  private uploadNow(widgetId: string, file: { name: string; size: number; type: string }, bytes: Uint8Array, onProgress?: (received: number) => void): Promise<void> {
     return new Promise((resolve, reject) => {
       const ws = this.ws;
       if (this.state.status !== "online" || !ws || ws.readyState !== 1) {

@@ -1,7 +1,7 @@
 "use client";
 
-import { useState } from "react";
-import { useMutation } from "@tanstack/react-query";
+import { useRef, useState } from "react";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import type { FlowDeviceState, FlowStateName } from "@/shared/realtime";
 import { useLiveFrames } from "./live-context";
@@ -44,9 +44,24 @@ export function DeployControl({
   const [devices, setDevices] = useState<DeviceState[]>(initialDevices);
   const deploy = useMutation(trpc.flows.deploy.mutationOptions());
   const update = useMutation(trpc.flows.update.mutationOptions());
-  // A device that applies, fails to apply or is refused later (it connects, its Node-RED answers) says so here at once.
+  // A device that applies, fails to apply or is refused later (it connects, its Node-RED answers)
+  // says so here at once. Events may cross each other and a deploy's answer: each one (and a
+  // reconnect, after which missed events are lost) reads the states afresh, and only the newest
+  // read is shown; a deploy's answer is shown only when no event came during the deploy.
+  const queryClient = useQueryClient();
+  const events = useRef(0);
+  const reads = useRef(0);
   useLiveFrames((frame) => {
-    if (frame.type === "event" && frame.topic === "flow.devices" && frame.flow_id === editor.flowId) setDevices(frame.data.devices);
+    const mine = frame.type === "event" && frame.topic === "flow.devices" && frame.flow_id === editor.flowId;
+    if (!mine && !(frame.type === "ready" && devices.length > 0)) return;
+    events.current++;
+    const read = ++reads.current;
+    void queryClient.fetchQuery({ ...trpc.flows.get.queryOptions({ id: editor.flowId }), staleTime: 0 }).then(
+      (r) => {
+        if (read === reads.current) setDevices((r.flow.devices as DeviceState[] | undefined) ?? []);
+      },
+      () => undefined,
+    );
   });
   const runtime = live.runtime;
   if (!runtime) return null;
@@ -66,12 +81,13 @@ export function DeployControl({
         if (!saved.ok) return;
       }
       setBusy("deploying");
+      const eventsBefore = events.current;
       const result = await live.markOwnAction(() => deploy.mutateAsync({ id: editor.flowId }));
       live.patchRuntime({ state: result.deployment.state, error: null, deployedRevision: result.deployment.revision });
       editor.refreshDeployed();
       // A device flow (SPEC §22): devices that cannot run it say why (shown until they run it);
       // those that were offline (or slow) get it when they connect.
-      if (result.devices) setDevices(result.devices);
+      if (result.devices && events.current === eventsBefore) setDevices(result.devices);
       const pending = result.devices?.filter((d) => result.pending?.includes(d.device_id) && d.state !== "refused").map((d) => d.name) ?? [];
       if (pending.length > 0) setWarning(`Deployed; not applied yet on ${pending.join(", ")} (offline or still applying): ${pending.length === 1 ? "it gets" : "they get"} it when ${pending.length === 1 ? "it connects" : "they connect"}.`);
       else if (undefinedVariables.length > 0) {

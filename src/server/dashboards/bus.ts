@@ -132,10 +132,14 @@ export class DashboardBus implements DashboardRuntime {
   }
 
   /** A viewer's input, to the instance running the widget's flow. */
-  publishInput(organizationId: string, input: DashboardIn): Promise<void> {
+  /** Resolves whether the input was published (an outage is logged, never thrown). */
+  publishInput(organizationId: string, input: DashboardIn): Promise<boolean> {
     return this.store.publish(dashboardInChannel(organizationId), JSON.stringify(input)).then(
-      () => undefined,
-      (err: unknown) => this.logger.warn({ err }, "dashboard input could not be published"),
+      () => true,
+      (err: unknown) => {
+        this.logger.warn({ err }, "dashboard input could not be published");
+        return false;
+      },
     );
   }
 

@@ -12,7 +12,7 @@ import { DASHBOARD_LIMITS } from "@/shared/dashboard";
  * link is refused and sends nothing.
  */
 const testApp = setUpTestApp();
-const dash = setUpDashboardSockets(testApp);
+const dash = setUpDashboardSockets(testApp, { uploadStallMs: 300 });
 const request = testApp.request;
 const CHUNK = (DASHBOARD_LIMITS.uploadChunkChars / 4) * 3;
 
@@ -116,17 +116,37 @@ describe("ui-file-input over the dashboard socket", () => {
     expect(await refusal("junk")).toMatchObject({ code: "VALIDATION_FAILED" });
     socket.send({ type: "dashboard.upload", widget_id: "up_txt", upload_id: "text", seq: 0, file: file(3), data: "AAAA", last: true });
     expect(await refusal("text")).toMatchObject({ code: "NOT_FOUND" });
+    // Every chunk but the last is full-sized: a flood of small or empty chunks is refused at once.
+    const full = "A".repeat(DASHBOARD_LIMITS.uploadChunkChars);
+    socket.send({ type: "dashboard.upload", widget_id: "up_in", upload_id: "tiny", seq: 0, file: file(CHUNK + 3), data: "AAAA", last: false });
+    expect(await refusal("tiny")).toMatchObject({ code: "VALIDATION_FAILED", message: expect.stringContaining("every chunk but the last") });
+    socket.send({ type: "dashboard.upload", widget_id: "up_in", upload_id: "empty", seq: 0, file: file(CHUNK + 3), data: "", last: false });
+    expect(await refusal("empty")).toMatchObject({ code: "VALIDATION_FAILED" });
     // Another upload cannot continue one that was dropped.
-    socket.send({ type: "dashboard.upload", widget_id: "up_in", upload_id: "half", seq: 0, file: file(6), data: "AAAA", last: false });
-    await socket.next((f) => f.type === "dashboard.upload" && f.upload_id === "half");
+    socket.send({ type: "dashboard.upload", widget_id: "up_in", upload_id: "half", seq: 0, file: file(CHUNK + 3), data: full, last: false });
+    expect(await socket.next((f) => f.type === "dashboard.upload" && f.upload_id === "half")).toMatchObject({ received: CHUNK, done: false });
     socket.send({ type: "dashboard.upload", widget_id: "up_in", upload_id: "other", seq: 1, data: "AAAA", last: true });
     expect(await refusal("other")).toMatchObject({ code: "VALIDATION_FAILED" });
+    // An upload that goes quiet is dropped: its next chunk is refused.
+    socket.send({ type: "dashboard.upload", widget_id: "up_in", upload_id: "quiet", seq: 0, file: file(CHUNK + 3), data: full, last: false });
+    await socket.next((f) => f.type === "dashboard.upload" && f.upload_id === "quiet");
+    await new Promise((r) => setTimeout(r, 600));
+    socket.send({ type: "dashboard.upload", widget_id: "up_in", upload_id: "quiet", seq: 1, data: "AAAA", last: true });
+    expect(await refusal("quiet")).toMatchObject({ code: "VALIDATION_FAILED", message: expect.stringContaining("seq") });
     // A file forged as a plain input is refused (the upload path holds the limit).
     socket.send({ type: "dashboard.input", widget_id: "up_in", event: "upload", msg: { payload: "AAAA", file: file(3) } });
     expect(await socket.next((f) => f.type === "dashboard.error" && f.message === "files are sent as dashboard.upload")).toMatchObject({ code: "VALIDATION_FAILED" });
     // A frame over the chunk size is refused by the schema.
     socket.send({ type: "dashboard.upload", widget_id: "up_in", upload_id: "fat", seq: 0, file: file(200_000), data: "A".repeat(DASHBOARD_LIMITS.uploadChunkChars + 4), last: true });
     expect(await socket.next((f) => f.type === "dashboard.error" && String(f.message).startsWith("data"))).toMatchObject({ code: "VALIDATION_FAILED" });
+
+    // As many bytes of files a second as one file may have: two large files at once, the second is refused.
+    const bucket = connect(dash.url(slug, "/upload"), await sessionCookie(testApp.app, owner));
+    await bucket.next((f) => f.type === "dashboard.page");
+    bucket.send({ type: "dashboard.upload", widget_id: "up_in", upload_id: "b1", seq: 0, file: file(900_000), data: full, last: false });
+    bucket.send({ type: "dashboard.upload", widget_id: "up_in", upload_id: "b2", seq: 0, file: file(900_000), data: full, last: false });
+    expect(await bucket.next((f) => f.type === "dashboard.error" && f.upload_id === "b2")).toMatchObject({ code: "RATE_LIMITED" });
+    bucket.ws.close();
 
     // A view-only share link cannot upload.
     const link = await request("POST", "/dashboards/share-links", { token: owner.accessToken, body: { page_id: pageId } });

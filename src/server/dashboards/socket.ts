@@ -42,6 +42,10 @@ import { buildPageView, findPageByPath, loadDashboardModel, widgetIdsOfPage, typ
 const PAGE_EVENTS = new Set(["flow.deployed", "flow.deleted", "flow.updated", "flow.state"]);
 /** A viewer further behind than this is closed (4408): one slow reader never holds more memory. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** An upload with no chunk for this long is dropped (its page went quiet). */
+const UPLOAD_STALL_MS = 30_000;
+/** Bytes of files being received on this instance at once, all sockets together. */
+const UPLOAD_BUDGET_BYTES = 64 * 1024 * 1024;
 
 interface Viewer {
   id: string;
@@ -55,8 +59,11 @@ interface Viewer {
   eventWidgets: string[];
   /** Ids of the page's ui-file-input widgets (they take uploads). */
   uploadWidgets: Set<string>;
-  /** The upload under way (one at a time per socket): its chunks so far. */
-  upload?: { id: string; widgetId: string; file: { name: string; size: number; type: string }; parts: Buffer[]; bytes: number; next: number };
+  /** The upload under way (one at a time per socket): the file's bytes so far, in a buffer of its size. */
+  upload?: { id: string; widgetId: string; file: { name: string; size: number; type: string }; bytes: Buffer; received: number; next: number; stall: NodeJS.Timeout };
+  /** Bytes of files this socket may still send now (a bucket of DASHBOARD_MAX_FILE_BYTES, refilled as much a second). */
+  uploadBytes: number;
+  uploadRefilledAt: number;
   /** The page's layout as last sent, without states: a redeploy that changes it sends the page again. */
   layoutKey: string;
   /** The browser session behind a member's socket (rechecked). */
@@ -70,6 +77,8 @@ export interface DashboardSocketOptions {
   recheckMs?: number;
   /** How long a built model is reused by sockets opening meanwhile. */
   modelTtlMs?: number;
+  /** How long an upload may go without a chunk before it is dropped (UPLOAD_STALL_MS). */
+  uploadStallMs?: number;
 }
 
 export interface DashboardSocketServer {
@@ -102,6 +111,7 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
   const modelTtl = options.modelTtlMs ?? 1000;
   const log = app.logger;
   let closing = false;
+  let uploadBytesInFlight = 0;
 
   const stopRevoked = app.dashboards.onShareRevoked((shareId) => {
     for (const v of viewers) if (v.viewer.share?.id === shareId) v.ws.close(DASHBOARD_CLOSE.shareRevoked, "share link revoked");
@@ -230,7 +240,7 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     v.widgetIds = widgetIdsOfPage(model, page);
     v.eventWidgets = view.headless.filter((w) => w.type === "ui-event" || w.type === "ui-control").map((w) => w.id);
     v.uploadWidgets = new Set(view.groups.flatMap((g) => g.widgets.filter((w) => w.type === "ui-file-input").map((w) => w.id)));
-    if (v.upload && !v.uploadWidgets.has(v.upload.widgetId)) v.upload = undefined;
+    if (v.upload && !v.uploadWidgets.has(v.upload.widgetId)) dropUpload(v);
     send(v, { type: "dashboard.page", socket_id: v.id, view });
   }
 
@@ -296,13 +306,17 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
   }
 
   /**
-   * A ui-file-input's file in chunks (`dashboard.upload`): one upload at a time per socket, a
-   * token of the input rate per file, at most DASHBOARD_MAX_FILE_BYTES; each chunk is answered, and
-   * the whole file goes to the widget's flow as one input (base64 on the bus, a Buffer in the flow).
+   * A ui-file-input's file in chunks (`dashboard.upload`): one upload at a time per socket (a new
+   * one replaces an unfinished one), at most DASHBOARD_MAX_FILE_BYTES, and as many bytes of files a
+   * second per socket; every chunk but the last is full-sized, so a file's memory is one buffer of
+   * its declared size, and all uploads under way on the instance share UPLOAD_BUDGET_BYTES. An
+   * upload silent for UPLOAD_STALL_MS is dropped. Each chunk is answered; the whole file goes to the
+   * widget's flow as one input (base64 on the bus, a Buffer in the flow) and is answered `done` once
+   * published.
    */
   function onUpload(v: Viewer, frame: Extract<DashboardClientFrame, { type: "dashboard.upload" }>, client: DashboardClientRef) {
     const refuse = (code: string, message: string) => {
-      if (v.upload?.id === frame.upload_id) v.upload = undefined;
+      if (v.upload?.id === frame.upload_id) dropUpload(v);
       send(v, { type: "dashboard.error", code, message, upload_id: frame.upload_id });
     };
     if (!viewerOptions(v.viewer).interactive) return refuse("FORBIDDEN", "this share link is view-only");
@@ -311,22 +325,42 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     if (frame.seq === 0) {
       if (!frame.file) return refuse("VALIDATION_FAILED", "file: the first chunk names the file");
       if (frame.file.size > max) return refuse("PAYLOAD_TOO_LARGE", `the file is larger than ${max} bytes`);
+      if (v.upload) dropUpload(v);
+      const now = Date.now();
+      v.uploadBytes = Math.min(max, v.uploadBytes + ((now - v.uploadRefilledAt) / 1000) * max);
+      v.uploadRefilledAt = now;
+      if (v.uploadBytes < frame.file.size) return refuse("RATE_LIMITED", `at most ${max} bytes of files a second; try again in a moment`);
+      if (uploadBytesInFlight + frame.file.size > UPLOAD_BUDGET_BYTES) return refuse("UNAVAILABLE", "the server is taking many files at once; try again in a moment");
       if (!takeToken(v)) return refuse("RATE_LIMITED", `at most ${DASHBOARD_LIMITS.inputsPerSecond} inputs a second`);
-      v.upload = { id: frame.upload_id, widgetId: frame.widget_id, file: frame.file, parts: [], bytes: 0, next: 0 };
+      v.uploadBytes -= frame.file.size;
+      uploadBytesInFlight += frame.file.size;
+      v.upload = { id: frame.upload_id, widgetId: frame.widget_id, file: frame.file, bytes: Buffer.alloc(frame.file.size), received: 0, next: 0, stall: setTimeout(() => dropUpload(v), options.uploadStallMs ?? UPLOAD_STALL_MS) };
     }
     const up = v.upload;
     if (!up || up.id !== frame.upload_id || up.widgetId !== frame.widget_id || up.next !== frame.seq) return refuse("VALIDATION_FAILED", "seq: chunks come in order, from 0, one upload at a time");
+    if (!frame.last && frame.data.length !== DASHBOARD_LIMITS.uploadChunkChars) return refuse("VALIDATION_FAILED", `data: every chunk but the last has ${DASHBOARD_LIMITS.uploadChunkChars} base64 characters`);
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(frame.data) || frame.data.length % 4 !== 0) return refuse("VALIDATION_FAILED", "data: base64");
     const chunk = Buffer.from(frame.data, "base64");
-    up.bytes += chunk.length;
-    if (up.bytes > up.file.size) return refuse("VALIDATION_FAILED", "data: more bytes than the file's size");
-    up.parts.push(chunk);
+    if (up.received + chunk.length > up.file.size) return refuse("VALIDATION_FAILED", "data: more bytes than the file's size");
+    chunk.copy(up.bytes, up.received);
+    up.received += chunk.length;
     up.next++;
-    if (!frame.last) return send(v, { type: "dashboard.upload", upload_id: up.id, received: up.bytes, done: false });
+    up.stall.refresh();
+    if (!frame.last) return send(v, { type: "dashboard.upload", upload_id: up.id, received: up.received, done: false });
+    dropUpload(v);
+    if (up.received !== up.file.size) return refuse("VALIDATION_FAILED", "data: fewer bytes than the file's size");
+    void app.dashboards.publishInput(v.orgId, { widget_id: up.widgetId, event: "upload", msg: { payload: up.bytes.toString("base64"), file: up.file }, client }).then((published) =>
+      send(v, published ? { type: "dashboard.upload", upload_id: up.id, received: up.received, done: true } : { type: "dashboard.error", code: "UNAVAILABLE", message: "the file could not be handed to the flow; upload it again", upload_id: up.id }),
+    );
+  }
+
+  /** Forgets the socket's upload under way (finished, refused, replaced, stalled or closed). */
+  function dropUpload(v: Viewer) {
+    const up = v.upload;
+    if (!up) return;
+    clearTimeout(up.stall);
+    uploadBytesInFlight -= up.file.size;
     v.upload = undefined;
-    if (up.bytes !== up.file.size) return refuse("VALIDATION_FAILED", "data: fewer bytes than the file's size");
-    const payload = Buffer.concat(up.parts).toString("base64");
-    void app.dashboards.publishInput(v.orgId, { widget_id: up.widgetId, event: "upload", msg: { payload, file: up.file }, client }).then(() => send(v, { type: "dashboard.upload", upload_id: up.id, received: up.bytes, done: true }));
   }
 
   async function admit(req: IncomingMessage, ws: WebSocket, slug: string, url: URL) {
@@ -348,6 +382,8 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
       widgetIds: widgetIdsOfPage(model, page),
       eventWidgets: [],
       uploadWidgets: new Set(),
+      uploadBytes: app.config.env.DASHBOARD_MAX_FILE_BYTES,
+      uploadRefilledAt: Date.now(),
       layoutKey: "",
       ...(sessionId ? { sessionId } : {}),
       tokens: DASHBOARD_LIMITS.inputsPerSecond,
@@ -356,7 +392,10 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     if (ws.readyState !== ws.OPEN || closing) return;
     // Listen before reading the states, so no update falls between the page and the live frames.
     join(v);
-    ws.on("close", () => leave(v));
+    ws.on("close", () => {
+      dropUpload(v);
+      leave(v);
+    });
     await app.dashboards.outReady(v.orgId);
     ws.on("message", (data, isBinary) => onFrame(v, data, isBinary));
     await sendPage(v, model, true);

@@ -18,9 +18,13 @@ export function AudioWidget({ props, state, send, interactive }: WidgetProps) {
   const payload = state.msg?.payload;
   const src = (typeof payload === "string" && payload) || str(props, "src");
   const n = state.event?.n ?? 0;
+  // Only messages that arrive while the player is shown: a player shown again (ui-control) replays nothing.
+  const seen = useRef(n);
   useEffect(() => {
     const el = audio.current;
     const playback = state.event?.msg.playback;
+    if (n <= seen.current) return;
+    seen.current = n;
     if (!el || typeof playback !== "string") return;
     if (playback === "play" || playback === "resume") el.play().catch(() => undefined);
     else if (playback === "pause") el.pause();
@@ -122,9 +126,12 @@ function Speaker({ widget }: { widget: DashboardWidgetView }) {
   const subscribe = useCallback((cb: () => void) => store.subscribeWidget(widget.id, cb), [store, widget.id]);
   const state = useSyncExternalStore(subscribe, () => store.getState(widget.id), () => store.getState(widget.id)) ?? initialWidgetState(widget);
   const n = state.event?.n ?? 0;
+  // Only messages that arrive from now on (a page opened later does not speak what was said before).
+  const seen = useRef(n);
   useEffect(() => {
     const msg = state.event?.msg;
-    if (!msg) return;
+    if (!msg || n <= seen.current) return;
+    seen.current = n;
     const props = effectiveProps(widget, state);
     speak(msg, str(props, "voice"), (type, utterance, error) => {
       if (!interactive) return;
@@ -141,7 +148,7 @@ export function Speakers({ widgets }: { widgets: DashboardWidgetView[] }) {
   return (
     <>
       {widgets
-        .filter((w) => w.type === "ui-audio")
+        .filter((w) => w.type === "ui-audio" && w.props.mode === "tts")
         .map((w) => (
           <Speaker key={w.id} widget={w} />
         ))}

@@ -3,6 +3,7 @@
 import { useRef, type KeyboardEvent } from "react";
 import { sameOptionValue, typedOptionValue } from "@/shared/dashboard-values";
 import { substitute } from "../format";
+import { Icon } from "./icon";
 import { bool, str, type WidgetProps } from "./widget";
 
 interface ButtonOption {
@@ -70,11 +71,7 @@ export function ButtonGroupWidget({ props, state, interactive, send, setLocal, i
               onClick={() => choose(i)}
               onKeyDown={(e) => onKey(e, i)}
             >
-              {o.icon ? (
-                <span className="db-icon" aria-hidden="true">
-                  {o.icon}
-                </span>
-              ) : null}
+              {o.icon ? <Icon name={o.icon} /> : null}
               {o.label ? <span>{o.label}</span> : null}
             </button>
           );

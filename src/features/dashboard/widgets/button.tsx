@@ -2,6 +2,7 @@
 
 import { useRef, type KeyboardEvent, type PointerEvent } from "react";
 import { substitute } from "../format";
+import { Icon } from "./icon";
 import { bool, str, type WidgetProps } from "./widget";
 
 /** Dashboard 2.0's msg._event: the event's type and where it happened on the button. */
@@ -34,11 +35,7 @@ export function ButtonWidget({ props, state, interactive, send, inputId }: Widge
     ...(str(props, "textColor") || str(props, "color") ? { color: str(props, "textColor") || str(props, "color") } : {}),
   };
   const iconColor = str(props, "iconColor");
-  const iconEl = icon ? (
-    <span className="db-icon" aria-hidden="true" style={iconColor ? { color: iconColor } : undefined}>
-      {icon}
-    </span>
-  ) : null;
+  const iconEl = icon ? <Icon name={icon} style={iconColor ? { color: iconColor } : undefined} /> : null;
   const isHoldKey = (e: KeyboardEvent) => e.key === "Enter" || e.key === " ";
   return (
     <button

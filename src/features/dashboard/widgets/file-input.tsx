@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { Icon } from "./icon";
 import { bool, num, str, type WidgetProps } from "./widget";
 
 /** Dashboard 2.0's formatFileSize: powers of 1000, two decimals. */
@@ -46,7 +47,9 @@ export function FileInputWidget({ props, interactive, upload, inputId }: WidgetP
       }
       setPhase("uploaded");
     } catch (err) {
+      // The field comes back empty: what was chosen is chosen again (nothing stale is sent).
       setError(err instanceof Error ? err.message : String(err));
+      setFiles([]);
       setPhase("choose");
     }
   };
@@ -76,19 +79,22 @@ export function FileInputWidget({ props, interactive, upload, inputId }: WidgetP
       ) : (
         <div className="db-field db-file-field">
           <label htmlFor={inputId}>{label}</label>
-          <input
-            id={inputId}
-            type="file"
-            accept={str(props, "accept") || undefined}
-            multiple={multiple}
-            disabled={!interactive}
-            aria-invalid={tooLarge || undefined}
-            aria-describedby={tooLarge || error ? errorId : undefined}
-            onChange={(e) => {
-              setError(null);
-              setFiles(Array.from(e.target.files ?? []));
-            }}
-          />
+          <div className="db-file-row">
+            <Icon name={str(props, "icon", "paperclip") || "paperclip"} />
+            <input
+              id={inputId}
+              type="file"
+              accept={str(props, "accept") || undefined}
+              multiple={multiple}
+              disabled={!interactive}
+              aria-invalid={tooLarge || undefined}
+              aria-describedby={tooLarge || error ? errorId : undefined}
+              onChange={(e) => {
+                setError(null);
+                setFiles(Array.from(e.target.files ?? []));
+              }}
+            />
+          </div>
           {tooLarge || error ? (
             <span id={errorId} className="db-field-error" role="alert">
               {tooLarge ? `File size should be less than ${formatFileSize(max)}!` : error}

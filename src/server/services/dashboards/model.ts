@@ -147,7 +147,8 @@ export function widgetsOfPage(model: DashboardModel, page: DashboardConfigNode):
   const headless: DashboardWidget[] = [];
   const ui = str(page.config.ui);
   for (const w of model.widgets) {
-    const group = str(w.config.group);
+    // ui-audio is placed by its mode, as Dashboard 2.0 registers it: a player in its group, speech on its dashboard.
+    const group = w.type === "ui-audio" && w.config.mode === "tts" ? "" : str(w.config.group);
     if (group) {
       const g = model.groups.get(group);
       if (g && str(g.config.page) === page.id) {
@@ -158,6 +159,7 @@ export function widgetsOfPage(model: DashboardModel, page: DashboardConfigNode):
       continue;
     }
     // Widgets placed on a page or a whole dashboard rather than in a group.
+    if (w.type === "ui-audio" && w.config.mode !== "tts") continue;
     if (str(w.config.page) === page.id || (HEADLESS.has(w.type) && ui !== "" && str(w.config.ui) === ui) || (w.type === "ui-template" && ui !== "" && str(w.config.ui) === ui)) headless.push(w);
   }
   return { grouped, headless };

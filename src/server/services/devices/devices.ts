@@ -174,7 +174,7 @@ export async function deviceConnected(app: AppServices, principal: ApiKeyPrincip
 export async function recordHello(app: AppServices, principal: ApiKeyPrincipal, hello: AgentHello): Promise<Device> {
   if (!isSealingKey(hello.public_key)) throw new AppError("VALIDATION_FAILED", "public_key: must be an X25519 public key (SPKI DER, base64)");
   const device = await deviceConnected(app, principal);
-  return app.db.prisma.device.update({
+  const updated = await app.db.prisma.device.update({
     where: { id: device.id },
     data: {
       kind: "agent",
@@ -186,6 +186,9 @@ export async function recordHello(app: AppServices, principal: ApiKeyPrincipal, 
       lastSeenAt: new Date(),
     },
   });
+  // What it says it runs may be news (its agent.applied was lost with its connection).
+  await announceDeviceStates(app, device, updated);
+  return updated;
 }
 
 /**

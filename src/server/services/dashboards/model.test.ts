@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { linksOf, widgetsOfPage, type DashboardModel } from "./model";
+
+const node = (id: string, config: Record<string, unknown>, name = id) => ({ id, name, revision: 1, config });
+
+function model(): DashboardModel {
+  return {
+    organization: { id: "org", slug: "acme", name: "Acme" },
+    bases: new Map([["base", node("base", {})]]),
+    pages: new Map([["page", node("page", { ui: "base", path: "/p" })]]),
+    groups: new Map([["group", node("group", { page: "page" })]]),
+    themes: new Map(),
+    links: new Map([
+      ["l2", node("l2", { ui: "base", path: "https://example.com/", order: 2 }, "Site")],
+      ["l1", node("l1", { ui: "base", path: "javascript:alert(1)", order: 1 }, "Bad")],
+      ["other", node("other", { ui: "another", path: "/x", order: 0 })],
+    ]),
+    widgets: [
+      { id: "player", type: "ui-audio", name: "", flow_id: "f", config: { mode: "src", group: "group", ui: "" } },
+      { id: "speech-in-group", type: "ui-audio", name: "", flow_id: "f", config: { mode: "tts", group: "group", ui: "base" } },
+      { id: "speech", type: "ui-audio", name: "", flow_id: "f", config: { mode: "tts", group: "", ui: "base" } },
+      { id: "player-without-group", type: "ui-audio", name: "", flow_id: "f", config: { mode: "src", group: "", ui: "base" } },
+    ],
+  };
+}
+
+describe("a dashboard page's model", () => {
+  it("places ui-audio by its mode, as Dashboard 2.0 registers it: a player in its group, speech on its dashboard (whatever group it still names)", () => {
+    const m = model();
+    const { grouped, headless } = widgetsOfPage(m, m.pages.get("page")!);
+    expect(grouped.get("group")?.map((w) => w.id)).toEqual(["player"]);
+    expect(headless.map((w) => w.id).sort()).toEqual(["speech", "speech-in-group"]);
+  });
+
+  it("lists a dashboard's links by order; one whose URL is not safe is disabled and carries no URL", () => {
+    expect(linksOf(model(), "base")).toEqual([
+      { id: "l1", name: "Bad", url: "", order: 1, visible: true, disabled: true },
+      { id: "l2", name: "Site", url: "https://example.com/", order: 2, visible: true, disabled: false },
+    ]);
+  });
+});
