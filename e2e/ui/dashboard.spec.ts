@@ -442,8 +442,11 @@ test("a progress bar follows the flow (Dashboard 2.0's ui-progress); ui-links si
     ],
   });
   await logIn(page, owner.email);
+  // The tab's title is the page's in the server's first answer (not only once scripts run).
+  expect(await (await page.request.get(`/dashboard/${slug}/jobs`)).text()).toContain("<title>Jobs · Lab</title>");
   await page.goto(`/dashboard/${slug}/jobs`);
   await expect(page.locator('[data-connection="online"]')).toBeVisible();
+  await expect(page).toHaveTitle("Jobs · Lab");
   const bar = page.getByRole("progressbar", { name: "Export" });
   await expect(bar).toHaveAttribute("aria-valuenow", "0");
   await inject(request, owner, ids.at79);

@@ -232,6 +232,11 @@ export const dashboardPageViewSchema = z.object({
 });
 export type DashboardPageView = z.infer<typeof dashboardPageViewSchema>;
 
+/** The browser tab's title for a page, as its ui-base's header content says (server metadata and client navigation alike). */
+export function dashboardDocumentTitle(view: Pick<DashboardPageView, "title" | "header" | "page">): string {
+  return view.header.content === "dashboard" ? view.title : view.header.content === "dashpage" ? `${view.title} (${view.page.name})` : `${view.page.name} · ${view.title}`;
+}
+
 /** Frames the dashboard socket sends. */
 export type DashboardServerFrame =
   | { type: "dashboard.page"; socket_id: string; view: DashboardPageView }

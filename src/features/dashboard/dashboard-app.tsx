@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
-import type { DashboardLink, DashboardPageSummary, DashboardPageView } from "@/shared/dashboard";
+import { dashboardDocumentTitle, type DashboardLink, type DashboardPageSummary, type DashboardPageView } from "@/shared/dashboard";
 import { DashboardContext, type DashboardContextValue } from "./dashboard-context";
 import { DashboardSocket, type DashboardConnection } from "./dashboard-socket";
 import { DashboardStore, groupDisabled, groupVisible, pageVisible } from "./dashboard-store";
@@ -206,7 +206,7 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
     if (!view) return;
     const want = pageHref(view.organization.slug, view.page.path, share);
     if (window.location.pathname + window.location.search !== want) window.history.replaceState(null, "", want);
-    document.title = view.header.content === "dashboard" ? view.title : view.header.content === "dashpage" ? `${view.title} (${view.page.name})` : `${view.page.name} · ${view.title}`;
+    document.title = dashboardDocumentTitle(view);
   }, [view, share]);
 
   if (!view) {

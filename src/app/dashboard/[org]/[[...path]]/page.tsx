@@ -1,9 +1,35 @@
 import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
+import { cache } from "react";
 import { DashboardApp } from "@/features/dashboard/dashboard-app";
+import { dashboardDocumentTitle } from "@/shared/dashboard";
 import { serverCaller } from "@/trpc/server";
 
-export const metadata: Metadata = { title: "Dashboard" };
+type Params = { params: Promise<{ org: string; path?: string[] }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+async function requested({ params, searchParams }: Params) {
+  const { org, path } = await params;
+  const query = await searchParams;
+  const share = typeof query.share === "string" && query.share !== "" ? query.share : undefined;
+  const pagePath = `/${(path ?? []).map((p) => decodeURIComponent(p)).join("/")}`;
+  return { org, path, share, pagePath };
+}
+
+/** The page's view, read once per request for the page and its metadata. */
+const viewOf = cache(async (org: string, pagePath: string, share: string | undefined) => {
+  const { caller } = await serverCaller();
+  return caller.dashboards.page({ org_slug: org, path: pagePath, ...(share ? { share } : {}) });
+});
+
+/** The tab's title is the page's from the first byte (a client-set title could lose a race with Next's own). */
+export async function generateMetadata(props: Params): Promise<Metadata> {
+  const { org, share, pagePath } = await requested(props);
+  try {
+    return { title: { absolute: dashboardDocumentTitle(await viewOf(org, pagePath, share)) } };
+  } catch {
+    return { title: "Dashboard" };
+  }
+}
 
 function trpcCode(err: unknown): string | null {
   const e = err as { name?: unknown; code?: unknown } | null;
@@ -27,18 +53,15 @@ async function firstPage(caller: Awaited<ReturnType<typeof serverCaller>>["calle
  * `?share=` token; an anonymous visitor without one is sent to the login page. The first paint
  * is the server's view of the page (its durable widget state); the socket takes over from there.
  */
-export default async function DashboardPage({ params, searchParams }: { params: Promise<{ org: string; path?: string[] }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const { org, path } = await params;
-  const query = await searchParams;
-  const share = typeof query.share === "string" && query.share !== "" ? query.share : undefined;
-  const pagePath = `/${(path ?? []).map((p) => decodeURIComponent(p)).join("/")}`;
+export default async function DashboardPage(props: Params) {
+  const { org, path, share, pagePath } = await requested(props);
   const here = `/dashboard/${encodeURIComponent(org)}${(path ?? []).map((p) => `/${p}`).join("")}`;
   const login = `/login?callbackUrl=${encodeURIComponent(here).replace(/%2F/g, "/")}`;
   const { caller, signedIn } = await serverCaller();
   if (!signedIn && !share) redirect(login);
   let view;
   try {
-    view = await caller.dashboards.page({ org_slug: org, path: pagePath, ...(share ? { share } : {}) });
+    view = await viewOf(org, pagePath, share);
   } catch (err) {
     const code = trpcCode(err);
     // `/dashboard/{org}` alone: the first page of the organization's first dashboard.
