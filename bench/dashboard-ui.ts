@@ -39,7 +39,7 @@ async function bundlePage(): Promise<string> {
     outdir: dir,
     entryNames: "page",
     chunkNames: "chunk-[hash]",
-    loader: { ".css": "css" },
+    loader: { ".css": "css", ".woff2": "file", ".woff": "file", ".ttf": "file", ".eot": "file" },
     define: { "process.env.NODE_ENV": '"production"' },
     tsconfig: path.join(here, "../tsconfig.json"),
     logLevel: "error",
@@ -110,7 +110,7 @@ function updateFor(w: DashboardWidgetView, i: number, now: number): Record<strin
  */
 export async function benchDashboardUi(ctx: BenchContext): Promise<BenchOutcome> {
   const dir = await bundlePage();
-  const types: Record<string, string> = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css" };
+  const types: Record<string, string> = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf" };
   const server = http.createServer((req, res) => {
     const name = new URL(req.url ?? "/", "http://x").pathname;
     const file = path.join(dir, name === "/" || !path.extname(name) ? "index.html" : path.basename(name));
