@@ -58,6 +58,27 @@ describe("ui-audio in the browser", () => {
     ]);
   });
 
+  it("waits a moment for a browser that lists its voices late (voiceschanged), then speaks", () => {
+    vi.useFakeTimers();
+    const listeners: Array<() => void> = [];
+    let voices: Array<{ name: string; lang: string; localService: boolean; voiceURI: string; default: boolean }> = [];
+    const spoken: FakeUtterance[] = [];
+    const synth = { speaking: false, paused: false, getVoices: () => voices, speak: (u: FakeUtterance) => spoken.push(u), cancel() {}, addEventListener: (_: string, f: () => void) => listeners.push(f), removeEventListener() {} };
+    vi.stubGlobal("window", { speechSynthesis: synth, SpeechSynthesisUtterance: FakeUtterance });
+    const events: unknown[] = [];
+    speak({ payload: "late" }, "", (type) => events.push(type));
+    expect(spoken).toHaveLength(0);
+    voices = [{ name: "V", lang: "en", localService: true, voiceURI: "v", default: true }];
+    listeners[0]!();
+    expect(spoken.map((u) => u.text)).toEqual(["late"]);
+    // None at all within a second: said, once.
+    voices = [];
+    speak({ payload: "never" }, "", (type) => events.push(type));
+    vi.advanceTimersByTime(1000);
+    expect(events).toEqual(["tts-error"]);
+    vi.useRealTimers();
+  });
+
   it("says why it cannot speak: no voices, no text, already speaking without interrupt; playback pauses, resumes and stops", () => {
     const events: unknown[] = [];
     const report = (type: string, _u: unknown, error?: string) => events.push([type, error]);

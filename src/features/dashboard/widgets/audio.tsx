@@ -64,7 +64,7 @@ function num(v: unknown): number | null {
 const clamp = (n: number, lo: number, hi: number) => Math.min(Math.max(n, lo), hi);
 
 /** Dashboard 2.0's text to speech for one message (UIAudio.vue's onMsgInput, mode "tts"). */
-export function speak(msg: Record<string, unknown>, configuredVoice: string, report: Report) {
+export function speak(msg: Record<string, unknown>, configuredVoice: string, report: Report, retried = false) {
   const w = window as Window & { SpeechSynthesisUtterance?: typeof SpeechSynthesisUtterance };
   const synth = "speechSynthesis" in window ? window.speechSynthesis : undefined;
   if (typeof msg.playback === "string") {
@@ -76,6 +76,17 @@ export function speak(msg: Record<string, unknown>, configuredVoice: string, rep
   }
   if (!("payload" in msg)) return;
   const voices = synth?.getVoices() ?? [];
+  // A browser lists its voices a moment after the page asks first (Chromium): wait for them once, a second at most.
+  if (synth && voices.length === 0 && typeof synth.addEventListener === "function" && !retried) {
+    const again = () => {
+      clearTimeout(timer);
+      synth.removeEventListener("voiceschanged", again);
+      speak(msg, configuredVoice, report, true);
+    };
+    const timer = setTimeout(again, 1000);
+    synth.addEventListener("voiceschanged", again);
+    return;
+  }
   if (!synth || !w.SpeechSynthesisUtterance || voices.length === 0) return report("tts-error", null, "Browser does not support Text-to-Speech");
   const options: Record<string, unknown> = msg.payload && typeof msg.payload === "object" ? { ...(msg.payload as Record<string, unknown>) } : { text: typeof msg.payload === "string" ? msg.payload : String(msg.payload) };
   const text = typeof options.text === "string" ? options.text : options.text === undefined ? "" : String(options.text);
@@ -145,6 +156,11 @@ function Speaker({ widget }: { widget: DashboardWidgetView }) {
 
 /** The dashboard's speaking ui-audio nodes (they have no place on the page). */
 export function Speakers({ widgets }: { widgets: DashboardWidgetView[] }) {
+  const speaking = widgets.some((w) => w.type === "ui-audio" && w.props.mode === "tts");
+  // Asking once starts the browser loading its voices, so they are there when the first text comes.
+  useEffect(() => {
+    if (speaking && "speechSynthesis" in window) window.speechSynthesis.getVoices();
+  }, [speaking]);
   return (
     <>
       {widgets
