@@ -1,11 +1,14 @@
+import { safe } from "./theme";
+
 /**
  * Vuetify's colour names as Dashboard 2.0's widgets take them (`color: "success"`,
  * `"green-darken-2"`), as CSS colours: the theme's names follow the page's theme (primary) or
  * Vuetify 3's light theme; the Material Design palette's names and their `-lighten-N` /
  * `-darken-N` / `-accent-N` shades are mixed from the base colour (close to, not exactly,
- * Material's tables). Anything else that looks like a CSS colour is returned as it is; the rest
- * (and anything that could carry a url() into a style) gives the fallback.
+ * Material's tables). Anything else goes through the theme's check (`safe`): a CSS colour is
+ * returned as it is, anything that could carry a url() into a style gives the fallback.
  */
+
 const THEME: Record<string, string> = {
   primary: "var(--db-primary)",
   secondary: "#48a9a6",
@@ -55,5 +58,5 @@ export function vuetifyColor(name: string | undefined, fallback = "var(--db-prim
     if (m[2] === "accent") return `color-mix(in srgb, ${base} ${100 - n * 8}%, ${n > 2 ? "black" : "white"})`;
     return base;
   }
-  return /^[#\w\s().,%-]{1,64}$/.test(v) && !/url|expression|var\(/i.test(v) ? v : fallback;
+  return safe(v, fallback);
 }

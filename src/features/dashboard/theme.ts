@@ -20,8 +20,8 @@ export function contrastText(color: string): string {
   return l > 0.4 ? "#1b1f24" : "#ffffff";
 }
 
-/** Only colour and length values reach the page's style (a theme is organization data). */
-function safe(value: string | undefined, fallback: string): string {
+/** Only colour and length values reach the page's style (a theme, a widget's colour: organization data). */
+export function safe(value: string | undefined, fallback: string): string {
   return value && /^[#\w\s().,%-]{1,64}$/.test(value) && !/url|expression/i.test(value) ? value : fallback;
 }
 

@@ -15,9 +15,10 @@ async function requested({ params, searchParams }: Params) {
   return { org, path, share, pagePath };
 }
 
-/** The page's view, read once per request for the page and its metadata. */
+/** The request's caller (its session read once), and the page's view read once, for the page and its metadata. */
+const callerOf = cache(serverCaller);
 const viewOf = cache(async (org: string, pagePath: string, share: string | undefined) => {
-  const { caller } = await serverCaller();
+  const { caller } = await callerOf();
   return caller.dashboards.page({ org_slug: org, path: pagePath, ...(share ? { share } : {}) });
 });
 
@@ -57,7 +58,7 @@ export default async function DashboardPage(props: Params) {
   const { org, path, share, pagePath } = await requested(props);
   const here = `/dashboard/${encodeURIComponent(org)}${(path ?? []).map((p) => `/${p}`).join("")}`;
   const login = `/login?callbackUrl=${encodeURIComponent(here).replace(/%2F/g, "/")}`;
-  const { caller, signedIn } = await serverCaller();
+  const { caller, signedIn } = await callerOf();
   if (!signedIn && !share) redirect(login);
   let view;
   try {
