@@ -214,6 +214,15 @@ test("a Dashboard 1 flow imported shows its widgets on its page", async ({ page,
   await shot(page, "dashboard-imported-dashboard1", true);
 });
 
+/** A ui-template's frame (its own document, in a sandbox), once the widget has given it its src. */
+async function templateFrame(page: Page, index = 0) {
+  const element = page.locator("iframe.db-template").nth(index);
+  await expect(element).toHaveAttribute("src", /\/dashboard-frame\/template$/);
+  const frame = await (await element.elementHandle())!.contentFrame();
+  expect(frame).not.toBeNull();
+  return frame!;
+}
+
 test("ui-template runs in a sandbox: its script cannot read cookies, storage, the API or the page; send() reaches the flow", async ({ page, request }) => {
   const owner = await registerUser(request, "dash-tpl");
   const slug = await slugOf(request, owner);
@@ -255,8 +264,12 @@ test("ui-template runs in a sandbox: its script cannot read cookies, storage, th
   await page.evaluate(() => window.localStorage.setItem("secret", "app-only"));
   await page.reload();
   const frameEl = page.locator("iframe.db-template");
-  await expect(frameEl).toHaveAttribute("sandbox", "allow-scripts");
-  const frame = page.frameLocator("iframe.db-template");
+  // Never the app's origin, never the top window's navigation.
+  const sandbox = (await frameEl.getAttribute("sandbox"))!.split(" ");
+  expect(sandbox).toContain("allow-scripts");
+  expect(sandbox).not.toContain("allow-same-origin");
+  expect(sandbox.filter((t) => t.startsWith("allow-top-navigation"))).toEqual([]);
+  const frame = await templateFrame(page);
   await expect(frame.locator("#out")).not.toHaveText("running");
   const result = JSON.parse((await frame.locator("#out").textContent())!);
   expect(result.cookie).toMatch(/^blocked: SecurityError/);
@@ -265,7 +278,7 @@ test("ui-template runs in a sandbox: its script cannot read cookies, storage, th
   expect(result.parentDom).toMatch(/^blocked: SecurityError/);
   expect(result.topLocation).toMatch(/^blocked: SecurityError/);
   expect(result.origin).toBe("null");
-  // The frame's policy has no network at all: the API never answers it (with or without the viewer's session).
+  // The API never answers the frame: its policy allows https only, and the frame is another origin, without the viewer's session.
   expect(result.fetch).toMatch(/^blocked: TypeError/);
   // send() reached the flow: the ui-text wired after the template shows what the script sent.
   await expect(page.getByRole("region", { name: "Probe" }).locator('[data-widget-type="ui-text"]')).toContainText(result.fetch);
@@ -279,6 +292,106 @@ test("ui-template runs in a sandbox: its script cannot read cookies, storage, th
   await expect(md.locator('[href^="javascript"], [onerror], [onclick]')).toHaveCount(0);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await shot(page, "dashboard-template-sandbox");
+});
+
+test("ui-template runs Dashboard 2.0's Vue templates: msg, data, computed, methods, watch, $socket, Vuetify, send() and ui_update.format", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-vue");
+  const slug = await slugOf(request, owner);
+  const s = unique();
+  const base = await configNode(request, owner, "ui-base", "Vue", {});
+  const theme = await configNode(request, owner, "ui-theme", "Vue theme", { colors: { surface: "#ffffff", primary: "#2f6f4f", bgPage: "#eef2ee", groupBg: "#ffffff", groupOutline: "#c9d3c9" } });
+  const home = await configNode(request, owner, "ui-page", "Counter", { ui: base, path: "/counter", theme, order: 1 });
+  const group = await configNode(request, owner, "ui-group", "Counter", { page: home, width: 12, order: 1 });
+  // Dashboard 2.0's "Full Vue Component" example (docs/en/nodes/widgets/ui-template.md), with a Vuetify
+  // button and icon, `msg`, and a `msg-input` listener as its docs show.
+  const format = `<template>
+    <div>
+        <h2 id="loaded">Counter - loaded: {{ loaded }}</h2>
+        <p id="count">Current Count: {{ count }}</p>
+        <p id="formatted" class="my-class">Formatted Count: {{ formattedCount }}</p>
+        <p id="payload">Payload: {{ msg.payload }}</p>
+        <p id="inputs">Inputs: {{ inputs > 0 ? 'some' : 'none' }}</p>
+        <v-btn id="inc" color="primary" prepend-icon="mdi-plus" @click="increase()">Increment</v-btn>
+    </div>
+</template>
+<script>
+    export default {
+        data() {
+            return { loaded: false, count: 0, inputs: 0 }
+        },
+        watch: {
+            count: function () {
+                if (this.count % 5 === 0) {
+                    this.send({ payload: 'Multiple of 5', topic: 'count' })
+                }
+            }
+        },
+        computed: {
+            formattedCount: function () {
+                return \`\${this.count} Apples\`
+            }
+        },
+        methods: {
+            increase: function () {
+                this.count++
+            }
+        },
+        mounted() {
+            this.loaded = true
+            this.$socket.on('msg-input:' + this.id, (msg) => { this.inputs++ })
+        }
+    }
+</script>
+<style>
+    .my-class { color: rgb(255, 0, 0); }
+</style>`;
+  const ids = { tpl: `vue-${s}`, text: `txt-${s}`, inj: `inj-${s}`, swap: `swap-${s}`, fn: `fn-${s}` };
+  await deployFlow(request, owner, `Vue ${s}`, {
+    nodes: [
+      { id: ids.tpl, type: "ui-template", position: { x: 300, y: 100 }, config: { group, format, order: 1, passthru: false } },
+      { id: ids.text, type: "ui-text", position: { x: 500, y: 100 }, config: { group, label: "From template", order: 2 } },
+      { id: ids.inj, type: "inject", position: { x: 100, y: 100 }, config: { payload_type: "string", payload: "hello vue", topic: "in" } },
+      { id: ids.swap, type: "inject", position: { x: 100, y: 200 }, config: { payload_type: "string", payload: "swapped" } },
+      { id: ids.fn, type: "function", position: { x: 200, y: 200 }, config: { code: "msg.ui_update = { format: '<p id=\"swapped\" :class=\"msg.payload\">Now {{ msg.payload }}</p>' }; return msg;" } },
+    ],
+    connections: [
+      { source: ids.inj, target: ids.tpl },
+      { source: ids.swap, target: ids.fn },
+      { source: ids.fn, target: ids.tpl },
+      { source: ids.tpl, target: ids.text },
+    ],
+  });
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/counter`);
+  const frame = await templateFrame(page);
+  // Mounted: data, computed, and `msg` ({} before any message, so msg.payload is empty, not an error).
+  await expect(frame.locator("#loaded")).toHaveText("Counter - loaded: true");
+  await expect(frame.locator("#formatted")).toHaveText("Formatted Count: 0 Apples");
+  await expect(frame.locator("#payload")).toHaveText("Payload:");
+  await expect(frame.locator("#formatted")).toHaveCSS("color", "rgb(255, 0, 0)");
+  // Vuetify's button, in the dashboard theme's primary colour, with its Material Design icon drawn.
+  const button = frame.getByRole("button", { name: "Increment" });
+  await expect(button).toHaveClass(/v-btn/);
+  await expect(button).toHaveCSS("background-color", "rgb(47, 111, 79)");
+  await expect(button.locator(".mdi-plus")).toBeVisible();
+  expect(await button.locator(".mdi-plus").evaluate((el) => getComputedStyle(el, "::before").fontFamily)).toContain("Material Design Icons");
+  // A message in: `msg` follows, and $socket's msg-input:<id> fires.
+  await inject(request, owner, ids.inj);
+  await expect(frame.locator("#payload")).toHaveText("Payload: hello vue");
+  await expect(frame.locator("#inputs")).toHaveText("Inputs: some");
+  // methods and watch: the fifth click sends into the flow.
+  for (let i = 0; i < 5; i++) await button.click();
+  await expect(frame.locator("#count")).toHaveText("Current Count: 5");
+  await expect(page.locator('[data-widget-type="ui-text"]')).toContainText("Multiple of 5");
+  await shot(page, "dashboard-template-vue");
+  // msg.ui_update.format: the template is built again, with the message that changed it.
+  await inject(request, owner, ids.swap);
+  await expect(frame.locator("#swapped")).toHaveText("Now swapped");
+  await expect(frame.locator("#swapped")).toHaveClass("swapped");
+  await expect(frame.locator("#loaded")).toHaveCount(0);
+  // A reload shows the kept format and message.
+  await page.reload();
+  await expect((await templateFrame(page)).locator("#swapped")).toHaveText("Now swapped");
 });
 
 test("a hold button (Dashboard 2.0's pointerdown / pointerup) sends when pressed and when let go, by mouse and by keyboard", async ({ page, request }) => {

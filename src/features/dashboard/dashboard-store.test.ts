@@ -3,7 +3,6 @@ import { DashboardStore, groupVisible } from "./dashboard-store";
 import { fixturePageView } from "./fixtures";
 import { substitute } from "./format";
 import { applyWidgetMessage, initialWidgetState } from "./widget-state";
-import { templateDocument, withNonce, TEMPLATE_FRAME_POLICY } from "./template-doc";
 import { themeVariables, contrastText } from "./theme";
 
 describe("widget state", () => {
@@ -79,16 +78,6 @@ describe("substitution", () => {
     expect(substitute("T: {{msg.payload}} {{ msg.topic }} {{value}}", { payload: 3, topic: "x" })).toBe("T: 3 x 3");
     expect(substitute("{{msg.payload.a}}", { payload: { a: [1] } })).toBe("[1]");
     expect(substitute("{{msg.constructor}}{{alert(1)}}", { payload: 1 })).toBe("{{alert(1)}}");
-  });
-});
-
-describe("ui-template document", () => {
-  it("gives every script the nonce and a policy without network", () => {
-    expect(withNonce('<script src="x.js" nonce="evil">a</script><SCRIPT>b</SCRIPT>', "N")).toBe('<script nonce="N" src="x.js">a</script><script nonce="N">b</SCRIPT>');
-    const doc = templateDocument("<p>hi</p><script>send({payload:1})</script>", "abc", "inherit");
-    expect(doc).toContain(TEMPLATE_FRAME_POLICY("abc"));
-    expect(TEMPLATE_FRAME_POLICY("abc")).toContain("connect-src 'none'");
-    expect(doc).toContain('<script nonce="abc">send({payload:1})</script>');
   });
 });
 

@@ -8,6 +8,7 @@ import { serveMetrics } from "./metrics-endpoint";
 import { servePage } from "./page-outage";
 import { applyPagePolicy } from "./content-security-policy";
 import { HEALTH_PATH, isHealthRequest, serveHealth } from "./health";
+import { serveTemplateFrame, TEMPLATE_FRAME_PREFIX } from "../dashboards/template-frame";
 
 export interface RequestListenerOptions {
   app: AppServices;
@@ -76,7 +77,11 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
         served = serveMetrics(req, res, metrics, options.metricsToken);
         break;
       default:
-        if (url.startsWith("/_next/")) {
+        if (url.startsWith(TEMPLATE_FRAME_PREFIX)) {
+          // ui-template's sandboxed frame and its scripts (SPEC §21): a policy of their own, not the pages'.
+          route = "dashboard_frame";
+          served = Promise.resolve().then(() => serveTemplateFrame(req, res));
+        } else if (url.startsWith("/_next/")) {
           route = NEXT_ASSETS;
           served = options.next(req, res);
         } else {

@@ -1,31 +1,76 @@
 "use client";
 
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
-import { FRAME_TAG, pageNonce, templateDocument } from "../template-doc";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { FRAME_TAG, TEMPLATE_FRAME_PATH, TEMPLATE_FRAME_SANDBOX } from "@/shared/template-frame";
 import { str, type WidgetProps } from "./widget";
 
-const noSubscription = () => () => {};
+/** The dashboard theme's colours under Vuetify's names, from the CSS variables theme.ts sets. */
+const THEME_COLORS: Record<string, string> = {
+  primary: "--db-primary",
+  "on-primary": "--db-on-primary",
+  surface: "--db-group-bg",
+  "on-surface": "--db-on-group",
+  background: "--db-bg-page",
+  "on-background": "--db-on-bg-page",
+  "group-background": "--db-group-bg",
+  "group-outline": "--db-group-outline",
+};
+
+function frameTheme(el: HTMLElement) {
+  const style = getComputedStyle(el);
+  const colors: Record<string, string> = {};
+  for (const [name, variable] of Object.entries(THEME_COLORS)) {
+    const value = style.getPropertyValue(variable).trim();
+    if (value) colors[name] = value;
+  }
+  return { dark: colors["on-surface"] === "#ffffff", colors, font: style.fontFamily };
+}
 
 /**
- * ui-template: the node's HTML and script in a sandboxed frame without the app's origin
- * (template-doc.ts); messages in and `send(msg)` out over postMessage, accepted only from this
- * frame's window (and the opaque origin "null"). `templateScope` "page:style" / "site:style"
- * adds the node's CSS to the page instead (no script).
+ * ui-template: the node's template (a Vue component, as Dashboard 2.0 runs it, or plain HTML) in a
+ * sandboxed frame without the app's origin (src/shared/template-frame.ts): messages in and
+ * `send(msg)` out over postMessage, accepted only from this frame's window (and the opaque origin
+ * "null"). `templateScope` "page:style" / "site:style" adds the node's CSS to the page instead
+ * (no script).
  */
 export function TemplateWidget({ widget, props, state, interactive, send }: WidgetProps) {
   const frame = useRef<HTMLIFrameElement>(null);
   const [height, setHeight] = useState<number | null>(null);
-  const nonce = useSyncExternalStore(noSubscription, () => pageNonce(document), () => null);
   const scope = str(props, "templateScope", "local");
   const format = str(props, "format");
   const autoHeight = widget.height === 0;
-  const doc = useMemo(() => (nonce ? templateDocument(format, nonce, "inherit") : null), [format, nonce]);
-  const msgRef = useRef(state.msg);
-  const sendRef = useRef({ send, interactive });
+  const ready = useRef(false);
+  const mountedFormat = useRef(format);
+  const live = useRef({ msg: state.msg, format, send, interactive, autoHeight, name: str(props, "name") });
   useLayoutEffect(() => {
-    msgRef.current = state.msg;
-    sendRef.current = { send, interactive };
+    live.current = { msg: state.msg, format, send, interactive, autoHeight, name: str(props, "name") };
   });
+
+  // `init` goes out when the frame says it is ready, when its document has loaded, and when this
+  // page starts listening (the frame may have loaded before the page's script ran): the frame takes
+  // the first that reaches its document and ignores the others.
+  const init = useCallback(() => {
+    const el = frame.current;
+    const win = el?.contentWindow;
+    if (!el || !win) return;
+    const now = live.current;
+    // The frame is an opaque origin: "*" is the only target that reaches it; it only ever gets this widget's messages.
+    win.postMessage(
+      {
+        tag: FRAME_TAG,
+        kind: "init",
+        id: widget.id,
+        props: { name: now.name, templateScope: scope, format: now.format },
+        format: now.format,
+        msg: now.msg ?? null,
+        autoHeight: now.autoHeight,
+        theme: frameTheme(el),
+      },
+      "*",
+    );
+    mountedFormat.current = now.format;
+    ready.current = true;
+  }, [widget.id, scope]);
 
   useEffect(() => {
     const onMessage = (e: MessageEvent) => {
@@ -33,36 +78,44 @@ export function TemplateWidget({ widget, props, state, interactive, send }: Widg
       if (!win || e.source !== win || e.origin !== "null") return;
       const d = e.data as { tag?: unknown; kind?: unknown; msg?: unknown; height?: unknown } | null;
       if (!d || d.tag !== FRAME_TAG) return;
+      const now = live.current;
       if (d.kind === "ready") {
-        if (msgRef.current) win.postMessage({ tag: FRAME_TAG, kind: "msg", msg: msgRef.current }, "*");
+        init();
       } else if (d.kind === "send") {
-        const { send: s, interactive: ok } = sendRef.current;
-        if (ok && d.msg && typeof d.msg === "object" && !Array.isArray(d.msg)) s("send", d.msg as Record<string, unknown>);
+        if (now.interactive && d.msg && typeof d.msg === "object" && !Array.isArray(d.msg)) now.send("send", d.msg as Record<string, unknown>);
       } else if (d.kind === "height" && typeof d.height === "number" && Number.isFinite(d.height)) {
         setHeight(Math.min(2000, Math.max(24, Math.ceil(d.height))));
       }
     };
     window.addEventListener("message", onMessage);
+    // A frame in the server's HTML may have loaded (and said `ready`) before this page listened.
+    init();
     return () => window.removeEventListener("message", onMessage);
-  }, []);
+  }, [init]);
 
   useEffect(() => {
-    // The frame is an opaque origin: "*" is the only target that reaches it; it only ever gets this widget's messages.
-    if (state.msg) frame.current?.contentWindow?.postMessage({ tag: FRAME_TAG, kind: "msg", msg: state.msg }, "*");
+    if (ready.current && state.msg) frame.current?.contentWindow?.postMessage({ tag: FRAME_TAG, kind: "msg", msg: state.msg }, "*");
   }, [state.msg]);
+
+  useEffect(() => {
+    // msg.ui_update.format: the frame builds the template again (Dashboard 2.0 re-renders it).
+    if (mountedFormat.current === format) return;
+    mountedFormat.current = format;
+    if (ready.current) frame.current?.contentWindow?.postMessage({ tag: FRAME_TAG, kind: "format", format }, "*");
+  }, [format]);
 
   if (scope === "page:style" || scope === "site:style") {
     return <style>{format.replace(/<\/?style[^>]*>/gi, "")}</style>;
   }
-  if (!doc) return null;
   return (
     <iframe
       ref={frame}
       className="db-template"
       title={str(props, "name") || str(props, "label") || "Template"}
-      sandbox="allow-scripts"
+      sandbox={TEMPLATE_FRAME_SANDBOX}
       referrerPolicy="no-referrer"
-      srcDoc={doc}
+      src={TEMPLATE_FRAME_PATH}
+      onLoad={init}
       style={autoHeight && height ? { height } : undefined}
       data-template-id={widget.id}
     />

@@ -25,28 +25,35 @@ export const uiTemplateNode = defineNode({
   version: 1,
   category: "dashboard",
   name: "Template",
-  description: "Your own HTML, CSS and script as a widget on a dashboard page, in a sandboxed frame.",
-  help: `Your own HTML, CSS and script as a widget on a dashboard page, as Dashboard 2.0's \`ui-template\`, run in a sandboxed frame without the app's origin: it can never read the app's cookies, tokens or pages.
+  description: "Your own Vue component or HTML, CSS and script as a widget on a dashboard page, in a sandboxed frame.",
+  help: `Your own widget on a dashboard page, as Dashboard 2.0's \`ui-template\`: a Vue 3 component (with Vuetify 3's components and Material Design Icons) or plain HTML, run in a sandboxed frame without the app's origin: it can never read the app's cookies, tokens or pages.
 
 ### Inputs
 
-- \`payload\` and any property: handed to the template's script (\`msg\` events over postMessage).
-- \`ui_update\` (object): changes properties while the page is open; \`enabled\`, \`visible\` and \`class\` too.
+- \`payload\` and any property: the template's \`msg\` (and \`value\`, its payload); \`this.$socket.on('msg-input:' + this.id, fn)\` fires for each message received.
+- \`ui_update.format\` (string): a new template, built at once.
+- \`ui_update\` (object): other properties; \`enabled\`, \`visible\` and \`class\` too.
 
 ### Outputs
 
-- What the template's script sends with \`send(msg)\`, with \`_client\` (who sent it).
+- What the template sends with \`send(msg)\` (a value that is not an object becomes \`msg.payload\`), or \`submit(event)\` of a form (\`topic\` the event's type, \`payload\` the form's fields), with \`_client\` (who sent it).
 - With **Pass messages through**, the incoming messages too.
 
 ### Details
 
-- **Scope**: \`local\` (a widget in a group), \`widget:page\` / \`widget:ui\` (on every page, or every page of the dashboard, outside groups), \`page:style\` / \`site:style\` (CSS only).
-- The last message is kept: a viewer opening the page later gets it first (with **Resend on refresh**).
+- **Template**, as Dashboard 2.0 reads it:
+  - \`<template>\`: Vue's template syntax (\`{{ msg.payload }}\`, \`:class\`, \`@click\`, \`v-if\`, \`v-for\`, \`<v-btn>\`, \`<v-icon>\`, …). Without one, the whole text is the template.
+  - \`<script>\`: \`export default { data, computed, methods, watch, mounted, unmounted }\` (Vue's Options API; other options are ignored, as in Dashboard 2.0), or plain JavaScript run when the widget mounts, with \`this\` the component. \`<script src="https://…">\` loads a library.
+  - \`<style>\`: CSS for the widget.
+- **Scope**: \`local\` (a widget in a group), \`widget:page\` / \`widget:ui\` (on every page, or every page of the dashboard, outside groups), \`page:style\` / \`site:style\` (CSS only, for the page or the whole dashboard).
+- The last message is kept: a viewer opening the page later gets it first (with **Resend on refresh**), and a \`msg\` watcher runs for it.
+- Templates written for the earlier frame keep working: \`send(msg)\`, \`onMessage(fn)\` and Dashboard 1's \`scope.send\` / \`scope.$watch('msg', fn)\` are globals of the frame.
 
 ### Differences from Node-RED
 
-- Dashboard 2.0 runs the template as a Vue component inside the dashboard's page; here it runs in a sandboxed frame with \`send(msg)\` and message events (SPEC §21). Vue's directives are not compiled; plain HTML and JavaScript run as written.
-- A Dashboard 1 \`ui_template\`'s Angular markup (\`ng-*\`, \`{{…}}\`) is kept in **Template** for reference, and not run.`,
+- Dashboard 2.0 runs the template inside the dashboard's page; here it runs in a frame of its own (SPEC §21). So a template cannot change the rest of the page: \`<Teleport>\` to the app bar, CSS for other widgets (use the \`page:style\` and \`site:style\` scopes) and Dashboard 2.0's internals (\`$store\`, \`$dataTracker\`) are not available.
+- The frame may load scripts, styles, images and fonts and call APIs over https only, and cannot navigate the dashboard; \`alert()\`, forms, downloads and links that open a new window work.
+- A Dashboard 1 \`ui_template\`'s Angular markup (\`ng-*\`) is kept in **Template** and not run; its \`{{msg.payload}}\` interpolations work, as Vue's.`,
   inputs: 1,
   outputs: 1,
   configSchema: uiTemplateConfig,

@@ -23,7 +23,7 @@ describe("Dashboard 1 import", () => {
     expect(dry.status, dry.text).toBe(200);
     const byId = new Map(dry.body.report.map((r: { node_id: string }) => [r.node_id, r]));
     expect(byId.get("22bb33cc.44dd55")).toMatchObject({ type: "ui_chart", support: "partial", reason: expect.stringContaining("imported as ui-chart") });
-    expect(byId.get("99cc00dd.11ee22")).toMatchObject({ type: "ui_template", reason: expect.stringContaining("Angular directives (ng-*) and {{…}} bindings are not run") });
+    expect(byId.get("99cc00dd.11ee22")).toMatchObject({ type: "ui_template", reason: expect.stringContaining("Angular directives (ng-*) and filters are not run") });
     expect(byId.get("c1d2e3f4.a5b6c7")).toMatchObject({ type: "ui_tab", reason: expect.stringContaining("ui-page at /home") });
     expect(byId.get("88bb99cc.00dd11")).toMatchObject({ type: "ui_toast", reason: expect.stringContaining("ui-notification") });
     expect([...byId.values()].filter((r) => (r as { support: string }).support === "unsupported")).toEqual([]);

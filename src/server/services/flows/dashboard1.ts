@@ -168,7 +168,7 @@ function widget(n: NrNode, d1: string, base: string): Translation {
     case "ui_template": {
       const format = str(n.format);
       const scope = str(n.templateScope, "local");
-      if (ANGULAR.test(format)) notes.push("its Angular markup is kept in the template's format, but Angular directives (ng-*) and {{…}} bindings are not run");
+      if (ANGULAR.test(format)) notes.push("its Angular markup is kept in the template's format: Angular directives (ng-*) and filters are not run, {{…}} bindings run as Vue expressions");
       if (scope === "global") notes.push("a global (head) template becomes a widget on every page of the dashboard");
       return {
         props: { ...(scope === "global" ? { ui: base, group: "" } : p), format, templateScope: scope === "global" ? "widget:ui" : "local", storeOutMessages: bool(n.storeOutMessages, true), passthru: bool(n.fwdInMessages, true), resendOnRefresh: bool(n.resendOnRefresh, true) },

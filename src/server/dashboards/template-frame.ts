@@ -1,0 +1,161 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { componentFromScript, FRAME_TAG, TEMPLATE_FRAME_PATH, templateFrameRuntime } from "../../shared/template-frame";
+
+/**
+ * ui-template's frame document and its scripts (SPEC §21, src/shared/template-frame.ts), served by
+ * the custom server under `/dashboard-frame/`: the document, our runtime, and the browser builds of
+ * Vue 3, Vuetify 3 (the versions Dashboard 2.0 runs) and Material Design Icons from node_modules.
+ *
+ * The document runs in `<iframe sandbox>` without `allow-same-origin`, so its origin is opaque: its
+ * policy is its own (not the page's), and may let a template do what Dashboard 2.0 lets it do,
+ * because nothing in the frame reaches the app: Vue's template compiler (`'unsafe-eval'`),
+ * `onclick="…"` attributes, and external libraries, styles, images and APIs over https. It may be
+ * framed by our pages only. The assets answer any origin (`Access-Control-Allow-Origin: *`): fonts
+ * are fetched with CORS, and the frame's origin is `null`.
+ *
+ * Files are read, hashed and compressed on first request (about 350 KB kept), not at start.
+ */
+
+/** "/dashboard-frame/": the document is "template" below it, its scripts and styles beside it. */
+export const TEMPLATE_FRAME_PREFIX = TEMPLATE_FRAME_PATH.slice(0, TEMPLATE_FRAME_PATH.lastIndexOf("/") + 1);
+const DOCUMENT = TEMPLATE_FRAME_PATH.slice(TEMPLATE_FRAME_PREFIX.length);
+
+export const TEMPLATE_FRAME_POLICY = [
+  "default-src 'none'",
+  "script-src 'self' 'unsafe-inline' 'unsafe-eval' https:",
+  "style-src 'self' 'unsafe-inline' https:",
+  "img-src 'self' data: blob: https:",
+  "font-src 'self' data: https:",
+  "media-src 'self' data: blob: https:",
+  "connect-src https: wss:",
+  "worker-src blob:",
+  "form-action 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'self'",
+].join("; ");
+
+interface Asset {
+  body: Buffer;
+  gzip: Buffer;
+  etag: string;
+  type: string;
+}
+
+const require = createRequire(import.meta.url);
+/** A package's folder, from a file it exports (`entry`, relative to the folder). */
+const packageDir = (name: string, entry: string) => {
+  const file = require.resolve(`${name}/${entry}`);
+  return file.slice(0, file.length - entry.length);
+};
+
+/** name → file, relative to its package (read on first request). */
+const VENDOR: Record<string, { pkg: string; entry: string; file: string; type: string }> = {
+  "vue.js": { pkg: "vue", entry: "package.json", file: "dist/vue.global.prod.js", type: "text/javascript; charset=utf-8" },
+  "vuetify.js": { pkg: "vuetify", entry: "package.json", file: "dist/vuetify.min.js", type: "text/javascript; charset=utf-8" },
+  "vuetify.css": { pkg: "vuetify", entry: "package.json", file: "dist/vuetify.min.css", type: "text/css; charset=utf-8" },
+  "mdi/css/materialdesignicons.min.css": { pkg: "@mdi/font", entry: "package.json", file: "css/materialdesignicons.min.css", type: "text/css; charset=utf-8" },
+  "mdi/fonts/materialdesignicons-webfont.woff2": { pkg: "@mdi/font", entry: "package.json", file: "fonts/materialdesignicons-webfont.woff2", type: "font/woff2" },
+  "mdi/fonts/materialdesignicons-webfont.woff": { pkg: "@mdi/font", entry: "package.json", file: "fonts/materialdesignicons-webfont.woff", type: "font/woff" },
+  "mdi/fonts/materialdesignicons-webfont.ttf": { pkg: "@mdi/font", entry: "package.json", file: "fonts/materialdesignicons-webfont.ttf", type: "font/ttf" },
+};
+
+function asset(body: Buffer, type: string): Asset {
+  const compressible = !type.startsWith("font/woff");
+  return { body, gzip: compressible ? gzipSync(body, { level: 9 }) : body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`, type };
+}
+
+/** The runtime's source: each function as its text (they keep what they use inside their bodies). */
+export function runtimeSource(): string {
+  // A loader that keeps function names (tsx in development) wraps them in __name(); the frame has no such helper.
+  return `"use strict";\nvar __name = function (fn) { return fn; };\n(${templateFrameRuntime.toString()})(${JSON.stringify(FRAME_TAG)}, ${componentFromScript.toString()});\n`;
+}
+
+function documentSource(version: string): string {
+  const v = `?v=${version}`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="referrer" content="no-referrer">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Template</title>
+<link rel="stylesheet" href="vuetify.css${v}">
+<link rel="stylesheet" href="mdi/css/materialdesignicons.min.css${v}">
+<style>
+html{background:transparent;overflow:hidden}
+body{margin:0;background:transparent;color:var(--template-color,inherit);font-family:var(--template-font,system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",sans-serif);font-size:14px;line-height:1.4}
+.template-error{margin:4px 0;color:#b3261e;font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap}
+</style>
+</head><body><div id="app"></div>
+<script src="vue.js${v}"></script>
+<script src="vuetify.js${v}"></script>
+<script src="runtime.js${v}"></script>
+</body></html>
+`;
+}
+
+let assets: Map<string, Asset> | undefined;
+
+function load(): Map<string, Asset> {
+  if (assets) return assets;
+  const map = new Map<string, Asset>();
+  const hash = createHash("sha256");
+  for (const [name, spec] of Object.entries(VENDOR)) {
+    const body = readFileSync(path.join(packageDir(spec.pkg, spec.entry), spec.file));
+    hash.update(name).update(body);
+    map.set(name, asset(body, spec.type));
+  }
+  const runtime = Buffer.from(runtimeSource());
+  hash.update(runtime);
+  map.set("runtime.js", asset(runtime, "text/javascript; charset=utf-8"));
+  const version = hash.digest("base64url").slice(0, 12);
+  map.set(DOCUMENT, asset(Buffer.from(documentSource(version)), "text/html; charset=utf-8"));
+  assets = map;
+  return map;
+}
+
+/** Answers a request under TEMPLATE_FRAME_PREFIX. */
+export function serveTemplateFrame(req: IncomingMessage, res: ServerResponse): void {
+  const url = new URL(req.url ?? "/", "http://frame");
+  const name = url.pathname.slice(TEMPLATE_FRAME_PREFIX.length);
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405, { Allow: "GET, HEAD", "Content-Type": "application/json" });
+    res.end(JSON.stringify({ error: { code: "METHOD_NOT_ALLOWED", message: "method not allowed" } }));
+    return;
+  }
+  const file = load().get(name);
+  if (!file) {
+    res.writeHead(404, { "Content-Type": "application/json" });
+    res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "not found" } }));
+    return;
+  }
+  const isDocument = name === DOCUMENT;
+  res.setHeader("Content-Type", file.type);
+  res.setHeader("ETag", file.etag);
+  res.setHeader("Vary", "Accept-Encoding");
+  if (isDocument) {
+    res.setHeader("Content-Security-Policy", TEMPLATE_FRAME_POLICY);
+    res.setHeader("Referrer-Policy", "no-referrer");
+    res.setHeader("Cache-Control", "no-cache");
+  } else {
+    res.setHeader("Access-Control-Allow-Origin", "*");
+    res.setHeader("Cross-Origin-Resource-Policy", "cross-origin");
+    // Named by their content's version (?v=…) in the document: never change under one URL.
+    res.setHeader("Cache-Control", url.searchParams.has("v") ? "public, max-age=31536000, immutable" : "public, max-age=300");
+  }
+  if (req.headers["if-none-match"] === file.etag) {
+    res.writeHead(304);
+    res.end();
+    return;
+  }
+  const gzip = file.gzip !== file.body && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
+  const body = gzip ? file.gzip : file.body;
+  if (gzip) res.setHeader("Content-Encoding", "gzip");
+  res.setHeader("Content-Length", body.length);
+  res.writeHead(200);
+  res.end(req.method === "HEAD" ? undefined : body);
+}
