@@ -93,7 +93,12 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
   const post = (data: Record<string, unknown>) => parentWindow.postMessage({ ...data, tag }, "*");
   const asMsg = (m: unknown): Record<string, unknown> =>
     JSON.parse(JSON.stringify(m === null || typeof m !== "object" || Array.isArray(m) ? { payload: m } : m)) as Record<string, unknown>;
-  const send = (m: unknown) => post({ kind: "send", msg: asMsg(m) });
+  const isBinary = (v: unknown) => v instanceof Blob || v instanceof ArrayBuffer || ArrayBuffer.isView(v);
+  const send = (m: unknown) => {
+    const msg = m !== null && typeof m === "object" && !Array.isArray(m) ? (m as Record<string, unknown>) : { payload: m };
+    if (Object.values(msg).some(isBinary)) console.warn("ui-template: send() carries JSON; a File, Blob or ArrayBuffer arrives as an empty object. Use a ui-file-input widget for files.");
+    post({ kind: "send", msg: asMsg(m) });
+  };
 
   // The widget's last message, as Dashboard 2.0's `messages[id]`: `{}` before any.
   const state = Vue.reactive({ msg: {} as Record<string, unknown> });
@@ -161,7 +166,7 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
   let app: any = null;
   let vuetify: any = null;
   const added: Element[] = [];
-  const root = document.getElementById("app")!;
+  const root = document.getElementById("flowplane-template")!;
 
   const showError = (err: unknown) => {
     console.error(err);
@@ -293,7 +298,9 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
     return rgb ? `#${rgb.slice(1, 4).map((n) => Number(n).toString(16).padStart(2, "0")).join("")}` : undefined;
   };
 
-  const height = () => post({ kind: "height", height: document.documentElement.scrollHeight });
+  // The content's height: the body's box (a block formatting context, so its children's margins
+  // count), not the document's scroll height, which is never less than the frame's own height.
+  const height = () => post({ kind: "height", height: Math.ceil(document.body.getBoundingClientRect().height) });
   new ResizeObserver(height).observe(document.body);
 
   window.addEventListener("message", (e: MessageEvent) => {
@@ -324,6 +331,8 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
       // A widget of automatic height grows with its content; one of fixed height scrolls.
       document.documentElement.style.overflow = d.autoHeight === false ? "auto" : "hidden";
       mount(typeof d.format === "string" ? d.format : "");
+      // The page listens now (its `init` came): a height posted before it did was lost.
+      requestAnimationFrame(height);
       // After mounting, as on a page that loads: a `msg` watcher runs for the last message.
       if (d.msg && typeof d.msg === "object") state.msg = d.msg as Record<string, unknown>;
       if (Object.keys(state.msg).length) {

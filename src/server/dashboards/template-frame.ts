@@ -86,10 +86,10 @@ function documentSource(version: string): string {
 <link rel="stylesheet" href="mdi/css/materialdesignicons.min.css${v}">
 <style>
 html{background:transparent;overflow:hidden}
-body{margin:0;background:transparent;color:var(--template-color,inherit);font-family:var(--template-font,system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",sans-serif);font-size:14px;line-height:1.4}
+body{display:flow-root;margin:0;background:transparent;color:var(--template-color,inherit);font-family:var(--template-font,system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",sans-serif);font-size:14px;line-height:1.4}
 .template-error{margin:4px 0;color:#b3261e;font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap}
 </style>
-</head><body><div id="app"></div>
+</head><body><div id="flowplane-template"></div>
 <script src="vue.js${v}"></script>
 <script src="vuetify.js${v}"></script>
 <script src="runtime.js${v}"></script>

@@ -220,7 +220,9 @@ export function widgetBehaviour<C extends Record<string, unknown>>(ctx: NodeCont
         const extra = Object.keys(msg).some((k) => !PRIVATE_KEYS.has(k) && !DYNAMIC_ONLY.has(k));
         if (!client) state = extra ? { ...next, msg: show } : next;
       }
-      if (show) publish(show, client);
+      // A message for one viewer shows that viewer its own `_client`, as Dashboard 2.0 does (a
+      // template may show it); it is never kept, and nobody else gets the message.
+      if (show) publish(client ? { ...show, _client: client } : show, client);
       if (canSend) {
         if (spec.passInput !== false && (!("passthru" in config) || config.passthru === true)) send(msg);
       }

@@ -223,7 +223,7 @@ describe("dashboard widgets", () => {
     expect(flow.received.map((m) => [m.payload, m.topic])).toEqual([[{ name: "Ada", age: 36 }, "signup"]]);
   });
 
-  it("a message carrying msg._client is shown to that viewer only and not kept; passthru follows the type's property", async () => {
+  it("a message carrying msg._client is shown to that viewer only (with its _client) and not kept; passthru follows the type's property", async () => {
     const { flow, dash } = await widgetFlow("ui-text-input", { passthru: false });
     flow.send("w", { payload: "for everyone" });
     flow.send("w", { payload: "for you", _client: { socketId: "s9" } });
@@ -232,6 +232,9 @@ describe("dashboard widgets", () => {
       ["for everyone", null, "for everyone"],
       ["for you", "s9", "for everyone"],
     ]);
+    // That viewer sees its own _client (Dashboard 2.0's templates show it); the message for everyone carries none.
+    expect(dash.emitted.map((e) => e.msg._client ?? null)).toEqual([null, { socketId: "s9" }]);
+    expect(JSON.stringify(dash.emitted.map((e) => e.state))).not.toContain("s9");
     expect(flow.received).toEqual([]);
     const gauge = await widgetFlow("ui-gauge", {});
     gauge.flow.send("w", { payload: 3 });
