@@ -349,6 +349,8 @@ test("ui-template runs Dashboard 2.0's Vue templates: msg, data, computed, metho
   await deployFlow(request, owner, `Vue ${s}`, {
     nodes: [
       { id: ids.tpl, type: "ui-template", position: { x: 300, y: 100 }, config: { group, format, order: 1, passthru: false } },
+      // A page-scoped template (widget:page): outside the groups, after them.
+      { id: `foot-${s}`, type: "ui-template", position: { x: 300, y: 300 }, config: { templateScope: "widget:page", page: home, format: '<template><footer id="footer">Footer of {{ id }}</footer></template>' } },
       { id: ids.text, type: "ui-text", position: { x: 500, y: 100 }, config: { group, label: "From template", order: 2 } },
       { id: ids.inj, type: "inject", position: { x: 100, y: 100 }, config: { payload_type: "string", payload: "hello vue", topic: "in" } },
       { id: ids.swap, type: "inject", position: { x: 100, y: 200 }, config: { payload_type: "string", payload: "swapped" } },
@@ -369,6 +371,10 @@ test("ui-template runs Dashboard 2.0's Vue templates: msg, data, computed, metho
   await expect(frame.locator("#formatted")).toHaveText("Formatted Count: 0 Apples");
   await expect(frame.locator("#payload")).toHaveText("Payload:");
   await expect(frame.locator("#formatted")).toHaveCSS("color", "rgb(255, 0, 0)");
+  // The page-scoped template is on the page, below the group, with its own id.
+  await expect((await templateFrame(page, 1)).locator("#footer")).toHaveText(`Footer of foot-${s}`);
+  const [groupBox, footBox] = await Promise.all([page.getByRole("region", { name: "Counter" }).boundingBox(), page.locator("iframe.db-template").nth(1).boundingBox()]);
+  expect(footBox!.y).toBeGreaterThan(groupBox!.y + groupBox!.height - 1);
   // Vuetify's button, in the dashboard theme's primary colour, with its Material Design icon drawn.
   const button = frame.getByRole("button", { name: "Increment" });
   await expect(button).toHaveClass(/v-btn/);
@@ -392,6 +398,47 @@ test("ui-template runs Dashboard 2.0's Vue templates: msg, data, computed, metho
   // A reload shows the kept format and message.
   await page.reload();
   await expect((await templateFrame(page)).locator("#swapped")).toHaveText("Now swapped");
+});
+
+test("Dashboard 2.0's own template fixture (its Cypress suite's) imports and behaves as that suite says", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-d2tpl");
+  const slug = await slugOf(request, owner);
+  // FlowFuse/node-red-dashboard cypress/fixtures/flows/dashboard-templates.json, as published (Apache-2.0).
+  const flows = JSON.parse(fs.readFileSync(path.resolve("src/test/fixtures/dashboard2-templates.json"), "utf8"));
+  const dry = await request.post("/api/v1/flows/import?dry_run=true", { headers: auth(owner), data: { flows } });
+  expect(dry.status(), await dry.text()).toBe(200);
+  expect((await dry.json()).report.filter((r: { support: string }) => r.support !== "supported")).toEqual([]);
+  const imported = await request.post("/api/v1/flows/import", { headers: auth(owner), data: { flows } });
+  expect(imported.status(), await imported.text()).toBe(201);
+  expect((await request.post(`/api/v1/flows/${(await imported.json()).flows[0].id}/deploy`, { headers: auth(owner) })).status()).toBe(200);
+  // The fixture's "Store Latest Msg" function keeps what the templates send in global.msg.
+  const latest = async () => ((await (await request.get("/api/v1/context/global", { headers: auth(owner) })).json()).context.msg ?? null) as Record<string, unknown> | null;
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/page1`);
+  await expect(page.locator("iframe.db-template")).toHaveCount(4);
+  // "passes messages through, when passthru is enabled"
+  await page.getByRole("button", { name: "Button 1" }).click();
+  await expect.poll(async () => (await latest())?.payload).toBe("payload 1");
+  // "permits the sending of a full msg object" / "a payload value, auto-wrapped into a msg"
+  const frameWith = async (action: string) => {
+    for (let i = 0; i < 4; i++) {
+      const f = await templateFrame(page, i);
+      if ((await f.locator(`[data-action="${action}"]`).count()) > 0) return f;
+    }
+    throw new Error(`no frame with ${action}`);
+  };
+  await expect.poll(async () => (await Promise.all([0, 1, 2, 3].map(async (i) => (await templateFrame(page, i)).locator(".v-btn").count()))).reduce((a, b) => a + b)).toBe(2);
+  await (await frameWith("ui-button-full-msg")).locator('[data-action="ui-button-full-msg"]').click();
+  await expect.poll(async () => latest()).toMatchObject({ payload: 20, topic: "full-msg" });
+  await (await frameWith("ui-button-payload-only")).locator('[data-action="ui-button-payload-only"]').click();
+  await expect.poll(async () => (await latest())?.payload).toBe(30);
+  // "Single Page CSS": on its page only, and not kept after navigating to another page.
+  await expect(page.locator("body")).toHaveCSS("background-color", "rgb(0, 0, 0)");
+  await page.getByRole("navigation", { name: "Dashboard pages" }).getByRole("link", { name: "Page 2" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/${slug}/page2$`));
+  await expect(page.locator("body")).not.toHaveCSS("background-color", "rgb(0, 0, 0)");
+  await page.goto(`/dashboard/${slug}/page2`);
+  await expect(page.locator("body")).not.toHaveCSS("background-color", "rgb(0, 0, 0)");
 });
 
 test("a hold button (Dashboard 2.0's pointerdown / pointerup) sends when pressed and when let go, by mouse and by keyboard", async ({ page, request }) => {

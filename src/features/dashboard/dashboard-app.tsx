@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
-import { dashboardDocumentTitle, type DashboardLink, type DashboardPageSummary, type DashboardPageView } from "@/shared/dashboard";
+import { dashboardDocumentTitle, type DashboardLink, type DashboardPageSummary, type DashboardPageView, type DashboardWidgetView } from "@/shared/dashboard";
 import { DashboardContext, type DashboardContextValue } from "./dashboard-context";
 import { DashboardSocket, type DashboardConnection } from "./dashboard-socket";
 import { DashboardStore, groupDisabled, groupVisible, pageVisible } from "./dashboard-store";
@@ -225,6 +225,10 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
     (a, b) => a.order - b.order,
   );
   const groups = view.groups.filter((g) => groupVisible(g, control)).sort((a, b) => a.order - b.order);
+  const templates = view.headless.filter((w) => w.type === "ui-template");
+  const isStyle = (w: DashboardWidgetView) => w.props.templateScope === "page:style" || w.props.templateScope === "site:style";
+  const pageTemplates = templates.filter((w) => !isStyle(w));
+  const styleTemplates = templates.filter(isStyle);
   const density = view.theme.sizes?.density ?? "default";
   return (
     <DashboardContext.Provider value={context}>
@@ -279,7 +283,7 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
                 {refusal}
               </div>
             ) : null}
-            {groups.length === 0 ? <p className="db-empty">This page has no widgets yet. Add ui-* nodes to a group of this page and deploy the flow.</p> : null}
+            {groups.length === 0 && pageTemplates.length === 0 ? <p className="db-empty">This page has no widgets yet. Add ui-* nodes to a group of this page and deploy the flow.</p> : null}
             {groups.map((g) => {
               const disabled = groupDisabled(g, control);
               return (
@@ -302,8 +306,24 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
                 </section>
               );
             })}
+            {pageTemplates.length > 0 ? (
+              // Dashboard 2.0's page- and dashboard-scoped templates (widget:page, widget:ui): after the groups, the page's width.
+              <div className="db-page-widgets db-group-grid" style={{ gridTemplateColumns: "repeat(var(--layout-columns), minmax(0, 1fr))" }}>
+                {pageTemplates.map((w) => (
+                  <WidgetHost key={w.id} widget={w} groupWidth={12} groupDisabled={false} />
+                ))}
+              </div>
+            ) : null}
           </main>
         </div>
+        {styleTemplates.length > 0 ? (
+          // CSS of page:style / site:style templates: a <style> applies wherever it is, so they take no place on the page.
+          <div hidden>
+            {styleTemplates.map((w) => (
+              <WidgetHost key={w.id} widget={w} groupWidth={12} groupDisabled={false} />
+            ))}
+          </div>
+        ) : null}
         <Notifications />
         <Speakers widgets={view.headless} />
         <ConnectionNotice state={connection} header={view.header} />

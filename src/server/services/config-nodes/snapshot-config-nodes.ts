@@ -33,26 +33,38 @@ export async function snapshotConfigNodes(
   // The organization's global-config: its env is every flow's (Node-RED's global flow, SPEC §19),
   // so every deployment carries it, named or not (one query; it names no other node).
   for (const r of await app.db.prisma.configNode.findMany({ where: { organizationId, type: GLOBAL_CONFIG_TYPE } })) out[r.id] = snapshotOf(r);
-  let frontier = [...refsOfNodes(app.nodes, nodes).keys()].filter((id) => !(id in out));
-  while (frontier.length > 0) {
-    const rows = await app.db.prisma.configNode.findMany({ where: { organizationId, id: { in: frontier } } });
-    const found = new Set(rows.map((r) => r.id));
-    const added: ConfigNodeSnapshot[] = [];
-    for (const r of rows) added.push(snapshotOf(r));
-    for (const id of frontier) if (!found.has(id) && fallback[id]) added.push(fallback[id]);
-    for (const s of added) out[s.id] = s;
-    frontier = [...refsOfNodes(app.nodes, added).keys()].filter((id) => !(id in out));
-  }
+  // What `from` names, and what that names in turn.
+  const closeOver = async (from: ReadonlyArray<{ id: string; type: string; config: Record<string, unknown> }>) => {
+    let frontier = [...refsOfNodes(app.nodes, from).keys()].filter((id) => !(id in out));
+    while (frontier.length > 0) {
+      const rows = await app.db.prisma.configNode.findMany({ where: { organizationId, id: { in: frontier } } });
+      const found = new Set(rows.map((r) => r.id));
+      const added: ConfigNodeSnapshot[] = [];
+      for (const r of rows) added.push(snapshotOf(r));
+      for (const id of frontier) if (!found.has(id) && fallback[id]) added.push(fallback[id]);
+      for (const s of added) out[s.id] = s;
+      frontier = [...refsOfNodes(app.nodes, added).keys()].filter((id) => !(id in out));
+    }
+  };
+  await closeOver(nodes);
   // Dashboard 2.0's spacers name their group and nothing names them: they go with the deployments
   // that carry their group (one query, only for a deployment with a dashboard).
-  // Its links (ui-link) name their dashboard likewise: they go with the deployments that carry it.
+  // Its links (ui-link) and pages (ui-page) name their dashboard likewise: they go with the
+  // deployments that carry it, so a page without widgets is still shown, as Node-RED deploys every
+  // configuration node of the dashboard (and the theme such a page names goes with it).
   const groups = new Set(Object.values(out).filter((c) => c.type === "ui-group").map((c) => c.id));
   const bases = new Set(Object.values(out).filter((c) => c.type === "ui-base").map((c) => c.id));
   if (groups.size > 0 || bases.size > 0) {
-    for (const r of await app.db.prisma.configNode.findMany({ where: { organizationId, type: { in: ["ui-spacer", "ui-link"] } } })) {
+    const pages: ConfigNodeSnapshot[] = [];
+    for (const r of await app.db.prisma.configNode.findMany({ where: { organizationId, type: { in: ["ui-spacer", "ui-link", "ui-page"] } } })) {
       const { group, ui } = r.config as { group?: unknown; ui?: unknown };
-      if (r.type === "ui-spacer" ? typeof group === "string" && groups.has(group) : typeof ui === "string" && bases.has(ui)) out[r.id] = snapshotOf(r);
+      if (r.id in out) continue;
+      if (r.type === "ui-spacer" ? typeof group === "string" && groups.has(group) : typeof ui === "string" && bases.has(ui)) {
+        out[r.id] = snapshotOf(r);
+        if (r.type === "ui-page") pages.push(out[r.id]!);
+      }
     }
+    if (pages.length > 0) await closeOver(pages);
   }
   return out;
 }

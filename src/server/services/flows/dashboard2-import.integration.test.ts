@@ -7,7 +7,7 @@ import { sessionCookie, setUpDashboardSockets } from "@/test/dashboard";
 /**
  * SPEC §21: what Dashboard 2.0's own editor writes, imported and deployed: its layout editor's
  * spacers (ui-spacer, stored as configuration nodes that name their group) take their place on the
- * page. The flow's shape is that of Dashboard 2.0's spacer fixture (cypress/fixtures/flows).
+ * page, and its links and pages, named by nothing but their dashboard, go with it. The flow's shape is that of Dashboard 2.0's spacer fixture (cypress/fixtures/flows).
  */
 const testApp = setUpTestApp();
 const dash = setUpDashboardSockets(testApp);
@@ -22,10 +22,13 @@ const flows = (s: string) => [
   { id: `link${s}`, type: "ui-link", name: "Docs", ui: `base${s}`, path: "https://dashboard.flowfuse.com/", icon: "book-open", order: 2, visible: "true", disabled: "false" },
   { id: `unset${s}`, type: "ui-link", name: "Link", ui: `base${s}`, path: -1, icon: "home", order: 0, visible: true, disabled: false },
   { id: `spacer${s}`, type: "ui-spacer", group: `group${s}`, name: "spacer", order: 1, width: "3", height: "2", className: "class1 class2" },
+  // A page no widget is on yet (as Dashboard 2.0's template fixture has), with a theme only it names.
+  { id: `empty${s}`, type: "ui-page", name: "Empty", ui: `base${s}`, path: `/empty-${s}`, theme: `dark${s}`, layout: "grid", order: 3 },
+  { id: `dark${s}`, type: "ui-theme", name: "Dark", colors: { surface: "#000000", primary: "#ff0000", bgPage: "#111111", groupBg: "#222222", groupOutline: "#333333" } },
 ];
 
 describe("Dashboard 2.0 import", () => {
-  it("a ui-spacer imports as a configuration node and, deployed with its group, is a widget of its size at its order; ui-links join the navigation", async () => {
+  it("a ui-spacer imports as a configuration node and, deployed with its group, is a widget of its size at its order; ui-links and pages without widgets join the navigation", async () => {
     const owner = await signUp(request);
     const token = owner.accessToken;
     const s = Math.random().toString(36).slice(2, 8);
@@ -46,12 +49,22 @@ describe("Dashboard 2.0 import", () => {
       ["ui-spacer", 3, 2, 1],
       ["ui-text", 3, 1, 2],
     ]);
-    // Its ui-links went with the deployment that carries their dashboard: in the navigation by order among the pages.
-    expect(page.view.pages.map((p: { name: string; order: number }) => [p.name, p.order])).toEqual([["Spaced", 1]]);
+    // Its ui-links and pages went with the deployment that carries their dashboard: in the navigation by order.
+    expect(page.view.pages.map((p: { name: string; order: number }) => [p.name, p.order])).toEqual([
+      ["Spaced", 1],
+      ["Empty", 3],
+    ]);
     expect(page.view.links).toEqual([
       { id: `unset${s}`, name: "Link", url: "", icon: "home", order: 0, visible: true, disabled: true },
       { id: `link${s}`, name: "Docs", url: "https://dashboard.flowfuse.com/", icon: "book-open", order: 2, visible: true, disabled: false },
     ]);
     socket.ws.close();
+    // The page without widgets is shown, empty, in its own theme (as Node-RED deploys every configuration node).
+    const empty = connect(dash.url(slug, `/empty-${s}`), await sessionCookie(testApp.app, owner));
+    const emptyPage = await empty.next((f) => f.type === "dashboard.page");
+    expect(emptyPage.view.page).toMatchObject({ name: "Empty", path: `/empty-${s}` });
+    expect(emptyPage.view.groups).toEqual([]);
+    expect(emptyPage.view.theme.colors).toMatchObject({ primary: "#ff0000", surface: "#000000" });
+    empty.ws.close();
   });
 });
