@@ -74,7 +74,7 @@ describe("ui-template frame (SPEC §21)", () => {
   });
 
   it("answers anything else with the error envelope", async () => {
-    for (const path of ["/dashboard-frame/", "/dashboard-frame/package.json", "/dashboard-frame/%2e%2e/%2e%2e/package.json", "/dashboard-frame/vue.js/x"]) {
+    for (const path of ["/dashboard-frame/", "/dashboard-frame/package.json", "/dashboard-frame/%2e%2e/%2e%2e/package.json", "/dashboard-frame/vue.js/x", "/dashboard-frame/mdi/fonts/materialdesignicons-webfont.ttf", "/dashboard-frame/__proto__", "/dashboard-frame/constructor"]) {
       const res = await get(path);
       expect([path, res.status]).toEqual([path, 404]);
       expect(JSON.parse(res.body.toString())).toEqual({ error: { code: "NOT_FOUND", message: "not found" } });

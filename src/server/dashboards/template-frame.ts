@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { componentFromScript, FRAME_TAG, TEMPLATE_FRAME_PATH, templateFrameRuntime } from "../../shared/template-frame";
 
 /**
@@ -18,7 +18,7 @@ import { componentFromScript, FRAME_TAG, TEMPLATE_FRAME_PATH, templateFrameRunti
  * framed by our pages only. The assets answer any origin (`Access-Control-Allow-Origin: *`): fonts
  * are fetched with CORS, and the frame's origin is `null`.
  *
- * Files are read, hashed and compressed on first request (about 350 KB kept), not at start.
+ * Each file is read and compressed when first asked for (at most about 750 KB kept), not at start.
  */
 
 /** "/dashboard-frame/": the document is "template" below it, its scripts and styles beside it. */
@@ -40,8 +40,9 @@ export const TEMPLATE_FRAME_POLICY = [
 ].join("; ");
 
 interface Asset {
+  /** Compressed (gzip) unless `compressed` is false (fonts: woff is compressed already). */
   body: Buffer;
-  gzip: Buffer;
+  compressed: boolean;
   etag: string;
   type: string;
 }
@@ -53,20 +54,21 @@ const packageDir = (name: string, entry: string) => {
   return file.slice(0, file.length - entry.length);
 };
 
-/** name → file, relative to its package (read on first request). */
+/**
+ * name → file, relative to its package (read on first request). Of MDI's fonts only woff2, the first
+ * its stylesheet names: every browser that runs the dashboard reads it, so the others are never asked for.
+ */
 const VENDOR: Record<string, { pkg: string; entry: string; file: string; type: string }> = {
   "vue.js": { pkg: "vue", entry: "package.json", file: "dist/vue.global.prod.js", type: "text/javascript; charset=utf-8" },
   "vuetify.js": { pkg: "vuetify", entry: "package.json", file: "dist/vuetify.min.js", type: "text/javascript; charset=utf-8" },
   "vuetify.css": { pkg: "vuetify", entry: "package.json", file: "dist/vuetify.min.css", type: "text/css; charset=utf-8" },
   "mdi/css/materialdesignicons.min.css": { pkg: "@mdi/font", entry: "package.json", file: "css/materialdesignicons.min.css", type: "text/css; charset=utf-8" },
   "mdi/fonts/materialdesignicons-webfont.woff2": { pkg: "@mdi/font", entry: "package.json", file: "fonts/materialdesignicons-webfont.woff2", type: "font/woff2" },
-  "mdi/fonts/materialdesignicons-webfont.woff": { pkg: "@mdi/font", entry: "package.json", file: "fonts/materialdesignicons-webfont.woff", type: "font/woff" },
-  "mdi/fonts/materialdesignicons-webfont.ttf": { pkg: "@mdi/font", entry: "package.json", file: "fonts/materialdesignicons-webfont.ttf", type: "font/ttf" },
 };
 
 function asset(body: Buffer, type: string): Asset {
-  const compressible = !type.startsWith("font/woff");
-  return { body, gzip: compressible ? gzipSync(body, { level: 9 }) : body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`, type };
+  const compressed = type !== "font/woff2";
+  return { body: compressed ? gzipSync(body, { level: 9 }) : body, compressed, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`, type };
 }
 
 /** The runtime's source: each function as its text (they keep what they use inside their bodies). */
@@ -97,24 +99,33 @@ body{display:flow-root;margin:0;background:transparent;color:var(--template-colo
 `;
 }
 
-let assets: Map<string, Asset> | undefined;
+const assets = new Map<string, Asset>();
+let version: string | undefined;
 
-function load(): Map<string, Asset> {
-  if (assets) return assets;
-  const map = new Map<string, Asset>();
-  const hash = createHash("sha256");
-  for (const [name, spec] of Object.entries(VENDOR)) {
-    const body = readFileSync(path.join(packageDir(spec.pkg, spec.entry), spec.file));
-    hash.update(name).update(body);
-    map.set(name, asset(body, spec.type));
+/** The frame's version: its packages' versions and the runtime's source (read once, cheaply). */
+function frameVersion(): string {
+  if (version) return version;
+  const hash = createHash("sha256").update(runtimeSource());
+  for (const pkg of new Set(Object.values(VENDOR).map((v) => v.pkg))) {
+    hash.update(`${pkg}@${(JSON.parse(readFileSync(path.join(packageDir(pkg, "package.json"), "package.json"), "utf8")) as { version: string }).version}`);
   }
-  const runtime = Buffer.from(runtimeSource());
-  hash.update(runtime);
-  map.set("runtime.js", asset(runtime, "text/javascript; charset=utf-8"));
-  const version = hash.digest("base64url").slice(0, 12);
-  map.set(DOCUMENT, asset(Buffer.from(documentSource(version)), "text/html; charset=utf-8"));
-  assets = map;
-  return map;
+  version = hash.digest("base64url").slice(0, 12);
+  return version;
+}
+
+/** One file of the frame, read and compressed the first time it is asked for. */
+function assetOf(name: string): Asset | undefined {
+  const known = assets.get(name);
+  if (known) return known;
+  let made: Asset | undefined;
+  if (name === DOCUMENT) made = asset(Buffer.from(documentSource(frameVersion())), "text/html; charset=utf-8");
+  else if (name === "runtime.js") made = asset(Buffer.from(runtimeSource()), "text/javascript; charset=utf-8");
+  else if (Object.hasOwn(VENDOR, name)) {
+    const spec = VENDOR[name]!;
+    made = asset(readFileSync(path.join(packageDir(spec.pkg, spec.entry), spec.file)), spec.type);
+  }
+  if (made) assets.set(name, made);
+  return made;
 }
 
 /** Answers a request under TEMPLATE_FRAME_PREFIX. */
@@ -127,7 +138,7 @@ export function serveTemplateFrame(req: IncomingMessage, res: ServerResponse): v
     res.end(JSON.stringify({ error: { code: "METHOD_NOT_ALLOWED", message: "method not allowed" } }));
     return;
   }
-  const file = load().get(name);
+  const file = assetOf(name);
   if (!file) {
     res.writeHead(404, { "Content-Type": "application/json" });
     res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "not found" } }));
@@ -152,8 +163,9 @@ export function serveTemplateFrame(req: IncomingMessage, res: ServerResponse): v
     res.end();
     return;
   }
-  const gzip = file.gzip !== file.body && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
-  const body = gzip ? file.gzip : file.body;
+  // Kept compressed only: a client that does not take gzip (rare: every browser does) gets it inflated.
+  const gzip = file.compressed && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
+  const body = file.compressed && !gzip ? gunzipSync(file.body) : file.body;
   if (gzip) res.setHeader("Content-Encoding", "gzip");
   res.setHeader("Content-Length", body.length);
   res.writeHead(200);
