@@ -9,6 +9,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { chromium } from "@playwright/test";
 import type { DashboardPageView, DashboardServerFrame, DashboardWidgetView } from "@/shared/dashboard";
 import { fixtureWidget } from "@/features/dashboard/fixtures";
+import { serveTemplateFrame, TEMPLATE_FRAME_PREFIX } from "@/server/dashboards/template-frame";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
 
 const B = "15 Dashboard page in Chromium";
@@ -72,6 +73,29 @@ function chartPage(): DashboardPageView {
   return base("/chart", "Chart", [{ id: "g0", name: "Chart", width: 12, height: 0, order: 0, showTitle: true, visible: true, disabled: false, widgets: [fixtureWidget("big-chart", "ui-chart", { label: "10,000 points", chartType: "line", xAxisType: "time" }, { width: 12, height: 8 })] }]);
 }
 
+/** Dashboard 2.0's "Full Vue Component" example (its ui-template docs), with a Vuetify button. */
+const VUE_COUNTER = `<template>
+  <div>
+    <h2 class="loaded">Counter - loaded: {{ loaded }}</h2>
+    <p>Current Count: {{ count }} ({{ formattedCount }}), payload {{ msg.payload }}</p>
+    <v-btn color="primary" prepend-icon="mdi-plus" @click="count++">Increment</v-btn>
+  </div>
+</template>
+<script>
+  export default {
+    data() { return { loaded: false, count: 0 } },
+    computed: { formattedCount() { return this.count + " Apples" } },
+    mounted() { this.loaded = true }
+  }
+</script>
+<style>.loaded { color: #2f6f4f; }</style>`;
+
+/** `n` ui-templates of the Vue example on one page, each in its frame. */
+function templatesPage(n: number): DashboardPageView {
+  const widgets = Array.from({ length: n }, (_, i) => fixtureWidget(`tpl-${i}`, "ui-template", { format: VUE_COUNTER, templateScope: "local" }, { order: i, width: 6 }));
+  return base(`/templates-${n}`, `Templates ${n}`, [{ id: "g0", name: "Templates", width: 12, height: 0, order: 0, showTitle: true, visible: true, disabled: false, widgets }]);
+}
+
 function base(pathname: string, name: string, groups: DashboardPageView["groups"]): DashboardPageView {
   return {
     organization: { slug: "bench", name: "Bench" },
@@ -113,6 +137,8 @@ export async function benchDashboardUi(ctx: BenchContext): Promise<BenchOutcome>
   const types: Record<string, string> = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf" };
   const server = http.createServer((req, res) => {
     const name = new URL(req.url ?? "/", "http://x").pathname;
+    // ui-template's frame, as the custom server serves it (its document, runtime, Vue and Vuetify).
+    if (name.startsWith(TEMPLATE_FRAME_PREFIX)) return serveTemplateFrame(req, res);
     const file = path.join(dir, name === "/" || !path.extname(name) ? "index.html" : path.basename(name));
     if (!fs.existsSync(file)) return void res.writeHead(404).end();
     res.writeHead(200, { "content-type": types[path.extname(file)] ?? "application/octet-stream" }).end(fs.readFileSync(file));
@@ -121,7 +147,7 @@ export async function benchDashboardUi(ctx: BenchContext): Promise<BenchOutcome>
   let live: WebSocket | null = null;
   wss.on("connection", (ws, req) => {
     const p = new URL(req.url ?? "/", "http://x").searchParams.get("path");
-    const view = p === "/chart" ? chartPage() : livePage();
+    const view = p === "/chart" ? chartPage() : p?.startsWith("/templates-") ? templatesPage(Number(p.slice("/templates-".length))) : livePage();
     ws.send(JSON.stringify({ type: "dashboard.page", socket_id: "bench", view } satisfies DashboardServerFrame));
     live = ws;
   });
@@ -131,7 +157,9 @@ export async function benchDashboardUi(ctx: BenchContext): Promise<BenchOutcome>
   const rows: Row[] = [];
   const notes: string[] = [];
   try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    let page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const templateContexts: Awaited<ReturnType<typeof browser.newContext>>[] = [];
+    const templateLoads: { n: number; visit: string; ms: number }[] = [];
     await page.addInitScript(`
       const NativeWebSocket = window.WebSocket;
       window.__lastFrameAt = 0;
@@ -213,6 +241,26 @@ export async function benchDashboardUi(ctx: BenchContext): Promise<BenchOutcome>
     }
     await page.screenshot({ path: path.join(os.tmpdir(), "dashboard-ui-chart.png") });
     rows.push({ benchmark: B, measure: `line chart, ${CHART_POINTS.toLocaleString("en")} points in one message: arrival → drawn, median / max of ${CHART_RUNS}`, result: `${percentile(draws, 50).toFixed(0)} / ${Math.max(...draws).toFixed(0)} ms`, notes: "target < 200 ms (SPEC §21); ECharts canvas, LTTB sampling" });
+    // (3) ui-templates: each a Vue component in a sandboxed frame of its own (Vue and Vuetify per frame).
+    for (const n of [1, 10]) {
+      for (const visit of ["first visit (empty cache)", "second visit (cached)"]) {
+        const context = visit.startsWith("first") ? await browser.newContext({ viewport: { width: 1280, height: 900 } }) : null;
+        const p = context ? await context.newPage() : page;
+        if (context) templateContexts.push(context);
+        const t0 = performance.now();
+        await p.goto(`${url}/dashboard/bench/templates?path=/templates-${n}`);
+        await p.waitForFunction((count) => document.querySelectorAll("iframe.db-template").length === count, n, { timeout: 30_000 });
+        const frames = () => p.frames().filter((f) => f.url().includes(TEMPLATE_FRAME_PREFIX));
+        while (frames().length < n) await p.waitForTimeout(10);
+        await Promise.all(frames().map((f) => f.waitForFunction(() => document.querySelector(".loaded")?.textContent === "Counter - loaded: true", null, { timeout: 30_000, polling: 10 })));
+        templateLoads.push({ n, visit, ms: performance.now() - t0 });
+        if (context) page = p;
+      }
+    }
+    for (const t of templateLoads) {
+      rows.push({ benchmark: B, measure: `${t.n} ui-template${t.n > 1 ? "s" : ""} (Dashboard 2.0's Vue example with a Vuetify button), ${t.visit}: navigation → every frame mounted`, result: `${t.ms.toFixed(0)} ms`, notes: "each template is a frame of its own origin that loads Vue 3 and Vuetify 3 (about 300 KB compressed, cached after the first)" });
+    }
+    await page.screenshot({ path: path.join(os.tmpdir(), "dashboard-ui-templates.png") });
     notes.push(`Dashboard page: the real client bundled for production in Chromium ${await browser.version()}, fed by a WebSocket server speaking the dashboard socket's frames (the server side is measured by the fan-out benchmark). Viewport 1280×900.`);
   } finally {
     await browser.close();
