@@ -41,9 +41,9 @@ export function TemplateWidget({ widget, props, state, interactive, send }: Widg
   const autoHeight = widget.height === 0;
   const ready = useRef(false);
   const mountedFormat = useRef(format);
-  const live = useRef({ msg: state.msg, format, send, interactive, autoHeight, name: str(props, "name") });
+  const live = useRef({ msg: state.msg, format, send, interactive, autoHeight, props });
   useLayoutEffect(() => {
-    live.current = { msg: state.msg, format, send, interactive, autoHeight, name: str(props, "name") };
+    live.current = { msg: state.msg, format, send, interactive, autoHeight, props };
   });
 
   // `init` goes out when the frame says it is ready, when its document has loaded, and when this
@@ -60,7 +60,8 @@ export function TemplateWidget({ widget, props, state, interactive, send }: Widg
         tag: FRAME_TAG,
         kind: "init",
         id: widget.id,
-        props: { name: now.name, templateScope: scope, format: now.format },
+        // The template's `props`, as Dashboard 2.0 gives it: the node's properties (with ui_update's).
+        props: now.props,
         format: now.format,
         msg: now.msg ?? null,
         autoHeight: now.autoHeight,
@@ -70,7 +71,7 @@ export function TemplateWidget({ widget, props, state, interactive, send }: Widg
     );
     mountedFormat.current = now.format;
     ready.current = true;
-  }, [widget.id, scope]);
+  }, [widget.id]);
 
   useEffect(() => {
     const onMessage = (e: MessageEvent) => {
