@@ -30,6 +30,19 @@ async function deployFlow(request: APIRequestContext, user: ApiUser, name: strin
   return id;
 }
 
+/** Imports a Node-RED flows file as a user does (a dry run first: no node unsupported, or none even partly with `fully`) and deploys its first flow. */
+async function importAndDeploy(request: APIRequestContext, user: ApiUser, file: string, fully = false): Promise<string> {
+  const flows = JSON.parse(fs.readFileSync(path.resolve(file), "utf8"));
+  const dry = await request.post("/api/v1/flows/import?dry_run=true", { headers: auth(user), data: { flows } });
+  expect(dry.status(), await dry.text()).toBe(200);
+  expect((await dry.json()).report.filter((r: { support: string }) => r.support === "unsupported" || (fully && r.support !== "supported"))).toEqual([]);
+  const imported = await request.post("/api/v1/flows/import", { headers: auth(user), data: { flows } });
+  expect(imported.status(), await imported.text()).toBe(201);
+  const flowId = (await imported.json()).flows[0].id as string;
+  expect((await request.post(`/api/v1/flows/${flowId}/deploy`, { headers: auth(user) })).status()).toBe(200);
+  return flowId;
+}
+
 /** ui-base "Plant" with pages Home (/home) and Settings (/settings), a group "Controls" on Home, and ui-button → function → ui-text on it. */
 async function buttonTextDashboard(request: APIRequestContext, owner: ApiUser) {
   const s = unique();
@@ -192,11 +205,7 @@ test("on a phone the groups stack and the pages are in a drawer", async ({ brows
 test("a Dashboard 1 flow imported shows its widgets on its page", async ({ page, request }) => {
   const owner = await registerUser(request, "dash-d1");
   const slug = await slugOf(request, owner);
-  const flows = JSON.parse(fs.readFileSync(path.resolve("src/test/fixtures/node-red-dashboard1.json"), "utf8"));
-  const imported = await request.post("/api/v1/flows/import", { headers: auth(owner), data: { flows } });
-  expect(imported.status(), await imported.text()).toBe(201);
-  const flowId = (await imported.json()).flows[0].id as string;
-  expect((await request.post(`/api/v1/flows/${flowId}/deploy`, { headers: auth(owner) })).status()).toBe(200);
+  await importAndDeploy(request, owner, "src/test/fixtures/node-red-dashboard1.json");
   await logIn(page, owner.email);
   await page.goto(`/dashboard/${slug}/home`);
   // As Dashboard 1 and 2 show it: the tab's (page's) name in the app bar, the site's name in the document title.
@@ -404,13 +413,7 @@ test("Dashboard 2.0's own template fixture (its Cypress suite's) imports and beh
   const owner = await registerUser(request, "dash-d2tpl");
   const slug = await slugOf(request, owner);
   // FlowFuse/node-red-dashboard cypress/fixtures/flows/dashboard-templates.json, as published (Apache-2.0).
-  const flows = JSON.parse(fs.readFileSync(path.resolve("src/test/fixtures/dashboard2-templates.json"), "utf8"));
-  const dry = await request.post("/api/v1/flows/import?dry_run=true", { headers: auth(owner), data: { flows } });
-  expect(dry.status(), await dry.text()).toBe(200);
-  expect((await dry.json()).report.filter((r: { support: string }) => r.support !== "supported")).toEqual([]);
-  const imported = await request.post("/api/v1/flows/import", { headers: auth(owner), data: { flows } });
-  expect(imported.status(), await imported.text()).toBe(201);
-  expect((await request.post(`/api/v1/flows/${(await imported.json()).flows[0].id}/deploy`, { headers: auth(owner) })).status()).toBe(200);
+  await importAndDeploy(request, owner, "src/test/fixtures/dashboard2-templates.json", true);
   // The fixture's "Store Latest Msg" function keeps what the templates send in global.msg.
   const latest = async () => ((await (await request.get("/api/v1/context/global", { headers: auth(owner) })).json()).context.msg ?? null) as Record<string, unknown> | null;
   await logIn(page, owner.email);
