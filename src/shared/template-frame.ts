@@ -91,13 +91,12 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
   const Vuetify = w.Vuetify;
   const parentWindow = window.parent;
   const post = (data: Record<string, unknown>) => parentWindow.postMessage({ ...data, tag }, "*");
-  const asMsg = (m: unknown): Record<string, unknown> =>
-    JSON.parse(JSON.stringify(m === null || typeof m !== "object" || Array.isArray(m) ? { payload: m } : m)) as Record<string, unknown>;
   const isBinary = (v: unknown) => v instanceof Blob || v instanceof ArrayBuffer || ArrayBuffer.isView(v);
+  // A value that is not an object becomes the payload, as Dashboard 2.0's send does; what leaves is JSON.
   const send = (m: unknown) => {
     const msg = m !== null && typeof m === "object" && !Array.isArray(m) ? (m as Record<string, unknown>) : { payload: m };
     if (Object.values(msg).some(isBinary)) console.warn("ui-template: send() carries JSON; a File, Blob or ArrayBuffer arrives as an empty object. Use a ui-file-input widget for files.");
-    post({ kind: "send", msg: asMsg(m) });
+    post({ kind: "send", msg: JSON.parse(JSON.stringify(msg)) as Record<string, unknown> });
   };
 
   // The widget's last message, as Dashboard 2.0's `messages[id]`: `{}` before any.
@@ -135,8 +134,9 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
       return socket;
     },
   };
-  const fire = (event: string, ...args: unknown[]) => {
-    for (const fn of [...(handlers.get(event) ?? [])]) {
+  /** Calls each listener; one that throws is logged and the others still run. */
+  const each = (fns: Iterable<(...args: unknown[]) => void>, ...args: unknown[]) => {
+    for (const fn of [...fns]) {
       try {
         fn(...args);
       } catch (err) {
@@ -147,6 +147,10 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
 
   // The frame's globals of before (plain HTML templates with `send`, `onMessage`, Dashboard 1's `scope`).
   const listeners: ((m: unknown) => void)[] = [];
+  const notify = (m: Record<string, unknown>) => {
+    each(listeners as ((...args: unknown[]) => void)[], m);
+    window.dispatchEvent(new CustomEvent("dashboard-msg", { detail: m }));
+  };
   w.send = send;
   w.onMessage = (fn: (m: unknown) => void) => {
     if (typeof fn !== "function") return;
@@ -335,21 +339,11 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
       requestAnimationFrame(height);
       // After mounting, as on a page that loads: a `msg` watcher runs for the last message.
       if (d.msg && typeof d.msg === "object") state.msg = d.msg as Record<string, unknown>;
-      if (Object.keys(state.msg).length) {
-        for (const fn of listeners) fn(state.msg);
-        window.dispatchEvent(new CustomEvent("dashboard-msg", { detail: state.msg }));
-      }
+      if (Object.keys(state.msg).length) notify(state.msg);
     } else if (d.kind === "msg" && d.msg && typeof d.msg === "object") {
       state.msg = d.msg as Record<string, unknown>;
-      fire(`msg-input:${id}`, d.msg);
-      for (const fn of listeners) {
-        try {
-          fn(d.msg);
-        } catch (err) {
-          console.error(err);
-        }
-      }
-      window.dispatchEvent(new CustomEvent("dashboard-msg", { detail: d.msg }));
+      each(handlers.get(`msg-input:${id}`) ?? [], d.msg);
+      notify(state.msg);
     } else if (d.kind === "format" && typeof d.format === "string") {
       mount(d.format);
     }

@@ -48,22 +48,19 @@ interface Asset {
 }
 
 const require = createRequire(import.meta.url);
-/** A package's folder, from a file it exports (`entry`, relative to the folder). */
-const packageDir = (name: string, entry: string) => {
-  const file = require.resolve(`${name}/${entry}`);
-  return file.slice(0, file.length - entry.length);
-};
+/** A package's folder (every one of these exports its package.json). */
+const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
 
 /**
  * name → file, relative to its package (read on first request). Of MDI's fonts only woff2, the first
  * its stylesheet names: every browser that runs the dashboard reads it, so the others are never asked for.
  */
-const VENDOR: Record<string, { pkg: string; entry: string; file: string; type: string }> = {
-  "vue.js": { pkg: "vue", entry: "package.json", file: "dist/vue.global.prod.js", type: "text/javascript; charset=utf-8" },
-  "vuetify.js": { pkg: "vuetify", entry: "package.json", file: "dist/vuetify.min.js", type: "text/javascript; charset=utf-8" },
-  "vuetify.css": { pkg: "vuetify", entry: "package.json", file: "dist/vuetify.min.css", type: "text/css; charset=utf-8" },
-  "mdi/css/materialdesignicons.min.css": { pkg: "@mdi/font", entry: "package.json", file: "css/materialdesignicons.min.css", type: "text/css; charset=utf-8" },
-  "mdi/fonts/materialdesignicons-webfont.woff2": { pkg: "@mdi/font", entry: "package.json", file: "fonts/materialdesignicons-webfont.woff2", type: "font/woff2" },
+const VENDOR: Record<string, { pkg: string; file: string; type: string }> = {
+  "vue.js": { pkg: "vue", file: "dist/vue.global.prod.js", type: "text/javascript; charset=utf-8" },
+  "vuetify.js": { pkg: "vuetify", file: "dist/vuetify.min.js", type: "text/javascript; charset=utf-8" },
+  "vuetify.css": { pkg: "vuetify", file: "dist/vuetify.min.css", type: "text/css; charset=utf-8" },
+  "mdi/css/materialdesignicons.min.css": { pkg: "@mdi/font", file: "css/materialdesignicons.min.css", type: "text/css; charset=utf-8" },
+  "mdi/fonts/materialdesignicons-webfont.woff2": { pkg: "@mdi/font", file: "fonts/materialdesignicons-webfont.woff2", type: "font/woff2" },
 };
 
 function asset(body: Buffer, type: string): Asset {
@@ -107,7 +104,7 @@ function frameVersion(): string {
   if (version) return version;
   const hash = createHash("sha256").update(runtimeSource());
   for (const pkg of new Set(Object.values(VENDOR).map((v) => v.pkg))) {
-    hash.update(`${pkg}@${(JSON.parse(readFileSync(path.join(packageDir(pkg, "package.json"), "package.json"), "utf8")) as { version: string }).version}`);
+    hash.update(`${pkg}@${(JSON.parse(readFileSync(path.join(packageDir(pkg), "package.json"), "utf8")) as { version: string }).version}`);
   }
   version = hash.digest("base64url").slice(0, 12);
   return version;
@@ -122,7 +119,7 @@ function assetOf(name: string): Asset | undefined {
   else if (name === "runtime.js") made = asset(Buffer.from(runtimeSource()), "text/javascript; charset=utf-8");
   else if (Object.hasOwn(VENDOR, name)) {
     const spec = VENDOR[name]!;
-    made = asset(readFileSync(path.join(packageDir(spec.pkg, spec.entry), spec.file)), spec.type);
+    made = asset(readFileSync(path.join(packageDir(spec.pkg), spec.file)), spec.type);
   }
   if (made) assets.set(name, made);
   return made;

@@ -41,9 +41,9 @@ export function TemplateWidget({ widget, props, state, interactive, send }: Widg
   const autoHeight = widget.height === 0;
   const ready = useRef(false);
   const mountedFormat = useRef(format);
-  const live = useRef({ msg: state.msg, format, send, interactive, autoHeight, props });
+  const live = useRef({ msg: state.msg, send, interactive, autoHeight, props });
   useLayoutEffect(() => {
-    live.current = { msg: state.msg, format, send, interactive, autoHeight, props };
+    live.current = { msg: state.msg, send, interactive, autoHeight, props };
   });
 
   // `init` goes out when the frame says it is ready, when its document has loaded, and when this
@@ -54,6 +54,7 @@ export function TemplateWidget({ widget, props, state, interactive, send }: Widg
     const win = el?.contentWindow;
     if (!el || !win) return;
     const now = live.current;
+    const current = str(now.props, "format");
     // The frame is an opaque origin: "*" is the only target that reaches it; it only ever gets this widget's messages.
     win.postMessage(
       {
@@ -62,14 +63,14 @@ export function TemplateWidget({ widget, props, state, interactive, send }: Widg
         id: widget.id,
         // The template's `props`, as Dashboard 2.0 gives it: the node's properties (with ui_update's).
         props: now.props,
-        format: now.format,
+        format: current,
         msg: now.msg ?? null,
         autoHeight: now.autoHeight,
         theme: frameTheme(el),
       },
       "*",
     );
-    mountedFormat.current = now.format;
+    mountedFormat.current = current;
     ready.current = true;
   }, [widget.id]);
 
