@@ -220,6 +220,16 @@ test("a Dashboard 1 flow imported shows its widgets on its page", async ({ page,
   await expect(page.locator('[data-widget-type="ui-dropdown"]')).toBeVisible();
   // The inject sends a temperature every second: the chart gets points.
   await expect.poll(async () => Number(await page.locator("[data-chart-id]").getAttribute("data-points")), { timeout: 10_000 }).toBeGreaterThan(0);
+  // node-red-contrib-ui-led's LED, wired from the switch: grey and unlit until a value, then the colour of "on" and of "off".
+  const led = page.getByRole("img", { name: /^Lights on:/ });
+  await expect(led).toHaveAttribute("aria-label", "Lights on: no value");
+  await expect(led).toHaveAttribute("data-color", "gray");
+  await page.getByRole("switch", { name: "Lights" }).click();
+  await expect(led).toHaveAttribute("aria-label", "Lights on: on");
+  await expect(led).toHaveCSS("background-color", /rgb\(0, 128, 0\)/);
+  await page.getByRole("switch", { name: "Lights" }).click();
+  await expect(led).toHaveAttribute("data-color", "#ff0000");
+  await expect(led).toHaveCSS("background-color", /rgb\(255, 0, 0\)/);
   await shot(page, "dashboard-imported-dashboard1", true);
 });
 

@@ -64,6 +64,7 @@ export const DASHBOARD_WIDGET_TYPES = [
   "ui-chart",
   "ui-gauge",
   "ui-progress",
+  "ui-led",
   "ui-table",
   "ui-markdown",
   "ui-template",
@@ -113,6 +114,8 @@ export const DASHBOARD1_TYPE_MAP: Readonly<Record<string, string>> = {
   ui_date_picker: "ui-text-input",
   ui_link: "ui-link",
   ui_spacer: "ui-spacer",
+  // node-red-contrib-ui-led: not Dashboard 1's own, but in many of its flows; FlowFuse's 2.0 add-on is ui-led.
+  ui_led: "ui-led",
 };
 
 /** Who sent a message from a dashboard (Dashboard 2.0's `msg._client`). */

@@ -132,6 +132,29 @@ describe("dashboard widgets", () => {
     expect(flow.received).toHaveLength(0);
   });
 
+  it("ui-led: each message is kept and shown (the page picks the colour); a message's colorForValue replaces the table and stays, only when allowed; nothing is sent on", async () => {
+    const table = [{ value: "warn", color: "orange" }];
+    const { flow, dash } = await widgetFlow("ui-led", { allowColorForValueInMessage: true });
+    flow.send("w", { payload: true });
+    flow.send("w", { payload: "warn", colorForValue: table });
+    // A later message without a table keeps the last one (Dashboard 1's override stays).
+    flow.send("w", { payload: "ok" });
+    // Only a list of { value, color } or an object of value: colour is taken: this one is ignored (a warning), the table stays.
+    flow.send("w", { payload: "ok", colorForValue: "red" });
+    await settle();
+    expect(dash.emitted.map((e) => e.msg.payload)).toEqual([true, "warn", "ok", "ok"]);
+    expect(dash.emitted[1]!.msg.ui_update).toEqual({ colorForValue: table });
+    expect(dash.emitted.at(-1)).toMatchObject({ widget: "w", state: { msg: { payload: "ok" }, props: { colorForValue: table } } });
+    expect(flow.errors.some((e) => e.error.includes("msg.colorForValue ignored"))).toBe(true);
+    expect(flow.received).toHaveLength(0);
+
+    const plain = await widgetFlow("ui-led", {});
+    plain.flow.send("w", { payload: 1, colorForValue: table });
+    await settle();
+    expect(plain.dash.emitted.at(-1)!.msg.ui_update).toBeUndefined();
+    expect((plain.dash.emitted.at(-1)!.state as { props?: unknown }).props).toBeUndefined();
+  });
+
   it("ui-file-input: an upload (base64 from the socket) is sent as a Buffer with msg.file, the topic and _client; nothing kept; other events send nothing", async () => {
     const { flow, dash } = await widgetFlow("ui-file-input", { topic: "doc", topicType: "str" });
     dash.input("w", "upload", { payload: Buffer.from("hello").toString("base64"), file: { name: "a.txt", type: "text/plain", size: 99 } });

@@ -7,6 +7,7 @@ import { DropdownWidget } from "./dropdown";
 import { FileInputWidget } from "./file-input";
 import { FormWidget } from "./form";
 import { GaugeWidget } from "./gauge";
+import { LedWidget } from "./led";
 import { MarkdownWidget } from "./markdown";
 import { NumberInputWidget } from "./number-input";
 import { ProgressWidget } from "./progress";
@@ -42,6 +43,7 @@ export const WIDGET_COMPONENTS: Partial<Record<DashboardWidgetType, WidgetCompon
   "ui-gauge": GaugeWidget,
   "ui-audio": AudioWidget,
   "ui-progress": ProgressWidget,
+  "ui-led": LedWidget,
   "ui-table": TableWidget,
   "ui-markdown": MarkdownWidget,
   "ui-template": TemplateWidget,

@@ -34,7 +34,20 @@ describe("Dashboard 1 import", () => {
     const flowId = imported.body.flows[0].id as string;
     const flow = (await request("GET", `/flows/${flowId}`, { token })).body.flow;
     const types = flow.nodes.map((n: { type: string }) => n.type).sort();
-    expect(types).toEqual(["function", "inject", "ui-audio", "ui-button", "ui-chart", "ui-dropdown", "ui-gauge", "ui-notification", "ui-slider", "ui-switch", "ui-template", "ui-text"]);
+    expect(types).toEqual(["function", "inject", "ui-audio", "ui-button", "ui-chart", "ui-dropdown", "ui-gauge", "ui-led", "ui-notification", "ui-slider", "ui-switch", "ui-template", "ui-text"]);
+    // node-red-contrib-ui-led's LED: its colorForValue rows are ui-led's states, typed as they were.
+    expect(flow.nodes.find((n: { type: string }) => n.type === "ui-led").config).toMatchObject({
+      label: "Lights on",
+      states: [
+        { color: "#ff0000", value: "off", valueType: "str" },
+        { color: "#008000", value: "on", valueType: "str" },
+      ],
+      allowColorForValueInMessage: false,
+      shape: "circle",
+      showGlow: true,
+      showBorder: false,
+    });
+    expect(byId.get("ab12cd34.ef56ab")).toMatchObject({ type: "ui_led", support: "partial", reason: expect.stringContaining("imported as ui-led") });
     expect(flow.nodes.find((n: { type: string }) => n.type === "ui-audio").config).toMatchObject({ mode: "tts", group: "", voice: "Google UK English Female" });
     expect(byId.get("ff55aa66.bb77cc")).toMatchObject({ type: "ui_audio", support: "partial", reason: expect.stringContaining("a Buffer payload (a sound) is not played") });
     // Dashboard 1's spacer and links are configuration nodes of 2.0: a ui-spacer in its group, ui-links of the dashboard.
@@ -66,7 +79,7 @@ describe("Dashboard 1 import", () => {
     expect(page.view.theme.colors.primary).toBe("#4B7930");
     expect(page.view.groups.map((g: { name: string; widgets: Array<{ type: string }> }) => [g.name, g.widgets.map((w) => w.type)])).toEqual([
       ["Climate", ["ui-chart", "ui-slider", "ui-gauge"]],
-      ["Controls", ["ui-button", "ui-text", "ui-template", "ui-switch", "ui-dropdown", "ui-spacer"]],
+      ["Controls", ["ui-button", "ui-text", "ui-template", "ui-switch", "ui-dropdown", "ui-spacer", "ui-led"]],
     ]);
     // The links are in the navigation after the page; a javascript: URL was not kept, so that link is disabled.
     expect(page.view.links).toEqual([
@@ -77,6 +90,9 @@ describe("Dashboard 1 import", () => {
     // The imported button → function → text works.
     socket.send({ type: "dashboard.input", widget_id: idOf("ui-button"), event: "click", msg: {} });
     expect((await socket.next((f) => f.type === "dashboard.update" && f.widget_id === idOf("ui-text"))).msg.payload).toBe("started: water");
+    // The switch passes its value to the LED, which gets it as its last message.
+    socket.send({ type: "dashboard.input", widget_id: idOf("ui-switch"), event: "change", msg: { payload: "on" } });
+    expect((await socket.next((f) => f.type === "dashboard.update" && f.widget_id === idOf("ui-led"))).msg.payload).toBe("on");
     socket.ws.close();
 
     // The same tab imported again into a copy: its path is taken, so it gets a suffix and a warning.

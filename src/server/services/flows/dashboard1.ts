@@ -185,6 +185,28 @@ function widget(n: NrNode, d1: string, base: string): Translation {
       else if (target === "newtab") notes.push("a link opened in a new tab by Dashboard 1 opens in place (ctrl-click still opens a tab)");
       return { props: { ui: base, path: str(n.link), icon: str(n.icon) || "open_in_browser", order: clamp(num(n.order, 0), -1, 1_000_000) }, notes };
     }
+    case "ui_led": {
+      // node-red-contrib-ui-led: its colorForValue rows are ui-led's states; it had no border.
+      const rows = Array.isArray(n.colorForValue) ? (n.colorForValue as Array<Record<string, unknown>>) : [];
+      const states = rows
+        .filter((r) => r && typeof r === "object")
+        .slice(0, 100)
+        .map((r) => ({ color: str(r.color, "gray").slice(0, 64), value: r.value ?? "", valueType: ["str", "num", "bool", "json", "bin"].includes(str(r.valueType)) ? str(r.valueType) : "str" }));
+      return {
+        props: {
+          ...p,
+          label,
+          labelPlacement: str(n.labelPlacement) === "right" ? "right" : "left",
+          labelAlignment: ["center", "right"].includes(str(n.labelAlignment)) ? str(n.labelAlignment) : "left",
+          states,
+          allowColorForValueInMessage: bool(n.allowColorForValueInMessage, false),
+          shape: str(n.shape) === "square" ? "square" : "circle",
+          showGlow: bool(n.showGlow, true),
+          showBorder: false,
+        },
+        notes: ["it becomes FlowFuse's Dashboard 2.0 LED (ui-led), without the border Dashboard 2.0's adds"],
+      };
+    }
     case "ui_spacer":
       return { props: { group: p.group, order: p.order, width: p.width || 1, height: p.height || 1, className: str(n.className) }, notes };
     default:

@@ -67,4 +67,66 @@ describe("Dashboard 2.0 import", () => {
     expect(emptyPage.view.theme.colors).toMatchObject({ primary: "#ff0000", surface: "#000000" });
     empty.ws.close();
   });
+
+  it("FlowFuse's ui-led add-on, as its editor writes it (FlowFuse's S7 tower-light article: bool states stored as text), imports whole and lights in its state's colour", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    const s = Math.random().toString(36).slice(2, 8);
+    const led = (id: string, order: number, color: string) => ({
+      id,
+      type: "ui-led",
+      z: `tab${s}`,
+      name: `Status of ${id}`,
+      group: `group${s}`,
+      order,
+      width: "1",
+      height: "3",
+      label: "",
+      labelPlacement: "left",
+      labelAlignment: "left",
+      states: [
+        { value: "true", valueType: "bool", color },
+        { value: "false", valueType: "bool", color: "#787878" },
+      ],
+      allowColorForValueInMessage: false,
+      shape: "circle",
+      showBorder: true,
+      showGlow: true,
+      x: 810,
+      y: 340,
+      wires: [],
+    });
+    const file = [
+      { id: `tab${s}`, type: "tab", label: "tower light" },
+      { id: `base${s}`, type: "ui-base", name: "My Dashboard", path: "/dashboard", includeClientData: true, acceptsClientConfig: ["ui-notification", "ui-control"], showPathInSidebar: false, showPageTitle: true, navigationStyle: "default", titleBarStyle: "hidden" },
+      { id: `page${s}`, type: "ui-page", name: "Page 1", ui: `base${s}`, path: `/tower-${s}`, icon: "home", layout: "notebook", order: 1, className: "", visible: "true", disabled: "false" },
+      { id: `group${s}`, type: "ui-group", name: "Group 1", page: `page${s}`, width: "3", height: 1, order: 1, showTitle: false, className: "", visible: "true", disabled: "false", groupType: "default" },
+      { id: `inj${s}`, type: "inject", z: `tab${s}`, name: "light status", props: [{ p: "payload" }], repeat: "", crontab: "", once: false, onceDelay: 0.1, topic: "", payload: '{"red":true,"yellow":false,"green":false}', payloadType: "json", x: 260, y: 400, wires: [[`change${s}`]] },
+      { id: `change${s}`, type: "change", z: `tab${s}`, name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "payload.red", tot: "msg" }], action: "", property: "", from: "", to: "", reg: false, x: 600, y: 340, wires: [[`red${s}`]] },
+      led(`red${s}`, 1, "#ff0000"),
+      led(`yellow${s}`, 2, "#c8ff00"),
+    ];
+    const dry = await request("POST", "/flows/import?dry_run=true", { token, body: { flows: file } });
+    expect(dry.status, dry.text).toBe(200);
+    for (const r of dry.body.report.filter((x: { type: string }) => x.type === "ui-led")) expect(r).toMatchObject({ support: "supported" });
+    const imported = await request("POST", "/flows/import", { token, body: { flows: file } });
+    expect(imported.status, imported.text).toBe(201);
+    const flow = imported.body.flows[0];
+    expect(flow.nodes.find((n: { id: string }) => n.id === `red${s}`).config).toMatchObject({ width: 1, height: 3, states: [{ value: "true", valueType: "bool", color: "#ff0000" }, { value: "false", valueType: "bool", color: "#787878" }], showBorder: true });
+    expect((await request("POST", `/flows/${flow.id}/deploy`, { token })).status).toBe(200);
+
+    const slug = (await request("GET", "/auth/profile", { token })).body.organization.slug as string;
+    const socket = connect(dash.url(slug, `/tower-${s}`), await sessionCookie(testApp.app, owner));
+    const page = await socket.next((f) => f.type === "dashboard.page");
+    expect(page.view.groups[0].widgets.map((w: { type: string; height: number }) => [w.type, w.height])).toEqual([
+      ["ui-led", 3],
+      ["ui-led", 3],
+    ]);
+    // The light status from the PLC ({ red, yellow, green }) through the change node: the LED keeps true.
+    const inject = await request("POST", `/nodes/inj${s}/inject`, { token });
+    expect(inject.status, inject.text).toBeLessThan(300);
+    const update = await socket.next((f) => f.type === "dashboard.update" && f.widget_id === `red${s}`);
+    expect(update.msg.payload).toBe(true);
+    socket.ws.close();
+  });
 });
