@@ -230,6 +230,12 @@ test("a Dashboard 1 flow imported shows its widgets on its page", async ({ page,
   await page.getByRole("switch", { name: "Lights" }).click();
   await expect(led).toHaveAttribute("data-color", "#ff0000");
   await expect(led).toHaveCSS("background-color", /rgb\(255, 0, 0\)/);
+  // node-red-contrib-ui-multistate-switch, a button group now: choosing "High" sends the number 2 (shown by the text) and colours it.
+  const fan = page.getByRole("radiogroup", { name: "Fan" });
+  await fan.getByRole("radio", { name: "High" }).click();
+  await expect(fan.getByRole("radio", { name: "High" })).toHaveAttribute("aria-checked", "true");
+  await expect(fan.getByRole("radio", { name: "High" })).toHaveCSS("background-color", "rgb(255, 102, 102)");
+  await expect(page.locator('[data-widget-type="ui-text"] .db-text-value')).toHaveText("2");
   await shot(page, "dashboard-imported-dashboard1", true);
 });
 

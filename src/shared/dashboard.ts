@@ -116,6 +116,8 @@ export const DASHBOARD1_TYPE_MAP: Readonly<Record<string, string>> = {
   ui_spacer: "ui-spacer",
   // node-red-contrib-ui-led: not Dashboard 1's own, but in many of its flows; FlowFuse's 2.0 add-on is ui-led.
   ui_led: "ui-led",
+  // node-red-contrib-ui-multistate-switch: a row of states, one chosen; Dashboard 2.0's button group.
+  ui_multistate_switch: "ui-button-group",
 };
 
 /** Who sent a message from a dashboard (Dashboard 2.0's `msg._client`). */

@@ -34,7 +34,7 @@ describe("Dashboard 1 import", () => {
     const flowId = imported.body.flows[0].id as string;
     const flow = (await request("GET", `/flows/${flowId}`, { token })).body.flow;
     const types = flow.nodes.map((n: { type: string }) => n.type).sort();
-    expect(types).toEqual(["function", "inject", "ui-audio", "ui-button", "ui-chart", "ui-dropdown", "ui-gauge", "ui-led", "ui-notification", "ui-slider", "ui-switch", "ui-template", "ui-text"]);
+    expect(types).toEqual(["function", "inject", "ui-audio", "ui-button", "ui-button-group", "ui-chart", "ui-dropdown", "ui-gauge", "ui-led", "ui-notification", "ui-slider", "ui-switch", "ui-template", "ui-text"]);
     // node-red-contrib-ui-led's LED: its colorForValue rows are ui-led's states, typed as they were.
     expect(flow.nodes.find((n: { type: string }) => n.type === "ui-led").config).toMatchObject({
       label: "Lights on",
@@ -47,6 +47,19 @@ describe("Dashboard 1 import", () => {
       showGlow: true,
       showBorder: false,
     });
+    // node-red-contrib-ui-multistate-switch: a Dashboard 2.0 button group with its typed options and colours.
+    expect(flow.nodes.find((n: { type: string }) => n.type === "ui-button-group").config).toMatchObject({
+      label: "Fan",
+      options: [
+        { label: "Off", value: "0", valueType: "num", color: "#999999" },
+        { label: "Low", value: "1", valueType: "num", color: "#009933" },
+        { label: "High", value: "2", valueType: "num", color: "#ff6666" },
+      ],
+      useThemeColors: false,
+      rounded: false,
+      passthru: false,
+    });
+    expect(byId.get("bc23de45.f67a89")).toMatchObject({ type: "ui_multistate_switch", support: "partial", reason: expect.stringContaining("msg.enabled") });
     expect(byId.get("ab12cd34.ef56ab")).toMatchObject({ type: "ui_led", support: "partial", reason: expect.stringContaining("imported as ui-led") });
     expect(flow.nodes.find((n: { type: string }) => n.type === "ui-audio").config).toMatchObject({ mode: "tts", group: "", voice: "Google UK English Female" });
     expect(byId.get("ff55aa66.bb77cc")).toMatchObject({ type: "ui_audio", support: "partial", reason: expect.stringContaining("a Buffer payload (a sound) is not played") });
@@ -79,7 +92,7 @@ describe("Dashboard 1 import", () => {
     expect(page.view.theme.colors.primary).toBe("#4B7930");
     expect(page.view.groups.map((g: { name: string; widgets: Array<{ type: string }> }) => [g.name, g.widgets.map((w) => w.type)])).toEqual([
       ["Climate", ["ui-chart", "ui-slider", "ui-gauge"]],
-      ["Controls", ["ui-button", "ui-text", "ui-template", "ui-switch", "ui-dropdown", "ui-spacer", "ui-led"]],
+      ["Controls", ["ui-button", "ui-text", "ui-template", "ui-switch", "ui-dropdown", "ui-spacer", "ui-led", "ui-button-group"]],
     ]);
     // The links are in the navigation after the page; a javascript: URL was not kept, so that link is disabled.
     expect(page.view.links).toEqual([
@@ -93,6 +106,9 @@ describe("Dashboard 1 import", () => {
     // The switch passes its value to the LED, which gets it as its last message.
     socket.send({ type: "dashboard.input", widget_id: idOf("ui-switch"), event: "change", msg: { payload: "on" } });
     expect((await socket.next((f) => f.type === "dashboard.update" && f.widget_id === idOf("ui-led"))).msg.payload).toBe("on");
+    // The multistate switch (a button group) sends its option's typed value: the number 2.
+    socket.send({ type: "dashboard.input", widget_id: idOf("ui-button-group"), event: "change", msg: { payload: 2 } });
+    expect((await socket.next((f) => f.type === "dashboard.update" && f.widget_id === idOf("ui-text") && f.msg.payload !== "started: water")).msg.payload).toBe(2);
     socket.ws.close();
 
     // The same tab imported again into a copy: its path is taken, so it gets a suffix and a warning.

@@ -207,6 +207,22 @@ function widget(n: NrNode, d1: string, base: string): Translation {
         notes: ["it becomes FlowFuse's Dashboard 2.0 LED (ui-led), without the border Dashboard 2.0's adds"],
       };
     }
+    case "ui_multistate_switch": {
+      // node-red-contrib-ui-multistate-switch: its options are the button group's (label, typed value, colour).
+      const options = (Array.isArray(n.options) ? (n.options as Array<Record<string, unknown>>) : [])
+        .filter((o) => o && typeof o === "object")
+        .slice(0, 100)
+        .map((o) => ({ label: str(o.label).slice(0, 1000), icon: "", value: o.value ?? "", valueType: ["str", "num", "bool", "json"].includes(str(o.valueType)) ? str(o.valueType) : "str", color: str(o.color).slice(0, 64) }));
+      const stateField = str(n.stateField, "payload") || "payload";
+      if (stateField !== "payload") notes.push(`its state field (msg.${stateField}) becomes msg.payload, in and out`);
+      if (str(n.enableField)) notes.push("it is enabled and disabled by msg.enabled (Dashboard 2.0's), not by its enable field");
+      if (bool(n.hideSelectedLabel, false)) notes.push("the chosen option's label stays shown");
+      notes.push("an input chooses the option whose typed value equals it (the text \"1\" no longer chooses the number 1)");
+      return {
+        props: { ...p, width: p.width || 6, height: p.height || 1, label, options, rounded: bool(n.rounded, false), useThemeColors: bool(n.useThemeColors, false), passthru: false, topic: "", topicType: "str" },
+        notes,
+      };
+    }
     case "ui_spacer":
       return { props: { group: p.group, order: p.order, width: p.width || 1, height: p.height || 1, className: str(n.className) }, notes };
     default:
