@@ -90,10 +90,13 @@ const VUE_COUNTER = `<template>
 </script>
 <style>.loaded { color: #2f6f4f; }</style>`;
 
-/** `n` ui-templates of the Vue example on one page, each in its frame. */
-function templatesPage(n: number): DashboardPageView {
-  const widgets = Array.from({ length: n }, (_, i) => fixtureWidget(`tpl-${i}`, "ui-template", { format: VUE_COUNTER, templateScope: "local" }, { order: i, width: 6 }));
-  return base(`/templates-${n}`, `Templates ${n}`, [{ id: "g0", name: "Templates", width: 12, height: 0, order: 0, showTitle: true, visible: true, disabled: false, widgets }]);
+/** The same component with a plain button: Vue alone (the frame loads Vuetify's script only for its components). */
+const VUE_PLAIN = VUE_COUNTER.replace(/<v-btn[^>]*>Increment<\/v-btn>/, '<button @click="count++">Increment</button>');
+
+/** `n` ui-templates of the Vue example on one page, each in its frame (`plain`: without Vuetify's button). */
+function templatesPage(n: number, plain = false): DashboardPageView {
+  const widgets = Array.from({ length: n }, (_, i) => fixtureWidget(`tpl-${i}`, "ui-template", { format: plain ? VUE_PLAIN : VUE_COUNTER, templateScope: "local" }, { order: i, width: 6 }));
+  return base(`/templates-${n}${plain ? "-plain" : ""}`, `Templates ${n}`, [{ id: "g0", name: "Templates", width: 12, height: 0, order: 0, showTitle: true, visible: true, disabled: false, widgets }]);
 }
 
 function base(pathname: string, name: string, groups: DashboardPageView["groups"]): DashboardPageView {
@@ -147,7 +150,7 @@ export async function benchDashboardUi(ctx: BenchContext): Promise<BenchOutcome>
   let live: WebSocket | null = null;
   wss.on("connection", (ws, req) => {
     const p = new URL(req.url ?? "/", "http://x").searchParams.get("path");
-    const view = p === "/chart" ? chartPage() : p?.startsWith("/templates-") ? templatesPage(Number(p.slice("/templates-".length))) : livePage();
+    const view = p === "/chart" ? chartPage() : p?.startsWith("/templates-") ? templatesPage(Number.parseInt(p.slice("/templates-".length), 10), p.endsWith("-plain")) : livePage();
     ws.send(JSON.stringify({ type: "dashboard.page", socket_id: "bench", view } satisfies DashboardServerFrame));
     live = ws;
   });
@@ -159,7 +162,7 @@ export async function benchDashboardUi(ctx: BenchContext): Promise<BenchOutcome>
   try {
     let page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const templateContexts: Awaited<ReturnType<typeof browser.newContext>>[] = [];
-    const templateLoads: { n: number; visit: string; ms: number }[] = [];
+    const templateLoads: { n: number; plain: boolean; visit: string; ms: number }[] = [];
     await page.addInitScript(`
       const NativeWebSocket = window.WebSocket;
       window.__lastFrameAt = 0;
@@ -242,23 +245,30 @@ export async function benchDashboardUi(ctx: BenchContext): Promise<BenchOutcome>
     await page.screenshot({ path: path.join(os.tmpdir(), "dashboard-ui-chart.png") });
     rows.push({ benchmark: B, measure: `line chart, ${CHART_POINTS.toLocaleString("en")} points in one message: arrival → drawn, median / max of ${CHART_RUNS}`, result: `${percentile(draws, 50).toFixed(0)} / ${Math.max(...draws).toFixed(0)} ms`, notes: "target < 200 ms (SPEC §21); ECharts canvas, LTTB sampling" });
     // (3) ui-templates: each a Vue component in a sandboxed frame of its own (Vue and Vuetify per frame).
-    for (const n of [1, 10]) {
+    for (const [n, plain] of [[1, false], [10, false], [10, true]] as const) {
       for (const visit of ["first visit (empty cache)", "second visit (cached)"]) {
         const context = visit.startsWith("first") ? await browser.newContext({ viewport: { width: 1280, height: 900 } }) : null;
         const p = context ? await context.newPage() : page;
         if (context) templateContexts.push(context);
         const t0 = performance.now();
-        await p.goto(`${url}/dashboard/bench/templates?path=/templates-${n}`);
+        await p.goto(`${url}/dashboard/bench/templates?path=/templates-${n}${plain ? "-plain" : ""}`);
         await p.waitForFunction((count) => document.querySelectorAll("iframe.db-template").length === count, n, { timeout: 30_000 });
         const frames = () => p.frames().filter((f) => f.url().includes(TEMPLATE_FRAME_PREFIX));
         while (frames().length < n) await p.waitForTimeout(10);
         await Promise.all(frames().map((f) => f.waitForFunction(() => document.querySelector(".loaded")?.textContent === "Counter - loaded: true", null, { timeout: 30_000, polling: 10 })));
-        templateLoads.push({ n, visit, ms: performance.now() - t0 });
+        templateLoads.push({ n, plain, visit, ms: performance.now() - t0 });
         if (context) page = p;
       }
     }
     for (const t of templateLoads) {
-      rows.push({ benchmark: B, measure: `${t.n} ui-template${t.n > 1 ? "s" : ""} (Dashboard 2.0's Vue example with a Vuetify button), ${t.visit}: navigation → every frame mounted`, result: `${t.ms.toFixed(0)} ms`, notes: "each template is a frame of its own origin that loads Vue 3 and Vuetify 3 (about 300 KB compressed, cached after the first)" });
+      rows.push({
+        benchmark: B,
+        measure: `${t.n} ui-template${t.n > 1 ? "s" : ""} (Dashboard 2.0's Vue example with ${t.plain ? "a plain button" : "a Vuetify button"}), ${t.visit}: navigation → every frame mounted`,
+        result: `${t.ms.toFixed(0)} ms`,
+        notes: t.plain
+          ? "each template is a frame of its own origin that loads Vue 3 and Vuetify's stylesheet (no Vuetify component: not its script, nor MDI's icons)"
+          : "each template is a frame of its own origin that loads Vue 3, Vuetify 3 and MDI's icons (about 300 KB compressed, cached after the first)",
+      });
     }
     await page.screenshot({ path: path.join(os.tmpdir(), "dashboard-ui-templates.png") });
     notes.push(`Dashboard page: the real client bundled for production in Chromium ${await browser.version()}, fed by a WebSocket server speaking the dashboard socket's frames (the server side is measured by the fan-out benchmark). Viewport 1280×900.`);

@@ -380,12 +380,17 @@ test("ui-template runs Dashboard 2.0's Vue templates: msg, data, computed, metho
       { id: ids.inj, type: "inject", position: { x: 100, y: 100 }, config: { payload_type: "string", payload: "hello vue", topic: "in" } },
       { id: ids.swap, type: "inject", position: { x: 100, y: 200 }, config: { payload_type: "string", payload: "swapped" } },
       { id: ids.fn, type: "function", position: { x: 200, y: 200 }, config: { code: "msg.ui_update = { format: '<p id=\"swapped\" :class=\"msg.payload\">Now {{ msg.payload }}</p>' }; return msg;" } },
+      // The footer's format becomes one with a Vuetify chip: Vuetify loads then.
+      { id: `chip-${s}`, type: "inject", position: { x: 100, y: 300 }, config: { payload_type: "string", payload: "chip" } },
+      { id: `chipfn-${s}`, type: "function", position: { x: 200, y: 300 }, config: { code: "msg.ui_update = { format: '<template><v-chip id=\"chip\" color=\"primary\" prepend-icon=\"mdi-star\">{{ msg.payload }}</v-chip></template>' }; return msg;" } },
     ],
     connections: [
       { source: ids.inj, target: ids.tpl },
       { source: ids.swap, target: ids.fn },
       { source: ids.fn, target: ids.tpl },
       { source: ids.tpl, target: ids.text },
+      { source: `chip-${s}`, target: `chipfn-${s}` },
+      { source: `chipfn-${s}`, target: `foot-${s}` },
     ],
   });
   await logIn(page, owner.email);
@@ -397,7 +402,12 @@ test("ui-template runs Dashboard 2.0's Vue templates: msg, data, computed, metho
   await expect(frame.locator("#payload")).toHaveText("Payload:");
   await expect(frame.locator("#formatted")).toHaveCSS("color", "rgb(255, 0, 0)");
   // The page-scoped template is on the page, below the group, with its own id.
-  await expect((await templateFrame(page, 1)).locator("#footer")).toHaveText(`Footer of foot-${s}`);
+  const foot = await templateFrame(page, 1);
+  await expect(foot.locator("#footer")).toHaveText(`Footer of foot-${s}`);
+  // Vuetify's script and MDI's icons are loaded by the frame whose template uses them, not by the plain one.
+  const loaded = (f: typeof foot) => f.evaluate(() => ({ vuetify: typeof (window as { Vuetify?: unknown }).Vuetify, icons: !!document.querySelector('link[href^="mdi/"]') }));
+  expect(await loaded(frame)).toEqual({ vuetify: "object", icons: true });
+  expect(await loaded(foot)).toEqual({ vuetify: "undefined", icons: false });
   const [groupBox, footBox] = await Promise.all([page.getByRole("region", { name: "Counter" }).boundingBox(), page.locator("iframe.db-template").nth(1).boundingBox()]);
   expect(footBox!.y).toBeGreaterThan(groupBox!.y + groupBox!.height - 1);
   // Vuetify's button, in the dashboard theme's primary colour, with its Material Design icon drawn.
@@ -420,6 +430,12 @@ test("ui-template runs Dashboard 2.0's Vue templates: msg, data, computed, metho
   await expect(frame.locator("#swapped")).toHaveText("Now swapped");
   await expect(frame.locator("#swapped")).toHaveClass("swapped");
   await expect(frame.locator("#loaded")).toHaveCount(0);
+  // A plain template's new format uses Vuetify: it loads, and the chip is drawn in the theme's primary colour.
+  await inject(request, owner, `chip-${s}`);
+  await expect(foot.locator("#chip")).toHaveText("chip");
+  await expect(foot.locator("#chip")).toHaveClass(/v-chip/);
+  await expect(foot.locator("#chip")).toHaveCSS("color", "rgb(47, 111, 79)");
+  expect(await loaded(foot)).toEqual({ vuetify: "object", icons: true });
   // A reload shows the kept format and message.
   await page.reload();
   await expect((await templateFrame(page)).locator("#swapped")).toHaveText("Now swapped");

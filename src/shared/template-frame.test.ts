@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { componentFromScript } from "./template-frame";
+import { componentFromScript, templateNeeds } from "./template-frame";
 
 // Dashboard 2.0's ui-template <script> (ui/src/util/vue.acorn.js): `export default { … }` is a Vue
 // component of the options it supports; anything else is plain JavaScript run on mount.
@@ -45,5 +45,21 @@ describe("componentFromScript", () => {
     expect(() => componentFromScript("export default { data() { return { a: 1 }")).toThrow(SyntaxError);
     expect(() => componentFromScript("this.send(")).toThrow(SyntaxError);
     expect(() => componentFromScript("export default 42")).toThrow("Vue SFC must default export an object expression");
+  });
+});
+
+describe("templateNeeds", () => {
+  const cases: Array<[string, string, { vuetify: boolean; icons: boolean }]> = [
+    ["Dashboard 2.0's default template", "<template><div>{{ msg.payload }}</div></template>", { vuetify: false, icons: false }],
+    ["Vue's own directives", '<div v-if="msg.payload" v-for="x in list" v-show="ok" v-model="y" @click="go"></div>', { vuetify: false, icons: false }],
+    ["Vuetify's utility classes (its stylesheet is always there)", '<div class="d-flex pa-2 text-h6">x</div>', { vuetify: false, icons: false }],
+    ["a Vuetify component (and so its icons)", '<v-btn color="primary">Go</v-btn>', { vuetify: true, icons: true }],
+    ["a table", "<template>\n  <v-data-table :items=\"msg.payload\"></v-data-table>\n</template>", { vuetify: true, icons: true }],
+    ["a Vuetify directive", '<div v-ripple class="pa-4">press</div>', { vuetify: true, icons: true }],
+    ["an MDI icon alone", '<i class="mdi mdi-home"></i>', { vuetify: false, icons: true }],
+    ["not a component: a word that starts with v", "<div>v-1 <video src=a></video></div>", { vuetify: false, icons: false }],
+  ];
+  it.each(cases)("%s", (_name, format, needs) => {
+    expect(templateNeeds(format)).toEqual(needs);
   });
 });

@@ -72,6 +72,23 @@ export function componentFromScript(code: string): TemplateScriptParts {
   return parts as TemplateScriptParts;
 }
 
+/** What a template needs beyond Vue: Vuetify (its components or directives) and Material Design Icons. */
+export interface TemplateNeeds {
+  vuetify: boolean;
+  icons: boolean;
+}
+
+/**
+ * Whether a template uses Vuetify (a `<v-…>` component, or one of its directives: `v-ripple`,
+ * `v-tooltip` …) or Material Design Icons (an `mdi-…` name; Vuetify's own icons are MDI's too). The
+ * frame loads Vuetify's script and MDI's stylesheet only then; Vuetify's stylesheet (its reset and
+ * utility classes: `pa-2`, `text-h6`, `d-flex`) always.
+ */
+export function templateNeeds(format: string): TemplateNeeds {
+  const vuetify = /<v-[a-z]/i.test(format) || /\sv-(?:ripple|click-outside|intersect|mutate|resize|scroll|touch|tooltip)\b/.test(format);
+  return { vuetify, icons: vuetify || /\bmdi-[a-z0-9]/.test(format) };
+}
+
 interface FrameTheme {
   dark: boolean;
   colors: Record<string, string>;
@@ -85,10 +102,36 @@ interface FrameTheme {
  * UITemplate.vue does, with `msg`, `value`, `id`, `props`, `send(msg)`, `submit(event)` and a
  * `$socket` whose `msg-input:<id>` fires on each message the widget receives.
  */
-export function templateFrameRuntime(tag: string, parseScript: (code: string) => TemplateScriptParts): void {
+export function templateFrameRuntime(tag: string, parseScript: (code: string) => TemplateScriptParts, needsOf: (format: string) => TemplateNeeds): void {
   const w = window as any;
   const Vue = w.Vue;
-  const Vuetify = w.Vuetify;
+  // Vuetify's script and MDI's stylesheet, beside this script and of its version, loaded when a template needs them.
+  const version = (document.currentScript as HTMLScriptElement | null)?.src.split("?")[1] ?? "";
+  const loading = new Map<string, Promise<void>>();
+  const load = (file: string): Promise<void> => {
+    let p = loading.get(file);
+    if (!p) {
+      p = new Promise<void>((resolve) => {
+        const el = file.endsWith(".css") ? Object.assign(document.createElement("link"), { rel: "stylesheet" }) : document.createElement("script");
+        const url = `${file}${version ? `?${version}` : ""}`;
+        if (el instanceof HTMLLinkElement) el.href = url;
+        else (el as HTMLScriptElement).src = url;
+        el.onload = () => resolve();
+        // Without it the template still mounts (Vue warns of the components it cannot resolve).
+        el.onerror = () => {
+          console.error(`ui-template: ${file} did not load`);
+          resolve();
+        };
+        document.head.appendChild(el);
+      });
+      loading.set(file, p);
+    }
+    return p;
+  };
+  const prepare = (format: string): Promise<unknown> => {
+    const needs = needsOf(format);
+    return Promise.all([needs.vuetify ? load("vuetify.js") : null, needs.icons ? load("mdi/css/materialdesignicons.min.css") : null]);
+  };
   const parentWindow = window.parent;
   const post = (data: Record<string, unknown>) => parentWindow.postMessage({ ...data, tag }, "*");
   const isBinary = (v: unknown) => v instanceof Blob || v instanceof ArrayBuffer || ArrayBuffer.isView(v);
@@ -169,6 +212,7 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
   let props: Record<string, unknown> = {};
   let app: any = null;
   let vuetify: any = null;
+  let theme: FrameTheme | undefined;
   const added: Element[] = [];
   const root = document.getElementById("flowplane-template")!;
 
@@ -283,6 +327,7 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
       app.config.globalProperties.$socket = socket;
       app.provide("$socket", socket);
       app.config.errorHandler = (err: unknown) => console.error(err);
+      if (w.Vuetify && !vuetify) vuetify = createVuetify(w.Vuetify);
       if (vuetify) app.use(vuetify);
       app.mount(root);
     } catch (err) {
@@ -302,10 +347,31 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
     return rgb ? `#${rgb.slice(1, 4).map((n) => Number(n).toString(16).padStart(2, "0")).join("")}` : undefined;
   };
 
+  const createVuetify = (Vuetify: any) => {
+    const colors: Record<string, string> = {};
+    for (const [name, value] of Object.entries(theme?.colors ?? {})) {
+      const h = hex(value);
+      if (h) colors[name] = h;
+    }
+    return Vuetify.createVuetify(theme ? { theme: { defaultTheme: "dashboard", themes: { dashboard: { dark: theme.dark, colors } } } } : {});
+  };
+
   // The content's height: the body's box (a block formatting context, so its children's margins
   // count), not the document's scroll height, which is never less than the frame's own height.
   const height = () => post({ kind: "height", height: Math.ceil(document.body.getBoundingClientRect().height) });
   new ResizeObserver(height).observe(document.body);
+
+  // Builds are queued: a format that needs Vuetify mounts once it has loaded, and a later one after it.
+  let builds: Promise<unknown> = Promise.resolve();
+  const build = (format: string, after?: () => void) => {
+    builds = builds
+      .then(() => prepare(format))
+      .then(() => {
+        mount(format);
+        after?.();
+      })
+      .catch(showError);
+  };
 
   window.addEventListener("message", (e: MessageEvent) => {
     if (e.source !== parentWindow) return;
@@ -317,35 +383,29 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
       initialized = true;
       id = typeof d.id === "string" ? d.id : "";
       props = d.props && typeof d.props === "object" ? (d.props as Record<string, unknown>) : {};
-      const theme = d.theme as FrameTheme | undefined;
+      theme = d.theme as FrameTheme | undefined;
       if (theme) {
         const html = document.documentElement;
         html.style.setProperty("--template-font", theme.font);
         if (theme.colors["on-surface"]) html.style.setProperty("--template-color", theme.colors["on-surface"]);
         html.style.colorScheme = theme.dark ? "dark" : "light";
-        if (Vuetify && !vuetify) {
-          const colors: Record<string, string> = {};
-          for (const [name, value] of Object.entries(theme.colors)) {
-            const h = hex(value);
-            if (h) colors[name] = h;
-          }
-          vuetify = Vuetify.createVuetify({ theme: { defaultTheme: "dashboard", themes: { dashboard: { dark: theme.dark, colors } } } });
-        }
       }
       // A widget of automatic height grows with its content; one of fixed height scrolls.
       document.documentElement.style.overflow = d.autoHeight === false ? "auto" : "hidden";
-      mount(typeof d.format === "string" ? d.format : "");
-      // The page listens now (its `init` came): a height posted before it did was lost.
-      requestAnimationFrame(height);
-      // After mounting, as on a page that loads: a `msg` watcher runs for the last message.
+      const format = typeof d.format === "string" ? d.format : "";
       if (d.msg && typeof d.msg === "object") state.msg = d.msg as Record<string, unknown>;
-      if (Object.keys(state.msg).length) notify(state.msg);
+      build(format, () => {
+        // The page listens now (its `init` came): a height posted before it did was lost.
+        requestAnimationFrame(height);
+        // After mounting, as on a page that loads: a `msg` watcher runs for the last message.
+        if (Object.keys(state.msg).length) notify(state.msg);
+      });
     } else if (d.kind === "msg" && d.msg && typeof d.msg === "object") {
       state.msg = d.msg as Record<string, unknown>;
       each(handlers.get(`msg-input:${id}`) ?? [], d.msg);
       notify(state.msg);
     } else if (d.kind === "format" && typeof d.format === "string") {
-      mount(d.format);
+      build(d.format);
     }
   });
   post({ kind: "ready" });

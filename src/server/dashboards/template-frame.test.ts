@@ -37,7 +37,9 @@ describe("ui-template frame (SPEC §21)", () => {
     expect(res.headers["cache-control"]).toBe("no-cache");
     const html = res.body.toString();
     const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]);
-    expect(scripts).toEqual([expect.stringMatching(/^vue\.js\?v=[\w-]{12}$/), expect.stringMatching(/^vuetify\.js\?v=/), expect.stringMatching(/^runtime\.js\?v=/)]);
+    // Vuetify's script and MDI's icons come when a template uses them (the runtime loads them, of the same version).
+    expect(scripts).toEqual([expect.stringMatching(/^vue\.js\?v=[\w-]{12}$/), expect.stringMatching(/^runtime\.js\?v=/)]);
+    expect([...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((m) => m[1])).toEqual([expect.stringMatching(/^vuetify\.css\?v=/)]);
   });
 
   it("serves Vue, Vuetify, the icons and the runtime compressed, cacheable for good under a version, to any origin", async () => {

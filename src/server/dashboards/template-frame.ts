@@ -4,12 +4,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { componentFromScript, FRAME_TAG, TEMPLATE_FRAME_PATH, templateFrameRuntime } from "../../shared/template-frame";
+import { componentFromScript, FRAME_TAG, TEMPLATE_FRAME_PATH, templateFrameRuntime, templateNeeds } from "../../shared/template-frame";
 
 /**
  * ui-template's frame document and its scripts (SPEC §21, src/shared/template-frame.ts), served by
  * the custom server under `/dashboard-frame/`: the document, our runtime, and the browser builds of
  * Vue 3, Vuetify 3 (the versions Dashboard 2.0 runs) and Material Design Icons from node_modules.
+ * The document loads Vue and Vuetify's stylesheet; the runtime adds Vuetify's script and MDI's
+ * stylesheet when a template uses them (`templateNeeds`).
  *
  * The document runs in `<iframe sandbox>` without `allow-same-origin`, so its origin is opaque: its
  * policy is its own (not the page's), and may let a template do what Dashboard 2.0 lets it do,
@@ -71,7 +73,7 @@ function asset(body: Buffer, type: string): Asset {
 /** The runtime's source: each function as its text (they keep what they use inside their bodies). */
 export function runtimeSource(): string {
   // A loader that keeps function names (tsx in development) wraps them in __name(); the frame has no such helper.
-  return `"use strict";\nvar __name = function (fn) { return fn; };\n(${templateFrameRuntime.toString()})(${JSON.stringify(FRAME_TAG)}, ${componentFromScript.toString()});\n`;
+  return `"use strict";\nvar __name = function (fn) { return fn; };\n(${templateFrameRuntime.toString()})(${JSON.stringify(FRAME_TAG)}, ${componentFromScript.toString()}, ${templateNeeds.toString()});\n`;
 }
 
 function documentSource(version: string): string {
@@ -82,7 +84,6 @@ function documentSource(version: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Template</title>
 <link rel="stylesheet" href="vuetify.css${v}">
-<link rel="stylesheet" href="mdi/css/materialdesignicons.min.css${v}">
 <style>
 html{background:transparent;overflow:hidden}
 body{display:flow-root;margin:0;background:transparent;color:var(--template-color,inherit);font-family:var(--template-font,system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",sans-serif);font-size:14px;line-height:1.4}
@@ -90,7 +91,6 @@ body{display:flow-root;margin:0;background:transparent;color:var(--template-colo
 </style>
 </head><body><div id="flowplane-template"></div>
 <script src="vue.js${v}"></script>
-<script src="vuetify.js${v}"></script>
 <script src="runtime.js${v}"></script>
 </body></html>
 `;
