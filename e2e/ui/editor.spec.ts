@@ -269,6 +269,34 @@ test.describe("flow editor", () => {
     expect(byId["ti-change"]!.config.rules).toEqual([{ t: "set", p: "total", p_type: "flow", to: "$sum(payload.a)", to_type: "jsonata", deep_copy: false }]);
   });
 
+  test("colour properties: a picker beside the text, each writing the other", async ({ page }) => {
+    const { token, flowId } = await signedInWithFlow(page, "ed-colour", {
+      name: "Colours",
+      nodes: [{ id: "co-led", type: "ui-led", position: { x: 0, y: 0 } }],
+    });
+    await canvasNode(page, "co-led").dblclick();
+    const dialog = page.getByRole("dialog", { name: "Edit ui-led node" });
+    // The LED's default states: red for false, green for true; the pickers show them.
+    const text = dialog.getByRole("textbox", { name: "Colour (colours for value 1)", exact: true });
+    const picker = dialog.getByLabel("Colour (colours for value 1): pick a colour", { exact: true });
+    await expect(text).toHaveValue("#FF0000");
+    await expect(picker).toHaveValue("#ff0000");
+    // Picking writes #rrggbb into the text; a CSS name typed in the text moves the picker.
+    await picker.fill("#2f6f4f");
+    await expect(text).toHaveValue("#2f6f4f");
+    await dialog.getByRole("textbox", { name: "Colour (colours for value 2)", exact: true }).fill("orange");
+    await expect(dialog.getByLabel("Colour (colours for value 2): pick a colour", { exact: true })).toHaveValue("#ffa500");
+    await picker.scrollIntoViewIfNeeded();
+    await shot(page, "editor-colour-field");
+    await expectAccessible(page);
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await expect(dialog).toHaveCount(0);
+    await page.keyboard.press(`${mod}+s`);
+    await expect(page.getByText("Revision 2 · saved")).toBeVisible();
+    const saved = await getFlowViaApi(page.request, token, flowId);
+    expect((saved.nodes[0]!.config.states as Array<{ color: string }>).map((st) => st.color)).toEqual(["#2f6f4f", "orange"]);
+  });
+
   test("copy and paste as Node-RED JSON, find by config value, quick-add from a dropped wire", async ({ page, context }) => {
     await context.grantPermissions(["clipboard-read", "clipboard-write"]);
     const { flowId } = await signedInWithFlow(page, "ed-clip", {

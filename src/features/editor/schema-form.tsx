@@ -24,6 +24,8 @@ export interface JsonSchema {
   minimum?: number;
   maximum?: number;
   maxLength?: number;
+  /** `color`: a CSS colour (a picker beside the text). */
+  format?: string;
   minItems?: number;
   maxItems?: number;
   deprecated?: boolean;
@@ -96,6 +98,23 @@ function JsonField({ id, label, value, onChange, error }: { id: string; label: s
       )}
     </div>
   );
+}
+
+/**
+ * A CSS colour as the picker takes it (#rrggbb): hex as it is, a name or rgb() as the browser
+ * resolves it; anything else (empty, a theme colour's name) black.
+ */
+function hexOf(value: string): string {
+  const v = value.trim();
+  if (/^#[0-9a-f]{6}$/i.test(v)) return v.toLowerCase();
+  if (/^#[0-9a-f]{3}$/i.test(v)) return `#${[...v.slice(1)].map((c) => c + c).join("")}`.toLowerCase();
+  if (v === "" || typeof document === "undefined" || !CSS.supports("color", v)) return "#000000";
+  const probe = document.createElement("i");
+  probe.style.color = v;
+  document.body.appendChild(probe);
+  const rgb = /rgba?\((\d+),\s*(\d+),\s*(\d+)/.exec(getComputedStyle(probe).color);
+  probe.remove();
+  return rgb ? `#${rgb.slice(1, 4).map((n) => Number(n).toString(16).padStart(2, "0")).join("")}` : "#000000";
 }
 
 function ScalarField({
@@ -191,6 +210,19 @@ function ScalarField({
         <label htmlFor={id}>{label}</label>
         {long ? (
           <textarea id={id} rows={5} value={String(value ?? "")} onChange={(e) => onChange(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={describedBy} spellCheck={false} />
+        ) : schema.format === "color" ? (
+          <div className="color-field">
+            <input
+              id={id}
+              type="text"
+              value={value === null || value === undefined ? "" : String(value)}
+              placeholder={nullable ? "none" : undefined}
+              onChange={(e) => onChange(e.target.value === "" && nullable ? null : e.target.value)}
+              aria-invalid={error ? true : undefined}
+              aria-describedby={describedBy}
+            />
+            <input type="color" value={hexOf(String(value ?? ""))} onChange={(e) => onChange(e.target.value)} aria-label={`${label}: pick a colour`} />
+          </div>
         ) : (
           <input
             id={id}

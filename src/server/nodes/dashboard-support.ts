@@ -22,6 +22,8 @@ export const width = (d = 0) => z.number().int().min(0).max(12).default(d).meta(
 export const height = (d = 0) => z.number().int().min(0).max(64).default(d).meta({ title: "Height", description: "Rows; 0: as the widget needs" });
 export const label = (d: string) => z.string().max(1000).default(d).meta({ title: "Label" });
 export const className = z.string().max(500).default("").meta({ title: "Class", description: "CSS classes added to the widget" });
+/** A CSS colour property: the editor shows a colour picker beside its text (JSON Schema `format: "color"`). */
+export const cssColor = (d: string, meta: { title: string; description?: string }) => z.string().max(64).default(d).meta({ ...meta, format: "color" });
 export const tooltip = z.string().max(1000).default("").meta({ title: "Tooltip" });
 export const passthru = (d: boolean) =>
   z.boolean().default(d).meta({ title: "Pass messages through", description: "A message arriving on the input is also sent on to the output" });

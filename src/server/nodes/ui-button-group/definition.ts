@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { className, dashboardNodeRed, groupRef, height, label, order, passthru, topic, topicType, width } from "../dashboard-support";
+import { className, cssColor, dashboardNodeRed, groupRef, height, label, order, passthru, topic, topicType, width } from "../dashboard-support";
 
 const buttonOption = z.object({
   label: z.string().max(1000).default("").meta({ title: "Label" }),
   icon: z.string().max(100).default("").meta({ title: "Icon", description: "A Material Design icon name" }),
   value: z.unknown().meta({ title: "Value" }),
   valueType: z.enum(["str", "num", "bool", "json"]).default("str").meta({ title: "Value type" }),
-  color: z.string().max(64).default("").meta({ title: "Colour", description: "The button's colour when chosen (with the theme's colours off)" }),
+  color: cssColor("", { title: "Colour", description: "The button's colour when chosen (with the theme's colours off)" }),
 });
 
 const shape = {

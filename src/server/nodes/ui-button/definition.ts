@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { className, dashboardNodeRed, groupRef, height, label, order, tooltip, topic, topicType, valueType, width } from "../dashboard-support";
+import { className, cssColor, dashboardNodeRed, groupRef, height, label, order, tooltip, topic, topicType, valueType, width } from "../dashboard-support";
 
 const shape = {
   group: groupRef,
@@ -9,12 +9,12 @@ const shape = {
   height: height(0),
   label: label("button"),
   tooltip,
-  buttonColor: z.string().max(64).default("").meta({ title: "Button color", description: "A CSS colour; empty: the theme's" }),
-  textColor: z.string().max(64).default("").meta({ title: "Text color" }),
-  iconColor: z.string().max(64).default("").meta({ title: "Icon color" }),
+  buttonColor: cssColor("", { title: "Button color", description: "A CSS colour; empty: the theme's" }),
+  textColor: cssColor("", { title: "Text color" }),
+  iconColor: cssColor("", { title: "Icon color" }),
   /** Dashboard 2.0's earlier names for the text and button colours, still read (buttonColor and textColor win). */
-  color: z.string().max(64).default("").meta({ title: "Text color (earlier name)" }),
-  bgcolor: z.string().max(64).default("").meta({ title: "Background color (earlier name)" }),
+  color: cssColor("", { title: "Text color (earlier name)" }),
+  bgcolor: cssColor("", { title: "Background color (earlier name)" }),
   className,
   icon: z.string().max(100).default("").meta({ title: "Icon", description: "A Material Design icon name" }),
   iconPosition: z.enum(["left", "right"]).default("left").meta({ title: "Icon position" }),

@@ -22,7 +22,7 @@ const shape = {
   prefix: z.string().max(100).default("").meta({ title: "Prefix" }),
   suffix: z.string().max(100).default("").meta({ title: "Suffix" }),
   segments: z
-    .array(z.object({ from: z.number().meta({ title: "From" }), color: z.string().max(64).meta({ title: "Color" }) }))
+    .array(z.object({ from: z.number().meta({ title: "From" }), color: z.string().max(64).meta({ title: "Color", format: "color" }) }))
     .max(50)
     .default([
       { from: 0, color: "#5cd65c" },

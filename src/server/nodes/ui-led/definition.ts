@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { className, dashboardNodeRed, groupRef, height, order, width } from "../dashboard-support";
+import { className, cssColor, dashboardNodeRed, groupRef, height, order, width } from "../dashboard-support";
 import { LED_VALUE_TYPES } from "../../../shared/dashboard-values";
 
 const ledState = z.object({
-  color: z.string().max(64).default("#00FF00").meta({ title: "Colour", description: "A CSS colour (#00ff00, green, rgb(0,255,0))" }),
+  color: cssColor("#00FF00", { title: "Colour", description: "A CSS colour (#00ff00, green, rgb(0,255,0))" }),
   value: z.unknown().meta({ title: "Value", description: "The payload that lights the LED in this colour" }),
   valueType: z.enum(LED_VALUE_TYPES).default("str").meta({ title: "Value type" }),
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { className, dashboardNodeRed, groupRef, height, label, order, passthru, topic, topicType, valueType, width } from "../dashboard-support";
+import { className, cssColor, dashboardNodeRed, groupRef, height, label, order, passthru, topic, topicType, valueType, width } from "../dashboard-support";
 
 const shape = {
   group: groupRef,
@@ -15,11 +15,11 @@ const shape = {
   onvalue: z.unknown().default(true).meta({ title: "On value" }),
   onvalueType: valueType("On value type", "bool"),
   onicon: z.string().max(100).default("").meta({ title: "On icon" }),
-  oncolor: z.string().max(64).default("").meta({ title: "On color" }),
+  oncolor: cssColor("", { title: "On color" }),
   offvalue: z.unknown().default(false).meta({ title: "Off value" }),
   offvalueType: valueType("Off value type", "bool"),
   officon: z.string().max(100).default("").meta({ title: "Off icon" }),
-  offcolor: z.string().max(64).default("").meta({ title: "Off color" }),
+  offcolor: cssColor("", { title: "Off color" }),
   className,
   topic,
   topicType,

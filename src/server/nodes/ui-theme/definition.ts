@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { dashboardNodeRed } from "../dashboard-support";
+import { cssColor, dashboardNodeRed } from "../dashboard-support";
 
-const color = (d: string, title: string) => z.string().max(64).default(d).meta({ title });
+const color = (d: string, title: string) => cssColor(d, { title });
 const shape = {
   colors: z
     .object({
