@@ -30,6 +30,12 @@ test.describe("public pages", () => {
 
     await expect(page.getByRole("region", { name: "What you get" }).getByRole("heading", { level: 2 })).toHaveCount(4);
     await expect(page.getByRole("link", { name: "Flowplane", exact: true })).toHaveAttribute("href", "/");
+    // The tab's icon: declared, served (no request for a missing /favicon.ico).
+    const icon = await page.locator('link[rel="icon"]').getAttribute("href");
+    expect(icon).toMatch(/^\/icon\.svg/);
+    const served = await page.request.get(icon!);
+    expect(served.status()).toBe(200);
+    expect(served.headers()["content-type"]).toContain("image/svg+xml");
 
     await page.screenshot({ path: path.join(SCREENSHOTS, "home.png"), fullPage: true });
   });
