@@ -9,8 +9,10 @@ import { str } from "./widgets/widget";
 
 /**
  * One widget on the grid: subscribes to its own state, so an update re-renders it alone. Places it
- * as Dashboard 2.0's Group.vue does (`width` 0 = the group's width; `height` rows of
- * --widget-row-height), with its tooltip, class and the `enabled` / `visible` dynamic properties.
+ * as Dashboard 2.0's Group.vue does (`width` 0 = the group's width; `height` rows of at least
+ * --widget-row-height: content taller than its rows grows them, as Dashboard 2.0's auto rows do,
+ * never overflows into the next widget), with its tooltip, class and the `enabled` / `visible`
+ * dynamic properties.
  */
 export const WidgetHost = memo(function WidgetHost({ widget, groupWidth, groupDisabled }: { widget: DashboardWidgetView; groupWidth: number; groupDisabled: boolean }) {
   const { store, interactive, sendInput, upload: uploadTo } = useDashboard();
@@ -33,7 +35,7 @@ export const WidgetHost = memo(function WidgetHost({ widget, groupWidth, groupDi
       data-widget-id={widget.id}
       data-widget-type={widget.type}
       title={str(props, "tooltip") || undefined}
-      style={{ gridColumnEnd: `span min(${width}, var(--layout-columns))`, gridRowEnd: `span ${height}`, ...(widget.height > 0 ? { gridTemplateRows: `repeat(${height}, var(--widget-row-height))` } : {}) }}
+      style={{ gridColumnEnd: `span min(${width}, var(--layout-columns))`, gridRowEnd: `span ${height}`, ...(widget.height > 0 ? { gridTemplateRows: `repeat(${height}, minmax(var(--widget-row-height), auto))` } : {}) }}
     >
       <Component widget={widget} props={props} state={state} interactive={interactive && enabled} send={send} upload={upload} setLocal={setLocal} inputId={`w-${widget.id}`} />
     </div>

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 import { configNodeRef } from "../../../shared/config-nodes";
-import { dashboardNodeRed } from "../dashboard-support";
+import { dashboardNodeRed, fromDashboardProps } from "../dashboard-support";
 
 const shape = {
   page: configNodeRef("ui-page", { title: "Page", description: "The page the group is shown on" }),
@@ -38,9 +38,16 @@ None.
 
 - **Width** is in columns of the page's 12-column grid (6: half the page on a desktop); on a phone groups stack.
 - **Order** places the group on its page, smallest first; widgets are placed in the group by their own order.
-- **Visible** and **Disabled** can also be changed while the page is open with a \`ui-control\` node.`,
+- **Visible** and **Disabled** can also be changed while the page is open with a \`ui-control\` node.
+- A group from an earlier Dashboard 2.0 flow that has \`disp\` (its "display name" box) and no \`showTitle\` imports with **Show the title** as \`disp\` says, as Dashboard 2.0's editor reads it when the group is opened (its runtime shows the title whatever \`disp\` says).`,
   inputs: 0,
   outputs: 0,
   configSchema: uiGroupConfig,
-  nodeRed: dashboardNodeRed("ui-group", shape),
+  nodeRed: {
+    ...dashboardNodeRed("ui-group", shape),
+    // Dashboard 2.0's earlier groups wrote `disp` (its "display name" box); its editor takes it as
+    // showTitle when the group is opened, so a group that hid its title keeps it hidden here.
+    fromNodeRed: (p) => fromDashboardProps(shape, p.showTitle === undefined && [true, false, "true", "false"].includes(p.disp as never) ? { ...p, showTitle: p.disp } : p),
+    absorbed: ["disp"],
+  },
 });

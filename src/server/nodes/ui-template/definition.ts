@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 import { configNodeRef } from "../../../shared/config-nodes";
-import { className, dashboardNodeRed, groupRef, height, order, passthru, width } from "../dashboard-support";
+import { className, dashboardNodeRed, fromDashboardProps, groupRef, height, order, passthru, width } from "../dashboard-support";
 
 const shape = {
   group: groupRef,
@@ -59,5 +59,11 @@ export const uiTemplateNode = defineNode({
   outputs: 1,
   configSchema: uiTemplateConfig,
   form: { format: { widget: "multiline" } },
-  nodeRed: dashboardNodeRed("ui-template", shape),
+  nodeRed: {
+    ...dashboardNodeRed("ui-template", shape),
+    // Dashboard 2.0 before 1.0 named the dashboard `dashboard` (site-scoped templates); read as `ui`
+    // when there is none. `fwdInMessages` is Dashboard 1's, in early 2.0 templates, read by 2.0 nowhere.
+    fromNodeRed: (p) => fromDashboardProps(shape, p.ui === undefined && typeof p.dashboard === "string" ? { ...p, ui: p.dashboard } : p),
+    absorbed: ["dashboard", "fwdInMessages"],
+  },
 });

@@ -32,6 +32,23 @@ describe("a dashboard page's model", () => {
     expect(headless.map((w) => w.id).sort()).toEqual(["speech", "speech-in-group"]);
   });
 
+  it("places a ui-template by its scope alone, as Dashboard 2.0 clears its other references: page CSS that still names a group takes no place in it", () => {
+    const m = model();
+    const t = (id: string, config: Record<string, unknown>) => ({ id, type: "ui-template" as const, name: "", flow_id: "f", config });
+    m.widgets = [
+      t("local", { templateScope: "local", group: "group", page: "page", ui: "base" }),
+      t("page-css", { templateScope: "page:style", group: "group", page: "page", ui: "" }),
+      t("page-widget", { templateScope: "widget:page", group: "group", page: "page" }),
+      t("site-css", { templateScope: "site:style", group: "group", page: "other-page", ui: "base" }),
+      t("ui-widget", { templateScope: "widget:ui", group: "", page: "", ui: "base" }),
+      t("local-without-group", { templateScope: "local", group: "", page: "page", ui: "base" }),
+      t("other-page-css", { templateScope: "page:style", group: "group", page: "other-page" }),
+    ];
+    const { grouped, headless } = widgetsOfPage(m, m.pages.get("page")!);
+    expect(grouped.get("group")?.map((w) => w.id)).toEqual(["local"]);
+    expect(headless.map((w) => w.id)).toEqual(["page-css", "page-widget", "site-css", "ui-widget"]);
+  });
+
   it("lists a dashboard's links by order; one whose URL is not safe is disabled and carries no URL", () => {
     expect(linksOf(model(), "base")).toEqual([
       { id: "l1", name: "Bad", url: "", order: 1, visible: true, disabled: true },

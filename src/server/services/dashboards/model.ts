@@ -67,6 +67,11 @@ const str = (v: unknown, d = "") => (typeof v === "string" ? v : d);
 const int = (v: unknown, d: number) => (typeof v === "number" && Number.isFinite(v) ? Math.trunc(v) : d);
 const bool = (v: unknown, d: boolean) => (typeof v === "boolean" ? v : d);
 const byOrder = (a: { order: number; id: string }, b: { order: number; id: string }) => a.order - b.order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/**
+ * Widgets of one order keep their place in the flow (a stable sort), as Dashboard 2.0 shows them in
+ * the order Node-RED creates them: a label above its value when both are order 0.
+ */
+const byWidgetOrder = (a: { order: number }, b: { order: number }) => a.order - b.order;
 
 /** Builds the organization's dashboards from its running deployments (two queries). */
 export async function loadDashboardModel(app: AppServices, organization: { id: string; slug: string; name: string }): Promise<DashboardModel> {
@@ -147,8 +152,13 @@ export function widgetsOfPage(model: DashboardModel, page: DashboardConfigNode):
   const headless: DashboardWidget[] = [];
   const ui = str(page.config.ui);
   for (const w of model.widgets) {
+    // A ui-template is placed by its scope alone, as Dashboard 2.0's ui_template.js clears the other
+    // references: a page:style template that still names a group is CSS for the page, not a widget of the group.
+    const scope = w.type === "ui-template" ? str(w.config.templateScope, "local") : "";
+    const pageRef = scope === "" || scope === "widget:page" || scope === "page:style" ? str(w.config.page) : "";
+    const uiRef = scope === "" || scope === "widget:ui" || scope === "site:style" ? str(w.config.ui) : "";
     // ui-audio is placed by its mode, as Dashboard 2.0 registers it: a player in its group, speech on its dashboard.
-    const group = w.type === "ui-audio" && w.config.mode === "tts" ? "" : str(w.config.group);
+    const group = (w.type === "ui-audio" && w.config.mode === "tts") || (scope !== "" && scope !== "local") ? "" : str(w.config.group);
     if (group) {
       const g = model.groups.get(group);
       if (g && str(g.config.page) === page.id) {
@@ -160,7 +170,8 @@ export function widgetsOfPage(model: DashboardModel, page: DashboardConfigNode):
     }
     // Widgets placed on a page or a whole dashboard rather than in a group.
     if (w.type === "ui-audio" && w.config.mode !== "tts") continue;
-    if (str(w.config.page) === page.id || (HEADLESS.has(w.type) && ui !== "" && str(w.config.ui) === ui) || (w.type === "ui-template" && ui !== "" && str(w.config.ui) === ui)) headless.push(w);
+    if (scope === "local") continue;
+    if (pageRef === page.id || (HEADLESS.has(w.type) && ui !== "" && uiRef === ui) || (w.type === "ui-template" && ui !== "" && uiRef === ui)) headless.push(w);
   }
   return { grouped, headless };
 }
@@ -237,7 +248,7 @@ export function pageView(model: DashboardModel, page: DashboardConfigNode, state
         ...(cls ? { className: cls } : {}),
         visible: bool(g.config.visible, true),
         disabled: bool(g.config.disabled, false),
-        widgets: (grouped.get(g.id) ?? []).map((w) => widgetView(w, states.get(w.id), options.maxFileBytes)).sort(byOrder),
+        widgets: (grouped.get(g.id) ?? []).map((w) => widgetView(w, states.get(w.id), options.maxFileBytes)).sort(byWidgetOrder),
       };
     })
     .sort(byOrder);

@@ -129,4 +129,44 @@ describe("Dashboard 2.0 import", () => {
     expect(update.msg.payload).toBe(true);
     socket.ws.close();
   });
+
+  it("earlier Dashboard 2.0 names, as FlowFuse's Andon Live blueprint has them: a group's disp is its showTitle, a template's dashboard is its ui, fwdInMessages is read by nothing", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    const s = Math.random().toString(36).slice(2, 8);
+    const file = [
+      { id: `tab${s}`, type: "tab", label: "ANDON Live" },
+      { id: `base${s}`, type: "ui-base", name: "UI Name", path: "/dashboard" },
+      { id: `page${s}`, type: "ui-page", name: "Andon Live", ui: `base${s}`, path: `/andon-${s}`, layout: "grid", order: -1 },
+      { id: `hidden${s}`, type: "ui-group", name: "Header Bar", page: `page${s}`, width: "12", height: "1", order: 1, disp: false },
+      { id: `shown${s}`, type: "ui-group", name: "Target", page: `page${s}`, width: "8", height: "2", order: 2, disp: true },
+      { id: `css${s}`, type: "ui-template", z: `tab${s}`, group: `hidden${s}`, dashboard: `base${s}`, page: `page${s}`, name: "CSS", order: 1, width: 0, height: 0, head: "", format: ".align-right { text-align: right; }", storeOutMessages: true, fwdInMessages: true, resendOnRefresh: true, templateScope: "page:style", className: "", x: 410, y: 40, wires: [[]] },
+      { id: `site${s}`, type: "ui-template", z: `tab${s}`, dashboard: `base${s}`, name: "site CSS", format: "body { margin: 0; }", templateScope: "site:style", x: 410, y: 80, wires: [[]] },
+      { id: `text${s}`, type: "ui-text", z: `tab${s}`, group: `shown${s}`, order: 1, width: "4", height: "2", name: "", label: "Target", format: "{{msg.payload}}", layout: "row-spread", x: 630, y: 360, wires: [] },
+      // Two widgets of order 0: shown in the flow's order (a label above its value), not by id.
+      { id: `zlabel${s}`, type: "ui-text", z: `tab${s}`, group: `hidden${s}`, order: 0, width: "0", height: "0", label: "Shift", format: "{{msg.payload}}", layout: "row-left", x: 1410, y: 640, wires: [] },
+      { id: `avalue${s}`, type: "ui-text", z: `tab${s}`, group: `hidden${s}`, order: 0, width: "0", height: "0", label: "Friday Early", format: "{{msg.payload}}", layout: "row-left", x: 1430, y: 680, wires: [] },
+    ];
+    const dry = await request("POST", "/flows/import?dry_run=true", { token, body: { flows: file } });
+    expect(dry.status, dry.text).toBe(200);
+    expect(dry.body.report.filter((r: { support: string }) => r.support !== "supported")).toEqual([]);
+    const imported = await request("POST", "/flows/import", { token, body: { flows: file } });
+    expect(imported.status, imported.text).toBe(201);
+    expect((await request("GET", `/config-nodes/hidden${s}`, { token })).body.config_node.config).toMatchObject({ showTitle: false });
+    expect((await request("GET", `/config-nodes/shown${s}`, { token })).body.config_node.config).toMatchObject({ showTitle: true });
+    const nodes = imported.body.flows[0].nodes as Array<{ id: string; config: Record<string, unknown> }>;
+    expect(nodes.find((n) => n.id === `site${s}`)!.config).toMatchObject({ ui: `base${s}`, templateScope: "site:style" });
+    expect((await request("POST", `/flows/${imported.body.flows[0].id}/deploy`, { token })).status).toBe(200);
+    const slug = (await request("GET", "/auth/profile", { token })).body.organization.slug as string;
+    const socket = connect(dash.url(slug, `/andon-${s}`), await sessionCookie(testApp.app, owner));
+    const page = await socket.next((f) => f.type === "dashboard.page");
+    expect(page.view.groups.map((g: { name: string; showTitle: boolean }) => [g.name, g.showTitle])).toEqual([
+      ["Header Bar", false],
+      ["Target", true],
+    ]);
+    // The page CSS names a group and a page (as the blueprint's does): it is the page's CSS, not a widget of the group.
+    expect(page.view.groups[0].widgets.map((w: { id: string }) => w.id)).toEqual([`zlabel${s}`, `avalue${s}`]);
+    expect(page.view.headless.map((w: { id: string }) => w.id).sort()).toEqual([`css${s}`, `site${s}`]);
+    socket.ws.close();
+  });
 });
