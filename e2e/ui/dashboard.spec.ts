@@ -336,15 +336,19 @@ test("ui-template runs Dashboard 2.0's Vue templates: msg, data, computed, metho
         <p id="formatted" class="my-class">Formatted Count: {{ formattedCount }}</p>
         <p id="payload">Payload: {{ msg.payload }}</p>
         <p id="inputs">Inputs: {{ inputs > 0 ? 'some' : 'none' }}</p>
+        <p id="seen">Seen: {{ seen }}</p>
         <v-btn id="inc" color="primary" prepend-icon="mdi-plus" @click="increase()">Increment</v-btn>
     </div>
 </template>
 <script>
     export default {
         data() {
-            return { loaded: false, count: 0, inputs: 0 }
+            return { loaded: false, count: 0, inputs: 0, seen: 0 }
         },
         watch: {
+            msg: function () {
+                this.seen++
+            },
             count: function () {
                 if (this.count % 5 === 0) {
                     this.send({ payload: 'Multiple of 5', topic: 'count' })
@@ -395,14 +399,14 @@ test("ui-template runs Dashboard 2.0's Vue templates: msg, data, computed, metho
   });
   await logIn(page, owner.email);
   await page.goto(`/dashboard/${slug}/counter`);
-  const frame = await templateFrame(page);
+  let frame = await templateFrame(page);
   // Mounted: data, computed, and `msg` ({} before any message, so msg.payload is empty, not an error).
   await expect(frame.locator("#loaded")).toHaveText("Counter - loaded: true");
   await expect(frame.locator("#formatted")).toHaveText("Formatted Count: 0 Apples");
   await expect(frame.locator("#payload")).toHaveText("Payload:");
   await expect(frame.locator("#formatted")).toHaveCSS("color", "rgb(255, 0, 0)");
   // The page-scoped template is on the page, below the group, with its own id.
-  const foot = await templateFrame(page, 1);
+  let foot = await templateFrame(page, 1);
   await expect(foot.locator("#footer")).toHaveText(`Footer of foot-${s}`);
   // Vuetify's script and MDI's icons are loaded by the frame whose template uses them, not by the plain one.
   const loaded = (f: typeof foot) => f.evaluate(() => ({ vuetify: typeof (window as { Vuetify?: unknown }).Vuetify, icons: !!document.querySelector('link[href^="mdi/"]') }));
@@ -411,7 +415,7 @@ test("ui-template runs Dashboard 2.0's Vue templates: msg, data, computed, metho
   const [groupBox, footBox] = await Promise.all([page.getByRole("region", { name: "Counter" }).boundingBox(), page.locator("iframe.db-template").nth(1).boundingBox()]);
   expect(footBox!.y).toBeGreaterThan(groupBox!.y + groupBox!.height - 1);
   // Vuetify's button, in the dashboard theme's primary colour, with its Material Design icon drawn.
-  const button = frame.getByRole("button", { name: "Increment" });
+  let button = frame.getByRole("button", { name: "Increment" });
   await expect(button).toHaveClass(/v-btn/);
   await expect(button).toHaveCSS("background-color", "rgb(47, 111, 79)");
   await expect(button.locator(".mdi-plus")).toBeVisible();
@@ -420,6 +424,14 @@ test("ui-template runs Dashboard 2.0's Vue templates: msg, data, computed, metho
   await inject(request, owner, ids.inj);
   await expect(frame.locator("#payload")).toHaveText("Payload: hello vue");
   await expect(frame.locator("#inputs")).toHaveText("Inputs: some");
+  await expect(frame.locator("#seen")).toHaveText("Seen: 1");
+  // Opened again (Vuetify loads before the mount): the last message is there, and a msg watcher ran for it once.
+  await page.reload();
+  frame = await templateFrame(page);
+  await expect(frame.locator("#payload")).toHaveText("Payload: hello vue");
+  await expect(frame.locator("#seen")).toHaveText("Seen: 1");
+  button = frame.getByRole("button", { name: "Increment" });
+  foot = await templateFrame(page, 1);
   // methods and watch: the fifth click sends into the flow.
   for (let i = 0; i < 5; i++) await button.click();
   await expect(frame.locator("#count")).toHaveText("Current Count: 5");

@@ -361,6 +361,16 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
   const height = () => post({ kind: "height", height: Math.ceil(document.body.getBoundingClientRect().height) });
   new ResizeObserver(height).observe(document.body);
 
+  // A message for the template: `msg` changes, `msg-input:<id>` fires, the old globals' listeners run.
+  const receive = (m: Record<string, unknown>) => {
+    state.msg = m;
+    each(handlers.get(`msg-input:${id}`) ?? [], m);
+    notify(state.msg);
+  };
+  // Messages that come before the first mount (while Vuetify loads) wait for it.
+  let mounted = false;
+  const early: Record<string, unknown>[] = [];
+
   // Builds are queued: a format that needs Vuetify mounts once it has loaded, and a later one after it.
   let builds: Promise<unknown> = Promise.resolve();
   const build = (format: string, after?: () => void) => {
@@ -393,17 +403,22 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
       // A widget of automatic height grows with its content; one of fixed height scrolls.
       document.documentElement.style.overflow = d.autoHeight === false ? "auto" : "hidden";
       const format = typeof d.format === "string" ? d.format : "";
-      if (d.msg && typeof d.msg === "object") state.msg = d.msg as Record<string, unknown>;
+      const last = d.msg && typeof d.msg === "object" ? (d.msg as Record<string, unknown>) : null;
       build(format, () => {
         // The page listens now (its `init` came): a height posted before it did was lost.
         requestAnimationFrame(height);
-        // After mounting, as on a page that loads: a `msg` watcher runs for the last message.
+        // After mounting, as on a page that loads: a `msg` watcher runs for the last message,
+        // then for each message that came while Vuetify loaded, in order.
+        if (last) state.msg = last;
         if (Object.keys(state.msg).length) notify(state.msg);
+        mounted = true;
+        for (const m of early.splice(0)) receive(m);
       });
     } else if (d.kind === "msg" && d.msg && typeof d.msg === "object") {
-      state.msg = d.msg as Record<string, unknown>;
-      each(handlers.get(`msg-input:${id}`) ?? [], d.msg);
-      notify(state.msg);
+      // Before `init` nothing listens, and `init` carries the last message.
+      if (!initialized) return;
+      if (mounted) receive(d.msg as Record<string, unknown>);
+      else early.push(d.msg as Record<string, unknown>);
     } else if (d.kind === "format" && typeof d.format === "string") {
       build(d.format);
     }
