@@ -205,6 +205,17 @@ function ScalarField({
   }
   if (schema.type === "string") {
     const long = (schema.maxLength ?? 0) > 65536 || hint?.widget === "multiline";
+    const text = (
+      <input
+        id={id}
+        type="text"
+        value={value === null || value === undefined ? "" : String(value)}
+        placeholder={nullable ? "none" : undefined}
+        onChange={(e) => onChange(e.target.value === "" && nullable ? null : e.target.value)}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy}
+      />
+    );
     return (
       <div className="field">
         <label htmlFor={id}>{label}</label>
@@ -212,27 +223,11 @@ function ScalarField({
           <textarea id={id} rows={5} value={String(value ?? "")} onChange={(e) => onChange(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={describedBy} spellCheck={false} />
         ) : schema.format === "color" ? (
           <div className="color-field">
-            <input
-              id={id}
-              type="text"
-              value={value === null || value === undefined ? "" : String(value)}
-              placeholder={nullable ? "none" : undefined}
-              onChange={(e) => onChange(e.target.value === "" && nullable ? null : e.target.value)}
-              aria-invalid={error ? true : undefined}
-              aria-describedby={describedBy}
-            />
+            {text}
             <input type="color" value={hexOf(String(value ?? ""))} onChange={(e) => onChange(e.target.value)} aria-label={`${label}: pick a colour`} />
           </div>
         ) : (
-          <input
-            id={id}
-            type="text"
-            value={value === null || value === undefined ? "" : String(value)}
-            placeholder={nullable ? "none" : undefined}
-            onChange={(e) => onChange(e.target.value === "" && nullable ? null : e.target.value)}
-            aria-invalid={error ? true : undefined}
-            aria-describedby={describedBy}
-          />
+          text
         )}
         {notes}
       </div>

@@ -32,6 +32,8 @@ const RECHECK_CONCURRENCY = 50;
 const RECHECK_RETRY_MS = 5_000;
 /** A timed check runs this long after the access should have run out (the store's TTL has passed by then). */
 const RECHECK_SLACK_MS = 1_000;
+/** The longest a socket's `ready` waits for its organization's subscriptions (see ready()). */
+const ORG_JOIN_WAIT_MS = 2_000;
 
 export interface RealtimeHub {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
@@ -207,7 +209,12 @@ export function createRealtimeHub(options: RealtimeHubOptions): RealtimeHub {
     if (first) {
       // Every client joins its organization (device keys for its lifecycle only: deliver() skips them).
       if (isDeviceKey(principal)) options.devices?.attach(client.ws, principal);
-      orgChannels.join(principal.organizationId);
+      // `ready` means the organization's events reach this socket: a client that reads state when
+      // it comes and then follows events misses nothing between the two. On Redis the first
+      // connection of an organization here waits for SUBSCRIBE's answer (bounded: a store that does
+      // not answer delays no one for long; its events could not arrive anyway).
+      await Promise.race([orgChannels.join(principal.organizationId), new Promise<void>((resolve) => setTimeout(resolve, ORG_JOIN_WAIT_MS).unref())]);
+      if (!clients.has(client) || client.ws.readyState !== client.ws.OPEN) return;
     }
     client.out.send({
       type: "ready",

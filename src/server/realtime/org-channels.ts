@@ -9,24 +9,28 @@ type Subscribe = (channel: string, handler: (message: string) => void) => Durabl
  * lifecycle), held while at least one of the organization's connections is on this instance.
  */
 export class OrgChannels {
-  private readonly subs = new Map<string, { count: number; events: DurableSubscription; lifecycle: DurableSubscription }>();
+  private readonly subs = new Map<string, { count: number; events: DurableSubscription; lifecycle: DurableSubscription; ready: Promise<void> }>();
 
   constructor(
     private readonly subscribe: Subscribe,
     private readonly handlers: { event(organizationId: string, raw: string): void; lifecycle(organizationId: string, raw: string): void },
   ) {}
 
-  join(organizationId: string) {
+  /**
+   * One more connection of the organization here. Settles when both subscriptions are active (at
+   * once for an organization already joined): from then on its events reach this instance.
+   */
+  join(organizationId: string): Promise<void> {
     const existing = this.subs.get(organizationId);
     if (existing) {
       existing.count++;
-      return;
+      return existing.ready;
     }
-    this.subs.set(organizationId, {
-      count: 1,
-      events: this.subscribe(orgEventsChannel(organizationId), (m) => this.handlers.event(organizationId, m)),
-      lifecycle: this.subscribe(organizationLifecycleChannel(organizationId), (m) => this.handlers.lifecycle(organizationId, m)),
-    });
+    const events = this.subscribe(orgEventsChannel(organizationId), (m) => this.handlers.event(organizationId, m));
+    const lifecycle = this.subscribe(organizationLifecycleChannel(organizationId), (m) => this.handlers.lifecycle(organizationId, m));
+    const ready = Promise.all([events.ready, lifecycle.ready]).then(() => undefined);
+    this.subs.set(organizationId, { count: 1, events, lifecycle, ready });
+    return ready;
   }
 
   leave(organizationId: string) {
