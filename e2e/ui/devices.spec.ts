@@ -146,7 +146,20 @@ test.describe("devices in the browser", () => {
     const refusal = page.getByRole("group", { name: "Deployment" }).getByTestId("device-refused");
     await expect(refusal).toBeVisible();
     agent.close();
+    // The page reads the states when its socket is ready; here that read is held back (answered as
+    // the server gave it, 1.5 s late) and the device's events come while it is out. The page
+    // shows what the events say, never the older read (the query cache used to join the events'
+    // reads to it: one run in ten, the refusal stayed).
+    await page.route(/\/api\/trpc\/[^?]*flows\.get/, async (route) => {
+      const response = await route.fetch();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.fulfill({ response });
+    });
+    const socket = page.waitForEvent("websocket", (ws) => ws.url().endsWith("/ws"));
+    await page.reload();
+    await (await socket).waitForEvent("framereceived", { predicate: (f) => String(f.payload).includes('"type":"ready"') });
     const upgraded = await helloAgent(baseURL!, secret, ["counter", "debug", "inject", "change"]);
+    await expect(page.getByRole("group", { name: "Deployment" })).toBeVisible();
     await expect(refusal).toHaveCount(0);
     await expect
       .poll(async () => ((await (await page.request.get(`/api/v1/flows/${flowId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { flow: { devices: Array<{ state: string }> } }).flow.devices[0]?.state)

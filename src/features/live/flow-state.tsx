@@ -1,8 +1,8 @@
 "use client";
 
 import { useRef, useState } from "react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { errorInfo, useTRPC } from "@/trpc/react";
+import { useMutation } from "@tanstack/react-query";
+import { errorInfo, useTRPC, useTRPCClient } from "@/trpc/react";
 import type { FlowDeviceState, FlowStateName } from "@/shared/realtime";
 import { useLiveFrames } from "./live-context";
 import type { EditorBridge } from "./editor-bridge";
@@ -47,8 +47,10 @@ export function DeployControl({
   // A device that applies, fails to apply or is refused later (it connects, its Node-RED answers)
   // says so here at once. Events may cross each other and a deploy's answer: each one (and a
   // reconnect, after which missed events are lost) reads the states afresh, and only the newest
-  // read is shown; a deploy's answer is shown only when no event came during the deploy.
-  const queryClient = useQueryClient();
+  // read is shown; a deploy's answer is shown only when no event came during the deploy. Each read
+  // is a request of its own, sent after its event: the query cache would join one still in flight,
+  // whose answer predates the event (an agent's hello while the page's `ready` read was out).
+  const client = useTRPCClient();
   const events = useRef(0);
   const reads = useRef(0);
   useLiveFrames((frame) => {
@@ -56,7 +58,7 @@ export function DeployControl({
     if (!mine && !(frame.type === "ready" && devices.length > 0)) return;
     events.current++;
     const read = ++reads.current;
-    void queryClient.fetchQuery({ ...trpc.flows.get.queryOptions({ id: editor.flowId }), staleTime: 0 }).then(
+    void client.flows.get.query({ id: editor.flowId }).then(
       (r) => {
         if (read === reads.current) setDevices((r.flow.devices as DeviceState[] | undefined) ?? []);
       },

@@ -47,11 +47,15 @@ export function useFlowLive(flowId: string) {
   useEffect(() => {
     loadedRef.current = loaded;
   });
-  const patchRuntime = (patch: Partial<FlowRuntimeView>) =>
+  /** Runtime changes learnt of (events, this page's actions) while the state is read after a `ready`. */
+  const patchesDuringRead = useRef<Array<Partial<FlowRuntimeView>> | null>(null);
+  const patchRuntime = (patch: Partial<FlowRuntimeView>) => {
+    patchesDuringRead.current?.push(patch);
     setRuntimeOverride((prev) => {
       const base = prev ?? loadedRef.current;
       return base ? { ...base, ...patch } : prev;
     });
+  };
 
   // Statuses as the server had them when last read (not older than the last deploy), with the
   // events since on top.
@@ -79,11 +83,22 @@ export function useFlowLive(flowId: string) {
       return;
     }
     if (frame.type === "ready") {
-      // Reconnected: what happened while offline is read again.
+      // Reconnected: what happened while offline is read again, by a request sent now (a read
+      // already in flight is cancelled: it may predate the subscription). Events that come while
+      // the read is out may be newer than it: they are applied again on top of it.
       void nodesQuery.refetch();
-      void queryClient.fetchQuery({ ...trpc.flows.get.queryOptions({ id: flowId }), staleTime: 0 }).then((r) => {
-        setRuntimeOverride({ state: r.flow.state, error: r.flow.state_error, enabled: r.flow.enabled, deployedRevision: r.flow.deployed_revision });
-      }, () => undefined);
+      const patches: Array<Partial<FlowRuntimeView>> = [];
+      patchesDuringRead.current = patches;
+      const done = () => {
+        const latest = patchesDuringRead.current === patches;
+        if (latest) patchesDuringRead.current = null;
+        return latest;
+      };
+      void flowQuery.refetch({ cancelRefetch: true }).then((r) => {
+        const read = r.data?.flow;
+        if (!done() || r.isError || !read) return;
+        setRuntimeOverride(Object.assign({ state: read.state, error: read.state_error, enabled: read.enabled, deployedRevision: read.deployed_revision }, ...patches));
+      }, done);
       return;
     }
     if (frame.type === "event" && configNodeTopics.has(frame.topic)) {
