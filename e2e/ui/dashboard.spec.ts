@@ -239,6 +239,29 @@ test("a Dashboard 1 flow imported shows its widgets on its page", async ({ page,
   await shot(page, "dashboard-imported-dashboard1", true);
 });
 
+test("a Dashboard 1 LED takes its colours from messages when allowed, and keeps them", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-led");
+  const slug = await slugOf(request, owner);
+  const flowId = await importAndDeploy(request, owner, "src/test/fixtures/dashboard1-led-colours.json");
+  const nodes = (await (await request.get(`/api/v1/flows/${flowId}`, { headers: auth(owner) })).json()).flow.nodes as Array<{ id: string; name: string }>;
+  const inject = async (name: string) => expect((await request.post(`/api/v1/nodes/${nodes.find((n) => n.name === name)!.id}/inject`, { headers: auth(owner), data: {} })).status()).toBe(200);
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/boiler`);
+  const led = page.getByRole("img", { name: /^Boiler:/ });
+  await expect(led).toHaveAttribute("data-color", "gray");
+  // Its own table says green for "hot"; the message's table says red, and wins.
+  await inject("hot");
+  await expect(led).toHaveAttribute("aria-label", "Boiler: hot");
+  await expect(led).toHaveCSS("background-color", "rgb(255, 0, 0)");
+  // "cold" comes without a table: the message's table still holds (its own has no "cold").
+  await inject("cold");
+  await expect(led).toHaveAttribute("aria-label", "Boiler: cold");
+  await expect(led).toHaveCSS("background-color", "rgb(0, 0, 255)");
+  // And after a reload.
+  await page.reload();
+  await expect(page.getByRole("img", { name: "Boiler: cold" })).toHaveCSS("background-color", "rgb(0, 0, 255)");
+});
+
 /** A ui-template's frame (its own document, in a sandbox), once the widget has given it its src. */
 async function templateFrame(page: Page, index = 0) {
   const element = page.locator("iframe.db-template").nth(index);

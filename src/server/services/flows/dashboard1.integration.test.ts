@@ -116,4 +116,42 @@ describe("Dashboard 1 import", () => {
     const again = await request("POST", "/flows/import?dry_run=true", { token, body: { flows: copy } });
     expect(again.body.warnings).toEqual(expect.arrayContaining([expect.stringContaining("the path /home is taken in this organization; imported as /home-2")]));
   });
+
+  it("an LED with colours from messages keeps the table a message gave it, for every viewer and for pages opened later", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    // Dashboard 1's LED with "allow color for value in message", as node-red-contrib-ui-led writes
+    // it, fed by injects (an MQTT input in a real flow): "hot" sends a table with its payload.
+    const ledFlow = JSON.parse(readFileSync(path.join(__dirname, "../../../test/fixtures/dashboard1-led-colours.json"), "utf8")) as unknown[];
+    const imported = await request("POST", "/flows/import", { token, body: { flows: ledFlow } });
+    expect(imported.status, imported.text).toBe(201);
+    const flowId = imported.body.flows[0].id as string;
+    const flow = (await request("GET", `/flows/${flowId}`, { token })).body.flow;
+    const idOf = (name: string, type = "inject") => flow.nodes.find((n: { type: string; name: string }) => n.type === type && n.name === name).id as string;
+    const led = flow.nodes.find((n: { type: string }) => n.type === "ui-led");
+    expect(led.config).toMatchObject({ allowColorForValueInMessage: true, states: [{ value: "hot", valueType: "str", color: "#008000" }] });
+    expect((await request("POST", `/flows/${flowId}/deploy`, { token })).status).toBe(200);
+    const slug = (await request("GET", "/auth/profile", { token })).body.organization.slug as string;
+    const headers = await sessionCookie(testApp.app, owner);
+    const socket = connect(dash.url(slug, "/boiler"), headers);
+    await socket.next((f) => f.type === "dashboard.page");
+
+    // The table comes with "hot": the LED's colours are the message's from now on.
+    expect((await request("POST", `/nodes/${idOf("hot")}/inject`, { token, body: {} })).status).toBe(200);
+    const hot = await socket.next((f) => f.type === "dashboard.update" && f.widget_id === led.id);
+    expect(hot.msg).toMatchObject({ payload: "hot", ui_update: { colorForValue: { hot: "#ff0000", cold: "#0000ff" } } });
+    expect(hot.state).toMatchObject({ msg: { payload: "hot" }, props: { colorForValue: { hot: "#ff0000", cold: "#0000ff" } } });
+    // "cold" brings none: the table stays.
+    expect((await request("POST", `/nodes/${idOf("cold")}/inject`, { token, body: {} })).status).toBe(200);
+    const cold = await socket.next((f) => f.type === "dashboard.update" && f.widget_id === led.id && f.msg.payload === "cold");
+    expect(cold.state).toMatchObject({ msg: { payload: "cold" }, props: { colorForValue: { hot: "#ff0000", cold: "#0000ff" } } });
+
+    // A page opened later gets the table with the last message.
+    await testApp.app.dashboards.states.flush();
+    const later = connect(dash.url(slug, "/boiler"), headers);
+    const page = await later.next((f) => f.type === "dashboard.page");
+    const shown = page.view.groups[0].widgets.find((w: { id: string }) => w.id === led.id);
+    expect(shown.state).toMatchObject({ msg: { payload: "cold" }, props: { colorForValue: { hot: "#ff0000", cold: "#0000ff" } } });
+    for (const s of [socket, later]) s.ws.close();
+  });
 });
