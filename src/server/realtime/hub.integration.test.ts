@@ -305,6 +305,40 @@ describe("presence", () => {
     }
   });
 
+  it("says ready only once the organization's events reach this instance (its SUBSCRIBE answered late)", async () => {
+    const owner = await signUp(request);
+    // Another instance whose store answers the subscription to this organization's events late,
+    // as Redis does under load: a client that reads the state on `ready` must miss no event after.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const store = new Proxy(app.store, {
+      get(target, prop) {
+        if (prop === "subscribe") {
+          return async (channel: string, handler: (message: string) => void) => {
+            if (channel === orgEventsChannel(owner.organizationId)) await held;
+            return target.subscribe(channel, handler);
+          };
+        }
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const slow = await startHub(Object.create(app, { store: { value: store } }) as AppServices);
+    try {
+      const s = connect(slow.url, { authorization: `Bearer ${owner.accessToken}` });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(s.frames.some(ready)).toBe(false);
+      release();
+      await s.next(ready);
+      const created = await request("POST", "/flows", { token: owner.accessToken, body: { name: "right after ready" } });
+      expect((await s.next((f) => f.type === "event" && f.topic === "flow.created")).flow_id).toBe(created.body.flow.id);
+      s.ws.close();
+    } finally {
+      release();
+      await slow.close();
+    }
+  });
+
   it("forgets an instance that shuts down, and refuses presence from devices", async () => {
     const owner = await signUp(request);
     const flow = (await request("POST", "/flows", { token: owner.accessToken, body: { name: "crash" } })).body.flow;
