@@ -202,6 +202,40 @@ test("on a phone the groups stack and the pages are in a drawer", async ({ brows
   await context.close();
 });
 
+test("CSS written for Dashboard 2.0 reaches the page: its class names and ids, the page's and group's classes; the app bar wears the theme's surface", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-css");
+  const slug = await slugOf(request, owner);
+  const s = unique();
+  const base = await configNode(request, owner, "ui-base", "Plant", {});
+  const theme = await configNode(request, owner, "ui-theme", "Night", { colors: { surface: "#1f2937", primary: "#8ce2e7", bgPage: "#4b5563", groupBg: "#ffffff", groupOutline: "#cccccc" } });
+  const home = await configNode(request, owner, "ui-page", "Line", { ui: base, path: "/line", theme, order: 1, className: "shift-a" });
+  const group = await configNode(request, owner, "ui-group", "KPIs", { page: home, width: 6, order: 1, className: "kpis" });
+  // CSS as FlowFuse's OEE blueprint writes it (a page:style template naming Dashboard 2.0's classes).
+  const css = [
+    "div.nrdb-ui-widget.nrdb-ui-button.submit-button { margin-top: 30px; }",
+    ".nrdb-ui-page.shift-a .nrdb-ui-group.kpis { border-top-width: 5px; }",
+    `#nrdb-ui-widget-txt-${s} { letter-spacing: 3px; }`,
+    "div.v-card { min-height: 222px; }",
+  ].join("\n");
+  await deployFlow(request, owner, `CSS ${s}`, {
+    nodes: [
+      { id: `btn-${s}`, type: "ui-button", position: { x: 100, y: 100 }, config: { group, label: "Submit", order: 2, className: "submit-button" } },
+      { id: `txt-${s}`, type: "ui-text", position: { x: 300, y: 100 }, config: { group, label: "OEE", order: 1 } },
+      { id: `css-${s}`, type: "ui-template", position: { x: 100, y: 200 }, config: { templateScope: "page:style", page: home, format: css } },
+    ],
+  });
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/line`);
+  const button = page.locator(".nrdb-ui-widget.nrdb-ui-button");
+  await expect(button).toHaveCSS("margin-top", "30px");
+  await expect(page.getByRole("region", { name: "KPIs" })).toHaveCSS("border-top-width", "5px");
+  await expect(page.getByRole("region", { name: "KPIs" })).toHaveCSS("min-height", "222px");
+  await expect(page.locator(`#nrdb-ui-widget-txt-${s}`)).toHaveCSS("letter-spacing", "3px");
+  // As Dashboard 2.0: the app bar is the theme's surface (its "navigation background"), its text readable.
+  await expect(page.locator("header.v-app-bar")).toHaveCSS("background-color", "rgb(31, 41, 55)");
+  await expect(page.locator("header.v-app-bar")).toHaveCSS("color", "rgb(255, 255, 255)");
+});
+
 test("a Dashboard 1 flow imported shows its widgets on its page", async ({ page, request }) => {
   const owner = await registerUser(request, "dash-d1");
   const slug = await slugOf(request, owner);
@@ -299,11 +333,18 @@ test("ui-template runs in a sandbox: its script cannot read cookies, storage, th
       { id: `tpl-${s}`, type: "ui-template", position: { x: 100, y: 100 }, config: { group, format, order: 1, height: 4, passthru: false } },
       { id: `txt-${s}`, type: "ui-text", position: { x: 300, y: 100 }, config: { group, label: "From template", order: 2 } },
       { id: `inj-${s}`, type: "inject", position: { x: 100, y: 200 }, config: { payload_type: "string", payload: "hello frame", topic: "in", repeat_seconds: 1 } },
-      { id: `md-${s}`, type: "ui-markdown", position: { x: 300, y: 200 }, config: { group, order: 3, content: '**Bold** <script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> [link](javascript:window.__pwned=3)' } },
+      {
+        id: `md-${s}`,
+        type: "ui-markdown",
+        position: { x: 300, y: 200 },
+        config: { group, order: 3, content: '**Bold** <script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> [link](javascript:window.__pwned=3)\n\nMachine: **{{ msg.payload }}** ({{ msg.machine || \'none\' }})' },
+      },
+      { id: `mdin-${s}`, type: "inject", position: { x: 100, y: 300 }, config: { payload_type: "string", payload: '<img src=x onerror="window.__pwned=4"> *not emphasis*', once: true, once_delay_seconds: 0.1 } },
     ],
     connections: [
       { source: `tpl-${s}`, target: `txt-${s}` },
       { source: `inj-${s}`, target: `tpl-${s}` },
+      { source: `mdin-${s}`, target: `md-${s}` },
     ],
   });
   await logIn(page, owner.email);
@@ -334,10 +375,15 @@ test("ui-template runs in a sandbox: its script cannot read cookies, storage, th
   await expect(frame.locator("#out")).toHaveAttribute("data-msg", "hello frame", { timeout: 10_000 });
   // ui-markdown is sanitized: markdown renders, script, event attributes and javascript: links do not.
   const md = page.locator('[data-widget-type="ui-markdown"]');
-  await expect(md.locator("strong")).toHaveText("Bold");
+  await expect(md.locator("strong").first()).toHaveText("Bold");
   await expect(md.locator("script")).toHaveCount(0);
   await expect(md.locator("img")).not.toHaveAttribute("onerror", /.*/);
   await expect(md.locator('[href^="javascript"], [onerror], [onclick]')).toHaveCount(0);
+  // {{ }} as Dashboard 2.0 fills it: into the rendered markdown's text, as text (the payload's HTML
+  // and markdown are shown as written), with a fallback for what the message lacks.
+  await expect(md.locator("strong").nth(1)).toHaveText('<img src=x onerror="window.__pwned=4"> *not emphasis*');
+  await expect(md.locator("p").nth(1)).toContainText("(none)");
+  await expect(md.locator("img")).toHaveCount(1);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await shot(page, "dashboard-template-sandbox");
 });

@@ -223,7 +223,11 @@ export const dashboardPageViewSchema = z.object({
       noticeSeconds: z.number().int().min(1).max(3600).default(5),
     })
     .default({ content: "page", disconnectNotice: true, reconnectNotice: true, noticeSeconds: 5 }),
-  page: dashboardPageSummarySchema.extend({ layout: z.enum(["grid", "flex", "notebook", "tabs"]).default("grid") }),
+  page: dashboardPageSummarySchema.extend({
+    layout: z.enum(["grid", "flex", "notebook", "tabs"]).default("grid"),
+    /** The ui-page's class (Dashboard 2.0's), on the page's element beside `nrdb-ui-page`. */
+    className: z.string().optional(),
+  }),
   /** Every page of the same ui-base the viewer may open, for navigation. */
   pages: z.array(dashboardPageSummarySchema),
   /** The dashboard's ui-links, for navigation (none for a share link's visitor). */

@@ -232,8 +232,8 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
   const density = view.theme.sizes?.density ?? "default";
   return (
     <DashboardContext.Provider value={context}>
-      <div className={`db-root db-density-${density}`} style={themeVariables(view.theme)} data-page-id={view.page.id}>
-        <header className="db-appbar">
+      <div className={`db-root nrdb-app db-density-${density}`} style={themeVariables(view.theme)} data-page-id={view.page.id}>
+        <header className="db-appbar v-app-bar v-toolbar">
           {nav.length > 1 ? (
             <button type="button" className="db-menu" aria-label="Pages" aria-expanded={drawer} aria-controls="db-nav" onClick={() => setDrawer(!drawer)}>
               <span aria-hidden="true">☰</span>
@@ -246,7 +246,7 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
         </header>
         <div className="db-body">
           {nav.length > 1 ? (
-            <nav id="db-nav" className={`db-nav${drawer ? " open" : ""}`} aria-label="Dashboard pages">
+            <nav id="db-nav" className={`db-nav v-navigation-drawer${drawer ? " open" : ""}`} aria-label="Dashboard pages">
               <ul>
                 {nav.map((item) =>
                   "link" in item ? (
@@ -272,7 +272,11 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
             </nav>
           ) : null}
           {drawer ? <div className="db-scrim" onClick={() => setDrawer(false)} aria-hidden="true" /> : null}
-          <main className={`db-page db-layout-${view.page.layout}`} aria-label={view.page.name}>
+          <main
+            id={`nrdb-page-${view.page.id}`}
+            className={`db-page db-layout-${view.page.layout} v-main nrdb-ui-page nrdb-layout--${view.page.layout}${view.page.className ? ` ${view.page.className}` : ""}`}
+            aria-label={view.page.name}
+          >
             {closedReason ? (
               <div className="db-closed" role="alert">
                 {closedReason}
@@ -287,9 +291,12 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
             {groups.map((g) => {
               const disabled = groupDisabled(g, control);
               return (
-                <section
+                // A div, as Dashboard 2.0's card is: CSS written for it says `div.v-card`.
+                <div
+                  role="region"
                   key={g.id}
-                  className={`db-group${g.className ? ` ${g.className}` : ""}${disabled ? " disabled" : ""}`}
+                  id={`nrdb-ui-group-${g.id}`}
+                  className={`db-group nrdb-ui-group v-card${g.className ? ` ${g.className}` : ""}${disabled ? " disabled" : ""}`}
                   data-group-id={g.id}
                   aria-label={g.name}
                   style={{ gridColumnEnd: `span min(${g.width}, var(--layout-columns))` }}
@@ -303,7 +310,7 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
                         <WidgetHost key={w.id} widget={w} groupWidth={g.width} groupDisabled={disabled} />
                       ))}
                   </div>
-                </section>
+                </div>
               );
             })}
             {pageTemplates.length > 0 ? (

@@ -78,6 +78,10 @@ describe("substitution", () => {
     expect(substitute("T: {{msg.payload}} {{ msg.topic }} {{value}}", { payload: 3, topic: "x" })).toBe("T: 3 x 3");
     expect(substitute("{{msg.payload.a}}", { payload: { a: [1] } })).toBe("[1]");
     expect(substitute("{{msg.constructor}}{{alert(1)}}", { payload: 1 })).toBe("{{alert(1)}}");
+    // Fallbacks as Dashboard 2.0's help writes them; anything else stays as written.
+    expect(substitute("{{ msg.payload || 'none' }}|{{ msg.topic || \"-\" }}|{{ msg.payload.a || msg.topic || 0 }}", {})).toBe("none|-|0");
+    expect(substitute("{{ msg.payload || 'none' }} {{ msg.payload[1] }}", { payload: [5, 6] })).toBe("[5,6] 6");
+    expect(substitute("{{ msg.payload + 1 }} {{ 'a' }} {{ msg.__proto__ || 'x' }}", { payload: 1 })).toBe("{{ msg.payload + 1 }} a x");
   });
 });
 

@@ -1,11 +1,34 @@
 /**
  * Dashboard 2.0's `{{…}}` substitution in labels, formats and markdown: `{{msg.payload}}`,
- * `{{msg.topic}}`, `{{payload}}`, `{{value}}` (the payload). Values are inserted as text; an
- * object is shown as JSON. Nothing is evaluated: an expression that is not a property path stays
- * empty.
+ * `{{msg.topic}}`, `{{payload}}`, `{{value}}` (the payload), with `||` fallbacks to another path or
+ * a literal (`{{ msg.payload || 'none' }}`). Values are inserted as text; an object is shown as
+ * JSON. Nothing else is evaluated: any other expression stays as written.
  */
 export function substitute(template: string, msg: Record<string, unknown> | null | undefined): string {
-  return template.replace(/\{\{\s*([\w$.[\]]+)\s*\}\}/g, (_, expr: string) => show(lookup(expr, msg ?? {})));
+  return template.replace(/\{\{\s*([^{}]+?)\s*\}\}/g, (whole, expr: string) => {
+    const value = evaluate(expr, msg ?? {});
+    return value === NOT_AN_EXPRESSION ? whole : show(value);
+  });
+}
+
+const NOT_AN_EXPRESSION = Symbol("not an expression");
+
+/**
+ * What a `{{ }}` may hold here: a property path (`msg.payload.temp`, `value`), a quoted string or a
+ * number, and fallbacks between them with `||` (`{{ msg.payload || 'none' }}`, as Dashboard 2.0's
+ * help writes it). Anything else (calls, operators) is not evaluated: it stays as written.
+ */
+function evaluate(expr: string, msg: Record<string, unknown>): unknown {
+  const operands = expr.split("||").map((o) => o.trim());
+  let value: unknown;
+  for (const operand of operands) {
+    if (/^[\w$]+(?:\.[\w$]+|\[\d+\])*$/.test(operand) && !/^\d/.test(operand)) value = lookup(operand, msg);
+    else if (/^'[^'\\]*'$|^"[^"\\]*"$/.test(operand)) value = operand.slice(1, -1);
+    else if (/^-?\d+(?:\.\d+)?$/.test(operand)) value = Number(operand);
+    else return NOT_AN_EXPRESSION;
+    if (value) return value;
+  }
+  return value;
 }
 
 export function lookup(expr: string, msg: Record<string, unknown>): unknown {

@@ -12,7 +12,8 @@ import { str } from "./widgets/widget";
  * as Dashboard 2.0's Group.vue does (`width` 0 = the group's width; `height` rows of at least
  * --widget-row-height: content taller than its rows grows them, as Dashboard 2.0's auto rows do,
  * never overflows into the next widget), with its tooltip, class and the `enabled` / `visible`
- * dynamic properties.
+ * dynamic properties. Its element carries Dashboard 2.0's hooks for CSS (`nrdb-ui-widget`,
+ * `nrdb-<type>`, the node's class, the id `nrdb-ui-widget-<id>`), as the group's and page's do.
  */
 export const WidgetHost = memo(function WidgetHost({ widget, groupWidth, groupDisabled }: { widget: DashboardWidgetView; groupWidth: number; groupDisabled: boolean }) {
   const { store, interactive, sendInput, upload: uploadTo } = useDashboard();
@@ -28,9 +29,10 @@ export const WidgetHost = memo(function WidgetHost({ widget, groupWidth, groupDi
   const enabled = props.enabled !== false && !groupDisabled;
   const width = widget.width > 0 ? Math.min(widget.width, groupWidth) : groupWidth;
   const height = widget.height > 0 ? widget.height : autoRows(widget.type, props);
-  const className = [`db-widget`, `nrdb-${widget.type}`, str(props, "className"), str(props, "class")].filter(Boolean).join(" ");
+  const className = [`db-widget`, "nrdb-ui-widget", `nrdb-${widget.type}`, str(props, "className"), str(props, "class")].filter(Boolean).join(" ");
   return (
     <div
+      id={`nrdb-ui-widget-${widget.id}`}
       className={className}
       data-widget-id={widget.id}
       data-widget-type={widget.type}

@@ -32,7 +32,13 @@ The message, passed on.
 
 ### Details
 
-The content is rendered in the browser as Markdown, without scripts. The last message is kept: every viewer sees it, after a restart too.`,
+The content is rendered in the browser as Markdown, without scripts. The last message is kept: every viewer sees it, after a restart too.
+
+As in Dashboard 2.0, the Markdown is rendered first and the values are filled into its text: \`**{{ msg.payload }}**\` is the payload in bold (and nothing before a message), and a value's own Markdown or HTML is shown as written. A \`{{ }}\` holds a property path, a quoted text or a number, with \`||\` for a fallback (\`{{ msg.machine || 'none' }}\`).
+
+### Differences from Node-RED
+
+Dashboard 2.0 runs any JavaScript expression between \`{{ }}\` (it compiles the content as a Vue template); here only paths, literals and \`||\` are read, and anything else is shown as written. Mermaid diagrams and code highlighting are not drawn.`,
   inputs: 1,
   outputs: 1,
   configSchema: uiMarkdownConfig,

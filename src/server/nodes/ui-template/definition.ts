@@ -46,6 +46,7 @@ export const uiTemplateNode = defineNode({
   - \`<script>\`: \`export default { data, computed, methods, watch, mounted, unmounted }\` (Vue's Options API; other options are ignored, as in Dashboard 2.0), or plain JavaScript run when the widget mounts, with \`this\` the component. \`<script src="https://…">\` loads a library.
   - \`<style>\`: CSS for the widget.
 - **Scope**: \`local\` (a widget in a group), \`widget:page\` / \`widget:ui\` (on every page, or every page of the dashboard, outside groups), \`page:style\` / \`site:style\` (CSS only, for the page or the whole dashboard).
+- CSS of \`page:style\` and \`site:style\` finds Dashboard 2.0's hooks: each widget's element has the classes \`nrdb-ui-widget\`, \`nrdb-<type>\` (\`nrdb-ui-button\`) and its node's **Class**, and the id \`nrdb-ui-widget-<node id>\`; a group is a \`div.nrdb-ui-group.v-card\` with its class and the id \`nrdb-ui-group-<id>\`; the page is \`.nrdb-ui-page\` with its class; the app bar \`.v-app-bar\`, the page list \`.v-navigation-drawer\`. What is inside a widget is ours, not Vuetify's: a rule that names Vuetify's inner elements finds nothing.
 - The last message is kept: a viewer opening the page later gets it first (with **Resend on refresh**), and a \`msg\` watcher runs for it.
 - Templates written for the earlier frame keep working: \`send(msg)\`, \`onMessage(fn)\` and Dashboard 1's \`scope.send\` / \`scope.$watch('msg', fn)\` are globals of the frame.
 

@@ -258,7 +258,7 @@ export function pageView(model: DashboardModel, page: DashboardConfigNode, state
     organization: { slug: model.organization.slug, name: model.organization.name },
     title: base?.name || "Dashboard",
     header: headerOf(base?.config ?? {}),
-    page: { ...summary, layout: layout === "flex" || layout === "notebook" || layout === "tabs" ? layout : "grid" },
+    page: { ...summary, layout: layout === "flex" || layout === "notebook" || layout === "tabs" ? layout : "grid", ...(str(page.config.className) ? { className: str(page.config.className) } : {}) },
     pages: options.onlyThisPage ? [summary] : pagesOf(model, ui),
     links: options.onlyThisPage ? [] : linksOf(model, ui),
     theme: themeOf(model, page),
