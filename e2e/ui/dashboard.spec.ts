@@ -213,7 +213,7 @@ test("CSS written for Dashboard 2.0 reaches the page: its class names and ids, t
   // CSS as FlowFuse's OEE blueprint writes it (a page:style template naming Dashboard 2.0's classes).
   const css = [
     "div.nrdb-ui-widget.nrdb-ui-button.submit-button { margin-top: 30px; }",
-    ".nrdb-ui-page.shift-a .nrdb-ui-group.kpis { border-top-width: 5px; }",
+    ".nrdb-ui-page.shift-a .nrdb-ui-group.kpis .v-card { border-top-width: 5px; }",
     `#nrdb-ui-widget-txt-${s} { letter-spacing: 3px; }`,
     "div.v-card { min-height: 222px; }",
   ].join("\n");
@@ -228,8 +228,10 @@ test("CSS written for Dashboard 2.0 reaches the page: its class names and ids, t
   await page.goto(`/dashboard/${slug}/line`);
   const button = page.locator(".nrdb-ui-widget.nrdb-ui-button");
   await expect(button).toHaveCSS("margin-top", "30px");
-  await expect(page.getByRole("region", { name: "KPIs" })).toHaveCSS("border-top-width", "5px");
-  await expect(page.getByRole("region", { name: "KPIs" })).toHaveCSS("min-height", "222px");
+  // A group is Dashboard 2.0's: its cell (class, id) and in it the card, div.v-card.
+  const card = page.getByRole("region", { name: "KPIs" }).locator("> div.v-card");
+  await expect(card).toHaveCSS("border-top-width", "5px");
+  await expect(card).toHaveCSS("min-height", "222px");
   await expect(page.locator(`#nrdb-ui-widget-txt-${s}`)).toHaveCSS("letter-spacing", "3px");
   // As Dashboard 2.0: the app bar is the theme's surface (its "navigation background"), its text readable.
   await expect(page.locator("header.v-app-bar")).toHaveCSS("background-color", "rgb(31, 41, 55)");

@@ -76,7 +76,7 @@ function ConnectionNotice({ state, header }: { state: DashboardConnection; heade
       else if (lost.current) setNotice(null);
       lost.current = false;
       wasLive.current = true;
-    } else if (wasLive.current && !lost.current && (state.status === "offline" || state.status === "connecting")) {
+    } else if (wasLive.current && !lost.current && (state.status === "offline" || (state.status === "connecting" && !state.switching))) {
       lost.current = true;
       setNotice(header.disconnectNotice ? "lost" : null);
     }
@@ -291,24 +291,27 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
             {groups.map((g) => {
               const disabled = groupDisabled(g, control);
               return (
-                // A div, as Dashboard 2.0's card is: CSS written for it says `div.v-card`.
+                // As Dashboard 2.0's Grid.vue: the group's cell (its class, its id) holds a div.v-card
+                // (the box) whose body is .v-card-text; CSS written for Dashboard 2.0 names them.
                 <div
                   role="region"
                   key={g.id}
                   id={`nrdb-ui-group-${g.id}`}
-                  className={`db-group nrdb-ui-group v-card${g.className ? ` ${g.className}` : ""}${disabled ? " disabled" : ""}`}
+                  className={`db-group-cell nrdb-ui-group${g.className ? ` ${g.className}` : ""}${disabled ? " disabled" : ""}`}
                   data-group-id={g.id}
                   aria-label={g.name}
                   style={{ gridColumnEnd: `span min(${g.width}, var(--layout-columns))` }}
                 >
-                  {g.showTitle ? <h2 className="db-group-title">{g.name}</h2> : null}
-                  <div className="db-group-grid" style={{ gridTemplateColumns: `repeat(min(${g.width}, var(--layout-columns)), minmax(0, 1fr))` }}>
-                    {g.widgets
-                      .slice()
-                      .sort((a, b) => a.order - b.order)
-                      .map((w) => (
-                        <WidgetHost key={w.id} widget={w} groupWidth={g.width} groupDisabled={disabled} />
-                      ))}
+                  <div className="db-group v-card">
+                    {g.showTitle ? <h2 className="db-group-title v-card-title">{g.name}</h2> : null}
+                    <div className="db-group-grid v-card-text" style={{ gridTemplateColumns: `repeat(min(${g.width}, var(--layout-columns)), minmax(0, 1fr))` }}>
+                      {g.widgets
+                        .slice()
+                        .sort((a, b) => a.order - b.order)
+                        .map((w) => (
+                          <WidgetHost key={w.id} widget={w} groupWidth={g.width} groupDisabled={disabled} />
+                        ))}
+                    </div>
                   </div>
                 </div>
               );

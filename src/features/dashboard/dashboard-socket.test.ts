@@ -169,13 +169,22 @@ describe("DashboardSocket", () => {
     await expect(lost).rejects.toThrow(/connection was lost/);
   });
 
-  it("a new page path is a new connection", () => {
+  it("a new page path is a new connection, of the same tab, and not a reconnect", () => {
     const s = make();
+    const states: DashboardConnection[] = [];
+    s.onState((st) => states.push(st));
     s.start();
+    const tab = new URL(last().url).searchParams.get("tab");
+    expect(tab).toMatch(/^[0-9a-f]{24}$/);
     last().page();
     s.setPath("/settings");
     expect(last().url).toContain("path=%2Fsettings");
+    expect(new URL(last().url).searchParams.get("tab")).toBe(tab);
     expect(FakeSocket.all).toHaveLength(2);
+    // The page notices say nothing of it (ConnectionNotice); a drop after it is a reconnect again.
+    expect(states.map((st) => st.status === "connecting" && st.switching === true)).toEqual([false, false, true]);
+    last().drop();
+    expect(s.getState().status).toBe("offline");
     s.stop();
   });
 });

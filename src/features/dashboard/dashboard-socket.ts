@@ -3,7 +3,8 @@ import { WS_CLOSE } from "@/shared/realtime";
 import { backoffDelay } from "@/features/live/live-socket";
 
 export type DashboardConnection =
-  | { status: "connecting"; attempt: number }
+  /** `switching`: a new page's connection, after the last page's was live (not a reconnect). */
+  | { status: "connecting"; attempt: number; switching?: boolean }
   | { status: "online" }
   | { status: "offline"; retryAt: number; attempt: number }
   /** The server refused the viewer (signed out, removed from the organization, share link revoked): no retries. */
@@ -22,10 +23,11 @@ export interface DashboardSocketOptions {
 }
 
 /** The socket URL of a page (src/shared/dashboard.ts, step 2). */
-export function dashboardSocketUrl(location: { protocol: string; host: string }, org: string, path: string, share?: string | null): string {
+export function dashboardSocketUrl(location: { protocol: string; host: string }, org: string, path: string, share?: string | null, tab?: string): string {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   const q = new URLSearchParams({ path });
   if (share) q.set("share", share);
+  if (tab) q.set("tab", tab);
   return `${scheme}//${location.host}${DASHBOARD_SOCKET_PATH}/${encodeURIComponent(org)}?${q.toString()}`;
 }
 
@@ -69,6 +71,12 @@ export class DashboardSocket {
   private pending: DashboardClientFrame[] = [];
   private uploads: Promise<unknown> = Promise.resolve();
   private path: string;
+  /**
+   * This tab's id, the same for every page it opens: messages meant for this viewer only
+   * (`msg._client`) follow it to the next page, as on Dashboard 2.0's one socket per tab.
+   */
+  private readonly tab = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+  private switching = false;
   private readonly opts: Required<Omit<DashboardSocketOptions, "share">> & { share: string | null };
 
   constructor(options: DashboardSocketOptions) {
@@ -125,6 +133,7 @@ export class DashboardSocket {
     clearTimeout(this.retryTimer);
     this.failures = 0;
     this.pending = [];
+    this.switching = this.state.status === "online";
     this.open();
   }
 
@@ -210,10 +219,12 @@ export class DashboardSocket {
 
   private open() {
     if (this.stopped) return;
-    this.setState({ status: "connecting", attempt: this.failures + 1 });
+    this.setState({ status: "connecting", attempt: this.failures + 1, ...(this.switching ? { switching: true } : {}) });
+    this.switching = false;
     let ws: WebSocket;
     try {
-      ws = new this.opts.WebSocketImpl(dashboardSocketUrl(window.location, this.opts.org, this.path, this.opts.share));
+      // A share link's visitor has no session to keep a tab's own states under (and one page).
+      ws = new this.opts.WebSocketImpl(dashboardSocketUrl(window.location, this.opts.org, this.path, this.opts.share, this.opts.share ? undefined : this.tab));
     } catch {
       this.scheduleRetry();
       return;

@@ -33,6 +33,8 @@ export interface DashboardOut {
   state?: unknown;
   /** Only this socket gets it. */
   socket_id?: string;
+  /** With socket_id: the state the widget would have, kept for that viewer's tab only (dashboards/private-states.ts). */
+  own_state?: unknown;
 }
 
 /** One message on an organization's in channel. */
@@ -60,10 +62,16 @@ export class DashboardBus implements DashboardRuntime {
 
   // ---- the runtime's side (RuntimeServices.dashboards) ----
 
-  emit(organizationId: string, widgetId: string, msg: Record<string, unknown>, options: { client?: DashboardClientRef; state?: unknown } = {}): void {
+  emit(organizationId: string, widgetId: string, msg: Record<string, unknown>, options: { client?: DashboardClientRef; state?: unknown; ownState?: unknown } = {}): void {
     const one = options.client?.socketId;
     if (!one && options.state !== undefined) this.states.set(organizationId, widgetId, options.state);
-    this.publishOut(organizationId, { kind: "update", widget_id: widgetId, msg, state: options.state ?? null, ...(one ? { socket_id: one } : {}) });
+    this.publishOut(organizationId, {
+      kind: "update",
+      widget_id: widgetId,
+      msg,
+      state: options.state ?? null,
+      ...(one ? { socket_id: one, ...(options.ownState !== undefined ? { own_state: options.ownState } : {}) } : {}),
+    });
   }
 
   control(organizationId: string, widgetId: string, msg: Record<string, unknown>, options: { client?: DashboardClientRef } = {}): void {

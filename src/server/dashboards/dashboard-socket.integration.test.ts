@@ -212,4 +212,61 @@ describe("the dashboard socket", () => {
     expect((await request("PUT", `/flows/${d.flowId}`, { token: owner.accessToken, body: { enabled: false, revision: saved.body.flow.revision } })).status).toBe(200);
     expect(await socket.closed).toMatchObject({ code: DASHBOARD_CLOSE.notFound });
   });
+
+  it("a viewer's own message follows their tab to its next page (as on Dashboard 2.0's one socket per tab); no other viewer or tab sees it", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    const post = async (body: Record<string, unknown>) => (await request("POST", "/config-nodes", { token, body })).body.config_node.id as string;
+    const base = await post({ type: "ui-base", name: "Audit", config: {} });
+    const home = await post({ type: "ui-page", name: "Home", config: { ui: base, path: "/start", order: 1 } });
+    const audit = await post({ type: "ui-page", name: "Audit", config: { ui: base, path: "/audit", order: 2 } });
+    const g1 = await post({ type: "ui-group", name: "Start", config: { page: home, width: 6, order: 1 } });
+    const g2 = await post({ type: "ui-group", name: "Question", config: { page: audit, width: 6, order: 1 } });
+    // "New audit" on the first page fills the question on the second and goes there (ui-control).
+    const created = await request("POST", "/flows", {
+      token,
+      body: {
+        name: "audit",
+        nodes: [
+          { id: "tab_btn", type: "ui-button", position: { x: 0, y: 0 }, config: { group: g1, label: "New audit", payload: "Question 1", payloadType: "str", order: 1 } },
+          { id: "tab_q", type: "ui-text", position: { x: 200, y: 0 }, config: { group: g2, label: "Question", order: 1 } },
+        ],
+        connections: [{ source: "tab_btn", target: "tab_q" }],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect((await request("POST", `/flows/${created.body.flow.id}/deploy`, { token })).status).toBe(200);
+    const slug = await orgSlug(token);
+    const mine = await sessionCookie(testApp.app, owner);
+    const tab = "0123456789abcdef0123";
+    const otherTab = "fedcba9876543210fedc";
+    const onPage = (path: string, t: string, headers = mine) => connect(`${dash.url(slug, path)}&tab=${t}`, headers);
+    const stateOf = (page: Record<string, any>) => (page.view.groups[0].widgets as Array<{ id: string; state: unknown }>).find((w) => w.id === "tab_q")!.state;
+
+    // The tab's page 1 clicks; its page 2, already open in the same tab (the page changed meanwhile), gets the answer live.
+    const first = onPage("/start", tab);
+    await first.next((f) => f.type === "dashboard.page");
+    const second = onPage("/audit", tab);
+    expect(stateOf(await second.next((f) => f.type === "dashboard.page"))).toBeNull();
+    const stranger = await joinAs(testApp.app, request, owner, "viewer");
+    const othersPage = onPage("/audit", otherTab, await sessionCookie(testApp.app, stranger));
+    await othersPage.next((f) => f.type === "dashboard.page");
+    const sameUserOtherTab = onPage("/audit", otherTab);
+    await sameUserOtherTab.next((f) => f.type === "dashboard.page");
+    first.send({ type: "dashboard.input", widget_id: "tab_btn", event: "click", msg: {} });
+    expect((await second.next((f) => f.type === "dashboard.update" && f.widget_id === "tab_q")).msg.payload).toBe("Question 1");
+    first.ws.close();
+    second.ws.close();
+
+    // The tab's next page opened later shows it too; another viewer, another tab of the same viewer and a made-up tab never do.
+    const again = onPage("/audit", tab);
+    expect(stateOf(await again.next((f) => f.type === "dashboard.page"))).toMatchObject({ msg: { payload: "Question 1" } });
+    for (const [headers, t] of [[await sessionCookie(testApp.app, stranger), tab], [mine, otherTab], [mine, "not-a-tab"]] as const) {
+      const s = connect(`${dash.url(slug, "/audit")}&tab=${t}`, headers);
+      expect(stateOf(await s.next((f) => f.type === "dashboard.page"))).toBeNull();
+      s.ws.close();
+    }
+    expect([...othersPage.frames, ...sameUserOtherTab.frames].some((f) => f.type === "dashboard.update")).toBe(false);
+    for (const s of [again, othersPage, sameUserOtherTab]) s.ws.close();
+  });
 });

@@ -35,6 +35,7 @@ import {
 } from "../../shared/dashboard";
 import type { DashboardClientRef } from "../runtime/types";
 import type { DashboardOut } from "./bus";
+import { isTabId, PrivateStates, privateKeyOf } from "./private-states";
 import { resolveDashboardViewer, shareLinkLive, viewerOptions, viewerPage, type DashboardViewer } from "../services/dashboards/dashboards";
 import { buildPageView, findPageByPath, loadDashboardModel, widgetIdsOfPage, type DashboardModel } from "../services/dashboards/model";
 
@@ -68,6 +69,8 @@ interface Viewer {
   layoutKey: string;
   /** The browser session behind a member's socket (rechecked). */
   sessionId?: string;
+  /** A member's tab (its session and the tab id the browser sends): its own messages follow it from page to page. */
+  privateKey?: string;
   tokens: number;
   refilledAt: number;
 }
@@ -112,6 +115,12 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
   const log = app.logger;
   let closing = false;
   let uploadBytesInFlight = 0;
+  const privateStates = new PrivateStates(app.store, (err) => log.warn({ err }, "a viewer's own widget state could not be kept or read"));
+  /**
+   * Sockets' tabs, by socket id: open ones, and closed ones for a minute (the message a click
+   * caused may come after its page changed: it is the tab's, and reaches the tab's next page).
+   */
+  const tabsOfSockets = new Map<string, string>();
 
   const stopRevoked = app.dashboards.onShareRevoked((shareId) => {
     for (const v of viewers) if (v.viewer.share?.id === shareId) v.ws.close(DASHBOARD_CLOSE.shareRevoked, "share link revoked");
@@ -143,9 +152,11 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     if (!set) return;
     // One text for every viewer it goes to.
     let text: string | null = null;
+    const tab = m.socket_id ? tabsOfSockets.get(m.socket_id) : undefined;
+    if (tab && m.kind === "update" && m.own_state !== undefined) void privateStates.record(orgId, tab, m.widget_id, m.own_state);
     for (const v of set) {
       if (!v.widgetIds.has(m.widget_id)) continue;
-      if (m.socket_id && m.socket_id !== v.id) continue;
+      if (m.socket_id && m.socket_id !== v.id && (tab === undefined || v.privateKey !== tab)) continue;
       if (v.ws.readyState !== v.ws.OPEN) continue;
       if (v.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
         v.ws.close(DASHBOARD_CLOSE.tooSlow, "too far behind");
@@ -232,7 +243,11 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
 
   async function sendPage(v: Viewer, model: DashboardModel, force = false) {
     const page = viewerPage(model, v.viewer, v.path);
-    const view = await buildPageView(app, model, page, viewerOptions(v.viewer));
+    const built = await buildPageView(app, model, page, viewerOptions(v.viewer));
+    // This tab's own states (its messages that carried msg._client) over the shared ones.
+    const own = v.privateKey ? await privateStates.read(v.orgId, v.privateKey) : new Map<string, unknown>();
+    const mine = <W extends { id: string; state: unknown }>(w: W): W => (own.has(w.id) ? { ...w, state: own.get(w.id) } : w);
+    const view = own.size === 0 ? built : { ...built, groups: built.groups.map((g) => ({ ...g, widgets: g.widgets.map(mine) })), headless: built.headless.map(mine) };
     const key = layoutKeyOf(view);
     if (!force && key === v.layoutKey) return;
     v.layoutKey = key;
@@ -366,6 +381,7 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
   async function admit(req: IncomingMessage, ws: WebSocket, slug: string, url: URL) {
     const path = url.searchParams.get("path") ?? "/";
     const share = url.searchParams.get("share") ?? undefined;
+    const tab = url.searchParams.get("tab");
     const sessionId = share ? undefined : await browserSessionId(app, { cookie: req.headers.cookie ?? null, origin: req.headers.origin ?? null });
     if (!share && !sessionId) throw new AppError("UNAUTHENTICATED", "sign in to see this page");
     if (!path.startsWith("/") || path.length > 200) throw new AppError("NOT_FOUND", "page not found");
@@ -386,15 +402,18 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
       uploadRefilledAt: Date.now(),
       layoutKey: "",
       ...(sessionId ? { sessionId } : {}),
+      ...(sessionId && isTabId(tab) ? { privateKey: privateKeyOf(sessionId, tab) } : {}),
       tokens: DASHBOARD_LIMITS.inputsPerSecond,
       refilledAt: Date.now(),
     };
     if (ws.readyState !== ws.OPEN || closing) return;
     // Listen before reading the states, so no update falls between the page and the live frames.
     join(v);
+    if (v.privateKey) tabsOfSockets.set(v.id, v.privateKey);
     ws.on("close", () => {
       dropUpload(v);
       leave(v);
+      if (v.privateKey) setTimeout(() => tabsOfSockets.delete(v.id), 60_000).unref();
     });
     await app.dashboards.outReady(v.orgId);
     ws.on("message", (data, isBinary) => onFrame(v, data, isBinary));

@@ -158,9 +158,10 @@ export function widgetBehaviour<C extends Record<string, unknown>>(ctx: NodeCont
   let stopInput: (() => void) | undefined;
   const canSend = ctx.outputs > 0;
 
-  const publish = (show: Record<string, unknown>, client?: DashboardClientRef) => {
-    // To one viewer: the durable state goes with it unchanged (nothing kept of a private message).
-    dash?.emit(org, id, show, { ...(client ? { client } : {}), ...(spec.stateless ? {} : { state }) });
+  const publish = (show: Record<string, unknown>, client?: DashboardClientRef, ownState?: DashboardWidgetState) => {
+    // To one viewer: the durable state goes with it unchanged (nothing kept of a private message
+    // for the others); what it would be is that viewer's tab's own (dashboards/private-states.ts).
+    dash?.emit(org, id, show, { ...(client ? { client } : {}), ...(spec.stateless ? {} : { state, ...(client && ownState ? { ownState } : {}) }) });
   };
 
   const viewerInput = (input: DashboardInput) => {
@@ -213,18 +214,20 @@ export function widgetBehaviour<C extends Record<string, unknown>>(ctx: NodeCont
       withTopic(ctx, config as { topic?: string; topicType?: string }, msg);
       const next: DashboardWidgetState = client ? { ...state } : { ...state, ...(propsChanged ? { props } : {}) };
       let show: Record<string, unknown> | null;
+      let after: DashboardWidgetState;
       if (spec.onMessage) {
         const r = spec.onMessage(msg, next);
         show = r.show;
-        if (!client) state = r.state;
+        after = r.state;
       } else {
         show = viewOf(msg);
         const extra = Object.keys(msg).some((k) => !PRIVATE_KEYS.has(k) && !DYNAMIC_ONLY.has(k));
-        if (!client) state = extra ? { ...next, msg: show } : next;
+        after = extra ? { ...next, msg: show } : next;
       }
+      if (!client) state = after;
       // A message for one viewer shows that viewer its own `_client`, as Dashboard 2.0 does (a
-      // template may show it); it is never kept, and nobody else gets the message.
-      if (show) publish(client ? { ...show, _client: client } : show, client);
+      // template may show it); it is not kept for anyone else, and nobody else gets the message.
+      if (show) publish(client ? { ...show, _client: client } : show, client, client ? after : undefined);
       if (canSend) {
         if (spec.passInput !== false && (!("passthru" in config) || config.passthru === true)) send(msg);
       }

@@ -236,8 +236,8 @@ export function getTarget(ctx: NodeContext, target: Target, msg: Message): unkno
  * Writes a value; undefined deletes (as Node-RED's setMessageProperty and context set). False when a
  * message property could not be written (its parent is not an object), as Node-RED.
  */
-export function setTarget(ctx: NodeContext, target: Target, msg: Message, value: unknown): boolean {
-  if (target.type === "msg") return setMessageProperty(msg, withoutMsg(target.path), value);
+export function setTarget(ctx: NodeContext, target: Target, msg: Message, value: unknown, createMissing?: boolean): boolean {
+  if (target.type === "msg") return setMessageProperty(msg, withoutMsg(target.path), value, createMissing ?? value !== undefined);
   setContextValue(ctx, target.type, target.path, value, msg);
   return true;
 }

@@ -224,11 +224,13 @@ export function parseJsonSafe(text: string): unknown {
  * Node-RED's setMessageProperty (RED.util.setObjectProperty), for the nodes that follow it (change,
  * inject, template, through runtime/operands.ts): undefined deletes (an array element is spliced
  * out); missing parents are created, but never beneath a string, number or other non-object, and
- * then nothing is written and it returns false (change warns, as Node-RED).
+ * then nothing is written and it returns false (change warns, as Node-RED). `createMissing` is
+ * Node-RED's argument of that name: by default parents are created only for a value, and the
+ * inject node asks for them always (a prop `payload.x` whose value is undefined leaves
+ * `payload` an empty object there).
  */
-export function setMessageProperty(msg: Message, path: string, value: unknown): boolean {
+export function setMessageProperty(msg: Message, path: string, value: unknown, createMissing = value !== undefined): boolean {
   const parts = parsePath(path, msg);
-  const createMissing = value !== undefined;
   let target: Record<string | number, unknown> = msg;
   for (let i = 0; i < parts.length - 1; i++) {
     const part = parts[i]!;

@@ -333,7 +333,8 @@ export interface DashboardRuntime {
    * gets a `dashboard.update`, or only `client.socketId`'s viewer when `client` is given. `state`
    * (when given, and not for one viewer) is the widget's durable state after it, written behind.
    */
-  emit(organizationId: string, widgetId: string, msg: Record<string, unknown>, options?: { client?: DashboardClientRef; state?: unknown }): void;
+  /** `ownState`, with `client`: the state the widget would have, kept for that viewer's tab only. */
+  emit(organizationId: string, widgetId: string, msg: Record<string, unknown>, options?: { client?: DashboardClientRef; state?: unknown; ownState?: unknown }): void;
   /** ui-control: a `dashboard.control` frame for the viewers of the widget's dashboard (or one viewer). */
   control(organizationId: string, widgetId: string, msg: Record<string, unknown>, options?: { client?: DashboardClientRef }): void;
   /** What viewers send the widget (`dashboard.input`, and page events for ui-event); returns the function that stops. */

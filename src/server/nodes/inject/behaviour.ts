@@ -18,7 +18,9 @@ export const injectBehaviour = defineBehaviour(injectNode, (ctx, c) => {
   /** Sets the props on msg (Node-RED: errors are collected, and the message is not sent if any). */
   const build = (msg: Message, overrides: { payload?: unknown; topic?: string }, send: (msg: Message) => void, done?: (err?: unknown) => void) => {
     const errors: string[] = [];
-    const set = (path: string, value: unknown) => setTarget(ctx, { path, type: "msg" }, msg, value);
+    // As Node-RED's inject (setMessageProperty(msg, property, value, true)): parents are created
+    // even for an undefined value, so `payload.x` from an unset context key makes `payload` {}.
+    const set = (path: string, value: unknown) => setTarget(ctx, { path, type: "msg" }, msg, value, true);
     const finish = () => {
       if (overrides.payload !== undefined) msg.payload = overrides.payload;
       if (overrides.topic !== undefined) msg.topic = overrides.topic;

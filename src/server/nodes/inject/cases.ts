@@ -38,6 +38,13 @@ export const cases: DiffCase[] = [
   props("JSONata with env and context", [{ p: "payload", v: "$env('A') & $flowContext('f')", vt: "jsonata" }], { env: { A: "x" }, flow: { f: "y" } }),
   props("an invalid JSONata result sends nothing", [{ p: "payload", v: "$invalid()", vt: "jsonata" }], { expect: undefined }),
   props("date: timestamp (compared: topic only)", [{ p: "payload" }, { p: "topic", vt: "str" }], { compare: ["topic"] }, { payload: "", payloadType: "date", topic: "t" }),
+  // FlowFuse's 5S blueprint reads context keys that are not set yet into payload.x: payload is still made.
+  props("an unset context key: its property's parents are made, the key left out", [
+    { p: "payload.lastAuditDate", v: "lastAuditDate", vt: "global" },
+    { p: "payload.count", v: "#:(persistent)::count", vt: "global" },
+    { p: "topic", v: "t", vt: "str" },
+  ]),
+  props("a context store that is not configured: the default store's value", [{ p: "payload.score", v: "#:(persistent)::score", vt: "global" }], { global: { score: 5 } }),
   props("msg property", [{ p: "payload", v: "topic", vt: "msg" }, { p: "topic", v: "new", vt: "str" }], { send: [{ msg: { topic: "old" } }] }),
   props("the received message keeps its properties", [{ p: "payload", v: "p", vt: "str" }], { send: [{ msg: { keep: 1, payload: "x" } }] }),
   {
