@@ -44,7 +44,7 @@ None.
 ### Details
 
 - Pages are served at \`/dashboard/{organization}/{page path}\` to every member of the organization, and to visitors of a page's share link.
-- Messages a viewer's input sends carry \`msg._client\` (\`socketId\`; \`user_id\` for a signed-in member, \`share_id\` for a share link's visitor). A message that carries \`msg._client\` back to a widget goes to that viewer only.
+- Messages a viewer's input sends carry \`msg._client\` (\`socketId\`; \`user_id\` for a signed-in member, \`share_id\` for a share link's visitor). A message that carries \`msg._client\` back to a widget goes to that viewer only; the other viewers keep seeing the widget's shared state. It follows that viewer's browser tab for five minutes: a page the tab opens next shows it (Dashboard 2.0 keeps it in the tab, whose pages share one connection), so a button that fills a widget of another page and changes the page with ui-control works as there.
 - **Include client data** and **Widgets that honour the viewer** are kept for export: here every input carries \`msg._client\` and every widget honours it (SPEC §21), whatever they say.
 - **Header content**: what the app bar says, as Dashboard 2.0's: the page's name (the default), the dashboard's, both as "Dashboard (Page)", or nothing (the page keeps a heading for screen readers). A dashboard from before this setting follows its **Show the page's title**.
 - **Say when the connection is lost** and **Say when it is back**: a notice for **How long those notices show** seconds when a viewer's page loses its connection to the server and when it is back (the app bar always shows the connection's state).
