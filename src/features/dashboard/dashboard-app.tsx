@@ -70,17 +70,18 @@ function ConnectionNotice({ state, header }: { state: DashboardConnection; heade
   const [notice, setNotice] = useState<"lost" | "back" | null>(null);
   const wasLive = useRef(false);
   const lost = useRef(false);
+  const switching = state.status === "connecting" && state.switching === true;
   useEffect(() => {
     if (state.status === "online") {
       if (lost.current && header.reconnectNotice) setNotice("back");
       else if (lost.current) setNotice(null);
       lost.current = false;
       wasLive.current = true;
-    } else if (wasLive.current && !lost.current && (state.status === "offline" || (state.status === "connecting" && !state.switching))) {
+    } else if (wasLive.current && !lost.current && (state.status === "offline" || (state.status === "connecting" && !switching))) {
       lost.current = true;
       setNotice(header.disconnectNotice ? "lost" : null);
     }
-  }, [state.status, header.disconnectNotice, header.reconnectNotice]);
+  }, [state.status, switching, header.disconnectNotice, header.reconnectNotice]);
   useEffect(() => {
     if (!notice) return;
     const t = setTimeout(() => setNotice(null), header.noticeSeconds * 1000);
