@@ -103,6 +103,9 @@ test("ui-button → function → ui-text: deployed, the dashboard answers a clic
   await expect(dashboardGroup(page, "Controls")).toHaveCount(0);
   await page.goBack();
   await expect(dashboardGroup(page, "Controls")).toBeVisible();
+  // A page change is not a lost connection (each page has its socket): no notice said so.
+  await expect(page.getByRole("status").filter({ hasText: "Live" })).toBeVisible();
+  expect(await page.getByTestId("connection-notice").count()).toBe(0);
 
   // The editor: the Dashboard palette category, Open dashboard, and the Dashboard tab.
   await page.goto(`/flows/${d.flowId}`);
