@@ -641,6 +641,55 @@ test("the ui-base's header content and connection notices: \"Dashboard (Page)\" 
   await shot(page, "dashboard-reconnected");
 });
 
+test("a radio group (Dashboard 2.0's ui-radio-group): checked by mouse or by the keyboard alone, the typed value goes to the flow, a reload keeps the choice", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-radio");
+  const slug = await slugOf(request, owner);
+  const s = unique();
+  const base = await configNode(request, owner, "ui-base", "Audit", {});
+  const home = await configNode(request, owner, "ui-page", "Grade", { ui: base, path: "/grade", order: 1 });
+  const group = await configNode(request, owner, "ui-group", "Question", { page: home, width: 6, order: 1 });
+  await deployFlow(request, owner, `Grade ${s}`, {
+    nodes: [
+      {
+        id: `grade-${s}`,
+        type: "ui-radio-group",
+        position: { x: 100, y: 100 },
+        config: {
+          group,
+          label: "Select Option:",
+          order: 1,
+          options: [
+            { label: "Great (5)", value: 5, type: "num" },
+            { label: "Good (4)", value: 4, type: "num" },
+            { label: "Ok (3)", value: 3, type: "num" },
+          ],
+        },
+      },
+      { id: `fn-${s}`, type: "function", position: { x: 300, y: 100 }, config: { code: "msg.payload = typeof msg.payload + ' ' + msg.payload; delete msg._client; return msg;" } },
+      { id: `txt-${s}`, type: "ui-text", position: { x: 500, y: 100 }, config: { group, label: "Sent", order: 2 } },
+    ],
+    connections: [
+      { source: `grade-${s}`, target: `fn-${s}` },
+      { source: `fn-${s}`, target: `txt-${s}` },
+    ],
+  });
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/grade`);
+  await expect(page.locator('[data-connection="online"]')).toBeVisible();
+  const grades = page.getByRole("group", { name: "Select Option:" });
+  const sent = dashboardGroup(page, "Question").locator('[data-widget-type="ui-text"] .db-text-value');
+  await grades.getByRole("radio", { name: "Good (4)" }).check();
+  await expect(grades.getByRole("radio", { name: "Good (4)" })).toBeChecked();
+  await expect(sent).toHaveText("number 4");
+  // The keyboard alone: the arrow keys move the choice, and each choice goes to the flow.
+  await page.keyboard.press("ArrowDown");
+  await expect(grades.getByRole("radio", { name: "Ok (3)" })).toBeChecked();
+  await expect(grades.getByRole("radio", { name: "Ok (3)" })).toBeFocused();
+  await expect(sent).toHaveText("number 3");
+  await page.reload();
+  await expect(page.getByRole("group", { name: "Select Option:" }).getByRole("radio", { name: "Ok (3)" })).toBeChecked();
+});
+
 test("a button group (Dashboard 2.0's ui-button-group): a click or the arrow keys choose, the value goes to the flow typed, every viewer sees the choice", async ({ page, request }) => {
   const owner = await registerUser(request, "dash-bgroup");
   const slug = await slugOf(request, owner);
