@@ -225,6 +225,7 @@ test("CSS written for Dashboard 2.0 reaches the page: its class names and ids, t
       { id: `btn-${s}`, type: "ui-button", position: { x: 100, y: 100 }, config: { group, label: "Submit", order: 2, className: "submit-button" } },
       { id: `txt-${s}`, type: "ui-text", position: { x: 300, y: 100 }, config: { group, label: "OEE", order: 1 } },
       { id: `css-${s}`, type: "ui-template", position: { x: 100, y: 200 }, config: { templateScope: "page:style", page: home, format: css } },
+      { id: `chart-${s}`, type: "ui-chart", position: { x: 300, y: 200 }, config: { group, label: "Rate", order: 3, height: 5, chartType: "line" } },
     ],
   });
   await logIn(page, owner.email);
@@ -239,6 +240,12 @@ test("CSS written for Dashboard 2.0 reaches the page: its class names and ids, t
   // As Dashboard 2.0: the app bar is the theme's surface (its "navigation background"), its text readable.
   await expect(page.locator("header.v-app-bar")).toHaveCSS("background-color", "rgb(31, 41, 55)");
   await expect(page.locator("header.v-app-bar")).toHaveCSS("color", "rgb(255, 255, 255)");
+  // A widget fills all its rows, as Dashboard 2.0's: the chart's five (it filled the first only).
+  const chart = page.locator(`#nrdb-ui-widget-chart-${s}`);
+  await expect(chart.locator("canvas")).toBeVisible();
+  const [box, figure] = [await chart.boundingBox(), await chart.locator("figure").boundingBox()];
+  expect(box!.height).toBeGreaterThan(5 * 48);
+  expect(figure!.height).toBeGreaterThan(box!.height - 2);
 });
 
 test("a Dashboard 1 flow imported shows its widgets on its page", async ({ page, request }) => {
@@ -342,7 +349,7 @@ test("ui-template runs in a sandbox: its script cannot read cookies, storage, th
         id: `md-${s}`,
         type: "ui-markdown",
         position: { x: 300, y: 200 },
-        config: { group, order: 3, content: '**Bold** <script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> [link](javascript:window.__pwned=3)\n\nMachine: **{{ msg.payload }}** ({{ msg.machine || \'none\' }})' },
+        config: { group, order: 3, content: '**Bold** <script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> [link](javascript:window.__pwned=3)\n\nMachine: **{{ msg.payload }}** ({{ msg.machine || \'none\' }})\n\n<span style="color:#2CA02C">OFF</span>' },
       },
       { id: `mdin-${s}`, type: "inject", position: { x: 100, y: 300 }, config: { payload_type: "string", payload: '<img src=x onerror="window.__pwned=4"> *not emphasis*', once: true, once_delay_seconds: 0.1 } },
     ],
@@ -389,6 +396,8 @@ test("ui-template runs in a sandbox: its script cannot read cookies, storage, th
   await expect(md.locator("strong").nth(1)).toHaveText('<img src=x onerror="window.__pwned=4"> *not emphasis*');
   await expect(md.locator("p").nth(1)).toContainText("(none)");
   await expect(md.locator("img")).toHaveCount(1);
+  // The node's own inline styles stay, as Dashboard 2.0 keeps them (FlowFuse's Performance blueprint colours its legend so).
+  await expect(md.getByText("OFF", { exact: true })).toHaveCSS("color", "rgb(44, 160, 44)");
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await shot(page, "dashboard-template-sandbox");
 });

@@ -8,6 +8,18 @@ import { bool, num, str, type WidgetProps } from "./widget";
 
 const PALETTE = ["#1F77B4", "#AEC7E8", "#FF7F0E", "#2CA02C", "#98DF8A", "#D62728", "#FF9896", "#9467BD", "#C5B0D5"];
 
+/**
+ * A point shape (Dashboard 2.0 keeps Chart.js's names) as Dashboard 2.0's ECharts chart draws it
+ * (`chartJsToECharts.symbol`): rectangles, triangles and diamonds; "false" none; any other shape
+ * (cross, star, line, …) a circle.
+ */
+export function pointSymbol(shape: string): string {
+  if (shape === "false") return "none";
+  if (shape === "rect" || shape === "rectangle") return "rect";
+  if (shape === "triangle" || shape === "diamond") return shape;
+  return "circle";
+}
+
 /** ECharts options for the chart's type and data (Dashboard 2.0's ui-chart properties). */
 export function chartOption(props: Record<string, unknown>, data: ChartData, textColor: string): Record<string, unknown> {
   const type = str(props, "chartType", "line");
@@ -44,7 +56,9 @@ export function chartOption(props: Record<string, unknown>, data: ChartData, tex
       type: type === "bar" ? "bar" : type === "scatter" ? "scatter" : "line",
       data: xType === "category" ? categories!.map((c) => s.data.find((d) => String(d[0]) === c)?.[1] ?? null) : s.data,
       showSymbol: type === "scatter" || (!big && bool(props, "showPoints", total < 200)),
-      symbolSize: num(props, "pointRadius", 4) * 2,
+      // As Dashboard 2.0 (UIChart.vue): a line's points have its shape and the radius as their
+      // size (4 without one); other types keep ECharts' own.
+      ...(type === "line" ? { symbol: pointSymbol(str(props, "pointShape", "circle")), symbolSize: Number(props.pointRadius) || 4 } : {}),
       step: interpolation === "step" ? "end" : undefined,
       smooth: interpolation === "bezier" || interpolation === "cubic" || interpolation === "cubic-mono",
       sampling: type === "line" ? "lttb" : undefined,

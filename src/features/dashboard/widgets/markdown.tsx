@@ -13,7 +13,7 @@ import { str, type WidgetProps } from "./widget";
  * is rendered first and the values go into its text as text (never parsed as markdown or HTML, never
  * into attributes), so `**{{ msg.payload }}**` is the payload in bold, and nothing before a message.
  */
-export function renderMarkdown(source: string, msg?: Record<string, unknown> | null): string {
+export function renderMarkdown(source: string, msg?: Record<string, unknown> | null, options: { inlineStyles?: boolean } = {}): string {
   // Without a DOM (the server's render) DOMPurify cannot sanitize: nothing is rendered there.
   if (!DOMPurify.isSupported) return "";
   // As Dashboard 2.0: `{{ a || 'b' }}` is not a table's cell separator.
@@ -21,7 +21,9 @@ export function renderMarkdown(source: string, msg?: Record<string, unknown> | n
   const fragment = DOMPurify.sanitize(html, {
     USE_PROFILES: { html: true },
     FORBID_TAGS: ["style", "form", "input", "button", "iframe", "object", "embed"],
-    FORBID_ATTR: ["style"],
+    // Inline styles only for content an editor wrote (a ui-markdown's, as Dashboard 2.0 keeps
+    // them: `<span style="color:…">`), never for a message's HTML (a raw notification).
+    FORBID_ATTR: options.inlineStyles ? [] : ["style"],
     RETURN_DOM_FRAGMENT: true,
   });
   if (msg !== undefined) {
@@ -43,6 +45,6 @@ export function MarkdownWidget({ props, state }: WidgetProps) {
   const content = str(props, "content", str(props, "format"));
   // Rendered in the browser only (DOMPurify needs its DOM), after hydration.
   const inBrowser = useSyncExternalStore(noSubscription, () => true, () => false);
-  const html = useMemo(() => (inBrowser ? renderMarkdown(content, state.msg ?? {}) : ""), [inBrowser, content, state.msg]);
+  const html = useMemo(() => (inBrowser ? renderMarkdown(content, state.msg ?? {}, { inlineStyles: true }) : ""), [inBrowser, content, state.msg]);
   return <div className="db-markdown" dangerouslySetInnerHTML={{ __html: html }} />;
 }
