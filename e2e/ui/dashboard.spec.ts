@@ -687,7 +687,9 @@ test("a radio group (Dashboard 2.0's ui-radio-group): checked by mouse or by the
   await expect(page.locator('[data-connection="online"]')).toBeVisible();
   const grades = page.getByRole("group", { name: "Select Option:" });
   const sent = dashboardGroup(page, "Question").locator('[data-widget-type="ui-text"] .db-text-value');
-  await grades.getByRole("radio", { name: "Good (4)" }).check();
+  // click(), as a user does: Playwright's check() said "did not change its state" in half the runs, while the same
+  // input was checked at the click, after its microtasks and after the next task (logged); not understood yet.
+  await grades.getByRole("radio", { name: "Good (4)" }).click();
   await expect(grades.getByRole("radio", { name: "Good (4)" })).toBeChecked();
   await expect(sent).toHaveText("number 4");
   // The keyboard alone: the arrow keys move the choice, and each choice goes to the flow.
