@@ -244,12 +244,13 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
   async function sendPage(v: Viewer, model: DashboardModel, force = false) {
     const page = viewerPage(model, v.viewer, v.path);
     const built = await buildPageView(app, model, page, viewerOptions(v.viewer));
+    // The layout key holds no states: a rebuild that changes nothing here reads nothing more.
+    const key = layoutKeyOf(built);
+    if (!force && key === v.layoutKey) return;
     // This tab's own states (its messages that carried msg._client) over the shared ones.
     const own = v.privateKey ? await privateStates.read(v.orgId, v.privateKey) : new Map<string, unknown>();
     const mine = <W extends { id: string; state: unknown }>(w: W): W => (own.has(w.id) ? { ...w, state: own.get(w.id) } : w);
     const view = own.size === 0 ? built : { ...built, groups: built.groups.map((g) => ({ ...g, widgets: g.widgets.map(mine) })), headless: built.headless.map(mine) };
-    const key = layoutKeyOf(view);
-    if (!force && key === v.layoutKey) return;
     v.layoutKey = key;
     v.pageId = page.id;
     v.widgetIds = widgetIdsOfPage(model, page);
