@@ -103,6 +103,7 @@ function base(pathname: string, name: string, groups: DashboardPageView["groups"
   return {
     organization: { slug: "bench", name: "Bench" },
     title: "Bench",
+    basePath: "/dashboard",
     header: { content: "page", disconnectNotice: true, reconnectNotice: true, noticeSeconds: 5 },
     page: { id: name, name, path: pathname, order: 0, visible: true, layout: "grid" },
     links: [],

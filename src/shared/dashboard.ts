@@ -128,6 +128,13 @@ export const dashboardClientSchema = z.object({
   user_id: z.string().optional(),
   /** Share link id when the viewer came through one. */
   share_id: z.string().optional(),
+  /**
+   * The signed-in viewer, as FlowFuse's user add-on for Dashboard 2.0 (`msg._client.user`) gives
+   * it: `username` is the sign-in email (there is no other handle), `image` the profile's avatar.
+   */
+  user: z
+    .object({ userId: z.string(), username: z.string(), email: z.string(), name: z.string(), image: z.string().nullable() })
+    .optional(),
 });
 export type DashboardClient = z.infer<typeof dashboardClientSchema>;
 
@@ -210,6 +217,11 @@ export const dashboardPageViewSchema = z.object({
   organization: z.object({ slug: z.string(), name: z.string() }),
   /** The ui-base (Dashboard 2.0's "base"): its name. */
   title: z.string(),
+  /**
+   * The ui-base's path (Dashboard 2.0's, "/dashboard" by default): a link its widgets write to
+   * `<path><page path>`, as Dashboard 2.0 serves pages, opens that page here.
+   */
+  basePath: z.string().default("/dashboard"),
   /**
    * The ui-base's app bar and connection notices (Dashboard 2.0's headerContent, show…Notification,
    * notificationDisplayTime): what the app bar says, and whether losing and regaining the connection

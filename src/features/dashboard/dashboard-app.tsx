@@ -9,6 +9,7 @@ import { Notifications } from "./notifications";
 import { DEFAULT_THEME, themeVariables } from "./theme";
 import { WidgetHost } from "./widget-host";
 import { Speakers } from "./widgets/audio";
+import { dashboardPageOfHref } from "./page-links";
 import { Icon } from "./widgets/icon";
 import "@mdi/font/css/materialdesignicons.min.css";
 import "./dashboard.css";
@@ -198,8 +199,15 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
         const bytes = new Uint8Array(await file.arrayBuffer());
         await socket.upload(widgetId, { name: file.name.slice(0, 255), size: bytes.length, type: file.type.slice(0, 255) }, bytes, (received) => onProgress?.(bytes.length ? received / bytes.length : 1));
       },
+      pageLink: (href) => {
+        const now = store.getView();
+        if (!now) return null;
+        const path = dashboardPageOfHref(href, now.basePath, now.page.path, now.pages.map((p) => p.path));
+        return path === null ? null : { href: pageHref(now.organization.slug, path, share), path };
+      },
+      openPage: (path) => store.navigate(path),
     }),
-    [store, socket, view?.interactive],
+    [store, socket, view?.interactive, share],
   );
 
   // The server answered with a page path (it chose the first page for "/"): show it in the address bar.

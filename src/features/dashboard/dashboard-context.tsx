@@ -11,6 +11,10 @@ export interface DashboardContextValue {
   sendInput: (widgetId: string, event: string, msg: Record<string, unknown>) => DashboardSendResult;
   /** Sends a file to a ui-file-input; `onProgress` gets the part the server holds (0–1). */
   upload: (widgetId: string, file: File, onProgress?: (fraction: number) => void) => Promise<void>;
+  /** A link as Dashboard 2.0's flows write it that opens one of this dashboard's pages: its URL here and the page's path. */
+  pageLink?: (href: string) => { href: string; path: string } | null;
+  /** Opens one of this dashboard's pages (by path) without reloading. */
+  openPage?: (path: string) => void;
 }
 
 export const DashboardContext = createContext<DashboardContextValue | null>(null);

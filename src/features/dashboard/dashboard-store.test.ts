@@ -20,6 +20,29 @@ describe("widget state", () => {
     expect(s.props).toEqual({ label: "B", enabled: false });
     expect(s.msg).toEqual({ enabled: false, payload: 2 });
   });
+
+  it("a table adds each message's rows to those shown, as Dashboard 2.0's (its action), and replaces them when told", () => {
+    // FlowFuse's Getting Started blueprint: a form adds one product per submit to an "append" table.
+    const w = { type: "ui-table" as const, props: { action: "append" } };
+    let s = initialWidgetState({ ...w, state: { rows: [{ name: "Bolt" }] } });
+    s = applyWidgetMessage(w, s, { payload: { name: "Widget", stock: 40 } });
+    s = applyWidgetMessage(w, s, { payload: [{ name: "Gadget", stock: 85 }] });
+    expect(s.msg?.payload).toEqual([{ name: "Bolt" }, { name: "Widget", stock: 40 }, { name: "Gadget", stock: 85 }]);
+    // The server's word when it replaced (msg.action "replace", or a replace table), and [] clears.
+    s = applyWidgetMessage(w, s, { payload: [{ name: "Nut" }], action: "replace" });
+    expect(s.msg?.payload).toEqual([{ name: "Nut" }]);
+    s = applyWidgetMessage(w, s, { payload: [] });
+    expect(s.msg?.payload).toEqual([]);
+    const r = { type: "ui-table" as const, props: { action: "replace" } };
+    let t = applyWidgetMessage(r, initialWidgetState({ ...r, state: null }), { payload: [{ a: 1 }] });
+    t = applyWidgetMessage(r, t, { payload: [{ a: 2 }] });
+    expect(t.msg?.payload).toEqual([{ a: 2 }]);
+    t = applyWidgetMessage(r, t, { payload: [{ a: 3 }], action: "append" });
+    expect(t.msg?.payload).toEqual([{ a: 2 }, { a: 3 }]);
+    // A message without a payload changes properties only.
+    t = applyWidgetMessage(r, t, { ui_update: { label: "L" } });
+    expect(t.msg?.payload).toEqual([{ a: 2 }, { a: 3 }]);
+  });
 });
 
 describe("DashboardStore", () => {

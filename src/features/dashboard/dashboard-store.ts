@@ -138,6 +138,11 @@ export class DashboardStore {
     this.emitWidget(widgetId);
   }
 
+  /** Opens a page of this dashboard (its name, path or id) as the navigation does. */
+  navigate(target: string) {
+    this.onNavigate?.(target);
+  }
+
   /**
    * ui-control's payloads (Dashboard 2.0): `{ page: name|path }` or a bare string navigates;
    * `{ groups: { show, hide, enable, disable } }` and `{ pages: { show, hide } }` name groups as

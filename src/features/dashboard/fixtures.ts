@@ -12,6 +12,7 @@ export function fixturePageView(overrides: Partial<DashboardPageView> = {}): Das
   return {
     organization: { slug: "acme", name: "Acme" },
     title: "Plant",
+    basePath: "/dashboard",
     header: { content: "page", disconnectNotice: true, reconnectNotice: true, noticeSeconds: 5 },
     page: { id: "p1", name: "Overview", path: "/overview", order: 1, visible: true, layout: "grid" },
     pages: [

@@ -41,7 +41,12 @@ describe("the dashboard socket", () => {
     const update = await socket.next((f) => f.type === "dashboard.update" && f.widget_id === d.text);
     expect(update.msg).toMatchObject({ payload: "pressed: button by a viewer", topic: "press" });
     // That viewer is shown its own _client (Dashboard 2.0's templates may show it); it is never kept.
-    expect(update.msg._client).toEqual({ socketId: page.socket_id, user_id: expect.stringMatching(/^usr_/) });
+    // With the viewer as FlowFuse's user add-on for Dashboard 2.0 names them (msg._client.user).
+    expect(update.msg._client).toEqual({
+      socketId: page.socket_id,
+      user_id: viewer.userId,
+      user: { userId: viewer.userId, username: viewer.email, email: viewer.email, name: "Ada Lovelace", image: null },
+    });
     expect(JSON.stringify(update.state ?? null)).not.toContain(page.socket_id);
     // Without msg._client: every viewer, and kept.
     const everyone = await other.next((f) => f.type === "dashboard.update" && f.widget_id === d.all);
@@ -268,5 +273,63 @@ describe("the dashboard socket", () => {
     }
     expect([...othersPage.frames, ...sameUserOtherTab.frames].some((f) => f.type === "dashboard.update")).toBe(false);
     for (const s of [again, othersPage, sameUserOtherTab]) s.ws.close();
+  });
+
+  it("a table a viewer fills (append) keeps each of their rows on their tab's pages, in order; flows read who they are from msg._client.user; others see none", async () => {
+    // FlowFuse's Getting Started and Multi-user blueprints: a form adds a row per submit, with the
+    // signed-in user's name or email taken from msg._client.user (its user add-on's object).
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    const post = async (body: Record<string, unknown>) => (await request("POST", "/config-nodes", { token, body })).body.config_node.id as string;
+    const base = await post({ type: "ui-base", name: "Stock", config: {} });
+    const entry = await post({ type: "ui-page", name: "Entry", config: { ui: base, path: "/entry", order: 1 } });
+    const g = await post({ type: "ui-group", name: "Products", config: { page: entry, width: 6, order: 1 } });
+    const created = await request("POST", "/flows", {
+      token,
+      body: {
+        name: "stock",
+        nodes: [
+          { id: "row_btn", type: "ui-button", position: { x: 0, y: 0 }, config: { group: g, label: "Add", payload: "", payloadType: "str", order: 1 } },
+          { id: "row_fn", type: "function", position: { x: 200, y: 0 }, config: { code: "const n = (context.get('n') || 0) + 1; context.set('n', n); msg.payload = { n, by: msg._client.user.name, email: msg._client.user.email }; return msg;" } },
+          { id: "row_table", type: "ui-table", position: { x: 400, y: 0 }, config: { group: g, order: 2, action: "append" } },
+        ],
+        connections: [
+          { source: "row_btn", target: "row_fn" },
+          { source: "row_fn", target: "row_table" },
+        ],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect((await request("POST", `/flows/${created.body.flow.id}/deploy`, { token })).status).toBe(200);
+    const slug = await orgSlug(token);
+    const mine = await sessionCookie(testApp.app, owner);
+    const tab = "aaaaaaaaaaaaaaaa0001";
+    const tableOf = (page: Record<string, any>) => (page.view.groups[0].widgets as Array<{ id: string; state: unknown }>).find((w) => w.id === "row_table")!.state as { rows?: unknown[] } | null;
+    const socket = connect(`${dash.url(slug, "/entry")}&tab=${tab}`, mine);
+    await socket.next((f) => f.type === "dashboard.page");
+    const who = { by: "Ada Lovelace", email: owner.email };
+    for (const n of [1, 2]) {
+      socket.send({ type: "dashboard.input", widget_id: "row_btn", event: "click", msg: {} });
+      // Live, each message carries its row; the page adds it to those shown (widget-state.ts).
+      expect((await socket.next((f) => f.type === "dashboard.update" && f.widget_id === "row_table" && f.msg.payload?.n === n)).msg.payload).toEqual({ n, ...who });
+    }
+    socket.ws.close();
+    // The tab's page opened again shows both rows, in order (not the shared rows and the last one).
+    await expect
+      .poll(async () => {
+        const again = connect(`${dash.url(slug, "/entry")}&tab=${tab}`, mine);
+        const rows = tableOf(await again.next((f) => f.type === "dashboard.page"))?.rows;
+        again.ws.close();
+        return rows;
+      })
+      .toEqual([
+        { n: 1, ...who },
+        { n: 2, ...who },
+      ]);
+    // Another viewer sees the table without them.
+    const stranger = await joinAs(testApp.app, request, owner, "viewer");
+    const theirs = connect(dash.url(slug, "/entry"), await sessionCookie(testApp.app, stranger));
+    expect(tableOf(await theirs.next((f) => f.type === "dashboard.page"))?.rows ?? []).toEqual([]);
+    theirs.ws.close();
   });
 });

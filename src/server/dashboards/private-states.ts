@@ -10,6 +10,7 @@
  * other viewers keep seeing the widget's shared state (SPEC §21).
  */
 import { createHash } from "node:crypto";
+import { TABLE_MAX_ROWS } from "../nodes/ui-table/definition";
 import type { KeyValueStore } from "../store/types";
 
 /** How long a viewer's own state of a widget outlives the message: enough for the next pages. */
@@ -42,14 +43,17 @@ export class PrivateStates {
     return `dashboard:private:${organizationId}:${key}`;
   }
 
-  /** Keeps `state` as this tab's own state of the widget (null: forgets it). */
-  record(organizationId: string, key: string, widgetId: string, state: unknown): Promise<void> {
+  /**
+   * Keeps `state` as this tab's own state of the widget (null: forgets it). `msg` is the message
+   * that made it: a table's rows it adds go after the rows this tab was already shown.
+   */
+  record(organizationId: string, key: string, widgetId: string, state: unknown, msg?: Record<string, unknown>): Promise<void> {
     const storeKey = this.keyOf(organizationId, key);
     const run = (this.chains.get(storeKey) ?? Promise.resolve())
       .then(async () => {
         const entries = parse(await this.store.get(storeKey));
         if (state === null || state === undefined) delete entries[widgetId];
-        else entries[widgetId] = { s: state, t: Date.now() };
+        else entries[widgetId] = { s: msg ? withOwnRows(entries[widgetId]?.s, state, msg) : state, t: Date.now() };
         // The newest first; what does not fit goes.
         const kept: Entries = {};
         let bytes = 2;
@@ -82,6 +86,22 @@ export class PrivateStates {
       return new Map();
     }
   }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * A table's own state after a message that adds rows (ui-table "append"): the widget worked its new
+ * state out from the shared rows, which this tab's earlier own rows are not among; the tab shows
+ * its own rows then the message's (as Dashboard 2.0's table in that tab does).
+ */
+export function withOwnRows(previous: unknown, state: unknown, msg: Record<string, unknown>): unknown {
+  if (!isRecord(previous) || !isRecord(state) || !Array.isArray(previous.rows) || !Array.isArray(state.rows)) return state;
+  if (msg.action === "replace" || !("payload" in msg)) return state;
+  const incoming = Array.isArray(msg.payload) ? msg.payload : [msg.payload];
+  if (incoming.length === 0) return state;
+  const rows = [...previous.rows, ...incoming];
+  return { ...state, rows: rows.length > TABLE_MAX_ROWS ? rows.slice(rows.length - TABLE_MAX_ROWS) : rows };
 }
 
 function parse(text: string | null): Entries {

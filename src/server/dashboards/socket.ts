@@ -50,6 +50,8 @@ const UPLOAD_BUDGET_BYTES = 64 * 1024 * 1024;
 
 interface Viewer {
   id: string;
+  /** What this socket's inputs carry as `msg._client`. */
+  client: DashboardClientRef;
   ws: WebSocket;
   viewer: DashboardViewer;
   orgId: string;
@@ -153,7 +155,7 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     // One text for every viewer it goes to.
     let text: string | null = null;
     const tab = m.socket_id ? tabsOfSockets.get(m.socket_id) : undefined;
-    if (tab && m.kind === "update" && m.own_state !== undefined) void privateStates.record(orgId, tab, m.widget_id, m.own_state);
+    if (tab && m.kind === "update" && m.own_state !== undefined) void privateStates.record(orgId, tab, m.widget_id, m.own_state, m.msg);
     for (const v of set) {
       if (!v.widgetIds.has(m.widget_id)) continue;
       if (m.socket_id && m.socket_id !== v.id && (tab === undefined || v.privateKey !== tab)) continue;
@@ -301,7 +303,7 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     }
     const frame = parsed.data;
     if (frame.type === "ping") return;
-    const client: DashboardClientRef = { socketId: v.id, ...(v.viewer.userId ? { user_id: v.viewer.userId } : {}), ...(v.viewer.share ? { share_id: v.viewer.share.id } : {}) };
+    const client = v.client;
     if (frame.type === "dashboard.input") {
       if (!viewerOptions(v.viewer).interactive) return send(v, { type: "dashboard.error", code: "FORBIDDEN", message: "this share link is view-only" });
       if (!v.widgetIds.has(frame.widget_id)) return send(v, { type: "dashboard.error", code: "NOT_FOUND", message: "no such widget on this page" });
@@ -379,6 +381,13 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     v.upload = undefined;
   }
 
+  /** A member's `msg._client.user`, read once when their socket opens. */
+  async function viewerUser(userId: string): Promise<DashboardClientRef["user"]> {
+    const u = await app.db.prisma.user.findFirst({ where: { id: userId, deletedAt: null }, select: { email: true, firstName: true, lastName: true, avatarUrl: true } });
+    if (!u) return undefined;
+    return { userId, username: u.email, email: u.email, name: `${u.firstName} ${u.lastName}`.trim() || u.email, image: u.avatarUrl };
+  }
+
   async function admit(req: IncomingMessage, ws: WebSocket, slug: string, url: URL) {
     const path = url.searchParams.get("path") ?? "/";
     const share = url.searchParams.get("share") ?? undefined;
@@ -387,10 +396,12 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     if (!share && !sessionId) throw new AppError("UNAUTHENTICATED", "sign in to see this page");
     if (!path.startsWith("/") || path.length > 200) throw new AppError("NOT_FOUND", "page not found");
     const viewer = await resolveDashboardViewer(app, { slug, share, credentials: sessionId ? { browserSessionId: sessionId } : undefined });
-    const model = await modelOf(viewer.organization);
+    const [model, user] = await Promise.all([modelOf(viewer.organization), viewer.userId ? viewerUser(viewer.userId) : undefined]);
     const page = viewerPage(model, viewer, path);
+    const id = randomToken(12);
     const v: Viewer = {
-      id: randomToken(12),
+      id,
+      client: { socketId: id, ...(viewer.userId ? { user_id: viewer.userId } : {}), ...(viewer.share ? { share_id: viewer.share.id } : {}), ...(user ? { user } : {}) },
       ws,
       viewer,
       orgId: viewer.organization.id,

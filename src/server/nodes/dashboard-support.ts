@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { configNodeRef } from "../../shared/config-nodes";
-import { DASHBOARD_LIMITS, type DashboardWidgetState } from "../../shared/dashboard";
+import { DASHBOARD_LIMITS, dashboardClientSchema, type DashboardWidgetState } from "../../shared/dashboard";
 import type { DashboardClientRef, DashboardInput, Message, NodeBehaviour, NodeContext, Send } from "../runtime/types";
 import { evaluateOperand } from "../runtime/operands";
 import type { OperandType } from "../../shared/operand-types";
@@ -49,7 +49,7 @@ function baseType(schema: AnyZod): string {
 
 /**
  * Dashboard 2.0's properties from flows.json: the keys the schema knows, numbers stored as text
- * made numbers, "true"/"false" made booleans; a value its property refuses is left out (the
+ * made numbers (also where the property takes a number or nothing), "true"/"false" made booleans; a value its property refuses is left out (the
  * default stands).
  */
 export function fromDashboardProps(shape: Record<string, AnyZod>, p: NodeRedProps): Record<string, unknown> {
@@ -62,6 +62,13 @@ export function fromDashboardProps(shape: Record<string, AnyZod>, p: NodeRedProp
     if (t === "number" && typeof v === "number" && schema.safeParse(v).success === false) v = Math.round(v);
     if (t === "boolean" && (v === "true" || v === "false")) v = v === "true";
     if (t === "string" && (typeof v === "number" || typeof v === "boolean")) v = String(v);
+    // A property that takes a number or nothing (a chart's "ymin": 0 or ""), which Dashboard 2.0's
+    // editor stores as text ("0"), gets the number; one that takes a boolean or nothing, the boolean.
+    if (typeof v === "string" && !schema.safeParse(v).success) {
+      const text = v.trim();
+      if (text !== "" && Number.isFinite(Number(text)) && schema.safeParse(Number(text)).success) v = Number(text);
+      else if ((text === "true" || text === "false") && schema.safeParse(text === "true").success) v = text === "true";
+    }
     if (schema.safeParse(v).success) out[key] = v;
   }
   return out;
@@ -98,7 +105,9 @@ export function viewOf(msg: Record<string, unknown>): Record<string, unknown> {
 
 export function clientOf(msg: Record<string, unknown>): DashboardClientRef | undefined {
   const c = msg._client as Partial<DashboardClientRef> | undefined;
-  return c && typeof c === "object" && typeof c.socketId === "string" ? { socketId: c.socketId, ...(c.user_id ? { user_id: c.user_id } : {}), ...(c.share_id ? { share_id: c.share_id } : {}) } : undefined;
+  if (!c || typeof c !== "object" || typeof c.socketId !== "string") return undefined;
+  const user = c.user === undefined ? undefined : dashboardClientSchema.shape.user.safeParse(c.user).data;
+  return { socketId: c.socketId, ...(c.user_id ? { user_id: c.user_id } : {}), ...(c.share_id ? { share_id: c.share_id } : {}), ...(user ? { user } : {}) };
 }
 
 /** Evaluates a Dashboard 2.0 typed property (payload + payloadType) against a message. */

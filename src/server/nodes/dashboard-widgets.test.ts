@@ -246,6 +246,26 @@ describe("dashboard widgets", () => {
     expect(flow.received.map((m) => [m.payload, m.topic])).toEqual([[{ name: "Ada", age: 36 }, "signup"]]);
   });
 
+  it("ui-table: a button column's click sends the row, the column and button_click with _client (the viewer's user too); other columns' and plain tables' send nothing", async () => {
+    const columns = [
+      { key: "name", title: "Name", type: "text" },
+      { key: "restock", title: "", type: "button" },
+    ];
+    const { flow, dash } = await widgetFlow("ui-table", { autocols: false, columns });
+    const user = { userId: "usr_1", username: "ada@example.com", email: "ada@example.com", name: "Ada Lovelace", image: null };
+    dash.input("w", "button_click", { payload: { name: "Bolt" }, column: "name" });
+    dash.input("w", "button_click", { payload: { name: "Bolt" }, column: "restock" }, { socketId: "s1", user_id: "usr_1", user });
+    await flow.waitFor(1);
+    await settle();
+    expect(flow.received).toHaveLength(1);
+    expect(flow.received[0]).toMatchObject({ payload: { name: "Bolt" }, column: "restock", action: "button_click", _client: { socketId: "s1", user } });
+    const plain = await widgetFlow("ui-table", {});
+    plain.dash.input("w", "button_click", { payload: { name: "Bolt" }, column: "restock" });
+    plain.dash.input("w", "click", { payload: { name: "Bolt" } });
+    await settle();
+    expect(plain.flow.received).toHaveLength(0);
+  });
+
   it("a message carrying msg._client is shown to that viewer only (with its _client) and not kept; passthru follows the type's property", async () => {
     const { flow, dash } = await widgetFlow("ui-text-input", { passthru: false });
     flow.send("w", { payload: "for everyone" });

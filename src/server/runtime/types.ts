@@ -1,3 +1,4 @@
+import type { DashboardClient } from "../../shared/dashboard";
 import type { DebugSubflowSource } from "../../shared/realtime";
 import type { ConnectionKind, ConnectionLease } from "./connections";
 export type { DebugSubflowSource };
@@ -344,11 +345,7 @@ export interface DashboardRuntime {
 }
 
 /** Who sent a dashboard input (Dashboard 2.0's `msg._client`). */
-export interface DashboardClientRef {
-  socketId: string;
-  user_id?: string;
-  share_id?: string;
-}
+export type DashboardClientRef = DashboardClient;
 
 export interface DashboardInput {
   /** "change", "click", "submit", "send" … or "$pageview" / "$pageleave" for ui-event. */

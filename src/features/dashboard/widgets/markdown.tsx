@@ -2,7 +2,8 @@
 
 import DOMPurify from "dompurify";
 import { marked } from "marked";
-import { useMemo, useSyncExternalStore } from "react";
+import { useEffect, useMemo, useRef, useSyncExternalStore } from "react";
+import { useDashboard } from "../dashboard-context";
 import { substitute } from "../format";
 import { str, type WidgetProps } from "./widget";
 
@@ -13,7 +14,11 @@ import { str, type WidgetProps } from "./widget";
  * is rendered first and the values go into its text as text (never parsed as markdown or HTML, never
  * into attributes), so `**{{ msg.payload }}**` is the payload in bold, and nothing before a message.
  */
-export function renderMarkdown(source: string, msg?: Record<string, unknown> | null, options: { inlineStyles?: boolean } = {}): string {
+export function renderMarkdown(
+  source: string,
+  msg?: Record<string, unknown> | null,
+  options: { inlineStyles?: boolean; pageLink?: (href: string) => { href: string; path: string } | null } = {},
+): string {
   // Without a DOM (the server's render) DOMPurify cannot sanitize: nothing is rendered there.
   if (!DOMPurify.isSupported) return "";
   // As Dashboard 2.0: `{{ a || 'b' }}` is not a table's cell separator.
@@ -33,18 +38,46 @@ export function renderMarkdown(source: string, msg?: Record<string, unknown> | n
       if (text.data.includes("{{")) text.data = substitute(text.data, msg);
     }
   }
+  for (const a of fragment.querySelectorAll("a")) {
+    // A link to one of this dashboard's pages, written as Dashboard 2.0 serves them, opens it here
+    // in the same tab (page-links.ts); any other link opens in a new tab without opener.
+    const page = options.pageLink?.(a.getAttribute("href") ?? "");
+    if (page) {
+      a.setAttribute("href", page.href);
+      a.setAttribute("data-db-page", page.path);
+    } else {
+      a.setAttribute("target", "_blank");
+      a.setAttribute("rel", "noopener noreferrer");
+    }
+  }
   const holder = document.createElement("div");
   holder.appendChild(fragment);
-  return holder.innerHTML.replace(/<a /g, '<a target="_blank" rel="noopener noreferrer" ');
+  return holder.innerHTML;
 }
 
 /** ui-markdown: the node's `content` rendered, with `{{msg.payload}}` and the like filled in as text. */
 const noSubscription = () => () => {};
 
 export function MarkdownWidget({ props, state }: WidgetProps) {
+  const { pageLink, openPage } = useDashboard();
   const content = str(props, "content", str(props, "format"));
   // Rendered in the browser only (DOMPurify needs its DOM), after hydration.
   const inBrowser = useSyncExternalStore(noSubscription, () => true, () => false);
-  const html = useMemo(() => (inBrowser ? renderMarkdown(content, state.msg ?? {}, { inlineStyles: true }) : ""), [inBrowser, content, state.msg]);
-  return <div className="db-markdown" dangerouslySetInnerHTML={{ __html: html }} />;
+  const html = useMemo(() => (inBrowser ? renderMarkdown(content, state.msg ?? {}, { inlineStyles: true, pageLink }) : ""), [inBrowser, content, state.msg, pageLink]);
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = box.current;
+    if (!el || !openPage) return;
+    // A page link is followed as the navigation's are: the page changes without a reload (a
+    // modified click still opens it in a new tab or window).
+    const onClick = (e: MouseEvent) => {
+      const a = (e.target as Element | null)?.closest?.("a[data-db-page]");
+      if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      e.preventDefault();
+      openPage(a.getAttribute("data-db-page") ?? "");
+    };
+    el.addEventListener("click", onClick);
+    return () => el.removeEventListener("click", onClick);
+  }, [openPage]);
+  return <div ref={box} className="db-markdown" dangerouslySetInnerHTML={{ __html: html }} />;
 }

@@ -1,13 +1,16 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, type CSSProperties } from "react";
+import { vuetifyColor } from "../colors";
 import { substitute } from "../format";
 import { num, str, type WidgetProps } from "./widget";
 
 /**
  * ui-slider: `outs: "all"` sends while dragging (throttled to one a frame), `"end"` on release;
  * arrow keys move it by `step` and send (keyboard users release at once). `thumbLabel` shows
- * the value ("always" keeps it).
+ * the value ("always" keeps it). Its colours are Dashboard 2.0's (Vuetify's v-slider): `color` the
+ * filled part and the thumb, `colorTrack` the rest of the track, `colorThumb` the thumb; Vuetify's
+ * colour names or CSS colours.
  */
 export function SliderWidget({ props, state, interactive, send, setLocal, inputId }: WidgetProps) {
   const min = num(props, "min", 0);
@@ -31,6 +34,13 @@ export function SliderWidget({ props, state, interactive, send, setLocal, inputI
   };
   const vertical = str(props, "orientation") === "vertical";
   const thumbLabel = str(props, "thumbLabel", "true");
+  const fill = vuetifyColor(str(props, "color") || undefined);
+  const colours = {
+    "--db-slider-fill": fill,
+    "--db-slider-track": vuetifyColor(str(props, "colorTrack") || undefined, `color-mix(in srgb, ${fill} 28%, transparent)`),
+    "--db-slider-thumb": vuetifyColor(str(props, "colorThumb") || undefined, fill),
+    "--db-slider-pct": `${max > min ? (Math.min(max, Math.max(min, value)) - min) / (max - min) * 100 : 0}%`,
+  } as CSSProperties;
   return (
     <div className={`db-slider${vertical ? " vertical" : ""}`}>
       <label htmlFor={inputId}>{substitute(str(props, "label"), state.msg) || "Slider"}</label>
@@ -43,6 +53,7 @@ export function SliderWidget({ props, state, interactive, send, setLocal, inputI
           max={max}
           step={step}
           value={value}
+          style={colours}
           disabled={!interactive}
           aria-valuetext={String(value)}
           onPointerDown={() => setDragging(true)}

@@ -13,6 +13,13 @@ export const uiTableBehaviour = defineBehaviour(uiTableNode, (ctx, c) =>
       return { state: { ...state, rows: kept }, show: viewOf({ ...msg, ...(replace ? { action: "replace" } : {}) }) };
     },
     onViewer(input) {
+      if (input.event === "button_click") {
+        // A button column's click (Dashboard 2.0's widget-action): the row, the column's key, the
+        // action; only for a button column the table has.
+        const column = typeof input.msg.column === "string" ? input.msg.column : "";
+        if (!(c.columns ?? []).some((col) => col.type === "button" && col.key === column)) return null;
+        return { send: { ...actionFromViewer(ctx, {}, input, input.msg.payload), column, action: "button_click" } };
+      }
       if (input.event !== "click" || c.selectionType === "none") return null;
       return { send: actionFromViewer(ctx, {}, input, input.msg.payload) };
     },

@@ -52,7 +52,7 @@ export const uiTemplateNode = defineNode({
 
 ### Differences from Node-RED
 
-- Dashboard 2.0 runs the template inside the dashboard's page; here it runs in a frame of its own (SPEC §21). So a template cannot change the rest of the page: \`<Teleport>\` to the app bar, CSS for other widgets (use the \`page:style\` and \`site:style\` scopes) and Dashboard 2.0's internals (\`$store\`, \`$dataTracker\`) are not available.
+- Dashboard 2.0 runs the template inside the dashboard's page; here it runs in a frame of its own (SPEC §21). So a template cannot change the rest of the page: \`<Teleport>\` to the app bar, CSS for other widgets (use the \`page:style\` and \`site:style\` scopes) and Dashboard 2.0's internals (\`$store\`, \`$dataTracker\`, \`setup.socketio.auth\`) are not available. The signed-in viewer is in the messages their inputs send, as \`msg._client.user\` (see ui-base).
 - \`send()\` carries JSON over the app's socket: a File, Blob or ArrayBuffer arrives as an empty object (Dashboard 2.0 sends it as a Buffer). Use a **File input** widget for files.
 - The frame may load scripts, styles, images and fonts and call APIs over https only, and cannot navigate the dashboard; \`alert()\`, forms, downloads and links that open a new window work.
 - A Dashboard 1 \`ui_template\`'s Angular markup (\`ng-*\`) is kept in **Template** and not run; its \`{{msg.payload}}\` interpolations work, as Vue's.`,

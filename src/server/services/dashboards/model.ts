@@ -257,6 +257,7 @@ export function pageView(model: DashboardModel, page: DashboardConfigNode, state
   return {
     organization: { slug: model.organization.slug, name: model.organization.name },
     title: base?.name || "Dashboard",
+    basePath: str(base?.config.path, "/dashboard"),
     header: headerOf(base?.config ?? {}),
     page: { ...summary, layout: layout === "flex" || layout === "notebook" || layout === "tabs" ? layout : "grid", ...(str(page.config.className) ? { className: str(page.config.className) } : {}) },
     pages: options.onlyThisPage ? [summary] : pagesOf(model, ui),

@@ -169,4 +169,41 @@ describe("Dashboard 2.0 import", () => {
     expect(page.view.headless.map((w: { id: string }) => w.id).sort()).toEqual([`css${s}`, `site${s}`]);
     socket.ws.close();
   });
+  it("numbers Dashboard 2.0's editor stores as text, where the property also takes nothing (a chart's ymin \"0\", ymax \"10\"), and a table's column titles and types, as FlowFuse's Getting Started blueprint has them", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    const s = Math.random().toString(36).slice(2, 8);
+    const file = [
+      { id: `tab${s}`, type: "tab", label: "Getting started" },
+      { id: `base${s}`, type: "ui-base", name: "FlowFuse Dashboard", path: "/dashboard" },
+      { id: `page${s}`, type: "ui-page", name: "Data Visualisation", ui: `base${s}`, path: `/vis-${s}`, layout: "notebook", order: 4 },
+      { id: `group${s}`, type: "ui-group", name: "Slider > Chart", page: `page${s}`, width: "6", height: "1", order: 1, showTitle: true },
+      { id: `chart${s}`, type: "ui-chart", z: `tab${s}`, group: `group${s}`, label: "Line Chart", order: 1, chartType: "line", category: "topic", categoryType: "msg", xAxisType: "time", xmin: "", xmax: "", ymin: "0", ymax: "10", removeOlder: 1, removeOlderUnit: "3600", removeOlderPoints: "", width: "3", height: "6", x: 390, y: 600, wires: [[]] },
+      {
+        id: `table${s}`, type: "ui-table", z: `tab${s}`, group: `group${s}`, order: 2, width: "9", height: "1", maxrows: 0, autocols: false, showSearch: true, selectionType: "none", action: "append", x: 290, y: 460, wires: [[]],
+        columns: [
+          { title: "Product", key: "name", keyType: "key", type: "text", width: "", align: "start" },
+          { title: "", key: "stock", keyType: "key", type: "progress", width: "", align: "center" },
+          { title: "", key: "isAvailable", keyType: "key", type: "tickcross", width: "", align: "center" },
+          { title: "Note", key: "fixed text", keyType: "str", type: "a-type-from-tomorrow", align: "end" },
+        ],
+      },
+      { id: `form${s}`, type: "ui-form", z: `tab${s}`, group: `group${s}`, order: 3, options: [{ label: "Name", key: "name", type: "text", required: true, rows: null }], splitLayout: "true", x: 150, y: 460, wires: [[]] },
+    ];
+    const dry = await request("POST", "/flows/import?dry_run=true", { token, body: { flows: file } });
+    expect(dry.status, dry.text).toBe(200);
+    expect(dry.body.report.filter((r: { support: string }) => r.support !== "supported")).toEqual([]);
+    const imported = await request("POST", "/flows/import", { token, body: { flows: file } });
+    expect(imported.status, imported.text).toBe(201);
+    const config = (id: string) => (imported.body.flows[0].nodes as Array<{ id: string; config: Record<string, unknown> }>).find((n) => n.id === id)!.config;
+    expect(config(`chart${s}`)).toMatchObject({ ymin: 0, ymax: 10, xmin: "", xmax: "", removeOlderPoints: "" });
+    expect(config(`form${s}`)).toMatchObject({ splitLayout: true });
+    expect(config(`table${s}`).columns).toEqual([
+      { title: "Product", label: "", key: "name", keyType: "key", type: "text", width: "", align: "start" },
+      { title: "", label: "", key: "stock", keyType: "key", type: "progress", width: "", align: "center" },
+      { title: "", label: "", key: "isAvailable", keyType: "key", type: "tickcross", width: "", align: "center" },
+      // A type this version does not know is shown as text.
+      { title: "Note", label: "", key: "fixed text", keyType: "str", type: "text", align: "end" },
+    ]);
+  });
 });
