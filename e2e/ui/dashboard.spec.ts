@@ -957,3 +957,94 @@ test("ui-audio: the player plays what the flow names and the flow hears play and
   await shot(page, "dashboard-audio");
   await expectAccessible(page);
 });
+
+test("a dashboard as FlowFuse's Getting Started blueprint writes it: a markdown link to /dashboard/<page> opens that page in place; a form adds rows to a table of progress and tick columns, each kept on the viewer's tab; a slider wears its colours", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-started");
+  const slug = await slugOf(request, owner);
+  const s = unique();
+  const bp = [{ name: "Default", px: "0", cols: "3" }, { name: "Desktop", px: "1024", cols: "12" }];
+  // Dashboard 2.0's flows.json as its editor writes it (numbers as text, column titles as `title`).
+  const flows = [
+    { id: `tab${s}`, type: "tab", label: "Getting started" },
+    { id: `base${s}`, type: "ui-base", name: "FlowFuse Dashboard", path: "/dashboard", includeClientData: true, acceptsClientConfig: ["ui-notification", "ui-control"], headerContent: "page", navigationStyle: "default", titleBarStyle: "fixed" },
+    // The blueprint's primary is Dashboard 2.0's #0094ce, whose white text is 3.5:1 (below AA): a darker blue here.
+    { id: `theme${s}`, type: "ui-theme", name: "Default Theme", colors: { surface: "#1f2937", primary: "#00668f", bgPage: "#eeeeee", groupBg: "#ffffff", groupOutline: "#cccccc" }, sizes: { density: "default", pagePadding: "12px", groupGap: "12px", groupBorderRadius: "4px", widgetGap: "12px" } },
+    { id: `home${s}`, type: "ui-page", name: "Getting Started", ui: `base${s}`, path: "/page1", icon: "home", layout: "notebook", theme: `theme${s}`, breakpoints: bp, order: 1, className: "", visible: true, disabled: false },
+    { id: `entry${s}`, type: "ui-page", name: "Data Entry", ui: `base${s}`, path: "/data-entry", icon: "table", layout: "grid", theme: `theme${s}`, breakpoints: bp, order: 2, className: "", visible: "true", disabled: "false" },
+    { id: `welcome${s}`, type: "ui-group", name: "Welcome", page: `home${s}`, width: "6", height: "1", order: 1, showTitle: false, className: "", visible: "true", disabled: "false", groupType: "default" },
+    { id: `add${s}`, type: "ui-group", name: "Add Product", page: `entry${s}`, width: "3", height: "1", order: 1, showTitle: true, className: "", visible: "true", disabled: "false", groupType: "default" },
+    { id: `all${s}`, type: "ui-group", name: "All Products", page: `entry${s}`, width: "9", height: "1", order: 2, showTitle: true, className: "", visible: "true", disabled: "false", groupType: "default" },
+    { id: `md${s}`, type: "ui-markdown", z: `tab${s}`, group: `welcome${s}`, name: "Welcome Page", order: 1, width: 0, height: 0, content: "# Dashboard Blueprint\n\n### [Data Entry](/dashboard/data-entry)\n\nA simple form that adds data to a Table.\n\n[Docs](https://dashboard.flowfuse.com/)", className: "", x: 160, y: 100, wires: [[]] },
+    {
+      id: `form${s}`, type: "ui-form", z: `tab${s}`, name: "", group: `add${s}`, label: "", order: 1, width: "3", height: "1",
+      options: [
+        { label: "Product Name", key: "name", type: "text", required: true, rows: null },
+        { label: "Remaining Stock", key: "stock", type: "number", required: false, rows: null },
+        { label: "Available", key: "isAvailable", type: "switch", required: false, rows: null },
+      ],
+      formValue: { name: "", stock: "", isAvailable: false }, payload: "", submit: "Add", cancel: "Clear", resetOnSubmit: true, topic: "topic", topicType: "msg", splitLayout: "", className: "", passthru: false, dropdownOptions: [], x: 150, y: 460, wires: [[`table${s}`]],
+    },
+    {
+      id: `table${s}`, type: "ui-table", z: `tab${s}`, group: `all${s}`, name: "", label: "", order: 1, width: "9", height: "1", maxrows: 0, passthru: false, autocols: false, showSearch: true, selectionType: "none",
+      columns: [
+        { title: "Product", key: "name", keyType: "key", type: "text", width: "", align: "start" },
+        { title: "", key: "stock", keyType: "key", type: "progress", width: "", align: "center" },
+        { title: "", key: "isAvailable", keyType: "key", type: "tickcross", width: "", align: "center" },
+      ],
+      mobileBreakpoint: "sm", mobileBreakpointType: "defaults", action: "append", x: 290, y: 460, wires: [[]],
+    },
+    { id: `slider${s}`, type: "ui-slider", z: `tab${s}`, group: `add${s}`, name: "", label: "Slider 2", tooltip: "", order: 2, width: 0, height: 0, passthru: false, outs: "all", topic: "Slider 2", topicType: "str", thumbLabel: "true", showTicks: "always", min: 0, max: 10, step: 1, className: "", color: "red", colorTrack: "", colorThumb: "", showTextField: false, x: 180, y: 680, wires: [[]] },
+  ];
+  const dry = await request.post("/api/v1/flows/import?dry_run=true", { headers: auth(owner), data: { flows } });
+  expect(dry.status(), await dry.text()).toBe(200);
+  expect((await dry.json()).report.filter((r: { support: string }) => r.support !== "supported")).toEqual([]);
+  const imported = await request.post("/api/v1/flows/import", { headers: auth(owner), data: { flows } });
+  expect(imported.status(), await imported.text()).toBe(201);
+  expect((await request.post(`/api/v1/flows/${(await imported.json()).flows[0].id}/deploy`, { headers: auth(owner) })).status()).toBe(200);
+
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/page1`);
+  await expect(page.locator('[data-connection="online"]')).toBeVisible();
+  // The link Dashboard 2.0 serves at /dashboard/data-entry opens that page here, without a reload.
+  const docs = page.locator(".db-markdown").getByRole("link", { name: "Docs" });
+  await expect(docs).toHaveAttribute("target", "_blank");
+  await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+  await page.locator(".db-markdown").getByRole("link", { name: "Data Entry" }).click();
+  await expect(page).toHaveURL(new RegExp(`/dashboard/${slug}/data-entry$`));
+  await expect(page.getByRole("heading", { name: "All Products" })).toBeVisible();
+  expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
+
+  const table = dashboardGroup(page, "All Products");
+  await expect(table.getByRole("columnheader", { name: "Product" })).toBeVisible();
+  const form = dashboardGroup(page, "Add Product");
+  await form.getByLabel("Product Name").fill("Widget");
+  await form.getByLabel("Remaining Stock").fill("40");
+  // The form's switch field is a switch, used from the keyboard.
+  await form.getByRole("switch", { name: "Available" }).focus();
+  await page.keyboard.press("Space");
+  await expect(form.getByRole("switch", { name: "Available" })).toBeChecked();
+  await form.getByRole("button", { name: "Add" }).click();
+  await expect(table.getByRole("row")).toHaveCount(2);
+  await form.getByLabel("Product Name").fill("Gadget");
+  await form.getByLabel("Remaining Stock").fill("85");
+  await form.getByRole("button", { name: "Add" }).click();
+  // Both rows, in order (each message carries one; the page adds it), with Dashboard 2.0's cell types.
+  const rows = table.getByRole("row");
+  await expect(rows).toHaveCount(3);
+  await expect(rows.nth(1).getByRole("cell").first()).toHaveText("Widget");
+  await expect(rows.nth(1).getByRole("progressbar")).toHaveAttribute("aria-valuenow", "40");
+  await expect(rows.nth(1).getByRole("img", { name: "yes" })).toBeVisible();
+  await expect(rows.nth(2).getByRole("cell").first()).toHaveText("Gadget");
+  await expect(rows.nth(2).getByRole("progressbar")).toHaveAttribute("aria-valuenow", "85");
+  await expect(rows.nth(2).getByRole("img", { name: "no" })).toBeVisible();
+  // The slider's colour is Vuetify's red.
+  expect(await form.getByRole("slider", { name: "Slider 2" }).evaluate((el) => getComputedStyle(el).getPropertyValue("--db-slider-fill").trim())).toBe("#f44336");
+  await shot(page, "dashboard-getting-started");
+  await expectAccessible(page);
+
+  // The rows are this viewer's (the form's message carried msg._client): they stay on the tab's pages.
+  await page.getByRole("navigation", { name: "Dashboard pages" }).getByRole("link", { name: "Getting Started" }).click();
+  await expect(page.getByRole("heading", { name: "Dashboard Blueprint" })).toBeVisible();
+  await page.getByRole("navigation", { name: "Dashboard pages" }).getByRole("link", { name: "Data Entry" }).click();
+  await expect(dashboardGroup(page, "All Products").getByRole("row")).toHaveCount(3);
+});
