@@ -299,7 +299,16 @@ export const dashboardClientFrameSchema = z.discriminatedUnion("type", [
     last: z.boolean(),
   }),
   /** Page views and navigation, for ui-event ("$pageview", "$pageleave"). */
-  z.object({ type: z.literal("dashboard.event"), event: z.enum(["$pageview", "$pageleave"]), page_id: z.string().max(64) }),
+  z.object({
+    type: z.literal("dashboard.event"),
+    event: z.enum(["$pageview", "$pageleave"]),
+    page_id: z.string().max(64),
+    /** The page URL's query (Dashboard 2.0's `$route.query`): ui-event's `msg.payload.query`. */
+    query: z
+      .record(z.string().max(100), z.string().max(1000))
+      .refine((q) => Object.keys(q).length <= 50, "at most 50 query parameters")
+      .optional(),
+  }),
   z.object({ type: z.literal("ping") }),
 ]);
 export type DashboardClientFrame = z.infer<typeof dashboardClientFrameSchema>;

@@ -28,6 +28,13 @@ function pageHref(org: string, path: string, share: string | null): string {
   return `/dashboard/${encodeURIComponent(org)}${clean ? `/${clean.split("/").map(encodeURIComponent).join("/")}` : ""}${share ? `?share=${encodeURIComponent(share)}` : ""}`;
 }
 
+/** The page URL's query for ui-event (Dashboard 2.0's `$route.query`), without the share link's token. */
+function pageQuery(): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(window.location.search)) if (k !== "share" && Object.keys(query).length < 50) query[k.slice(0, 100)] = v.slice(0, 1000);
+  return query;
+}
+
 function ConnectionIndicator({ state, onRetry }: { state: DashboardConnection; onRetry: () => void }) {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
@@ -141,11 +148,11 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
     if (!view || connection.status !== "online") return;
     if (viewedPage.current === view.page.id) return;
     viewedPage.current = view.page.id;
-    socket.send({ type: "dashboard.event", event: "$pageview", page_id: view.page.id });
+    socket.send({ type: "dashboard.event", event: "$pageview", page_id: view.page.id, query: pageQuery() });
   }, [view, connection.status, socket]);
   useEffect(() => {
     const leave = () => {
-      if (viewedPage.current) socket.send({ type: "dashboard.event", event: "$pageleave", page_id: viewedPage.current });
+      if (viewedPage.current) socket.send({ type: "dashboard.event", event: "$pageleave", page_id: viewedPage.current, query: pageQuery() });
     };
     window.addEventListener("pagehide", leave);
     return () => window.removeEventListener("pagehide", leave);
@@ -153,7 +160,7 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
 
   /** The page leave goes on the socket of the page left, before it is replaced. */
   const leavePage = useCallback(() => {
-    if (viewedPage.current) socket.send({ type: "dashboard.event", event: "$pageleave", page_id: viewedPage.current });
+    if (viewedPage.current) socket.send({ type: "dashboard.event", event: "$pageleave", page_id: viewedPage.current, query: pageQuery() });
     viewedPage.current = null;
   }, [socket]);
 
@@ -309,7 +316,7 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
                   className={`db-group-cell nrdb-ui-group${g.className ? ` ${g.className}` : ""}${disabled ? " disabled" : ""}`}
                   data-group-id={g.id}
                   aria-label={g.name}
-                  style={{ gridColumnEnd: `span min(${g.width}, var(--layout-columns))` }}
+                  style={{ gridColumnEnd: `span min(${g.width}, var(--layout-columns))`, ["--db-group-width" as string]: g.width }}
                 >
                   <div className="db-group v-card">
                     {g.showTitle ? <h2 className="db-group-title v-card-title">{g.name}</h2> : null}

@@ -332,4 +332,45 @@ describe("the dashboard socket", () => {
     expect(tableOf(await theirs.next((f) => f.type === "dashboard.page"))?.rows ?? []).toEqual([]);
     theirs.ws.close();
   });
+  it("ui-event reports the page as Dashboard 2.0's (its name, path and properties), the URL's query and the viewer (msg._client.user); a bad query is refused", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    const post = async (body: Record<string, unknown>) => (await request("POST", "/config-nodes", { token, body })).body.config_node.id as string;
+    const base = await post({ type: "ui-base", name: "Plant", config: {} });
+    const admin = await post({ type: "ui-page", name: "Admin View", config: { ui: base, path: "/admin", icon: "security", layout: "flex", order: 2 } });
+    const g = await post({ type: "ui-group", name: "Events", config: { page: admin, width: 6, order: 1 } });
+    const created = await request("POST", "/flows", {
+      token,
+      body: {
+        name: "events",
+        nodes: [
+          { id: "ev_event", type: "ui-event", position: { x: 0, y: 0 }, config: { ui: base } },
+          {
+            id: "ev_fn",
+            type: "function",
+            position: { x: 200, y: 0 },
+            config: { code: "const p = msg.payload.page; msg.payload = [msg.topic, p.name, p.path, p.layout, p.icon, p.type, msg.payload.query.machine, msg._client.user.name].join('|'); return msg;" },
+          },
+          { id: "ev_text", type: "ui-text", position: { x: 400, y: 0 }, config: { group: g, label: "Seen", order: 1 } },
+        ],
+        connections: [
+          { source: "ev_event", target: "ev_fn" },
+          { source: "ev_fn", target: "ev_text" },
+        ],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect((await request("POST", `/flows/${created.body.flow.id}/deploy`, { token })).status).toBe(200);
+    const slug = await orgSlug(token);
+    const socket = connect(dash.url(slug, "/admin"), await sessionCookie(testApp.app, owner));
+    const page = await socket.next((f) => f.type === "dashboard.page");
+    socket.send({ type: "dashboard.event", event: "$pageview", page_id: page.view.page.id, query: { machine: "3" } });
+    const seen = await socket.next((f) => f.type === "dashboard.update" && f.widget_id === "ev_text");
+    expect(seen.msg.payload).toBe("$pageview|Admin View|/admin|flex|security|ui-page|3|Ada Lovelace");
+    // A query past its bounds is refused with the error frame, and sends nothing.
+    const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, "v"]));
+    socket.send({ type: "dashboard.event", event: "$pageview", page_id: page.view.page.id, query: many });
+    expect((await socket.next((f) => f.type === "dashboard.error")).code).toBe("VALIDATION_FAILED");
+    socket.ws.close();
+  });
 });

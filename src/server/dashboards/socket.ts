@@ -37,7 +37,7 @@ import type { DashboardClientRef } from "../runtime/types";
 import type { DashboardOut } from "./bus";
 import { isTabId, PrivateStates, privateKeyOf } from "./private-states";
 import { resolveDashboardViewer, shareLinkLive, viewerOptions, viewerPage, type DashboardViewer } from "../services/dashboards/dashboards";
-import { buildPageView, findPageByPath, loadDashboardModel, widgetIdsOfPage, type DashboardModel } from "../services/dashboards/model";
+import { buildPageView, findPageByPath, loadDashboardModel, widgetIdsOfPage, type DashboardConfigNode, type DashboardModel } from "../services/dashboards/model";
 
 /** Topics of the organization's events after which a page may have changed. */
 const PAGE_EVENTS = new Set(["flow.deployed", "flow.deleted", "flow.updated", "flow.state"]);
@@ -57,6 +57,8 @@ interface Viewer {
   orgId: string;
   path: string;
   pageId: string;
+  /** The page as ui-event's messages describe it (Dashboard 2.0's page object). */
+  page: Record<string, unknown>;
   widgetIds: Set<string>;
   /** Ids of the page's ui-event and ui-control widgets (they get page events). */
   eventWidgets: string[];
@@ -255,6 +257,7 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     const view = own.size === 0 ? built : { ...built, groups: built.groups.map((g) => ({ ...g, widgets: g.widgets.map(mine) })), headless: built.headless.map(mine) };
     v.layoutKey = key;
     v.pageId = page.id;
+    v.page = eventPageOf(page);
     v.widgetIds = widgetIdsOfPage(model, page);
     v.eventWidgets = view.headless.filter((w) => w.type === "ui-event" || w.type === "ui-control").map((w) => w.id);
     v.uploadWidgets = new Set(view.groups.flatMap((g) => g.widgets.filter((w) => w.type === "ui-file-input").map((w) => w.id)));
@@ -319,8 +322,8 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     // dashboard.event: the page the viewer is on, for its dashboard's ui-event and ui-control nodes.
     if (frame.page_id !== v.pageId) return send(v, { type: "dashboard.error", code: "NOT_FOUND", message: "not the page of this socket" });
     if (!takeToken(v)) return;
-    const page = { id: v.pageId, path: v.path };
-    for (const id of v.eventWidgets) void app.dashboards.publishInput(v.orgId, { widget_id: id, event: frame.event, msg: { topic: frame.event, payload: { page } }, client });
+    const payload = { page: v.page, query: frame.query ?? {} };
+    for (const id of v.eventWidgets) void app.dashboards.publishInput(v.orgId, { widget_id: id, event: frame.event, msg: { topic: frame.event, payload }, client });
   }
 
   /**
@@ -381,6 +384,15 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     v.upload = undefined;
   }
 
+  /**
+   * The page in a ui-event's `msg.payload.page`, as Dashboard 2.0's UIEvent.vue sends it: the
+   * ui-page's properties with its id, name and type (`_groups`, its user groups, empty).
+   */
+  function eventPageOf(page: DashboardConfigNode): Record<string, unknown> {
+    const c = page.config;
+    return { ...c, id: page.id, type: "ui-page", name: page.name, path: typeof c.path === "string" ? c.path : "/", _groups: [] };
+  }
+
   /** A member's `msg._client.user`, read once when their socket opens. */
   async function viewerUser(userId: string): Promise<DashboardClientRef["user"]> {
     const u = await app.db.prisma.user.findFirst({ where: { id: userId, deletedAt: null }, select: { email: true, firstName: true, lastName: true, avatarUrl: true } });
@@ -407,6 +419,7 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
       orgId: viewer.organization.id,
       path,
       pageId: page.id,
+      page: eventPageOf(page),
       widgetIds: widgetIdsOfPage(model, page),
       eventWidgets: [],
       uploadWidgets: new Set(),

@@ -24,7 +24,9 @@ export const uiControlBehaviour = defineBehaviour(uiControlNode, (ctx, c) => {
           seen.add(input.client.socketId);
           if (c.events !== "change") ctx.send({ _msgid: ctx.newMessageId(), payload: "connect", page, _client: input.client });
         }
-        if (c.events !== "connect") ctx.send({ _msgid: ctx.newMessageId(), payload: "change", page, _client: input.client });
+        // As Dashboard 2.0's: a change names the page (`name`), with its page object beside.
+        const name = page && typeof page === "object" ? (page as { name?: unknown }).name : undefined;
+        if (c.events !== "connect") ctx.send({ _msgid: ctx.newMessageId(), payload: "change", ...(typeof name === "string" ? { name } : {}), page, _client: input.client });
       });
     },
     input(msg, _send, done) {

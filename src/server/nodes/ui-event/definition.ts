@@ -23,8 +23,9 @@ None.
 ### Outputs
 
 - \`topic\`: \`$pageview\` (a page was opened) or \`$pageleave\` (it was left).
-- \`payload.page\` (object): the page's \`id\` and \`path\`.
-- \`_client\` (object): the viewer (\`socketId\`, \`user_id\` for a member).
+- \`payload.page\` (object): the page, as Dashboard 2.0's: its \`id\`, \`name\`, \`path\`, \`type\` and its ui-page properties (\`icon\`, \`layout\`, \`theme\`, \`order\`, \`visible\` …; \`_groups\` empty).
+- \`payload.query\` (object): the page URL's query parameters (\`?machine=3\` gives \`{ machine: "3" }\`), without a share link's token.
+- \`_client\` (object): the viewer (\`socketId\`; for a member \`user_id\` and \`user\`, see ui-base).
 
 ### Details
 

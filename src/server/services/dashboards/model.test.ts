@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { linksOf, widgetsOfPage, type DashboardModel } from "./model";
+import { linksOf, pageView, widgetsOfPage, type DashboardModel } from "./model";
 
 const node = (id: string, config: Record<string, unknown>, name = id) => ({ id, name, revision: 1, config });
 
@@ -47,6 +47,17 @@ describe("a dashboard page's model", () => {
     const { grouped, headless } = widgetsOfPage(m, m.pages.get("page")!);
     expect(grouped.get("group")?.map((w) => w.id)).toEqual(["local"]);
     expect(headless.map((w) => w.id)).toEqual(["page-css", "page-widget", "site-css", "ui-widget"]);
+  });
+
+  it("keeps a page's ui-event and ui-control nodes in the flow's order (Node-RED creates them so, and so they hear a page view), the base's path in the view", () => {
+    const m = model();
+    const e = (id: string) => ({ id, type: "ui-event" as const, name: "", flow_id: "f", config: { ui: "base" } });
+    // FlowFuse's multi-user blueprint: the event that stores the user comes first in the flow, its id sorts after.
+    m.widgets = [e("b6f12d52781c9f0a"), e("98871d9e2d48bd52"), { id: "ctl", type: "ui-control", name: "", flow_id: "f", config: { ui: "base" } }];
+    m.bases.set("base", node("base", { path: "/ops" }));
+    const view = pageView(m, m.pages.get("page")!, new Map(), { interactive: true, onlyThisPage: false });
+    expect(view.headless.map((w) => w.id)).toEqual(["b6f12d52781c9f0a", "98871d9e2d48bd52", "ctl"]);
+    expect(view.basePath).toBe("/ops");
   });
 
   it("lists a dashboard's links by order; one whose URL is not safe is disabled and carries no URL", () => {

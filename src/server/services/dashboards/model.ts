@@ -264,7 +264,7 @@ export function pageView(model: DashboardModel, page: DashboardConfigNode, state
     links: options.onlyThisPage ? [] : linksOf(model, ui),
     theme: themeOf(model, page),
     groups,
-    headless: headless.map((w) => widgetView(w, states.get(w.id))).sort(byOrder),
+    headless: headless.map((w) => widgetView(w, states.get(w.id))).sort(byWidgetOrder),
     interactive: options.interactive,
   };
 }
