@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineNode } from "../types";
-import { className, dashboardNodeRed, groupRef, height, label, order, width } from "../dashboard-support";
+import { defineNode, type NodeRedProps } from "../types";
+import { className, dashboardNodeRed, fromDashboardProps, groupRef, height, label, order, width } from "../dashboard-support";
 
 const optionalNumber = (title: string) => z.union([z.number(), z.literal("")]).default("").meta({ title });
 
@@ -74,5 +74,18 @@ The message, passed on.
   inputs: 1,
   outputs: 1,
   configSchema: uiChartConfig,
-  nodeRed: dashboardNodeRed("ui-chart", shape),
+  nodeRed: {
+    ...dashboardNodeRed("ui-chart", shape),
+    // Dashboard 2.0's sane defaults (ui_chart.js, ui_chart.html): a chart saved before the y type
+    // existed reads y as a key of each point; "msg" with no property is a key too; an x type it
+    // does not know is the time the point arrived.
+    fromNodeRed: (p: NodeRedProps) => {
+      const props = { ...p };
+      if (!["msg", "property"].includes(String(props.yAxisPropertyType ?? ""))) props.yAxisPropertyType = "property";
+      if (!["msg", "str", "property", "timestamp"].includes(String(props.xAxisPropertyType ?? ""))) props.xAxisPropertyType = "timestamp";
+      if (props.xAxisPropertyType === "msg" && !props.xAxisProperty) props.xAxisPropertyType = "property";
+      if (props.yAxisPropertyType === "msg" && !props.yAxisProperty) props.yAxisPropertyType = "property";
+      return fromDashboardProps(shape, props);
+    },
+  },
 });

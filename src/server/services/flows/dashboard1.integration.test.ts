@@ -35,6 +35,8 @@ describe("Dashboard 1 import", () => {
     const flow = (await request("GET", `/flows/${flowId}`, { token })).body.flow;
     const types = flow.nodes.map((n: { type: string }) => n.type).sort();
     expect(types).toEqual(["function", "inject", "ui-audio", "ui-button", "ui-button-group", "ui-chart", "ui-dropdown", "ui-gauge", "ui-led", "ui-notification", "ui-slider", "ui-switch", "ui-template", "ui-text"]);
+    // Dashboard 1's chart plots msg.payload (a chart without a y type would read a key of each point, as Dashboard 2.0's older charts).
+    expect(flow.nodes.find((n: { type: string }) => n.type === "ui-chart").config).toMatchObject({ yAxisProperty: "payload", yAxisPropertyType: "msg" });
     // node-red-contrib-ui-led's LED: its colorForValue rows are ui-led's states, typed as they were.
     expect(flow.nodes.find((n: { type: string }) => n.type === "ui-led").config).toMatchObject({
       label: "Lights on",

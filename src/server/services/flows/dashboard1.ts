@@ -138,6 +138,9 @@ function widget(n: NrNode, d1: string, base: string): Translation {
           label,
           chartType,
           xAxisType: chartType === "pie" ? "category" : "time",
+          // Dashboard 1 plots msg.payload (Dashboard 2.0 reads a chart without a y type as a key of each point).
+          yAxisProperty: "payload",
+          yAxisPropertyType: "msg",
           ymin: n.ymin === "" || n.ymin === undefined ? "" : num(n.ymin, 0),
           ymax: n.ymax === "" || n.ymax === undefined ? "" : num(n.ymax, 0),
           removeOlder: num(n.removeOlder, 1),

@@ -189,6 +189,8 @@ describe("Dashboard 2.0 import", () => {
         ],
       },
       { id: `form${s}`, type: "ui-form", z: `tab${s}`, group: `group${s}`, order: 3, options: [{ label: "Name", key: "name", type: "text", required: true, rows: null }], splitLayout: "true", x: 150, y: 460, wires: [[]] },
+      // FlowFuse's Multi-user blueprint: a chart saved before the y type existed, its x "msg" with no property.
+      { id: `older${s}`, type: "ui-chart", z: `tab${s}`, group: `group${s}`, label: "chart", order: 4, chartType: "bar", category: "x", categoryType: "property", xAxisProperty: "", xAxisPropertyType: "msg", xAxisType: "category", yAxisProperty: "y", ymin: "", ymax: "", action: "replace", x: 570, y: 1240, wires: [[]] },
     ];
     const dry = await request("POST", "/flows/import?dry_run=true", { token, body: { flows: file } });
     expect(dry.status, dry.text).toBe(200);
@@ -198,6 +200,9 @@ describe("Dashboard 2.0 import", () => {
     const config = (id: string) => (imported.body.flows[0].nodes as Array<{ id: string; config: Record<string, unknown> }>).find((n) => n.id === id)!.config;
     expect(config(`chart${s}`)).toMatchObject({ ymin: 0, ymax: 10, xmin: "", xmax: "", removeOlderPoints: "" });
     expect(config(`form${s}`)).toMatchObject({ splitLayout: true });
+    // As Dashboard 2.0 reads such a chart: y a key of each point, x the time it arrived.
+    expect(config(`older${s}`)).toMatchObject({ yAxisProperty: "y", yAxisPropertyType: "property", xAxisProperty: "", xAxisPropertyType: "property", category: "x", categoryType: "property" });
+    expect(config(`chart${s}`)).toMatchObject({ yAxisPropertyType: "property" });
     expect(config(`table${s}`).columns).toEqual([
       { title: "Product", label: "", key: "name", keyType: "key", type: "text", width: "", align: "start" },
       { title: "", label: "", key: "stock", keyType: "key", type: "progress", width: "", align: "center" },
