@@ -61,7 +61,7 @@ function livePage(): DashboardPageView {
     ["ui-slider", 5, { label: "Setpoint", min: 0, max: 100 }],
     ["ui-switch", 5, { label: "Valve" }],
     ["ui-chart", 5, { label: "Trend", chartType: "line", xAxisType: "time", removeOlderPoints: 300 }],
-    ["ui-table", 5, { label: "Latest" }],
+    ["ui-table", 5, { label: "Latest", action: "replace" }],
   ];
   const widgets: DashboardWidgetView[] = [];
   for (const [type, n, props] of kinds) for (let i = 0; i < n; i++) widgets.push(fixtureWidget(`${type}-${i}`, type, props, { order: widgets.length, width: type === "ui-chart" ? 6 : 3, height: type === "ui-chart" ? 5 : type === "ui-table" ? 4 : type === "ui-gauge" ? 3 : 1 }));
