@@ -60,8 +60,12 @@ beforeAll(async () => {
         { id: id("txt"), type: "ui-text", config: { group } },
         { id: id("chart"), type: "ui-chart", config: { group, removeOlderPoints: 100 } },
         { id: id("inj"), type: "inject", config: { props: [{ p: "payload", v: "1", v_type: "num" }, { p: "topic", v: "line", v_type: "str" }] } },
+        // A viewer's own answer (msg._client kept): that viewer's tab only.
+        { id: id("mine"), type: "ui-button", config: { group, payload: "yours", payloadType: "str" } },
+        { id: id("own"), type: "ui-text", config: { group } },
       ],
       connections: [
+        { source: id("mine"), target: id("own") },
         { source: id("btn"), target: id("fn") },
         { source: id("fn"), target: id("txt") },
         { source: id("inj"), target: id("chart") },
@@ -93,6 +97,29 @@ describe("dashboards on two instances", () => {
     expect((await local.next((f) => f.type === "dashboard.update" && f.widget_id === id("txt"), 10_000)).msg.payload).toBe("answered go");
     viewer.ws.close();
     local.ws.close();
+  }, 60_000);
+
+  it("a viewer's own answer follows their tab to a page opened on the other instance, with who they are (msg._client.user), and nobody else's", async () => {
+    const holder = cluster.byInstance(await holderOf(flowId));
+    const other = cluster.live().find((n) => n.name !== holder.name)!;
+    const tab = "0123456789abcdef" + tag.padEnd(8, "0").replace(/[^0-9a-f]/g, "0");
+    const first = connect(`${socketUrl(other)}&tab=${tab}`, { cookie });
+    await first.next((f) => f.type === "dashboard.page", 10_000);
+    first.send({ type: "dashboard.input", widget_id: id("mine"), event: "click", msg: {} });
+    const answer = await first.next((f) => f.type === "dashboard.update" && f.widget_id === id("own"), 10_000);
+    expect(answer.msg.payload).toBe("yours");
+    expect(answer.msg._client.user).toMatchObject({ userId: owner.userId, email: owner.email, name: "Ada Lovelace" });
+    first.ws.close();
+    const stateOn = async (node: ClusterNode, t: string) => {
+      const s = connect(`${socketUrl(node)}&tab=${t}`, { cookie });
+      const view = (await s.next((f) => f.type === "dashboard.page", 10_000)).view;
+      s.ws.close();
+      return view.groups[0].widgets.find((w: { id: string }) => w.id === id("own")).state;
+    };
+    // The same tab's next page, opened on the instance that did not hold its socket: the store has it.
+    await until("the tab's own state on the other instance", async () => ((await stateOn(holder, tab))?.msg?.payload === "yours" ? true : undefined), 10_000);
+    // Another tab of the same viewer: not theirs.
+    expect(await stateOn(holder, "fedcba9876543210fedcba98")).toBeNull();
   }, 60_000);
 
   it("a chart keeps its points through a failover (kill -9 of the instance running the flow)", async () => {
