@@ -993,6 +993,12 @@ test("a dashboard as FlowFuse's Getting Started blueprint writes it: a markdown 
       ],
       mobileBreakpoint: "sm", mobileBreakpointType: "defaults", action: "append", x: 290, y: 460, wires: [[]],
     },
+    // Dashboard 2.0's "show the logged in user" template: a Teleport to the app bar reading setup.socketio.auth.
+    {
+      id: `hello${s}`, type: "ui-template", z: `tab${s}`, group: "", page: "", ui: `base${s}`, name: "", order: 0, width: 0, height: 0, head: "",
+      format: '<template>\n  <Teleport v-if="loaded" to="#app-bar-actions">\n    <div class="user-info" v-if="setup.socketio.auth">\n      <img :src="setup.socketio.auth.user.image" alt="" />\n      <span>Hi, {{ setup.socketio.auth.user.name }}!</span>\n    </div>\n    <div class="user-info" v-else>No User Found</div>\n  </Teleport>\n</template>\n<script>\nexport default { data () { return { loaded: false } }, mounted () { this.loaded = true } }\n</script>',
+      storeOutMessages: true, passthru: true, resendOnRefresh: true, templateScope: "widget:ui", className: "", x: 720, y: 240, wires: [[]],
+    },
     { id: `slider${s}`, type: "ui-slider", z: `tab${s}`, group: `add${s}`, name: "", label: "Slider 2", tooltip: "", order: 2, width: 0, height: 0, passthru: false, outs: "all", topic: "Slider 2", topicType: "str", thumbLabel: "true", showTicks: "always", min: 0, max: 10, step: 1, className: "", color: "red", colorTrack: "", colorThumb: "", showTextField: false, x: 180, y: 680, wires: [[]] },
   ];
   const dry = await request.post("/api/v1/flows/import?dry_run=true", { headers: auth(owner), data: { flows } });
@@ -1005,6 +1011,10 @@ test("a dashboard as FlowFuse's Getting Started blueprint writes it: a markdown 
   await logIn(page, owner.email);
   await page.goto(`/dashboard/${slug}/page1`);
   await expect(page.locator('[data-connection="online"]')).toBeVisible();
+  // The template's Teleport to the app bar shows there, greeting the signed-in viewer with their initials' image.
+  const bar = page.frameLocator(".db-appbar-templates iframe");
+  await expect(bar.getByText(/^Hi, .+!$/)).toBeVisible({ timeout: 15_000 });
+  expect(await bar.locator(".user-info img").getAttribute("src")).toMatch(/^data:image\/svg\+xml,/);
   // The link Dashboard 2.0 serves at /dashboard/data-entry opens that page here, without a reload.
   const docs = page.locator(".db-markdown").getByRole("link", { name: "Docs" });
   await expect(docs).toHaveAttribute("target", "_blank");

@@ -250,6 +250,11 @@ export const dashboardPageViewSchema = z.object({
   headless: z.array(dashboardWidgetViewSchema),
   /** Whether this viewer may use input widgets (false for a view-only share link). */
   interactive: z.boolean(),
+  /**
+   * The signed-in viewer as their inputs carry it (`msg._client.user`), for ui-template's
+   * `setup.socketio.auth.user` (Dashboard 2.0 with FlowFuse's user add-on); absent for a share link.
+   */
+  user: dashboardClientSchema.shape.user,
 });
 export type DashboardPageView = z.infer<typeof dashboardPageViewSchema>;
 

@@ -24,6 +24,17 @@ export const TEMPLATE_FRAME_PATH = "/dashboard-frame/template";
 export const FRAME_TAG = "flowplane-template";
 
 /**
+ * Where a template's `<Teleport>` sends its content, when it is Dashboard 2.0's app bar
+ * (`#app-bar-title`, `#app-bar-actions`, as its ui-template help shows for a logo or the signed-in
+ * user): such a template's frame is placed in the app bar (widgets/template.tsx), where the
+ * teleported content shows; null for any other template.
+ */
+export function appBarTeleport(format: string): "title" | "actions" | null {
+  const m = /<teleport\b[^>]*\bto\s*=\s*["']#app-bar-(title|actions)["']/i.exec(format);
+  return m ? (m[1]!.toLowerCase() as "title" | "actions") : null;
+}
+
+/**
  * The frame's sandbox: scripts, and what Dashboard 2.0 templates use that stays inside the frame or
  * leaves in a window of its own: forms (`submit()`; the frame's policy has `form-action 'none'`, so a
  * form only raises its event), `alert()` / `confirm()`, links with `target="_blank"` and downloads.
@@ -210,6 +221,8 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
   let initialized = false;
   let id = "";
   let props: Record<string, unknown> = {};
+  /** Dashboard 2.0's `setup` as templates read it: `socketio.auth.user` is the signed-in viewer (none on a share link). */
+  let setup: { socketio: { auth?: { user: unknown } } } = { socketio: {} };
   let app: any = null;
   let vuetify: any = null;
   let theme: FrameTheme | undefined;
@@ -282,6 +295,8 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
       watch: { ...component.watch },
       computed: {
         msg: () => state.msg,
+        // Dashboard 2.0's setup store as a template reads it: the signed-in viewer (FlowFuse's user add-on).
+        setup: () => setup,
         value: {
           get: () => state.msg.payload,
           set: (val: unknown) => {
@@ -393,6 +408,7 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
       initialized = true;
       id = typeof d.id === "string" ? d.id : "";
       props = d.props && typeof d.props === "object" ? (d.props as Record<string, unknown>) : {};
+      if (d.user && typeof d.user === "object") setup = { socketio: { auth: { user: d.user } } };
       theme = d.theme as FrameTheme | undefined;
       if (theme) {
         const html = document.documentElement;
@@ -402,6 +418,11 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
       }
       // A widget of automatic height grows with its content; one of fixed height scrolls.
       document.documentElement.style.overflow = d.autoHeight === false ? "auto" : "hidden";
+      // In the page's app bar: the teleported content in one row, at the end (actions) or the start (title).
+      if (d.appBar === "actions" || d.appBar === "title") {
+        document.documentElement.className = `app-bar app-bar-${d.appBar}`;
+        document.documentElement.style.overflow = "hidden";
+      }
       const format = typeof d.format === "string" ? d.format : "";
       const last = d.msg && typeof d.msg === "object" ? (d.msg as Record<string, unknown>) : null;
       build(format, () => {

@@ -10,6 +10,7 @@ import { DEFAULT_THEME, themeVariables } from "./theme";
 import { WidgetHost } from "./widget-host";
 import { Speakers } from "./widgets/audio";
 import { dashboardPageOfHref } from "./page-links";
+import { appBarTeleport } from "@/shared/template-frame";
 import { Icon } from "./widgets/icon";
 import "@mdi/font/css/materialdesignicons.min.css";
 import "./dashboard.css";
@@ -240,9 +241,15 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
   const nav: Array<({ page: DashboardPageSummary } | { link: DashboardLink }) & { order: number }> = [...pages.map((page) => ({ page, order: page.order })), ...(view.links ?? []).filter((l) => pageVisible(l, control)).map((link) => ({ link, order: link.order }))].sort(
     (a, b) => a.order - b.order,
   );
-  const groups = view.groups.filter((g) => groupVisible(g, control)).sort((a, b) => a.order - b.order);
-  const templates = view.headless.filter((w) => w.type === "ui-template");
   const isStyle = (w: DashboardWidgetView) => w.props.templateScope === "page:style" || w.props.templateScope === "site:style";
+  // Templates whose content Dashboard 2.0 teleports to its app bar are placed in ours (their frame there).
+  const toAppBar = (w: DashboardWidgetView) => w.type === "ui-template" && !isStyle(w) && appBarTeleport(String(w.props.format ?? "")) !== null;
+  const appBarTemplates = [...view.groups.flatMap((g) => (groupVisible(g, control) ? g.widgets : [])), ...view.headless].filter(toAppBar);
+  const groups = view.groups
+    .filter((g) => groupVisible(g, control))
+    .sort((a, b) => a.order - b.order)
+    .map((g) => (g.widgets.some(toAppBar) ? { ...g, widgets: g.widgets.filter((w) => !toAppBar(w)) } : g));
+  const templates = view.headless.filter((w) => w.type === "ui-template" && !toAppBar(w));
   const pageTemplates = templates.filter((w) => !isStyle(w));
   const styleTemplates = templates.filter(isStyle);
   const density = view.theme.sizes?.density ?? "default";
@@ -257,6 +264,13 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
           ) : null}
           {/* What the ui-base's header content says (Dashboard 2.0's); with "none" the heading stays for screen readers. */}
           <h1 className={`db-title${view.header.content === "none" ? " visually-hidden" : ""}`}>{headerTitle(view)}</h1>
+          {appBarTemplates.length > 0 ? (
+            <div id="app-bar-actions" className="db-appbar-templates">
+              {appBarTemplates.map((w) => (
+                <WidgetHost key={w.id} widget={w} groupWidth={12} groupDisabled={false} placement="app-bar" />
+              ))}
+            </div>
+          ) : null}
           <ConnectionIndicator state={connection} onRetry={socket.retryNow} />
           {!view.interactive ? <span className="db-badge">View only</span> : null}
         </header>

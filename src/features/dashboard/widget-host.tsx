@@ -15,7 +15,7 @@ import { str } from "./widgets/widget";
  * dynamic properties. Its element carries Dashboard 2.0's hooks for CSS (`nrdb-ui-widget`,
  * `nrdb-<type>`, the node's class, the id `nrdb-ui-widget-<id>`), as the group's and page's do.
  */
-export const WidgetHost = memo(function WidgetHost({ widget, groupWidth, groupDisabled }: { widget: DashboardWidgetView; groupWidth: number; groupDisabled: boolean }) {
+export const WidgetHost = memo(function WidgetHost({ widget, groupWidth, groupDisabled, placement }: { widget: DashboardWidgetView; groupWidth: number; groupDisabled: boolean; placement?: "app-bar" }) {
   const { store, interactive, sendInput, upload: uploadTo } = useDashboard();
   const subscribe = useCallback((cb: () => void) => store.subscribeWidget(widget.id, cb), [store, widget.id]);
   const state = useSyncExternalStore(subscribe, () => store.getState(widget.id), () => store.getState(widget.id)) ?? initialWidgetState(widget);
@@ -39,7 +39,7 @@ export const WidgetHost = memo(function WidgetHost({ widget, groupWidth, groupDi
       title={str(props, "tooltip") || undefined}
       style={{ gridColumnEnd: `span min(${width}, var(--layout-columns))`, gridRowEnd: `span ${height}`, ...(widget.height > 0 ? { gridTemplateRows: `repeat(${height}, minmax(var(--widget-row-height), auto))` } : {}) }}
     >
-      <Component widget={widget} props={props} state={state} interactive={interactive && enabled} send={send} upload={upload} setLocal={setLocal} inputId={`w-${widget.id}`} />
+      <Component widget={widget} props={props} state={state} interactive={interactive && enabled} send={send} upload={upload} setLocal={setLocal} inputId={`w-${widget.id}`} placement={placement} />
     </div>
   );
 });

@@ -45,7 +45,8 @@ describe("the dashboard socket", () => {
     expect(update.msg._client).toEqual({
       socketId: page.socket_id,
       user_id: viewer.userId,
-      user: { userId: viewer.userId, username: viewer.email, email: viewer.email, name: "Ada Lovelace", image: null },
+      // Without an avatar of their own, their initials (FlowFuse gives every user an image).
+      user: { userId: viewer.userId, username: viewer.email, email: viewer.email, name: "Ada Lovelace", image: expect.stringMatching(/^data:image\/svg\+xml,.*%3EAL%3C%2Ftext%3E/) },
     });
     expect(JSON.stringify(update.state ?? null)).not.toContain(page.socket_id);
     // Without msg._client: every viewer, and kept.

@@ -36,7 +36,7 @@ import {
 import type { DashboardClientRef } from "../runtime/types";
 import type { DashboardOut } from "./bus";
 import { isTabId, PrivateStates, privateKeyOf } from "./private-states";
-import { resolveDashboardViewer, shareLinkLive, viewerOptions, viewerPage, type DashboardViewer } from "../services/dashboards/dashboards";
+import { dashboardUserOf, resolveDashboardViewer, shareLinkLive, viewerOptions, viewerPage, type DashboardViewer } from "../services/dashboards/dashboards";
 import { buildPageView, findPageByPath, loadDashboardModel, widgetIdsOfPage, type DashboardConfigNode, type DashboardModel } from "../services/dashboards/model";
 
 /** Topics of the organization's events after which a page may have changed. */
@@ -262,7 +262,7 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     v.eventWidgets = view.headless.filter((w) => w.type === "ui-event" || w.type === "ui-control").map((w) => w.id);
     v.uploadWidgets = new Set(view.groups.flatMap((g) => g.widgets.filter((w) => w.type === "ui-file-input").map((w) => w.id)));
     if (v.upload && !v.uploadWidgets.has(v.upload.widgetId)) dropUpload(v);
-    send(v, { type: "dashboard.page", socket_id: v.id, view });
+    send(v, { type: "dashboard.page", socket_id: v.id, view: v.client.user ? { ...view, user: v.client.user } : view });
   }
 
   async function recheckAll() {
@@ -393,13 +393,6 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     return { ...c, id: page.id, type: "ui-page", name: page.name, path: typeof c.path === "string" ? c.path : "/", _groups: [] };
   }
 
-  /** A member's `msg._client.user`, read once when their socket opens. */
-  async function viewerUser(userId: string): Promise<DashboardClientRef["user"]> {
-    const u = await app.db.prisma.user.findFirst({ where: { id: userId, deletedAt: null }, select: { email: true, firstName: true, lastName: true, avatarUrl: true } });
-    if (!u) return undefined;
-    return { userId, username: u.email, email: u.email, name: `${u.firstName} ${u.lastName}`.trim() || u.email, image: u.avatarUrl };
-  }
-
   async function admit(req: IncomingMessage, ws: WebSocket, slug: string, url: URL) {
     const path = url.searchParams.get("path") ?? "/";
     const share = url.searchParams.get("share") ?? undefined;
@@ -408,7 +401,7 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     if (!share && !sessionId) throw new AppError("UNAUTHENTICATED", "sign in to see this page");
     if (!path.startsWith("/") || path.length > 200) throw new AppError("NOT_FOUND", "page not found");
     const viewer = await resolveDashboardViewer(app, { slug, share, credentials: sessionId ? { browserSessionId: sessionId } : undefined });
-    const [model, user] = await Promise.all([modelOf(viewer.organization), viewer.userId ? viewerUser(viewer.userId) : undefined]);
+    const [model, user] = await Promise.all([modelOf(viewer.organization), viewer.userId ? dashboardUserOf(app, viewer.userId) : undefined]);
     const page = viewerPage(model, viewer, path);
     const id = randomToken(12);
     const v: Viewer = {

@@ -88,8 +88,11 @@ function documentSource(version: string): string {
 html{background:transparent;overflow:hidden}
 body{display:flow-root;margin:0;background:transparent;color:var(--template-color,inherit);font-family:var(--template-font,system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",sans-serif);font-size:14px;line-height:1.4}
 .template-error{margin:4px 0;color:#b3261e;font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap}
+#app-bar-title,#app-bar-actions{display:flex;align-items:center;gap:8px}
+html.app-bar body{height:100vh;display:flex;align-items:center;gap:8px}
+html.app-bar-actions body{justify-content:flex-end}
 </style>
-</head><body><div id="flowplane-template"></div>
+</head><body><div id="flowplane-template"></div><div id="app-bar-title"></div><div id="app-bar-actions"></div>
 <script src="vue.js${v}"></script>
 <script src="runtime.js${v}"></script>
 </body></html>

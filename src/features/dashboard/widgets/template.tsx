@@ -1,7 +1,8 @@
 "use client";
 
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
-import { FRAME_TAG, TEMPLATE_FRAME_PATH, TEMPLATE_FRAME_SANDBOX } from "@/shared/template-frame";
+import { appBarTeleport, FRAME_TAG, TEMPLATE_FRAME_PATH, TEMPLATE_FRAME_SANDBOX } from "@/shared/template-frame";
+import { useDashboard } from "../dashboard-context";
 import { str, type WidgetProps } from "./widget";
 
 /** The dashboard theme's colours under Vuetify's names, from the CSS variables theme.ts sets. */
@@ -33,12 +34,14 @@ function frameTheme(el: HTMLElement) {
  * "null"). `templateScope` "page:style" / "site:style" adds the node's CSS to the page instead
  * (no script).
  */
-export function TemplateWidget({ widget, props, state, interactive, send }: WidgetProps) {
+export function TemplateWidget({ widget, props, state, interactive, send, placement }: WidgetProps) {
+  const { store } = useDashboard();
   const frame = useRef<HTMLIFrameElement>(null);
   const [height, setHeight] = useState<number | null>(null);
   const scope = str(props, "templateScope", "local");
   const format = str(props, "format");
-  const autoHeight = widget.height === 0;
+  const appBar = placement === "app-bar" ? (appBarTeleport(format) ?? "actions") : null;
+  const autoHeight = widget.height === 0 && !appBar;
   const ready = useRef(false);
   const mountedFormat = useRef(format);
   const live = useRef({ msg: state.msg, send, interactive, autoHeight, props });
@@ -55,6 +58,7 @@ export function TemplateWidget({ widget, props, state, interactive, send }: Widg
     if (!el || !win) return;
     const now = live.current;
     const current = str(now.props, "format");
+    const theme = frameTheme(el);
     // The frame is an opaque origin: "*" is the only target that reaches it; it only ever gets this widget's messages.
     win.postMessage(
       {
@@ -66,13 +70,18 @@ export function TemplateWidget({ widget, props, state, interactive, send }: Widg
         format: current,
         msg: now.msg ?? null,
         autoHeight: now.autoHeight,
-        theme: frameTheme(el),
+        ...(appBar ? { appBar } : {}),
+        ...(store.getView()?.user ? { user: store.getView()!.user } : {}),
+        theme,
       },
       "*",
     );
+    // The frame's colour scheme is its document's: a frame whose scheme differs from its element's
+    // is painted opaque (a black box in a dark app bar).
+    el.style.colorScheme = theme.dark ? "dark" : "light";
     mountedFormat.current = current;
     ready.current = true;
-  }, [widget.id]);
+  }, [widget.id, appBar, store]);
 
   useEffect(() => {
     const onMessage = (e: MessageEvent) => {
@@ -112,7 +121,7 @@ export function TemplateWidget({ widget, props, state, interactive, send }: Widg
   return (
     <iframe
       ref={frame}
-      className="db-template"
+      className={appBar ? `db-template db-template-app-bar ${appBar}` : "db-template"}
       title={str(props, "name") || str(props, "label") || "Template"}
       sandbox={TEMPLATE_FRAME_SANDBOX}
       referrerPolicy="no-referrer"

@@ -18,6 +18,8 @@ export interface WidgetProps {
   setLocal: (payload: unknown) => void;
   /** The element id of the widget's main control, for its <label>. */
   inputId: string;
+  /** A ui-template whose content goes to the app bar (`<Teleport to="#app-bar-actions">`) is placed there. */
+  placement?: "app-bar";
 }
 
 export type WidgetComponent = ComponentType<WidgetProps>;

@@ -68,6 +68,36 @@ export function viewerPage(model: DashboardModel, viewer: DashboardViewer, path:
 
 export const viewerOptions = (viewer: DashboardViewer) => ({ interactive: viewer.share ? viewer.share.interactive : true, onlyThisPage: Boolean(viewer.share) });
 
+/**
+ * An avatar of a member's initials (an SVG data URL), as FlowFuse gives every user an image: the
+ * user add-on's templates show `user.image` in the app bar. The colour follows the user id.
+ */
+export function initialsAvatar(name: string, userId: string): string {
+  const letters = name
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((w) => [...w][0]!.toUpperCase())
+    .join("")
+    .replace(/[^\p{L}\p{N}]/gu, "");
+  let hash = 0;
+  for (const ch of userId) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><circle cx="32" cy="32" r="32" fill="hsl(${hash % 360},45%,40%)"/><text x="32" y="32" dy=".35em" text-anchor="middle" font-family="sans-serif" font-size="26" fill="#fff">${letters || "?"}</text></svg>`;
+  return `data:image/svg+xml,${encodeURIComponent(svg)}`;
+}
+
+/**
+ * A member as Dashboard 2.0 with FlowFuse's user add-on names them (`msg._client.user`,
+ * `setup.socketio.auth.user`): `username` is the sign-in email (there is no other handle), `image`
+ * the profile's avatar URL, or their initials as an image.
+ */
+export async function dashboardUserOf(app: AppServices, userId: string): Promise<NonNullable<DashboardPageView["user"]> | undefined> {
+  const u = await app.db.prisma.user.findFirst({ where: { id: userId, deletedAt: null }, select: { email: true, firstName: true, lastName: true, avatarUrl: true } });
+  if (!u) return undefined;
+  const name = `${u.firstName} ${u.lastName}`.trim() || u.email;
+  return { userId, username: u.email, email: u.email, name, image: u.avatarUrl ?? initialsAvatar(name, userId) };
+}
+
 /** `dashboards.page`: what dashui's page paints first (the socket then sends the same and keeps it live). */
 export async function getDashboardPage(
   app: AppServices,
@@ -77,7 +107,8 @@ export async function getDashboardPage(
   const viewer = await resolveDashboardViewer(app, { slug: input.org_slug, share: input.share, ...who });
   const model = await loadDashboardModel(app, viewer.organization);
   const page = viewerPage(model, viewer, input.path);
-  return buildPageView(app, model, page, viewerOptions(viewer));
+  const [view, user] = await Promise.all([buildPageView(app, model, page, viewerOptions(viewer)), viewer.userId && !viewer.share ? dashboardUserOf(app, viewer.userId) : undefined]);
+  return user ? { ...view, user } : view;
 }
 
 export interface DashboardListEntry extends DashboardPageSummary {
