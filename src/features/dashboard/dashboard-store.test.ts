@@ -72,6 +72,36 @@ describe("DashboardStore", () => {
     expect(store.getSocketId()).toBe("s1");
   });
 
+  it("a dashboard.page that confirms a widget's state keeps its object and notifies no one (a template's msg watcher does not run again); one that changes it replaces it", () => {
+    const store = new DashboardStore(fixturePageView());
+    const kept = store.getState("w-text");
+    const listener = vi.fn();
+    store.subscribeWidget("w-text", listener);
+    // The socket's first page after the server-rendered one, as on a slow admission (PostgreSQL + Redis).
+    // The same state read back from PostgreSQL: jsonb orders keys its own way.
+    const reread = fixturePageView();
+    reread.groups[0]!.widgets[1]!.state = { msg: { payload: "idle" } };
+    store.handle({ type: "dashboard.page", socket_id: "s1", view: reread });
+    expect(store.getState("w-text")).toBe(kept);
+    const withTopic = fixturePageView();
+    withTopic.groups[0]!.widgets[1]!.state = { msg: { payload: "idle", topic: "t" } };
+    const store2 = new DashboardStore(withTopic);
+    const kept2 = store2.getState("w-text");
+    const reordered = fixturePageView();
+    reordered.groups[0]!.widgets[1]!.state = { msg: { topic: "t", payload: "idle" } };
+    store2.handle({ type: "dashboard.page", socket_id: "s1", view: reordered });
+    expect(store2.getState("w-text")).toBe(kept2);
+    store.flush();
+    expect(listener).not.toHaveBeenCalled();
+    const changed = fixturePageView();
+    changed.groups[0]!.widgets[1]!.state = { msg: { payload: "running" } };
+    store.handle({ type: "dashboard.page", socket_id: "s1", view: changed });
+    expect(store.getState("w-text")).not.toBe(kept);
+    expect(store.getState("w-text")!.msg).toEqual({ payload: "running" });
+    store.flush();
+    expect(listener).toHaveBeenCalledTimes(1);
+  });
+
   it("notifications queue and dismiss", () => {
     const store = new DashboardStore(fixturePageView());
     store.handle({ type: "dashboard.update", widget_id: "w-note", msg: { payload: "Hello" }, state: null });

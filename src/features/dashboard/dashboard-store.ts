@@ -28,6 +28,25 @@ function emptyControl(): PageControl {
  * (notifications, control). Widgets subscribe to their own id (useSyncExternalStore), so an
  * update re-renders one widget, never the page: 50 widgets × 10 updates a second stay in budget.
  */
+/** JSON values equal by value, whatever their keys' order (PostgreSQL's jsonb keeps its own). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => sameValue(v, bb[i]));
+  }
+  const ka = Object.keys(a);
+  const ob = b as Record<string, unknown>;
+  return ka.length === Object.keys(ob).length && ka.every((k) => Object.hasOwn(ob, k) && sameValue((a as Record<string, unknown>)[k], ob[k]));
+}
+
+/** Whether two states show the same: the same message, properties and chart points (by value). */
+function sameWidgetState(a: WidgetState, b: WidgetState): boolean {
+  if (a.event || b.event) return false;
+  return sameValue(a.msg, b.msg) && sameValue(a.props, b.props) && sameValue(a.chart?.series ?? null, b.chart?.series ?? null);
+}
+
 export class DashboardStore {
   private view: DashboardPageView | null;
   private widgets = new Map<string, DashboardWidgetView>();
@@ -105,11 +124,25 @@ export class DashboardStore {
     this.socketId = socketId;
     const all = [...view.groups.flatMap((g) => g.widgets), ...view.headless];
     this.widgets = new Map(all.map((w) => [w.id, w]));
-    // The server's state is the durable truth after a (re)connect or a deploy.
-    this.states = new Map(all.map((w) => [w.id, initialWidgetState(w)]));
+    // The server's state is the durable truth after a (re)connect or a deploy. A widget whose state
+    // it confirms keeps the object it has: the page already shows it, and a template is not handed
+    // its last message again (its msg watcher would run twice; Dashboard 2.0's runs once).
+    const before = pageChanged ? new Map<string, WidgetState>() : this.states;
+    const kept = new Set<string>();
+    this.states = new Map(
+      all.map((w) => {
+        const fresh = initialWidgetState(w);
+        const old = before.get(w.id);
+        if (old && sameWidgetState(old, fresh)) {
+          kept.add(w.id);
+          return [w.id, old];
+        }
+        return [w.id, fresh];
+      }),
+    );
     if (pageChanged) this.control = emptyControl();
     this.emitPage();
-    for (const id of this.widgetListeners.keys()) this.emitWidget(id);
+    for (const id of this.widgetListeners.keys()) if (!kept.has(id)) this.emitWidget(id);
   }
 
   update(widgetId: string, msg: Record<string, unknown>) {

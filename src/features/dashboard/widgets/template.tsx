@@ -44,6 +44,8 @@ export function TemplateWidget({ widget, props, state, interactive, send, placem
   const autoHeight = widget.height === 0 && !appBar;
   const ready = useRef(false);
   const mountedFormat = useRef(format);
+  /** The message the frame has (in `init` or since): it is not sent again, or its msg watcher would run twice. */
+  const sentMsg = useRef<Record<string, unknown> | null>(null);
   const live = useRef({ msg: state.msg, send, interactive, autoHeight, props });
   useLayoutEffect(() => {
     live.current = { msg: state.msg, send, interactive, autoHeight, props };
@@ -80,6 +82,7 @@ export function TemplateWidget({ widget, props, state, interactive, send, placem
     // is painted opaque (a black box in a dark app bar).
     el.style.colorScheme = theme.dark ? "dark" : "light";
     mountedFormat.current = current;
+    sentMsg.current = now.msg ?? null;
     ready.current = true;
   }, [widget.id, appBar, store]);
 
@@ -105,7 +108,9 @@ export function TemplateWidget({ widget, props, state, interactive, send, placem
   }, [init]);
 
   useEffect(() => {
-    if (ready.current && state.msg) frame.current?.contentWindow?.postMessage({ tag: FRAME_TAG, kind: "msg", msg: state.msg }, "*");
+    if (!ready.current || !state.msg || state.msg === sentMsg.current) return;
+    sentMsg.current = state.msg;
+    frame.current?.contentWindow?.postMessage({ tag: FRAME_TAG, kind: "msg", msg: state.msg }, "*");
   }, [state.msg]);
 
   useEffect(() => {
