@@ -88,6 +88,9 @@ export function dashboardNodeRed(type: string, shape: Record<string, AnyZod>) {
 
 // ---- behaviour ----
 
+/** Dashboard 2.0's earlier property topics: `{ topic, payload }` sets the named dynamic property. */
+const LEGACY_PROPERTY_TOPICS = new Map<string, "class">([["ui-property:class", "class"]]);
+
 /** Message properties never kept or shown: the engine's and the viewer's identity. */
 const PRIVATE_KEYS = new Set(["_msgid", "_client", "_event", "_linkSource", "req", "res"]);
 const DYNAMIC_ONLY = new Set(["ui_update", "enabled", "visible", "class", "topic"]);
@@ -199,7 +202,12 @@ export function widgetBehaviour<C extends Record<string, unknown>>(ctx: NodeCont
       if (stored && typeof stored === "object") state = stored as DashboardWidgetState;
       if (spec.onViewer) stopInput = dash.onInput(org, id, viewerInput);
     },
-    input(msg: Message, send: Send, done) {
+    input(original: Message, send: Send, done) {
+      // Dashboard 2.0's earlier property messages (its store's supportedPropertyMessages, still in
+      // FlowFuse's Andon blueprints): { topic: "ui-property:class", payload } sets the widget's class
+      // and is not its value. Passed on as it came.
+      const legacy = typeof original.topic === "string" ? LEGACY_PROPERTY_TOPICS.get(original.topic) : undefined;
+      const msg: Message = legacy && "payload" in original ? { _msgid: original._msgid, [legacy]: original.payload, ...(original._client !== undefined ? { _client: original._client } : {}) } : original;
       if (spec.emulate?.(msg)) {
         viewerInput({ event: "click", msg: {}, client: clientOf(msg) ?? { socketId: "" } });
         done();
@@ -238,7 +246,7 @@ export function widgetBehaviour<C extends Record<string, unknown>>(ctx: NodeCont
       // template may show it); it is not kept for anyone else, and nobody else gets the message.
       if (show) publish(client ? { ...show, _client: client } : show, client, client ? after : undefined);
       if (canSend) {
-        if (spec.passInput !== false && (!("passthru" in config) || config.passthru === true)) send(msg);
+        if (spec.passInput !== false && (!("passthru" in config) || config.passthru === true)) send(original);
       }
       done();
     },

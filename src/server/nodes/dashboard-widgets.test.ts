@@ -246,6 +246,21 @@ describe("dashboard widgets", () => {
     expect(flow.received.map((m) => [m.payload, m.topic])).toEqual([[{ name: "Ada", age: 36 }, "signup"]]);
   });
 
+  it("Dashboard 2.0's earlier property message ({ topic: \"ui-property:class\", payload }, FlowFuse's Andon blueprints) sets the widget's class and keeps its value", async () => {
+    const { flow, dash } = await widgetFlow("ui-text", {});
+    flow.send("w", { payload: "42" });
+    flow.send("w", { topic: "ui-property:class", payload: "hidden" });
+    await settle();
+    const last = dash.emitted.at(-1)!;
+    expect(last.msg).toMatchObject({ class: "hidden" });
+    expect(last.msg.payload).toBeUndefined();
+    expect(last.state).toMatchObject({ msg: { payload: "42" }, props: { class: "hidden" } });
+    // Any other topic is a message as any other.
+    flow.send("w", { topic: "constructor", payload: "7" });
+    await settle();
+    expect(dash.emitted.at(-1)!.state).toMatchObject({ msg: { payload: "7" }, props: { class: "hidden" } });
+  });
+
   it("ui-table: a button column's click sends the row, the column and button_click with _client (the viewer's user too); other columns' and plain tables' send nothing", async () => {
     const columns = [
       { key: "name", title: "Name", type: "text" },
