@@ -205,7 +205,7 @@ test("on a phone the groups stack and the pages are in a drawer", async ({ brows
   await context.close();
 });
 
-test("CSS written for Dashboard 2.0 reaches the page: its class names and ids, the page's and group's classes; the app bar wears the theme's surface", async ({ page, request }) => {
+test("CSS written for Dashboard 2.0 reaches the page: its class names and ids, the page's and group's classes, its templates' content; the app bar wears the theme's surface", async ({ page, request }) => {
   const owner = await registerUser(request, "dash-css");
   const slug = await slugOf(request, owner);
   const s = unique();
@@ -219,6 +219,8 @@ test("CSS written for Dashboard 2.0 reaches the page: its class names and ids, t
     ".nrdb-ui-page.shift-a .nrdb-ui-group.kpis .v-card { border-top-width: 5px; }",
     `#nrdb-ui-widget-txt-${s} { letter-spacing: 3px; }`,
     "div.v-card { min-height: 222px; }",
+    // FlowFuse's Andon Operator Terminal: its page CSS styles what its templates draw.
+    ".status-box.running { background-color: green; color: white; }",
   ].join("\n");
   await deployFlow(request, owner, `CSS ${s}`, {
     nodes: [
@@ -226,10 +228,13 @@ test("CSS written for Dashboard 2.0 reaches the page: its class names and ids, t
       { id: `txt-${s}`, type: "ui-text", position: { x: 300, y: 100 }, config: { group, label: "OEE", order: 1 } },
       { id: `css-${s}`, type: "ui-template", position: { x: 100, y: 200 }, config: { templateScope: "page:style", page: home, format: css } },
       { id: `chart-${s}`, type: "ui-chart", position: { x: 300, y: 200 }, config: { group, label: "Rate", order: 3, height: 5, chartType: "line" } },
+      { id: `status-${s}`, type: "ui-template", position: { x: 300, y: 300 }, config: { group, order: 4, format: '<div class="status-box running"><strong>RUNNING</strong></div>' } },
     ],
   });
   await logIn(page, owner.email);
   await page.goto(`/dashboard/${slug}/line`);
+  // The page's CSS reaches a template's content too (Dashboard 2.0's templates are in the page's document).
+  await expect((await templateFrame(page)).locator(".status-box")).toHaveCSS("background-color", "rgb(0, 128, 0)");
   const button = page.locator(".nrdb-ui-widget.nrdb-ui-button");
   await expect(button).toHaveCSS("margin-top", "30px");
   // A group is Dashboard 2.0's: its cell (class, id) and in it the card, div.v-card.

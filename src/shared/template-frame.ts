@@ -409,6 +409,14 @@ export function templateFrameRuntime(tag: string, parseScript: (code: string) =>
       id = typeof d.id === "string" ? d.id : "";
       props = d.props && typeof d.props === "object" ? (d.props as Record<string, unknown>) : {};
       if (d.user && typeof d.user === "object") setup = { socketio: { auth: { user: d.user } } };
+      // The page's CSS (its page:style and site:style templates): Dashboard 2.0's templates are in
+      // the page's document, where that CSS reaches them.
+      if (typeof d.css === "string" && d.css) {
+        const el = document.createElement("style");
+        el.textContent = d.css;
+        el.setAttribute("data-page-css", "");
+        document.head.appendChild(el);
+      }
       theme = d.theme as FrameTheme | undefined;
       if (theme) {
         const html = document.documentElement;

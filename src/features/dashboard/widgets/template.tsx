@@ -27,6 +27,14 @@ function frameTheme(el: HTMLElement) {
   return { dark: colors["on-surface"] === "#ffffff", colors, font: style.fontFamily };
 }
 
+/** The CSS of the page's page:style and site:style templates, as the page has it. */
+function pageCss(headless: Array<{ type: string; props: Record<string, unknown> }>): string {
+  return headless
+    .filter((w) => w.type === "ui-template" && (w.props.templateScope === "page:style" || w.props.templateScope === "site:style"))
+    .map((w) => str(w.props, "format").replace(/<\/?style[^>]*>/gi, ""))
+    .join("\n");
+}
+
 /**
  * ui-template: the node's template (a Vue component, as Dashboard 2.0 runs it, or plain HTML) in a
  * sandboxed frame without the app's origin (src/shared/template-frame.ts): messages in and
@@ -74,6 +82,7 @@ export function TemplateWidget({ widget, props, state, interactive, send, placem
         autoHeight: now.autoHeight,
         ...(appBar ? { appBar } : {}),
         ...(store.getView()?.user ? { user: store.getView()!.user } : {}),
+        css: pageCss(store.getView()?.headless ?? []),
         theme,
       },
       "*",
