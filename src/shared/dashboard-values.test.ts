@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ledColor, ledColorTable, sameValue } from "./dashboard-values";
+import { DASHBOARD_LIMITS } from "./dashboard";
+import { ledColor, ledColorTable, sameValue, tableRowsAfter } from "./dashboard-values";
 
 /**
  * ui-led's colour (FlowFuse's Dashboard 2.0 LED and node-red-contrib-ui-led, which imports as it):
@@ -63,5 +64,22 @@ describe("sameValue", () => {
     expect(sameValue([1, { a: 2 }], [1, { a: 2 }])).toBe(true);
     expect(sameValue([1], { 0: 1 })).toBe(false);
     expect(sameValue({ a: undefined }, { b: undefined })).toBe(false);
+  });
+});
+
+describe("tableRowsAfter: one rule for the server's table, a viewer's own rows and the page", () => {
+  it("adds a message's rows (an array or one row), replaces them when the payload is empty or an action says so, keeps the newest", () => {
+    expect(tableRowsAfter([{ a: 1 }], [{ a: 2 }, { a: 3 }])).toEqual({ rows: [{ a: 1 }, { a: 2 }, { a: 3 }], replaced: false });
+    expect(tableRowsAfter([{ a: 1 }], { a: 2 })).toEqual({ rows: [{ a: 1 }, { a: 2 }], replaced: false });
+    expect(tableRowsAfter([{ a: 1 }], [])).toEqual({ rows: [], replaced: true });
+    expect(tableRowsAfter([{ a: 1 }], [{ a: 2 }], { msg: "replace" }).rows).toEqual([{ a: 2 }]);
+    expect(tableRowsAfter([{ a: 1 }], [{ a: 2 }], { node: "replace" }).rows).toEqual([{ a: 2 }]);
+    expect(tableRowsAfter([{ a: 1 }], [{ a: 2 }], { node: "replace", msg: "append" }).rows).toEqual([{ a: 1 }, { a: 2 }]);
+    const max = DASHBOARD_LIMITS.tableMaxRows;
+    const full = Array.from({ length: max }, (_, i) => i);
+    const after = tableRowsAfter(full, [max, max + 1]).rows;
+    expect(after).toHaveLength(max);
+    expect(after.at(0)).toBe(2);
+    expect(after.at(-1)).toBe(max + 1);
   });
 });

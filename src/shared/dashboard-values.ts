@@ -1,3 +1,5 @@
+import { DASHBOARD_LIMITS } from "./dashboard";
+
 /**
  * A Dashboard 2.0 option's value as its typed input gives it (`str`, `num`, `bool`, `json`), the
  * way Dashboard's node evaluates it at start (RED.util.evaluateNodeProperty): the same on the
@@ -104,4 +106,19 @@ export function ledColor(states: unknown, payload: unknown, table?: LedColorTabl
     if (sameValue(value, payload)) return s.color;
   }
   return null;
+}
+
+/**
+ * A ui-table's rows after a message, as Dashboard 2.0's table: the message's rows (its payload, an
+ * array or one row) are added to `current`, or replace them when the payload is an empty array, the
+ * message says `action: "replace"`, or the node does and the message does not say "append"; the
+ * newest DASHBOARD_LIMITS.tableMaxRows are kept. The table's state on the server, a viewer's own
+ * rows on their tab and the rows the page shows all follow it.
+ */
+export function tableRowsAfter(current: readonly unknown[], payload: unknown, action: { msg?: unknown; node?: unknown } = {}): { rows: unknown[]; replaced: boolean } {
+  const incoming = Array.isArray(payload) ? payload : [payload];
+  const replaced = incoming.length === 0 || action.msg === "replace" || (action.node === "replace" && action.msg !== "append");
+  const rows = replaced ? incoming : [...current, ...incoming];
+  const max = DASHBOARD_LIMITS.tableMaxRows;
+  return { rows: rows.length > max ? rows.slice(rows.length - max) : rows, replaced };
 }

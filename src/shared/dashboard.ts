@@ -326,6 +326,8 @@ export const DASHBOARD_LIMITS = {
   inputsPerSecond: 50,
   /** Points a chart keeps when its node sets no smaller limit. */
   chartMaxPoints: 10_000,
+  /** Rows a table keeps and shows (the newest). */
+  tableMaxRows: 10_000,
   /** Base64 characters of one upload chunk (3 bytes per 4: 144 KiB of a file), within a client frame. */
   uploadChunkChars: 192 * 1024,
   /** Bytes of one widget's durable state. */

@@ -1,4 +1,5 @@
 import type { DashboardPageView, DashboardServerFrame, DashboardWidgetView } from "@/shared/dashboard";
+import { sameValue } from "@/shared/dashboard-values";
 import { applyWidgetMessage, initialWidgetState, type WidgetState } from "./widget-state";
 
 export interface Notice {
@@ -24,29 +25,19 @@ function emptyControl(): PageControl {
 }
 
 /**
- * The page's state outside React: the view, each widget's state and the page-level events
- * (notifications, control). Widgets subscribe to their own id (useSyncExternalStore), so an
- * update re-renders one widget, never the page: 50 widgets × 10 updates a second stay in budget.
+ * Whether two states show the same: the same message, properties and chart points, by value (keys
+ * in any order: PostgreSQL's jsonb keeps its own).
  */
-/** JSON values equal by value, whatever their keys' order (PostgreSQL's jsonb keeps its own). */
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => sameValue(v, bb[i]));
-  }
-  const ka = Object.keys(a);
-  const ob = b as Record<string, unknown>;
-  return ka.length === Object.keys(ob).length && ka.every((k) => Object.hasOwn(ob, k) && sameValue((a as Record<string, unknown>)[k], ob[k]));
-}
-
-/** Whether two states show the same: the same message, properties and chart points (by value). */
 function sameWidgetState(a: WidgetState, b: WidgetState): boolean {
   if (a.event || b.event) return false;
   return sameValue(a.msg, b.msg) && sameValue(a.props, b.props) && sameValue(a.chart?.series ?? null, b.chart?.series ?? null);
 }
 
+/**
+ * The page's state outside React: the view, each widget's state and the page-level events
+ * (notifications, control). Widgets subscribe to their own id (useSyncExternalStore), so an
+ * update re-renders one widget, never the page: 50 widgets × 10 updates a second stay in budget.
+ */
 export class DashboardStore {
   private view: DashboardPageView | null;
   private widgets = new Map<string, DashboardWidgetView>();

@@ -1,4 +1,5 @@
 import type { DashboardWidgetView } from "@/shared/dashboard";
+import { tableRowsAfter } from "@/shared/dashboard-values";
 import { applyChartMessage, chartPointsFromState, type ChartData } from "./chart-model";
 
 /**
@@ -40,14 +41,6 @@ export function initialWidgetState(widget: Pick<DashboardWidgetView, "type" | "p
   return out;
 }
 
-/** Rows a table shows at most (the server keeps as many: ui-table's TABLE_MAX_ROWS). */
-const TABLE_ROWS_SHOWN = 10_000;
-
-function tableRowsOf(payload: unknown): unknown[] {
-  if (Array.isArray(payload)) return payload;
-  return payload === undefined || payload === null ? [] : [payload];
-}
-
 /** Applies one `dashboard.update` message the way Dashboard 2.0's client does. */
 export function applyWidgetMessage(widget: Pick<DashboardWidgetView, "type" | "props">, current: WidgetState, msg: Record<string, unknown>): WidgetState {
   let props = current.props;
@@ -61,12 +54,10 @@ export function applyWidgetMessage(widget: Pick<DashboardWidgetView, "type" | "p
     return { msg: hasPayload ? msg : current.msg, props, chart };
   }
   if (widget.type === "ui-table" && hasPayload) {
-    // As Dashboard 2.0's table: a message's rows are added to those shown (`action` "append"), or
-    // replace them ("replace", the server's word when it replaced; an empty array clears).
-    const incoming = tableRowsOf(msg.payload);
-    const replace = incoming.length === 0 || msg.action === "replace" || ((props.action ?? widget.props.action) === "replace" && msg.action !== "append");
-    const shown = replace ? incoming : [...tableRowsOf(current.msg?.payload), ...incoming];
-    return { msg: { ...msg, payload: shown.length > TABLE_ROWS_SHOWN ? shown.slice(shown.length - TABLE_ROWS_SHOWN) : shown }, props };
+    // As Dashboard 2.0's table: a message's rows are added to those shown, or replace them (the
+    // server says "replace" when it replaced).
+    const shown = Array.isArray(current.msg?.payload) ? (current.msg.payload as unknown[]) : [];
+    return { msg: { ...msg, payload: tableRowsAfter(shown, msg.payload, { msg: msg.action, node: props.action ?? widget.props.action }).rows }, props };
   }
   if (widget.type === "ui-audio") {
     // Dashboard 2.0's player: a string payload is the source; every message may ask for playback.

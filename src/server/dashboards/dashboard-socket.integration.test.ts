@@ -292,11 +292,32 @@ describe("the dashboard socket", () => {
         nodes: [
           { id: "row_btn", type: "ui-button", position: { x: 0, y: 0 }, config: { group: g, label: "Add", payload: "", payloadType: "str", order: 1 } },
           { id: "row_fn", type: "function", position: { x: 200, y: 0 }, config: { code: "const n = (context.get('n') || 0) + 1; context.set('n', n); msg.payload = { n, by: msg._client.user.name, email: msg._client.user.email }; return msg;" } },
-          { id: "row_table", type: "ui-table", position: { x: 400, y: 0 }, config: { group: g, order: 2, action: "append" } },
+          {
+            id: "row_table",
+            type: "ui-table",
+            position: { x: 400, y: 0 },
+            config: {
+              group: g,
+              order: 2,
+              action: "append",
+              autocols: false,
+              columns: [
+                { key: "n", title: "N", type: "text" },
+                { key: "by", title: "By", type: "text" },
+                { key: "email", title: "Email", type: "text" },
+                { key: "restock", title: "", keyType: "str", type: "button" },
+              ],
+            },
+          },
+          // A button column's click comes out of the table (Dashboard 2.0's widget-action).
+          { id: "row_click", type: "function", position: { x: 600, y: 0 }, config: { code: "msg.payload = msg.action + ':' + msg.column + ':' + msg.payload.n; return msg;" } },
+          { id: "row_said", type: "ui-text", position: { x: 800, y: 0 }, config: { group: g, order: 3, label: "Clicked" } },
         ],
         connections: [
           { source: "row_btn", target: "row_fn" },
           { source: "row_fn", target: "row_table" },
+          { source: "row_table", target: "row_click" },
+          { source: "row_click", target: "row_said" },
         ],
       },
     });
@@ -314,6 +335,11 @@ describe("the dashboard socket", () => {
       // Live, each message carries its row; the page adds it to those shown (widget-state.ts).
       expect((await socket.next((f) => f.type === "dashboard.update" && f.widget_id === "row_table" && f.msg.payload?.n === n)).msg.payload).toEqual({ n, ...who });
     }
+    // A click on a row's button sends the row with its column; a column that is no button sends nothing.
+    socket.send({ type: "dashboard.input", widget_id: "row_table", event: "button_click", msg: { payload: { n: 7 }, column: "by" } });
+    socket.send({ type: "dashboard.input", widget_id: "row_table", event: "button_click", msg: { payload: { n: 2 }, column: "restock" } });
+    expect((await socket.next((f) => f.type === "dashboard.update" && f.widget_id === "row_said")).msg.payload).toBe("button_click:restock:2");
+    expect(socket.frames.filter((f) => f.type === "dashboard.update" && f.widget_id === "row_said")).toHaveLength(1);
     socket.ws.close();
     // The tab's page opened again shows both rows, in order (not the shared rows and the last one).
     await expect

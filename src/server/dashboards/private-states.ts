@@ -10,7 +10,7 @@
  * other viewers keep seeing the widget's shared state (SPEC §21).
  */
 import { createHash } from "node:crypto";
-import { TABLE_MAX_ROWS } from "../nodes/ui-table/definition";
+import { tableRowsAfter } from "../../shared/dashboard-values";
 import type { KeyValueStore } from "../store/types";
 
 /** How long a viewer's own state of a widget outlives the message: enough for the next pages. */
@@ -96,12 +96,9 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
  * its own rows then the message's (as Dashboard 2.0's table in that tab does).
  */
 export function withOwnRows(previous: unknown, state: unknown, msg: Record<string, unknown>): unknown {
-  if (!isRecord(previous) || !isRecord(state) || !Array.isArray(previous.rows) || !Array.isArray(state.rows)) return state;
-  if (msg.action === "replace" || !("payload" in msg)) return state;
-  const incoming = Array.isArray(msg.payload) ? msg.payload : [msg.payload];
-  if (incoming.length === 0) return state;
-  const rows = [...previous.rows, ...incoming];
-  return { ...state, rows: rows.length > TABLE_MAX_ROWS ? rows.slice(rows.length - TABLE_MAX_ROWS) : rows };
+  if (!isRecord(previous) || !isRecord(state) || !Array.isArray(previous.rows) || !Array.isArray(state.rows) || !("payload" in msg)) return state;
+  // The message as the table showed it says "replace" whenever the table replaced its rows.
+  return { ...state, rows: tableRowsAfter(previous.rows, msg.payload, { msg: msg.action }).rows };
 }
 
 function parse(text: string | null): Entries {

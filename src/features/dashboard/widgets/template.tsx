@@ -27,11 +27,14 @@ function frameTheme(el: HTMLElement) {
   return { dark: colors["on-surface"] === "#ffffff", colors, font: style.fontFamily };
 }
 
+/** A page:style or site:style template's CSS: its text without the <style> tags it may carry. */
+const styleText = (format: string) => format.replace(/<\/?style[^>]*>/gi, "");
+
 /** The CSS of the page's page:style and site:style templates, as the page has it. */
 function pageCss(headless: Array<{ type: string; props: Record<string, unknown> }>): string {
   return headless
     .filter((w) => w.type === "ui-template" && (w.props.templateScope === "page:style" || w.props.templateScope === "site:style"))
-    .map((w) => str(w.props, "format").replace(/<\/?style[^>]*>/gi, ""))
+    .map((w) => styleText(str(w.props, "format")))
     .join("\n");
 }
 
@@ -130,7 +133,7 @@ export function TemplateWidget({ widget, props, state, interactive, send, placem
   }, [format]);
 
   if (scope === "page:style" || scope === "site:style") {
-    return <style>{format.replace(/<\/?style[^>]*>/gi, "")}</style>;
+    return <style>{styleText(format)}</style>;
   }
   return (
     <iframe

@@ -1,4 +1,5 @@
-import { TABLE_MAX_ROWS, uiTableNode } from "./definition";
+import { uiTableNode } from "./definition";
+import { tableRowsAfter } from "../../../shared/dashboard-values";
 import { defineBehaviour } from "../types";
 import { actionFromViewer, viewOf, widgetBehaviour } from "../dashboard-support";
 
@@ -6,11 +7,8 @@ export const uiTableBehaviour = defineBehaviour(uiTableNode, (ctx, c) =>
   widgetBehaviour(ctx, c, {
     onMessage(msg, state) {
       if (msg.payload === undefined) return { state, show: viewOf(msg) };
-      const incoming = Array.isArray(msg.payload) ? msg.payload : [msg.payload];
-      const replace = incoming.length === 0 || msg.action === "replace" || (c.action === "replace" && msg.action !== "append");
-      const rows = [...(replace ? [] : (state.rows ?? [])), ...(viewOf({ payload: incoming }).payload as unknown[])];
-      const kept = rows.length > TABLE_MAX_ROWS ? rows.slice(rows.length - TABLE_MAX_ROWS) : rows;
-      return { state: { ...state, rows: kept }, show: viewOf({ ...msg, ...(replace ? { action: "replace" } : {}) }) };
+      const { rows, replaced } = tableRowsAfter(state.rows ?? [], viewOf({ payload: msg.payload }).payload, { msg: msg.action, node: c.action });
+      return { state: { ...state, rows }, show: viewOf({ ...msg, ...(replaced ? { action: "replace" } : {}) }) };
     },
     onViewer(input) {
       if (input.event === "button_click") {

@@ -41,9 +41,6 @@ const shape = {
 
 export const uiTableConfig = z.object(shape);
 
-/** Rows a table keeps at most (the state's bound, whatever the node says). */
-export const TABLE_MAX_ROWS = 10_000;
-
 export const uiTableNode = defineNode({
   type: "ui-table",
   version: 1,
