@@ -22,6 +22,7 @@ import { benchEditor } from "./editor";
 import { benchHttp } from "./http";
 import { benchFailover } from "./failover";
 import { benchForward } from "./forward";
+import { benchTurns } from "./turns";
 import { benchExecutions, benchExecutionsEach } from "./executions";
 import { benchIdle } from "./idle";
 import { benchMqtt } from "./mqtt";
@@ -52,6 +53,7 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "runtime", title: "4 Runtime throughput", run: benchRuntime },
   { name: "context", title: "4c Durable context (flow.set / flow.increment per message, Node-RED side by side)", run: benchContext, ownServer: true },
   { name: "sandbox", title: "4b Function sandbox (calls, creation)", run: benchSandbox, ownServer: true, explicit: true },
+  { name: "turns", title: "4d Function turns (messages in flight, Node-RED side by side)", run: benchTurns, ownServer: true, explicit: true },
   { name: "debug", title: "5 Debug events to one WebSocket", run: benchDebugEvents },
   { name: "debug100", title: "5b Debug events to 100 WebSocket clients", run: benchDebugFanout },
   { name: "debug-ui", title: "9 Debug region in Chromium", run: benchDebugUi },

@@ -27,6 +27,7 @@ function flow(nodes: SpecNode[], wires: Array<[string, string, number?]>, flowId
 /** The roles of the test's types, as built-in types declare them: the engine reads roles, not type names. */
 const roles: Record<string, NodeRoles> = {
   source: { trigger: true },
+  turn: { inTurn: () => true },
   catch: { catch: (c) => ({ scope: Array.isArray(c.scope) ? (c.scope as string[]) : null, uncaught: c.uncaught === true }) },
 };
 
@@ -489,5 +490,116 @@ describe("backpressure", () => {
     expect(h.at("out")).toHaveLength(50);
     expect(h.errors[0]?.error).toMatch(/more than 50 messages are waiting/);
     expect(h.engine.isBusy("flw_engine")).toBe(false);
+  });
+});
+
+describe("in turn (Node-RED runs a function node's code in the delivering turn)", () => {
+  /** An in-turn node whose input settles when the test says: it records when it began, and sends its message on as it settles. */
+  function turns() {
+    const open: Array<() => void> = [];
+    const began: string[] = [];
+    const factory: NodeFactory = (ctx) => ({
+      input(msg, send) {
+        began.push(`${ctx.node.id}:${String(msg.payload)}`);
+        return new Promise<void>((resolve) =>
+          open.push(() => {
+            send({ ...msg, payload: `${ctx.node.id}(${String(msg.payload)})` });
+            resolve();
+          }),
+        );
+      },
+    });
+    return { factory, began, end: () => open.shift()!() };
+  }
+
+  it("the flow's other deliveries wait for the turn, then go ahead of what the turn sent", async () => {
+    const t = turns();
+    const h = setUp({ turn: t.factory });
+    await h.engine.deploy(flow([node("src", "source"), node("t", "turn"), node("p", "pass"), node("out", "sink")], [["src", "t"], ["src", "p"], ["t", "out"], ["p", "out"]]));
+    h.engine.inject("flw_engine", "src", { payload: 1 });
+    await settle();
+    expect(t.began).toEqual(["t:1"]);
+    // The pass-through on the other branch waits while the turn is under way.
+    expect(h.arrived).toEqual([]);
+    t.end();
+    await settle();
+    // As in Node-RED: the turn's own send was queued before the pass-through ran, so it arrives first.
+    expect(h.at("out").map((m) => m.payload)).toEqual(["t(1)", 1]);
+  });
+
+  it("deliveries to in-turn nodes go on while nothing waits (their worker runs them in order), and everything after a waiting one waits behind it", async () => {
+    const t = turns();
+    const h = setUp({ turn: t.factory });
+    await h.engine.deploy(flow([node("src", "source"), node("a", "turn"), node("b", "turn"), node("p", "pass"), node("out", "sink")], [["src", "a"], ["src", "p"], ["src", "b"], ["a", "out"], ["b", "out"], ["p", "out"]]));
+    h.engine.inject("flw_engine", "src", { payload: 1 });
+    h.engine.inject("flw_engine", "src", { payload: 2 });
+    await settle();
+    // a:1 began; p:1 waits; so does everything after it, in-turn or not.
+    expect(t.began).toEqual(["a:1"]);
+    t.end();
+    await settle();
+    // p:1 went, b:1 began (a turn again), a:2 went on behind it in the worker; p:2 and b:2 wait.
+    expect(t.began).toEqual(["a:1", "b:1", "a:2"]);
+    expect(h.arrived).toEqual([]);
+    t.end();
+    await settle();
+    expect(t.began).toEqual(["a:1", "b:1", "a:2"]);
+    t.end();
+    await settle();
+    expect(t.began).toEqual(["a:1", "b:1", "a:2", "b:2"]);
+    expect(h.arrived).toEqual([]);
+    t.end();
+    await settle();
+    // Node-RED's order: a1, p1, b1, a2, p2, b2 ran in turn, each queuing its send.
+    expect(h.at("out").map((m) => m.payload)).toEqual(["a(1)", 1, "b(1)", "a(2)", 2, "b(2)"]);
+  });
+
+  it("pipelines a burst into one in-turn node: every input is handed over before the first ends", async () => {
+    const t = turns();
+    const h = setUp({ turn: t.factory });
+    await h.engine.deploy(flow([node("src", "source"), node("t", "turn"), node("out", "sink")], [["src", "t"], ["t", "out"]]));
+    for (let i = 1; i <= 3; i++) h.engine.inject("flw_engine", "src", { payload: i });
+    await settle();
+    expect(t.began).toEqual(["t:1", "t:2", "t:3"]);
+    for (let i = 0; i < 3; i++) t.end();
+    await settle();
+    expect(h.at("out").map((m) => m.payload)).toEqual(["t(1)", "t(2)", "t(3)"]);
+  });
+
+  it("a turn holds its own flow only", async () => {
+    const t = turns();
+    const h = setUp({ turn: t.factory });
+    await h.engine.deploy(flow([node("src", "source"), node("t", "turn"), node("p", "pass"), node("out", "sink")], [["src", "t"], ["src", "p"], ["p", "out"]], "flw_a"));
+    await h.engine.deploy(flow([node("src", "source"), node("p", "pass"), node("out", "sink")], [["src", "p"], ["p", "out"]], "flw_b"));
+    h.engine.inject("flw_a", "src", { payload: "a" });
+    h.engine.inject("flw_b", "src", { payload: "b" });
+    await settle();
+    expect(h.at("out").map((m) => m.payload)).toEqual(["b"]);
+    t.end();
+    await settle();
+    expect(h.at("out").map((m) => m.payload)).toEqual(["b", "a"]);
+  });
+
+  it("a stop lets go of what waited (nothing is delivered), and the next version starts with no turn", async () => {
+    const t = turns();
+    const h = setUp({ turn: t.factory });
+    const spec = flow([node("src", "source"), node("t", "turn"), node("p", "pass"), node("out", "sink")], [["src", "t"], ["src", "p"], ["p", "out"]]);
+    await h.engine.deploy(spec);
+    h.engine.inject("flw_engine", "src", { payload: 1 });
+    await settle();
+    await h.engine.stop("flw_engine");
+    // The stopped version's turn ends late: it changes nothing.
+    t.end();
+    await settle();
+    expect(h.arrived).toEqual([]);
+    expect(h.engine.isBusy("flw_engine")).toBe(false);
+    await h.engine.deploy(spec);
+    h.engine.inject("flw_engine", "src", { payload: 2 });
+    await settle();
+    expect(h.arrived).toEqual([]);
+    // One end for the new version's one turn: nothing of the old one is counted.
+    t.end();
+    await settle();
+    expect(h.at("out").map((m) => m.payload)).toEqual([2]);
   });
 });

@@ -236,6 +236,12 @@ export interface NodeRoles<Config = Record<string, unknown>> {
   linkCall?: true;
   /** Starts messages by hand (inject): its behaviour has `trigger`. */
   trigger?: true;
+  /**
+   * Runs its input in the flow's turn, as Node-RED runs a function node's code: until the promise
+   * its input returned settles (the end of the code's synchronous part), the flow's other deliveries
+   * wait (DeliveryQueue.waitsForTurn). Asked once per node, with its configuration.
+   */
+  inTurn?(config: Config): boolean;
 }
 
 /**

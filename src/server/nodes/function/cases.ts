@@ -122,6 +122,51 @@ export const cases: DiffCase[] = [
     send: [{ msg: {} }],
     expect: 1,
   },
+  // The code runs in the flow's turn (NodeRoles.inTurn): FlowFuse's multi-user dashboard blueprint
+  // sets `loggedUser` in a function on one branch of a ui-event and reads it with JSONata on another.
+  {
+    name: "in turn: a branch after the function reads the flow context the code set",
+    nodes: [
+      { id: "start", type: "change", name: "", rules: [{ t: "set", p: "topic", pt: "msg", to: "user", tot: "str" }], wires: [["fn", "rd"]] },
+      { ...fn("flow.set('user', msg.payload); msg.payload = 'set ' + msg.payload; return msg;"), wires: [["fnout"]] },
+      { id: "rd", type: "change", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "user", tot: "flow" }], wires: [["out"]] },
+    ],
+    send: [{ msg: { payload: "ann" } }, { msg: { payload: "bob" } }],
+    expect: 4,
+  },
+  {
+    name: "in turn: a JSONata branch after the function reads the flow context the code set",
+    nodes: [
+      { id: "start", type: "change", name: "", rules: [{ t: "set", p: "topic", pt: "msg", to: "user", tot: "str" }], wires: [["fn", "rd"]] },
+      { ...fn("flow.set('user', msg.payload); return null;"), wires: [["fnout"]] },
+      { id: "rd", type: "change", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "'hello ' & $flowContext('user')", tot: "jsonata" }], wires: [["out"]] },
+    ],
+    send: [{ msg: { payload: "ann" } }, { msg: { payload: "bob" } }],
+    expect: 2,
+  },
+  {
+    name: "in turn: a branch before the function reads the value from before, and the outputs interleave as in Node-RED",
+    nodes: [
+      { id: "start", type: "change", name: "", rules: [{ t: "set", p: "topic", pt: "msg", to: "user", tot: "str" }], wires: [["rd", "fn"]] },
+      { ...fn("flow.set('user', msg.payload); node.send({ payload: 'first ' + msg.payload }); return { payload: 'second ' + msg.payload };"), wires: [["fnout"]] },
+      { id: "rd", type: "change", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "user", tot: "flow" }], wires: [["out", "more"]] },
+      { id: "more", type: "change", name: "", rules: [{ t: "set", p: "topic", pt: "msg", to: "more", tot: "str" }], wires: [["out2"]] },
+    ],
+    flow: { user: "nobody" },
+    send: [{ msg: { payload: "ann" } }, { msg: { payload: "bob" } }],
+    expect: 8,
+  },
+  {
+    name: "in turn: two function nodes in a row keep their order against a plain branch",
+    nodes: [
+      { id: "start", type: "change", name: "", rules: [{ t: "set", p: "topic", pt: "msg", to: "t", tot: "str" }], wires: [["f1", "plain"]] },
+      { ...fn("flow.set('n', (flow.get('n') || 0) + 1); msg.payload = 'f1 ' + flow.get('n'); return msg;"), id: "f1", wires: [["f2"]] },
+      { ...fn("msg.payload = msg.payload + ' f2 ' + flow.get('n'); return msg;"), id: "f2", wires: [["out"]] },
+      { id: "plain", type: "change", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "n", tot: "flow" }], wires: [["out"]] },
+    ],
+    send: [{ msg: {} }, { msg: {} }, { msg: {} }],
+    expect: 6,
+  },
   {
     name: "flow context shared by two function nodes of the flow",
     nodes: [

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { closingTestFlows } from "@/test/runtime-harness";
 import { DEFAULT_HIGH_WATER_MARK } from "@/server/runtime/engine";
 import type { NodeFactory } from "@/server/runtime/types";
+import { functionConfig, functionNode } from "./definition";
 
 const flow = closingTestFlows();
 
@@ -251,4 +252,18 @@ describe("function node timers and backpressure", () => {
     expect(peak).toBeLessThanOrEqual(DEFAULT_HIGH_WATER_MARK + batch);
     expect(h.errors).toEqual([]);
   }, 90_000);
+});
+
+describe("function node turns (NodeRoles.inTurn)", () => {
+  const inTurn = (code: string) => functionNode.roles!.inTurn!({ ...functionConfig.parse({ code }) });
+  it("runs in the flow's turn when its code names the flow or global context, beside the flow otherwise", () => {
+    expect(inTurn("flow.set('user', msg.payload); return msg;")).toBe(true);
+    expect(inTurn("msg.payload = global.get('g'); return msg;")).toBe(true);
+    expect(inTurn("context.flow.set('x', 1); return msg;")).toBe(true);
+    expect(inTurn("msg.payload = msg.payload * 2; return msg;")).toBe(false);
+    // The node's own context is its own: no other branch reads it.
+    expect(inTurn("context.set('n', (context.get('n') || 0) + 1); return msg;")).toBe(false);
+    // A name that merely contains the word is not the context.
+    expect(inTurn("msg.overflow = msg.globalId; return msg;")).toBe(false);
+  });
 });

@@ -48,6 +48,14 @@ export class FlowLoad {
   /** Deliveries held until the context writes made before them are stored (durability), in order. */
   held: Array<{ seq: number; item: QueueItem }> = [];
   heldWaiting = false;
+  /**
+   * Inputs of in-turn nodes (NodeRoles.inTurn: a function node whose code can reach the context)
+   * delivered and not yet through their synchronous part (the promise their input returned has not
+   * settled).
+   */
+  turns = 0;
+  /** The flow's deliveries that came up while a turn was under way, in order: delivered once the turns end, ahead of what came after them. */
+  turnHeld: QueueItem[] = [];
 }
 
 // Delivery is asynchronous, as in Node-RED, but batched: messages queue and are drained in one
@@ -65,6 +73,9 @@ const RUNAWAY_EPISODE_MAX_MS = 5000;
 export class DeliveryQueue {
   private queue: Array<QueueItem | undefined> = [];
   private queueHead = 0;
+  /** Deliveries a flow held while its turns were under way (FlowLoad.turnHeld), released: drained before the queue. */
+  private resumed: Array<QueueItem | undefined> = [];
+  private resumedHead = 0;
   private draining = false;
   private readonly highWater: number;
   private readonly lowWater: number;
@@ -249,12 +260,19 @@ export class DeliveryQueue {
   private drain() {
     const fence = this.options.fence;
     let processed = 0;
-    while (this.queueHead < this.queue.length && processed < DRAIN_BATCH) {
-      const item = this.queue[this.queueHead]!;
-      this.queue[this.queueHead++] = undefined;
+    while (processed < DRAIN_BATCH) {
+      let item: QueueItem;
+      if (this.resumedHead < this.resumed.length) {
+        item = this.resumed[this.resumedHead]!;
+        this.resumed[this.resumedHead++] = undefined;
+      } else if (this.queueHead < this.queue.length) {
+        item = this.queue[this.queueHead]!;
+        this.queue[this.queueHead++] = undefined;
+      } else break;
       processed++;
       const flow = item.flow;
       const load = flow.load;
+      if (load.turns > 0 && this.waitsForTurn(flow, item)) continue;
       load.queued--;
       // An asynchronous input keeps its bytes counted until it settles (NodeHost.deliver).
       load.bytes -= item.bytes;
@@ -272,6 +290,10 @@ export class DeliveryQueue {
       // Idle again (nothing queued, nothing in flight, or the episode is old): a later runaway is a new episode, reported again.
       if (load.runawayReported && load.queued === 0 && (load.inFlight === 0 || performance.now() - load.runawaySince > RUNAWAY_EPISODE_MAX_MS)) load.runawayReported = false;
     }
+    if (this.resumedHead >= this.resumed.length && this.resumedHead > 0) {
+      this.resumed = [];
+      this.resumedHead = 0;
+    }
     // An index, not shift(): dequeueing stays O(1) however long the backlog.
     if (this.queueHead >= this.queue.length) {
       this.queue = [];
@@ -281,6 +303,52 @@ export class DeliveryQueue {
       this.queueHead = 0;
     }
     this.draining = false;
-    if (this.queueHead < this.queue.length) this.scheduleDrain();
+    if (this.queueHead < this.queue.length || this.resumedHead < this.resumed.length) this.scheduleDrain();
+  }
+
+  /**
+   * Node-RED runs a function node's code in the delivering turn: nothing else is handled until it
+   * returns. Ours runs in the sandbox's worker, so while one of the flow's turns is under way
+   * (FlowLoad.turns) its other deliveries wait, in order, and go first once the turns end: what the
+   * code sent comes after them, and a branch reads the context the code set, as in Node-RED. A
+   * delivery to another in-turn node goes on while nothing waits: the flow's sandboxes share one
+   * worker that runs their calls in order, so function-to-function pipelines keep their pace. A
+   * delivery of a stopped version passes (it is skipped as usual).
+   */
+  private waitsForTurn(flow: Flow, item: QueueItem): boolean {
+    if (item.generation !== flow.generation) return false;
+    const load = flow.load;
+    if (load.turnHeld.length === 0 && flow.nodes.get(item.target)?.inTurn) return false;
+    load.turnHeld.push(item);
+    return true;
+  }
+
+  /** An in-turn node's input was delivered: a turn of the flow begins (NodeHost.deliver). */
+  turnBegan(flow: Flow): void {
+    flow.load.turns++;
+  }
+
+  /** Its synchronous part ended: once no turn is left, the held deliveries go first. */
+  turnEnded(flow: Flow): void {
+    const load = flow.load;
+    if (load.turns === 0) return;
+    if (--load.turns > 0 || load.turnHeld.length === 0) return;
+    this.resume(load);
+  }
+
+  /** The flow stopped: no turn is counted, and what waited is let go (to be skipped: the version no longer delivers). */
+  turnsStopped(flow: Flow): void {
+    const load = flow.load;
+    load.turns = 0;
+    if (load.turnHeld.length > 0) this.resume(load);
+  }
+
+  /** The held deliveries go ahead of what is left of the resumed ones: those came after them (drain takes resumed first). */
+  private resume(load: FlowLoad): void {
+    const held = load.turnHeld;
+    load.turnHeld = [];
+    this.resumed = this.resumedHead < this.resumed.length ? [...held, ...this.resumed.slice(this.resumedHead)] : held;
+    this.resumedHead = 0;
+    this.scheduleDrain();
   }
 }

@@ -165,6 +165,8 @@ export class Flow {
     const { options } = core;
     core.links.removeFlow(this);
     this.generation = -1;
+    // What waited for a turn is let go (and skipped: this version no longer delivers).
+    core.queue.turnsStopped(this);
     this.load.readyWaiters.clear();
     this.load.parked = 0;
     options.executions?.flowStopped(spec.flowId, "the flow stopped while it ran (a deploy, a stop or a hand-over)");

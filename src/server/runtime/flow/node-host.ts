@@ -20,6 +20,8 @@ export class NodeHost {
   scope?: string[] | null;
   /** A catch node's "uncaught only". */
   uncaught?: boolean;
+  /** Its input runs in the flow's turn (NodeRoles.inTurn, asked once with its configuration). */
+  readonly inTurn: boolean;
 
   constructor(
     readonly flow: Flow,
@@ -31,7 +33,9 @@ export class NodeHost {
     readonly wires: string[][],
     /** What its type declares to the engine (catch, status, complete, link target, link call, trigger). */
     readonly roles: NodeRoles,
-  ) {}
+  ) {
+    this.inTurn = roles.inTurn?.(node.config) === true;
+  }
 
   /** Builds the context its behaviour is made with. */
   attach(
@@ -126,13 +130,17 @@ export class NodeHost {
         // holds its messages outside the queue, and they weigh on the flow all the same.
         queue.hold(flow);
         flow.load.bytes += bytes;
+        const inTurn = this.inTurn;
+        if (inTurn) queue.turnBegan(flow);
         (result as Promise<unknown>).then(
           (value) => {
             queue.settled(flow, bytes);
+            if (inTurn) queue.turnEnded(flow);
             if (value !== DONE_LATER) done();
           },
           (err: unknown) => {
             queue.settled(flow, bytes);
+            if (inTurn) queue.turnEnded(flow);
             done(err);
           },
         );

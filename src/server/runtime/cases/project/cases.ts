@@ -30,11 +30,13 @@ function projectCase(): DiffCase {
     input: inject.id,
     send: [{ msg: { topic: "first" } }, { msg: { topic: "second" } }],
     // Measured: the same arrivals at each debug node, in the same order. Across them the order
-    // varies run to run in ours: scale, round and status text are function nodes, whose code runs
-    // in the sandbox and answers asynchronously (Node-RED runs it in the delivering turn), so the
-    // payload and status branches interleave otherwise. The same structure with synchronous nodes
-    // orders as Node-RED does (probed: junction, two instances, nested instance, status output).
-    orderPerCollector: "function nodes answer asynchronously from the sandbox: the payload and status branches interleave otherwise than in Node-RED",
+    // varies run to run in ours: scale, round and status text are function nodes whose code names
+    // no flow or global context, so it runs in the sandbox beside the flow and answers
+    // asynchronously (Node-RED runs it in the delivering turn; ours does so only for code that can
+    // reach the shared context: NodeRoles.inTurn), and the payload and status branches interleave
+    // otherwise. The same structure with synchronous nodes orders as Node-RED does (probed:
+    // junction, two instances, nested instance, status output).
+    orderPerCollector: "function nodes that name no shared context answer asynchronously from the sandbox: the payload and status branches interleave otherwise than in Node-RED",
     // Per message: one arrival at each instance's debug node, and one status of each instance.
     expect: 2 * 4,
   };
