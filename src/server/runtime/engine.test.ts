@@ -566,6 +566,64 @@ describe("in turn (Node-RED runs a function node's code in the delivering turn)"
     expect(h.at("out").map((m) => m.payload)).toEqual(["t(1)", "t(2)", "t(3)"]);
   });
 
+  it("goes on beside turns only in the same sandbox group: a subflow instance's context is a group (a worker) of its own", async () => {
+    const t = turns();
+    const h = setUp({ turn: t.factory });
+    const sf = {
+      id: "sf",
+      name: "inner",
+      revision: 1,
+      env: [],
+      nodes: [node("in", "subflow-in"), node("g", "turn"), node("o", "subflow-out")].map((n) => ({ ...n, position: { x: 0, y: 0 }, disabled: false })),
+      connections: [
+        { source: "in", target: "g", source_port: 0 },
+        { source: "g", target: "o", source_port: 0 },
+      ],
+    };
+    await h.engine.deploy({ ...flow([node("src", "source"), node("inst", "subflow:sf"), node("f", "turn"), node("out", "sink")], [["src", "inst"], ["inst", "f"], ["f", "out"]]), subflows: { sf } });
+    h.engine.inject("flw_engine", "src", { payload: 1 });
+    h.engine.inject("flw_engine", "src", { payload: 2 });
+    await settle();
+    // The subflow's node pipelines its two inputs (one group, one worker).
+    expect(t.began).toEqual(["inst-g:1", "inst-g:2"]);
+    t.end();
+    await settle();
+    // f's first input waits: its group is the flow's, whose worker could run it before inst-g's second turn.
+    expect(t.began).toEqual(["inst-g:1", "inst-g:2"]);
+    t.end();
+    await settle();
+    // Then f's two inputs pipeline in their own group.
+    expect(t.began).toEqual(["inst-g:1", "inst-g:2", "f:inst-g(1)", "f:inst-g(2)"]);
+    t.end();
+    t.end();
+    await settle();
+    expect(h.at("out").map((m) => m.payload)).toEqual(["f(inst-g(1))", "f(inst-g(2))"]);
+  });
+
+  it("a long run of alternating deliveries keeps Node-RED's order, one turn at a time (what waits stays in place)", async () => {
+    const t = turns();
+    const fanOut: NodeFactory = () => ({
+      input(_msg, send, done) {
+        for (let i = 0; i < 2000; i++) send({ _msgid: `p${i}`, payload: i });
+        done();
+      },
+    });
+    const h = setUp({ turn: t.factory, fanOut });
+    await h.engine.deploy(flow([node("src", "source"), node("split", "fanOut"), node("t", "turn"), node("out", "sink")], [["src", "split"], ["split", "t"], ["split", "out"], ["t", "out"]]));
+    h.engine.inject("flw_engine", "src", {});
+    await settle();
+    for (let i = 0; i < 2000; i++) {
+      expect(t.began).toHaveLength(i + 1);
+      t.end();
+      await Promise.resolve();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await settle();
+    // Node-RED's order: the split queued every part for t and for out first; t's sends come after.
+    const arrived = h.at("out").map((m) => m.payload);
+    expect(arrived).toEqual([...Array.from({ length: 2000 }, (_, i) => i), ...Array.from({ length: 2000 }, (_, i) => `t(${i})`)]);
+  });
+
   it("a turn holds its own flow only", async () => {
     const t = turns();
     const h = setUp({ turn: t.factory });

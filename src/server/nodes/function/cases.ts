@@ -168,6 +168,21 @@ export const cases: DiffCase[] = [
     expect: 6,
   },
   {
+    // A subflow instance's context is a sandbox group of its own (another worker): the outer
+    // function does not run beside the inner one's turns, and reads what they set, in order.
+    name: "in turn: a function after a subflow's function reads the global value it set, message by message",
+    subflows: [
+      { id: "sf", type: "subflow", name: "setter", info: "", category: "", in: [{ x: 50, y: 30, wires: [{ id: "g" }] }], out: [{ x: 350, y: 30, wires: [{ id: "g", port: 0 }] }], env: [], meta: {}, color: "#DDAA99" },
+      { ...fn("global.set('n', msg.payload); return msg;"), id: "g", z: "sf", wires: [[]] },
+    ],
+    nodes: [
+      { id: "inst", type: "subflow:sf", env: [], wires: [["f"]] },
+      { ...fn("msg.payload = [msg.payload, global.get('n')]; return msg;"), id: "f", wires: [["out"]] },
+    ],
+    send: [{ msg: { payload: 1 } }, { msg: { payload: 2 } }, { msg: { payload: 3 } }],
+    expect: 3,
+  },
+  {
     name: "flow context shared by two function nodes of the flow",
     nodes: [
       { ...fn("flow.set('seen', msg.payload); return msg;"), id: "w", wires: [["r"]] },

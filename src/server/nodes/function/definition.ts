@@ -13,7 +13,8 @@ const TOO_LONG = "must be at most 1,000,000 characters";
 /**
  * Code that names the flow or global context (`flow.set`, `global.get`, `context.flow`) can
  * change what another branch reads: it runs in the flow's turn, as Node-RED's does. Code that names
- * neither can only change its own messages (and its node context), and runs beside the flow.
+ * neither can only change its own messages (and its node context), and runs beside the flow. On
+ * Start's code counts too: it shares the code's scope (a helper it defines may set the context).
  */
 const SHARED_CONTEXT = /\b(?:flow|global)\b/;
 
@@ -71,12 +72,12 @@ In the code:
 - Context values are JSON and read as copies (as from Node-RED's persistent stores); keys are whole names (\`flow.get("a.b")\` reads the key \`a.b\`, not a nested property); there is one store (a store name is ignored); \`global\` is the organization's. Flow and global context are durable by default, where Node-RED's default store is in memory.
 - Error texts are the sandbox engine's (QuickJS): the commonest (\`x is not defined\`, \`Cannot read properties of null (reading 'y')\`, \`Cannot set properties of …\`) read as Node-RED's, others may be worded differently. \`msg.error\` has no \`stack\` (Node-RED's shows the server's files). The time limit counts the whole run, also after an \`await\`, where Node-RED's counts only the code's synchronous part.
 - At most 10,000 messages wait for *On start*'s promise (later ones are dropped, with a warning, until it settles), and at most 10,000 messages wait for their \`node.done()\` (past it the oldest is never finished, as a message whose \`node.done()\` is never called).
-- The code runs in a worker thread. Code that names the flow or global context (\`flow\`, \`global\`, \`context.flow\`) runs in the flow's turn, as in Node-RED: until its synchronous part ends the flow's other messages wait (what the code sent then comes after them), so a value it sets is there for a branch that the same message reaches after it. Messages to other function nodes of the flow go on meanwhile (they run after it, in order, in the same worker). Code that names neither runs beside the flow: its outputs may interleave with another branch's otherwise than in Node-RED. A flow's turn is its own: other flows run beside it, where Node-RED's one thread runs one flow at a time.
+- The code runs in a worker thread. Code that names the flow or global context (\`flow\`, \`global\`, \`context.flow\`, in *On Message* or *On Start*) runs in the flow's turn, as in Node-RED: until its synchronous part ends the flow's other messages wait (what the code sent then comes after them), so a value it sets is there for a branch that the same message reaches after it. Messages to other function nodes of the flow go on meanwhile (they run after it, in order, in the same worker). Code that names neither runs beside the flow: its outputs may interleave with another branch's otherwise than in Node-RED. A flow's turn is its own: other flows run beside it, where Node-RED's one thread runs one flow at a time.
 - A due timer callback waits while the flow is busy, so code that sends in batches is paced by the flow. Timers are cleared on redeploy or stop, and lost, like the node's context, if its sandbox restarts after a time or memory error.`,
   inputs: 1,
   // node.linkcall: a link-out in return mode answers the function node as it answers a link call.
   // inTurn: code that can reach the flow or global context runs in the flow's turn (NodeRoles.inTurn).
-  roles: { linkCall: true, inTurn: (c) => SHARED_CONTEXT.test(c.code) },
+  roles: { linkCall: true, inTurn: (c) => SHARED_CONTEXT.test(c.code) || SHARED_CONTEXT.test(c.initialize) },
   outputs: { value_of: "outputs" },
   configSchema: functionConfig,
   form: { code: { widget: "code", language: "javascript" }, initialize: { widget: "code", language: "javascript" }, finalize: { widget: "code", language: "javascript" } },

@@ -265,5 +265,7 @@ describe("function node turns (NodeRoles.inTurn)", () => {
     expect(inTurn("context.set('n', (context.get('n') || 0) + 1); return msg;")).toBe(false);
     // A name that merely contains the word is not the context.
     expect(inTurn("msg.overflow = msg.globalId; return msg;")).toBe(false);
+    // On Start shares the code's scope: a helper it defines may set the context.
+    expect(functionNode.roles!.inTurn!({ ...functionConfig.parse({ code: "save(msg.payload); return msg;", initialize: "globalThis.save = (v) => flow.set('u', v);" }) })).toBe(true);
   });
 });

@@ -54,8 +54,17 @@ export class FlowLoad {
    * settled).
    */
   turns = 0;
-  /** The flow's deliveries that came up while a turn was under way, in order: delivered once the turns end, ahead of what came after them. */
-  turnHeld: QueueItem[] = [];
+  /** The sandbox group (the flow context store) of the turns under way; MIXED_GROUPS when they are of several. */
+  turnGroup: unknown = undefined;
+  /**
+   * The flow's deliveries that came up while a turn was under way, in order, from turnHead on:
+   * delivered once the turns end, ahead of what came after them, and taken from here in place (a
+   * new turn leaves the rest where it is).
+   */
+  turnHeld: Array<QueueItem | undefined> = [];
+  turnHead = 0;
+  /** Listed in DeliveryQueue.resumedFlows: its turns ended and its held deliveries go next. */
+  resumable = false;
 }
 
 // Delivery is asynchronous, as in Node-RED, but batched: messages queue and are drained in one
@@ -63,6 +72,8 @@ export class FlowLoad {
 const DRAIN_BATCH = 2000;
 /** A runaway episode ends with an empty queue after this long even while inputs are still in flight (a link-call waiting for its answer). */
 const RUNAWAY_EPISODE_MAX_MS = 5000;
+/** FlowLoad.turnGroup of turns in several sandbox groups (a subflow instance's context is a group of its own). */
+const MIXED_GROUPS = Symbol("mixed sandbox groups");
 
 /**
  * The engine's one delivery queue and scheduler, shared by every flow: deliveries in order, drained
@@ -73,9 +84,8 @@ const RUNAWAY_EPISODE_MAX_MS = 5000;
 export class DeliveryQueue {
   private queue: Array<QueueItem | undefined> = [];
   private queueHead = 0;
-  /** Deliveries a flow held while its turns were under way (FlowLoad.turnHeld), released: drained before the queue. */
-  private resumed: Array<QueueItem | undefined> = [];
-  private resumedHead = 0;
+  /** Flows whose turns ended with deliveries held (FlowLoad.turnHeld): drained before the queue, which holds only later ones. */
+  private resumedFlows: Flow[] = [];
   private draining = false;
   private readonly highWater: number;
   private readonly lowWater: number;
@@ -258,41 +268,29 @@ export class DeliveryQueue {
   }
 
   private drain() {
-    const fence = this.options.fence;
     let processed = 0;
     while (processed < DRAIN_BATCH) {
-      let item: QueueItem;
-      if (this.resumedHead < this.resumed.length) {
-        item = this.resumed[this.resumedHead]!;
-        this.resumed[this.resumedHead++] = undefined;
+      let item: QueueItem | undefined;
+      if (this.resumedFlows.length > 0) {
+        const flow = this.resumedFlows[0]!;
+        item = this.nextHeld(flow);
+        if (!item) {
+          // Its held deliveries are done, or a new turn holds the rest (its end lists the flow again).
+          this.resumedFlows.shift();
+          flow.load.resumable = false;
+          continue;
+        }
       } else if (this.queueHead < this.queue.length) {
         item = this.queue[this.queueHead]!;
         this.queue[this.queueHead++] = undefined;
+        const load = item.flow.load;
+        if ((load.turns > 0 || load.turnHead < load.turnHeld.length) && this.waitsForTurn(item.flow, item)) {
+          processed++;
+          continue;
+        }
       } else break;
       processed++;
-      const flow = item.flow;
-      const load = flow.load;
-      if (load.turns > 0 && this.waitsForTurn(flow, item)) continue;
-      load.queued--;
-      // An asynchronous input keeps its bytes counted until it settles (NodeHost.deliver).
-      load.bytes -= item.bytes;
-      if (load.busy && this.calm(load)) this.release(flow);
-      if (flow.generation === item.generation && (!fence || fence(flow.spec.flowId))) {
-        const host = flow.nodes.get(item.target);
-        if (host?.behaviour.input) {
-          this.delivered++;
-          host.deliver(item.msg, item.exec, item.bytes);
-        } else if (item.exec) this.options.executions!.skipped(item.exec);
-      } else if (item.exec) {
-        this.options.executions!.skipped(item.exec);
-      }
-      if (item.from) this.settled(item.from);
-      // Idle again (nothing queued, nothing in flight, or the episode is old): a later runaway is a new episode, reported again.
-      if (load.runawayReported && load.queued === 0 && (load.inFlight === 0 || performance.now() - load.runawaySince > RUNAWAY_EPISODE_MAX_MS)) load.runawayReported = false;
-    }
-    if (this.resumedHead >= this.resumed.length && this.resumedHead > 0) {
-      this.resumed = [];
-      this.resumedHead = 0;
+      this.deliverItem(item);
     }
     // An index, not shift(): dequeueing stays O(1) however long the backlog.
     if (this.queueHead >= this.queue.length) {
@@ -303,7 +301,29 @@ export class DeliveryQueue {
       this.queueHead = 0;
     }
     this.draining = false;
-    if (this.queueHead < this.queue.length || this.resumedHead < this.resumed.length) this.scheduleDrain();
+    if (this.queueHead < this.queue.length || this.resumedFlows.length > 0) this.scheduleDrain();
+  }
+
+  private deliverItem(item: QueueItem): void {
+    const fence = this.options.fence;
+    const flow = item.flow;
+    const load = flow.load;
+    load.queued--;
+    // An asynchronous input keeps its bytes counted until it settles (NodeHost.deliver).
+    load.bytes -= item.bytes;
+    if (load.busy && this.calm(load)) this.release(flow);
+    if (flow.generation === item.generation && (!fence || fence(flow.spec.flowId))) {
+      const host = flow.nodes.get(item.target);
+      if (host?.behaviour.input) {
+        this.delivered++;
+        host.deliver(item.msg, item.exec, item.bytes);
+      } else if (item.exec) this.options.executions!.skipped(item.exec);
+    } else if (item.exec) {
+      this.options.executions!.skipped(item.exec);
+    }
+    if (item.from) this.settled(item.from);
+    // Idle again (nothing queued, nothing in flight, or the episode is old): a later runaway is a new episode, reported again.
+    if (load.runawayReported && load.queued === 0 && (load.inFlight === 0 || performance.now() - load.runawaySince > RUNAWAY_EPISODE_MAX_MS)) load.runawayReported = false;
   }
 
   /**
@@ -318,37 +338,66 @@ export class DeliveryQueue {
   private waitsForTurn(flow: Flow, item: QueueItem): boolean {
     if (item.generation !== flow.generation) return false;
     const load = flow.load;
-    if (load.turnHeld.length === 0 && flow.nodes.get(item.target)?.inTurn) return false;
+    const nothingWaits = load.turnHead >= load.turnHeld.length;
+    if (nothingWaits && (load.turns === 0 || this.pipelines(flow, item))) return false;
     load.turnHeld.push(item);
     return true;
   }
 
-  /** An in-turn node's input was delivered: a turn of the flow begins (NodeHost.deliver). */
-  turnBegan(flow: Flow): void {
-    flow.load.turns++;
+  /**
+   * A delivery that may go on beside the turns under way: to an in-turn node of the same sandbox
+   * group as all of them, whose worker runs it after them (a subflow instance's context is a group
+   * of its own, on a worker of its own).
+   */
+  private pipelines(flow: Flow, item: QueueItem): boolean {
+    const host = flow.nodes.get(item.target);
+    return host !== undefined && host.inTurn && host.ctx.context.flow === flow.load.turnGroup;
   }
 
-  /** Its synchronous part ended: once no turn is left, the held deliveries go first. */
+  /** The next held delivery of a flow whose turns ended, unless a new turn holds it (then it stays in place). */
+  private nextHeld(flow: Flow): QueueItem | undefined {
+    const load = flow.load;
+    const held = load.turnHeld;
+    if (load.turnHead >= held.length) {
+      load.turnHeld = [];
+      load.turnHead = 0;
+      return undefined;
+    }
+    const item = held[load.turnHead]!;
+    if (load.turns > 0 && item.generation === flow.generation && !this.pipelines(flow, item)) return undefined;
+    held[load.turnHead++] = undefined;
+    if (load.turnHead > 50_000) {
+      load.turnHeld = held.slice(load.turnHead);
+      load.turnHead = 0;
+    }
+    return item;
+  }
+
+  /** An in-turn node's input was delivered: a turn of the flow begins, in the node's sandbox group (NodeHost.deliver). */
+  turnBegan(flow: Flow, group: unknown): void {
+    const load = flow.load;
+    if (load.turns++ === 0) load.turnGroup = group;
+    else if (load.turnGroup !== group) load.turnGroup = MIXED_GROUPS;
+  }
+
+  /** Its synchronous part ended: once no turn is left, the held deliveries go next. */
   turnEnded(flow: Flow): void {
     const load = flow.load;
     if (load.turns === 0) return;
-    if (--load.turns > 0 || load.turnHeld.length === 0) return;
-    this.resume(load);
+    if (--load.turns === 0) this.resumeHeld(flow);
   }
 
   /** The flow stopped: no turn is counted, and what waited is let go (to be skipped: the version no longer delivers). */
   turnsStopped(flow: Flow): void {
-    const load = flow.load;
-    load.turns = 0;
-    if (load.turnHeld.length > 0) this.resume(load);
+    flow.load.turns = 0;
+    this.resumeHeld(flow);
   }
 
-  /** The held deliveries go ahead of what is left of the resumed ones: those came after them (drain takes resumed first). */
-  private resume(load: FlowLoad): void {
-    const held = load.turnHeld;
-    load.turnHeld = [];
-    this.resumed = this.resumedHead < this.resumed.length ? [...held, ...this.resumed.slice(this.resumedHead)] : held;
-    this.resumedHead = 0;
+  private resumeHeld(flow: Flow): void {
+    const load = flow.load;
+    if (load.turnHead >= load.turnHeld.length || load.resumable) return;
+    load.resumable = true;
+    this.resumedFlows.push(flow);
     this.scheduleDrain();
   }
 }

@@ -131,7 +131,7 @@ export class NodeHost {
         queue.hold(flow);
         flow.load.bytes += bytes;
         const inTurn = this.inTurn;
-        if (inTurn) queue.turnBegan(flow);
+        if (inTurn) queue.turnBegan(flow, this.ctx.context.flow);
         (result as Promise<unknown>).then(
           (value) => {
             queue.settled(flow, bytes);
