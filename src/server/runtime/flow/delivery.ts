@@ -331,9 +331,10 @@ export class DeliveryQueue {
    * returns. Ours runs in the sandbox's worker, so while one of the flow's turns is under way
    * (FlowLoad.turns) its other deliveries wait, in order, and go first once the turns end: what the
    * code sent comes after them, and a branch reads the context the code set, as in Node-RED. A
-   * delivery to another in-turn node goes on while nothing waits: the flow's sandboxes share one
-   * worker that runs their calls in order, so function-to-function pipelines keep their pace. A
-   * delivery of a stopped version passes (it is skipped as usual).
+   * delivery to another in-turn node of the same sandbox group goes on while nothing waits: the
+   * group's sandboxes share one worker that runs their calls in order, so function-to-function
+   * pipelines keep their pace (pipelines). A delivery of a stopped version passes (it is skipped as
+   * usual).
    */
   private waitsForTurn(flow: Flow, item: QueueItem): boolean {
     if (item.generation !== flow.generation) return false;
