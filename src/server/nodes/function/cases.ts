@@ -17,6 +17,8 @@ const fn = (func: string, extra: Record<string, unknown> = {}, wires: string[][]
   wires,
 });
 
+/** The `in turn` cases' first node: sets msg.topic and sends the message to `targets`, in that order. */
+const fanOut = (topic: string, targets: string[]) => ({ id: "start", type: "change", name: "", rules: [{ t: "set", p: "topic", pt: "msg", to: topic, tot: "str" }], wires: [targets] });
 const catchAll = (id = "c", collector = "caught") => ({ id, type: "catch", name: "", scope: null, uncaught: false, wires: [[collector]] });
 const completeOf = (scope: string[], collector = "completed") => ({ id: "cn", type: "complete", name: "", scope, uncaught: false, wires: [[collector]] });
 /** Node-RED's msg.error of an Error carries its V8 stack (with the server's file paths); ours has none. */
@@ -127,7 +129,7 @@ export const cases: DiffCase[] = [
   {
     name: "in turn: a branch after the function reads the flow context the code set",
     nodes: [
-      { id: "start", type: "change", name: "", rules: [{ t: "set", p: "topic", pt: "msg", to: "user", tot: "str" }], wires: [["fn", "rd"]] },
+      fanOut("user", ["fn", "rd"]),
       { ...fn("flow.set('user', msg.payload); msg.payload = 'set ' + msg.payload; return msg;"), wires: [["fnout"]] },
       { id: "rd", type: "change", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "user", tot: "flow" }], wires: [["out"]] },
     ],
@@ -137,7 +139,7 @@ export const cases: DiffCase[] = [
   {
     name: "in turn: a JSONata branch after the function reads the flow context the code set",
     nodes: [
-      { id: "start", type: "change", name: "", rules: [{ t: "set", p: "topic", pt: "msg", to: "user", tot: "str" }], wires: [["fn", "rd"]] },
+      fanOut("user", ["fn", "rd"]),
       { ...fn("flow.set('user', msg.payload); return null;"), wires: [["fnout"]] },
       { id: "rd", type: "change", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "'hello ' & $flowContext('user')", tot: "jsonata" }], wires: [["out"]] },
     ],
@@ -147,7 +149,7 @@ export const cases: DiffCase[] = [
   {
     name: "in turn: a branch before the function reads the value from before, and the outputs interleave as in Node-RED",
     nodes: [
-      { id: "start", type: "change", name: "", rules: [{ t: "set", p: "topic", pt: "msg", to: "user", tot: "str" }], wires: [["rd", "fn"]] },
+      fanOut("user", ["rd", "fn"]),
       { ...fn("flow.set('user', msg.payload); node.send({ payload: 'first ' + msg.payload }); return { payload: 'second ' + msg.payload };"), wires: [["fnout"]] },
       { id: "rd", type: "change", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "user", tot: "flow" }], wires: [["out", "more"]] },
       { id: "more", type: "change", name: "", rules: [{ t: "set", p: "topic", pt: "msg", to: "more", tot: "str" }], wires: [["out2"]] },
@@ -159,7 +161,7 @@ export const cases: DiffCase[] = [
   {
     name: "in turn: two function nodes in a row keep their order against a plain branch",
     nodes: [
-      { id: "start", type: "change", name: "", rules: [{ t: "set", p: "topic", pt: "msg", to: "t", tot: "str" }], wires: [["f1", "plain"]] },
+      fanOut("t", ["f1", "plain"]),
       { ...fn("flow.set('n', (flow.get('n') || 0) + 1); msg.payload = 'f1 ' + flow.get('n'); return msg;"), id: "f1", wires: [["f2"]] },
       { ...fn("msg.payload = msg.payload + ' f2 ' + flow.get('n'); return msg;"), id: "f2", wires: [["out"]] },
       { id: "plain", type: "change", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "n", tot: "flow" }], wires: [["out"]] },
