@@ -400,4 +400,41 @@ describe("the dashboard socket", () => {
     expect((await socket.next((f) => f.type === "dashboard.error")).code).toBe("VALIDATION_FAILED");
     socket.ws.close();
   });
+
+  it("an update published while a viewer's page is being built comes after the page, never before it (where the page would undo it)", async () => {
+    const owner = await signUp(request);
+    const d = await buildButtonTextDashboard(request, owner.accessToken, { prefix: "held" });
+    const slug = await orgSlug(owner.accessToken);
+    const states = testApp.app.dashboards.states;
+    const read = states.read.bind(states);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let reading!: () => void;
+    const pageReading = new Promise<void>((r) => (reading = r));
+    // The page's states are read from before the update: the read waits until the update is out.
+    states.read = async (organizationId, widgetIds) => {
+      const answer = await read(organizationId, widgetIds);
+      reading();
+      await gate;
+      return answer;
+    };
+    try {
+      const socket = connect(dash.url(slug, "/home"), await sessionCookie(testApp.app, owner));
+      await pageReading;
+      testApp.app.dashboards.emit(owner.organizationId, d.all, { payload: "while building" }, { state: { msg: { payload: "while building" } } });
+      // The subscription delivers it (in process or through Redis) while the page waits.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(socket.frames.filter((f) => f.type === "dashboard.update")).toEqual([]);
+      release();
+      await socket.next((f) => f.type === "dashboard.update" && f.widget_id === d.all);
+      expect(socket.frames.map((f) => f.type)).toEqual(["dashboard.page", "dashboard.update"]);
+      const built = socket.frames[0]!.view.groups[0].widgets.find((w: { id: string }) => w.id === d.all);
+      expect(built.state).toBeNull();
+      expect(socket.frames[1]!.msg).toMatchObject({ payload: "while building" });
+      socket.ws.close();
+    } finally {
+      states.read = read;
+      release();
+    }
+  });
 });

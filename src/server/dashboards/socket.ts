@@ -77,6 +77,15 @@ interface Viewer {
   privateKey?: string;
   tokens: number;
   refilledAt: number;
+  /**
+   * Frames of the organization's out channel that came while this socket's page was being built
+   * (how many builds are under way, and the frames): sent after the page, which the browser applies
+   * first. An update that came then may be older than the states the page read, or newer: sent
+   * after it, the browser ends on the newest either way.
+   */
+  building: number;
+  held: string[];
+  heldBytes: number;
 }
 
 export interface DashboardSocketOptions {
@@ -171,7 +180,9 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
           ? ({ type: "dashboard.control", msg: { ...m.msg, widget_id: m.widget_id } } satisfies DashboardServerFrame)
           : ({ type: "dashboard.update", widget_id: m.widget_id, msg: m.msg, state: m.state ?? null } satisfies DashboardServerFrame),
       );
-      v.ws.send(text);
+      if (v.building === 0) v.ws.send(text);
+      else if ((v.heldBytes += text.length) > MAX_BUFFERED_BYTES) v.ws.close(DASHBOARD_CLOSE.tooSlow, "too far behind");
+      else v.held.push(text);
     }
   }
 
@@ -245,7 +256,23 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     }
   }
 
+  /** Builds and sends the viewer's page; the out channel's frames that come meanwhile follow it. */
   async function sendPage(v: Viewer, model: DashboardModel, force = false) {
+    v.building += 1;
+    try {
+      await buildAndSendPage(v, model, force);
+    } finally {
+      v.building -= 1;
+      if (v.building === 0 && v.held.length > 0) {
+        const held = v.held;
+        v.held = [];
+        v.heldBytes = 0;
+        for (const text of held) if (v.ws.readyState === v.ws.OPEN) v.ws.send(text);
+      }
+    }
+  }
+
+  async function buildAndSendPage(v: Viewer, model: DashboardModel, force: boolean) {
     const page = viewerPage(model, v.viewer, v.path);
     const built = await buildPageView(app, model, page, viewerOptions(v.viewer));
     // The layout key holds no states: a rebuild that changes nothing here reads nothing more.
@@ -423,6 +450,10 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
       ...(sessionId && isTabId(tab) ? { privateKey: privateKeyOf(sessionId, tab) } : {}),
       tokens: DASHBOARD_LIMITS.inputsPerSecond,
       refilledAt: Date.now(),
+      // Held from the join on: the first page is built after the subscription is ready.
+      building: 1,
+      held: [],
+      heldBytes: 0,
     };
     if (ws.readyState !== ws.OPEN || closing) return;
     // Listen before reading the states, so no update falls between the page and the live frames.
@@ -433,8 +464,12 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
       leave(v);
       if (v.privateKey) setTimeout(() => tabsOfSockets.delete(v.id), 60_000).unref();
     });
-    await app.dashboards.outReady(v.orgId);
-    ws.on("message", (data, isBinary) => onFrame(v, data, isBinary));
+    try {
+      await app.dashboards.outReady(v.orgId);
+      ws.on("message", (data, isBinary) => onFrame(v, data, isBinary));
+    } finally {
+      v.building -= 1;
+    }
     await sendPage(v, model, true);
   }
 

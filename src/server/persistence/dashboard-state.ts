@@ -31,6 +31,8 @@ export interface DashboardStateOptions {
 export class DashboardStateStore {
   /** org → widget → JSON text (null: delete). */
   private readonly pending = new Map<string, Map<string, string | null>>();
+  /** The batch being written: still read from here until its statement has committed. */
+  private writing: Map<string, Map<string, string | null>> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private closed = false;
@@ -60,20 +62,23 @@ export class DashboardStateStore {
     return true;
   }
 
-  /** The states of these widgets: pending ones first, then stored ones. */
+  /**
+   * The states of these widgets: pending ones first, then the batch being written, then stored ones.
+   * Both layers are taken before the query: a state set before this call is in the answer even
+   * when its batch commits while the query runs.
+   */
   async read(organizationId: string, widgetIds: readonly string[]): Promise<Map<string, unknown>> {
     const out = new Map<string, unknown>();
     if (widgetIds.length === 0) return out;
-    const pending = this.pending.get(organizationId);
-    const rest = widgetIds.filter((id) => !pending?.has(id));
+    const layers = [this.writing?.get(organizationId), this.pending.get(organizationId)].filter((l): l is Map<string, string | null> => l !== undefined);
+    const known = new Map<string, string | null>();
+    for (const layer of layers) for (const id of widgetIds) if (layer.has(id)) known.set(id, layer.get(id)!);
+    const rest = widgetIds.filter((id) => !known.has(id));
     if (rest.length > 0) {
       const rows = await this.prisma.dashboardWidgetState.findMany({ where: { organizationId, widgetId: { in: rest } }, select: { widgetId: true, state: true } });
       for (const r of rows) out.set(r.widgetId, r.state);
     }
-    for (const id of widgetIds) {
-      const p = pending?.get(id);
-      if (p !== undefined) out.set(id, p === null ? null : JSON.parse(p));
-    }
+    for (const [id, json] of known) out.set(id, json === null ? null : JSON.parse(json));
     return out;
   }
 
@@ -105,10 +110,13 @@ export class DashboardStateStore {
     const batch = this.pending.size;
     const taken = new Map(this.pending);
     this.pending.clear();
+    this.writing = taken;
     try {
       if (sets.length > 0) await this.prisma.$executeRawUnsafe(UPSERT_SQL, JSON.stringify(sets));
       if (deletes.length > 0) await this.prisma.$executeRawUnsafe(DELETE_SQL, JSON.stringify(deletes));
+      this.writing = null;
     } catch (err) {
+      this.writing = null;
       // Put back what is not newer here, and try again later (the database may be away a moment).
       for (const [o, widgets] of taken) {
         let org = this.pending.get(o);
