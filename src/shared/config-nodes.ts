@@ -115,6 +115,12 @@ export const configNodeSnapshotSchema = z.object({
   name: z.string(),
   config: z.record(z.string(), z.unknown()),
   revision: z.number().int(),
+  /**
+   * Its place in the organization's order of creation (an import's in its file's order), where
+   * Node-RED's order of configuration nodes shows: Dashboard 2.0's groups and pages of one order,
+   * an export, a device's flows file. Absent from deployments made before it was kept.
+   */
+  seq: z.number().int().optional(),
   /** Sealed credential values (server-side encryption), opened only inside the runtime. */
   sealed_credentials: z.record(z.string(), z.string()).default({}),
 });

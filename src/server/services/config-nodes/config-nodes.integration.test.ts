@@ -81,7 +81,7 @@ describe("configuration nodes: CRUD", () => {
     // Stored sealed, and opened only with the server's key.
     const row = await testApp.app.db.prisma.configNode.findUniqueOrThrow({ where: { organizationId_id: { organizationId: owner.organizationId, id: node.id } } });
     const sealed = row.credentialsSealed as Record<string, string>;
-    expectNoMarker(JSON.stringify(row), "the stored row");
+    expectNoMarker(JSON.stringify(row, (_, v: unknown) => (typeof v === "bigint" ? String(v) : v)), "the stored row");
     expect(openCredential(testApp.app.config.keys.variables, sealed.keydata!)).toBe(KEY_PEM);
     expect(sealed.passphrase).toBeUndefined();
 

@@ -96,8 +96,11 @@ export async function removeConfigNodes(app: AppServices, organizationId: string
   for (const row of rows) publishOrgEvent(app, organizationId, "config_node.deleted", null, { config_node_id: row.id, type: row.type, name: row.name });
 }
 
-/** The organization's configuration nodes (id, type, name, config), for an export to write the ones its nodes name. */
+/**
+ * The organization's configuration nodes (id, type, name, config) in their order of creation (an
+ * import's in its file's order), for an export to write the ones its nodes name in that order.
+ */
 export async function configNodesForExport(app: AppServices, organizationId: string) {
-  const rows = await app.db.prisma.configNode.findMany({ where: { organizationId }, select: { id: true, type: true, name: true, config: true }, orderBy: { id: "asc" } });
+  const rows = await app.db.prisma.configNode.findMany({ where: { organizationId }, select: { id: true, type: true, name: true, config: true }, orderBy: [{ seq: "asc" }, { id: "asc" }] });
   return rows.map((r) => ({ ...r, config: r.config as Record<string, unknown> }));
 }

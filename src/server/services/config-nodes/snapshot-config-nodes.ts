@@ -28,6 +28,7 @@ export async function snapshotConfigNodes(
     name: r.name,
     config: r.config as Record<string, unknown>,
     revision: r.revision,
+    seq: Number(r.seq),
     sealed_credentials: r.credentialsSealed as SealedCredentials,
   });
   // The organization's global-config: its env is every flow's (Node-RED's global flow, SPEC §19),

@@ -26,6 +26,8 @@ export interface DashboardConfigNode {
   id: string;
   name: string;
   revision: number;
+  /** Its place in the organization's order of creation (see ConfigNodeSnapshot.seq). */
+  seq?: number;
   config: Record<string, unknown>;
 }
 
@@ -66,7 +68,17 @@ function parsed(registry: NodeRegistry, type: string, config: Record<string, unk
 const str = (v: unknown, d = "") => (typeof v === "string" ? v : d);
 const int = (v: unknown, d: number) => (typeof v === "number" && Number.isFinite(v) ? Math.trunc(v) : d);
 const bool = (v: unknown, d: boolean) => (typeof v === "boolean" ? v : d);
-const byOrder = (a: { order: number; id: string }, b: { order: number; id: string }) => a.order - b.order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/**
+ * Pages, groups and links by their order; ties keep the model's order (a stable sort), which is
+ * Node-RED's order of the configuration nodes, as Dashboard 2.0 registers them.
+ */
+const byOrder = (a: { order: number }, b: { order: number }) => a.order - b.order;
+
+/** Configuration nodes in the organization's order of creation; those deployed before it was kept, by id after them. */
+function inCreationOrder<T extends { id: string; seq?: number }>(map: Map<string, T>): Map<string, T> {
+  const seq = (c: T) => c.seq ?? Number.MAX_SAFE_INTEGER;
+  return new Map([...map].sort(([, a], [, b]) => seq(a) - seq(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
+}
 /**
  * Widgets of one order keep their place in the flow (a stable sort), as Dashboard 2.0 shows them in
  * the order Node-RED creates them: a label above its value when both are order 0.
@@ -87,7 +99,8 @@ export async function loadDashboardModel(app: AppServices, organization: { id: s
   deployments.sort((a, b) => (a.flowId < b.flowId ? -1 : a.flowId > b.flowId ? 1 : 0));
   for (const d of deployments) {
     const snapshot = d.snapshot as unknown as DeploymentSnapshot;
-    for (const c of Object.values(snapshot.config_nodes ?? {})) {
+    // In their order of creation: spacers of one order stand in it, as Dashboard 2.0's in the flow's.
+    for (const c of inCreationOrder(new Map(Object.entries(snapshot.config_nodes ?? {}))).values()) {
       // A spacer (Dashboard 2.0 stores it as a configuration node naming its group) is a widget of that group, once.
       if (c.type === "ui-spacer") {
         if (!model.widgets.some((w) => w.id === c.id)) model.widgets.push({ id: c.id, type: "ui-spacer", name: c.name, flow_id: d.flowId, config: parsed(app.nodes, c.type, c.config) });
@@ -97,17 +110,18 @@ export async function loadDashboardModel(app: AppServices, organization: { id: s
       if (!map) continue;
       const known = map.get(c.id);
       // Two flows deployed at different times may carry two revisions: the newer is what was deployed last.
-      if (!known || known.revision < c.revision) map.set(c.id, { id: c.id, name: c.name, revision: c.revision, config: parsed(app.nodes, c.type, c.config) });
+      if (!known || known.revision < c.revision) map.set(c.id, { id: c.id, name: c.name, revision: c.revision, ...(c.seq !== undefined ? { seq: c.seq } : {}), config: parsed(app.nodes, c.type, c.config) });
     }
     for (const n of snapshot.nodes ?? []) {
       if (!WIDGET_TYPES.has(n.type) || n.disabled) continue;
       model.widgets.push({ id: n.id, type: n.type as DashboardWidgetType, name: n.name, flow_id: d.flowId, config: parsed(app.nodes, n.type, n.config) });
     }
   }
+  for (const key of ["bases", "pages", "groups", "themes", "links"] as const) model[key] = inCreationOrder(model[key]);
   // Paths are unique in the organization (import and the configuration-node writes keep them so);
   // should two deployed pages still share one, the first by order keeps it.
   const taken = new Set<string>();
-  for (const p of [...model.pages.values()].sort((a, b) => byOrder({ order: int(a.config.order, -1), id: a.id }, { order: int(b.config.order, -1), id: b.id }))) {
+  for (const p of [...model.pages.values()].sort((a, b) => int(a.config.order, -1) - int(b.config.order, -1))) {
     const path = str(p.config.path, "/");
     if (taken.has(path)) model.pages.delete(p.id);
     else taken.add(path);

@@ -95,7 +95,8 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
     const secrets = Object.fromEntries([...env].filter(([, v]) => v.secret).map(([name, v]) => [name, v.value]));
     if (Object.keys(secrets).length > 0) secretEnv[flow.id] = secrets;
     out.push(...flowItems(app, flow, snapshot, subflows, plain));
-    for (const c of Object.values(snapshot.config_nodes ?? {})) {
+    // In the organization's order of creation, as Node-RED starts them (Dashboard 2.0 orders ties so).
+    for (const c of Object.values(snapshot.config_nodes ?? {}).sort((a, b) => (a.seq ?? Number.MAX_SAFE_INTEGER) - (b.seq ?? Number.MAX_SAFE_INTEGER) || (a.id < b.id ? -1 : 1))) {
       if (configSeen.has(c.id)) continue;
       configSeen.add(c.id);
       out.push(configNodeToNodeRed(app.nodes, c));

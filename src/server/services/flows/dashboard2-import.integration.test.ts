@@ -211,4 +211,38 @@ describe("Dashboard 2.0 import", () => {
       { title: "Note", label: "", key: "fixed text", keyType: "str", type: "text", align: "end" },
     ]);
   });
+
+  it("groups and pages of one order stand in the file's order, as Dashboard 2.0 registers them (FlowFuse's Andon Operator Terminal: three groups of order -1), and an export keeps it", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    const s = Math.random().toString(36).slice(2, 8);
+    // Ids against the file's order, so that an order by id would show it.
+    const file = [
+      { id: `tab${s}`, type: "tab", label: "terminal" },
+      { id: `zbase${s}`, type: "ui-base", name: "Andon", path: "/dashboard" },
+      { id: `zpage${s}`, type: "ui-page", name: "Terminal", ui: `zbase${s}`, path: `/terminal-${s}`, layout: "grid", order: 1 },
+      { id: `apage${s}`, type: "ui-page", name: "Second", ui: `zbase${s}`, path: `/second-${s}`, layout: "grid", order: 1 },
+      { id: `zgroup${s}`, type: "ui-group", name: "Station status", page: `zpage${s}`, width: "12", height: "1", order: -1, showTitle: true },
+      { id: `mgroup${s}`, type: "ui-group", name: "Raise", page: `zpage${s}`, width: "6", height: "1", order: -1, showTitle: true },
+      { id: `agroup${s}`, type: "ui-group", name: "Details", page: `zpage${s}`, width: "6", height: "1", order: -1, showTitle: true },
+      ...["zgroup", "mgroup", "agroup"].map((g, i) => ({ id: `text${i}${s}`, type: "ui-text", z: `tab${s}`, group: `${g}${s}`, order: 1, width: "3", height: "1", label: g, format: "{{msg.payload}}", layout: "row-spread", x: 200, y: 80 + i * 40, wires: [] })),
+      { id: `atext${s}`, type: "ui-text", z: `tab${s}`, group: `agroup${s}`, order: 0, width: "3", height: "1", label: "second page", format: "{{msg.payload}}", layout: "row-spread", x: 400, y: 80, wires: [] },
+    ];
+    const imported = await request("POST", "/flows/import", { token, body: { flows: file } });
+    expect(imported.status, imported.text).toBe(201);
+    const flowId = imported.body.flows[0].id as string;
+    expect((await request("POST", `/flows/${flowId}/deploy`, { token })).status).toBe(200);
+    const slug = (await request("GET", "/auth/profile", { token })).body.organization.slug as string;
+    const socket = connect(dash.url(slug, `/terminal-${s}`), await sessionCookie(testApp.app, owner));
+    const page = await socket.next((f) => f.type === "dashboard.page");
+    expect(page.view.groups.map((g: { name: string }) => g.name)).toEqual(["Station status", "Raise", "Details"]);
+    expect(page.view.pages.map((p: { name: string }) => p.name)).toEqual(["Terminal", "Second"]);
+    socket.ws.close();
+    // The export writes the configuration nodes its nodes name (not the second page: as Node-RED's
+    // export of a flow) in the same order: imported into Node-RED again, the page looks the same.
+    const exported = await request("GET", `/flows/${flowId}/export`, { token });
+    expect(exported.status, exported.text).toBe(200);
+    const items = (Array.isArray(exported.body) ? exported.body : exported.body.flows) as Array<{ id: string; type: string }>;
+    expect(items.filter((n) => n.type.startsWith("ui-") && !n.type.startsWith("ui-text")).map((n) => n.id)).toEqual([`zbase${s}`, `zpage${s}`, `zgroup${s}`, `mgroup${s}`, `agroup${s}`]);
+  });
 });

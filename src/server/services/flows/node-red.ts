@@ -69,7 +69,8 @@ async function usedConfigNodes(app: AppServices, organizationId: string, nodes: 
     for (const id of next) used.add(id);
     next = [...configIdsNamed(app.nodes, next.map((id) => byId.get(id)!), known)].filter((id) => !used.has(id));
   }
-  return [...used].sort().map((id) => configNodeToNodeRed(app.nodes, byId.get(id)!));
+  // In the organization's order of creation: a file imported and exported again keeps its order.
+  return all.filter((c) => used.has(c.id)).map((c) => configNodeToNodeRed(app.nodes, c));
 }
 
 /**

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "config_nodes" ADD COLUMN     "seq" BIGSERIAL NOT NULL;
