@@ -250,6 +250,30 @@ export const cases: DiffCase[] = [
     ...STACK,
   },
   {
+    name: "a call of something that is not a function names it as V8 does (a chain with a call in it, a member, a bracket)",
+    nodes: [
+      fn(
+        "if (msg.topic === 'chain') msg.payload = msg.payload.trim().toUpper();\nif (msg.topic === 'member') node.sendd(msg);\nif (msg.topic === 'bracket') msg['handler'](1);\nif (msg.topic === 'new') msg.payload = new msg.Thing();\nif (msg.topic === 'tail') return msg.payload.toUpperCase();\nreturn msg;",
+      ),
+      catchAll(),
+    ],
+    send: ["chain", "member", "bracket", "new", "tail"].map((topic) => ({ msg: { payload: topic === "tail" ? 5 : " x ", topic } })),
+    expect: 5,
+    ...STACK,
+  },
+  {
+    name: "V8's words for a constant assigned, a recursion too deep, an empty reduce, a bad URI, an array length, a Symbol as text",
+    nodes: [
+      fn(
+        "const c = 1;\nswitch (msg.topic) {\n  case 'const': c = 2; break;\n  case 'deep': (function f() { f(); })(); break;\n  case 'reduce': [].reduce((a, b) => a + b); break;\n  case 'uri': decodeURIComponent('%'); break;\n  case 'length': new Array(-1); break;\n  case 'symbol': msg.payload = Symbol('s') + ''; break;\n}\nreturn msg;",
+      ),
+      catchAll(),
+    ],
+    send: ["const", "deep", "reduce", "uri", "length", "symbol"].map((topic) => ({ msg: { payload: 1, topic } })),
+    expect: 6,
+    ...STACK,
+  },
+  {
     name: "a thrown string",
     nodes: [fn("throw 'just a string';"), catchAll()],
     send: [{ msg: { payload: 1 } }],

@@ -34,6 +34,7 @@ import {
 import type { Message, NodeStatus } from "../types";
 import { assertContextKey } from "../context/context-key";
 import { DRIVER_SOURCE } from "./driver";
+import { v8Error } from "./v8-messages";
 import {
   DEFAULT_FLOW_CONTEXT_LIMIT_BYTES,
   DEFAULT_MEMORY_LIMIT_BYTES,
@@ -265,7 +266,7 @@ interface Envelope {
 const msgOf = (value: unknown): Record<string, unknown> => (isPlainObject(value) ? value : {});
 
 /** The per-message parts of an envelope (see driver.ts): run token, node.error/node.done calls, final msg, On Start's promise. */
-function decodeMessageApi(envelope: Envelope, result: SandboxResult): void {
+function decodeMessageApi(envelope: Envelope, result: SandboxResult, sources: ReadonlyArray<string | undefined>): void {
   if (typeof envelope.ri === "string") result.run = envelope.ri;
   if (Array.isArray(envelope.e)) {
     result.errors = [];
@@ -293,7 +294,7 @@ function decodeMessageApi(envelope: Envelope, result: SandboxResult): void {
         const thrown = entry[3] as { n?: unknown; m?: unknown; s?: unknown } | null;
         if (isPlainObject(thrown)) {
           settled.thrownError = true;
-          settled.error = nodeRedErrorText({ name: String(thrown.n ?? "Error"), message: String(thrown.m ?? ""), stack: String(thrown.s ?? "") }, true);
+          settled.error = nodeRedErrorText({ name: String(thrown.n ?? "Error"), message: String(thrown.m ?? ""), stack: String(thrown.s ?? "") }, true, sources);
         } else settled.error = typeof entry[2] === "string" ? entry[2] : "";
       }
       result.settled.push(settled);
@@ -320,7 +321,8 @@ function decodeTimers(envelope: Envelope): TimerChanges | undefined {
   return set || clear ? { set, clear } : undefined;
 }
 
-function decodeEnvelope(text: string, outputs: number, msgid: string, withReturn: boolean): SandboxResult {
+/** `sources`: the code that may have run (for V8's wording of an error that names its callee, see v8-messages.ts). */
+function decodeEnvelope(text: string, outputs: number, msgid: string, withReturn: boolean, sources: ReadonlyArray<string | undefined>): SandboxResult {
   let raw: unknown;
   try {
     raw = parseJson(text);
@@ -369,7 +371,7 @@ function decodeEnvelope(text: string, outputs: number, msgid: string, withReturn
     if (calls.length > 0) result.linkCalls = calls;
   }
   if (envelope.ri !== undefined || envelope.e !== undefined || envelope.d !== undefined || envelope.m !== undefined || envelope.ip !== undefined || envelope.is !== undefined || envelope.rp !== undefined || envelope.ls !== undefined) {
-    decodeMessageApi(envelope, result);
+    decodeMessageApi(envelope, result, sources);
     for (const error of result.errors ?? []) error.after = keptBefore[Math.min(Math.max(0, error.after), keptBefore.length - 1)]!;
   }
   return result;
@@ -547,7 +549,7 @@ class Engine {
         if (Date.now() > this.deadline) throw this.failure({ name: "InternalError", message: "interrupted", stack: "" }, msgid);
         text = this.callDispatch(this.opHandles[OP_SETTLE]!, undefined, msgid);
       }
-      return decodeEnvelope(text, this.options.outputs, msgid, op === OP_RUN);
+      return decodeEnvelope(text, this.options.outputs, msgid, op === OP_RUN, this.sourcesFor(op));
     } finally {
       this.deadline = Infinity;
     }
@@ -593,11 +595,19 @@ class Engine {
       throw new SandboxError("runtime", "no partial result");
     }
     try {
-      return decodeEnvelope(vm.getString(result.value), this.options.outputs, msgid, false);
+      return decodeEnvelope(vm.getString(result.value), this.options.outputs, msgid, false, this.sourcesFor(this.op));
     } finally {
       result.value.dispose();
     }
   }
+
+  /** The code an op runs first, then the others (a timer's callback or a settled promise may be in any); made once. */
+  private sourcesFor(op: number): ReadonlyArray<string | undefined> {
+    const { code, initialize, finalize } = this.options;
+    this.sourceOrders ??= { body: [code, initialize, finalize], init: [initialize, code, finalize], final: [finalize, code, initialize] };
+    return op === OP_INIT ? this.sourceOrders.init : op === OP_FINALIZE ? this.sourceOrders.final : this.sourceOrders.body;
+  }
+  private sourceOrders: Record<"body" | "init" | "final", ReadonlyArray<string | undefined>> | undefined;
 
   private classify(error: DumpedError): SandboxError {
     if (error.value !== undefined) return new SandboxError("runtime", error.value);
@@ -608,7 +618,7 @@ class Engine {
     if (/out of memory/i.test(error.message)) {
       return new SandboxError("memory", `Error: the function ran out of memory (limit ${this.options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES} bytes)`);
     }
-    return new SandboxError("runtime", nodeRedErrorText(error, this.op === OP_RUN), undefined, true);
+    return new SandboxError("runtime", nodeRedErrorText(error, this.op === OP_RUN, this.sourcesFor(this.op)), undefined, true);
   }
 
   private dumpError(handle: QuickJSHandle): DumpedError {
@@ -693,17 +703,6 @@ class Engine {
  * QuickJS's wording of the commonest errors, in V8's (Node-RED's engine): what a flow shows and what
  * a catch node's msg.error.message holds read the same as in Node-RED.
  */
-const V8_MESSAGES: Array<[RegExp, string]> = [
-  [/^'([^']*)' is not defined$/, "$1 is not defined"],
-  [/^cannot read property '([^']*)' of (undefined|null)$/, "Cannot read properties of $2 (reading '$1')"],
-  [/^cannot set property '([^']*)' of (undefined|null)$/, "Cannot set properties of $2 (setting '$1')"],
-];
-
-function v8Message(message: string): string {
-  for (const [pattern, replacement] of V8_MESSAGES) if (pattern.test(message)) return message.replace(pattern, replacement);
-  return message;
-}
-
 /**
  * Node-RED's text of an error the code threw (msg.error.message of the catch node; what the flow
  * shows): its toString(), "TypeError: Cannot read properties of null (reading 'y')". In the body
@@ -711,13 +710,13 @@ function v8Message(message: string): string {
  * column in the user's code, which toString() then prefixes again:
  * "ReferenceError: ReferenceError: x is not defined (line 2, col 3)".
  */
-function nodeRedErrorText(error: DumpedError, body: boolean): string {
-  const message = v8Message(error.message);
-  const base = message ? `${error.name}: ${message}` : error.name;
-  if (!body || error.name !== "ReferenceError") return base;
+function nodeRedErrorText(error: DumpedError, body: boolean, sources: ReadonlyArray<string | undefined>): string {
+  const { name, message } = v8Error(error, sources);
+  const base = message ? `${name}: ${message}` : name;
+  if (!body || name !== "ReferenceError") return base;
   const frame = /\(<input>:(\d+):(\d+)\)/.exec(error.stack);
   const line = frame ? Number(frame[1]) - 2 : 0;
-  return line >= 1 ? `${error.name}: ${base} (line ${line}, col ${frame![2]})` : `${error.name}: ${base}`;
+  return line >= 1 ? `${name}: ${base} (line ${line}, col ${frame![2]})` : `${name}: ${base}`;
 }
 
 /** "SyntaxError: unexpected token in expression: ')' (line 3, column 7)", with the line in the user's code. */
