@@ -271,7 +271,18 @@ export type DashboardServerFrame =
    * and for dynamic properties `ui_update`, for charts a point or an array of points, `[]` to clear);
    * `state` the widget's durable state after it.
    */
-  | { type: "dashboard.update"; widget_id: string; msg: Record<string, unknown>; state: unknown }
+  | {
+      type: "dashboard.update";
+      widget_id: string;
+      msg: Record<string, unknown>;
+      state: unknown;
+      /**
+       * It came while this socket's page was being built, and is sent after the page: the page's
+       * states may already hold it, so the browser takes `state` (when not null) rather than
+       * applying `msg` again (a chart's point, a table's row would show twice).
+       */
+      replay?: true;
+    }
   /** ui-control: navigate, show/hide/enable/disable groups or pages, reload. */
   | { type: "dashboard.control"; msg: Record<string, unknown> }
   /** A ui-file-input upload's chunk arrived (`received` bytes so far); `done`: the file went to the flow. */

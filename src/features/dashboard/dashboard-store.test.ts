@@ -46,6 +46,24 @@ describe("widget state", () => {
 });
 
 describe("DashboardStore", () => {
+  it("a replay (an update that came while the page was built) takes the server's state: a chart's point already in the page is not drawn twice", () => {
+    const view = fixturePageView();
+    const points = [{ x: 1, y: 20, series: "t" }];
+    const withPoint = { ...view, groups: view.groups.map((g) => ({ ...g, widgets: g.widgets.map((w) => (w.id === "w-chart" ? { ...w, state: { points } } : w)) })) };
+    const store = new DashboardStore(withPoint);
+    const before = store.getState("w-chart");
+    // The page already holds the point; its replay changes nothing.
+    store.handle({ type: "dashboard.update", widget_id: "w-chart", msg: { payload: 20, topic: "t" }, state: { points }, replay: true });
+    expect(store.getState("w-chart")).toBe(before);
+    // A newer one replaces the state with the server's (two points, not three).
+    const two = [...points, { x: 2, y: 21, series: "t" }];
+    store.handle({ type: "dashboard.update", widget_id: "w-chart", msg: { payload: 21, topic: "t" }, state: { points: two }, replay: true });
+    expect(store.getState("w-chart")).toEqual(initialWidgetState({ type: "ui-chart", props: {}, state: { points: two } }));
+    // A notification is an event, never in the page's states: shown once.
+    store.handle({ type: "dashboard.update", widget_id: "w-note", msg: { payload: "Door open" }, state: { msg: { payload: "Door open" } }, replay: true });
+    expect(store.getNotices().map((n) => n.msg.payload)).toEqual(["Door open"]);
+  });
+
   it("notifies only the updated widget", () => {
     const store = new DashboardStore(fixturePageView());
     const text = vi.fn();

@@ -99,7 +99,8 @@ export class DashboardStore {
         this.setView(frame.view, frame.socket_id);
         return;
       case "dashboard.update":
-        this.update(frame.widget_id, frame.msg);
+        if (frame.replay && frame.state !== null && frame.state !== undefined) this.replace(frame.widget_id, frame.state, frame.msg);
+        else this.update(frame.widget_id, frame.msg);
         return;
       case "dashboard.control":
         this.applyControl(frame.msg);
@@ -134,6 +135,19 @@ export class DashboardStore {
     if (pageChanged) this.control = emptyControl();
     this.emitPage();
     for (const id of this.widgetListeners.keys()) if (!kept.has(id)) this.emitWidget(id);
+  }
+
+  /** A widget's state as the server kept it (an update that may already be in the page's states). */
+  replace(widgetId: string, state: unknown, msg: Record<string, unknown>) {
+    const widget = this.widgets.get(widgetId);
+    if (!widget) return;
+    // Not a state these show: a notification or a control is an event, never in the page's states.
+    if (widget.type === "ui-notification" || widget.type === "ui-control") return this.update(widgetId, msg);
+    const fresh = initialWidgetState({ ...widget, state } as DashboardWidgetView);
+    const old = this.states.get(widgetId);
+    if (old && sameWidgetState(old, fresh)) return;
+    this.states.set(widgetId, fresh);
+    this.emitWidget(widgetId);
   }
 
   update(widgetId: string, msg: Record<string, unknown>) {

@@ -80,8 +80,9 @@ interface Viewer {
   /**
    * Frames of the organization's out channel that came while this socket's page was being built
    * (how many builds are under way, and the frames): sent after the page, which the browser applies
-   * first. An update that came then may be older than the states the page read, or newer: sent
-   * after it, the browser ends on the newest either way.
+   * first. An update that came then may be in the states the page read, or newer: a shared one is
+   * sent as a replay, whose state the browser takes instead of applying its message again (a
+   * chart's point, a table's row would show twice); a message for this tab alone is applied.
    */
   building: number;
   held: string[];
@@ -182,7 +183,7 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
       );
       if (v.building === 0) v.ws.send(text);
       else if ((v.heldBytes += text.length) > MAX_BUFFERED_BYTES) v.ws.close(DASHBOARD_CLOSE.tooSlow, "too far behind");
-      else v.held.push(text);
+      else v.held.push(m.kind === "update" && !m.socket_id && m.state != null ? JSON.stringify({ type: "dashboard.update", widget_id: m.widget_id, msg: m.msg, state: m.state, replay: true } satisfies DashboardServerFrame) : text);
     }
   }
 
