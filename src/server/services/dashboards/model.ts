@@ -110,7 +110,9 @@ export async function loadDashboardModel(app: AppServices, organization: { id: s
       if (!map) continue;
       const known = map.get(c.id);
       // Two flows deployed at different times may carry two revisions: the newer is what was deployed last.
-      if (!known || known.revision < c.revision) map.set(c.id, { id: c.id, name: c.name, revision: c.revision, ...(c.seq !== undefined ? { seq: c.seq } : {}), config: parsed(app.nodes, c.type, c.config) });
+      if (!known || known.revision < c.revision) map.set(c.id, { id: c.id, name: c.name, revision: c.revision, ...(c.seq !== undefined ? { seq: c.seq } : (known?.seq !== undefined ? { seq: known.seq } : {})), config: parsed(app.nodes, c.type, c.config) });
+      // One revision in two deployments, one made before seq was kept: the place is the same node's.
+      else if (known.seq === undefined && c.seq !== undefined) known.seq = c.seq;
     }
     for (const n of snapshot.nodes ?? []) {
       if (!WIDGET_TYPES.has(n.type) || n.disabled) continue;

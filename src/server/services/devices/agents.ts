@@ -4,6 +4,7 @@ import type { Deployment, Device, Flow } from "../../../generated/prisma/client"
 import type { AgentFrame, AgentServerFrame } from "../../../shared/agent-protocol";
 import type { FlowNode, Connection } from "../../../shared/flow-graph";
 import type { FlowGroup } from "../../../shared/subflows";
+import type { ConfigNodeSnapshot } from "../../../shared/config-nodes";
 import type { DeploymentSnapshot } from "../../flow-runtime/types";
 import { agentsChannel, type AgentCommand } from "../../realtime/device-bus";
 import { onlineDeviceKeyIds } from "../../realtime/devices";
@@ -64,6 +65,7 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
   const credentials: Record<string, Record<string, string>> = {};
   const secretEnv: Record<string, Record<string, string>> = {};
   const configSeen = new Set<string>();
+  const configNodes: ConfigNodeSnapshot[] = [];
   const variables = await app.db.prisma.variable.findMany({ where: { organizationId: device.organizationId }, orderBy: { name: "asc" } });
   const subflows = new DeviceSubflows(app.nodes);
   const running = device.applied as Record<string, string>;
@@ -95,11 +97,10 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
     const secrets = Object.fromEntries([...env].filter(([, v]) => v.secret).map(([name, v]) => [name, v.value]));
     if (Object.keys(secrets).length > 0) secretEnv[flow.id] = secrets;
     out.push(...flowItems(app, flow, snapshot, subflows, plain));
-    // In the organization's order of creation, as Node-RED starts them (Dashboard 2.0 orders ties so).
-    for (const c of Object.values(snapshot.config_nodes ?? {}).sort((a, b) => (a.seq ?? Number.MAX_SAFE_INTEGER) - (b.seq ?? Number.MAX_SAFE_INTEGER) || (a.id < b.id ? -1 : 1))) {
+    for (const c of Object.values(snapshot.config_nodes ?? {})) {
       if (configSeen.has(c.id)) continue;
       configSeen.add(c.id);
-      out.push(configNodeToNodeRed(app.nodes, c));
+      configNodes.push(c);
       const opened: Record<string, string> = {};
       for (const [name, sealed] of Object.entries(c.sealed_credentials ?? {})) {
         try {
@@ -111,6 +112,10 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
       if (Object.keys(opened).length > 0) credentials[c.id] = opened;
     }
   }
+  // Every flow's configuration nodes in the organization's order of creation, as Node-RED starts
+  // them (Dashboard 2.0 orders groups and pages of one order so); those without one, by id, after.
+  const seq = (c: ConfigNodeSnapshot) => c.seq ?? Number.MAX_SAFE_INTEGER;
+  out.push(...configNodes.sort((a, b) => seq(a) - seq(b) || (a.id < b.id ? -1 : 1)).map((c) => configNodeToNodeRed(app.nodes, c)));
   out.push(...subflows.items);
   const hasSecrets = Object.keys(credentials).length > 0 || Object.keys(secretEnv).length > 0;
   const sealed = hasSecrets && device.publicKey ? sealTo(device.publicKey, JSON.stringify({ credentials, env: secretEnv })) : null;
