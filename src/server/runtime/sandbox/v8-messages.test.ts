@@ -54,10 +54,25 @@ describe("V8's wording of QuickJS's errors", () => {
       ["return msg[a + b]();", "]("],
       ["return msg[`k`]();", "]("],
       ["return (x) /* c */ ();", ") /* c */ ("],
+      // new X() then a call: V8 says "(intermediate value).toISOStrin".
+      ["msg.payload = new Date().toISOStrin();", "toISOStrin("],
+      // A line comment between the parts of a chain.
+      ["msg.payload\n  .filter(f) // keep valid\n  .mapp(g);", "mapp("],
+      // A name with letters beyond ASCII; a regular expression's flags.
+      ["berechneGröße(msg);", "ße("],
+      ["return /^\\d+$/i.tset(x);", "tset("],
     ] as const) {
       expect(v8Error(notAFunction(code, at), [code]).message, code).toBe("not a function");
     }
     expect(v8Error(notAFunction("o.f();", "o.f("), ["something else entirely"]).message).toBe("not a function");
+    // Every source is "<input>": a call at that place in both the body and On Start is not said.
+    const body = "const m = msg;\n    return fmt(msg);";
+    const onStart = "context.set('fmt', function (m) {\n    return m.payload.toUpperCase();\n});";
+    const atReturn = { name: "TypeError", message: "not a function", stack: "    at <anonymous> (<input>:4:5)\n" };
+    expect(v8Error(atReturn, [body, onStart]).message).toBe("not a function");
+    // QuickJS counts columns in code points.
+    const astral = 'var s = "🔥🔥"; msg.foo();';
+    expect(v8Error({ name: "TypeError", message: "not a function", stack: "    at anonymous (<input>:3:22)\n" }, [astral]).message).toBe("msg.foo is not a function");
     expect(v8Error(notAFunction("o.f();", "o.f("), []).message).toBe("not a function");
   });
 
@@ -65,12 +80,12 @@ describe("V8's wording of QuickJS's errors", () => {
     [{ name: "TypeError", message: "cannot read property 'b' of undefined" }, { name: "TypeError", message: "Cannot read properties of undefined (reading 'b')" }],
     [{ name: "TypeError", message: "cannot set property 'x' of null" }, { name: "TypeError", message: "Cannot set properties of null (setting 'x')" }],
     [{ name: "ReferenceError", message: "'foo' is not defined" }, { name: "ReferenceError", message: "foo is not defined" }],
-    [{ name: "TypeError", message: "'x' is read-only" }, { name: "TypeError", message: "Assignment to constant variable." }],
     [{ name: "InternalError", message: "stack overflow" }, { name: "RangeError", message: "Maximum call stack size exceeded" }],
     [{ name: "RangeError", message: "invalid array length" }, { name: "RangeError", message: "Invalid array length" }],
     [{ name: "TypeError", message: "empty array" }, { name: "TypeError", message: "Reduce of empty array with no initial value" }],
     [{ name: "TypeError", message: "cannot convert symbol to string" }, { name: "TypeError", message: "Cannot convert a Symbol value to a string" }],
     [{ name: "URIError", message: "expecting hex digit" }, { name: "URIError", message: "URI malformed" }],
+    [{ name: "URIError", message: "bad link" }, { name: "URIError", message: "bad link" }],
     // Several of V8's texts for one of QuickJS's: kept as it is.
     [{ name: "TypeError", message: "cannot convert bigint to number" }, { name: "TypeError", message: "cannot convert bigint to number" }],
     [{ name: "Error", message: "boom" }, { name: "Error", message: "boom" }],
@@ -94,5 +109,19 @@ describe("a failed tail call, which QuickJS places at its return", () => {
   });
   it("keeps QuickJS's text where the expression after return is not one call", () => {
     for (const code of ["return a() + b();", "return a() || 1;", "return msg;", "return 'x'.f();"]) expect(v8Error(atReturn(code), [code]).message, code).toBe("not a function");
+  });
+});
+
+describe("a constant assigned", () => {
+  const at = (code: string, index: number) => ({ name: "TypeError", message: "'c' is read-only", stack: `    at anonymous (<input>:3:${index + 1})\n` });
+  it("is V8's text where the code assigns the name there; a frozen object's property keeps QuickJS's", () => {
+    const code = "const c = 1; c = 2; return msg;";
+    expect(v8Error(at(code, code.indexOf("c = 2")), [code]).message).toBe("Assignment to constant variable.");
+    const inc = "const c = 1; c++;";
+    expect(v8Error(at(inc, inc.indexOf("c++")), [inc]).message).toBe("Assignment to constant variable.");
+    const frozen = "Object.assign(Object.freeze({ c: 1 }), { c: 2 });";
+    expect(v8Error(at(frozen, 0), [frozen]).message).toBe("'c' is read-only");
+    const compare = "const c = 1; if (c == 2) {}";
+    expect(v8Error(at(compare, compare.indexOf("c == 2")), [compare]).message).toBe("'c' is read-only");
   });
 });

@@ -16,12 +16,12 @@ const SAME_MEANING: Array<{ name?: string; pattern: RegExp; replacement: string;
   { pattern: /^'([^']*)' is not defined$/, replacement: "$1 is not defined" },
   { pattern: /^cannot read property '([^']*)' of (undefined|null)$/, replacement: "Cannot read properties of $2 (reading '$1')" },
   { pattern: /^cannot set property '([^']*)' of (undefined|null)$/, replacement: "Cannot set properties of $2 (setting '$1')" },
-  { name: "TypeError", pattern: /^'[^']*' is read-only$/, replacement: "Assignment to constant variable." },
   { name: "InternalError", pattern: /^stack overflow$/, replacement: "Maximum call stack size exceeded", v8Name: "RangeError" },
   { name: "RangeError", pattern: /^invalid array length$/, replacement: "Invalid array length" },
   { name: "TypeError", pattern: /^empty array$/, replacement: "Reduce of empty array with no initial value" },
   { name: "TypeError", pattern: /^cannot convert symbol to string$/, replacement: "Cannot convert a Symbol value to a string" },
-  { name: "URIError", pattern: /^.*$/, replacement: "URI malformed" },
+  // QuickJS's own URIError texts (a URIError the code throws keeps its words).
+  { name: "URIError", pattern: /^(?:expecting %|expecting hex digit|malformed UTF-8|invalid character|expecting surrogate pair)$/, replacement: "URI malformed" },
 ];
 
 /**
@@ -34,6 +34,9 @@ export function v8Error(error: EngineError, sources: ReadonlyArray<string | unde
     const callee = failedCallee(error.stack, sources);
     if (callee) return { name: "TypeError", message: `${callee.text} is not a ${callee.isNew ? "constructor" : "function"}` };
   }
+  // A constant assigned; the same text of a frozen object's property keeps QuickJS's words.
+  const readOnly = error.name === "TypeError" ? /^'([^']*)' is read-only$/.exec(error.message) : null;
+  if (readOnly && constantAssigned(error.stack, sources, readOnly[1]!)) return { name: "TypeError", message: "Assignment to constant variable." };
   for (const { name, pattern, replacement, v8Name } of SAME_MEANING) {
     if ((name === undefined || name === error.name) && pattern.test(error.message)) {
       return { name: v8Name ?? error.name, message: error.message.replace(pattern, replacement) };
@@ -50,20 +53,39 @@ const WRAPPER_LINES = 2;
  * `[1].map(3)` fails inside map), at the call's "(" (or a tagged template's "`").
  */
 function failedCallee(stack: string, sources: ReadonlyArray<string | undefined>): { text: string; isNew: boolean } | undefined {
-  const top = /^\s*at [^\n]*?\(?<input>:(\d+):(\d+)\)?\s*$/m.exec(stack.split("\n")[0] ?? "");
-  if (!top) return undefined;
-  const line = Number(top[1]) - WRAPPER_LINES;
-  const column = Number(top[2]);
-  if (line < 1 || column < 1) return undefined;
-  for (const source of sources) {
-    if (!source) continue;
-    const offset = offsetOf(source, line, column);
-    if (offset === undefined) continue;
+  let found: { text: string; isNew: boolean } | undefined;
+  for (const { source, offset } of framePlaces(stack, sources)) {
     const paren = source[offset] === "(" || source[offset] === "`" ? offset : tailCallParen(source, offset);
     const callee = paren === undefined ? undefined : calleeBefore(source, paren);
-    if (callee) return callee;
+    if (!callee) continue;
+    // Every source is "<input>" with the same wrapper: a call at that place in two of them (the
+    // body and On Start) leaves it unknown which one failed.
+    if (found) return undefined;
+    found = callee;
   }
-  return undefined;
+  return found;
+}
+
+/** Where the top frame is in each source that has that line and column (it must be the user's code, not a builtin's). */
+function framePlaces(stack: string, sources: ReadonlyArray<string | undefined>): Array<{ source: string; offset: number }> {
+  const top = /^\s*at [^\n]*?\(?<input>:(\d+):(\d+)\)?\s*$/m.exec(stack.split("\n")[0] ?? "");
+  if (!top) return [];
+  const line = Number(top[1]) - WRAPPER_LINES;
+  const column = Number(top[2]);
+  if (line < 1 || column < 1) return [];
+  const places: Array<{ source: string; offset: number }> = [];
+  for (const source of new Set(sources)) {
+    if (!source) continue;
+    const offset = offsetOf(source, line, column);
+    if (offset !== undefined) places.push({ source, offset });
+  }
+  return places;
+}
+
+/** Whether the assignment at the top frame is to the name `name` (QuickJS places it at the name). */
+function constantAssigned(stack: string, sources: ReadonlyArray<string | undefined>, name: string): boolean {
+  const places = framePlaces(stack, sources);
+  return places.length > 0 && places.every(({ source, offset }) => source.startsWith(name, offset) && /^\s*(?:[-+*/%&|^]|\*\*|<<|>>>?|&&|\|\||\?\?)?=(?!=)|^\s*(?:\+\+|--)/.test(source.slice(offset + name.length, offset + name.length + 8)) && !IDENT.test(source[offset + name.length] ?? ""));
 }
 
 /**
@@ -92,6 +114,7 @@ function tailCallParen(source: string, offset: number): number | undefined {
   return calleeBefore(source, open)?.start === start ? open : undefined;
 }
 
+/** The index of line `line`, column `column` (QuickJS counts code points, not UTF-16 units). */
 function offsetOf(source: string, line: number, column: number): number | undefined {
   let offset = 0;
   for (let l = 1; l < line; l++) {
@@ -99,9 +122,14 @@ function offsetOf(source: string, line: number, column: number): number | undefi
     if (next < 0) return undefined;
     offset = next + 1;
   }
-  const at = offset + column - 1;
   const end = source.indexOf("\n", offset);
-  return at < (end < 0 ? source.length : end) ? at : undefined;
+  const lineEnd = end < 0 ? source.length : end;
+  let at = offset;
+  for (let c = 1; c < column && at < lineEnd; c++) {
+    const code = source.charCodeAt(at);
+    at += code >= 0xd800 && code <= 0xdbff ? 2 : 1;
+  }
+  return at < lineEnd ? at : undefined;
 }
 
 const IDENT = /[A-Za-z0-9_$]/;
@@ -114,7 +142,13 @@ const KEYWORDS = new Set(["return", "typeof", "await", "void", "delete", "in", "
  * starts, and whether `new` precedes it; undefined for anything else.
  */
 export function calleeBefore(source: string, end: number): { text: string; start: number; isNew: boolean } | undefined {
+  // Built from the end: reversed when done.
   const parts: string[] = [];
+  const done = (start: number, isNew: boolean) => {
+    // `new X().y()`: V8 names the new object "(intermediate value)"; not said here.
+    if (isNew && parts.includes("(...)")) return undefined;
+    return { text: parts.reverse().join(""), start, isNew };
+  };
   let pos = skipSpaceBack(source, end - 1);
   for (;;) {
     const c = source[pos];
@@ -124,15 +158,18 @@ export function calleeBefore(source: string, end: number): { text: string; start
       while (start > 0 && IDENT.test(source[start - 1]!)) start--;
       const name = source.slice(start, pos + 1);
       if (/^[0-9]/.test(name) || KEYWORDS.has(name)) return undefined;
+      // A name with letters beyond ASCII, or a regular expression's flags: not read here.
+      if (start > 0 && (source.charCodeAt(start - 1) > 0x7f || source[start - 1] === "\\")) return undefined;
       const before = skipSpaceBack(source, start - 1);
       if (source[before] === "." && source[before - 1] !== ".") {
         const optional = source[before - 1] === "?";
-        parts.unshift(`${optional ? "?." : "."}${name}`);
+        parts.push(`${optional ? "?." : "."}${name}`);
         pos = skipSpaceBack(source, before - (optional ? 2 : 1));
         continue;
       }
-      parts.unshift(name);
-      return { text: parts.join(""), start, isNew: wordEndingAt(source, before) === "new" };
+      if (source[before] === "/") return undefined;
+      parts.push(name);
+      return done(start, wordEndingAt(source, before) === "new");
     }
     if (c === "]") {
       const open = matchingBack(source, pos);
@@ -141,7 +178,7 @@ export function calleeBefore(source: string, end: number): { text: string; start
       if (key === undefined) return undefined;
       const before = skipSpaceBack(source, open - 1);
       const optional = source[before] === "." && source[before - 1] === "?";
-      parts.unshift(optional ? (key.startsWith(".") ? `?${key}` : `?.${key}`) : key);
+      parts.push(optional ? (key.startsWith(".") ? `?${key}` : `?.${key}`) : key);
       pos = optional ? skipSpaceBack(source, before - 2) : before;
       continue;
     }
@@ -153,15 +190,15 @@ export function calleeBefore(source: string, end: number): { text: string; start
       const word = prev !== undefined && IDENT.test(prev) ? wordEndingAt(source, before) : undefined;
       if (prev === ")" || prev === "]" || (word !== undefined && !KEYWORDS.has(word))) {
         // A call in the chain: V8 prints its arguments as "(...)".
-        parts.unshift("(...)");
+        parts.push("(...)");
         pos = before;
         continue;
       }
       // Parentheses around the head: V8 prints what is inside, when that is a chain itself.
       const inner = calleeBefore(source, pos);
       if (!inner || skipSpaceForward(source, open + 1) !== inner.start) return undefined;
-      parts.unshift(inner.text);
-      return { text: parts.join(""), start: open, isNew: word === "new" };
+      parts.push(inner.text);
+      return done(open, word === "new");
     }
     return undefined;
   }
@@ -201,8 +238,17 @@ function matchingBack(source: string, close: number): number | undefined {
   return undefined;
 }
 
+/**
+ * The last index at or before `pos` that is not white space; -2 (nothing to read) where that
+ * crosses a line end into a line with a line comment (the text there may be the comment's).
+ */
 function skipSpaceBack(source: string, pos: number): number {
-  while (pos >= 0 && /\s/.test(source[pos]!)) pos--;
+  let crossed = false;
+  while (pos >= 0 && /\s/.test(source[pos]!)) {
+    if (source[pos] === "\n") crossed = true;
+    pos--;
+  }
+  if (crossed && pos >= 0 && source.lastIndexOf("//", pos) > source.lastIndexOf("\n", pos)) return -2;
   return pos;
 }
 
