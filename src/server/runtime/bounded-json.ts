@@ -30,6 +30,11 @@ export interface BoundedJsonOptions {
    * too large (`text` undefined), which costs no more than the measuring (a hand-over refused).
    */
   cut?: boolean;
+  /**
+   * JSON.stringify's replacer for a value that holds a Buffer (the function sandbox writes Buffers
+   * as its own stand-in); only the text within the bound is written with it.
+   */
+  bufferReplacer?: (this: unknown, key: string, value: unknown) => unknown;
 }
 
 export interface BoundedJson {
@@ -84,6 +89,8 @@ class Walk {
 /** Walks a value as JSON.stringify would, adding up an estimate of its text's length; BOUND past the bound. */
 class Measure extends Walk {
   total = 0;
+  /** Whether a Buffer was met. */
+  buffers = false;
   private readonly ancestors: object[] = [];
 
   private add(n: number): void {
@@ -110,7 +117,10 @@ class Measure extends Walk {
     }
     if (value === null) return this.add(4);
     const object = value as object;
-    if (Buffer.isBuffer(object)) return this.add(30 + object.length * 4);
+    if (Buffer.isBuffer(object)) {
+      this.buffers = true;
+      return this.add(30 + object.length * 4);
+    }
     if (this.ancestors.includes(object)) throw new TypeError("Converting circular structure to JSON");
     this.ancestors.push(object);
     this.add(2);
@@ -218,14 +228,15 @@ class Writer extends Walk {
  */
 export function boundedJson(value: unknown, options: BoundedJsonOptions): BoundedJson {
   let fits = true;
+  const measure = new Measure(options.maxChars, options.maxMs ?? DEFAULT_MAX_MS);
   try {
-    new Measure(options.maxChars, options.maxMs ?? DEFAULT_MAX_MS).visit(value, "");
+    measure.visit(value, "");
   } catch (err) {
     if (err !== BOUND) throw err;
     fits = false;
   }
   if (fits) {
-    const text = JSON.stringify(value) as string | undefined;
+    const text = (measure.buffers && options.bufferReplacer ? JSON.stringify(value, options.bufferReplacer) : JSON.stringify(value)) as string | undefined;
     if (text === undefined || text.length <= options.maxChars) return { text, truncated: false };
     return { text: text.slice(0, options.maxChars), truncated: true };
   }

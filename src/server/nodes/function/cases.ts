@@ -274,6 +274,34 @@ export const cases: DiffCase[] = [
     ...STACK,
   },
   {
+    name: "Buffer: made in one function, carried to the next as a Buffer, read with Node's API",
+    nodes: [
+      { ...fn("msg.payload = Buffer.from(msg.payload, 'utf8');\nmsg.bytes = Buffer.from([0x01, 0x02, 0xff, 0x10]);\nmsg.nested = { list: [Buffer.alloc(2), 'text'] };\nreturn msg;"), id: "f1", wires: [["f2"]] },
+      {
+        ...fn(
+          "const b = msg.bytes;\nmsg.info = {\n  isBuffer: Buffer.isBuffer(msg.payload), nestedIsBuffer: Buffer.isBuffer(msg.nested.list[0]), length: msg.payload.length,\n  text: msg.payload.toString(), hex: msg.payload.toString('hex'), b64: msg.payload.toString('base64'),\n  word: b.readUInt16BE(1), le: b.readUInt16LE(0), int8: b.readInt8(2), json: JSON.stringify(b),\n  slice: b.slice(1, 3).toString('hex'), index: msg.payload.indexOf('l'), equals: b.equals(Buffer.from([1, 2, 255, 16])),\n  concat: Buffer.concat([msg.payload, b]).length, byteLength: Buffer.byteLength('héllo'), compare: Buffer.compare(b, msg.payload),\n};\nconst out = Buffer.alloc(6);\nout.writeUInt16BE(513, 0);\nout.writeFloatLE(1.5, 2);\nmsg.written = out;\nmsg.float = out.readFloatLE(2);\nreturn msg;",
+        ),
+        id: "f2",
+        wires: [["out"]],
+      },
+    ],
+    send: [{ msg: { payload: "héllo" } }],
+    expect: 1,
+  },
+  {
+    name: "Buffer: a plain object shaped like a Buffer's JSON stays a plain object, and RED.util.cloneMessage copies Buffers",
+    nodes: [
+      { ...fn("msg.payload = { type: 'Buffer', data: [1, 2] };\nmsg.raw = Buffer.from('AB');\nreturn msg;"), id: "f1", wires: [["f2"]] },
+      {
+        ...fn("const copy = RED.util.cloneMessage(msg);\ncopy.raw[0] = 0x5a;\nmsg.seen = [Buffer.isBuffer(msg.payload), typeof msg.payload.type, Buffer.isBuffer(copy.raw), msg.raw.toString(), copy.raw.toString()];\nreturn msg;"),
+        id: "f2",
+        wires: [["out"]],
+      },
+    ],
+    send: [{ msg: { payload: 1 } }],
+    expect: 1,
+  },
+  {
     name: "a thrown string",
     nodes: [fn("throw 'just a string';"), catchAll()],
     send: [{ msg: { payload: 1 } }],

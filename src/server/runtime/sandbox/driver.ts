@@ -50,7 +50,7 @@
  * with {"i": id, "m": msg} or {"i": id, "e": text}, which settles that promise. Link call ids use
  * the timers' sequence (never reused, above info.timerBase); an unknown id settles nothing.
  */
-export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, infoJson, code, initCode, finCode) {
+export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, hostBufferSource, hostBytesOf, hostBase64Of, infoJson, code, initCode, finCode) {
   "use strict";
   // Primordials, captured before any user code runs (user code may replace the originals).
   const stringify = JSON.stringify;
@@ -79,12 +79,101 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   const awaitPattern = /\bawait\b/;
   const regexpTest = RegExp.prototype.test;
 
+  const objectKeys = Object.keys;
+  const hasOwn = Object.prototype.hasOwnProperty;
+  const defineProperty = Object.defineProperty;
+  const stringIndexOf = String.prototype.indexOf;
+  const indirectEval = eval;
+
   const info = parse(infoJson);
   const push = (list, value) => { apply(arrayPush, list, [value]); };
   const join = (list) => apply(arrayJoin, list, [","]);
+
+  // Node's Buffer (buffer-source.ts), evaluated here at its first use: by the code, or by a message
+  // that brings one. Buffers cross to and from the host as {"\u0000b": base64}.
+  const BUFFER_MARK = "\u0000b";
+  const BUFFER_MARK_JSON = '"\\u0000b"';
+  let BufferCtor = null;
+  let bufferFrom = null;
+  const loadBuffer = () => {
+    if (BufferCtor === null) {
+      const B = indirectEval(hostBufferSource());
+      bufferFrom = B.from;
+      BufferCtor = B;
+    }
+    return BufferCtor;
+  };
+  defineProperty(globalThis, "Buffer", {
+    configurable: true,
+    enumerable: false,
+    get() {
+      const B = loadBuffer();
+      defineProperty(globalThis, "Buffer", { value: B, writable: true, configurable: true, enumerable: false });
+      return B;
+    },
+    set(value) {
+      defineProperty(globalThis, "Buffer", { value, writable: true, configurable: true, enumerable: false });
+    },
+  });
+  // While a message is written for the host, a Buffer's toJSON writes its stand-in (one native
+  // call per Buffer, where a replacer would be a call per value).
+  const markToJSON = function () { return { [BUFFER_MARK]: hostBase64Of(this.buffer, this.byteOffset, this.length) }; };
   const toJson = (value) => {
-    const text = stringify(value);
+    let text;
+    if (BufferCtor === null) text = stringify(value);
+    else {
+      const proto = BufferCtor.prototype;
+      const own = apply(hasOwn, proto, ["toJSON"]);
+      const saved = proto.toJSON;
+      proto.toJSON = markToJSON;
+      try {
+        text = stringify(value);
+      } finally {
+        if (own) proto.toJSON = saved;
+        else delete proto.toJSON;
+      }
+    }
     return text === undefined ? "null" : text;
+  };
+  // A stand-in holds the bytes as base64, or (held) the index of a Buffer of this engine.
+  const reviveBuffers = (value, held) => {
+    if (value === null || typeof value !== "object") return value;
+    if (isArray(value)) {
+      for (let i = 0; i < value.length; i++) value[i] = reviveBuffers(value[i], held);
+      return value;
+    }
+    const keys = objectKeys(value);
+    if (keys.length === 1 && keys[0] === BUFFER_MARK) {
+      const mark = value[BUFFER_MARK];
+      if (typeof mark === "string") {
+        loadBuffer();
+        return apply(bufferFrom, BufferCtor, [hostBytesOf(mark)]);
+      }
+      // Node-RED's cloneMessage (lodash's cloneDeep) copies a Buffer with slice(): a view of the same bytes.
+      if (held !== undefined && typeof mark === "number") return held[mark].slice();
+    }
+    for (let i = 0; i < keys.length; i++) value[keys[i]] = reviveBuffers(value[keys[i]], held);
+    return value;
+  };
+  const cloneMessage = (value) => {
+    if (value === undefined) return undefined;
+    if (BufferCtor === null) return parse(toJson(value));
+    const held = [];
+    const text = stringify(value, function (key, item) {
+      const original = this[key];
+      if (original !== null && typeof original === "object" && original instanceof BufferCtor) {
+        push(held, original);
+        return { [BUFFER_MARK]: held.length - 1 };
+      }
+      return item;
+    });
+    const copy = parse(text === undefined ? "null" : text);
+    return held.length === 0 ? copy : reviveBuffers(copy, held);
+  };
+  /** A message's JSON from the host (or from toJson): its Buffers' stand-ins as Buffers. */
+  const parseMessage = (json) => {
+    const value = parse(json);
+    return apply(stringIndexOf, json, [BUFFER_MARK_JSON]) >= 0 ? reviveBuffers(value, undefined) : value;
   };
 
   let sent = [];
@@ -283,7 +372,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   };
   const RED = {
     util: {
-      cloneMessage(value) { return value === undefined ? undefined : parse(toJson(value)); },
+      cloneMessage(value) { return cloneMessage(value); },
     },
   };
   globalThis.console = {
@@ -504,7 +593,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     newCall();
     if (op === 0) {
       runToken = tokenPrefix + ++tokenSeq;
-      runMsg = parse(msgJson);
+      runMsg = parseMessage(msgJson);
       callNode = makeNode(runToken, runMsg);
       return finish(fn === null ? undefined : fn(runMsg, callNode, context, flow, global, env, RED), true);
     }
@@ -523,7 +612,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       return finish(apply(timer.fn, timer.self, timer.args), false);
     }
     if (op === 6) {
-      const answer = parse(msgJson);
+      const answer = parseMessage(msgJson);
       const call = apply(mapGet, linkCalls, [answer.i]);
       if (call !== undefined) {
         apply(mapDelete, linkCalls, [answer.i]);

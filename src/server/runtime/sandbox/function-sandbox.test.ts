@@ -490,17 +490,44 @@ describe("function sandbox: timers", () => {
 });
 
 describe("function sandbox: isolation", () => {
-  it("host globals are absent: process, require, fetch, host timers, Buffer (`global` is Node-RED's global context)", async () => {
+  it("host globals are absent: process, require, fetch, host timers (`global` is Node-RED's global context)", async () => {
     const sandbox = await createFunctionSandbox(
       options(`return { payload: {
         process: typeof process, globalProcess: typeof globalThis.process, require: typeof require,
         module: typeof module, fetch: typeof fetch, setImmediate: typeof setImmediate,
-        queueMicrotask: typeof queueMicrotask, Buffer: typeof Buffer, globalProcessOfContext: typeof global.process, XMLHttpRequest: typeof XMLHttpRequest,
+        queueMicrotask: typeof queueMicrotask, globalProcessOfContext: typeof global.process, XMLHttpRequest: typeof XMLHttpRequest,
         WebSocket: typeof WebSocket, std: typeof std, os: typeof os, Deno: typeof Deno, Bun: typeof Bun,
       } };`),
     );
     const payload = (await sandbox.run(msg(0))).outputs[0]![0]!.payload as Record<string, string>;
     for (const [name, type] of Object.entries(payload)) expect([name, type]).toEqual([name, "undefined"]);
+    sandbox.close();
+  });
+
+  it("Buffer is Node's API, evaluated in the engine, not the host's: it reaches nothing outside", async () => {
+    const sandbox = await createFunctionSandbox(
+      options(`const b = Buffer.from('héllo');
+        return { payload: { type: typeof Buffer, text: b.toString('hex'), isBuffer: Buffer.isBuffer(b), proc: typeof Buffer.prototype.constructor.process, ctor: Buffer === b.constructor, poolSize: typeof Buffer.poolSize } };`),
+    );
+    expect((await sandbox.run(msg(0))).outputs[0]![0]!.payload).toEqual({ type: "function", text: "68c3a96c6c6f", isBuffer: true, proc: "undefined", ctor: true, poolSize: "number" });
+    sandbox.close();
+  });
+
+  it("a message's Buffers reach the code as Buffers and leave it as Buffers (a link call's answer too); an object shaped like a Buffer's JSON stays an object", async () => {
+    const sandbox = await createFunctionSandbox(
+      options(`if (msg.topic === 'link') { const answer = await node.linkcall('target', { payload: 1 }); return { payload: [Buffer.isBuffer(answer.payload), answer.payload.toString()] }; }
+        msg.seen = [Buffer.isBuffer(msg.payload), msg.payload.readUInt16BE(0), Buffer.isBuffer(msg.shaped)];
+        msg.payload = Buffer.concat([msg.payload, Buffer.from([0xff])]);
+        return msg;`),
+    );
+    const out = (await sandbox.run({ _msgid: "b1", payload: Buffer.from([1, 2]), shaped: { type: "Buffer", data: [1] } })).outputs[0]![0]!;
+    expect(out.seen).toEqual([true, 258, false]);
+    expect(Buffer.isBuffer(out.payload)).toBe(true);
+    expect(out.payload).toEqual(Buffer.from([1, 2, 0xff]));
+    expect(out.shaped).toEqual({ type: "Buffer", data: [1] });
+    const pending = await sandbox.run({ _msgid: "b2", topic: "link" });
+    const answered = await sandbox.linkReturn(pending.linkCalls![0]!.id, { msg: { payload: Buffer.from("pong") } });
+    expect(answered.sent.flat(2)[0]?.payload ?? answered.outputs[0]?.[0]?.payload).toEqual([true, "pong"]);
     sandbox.close();
   });
 

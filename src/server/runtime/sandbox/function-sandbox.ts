@@ -27,7 +27,8 @@
  * application (closed by the app's close()), whose workers start at its first create().
  *
  * Messages cross the boundary as JSON in both directions: functions, symbols and `undefined` drop
- * out; Buffers are not supported.
+ * out; a Buffer crosses as a stand-in that becomes a Buffer on the other side (buffer-source.ts:
+ * Node's Buffer API inside, evaluated at its first use).
  */
 export {
   DEFAULT_FLOW_CONTEXT_LIMIT_BYTES,

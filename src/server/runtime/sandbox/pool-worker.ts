@@ -14,6 +14,7 @@
  */
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import type { WorkerReply, WorkerRequest } from "./sandbox-protocol";
+import { restoreBuffers } from "./buffer-source";
 import { SandboxError, type GlobalAnswer, type GlobalCall, type SandboxPoolDiagnostics } from "./sandbox-types";
 
 export type ReplyMessage = Extract<WorkerReply, { t: "reply" }>;
@@ -152,6 +153,9 @@ export class PoolWorker {
       return;
     }
     if (reply.d) this.counters = reply.d;
+    // Buffers in its messages come as stand-ins (buffer-source.ts).
+    if (reply.value?.buffers) restoreBuffers(reply.value);
+    if (reply.error?.result?.buffers) restoreBuffers(reply.error.result);
     const pending = this.queue[0];
     if (!pending || pending.id !== reply.id) return; // cannot happen: answers come in order
     this.queue.shift();

@@ -14,6 +14,7 @@
 import { randomHex } from "../../ids";
 import type { Message } from "../types";
 import { boundedJson } from "../bounded-json";
+import { bufferMarkReplacer, markBuffers } from "./buffer-source";
 import { hardLimitMs, WorkerLost, type GlobalCallHandler, type HostedSandbox, type PoolWorker, type ReplyMessage } from "./pool-worker";
 import type { WireOptions, WorkerRequest } from "./sandbox-protocol";
 import {
@@ -284,7 +285,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
     // sandbox's memory worth of text, never expanded in full on the event loop.
     let json: ReturnType<typeof boundedJson>;
     try {
-      json = boundedJson(msg, { maxChars: memoryLimit / 2, maxMs: HAND_OVER_MAX_MS, cut: false });
+      json = boundedJson(msg, { maxChars: memoryLimit / 2, maxMs: HAND_OVER_MAX_MS, cut: false, bufferReplacer: bufferMarkReplacer });
     } catch (err) {
       throw new SandboxError("runtime", `the message cannot be serialized: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -305,7 +306,9 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
 
   linkReturn(id: number, answer: LinkAnswer): Promise<SandboxResult> {
     if (this.closed) return Promise.reject(new SandboxError("runtime", "the sandbox is closed"));
-    return this.call((worker) => this.synced({ t: "link", id: worker.newId(), sid: this.sid, link: id, answer }));
+    // A Buffer would cross by structured clone as a Uint8Array (with its whole pool slab): as its stand-in.
+    const sent: LinkAnswer = "msg" in answer ? { msg: markBuffers(answer.msg) } : answer;
+    return this.call((worker) => this.synced({ t: "link", id: worker.newId(), sid: this.sid, link: id, answer: sent }));
   }
 
   private async call(request: (worker: PoolWorker) => WorkerRequest): Promise<SandboxResult> {

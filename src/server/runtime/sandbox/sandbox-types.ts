@@ -36,6 +36,8 @@ export interface SandboxResult {
   linkCalls?: Array<{ id: number; target: string; msg: Record<string, unknown>; timeoutMs: number }>;
   /** The input msg as the code left it: after an error, and after every run with `finalMsg`. */
   msg?: Record<string, unknown>;
+  /** Some of its messages hold Buffers (see buffer-source.ts, restoreBuffers). */
+  buffers?: true;
   /** `initialize` returned a promise that is still pending (messages wait for it, as in Node-RED). */
   initPending?: boolean;
   /** That promise settled during this call: `error` (Node-RED's text) when it was rejected. */
