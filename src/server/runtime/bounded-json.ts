@@ -91,6 +91,8 @@ class Measure extends Walk {
   total = 0;
   /** Whether a Buffer was met. */
   buffers = false;
+  /** Buffers are written as base64 stand-ins (a bufferReplacer). */
+  base64Buffers = false;
   private readonly ancestors: object[] = [];
 
   private add(n: number): void {
@@ -119,7 +121,8 @@ class Measure extends Walk {
     const object = value as object;
     if (Buffer.isBuffer(object)) {
       this.buffers = true;
-      return this.add(30 + object.length * 4);
+      // As a stand-in its bytes are base64; as Buffer's JSON, up to 4 characters a byte.
+      return this.add(30 + (this.base64Buffers ? 4 * Math.ceil(object.length / 3) : object.length * 4));
     }
     if (this.ancestors.includes(object)) throw new TypeError("Converting circular structure to JSON");
     this.ancestors.push(object);
@@ -229,6 +232,7 @@ class Writer extends Walk {
 export function boundedJson(value: unknown, options: BoundedJsonOptions): BoundedJson {
   let fits = true;
   const measure = new Measure(options.maxChars, options.maxMs ?? DEFAULT_MAX_MS);
+  measure.base64Buffers = options.bufferReplacer !== undefined;
   try {
     measure.visit(value, "");
   } catch (err) {

@@ -5,17 +5,36 @@
  * `loadBuffer`). Read from node_modules once per thread, so the source and the built server use the
  * same files.
  *
- * Buffers cross between the host and the sandbox as `{"\u0000b": "<base64>"}` (BUFFER_MARK): an
- * object of that one key is nothing a flow writes, so a plain object shaped like Buffer's JSON,
+ * Buffers cross between the host and the sandbox as `{"\u0000b<random>": "<base64>"}` (bufferMark):
+ * an object of that one key is nothing a flow writes, so a plain object shaped like Buffer's JSON,
  * `{type: "Buffer", data: [...]}`, stays a plain object both ways, as in Node-RED.
  */
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
-/** The key of a Buffer's stand-in in JSON between the host and the sandbox. */
-export const BUFFER_MARK = "\u0000b";
+/**
+ * The key of a Buffer's stand-in in JSON between the host and the sandbox: a NUL and a random part
+ * drawn once per process (the sandbox workers are given the host's), so that no message from outside
+ * can carry one.
+ */
+let mark = `\u0000b${randomBytes(9).toString("base64url")}`;
+let markJson = JSON.stringify(mark);
+
+export function bufferMark(): string {
+  return mark;
+}
+
 /** How the stand-in's key appears in JSON text (JSON.stringify escapes the NUL). */
-export const BUFFER_MARK_JSON = '"\\u0000b"';
+export function bufferMarkJson(): string {
+  return markJson;
+}
+
+/** A sandbox worker takes its host's mark (sandbox-worker.ts). */
+export function setBufferMark(value: string): void {
+  mark = value;
+  markJson = JSON.stringify(value);
+}
 
 let source: string | undefined;
 
@@ -49,7 +68,7 @@ ${parts.join("\n")}
 /** JSON.stringify's replacer that writes Buffers as their stand-in (see the header). */
 export function bufferMarkReplacer(this: unknown, key: string, value: unknown): unknown {
   const original = (this as Record<string, unknown>)[key];
-  return Buffer.isBuffer(original) ? { [BUFFER_MARK]: original.toString("base64") } : value;
+  return Buffer.isBuffer(original) ? { [mark]: original.toString("base64") } : value;
 }
 
 /**
@@ -64,13 +83,8 @@ export function restoreBuffers<T>(value: T): T {
     return value;
   }
   const object = value as Record<string, unknown>;
-  const mark = object[BUFFER_MARK];
-  if (typeof mark === "string" && Object.keys(object).length === 1) return Buffer.from(mark, "base64") as T;
+  const bytes = object[mark];
+  if (typeof bytes === "string" && Object.keys(object).length === 1) return Buffer.from(bytes, "base64") as T;
   for (const key of Object.keys(object)) object[key] = restoreBuffers(object[key]);
   return value;
-}
-
-/** A message with its Buffers as stand-ins (for a structured clone to a sandbox worker). */
-export function markBuffers<T>(msg: T): T {
-  return JSON.parse(JSON.stringify(msg, bufferMarkReplacer)) as T;
 }

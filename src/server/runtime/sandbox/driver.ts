@@ -81,6 +81,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
 
   const objectKeys = Object.keys;
   const hasOwn = Object.prototype.hasOwnProperty;
+  const arrayBufferSlice = ArrayBuffer.prototype.slice;
   const defineProperty = Object.defineProperty;
   const stringIndexOf = String.prototype.indexOf;
   const indirectEval = eval;
@@ -91,8 +92,8 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
 
   // Node's Buffer (buffer-source.ts), evaluated here at its first use: by the code, or by a message
   // that brings one. Buffers cross to and from the host as {"\u0000b": base64}.
-  const BUFFER_MARK = "\u0000b";
-  const BUFFER_MARK_JSON = '"\\u0000b"';
+  const BUFFER_MARK = info.bufferMark;
+  const BUFFER_MARK_JSON = stringify(BUFFER_MARK);
   let BufferCtor = null;
   let bufferFrom = null;
   const loadBuffer = () => {
@@ -116,21 +117,34 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     },
   });
   // While a message is written for the host, a Buffer's toJSON writes its stand-in (one native
-  // call per Buffer, where a replacer would be a call per value).
-  const markToJSON = function () { return { [BUFFER_MARK]: hostBase64Of(this.buffer, this.byteOffset, this.length) }; };
+  // call per Buffer, where a replacer would be a call per value). The host reads the bytes of an
+  // ArrayBuffer whole: a view of part of one (slice, subarray) is copied out first.
+  const markToJSON = function () {
+    const buffer = this.buffer;
+    const offset = this.byteOffset;
+    const length = this.length;
+    const bytes = offset === 0 && length === buffer.byteLength ? buffer : apply(arrayBufferSlice, buffer, [offset, offset + length]);
+    return { [BUFFER_MARK]: hostBase64Of(bytes, 0, length) };
+  };
+  // The swap is undone at the start of every call too: a time limit ends a run without its finally.
+  let swapped = null;
+  const unswap = () => {
+    if (swapped === null) return;
+    if (swapped.own) swapped.proto.toJSON = swapped.saved;
+    else delete swapped.proto.toJSON;
+    swapped = null;
+  };
   const toJson = (value) => {
     let text;
-    if (BufferCtor === null) text = stringify(value);
+    if (BufferCtor === null || swapped !== null) text = stringify(value);
     else {
       const proto = BufferCtor.prototype;
-      const own = apply(hasOwn, proto, ["toJSON"]);
-      const saved = proto.toJSON;
+      swapped = { proto, own: apply(hasOwn, proto, ["toJSON"]), saved: proto.toJSON };
       proto.toJSON = markToJSON;
       try {
         text = stringify(value);
       } finally {
-        if (own) proto.toJSON = saved;
-        else delete proto.toJSON;
+        unswap();
       }
     }
     return text === undefined ? "null" : text;
@@ -150,7 +164,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
         return apply(bufferFrom, BufferCtor, [hostBytesOf(mark)]);
       }
       // Node-RED's cloneMessage (lodash's cloneDeep) copies a Buffer with slice(): a view of the same bytes.
-      if (held !== undefined && typeof mark === "number") return held[mark].slice();
+      if (held !== undefined && typeof mark === "number" && mark >= 0 && mark < held.length) return held[mark].slice();
     }
     for (let i = 0; i < keys.length; i++) value[keys[i]] = reviveBuffers(value[keys[i]], held);
     return value;
@@ -569,6 +583,11 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   };
 
   return function dispatch(op, msgJson) {
+    unswap();
+    if (op === 7) {
+      loadBuffer();
+      return "";
+    }
     if (op === 3) {
       const state = pending;
       pending = null;

@@ -531,6 +531,29 @@ describe("function sandbox: isolation", () => {
     sandbox.close();
   });
 
+  it("Buffer's evaluation is not counted in a run's time limit (a node with a few ms gets its Buffers), and a run that times out while writing one leaves Buffer's JSON as Node's", async () => {
+    const quick = await createFunctionSandbox(options("msg.hex = msg.payload.toString('hex'); return msg;", { timeoutMs: 5 }));
+    const out = (await quick.run({ _msgid: "q1", payload: Buffer.from([0xab, 0xcd]) })).outputs[0]![0]!;
+    expect(out.hex).toBe("abcd");
+    quick.close();
+    const looping = await createFunctionSandbox(
+      options("if (msg.topic === 'json') return { payload: JSON.stringify(Buffer.from('A')) };\nconst b = Buffer.alloc(4096); for (;;) node.send({ payload: b });", { timeoutMs: 100 }),
+    );
+    await expect(looping.run({ _msgid: "l1", topic: "loop" })).rejects.toMatchObject({ kind: "timeout" });
+    expect((await looping.run({ _msgid: "l2", topic: "json" })).outputs[0]![0]!.payload).toBe('{"type":"Buffer","data":[65]}');
+    looping.close();
+  });
+
+  it("a part of a Buffer (slice, subarray) leaves as its own bytes; the stand-in's key is not one a message can forge", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("const big = Buffer.alloc(1000, 1); big[500] = 9;\nmsg.part = big.subarray(500, 503); msg.forged = RED.util.cloneMessage({ x: msg.forged }).x; return msg;"),
+    );
+    const out = (await sandbox.run({ _msgid: "p1", forged: { "\u0000b": "QUI=" } })).outputs[0]![0]!;
+    expect(out.part).toEqual(Buffer.from([9, 1, 1]));
+    expect(out.forged).toEqual({ "\u0000b": "QUI=" });
+    sandbox.close();
+  });
+
   it("referencing process or require is a ReferenceError inside the sandbox", async () => {
     for (const code of ["return process.env;", "return require('fs');", "return fetch('http://127.0.0.1/');", "setImmediate(() => {});"]) {
       const sandbox = await createFunctionSandbox(options(code));

@@ -14,7 +14,7 @@
  */
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import type { WorkerReply, WorkerRequest } from "./sandbox-protocol";
-import { restoreBuffers } from "./buffer-source";
+import { bufferMark, restoreBuffers } from "./buffer-source";
 import { SandboxError, type GlobalAnswer, type GlobalCall, type SandboxPoolDiagnostics } from "./sandbox-types";
 
 export type ReplyMessage = Extract<WorkerReply, { t: "reply" }>;
@@ -93,7 +93,7 @@ export class PoolWorker {
     const { url, execArgv } = workerEntry();
     this.worker = new Worker(url, {
       execArgv,
-      workerData: { port: channel.port2, syncPort: syncChannel.port2, signal },
+      workerData: { port: channel.port2, syncPort: syncChannel.port2, signal, bufferMark: bufferMark() },
       transferList: [channel.port2, syncChannel.port2],
     });
     this.diagnostics.workersStarted++;

@@ -14,7 +14,7 @@
 import { randomHex } from "../../ids";
 import type { Message } from "../types";
 import { boundedJson } from "../bounded-json";
-import { bufferMarkReplacer, markBuffers } from "./buffer-source";
+import { bufferMarkReplacer } from "./buffer-source";
 import { hardLimitMs, WorkerLost, type GlobalCallHandler, type HostedSandbox, type PoolWorker, type ReplyMessage } from "./pool-worker";
 import type { WireOptions, WorkerRequest } from "./sandbox-protocol";
 import {
@@ -306,8 +306,18 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
 
   linkReturn(id: number, answer: LinkAnswer): Promise<SandboxResult> {
     if (this.closed) return Promise.reject(new SandboxError("runtime", "the sandbox is closed"));
-    // A Buffer would cross by structured clone as a Uint8Array (with its whole pool slab): as its stand-in.
-    const sent: LinkAnswer = "msg" in answer ? { msg: markBuffers(answer.msg) } : answer;
+    // As a run's message: bounded, its Buffers as stand-ins (a structured clone would hand over a
+    // Uint8Array with its whole pool slab); one the sandbox cannot take fails the call's promise.
+    let sent: LinkAnswer = answer;
+    if ("msg" in answer) {
+      const memoryLimit = this.options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
+      try {
+        const json = boundedJson(answer.msg, { maxChars: memoryLimit / 2, maxMs: HAND_OVER_MAX_MS, cut: false, bufferReplacer: bufferMarkReplacer });
+        sent = json.truncated || json.text === undefined ? { error: "the link call's answer is too large for the sandbox" } : { msg: JSON.parse(json.text) as Record<string, unknown> };
+      } catch (err) {
+        sent = { error: `the link call's answer cannot be serialized: ${err instanceof Error ? err.message : String(err)}` };
+      }
+    }
     return this.call((worker) => this.synced({ t: "link", id: worker.newId(), sid: this.sid, link: id, answer: sent }));
   }
 

@@ -35,7 +35,7 @@ import type { Message, NodeStatus } from "../types";
 import { assertContextKey } from "../context/context-key";
 import { DRIVER_SOURCE } from "./driver";
 import { v8Error } from "./v8-messages";
-import { BUFFER_MARK_JSON, bufferMarkReplacer, bufferSource } from "./buffer-source";
+import { bufferMark, bufferMarkJson, bufferMarkReplacer, bufferSource } from "./buffer-source";
 import {
   DEFAULT_FLOW_CONTEXT_LIMIT_BYTES,
   DEFAULT_MEMORY_LIMIT_BYTES,
@@ -376,7 +376,7 @@ function decodeEnvelope(text: string, outputs: number, msgid: string, withReturn
     for (const error of result.errors ?? []) error.after = keptBefore[Math.min(Math.max(0, error.after), keptBefore.length - 1)]!;
   }
   // Its Buffers stay stand-ins here, on the worker: the host makes them Buffers (pool-worker.ts).
-  if (text.includes(BUFFER_MARK_JSON)) result.buffers = true;
+  if (text.includes(bufferMarkJson())) result.buffers = true;
   return result;
 }
 
@@ -407,6 +407,10 @@ const OP_SETTLE = 3;
 const OP_PARTIAL = 4;
 const OP_TIMER = 5;
 const OP_LINK = 6;
+/** Evaluates Node's Buffer in the engine (buffer-source.ts), outside any run's time limit. */
+const OP_LOAD_BUFFER = 7;
+/** Code that names Buffer has it evaluated with the engine, not in its first run's time. */
+const NAMES_BUFFER = /\bBuffer\b/;
 
 interface DumpedError {
   name: string;
@@ -508,7 +512,7 @@ class Engine {
             memory.dispose();
           }
         }),
-        vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX, finalMsg: options.finalMsg === true })),
+        vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX, finalMsg: options.finalMsg === true, bufferMark: bufferMark() })),
         vm.newString(options.code),
         vm.newString(options.initialize ?? ""),
         vm.newString(options.finalize ?? ""),
@@ -523,7 +527,8 @@ class Engine {
         throw this.classify(error);
       }
       this.dispatch = result.value;
-      for (let op = OP_RUN; op <= OP_LINK; op++) this.opHandles.push(vm.newNumber(op));
+      for (let op = OP_RUN; op <= OP_LOAD_BUFFER; op++) this.opHandles.push(vm.newNumber(op));
+      if (NAMES_BUFFER.test(options.code) || NAMES_BUFFER.test(options.initialize ?? "") || NAMES_BUFFER.test(options.finalize ?? "")) this.loadBuffer();
     } catch (err) {
       faulted = !(err instanceof SandboxError);
       throw err;
@@ -541,6 +546,8 @@ class Engine {
    */
   call(op: number, msgJson = "", msgidOfInput?: string): SandboxResult {
     const vm = this.vm;
+    // A message that brings a Buffer to code that never named one: Buffer first, in its own time.
+    if (!this.bufferLoaded && (op === OP_RUN || op === OP_LINK) && msgJson.includes(bufferMarkJson())) this.loadBuffer();
     // initialize/finalize/timer sends get a fresh id, like Node-RED's RED.util.generateId().
     const msgid = msgidOfInput ?? randomHex(8);
     this.op = op;
@@ -573,6 +580,20 @@ class Engine {
       return decodeEnvelope(text, this.options.outputs, msgid, op === OP_RUN, this.sourcesFor(op));
     } finally {
       this.deadline = Infinity;
+    }
+  }
+
+  private bufferLoaded = false;
+
+  /** Evaluates Node's Buffer in the engine, within the setup's time (not a run's, which may be a few ms). */
+  private loadBuffer(): void {
+    const deadline = this.deadline;
+    this.deadline = Date.now() + Math.max(this.options.timeoutMs, 1000);
+    try {
+      this.callDispatch(this.opHandles[OP_LOAD_BUFFER]!, undefined, "");
+      this.bufferLoaded = true;
+    } finally {
+      this.deadline = deadline;
     }
   }
 

@@ -75,4 +75,6 @@ export interface WorkerData {
   /** Where the host answers "ctx" calls (read with receiveMessageOnPort while the worker waits). */
   syncPort: MessagePort;
   signal: SharedArrayBuffer;
+  /** The host's key of a Buffer's stand-in (buffer-source.ts). */
+  bufferMark: string;
 }

@@ -7,9 +7,11 @@
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import { coreDiagnostics, createCoreSandbox, FlowStore, type CoreSandbox } from "./sandbox-core";
 import type { WorkerData, WorkerReply, WorkerRequest } from "./sandbox-protocol";
+import { setBufferMark } from "./buffer-source";
 import { SandboxError, type GlobalAnswer, type GlobalCall } from "./sandbox-types";
 
-const { port, syncPort, signal: signalBuffer } = workerData as WorkerData;
+const { port, syncPort, signal: signalBuffer, bufferMark } = workerData as WorkerData;
+setBufferMark(bufferMark);
 const signal = new Int32Array(signalBuffer);
 
 /** How long code may wait for the host to answer a global-context call (a database round trip). */
