@@ -2,8 +2,18 @@
 
 import { useState } from "react";
 
+/** A Buffer as it travels in JSON ({type: "Buffer", data: [bytes]}): shown as its bytes, as Node-RED's sidebar does. */
+export function bufferBytes(value: unknown): number[] | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const v = value as { type?: unknown; data?: unknown };
+  if (v.type !== "Buffer" || !Array.isArray(v.data) || Object.keys(value).length !== 2) return null;
+  return v.data.every((b) => typeof b === "number") ? (v.data as number[]) : null;
+}
+
 function preview(value: unknown): string {
   if (Array.isArray(value)) return `array[${value.length}]`;
+  const bytes = bufferBytes(value);
+  if (bytes) return `buffer[${bytes.length}] ${bytes.slice(0, 16).map((b) => b.toString(16).padStart(2, "0")).join(" ")}${bytes.length > 16 ? " …" : ""}`;
   const keys = Object.keys(value as object);
   const head = keys.slice(0, 3).join(", ");
   return `{ ${head}${keys.length > 3 ? ", …" : ""} }`;
@@ -31,7 +41,8 @@ export function JsonValue({ value, path, expanded, label }: { value: unknown; pa
       </div>
     );
   }
-  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value as Record<string, unknown>);
+  const bytes = bufferBytes(value);
+  const entries = bytes ? bytes.map((v, i) => [String(i), v] as const) : Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value as Record<string, unknown>);
   return (
     <div className="json-node">
       <button

@@ -12,8 +12,10 @@ const MAX_STATUS_CHARS = 32;
 const FILLS = new Set<NodeStatus["fill"]>(["red", "green", "yellow", "blue", "grey"]);
 const own = (o: unknown, key: string) => o !== null && typeof o === "object" && Object.prototype.hasOwnProperty.call(o, key);
 
+/** Node-RED's debug formats: "buffer[3]" for a Buffer (shown as its bytes), "array[4]", the type. */
 function formatOf(value: unknown): string {
   if (value === null) return "null";
+  if (Buffer.isBuffer(value)) return `buffer[${value.length}]`;
   if (Array.isArray(value)) return `array[${value.length}]`;
   return typeof value;
 }

@@ -104,10 +104,10 @@ describe("debug: behaviour (after Node-RED's 21-debug_spec)", () => {
 
   it("publishes numbers, booleans, null, arrays and a missing payload with their formats", async () => {
     const h = await loadTestFlow([{ id: "d", type: "debug" }], []);
-    for (const payload of [7, true, null, [0, 1, 2, 3]]) h.send("d", { payload });
+    for (const payload of [7, true, null, [0, 1, 2, 3], Buffer.from([0x41, 0x42, 0xff])]) h.send("d", { payload });
     h.send("d", {});
     await settle();
-    expect(h.debug.map((d) => d.format)).toEqual(["number", "boolean", "null", "array[4]", "undefined"]);
+    expect(h.debug.map((d) => d.format)).toEqual(["number", "boolean", "null", "array[4]", "buffer[3]", "undefined"]);
   });
 
   it("truncates a long message to 1,000 characters", async () => {
