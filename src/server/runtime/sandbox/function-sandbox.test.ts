@@ -1067,6 +1067,12 @@ describe("function sandbox: node.linkcall", () => {
     const second = await sandbox.run(msg("b"));
     const failed = await sandbox.linkReturn(second.linkCalls![0]!.id, { error: "timeout" });
     expect(failed.sent).toEqual([[[expect.objectContaining({ payload: ["error", "timeout", true] })]]]);
+    // An answer the sandbox cannot take (a cycle) fails the call with why, as a run's message would.
+    const third = await sandbox.run(msg("c"));
+    const cyclic: Record<string, unknown> = { payload: "C" };
+    cyclic.self = cyclic;
+    const refused = await sandbox.linkReturn(third.linkCalls![0]!.id, { msg: cyclic });
+    expect(refused.sent).toEqual([[[expect.objectContaining({ payload: ["error", expect.stringMatching(/^the link call's answer: the message cannot be serialized: .*circular/), true] })]]]);
     await sandbox.close();
   });
 

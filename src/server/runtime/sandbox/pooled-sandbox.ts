@@ -16,7 +16,7 @@ import type { Message } from "../types";
 import { boundedJson } from "../bounded-json";
 import { bufferMarkReplacer } from "./buffer-source";
 import { hardLimitMs, WorkerLost, type GlobalCallHandler, type HostedSandbox, type PoolWorker, type ReplyMessage } from "./pool-worker";
-import type { WireOptions, WorkerRequest } from "./sandbox-protocol";
+import type { WireLinkAnswer, WireOptions, WorkerRequest } from "./sandbox-protocol";
 import {
   DEFAULT_MEMORY_LIMIT_BYTES,
   emptyResult,
@@ -280,23 +280,32 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
   private runRequest(msg: Message, env: Readonly<Record<string, unknown>> | undefined): (worker: PoolWorker) => WorkerRequest {
     if (this.closed) throw new SandboxError("runtime", "the sandbox is closed");
     const msgid = msg?._msgid ?? randomHex(8);
+    const msgJson = this.handOver(msg);
+    return (worker) => this.synced({ t: "run", id: worker.newId(), sid: this.sid, msgJson, msgid, ...(env ? { env } : {}) });
+  }
+
+  /**
+   * A message as the JSON text the engine parses (a run's input, a link call's answer): bounded
+   * (runtime/bounded-json.ts: one repeating an object is refused after half the sandbox's memory
+   * worth of text, never expanded in full on the event loop), its Buffers as stand-ins
+   * (buffer-source.ts). Throws SandboxError when the sandbox cannot take it.
+   */
+  private handOver(msg: Message | Record<string, unknown>): string {
     const memoryLimit = this.options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
-    // Bounded (runtime/bounded-json.ts): a message repeating one object is refused after half the
-    // sandbox's memory worth of text, never expanded in full on the event loop.
     let json: ReturnType<typeof boundedJson>;
     try {
       json = boundedJson(msg, { maxChars: memoryLimit / 2, maxMs: HAND_OVER_MAX_MS, cut: false, bufferReplacer: bufferMarkReplacer });
     } catch (err) {
       throw new SandboxError("runtime", `the message cannot be serialized: ${err instanceof Error ? err.message : String(err)}`);
     }
-    if (json.truncated) {
+    if (json.truncated || json.text === undefined) {
       throw new SandboxError("memory", `message too large for the sandbox (more than ${memoryLimit / 2} characters as JSON, or more than ${HAND_OVER_MAX_MS} ms to write; memory limit ${memoryLimit} bytes)`);
     }
-    const msgJson = json.text as string;
+    const msgJson = json.text;
     if (msgJson.length > memoryLimit / 8 && Buffer.byteLength(msgJson) > memoryLimit / 2) {
       throw new SandboxError("memory", `message too large for the sandbox (${Buffer.byteLength(msgJson)} bytes as JSON, memory limit ${memoryLimit} bytes)`);
     }
-    return (worker) => this.synced({ t: "run", id: worker.newId(), sid: this.sid, msgJson, msgid, ...(env ? { env } : {}) });
+    return msgJson;
   }
 
   fire(id: number): Promise<SandboxResult> {
@@ -306,18 +315,15 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
 
   linkReturn(id: number, answer: LinkAnswer): Promise<SandboxResult> {
     if (this.closed) return Promise.reject(new SandboxError("runtime", "the sandbox is closed"));
-    // As a run's message: bounded, its Buffers as stand-ins (a structured clone would hand over a
-    // Uint8Array with its whole pool slab); one the sandbox cannot take fails the call's promise.
-    let sent: LinkAnswer = answer;
+    // Handed over as a run's message; one the sandbox cannot take fails the call's promise with why.
+    let sent: WireLinkAnswer;
     if ("msg" in answer) {
-      const memoryLimit = this.options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
       try {
-        const json = boundedJson(answer.msg, { maxChars: memoryLimit / 2, maxMs: HAND_OVER_MAX_MS, cut: false, bufferReplacer: bufferMarkReplacer });
-        sent = json.truncated || json.text === undefined ? { error: "the link call's answer is too large for the sandbox" } : { msg: JSON.parse(json.text) as Record<string, unknown> };
+        sent = { msgJson: this.handOver(answer.msg) };
       } catch (err) {
-        sent = { error: `the link call's answer cannot be serialized: ${err instanceof Error ? err.message : String(err)}` };
+        sent = { error: `the link call's answer: ${err instanceof Error ? err.message : String(err)}` };
       }
-    }
+    } else sent = answer;
     return this.call((worker) => this.synced({ t: "link", id: worker.newId(), sid: this.sid, link: id, answer: sent }));
   }
 

@@ -35,7 +35,8 @@ import type { Message, NodeStatus } from "../types";
 import { assertContextKey } from "../context/context-key";
 import { DRIVER_SOURCE } from "./driver";
 import { v8Error } from "./v8-messages";
-import { bufferMark, bufferMarkJson, bufferMarkReplacer, bufferSource } from "./buffer-source";
+import { bufferMark, bufferMarkJson, bufferSource } from "./buffer-source";
+import type { WireLinkAnswer } from "./sandbox-protocol";
 import {
   DEFAULT_FLOW_CONTEXT_LIMIT_BYTES,
   DEFAULT_MEMORY_LIMIT_BYTES,
@@ -47,7 +48,6 @@ import {
   withCarried,
   type FunctionSandboxOptions,
   type GlobalCall,
-  type LinkAnswer,
   type SandboxResult,
   type TimerChanges,
 } from "./sandbox-types";
@@ -838,10 +838,9 @@ export class CoreSandbox {
     return this.call(OP_TIMER, String(id), undefined);
   }
 
-  /** Settles node.linkcall `id`'s promise with the answer (nothing if the engine does not hold it). */
-  linkReturn(id: number, answer: LinkAnswer): Promise<SandboxResult> {
-    // Its Buffers come as stand-ins (pooled-sandbox.ts); a Buffer given here directly is written as one.
-    return this.call(OP_LINK, JSON.stringify("error" in answer ? { i: id, e: answer.error } : { i: id, m: answer.msg }, bufferMarkReplacer), undefined);
+  /** Settles node.linkcall `id`'s promise with the answer, its message as handed over (nothing if the engine does not hold it). */
+  linkReturn(id: number, answer: WireLinkAnswer): Promise<SandboxResult> {
+    return this.call(OP_LINK, "error" in answer ? JSON.stringify({ i: id, e: answer.error }) : `{"i":${id},"m":${answer.msgJson}}`, undefined);
   }
 
   private async call(op: number, arg: string, msgid: string | undefined): Promise<SandboxResult> {

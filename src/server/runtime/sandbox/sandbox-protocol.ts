@@ -7,7 +7,7 @@
  * close() with `finalize`).
  */
 import type { MessagePort } from "node:worker_threads";
-import type { FunctionSandboxOptions, GlobalCall, LinkAnswer, SandboxErrorKind, SandboxResult } from "./sandbox-types";
+import type { FunctionSandboxOptions, GlobalCall, SandboxErrorKind, SandboxResult } from "./sandbox-types";
 
 /**
  * What the host tells the group's worker copy of the flow context with a request: writes made on
@@ -26,6 +26,9 @@ export type WireOptions = Pick<
   "code" | "outputs" | "timeoutMs" | "memoryLimitBytes" | "initialize" | "finalize" | "flowContextLimitBytes" | "nodeInfo" | "env" | "finalMsg"
 >;
 
+/** A link call's answer on the wire: the message as the JSON text the host handed over (pooled-sandbox.ts). */
+export type WireLinkAnswer = { msgJson: string } | { error: string };
+
 export type WorkerRequest =
   /**
    * Creates sandbox `sid` in flow group `gid`; `seed` (JSON texts) when the worker does not hold the
@@ -38,7 +41,7 @@ export type WorkerRequest =
   /** Runs the callback of timer `timer` of sandbox `sid`. */
   | ({ t: "timer"; id: number; sid: number; timer: number } & FlowSync)
   /** Settles node.linkcall `link` of sandbox `sid` with `answer`. */
-  | ({ t: "link"; id: number; sid: number; link: number; answer: LinkAnswer } & FlowSync)
+  | ({ t: "link"; id: number; sid: number; link: number; answer: WireLinkAnswer } & FlowSync)
   | ({ t: "close"; id: number; sid: number } & FlowSync)
   /** No answer: the host holds no sandbox of the group on this worker any more. */
   | { t: "drop"; gid: number };

@@ -1,0 +1,80 @@
+/**
+ * The function node through the doors a user uses: a flow created and deployed over REST, its inject
+ * pressed over REST, what the debug node shows read from the WebSocket.
+ */
+import { describe, expect, it } from "vitest";
+import { setUpTestApp } from "@/test/set-up-test-app";
+import { setUpTestHub, connect } from "@/test/ws";
+import { signUp } from "@/test/accounts";
+
+const testApp = setUpTestApp();
+const hub = setUpTestHub(testApp);
+const request = testApp.request;
+
+type Graph = { nodes: Array<Record<string, unknown>>; connections: Array<{ source: string; target: string }> };
+
+/** Creates and deploys `graph`, presses inject `injectId`, and answers the first debug event. */
+async function injectAndDebug(name: string, graph: Graph, injectId: string) {
+  const owner = await signUp(request);
+  const ui = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+  try {
+    await ui.next((f) => f.type === "ready");
+    const created = await request("POST", "/flows", { token: owner.accessToken, body: { name, ...graph } });
+    expect(created.status, created.text).toBe(201);
+    expect((await request("POST", `/flows/${created.body.flow.id}/deploy`, { token: owner.accessToken })).status).toBe(200);
+    expect((await request("POST", `/nodes/${injectId}/inject`, { token: owner.accessToken, body: {} })).status).toBe(200);
+    return (await ui.next((f) => f.topic === "debug")).data as Record<string, unknown>;
+  } finally {
+    ui.ws.close();
+  }
+}
+
+describe("function nodes through REST and the WebSocket", () => {
+  // FlowFuse's multi-user dashboard blueprint: one branch sets the user in a function, another
+  // reads it with JSONata; a function that names the flow context runs in the flow's turn.
+  it("a JSONata branch reads the flow context the function set for the same message", async () => {
+    const debug = await injectAndDebug(
+      "turns",
+      {
+        nodes: [
+          { id: "turn-inj-1", type: "inject", config: { payload_type: "string", payload: "ann" } },
+          { id: "turn-fn-1", type: "function", config: { code: "flow.set('user', msg.payload); return null;" } },
+          { id: "turn-chg-1", type: "change", config: { rules: [{ t: "set", p: "payload", to: "'hello ' & $flowContext('user')", to_type: "jsonata" }] } },
+          { id: "turn-dbg-1", type: "debug" },
+        ],
+        connections: [
+          { source: "turn-inj-1", target: "turn-fn-1" },
+          { source: "turn-inj-1", target: "turn-chg-1" },
+          { source: "turn-chg-1", target: "turn-dbg-1" },
+        ],
+      },
+      "turn-inj-1",
+    );
+    expect(debug).toMatchObject({ node_id: "turn-dbg-1", msg: "hello ann" });
+  });
+
+  it("a Buffer made in one function is a Buffer in the next, and the debug node names the one it returns as Node-RED's sidebar does", async () => {
+    const debug = await injectAndDebug(
+      "buffers",
+      {
+        nodes: [
+          { id: "buf-inj-1", type: "inject", config: { payload_type: "string", payload: "AB" } },
+          { id: "buf-fn-1", type: "function", config: { code: "msg.payload = Buffer.from(msg.payload); return msg;" } },
+          {
+            id: "buf-fn-2",
+            type: "function",
+            config: { code: "msg.topic = [Buffer.isBuffer(msg.payload), msg.payload.readUInt16BE(0)].join(' ');\nmsg.payload = Buffer.concat([msg.payload, Buffer.from([0xff])]);\nreturn msg;" },
+          },
+          { id: "buf-dbg-1", type: "debug" },
+        ],
+        connections: [
+          { source: "buf-inj-1", target: "buf-fn-1" },
+          { source: "buf-fn-1", target: "buf-fn-2" },
+          { source: "buf-fn-2", target: "buf-dbg-1" },
+        ],
+      },
+      "buf-inj-1",
+    );
+    expect(debug).toMatchObject({ node_id: "buf-dbg-1", property: "payload", format: "buffer[3]", msg: { type: "Buffer", data: [65, 66, 255] }, topic: "true 16706" });
+  });
+});
