@@ -10,7 +10,7 @@
  * event crossing from one instance to a socket on the other.
  *
  * Runs in the `cluster` project (npm run test:cluster); the app instances use ports 3800-3849, the
- * Redis 6390-6399, the PostgreSQL 55432-55439.
+ * Redis 6390-6399, the PostgreSQL 25432-25439.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
@@ -208,7 +208,7 @@ async function recovered(label: string, since: number): Promise<number> {
 }
 
 beforeAll(async () => {
-  [redis, postgres] = await Promise.all([ThrowawayRedis.start([6390, 6399]), ThrowawayPostgres.start([55432, 55439])]);
+  [redis, postgres] = await Promise.all([ThrowawayRedis.start([6390, 6399]), ThrowawayPostgres.start([25432, 25439])]);
   cluster = new TestCluster({ basePort: await freePort(3800, 3848), databaseUrl: postgres.url, redisUrl: redis.url });
   const c = cluster;
   nodes = await Promise.all([c.start("a", 0), c.start("b", 1)]);

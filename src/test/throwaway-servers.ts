@@ -7,16 +7,34 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { isListening } from "./tcp-proxy";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The first port in [from, to] that nothing listens on. */
+/**
+ * Whether a server could listen on 127.0.0.1:port now. Nothing listening is not enough: a connected
+ * socket whose local port it is (an outgoing connection's ephemeral port, say a pool's connection
+ * to the shared PostgreSQL) makes bind() fail with EADDRINUSE, and with it a server we start there.
+ */
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen({ port, host: "127.0.0.1", exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * The first port in [from, to] that nothing listens on and that can be bound. Keep the ranges
+ * below Linux's ephemeral ports (32768-60999): a server stopped and started again on its port
+ * must not find it taken by an outgoing connection meanwhile.
+ */
 export async function freePort(from: number, to: number): Promise<number> {
   for (let port = from; port <= to; port++) {
-    if (!(await isListening(port, "127.0.0.1", 200))) return port;
+    if (!(await isListening(port, "127.0.0.1", 200)) && (await canBind(port))) return port;
   }
   throw new Error(`no free port in ${from}-${to}`);
 }
