@@ -18,6 +18,22 @@ const TOO_LONG = "must be at most 1,000,000 characters";
  */
 const SHARED_CONTEXT = /\b(?:flow|global)\b/;
 
+/** RED.util functions Node-RED's function node has and ours does not (red-util-source.ts throws for them). */
+const UNAVAILABLE_UTIL = /\bRED\.util\.(encodeObject|prepareJSONataExpression|evaluateJSONataExpression)\b/g;
+/** Node's util module, a global of Node-RED's function sandbox (not RED.util). */
+const NODE_UTIL = /(?<![.\w$])util\.\w+/g;
+
+/** What an imported function node's code reaches for that the sandbox lacks: a line each, for the import's report. */
+export function functionImportNotes(props: Record<string, unknown>): string[] {
+  const code = ["func", "initialize", "finalize"].map((k) => (typeof props[k] === "string" ? props[k] : "")).join("\n");
+  const notes: string[] = [];
+  const unavailable = [...new Set([...code.matchAll(UNAVAILABLE_UTIL)].map((m) => `RED.util.${m[1]}`))];
+  if (unavailable.length > 0) notes.push(`its code calls ${unavailable.join(", ")}, which the sandbox does not offer (the call throws an error saying so)`);
+  const nodeUtil = [...new Set([...code.matchAll(NODE_UTIL)].map((m) => m[0]))];
+  if (nodeUtil.length > 0) notes.push(`its code uses Node's util module (${nodeUtil.slice(0, 3).join(", ")}), which the sandbox does not have`);
+  return notes;
+}
+
 export const functionConfig = z.object({
   code: z.string().max(MAX_CODE_CHARS, TOO_LONG).default("return msg;").meta({ title: "On message", description: "JavaScript run for each message: return msg, an array for several outputs, or null" }),
   outputs: z.number().int().min(0).max(MAX_OUTPUT_PORTS).default(1).meta({ title: "Outputs", description: `How many output ports the node has (0-${MAX_OUTPUT_PORTS})` }),
@@ -64,12 +80,14 @@ In the code:
 - Flow and global context are **durable**: a value written while a message is handled is stored before any message this handling sends is delivered, so it survives a redeploy, a restart and a failover. The editor's *Context* tab and the REST API (\`/flows/{id}/context\`, \`/context/global\`) show and change them. An organization's context holds at most CONTEXT_MAX_BYTES (10 MiB by default); past it \`set\` throws \`context is full\`.
 - \`env.get(NAME)\`: a variable of the flow or the organization (secrets read as undefined).
 - \`setTimeout\`, \`setInterval\` and their clear functions (up to 1,000 at once).
+- \`RED.util\`: Node-RED's functions, which behave as Node-RED 5.0's: \`cloneMessage\`, \`getMessageProperty\` / \`setMessageProperty\` and \`getObjectProperty\` / \`setObjectProperty\` (property expressions such as \`payload.list[0]\`, \`a["b c"]\` or \`a[msg.key]\`), \`normalisePropertyExpression\`, \`evaluateNodeProperty\`, \`compareObjects\`, \`ensureString\`, \`ensureBuffer\`, \`generateId\`, \`parseContextStore\`, \`normaliseNodeTypeName\` and \`getSetting\`.
 - \`await node.linkcall(target, msg, {timeout})\` (Node-RED 5.0): calls a *link in* node (its id, or its name: in this flow first, then in the organization's) with a copy of \`msg\`, as a *link call* node does, and resolves to the message its *link out* in return mode sends back; it rejects with \`timeout\` after \`timeout\` ms (default 5000), when the target is not found, and past 1,000 calls waiting at once.
 
 ### Differences from Node-RED
 
 - The code runs in a sandbox (QuickJS) with a time limit per run (*Time limit*) and a memory limit: it cannot reach the server's process, files or network, and \`require\` and external modules (\`libs\`) are not available. A run past its time limit stops with an error a catch node can handle.
 - \`Buffer\` is Node's Buffer API (the \`buffer\` package, loaded the first time the code or a message uses one): a message's Buffers reach the code as Buffers and leave it as Buffers, and \`RED.util.cloneMessage\` shares their bytes as Node-RED's does. A Buffer kept in flow or global context is read back as its JSON (\`{type: "Buffer", data: [...]}\`), where Node-RED's memory context keeps the object.
+- In \`RED.util\`, \`getSetting(node, name)\` and \`evaluateNodeProperty(value, "env", …)\` read what \`env.get\` reads (the flow's and the organization's variables), where Node-RED 4.1 reads the server's environment and 5.0's \`getSetting\` answers \`undefined\`; \`evaluateNodeProperty\` with \`"flow"\` or \`"global"\` reads this node's flow or global context (Node-RED's throws, as the code's \`node\` has no \`context()\`). JSONata (\`evaluateNodeProperty\` with \`"jsonata"\`, \`prepareJSONataExpression\`, \`evaluateJSONataExpression\`), a date in a moment.js format and \`encodeObject\` are not available: they throw an error saying so (a change node evaluates JSONata and dates).
 - Context values are JSON and read as copies (as from Node-RED's persistent stores); keys are whole names (\`flow.get("a.b")\` reads the key \`a.b\`, not a nested property); there is one store (a store name is ignored); \`global\` is the organization's. Flow and global context are durable by default, where Node-RED's default store is in memory.
 - Error texts are the sandbox engine's (QuickJS): the commonest (\`x is not defined\`, \`Cannot read properties of null (reading 'y')\`, \`Cannot set properties of …\`) read as Node-RED's, others may be worded differently. \`msg.error\` has no \`stack\` (Node-RED's shows the server's files). The time limit counts the whole run, also after an \`await\`, where Node-RED's counts only the code's synchronous part.
 - At most 10,000 messages wait for *On start*'s promise (later ones are dropped, with a warning, until it settles), and at most 10,000 messages wait for their \`node.done()\` (past it the oldest is never finished, as a message whose \`node.done()\` is never called).
@@ -95,5 +113,6 @@ In the code:
         finalize: String(p.finalize ?? ""),
       };
     },
+    importNotes: functionImportNotes,
   },
 });

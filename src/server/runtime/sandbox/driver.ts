@@ -5,8 +5,9 @@
  * and cannot close the wrapper early), and serializes everything that goes back to the host as JSON.
  *
  * The source is evaluated once per QuickJS context as an expression yielding a factory; the host
- * calls the factory with its four flow-context callbacks, the global-context callback, its variable lookup and the code strings, and keeps only the
- * returned dispatcher. Nothing of this is reachable from the user's code through globals: the host
+ * calls the factory with its callbacks (the flow's four context calls, the global context, the
+ * variables, the sources of Buffer and RED.util evaluated at their first use, bytes to and from
+ * base64) and the code strings, and keeps only the returned dispatcher. Nothing of this is reachable from the user's code through globals: the host
  * callbacks live in the factory's closure.
  *
  * Dispatcher ops (first argument):
@@ -50,7 +51,9 @@
  * with {"i": id, "m": msg} or {"i": id, "e": text}, which settles that promise. Link call ids use
  * the timers' sequence (never reused, above info.timerBase); an unknown id settles nothing.
  */
-export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, hostBufferSource, hostBytesOf, hostBase64Of, infoJson, code, initCode, finCode) {
+import { RED_UTIL_NAMES } from "./red-util-source";
+
+export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, hostBufferSource, hostBytesOf, hostBase64Of, hostUtilSource, infoJson, code, initCode, finCode) {
   "use strict";
   // Primordials, captured before any user code runs (user code may replace the originals).
   const stringify = JSON.stringify;
@@ -87,6 +90,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   const indirectEval = eval;
 
   const info = parse(infoJson);
+  const RED_UTIL_NAMES = ${JSON.stringify(RED_UTIL_NAMES)};
   const push = (list, value) => { apply(arrayPush, list, [value]); };
   const join = (list) => apply(arrayJoin, list, [","]);
 
@@ -384,11 +388,27 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       return json === undefined ? undefined : JSON.parse(json);
     },
   };
-  const RED = {
-    util: {
-      cloneMessage(value) { return cloneMessage(value); },
-    },
+  // Node-RED's RED.util (red-util-source.ts), evaluated here the first time the code calls one of
+  // its functions other than cloneMessage.
+  let redUtil = null;
+  const redUtilLib = () => {
+    if (redUtil === null) {
+      redUtil = indirectEval(hostUtilSource())({
+        loadBuffer,
+        bufferOrNull: () => BufferCtor,
+        cloneMessage: (value) => cloneMessage(value),
+        envGet: (name) => env.get(name),
+        flow,
+        global,
+      });
+    }
+    return redUtil;
   };
+  const util = {};
+  for (const name of RED_UTIL_NAMES) {
+    util[name] = name === "cloneMessage" ? (value) => cloneMessage(value) : function () { return apply(redUtilLib()[name], undefined, arguments); };
+  }
+  const RED = { util };
   globalThis.console = {
     log(...args) { log("log", args); },
     info(...args) { log("log", args); },

@@ -195,6 +195,60 @@ describe("function sandbox: Node-RED semantics", () => {
     delete process.env.FLOWPLANE_SANDBOX_SECRET;
   });
 
+  it("RED.util reads the flow's variables where Node-RED reads the server's environment, and its flow context", async () => {
+    process.env.FLOWPLANE_SANDBOX_SECRET = "secret";
+    const sandbox = await createFunctionSandbox(
+      options(
+        [
+          "flow.set('k', { v: 3 });",
+          "const u = RED.util;",
+          "return { payload: [",
+          "  u.getSetting(node, 'GREETING'), u.getSetting(node, 'FLOWPLANE_SANDBOX_SECRET'), u.getSetting(node, 'PATH'),",
+          "  u.evaluateNodeProperty('GREETING', 'env', node, msg), u.evaluateNodeProperty('${GREETING} and ${NOPE}!', 'env', node, msg),",
+          "  u.evaluateNodeProperty('FLOWPLANE_SANDBOX_SECRET', 'env', node, msg),",
+          "  u.evaluateNodeProperty('k', 'flow', node, msg), u.evaluateNodeProperty('#:(file)::k', 'flow', node, msg), u.evaluateNodeProperty('k', 'flow', null, msg),",
+          "] };",
+        ].join("\n"),
+        { env: { GREETING: "hello", NR_NODE_ID: "n1" } },
+      ),
+    );
+    const result = await sandbox.run(msg(0));
+    expect(result.outputs[0]![0]!.payload).toEqual(["hello", null, null, "hello", "hello and !", "", { v: 3 }, { v: 3 }, "k"]);
+    sandbox.close();
+    delete process.env.FLOWPLANE_SANDBOX_SECRET;
+  });
+
+  it("RED.util's functions the sandbox cannot offer say so, and the code can catch it", async () => {
+    const sandbox = await createFunctionSandbox(
+      options(
+        [
+          "const u = RED.util;",
+          "const tries = [() => u.encodeObject({ msg: 1 }), () => u.prepareJSONataExpression('1', node), () => u.evaluateJSONataExpression({}, msg, () => {}),",
+          "  () => u.evaluateNodeProperty('1 + 1', 'jsonata', node, msg), () => u.evaluateNodeProperty('YYYY', 'date', node, msg)];",
+          "return { payload: tries.map((t) => { try { t(); return 'no error'; } catch (e) { return e.message; } }) };",
+        ].join("\n"),
+      ),
+    );
+    const result = await sandbox.run(msg(0));
+    expect(result.outputs[0]![0]!.payload).toEqual([
+      "RED.util.encodeObject is not available in Flowplane's function sandbox: it encodes for Node-RED's debug sidebar; send the value to a debug node",
+      "RED.util.prepareJSONataExpression is not available in Flowplane's function sandbox: JSONata expressions; use a change node",
+      "RED.util.evaluateJSONataExpression is not available in Flowplane's function sandbox: JSONata expressions; use a change node",
+      "RED.util.evaluateNodeProperty is not available in Flowplane's function sandbox: JSONata expressions; use a change node",
+      'RED.util.evaluateNodeProperty is not available in Flowplane\'s function sandbox: a date in a format of moment.js ("YYYY"); use "", "iso" or "object", or a change node',
+    ]);
+    sandbox.close();
+  });
+
+  it("RED.util's library is evaluated per engine: code that changes it changes only its own", async () => {
+    const first = await createFunctionSandbox(options("RED.util.getMessageProperty = () => 'mine'; return { payload: RED.util.getMessageProperty(msg, 'payload') };"));
+    const second = await createFunctionSandbox(options("return { payload: RED.util.getMessageProperty(msg, 'payload') };"));
+    expect((await first.run(msg(1))).outputs[0]![0]!.payload).toBe("mine");
+    expect((await second.run(msg(2))).outputs[0]![0]!.payload).toBe(2);
+    first.close();
+    second.close();
+  });
+
   it("Date, Math and JSON are available", async () => {
     const sandbox = await createFunctionSandbox(
       options("return { payload: [typeof Date.now(), Math.max(1, 2), JSON.parse(JSON.stringify({ a: 1 })).a, new Date(0).toISOString()] };"),

@@ -36,6 +36,7 @@ import { assertContextKey } from "../context/context-key";
 import { DRIVER_SOURCE } from "./driver";
 import { v8Error } from "./v8-messages";
 import { bufferMark, bufferMarkJson, bufferSource } from "./buffer-source";
+import { RED_UTIL_SOURCE } from "./red-util-source";
 import type { WireLinkAnswer } from "./sandbox-protocol";
 import {
   DEFAULT_FLOW_CONTEXT_LIMIT_BYTES,
@@ -512,6 +513,8 @@ class Engine {
             memory.dispose();
           }
         }),
+        // Node-RED's RED.util (red-util-source.ts), evaluated in the engine at the code's first call of it.
+        vm.newFunction("utilSource", () => vm.newString(RED_UTIL_SOURCE)),
         vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX, finalMsg: options.finalMsg === true, bufferMark: bufferMark() })),
         vm.newString(options.code),
         vm.newString(options.initialize ?? ""),

@@ -183,6 +183,38 @@ describe("import: file nodes (SPEC §23)", () => {
   });
 });
 
+describe("import: function nodes", () => {
+  it("reports code that calls what the sandbox lacks (Node's util, RED.util's JSONata and encodeObject), and none for RED.util it has", async () => {
+    const tab = uid("tab");
+    const [lacking, fine] = [uid("fn"), uid("fn")];
+    const flows = [
+      { id: tab, type: "tab", label: "functions" },
+      {
+        id: lacking, type: "function", z: tab, x: 100, y: 40, outputs: 1, noerr: 0, libs: [], initialize: "", finalize: "",
+        func: "const e = RED.util.prepareJSONataExpression('$x', node);\nRED.util.evaluateJSONataExpression(e, msg, () => {});\nnode.warn(util.inspect(msg));\nreturn msg;",
+        wires: [[]],
+      },
+      {
+        id: fine, type: "function", z: tab, x: 100, y: 80, outputs: 1, noerr: 0, libs: [], initialize: "", finalize: "",
+        func: "RED.util.setMessageProperty(msg, 'a.b', RED.util.getMessageProperty(msg, 'payload'));\nreturn msg;",
+        wires: [[]],
+      },
+    ];
+    const dry = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows } });
+    expect(dry.status).toBe(200);
+    const entry = (id: string) => dry.body.report.find((e: { node_id: string }) => e.node_id === id);
+    expect(entry(lacking)).toEqual({
+      node_id: lacking,
+      type: "function",
+      support: "supported",
+      reason:
+        "its code calls RED.util.prepareJSONataExpression, RED.util.evaluateJSONataExpression, which the sandbox does not offer (the call throws an error saying so); its code uses Node's util module (util.inspect), which the sandbox does not have",
+    });
+    expect(entry(fine)).toEqual({ node_id: fine, type: "function", support: "supported" });
+    expect((dry.body.warnings as string[]).filter((w) => w.startsWith(`node ${lacking} (function): `))).toHaveLength(2);
+  });
+});
+
 describe("import: dry run", () => {
   it("reports each node's support, writes nothing, and answers 200", async () => {
     const tab = uid("tab");
