@@ -53,7 +53,7 @@
  */
 import { RED_UTIL_NAMES } from "./red-util-source";
 
-export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, hostBufferSource, hostBytesOf, hostBase64Of, hostUtilSource, infoJson, code, initCode, finCode) {
+export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, hostBufferSource, hostBytesOf, hostBase64Of, hostUtilSource, hostIntl, hostIntlSource, infoJson, code, initCode, finCode) {
   "use strict";
   // Primordials, captured before any user code runs (user code may replace the originals).
   const stringify = JSON.stringify;
@@ -93,6 +93,78 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   const RED_UTIL_NAMES = ${JSON.stringify(RED_UTIL_NAMES)};
   const push = (list, value) => { apply(arrayPush, list, [value]); };
   const join = (list) => apply(arrayJoin, list, [","]);
+
+  // Locales (intl-host.ts): QuickJS has no Intl, and its toLocaleString ignores locales and
+  // options, its localeCompare compares code points. These ask the host's V8, as Node-RED's code
+  // gets V8's answers; Intl itself (intl-source.ts) is evaluated at the code's first use of it.
+  const stringSlice = String.prototype.slice;
+  const RangeErrorCtor = RangeError;
+  const intlAnswer = (text) => {
+    if (text[0] === "=") return apply(stringSlice, text, [1]);
+    const thrown = parse(apply(stringSlice, text, [1]));
+    const Ctor = thrown[0] === "RangeError" ? RangeErrorCtor : thrown[0] === "TypeError" ? TypeErrorCtor : ErrorCtor;
+    throw new Ctor(thrown[1]);
+  };
+  const localeArgs = (locales, options) =>
+    locales === undefined && options === undefined ? "" : stringify([locales === undefined ? null : locales, options === undefined ? null : options]);
+  const patch = (proto, name, fn) => {
+    defineProperty(fn, "name", { value: name });
+    defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
+  };
+  const dateGetTime = Date.prototype.getTime;
+  const localeDate = (kind, name) => patch(Date.prototype, name, function (locales, options) {
+    return intlAnswer(hostIntl("date", kind, localeArgs(locales, options), Str(apply(dateGetTime, this, []))));
+  });
+  localeDate("", "toLocaleString");
+  localeDate("Date", "toLocaleDateString");
+  localeDate("Time", "toLocaleTimeString");
+  const numberValueOf = Number.prototype.valueOf;
+  patch(Number.prototype, "toLocaleString", function (locales, options) {
+    const n = apply(numberValueOf, this, []);
+    return intlAnswer(hostIntl("number", localeArgs(locales, options), n === 0 && 1 / n < 0 ? "n-0" : "n" + Str(n)));
+  });
+  const bigintValueOf = BigInt.prototype.valueOf;
+  patch(BigInt.prototype, "toLocaleString", function (locales, options) {
+    return intlAnswer(hostIntl("number", localeArgs(locales, options), "b" + Str(apply(bigintValueOf, this, []))));
+  });
+  const stringOf = (value, method) => {
+    if (value === null || value === undefined) throw new TypeErrorCtor("String.prototype." + method + " called on null or undefined");
+    return Str(value);
+  };
+  patch(String.prototype, "localeCompare", function (that, locales, options) {
+    return +intlAnswer(hostIntl("compare", localeArgs(locales, options), stringOf(this, "localeCompare"), Str(that)));
+  });
+  patch(String.prototype, "toLocaleUpperCase", function (locales) {
+    return intlAnswer(hostIntl("case", "upper", localeArgs(locales, undefined), stringOf(this, "toLocaleUpperCase")));
+  });
+  patch(String.prototype, "toLocaleLowerCase", function (locales) {
+    return intlAnswer(hostIntl("case", "lower", localeArgs(locales, undefined), stringOf(this, "toLocaleLowerCase")));
+  });
+  // ECMA-402's: each element's toLocaleString(locales, options), "" for null and undefined.
+  patch(Array.prototype, "toLocaleString", function (locales, options) {
+    if (this === null || this === undefined) throw new TypeErrorCtor("Array.prototype.toLocaleString called on null or undefined");
+    const list = Object(this);
+    const length = list.length >>> 0;
+    let text = "";
+    for (let i = 0; i < length; i++) {
+      if (i > 0) text += ",";
+      const item = list[i];
+      if (item !== null && item !== undefined) text += Str(item.toLocaleString(locales, options));
+    }
+    return text;
+  });
+  defineProperty(globalThis, "Intl", {
+    configurable: true,
+    enumerable: false,
+    get() {
+      const made = indirectEval(hostIntlSource())(hostIntl, intlAnswer);
+      defineProperty(globalThis, "Intl", { value: made, writable: true, configurable: true, enumerable: false });
+      return made;
+    },
+    set(value) {
+      defineProperty(globalThis, "Intl", { value, writable: true, configurable: true, enumerable: false });
+    },
+  });
 
   // Node's Buffer (buffer-source.ts), evaluated here at its first use: by the code, or by a message
   // that brings one. Buffers cross to and from the host as {"\u0000b": base64}.

@@ -37,6 +37,8 @@ import { DRIVER_SOURCE } from "./driver";
 import { v8Error } from "./v8-messages";
 import { bufferMark, bufferMarkJson, bufferSource } from "./buffer-source";
 import { RED_UTIL_SOURCE } from "./red-util-source";
+import { intlCall } from "./intl-host";
+import { INTL_SOURCE } from "./intl-source";
 import type { WireLinkAnswer } from "./sandbox-protocol";
 import {
   DEFAULT_FLOW_CONTEXT_LIMIT_BYTES,
@@ -515,6 +517,9 @@ class Engine {
         }),
         // Node-RED's RED.util (red-util-source.ts), evaluated in the engine at the code's first call of it.
         vm.newFunction("utilSource", () => vm.newString(RED_UTIL_SOURCE)),
+        // Locales, answered by the host's V8 (intl-host.ts), and Intl's source (intl-source.ts).
+        vm.newFunction("intl", (...args) => vm.newString(intlCall(...(args.map((h) => (h === undefined ? "" : vm.getString(h))) as [string, string, string?, string?])))),
+        vm.newFunction("intlSource", () => vm.newString(INTL_SOURCE)),
         vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX, finalMsg: options.finalMsg === true, bufferMark: bufferMark() })),
         vm.newString(options.code),
         vm.newString(options.initialize ?? ""),
