@@ -131,8 +131,57 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     if (value === null || value === undefined) throw new TypeErrorCtor("String.prototype." + method + " called on null or undefined");
     return Str(value);
   };
+  // A collator's weights of tab, newline, carriage return and printable ASCII, from the host
+  // (intl-host.ts asciiCollation; null where its locale or options may order ASCII otherwise):
+  // strings of only those compare here, without a host call (a sort makes n log n of them),
+  // exactly as ICU compares them. Kept for the first 64 locale arguments.
+  const asciiTables = new MapCtor();
+  const asciiWeights = (args) => {
+    let weights = apply(mapGet, asciiTables, [args]);
+    if (weights === undefined) {
+      const table = intlAnswer(hostIntl("ascii", args));
+      weights = table === "" ? null : parse(table);
+      if (asciiTables.size < 64) apply(mapSet, asciiTables, [args, weights]);
+    }
+    return weights;
+  };
+  const outside = (text, from, primary) => {
+    for (let j = from; j < text.length; j++) {
+      const c = text.charCodeAt(j);
+      if (c > 126 || primary[c] === 0) return true;
+    }
+    return false;
+  };
+  /** -1, 0 or 1, or undefined when a string has a code outside the table. */
+  const asciiCompare = (a, b, weights) => {
+    const primary = weights[0];
+    const tertiary = weights[1];
+    const n = a.length < b.length ? a.length : b.length;
+    let third = 0;
+    for (let i = 0; i < n; i++) {
+      const x = a.charCodeAt(i);
+      const y = b.charCodeAt(i);
+      if (x > 126 || y > 126) return undefined;
+      const px = primary[x];
+      const py = primary[y];
+      if (px === 0 || py === 0) return undefined;
+      if (px !== py) return outside(a, i + 1, primary) || outside(b, i + 1, primary) ? undefined : px < py ? -1 : 1;
+      if (third === 0 && tertiary[x] !== tertiary[y]) third = tertiary[x] < tertiary[y] ? -1 : 1;
+    }
+    if (outside(a, n, primary) || outside(b, n, primary)) return undefined;
+    if (a.length !== b.length) return a.length < b.length ? -1 : 1;
+    return third;
+  };
+  const localeCompare = (a, b, args) => {
+    const weights = asciiWeights(args);
+    if (weights !== null) {
+      const answer = asciiCompare(a, b, weights);
+      if (answer !== undefined) return answer;
+    }
+    return +intlAnswer(hostIntl("compare", args, a, b));
+  };
   patch(String.prototype, "localeCompare", function (that, locales, options) {
-    return +intlAnswer(hostIntl("compare", localeArgs(locales, options), stringOf(this, "localeCompare"), Str(that)));
+    return localeCompare(stringOf(this, "localeCompare"), Str(that), localeArgs(locales, options));
   });
   patch(String.prototype, "toLocaleUpperCase", function (locales) {
     return intlAnswer(hostIntl("case", "upper", localeArgs(locales, undefined), stringOf(this, "toLocaleUpperCase")));
@@ -157,7 +206,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     configurable: true,
     enumerable: false,
     get() {
-      const made = indirectEval(hostIntlSource())(hostIntl, intlAnswer);
+      const made = indirectEval(hostIntlSource())(hostIntl, intlAnswer, localeCompare);
       defineProperty(globalThis, "Intl", { value: made, writable: true, configurable: true, enumerable: false });
       return made;
     },

@@ -249,6 +249,44 @@ describe("function sandbox: Node-RED semantics", () => {
     second.close();
   });
 
+  it("localeCompare of ASCII strings, compared in the sandbox, answers as ICU's collator for every option that keeps that path", async () => {
+    // Letters, digits, punctuation, whitespace, and some codes that leave the sandbox's path (é, ß, a control code).
+    const alphabet = "aAbBzZ09 _-.,;:!?'\"()[]{}@*/\\&#%`^+<=>|~$\t\n\réß\u0001";
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const strings = Array.from({ length: 1500 }, () => Array.from({ length: 1 + Math.floor(random() * 6) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(""));
+    const variants: Array<[string | undefined, Intl.CollatorOptions | undefined]> = [
+      [undefined, undefined],
+      ["en", undefined],
+      ["en-GB", { sensitivity: "base" }],
+      [undefined, { sensitivity: "accent" }],
+      [undefined, { sensitivity: "case" }],
+      ["en", { caseFirst: "upper" }],
+      ["en", { numeric: true }],
+      ["cs", undefined],
+    ];
+    const sandbox = await createFunctionSandbox(
+      options(
+        [
+          "const s = msg.payload;",
+          "return { payload: msg.variants.map(([l, o]) => {",
+          "  const pairs = []; for (let i = 0; i + 1 < s.length; i++) pairs.push(s[i].localeCompare(s[i + 1], l ?? undefined, o ?? undefined));",
+          "  const c = new Intl.Collator(l ?? undefined, o ?? undefined);",
+          "  return [pairs, s.slice().sort(c.compare)];",
+          "}) };",
+        ].join("\n"),
+        { timeoutMs: 10_000 },
+      ),
+    );
+    const result = await sandbox.run(msg(strings, { variants }));
+    const expected = variants.map(([l, o]) => {
+      const c = new Intl.Collator(l, o);
+      return [strings.slice(0, -1).map((x, i) => c.compare(x, strings[i + 1]!)), strings.slice().sort(c.compare)];
+    });
+    expect(result.outputs[0]![0]!.payload).toEqual(expected);
+    sandbox.close();
+  });
+
   it("Date, Math and JSON are available", async () => {
     const sandbox = await createFunctionSandbox(
       options("return { payload: [typeof Date.now(), Math.max(1, 2), JSON.parse(JSON.stringify({ a: 1 })).a, new Date(0).toISOString()] };"),

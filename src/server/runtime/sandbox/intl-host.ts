@@ -10,6 +10,7 @@
  * - `date`, kind ("" | "Date" | "Time"), `[locales, options]` JSON, epoch ms: Date.prototype.toLocale{kind}String
  * - `number`, `[locales, options]` JSON, value (see `valueOf`): Number/BigInt.prototype.toLocaleString
  * - `compare`, `[locales, options]` JSON, a, b: an Intl.Collator's compare (a number as text)
+ * - `ascii`, `[locales, options]` JSON: a collator's weights of ASCII (asciiCollation), which the sandbox compares itself
  * - `case`, "upper" | "lower", `[locales]` JSON, text: String.prototype.toLocale{Upper,Lower}Case
  * - `new`, constructor name, `[locales, options]` JSON: its resolvedOptions() as JSON (throws what V8 throws)
  * - `call`, constructor name, `[locales, options]` JSON, `[method, ...args]` JSON (see `revive`): the method's result as JSON
@@ -140,6 +141,41 @@ function answer(run: () => unknown, json: boolean): string {
   }
 }
 
+/** Tab, newline, carriage return and printable ASCII: what the sandbox compares itself. */
+const ASCII_CODES = [9, 10, 13, ...Array.from({ length: 95 }, (_, i) => 32 + i)];
+
+/**
+ * A collator's weights of ASCII_CODES as JSON `[primary[127], tertiary[127]]` (0 for other
+ * codes; tertiary all 0 where its sensitivity ignores case), or "" when its locale is not
+ * English or the root (others may tailor ASCII: Czech sorts "ch" after "h") or its options
+ * change more than the order of case (numeric, punctuation ignored, search, another collation).
+ * For such strings ICU's answer is the comparison of their primary weights, then of their
+ * tertiary ones: each code has one collation element, with the common secondary weight, and the
+ * only tertiary difference among them is case. intl-host.test.ts checks this against the collator.
+ */
+function asciiCollation(args: string): string {
+  const collator = formatter("Collator", args) as Intl.Collator;
+  const { locale, usage, ignorePunctuation, collation, numeric } = collator.resolvedOptions();
+  if (usage !== "sort" || ignorePunctuation || collation !== "default" || numeric || !/^(en|und)(-|$)/.test(locale) || /-u-/.test(locale)) return "";
+  const sorted = ASCII_CODES.map((c) => String.fromCharCode(c)).sort(collator.compare);
+  const cased = collator.compare("a", "A") !== 0;
+  const base = kept("Collator\u0000base", () => new Intl.Collator("en", { sensitivity: "base" })) as Intl.Collator;
+  const primary = new Array<number>(127).fill(0);
+  const tertiary = new Array<number>(127).fill(0);
+  let p = 0;
+  let t = 0;
+  sorted.forEach((ch, i) => {
+    if (i === 0 || base.compare(sorted[i - 1]!, ch) !== 0) {
+      p++;
+      t = 0;
+    }
+    t++;
+    primary[ch.charCodeAt(0)] = p;
+    tertiary[ch.charCodeAt(0)] = cased ? t : 0;
+  });
+  return JSON.stringify([primary, tertiary]);
+}
+
 /** One call from the sandbox; see the file's comment. */
 export function intlCall(op: string, a: string, b = "", c = ""): string {
   switch (op) {
@@ -157,6 +193,8 @@ export function intlCall(op: string, a: string, b = "", c = ""): string {
       // Number.prototype.toLocaleString(locales, options) is new Intl.NumberFormat(locales, options).format(x).
       return answer(() => (formatter("NumberFormat", a) as Intl.NumberFormat).format(valueOf(b) as number | bigint), false);
     }
+    case "ascii":
+      return answer(() => asciiCollation(a), false);
     case "compare":
       return answer(() => (formatter("Collator", a) as Intl.Collator).compare(b, c), false);
     case "case": {
