@@ -277,6 +277,33 @@ export const cases: DiffCase[] = [
     expect: 1,
   },
   {
+    name: "Intl: edges (map callbacks, null, undefined answers, BigInts, cycles)",
+    nodes: [
+      fn(
+        [
+          "const nf = new Intl.NumberFormat('en-US');",
+          "const list = [1, 2.5, 3000]; let joins = 0; list.toString = () => { joins++; return 'x'; };",
+          "const out = { mapped: list.map(nf.format), joins };",
+          "const tryIt = (f) => { try { return ['ok', f()]; } catch (e) { return [e.name, e.message]; } };",
+          "out.nullLocale = tryIt(() => (1).toLocaleString(null));",
+          "out.nullOptions = tryIt(() => new Intl.NumberFormat('en', null).format(1));",
+          "out.unknownRegion = tryIt(() => new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' }).of('ZZ') === undefined);",
+          "out.rangeUndefined = tryIt(() => new Intl.DateTimeFormat('en', { timeZone: 'UTC' }).formatRange(undefined, new Date(0)));",
+          "out.pluralBigInt = tryIt(() => new Intl.PluralRules('en').select(1n));",
+          "out.nanDigits = tryIt(() => (1).toLocaleString('en', { maximumFractionDigits: NaN }));",
+          "const cyclic = [1, 2]; cyclic.push(cyclic);",
+          "out.cyclic = cyclic.toLocaleString('de-DE');",
+          "out.negativeLength = Array.prototype.toLocaleString.call({ length: -1, 0: 5 });",
+          "out.sparse = [1000, , null, undefined, 2000].toLocaleString('en-US');",
+          "msg.payload = out;",
+          "return msg;",
+        ].join("\n"),
+      ),
+    ],
+    send: [{ msg: {} }],
+    expect: 1,
+  },
+  {
     name: "env.get reads the tab's variables and the built-in names",
     nodes: [fn("msg.payload = [env.get('GREETING'), env.get('API_URL'), env.get('NR_NODE_ID'), env.get('NR_FLOW_NAME'), env.get('MISSING') === undefined]; return msg;")],
     env: { GREETING: "hello", API_URL: "https://api.example.test/v1" },

@@ -29,7 +29,9 @@ export function functionImportNotes(props: Record<string, unknown>): string[] {
   const notes: string[] = [];
   const unavailable = [...new Set([...code.matchAll(UNAVAILABLE_UTIL)].map((m) => `RED.util.${m[1]}`))];
   if (unavailable.length > 0) notes.push(`its code calls ${unavailable.join(", ")}, which the sandbox does not offer (the call throws an error saying so)`);
-  const nodeUtil = [...new Set([...code.matchAll(NODE_UTIL)].map((m) => m[0]))];
+  // Code that names a variable util (const util = RED.util) means its own.
+  const ownUtil = /\b(?:const|let|var)\s+util\b|\butil\s*=(?!=)|[(,]\s*util\s*[,)=]/.test(code);
+  const nodeUtil = ownUtil ? [] : [...new Set([...code.matchAll(NODE_UTIL)].map((m) => m[0]))];
   if (nodeUtil.length > 0) notes.push(`its code uses Node's util module (${nodeUtil.slice(0, 3).join(", ")}), which the sandbox does not have`);
   return notes;
 }

@@ -17,6 +17,8 @@
  *   3 settle()      → the envelope of the settled promise (throws its rejection), or of the plain
  *                     result again once the jobs it queued have run
  *   4 partial()     → the envelope of what happened before an error (sends, status, logs, timers)
+ *   7 load(what)    → "": evaluates Buffer (no argument), RED.util ("util") or Intl ("intl") now,
+ *                     outside a run's time limit
  *
  * Envelope: {"r": <returned value>, "s": [<sent value>, ...], "l": [[level, text], ...], "st"?: <status>,
  *            "t"?: [[id, delayMs, repeats], ...], "c"?: [id, ...], "ri"?: <run token>,
@@ -98,6 +100,10 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   // options, its localeCompare compares code points. These ask the host's V8, as Node-RED's code
   // gets V8's answers; Intl itself (intl-source.ts) is evaluated at the code's first use of it.
   const stringSlice = String.prototype.slice;
+  const SetCtor = Set;
+  const setHas = Set.prototype.has;
+  const setAdd = Set.prototype.add;
+  const setDelete = Set.prototype.delete;
   const RangeErrorCtor = RangeError;
   const intlAnswer = (text) => {
     if (text[0] === "=") return apply(stringSlice, text, [1]);
@@ -105,15 +111,33 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     const Ctor = thrown[0] === "RangeError" ? RangeErrorCtor : thrown[0] === "TypeError" ? TypeErrorCtor : ErrorCtor;
     throw new Ctor(thrown[1]);
   };
+  // What crosses, as JSON with what JSON lacks (intl-host.ts revives them): undefined, BigInts,
+  // NaN, the infinities and -0. At most INTL_MAX_CHARS of it: a host call cannot be interrupted, and a
+  // call past the time limit's grace costs every sandbox of the worker its engine.
+  const INTL_MAX_CHARS = 1000000;
+  const intlReplacer = function (key, value) {
+    if (value === undefined) return key === "" ? value : { "\u0000undefined": 1 };
+    if (typeof value === "bigint") return { "\u0000bigint": Str(value) };
+    if (typeof value === "number" && (value !== value || value === 1 / 0 || value === -1 / 0 || (value === 0 && 1 / value < 0))) {
+      return { "\u0000num": value === 0 ? "-0" : Str(value) };
+    }
+    return value;
+  };
+  const intlHost = (op, a, b, c) => {
+    const size = a.length + (b === undefined ? 0 : b.length) + (c === undefined ? 0 : c.length);
+    if (size > INTL_MAX_CHARS) throw new RangeErrorCtor("Intl: the arguments are too long for the function sandbox (over 1,000,000 characters)");
+    return hostIntl(op, a, b, c);
+  };
+  // Locales and options as given (undefined crosses too): V8 refuses what it refuses, in its words.
   const localeArgs = (locales, options) =>
-    locales === undefined && options === undefined ? "" : stringify([locales === undefined ? null : locales, options === undefined ? null : options]);
+    locales === undefined && options === undefined ? "" : stringify([locales, options], intlReplacer);
   const patch = (proto, name, fn) => {
     defineProperty(fn, "name", { value: name });
     defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
   };
   const dateGetTime = Date.prototype.getTime;
   const localeDate = (kind, name) => patch(Date.prototype, name, function (locales, options) {
-    return intlAnswer(hostIntl("date", kind, localeArgs(locales, options), Str(apply(dateGetTime, this, []))));
+    return intlAnswer(intlHost("date", kind, localeArgs(locales, options), Str(apply(dateGetTime, this, []))));
   });
   localeDate("", "toLocaleString");
   localeDate("Date", "toLocaleDateString");
@@ -121,11 +145,11 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   const numberValueOf = Number.prototype.valueOf;
   patch(Number.prototype, "toLocaleString", function (locales, options) {
     const n = apply(numberValueOf, this, []);
-    return intlAnswer(hostIntl("number", localeArgs(locales, options), n === 0 && 1 / n < 0 ? "n-0" : "n" + Str(n)));
+    return intlAnswer(intlHost("number", localeArgs(locales, options), n === 0 && 1 / n < 0 ? "n-0" : "n" + Str(n)));
   });
   const bigintValueOf = BigInt.prototype.valueOf;
   patch(BigInt.prototype, "toLocaleString", function (locales, options) {
-    return intlAnswer(hostIntl("number", localeArgs(locales, options), "b" + Str(apply(bigintValueOf, this, []))));
+    return intlAnswer(intlHost("number", localeArgs(locales, options), "b" + Str(apply(bigintValueOf, this, []))));
   });
   const stringOf = (value, method) => {
     if (value === null || value === undefined) throw new TypeErrorCtor("String.prototype." + method + " called on null or undefined");
@@ -139,7 +163,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   const asciiWeights = (args) => {
     let weights = apply(mapGet, asciiTables, [args]);
     if (weights === undefined) {
-      const table = intlAnswer(hostIntl("ascii", args));
+      const table = intlAnswer(intlHost("ascii", args));
       weights = table === "" ? null : parse(table);
       if (asciiTables.size < 64) apply(mapSet, asciiTables, [args, weights]);
     }
@@ -178,35 +202,51 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       const answer = asciiCompare(a, b, weights);
       if (answer !== undefined) return answer;
     }
-    return +intlAnswer(hostIntl("compare", args, a, b));
+    return +intlAnswer(intlHost("compare", args, a, b));
   };
   patch(String.prototype, "localeCompare", function (that, locales, options) {
     return localeCompare(stringOf(this, "localeCompare"), Str(that), localeArgs(locales, options));
   });
   patch(String.prototype, "toLocaleUpperCase", function (locales) {
-    return intlAnswer(hostIntl("case", "upper", localeArgs(locales, undefined), stringOf(this, "toLocaleUpperCase")));
+    return intlAnswer(intlHost("case", "upper", localeArgs(locales, undefined), stringOf(this, "toLocaleUpperCase")));
   });
   patch(String.prototype, "toLocaleLowerCase", function (locales) {
-    return intlAnswer(hostIntl("case", "lower", localeArgs(locales, undefined), stringOf(this, "toLocaleLowerCase")));
+    return intlAnswer(intlHost("case", "lower", localeArgs(locales, undefined), stringOf(this, "toLocaleLowerCase")));
   });
   // ECMA-402's: each element's toLocaleString(locales, options), "" for null and undefined.
+  // An array inside itself is "" there, as V8's join cycle check makes it.
+  const joining = new SetCtor();
   patch(Array.prototype, "toLocaleString", function (locales, options) {
     if (this === null || this === undefined) throw new TypeErrorCtor("Array.prototype.toLocaleString called on null or undefined");
     const list = Object(this);
-    const length = list.length >>> 0;
-    let text = "";
-    for (let i = 0; i < length; i++) {
-      if (i > 0) text += ",";
-      const item = list[i];
-      if (item !== null && item !== undefined) text += Str(item.toLocaleString(locales, options));
+    if (apply(setHas, joining, [list])) return "";
+    const n = Math.trunc(+list.length);
+    const length = n > 0 ? (n < 9007199254740991 ? n : 9007199254740991) : 0;
+    apply(setAdd, joining, [list]);
+    try {
+      let text = "";
+      for (let i = 0; i < length; i++) {
+        if (i > 0) text += ",";
+        const item = list[i];
+        if (item !== null && item !== undefined) text += Str(item.toLocaleString(locales, options));
+      }
+      return text;
+    } finally {
+      apply(setDelete, joining, [list]);
     }
-    return text;
   });
+  let intlObject = null;
+  const loadIntl = () => {
+    if (intlObject === null) {
+      intlObject = indirectEval(hostIntlSource())({ host: intlHost, answer: intlAnswer, localeCompare, localeArgs, replacer: intlReplacer, Str, stringify, parse });
+    }
+    return intlObject;
+  };
   defineProperty(globalThis, "Intl", {
     configurable: true,
     enumerable: false,
     get() {
-      const made = indirectEval(hostIntlSource())(hostIntl, intlAnswer, localeCompare);
+      const made = loadIntl();
       defineProperty(globalThis, "Intl", { value: made, writable: true, configurable: true, enumerable: false });
       return made;
     },
@@ -726,7 +766,9 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   return function dispatch(op, msgJson) {
     unswap();
     if (op === 7) {
-      loadBuffer();
+      if (msgJson === "util") redUtilLib();
+      else if (msgJson === "intl") loadIntl();
+      else loadBuffer();
       return "";
     }
     if (op === 3) {

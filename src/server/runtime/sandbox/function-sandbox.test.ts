@@ -636,6 +636,35 @@ describe("function sandbox: isolation", () => {
     looping.close();
   });
 
+  it("RED.util, Intl and a Buffer that RED.util makes work from the first run of a node whose time limit is a few ms (each evaluated with the engine when the code names it)", async () => {
+    for (const code of [
+      "return { payload: RED.util.ensureBuffer('hi').toString('hex') };",
+      "const u = RED.util; return { payload: u.getMessageProperty(msg, 'topic') };",
+      "return { payload: new Intl.NumberFormat('de-DE').format(1234.5) };",
+    ]) {
+      const quick = await createFunctionSandbox(options(code, { timeoutMs: 3 }));
+      const out = await quick.run({ _msgid: "q", topic: "t" });
+      expect(out.outputs[0]![0]!.payload, code).toBe(code.includes("ensureBuffer") ? "6869" : code.includes("Intl") ? "1.234,5" : "t");
+      quick.close();
+    }
+  });
+
+  it("a locale call carries at most 1,000,000 characters to the host (which cannot interrupt it): past it a RangeError the code can catch", async () => {
+    const sandbox = await createFunctionSandbox(
+      options(
+        [
+          "const big = 'x'.repeat(1000001);",
+          "const tries = [() => big.localeCompare('y', 'de'), () => big.toLocaleUpperCase('tr'), () => new Intl.ListFormat('en').format(new Array(250000).fill('abcd')), () => 'x'.repeat(1000).localeCompare('y', 'de')];",
+          "return { payload: tries.map((t) => { try { return t(); } catch (e) { return [e.name, e.message]; } }) };",
+        ].join("\n"),
+        { timeoutMs: 5_000 },
+      ),
+    );
+    const tooLong = ["RangeError", "Intl: the arguments are too long for the function sandbox (over 1,000,000 characters)"];
+    expect((await sandbox.run(msg(0))).outputs[0]![0]!.payload).toEqual([tooLong, tooLong, tooLong, -1]);
+    sandbox.close();
+  });
+
   it("a part of a Buffer (slice, subarray) leaves as its own bytes; the stand-in's key is not one a message can forge", async () => {
     const sandbox = await createFunctionSandbox(
       options("const big = Buffer.alloc(1000, 1); big[500] = 9;\nmsg.part = big.subarray(500, 503); msg.forged = RED.util.cloneMessage({ x: msg.forged }).x; return msg;"),

@@ -19,7 +19,7 @@ describe("intl-host: the sandbox's locale calls answered by V8", () => {
       ["en-US", undefined],
     ];
     for (const [locales, options] of variants) {
-      const args = JSON.stringify([locales, options ?? null]);
+      const args = JSON.stringify(options === undefined ? [locales] : [locales, options]);
       const expected = [d.toLocaleString(locales, options)];
       const got = [value(intlCall("date", "", args, String(t)))];
       // A date-only or time-only call with the other style is V8's TypeError.

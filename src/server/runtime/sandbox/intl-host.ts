@@ -50,6 +50,8 @@ const STATICS = new Set(["supportedLocalesOf", "getCanonicalLocales", "supported
 
 const FORMATTERS_KEPT = 256;
 const KEY_KEPT_CHARS = 1_000;
+/** What one call may carry (driver.ts INTL_MAX_CHARS): a host call cannot be interrupted. */
+const INTL_MAX_CHARS = 1_000_000;
 const formatters = new Map<string, object>();
 
 /** The formatter kept under `key`, made by `make` if none is (the most recently used are kept). */
@@ -99,10 +101,11 @@ function dateFormatter(kind: string, args: string): Intl.DateTimeFormat | null {
   }) as Intl.DateTimeFormat;
 }
 
+/** Locales and options as the sandbox gave them (null stays null: V8 refuses it). */
 function parseArgs(json: string): [unknown, unknown] {
   if (json === "") return [undefined, undefined];
-  const parsed = JSON.parse(json) as unknown[];
-  return [parsed[0] ?? undefined, parsed[1] ?? undefined];
+  const parsed = JSON.parse(json, revive) as unknown[];
+  return [parsed[0], parsed[1]];
 }
 
 /** A value the sandbox sent as text: "n<number>", "b<bigint>", "s<string>", "u" undefined. */
@@ -115,11 +118,12 @@ function valueOf(text: string): unknown {
   return undefined;
 }
 
-/** JSON arguments with what JSON lacks as {"\u0000bigint": "123"} and {"\u0000num": "NaN" | "Infinity" | "-Infinity" | "-0"}. */
+/** JSON arguments with what JSON lacks as {"\u0000undefined": 1}, {"\u0000bigint": "123"} and {"\u0000num": "NaN" | "Infinity" | "-Infinity" | "-0"}. */
 function revive(_key: string, value: unknown): unknown {
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const keys = Object.keys(value);
     const tagged = value as Record<string, string>;
+    if (keys.length === 1 && keys[0] === "\u0000undefined") return undefined;
     if (keys.length === 1 && keys[0] === "\u0000bigint") return BigInt(tagged["\u0000bigint"]!);
     if (keys.length === 1 && keys[0] === "\u0000num") return tagged["\u0000num"] === "-0" ? -0 : Number(tagged["\u0000num"]);
   }
@@ -135,7 +139,8 @@ const thrown = (name: string, message: string) => `!${JSON.stringify([name, mess
 function answer(run: () => unknown, json: boolean): string {
   try {
     const value = run();
-    return `=${json ? (JSON.stringify(value) ?? "null") : String(value)}`;
+    // undefined (DisplayNames.of an unknown code) is not JSON: the sandbox reads the word.
+    return `=${json ? (value === undefined ? "undefined" : JSON.stringify(value)) : String(value)}`;
   } catch (err) {
     return thrown(err instanceof Error ? err.name : "Error", err instanceof Error ? err.message : String(err));
   }
@@ -178,6 +183,8 @@ function asciiCollation(args: string): string {
 
 /** One call from the sandbox; see the file's comment. */
 export function intlCall(op: string, a: string, b = "", c = ""): string {
+  // The driver refuses these first (intlHost); here for whatever reaches the host function anyway.
+  if (a.length + b.length + c.length > INTL_MAX_CHARS) return thrown("RangeError", "Intl: the arguments are too long for the function sandbox (over 1,000,000 characters)");
   switch (op) {
     case "date": {
       const date = new Date(Number(c));
@@ -197,10 +204,11 @@ export function intlCall(op: string, a: string, b = "", c = ""): string {
       return answer(() => asciiCollation(a), false);
     case "compare":
       return answer(() => (formatter("Collator", a) as Intl.Collator).compare(b, c), false);
-    case "case": {
-      const [locales] = parseArgs(b);
-      return answer(() => (a === "upper" ? c.toLocaleUpperCase(locales as string) : c.toLocaleLowerCase(locales as string)), false);
-    }
+    case "case":
+      return answer(() => {
+        const locales = parseArgs(b)[0] as string;
+        return a === "upper" ? c.toLocaleUpperCase(locales) : c.toLocaleLowerCase(locales);
+      }, false);
     case "new":
       if (!isConstructorName(a)) return thrown("TypeError", `Intl.${a} is not a constructor`);
       return answer(() => (formatter(a, b) as { resolvedOptions(): unknown }).resolvedOptions(), true);
@@ -215,7 +223,7 @@ export function intlCall(op: string, a: string, b = "", c = ""): string {
     }
     case "static":
       return answer(() => {
-        const [method, ...args] = JSON.parse(b) as [string, ...unknown[]];
+        const [method, ...args] = JSON.parse(b, revive) as [string, ...unknown[]];
         if (!STATICS.has(method)) throw new TypeError(`${method} is not a function`);
         const owner = (a === "" ? Intl : isConstructorName(a) ? CONSTRUCTORS[a] : undefined) as Record<string, (...args: unknown[]) => unknown> | undefined;
         const fn = owner?.[method];

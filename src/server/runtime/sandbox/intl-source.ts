@@ -6,70 +6,77 @@
  * PluralRules, RelativeTimeFormat, ListFormat and DisplayNames with their formatting methods and
  * resolvedOptions(), supportedLocalesOf, Intl.getCanonicalLocales and Intl.supportedValuesOf.
  *
- * The source is an expression yielding a factory; the driver calls it with the host function,
- * its `answer(text)` (the value of an answer, or the error it carries thrown) and its
- * `localeCompare(a, b, argsJson)` (a Collator's compare is String.prototype.localeCompare's).
+ * The source is an expression yielding a factory; the driver calls it with what it shares: its
+ * host call, its `answer(text)` (the value of an answer, or the error it carries thrown), its
+ * `localeCompare(a, b, argsJson)` (a Collator's compare is String.prototype.localeCompare's),
+ * its locale-argument JSON and replacer, and primordials.
  *
  * No backticks and no dollar-brace in this text: it is a template literal.
  */
-export const INTL_SOURCE = String.raw`(function (hostIntl, answer, localeCompare) {
+export const INTL_SOURCE = String.raw`(function (deps) {
   "use strict";
-  var stringify = JSON.stringify;
-  var parse = JSON.parse;
+  // The driver's: its host call (which bounds what crosses), its answer reader, its
+  // localeCompare, its locale-argument JSON and replacer, and primordials user code cannot replace.
+  var hostIntl = deps.host;
+  var answer = deps.answer;
+  var localeCompare = deps.localeCompare;
+  var argsOf = deps.localeArgs;
+  var replacer = deps.replacer;
+  var Str = deps.Str;
+  var stringify = deps.stringify;
+  var parse = deps.parse;
   var slots = new WeakMap();
   var dateGetTime = Date.prototype.getTime;
-  var numberTag = "\u0000num";
-  var bigintTag = "\u0000bigint";
+  var arraySlice = Array.prototype.slice;
+  var arrayFrom = Array.from;
 
-  var argsOf = function (locales, options) {
-    if (locales === undefined && options === undefined) return "";
-    return stringify([locales === undefined ? null : locales, options === undefined ? null : options]);
-  };
-  // JSON with what JSON lacks: BigInts, NaN, the infinities and -0 (intl-host.ts revives them).
-  var replacer = function (key, value) {
-    if (typeof value === "bigint") {
-      var big = {};
-      big[bigintTag] = String(value);
-      return big;
-    }
-    if (typeof value === "number" && (value !== value || value === Infinity || value === -Infinity || (value === 0 && 1 / value < 0))) {
-      var num = {};
-      num[numberTag] = value === 0 ? "-0" : String(value);
-      return num;
-    }
-    return value;
-  };
   var slotOf = function (self, name, method) {
     var slot = self !== null && typeof self === "object" ? slots.get(self) : undefined;
     if (slot === undefined || slot.name !== name) {
-      throw new TypeError("Method Intl." + name + ".prototype." + method + " called on incompatible receiver " + String(self));
+      throw new TypeError("Method Intl." + name + ".prototype." + method + " called on incompatible receiver " + Str(self));
     }
     return slot;
   };
   var call = function (slot, method, args) {
-    return parse(answer(hostIntl("call", slot.name, slot.args, stringify([method].concat(args), replacer))));
+    var text = answer(hostIntl("call", slot.name, slot.args, stringify([method].concat(args), replacer)));
+    return text === "undefined" ? undefined : parse(text);
   };
-  var toDateValue = function (value) {
-    if (value === undefined) return Date.now();
+  // ToNumber, with V8's words for a BigInt.
+  var num = function (value) {
+    if (typeof value === "bigint") throw new TypeError("Cannot convert a BigInt value to a number");
+    return +value;
+  };
+  // A date as V8's methods take one: format() without one is now; a range needs both.
+  var toDateValue = function (value, method) {
+    if (value === undefined) {
+      if (method === "format" || method === "formatToParts") return Date.now();
+      throw new TypeError("Invalid time value");
+    }
     if (value instanceof Date) return Reflect.apply(dateGetTime, value, []);
-    return Number(value);
+    return num(value);
   };
   var toNumberValue = function (value) {
-    return typeof value === "bigint" || typeof value === "string" ? value : Number(value);
+    return typeof value === "bigint" || typeof value === "string" ? value : num(value);
   };
-  // What each method's arguments become before they cross (as V8 converts them).
+  // What each method's arguments become before they cross (as V8 converts them), only as many
+  // as the method takes (dates.map(dtf.format) passes three).
+  var two = { formatRange: true, formatRangeToParts: true, selectRange: true };
   var convert = {
-    DateTimeFormat: function (args) { return args.map(toDateValue); },
-    NumberFormat: function (args) { return args.map(toNumberValue); },
-    PluralRules: function (args) { return args.map(function (a) { return Number(a); }); },
-    RelativeTimeFormat: function (args) { return [Number(args[0]), String(args[1])]; },
-    ListFormat: function (args) { return [args[0] === undefined ? [] : Array.from(args[0], function (item) { return item; })]; },
-    DisplayNames: function (args) { return [String(args[0])]; },
+    DateTimeFormat: function (args, method) {
+      return two[method] ? [toDateValue(args[0], method), toDateValue(args[1], method)] : [toDateValue(args[0], method)];
+    },
+    NumberFormat: function (args, method) {
+      return two[method] ? [toNumberValue(args[0]), toNumberValue(args[1])] : [toNumberValue(args[0])];
+    },
+    PluralRules: function (args, method) { return two[method] ? [num(args[0]), num(args[1])] : [num(args[0])]; },
+    RelativeTimeFormat: function (args) { return [num(args[0]), Str(args[1])]; },
+    ListFormat: function (args) { return [args[0] === undefined ? [] : arrayFrom(args[0], function (item) { return item; })]; },
+    DisplayNames: function (args) { return [Str(args[0])]; },
   };
 
-  // The arguments up to the last one given (JSON would turn a missing options into null, which V8 refuses).
+  // The arguments up to the last one given.
   var given = function (args) {
-    var list = Array.prototype.slice.call(args);
+    var list = Reflect.apply(arraySlice, args, []);
     while (list.length > 0 && list[list.length - 1] === undefined) list.pop();
     return list;
   };
@@ -91,7 +98,7 @@ export const INTL_SOURCE = String.raw`(function (hostIntl, answer, localeCompare
     };
     Object.defineProperty(C, "name", { value: name });
     define(C, "supportedLocalesOf", function supportedLocalesOf(locales, options) {
-      return parse(answer(hostIntl("static", name, stringify(["supportedLocalesOf"].concat(given(arguments))))));
+      return parse(answer(hostIntl("static", name, stringify(["supportedLocalesOf"].concat(given(arguments)), replacer))));
     });
     define(C.prototype, "resolvedOptions", function resolvedOptions() {
       return parse(slotOf(this, name, "resolvedOptions").resolved);
@@ -101,11 +108,11 @@ export const INTL_SOURCE = String.raw`(function (hostIntl, answer, localeCompare
         ? function (a, b) {
           // String.prototype.localeCompare's (ASCII in the sandbox, the rest in one host call
           // without JSON): a sort calls it n log n times.
-          return localeCompare(String(a), String(b), slotOf(this, name, method).args);
+          return localeCompare(Str(a), Str(b), slotOf(this, name, method).args);
         }
         : function () {
           var slot = slotOf(this, name, method);
-          return call(slot, method, convert[name](Array.prototype.slice.call(arguments)));
+          return call(slot, method, convert[name](Reflect.apply(arraySlice, arguments, []), method));
         };
       Object.defineProperty(fn, "name", { value: method });
       if (method === bound) {
@@ -138,10 +145,10 @@ export const INTL_SOURCE = String.raw`(function (hostIntl, answer, localeCompare
   make("ListFormat", ["format", "formatToParts"], null, false);
   make("DisplayNames", ["of"], null, false);
   define(Intl, "getCanonicalLocales", function getCanonicalLocales(locales) {
-    return parse(answer(hostIntl("static", "", stringify(["getCanonicalLocales"].concat(given(arguments))))));
+    return parse(answer(hostIntl("static", "", stringify(["getCanonicalLocales"].concat(given(arguments)), replacer))));
   });
   define(Intl, "supportedValuesOf", function supportedValuesOf(key) {
-    return parse(answer(hostIntl("static", "", stringify(["supportedValuesOf", String(key)]))));
+    return parse(answer(hostIntl("static", "", stringify(["supportedValuesOf", Str(key)]))));
   });
   return Intl;
 })`;

@@ -410,10 +410,15 @@ const OP_SETTLE = 3;
 const OP_PARTIAL = 4;
 const OP_TIMER = 5;
 const OP_LINK = 6;
-/** Evaluates Node's Buffer in the engine (buffer-source.ts), outside any run's time limit. */
+/** Evaluates Node's Buffer in the engine (buffer-source.ts), or RED.util's or Intl's source, outside any run's time limit. */
 const OP_LOAD_BUFFER = 7;
-/** Code that names Buffer has it evaluated with the engine, not in its first run's time. */
-const NAMES_BUFFER = /\bBuffer\b/;
+/**
+ * Code that names Buffer (or a RED.util function that makes one), RED.util's other functions or
+ * Intl has it evaluated with the engine, not in its first run's time (which may be a few ms).
+ */
+const NAMES_BUFFER = /\b(?:Buffer|ensureBuffer|evaluateNodeProperty)\b/;
+const NAMES_UTIL = /\bRED\s*\.\s*util\b(?!\s*\.\s*cloneMessage\b)/;
+const NAMES_INTL = /\bIntl\b/;
 
 interface DumpedError {
   name: string;
@@ -518,7 +523,7 @@ class Engine {
         // Node-RED's RED.util (red-util-source.ts), evaluated in the engine at the code's first call of it.
         vm.newFunction("utilSource", () => vm.newString(RED_UTIL_SOURCE)),
         // Locales, answered by the host's V8 (intl-host.ts), and Intl's source (intl-source.ts).
-        vm.newFunction("intl", (...args) => vm.newString(intlCall(...(args.map((h) => (h === undefined ? "" : vm.getString(h))) as [string, string, string?, string?])))),
+        vm.newFunction("intl", (...args) => vm.newString(intlCall(...(args.map((h) => (h !== undefined && vm.typeof(h) === "string" ? vm.getString(h) : "")) as [string, string, string?, string?])))),
         vm.newFunction("intlSource", () => vm.newString(INTL_SOURCE)),
         vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX, finalMsg: options.finalMsg === true, bufferMark: bufferMark() })),
         vm.newString(options.code),
@@ -536,7 +541,10 @@ class Engine {
       }
       this.dispatch = result.value;
       for (let op = OP_RUN; op <= OP_LOAD_BUFFER; op++) this.opHandles.push(vm.newNumber(op));
-      if (NAMES_BUFFER.test(options.code) || NAMES_BUFFER.test(options.initialize ?? "") || NAMES_BUFFER.test(options.finalize ?? "")) this.loadBuffer();
+      const code = [options.code, options.initialize ?? "", options.finalize ?? ""];
+      if (code.some((c) => NAMES_BUFFER.test(c))) this.loadBuffer();
+      if (code.some((c) => NAMES_UTIL.test(c))) this.loadBuffer("util");
+      if (code.some((c) => NAMES_INTL.test(c))) this.loadBuffer("intl");
     } catch (err) {
       faulted = !(err instanceof SandboxError);
       throw err;
@@ -593,13 +601,21 @@ class Engine {
 
   private bufferLoaded = false;
 
-  /** Evaluates Node's Buffer in the engine, within the setup's time (not a run's, which may be a few ms). */
-  private loadBuffer(): void {
+  /**
+   * Evaluates Node's Buffer in the engine (or, named, RED.util's or Intl's source), within the
+   * setup's time (not a run's, which may be a few ms).
+   */
+  private loadBuffer(what: "" | "util" | "intl" = ""): void {
     const deadline = this.deadline;
     this.deadline = Date.now() + Math.max(this.options.timeoutMs, 1000);
     try {
-      this.callDispatch(this.opHandles[OP_LOAD_BUFFER]!, undefined, "");
-      this.bufferLoaded = true;
+      const named = what === "" ? undefined : this.vm.newString(what);
+      try {
+        this.callDispatch(this.opHandles[OP_LOAD_BUFFER]!, named, "");
+      } finally {
+        named?.dispose();
+      }
+      if (what === "") this.bufferLoaded = true;
     } finally {
       this.deadline = deadline;
     }

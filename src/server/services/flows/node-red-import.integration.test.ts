@@ -184,7 +184,7 @@ describe("import: file nodes (SPEC §23)", () => {
 });
 
 describe("import: function nodes", () => {
-  it("reports code that calls what the sandbox lacks (Node's util, RED.util's JSONata and encodeObject), and none for RED.util it has", async () => {
+  it("reports code that calls what the sandbox lacks (Node's util, RED.util's JSONata and encodeObject), and none for RED.util it has (also under a variable named util)", async () => {
     const tab = uid("tab");
     const [lacking, fine] = [uid("fn"), uid("fn")];
     const flows = [
@@ -196,7 +196,7 @@ describe("import: function nodes", () => {
       },
       {
         id: fine, type: "function", z: tab, x: 100, y: 80, outputs: 1, noerr: 0, libs: [], initialize: "", finalize: "",
-        func: "RED.util.setMessageProperty(msg, 'a.b', RED.util.getMessageProperty(msg, 'payload'));\nreturn msg;",
+        func: "const util = RED.util;\nutil.setMessageProperty(msg, 'a.b', RED.util.getMessageProperty(msg, 'payload'));\nreturn msg;",
         wires: [[]],
       },
     ];
