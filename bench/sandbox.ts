@@ -1,10 +1,13 @@
 /**
  * 4b. The function node's sandbox alone (`npm run bench -- sandbox`): calls per second for a few
  * typical bodies, run back to back on one sandbox (each call is a round trip to a worker thread),
- * then with 16 calls in flight, and what creating and closing a sandbox costs. It runs only when
+ * then with 16 calls in flight, locale work (sorting with localeCompare, dates in a time zone)
+ * against the same bodies in V8 as Node-RED runs them, and what creating and closing a sandbox
+ * costs. It runs only when
  * named and writes nothing: it is for working on src/server/runtime/sandbox/, next to benchmark 4
  * (the whole runtime, which includes the sandboxed function node).
  */
+import vm from "node:vm";
 import { SandboxPool, type FunctionSandboxOptions } from "@/server/runtime/sandbox/function-sandbox";
 import { fmt } from "./lib/stats";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
@@ -23,6 +26,19 @@ const cases: Array<{ name: string; code: string; outputs?: number }> = [
   },
   { name: "route on parity (2 outputs)", code: "return msg.payload & 1 ? [null, msg] : [msg, null];", outputs: 2 },
   { name: "async body (await)", code: "msg.payload = await Promise.resolve(msg.payload + 1); return msg;" },
+];
+
+/** 1,000 ASCII names in a fixed shuffled order. */
+const NAMES = Array.from({ length: 1_000 }, (_, i) => `${["Anna", "bob", "Carl", "dora", "Émile"][i % 5]} ${(i * 7919) % 1000}`);
+const LOCALE_N = 50;
+const LOCALE_WARM_UP = 5;
+const localeCases = [
+  { name: "sort 1,000 names with localeCompare (4 in 5 ASCII)", code: "msg.payload = msg.payload.slice().sort((a, b) => a.localeCompare(b)); return msg;" },
+  { name: "sort 1,000 names with localeCompare(b, 'de')", code: "msg.payload = msg.payload.slice().sort((a, b) => a.localeCompare(b, 'de')); return msg;" },
+  {
+    name: "100 dates with toLocaleString('en-GB', {timeZone})",
+    code: "const out = []; for (let i = 0; i < 100; i++) out.push(new Date(1.7e12 + i * 3.6e6).toLocaleString('en-GB', { timeZone: 'Europe/London' })); msg.payload = out; return msg;",
+  },
 ];
 
 const options = (code: string, outputs = 1): FunctionSandboxOptions => ({
@@ -64,6 +80,26 @@ export async function benchSandbox(ctx: BenchContext): Promise<BenchOutcome> {
     const ms = performance.now() - started;
     rows.push({ benchmark: B, measure: `double payload, ${IN_FLIGHT} calls in flight, N = ${fmt.int(N)}`, result: `${fmt.int(N / (ms / 1000))} calls/s`, notes: `${fmt.s(ms)}` });
     sandbox.close();
+
+    // Locale work (intl-host.ts): the same bodies in our sandbox and in V8 as Node-RED runs them
+    // (vm.Script in a context of their own), per call.
+    for (const { name, code } of localeCases) {
+      ctx.log(`sandbox: ${name}`);
+      const localeSandbox = await pool.create({ ...options(code), timeoutMs: 10_000 });
+      const names = { _msgid: "l", payload: NAMES };
+      for (let i = 0; i < LOCALE_WARM_UP; i++) await localeSandbox.run(names);
+      const ours = performance.now();
+      for (let i = 0; i < LOCALE_N; i++) await localeSandbox.run(names);
+      const oursMs = (performance.now() - ours) / LOCALE_N;
+      localeSandbox.close();
+      const script = new vm.Script(`(async function (msg) {\n${code}\n})`);
+      const inV8 = script.runInContext(vm.createContext({ Intl, Date })) as (msg: unknown) => Promise<unknown>;
+      for (let i = 0; i < LOCALE_WARM_UP; i++) await inV8({ payload: NAMES.slice() });
+      const v8 = performance.now();
+      for (let i = 0; i < LOCALE_N; i++) await inV8({ payload: NAMES.slice() });
+      const v8Ms = (performance.now() - v8) / LOCALE_N;
+      rows.push({ benchmark: B, measure: `${name}, per call`, result: fmt.ms(oursMs), nodeRed: `in V8 as Node-RED runs it: ${fmt.ms(v8Ms)}`, notes: `${(oursMs / v8Ms).toFixed(1)}× V8's time` });
+    }
 
     ctx.log("sandbox: create + close");
     const created = performance.now();

@@ -129,8 +129,22 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     return hostIntl(op, a, b, c);
   };
   // Locales and options as given (undefined crosses too): V8 refuses what it refuses, in its words.
-  const localeArgs = (locales, options) =>
-    locales === undefined && options === undefined ? "" : stringify([locales, options], intlReplacer);
+  // A string locale alone (localeCompare(b, 'de') in a sort) is written once.
+  const localeArgsOf = new MapCtor();
+  const localeArgs = (locales, options) => {
+    if (options === undefined) {
+      if (locales === undefined) return "";
+      if (typeof locales === "string") {
+        let json = apply(mapGet, localeArgsOf, [locales]);
+        if (json === undefined) {
+          json = stringify([locales, undefined], intlReplacer);
+          if (localeArgsOf.size < 64) apply(mapSet, localeArgsOf, [locales, json]);
+        }
+        return json;
+      }
+    }
+    return stringify([locales, options], intlReplacer);
+  };
   const patch = (proto, name, fn) => {
     defineProperty(fn, "name", { value: name });
     defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
@@ -156,7 +170,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     return Str(value);
   };
   // A collator's weights of tab, newline, carriage return and printable ASCII, from the host
-  // (intl-host.ts asciiCollation; null where its locale or options may order ASCII otherwise):
+  // (intl-host.ts asciiCollation; null where they do not decide its order: contractions, options):
   // strings of only those compare here, without a host call (a sort makes n log n of them),
   // exactly as ICU compares them. Kept for the first 64 locale arguments.
   const asciiTables = new MapCtor();
@@ -165,6 +179,8 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     if (weights === undefined) {
       const table = intlAnswer(intlHost("ascii", args));
       weights = table === "" ? null : parse(table);
+      // [primary, tertiary, sort keys made under it]
+      if (weights !== null) push(weights, new MapCtor());
       if (asciiTables.size < 64) apply(mapSet, asciiTables, [args, weights]);
     }
     return weights;
@@ -196,11 +212,57 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     if (a.length !== b.length) return a.length < b.length ? -1 : 1;
     return third;
   };
+  // A short string's sort key under a table: its primary weights, a separator below them, then
+  // its tertiary weights, as one string that compares natively (a sort compares each string
+  // about 2 log n times; the key is made once). null: a code outside the table.
+  const fromCharCode = String.fromCharCode;
+  const mapClear = Map.prototype.clear;
+  const SORT_KEY_MAX_LENGTH = 64;
+  const SORT_KEYS_KEPT = 2048;
+  const sortKey = (text, weights) => {
+    const keys = weights[2];
+    let key = apply(mapGet, keys, [text]);
+    if (key !== undefined) return key;
+    const primary = weights[0];
+    const tertiary = weights[1];
+    const n = text.length;
+    const codes = [];
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c > 126 || primary[c] === 0) {
+        codes.length = 0;
+        key = null;
+        break;
+      }
+      codes[i] = primary[c] + 2;
+      codes[n + 1 + i] = tertiary[c] + 2;
+    }
+    if (key !== null) {
+      codes[n] = 1;
+      key = apply(fromCharCode, undefined, codes);
+    }
+    if (keys.size >= SORT_KEYS_KEPT) apply(mapClear, keys, []);
+    apply(mapSet, keys, [text, key]);
+    return key;
+  };
+  let lastArgs = null;
+  let lastWeights = null;
   const localeCompare = (a, b, args) => {
-    const weights = asciiWeights(args);
+    // A sort compares under the same arguments each time.
+    if (args !== lastArgs) {
+      lastWeights = asciiWeights(args);
+      lastArgs = args;
+    }
+    const weights = lastWeights;
     if (weights !== null) {
-      const answer = asciiCompare(a, b, weights);
-      if (answer !== undefined) return answer;
+      if (a.length <= SORT_KEY_MAX_LENGTH && b.length <= SORT_KEY_MAX_LENGTH) {
+        const ka = sortKey(a, weights);
+        const kb = sortKey(b, weights);
+        if (ka !== null && kb !== null) return ka < kb ? -1 : ka > kb ? 1 : 0;
+      } else {
+        const answer = asciiCompare(a, b, weights);
+        if (answer !== undefined) return answer;
+      }
     }
     return +intlAnswer(intlHost("compare", args, a, b));
   };

@@ -52,6 +52,13 @@ describe("intl-host: the sandbox's locale calls answered by V8", () => {
     expect(value(intlCall("number", '["en-US"]', "b12"))).toBe("12");
   });
 
+  it("gives the sandbox ASCII weights only where they decide the collator's order (none where the locale contracts letters)", () => {
+    const hasTable = (args: string) => value(intlCall("ascii", args)) !== "";
+    expect(["", '["en"]', '["de"]', '["fr"]', '["tr"]', '["en",{"caseFirst":"upper"}]'].filter((a) => !hasTable(a))).toEqual([]);
+    // Czech "ch", Danish "aa", Welsh "ll", Hungarian "cs"; numeric order; punctuation ignored.
+    expect(['["cs"]', '["da"]', '["cy"]', '["hu"]', '["en",{"numeric":true}]', '["en",{"ignorePunctuation":true}]'].filter(hasTable)).toEqual([]);
+  });
+
   it("answers the same with long options it does not keep", () => {
     const long = JSON.stringify(["en-US", { timeZone: "UTC", ignored: "x".repeat(5_000) }]);
     expect(value(intlCall("date", "", long, "0"))).toBe(new Date(0).toLocaleString("en-US", { timeZone: "UTC" }));
