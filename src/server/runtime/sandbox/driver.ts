@@ -286,16 +286,24 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     const length = n > 0 ? (n < 9007199254740991 ? n : 9007199254740991) : 0;
     apply(setAdd, joining, [list]);
     try {
-      let text = "";
+      const parts = [];
       for (let i = 0; i < length; i++) {
-        if (i > 0) text += ",";
         const item = list[i];
-        if (item !== null && item !== undefined) text += Str(item.toLocaleString(locales, options));
+        push(parts, item === null || item === undefined ? "" : Str(item.toLocaleString(locales, options)));
       }
-      return text;
+      return join(parts);
     } finally {
       apply(setDelete, joining, [list]);
     }
+  });
+  // %TypedArray%.prototype's too (a Buffer's is its toString, as in Node).
+  const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
+  const typedArrayLength = Object.getOwnPropertyDescriptor(typedArrayProto, "length").get;
+  patch(typedArrayProto, "toLocaleString", function (locales, options) {
+    const length = apply(typedArrayLength, this, []);
+    const parts = [];
+    for (let i = 0; i < length; i++) push(parts, Str(this[i].toLocaleString(locales, options)));
+    return join(parts);
   });
   let intlObject = null;
   const loadIntl = () => {
