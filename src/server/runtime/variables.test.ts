@@ -30,6 +30,7 @@ describe("variable resolver", () => {
     expect(resolver.get("NR_NODE_NAME")).toBe("call");
     expect(resolver.get("NR_FLOW_ID")).toBe("flw_a");
     expect(resolver.get("NR_FLOW_NAME")).toBe("Orders");
+    expect(resolver.get("NR_NODE_PATH")).toBe("flw_a/n1");
     expect(resolver.get("API_URL")).toBe("https://flow.example");
     expect(resolver.get("API_TOKEN")).toBeUndefined();
     // A flow's secret hides the organization's plain value of the same name.
@@ -46,7 +47,7 @@ describe("variable resolver", () => {
 
   it("lists the non-secret values for function code, the same object until the set changes", () => {
     const values = resolver.values();
-    expect(values).toEqual({ API_URL: "https://flow.example", NR_NODE_ID: "n1", NR_NODE_NAME: "call", NR_FLOW_ID: "flw_a", NR_FLOW_NAME: "Orders" });
+    expect(values).toEqual({ API_URL: "https://flow.example", NR_NODE_ID: "n1", NR_NODE_NAME: "call", NR_NODE_PATH: "flw_a/n1", NR_FLOW_ID: "flw_a", NR_FLOW_NAME: "Orders" });
     expect(resolver.values()).toBe(values);
     source.replace(set({ API_URL: { value: "https://new.example", secret: false } }));
     expect(resolver.values()).not.toBe(values);

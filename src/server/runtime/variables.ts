@@ -206,6 +206,8 @@ export function variableResolver(
   const builtins: Record<string, string> = {
     NR_NODE_ID: node.id,
     NR_NODE_NAME: node.name,
+    // Node-RED's node._path: the flow's path (a tab's id) and the node's id.
+    NR_NODE_PATH: `${target.flowId}/${node.id}`,
     NR_FLOW_ID: target.flowId,
     NR_FLOW_NAME: target.flowName ?? "",
   };

@@ -84,7 +84,7 @@ export async function runOurs(
     },
     contextStores: () => ({ flow: flowStore, global: globalStore }),
     variables: (spec, node) =>
-      builtinVariables({ ...(c.env ?? {}), NR_NODE_ID: node.id, NR_NODE_NAME: node.name, NR_FLOW_ID: spec.flowId, NR_FLOW_NAME: c.name }),
+      builtinVariables({ ...(c.env ?? {}), NR_NODE_ID: node.id, NR_NODE_NAME: node.name, NR_NODE_PATH: `${spec.flowId}/${node.id}`, NR_FLOW_ID: spec.flowId, NR_FLOW_NAME: c.name }),
     closeTimeoutMs: 500,
     configSchemaOf: (type) => {
       const definition = registry.get(type);

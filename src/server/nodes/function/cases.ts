@@ -305,6 +305,12 @@ export const cases: DiffCase[] = [
     expect: 1,
   },
   {
+    name: "node.path and NR_NODE_PATH: the tab's id and the node's",
+    nodes: [fn("msg.payload = [env.get('NR_NODE_PATH') === env.get('NR_FLOW_ID') + '/' + node.id, node.path === env.get('NR_NODE_PATH'), typeof node.path];\nreturn msg;")],
+    send: [{ msg: {} }],
+    expect: 1,
+  },
+  {
     name: "env.get reads the tab's variables and the built-in names",
     nodes: [fn("msg.payload = [env.get('GREETING'), env.get('API_URL'), env.get('NR_NODE_ID'), env.get('NR_FLOW_NAME'), env.get('MISSING') === undefined]; return msg;")],
     env: { GREETING: "hello", API_URL: "https://api.example.test/v1" },

@@ -405,7 +405,7 @@ export class Flow {
     const { variables } = this.core.options;
     if (variables) return variables(spec, node, { globalEnv });
     if (globalEnv) return variableResolver({ current: () => VariableSet.empty }, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node, { globalEnv });
-    return builtinVariables({ NR_NODE_ID: node.id, NR_NODE_NAME: node.name, NR_FLOW_ID: spec.flowId, NR_FLOW_NAME: spec.name ?? "" });
+    return builtinVariables({ NR_NODE_ID: node.id, NR_NODE_NAME: node.name, NR_NODE_PATH: `${spec.flowId}/${node.id}`, NR_FLOW_ID: spec.flowId, NR_FLOW_NAME: spec.name ?? "" });
   }
 
   /**

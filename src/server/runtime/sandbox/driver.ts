@@ -587,6 +587,8 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     id: info.id,
     name: info.name,
     z: info.flowId,
+    // Node-RED's node._path (the flow's path and the node's id), read when asked: env's NR_NODE_PATH.
+    get path() { return env.get("NR_NODE_PATH"); },
     outputCount: info.outputs,
     send: nodeApi.send,
     status: nodeApi.status,
