@@ -45,7 +45,7 @@ export const groupSchema = z.object({
   style: groupStyleSchema.default({}),
   /** Members: node ids and group ids. */
   nodes: z.array(nodeIdSchema).max(2000).default([]),
-  /** Node-RED's group env properties, kept for export. */
+  /** Node-RED's group env properties: evaluated when the flow starts and read by its members (runtime/group-env.ts). */
   env: z.array(z.record(z.string(), z.unknown())).max(100).default([]),
 });
 export type FlowGroup = z.infer<typeof groupSchema>;

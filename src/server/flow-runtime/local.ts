@@ -180,6 +180,7 @@ export class LocalFlowRuntime implements FlowRuntime {
       nodes: snapshot.nodes,
       connections: snapshot.connections,
       ...(snapshot.subflows ? { subflows: snapshot.subflows } : {}),
+      ...(snapshot.groups?.length ? { groups: snapshot.groups } : {}),
       // As deployed, credentials still sealed: the runtime opens them (SPEC §19).
       ...(snapshot.config_nodes ? { configNodes: snapshot.config_nodes } : {}),
     };

@@ -321,7 +321,7 @@ export async function evaluateSubflowEnv(
 }
 
 /** Node-RED's evaluateEnvProperty: "NAME", "${NAME}", or a text with ${NAME} in it. */
-function envProperty(value: string, lookup: (name: string) => unknown): unknown {
+export function envProperty(value: string, lookup: (name: string) => unknown): unknown {
   const whole = /^\$\{([^}]+)\}$/.exec(value);
   if (whole) return lookup(whole[1]!) ?? "";
   if (!/\$\{\S+\}/.test(value)) return lookup(value) ?? "";

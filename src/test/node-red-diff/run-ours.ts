@@ -60,7 +60,7 @@ export async function runOurs(
   services: RuntimeServices = {},
   options: { organizationSlug?: string; organizationId?: string; drive?: (record: (arrival: Arrival) => void) => Promise<void> } = {},
 ): Promise<{ arrivals: Arrival[]; errors: string[]; warnings: string[] }> {
-  const { nodes, connections, subflows, configNodes, collectors, warnings } = importCase(c);
+  const { nodes, connections, groups, subflows, configNodes, collectors, warnings } = importCase(c);
   const unknown = [...nodes, ...Object.values(subflows).flatMap((s) => s.nodes), ...Object.values(configNodes)].filter((n) => n.type === "unknown");
   if (unknown.length > 0) throw new Error(`imported as unknown nodes: ${unknown.map((n) => n.id).join(", ")}; ${warnings.join("; ")}`);
   const arrivals: Arrival[] = [];
@@ -103,6 +103,7 @@ export async function runOurs(
     ],
     connections,
     subflows,
+    ...(groups.length > 0 ? { groups } : {}),
     ...(Object.keys(configNodes).length > 0 ? { configNodes } : {}),
   };
   try {

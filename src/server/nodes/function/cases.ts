@@ -311,6 +311,41 @@ export const cases: DiffCase[] = [
     expect: 1,
   },
   {
+    name: "env.get inside groups: NR_GROUP_ID/NAME, the group's env properties over the outer group's, $parent.",
+    input: "gfn",
+    nodes: [
+      {
+        id: "gOuter", type: "group", name: "Outer", style: {}, nodes: ["gInner", "gset"], x: 10, y: 10, w: 400, h: 200,
+        env: [
+          { name: "COLOR", type: "str", value: "red" },
+          { name: "N", type: "num", value: "5" },
+          { name: "SHARED", type: "str", value: "outer" },
+        ],
+      },
+      {
+        id: "gInner", type: "group", name: "Inner", g: "gOuter", style: {}, nodes: ["gfn"], x: 20, y: 20, w: 200, h: 100,
+        env: [
+          { name: "SHARED", type: "str", value: "inner" },
+          { name: "REF", type: "env", value: "${COLOR}-${SHARED}" },
+          { name: "J", type: "json", value: "{\"a\":1}" },
+          { name: "ON", type: "bool", value: "true" },
+        ],
+      },
+      {
+        ...fn(
+          "msg.payload = [env.get('NR_GROUP_ID'), env.get('NR_GROUP_NAME'), env.get('COLOR'), env.get('N'), env.get('SHARED'), env.get('$parent.SHARED'), env.get('$parent.NR_GROUP_NAME'), env.get('REF'), env.get('J'), env.get('ON'), env.get('NR_NODE_ID')];\nreturn msg;",
+          {},
+          [["gset"]],
+        ),
+        id: "gfn",
+        g: "gInner",
+      },
+      { id: "gset", type: "change", name: "", g: "gOuter", rules: [{ t: "set", p: "outer", pt: "msg", to: "SHARED", tot: "env" }, { t: "set", p: "group", pt: "msg", to: "NR_GROUP_NAME", tot: "env" }], wires: [["out"]] },
+    ],
+    send: [{ msg: {} }],
+    expect: 1,
+  },
+  {
     name: "env.get reads the tab's variables and the built-in names",
     nodes: [fn("msg.payload = [env.get('GREETING'), env.get('API_URL'), env.get('NR_NODE_ID'), env.get('NR_FLOW_NAME'), env.get('MISSING') === undefined]; return msg;")],
     env: { GREETING: "hello", API_URL: "https://api.example.test/v1" },

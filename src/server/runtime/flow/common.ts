@@ -1,3 +1,4 @@
+import type { FlowGroup } from "../../../shared/subflows";
 import { randomHex } from "../../ids";
 import type { SubflowSnapshot } from "../../../shared/subflows";
 import type { ConfigNodeSnapshot } from "../../../shared/config-nodes";
@@ -27,6 +28,8 @@ export interface FlowSpec {
   subflows?: Record<string, SubflowSnapshot>;
   /** The configuration nodes the flow uses, transitively, keyed by id (from the deployment snapshot, SPEC §19). */
   configNodes?: Record<string, ConfigNodeSnapshot>;
+  /** The flow's groups (from the deployment snapshot): their env properties and NR_GROUP_* (group-env.ts). */
+  groups?: FlowGroup[];
 }
 
 export interface EngineOptions {

@@ -1,4 +1,5 @@
-import type { FlowState, Message, NodeFactory, NodeStatus, RuntimeNode, RuntimeNodeType, SendValue, SharedContextStore } from "../types";
+import type { FlowState, Message, NodeFactory, NodeStatus, RuntimeNode, RuntimeNodeType, SendValue, SharedContextStore, VariableResolver } from "../types";
+import { groupScopes, groupVariables, type GroupScope } from "../group-env";
 import type { TrackedExecution, TrackedStep } from "../executions/tracker";
 import { builtinVariables } from "../memory-context";
 import type { ConfigNodeHost, FlowConfigNodes } from "../config-nodes";
@@ -48,6 +49,8 @@ export class Flow {
   readonly completeNodes = new Map<string, NodeHost[]>();
   /** Catch and status nodes inside subflow instances, per instance (the flow's own are above). */
   private readonly scopes = new Map<SubflowScope, ScopeIndex>();
+  /** Each node's innermost group, its env evaluated (group-env.ts); set as the flow starts. */
+  private groupOfNode = new Map<string, GroupScope>();
   /** Whether any status node runs in the flow or its instances (statuses are routed only then). */
   watchesStatus = false;
   /** Its configuration nodes, prepared before its nodes (SPEC §19). */
@@ -88,6 +91,11 @@ export class Flow {
       variables: (node, globalEnv) => this.variablesFor(node, globalEnv),
       onWarning: (message) => options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: spec.nodes[0]?.id ?? spec.flowId, error: cutText(message, MAX_ERROR_TEXT) }),
     });
+    // Groups' env properties (Node-RED's Group.start), before the subflows and nodes that read them.
+    const flowBase = this.flowVariables({ id: spec.flowId, name: spec.name ?? "", type: "tab", config: {} }, this.configNodes?.globalEnv);
+    this.groupOfNode = await groupScopes(spec.groups, (name) => flowBase.get(name), { flow: stores.flow, global: stores.global }, (groupId, message) =>
+      options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: groupId, error: cutText(message, MAX_ERROR_TEXT) }),
+    );
     let expanded: ReturnType<typeof expandSubflows>;
     try {
       expanded = expandSubflows(spec, core.expandOptions);
@@ -400,7 +408,14 @@ export class Flow {
   }
 
   /** The flow's variable resolver for a node (SPEC §14), or Node-RED's built-in names (and the global-config env) only. */
-  variablesFor(node: RuntimeNode, globalEnv?: GlobalEnv) {
+  /** A node's variable resolver: its group's settings (group-env.ts) over the flow's. */
+  variablesFor(node: RuntimeNode, globalEnv?: GlobalEnv): VariableResolver {
+    const base = this.flowVariables(node, globalEnv);
+    const group = this.groupOfNode.get(node.id);
+    return group ? groupVariables(group, base) : base;
+  }
+
+  private flowVariables(node: RuntimeNode, globalEnv?: GlobalEnv): VariableResolver {
     const { spec } = this;
     const { variables } = this.core.options;
     if (variables) return variables(spec, node, { globalEnv });

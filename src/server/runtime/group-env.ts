@@ -1,0 +1,164 @@
+/**
+ * Node-RED's group settings (runtime/lib/flows/Group.js): a group's env properties, evaluated when
+ * its flow starts (parents first), and NR_GROUP_ID / NR_GROUP_NAME. A node in a group reads a name
+ * from its group, then the group around it, then the flow (`$parent.NAME` skips a level), after
+ * its own built-ins (NR_NODE_ID, NR_NODE_NAME, NR_NODE_PATH), as Node-RED's getSetting does; a
+ * subflow instance in a group reads from the group above its own env properties' level.
+ * Groups inside a subflow's definition are not resolved (their nodes read the instance's levels).
+ */
+import { subflowEnvEntrySchema, type FlowGroup, type SubflowEnvEntry } from "../../shared/subflows";
+import { envProperty } from "./subflows";
+import { typedEnvValue } from "./env-values";
+import type { SharedContextStore, VariableResolver } from "./types";
+
+export interface GroupScope {
+  id: string;
+  name: string;
+  parent: GroupScope | null;
+  /** Evaluated env values, by name. */
+  values: Map<string, unknown>;
+}
+
+/** What a name reads from inside `scope`: its id and name, its env values, then the level above; `flow` answers above every group. */
+export function groupSetting(scope: GroupScope | null, name: string, flow: (name: string) => unknown): unknown {
+  let key = name;
+  for (let s = scope; s; s = s.parent) {
+    if (key === "NR_GROUP_NAME") return s.name;
+    if (key === "NR_GROUP_ID") return s.id;
+    if (key.startsWith("$parent.")) key = key.slice("$parent.".length);
+    else if (s.values.has(key)) return s.values.get(key);
+  }
+  return flow(key);
+}
+
+/**
+ * Each node's innermost group (node id → its scope), every group's env evaluated as Node-RED's
+ * evaluateEnvProperties does for a group (parents first; `env` entries last, against the group's
+ * own values, then above). A property that fails is undefined and reported through `onError`.
+ * Empty when no group has env properties and nothing reads NR_GROUP_*: the map still says which
+ * group each node is in.
+ */
+export async function groupScopes(
+  groups: readonly FlowGroup[] | undefined,
+  flow: (name: string) => unknown,
+  context: { flow: SharedContextStore; global: SharedContextStore },
+  onError: (groupId: string, message: string) => void,
+): Promise<Map<string, GroupScope>> {
+  const ofNode = new Map<string, GroupScope>();
+  if (!groups || groups.length === 0) return ofNode;
+  const byId = new Map(groups.map((g) => [g.id, g]));
+  const parentOf = new Map<string, string>();
+  for (const g of groups) for (const member of g.nodes) if (byId.has(member) && member !== g.id) parentOf.set(member, g.id);
+  const scopes = new Map<string, GroupScope>();
+  const making = new Set<string>();
+  const scopeOf = async (id: string): Promise<GroupScope> => {
+    const made = scopes.get(id);
+    if (made) return made;
+    // A cycle of groups (not one a valid graph has) stops at the group met twice.
+    making.add(id);
+    const parentId = parentOf.get(id);
+    const parent = parentId && !making.has(parentId) ? await scopeOf(parentId) : null;
+    const group = byId.get(id)!;
+    const scope: GroupScope = { id, name: group.name, parent, values: new Map() };
+    await evaluateGroupEnv(scope, envEntries(group), flow, context, (message) => onError(id, message));
+    scopes.set(id, scope);
+    making.delete(id);
+    return scope;
+  };
+  for (const g of groups) {
+    const scope = await scopeOf(g.id);
+    for (const member of g.nodes) if (!byId.has(member)) ofNode.set(member, scope);
+  }
+  return ofNode;
+}
+
+/** A group's env entries as Node-RED writes them (`{name, type, value}`); others are left out. */
+function envEntries(group: FlowGroup): SubflowEnvEntry[] {
+  const entries: SubflowEnvEntry[] = [];
+  for (const raw of group.env) {
+    const parsed = subflowEnvEntrySchema.safeParse(raw);
+    if (parsed.success) entries.push(parsed.data);
+  }
+  return entries;
+}
+
+async function evaluateGroupEnv(
+  scope: GroupScope,
+  env: SubflowEnvEntry[],
+  flow: (name: string) => unknown,
+  context: { flow: SharedContextStore; global: SharedContextStore },
+  onError: (message: string) => void,
+): Promise<void> {
+  const { values } = scope;
+  // While its properties are evaluated, the group's settings are those above it.
+  const above = (name: string) => groupSetting(scope.parent, name.startsWith("$parent.") ? name.slice("$parent.".length) : name, flow);
+  const envTypes: SubflowEnvEntry[] = [];
+  for (const e of env) {
+    try {
+      if (e.type === "env") {
+        envTypes.push(e);
+        values.set(e.name, e.value);
+      } else {
+        values.set(e.name, await typedEnvValue(e.type, e.value, { context, env: above }));
+      }
+    } catch (err) {
+      values.set(e.name, undefined);
+      onError(`Error evaluating env property '${e.name}': ${String(err)}`);
+    }
+  }
+  for (const { name, value: raw } of envTypes) {
+    const value = raw === name ? `$parent.${name}` : raw;
+    if (values.has(value)) {
+      values.set(name, values.get(value));
+      continue;
+    }
+    values.set(name, envProperty(value, (n) => groupSetting(scope, n, flow)));
+  }
+}
+
+const NODE_BUILTINS = new Set(["NR_NODE_ID", "NR_NODE_NAME", "NR_NODE_PATH"]);
+
+/**
+ * The variable resolver of a node in a group: its own built-ins (from `base`), then groupSetting,
+ * then `base` (the flow's variables, secrets and `${NAME}` rules of SPEC §14).
+ */
+export function groupVariables(scope: GroupScope, base: VariableResolver): VariableResolver {
+  const lookup = (name: string, flow: (n: string) => unknown) => (NODE_BUILTINS.has(name) ? flow(name) : groupSetting(scope, name, flow));
+  // What function code's env.get may ask: every level's names (and `$parent.` ones reaching up).
+  const levels: GroupScope[] = [];
+  for (let s: GroupScope | null = scope; s; s = s.parent) levels.push(s);
+  const names = new Set<string>(["NR_GROUP_ID", "NR_GROUP_NAME"]);
+  levels.forEach((level, i) => {
+    for (let up = 0; up <= i; up++) {
+      const prefix = "$parent.".repeat(up);
+      for (const key of ["NR_GROUP_ID", "NR_GROUP_NAME", ...level.values.keys()]) names.add(prefix + key);
+    }
+  });
+  let cached: { from: Readonly<Record<string, unknown>>; values: Readonly<Record<string, unknown>> } | undefined;
+  return {
+    get: (name) => lookup(String(name), (n) => base.get(n)),
+    substitute: (text, options) =>
+      text.includes("${")
+        ? text.replace(/\$\{([A-Za-z_][A-Za-z0-9_.$]*)\}/g, (_, name: string) => {
+            const v = lookup(name, (n) => {
+              const r = base.substitute(`\${${n}}`, options);
+              return r === "" ? undefined : r;
+            });
+            return v === undefined || v === null ? "" : String(v);
+          })
+        : text,
+    values: () => {
+      const from = base.values();
+      if (cached?.from !== from) {
+        const values: Record<string, unknown> = { ...from };
+        for (const name of names) {
+          const v = lookup(name, (n) => from[n]);
+          if (v === undefined) delete values[name];
+          else values[name] = v;
+        }
+        cached = { from, values: Object.freeze(values) };
+      }
+      return cached.values;
+    },
+  };
+}
