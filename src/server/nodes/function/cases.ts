@@ -294,6 +294,8 @@ export const cases: DiffCase[] = [
           "const cyclic = [1, 2]; cyclic.push(cyclic);",
           "out.cyclic = cyclic.toLocaleString('de-DE');",
           "out.negativeLength = Array.prototype.toLocaleString.call({ length: -1, 0: 5 });",
+          "out.hugeLength = tryIt(() => Array.prototype.toLocaleString.call({ length: 2 ** 32 }));",
+          "out.longLength = tryIt(() => Array.prototype.toLocaleString.call({ length: 600000000 }));",
           "out.sparse = [1000, , null, undefined, 2000].toLocaleString('en-US');",
           "out.typed = [new Float64Array([1234.5, -0.25]).toLocaleString('de-DE'), new Uint8Array([200, 7]).toLocaleString('en-US', { style: 'percent' }), Buffer.from('hi').toLocaleString()];",
           "msg.payload = out;",

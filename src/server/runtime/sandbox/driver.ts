@@ -100,6 +100,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   // options, its localeCompare compares code points. These ask the host's V8, as Node-RED's code
   // gets V8's answers; Intl itself (intl-source.ts) is evaluated at the code's first use of it.
   const stringSlice = String.prototype.slice;
+  const mathTrunc = Math.trunc;
   const SetCtor = Set;
   const setHas = Set.prototype.has;
   const setAdd = Set.prototype.add;
@@ -129,6 +130,13 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     return hostIntl(op, a, b, c);
   };
   // Locales and options as given (undefined crosses too): V8 refuses what it refuses, in its words.
+  // At most LOCALE_ARGS_MAX_CHARS of locales and options: V8's locale list handling is quadratic
+  // in the number of tags, and a host call cannot be interrupted.
+  const LOCALE_ARGS_MAX_CHARS = 16384;
+  const boundedArgs = (json) => {
+    if (json.length > LOCALE_ARGS_MAX_CHARS) throw new RangeErrorCtor("Intl: the locales and options are too long for the function sandbox (over 16,384 characters as JSON)");
+    return json;
+  };
   // A string locale alone (localeCompare(b, 'de') in a sort) is written once.
   const localeArgsOf = new MapCtor();
   const localeArgs = (locales, options) => {
@@ -137,13 +145,13 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       if (typeof locales === "string") {
         let json = apply(mapGet, localeArgsOf, [locales]);
         if (json === undefined) {
-          json = stringify([locales, undefined], intlReplacer);
+          json = boundedArgs(stringify([locales, undefined], intlReplacer));
           if (localeArgsOf.size < 64) apply(mapSet, localeArgsOf, [locales, json]);
         }
         return json;
       }
     }
-    return stringify([locales, options], intlReplacer);
+    return boundedArgs(stringify([locales, options], intlReplacer));
   };
   const patch = (proto, name, fn) => {
     defineProperty(fn, "name", { value: name });
@@ -248,9 +256,12 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   let lastArgs = null;
   let lastWeights = null;
   const localeCompare = (a, b, args) => {
-    // A sort compares under the same arguments each time.
+    // A sort compares under the same arguments each time; the sort keys of the table used before
+    // go (one table's keys at a time are all an engine holds).
     if (args !== lastArgs) {
-      lastWeights = asciiWeights(args);
+      const next = asciiWeights(args);
+      if (lastWeights !== null && lastWeights !== next) apply(mapClear, lastWeights[2], []);
+      lastWeights = next;
       lastArgs = args;
     }
     const weights = lastWeights;
@@ -282,8 +293,11 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     if (this === null || this === undefined) throw new TypeErrorCtor("Array.prototype.toLocaleString called on null or undefined");
     const list = Object(this);
     if (apply(setHas, joining, [list])) return "";
-    const n = Math.trunc(+list.length);
-    const length = n > 0 ? (n < 9007199254740991 ? n : 9007199254740991) : 0;
+    const n = mathTrunc(+list.length);
+    const length = n > 0 ? n : 0;
+    // V8 refuses these lengths before it reads an element.
+    if (length > 4294967295) throw new TypeErrorCtor("Invalid array length");
+    if (length - 1 > 536870888) throw new RangeErrorCtor("Invalid string length");
     apply(setAdd, joining, [list]);
     try {
       const parts = [];

@@ -657,7 +657,7 @@ describe("function sandbox: isolation", () => {
     }
   });
 
-  it("a locale call carries at most 1,000,000 characters to the host (which cannot interrupt it): past it a RangeError the code can catch", async () => {
+  it("a locale call carries at most 1,000,000 characters to the host (which cannot interrupt it), and at most 16,384 of locales and options: past it a RangeError the code can catch", async () => {
     const sandbox = await createFunctionSandbox(
       options(
         [
@@ -671,6 +671,19 @@ describe("function sandbox: isolation", () => {
     const tooLong = ["RangeError", "Intl: the arguments are too long for the function sandbox (over 1,000,000 characters)"];
     expect((await sandbox.run(msg(0))).outputs[0]![0]!.payload).toEqual([tooLong, tooLong, tooLong, -1]);
     sandbox.close();
+    // Locales and options are bounded further (V8's locale list handling is quadratic in the tags).
+    const locales = await createFunctionSandbox(
+      options(
+        [
+          "const many = Array.from({ length: 3000 }, (_, i) => 'en-x-' + i.toString(36).padStart(4, '0'));",
+          "const tries = [() => 'a'.localeCompare('b', many), () => (1).toLocaleString(many), () => new Intl.NumberFormat(many), () => Intl.getCanonicalLocales(many), () => Intl.Collator.supportedLocalesOf(many), () => 'a'.localeCompare('b', many.slice(0, 10))];",
+          "return { payload: tries.map((t) => { try { t(); return 'ok'; } catch (e) { return [e.name, e.message]; } }) };",
+        ].join("\n"),
+      ),
+    );
+    const argsTooLong = ["RangeError", "Intl: the locales and options are too long for the function sandbox (over 16,384 characters as JSON)"];
+    expect((await locales.run(msg(0))).outputs[0]![0]!.payload).toEqual([argsTooLong, argsTooLong, argsTooLong, argsTooLong, argsTooLong, "ok"]);
+    locales.close();
   });
 
   it("a part of a Buffer (slice, subarray) leaves as its own bytes; the stand-in's key is not one a message can forge", async () => {

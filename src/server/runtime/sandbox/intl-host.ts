@@ -183,9 +183,17 @@ const asciiTables = new Map<string, string>();
  */
 function asciiCollation(args: string): string {
   const known = asciiTables.get(args);
-  if (known !== undefined) return known;
+  if (known !== undefined) {
+    // Most recently used last.
+    asciiTables.delete(args);
+    asciiTables.set(args, known);
+    return known;
+  }
   const table = asciiTableOf(args);
-  if (asciiTables.size < ASCII_TABLES_KEPT) asciiTables.set(args, table);
+  if (args.length <= KEY_KEPT_CHARS) {
+    asciiTables.set(args, table);
+    if (asciiTables.size > ASCII_TABLES_KEPT) asciiTables.delete(asciiTables.keys().next().value!);
+  }
   return table;
 }
 

@@ -74,6 +74,11 @@ export const INTL_SOURCE = String.raw`(function (deps) {
     DisplayNames: function (args) { return [Str(args[0])]; },
   };
 
+  // Locales crossing as JSON, bounded as the driver's locale arguments are.
+  var bounded = function (json) {
+    if (json.length > 16384) throw new RangeError("Intl: the locales and options are too long for the function sandbox (over 16,384 characters as JSON)");
+    return json;
+  };
   // The arguments up to the last one given.
   var given = function (args) {
     var list = Reflect.apply(arraySlice, args, []);
@@ -98,7 +103,7 @@ export const INTL_SOURCE = String.raw`(function (deps) {
     };
     Object.defineProperty(C, "name", { value: name });
     define(C, "supportedLocalesOf", function supportedLocalesOf(locales, options) {
-      return parse(answer(hostIntl("static", name, stringify(["supportedLocalesOf"].concat(given(arguments)), replacer))));
+      return parse(answer(hostIntl("static", name, bounded(stringify(["supportedLocalesOf"].concat(given(arguments)), replacer)))));
     });
     define(C.prototype, "resolvedOptions", function resolvedOptions() {
       return parse(slotOf(this, name, "resolvedOptions").resolved);
@@ -145,7 +150,7 @@ export const INTL_SOURCE = String.raw`(function (deps) {
   make("ListFormat", ["format", "formatToParts"], null, false);
   make("DisplayNames", ["of"], null, false);
   define(Intl, "getCanonicalLocales", function getCanonicalLocales(locales) {
-    return parse(answer(hostIntl("static", "", stringify(["getCanonicalLocales"].concat(given(arguments)), replacer))));
+    return parse(answer(hostIntl("static", "", bounded(stringify(["getCanonicalLocales"].concat(given(arguments)), replacer)))));
   });
   define(Intl, "supportedValuesOf", function supportedValuesOf(key) {
     return parse(answer(hostIntl("static", "", stringify(["supportedValuesOf", Str(key)]))));
