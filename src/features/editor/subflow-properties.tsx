@@ -4,7 +4,8 @@ import { useState, type FormEvent } from "react";
 import { Alert } from "@/components/alert";
 import { Dialog } from "@/components/dialog";
 import { errorInfo } from "@/trpc/react";
-import { SUBFLOW_ENV_TYPES, type SubflowEnvEntry } from "@/shared/subflows";
+import type { SubflowEnvEntry } from "@/shared/subflows";
+import { EnvPropertiesTable, namedEnv } from "./env-properties-table";
 import { NAME_MAX_CHARS } from "@/shared/policy";
 
 export interface SubflowProperties {
@@ -23,14 +24,13 @@ export function SubflowPropertiesDialog({ initial, readOnly, onSave, onClose }: 
   const [p, setP] = useState<SubflowProperties>(initial);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const setEnv = (i: number, patch: Partial<SubflowEnvEntry>) => setP((cur) => ({ ...cur, env: cur.env.map((e, j) => (j === i ? { ...e, ...patch } : e)) }));
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
     if (readOnly) return onClose();
     setBusy(true);
     setError(null);
     try {
-      await onSave({ ...p, env: p.env.filter((x) => x.name.trim() !== "").map((x) => ({ ...x, name: x.name.trim() })) });
+      await onSave({ ...p, env: namedEnv(p.env) });
     } catch (err) {
       const info = errorInfo(err);
       setError(Object.entries(info.fields).map(([k, v]) => `${k}: ${v}`)[0] ?? info.message);
@@ -54,49 +54,7 @@ export function SubflowPropertiesDialog({ initial, readOnly, onSave, onClose }: 
             <label htmlFor="sf-color">Colour</label>
             <input id="sf-color" type="color" value={p.color} onChange={(e) => setP({ ...p, color: e.target.value.toUpperCase() })} />
           </div>
-          <table className="subflow-env-table">
-            <caption>Properties (environment variables; instances may override the value)</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Default value</th>
-                <th scope="col">
-                  <span className="visually-hidden">Remove</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.env.map((entry, i) => (
-                <tr key={i}>
-                  <td>
-                    <input aria-label={`Property ${i + 1} name`} type="text" maxLength={100} value={entry.name} onChange={(e) => setEnv(i, { name: e.target.value })} />
-                  </td>
-                  <td>
-                    <select aria-label={`Property ${i + 1} type`} value={entry.type} onChange={(e) => setEnv(i, { type: e.target.value })}>
-                      {/* A configuration node property imported from Node-RED has its configuration node's type: offered as it is. */}
-                      {[...SUBFLOW_ENV_TYPES.filter((t) => t !== "conf-type"), ...(SUBFLOW_ENV_TYPES.includes(entry.type as (typeof SUBFLOW_ENV_TYPES)[number]) ? [] : [entry.type])].map((t) => (
-                        <option key={t} value={t}>
-                          {t}
-                        </option>
-                      ))}
-                    </select>
-                  </td>
-                  <td>
-                    <input aria-label={`Property ${i + 1} value`} type="text" value={entry.value} onChange={(e) => setEnv(i, { value: e.target.value })} />
-                  </td>
-                  <td>
-                    <button type="button" className="secondary small" onClick={() => setP((cur) => ({ ...cur, env: cur.env.filter((_, j) => j !== i) }))}>
-                      Remove<span className="visually-hidden"> property {i + 1}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <button type="button" className="secondary small" onClick={() => setP((cur) => ({ ...cur, env: [...cur.env, { name: "", type: "str", value: "" }] }))}>
-            Add property
-          </button>
+          <EnvPropertiesTable env={p.env} onChange={(env) => setP((cur) => ({ ...cur, env }))} caption="Properties (environment variables; instances may override the value)" valueHeading="Default value" />
         </fieldset>
         <div className="actions">
           <button type="button" className="secondary" onClick={onClose}>

@@ -32,3 +32,12 @@ export async function typedEnvValue(
       return value;
   }
 }
+
+/**
+ * What a reader gets of an env value: a copy of an object (json, bin, jsonata), as Node-RED hands
+ * out clones of those, so that a message carrying it cannot change it for the next reader.
+ */
+export function envValueCopy(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  return Buffer.isBuffer(value) ? Buffer.from(value) : structuredClone(value);
+}

@@ -3,12 +3,15 @@
  * its flow starts (parents first), and NR_GROUP_ID / NR_GROUP_NAME. A node in a group reads a name
  * from its group, then the group around it, then the flow (`$parent.NAME` skips a level), after
  * its own built-ins (NR_NODE_ID, NR_NODE_NAME, NR_NODE_PATH), as Node-RED's getSetting does; a
- * subflow instance in a group reads from the group above its own env properties' level.
+ * subflow instance in a group, and the nodes inside it, read the group past the instance's levels.
  * Groups inside a subflow's definition are not resolved (their nodes read the instance's levels).
+ * Where ours differs on purpose: a `cred` entry is left out (the organization's secret of that name
+ * shows through, as for the global-config env), and object values are handed out as copies
+ * (Node-RED's change node may share one object between messages).
  */
 import { subflowEnvEntrySchema, type FlowGroup, type SubflowEnvEntry } from "../../shared/subflows";
 import { envProperty } from "./subflows";
-import { typedEnvValue } from "./env-values";
+import { envValueCopy, typedEnvValue } from "./env-values";
 import type { SharedContextStore, VariableResolver } from "./types";
 
 export interface GroupScope {
@@ -26,10 +29,11 @@ export function groupSetting(scope: GroupScope | null, name: string, flow: (name
     if (key === "NR_GROUP_NAME") return s.name;
     if (key === "NR_GROUP_ID") return s.id;
     if (key.startsWith("$parent.")) key = key.slice("$parent.".length);
-    else if (s.values.has(key)) return s.values.get(key);
+    else if (s.values.has(key)) return envValueCopy(s.values.get(key));
   }
   return flow(key);
 }
+
 
 /**
  * Each node's innermost group (node id → its scope), every group's env evaluated as Node-RED's
@@ -94,6 +98,9 @@ async function evaluateGroupEnv(
   const above = (name: string) => groupSetting(scope.parent, name.startsWith("$parent.") ? name.slice("$parent.".length) : name, flow);
   const envTypes: SubflowEnvEntry[] = [];
   for (const e of env) {
+    // A credential holds no value in a flow's JSON: left out, so the variable of that name (a
+    // secret of the organization's) shows through, as for the global-config env.
+    if (e.type === "cred") continue;
     try {
       if (e.type === "env") {
         envTypes.push(e);

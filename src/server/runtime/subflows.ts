@@ -9,7 +9,7 @@ import {
   type SubflowSnapshot,
 } from "../../shared/subflows";
 import { ContextScope } from "./context/context-scope";
-import { typedEnvValue } from "./env-values";
+import { envValueCopy, typedEnvValue } from "./env-values";
 import type { Message, NodeStatus, RuntimeNode, SharedContextStore, VariableResolver } from "./types";
 
 /**
@@ -343,7 +343,7 @@ export function subflowSetting(scope: SubflowScope | null, name: string, flow: (
     if (key === "NR_SUBFLOW_ID") return s.instance.id;
     if (key === "NR_SUBFLOW_PATH") return s.path;
     if (key.startsWith("$parent.")) key = key.slice("$parent.".length);
-    else if (s.values.has(key)) return s.values.get(key);
+    else if (s.values.has(key)) return envValueCopy(s.values.get(key));
   }
   return flow(key.startsWith("$parent.") ? key.slice("$parent.".length) : key);
 }

@@ -56,9 +56,9 @@ export function useGroupCommands({ graph, nodes, groups, notify }: { graph: Grap
   }, [graphRef, commit, notify, selected]);
 
   const applyGroupEdit = useCallback(
-    (groupId: string, edit: { name: string; style: FlowGroup["style"] }) => {
+    (groupId: string, edit: { name: string; style: FlowGroup["style"]; env: FlowGroup["env"] }) => {
       const current = graphRef.current;
-      commit("edit group", { ...current, groups: current.groups.map((g) => (g.id === groupId ? { ...g, name: edit.name, style: edit.style } : g)) });
+      commit("edit group", { ...current, groups: current.groups.map((g) => (g.id === groupId ? { ...g, name: edit.name, style: edit.style, env: edit.env } : g)) });
     },
     [graphRef, commit],
   );

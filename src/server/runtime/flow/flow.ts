@@ -110,7 +110,7 @@ export class Flow {
       const own = new SubflowContextScope(spec.organizationId, `${spec.flowId}/${scope.instanceIds.join("/")}`, parent);
       scopeStores.set(scope, own);
       this.scopes.set(scope, { catchNodes: [], statusNodes: [] });
-      const base = this.variablesFor(scope.instance, this.configNodes?.globalEnv);
+      const base = this.variablesFor(scope.instance, this.configNodes?.globalEnv, scope.instanceIds[0]);
       await evaluateSubflowEnv(scope, (name) => base.get(name), { flow: own, global: stores.global }, (message) =>
         options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: scope.instance.id, error: cutText(message, MAX_ERROR_TEXT) }),
       );
@@ -408,10 +408,14 @@ export class Flow {
   }
 
   /** The flow's variable resolver for a node (SPEC §14), or Node-RED's built-in names (and the global-config env) only. */
-  /** A node's variable resolver: its group's settings (group-env.ts) over the flow's. */
-  variablesFor(node: RuntimeNode, globalEnv?: GlobalEnv): VariableResolver {
+  /**
+   * A node's variable resolver: its group's settings (group-env.ts) over the flow's. `placedAs`:
+   * the canvas node whose group counts (a node inside a subflow instance reads, past the instance's
+   * levels, the group of the instance on the flow's canvas, as Node-RED's Subflow.getSetting does).
+   */
+  variablesFor(node: RuntimeNode, globalEnv?: GlobalEnv, placedAs: string = node.id): VariableResolver {
     const base = this.flowVariables(node, globalEnv);
-    const group = this.groupOfNode.get(node.id);
+    const group = this.groupOfNode.get(placedAs);
     return group ? groupVariables(group, base) : base;
   }
 

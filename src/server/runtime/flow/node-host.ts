@@ -49,7 +49,7 @@ export class NodeHost {
     const { spec, core } = flow;
     const { options, queue } = core;
     const { scope } = this.sub;
-    const base = flow.variablesFor(this.node, flow.configNodes?.globalEnv);
+    const base = flow.variablesFor(this.node, flow.configNodes?.globalEnv, scope ? scope.instanceIds[0] : this.node.id);
     const env = scope ? subflowVariables(scope, this.sub, base) : base;
     const subflow = scope ? { instance_id: scope.instanceIds[0]!, instance_path: scope.instanceIds, subflow_id: scope.definition.id, node_id: this.sub.alias ?? this.node.id, path: scope.path } : undefined;
     this.ctx = {

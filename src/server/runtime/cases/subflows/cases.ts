@@ -55,6 +55,26 @@ const greet = [
 
 export const cases: DiffCase[] = [
   {
+    name: "a subflow instance in a group: its nodes read the instance's env, then the group's, then the flow's",
+    input: "gsinst",
+    nodes: [
+      {
+        id: "gsgroup", type: "group", name: "Lights", style: {}, nodes: ["gsinst"], x: 10, y: 10, w: 300, h: 100,
+        env: [
+          { name: "COLOR", type: "str", value: "green" },
+          { name: "OWN", type: "str", value: "from the group" },
+        ],
+      },
+      instance("gsinst", "sfgroup", [["out"]], { g: "gsgroup" }),
+    ],
+    subflows: [
+      subflow("sfgroup", "grouped", ["gsfn"], [[{ id: "gsfn" }]], { env: [{ name: "OWN", type: "str", value: "from the definition" }] }),
+      inside("sfgroup", fn("gsfn", "msg.payload = [env.get('COLOR'), env.get('OWN'), env.get('$parent.OWN'), env.get('NR_GROUP_NAME')]; return msg;")),
+    ],
+    send: [{ msg: { payload: "x" } }],
+    expect: 1,
+  },
+  {
     name: "an instance used twice, one overriding the definition's env property",
     nodes: [
       start(["first", "second"]),
