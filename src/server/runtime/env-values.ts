@@ -1,5 +1,5 @@
 import { compileJsonata } from "./jsonata";
-import type { SharedContextStore } from "./types";
+import type { SharedContextStore, VariableResolver } from "./types";
 
 /**
  * Node-RED's typed env properties (a subflow's, a group's, a global-config's): the value of a
@@ -40,4 +40,24 @@ export async function typedEnvValue(
 export function envValueCopy(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;
   return Buffer.isBuffer(value) ? Buffer.from(value) : structuredClone(value);
+}
+
+/**
+ * `${NAME}` in a text, each name read through `lookup` (a subflow's or a group's levels), which
+ * falls back to `base`'s substitution (the flow's variables, with its rules for secrets: SPEC §14).
+ */
+export function substituteLevels(
+  text: string,
+  lookup: (name: string, flow: (name: string) => unknown) => unknown,
+  base: Pick<VariableResolver, "substitute">,
+  options: Parameters<VariableResolver["substitute"]>[1],
+): string {
+  if (!text.includes("${")) return text;
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_.$]*)\}/g, (_, name: string) => {
+    const v = lookup(name, (n) => {
+      const r = base.substitute(`\${${n}}`, options);
+      return r === "" ? undefined : r;
+    });
+    return v === undefined || v === null ? "" : String(v);
+  });
 }

@@ -11,7 +11,7 @@
  */
 import { subflowEnvEntrySchema, type FlowGroup, type SubflowEnvEntry } from "../../shared/subflows";
 import { envProperty } from "./subflows";
-import { envValueCopy, typedEnvValue } from "./env-values";
+import { envValueCopy, substituteLevels, typedEnvValue } from "./env-values";
 import type { SharedContextStore, VariableResolver } from "./types";
 
 export interface GroupScope {
@@ -144,16 +144,7 @@ export function groupVariables(scope: GroupScope, base: VariableResolver): Varia
   let cached: { from: Readonly<Record<string, unknown>>; values: Readonly<Record<string, unknown>> } | undefined;
   return {
     get: (name) => lookup(String(name), (n) => base.get(n)),
-    substitute: (text, options) =>
-      text.includes("${")
-        ? text.replace(/\$\{([A-Za-z_][A-Za-z0-9_.$]*)\}/g, (_, name: string) => {
-            const v = lookup(name, (n) => {
-              const r = base.substitute(`\${${n}}`, options);
-              return r === "" ? undefined : r;
-            });
-            return v === undefined || v === null ? "" : String(v);
-          })
-        : text,
+    substitute: (text, options) => substituteLevels(text, lookup, base, options),
     values: () => {
       const from = base.values();
       if (cached?.from !== from) {

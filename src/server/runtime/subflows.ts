@@ -9,7 +9,7 @@ import {
   type SubflowSnapshot,
 } from "../../shared/subflows";
 import { ContextScope } from "./context/context-scope";
-import { envValueCopy, typedEnvValue } from "./env-values";
+import { envValueCopy, substituteLevels, typedEnvValue } from "./env-values";
 import type { Message, NodeStatus, RuntimeNode, SharedContextStore, VariableResolver } from "./types";
 
 /**
@@ -367,16 +367,7 @@ export function subflowVariables(scope: SubflowScope, node: RuntimeNode & { alia
   let cached: { from: Readonly<Record<string, unknown>>; values: Readonly<Record<string, unknown>> } | undefined;
   return {
     get: (name) => lookup(String(name), (n) => base.get(n)),
-    substitute: (text, options) =>
-      text.includes("${")
-        ? text.replace(/\$\{([A-Za-z_][A-Za-z0-9_.$]*)\}/g, (_, name: string) => {
-            const v = lookup(name, (n) => {
-              const r = base.substitute(`\${${n}}`, options);
-              return r === "" ? undefined : r;
-            });
-            return v === undefined || v === null ? "" : String(v);
-          })
-        : text,
+    substitute: (text, options) => substituteLevels(text, lookup, base, options),
     values: () => {
       const from = base.values();
       if (cached?.from !== from) {
