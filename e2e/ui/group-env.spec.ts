@@ -17,22 +17,26 @@ test("a group's environment variables: set in Edit group, saved, and read by its
       { source: "ge-inj", target: "ge-fn" },
       { source: "ge-fn", target: "ge-dbg" },
     ],
-    groups: [{ id: "ge-group", name: "Greeters", nodes: ["ge-inj", "ge-fn"] }],
+    // An entry with a field of its own, and one the table cannot show: both kept as they are.
+    groups: [{ id: "ge-group", name: "Greeters", nodes: ["ge-inj", "ge-fn"], env: [{ name: "KEEP", type: "str", value: "k", note: "mine" }, { odd: true }] }],
   });
   await logIn(page, owner.email);
   await page.goto(`/flows/${flow.id}`);
   await page.getByRole("button", { name: "Group Greeters" }).click();
   await page.getByRole("toolbar", { name: "Flow editor" }).getByRole("button", { name: "Edit group" }).click();
   const dialog = page.getByRole("dialog", { name: "Edit group" });
+  await expect(dialog.getByLabel("Property 1 name")).toHaveValue("KEEP");
+  // What the runtime resolves: no cred (it is left out there) nor a configuration node's type.
+  await expect(dialog.getByLabel("Property 1 type").locator("option")).toHaveText(["str", "num", "bool", "json", "bin", "env", "jsonata"]);
   await dialog.getByRole("button", { name: "Add property" }).click();
-  await dialog.getByLabel("Property 1 name").fill("GREETING");
-  await dialog.getByLabel("Property 1 value").fill("hello from the group");
+  await dialog.getByLabel("Property 2 name").fill("GREETING");
+  await dialog.getByLabel("Property 2 value").fill("hello from the group");
   await shot(page, "group-env-dialog");
   await dialog.getByRole("button", { name: "Done" }).click();
   await page.keyboard.press(`${mod}+s`);
   await expect(page.getByRole("toolbar", { name: "Flow editor" }).getByText(/· saved/)).toBeVisible();
   const saved = await getFlow(request, owner, flow.id);
-  expect(saved.groups[0].env).toEqual([{ name: "GREETING", type: "str", value: "hello from the group" }]);
+  expect(saved.groups[0].env).toEqual([{ name: "KEEP", type: "str", value: "k", note: "mine" }, { name: "GREETING", type: "str", value: "hello from the group" }, { odd: true }]);
 
   expect((await request.post(`/api/v1/flows/${flow.id}/deploy`, { headers: auth(owner) })).status()).toBe(200);
   await page.reload();

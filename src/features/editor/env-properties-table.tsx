@@ -7,7 +7,20 @@ import { SUBFLOW_ENV_TYPES, type SubflowEnvEntry } from "@/shared/subflows";
  * value per row, a row added or removed with its buttons. Rows with an empty name are the caller's
  * to drop when it saves (`namedEnv`).
  */
-export function EnvPropertiesTable({ env, onChange, caption, valueHeading }: { env: SubflowEnvEntry[]; onChange: (next: SubflowEnvEntry[]) => void; caption: string; valueHeading: string }) {
+export function EnvPropertiesTable<T extends SubflowEnvEntry>({
+  env,
+  onChange,
+  caption,
+  valueHeading,
+  types = SUBFLOW_ENV_TYPES.filter((t) => t !== "conf-type"),
+}: {
+  env: T[];
+  onChange: (next: T[]) => void;
+  caption: string;
+  valueHeading: string;
+  /** The types offered (an entry of another type keeps its own in the list). */
+  types?: readonly string[];
+}) {
   const setEntry = (i: number, patch: Partial<SubflowEnvEntry>) => onChange(env.map((e, j) => (j === i ? { ...e, ...patch } : e)));
   return (
     <>
@@ -32,7 +45,7 @@ export function EnvPropertiesTable({ env, onChange, caption, valueHeading }: { e
               <td>
                 <select aria-label={`Property ${i + 1} type`} value={entry.type} onChange={(e) => setEntry(i, { type: e.target.value })}>
                   {/* A configuration node property imported from Node-RED has its configuration node's type: offered as it is. */}
-                  {[...SUBFLOW_ENV_TYPES.filter((t) => t !== "conf-type"), ...(SUBFLOW_ENV_TYPES.includes(entry.type as (typeof SUBFLOW_ENV_TYPES)[number]) ? [] : [entry.type])].map((t) => (
+                  {[...types, ...(types.includes(entry.type) ? [] : [entry.type])].map((t) => (
                     <option key={t} value={t}>
                       {t}
                     </option>
@@ -51,7 +64,7 @@ export function EnvPropertiesTable({ env, onChange, caption, valueHeading }: { e
           ))}
         </tbody>
       </table>
-      <button type="button" className="secondary small" onClick={() => onChange([...env, { name: "", type: "str", value: "" }])}>
+      <button type="button" className="secondary small" onClick={() => onChange([...env, { name: "", type: "str", value: "" } as T])}>
         Add property
       </button>
     </>
@@ -59,6 +72,6 @@ export function EnvPropertiesTable({ env, onChange, caption, valueHeading }: { e
 }
 
 /** The rows worth saving: named, the name trimmed. */
-export function namedEnv(env: SubflowEnvEntry[]): SubflowEnvEntry[] {
+export function namedEnv<T extends SubflowEnvEntry>(env: T[]): T[] {
   return env.filter((x) => x.name.trim() !== "").map((x) => ({ ...x, name: x.name.trim() }));
 }

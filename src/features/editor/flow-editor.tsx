@@ -305,6 +305,7 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
                     key={groupCommands.editingGroup.id}
                     group={groupCommands.editingGroup}
                     readOnly={readOnly}
+                    withEnv={!subflow}
                     onApply={(edit) => {
                       groupCommands.applyGroupEdit(groupCommands.editingGroup!.id, edit);
                       groupCommands.editGroup(null);

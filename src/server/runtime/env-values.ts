@@ -39,7 +39,13 @@ export async function typedEnvValue(
  */
 export function envValueCopy(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;
-  return Buffer.isBuffer(value) ? Buffer.from(value) : structuredClone(value);
+  if (Buffer.isBuffer(value)) return Buffer.from(value);
+  try {
+    return structuredClone(value);
+  } catch {
+    // Something a clone cannot copy (a JSONata result holding a function): the value itself.
+    return value;
+  }
 }
 
 /**

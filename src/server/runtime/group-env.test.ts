@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { groupScopes, groupSetting, groupVariables } from "./group-env";
 import { builtinVariables, memoryContextStore } from "./memory-context";
+import { envValueCopy } from "./env-values";
 
 const context = { flow: memoryContextStore(), global: memoryContextStore() };
 const flow = (name: string) => ({ FLOW_ONLY: "flow", SECRET: "the organization's secret" })[name];
@@ -33,5 +34,12 @@ describe("group env (Node-RED's Group.getSetting)", () => {
     expect([env.get("BAD"), env.get("NR_NODE_ID"), env.get("NR_GROUP_ID")]).toEqual([undefined, "n1", "g1"]);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^g1: Error evaluating env property 'BAD': SyntaxError/);
+  });
+
+  it("a value a clone cannot copy (a JSONata result holding a function) is handed out as it is, not an error", () => {
+    const fn = () => 1;
+    const value = { f: fn };
+    expect(envValueCopy(value)).toBe(value);
+    expect(envValueCopy({ a: [1] })).toEqual({ a: [1] });
   });
 });

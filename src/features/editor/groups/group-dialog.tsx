@@ -8,31 +8,57 @@ import { NAME_MAX_CHARS } from "@/shared/policy";
 
 const hex = (v: unknown, fallback: string) => (typeof v === "string" && /^#[0-9a-fA-F]{6}$/.test(v) ? v : fallback);
 
-/** A group's env entries as the table edits them (Node-RED's `{name, type, value}`; others left out). */
-function envOf(group: FlowGroup): SubflowEnvEntry[] {
-  return group.env.flatMap((raw) => {
+/** A group's env entry as the table edits it, with the entry it came from (its other fields kept). */
+type GroupEnvRow = SubflowEnvEntry & { source?: Record<string, unknown> };
+
+/** A group's env entries the table can edit (Node-RED's `{name, type, value}`), and the others, kept as they are. */
+function envOf(group: FlowGroup): { rows: GroupEnvRow[]; kept: Array<Record<string, unknown>> } {
+  const rows: GroupEnvRow[] = [];
+  const kept: Array<Record<string, unknown>> = [];
+  for (const raw of group.env) {
     const parsed = subflowEnvEntrySchema.safeParse(raw);
-    return parsed.success ? [parsed.data] : [];
-  });
+    if (parsed.success) rows.push({ ...parsed.data, source: raw });
+    else kept.push(raw);
+  }
+  return { rows, kept };
 }
+
+/** What the runtime evaluates for a group (group-env.ts): not cred, which it leaves out, nor a configuration node's. */
+const GROUP_ENV_TYPES = ["str", "num", "bool", "json", "bin", "env", "jsonata"] as const;
 
 /**
  * `Edit group`: the group's name, border and fill colours, whether the name shows, and its env
  * properties (Node-RED's group environment variables: its nodes and the groups inside it read them
  * before the flow's, runtime/group-env.ts).
  */
-export function GroupDialog({ group, readOnly, onApply, onClose }: { group: FlowGroup; readOnly: boolean; onApply: (edit: { name: string; style: FlowGroup["style"]; env: FlowGroup["env"] }) => void; onClose: () => void }) {
+export function GroupDialog({
+  group,
+  readOnly,
+  withEnv = true,
+  onApply,
+  onClose,
+}: {
+  group: FlowGroup;
+  readOnly: boolean;
+  /** Whether its env properties are offered (a subflow definition's groups are not resolved: group-env.ts). */
+  withEnv?: boolean;
+  onApply: (edit: { name: string; style: FlowGroup["style"]; env: FlowGroup["env"] }) => void;
+  onClose: () => void;
+}) {
   const style = group.style as Record<string, string | number | boolean>;
   const [name, setName] = useState(group.name);
   const [stroke, setStroke] = useState(hex(style.stroke, "#999999"));
   const [fill, setFill] = useState(hex(style.fill, "#e3f3d3"));
   const [noFill, setNoFill] = useState(style.fill === "none");
   const [showLabel, setShowLabel] = useState(style.label !== false);
-  const [env, setEnv] = useState<SubflowEnvEntry[]>(() => envOf(group));
+  const [{ rows: initialRows, kept }] = useState(() => envOf(group));
+  const [env, setEnv] = useState<GroupEnvRow[]>(initialRows);
   function onSubmit(e: FormEvent) {
     e.preventDefault();
     if (readOnly) return onClose();
-    onApply({ name: name.trim(), style: { ...style, stroke, fill: noFill ? "none" : fill, label: showLabel }, env: namedEnv(env) });
+    // Edited rows keep their entry's other fields; entries the table cannot show stay as they were.
+    const edited = namedEnv(env).map(({ source, ...entry }) => ({ ...(source ?? {}), ...entry }));
+    onApply({ name: name.trim(), style: { ...style, stroke, fill: noFill ? "none" : fill, label: showLabel }, env: withEnv ? [...edited, ...kept] : group.env });
   }
   return (
     <Dialog title="Edit group" open onClose={onClose} wide>
@@ -58,7 +84,7 @@ export function GroupDialog({ group, readOnly, onApply, onClose }: { group: Flow
             <input id="group-label" type="checkbox" checked={showLabel} onChange={(e) => setShowLabel(e.target.checked)} />
             <label htmlFor="group-label">Show the name</label>
           </div>
-          <EnvPropertiesTable env={env} onChange={setEnv} caption="Environment variables (its nodes read them before the flow's)" valueHeading="Value" />
+          {withEnv ? <EnvPropertiesTable env={env} onChange={setEnv} caption="Environment variables (its nodes read them before the flow's)" valueHeading="Value" types={GROUP_ENV_TYPES} /> : null}
         </fieldset>
         <div className="actions">
           <button type="button" className="secondary" onClick={onClose}>
