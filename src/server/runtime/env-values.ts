@@ -1,4 +1,5 @@
 import { compileJsonata } from "./jsonata";
+import type { SubflowEnvEntry } from "../../shared/subflows";
 import type { SharedContextStore, VariableResolver } from "./types";
 
 /**
@@ -65,5 +66,56 @@ export function substituteLevels(
       return r === "" ? undefined : r;
     });
     return v === undefined || v === null ? "" : String(v);
+  });
+}
+
+/**
+ * One level's env properties (a subflow instance's, a group's) evaluated into `values` as Node-RED's
+ * evaluateEnvProperties does when the level starts: typed entries first (typedEnvValue, reading
+ * `above`: the levels above, as the level's own settings are still empty), then `env` entries, a
+ * name or a text with ${NAME} resolved through `own` (this level's values first, then above); until
+ * then an env entry's raw text is what another property of this level reads. A property that reads
+ * itself reads the level above (node-red#2099). One that fails is undefined and reported through
+ * `onError`, as Node-RED logs it.
+ */
+export async function evaluateEnvEntries(
+  values: Map<string, unknown>,
+  entries: readonly SubflowEnvEntry[],
+  lookups: { above: (name: string) => unknown; own: (name: string) => unknown },
+  context: { flow: SharedContextStore; global: SharedContextStore },
+  onError: (message: string) => void,
+): Promise<void> {
+  const envTypes: SubflowEnvEntry[] = [];
+  for (const e of entries) {
+    try {
+      if (e.type === "env") {
+        envTypes.push(e);
+        values.set(e.name, e.value);
+      } else {
+        values.set(e.name, await typedEnvValue(e.type, e.value, { context, env: lookups.above }));
+      }
+    } catch (err) {
+      values.set(e.name, undefined);
+      onError(`Error evaluating env property '${e.name}': ${String(err)}`);
+    }
+  }
+  for (const { name, value: raw } of envTypes) {
+    const value = raw === name ? `$parent.${name}` : raw;
+    if (values.has(value)) {
+      values.set(name, values.get(value));
+      continue;
+    }
+    values.set(name, envProperty(value, lookups.own));
+  }
+}
+
+/** Node-RED's evaluateEnvProperty: "NAME", "${NAME}", or a text with ${NAME} in it. */
+export function envProperty(value: string, lookup: (name: string) => unknown): unknown {
+  const whole = /^\$\{([^}]+)\}$/.exec(value);
+  if (whole) return lookup(whole[1]!) ?? "";
+  if (!/\$\{\S+\}/.test(value)) return lookup(value) ?? "";
+  return value.replace(/\$\{([^}]+)\}/g, (_, name: string) => {
+    const v = lookup(name);
+    return v === undefined ? "" : String(v);
   });
 }

@@ -10,8 +10,7 @@
  * (Node-RED's change node may share one object between messages).
  */
 import { subflowEnvEntrySchema, type FlowGroup, type SubflowEnvEntry } from "../../shared/subflows";
-import { envProperty } from "./subflows";
-import { envValueCopy, substituteLevels, typedEnvValue } from "./env-values";
+import { envValueCopy, evaluateEnvEntries, substituteLevels } from "./env-values";
 import type { SharedContextStore, VariableResolver } from "./types";
 
 export interface GroupScope {
@@ -93,34 +92,12 @@ async function evaluateGroupEnv(
   context: { flow: SharedContextStore; global: SharedContextStore },
   onError: (message: string) => void,
 ): Promise<void> {
-  const { values } = scope;
   // While its properties are evaluated, the group's settings are those above it.
   const above = (name: string) => groupSetting(scope.parent, name.startsWith("$parent.") ? name.slice("$parent.".length) : name, flow);
-  const envTypes: SubflowEnvEntry[] = [];
-  for (const e of env) {
-    // A credential holds no value in a flow's JSON: left out, so the variable of that name (a
-    // secret of the organization's) shows through, as for the global-config env.
-    if (e.type === "cred") continue;
-    try {
-      if (e.type === "env") {
-        envTypes.push(e);
-        values.set(e.name, e.value);
-      } else {
-        values.set(e.name, await typedEnvValue(e.type, e.value, { context, env: above }));
-      }
-    } catch (err) {
-      values.set(e.name, undefined);
-      onError(`Error evaluating env property '${e.name}': ${String(err)}`);
-    }
-  }
-  for (const { name, value: raw } of envTypes) {
-    const value = raw === name ? `$parent.${name}` : raw;
-    if (values.has(value)) {
-      values.set(name, values.get(value));
-      continue;
-    }
-    values.set(name, envProperty(value, (n) => groupSetting(scope, n, flow)));
-  }
+  // A credential holds no value in a flow's JSON: left out, so the variable of that name (a
+  // secret of the organization's) shows through, as for the global-config env.
+  const entries = env.filter((e) => e.type !== "cred");
+  await evaluateEnvEntries(scope.values, entries, { above, own: (n) => groupSetting(scope, n, flow) }, context, onError);
 }
 
 const NODE_BUILTINS = new Set(["NR_NODE_ID", "NR_NODE_NAME", "NR_NODE_PATH"]);

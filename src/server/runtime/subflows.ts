@@ -9,7 +9,7 @@ import {
   type SubflowSnapshot,
 } from "../../shared/subflows";
 import { ContextScope } from "./context/context-scope";
-import { envValueCopy, substituteLevels, typedEnvValue } from "./env-values";
+import { envValueCopy, evaluateEnvEntries, substituteLevels } from "./env-values";
 import type { Message, NodeStatus, RuntimeNode, SharedContextStore, VariableResolver } from "./types";
 
 /**
@@ -277,10 +277,8 @@ export function statusFromMessage(msg: Message): NodeStatus | Record<string, unk
 
 /**
  * Evaluates an instance's env properties as Node-RED's evaluateEnvProperties does when the subflow
- * starts: str as is, num a number, bool `value === "true"`, json parsed, bin a Buffer, jsonata the
- * expression's result (with $flowContext/$globalContext/$env), env (evaluated last) a name or a text
- * with ${NAME} resolved against this level's values first, then above. A property that fails is
- * undefined and reported through `onError`, as Node-RED logs it.
+ * starts (env-values.ts evaluateEnvEntries): str as is, num a number, bool, json, bin, jsonata, and
+ * env entries last, against this level's values first, then above.
  */
 export async function evaluateSubflowEnv(
   scope: SubflowScope,
@@ -288,47 +286,9 @@ export async function evaluateSubflowEnv(
   context: { flow: SharedContextStore; global: SharedContextStore },
   onError: (message: string) => void,
 ): Promise<void> {
-  const values = scope.values;
   // While its properties are evaluated, the instance's settings are those above it (Node-RED's _env is still empty).
   const above = (name: string) => subflowSetting(scope.parent, name.startsWith("$parent.") ? name.slice("$parent.".length) : name, flow);
-  const envTypes: SubflowEnvEntry[] = [];
-  for (const e of scope.env) {
-    const { name, value, type } = e;
-    try {
-      switch (type) {
-        case "env":
-          // Evaluated below; until then its raw text is what another property of this level reads (as Node-RED).
-          envTypes.push(e);
-          values.set(name, value);
-          break;
-        default:
-          values.set(name, await typedEnvValue(type, value, { context, env: above }));
-      }
-    } catch (err) {
-      values.set(name, undefined);
-      onError(`Error evaluating env property '${name}': ${String(err)}`);
-    }
-  }
-  for (const { name, value: raw } of envTypes) {
-    // A property that reads itself reads the level above (node-red#2099).
-    const value = raw === name ? `$parent.${name}` : raw;
-    if (values.has(value)) {
-      values.set(name, values.get(value));
-      continue;
-    }
-    values.set(name, envProperty(value, (n) => subflowSetting(scope, n, flow)));
-  }
-}
-
-/** Node-RED's evaluateEnvProperty: "NAME", "${NAME}", or a text with ${NAME} in it. */
-export function envProperty(value: string, lookup: (name: string) => unknown): unknown {
-  const whole = /^\$\{([^}]+)\}$/.exec(value);
-  if (whole) return lookup(whole[1]!) ?? "";
-  if (!/\$\{\S+\}/.test(value)) return lookup(value) ?? "";
-  return value.replace(/\$\{([^}]+)\}/g, (_, name: string) => {
-    const v = lookup(name);
-    return v === undefined ? "" : String(v);
-  });
+  await evaluateEnvEntries(scope.values, scope.env, { above, own: (n) => subflowSetting(scope, n, flow) }, context, onError);
 }
 
 /**

@@ -92,10 +92,12 @@ export class Flow {
       onWarning: (message) => options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: spec.nodes[0]?.id ?? spec.flowId, error: cutText(message, MAX_ERROR_TEXT) }),
     });
     // Groups' env properties (Node-RED's Group.start), before the subflows and nodes that read them.
-    const flowBase = this.flowVariables({ id: spec.flowId, name: spec.name ?? "", type: "tab", config: {} }, this.configNodes?.globalEnv);
-    this.groupOfNode = await groupScopes(spec.groups, (name) => flowBase.get(name), { flow: stores.flow, global: stores.global }, (groupId, message) =>
-      options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: groupId, error: cutText(message, MAX_ERROR_TEXT) }),
-    );
+    if (spec.groups?.length) {
+      const flowBase = this.flowVariables({ id: spec.flowId, name: spec.name ?? "", type: "tab", config: {} }, this.configNodes?.globalEnv);
+      this.groupOfNode = await groupScopes(spec.groups, (name) => flowBase.get(name), { flow: stores.flow, global: stores.global }, (groupId, message) =>
+        options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: groupId, error: cutText(message, MAX_ERROR_TEXT) }),
+      );
+    }
     let expanded: ReturnType<typeof expandSubflows>;
     try {
       expanded = expandSubflows(spec, core.expandOptions);
