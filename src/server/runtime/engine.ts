@@ -52,10 +52,14 @@ export class FlowEngine {
   private readonly core: EngineCore;
   /** Configuration nodes and the connections they hold on this instance (SPEC §19). */
   private readonly configHost: ConfigNodeHost;
+  /** Removes the delivery queue from the sandbox pool's view of the host's work. */
+  private readonly unyield: () => void;
 
   constructor(options: EngineOptions) {
     this.configHost = new ConfigNodeHost({ schemaOf: options.configSchemaOf, openCredential: options.services?.openCredential, pool: options.connections });
     this.queue = new DeliveryQueue(options);
+    // The host does not spin for a function node's answer while deliveries wait (sandbox/spin.ts).
+    this.unyield = options.services?.sandboxes?.yieldTo(() => this.queue.hasWork()) ?? (() => undefined);
     this.links = new LinkIndex(options, this.queue);
     const expandOptions: ExpandOptions = {
       // Scoped types (the catch, status and complete roles): inside a subflow instance, their scopes name only its own nodes.
@@ -210,6 +214,7 @@ export class FlowEngine {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.unyield();
     await Promise.all([...this.flows.keys()].map((id) => this.stop(id)));
   }
 

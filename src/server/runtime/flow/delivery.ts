@@ -261,6 +261,11 @@ export class DeliveryQueue {
     return bytes;
   }
 
+  /** Whether deliveries wait to be drained (the sandbox pool does not spin meanwhile: sandbox/spin.ts). */
+  hasWork(): boolean {
+    return this.draining || this.queueHead < this.queue.length || this.resumedFlows.length > 0;
+  }
+
   scheduleDrain() {
     if (this.draining) return;
     this.draining = true;

@@ -17,6 +17,7 @@ import { PoolWorker } from "./pool-worker";
 import { PooledSandbox, type SandboxGroup, type SandboxHost } from "./pooled-sandbox";
 import { emptyDiagnostics, SandboxError, type FunctionSandbox, type FunctionSandboxOptions, type SandboxGlobalContext, type SandboxPoolDiagnostics } from "./sandbox-types";
 import { memoryScope } from "../context/context-scope";
+import { SpinBudget, spinWindowUs } from "./spin";
 
 export type { SandboxPoolDiagnostics } from "./sandbox-types";
 
@@ -59,10 +60,14 @@ export class SandboxPool implements SandboxHost {
   private readonly livePerOwner = new Map<string, number>();
   private readonly size: number;
   private readonly limits: SandboxLimits;
+  /** The host's and the workers' spin window (spin.ts), and the host's per-turn budget shared by the workers. */
+  private readonly spin: { windowUs: number; budget: SpinBudget };
 
-  constructor(options: { size?: number; limits?: Partial<SandboxLimits> } = {}) {
+  /** `spinUs`: how long each side waits for the other's answer before sleeping (0: never spin). */
+  constructor(options: { size?: number; limits?: Partial<SandboxLimits>; spinUs?: number } = {}) {
     this.size = options.size ?? poolSize();
     this.limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+    this.spin = { windowUs: spinWindowUs(options.spinUs), budget: new SpinBudget() };
   }
 
   /**
@@ -137,6 +142,14 @@ export class SandboxPool implements SandboxHost {
     return global;
   }
 
+  /**
+   * Tells the pool of other work on the host's thread (the engine's delivery queue): while `busy()`
+   * is true the host does not spin for a worker's answer (spin.ts). Returns the function that removes it.
+   */
+  yieldTo(busy: () => boolean): () => void {
+    return this.spin.budget.yieldTo(busy);
+  }
+
   /** @internal */
   workerAt(slot: number): PoolWorker {
     if (this.closed) throw new SandboxError("runtime", "the sandbox pool is shut down");
@@ -147,7 +160,7 @@ export class SandboxPool implements SandboxHost {
         this.retiredCounters[0] += dead.counters[0];
         this.retiredCounters[1] += dead.counters[1];
         if (this.slots?.[slot] === dead) this.slots[slot] = undefined;
-      });
+      }, this.spin);
       slots[slot] = worker;
     }
     return worker;

@@ -3,8 +3,9 @@
  * JSON-safe data, sent by structured clone over a MessagePort; the worker answers every request with
  * an id, in order (it handles one request at a time), and after each answer increments the shared
  * counter `signal[0]` (an Int32Array over `signal`) and, while the host has set `signal[1]`, notifies
- * it: the host can so wait for an answer synchronously (Atomics.wait + receiveMessageOnPort, used by
- * close() with `finalize`).
+ * it. The host increments `signal[3]` after each post. Each side can so see the other's message
+ * before its event loop would deliver it, and take it with receiveMessageOnPort: both spin for a
+ * moment after a call instead of sleeping at once (spin.ts).
  */
 import type { MessagePort } from "node:worker_threads";
 import type { FunctionSandboxOptions, GlobalCall, SandboxErrorKind, SandboxResult } from "./sandbox-types";
@@ -80,4 +81,6 @@ export interface WorkerData {
   signal: SharedArrayBuffer;
   /** The host's key of a Buffer's stand-in (buffer-source.ts). */
   bufferMark: string;
+  /** How long the worker watches `signal[3]` (the host's count of posts) after emptying its queue (spin.ts). */
+  spinUs: number;
 }

@@ -238,8 +238,11 @@ export interface SandboxPoolDiagnostics {
   disposeFailures: number;
   workersStarted: number;
   workersTerminated: number;
+  /** Calls whose answer the host caught while spinning, and spins that ended without one (spin.ts). */
+  spinsCaught: number;
+  spinsMissed: number;
 }
 
 export function emptyDiagnostics(): SandboxPoolDiagnostics {
-  return { enginesCreated: 0, enginesLive: 0, enginesAbandoned: 0, disposeFailures: 0, workersStarted: 0, workersTerminated: 0 };
+  return { enginesCreated: 0, enginesLive: 0, enginesAbandoned: 0, disposeFailures: 0, workersStarted: 0, workersTerminated: 0, spinsCaught: 0, spinsMissed: 0 };
 }

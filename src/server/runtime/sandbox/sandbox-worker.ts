@@ -9,8 +9,9 @@ import { coreDiagnostics, createCoreSandbox, FlowStore, type CoreSandbox } from 
 import type { WorkerData, WorkerReply, WorkerRequest } from "./sandbox-protocol";
 import { setBufferMark } from "./buffer-source";
 import { SandboxError, type GlobalAnswer, type GlobalCall } from "./sandbox-types";
+import { SpinGate, spinFor } from "./spin";
 
-const { port, syncPort, signal: signalBuffer, bufferMark } = workerData as WorkerData;
+const { port, syncPort, signal: signalBuffer, bufferMark, spinUs } = workerData as WorkerData;
 setBufferMark(bufferMark);
 const signal = new Int32Array(signalBuffer);
 
@@ -126,17 +127,41 @@ async function handle(request: WorkerRequest): Promise<void> {
 
 const queue: WorkerRequest[] = [];
 let busy = false;
+/** Requests taken off the port; the host counts its posts in signal[3]. */
+let received = 0;
+const gate = new SpinGate(spinUs);
+
+/**
+ * After the queue empties: watches signal[3] for the host's next request for up to the spin window
+ * (spin.ts), and takes what came off the port; false when nothing came.
+ */
+function awaitNext(): boolean {
+  if (!gate.open()) return false;
+  if (!spinFor(gate.windowUs, () => Atomics.load(signal, 3) > received)) {
+    gate.missed();
+    return false;
+  }
+  gate.caught();
+  for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
+    received++;
+    queue.push(next.message as WorkerRequest);
+  }
+  return true;
+}
 
 async function pump(): Promise<void> {
   busy = true;
   try {
-    for (let request = queue.shift(); request; request = queue.shift()) await handle(request);
+    do {
+      for (let request = queue.shift(); request; request = queue.shift()) await handle(request);
+    } while (awaitNext());
   } finally {
     busy = false;
   }
 }
 
 port.on("message", (request: WorkerRequest) => {
+  received++;
   queue.push(request);
   if (!busy) void pump();
 });

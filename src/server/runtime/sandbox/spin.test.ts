@@ -1,0 +1,118 @@
+import { availableParallelism } from "node:os";
+import { afterAll, describe, expect, it } from "vitest";
+import { SpinBudget, SpinGate, spinFor, spinWindowUs } from "./spin";
+import { SandboxPool } from "./sandbox-pool";
+
+const options = (code: string) => ({ code, outputs: 1, timeoutMs: 1000, flowContext: new Map(), nodeInfo: { id: "n1", name: "fn", flowId: "f1" } });
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe("spin gate", () => {
+  it("skips 1, 2, 4 … 64 chances after each spin that caught nothing, and spins every time again once one catches", () => {
+    const gate = new SpinGate(50);
+    const skippedAfterMiss = () => {
+      gate.missed();
+      let skipped = 0;
+      while (!gate.open()) skipped++;
+      return skipped;
+    };
+    expect(gate.open()).toBe(true);
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map(skippedAfterMiss)).toEqual([1, 2, 4, 8, 16, 32, 64, 64]);
+    gate.caught();
+    expect(skippedAfterMiss()).toBe(1);
+    gate.caught();
+    expect([gate.open(), gate.open(), gate.open()]).toEqual([true, true, true]);
+  });
+
+  it("never opens with a window of 0", () => {
+    expect(new SpinGate(0).open()).toBe(false);
+  });
+
+  it("spinFor ends when the condition holds, or after its window", () => {
+    let n = 0;
+    expect(spinFor(1_000_000, () => ++n === 100)).toBe(true);
+    expect(n).toBe(100);
+    const started = performance.now();
+    expect(spinFor(2_000, () => false)).toBe(false);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(2);
+  });
+
+  it("is off on a machine with one core", () => {
+    expect(spinWindowUs(50)).toBe(availableParallelism() < 2 ? 0 : 50);
+    expect(spinWindowUs(-5)).toBe(0);
+  });
+});
+
+describe("spin budget: the host yields to its event loop", () => {
+  it("allows 32 answers caught per turn, then none until the next turn", async () => {
+    const budget = new SpinBudget();
+    for (let i = 0; i < 32; i++) {
+      expect(budget.available()).toBe(true);
+      budget.spent(5, true);
+    }
+    expect(budget.available()).toBe(false);
+    await nextTurn();
+    expect(budget.available()).toBe(true);
+  });
+
+  it("allows 1 ms of spinning per turn", async () => {
+    const budget = new SpinBudget();
+    budget.spent(600, false);
+    expect(budget.available()).toBe(true);
+    budget.spent(600, false);
+    expect(budget.available()).toBe(false);
+    await nextTurn();
+    expect(budget.available()).toBe(true);
+  });
+
+  it("does not spin while registered work waits, until it is removed", () => {
+    const budget = new SpinBudget();
+    let waiting = true;
+    const remove = budget.yieldTo(() => waiting);
+    expect(budget.available()).toBe(false);
+    waiting = false;
+    expect(budget.available()).toBe(true);
+    waiting = true;
+    remove();
+    expect(budget.available()).toBe(true);
+  });
+});
+
+describe("spinning in the pool", () => {
+  const pool = new SandboxPool();
+  afterAll(() => pool.close());
+
+  it("answers every call of a chain in order while the host catches the answers", async () => {
+    const sandbox = await pool.create(options("msg.payload = msg.payload + 1; return msg;"));
+    let payload = 0;
+    for (let i = 0; i < 640; i++) {
+      const result = await sandbox.run({ _msgid: `m${i}`, payload });
+      payload = result.outputs[0]![0]!.payload as number;
+    }
+    expect(payload).toBe(640);
+    await sandbox.close();
+  });
+
+  it("answers calls in flight together, one after another in order", async () => {
+    const sandbox = await pool.create(options("return msg;"));
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => sandbox.run({ _msgid: `p${i}`, payload: i })));
+    expect(results.map((result) => result.outputs[0]![0]!.payload)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    await sandbox.close();
+  });
+
+  // The budget's limits per turn go through the same check (SpinBudget.available, tested above).
+  it.runIf(availableParallelism() > 1)("spins for an idle worker's answer only while the host has nothing else waiting", async () => {
+    const sandbox = await pool.create(options("return msg;"));
+    let busy = true;
+    const remove = pool.yieldTo(() => busy);
+    const before = pool.diagnostics();
+    for (let i = 0; i < 50; i++) await sandbox.run({ _msgid: `b${i}`, payload: i });
+    const during = pool.diagnostics();
+    expect(during.spinsCaught + during.spinsMissed).toBe(before.spinsCaught + before.spinsMissed);
+    busy = false;
+    for (let i = 0; i < 200; i++) await sandbox.run({ _msgid: `i${i}`, payload: i });
+    const after = pool.diagnostics();
+    expect(after.spinsCaught + after.spinsMissed).toBeGreaterThan(during.spinsCaught + during.spinsMissed);
+    remove();
+    await sandbox.close();
+  });
+});
