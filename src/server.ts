@@ -20,7 +20,7 @@ import { agentDeps } from "./server/services/devices/agents";
 import { actorName } from "./server/services/flows/events";
 import { createRequestListener } from "./server/http/request-listener";
 import { restCore } from "./server/api/rest";
-import { handleWebhookUrl } from "./server/api/rest/webhook-handler";
+import { serveWebhookTarget } from "./server/api/rest/webhook-handler";
 import { createTrpcHandler } from "./server/api/trpc-handler";
 import { createTrpcCore } from "./server/api/trpc-node";
 import { appRouter } from "./server/api/root";
@@ -88,7 +88,7 @@ const server = http.createServer(
     trustProxyHops: env.TRUST_PROXY_HOPS,
     hsts: app.config.publicUrl.startsWith("https://"),
     rest: restCore,
-    webhooks: (req: Request) => handleWebhookUrl(services, req),
+    webhooks: (req) => serveWebhookTarget(services, req),
     trpc: createTrpcHandler(async () => services),
     trpcCore: createTrpcCore(appRouter, async () => services),
     next: handle,

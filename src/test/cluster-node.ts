@@ -17,7 +17,7 @@ import { createAppServices } from "@/server/compose";
 import { setAppServices } from "@/server/services-slot";
 import { createLogger } from "@/server/logger";
 import { restCore } from "@/server/api/rest";
-import { handleWebhookUrl } from "@/server/api/rest/webhook-handler";
+import { serveWebhookTarget } from "@/server/api/rest/webhook-handler";
 import { CLIENT_IP_HEADER, resolveClientIp } from "@/server/http/client-ip";
 import { createRequestListener } from "@/server/http/request-listener";
 import { peerUpgradeRoute, routeUpgrade, type UpgradeRoute } from "@/server/http/upgrades";
@@ -56,7 +56,7 @@ const server = http.createServer(
     trustProxyHops: env.TRUST_PROXY_HOPS,
     hsts: false,
     rest: restCore,
-    webhooks: (req: Request) => handleWebhookUrl(app, req),
+    webhooks: (req) => serveWebhookTarget(app, req),
     trpc: createTrpcHandler(async () => app),
     trpcCore: createTrpcCore(appRouter, async () => app),
     next: noPages,

@@ -14,7 +14,7 @@ import { signUp } from "@/test/accounts";
 import { sessionCookie } from "@/test/dashboard";
 import { appRouter } from "@/server/api/root";
 import { createRestCore } from "@/server/api/rest/handler";
-import { handleWebhookUrl } from "@/server/api/rest/webhook-handler";
+import { serveWebhookTarget } from "@/server/api/rest/webhook-handler";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
 import { createTrpcCore } from "@/server/api/trpc-node";
 import { createRequestListener } from "@/server/http/request-listener";
@@ -37,7 +37,7 @@ async function listen(withCore: boolean): Promise<Server> {
     trustProxyHops: 0,
     hsts: false,
     rest: createRestCore({ router: appRouter, getAppServices: async () => app }),
-    webhooks: (req) => handleWebhookUrl(app, req),
+    webhooks: (req) => serveWebhookTarget(app, req),
     trpc: (req) => {
       server.adapterCalls++;
       return adapter(req);

@@ -3,6 +3,7 @@ import { Readable } from "node:stream";
 import { API_PREFIX, type RestRequest, type RestResult } from "../api/rest/handler";
 import { CLIENT_IP_HEADER } from "./client-ip";
 import { refusedUnread, type LimitedBytes, type LimitedRead } from "../api/rest/read-body";
+import type { WebhookRequest } from "../api/rest/webhook-handler";
 
 /**
  * The headers next.config.mjs's `headers()` puts on every response. Requests the custom server
@@ -120,6 +121,34 @@ export function restRequestFrom(req: IncomingMessage): RestRequest {
     readBody: method === "GET" || method === "HEAD" ? null : (limit) => readNodeBody(req, limit),
     readBytes: method === "GET" || method === "HEAD" ? null : (limit) => readNodeBytes(req, limit),
   };
+}
+
+/**
+ * The webhooks on the custom server, over Node's objects as the REST mount (a fetch Request and
+ * Response around each call cost a third of a webhook's time: docs/BENCHMARKS.md). msg.req.headers
+ * are Node's `req.headers`, as Express hands them to Node-RED's http in: in the order they came, a
+ * repeated singleton header (Content-Type, Authorization…) as its first value.
+ */
+export async function serveWebhooks(req: IncomingMessage, res: ServerResponse, handler: (req: WebhookRequest) => Promise<RestResult>): Promise<void> {
+  const rest = restRequestFrom(req);
+  const result = await handler({
+    method: rest.method,
+    target: rest.target,
+    header: rest.header,
+    headers() {
+      const out: Record<string, string> = {};
+      for (const name in req.headers) {
+        const value = req.headers[name];
+        if (value !== undefined) out[name] = Array.isArray(value) ? value.join(", ") : value;
+      }
+      return out;
+    },
+    readBytes: rest.readBytes ?? null,
+  });
+  // A body left unread (no flow serves the path, or refused as too large) is not drained: the
+  // connection closes once the answer is written.
+  if (!req.complete) res.setHeader("connection", "close");
+  writeRestResult(res, result);
 }
 
 /**

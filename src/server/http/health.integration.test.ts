@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { appRouter } from "@/server/api/root";
 import { createRestCore } from "@/server/api/rest/handler";
-import { handleWebhookUrl } from "@/server/api/rest/webhook-handler";
+import { serveWebhookTarget } from "@/server/api/rest/webhook-handler";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
 import { createRequestListener } from "./request-listener";
 
@@ -31,7 +31,7 @@ beforeAll(async () => {
         restCalls++;
         return core(req);
       },
-      webhooks: (req) => handleWebhookUrl(app, req),
+      webhooks: (req) => serveWebhookTarget(app, req),
       trpc: createTrpcHandler(async () => app),
       next: async (_req, res) => {
         res.statusCode = 404;

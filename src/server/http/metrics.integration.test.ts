@@ -12,7 +12,7 @@ import { signUp } from "@/test/accounts";
 import { restClient } from "@/test/app";
 import { appRouter } from "@/server/api/root";
 import { createRestCore } from "@/server/api/rest/handler";
-import { handleWebhookUrl } from "@/server/api/rest/webhook-handler";
+import { serveWebhookTarget } from "@/server/api/rest/webhook-handler";
 import { createTrpcHandler } from "@/server/api/trpc-handler";
 import { connect, startHub } from "@/test/ws";
 import { createRequestListener } from "./request-listener";
@@ -86,7 +86,7 @@ async function listen(options: { metricsToken?: string; trustProxyHops: number }
       hsts: false,
       // The server's restCore, with this test's app instead of the services slot's.
       rest: createRestCore({ router: appRouter, getAppServices: async () => app }),
-      webhooks: (req) => handleWebhookUrl(app, req),
+      webhooks: (req) => serveWebhookTarget(app, req),
       trpc: createTrpcHandler(async () => app),
       next: async (_req, res) => {
         res.statusCode = 404;

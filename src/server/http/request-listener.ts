@@ -3,7 +3,8 @@ import type { AppServices } from "../app-services";
 import { API_PREFIX, type RestRequest, type RestResult } from "../api/rest/handler";
 import { UNAVAILABLE_RETRY_AFTER_SEC } from "../errors";
 import { CLIENT_IP_HEADER, resolveClientIp } from "./client-ip";
-import { directMountFor, serveDirect, serveRest, serveTrpc, type FetchHandler } from "./direct-mount";
+import { directMountFor, serveDirect, serveRest, serveTrpc, serveWebhooks, type FetchHandler } from "./direct-mount";
+import type { WebhookRequest } from "../api/rest/webhook-handler";
 import { serveMetrics } from "./metrics-endpoint";
 import { servePage } from "./page-outage";
 import { applyPagePolicy } from "./content-security-policy";
@@ -17,7 +18,8 @@ export interface RequestListenerOptions {
   hsts: boolean;
   /** The REST adapter's core (api/rest: restCore). */
   rest: (req: RestRequest) => Promise<RestResult>;
-  webhooks: FetchHandler;
+  /** The webhook handler (api/rest/webhook-handler.ts: serveWebhookTarget). */
+  webhooks: (req: WebhookRequest) => Promise<RestResult>;
   /** tRPC's fetch adapter (createTrpcHandler): every /api/trpc request trpcCore leaves to it. */
   trpc: FetchHandler;
   /** The common /api/trpc requests (queries by GET) without fetch objects (api/trpc-node.ts); undefined: hand it to `trpc`. */
@@ -66,7 +68,7 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
         break;
       case "webhooks":
         route = "hooks";
-        served = serveDirect(req, res, origin, options.webhooks);
+        served = serveWebhooks(req, res, options.webhooks);
         break;
       case "trpc":
         route = "trpc";

@@ -2,28 +2,48 @@ import type { AppServices } from "../../app-services";
 import { AppError, errorBody, toAppError } from "../../errors";
 import { bodyLimits } from "../../../shared/policy";
 import { WEBHOOK_SECURITY_HEADERS, filterResponseHeaders, webhookRequestHeaders } from "../../runtime/webhooks";
-import { readBodyBytesWithLimit } from "./read-body";
+import { readBodyBytesWithLimit, type LimitedBytes } from "./read-body";
 import { lazyRequire } from "../../lazy-require";
 import { isMultipartFormData, webhookMultipart } from "./multipart";
 import type { WebhookMultipart } from "../../runtime/webhooks";
 import { authLimiters } from "../../auth/limits";
 import { CLIENT_IP_HEADER } from "../../http/client-ip";
 import { JSON_TOO_DEEP_MESSAGE, jsonTooDeep } from "../../../shared/json-depth";
-
-
-/** A refusal of ours (not the flow's answer): status and body from the one error table. */
-const fail = (err: AppError) =>
-  new Response(JSON.stringify(errorBody(err)), {
-    status: err.status,
-    headers: { ...WEBHOOK_SECURITY_HEADERS, "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...err.headers },
-  });
+import { ResponseHeaderMap, type RestResult } from "./handler";
 
 /**
- * The webhook mount without Next's router: /hooks/{org_slug}/{path…} parsed from the URL, its
+ * A webhook request as the handler reads it, from either mount: Node's request on the custom server
+ * (http/direct-mount.ts, serveWebhookNode), a fetch Request in Next's route file and in tests
+ * (handleWebhook, below).
+ */
+export interface WebhookRequest {
+  method: string;
+  /** The request target: path and query, as sent ("/hooks/acme/orders?x=1"). */
+  target: string;
+  /** A header's value by its lower-case name; null when absent. */
+  header(name: string): string | null;
+  /** Every header by lower-case name, in the order they came (msg.req.headers: the hidden ones are removed later). */
+  headers(): Record<string, string>;
+  /** Reads the body within `limit` bytes (read-body.ts's rules); null when the method takes none. */
+  readBytes: ((limit: number) => Promise<LimitedBytes>) | null;
+}
+
+/** A refusal of ours (not the flow's answer): status and body from the one error table. */
+function fail(err: AppError): RestResult {
+  const headers = new ResponseHeaderMap();
+  for (const [name, value] of Object.entries(WEBHOOK_SECURITY_HEADERS)) headers.set(name, value);
+  headers.set("content-type", "application/json; charset=utf-8");
+  headers.set("cache-control", "no-store");
+  for (const [name, value] of Object.entries(err.headers ?? {})) headers.set(name, value);
+  return { status: err.status, headers, body: JSON.stringify(errorBody(err)) };
+}
+
+/**
+ * The webhook mount without Next's router: /hooks/{org_slug}/{path…} parsed from the target, its
  * segments decoded as Next decodes a catch-all's params.
  */
-export async function handleWebhookUrl(app: AppServices, req: Request): Promise<Response> {
-  const pathname = new URL(req.url).pathname;
+export async function serveWebhookTarget(app: AppServices, req: WebhookRequest): Promise<RestResult> {
+  const pathname = new URL(req.target, "http://webhook.invalid").pathname;
   let parts: string[];
   try {
     parts = pathname.slice("/hooks/".length).split("/").map(decodeURIComponent);
@@ -31,7 +51,7 @@ export async function handleWebhookUrl(app: AppServices, req: Request): Promise<
     return fail(new AppError("VALIDATION_FAILED", "the webhook path is not valid percent-encoding"));
   }
   const [slug, ...segments] = parts;
-  return handleWebhook(app, req, slug!, segments);
+  return serveWebhookRequest(app, req, slug!, segments);
 }
 
 /**
@@ -40,7 +60,7 @@ export async function handleWebhookUrl(app: AppServices, req: Request): Promise<
  * of the body is read. The body is counted while it streams in (413 as soon as it passes the limit).
  * Every answer carries WEBHOOK_SECURITY_HEADERS, and a flow's own headers pass an allow-list.
  */
-export async function handleWebhook(app: AppServices, req: Request, slug: string, segments: string[]): Promise<Response> {
+export async function serveWebhookRequest(app: AppServices, req: WebhookRequest, slug: string, segments: string[]): Promise<RestResult> {
   try {
     return await serveWebhook(app, req, slug, segments);
   } catch (err) {
@@ -48,9 +68,44 @@ export async function handleWebhook(app: AppServices, req: Request, slug: string
     // read the store, a forwarded call crosses its pub/sub) answers from the one table: an outage
     // is 503 UNAVAILABLE with Retry-After, never a 500.
     const appError = toAppError(err);
-    if (appError.code === "INTERNAL") app.logger.error({ err, path: new URL(req.url).pathname }, "webhook failed");
+    if (appError.code === "INTERNAL") app.logger.error({ err, path: req.target.split("?")[0] }, "webhook failed");
     return fail(appError);
   }
+}
+
+/** A fetch Request as a WebhookRequest. */
+function fromFetch(req: Request): WebhookRequest {
+  const url = new URL(req.url);
+  return {
+    method: req.method,
+    target: url.pathname + url.search,
+    header: (name) => req.headers.get(name),
+    headers: () => {
+      const out: Record<string, string> = {};
+      req.headers.forEach((value, name) => {
+        out[name] = value;
+      });
+      return out;
+    },
+    readBytes: req.body ? (limit) => readBodyBytesWithLimit(req, limit) : null,
+  };
+}
+
+/** A RestResult as a fetch Response. */
+function toResponse(result: RestResult): Response {
+  const headers = new Headers();
+  for (const [name, value] of result.headers.map) headers.set(name, value);
+  return new Response(typeof result.body === "string" || result.body === null ? result.body : new Uint8Array(result.body), { status: result.status, headers });
+}
+
+/** The fetch mount of /hooks/…: the whole URL (tests, and the custom server's listener in tests). */
+export async function handleWebhookUrl(app: AppServices, req: Request): Promise<Response> {
+  return toResponse(await serveWebhookTarget(app, fromFetch(req)));
+}
+
+/** Next's route file: the slug and the catch-all's segments as Next decoded them. */
+export async function handleWebhook(app: AppServices, req: Request, slug: string, segments: string[]): Promise<Response> {
+  return toResponse(await serveWebhookRequest(app, fromFetch(req), slug, segments));
 }
 
 /** qs, at the first form a webhook receives (issue 39: idle memory). */
@@ -117,12 +172,12 @@ function webhookBody(contentType: string, raw: Buffer): { body?: unknown; bytes?
   }
 }
 
-async function serveWebhook(app: AppServices, req: Request, slug: string, segments: string[]): Promise<Response> {
-  const url = new URL(req.url);
+async function serveWebhook(app: AppServices, req: WebhookRequest, slug: string, segments: string[]): Promise<RestResult> {
+  const method = req.method;
   const path = `/${segments.map(encodeURIComponent).join("/")}`;
-  if (!(await app.flowRuntime.hasWebhook(slug, req.method, path))) return fail(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`));
+  if (!(await app.flowRuntime.hasWebhook(slug, method, path))) return fail(new AppError("NOT_FOUND", `no running flow serves ${method} /hooks/${slug}${path}`));
   const limiters = authLimiters(app);
-  const ip = req.headers.get(CLIENT_IP_HEADER) ?? "unknown";
+  const ip = req.header(CLIENT_IP_HEADER) ?? "unknown";
   // Per organization: its slug names it (unique), without a database read per request.
   for (const [limiter, key] of [[limiters.webhookPerIp, ip], [limiters.webhookPerOrganization, slug]] as const) {
     const result = await limiter.consume(key);
@@ -131,10 +186,10 @@ async function serveWebhook(app: AppServices, req: Request, slug: string, segmen
   let body: unknown = undefined;
   let multipart: WebhookMultipart | undefined;
   let bytes: string | undefined;
-  if (req.method !== "GET" && req.method !== "HEAD") {
-    const read = await readBodyBytesWithLimit(req, bodyLimits.defaultBytes);
+  if (method !== "GET" && method !== "HEAD") {
+    const read = req.readBytes ? await req.readBytes(bodyLimits.defaultBytes) : { ok: true as const, bytes: Buffer.alloc(0) };
     if (!read.ok) return fail(new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${bodyLimits.defaultBytes} bytes`));
-    const type = req.headers.get("content-type") ?? "";
+    const type = req.header("content-type") ?? "";
     // Parsed as Node-RED's multer parses it, for an http in node that accepts file uploads (the
     // others take its bytes, and a malformed body is an error only for those that accept uploads).
     if (isMultipartFormData(type)) multipart = await webhookMultipart(type, read.bytes);
@@ -142,27 +197,30 @@ async function serveWebhook(app: AppServices, req: Request, slug: string, segmen
     if (parsed instanceof AppError) return fail(parsed);
     ({ body, bytes } = parsed);
   }
+  const q = req.target.indexOf("?");
+  const query = q === -1 ? {} : Object.fromEntries(new URLSearchParams(req.target.slice(q + 1)));
   // Served by the flow wherever it runs (another instance, in a cluster).
-  const res = await app.flowRuntime.handleWebhook(slug, { method: req.method, path, query: Object.fromEntries(url.searchParams), headers: webhookRequestHeaders(req.headers), body, ...(multipart !== undefined && { multipart }), ...(bytes !== undefined && { bytes }) });
-  if (!res) return fail(new AppError("NOT_FOUND", `no running flow serves ${req.method} /hooks/${slug}${path}`));
-  const outHeaders = new Headers(filterResponseHeaders(res.headers).allowed);
-  let payload: BodyInit | null;
+  const res = await app.flowRuntime.handleWebhook(slug, { method, path, query, headers: webhookRequestHeaders(req.headers()), body, ...(multipart !== undefined && { multipart }), ...(bytes !== undefined && { bytes }) });
+  if (!res) return fail(new AppError("NOT_FOUND", `no running flow serves ${method} /hooks/${slug}${path}`));
+  const headers = new ResponseHeaderMap();
+  for (const [name, value] of Object.entries(filterResponseHeaders(res.headers).allowed)) headers.set(name, value);
+  let payload: string | Buffer | null;
   if (res.body === undefined || res.body === null) payload = null;
   else if (typeof res.body === "string") {
     payload = res.body;
     // Express's res.send(text), as Node-RED's http response sends it: HTML unless the flow said otherwise (inert here: WEBHOOK_SECURITY_HEADERS).
-    if (!outHeaders.has("content-type")) outHeaders.set("content-type", "text/html; charset=utf-8");
+    if (!headers.has("content-type")) headers.set("content-type", "text/html; charset=utf-8");
   } else if (Buffer.isBuffer(res.body)) {
-    payload = new Uint8Array(res.body);
-    if (!outHeaders.has("content-type")) outHeaders.set("content-type", "application/octet-stream");
+    payload = res.body;
+    if (!headers.has("content-type")) headers.set("content-type", "application/octet-stream");
   } else {
     payload = JSON.stringify(res.body);
-    if (!outHeaders.has("content-type")) outHeaders.set("content-type", "application/json; charset=utf-8");
+    if (!headers.has("content-type")) headers.set("content-type", "application/json; charset=utf-8");
   }
-  if (!outHeaders.has("cache-control")) outHeaders.set("cache-control", "no-store");
-  for (const [name, value] of Object.entries(WEBHOOK_SECURITY_HEADERS)) outHeaders.set(name, value);
-  // Response() refuses 1xx and out-of-range codes; a flow's bad status is its own error, not a 500.
+  if (!headers.has("cache-control")) headers.set("cache-control", "no-store");
+  for (const [name, value] of Object.entries(WEBHOOK_SECURITY_HEADERS)) headers.set(name, value);
+  // A flow's bad status (1xx, out of range) is its own error, not a 500.
   const status = Number.isInteger(res.status) && res.status >= 200 && res.status <= 599 ? res.status : 502;
-  const noBody = status === 204 || status === 205 || status === 304 || req.method === "HEAD";
-  return new Response(noBody ? null : payload, { status, headers: outHeaders });
+  const noBody = status === 204 || status === 205 || status === 304 || method === "HEAD";
+  return { status, headers, body: noBody ? null : payload };
 }

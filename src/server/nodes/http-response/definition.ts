@@ -9,7 +9,7 @@ export const httpResponseConfig = z.object({
   headers: z
     .record(
       z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "must be a header name").refine(isAllowedResponseHeader, "is not a header a webhook response may set"),
-      z.string().max(4096).refine(isHeaderValue, "must be one line of Latin-1 characters (U+0000–U+00FF, no CR, LF or NUL)"),
+      z.string().max(4096).refine(isHeaderValue, "must be one line of Latin-1 characters (U+0000–U+00FF) without control characters other than tab"),
     )
     .default({})
     .meta({ title: "Headers", description: "Response headers; they win over msg.headers" }),
