@@ -13,6 +13,7 @@ import { startServerChild, type ServerChild } from "./lib/server-child";
 import { fmt } from "./lib/stats";
 import { comparedNodeRedDir, ensureNodeRed } from "./node-red";
 import type { NodeRedHttpReady } from "./node-red-http-child";
+import { WEBHOOK_FUNCTION } from "./lib/webhooks";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
 
 const B = "2 Request hot path";
@@ -28,6 +29,8 @@ export const SERVER_ENV = {
   RATE_LIMIT_LOGIN_PER_IP: "1000000",
   RATE_LIMIT_LOGIN_FAILURES_PER_ACCOUNT: "1000000",
   RATE_LIMIT_API_PER_CREDENTIAL: "100000000",
+  RATE_LIMIT_WEBHOOK_PER_IP: "100000000",
+  RATE_LIMIT_WEBHOOK_PER_ORG: "100000000",
 };
 
 interface Setup {
@@ -36,6 +39,8 @@ interface Setup {
   cookie: string;
   flowIds: string[];
   injectNodeId: string;
+  /** The organization's slug: its webhooks are /hooks/{slug}/wh-change and /hooks/{slug}/wh-function. */
+  slug: string;
 }
 
 async function api<T>(base: string, method: string, path: string, opts: { token?: string; body?: unknown; expect?: number } = {}): Promise<T> {
@@ -95,9 +100,33 @@ export async function setUp(base: string): Promise<Setup> {
     flowIds.push(created.flow.id);
   }
   await api(base, "POST", `/flows/${flowIds[0]}/deploy`, { token });
+  // The webhooks, as node-red-http-child.ts's: http-in → change | function → http-response.
+  for (const [name, middle] of [
+    ["change", { type: "change", config: { rules: [{ t: "set", p: "payload", to: "done" }] } }],
+    ["function", { type: "function", config: { code: WEBHOOK_FUNCTION } }],
+  ] as const) {
+    const created = await api<{ flow: { id: string } }>(base, "POST", "/flows", {
+      token,
+      expect: 201,
+      body: {
+        name: `Webhook ${name}`,
+        nodes: [
+          { id: `wh-${name}-in`, type: "http-in", config: { method: "post", path: `/wh-${name}` } },
+          { id: `wh-${name}-mid`, ...middle },
+          { id: `wh-${name}-out`, type: "http-response", config: {} },
+        ],
+        connections: [
+          { source: `wh-${name}-in`, target: `wh-${name}-mid` },
+          { source: `wh-${name}-mid`, target: `wh-${name}-out` },
+        ],
+      },
+    });
+    await api(base, "POST", `/flows/${created.flow.id}/deploy`, { token });
+  }
+  const slug = (await api<{ organizations: Array<{ slug: string }> }>(base, "GET", "/organizations", { token })).organizations[0]!.slug;
   const key = await api<{ secret: string }>(base, "POST", "/api-keys", { token, body: { name: "bench" }, expect: 201 });
   const cookie = await browserLogin(base, email, password);
-  return { token, apiKey: key.secret, cookie, flowIds, injectNodeId: "hp0-inject" };
+  return { token, apiKey: key.secret, cookie, flowIds, injectNodeId: "hp0-inject", slug };
 }
 
 const trpcUrl = (base: string, procedure: string, input: unknown) =>
@@ -156,6 +185,17 @@ export async function benchHttp(ctx: BenchContext): Promise<BenchOutcome> {
         ours: { url: `${base}/api/v1/nodes/${setup.injectNodeId}/inject`, method: "POST", headers: bearer, body: { payload: "x" }, duration: SECONDS },
         nodeRed: { label: "POST /inject/{id}", options: { url: `${nrBase}/inject/${ready?.injectId ?? "tab0-inject"}`, method: "POST", headers: nrJson, body: {}, duration: SECONDS } },
         notes: "each of ours also publishes an inject and a debug event to the store",
+      },
+      {
+        measure: "POST /hooks/{slug}/wh-change (http-in → change → http-response)",
+        ours: { url: `${base}/hooks/${setup.slug}/wh-change`, method: "POST", body: { n: 1 }, duration: SECONDS },
+        nodeRed: { label: "POST /wh-change (the same flow)", options: { url: `${nrBase}/wh-change`, method: "POST", body: { n: 1 }, duration: SECONDS } },
+      },
+      {
+        measure: "POST /hooks/{slug}/wh-function (http-in → function → http-response)",
+        ours: { url: `${base}/hooks/${setup.slug}/wh-function`, method: "POST", body: { n: 1 }, duration: SECONDS },
+        nodeRed: { label: "POST /wh-function (the same flow)", options: { url: `${nrBase}/wh-function`, method: "POST", body: { n: 1 }, duration: SECONDS } },
+        notes: "ours runs the code in the QuickJS sandbox on a worker thread; Node-RED in a vm context on its event loop",
       },
       {
         measure: "GET /api/v1/health (no credential, no database)",
@@ -217,10 +257,10 @@ export async function benchHttp(ctx: BenchContext): Promise<BenchOutcome> {
       });
     }
     notes.push(
-      "Benchmark 2: the server ran with RATE_LIMIT_API_PER_CREDENTIAL=100000000 (the default 1200/min per credential would answer 429 within the first second) and the login limits raised likewise; every limiter is still consulted on every request.",
+      "Benchmark 2: the server ran with RATE_LIMIT_API_PER_CREDENTIAL=100000000 (the default 1200/min per credential would answer 429 within the first second) and the login and webhook limits raised likewise; every limiter is still consulted on every request.",
     );
     notes.push(
-      `Benchmark 2: our production server (the built Next app behind src/server.ts, NODE_ENV=production, LOG_LEVEL info with its log lines going to /dev/null) on ${server.backend.db === "embedded" ? "embedded PGlite + the in-process store" : "PostgreSQL + Redis"} in one child process; Node-RED ${ready?.version ?? "(not run)"} (${path.relative(process.cwd(), nodeRedDir) || nodeRedDir}, on the bench's Node ${process.versions.node}) in another with httpAdminRoot "/" and no adminAuth, ${FLOWS} tabs of inject → debug (the size of our flows). autocannon, ${CONNECTIONS} connections, every request of both sides warmed up for ${WARMUP_SECONDS} s first, then ${WARMUP_SECONDS} s warm-up and ${SECONDS} s per measurement, the two sides in turn (alternating which goes first). The 1-minute load average at the measurements ranged ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.`,
+      `Benchmark 2: our production server (the built Next app behind src/server.ts, NODE_ENV=production, LOG_LEVEL info with its log lines going to /dev/null) on ${server.backend.db === "embedded" ? "embedded PGlite + the in-process store" : "PostgreSQL + Redis"} in one child process; Node-RED ${ready?.version ?? "(not run)"} (${path.relative(process.cwd(), nodeRedDir) || nodeRedDir}, on the bench's Node ${process.versions.node}) in another with httpAdminRoot "/" and no adminAuth, ${FLOWS} tabs of inject → debug (the size of our flows) and one of the two webhooks (public on both sides). autocannon, ${CONNECTIONS} connections, every request of both sides warmed up for ${WARMUP_SECONDS} s first, then ${WARMUP_SECONDS} s warm-up and ${SECONDS} s per measurement, the two sides in turn (alternating which goes first). The 1-minute load average at the measurements ranged ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.`,
     );
   } finally {
     if (nodeRed) {

@@ -3,7 +3,9 @@
  * >= 22.9, else bench/node-red for 4.1; not a project dependency) with its admin HTTP API on a port
  * and no adminAuth, as a user runs it out of the box. Usage: node-red-http-child.ts <port> <tabs>
  * <dir>. Loads <tabs> tabs, each an inject → debug pair (the same size as the flows our side
- * serves), then tells the parent over IPC that it is listening.
+ * serves), and one more with the webhooks (POST /wh-change: http-in → change → http-response;
+ * POST /wh-function: http-in → function → http-response, on Node-RED's httpNode app), then tells
+ * the parent over IPC that it is listening.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -12,6 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { WEBHOOK_FUNCTION } from "./lib/webhooks";
 
 export interface NodeRedHttpReady {
   type: "ready";
@@ -26,6 +29,7 @@ interface NodeRedModule {
   start(): PromiseLike<void>;
   stop(): PromiseLike<void>;
   httpAdmin: http.RequestListener;
+  httpNode: http.RequestListener;
   nodes: { getNode(id: string): unknown };
 }
 
@@ -43,6 +47,21 @@ export function nodeRedTabs(count: number) {
   return flow;
 }
 
+/** The webhook flows of benchmark 2, as Node-RED's editor writes them: the same as setUp's in http.ts. */
+export function nodeRedWebhooks() {
+  const z = "tab-hooks";
+  const hook = (name: string, middle: Record<string, unknown>, y: number) => [
+    { id: `${name}-in`, type: "http in", z, name: "", url: `/wh-${name}`, method: "post", upload: false, swaggerDoc: "", x: 120, y, wires: [[`${name}-mid`]] },
+    { id: `${name}-mid`, z, name: "", x: 300, y, wires: [[`${name}-out`]], ...middle },
+    { id: `${name}-out`, type: "http response", z, name: "", statusCode: "", headers: {}, x: 480, y, wires: [] },
+  ];
+  return [
+    { id: z, type: "tab", label: "Webhooks", disabled: false, info: "" },
+    ...hook("change", { type: "change", rules: [{ t: "set", p: "payload", pt: "msg", to: "done", tot: "str" }], action: "", property: "", from: "", to: "", reg: false }, 80),
+    ...hook("function", { type: "function", func: WEBHOOK_FUNCTION, outputs: 1, timeout: 0, noerr: 0, initialize: "", finalize: "", libs: [] }, 140),
+  ];
+}
+
 async function main() {
   const port = Number(process.argv[2]);
   const tabs = Number(process.argv[3] ?? 20);
@@ -54,13 +73,13 @@ async function main() {
 
   const userDir = mkdtempSync(path.join(os.tmpdir(), "bench-node-red-http-"));
   process.on("exit", () => rmSync(userDir, { recursive: true, force: true }));
-  writeFileSync(path.join(userDir, "flows.json"), JSON.stringify(nodeRedTabs(tabs)));
+  writeFileSync(path.join(userDir, "flows.json"), JSON.stringify([...nodeRedTabs(tabs), ...nodeRedWebhooks()]));
   const server = http.createServer();
   RED.init(server, {
     userDir,
     flowFile: "flows.json",
     httpAdminRoot: "/",
-    httpNodeRoot: false,
+    httpNodeRoot: "/",
     disableEditor: true,
     credentialSecret: false,
     logging: { console: { level: "warn", metrics: false, audit: false } },
@@ -69,10 +88,10 @@ async function main() {
     telemetry: { enabled: false },
     externalModules: { autoInstall: false, palette: { allowInstall: false }, modules: { allowInstall: false } },
   });
-  server.on("request", RED.httpAdmin);
+  server.on("request", (req, res) => (req.url?.startsWith("/wh-") ? RED.httpNode(req, res) : RED.httpAdmin(req, res)));
   await RED.start();
   const deadline = Date.now() + 30_000;
-  while (!RED.nodes.getNode(`tab${tabs - 1}-debug`)) {
+  while (!RED.nodes.getNode(`tab${tabs - 1}-debug`) || !RED.nodes.getNode("function-out")) {
     if (Date.now() > deadline) throw new Error("Node-RED did not start its flows within 30 s");
     await sleep(50);
   }
