@@ -5,7 +5,7 @@ import { STATUS_CODES } from "node:http";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { AppServices } from "../app-services";
 import { AppError, errorBody, toAppError } from "../errors";
-import { authLimiters } from "../auth/limits";
+import { consumeWebhookLimits } from "../auth/limits";
 import { resolveClientIp } from "./client-ip";
 import type { UpgradeRoute } from "./upgrades";
 import { SOCKET_ROUTE_METHOD, socketListenerPath, socketRouteChannel, type SocketEvent, type SocketOut } from "../runtime/socket-hooks";
@@ -91,12 +91,8 @@ export function createSocketHooks(app: AppServices, options: SocketHookLimits & 
       if (closing || !slug || !(await app.flowRuntime.hasWebhook(slug, SOCKET_ROUTE_METHOD, path, { fresh: true }))) {
         return refuse(socket, new AppError("NOT_FOUND", `no running flow serves a WebSocket listener at /ws/hooks/${slug}${path}`));
       }
-      const limiters = authLimiters(app);
-      const ip = resolveClientIp(req, options.trustProxyHops);
-      for (const [limiter, key] of [[limiters.webhookPerIp, ip], [limiters.webhookPerOrganization, slug]] as const) {
-        const result = await limiter.consume(key);
-        if (!result.allowed) return refuse(socket, new AppError("RATE_LIMITED", "too many webhook requests, try again later", { headers: { "Retry-After": String(result.retryAfterSec) } }));
-      }
+      const refused = await consumeWebhookLimits(app, resolveClientIp(req, options.trustProxyHops), slug);
+      if (refused) return refuse(socket, new AppError("RATE_LIMITED", "too many webhook requests, try again later", { headers: { "Retry-After": String(refused.retryAfterSec) } }));
     } catch (err) {
       return refuse(socket, toAppError(err));
     }

@@ -23,6 +23,8 @@ export interface RateLimiter {
   consume(key: string, points?: number, via?: StoreRound): Promise<RateLimitResult>;
   /** The state the next consume would see, without consuming anything. */
   peek(key: string): Promise<RateLimitResult>;
+  /** Gives back `points` (default 1) consumed in the current window (a request refused by another limit). */
+  refund(key: string, points?: number): Promise<void>;
   reset(key: string): Promise<void>;
 }
 
@@ -133,6 +135,16 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
         return { allowed: true, remaining: res ? res.remainingPoints : points, retryAfterSec: 0 };
       }
       return { allowed: false, remaining: 0, retryAfterSec: retryAfter(res) };
+    },
+
+    async refund(key, points = 1) {
+      if (!Number.isSafeInteger(points) || points < 1) throw new RangeError(`points to refund must be a positive integer, got ${points}`);
+      await ensureAvailable();
+      try {
+        await limiter.reward(key, points);
+      } catch (error) {
+        translateFailure(error);
+      }
     },
 
     async reset(key) {

@@ -505,6 +505,18 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
       await limiter.reset("someone-else");
     });
 
+    it("rate limits: a refunded point can be consumed again in the same window", async () => {
+      const limiter = createRateLimiter(store, { keyPrefix: `${prefix}:refund`, points: 2, durationSec: 60 });
+      const round = store.round();
+      expect(await limiter.consume("k", 1, round)).toMatchObject({ allowed: true, remaining: 1 });
+      expect(await limiter.consume("k")).toMatchObject({ allowed: true, remaining: 0 });
+      expect((await limiter.consume("k")).allowed).toBe(false);
+      await limiter.refund("k", 2);
+      expect(await limiter.consume("k")).toMatchObject({ allowed: true, remaining: 0 });
+      await expect(limiter.refund("k", 0)).rejects.toThrow(RangeError);
+      await limiter.reset("k");
+    });
+
     it("shares counters between limiters with the same prefix on one store", async () => {
       const options = { keyPrefix: `${prefix}:shared`, points: 2, durationSec: 60 };
       const a = createRateLimiter(store, options);

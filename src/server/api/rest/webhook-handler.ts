@@ -6,7 +6,7 @@ import { readBodyBytesWithLimit, type LimitedBytes } from "./read-body";
 import { lazyRequire } from "../../lazy-require";
 import { isMultipartFormData, webhookMultipart } from "./multipart";
 import type { WebhookMultipart } from "../../runtime/webhooks";
-import { authLimiters } from "../../auth/limits";
+import { consumeWebhookLimits } from "../../auth/limits";
 import { CLIENT_IP_HEADER } from "../../http/client-ip";
 import { JSON_TOO_DEEP_MESSAGE, jsonTooDeep } from "../../../shared/json-depth";
 import { ResponseHeaderMap, type RestResult } from "./handler";
@@ -176,13 +176,9 @@ async function serveWebhook(app: AppServices, req: WebhookRequest, slug: string,
   const method = req.method;
   const path = `/${segments.map(encodeURIComponent).join("/")}`;
   if (!(await app.flowRuntime.hasWebhook(slug, method, path))) return fail(new AppError("NOT_FOUND", `no running flow serves ${method} /hooks/${slug}${path}`));
-  const limiters = authLimiters(app);
-  const ip = req.header(CLIENT_IP_HEADER) ?? "unknown";
   // Per organization: its slug names it (unique), without a database read per request.
-  for (const [limiter, key] of [[limiters.webhookPerIp, ip], [limiters.webhookPerOrganization, slug]] as const) {
-    const result = await limiter.consume(key);
-    if (!result.allowed) return fail(new AppError("RATE_LIMITED", "too many webhook requests, try again later", { headers: { "retry-after": String(result.retryAfterSec) } }));
-  }
+  const refused = await consumeWebhookLimits(app, req.header(CLIENT_IP_HEADER) ?? "unknown", slug);
+  if (refused) return fail(new AppError("RATE_LIMITED", "too many webhook requests, try again later", { headers: { "retry-after": String(refused.retryAfterSec) } }));
   let body: unknown = undefined;
   let multipart: WebhookMultipart | undefined;
   let bytes: string | undefined;
