@@ -86,6 +86,8 @@ const envSchema = z
     DASHBOARD_MAX_FILE_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(1_000_000),
     /** Function nodes (sandboxes) this instance runs at once, in all and per organization (past them a deploy's flow goes into error). */
     FUNCTION_NODES_MAX: positiveInt.default(4000),
+    /** How long the host and a sandbox worker wait for each other's answer before sleeping (sandbox/spin.ts); 0: never. */
+    FUNCTION_SPIN_US: z.coerce.number().int().min(0).max(1000).default(50),
     FUNCTION_NODES_PER_ORGANIZATION: positiveInt.default(500),
     /**
      * Let client nodes (http-request, MQTT, websocket, tcp, udp) reach private, loopback and

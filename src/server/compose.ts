@@ -134,7 +134,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   // Per flow and organization: JSONata turns and download bytes (issue 40; runtime/work-limits.ts).
   const workLimits = new WorkLimits({ ...DEFAULT_WORK_LIMITS, responseBytesPerOrganization: env.HTTP_REQUEST_BYTES_PER_ORGANIZATION });
   // The function nodes' worker pool belongs to this app: its workers start at the first function node.
-  const sandboxes = new SandboxPool({ limits: { maxSandboxes: env.FUNCTION_NODES_MAX, maxPerOwner: env.FUNCTION_NODES_PER_ORGANIZATION } });
+  const sandboxes = new SandboxPool({ limits: { maxSandboxes: env.FUNCTION_NODES_MAX, maxPerOwner: env.FUNCTION_NODES_PER_ORGANIZATION }, spinUs: env.FUNCTION_SPIN_US });
   const flowReads = createFlowReads(store);
   const variables = new VariableCache({
     store,

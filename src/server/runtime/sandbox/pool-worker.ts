@@ -143,9 +143,9 @@ export class PoolWorker {
   }
 
   /**
-   * Watches signal[0] (the worker's count of answers) for up to the spin window and takes the
-   * answers that came meanwhile off the port, instead of waiting for the event loop to wake for
-   * them. `answered`: the count when request `id` was posted.
+   * Watches signal[0] (the worker's count of answers and global-context calls) for up to the spin
+   * window and takes what came meanwhile off the port, instead of waiting for the event loop to
+   * wake for it. `answered`: the count when request `id` was posted.
    */
   private spinForReply(id: number, answered: number): void {
     const { budget, windowUs } = this.spin;

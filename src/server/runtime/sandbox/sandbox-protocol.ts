@@ -1,9 +1,9 @@
 /**
  * Messages between the host (pool-worker.ts) and a sandbox worker (sandbox-worker.ts). Everything is
  * JSON-safe data, sent by structured clone over a MessagePort; the worker answers every request with
- * an id, in order (it handles one request at a time), and after each answer increments the shared
- * counter `signal[0]` (an Int32Array over `signal`) and, while the host has set `signal[1]`, notifies
- * it. The host increments `signal[3]` after each post. Each side can so see the other's message
+ * an id, in order (it handles one request at a time), and after each answer (and each global-context
+ * call) increments the shared counter `signal[0]` (an Int32Array over `signal`) and, while the host
+ * has set `signal[1]`, notifies it. The host increments `signal[3]` after each post. Each side can so see the other's message
  * before its event loop would deliver it, and take it with receiveMessageOnPort: both spin for a
  * moment after a call instead of sleeping at once (spin.ts).
  */

@@ -25,6 +25,9 @@ const GLOBAL_CALL_LIMIT_MS = 10_000;
 function globalCall(sid: number, call: GlobalCall): string | undefined {
   Atomics.store(signal, 2, 0);
   port.postMessage({ t: "ctx", sid, ...call });
+  // Counted with the answers: a host spinning for this request's answer (spin.ts) takes the call
+  // off the port and answers it at once, instead of spinning in vain while this thread waits.
+  Atomics.add(signal, 0, 1);
   if (Atomics.wait(signal, 2, 0, GLOBAL_CALL_LIMIT_MS) === "timed-out") {
     throw new Error("global context: no answer from the host in time");
   }
@@ -127,9 +130,13 @@ async function handle(request: WorkerRequest): Promise<void> {
 
 const queue: WorkerRequest[] = [];
 let busy = false;
-/** Requests taken off the port; the host counts its posts in signal[3]. */
+/**
+ * Requests taken off the port, as a 32-bit integer: the host counts its posts in signal[3], which
+ * wraps around at 2^31, and the two are compared by their difference.
+ */
 let received = 0;
 const gate = new SpinGate(spinUs);
+const postedSinceReceived = () => (Atomics.load(signal, 3) - received) | 0;
 
 /**
  * After the queue empties: watches signal[3] for the host's next request for up to the spin window
@@ -137,15 +144,21 @@ const gate = new SpinGate(spinUs);
  */
 function awaitNext(): boolean {
   if (!gate.open()) return false;
-  if (!spinFor(gate.windowUs, () => Atomics.load(signal, 3) > received)) {
+  let taken = 0;
+  if (spinFor(gate.windowUs, () => postedSinceReceived() > 0)) {
+    for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
+      received = (received + 1) | 0;
+      taken++;
+      queue.push(next.message as WorkerRequest);
+    }
+  }
+  // Nothing on the port although the count said so (a message that could not be read): back to
+  // the event loop, never a spin that cannot end.
+  if (taken === 0) {
     gate.missed();
     return false;
   }
   gate.caught();
-  for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
-    received++;
-    queue.push(next.message as WorkerRequest);
-  }
   return true;
 }
 
@@ -161,7 +174,7 @@ async function pump(): Promise<void> {
 }
 
 port.on("message", (request: WorkerRequest) => {
-  received++;
+  received = (received + 1) | 0;
   queue.push(request);
   if (!busy) void pump();
 });

@@ -10,12 +10,13 @@
  * loop: the host after posting a call to an idle worker, the worker after emptying its queue.
  *
  * Spinning is adaptive (a side that waited in vain spins less often, doubling up to
- * MAX_SKIP calls, and again at every one once it catches an answer), never happens on a machine with one
- * core, and the host's spinning is bounded per turn of its event loop (SpinBudget): a chain of
+ * MAX_SKIP calls, and again at every one once it catches an answer), never happens with less than
+ * two CPUs (cores or a container's CPU quota; FUNCTION_SPIN_US=0 turns it off), and the host's spinning is bounded per turn of its event loop (SpinBudget): a chain of
  * function nodes answered while the host spins continues in microtasks, and the budget makes the
  * host yield to its other work (HTTP, sockets, timers) at least every MAX_CAUGHT_PER_TURN answers
  * or MAX_SPIN_US_PER_TURN microseconds of spinning.
  */
+import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 
 /** How long a side watches for the other's answer before going back to its event loop. */
@@ -24,9 +25,33 @@ const MAX_SKIP = 64;
 const MAX_CAUGHT_PER_TURN = 32;
 const MAX_SPIN_US_PER_TURN = 1_000;
 
-/** The spin window to use on this machine: none with one core (the other thread could not run meanwhile). */
-export function spinWindowUs(requested = DEFAULT_SPIN_US): number {
-  return availableParallelism() < 2 ? 0 : Math.max(0, requested);
+/**
+ * The CPUs this process may use: the cores it may run on, bounded by its cgroup's CPU quota where
+ * one is set (a container's `limits.cpu`: cgroup v2's cpu.max, "<quota> <period>" or "max <period>").
+ */
+export function usableCpus(cpuMax: string | null = readCpuMax()): number {
+  const cores = availableParallelism();
+  const [quota, period] = (cpuMax ?? "").trim().split(/\s+/);
+  const q = Number(quota);
+  const p = Number(period);
+  if (!Number.isFinite(q) || !Number.isFinite(p) || q <= 0 || p <= 0) return cores;
+  return Math.min(cores, q / p);
+}
+
+function readCpuMax(): string | null {
+  try {
+    return readFileSync("/sys/fs/cgroup/cpu.max", "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The spin window to use on this machine: none with less than two CPUs (the other thread could not
+ * run meanwhile, and a spin would only burn the quota).
+ */
+export function spinWindowUs(requested = DEFAULT_SPIN_US, cpus = usableCpus()): number {
+  return cpus < 2 ? 0 : Math.max(0, requested);
 }
 
 /** Whether to spin this time: after a spin that caught nothing, the next 1, 2, 4 … MAX_SKIP are skipped. */
