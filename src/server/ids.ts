@@ -30,6 +30,11 @@ export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString("base64url");
 }
 
+/** `bytes` (at most 64) random bytes from the pool, base64url: handles that need no secrecy, only uniqueness and no guessing across tenants. */
+export function randomKey(bytes: number): string {
+  return bytes <= 64 ? pooledBytes(bytes).toString("base64url") : randomBytes(bytes).toString("base64url");
+}
+
 /** `bytes` random bytes as lowercase hex (2 characters a byte): message and node ids, slug and instance suffixes. */
 export function randomHex(bytes: number): string {
   return bytes <= 64 ? pooledBytes(bytes).toString("hex") : randomBytes(bytes).toString("hex");

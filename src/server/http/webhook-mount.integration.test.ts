@@ -124,12 +124,14 @@ describe("webhooks on the custom server's mount", () => {
   it("hands the flow the request's headers in the order they came, a repeated Content-Type as its first, and the query and parsed body", async () => {
     const body = JSON.stringify({ n: 1 });
     const answer = await raw(
-      `POST /hooks/${slug}/echo?a=1&b=x%20y HTTP/1.1
+      `POST /hooks/${slug}/echo?a=1&b=x%20y#c=2 HTTP/1.1
        X-Zeta: last-alphabetically
        Content-Type: application/json
        X-Alpha: first-alphabetically
        Content-Type: text/plain
        Authorization: Bearer secret
+       Proxy-Authorization: Basic c2VjcmV0
+       X-Api-Key: service_secret
        Cookie: s=1
        X-Flowplane-Client-Ip: 6.6.6.6
        Content-Length: ${body.length}`,
@@ -139,7 +141,7 @@ describe("webhooks on the custom server's mount", () => {
     const echoed = JSON.parse(answer.body) as { headers: Record<string, string>; query: Record<string, string>; body: unknown };
     expect(echoed.body).toEqual({ n: 1 });
     expect(echoed.query).toEqual({ a: "1", b: "x y" });
-    // Credentials and our client-IP header never reach the flow.
+    // Credentials and our client-IP header never reach the flow; a fragment is not part of the query.
     expect(Object.keys(echoed.headers)).toEqual(["x-zeta", "content-type", "x-alpha", "content-length", "host", "connection"]);
     expect(echoed.headers["content-type"]).toBe("application/json");
     expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");

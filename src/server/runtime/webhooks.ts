@@ -1,6 +1,6 @@
 import type { Message } from "./types";
 import { AppError, errorBody } from "../errors";
-import { randomHex } from "../ids";
+import { randomKey } from "../ids";
 import { compileSafeRegex } from "./regex";
 
 export interface WebhookRequest {
@@ -330,7 +330,7 @@ export function filterResponseHeaders(headers: Record<string, unknown>): { allow
   const dropped: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
     const text = typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean" ? String(value) : null;
-    // CR/LF/NUL or a character past U+00FF would be refused by Headers (500): drop it here instead.
+    // A control character or one past U+00FF would make Node's setHeader throw (a 500): dropped here instead.
     if (!isAllowedResponseHeader(name) || text === null || !isHeaderValue(text)) dropped.push(name);
     else allowed[name.toLowerCase()] = text;
   }
@@ -434,7 +434,7 @@ export class WebhookRegistry {
   openResponse(binding: FlowBinding, respond: (r: WebhookResponse) => void): string {
     // From the pooled random bytes: a handle, not a secret (respond() answers only the flow that
     // opened it), and a randomBytes call per request cost a tenth of a webhook's time.
-    const id = randomHex(16);
+    const id = randomKey(16);
     const timer = setTimeout(() => {
       if (!this.pending.delete(id)) return;
       respond(webhookError(new AppError("GATEWAY_TIMEOUT", "the flow did not answer in time")));

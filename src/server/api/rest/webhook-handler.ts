@@ -193,8 +193,11 @@ async function serveWebhook(app: AppServices, req: WebhookRequest, slug: string,
     if (parsed instanceof AppError) return fail(parsed);
     ({ body, bytes } = parsed);
   }
-  const q = req.target.indexOf("?");
-  const query = q === -1 ? {} : Object.fromEntries(new URLSearchParams(req.target.slice(q + 1)));
+  // The query as the URL parser reads it: a fragment (which a raw client may send) is not part of it.
+  const hash = req.target.indexOf("#");
+  const target = hash === -1 ? req.target : req.target.slice(0, hash);
+  const q = target.indexOf("?");
+  const query = q === -1 ? {} : Object.fromEntries(new URLSearchParams(target.slice(q + 1)));
   // Served by the flow wherever it runs (another instance, in a cluster).
   const res = await app.flowRuntime.handleWebhook(slug, { method, path, query, headers: webhookRequestHeaders(req.headers()), body, ...(multipart !== undefined && { multipart }), ...(bytes !== undefined && { bytes }) });
   if (!res) return fail(new AppError("NOT_FOUND", `no running flow serves ${method} /hooks/${slug}${path}`));
@@ -210,7 +213,8 @@ async function serveWebhook(app: AppServices, req: WebhookRequest, slug: string,
     payload = res.body;
     if (!headers.has("content-type")) headers.set("content-type", "application/octet-stream");
   } else {
-    payload = JSON.stringify(res.body);
+    // (A value JSON cannot write, a function or a symbol, is no body.)
+    payload = JSON.stringify(res.body) ?? null;
     if (!headers.has("content-type")) headers.set("content-type", "application/json; charset=utf-8");
   }
   if (!headers.has("cache-control")) headers.set("cache-control", "no-store");
