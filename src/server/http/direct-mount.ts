@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import { API_PREFIX, type RestRequest, type RestResult } from "../api/rest/handler";
 import { CLIENT_IP_HEADER } from "./client-ip";
 import { refusedUnread, type LimitedBytes, type LimitedRead } from "../api/rest/read-body";
-import type { WebhookRequest } from "../api/rest/webhook-handler";
+import type { WebhookHttpRequest } from "../api/rest/webhook-handler";
 
 /**
  * The headers next.config.mjs's `headers()` puts on every response. Requests the custom server
@@ -129,7 +129,7 @@ export function restRequestFrom(req: IncomingMessage): RestRequest {
  * are Node's `req.headers`, as Express hands them to Node-RED's http in: in the order they came, a
  * repeated singleton header (Content-Type, Authorization…) as its first value.
  */
-export async function serveWebhooks(req: IncomingMessage, res: ServerResponse, handler: (req: WebhookRequest) => Promise<RestResult>): Promise<void> {
+export async function serveWebhooks(req: IncomingMessage, res: ServerResponse, handler: (req: WebhookHttpRequest) => Promise<RestResult>): Promise<void> {
   const rest = restRequestFrom(req);
   const result = await handler({
     method: rest.method,

@@ -4,7 +4,7 @@ import { API_PREFIX, type RestRequest, type RestResult } from "../api/rest/handl
 import { UNAVAILABLE_RETRY_AFTER_SEC } from "../errors";
 import { CLIENT_IP_HEADER, resolveClientIp } from "./client-ip";
 import { directMountFor, serveDirect, serveRest, serveTrpc, serveWebhooks, type FetchHandler } from "./direct-mount";
-import type { WebhookRequest } from "../api/rest/webhook-handler";
+import type { WebhookHttpRequest } from "../api/rest/webhook-handler";
 import { serveMetrics } from "./metrics-endpoint";
 import { servePage } from "./page-outage";
 import { applyPagePolicy } from "./content-security-policy";
@@ -19,7 +19,7 @@ export interface RequestListenerOptions {
   /** The REST adapter's core (api/rest: restCore). */
   rest: (req: RestRequest) => Promise<RestResult>;
   /** The webhook handler (api/rest/webhook-handler.ts: serveWebhookTarget). */
-  webhooks: (req: WebhookRequest) => Promise<RestResult>;
+  webhooks: (req: WebhookHttpRequest) => Promise<RestResult>;
   /** tRPC's fetch adapter (createTrpcHandler): every /api/trpc request trpcCore leaves to it. */
   trpc: FetchHandler;
   /** The common /api/trpc requests (queries by GET) without fetch objects (api/trpc-node.ts); undefined: hand it to `trpc`. */

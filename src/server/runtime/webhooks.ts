@@ -6,7 +6,8 @@ import { compileSafeRegex } from "./regex";
 export interface WebhookRequest {
   method: string;
   path: string;
-  query: Record<string, string>;
+  /** The query as Express's extended parser (qs) gives it: a repeated name is an array, `a[b]=1` nests. */
+  query: Record<string, unknown>;
   headers: Record<string, string>;
   body: unknown;
   /**

@@ -1,7 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AppServices } from "@/server/app-services";
-import { handleWebhookUrl } from "@/server/api/rest/webhook-handler";
+import { serveWebhookTarget } from "@/server/api/rest/webhook-handler";
+import { serveWebhooks } from "@/server/http/direct-mount";
+import { CLIENT_IP_HEADER, resolveClientIp } from "@/server/http/client-ip";
 import { createSocketHooks } from "@/server/http/socket-hooks";
 import { routeUpgrade } from "@/server/http/upgrades";
 import { createLogger } from "@/server/logger";
@@ -11,7 +13,6 @@ import { socketRouteChannel } from "@/server/runtime/socket-hooks";
 import type { RuntimeServices } from "@/server/runtime/types";
 import { WebhookRegistry } from "@/server/runtime/webhooks";
 import { MemoryStore, createRateLimiter } from "@/server/store";
-import { fetchListener } from "@/test/http-bridge";
 import { MemoryFiles } from "@/test/memory-files";
 
 /** The organization the differential flows run as: its webhooks are served at `/hooks/diff/…`, its listeners at `/ws/hooks/diff/…`. */
@@ -42,10 +43,15 @@ export async function startOurHost(options: { port?: number } = {}) {
     },
   } as unknown as AppServices;
   const socketHooks = createSocketHooks(app, { trustProxyHops: 0, maxFrameBytes: 1024 * 1024, maxSocketsPerOrganization: 1000, sendQueueBytes: 4 * 1024 * 1024 });
-  const hooks = fetchListener((request) => handleWebhookUrl(app, request), { trustProxyHops: 0, onError: (err) => logger.error({ err }, "webhook failed") });
+  // The webhooks as the custom server mounts them (Node's request: msg.req as Express gives it).
   const server = http.createServer((req, res) => {
-    if ((req.url ?? "").startsWith("/hooks/")) hooks(req, res);
-    else res.writeHead(404).end();
+    if (!(req.url ?? "").startsWith("/hooks/")) return void res.writeHead(404).end();
+    req.headers[CLIENT_IP_HEADER] = resolveClientIp(req, 0);
+    serveWebhooks(req, res, (request) => serveWebhookTarget(app, request)).catch((err: unknown) => {
+      logger.error({ err }, "webhook failed");
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { code: "INTERNAL", message: "internal error" } }));
+    });
   });
   server.on(
     "upgrade",

@@ -16,7 +16,7 @@ import { ResponseHeaderMap, type RestResult } from "./handler";
  * (http/direct-mount.ts, serveWebhookNode), a fetch Request in Next's route file and in tests
  * (handleWebhook, below).
  */
-export interface WebhookRequest {
+export interface WebhookHttpRequest {
   method: string;
   /** The request target: path and query, as sent ("/hooks/acme/orders?x=1"). */
   target: string;
@@ -42,7 +42,7 @@ function fail(err: AppError): RestResult {
  * The webhook mount without Next's router: /hooks/{org_slug}/{path…} parsed from the target, its
  * segments decoded as Next decodes a catch-all's params.
  */
-export async function serveWebhookTarget(app: AppServices, req: WebhookRequest): Promise<RestResult> {
+export async function serveWebhookTarget(app: AppServices, req: WebhookHttpRequest): Promise<RestResult> {
   const pathname = new URL(req.target, "http://webhook.invalid").pathname;
   let parts: string[];
   try {
@@ -60,7 +60,7 @@ export async function serveWebhookTarget(app: AppServices, req: WebhookRequest):
  * of the body is read. The body is counted while it streams in (413 as soon as it passes the limit).
  * Every answer carries WEBHOOK_SECURITY_HEADERS, and a flow's own headers pass an allow-list.
  */
-export async function serveWebhookRequest(app: AppServices, req: WebhookRequest, slug: string, segments: string[]): Promise<RestResult> {
+export async function serveWebhookRequest(app: AppServices, req: WebhookHttpRequest, slug: string, segments: string[]): Promise<RestResult> {
   try {
     return await serveWebhook(app, req, slug, segments);
   } catch (err) {
@@ -73,8 +73,8 @@ export async function serveWebhookRequest(app: AppServices, req: WebhookRequest,
   }
 }
 
-/** A fetch Request as a WebhookRequest. */
-function fromFetch(req: Request): WebhookRequest {
+/** A fetch Request as a WebhookHttpRequest. */
+function fromFetch(req: Request): WebhookHttpRequest {
   const url = new URL(req.url);
   return {
     method: req.method,
@@ -132,6 +132,15 @@ export function parseForm(text: string): Record<string, unknown> | AppError {
 }
 
 /**
+ * A query string as Express 4's default ("extended") query parser gives it to Node-RED's http in:
+ * qs with its own bounds (1,000 parameters, 5 levels, arrays up to index 20), so `a=1&a=2` is
+ * `["1", "2"]` and `b[c]=3` is `{ b: { c: "3" } }` (a `__proto__` key is dropped, by qs).
+ */
+export function parseQuery(text: string): Record<string, unknown> {
+  return qs().parse(text, { allowPrototypes: true });
+}
+
+/**
  * Node-RED's http in keeps a body as bytes (a Buffer) when its media type is neither text nor XML
  * and either not `application/*` at all (multipart/form-data, image/png, audio/…) or one of
  * `application/octet-stream`, `application/cbor` and `application/x-protobuf` (21-httpin.js,
@@ -172,7 +181,7 @@ function webhookBody(contentType: string, raw: Buffer): { body?: unknown; bytes?
   }
 }
 
-async function serveWebhook(app: AppServices, req: WebhookRequest, slug: string, segments: string[]): Promise<RestResult> {
+async function serveWebhook(app: AppServices, req: WebhookHttpRequest, slug: string, segments: string[]): Promise<RestResult> {
   const method = req.method;
   const path = `/${segments.map(encodeURIComponent).join("/")}`;
   if (!(await app.flowRuntime.hasWebhook(slug, method, path))) return fail(new AppError("NOT_FOUND", `no running flow serves ${method} /hooks/${slug}${path}`));
@@ -197,7 +206,7 @@ async function serveWebhook(app: AppServices, req: WebhookRequest, slug: string,
   const hash = req.target.indexOf("#");
   const target = hash === -1 ? req.target : req.target.slice(0, hash);
   const q = target.indexOf("?");
-  const query = q === -1 ? {} : Object.fromEntries(new URLSearchParams(target.slice(q + 1)));
+  const query = q === -1 || q === target.length - 1 ? {} : parseQuery(target.slice(q + 1));
   // Served by the flow wherever it runs (another instance, in a cluster).
   const res = await app.flowRuntime.handleWebhook(slug, { method, path, query, headers: webhookRequestHeaders(req.headers()), body, ...(multipart !== undefined && { multipart }), ...(bytes !== undefined && { bytes }) });
   if (!res) return fail(new AppError("NOT_FOUND", `no running flow serves ${method} /hooks/${slug}${path}`));

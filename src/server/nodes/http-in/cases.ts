@@ -93,4 +93,28 @@ export const cases: DiffCase[] = [
       ] as const
     ).map(([type, body]): DiffRequest => ({ method: "post", path: "/body", body, headers: { "content-type": type } })),
   },
+  {
+    // Ours leaves out the credential headers (Authorization, Cookie…) on purpose; these are plain ones.
+    name: "msg.req.headers are the request's, named in lower case, in the order they came, and msg.req.query its query",
+    nodes: [
+      { id: "in", type: "http in", url: "/hdr", method: "post", upload: false, swaggerDoc: "", wires: [["fn"]] },
+      {
+        id: "fn",
+        type: "function",
+        func: "msg.payload = { headers: Object.keys(msg.req.headers).filter((k) => k.startsWith('x-') || k === 'content-type').map((k) => k + '=' + msg.req.headers[k]), query: msg.req.query }; return msg;",
+        outputs: 1,
+        noerr: 0,
+        initialize: "",
+        finalize: "",
+        libs: [],
+        wires: [["res"]],
+      },
+      { id: "res", type: "http response", statusCode: "", headers: {}, wires: [] },
+    ],
+    send: [],
+    requests: [
+      { method: "post", path: "/hdr?b=2&a=1&a=3&c&d[e]=f&g[]=x&g[]=y&toString=t&__proto__[p]=1", body: "{}", headers: { "X-Zeta": "z", "content-type": "application/json", "X-Alpha": "a", "x-mixed-Case": "m" } },
+      { method: "post", path: "/hdr?q=x%20y", body: "{}", headers: { "x-b": "1", "x-a": "2", "content-type": "application/json" } },
+    ],
+  },
 ];
