@@ -132,12 +132,13 @@ export function parseForm(text: string): Record<string, unknown> | AppError {
 }
 
 /**
- * A query string as Express 4's default ("extended") query parser gives it to Node-RED's http in:
- * qs with its own bounds (1,000 parameters, 5 levels, arrays up to index 20), so `a=1&a=2` is
- * `["1", "2"]` and `b[c]=3` is `{ b: { c: "3" } }` (a `__proto__` key is dropped, by qs).
+ * A query string as Express 4.22's default ("extended") query parser gives it to Node-RED's http
+ * in: qs with Express's options (arrays up to index 1,000) and qs's own bounds (1,000 parameters,
+ * 5 levels), so `a=1&a=2` is `["1", "2"]` and `b[c]=3` is `{ b: { c: "3" } }` (a `__proto__` key is
+ * dropped, by qs).
  */
 export function parseQuery(text: string): Record<string, unknown> {
-  return qs().parse(text, { allowPrototypes: true });
+  return qs().parse(text, { allowPrototypes: true, arrayLimit: 1000 });
 }
 
 /**

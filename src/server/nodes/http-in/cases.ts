@@ -115,6 +115,8 @@ export const cases: DiffCase[] = [
     requests: [
       { method: "post", path: "/hdr?b=2&a=1&a=3&c&d[e]=f&g[]=x&g[]=y&toString=t&__proto__[p]=1", body: "{}", headers: { "X-Zeta": "z", "content-type": "application/json", "X-Alpha": "a", "x-mixed-Case": "m" } },
       { method: "post", path: "/hdr?q=x%20y", body: "{}", headers: { "x-b": "1", "x-a": "2", "content-type": "application/json" } },
+      // Past qs's default of 20 array items, within Express's 1,000; an index past 1,000 makes an object.
+      { method: "post", path: `/hdr?${Array.from({ length: 25 }, (_, i) => `id=${i}`).join("&")}&s[25]=x&s[0]=y&o[1001]=z`, body: "{}", headers: { "content-type": "application/json" } },
     ],
   },
 ];
