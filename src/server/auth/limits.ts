@@ -1,5 +1,5 @@
 import type { Env } from "../../env";
-import { createRateLimiter, type KeyValueStore, type RateLimiter, type RateLimitResult } from "../store";
+import { consumeInOrder, createRateLimiter, type KeyValueStore, type RateLimiter, type RateLimitResult } from "../store";
 import { WS_LIMITS } from "../../shared/realtime";
 import { rateLimited } from "../errors";
 
@@ -51,20 +51,16 @@ export function authLimiters(app: { limits: AuthLimiters }): AuthLimiters {
 }
 
 /**
- * A /hooks request (or a websocket listener's upgrade) against both of its limits, per client IP and
- * per organization (its slug), in one store round trip; the refusal, if any. A request the IP's
- * limit refuses gives the organization's point back: one client over its own limit must not use up
- * the organization's budget for everyone (the second round trip is paid only by refused requests).
+ * A /hooks request (or a websocket listener's upgrade) against both of its limits, per client IP,
+ * then per organization (its slug) only if the IP's allowed it, so one client over its own limit
+ * cannot use up the organization's budget for everyone; in one store round trip on Redis
+ * (consumeInOrder). The refusal, if any.
  */
 export async function consumeWebhookLimits(app: { limits: AuthLimiters; store: KeyValueStore }, ip: string, slug: string): Promise<RateLimitResult | undefined> {
   const { webhookPerIp, webhookPerOrganization } = app.limits;
-  const round = app.store.round();
-  const [perIp, perOrganization] = await Promise.all([webhookPerIp.consume(ip, 1, round), webhookPerOrganization.consume(slug, 1, round)]);
-  if (!perIp.allowed) {
-    if (perOrganization.allowed) await webhookPerOrganization.refund(slug);
-    return perIp;
-  }
-  return perOrganization.allowed ? undefined : perOrganization;
+  const { first, then } = await consumeInOrder(app.store.round(), [webhookPerIp, ip], [webhookPerOrganization, slug]);
+  if (!first.allowed) return first;
+  return then && !then.allowed ? then : undefined;
 }
 
 /** Consumes one point or throws 429 with Retry-After. */

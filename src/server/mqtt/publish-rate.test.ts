@@ -45,7 +45,6 @@ describe("ClusterPublishRate (the rate shared through the store's window)", () =
         return { allowed: true, remaining: 100 - points, retryAfterSec: 0 };
       },
       peek: async () => ({ allowed: true, remaining: 0, retryAfterSec: 0 }),
-      refund: async () => undefined,
       reset: async () => undefined,
     };
     const rate = new ClusterPublishRate(limiter, 100, logger);

@@ -7,6 +7,7 @@ export { StoreUnavailableError, isStoreUnavailable, type RateLimitBackend } from
 export { MemoryStore, type MemoryStoreOptions } from "./memory";
 export { RedisStore, type RedisStoreOptions } from "./redis";
 export {
+  consumeInOrder,
   createRateLimiter,
   type RateLimiter,
   type RateLimiterOptions,

@@ -1,4 +1,4 @@
-import { decodeLease, encodeLease, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend, type StoreRound, windowArgumentError } from "./types";
+import { decodeLease, encodeLease, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend, type StoreRound, previousAtMostError, windowArgumentError } from "./types";
 
 type Entry =
   | { kind: "string"; value: string; expiresAt: number | null }
@@ -30,7 +30,7 @@ export class MemoryStore implements KeyValueStore {
   private readonly fences = new Map<string, number>();
   private readonly limiters = new Map<string, unknown>();
   /** Holds nothing of its own, so every request shares it (nothing is built per request). */
-  private readonly inProcessRound: StoreRound = new MemoryRound(this);
+
   private readonly onHandlerError: (error: unknown, channel: string) => void;
   private sweepTimer: NodeJS.Timeout | null;
   private closed = false;
@@ -276,7 +276,7 @@ export class MemoryStore implements KeyValueStore {
 
   /** In-process there is no round trip to save: each operation runs as the method of its name. */
   round(): StoreRound {
-    return this.inProcessRound;
+    return new MemoryRound(this);
   }
 
   async ping(): Promise<void> {
@@ -348,24 +348,55 @@ function setValue(key: string, entry: Entry): Set<string> {
   return entry.members;
 }
 
-/** A round in-process: each operation is the store's method of its name, run at once. */
+/**
+ * A round in-process: each operation is the store's method of its name, run at once; the round
+ * keeps only what its last window hit counted (for windowHitAfter).
+ */
 class MemoryRound implements StoreRound {
+  /** The previous operation's count when it was a window hit (undefined: it was not). */
+  private last: Promise<number | undefined> | undefined;
+
   constructor(private readonly store: MemoryStore) {}
 
   get(key: string): Promise<string | null> {
+    this.last = undefined;
     return this.store.get(key);
   }
 
   touchJson(key: string, options: { set: Record<string, string>; ttlMs: number; capAt?: string }): Promise<string | null> {
+    this.last = undefined;
     return this.store.touchJson(key, options);
   }
 
   setIfAbsent(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean> {
+    this.last = undefined;
     return this.store.setIfAbsent(key, value, options);
   }
 
+  windowHit(key: string, points: number, windowSec: number): Promise<{ consumed: number; msBeforeNext: number }> {
+    const hit = this.hit(key, points, windowSec);
+    this.last = hit.then(
+      (h) => h.consumed,
+      () => undefined,
+    );
+    return hit;
+  }
+
+  windowHitAfter(key: string, points: number, windowSec: number, previousAtMost: number): Promise<{ consumed: number; msBeforeNext: number } | null> {
+    const invalid = windowArgumentError(points, windowSec) ?? previousAtMostError(previousAtMost);
+    const previous = this.last;
+    this.last = undefined;
+    if (invalid) return Promise.reject(invalid);
+    const hit = (previous ?? Promise.resolve(undefined)).then((counted) => (counted !== undefined && counted <= previousAtMost ? this.hit(key, points, windowSec) : null));
+    this.last = hit.then(
+      (h) => h?.consumed,
+      () => undefined,
+    );
+    return hit;
+  }
+
   /** What Redis runs for it: SET 0 EX NX, INCRBY, PTTL (a key without a TTL gets the window's). */
-  async windowHit(key: string, points: number, windowSec: number): Promise<{ consumed: number; msBeforeNext: number }> {
+  private async hit(key: string, points: number, windowSec: number): Promise<{ consumed: number; msBeforeNext: number }> {
     const invalid = windowArgumentError(points, windowSec);
     if (invalid) throw invalid;
     await this.store.setIfAbsent(key, "0", { ttlMs: windowSec * 1000 });

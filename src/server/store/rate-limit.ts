@@ -23,8 +23,11 @@ export interface RateLimiter {
   consume(key: string, points?: number, via?: StoreRound): Promise<RateLimitResult>;
   /** The state the next consume would see, without consuming anything. */
   peek(key: string): Promise<RateLimitResult>;
-  /** Gives back `points` (default 1) consumed in the current window (a request refused by another limit). */
-  refund(key: string, points?: number): Promise<void>;
+  /**
+   * Where this limit counts in a store round, on Redis (consumeInOrder); absent in process, where
+   * its counters live in the limiter and there is no round trip to share.
+   */
+  readonly window?: { storeKey(key: string): string; points: number; durationSec: number };
   reset(key: string): Promise<void>;
 }
 
@@ -108,17 +111,14 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
   }
 
   return {
+    ...(storeKeyOf ? { window: { storeKey: storeKeyOf, points, durationSec } } : {}),
     consume(key, cost = 1, via) {
       if (!Number.isSafeInteger(cost) || cost < 1) {
         return Promise.reject(new RangeError(`points to consume must be a positive integer, got ${cost}`));
       }
       // Added to the round synchronously (a round takes operations until the current run ends).
       if (via && storeKeyOf) {
-        return via.windowHit(storeKeyOf(key), cost, durationSec).then(({ consumed, msBeforeNext }) => {
-          // What RateLimiterRedis decides from the same two numbers.
-          if (consumed > points) return { allowed: false, remaining: 0, retryAfterSec: Math.max(1, Math.ceil(msBeforeNext / 1000)) };
-          return { allowed: true, remaining: points - consumed, retryAfterSec: 0 };
-        }, translateFailure);
+        return via.windowHit(storeKeyOf(key), cost, durationSec).then((hit) => decided(hit, points), translateFailure);
       }
       return consumeAlone(key, cost);
     },
@@ -137,16 +137,6 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
       return { allowed: false, remaining: 0, retryAfterSec: retryAfter(res) };
     },
 
-    async refund(key, points = 1) {
-      if (!Number.isSafeInteger(points) || points < 1) throw new RangeError(`points to refund must be a positive integer, got ${points}`);
-      await ensureAvailable();
-      try {
-        await limiter.reward(key, points);
-      } catch (error) {
-        translateFailure(error);
-      }
-    },
-
     async reset(key) {
       await ensureAvailable();
       try {
@@ -156,6 +146,41 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
       }
     },
   };
+}
+
+/** What RateLimiterRedis decides from a window hit's two numbers. */
+function decided({ consumed, msBeforeNext }: { consumed: number; msBeforeNext: number }, points: number): RateLimitResult {
+  if (consumed > points) return { allowed: false, remaining: 0, retryAfterSec: Math.max(1, Math.ceil(msBeforeNext / 1000)) };
+  return { allowed: true, remaining: points - consumed, retryAfterSec: 0 };
+}
+
+function storeFailure(error: unknown): never {
+  if (isStoreUnavailable(error)) throw error;
+  throw new StoreUnavailableError(`rate limiter store unavailable: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+}
+
+/**
+ * One point against `first`'s limit for its key, then one against `then`'s only if `first` allowed
+ * it: a request that the first limit (a client's) refuses never spends the second (its
+ * organization's). On Redis both go out in one round trip (the round's windowHitAfter); in process
+ * one after the other. `then` is undefined when it was not counted.
+ */
+export async function consumeInOrder(
+  via: StoreRound,
+  [firstLimiter, firstKey]: [RateLimiter, string],
+  [thenLimiter, thenKey]: [RateLimiter, string],
+): Promise<{ first: RateLimitResult; then?: RateLimitResult }> {
+  const a = firstLimiter.window;
+  const b = thenLimiter.window;
+  if (a && b) {
+    const [first, then] = await Promise.all([
+      via.windowHit(a.storeKey(firstKey), 1, a.durationSec).then((hit) => decided(hit, a.points), storeFailure),
+      via.windowHitAfter(b.storeKey(thenKey), 1, b.durationSec, a.points).then((hit) => (hit ? decided(hit, b.points) : undefined), storeFailure),
+    ]);
+    return then ? { first, then } : { first };
+  }
+  const first = await firstLimiter.consume(firstKey);
+  return first.allowed ? { first, then: await thenLimiter.consume(thenKey) } : { first };
 }
 
 // By shape, not class: a memory limiter lives on the store and may have been created by another

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type { Redis, RedisOptions } from "ioredis";
-import { decodeLease, isStoreUnavailable, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend, type StoreRound, windowArgumentError } from "./types";
+import { decodeLease, isStoreUnavailable, StoreUnavailableError, type KeyValueStore, type Lease, type RateLimitBackend, type StoreRound, previousAtMostError, windowArgumentError } from "./types";
 
 export interface RedisStoreOptions {
   url: string;
@@ -77,15 +77,30 @@ return touchJson(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], 4, (#AR
  *   n value ttlMs|''                     setIfAbsent (1 when set, else 0)
  *   w points windowSec                   windowHit: rate-limiter-flexible's own script (SET 0 EX NX,
  *                                        INCRBY, PTTL), so its counters and ours are one
+ *   W points windowSec previousAtMost    windowHitAfter: the same, only if the operation before it was
+ *                                        a windowHit that counted at most previousAtMost (else false)
  *   t ttlMs capField count field value…  touchJson
  */
 const ROUND_SCRIPT = `${TOUCH_JSON_FUNCTION}
 local now = tonumber(ARGV[1])
 local a = 2
 local out = {}
+local function hit(key, points, windowSec)
+  redis.call('SET', key, 0, 'EX', windowSec, 'NX')
+  local consumed = redis.call('INCRBY', key, points)
+  local ttl = redis.call('PTTL', key)
+  if ttl == -1 then
+    redis.call('EXPIRE', key, windowSec)
+    ttl = 1000 * windowSec
+  end
+  return {consumed, ttl}
+end
+-- What the previous operation counted, when it was a window hit.
+local last = nil
 for i = 1, #KEYS do
   local key = KEYS[i]
   local op = ARGV[a]
+  local counted = nil
   if op == 'g' then
     out[i] = redis.call('GET', key)
     a = a + 1
@@ -96,15 +111,17 @@ for i = 1, #KEYS do
     if set then out[i] = 1 else out[i] = 0 end
     a = a + 3
   elseif op == 'w' then
-    redis.call('SET', key, 0, 'EX', ARGV[a + 2], 'NX')
-    local consumed = redis.call('INCRBY', key, ARGV[a + 1])
-    local ttl = redis.call('PTTL', key)
-    if ttl == -1 then
-      redis.call('EXPIRE', key, ARGV[a + 2])
-      ttl = 1000 * ARGV[a + 2]
-    end
-    out[i] = {consumed, ttl}
+    out[i] = hit(key, ARGV[a + 1], ARGV[a + 2])
+    counted = out[i][1]
     a = a + 3
+  elseif op == 'W' then
+    if last ~= nil and last <= tonumber(ARGV[a + 3]) then
+      out[i] = hit(key, ARGV[a + 1], ARGV[a + 2])
+      counted = out[i][1]
+    else
+      out[i] = false
+    end
+    a = a + 4
   elseif op == 't' then
     local count = tonumber(ARGV[a + 3])
     out[i] = touchJson(key, tonumber(ARGV[a + 1]), now, ARGV[a + 2], a + 4, count)
@@ -112,6 +129,7 @@ for i = 1, #KEYS do
   else
     return redis.error_reply('unknown round operation ' .. tostring(op))
   end
+  last = counted
 end
 return out
 `;
@@ -587,6 +605,8 @@ const readWindow = (reply: unknown): { consumed: number; msBeforeNext: number } 
   const [consumed, ttl] = reply as [number, number];
   return { consumed: Number(consumed), msBeforeNext: Number(ttl) };
 };
+/** A skipped windowHitAfter is Lua's false: null here. */
+const readWindowOrSkipped = (reply: unknown): { consumed: number; msBeforeNext: number } | null => (Array.isArray(reply) ? readWindow(reply) : null);
 
 /**
  * A round on Redis: the operations are gathered into one call of the round script, sent at the end
@@ -621,6 +641,12 @@ class RedisRound implements StoreRound {
     const invalid = windowArgumentError(points, windowSec);
     if (invalid) return Promise.reject(invalid);
     return this.add(key, readWindow, "w", points, windowSec);
+  }
+
+  windowHitAfter(key: string, points: number, windowSec: number, previousAtMost: number): Promise<{ consumed: number; msBeforeNext: number } | null> {
+    const invalid = windowArgumentError(points, windowSec) ?? previousAtMostError(previousAtMost);
+    if (invalid) return Promise.reject(invalid);
+    return this.add(key, readWindowOrSkipped, "W", points, windowSec, previousAtMost);
   }
 
   /**

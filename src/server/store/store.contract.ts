@@ -505,16 +505,26 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
       await limiter.reset("someone-else");
     });
 
-    it("rate limits: a refunded point can be consumed again in the same window", async () => {
-      const limiter = createRateLimiter(store, { keyPrefix: `${prefix}:refund`, points: 2, durationSec: 60 });
-      const round = store.round();
-      expect(await limiter.consume("k", 1, round)).toMatchObject({ allowed: true, remaining: 1 });
-      expect(await limiter.consume("k")).toMatchObject({ allowed: true, remaining: 0 });
-      expect((await limiter.consume("k")).allowed).toBe(false);
-      await limiter.refund("k", 2);
-      expect(await limiter.consume("k")).toMatchObject({ allowed: true, remaining: 0 });
-      await expect(limiter.refund("k", 0)).rejects.toThrow(RangeError);
-      await limiter.reset("k");
+    it("a window hit after another counts only when the one before it stayed within its bound, in one round", async () => {
+      const [first, second] = [key("after:first"), key("after:second")];
+      const round = async (bound: number) => {
+        const r = store.round();
+        return Promise.all([r.windowHit(first, 1, 60), r.windowHitAfter(second, 1, 60, bound)]);
+      };
+      const trips = store.roundTrips;
+      expect(await round(2)).toEqual([{ consumed: 1, msBeforeNext: expect.any(Number) }, { consumed: 1, msBeforeNext: expect.any(Number) }]);
+      expect(await round(2)).toMatchObject([{ consumed: 2 }, { consumed: 2 }]);
+      // The first is past its bound now: the second is not counted.
+      expect(await round(2)).toMatchObject([{ consumed: 3 }, null]);
+      expect(await round(2)).toMatchObject([{ consumed: 4 }, null]);
+      expect(await round(10)).toMatchObject([{ consumed: 5 }, { consumed: 3 }]);
+      // One round trip per round on Redis (none in process).
+      expect(store.roundTrips - trips).toBe(store.roundTrips === 0 ? 0 : 5);
+      // After an operation that is not a window hit, nothing is counted.
+      const r = store.round();
+      const [, , skipped] = await Promise.all([r.windowHit(first, 1, 60), r.get(key("after:other")), r.windowHitAfter(second, 1, 60, 100)]);
+      expect(skipped).toBeNull();
+      await expect(store.round().windowHitAfter(second, 1, 60, -1)).rejects.toThrow(RangeError);
     });
 
     it("shares counters between limiters with the same prefix on one store", async () => {

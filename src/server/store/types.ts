@@ -120,6 +120,18 @@ export interface StoreRound {
    * NX, INCRBY, PTTL), so the rate limiter can count in a round on the same key its own calls use.
    */
   windowHit(key: string, points: number, windowSec: number): Promise<{ consumed: number; msBeforeNext: number }>;
+  /**
+   * windowHit, counted only when the round's operation just before it is a windowHit that counted
+   * at most `previousAtMost` (a request that limit allowed); else nothing is counted and it answers
+   * null. Two limits in order (a client's, then its organization's) in one round trip, and a
+   * request the first refuses never spends the second.
+   */
+  windowHitAfter(key: string, points: number, windowSec: number, previousAtMost: number): Promise<{ consumed: number; msBeforeNext: number } | null>;
+}
+
+/** What is wrong with a windowHitAfter's bound, if anything. */
+export function previousAtMostError(previousAtMost: number): RangeError | undefined {
+  return Number.isSafeInteger(previousAtMost) && previousAtMost >= 0 ? undefined : new RangeError(`previousAtMost must be a non-negative integer, got ${previousAtMost}`);
 }
 
 /** What is wrong with a windowHit's arguments, if anything (both stores check the same). */
