@@ -81,6 +81,8 @@ export class PoolWorker {
   readonly sandboxes = new Set<HostedSandbox>();
   /** Whether the host spins for the next call's answer (spin.ts). */
   private readonly gate: SpinGate;
+  /** Global-context calls answered by a promise, so far (a spin stops at one: it cannot settle meanwhile). */
+  private asyncGlobalAnswers = 0;
 
   constructor(
     private readonly diagnostics: SandboxPoolDiagnostics,
@@ -152,18 +154,22 @@ export class PoolWorker {
     if (this.dead || this.queue[0]?.id !== id || !budget.available()) return;
     const started = performance.now();
     let seen = answered;
-    const caught = spinFor(windowUs, () => {
+    const asyncBefore = this.asyncGlobalAnswers;
+    const ended = spinFor(windowUs, () => {
       const now = Atomics.load(this.signal, 0);
       if (now === seen) return false;
       seen = now;
       this.drain();
-      return this.dead || this.queue[0]?.id !== id;
+      // A global-context call answered by a promise (an increment: a database round trip) cannot
+      // settle while this thread spins: stop, without calling it a miss.
+      return this.dead || this.queue[0]?.id !== id || this.asyncGlobalAnswers !== asyncBefore;
     });
+    const caught = ended && this.asyncGlobalAnswers === asyncBefore;
     budget.spent((performance.now() - started) * 1000, caught);
     if (caught) {
       this.gate.caught();
       this.diagnostics.spinsCaught++;
-    } else {
+    } else if (!ended) {
       this.gate.missed();
       this.diagnostics.spinsMissed++;
     }
@@ -224,8 +230,10 @@ export class PoolWorker {
     }
     try {
       const result = handler(call);
-      if (result instanceof Promise) result.then(answer, (err: unknown) => answer({ ok: false, e: err instanceof Error ? err.message : String(err) }));
-      else answer(result);
+      if (result instanceof Promise) {
+        this.asyncGlobalAnswers++;
+        result.then(answer, (err: unknown) => answer({ ok: false, e: err instanceof Error ? err.message : String(err) }));
+      } else answer(result);
     } catch (err) {
       answer({ ok: false, e: err instanceof Error ? err.message : String(err) });
     }

@@ -28,6 +28,7 @@ function globalCall(sid: number, call: GlobalCall): string | undefined {
   // Counted with the answers: a host spinning for this request's answer (spin.ts) takes the call
   // off the port and answers it at once, instead of spinning in vain while this thread waits.
   Atomics.add(signal, 0, 1);
+  if (Atomics.load(signal, 1) !== 0) Atomics.notify(signal, 0);
   if (Atomics.wait(signal, 2, 0, GLOBAL_CALL_LIMIT_MS) === "timed-out") {
     throw new Error("global context: no answer from the host in time");
   }

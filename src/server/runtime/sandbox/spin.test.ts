@@ -47,6 +47,8 @@ describe("spin gate", () => {
     expect(usableCpus("100000 100000\n")).toBe(Math.min(cores, 1));
     expect(usableCpus("50000 100000")).toBe(Math.min(cores, 0.5));
     expect(usableCpus("1600000 100000")).toBe(cores);
+    // cgroup v1's files, read as "<quota> <period>": -1 is no quota.
+    expect(usableCpus("-1 100000")).toBe(cores);
   });
 });
 
@@ -129,6 +131,13 @@ describe("spinning in the pool", () => {
       wide.defaultGlobal("org-spin").setJson("k", JSON.stringify("set"));
       expect(await caughtWithin(reading, "g")).toBeGreaterThan(0);
       await reading.close();
+      // An increment is answered by a promise, which cannot settle while the host spins: the spin
+      // stops at once, neither caught nor a miss (a miss would make the next spins wait for nothing).
+      const counting = await wide.create({ ...options("msg.payload = global.increment('n', 1); return msg;"), owner: "org-spin" });
+      const before = wide.diagnostics();
+      for (let i = 0; i < 20; i++) expect((await counting.run({ _msgid: `i${i}`, payload: 0 })).outputs[0]![0]!.payload).toBe(i + 1);
+      expect(wide.diagnostics().spinsMissed).toBe(before.spinsMissed);
+      await counting.close();
     } finally {
       await wide.close();
     }

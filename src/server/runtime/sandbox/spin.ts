@@ -27,9 +27,11 @@ const MAX_SPIN_US_PER_TURN = 1_000;
 
 /**
  * The CPUs this process may use: the cores it may run on, bounded by its cgroup's CPU quota where
- * one is set (a container's `limits.cpu`: cgroup v2's cpu.max, "<quota> <period>" or "max <period>").
+ * one is set (a container's `limits.cpu`), as "<quota> <period>" (cgroup v2's cpu.max, where the
+ * quota may be "max"; cgroup v1's cpu.cfs_quota_us and cpu.cfs_period_us, where it may be -1).
+ * Node 22's availableParallelism() counts the quota already; Node 20's does not.
  */
-export function usableCpus(cpuMax: string | null = readCpuMax()): number {
+export function usableCpus(cpuMax: string | null = readCpuQuota()): number {
   const cores = availableParallelism();
   const [quota, period] = (cpuMax ?? "").trim().split(/\s+/);
   const q = Number(quota);
@@ -38,12 +40,22 @@ export function usableCpus(cpuMax: string | null = readCpuMax()): number {
   return Math.min(cores, q / p);
 }
 
-function readCpuMax(): string | null {
-  try {
-    return readFileSync("/sys/fs/cgroup/cpu.max", "utf8");
-  } catch {
-    return null;
+function readCpuQuota(): string | null {
+  const read = (path: string) => {
+    try {
+      return readFileSync(path, "utf8").trim();
+    } catch {
+      return null;
+    }
+  };
+  const v2 = read("/sys/fs/cgroup/cpu.max");
+  if (v2 !== null) return v2;
+  for (const dir of ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"]) {
+    const quota = read(`${dir}/cpu.cfs_quota_us`);
+    const period = read(`${dir}/cpu.cfs_period_us`);
+    if (quota !== null && period !== null) return `${quota} ${period}`;
   }
+  return null;
 }
 
 /**
