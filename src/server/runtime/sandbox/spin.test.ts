@@ -134,9 +134,12 @@ describe("spinning in the pool", () => {
       // An increment is answered by a promise, which cannot settle while the host spins: the spin
       // stops at once, neither caught nor a miss (a miss would make the next spins wait for nothing).
       const counting = await wide.create({ ...options("msg.payload = global.increment('n', 1); return msg;"), owner: "org-spin" });
+      expect((await counting.run({ _msgid: "i0", payload: 0 })).outputs[0]![0]!.payload).toBe(1);
       const before = wide.diagnostics();
-      for (let i = 0; i < 20; i++) expect((await counting.run({ _msgid: `i${i}`, payload: 0 })).outputs[0]![0]!.payload).toBe(i + 1);
-      expect(wide.diagnostics().spinsMissed).toBe(before.spinsMissed);
+      for (let i = 1; i <= 40; i++) expect((await counting.run({ _msgid: `i${i}`, payload: 0 })).outputs[0]![0]!.payload).toBe(i + 1);
+      // Counted as misses, 40 calls would make 6 (the gate skips 1, 2, 4 … after each); a loaded
+      // machine may make a call itself slower than the window once or twice.
+      expect(wide.diagnostics().spinsMissed - before.spinsMissed).toBeLessThan(3);
       await counting.close();
     } finally {
       await wide.close();
