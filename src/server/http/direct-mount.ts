@@ -125,7 +125,7 @@ export function restRequestFrom(req: IncomingMessage): RestRequest {
 
 /**
  * The webhooks on the custom server, over Node's objects as the REST mount (a fetch Request and
- * Response around each call cost a third of a webhook's time: docs/BENCHMARKS.md). msg.req.headers
+ * Response around each call cost half of a webhook's CPU: docs/BENCHMARKS.md). msg.req.headers
  * are Node's `req.headers`, as Express hands them to Node-RED's http in: in the order they came, a
  * repeated singleton header (Content-Type, Authorization…) as its first value.
  */

@@ -4,18 +4,12 @@
  * well-formed sample fails the test), the running-flows gauge against the flows actually running,
  * requests labelled by route template (never a raw id), and who may scrape.
  */
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { signUp } from "@/test/accounts";
 import { restClient } from "@/test/app";
-import { appRouter } from "@/server/api/root";
-import { createRestCore } from "@/server/api/rest/handler";
-import { serveWebhookTarget } from "@/server/api/rest/webhook-handler";
-import { createTrpcHandler } from "@/server/api/trpc-handler";
 import { connect, startHub } from "@/test/ws";
-import { createRequestListener } from "./request-listener";
+import { listenWithRequestListener, type ListeningServer } from "@/test/listening-server";
 
 const TOKEN = "metrics-token-0123456789abcdef";
 const testApp = setUpTestApp();
@@ -72,36 +66,9 @@ function value(samples: Sample[], name: string, labels: Record<string, string> =
   return found.reduce((sum, s) => sum + s.value, 0);
 }
 
-interface Server {
-  base: string;
-  close(): Promise<void>;
-}
+type Server = ListeningServer;
 
-async function listen(options: { metricsToken?: string; trustProxyHops: number }): Promise<Server> {
-  const app = testApp.app;
-  const server = http.createServer(
-    createRequestListener({
-      app,
-      trustProxyHops: options.trustProxyHops,
-      hsts: false,
-      // The server's restCore, with this test's app instead of the services slot's.
-      rest: createRestCore({ router: appRouter, getAppServices: async () => app }),
-      webhooks: (req) => serveWebhookTarget(app, req),
-      trpc: createTrpcHandler(async () => app),
-      next: async (_req, res) => {
-        res.statusCode = 404;
-        res.end("next");
-      },
-      metricsToken: options.metricsToken,
-    }),
-  );
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    base: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+const listen = (options: { metricsToken?: string; trustProxyHops: number }) => listenWithRequestListener(testApp.app, options);
 
 let open: Server;
 let guarded: Server;

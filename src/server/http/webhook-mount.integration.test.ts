@@ -5,21 +5,15 @@
  * first value); what the mount answers is what the fetch mount answered (status, security headers,
  * a flow's odd header dropped, never a 500), and a body it does not read closes the connection.
  */
-import http from "node:http";
 import net from "node:net";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { signUp } from "@/test/accounts";
 import { restClient } from "@/test/app";
-import { appRouter } from "@/server/api/root";
-import { createRestCore } from "@/server/api/rest/handler";
-import { serveWebhookTarget } from "@/server/api/rest/webhook-handler";
-import { createTrpcHandler } from "@/server/api/trpc-handler";
-import { createRequestListener } from "./request-listener";
+import { listenWithRequestListener, type ListeningServer } from "@/test/listening-server";
 
 const testApp = setUpTestApp();
-let server: http.Server;
+let server: ListeningServer | undefined;
 let port = 0;
 let slug = "";
 
@@ -51,25 +45,11 @@ beforeAll(async () => {
   expect(created.status, created.text).toBe(201);
   const deployed = await rest("POST", `/flows/${created.body.flow.id}/deploy`, { token: user.accessToken });
   expect(deployed.body.deployment?.state, deployed.text).toBe("running");
-  server = http.createServer(
-    createRequestListener({
-      app,
-      trustProxyHops: 0,
-      hsts: false,
-      rest: createRestCore({ router: appRouter, getAppServices: async () => app }),
-      webhooks: (req) => serveWebhookTarget(app, req),
-      trpc: createTrpcHandler(async () => app),
-      next: async (_req, res) => {
-        res.statusCode = 404;
-        res.end("next");
-      },
-    }),
-  );
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  port = (server.address() as AddressInfo).port;
+  server = await listenWithRequestListener(app);
+  port = server.port;
 });
 
-afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+afterAll(() => server?.close());
 
 interface RawAnswer {
   status: number;
