@@ -112,6 +112,39 @@ describe("routing", () => {
     expect(h.at("two").map((m) => m.payload)).toEqual(["2a", "2b"]);
   });
 
+  it("one message object sent on several ports, or twice on one, reaches the first target itself and every other as a copy", async () => {
+    const shared = { _msgid: "same", payload: { n: 1 } };
+    const other = { _msgid: "other", payload: { n: 2 } };
+    // A switch with "check all rules" sends one object on each matching port; a hole is a port without a message.
+    const value = [shared, [shared, other, shared], undefined, other] as unknown as SendValue;
+    delete (value as unknown[])[2];
+    const h = setUp({});
+    await h.engine.deploy(
+      flow(
+        [node("src", "source", { outputs: 4, value }), node("p0", "sink"), node("p1", "sink"), node("p2", "sink"), node("p3", "sink")],
+        [["src", "p0", 0], ["src", "p1", 1], ["src", "p2", 2], ["src", "p3", 3]],
+      ),
+    );
+    h.engine.inject("flw_engine", "src", {});
+    await settle();
+    const [first] = h.at("p0");
+    const onOne = h.at("p1");
+    const [onThree] = h.at("p3");
+    expect(first).toBe(shared);
+    expect(onOne.map((m) => m._msgid)).toEqual(["same", "other", "same"]);
+    expect(onOne[1]).toBe(other);
+    expect(onThree).not.toBe(other);
+    expect(onThree).toEqual(other);
+    const copies = [onOne[0]!, onOne[2]!];
+    for (const copy of copies) {
+      expect(copy).not.toBe(shared);
+      expect(copy.payload).not.toBe(shared.payload);
+      expect(copy).toEqual(shared);
+    }
+    expect(copies[0]).not.toBe(copies[1]);
+    expect(h.at("p2")).toEqual([]);
+  });
+
   it("gives a message without an id one, and drops what is not a message", async () => {
     const h = setUp({});
     const value = [{ payload: "no id" }, "a string"] as unknown as SendValue;

@@ -20,6 +20,29 @@ describe("approxMessageBytes", () => {
     cycle.self = cycle;
     expect(approxMessageBytes(cycle, 4096)).toBe(4096);
   });
+
+  it("gives the same estimate call after call, after a walk cut at the cap, and from inside another walk (a getter)", () => {
+    const msg = { _msgid: "m1", payload: { n: 1, list: ["a", "bc", null] }, topic: "t" };
+    // 32 per object and 16 per entry, 32 + 8 per array slot, 16 + length per string, 8 per other value.
+    const expected = 32 + 3 * 16 + (16 + 2) + (32 + 2 * 16 + 8 + (32 + 3 * 8 + (16 + 1) + (16 + 2) + 8)) + (16 + 1);
+    expect(approxMessageBytes(msg)).toBe(expected);
+    expect(approxMessageBytes(msg)).toBe(expected);
+    // A walk cut at the cap leaves nothing behind for the next one.
+    expect(approxMessageBytes({ a: "x".repeat(100), b: { c: [1, 2, 3] } }, 64)).toBe(64);
+    expect(approxMessageBytes(msg)).toBe(expected);
+    let inner = 0;
+    const withGetter = {
+      _msgid: "m1",
+      get payload() {
+        inner = approxMessageBytes(msg);
+        return { n: 1, list: ["a", "bc", null] };
+      },
+      topic: "t",
+    };
+    expect(approxMessageBytes(withGetter)).toBe(expected);
+    expect(inner).toBe(expected);
+    expect(approxMessageBytes(msg)).toBe(expected);
+  });
 });
 
 describe("ByteBudget", () => {

@@ -15,45 +15,62 @@ export const MESSAGE_BYTES_CAP = 1024 * 1024;
  * it costs a small message a few dozen property reads and a huge one no more than the cap.
  */
 export function approxMessageBytes(value: unknown, cap = MESSAGE_BYTES_CAP): number {
-  let total = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    switch (typeof v) {
-      case "string":
-        total += 16 + v.length;
-        break;
-      case "object": {
-        if (v === null) {
-          total += 8;
+  // Every message sent is measured: the walk's stack is kept between calls (a new one only if a
+  // getter read on the way measures a message itself). A popped slot is cleared, so the kept
+  // stack holds nothing once the walk ends; its length stays, not to be grown again each call.
+  const stack = spareStack ?? [];
+  spareStack = undefined;
+  let top = 0;
+  try {
+    let total = 0;
+    stack[top++] = value;
+    while (top > 0) {
+      const v = stack[--top];
+      stack[top] = undefined;
+      switch (typeof v) {
+        case "string":
+          total += 16 + v.length;
           break;
-        }
-        if (ArrayBuffer.isView(v)) {
-          total += 64 + v.byteLength;
-          break;
-        }
-        if (Array.isArray(v)) {
-          total += 32 + 8 * v.length;
-          if (total >= cap) return cap;
-          for (let i = v.length - 1; i >= 0; i--) stack.push(v[i]);
-        } else {
-          total += 32;
-          for (const k in v) {
-            if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
-            total += 16;
-            if (total >= cap) return cap;
-            stack.push((v as Record<string, unknown>)[k]);
+        case "object": {
+          if (v === null) {
+            total += 8;
+            break;
           }
+          if (ArrayBuffer.isView(v)) {
+            total += 64 + v.byteLength;
+            break;
+          }
+          if (Array.isArray(v)) {
+            total += 32 + 8 * v.length;
+            if (total >= cap) return cap;
+            for (let i = v.length - 1; i >= 0; i--) stack[top++] = v[i];
+          } else {
+            total += 32;
+            for (const k in v) {
+              if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+              total += 16;
+              if (total >= cap) return cap;
+              stack[top++] = (v as Record<string, unknown>)[k];
+            }
+          }
+          break;
         }
-        break;
+        default:
+          total += 8;
       }
-      default:
-        total += 8;
+      if (total >= cap) return cap;
     }
-    if (total >= cap) return cap;
+    return total;
+  } finally {
+    while (top > 0) stack[--top] = undefined;
+    // A stack grown by a huge array (the cap allows ~130,000 entries) is not kept.
+    if (stack.length <= MAX_KEPT_STACK) spareStack = stack;
   }
-  return total;
 }
+
+/** The walk's stack, kept between calls while it is free (see approxMessageBytes). */
+let spareStack: unknown[] | undefined;
+const MAX_KEPT_STACK = 4096;
 
 /** Counted slots with a FIFO of waiters. */
 class Slots {

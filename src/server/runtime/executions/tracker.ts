@@ -233,9 +233,9 @@ export class ExecutionTracker {
     );
     if (how.sent) {
       const cut = trigger.truncated || trigger.text.length > EXECUTION_INPUT_MAX_BYTES;
-      const input = { text: cut ? trigger.text.slice(0, EXECUTION_INPUT_MAX_BYTES) : trigger.text, truncated: cut };
-      execution.steps.push(newStep(nodeId, 1, now, t0, input.text, input.truncated));
-      execution.steps[0]!.durationMs = 0;
+      const first = newStep(nodeId, 1, now, t0, cut ? trigger.text.slice(0, EXECUTION_INPUT_MAX_BYTES) : trigger.text, cut);
+      first.durationMs = 0;
+      execution.steps.push(first);
     }
     this.open.add(execution);
     this.byMsgId.set(execution.triggerMsgId, execution);
@@ -299,7 +299,11 @@ export class ExecutionTracker {
   }
 
   sent(step: TrackedStep, port: number): void {
-    step.outputs[port] = (step.outputs[port] ?? 0) + 1;
+    const outputs = step.outputs;
+    if (port < outputs.length) outputs[port] = (outputs[port] ?? 0) + 1;
+    // A first count: an array of the length it needs (growing an empty one makes room for 16).
+    else if (port === 0) step.outputs = [1];
+    else outputs[port] = 1;
   }
 
   /** A queued delivery was never made (its flow stopped, or its node is gone): it no longer counts. */

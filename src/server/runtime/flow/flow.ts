@@ -218,14 +218,20 @@ export class Flow {
     const { options, queue } = this.core;
     if (options.fence && !options.fence(this.spec.flowId)) return;
     const tracker = options.executions;
-    let begun: TrackedExecution[] | undefined;
-    const perPort: Array<Message | Message[] | null | undefined> = Array.isArray(value) ? value : [value];
-    const delivered = new Set<Message>();
-    perPort.forEach((portValue, port) => {
-      if (portValue === null || portValue === undefined) return;
+    let begunFirst: TrackedExecution | undefined;
+    let begunMore: TrackedExecution[] | undefined;
+    // Every message passes here: no closure, array or set is made for the common case (one message
+    // object, delivered once or to several targets), only for a message object sent twice.
+    let deliveredFirst: Message | undefined;
+    let deliveredMore: Set<Message> | undefined;
+    const ports = Array.isArray(value) ? value.length : 1;
+    for (let port = 0; port < ports; port++) {
+      const portValue: Message | Message[] | null | undefined = Array.isArray(value) ? value[port] : value;
+      if (portValue === null || portValue === undefined) continue;
       const targets = host.wires[port];
-      const messages = Array.isArray(portValue) ? portValue : [portValue];
-      for (const msg of messages) {
+      const count = Array.isArray(portValue) ? portValue.length : 1;
+      for (let i = 0; i < count; i++) {
+        const msg: Message | null | undefined = Array.isArray(portValue) ? portValue[i] : portValue;
         if (msg === null || typeof msg !== "object") continue;
         msg._msgid ??= newMessageId();
         // The execution the message continues (see runtime/executions/tracker.ts), or a new one.
@@ -237,7 +243,8 @@ export class Flow {
             s = undefined;
             if (!e) {
               e = tracker.begin(this.spec, host.node.id, msg, { sent: true });
-              (begun ??= []).push(e);
+              if (begunFirst === undefined) begunFirst = e;
+              else (begunMore ??= []).push(e);
             }
           }
           s ??= tracker.senderStep(e, host.node.id, host.ctx.outputs, msg);
@@ -247,18 +254,20 @@ export class Flow {
         const bytes = queue.admit(this, host, msg, targets.length, inputHop);
         if (bytes === undefined) continue;
         for (const target of targets) {
-          if (delivered.has(msg)) {
+          if (msg === deliveredFirst || deliveredMore?.has(msg)) {
             const copy = cloneMessage(msg);
             queue.hops.set(copy, queue.hops.get(msg)!);
             queue.enqueue(this, target, copy, bytes, undefined, e);
           } else {
-            delivered.add(msg);
+            if (deliveredFirst === undefined) deliveredFirst = msg;
+            else (deliveredMore ??= new Set()).add(msg);
             queue.enqueue(this, target, msg, bytes, undefined, e);
           }
         }
       }
-    });
-    if (begun) for (const e of begun) tracker!.settle(e);
+    }
+    if (begunFirst) tracker!.settle(begunFirst);
+    if (begunMore) for (const e of begunMore) tracker!.settle(e);
     queue.scheduleDrain();
   }
 
