@@ -181,3 +181,48 @@ describe("execution tracker", () => {
     expect(() => flow.engine.replay("flw_test", "nope", { _msgid: "x" }, "exe_before")).toThrow();
   });
 });
+
+describe("which execution a message object belongs to", () => {
+  const spec = { organizationId: "org_t", flowId: "flw_t" };
+
+  it("is found by the object while the execution is open, whatever its _msgid, and forgotten when it ends", () => {
+    const r = recorder();
+    const trigger = { _msgid: "m-trigger", payload: 1 };
+    const exec = r.tracker.begin(spec, "in", trigger, { sent: true });
+    expect(r.tracker.execOf(trigger)).toBe(exec);
+    // A node's new message object (another _msgid) received within the execution belongs to it too.
+    const derived = { _msgid: "m-derived", payload: 2 };
+    exec.pending++;
+    const step = r.tracker.step(exec, "next", 1, derived);
+    expect(r.tracker.execOf(derived)).toBe(exec);
+    r.tracker.done(exec, step, derived, undefined);
+    expect(exec.ended).toBe(true);
+    expect(r.tracker.execOf(derived)).toBeUndefined();
+    expect(r.tracker.execOf(trigger)).toBeUndefined();
+    // A later execution of the same object takes it over.
+    const again = r.tracker.begin(spec, "in", derived, { sent: true });
+    expect(r.tracker.execOf(derived)).toBe(again);
+  });
+
+  it("leaves no trace a flow, a clone or the stored text can see", () => {
+    const r = recorder();
+    const msg = { _msgid: "m-1", payload: { n: 1 }, topic: "t" };
+    const before = JSON.stringify(msg);
+    const exec = r.tracker.begin(spec, "in", msg, { sent: true });
+    expect(JSON.stringify(msg)).toBe(before);
+    expect(Object.keys(msg)).toEqual(["_msgid", "payload", "topic"]);
+    expect(structuredClone(msg)).toEqual(msg);
+    const spread = { ...msg, _msgid: "m-2" };
+    expect(r.tracker.execOf(spread)).toBeUndefined();
+    expect(r.tracker.execOf(msg)).toBe(exec);
+    expect(exec.triggerMessage).toBe(before);
+  });
+
+  it("a frozen message is followed by its _msgid", () => {
+    const r = recorder();
+    const msg = Object.freeze({ _msgid: "m-frozen", payload: 1 });
+    const exec = r.tracker.begin(spec, "in", msg, { sent: true });
+    expect(r.tracker.execOf(msg)).toBe(exec);
+    expect(r.tracker.execOf({ _msgid: "m-frozen" })).toBe(exec);
+  });
+});

@@ -111,6 +111,61 @@ interface FlowSampling {
 }
 
 /**
+ * Executions and their steps are made by constructors, and their arrays by a builtin, never by
+ * object or array literals: V8 keeps an allocation site per literal and may decide, after a burst
+ * in which most of a site's objects outlived a scavenge, to allocate all of that site's objects in
+ * the old generation from then on (pretenuring). For objects that live a millisecond that costs
+ * twice: each allocation in the old generation may do a step of incremental marking (a CPU profile
+ * of a webhook put 5 % of the main thread on the step literal's line), and every young object they
+ * point to survives the next scavenge whether they are still alive or not. Constructors and
+ * builtins have no allocation site (docs/BENCHMARKS.md, "What recording costs").
+ */
+const NONE: never[] = [];
+const emptyArray = <T>(): T[] => NONE.slice();
+
+/**
+ * Which open execution a message object belongs to: a property of the message, under a symbol and
+ * not enumerable (no JSON, spread, clone, key list or debug view sees it), holding a small ref that
+ * the execution's end empties. It replaced a WeakMap from message to execution: a scavenge treats a
+ * WeakMap key in the old generation as alive, so a message V8 had allocated there (a node's message
+ * literal, pretenured) kept its execution and all it holds alive until the next full collection,
+ * and recording tripled the young generation's survivors (docs/BENCHMARKS.md).
+ */
+const EXECUTION = Symbol("flowplane.execution");
+
+class ExecutionRef {
+  constructor(public execution: TrackedExecution | undefined) {}
+}
+
+/** One descriptor for every message (its value set for the call only): no object made per call. */
+const REF_PROPERTY: PropertyDescriptor = { value: undefined, writable: true, enumerable: false, configurable: true };
+
+function executionOfMessage(msg: Message): TrackedExecution | undefined {
+  try {
+    const ref = (msg as { [EXECUTION]?: unknown })[EXECUTION];
+    return ref instanceof ExecutionRef ? ref.execution : undefined;
+  } catch {
+    return undefined; // a proxy refusing the read
+  }
+}
+
+function markMessage(msg: Message, ref: ExecutionRef): void {
+  const held = msg as { [EXECUTION]?: ExecutionRef };
+  try {
+    if (Object.hasOwn(held, EXECUTION)) {
+      held[EXECUTION] = ref;
+    } else {
+      REF_PROPERTY.value = ref;
+      Object.defineProperty(held, EXECUTION, REF_PROPERTY);
+    }
+  } catch {
+    // A frozen or sealed message (or a proxy refusing): it is found by its _msgid instead.
+  } finally {
+    REF_PROPERTY.value = undefined;
+  }
+}
+
+/**
  * An execution as the tracker makes it: every field set in the constructor (one shape), and the id
  * drawn the first time something reads it (the sink storing it, a debug event naming it, replay
  * answering with it): an execution that sampling leaves out and that succeeds is only counted, and
@@ -118,8 +173,10 @@ interface FlowSampling {
  */
 class Execution implements TrackedExecution {
   private madeId: string | undefined = undefined;
+  /** What the messages of this execution point to (emptied when it ends). */
+  readonly ref: ExecutionRef = new ExecutionRef(this);
   durationMs: number | null = null;
-  steps: TrackedStep[] = [];
+  steps: TrackedStep[] = emptyArray();
   stepsOmitted = 0;
   ended = false;
   status: "running" | "success" | "error" = "running";
@@ -146,8 +203,24 @@ class Execution implements TrackedExecution {
   }
 }
 
+class Step implements TrackedStep {
+  outputs: number[] = emptyArray();
+  error: string | undefined = undefined;
+  durationMs: number | null = null;
+  omitted = false;
+
+  constructor(
+    readonly nodeId: string,
+    public input: string | undefined,
+    public truncated: boolean,
+    readonly ports: number,
+    public startedAt: number,
+    readonly t0: number,
+  ) {}
+}
+
 function newStep(nodeId: string, ports: number, startedAt: number, t0: number, input: string | undefined, truncated: boolean): TrackedStep {
-  return { nodeId, input, truncated, outputs: [], error: undefined, ports, startedAt, t0, durationMs: null, omitted: false };
+  return new Step(nodeId, input, truncated, ports, startedAt, t0);
 }
 
 /**
@@ -173,7 +246,6 @@ function capture(msg: unknown, max: number): { text: string; truncated: boolean 
 export class ExecutionTracker {
   /** The execution of the input being handled synchronously right now (what debug events name). */
   current: TrackedExecution | undefined;
-  private readonly byMsg = new WeakMap<object, TrackedExecution>();
   /** Open executions by their trigger message's _msgid (the fallback of execOf). */
   private readonly byMsgId = new Map<string, TrackedExecution>();
   /** Open executions, oldest first (a Set keeps insertion order). */
@@ -239,7 +311,7 @@ export class ExecutionTracker {
     }
     this.open.add(execution);
     this.byMsgId.set(execution.triggerMsgId, execution);
-    this.byMsg.set(msg, execution);
+    markMessage(msg, execution.ref);
     // A replay is stored as `running` at once: its id is answered with the replay's 202, and a read
     // that follows the answer must find it (the flow runtime waits for the sink's flush).
     if (how.replayOf !== undefined) {
@@ -251,7 +323,7 @@ export class ExecutionTracker {
 
   /** The open execution a message belongs to: by the object, else by its _msgid. */
   execOf(msg: Message): TrackedExecution | undefined {
-    const found = this.byMsg.get(msg) ?? (msg._msgid !== undefined ? this.byMsgId.get(String(msg._msgid)) : undefined);
+    const found = executionOfMessage(msg) ?? (msg._msgid !== undefined ? this.byMsgId.get(String(msg._msgid)) : undefined);
     return found && !found.ended ? found : undefined;
   }
 
@@ -260,7 +332,7 @@ export class ExecutionTracker {
     if (execution.steps.length >= MAX_STEPS) {
       execution.stepsOmitted++;
       // A node passing on the message it received (most do) sends an object already mapped.
-      if (this.byMsg.get(msg) !== execution) this.byMsg.set(msg, execution);
+      if (executionOfMessage(msg) !== execution) markMessage(msg, (execution as Execution).ref);
       // Only counted: no clock, no copy. A failure still gets its step (done()).
       const omitted = newStep(nodeId, ports, 0, 0, undefined, false);
       omitted.omitted = true;
@@ -277,7 +349,7 @@ export class ExecutionTracker {
       step = newStep(nodeId, ports, startedAt, t0, undefined, false);
     }
     execution.steps.push(step);
-    if (this.byMsg.get(msg) !== execution) this.byMsg.set(msg, execution);
+    if (executionOfMessage(msg) !== execution) markMessage(msg, (execution as Execution).ref);
     return step;
   }
 
@@ -302,7 +374,7 @@ export class ExecutionTracker {
     const outputs = step.outputs;
     if (port < outputs.length) outputs[port] = (outputs[port] ?? 0) + 1;
     // A first count: an array of the length it needs (growing an empty one makes room for 16).
-    else if (port === 0) step.outputs = [1];
+    else if (port === 0) step.outputs = Array.of(1);
     else outputs[port] = 1;
   }
 
@@ -348,6 +420,7 @@ export class ExecutionTracker {
     execution.status = reason !== null || execution.failed ? "error" : "success";
     this.open.delete(execution);
     if (this.byMsgId.get(execution.triggerMsgId) === execution) this.byMsgId.delete(execution.triggerMsgId);
+    (execution as Execution).ref.execution = undefined;
     if (execution.sampled || execution.status === "error" || execution.announced) this.options.sink.finished(execution);
     else this.options.sink.unrecorded(execution.organizationId, execution.flowId);
   }
