@@ -218,11 +218,32 @@ describe("which execution a message object belongs to", () => {
     expect(exec.triggerMessage).toBe(before);
   });
 
-  it("a frozen message is followed by its _msgid", () => {
+  it("a message whose execution ended stays out of another open one with its _msgid (it starts its own)", () => {
     const r = recorder();
-    const msg = Object.freeze({ _msgid: "m-frozen", payload: 1 });
-    const exec = r.tracker.begin(spec, "in", msg, { sent: true });
-    expect(r.tracker.execOf(msg)).toBe(exec);
-    expect(r.tracker.execOf({ _msgid: "m-frozen" })).toBe(exec);
+    const stale = { _msgid: "m-shared", payload: "old" };
+    const first = r.tracker.begin(spec, "in", stale, { sent: true });
+    r.tracker.settle(first);
+    expect(first.ended).toBe(true);
+    const open = r.tracker.begin(spec, "in", { _msgid: "m-shared", payload: "new" }, { sent: true });
+    expect(r.tracker.execOf({ _msgid: "m-shared" })).toBe(open);
+    expect(r.tracker.execOf(stale)).toBeUndefined();
+  });
+
+  it("a frozen message is followed by the object too, and one frozen after its mark moves on with it", () => {
+    const r = recorder();
+    const frozen = Object.freeze({ _msgid: "m-frozen", payload: 1 });
+    const exec = r.tracker.begin(spec, "in", frozen, { sent: true });
+    expect(r.tracker.execOf(frozen)).toBe(exec);
+    const frozenDerived = Object.freeze({ _msgid: "m-other", payload: 2 });
+    exec.pending++;
+    r.tracker.step(exec, "next", 1, frozenDerived);
+    expect(r.tracker.execOf(frozenDerived)).toBe(exec);
+    // Marked, then frozen, then part of another execution.
+    const later = { _msgid: "m-later", payload: 3 };
+    const before = r.tracker.begin(spec, "in", later, { sent: true });
+    Object.freeze(later);
+    const after = r.tracker.begin(spec, "in", later, { sent: true });
+    expect(after).not.toBe(before);
+    expect(r.tracker.execOf(later)).toBe(after);
   });
 });

@@ -120,16 +120,19 @@ interface FlowSampling {
  * point to survives the next scavenge whether they are still alive or not. Constructors and
  * builtins have no allocation site (docs/BENCHMARKS.md, "What recording costs").
  */
-const NONE: never[] = [];
+/** Frozen: an accidental write to a step's shared empty outputs throws. */
+const NONE = Object.freeze([]) as unknown as never[];
 const emptyArray = <T>(): T[] => NONE.slice();
 
 /**
- * Which open execution a message object belongs to: a property of the message, under a symbol and
- * not enumerable (no JSON, spread, clone, key list or debug view sees it), holding a small ref that
- * the execution's end empties. It replaced a WeakMap from message to execution: a scavenge treats a
- * WeakMap key in the old generation as alive, so a message V8 had allocated there (a node's message
- * literal, pretenured) kept its execution and all it holds alive until the next full collection,
- * and recording tripled the young generation's survivors (docs/BENCHMARKS.md).
+ * Which execution a message object was last part of: a property of the message under a symbol of
+ * this module, not enumerable (no JSON text, for-in, Object.keys, spread, structuredClone or debug
+ * view sees it), holding a small ref that the execution's end empties. It replaced a WeakMap from
+ * message to execution: a scavenge takes a WeakMap key in the old generation as alive, so a message
+ * V8 had allocated there (a node's message literal, pretenured) kept its execution and all it held
+ * alive until the next full collection, and recording tripled the young generation's survivors.
+ * A message that cannot take the property (frozen, sealed, a proxy refusing) is kept in a WeakMap
+ * as before.
  */
 const EXECUTION = Symbol("flowplane.execution");
 
@@ -137,13 +140,21 @@ class ExecutionRef {
   constructor(public execution: TrackedExecution | undefined) {}
 }
 
+/** Messages that could not take the property, and whether there ever was one (the common case reads no WeakMap). */
+const unmarkable = new WeakMap<object, ExecutionRef>();
+let anyUnmarkable = false;
+
 /** One descriptor for every message (its value set for the call only): no object made per call. */
 const REF_PROPERTY: PropertyDescriptor = { value: undefined, writable: true, enumerable: false, configurable: true };
 
-function executionOfMessage(msg: Message): TrackedExecution | undefined {
+/** The ref a message carries: undefined when it was never part of an execution. */
+function refOf(msg: Message): ExecutionRef | undefined {
+  if (anyUnmarkable) {
+    const kept = unmarkable.get(msg);
+    if (kept !== undefined) return kept;
+  }
   try {
-    const ref = (msg as { [EXECUTION]?: unknown })[EXECUTION];
-    return ref instanceof ExecutionRef ? ref.execution : undefined;
+    return (msg as { [EXECUTION]?: ExecutionRef })[EXECUTION];
   } catch {
     return undefined; // a proxy refusing the read
   }
@@ -158,8 +169,10 @@ function markMessage(msg: Message, ref: ExecutionRef): void {
       REF_PROPERTY.value = ref;
       Object.defineProperty(held, EXECUTION, REF_PROPERTY);
     }
+    if (anyUnmarkable) unmarkable.delete(msg);
   } catch {
-    // A frozen or sealed message (or a proxy refusing): it is found by its _msgid instead.
+    unmarkable.set(msg, ref);
+    anyUnmarkable = true;
   } finally {
     REF_PROPERTY.value = undefined;
   }
@@ -204,7 +217,8 @@ class Execution implements TrackedExecution {
 }
 
 class Step implements TrackedStep {
-  outputs: number[] = emptyArray();
+  /** The shared empty array until the first count (sent). */
+  outputs: number[] = NONE;
   error: string | undefined = undefined;
   durationMs: number | null = null;
   omitted = false;
@@ -321,9 +335,18 @@ export class ExecutionTracker {
     return execution;
   }
 
+  /** Marks a message as part of the execution (a node passing on the message it received, most do, finds it marked). */
+  private mark(msg: Message, execution: TrackedExecution): void {
+    const ref = (execution as { ref?: ExecutionRef }).ref;
+    if (ref !== undefined && refOf(msg) !== ref) markMessage(msg, ref);
+  }
+
   /** The open execution a message belongs to: by the object, else by its _msgid. */
   execOf(msg: Message): TrackedExecution | undefined {
-    const found = executionOfMessage(msg) ?? (msg._msgid !== undefined ? this.byMsgId.get(String(msg._msgid)) : undefined);
+    // A message that was part of an execution answers for itself (none once that one ended), as the
+    // WeakMap did; only one never marked is looked up by its _msgid.
+    const ref = refOf(msg);
+    const found = ref !== undefined ? ref.execution : msg._msgid !== undefined ? this.byMsgId.get(String(msg._msgid)) : undefined;
     return found && !found.ended ? found : undefined;
   }
 
@@ -332,7 +355,7 @@ export class ExecutionTracker {
     if (execution.steps.length >= MAX_STEPS) {
       execution.stepsOmitted++;
       // A node passing on the message it received (most do) sends an object already mapped.
-      if (executionOfMessage(msg) !== execution) markMessage(msg, (execution as Execution).ref);
+      this.mark(msg, execution);
       // Only counted: no clock, no copy. A failure still gets its step (done()).
       const omitted = newStep(nodeId, ports, 0, 0, undefined, false);
       omitted.omitted = true;
@@ -349,7 +372,7 @@ export class ExecutionTracker {
       step = newStep(nodeId, ports, startedAt, t0, undefined, false);
     }
     execution.steps.push(step);
-    if (executionOfMessage(msg) !== execution) markMessage(msg, (execution as Execution).ref);
+    this.mark(msg, execution);
     return step;
   }
 
@@ -372,10 +395,11 @@ export class ExecutionTracker {
 
   sent(step: TrackedStep, port: number): void {
     const outputs = step.outputs;
-    if (port < outputs.length) outputs[port] = (outputs[port] ?? 0) + 1;
-    // A first count: an array of the length it needs (growing an empty one makes room for 16).
-    else if (port === 0) step.outputs = Array.of(1);
-    else outputs[port] = 1;
+    if (outputs === NONE) {
+      // A first count: an array of the length it needs (growing an empty one makes room for 16).
+      if (port === 0) step.outputs = Array.of(1);
+      else (step.outputs = emptyArray<number>())[port] = 1;
+    } else outputs[port] = (outputs[port] ?? 0) + 1;
   }
 
   /** A queued delivery was never made (its flow stopped, or its node is gone): it no longer counts. */
@@ -420,7 +444,8 @@ export class ExecutionTracker {
     execution.status = reason !== null || execution.failed ? "error" : "success";
     this.open.delete(execution);
     if (this.byMsgId.get(execution.triggerMsgId) === execution) this.byMsgId.delete(execution.triggerMsgId);
-    (execution as Execution).ref.execution = undefined;
+    const ref = (execution as { ref?: ExecutionRef }).ref;
+    if (ref) ref.execution = undefined;
     if (execution.sampled || execution.status === "error" || execution.announced) this.options.sink.finished(execution);
     else this.options.sink.unrecorded(execution.organizationId, execution.flowId);
   }

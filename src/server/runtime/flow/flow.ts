@@ -221,7 +221,7 @@ export class Flow {
     let begunFirst: TrackedExecution | undefined;
     let begunMore: TrackedExecution[] | undefined;
     // Every message passes here: no closure, array or set is made for the common case (one message
-    // object, delivered once or to several targets), only for a message object sent twice.
+    // object, delivered once or to several targets); a set only once a second object is delivered.
     let deliveredFirst: Message | undefined;
     let deliveredMore: Set<Message> | undefined;
     const ports = Array.isArray(value) ? value.length : 1;
