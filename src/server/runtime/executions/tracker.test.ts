@@ -247,3 +247,18 @@ describe("which execution a message object belongs to", () => {
     expect(r.tracker.execOf(later)).toBe(after);
   });
 });
+
+describe("two trackers in one process (two engines)", () => {
+  it("a message one tracker marked is not another's: it is looked up there by its _msgid only", () => {
+    const a = recorder();
+    const b = recorder();
+    const spec = { organizationId: "org_t", flowId: "flw_t" };
+    const msg = { _msgid: "m-a", payload: 1 };
+    const inA = a.tracker.begin(spec, "in", msg, { sent: true });
+    expect(a.tracker.execOf(msg)).toBe(inA);
+    expect(b.tracker.execOf(msg)).toBeUndefined();
+    const inB = b.tracker.begin(spec, "in", msg, { sent: true });
+    expect(b.tracker.execOf(msg)).toBe(inB);
+    expect(a.tracker.execOf(msg)).toBe(inA);
+  });
+});

@@ -118,63 +118,64 @@ interface FlowSampling {
  * twice: each allocation in the old generation may do a step of incremental marking (a CPU profile
  * of a webhook put 5 % of the main thread on the step literal's line), and every young object they
  * point to survives the next scavenge whether they are still alive or not. Constructors and
- * builtins have no allocation site (docs/BENCHMARKS.md, "What recording costs").
+ * builtins have no allocation site (docs/BENCHMARKS.md, "What recording costs"). NONE is frozen:
+ * an accidental write to a step's shared empty outputs throws.
  */
-/** Frozen: an accidental write to a step's shared empty outputs throws. */
 const NONE = Object.freeze([]) as unknown as never[];
 const emptyArray = <T>(): T[] => NONE.slice();
 
-/**
- * Which execution a message object was last part of: a property of the message under a symbol of
- * this module, not enumerable (no JSON text, for-in, Object.keys, spread, structuredClone or debug
- * view sees it), holding a small ref that the execution's end empties. It replaced a WeakMap from
- * message to execution: a scavenge takes a WeakMap key in the old generation as alive, so a message
- * V8 had allocated there (a node's message literal, pretenured) kept its execution and all it held
- * alive until the next full collection, and recording tripled the young generation's survivors.
- * A message that cannot take the property (frozen, sealed, a proxy refusing) is kept in a WeakMap
- * as before.
- */
-const EXECUTION = Symbol("flowplane.execution");
-
+/** What a message marked by a tracker points to; its execution's end empties it. */
 class ExecutionRef {
   constructor(public execution: TrackedExecution | undefined) {}
 }
 
-/** Messages that could not take the property, and whether there ever was one (the common case reads no WeakMap). */
-const unmarkable = new WeakMap<object, ExecutionRef>();
-let anyUnmarkable = false;
-
-/** One descriptor for every message (its value set for the call only): no object made per call. */
+/** One descriptor for every mark (its value set for the call only): no object made per call. */
 const REF_PROPERTY: PropertyDescriptor = { value: undefined, writable: true, enumerable: false, configurable: true };
 
-/** The ref a message carries: undefined when it was never part of an execution. */
-function refOf(msg: Message): ExecutionRef | undefined {
-  if (anyUnmarkable) {
-    const kept = unmarkable.get(msg);
-    if (kept !== undefined) return kept;
-  }
-  try {
-    return (msg as { [EXECUTION]?: ExecutionRef })[EXECUTION];
-  } catch {
-    return undefined; // a proxy refusing the read
-  }
-}
+/**
+ * Which execution of one tracker a message object was last part of: a property of the message
+ * under a symbol of that tracker, not enumerable (no JSON text, for-in, Object.keys, spread,
+ * structuredClone or debug view sees it), holding a ref that the execution's end empties. It
+ * replaced a WeakMap from message to execution: a scavenge takes a WeakMap key in the old
+ * generation as alive, so a message V8 had allocated there (a node's message literal, pretenured)
+ * kept its execution and all it held alive until the next full collection, and recording tripled
+ * the young generation's survivors. A message that cannot take the property (frozen, sealed, a
+ * proxy refusing) is kept in a WeakMap as before, read only once there is one.
+ */
+class MessageMarks {
+  private readonly key = Symbol("flowplane.execution");
+  private readonly unmarkable = new WeakMap<object, ExecutionRef>();
+  private anyUnmarkable = false;
 
-function markMessage(msg: Message, ref: ExecutionRef): void {
-  const held = msg as { [EXECUTION]?: ExecutionRef };
-  try {
-    if (Object.hasOwn(held, EXECUTION)) {
-      held[EXECUTION] = ref;
-    } else {
-      REF_PROPERTY.value = ref;
-      Object.defineProperty(held, EXECUTION, REF_PROPERTY);
+  /** The ref a message carries: undefined when it was never part of an execution of this tracker. */
+  refOf(msg: Message): ExecutionRef | undefined {
+    if (this.anyUnmarkable) {
+      const kept = this.unmarkable.get(msg);
+      if (kept !== undefined) return kept;
     }
-    if (anyUnmarkable) unmarkable.delete(msg);
-  } catch {
-    unmarkable.set(msg, ref);
-    anyUnmarkable = true;
-  } finally {
-    REF_PROPERTY.value = undefined;
+    try {
+      return (msg as unknown as Record<symbol, ExecutionRef | undefined>)[this.key];
+    } catch {
+      return undefined; // a proxy refusing the read
+    }
+  }
+
+  mark(msg: Message, ref: ExecutionRef): void {
+    const held = msg as unknown as Record<symbol, ExecutionRef | undefined>;
+    try {
+      if (Object.hasOwn(held, this.key)) {
+        held[this.key] = ref;
+      } else {
+        REF_PROPERTY.value = ref;
+        Object.defineProperty(held, this.key, REF_PROPERTY);
+      }
+      if (this.anyUnmarkable) this.unmarkable.delete(msg);
+    } catch {
+      this.unmarkable.set(msg, ref);
+      this.anyUnmarkable = true;
+    } finally {
+      REF_PROPERTY.value = undefined;
+    }
   }
 }
 
@@ -262,6 +263,8 @@ export class ExecutionTracker {
   current: TrackedExecution | undefined;
   /** Open executions by their trigger message's _msgid (the fallback of execOf). */
   private readonly byMsgId = new Map<string, TrackedExecution>();
+  /** The message objects of its executions (see MessageMarks). */
+  private readonly marks = new MessageMarks();
   /** Open executions, oldest first (a Set keeps insertion order). */
   private readonly open = new Set<TrackedExecution>();
   private readonly sampling = new Map<string, FlowSampling>();
@@ -325,7 +328,7 @@ export class ExecutionTracker {
     }
     this.open.add(execution);
     this.byMsgId.set(execution.triggerMsgId, execution);
-    markMessage(msg, execution.ref);
+    this.marks.mark(msg, execution.ref);
     // A replay is stored as `running` at once: its id is answered with the replay's 202, and a read
     // that follows the answer must find it (the flow runtime waits for the sink's flush).
     if (how.replayOf !== undefined) {
@@ -338,14 +341,14 @@ export class ExecutionTracker {
   /** Marks a message as part of the execution (a node passing on the message it received, most do, finds it marked). */
   private mark(msg: Message, execution: TrackedExecution): void {
     const ref = (execution as { ref?: ExecutionRef }).ref;
-    if (ref !== undefined && refOf(msg) !== ref) markMessage(msg, ref);
+    if (ref !== undefined && this.marks.refOf(msg) !== ref) this.marks.mark(msg, ref);
   }
 
   /** The open execution a message belongs to: by the object, else by its _msgid. */
   execOf(msg: Message): TrackedExecution | undefined {
     // A message that was part of an execution answers for itself (none once that one ended), as the
     // WeakMap did; only one never marked is looked up by its _msgid.
-    const ref = refOf(msg);
+    const ref = this.marks.refOf(msg);
     const found = ref !== undefined ? ref.execution : msg._msgid !== undefined ? this.byMsgId.get(String(msg._msgid)) : undefined;
     return found && !found.ended ? found : undefined;
   }
