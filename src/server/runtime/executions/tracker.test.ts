@@ -257,8 +257,42 @@ describe("two trackers in one process (two engines)", () => {
     const inA = a.tracker.begin(spec, "in", msg, { sent: true });
     expect(a.tracker.execOf(msg)).toBe(inA);
     expect(b.tracker.execOf(msg)).toBeUndefined();
+    // B has an execution of that _msgid, made from another object: the message is found in it by its _msgid.
+    const sameId = b.tracker.begin(spec, "in", { _msgid: "m-a", payload: 2 }, { sent: true });
+    expect(b.tracker.execOf(msg)).toBe(sameId);
     const inB = b.tracker.begin(spec, "in", msg, { sent: true });
     expect(b.tracker.execOf(msg)).toBe(inB);
     expect(a.tracker.execOf(msg)).toBe(inA);
+  });
+
+  it("a frozen message one tracker keeps aside is not another's either", () => {
+    const a = recorder();
+    const b = recorder();
+    const spec = { organizationId: "org_t", flowId: "flw_t" };
+    const frozen = Object.freeze({ _msgid: "m-frozen", payload: 1 });
+    const inA = a.tracker.begin(spec, "in", frozen, { sent: true });
+    expect(a.tracker.execOf(frozen)).toBe(inA);
+    expect(b.tracker.execOf(frozen)).toBeUndefined();
+  });
+});
+
+describe("message marks", () => {
+  it("a proxy that answers every key is not taken as marked: it is found by its _msgid", () => {
+    const r = recorder();
+    const spec = { organizationId: "org_t", flowId: "flw_t" };
+    const base: Record<PropertyKey, unknown> = { _msgid: "m-proxy", payload: 1 };
+    const anything = new Proxy(base, { get: (target, key) => (key in target ? target[key] : "default") }) as unknown as { _msgid: string; payload: unknown };
+    const exec = r.tracker.begin(spec, "in", { _msgid: "m-proxy", payload: 0 }, { sent: true });
+    expect(r.tracker.execOf(anything)).toBe(exec);
+  });
+
+  it("a message kept past its tracker's close keeps no execution", () => {
+    const r = recorder();
+    const spec = { organizationId: "org_t", flowId: "flw_t" };
+    const kept = { _msgid: "m-kept", payload: 1 };
+    const exec = r.tracker.begin(spec, "in", kept, { sent: true }) as unknown as { ref: { execution: unknown } };
+    expect(exec.ref.execution).toBe(exec);
+    r.tracker.close();
+    expect(exec.ref.execution).toBeUndefined();
   });
 });

@@ -129,8 +129,11 @@ class ExecutionRef {
   constructor(public execution: TrackedExecution | undefined) {}
 }
 
-/** One descriptor for every mark (its value set for the call only): no object made per call. */
-const REF_PROPERTY: PropertyDescriptor = { value: undefined, writable: true, enumerable: false, configurable: true };
+/**
+ * One descriptor for every mark (its value set for the call only): no object made per call. No
+ * prototype: a `get` or `set` added to Object.prototype must not turn it into an accessor descriptor.
+ */
+const REF_PROPERTY: PropertyDescriptor = { __proto__: null, value: undefined, writable: true, enumerable: false, configurable: true } as PropertyDescriptor;
 
 /**
  * Which execution of one tracker a message object was last part of: a property of the message
@@ -154,7 +157,9 @@ class MessageMarks {
       if (kept !== undefined) return kept;
     }
     try {
-      return (msg as unknown as Record<symbol, ExecutionRef | undefined>)[this.key];
+      // Only a ref counts: a proxy answering every key with something is not marked.
+      const value = (msg as unknown as Record<symbol, unknown>)[this.key];
+      return value instanceof ExecutionRef ? value : undefined;
     } catch {
       return undefined; // a proxy refusing the read
     }
@@ -279,6 +284,11 @@ export class ExecutionTracker {
 
   close(): void {
     clearInterval(this.timer);
+    // A message kept past the tracker (in context, by another engine) keeps no execution alive.
+    for (const execution of this.open) {
+      const ref = (execution as { ref?: ExecutionRef }).ref;
+      if (ref) ref.execution = undefined;
+    }
   }
 
   private sample(flowId: string, now: number): boolean {
