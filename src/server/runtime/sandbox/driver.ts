@@ -280,6 +280,50 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   patch(String.prototype, "localeCompare", function (that, locales, options) {
     return localeCompare(stringOf(this, "localeCompare"), Str(that), localeArgs(locales, options));
   });
+  // array.sort(collator.compare): a sort compares n log n times, each a call into the interpreter
+  // (~6 µs here, against V8's ~0.2). When the comparator is a Collator's own compare (intl-source.ts
+  // registers each one it hands out) and every item is a string, the host orders them in one call,
+  // with that collator, stably (V8's sort, Node-RED's), and the items are written back as
+  // Array.prototype.sort's steps write them: read once each (holes skipped), written from index 0,
+  // the holes' indices deleted at the end. Anything else (another comparator, a non-string, more
+  // than SORT_BATCH_MAX items) is the sort it was.
+  const WeakMapCtor = WeakMap;
+  const weakMapGet = WeakMap.prototype.get;
+  const weakMapSet = WeakMap.prototype.set;
+  const arraySort = Array.prototype.sort;
+  const ObjectCtor = Object;
+  const collatorCompares = new WeakMapCtor();
+  const sortableCompare = (fn, args) => {
+    apply(weakMapSet, collatorCompares, [fn, args]);
+  };
+  const SORT_BATCH_MIN = 8;
+  // A host call cannot be interrupted: at most this many items (tens of milliseconds of ICU).
+  const SORT_BATCH_MAX = 10000;
+  patch(Array.prototype, "sort", function (comparefn) {
+    const args = comparefn === undefined ? undefined : apply(weakMapGet, collatorCompares, [comparefn]);
+    if (args === undefined || !isArray(this)) return apply(arraySort, this, [comparefn]);
+    const obj = ObjectCtor(this);
+    const len = obj.length;
+    if (len > SORT_BATCH_MAX) return apply(arraySort, obj, [comparefn]);
+    const items = [];
+    for (let k = 0; k < len; k++) if (k in obj) push(items, obj[k]);
+    const n = items.length;
+    let strings = n >= SORT_BATCH_MIN;
+    for (let i = 0; strings && i < n; i++) if (typeof items[i] !== "string") strings = false;
+    let sorted = items;
+    if (strings) {
+      const text = stringify(items);
+      if (args.length + text.length <= INTL_MAX_CHARS) {
+        const order = parse(intlAnswer(intlHost("sort", args, text)));
+        sorted = [];
+        for (let i = 0; i < n; i++) push(sorted, items[order[i]]);
+      } else apply(arraySort, items, [comparefn]);
+    } else apply(arraySort, items, [comparefn]);
+    let j = 0;
+    for (; j < n; j++) obj[j] = sorted[j];
+    for (; j < len; j++) delete obj[j];
+    return obj;
+  });
   patch(String.prototype, "toLocaleUpperCase", function (locales) {
     return intlAnswer(intlHost("case", "upper", localeArgs(locales, undefined), stringOf(this, "toLocaleUpperCase")));
   });
@@ -322,7 +366,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   let intlObject = null;
   const loadIntl = () => {
     if (intlObject === null) {
-      intlObject = indirectEval(hostIntlSource())({ host: intlHost, answer: intlAnswer, localeCompare, localeArgs, replacer: intlReplacer, Str, stringify, parse });
+      intlObject = indirectEval(hostIntlSource())({ host: intlHost, answer: intlAnswer, localeCompare, localeArgs, replacer: intlReplacer, Str, stringify, parse, sortableCompare });
     }
     return intlObject;
   };

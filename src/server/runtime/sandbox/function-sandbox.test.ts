@@ -292,6 +292,74 @@ describe("function sandbox: Node-RED semantics", () => {
     sandbox.close();
   });
 
+  // One host call for array.sort(collator.compare) (driver.ts): the same order as V8's sort with that
+  // collator, the same array back, holes and non-strings as Array.prototype.sort leaves them.
+  const sortBody = [
+    "const out = [];",
+    "for (const [l, o] of msg.variants) {",
+    "  const c = new Intl.Collator(l ?? undefined, o ?? undefined);",
+    "  const a = msg.payload.slice();",
+    "  const r = a.sort(c.compare);",
+    "  out.push([a, r === a]);",
+    "}",
+    "const de = new Intl.Collator('de').compare;",
+    "const mixed = [3, 'b', undefined, 'a', 10, , 'B', null, '\u00e4', 'a', , 'z'];",
+    "mixed.sort(de);",
+    "out.push([mixed.length, Object.keys(mixed), mixed.map((v) => v === undefined ? 'u' : v)]);",
+    "const few = ['b', 'a', 'C'];",
+    "out.push(few.sort(de));",
+    "const frozen = Object.freeze(['b', 'a', 'c', 'd', 'e', 'f', 'g', 'h', 'i']);",
+    "try { frozen.sort(de); out.push('no error'); } catch (e) { out.push(e.name); }",
+    "const sparse = ['h', , 'g', 'f', 'e', 'd', 'c', 'b', 'a', , 'a'];",
+    "sparse.sort(de);",
+    "out.push([sparse.length, Object.keys(sparse), sparse]);",
+    "return { payload: out };",
+  ].join("\n");
+  const sortStrings = [
+    ...collationStrings.slice(0, 1200),
+    "",
+    "\u00e4",
+    "a\u0308",
+    "\u00df",
+    "ss",
+    "\u00e9t\u00e9",
+    "ete",
+    "\u{1F600}",
+    "\u4e2d\u6587",
+    "\ud800x",
+    "a10",
+    "a2",
+    "A2",
+    "\u0130",
+    "i",
+    "\u00f8",
+    "\u00e5",
+    "aa",
+    "ch",
+    "h",
+    "c",
+  ];
+  it.each<[string, Array<[string | null, Intl.CollatorOptions | null]>]>([
+    ["the root locale and English", [[null, null], ["en", { sensitivity: "base" }], ["en", { caseFirst: "upper" }], ["en", { numeric: true }]]],
+    ["locales that tailor", [["de", null], ["sv", null], ["da", null], ["cs", null], ["tr", null], ["ja", null]]],
+  ])("array.sort(collator.compare) orders strings as V8's sort with that collator does (%s)", async (_name, variants) => {
+    const sandbox = await createFunctionSandbox(options(sortBody, { timeoutMs: 10_000 }));
+    const input = { _msgid: "m-1", payload: sortStrings, variants };
+    const result = await sandbox.run(msg(sortStrings, { variants }));
+    const expected = (JSON.parse(JSON.stringify(new Function("msg", sortBody)(structuredClone(input)))) as { payload: unknown }).payload;
+    expect(result.outputs[0]![0]!.payload).toEqual(expected);
+    sandbox.close();
+  });
+
+  it("array.sort(collator.compare) past 10,000 items is the per-comparison sort, with the same order", async () => {
+    const many = Array.from({ length: 10_050 }, (_, i) => collationStrings[i % collationStrings.length]! + (i % 7 === 0 ? "\u00e9" : ""));
+    const body = "const c = new Intl.Collator('en'); return { payload: msg.payload.slice().sort(c.compare) };";
+    const sandbox = await createFunctionSandbox(options(body, { timeoutMs: 60_000 }));
+    const result = await sandbox.run(msg(many));
+    expect(result.outputs[0]![0]!.payload).toEqual(many.slice().sort(new Intl.Collator("en").compare));
+    sandbox.close();
+  }, 120_000);
+
   it("Date, Math and JSON are available", async () => {
     const sandbox = await createFunctionSandbox(
       options("return { payload: [typeof Date.now(), Math.max(1, 2), JSON.parse(JSON.stringify({ a: 1 })).a, new Date(0).toISOString()] };"),

@@ -10,6 +10,7 @@
  * - `date`, kind ("" | "Date" | "Time"), `[locales, options]` JSON, epoch ms: Date.prototype.toLocale{kind}String
  * - `number`, `[locales, options]` JSON, value (see `valueOf`): Number/BigInt.prototype.toLocaleString
  * - `compare`, `[locales, options]` JSON, a, b: an Intl.Collator's compare (a number as text)
+ * - `sort`, `[locales, options]` JSON, strings JSON: the order (indices) a stable sort by the collator's compare puts them in
  * - `ascii`, `[locales, options]` JSON: a collator's weights of ASCII (asciiCollation), which the sandbox compares itself
  * - `case`, "upper" | "lower", `[locales]` JSON, text: String.prototype.toLocale{Upper,Lower}Case
  * - `new`, constructor name, `[locales, options]` JSON: its resolvedOptions() as JSON (throws what V8 throws)
@@ -53,6 +54,8 @@ const KEY_KEPT_CHARS = 1_000;
 /** What one call may carry (driver.ts INTL_MAX_CHARS): a host call cannot be interrupted. */
 const INTL_MAX_CHARS = 1_000_000;
 const formatters = new Map<string, object>();
+/** Items one `sort` call orders at most (driver.ts SORT_BATCH_MAX). */
+const SORT_MAX_ITEMS = 10_000;
 
 /** The formatter kept under `key`, made by `make` if none is (the most recently used are kept). */
 function kept(key: string, make: () => object): object {
@@ -250,6 +253,16 @@ export function intlCall(op: string, a: string, b = "", c = ""): string {
       return answer(() => asciiCollation(a), false);
     case "compare":
       return answer(() => (formatter("Collator", a) as Intl.Collator).compare(b, c), false);
+    case "sort":
+      return answer(() => {
+        const items = JSON.parse(b) as unknown;
+        if (!Array.isArray(items) || items.length > SORT_MAX_ITEMS || !items.every((item) => typeof item === "string")) throw new TypeError("Intl: sort takes at most 10,000 strings");
+        const { compare } = formatter("Collator", a) as Intl.Collator;
+        const order = items.map((_, i) => i);
+        // Stable, as V8's Array.prototype.sort is: equal items keep their order.
+        order.sort((x, y) => compare(items[x] as string, items[y] as string) || x - y);
+        return order;
+      }, true);
     case "case":
       return answer(() => {
         const locales = parseArgs(b)[0] as string;

@@ -25,6 +25,8 @@ export const INTL_SOURCE = String.raw`(function (deps) {
   var Str = deps.Str;
   var stringify = deps.stringify;
   var parse = deps.parse;
+  // A Collator's compare handed out is registered: array.sort(it) orders strings in one host call (driver.ts).
+  var sortableCompare = deps.sortableCompare;
   var slots = new WeakMap();
   var dateGetTime = Date.prototype.getTime;
   var arraySlice = Array.prototype.slice;
@@ -130,6 +132,7 @@ export const INTL_SOURCE = String.raw`(function (deps) {
             if (!slot.bound) {
               var self = this;
               slot.bound = function (a, b) { return Reflect.apply(fn, self, arguments); };
+              if (name === "Collator") sortableCompare(slot.bound, slot.args);
             }
             return slot.bound;
           },
