@@ -299,31 +299,51 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   const SORT_BATCH_MIN = 8;
   // A host call cannot be interrupted: at most this many items (tens of milliseconds of ICU).
   const SORT_BATCH_MAX = 10000;
-  patch(Array.prototype, "sort", function (comparefn) {
-    const args = comparefn === undefined ? undefined : apply(weakMapGet, collatorCompares, [comparefn]);
-    if (args === undefined || !isArray(this)) return apply(arraySort, this, [comparefn]);
-    const obj = ObjectCtor(this);
-    const len = obj.length;
-    if (len > SORT_BATCH_MAX) return apply(arraySort, obj, [comparefn]);
-    const items = [];
-    for (let k = 0; k < len; k++) if (k in obj) push(items, obj[k]);
+  // The host's order of n items: a permutation of 0..n-1, or null (it gave up: past its time budget).
+  const hostOrder = (args, items) => {
     const n = items.length;
-    let strings = n >= SORT_BATCH_MIN;
-    for (let i = 0; strings && i < n; i++) if (typeof items[i] !== "string") strings = false;
-    let sorted = items;
-    if (strings) {
-      const text = stringify(items);
-      if (args.length + text.length <= INTL_MAX_CHARS) {
-        const order = parse(intlAnswer(intlHost("sort", args, text)));
+    // Each item's own JSON: no toJSON of the array or of a prototype is looked up.
+    let text = "[";
+    for (let i = 0; i < n; i++) text += (i === 0 ? "" : ",") + stringify(items[i]);
+    text += "]";
+    if (args.length + text.length > INTL_MAX_CHARS) return null;
+    const order = parse(intlAnswer(intlHost("sort", args, text)));
+    if (!isArray(order) || order.length !== n) return null;
+    const seen = [];
+    for (let i = 0; i < n; i++) {
+      const at = order[i];
+      if (typeof at !== "number" || !(at >= 0 && at < n) || mathTrunc(at) !== at || seen[at] === true) return null;
+      seen[at] = true;
+    }
+    return order;
+  };
+  // A method (no prototype, not a constructor), as a built-in's.
+  patch(Array.prototype, "sort", {
+    sort(comparefn) {
+      const args = comparefn === undefined ? undefined : apply(weakMapGet, collatorCompares, [comparefn]);
+      if (args === undefined || !isArray(this)) return apply(arraySort, this, [comparefn]);
+      const obj = ObjectCtor(this);
+      // LengthOfArrayLike (a proxy's length trap may answer anything).
+      let len = +obj.length;
+      len = len !== len || len <= 0 ? 0 : mathTrunc(len);
+      if (len > SORT_BATCH_MAX) return apply(arraySort, obj, [comparefn]);
+      const items = [];
+      for (let k = 0; k < len; k++) if (k in obj) items[items.length] = obj[k];
+      const n = items.length;
+      let strings = n >= SORT_BATCH_MIN;
+      for (let i = 0; strings && i < n; i++) if (typeof items[i] !== "string") strings = false;
+      const order = strings ? hostOrder(args, items) : null;
+      let sorted = items;
+      if (order !== null) {
         sorted = [];
-        for (let i = 0; i < n; i++) push(sorted, items[order[i]]);
+        for (let i = 0; i < n; i++) sorted[i] = items[order[i]];
       } else apply(arraySort, items, [comparefn]);
-    } else apply(arraySort, items, [comparefn]);
-    let j = 0;
-    for (; j < n; j++) obj[j] = sorted[j];
-    for (; j < len; j++) delete obj[j];
-    return obj;
-  });
+      let j = 0;
+      for (; j < n; j++) obj[j] = sorted[j];
+      for (; j < len; j++) delete obj[j];
+      return obj;
+    },
+  }.sort);
   patch(String.prototype, "toLocaleUpperCase", function (locales) {
     return intlAnswer(intlHost("case", "upper", localeArgs(locales, undefined), stringOf(this, "toLocaleUpperCase")));
   });

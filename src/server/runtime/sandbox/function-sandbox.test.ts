@@ -351,6 +351,31 @@ describe("function sandbox: Node-RED semantics", () => {
     sandbox.close();
   });
 
+  it("array.sort(collator.compare) is shaped as the built-in, reads a proxy's length once as ToLength does, and looks up no toJSON", async () => {
+    const body = [
+      "const c = new Intl.Collator('en').compare;",
+      "const out = [typeof Array.prototype.sort, Array.prototype.sort.length, Array.prototype.sort.name, Object.hasOwn(Array.prototype.sort, 'prototype')];",
+      "try { new [].sort(); out.push('constructed'); } catch (e) { out.push(e.name); }",
+      "Array.prototype.toJSON = () => 'polluted'; Object.prototype.toJSON = () => 'polluted';",
+      "const words = ['kiwi', 'Apple', 'banana', 'apple', 'cherry', 'Banana', 'date', 'fig', 'grape'];",
+      "const sorted = words.slice().sort(c);",
+      "delete Array.prototype.toJSON; delete Object.prototype.toJSON;",
+      "out.push(sorted);",
+      "let reads = 0;",
+      "const target = ['j', 'i', 'h', 'g', 'f', 'e', 'd', 'c', 'b', 'a'];",
+      "const proxy = new Proxy(target, { get: (t, k) => k === 'length' ? (reads++, 9.5) : t[k] });",
+      "proxy.sort(c);",
+      "out.push(reads, target);",
+      "return { payload: out };",
+    ].join("\n");
+    const sandbox = await createFunctionSandbox(options(body, { timeoutMs: 5_000 }));
+    const result = await sandbox.run(msg(0));
+    const expected = (new Function("msg", body)({}) as { payload: unknown }).payload;
+    expect(result.outputs[0]![0]!.payload).toEqual(JSON.parse(JSON.stringify(expected)));
+    expect(result.outputs[0]![0]!.payload).toEqual(["function", 1, "sort", false, "TypeError", ["apple", "Apple", "banana", "Banana", "cherry", "date", "fig", "grape", "kiwi"], 1, ["b", "c", "d", "e", "f", "g", "h", "i", "j", "a"]]);
+    sandbox.close();
+  });
+
   it("array.sort(collator.compare) past 10,000 items is the per-comparison sort, with the same order", async () => {
     const many = Array.from({ length: 10_050 }, (_, i) => collationStrings[i % collationStrings.length]! + (i % 7 === 0 ? "\u00e9" : ""));
     const body = "const c = new Intl.Collator('en'); return { payload: msg.payload.slice().sort(c.compare) };";

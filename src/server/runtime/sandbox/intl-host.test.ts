@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { intlCall } from "./intl-host";
+import { intlCall, intlLimits } from "./intl-host";
 
 const value = (answer: string) => {
   expect(answer[0], answer).toBe("=");
@@ -63,5 +63,25 @@ describe("intl-host: the sandbox's locale calls answered by V8", () => {
     const long = JSON.stringify(["en-US", { timeZone: "UTC", ignored: "x".repeat(5_000) }]);
     expect(value(intlCall("date", "", long, "0"))).toBe(new Date(0).toLocaleString("en-US", { timeZone: "UTC" }));
     expect(value(intlCall("compare", long, "a", "B"))).toBe("-1");
+  });
+
+  it("sorts strings' indices stably by a collator, refuses what is not strings, and gives up past its time budget", () => {
+    const items = ["b", "A", "a", "\u00e4", "B", "a"];
+    const args = JSON.stringify(["de", { sensitivity: "base" }]);
+    const order = JSON.parse(value(intlCall("sort", args, JSON.stringify(items)))) as number[];
+    const collator = new Intl.Collator("de", { sensitivity: "base" });
+    expect(order.map((i) => items[i])).toEqual(items.slice().sort(collator.compare));
+    // Equal under the collator: in their order ("A", "a", "ä", "a"; then "b", "B").
+    expect(order).toEqual([1, 2, 3, 5, 0, 4]);
+    expect(intlCall("sort", args, JSON.stringify(["a", 1]))[0]).toBe("!");
+    expect(intlCall("sort", args, JSON.stringify(Array.from({ length: 10_001 }, () => "a")))[0]).toBe("!");
+    const budget = intlLimits.sortBudgetMs;
+    intlLimits.sortBudgetMs = -1;
+    try {
+      const many = Array.from({ length: 2_000 }, (_, i) => String((i * 7919) % 2_000));
+      expect(value(intlCall("sort", args, JSON.stringify(many)))).toBe("null");
+    } finally {
+      intlLimits.sortBudgetMs = budget;
+    }
   });
 });

@@ -10,7 +10,7 @@
  * - `date`, kind ("" | "Date" | "Time"), `[locales, options]` JSON, epoch ms: Date.prototype.toLocale{kind}String
  * - `number`, `[locales, options]` JSON, value (see `valueOf`): Number/BigInt.prototype.toLocaleString
  * - `compare`, `[locales, options]` JSON, a, b: an Intl.Collator's compare (a number as text)
- * - `sort`, `[locales, options]` JSON, strings JSON: the order (indices) a stable sort by the collator's compare puts them in
+ * - `sort`, `[locales, options]` JSON, strings JSON: the order (indices as JSON) a stable sort by the collator's compare puts them in, or null past its time budget
  * - `ascii`, `[locales, options]` JSON: a collator's weights of ASCII (asciiCollation), which the sandbox compares itself
  * - `case`, "upper" | "lower", `[locales]` JSON, text: String.prototype.toLocale{Upper,Lower}Case
  * - `new`, constructor name, `[locales, options]` JSON: its resolvedOptions() as JSON (throws what V8 throws)
@@ -56,6 +56,9 @@ const INTL_MAX_CHARS = 1_000_000;
 const formatters = new Map<string, object>();
 /** Items one `sort` call orders at most (driver.ts SORT_BATCH_MAX). */
 const SORT_MAX_ITEMS = 10_000;
+/** What one `sort` call may take (a run's hard limit is its own limit plus 100 ms of grace); tests lower it. */
+export const intlLimits = { sortBudgetMs: 40 };
+const OVER_BUDGET = Symbol("over budget");
 
 /** The formatter kept under `key`, made by `make` if none is (the most recently used are kept). */
 function kept(key: string, make: () => object): object {
@@ -259,8 +262,21 @@ export function intlCall(op: string, a: string, b = "", c = ""): string {
         if (!Array.isArray(items) || items.length > SORT_MAX_ITEMS || !items.every((item) => typeof item === "string")) throw new TypeError("Intl: sort takes at most 10,000 strings");
         const { compare } = formatter("Collator", a) as Intl.Collator;
         const order = items.map((_, i) => i);
-        // Stable, as V8's Array.prototype.sort is: equal items keep their order.
-        order.sort((x, y) => compare(items[x] as string, items[y] as string) || x - y);
+        // A host call cannot be interrupted: past its budget the sandbox sorts them itself
+        // (a comparison per call, between which its time limit holds). Strings made to defeat
+        // ICU's shortcuts can cost microseconds a comparison.
+        const until = performance.now() + intlLimits.sortBudgetMs;
+        let compared = 0;
+        try {
+          // Stable, as V8's Array.prototype.sort is: equal items keep their order.
+          order.sort((x, y) => {
+            if (++compared % 256 === 0 && performance.now() > until) throw OVER_BUDGET;
+            return compare(items[x] as string, items[y] as string) || x - y;
+          });
+        } catch (err) {
+          if (err === OVER_BUDGET) return null;
+          throw err;
+        }
         return order;
       }, true);
     case "case":
