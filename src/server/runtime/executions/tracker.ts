@@ -129,6 +129,9 @@ class ExecutionRef {
   constructor(public execution: TrackedExecution | undefined) {}
 }
 
+/** The ref of an execution this tracker made (every one is an Execution). */
+const refOfExecution = (execution: TrackedExecution): ExecutionRef | undefined => (execution as { ref?: ExecutionRef }).ref;
+
 /**
  * One descriptor for every mark (its value set for the call only): no object made per call. No
  * prototype: a `get` or `set` added to Object.prototype must not turn it into an accessor descriptor.
@@ -286,7 +289,7 @@ export class ExecutionTracker {
     clearInterval(this.timer);
     // A message kept past the tracker (in context, by another engine) keeps no execution alive.
     for (const execution of this.open) {
-      const ref = (execution as { ref?: ExecutionRef }).ref;
+      const ref = refOfExecution(execution);
       if (ref) ref.execution = undefined;
     }
   }
@@ -350,7 +353,7 @@ export class ExecutionTracker {
 
   /** Marks a message as part of the execution (a node passing on the message it received, most do, finds it marked). */
   private mark(msg: Message, execution: TrackedExecution): void {
-    const ref = (execution as { ref?: ExecutionRef }).ref;
+    const ref = refOfExecution(execution);
     if (ref !== undefined && this.marks.refOf(msg) !== ref) this.marks.mark(msg, ref);
   }
 
@@ -457,7 +460,7 @@ export class ExecutionTracker {
     execution.status = reason !== null || execution.failed ? "error" : "success";
     this.open.delete(execution);
     if (this.byMsgId.get(execution.triggerMsgId) === execution) this.byMsgId.delete(execution.triggerMsgId);
-    const ref = (execution as { ref?: ExecutionRef }).ref;
+    const ref = refOfExecution(execution);
     if (ref) ref.execution = undefined;
     if (execution.sampled || execution.status === "error" || execution.announced) this.options.sink.finished(execution);
     else this.options.sink.unrecorded(execution.organizationId, execution.flowId);
