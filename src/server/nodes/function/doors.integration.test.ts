@@ -77,4 +77,25 @@ describe("function nodes through REST and the WebSocket", () => {
     );
     expect(debug).toMatchObject({ node_id: "buf-dbg-1", property: "payload", format: "buffer[3]", msg: { type: "Buffer", data: [65, 66, 255] }, topic: "true 16706" });
   });
+
+  it("sorts file names naturally with an Intl.Collator's compare, as V8 does in Node-RED", async () => {
+    const names = Array.from({ length: 40 }, (_, i) => `${i % 3 ? "Report" : "report"} ${(i * 7) % 40}.txt`);
+    const code = `msg.payload = ${JSON.stringify(names)}.sort(new Intl.Collator("en", { numeric: true, sensitivity: "base" }).compare); return msg;`;
+    const debug = await injectAndDebug(
+      "natural sort",
+      {
+        nodes: [
+          { id: "sort-inj-1", type: "inject", config: { payload_type: "timestamp" } },
+          { id: "sort-fn-1", type: "function", config: { code } },
+          { id: "sort-dbg-1", type: "debug" },
+        ],
+        connections: [
+          { source: "sort-inj-1", target: "sort-fn-1" },
+          { source: "sort-fn-1", target: "sort-dbg-1" },
+        ],
+      },
+      "sort-inj-1",
+    );
+    expect(debug).toMatchObject({ node_id: "sort-dbg-1", msg: names.slice().sort(new Intl.Collator("en", { numeric: true, sensitivity: "base" }).compare) });
+  });
 });
