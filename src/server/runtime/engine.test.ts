@@ -587,6 +587,47 @@ describe("in turn (Node-RED runs a function node's code in the delivering turn)"
     expect(h.at("out").map((m) => m.payload)).toEqual(["a(1)", 1, "b(1)", "a(2)", 2, "b(2)"]);
   });
 
+  it("a node whose JSONata reads the context is in turn on its own: its inputs never pipeline, and a function's wait behind them", async () => {
+    const t = turns();
+    const h = setUp({ turn: t.factory, reader: t.factory });
+    await h.engine.deploy(
+      flow(
+        [node("src", "source"), node("r", "reader", { rules: [{ to: "$flowContext('v')", to_type: "jsonata" }] }), node("f", "turn"), node("out", "sink")],
+        [["src", "r"], ["src", "f"], ["r", "out"], ["f", "out"]],
+      ),
+    );
+    h.engine.inject("flw_engine", "src", { payload: 1 });
+    h.engine.inject("flw_engine", "src", { payload: 2 });
+    await settle();
+    // The reader's evaluation runs on the main thread: nothing of the flow goes on beside it.
+    expect(t.began).toEqual(["r:1"]);
+    t.end();
+    await settle();
+    // The function's turn does not pipeline behind another group either.
+    expect(t.began).toEqual(["r:1", "f:1"]);
+    t.end();
+    await settle();
+    expect(t.began).toEqual(["r:1", "f:1", "r:2"]);
+    t.end();
+    await settle();
+    t.end();
+    await settle();
+    expect(h.at("out").map((m) => m.payload)).toEqual(["r(1)", "f(1)", "r(2)", "f(2)"]);
+  });
+
+  it("a node whose configuration does not call the context bindings is not in turn", async () => {
+    const t = turns();
+    const h = setUp({ turn: t.factory, reader: t.factory });
+    await h.engine.deploy(flow([node("src", "source"), node("r", "reader", { rules: [{ to: "flowContext", to_type: "str" }] }), node("out", "sink")], [["src", "r"], ["r", "out"]]));
+    h.engine.inject("flw_engine", "src", { payload: 1 });
+    h.engine.inject("flw_engine", "src", { payload: 2 });
+    await settle();
+    expect(t.began).toEqual(["r:1", "r:2"]);
+    t.end();
+    t.end();
+    await settle();
+  });
+
   it("pipelines a burst into one in-turn node: every input is handed over before the first ends", async () => {
     const t = turns();
     const h = setUp({ turn: t.factory });

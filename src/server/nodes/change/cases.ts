@@ -166,4 +166,36 @@ export const cases: DiffCase[] = [
         "messages leave in the order they came. Node-RED's change node lets a message whose expression finishes sooner overtake the ones before it (its switch node queues them, as both of ours do). Ours also yields to the event loop during a long expression, so without the queue the order would depend on the machine's load.",
     },
   ),
+  // Order against the context: a message's JSONata read is done before the next delivery, as in
+  // Node-RED, where each delivery is a turn of its own (a set on another branch comes after it).
+  one(
+    "a JSONata read of the flow context on one branch sees the value from before a set on the next",
+    [],
+    { payload: 1 },
+    {
+      nodes: [
+        { id: "start", type: "change", name: "", rules: [{ t: "set", p: "topic", pt: "msg", to: "t", tot: "str" }], wires: [["rd", "wr"]] },
+        { id: "rd", type: "change", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "[payload, $flowContext('v')]", tot: "jsonata" }], wires: [["out"]] },
+        { id: "wr", type: "change", name: "", rules: [{ t: "set", p: "v", pt: "flow", to: "payload", tot: "msg" }], wires: [[]] },
+      ],
+      flow: { v: "start" },
+      send: [1, 2, 3].map((payload) => ({ msg: { payload } })),
+      expect: 3,
+    },
+  ),
+  one(
+    "a switch with a JSONata rule reading the flow context sees the value from before a set on the next branch",
+    [],
+    { payload: 1 },
+    {
+      nodes: [
+        { id: "start", type: "change", name: "", rules: [{ t: "set", p: "topic", pt: "msg", to: "t", tot: "str" }], wires: [["sw", "wr"]] },
+        { id: "sw", type: "switch", name: "", property: "$flowContext('v') = 'start'", propertyType: "jsonata", rules: [{ t: "true" }, { t: "false" }], checkall: "true", repair: false, outputs: 2, wires: [["out"], ["out2"]] },
+        { id: "wr", type: "change", name: "", rules: [{ t: "set", p: "v", pt: "flow", to: "payload", tot: "msg" }], wires: [[]] },
+      ],
+      flow: { v: "start" },
+      send: [1, 2].map((payload) => ({ msg: { payload } })),
+      expect: 2,
+    },
+  ),
 ];

@@ -108,3 +108,49 @@ describe("change: behaviour", () => {
     expect(h.errors).toEqual([{ nodeId: "c", error: "Cannot set property of non-object type: payload.a" }]);
   });
 });
+
+describe("change: a JSONata read of the context in the flow's turn", () => {
+  // Node-RED ends an evaluation before the next delivery begins. Ours hands a batch of deliveries
+  // out before any evaluation goes on, and a long one yields to the event loop every 10 ms: the
+  // read must still come before what the next message's branches write (NodeHost.inTurn).
+  const fan = { id: "fan", type: "change", config: { rules: [{ t: "set", p: "topic", to: "t", to_type: "str" }] } };
+  const slowRead = "[payload, $reduce([1..20000], function($a, $b) { $a + $b }) > 0 ? $flowContext('v') : null]";
+
+  async function fanFlow(writer: { id: string; type: string; config: Record<string, unknown> }) {
+    const flowStore = memoryContextStore(new Map<string, unknown>([["v", "start"]]));
+    const globalStore = memoryContextStore(new Map());
+    return flow(
+      [fan, { id: "rd", type: "change", config: { rules: [{ t: "set", p: "payload", to: slowRead, to_type: "jsonata" }] } }, writer, { id: "s", type: "sink" }],
+      [
+        { source: "fan", target: "rd" },
+        { source: "fan", target: "wr" },
+        { source: "rd", target: "s" },
+      ],
+      {},
+      {},
+      { contextStores: () => ({ flow: flowStore, global: globalStore }) },
+    );
+  }
+
+  it("a long expression reads the flow context before a function on the next message sets it", async () => {
+    const h = await fanFlow({ id: "wr", type: "function", config: { code: "flow.set('v', msg.payload); return null;" } });
+    for (const payload of [1, 2, 3]) h.send("fan", { payload });
+    const got = await h.waitFor(3, 10_000);
+    expect(got.map((m) => m.payload)).toEqual([
+      [1, "start"],
+      [2, 1],
+      [3, 2],
+    ]);
+  }, 20_000);
+
+  it("a long expression reads the flow context before a change node on the next message sets it", async () => {
+    const h = await fanFlow({ id: "wr", type: "change", config: { rules: [{ t: "set", p: "v", p_type: "flow", to: "payload", to_type: "msg" }] } });
+    for (const payload of [1, 2, 3]) h.send("fan", { payload });
+    const got = await h.waitFor(3, 10_000);
+    expect(got.map((m) => m.payload)).toEqual([
+      [1, "start"],
+      [2, 1],
+      [3, 2],
+    ]);
+  }, 20_000);
+});

@@ -349,8 +349,10 @@ export class DeliveryQueue {
 
   /**
    * Node-RED runs a function node's code in the delivering turn: nothing else is handled until it
-   * returns. Ours runs in the sandbox's worker, so while one of the flow's turns is under way
-   * (FlowLoad.turns) its other deliveries wait, in order, and go first once the turns end: what the
+   * returns; and a JSONata evaluation ends before the next delivery begins. Ours runs the code in the
+   * sandbox's worker, and our drain hands out a batch of deliveries before any evaluation's promise
+   * goes on, so while one of the flow's turns is under way (a function node that can reach the
+   * context, or a node whose JSONata reads it: NodeHost.inTurn; FlowLoad.turns), its other deliveries wait, in order, and go first once the turns end: what the
    * code sent comes after them, and a branch reads the context the code set, as in Node-RED. A
    * delivery to another in-turn node of the same sandbox group goes on while nothing waits: the
    * group's sandboxes share one worker that runs their calls in order, so function-to-function
@@ -373,7 +375,7 @@ export class DeliveryQueue {
    */
   private pipelines(flow: Flow, item: QueueItem): boolean {
     const host = flow.nodes.get(item.target);
-    return host !== undefined && host.inTurn && host.ctx.context.flow === flow.load.turnGroup;
+    return host !== undefined && host.turnGroup !== undefined && host.turnGroup === flow.load.turnGroup;
   }
 
   /** The next held delivery of a flow whose turns ended, unless a new turn holds it (then it stays in place). */

@@ -6,6 +6,9 @@ import { subflowVariables, type ExpandedNode } from "../subflows";
 import { cutText, errorText, MAX_ERROR_TEXT, MAX_STATUS_TEXT, newMessageId, type FlowContextStores } from "./common";
 import type { Flow } from "./flow";
 
+/** A call of JSONata's context bindings anywhere in a node's configuration (NodeHost.inTurn). */
+const JSONATA_CONTEXT_READ = /\$(?:flowContext|globalContext)\s*\(/;
+
 /**
  * One running node, as Node-RED's Node: its behaviour and the context it was given, its wires and
  * status, and what it does for the node: send along its wires (through its flow), done() (to catch
@@ -20,8 +23,21 @@ export class NodeHost {
   scope?: string[] | null;
   /** A catch node's "uncaught only". */
   uncaught?: boolean;
-  /** Its input runs in the flow's turn (NodeRoles.inTurn, asked once with its configuration). */
+  /**
+   * Its input runs in the flow's turn: its type said so (NodeRoles.inTurn, asked once with its
+   * configuration: a function node's code that can reach the context), or a JSONata expression of
+   * its configuration reads the context ($flowContext, $globalContext) and must read it before the
+   * flow's next delivery writes it, as in Node-RED, where an evaluation ends before the next
+   * delivery begins.
+   */
   readonly inTurn: boolean;
+  /**
+   * Who runs its turns, set as it attaches: a function node's sandbox group (its flow's context
+   * store; the group's worker runs their calls in order, so they may pipeline), or undefined: the
+   * main thread, where two evaluations under way interleave, so its turns never pipeline.
+   */
+  turnGroup: unknown = undefined;
+  private readonly inSandboxTurn: boolean;
 
   constructor(
     readonly flow: Flow,
@@ -34,7 +50,8 @@ export class NodeHost {
     /** What its type declares to the engine (catch, status, complete, link target, link call, trigger). */
     readonly roles: NodeRoles,
   ) {
-    this.inTurn = roles.inTurn?.(node.config) === true;
+    this.inSandboxTurn = roles.inTurn?.(node.config) === true;
+    this.inTurn = this.inSandboxTurn || JSONATA_CONTEXT_READ.test(JSON.stringify(node.config) ?? "");
   }
 
   /** Builds the context its behaviour is made with. */
@@ -95,6 +112,7 @@ export class NodeHost {
         return undefined;
       },
     };
+    if (this.inSandboxTurn) this.turnGroup = this.ctx.context.flow;
     return this.ctx;
   }
 
@@ -131,7 +149,7 @@ export class NodeHost {
         queue.hold(flow);
         flow.load.bytes += bytes;
         const inTurn = this.inTurn;
-        if (inTurn) queue.turnBegan(flow, this.ctx.context.flow);
+        if (inTurn) queue.turnBegan(flow, this.turnGroup);
         (result as Promise<unknown>).then(
           (value) => {
             queue.settled(flow, bytes);
