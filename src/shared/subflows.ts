@@ -130,4 +130,6 @@ export interface SubflowSnapshot {
   env: SubflowEnvEntry[];
   nodes: Array<z.infer<typeof flowNodeSchema>>;
   connections: Array<z.infer<typeof connectionSchema>>;
+  /** The groups inside the definition: their env properties and NR_GROUP_* reach their nodes (absent in deployments made before they were carried). */
+  groups?: FlowGroup[];
 }

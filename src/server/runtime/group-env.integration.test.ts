@@ -58,3 +58,30 @@ describe("group env properties in a deployed flow", () => {
     expect(await call("group-env")).toEqual({ status: 200, body: "blue/inner outer Inner" });
   });
 });
+
+describe("group env properties inside a subflow's definition", () => {
+  it("an imported subflow's group reaches its nodes in a deployed instance, over the instance's env", async () => {
+    const flows = [
+      { id: "gs-tab", type: "tab", label: "Subflow groups" },
+      {
+        id: "gs-sf", type: "subflow", name: "tinted", info: "", category: "",
+        in: [{ x: 50, y: 30, wires: [{ id: "gs-set" }] }], out: [{ x: 350, y: 30, wires: [{ id: "gs-set", port: 0 }] }],
+        env: [{ name: "OWN", type: "str", value: "definition" }, { name: "TINT", type: "str", value: "the instance's" }],
+      },
+      { id: "gs-grp", type: "group", z: "gs-sf", name: "Tint", style: {}, nodes: ["gs-set"], env: [{ name: "TINT", type: "str", value: "teal" }], x: 10, y: 10, w: 300, h: 100 },
+      {
+        id: "gs-set", type: "change", z: "gs-sf", g: "gs-grp", name: "",
+        rules: [{ t: "set", p: "payload", pt: "msg", to: "${TINT} ${NR_GROUP_NAME} ${OWN} ${$parent.TINT}", tot: "env" }],
+        x: 200, y: 60, wires: [[]],
+      },
+      { id: "gs-in", type: "http in", z: "gs-tab", name: "", url: "/subflow-group-env", method: "get", upload: false, swaggerDoc: "", x: 100, y: 60, wires: [["gs-inst"]] },
+      { id: "gs-inst", type: "subflow:gs-sf", z: "gs-tab", name: "", env: [{ name: "OWN", type: "str", value: "instance" }], x: 250, y: 60, wires: [["gs-res"]] },
+      { id: "gs-res", type: "http response", z: "gs-tab", name: "", statusCode: "", headers: {}, x: 400, y: 60, wires: [] },
+    ];
+    const imported = await request("POST", "/flows/import", { token: owner.accessToken, body: { flows } });
+    expect(imported.status, imported.text).toBe(201);
+    const flowId = imported.body.flows[0].id as string;
+    expect((await request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken })).status).toBe(200);
+    expect(await call("subflow-group-env")).toEqual({ status: 200, body: "teal Tint instance the instance's" });
+  });
+});

@@ -2,9 +2,10 @@
  * Node-RED's group settings (runtime/lib/flows/Group.js): a group's env properties, evaluated when
  * its flow starts (parents first), and NR_GROUP_ID / NR_GROUP_NAME. A node in a group reads a name
  * from its group, then the group around it, then the flow (`$parent.NAME` skips a level), after
- * its own built-ins (NR_NODE_ID, NR_NODE_NAME, NR_NODE_PATH), as Node-RED's getSetting does; a
- * subflow instance in a group, and the nodes inside it, read the group past the instance's levels.
- * Groups inside a subflow's definition are not resolved (their nodes read the instance's levels).
+ * its own built-ins (NR_NODE_ID, NR_NODE_NAME, NR_NODE_PATH), as Node-RED's getSetting does. Inside
+ * a subflow instance the same holds level by level (subflows.ts subflowSetting): a node reads its
+ * group in the definition (evaluated per instance, over the instance's env), then the instance's
+ * env, then the groups the instance node is in, then the level above.
  * Where ours differs on purpose: a `cred` entry is left out (the organization's secret of that name
  * shows through, as for the global-config env), and object values are handed out as copies
  * (Node-RED's change node may share one object between messages).
@@ -108,16 +109,12 @@ const NODE_BUILTINS = new Set(["NR_NODE_ID", "NR_NODE_NAME", "NR_NODE_PATH"]);
  */
 export function groupVariables(scope: GroupScope, base: VariableResolver): VariableResolver {
   const lookup = (name: string, flow: (n: string) => unknown) => (NODE_BUILTINS.has(name) ? flow(name) : groupSetting(scope, name, flow));
-  // What function code's env.get may ask: every level's names (and `$parent.` ones reaching up).
+  // What function code's env.get may ask: every level's names, and `$parent.` ones reaching up,
+  // past the groups too (`$parent.NAME` from a group's node reads the level above the group).
   const levels: GroupScope[] = [];
   for (let s: GroupScope | null = scope; s; s = s.parent) levels.push(s);
-  const names = new Set<string>(["NR_GROUP_ID", "NR_GROUP_NAME"]);
-  levels.forEach((level, i) => {
-    for (let up = 0; up <= i; up++) {
-      const prefix = "$parent.".repeat(up);
-      for (const key of ["NR_GROUP_ID", "NR_GROUP_NAME", ...level.values.keys()]) names.add(prefix + key);
-    }
-  });
+  const keys = new Set<string>(["NR_GROUP_ID", "NR_GROUP_NAME"]);
+  for (const level of levels) for (const key of level.values.keys()) keys.add(key);
   let cached: { from: Readonly<Record<string, unknown>>; values: Readonly<Record<string, unknown>> } | undefined;
   return {
     get: (name) => lookup(String(name), (n) => base.get(n)),
@@ -126,6 +123,11 @@ export function groupVariables(scope: GroupScope, base: VariableResolver): Varia
       const from = base.values();
       if (cached?.from !== from) {
         const values: Record<string, unknown> = { ...from };
+        const names = new Set<string>();
+        for (const key of [...keys, ...Object.keys(from)]) {
+          if (NODE_BUILTINS.has(key)) continue;
+          for (let up = 0; up <= levels.length; up++) names.add("$parent.".repeat(up) + key);
+        }
         for (const name of names) {
           const v = lookup(name, (n) => from[n]);
           if (v === undefined) delete values[name];

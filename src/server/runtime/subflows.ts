@@ -11,6 +11,7 @@ import {
 import { ContextScope } from "./context/context-scope";
 import { envValueCopy, evaluateEnvEntries, substituteLevels } from "./env-values";
 import type { Message, NodeStatus, RuntimeNode, SharedContextStore, VariableResolver } from "./types";
+import type { GroupScope } from "./group-env";
 
 /**
  * Subflow instances as Node-RED 4.1 runs them (runtime/lib/flows/Subflow.js), on our engine: a
@@ -39,8 +40,8 @@ export class SubflowError extends Error {
 
 /** One running instance of a definition, and where it sits. */
 export interface SubflowScope {
-  /** The instance node, with its expanded id. */
-  instance: RuntimeNode;
+  /** The instance node, with its expanded id (and, inside a definition, its id there: alias). */
+  instance: RuntimeNode & { alias?: string };
   definition: SubflowSnapshot;
   /** The scope the instance node belongs to; null: the flow itself. */
   parent: SubflowScope | null;
@@ -56,6 +57,14 @@ export interface SubflowScope {
   hasStatusPort: boolean;
   /** Evaluated env values (evaluateSubflowEnv), by name. */
   values: Map<string, unknown>;
+  /**
+   * The group the instance node is in, in the graph around it (the flow's, or the parent
+   * definition's): what a name reads past the instance's env, before the level above (Node-RED's
+   * Subflow.getSetting asks `parent.getGroupNode(node.g)`). Set as the flow starts.
+   */
+  group: GroupScope | null;
+  /** The definition's groups with their env evaluated for this instance, by member (a definition node id). Set as the flow starts. */
+  groups: Map<string, GroupScope>;
 }
 
 export type SubflowRole = "instance" | "status";
@@ -154,6 +163,8 @@ function expandGraph(
       env: mergeEnv(definition.env, instanceEnv(node)),
       hasStatusPort: definition.nodes.some((n) => n.type === SUBFLOW_STATUS_TYPE),
       values: new Map(),
+      group: null,
+      groups: new Map(),
     };
     scopes.push(inner);
     nodes.push({ ...node, scope, role: "instance", inner });
@@ -287,25 +298,36 @@ export async function evaluateSubflowEnv(
   onError: (message: string) => void,
 ): Promise<void> {
   // While its properties are evaluated, the instance's settings are those above it (Node-RED's _env is still empty).
-  const above = (name: string) => subflowSetting(scope.parent, name.startsWith("$parent.") ? name.slice("$parent.".length) : name, flow);
+  const above = (name: string) => settingAbove(scope, name.startsWith("$parent.") ? name.slice("$parent.".length) : name, flow);
   await evaluateEnvEntries(scope.values, scope.env, { above, own: (n) => subflowSetting(scope, n, flow) }, context, onError);
+}
+
+/** What a name reads above an instance's own env: the groups around the instance node, then the level above it. */
+function settingAbove(scope: SubflowScope, name: string, flow: (name: string) => unknown): unknown {
+  let key = name;
+  for (let g = scope.group; g; g = g.parent) {
+    if (key === "NR_GROUP_NAME") return g.name;
+    if (key === "NR_GROUP_ID") return g.id;
+    if (key.startsWith("$parent.")) key = key.slice("$parent.".length);
+    else if (g.values.has(key)) return envValueCopy(g.values.get(key));
+  }
+  return subflowSetting(scope.parent, key, flow);
 }
 
 /**
  * What a name reads from inside `scope` (Node-RED's Subflow.getSetting, walking up): the instance's
- * NR_SUBFLOW_NAME/ID/PATH, its env properties, then the level above; `$parent.NAME` skips a level.
- * `flow` answers once above every instance (the flow's variables and built-ins).
+ * NR_SUBFLOW_NAME/ID/PATH, its env properties, the groups the instance node is in, then the level
+ * above; `$parent.NAME` skips a level. `flow` answers once above every instance (the flow's
+ * variables and built-ins).
  */
 export function subflowSetting(scope: SubflowScope | null, name: string, flow: (name: string) => unknown): unknown {
-  let key = name;
-  for (let s = scope; s; s = s.parent) {
-    if (key === "NR_SUBFLOW_NAME") return s.instance.name;
-    if (key === "NR_SUBFLOW_ID") return s.instance.id;
-    if (key === "NR_SUBFLOW_PATH") return s.path;
-    if (key.startsWith("$parent.")) key = key.slice("$parent.".length);
-    else if (s.values.has(key)) return envValueCopy(s.values.get(key));
-  }
-  return flow(key.startsWith("$parent.") ? key.slice("$parent.".length) : key);
+  if (!scope) return flow(name.startsWith("$parent.") ? name.slice("$parent.".length) : name);
+  if (name === "NR_SUBFLOW_NAME") return scope.instance.name;
+  if (name === "NR_SUBFLOW_ID") return scope.instance.id;
+  if (name === "NR_SUBFLOW_PATH") return scope.path;
+  if (name.startsWith("$parent.")) return settingAbove(scope, name.slice("$parent.".length), flow);
+  if (scope.values.has(name)) return envValueCopy(scope.values.get(name));
+  return settingAbove(scope, name, flow);
 }
 
 /**
@@ -317,13 +339,19 @@ export function subflowVariables(scope: SubflowScope, node: RuntimeNode & { alia
   const own: Record<string, unknown> = { NR_NODE_ID: node.id, NR_NODE_NAME: node.name, NR_NODE_PATH: `${scope.path}/${node.alias ?? node.id}` };
   const lookup = (name: string, flow: (n: string) => unknown) =>
     Object.hasOwn(own, name) ? own[name] : subflowSetting(scope, name, flow);
-  // What function code's env.get may ask: every level's names, and `$parent.` ones reaching up.
+  // What function code's env.get may ask: every level's names (an instance's, a group's around
+  // it), and `$parent.` ones reaching up (each level, instance or group, is one `$parent.`).
   const levels: SubflowScope[] = [];
   for (let s: SubflowScope | null = scope; s; s = s.parent) levels.push(s);
+  const keys = new Set<string>();
+  let depth = 0;
+  for (const level of levels) {
+    depth++;
+    for (const key of level.values.keys()) keys.add(key);
+    for (let g = level.group; g; g = g.parent, depth++) for (const key of ["NR_GROUP_ID", "NR_GROUP_NAME", ...g.values.keys()]) keys.add(key);
+  }
   const names = new Set<string>();
-  levels.forEach((level, i) => {
-    for (const key of level.values.keys()) for (let up = 0; up <= i; up++) names.add("$parent.".repeat(up) + key);
-  });
+  for (const key of keys) for (let up = 0; up <= depth; up++) names.add("$parent.".repeat(up) + key);
   let cached: { from: Readonly<Record<string, unknown>>; values: Readonly<Record<string, unknown>> } | undefined;
   return {
     get: (name) => lookup(String(name), (n) => base.get(n)),
@@ -332,8 +360,12 @@ export function subflowVariables(scope: SubflowScope, node: RuntimeNode & { alia
       const from = base.values();
       if (cached?.from !== from) {
         const values: Record<string, unknown> = { ...from };
-        for (const name of Object.keys(from)) for (let up = 1; up <= levels.length; up++) values["$parent.".repeat(up) + name] = from[name];
-        for (const name of names) values[name] = lookup(name, (n) => from[n]);
+        for (const name of Object.keys(from)) for (let up = 1; up <= depth; up++) values["$parent.".repeat(up) + name] = from[name];
+        for (const name of names) {
+          const value = lookup(name, (n) => from[n]);
+          if (value === undefined) delete values[name];
+          else values[name] = value;
+        }
         for (const name of ["NR_SUBFLOW_NAME", "NR_SUBFLOW_ID", "NR_SUBFLOW_PATH"]) values[name] = lookup(name, (n) => from[n]);
         Object.assign(values, own);
         cached = { from, values: Object.freeze(values) };

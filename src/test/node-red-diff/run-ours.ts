@@ -41,7 +41,7 @@ export function importCase(c: DiffCase) {
   const subflows: Record<string, SubflowSnapshot> = {};
   mapped.newSubflows.forEach((def, i) => {
     const checked = mapped.checkedSubflows.graphs[i]!;
-    subflows[def.id] = { id: def.id, name: def.name, revision: 1, env: def.env, nodes: checked.nodes, connections: checked.connections };
+    subflows[def.id] = { id: def.id, name: def.name, revision: 1, env: def.env, nodes: checked.nodes, connections: checked.connections, groups: def.groups };
   });
   // Configuration nodes as a deployment carries them (credentials: none in a case).
   const configNodes: Record<string, ConfigNodeSnapshot> = {};

@@ -4,7 +4,7 @@ import type { TrackedExecution, TrackedStep } from "../executions/tracker";
 import { builtinVariables } from "../memory-context";
 import type { ConfigNodeHost, FlowConfigNodes } from "../config-nodes";
 import { variableResolver, VariableSet, type GlobalEnv } from "../variables";
-import { evaluateSubflowEnv, expandSubflows, statusFromMessage, SubflowContextScope, type ExpandOptions, type ExpandedNode, type SubflowScope } from "../subflows";
+import { evaluateSubflowEnv, expandSubflows, statusFromMessage, SubflowContextScope, subflowSetting, subflowVariables, type ExpandOptions, type ExpandedNode, type SubflowScope } from "../subflows";
 import { catchText, cloneMessage, cutText, errorText, MAX_ERROR_TEXT, newMessageId, type EngineOptions, type FlowContextStores, type FlowSpec } from "./common";
 import { FlowLoad, type DeliveryQueue } from "./delivery";
 import type { LinkIndex } from "./links";
@@ -112,10 +112,18 @@ export class Flow {
       const own = new SubflowContextScope(spec.organizationId, `${spec.flowId}/${scope.instanceIds.join("/")}`, parent);
       scopeStores.set(scope, own);
       this.scopes.set(scope, { catchNodes: [], statusNodes: [] });
-      const base = this.variablesFor(scope.instance, this.configNodes?.globalEnv, scope.instanceIds[0]);
-      await evaluateSubflowEnv(scope, (name) => base.get(name), { flow: own, global: stores.global }, (message) =>
-        options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: scope.instance.id, error: cutText(message, MAX_ERROR_TEXT) }),
-      );
+      // The instance node's group: the flow's, or its parent definition's (as this instance evaluated it).
+      scope.group = (scope.parent ? scope.parent.groups.get(scope.instance.alias ?? scope.instance.id) : this.groupOfNode.get(scope.instance.id)) ?? null;
+      const base = this.flowVariables(scope.instance, this.configNodes?.globalEnv);
+      const report = (nodeId: string) => (message: string) =>
+        options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId, error: cutText(message, MAX_ERROR_TEXT) });
+      await evaluateSubflowEnv(scope, (name) => base.get(name), { flow: own, global: stores.global }, report(scope.instance.id));
+      // The definition's groups, for this instance: their env reads the instance's settings above them (Node-RED's Group inside a Subflow).
+      if (scope.definition.groups?.length) {
+        scope.groups = await groupScopes(scope.definition.groups, (name) => subflowSetting(scope, name, (n) => base.get(n)), { flow: own, global: stores.global }, (groupId, message) =>
+          report(`${scope.instance.id}-${groupId}`)(message),
+        );
+      }
     }
     const wires = new Map<string, string[][]>();
     for (const c of expanded.connections) {
@@ -420,17 +428,25 @@ export class Flow {
 
   /** The flow's variable resolver for a node (SPEC §14), or Node-RED's built-in names (and the global-config env) only. */
   /**
-   * A node's variable resolver: its group's settings (group-env.ts) over the flow's. `placedAs`:
-   * the canvas node whose group counts (a node inside a subflow instance reads, past the instance's
-   * levels, the group of the instance on the flow's canvas, as Node-RED's Subflow.getSetting does).
+   * A node's variable resolver (SPEC §14, group-env.ts, subflows.ts): a node of the flow reads its
+   * group's settings over the flow's; a node inside a subflow instance reads its group in the
+   * definition, then the instance's levels (each with the groups around its instance node), then
+   * the flow's, as Node-RED's Group and Subflow getSetting do.
    */
-  variablesFor(node: RuntimeNode, globalEnv?: GlobalEnv, placedAs: string = node.id): VariableResolver {
+  variablesFor(node: RuntimeNode & Partial<Pick<ExpandedNode, "scope" | "alias">>, globalEnv?: GlobalEnv): VariableResolver {
     const base = this.flowVariables(node, globalEnv);
-    const group = this.groupOfNode.get(placedAs);
-    return group ? groupVariables(group, base) : base;
+    const scope = node.scope;
+    if (!scope) {
+      const group = this.groupOfNode.get(node.id);
+      return group ? groupVariables(group, base) : base;
+    }
+    const inner = subflowVariables(scope, node, base);
+    const group = node.alias === undefined ? undefined : scope.groups.get(node.alias);
+    return group ? groupVariables(group, inner) : inner;
   }
 
-  private flowVariables(node: RuntimeNode, globalEnv?: GlobalEnv): VariableResolver {
+  /** The flow's variables for a node, before any group or subflow level. */
+  flowVariables(node: RuntimeNode, globalEnv?: GlobalEnv): VariableResolver {
     const { spec } = this;
     const { variables } = this.core.options;
     if (variables) return variables(spec, node, { globalEnv });

@@ -2,7 +2,7 @@ import { DONE_LATER } from "../types";
 import type { Message, NodeBehaviour, NodeContext, NodeRoles, NodeStatus, RuntimeNode, RuntimeNodeType, SendValue } from "../types";
 import type { TrackedExecution, TrackedStep } from "../executions/tracker";
 import { memoryNodeContext } from "../memory-context";
-import { subflowVariables, type ExpandedNode } from "../subflows";
+import type { ExpandedNode } from "../subflows";
 import { cutText, errorText, MAX_ERROR_TEXT, MAX_STATUS_TEXT, newMessageId, type FlowContextStores } from "./common";
 import type { Flow } from "./flow";
 
@@ -66,8 +66,7 @@ export class NodeHost {
     const { spec, core } = flow;
     const { options, queue } = core;
     const { scope } = this.sub;
-    const base = flow.variablesFor(this.node, flow.configNodes?.globalEnv, scope ? scope.instanceIds[0] : this.node.id);
-    const env = scope ? subflowVariables(scope, this.sub, base) : base;
+    const env = flow.variablesFor(this.sub, flow.configNodes?.globalEnv);
     const subflow = scope ? { instance_id: scope.instanceIds[0]!, instance_path: scope.instanceIds, subflow_id: scope.definition.id, node_id: this.sub.alias ?? this.node.id, path: scope.path } : undefined;
     this.ctx = {
       context: { node: memoryNodeContext(), flow: stores.flow, global: stores.global },

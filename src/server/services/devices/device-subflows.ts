@@ -64,6 +64,7 @@ export class DeviceSubflows {
       id: marked(d.id),
       nodes: d.nodes.map((n) => ({ ...n, id: marked(n.id), type: rename(n.type), config: remapConfig(scoped(n.type), n.config, ids, marked) })),
       connections: d.connections.map((c) => ({ ...c, source: marked(c.source), target: marked(c.target) })),
+      ...(d.groups ? { groups: d.groups.map((g) => ({ ...g, id: marked(g.id), nodes: g.nodes.map(marked) })) } : {}),
     };
   }
 }

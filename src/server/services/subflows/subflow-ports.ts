@@ -1,7 +1,7 @@
 import type { AppServices } from "../../app-services";
 import { subflowIdOfType, type SubflowSnapshot } from "../../../shared/subflows";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
-import type { SubflowEnvEntry } from "../../../shared/subflows";
+import type { FlowGroup, SubflowEnvEntry } from "../../../shared/subflows";
 import { subflowPortsOf, type SubflowPorts } from "../flows/validate-graph";
 
 /** The subflow ids a graph's instance nodes name. */
@@ -47,7 +47,7 @@ export async function snapshotSubflows(
   while (frontier.length > 0) {
     const rows = await app.db.prisma.subflow.findMany({
       where: { organizationId, id: { in: frontier } },
-      select: { id: true, name: true, revision: true, env: true, nodes: true, connections: true },
+      select: { id: true, name: true, revision: true, env: true, nodes: true, connections: true, groups: true },
     });
     const found = new Set(rows.map((r) => r.id));
     const next = new Set<string>();
@@ -63,6 +63,7 @@ export async function snapshotSubflows(
         env: r.env as unknown as SubflowEnvEntry[],
         nodes: r.nodes as unknown as FlowNode[],
         connections: r.connections as unknown as Connection[],
+        groups: r.groups as unknown as FlowGroup[],
       });
     }
     for (const id of frontier) if (!found.has(id) && fallback[id]) add(fallback[id]);

@@ -75,6 +75,54 @@ export const cases: DiffCase[] = [
     expect: 1,
   },
   {
+    // Node-RED's Group inside a Subflow: a group of the definition reads the instance's env above
+    // its own, and its nodes read it first.
+    name: "a group inside a subflow's definition: its nodes read the group's env, then the instance's, and NR_GROUP_*",
+    input: "igi",
+    nodes: [
+      { id: "igcanvas", type: "group", name: "On the canvas", style: {}, nodes: ["igi"], x: 10, y: 10, w: 300, h: 100, env: [{ name: "CANVAS", type: "str", value: "canvas group" }] },
+      instance("igi", "sfig", [["out"], ["out2"]], { g: "igcanvas", env: [{ name: "OWN", type: "str", value: "from the instance" }] }),
+    ],
+    subflows: [
+      subflow("sfig", "inner groups", ["igfn", "igout"], [[{ id: "igfn" }], [{ id: "igout" }]], {
+        env: [
+          { name: "OWN", type: "str", value: "from the definition" },
+          { name: "KEEP", type: "str", value: "definition only" },
+        ],
+      }),
+      {
+        id: "igg", type: "group", z: "sfig", name: "Inner", style: {}, nodes: ["igfn"], x: 10, y: 10, w: 300, h: 100,
+        env: [
+          { name: "TINT", type: "str", value: "blue" },
+          { name: "KEEP", type: "str", value: "the group's" },
+          { name: "DERIVED", type: "env", value: "OWN" },
+        ],
+      },
+      inside(
+        "sfig",
+        fn("igfn", "msg.payload = [env.get('TINT'), env.get('KEEP'), env.get('$parent.KEEP'), env.get('OWN'), env.get('DERIVED'), env.get('CANVAS'), env.get('NR_GROUP_NAME'), env.get('NR_SUBFLOW_NAME')]; return msg;", [[]], { g: "igg" }),
+      ),
+      inside("sfig", { id: "igout", type: "change", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "[$env('TINT'), $env('KEEP'), $env('NR_GROUP_NAME'), $env('CANVAS')]", tot: "jsonata" }], wires: [[]] }),
+    ],
+    send: [{ msg: { payload: "x" } }],
+    expect: 2,
+    orderPerCollector: "the function node's code, which names no flow or global context, runs in the sandbox's worker beside the change node's branch (the function node's help)",
+  },
+  {
+    name: "an instance inside a group of another subflow's definition: its nodes read that group past their own instance's env",
+    input: "ngo",
+    nodes: [instance("ngo", "sfngouter", [["out"]], { env: [{ name: "LEVEL", type: "str", value: "outer instance" }] })],
+    subflows: [
+      subflow("sfngouter", "outer", ["ngin"], [[{ id: "ngin" }]]),
+      { id: "nggrp", type: "group", z: "sfngouter", name: "Around the inner", style: {}, nodes: ["ngin"], x: 10, y: 10, w: 300, h: 100, env: [{ name: "AROUND", type: "str", value: "the outer definition's group" }, { name: "LEVEL", type: "str", value: "group" }] },
+      inside("sfngouter", instance("ngin", "sfnginner", [[]], { g: "nggrp" })),
+      subflow("sfnginner", "inner", ["ngfn"], [[{ id: "ngfn" }]], { env: [{ name: "MINE", type: "str", value: "inner" }] }),
+      inside("sfnginner", fn("ngfn", "msg.payload = [env.get('MINE'), env.get('AROUND'), env.get('LEVEL'), env.get('$parent.LEVEL'), env.get('NR_GROUP_NAME')]; return msg;")),
+    ],
+    send: [{ msg: { payload: "x" } }],
+    expect: 1,
+  },
+  {
     name: "an instance used twice, one overriding the definition's env property",
     nodes: [
       start(["first", "second"]),
