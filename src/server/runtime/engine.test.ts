@@ -28,6 +28,7 @@ function flow(nodes: SpecNode[], wires: Array<[string, string, number?]>, flowId
 const roles: Record<string, NodeRoles> = {
   source: { trigger: true },
   turn: { inTurn: () => true },
+  reader: { jsonataTurn: (c) => c.readsContext === true },
   catch: { catch: (c) => ({ scope: Array.isArray(c.scope) ? (c.scope as string[]) : null, uncaught: c.uncaught === true }) },
 };
 
@@ -587,12 +588,12 @@ describe("in turn (Node-RED runs a function node's code in the delivering turn)"
     expect(h.at("out").map((m) => m.payload)).toEqual(["a(1)", 1, "b(1)", "a(2)", 2, "b(2)"]);
   });
 
-  it("a node whose JSONata reads the context is in turn on its own: its inputs never pipeline, and a function's wait behind them", async () => {
+  it("a node whose JSONata reads the context (NodeRoles.jsonataTurn) is in turn on its own: its inputs never pipeline, and a function's wait behind them", async () => {
     const t = turns();
     const h = setUp({ turn: t.factory, reader: t.factory });
     await h.engine.deploy(
       flow(
-        [node("src", "source"), node("r", "reader", { rules: [{ to: "$flowContext('v')", to_type: "jsonata" }] }), node("f", "turn"), node("out", "sink")],
+        [node("src", "source"), node("r", "reader", { readsContext: true }), node("f", "turn"), node("out", "sink")],
         [["src", "r"], ["src", "f"], ["r", "out"], ["f", "out"]],
       ),
     );
@@ -615,10 +616,10 @@ describe("in turn (Node-RED runs a function node's code in the delivering turn)"
     expect(h.at("out").map((m) => m.payload)).toEqual(["r(1)", "f(1)", "r(2)", "f(2)"]);
   });
 
-  it("a node whose configuration does not call the context bindings is not in turn", async () => {
+  it("a node whose type says its configuration needs no turn is not in turn", async () => {
     const t = turns();
     const h = setUp({ turn: t.factory, reader: t.factory });
-    await h.engine.deploy(flow([node("src", "source"), node("r", "reader", { rules: [{ to: "flowContext", to_type: "str" }] }), node("out", "sink")], [["src", "r"], ["r", "out"]]));
+    await h.engine.deploy(flow([node("src", "source"), node("r", "reader", { readsContext: false }), node("out", "sink")], [["src", "r"], ["r", "out"]]));
     h.engine.inject("flw_engine", "src", { payload: 1 });
     h.engine.inject("flw_engine", "src", { payload: 2 });
     await settle();

@@ -123,11 +123,22 @@ export function groupVariables(scope: GroupScope, base: VariableResolver): Varia
       const from = base.values();
       if (cached?.from !== from) {
         const values: Record<string, unknown> = { ...from };
-        const names = new Set<string>();
-        for (const key of [...keys, ...Object.keys(from)]) {
-          if (NODE_BUILTINS.has(key)) continue;
-          for (let up = 0; up <= levels.length; up++) names.add("$parent.".repeat(up) + key);
+        // Every plain name, at every depth the groups and the levels below them (`from`'s own
+        // `$parent.` names: a subflow instance's) reach: each is looked up once per `from`.
+        const plain = new Set<string>(keys);
+        let below = 0;
+        for (const name of Object.keys(from)) {
+          let key = name;
+          let up = 0;
+          while (key.startsWith("$parent.")) {
+            key = key.slice("$parent.".length);
+            up++;
+          }
+          if (up > below) below = up;
+          if (!NODE_BUILTINS.has(key)) plain.add(key);
         }
+        const names = new Set<string>();
+        for (const key of plain) for (let up = 0; up <= levels.length + below; up++) names.add("$parent.".repeat(up) + key);
         for (const name of names) {
           const v = lookup(name, (n) => from[n]);
           if (v === undefined) delete values[name];

@@ -242,6 +242,13 @@ export interface NodeRoles<Config = Record<string, unknown>> {
    * wait (DeliveryQueue.waitsForTurn). Asked once per node, with its configuration.
    */
   inTurn?(config: Config): boolean;
+  /**
+   * Its input evaluates JSONata and reads or writes the flow or global context before the promise
+   * it returned settles (a change or switch node: runtime/operands.ts needsJsonataTurn): it runs in
+   * the flow's turn too, on the main thread, never beside another turn, as Node-RED ends an
+   * evaluation before the next delivery begins. Asked once per node, with its configuration.
+   */
+  jsonataTurn?(config: Config): boolean;
 }
 
 /**

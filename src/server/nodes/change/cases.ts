@@ -198,4 +198,19 @@ export const cases: DiffCase[] = [
       expect: 2,
     },
   ),
+  one(
+    "a JSONata value written to the flow context is there for a read on the next branch",
+    [],
+    { payload: 1 },
+    {
+      nodes: [
+        { id: "start", type: "change", name: "", rules: [{ t: "set", p: "topic", pt: "msg", to: "t", tot: "str" }], wires: [["wr", "rd"]] },
+        { id: "wr", type: "change", name: "", rules: [{ t: "set", p: "v", pt: "flow", to: "payload * 10", tot: "jsonata" }], wires: [[]] },
+        { id: "rd", type: "change", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "v", tot: "flow" }], wires: [["out"]] },
+      ],
+      flow: { v: 0 },
+      send: [1, 2].map((payload) => ({ msg: { payload } })),
+      expect: 2,
+    },
+  ),
 ];

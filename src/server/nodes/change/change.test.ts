@@ -154,3 +154,15 @@ describe("change: a JSONata read of the context in the flow's turn", () => {
     ]);
   }, 20_000);
 });
+
+describe("change: the flow's turn (NodeRoles.jsonataTurn)", () => {
+  const turn = (rules: unknown[]) => changeNode.roles!.jsonataTurn!(changeConfig.parse({ rules }) as never);
+  it("only with a JSONata operand and a context read or write", () => {
+    expect(turn([{ t: "set", p: "payload", to: "$flowContext('v')", to_type: "jsonata" }])).toBe(true);
+    expect(turn([{ t: "set", p: "payload", to: "$map(keys, $globalContext)", to_type: "jsonata" }])).toBe(true);
+    expect(turn([{ t: "set", p: "v", p_type: "flow", to: "payload * 2", to_type: "jsonata" }])).toBe(true);
+    expect(turn([{ t: "set", p: "payload", to: "payload * 2", to_type: "jsonata" }, { t: "delete", p: "old", p_type: "global" }])).toBe(true);
+    expect(turn([{ t: "set", p: "payload", to: "payload * 2", to_type: "jsonata" }])).toBe(false);
+    expect(turn([{ t: "set", p: "v", p_type: "flow", to: "payload", to_type: "msg" }])).toBe(false);
+  });
+});

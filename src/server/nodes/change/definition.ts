@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 import { MAX_VALUE_CHARS } from "../../../shared/flow-graph";
-import { checkOperand, operandTypeSchema, type OperandType } from "../../runtime/operands";
+import { checkOperand, needsJsonataTurn, operandTypeSchema, type OperandType } from "../../runtime/operands";
 
 const SET_TYPES = ["msg", "flow", "global", "str", "num", "bool", "json", "bin", "date", "jsonata", "env"] as const satisfies readonly OperandType[];
 const FROM_TYPES = ["msg", "flow", "global", "str", "re", "num", "bool", "env"] as const satisfies readonly OperandType[];
@@ -127,6 +127,17 @@ export const changeNode = defineNode({
   help: HELP,
   inputs: 1,
   outputs: 1,
+  // A JSONata rule with a context read or write: the rules run in the flow's turn (NodeRoles.jsonataTurn).
+  roles: {
+    jsonataTurn: (c) =>
+      needsJsonataTurn(
+        c.rules.flatMap((r) => [
+          { value: r.p, type: r.p_type },
+          ...("to" in r ? [{ value: r.to, type: r.to_type }] : []),
+          ...("from" in r ? [{ value: r.from, type: r.from_type }] : []),
+        ]),
+      ),
+  },
   configSchema: changeConfig,
   nodeRed: {
     type: "change",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 import { MAX_OUTPUT_PORTS, MAX_VALUE_CHARS } from "../../../shared/flow-graph";
-import { checkOperand, operandTypeSchema, OPERAND_TYPE_TITLES, type OperandType } from "../../runtime/operands";
+import { checkOperand, needsJsonataTurn, operandTypeSchema, OPERAND_TYPE_TITLES, type OperandType } from "../../runtime/operands";
 import { safeRegexProblem } from "../../runtime/regex";
 
 /** Node-RED's switch value types; `prev` (the property's value for the previous message) is switch's own. */
@@ -129,6 +129,17 @@ export const switchNode = defineNode({
   help: HELP,
   inputs: 1,
   outputs: { count_of: "rules" },
+  // A JSONata operand with a context read: the rules are tested in the flow's turn (NodeRoles.jsonataTurn).
+  roles: {
+    jsonataTurn: (c) =>
+      needsJsonataTurn([
+        { value: c.property, type: c.property_type },
+        ...(c.rules as SwitchRule[]).flatMap((r) => [
+          { value: r.v, type: r.t === "jsonata_exp" ? "jsonata" : r.v_type },
+          { value: r.v2, type: r.v2_type },
+        ]),
+      ]),
+  },
   configSchema: switchConfig,
   nodeRed: {
     type: "switch",

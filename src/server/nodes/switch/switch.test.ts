@@ -94,3 +94,15 @@ describe("switch: behaviour", () => {
     expect(h.received).toEqual([]);
   });
 });
+
+describe("switch: the flow's turn (NodeRoles.jsonataTurn)", () => {
+  const turn = (config: Record<string, unknown>) => switchNode.roles!.jsonataTurn!(switchConfig.parse(config) as never);
+  it("only with a JSONata operand and a context read", () => {
+    expect(turn({ property: "$flowContext('limit') > payload", property_type: "jsonata", rules: [{ t: "true" }] })).toBe(true);
+    expect(turn({ property: "payload", property_type: "jsonata", rules: [{ t: "gt", v: "limit", v_type: "flow" }] })).toBe(true);
+    expect(turn({ property: "payload", rules: [{ t: "jsonata_exp", v: "$ > $globalContext('x')" }] })).toBe(true);
+    expect(turn({ property: "payload * 2", property_type: "jsonata", rules: [{ t: "gt", v: "3", v_type: "num" }] })).toBe(false);
+    // Without JSONata the input is synchronous: a context read happens in the delivery itself.
+    expect(turn({ property: "payload", rules: [{ t: "gt", v: "limit", v_type: "flow" }] })).toBe(false);
+  });
+});

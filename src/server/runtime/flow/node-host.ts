@@ -6,9 +6,6 @@ import type { ExpandedNode } from "../subflows";
 import { cutText, errorText, MAX_ERROR_TEXT, MAX_STATUS_TEXT, newMessageId, type FlowContextStores } from "./common";
 import type { Flow } from "./flow";
 
-/** A call of JSONata's context bindings anywhere in a node's configuration (NodeHost.inTurn). */
-const JSONATA_CONTEXT_READ = /\$(?:flowContext|globalContext)\s*\(/;
-
 /**
  * One running node, as Node-RED's Node: its behaviour and the context it was given, its wires and
  * status, and what it does for the node: send along its wires (through its flow), done() (to catch
@@ -24,11 +21,10 @@ export class NodeHost {
   /** A catch node's "uncaught only". */
   uncaught?: boolean;
   /**
-   * Its input runs in the flow's turn: its type said so (NodeRoles.inTurn, asked once with its
-   * configuration: a function node's code that can reach the context), or a JSONata expression of
-   * its configuration reads the context ($flowContext, $globalContext) and must read it before the
-   * flow's next delivery writes it, as in Node-RED, where an evaluation ends before the next
-   * delivery begins.
+   * Its input runs in the flow's turn, as its type said, asked once with its configuration: a
+   * function node's code that can reach the context (NodeRoles.inTurn), or a change or switch node
+   * whose JSONata goes on after the delivery while it reads or writes the context
+   * (NodeRoles.jsonataTurn).
    */
   readonly inTurn: boolean;
   /**
@@ -51,7 +47,7 @@ export class NodeHost {
     readonly roles: NodeRoles,
   ) {
     this.inSandboxTurn = roles.inTurn?.(node.config) === true;
-    this.inTurn = this.inSandboxTurn || JSONATA_CONTEXT_READ.test(JSON.stringify(node.config) ?? "");
+    this.inTurn = this.inSandboxTurn || roles.jsonataTurn?.(node.config) === true;
   }
 
   /** Builds the context its behaviour is made with. */

@@ -46,7 +46,7 @@ export class DeviceSubflows {
       this.items.push(
         ...subflowToNodeRed(
           this.registry,
-          { id: def.id, name: def.name, description: "", category: "", color: "#DDAA99", icon: null, env: def.env, nodes: def.nodes, connections: def.connections, groups: [] },
+          { id: def.id, name: def.name, description: "", category: "", color: "#DDAA99", icon: null, env: def.env, nodes: def.nodes, connections: def.connections, groups: def.groups ?? [] },
           portsLookup(this.registry, outputs, def.connections),
         ),
       );
