@@ -76,22 +76,25 @@ export function operandProblem(value: string, type: OperandType): string | null 
   }
 }
 
-/** Adds a zod issue at `path` when the operand is invalid (for superRefine in node schemas). */
-/** A call of, or a reference to, JSONata's context bindings in an expression. */
-const JSONATA_CONTEXT = /\$(?:flowContext|globalContext)\b/;
+/**
+ * A call of, or a reference to, JSONata's context bindings in an expression; or `$eval`, whose text
+ * (built at run time, "$" & "flowContext(...)") is evaluated with the same bindings.
+ */
+const JSONATA_CONTEXT = /\$(?:flowContext|globalContext|eval)\b/;
 
 /**
  * Whether a node whose input evaluates these operands (and settles when they are evaluated) must
  * run in the flow's turn (NodeRoles.jsonataTurn): one is JSONata, so the input goes on after the
  * drain that delivered it, and one reads or writes the flow or global context (a context operand or
- * target, or an expression naming $flowContext / $globalContext), which Node-RED does before the
- * next delivery begins.
+ * target, or an expression naming $flowContext / $globalContext or calling $eval), which
+ * Node-RED does before the next delivery begins.
  */
 export function needsJsonataTurn(operands: ReadonlyArray<{ value: unknown; type: unknown }>): boolean {
   if (!operands.some((o) => o.type === "jsonata")) return false;
   return operands.some((o) => o.type === "flow" || o.type === "global" || (o.type === "jsonata" && typeof o.value === "string" && JSONATA_CONTEXT.test(o.value)));
 }
 
+/** Adds a zod issue at `path` when the operand is invalid (for superRefine in node schemas). */
 export function checkOperand(ctx: z.RefinementCtx, path: Array<string | number>, value: string | undefined, type: OperandType | undefined): void {
   const problem = operandProblem(value ?? "", type ?? "str");
   if (problem) ctx.addIssue({ code: "custom", path, message: problem });

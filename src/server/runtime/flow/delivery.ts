@@ -65,9 +65,9 @@ export class FlowLoad {
   held: Array<{ seq: number; item: QueueItem }> = [];
   heldWaiting = false;
   /**
-   * Inputs of in-turn nodes (NodeRoles.inTurn: a function node whose code can reach the context)
-   * delivered and not yet through their synchronous part (the promise their input returned has not
-   * settled).
+   * Inputs of in-turn nodes (NodeRoles.inTurn: a function node whose code can reach the context;
+   * NodeRoles.jsonataTurn: a change or switch node whose JSONata reads or writes it) delivered and
+   * not yet through their synchronous part (the promise their input returned has not settled).
    */
   turns = 0;
   /** The sandbox group (the flow context store) of the turns under way; MIXED_GROUPS when they are of several. */
