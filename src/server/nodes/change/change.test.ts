@@ -161,7 +161,7 @@ describe("change: the flow's turn (NodeRoles.jsonataTurn)", () => {
     expect(turn([{ t: "set", p: "payload", to: "$flowContext('v')", to_type: "jsonata" }])).toBe(true);
     expect(turn([{ t: "set", p: "payload", to: "$map(keys, $globalContext)", to_type: "jsonata" }])).toBe(true);
     // $eval's text is made at run time and evaluated with the same bindings.
-    expect(turn([{ t: "set", p: "payload", to: "$eval('$' & 'flowContext(\\'v\\')')", to_type: "jsonata" }])).toBe(true);
+    expect(turn([{ t: "set", p: "payload", to: "$eval('$' & \"flowContext('v')\")", to_type: "jsonata" }])).toBe(true);
     expect(turn([{ t: "set", p: "v", p_type: "flow", to: "payload * 2", to_type: "jsonata" }])).toBe(true);
     expect(turn([{ t: "set", p: "payload", to: "payload * 2", to_type: "jsonata" }, { t: "delete", p: "old", p_type: "global" }])).toBe(true);
     expect(turn([{ t: "set", p: "payload", to: "payload * 2", to_type: "jsonata" }])).toBe(false);
