@@ -11,7 +11,7 @@ import {
 import { ContextScope } from "./context/context-scope";
 import { envValueCopy, evaluateEnvEntries, substituteLevels } from "./env-values";
 import type { Message, NodeStatus, RuntimeNode, SharedContextStore, VariableResolver } from "./types";
-import type { GroupScope } from "./group-env";
+import { groupSetting, type GroupScope } from "./group-env";
 
 /**
  * Subflow instances as Node-RED 4.1 runs them (runtime/lib/flows/Subflow.js), on our engine: a
@@ -304,14 +304,7 @@ export async function evaluateSubflowEnv(
 
 /** What a name reads above an instance's own env: the groups around the instance node, then the level above it. */
 function settingAbove(scope: SubflowScope, name: string, flow: (name: string) => unknown): unknown {
-  let key = name;
-  for (let g = scope.group; g; g = g.parent) {
-    if (key === "NR_GROUP_NAME") return g.name;
-    if (key === "NR_GROUP_ID") return g.id;
-    if (key.startsWith("$parent.")) key = key.slice("$parent.".length);
-    else if (g.values.has(key)) return envValueCopy(g.values.get(key));
-  }
-  return subflowSetting(scope.parent, key, flow);
+  return groupSetting(scope.group, name, (key) => subflowSetting(scope.parent, key, flow));
 }
 
 /**

@@ -351,9 +351,11 @@ export class DeliveryQueue {
    * Node-RED runs a function node's code in the delivering turn: nothing else is handled until it
    * returns; and a JSONata evaluation ends before the next delivery begins. Ours runs the code in the
    * sandbox's worker, and our drain hands out a batch of deliveries before any evaluation's promise
-   * goes on, so while one of the flow's turns is under way (a function node that can reach the
-   * context, or a node whose JSONata reads it: NodeHost.inTurn; FlowLoad.turns), its other deliveries wait, in order, and go first once the turns end: what the
-   * code sent comes after them, and a branch reads the context the code set, as in Node-RED. A
+   * goes on, so while one of the flow's turns is under way (FlowLoad.turns: a function node that
+   * can reach the context, NodeRoles.inTurn; a change or switch node whose JSONata reads or writes
+   * it, NodeRoles.jsonataTurn), its other deliveries wait, in order, and go first once the turns
+   * end: what the code sent comes after them, and a branch reads the context the code set, as in
+   * Node-RED. A
    * delivery to another in-turn node of the same sandbox group goes on while nothing waits: the
    * group's sandboxes share one worker that runs their calls in order, so function-to-function
    * pipelines keep their pace (pipelines). A delivery of a stopped version passes (it is skipped as

@@ -426,7 +426,6 @@ export class Flow {
     }
   }
 
-  /** The flow's variable resolver for a node (SPEC §14), or Node-RED's built-in names (and the global-config env) only. */
   /**
    * A node's variable resolver (SPEC §14, group-env.ts, subflows.ts): a node of the flow reads its
    * group's settings over the flow's; a node inside a subflow instance reads its group in the
@@ -445,7 +444,7 @@ export class Flow {
     return group ? groupVariables(group, inner) : inner;
   }
 
-  /** The flow's variables for a node, before any group or subflow level. */
+  /** The flow's variable resolver for a node (SPEC §14), or Node-RED's built-in names (and the global-config env) only: before any group or subflow level. */
   flowVariables(node: RuntimeNode, globalEnv?: GlobalEnv): VariableResolver {
     const { spec } = this;
     const { variables } = this.core.options;
