@@ -21,7 +21,15 @@ const SHARED_CONTEXT = /\b(?:flow|global)\b/;
 /** RED.util functions Node-RED's function node has and ours does not (red-util-source.ts throws for them). */
 const UNAVAILABLE_UTIL = /\bRED\.util\.(encodeObject|prepareJSONataExpression|evaluateJSONataExpression)\b/g;
 /** Node's util module, a global of Node-RED's function sandbox (not RED.util). */
-const NODE_UTIL = /(?<![.\w$])util\.\w+/g;
+const NODE_UTIL = /(?<![.\w$])util\.(\w+)/g;
+/**
+ * What the sandbox's `util` has of Node's (runtime/sandbox/node-util-source.ts; its test checks the
+ * two agree). The rest of Node 24's util is bound to the server's process: an import names it.
+ */
+export const SANDBOX_NODE_UTIL: readonly string[] = [
+  "_extend", "callbackify", "debug", "debuglog", "deprecate", "format", "formatWithOptions", "inherits", "inspect",
+  "isArray", "isDeepStrictEqual", "promisify", "stripVTControlCharacters", "toUSVString", "types", "TextDecoder", "TextEncoder",
+];
 
 /** What an imported function node's code reaches for that the sandbox lacks: a line each, for the import's report. */
 export function functionImportNotes(props: Record<string, unknown>): string[] {
@@ -31,8 +39,8 @@ export function functionImportNotes(props: Record<string, unknown>): string[] {
   if (unavailable.length > 0) notes.push(`its code calls ${unavailable.join(", ")}, which the sandbox does not offer (the call throws an error saying so)`);
   // Code that names a variable util (const util = RED.util) means its own.
   const ownUtil = /\b(?:const|let|var)\s+util\b|\butil\s*=(?!=)|[(,]\s*util\s*[,)=]/.test(code);
-  const nodeUtil = ownUtil ? [] : [...new Set([...code.matchAll(NODE_UTIL)].map((m) => m[0]))];
-  if (nodeUtil.length > 0) notes.push(`its code uses Node's util module (${nodeUtil.slice(0, 3).join(", ")}), which the sandbox does not have`);
+  const nodeUtil = ownUtil ? [] : [...new Set([...code.matchAll(NODE_UTIL)].filter((m) => !SANDBOX_NODE_UTIL.includes(m[1]!)).map((m) => m[0]))];
+  if (nodeUtil.length > 0) notes.push(`its code uses ${nodeUtil.slice(0, 3).join(", ")} of Node's util module, which the sandbox's util does not have`);
   return notes;
 }
 
@@ -83,6 +91,7 @@ In the code:
 - \`env.get(NAME)\`: a variable of the flow or the organization (secrets read as undefined).
 - \`setTimeout\`, \`setInterval\` and their clear functions (up to 1,000 at once).
 - \`Intl\` (\`DateTimeFormat\`, \`NumberFormat\`, \`Collator\`, \`PluralRules\`, \`RelativeTimeFormat\`, \`ListFormat\`, \`DisplayNames\`) and the locale methods (\`toLocaleString\`, \`toLocaleDateString\`, \`toLocaleTimeString\`, \`localeCompare\`, \`toLocaleUpperCase\`), answered as Node-RED's are: by the server's V8, with its locale data and time zone.
+- \`util\`: Node's util module, as Node-RED's function sandbox has it: \`util.inspect\`, \`util.format\` and \`util.formatWithOptions\` (Node's own code, so their text is Node's), \`promisify\`, \`callbackify\`, \`inherits\`, \`deprecate\`, \`isDeepStrictEqual\`, \`types\`, \`TextEncoder\` and \`TextDecoder\`, \`stripVTControlCharacters\`, \`toUSVString\`, \`debuglog\`, \`isArray\` and \`_extend\` (loaded the first time the code names \`util\`).
 - \`RED.util\`: Node-RED's functions, which behave as Node-RED 5.0's: \`cloneMessage\`, \`getMessageProperty\` / \`setMessageProperty\` and \`getObjectProperty\` / \`setObjectProperty\` (property expressions such as \`payload.list[0]\`, \`a["b c"]\` or \`a[msg.key]\`), \`normalisePropertyExpression\`, \`evaluateNodeProperty\`, \`compareObjects\`, \`ensureString\`, \`ensureBuffer\`, \`generateId\`, \`parseContextStore\`, \`normaliseNodeTypeName\` and \`getSetting\`.
 - \`await node.linkcall(target, msg, {timeout})\` (Node-RED 5.0): calls a *link in* node (its id, or its name: in this flow first, then in the organization's) with a copy of \`msg\`, as a *link call* node does, and resolves to the message its *link out* in return mode sends back; it rejects with \`timeout\` after \`timeout\` ms (default 5000), when the target is not found, and past 1,000 calls waiting at once.
 
@@ -91,6 +100,7 @@ In the code:
 - The code runs in a sandbox (QuickJS) with a time limit per run (*Time limit*) and a memory limit: it cannot reach the server's process, files or network, and \`require\` and external modules (\`libs\`) are not available. A run past its time limit stops with an error a catch node can handle.
 - \`Buffer\` is Node's Buffer API (the \`buffer\` package, loaded the first time the code or a message uses one): a message's Buffers reach the code as Buffers and leave it as Buffers, and \`RED.util.cloneMessage\` shares their bytes as Node-RED's does. A Buffer kept in flow or global context is read back as its JSON (\`{type: "Buffer", data: [...]}\`), where Node-RED's memory context keeps the object.
 - In \`RED.util\`, \`getSetting(node, name)\` and \`evaluateNodeProperty(value, "env", …)\` read what \`env.get\` reads (the flow's and the organization's variables), where Node-RED 4.1 reads the server's environment and 5.0's \`getSetting\` answers \`undefined\`; \`evaluateNodeProperty\` with \`"flow"\` or \`"global"\` reads this node's flow or global context (Node-RED's throws, as the code's \`node\` has no \`context()\`). JSONata (\`evaluateNodeProperty\` with \`"jsonata"\`, \`prepareJSONataExpression\`, \`evaluateJSONataExpression\`), a date in a moment.js format and \`encodeObject\` are not available: they throw an error saying so (a change node evaluates JSONata and dates).
+- Node's \`util\` lacks what is bound to the server's process (\`parseArgs\`, \`MIMEType\`, \`getSystemErrorName\`, \`aborted\`, \`styleText\` and the like; an import's dry run names them). \`util.inspect\` shows every Promise as \`Promise { <pending> }\` (the sandbox cannot read a promise's state) and an error's stack with the code's own frames, named as Node-RED names them (\`at parse (Function node:<id>:2:24)\`, the line one past the code's line) but whose column is where the engine puts it (a call's parenthesis, where V8 puts the start of \`new\`), and without the server's frames Node-RED's also shows; \`util.types.isProxy\` answers false. \`TextDecoder\` knows UTF-8, UTF-16LE and windows-1252 (\`latin1\`, \`ascii\`), where Node's knows more. \`util.deprecate\`'s warning, once per function, shows as the node's warning, where Node-RED writes it to the server's log.
 - \`Intl.Segmenter\`, \`Intl.Locale\` and \`Intl.DurationFormat\` are not available. Locale calls are answered outside the sandbox and cost a few microseconds each, where Node-RED's cost one or less; \`localeCompare\` and a \`Collator\`'s \`compare\` of ASCII text compare inside it, without that cost, in the locales where the collator's weights of single characters decide the order (not where letters contract, as Czech "ch" or Danish "aa"): sorting 1,000 ASCII names takes about 20 ms of the run's time, where Node-RED's takes under 1 ms.
 - Context values are JSON and read as copies (as from Node-RED's persistent stores); keys are whole names (\`flow.get("a.b")\` reads the key \`a.b\`, not a nested property); there is one store (a store name is ignored); \`global\` is the organization's. Flow and global context are durable by default, where Node-RED's default store is in memory.
 - Error texts are the sandbox engine's (QuickJS): the commonest (\`x is not defined\`, \`Cannot read properties of null (reading 'y')\`, \`Cannot set properties of …\`) read as Node-RED's, others may be worded differently. \`msg.error\` has no \`stack\` (Node-RED's shows the server's files). The time limit counts the whole run, also after an \`await\`, where Node-RED's counts only the code's synchronous part.

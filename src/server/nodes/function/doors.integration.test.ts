@@ -98,4 +98,25 @@ describe("function nodes through REST and the WebSocket", () => {
     );
     expect(debug).toMatchObject({ node_id: "sort-dbg-1", msg: names.slice().sort(new Intl.Collator("en", { numeric: true, sensitivity: "base" }).compare) });
   });
+
+  // A pattern of published flows: a function that logs or reports an object with Node's util.
+  it("writes a message with Node's util.format and util.inspect, as Node-RED's function node does", async () => {
+    const code = "msg.payload = util.format('%s read %d: %o', msg.topic, 21.5, { ok: true }) + ' | ' + util.inspect({ list: [1, 2], nested: { deep: { deeper: {} } } });\nreturn msg;";
+    const debug = await injectAndDebug(
+      "node util",
+      {
+        nodes: [
+          { id: "util-inj-1", type: "inject", config: { payload_type: "timestamp", topic: "sensor" } },
+          { id: "util-fn-1", type: "function", config: { code } },
+          { id: "util-dbg-1", type: "debug" },
+        ],
+        connections: [
+          { source: "util-inj-1", target: "util-fn-1" },
+          { source: "util-fn-1", target: "util-dbg-1" },
+        ],
+      },
+      "util-inj-1",
+    );
+    expect(debug).toMatchObject({ node_id: "util-dbg-1", msg: "sensor read 21.5: { ok: true } | { list: [ 1, 2 ], nested: { deep: { deeper: {} } } }" });
+  });
 });

@@ -17,7 +17,7 @@
  *   3 settle()      → the envelope of the settled promise (throws its rejection), or of the plain
  *                     result again once the jobs it queued have run
  *   4 partial()     → the envelope of what happened before an error (sends, status, logs, timers)
- *   7 load(what)    → "": evaluates Buffer (no argument), RED.util ("util") or Intl ("intl") now,
+ *   7 load(what)    → "": evaluates Buffer (no argument), RED.util ("util"), Node's util ("nodeutil") or Intl ("intl") now,
  *                     outside a run's time limit
  *
  * Envelope: {"r": <returned value>, "s": [<sent value>, ...], "l": [[level, text], ...], "st"?: <status>,
@@ -720,6 +720,27 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     util[name] = name === "cloneMessage" ? (value) => cloneMessage(value) : function () { return apply(redUtilLib()[name], undefined, arguments); };
   }
   const RED = { util };
+  // Node's util module (node-util-source.ts), a global of Node-RED's function sandbox beside
+  // RED.util, evaluated here at its first use.
+  let nodeUtil = null;
+  const loadNodeUtil = () => {
+    if (nodeUtil === null) {
+      nodeUtil = indirectEval(hostUtilSource("node"))({ bufferOrNull: () => BufferCtor, node: { id: info.id, name: info.name }, warn: (text) => log("warn", [text]) });
+    }
+    return nodeUtil;
+  };
+  defineProperty(globalThis, "util", {
+    configurable: true,
+    enumerable: false,
+    get() {
+      const made = loadNodeUtil();
+      defineProperty(globalThis, "util", { value: made, writable: true, configurable: true, enumerable: false });
+      return made;
+    },
+    set(value) {
+      defineProperty(globalThis, "util", { value, writable: true, configurable: true, enumerable: false });
+    },
+  });
   globalThis.console = {
     log(...args) { log("log", args); },
     info(...args) { log("log", args); },
@@ -917,6 +938,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     unswap();
     if (op === 7) {
       if (msgJson === "util") redUtilLib();
+      else if (msgJson === "nodeutil") loadNodeUtil();
       else if (msgJson === "intl") loadIntl();
       else loadBuffer();
       return "";

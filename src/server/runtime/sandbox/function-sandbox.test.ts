@@ -2,6 +2,7 @@ import { describe, it, expect, afterAll } from "vitest";
 import { SandboxError, SandboxPool, type FunctionSandboxOptions } from "./function-sandbox";
 import type { Message } from "../types";
 import { maxEventLoopGap } from "@/test/event-loop-gap";
+import { SANDBOX_NODE_UTIL } from "../../nodes/function/definition";
 
 const pool = new SandboxPool();
 const createFunctionSandbox = (options: FunctionSandboxOptions) => pool.create(options);
@@ -517,6 +518,62 @@ describe("function sandbox: Node-RED semantics", () => {
     const error = await sandboxError(sandbox.run(msg(0)));
     expect(error.kind).toBe("runtime");
     expect(error.message).toMatch(/circular/i);
+    sandbox.close();
+  });
+});
+
+describe("function sandbox: Node's util", () => {
+  it("has exactly the names the import report counts as present (SANDBOX_NODE_UTIL)", async () => {
+    const sandbox = await createFunctionSandbox(options("msg.payload = Object.keys(util).sort(); return msg;"));
+    const result = await sandbox.run(msg(null));
+    expect(result.outputs[0]![0]!.payload).toEqual([...SANDBOX_NODE_UTIL].sort());
+    sandbox.close();
+  });
+
+  it("is loaded at its first use, also when the code reaches it by a computed name, and code may shadow or replace it", async () => {
+    const computed = await createFunctionSandbox(options("msg.payload = globalThis['ut' + 'il'].format('%s=%d', 'a', 1); return msg;"));
+    expect((await computed.run(msg(null))).outputs[0]![0]!.payload).toBe("a=1");
+    computed.close();
+    const shadowed = await createFunctionSandbox(options("const util = { format: () => 'mine' }; msg.payload = util.format(); return msg;"));
+    expect((await shadowed.run(msg(null))).outputs[0]![0]!.payload).toBe("mine");
+    shadowed.close();
+    const replaced = await createFunctionSandbox(options("util = 5; msg.payload = [util, typeof RED.util.getMessageProperty]; return msg;"));
+    expect((await replaced.run(msg(null))).outputs[0]![0]!.payload).toEqual([5, "function"]);
+    replaced.close();
+  });
+
+  it("shows an error as Node-RED does, its header first, with the code's own frames named as Node-RED's and none of the sandbox's", async () => {
+    const sandbox = await createFunctionSandbox(options("function parse() { throw new TypeError('bad input'); }\ntry { parse(); } catch (e) { msg.payload = util.inspect(e); }\nreturn msg;"));
+    const shown = (await sandbox.run(msg(null))).outputs[0]![0]!.payload as string;
+    expect(shown.split("\n")[0]).toBe("TypeError: bad input");
+    // Node-RED's frames: its file name for the code, the line one past the code's (its wrapper's first line).
+    expect(shown).toBe("TypeError: bad input\n    at parse (Function node:n1 [fn]:2:39)\n    at Function node:n1 [fn]:3:12");
+    sandbox.close();
+  });
+
+  it("isDeepStrictEqual follows cycles once and compares Maps by deep keys", async () => {
+    const code = [
+      "const a = { n: 1 }; a.self = a; const b = { n: 1 }; b.self = b; const c = { n: 2 }; c.self = c;",
+      "msg.payload = [util.isDeepStrictEqual(a, b), util.isDeepStrictEqual(a, c), util.isDeepStrictEqual(new Map([[{ k: [1] }, 1]]), new Map([[{ k: [1] }, 2]]))];",
+      "return msg;",
+    ].join("\n");
+    const sandbox = await createFunctionSandbox(options(code));
+    expect((await sandbox.run(msg(null))).outputs[0]![0]!.payload).toEqual([true, false, false]);
+    sandbox.close();
+  });
+
+  it("util.deprecate warns once per function (the node's warning), and still calls it", async () => {
+    const sandbox = await createFunctionSandbox(options("const f = util.deprecate((x) => x + 1, 'f() is old', 'DEP_F');\nmsg.payload = [f(1), f(2), f(3)];\nreturn msg;"));
+    const result = await sandbox.run(msg(null));
+    expect(result.outputs[0]![0]!.payload).toEqual([2, 3, 4]);
+    expect(result.logs).toEqual([{ level: "warn", message: "[DEP_F] DeprecationWarning: f() is old" }]);
+    sandbox.close();
+  });
+
+  it("inspects a Buffer the message brought as Node does", async () => {
+    const sandbox = await createFunctionSandbox(options("msg.payload = util.inspect(msg.payload); return msg;"));
+    const result = await sandbox.run(msg(Buffer.from("hi")));
+    expect(result.outputs[0]![0]!.payload).toBe("<Buffer 68 69>");
     sandbox.close();
   });
 });

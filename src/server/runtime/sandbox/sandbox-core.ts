@@ -37,6 +37,7 @@ import { DRIVER_SOURCE } from "./driver";
 import { v8Error } from "./v8-messages";
 import { bufferMark, bufferMarkJson, bufferSource } from "./buffer-source";
 import { RED_UTIL_SOURCE } from "./red-util-source";
+import { nodeUtilSource } from "./node-util-source";
 import { intlCall } from "./intl-host";
 import { INTL_SOURCE } from "./intl-source";
 import type { WireLinkAnswer } from "./sandbox-protocol";
@@ -410,7 +411,7 @@ const OP_SETTLE = 3;
 const OP_PARTIAL = 4;
 const OP_TIMER = 5;
 const OP_LINK = 6;
-/** Evaluates Node's Buffer in the engine (buffer-source.ts), or RED.util's or Intl's source, outside any run's time limit. */
+/** Evaluates Node's Buffer in the engine (buffer-source.ts), or RED.util's, Node's util's or Intl's source, outside any run's time limit. */
 const OP_LOAD_BUFFER = 7;
 /**
  * Code that names Buffer (or a RED.util function that makes one), RED.util's other functions or
@@ -419,6 +420,8 @@ const OP_LOAD_BUFFER = 7;
 const NAMES_BUFFER = /\b(?:Buffer|ensureBuffer|evaluateNodeProperty)\b/;
 const NAMES_UTIL = /\bRED\s*\.\s*util\b(?!\s*\.\s*cloneMessage\b)/;
 const NAMES_INTL = /\bIntl\b/;
+/** Node's util, a global of the code (not RED.util, not a property named util). */
+const NAMES_NODE_UTIL = /(?<![.\w$])util\b/;
 
 interface DumpedError {
   name: string;
@@ -521,7 +524,8 @@ class Engine {
           }
         }),
         // Node-RED's RED.util (red-util-source.ts), evaluated in the engine at the code's first call of it.
-        vm.newFunction("utilSource", () => vm.newString(RED_UTIL_SOURCE)),
+        // Node's util (node-util-source.ts) when asked for "node", also at its first use.
+        vm.newFunction("utilSource", (which) => vm.newString(which !== undefined && vm.typeof(which) === "string" && vm.getString(which) === "node" ? nodeUtilSource() : RED_UTIL_SOURCE)),
         // Locales, answered by the host's V8 (intl-host.ts), and Intl's source (intl-source.ts).
         vm.newFunction("intl", (...args) => vm.newString(intlCall(...(args.map((h) => (h !== undefined && vm.typeof(h) === "string" ? vm.getString(h) : "")) as [string, string, string?, string?])))),
         vm.newFunction("intlSource", () => vm.newString(INTL_SOURCE)),
@@ -545,6 +549,7 @@ class Engine {
       if (code.some((c) => NAMES_BUFFER.test(c))) this.loadBuffer();
       if (code.some((c) => NAMES_UTIL.test(c))) this.loadBuffer("util");
       if (code.some((c) => NAMES_INTL.test(c))) this.loadBuffer("intl");
+      if (code.some((c) => NAMES_NODE_UTIL.test(c))) this.loadBuffer("nodeutil");
     } catch (err) {
       faulted = !(err instanceof SandboxError);
       throw err;
@@ -602,10 +607,10 @@ class Engine {
   private bufferLoaded = false;
 
   /**
-   * Evaluates Node's Buffer in the engine (or, named, RED.util's or Intl's source), within the
+   * Evaluates Node's Buffer in the engine (or, named, RED.util's, Node's util's or Intl's source), within the
    * setup's time (not a run's, which may be a few ms).
    */
-  private loadBuffer(what: "" | "util" | "intl" = ""): void {
+  private loadBuffer(what: "" | "util" | "nodeutil" | "intl" = ""): void {
     const deadline = this.deadline;
     this.deadline = Date.now() + Math.max(this.options.timeoutMs, 1000);
     try {

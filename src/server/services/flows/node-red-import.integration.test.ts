@@ -184,19 +184,24 @@ describe("import: file nodes (SPEC §23)", () => {
 });
 
 describe("import: function nodes", () => {
-  it("reports code that calls what the sandbox lacks (Node's util, RED.util's JSONata and encodeObject), and none for RED.util it has (also under a variable named util)", async () => {
+  it("reports code that calls what the sandbox lacks (RED.util's JSONata, Node's util.parseArgs), and none for what it has (util.inspect, RED.util under a variable named util)", async () => {
     const tab = uid("tab");
-    const [lacking, fine] = [uid("fn"), uid("fn")];
+    const [lacking, fine, nodeUtil] = [uid("fn"), uid("fn"), uid("fn")];
     const flows = [
       { id: tab, type: "tab", label: "functions" },
       {
         id: lacking, type: "function", z: tab, x: 100, y: 40, outputs: 1, noerr: 0, libs: [], initialize: "", finalize: "",
-        func: "const e = RED.util.prepareJSONataExpression('$x', node);\nRED.util.evaluateJSONataExpression(e, msg, () => {});\nnode.warn(util.inspect(msg));\nreturn msg;",
+        func: "const e = RED.util.prepareJSONataExpression('$x', node);\nRED.util.evaluateJSONataExpression(e, msg, () => {});\nnode.warn(util.inspect(util.parseArgs({ args: [] })));\nreturn msg;",
         wires: [[]],
       },
       {
         id: fine, type: "function", z: tab, x: 100, y: 80, outputs: 1, noerr: 0, libs: [], initialize: "", finalize: "",
         func: "const util = RED.util;\nutil.setMessageProperty(msg, 'a.b', RED.util.getMessageProperty(msg, 'payload'));\nreturn msg;",
+        wires: [[]],
+      },
+      {
+        id: nodeUtil, type: "function", z: tab, x: 100, y: 120, outputs: 1, noerr: 0, libs: [], initialize: "", finalize: "",
+        func: "msg.payload = util.format('%s: %o', msg.topic, msg.payload);\nnode.warn(util.inspect(msg, { depth: null }));\nreturn msg;",
         wires: [[]],
       },
     ];
@@ -208,9 +213,10 @@ describe("import: function nodes", () => {
       type: "function",
       support: "supported",
       reason:
-        "its code calls RED.util.prepareJSONataExpression, RED.util.evaluateJSONataExpression, which the sandbox does not offer (the call throws an error saying so); its code uses Node's util module (util.inspect), which the sandbox does not have",
+        "its code calls RED.util.prepareJSONataExpression, RED.util.evaluateJSONataExpression, which the sandbox does not offer (the call throws an error saying so); its code uses util.parseArgs of Node's util module, which the sandbox's util does not have",
     });
     expect(entry(fine)).toEqual({ node_id: fine, type: "function", support: "supported" });
+    expect(entry(nodeUtil)).toEqual({ node_id: nodeUtil, type: "function", support: "supported" });
     expect((dry.body.warnings as string[]).filter((w) => w.startsWith(`node ${lacking} (function): `))).toHaveLength(2);
   });
 });
