@@ -28,6 +28,14 @@ describe.each(files.map((f) => [f.type, f] as const))("%s behaves as in Node-RED
     const missing = file.cases.filter((c) => !file.recorded?.cases[c.name]).map((c) => c.name);
     expect(missing).toEqual([]);
   });
+  // A recording with fewer messages than the case waits for is Node-RED failing the case's code
+  // (an error, nothing sent): both sides then answer nothing and would compare equal.
+  it("has, for every case that waits for messages, at least that many recorded", () => {
+    const short = file.cases
+      .filter((c) => c.expect !== undefined && (file.recorded?.cases[c.name]?.arrivals.length ?? Infinity) < c.expect)
+      .map((c) => `${c.name}: waits for ${c.expect}, Node-RED sent ${file.recorded!.cases[c.name]!.arrivals.length}`);
+    expect(short).toEqual([]);
+  });
   it.concurrent.each(file.cases.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
     const recorded = file.recorded?.cases[c.name];
     if (!recorded) return; // reported by the test above

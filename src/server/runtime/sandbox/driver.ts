@@ -17,7 +17,7 @@
  *   3 settle()      → the envelope of the settled promise (throws its rejection), or of the plain
  *                     result again once the jobs it queued have run
  *   4 partial()     → the envelope of what happened before an error (sends, status, logs, timers)
- *   7 load(what)    → "": evaluates Buffer (no argument), RED.util ("util"), Node's util ("nodeutil") or Intl ("intl") now,
+ *   7 load(what)    → "": evaluates Buffer (no argument), RED.util ("util"), Node's util ("nodeutil"), Intl ("intl") or URL ("url") now,
  *                     outside a run's time limit
  *
  * Envelope: {"r": <returned value>, "s": [<sent value>, ...], "l": [[level, text], ...], "st"?: <status>,
@@ -55,7 +55,7 @@
  */
 import { RED_UTIL_NAMES } from "./red-util-source";
 
-export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, hostBufferSource, hostBytesOf, hostBase64Of, hostUtilSource, hostIntl, hostIntlSource, infoJson, code, initCode, finCode) {
+export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, hostBufferSource, hostBytesOf, hostBase64Of, hostUtilSource, hostIntl, hostIntlSource, hostUrl, hostUrlSource, infoJson, code, initCode, finCode) {
   "use strict";
   // Primordials, captured before any user code runs (user code may replace the originals).
   const stringify = JSON.stringify;
@@ -403,6 +403,27 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     },
   });
 
+  // URL and URLSearchParams (url-source.ts; the host's V8 parses), evaluated here at their first use.
+  let urlClasses = null;
+  const loadUrl = () => {
+    if (urlClasses === null) urlClasses = indirectEval(hostUrlSource())({ host: (json) => hostUrl(json) });
+    return urlClasses;
+  };
+  for (const name of ["URL", "URLSearchParams"]) {
+    defineProperty(globalThis, name, {
+      configurable: true,
+      enumerable: false,
+      get() {
+        const made = loadUrl()[name];
+        defineProperty(globalThis, name, { value: made, writable: true, configurable: true, enumerable: false });
+        return made;
+      },
+      set(value) {
+        defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+      },
+    });
+  }
+
   // Node's Buffer (buffer-source.ts), evaluated here at its first use: by the code, or by a message
   // that brings one. Buffers cross to and from the host as {"\u0000b": base64}.
   const BUFFER_MARK = info.bufferMark;
@@ -729,18 +750,21 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     }
     return nodeUtil;
   };
-  defineProperty(globalThis, "util", {
-    configurable: true,
-    enumerable: false,
-    get() {
-      const made = loadNodeUtil();
-      defineProperty(globalThis, "util", { value: made, writable: true, configurable: true, enumerable: false });
-      return made;
-    },
-    set(value) {
-      defineProperty(globalThis, "util", { value, writable: true, configurable: true, enumerable: false });
-    },
-  });
+  // Node-RED's sandbox also has util.promisify as a global, promisify.
+  for (const name of ["util", "promisify"]) {
+    defineProperty(globalThis, name, {
+      configurable: true,
+      enumerable: false,
+      get() {
+        const made = name === "util" ? loadNodeUtil() : loadNodeUtil().promisify;
+        defineProperty(globalThis, name, { value: made, writable: true, configurable: true, enumerable: false });
+        return made;
+      },
+      set(value) {
+        defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+      },
+    });
+  }
   globalThis.console = {
     log(...args) { log("log", args); },
     info(...args) { log("log", args); },
@@ -808,6 +832,11 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     if (!timer.fresh) push(timersCleared, key);
   };
   globalThis.setTimeout = function setTimeout(fn, delay, ...args) { return addTimer("setTimeout", fn, delay, args, false); };
+  // util.promisify(setTimeout)(ms, value), as Node-RED defines it on its sandbox's setTimeout.
+  const sandboxSetTimeout = globalThis.setTimeout;
+  sandboxSetTimeout[Symbol.for("nodejs.util.promisify.custom")] = function (after, value) {
+    return new PromiseCtor((resolve) => { sandboxSetTimeout(() => { resolve(value); }, after); });
+  };
   globalThis.setInterval = function setInterval(fn, delay, ...args) { return addTimer("setInterval", fn, delay, args, true); };
   // Interchangeable, as in Node and browsers.
   globalThis.clearTimeout = function clearTimeout(id) { clearTimer(id); };
@@ -940,6 +969,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       if (msgJson === "util") redUtilLib();
       else if (msgJson === "nodeutil") loadNodeUtil();
       else if (msgJson === "intl") loadIntl();
+      else if (msgJson === "url") loadUrl();
       else loadBuffer();
       return "";
     }

@@ -578,6 +578,52 @@ describe("function sandbox: Node's util", () => {
   });
 });
 
+describe("function sandbox: URL and URLSearchParams", () => {
+  it("are loaded at their first use, also by a computed name, keep searchParams one object, and may be shadowed", async () => {
+    const code = [
+      "const U = globalThis['U' + 'RL'];",
+      "const u = new U('https://h.example/p?a=1');",
+      "const same = u.searchParams === u.searchParams;",
+      "u.searchParams.set('a', '2');",
+      "msg.payload = [u.href, same, u instanceof U, typeof URLSearchParams];",
+      "return msg;",
+    ].join("\n");
+    const sandbox = await createFunctionSandbox(options(code));
+    expect((await sandbox.run(msg(null))).outputs[0]![0]!.payload).toEqual(["https://h.example/p?a=2", true, true, "function"]);
+    sandbox.close();
+    const shadowed = await createFunctionSandbox(options("const URL = (s) => 'mine:' + s; msg.payload = URL('x'); return msg;"));
+    expect((await shadowed.run(msg(null))).outputs[0]![0]!.payload).toBe("mine:x");
+    shadowed.close();
+  });
+
+  it("a URL of more than 1,000,000 characters is a RangeError the code can catch (the host's parse cannot be interrupted)", async () => {
+    const code = "try { new URL('https://h.example/' + 'a'.repeat(1000001)); } catch (e) { msg.payload = [e.name, e.message]; }\nmsg.ok = new URL('https://h.example/' + 'a'.repeat(1000)).pathname.length;\nreturn msg;";
+    const sandbox = await createFunctionSandbox(options(code));
+    const out = (await sandbox.run(msg(null))).outputs[0]![0]!;
+    expect(out.payload).toEqual(["RangeError", "URL: a string of more than 1,000,000 characters"]);
+    expect(out.ok).toBe(1001);
+    sandbox.close();
+  });
+
+  it("a URL's private parts are out of the code's reach: a forged object is refused", async () => {
+    const code = [
+      "const get = Object.getOwnPropertyDescriptor(URL.prototype, 'href').get;",
+      "const out = [];",
+      "for (const self of [{}, Object.create(URL.prototype), new URLSearchParams('a=1')]) { try { get.call(self); out.push('read'); } catch (e) { out.push(e.code); } }",
+      "try { URLSearchParams.prototype.get.call({}, 'a'); } catch (e) { out.push(e.code); }",
+      "msg.payload = [out, Object.keys(new URL('https://h.example/')), JSON.stringify(new URL('https://h.example/'))];",
+      "return msg;",
+    ].join("\n");
+    const sandbox = await createFunctionSandbox(options(code));
+    expect((await sandbox.run(msg(null))).outputs[0]![0]!.payload).toEqual([
+      ["ERR_INVALID_THIS", "ERR_INVALID_THIS", "ERR_INVALID_THIS", "ERR_INVALID_THIS"],
+      [],
+      '"https://h.example/"',
+    ]);
+    sandbox.close();
+  });
+});
+
 describe("function sandbox: timers", () => {
   it("setTimeout reports the timer; fire() runs it once with its arguments, `this` = node, a fresh _msgid", async () => {
     const sandbox = await createFunctionSandbox(

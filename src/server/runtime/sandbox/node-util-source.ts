@@ -28,7 +28,6 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const NODE_UTIL_GLUE = String.raw`
-  var lib = loadInspect();
   var ObjectProto = Object.prototype;
   var toTag = function (v) { return ObjectProto.toString.call(v); };
   var getProto = Object.getPrototypeOf;
@@ -37,9 +36,19 @@ const NODE_UTIL_GLUE = String.raw`
   var kCustomPromisify = Symbol.for("nodejs.util.promisify.custom");
   var kCustomInspect = Symbol.for("nodejs.util.inspect.custom");
 
-  function codeError(Ctor, code, message) {
+  // Node's own errors: a code, and "TypeError [ERR_X]: message" as their text and stack's header
+  // (not those Node throws from C++, \`plain\`).
+  function codeError(Ctor, code, message, plain) {
     var e = new Ctor(message);
     Object.defineProperty(e, "code", { value: code, enumerable: true, writable: true, configurable: true });
+    if (plain) return e;
+    Object.defineProperty(e, "toString", {
+      value: function toString() { return this.name + " [" + this.code + "]: " + this.message; },
+      enumerable: false, writable: true, configurable: true,
+    });
+    if (typeof e.stack === "string") {
+      Object.defineProperty(e, "stack", { value: e.toString() + (e.stack === "" ? "" : "\n" + e.stack.replace(/\n$/, "")), enumerable: false, writable: true, configurable: true });
+    }
     return e;
   }
   function received(value) {
@@ -58,7 +67,8 @@ const NODE_UTIL_GLUE = String.raw`
   }
 
   // QuickJS's error.stack holds only the frames; Node's starts with "Name: message". inspect reads
-  // the stack, so an error is shown as Node-RED shows it: its header, then the code's own frames
+  // an error's stack through this (the one place it does, patched in nodeUtilSource), so an error
+  // is shown as Node-RED shows it, without being changed: its header, then the code's own frames
   // named as Node-RED names them ("at Function node:<id> [<name>]:<line>:<column>", the line one
   // past the code's, as Node-RED's wrapper puts it), without the sandbox's.
   var file = "Function node:" + deps.node.id + (deps.node.name ? " [" + deps.node.name + "]" : "");
@@ -68,26 +78,15 @@ const NODE_UTIL_GLUE = String.raw`
     var where = file + ":" + (+m[3] - 1) + ":" + m[4];
     return m[2] === "anonymous" ? m[1] + where : m[1] + m[2] + " (" + where + ")";
   }
-  function withNodeStacks(value, seen) {
-    if (value === null || typeof value !== "object" || seen.indexOf(value) !== -1 || seen.length > 1000) return;
-    seen.push(value);
-    if (value instanceof Error) {
-      var desc = Object.getOwnPropertyDescriptor(value, "stack");
-      if (desc && typeof desc.value === "string" && desc.writable && !/^\S/.test(desc.value)) {
-        var header;
-        try { header = Error.prototype.toString.call(value); } catch (e) { header = "Error"; }
-        var frames = desc.value.split("\n").filter(function (line) { return /^\s+at /.test(line) && line.indexOf("sandbox-driver.js") === -1; }).map(nodeRedFrame);
-        value.stack = frames.length > 0 ? header + "\n" + frames.join("\n") : header;
-      }
-    }
-    if (Array.isArray(value)) {
-      for (var i = 0; i < value.length && i < 1000; i++) withNodeStacks(value[i], seen);
-    } else if (getProto(value) === ObjectProto || value instanceof Error) {
-      var keys = Object.keys(value);
-      for (var k = 0; k < keys.length && k < 1000; k++) withNodeStacks(value[keys[k]], seen);
-      if (value instanceof Error && value.cause !== undefined) withNodeStacks(value.cause, seen);
-    }
+  function nodeStack(error) {
+    var stack = error.stack;
+    if (typeof stack !== "string" || stack === "" || /^\S/.test(stack)) return stack;
+    var header;
+    try { header = Error.prototype.toString.call(error); } catch (e) { header = "Error"; }
+    var frames = stack.split("\n").filter(function (line) { return /^\s+at /.test(line) && line.indexOf("sandbox-driver.js") === -1; }).map(nodeRedFrame);
+    return frames.length > 0 ? header + "\n" + frames.join("\n") : header;
   }
+  var lib = loadInspect(nodeStack);
 
   // The buffer package shows "<Buffer 01 02 >" past 50 bytes; Node shows "... N more bytes".
   var patchedBuffer = null;
@@ -107,15 +106,13 @@ const NODE_UTIL_GLUE = String.raw`
       },
     });
   }
-  function prepare(args) {
+  function prepare() {
     nodeBufferInspect();
-    var seen = [];
-    for (var i = 0; i < args.length; i++) withNodeStacks(args[i], seen);
   }
 
   var inspect = lib.inspect;
   function inspectFn(value, opts) {
-    prepare([value]);
+    prepare();
     return inspect.apply(undefined, arguments);
   }
   Object.defineProperty(inspectFn, "name", { value: "inspect" });
@@ -126,11 +123,11 @@ const NODE_UTIL_GLUE = String.raw`
     enumerable: true,
   });
   function format() {
-    prepare(arguments);
+    prepare();
     return lib.format.apply(undefined, arguments);
   }
   function formatWithOptions(options) {
-    prepare(Array.prototype.slice.call(arguments, 1));
+    prepare();
     return lib.formatWithOptions.apply(undefined, arguments);
   }
 
@@ -162,13 +159,7 @@ const NODE_UTIL_GLUE = String.raw`
     }
     Object.setPrototypeOf(fn, getProto(original));
     Object.defineProperty(fn, kCustomPromisify, { value: fn, enumerable: false, writable: false, configurable: true });
-    var descriptors = Object.getOwnPropertyDescriptors(original);
-    var keys = Reflect.ownKeys(descriptors);
-    for (var i = 0; i < keys.length; i++) {
-      var d = descriptors[keys[i]];
-      if (typeof d.value === "function") d.value = promisify(d.value);
-    }
-    return Object.defineProperties(fn, descriptors);
+    return Object.defineProperties(fn, Object.getOwnPropertyDescriptors(original));
   }
   promisify.custom = kCustomPromisify;
 
@@ -315,8 +306,8 @@ const NODE_UTIL_GLUE = String.raw`
   };
 
   // isDeepStrictEqual: Node's strict comparison (lib/internal/util/comparisons.js): same prototype
-  // and tag, Object.is for primitives, own enumerable keys (symbols too), Map and Set entries
-  // compared deeply in any order, cycles followed once.
+  // and tag, Object.is for primitives, own enumerable keys (symbols too), an error's cause and
+  // errors, Map and Set entries compared deeply in any order, cycles as Node follows them.
   function ownEnumerable(v) {
     var keys = Object.keys(v);
     var symbols = Object.getOwnPropertySymbols(v);
@@ -335,7 +326,6 @@ const NODE_UTIL_GLUE = String.raw`
     var tag = toTag(a);
     if (tag !== toTag(b)) return false;
     if (Array.isArray(a) !== Array.isArray(b)) return false;
-    for (var m = 0; m < memo.length; m++) if (memo[m][0] === a && memo[m][1] === b) return true;
     if (Array.isArray(a)) {
       if (a.length !== b.length) return false;
     } else if (types.isDate(a)) {
@@ -345,6 +335,8 @@ const NODE_UTIL_GLUE = String.raw`
     } else if (a instanceof Error || types.isNativeError(a)) {
       if (a.message !== b.message || a.name !== b.name) return false;
       if (("cause" in a) !== ("cause" in b) || ("errors" in a) !== ("errors" in b)) return false;
+      if ("cause" in a && !deepEqual(a.cause, b.cause, memo)) return false;
+      if ("errors" in a && !deepEqual(a.errors, b.errors, memo)) return false;
     } else if (types.isBoxedPrimitive(a)) {
       if (!types.isBoxedPrimitive(b) || !Object.is(a.valueOf(), b.valueOf())) return false;
       if (isStringObject(a) && a.length !== b.length) return false;
@@ -372,7 +364,15 @@ const NODE_UTIL_GLUE = String.raw`
     }
     if (keysA.length !== keysB.length) return false;
     for (var i = 0; i < keysA.length; i++) if (!ObjectProto.propertyIsEnumerable.call(b, keysA[i])) return false;
-    memo.push([a, b]);
+    // Node's cycle check: a pair met again is equal only if both sides were met at the same depth.
+    var seenA = memo.a.get(a);
+    if (seenA !== undefined) {
+      var seenB = memo.b.get(b);
+      if (seenB !== undefined) return seenA === seenB;
+    }
+    memo.position++;
+    memo.a.set(a, memo.position);
+    memo.b.set(b, memo.position);
     try {
       if (Array.isArray(a)) {
         for (var n = 0; n < a.length; n++) {
@@ -388,7 +388,8 @@ const NODE_UTIL_GLUE = String.raw`
       for (var kb = 0; kb < keysA.length; kb++) if (!deepEqual(a[keysA[kb]], b[keysA[kb]], memo)) return false;
       return true;
     } finally {
-      memo.pop();
+      memo.a.delete(a);
+      memo.b.delete(b);
     }
   }
   function setEqual(a, b, memo) {
@@ -406,30 +407,29 @@ const NODE_UTIL_GLUE = String.raw`
     }
     return true;
   }
+  // Node's mapEquiv: primitive keys looked up, object keys pooled and matched deeply, key and value.
   function mapEqual(a, b, memo) {
-    var rest = [];
+    var pool = [];
     var ok = true;
     a.forEach(function (v, k) {
       if (!ok) return;
-      if (b.has(k)) { if (!deepEqual(v, b.get(k), memo)) ok = false; }
-      else if (k !== null && typeof k === "object") rest.push([k, v]);
-      else ok = false;
+      if (k !== null && typeof k === "object") pool.push([k, v]);
+      else if (!b.has(k) || !deepEqual(v, b.get(k), memo)) ok = false;
     });
     if (!ok) return false;
-    if (rest.length === 0) return true;
-    var candidates = [];
-    b.forEach(function (v, k) { if (k !== null && typeof k === "object" && !a.has(k)) candidates.push([k, v]); });
-    for (var i = 0; i < rest.length; i++) {
+    if (pool.length === 0) return true;
+    b.forEach(function (v, k) {
+      if (!ok || k === null || typeof k !== "object") return;
       var found = -1;
-      for (var j = 0; j < candidates.length; j++) {
-        if (deepEqual(rest[i][0], candidates[j][0], memo) && deepEqual(rest[i][1], candidates[j][1], memo)) { found = j; break; }
+      for (var j = 0; j < pool.length; j++) {
+        if (deepEqual(pool[j][0], k, memo) && deepEqual(pool[j][1], v, memo)) { found = j; break; }
       }
-      if (found === -1) return false;
-      candidates.splice(found, 1);
-    }
-    return true;
+      if (found === -1) ok = false;
+      else pool.splice(found, 1);
+    });
+    return ok && pool.length === 0;
   }
-  function isDeepStrictEqual(a, b) { return deepEqual(a, b, []); }
+  function isDeepStrictEqual(a, b) { return deepEqual(a, b, { a: new Map(), b: new Map(), position: 0 }); }
 
   // Node's ansi pattern (lib/internal/util/inspect.js, ansiPattern).
   var ansi = new RegExp("[\\u001B\\u009B][[\\]()#;?]*" +
@@ -443,10 +443,18 @@ const NODE_UTIL_GLUE = String.raw`
     return str.replace(ansi, "");
   }
   function toUSVString(input) {
-    var s = "" + input;
-    return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/g, function (m, before) {
-      return before === undefined ? "\uFFFD" : before + "\uFFFD";
-    });
+    var str = "" + input, out = "", from = 0;
+    for (var i = 0; i < str.length; i++) {
+      var c = str.charCodeAt(i);
+      if (c < 0xd800 || c > 0xdfff) continue;
+      if (c <= 0xdbff && i + 1 < str.length) {
+        var d = str.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) { i++; continue; }
+      }
+      out += str.slice(from, i) + "\uFFFD";
+      from = i + 1;
+    }
+    return from === 0 ? str : out + str.slice(from);
   }
 
   // TextEncoder (UTF-8) and TextDecoder (below).
@@ -503,7 +511,7 @@ const NODE_UTIL_GLUE = String.raw`
     this._fatal = !!options.fatal;
     this._ignoreBOM = !!options.ignoreBOM;
     this._pending = [];
-    this._started = false;
+    this._bomSeen = false;
   }
   Object.defineProperty(TextDecoder.prototype, "encoding", { get: function () { return this._encoding; }, enumerable: true, configurable: true });
   Object.defineProperty(TextDecoder.prototype, "fatal", { get: function () { return this._fatal; }, enumerable: true, configurable: true });
@@ -519,7 +527,7 @@ const NODE_UTIL_GLUE = String.raw`
     var out = "", i = 0;
     var fatal = this._fatal, encoding = this._encoding;
     function bad() {
-      if (fatal) throw codeError(TypeError, "ERR_ENCODING_INVALID_ENCODED_DATA", "The encoded data was not valid for encoding " + encoding);
+      if (fatal) throw codeError(TypeError, "ERR_ENCODING_INVALID_ENCODED_DATA", "The encoded data was not valid for encoding " + encoding, true);
       out += "\uFFFD";
     }
     if (encoding === "windows-1252") {
@@ -569,8 +577,12 @@ const NODE_UTIL_GLUE = String.raw`
       }
     }
     this._pending = stream ? all.slice(i) : [];
-    if (!this._ignoreBOM && !this._started && encoding !== "windows-1252" && out.charCodeAt(0) === 0xfeff) out = out.slice(1);
-    this._started = stream ? (this._started || out.length > 0) : false;
+    // The first code point of a stream (not of each chunk) may be a BOM.
+    if (!this._ignoreBOM && !this._bomSeen && out.length > 0) {
+      if (encoding !== "windows-1252" && out.charCodeAt(0) === 0xfeff) out = out.slice(1);
+      this._bomSeen = true;
+    }
+    if (!stream) this._bomSeen = false;
     return out;
   };
 
@@ -604,6 +616,9 @@ const NODE_UTIL_GLUE = String.raw`
 
 let source: string | undefined;
 
+/** getStackString(ctx, err) of Node's inspect.js, minified: `function ir(t,e){let n;try{n=e.stack}catch{}`. */
+const STACK_READ = /function (\w+)\((\w+),(\w+)\)\{let (\w+);try\{\4=\3\.stack\}catch\{\}/;
+
 /**
  * The factory's source. Node's inspect is evaluated inside a function whose `URL` is a stand-in
  * (the package reaches for it only to turn a stack frame's file path into a file: URL, and the
@@ -614,10 +629,14 @@ export function nodeUtilSource(): string {
   if (source !== undefined) return source;
   const require = createRequire(import.meta.url);
   const inspectPath = require.resolve("node-inspect-extracted");
-  const inspectText = readFileSync(inspectPath, "utf8");
+  // inspect reads an error's stack in one place (Node's getStackString); it reads it through the
+  // glue's nodeStack instead. A version of the package without that line fails here, loudly.
+  const original = readFileSync(inspectPath, "utf8");
+  const inspectText = original.replace(STACK_READ, "function $1($2,$3){let $4;try{$4=__nodeStack($3)}catch{}");
+  if (inspectText === original) throw new Error(`node-inspect-extracted: ${inspectPath} no longer reads an error's stack as node-util-source.ts expects`);
   source = `(function (deps) {
   "use strict";
-  function loadInspect() {
+  function loadInspect(__nodeStack) {
     var hadAtomics = Object.prototype.hasOwnProperty.call(globalThis, "Atomics");
     if (!hadAtomics) Object.defineProperty(globalThis, "Atomics", { value: {}, configurable: true, writable: true });
     try {

@@ -38,6 +38,8 @@ import { v8Error } from "./v8-messages";
 import { bufferMark, bufferMarkJson, bufferSource } from "./buffer-source";
 import { RED_UTIL_SOURCE } from "./red-util-source";
 import { nodeUtilSource } from "./node-util-source";
+import { urlCall } from "./url-host";
+import { URL_SOURCE } from "./url-source";
 import { intlCall } from "./intl-host";
 import { INTL_SOURCE } from "./intl-source";
 import type { WireLinkAnswer } from "./sandbox-protocol";
@@ -411,7 +413,7 @@ const OP_SETTLE = 3;
 const OP_PARTIAL = 4;
 const OP_TIMER = 5;
 const OP_LINK = 6;
-/** Evaluates Node's Buffer in the engine (buffer-source.ts), or RED.util's, Node's util's or Intl's source, outside any run's time limit. */
+/** Evaluates Node's Buffer in the engine (buffer-source.ts), or RED.util's, Node's util's, Intl's or URL's source, outside any run's time limit. */
 const OP_LOAD_BUFFER = 7;
 /**
  * Code that names Buffer (or a RED.util function that makes one), RED.util's other functions or
@@ -420,8 +422,9 @@ const OP_LOAD_BUFFER = 7;
 const NAMES_BUFFER = /\b(?:Buffer|ensureBuffer|evaluateNodeProperty)\b/;
 const NAMES_UTIL = /\bRED\s*\.\s*util\b(?!\s*\.\s*cloneMessage\b)/;
 const NAMES_INTL = /\bIntl\b/;
-/** Node's util, a global of the code (not RED.util, not a property named util). */
-const NAMES_NODE_UTIL = /(?<![.\w$])util\b/;
+/** Node's util (and its promisify), globals of the code (not RED.util, not a property named util). */
+const NAMES_NODE_UTIL = /(?<![.\w$])(?:util|promisify)\b/;
+const NAMES_URL = /\bURL(?:SearchParams)?\b/;
 
 interface DumpedError {
   name: string;
@@ -529,6 +532,9 @@ class Engine {
         // Locales, answered by the host's V8 (intl-host.ts), and Intl's source (intl-source.ts).
         vm.newFunction("intl", (...args) => vm.newString(intlCall(...(args.map((h) => (h !== undefined && vm.typeof(h) === "string" ? vm.getString(h) : "")) as [string, string, string?, string?])))),
         vm.newFunction("intlSource", () => vm.newString(INTL_SOURCE)),
+        // URL parsing, answered by the host's V8 (url-host.ts), and URL's source (url-source.ts).
+        vm.newFunction("url", (h) => vm.newString(urlCall(h !== undefined && vm.typeof(h) === "string" ? vm.getString(h) : ""))),
+        vm.newFunction("urlSource", () => vm.newString(URL_SOURCE)),
         vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX, finalMsg: options.finalMsg === true, bufferMark: bufferMark() })),
         vm.newString(options.code),
         vm.newString(options.initialize ?? ""),
@@ -550,6 +556,7 @@ class Engine {
       if (code.some((c) => NAMES_UTIL.test(c))) this.loadBuffer("util");
       if (code.some((c) => NAMES_INTL.test(c))) this.loadBuffer("intl");
       if (code.some((c) => NAMES_NODE_UTIL.test(c))) this.loadBuffer("nodeutil");
+      if (code.some((c) => NAMES_URL.test(c))) this.loadBuffer("url");
     } catch (err) {
       faulted = !(err instanceof SandboxError);
       throw err;
@@ -607,10 +614,10 @@ class Engine {
   private bufferLoaded = false;
 
   /**
-   * Evaluates Node's Buffer in the engine (or, named, RED.util's, Node's util's or Intl's source), within the
+   * Evaluates Node's Buffer in the engine (or, named, RED.util's, Node's util's, Intl's or URL's source), within the
    * setup's time (not a run's, which may be a few ms).
    */
-  private loadBuffer(what: "" | "util" | "nodeutil" | "intl" = ""): void {
+  private loadBuffer(what: "" | "util" | "nodeutil" | "intl" | "url" = ""): void {
     const deadline = this.deadline;
     this.deadline = Date.now() + Math.max(this.options.timeoutMs, 1000);
     try {
