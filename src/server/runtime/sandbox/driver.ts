@@ -75,6 +75,10 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   const mapSet = Map.prototype.set;
   const mapDelete = Map.prototype.delete;
   const mapKeys = Map.prototype.keys;
+  const WeakMapCtor = WeakMap;
+  const weakMapGet = WeakMap.prototype.get;
+  const weakMapSet = WeakMap.prototype.set;
+  const weakMapHas = WeakMap.prototype.has;
   const arrayFrom = Array.from;
   const ErrorCtor = Error;
   const TypeErrorCtor = TypeError;
@@ -287,9 +291,6 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   // Array.prototype.sort's steps write them: read once each (holes skipped), written from index 0,
   // the holes' indices deleted at the end. Anything else (another comparator, a non-string, more
   // than SORT_BATCH_MAX items) is the sort it was.
-  const WeakMapCtor = WeakMap;
-  const weakMapGet = WeakMap.prototype.get;
-  const weakMapSet = WeakMap.prototype.set;
   const arraySort = Array.prototype.sort;
   const ObjectCtor = Object;
   const collatorCompares = new WeakMapCtor();
@@ -406,7 +407,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   // URL and URLSearchParams (url-source.ts; the host's V8 parses), evaluated here at their first use.
   let urlClasses = null;
   const loadUrl = () => {
-    if (urlClasses === null) urlClasses = indirectEval(hostUrlSource())({ host: (json) => hostUrl(json) });
+    if (urlClasses === null) urlClasses = indirectEval(hostUrlSource())({ host: (json) => hostUrl(json), stringify, parse, apply, WeakMap: WeakMapCtor, weakMapGet, weakMapSet, weakMapHas });
     return urlClasses;
   };
   for (const name of ["URL", "URLSearchParams"]) {

@@ -605,6 +605,35 @@ describe("function sandbox: URL and URLSearchParams", () => {
     sandbox.close();
   });
 
+  it("a change of searchParams that would make the URL too long is refused whole: the list and the URL stay as they were", async () => {
+    const code = [
+      "const u = new URL('https://h.example/?q=' + 'é'.repeat(100000));",
+      "try { u.searchParams.append('r', 'é'.repeat(100000)); } catch (e) { msg.error1 = e.name; }",
+      "msg.payload = [u.searchParams.size, u.searchParams.has('r'), u.search.length];",
+      "return msg;",
+    ].join("\n");
+    const sandbox = await createFunctionSandbox(options(code));
+    const out = (await sandbox.run(msg(null))).outputs[0]![0]!;
+    expect(out.error1).toBe("RangeError");
+    expect(out.payload).toEqual([1, false, 3 + 100000 * 6]);
+    sandbox.close();
+  });
+
+  it("code that replaces JSON or WeakMap's methods before its first URL neither reaches nor forges a URL's parts", async () => {
+    const code = [
+      "const leaked = [];",
+      "const get = WeakMap.prototype.get;",
+      "WeakMap.prototype.get = function (k) { leaked.push(this); return get.call(this, k); };",
+      "JSON.parse = () => ['https://forged.example/', '', '', '', '', '', '', '', '', '', ''];",
+      "const u = new globalThis['U' + 'RL']('https://real.example/p');",
+      "msg.payload = [u.href, u.hostname, leaked.length];",
+      "return msg;",
+    ].join("\n");
+    const sandbox = await createFunctionSandbox(options(code));
+    expect((await sandbox.run(msg(null))).outputs[0]![0]!.payload).toEqual(["https://real.example/p", "real.example", 0]);
+    sandbox.close();
+  });
+
   it("a URL's private parts are out of the code's reach: a forged object is refused", async () => {
     const code = [
       "const get = Object.getOwnPropertyDescriptor(URL.prototype, 'href').get;",

@@ -335,8 +335,11 @@ const NODE_UTIL_GLUE = String.raw`
     } else if (a instanceof Error || types.isNativeError(a)) {
       if (a.message !== b.message || a.name !== b.name) return false;
       if (("cause" in a) !== ("cause" in b) || ("errors" in a) !== ("errors" in b)) return false;
-      if ("cause" in a && !deepEqual(a.cause, b.cause, memo)) return false;
-      if ("errors" in a && !deepEqual(a.errors, b.errors, memo)) return false;
+    } else if (tag === "[object URL]") {
+      // Node compares URLs by href (its URL has no own keys).
+      var hrefA, hrefB;
+      try { hrefA = a.href; hrefB = b.href; } catch (e) { return false; }
+      if (hrefA !== hrefB) return false;
     } else if (types.isBoxedPrimitive(a)) {
       if (!types.isBoxedPrimitive(b) || !Object.is(a.valueOf(), b.valueOf())) return false;
       if (isStringObject(a) && a.length !== b.length) return false;
@@ -381,6 +384,10 @@ const NODE_UTIL_GLUE = String.raw`
         }
         for (var ka = 0; ka < keysA.length; ka++) if (!isIndex(keysA[ka]) && !deepEqual(a[keysA[ka]], b[keysA[ka]], memo)) return false;
         return true;
+      }
+      if (a instanceof Error || types.isNativeError(a)) {
+        if ("cause" in a && !deepEqual(a.cause, b.cause, memo)) return false;
+        if ("errors" in a && !deepEqual(a.errors, b.errors, memo)) return false;
       }
       if (isSet(a) && !setEqual(a, b, memo)) return false;
       if (isMap(a) && !mapEqual(a, b, memo)) return false;
@@ -443,7 +450,8 @@ const NODE_UTIL_GLUE = String.raw`
     return str.replace(ansi, "");
   }
   function toUSVString(input) {
-    var str = "" + input, out = "", from = 0;
+    if (typeof input === "symbol") throw new TypeError("Cannot convert a Symbol value to a string");
+    var str = String(input), out = "", from = 0;
     for (var i = 0; i < str.length; i++) {
       var c = str.charCodeAt(i);
       if (c < 0xd800 || c > 0xdfff) continue;

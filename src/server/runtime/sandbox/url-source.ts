@@ -11,7 +11,9 @@
  * - `util.inspect` shows both as Node does (their `nodejs.util.inspect.custom`).
  *
  * The source is an expression yielding a factory; the driver calls it with `host(json)` (url-host.ts's
- * urlCall) and gets `{ URL, URLSearchParams }`.
+ * urlCall) and the primordials it captured before any code ran (`stringify`, `parse`, `apply`, WeakMap
+ * and its methods: the code may replace the globals before its first use of URL, and must not reach
+ * a URL's parts that way), and gets `{ URL, URLSearchParams }`.
  *
  * No backticks and no dollar-brace in this text: it is a template literal.
  */
@@ -35,16 +37,32 @@ export const URL_SOURCE = String.raw`(function (deps) {
     }
     return e;
   }
+  var apply = deps.apply, stringify = deps.stringify, parse = deps.parse;
+  function wmGet(map, key) { return apply(deps.weakMapGet, map, [key]); }
+  function wmSet(map, key, value) { apply(deps.weakMapSet, map, [key, value]); }
+  function wmHas(map, key) { return apply(deps.weakMapHas, map, [key]); }
+  // WebIDL's USVString: ToString (toString before valueOf), lone surrogates as U+FFFD.
   function toUSV(value) {
     if (typeof value === "symbol") throw new TypeError("Cannot convert a Symbol value to a string");
-    var s = "" + value;
-    return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/g, function (m, before) {
-      return before === undefined ? "\uFFFD" : before + "\uFFFD";
-    });
+    var str = String(value), out = "", from = 0;
+    for (var i = 0; i < str.length; i++) {
+      var c = str.charCodeAt(i);
+      if (c < 0xd800 || c > 0xdfff) continue;
+      if (c <= 0xdbff && i + 1 < str.length) {
+        var d = str.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) { i++; continue; }
+      }
+      out += str.slice(from, i) + "\uFFFD";
+      from = i + 1;
+    }
+    return from === 0 ? str : out + str.slice(from);
   }
+  var MAX = 1000000;
+  function tooLong() { return new RangeError("URL: a string of more than 1,000,000 characters"); }
   function ask(call) {
-    var answer = JSON.parse(deps.host(JSON.stringify(call)));
-    if (answer === "long") throw new RangeError("URL: a string of more than 1,000,000 characters");
+    for (var i = 1; i < call.length; i++) if (call[i].length > MAX) throw tooLong();
+    var answer = parse(deps.host(stringify(call)));
+    if (answer === "long") throw tooLong();
     return answer;
   }
 
@@ -84,20 +102,22 @@ export const URL_SOURCE = String.raw`(function (deps) {
     }
     return out;
   }
-  var HEX = "0123456789ABCDEF";
+  // encodeURIComponent (native) leaves A-Z a-z 0-9 - _ . ! ~ * ' ( ) as they are; the form
+  // serializer also escapes ! ~ ' ( ) and writes a space as "+". Strings are USV here.
+  var formExtra = /[!'()~]/g;
   function formEncode(str) {
-    var bytes = utf8Bytes(str), out = "";
-    for (var i = 0; i < bytes.length; i++) {
-      var b = bytes[i];
-      if (b === 0x20) out += "+";
-      else if (b === 0x2a || b === 0x2d || b === 0x2e || b === 0x5f || (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a)) out += String.fromCharCode(b);
-      else out += "%" + HEX[b >> 4] + HEX[b & 15];
-    }
-    return out;
+    if (/^[A-Za-z0-9*\-._]*$/.test(str)) return str;
+    return encodeURIComponent(str).replace(formExtra, function (c) { return "%" + c.charCodeAt(0).toString(16).toUpperCase(); }).replace(/%20/g, "+");
   }
   function isHex(c) { return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66); }
   function formDecode(str) {
-    var bytes = utf8Bytes(str.replace(/\+/g, " ")), out = [];
+    var spaced = str.replace(/\+/g, " ");
+    if (spaced.indexOf("%") === -1) return spaced;
+    // decodeURIComponent (native) throws on a bad escape or bytes that are not UTF-8: then byte by byte.
+    try { return decodeURIComponent(spaced); } catch (e) { return formDecodeSlow(spaced); }
+  }
+  function formDecodeSlow(spaced) {
+    var bytes = utf8Bytes(spaced), out = [];
     for (var i = 0; i < bytes.length; i++) {
       if (bytes[i] === 0x25 && i + 2 < bytes.length && isHex(bytes[i + 1]) && isHex(bytes[i + 2])) {
         out.push(parseInt(String.fromCharCode(bytes[i + 1], bytes[i + 2]), 16));
@@ -124,15 +144,15 @@ export const URL_SOURCE = String.raw`(function (deps) {
   }
 
   // The private state of both classes, out of the code's reach.
-  var urls = new WeakMap();
-  var params = new WeakMap();
+  var urls = new deps.WeakMap();
+  var params = new deps.WeakMap();
   function urlState(self) {
-    var state = urls.get(self);
+    var state = wmGet(urls, self);
     if (state === undefined) throw codeError(TypeError, "ERR_INVALID_THIS", "Value of \"this\" must be of type URL");
     return state;
   }
   function paramsState(self) {
-    var state = params.get(self);
+    var state = wmGet(params, self);
     if (state === undefined) throw codeError(TypeError, "ERR_INVALID_THIS", "Value of \"this\" must be of type URLSearchParams");
     return state;
   }
@@ -144,8 +164,8 @@ export const URL_SOURCE = String.raw`(function (deps) {
       // nothing
     } else if (typeof init === "object" || typeof init === "function") {
       var method = init[Symbol.iterator];
-      if (params.has(init)) {
-        list = params.get(init).list.slice();
+      if (wmHas(params, init)) {
+        list = wmGet(params, init).list.slice();
       } else if (method !== undefined && method !== null) {
         if (typeof method !== "function") throw codeError(TypeError, "ERR_ARG_NOT_ITERABLE", "Query pairs must be iterable");
         var pairs = Array.from(init);
@@ -162,7 +182,6 @@ export const URL_SOURCE = String.raw`(function (deps) {
         var keys = Reflect.ownKeys(init);
         for (var k = 0; k < keys.length; k++) {
           var key = keys[k];
-          if (typeof key !== "string") continue;
           var desc = Reflect.getOwnPropertyDescriptor(init, key);
           if (desc !== undefined && desc.enumerable) list.push(toUSV(key), toUSV(init[key]));
         }
@@ -170,14 +189,16 @@ export const URL_SOURCE = String.raw`(function (deps) {
     } else {
       list = parseQuery(toUSV(init));
     }
-    params.set(this, { list: list, url: null });
+    wmSet(params, this, { list: list, url: null });
   }
-  function updateUrl(state) {
-    if (state.url === null) return;
-    var query = serialize(state.list);
-    var owner = urls.get(state.url);
-    var next = ask(["set", owner.parts[0], "search", query]);
-    if (next !== null) owner.parts = next;
+  // A change of the list: its URL's search first (which may refuse a query too long), then the list.
+  function commit(state, list) {
+    if (state.url !== null) {
+      var owner = wmGet(urls, state.url);
+      var next = ask(["set", owner.parts[0], "search", serialize(list)]);
+      if (next !== null) owner.parts = next;
+    }
+    state.list = list;
   }
   function serialize(list) {
     var out = [];
@@ -191,20 +212,19 @@ export const URL_SOURCE = String.raw`(function (deps) {
   P.append = function append(name, value) {
     var state = paramsState(this);
     needArgs(2, arguments.length, "The \"name\" and \"value\" arguments must be specified");
-    state.list.push(toUSV(name), toUSV(value));
-    updateUrl(state);
+    commit(state, state.list.concat([toUSV(name), toUSV(value)]));
   };
   P.delete = function (name, value) {
     var state = paramsState(this);
     needArgs(1, arguments.length, "The \"name\" argument must be specified");
     name = toUSV(name);
     var match = value !== undefined ? toUSV(value) : undefined;
-    var list = state.list;
+    var list = state.list.slice();
     for (var i = 0; i < list.length;) {
       if (list[i] === name && (match === undefined || list[i + 1] === match)) list.splice(i, 2);
       else i += 2;
     }
-    updateUrl(state);
+    commit(state, list);
   };
   P.get = function get(name) {
     var state = paramsState(this);
@@ -234,14 +254,14 @@ export const URL_SOURCE = String.raw`(function (deps) {
     needArgs(2, arguments.length, "The \"name\" and \"value\" arguments must be specified");
     name = toUSV(name);
     value = toUSV(value);
-    var list = state.list, found = false;
+    var list = state.list.slice(), found = false;
     for (var i = 0; i < list.length;) {
       if (list[i] === name) {
         if (!found) { list[i + 1] = value; found = true; i += 2; } else list.splice(i, 2);
       } else i += 2;
     }
     if (!found) list.push(name, value);
-    updateUrl(state);
+    commit(state, list);
   };
   P.sort = function sort() {
     var state = paramsState(this);
@@ -249,9 +269,9 @@ export const URL_SOURCE = String.raw`(function (deps) {
     for (var i = 0; i < state.list.length; i += 2) pairs.push([state.list[i], state.list[i + 1], i]);
     // Stable, by UTF-16 code units, as the standard says.
     pairs.sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[2] - b[2]; });
-    state.list = [];
-    for (var j = 0; j < pairs.length; j++) state.list.push(pairs[j][0], pairs[j][1]);
-    updateUrl(state);
+    var list = [];
+    for (var j = 0; j < pairs.length; j++) list.push(pairs[j][0], pairs[j][1]);
+    commit(state, list);
   };
   P.forEach = function forEach(callback, thisArg) {
     var state = paramsState(this);
@@ -297,8 +317,10 @@ export const URL_SOURCE = String.raw`(function (deps) {
     Object.defineProperty(P, name, { enumerable: true });
   });
 
-  function invalid(input, base) {
-    var e = codeError(TypeError, "ERR_INVALID_URL", "Invalid URL", true);
+  // Node throws the constructor's from C++ ("TypeError: Invalid URL"), the href setter's from
+  // JavaScript ("TypeError [ERR_INVALID_URL]: Invalid URL").
+  function invalid(input, base, fromSetter) {
+    var e = codeError(TypeError, "ERR_INVALID_URL", "Invalid URL", !fromSetter);
     e.input = input;
     if (base !== undefined) e.base = base;
     return e;
@@ -310,7 +332,7 @@ export const URL_SOURCE = String.raw`(function (deps) {
     var baseText = base !== undefined ? toUSV(base) : undefined;
     var parts = ask(baseText !== undefined ? ["parse", text, baseText] : ["parse", text]);
     if (parts === null) throw invalid(text, baseText);
-    urls.set(this, { parts: parts, searchParams: null });
+    wmSet(urls, this, { parts: parts, searchParams: null });
   }
   var U = URL.prototype;
   PARTS.forEach(function (name, index) {
@@ -325,11 +347,11 @@ export const URL_SOURCE = String.raw`(function (deps) {
         var text = toUSV(value);
         var next = ask(["set", state.parts[0], name, text]);
         if (next === null) {
-          if (name === "href") throw invalid(text);
+          if (name === "href") throw invalid(text, undefined, true);
           return;
         }
         state.parts = next;
-        if (state.searchParams !== null && (name === "href" || name === "search")) params.get(state.searchParams).list = parseQuery(next[9]);
+        if (state.searchParams !== null && (name === "href" || name === "search")) wmGet(params, state.searchParams).list = parseQuery(next[9]);
       };
     }
     Object.defineProperty(U, name, descriptor);
@@ -339,7 +361,7 @@ export const URL_SOURCE = String.raw`(function (deps) {
       var state = urlState(this);
       if (state.searchParams === null) {
         var sp = new URLSearchParams(state.parts[9]);
-        params.get(sp).url = this;
+        wmGet(params, sp).url = this;
         state.searchParams = sp;
       }
       return state.searchParams;
