@@ -119,4 +119,24 @@ describe("function nodes through REST and the WebSocket", () => {
     );
     expect(debug).toMatchObject({ node_id: "util-dbg-1", msg: "sensor read 21.5: { ok: true } | { list: [ 1, 2 ], nested: { deep: { deeper: {} } } }" });
   });
+
+  it("reads and rewrites a URL's query with URL and URLSearchParams, as Node-RED's function node does", async () => {
+    const code = "const u = new URL(msg.payload);\nu.searchParams.set('page', Number(u.searchParams.get('page')) + 1);\nu.searchParams.delete('token');\nmsg.payload = [u.hostname, u.searchParams.get('q'), u.href];\nreturn msg;";
+    const debug = await injectAndDebug(
+      "urls",
+      {
+        nodes: [
+          { id: "url-inj-1", type: "inject", config: { payload_type: "string", payload: "https://api.example.com/search?q=caf%C3%A9+au+lait&page=2&token=secret" } },
+          { id: "url-fn-1", type: "function", config: { code } },
+          { id: "url-dbg-1", type: "debug" },
+        ],
+        connections: [
+          { source: "url-inj-1", target: "url-fn-1" },
+          { source: "url-fn-1", target: "url-dbg-1" },
+        ],
+      },
+      "url-inj-1",
+    );
+    expect(debug).toMatchObject({ node_id: "url-dbg-1", msg: ["api.example.com", "café au lait", "https://api.example.com/search?q=caf%C3%A9+au+lait&page=3"] });
+  });
 });

@@ -766,12 +766,59 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       },
     });
   }
+  // Node's console, as Node-RED's code has it: log, info and debug are the server's log (not shown,
+  // as in Node-RED's default level), warn and error the node's warnings; the rest write through
+  // them as Node's do (trace and a failed assert to stderr, so as errors), and none throws.
+  const counts = new MapCtor();
+  const timers2 = new MapCtor();
+  const label = (value) => (value === undefined ? "default" : Str(value));
   globalThis.console = {
     log(...args) { log("log", args); },
     info(...args) { log("log", args); },
     debug(...args) { log("log", args); },
     warn(...args) { log("warn", args); },
     error(...args) { log("error", args); },
+    dir(value) { log("log", [value]); },
+    dirxml(...args) { log("log", args); },
+    table(value) { log("log", [value]); },
+    trace(...args) { log("error", args.length === 0 ? ["Trace"] : ["Trace:", ...args]); },
+    assert(value, ...args) { if (!value) log("error", args.length === 0 ? ["Assertion failed"] : ["Assertion failed:", ...args]); },
+    count(name) {
+      const key = label(name);
+      const n = (apply(mapGet, counts, [key]) || 0) + 1;
+      apply(mapSet, counts, [key, n]);
+      log("log", [key + ": " + n]);
+    },
+    countReset(name) {
+      const key = label(name);
+      if (apply(mapGet, counts, [key]) === undefined) log("warn", ["Count for '" + key + "' does not exist"]);
+      else apply(mapSet, counts, [key, 0]);
+    },
+    group(...args) { if (args.length > 0) log("log", args); },
+    groupCollapsed(...args) { if (args.length > 0) log("log", args); },
+    groupEnd() {},
+    time(name) {
+      const key = label(name);
+      if (apply(mapGet, timers2, [key]) !== undefined) log("warn", ["Label '" + key + "' already exists for console.time()"]);
+      else apply(mapSet, timers2, [key, Date.now()]);
+    },
+    timeLog(name, ...args) {
+      const key = label(name);
+      const start = apply(mapGet, timers2, [key]);
+      if (start === undefined) log("warn", ["No such label '" + key + "' for console.timeLog()"]);
+      else log("log", [key + ": " + (Date.now() - start) + "ms", ...args]);
+    },
+    timeEnd(name) {
+      const key = label(name);
+      const start = apply(mapGet, timers2, [key]);
+      if (start === undefined) { log("warn", ["No such label '" + key + "' for console.timeEnd()"]); return; }
+      apply(mapDelete, timers2, [key]);
+      log("log", [key + ": " + (Date.now() - start) + "ms"]);
+    },
+    clear() {},
+    profile() {},
+    profileEnd() {},
+    timeStamp() {},
   };
 
   // Node-RED runs the body in an async function; an async compile is only needed for code that

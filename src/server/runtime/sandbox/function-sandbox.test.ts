@@ -578,6 +578,29 @@ describe("function sandbox: Node's util", () => {
   });
 });
 
+describe("function sandbox: console", () => {
+  it("has Node's console methods: none throws, warnings and errors are the node's, a failed assert and trace are errors", async () => {
+    const code = [
+      "console.time('t'); console.timeLog('t'); console.timeEnd('t'); console.timeEnd('t');",
+      "console.count(); console.count('x'); console.countReset('missing');",
+      "console.group('g'); console.groupCollapsed(); console.groupEnd(); console.table([{ a: 1 }]); console.dir({ b: 2 }, { depth: 0 });",
+      "console.assert(true, 'not shown'); console.assert(false, 'shown', 1); console.trace('here');",
+      "console.clear(); console.profile(); console.profileEnd(); console.timeStamp(); console.dirxml('x');",
+      "return msg;",
+    ].join("\n");
+    const sandbox = await createFunctionSandbox(options(code));
+    const result = await sandbox.run(msg(null));
+    expect(result.outputs[0]).toHaveLength(1);
+    expect(result.logs.filter((l) => l.level !== "log")).toEqual([
+      { level: "warn", message: "No such label 't' for console.timeEnd()" },
+      { level: "warn", message: "Count for 'missing' does not exist" },
+      { level: "error", message: "Assertion failed: shown 1" },
+      { level: "error", message: "Trace: here" },
+    ]);
+    sandbox.close();
+  });
+});
+
 describe("function sandbox: URL and URLSearchParams", () => {
   it("are loaded at their first use, also by a computed name, keep searchParams one object, and may be shadowed", async () => {
     const code = [
