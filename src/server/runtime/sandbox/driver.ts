@@ -391,31 +391,14 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     }
     return intlObject;
   };
-  defineProperty(globalThis, "Intl", {
-    configurable: true,
-    enumerable: false,
-    get() {
-      const made = loadIntl();
-      defineProperty(globalThis, "Intl", { value: made, writable: true, configurable: true, enumerable: false });
-      return made;
-    },
-    set(value) {
-      defineProperty(globalThis, "Intl", { value, writable: true, configurable: true, enumerable: false });
-    },
-  });
-
-  // URL and URLSearchParams (url-source.ts; the host's V8 parses), evaluated here at their first use.
-  let urlClasses = null;
-  const loadUrl = () => {
-    if (urlClasses === null) urlClasses = indirectEval(hostUrlSource())({ host: (json) => hostUrl(json), stringify, parse, apply, WeakMap: WeakMapCtor, weakMapGet, weakMapSet, weakMapHas });
-    return urlClasses;
-  };
-  for (const name of ["URL", "URLSearchParams"]) {
+  // A global the host's source makes at its first use: a getter that replaces itself with the
+  // value (code may also set the name first, as with any global).
+  const lazyGlobal = (name, make) => {
     defineProperty(globalThis, name, {
       configurable: true,
       enumerable: false,
       get() {
-        const made = loadUrl()[name];
+        const made = make();
         defineProperty(globalThis, name, { value: made, writable: true, configurable: true, enumerable: false });
         return made;
       },
@@ -423,7 +406,17 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
         defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
       },
     });
-  }
+  };
+  lazyGlobal("Intl", loadIntl);
+
+  // URL and URLSearchParams (url-source.ts; the host's V8 parses), evaluated here at their first use.
+  let urlClasses = null;
+  const loadUrl = () => {
+    if (urlClasses === null) urlClasses = indirectEval(hostUrlSource())({ host: (json) => hostUrl(json), stringify, parse, apply, WeakMap: WeakMapCtor, weakMapGet, weakMapSet, weakMapHas });
+    return urlClasses;
+  };
+  lazyGlobal("URL", () => loadUrl().URL);
+  lazyGlobal("URLSearchParams", () => loadUrl().URLSearchParams);
 
   // Node's Buffer (buffer-source.ts), evaluated here at its first use: by the code, or by a message
   // that brings one. Buffers cross to and from the host as {"\u0000b": base64}.
@@ -439,18 +432,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     }
     return BufferCtor;
   };
-  defineProperty(globalThis, "Buffer", {
-    configurable: true,
-    enumerable: false,
-    get() {
-      const B = loadBuffer();
-      defineProperty(globalThis, "Buffer", { value: B, writable: true, configurable: true, enumerable: false });
-      return B;
-    },
-    set(value) {
-      defineProperty(globalThis, "Buffer", { value, writable: true, configurable: true, enumerable: false });
-    },
-  });
+  lazyGlobal("Buffer", loadBuffer);
   // While a message is written for the host, a Buffer's toJSON writes its stand-in (one native
   // call per Buffer, where a replacer would be a call per value). The host reads the bytes of an
   // ArrayBuffer whole: a view of part of one (slice, subarray) is copied out first.
@@ -752,20 +734,8 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     return nodeUtil;
   };
   // Node-RED's sandbox also has util.promisify as a global, promisify.
-  for (const name of ["util", "promisify"]) {
-    defineProperty(globalThis, name, {
-      configurable: true,
-      enumerable: false,
-      get() {
-        const made = name === "util" ? loadNodeUtil() : loadNodeUtil().promisify;
-        defineProperty(globalThis, name, { value: made, writable: true, configurable: true, enumerable: false });
-        return made;
-      },
-      set(value) {
-        defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
-      },
-    });
-  }
+  lazyGlobal("util", loadNodeUtil);
+  lazyGlobal("promisify", () => loadNodeUtil().promisify);
   // Node's console, as Node-RED's code has it: log, info and debug are the server's log (not shown,
   // as in Node-RED's default level), warn and error the node's warnings; the rest write through
   // them as Node's do (trace and a failed assert to stderr, so as errors), and none throws.

@@ -25,6 +25,7 @@
  * No backticks and no dollar-brace in NODE_UTIL_GLUE: it is a template literal.
  */
 import { readFileSync } from "node:fs";
+import { NODE_ERRORS_SOURCE } from "./node-errors-source";
 import { createRequire } from "node:module";
 
 const NODE_UTIL_GLUE = String.raw`
@@ -36,21 +37,7 @@ const NODE_UTIL_GLUE = String.raw`
   var kCustomPromisify = Symbol.for("nodejs.util.promisify.custom");
   var kCustomInspect = Symbol.for("nodejs.util.inspect.custom");
 
-  // Node's own errors: a code, and "TypeError [ERR_X]: message" as their text and stack's header
-  // (not those Node throws from C++, \`plain\`).
-  function codeError(Ctor, code, message, plain) {
-    var e = new Ctor(message);
-    Object.defineProperty(e, "code", { value: code, enumerable: true, writable: true, configurable: true });
-    if (plain) return e;
-    Object.defineProperty(e, "toString", {
-      value: function toString() { return this.name + " [" + this.code + "]: " + this.message; },
-      enumerable: false, writable: true, configurable: true,
-    });
-    if (typeof e.stack === "string") {
-      Object.defineProperty(e, "stack", { value: e.toString() + (e.stack === "" ? "" : "\n" + e.stack.replace(/\n$/, "")), enumerable: false, writable: true, configurable: true });
-    }
-    return e;
-  }
+${NODE_ERRORS_SOURCE}
   function received(value) {
     if (value === null || value === undefined) return " Received " + value;
     if (typeof value === "function") return " Received function " + (value.name || "<anonymous>");
@@ -448,21 +435,6 @@ const NODE_UTIL_GLUE = String.raw`
   function stripVTControlCharacters(str) {
     if (typeof str !== "string") throw argType("str", "of type string", str);
     return str.replace(ansi, "");
-  }
-  function toUSVString(input) {
-    if (typeof input === "symbol") throw new TypeError("Cannot convert a Symbol value to a string");
-    var str = String(input), out = "", from = 0;
-    for (var i = 0; i < str.length; i++) {
-      var c = str.charCodeAt(i);
-      if (c < 0xd800 || c > 0xdfff) continue;
-      if (c <= 0xdbff && i + 1 < str.length) {
-        var d = str.charCodeAt(i + 1);
-        if (d >= 0xdc00 && d <= 0xdfff) { i++; continue; }
-      }
-      out += str.slice(from, i) + "\uFFFD";
-      from = i + 1;
-    }
-    return from === 0 ? str : out + str.slice(from);
   }
 
   // TextEncoder (UTF-8) and TextDecoder (below).

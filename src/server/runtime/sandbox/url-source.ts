@@ -17,46 +17,19 @@
  *
  * No backticks and no dollar-brace in this text: it is a template literal.
  */
+import { NODE_ERRORS_SOURCE } from "./node-errors-source";
+
 export const URL_SOURCE = String.raw`(function (deps) {
   "use strict";
   var kInspect = Symbol.for("nodejs.util.inspect.custom");
   var PARTS = ["href", "origin", "protocol", "username", "password", "host", "hostname", "port", "pathname", "search", "hash"];
 
-  // Node's own errors: a code, and "TypeError [ERR_X]: message" as their text and stack's header
-  // (not "Invalid URL", which Node throws from C++, \`plain\`).
-  function codeError(Ctor, code, message, plain) {
-    var e = new Ctor(message);
-    Object.defineProperty(e, "code", { value: code, enumerable: true, writable: true, configurable: true });
-    if (plain) return e;
-    Object.defineProperty(e, "toString", {
-      value: function toString() { return this.name + " [" + this.code + "]: " + this.message; },
-      enumerable: false, writable: true, configurable: true,
-    });
-    if (typeof e.stack === "string") {
-      Object.defineProperty(e, "stack", { value: e.toString() + (e.stack === "" ? "" : "\n" + e.stack.replace(/\n$/, "")), enumerable: false, writable: true, configurable: true });
-    }
-    return e;
-  }
+${NODE_ERRORS_SOURCE}
   var apply = deps.apply, stringify = deps.stringify, parse = deps.parse;
   function wmGet(map, key) { return apply(deps.weakMapGet, map, [key]); }
   function wmSet(map, key, value) { apply(deps.weakMapSet, map, [key, value]); }
   function wmHas(map, key) { return apply(deps.weakMapHas, map, [key]); }
-  // WebIDL's USVString: ToString (toString before valueOf), lone surrogates as U+FFFD.
-  function toUSV(value) {
-    if (typeof value === "symbol") throw new TypeError("Cannot convert a Symbol value to a string");
-    var str = String(value), out = "", from = 0;
-    for (var i = 0; i < str.length; i++) {
-      var c = str.charCodeAt(i);
-      if (c < 0xd800 || c > 0xdfff) continue;
-      if (c <= 0xdbff && i + 1 < str.length) {
-        var d = str.charCodeAt(i + 1);
-        if (d >= 0xdc00 && d <= 0xdfff) { i++; continue; }
-      }
-      out += str.slice(from, i) + "\uFFFD";
-      from = i + 1;
-    }
-    return from === 0 ? str : out + str.slice(from);
-  }
+  var toUSV = toUSVString;
   var MAX = 1000000;
   function tooLong() { return new RangeError("URL: a string of more than 1,000,000 characters"); }
   function ask(call) {
