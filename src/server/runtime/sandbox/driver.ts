@@ -741,6 +741,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   // them as Node's do (trace and a failed assert to stderr, so as errors), and none throws.
   const counts = new MapCtor();
   const timers2 = new MapCtor();
+  const dateNow = Date.now;
   const label = (value) => (value === undefined ? "default" : Str(value));
   globalThis.console = {
     log(...args) { log("log", args); },
@@ -762,7 +763,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     countReset(name) {
       const key = label(name);
       if (apply(mapGet, counts, [key]) === undefined) log("warn", ["Count for '" + key + "' does not exist"]);
-      else apply(mapSet, counts, [key, 0]);
+      else apply(mapDelete, counts, [key]);
     },
     group(...args) { if (args.length > 0) log("log", args); },
     groupCollapsed(...args) { if (args.length > 0) log("log", args); },
@@ -770,20 +771,20 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     time(name) {
       const key = label(name);
       if (apply(mapGet, timers2, [key]) !== undefined) log("warn", ["Label '" + key + "' already exists for console.time()"]);
-      else apply(mapSet, timers2, [key, Date.now()]);
+      else apply(mapSet, timers2, [key, dateNow()]);
     },
     timeLog(name, ...args) {
       const key = label(name);
       const start = apply(mapGet, timers2, [key]);
       if (start === undefined) log("warn", ["No such label '" + key + "' for console.timeLog()"]);
-      else log("log", [key + ": " + (Date.now() - start) + "ms", ...args]);
+      else log("log", [key + ": " + (dateNow() - start) + "ms", ...args]);
     },
     timeEnd(name) {
       const key = label(name);
       const start = apply(mapGet, timers2, [key]);
       if (start === undefined) { log("warn", ["No such label '" + key + "' for console.timeEnd()"]); return; }
       apply(mapDelete, timers2, [key]);
-      log("log", [key + ": " + (Date.now() - start) + "ms"]);
+      log("log", [key + ": " + (dateNow() - start) + "ms"]);
     },
     clear() {},
     profile() {},

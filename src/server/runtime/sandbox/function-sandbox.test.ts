@@ -582,7 +582,8 @@ describe("function sandbox: console", () => {
   it("has Node's console methods: none throws, warnings and errors are the node's, a failed assert and trace are errors", async () => {
     const code = [
       "console.time('t'); console.timeLog('t'); console.timeEnd('t'); console.timeEnd('t');",
-      "console.count(); console.count('x'); console.countReset('missing');",
+      "console.count(); console.count('x'); console.countReset('missing'); console.countReset('x'); console.countReset('x');",
+      "const now = Date.now; Date.now = undefined; console.time('mocked'); console.timeEnd('mocked'); Date.now = now;",
       "console.group('g'); console.groupCollapsed(); console.groupEnd(); console.table([{ a: 1 }]); console.dir({ b: 2 }, { depth: 0 });",
       "console.assert(true, 'not shown'); console.assert(false, 'shown', 1); console.trace('here');",
       "console.clear(); console.profile(); console.profileEnd(); console.timeStamp(); console.dirxml('x');",
@@ -594,6 +595,7 @@ describe("function sandbox: console", () => {
     expect(result.logs.filter((l) => l.level !== "log")).toEqual([
       { level: "warn", message: "No such label 't' for console.timeEnd()" },
       { level: "warn", message: "Count for 'missing' does not exist" },
+      { level: "warn", message: "Count for 'x' does not exist" },
       { level: "error", message: "Assertion failed: shown 1" },
       { level: "error", message: "Trace: here" },
     ]);

@@ -185,7 +185,11 @@ ${NODE_ERRORS_SOURCE}
   P.append = function append(name, value) {
     var state = paramsState(this);
     needArgs(2, arguments.length, "The \"name\" and \"value\" arguments must be specified");
-    commit(state, state.list.concat([toUSV(name), toUSV(value)]));
+    name = toUSV(name);
+    value = toUSV(value);
+    // Without a URL nothing can refuse it: appended in place (a loop of appends stays linear).
+    if (state.url === null) state.list.push(name, value);
+    else commit(state, state.list.concat([name, value]));
   };
   P.delete = function (name, value) {
     var state = paramsState(this);
