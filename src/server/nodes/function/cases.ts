@@ -598,7 +598,7 @@ export const cases: DiffCase[] = [
           "  util.inspect({ [util.inspect.custom]() { return 'custom!'; } }),",
           "  util.format('%s is %d, %i, %f; %j %o %O %%', 'x', 42.5, 42.5, '1.5', { a: 1 }, [1], { b: { c: {} } }),",
           "  util.format('%s', { a: { b: { c: 1 } } }, 'extra', 3),",
-          "  util.format('no placeholders', { a: 1 }, ['x'], 'y'),",
+          "  util.format('plain text', { a: 1 }, ['x'], 'y'),",
           "  util.format(1, 2, '3'),",
           "  util.format('%s:%s', 'only one'),",
           "  util.format('%d', '0x10'),",

@@ -29,6 +29,25 @@ async function injectAndDebug(name: string, graph: Graph, injectId: string) {
   }
 }
 
+/** A flow of inject → function(`code`) → debug: deploys it, presses the inject, answers the debug event. */
+function functionAndDebug(prefix: string, inject: Record<string, unknown>, code: string) {
+  return injectAndDebug(
+    prefix,
+    {
+      nodes: [
+        { id: `${prefix}-inj-1`, type: "inject", config: inject },
+        { id: `${prefix}-fn-1`, type: "function", config: { code } },
+        { id: `${prefix}-dbg-1`, type: "debug" },
+      ],
+      connections: [
+        { source: `${prefix}-inj-1`, target: `${prefix}-fn-1` },
+        { source: `${prefix}-fn-1`, target: `${prefix}-dbg-1` },
+      ],
+    },
+    `${prefix}-inj-1`,
+  );
+}
+
 describe("function nodes through REST and the WebSocket", () => {
   // FlowFuse's multi-user dashboard blueprint: one branch sets the user in a function, another
   // reads it with JSONata; a function that names the flow context runs in the flow's turn.
@@ -81,62 +100,20 @@ describe("function nodes through REST and the WebSocket", () => {
   it("sorts file names naturally with an Intl.Collator's compare, as V8 does in Node-RED", async () => {
     const names = Array.from({ length: 40 }, (_, i) => `${i % 3 ? "Report" : "report"} ${(i * 7) % 40}.txt`);
     const code = `msg.payload = ${JSON.stringify(names)}.sort(new Intl.Collator("en", { numeric: true, sensitivity: "base" }).compare); return msg;`;
-    const debug = await injectAndDebug(
-      "natural sort",
-      {
-        nodes: [
-          { id: "sort-inj-1", type: "inject", config: { payload_type: "timestamp" } },
-          { id: "sort-fn-1", type: "function", config: { code } },
-          { id: "sort-dbg-1", type: "debug" },
-        ],
-        connections: [
-          { source: "sort-inj-1", target: "sort-fn-1" },
-          { source: "sort-fn-1", target: "sort-dbg-1" },
-        ],
-      },
-      "sort-inj-1",
-    );
+    const debug = await functionAndDebug("sort", { payload_type: "timestamp" }, code);
     expect(debug).toMatchObject({ node_id: "sort-dbg-1", msg: names.slice().sort(new Intl.Collator("en", { numeric: true, sensitivity: "base" }).compare) });
   });
 
   // A pattern of published flows: a function that logs or reports an object with Node's util.
   it("writes a message with Node's util.format and util.inspect, as Node-RED's function node does", async () => {
     const code = "msg.payload = util.format('%s read %d: %o', msg.topic, 21.5, { ok: true }) + ' | ' + util.inspect({ list: [1, 2], nested: { deep: { deeper: {} } } });\nreturn msg;";
-    const debug = await injectAndDebug(
-      "node util",
-      {
-        nodes: [
-          { id: "util-inj-1", type: "inject", config: { payload_type: "timestamp", topic: "sensor" } },
-          { id: "util-fn-1", type: "function", config: { code } },
-          { id: "util-dbg-1", type: "debug" },
-        ],
-        connections: [
-          { source: "util-inj-1", target: "util-fn-1" },
-          { source: "util-fn-1", target: "util-dbg-1" },
-        ],
-      },
-      "util-inj-1",
-    );
+    const debug = await functionAndDebug("util", { payload_type: "timestamp", topic: "sensor" }, code);
     expect(debug).toMatchObject({ node_id: "util-dbg-1", msg: "sensor read 21.5: { ok: true } | { list: [ 1, 2 ], nested: { deep: { deeper: {} } } }" });
   });
 
   it("reads and rewrites a URL's query with URL and URLSearchParams, as Node-RED's function node does", async () => {
     const code = "const u = new URL(msg.payload);\nu.searchParams.set('page', Number(u.searchParams.get('page')) + 1);\nu.searchParams.delete('token');\nmsg.payload = [u.hostname, u.searchParams.get('q'), u.href];\nreturn msg;";
-    const debug = await injectAndDebug(
-      "urls",
-      {
-        nodes: [
-          { id: "url-inj-1", type: "inject", config: { payload_type: "string", payload: "https://api.example.com/search?q=caf%C3%A9+au+lait&page=2&token=secret" } },
-          { id: "url-fn-1", type: "function", config: { code } },
-          { id: "url-dbg-1", type: "debug" },
-        ],
-        connections: [
-          { source: "url-inj-1", target: "url-fn-1" },
-          { source: "url-fn-1", target: "url-dbg-1" },
-        ],
-      },
-      "url-inj-1",
-    );
+    const debug = await functionAndDebug("url", { payload_type: "string", payload: "https://api.example.com/search?q=caf%C3%A9+au+lait&page=2&token=secret" }, code);
     expect(debug).toMatchObject({ node_id: "url-dbg-1", msg: ["api.example.com", "café au lait", "https://api.example.com/search?q=caf%C3%A9+au+lait&page=3"] });
   });
 });
