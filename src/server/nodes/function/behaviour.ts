@@ -115,6 +115,7 @@ export const functionBehaviour = defineBehaviour(functionNode, async (ctx, c) =>
     timeoutMs: c.timeout_ms,
     initialize: c.initialize,
     finalize: c.finalize,
+    libs: c.libs,
     flowContext: ctx.flowContext,
     flowScope: sandboxFlow(ctx.context.flow),
     globalContext: sandboxGlobal(ctx.context.global),

@@ -862,6 +862,78 @@ export const cases: DiffCase[] = [
   },
   // node.linkcall (Node-RED 5.0): a link-in called from the code, answered by a link-out in return mode.
   ...linkcallCases(),
+  // Setup → Modules (libs): Node's crypto and util, as Node-RED's sandbox loads them (RED.import).
+  {
+    name: "libs: Node's crypto digests, HMACs and one-shot hashes",
+    nodes: [
+      fn(
+        [
+          "const h = crypto.createHash('sha256').update('hello ').update(Buffer.from(msg.payload));",
+          "const copy = h.copy();",
+          "msg.payload = {",
+          "  hex: h.digest('hex'),",
+          "  copy: copy.update('!').digest('base64'),",
+          "  latin1: crypto.createHash('md5').update('\\u00e9', 'latin1').digest('hex'),",
+          "  fromHex: crypto.createHash('sha1').update('00ff', 'hex').digest('base64url'),",
+          "  typed: crypto.createHash('md5').update(new Uint16Array([1, 2])).digest('hex'),",
+          "  hmac: crypto.createHmac('sha256', 'secret').update(JSON.stringify({ a: 1 })).digest('hex'),",
+          "  hmacKey: crypto.createHmac('sha1', Buffer.from('k')).update('v').digest('base64'),",
+          "  hmacTwice: (() => { const m = crypto.createHmac('sha256', 'k'); m.digest(); return m.digest('hex'); })(),",
+          "  oneShot: [crypto.hash('sha1', 'abc'), crypto.hash('md5', 'abc', 'base64')],",
+          "  shake: crypto.createHash('shake256', { outputLength: 8 }).update('a').digest('hex'),",
+          "  upper: crypto.createHash('SHA256').update('a').digest('hex'),",
+          "  hashes: crypto.getHashes().includes('sha512'),",
+          "  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(crypto.randomUUID()),",
+          "  random: [crypto.randomBytes(16).length, crypto.randomInt(3, 4), crypto.timingSafeEqual(Buffer.from('ab'), Buffer.from('ab'))],",
+          "};",
+          "msg.digest = crypto.createHash('sha1').update('abc').digest();",
+          "return msg;",
+        ].join("\n"),
+        { libs: [{ var: "crypto", module: "crypto" }] },
+      ),
+    ],
+    send: [{ msg: { payload: "world" } }],
+    expect: 1,
+  },
+  {
+    name: "libs: crypto's errors are Node's",
+    nodes: [
+      fn(
+        [
+          "const t = (f) => { try { f(); return 'no error'; } catch (e) { return [e.name, e.code, e.message, String(e)]; } };",
+          "msg.payload = [",
+          "  t(() => crypto.createHash('nope')),",
+          "  t(() => crypto.createHmac('nope', 'k')),",
+          "  t(() => crypto.createHmac('sha256')),",
+          "  t(() => crypto.createHash('sha256').update(5)),",
+          "  t(() => crypto.createHash('sha256').update({ a: 1 })),",
+          "  t(() => { const h = crypto.createHash('sha256'); h.digest(); h.update('x'); }),",
+          "  t(() => crypto.randomBytes(-1)),",
+          "  t(() => crypto.randomInt(10, 5)),",
+          "  t(() => crypto.timingSafeEqual(Buffer.from('a'), Buffer.from('ab'))),",
+          "  t(() => crypto.hash('sha1', 'a', 'nope')),",
+          "];",
+          "return msg;",
+        ].join("\n"),
+        { libs: [{ var: "crypto", module: "crypto" }] },
+      ),
+    ],
+    send: [{ msg: { payload: 0 } }],
+    expect: 1,
+  },
+  {
+    name: "libs: node:crypto and util under names of the code's choosing",
+    nodes: [
+      fn("msg.payload = [typeof c.createHash, c.hash('md5', ''), nodeUtil.format('%s=%d', 'a', 1), typeof crypto];\nreturn msg;", {
+        libs: [
+          { var: "c", module: "node:crypto" },
+          { var: "nodeUtil", module: "util" },
+        ],
+      }),
+    ],
+    send: [{ msg: { payload: 0 } }],
+    expect: 1,
+  },
 ];
 
 function linkcallCases(): DiffCase[] {

@@ -31,6 +31,37 @@ export const SANDBOX_NODE_UTIL: readonly string[] = [
   "isArray", "isDeepStrictEqual", "promisify", "stripVTControlCharacters", "toUSVString", "types", "TextDecoder", "TextEncoder",
 ];
 
+/**
+ * Modules a function's Setup can load (Node-RED's `libs`, which may name any of Node's built-in
+ * modules or an npm package): Node's crypto and util, which the sandbox has (driver.ts, MODULES),
+ * by their bare names or with `node:`.
+ */
+export const SANDBOX_MODULES = ["crypto", "node:crypto", "util", "node:util"] as const;
+/** What the sandbox's crypto has of Node's (runtime/sandbox/crypto-source.ts; its test checks the two agree). */
+export const SANDBOX_CRYPTO: readonly string[] = [
+  "Hash", "Hmac", "createHash", "createHmac", "getHashes", "getRandomValues", "hash", "randomBytes", "randomFill", "randomFillSync",
+  "randomInt", "randomUUID", "timingSafeEqual",
+];
+/** Names a module's variable may not take: the globals of Node-RED's function sandbox, and `node` (Node-RED's editor and runtime refuse them). */
+export const RESERVED_LIB_NAMES: readonly string[] = [
+  "console", "util", "Buffer", "URL", "URLSearchParams", "Date", "RED", "__node__", "node", "context", "flow", "global", "env",
+  "setTimeout", "clearTimeout", "setInterval", "clearInterval", "promisify",
+];
+const JS_NAME = /^[A-Za-z_$][\w$]*$/;
+const isSandboxModule = (module: unknown): module is (typeof SANDBOX_MODULES)[number] => (SANDBOX_MODULES as readonly unknown[]).includes(module);
+
+/** Node-RED's libs entries the sandbox can load, each variable once (Node-RED refuses a name given twice). */
+function libsFromNodeRed(libs: unknown): Array<{ var: string; module: (typeof SANDBOX_MODULES)[number] }> {
+  const kept: Array<{ var: string; module: (typeof SANDBOX_MODULES)[number] }> = [];
+  for (const lib of Array.isArray(libs) ? libs : []) {
+    const entry = lib as { var?: unknown; module?: unknown };
+    if (typeof entry?.var !== "string" || !JS_NAME.test(entry.var) || RESERVED_LIB_NAMES.includes(entry.var) || !isSandboxModule(entry.module)) continue;
+    if (kept.some((k) => k.var === entry.var)) continue;
+    kept.push({ var: entry.var, module: entry.module });
+  }
+  return kept;
+}
+
 /** What an imported function node's code reaches for that the sandbox lacks: a line each, for the import's report. */
 export function functionImportNotes(props: Record<string, unknown>): string[] {
   const code = ["func", "initialize", "finalize"].map((k) => (typeof props[k] === "string" ? props[k] : "")).join("\n");
@@ -41,6 +72,22 @@ export function functionImportNotes(props: Record<string, unknown>): string[] {
   const ownUtil = /\b(?:const|let|var)\s+util\b|(?<![.\w$])util\s*=(?!=)|[(,]\s*util\s*[,)=]|\{[^{}]*(?<![.\w$])util\b[^{}]*\}\s*=(?!=)/.test(code);
   const nodeUtil = ownUtil ? [] : [...new Set([...code.matchAll(NODE_UTIL)].filter((m) => !SANDBOX_NODE_UTIL.includes(m[1]!)).map((m) => m[0]))];
   if (nodeUtil.length > 0) notes.push(`its code uses ${nodeUtil.slice(0, 3).join(", ")} of Node's util module, which the sandbox's util does not have`);
+  const libs = Array.isArray(props.libs) ? (props.libs as Array<{ var?: unknown; module?: unknown }>) : [];
+  const kept = libsFromNodeRed(libs);
+  const missing = [...new Set(libs.filter((lib) => !isSandboxModule(lib?.module)).map((lib) => String(lib?.module ?? "")))];
+  if (missing.length > 0) {
+    notes.push(`its Setup loads ${missing.slice(0, 5).join(", ")}, which the sandbox cannot (it loads Node's crypto and util): code that uses ${missing.length === 1 ? "it" : "them"} throws`);
+  }
+  const refused = libs.filter((lib) => isSandboxModule(lib?.module) && !kept.some((k) => k.var === lib.var && k.module === lib.module));
+  if (refused.length > 0) {
+    const names = [...new Set(refused.map((lib) => String(lib.var)))];
+    notes.push(`its Setup's variable ${names.slice(0, 5).join(", ")} is reserved, not a name or given twice (Node-RED refuses it too): left out`);
+  }
+  for (const lib of kept.filter((k) => k.module.endsWith("crypto"))) {
+    const names = new RegExp(`(?<![.\\w$])${lib.var.replace(/\$/g, "\\$")}\\.(\\w+)`, "g");
+    const absent = [...new Set([...code.matchAll(names)].map((m) => m[1]!).filter((name) => !SANDBOX_CRYPTO.includes(name)))];
+    if (absent.length > 0) notes.push(`its code uses ${absent.slice(0, 3).map((name) => `${lib.var}.${name}`).join(", ")} of Node's crypto module, which the sandbox's crypto does not have`);
+  }
   return notes;
 }
 
@@ -51,6 +98,22 @@ export const functionConfig = z.object({
   timeout_ms: z.number().int().min(1).max(10_000).default(1000).meta({ title: "Time limit (ms)", description: "Longest a single run may take before it is stopped with an error" }),
   initialize: z.string().max(MAX_CODE_CHARS, TOO_LONG).default("").meta({ title: "On start", description: "JavaScript run once when the flow starts" }),
   finalize: z.string().max(MAX_CODE_CHARS, TOO_LONG).default("").meta({ title: "On stop", description: "JavaScript run once when the flow stops or is redeployed" }),
+  libs: z
+    .array(
+      z.object({
+        var: z
+          .string()
+          .max(64)
+          .regex(JS_NAME, "must be a JavaScript name (letters, digits, _ and $, not starting with a digit)")
+          .refine((name) => !RESERVED_LIB_NAMES.includes(name), { message: `is a name the code already has (${RESERVED_LIB_NAMES.join(", ")})` })
+          .meta({ title: "Variable", description: "The name the code uses for the module" }),
+        module: z.enum(SANDBOX_MODULES, { error: "must be crypto or util: the sandbox loads Node's crypto and util modules, not others" }).meta({ title: "Module" }),
+      }),
+    )
+    .max(20)
+    .default([])
+    .refine((libs) => new Set(libs.map((lib) => lib.var)).size === libs.length, { message: "each variable may be given once" })
+    .meta({ title: "Modules", description: "Node modules the code uses, each under a variable name (Node-RED's Setup → Modules): Node's crypto and util" }),
 });
 
 export const functionNode = defineNode({
@@ -95,11 +158,13 @@ In the code:
 - \`util\`: Node's util module, as Node-RED's function sandbox has it: \`util.inspect\`, \`util.format\` and \`util.formatWithOptions\` (Node's own code, so their text is Node's), \`promisify\`, \`callbackify\`, \`inherits\`, \`deprecate\`, \`isDeepStrictEqual\`, \`types\`, \`TextEncoder\` and \`TextDecoder\`, \`stripVTControlCharacters\`, \`toUSVString\`, \`debuglog\`, \`isArray\` and \`_extend\` (loaded the first time the code names \`util\`).
 - \`URL\` and \`URLSearchParams\`, as Node's: a URL is parsed, and each setter applied, by the server's V8 (so its parts, errors and \`util.inspect\` text are Node's), and its \`searchParams\` and \`search\` stay in step; \`URL.canParse\` and \`URL.parse\` too. A string of more than 1,000,000 characters is a \`RangeError\`.
 - \`RED.util\`: Node-RED's functions, which behave as Node-RED 5.0's: \`cloneMessage\`, \`getMessageProperty\` / \`setMessageProperty\` and \`getObjectProperty\` / \`setObjectProperty\` (property expressions such as \`payload.list[0]\`, \`a["b c"]\` or \`a[msg.key]\`), \`normalisePropertyExpression\`, \`evaluateNodeProperty\`, \`compareObjects\`, \`ensureString\`, \`ensureBuffer\`, \`generateId\`, \`parseContextStore\`, \`normaliseNodeTypeName\` and \`getSetting\`.
+- The modules of *Modules* (Node-RED's Setup → Modules): each under its variable name, Node's \`crypto\` (\`crypto.createHash("sha256").update(text).digest("hex")\`, \`crypto.createHmac\`, \`crypto.randomUUID()\`, …) or \`util\`.
 - \`await node.linkcall(target, msg, {timeout})\` (Node-RED 5.0): calls a *link in* node (its id, or its name: in this flow first, then in the organization's) with a copy of \`msg\`, as a *link call* node does, and resolves to the message its *link out* in return mode sends back; it rejects with \`timeout\` after \`timeout\` ms (default 5000), when the target is not found, and past 1,000 calls waiting at once.
 
 ### Differences from Node-RED
 
-- The code runs in a sandbox (QuickJS) with a time limit per run (*Time limit*) and a memory limit: it cannot reach the server's process, files or network, and \`require\` and external modules (\`libs\`) are not available. A run past its time limit stops with an error a catch node can handle.
+- The code runs in a sandbox (QuickJS) with a time limit per run (*Time limit*) and a memory limit: it cannot reach the server's process, files or network, and \`require\` is not available. A run past its time limit stops with an error a catch node can handle.
+- *Modules* (Node-RED's Setup → Modules, \`libs\`) loads Node's \`crypto\` and \`util\` (also as \`node:crypto\`, \`node:util\`), not other built-in modules or npm packages: an import keeps those two and names the others it leaves out. The sandbox's \`crypto\` has \`createHash\`, \`createHmac\` (\`update\`, \`digest\`, \`copy\`), \`hash\`, \`getHashes\`, \`randomBytes\`, \`randomFill\` / \`randomFillSync\`, \`randomInt\`, \`randomUUID\`, \`getRandomValues\` and \`timingSafeEqual\`, computed by the server's Node (so digests, and the errors bad arguments get, are Node's); not ciphers, signatures, keys, key derivation or \`webcrypto\`. A digest takes at most about 12 MB of data, and one call makes at most 1 MiB of random bytes.
 - A message leaves the code as its JSON (Buffers apart, below): a \`Date\` becomes its ISO text, a \`URL\` its \`href\`, a \`Map\`, \`Set\` or \`URLSearchParams\` \`{}\`, where Node-RED hands the next node the object itself. \`RED.util.cloneMessage\` in the code copies the same way.
 - \`Buffer\` is Node's Buffer API (the \`buffer\` package, loaded the first time the code or a message uses one): a message's Buffers reach the code as Buffers and leave it as Buffers, and \`RED.util.cloneMessage\` shares their bytes as Node-RED's does. A Buffer kept in flow or global context is read back as its JSON (\`{type: "Buffer", data: [...]}\`), where Node-RED's memory context keeps the object.
 - In \`RED.util\`, \`getSetting(node, name)\` and \`evaluateNodeProperty(value, "env", …)\` read what \`env.get\` reads (the flow's and the organization's variables), where Node-RED 4.1 reads the server's environment and 5.0's \`getSetting\` answers \`undefined\`; \`evaluateNodeProperty\` with \`"flow"\` or \`"global"\` reads this node's flow or global context (Node-RED's throws, as the code's \`node\` has no \`context()\`). JSONata (\`evaluateNodeProperty\` with \`"jsonata"\`, \`prepareJSONataExpression\`, \`evaluateJSONataExpression\`), a date in a moment.js format and \`encodeObject\` are not available: they throw an error saying so (a change node evaluates JSONata and dates).
@@ -119,7 +184,15 @@ In the code:
   form: { code: { widget: "code", language: "javascript" }, initialize: { widget: "code", language: "javascript" }, finalize: { widget: "code", language: "javascript" } },
   nodeRed: {
     type: "function",
-    toNodeRed: (c) => ({ func: c.code, outputs: c.outputs, timeout: c.timeout_ms / 1000, noerr: 0, initialize: c.initialize, finalize: c.finalize, libs: [] }),
+    toNodeRed: (c) => ({
+      func: c.code,
+      outputs: c.outputs,
+      timeout: c.timeout_ms / 1000,
+      noerr: 0,
+      initialize: c.initialize,
+      finalize: c.finalize,
+      libs: c.libs.map((lib) => ({ var: lib.var, module: lib.module })),
+    }),
     fromNodeRed: (p) => {
       const timeout = Number(p.timeout);
       return {
@@ -128,6 +201,7 @@ In the code:
         timeout_ms: Number.isFinite(timeout) && timeout > 0 ? Math.min(10_000, Math.round(timeout * 1000)) : 1000,
         initialize: String(p.initialize ?? ""),
         finalize: String(p.finalize ?? ""),
+        libs: libsFromNodeRed(p.libs),
       };
     },
     importNotes: functionImportNotes,

@@ -1,6 +1,6 @@
 /** What an imported function node's dry run reports of its code (functionImportNotes). */
 import { describe, expect, it } from "vitest";
-import { functionImportNotes } from "./definition";
+import { functionConfig, functionImportNotes, functionNode } from "./definition";
 
 describe("function import notes (the dry run's report)", () => {
   const notes = (func: string) => functionImportNotes({ func, initialize: "", finalize: "" });
@@ -17,5 +17,41 @@ describe("function import notes (the dry run's report)", () => {
       "its code uses util.parseArgs of Node's util module, which the sandbox's util does not have",
     ]);
   });
-});
 
+  it("keeps the modules of Setup the sandbox loads (crypto, util) and names the others, and what the code uses that its crypto lacks", () => {
+    const libs = [
+      { var: "crypto", module: "crypto" },
+      { var: "fs", module: "fs" },
+      { var: "u", module: "node:util" },
+      { var: "moment", module: "moment" },
+      { var: "Buffer", module: "buffer" },
+      { var: "c2", module: "crypto" },
+      { var: "c2", module: "node:crypto" },
+    ];
+    const func = "const h = crypto.createHash('sha256').update(msg.payload).digest('hex'); const c = crypto.createCipheriv('aes-128-cbc', k, iv); return crypto.sign;";
+    expect(functionNode.nodeRed!.fromNodeRed({ func, libs }).libs).toEqual([
+      { var: "crypto", module: "crypto" },
+      { var: "u", module: "node:util" },
+      { var: "c2", module: "crypto" },
+    ]);
+    expect(functionImportNotes({ func, libs })).toEqual([
+      "its Setup loads fs, moment, buffer, which the sandbox cannot (it loads Node's crypto and util): code that uses them throws",
+      "its Setup's variable c2 is reserved, not a name or given twice (Node-RED refuses it too): left out",
+      "its code uses crypto.createCipheriv, crypto.sign of Node's crypto module, which the sandbox's crypto does not have",
+    ]);
+    expect(functionImportNotes({ func: "return crypto.randomUUID();", libs: [{ var: "crypto", module: "crypto" }] })).toEqual([]);
+  });
+  it("refuses a module the sandbox lacks, a variable the code already has or that is not a name, and a variable given twice", () => {
+    const parse = (libs: unknown) => functionConfig.safeParse({ code: "return msg;", libs });
+    expect(parse([{ var: "crypto", module: "node:crypto" }, { var: "nu", module: "util" }]).success).toBe(true);
+    const message = (libs: unknown) => {
+      const result = parse(libs);
+      return result.success ? "accepted" : `${result.error.issues[0]!.path.join(".")}: ${result.error.issues[0]!.message}`;
+    };
+    expect(message([{ var: "fs", module: "fs" }])).toBe("libs.0.module: must be crypto or util: the sandbox loads Node's crypto and util modules, not others");
+    expect(message([{ var: "util", module: "util" }])).toMatch(/^libs\.0\.var: is a name the code already has/);
+    expect(message([{ var: "node", module: "crypto" }])).toMatch(/^libs\.0\.var: is a name the code already has/);
+    expect(message([{ var: "my crypto", module: "crypto" }])).toMatch(/^libs\.0\.var: must be a JavaScript name/);
+    expect(message([{ var: "c", module: "crypto" }, { var: "c", module: "util" }])).toBe("libs: each variable may be given once");
+  });
+});

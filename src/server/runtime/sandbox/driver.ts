@@ -17,7 +17,8 @@
  *   3 settle()      → the envelope of the settled promise (throws its rejection), or of the plain
  *                     result again once the jobs it queued have run
  *   4 partial()     → the envelope of what happened before an error (sends, status, logs, timers)
- *   7 load(what)    → "": evaluates Buffer (no argument), RED.util ("util"), Node's util ("nodeutil"), Intl ("intl") or URL ("url") now,
+ *   7 load(what)    → "": evaluates Buffer (no argument), RED.util ("util"), Node's util ("nodeutil"), Intl ("intl"), URL ("url")
+ *                     or Node's crypto ("crypto", for the node's libs) now,
  *                     outside a run's time limit
  *
  * Envelope: {"r": <returned value>, "s": [<sent value>, ...], "l": [[level, text], ...], "st"?: <status>,
@@ -55,7 +56,7 @@
  */
 import { RED_UTIL_NAMES } from "./red-util-source";
 
-export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, hostBufferSource, hostBytesOf, hostBase64Of, hostUtilSource, hostIntl, hostIntlSource, hostUrl, hostUrlSource, infoJson, code, initCode, finCode) {
+export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, hostBufferSource, hostBytesOf, hostBase64Of, hostUtilSource, hostIntl, hostIntlSource, hostUrl, hostUrlSource, hostCrypto, hostCryptoSource, infoJson, code, initCode, finCode) {
   "use strict";
   // Primordials, captured before any user code runs (user code may replace the originals).
   const stringify = JSON.stringify;
@@ -736,6 +737,31 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   // Node-RED's sandbox also has util.promisify as a global, promisify.
   lazyGlobal("util", loadNodeUtil);
   lazyGlobal("promisify", () => loadNodeUtil().promisify);
+  // Node's crypto (crypto-source.ts; the host's crypto computes), for the node's Setup → Modules.
+  const typedArraySet = typedArrayProto.set;
+  const Uint8ArrayCtor = Uint8Array;
+  let cryptoModule = null;
+  const loadCrypto = () => {
+    if (cryptoModule === null) {
+      cryptoModule = indirectEval(hostCryptoSource())({
+        host: (json) => hostCrypto(json),
+        replacer: intlReplacer,
+        base64Of: (view) => hostBase64Of(view.buffer, view.byteOffset, view.byteLength),
+        bufferOf: (base64) => apply(bufferFrom === null ? (loadBuffer(), bufferFrom) : bufferFrom, BufferCtor, [hostBytesOf(base64)]),
+        bytesInto: (view, base64) => { apply(typedArraySet, view, [new Uint8ArrayCtor(hostBytesOf(base64))]); },
+      });
+    }
+    return cryptoModule;
+  };
+  // The node's Setup → Modules (Node-RED's libs: [{var, module}]): each a global of the code, the
+  // module Node-RED's sandbox gets for it (Node's crypto or util), evaluated at its first use.
+  const MODULES = { crypto: loadCrypto, util: loadNodeUtil };
+  const libs = isArray(info.libs) ? info.libs : []; // [[var, module], ...]
+  for (let i = 0; i < libs.length; i++) {
+    const module = Str(libs[i][1]);
+    const bare = apply(stringIndexOf, module, ["node:"]) === 0 ? apply(stringSlice, module, [5]) : module;
+    if (apply(hasOwn, MODULES, [bare])) lazyGlobal(Str(libs[i][0]), MODULES[bare]);
+  }
   // Node's console, as Node-RED's code has it: log, info and debug are the server's log (not shown,
   // as in Node-RED's default level), warn and error the node's warnings; the rest write through
   // them as Node's do (trace and a failed assert to stderr, so as errors), and none throws.
@@ -989,6 +1015,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       else if (msgJson === "nodeutil") loadNodeUtil();
       else if (msgJson === "intl") loadIntl();
       else if (msgJson === "url") loadUrl();
+      else if (msgJson === "crypto") loadCrypto();
       else loadBuffer();
       return "";
     }

@@ -2,7 +2,8 @@ import { describe, it, expect, afterAll } from "vitest";
 import { SandboxError, SandboxPool, type FunctionSandboxOptions } from "./function-sandbox";
 import type { Message } from "../types";
 import { maxEventLoopGap } from "@/test/event-loop-gap";
-import { SANDBOX_NODE_UTIL } from "../../nodes/function/definition";
+import { SANDBOX_CRYPTO, SANDBOX_NODE_UTIL } from "../../nodes/function/definition";
+import nodeCrypto from "node:crypto";
 
 const pool = new SandboxPool();
 const createFunctionSandbox = (options: FunctionSandboxOptions) => pool.create(options);
@@ -1476,5 +1477,171 @@ describe("function sandbox: node.linkcall", () => {
     expect(many.linkCalls).toHaveLength(1000);
     expect(many.outputs[0]).toEqual([expect.objectContaining({ payload: "node.linkcall: too many calls waiting for their answer (at most 1000)" })]);
     await sandbox.close();
+  });
+});
+
+describe("function sandbox: the node's Setup → Modules (libs): Node's crypto and util", () => {
+  const withCrypto = (code: string, extra: Partial<FunctionSandboxOptions> = {}) => options(code, { libs: [{ var: "crypto", module: "crypto" }], ...extra });
+  const run = async (code: string, payload: unknown = null, extra: Partial<FunctionSandboxOptions> = {}) => {
+    const sandbox = await createFunctionSandbox(withCrypto(code, extra));
+    try {
+      const result = await sandbox.run(msg(payload));
+      return result.outputs[0]![0]!.payload;
+    } finally {
+      sandbox.close();
+    }
+  };
+
+  it("has exactly the names the import report counts as present (SANDBOX_CRYPTO)", async () => {
+    expect(await run("msg.payload = Object.keys(crypto).sort(); return msg;")).toEqual([...SANDBOX_CRYPTO].sort());
+  });
+
+  it("digests and signs as Node's crypto does: hex, base64 and Buffer, chained updates of strings and Buffers, encodings", async () => {
+    const payload = await run(`
+      const h = crypto.createHash("sha256").update("hello ").update(Buffer.from("world"));
+      const copy = h.copy();
+      msg.payload = {
+        hex: h.digest("hex"),
+        copy: copy.update("!").digest("base64"),
+        buffer: Buffer.isBuffer(crypto.createHash("md5").update("a").digest()),
+        bytes: [...crypto.createHash("sha1").update("abc").digest()].slice(0, 4),
+        latin1: crypto.createHash("md5").update("\u00e9", "latin1").digest("hex"),
+        hexIn: crypto.createHash("sha1").update("00ff", "hex").digest("base64url"),
+        typed: crypto.createHash("md5").update(new Uint16Array([1, 2])).digest("hex"),
+        hmac: crypto.createHmac("sha256", "secret").update(JSON.stringify({ a: 1 })).digest("hex"),
+        hmacKeyBuffer: crypto.createHmac("sha1", Buffer.from("k")).update("v").digest("base64"),
+        hmacAgain: (() => { const m = crypto.createHmac("sha256", "k"); m.digest(); return m.digest("hex"); })(),
+        oneShot: crypto.hash("sha1", "abc"),
+        shake: crypto.createHash("shake256", { outputLength: 8 }).update("a").digest("hex"),
+        upper: crypto.createHash("SHA256").update("a").digest("hex"),
+        hashes: crypto.getHashes().includes("sha512"),
+      };
+      return msg;`);
+    const sha = (alg: string) => nodeCrypto.createHash(alg);
+    expect(payload).toEqual({
+      hex: sha("sha256").update("hello world").digest("hex"),
+      copy: sha("sha256").update("hello world!").digest("base64"),
+      buffer: true,
+      bytes: [...sha("sha1").update("abc").digest()].slice(0, 4),
+      latin1: sha("md5").update("\u00e9", "latin1").digest("hex"),
+      hexIn: sha("sha1").update("00ff", "hex").digest("base64url"),
+      typed: sha("md5").update(new Uint16Array([1, 2])).digest("hex"),
+      hmac: nodeCrypto.createHmac("sha256", "secret").update('{"a":1}').digest("hex"),
+      hmacKeyBuffer: nodeCrypto.createHmac("sha1", "k").update("v").digest("base64"),
+      hmacAgain: "",
+      oneShot: "a9993e364706816aba3e25717850c26c9cd0d89d",
+      shake: "867e2cb04f5a04dc",
+      upper: sha("sha256").update("a").digest("hex"),
+      hashes: true,
+    });
+  });
+
+  it("a digest without an encoding leaves the node as a Buffer", async () => {
+    const sandbox = await createFunctionSandbox(withCrypto("msg.payload = crypto.createHash('sha1').update('abc').digest(); return msg;"));
+    const result = await sandbox.run(msg(null));
+    expect(Buffer.isBuffer(result.outputs[0]![0]!.payload)).toBe(true);
+    expect((result.outputs[0]![0]!.payload as Buffer).toString("hex")).toBe("a9993e364706816aba3e25717850c26c9cd0d89d");
+    sandbox.close();
+  });
+
+  it("refuses what Node's refuses, in Node's words (and a catch in the code gets Node's error)", async () => {
+    const payload = await run(`
+      const t = (f) => { try { f(); return "no error"; } catch (e) { return [e.name, e.code, e.message, String(e)]; } };
+      msg.payload = [
+        t(() => crypto.createHash("nope")),
+        t(() => crypto.createHmac("nope", "k")),
+        t(() => crypto.createHmac("sha256")),
+        t(() => crypto.createHash("sha256").update(5)),
+        t(() => crypto.createHash("sha256").update({})),
+        t(() => { const h = crypto.createHash("sha256"); h.digest(); h.update("x"); }),
+        t(() => crypto.createHash("sha256", { outputLength: 8 }).digest()),
+        t(() => crypto.randomBytes(-1)),
+        t(() => crypto.randomBytes("a")),
+        t(() => crypto.randomInt(10, 5)),
+        t(() => crypto.timingSafeEqual(Buffer.from("a"), Buffer.from("ab"))),
+        t(() => crypto.hash("sha1", 5)),
+        t(() => crypto.hash("sha1", "a", "nope")),
+        t(() => crypto.getRandomValues(new Uint8Array(70000))),
+        t(() => crypto.getRandomValues([1, 2])),
+      ];
+      return msg;`);
+    const t = (f: () => unknown) => {
+      try {
+        f();
+        return "no error";
+      } catch (e) {
+        const err = e as Error & { code?: unknown };
+        return [err.name, err.code, err.message, String(err)];
+      }
+    };
+    const c = nodeCrypto as unknown as Record<string, (...args: unknown[]) => { update(v: unknown): unknown; digest(e?: string): unknown }>;
+    expect(payload).toEqual(
+      JSON.parse(
+        JSON.stringify([
+          t(() => nodeCrypto.createHash("nope")),
+          t(() => nodeCrypto.createHmac("nope", "k")),
+          t(() => c.createHmac!("sha256")),
+          t(() => c.createHash!("sha256").update(5)),
+          t(() => c.createHash!("sha256").update({})),
+          t(() => { const h = nodeCrypto.createHash("sha256"); h.digest(); h.update("x"); }),
+          t(() => nodeCrypto.createHash("sha256", { outputLength: 8 }).digest()),
+          t(() => nodeCrypto.randomBytes(-1)),
+          t(() => c.randomBytes!("a")),
+          t(() => nodeCrypto.randomInt(10, 5)),
+          t(() => nodeCrypto.timingSafeEqual(Buffer.from("a"), Buffer.from("ab"))),
+          t(() => c.hash!("sha1", 5)),
+          t(() => c.hash!("sha1", "a", "nope")),
+          t(() => nodeCrypto.getRandomValues(new Uint8Array(70000))),
+          t(() => c.getRandomValues!([1, 2])),
+        ]),
+      ),
+    );
+  });
+
+  it("draws random values: bytes (and by callback), UUIDs, integers, fills and compares", async () => {
+    const sandbox = await createFunctionSandbox(
+      withCrypto(`
+        crypto.randomBytes(4, (err, buf) => node.send({ payload: [err, buf.length] }));
+        const filled = crypto.randomFillSync(new Uint8Array(8), 2, 4);
+        msg.payload = {
+          bytes: crypto.randomBytes(16).toString("hex"),
+          uuid: crypto.randomUUID(),
+          int: crypto.randomInt(3, 4),
+          zeros: [filled[0], filled[1], filled[6], filled[7]],
+          values: crypto.getRandomValues(new Uint32Array(4)).length,
+          same: crypto.timingSafeEqual(Buffer.from("abc"), Uint8Array.of(97, 98, 99)),
+          differ: crypto.timingSafeEqual(Buffer.from("abc"), Buffer.from("abd")),
+        };
+        return msg;`),
+    );
+    const result = await sandbox.run(msg(null));
+    const payload = result.outputs[0]![0]!.payload as Record<string, unknown>;
+    expect(payload.bytes).toMatch(/^[0-9a-f]{32}$/);
+    expect(payload.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(payload).toMatchObject({ int: 3, zeros: [0, 0, 0, 0], values: 4, same: true, differ: false });
+    expect(result.sent).toEqual([[[expect.objectContaining({ payload: [null, 4] })]]]);
+    sandbox.close();
+  });
+
+  it("names the modules by the node's variables (node: too), Node's util as well; a module not named is not there", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("msg.payload = [typeof c, typeof nodeUtil.inspect, typeof crypto, c.hash('md5', '')]; return msg;", {
+        libs: [
+          { var: "c", module: "node:crypto" },
+          { var: "nodeUtil", module: "util" },
+        ],
+      }),
+    );
+    expect((await sandbox.run(msg(null))).outputs[0]![0]!.payload).toEqual(["object", "function", "undefined", "d41d8cd98f00b204e9800998ecf8427e"]);
+    sandbox.close();
+  });
+
+  it("a digest's data is bounded: past it a RangeError the code can catch", async () => {
+    const payload = await run(`
+      const h = crypto.createHash("sha256");
+      const chunk = "x".repeat(1000000);
+      try { for (let i = 0; i < 20; i++) h.update(chunk); return { payload: "no error" }; } catch (e) { msg.payload = [e.name, e.message]; }
+      return msg;`, null, { memoryLimitBytes: 64 * 1024 * 1024 });
+    expect(payload).toEqual(["RangeError", expect.stringContaining("too long for the function sandbox's crypto")]);
   });
 });

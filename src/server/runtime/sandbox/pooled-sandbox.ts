@@ -146,6 +146,7 @@ export class PooledSandbox implements FunctionSandbox, HostedSandbox {
       memoryLimitBytes: options.memoryLimitBytes,
       initialize: options.initialize,
       finalize: options.finalize,
+      ...(options.libs && options.libs.length > 0 ? { libs: options.libs } : {}),
       flowContextLimitBytes: options.flowContextLimitBytes,
       nodeInfo: { id: options.nodeInfo.id, name: options.nodeInfo.name, flowId: options.nodeInfo.flowId },
       ...(options.finalMsg ? { finalMsg: true } : {}),

@@ -39,6 +39,8 @@ import { bufferMark, bufferMarkJson, bufferSource } from "./buffer-source";
 import { RED_UTIL_SOURCE } from "./red-util-source";
 import { nodeUtilSource } from "./node-util-source";
 import { urlCall } from "./url-host";
+import { cryptoCall } from "./crypto-host";
+import { CRYPTO_SOURCE } from "./crypto-source";
 import { URL_SOURCE } from "./url-source";
 import { intlCall } from "./intl-host";
 import { INTL_SOURCE } from "./intl-source";
@@ -425,6 +427,8 @@ const NAMES_INTL = /\bIntl\b/;
 /** Node's util (and its promisify), globals of the code (not RED.util, not a property named util). */
 const NAMES_NODE_UTIL = /(?<![.\w$])(?:util|promisify)\b/;
 const NAMES_URL = /\bURL(?:SearchParams)?\b/;
+/** Code that names a global (a module's variable of the node's libs), not a property of that name. */
+const namesGlobal = (name: string) => new RegExp(`(?<![.\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`);
 
 interface DumpedError {
   name: string;
@@ -535,7 +539,10 @@ class Engine {
         // URL parsing, answered by the host's V8 (url-host.ts), and URL's source (url-source.ts).
         vm.newFunction("url", (h) => vm.newString(urlCall(h !== undefined && vm.typeof(h) === "string" ? vm.getString(h) : ""))),
         vm.newFunction("urlSource", () => vm.newString(URL_SOURCE)),
-        vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX, finalMsg: options.finalMsg === true, bufferMark: bufferMark() })),
+        // Node's crypto for the node's libs, answered by the host's (crypto-host.ts), and its source (crypto-source.ts).
+        vm.newFunction("crypto", (h) => vm.newString(cryptoCall(h !== undefined && vm.typeof(h) === "string" ? vm.getString(h) : ""))),
+        vm.newFunction("cryptoSource", () => vm.newString(CRYPTO_SOURCE)),
+        vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX, finalMsg: options.finalMsg === true, bufferMark: bufferMark(), libs: (options.libs ?? []).map((lib) => [lib.var, lib.module]) })),
         vm.newString(options.code),
         vm.newString(options.initialize ?? ""),
         vm.newString(options.finalize ?? ""),
@@ -557,6 +564,13 @@ class Engine {
       if (code.some((c) => NAMES_INTL.test(c))) this.loadBuffer("intl");
       if (code.some((c) => NAMES_NODE_UTIL.test(c))) this.loadBuffer("nodeutil");
       if (code.some((c) => NAMES_URL.test(c))) this.loadBuffer("url");
+      // A module of the node's libs that code names: with Buffer (a digest is one), before the first run.
+      const libs = (options.libs ?? []).filter((lib) => code.some((c) => namesGlobal(lib.var).test(c)));
+      if (libs.some((lib) => lib.module.endsWith("crypto"))) {
+        if (!this.bufferLoaded) this.loadBuffer();
+        this.loadBuffer("crypto");
+      }
+      if (libs.some((lib) => lib.module.endsWith("util"))) this.loadBuffer("nodeutil");
     } catch (err) {
       faulted = !(err instanceof SandboxError);
       throw err;
@@ -617,7 +631,7 @@ class Engine {
    * Evaluates Node's Buffer in the engine (or, named, RED.util's, Node's util's, Intl's or URL's source), within the
    * setup's time (not a run's, which may be a few ms).
    */
-  private loadBuffer(what: "" | "util" | "nodeutil" | "intl" | "url" = ""): void {
+  private loadBuffer(what: "" | "util" | "nodeutil" | "intl" | "url" | "crypto" = ""): void {
     const deadline = this.deadline;
     this.deadline = Date.now() + Math.max(this.options.timeoutMs, 1000);
     try {

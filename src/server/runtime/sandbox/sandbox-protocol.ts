@@ -24,7 +24,7 @@ export interface FlowSync {
 /** The sandbox options that cross to the worker: all but the host-side flowContext Map (its group id and seed travel instead). */
 export type WireOptions = Pick<
   FunctionSandboxOptions,
-  "code" | "outputs" | "timeoutMs" | "memoryLimitBytes" | "initialize" | "finalize" | "flowContextLimitBytes" | "nodeInfo" | "env" | "finalMsg"
+  "code" | "outputs" | "timeoutMs" | "memoryLimitBytes" | "initialize" | "finalize" | "libs" | "flowContextLimitBytes" | "nodeInfo" | "env" | "finalMsg"
 >;
 
 /** A link call's answer on the wire: the message as the JSON text the host handed over (pooled-sandbox.ts). */

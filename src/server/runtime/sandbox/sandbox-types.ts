@@ -76,6 +76,11 @@ export interface FunctionSandboxOptions {
   /** Run at close(). */
   finalize?: string;
   /**
+   * The node's Setup → Modules (Node-RED's `libs`): each a global of the code named `var`, the
+   * module `module` (Node's `crypto` or `util`, with or without `node:`), evaluated at its first use.
+   */
+  libs?: Array<{ var: string; module: string }>;
+  /**
    * Flow-scoped context shared by the flow's function nodes. The sandboxes of one Map run on the same
    * worker thread, where the authoritative copy lives (so flow.get/set stay synchronous); this Map
    * identifies the group, seeds the worker's copy (its entries at the group's first sandbox, and again

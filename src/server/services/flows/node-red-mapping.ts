@@ -185,7 +185,8 @@ export interface ImportReportEntry {
 function droppedProperties(definition: NodeDefinition, config: Record<string, unknown>, props: Record<string, unknown>): string[] {
   if (!definition.nodeRed) return [];
   const written = definition.nodeRed.toNodeRed(config);
-  const emptied = (k: string) => Array.isArray(props[k]) && (props[k] as unknown[]).length > 0 && Array.isArray(written[k]) && (written[k] as unknown[]).length === 0;
+  // A list whose entries the conversion left out, some or all (a function's libs of modules the sandbox lacks).
+  const emptied = (k: string) => Array.isArray(props[k]) && Array.isArray(written[k]) && (written[k] as unknown[]).length < (props[k] as unknown[]).length;
   // A switch Node-RED has on and ours writes off (or the reverse) is not carried over either.
   const flipped = (k: string) => typeof props[k] === "boolean" && typeof written[k] === "boolean" && props[k] !== written[k];
   const absorbed = new Set(definition.nodeRed.absorbed ?? []);

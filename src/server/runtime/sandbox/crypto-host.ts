@@ -1,0 +1,109 @@
+/**
+ * The host's half of the function sandbox's `crypto` (crypto-source.ts), the module a function
+ * node's *Setup → Modules* (`libs`) loads as Node-RED's loads Node's: digests, HMACs and random
+ * values are computed here by Node's own `crypto`, so every answer, and every error a bad argument
+ * gets, is Node's.
+ *
+ * A call and its answer are text. The call is JSON (arguments the sandbox could not check itself
+ * travel as they are, with what JSON lacks tagged as intl-host.ts's `revive` reads it: undefined,
+ * NaN, the infinities, -0), so Node's own validation words the error. The answer is `=` and the
+ * JSON of the result, or `!` and `[name, message, code | null, plain]`: an error to throw (`plain`:
+ * its text has no `[code]`, as an error from OpenSSL's side reads).
+ *
+ * Calls:
+ * - `["new", "hash" | "hmac", algorithm, options | key]`: creates the object only to have Node check
+ *   the algorithm, options and key now, when the code creates it (`null`);
+ * - `["digest", "hash" | "hmac", algorithm, options | key, chunks, encoding]`: the digest of the
+ *   chunks (`["s", text, encoding]` or `["b", base64]`, updated in order) → `{s: text}` for an
+ *   encoding Node answers text for, else `{b: base64}` (a Buffer);
+ * - `["hash", algorithm, data, outputEncoding]` (`crypto.hash`, Node 21.7+);
+ * - `["random", size]` → `{b}`; `["randomInt", ...args]` → a number; `["uuid", options]` → text;
+ *   `["hashes"]` → `getHashes()`.
+ * A call is at most CRYPTO_MAX_CHARS long (a host call cannot be interrupted); the sandbox checks
+ * first and throws a RangeError the code can catch.
+ */
+import crypto from "node:crypto";
+import { revive } from "./intl-host";
+
+/** The longest call: the data of one digest, as JSON (about 12 MB of bytes as base64). */
+export const CRYPTO_MAX_CHARS = 16_000_000;
+/** The most random bytes one call makes (randomBytes, randomFillSync): the engine's memory is 32 MiB. */
+export const CRYPTO_MAX_RANDOM_BYTES = 1_048_576;
+
+/** Data or a key as the sandbox sends it: a string (and its encoding), bytes as base64, or anything else as the code gave it. */
+type Chunk = ["s", string, unknown] | ["b", string] | ["x", unknown];
+
+function bytesOf(value: unknown): unknown {
+  const chunk = value as Chunk;
+  if (chunk[0] === "b") return Buffer.from(chunk[1], "base64");
+  if (chunk[0] === "s" && typeof chunk[2] === "string" && chunk[2] !== "utf8" && Buffer.isEncoding(chunk[2])) return Buffer.from(chunk[1], chunk[2] as BufferEncoding);
+  // Anything else as the code gave it: Node refuses it in its own words.
+  return chunk[1];
+}
+
+function create(kind: unknown, algorithm: unknown, second: unknown): crypto.Hash | crypto.Hmac {
+  if (kind === "hmac") return crypto.createHmac(algorithm as string, bytesOf(second) as crypto.BinaryLike);
+  // A hash's options: { outputLength } or nothing.
+  return crypto.createHash(algorithm as string, (second ?? undefined) as crypto.HashOptions | undefined);
+}
+
+function update(target: crypto.Hash | crypto.Hmac, chunks: unknown): void {
+  if (!Array.isArray(chunks)) return;
+  for (const chunk of chunks as Chunk[]) {
+    if (chunk[0] === "b") target.update(Buffer.from(chunk[1], "base64"));
+    else if (chunk[0] === "s") target.update(chunk[1], chunk[2] as crypto.Encoding);
+  }
+}
+
+function result(value: unknown): unknown {
+  if (typeof value === "string") return { s: value };
+  if (Buffer.isBuffer(value)) return { b: value.toString("base64") };
+  return value;
+}
+
+function answer(call: unknown[]): unknown {
+  const [op, a, b, c, d, e] = call;
+  switch (op) {
+    case "new":
+      create(a, b, c);
+      return null;
+    case "digest": {
+      const target = create(a, b, c);
+      update(target, d);
+      return result((target as crypto.Hash).digest(e as crypto.BinaryToTextEncoding));
+    }
+    case "hash":
+      return result(crypto.hash(a as string, bytesOf(b) as crypto.BinaryLike, c as crypto.BinaryToTextEncoding));
+    case "random": {
+      if (typeof a === "number" && a > CRYPTO_MAX_RANDOM_BYTES) {
+        throw new RangeError(`The function sandbox makes at most ${CRYPTO_MAX_RANDOM_BYTES.toLocaleString("en-US")} random bytes in one call. Received ${a}`);
+      }
+      return result(crypto.randomBytes(a as number));
+    }
+    case "randomInt":
+      return (crypto.randomInt as (...args: unknown[]) => number)(...call.slice(1));
+    case "uuid":
+      return crypto.randomUUID(a as crypto.RandomUUIDOptions | undefined);
+    case "hashes":
+      return crypto.getHashes();
+    default:
+      throw new Error(`crypto: unknown call ${String(op)}`);
+  }
+}
+
+export function cryptoCall(json: string): string {
+  if (json.length > CRYPTO_MAX_CHARS) return "!" + JSON.stringify(["RangeError", `The data is too long for the function sandbox's crypto (over ${CRYPTO_MAX_CHARS.toLocaleString("en-US")} characters in one call)`, null, true]);
+  try {
+    const call = JSON.parse(json, revive) as unknown;
+    if (!Array.isArray(call)) throw new Error("crypto: a call is an array");
+    const value = answer(call);
+    return "=" + (value === undefined ? "null" : JSON.stringify(value));
+  } catch (err) {
+    const e = err instanceof Error ? err : new Error(String(err));
+    const own = (e as { code?: unknown }).code;
+    const code = typeof own === "string" ? own : null;
+    // Node's errors made in JavaScript read "TypeError [ERR_X]: …"; those from OpenSSL "Error: error:…".
+    const plain = code === null || !String(e).startsWith(`${e.name} [${code}]`);
+    return "!" + JSON.stringify([e.name, e.message, code, plain]);
+  }
+}

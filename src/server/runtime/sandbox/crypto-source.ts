@@ -1,0 +1,241 @@
+/**
+ * Node's `crypto` module, as a function node's *Setup → Modules* (`libs`: `{var: "crypto", module:
+ * "crypto"}`) loads it in Node-RED: JavaScript evaluated INSIDE the QuickJS sandbox the first time
+ * the code reads the variable (driver.ts, `loadCrypto`). The work is the host's (crypto-host.ts):
+ * Node's own crypto digests, signs and draws the random values, one host call each.
+ *
+ * What it has: `createHash` / `Hash` (`update`, `digest`, `copy`), `createHmac` / `Hmac`, `hash`
+ * (Node 21.7+'s one-shot digest), `getHashes`, `randomBytes` (and its callback form), `randomFillSync`,
+ * `randomFill`, `randomInt`, `randomUUID`, `getRandomValues` and `timingSafeEqual`. A hash keeps its
+ * chunks until `digest`, which sends them to the host in one call (update is free; a digest
+ * costs one call whatever the number of updates). What the server's process and its keys stand
+ * behind (ciphers, signatures, key objects, key derivation, `webcrypto`) is not there: reading it
+ * is `undefined`, as for any property a module lacks, and an import's dry run names it
+ * (SANDBOX_CRYPTO in nodes/function/definition.ts, which a test keeps equal to this module's names).
+ *
+ * The source is an expression yielding a factory; the driver calls it with `host(json)` (the host
+ * call), `replacer` (JSON's replacer that tags what JSON lacks), `base64Of(view)` (a view's bytes as
+ * base64, natively), `bufferOf(base64)` (a Buffer, loading Buffer if the code has not) and
+ * `bytesInto(view, base64)` (writes the bytes into the view).
+ *
+ * No backticks and no dollar-brace in this text outside the one insertion: it is a template literal.
+ */
+import { NODE_ERRORS_SOURCE } from "./node-errors-source";
+import { CRYPTO_MAX_CHARS, CRYPTO_MAX_RANDOM_BYTES } from "./crypto-host";
+
+export const CRYPTO_SOURCE = String.raw`(function (env) {
+  "use strict";
+  var host = env.host, replacer = env.replacer, base64Of = env.base64Of, bufferOf = env.bufferOf, bytesInto = env.bytesInto;
+  var stringify = JSON.stringify, parse = JSON.parse, isView = ArrayBuffer.isView;
+  var MAX_CHARS = ${CRYPTO_MAX_CHARS};
+  var MAX_RANDOM = ${CRYPTO_MAX_RANDOM_BYTES};
+${NODE_ERRORS_SOURCE}
+  // util.inspect's words for a value in Node's argument errors (its strings, numbers, classes).
+  function shown(value) {
+    if (typeof value === "string") {
+      var quote = value.indexOf("'") === -1 ? "'" : value.indexOf('"') === -1 ? '"' : "'";
+      var text = quote + (quote === "'" ? value.replace(/\\/g, "\\\\").replace(/'/g, "\\'") : value) + quote;
+      return text.replace(/\n/g, "\\n");
+    }
+    if (typeof value === "number") return value === 0 && 1 / value < 0 ? "-0" : String(value);
+    if (typeof value === "bigint") return String(value) + "n";
+    return String(value);
+  }
+  function received(value) {
+    if (value === null || value === undefined) return " Received " + value;
+    if (typeof value === "function") return " Received function " + (value.name || "<anonymous>");
+    if (typeof value === "object") {
+      var ctor = value.constructor;
+      return ctor && typeof ctor === "function" && ctor.name ? " Received an instance of " + ctor.name : " Received [Object: null prototype] {}";
+    }
+    var text = shown(value);
+    if (text.length > 28) text = text.slice(0, 25) + "...";
+    return " Received type " + typeof value + " (" + text + ")";
+  }
+  function argType(name, what, value) {
+    return codeError(TypeError, "ERR_INVALID_ARG_TYPE", "The \"" + name + "\" argument must be " + what + "." + received(value));
+  }
+  var DATA = "of type string or an instance of Buffer, TypedArray, or DataView";
+
+  function call(args) {
+    var text = host(stringify(args, replacer));
+    if (text[0] === "=") return parse(text.slice(1));
+    var e = parse(text.slice(1));
+    var Ctor = e[0] === "TypeError" ? TypeError : e[0] === "RangeError" ? RangeError : Error;
+    return thrown(e[2] === null ? new Ctor(e[1]) : codeError(Ctor, e[2], e[1], e[3]));
+  }
+  function thrown(error) { throw error; }
+  function valueOf(answer) { return typeof answer.s === "string" ? answer.s : bufferOf(answer.b); }
+
+  // What crosses: a string with its encoding, a view's bytes, or anything else as it is (Node's
+  // checks on the host word its error).
+  function chunk(data, encoding) {
+    if (typeof data === "string") return ["s", data, encoding === undefined ? "utf8" : encoding];
+    if (isView(data)) return ["b", base64Of(data)];
+    return ["x", data];
+  }
+  // A string key's encoding is the options' (Node's createHmac(hmac, key, {encoding})).
+  function keyChunk(key, options) {
+    if (key instanceof ArrayBuffer) return ["b", base64Of(new Uint8Array(key))];
+    var encoding = options !== null && typeof options === "object" && typeof options.encoding === "string" ? options.encoding : "utf8";
+    return chunk(key, encoding);
+  }
+
+  var states = new WeakMap();
+  function stateOf(self, what) {
+    var state = states.get(self);
+    if (state === undefined) throw new TypeError("Illegal invocation: not a " + what);
+    return state;
+  }
+  function finalized() { return codeError(Error, "ERR_CRYPTO_HASH_FINALIZED", "Digest already called"); }
+
+  function update(self, what, data, encoding) {
+    var state = stateOf(self, what);
+    if (state.done) throw finalized();
+    if (typeof data !== "string" && !isView(data)) throw argType("data", DATA, data);
+    var part = chunk(data, encoding);
+    state.size += part[1].length + 16;
+    if (state.size > MAX_CHARS) throw new RangeError("The data is too long for the function sandbox's crypto (over " + MAX_CHARS + " characters to digest at once)");
+    state.chunks.push(part);
+    return self;
+  }
+  function digest(self, what, encoding) {
+    var state = stateOf(self, what);
+    if (state.done) {
+      // Node's Hmac answers an empty digest again; its Hash throws.
+      if (state.kind === "hash") throw finalized();
+      return typeof encoding === "string" && encoding !== "buffer" ? "" : bufferOf("");
+    }
+    state.done = true;
+    var chunks = state.chunks;
+    state.chunks = null;
+    return valueOf(call(["digest", state.kind, state.algorithm, state.second, chunks, typeof encoding === "string" ? encoding : undefined]));
+  }
+
+  function Hash(algorithm, options) {
+    if (!(this instanceof Hash)) return new Hash(algorithm, options);
+    if (typeof algorithm !== "string") throw argType("algorithm", "of type string", algorithm);
+    var opts = options !== null && typeof options === "object" ? { outputLength: options.outputLength } : undefined;
+    call(["new", "hash", algorithm, opts]);
+    states.set(this, { kind: "hash", algorithm: algorithm, second: opts, chunks: [], size: 0, done: false });
+  }
+  Hash.prototype.update = function update_(data, encoding) { return update(this, "Hash", data, encoding); };
+  Hash.prototype.digest = function digest_(encoding) { return digest(this, "Hash", encoding); };
+  Hash.prototype.copy = function copy(options) {
+    var state = stateOf(this, "Hash");
+    if (state.done) throw finalized();
+    var opts = options !== null && typeof options === "object" ? { outputLength: options.outputLength } : state.second;
+    var copied = new Hash(state.algorithm, opts);
+    var into = states.get(copied);
+    into.chunks = state.chunks.slice();
+    into.size = state.size;
+    return copied;
+  };
+  Object.defineProperty(Hash.prototype.update, "name", { value: "update" });
+  Object.defineProperty(Hash.prototype.digest, "name", { value: "digest" });
+
+  function Hmac(hmac, key, options) {
+    if (!(this instanceof Hmac)) return new Hmac(hmac, key, options);
+    if (typeof hmac !== "string") throw argType("hmac", "of type string", hmac);
+    var second = keyChunk(key, options);
+    call(["new", "hmac", hmac, second]);
+    states.set(this, { kind: "hmac", algorithm: hmac, second: second, chunks: [], size: 0, done: false });
+  }
+  Hmac.prototype.update = function update_(data, encoding) { return update(this, "Hmac", data, encoding); };
+  Hmac.prototype.digest = function digest_(encoding) { return digest(this, "Hmac", encoding); };
+  Object.defineProperty(Hmac.prototype.update, "name", { value: "update" });
+  Object.defineProperty(Hmac.prototype.digest, "name", { value: "digest" });
+
+  function later(callback, error, value) {
+    Promise.resolve().then(function () { callback(error, value); });
+  }
+  function checkCallback(callback) {
+    if (typeof callback !== "function") throw argType("callback", "of type function", callback);
+  }
+
+  function randomBytes(size, callback) {
+    if (callback !== undefined) checkCallback(callback);
+    var bytes = valueOf(call(["random", size]));
+    if (callback === undefined) return bytes;
+    later(callback, null, bytes);
+  }
+  function viewBytes(name, buf) {
+    if (!isView(buf) && !(buf instanceof ArrayBuffer)) throw argType(name, "an instance of ArrayBuffer or ArrayBufferView", buf);
+    return isView(buf) ? new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength) : new Uint8Array(buf);
+  }
+  function fill(buf, offset, size) {
+    var bytes = viewBytes("buf", buf);
+    var scale = isView(buf) && buf.BYTES_PER_ELEMENT ? buf.BYTES_PER_ELEMENT : 1;
+    var from = offset === undefined ? 0 : offset * scale;
+    if (typeof from !== "number" || from !== from || from < 0 || from > bytes.length) throw codeError(RangeError, "ERR_OUT_OF_RANGE", "The value of \"offset\" is out of range. It must be >= 0 && <= " + bytes.length / scale + ". Received " + shown(offset));
+    var count = size === undefined ? bytes.length - from : size * scale;
+    if (typeof count !== "number" || count !== count || count < 0 || from + count > bytes.length) throw codeError(RangeError, "ERR_OUT_OF_RANGE", "The value of \"size + offset\" is out of range. It must be <= " + bytes.length / scale + ". Received " + shown(from / scale + count / scale));
+    if (count > 0) bytesInto(bytes.subarray(from, from + count), call(["random", count]).b);
+    return buf;
+  }
+  function randomFillSync(buf, offset, size) { return fill(buf, offset, size); }
+  function randomFill(buf, offset, size, callback) {
+    if (typeof offset === "function") { callback = offset; offset = undefined; size = undefined; }
+    else if (typeof size === "function") { callback = size; size = undefined; }
+    checkCallback(callback);
+    later(callback, null, fill(buf, offset, size));
+  }
+  function randomInt(min, max, callback) {
+    var args = ["randomInt"];
+    for (var i = 0; i < arguments.length; i++) if (typeof arguments[i] !== "function") args.push(arguments[i]);
+    var cb = typeof max === "function" ? max : typeof callback === "function" ? callback : undefined;
+    var value = call(args);
+    if (cb === undefined) return value;
+    later(cb, null, value);
+  }
+  function randomUUID(options) { return call(["uuid", options]); }
+  function getRandomValues(data) {
+    var integer = typeof BigInt64Array === "function" && (data instanceof BigInt64Array || data instanceof BigUint64Array) ||
+      data instanceof Int8Array || data instanceof Uint8Array || data instanceof Uint8ClampedArray || data instanceof Int16Array ||
+      data instanceof Uint16Array || data instanceof Int32Array || data instanceof Uint32Array;
+    if (!integer) {
+      var mismatch = new Error("The data argument must be an integer-type TypedArray");
+      mismatch.name = "TypeMismatchError";
+      Object.defineProperty(mismatch, "code", { value: 17, enumerable: false, writable: true, configurable: true });
+      throw mismatch;
+    }
+    if (data.byteLength > 65536) {
+      var quota = new Error("The requested length exceeds 65,536 bytes");
+      quota.name = "QuotaExceededError";
+      Object.defineProperty(quota, "code", { value: 22, enumerable: false, writable: true, configurable: true });
+      throw quota;
+    }
+    return fill(data);
+  }
+  function hash(algorithm, data, outputEncoding) {
+    if (typeof algorithm !== "string") throw argType("algorithm", "of type string", algorithm);
+    if (typeof data !== "string" && !isView(data)) throw argType("input", DATA, data);
+    return valueOf(call(["hash", algorithm, chunk(data, "utf8"), outputEncoding === undefined ? "hex" : outputEncoding]));
+  }
+  function getHashes() { return call(["hashes"]); }
+  function timingSafeEqual(buf1, buf2) {
+    if (!isView(buf1) && !(buf1 instanceof ArrayBuffer)) throw codeError(TypeError, "ERR_INVALID_ARG_TYPE", "The \"buf1\" argument must be an instance of ArrayBuffer, Buffer, TypedArray, or DataView.");
+    if (!isView(buf2) && !(buf2 instanceof ArrayBuffer)) throw codeError(TypeError, "ERR_INVALID_ARG_TYPE", "The \"buf2\" argument must be an instance of ArrayBuffer, Buffer, TypedArray, or DataView.");
+    var a = viewBytes("buf1", buf1), b = viewBytes("buf2", buf2);
+    if (a.length !== b.length) throw codeError(RangeError, "ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH", "Input buffers must have the same byte length", true);
+    var diff = 0;
+    for (var i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
+    return diff === 0;
+  }
+
+  return {
+    createHash: function createHash(algorithm, options) { return new Hash(algorithm, options); },
+    createHmac: function createHmac(hmac, key, options) { return new Hmac(hmac, key, options); },
+    getHashes: getHashes,
+    hash: hash,
+    randomBytes: randomBytes,
+    randomFill: randomFill,
+    randomFillSync: randomFillSync,
+    randomInt: randomInt,
+    randomUUID: randomUUID,
+    timingSafeEqual: timingSafeEqual,
+    Hash: Hash,
+    Hmac: Hmac,
+    getRandomValues: getRandomValues,
+  };
+})`;
