@@ -2,6 +2,7 @@
  * The function node through the doors a user uses: a flow created and deployed over REST, its inject
  * pressed over REST, what the debug node shows read from the WebSocket.
  */
+import { createHash, createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { setUpTestHub, connect } from "@/test/ws";
@@ -115,5 +116,45 @@ describe("function nodes through REST and the WebSocket", () => {
     const code = "const u = new URL(msg.payload);\nu.searchParams.set('page', Number(u.searchParams.get('page')) + 1);\nu.searchParams.delete('token');\nmsg.payload = [u.hostname, u.searchParams.get('q'), u.href];\nreturn msg;";
     const debug = await functionAndDebug("url", { payload_type: "string", payload: "https://api.example.com/search?q=caf%C3%A9+au+lait&page=2&token=secret" }, code);
     expect(debug).toMatchObject({ node_id: "url-dbg-1", msg: ["api.example.com", "café au lait", "https://api.example.com/search?q=caf%C3%A9+au+lait&page=3"] });
+  });
+
+  // A pattern of published flows: a webhook's signature made with crypto from the function's Setup → Modules.
+  it("signs with Node's crypto from the node's Setup → Modules, as Node-RED's function node does", async () => {
+    const code = "msg.payload = [crypto.createHmac('sha256', 'shared-secret').update(msg.payload).digest('hex'), crypto.createHash('md5').update(msg.payload).digest('base64')];\nreturn msg;";
+    const debug = await injectAndDebug(
+      "libs",
+      {
+        nodes: [
+          { id: "libs-inj-1", type: "inject", config: { payload_type: "string", payload: '{"order":42}' } },
+          { id: "libs-fn-1", type: "function", config: { code, libs: [{ var: "crypto", module: "crypto" }] } },
+          { id: "libs-dbg-1", type: "debug" },
+        ],
+        connections: [
+          { source: "libs-inj-1", target: "libs-fn-1" },
+          { source: "libs-fn-1", target: "libs-dbg-1" },
+        ],
+      },
+      "libs-inj-1",
+    );
+    expect(debug).toMatchObject({
+      node_id: "libs-dbg-1",
+      msg: [createHmac("sha256", "shared-secret").update('{"order":42}').digest("hex"), createHash("md5").update('{"order":42}').digest("base64")],
+    });
+  });
+
+  it("refuses a module the sandbox does not load, or a variable the code already has, with a 400 that names the field, and saves nothing", async () => {
+    const owner = await signUp(request);
+    const flowWith = (libs: unknown) => ({ name: "bad libs", nodes: [{ id: "bl-fn-1", type: "function", config: { code: "return msg;", libs } }], connections: [] });
+    for (const [libs, path, message] of [
+      [[{ var: "fs", module: "fs" }], "nodes[0].config.libs[0].module", "must be crypto or util"],
+      [[{ var: "RED", module: "crypto" }], "nodes[0].config.libs[0].var", "is a name the code already has"],
+    ] as const) {
+      const res = await request("POST", "/flows", { token: owner.accessToken, body: flowWith(libs) });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error.code).toBe("VALIDATION_FAILED");
+      expect(res.body.error.details).toEqual([{ path, message: expect.stringContaining(message) }]);
+    }
+    const list = await request("GET", "/flows", { token: owner.accessToken });
+    expect(list.body.flows).toEqual([]);
   });
 });
