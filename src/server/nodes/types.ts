@@ -85,6 +85,12 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
      * report entry's reason. The node is still "supported".
      */
     importNotes?(props: NodeRedProps): string[];
+    /**
+     * Properties the mapping carries over only in part (a list some of whose entries are left out,
+     * as a function's libs of modules the sandbox lacks): the import reports them as not carried
+     * over ("partial") beside those it finds missing itself.
+     */
+    partlyDropped?(props: NodeRedProps): string[];
   };
 }
 

@@ -47,7 +47,19 @@ export const RESERVED_LIB_NAMES: readonly string[] = [
   "console", "util", "Buffer", "URL", "URLSearchParams", "Date", "RED", "__node__", "node", "context", "flow", "global", "env",
   "setTimeout", "clearTimeout", "setInterval", "clearInterval", "promisify",
 ];
+/** JavaScript's own globals (the engine's): a module under one of these names would take it from the code, and from the sandbox's own code. */
+const JS_GLOBALS: readonly string[] = [
+  "globalThis", "undefined", "NaN", "Infinity", "eval", "isFinite", "isNaN", "parseFloat", "parseInt", "decodeURI", "decodeURIComponent",
+  "encodeURI", "encodeURIComponent", "escape", "unescape", "Object", "Function", "Array", "Number", "Boolean", "String", "Symbol", "BigInt",
+  "Math", "JSON", "Reflect", "Proxy", "Promise", "RegExp", "Error", "AggregateError", "EvalError", "RangeError", "ReferenceError",
+  "SyntaxError", "TypeError", "URIError", "Map", "Set", "WeakMap", "WeakSet", "WeakRef", "FinalizationRegistry", "ArrayBuffer",
+  "SharedArrayBuffer", "DataView", "Atomics", "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array",
+  "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array", "Iterator", "Intl", "queueMicrotask", "arguments",
+];
 const JS_NAME = /^[A-Za-z_$][\w$]*$/;
+const MAX_LIBS = 20;
+const MAX_LIB_NAME_CHARS = 64;
+const libNameAllowed = (name: string) => name.length <= MAX_LIB_NAME_CHARS && JS_NAME.test(name) && !RESERVED_LIB_NAMES.includes(name) && !JS_GLOBALS.includes(name);
 const isSandboxModule = (module: unknown): module is (typeof SANDBOX_MODULES)[number] => (SANDBOX_MODULES as readonly unknown[]).includes(module);
 
 /** Node-RED's libs entries the sandbox can load, each variable once (Node-RED refuses a name given twice). */
@@ -55,8 +67,8 @@ function libsFromNodeRed(libs: unknown): Array<{ var: string; module: (typeof SA
   const kept: Array<{ var: string; module: (typeof SANDBOX_MODULES)[number] }> = [];
   for (const lib of Array.isArray(libs) ? libs : []) {
     const entry = lib as { var?: unknown; module?: unknown };
-    if (typeof entry?.var !== "string" || !JS_NAME.test(entry.var) || RESERVED_LIB_NAMES.includes(entry.var) || !isSandboxModule(entry.module)) continue;
-    if (kept.some((k) => k.var === entry.var)) continue;
+    if (typeof entry?.var !== "string" || !libNameAllowed(entry.var) || !isSandboxModule(entry.module)) continue;
+    if (kept.some((k) => k.var === entry.var) || kept.length >= MAX_LIBS) continue;
     kept.push({ var: entry.var, module: entry.module });
   }
   return kept;
@@ -103,14 +115,15 @@ export const functionConfig = z.object({
       z.object({
         var: z
           .string()
-          .max(64)
+          .max(MAX_LIB_NAME_CHARS)
           .regex(JS_NAME, "must be a JavaScript name (letters, digits, _ and $, not starting with a digit)")
           .refine((name) => !RESERVED_LIB_NAMES.includes(name), { message: `is a name the code already has (${RESERVED_LIB_NAMES.join(", ")})` })
+          .refine((name) => !JS_GLOBALS.includes(name), { message: "is one of JavaScript's own globals, which the code already has" })
           .meta({ title: "Variable", description: "The name the code uses for the module" }),
         module: z.enum(SANDBOX_MODULES, { error: "must be crypto or util: the sandbox loads Node's crypto and util modules, not others" }).meta({ title: "Module" }),
       }),
     )
-    .max(20)
+    .max(MAX_LIBS)
     .default([])
     .refine((libs) => new Set(libs.map((lib) => lib.var)).size === libs.length, { message: "each variable may be given once" })
     .meta({ title: "Modules", description: "Node modules the code uses, each under a variable name (Node-RED's Setup → Modules): Node's crypto and util" }),
@@ -191,7 +204,8 @@ In the code:
       noerr: 0,
       initialize: c.initialize,
       finalize: c.finalize,
-      libs: c.libs.map((lib) => ({ var: lib.var, module: lib.module })),
+      // Configs saved before libs existed have none.
+      libs: (c.libs ?? []).map((lib) => ({ var: lib.var, module: lib.module })),
     }),
     fromNodeRed: (p) => {
       const timeout = Number(p.timeout);
@@ -205,5 +219,6 @@ In the code:
       };
     },
     importNotes: functionImportNotes,
+    partlyDropped: (p) => (Array.isArray(p.libs) && libsFromNodeRed(p.libs).length < p.libs.length ? ["libs"] : []),
   },
 });

@@ -53,5 +53,13 @@ describe("function import notes (the dry run's report)", () => {
     expect(message([{ var: "node", module: "crypto" }])).toMatch(/^libs\.0\.var: is a name the code already has/);
     expect(message([{ var: "my crypto", module: "crypto" }])).toMatch(/^libs\.0\.var: must be a JavaScript name/);
     expect(message([{ var: "c", module: "crypto" }, { var: "c", module: "util" }])).toBe("libs: each variable may be given once");
+    for (const name of ["globalThis", "JSON", "undefined", "WeakMap"]) {
+      expect(message([{ var: name, module: "crypto" }])).toBe("libs.0.var: is one of JavaScript's own globals, which the code already has");
+    }
+    expect(message(Array.from({ length: 21 }, (_, i) => ({ var: `m${i}`, module: "crypto" })))).toMatch(/^libs: /);
+  });
+  it("exports a function saved before it had libs (no libs in its config) with an empty list, as Node-RED writes one", () => {
+    const props = functionNode.nodeRed!.toNodeRed({ code: "return msg;", outputs: 1, timeout_ms: 1000, initialize: "", finalize: "" } as never);
+    expect(props.libs).toEqual([]);
   });
 });

@@ -19,16 +19,52 @@
  * - `["hash", algorithm, data, outputEncoding]` (`crypto.hash`, Node 21.7+);
  * - `["random", size]` → `{b}`; `["randomInt", ...args]` → a number; `["uuid", options]` → text;
  *   `["hashes"]` → `getHashes()`.
- * A call is at most CRYPTO_MAX_CHARS long (a host call cannot be interrupted); the sandbox checks
- * first and throws a RangeError the code can catch.
+ * A host call cannot be interrupted, so this side bounds every call, whatever the sandbox's own code
+ * did (the code may have replaced the built-ins it uses): its length (cryptoMaxChars), the updates a
+ * digest replays, random bytes and an extendable-output hash's length. Past a bound the answer is
+ * a RangeError the code can catch.
  */
 import crypto from "node:crypto";
-import { revive } from "./intl-host";
 
-/** The longest call: the data of one digest, as JSON (about 12 MB of bytes as base64). */
-export const CRYPTO_MAX_CHARS = 16_000_000;
-/** The most random bytes one call makes (randomBytes, randomFillSync): the engine's memory is 32 MiB. */
+/**
+ * The longest call, the data of one digest as JSON, for a run's time limit: about 8,000 characters
+ * per millisecond of it (parsing and hashing take a small part of that on a busy 2-core machine),
+ * at least 1,000,000 and at most 16,000,000 (about 12 MB of bytes as base64). The worker is
+ * terminated when a call outlives the run's hard deadline (its time limit plus at least 100 ms).
+ */
+export function cryptoMaxChars(timeoutMs: number): number {
+  return Math.max(1_000_000, Math.min(16_000_000, Math.round(timeoutMs * 8000)));
+}
+/** The most random bytes one call makes (randomBytes, randomFill, getRandomValues): the engine's memory is 32 MiB. */
 export const CRYPTO_MAX_RANDOM_BYTES = 1_048_576;
+/** The longest digest an extendable-output hash (shake128, shake256) makes: Node's allows 4 GB. */
+export const CRYPTO_MAX_OUTPUT_BYTES = 1_048_576;
+/** The most updates one digest replays: each is a call into Node's crypto. */
+export const CRYPTO_MAX_UPDATES = 100_000;
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+/** JSON's values and what it lacks, tagged by the sandbox: undefined, NaN, the infinities and -0 (never a BigInt here). */
+function revive(_key: string, value: unknown): unknown {
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const keys = Object.keys(value);
+    const tagged = value as Record<string, unknown>;
+    if (keys.length === 1 && keys[0] === "\u0000undefined") return undefined;
+    if (keys.length === 1 && keys[0] === "\u0000num") {
+      const text = tagged["\u0000num"];
+      return text === "-0" ? -0 : text === "NaN" ? NaN : text === "Infinity" ? Infinity : text === "-Infinity" ? -Infinity : undefined;
+    }
+  }
+  return value;
+}
+
+/** An extendable-output hash's outputLength is bounded here (Node's allows 4 GB, made in one call that cannot be interrupted). */
+function checkOutputLength(options: unknown): void {
+  const length = options !== null && typeof options === "object" ? (options as { outputLength?: unknown }).outputLength : undefined;
+  if (typeof length === "number" && length > CRYPTO_MAX_OUTPUT_BYTES) {
+    throw new RangeError(`The function sandbox's crypto makes a digest of at most ${fmt(CRYPTO_MAX_OUTPUT_BYTES)} bytes. Received an outputLength of ${fmt(length)}`);
+  }
+}
 
 /** Data or a key as the sandbox sends it: a string (and its encoding), bytes as base64, or anything else as the code gave it. */
 type Chunk = ["s", string, unknown] | ["b", string] | ["x", unknown];
@@ -44,11 +80,13 @@ function bytesOf(value: unknown): unknown {
 function create(kind: unknown, algorithm: unknown, second: unknown): crypto.Hash | crypto.Hmac {
   if (kind === "hmac") return crypto.createHmac(algorithm as string, bytesOf(second) as crypto.BinaryLike);
   // A hash's options: { outputLength } or nothing.
+  checkOutputLength(second);
   return crypto.createHash(algorithm as string, (second ?? undefined) as crypto.HashOptions | undefined);
 }
 
 function update(target: crypto.Hash | crypto.Hmac, chunks: unknown): void {
   if (!Array.isArray(chunks)) return;
+  if (chunks.length > CRYPTO_MAX_UPDATES) throw new RangeError(`The function sandbox's crypto replays at most ${fmt(CRYPTO_MAX_UPDATES)} updates in one digest. Received ${fmt(chunks.length)}`);
   for (const chunk of chunks as Chunk[]) {
     if (chunk[0] === "b") target.update(Buffer.from(chunk[1], "base64"));
     else if (chunk[0] === "s") target.update(chunk[1], chunk[2] as crypto.Encoding);
@@ -73,10 +111,11 @@ function answer(call: unknown[]): unknown {
       return result((target as crypto.Hash).digest(e as crypto.BinaryToTextEncoding));
     }
     case "hash":
+      checkOutputLength(c);
       return result(crypto.hash(a as string, bytesOf(b) as crypto.BinaryLike, c as crypto.BinaryToTextEncoding));
     case "random": {
       if (typeof a === "number" && a > CRYPTO_MAX_RANDOM_BYTES) {
-        throw new RangeError(`The function sandbox makes at most ${CRYPTO_MAX_RANDOM_BYTES.toLocaleString("en-US")} random bytes in one call. Received ${a}`);
+        throw new RangeError(`The function sandbox's crypto makes at most ${fmt(CRYPTO_MAX_RANDOM_BYTES)} random bytes in one call. Received ${fmt(a)}`);
       }
       return result(crypto.randomBytes(a as number));
     }
@@ -91,8 +130,8 @@ function answer(call: unknown[]): unknown {
   }
 }
 
-export function cryptoCall(json: string): string {
-  if (json.length > CRYPTO_MAX_CHARS) return "!" + JSON.stringify(["RangeError", `The data is too long for the function sandbox's crypto (over ${CRYPTO_MAX_CHARS.toLocaleString("en-US")} characters in one call)`, null, true]);
+export function cryptoCall(json: string, maxChars: number): string {
+  if (json.length > maxChars) return "!" + JSON.stringify(["RangeError", `The data is too long for the function sandbox's crypto (over ${fmt(maxChars)} characters in one call)`, null, true]);
   try {
     const call = JSON.parse(json, revive) as unknown;
     if (!Array.isArray(call)) throw new Error("crypto: a call is an array");

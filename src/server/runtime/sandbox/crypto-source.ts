@@ -15,20 +15,24 @@
  *
  * The source is an expression yielding a factory; the driver calls it with `host(json)` (the host
  * call), `replacer` (JSON's replacer that tags what JSON lacks), `base64Of(view)` (a view's bytes as
- * base64, natively), `bufferOf(base64)` (a Buffer, loading Buffer if the code has not) and
- * `bytesInto(view, base64)` (writes the bytes into the view).
+ * base64, natively), `bufferOf(base64)` (a Buffer, loading Buffer if the code has not),
+ * `bytesInto(view, base64)` (writes the bytes into the view), `maxChars` (the host's bound on a
+ * call, cryptoMaxChars) and the built-ins it uses, captured before any user code ran (the code may
+ * replace `JSON.stringify` or `WeakMap.prototype.get` before it first reads the module). The host
+ * bounds every call itself (crypto-host.ts); these keep the module's own behaviour Node's.
  *
- * No backticks and no dollar-brace in this text outside the one insertion: it is a template literal.
+ * No backticks and no dollar-brace in this text outside the insertion of NODE_ERRORS_SOURCE: it is a template literal.
  */
 import { NODE_ERRORS_SOURCE } from "./node-errors-source";
-import { CRYPTO_MAX_CHARS, CRYPTO_MAX_RANDOM_BYTES } from "./crypto-host";
 
 export const CRYPTO_SOURCE = String.raw`(function (env) {
   "use strict";
   var host = env.host, replacer = env.replacer, base64Of = env.base64Of, bufferOf = env.bufferOf, bytesInto = env.bytesInto;
-  var stringify = JSON.stringify, parse = JSON.parse, isView = ArrayBuffer.isView;
-  var MAX_CHARS = ${CRYPTO_MAX_CHARS};
-  var MAX_RANDOM = ${CRYPTO_MAX_RANDOM_BYTES};
+  var stringify = env.stringify, parse = env.parse, isView = env.isView, apply = env.apply;
+  var states = new env.WeakMap(), weakMapGet = env.weakMapGet, weakMapSet = env.weakMapSet;
+  var arrayPush = env.arrayPush, arraySlice = env.arraySlice, stringSlice = env.stringSlice, toLowerCase = env.toLowerCase;
+  var MAX_CHARS = env.maxChars;
+  var MAX_POSSIBLE_LENGTH = 2147483647;
 ${NODE_ERRORS_SOURCE}
   // util.inspect's words for a value in Node's argument errors (its strings, numbers, classes).
   function shown(value) {
@@ -40,6 +44,16 @@ ${NODE_ERRORS_SOURCE}
     if (typeof value === "number") return value === 0 && 1 / value < 0 ? "-0" : String(value);
     if (typeof value === "bigint") return String(value) + "n";
     return String(value);
+  }
+  // ERR_OUT_OF_RANGE's number: an integer past 2^32 with Node's "_" every three digits.
+  function numberText(value) {
+    if (typeof value !== "number" || Math.floor(value) !== value || Math.abs(value) <= 4294967296) return shown(value);
+    var digits = String(Math.abs(value)), out = "";
+    while (digits.length > 3) { out = "_" + digits.slice(-3) + out; digits = digits.slice(0, -3); }
+    return (value < 0 ? "-" : "") + digits + out;
+  }
+  function outOfRange(name, range, value) {
+    return codeError(RangeError, "ERR_OUT_OF_RANGE", "The value of \"" + name + "\" is out of range. It must be " + range + ". Received " + numberText(value));
   }
   function received(value) {
     if (value === null || value === undefined) return " Received " + value;
@@ -59,8 +73,8 @@ ${NODE_ERRORS_SOURCE}
 
   function call(args) {
     var text = host(stringify(args, replacer));
-    if (text[0] === "=") return parse(text.slice(1));
-    var e = parse(text.slice(1));
+    if (text[0] === "=") return parse(apply(stringSlice, text, [1]));
+    var e = parse(apply(stringSlice, text, [1]));
     var Ctor = e[0] === "TypeError" ? TypeError : e[0] === "RangeError" ? RangeError : Error;
     return thrown(e[2] === null ? new Ctor(e[1]) : codeError(Ctor, e[2], e[1], e[3]));
   }
@@ -81,22 +95,34 @@ ${NODE_ERRORS_SOURCE}
     return chunk(key, encoding);
   }
 
-  var states = new WeakMap();
   function stateOf(self, what) {
-    var state = states.get(self);
+    var state = apply(weakMapGet, states, [self]);
     if (state === undefined) throw new TypeError("Illegal invocation: not a " + what);
     return state;
   }
   function finalized() { return codeError(Error, "ERR_CRYPTO_HASH_FINALIZED", "Digest already called"); }
 
+  // Strings in these encodings are coded character by character: two updates are one of the two texts joined.
+  var JOINABLE = { utf8: true, "utf-8": true, latin1: true, binary: true, ascii: true, ucs2: true, "ucs-2": true, utf16le: true, "utf-16le": true };
+  function joinable(previous, part) {
+    if (previous === undefined || previous[0] !== "s" || part[0] !== "s" || previous[2] !== part[2] || JOINABLE[part[2]] !== true) return false;
+    // UTF-8 codes a lone surrogate at either edge as U+FFFD, which joining would pair.
+    var last = previous[1].charCodeAt(previous[1].length - 1), first = part[1].charCodeAt(0);
+    return !(last >= 0xd800 && last <= 0xdbff) && !(first >= 0xdc00 && first <= 0xdfff);
+  }
   function update(self, what, data, encoding) {
     var state = stateOf(self, what);
     if (state.done) throw finalized();
     if (typeof data !== "string" && !isView(data)) throw argType("data", DATA, data);
+    if (typeof data === "string" && typeof encoding === "string" && apply(toLowerCase, encoding, []) === "hex" && data.length % 2 !== 0) {
+      throw codeError(TypeError, "ERR_INVALID_ARG_VALUE", "The argument 'encoding' is invalid for data of length " + data.length + ". Received " + shown(encoding));
+    }
     var part = chunk(data, encoding);
     state.size += part[1].length + 16;
     if (state.size > MAX_CHARS) throw new RangeError("The data is too long for the function sandbox's crypto (over " + MAX_CHARS + " characters to digest at once)");
-    state.chunks.push(part);
+    var chunks = state.chunks, previous = chunks[chunks.length - 1];
+    if (joinable(previous, part)) previous[1] += part[1];
+    else apply(arrayPush, chunks, [part]);
     return self;
   }
   function digest(self, what, encoding) {
@@ -117,17 +143,18 @@ ${NODE_ERRORS_SOURCE}
     if (typeof algorithm !== "string") throw argType("algorithm", "of type string", algorithm);
     var opts = options !== null && typeof options === "object" ? { outputLength: options.outputLength } : undefined;
     call(["new", "hash", algorithm, opts]);
-    states.set(this, { kind: "hash", algorithm: algorithm, second: opts, chunks: [], size: 0, done: false });
+    apply(weakMapSet, states, [this, { kind: "hash", algorithm: algorithm, second: opts, chunks: [], size: 0, done: false }]);
   }
   Hash.prototype.update = function update_(data, encoding) { return update(this, "Hash", data, encoding); };
   Hash.prototype.digest = function digest_(encoding) { return digest(this, "Hash", encoding); };
+  // Node's copy takes its own options (an extendable-output hash's copy without them has the default length).
   Hash.prototype.copy = function copy(options) {
     var state = stateOf(this, "Hash");
     if (state.done) throw finalized();
-    var opts = options !== null && typeof options === "object" ? { outputLength: options.outputLength } : state.second;
-    var copied = new Hash(state.algorithm, opts);
-    var into = states.get(copied);
-    into.chunks = state.chunks.slice();
+    var copied = new Hash(state.algorithm, options);
+    var into = apply(weakMapGet, states, [copied]);
+    into.chunks = [];
+    for (var i = 0; i < state.chunks.length; i++) apply(arrayPush, into.chunks, [apply(arraySlice, state.chunks[i], [])]);
     into.size = state.size;
     return copied;
   };
@@ -139,7 +166,7 @@ ${NODE_ERRORS_SOURCE}
     if (typeof hmac !== "string") throw argType("hmac", "of type string", hmac);
     var second = keyChunk(key, options);
     call(["new", "hmac", hmac, second]);
-    states.set(this, { kind: "hmac", algorithm: hmac, second: second, chunks: [], size: 0, done: false });
+    apply(weakMapSet, states, [this, { kind: "hmac", algorithm: hmac, second: second, chunks: [], size: 0, done: false }]);
   }
   Hmac.prototype.update = function update_(data, encoding) { return update(this, "Hmac", data, encoding); };
   Hmac.prototype.digest = function digest_(encoding) { return digest(this, "Hmac", encoding); };
@@ -153,32 +180,66 @@ ${NODE_ERRORS_SOURCE}
     if (typeof callback !== "function") throw argType("callback", "of type function", callback);
   }
 
+  // Node's lib/internal/crypto/random.js: sizes and offsets are numbers, in elements of the view, checked in bytes.
+  function validateNumber(value, name) {
+    if (typeof value !== "number") throw argType(name, "of type number", value);
+  }
+  function assertOffset(offset, elementSize, length) {
+    validateNumber(offset, "offset");
+    offset *= elementSize;
+    var max = length < MAX_POSSIBLE_LENGTH ? length : MAX_POSSIBLE_LENGTH;
+    if (offset !== offset || offset > max || offset < 0) throw outOfRange("offset", ">= 0 && <= " + max, offset);
+    return offset >>> 0;
+  }
+  function assertSize(size, elementSize, offset, length) {
+    validateNumber(size, "size");
+    size *= elementSize;
+    if (size !== size || size > MAX_POSSIBLE_LENGTH || size < 0) throw outOfRange("size", ">= 0 && <= " + MAX_POSSIBLE_LENGTH, size);
+    if (size + offset > length) throw outOfRange("size + offset", "<= " + length, size + offset);
+    return size >>> 0;
+  }
   function randomBytes(size, callback) {
+    size = assertSize(size, 1, 0, Infinity);
     if (callback !== undefined) checkCallback(callback);
     var bytes = valueOf(call(["random", size]));
     if (callback === undefined) return bytes;
     later(callback, null, bytes);
   }
-  function viewBytes(name, buf) {
-    if (!isView(buf) && !(buf instanceof ArrayBuffer)) throw argType(name, "an instance of ArrayBuffer or ArrayBufferView", buf);
+  function checkBuf(buf) {
+    if (!isView(buf) && !(buf instanceof ArrayBuffer)) throw argType("buf", "an instance of ArrayBuffer or ArrayBufferView", buf);
+  }
+  function bytesOfView(buf) {
     return isView(buf) ? new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength) : new Uint8Array(buf);
   }
-  function fill(buf, offset, size) {
-    var bytes = viewBytes("buf", buf);
-    var scale = isView(buf) && buf.BYTES_PER_ELEMENT ? buf.BYTES_PER_ELEMENT : 1;
-    var from = offset === undefined ? 0 : offset * scale;
-    if (typeof from !== "number" || from !== from || from < 0 || from > bytes.length) throw codeError(RangeError, "ERR_OUT_OF_RANGE", "The value of \"offset\" is out of range. It must be >= 0 && <= " + bytes.length / scale + ". Received " + shown(offset));
-    var count = size === undefined ? bytes.length - from : size * scale;
-    if (typeof count !== "number" || count !== count || count < 0 || from + count > bytes.length) throw codeError(RangeError, "ERR_OUT_OF_RANGE", "The value of \"size + offset\" is out of range. It must be <= " + bytes.length / scale + ". Received " + shown(from / scale + count / scale));
-    if (count > 0) bytesInto(bytes.subarray(from, from + count), call(["random", count]).b);
+  // offset and size in bytes, checked.
+  function fillBytes(buf, offset, size) {
+    if (size > 0) bytesInto(bytesOfView(buf).subarray(offset, offset + size), call(["random", size]).b);
     return buf;
   }
-  function randomFillSync(buf, offset, size) { return fill(buf, offset, size); }
+  function randomFillSync(buf, offset, size) {
+    checkBuf(buf);
+    var elementSize = buf.BYTES_PER_ELEMENT || 1;
+    offset = assertOffset(offset === undefined ? 0 : offset, elementSize, buf.byteLength);
+    size = size === undefined ? buf.byteLength - offset : assertSize(size, elementSize, offset, buf.byteLength);
+    return fillBytes(buf, offset, size);
+  }
   function randomFill(buf, offset, size, callback) {
-    if (typeof offset === "function") { callback = offset; offset = undefined; size = undefined; }
-    else if (typeof size === "function") { callback = size; size = undefined; }
-    checkCallback(callback);
-    later(callback, null, fill(buf, offset, size));
+    checkBuf(buf);
+    var elementSize = buf.BYTES_PER_ELEMENT || 1;
+    if (typeof offset === "function") {
+      callback = offset;
+      offset = 0;
+      size = buf.byteLength;
+    } else if (typeof size === "function") {
+      callback = size;
+      offset = assertOffset(offset, elementSize, buf.byteLength);
+      size = buf.byteLength - offset;
+    } else {
+      checkCallback(callback);
+      offset = assertOffset(offset, elementSize, buf.byteLength);
+      size = size === undefined ? buf.byteLength - offset : assertSize(size, elementSize, offset, buf.byteLength);
+    }
+    later(callback, null, fillBytes(buf, offset, size));
   }
   function randomInt(min, max, callback) {
     var args = ["randomInt"];
@@ -205,7 +266,7 @@ ${NODE_ERRORS_SOURCE}
       Object.defineProperty(quota, "code", { value: 22, enumerable: false, writable: true, configurable: true });
       throw quota;
     }
-    return fill(data);
+    return fillBytes(data, 0, data.byteLength);
   }
   function hash(algorithm, data, outputEncoding) {
     if (typeof algorithm !== "string") throw argType("algorithm", "of type string", algorithm);
@@ -214,9 +275,10 @@ ${NODE_ERRORS_SOURCE}
   }
   function getHashes() { return call(["hashes"]); }
   function timingSafeEqual(buf1, buf2) {
-    if (!isView(buf1) && !(buf1 instanceof ArrayBuffer)) throw codeError(TypeError, "ERR_INVALID_ARG_TYPE", "The \"buf1\" argument must be an instance of ArrayBuffer, Buffer, TypedArray, or DataView.");
-    if (!isView(buf2) && !(buf2 instanceof ArrayBuffer)) throw codeError(TypeError, "ERR_INVALID_ARG_TYPE", "The \"buf2\" argument must be an instance of ArrayBuffer, Buffer, TypedArray, or DataView.");
-    var a = viewBytes("buf1", buf1), b = viewBytes("buf2", buf2);
+    // Node throws these from C++: a code, but not in the text.
+    if (!isView(buf1) && !(buf1 instanceof ArrayBuffer)) throw codeError(TypeError, "ERR_INVALID_ARG_TYPE", "The \"buf1\" argument must be an instance of ArrayBuffer, Buffer, TypedArray, or DataView.", true);
+    if (!isView(buf2) && !(buf2 instanceof ArrayBuffer)) throw codeError(TypeError, "ERR_INVALID_ARG_TYPE", "The \"buf2\" argument must be an instance of ArrayBuffer, Buffer, TypedArray, or DataView.", true);
+    var a = bytesOfView(buf1), b = bytesOfView(buf2);
     if (a.length !== b.length) throw codeError(RangeError, "ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH", "Input buffers must have the same byte length", true);
     var diff = 0;
     for (var i = 0; i < a.length; i++) diff |= a[i] ^ b[i];

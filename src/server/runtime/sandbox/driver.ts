@@ -739,6 +739,9 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   lazyGlobal("promisify", () => loadNodeUtil().promisify);
   // Node's crypto (crypto-source.ts; the host's crypto computes), for the node's Setup → Modules.
   const typedArraySet = typedArrayProto.set;
+  const ArrayBufferIsView = ArrayBuffer.isView;
+  const ArraySlice = Array.prototype.slice;
+  const stringToLowerCase = String.prototype.toLowerCase;
   const Uint8ArrayCtor = Uint8Array;
   let cryptoModule = null;
   const loadCrypto = () => {
@@ -746,6 +749,18 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       cryptoModule = indirectEval(hostCryptoSource())({
         host: (json) => hostCrypto(json),
         replacer: intlReplacer,
+        maxChars: info.cryptoMaxChars,
+        stringify,
+        parse,
+        apply,
+        isView: ArrayBufferIsView,
+        WeakMap: WeakMapCtor,
+        weakMapGet,
+        weakMapSet,
+        arrayPush,
+        arraySlice: ArraySlice,
+        stringSlice,
+        toLowerCase: stringToLowerCase,
         base64Of: (view) => hostBase64Of(view.buffer, view.byteOffset, view.byteLength),
         bufferOf: (base64) => apply(bufferFrom === null ? (loadBuffer(), bufferFrom) : bufferFrom, BufferCtor, [hostBytesOf(base64)]),
         bytesInto: (view, base64) => { apply(typedArraySet, view, [new Uint8ArrayCtor(hostBytesOf(base64))]); },

@@ -1563,6 +1563,18 @@ describe("function sandbox: the node's Setup → Modules (libs): Node's crypto a
         t(() => crypto.hash("sha1", "a", "nope")),
         t(() => crypto.getRandomValues(new Uint8Array(70000))),
         t(() => crypto.getRandomValues([1, 2])),
+        t(() => crypto.createHash("sha256").update("abc", "hex")),
+        t(() => crypto.randomFillSync(new Uint32Array(4), 1, 4)),
+        t(() => crypto.randomFillSync(new Uint32Array(4), "2")),
+        t(() => crypto.randomFillSync(new Uint32Array(4), null)),
+        t(() => crypto.randomFillSync(new Uint32Array(4), 5)),
+        t(() => crypto.randomFillSync(new Uint32Array(4), 0, 2 ** 31)),
+        t(() => crypto.randomFillSync([1])),
+        t(() => crypto.randomFill(new Uint8Array(2))),
+        t(() => crypto.randomFill("x", 5)),
+        t(() => crypto.randomBytes("x", 5)),
+        t(() => crypto.randomBytes(1, 5)),
+        t(() => crypto.timingSafeEqual("a", Buffer.from("b"))),
       ];
       return msg;`);
     const t = (f: () => unknown) => {
@@ -1593,6 +1605,18 @@ describe("function sandbox: the node's Setup → Modules (libs): Node's crypto a
           t(() => c.hash!("sha1", "a", "nope")),
           t(() => nodeCrypto.getRandomValues(new Uint8Array(70000))),
           t(() => c.getRandomValues!([1, 2])),
+          t(() => nodeCrypto.createHash("sha256").update("abc", "hex")),
+          t(() => nodeCrypto.randomFillSync(new Uint32Array(4), 1, 4)),
+          t(() => c.randomFillSync!(new Uint32Array(4), "2")),
+          t(() => c.randomFillSync!(new Uint32Array(4), null)),
+          t(() => nodeCrypto.randomFillSync(new Uint32Array(4), 5)),
+          t(() => nodeCrypto.randomFillSync(new Uint32Array(4), 0, 2 ** 31)),
+          t(() => c.randomFillSync!([1])),
+          t(() => c.randomFill!(new Uint8Array(2))),
+          t(() => c.randomFill!("x", 5)),
+          t(() => c.randomBytes!("x", 5)),
+          t(() => c.randomBytes!(1, 5)),
+          t(() => c.timingSafeEqual!("a", Buffer.from("b"))),
         ]),
       ),
     );
@@ -1634,6 +1658,50 @@ describe("function sandbox: the node's Setup → Modules (libs): Node's crypto a
     );
     expect((await sandbox.run(msg(null))).outputs[0]![0]!.payload).toEqual(["object", "function", "undefined", "d41d8cd98f00b204e9800998ecf8427e"]);
     sandbox.close();
+  });
+
+  it("an extendable-output hash's copy has the default length unless given one, as Node's", async () => {
+    expect(await run("msg.payload = [crypto.createHash('shake256', { outputLength: 4 }).copy().digest('hex').length, crypto.createHash('shake256', { outputLength: 4 }).copy({ outputLength: 2 }).digest('hex')]; return msg;")).toEqual([
+      nodeCrypto.createHash("shake256", { outputLength: 4 }).copy().digest("hex").length,
+      nodeCrypto.createHash("shake256", { outputLength: 4 }).copy({ outputLength: 2 }).digest("hex"),
+    ]);
+  });
+
+  it("many small updates digest as one (joined where the encoding allows), and the host bounds how many it replays", async () => {
+    const payload = await run(`
+      const h = crypto.createHash("sha256");
+      for (let i = 0; i < 200000; i++) h.update(i % 2 ? "a" : "\u00e9");
+      const many = crypto.createHash("md5");
+      for (let i = 0; i < 100001; i++) many.update("00", "hex");
+      let error = null;
+      try { many.digest("hex"); } catch (e) { error = [e.name, e.message]; }
+      msg.payload = [h.digest("hex"), error];
+      return msg;`);
+    expect(payload).toEqual([
+      nodeCrypto.createHash("sha256").update("\u00e9a".repeat(100000)).digest("hex"),
+      ["RangeError", "The function sandbox's crypto replays at most 100,000 updates in one digest. Received 100,001"],
+    ]);
+  });
+
+  it("the host bounds what one call makes, whatever the code did to the built-ins the module uses", async () => {
+    const payload = await run(`
+      const t = (f) => { try { f(); return "no error"; } catch (e) { return [e.name, e.message]; } };
+      const shake = t(() => crypto.createHash("shake256", { outputLength: 2 ** 32 - 1 }).update("a").digest());
+      const oneShot = t(() => crypto.hash("shake256", "a", { outputLength: 2 ** 30 }));
+      const bytes = t(() => crypto.randomBytes(2 ** 24));
+      // Built-ins replaced before the module is first read (by a computed name: loaded then).
+      JSON.stringify = () => '["random", 1000000000]';
+      WeakMap.prototype.get = () => undefined;
+      const module = globalThis["cry" + "pto"];
+      msg.payload = { shake, oneShot, bytes, digest: module.createHash("md5").update("").digest("hex"), random: module.randomBytes(3).length };
+      return msg;`);
+    expect(payload).toEqual({
+      shake: ["RangeError", "The function sandbox's crypto makes a digest of at most 1,048,576 bytes. Received an outputLength of 4,294,967,295"],
+      oneShot: ["RangeError", "The function sandbox's crypto makes a digest of at most 1,048,576 bytes. Received an outputLength of 1,073,741,824"],
+      bytes: ["RangeError", "The function sandbox's crypto makes at most 1,048,576 random bytes in one call. Received 16,777,216"],
+      digest: "d41d8cd98f00b204e9800998ecf8427e",
+      random: 3,
+    });
   });
 
   it("a digest's data is bounded: past it a RangeError the code can catch", async () => {

@@ -125,7 +125,7 @@ function valueOf(text: string): unknown {
 }
 
 /** JSON arguments with what JSON lacks as {"\u0000undefined": 1}, {"\u0000bigint": "123"} and {"\u0000num": "NaN" | "Infinity" | "-Infinity" | "-0"}. */
-export function revive(_key: string, value: unknown): unknown {
+function revive(_key: string, value: unknown): unknown {
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const keys = Object.keys(value);
     const tagged = value as Record<string, string>;

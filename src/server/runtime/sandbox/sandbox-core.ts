@@ -39,7 +39,7 @@ import { bufferMark, bufferMarkJson, bufferSource } from "./buffer-source";
 import { RED_UTIL_SOURCE } from "./red-util-source";
 import { nodeUtilSource } from "./node-util-source";
 import { urlCall } from "./url-host";
-import { cryptoCall } from "./crypto-host";
+import { cryptoCall, cryptoMaxChars } from "./crypto-host";
 import { CRYPTO_SOURCE } from "./crypto-source";
 import { URL_SOURCE } from "./url-source";
 import { intlCall } from "./intl-host";
@@ -540,9 +540,9 @@ class Engine {
         vm.newFunction("url", (h) => vm.newString(urlCall(h !== undefined && vm.typeof(h) === "string" ? vm.getString(h) : ""))),
         vm.newFunction("urlSource", () => vm.newString(URL_SOURCE)),
         // Node's crypto for the node's libs, answered by the host's (crypto-host.ts), and its source (crypto-source.ts).
-        vm.newFunction("crypto", (h) => vm.newString(cryptoCall(h !== undefined && vm.typeof(h) === "string" ? vm.getString(h) : ""))),
+        vm.newFunction("crypto", (h) => vm.newString(cryptoCall(h !== undefined && vm.typeof(h) === "string" ? vm.getString(h) : "", cryptoMaxChars(options.timeoutMs)))),
         vm.newFunction("cryptoSource", () => vm.newString(CRYPTO_SOURCE)),
-        vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX, finalMsg: options.finalMsg === true, bufferMark: bufferMark(), libs: (options.libs ?? []).map((lib) => [lib.var, lib.module]) })),
+        vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX, finalMsg: options.finalMsg === true, bufferMark: bufferMark(), libs: (options.libs ?? []).map((lib) => [lib.var, lib.module]), cryptoMaxChars: cryptoMaxChars(options.timeoutMs) })),
         vm.newString(options.code),
         vm.newString(options.initialize ?? ""),
         vm.newString(options.finalize ?? ""),

@@ -185,12 +185,14 @@ export interface ImportReportEntry {
 function droppedProperties(definition: NodeDefinition, config: Record<string, unknown>, props: Record<string, unknown>): string[] {
   if (!definition.nodeRed) return [];
   const written = definition.nodeRed.toNodeRed(config);
-  // A list whose entries the conversion left out, some or all (a function's libs of modules the sandbox lacks).
-  const emptied = (k: string) => Array.isArray(props[k]) && Array.isArray(written[k]) && (written[k] as unknown[]).length < (props[k] as unknown[]).length;
+  const emptied = (k: string) => Array.isArray(props[k]) && (props[k] as unknown[]).length > 0 && Array.isArray(written[k]) && (written[k] as unknown[]).length === 0;
   // A switch Node-RED has on and ours writes off (or the reverse) is not carried over either.
   const flipped = (k: string) => typeof props[k] === "boolean" && typeof written[k] === "boolean" && props[k] !== written[k];
   const absorbed = new Set(definition.nodeRed.absorbed ?? []);
-  return Object.keys(props).filter((k) => k !== "l" && !absorbed.has(k) && props[k] !== undefined && props[k] !== "" && (!(k in written) || emptied(k) || flipped(k)));
+  const dropped = Object.keys(props).filter((k) => k !== "l" && !absorbed.has(k) && props[k] !== undefined && props[k] !== "" && (!(k in written) || emptied(k) || flipped(k)));
+  // Lists the type's own mapping says it carried over only in part (a function's libs).
+  for (const k of definition.nodeRed.partlyDropped?.(props) ?? []) if (!dropped.includes(k)) dropped.push(k);
+  return dropped;
 }
 
 /**
