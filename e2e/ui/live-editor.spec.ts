@@ -67,7 +67,7 @@ test("deploy, Inject, the message in Debug, node status under the node, and roll
   const saved = await request.put(`/api/v1/flows/${flow.id}`, { headers: auth(owner), data: { revision: 1, ...f.graph("v2") } });
   expect(saved.status()).toBe(200);
   const notice = page.getByRole("alert").filter({ hasText: "This flow was saved by" });
-  await expect(notice).toContainText("revision 2");
+  await expect(notice).toContainText("This flow was saved by you, from another tab or the API (revision 2).");
   await notice.getByRole("button", { name: "Reload" }).click();
   await expect(notice).toHaveCount(0);
   await expect(toolbar(page).getByText("Undeployed changes")).toBeVisible();

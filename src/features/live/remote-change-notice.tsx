@@ -12,7 +12,7 @@ import type { RemoteChange } from "./use-flow-live";
 export function RemoteChangeNotice({ change, editor, people, me, onDismiss }: { change: RemoteChange | null; editor: EditorBridge; people: PresenceUser[]; me: string | null; onDismiss: () => void }) {
   if (!change) return null;
   if (change.kind === "saved" && change.revision <= editor.revision) return null;
-  const who = change.by === me ? "you, in another tab or window," : (change.byName ?? people.find((p) => p.user_id === change.by)?.name ?? "someone else");
+  const who = change.by === me ? "you, from another tab or the API" : (change.byName ?? people.find((p) => p.user_id === change.by)?.name ?? "someone else");
   return (
     <div className="remote-change" role="alert">
       {change.kind === "saved" ? (
