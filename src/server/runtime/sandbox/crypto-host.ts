@@ -102,13 +102,14 @@ function result(value: unknown): unknown {
 function answer(call: unknown[]): unknown {
   const [op, a, b, c, d, e] = call;
   switch (op) {
+    // A hash without options, and a digest without an encoding, come as null.
     case "new":
-      create(a, b, c);
+      create(a, b, c ?? undefined);
       return null;
     case "digest": {
-      const target = create(a, b, c);
+      const target = create(a, b, c ?? undefined);
       update(target, d);
-      return result((target as crypto.Hash).digest(e as crypto.BinaryToTextEncoding));
+      return result((target as crypto.Hash).digest((e ?? undefined) as crypto.BinaryToTextEncoding));
     }
     case "hash":
       checkOutputLength(c);

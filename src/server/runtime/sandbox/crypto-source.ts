@@ -71,8 +71,10 @@ ${NODE_ERRORS_SOURCE}
   }
   var DATA = "of type string or an instance of Buffer, TypedArray, or DataView";
 
-  function call(args) {
-    var text = host(stringify(args, replacer));
+  // plain: the arguments are strings, numbers, null and arrays of them (no replacer, which the
+  // interpreter would call for every value).
+  function call(args, plain) {
+    var text = host(plain === true ? stringify(args) : stringify(args, replacer));
     if (text[0] === "=") return parse(apply(stringSlice, text, [1]));
     var e = parse(apply(stringSlice, text, [1]));
     var Ctor = e[0] === "TypeError" ? TypeError : e[0] === "RangeError" ? RangeError : Error;
@@ -135,14 +137,24 @@ ${NODE_ERRORS_SOURCE}
     state.done = true;
     var chunks = state.chunks;
     state.chunks = null;
-    return valueOf(call(["digest", state.kind, state.algorithm, state.second, chunks, typeof encoding === "string" ? encoding : undefined]));
+    var second = state.second === undefined ? null : state.second;
+    return valueOf(call(["digest", state.kind, state.algorithm, second, chunks, typeof encoding === "string" ? encoding : null], state.kind === "hmac" || second === null));
   }
 
+  // Algorithms Node has accepted (a name's validity is all the host checks of a hash without
+  // options, or of an HMAC's name with a string or bytes for its key): no host call to create another.
+  var accepted = Object.create(null), acceptedCount = 0;
+  function check(kind, algorithm, second, plain) {
+    var key = kind + ":" + algorithm;
+    if (plain && accepted[key] === true) return;
+    call(["new", kind, algorithm, second], plain);
+    if (plain && acceptedCount < 64) { accepted[key] = true; acceptedCount++; }
+  }
   function Hash(algorithm, options) {
     if (!(this instanceof Hash)) return new Hash(algorithm, options);
     if (typeof algorithm !== "string") throw argType("algorithm", "of type string", algorithm);
     var opts = options !== null && typeof options === "object" ? { outputLength: options.outputLength } : undefined;
-    call(["new", "hash", algorithm, opts]);
+    check("hash", algorithm, opts === undefined ? null : opts, opts === undefined);
     apply(weakMapSet, states, [this, { kind: "hash", algorithm: algorithm, second: opts, chunks: [], size: 0, done: false }]);
   }
   Hash.prototype.update = function update_(data, encoding) { return update(this, "Hash", data, encoding); };
@@ -165,7 +177,7 @@ ${NODE_ERRORS_SOURCE}
     if (!(this instanceof Hmac)) return new Hmac(hmac, key, options);
     if (typeof hmac !== "string") throw argType("hmac", "of type string", hmac);
     var second = keyChunk(key, options);
-    call(["new", "hmac", hmac, second]);
+    check("hmac", hmac, second, second[0] !== "x");
     apply(weakMapSet, states, [this, { kind: "hmac", algorithm: hmac, second: second, chunks: [], size: 0, done: false }]);
   }
   Hmac.prototype.update = function update_(data, encoding) { return update(this, "Hmac", data, encoding); };
@@ -201,7 +213,7 @@ ${NODE_ERRORS_SOURCE}
   function randomBytes(size, callback) {
     size = assertSize(size, 1, 0, Infinity);
     if (callback !== undefined) checkCallback(callback);
-    var bytes = valueOf(call(["random", size]));
+    var bytes = valueOf(call(["random", size], true));
     if (callback === undefined) return bytes;
     later(callback, null, bytes);
   }
@@ -213,7 +225,7 @@ ${NODE_ERRORS_SOURCE}
   }
   // offset and size in bytes, checked.
   function fillBytes(buf, offset, size) {
-    if (size > 0) bytesInto(bytesOfView(buf).subarray(offset, offset + size), call(["random", size]).b);
+    if (size > 0) bytesInto(bytesOfView(buf).subarray(offset, offset + size), call(["random", size], true).b);
     return buf;
   }
   function randomFillSync(buf, offset, size) {
@@ -273,7 +285,7 @@ ${NODE_ERRORS_SOURCE}
     if (typeof data !== "string" && !isView(data)) throw argType("input", DATA, data);
     return valueOf(call(["hash", algorithm, chunk(data, "utf8"), outputEncoding === undefined ? "hex" : outputEncoding]));
   }
-  function getHashes() { return call(["hashes"]); }
+  function getHashes() { return call(["hashes"], true); }
   function timingSafeEqual(buf1, buf2) {
     // Node throws these from C++: a code, but not in the text.
     if (!isView(buf1) && !(buf1 instanceof ArrayBuffer)) throw codeError(TypeError, "ERR_INVALID_ARG_TYPE", "The \"buf1\" argument must be an instance of ArrayBuffer, Buffer, TypedArray, or DataView.", true);
