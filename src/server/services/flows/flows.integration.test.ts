@@ -127,7 +127,7 @@ describe("flow validation", () => {
     const res = await request("POST", "/flows", { token: user.accessToken, body: { name: "all types", nodes: types.map((type) => ({ id: uid(type), type })) } });
     expect(res.status).toBe(201);
     const fn = res.body.flow.nodes.find((n: { type: string }) => n.type === "function");
-    expect(fn.config).toEqual({ code: "return msg;", outputs: 1, timeout_ms: 1000, initialize: "", finalize: "" });
+    expect(fn.config).toEqual({ code: "return msg;", outputs: 1, timeout_ms: 1000, initialize: "", finalize: "", libs: [] });
     expect(fn.position).toEqual({ x: 0, y: 0 });
   });
 
