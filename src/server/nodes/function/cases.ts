@@ -922,6 +922,29 @@ export const cases: DiffCase[] = [
     expect: 1,
   },
   {
+    name: "libs: crypto's ciphers: AES-CBC across updates and back, AES-GCM with its tag, and a bad decrypt",
+    nodes: [
+      fn(
+        [
+          "const key = crypto.createHash('sha256').update('passphrase').digest(), iv = Buffer.alloc(16, 7);",
+          "const c = crypto.createCipheriv('aes-256-cbc', key, iv);",
+          "const sealed = c.update(JSON.stringify(msg.payload), 'utf8', 'base64') + c.final('base64');",
+          "const d = crypto.createDecipheriv('aes-256-cbc', key, iv);",
+          "const opened = JSON.parse(d.update(sealed, 'base64', 'utf8') + d.final('utf8'));",
+          "const g = crypto.createCipheriv('aes-256-gcm', key, iv.subarray(0, 12));",
+          "const gcm = [g.update('secret', 'utf8', 'hex') + g.final('hex'), g.getAuthTag().toString('hex')];",
+          "let bad = null;",
+          "try { const x = crypto.createDecipheriv('aes-256-cbc', key, iv); x.update('00112233445566778899aabbccddeeff', 'hex'); x.final(); } catch (e) { bad = [e.name, e.code, e.reason, String(e)]; }",
+          "msg.payload = { sealed, opened, gcm, bad };",
+          "return msg;",
+        ].join("\n"),
+        { libs: [{ var: "crypto", module: "crypto" }] },
+      ),
+    ],
+    send: [{ msg: { payload: { temperature: 21.5, unit: "C" } } }],
+    expect: 1,
+  },
+  {
     name: "libs: node:crypto and util under names of the code's choosing",
     nodes: [
       fn("msg.payload = [typeof c.createHash, c.hash('md5', ''), nodeUtil.format('%s=%d', 'a', 1), typeof crypto];\nreturn msg;", {

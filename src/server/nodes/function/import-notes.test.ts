@@ -28,7 +28,7 @@ describe("function import notes (the dry run's report)", () => {
       { var: "c2", module: "crypto" },
       { var: "c2", module: "node:crypto" },
     ];
-    const func = "const h = crypto.createHash('sha256').update(msg.payload).digest('hex'); const c = crypto.createCipheriv('aes-128-cbc', k, iv); return crypto.sign;";
+    const func = "const h = crypto.createHash('sha256').update(msg.payload).digest('hex'); const s = crypto.createSign('SHA256'); return crypto.sign;";
     expect(functionNode.nodeRed!.fromNodeRed({ func, libs }).libs).toEqual([
       { var: "crypto", module: "crypto" },
       { var: "u", module: "node:util" },
@@ -37,7 +37,7 @@ describe("function import notes (the dry run's report)", () => {
     expect(functionImportNotes({ func, libs })).toEqual([
       "its Setup loads fs, moment, buffer, which the sandbox cannot (it loads Node's crypto and util): code that uses them throws",
       "its Setup's variable c2 is reserved, not a name or given twice (Node-RED refuses it too): left out",
-      "its code uses crypto.createCipheriv, crypto.sign of Node's crypto module, which the sandbox's crypto does not have",
+      "its code uses crypto.createSign, crypto.sign of Node's crypto module, which the sandbox's crypto does not have",
     ]);
     expect(functionImportNotes({ func: "return crypto.randomUUID();", libs: [{ var: "crypto", module: "crypto" }] })).toEqual([]);
   });

@@ -7,8 +7,9 @@
  * A call and its answer are text. The call is JSON (arguments the sandbox could not check itself
  * travel as they are, with what JSON lacks tagged as intl-host.ts's `revive` reads it: undefined,
  * NaN, the infinities, -0), so Node's own validation words the error. The answer is `=` and the
- * JSON of the result, or `!` and `[name, message, code | null, plain]`: an error to throw (`plain`:
- * its text has no `[code]`, as an error from OpenSSL's side reads).
+ * JSON of the result, or `!` and `[name, message, code | null, plain, extra]`: an error to throw (`plain`:
+ * its text has no `[code]`, as an error from OpenSSL's side reads; `extra`: its other properties,
+ * as an OpenSSL error's `library`, `reason` and `opensslErrorStack`).
  *
  * Calls:
  * - `["new", "hash" | "hmac", algorithm, options | key]`: creates the object only to have Node check
@@ -18,7 +19,11 @@
  *   encoding Node answers text for, else `{b: base64}` (a Buffer);
  * - `["hash", algorithm, data, outputEncoding]` (`crypto.hash`, Node 21.7+);
  * - `["random", size]` → `{b}`; `["randomInt", ...args]` → a number; `["uuid", options]` → text;
- *   `["hashes"]` → `getHashes()`.
+ *   `["hashes"]` → `getHashes()`, `["ciphers"]` → `getCiphers()`;
+ * - `["cipher", decipher, algorithm, key, iv, options]` → the number of a cipher kept here
+ *   (CipherTable); then `["cu", id, data, outputEncoding]` (update), `["cf", id, outputEncoding]`
+ *   (final), `["cp", id, autoPadding]`, `["ca", id, aad, options]`, `["cg", id]` (getAuthTag),
+ *   `["ct", id, tag]` (setAuthTag): Node's own cipher answers each, state and errors included.
  * A host call cannot be interrupted, so this side bounds every call, whatever the sandbox's own code
  * did (the code may have replaced the built-ins it uses): its length (cryptoMaxChars), the updates a
  * digest replays, random bytes and an extendable-output hash's length. Past a bound the answer is
@@ -41,6 +46,52 @@ export const CRYPTO_MAX_RANDOM_BYTES = 1_048_576;
 export const CRYPTO_MAX_OUTPUT_BYTES = 1_048_576;
 /** The most updates one digest replays: each is a call into Node's crypto. */
 export const CRYPTO_MAX_UPDATES = 100_000;
+/** The most ciphers one sandbox keeps (createCipheriv / createDecipheriv): past it the oldest finished one goes, else the oldest. */
+export const CRYPTO_MAX_CIPHERS = 256;
+
+type Cipher = crypto.Cipher | crypto.Decipher;
+
+/**
+ * A sandbox's ciphers: they live here, on the host, between the code's calls (an update's output
+ * depends on what came before it), each under the number the sandbox holds. One table per engine,
+ * emptied when the engine goes.
+ */
+export class CipherTable {
+  private readonly open = new Map<number, { cipher: Cipher; done: boolean }>();
+  private next = 1;
+
+  add(cipher: Cipher): number {
+    if (this.open.size >= CRYPTO_MAX_CIPHERS) this.evict();
+    const id = this.next++;
+    this.open.set(id, { cipher, done: false });
+    return id;
+  }
+
+  get(id: unknown): { cipher: Cipher; done: boolean } {
+    const entry = typeof id === "number" ? this.open.get(id) : undefined;
+    if (!entry) throw new Error(`This cipher was closed by the function sandbox, which keeps at most ${CRYPTO_MAX_CIPHERS} at once`);
+    return entry;
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  clear(): void {
+    this.open.clear();
+  }
+
+  private evict(): void {
+    for (const [id, entry] of this.open) {
+      if (entry.done) {
+        this.open.delete(id);
+        return;
+      }
+    }
+    const oldest = this.open.keys().next();
+    if (!oldest.done) this.open.delete(oldest.value);
+  }
+}
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
@@ -99,7 +150,13 @@ function result(value: unknown): unknown {
   return value;
 }
 
-function answer(call: unknown[]): unknown {
+/** An AEAD cipher's tag length is a few bytes; Node checks the rest. */
+function checkAuthTagLength(options: unknown): void {
+  const length = options !== null && typeof options === "object" ? (options as { authTagLength?: unknown }).authTagLength : undefined;
+  if (typeof length === "number" && length > 1024) throw new RangeError(`Invalid authentication tag length: ${length}`);
+}
+
+function answer(call: unknown[], ciphers: CipherTable): unknown {
   const [op, a, b, c, d, e] = call;
   switch (op) {
     // A hash without options, and a digest without an encoding, come as null.
@@ -120,6 +177,43 @@ function answer(call: unknown[]): unknown {
       }
       return result(crypto.randomBytes(a as number));
     }
+    case "cipher": {
+      const [, decipher, algorithm, key, iv, options] = call;
+      const make = decipher === true ? crypto.createDecipheriv : crypto.createCipheriv;
+      checkAuthTagLength(options);
+      const cipher = (make as (...args: unknown[]) => Cipher)(algorithm, bytesOf(key), bytesOf(iv), options ?? undefined);
+      return ciphers.add(cipher);
+    }
+    case "cu": {
+      const { cipher } = ciphers.get(a);
+      const data = b as Chunk;
+      const out = (c ?? undefined) as crypto.Encoding | undefined;
+      if (data[0] === "s") return result(cipher.update(data[1], data[2] as crypto.Encoding, out as crypto.Encoding));
+      return result((cipher.update as (...args: unknown[]) => unknown)(bytesOf(data), undefined, out));
+    }
+    case "cf": {
+      const entry = ciphers.get(a);
+      try {
+        return result(entry.cipher.final((b ?? undefined) as crypto.Encoding));
+      } finally {
+        entry.done = true;
+      }
+    }
+    case "cp":
+      ciphers.get(a).cipher.setAutoPadding(b as boolean);
+      return null;
+    case "ca":
+      (ciphers.get(a).cipher as crypto.CipherGCM).setAAD(bytesOf(b) as Buffer, (c ?? undefined) as { plaintextLength: number });
+      return null;
+    case "cg":
+      return result((ciphers.get(a).cipher as crypto.CipherGCM).getAuthTag());
+    case "ct": {
+      const tag = b as Chunk;
+      (ciphers.get(a).cipher as unknown as { setAuthTag(t: unknown, e?: unknown): void }).setAuthTag(tag[0] === "s" ? tag[1] : bytesOf(tag), tag[0] === "s" ? tag[2] : undefined);
+      return null;
+    }
+    case "ciphers":
+      return crypto.getCiphers();
     case "randomInt":
       return (crypto.randomInt as (...args: unknown[]) => number)(...call.slice(1));
     case "uuid":
@@ -131,12 +225,12 @@ function answer(call: unknown[]): unknown {
   }
 }
 
-export function cryptoCall(json: string, maxChars: number): string {
+export function cryptoCall(json: string, maxChars: number, ciphers: CipherTable): string {
   if (json.length > maxChars) return "!" + JSON.stringify(["RangeError", `The data is too long for the function sandbox's crypto (over ${fmt(maxChars)} characters in one call)`, null, true]);
   try {
     const call = JSON.parse(json, revive) as unknown;
     if (!Array.isArray(call)) throw new Error("crypto: a call is an array");
-    const value = answer(call);
+    const value = answer(call, ciphers);
     return "=" + (value === undefined ? "null" : JSON.stringify(value));
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));
@@ -144,6 +238,12 @@ export function cryptoCall(json: string, maxChars: number): string {
     const code = typeof own === "string" ? own : null;
     // Node's errors made in JavaScript read "TypeError [ERR_X]: …"; those from OpenSSL "Error: error:…".
     const plain = code === null || !String(e).startsWith(`${e.name} [${code}]`);
-    return "!" + JSON.stringify([e.name, e.message, code, plain]);
+    // OpenSSL's errors also carry library, reason and opensslErrorStack.
+    const extra: Record<string, string | string[]> = {};
+    for (const key of Object.keys(e)) {
+      const value = (e as unknown as Record<string, unknown>)[key];
+      if (key !== "code" && (typeof value === "string" || (Array.isArray(value) && value.every((v) => typeof v === "string")))) extra[key] = value as string | string[];
+    }
+    return "!" + JSON.stringify([e.name, e.message, code, plain, extra]);
   }
 }

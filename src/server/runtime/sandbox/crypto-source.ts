@@ -4,12 +4,14 @@
  * the code reads the variable (driver.ts, `loadCrypto`). The work is the host's (crypto-host.ts):
  * Node's own crypto digests, signs and draws the random values, one host call each.
  *
- * What it has: `createHash` / `Hash` (`update`, `digest`, `copy`), `createHmac` / `Hmac`, `hash`
+ * What it has: `createHash` / `Hash` (`update`, `digest`, `copy`), `createHmac` / `Hmac`,
+ * `createCipheriv` / `createDecipheriv` (`update`, `final`, `setAutoPadding`, `setAAD`, `getAuthTag`,
+ * `setAuthTag`; the cipher itself lives on the host between calls), `getCiphers`, `hash`
  * (Node 21.7+'s one-shot digest), `getHashes`, `randomBytes` (and its callback form), `randomFillSync`,
  * `randomFill`, `randomInt`, `randomUUID`, `getRandomValues` and `timingSafeEqual`. A hash keeps its
  * chunks until `digest`, which sends them to the host in one call (update is free; a digest
  * costs one call whatever the number of updates). What the server's process and its keys stand
- * behind (ciphers, signatures, key objects, key derivation, `webcrypto`) is not there: reading it
+ * behind (signatures, key objects, key derivation, `webcrypto`) is not there: reading it
  * is `undefined`, as for any property a module lacks, and an import's dry run names it
  * (SANDBOX_CRYPTO in nodes/function/definition.ts, which a test keeps equal to this module's names).
  *
@@ -78,7 +80,12 @@ ${NODE_ERRORS_SOURCE}
     if (text[0] === "=") return parse(apply(stringSlice, text, [1]));
     var e = parse(apply(stringSlice, text, [1]));
     var Ctor = e[0] === "TypeError" ? TypeError : e[0] === "RangeError" ? RangeError : Error;
-    return thrown(e[2] === null ? new Ctor(e[1]) : codeError(Ctor, e[2], e[1], e[3]));
+    var error = e[2] === null ? new Ctor(e[1]) : codeError(Ctor, e[2], e[1], e[3]);
+    var extra = e[4];
+    if (extra !== null && typeof extra === "object") {
+      for (var key in extra) Object.defineProperty(error, key, { value: extra[key], enumerable: true, writable: true, configurable: true });
+    }
+    return thrown(error);
   }
   function thrown(error) { throw error; }
   function valueOf(answer) { return typeof answer.s === "string" ? answer.s : bufferOf(answer.b); }
@@ -185,6 +192,62 @@ ${NODE_ERRORS_SOURCE}
   Object.defineProperty(Hmac.prototype.update, "name", { value: "update" });
   Object.defineProperty(Hmac.prototype.digest, "name", { value: "digest" });
 
+  // Ciphers live on the host (crypto-host.ts, CipherTable), each update and final one call there:
+  // Node's own cipher keeps the state (padding, a partial block, a multi-byte character of the
+  // output) and words every error.
+  function cipherOf(self, what) {
+    return stateOf(self, what).id;
+  }
+  function outputEncoding(encoding) {
+    return typeof encoding === "string" ? encoding : null;
+  }
+  function makeCipher(self, decipher, cipher, key, iv, options) {
+    if (typeof cipher !== "string") throw argType("cipher", "of type string", cipher);
+    var opts = options !== null && typeof options === "object" ? { authTagLength: options.authTagLength } : null;
+    var id = call(["cipher", decipher, cipher, keyChunk(key), iv === null ? ["x", null] : keyChunk(iv), opts]);
+    apply(weakMapSet, states, [self, { kind: "cipher", id: id }]);
+  }
+  function Cipheriv(cipher, key, iv, options) {
+    if (!(this instanceof Cipheriv)) return new Cipheriv(cipher, key, iv, options);
+    makeCipher(this, false, cipher, key, iv, options);
+  }
+  function Decipheriv(cipher, key, iv, options) {
+    if (!(this instanceof Decipheriv)) return new Decipheriv(cipher, key, iv, options);
+    makeCipher(this, true, cipher, key, iv, options);
+  }
+  var cipherMethods = {
+    update: function update(data, inputEncoding, outputEncoding_) {
+      var id = cipherOf(this, "Cipher");
+      var part = chunk(data, inputEncoding);
+      if (part[0] === "s" && part[1].length + 64 > MAX_CHARS) throw new RangeError("The data is too long for the function sandbox's crypto (over " + MAX_CHARS + " characters in one call)");
+      return valueOf(call(["cu", id, part, outputEncoding(outputEncoding_)]));
+    },
+    final: function final(outputEncoding_) {
+      return valueOf(call(["cf", cipherOf(this, "Cipher"), outputEncoding(outputEncoding_)]));
+    },
+    setAutoPadding: function setAutoPadding(autoPadding) {
+      // Node's passes !!autoPadding: no argument turns padding off, whatever its documentation says.
+      call(["cp", cipherOf(this, "Cipher"), !!autoPadding], true);
+      return this;
+    },
+    setAAD: function setAAD(buffer, options) {
+      var opts = options !== null && typeof options === "object" ? { plaintextLength: options.plaintextLength } : null;
+      call(["ca", cipherOf(this, "Cipher"), isView(buffer) ? ["b", base64Of(buffer)] : ["x", buffer], opts]);
+      return this;
+    },
+  };
+  Cipheriv.prototype.update = Decipheriv.prototype.update = cipherMethods.update;
+  Cipheriv.prototype.final = Decipheriv.prototype.final = cipherMethods.final;
+  Cipheriv.prototype.setAutoPadding = Decipheriv.prototype.setAutoPadding = cipherMethods.setAutoPadding;
+  Cipheriv.prototype.setAAD = Decipheriv.prototype.setAAD = cipherMethods.setAAD;
+  Cipheriv.prototype.getAuthTag = function getAuthTag() {
+    return valueOf(call(["cg", cipherOf(this, "Cipher")], true));
+  };
+  Decipheriv.prototype.setAuthTag = function setAuthTag(tag, encoding) {
+    call(["ct", cipherOf(this, "Decipher"), chunk(tag, encoding)]);
+    return this;
+  };
+
   function later(callback, error, value) {
     Promise.resolve().then(function () { callback(error, value); });
   }
@@ -286,6 +349,7 @@ ${NODE_ERRORS_SOURCE}
     return valueOf(call(["hash", algorithm, chunk(data, "utf8"), outputEncoding === undefined ? "hex" : outputEncoding]));
   }
   function getHashes() { return call(["hashes"], true); }
+  function getCiphers() { return call(["ciphers"], true); }
   function timingSafeEqual(buf1, buf2) {
     // Node throws these from C++: a code, but not in the text.
     if (!isView(buf1) && !(buf1 instanceof ArrayBuffer)) throw codeError(TypeError, "ERR_INVALID_ARG_TYPE", "The \"buf1\" argument must be an instance of ArrayBuffer, Buffer, TypedArray, or DataView.", true);
@@ -300,6 +364,9 @@ ${NODE_ERRORS_SOURCE}
   return {
     createHash: function createHash(algorithm, options) { return new Hash(algorithm, options); },
     createHmac: function createHmac(hmac, key, options) { return new Hmac(hmac, key, options); },
+    createCipheriv: function createCipheriv(cipher, key, iv, options) { return new Cipheriv(cipher, key, iv, options); },
+    createDecipheriv: function createDecipheriv(cipher, key, iv, options) { return new Decipheriv(cipher, key, iv, options); },
+    getCiphers: getCiphers,
     getHashes: getHashes,
     hash: hash,
     randomBytes: randomBytes,
@@ -310,6 +377,8 @@ ${NODE_ERRORS_SOURCE}
     timingSafeEqual: timingSafeEqual,
     Hash: Hash,
     Hmac: Hmac,
+    Cipheriv: Cipheriv,
+    Decipheriv: Decipheriv,
     getRandomValues: getRandomValues,
   };
 })`;

@@ -1660,6 +1660,98 @@ describe("function sandbox: the node's Setup → Modules (libs): Node's crypto a
     sandbox.close();
   });
 
+  it("encrypts and decrypts with Node's ciphers: CBC across updates, GCM with its tag, padding off, and Node's errors", async () => {
+    const payload = await run(`
+      const key = Buffer.alloc(32, 1), iv = Buffer.alloc(16, 2);
+      const t = (f) => { try { return f(); } catch (e) { return [e.name, e.code, String(e)]; } };
+      const c = crypto.createCipheriv("aes-256-cbc", key, iv);
+      const hex = c.update("hello ", "utf8", "hex") + c.update(Buffer.from("world, twenty bytes")).toString("hex") + c.final("hex");
+      const d = crypto.createDecipheriv("aes-256-cbc", key, iv);
+      const back = d.update(hex, "hex", "utf8") + d.final("utf8");
+      const g = crypto.createCipheriv("aes-256-gcm", key, iv.subarray(0, 12)).setAAD(Buffer.from("aad"));
+      const sealed = g.update("secret", "utf8", "base64") + g.final("base64");
+      const tag = g.getAuthTag();
+      const open = crypto.createDecipheriv("aes-256-gcm", key, iv.subarray(0, 12)).setAAD(Buffer.from("aad")).setAuthTag(tag);
+      const opened = open.update(sealed, "base64", "utf8") + open.final("utf8");
+      const ecb = crypto.createCipheriv("aes-128-ecb", Buffer.alloc(16, 1), null).setAutoPadding(false);
+      msg.payload = {
+        hex, back, sealed, tag: tag.toString("hex"), opened,
+        ecb: ecb.update(Buffer.alloc(16)).toString("hex") + ecb.final("hex"),
+        ciphers: crypto.getCiphers().includes("aes-256-gcm"),
+        errors: [
+          t(() => crypto.createCipheriv("aes-256-cbc", Buffer.alloc(3), iv)),
+          t(() => crypto.createCipheriv("aes-256-cbc", key, Buffer.alloc(3))),
+          t(() => crypto.createCipheriv("nope", key, iv)),
+          t(() => crypto.createCipheriv("aes-256-cbc", key)),
+          t(() => { const x = crypto.createDecipheriv("aes-256-cbc", key, iv); x.update("00112233445566778899aabbccddeeff", "hex"); return x.final(); }),
+          t(() => { const x = crypto.createCipheriv("aes-256-cbc", key, iv); x.final(); return x.final(); }),
+          t(() => { const x = crypto.createCipheriv("aes-256-cbc", key, iv); x.final(); return x.update("x"); }),
+          t(() => { const x = crypto.createCipheriv("aes-256-cbc", key, iv); x.setAutoPadding(); x.update("hello"); return x.final("hex"); }),
+          t(() => crypto.createCipheriv("aes-256-cbc", key, iv).getAuthTag()),
+          t(() => crypto.createCipheriv("aes-256-cbc", key, iv).update(5)),
+          t(() => crypto.createDecipheriv("aes-256-gcm", key, iv).final()),
+        ],
+      };
+      return msg;`);
+    const key = Buffer.alloc(32, 1);
+    const iv = Buffer.alloc(16, 2);
+    const t = (f: () => unknown) => {
+      try {
+        return f();
+      } catch (e) {
+        const err = e as Error & { code?: unknown };
+        return [err.name, err.code, String(err)];
+      }
+    };
+    const c = nodeCrypto.createCipheriv("aes-256-cbc", key, iv);
+    const hex = c.update("hello ", "utf8", "hex") + c.update(Buffer.from("world, twenty bytes")).toString("hex") + c.final("hex");
+    const g = nodeCrypto.createCipheriv("aes-256-gcm", key, iv.subarray(0, 12)).setAAD(Buffer.from("aad"));
+    const sealed = g.update("secret", "utf8", "base64") + g.final("base64");
+    const ecb = nodeCrypto.createCipheriv("aes-128-ecb", Buffer.alloc(16, 1), null).setAutoPadding(false);
+    const loose = nodeCrypto as unknown as Record<string, (...args: unknown[]) => { update(...a: unknown[]): unknown; final(...a: unknown[]): unknown; getAuthTag(): unknown }>;
+    expect(payload).toEqual(
+      JSON.parse(
+        JSON.stringify({
+          hex,
+          back: "hello world, twenty bytes",
+          sealed,
+          tag: g.getAuthTag().toString("hex"),
+          opened: "secret",
+          ecb: ecb.update(Buffer.alloc(16)).toString("hex") + ecb.final("hex"),
+          ciphers: true,
+          errors: [
+            t(() => nodeCrypto.createCipheriv("aes-256-cbc", Buffer.alloc(3), iv)),
+            t(() => nodeCrypto.createCipheriv("aes-256-cbc", key, Buffer.alloc(3))),
+            t(() => nodeCrypto.createCipheriv("nope", key, iv)),
+            t(() => loose.createCipheriv!("aes-256-cbc", key)),
+            t(() => { const x = nodeCrypto.createDecipheriv("aes-256-cbc", key, iv); x.update("00112233445566778899aabbccddeeff", "hex"); return x.final(); }),
+            t(() => { const x = nodeCrypto.createCipheriv("aes-256-cbc", key, iv); x.final(); return x.final(); }),
+            t(() => { const x = nodeCrypto.createCipheriv("aes-256-cbc", key, iv); x.final(); return x.update("x"); }),
+            t(() => { const x = loose.createCipheriv!("aes-256-cbc", key, iv) as unknown as { setAutoPadding(): void; update(s: string): void; final(e: string): string }; x.setAutoPadding(); x.update("hello"); return x.final("hex"); }),
+            t(() => loose.createCipheriv!("aes-256-cbc", key, iv).getAuthTag()),
+            t(() => loose.createCipheriv!("aes-256-cbc", key, iv).update(5)),
+            t(() => nodeCrypto.createDecipheriv("aes-256-gcm", key, iv).final()),
+          ],
+        }),
+      ),
+    );
+  });
+
+  it("keeps at most 256 ciphers of a sandbox on the host, finished ones leaving first", async () => {
+    const payload = await run(`
+      const key = Buffer.alloc(16, 1), iv = Buffer.alloc(16, 2);
+      const open = crypto.createCipheriv("aes-128-cbc", key, iv);
+      for (let i = 0; i < 600; i++) { const c = crypto.createCipheriv("aes-128-cbc", key, iv); c.update("x"); c.final(); }
+      const stillOpen = open.update("abc", "utf8", "hex") + open.final("hex");
+      const many = [];
+      for (let i = 0; i < 300; i++) many.push(crypto.createCipheriv("aes-128-cbc", key, iv));
+      const t = (f) => { try { f(); return "no error"; } catch (e) { return e.message; } };
+      msg.payload = [stillOpen.length, t(() => open.final()), t(() => many[0].final()), t(() => many[299].final("hex"))];
+      return msg;`);
+    const closed = "This cipher was closed by the function sandbox, which keeps at most 256 at once";
+    expect(payload).toEqual([32, closed, closed, "no error"]);
+  });
+
   it("an extendable-output hash's copy has the default length unless given one, as Node's", async () => {
     expect(await run("msg.payload = [crypto.createHash('shake256', { outputLength: 4 }).copy().digest('hex').length, crypto.createHash('shake256', { outputLength: 4 }).copy({ outputLength: 2 }).digest('hex')]; return msg;")).toEqual([
       nodeCrypto.createHash("shake256", { outputLength: 4 }).copy().digest("hex").length,
@@ -1676,7 +1768,7 @@ describe("function sandbox: the node's Setup → Modules (libs): Node's crypto a
       let error = null;
       try { many.digest("hex"); } catch (e) { error = [e.name, e.message]; }
       msg.payload = [h.digest("hex"), error];
-      return msg;`);
+      return msg;`, null, { timeoutMs: 10_000 });
     expect(payload).toEqual([
       nodeCrypto.createHash("sha256").update("\u00e9a".repeat(100000)).digest("hex"),
       ["RangeError", "The function sandbox's crypto replays at most 100,000 updates in one digest. Received 100,001"],

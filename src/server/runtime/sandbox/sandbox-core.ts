@@ -39,7 +39,7 @@ import { bufferMark, bufferMarkJson, bufferSource } from "./buffer-source";
 import { RED_UTIL_SOURCE } from "./red-util-source";
 import { nodeUtilSource } from "./node-util-source";
 import { urlCall } from "./url-host";
-import { cryptoCall, cryptoMaxChars } from "./crypto-host";
+import { CipherTable, cryptoCall, cryptoMaxChars } from "./crypto-host";
 import { CRYPTO_SOURCE } from "./crypto-source";
 import { URL_SOURCE } from "./url-source";
 import { intlCall } from "./intl-host";
@@ -446,6 +446,8 @@ class Engine {
   private readonly runtime: QuickJSRuntime;
   private readonly vm: QuickJSContext;
   private dispatch: QuickJSHandle | undefined;
+  /** The ciphers the code's crypto holds (crypto-host.ts): they live on the host between calls. */
+  private readonly ciphers = new CipherTable();
   private readonly opHandles: QuickJSHandle[] = [];
 
   constructor(
@@ -540,7 +542,7 @@ class Engine {
         vm.newFunction("url", (h) => vm.newString(urlCall(h !== undefined && vm.typeof(h) === "string" ? vm.getString(h) : ""))),
         vm.newFunction("urlSource", () => vm.newString(URL_SOURCE)),
         // Node's crypto for the node's libs, answered by the host's (crypto-host.ts), and its source (crypto-source.ts).
-        vm.newFunction("crypto", (h) => vm.newString(cryptoCall(h !== undefined && vm.typeof(h) === "string" ? vm.getString(h) : "", cryptoMaxChars(options.timeoutMs)))),
+        vm.newFunction("crypto", (h) => vm.newString(cryptoCall(h !== undefined && vm.typeof(h) === "string" ? vm.getString(h) : "", cryptoMaxChars(options.timeoutMs), this.ciphers))),
         vm.newFunction("cryptoSource", () => vm.newString(CRYPTO_SOURCE)),
         vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX, finalMsg: options.finalMsg === true, bufferMark: bufferMark(), libs: (options.libs ?? []).map((lib) => [lib.var, lib.module]), cryptoMaxChars: cryptoMaxChars(options.timeoutMs) })),
         vm.newString(options.code),
@@ -770,6 +772,7 @@ class Engine {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.ciphers.clear();
     diagnostics.enginesLive--;
     try {
       for (const handle of this.opHandles) if (handle.alive) handle.dispose();
@@ -786,6 +789,7 @@ class Engine {
   abandon(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.ciphers.clear();
     diagnostics.enginesLive--;
     diagnostics.enginesAbandoned++;
   }
