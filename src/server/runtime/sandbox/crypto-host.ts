@@ -46,30 +46,56 @@ export const CRYPTO_MAX_RANDOM_BYTES = 1_048_576;
 export const CRYPTO_MAX_OUTPUT_BYTES = 1_048_576;
 /** The most updates one digest replays: each is a call into Node's crypto. */
 export const CRYPTO_MAX_UPDATES = 100_000;
-/** The most ciphers one sandbox keeps (createCipheriv / createDecipheriv): past it the oldest finished one goes, else the oldest. */
-export const CRYPTO_MAX_CIPHERS = 256;
+/**
+ * The most ciphers one sandbox keeps (createCipheriv / createDecipheriv). They live outside the
+ * engine's memory limit (a few KB each, OpenSSL's state): past it the least recently used finished
+ * one goes, else the least recently used.
+ */
+export const CRYPTO_MAX_CIPHERS = 32;
 
 type Cipher = crypto.Cipher | crypto.Decipher;
 
 /**
+ * How much slower than a block per block a cipher's mode works: a CFB1 mode runs the block cipher
+ * once per bit, CFB8 once per byte (3DES-CFB1 is about 1 µs a byte). One update takes at most the
+ * call's bound divided by this, so that no mode makes a host call outlive the run's hard deadline.
+ */
+function slowness(algorithm: string): number {
+  const name = algorithm.toLowerCase();
+  if (name.endsWith("cfb1")) return 64;
+  if (name.endsWith("cfb8")) return 16;
+  return 1;
+}
+
+interface CipherEntry {
+  cipher: Cipher;
+  done: boolean;
+  /** Characters one update may carry (the call's bound over the mode's slowness). */
+  slowness: number;
+}
+
+/**
  * A sandbox's ciphers: they live here, on the host, between the code's calls (an update's output
- * depends on what came before it), each under the number the sandbox holds. One table per engine,
- * emptied when the engine goes.
+ * depends on what came before it), each under the number the sandbox holds, in the order of their
+ * last use. One table per engine, emptied when the engine goes.
  */
 export class CipherTable {
-  private readonly open = new Map<number, { cipher: Cipher; done: boolean }>();
+  private readonly open = new Map<number, CipherEntry>();
   private next = 1;
 
-  add(cipher: Cipher): number {
+  add(cipher: Cipher, algorithm: string): number {
     if (this.open.size >= CRYPTO_MAX_CIPHERS) this.evict();
     const id = this.next++;
-    this.open.set(id, { cipher, done: false });
+    this.open.set(id, { cipher, done: false, slowness: slowness(algorithm) });
     return id;
   }
 
-  get(id: unknown): { cipher: Cipher; done: boolean } {
+  get(id: unknown): CipherEntry {
     const entry = typeof id === "number" ? this.open.get(id) : undefined;
     if (!entry) throw new Error(`This cipher was closed by the function sandbox, which keeps at most ${CRYPTO_MAX_CIPHERS} at once`);
+    // The most recently used last.
+    this.open.delete(id as number);
+    this.open.set(id as number, entry);
     return entry;
   }
 
@@ -123,9 +149,11 @@ type Chunk = ["s", string, unknown] | ["b", string] | ["x", unknown];
 function bytesOf(value: unknown): unknown {
   const chunk = value as Chunk;
   if (chunk[0] === "b") return Buffer.from(chunk[1], "base64");
-  if (chunk[0] === "s" && typeof chunk[2] === "string" && chunk[2] !== "utf8" && Buffer.isEncoding(chunk[2])) return Buffer.from(chunk[1], chunk[2] as BufferEncoding);
-  // Anything else as the code gave it: Node refuses it in its own words.
-  return chunk[1];
+  // An unknown encoding is Node's ERR_UNKNOWN_ENCODING, from Buffer.from as from Node's crypto.
+  if (chunk[0] === "s") return typeof chunk[2] === "string" && chunk[2] !== "utf8" ? Buffer.from(chunk[1], chunk[2] as BufferEncoding) : chunk[1];
+  // Anything else as the code gave it: Node refuses it in its own words. A string here was an
+  // object whose JSON is a string (a String object, a Date): Node refuses the object.
+  return typeof chunk[1] === "string" ? {} : chunk[1];
 }
 
 function create(kind: unknown, algorithm: unknown, second: unknown): crypto.Hash | crypto.Hmac {
@@ -150,13 +178,13 @@ function result(value: unknown): unknown {
   return value;
 }
 
-/** An AEAD cipher's tag length is a few bytes; Node checks the rest. */
+/** An AEAD cipher's tag length is a few bytes (Node's own check, for lengths it would otherwise take to OpenSSL); Node checks the rest. */
 function checkAuthTagLength(options: unknown): void {
   const length = options !== null && typeof options === "object" ? (options as { authTagLength?: unknown }).authTagLength : undefined;
-  if (typeof length === "number" && length > 1024) throw new RangeError(`Invalid authentication tag length: ${length}`);
+  if (typeof length === "number" && length > 1024) throw Object.assign(new TypeError(`Invalid authentication tag length: ${length}`), { code: "ERR_CRYPTO_INVALID_AUTH_TAG" });
 }
 
-function answer(call: unknown[], ciphers: CipherTable): unknown {
+function answer(call: unknown[], ciphers: CipherTable, maxChars: number): unknown {
   const [op, a, b, c, d, e] = call;
   switch (op) {
     // A hash without options, and a digest without an encoding, come as null.
@@ -182,11 +210,15 @@ function answer(call: unknown[], ciphers: CipherTable): unknown {
       const make = decipher === true ? crypto.createDecipheriv : crypto.createCipheriv;
       checkAuthTagLength(options);
       const cipher = (make as (...args: unknown[]) => Cipher)(algorithm, bytesOf(key), bytesOf(iv), options ?? undefined);
-      return ciphers.add(cipher);
+      return ciphers.add(cipher, String(algorithm));
     }
     case "cu": {
-      const { cipher } = ciphers.get(a);
+      const { cipher, slowness: factor } = ciphers.get(a);
       const data = b as Chunk;
+      const size = typeof data[1] === "string" ? data[1].length : 0;
+      if (size > maxChars / factor) {
+        throw new RangeError(`The function sandbox's crypto takes at most ${fmt(Math.floor(maxChars / factor))} characters in one update of a cipher in this mode. Received ${fmt(size)}`);
+      }
       const out = (c ?? undefined) as crypto.Encoding | undefined;
       if (data[0] === "s") return result(cipher.update(data[1], data[2] as crypto.Encoding, out as crypto.Encoding));
       return result((cipher.update as (...args: unknown[]) => unknown)(bytesOf(data), undefined, out));
@@ -230,7 +262,7 @@ export function cryptoCall(json: string, maxChars: number, ciphers: CipherTable)
   try {
     const call = JSON.parse(json, revive) as unknown;
     if (!Array.isArray(call)) throw new Error("crypto: a call is an array");
-    const value = answer(call, ciphers);
+    const value = answer(call, ciphers, maxChars);
     return "=" + (value === undefined ? "null" : JSON.stringify(value));
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));

@@ -32,6 +32,7 @@ export const CRYPTO_SOURCE = String.raw`(function (env) {
   var host = env.host, replacer = env.replacer, base64Of = env.base64Of, bufferOf = env.bufferOf, bytesInto = env.bytesInto;
   var stringify = env.stringify, parse = env.parse, isView = env.isView, apply = env.apply;
   var states = new env.WeakMap(), weakMapGet = env.weakMapGet, weakMapSet = env.weakMapSet;
+  var keys = env.keys, defineProperty = env.defineProperty;
   var arrayPush = env.arrayPush, arraySlice = env.arraySlice, stringSlice = env.stringSlice, toLowerCase = env.toLowerCase;
   var MAX_CHARS = env.maxChars;
   var MAX_POSSIBLE_LENGTH = 2147483647;
@@ -83,7 +84,8 @@ ${NODE_ERRORS_SOURCE}
     var error = e[2] === null ? new Ctor(e[1]) : codeError(Ctor, e[2], e[1], e[3]);
     var extra = e[4];
     if (extra !== null && typeof extra === "object") {
-      for (var key in extra) Object.defineProperty(error, key, { value: extra[key], enumerable: true, writable: true, configurable: true });
+      var names = keys(extra);
+      for (var i = 0; i < names.length; i++) defineProperty(error, names[i], { value: extra[names[i]], enumerable: true, writable: true, configurable: true });
     }
     return thrown(error);
   }
@@ -93,7 +95,8 @@ ${NODE_ERRORS_SOURCE}
   // What crosses: a string with its encoding, a view's bytes, or anything else as it is (Node's
   // checks on the host word its error).
   function chunk(data, encoding) {
-    if (typeof data === "string") return ["s", data, encoding === undefined ? "utf8" : encoding];
+    // Node takes any encoding that is not a string as UTF-8.
+    if (typeof data === "string") return ["s", data, typeof encoding === "string" ? encoding : "utf8"];
     if (isView(data)) return ["b", base64Of(data)];
     return ["x", data];
   }
@@ -104,9 +107,10 @@ ${NODE_ERRORS_SOURCE}
     return chunk(key, encoding);
   }
 
+  var KINDS = { Hash: "hash", Hmac: "hmac", Cipher: "cipher", Decipher: "cipher" };
   function stateOf(self, what) {
     var state = apply(weakMapGet, states, [self]);
-    if (state === undefined) throw new TypeError("Illegal invocation: not a " + what);
+    if (state === undefined || state.kind !== KINDS[what]) throw new TypeError("Illegal invocation: not a " + what);
     return state;
   }
   function finalized() { return codeError(Error, "ERR_CRYPTO_HASH_FINALIZED", "Digest already called"); }
@@ -184,7 +188,8 @@ ${NODE_ERRORS_SOURCE}
     if (!(this instanceof Hmac)) return new Hmac(hmac, key, options);
     if (typeof hmac !== "string") throw argType("hmac", "of type string", hmac);
     var second = keyChunk(key, options);
-    check("hmac", hmac, second, second[0] !== "x");
+    // A key as bytes, or as text in UTF-8, cannot be refused: only then is the name all there is to check.
+    check("hmac", hmac, second, second[0] === "b" || (second[0] === "s" && second[2] === "utf8"));
     apply(weakMapSet, states, [this, { kind: "hmac", algorithm: hmac, second: second, chunks: [], size: 0, done: false }]);
   }
   Hmac.prototype.update = function update_(data, encoding) { return update(this, "Hmac", data, encoding); };
@@ -204,7 +209,8 @@ ${NODE_ERRORS_SOURCE}
   function makeCipher(self, decipher, cipher, key, iv, options) {
     if (typeof cipher !== "string") throw argType("cipher", "of type string", cipher);
     var opts = options !== null && typeof options === "object" ? { authTagLength: options.authTagLength } : null;
-    var id = call(["cipher", decipher, cipher, keyChunk(key), iv === null ? ["x", null] : keyChunk(iv), opts]);
+    // options.encoding is the key's, if it is a string (Node's createCipheriv).
+    var id = call(["cipher", decipher, cipher, keyChunk(key, options), iv === null ? ["x", null] : keyChunk(iv), opts]);
     apply(weakMapSet, states, [self, { kind: "cipher", id: id }]);
   }
   function Cipheriv(cipher, key, iv, options) {
@@ -232,7 +238,7 @@ ${NODE_ERRORS_SOURCE}
     },
     setAAD: function setAAD(buffer, options) {
       var opts = options !== null && typeof options === "object" ? { plaintextLength: options.plaintextLength } : null;
-      call(["ca", cipherOf(this, "Cipher"), isView(buffer) ? ["b", base64Of(buffer)] : ["x", buffer], opts]);
+      call(["ca", cipherOf(this, "Cipher"), keyChunk(buffer, options), opts]);
       return this;
     },
   };
@@ -244,7 +250,7 @@ ${NODE_ERRORS_SOURCE}
     return valueOf(call(["cg", cipherOf(this, "Cipher")], true));
   };
   Decipheriv.prototype.setAuthTag = function setAuthTag(tag, encoding) {
-    call(["ct", cipherOf(this, "Decipher"), chunk(tag, encoding)]);
+    call(["ct", cipherOf(this, "Decipher"), keyChunk(tag, { encoding: encoding })]);
     return this;
   };
 

@@ -758,6 +758,8 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
         weakMapGet,
         weakMapSet,
         arrayPush,
+        keys: objectKeys,
+        defineProperty,
         arraySlice: ArraySlice,
         stringSlice,
         toLowerCase: stringToLowerCase,

@@ -1737,19 +1737,71 @@ describe("function sandbox: the node's Setup → Modules (libs): Node's crypto a
     );
   });
 
-  it("keeps at most 256 ciphers of a sandbox on the host, finished ones leaving first", async () => {
+  it("keeps at most 32 ciphers of a sandbox on the host: the least recently used finished one leaves first, else the least recently used", async () => {
     const payload = await run(`
       const key = Buffer.alloc(16, 1), iv = Buffer.alloc(16, 2);
+      const t = (f) => { try { f(); return "no error"; } catch (e) { return e.message; } };
       const open = crypto.createCipheriv("aes-128-cbc", key, iv);
-      for (let i = 0; i < 600; i++) { const c = crypto.createCipheriv("aes-128-cbc", key, iv); c.update("x"); c.final(); }
+      const g = crypto.createCipheriv("aes-128-gcm", key, iv.subarray(0, 12));
+      g.update("x");
+      for (let i = 0; i < 100; i++) { const c = crypto.createCipheriv("aes-128-cbc", key, iv); c.update("x"); c.final(); }
+      g.final();
+      crypto.createCipheriv("aes-128-cbc", key, iv);
+      const tag = g.getAuthTag().length;
       const stillOpen = open.update("abc", "utf8", "hex") + open.final("hex");
       const many = [];
-      for (let i = 0; i < 300; i++) many.push(crypto.createCipheriv("aes-128-cbc", key, iv));
-      const t = (f) => { try { f(); return "no error"; } catch (e) { return e.message; } };
-      msg.payload = [stillOpen.length, t(() => open.final()), t(() => many[0].final()), t(() => many[299].final("hex"))];
+      for (let i = 0; i < 40; i++) many.push(crypto.createCipheriv("aes-128-cbc", key, iv));
+      msg.payload = [tag, stillOpen.length, t(() => open.final()), t(() => many[0].final()), t(() => many[39].final("hex"))];
       return msg;`);
-    const closed = "This cipher was closed by the function sandbox, which keeps at most 256 at once";
-    expect(payload).toEqual([32, closed, closed, "no error"]);
+    const closed = "This cipher was closed by the function sandbox, which keeps at most 32 at once";
+    expect(payload).toEqual([16, 32, closed, closed, "no error"]);
+  });
+
+  it("a cipher in a slow mode (CFB1, CFB8) takes a smaller update, so that no host call outlives the run's deadline", async () => {
+    const payload = await run(`
+      const t = (f) => { try { return f().length; } catch (e) { return [e.name, e.message]; } };
+      const cipher = (mode) => crypto.createCipheriv("aes-128-" + mode, Buffer.alloc(16, 1), Buffer.alloc(16, 2));
+      msg.payload = [t(() => cipher("cfb1").update("a".repeat(200000), "latin1")), t(() => cipher("cfb1").update("a".repeat(1000))), t(() => cipher("cfb").update("a".repeat(200000)))];
+      return msg;`);
+    // A time limit of 1,000 ms: 8,000,000 characters a call, a 64th of it in a CFB1 mode.
+    expect(payload).toEqual([["RangeError", "The function sandbox's crypto takes at most 125,000 characters in one update of a cipher in this mode. Received 200,000"], 1000, 200000]);
+  });
+
+  it("a key's and the AAD's encoding option, ArrayBuffers, and what Node refuses as data (a String object, a Date)", async () => {
+    const payload = await run(`
+      const t = (f) => { try { return f(); } catch (e) { return [e.name, e.code, e.message]; } };
+      const iv = Buffer.alloc(12, 2);
+      const sealed = (aad, options) => { const g = crypto.createCipheriv("aes-128-gcm", Buffer.alloc(16, 1), iv).setAAD(aad, options); g.update("x"); g.final(); return g.getAuthTag().toString("hex"); };
+      msg.payload = [
+        t(() => crypto.createCipheriv("aes-128-cbc", "01".repeat(16), Buffer.alloc(16), { encoding: "hex" }).update("x", "utf8", "hex")),
+        t(() => crypto.createHmac("sha256", "6b6579", { encoding: "hex" }).update("v").digest("hex")),
+        t(() => crypto.createHmac("sha256", "k", { encoding: "nope" })),
+        sealed("a1b2", { encoding: "hex" }) === sealed(Buffer.from("a1b2", "hex")),
+        sealed(new Uint8Array([1, 2]).buffer) === sealed(Buffer.from([1, 2])),
+        t(() => crypto.createHmac("sha256", new String("k"))),
+        t(() => crypto.createCipheriv("aes-128-cbc", Buffer.alloc(16), Buffer.alloc(16)).update(new Date(0))),
+        t(() => crypto.createHash("sha256").update("a", 1n).digest("hex")),
+      ];
+      return msg;`);
+    const t = (f: () => unknown) => {
+      try {
+        return f();
+      } catch (e) {
+        const err = e as Error & { code?: unknown };
+        return [err.name, err.code, err.message];
+      }
+    };
+    const loose = nodeCrypto as unknown as Record<string, (...args: unknown[]) => { update(...a: unknown[]): unknown; digest(e: string): unknown }>;
+    expect(payload).toEqual([
+      t(() => nodeCrypto.createCipheriv("aes-128-cbc", "01".repeat(16), Buffer.alloc(16), { encoding: "hex" } as never).update("x", "utf8", "hex")),
+      t(() => nodeCrypto.createHmac("sha256", "6b6579", { encoding: "hex" } as never).update("v").digest("hex")),
+      t(() => loose.createHmac!("sha256", "k", { encoding: "nope" })),
+      true,
+      true,
+      ["TypeError", "ERR_INVALID_ARG_TYPE", expect.stringMatching(/^The "key" argument must be of type string or an instance of ArrayBuffer, Buffer, TypedArray, DataView, KeyObject, or CryptoKey\. Received an instance of/)],
+      ["TypeError", "ERR_INVALID_ARG_TYPE", expect.stringMatching(/^The "data" argument must be of type string or an instance of Buffer, TypedArray, or DataView\. Received an instance of/)],
+      nodeCrypto.createHash("sha256").update("a").digest("hex"),
+    ]);
   });
 
   it("an extendable-output hash's copy has the default length unless given one, as Node's", async () => {
