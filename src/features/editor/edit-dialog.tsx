@@ -115,6 +115,7 @@ export function EditNodeDialog({
   const help = useNodeHelp(node.data.type, entry);
 
   function changeConfig(next: Record<string, unknown>) {
+    setErrors((current) => withoutAnswered(current, config, next));
     setConfig(next);
     const n = outputsOf(catalog, node.data.type, next);
     onPreview(n);
@@ -209,4 +210,25 @@ export function EditNodeDialog({
       </form>
     </Dialog>
   );
+}
+
+/** The value at a field's path ("libs[0].var"), as the server's errors name fields. */
+function valueAt(value: unknown, path: string): unknown {
+  let at = value;
+  for (const key of path.split(/[.[\]]+/).filter(Boolean)) {
+    if (at === null || typeof at !== "object") return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
+}
+
+/** A field's error is answered once its value changes (the next Done checks it again); the others stay. */
+function withoutAnswered(errors: Record<string, string>, before: unknown, after: unknown): Record<string, string> {
+  const kept: Record<string, string> = {};
+  let dropped = false;
+  for (const [path, message] of Object.entries(errors)) {
+    if (path !== "" && !Object.is(valueAt(before, path), valueAt(after, path))) dropped = true;
+    else kept[path] = message;
+  }
+  return dropped ? kept : errors;
 }
