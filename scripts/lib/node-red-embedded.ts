@@ -4,7 +4,7 @@
  * context and env preset, its messages delivered with node.receive() and what reaches each collector
  * recorded in order.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -14,6 +14,7 @@ import { ensureNodeRed, REFERENCE_DIR, REFERENCE_NODE_MIN, referenceRunsOn } fro
 import { collectorsOf } from "../../src/test/node-red-diff/normalize";
 import { collectArrivals } from "../../src/test/node-red-diff/collect";
 import type { Arrival, DiffCase } from "../../src/test/node-red-diff/types";
+import { PACKAGE_FILES } from "../../src/server/runtime/sandbox/packages-source";
 
 interface NodeRedContext {
   get(key: string): unknown;
@@ -136,6 +137,18 @@ export async function startNodeRed(log: (m: string) => void = (m) => console.log
   writeFileSync(path.join(userDir, "nodes", "diff-collector.js"), COLLECTOR_JS);
   writeFileSync(path.join(userDir, "nodes", "diff-collector.html"), COLLECTOR_HTML);
   writeFileSync(path.join(userDir, "flows.json"), "[]");
+  // The npm packages a function node's libs may name (Node-RED 5 requires them from its user
+  // directory's node_modules, as listed in its package.json): the server's own copies, linked, so
+  // both sides run the same versions and nothing is installed from the registry.
+  const ourRequire = createRequire(import.meta.url);
+  const dependencies: Record<string, string> = {};
+  mkdirSync(path.join(userDir, "node_modules"));
+  for (const name of Object.keys(PACKAGE_FILES)) {
+    const dir = path.dirname(ourRequire.resolve(`${name}/package.json`));
+    dependencies[name] = (JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { version: string }).version;
+    symlinkSync(dir, path.join(userDir, "node_modules", name), "dir");
+  }
+  writeFileSync(path.join(userDir, "package.json"), JSON.stringify({ name: "node-red-project", private: true, dependencies }));
   // With `http`, its http-in nodes are served at / and its websocket listeners upgrade on the same server (as `node-red` serves them).
   const server = http.createServer();
   try {

@@ -957,6 +957,79 @@ export const cases: DiffCase[] = [
     send: [{ msg: { payload: 0 } }],
     expect: 1,
   },
+  // Setup → Modules with npm packages: Node-RED installs and requires them (its recording used the
+  // versions the server has: scripts/lib/node-red-embedded.ts links them into its user directory).
+  {
+    name: "libs: lodash groups, picks and merges a reading",
+    nodes: [
+      fn(
+        [
+          "const readings = msg.payload;",
+          "msg.payload = {",
+          "  byRoom: _.mapValues(_.groupBy(readings, 'room'), (list) => _.meanBy(list, 't')),",
+          "  hottest: _.maxBy(readings, 't').room,",
+          "  picked: _.pick(readings[0], ['room']),",
+          "  merged: _.merge({ a: { b: 1 } }, { a: { c: [2] } }),",
+          "  chunks: _.chunk(_.range(5), 2),",
+          "  keys: _.sortBy(_.uniq(_.map(readings, 'room'))),",
+          "  text: _.template('<%= room %>: <%- t %>')(readings[1]),",
+          "  camel: _.camelCase('living room sensor'),",
+          "};",
+          "return msg;",
+        ].join("\n"),
+        { libs: [{ var: "_", module: "lodash" }] },
+      ),
+    ],
+    send: [{ msg: { payload: [{ room: "kitchen", t: 21 }, { room: "hall", t: 18 }, { room: "kitchen", t: 23 }] } }],
+    expect: 1,
+  },
+  {
+    name: "libs: moment formats, parses, adds and loads a locale",
+    nodes: [
+      fn(
+        [
+          "const d = moment.utc(msg.payload);",
+          "msg.payload = {",
+          "  formatted: d.clone().add(1, 'month').format('dddd D MMMM YYYY, HH:mm'),",
+          "  startOfWeek: d.clone().startOf('isoWeek').toISOString(),",
+          "  parsed: moment.utc('24.12.2026 18:30', 'DD.MM.YYYY HH:mm').valueOf(),",
+          "  strict: moment('2026-02-30', 'YYYY-MM-DD', true).isValid(),",
+          "  german: d.clone().locale('de').format('dddd, D. MMMM'),",
+          "  missing: d.clone().locale('xx').locale(),",
+          "  duration: moment.duration(90, 'minutes').asHours(),",
+          "  humanized: moment.duration(3, 'days').locale('fr').humanize(),",
+          "  isMoment: moment.isMoment(d),",
+          "};",
+          "return msg;",
+        ].join("\n"),
+        { libs: [{ var: "moment", module: "moment" }] },
+      ),
+    ],
+    send: [{ msg: { payload: "2026-03-29T10:15:00Z" } }],
+    expect: 1,
+  },
+  {
+    name: "libs: moment-timezone converts between zones across a daylight-saving change",
+    nodes: [
+      fn(
+        [
+          "const berlin = moment.tz(msg.payload, 'Europe/Berlin');",
+          "msg.payload = {",
+          "  berlin: berlin.format(),",
+          "  utc: berlin.toISOString(),",
+          "  tokyo: berlin.clone().tz('Asia/Tokyo').format('YYYY-MM-DD HH:mm z'),",
+          "  newYork: moment.tz('2026-11-01T12:00:00Z', 'America/New_York').format('HH:mm Z z'),",
+          "  zone: moment.tz.zone('Europe/London').name,",
+          "  hasZones: moment.tz.names().includes('Australia/Sydney'),",
+          "};",
+          "return msg;",
+        ].join("\n"),
+        { libs: [{ var: "moment", module: "moment-timezone" }] },
+      ),
+    ],
+    send: [{ msg: { payload: "2026-03-29 12:00" } }],
+    expect: 1,
+  },
 ];
 
 function linkcallCases(): DiffCase[] {

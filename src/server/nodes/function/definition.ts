@@ -32,11 +32,17 @@ export const SANDBOX_NODE_UTIL: readonly string[] = [
 ];
 
 /**
+ * npm packages a function's Setup can load: pure JavaScript, evaluated in the sandbox from the
+ * server's node_modules (runtime/sandbox/packages-source.ts, whose list a test keeps equal to this).
+ */
+export const SANDBOX_PACKAGES = ["lodash", "moment", "moment-timezone"] as const;
+/**
  * Modules a function's Setup can load (Node-RED's `libs`, which may name any of Node's built-in
  * modules or an npm package): Node's crypto and util, which the sandbox has (driver.ts, MODULES),
- * by their bare names or with `node:`.
+ * by their bare names or with `node:`, and the npm packages above.
  */
-export const SANDBOX_MODULES = ["crypto", "node:crypto", "util", "node:util"] as const;
+export const SANDBOX_MODULES = ["crypto", "node:crypto", "util", "node:util", ...SANDBOX_PACKAGES] as const;
+const MODULES_TEXT = "Node's crypto and util, and the npm packages lodash, moment and moment-timezone";
 /** What the sandbox's crypto has of Node's (runtime/sandbox/crypto-source.ts; its test checks the two agree). */
 export const SANDBOX_CRYPTO: readonly string[] = [
   "Cipheriv", "Decipheriv", "Hash", "Hmac", "createCipheriv", "createDecipheriv", "createHash", "createHmac", "getCiphers", "getHashes",
@@ -88,7 +94,7 @@ export function functionImportNotes(props: Record<string, unknown>): string[] {
   const kept = libsFromNodeRed(libs);
   const missing = [...new Set(libs.filter((lib) => !isSandboxModule(lib?.module)).map((lib) => String(lib?.module ?? "")))];
   if (missing.length > 0) {
-    notes.push(`its Setup loads ${missing.slice(0, 5).join(", ")}, which the sandbox cannot (it loads Node's crypto and util): code that uses ${missing.length === 1 ? "it" : "them"} throws`);
+    notes.push(`its Setup loads ${missing.slice(0, 5).join(", ")}, which the sandbox cannot (it loads ${MODULES_TEXT}): code that uses ${missing.length === 1 ? "it" : "them"} throws`);
   }
   const refused = libs.filter((lib) => isSandboxModule(lib?.module) && !kept.some((k) => k.var === lib.var && k.module === lib.module));
   if (refused.length > 0) {
@@ -120,13 +126,13 @@ export const functionConfig = z.object({
           .refine((name) => !RESERVED_LIB_NAMES.includes(name), { message: `is a name the code already has (${RESERVED_LIB_NAMES.join(", ")})` })
           .refine((name) => !JS_GLOBALS.includes(name), { message: "is one of JavaScript's own globals, which the code already has" })
           .meta({ title: "Variable", description: "The name the code uses for the module" }),
-        module: z.enum(SANDBOX_MODULES, { error: "must be crypto or util: the sandbox loads Node's crypto and util modules, not others" }).meta({ title: "Module" }),
+        module: z.enum(SANDBOX_MODULES, { error: `must be one of ${SANDBOX_MODULES.join(", ")}: the sandbox loads ${MODULES_TEXT}, not others` }).meta({ title: "Module" }),
       }),
     )
     .max(MAX_LIBS)
     .default([])
     .refine((libs) => new Set(libs.map((lib) => lib.var)).size === libs.length, { message: "each variable may be given once" })
-    .meta({ title: "Modules", description: "Node modules the code uses, each under a variable name (Node-RED's Setup → Modules): Node's crypto and util" }),
+    .meta({ title: "Modules", description: `Node modules the code uses, each under a variable name (Node-RED's Setup → Modules): ${MODULES_TEXT}` }),
 });
 
 export const functionNode = defineNode({
@@ -171,13 +177,13 @@ In the code:
 - \`util\`: Node's util module, as Node-RED's function sandbox has it: \`util.inspect\`, \`util.format\` and \`util.formatWithOptions\` (Node's own code, so their text is Node's), \`promisify\`, \`callbackify\`, \`inherits\`, \`deprecate\`, \`isDeepStrictEqual\`, \`types\`, \`TextEncoder\` and \`TextDecoder\`, \`stripVTControlCharacters\`, \`toUSVString\`, \`debuglog\`, \`isArray\` and \`_extend\` (loaded the first time the code names \`util\`).
 - \`URL\` and \`URLSearchParams\`, as Node's: a URL is parsed, and each setter applied, by the server's V8 (so its parts, errors and \`util.inspect\` text are Node's), and its \`searchParams\` and \`search\` stay in step; \`URL.canParse\` and \`URL.parse\` too. A string of more than 1,000,000 characters is a \`RangeError\`.
 - \`RED.util\`: Node-RED's functions, which behave as Node-RED 5.0's: \`cloneMessage\`, \`getMessageProperty\` / \`setMessageProperty\` and \`getObjectProperty\` / \`setObjectProperty\` (property expressions such as \`payload.list[0]\`, \`a["b c"]\` or \`a[msg.key]\`), \`normalisePropertyExpression\`, \`evaluateNodeProperty\`, \`compareObjects\`, \`ensureString\`, \`ensureBuffer\`, \`generateId\`, \`parseContextStore\`, \`normaliseNodeTypeName\` and \`getSetting\`.
-- The modules of *Modules* (Node-RED's Setup → Modules): each under its variable name, Node's \`crypto\` (\`crypto.createHash("sha256").update(text).digest("hex")\`, \`crypto.createHmac\`, \`crypto.randomUUID()\`, …) or \`util\`.
+- The modules of *Modules* (Node-RED's Setup → Modules): each under its variable name, Node's \`crypto\` (\`crypto.createHash("sha256").update(text).digest("hex")\`, \`crypto.createHmac\`, \`crypto.randomUUID()\`, …) or \`util\`, or the npm package \`lodash\` (\`_.groupBy(msg.payload, "room")\`), \`moment\` (\`moment(msg.payload).add(1, "day").format("dddd D MMMM")\`; \`moment.locale("de")\` loads moment's German) or \`moment-timezone\` (\`moment.tz(msg.payload, "Europe/Berlin").format()\`). A package is evaluated in the sandbox the first time a node's code needs it (before the first message when the code names its variable): moment-timezone, with its time zone data, takes about 0.1 s of the server's CPU for each node that loads it, and 1.4 MB of the node's 32 MB; lodash 0.6 MB, moment 0.3 MB.
 - \`await node.linkcall(target, msg, {timeout})\` (Node-RED 5.0): calls a *link in* node (its id, or its name: in this flow first, then in the organization's) with a copy of \`msg\`, as a *link call* node does, and resolves to the message its *link out* in return mode sends back; it rejects with \`timeout\` after \`timeout\` ms (default 5000), when the target is not found, and past 1,000 calls waiting at once.
 
 ### Differences from Node-RED
 
 - The code runs in a sandbox (QuickJS) with a time limit per run (*Time limit*) and a memory limit: it cannot reach the server's process, files or network, and \`require\` is not available. A run past its time limit stops with an error a catch node can handle.
-- *Modules* (Node-RED's Setup → Modules, \`libs\`) loads Node's \`crypto\` and \`util\` (also as \`node:crypto\`, \`node:util\`), not other built-in modules or npm packages: an import keeps those two and names the others it leaves out. The sandbox's \`crypto\` has \`createHash\`, \`createHmac\` (\`update\`, \`digest\`, \`copy\`), \`createCipheriv\` and \`createDecipheriv\` (\`update\`, \`final\`, \`setAutoPadding\`, \`setAAD\`, \`getAuthTag\`, \`setAuthTag\`; a sandbox keeps at most 32 ciphers at once, the least recently used finished one leaving first; in a 1-bit or 8-bit CFB mode one update takes less data), \`hash\`, \`getHashes\`, \`getCiphers\`, \`randomBytes\`, \`randomFill\` / \`randomFillSync\`, \`randomInt\`, \`randomUUID\`, \`getRandomValues\` and \`timingSafeEqual\`, computed by the server's Node (so digests, ciphertexts, and the errors bad arguments get, are Node's); not signatures, key objects, key derivation, streams (\`pipe\`) or \`webcrypto\`. A digest takes at most about 12 MB of data, and one call makes at most 1 MiB of random bytes.
+- *Modules* (Node-RED's Setup → Modules, \`libs\`) loads Node's \`crypto\` and \`util\` (also as \`node:crypto\`, \`node:util\`) and three npm packages, the server's own copies: lodash 4.18.1, moment 2.31.0 and moment-timezone 0.5.48 with all of its time zone data (the moment-timezone Node-RED 5.0's own JSONata uses); not other built-in modules or npm packages, where Node-RED installs whichever package is named, in its latest version. An import keeps those and names the others it leaves out. The sandbox's \`crypto\` has \`createHash\`, \`createHmac\` (\`update\`, \`digest\`, \`copy\`), \`createCipheriv\` and \`createDecipheriv\` (\`update\`, \`final\`, \`setAutoPadding\`, \`setAAD\`, \`getAuthTag\`, \`setAuthTag\`; a sandbox keeps at most 32 ciphers at once, the least recently used finished one leaving first; in a 1-bit or 8-bit CFB mode one update takes less data), \`hash\`, \`getHashes\`, \`getCiphers\`, \`randomBytes\`, \`randomFill\` / \`randomFillSync\`, \`randomInt\`, \`randomUUID\`, \`getRandomValues\` and \`timingSafeEqual\`, computed by the server's Node (so digests, ciphertexts, and the errors bad arguments get, are Node's); not signatures, key objects, key derivation, streams (\`pipe\`) or \`webcrypto\`. A digest takes at most about 12 MB of data, and one call makes at most 1 MiB of random bytes.
 - A message leaves the code as its JSON (Buffers apart, below): a \`Date\` becomes its ISO text, a \`URL\` its \`href\`, a \`Map\`, \`Set\` or \`URLSearchParams\` \`{}\`, where Node-RED hands the next node the object itself. \`RED.util.cloneMessage\` in the code copies the same way.
 - \`Buffer\` is Node's Buffer API (the \`buffer\` package, loaded the first time the code or a message uses one): a message's Buffers reach the code as Buffers and leave it as Buffers, and \`RED.util.cloneMessage\` shares their bytes as Node-RED's does. A Buffer kept in flow or global context is read back as its JSON (\`{type: "Buffer", data: [...]}\`), where Node-RED's memory context keeps the object.
 - In \`RED.util\`, \`getSetting(node, name)\` and \`evaluateNodeProperty(value, "env", …)\` read what \`env.get\` reads (the flow's and the organization's variables), where Node-RED 4.1 reads the server's environment and 5.0's \`getSetting\` answers \`undefined\`; \`evaluateNodeProperty\` with \`"flow"\` or \`"global"\` reads this node's flow or global context (Node-RED's throws, as the code's \`node\` has no \`context()\`). JSONata (\`evaluateNodeProperty\` with \`"jsonata"\`, \`prepareJSONataExpression\`, \`evaluateJSONataExpression\`), a date in a moment.js format and \`encodeObject\` are not available: they throw an error saying so (a change node evaluates JSONata and dates).

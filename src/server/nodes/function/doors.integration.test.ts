@@ -142,11 +142,40 @@ describe("function nodes through REST and the WebSocket", () => {
     });
   });
 
+  // Published flows load moment (dates in a dashboard's text, a schedule's next run) and lodash.
+  it("formats a date with moment-timezone and groups with lodash from the node's Setup → Modules, as Node-RED's function node does", async () => {
+    const code = [
+      "const at = moment.tz(msg.payload.at, 'Europe/Berlin');",
+      "msg.payload = [at.format('dddd D MMMM, HH:mm z'), at.clone().locale('de').format('dddd'), _.sortBy(_.keys(_.groupBy(msg.payload.rooms, 'floor')))];",
+      "return msg;",
+    ].join("\n");
+    const debug = await injectAndDebug(
+      "pkgs",
+      {
+        nodes: [
+          { id: "pkgs-inj-1", type: "inject", config: { payload_type: "json", payload: '{"at":"2026-07-01T06:30:00Z","rooms":[{"floor":2},{"floor":1},{"floor":2}]}' } },
+          {
+            id: "pkgs-fn-1",
+            type: "function",
+            config: { code, libs: [{ var: "moment", module: "moment-timezone" }, { var: "_", module: "lodash" }] },
+          },
+          { id: "pkgs-dbg-1", type: "debug" },
+        ],
+        connections: [
+          { source: "pkgs-inj-1", target: "pkgs-fn-1" },
+          { source: "pkgs-fn-1", target: "pkgs-dbg-1" },
+        ],
+      },
+      "pkgs-inj-1",
+    );
+    expect(debug).toMatchObject({ node_id: "pkgs-dbg-1", msg: ["Wednesday 1 July, 08:30 CEST", "Mittwoch", ["1", "2"]] });
+  });
+
   it("refuses a module the sandbox does not load, or a variable the code already has, with a 400 that names the field, and saves nothing", async () => {
     const owner = await signUp(request);
     const flowWith = (libs: unknown) => ({ name: "bad libs", nodes: [{ id: "bl-fn-1", type: "function", config: { code: "return msg;", libs } }], connections: [] });
     for (const [libs, path, message] of [
-      [[{ var: "fs", module: "fs" }], "nodes[0].config.libs[0].module", "must be crypto or util"],
+      [[{ var: "fs", module: "fs" }], "nodes[0].config.libs[0].module", "must be one of crypto, node:crypto, util, node:util, lodash, moment, moment-timezone"],
       [[{ var: "RED", module: "crypto" }], "nodes[0].config.libs[0].var", "is a name the code already has"],
     ] as const) {
       const res = await request("POST", "/flows", { token: owner.accessToken, body: flowWith(libs) });

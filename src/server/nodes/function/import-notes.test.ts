@@ -18,7 +18,7 @@ describe("function import notes (the dry run's report)", () => {
     ]);
   });
 
-  it("keeps the modules of Setup the sandbox loads (crypto, util) and names the others, and what the code uses that its crypto lacks", () => {
+  it("keeps the modules of Setup the sandbox loads (crypto, util, lodash, moment, moment-timezone) and names the others, and what the code uses that its crypto lacks", () => {
     const libs = [
       { var: "crypto", module: "crypto" },
       { var: "fs", module: "fs" },
@@ -27,15 +27,22 @@ describe("function import notes (the dry run's report)", () => {
       { var: "Buffer", module: "buffer" },
       { var: "c2", module: "crypto" },
       { var: "c2", module: "node:crypto" },
+      { var: "_", module: "lodash" },
+      { var: "tz", module: "moment-timezone" },
+      { var: "dayjs", module: "dayjs" },
+      { var: "tz2", module: "node:moment-timezone" },
     ];
     const func = "const h = crypto.createHash('sha256').update(msg.payload).digest('hex'); const s = crypto.createSign('SHA256'); return crypto.sign;";
     expect(functionNode.nodeRed!.fromNodeRed({ func, libs }).libs).toEqual([
       { var: "crypto", module: "crypto" },
       { var: "u", module: "node:util" },
+      { var: "moment", module: "moment" },
       { var: "c2", module: "crypto" },
+      { var: "_", module: "lodash" },
+      { var: "tz", module: "moment-timezone" },
     ]);
     expect(functionImportNotes({ func, libs })).toEqual([
-      "its Setup loads fs, moment, buffer, which the sandbox cannot (it loads Node's crypto and util): code that uses them throws",
+      "its Setup loads fs, buffer, dayjs, node:moment-timezone, which the sandbox cannot (it loads Node's crypto and util, and the npm packages lodash, moment and moment-timezone): code that uses them throws",
       "its Setup's variable c2 is reserved, not a name or given twice (Node-RED refuses it too): left out",
       "its code uses crypto.createSign, crypto.sign of Node's crypto module, which the sandbox's crypto does not have",
     ]);
@@ -48,7 +55,9 @@ describe("function import notes (the dry run's report)", () => {
       const result = parse(libs);
       return result.success ? "accepted" : `${result.error.issues[0]!.path.join(".")}: ${result.error.issues[0]!.message}`;
     };
-    expect(message([{ var: "fs", module: "fs" }])).toBe("libs.0.module: must be crypto or util: the sandbox loads Node's crypto and util modules, not others");
+    expect(message([{ var: "fs", module: "fs" }])).toBe(
+      "libs.0.module: must be one of crypto, node:crypto, util, node:util, lodash, moment, moment-timezone: the sandbox loads Node's crypto and util, and the npm packages lodash, moment and moment-timezone, not others",
+    );
     expect(message([{ var: "util", module: "util" }])).toMatch(/^libs\.0\.var: is a name the code already has/);
     expect(message([{ var: "node", module: "crypto" }])).toMatch(/^libs\.0\.var: is a name the code already has/);
     expect(message([{ var: "my crypto", module: "crypto" }])).toMatch(/^libs\.0\.var: must be a JavaScript name/);

@@ -18,7 +18,8 @@
  *                     result again once the jobs it queued have run
  *   4 partial()     → the envelope of what happened before an error (sends, status, logs, timers)
  *   7 load(what)    → "": evaluates Buffer (no argument), RED.util ("util"), Node's util ("nodeutil"), Intl ("intl"), URL ("url")
- *                     or Node's crypto ("crypto", for the node's libs) now,
+ *                     or Node's crypto ("crypto", for the node's libs), or an npm package of the libs
+ *                     ("package:<name>") now,
  *                     outside a run's time limit
  *
  * Envelope: {"r": <returned value>, "s": [<sent value>, ...], "l": [[level, text], ...], "st"?: <status>,
@@ -55,8 +56,9 @@
  * the timers' sequence (never reused, above info.timerBase); an unknown id settles nothing.
  */
 import { RED_UTIL_NAMES } from "./red-util-source";
+import { PACKAGE_FILES } from "./packages-source";
 
-export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, hostBufferSource, hostBytesOf, hostBase64Of, hostUtilSource, hostIntl, hostIntlSource, hostUrl, hostUrlSource, hostCrypto, hostCryptoSource, infoJson, code, initCode, finCode) {
+export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, hostBufferSource, hostBytesOf, hostBase64Of, hostUtilSource, hostIntl, hostIntlSource, hostUrl, hostUrlSource, hostCrypto, hostCryptoSource, hostPackageSource, infoJson, code, initCode, finCode) {
   "use strict";
   // Primordials, captured before any user code runs (user code may replace the originals).
   const stringify = JSON.stringify;
@@ -65,6 +67,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   const apply = Reflect.apply;
   const arrayPush = Array.prototype.push;
   const arrayJoin = Array.prototype.join;
+  const arrayIncludes = Array.prototype.includes;
   const arrayMap = Array.prototype.map;
   const promiseThen = Promise.prototype.then;
   const promiseResolve = Promise.resolve;
@@ -770,14 +773,70 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     }
     return cryptoModule;
   };
+  // npm packages of the node's libs (packages-source.ts: lodash, moment, moment-timezone and
+  // moment's locales), each evaluated here once, at its first require, as Node's loader runs a
+  // CommonJS file: the wrapped source called with its module, exports and require, this = exports.
+  // A package that throws while it loads is not kept (Node's require drops it from its cache too).
+  const packageModules = new MapCtor();
+  const stringStartsWith = String.prototype.startsWith;
+  const requirePackage = (name) => {
+    const known = apply(mapGet, packageModules, [name]);
+    if (known !== undefined) return known.exports;
+    const source = hostPackageSource(name);
+    if (typeof source !== "string") {
+      const error = new ErrorCtor("Cannot find module '" + name + "'");
+      error.code = "MODULE_NOT_FOUND";
+      throw error;
+    }
+    const module = { exports: {}, loading: true };
+    apply(mapSet, packageModules, [name, module]);
+    try {
+      const body = indirectEval(source);
+      // Paths as the packages write them: moment's "./locale/de", a locale's "../moment".
+      const require = (request) => {
+        const dependency = Str(request);
+        if (name === "moment" && apply(stringStartsWith, dependency, ["./locale/"])) return requirePackage("moment/" + apply(stringSlice, dependency, [2]));
+        if (apply(stringStartsWith, name, ["moment/locale/"]) && dependency === "../moment") return requirePackage("moment");
+        return requirePackage(dependency);
+      };
+      apply(body, module.exports, [module, module.exports, require, globalThis]);
+      module.loading = false;
+    } catch (error) {
+      apply(mapDelete, packageModules, [name]);
+      throw error;
+    }
+    return module.exports;
+  };
+  // A package's variable, as lazyGlobal's but undefined while the package itself is being
+  // evaluated: lodash reads the global _ it may replace (its noConflict), which would otherwise
+  // fix the variable to the package's unfinished exports.
+  const lazyPackage = (name, module) => {
+    defineProperty(globalThis, name, {
+      configurable: true,
+      enumerable: false,
+      get() {
+        const loading = apply(mapGet, packageModules, [module]);
+        if (loading !== undefined && loading.loading) return undefined;
+        const made = requirePackage(module);
+        defineProperty(globalThis, name, { value: made, writable: true, configurable: true, enumerable: false });
+        return made;
+      },
+      set(value) {
+        defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+      },
+    });
+  };
   // The node's Setup → Modules (Node-RED's libs: [{var, module}]): each a global of the code, the
-  // module Node-RED's sandbox gets for it (Node's crypto or util), evaluated at its first use.
+  // module Node-RED's sandbox gets for it (Node's crypto or util, or an npm package above),
+  // evaluated at its first use.
   const MODULES = { crypto: loadCrypto, util: loadNodeUtil };
+  const PACKAGES = ${JSON.stringify(Object.keys(PACKAGE_FILES))};
   const libs = isArray(info.libs) ? info.libs : []; // [[var, module], ...]
   for (let i = 0; i < libs.length; i++) {
     const module = Str(libs[i][1]);
     const bare = apply(stringIndexOf, module, ["node:"]) === 0 ? apply(stringSlice, module, [5]) : module;
     if (apply(hasOwn, MODULES, [bare])) lazyGlobal(Str(libs[i][0]), MODULES[bare]);
+    else if (apply(arrayIncludes, PACKAGES, [module])) lazyPackage(Str(libs[i][0]), module);
   }
   // Node's console, as Node-RED's code has it: log, info and debug are the server's log (not shown,
   // as in Node-RED's default level), warn and error the node's warnings; the rest write through
@@ -1033,6 +1092,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       else if (msgJson === "intl") loadIntl();
       else if (msgJson === "url") loadUrl();
       else if (msgJson === "crypto") loadCrypto();
+      else if (typeof msgJson === "string" && apply(stringIndexOf, msgJson, ["package:"]) === 0) requirePackage(apply(stringSlice, msgJson, [8]));
       else loadBuffer();
       return "";
     }

@@ -2,7 +2,11 @@ import { describe, it, expect, afterAll } from "vitest";
 import { SandboxError, SandboxPool, type FunctionSandboxOptions } from "./function-sandbox";
 import type { Message } from "../types";
 import { maxEventLoopGap } from "@/test/event-loop-gap";
-import { SANDBOX_CRYPTO, SANDBOX_NODE_UTIL } from "../../nodes/function/definition";
+import { SANDBOX_CRYPTO, SANDBOX_NODE_UTIL, SANDBOX_PACKAGES, functionNode } from "../../nodes/function/definition";
+import { PACKAGE_FILES, packageVersion } from "./packages-source";
+import lodash from "lodash";
+import momentOnHost from "moment";
+import momentTimezone from "moment-timezone";
 import nodeCrypto from "node:crypto";
 
 const pool = new SandboxPool();
@@ -1855,5 +1859,133 @@ describe("function sandbox: the node's Setup → Modules (libs): Node's crypto a
       try { for (let i = 0; i < 20; i++) h.update(chunk); return { payload: "no error" }; } catch (e) { msg.payload = [e.name, e.message]; }
       return msg;`, null, { memoryLimitBytes: 64 * 1024 * 1024 });
     expect(payload).toEqual(["RangeError", expect.stringContaining("too long for the function sandbox's crypto")]);
+  });
+});
+
+describe("function sandbox: the node's Setup → Modules (libs): the npm packages lodash, moment and moment-timezone", () => {
+  const run = async (code: string, libs: FunctionSandboxOptions["libs"], extra: Partial<FunctionSandboxOptions> = {}) => {
+    const sandbox = await createFunctionSandbox(options(code, { libs, ...extra }));
+    try {
+      const result = await sandbox.run(msg(null));
+      return result.outputs[0]![0]!.payload;
+    } finally {
+      sandbox.close();
+    }
+  };
+
+  it("the packages are the node's list, and the help names the versions the server has", () => {
+    expect(Object.keys(PACKAGE_FILES).sort()).toEqual([...SANDBOX_PACKAGES].sort());
+    for (const name of SANDBOX_PACKAGES) expect(functionNode.help).toContain(`${name} ${packageVersion(name)}`);
+  });
+
+  it("lodash is lodash, under the variable the node gives it", async () => {
+    const payload = await run(
+      `msg.payload = {
+        version: _.VERSION,
+        grouped: _.groupBy([{ room: "a", t: 1 }, { room: "b", t: 2 }, { room: "a", t: 3 }], "room"),
+        chunks: _.chunk([1, 2, 3, 4, 5], 2),
+        deep: _.get({ a: [{ b: { c: 7 } }] }, "a[0].b.c"),
+        merged: _.merge({ a: { b: 1 } }, { a: { c: 2 } }),
+        template: _.template("hello <%= name %>")({ name: "you" }),
+        sorted: _.sortBy(["b", "c", "a"]),
+        debounce: typeof _.debounce,
+      };
+      return msg;`,
+      [{ var: "_", module: "lodash" }],
+    );
+    expect(payload).toEqual({
+      version: lodash.VERSION,
+      grouped: { a: [{ room: "a", t: 1 }, { room: "a", t: 3 }], b: [{ room: "b", t: 2 }] },
+      chunks: [[1, 2], [3, 4], [5]],
+      deep: 7,
+      merged: { a: { b: 1, c: 2 } },
+      template: "hello you",
+      sorted: ["a", "b", "c"],
+      debounce: "function",
+    });
+  });
+
+  it("moment formats, parses and computes as the server's moment does, and loads its locales by name", async () => {
+    const payload = await run(
+      `const d = moment.utc("2026-03-29T10:15:00Z");
+      msg.payload = {
+        version: moment.version,
+        formatted: d.clone().add(1, "day").format("dddd D MMMM YYYY HH:mm"),
+        iso: d.toISOString(),
+        diff: moment.utc("2026-12-24").diff(d, "days"),
+        parsed: moment.utc("24.12.2026", "DD.MM.YYYY").format(),
+        valid: moment("not a date", "YYYY-MM-DD", true).isValid(),
+        german: d.clone().locale("de").format("dddd, D. MMMM"),
+        unknown: d.clone().locale("xx-nope").locale(),
+        global: moment.locale(),
+        setGlobal: moment.locale("fr"),
+        french: moment.utc("2026-03-29T10:15:00Z").format("dddd"),
+        relative: moment.duration(2, "hours").humanize(),
+      };
+      return msg;`,
+      [{ var: "moment", module: "moment" }],
+    );
+    const d = momentOnHost.utc("2026-03-29T10:15:00Z");
+    expect(payload).toEqual({
+      version: momentOnHost.version,
+      formatted: d.clone().add(1, "day").format("dddd D MMMM YYYY HH:mm"),
+      iso: "2026-03-29T10:15:00.000Z",
+      diff: 269,
+      parsed: "2026-12-24T00:00:00Z",
+      valid: false,
+      german: "Sonntag, 29. März",
+      unknown: "en",
+      global: "en",
+      setGlobal: "fr",
+      french: "dimanche",
+      relative: "2 heures",
+    });
+  });
+
+  it("moment-timezone has its zones' data, and is the same moment as a moment entry beside it", async () => {
+    const payload = await run(
+      `const berlin = tz.tz("2026-03-29 12:00", "Europe/Berlin");
+      msg.payload = {
+        berlin: berlin.format(),
+        utc: berlin.toISOString(),
+        ny: tz.tz("2026-11-01T12:00:00Z", "America/New_York").format("YYYY-MM-DD HH:mm z"),
+        zones: tz.tz.names().length > 400,
+        guess: typeof tz.tz.guess,
+        same: typeof m.tz === "function" && m === tz,
+      };
+      return msg;`,
+      [
+        { var: "m", module: "moment" },
+        { var: "tz", module: "moment-timezone" },
+      ],
+    );
+    const berlin = momentTimezone.tz("2026-03-29 12:00", "Europe/Berlin");
+    expect(payload).toEqual({
+      berlin: berlin.format(),
+      utc: berlin.toISOString(),
+      ny: momentTimezone.tz("2026-11-01T12:00:00Z", "America/New_York").format("YYYY-MM-DD HH:mm z"),
+      zones: true,
+      guess: "function",
+      same: true,
+    });
+    expect((payload as { berlin: string }).berlin).toBe("2026-03-29T12:00:00+02:00");
+  });
+
+  it("code that names a package's variable has it evaluated at set-up, outside the first run's time limit", async () => {
+    const payload = await run("msg.payload = tz.tz('2026-01-01T00:00:00Z', 'Asia/Tokyo').format(); return msg;", [{ var: "tz", module: "moment-timezone" }], { timeoutMs: 20 });
+    expect(payload).toBe("2026-01-01T09:00:00+09:00");
+  });
+
+  it("a package is evaluated at its first use when the code does not name it; an unknown module gives nothing", async () => {
+    const payload = await run(
+      `const name = ["lo", "dash"].join("");
+      msg.payload = [typeof globalThis[name].chunk, typeof fs];
+      return msg;`,
+      [
+        { var: "lodash", module: "lodash" },
+        { var: "fs", module: "fs" as "lodash" },
+      ],
+    );
+    expect(payload).toEqual(["function", "undefined"]);
   });
 });

@@ -41,6 +41,7 @@ import { nodeUtilSource } from "./node-util-source";
 import { urlCall } from "./url-host";
 import { CipherTable, cryptoCall, cryptoMaxChars } from "./crypto-host";
 import { CRYPTO_SOURCE } from "./crypto-source";
+import { PACKAGE_FILES, packageSource } from "./packages-source";
 import { URL_SOURCE } from "./url-source";
 import { intlCall } from "./intl-host";
 import { INTL_SOURCE } from "./intl-source";
@@ -544,6 +545,11 @@ class Engine {
         // Node's crypto for the node's libs, answered by the host's (crypto-host.ts), and its source (crypto-source.ts).
         vm.newFunction("crypto", (h) => vm.newString(cryptoCall(h !== undefined && vm.typeof(h) === "string" ? vm.getString(h) : "", cryptoMaxChars(options.timeoutMs), this.ciphers))),
         vm.newFunction("cryptoSource", () => vm.newString(CRYPTO_SOURCE)),
+        // An npm package of the node's libs, or one of moment's locales (packages-source.ts): its wrapped source, or undefined.
+        vm.newFunction("packageSource", (h) => {
+          const source = h !== undefined && vm.typeof(h) === "string" ? packageSource(vm.getString(h)) : undefined;
+          return source === undefined ? vm.undefined : vm.newString(source);
+        }),
         vm.newString(JSON.stringify({ ...options.nodeInfo, outputs: options.outputs, timerBase: this.timerBase, maxTimers: MAX_TIMERS_PER_SANDBOX, finalMsg: options.finalMsg === true, bufferMark: bufferMark(), libs: (options.libs ?? []).map((lib) => [lib.var, lib.module]), cryptoMaxChars: cryptoMaxChars(options.timeoutMs) })),
         vm.newString(options.code),
         vm.newString(options.initialize ?? ""),
@@ -573,6 +579,7 @@ class Engine {
         this.loadBuffer("crypto");
       }
       if (libs.some((lib) => lib.module.endsWith("util"))) this.loadBuffer("nodeutil");
+      for (const lib of libs) if (Object.hasOwn(PACKAGE_FILES, lib.module)) this.loadBuffer(`package:${lib.module}`);
     } catch (err) {
       faulted = !(err instanceof SandboxError);
       throw err;
@@ -633,7 +640,7 @@ class Engine {
    * Evaluates Node's Buffer in the engine (or, named, RED.util's, Node's util's, Intl's or URL's source), within the
    * setup's time (not a run's, which may be a few ms).
    */
-  private loadBuffer(what: "" | "util" | "nodeutil" | "intl" | "url" | "crypto" = ""): void {
+  private loadBuffer(what: "" | "util" | "nodeutil" | "intl" | "url" | "crypto" | `package:${string}` = ""): void {
     const deadline = this.deadline;
     this.deadline = Date.now() + Math.max(this.options.timeoutMs, 1000);
     try {
