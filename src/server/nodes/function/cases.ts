@@ -1030,6 +1030,19 @@ export const cases: DiffCase[] = [
     send: [{ msg: { payload: "2026-03-29 12:00" } }],
     expect: 1,
   },
+  {
+    name: "libs: a moment entry has tz once a moment-timezone entry beside it is loaded, though the code never names it",
+    nodes: [
+      fn("msg.payload = [moment.tz(msg.payload, 'Europe/Lisbon').format('HH:mm z'), typeof moment.tz.guess];\nreturn msg;", {
+        libs: [
+          { var: "moment", module: "moment" },
+          { var: "momentTz", module: "moment-timezone" },
+        ],
+      }),
+    ],
+    send: [{ msg: { payload: "2026-07-01T12:00:00Z" } }],
+    expect: 1,
+  },
 ];
 
 function linkcallCases(): DiffCase[] {

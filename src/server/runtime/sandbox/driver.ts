@@ -779,6 +779,18 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   // A package that throws while it loads is not kept (Node's require drops it from its cache too).
   const packageModules = new MapCtor();
   const stringStartsWith = String.prototype.startsWith;
+  // A load the time limit stopped leaves its entry marked as loading (no catch runs when the
+  // engine interrupts): the next call forgets it, so the package or locale is evaluated again at
+  // its next use instead of answering its unfinished exports for ever.
+  const packagesLoading = []; // names, outermost first
+  const forgetInterruptedLoads = () => {
+    for (let i = 0; i < packagesLoading.length; i++) apply(mapDelete, packageModules, [packagesLoading[i]]);
+    packagesLoading.length = 0;
+  };
+  // What a package writes to the console (moment's deprecation warnings, moment-timezone's missing
+  // zones) is the server's log, as Node-RED's packages write to its stderr, not the node's warnings.
+  const quiet = (...args) => { log("log", args); };
+  const packageConsole = { log: quiet, info: quiet, debug: quiet, warn: quiet, error: quiet, trace: quiet };
   const requirePackage = (name) => {
     const known = apply(mapGet, packageModules, [name]);
     if (known !== undefined) return known.exports;
@@ -790,6 +802,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     }
     const module = { exports: {}, loading: true };
     apply(mapSet, packageModules, [name, module]);
+    push(packagesLoading, name);
     try {
       const body = indirectEval(source);
       // Paths as the packages write them: moment's "./locale/de", a locale's "../moment".
@@ -799,10 +812,12 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
         if (apply(stringStartsWith, name, ["moment/locale/"]) && dependency === "../moment") return requirePackage("moment");
         return requirePackage(dependency);
       };
-      apply(body, module.exports, [module, module.exports, require, globalThis]);
+      apply(body, module.exports, [module, module.exports, require, globalThis, packageConsole]);
       module.loading = false;
+      packagesLoading.length--;
     } catch (error) {
       apply(mapDelete, packageModules, [name]);
+      packagesLoading.length--;
       throw error;
     }
     return module.exports;
@@ -1086,6 +1101,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
 
   return function dispatch(op, msgJson) {
     unswap();
+    if (packagesLoading.length !== 0) forgetInterruptedLoads();
     if (op === 7) {
       if (msgJson === "util") redUtilLib();
       else if (msgJson === "nodeutil") loadNodeUtil();

@@ -3,11 +3,14 @@ import { SandboxError, SandboxPool, type FunctionSandboxOptions } from "./functi
 import type { Message } from "../types";
 import { maxEventLoopGap } from "@/test/event-loop-gap";
 import { SANDBOX_CRYPTO, SANDBOX_NODE_UTIL, SANDBOX_PACKAGES, functionNode } from "../../nodes/function/definition";
-import { PACKAGE_FILES, packageVersion } from "./packages-source";
+import { PACKAGE_FILES, packageSource, packageVersion } from "./packages-source";
 import lodash from "lodash";
 import momentOnHost from "moment";
 import momentTimezone from "moment-timezone";
 import nodeCrypto from "node:crypto";
+import { readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
 
 const pool = new SandboxPool();
 const createFunctionSandbox = (options: FunctionSandboxOptions) => pool.create(options);
@@ -1976,16 +1979,60 @@ describe("function sandbox: the node's Setup → Modules (libs): the npm package
     expect(payload).toBe("2026-01-01T09:00:00+09:00");
   });
 
-  it("a package is evaluated at its first use when the code does not name it; an unknown module gives nothing", async () => {
+  it("every package of the libs is evaluated at set-up, named by the code or not (Node-RED requires each when the node starts): moment gets moment-timezone's tz", async () => {
     const payload = await run(
-      `const name = ["lo", "dash"].join("");
-      msg.payload = [typeof globalThis[name].chunk, typeof fs];
+      `msg.payload = [moment.tz("2026-07-01T12:00:00Z", "Europe/Lisbon").format("HH:mm z"), typeof globalThis[["lo", "dash"].join("")].chunk, typeof fs];
       return msg;`,
       [
+        { var: "moment", module: "moment" },
+        { var: "mtz", module: "moment-timezone" },
         { var: "lodash", module: "lodash" },
         { var: "fs", module: "fs" as "lodash" },
       ],
     );
-    expect(payload).toEqual(["function", "undefined"]);
+    expect(payload).toEqual(["13:00 WEST", "function", "undefined"]);
+  });
+
+  it("a locale whose load the time limit stopped is loaded again at its next use, not left half made", async () => {
+    const locales = readdirSync(path.join(path.dirname(createRequire(import.meta.url).resolve("moment/package.json")), "locale")).map((f) => f.slice(0, -3));
+    const sandbox = await createFunctionSandbox(
+      options(
+        `if (msg.payload === "check") { const l = flow.get("at"); return { payload: [l, moment.locale(l)] }; }
+        for (const l of msg.payload) { flow.set("at", l); moment.locale(l); }
+        return msg;`,
+        { libs: [{ var: "moment", module: "moment" }], timeoutMs: 25 },
+      ),
+    );
+    try {
+      expect((await sandboxError(sandbox.run(msg(locales)))).kind).toBe("timeout");
+      const [at, loaded] = (await sandbox.run(msg("check"))).outputs[0]![0]!.payload as [string, string];
+      expect(locales).toContain(at);
+      expect(loaded).toBe(at);
+    } finally {
+      sandbox.close();
+    }
+  });
+
+  it("what a package writes to the console is the server's log, not the node's warnings (as Node-RED's packages write to its stderr)", async () => {
+    const sandbox = await createFunctionSandbox(
+      options("msg.payload = [moment('not a date at all').isValid(), moment.tz.zone('Nowhere/Atlantis')];\nconsole.warn('mine');\nreturn msg;", {
+        libs: [{ var: "moment", module: "moment-timezone" }],
+      }),
+    );
+    try {
+      const result = await sandbox.run(msg(null));
+      expect(result.outputs[0]![0]!.payload).toEqual([false, null]);
+      expect(result.logs.filter((l) => l.level !== "log")).toEqual([{ level: "warn", message: "mine" }]);
+      expect(result.logs.some((l) => l.level === "log" && l.message.includes("Deprecation warning"))).toBe(true);
+    } finally {
+      sandbox.close();
+    }
+  });
+
+  it("the host reads only the three packages and moment's locale files, by their fixed names", () => {
+    for (const name of ["lodash", "moment", "moment-timezone", "moment/locale/de", "moment/locale/en-gb"]) expect(packageSource(name)).toMatch(/^\(function \(module, exports, require, global, console\) \{\n/);
+    for (const name of ["fs", "moment/locale/../../package", "moment/locale/../moment", "moment/locale/xx", "moment/locale/constructor", "moment/min/moment.min.js", "__proto__", "constructor", "toString", "hasOwnProperty", "lodash/fp", "moment/locale/de.js", ""]) {
+      expect(packageSource(name), name).toBeUndefined();
+    }
   });
 });

@@ -1,9 +1,11 @@
 /**
  * npm packages a function node's Setup → Modules can load (Node-RED's `libs` naming an npm package,
  * which Node-RED installs and `require`s): pure JavaScript, so the sandbox evaluates the package's
- * own code, from the server's node_modules, in the engine at the code's first use of it (driver.ts,
- * `requirePackage`). What the engine gets is the file Node's `require` would run, wrapped as
- * Node's CommonJS loader wraps it: `(function (module, exports, require, global) { … })`.
+ * own code, from the server's node_modules, in the engine when the node's sandbox is set up, as
+ * Node-RED loads a function's modules when the node starts (driver.ts, `requirePackage`). What the
+ * engine gets is the file Node's `require` would run, wrapped as Node's CommonJS loader wraps it:
+ * `(function (module, exports, require, global, console) { … })`, the console writing to the
+ * server's log.
  *
  * Which file each package runs (the same code as its `main`, minified where the package ships it
  * so, which parses faster):
@@ -61,7 +63,7 @@ export function packageSource(name: string): string | undefined {
   if (cached !== undefined) return cached;
   const file = fileOf(name);
   if (file === undefined) return undefined;
-  const source = `(function (module, exports, require, global) {\n${readFileSync(file, "utf8")}\n})`;
+  const source = `(function (module, exports, require, global, console) {\n${readFileSync(file, "utf8")}\n})`;
   sources.set(name, source);
   return source;
 }

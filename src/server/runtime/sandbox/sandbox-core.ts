@@ -579,7 +579,9 @@ class Engine {
         this.loadBuffer("crypto");
       }
       if (libs.some((lib) => lib.module.endsWith("util"))) this.loadBuffer("nodeutil");
-      for (const lib of libs) if (Object.hasOwn(PACKAGE_FILES, lib.module)) this.loadBuffer(`package:${lib.module}`);
+      // Every npm package of the libs, named by the code or not, as Node-RED requires each when the
+      // node starts: moment-timezone, loaded, gives a moment entry its .tz.
+      for (const lib of options.libs ?? []) if (Object.hasOwn(PACKAGE_FILES, lib.module)) this.loadBuffer(`package:${lib.module}`);
     } catch (err) {
       faulted = !(err instanceof SandboxError);
       throw err;

@@ -220,7 +220,7 @@ describe("import: function nodes", () => {
     expect((dry.body.warnings as string[]).filter((w) => w.startsWith(`node ${lacking} (function): `))).toHaveLength(2);
   });
 
-  it("keeps the modules of Setup the sandbox loads (Node's crypto and util), leaves out the others and says so (partial), and an export writes the kept ones back", async () => {
+  it("keeps the modules of Setup the sandbox loads (Node's crypto and util, lodash, moment, moment-timezone), leaves out the others and says so (partial), and an export writes the kept ones back", async () => {
     const tab = uid("tab");
     const [signer, mixed] = [uid("fn"), uid("fn")];
     const func = "msg.signature = crypto.createHmac('sha256', 'key').update(msg.payload).digest('hex');\nreturn msg;";
@@ -230,7 +230,7 @@ describe("import: function nodes", () => {
       {
         id: mixed, type: "function", z: tab, x: 100, y: 80, outputs: 1, noerr: 0, initialize: "", finalize: "",
         func: "return { payload: fs.readFileSync('/etc/hosts', 'utf8') + nu.format('%d', 1) };",
-        libs: [{ var: "fs", module: "fs" }, { var: "nu", module: "node:util" }],
+        libs: [{ var: "fs", module: "fs" }, { var: "nu", module: "node:util" }, { var: "moment", module: "moment" }],
         wires: [[]],
       },
     ];
@@ -242,14 +242,17 @@ describe("import: function nodes", () => {
       node_id: mixed,
       type: "function",
       support: "partial",
-      reason: "not carried over: libs; its Setup loads fs, which the sandbox cannot (it loads Node's crypto and util): code that uses it throws",
+      reason: "not carried over: libs; its Setup loads fs, which the sandbox cannot (it loads Node's crypto and util, and the npm packages lodash, moment and moment-timezone): code that uses it throws",
     });
     const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows } });
     expect(res.status, res.text).toBe(201);
     const flow = (await request("GET", `/flows/${res.body.flows[0].id}`, { token: user.accessToken })).body.flow;
     const configOf = (id: string) => flow.nodes.find((n: { id: string }) => n.id === id).config;
     expect(configOf(signer).libs).toEqual([{ var: "crypto", module: "crypto" }]);
-    expect(configOf(mixed).libs).toEqual([{ var: "nu", module: "node:util" }]);
+    expect(configOf(mixed).libs).toEqual([
+      { var: "nu", module: "node:util" },
+      { var: "moment", module: "moment" },
+    ]);
     const exported = await request("GET", `/flows/${flow.id}/export`, { token: user.accessToken });
     expect(exported.status, exported.text).toBe(200);
     const exportedNodes = (Array.isArray(exported.body) ? exported.body : exported.body.flows) as Array<{ id: string; libs?: unknown }>;
