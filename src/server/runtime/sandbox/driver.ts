@@ -19,7 +19,7 @@
  *   4 partial()     → the envelope of what happened before an error (sends, status, logs, timers)
  *   7 load(what)    → "": evaluates Buffer (no argument), RED.util ("util"), Node's util ("nodeutil"), Intl ("intl"), URL ("url")
  *                     or Node's crypto ("crypto", for the node's libs), or an npm package of the libs
- *                     ("package:<name>") now,
+ *                     ("package:<name>", which also makes the variables the libs give it) now,
  *                     outside a run's time limit
  *
  * Envelope: {"r": <returned value>, "s": [<sent value>, ...], "l": [[level, text], ...], "st"?: <status>,
@@ -56,7 +56,6 @@
  * the timers' sequence (never reused, above info.timerBase); an unknown id settles nothing.
  */
 import { RED_UTIL_NAMES } from "./red-util-source";
-import { PACKAGE_FILES } from "./packages-source";
 
 export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hostFlowKeys, hostFlowIncrement, hostGlobal, hostEnvGet, hostBufferSource, hostBytesOf, hostBase64Of, hostUtilSource, hostIntl, hostIntlSource, hostUrl, hostUrlSource, hostCrypto, hostCryptoSource, hostPackageSource, infoJson, code, initCode, finCode) {
   "use strict";
@@ -67,7 +66,6 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   const apply = Reflect.apply;
   const arrayPush = Array.prototype.push;
   const arrayJoin = Array.prototype.join;
-  const arrayIncludes = Array.prototype.includes;
   const arrayMap = Array.prototype.map;
   const promiseThen = Promise.prototype.then;
   const promiseResolve = Promise.resolve;
@@ -777,9 +775,10 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
   // moment's locales), each evaluated here once, at its first require, as Node's loader runs a
   // CommonJS file: the wrapped source called with its module, exports and require, this = exports.
   // A package that throws while it loads is not kept (Node's require drops it from its cache too).
+  const libs = isArray(info.libs) ? info.libs : []; // [[var, module], ...]
   const packageModules = new MapCtor();
   const stringStartsWith = String.prototype.startsWith;
-  // A load the time limit stopped leaves its entry marked as loading (no catch runs when the
+  // A load the time limit stopped leaves its unfinished entry in the map (no catch runs when the
   // engine interrupts): the next call forgets it, so the package or locale is evaluated again at
   // its next use instead of answering its unfinished exports for ever.
   const packagesLoading = []; // names, outermost first
@@ -800,7 +799,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       error.code = "MODULE_NOT_FOUND";
       throw error;
     }
-    const module = { exports: {}, loading: true };
+    const module = { exports: {} };
     apply(mapSet, packageModules, [name, module]);
     push(packagesLoading, name);
     try {
@@ -813,7 +812,6 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
         return requirePackage(dependency);
       };
       apply(body, module.exports, [module, module.exports, require, globalThis, packageConsole]);
-      module.loading = false;
       packagesLoading.length--;
     } catch (error) {
       apply(mapDelete, packageModules, [name]);
@@ -822,36 +820,23 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
     }
     return module.exports;
   };
-  // A package's variable, as lazyGlobal's but undefined while the package itself is being
-  // evaluated: lodash reads the global _ it may replace (its noConflict), which would otherwise
-  // fix the variable to the package's unfinished exports.
-  const lazyPackage = (name, module) => {
-    defineProperty(globalThis, name, {
-      configurable: true,
-      enumerable: false,
-      get() {
-        const loading = apply(mapGet, packageModules, [module]);
-        if (loading !== undefined && loading.loading) return undefined;
-        const made = requirePackage(module);
-        defineProperty(globalThis, name, { value: made, writable: true, configurable: true, enumerable: false });
-        return made;
-      },
-      set(value) {
-        defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
-      },
-    });
+  // A package's variables, made when the host has it loaded at set-up (op 7, before any of the
+  // code runs, as Node-RED requires a function's modules when the node starts). Not a lazy global:
+  // lodash reads the global _ while it loads, which would fix a lazy one to its unfinished exports.
+  const definePackage = (module) => {
+    const exports = requirePackage(module);
+    for (let i = 0; i < libs.length; i++) {
+      if (Str(libs[i][1]) === module) defineProperty(globalThis, Str(libs[i][0]), { value: exports, writable: true, configurable: true, enumerable: false });
+    }
   };
   // The node's Setup → Modules (Node-RED's libs: [{var, module}]): each a global of the code, the
-  // module Node-RED's sandbox gets for it (Node's crypto or util, or an npm package above),
-  // evaluated at its first use.
+  // module Node-RED's sandbox gets for it: Node's crypto or util, evaluated at its first use, or an
+  // npm package above (definePackage).
   const MODULES = { crypto: loadCrypto, util: loadNodeUtil };
-  const PACKAGES = ${JSON.stringify(Object.keys(PACKAGE_FILES))};
-  const libs = isArray(info.libs) ? info.libs : []; // [[var, module], ...]
   for (let i = 0; i < libs.length; i++) {
     const module = Str(libs[i][1]);
     const bare = apply(stringIndexOf, module, ["node:"]) === 0 ? apply(stringSlice, module, [5]) : module;
     if (apply(hasOwn, MODULES, [bare])) lazyGlobal(Str(libs[i][0]), MODULES[bare]);
-    else if (apply(arrayIncludes, PACKAGES, [module])) lazyPackage(Str(libs[i][0]), module);
   }
   // Node's console, as Node-RED's code has it: log, info and debug are the server's log (not shown,
   // as in Node-RED's default level), warn and error the node's warnings; the rest write through
@@ -1108,7 +1093,7 @@ export const DRIVER_SOURCE = String.raw`(function (hostFlowGet, hostFlowSet, hos
       else if (msgJson === "intl") loadIntl();
       else if (msgJson === "url") loadUrl();
       else if (msgJson === "crypto") loadCrypto();
-      else if (typeof msgJson === "string" && apply(stringIndexOf, msgJson, ["package:"]) === 0) requirePackage(apply(stringSlice, msgJson, [8]));
+      else if (typeof msgJson === "string" && apply(stringIndexOf, msgJson, ["package:"]) === 0) definePackage(apply(stringSlice, msgJson, [8]));
       else loadBuffer();
       return "";
     }

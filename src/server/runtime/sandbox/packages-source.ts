@@ -34,24 +34,25 @@ export type SandboxPackageName = keyof typeof PACKAGE_FILES;
 const LOCALE = /^moment\/locale\/([a-z0-9]+(?:-[a-z0-9]+)*)$/;
 
 const sources = new Map<string, string>();
-let locales: Set<string> | undefined;
+let locales: { dir: string; names: Set<string> } | undefined;
 let requireHere: NodeJS.Require | undefined;
 
 const resolve = (file: string) => (requireHere ??= createRequire(import.meta.url)).resolve(file);
 
-/** moment's locale files (de, en-gb, …), read once. */
-function localeNames(): Set<string> {
+/** moment's locale folder and its files (de, en-gb, …), read once. */
+function momentLocales(): { dir: string; names: Set<string> } {
   if (locales) return locales;
   const dir = path.join(path.dirname(resolve("moment/package.json")), "locale");
-  locales = new Set(readdirSync(dir).filter((f) => f.endsWith(".js")).map((f) => f.slice(0, -3)));
+  locales = { dir, names: new Set(readdirSync(dir).filter((f) => f.endsWith(".js")).map((f) => f.slice(0, -3))) };
   return locales;
 }
 
 function fileOf(name: string): string | undefined {
   if (Object.hasOwn(PACKAGE_FILES, name)) return resolve(PACKAGE_FILES[name as SandboxPackageName]);
-  const locale = LOCALE.exec(name);
-  if (locale && localeNames().has(locale[1]!)) return path.join(path.dirname(resolve("moment/package.json")), "locale", `${locale[1]}.js`);
-  return undefined;
+  const locale = LOCALE.exec(name)?.[1];
+  if (locale === undefined) return undefined;
+  const { dir, names } = momentLocales();
+  return names.has(locale) ? path.join(dir, `${locale}.js`) : undefined;
 }
 
 /**

@@ -580,8 +580,9 @@ class Engine {
       }
       if (libs.some((lib) => lib.module.endsWith("util"))) this.loadBuffer("nodeutil");
       // Every npm package of the libs, named by the code or not, as Node-RED requires each when the
-      // node starts: moment-timezone, loaded, gives a moment entry its .tz.
-      for (const lib of options.libs ?? []) if (Object.hasOwn(PACKAGE_FILES, lib.module)) this.loadBuffer(`package:${lib.module}`);
+      // node starts (moment-timezone, loaded, gives a moment entry its .tz); the driver then makes
+      // the package's variables.
+      for (const module of new Set((options.libs ?? []).map((lib) => lib.module))) if (Object.hasOwn(PACKAGE_FILES, module)) this.loadBuffer(`package:${module}`);
     } catch (err) {
       faulted = !(err instanceof SandboxError);
       throw err;
