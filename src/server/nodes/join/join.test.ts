@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { closingTestFlows } from "@/test/runtime-harness";
 import { joinNode } from "./definition";
 import { TOO_MANY } from "./behaviour";
@@ -25,6 +26,10 @@ async function splitJoin(splitConfig: Record<string, unknown> = {}, joinConfig: 
 }
 
 const quiet = () => new Promise((r) => setTimeout(r, 60));
+/** Lets the engine's queued deliveries run (real turns of the event loop; the tests that fake the clock fake only timers). */
+async function settle() {
+  for (let i = 0; i < 5; i++) await nextTurn();
+}
 
 describe("join, automatic mode", () => {
   it("reverses a split of an array, an object, a string and a buffer", async () => {
@@ -101,15 +106,24 @@ describe("join, manual mode", () => {
     expect("parts" in m!).toBe(false);
   });
 
+  // The clock is faked: on a loaded machine a real 300 ms wait can outlast the 500 ms timeout.
   it("joins strings with a joiner after a timeout, and the timeout restarts", async () => {
     const h = await joinFlow({ mode: "manual", build: "string", joiner: ",", timeout_seconds: 0.5 });
-    h.send("j", { payload: "a" });
-    await new Promise((r) => setTimeout(r, 300));
-    h.send("j", { payload: "b", restartTimeout: true });
-    await new Promise((r) => setTimeout(r, 300));
-    expect(h.received).toHaveLength(0);
-    const [m] = await h.waitFor(1);
-    expect(m!.payload).toBe("a,b");
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      h.send("j", { payload: "a" });
+      await settle();
+      await vi.advanceTimersByTimeAsync(300);
+      h.send("j", { payload: "b", restartTimeout: true });
+      await settle();
+      await vi.advanceTimersByTimeAsync(450);
+      expect(h.received).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(60);
+      await settle();
+      expect(h.received.map((m) => m.payload)).toEqual(["a,b"]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("builds a key/value object, merged objects and accumulates", async () => {
@@ -177,11 +191,18 @@ describe("join, manual mode", () => {
 
   it("stops its timer when the flow stops", async () => {
     const h = await joinFlow({ mode: "manual", build: "string", timeout_seconds: 0.1 });
-    h.send("j", { payload: "a" });
-    await quiet();
-    await h.engine.stop("flw_test");
-    await new Promise((r) => setTimeout(r, 150));
-    expect(h.received).toHaveLength(0);
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      h.send("j", { payload: "a" });
+      await settle();
+      await vi.advanceTimersByTimeAsync(50);
+      await h.engine.stop("flw_test");
+      await vi.advanceTimersByTimeAsync(150);
+      await settle();
+      expect(h.received).toHaveLength(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("maps Node-RED's properties both ways", () => {
