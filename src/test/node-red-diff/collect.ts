@@ -1,6 +1,21 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Arrival, DiffCase } from "./types";
 
+/**
+ * The time a case runs in: real (Node-RED's recordings, and our untimed cases), or a faked clock
+ * that advances only as the case says (virtual-clock.ts), so a loaded machine cannot reorder a
+ * case's sends and its nodes' timers.
+ */
+export interface DiffClock {
+  sleep(ms: number): Promise<void>;
+  now(): number;
+  /** Called before the flow starts and after it is done (before it closes). */
+  install?(): void;
+  uninstall?(): void;
+}
+
+export const realClock: DiffClock = { sleep: (ms) => sleep(ms), now: () => Date.now() };
+
 /** After the expected count is reached, how long extra messages still count (to catch a duplicate). */
 const GRACE_MS = 60;
 const EXPECT_LIMIT_MS = 5000;
@@ -17,29 +32,30 @@ export async function collectArrivals(
   arrivals: () => Arrival[],
   deliver: (msg: Record<string, unknown>) => void,
   drive?: () => Promise<void>,
+  clock: DiffClock = realClock,
 ): Promise<Arrival[]> {
   const settle = c.settleMs ?? 200;
   let n = 0;
   for (const { msg, delayMs } of c.send) {
-    if (delayMs) await sleep(delayMs);
+    if (delayMs) await clock.sleep(delayMs);
     deliver({ _msgid: `diff${++n}`, ...structuredClone(msg) });
   }
   // What reaches the flow from outside (an HTTP request to an http-in's path), after the messages.
   if (drive) await drive();
   if (c.expect !== undefined) {
-    const deadline = Date.now() + EXPECT_LIMIT_MS + settle;
-    while (arrivals().length < c.expect && Date.now() < deadline) await sleep(5);
-    await sleep(GRACE_MS);
+    const deadline = clock.now() + EXPECT_LIMIT_MS + settle;
+    while (arrivals().length < c.expect && clock.now() < deadline) await clock.sleep(5);
+    await clock.sleep(GRACE_MS);
   } else {
     let seen = -1;
-    let quietSince = Date.now();
+    let quietSince = clock.now();
     for (;;) {
       const now = arrivals().length;
       if (now !== seen) {
         seen = now;
-        quietSince = Date.now();
-      } else if (Date.now() - quietSince >= settle) break;
-      await sleep(10);
+        quietSince = clock.now();
+      } else if (clock.now() - quietSince >= settle) break;
+      await clock.sleep(10);
     }
   }
   return [...arrivals()];

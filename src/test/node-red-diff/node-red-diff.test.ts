@@ -6,6 +6,10 @@ import { runOurs } from "./run-ours";
 import { inComparedOrder } from "./compare";
 import { requestsDriver } from "./http-driver";
 import { startOurHost } from "./our-host";
+import { isTimed, virtualClock } from "./virtual-clock";
+import type { DiffClock } from "./collect";
+import type { DiffCase } from "./types";
+import { createSafeFetch } from "@/server/runtime/safe-fetch";
 
 /**
  * SPEC §12: the same flow, given the same messages, sends the same messages as in Node-RED 4.1.
@@ -18,6 +22,8 @@ const sandboxes = new SandboxPool();
 // Cases with `requests` reach their flow over HTTP: one server of ours for them all (webhooks at /hooks/diff).
 const host = files.some((f) => f.cases.some((c) => c.requests)) ? await startOurHost() : undefined;
 let served = 0;
+// Outgoing HTTP as the server's, private addresses allowed (http request's cases call 127.0.0.1).
+const httpRequest = createSafeFetch({ allowPrivate: true });
 afterAll(async () => {
   await sandboxes.close();
   await host?.close();
@@ -36,7 +42,7 @@ describe.each(files.map((f) => [f.type, f] as const))("%s behaves as in Node-RED
       .map((c) => `${c.name}: waits for ${c.expect}, Node-RED sent ${file.recorded!.cases[c.name]!.arrivals.length}`);
     expect(short).toEqual([]);
   });
-  it.concurrent.each(file.cases.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
+  const compareWithNodeRed = async (c: DiffCase, clock?: DiffClock) => {
     const recorded = file.recorded?.cases[c.name];
     if (!recorded) return; // reported by the test above
     for (const path of c.ignore ?? []) {
@@ -46,13 +52,18 @@ describe.each(files.map((f) => [f.type, f] as const))("%s behaves as in Node-RED
     // Its own organization slug: cases run side by side, and each serves its paths alone.
     const slug = `diff${++served}`;
     const ours = c.requests && host
-      ? await runOurs(c, { ...host.services, sandboxes }, { organizationSlug: slug, drive: requestsDriver(c.requests, `${host.base}/hooks/${slug}`) })
-      : await runOurs(c, { sandboxes });
+      ? await runOurs(c, { ...host.services, sandboxes }, { organizationSlug: slug, drive: requestsDriver(c.requests, `${host.base}/hooks/${slug}`), clock })
+      : await runOurs(c, { sandboxes, httpRequest }, { clock });
     // A case with subflows, groups or junctions proves their import too: it imports with no warning.
     if (c.subflows || c.nodes.some((n) => n.type === "group" || n.type === "junction")) expect(ours.warnings, "import warnings").toEqual([]);
     const theirs = inComparedOrder(c, normalizeArrivals(c, recorded.arrivals));
     const mine = inComparedOrder(c, normalizeArrivals(c, ours.arrivals));
     if (c.differs) expect(mine, `marked as a deliberate difference (${c.differs}) but answers as Node-RED`).not.toEqual(theirs);
     else expect(mine, `node errors: ${ours.errors.join("; ") || "none"}`).toEqual(theirs);
-  }, 20_000);
+  };
+  const untimed = file.cases.filter((c) => !isTimed(c));
+  const timed = file.cases.filter(isTimed);
+  if (untimed.length > 0) it.concurrent.each(untimed.map((c) => [c.name, c] as const))("%s", (_name, c) => compareWithNodeRed(c), 20_000);
+  // Sends at set times against the nodes' timers: on a faked clock, one at a time (the clock is the process's).
+  if (timed.length > 0) it.each(timed.map((c) => [c.name, c] as const))("%s (virtual clock)", (_name, c) => compareWithNodeRed(c, virtualClock()), 20_000);
 });

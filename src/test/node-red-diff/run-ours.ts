@@ -6,7 +6,7 @@ import { NO_SUBFLOWS } from "@/server/services/flows/node-red-subflows";
 import type { SubflowSnapshot } from "@/shared/subflows";
 import type { ConfigNodeSnapshot } from "@/shared/config-nodes";
 import { builtinVariables, memoryContextStore } from "@/server/runtime/memory-context";
-import { collectArrivals } from "./collect";
+import { collectArrivals, realClock, type DiffClock } from "./collect";
 import { collectorsOf } from "./normalize";
 import type { Arrival, DiffCase } from "./types";
 
@@ -58,7 +58,7 @@ export function importCase(c: DiffCase) {
 export async function runOurs(
   c: DiffCase,
   services: RuntimeServices = {},
-  options: { organizationSlug?: string; organizationId?: string; drive?: (record: (arrival: Arrival) => void) => Promise<void> } = {},
+  options: { organizationSlug?: string; organizationId?: string; drive?: (record: (arrival: Arrival) => void) => Promise<void>; clock?: DiffClock } = {},
 ): Promise<{ arrivals: Arrival[]; errors: string[]; warnings: string[] }> {
   const { nodes, connections, groups, subflows, configNodes, collectors, warnings } = importCase(c);
   const unknown = [...nodes, ...Object.values(subflows).flatMap((s) => s.nodes), ...Object.values(configNodes)].filter((n) => n.type === "unknown");
@@ -106,6 +106,8 @@ export async function runOurs(
     ...(groups.length > 0 ? { groups } : {}),
     ...(Object.keys(configNodes).length > 0 ? { configNodes } : {}),
   };
+  const clock = options.clock ?? realClock;
+  clock.install?.();
   try {
     const state = await engine.deploy(spec);
     if (state !== "running") throw new Error(`the flow did not start: ${errors.join("; ")}`);
@@ -116,9 +118,12 @@ export async function runOurs(
       () => arrivals,
       (msg) => engine.receive(spec.flowId, inputId, msg as Message),
       drive ? () => drive((a) => arrivals.push(a)) : undefined,
+      clock,
     );
     return { arrivals: got, errors, warnings };
   } finally {
+    // Real time again before closing: the close waits on a deadline of its own.
+    clock.uninstall?.();
     await engine.close();
   }
 }

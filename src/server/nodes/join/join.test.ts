@@ -1,5 +1,5 @@
-import { describe, expect, it, vi } from "vitest";
-import { setImmediate as nextTurn } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { advance, inVirtualTime, settle } from "@/test/virtual-time";
 import { closingTestFlows } from "@/test/runtime-harness";
 import { joinNode } from "./definition";
 import { TOO_MANY } from "./behaviour";
@@ -26,10 +26,7 @@ async function splitJoin(splitConfig: Record<string, unknown> = {}, joinConfig: 
 }
 
 const quiet = () => new Promise((r) => setTimeout(r, 60));
-/** Lets the engine's queued deliveries run (real turns of the event loop; the tests that fake the clock fake only timers). */
-async function settle() {
-  for (let i = 0; i < 5; i++) await nextTurn();
-}
+
 
 describe("join, automatic mode", () => {
   it("reverses a split of an array, an object, a string and a buffer", async () => {
@@ -106,24 +103,18 @@ describe("join, manual mode", () => {
     expect("parts" in m!).toBe(false);
   });
 
-  // The clock is faked: on a loaded machine a real 300 ms wait can outlast the 500 ms timeout.
+  // In virtual time (src/test/virtual-time.ts): on a loaded machine a real 300 ms wait can outlast the 500 ms timeout.
   it("joins strings with a joiner after a timeout, and the timeout restarts", async () => {
     const h = await joinFlow({ mode: "manual", build: "string", joiner: ",", timeout_seconds: 0.5 });
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-    try {
+    await inVirtualTime(async () => {
       h.send("j", { payload: "a" });
-      await settle();
-      await vi.advanceTimersByTimeAsync(300);
+      await advance(300);
       h.send("j", { payload: "b", restartTimeout: true });
-      await settle();
-      await vi.advanceTimersByTimeAsync(450);
+      await advance(450);
       expect(h.received).toHaveLength(0);
-      await vi.advanceTimersByTimeAsync(60);
-      await settle();
-      expect(h.received.map((m) => m.payload)).toEqual(["a,b"]);
-    } finally {
-      vi.useRealTimers();
-    }
+      await advance(60);
+    });
+    expect(h.received.map((m) => m.payload)).toEqual(["a,b"]);
   });
 
   it("builds a key/value object, merged objects and accumulates", async () => {
@@ -191,18 +182,14 @@ describe("join, manual mode", () => {
 
   it("stops its timer when the flow stops", async () => {
     const h = await joinFlow({ mode: "manual", build: "string", timeout_seconds: 0.1 });
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-    try {
+    await inVirtualTime(async () => {
       h.send("j", { payload: "a" });
-      await settle();
-      await vi.advanceTimersByTimeAsync(50);
+      await advance(50);
       await h.engine.stop("flw_test");
-      await vi.advanceTimersByTimeAsync(150);
-      await settle();
-      expect(h.received).toHaveLength(0);
-    } finally {
-      vi.useRealTimers();
-    }
+      await advance(150);
+    });
+    await settle();
+    expect(h.received).toHaveLength(0);
   });
 
   it("maps Node-RED's properties both ways", () => {

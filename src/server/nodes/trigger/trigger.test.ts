@@ -4,6 +4,7 @@ import type { Message } from "@/server/runtime/types";
 import { triggerNode } from "./definition";
 import { TOO_MANY_TOPICS } from "./behaviour";
 import { MAX_TOPICS } from "../sequence-support";
+import { advance, inVirtualTime, settle } from "@/test/virtual-time";
 
 const flow = closingTestFlows();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -16,26 +17,33 @@ async function triggerFlow(config: Record<string, unknown>, outputs = 1) {
 const payloads = (ms: Message[]) => ms.map((m) => m.payload);
 
 describe("trigger", () => {
+  // In virtual time (src/test/virtual-time.ts): a real wait on a loaded machine could outlast the node's timer.
   it('sends "1" at once and "0" after the delay, keeping the message, and ignores messages meanwhile', async () => {
     const h = await triggerFlow({ duration: 250 });
-    h.send("t", { payload: "x", topic: "t1" });
-    await sleep(20);
-    h.send("t", { payload: "ignored" });
-    const got = await h.waitFor(2);
-    await sleep(40);
-    expect(got.map((m) => [m.payload, m.topic])).toEqual([["1", "t1"], ["0", "t1"]]);
-    expect(h.received).toHaveLength(2);
+    await inVirtualTime(async () => {
+      h.send("t", { payload: "x", topic: "t1" });
+      await advance(20);
+      h.send("t", { payload: "ignored" });
+      await advance(229);
+      expect(payloads(h.received)).toEqual(["1"]);
+      await advance(80);
+    });
+    expect(h.received.map((m) => [m.payload, m.topic])).toEqual([["1", "t1"], ["0", "t1"]]);
   });
 
   it("acts as a watchdog: nothing first, extended by each message, the latest message sent when they stop", async () => {
     const h = await triggerFlow({ op1_type: "nul", op2_type: "payl", extend: true, duration: 400 });
-    for (const p of [1, 2, 3]) {
-      h.send("t", { payload: p });
-      await sleep(50);
-    }
-    expect(h.received).toHaveLength(0);
-    const [m] = await h.waitFor(1);
-    expect(m!.payload).toBe(3);
+    await inVirtualTime(async () => {
+      for (const p of [1, 2, 3]) {
+        h.send("t", { payload: p });
+        await advance(50);
+      }
+      // 150 ms in: the first message's 400 ms would have ended at 400, the last one's ends at 500.
+      await advance(300);
+      expect(h.received).toHaveLength(0);
+      await advance(70);
+    });
+    expect(payloads(h.received)).toEqual([3]);
   });
 
   it("keeps one timer per topic, shows how many in its status, and sends the second message on output 2", async () => {
@@ -59,7 +67,7 @@ describe("trigger", () => {
     h.send("t", { payload: "tick" });
     await h.waitFor(3);
     h.send("t", { payload: "stop" });
-    await sleep(20);
+    await settle();
     const count = h.received.length;
     await sleep(100);
     expect(h.received.length).toBe(count);
