@@ -319,23 +319,42 @@ describe("http-in and http-response", () => {
 
 describe("http-request", () => {
   async function localServer() {
+    let hits = 0;
     const server = http.createServer((req, res) => {
+      hits++;
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify({ path: req.url, method: req.method }));
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      get hits() {
+        return hits;
+      },
+      close: () => new Promise<void>((r) => server.close(() => r())),
+    };
   }
 
   it("refuses loopback, private and link-local targets by default (SSRF)", async () => {
     const server = await localServer();
-    const h = await flow([{ id: "r", type: "http-request", config: { return: "obj" } }, { id: "s", type: "sink" }], [{ source: "r", target: "s" }], {
+    const urls = [`${server.url}/x`, "http://10.0.0.1/", "http://169.254.169.254/latest/meta-data", "http://[::1]/", "http://localhost:9/"];
+    const h = await flow([{ id: "r", type: "http-request", config: { return: "obj", errors_to_catch_only: true } }, { id: "s", type: "sink" }], [{ source: "r", target: "s" }], {
       httpRequest: createSafeFetch({ allowPrivate: false }),
     });
-    for (const url of [`${server.url}/x`, "http://10.0.0.1/", "http://169.254.169.254/latest/meta-data", "http://[::1]/", "http://localhost:9/"]) h.send("r", { url });
+    for (const url of urls) h.send("r", { url });
     await expect.poll(() => h.errors.length, { timeout: 5000 }).toBe(5);
     expect(h.errors.every((e) => /private or reserved|not allowed/.test(e.error))).toBe(true);
     expect(h.received).toHaveLength(0);
+    expect(server.hits).toBe(0);
+    // By default a failed request also goes on, as Node-RED's: the refusal as its payload, no response.
+    const on = await flow([{ id: "r", type: "http-request", config: { return: "obj" } }, { id: "s", type: "sink" }], [{ source: "r", target: "s" }], {
+      httpRequest: createSafeFetch({ allowPrivate: false }),
+    });
+    for (const url of urls) on.send("r", { url });
+    const out = await on.waitFor(5, 5000);
+    expect(out.every((m) => typeof m.payload === "string" && /^RequestError: .*(private or reserved|not allowed).* : http/.test(m.payload) && typeof m.statusCode !== "number")).toBe(true);
+    expect(on.errors).toHaveLength(5);
+    expect(server.hits).toBe(0);
     await server.close();
   });
 

@@ -16,6 +16,11 @@ export { BlockedAddressError, isBlockedAddress } from "./outbound";
 const CROSS_ORIGIN_HEADERS = new Set(["accept", "accept-language", "content-language", "content-type", "user-agent"]);
 const BODY_HEADERS = new Set(["content-type", "content-length", "content-encoding", "content-language", "content-location"]);
 
+/** A request that ran out of time: Node's code for it, which http-request reports as Node-RED's got does. */
+function timedOut(timeoutMs: number): Error {
+  return Object.assign(new Error(`no complete response within ${timeoutMs} ms`), { code: "ETIMEDOUT" });
+}
+
 export interface SafeFetchOptions {
   allowPrivate: boolean;
   maxRedirects?: number;
@@ -48,10 +53,10 @@ export function createSafeFetch(options: SafeFetchOptions) {
       // A total deadline, not an idle timeout: a server that drips one byte a second is cut off too.
       const left = init.deadline - Date.now();
       if (left <= 0) {
-        reject(new Error(`no complete response within ${init.timeoutMs} ms`));
+        reject(timedOut(init.timeoutMs));
         return;
       }
-      const timer = setTimeout(() => req.destroy(new Error(`no complete response within ${init.timeoutMs} ms`)), left);
+      const timer = setTimeout(() => req.destroy(timedOut(init.timeoutMs)), left);
       // The body is read once the organization's download budget holds it (its length, or the most
       // a response may be): the response waits meanwhile, unread, under the same deadline.
       let reserved = 0;

@@ -24,6 +24,24 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
         ctx.status({ fill: "red", shape: "ring", text: text.slice(0, 60) });
         done(new Error(text));
       };
+      /**
+       * The request itself failed (no connection, no response in time, a refused address): Node-RED's
+       * catch branch. The error goes to the catch nodes with the message as it came; unless the node
+       * sends errors to catch nodes only, the message then goes on too, with msg.payload the error
+       * and the URL, and msg.statusCode the error's code (ECONNREFUSED, ETIMEDOUT).
+       */
+      const requestFailed = (err: unknown, url: string) => {
+        const problem = requestError(err, c.timeout_ms, secrets);
+        ctx.log.error(problem.reported, msg);
+        // Node-RED's status (after the error's, which it replaces): "no response from server" for a timeout, else the error's code.
+        ctx.status({ fill: "red", shape: "ring", text: (problem.name === "TimeoutError" ? "no response from server" : (problem.code ?? problem.message)).slice(0, 60) });
+        if (!c.errors_to_catch_only) {
+          msg.payload = `${problem.name}: ${problem.message} : ${secrets.scrub(url)}`;
+          msg.statusCode = problem.code;
+          send(msg);
+        }
+        done();
+      };
       let url: string;
       try {
         url = c.url ? renderBounded(credential(c.url), msg, { escape: (v: unknown) => encodeURIComponent(String(v)) }) : String(msg.url ?? "");
@@ -56,11 +74,11 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
       }
       ctx.status({ fill: "blue", shape: "dot", text: "requesting" });
       let lease: Awaited<ReturnType<NonNullable<typeof dispatcher>["acquire"]>> | undefined;
+      // Node-RED: a URL without a scheme is https:// with a TLS configuration, else http://.
+      const target = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `${c.tls ? "https" : "http"}://${url}`;
       try {
         lease = await dispatcher?.acquire();
-        // Node-RED: a URL without a scheme is https:// with a TLS configuration, else http://.
         // Downloads wait for the organization's byte budget (runtime/work-limits.ts), not for memory to run out.
-        const target = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `${c.tls ? "https" : "http"}://${url}`;
         const res = await fetcher(target, { method, headers, body, timeoutMs: c.timeout_ms, ...(lease ? { dispatcher: lease.connection } : {}), budget: ctx.services.workLimits?.responseBudget(ctx.organizationId) });
         let payload: unknown = res.body;
         if (c.return === "txt") payload = res.body.toString("utf8");
@@ -95,10 +113,32 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
         );
         done();
       } catch (err) {
-        failed(err);
+        requestFailed(err, target);
       } finally {
         void lease?.release();
       }
     },
   };
 });
+
+/**
+ * A failed request as Node-RED's http request (got) reports it: a TimeoutError, reported to catch
+ * nodes as the text "no response from server", or a RequestError carrying the system error's code; the
+ * text never holds a secret the node resolved.
+ */
+function requestError(err: unknown, timeoutMs: number, secrets: SecretText): { name: string; message: string; code: string | undefined; reported: Error | string } {
+  const code = err && typeof err === "object" && typeof (err as { code?: unknown }).code === "string" ? (err as { code: string }).code : undefined;
+  if (code === "ETIMEDOUT") {
+    return { name: "TimeoutError", message: `no complete response within ${timeoutMs} ms`, code, reported: "no response from server" };
+  }
+  const message = secrets.scrub(err instanceof Error ? err.message : String(err));
+  const reported = new Error(message);
+  reported.name = "RequestError";
+  if (code !== undefined) Object.assign(reported, { code });
+  // got wraps a system error as its cause; Node-RED's catch passes on its fields.
+  const system = err as { errno?: unknown; syscall?: unknown; address?: unknown; port?: unknown };
+  if (code !== undefined && typeof system.syscall === "string") {
+    reported.cause = { errno: system.errno, code, syscall: system.syscall, ...(system.address !== undefined ? { address: system.address } : {}), ...(system.port !== undefined ? { port: system.port } : {}) };
+  }
+  return { name: "RequestError", message, code, reported };
+}

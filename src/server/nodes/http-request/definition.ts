@@ -20,6 +20,15 @@ const HELP = `Sends an HTTP request and returns the response.
 - \`redirectList\` (array): the redirects followed, in order, each \`{location}\`.
 - \`retry\` (number): the retries made: always 0.
 
+When the request fails (no connection, no response within the timeout, an address that is not
+allowed), the error goes to the flow's Catch nodes with the message as it came in (\`msg.error.code\`
+holds the system's code, e.g. \`ECONNREFUSED\`), and the message also goes on out of the node with
+\`msg.payload\` the error and the URL (\`RequestError: connect ECONNREFUSED 10.0.0.7:80 :
+http://10.0.0.7/status\`) and \`msg.statusCode\` the code (\`ECONNREFUSED\`, \`ETIMEDOUT\`): a
+switch on \`msg.statusCode\` after the node sees both answers and failures. With *Only send request
+errors to Catch nodes* on, a failed request goes only to the Catch nodes. A response of any status
+(404, 500) is not a failure: it always goes out with its \`statusCode\`.
+
 ### Details
 
 The node's URL may hold mustache tags filled from the message: \`example.com/{{{topic}}}\` takes
@@ -63,6 +72,9 @@ response headers: delete it or set it to \`{}\` first.
   The server's \`http_proxy\`/\`no_proxy\` environment is not used: only the proxy node.
   \`msg.rejectUnauthorized\` is not read: use a TLS configuration with *Verify server certificate* off.
 - Digest authentication, cookies and form uploads are not offered.
+- Connections are always kept alive and reused (Node-RED's *Enable connection keep-alive* is on for
+  every node). A timed-out request's \`msg.payload\` says so in our words (\`TimeoutError: no
+  complete response within 30000 ms : <url>\`).
 - In an export, the authentication fields travel as \`credentials\` holding what the node holds
   (\`\${SECRET}\` references), never a secret's value.
 `;
@@ -101,6 +113,13 @@ export const httpRequestConfig = z.object({
     .meta({ title: "Headers", description: "Values may hold ${NAME}: a variable or a secret" }),
   return: z.enum(["txt", "obj", "bin"]).default("txt").meta({ title: "Return", description: "txt: a UTF-8 string, obj: parsed JSON, bin: a buffer" }),
   timeout_ms: z.number().int().min(1).max(120_000).default(30_000).meta({ title: "Timeout (ms)" }),
+  errors_to_catch_only: z
+    .boolean()
+    .default(false)
+    .meta({
+      title: "Only send request errors to Catch nodes",
+      description: "Off: a request that fails (no connection, no response in time) goes to Catch nodes and on out of the node, msg.statusCode its code. On: only to Catch nodes",
+    }),
   auth_type: z.enum(["none", "basic", "bearer"]).default("none").meta({ title: "Authentication", description: "none, basic (user and password) or bearer (token)" }),
   auth_user: z.string().max(4096).default("").meta({ title: "Username", description: "Basic authentication; may be ${NAME}" }),
   auth_password: z.string().max(4096).default("").meta({ title: "Password or token", description: "Basic: the password; bearer: the token. Write ${SECRET_NAME} to use a secret" }),
@@ -132,13 +151,16 @@ export const httpRequestNode = defineNode({
   help: HELP,
   nodeRed: {
     type: "http request",
+    // Node-RED's "Enable connection keep-alive": every node here keeps its connections alive.
+    absorbed: ["persist"],
     toNodeRed: (c) => ({
       method: c.method,
       ret: c.return,
       paytoqs: "ignore",
       url: c.url,
-      persist: false,
-      senderr: false,
+      // Connections are always kept alive and reused here.
+      persist: true,
+      senderr: c.errors_to_catch_only,
       // Node-RED 3.1's lenient HTTP parser: never ours (an import with it on says it is not carried over).
       insecureHTTPParser: false,
       headers: Object.entries(c.headers).map(([k, v]) => ({ keyType: "other", keyValue: k, valueType: "other", valueValue: v })),
@@ -153,6 +175,7 @@ export const httpRequestNode = defineNode({
       method: String(p.method ?? "GET").toUpperCase() === "USE" ? "use" : String(p.method ?? "GET").toUpperCase(),
       url: String(p.url ?? ""),
       return: ["txt", "obj", "bin"].includes(String(p.ret)) ? p.ret : "txt",
+      errors_to_catch_only: p.senderr === true,
       headers: headersFromNodeRed(p.headers),
       ...authFromNodeRed(p),
       // Node-RED's configuration node ids, mapped as the import maps the configuration nodes themselves.

@@ -152,3 +152,61 @@ describe("http-request's answer (Node-RED 4.1+)", () => {
     }
   });
 });
+
+describe("http-request when the request fails (Node-RED's catch branch)", () => {
+  it("a request without an answer in time goes to catch as 'no response from server' and on out as ETIMEDOUT, its URL's secret unsaid", async () => {
+    const silent = http.createServer(() => undefined); // never answers
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const vars = source({ API_URL: { value: url, secret: false }, KEY: { value: "query-secret-2468", secret: true } });
+      const flow = await requestFlow({ url: "${API_URL}/slow?key=${KEY}", timeout_ms: 150 }, vars);
+      flow.send("req", { payload: "in", topic: "t" });
+      const [m] = await flow.waitFor(1);
+      expect(m).toMatchObject({ topic: "t", statusCode: "ETIMEDOUT", payload: `TimeoutError: no complete response within 150 ms : ${url}/slow?key=***` });
+      expect(JSON.stringify(m)).not.toContain("query-secret-2468");
+      expect(flow.errors).toEqual([expect.objectContaining({ nodeId: "req", error: "no response from server" })]);
+      expect(flow.statuses.at(-1)).toMatchObject({ nodeId: "req", status: { fill: "red", text: "no response from server" } });
+
+      const quiet = await requestFlow({ url: `${url}/slow`, timeout_ms: 150, errors_to_catch_only: true }, vars);
+      quiet.send("req", { payload: "in" });
+      await expect.poll(() => quiet.errors.length, { timeout: 5000 }).toBe(1);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(quiet.received).toHaveLength(0);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  it("a refused connection: status ECONNREFUSED, msg.statusCode ECONNREFUSED, the catch error with its code", async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const flow = await requestFlow({ url: `http://127.0.0.1:${port}/x` }, source({}));
+    flow.send("req", { payload: "" });
+    const [m] = await flow.waitFor(1);
+    expect(m).toMatchObject({ statusCode: "ECONNREFUSED", payload: `RequestError: connect ECONNREFUSED 127.0.0.1:${port} : http://127.0.0.1:${port}/x` });
+    expect(flow.errors).toEqual([expect.objectContaining({ nodeId: "req", error: `connect ECONNREFUSED 127.0.0.1:${port}` })]);
+    expect(flow.statuses.at(-1)).toMatchObject({ nodeId: "req", status: { fill: "red", shape: "ring", text: "ECONNREFUSED" } });
+  });
+
+  it("a response of any status is no failure: a 401 goes out with its statusCode and nothing reaches catch", async () => {
+    expected = { authorization: "something-else" };
+    const flow = await requestFlow({ url: `${baseUrl}/denied`, errors_to_catch_only: true }, source({}));
+    flow.send("req", { payload: "" });
+    const [m] = await flow.waitFor(1);
+    expect(m).toMatchObject({ statusCode: 401, payload: { ok: false } });
+    expect(flow.errors).toEqual([]);
+  });
+
+  it("maps senderr both ways; persist (keep-alive) is always on here and exports so", () => {
+    const on = httpRequestNode.configSchema.parse(httpRequestNode.nodeRed!.fromNodeRed({ method: "GET", url: "x", senderr: true, persist: false }));
+    expect(on.errors_to_catch_only).toBe(true);
+    expect(httpRequestNode.nodeRed!.toNodeRed(on)).toMatchObject({ senderr: true, persist: true });
+    const off = httpRequestNode.configSchema.parse(httpRequestNode.nodeRed!.fromNodeRed({ method: "GET", url: "x" }));
+    expect(off.errors_to_catch_only).toBe(false);
+    expect(httpRequestNode.nodeRed!.toNodeRed(off)).toMatchObject({ senderr: false });
+  });
+});

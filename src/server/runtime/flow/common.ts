@@ -172,6 +172,16 @@ export function catchText(err: unknown): string {
   return typeof err === "string" ? err : JSON.stringify(err);
 }
 
+/**
+ * What Node-RED's catch copies from an error besides its text: its own `code` (a system error's
+ * ENOENT, ECONNREFUSED) to msg.error.code and its own `cause` to msg.error.cause.
+ */
+export function errorExtras(err: unknown): { code?: unknown; cause?: unknown } {
+  if (err === null || typeof err !== "object") return {};
+  const own = err as { code?: unknown; cause?: unknown };
+  return { ...(Object.hasOwn(err, "code") ? { code: own.code } : {}), ...(Object.hasOwn(err, "cause") ? { cause: own.cause } : {}) };
+}
+
 export function errorText(err: unknown): string {
   if (err instanceof Error) return err.message;
   return typeof err === "string" ? err : JSON.stringify(err);

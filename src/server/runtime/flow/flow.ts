@@ -5,7 +5,7 @@ import { builtinVariables } from "../memory-context";
 import type { ConfigNodeHost, FlowConfigNodes } from "../config-nodes";
 import { variableResolver, VariableSet, type GlobalEnv } from "../variables";
 import { evaluateSubflowEnv, expandSubflows, statusFromMessage, SubflowContextScope, subflowSetting, subflowVariables, type ExpandOptions, type ExpandedNode, type SubflowScope } from "../subflows";
-import { catchText, cloneMessage, cutText, errorText, MAX_ERROR_TEXT, newMessageId, type EngineOptions, type FlowContextStores, type FlowSpec } from "./common";
+import { catchText, cloneMessage, cutText, errorExtras, errorText, MAX_ERROR_TEXT, newMessageId, type EngineOptions, type FlowContextStores, type FlowSpec } from "./common";
 import { FlowLoad, type DeliveryQueue } from "./delivery";
 import type { LinkIndex } from "./links";
 import { NodeHost } from "./node-host";
@@ -330,7 +330,7 @@ export class Flow {
         copy = { _msgid: msg._msgid, payload: msg.payload };
       }
       if (Object.hasOwn(copy, "error")) copy._error = copy.error;
-      copy.error = { message: catchText(err), source: { ...this.sourceOf(source), count } };
+      copy.error = { message: catchText(err), source: { ...this.sourceOf(source), count }, ...errorExtras(err) };
       this.route(host, copy, this.core.queue.hops.get(msg) ?? 0, exec ?? this.core.options.executions?.execOf(msg));
       handled = true;
     }
