@@ -56,7 +56,9 @@ export function createSafeFetch(options: SafeFetchOptions) {
         reject(timedOut(init.timeoutMs));
         return;
       }
-      const timer = setTimeout(() => req.destroy(timedOut(init.timeoutMs)), left);
+      // Set once the request exists: a request Node refuses at once (a header value with a line
+      // break) rejects here, with no timer left behind to touch it.
+      let timer: NodeJS.Timeout | undefined;
       // The body is read once the organization's download budget holds it (its length, or the most
       // a response may be): the response waits meanwhile, unread, under the same deadline.
       let reserved = 0;
@@ -66,15 +68,22 @@ export function createSafeFetch(options: SafeFetchOptions) {
         if (reserved > 0) init.budget!.give(reserved);
         reserved = 0;
       };
-      const req = client.request(url, { method: init.method, headers, lookup, ...routed }, (res) => {
-        if (!init.budget) return read(res);
-        const length = Number(res.headers["content-length"]);
-        const expected = Number.isFinite(length) && length >= 0 ? Math.min(length, maxResponseBytes) : maxResponseBytes;
-        cancelReservation = init.budget.reserve(expected, () => {
-          reserved = expected;
-          read(res);
+      let req: http.ClientRequest;
+      try {
+        req = client.request(url, { method: init.method, headers, lookup, ...routed }, (res) => {
+          if (!init.budget) return read(res);
+          const length = Number(res.headers["content-length"]);
+          const expected = Number.isFinite(length) && length >= 0 ? Math.min(length, maxResponseBytes) : maxResponseBytes;
+          cancelReservation = init.budget.reserve(expected, () => {
+            reserved = expected;
+            read(res);
+          });
         });
-      });
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      timer = setTimeout(() => req.destroy(timedOut(init.timeoutMs)), left);
       const read = (res: http.IncomingMessage) => {
         const chunks: Buffer[] = [];
         let size = 0;

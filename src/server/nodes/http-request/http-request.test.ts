@@ -192,6 +192,17 @@ describe("http-request when the request fails (Node-RED's catch branch)", () => 
     expect(flow.statuses.at(-1)).toMatchObject({ nodeId: "req", status: { fill: "red", shape: "ring", text: "ECONNREFUSED" } });
   });
 
+  it("a header value Node refuses at once (a line break) fails that request only: no timer is left to throw later and take the server down", async () => {
+    const flow = await requestFlow({ url: `${baseUrl}/h`, timeout_ms: 100 }, source({}));
+    flow.send("req", { payload: "", headers: { "X-Injected": "a\r\nSet-Cookie: x=1" } });
+    const [m] = await flow.waitFor(1);
+    expect(m!.payload).toMatch(/^RequestError: Invalid character in header content \["X-Injected"\] : http/);
+    expect(flow.errors).toHaveLength(1);
+    // Past the request's deadline: a timer touching the request that never existed would throw here (uncaught).
+    await new Promise((r) => setTimeout(r, 250));
+    expect(seen.some((s) => s.url === "/h")).toBe(false);
+  });
+
   it("a response of any status is no failure: a 401 goes out with its statusCode and nothing reaches catch", async () => {
     expected = { authorization: "something-else" };
     const flow = await requestFlow({ url: `${baseUrl}/denied`, errors_to_catch_only: true }, source({}));
