@@ -56,9 +56,6 @@ export function createSafeFetch(options: SafeFetchOptions) {
         reject(timedOut(init.timeoutMs));
         return;
       }
-      // Set once the request exists: a request Node refuses at once (a header value with a line
-      // break) rejects here, with no timer left behind to touch it.
-      let timer: NodeJS.Timeout | undefined;
       // The body is read once the organization's download budget holds it (its length, or the most
       // a response may be): the response waits meanwhile, unread, under the same deadline.
       let reserved = 0;
@@ -80,10 +77,12 @@ export function createSafeFetch(options: SafeFetchOptions) {
           });
         });
       } catch (err) {
+        // A request Node refuses at once (a header value with a line break) rejects here; the
+        // deadline's timer is set only once the request exists.
         reject(err);
         return;
       }
-      timer = setTimeout(() => req.destroy(timedOut(init.timeoutMs)), left);
+      const timer = setTimeout(() => req.destroy(timedOut(init.timeoutMs)), left);
       const read = (res: http.IncomingMessage) => {
         const chunks: Buffer[] = [];
         let size = 0;

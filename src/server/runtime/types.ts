@@ -27,7 +27,13 @@ export interface NodeStatus {
 export type SendValue = Message | null | undefined | Array<Message | Message[] | null | undefined>;
 
 export type Send = (value: SendValue) => void;
-export type Done = (err?: unknown) => void;
+/**
+ * The node is done with its input. With an error, the error is reported and goes to the catch
+ * nodes (Node-RED's `done(err)`). `handled`: the node already reported it (`log.error(err, msg)`)
+ * and carried on as Node-RED's nodes do after `node.error` (complete nodes are told, as by
+ * `done()`), and the step still counts as failed in the execution.
+ */
+export type Done = (err?: unknown, options?: { handled?: unknown }) => void;
 
 export interface RuntimeNode {
   id: string;

@@ -20,7 +20,7 @@ export const catchNode = defineNode({
   version: 1,
   category: "common",
   name: "Catch",
-  description: "Starts a message when a node of the flow fails on a message: the message, with msg.error = {message, source: {id, type, name, count}}.",
+  description: "Starts a message when a node of the flow fails on a message: the message, with msg.error = {message, source: {id, type, name, count}} (and code, cause when the error has them).",
   help: `Catches errors thrown by nodes of the same flow.
 
 ### Inputs
@@ -36,6 +36,10 @@ The message the node failed on, and:
 - \`error.source.type\` (string): the type of the node that threw the error, as Node-RED names it (\`link call\` for a link-call node), so flows written for Node-RED can test it.
 - \`error.source.name\` (string): the name of the node that threw the error (left out when it has none).
 - \`error.source.count\` (number): how many times in a row this message failed at that node.
+- \`error.code\` (string | number, when the error has one): its code, e.g. \`ECONNREFUSED\` or
+  \`ETIMEDOUT\` from an HTTP request.
+- \`error.cause\` (object, when the error has one): what caused it, e.g. the socket error behind a
+  failed HTTP request (\`{errno, code, syscall, port}\`); only data of at most 4 KiB is carried.
 
 ### Details
 

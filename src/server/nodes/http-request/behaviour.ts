@@ -19,6 +19,16 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
       const credential = (text: string) => ctx.env.substitute(text, { credential: true });
       // Every text this request reports is said without the secrets it resolved (secret-text.ts).
       const secrets = SecretText.of(ctx.env, [c.url, ...Object.values(c.headers), ...(c.auth_type === "none" ? [] : [c.auth_user, c.auth_password])], c.auth_type === "basic" ? { user: credential(c.auth_user), password: credential(c.auth_password) } : undefined);
+      const sendWhenReady = (out: typeof msg) =>
+        new Promise<void>((resolve) =>
+          ctx.whenReady(
+            () => {
+              send(out);
+              resolve();
+            },
+            { parked: true },
+          ),
+        );
       const failed = (err: unknown) => {
         const text = secrets.scrub(err instanceof Error ? err.message : String(err));
         ctx.status({ fill: "red", shape: "ring", text: text.slice(0, 60) });
@@ -30,17 +40,17 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
        * sends errors to catch nodes only, the message then goes on too, with msg.payload the error
        * and the URL, and msg.statusCode the error's code (ECONNREFUSED, ETIMEDOUT).
        */
-      const requestFailed = (err: unknown, url: string) => {
+      const requestFailed = async (err: unknown, url: string) => {
         const problem = requestError(err, c.timeout_ms, secrets);
         ctx.log.error(problem.reported, msg);
         // Node-RED's status (after the error's, which it replaces): "no response from server" for a timeout, else the error's code.
         ctx.status({ fill: "red", shape: "ring", text: (problem.name === "TimeoutError" ? "no response from server" : (problem.code ?? problem.message)).slice(0, 60) });
-        if (!c.errors_to_catch_only) {
-          msg.payload = `${problem.name}: ${problem.message} : ${secrets.scrub(url)}`;
-          msg.statusCode = problem.code;
-          send(msg);
-        }
-        done();
+        msg.payload = `${problem.name}: ${problem.message} : ${secrets.scrub(url)}`;
+        msg.statusCode = problem.code;
+        // Out when the flow is ready for it, as a response is: failures do not overtake waiting answers.
+        if (!c.errors_to_catch_only) await sendWhenReady(msg);
+        // Reported already: complete nodes hear of it as in Node-RED, and the execution's step failed.
+        done(undefined, { handled: problem.reported });
       };
       let url: string;
       try {
@@ -72,12 +82,25 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
         body = typeof msg.payload === "string" ? msg.payload : JSON.stringify(msg.payload);
         if (typeof msg.payload !== "string") headers["content-type"] ??= "application/json";
       }
+      // Node-RED: another scheme (ftp://) is a warning and nothing is sent; a URL without one is
+      // https:// with a TLS configuration, else http://.
+      if (url.includes("://") && !url.startsWith("http")) {
+        ctx.log.warn("non-http transport requested");
+        ctx.status({ fill: "red", shape: "ring", text: "non-http transport requested" });
+        done();
+        return;
+      }
+      const target = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `${c.tls ? "https" : "http"}://${url}`;
       ctx.status({ fill: "blue", shape: "dot", text: "requesting" });
       let lease: Awaited<ReturnType<NonNullable<typeof dispatcher>["acquire"]>> | undefined;
-      // Node-RED: a URL without a scheme is https:// with a TLS configuration, else http://.
-      const target = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `${c.tls ? "https" : "http"}://${url}`;
       try {
+        // The TLS configuration's or proxy's connection: a problem there is the node's configuration, not the request.
         lease = await dispatcher?.acquire();
+      } catch (err) {
+        failed(err);
+        return;
+      }
+      try {
         // Downloads wait for the organization's byte budget (runtime/work-limits.ts), not for memory to run out.
         const res = await fetcher(target, { method, headers, body, timeoutMs: c.timeout_ms, ...(lease ? { dispatcher: lease.connection } : {}), budget: ctx.services.workLimits?.responseBudget(ctx.organizationId) });
         let payload: unknown = res.body;
@@ -102,18 +125,10 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
         // high-water mark in messages or bytes), so many downloads at once wait here, counted as
         // waiting, instead of filling the flow past its runaway bound.
         // Sent inside the waiter: the flow's release lets waiters go one at a time while it stays ready.
-        await new Promise<void>((resolve) =>
-          ctx.whenReady(
-            () => {
-              send(msg);
-              resolve();
-            },
-            { parked: true },
-          ),
-        );
+        await sendWhenReady(msg);
         done();
       } catch (err) {
-        requestFailed(err, target);
+        await requestFailed(err, target);
       } finally {
         void lease?.release();
       }
@@ -138,7 +153,11 @@ function requestError(err: unknown, timeoutMs: number, secrets: SecretText): { n
   // got wraps a system error as its cause; Node-RED's catch passes on its fields.
   const system = err as { errno?: unknown; syscall?: unknown; address?: unknown; port?: unknown };
   if (code !== undefined && typeof system.syscall === "string") {
-    reported.cause = { errno: system.errno, code, syscall: system.syscall, ...(system.address !== undefined ? { address: system.address } : {}), ...(system.port !== undefined ? { port: system.port } : {}) };
+    // The address and port the socket tried may be a secret the URL named (http://${HOST_IP}/): left out then.
+    const said = (value: unknown) => (value !== undefined && secrets.scrub(String(value)) === String(value) ? value : undefined);
+    const address = said(system.address);
+    const port = said(system.port);
+    reported.cause = { errno: system.errno, code, syscall: system.syscall, ...(address !== undefined ? { address } : {}), ...(port !== undefined ? { port } : {}) };
   }
   return { name: "RequestError", message, code, reported };
 }

@@ -203,6 +203,44 @@ describe("http-request when the request fails (Node-RED's catch branch)", () => 
     expect(seen.some((s) => s.url === "/h")).toBe(false);
   });
 
+  it("a host that is a secret stays unsaid in what a catch node gets: msg.error's text and its cause's address", async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const vars = source({ HOST: { value: "127.0.0.1", secret: true } });
+    const flow = await loadTestFlow(
+      [
+        { id: "req", type: "http-request", config: { url: `http://\${HOST}:${port}/x` } },
+        { id: "c", type: "catch", config: {} },
+        { id: "out", type: "sink" },
+        { id: "caught", type: "sink" },
+      ],
+      [
+        { source: "req", target: "out" },
+        { source: "c", target: "caught" },
+      ],
+      { httpRequest },
+      {},
+      variablesFrom(vars),
+    );
+    flow.send("req", { payload: "" });
+    await flow.waitFor(2);
+    const caught = flow.arrivals.find((a) => a.sink === "caught")!.msg;
+    expect(caught.error).toMatchObject({ message: `RequestError: connect ECONNREFUSED ***:${port}`, code: "ECONNREFUSED", cause: { code: "ECONNREFUSED", syscall: "connect", port } });
+    expect((caught.error as { cause: object }).cause).not.toHaveProperty("address");
+    expect(JSON.stringify(flow.arrivals)).not.toContain("127.0.0.1");
+  });
+
+  it("another scheme (ftp://) is Node-RED's warning: nothing sent, nothing caught", async () => {
+    const flow = await requestFlow({ url: "" }, source({}));
+    flow.send("req", { payload: "", url: "ftp://files.example.com/a.txt" });
+    await expect.poll(() => flow.errors.length, { timeout: 5000 }).toBe(1);
+    expect(flow.errors[0]!.error).toBe("non-http transport requested");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(flow.received).toHaveLength(0);
+  });
+
   it("a response of any status is no failure: a 401 goes out with its statusCode and nothing reaches catch", async () => {
     expected = { authorization: "something-else" };
     const flow = await requestFlow({ url: `${baseUrl}/denied`, errors_to_catch_only: true }, source({}));

@@ -296,3 +296,37 @@ describe("message marks", () => {
     expect(exec.ref.execution).toBeUndefined();
   });
 });
+
+describe("a node that reports its error and carries on (http request's failed request)", () => {
+  it("the execution is an error with the failing step kept though it was not sampled, and the message still goes on", async () => {
+    const { createSafeFetch } = await import("@/server/runtime/safe-fetch");
+    const http = await import("node:http");
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as import("node:net").AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const r = recorder({ sampleAllPerSec: 0, sampleOneIn: 1_000_000 });
+    const flow = await loadTestFlow(
+      [
+        { id: "inj", type: "inject" },
+        { id: "req", type: "http-request", config: { url: `http://127.0.0.1:${port}/x` } },
+        { id: "out", type: "sink" },
+      ],
+      [
+        { source: "inj", target: "req" },
+        { source: "req", target: "out" },
+      ],
+      { httpRequest: createSafeFetch({ allowPrivate: true }) },
+      {},
+      { executions: r.tracker },
+    );
+    open.push(flow);
+    flow.engine.inject("flw_test", "inj", { payload: 1 });
+    await until(() => r.finished.length === 1, "one execution");
+    const [e] = r.finished;
+    expect(e).toMatchObject({ status: "error", sampled: false });
+    expect(e!.steps.find((s) => s.nodeId === "req")).toMatchObject({ error: expect.stringContaining("ECONNREFUSED") });
+    expect(flow.received).toHaveLength(1);
+    expect(flow.received[0]).toMatchObject({ statusCode: "ECONNREFUSED" });
+  });
+});

@@ -172,14 +172,37 @@ export function catchText(err: unknown): string {
   return typeof err === "string" ? err : JSON.stringify(err);
 }
 
+/** The most of an error's `cause` a caught message carries (as JSON). */
+const MAX_CAUSE_JSON = 4096;
+
 /**
  * What Node-RED's catch copies from an error besides its text: its own `code` (a system error's
- * ENOENT, ECONNREFUSED) to msg.error.code and its own `cause` to msg.error.cause.
+ * ENOENT, ECONNREFUSED; a JSONata error's T2001) to msg.error.code and its own `cause` to
+ * msg.error.cause. Here only as data: a code that is a string or a number, a cause that is JSON of
+ * at most 4 KiB (copied), never an object with a prototype of its own (a socket, an Error), which
+ * a message could not carry.
  */
-export function errorExtras(err: unknown): { code?: unknown; cause?: unknown } {
+export function errorExtras(err: unknown): { code?: string | number; cause?: unknown } {
   if (err === null || typeof err !== "object") return {};
   const own = err as { code?: unknown; cause?: unknown };
-  return { ...(Object.hasOwn(err, "code") ? { code: own.code } : {}), ...(Object.hasOwn(err, "cause") ? { cause: own.cause } : {}) };
+  const out: { code?: string | number; cause?: unknown } = {};
+  if (Object.hasOwn(err, "code") && (typeof own.code === "string" || typeof own.code === "number")) out.code = own.code;
+  if (Object.hasOwn(err, "cause") && isPlainData(own.cause)) {
+    try {
+      const json = JSON.stringify(own.cause);
+      if (json !== undefined && json.length <= MAX_CAUSE_JSON) out.cause = JSON.parse(json);
+    } catch {
+      // not JSON (a cycle, a BigInt): left out
+    }
+  }
+  return out;
+}
+
+function isPlainData(value: unknown): boolean {
+  if (value === null || ["string", "number", "boolean"].includes(typeof value)) return true;
+  if (typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return Array.isArray(value) || proto === Object.prototype || proto === null;
 }
 
 export function errorText(err: unknown): string {

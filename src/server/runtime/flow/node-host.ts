@@ -1,5 +1,5 @@
 import { DONE_LATER } from "../types";
-import type { Message, NodeBehaviour, NodeContext, NodeRoles, NodeStatus, RuntimeNode, RuntimeNodeType, SendValue } from "../types";
+import type { Done, Message, NodeBehaviour, NodeContext, NodeRoles, NodeStatus, RuntimeNode, RuntimeNodeType, SendValue } from "../types";
 import type { TrackedExecution, TrackedStep } from "../executions/tracker";
 import { memoryNodeContext } from "../memory-context";
 import type { ExpandedNode } from "../subflows";
@@ -176,9 +176,9 @@ export class NodeHost {
   }
 
   /** The node's `done`: the first call counts; with an error, the error is reported and caught. */
-  private doneFor(msg: Message, exec?: TrackedExecution, step?: TrackedStep): (err?: unknown) => void {
+  private doneFor(msg: Message, exec?: TrackedExecution, step?: TrackedStep): Done {
     let finished = false;
-    return (err) => {
+    return (err, options) => {
       if (finished) return;
       finished = true;
       const flow = this.flow;
@@ -190,7 +190,8 @@ export class NodeHost {
         flow.handleComplete(this.node, msg, exec);
       }
       // After catch and complete: what they send continues the execution before it can end.
-      if (exec && step) flow.core.options.executions!.done(exec, step, msg, err ? cutText(errorText(err), MAX_ERROR_TEXT) : undefined);
+      const failure = err || options?.handled;
+      if (exec && step) flow.core.options.executions!.done(exec, step, msg, failure ? cutText(errorText(failure), MAX_ERROR_TEXT) : undefined);
     };
   }
 }
