@@ -1,0 +1,72 @@
+import { test, expect, type Page } from "@playwright/test";
+import { logIn } from "../helpers/accounts";
+import { createFlow, getFlow, registerUser } from "../helpers/live";
+import { shot } from "../helpers/flows";
+
+test.describe.configure({ timeout: 90_000 });
+
+const toolbar = (page: Page) => page.getByRole("toolbar", { name: "Flow editor" });
+const node = (page: Page, id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
+const debug = (page: Page) => page.getByRole("region", { name: "Debug" });
+const messages = (page: Page) => debug(page).getByTestId("debug-message");
+const openTab = (page: Page, name: string) => page.getByRole("tablist", { name: "Sidebar panels" }).getByRole("tab", { name }).click();
+
+/**
+ * http request's failed request, as Node-RED's: it reaches the catch node and goes on out of the
+ * node with the error as msg.payload; with "Only send request errors to Catch nodes" ticked in its
+ * form, only the catch node hears of it. The target is refused (a loopback address is not allowed).
+ */
+test("a failed request goes to Debug through both the output and the catch node; ticked catch-only in the form, through the catch node alone", async ({ page, request }) => {
+  const owner = await registerUser(request, "hr-errors");
+  const s = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const ids = { inject: `inj-${s}`, req: `req-${s}`, out: `out-${s}`, c: `catch-${s}`, caught: `caught-${s}` };
+  const flow = await createFlow(request, owner, `Calls a refused address ${s}`, {
+    nodes: [
+      { id: ids.inject, type: "inject", name: "go", position: { x: 80, y: 100 }, config: { payload_type: "string", payload: "hello" } },
+      { id: ids.req, type: "http-request", name: "call", position: { x: 300, y: 100 }, config: { url: "http://127.0.0.1:9/status" } },
+      { id: ids.out, type: "debug", name: "out", position: { x: 520, y: 100 } },
+      { id: ids.c, type: "catch", name: "on error", position: { x: 80, y: 240 } },
+      { id: ids.caught, type: "debug", name: "caught", position: { x: 300, y: 240 }, config: { property: "error" } },
+    ],
+    connections: [
+      { source: ids.inject, target: ids.req },
+      { source: ids.req, target: ids.out },
+      { source: ids.c, target: ids.caught },
+    ],
+  });
+  await logIn(page, owner.email);
+  await page.goto(`/flows/${flow.id}`);
+  await toolbar(page).getByRole("button", { name: "Deploy" }).click();
+  await openTab(page, "Debug");
+  const inject = node(page, ids.inject).getByRole("button", { name: "Inject" });
+
+  await inject.click();
+  await expect(messages(page)).toHaveCount(2);
+  await expect(messages(page).filter({ hasText: "caught" })).toHaveCount(1);
+  const out = messages(page).filter({ hasText: "out" });
+  await expect(out).toContainText("RequestError:");
+  await expect(out).toContainText("http://127.0.0.1:9/status");
+  await shot(page, "http-request-failure-debug", true);
+
+  // The form: tick "Only send request errors to Catch nodes", deploy, inject again.
+  await node(page, ids.req).dblclick();
+  const dialog = page.getByRole("dialog", { name: "Edit http-request node" });
+  const catchOnly = dialog.getByLabel("Only send request errors to Catch nodes");
+  await expect(catchOnly).not.toBeChecked();
+  await catchOnly.check();
+  await shot(page, "http-request-catch-only-form");
+  await dialog.getByRole("button", { name: "Done" }).click();
+  await expect(dialog).toHaveCount(0);
+  await toolbar(page).getByRole("button", { name: "Deploy" }).click();
+  await expect(toolbar(page).getByText("Undeployed changes")).toHaveCount(0);
+  const stored = await getFlow(request, owner, flow.id);
+  expect(stored.nodes.find((n: { id: string }) => n.id === ids.req).config).toMatchObject({ errors_to_catch_only: true });
+
+  await debug(page).getByRole("button", { name: "Clear" }).click();
+  await expect(messages(page)).toHaveCount(0);
+  await inject.click();
+  await expect(messages(page).filter({ hasText: "caught" })).toHaveCount(1);
+  // Given time to arrive, nothing comes out of the node itself.
+  await page.waitForTimeout(1000);
+  await expect(messages(page)).toHaveCount(1);
+});
