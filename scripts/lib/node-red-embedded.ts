@@ -4,7 +4,7 @@
  * context and env preset, its messages delivered with node.receive() and what reaches each collector
  * recorded in order.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -116,6 +116,9 @@ export interface EmbeddedNodeRed {
   stop(): Promise<void>;
 }
 
+/** Contrib node packages whose nodes we offer, recorded against as Node-RED runs them. */
+const CONTRIB_PACKAGES = ["node-red-contrib-moment"];
+
 /**
  * Installs Node-RED 5.0 unless present (bench/node-red-5) and starts it in this process, without
  * editor or HTTP. It needs Node >= 22.9: on an older Node this says how to run with one from the
@@ -145,6 +148,14 @@ export async function startNodeRed(log: (m: string) => void = (m) => console.log
   mkdirSync(path.join(userDir, "node_modules"));
   for (const name of Object.keys(PACKAGE_FILES)) {
     const dir = path.dirname(ourRequire.resolve(`${name}/package.json`));
+    dependencies[name] = (JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { version: string }).version;
+    symlinkSync(dir, path.join(userDir, "node_modules", name), "dir");
+  }
+  // The contrib node packages we mirror (bench/node-red-5/package.json), installed beside Node-RED:
+  // linked in, so Node-RED loads their nodes as it loads those a user installed.
+  for (const name of CONTRIB_PACKAGES) {
+    const dir = path.join(REFERENCE_DIR, "node_modules", name);
+    if (!existsSync(dir)) throw new Error(`${name} is missing from ${REFERENCE_DIR}: run npm install there (with Node >= 22.9)`);
     dependencies[name] = (JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { version: string }).version;
     symlinkSync(dir, path.join(userDir, "node_modules", name), "dir");
   }

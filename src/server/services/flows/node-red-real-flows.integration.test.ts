@@ -279,3 +279,26 @@ describe("Node-RED 5.0's link call example (node.linkcall in a function)", () =>
     expect(shown).toEqual(["Hello, from subroutine-1"]);
   });
 });
+
+describe("node-red-contrib-moment's Date/Time Formatter as FlowFuse's blueprints write it", () => {
+  it("imports as itself (the dry run reports it supported), exports as Node-RED's, and formats the request's time", async () => {
+    const s = `${Date.now().toString(36)}mo`;
+    const flows = [
+      { id: `tab${s}`, type: "tab", label: "support requests" },
+      { id: `inj${s}`, type: "inject", z: `tab${s}`, name: "request", props: [{ p: "payload" }], payload: `{"requested": ${Date.UTC(2026, 11, 2, 14, 30, 15)}, "line": 3}`, payloadType: "json", repeat: "", once: false, wires: [[`mo${s}`]] },
+      // Manufacturing Support Request's node, as its flow.json has it.
+      { id: `mo${s}`, type: "moment", z: `tab${s}`, name: "Requested format", topic: "", input: "payload.requested", inputType: "msg", inTz: "Africa/Abidjan", adjAmount: 0, adjType: "days", adjDir: "add", format: "HH:mm:ss", locale: "en-US", output: "payload.requested", outputType: "msg", outTz: "Africa/Abidjan", wires: [[`dbg${s}`]] },
+      { id: `dbg${s}`, type: "debug", z: `tab${s}`, name: "", active: true, tosidebar: true, complete: "payload", targetType: "msg", wires: [] },
+    ];
+    expect((await dryRun(flows)).find((r) => r.type === "moment")).toMatchObject({ support: "supported" });
+    const { flow, warnings } = await importFlows(flows);
+    expect(warnings.filter((w) => !/was renamed/.test(w))).toEqual([]);
+    const mo = byName(flow, "moment");
+    expect(mo.config).toMatchObject({ input: "payload.requested", in_tz: "Africa/Abidjan", format: "HH:mm:ss", locale: "en-US" });
+    const exported = (await request("GET", `/flows/${flow.id}/export`, { token: user.accessToken })).body as NrNode[];
+    expect(exported.find((n) => n.type === "moment")).toMatchObject({ input: "payload.requested", inputType: "msg", inTz: "Africa/Abidjan", format: "HH:mm:ss", outTz: "Africa/Abidjan" });
+    const injectId = byName(flow, "inject").id;
+    const shown = await deployAndWatch(flow.id, byName(flow, "debug").id, 1, () => inject(injectId));
+    expect(shown).toEqual([{ requested: "14:30:15", line: 3 }]);
+  });
+});
