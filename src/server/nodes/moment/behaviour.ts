@@ -3,7 +3,7 @@ import parseFormat from "moment-parseformat";
 import { momentNode } from "./definition";
 import { defineBehaviour } from "../types";
 import { getContextValue, setTarget } from "../../runtime/operands";
-import { getProperty } from "../../runtime/properties";
+import { getProperty, parsePath } from "../../runtime/properties";
 
 /** parseFormat misreads ISO texts with more than 3 decimals of a second: keep 3 (as the contrib does). */
 function catchDp(text: string): string {
@@ -11,6 +11,29 @@ function catchDp(text: string): string {
 }
 
 const TZ_HELP = "see http://momentjs.com/timezone/docs/#/data-loading/";
+
+/** The longest text read as a date (the longest date text a person writes is far shorter). */
+export const MAX_TEXT = 256;
+
+/** moment-timezone's zone names, lower case: its lookup is a plain object, where `constructor` would be found (and throw). */
+const ZONES = new Set(moment.tz.names().map((name) => name.toLowerCase()));
+const isZone = (name: string) => ZONES.has(name.toLowerCase());
+
+/** Whether reading `path` passes through undefined or null before its last part (Node-RED's getMessageProperty throws there). */
+function parentMissing(msg: Record<string, unknown>, path: string): boolean {
+  let parts: readonly (string | number)[];
+  try {
+    parts = parsePath(path, msg);
+  } catch {
+    return false;
+  }
+  let value: unknown = msg;
+  for (const part of parts.slice(0, -1)) {
+    if (value === null || value === undefined) return true;
+    value = (value as Record<string | number, unknown>)[part];
+  }
+  return value === null || value === undefined;
+}
 
 /**
  * node-red-contrib-moment 4's Date/Time Formatter (nrmoment.js), line by line, except where its
@@ -25,15 +48,27 @@ export const momentBehaviour = defineBehaviour(momentNode, (ctx, c) => {
       // As the contrib: an empty input is msg.payload (its `config.input || 'payload'`); the date type is now.
       const from = c.input || "payload";
       let inp: unknown;
-      if (c.input_type === "msg") inp = getProperty(msg, from.startsWith("msg.") ? from.slice(4) : from);
+      if (c.input_type === "msg") {
+        const path = from.startsWith("msg.") ? from.slice(4) : from;
+        if (parentMissing(msg, path)) {
+          // Node-RED's getMessageProperty throws there, and the contrib takes now.
+          ctx.log.warn(`Input property, msg.${path}, does NOT exist. Output has been set to NOW.`);
+          inp = new Date();
+        } else inp = getProperty(msg, path);
+      }
       else if (c.input_type === "flow" || c.input_type === "global") inp = getContextValue(ctx, c.input_type, from, msg);
       else if (c.input_type === "str") inp = from.trim();
       else inp = new Date();
 
       let shift: moment.DurationInputObject | undefined;
       let inputFormat = "";
+      let parsedFormat: string | undefined = "";
+      let unreadable = false;
       if (inp === null) inp = "";
-      if (typeof inp === "string") {
+      if (typeof inp === "string" && inp.trim().length > MAX_TEXT) {
+        // Strict parsing of a long text costs its length squared: past any date's length, it is none.
+        unreadable = true;
+      } else if (typeof inp === "string") {
         inp = inp.trim();
         const text = inp as string;
         switch (text.toLowerCase()) {
@@ -52,26 +87,28 @@ export const momentBehaviour = defineBehaviour(momentNode, (ctx, c) => {
             inp = catchDp(text);
             // The contrib's en-US test never matches (it lower-cases before comparing with en_US): only an American zone reads month first.
             const american = c.in_tz.split("/")[0] === "America";
-            inputFormat = parseFormat(inp as string, { preferredOrder: { "/": american ? "MDY" : "DMY", ".": "DMY", "-": "YMD" } });
+            // undefined for an empty text: Node-RED's settings then have no input_format.
+            parsedFormat = parseFormat(inp as string, { preferredOrder: { "/": american ? "MDY" : "DMY", ".": "DMY", "-": "YMD" } });
+            inputFormat = parsedFormat ?? "";
           }
         }
       } else if (typeof inp === "number") inp = new Date(inp);
 
       let inTz = typeof msg.inTz === "string" && msg.inTz !== "" ? msg.inTz : c.in_tz || "UTC";
       let outTz = typeof msg.outTz === "string" && msg.outTz !== "" ? msg.outTz : c.out_tz || c.in_tz || inTz;
-      if (moment.tz.zone(inTz) === null) {
+      if (!isZone(inTz)) {
         ctx.log.warn(`Moment: Input Timezone Invalid, reset to UTC - ${TZ_HELP}`);
         inTz = "UTC";
       }
-      if (moment.tz.zone(outTz) === null) {
+      if (!isZone(outTz)) {
         ctx.log.warn(`Moment: Output Timezone Invalid, reset to UTC - ${TZ_HELP}`);
         outTz = "UTC";
       }
 
       const input = inp as moment.MomentInput;
-      let when = inputFormat !== "" ? moment.tz(inp as string, inputFormat, true, inTz) : moment.tz(input, inTz);
+      let when = unreadable ? moment.invalid() : inputFormat !== "" ? moment.tz(inp as string, inputFormat, true, inTz) : moment.tz(input, inTz);
       // What strict parsing refused, JavaScript's Date may still read (the contrib's fallback).
-      if (!when.isValid()) when = moment.utc(new Date(inp as string));
+      if (!when.isValid() && !unreadable) when = moment.utc(new Date(inp as string));
       if (shift) when.add(shift);
       when.locale(locale);
       if (c.adj_amount !== 0) {
@@ -110,8 +147,14 @@ export const momentBehaviour = defineBehaviour(momentNode, (ctx, c) => {
             value = when.format(c.format);
         }
       }
-      if (!setTarget(ctx, { type: c.output_type, path: c.output }, msg, value)) ctx.log.warn(`Output property, ${c.output_type}.${c.output}, cannot be set. No output.`);
-      msg.settings = { input: inp, input_format: inputFormat, input_tz: inTz, output_format: c.format, output_locale: locale, output_tz: outTz };
+      let written = false;
+      try {
+        written = setTarget(ctx, { type: c.output_type, path: c.output }, msg, value);
+      } catch {
+        // a context refusing the value (full, a key it does not take): the contrib warns and sends on
+      }
+      if (!written) ctx.log.warn(`Output property, ${c.output_type}.${c.output}, cannot be set. No output.`);
+      msg.settings = { input: inp, input_format: parsedFormat, input_tz: inTz, output_format: c.format, output_locale: locale, output_tz: outTz };
       send(msg);
       done();
     },

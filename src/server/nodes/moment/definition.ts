@@ -36,8 +36,10 @@ const HELP = `Formats a date and time (node-red-contrib-moment's *Date/Time Form
   \`msg.payload\`), a flow or global context key, a fixed text, or the *date* type: now. It may be a JavaScript date, a number of
   milliseconds since 1970, or a text in almost any format (\`2026-12-02 14:30\`, \`02/12/2026\`,
   \`Dec 2 2026 2:30 PM\`); \`today\`, \`yesterday\` and \`tomorrow\` are understood too. A text
-  with \`/\` is read day first (\`02/12/2026\` is 2 December), month first when the input
-  timezone is in America (\`America/Chicago\`).
+  with \`/\` is read day first (\`02/12/2026\` is 2 December), month first when the node's input
+  timezone is in America (\`America/Chicago\`). A text no format fits is read by JavaScript's
+  \`Date\`, as Node-RED's node does. A property whose parent is missing (\`msg.payload.at\` of a
+  message without \`payload\`) reads as now, with a warning.
 - \`inTz\` (string, optional): the input timezone, instead of the node's.
 - \`outTz\` (string, optional): the output timezone, instead of the node's.
 
@@ -71,6 +73,8 @@ An input that is not a date/time gives an empty text, with a warning.
   the node's for the messages after it.
 - A text read with no input timezone set works (as UTC); Node-RED's node fails on it
   (\`node.inTz.split is not a function\`).
+- A text over 256 characters is not read as a date (a warning, and an empty text out): reading a
+  long text costs its length squared, and the server is shared.
 `;
 
 export const momentNode = defineNode({
@@ -104,9 +108,11 @@ export const momentNode = defineNode({
     fromNodeRed: (p) => ({
       topic: typeof p.topic === "string" ? p.topic : "",
       input: typeof p.input === "string" && p.input !== "" ? p.input : "payload",
-      input_type: ["msg", "flow", "global", "date", "str"].includes(String(p.inputType)) ? p.inputType : "msg",
+      // The contrib takes now (with a warning) for a type it does not know.
+      input_type: ["msg", "flow", "global", "date", "str"].includes(String(p.inputType ?? "msg")) ? (p.inputType ?? "msg") : "date",
       in_tz: typeof p.inTz === "string" ? p.inTz : "",
-      adj_amount: Number(p.adjAmount) || 0,
+      // The contrib makes no adjustment with a unit it does not know.
+      adj_amount: (ADJUST_UNITS as readonly string[]).includes(String(p.adjType ?? "days")) ? Number(p.adjAmount) || 0 : 0,
       adj_type: (ADJUST_UNITS as readonly string[]).includes(String(p.adjType)) ? p.adjType : "days",
       adj_dir: p.adjDir === "subtract" ? "subtract" : "add",
       format: typeof p.format === "string" ? p.format : "",

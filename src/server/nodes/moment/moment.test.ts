@@ -9,14 +9,15 @@ async function formatter(config: Record<string, unknown>) {
 }
 
 describe("moment (Date/Time Formatter)", () => {
-  it("relative outputs: fromNow and calendar against now, today/yesterday/tomorrow as inputs", async () => {
+  it("relative outputs: fromNow against now, yesterday and tomorrow as inputs; calendar beyond a week is a date", async () => {
     const h = await formatter({ format: "fromNow" });
     h.send("m", { payload: Date.now() - 5 * 60_000 });
     h.send("m", { payload: "tomorrow" });
+    h.send("m", { payload: "Yesterday" });
     const cal = await formatter({ format: "calendar", in_tz: "UTC" });
-    cal.send("m", { payload: "yesterday" });
-    expect((await h.waitFor(2)).map((m) => m.payload)).toEqual(["5 minutes ago", "in a day"]);
-    expect((await cal.waitFor(1))[0]!.payload).toMatch(/^Yesterday at \d{1,2}:\d{2} [AP]M$/);
+    cal.send("m", { payload: "2020-01-01 10:00" });
+    expect((await h.waitFor(3)).map((m) => m.payload)).toEqual(["5 minutes ago", "in a day", "a day ago"]);
+    expect((await cal.waitFor(1))[0]!.payload).toBe("2020-01-01");
   });
 
   it("reads flow context and writes global context, the message then unchanged but for its settings", async () => {
@@ -61,6 +62,30 @@ describe("moment (Date/Time Formatter)", () => {
     ]);
   });
 
+  it("a missing parent reads as now with the contrib's warning; a long text is no date, at once", async () => {
+    const h = await formatter({ input: "payload.at", in_tz: "UTC", format: "YYYY" });
+    h.send("m", { topic: "no payload" });
+    const long = await formatter({ in_tz: "UTC", format: "YYYY" });
+    long.send("m", { payload: "m".repeat(100_000) });
+    const [now] = await h.waitFor(1);
+    expect(now!.payload).toBe(String(new Date().getUTCFullYear()));
+    expect(h.errors.map((e) => e.error)).toEqual(["Input property, msg.payload.at, does NOT exist. Output has been set to NOW."]);
+    const [m] = await long.waitFor(1);
+    expect(m!.payload).toBe("");
+    expect(long.errors.map((e) => e.error)).toEqual(["The input property was NOT a recognisable date. Output will be a blank string"]);
+  });
+
+  it("zone names that are an object's own keys (constructor, __proto__) are unknown zones, not a crash", async () => {
+    const h = await formatter({ in_tz: "UTC", format: "HH:mm" });
+    h.send("m", { payload: "2026-06-15 12:00", inTz: "constructor", outTz: "__proto__" });
+    const [m] = await h.waitFor(1);
+    expect(m!.payload).toBe("12:00");
+    expect(h.errors.map((e) => e.error)).toEqual([
+      "Moment: Input Timezone Invalid, reset to UTC - see http://momentjs.com/timezone/docs/#/data-loading/",
+      "Moment: Output Timezone Invalid, reset to UTC - see http://momentjs.com/timezone/docs/#/data-loading/",
+    ]);
+  });
+
   it("maps node-red-contrib-moment's properties both ways; fakeUTC is absorbed", () => {
     const nr = { topic: "t", input: "payload.at", inputType: "msg", inTz: "Europe/London", adjAmount: 2, adjType: "h", adjDir: "subtract", format: "LLL", locale: "en-gb", output: "payload.text", outputType: "msg", outTz: "America/New_York" };
     const config = momentNode.configSchema.parse(momentNode.nodeRed!.fromNodeRed({ ...nr, fakeUTC: false }));
@@ -68,5 +93,9 @@ describe("moment (Date/Time Formatter)", () => {
     expect(momentNode.nodeRed!.toNodeRed(config)).toEqual(nr);
     expect(momentNode.nodeRed!.absorbed).toContain("fakeUTC");
     expect(momentNode.configSchema.safeParse({ output: "__proto__.x" }).success).toBe(false);
+    // What the contrib does with a unit or an input type it does not know: no adjustment; now.
+    expect(momentNode.configSchema.parse(momentNode.nodeRed!.fromNodeRed({ adjAmount: 3, adjType: "fortnights", inputType: "moon" }))).toMatchObject({ adj_amount: 0, input_type: "date" });
+    // The contrib editor's empty input is msg.payload.
+    expect(momentNode.configSchema.parse(momentNode.nodeRed!.fromNodeRed({ input: "" }))).toMatchObject({ input: "payload", input_type: "msg" });
   });
 });
