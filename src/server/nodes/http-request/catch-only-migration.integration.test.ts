@@ -1,27 +1,16 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { afterAll, describe, expect, it } from "vitest";
-import { applyMigrations, type SqlExecutor } from "@/server/migrate";
+import { describe, expect, it } from "vitest";
+import { databaseBefore } from "@/test/migration-before";
 import { httpRequestNode } from "./definition";
 
 const MIGRATION = "20261202090000_http_request_catch_only";
-const ALL = path.resolve("prisma/migrations");
 
 type StoredNode = { id: string; type: string; config: Record<string, unknown> };
 
 describe(`migration ${MIGRATION}`, () => {
-  const dirs: string[] = [];
-  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
   it("keeps stored http-request nodes sending failures to catch nodes only (flows, subflows, snapshots and their subflows), not a device's flows, not a node already set", async () => {
-    const pg = new PGlite();
-    const db: SqlExecutor = { exec: async (sql) => void (await pg.exec(sql)), query: async (sql, params) => (await pg.query(sql, params)).rows as never };
-    const before = mkdtempSync(path.join(os.tmpdir(), "migrations-"));
-    dirs.push(before);
-    for (const name of readdirSync(ALL)) if (name < MIGRATION || !/^\d/.test(name)) cpSync(path.join(ALL, name), path.join(before, name), { recursive: true });
-    await applyMigrations(db, { dir: before });
+    // Every migration before this one, then old-shape data, then this one.
+    const bench = await databaseBefore(MIGRATION);
+    const { pg } = bench;
 
     const base = { name: "", position: { x: 0, y: 0 }, disabled: false };
     const nodes = [
@@ -38,7 +27,7 @@ describe(`migration ${MIGRATION}`, () => {
     await pg.query(`INSERT INTO deployments (id, flow_id, organization_id, revision, snapshot, deployed_by_id) VALUES ('d1', 'f1', 'org1', 1, $1, 'u1')`, [JSON.stringify(snapshot)]);
     await pg.query(`INSERT INTO deployments (id, flow_id, organization_id, revision, snapshot, deployed_by_id) VALUES ('d2', 'f2', 'org1', 1, $1, 'u1')`, [JSON.stringify(snapshot)]);
 
-    const result = await applyMigrations(db, { dir: ALL });
+    const result = await bench.migrate();
     expect(result.applied).toContain(MIGRATION);
 
     const flows = (await pg.query<{ id: string; nodes: StoredNode[] }>(`SELECT id, nodes FROM flows ORDER BY id`)).rows;
@@ -55,6 +44,6 @@ describe(`migration ${MIGRATION}`, () => {
     // The device's flow (its Node-RED always had senderr false) and its deployment are as they were.
     expect(flows[1]!.nodes).toEqual(nodes);
     expect(snapshots[1]!.snapshot).toEqual(snapshot);
-    await pg.close();
+    await bench.close();
   }, 60_000);
 });

@@ -1,26 +1,14 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { afterAll, describe, expect, it } from "vitest";
-import { applyMigrations, type SqlExecutor } from "@/server/migrate";
+import { describe, expect, it } from "vitest";
+import { databaseBefore } from "@/test/migration-before";
 import { injectConfig } from "./definition";
 
 const MIGRATION = "20261125214500_inject_props";
-const ALL = path.resolve("prisma/migrations");
 
 describe(`migration ${MIGRATION}`, () => {
-  const dirs: string[] = [];
-  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
   it("rewrites stored inject configs (flows and deployment snapshots) into props, and leaves other nodes alone", async () => {
-    const pg = new PGlite();
-    const db: SqlExecutor = { exec: async (sql) => void (await pg.exec(sql)), query: async (sql, params) => (await pg.query(sql, params)).rows as never };
     // Every migration before this one, then old-shape data, then this one.
-    const before = mkdtempSync(path.join(os.tmpdir(), "migrations-"));
-    dirs.push(before);
-    for (const name of readdirSync(ALL)) if (name < MIGRATION || !/^\d/.test(name)) cpSync(path.join(ALL, name), path.join(before, name), { recursive: true });
-    await applyMigrations(db, { dir: before });
+    const bench = await databaseBefore(MIGRATION);
+    const { pg } = bench;
 
     const nodes = [
       { id: "i1", type: "inject", name: "", position: { x: 0, y: 0 }, disabled: false, config: { payload_type: "number", payload: "7", topic: "t", repeat_seconds: 5, cron: null, once: true, once_delay_seconds: 0.1 } },
@@ -32,7 +20,7 @@ describe(`migration ${MIGRATION}`, () => {
     await pg.query(`INSERT INTO flows (id, organization_id, name, nodes, created_by_id, updated_at) VALUES ('f1', 'org1', 'F', $1, 'u1', now())`, [JSON.stringify(nodes)]);
     await pg.query(`INSERT INTO deployments (id, flow_id, organization_id, revision, snapshot, deployed_by_id) VALUES ('d1', 'f1', 'org1', 1, $1, 'u1')`, [JSON.stringify({ nodes, connections: [] })]);
 
-    const result = await applyMigrations(db, { dir: ALL });
+    const result = await bench.migrate();
     expect(result.applied).toContain(MIGRATION);
 
     const flow = (await pg.query<{ nodes: typeof nodes }>(`SELECT nodes FROM flows WHERE id = 'f1'`)).rows[0]!;
@@ -56,6 +44,6 @@ describe(`migration ${MIGRATION}`, () => {
       // What the migration wrote is what the schema reads, unchanged.
       expect(injectConfig.parse(stored[0]!.config)).toEqual(stored[0]!.config);
     }
-    await pg.close();
+    await bench.close();
   }, 60_000);
 });
