@@ -2,8 +2,8 @@ import moment from "moment-timezone";
 import parseFormat from "moment-parseformat";
 import { momentNode } from "./definition";
 import { defineBehaviour } from "../types";
-import { getContextValue, setTarget } from "../../runtime/operands";
-import { getProperty, parsePath } from "../../runtime/properties";
+import { getTarget, setTarget } from "../../runtime/operands";
+import { parsePath } from "../../runtime/properties";
 
 /** parseFormat misreads ISO texts with more than 3 decimals of a second: keep 3 (as the contrib does). */
 function catchDp(text: string): string {
@@ -48,15 +48,11 @@ export const momentBehaviour = defineBehaviour(momentNode, (ctx, c) => {
       // As the contrib: an empty input is msg.payload (its `config.input || 'payload'`); the date type is now.
       const from = c.input || "payload";
       let inp: unknown;
-      if (c.input_type === "msg") {
-        const path = from.startsWith("msg.") ? from.slice(4) : from;
-        if (parentMissing(msg, path)) {
-          // Node-RED's getMessageProperty throws there, and the contrib takes now.
-          ctx.log.warn(`Input property, msg.${path}, does NOT exist. Output has been set to NOW.`);
-          inp = new Date();
-        } else inp = getProperty(msg, path);
-      }
-      else if (c.input_type === "flow" || c.input_type === "global") inp = getContextValue(ctx, c.input_type, from, msg);
+      if (c.input_type === "msg" && parentMissing(msg, from.startsWith("msg.") ? from.slice(4) : from)) {
+        // Node-RED's getMessageProperty throws there, and the contrib takes now.
+        ctx.log.warn(`Input property, msg.${from.startsWith("msg.") ? from.slice(4) : from}, does NOT exist. Output has been set to NOW.`);
+        inp = new Date();
+      } else if (c.input_type === "msg" || c.input_type === "flow" || c.input_type === "global") inp = getTarget(ctx, { type: c.input_type, path: from }, msg);
       else if (c.input_type === "str") inp = from.trim();
       else inp = new Date();
 
