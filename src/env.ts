@@ -79,6 +79,10 @@ const envSchema = z
     FILES_MAX_BYTES: positiveInt.default(100 * 1024 * 1024),
     /** Largest body of PUT /files/{path} (413), and largest one file may grow to, by upload or by a flow's writes and appends. */
     FILES_MAX_UPLOAD_BYTES: positiveInt.default(10 * 1024 * 1024),
+    /** How long one SQLite statement of a flow's `sqlite` node may run before it is interrupted (SQLITE_INTERRUPT). */
+    SQLITE_STATEMENT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+    /** The memory SQLite may use for every database open on this instance together (past it a statement fails, SQLITE_NOMEM). */
+    SQLITE_MEMORY_BYTES: z.coerce.number().int().min(16 * 1024 * 1024).max(2 * 1024 * 1024 * 1024).default(256 * 1024 * 1024),
     /**
      * The largest file a dashboard's ui-file-input takes (SPEC §21; Dashboard 2.0's maxHttpBufferSize, default 1 MB).
      * At most 16 MiB: a file crosses the store's pub/sub as one message (Redis's pub/sub client buffer is 32 MB).

@@ -34,12 +34,14 @@ import { variableKeyring } from "./services/variables/variable-keys";
 import { createAuthLimiters } from "./auth/limits";
 import { createAppMetrics } from "./metrics";
 import { ContextHub } from "./flow-runtime/context-hub";
-import { deleteFile, readFile, writeFile } from "./services/files/file-store";
+import { deleteFile, fileVersion, readFile, writeFile } from "./services/files/file-store";
 import { createMqttBroker } from "./mqtt/broker";
 import { DashboardBus } from "./dashboards/bus";
 import { DashboardStateStore } from "./persistence/dashboard-state";
 import { DASHBOARD_LIMITS } from "../shared/dashboard";
 import type { AppConfig, AppServices } from "./app-services";
+import type { OrgFiles } from "./runtime/types";
+import { SqliteHost } from "./runtime/sqlite/sqlite-host";
 
 export const APP_VERSION = "0.1.0";
 
@@ -134,6 +136,36 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   // Per flow and organization: JSONata turns and download bytes (issue 40; runtime/work-limits.ts).
   const workLimits = new WorkLimits({ ...DEFAULT_WORK_LIMITS, responseBytesPerOrganization: env.HTTP_REQUEST_BYTES_PER_ORGANIZATION });
   // The function nodes' worker pool belongs to this app: its workers start at the first function node.
+  // The organization's files (SPEC §23) in the database: the same rows /files serves.
+  const fileLimits = { maxBytes: env.FILES_MAX_BYTES, maxFileBytes: env.FILES_MAX_UPLOAD_BYTES };
+  const orgFiles: OrgFiles = {
+    read: async (organizationId, path) => (await readFile(db.prisma, organizationId, path))?.content ?? null,
+    write: async (organizationId, path, content, { append }) => {
+      await writeFile(db.prisma, organizationId, path, content, { append, limits: fileLimits });
+    },
+    delete: (organizationId, path) => deleteFile(db.prisma, organizationId, path),
+    version: (organizationId, path) => fileVersion(db.prisma, organizationId, path),
+    readVersioned: async (organizationId, path) => {
+      const file = await readFile(db.prisma, organizationId, path);
+      return file ? { content: file.content, version: file.updatedAt.getTime() } : null;
+    },
+    replaceIf: async (organizationId, path, content, expected) => {
+      const written = await writeFile(db.prisma, organizationId, path, content, { append: false, limits: fileLimits, ifVersion: expected });
+      return "conflict" in written ? false : written.updatedAt.getTime();
+    },
+  };
+  // Started on first use (a flow's sqlite node): an instance without SQLite flows holds no worker.
+  const sqlite = new SqliteHost({
+    files: orgFiles,
+    heapLimitBytes: env.SQLITE_MEMORY_BYTES,
+    limits: {
+      statementMs: env.SQLITE_STATEMENT_MS,
+      // A database is one of the organization's files: it may grow as large as one file may.
+      maxDatabaseBytes: env.FILES_MAX_UPLOAD_BYTES,
+      maxValueBytes: Math.min(env.FILES_MAX_UPLOAD_BYTES, 16 * 1024 * 1024),
+      maxResultBytes: 32 * 1024 * 1024,
+    },
+  });
   const sandboxes = new SandboxPool({ limits: { maxSandboxes: env.FUNCTION_NODES_MAX, maxPerOwner: env.FUNCTION_NODES_PER_ORGANIZATION }, spinUs: env.FUNCTION_SPIN_US });
   const flowReads = createFlowReads(store);
   const variables = new VariableCache({
@@ -204,14 +236,8 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       openCredential: (sealed) => openCredential(config.keys.variables, sealed),
       sandboxes,
       workLimits,
-      // The organization's files (SPEC §23) in the database: the same rows /files serves.
-      files: {
-        read: async (organizationId, path) => (await readFile(db.prisma, organizationId, path))?.content ?? null,
-        write: async (organizationId, path, content, { append }) => {
-          await writeFile(db.prisma, organizationId, path, content, { append, limits: { maxBytes: env.FILES_MAX_BYTES, maxFileBytes: env.FILES_MAX_UPLOAD_BYTES } });
-        },
-        delete: (organizationId, path) => deleteFile(db.prisma, organizationId, path),
-      },
+      files: orgFiles,
+      sqlite,
       builtInMqtt: mqtt.builtIn,
     },
   });
@@ -251,6 +277,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
         await dashboards.close();
         await variables.close();
         await sandboxes.close();
+        await sqlite.close();
         await events.flush();
         await store.close();
         await db.close();

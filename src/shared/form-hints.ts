@@ -8,7 +8,7 @@ import { z } from "zod";
  */
 export const formHintSchema = z.discriminatedUnion("widget", [
   /** A code editor (CodeMirror) for a property holding source code. */
-  z.object({ widget: z.literal("code"), language: z.enum(["javascript"]) }),
+  z.object({ widget: z.literal("code"), language: z.enum(["javascript", "sql"]) }),
   /** A multi-line text area, for prose (a comment's body). */
   z.object({ widget: z.literal("multiline") }),
 ]);

@@ -6,6 +6,8 @@ import type { OrgFiles } from "@/server/runtime/types";
  */
 export class MemoryFiles implements OrgFiles {
   readonly files = new Map<string, Buffer>();
+  private readonly versions = new Map<string, number>();
+  private clock = 0;
 
   constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {}
 
@@ -19,6 +21,7 @@ export class MemoryFiles implements OrgFiles {
 
   set(organizationId: string, path: string, content: string | Buffer): void {
     this.files.set(this.key(organizationId, path), Buffer.from(content));
+    this.versions.set(this.key(organizationId, path), ++this.clock);
   }
 
   private used(organizationId: string) {
@@ -38,9 +41,26 @@ export class MemoryFiles implements OrgFiles {
       throw Object.assign(new Error(`the organization's files may hold at most ${this.maxBytes} bytes`), { name: "AppError" });
     }
     this.files.set(this.key(organizationId, path), next);
+    this.versions.set(this.key(organizationId, path), ++this.clock);
   }
 
   async delete(organizationId: string, path: string) {
+    this.versions.delete(this.key(organizationId, path));
     return this.files.delete(this.key(organizationId, path));
+  }
+
+  async version(organizationId: string, path: string) {
+    return this.versions.get(this.key(organizationId, path)) ?? null;
+  }
+
+  async readVersioned(organizationId: string, path: string) {
+    const content = this.get(organizationId, path);
+    return content ? { content, version: this.versions.get(this.key(organizationId, path))! } : null;
+  }
+
+  async replaceIf(organizationId: string, path: string, content: Uint8Array, expected: number | null) {
+    if ((this.versions.get(this.key(organizationId, path)) ?? null) !== expected) return false as const;
+    await this.write(organizationId, path, content, { append: false });
+    return this.versions.get(this.key(organizationId, path))!;
   }
 }

@@ -2,21 +2,37 @@
 
 import CodeMirror from "@uiw/react-codemirror";
 import { javascript } from "@codemirror/lang-javascript";
+import { sql } from "@codemirror/lang-sql";
 import { EditorView } from "@codemirror/view";
 import { useMemo } from "react";
 
 /**
- * A JavaScript editor (CodeMirror 6) for the function node's code. The editable element carries
- * the field's label, so it is found and announced like any other field.
+ * A code editor (CodeMirror 6): JavaScript for the function node's code, SQL for the sqlite node's
+ * statement. The editable element carries the field's label, so it is found and announced like any
+ * other field.
  */
-export function CodeField({ id, label, value, onChange, error }: { id: string; label: string; value: string; onChange: (v: string) => void; error?: string }) {
+export function CodeField({
+  id,
+  label,
+  value,
+  onChange,
+  error,
+  language = "javascript",
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  error?: string;
+  language?: "javascript" | "sql";
+}) {
   const extensions = useMemo(
     () => [
-      javascript(),
+      language === "sql" ? sql() : javascript(),
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({ "aria-labelledby": `${id}-label`, "aria-multiline": "true", ...(error ? { "aria-describedby": `${id}-error`, "aria-invalid": "true" } : {}) }),
     ],
-    [id, error],
+    [id, error, language],
   );
   return (
     <div className="field code-field">

@@ -153,7 +153,7 @@ function ScalarField({
       ) : null}
     </>
   );
-  if (hint?.widget === "code") return <CodeField id={id} label={label} value={String(value ?? "")} onChange={onChange} error={error ? `${label} ${error}` : undefined} />;
+  if (hint?.widget === "code") return <CodeField id={id} label={label} language={hint.language} value={String(value ?? "")} onChange={onChange} error={error ? `${label} ${error}` : undefined} />;
   if (schema.type === "boolean") {
     return (
       <div className="checkbox-field">

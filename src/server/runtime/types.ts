@@ -322,6 +322,8 @@ export interface RuntimeServices {
   onDeviceMessage?: (organizationId: string, handler: (m: DeviceInMessage) => void) => () => void;
   /** The organization's files (SPEC §23), for `file` and `file in`: absent, those nodes report an error. */
   files?: OrgFiles;
+  /** SQLite databases on the organization's files, for `sqlite` nodes (runtime/sqlite/sqlite-host.ts). */
+  sqlite?: import("./sqlite/sqlite-host").SqliteHost;
   /** Dashboards (SPEC §21): what widget nodes show to viewers and what viewers send them (any instance). */
   dashboards?: DashboardRuntime;
 }
@@ -339,6 +341,15 @@ export interface OrgFiles {
   write(organizationId: string, path: string, content: Uint8Array, options: { append: boolean }): Promise<void>;
   /** Deletes the file; false when there was none. */
   delete(organizationId: string, path: string): Promise<boolean>;
+  /** The file's version (it grows with every write), or null when there is no such file. */
+  version(organizationId: string, path: string): Promise<number | null>;
+  /** The file's bytes and their version; null when there is no such file. */
+  readVersioned(organizationId: string, path: string): Promise<{ content: Buffer; version: number } | null>;
+  /**
+   * Replaces the file if its version is still `expected` (null: there must be no such file), and
+   * returns the new version; false, with nothing written, when it changed. Refusals as `write`.
+   */
+  replaceIf(organizationId: string, path: string, content: Uint8Array, expected: number | null): Promise<number | false>;
 }
 
 /**

@@ -10,6 +10,7 @@ import { isTimed, virtualClock } from "./virtual-clock";
 import type { DiffClock } from "./collect";
 import type { DiffCase } from "./types";
 import { createSafeFetch } from "@/server/runtime/safe-fetch";
+import { SqliteHost } from "@/server/runtime/sqlite/sqlite-host";
 
 /**
  * SPEC §12: the same flow, given the same messages, sends the same messages as in Node-RED 4.1.
@@ -24,8 +25,11 @@ const host = files.some((f) => f.cases.some((c) => c.requests)) ? await startOur
 let served = 0;
 // Outgoing HTTP as the server's, private addresses allowed (http request's cases call 127.0.0.1).
 const httpRequest = createSafeFetch({ allowPrivate: true });
+// SQLite (its worker starts with the first sqlite case); the cases' databases are :memory:, one per configuration node id.
+const sqlite = new SqliteHost({ heapLimitBytes: 64 << 20, limits: { statementMs: 5000, maxDatabaseBytes: 10 << 20, maxValueBytes: 1 << 20, maxResultBytes: 8 << 20 } });
 afterAll(async () => {
   await sandboxes.close();
+  await sqlite.close();
   await host?.close();
 });
 
@@ -52,8 +56,8 @@ describe.each(files.map((f) => [f.type, f] as const))("%s behaves as in Node-RED
     // Its own organization slug: cases run side by side, and each serves its paths alone.
     const slug = `diff${++served}`;
     const ours = c.requests && host
-      ? await runOurs(c, { ...host.services, sandboxes }, { organizationSlug: slug, drive: requestsDriver(c.requests, `${host.base}/hooks/${slug}`), clock })
-      : await runOurs(c, { sandboxes, httpRequest }, { clock });
+      ? await runOurs(c, { ...host.services, sandboxes, sqlite }, { organizationSlug: slug, drive: requestsDriver(c.requests, `${host.base}/hooks/${slug}`), clock })
+      : await runOurs(c, { sandboxes, httpRequest, sqlite }, { clock });
     // A case with subflows, groups or junctions proves their import too: it imports with no warning.
     if (c.subflows || c.nodes.some((n) => n.type === "group" || n.type === "junction")) expect(ours.warnings, "import warnings").toEqual([]);
     const theirs = inComparedOrder(c, normalizeArrivals(c, recorded.arrivals));

@@ -182,11 +182,14 @@ const MAX_CAUSE_JSON = 4096;
  * at most 4 KiB (copied), never an object with a prototype of its own (a socket, an Error), which
  * a message could not carry.
  */
-export function errorExtras(err: unknown): { code?: string | number; cause?: unknown } {
+export function errorExtras(err: unknown): { code?: string | number; cause?: unknown; stack?: string } {
   if (err === null || typeof err !== "object") return {};
-  const own = err as { code?: unknown; cause?: unknown };
-  const out: { code?: string | number; cause?: unknown } = {};
+  const own = err as { code?: unknown; cause?: unknown; stack?: unknown };
+  const out: { code?: string | number; cause?: unknown; stack?: string } = {};
   if (Object.hasOwn(err, "code") && (typeof own.code === "string" || typeof own.code === "number")) out.code = own.code;
+  // A stack of one line names no frame of the server (node-sqlite3's errors, made in C++, have
+  // such a stack, and Node-RED's catch shows it): kept. One with frames is left out.
+  if (typeof own.stack === "string" && own.stack.length <= MAX_ERROR_TEXT && !own.stack.includes("\n")) out.stack = own.stack;
   if (Object.hasOwn(err, "cause") && isPlainData(own.cause)) {
     try {
       const json = JSON.stringify(own.cause);

@@ -48,6 +48,12 @@ export async function readFile(prisma: PrismaClient, organizationId: string, pat
   return { content: Buffer.from(row.content.buffer, row.content.byteOffset, row.content.byteLength), size: row.size, updatedAt: row.updatedAt };
 }
 
+/** The file's version: its updated_at in milliseconds, which every write moves forward; null when there is no such file. */
+export async function fileVersion(prisma: PrismaClient, organizationId: string, path: string): Promise<number | null> {
+  const row = await prisma.orgFile.findUnique({ where: { organizationId_path: { organizationId, path } }, select: { updatedAt: true } });
+  return row ? row.updatedAt.getTime() : null;
+}
+
 export async function fileUsage(prisma: PrismaClient, organizationId: string): Promise<number> {
   const row = await prisma.orgFileUsage.findUnique({ where: { organizationId }, select: { bytes: true } });
   return row ? Number(row.bytes) : 0;
@@ -64,14 +70,31 @@ export async function writeFile(
   path: string,
   content: Uint8Array,
   options: { append: boolean; limits: FileLimits },
-): Promise<StoredFileInfo & { created: boolean }> {
+): Promise<StoredFileInfo & { created: boolean }>;
+/** With `ifVersion`: only if the file's version (fileVersion) is still that (null: no such file); `{conflict}` when it is not, with nothing written. */
+export async function writeFile(
+  prisma: PrismaClient,
+  organizationId: string,
+  path: string,
+  content: Uint8Array,
+  options: { append: boolean; limits: FileLimits; ifVersion: number | null },
+): Promise<(StoredFileInfo & { created: boolean }) | { conflict: true }>;
+export async function writeFile(
+  prisma: PrismaClient,
+  organizationId: string,
+  path: string,
+  content: Uint8Array,
+  options: { append: boolean; limits: FileLimits; ifVersion?: number | null },
+): Promise<(StoredFileInfo & { created: boolean }) | { conflict: true }> {
   const { limits } = options;
   const added = content.byteLength;
   return prisma.$transaction(
     async (tx) => {
       await tx.$executeRaw`INSERT INTO org_file_usage (organization_id, bytes) VALUES (${organizationId}, 0) ON CONFLICT (organization_id) DO NOTHING`;
       const [usage] = await tx.$queryRaw<Array<{ bytes: bigint }>>`SELECT bytes FROM org_file_usage WHERE organization_id = ${organizationId} FOR UPDATE`;
-      const existing = await tx.orgFile.findUnique({ where: { organizationId_path: { organizationId, path } }, select: { size: true } });
+      const existing = await tx.orgFile.findUnique({ where: { organizationId_path: { organizationId, path } }, select: { size: true, updatedAt: true } });
+      // Under the usage row's lock no other write of the organization's files runs: the check and the write are one.
+      if (options.ifVersion !== undefined && (existing ? existing.updatedAt.getTime() : null) !== options.ifVersion) return { conflict: true as const };
       const before = existing?.size ?? 0;
       const after = options.append ? before + added : added;
       if (after > limits.maxFileBytes) {
@@ -88,7 +111,8 @@ export async function writeFile(
           `the organization's files may hold at most ${formatBytes(limits.maxBytes)} (${limits.maxBytes} bytes): ${used} bytes are used and this write needs ${after - before} more`,
         );
       }
-      const now = new Date();
+      // The time of the write, and always later than the one before: updated_at is the file's version (fileVersion).
+      const now = new Date(Math.max(Date.now(), (existing?.updatedAt.getTime() ?? 0) + 1));
       if (existing && options.append) {
         await tx.$executeRaw`UPDATE org_files SET content = content || ${Buffer.from(content.buffer, content.byteOffset, content.byteLength)}, size = size + ${added}, updated_at = ${now} WHERE organization_id = ${organizationId} AND path = ${path}`;
       } else {
