@@ -2,10 +2,10 @@
 // esbuild, so neither needs a TypeScript loader at run time (`npm run build` runs both after
 // `next build`; `npm start` and bin/flowplane.mjs run it when their output is missing).
 //
-// server → dist/server/server.js and dist/server/sandbox-worker.js: src/server.ts and the sandbox
-//   worker entry, our code bundled, packages left to node_modules (they are the app's dependencies,
-//   and Next loads the same ones). The worker sits beside the server: pool-worker.ts finds it
-//   relative to its own module, which is the bundle. Prisma's query compiler goes beside them as
+// server → dist/server/server.js and its workers' entries (sandbox-worker.js, lease-worker.js,
+//   sqlite-worker.js), our code bundled, packages left to node_modules (they are the app's dependencies,
+//   and Next loads the same ones). The workers sit beside the server: pool-worker.ts and
+//   sqlite-host.ts find theirs relative to their own module, which is the bundle. Prisma's query compiler goes beside them as
 //   dist/server/prisma-query-compiler.wasm (prismaWasmFromFile, below).
 // pgdata → dist/pgdata-template: the embedded database's data directory, initialized and migrated
 //   (src/server/embedded-template.ts, compiled and run once): a new DATA_DIR starts as a copy of it
@@ -79,7 +79,12 @@ const prismaWasmFromFile = {
 async function buildServer() {
   await build({
     ...common,
-    entryPoints: { server: "src/server.ts", "sandbox-worker": "src/server/runtime/sandbox/sandbox-worker.ts", "lease-worker": "src/server/flow-runtime/lease-worker.ts" },
+    entryPoints: {
+      server: "src/server.ts",
+      "sandbox-worker": "src/server/runtime/sandbox/sandbox-worker.ts",
+      "lease-worker": "src/server/flow-runtime/lease-worker.ts",
+      "sqlite-worker": "src/server/runtime/sqlite/sqlite-worker.ts",
+    },
     outdir: "dist/server",
     plugins: [packagesExceptJson, prismaWasmFromFile],
     sourcemap: "linked",

@@ -10,7 +10,7 @@ import { setUpTestApp } from "@/test/set-up-test-app";
 import { joinAs, signUp } from "@/test/accounts";
 import { testCaller, type TestResponse } from "@/test/app";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
-import { fileUsage, listFiles, writeFile } from "./file-store";
+import { fileUsage, fileVersion, listFiles, writeFile } from "./file-store";
 
 const testApp = setUpTestApp({ FILES_MAX_BYTES: "4096", FILES_MAX_UPLOAD_BYTES: "1024" });
 const request = testApp.request;
@@ -203,6 +203,27 @@ describe("the quota under concurrency", () => {
     const [file] = await listFiles(testApp.app.db.prisma, user.organizationId);
     expect(file!.size).toBe(4000);
     expect(await fileUsage(testApp.app.db.prisma, user.organizationId)).toBe(4000);
+  });
+
+  it("writes only over the version it read (SQLite's write-back): the first of two wins, the other finds a conflict and nothing of it is kept", async () => {
+    const user = await signUp(request);
+    const prisma = testApp.app.db.prisma;
+    const limits = { maxBytes: 1 << 20, maxFileBytes: 1 << 20 };
+    expect(await fileVersion(prisma, user.organizationId, "db/x.db")).toBeNull();
+    // null: only if there is no such file yet.
+    const first = await writeFile(prisma, user.organizationId, "db/x.db", Buffer.from("one"), { append: false, limits, ifVersion: null });
+    expect("conflict" in first).toBe(false);
+    const v1 = await fileVersion(prisma, user.organizationId, "db/x.db");
+    expect(await writeFile(prisma, user.organizationId, "db/x.db", Buffer.from("again"), { append: false, limits, ifVersion: null })).toEqual({ conflict: true });
+    // Two writers that read v1: one lands, the other conflicts, whatever their timing (versions grow with every write, even in one millisecond).
+    const both = await Promise.all(["a", "b"].map((c) => writeFile(prisma, user.organizationId, "db/x.db", Buffer.from(c), { append: false, limits, ifVersion: v1 })));
+    expect(both.filter((r) => "conflict" in r)).toHaveLength(1);
+    const v2 = await fileVersion(prisma, user.organizationId, "db/x.db");
+    expect(v2).toBeGreaterThan(v1!);
+    const writes = await Promise.all(Array.from({ length: 5 }, () => writeFile(prisma, user.organizationId, "db/x.db", Buffer.from("z"), { append: false, limits })));
+    const versions = writes.map((w) => w.updatedAt.getTime()).sort((a, b) => a - b);
+    expect(new Set(versions).size).toBe(5);
+    expect(versions[0]).toBeGreaterThan(v2!);
   });
 });
 

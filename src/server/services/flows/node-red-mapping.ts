@@ -507,7 +507,14 @@ export function mapConfigNodes(registry: NodeRegistry, items: NrNode[], organiza
         ...(dropped.length > 0 ? [`not carried over: ${dropped.join(", ")}`] : []),
       ];
       if (paths.length > 0) warnings.push(`configuration node ${id} (${nrType}): ${notes[0]}`);
-      report.push(notes.length > 0 ? { node_id: nrId, type: nrType, support: "partial", reason: notes.join("; ") } : { node_id: nrId, type: nrType, support: "supported" });
+      // What the type itself says of the import (a database path taken relative to the organization's files).
+      const own = definition.nodeRed?.importNotes?.(props) ?? [];
+      for (const note of own) warnings.push(`configuration node ${id} (${nrType}): ${note}`);
+      report.push(
+        notes.length > 0
+          ? { node_id: nrId, type: nrType, support: "partial", reason: [...notes, ...own].join("; ") }
+          : { node_id: nrId, type: nrType, support: "supported", ...(own.length > 0 ? { reason: own.join("; ") } : {}) },
+      );
       planned.push({ id, nrId, type: definition.type, name, config, credentials, exists });
       continue;
     }
