@@ -157,6 +157,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   // Started on first use (a flow's sqlite node): an instance without SQLite flows holds no worker.
   const sqlite = new SqliteHost({
     files: orgFiles,
+    log: (err, message) => logger.warn({ err }, message),
     heapLimitBytes: env.SQLITE_MEMORY_BYTES,
     limits: {
       statementMs: env.SQLITE_STATEMENT_MS,

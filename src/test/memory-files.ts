@@ -38,7 +38,7 @@ export class MemoryFiles implements OrgFiles {
     const before = this.get(organizationId, path);
     const next = options.append && before ? Buffer.concat([before, content]) : Buffer.from(content);
     if (this.used(organizationId) - (before?.byteLength ?? 0) + next.byteLength > this.maxBytes) {
-      throw Object.assign(new Error(`the organization's files may hold at most ${this.maxBytes} bytes`), { name: "AppError" });
+      throw Object.assign(new Error(`the organization's files may hold at most ${this.maxBytes} bytes`), { name: "AppError", code: "FILES_QUOTA_EXCEEDED" });
     }
     this.files.set(this.key(organizationId, path), next);
     this.versions.set(this.key(organizationId, path), ++this.clock);

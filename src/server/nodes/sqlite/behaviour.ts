@@ -18,6 +18,8 @@ function bindable(value: unknown): SqliteValue {
 
 function paramsOf(value: unknown): SqliteParams {
   if (Array.isArray(value)) return value.map(bindable);
+  // node-sqlite3 binds a buffer or a date given as the parameters as one value, the first.
+  if (value instanceof Uint8Array || value instanceof Date) return [bindable(value)];
   const out: Record<string, SqliteValue> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = bindable(v);
   return out;

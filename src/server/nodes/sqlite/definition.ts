@@ -51,14 +51,17 @@ JSON functions, window functions, full-text search (FTS5), \`PRAGMA table_info(t
 - The database is one of the organization's files (see the **SQLite database** configuration),
   shared by every instance of the platform.
 - Loading extensions (\`msg.extension\`) is not offered: the message is an error and its query is
-  not run. \`ATTACH\`, \`DETACH\`, \`VACUUM INTO\` and PRAGMAs that reach past the database
-  (\`max_page_count\`, \`writable_schema\`, heap and cache sizes …) are refused (\`SQLITE_AUTH: not
+  not run. \`VACUUM\` works as a statement of its own. \`ATTACH\`, \`DETACH\`, \`VACUUM INTO\` and PRAGMAs that reach past the database
+  (\`max_page_count\`, \`page_size\`, \`writable_schema\`, heap and cache sizes …) are refused (\`SQLITE_AUTH: not
   authorized\`); \`table_info\`, \`index_list\`, \`foreign_keys\`, \`user_version\` and the other
   PRAGMAs that read the schema or set a connection's behaviour work.
 - A statement may run for at most \`SQLITE_STATEMENT_MS\` (5 seconds unless the platform sets
   more): past it, it is interrupted (\`SQLITE_INTERRUPT\`). A result may hold at most 32 MiB, a
   value 16 MiB, and the databases of an instance share \`SQLITE_MEMORY_BYTES\` (256 MiB):
-  \`SQLITE_TOOBIG\` and \`SQLITE_NOMEM\` past them. Use \`LIMIT\` for large tables.`;
+  \`SQLITE_TOOBIG\` and \`SQLITE_NOMEM\` past them. Use \`LIMIT\` for large tables. An
+  organization may hold 32 databases open on an instance.
+- Messages that arrive together run one after the other, in order; Node-RED's node-sqlite3 runs
+  them side by side, so there a CREATE and an INSERT sent at once may meet \`no such table\`.`;
 
 export const sqliteConfig = z.object({
   mydb: configNodeRef("sqlitedb", { title: "Database", description: "The SQLite database configuration" }),

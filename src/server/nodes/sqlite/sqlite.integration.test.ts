@@ -122,6 +122,7 @@ describe("sqlite as people's flows use it", () => {
     const res = await handleWebhookUrl(testApp.app, new Request(`http://app.test/hooks/${bob.slug}/peek${s}`));
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual([{ tables: 0 }]);
-    expect((await request("GET", "/files/code/node-red/sql.db", { token: bob.token })).status).toBe(404);
+    // Read-write-create made the file at first use, in Bob's files: a database of his own.
+    expect((await request("GET", "/files", { token: bob.token })).body.files).toEqual([expect.objectContaining({ path: "code/node-red/sql.db" })]);
   });
 });

@@ -26,9 +26,10 @@ None.
 - **Mode**: *Read-Write-Create* creates the database when its file does not exist (on the first
   change), *Read-Write* and *Read-Only* need the file to exist (\`SQLITE_CANTOPEN: unable to open
   database file\` otherwise); with *Read-Only* every change fails (\`SQLITE_READONLY\`).
-- Several SQLite nodes, in several flows and on several instances of the platform, may use one
-  database at once: every change is written to the file before the message that made it goes on,
-  and each query sees the changes written before it.
+- The SQLite nodes that name this configuration share one connection to the database on an
+  instance, as in Node-RED. Other configurations, flows on other instances, **file** nodes and
+  uploads may use the same file at once: every change is written to the file before the message
+  that made it goes on, and each query sees the changes written before it.
 
 ### Differences from Node-RED
 
@@ -40,7 +41,10 @@ None.
   suits the tables flows keep (readings, orders, logs), not a data warehouse.
 - A transaction begun with \`BEGIN\` in one message and ended in a later one keeps its changes
   from the file until \`COMMIT\`; a change to the file by someone else meanwhile (another
-  instance, an upload) rolls it back.`;
+  instance, an upload) rolls it back, and the next statement fails with \`SQLITE_ABORT\` saying so.
+- A \`:memory:\` database is lost if the instance's SQLite worker restarts (a statement that
+  stopped answering): the next statement fails with \`SQLITE_ABORT\` saying so, and the database
+  is empty again, as Node-RED's is after a restart.`;
 
 export const sqlitedbConfig = z
   .object({

@@ -40,7 +40,6 @@ const PRAGMAS = new Set([
   "module_list",
   "optimize",
   "page_count",
-  "page_size",
   "pragma_list",
   "quick_check",
   "recursive_triggers",
@@ -54,6 +53,20 @@ const PRAGMAS = new Set([
   "user_version",
 ]);
 
+/** PRAGMAs that only read, even with an argument (`table_info(t)`): they do not make a database changed. */
+const READING_PRAGMAS = new Set([
+  "foreign_key_check",
+  "foreign_key_list",
+  "index_info",
+  "index_list",
+  "index_xinfo",
+  "integrity_check",
+  "quick_check",
+  "table_info",
+  "table_list",
+  "table_xinfo",
+]);
+
 /** Authorizer actions that only read: anything else may change the database. */
 type Codes = Record<string, number>;
 
@@ -65,6 +78,10 @@ interface Held {
   deadline: number;
   /** Why the authorizer refused, for the error's message. */
   refused?: string;
+  /** The statement being prepared begins a transaction. */
+  begins: boolean;
+  /** The op is a plain VACUUM. */
+  vacuum: boolean;
   statementMs: number;
 }
 
@@ -115,17 +132,24 @@ export class SqliteEngine {
         }
       }
       const pageSize = Number(db.selectValue("PRAGMA page_size") ?? 4096);
-      db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor(limits.maxDatabaseBytes / pageSize))}`);
+      const pages = Math.max(1, Math.floor(limits.maxDatabaseBytes / pageSize));
+      // The database and its temporary tables (kept in memory) each within one file's size; a small
+      // page cache (the database is in memory already).
+      db.exec(`PRAGMA max_page_count = ${pages}; PRAGMA temp.max_page_count = ${pages}; PRAGMA cache_size = -1024`);
       capi.sqlite3_limit(db, capi.SQLITE_LIMIT_LENGTH, limits.maxValueBytes);
       capi.sqlite3_limit(db, capi.SQLITE_LIMIT_SQL_LENGTH, limits.maxValueBytes);
-      capi.sqlite3_limit(db, capi.SQLITE_LIMIT_ATTACHED, 0);
+      // VACUUM attaches one database of its own; a flow's ATTACH is refused by the authorizer.
+      capi.sqlite3_limit(db, capi.SQLITE_LIMIT_ATTACHED, 1);
+      // A database file may come from anywhere (an upload): no writes to its internals, no trust in its schema's functions.
+      capi.sqlite3_db_config(db, capi.SQLITE_DBCONFIG_DEFENSIVE, 1, 0);
+      capi.sqlite3_db_config(db, capi.SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, 0);
       // Read-only, for a database in memory too (SQLITE_READONLY: attempt to write a readonly database).
       if (mode === "RO") db.exec("PRAGMA query_only = ON");
     } catch (err) {
       db.close();
       return this.failureOf(undefined, err);
     }
-    const held: Held = { db, readonly: mode === "RO", dirty: false, deadline: Number.POSITIVE_INFINITY, statementMs: limits.statementMs };
+    const held: Held = { db, readonly: mode === "RO", dirty: false, begins: false, vacuum: false, deadline: Number.POSITIVE_INFINITY, statementMs: limits.statementMs };
     capi.sqlite3_progress_handler(db, 1000, () => (Date.now() > held.deadline ? 1 : 0), 0);
     capi.sqlite3_set_authorizer(db, (_user: number, action: number, a: string | number, b: string | number) => this.authorize(held, action, a, b), 0);
     this.held.set(key, held);
@@ -134,6 +158,11 @@ export class SqliteEngine {
 
   private authorize(held: Held, action: number, a: string | number, b: string | number): number {
     const c = this.codes;
+    // VACUUM attaches a temporary database of its own (its name is empty); only a statement that is VACUUM alone may.
+    if (action === c.SQLITE_ATTACH && a === "" && held.vacuum) {
+      held.dirty = true;
+      return 0;
+    }
     if (action === c.SQLITE_ATTACH || action === c.SQLITE_DETACH) {
       held.refused = "ATTACH, DETACH and VACUUM INTO are not offered: a database is one of the organization's files";
       return c.SQLITE_DENY!;
@@ -144,9 +173,10 @@ export class SqliteEngine {
         held.refused = `PRAGMA ${name} is not offered in the shared runtime`;
         return c.SQLITE_DENY!;
       }
-      if (b !== 0 && b !== null && b !== undefined) held.dirty = true;
+      if (b !== 0 && b !== null && b !== undefined && !READING_PRAGMAS.has(name)) held.dirty = true;
       return 0;
     }
+    if (action === c.SQLITE_TRANSACTION && a === "BEGIN") held.begins = true;
     if (action === c.SQLITE_FUNCTION && typeof b === "string" && b.toLowerCase() === "load_extension") {
       held.refused = "extensions are not offered in the shared runtime";
       return c.SQLITE_DENY!;
@@ -164,36 +194,61 @@ export class SqliteEngine {
 
   /**
    * Runs the ops in order (each stands alone: one failing does not stop the next). `bytes`: the
-   * database after them, when one may have changed it and no transaction is open.
+   * database after them, when one may have changed it and no transaction is open. The results may
+   * be fewer than the ops: a batch stops before an op that would open a transaction (or a script)
+   * after changes not yet written back, so they are written back first; the host runs the rest next.
    */
   run(key: string, ops: SqliteOp[], limits: SqliteLimits): { results: SqliteOpResult[]; bytes?: Uint8Array; inTransaction: boolean } {
     const held = this.held.get(key);
     if (!held) return { results: ops.map(() => ({ ok: false, error: failure("SQLITE_MISUSE", 21, "the database is not open") })), inTransaction: false };
     held.statementMs = limits.statementMs;
-    const results = ops.map((op) => this.runOne(held, op, limits));
+    const results: SqliteOpResult[] = [];
+    for (let i = 0; i < ops.length; i++) {
+      const committedChanges = i > 0 && held.dirty && this.capi.sqlite3_get_autocommit(held.db) !== 0;
+      const result = this.runOne(held, ops[i]!, limits, committedChanges);
+      if (result === "stop") break;
+      results.push(result);
+    }
     const inTransaction = this.capi.sqlite3_get_autocommit(held.db) === 0;
     if (!held.dirty || inTransaction || held.readonly) return { results, inTransaction };
+    // An export that fails (out of memory) fails the whole request: the host reloads, and nothing of it counts.
+    const bytes = this.capi.sqlite3_js_db_export(held.db);
     held.dirty = false;
-    return { results, bytes: this.capi.sqlite3_js_db_export(held.db), inTransaction };
+    return { results, bytes, inTransaction };
   }
 
-  private runOne(held: Held, op: SqliteOp, limits: SqliteLimits): SqliteOpResult {
+  /** The database's bytes as they are (a new database's first file). */
+  export(key: string): Uint8Array | undefined {
+    const held = this.held.get(key);
+    return held ? this.capi.sqlite3_js_db_export(held.db) : undefined;
+  }
+
+  private runOne(held: Held, op: SqliteOp, limits: SqliteLimits, committedChanges: boolean): SqliteOpResult | "stop" {
     held.refused = undefined;
+    held.begins = false;
+    held.vacuum = op.kind === "all" && /^\s*vacuum(\s+main)?\s*;?\s*$/i.test(op.sql);
     held.deadline = Date.now() + limits.statementMs;
     let stmt: PreparedStatement | undefined;
     try {
       if (op.kind === "exec") {
+        // A script may open a transaction: changes before it are written back first.
+        if (committedChanges) return "stop";
         held.db.exec(op.sql);
         return { ok: true, rows: [] };
       }
       stmt = held.db.prepare(op.sql);
+      if (committedChanges && held.begins) return "stop";
       const bound = this.bind(stmt, op.params);
       if (bound) return { ok: false, error: bound };
       const rows: Array<Record<string, unknown>> = [];
       let size = 0;
+      const perRow = 32;
       const names: string[] = [];
       for (let i = 0; i < stmt.columnCount; i++) names.push(stmt.getColumnName(i) ?? "");
+      // Each row carries its column names again when it is posted: they count.
+      const namesSize = names.reduce((n, name) => n + name.length, 0);
       while (stmt.step()) {
+        size += perRow + namesSize;
         const row: Record<string, unknown> = {};
         for (let i = 0; i < names.length; i++) {
           let value = stmt.get(i) as unknown;

@@ -155,4 +155,66 @@ describe("SQLite on the organization's files", () => {
     await db.release();
     await reader.release();
   });
+
+  it("writes back the changes before a BEGIN that arrives in the same batch, so an acknowledged insert is never held by a transaction", async () => {
+    const db = host.acquire(ref("split.db"));
+    await db.exec("CREATE TABLE t (x)");
+    // Queued together: the insert (autocommit), then a BEGIN and an insert inside it.
+    const inserted = db.all("INSERT INTO t VALUES (1)");
+    const begun = db.all("BEGIN");
+    const inside = db.all("INSERT INTO t VALUES (2)");
+    await Promise.all([inserted, begun, inside]);
+    const reader = other.acquire(ref("split.db"));
+    expect(await reader.all("SELECT x FROM t")).toEqual([{ x: 1 }]);
+    // The open transaction is rolled back when someone else changes the file: its next statement says so.
+    await reader.all("INSERT INTO t VALUES (3)");
+    const lost = await failure(db.all("INSERT INTO t VALUES (4)"));
+    expect(lost.code).toBe("SQLITE_ABORT");
+    expect(await db.all("SELECT x FROM t ORDER BY x")).toEqual([{ x: 1 }, { x: 3 }]);
+    await db.release();
+    await reader.release();
+  });
+
+  it("reads write nothing back (PRAGMA table_info included); VACUUM works; RWC creates the file at first use", async () => {
+    const db = host.acquire(ref("quiet.db"));
+    expect(files.get("org_a", "quiet.db")).toBeUndefined();
+    expect(await db.all("SELECT 1 AS one")).toEqual([{ one: 1 }]);
+    const created = await files.version("org_a", "quiet.db");
+    expect(created).not.toBeNull();
+    await db.exec("CREATE TABLE t (a INTEGER)");
+    const version = await files.version("org_a", "quiet.db");
+    await db.all("PRAGMA table_info(t)");
+    await db.all("SELECT * FROM t");
+    await db.all("PRAGMA integrity_check");
+    expect(await files.version("org_a", "quiet.db")).toBe(version);
+    expect(await db.all("VACUUM")).toEqual([]);
+    expect((await failure(db.all("PRAGMA page_size = 65536"))).code).toBe("SQLITE_AUTH");
+    await db.release();
+    expect((await failure(db.all("SELECT 1"))).code).toBe("SQLITE_MISUSE");
+  });
+
+  it("an organization may hold a bounded number of databases open on an instance; another organization is not affected", async () => {
+    const small = new SqliteHost({ files, limits, heapLimitBytes: 32 << 20, maxOpenPerOrganization: 2 });
+    try {
+      const a = small.acquire(ref("1.db", "RWC", "org_c"));
+      const b = small.acquire(ref("2.db", "RWC", "org_c"));
+      const c = small.acquire(ref("3.db", "RWC", "org_c"));
+      expect((await failure(c.all("SELECT 1"))).message).toContain("may have 2 databases open");
+      expect(await small.acquire(ref("1.db", "RWC", "org_d")).all("SELECT 1 AS one")).toEqual([{ one: 1 }]);
+      await a.release();
+      expect(await small.acquire(ref("3.db", "RWC", "org_c")).all("SELECT 2 AS two")).toEqual([{ two: 2 }]);
+      await b.release();
+    } finally {
+      await small.close();
+    }
+  });
+
+  it("counts a result's column names in its size (a long name on many rows is too big)", async () => {
+    const db = host.acquire(ref(null));
+    const name = "n".repeat(1000);
+    const f = await failure(db.all(`SELECT 1 AS "${name}" FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 2000) SELECT x FROM c)`));
+    expect(f.code).toBe("SQLITE_TOOBIG");
+    await db.release();
+  });
 });
+

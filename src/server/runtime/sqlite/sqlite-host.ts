@@ -28,6 +28,10 @@ export interface SqliteHostOptions {
   heapLimitBytes: number;
   /** The most statements run together before a write-back. */
   batchSize?: number;
+  /** Databases one organization may hold open on the instance (default 32). */
+  maxOpenPerOrganization?: number;
+  /** Where a storage failure's detail goes (the server's log); the flow sees a generic SQLITE_IOERR. */
+  log?: (err: unknown, message: string) => void;
 }
 
 /** A database as a node uses it: statements in, rows or node-sqlite3's error out. */
@@ -73,14 +77,18 @@ function workerEntry(): { url: URL; execArgv: string[] | undefined } {
 class WorkerLink {
   private worker: Worker | undefined;
   private ready: Promise<void> | undefined;
-  private readonly waiting = new Map<number, { resolve(reply: SqliteReply): void; reject(err: Error): void; timer: NodeJS.Timeout }>();
+  /** Requests posted and not answered, in the order the worker answers them. */
+  private readonly waiting: Array<{ id: number; hardMs: number; resolve(reply: SqliteReply): void; reject(err: Error): void }> = [];
+  private timer: NodeJS.Timeout | undefined;
   private nextId = 1;
   /** Bumped each time a worker goes: databases loaded in an earlier one must be loaded again. */
   generation = 0;
+  closed = false;
 
   constructor(private readonly heapLimitBytes: number) {}
 
   private start(): Promise<void> {
+    if (this.closed) return Promise.reject(sqliteError({ code: "SQLITE_MISUSE", errno: 21, message: "SQLITE_MISUSE: the SQLite databases of this instance are closed" }));
     if (this.ready) return this.ready;
     const { url, execArgv } = workerEntry();
     const worker = new Worker(url, {
@@ -99,15 +107,32 @@ class WorkerLink {
       worker.once("exit", (code) => failed(new Error(`the SQLite worker stopped (exit code ${code})`)));
       worker.on("message", (reply: SqliteReply | { t: "ready" }) => {
         if (reply.t === "ready") return resolve();
-        const entry = this.waiting.get(reply.id);
-        if (!entry) return;
-        this.waiting.delete(reply.id);
-        clearTimeout(entry.timer);
-        entry.resolve(reply);
-        if (this.waiting.size === 0) worker.unref();
+        const head = this.waiting[0];
+        if (!head || head.id !== reply.id) return;
+        this.waiting.shift();
+        this.armHead(worker);
+        head.resolve(reply);
+        if (this.waiting.length === 0) worker.unref();
       });
     });
     return this.ready;
+  }
+
+  /**
+   * Times the request at the head of the queue only (the worker answers one at a time, so one
+   * waiting behind others has not started): its statements' own limits interrupt them; this
+   * deadline is for a worker that stopped answering.
+   */
+  private armHead(worker: Worker): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const head = this.waiting[0];
+    if (!head) return;
+    this.timer = setTimeout(() => {
+      this.lost(worker, new Error("the SQLite worker did not answer in time and was restarted"));
+      void worker.terminate();
+    }, head.hardMs);
+    this.timer.unref();
   }
 
   private lost(worker: Worker, err: Error): void {
@@ -115,33 +140,27 @@ class WorkerLink {
     this.worker = undefined;
     this.ready = undefined;
     this.generation++;
-    const waiting = [...this.waiting.values()];
-    this.waiting.clear();
-    for (const entry of waiting) {
-      clearTimeout(entry.timer);
-      entry.reject(err);
-    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const entry of this.waiting.splice(0)) entry.reject(err);
   }
 
   async request<R extends SqliteReply>(request: WithoutId<SqliteRequest>, hardMs: number): Promise<R> {
     await this.start();
     const worker = this.worker!;
     const id = this.nextId++;
-    return new Promise<R>((resolve, reject) => {
-      // The statement's own limit interrupts it; this one is for a worker that stopped answering.
-      const timer = setTimeout(() => {
-        const err = new Error("the SQLite worker did not answer in time and was restarted");
-        this.lost(worker, err);
-        void worker.terminate();
-      }, hardMs);
-      timer.unref();
-      this.waiting.set(id, { resolve: resolve as (reply: SqliteReply) => void, reject, timer });
+    const reply = await new Promise<SqliteReply>((resolve, reject) => {
+      this.waiting.push({ id, hardMs, resolve, reject });
+      if (this.waiting.length === 1) this.armHead(worker);
       worker.ref();
       worker.postMessage({ ...request, id });
     });
+    if (reply.t === "failed") throw sqliteError(reply.error);
+    return reply as R;
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const worker = this.worker;
     if (!worker) return;
     this.lost(worker, new Error("the SQLite worker was closed"));
@@ -149,11 +168,27 @@ class WorkerLink {
   }
 }
 
+/** The file store's refusals a flow may read (past a size or a quota); anything else stays in the server's log. */
+function storageFailure(err: unknown, log: SqliteHostOptions["log"]): SqliteFailure {
+  const code = (err as { code?: unknown })?.code;
+  if (code === "PAYLOAD_TOO_LARGE" || code === "FILES_QUOTA_EXCEEDED") {
+    return { code: "SQLITE_FULL", errno: 13, message: `SQLITE_FULL: database or disk is full (${(err as Error).message})` };
+  }
+  log?.(err, "a SQLite database could not be read or written in the organization's files");
+  return { code: "SQLITE_IOERR", errno: 10, message: "SQLITE_IOERR: disk I/O error (the organization's files could not be reached; try again)" };
+}
+
+const aborted = (why: string): SqliteFailure => ({ code: "SQLITE_ABORT", errno: 4, message: `SQLITE_ABORT: ${why}` });
+
 class SharedDatabase {
   users = 0;
   /** The file's version loaded in the worker (null: no file yet), or undefined when nothing is loaded. */
   private version: number | null | undefined;
   private loadedIn = -1;
+  /** The file does not exist yet (RWC): it is written at the first batch, changed or not, as SQLite creates it at open. */
+  private create = false;
+  /** A transaction a statement began is open in the worker's copy. */
+  private inTransaction = false;
   private readonly queue: Pending[] = [];
   private running = false;
 
@@ -163,6 +198,10 @@ class SharedDatabase {
     private readonly link: WorkerLink,
     private readonly options: SqliteHostOptions,
   ) {}
+
+  get organizationId(): string {
+    return this.ref.organizationId;
+  }
 
   submit(op: SqliteOp): Promise<Array<Record<string, unknown>>> {
     return new Promise((resolve, reject) => {
@@ -177,9 +216,13 @@ class SharedDatabase {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.options.batchSize ?? 64);
         try {
-          await this.runBatch(batch);
+          const done = await this.runBatch(batch);
+          // The worker stopped before an op that opens a transaction: the rest goes first in the next batch.
+          if (done < batch.length) this.queue.unshift(...batch.slice(done));
         } catch (err) {
-          const error = err instanceof Error ? err : new Error(String(err));
+          const error = isSqliteError(err) ? err : sqliteError(storageFailure(err, this.options.log));
+          this.version = undefined;
+          this.inTransaction = false;
           for (const pending of batch) pending.reject(error);
         }
       }
@@ -192,27 +235,40 @@ class SharedDatabase {
     return this.options.limits.statementMs * 2 + 10_000;
   }
 
-  /** Loads the file into the worker when the loaded copy is not the file's current version; false: it cannot be opened. */
+  /**
+   * Loads the file into the worker when the loaded copy is not the file's current version; a
+   * failure when it cannot be opened, or when a transaction open on the old copy was lost.
+   */
   private async ensureLoaded(): Promise<SqliteFailure | undefined> {
     const { ref } = this;
     const fresh = this.loadedIn !== this.link.generation;
     if (ref.path === null) {
       if (!fresh) return undefined;
-      return this.load(null, null);
+      const lost = this.loadedIn !== -1;
+      const problem = await this.load(null, null);
+      // Node-RED's :memory: database lives as long as its connection: a restarted worker's is a new one, and says so.
+      if (!problem && lost) return aborted("the in-memory database was lost (the SQLite worker restarted) and is empty again");
+      return problem;
     }
     const files = this.options.files;
     if (!files) return { code: "SQLITE_CANTOPEN", errno: 14, message: "SQLITE_CANTOPEN: unable to open database file (the organization's files are not available in this runtime)" };
     if (!fresh && this.version !== undefined && (await files.version(ref.organizationId, ref.path)) === this.version) return undefined;
+    const wasInTransaction = this.inTransaction && !fresh;
     const file = await files.readVersioned(ref.organizationId, ref.path);
     if (!file && ref.mode !== "RWC") {
       this.version = undefined;
+      await this.close();
       return { code: "SQLITE_CANTOPEN", errno: 14, message: "SQLITE_CANTOPEN: unable to open database file" };
     }
-    return this.load(file?.content ?? null, file?.version ?? null);
+    const problem = await this.load(file?.content ?? null, file?.version ?? null);
+    this.create = !problem && !file;
+    if (!problem && wasInTransaction) return aborted("the transaction was rolled back: the database was changed elsewhere (another instance, an upload) while it was open");
+    return problem;
   }
 
   private async load(bytes: Uint8Array | null, version: number | null): Promise<SqliteFailure | undefined> {
     const generation = this.link.generation;
+    this.inTransaction = false;
     const reply = await this.link.request<Extract<SqliteReply, { t: "opened" }>>({ t: "open", key: this.key, bytes, mode: this.ref.mode, limits: this.options.limits }, this.hardMs);
     if (reply.error) {
       this.version = undefined;
@@ -223,46 +279,52 @@ class SharedDatabase {
     return undefined;
   }
 
-  private async runBatch(batch: Pending[]): Promise<void> {
+  /** Runs a batch; how many of its ops ran (the rest are run next). */
+  private async runBatch(batch: Pending[]): Promise<number> {
     const { ref } = this;
     for (let attempt = 0; ; attempt++) {
       const problem = await this.ensureLoaded();
       if (problem) {
         for (const pending of batch) pending.reject(sqliteError(problem));
-        return;
+        return batch.length;
       }
       const reply = await this.link.request<Extract<SqliteReply, { t: "ran" }>>(
         { t: "run", key: this.key, ops: batch.map((p) => p.op), limits: this.options.limits },
         this.options.limits.statementMs * batch.length + 10_000,
       );
-      if (reply.bytes && ref.path !== null && this.options.files) {
+      this.inTransaction = reply.inTransaction;
+      let bytes = reply.bytes;
+      if (!bytes && this.create && !reply.inTransaction && ref.mode === "RWC") {
+        bytes = (await this.link.request<Extract<SqliteReply, { t: "exported" }>>({ t: "export", key: this.key }, this.hardMs)).bytes;
+      }
+      if (bytes && ref.path !== null && this.options.files) {
         let written: number | false;
         try {
-          written = await this.options.files.replaceIf(ref.organizationId, ref.path, reply.bytes, this.version ?? null);
+          written = await this.options.files.replaceIf(ref.organizationId, ref.path, bytes, this.version ?? null);
         } catch (err) {
           // Past the organization's quota or a file's limit: nothing is kept, as a full disk in SQLite.
           this.version = undefined;
-          const reason = err instanceof Error ? err.message : String(err);
-          const full = sqliteError({ code: "SQLITE_FULL", errno: 13, message: `SQLITE_FULL: database or disk is full (${reason})` });
-          for (const pending of batch) pending.reject(full);
-          return;
+          const failure = sqliteError(storageFailure(err, this.options.log));
+          for (const pending of batch.slice(0, reply.results.length)) pending.reject(failure);
+          return reply.results.length;
         }
         if (written === false) {
           // Someone else wrote the file since it was loaded: run the batch again on theirs.
           this.version = undefined;
           if (attempt + 1 < CONFLICT_RETRIES) continue;
           const busy = sqliteError({ code: "SQLITE_BUSY", errno: 5, message: "SQLITE_BUSY: database is locked (it kept changing elsewhere while this ran)" });
-          for (const pending of batch) pending.reject(busy);
-          return;
+          for (const pending of batch.slice(0, reply.results.length)) pending.reject(busy);
+          return reply.results.length;
         }
         this.version = written;
+        this.create = false;
       }
       reply.results.forEach((result, i) => {
         const pending = batch[i]!;
         if (result.ok) pending.resolve(result.rows);
         else pending.reject(sqliteError(result.error));
       });
-      return;
+      return reply.results.length;
     }
   }
 
@@ -277,6 +339,11 @@ class SharedDatabase {
   }
 }
 
+function isSqliteError(err: unknown): err is Error & { code: string } {
+  const code = (err as { code?: unknown } | null)?.code;
+  return err instanceof Error && typeof code === "string" && code.startsWith("SQLITE_");
+}
+
 export class SqliteHost {
   private readonly link: WorkerLink;
   private readonly databases = new Map<string, SharedDatabase>();
@@ -289,20 +356,28 @@ export class SqliteHost {
     return this.options.limits;
   }
 
-  /** The database `ref` names, shared with the other users of the same file and mode on this instance. */
+  /**
+   * The database `ref` names as one connection: the users of one configuration node (of one
+   * revision, for :memory:) on this instance share it, as Node-RED's nodes share their sqlitedb's.
+   */
   acquire(ref: SqliteRef): SqliteDatabase {
-    const key = JSON.stringify(ref.path === null ? [ref.organizationId, "memory", ref.privateId] : [ref.organizationId, "file", ref.path, ref.mode]);
+    const key = JSON.stringify(ref.path === null ? [ref.organizationId, "memory", ref.privateId] : [ref.organizationId, "file", ref.path, ref.mode, ref.privateId]);
     let shared = this.databases.get(key);
     if (!shared) {
+      const open = [...this.databases.values()].filter((d) => d.organizationId === ref.organizationId).length;
+      const max = this.options.maxOpenPerOrganization ?? 32;
+      if (open >= max) return refused(sqliteError({ code: "SQLITE_CANTOPEN", errno: 14, message: `SQLITE_CANTOPEN: unable to open database file (an organization may have ${max} databases open on an instance)` }));
       shared = new SharedDatabase(key, ref, this.link, this.options);
       this.databases.set(key, shared);
     }
     shared.users++;
     const database = shared;
     let released = false;
+    const gone = () => Promise.reject(sqliteError({ code: "SQLITE_MISUSE", errno: 21, message: "SQLITE_MISUSE: the database was closed" }));
     return {
-      all: (sql, params) => database.submit({ kind: "all", sql, ...(params !== undefined ? { params } : {}) }),
+      all: (sql, params) => (released ? gone() : database.submit({ kind: "all", sql, ...(params !== undefined ? { params } : {}) })),
       exec: async (sql) => {
+        if (released) return gone();
         await database.submit({ kind: "exec", sql });
       },
       release: async () => {
@@ -320,4 +395,8 @@ export class SqliteHost {
     this.databases.clear();
     await this.link.close();
   }
+}
+
+function refused(error: Error): SqliteDatabase {
+  return { all: () => Promise.reject(error), exec: () => Promise.reject(error), release: async () => undefined };
 }

@@ -46,6 +46,7 @@ export interface SqliteLimits {
 export type SqliteRequest =
   | { t: "open"; id: number; key: string; bytes: Uint8Array | null; mode: SqliteMode; limits: SqliteLimits }
   | { t: "run"; id: number; key: string; ops: SqliteOp[]; limits: SqliteLimits }
+  | { t: "export"; id: number; key: string }
   | { t: "close"; id: number; key: string };
 
 export type SqliteReply =
@@ -59,4 +60,7 @@ export type SqliteReply =
       /** A transaction the ops began is still open: nothing is written back until it ends. */
       inTransaction: boolean;
     }
-  | { t: "closed"; id: number };
+  | { t: "exported"; id: number; bytes?: Uint8Array }
+  | { t: "closed"; id: number }
+  /** The request failed as a whole (out of memory in the worker, say): nothing of it counts. */
+  | { t: "failed"; id: number; error: SqliteFailure };

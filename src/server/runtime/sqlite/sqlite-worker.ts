@@ -16,25 +16,37 @@ const { default: init } = (await import("@sqlite.org/sqlite-wasm")) as unknown a
 const sqlite3 = await init({ print: () => {}, printErr: () => {} });
 const engine = new SqliteEngine(sqlite3, (workerData as { heapLimitBytes: number }).heapLimitBytes);
 
-port.on("message", (request: SqliteRequest) => {
-  let reply: SqliteReply;
+const transfer = (bytes: Uint8Array | undefined): ArrayBuffer[] => (bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : []);
+
+function answer(request: SqliteRequest): { reply: SqliteReply; transferList: ArrayBuffer[] } {
   switch (request.t) {
     case "open": {
       const error = engine.open(request.key, request.bytes, request.mode, request.limits);
-      reply = { t: "opened", id: request.id, ...(error ? { error } : {}) };
-      break;
+      return { reply: { t: "opened", id: request.id, ...(error ? { error } : {}) }, transferList: [] };
     }
     case "run": {
       const ran = engine.run(request.key, request.ops, request.limits);
-      reply = { t: "ran", id: request.id, ...ran };
-      port.postMessage(reply, ran.bytes ? [ran.bytes.buffer as ArrayBuffer] : []);
-      return;
+      return { reply: { t: "ran", id: request.id, ...ran }, transferList: transfer(ran.bytes) };
+    }
+    case "export": {
+      const bytes = engine.export(request.key);
+      return { reply: { t: "exported", id: request.id, ...(bytes ? { bytes } : {}) }, transferList: transfer(bytes) };
     }
     case "close":
       engine.close(request.key);
-      reply = { t: "closed", id: request.id };
-      break;
+      return { reply: { t: "closed", id: request.id }, transferList: [] };
   }
-  port.postMessage(reply);
+}
+
+port.on("message", (request: SqliteRequest) => {
+  let answered: { reply: SqliteReply; transferList: ArrayBuffer[] };
+  try {
+    answered = answer(request);
+  } catch (err) {
+    // Out of memory exporting a database, say: the request fails whole, the worker goes on.
+    const text = err instanceof Error ? err.message : String(err);
+    answered = { reply: { t: "failed", id: request.id, error: { code: "SQLITE_NOMEM", errno: 7, message: `SQLITE_NOMEM: ${text.slice(0, 200)}` } }, transferList: [] };
+  }
+  port.postMessage(answered.reply, answered.transferList);
 });
 port.postMessage({ t: "ready" });
