@@ -14,6 +14,8 @@ export interface JsonSchema {
   title?: string;
   description?: string;
   enum?: unknown[];
+  /** Words for an enum's values (Node-RED's option labels: "Fixed Statement" for `fixed`), from `.meta({ enumLabels })`. */
+  enumLabels?: Record<string, string>;
   const?: unknown;
   default?: unknown;
   anyOf?: JsonSchema[];
@@ -173,7 +175,7 @@ function ScalarField({
           {nullable ? <option value="">(none)</option> : null}
           {schema.enum.map((o) => (
             <option key={String(o)} value={String(o)}>
-              {String(o)}
+              {schema.enumLabels?.[String(o)] ?? String(o)}
             </option>
           ))}
         </select>

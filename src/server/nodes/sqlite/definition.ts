@@ -68,7 +68,11 @@ export const sqliteConfig = z.object({
   sqlquery: z
     .enum(SQL_QUERY_MODES)
     .default("msg.topic")
-    .meta({ title: "SQL Query", description: "Via msg.topic, Fixed Statement, Prepared Statement (msg.params), or Batch without response (msg.topic)" }),
+    .meta({
+      title: "SQL Query",
+      description: "Where the SQL comes from",
+      enumLabels: { "msg.topic": "Via msg.topic", fixed: "Fixed Statement", prepared: "Prepared Statement (msg.params)", batch: "Batch without response (msg.topic)" },
+    }),
   sql: z.string().max(100_000).default("").meta({ title: "SQL Statement", description: "The statement of a Fixed or Prepared Statement" }),
 });
 export type SqliteConfig = z.infer<typeof sqliteConfig>;

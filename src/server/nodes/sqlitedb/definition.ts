@@ -48,11 +48,11 @@ None.
 
 export const sqlitedbConfig = z
   .object({
-    db: z.string().trim().min(1).max(1024).meta({ title: "Database", description: "A path inside the organization's files (data/plant.db), or :memory:" }),
+    db: z.string().trim().min(1).max(1024).default("sqlite.db").meta({ title: "Database", description: "A path inside the organization's files (data/plant.db), or :memory:" }),
     mode: z
       .enum(["RWC", "RW", "RO"])
       .default("RWC")
-      .meta({ title: "Mode", description: "RWC: read, write and create; RW: read and write an existing database; RO: read only" }),
+      .meta({ title: "Mode", description: "Read-Write and Read-Only need the database to exist", enumLabels: { RWC: "Read-Write-Create", RW: "Read-Write", RO: "Read-Only" } }),
   })
   .superRefine((c, ctx) => {
     if (c.db === MEMORY_DATABASE) return;
