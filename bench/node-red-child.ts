@@ -8,7 +8,7 @@
  * completion message at the Nth; the recorder stores t1. Both marks go through a `bench` object
  * handed to the runtime in `functionGlobalContext` (read with `global.get("bench")`).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -17,13 +17,15 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { startRssSampler } from "./lib/rss";
 import { LINK_CALLS } from "./lib/link-calls";
 import { comparedNodeRedDir } from "./node-red";
+import { SQLITE_INSERT_CODE, sqliteSetup } from "./lib/sqlite-bench";
 
 /**
  * switch / no-switch: the ANCHORS.md chain. flow-set / flow-increment (benchmark 4c): the no-switch
  * chain with a function node between the generator and the change node that writes flow context on
  * every message, with Node-RED's default (in-memory) context store.
  */
-export type NodeRedScenario = "switch" | "no-switch" | "sequence" | "link-call" | "flow-set" | "flow-increment";
+export type NodeRedScenario = "switch" | "no-switch" | "sequence" | "link-call" | "flow-set" | "flow-increment" | "sqlite-insert";
+
 
 /** Node-RED has no flow.increment: the same count with get and set. */
 const CONTEXT_CODE: Record<"flow-set" | "flow-increment", string> = {
@@ -92,12 +94,19 @@ function flowFor(scenario: NodeRedScenario, n: number, run: string) {
   const flow: Array<Record<string, unknown>> = [
     { id: "tab", type: "tab", label: "bench", disabled: false, info: "" },
     { id: "inj", type: "inject", z: "tab", name: "", props: [{ p: "payload" }], repeat: "", crontab: "", once: false, onceDelay: 0.1, topic: "", payload: JSON.stringify({ n, run }), payloadType: "json", x: 100, y: 100, wires: [["gen"]] },
-    fn("gen", GENERATOR, [[scenario === "flow-set" || scenario === "flow-increment" ? "ctx" : "chg"]]),
+    fn("gen", GENERATOR, [[scenario === "flow-set" || scenario === "flow-increment" ? "ctx" : scenario === "sqlite-insert" ? "pre" : "chg"]]),
     { id: "chg", type: "change", z: "tab", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "seq", tot: "msg" }], action: "", property: "", from: "", to: "", reg: false, x: 100, y: 100, wires: [[afterChange]] },
     fn("cnt", counter(n), [["rec"]]),
     fn("rec", RECORDER, []),
   ];
   if (scenario === "flow-set" || scenario === "flow-increment") flow.push(fn("ctx", CONTEXT_CODE[scenario], [["chg"]]));
+  if (scenario === "sqlite-insert") {
+    flow.push(
+      fn("pre", SQLITE_INSERT_CODE, [["sql"]]),
+      { id: "db", type: "sqlitedb", db: "bench.db", mode: "RWC" },
+      { id: "sql", type: "sqlite", z: "tab", name: "", mydb: "db", sqlquery: "msg.topic", sql: "", x: 100, y: 100, wires: [["chg"]] },
+    );
+  }
   if (scenario === "link-call") {
     // chg → call1 → … → callK → counter; callk calls lik → change (set hopk) → link out (return).
     const chg = flow.find((n) => n.id === "chg")!;
@@ -152,7 +161,9 @@ async function main() {
   const scenario = scenarioArg as NodeRedScenario;
   const n = Number(nArg);
   const limitMs = Number(limitArg ?? 60_000);
-  if (!["switch", "no-switch", "sequence", "link-call", "flow-set", "flow-increment"].includes(scenario) || !Number.isInteger(n) || n <= 0) throw new Error("usage: node-red-child.ts <switch|no-switch|sequence|link-call|flow-set|flow-increment> <N> [time limit ms]");
+  if (!["switch", "no-switch", "sequence", "link-call", "flow-set", "flow-increment", "sqlite-insert"].includes(scenario) || !Number.isInteger(n) || n <= 0) {
+    throw new Error("usage: node-red-child.ts <switch|no-switch|sequence|link-call|flow-set|flow-increment|sqlite-insert> <N> [time limit ms]");
+  }
 
   const require = createRequire(path.join(NODE_RED_DIR, "package.json"));
   const RED = require("node-red") as NodeRedModule;
@@ -182,6 +193,21 @@ async function main() {
   const userDir = mkdtempSync(path.join(os.tmpdir(), "bench-node-red-"));
   try {
     writeFileSync(path.join(userDir, "flows.json"), JSON.stringify(scenario === "sequence" ? sequenceFlow(n, run) : flowFor(scenario, n, run)));
+    if (scenario === "sqlite-insert") {
+      // The table (and its preload), made with the node's own sqlite3 before Node-RED starts; the
+      // database file is relative to Node-RED's working directory, as the node opens it.
+      process.chdir(userDir);
+      // node-red-node-sqlite, installed beside Node-RED 5.0 (bench/node-red-5), as a package of the user directory.
+      const contrib = path.join(NODE_RED_DIR, "node_modules", "node-red-node-sqlite");
+      mkdirSync(path.join(userDir, "node_modules"), { recursive: true });
+      symlinkSync(contrib, path.join(userDir, "node_modules", "node-red-node-sqlite"), "dir");
+      const contribVersion = (JSON.parse(readFileSync(path.join(contrib, "package.json"), "utf8")) as { version: string }).version;
+      writeFileSync(path.join(userDir, "package.json"), JSON.stringify({ name: "bench", version: "0.0.0", dependencies: { "node-red-node-sqlite": contribVersion } }));
+      const sqlite3 = require("sqlite3") as { Database: new (file: string) => { exec(sql: string, cb: (err: Error | null) => void): void; close(cb: () => void): void } };
+      const db = new sqlite3.Database(path.join(userDir, "bench.db"));
+      await new Promise<void>((resolve, reject) => db.exec(sqliteSetup(), (err) => (err ? reject(err) : resolve())));
+      await new Promise<void>((resolve) => db.close(resolve));
+    }
     const server = http.createServer();
     RED.init(server, {
       userDir,

@@ -1,0 +1,190 @@
+/**
+ * Benchmark 4e in a fresh process, ours: inject → function (generate N) → function (msg.topic = an
+ * INSERT, msg.payload = [seq]) → sqlite → change → counter, on a database that is one of the
+ * organization's files (runtime/sqlite/sqlite-host.ts: SQLite in a worker thread, the database
+ * written back to the file after each batch of statements). Usage: sqlite-child.ts <N> <time limit
+ * ms>; the database is DATABASE_URL when set, else embedded PGlite. The result goes to the parent
+ * over IPC.
+ */
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { createTestApp, restClient } from "@/test/app";
+import { signUp } from "@/test/accounts";
+import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
+import type { NodeFactory, OrgFiles } from "@/server/runtime/types";
+import { createNodeRegistry } from "@/server/nodes/registry";
+import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
+import { SqliteHost } from "@/server/runtime/sqlite/sqlite-host";
+import { fileVersion, readFile, writeFile } from "@/server/services/files/file-store";
+import { startRssSampler } from "./lib/rss";
+import { SQLITE_INSERT_CODE, sqliteSetup } from "./lib/sqlite-bench";
+
+export interface SqliteBenchResult {
+  type: "result";
+  backend: string;
+  n: number;
+  arrived: number;
+  complete: boolean;
+  ms: number;
+  msgPerSec: number;
+  cpuMs: number;
+  /** Write-backs of the database to the organization's files, and the bytes they wrote. */
+  writeBacks: number;
+  bytesWritten: number;
+  /** The database's size at the end, and the rows it holds. */
+  fileBytes: number;
+  rows: number;
+  idleRss: number;
+  peakRss: number;
+}
+
+const GENERATOR = `
+const n = msg.payload.n;
+let i = 0;
+function batch() {
+  const end = Math.min(i + 1000, n);
+  for (; i < end; i++) node.send({ payload: i, seq: i, parity: i & 1 });
+  if (i < n) setTimeout(batch, 0);
+}
+batch();
+return null;`;
+
+async function main() {
+  const [nArg, limitArg] = process.argv.slice(2);
+  const n = Number(nArg);
+  const limitMs = Number(limitArg ?? 60_000);
+  if (!Number.isInteger(n) || n <= 0) throw new Error("usage: sqlite-child.ts <N> [time limit ms]");
+
+  const app = await createTestApp({ RATE_LIMIT_REGISTER_PER_IP: "1000", BCRYPT_COST: "4" });
+  const request = restClient(app);
+  const owner = await signUp(request);
+  const created = await request("POST", "/flows", { token: owner.accessToken, body: { name: "sqlite bench" } });
+  if (created.status !== 201) throw new Error(`flow: ${created.status} ${created.text}`);
+  const flowId = created.body.flow.id as string;
+
+  // The organization's files as compose.ts builds them, counting the write-backs.
+  const prisma = app.db.prisma;
+  const limits = { maxBytes: app.config.env.FILES_MAX_BYTES, maxFileBytes: app.config.env.FILES_MAX_UPLOAD_BYTES };
+  let writeBacks = 0;
+  let bytesWritten = 0;
+  const files: OrgFiles = {
+    read: async (org, path) => (await readFile(prisma, org, path))?.content ?? null,
+    write: async (org, path, content, { append }) => void (await writeFile(prisma, org, path, content, { append, limits })),
+    delete: async () => false,
+    version: (org, path) => fileVersion(prisma, org, path),
+    readVersioned: async (org, path) => {
+      const file = await readFile(prisma, org, path);
+      return file ? { content: file.content, version: file.updatedAt.getTime() } : null;
+    },
+    replaceIf: async (org, path, content, expected) => {
+      writeBacks++;
+      bytesWritten += content.byteLength;
+      const written = await writeFile(prisma, org, path, content, { append: false, limits, ifVersion: expected });
+      return "conflict" in written ? false : written.updatedAt.getTime();
+    },
+  };
+  const sqlite = new SqliteHost({
+    files,
+    heapLimitBytes: app.config.env.SQLITE_MEMORY_BYTES,
+    limits: { statementMs: 5000, maxDatabaseBytes: limits.maxFileBytes, maxValueBytes: 16 << 20, maxResultBytes: 32 << 20 },
+  });
+  // The table and its preload (the same as Node-RED's), before the run.
+  const setup = sqlite.acquire({ organizationId: owner.organizationId, path: "bench.db", privateId: "setup", mode: "RWC" });
+  await setup.exec(sqliteSetup());
+  await setup.release();
+
+  let arrived = 0;
+  let lastArrival = 0;
+  let finish: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const counter: NodeFactory = () => ({
+    input(_msg, _send, done) {
+      if (++arrived === n) {
+        lastArrival = performance.now();
+        finish();
+      }
+      done();
+    },
+  });
+  const registry = createNodeRegistry();
+  const pool = new SandboxPool();
+  const errors: string[] = [];
+  const engine = new FlowEngine({
+    types: registry.runtimeTypes({ counter: { behaviour: counter, outputs: () => 0 } }),
+    services: { sandboxes: pool, files, sqlite },
+    callbacks: { onFlowState: () => undefined, onNodeStatus: () => undefined, onDebug: () => undefined, onNodeError: (e) => errors.push(e.error) },
+  });
+  const node = (id: string, type: string, config: Record<string, unknown>) => ({ id, type, name: "", config: registry.get(type)!.configSchema.parse(config) as Record<string, unknown> });
+  const spec: FlowSpec = {
+    flowId,
+    organizationId: owner.organizationId,
+    organizationSlug: "bench",
+    revision: 1,
+    configNodes: { db: { id: "db", type: "sqlitedb", name: "bench", revision: 1, config: { db: "bench.db", mode: "RWC" }, sealed_credentials: {} } },
+    nodes: [
+      node("inj", "inject", { payload_type: "json", payload: "{}" }),
+      node("gen", "function", { code: GENERATOR }),
+      node("pre", "function", { code: SQLITE_INSERT_CODE }),
+      node("sql", "sqlite", { mydb: "db", sqlquery: "msg.topic" }),
+      node("chg", "change", { rules: [{ t: "set", p: "payload", to: "seq", to_type: "msg" }] }),
+      { id: "cnt", type: "counter", name: "", config: {} },
+    ],
+    connections: [
+      { source: "inj", target: "gen", source_port: 0 },
+      { source: "gen", target: "pre", source_port: 0 },
+      { source: "pre", target: "sql", source_port: 0 },
+      { source: "sql", target: "chg", source_port: 0 },
+      { source: "chg", target: "cnt", source_port: 0 },
+    ],
+  };
+  if ((await engine.deploy(spec)) !== "running") throw new Error(`the bench flow did not start: ${errors.join("; ")}`);
+  await nextTurn();
+
+  const rss = startRssSampler();
+  writeBacks = 0;
+  bytesWritten = 0;
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const timeout = new Promise<void>((resolve) => setTimeout(resolve, limitMs).unref());
+  engine.inject(flowId, "inj", { payload: { n } });
+  await Promise.race([finished, timeout]);
+  const cpu = process.cpuUsage(cpu0);
+  const { idleRss, peakRss } = rss.stop();
+  const complete = arrived >= n;
+  const ms = (complete ? lastArrival : performance.now()) - t0;
+  if (errors.length > 0) throw new Error(`node errors: ${JSON.stringify(errors.slice(0, 3))}`);
+  const check = sqlite.acquire({ organizationId: owner.organizationId, path: "bench.db", privateId: "check", mode: "RO" });
+  const [counted] = (await check.all("SELECT count(v) AS rows FROM readings")) as Array<{ rows: number }>;
+  await check.release();
+  const file = await readFile(prisma, owner.organizationId, "bench.db");
+  const result: SqliteBenchResult = {
+    type: "result",
+    backend: app.db.kind,
+    n,
+    arrived,
+    complete,
+    ms,
+    msgPerSec: complete ? n / (ms / 1000) : Number.NaN,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    writeBacks,
+    bytesWritten,
+    fileBytes: file?.size ?? 0,
+    rows: counted?.rows ?? 0,
+    idleRss,
+    peakRss,
+  };
+  process.send?.(result);
+  await Promise.race([
+    engine.close().then(async () => {
+      await sqlite.close();
+      await pool.close();
+      await app.close();
+    }),
+    new Promise((resolve) => setTimeout(resolve, 10_000).unref()),
+  ]);
+  process.exit(0);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
