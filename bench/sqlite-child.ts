@@ -112,6 +112,10 @@ async function main() {
     types: registry.runtimeTypes({ counter: { behaviour: counter, outputs: () => 0 } }),
     services: { sandboxes: pool, files, sqlite },
     callbacks: { onFlowState: () => undefined, onNodeStatus: () => undefined, onDebug: () => undefined, onNodeError: (e) => errors.push(e.error) },
+    configSchemaOf: (type) => {
+      const definition = registry.get(type);
+      return definition?.kind === "config" ? definition.configSchema : undefined;
+    },
   });
   const node = (id: string, type: string, config: Record<string, unknown>) => ({ id, type, name: "", config: registry.get(type)!.configSchema.parse(config) as Record<string, unknown> });
   const spec: FlowSpec = {

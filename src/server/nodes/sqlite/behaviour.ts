@@ -66,70 +66,68 @@ export const sqliteBehaviour = defineBehaviour(sqliteNode, (ctx, c) => {
     ctx.log.error(text, msg);
     ctx.status({ fill: "red", shape: "dot", text: status });
   };
+  const nothing = async () => () => undefined;
 
-  async function query(msg: Message, send: Send): Promise<void> {
-    if (!database) {
-      if (problem) ctx.log.error(`failed to open ${name}: ${problem}`, msg);
-      return;
-    }
-    const run = async (work: () => Promise<Array<Record<string, unknown>>>) => {
-      let rows: Array<Record<string, unknown>>;
-      try {
-        rows = await work();
-      } catch (err) {
-        ctx.log.error(err, msg);
-        return;
-      }
-      msg.payload = withBuffers(rows);
-      send(msg);
-    };
+  /**
+   * Starts the message's statement now (the database runs statements in the order they come, and
+   * those that come together are written back together), and gives what to do once it is the
+   * message's turn: send it with its rows, or report its error. Checks that fail are reported in
+   * turn as well.
+   */
+  function start(msg: Message, send: Send): Promise<() => void> {
+    if (!database) return Promise.resolve(() => (problem ? ctx.log.error(`failed to open ${name}: ${problem}`, msg) : undefined));
+    const db = database;
+    const run = (work: Promise<Array<Record<string, unknown>>>) =>
+      work.then(
+        (rows) => () => {
+          msg.payload = withBuffers(rows);
+          send(msg);
+        },
+        (err: unknown) => () => ctx.log.error(err, msg),
+      );
     const sql = c.sql;
     switch (c.sqlquery) {
       case "msg.topic": {
-        if (typeof msg.topic !== "string") return fail("msg.topic : the query is not defined as a string", "msg.topic error", msg);
-        if (msg.topic.length === 0) return;
+        if (typeof msg.topic !== "string") return Promise.resolve(() => fail("msg.topic : the query is not defined as a string", "msg.topic error", msg));
+        if (msg.topic.length === 0) return nothing();
         const topic = msg.topic;
         // node-red-node-sqlite binds the payload only when it has as many values as the SQL has "$".
         const bind = Array.isArray(msg.payload) && msg.payload.length === topic.split("$").length - 1 ? paramsOf(msg.payload) : [];
-        return run(() => database.all(topic, bind));
+        return run(db.all(topic, bind));
       }
       case "batch": {
-        if (typeof msg.topic !== "string") return fail("msg.topic : the query is not defined as string", "msg.topic error", msg);
-        if (msg.topic.length === 0) return;
-        const topic = msg.topic;
-        return run(async () => {
-          await database.exec(topic);
-          return [];
-        });
+        if (typeof msg.topic !== "string") return Promise.resolve(() => fail("msg.topic : the query is not defined as string", "msg.topic error", msg));
+        if (msg.topic.length === 0) return nothing();
+        return run(db.exec(msg.topic).then(() => []));
       }
       case "fixed":
         // An empty statement does nothing (node-red-node-sqlite's "not set up" error is for none at all).
-        if (sql.length === 0) return;
-        return run(() => database.all(sql, []));
+        if (sql.length === 0) return nothing();
+        return run(db.all(sql, []));
       case "prepared": {
         const params = msg.params;
         if (params !== undefined && typeof params === "object") {
-          if (sql.length === 0) return;
-          return run(() => database.all(sql, params === null ? [null] : paramsOf(params)));
+          if (sql.length === 0) return nothing();
+          return run(db.all(sql, params === null ? [null] : paramsOf(params)));
         }
-        if (sql.length === 0) fail("Prepared statement config not set up", "Prepared statement not set up", msg);
-        if (params === undefined) fail("msg.params not passed", "msg.params not defined");
-        else if (typeof params !== "object") fail("msg.params not an object", "msg.params not an object");
-        return;
+        return Promise.resolve(() => {
+          if (sql.length === 0) fail("Prepared statement config not set up", "Prepared statement not set up", msg);
+          if (params === undefined) fail("msg.params not passed", "msg.params not defined");
+          else if (typeof params !== "object") fail("msg.params not an object", "msg.params not an object");
+        });
       }
     }
   }
 
-  // One message at a time, in order, as node-sqlite3's queue runs a connection's statements.
+  // Messages leave in the order they came, as node-sqlite3's queue answers a connection's statements.
   let queue: Promise<void> = Promise.resolve();
   return {
     input(msg, send, done): Promise<typeof DONE_LATER> {
+      const outcome = Object.prototype.hasOwnProperty.call(msg, "extension")
+        ? Promise.resolve(() => ctx.log.error("SQLite extensions (msg.extension) are not loaded in the shared runtime", msg))
+        : start(msg, send);
       const run = queue.then(async () => {
-        if (Object.prototype.hasOwnProperty.call(msg, "extension")) {
-          ctx.log.error("SQLite extensions (msg.extension) are not loaded in the shared runtime", msg);
-        } else {
-          await query(msg, send);
-        }
+        (await outcome)();
         done();
       });
       queue = run.catch(() => undefined);

@@ -203,11 +203,17 @@ export class SqliteEngine {
     if (!held) return { results: ops.map(() => ({ ok: false, error: failure("SQLITE_MISUSE", 21, "the database is not open") })), inTransaction: false };
     held.statementMs = limits.statementMs;
     const results: SqliteOpResult[] = [];
+    let resultBytes = 0;
+    const started = Date.now();
     for (let i = 0; i < ops.length; i++) {
+      // The rows of one reply stay within one result's bound, and a batch within one statement's
+      // time (so the host's deadline for a reply is short): the rest of the batch runs next.
+      if (i > 0 && (resultBytes > limits.maxResultBytes || Date.now() - started > limits.statementMs)) break;
       const committedChanges = i > 0 && held.dirty && this.capi.sqlite3_get_autocommit(held.db) !== 0;
       const result = this.runOne(held, ops[i]!, limits, committedChanges);
       if (result === "stop") break;
       results.push(result);
+      if (result.ok) resultBytes += result.size;
     }
     const inTransaction = this.capi.sqlite3_get_autocommit(held.db) === 0;
     if (!held.dirty || inTransaction || held.readonly) return { results, inTransaction };
@@ -234,7 +240,7 @@ export class SqliteEngine {
         // A script may open a transaction: changes before it are written back first.
         if (committedChanges) return "stop";
         held.db.exec(op.sql);
-        return { ok: true, rows: [] };
+        return { ok: true, rows: [], size: 0 };
       }
       stmt = held.db.prepare(op.sql);
       if (committedChanges && held.begins) return "stop";
@@ -262,7 +268,7 @@ export class SqliteEngine {
           return { ok: false, error: failure("SQLITE_TOOBIG", 18, `the result holds more than ${limits.maxResultBytes} bytes: select fewer rows or columns (LIMIT)`) };
         }
       }
-      return { ok: true, rows };
+      return { ok: true, rows, size };
     } catch (err) {
       return { ok: false, error: this.failureOf(held, err) };
     } finally {

@@ -216,5 +216,13 @@ describe("SQLite on the organization's files", () => {
     expect(f.code).toBe("SQLITE_TOOBIG");
     await db.release();
   });
+
+  it("statements queued together whose rows would exceed one result's bound are answered in turns, all of them", async () => {
+    const db = host.acquire(ref(null));
+    const big = "SELECT randomblob(300000) AS b";
+    const answers = await Promise.all([db.all(big), db.all(big), db.all(big)]);
+    expect(answers.map((rows) => (rows[0]!.b as Uint8Array).byteLength)).toEqual([300000, 300000, 300000]);
+    await db.release();
+  });
 });
 

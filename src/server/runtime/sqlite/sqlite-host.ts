@@ -26,7 +26,7 @@ export interface SqliteHostOptions {
   limits: SqliteLimits;
   /** The heap of all databases of the worker together. */
   heapLimitBytes: number;
-  /** The most statements run together before a write-back. */
+  /** The most statements run together before a write-back (default 1024; a batch's rows stay within one result's bound). */
   batchSize?: number;
   /** Databases one organization may hold open on the instance (default 32). */
   maxOpenPerOrganization?: number;
@@ -214,7 +214,9 @@ class SharedDatabase {
     this.running = true;
     try {
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.options.batchSize ?? 64);
+        // Everything waiting goes in one batch (up to batchSize), so one write-back carries many
+        // changes: the longer a write-back takes (a large database), the more wait for the next.
+        const batch = this.queue.splice(0, this.options.batchSize ?? 1024);
         try {
           const done = await this.runBatch(batch);
           // The worker stopped before an op that opens a transaction: the rest goes first in the next batch.
@@ -290,7 +292,8 @@ class SharedDatabase {
       }
       const reply = await this.link.request<Extract<SqliteReply, { t: "ran" }>>(
         { t: "run", key: this.key, ops: batch.map((p) => p.op), limits: this.options.limits },
-        this.options.limits.statementMs * batch.length + 10_000,
+        // A batch stops after one statement's time (the worker's rule), whose own limit interrupts it: two, and a margin.
+        this.hardMs,
       );
       this.inTransaction = reply.inTransaction;
       let bytes = reply.bytes;

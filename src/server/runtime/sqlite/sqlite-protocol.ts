@@ -30,7 +30,8 @@ export interface SqliteFailure {
   errno: number;
 }
 
-export type SqliteOpResult = { ok: true; rows: Array<Record<string, unknown>> } | { ok: false; error: SqliteFailure };
+/** `size`: the rows' size as the result's bound counts it. */
+export type SqliteOpResult = { ok: true; rows: Array<Record<string, unknown>>; size: number } | { ok: false; error: SqliteFailure };
 
 export interface SqliteLimits {
   /** How long one statement may run (a progress handler interrupts it). */
