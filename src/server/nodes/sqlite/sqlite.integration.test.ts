@@ -125,4 +125,86 @@ describe("sqlite as people's flows use it", () => {
     // Read-write-create made the file at first use, in Bob's files: a database of his own.
     expect((await request("GET", "/files", { token: bob.token })).body.files).toEqual([expect.objectContaining({ path: "code/node-red/sql.db" })]);
   });
+
+  it("FlowFuse's Store and Forward blueprint buffers readings: its table made at deploy, its prepared insert of a stringified JSONata payload, its unsent records read back", async () => {
+    const s = `${Date.now().toString(36)}sf`;
+    const z = `tab${s}`;
+    // The blueprint's nodes as its flow.json has them (getting-started/store-and-forward), the
+    // simulated sensor not repeating (the test injects it), and an http-in to read the buffer.
+    const flows: NrNode[] = [
+      { id: z, type: "tab", label: "Store and Forward" },
+      { id: `db${s}`, type: "sqlitedb", db: "sqlite", mode: "RWC" },
+      { id: `deploy${s}`, type: "inject", z, name: "Trigger on deploy", props: [], repeat: "", crontab: "", once: true, onceDelay: 0.1, topic: "", wires: [[`create${s}`]] },
+      {
+        id: `create${s}`,
+        type: "sqlite",
+        z,
+        mydb: `db${s}`,
+        sqlquery: "fixed",
+        sql: "CREATE TABLE IF NOT EXISTS data_buffer (\n    id INTEGER PRIMARY KEY AUTOINCREMENT,\n    timestamp INTEGER NOT NULL,\n    sent INTEGER DEFAULT 0,\n    payload TEXT,\n    created_at INTEGER DEFAULT (strftime('%s','now') * 1000)\n);\n",
+        name: "Create Table ",
+        wires: [[]],
+      },
+      {
+        id: `sim${s}`,
+        type: "inject",
+        z,
+        name: "Simulate Sensor",
+        props: [{ p: "payload" }],
+        repeat: "",
+        crontab: "",
+        once: false,
+        onceDelay: 0.1,
+        topic: "",
+        payload:
+          '{\t   "device_id": "machine_A12",\t   "location": "factory_floor_2",\t   "measurements": {\t       "temperature": 45 + $random() * 30,\t       "pressure": 100 + $random() * 50,\t       "vibration": $random() * 10,\t       "rpm": 1500 + $random() * 500     \t   },\t   "timestamp": $moment() \t}',
+        payloadType: "jsonata",
+        wires: [[`json${s}`]],
+      },
+      { id: `json${s}`, type: "json", z, name: "stringify JSON", property: "payload", action: "str", pretty: false, wires: [[`params${s}`]] },
+      {
+        id: `params${s}`,
+        type: "change",
+        z,
+        name: "Set Params",
+        rules: [
+          { t: "set", p: "params", pt: "msg", to: "{}", tot: "json" },
+          { t: "set", p: "params.$ts", pt: "msg", to: "", tot: "date" },
+          { t: "set", p: "params.$payload", pt: "msg", to: "payload", tot: "msg" },
+        ],
+        action: "",
+        property: "",
+        from: "",
+        to: "",
+        reg: false,
+        wires: [[`store${s}`]],
+      },
+      { id: `store${s}`, type: "sqlite", z, mydb: `db${s}`, sqlquery: "prepared", sql: "INSERT INTO data_buffer (timestamp, payload,sent) \nVALUES ($ts, $payload,0);", name: "Store Data", wires: [[]] },
+      { id: `in${s}`, type: "http in", z, name: "", url: `/buffer${s}`, method: "get", upload: false, wires: [[`unsent${s}`]] },
+      { id: `unsent${s}`, type: "sqlite", z, mydb: `db${s}`, sqlquery: "fixed", sql: "SELECT * FROM data_buffer \nWHERE sent = 0 \nORDER BY timestamp ASC \nLIMIT 50", name: "Retrieve unsent records", wires: [[`res${s}`]] },
+      { id: `res${s}`, type: "http response", z, name: "", statusCode: "", headers: {}, wires: [] },
+    ];
+    const { flow, warnings } = await importAndDeploy(alice.token, flows);
+    expect(warnings.filter((w) => !/was renamed|was imported as/.test(w))).toEqual([]);
+    const sim = flow.nodes.find((n) => n.name === "Simulate Sensor")!;
+    // The table exists once the database file does (the once-inject ran the CREATE at deploy).
+    await expect.poll(async () => (await request("GET", "/files", { token: alice.token })).body.files.map((f: { path: string }) => f.path), { timeout: 8000 }).toContain("sqlite");
+    const before = Date.now();
+    await injectNode(alice.token, sim.id);
+    await injectNode(alice.token, sim.id);
+    const read = async () => {
+      const res = await handleWebhookUrl(testApp.app, new Request(`http://app.test/hooks/${alice.slug}/buffer${s}`));
+      return res.status === 200 ? ((await res.json()) as Array<Record<string, unknown>>) : [];
+    };
+    await expect.poll(async () => (await read()).length, { timeout: 8000 }).toBe(2);
+    const rows = await read();
+    for (const row of rows) {
+      expect(row).toMatchObject({ sent: 0 });
+      expect(row.timestamp as number).toBeGreaterThanOrEqual(before - 1000);
+      expect(typeof row.created_at).toBe("number");
+      expect(JSON.parse(row.payload as string)).toMatchObject({ device_id: "machine_A12", location: "factory_floor_2", measurements: { rpm: expect.any(Number) } });
+    }
+    expect(rows[0]!.id).toBe(1);
+  });
 });
+
