@@ -123,9 +123,15 @@ export const sqliteBehaviour = defineBehaviour(sqliteNode, (ctx, c) => {
   let queue: Promise<void> = Promise.resolve();
   return {
     input(msg, send, done): Promise<typeof DONE_LATER> {
-      const outcome = Object.prototype.hasOwnProperty.call(msg, "extension")
-        ? Promise.resolve(() => ctx.log.error("SQLite extensions (msg.extension) are not loaded in the shared runtime", msg))
-        : start(msg, send);
+      let outcome: Promise<() => void>;
+      try {
+        outcome = Object.prototype.hasOwnProperty.call(msg, "extension")
+          ? Promise.resolve(() => ctx.log.error("SQLite extensions (msg.extension) are not loaded in the shared runtime", msg))
+          : start(msg, send);
+      } catch (err) {
+        // A message whose parameters cannot be read (a getter that throws): its error in its turn.
+        outcome = Promise.resolve(() => ctx.log.error(err, msg));
+      }
       const run = queue.then(async () => {
         (await outcome)();
         done();

@@ -176,7 +176,8 @@ export class SqliteEngine {
       if (b !== 0 && b !== null && b !== undefined && !READING_PRAGMAS.has(name)) held.dirty = true;
       return 0;
     }
-    if (action === c.SQLITE_TRANSACTION && a === "BEGIN") held.begins = true;
+    // BEGIN, or a SAVEPOINT outside a transaction (it opens one): either may hold what follows.
+    if ((action === c.SQLITE_TRANSACTION || action === c.SQLITE_SAVEPOINT) && a === "BEGIN") held.begins = true;
     if (action === c.SQLITE_FUNCTION && typeof b === "string" && b.toLowerCase() === "load_extension") {
       held.refused = "extensions are not offered in the shared runtime";
       return c.SQLITE_DENY!;
@@ -198,7 +199,7 @@ export class SqliteEngine {
    * be fewer than the ops: a batch stops before an op that would open a transaction (or a script)
    * after changes not yet written back, so they are written back first; the host runs the rest next.
    */
-  run(key: string, ops: SqliteOp[], limits: SqliteLimits): { results: SqliteOpResult[]; bytes?: Uint8Array; inTransaction: boolean } {
+  run(key: string, ops: SqliteOp[], limits: SqliteLimits, writeBack = true): { results: SqliteOpResult[]; bytes?: Uint8Array; inTransaction: boolean } {
     const held = this.held.get(key);
     if (!held) return { results: ops.map(() => ({ ok: false, error: failure("SQLITE_MISUSE", 21, "the database is not open") })), inTransaction: false };
     held.statementMs = limits.statementMs;
@@ -209,14 +210,14 @@ export class SqliteEngine {
       // The rows of one reply stay within one result's bound, and a batch within one statement's
       // time (so the host's deadline for a reply is short): the rest of the batch runs next.
       if (i > 0 && (resultBytes > limits.maxResultBytes || Date.now() - started > limits.statementMs)) break;
-      const committedChanges = i > 0 && held.dirty && this.capi.sqlite3_get_autocommit(held.db) !== 0;
+      const committedChanges = writeBack && i > 0 && held.dirty && this.capi.sqlite3_get_autocommit(held.db) !== 0;
       const result = this.runOne(held, ops[i]!, limits, committedChanges);
       if (result === "stop") break;
       results.push(result);
       if (result.ok) resultBytes += result.size;
     }
     const inTransaction = this.capi.sqlite3_get_autocommit(held.db) === 0;
-    if (!held.dirty || inTransaction || held.readonly) return { results, inTransaction };
+    if (!writeBack || !held.dirty || inTransaction || held.readonly) return { results, inTransaction };
     // An export that fails (out of memory) fails the whole request: the host reloads, and nothing of it counts.
     const bytes = this.capi.sqlite3_js_db_export(held.db);
     held.dirty = false;

@@ -224,5 +224,17 @@ describe("SQLite on the organization's files", () => {
     expect(answers.map((rows) => (rows[0]!.b as Uint8Array).byteLength)).toEqual([200000, 200000, 200000]);
     await db.release();
   });
+
+  it("a SAVEPOINT outside a transaction opens one too: the changes before it are written back first", async () => {
+    const db = host.acquire(ref("savepoint.db"));
+    await db.exec("CREATE TABLE t (x)");
+    await Promise.all([db.all("INSERT INTO t VALUES ('before')"), db.all("SAVEPOINT s"), db.all("INSERT INTO t VALUES ('inside')")]);
+    const reader = other.acquire(ref("savepoint.db"));
+    expect(await reader.all("SELECT x FROM t")).toEqual([{ x: "before" }]);
+    await db.all("RELEASE s");
+    expect(await reader.all("SELECT x FROM t ORDER BY rowid")).toEqual([{ x: "before" }, { x: "inside" }]);
+    await db.release();
+    await reader.release();
+  });
 });
 

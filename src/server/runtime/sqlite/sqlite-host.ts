@@ -76,7 +76,7 @@ function workerEntry(): { url: URL; execArgv: string[] | undefined } {
 /** The worker thread and its requests, answered in order. */
 class WorkerLink {
   private worker: Worker | undefined;
-  private ready: Promise<void> | undefined;
+  private ready: Promise<Worker> | undefined;
   /** Requests posted and not answered, in the order the worker answers them. */
   private readonly waiting: Array<{ id: number; hardMs: number; resolve(reply: SqliteReply): void; reject(err: Error): void }> = [];
   private timer: NodeJS.Timeout | undefined;
@@ -87,7 +87,7 @@ class WorkerLink {
 
   constructor(private readonly heapLimitBytes: number) {}
 
-  private start(): Promise<void> {
+  private start(): Promise<Worker> {
     if (this.closed) return Promise.reject(sqliteError({ code: "SQLITE_MISUSE", errno: 21, message: "SQLITE_MISUSE: the SQLite databases of this instance are closed" }));
     if (this.ready) return this.ready;
     const { url, execArgv } = workerEntry();
@@ -98,15 +98,25 @@ class WorkerLink {
       resourceLimits: { maxOldGenerationSizeMb: 512 },
     });
     this.worker = worker;
-    this.ready = new Promise<void>((resolve, reject) => {
+    this.ready = new Promise<Worker>((resolve, reject) => {
       const failed = (err: Error) => {
+        clearTimeout(booting);
         this.lost(worker, err);
         reject(err);
       };
+      // A worker that never gets ready (it hangs loading SQLite) is given up, and the next request starts another.
+      const booting = setTimeout(() => {
+        failed(new Error("the SQLite worker did not start in time"));
+        void worker.terminate();
+      }, 30_000);
+      booting.unref();
       worker.once("error", failed);
       worker.once("exit", (code) => failed(new Error(`the SQLite worker stopped (exit code ${code})`)));
       worker.on("message", (reply: SqliteReply | { t: "ready" }) => {
-        if (reply.t === "ready") return resolve();
+        if (reply.t === "ready") {
+          clearTimeout(booting);
+          return resolve(worker);
+        }
         const head = this.waiting[0];
         if (!head || head.id !== reply.id) return;
         this.waiting.shift();
@@ -142,18 +152,22 @@ class WorkerLink {
     this.generation++;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    for (const entry of this.waiting.splice(0)) entry.reject(err);
+    // Said as SQLite would: the statement was abandoned (not a storage failure).
+    const abandoned = sqliteError(aborted(err.message));
+    for (const entry of this.waiting.splice(0)) entry.reject(abandoned);
   }
 
   async request<R extends SqliteReply>(request: WithoutId<SqliteRequest>, hardMs: number): Promise<R> {
-    await this.start();
-    const worker = this.worker!;
+    const worker = await this.start();
+    // Lost while this waited for it: the next request starts another.
+    if (this.worker !== worker) throw sqliteError(aborted("the SQLite worker stopped"));
     const id = this.nextId++;
     const reply = await new Promise<SqliteReply>((resolve, reject) => {
+      // Posted first: a message that cannot be posted leaves nothing waiting for an answer.
+      worker.postMessage({ ...request, id });
       this.waiting.push({ id, hardMs, resolve, reject });
       if (this.waiting.length === 1) this.armHead(worker);
       worker.ref();
-      worker.postMessage({ ...request, id });
     });
     if (reply.t === "failed") throw sqliteError(reply.error);
     return reply as R;
@@ -212,6 +226,8 @@ class SharedDatabase {
 
   private async drain(): Promise<void> {
     this.running = true;
+    // Statements submitted in the same turn (a burst of messages) go in the first batch together.
+    await Promise.resolve();
     try {
       while (this.queue.length > 0) {
         // Everything waiting goes in one batch (up to batchSize), so one write-back carries many
@@ -223,8 +239,8 @@ class SharedDatabase {
           if (done < batch.length) this.queue.unshift(...batch.slice(done));
         } catch (err) {
           const error = isSqliteError(err) ? err : sqliteError(storageFailure(err, this.options.log));
+          // The copy is reloaded before the next batch (a transaction open on it is reported lost then).
           this.version = undefined;
-          this.inTransaction = false;
           for (const pending of batch) pending.reject(error);
         }
       }
@@ -255,7 +271,8 @@ class SharedDatabase {
     const files = this.options.files;
     if (!files) return { code: "SQLITE_CANTOPEN", errno: 14, message: "SQLITE_CANTOPEN: unable to open database file (the organization's files are not available in this runtime)" };
     if (!fresh && this.version !== undefined && (await files.version(ref.organizationId, ref.path)) === this.version) return undefined;
-    const wasInTransaction = this.inTransaction && !fresh;
+    // A transaction open on the copy that is replaced (changed elsewhere, or lost with a worker) is gone: said, never silently.
+    const wasInTransaction = this.inTransaction;
     const file = await files.readVersioned(ref.organizationId, ref.path);
     if (!file && ref.mode !== "RWC") {
       this.version = undefined;
@@ -290,8 +307,9 @@ class SharedDatabase {
         for (const pending of batch) pending.reject(sqliteError(problem));
         return batch.length;
       }
+      const startedInTransaction = this.inTransaction;
       const reply = await this.link.request<Extract<SqliteReply, { t: "ran" }>>(
-        { t: "run", key: this.key, ops: batch.map((p) => p.op), limits: this.options.limits },
+        { t: "run", key: this.key, ops: batch.map((p) => p.op), limits: this.options.limits, writeBack: ref.path !== null },
         // A batch stops after one statement's time (the worker's rule), whose own limit interrupts it: two, and a margin.
         this.hardMs,
       );
@@ -312,8 +330,15 @@ class SharedDatabase {
           return reply.results.length;
         }
         if (written === false) {
-          // Someone else wrote the file since it was loaded: run the batch again on theirs.
           this.version = undefined;
+          if (startedInTransaction) {
+            // Earlier statements of this transaction were answered already: it cannot run again, it is lost.
+            this.inTransaction = false;
+            const lost = sqliteError(aborted("the transaction was rolled back: the database was changed elsewhere (another instance, an upload) while it was open"));
+            for (const pending of batch.slice(0, reply.results.length)) pending.reject(lost);
+            return reply.results.length;
+          }
+          // Someone else wrote the file since it was loaded: run the batch again on theirs.
           if (attempt + 1 < CONFLICT_RETRIES) continue;
           const busy = sqliteError({ code: "SQLITE_BUSY", errno: 5, message: "SQLITE_BUSY: database is locked (it kept changing elsewhere while this ran)" });
           for (const pending of batch.slice(0, reply.results.length)) pending.reject(busy);

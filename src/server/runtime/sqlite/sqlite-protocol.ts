@@ -46,7 +46,8 @@ export interface SqliteLimits {
 
 export type SqliteRequest =
   | { t: "open"; id: number; key: string; bytes: Uint8Array | null; mode: SqliteMode; limits: SqliteLimits }
-  | { t: "run"; id: number; key: string; ops: SqliteOp[]; limits: SqliteLimits }
+  /** `writeBack`: the database is a file (false for :memory:): export it after changes, and write back before a transaction opens. */
+  | { t: "run"; id: number; key: string; ops: SqliteOp[]; limits: SqliteLimits; writeBack: boolean }
   | { t: "export"; id: number; key: string }
   | { t: "close"; id: number; key: string };
 

@@ -25,7 +25,7 @@ function answer(request: SqliteRequest): { reply: SqliteReply; transferList: Arr
       return { reply: { t: "opened", id: request.id, ...(error ? { error } : {}) }, transferList: [] };
     }
     case "run": {
-      const ran = engine.run(request.key, request.ops, request.limits);
+      const ran = engine.run(request.key, request.ops, request.limits, request.writeBack);
       return { reply: { t: "ran", id: request.id, ...ran }, transferList: transfer(ran.bytes) };
     }
     case "export": {
