@@ -9,9 +9,9 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
-import type { NodeFactory } from "@/server/runtime/types";
 import { createNodeRegistry } from "@/server/nodes/registry";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
+import { countingNode, GENERATOR } from "./lib/chain";
 
 export type ContextScenario = "flow-set" | "flow-increment";
 
@@ -31,17 +31,6 @@ export interface ContextResult {
   stored: unknown;
 }
 
-// Node-RED's generator (bench/node-red-child.ts): N messages in batches of 1,000.
-const GENERATOR = `
-const n = msg.payload.n;
-let i = 0;
-function batch() {
-  const end = Math.min(i + 1000, n);
-  for (; i < end; i++) node.send({ payload: i, seq: i, parity: i & 1 });
-  if (i < n) setTimeout(batch, 0);
-}
-batch();
-return null;`;
 
 export const CONTEXT_CODE: Record<ContextScenario, string> = {
   "flow-set": "flow.set('last', msg.payload); return msg;",
@@ -63,24 +52,12 @@ async function main() {
   if (created.status !== 201) throw new Error(`flow: ${created.status} ${created.text}`);
   const flowId = created.body.flow.id as string;
 
-  let arrived = 0;
-  let lastArrival = 0;
-  let finish: () => void = () => undefined;
-  const finished = new Promise<void>((resolve) => (finish = resolve));
-  const counter: NodeFactory = () => ({
-    input(_msg, _send, done) {
-      if (++arrived === n) {
-        lastArrival = performance.now();
-        finish();
-      }
-      done();
-    },
-  });
+  const counting = countingNode(n);
   const registry = createNodeRegistry();
   const pool = new SandboxPool();
   const errors: string[] = [];
   const engine = new FlowEngine({
-    types: registry.runtimeTypes({ counter: { behaviour: counter, outputs: () => 0 } }),
+    types: registry.runtimeTypes({ counter: { behaviour: counting.factory, outputs: () => 0 } }),
     services: { sandboxes: pool },
     callbacks: { onFlowState: () => undefined, onNodeStatus: () => undefined, onDebug: () => undefined, onNodeError: (e) => errors.push(e.error) },
     // BENCH_CONTEXT_MEMORY=1: the same chain on the engine's in-memory context (no durability), to
@@ -115,10 +92,11 @@ async function main() {
   const cpu0 = process.cpuUsage();
   const timeout = new Promise<void>((resolve) => setTimeout(resolve, limitMs).unref());
   engine.inject(flowId, "inj", { payload: { n } });
-  await Promise.race([finished, timeout]);
+  await Promise.race([counting.finished, timeout]);
   const cpu = process.cpuUsage(cpu0);
+  const arrived = counting.arrived();
   const complete = arrived >= n;
-  const ms = (complete ? lastArrival : performance.now()) - t0;
+  const ms = (complete ? counting.lastArrival() : performance.now()) - t0;
   if (errors.length > 0) throw new Error(`node errors: ${JSON.stringify(errors.slice(0, 3))}`);
   const row = await app.db.prisma.contextEntry.findUnique({ where: { organizationId_scope_key: { organizationId: owner.organizationId, scope: flowId, key: scenario === "flow-set" ? "last" : "count" } } });
   const result: ContextResult = {

@@ -6,6 +6,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { loadTestFlow, type HarnessNode } from "@/test/runtime-harness";
 import type { NodeFactory } from "@/server/runtime/types";
+import { GENERATOR } from "./lib/chain";
 import { startRssSampler } from "./lib/rss";
 import { LINK_CALLS } from "./lib/link-calls";
 import { createTestApp } from "@/test/app";
@@ -69,19 +70,6 @@ async function recording(on: boolean) {
   };
 }
 
-// The generator is Node-RED's (bench/node-red-child.ts): one inject carries N; the function sends
-// N messages in batches of 1,000 (a synchronous node.send loop, then setTimeout 0). Its timers wait
-// while the flow is over its high-water mark, so the flow paces it instead of queueing all N.
-const GENERATOR = `
-const n = msg.payload.n;
-let i = 0;
-function batch() {
-  const end = Math.min(i + 1000, n);
-  for (; i < end; i++) node.send({ payload: i, seq: i, parity: i & 1 });
-  if (i < n) setTimeout(batch, 0);
-}
-batch();
-return null;`;
 
 /**
  * The function-counter-each scenario's generator: the same N messages in batches of 1,000 from a

@@ -10,9 +10,10 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
-import type { NodeFactory, OrgFiles } from "@/server/runtime/types";
+import type { OrgFiles } from "@/server/runtime/types";
 import { createNodeRegistry } from "@/server/nodes/registry";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
+import { countingNode, GENERATOR } from "./lib/chain";
 import { SqliteHost } from "@/server/runtime/sqlite/sqlite-host";
 import { fileVersion, readFile, writeFile } from "@/server/services/files/file-store";
 import { startRssSampler } from "./lib/rss";
@@ -37,16 +38,6 @@ export interface SqliteBenchResult {
   peakRss: number;
 }
 
-const GENERATOR = `
-const n = msg.payload.n;
-let i = 0;
-function batch() {
-  const end = Math.min(i + 1000, n);
-  for (; i < end; i++) node.send({ payload: i, seq: i, parity: i & 1 });
-  if (i < n) setTimeout(batch, 0);
-}
-batch();
-return null;`;
 
 async function main() {
   const [nArg, limitArg] = process.argv.slice(2);
@@ -92,24 +83,12 @@ async function main() {
   await setup.exec(sqliteSetup());
   await setup.release();
 
-  let arrived = 0;
-  let lastArrival = 0;
-  let finish: () => void = () => undefined;
-  const finished = new Promise<void>((resolve) => (finish = resolve));
-  const counter: NodeFactory = () => ({
-    input(_msg, _send, done) {
-      if (++arrived === n) {
-        lastArrival = performance.now();
-        finish();
-      }
-      done();
-    },
-  });
+  const counting = countingNode(n);
   const registry = createNodeRegistry();
   const pool = new SandboxPool();
   const errors: string[] = [];
   const engine = new FlowEngine({
-    types: registry.runtimeTypes({ counter: { behaviour: counter, outputs: () => 0 } }),
+    types: registry.runtimeTypes({ counter: { behaviour: counting.factory, outputs: () => 0 } }),
     services: { sandboxes: pool, files, sqlite },
     callbacks: { onFlowState: () => undefined, onNodeStatus: () => undefined, onDebug: () => undefined, onNodeError: (e) => errors.push(e.error) },
     configSchemaOf: (type) => {
@@ -150,11 +129,12 @@ async function main() {
   const cpu0 = process.cpuUsage();
   const timeout = new Promise<void>((resolve) => setTimeout(resolve, limitMs).unref());
   engine.inject(flowId, "inj", { payload: { n } });
-  await Promise.race([finished, timeout]);
+  await Promise.race([counting.finished, timeout]);
   const cpu = process.cpuUsage(cpu0);
   const { idleRss, peakRss } = rss.stop();
+  const arrived = counting.arrived();
   const complete = arrived >= n;
-  const ms = (complete ? lastArrival : performance.now()) - t0;
+  const ms = (complete ? counting.lastArrival() : performance.now()) - t0;
   if (errors.length > 0) throw new Error(`node errors: ${JSON.stringify(errors.slice(0, 3))}`);
   const check = sqlite.acquire({ organizationId: owner.organizationId, path: "bench.db", privateId: "check", mode: "RO" });
   const [counted] = (await check.all("SELECT count(v) AS rows FROM readings")) as Array<{ rows: number }>;

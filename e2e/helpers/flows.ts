@@ -37,5 +37,12 @@ export const bigFlow = (count: number, prefix: string) => {
 };
 
 export const canvasNode = (page: Page, id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
+/** The flow editor's toolbar (Deploy, Save, the state). */
+export const editorToolbar = (page: Page) => page.getByRole("toolbar", { name: "Flow editor" });
+/** The sidebar's Debug region and its messages. */
+export const debugRegion = (page: Page) => page.getByRole("region", { name: "Debug" });
+export const debugMessages = (page: Page) => debugRegion(page).getByTestId("debug-message");
+/** Opens a sidebar panel (Debug, Configuration, Node …). */
+export const openSidebarTab = (page: Page, name: string) => page.getByRole("tablist", { name: "Sidebar panels" }).getByRole("tab", { name }).click();
 export const canvasNodes = (page: Page) => page.locator(".react-flow__node");
 export const edges = (page: Page) => page.locator(".react-flow__edge");

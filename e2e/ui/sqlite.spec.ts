@@ -1,15 +1,15 @@
-import { test, expect, type Page } from "@playwright/test";
+import { test, expect } from "@playwright/test";
 import { logIn } from "../helpers/accounts";
 import { auth, createFlow, getFlow, registerUser } from "../helpers/live";
-import { shot } from "../helpers/flows";
+import { canvasNode, debugMessages, debugRegion, editorToolbar, openSidebarTab, shot } from "../helpers/flows";
 
 test.describe.configure({ timeout: 90_000 });
 
-const toolbar = (page: Page) => page.getByRole("toolbar", { name: "Flow editor" });
-const node = (page: Page, id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
-const debug = (page: Page) => page.getByRole("region", { name: "Debug" });
-const messages = (page: Page) => debug(page).getByTestId("debug-message");
-const openTab = (page: Page, name: string) => page.getByRole("tablist", { name: "Sidebar panels" }).getByRole("tab", { name }).click();
+const toolbar = editorToolbar;
+const node = canvasNode;
+const debug = debugRegion;
+const messages = debugMessages;
+const openTab = openSidebarTab;
 
 /**
  * The sqlite node as a user sets it up in the editor: a new SQLite database configuration from the

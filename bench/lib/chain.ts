@@ -1,0 +1,37 @@
+import type { NodeFactory } from "@/server/runtime/types";
+
+/**
+ * The benchmark chain's parts ours share (bench/runtime-child.ts, context-child.ts,
+ * sqlite-child.ts). The generator is Node-RED's (bench/node-red-child.ts): one inject carries N;
+ * the function sends N messages in batches of 1,000 (a synchronous node.send loop, then setTimeout
+ * 0). Its timers wait while the flow is over its high-water mark, so the flow paces it instead of
+ * queueing all N.
+ */
+export const GENERATOR = `
+const n = msg.payload.n;
+let i = 0;
+function batch() {
+  const end = Math.min(i + 1000, n);
+  for (; i < end; i++) node.send({ payload: i, seq: i, parity: i & 1 });
+  if (i < n) setTimeout(batch, 0);
+}
+batch();
+return null;`;
+
+/** The chain's end: a node type counting arrivals, `finished` once `n` arrived (at `lastArrival`, performance.now()). */
+export function countingNode(n: number): { factory: NodeFactory; finished: Promise<void>; arrived: () => number; lastArrival: () => number } {
+  let arrived = 0;
+  let lastArrival = 0;
+  let finish: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const factory: NodeFactory = () => ({
+    input(_msg, _send, done) {
+      if (++arrived === n) {
+        lastArrival = performance.now();
+        finish();
+      }
+      done();
+    },
+  });
+  return { factory, finished, arrived: () => arrived, lastArrival: () => lastArrival };
+}
