@@ -5,9 +5,7 @@
  * database and, with DATABASE_URL, on PostgreSQL; then Node-RED 4.1 with its default in-memory
  * context, in the same invocation. The target: at least half Node-RED's rate.
  */
-import { fork } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { nextMessage, stopChild } from "./lib/child";
+import { runOnBackend } from "./lib/child";
 import { fmt } from "./lib/stats";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
 import { ensureNodeRed, runNodeRed } from "./node-red";
@@ -18,21 +16,8 @@ const N = Number(process.env.BENCH_CONTEXT_N ?? 50_000);
 const TIME_LIMIT_MS = 60_000;
 const isResult = (m: unknown): m is ContextResult => (m as { type?: string })?.type === "result";
 
-async function runOurs(scenario: ContextScenario, databaseUrl: string | undefined): Promise<ContextResult> {
-  const env = { ...process.env };
-  delete env.REDIS_URL;
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  else delete env.DATABASE_URL;
-  const child = fork(fileURLToPath(new URL("./context-child.ts", import.meta.url)), [scenario, String(N), String(TIME_LIMIT_MS)], {
-    execArgv: process.execArgv,
-    env,
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  try {
-    return await nextMessage(child, isResult, TIME_LIMIT_MS + 60_000);
-  } finally {
-    await stopChild(child);
-  }
+function runOurs(scenario: ContextScenario, databaseUrl: string | undefined): Promise<ContextResult> {
+  return runOnBackend("context-child.ts", [scenario, String(N), String(TIME_LIMIT_MS)], databaseUrl, isResult, TIME_LIMIT_MS + 60_000);
 }
 
 export async function benchContext(ctx: BenchContext): Promise<BenchOutcome> {

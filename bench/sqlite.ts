@@ -8,9 +8,7 @@
  * preloaded with BENCH_SQLITE_PRELOAD_KB (default here 4096) of blobs, where every write-back of
  * ours carries the whole database.
  */
-import { fork } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { nextMessage, stopChild } from "./lib/child";
+import { runOnBackend } from "./lib/child";
 import { fmt } from "./lib/stats";
 import type { BenchContext, BenchOutcome, Row } from "./lib/types";
 import { ensureNodeRed, REFERENCE_DIR, referenceRunsOn, runNodeRed } from "./node-red";
@@ -22,21 +20,8 @@ const TIME_LIMIT_MS = 120_000;
 const PRELOADS = [0, Number(process.env.BENCH_SQLITE_PRELOAD_KB ?? 4096)];
 const isResult = (m: unknown): m is SqliteBenchResult => (m as { type?: string })?.type === "result";
 
-async function runOurs(databaseUrl: string | undefined, preloadKb: number): Promise<SqliteBenchResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env, BENCH_SQLITE_PRELOAD_KB: String(preloadKb) };
-  delete env.REDIS_URL;
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  else delete env.DATABASE_URL;
-  const child = fork(fileURLToPath(new URL("./sqlite-child.ts", import.meta.url)), [String(N), String(TIME_LIMIT_MS)], {
-    execArgv: process.execArgv,
-    env,
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  try {
-    return await nextMessage(child, isResult, TIME_LIMIT_MS + 60_000);
-  } finally {
-    await stopChild(child);
-  }
+function runOurs(databaseUrl: string | undefined, preloadKb: number): Promise<SqliteBenchResult> {
+  return runOnBackend("sqlite-child.ts", [String(N), String(TIME_LIMIT_MS)], databaseUrl, isResult, TIME_LIMIT_MS + 60_000, { BENCH_SQLITE_PRELOAD_KB: String(preloadKb) });
 }
 
 export async function benchSqlite(ctx: BenchContext): Promise<BenchOutcome> {

@@ -7,6 +7,30 @@ export function forkBench(file: string, args: string[] = []): ChildProcess {
   return fork(path, args, { execArgv: process.execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"] });
 }
 
+/**
+ * Runs a bench child on one backend (embedded PGlite when `databaseUrl` is undefined; never Redis)
+ * and returns its result message; `env` is added to the child's environment.
+ */
+export async function runOnBackend<T>(
+  file: string,
+  args: string[],
+  databaseUrl: string | undefined,
+  accept: (m: unknown) => m is T,
+  timeoutMs: number,
+  env: Record<string, string> = {},
+): Promise<T> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  delete childEnv.REDIS_URL;
+  if (databaseUrl) childEnv.DATABASE_URL = databaseUrl;
+  else delete childEnv.DATABASE_URL;
+  const child = fork(fileURLToPath(new URL(`../${file}`, import.meta.url)), args, { execArgv: process.execArgv, env: childEnv, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  try {
+    return await nextMessage(child, accept, timeoutMs);
+  } finally {
+    await stopChild(child);
+  }
+}
+
 /** The next IPC message from the child that satisfies `accept`; rejects if the child exits first. */
 export function nextMessage<T>(child: ChildProcess, accept: (m: unknown) => m is T, timeoutMs = 60_000): Promise<T> {
   return new Promise((resolve, reject) => {

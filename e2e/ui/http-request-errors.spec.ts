@@ -5,11 +5,6 @@ import { canvasNode, debugMessages, debugRegion, editorToolbar, openSidebarTab, 
 
 test.describe.configure({ timeout: 90_000 });
 
-const toolbar = editorToolbar;
-const node = canvasNode;
-const debug = debugRegion;
-const messages = debugMessages;
-const openTab = openSidebarTab;
 
 /**
  * http request's failed request, as Node-RED's: it reaches the catch node and goes on out of the
@@ -36,20 +31,20 @@ test("a failed request goes to Debug through both the output and the catch node;
   });
   await logIn(page, owner.email);
   await page.goto(`/flows/${flow.id}`);
-  await toolbar(page).getByRole("button", { name: "Deploy" }).click();
-  await openTab(page, "Debug");
-  const inject = node(page, ids.inject).getByRole("button", { name: "Inject" });
+  await editorToolbar(page).getByRole("button", { name: "Deploy" }).click();
+  await openSidebarTab(page, "Debug");
+  const inject = canvasNode(page, ids.inject).getByRole("button", { name: "Inject" });
 
   await inject.click();
-  await expect(messages(page)).toHaveCount(2);
-  await expect(messages(page).filter({ hasText: "caught" })).toHaveCount(1);
-  const out = messages(page).filter({ hasText: "out" });
+  await expect(debugMessages(page)).toHaveCount(2);
+  await expect(debugMessages(page).filter({ hasText: "caught" })).toHaveCount(1);
+  const out = debugMessages(page).filter({ hasText: "out" });
   await expect(out).toContainText("RequestError:");
   await expect(out).toContainText("http://127.0.0.1:9/status");
   await shot(page, "http-request-failure-debug", true);
 
   // The form: tick "Only send request errors to Catch nodes", deploy, inject again.
-  await node(page, ids.req).dblclick();
+  await canvasNode(page, ids.req).dblclick();
   const dialog = page.getByRole("dialog", { name: "Edit http-request node" });
   const catchOnly = dialog.getByLabel("Only send request errors to Catch nodes");
   await expect(catchOnly).not.toBeChecked();
@@ -57,16 +52,16 @@ test("a failed request goes to Debug through both the output and the catch node;
   await shot(page, "http-request-catch-only-form");
   await dialog.getByRole("button", { name: "Done" }).click();
   await expect(dialog).toHaveCount(0);
-  await toolbar(page).getByRole("button", { name: "Deploy" }).click();
-  await expect(toolbar(page).getByText("Undeployed changes")).toHaveCount(0);
+  await editorToolbar(page).getByRole("button", { name: "Deploy" }).click();
+  await expect(editorToolbar(page).getByText("Undeployed changes")).toHaveCount(0);
   const stored = await getFlow(request, owner, flow.id);
   expect(stored.nodes.find((n: { id: string }) => n.id === ids.req).config).toMatchObject({ errors_to_catch_only: true });
 
-  await debug(page).getByRole("button", { name: "Clear" }).click();
-  await expect(messages(page)).toHaveCount(0);
+  await debugRegion(page).getByRole("button", { name: "Clear" }).click();
+  await expect(debugMessages(page)).toHaveCount(0);
   await inject.click();
-  await expect(messages(page).filter({ hasText: "caught" })).toHaveCount(1);
+  await expect(debugMessages(page).filter({ hasText: "caught" })).toHaveCount(1);
   // Given time to arrive, nothing comes out of the node itself.
   await page.waitForTimeout(1000);
-  await expect(messages(page)).toHaveCount(1);
+  await expect(debugMessages(page)).toHaveCount(1);
 });

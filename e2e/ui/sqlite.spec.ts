@@ -5,11 +5,6 @@ import { canvasNode, debugMessages, debugRegion, editorToolbar, openSidebarTab, 
 
 test.describe.configure({ timeout: 90_000 });
 
-const toolbar = editorToolbar;
-const node = canvasNode;
-const debug = debugRegion;
-const messages = debugMessages;
-const openTab = openSidebarTab;
 
 /**
  * The sqlite node as a user sets it up in the editor: a new SQLite database configuration from the
@@ -37,7 +32,7 @@ test("sets up a SQLite database and a statement in the form, runs it, and finds 
   await page.goto(`/flows/${flow.id}`);
 
   // The node's form: a new database configuration, then "Via msg.topic" as Node-RED's default.
-  await node(page, ids.sql).dblclick();
+  await canvasNode(page, ids.sql).dblclick();
   const dialog = page.getByRole("dialog", { name: "Edit sqlite node" });
   await dialog.getByRole("button", { name: "Add new sqlitedb…" }).click();
   const add = page.getByRole("dialog", { name: "Add new sqlitedb configuration node" });
@@ -49,31 +44,31 @@ test("sets up a SQLite database and a statement in the form, runs it, and finds 
   await expect(dialog.getByLabel("Database", { exact: true }).locator("option:checked")).toHaveText("Plant database");
   await dialog.getByRole("button", { name: "Done" }).click();
   await expect(dialog).toHaveCount(0);
-  await toolbar(page).getByRole("button", { name: "Deploy" }).click();
-  await expect(toolbar(page).getByText("Undeployed changes")).toHaveCount(0);
-  await openTab(page, "Debug");
-  await node(page, ids.create).getByRole("button", { name: "Inject" }).click();
-  await expect(messages(page)).toHaveCount(1);
-  await node(page, ids.insert).getByRole("button", { name: "Inject" }).click();
-  await expect(messages(page)).toHaveCount(2);
+  await editorToolbar(page).getByRole("button", { name: "Deploy" }).click();
+  await expect(editorToolbar(page).getByText("Undeployed changes")).toHaveCount(0);
+  await openSidebarTab(page, "Debug");
+  await canvasNode(page, ids.create).getByRole("button", { name: "Inject" }).click();
+  await expect(debugMessages(page)).toHaveCount(1);
+  await canvasNode(page, ids.insert).getByRole("button", { name: "Inject" }).click();
+  await expect(debugMessages(page)).toHaveCount(2);
 
   // A fixed statement, typed in the SQL editor (keyboard only), run by either inject.
-  await node(page, ids.sql).dblclick();
+  await canvasNode(page, ids.sql).dblclick();
   await dialog.getByLabel("SQL Query", { exact: true }).selectOption("fixed");
   const editor = dialog.getByRole("textbox", { name: "SQL Statement" });
   await editor.click();
   await page.keyboard.type("SELECT sensor, value FROM readings ORDER BY value DESC");
   await shot(page, "sqlite-node-form");
   await dialog.getByRole("button", { name: "Done" }).click();
-  await toolbar(page).getByRole("button", { name: "Deploy" }).click();
-  await expect(toolbar(page).getByText("Undeployed changes")).toHaveCount(0);
+  await editorToolbar(page).getByRole("button", { name: "Deploy" }).click();
+  await expect(editorToolbar(page).getByText("Undeployed changes")).toHaveCount(0);
   const stored = await getFlow(request, owner, flow.id);
   expect(stored.nodes.find((n: { id: string }) => n.id === ids.sql).config).toMatchObject({ sqlquery: "fixed", sql: "SELECT sensor, value FROM readings ORDER BY value DESC" });
 
-  await debug(page).getByRole("button", { name: "Clear" }).click();
-  await node(page, ids.create).getByRole("button", { name: "Inject" }).click();
-  await expect(messages(page)).toHaveCount(1);
-  const rows = messages(page).first();
+  await debugRegion(page).getByRole("button", { name: "Clear" }).click();
+  await canvasNode(page, ids.create).getByRole("button", { name: "Inject" }).click();
+  await expect(debugMessages(page)).toHaveCount(1);
+  const rows = debugMessages(page).first();
   await expect(rows).toContainText("msg.payload : array[2]");
   await rows.getByRole("button", { name: /array\[2\]/ }).click();
   await rows.getByRole("button", { name: "0: { sensor, value }" }).click();
