@@ -6,12 +6,10 @@
  * set, else embedded PGlite in memory. The result goes to the parent over IPC.
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { createTestApp, restClient } from "@/test/app";
-import { signUp } from "@/test/accounts";
 import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
 import { createNodeRegistry } from "@/server/nodes/registry";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
-import { countingNode, GENERATOR } from "./lib/chain";
+import { benchApp, countingNode, finishChild, GENERATOR } from "./lib/chain";
 
 export type ContextScenario = "flow-set" | "flow-increment";
 
@@ -44,13 +42,7 @@ async function main() {
   const limitMs = Number(limitArg ?? 60_000);
   if (!(scenario in CONTEXT_CODE) || !Number.isInteger(n) || n <= 0) throw new Error("usage: context-child.ts <flow-set|flow-increment> <N> [time limit ms]");
 
-  const app = await createTestApp({ RATE_LIMIT_REGISTER_PER_IP: "1000", BCRYPT_COST: "4" });
-  const request = restClient(app);
-  const owner = await signUp(request);
-  // A flow row for the context to belong to (the engine below runs it, not the app's runtime).
-  const created = await request("POST", "/flows", { token: owner.accessToken, body: { name: "context bench" } });
-  if (created.status !== 201) throw new Error(`flow: ${created.status} ${created.text}`);
-  const flowId = created.body.flow.id as string;
+  const { app, owner, flowId } = await benchApp("context bench");
 
   const counting = countingNode(n);
   const registry = createNodeRegistry();
@@ -113,16 +105,11 @@ async function main() {
     rows: app.context.journal.counters.rows - before.rows,
     stored: row?.value ? JSON.parse(row.value) : null,
   };
-  process.send?.(result);
-  // Closing drops the run's schema on a shared PostgreSQL (a timed-out run may not close in time).
-  await Promise.race([
-    engine.close().then(async () => {
-      await pool.close();
-      await app.close();
-    }),
-    new Promise((resolve) => setTimeout(resolve, 10_000).unref()),
-  ]);
-  process.exit(0);
+  await finishChild(result, async () => {
+    await engine.close();
+    await pool.close();
+    await app.close();
+  });
 }
 
 main().catch((err: unknown) => {

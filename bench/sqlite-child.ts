@@ -7,13 +7,11 @@
  * over IPC.
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { createTestApp, restClient } from "@/test/app";
-import { signUp } from "@/test/accounts";
 import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
 import type { OrgFiles } from "@/server/runtime/types";
 import { createNodeRegistry } from "@/server/nodes/registry";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
-import { countingNode, GENERATOR } from "./lib/chain";
+import { benchApp, countingNode, finishChild, GENERATOR } from "./lib/chain";
 import { SqliteHost } from "@/server/runtime/sqlite/sqlite-host";
 import { fileVersion, readFile, writeFile } from "@/server/services/files/file-store";
 import { startRssSampler } from "./lib/rss";
@@ -45,12 +43,7 @@ async function main() {
   const limitMs = Number(limitArg ?? 60_000);
   if (!Number.isInteger(n) || n <= 0) throw new Error("usage: sqlite-child.ts <N> [time limit ms]");
 
-  const app = await createTestApp({ RATE_LIMIT_REGISTER_PER_IP: "1000", BCRYPT_COST: "4" });
-  const request = restClient(app);
-  const owner = await signUp(request);
-  const created = await request("POST", "/flows", { token: owner.accessToken, body: { name: "sqlite bench" } });
-  if (created.status !== 201) throw new Error(`flow: ${created.status} ${created.text}`);
-  const flowId = created.body.flow.id as string;
+  const { app, owner, flowId } = await benchApp("sqlite bench");
 
   // The organization's files as compose.ts builds them, counting the write-backs.
   const prisma = app.db.prisma;
@@ -156,16 +149,12 @@ async function main() {
     idleRss,
     peakRss,
   };
-  process.send?.(result);
-  await Promise.race([
-    engine.close().then(async () => {
-      await sqlite.close();
-      await pool.close();
-      await app.close();
-    }),
-    new Promise((resolve) => setTimeout(resolve, 10_000).unref()),
-  ]);
-  process.exit(0);
+  await finishChild(result, async () => {
+    await engine.close();
+    await sqlite.close();
+    await pool.close();
+    await app.close();
+  });
 }
 
 main().catch((err: unknown) => {

@@ -1,3 +1,5 @@
+import { createTestApp, restClient } from "@/test/app";
+import { signUp } from "@/test/accounts";
 import type { NodeFactory } from "@/server/runtime/types";
 
 /**
@@ -34,4 +36,24 @@ export function countingNode(n: number): { factory: NodeFactory; finished: Promi
     },
   });
   return { factory, finished, arrived: () => arrived, lastArrival: () => lastArrival };
+}
+
+/** An app on the child's backend, a signed-up owner, and a flow row the engine's run belongs to (the engine runs it, not the app's runtime). */
+export async function benchApp(flowName: string) {
+  const app = await createTestApp({ RATE_LIMIT_REGISTER_PER_IP: "1000", BCRYPT_COST: "4" });
+  const request = restClient(app);
+  const owner = await signUp(request);
+  const created = await request("POST", "/flows", { token: owner.accessToken, body: { name: flowName } });
+  if (created.status !== 201) throw new Error(`flow: ${created.status} ${created.text}`);
+  return { app, owner, flowId: created.body.flow.id as string };
+}
+
+/**
+ * Sends the result, closes (which drops the run's schema on a shared PostgreSQL; a timed-out run
+ * may not close in time, so at most 10 s) and ends the process.
+ */
+export async function finishChild(result: unknown, close: () => Promise<void>): Promise<never> {
+  process.send?.(result);
+  await Promise.race([close(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+  process.exit(0);
 }
