@@ -380,10 +380,6 @@ export class SqliteHost {
     this.link = new WorkerLink(options.heapLimitBytes);
   }
 
-  get limits(): SqliteLimits {
-    return this.options.limits;
-  }
-
   /**
    * The database `ref` names as one connection: the users of one configuration node (of one
    * revision, for :memory:) on this instance share it, as Node-RED's nodes share their sqlitedb's.
