@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { closingTestFlows } from "@/test/runtime-harness";
-import type { BuiltInMqtt, BuiltInMqttMessage, NodeFactory, RuntimeServices } from "@/server/runtime/types";
+import type { NodeFactory, RuntimeServices } from "@/server/runtime/types";
 import type { ConfigNodeSnapshot } from "@/shared/config-nodes";
-import { matchTopic } from "./mqtt-values";
+import { FakeBuiltInMqtt } from "@/test/fake-built-in-mqtt";
 
 /**
  * mqtt-in and mqtt-out on the app's own broker (`broker: "built-in"`, SPEC §20) through the
@@ -11,26 +11,7 @@ import { matchTopic } from "./mqtt-values";
 
 const loadTestFlow = closingTestFlows();
 
-class FakeBuiltIn implements BuiltInMqtt {
-  published: Array<{ organizationId: string; message: BuiltInMqttMessage }> = [];
-  subscriptions: Array<{ organizationId: string; filter: string; options: unknown; handler: (m: BuiltInMqttMessage) => void | Promise<void>; active: boolean }> = [];
-  async publish(organizationId: string, message: BuiltInMqttMessage) {
-    this.published.push({ organizationId, message });
-    await this.deliver(organizationId, message);
-  }
-  /** What a device of the organization publishing would cause: each matching subscription's handler, awaited. */
-  async deliver(organizationId: string, message: BuiltInMqttMessage) {
-    const pending = this.subscriptions.filter((s) => s.active && s.organizationId === organizationId && matchTopic(s.filter, message.topic)).map((s) => s.handler(message));
-    await Promise.all(pending);
-  }
-  async subscribe(organizationId: string, filter: string, options: { qos: 0 | 1 | 2 }, handler: (m: BuiltInMqttMessage) => void | Promise<void>) {
-    const sub = { organizationId, filter, options, handler, active: true };
-    this.subscriptions.push(sub);
-    return async () => {
-      sub.active = false;
-    };
-  }
-}
+class FakeBuiltIn extends FakeBuiltInMqtt {}
 
 const builtIn: ConfigNodeSnapshot = { id: "b1", type: "mqtt-broker", name: "", config: { broker: "built-in" }, revision: 1, sealed_credentials: {} };
 const builtInV5: ConfigNodeSnapshot = { ...builtIn, config: { broker: "built-in", protocolVersion: 5 } };
