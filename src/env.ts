@@ -81,6 +81,12 @@ const envSchema = z
     FILES_MAX_UPLOAD_BYTES: positiveInt.default(10 * 1024 * 1024),
     /** How long one SQLite statement of a flow's `sqlite` node may run before it is interrupted (SQLITE_INTERRUPT). */
     SQLITE_STATEMENT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+    /** The TCP ports a flow's `ping` node asks a host on (an accepted connection on one of them is its answer). */
+    PING_PORTS: z
+      .string()
+      .default("443,80")
+      .transform((v) => v.split(",").map((p) => Number(p.trim())))
+      .refine((ports) => ports.length >= 1 && ports.length <= 8 && ports.every((p) => Number.isInteger(p) && p >= 1 && p <= 65_535), "a comma-separated list of 1 to 8 TCP ports, e.g. 443,80"),
     /** The memory SQLite may use for every database open on this instance together (past it a statement fails, SQLITE_NOMEM). */
     SQLITE_MEMORY_BYTES: z.coerce.number().int().min(16 * 1024 * 1024).max(2 * 1024 * 1024 * 1024).default(256 * 1024 * 1024),
     /**

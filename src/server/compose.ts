@@ -231,6 +231,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       dashboards,
       httpRequest,
       outbound,
+      pingPorts: env.PING_PORTS,
       instanceId,
       httpDispatcher: createHttpDispatcher,
       // Configuration nodes' credentials, sealed in deployments, opened as their flow starts (SPEC §19).

@@ -288,6 +288,8 @@ export interface RuntimeServices {
    * udp; SPEC §20): connect with `outbound.lookup`, check literal hosts with `outbound.checkHost`.
    */
   outbound?: import("./outbound").OutboundRules;
+  /** The TCP ports a `ping` node asks a host on (PING_PORTS); absent: 443 and 80. */
+  pingPorts?: number[];
   /**
    * The app's own MQTT broker (SPEC §20, "Built-in broker"), for mqtt-broker configuration nodes
    * whose `broker` is `built-in`: absent when this process runs none (then those nodes report an error).
