@@ -31,9 +31,11 @@ export type Send = (value: SendValue) => void;
  * The node is done with its input. With an error, the error is reported and goes to the catch
  * nodes (Node-RED's `done(err)`). `handled`: the node already reported it (`log.error(err, msg)`)
  * and carried on as Node-RED's nodes do after `node.error` (complete nodes are told, as by
- * `done()`), and the step still counts as failed in the execution.
+ * `done()`), and the step still counts as failed in the execution. `noComplete`: the message
+ * ended where Node-RED never calls done (a link call that timed out): no complete node is told,
+ * the execution's step just ends.
  */
-export type Done = (err?: unknown, options?: { handled?: unknown }) => void;
+export type Done = (err?: unknown, options?: { handled?: unknown; noComplete?: boolean }) => void;
 
 export interface RuntimeNode {
   id: string;

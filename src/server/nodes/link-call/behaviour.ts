@@ -35,13 +35,19 @@ export const linkCallBehaviour = defineBehaviour(linkCallNode, (ctx, c) => {
       const dynamic = c.link_type === "dynamic";
       const raw = dynamic ? msg.target : c.links[0];
       const target = raw === undefined || raw === null ? "" : String(raw);
+      // Node-RED reports these with node.error and never calls done: no complete node hears of them,
+      // and the execution's step ends (as failed).
+      const failNow = (err: Error) => {
+        ctx.log.error(err, msg);
+        done(undefined, { handled: err, noComplete: true });
+      };
       if (target === "") {
-        ctx.log.error(new Error("target link-in node '' not found"), msg);
+        failNow(new Error("target link-in node '' not found"));
         return;
       }
       const original = msg._linkSource;
       if (original && !Array.isArray(original)) {
-        ctx.log.error(new TypeError("msg._linkSource.push is not a function"), msg);
+        failNow(new TypeError("msg._linkSource.push is not a function"));
         return;
       }
       // As Node-RED (msg._linkSource = msg._linkSource || []): the stack is created before the copy a
@@ -51,7 +57,10 @@ export const linkCallBehaviour = defineBehaviour(linkCallNode, (ctx, c) => {
       const eventId = randomBytes(14).toString("hex");
       const timer = setTimeout(() => {
         const entry = forget(eventId);
-        if (entry) ctx.log.error("timeout", entry.msg);
+        if (!entry) return;
+        ctx.log.error("timeout", entry.msg);
+        // Node-RED never calls done here: no complete node hears of it; the execution's step ends.
+        entry.done(undefined, { handled: "timeout", noComplete: true });
       }, timeoutMs);
       const entry: Pending = { msg: before, send, done, timer, end: () => undefined };
       pending.set(eventId, entry);
@@ -62,6 +71,7 @@ export const linkCallBehaviour = defineBehaviour(linkCallNode, (ctx, c) => {
         if (original === undefined) delete before._linkSource;
         else if (!Array.isArray(original)) before._linkSource = original;
         ctx.log.error(err, before);
+        done(undefined, { handled: err, noComplete: true });
       };
       try {
         const call = ctx.links.call(target, msg, { byName: dynamic });

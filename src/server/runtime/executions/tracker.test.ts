@@ -182,6 +182,47 @@ describe("execution tracker", () => {
   });
 });
 
+describe("a link call that times out", () => {
+  it("ends its execution as failed (\"timeout\") without telling a complete node, as Node-RED never calls done there", async () => {
+    const r = recorder();
+    const flow = await load(
+      [
+        { id: "inj", type: "inject" },
+        { id: "call", type: "link-call", config: { links: ["nobody"], timeout_seconds: 0.1 } },
+        { id: "nobody", type: "link-in" },
+        { id: "done", type: "complete", config: { scope: ["call"] } },
+        { id: "sink", type: "sink" },
+      ],
+      [
+        { source: "inj", target: "call" },
+        { source: "done", target: "sink" },
+      ],
+      r.tracker,
+    );
+    // The target exists but nothing answers: the call waits for its timeout.
+    flow.engine.inject("flw_test", "inj", { payload: 1 });
+    // The link-in starts an execution of its own (ended at once); the caller's ends at the timeout.
+    await until(() => r.finished.some((e) => e.triggerNodeId === "inj"), "the caller's execution ended");
+    expect(r.finished.find((e) => e.triggerNodeId === "inj")).toMatchObject({ status: "error", ended: true, pending: 0 });
+    await new Promise((res) => setTimeout(res, 50));
+    expect(flow.received).toHaveLength(0);
+  });
+
+  it("so does a call whose target cannot be found", async () => {
+    const r = recorder();
+    await load(
+      [
+        { id: "inj", type: "inject" },
+        { id: "call", type: "link-call", config: { link_type: "dynamic", timeout_seconds: 5 } },
+      ],
+      [{ source: "inj", target: "call" }],
+      r.tracker,
+    ).then((flow) => flow.engine.inject("flw_test", "inj", { payload: 1 }));
+    await until(() => r.finished.length === 1, "the execution ended");
+    expect(r.finished[0]).toMatchObject({ status: "error", ended: true });
+  });
+});
+
 describe("which execution a message object belongs to", () => {
   const spec = { organizationId: "org_t", flowId: "flw_t" };
 
@@ -189,19 +230,19 @@ describe("which execution a message object belongs to", () => {
     const r = recorder();
     const trigger = { _msgid: "m-trigger", payload: 1 };
     const exec = r.tracker.begin(spec, "in", trigger, { sent: true });
-    expect(r.tracker.execOf(trigger)).toBe(exec);
+    expect(r.tracker.execOf(trigger, "flw_t")).toBe(exec);
     // A node's new message object (another _msgid) received within the execution belongs to it too.
     const derived = { _msgid: "m-derived", payload: 2 };
     exec.pending++;
     const step = r.tracker.step(exec, "next", 1, derived);
-    expect(r.tracker.execOf(derived)).toBe(exec);
+    expect(r.tracker.execOf(derived, "flw_t")).toBe(exec);
     r.tracker.done(exec, step, derived, undefined);
     expect(exec.ended).toBe(true);
-    expect(r.tracker.execOf(derived)).toBeUndefined();
-    expect(r.tracker.execOf(trigger)).toBeUndefined();
+    expect(r.tracker.execOf(derived, "flw_t")).toBeUndefined();
+    expect(r.tracker.execOf(trigger, "flw_t")).toBeUndefined();
     // A later execution of the same object takes it over.
     const again = r.tracker.begin(spec, "in", derived, { sent: true });
-    expect(r.tracker.execOf(derived)).toBe(again);
+    expect(r.tracker.execOf(derived, "flw_t")).toBe(again);
   });
 
   it("leaves no trace a flow, a clone or the stored text can see", () => {
@@ -213,8 +254,8 @@ describe("which execution a message object belongs to", () => {
     expect(Object.keys(msg)).toEqual(["_msgid", "payload", "topic"]);
     expect(structuredClone(msg)).toEqual(msg);
     const spread = { ...msg, _msgid: "m-2" };
-    expect(r.tracker.execOf(spread)).toBeUndefined();
-    expect(r.tracker.execOf(msg)).toBe(exec);
+    expect(r.tracker.execOf(spread, "flw_t")).toBeUndefined();
+    expect(r.tracker.execOf(msg, "flw_t")).toBe(exec);
     expect(exec.triggerMessage).toBe(before);
   });
 
@@ -225,26 +266,34 @@ describe("which execution a message object belongs to", () => {
     r.tracker.settle(first);
     expect(first.ended).toBe(true);
     const open = r.tracker.begin(spec, "in", { _msgid: "m-shared", payload: "new" }, { sent: true });
-    expect(r.tracker.execOf({ _msgid: "m-shared" })).toBe(open);
-    expect(r.tracker.execOf(stale)).toBeUndefined();
+    expect(r.tracker.execOf({ _msgid: "m-shared" }, "flw_t")).toBe(open);
+    expect(r.tracker.execOf(stale, "flw_t")).toBeUndefined();
+  });
+
+  it("a _msgid alone never joins another flow's execution (another organization's least of all)", () => {
+    const r = recorder();
+    const open = r.tracker.begin({ organizationId: "org_a", flowId: "flw_a" }, "in", { _msgid: "m-sent", payload: 1 }, { sent: true });
+    // The same _msgid arriving in another flow (over a project link, MQTT, a socket) is another message.
+    expect(r.tracker.execOf({ _msgid: "m-sent", payload: 1 }, "flw_b")).toBeUndefined();
+    expect(r.tracker.execOf({ _msgid: "m-sent", payload: 1 }, "flw_a")).toBe(open);
   });
 
   it("a frozen message is followed by the object too, and one frozen after its mark moves on with it", () => {
     const r = recorder();
     const frozen = Object.freeze({ _msgid: "m-frozen", payload: 1 });
     const exec = r.tracker.begin(spec, "in", frozen, { sent: true });
-    expect(r.tracker.execOf(frozen)).toBe(exec);
+    expect(r.tracker.execOf(frozen, "flw_t")).toBe(exec);
     const frozenDerived = Object.freeze({ _msgid: "m-other", payload: 2 });
     exec.pending++;
     r.tracker.step(exec, "next", 1, frozenDerived);
-    expect(r.tracker.execOf(frozenDerived)).toBe(exec);
+    expect(r.tracker.execOf(frozenDerived, "flw_t")).toBe(exec);
     // Marked, then frozen, then part of another execution.
     const later = { _msgid: "m-later", payload: 3 };
     const before = r.tracker.begin(spec, "in", later, { sent: true });
     Object.freeze(later);
     const after = r.tracker.begin(spec, "in", later, { sent: true });
     expect(after).not.toBe(before);
-    expect(r.tracker.execOf(later)).toBe(after);
+    expect(r.tracker.execOf(later, "flw_t")).toBe(after);
   });
 });
 
@@ -255,14 +304,14 @@ describe("two trackers in one process (two engines)", () => {
     const spec = { organizationId: "org_t", flowId: "flw_t" };
     const msg = { _msgid: "m-a", payload: 1 };
     const inA = a.tracker.begin(spec, "in", msg, { sent: true });
-    expect(a.tracker.execOf(msg)).toBe(inA);
-    expect(b.tracker.execOf(msg)).toBeUndefined();
+    expect(a.tracker.execOf(msg, "flw_t")).toBe(inA);
+    expect(b.tracker.execOf(msg, "flw_t")).toBeUndefined();
     // B has an execution of that _msgid, made from another object: the message is found in it by its _msgid.
     const sameId = b.tracker.begin(spec, "in", { _msgid: "m-a", payload: 2 }, { sent: true });
-    expect(b.tracker.execOf(msg)).toBe(sameId);
+    expect(b.tracker.execOf(msg, "flw_t")).toBe(sameId);
     const inB = b.tracker.begin(spec, "in", msg, { sent: true });
-    expect(b.tracker.execOf(msg)).toBe(inB);
-    expect(a.tracker.execOf(msg)).toBe(inA);
+    expect(b.tracker.execOf(msg, "flw_t")).toBe(inB);
+    expect(a.tracker.execOf(msg, "flw_t")).toBe(inA);
   });
 
   it("a frozen message one tracker keeps aside is not another's either", () => {
@@ -271,8 +320,8 @@ describe("two trackers in one process (two engines)", () => {
     const spec = { organizationId: "org_t", flowId: "flw_t" };
     const frozen = Object.freeze({ _msgid: "m-frozen", payload: 1 });
     const inA = a.tracker.begin(spec, "in", frozen, { sent: true });
-    expect(a.tracker.execOf(frozen)).toBe(inA);
-    expect(b.tracker.execOf(frozen)).toBeUndefined();
+    expect(a.tracker.execOf(frozen, "flw_t")).toBe(inA);
+    expect(b.tracker.execOf(frozen, "flw_t")).toBeUndefined();
   });
 });
 
@@ -283,7 +332,7 @@ describe("message marks", () => {
     const base: Record<PropertyKey, unknown> = { _msgid: "m-proxy", payload: 1 };
     const anything = new Proxy(base, { get: (target, key) => (key in target ? target[key] : "default") }) as unknown as { _msgid: string; payload: unknown };
     const exec = r.tracker.begin(spec, "in", { _msgid: "m-proxy", payload: 0 }, { sent: true });
-    expect(r.tracker.execOf(anything)).toBe(exec);
+    expect(r.tracker.execOf(anything, "flw_t")).toBe(exec);
   });
 
   it("a message kept past its tracker's close keeps no execution", () => {

@@ -358,12 +358,15 @@ export class ExecutionTracker {
   }
 
   /** The open execution a message belongs to: by the object, else by its _msgid. */
-  execOf(msg: Message): TrackedExecution | undefined {
+  execOf(msg: Message, flowId: string): TrackedExecution | undefined {
     // A message that was part of an execution answers for itself (none once that one ended), as the
-    // WeakMap did; only one never marked is looked up by its _msgid.
+    // WeakMap did; only one never marked is looked up by its _msgid, and only among the sending
+    // flow's executions: a _msgid that came from elsewhere (a message received over a project link,
+    // MQTT or a socket keeps its sender's) never joins another flow's, or organization's, execution.
     const ref = this.marks.refOf(msg);
-    const found = ref !== undefined ? ref.execution : msg._msgid !== undefined ? this.byMsgId.get(String(msg._msgid)) : undefined;
-    return found && !found.ended ? found : undefined;
+    if (ref !== undefined) return ref.execution && !ref.execution.ended ? ref.execution : undefined;
+    const found = msg._msgid !== undefined ? this.byMsgId.get(String(msg._msgid)) : undefined;
+    return found && !found.ended && found.flowId === flowId ? found : undefined;
   }
 
   /** A node received a message of the execution: a new step. */

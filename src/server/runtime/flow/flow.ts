@@ -247,7 +247,7 @@ export class Flow {
         let s = step;
         if (tracker) {
           if (!e || e.ended) {
-            e = e ? undefined : tracker.execOf(msg);
+            e = e ? undefined : tracker.execOf(msg, this.spec.flowId);
             s = undefined;
             if (!e) {
               e = tracker.begin(this.spec, host.node.id, msg, { sent: true });
@@ -331,7 +331,7 @@ export class Flow {
       }
       if (Object.hasOwn(copy, "error")) copy._error = copy.error;
       copy.error = { message: catchText(err), source: { ...this.sourceOf(source), count }, ...errorExtras(err) };
-      this.route(host, copy, this.core.queue.hops.get(msg) ?? 0, exec ?? this.core.options.executions?.execOf(msg));
+      this.route(host, copy, this.core.queue.hops.get(msg) ?? 0, exec ?? this.core.options.executions?.execOf(msg, this.spec.flowId));
       handled = true;
     }
     return handled;

@@ -185,7 +185,7 @@ export class NodeHost {
       if (err) {
         flow.reportNodeError(this.node.id, err);
         flow.handleError(this, msg, err, exec);
-      } else if (flow.completeNodes.size > 0 && this.sub.role !== "instance") {
+      } else if (flow.completeNodes.size > 0 && this.sub.role !== "instance" && !options?.noComplete) {
         // An instance node's own "done" reaches no complete node in Node-RED (it reports to its inner flow).
         flow.handleComplete(this.node, msg, exec);
       }
