@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { projectLinkCallNode, projectLinkInNode, projectLinkOutNode } from "./definition";
 import { defineBehaviour } from "../types";
-import type { BuiltInMqtt, Done, Message, NodeContext, Send } from "../../runtime/types";
-import { FLOWS_INSTANCE, decodeLinkMessage, encodeLinkMessage, linkTopic, senderProperties, withProjectLink } from "./link-topics";
+import { DONE_LATER, type BuiltInMqtt, type Done, type Message, type NodeContext, type Send } from "../../runtime/types";
+import { FLOWS_INSTANCE, decodeLinkMessage, encodeLinkMessage, isValidInstance, isValidLinkTopic, linkTopic, senderProperties, withProjectLink } from "./link-topics";
 
 /** One entry of msg.projectLink.callStack, as FlowFuse's project link call pushes it. */
 interface CallEvent {
@@ -30,11 +30,11 @@ function brokerOf(ctx: NodeContext): BuiltInMqtt | undefined {
   return broker;
 }
 
-/** Publishes `msg` as FlowFuse's nodes do: QoS 2, JSON, who sent it in user properties. */
-function publish(ctx: NodeContext, broker: BuiltInMqtt, topic: string, msg: Message, correlation?: string): Promise<void> {
-  return broker.publish(ctx.organizationId, {
+/** Publishes `msg` as FlowFuse's nodes do: QoS 2, JSON, who sent it in user properties. Rejects when it does not encode. */
+async function publish(ctx: NodeContext, broker: BuiltInMqtt, topic: string, msg: Message | Buffer, correlation?: string): Promise<void> {
+  await broker.publish(ctx.organizationId, {
     topic,
-    payload: encodeLinkMessage(msg),
+    payload: Buffer.isBuffer(msg) ? msg : encodeLinkMessage(msg),
     qos: 2,
     retain: false,
     properties: {
@@ -76,69 +76,64 @@ function subscribeNode(ctx: NodeContext, broker: BuiltInMqtt, filter: string, on
         return undefined;
       },
     );
-  return async () => {
-    closed = true;
-    const unsubscribe = await stop;
-    await unsubscribe?.().catch(() => undefined);
+  return {
+    /** Settles once the subscription is made (or failed): a call waits for it before its first publish. */
+    ready: stop.then(() => undefined),
+    close: async () => {
+      closed = true;
+      const unsubscribe = await stop;
+      await unsubscribe?.().catch(() => undefined);
+    },
   };
 }
 
 export const projectLinkInBehaviour = defineBehaviour(projectLinkInNode, (ctx, c) => {
-  let close: (() => Promise<void>) | undefined;
+  let subscription: ReturnType<typeof subscribeNode> | undefined;
   return {
     start() {
       const broker = brokerOf(ctx);
       if (!broker) return;
       // Broadcasts come on the sender's "out" topic (any sender: a wildcard level); direct messages on our own "in".
       const filter = c.broadcast ? linkTopic(ctx.organizationId, c.project, "out", c.topic) : linkTopic(ctx.organizationId, FLOWS_INSTANCE, "in", c.topic);
-      close = subscribeNode(ctx, broker, filter, (msg) => {
+      subscription = subscribeNode(ctx, broker, filter, (msg) => {
         if (typeof msg._msgid !== "string") msg._msgid = ctx.newMessageId();
         ctx.send(msg);
       });
     },
     async close() {
-      await close?.();
+      await subscription?.close();
     },
   };
 });
 
 export const projectLinkOutBehaviour = defineBehaviour(projectLinkOutNode, (ctx, c) => {
   let broker: BuiltInMqtt | undefined;
-  const finish = (done: Done, sent: Promise<void>) =>
-    void sent.then(
-      () => done(),
-      (err: unknown) => done(err),
-    );
   return {
     start() {
       broker = brokerOf(ctx);
       if (broker) ctx.status(CONNECTED);
     },
-    input(msg, _send, done) {
-      if (!broker) {
-        done(new Error(NO_BROKER));
-        return;
-      }
+    // Asynchronous: the message weighs on the flow until the broker took it (backpressure).
+    async input(msg) {
+      if (!broker) throw new Error(NO_BROKER);
       if (c.mode === "link") {
-        finish(done, publish(ctx, broker, linkTopic(ctx.organizationId, c.broadcast ? FLOWS_INSTANCE : c.project, c.broadcast ? "out" : "in", c.topic), msg));
+        await publish(ctx, broker, linkTopic(ctx.organizationId, c.broadcast ? FLOWS_INSTANCE : c.project, c.broadcast ? "out" : "in", c.topic), msg);
         return;
       }
       const link = msg.projectLink as { callStack?: unknown } | undefined;
       const stack = link && Array.isArray(link.callStack) ? (link.callStack as CallEvent[]) : undefined;
       if (!stack || stack.length === 0) {
         ctx.log.warn("Project Link Source missing");
-        done();
         return;
       }
       const event = stack.pop();
       const target = event && typeof event === "object" ? event.project || (event.device ? `dev:${event.device}` : "") : "";
-      if (!event || !target || !event.topic || !event.eventId) {
+      if (!event || typeof target !== "string" || !isValidInstance(target) || target === "all" || typeof event.topic !== "string" || !isValidLinkTopic(event.topic) || !event.eventId) {
         ctx.log.warn("Project Link Source not valid");
-        done();
         return;
       }
-      const response = typeof event.response === "string" && event.response !== "" ? event.response : "res";
-      finish(done, publish(ctx, broker, `ff/v1/${ctx.organizationId}/p/${target}/${response}/${event.topic}`, msg, String(event.eventId)));
+      const response = typeof event.response === "string" && /^res[A-Za-z0-9-]*$/.test(event.response) ? event.response : "res";
+      await publish(ctx, broker, `ff/v1/${ctx.organizationId}/p/${target}/${response}/${event.topic}`, msg, String(event.eventId));
     },
   };
 });
@@ -146,31 +141,43 @@ export const projectLinkOutBehaviour = defineBehaviour(projectLinkOutNode, (ctx,
 interface PendingCall {
   /** The message as it came in: what a timeout error carries. */
   msg: Message;
+  /** An http in message's own request and response, sent as placeholders. */
+  req?: unknown;
+  res?: unknown;
   send: Send;
   done: Done;
   timer: NodeJS.Timeout;
+  /** Ends the input's weight on the flow (its promise settles). */
+  release: () => void;
 }
 
 export const projectLinkCallBehaviour = defineBehaviour(projectLinkCallNode, (ctx, c) => {
   const pending = new Map<string, PendingCall>();
   const timeoutMs = c.timeout_seconds * 1000;
   let broker: BuiltInMqtt | undefined;
-  let close: (() => Promise<void>) | undefined;
+  let subscription: ReturnType<typeof subscribeNode> | undefined;
+
+  const forget = (eventId: string) => {
+    const entry = pending.get(eventId);
+    if (!entry) return undefined;
+    pending.delete(eventId);
+    clearTimeout(entry.timer);
+    entry.release();
+    return entry;
+  };
 
   const answer = (msg: Message, properties: Record<string, unknown> | undefined) => {
     const correlation = properties?.correlationData;
     const eventId = Buffer.isBuffer(correlation) ? correlation.toString() : typeof correlation === "string" ? correlation : undefined;
-    const entry = eventId === undefined ? undefined : pending.get(eventId);
     // Another call node of the topic (or one that timed out) asked: not ours.
-    if (!entry || eventId === undefined) return;
-    pending.delete(eventId);
-    clearTimeout(entry.timer);
+    const entry = eventId === undefined ? undefined : forget(eventId);
+    if (!entry) return;
     const link = msg.projectLink as { callStack?: unknown[] } | undefined;
     if (link && Array.isArray(link.callStack) && link.callStack.length === 0) delete link.callStack;
-    // An http in message's request and response went as placeholders: this instance's come back.
+    // An http in message's request and response went as placeholders: its own come back.
     if (msg.res === `RES:${eventId}` && msg.req === `REQ:${eventId}`) {
-      msg.req = entry.msg.req;
-      msg.res = entry.msg.res;
+      msg.req = entry.req;
+      msg.res = entry.res;
     }
     entry.send(msg);
     entry.done();
@@ -180,44 +187,54 @@ export const projectLinkCallBehaviour = defineBehaviour(projectLinkCallNode, (ct
     start() {
       broker = brokerOf(ctx);
       if (!broker) return;
-      close = subscribeNode(ctx, broker, linkTopic(ctx.organizationId, FLOWS_INSTANCE, "res", c.topic), answer);
+      subscription = subscribeNode(ctx, broker, linkTopic(ctx.organizationId, FLOWS_INSTANCE, "res", c.topic), answer);
     },
+    // The call weighs on the flow (backpressure) until its answer, its timeout or the flow's stop.
     input(msg, send, done) {
-      if (!broker) {
-        done(new Error(NO_BROKER));
-        return;
-      }
+      if (!broker) return Promise.reject(new Error(NO_BROKER));
       const eventId = randomBytes(14).toString("hex");
       const event: CallEvent = { eventId, node: ctx.node.id, project: FLOWS_INSTANCE, instance: FLOWS_INSTANCE, topic: c.topic, response: "res", ts: Date.now() };
-      const entry: PendingCall = {
-        msg: structuredClone(msg),
-        send,
-        done,
-        timer: setTimeout(() => {
-          if (pending.delete(eventId)) ctx.log.error("timeout", entry.msg);
-        }, timeoutMs),
-      };
-      pending.set(eventId, entry);
+      const before = structuredClone(msg);
       const link = typeof msg.projectLink === "object" && msg.projectLink !== null ? (msg.projectLink as Record<string, unknown>) : (msg.projectLink = {});
       if (!Array.isArray(link.callStack)) link.callStack = [];
       (link.callStack as CallEvent[]).push(event);
       const res = msg.res as { _id?: unknown } | undefined;
-      if (res && typeof res === "object" && typeof res._id === "string" && msg.req && typeof msg.req === "object") {
+      const own = res && typeof res === "object" && typeof res._id === "string" && msg.req && typeof msg.req === "object" ? { req: msg.req, res: msg.res } : undefined;
+      if (own) {
         msg.res = `RES:${eventId}`;
         msg.req = `REQ:${eventId}`;
       }
-      publish(ctx, broker, linkTopic(ctx.organizationId, c.project, "in", c.topic), msg, eventId).catch((err: unknown) => {
-        const failed = pending.get(eventId);
-        if (!failed) return;
-        pending.delete(eventId);
-        clearTimeout(failed.timer);
-        done(err);
+      // Encoded before the call is registered: a message that cannot be sent fails now, and only once.
+      const payload = encodeLinkMessage(msg);
+      if (own) {
+        msg.req = own.req;
+        msg.res = own.res;
+      }
+      return new Promise<typeof DONE_LATER>((release) => {
+        pending.set(eventId, {
+          msg: before,
+          ...own,
+          send,
+          done,
+          release: () => release(DONE_LATER),
+          timer: setTimeout(() => {
+            const entry = forget(eventId);
+            if (!entry) return;
+            ctx.log.error("timeout", entry.msg);
+            // FlowFuse never calls done here: no complete node hears of it; the execution's step ends.
+            entry.done(undefined, { handled: "timeout", noComplete: true });
+          }, timeoutMs),
+        });
+        void (subscription?.ready ?? Promise.resolve())
+          .then(() => publish(ctx, broker!, linkTopic(ctx.organizationId, c.project, "in", c.topic), payload, eventId))
+          .catch((err: unknown) => {
+            if (forget(eventId)) done(err);
+          });
       });
     },
     async close() {
-      for (const entry of pending.values()) clearTimeout(entry.timer);
-      pending.clear();
-      await close?.();
+      for (const eventId of [...pending.keys()]) forget(eventId);
+      await subscription?.close();
     },
   };
 });

@@ -19,7 +19,7 @@ const topic = z
   .meta({ title: "Topic", description: "Like an MQTT topic, without wildcards, e.g. plant/line1/measurements" });
 
 const instance = (title: string, description: string, fallback: string) =>
-  z.string().trim().refine(isValidInstance, "an instance is `flows` (this organization's flows), `all`, or a device's id").default(fallback).meta({ title, description });
+  z.string().trim().refine(isValidInstance, "an instance is `flows` (this organization's flows), `all`, or `dev:` and a device's id").default(fallback).meta({ title, description });
 
 const timeoutSeconds = z
   .number()
@@ -42,10 +42,13 @@ const foreignInstanceNote = (p: NodeRedProps, applies: boolean, role: string) =>
 };
 
 const broadcastOf = (p: NodeRedProps) => p.broadcast === true || p.broadcast === "true";
+/** FlowFuse's `parseFloat(n.timeout || '30')`: 0, "" and a missing timeout are 30 s. */
 const timeoutOf = (p: NodeRedProps) => {
-  const t = parseFloat(String(p.timeout ?? "30"));
+  const t = parseFloat(String(p.timeout || "30"));
   return Number.isNaN(t) ? 30 : Math.min(Math.max(t, 0), 86_400);
 };
+/** A missing topic stays missing: the schema refuses it (FlowFuse's node fails with "Invalid topic"). */
+const topicOf = (p: NodeRedProps) => (typeof p.topic === "string" ? p.topic : "");
 
 const differences = `### Differences from Node-RED
 
@@ -54,7 +57,8 @@ From FlowFuse's project nodes, which run only on FlowFuse:
 - The instances are the organization's: its flows, wherever in the cluster they run, are one instance, \`flows\`. An imported FlowFuse instance id becomes \`flows\`, and the import report says so.
 - Messages travel over the organization's built-in MQTT broker (SPEC §20), on FlowFuse's topics with the organization's id as the team: \`ff/v1/{organization id}/p/{instance}/in|out|res/{topic}\`. An MQTT device of the organization can publish and subscribe there. No other organization's flows or devices ever see them.
 - The broker's limits apply: a message larger than the broker's message limit, or sent faster than the organization's publish rate, fails with an error a catch node can handle.
-- Functions in a message are left out (FlowFuse sends their source and compiles it on arrival).`;
+- Functions in a message are left out (FlowFuse sends their source and compiles it on arrival).
+- As in FlowFuse, a project in wired (through other nodes) to a project out on its own topic is a loop the hop limit cannot see (each pass is a new message): it runs at the organization's publish rate, which its devices share, until it is broken.`;
 
 export const projectLinkInConfig = z.object({
   broadcast: z
@@ -97,7 +101,7 @@ ${differences}`,
   nodeRed: {
     type: "project link in",
     toNodeRed: (c) => ({ project: c.project, broadcast: c.broadcast, topic: c.topic }),
-    fromNodeRed: (p) => ({ broadcast: broadcastOf(p), project: instanceFrom(p.project, broadcastOf(p) ? FLOWS_INSTANCE : "all"), topic: p.topic }),
+    fromNodeRed: (p) => ({ broadcast: broadcastOf(p), project: instanceFrom(p.project, broadcastOf(p) ? FLOWS_INSTANCE : "all"), topic: topicOf(p) }),
     importNotes: (p) => foreignInstanceNote(p, broadcastOf(p), "source"),
   },
 });
@@ -153,7 +157,7 @@ ${differences}`,
       mode: p.mode === "return" ? "return" : "link",
       broadcast: broadcastOf(p),
       project: instanceFrom(p.project, FLOWS_INSTANCE),
-      topic: typeof p.topic === "string" ? p.topic : "",
+      topic: topicOf(p),
     }),
     importNotes: (p) => foreignInstanceNote(p, p.mode !== "return" && !broadcastOf(p), "target"),
   },
@@ -194,7 +198,10 @@ ${differences}`,
   nodeRed: {
     type: "project link call",
     toNodeRed: (c) => ({ project: c.project, topic: c.topic, timeout: String(c.timeout_seconds) }),
-    fromNodeRed: (p) => ({ project: instanceFrom(p.project, FLOWS_INSTANCE), topic: p.topic, timeout_seconds: timeoutOf(p) }),
-    importNotes: (p) => foreignInstanceNote(p, true, "target"),
+    fromNodeRed: (p) => ({ project: instanceFrom(p.project, FLOWS_INSTANCE), topic: topicOf(p), timeout_seconds: timeoutOf(p) }),
+    importNotes: (p) => [
+      ...foreignInstanceNote(p, true, "target"),
+      ...(parseFloat(String(p.timeout || "30")) > 86_400 ? [`its timeout of ${p.timeout} s is 86400 s here (the longest)`] : []),
+    ],
   },
 });

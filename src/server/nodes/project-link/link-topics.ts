@@ -16,8 +16,8 @@ export const FLOWS_INSTANCE = "flows";
 const SUB_TOPIC = /^[^/$+#\b\f\n\r\t\v\0]+(?:\/[^/$+#\b\f\n\r\t\v\0]+)*$/;
 export const isValidLinkTopic = (topic: string) => SUB_TOPIC.test(topic);
 
-/** An instance id as a topic level: `all` (any sender, project link in only), `flows`, or a device's own id. */
-const INSTANCE = /^[A-Za-z0-9_.:-]{1,128}$/;
+/** An instance id as a topic level: `all` (any sender, project link in only), `flows`, or a device's (`dev:` and its id). */
+const INSTANCE = /^(?:all|flows|dev:[A-Za-z0-9_.-]{1,128})$/;
 export const isValidInstance = (id: string) => INSTANCE.test(id);
 
 export type LinkDirection = "in" | "out" | "res";
@@ -47,7 +47,9 @@ function replacer(_key: string, value: unknown): unknown {
   return value;
 }
 
-function reviver(_key: string, value: unknown): unknown {
+function reviver(key: string, value: unknown): unknown {
+  // An own "__proto__" property would become a prototype wherever the message is copied by assignment.
+  if (key === "__proto__") return undefined;
   if (typeof value !== "object" || value === null) return value;
   const v = value as { type?: unknown; data?: unknown };
   if (v.data === undefined) return value;
@@ -78,7 +80,8 @@ export function encodeLinkMessage(msg: Message): Buffer {
 /** The message a link topic carried; throws on text that is not a JSON object. */
 export function decodeLinkMessage(payload: Buffer): Message {
   const value = JSON.parse(payload.toString("utf8"), reviver) as unknown;
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("a project link message must be a JSON object");
+  // A plain object: not an array, nor a root that the reviver turned into a Map, a Set or a Buffer.
+  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) throw new Error("a project link message must be a JSON object");
   return value as Message;
 }
 

@@ -152,9 +152,17 @@ describe("FlowFuse's project link nodes, imported and deployed", () => {
     // The called flow saw FlowFuse's placeholder, not the request.
     expect(body.req_was).toMatch(/^REQ:[0-9a-f]{28}$/);
 
+    // Another organization's device aims at this organization's topic: it lands in its own space.
+    await otherDevice.publish(`ff/v1/${owner.organizationId}/p/dev:x/out/${TOPIC}`, JSON.stringify({ payload: { temperature: -1 } }), { qos: 1 });
     await sleep(300);
+    expect(socket.frames.filter((f) => f.topic === "debug" && f.data?.msg?.payload?.temperature === -1)).toEqual([]);
     expect(otherSocket.frames.filter((f) => f.topic === "debug")).toEqual([]);
-    expect(otherDevice.messages).toEqual([]);
+    expect(otherDevice.messages.map((m) => m.topic)).toEqual([`ff/v1/${owner.organizationId}/p/dev:x/out/${TOPIC}`]);
+
+    // Each message a project in received started an execution of the listening flow (SPEC §15).
+    await expect
+      .poll(async () => (await request("GET", `/flows/${listener.id}/executions`, { token })).body.executions.filter((e: { trigger_node_id: string }) => e.trigger_node_id === listenerIn.id).length)
+      .toBeGreaterThanOrEqual(2);
 
     const exported = await request("GET", `/flows/${byName["Price API"]!.id}/export`, { token });
     expect(exported.status).toBe(200);

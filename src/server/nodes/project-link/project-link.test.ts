@@ -108,6 +108,20 @@ describe("project link out → project link in", () => {
     expect(p.date).toBe("2026-01-02T03:04:05.000Z");
   });
 
+  it("what arrives is data only: a root that is not a plain object, a Buffer from anything but bytes, __proto__ keys", async () => {
+    const broker = new FakeBuiltInMqtt();
+    const h = await flow(broker, [{ id: "in", type: "project-link-in", config: { broadcast: true, project: "all", topic: "t" } }, { id: "sink", type: "sink" }], [{ source: "in", target: "sink" }]);
+    const topic = `ff/v1/${ORG}/p/dev:x/out/t`;
+    for (const root of ['{"type":"Map","data":[]}', '{"type":"Buffer","data":[1]}', '"text"', "[1]"]) await broker.deliver(ORG, { topic, payload: Buffer.from(root), qos: 0, retain: false });
+    await expect.poll(() => h.errors).toHaveLength(4);
+    await broker.deliver(ORG, { topic, payload: Buffer.from('{"_msgid":"p","payload":{"b":{"type":"Buffer","data":{"length":1000000000}},"n":{"type":"bigint","data":"x1"}},"__proto__":{"polluted":true}}'), qos: 0, retain: false });
+    const [m] = await h.waitFor(1);
+    expect(m!.payload).toEqual({ b: { type: "Buffer", data: { length: 1000000000 } }, n: { type: "bigint", data: "x1" } });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect((m as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.hasOwn(m!, "__proto__")).toBe(false);
+  });
+
   it("a device's broadcast over MQTT reaches project in (all) and says who sent it; text that is not a JSON object is the node's error", async () => {
     const broker = new FakeBuiltInMqtt();
     const h = await flow(broker, [{ id: "in", type: "project-link-in", config: { broadcast: true, project: "all", topic: "edge/status" } }, { id: "sink", type: "sink" }], [{ source: "in", target: "sink" }]);
@@ -259,13 +273,63 @@ describe("project link call → project in → project out (return)", () => {
     expect(back.res).toEqual({ _id: "res_1" });
   });
 
-  it("return mode without a call stack warns and sends nothing", async () => {
+  it("return mode without a call stack, or with an entry that names no caller, warns (FlowFuse's words) and sends nothing", async () => {
     const broker = new FakeBuiltInMqtt();
     const h = await flow(broker, [{ id: "ret", type: "project-link-out", config: { mode: "return" } }], []);
     h.send("ret", { payload: 1 });
     h.send("ret", { payload: 1, projectLink: { callStack: [{ eventId: "e1" }] } } as never);
-    await new Promise((r) => setTimeout(r, 50));
+    // A forged entry cannot aim the answer at a wildcard or another level of the topic tree.
+    h.send("ret", { payload: 1, projectLink: { callStack: [{ eventId: "e1", project: "+", topic: "a" }] } } as never);
+    h.send("ret", { payload: 1, projectLink: { callStack: [{ eventId: "e1", project: "flows", topic: "a/#" }] } } as never);
+    await expect.poll(() => h.errors.map((e) => e.error)).toEqual(["Project Link Source missing", "Project Link Source not valid", "Project Link Source not valid", "Project Link Source not valid"]);
     expect(broker.published).toHaveLength(0);
+  });
+
+  it("an answer with another call's event id, or none, is not this call's; a device's string correlation data is", async () => {
+    const broker = new FakeBuiltInMqtt();
+    const h = await flow(broker, [{ id: "call", type: "project-link-call", config: { topic: "ask", timeout_seconds: 5 } }, { id: "sink", type: "sink" }], [{ source: "call", target: "sink" }]);
+    h.send("call", { _msgid: "q1", payload: "?" });
+    await expect.poll(() => broker.published).toHaveLength(1);
+    const eventId = JSON.parse(broker.published[0]!.message.payload.toString()).projectLink.callStack[0].eventId as string;
+    const res = `ff/v1/${ORG}/p/flows/res/ask`;
+    await broker.deliver(ORG, { topic: res, payload: encodeLinkMessage({ _msgid: "x", payload: "other" }), qos: 2, retain: false, properties: { correlationData: Buffer.from("0".repeat(28)) } });
+    await broker.deliver(ORG, { topic: res, payload: encodeLinkMessage({ _msgid: "x", payload: "none" }), qos: 2, retain: false });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(h.received).toHaveLength(0);
+    await broker.deliver(ORG, { topic: res, payload: encodeLinkMessage({ _msgid: "q1", payload: "mine" }), qos: 2, retain: false, properties: { correlationData: eventId } });
+    const [m] = await h.waitFor(1);
+    expect(m!.payload).toBe("mine");
+  });
+
+  it("a message that cannot be encoded fails at once, once, and leaves no call waiting", async () => {
+    const broker = new FakeBuiltInMqtt();
+    const h = await flow(broker, [{ id: "call", type: "project-link-call", config: { topic: "ask", timeout_seconds: 0.2 } }], []);
+    const cyclic: Record<string, unknown> = { payload: 1 };
+    cyclic.self = cyclic;
+    h.send("call", cyclic as never);
+    await expect.poll(() => h.errors).toHaveLength(1);
+    expect(h.errors[0]!.error).toMatch(/circular/i);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(h.errors).toHaveLength(1);
+    expect(broker.published).toHaveLength(0);
+  });
+
+  it("a stopped flow leaves no subscription behind and no call waiting", async () => {
+    const broker = new FakeBuiltInMqtt();
+    const h = await flow(
+      broker,
+      [
+        { id: "call", type: "project-link-call", config: { topic: "ask", timeout_seconds: 0.3 } },
+        { id: "in", type: "project-link-in", config: { broadcast: true, project: "all", topic: "x" } },
+      ],
+      [],
+    );
+    h.send("call", { payload: 1 });
+    await expect.poll(() => broker.published).toHaveLength(1);
+    await h.close();
+    expect(broker.subscriptions.filter((s) => s.active)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(h.errors).toEqual([]);
   });
 });
 
