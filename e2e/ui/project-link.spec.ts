@@ -66,6 +66,11 @@ test("a project call answered through a project in and a project out (return), s
   expect(config(ids.call)).toMatchObject({ project: "flows", topic: "lookup/price", timeout_seconds: 30 });
   expect(config(ids.in)).toMatchObject({ broadcast: false, topic: "lookup/price" });
   expect(config(ids.ret)).toMatchObject({ mode: "return" });
+  // Unnamed, they are labelled as FlowFuse's editor labels them: the topic, or "link return".
+  await expect(canvasNode(page, ids.call).locator(".fp-node-label")).toHaveText("lookup/price");
+  await expect(canvasNode(page, ids.in).locator(".fp-node-label")).toHaveText("lookup/price");
+  await expect(canvasNode(page, ids.ret).locator(".fp-node-label")).toHaveText("link return");
+  await expect(canvasNode(page, ids.price).locator(".fp-node-label")).toHaveText("price");
   // Subscribed: the nodes say so on the canvas.
   await expect(canvasNode(page, ids.in)).toContainText("connected");
 

@@ -6,6 +6,7 @@ import { SUBFLOW_ICON, UNKNOWN_ICON, categoryColors, portTop, type EditorNode } 
 import { NodeIcon } from "../node-icon";
 import { NodeMarksContext, useEditorRuntime } from "../runtime-context";
 import { DecorationsContext } from "./decorations";
+import { nodeLabel } from "@/shared/node-labels";
 
 /**
  * The one canvas node: category colour and icon, the name (the type when unnamed), an input on the
@@ -38,7 +39,8 @@ function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
     marks.highlighted === id ? "highlighted" : "",
     decoration?.className ?? "",
   ].join(" ");
-  const label = data.name || data.subflowName || data.type;
+  // Unnamed: what Node-RED's editor writes there ([get] /hello, delay 5s, set msg.payload), else the type.
+  const label = data.name || data.subflowName || nodeLabel(data);
   return (
     <div className={classes} style={{ ["--cat" as string]: data.color ?? categoryColors[data.category] ?? "#ddd" }} title={data.unknownType ? `Unknown type ${data.unknownType}` : undefined}>
       {inputs > 0 ? <Handle type="target" position={Position.Left} id="in" isConnectable={!marks.readOnly} /> : null}

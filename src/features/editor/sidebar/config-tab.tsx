@@ -13,6 +13,7 @@ import { ConfigNodeUsers } from "../config-nodes/config-node-users";
 import { useConfigNodeList, useConfigNodeWrites } from "../config-nodes/use-config-nodes";
 import { useSidebarShell } from "./sidebar-context";
 import type { SidebarTab } from "./tab";
+import { nodeLabel as labelOf } from "@/shared/node-labels";
 
 type Outcome = { id: string; text: string; error?: boolean; usedBy?: ConfigNodeView["used_by"] };
 
@@ -23,7 +24,7 @@ function ConfigNodeItem({ node, readOnly, outcome, busy, onOpen, onDelete, onDep
   const stale = staleUsers(node);
   const nodeLabel = (id: string) => {
     const n = nodes.find((x) => x.id === id);
-    return n ? n.data.name || n.data.type : id;
+    return n ? labelOf(n.data) : id;
   };
   return (
     <li className={`config-node-item${unused ? " unused" : ""}`} data-config-node-id={node.id} aria-label={`${label} (${node.type})`}>

@@ -5,6 +5,7 @@ import { useEditor } from "../editor-api";
 import { nodeMatches } from "../model";
 import { useSidebarShell } from "./sidebar-context";
 import type { SidebarTab } from "./tab";
+import { nodeLabel } from "@/shared/node-labels";
 
 /** Find nodes by name, type or any configured value (Ctrl/Cmd+F); the matches are also marked on the canvas. */
 function FindTab() {
@@ -30,7 +31,7 @@ function FindTab() {
         {found.slice(0, 200).map((n) => (
           <li key={n.id}>
             <button type="button" className="link" onClick={() => selectNode(n.id)}>
-              {n.data.name || n.data.type}
+              {nodeLabel(n.data)}
             </button>{" "}
             <span className="muted">{n.data.type}</span>
           </li>

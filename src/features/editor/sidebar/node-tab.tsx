@@ -5,6 +5,7 @@ import { useEditor } from "../editor-api";
 import { NodeHelp, useNodeHelp } from "../node-help";
 import { useSidebarShell } from "./sidebar-context";
 import type { SidebarTab } from "./tab";
+import { nodeLabel } from "@/shared/node-labels";
 
 /** The selected node: type, id, outputs, state, and its help. */
 function NodeTab() {
@@ -16,7 +17,7 @@ function NodeTab() {
   if (!node) return <p className="hint">Select a node to see what it does. Double-click it, or press Enter, to edit it.</p>;
   return (
     <div className="node-info">
-      <h3>{node.data.name || node.data.subflowName || node.data.type}</h3>
+      <h3>{node.data.name || node.data.subflowName || nodeLabel(node.data)}</h3>
       <dl className="details">
         <dt>Type</dt>
         <dd>{node.data.unknownType ? `unknown (${node.data.unknownType})` : node.data.subflowName ? `subflow “${node.data.subflowName}”` : node.data.type}</dd>

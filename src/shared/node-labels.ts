@@ -1,0 +1,146 @@
+/**
+ * What the editor writes on an unnamed node, as Node-RED's editor does (each core node's `label`
+ * function in its .html, ported to our configurations): `[get] /hello` for an http in, `delay 5s`,
+ * `set msg.payload`, `sensors/+/temp` for an mqtt in, `timestamp ↻` for a repeating inject. A named
+ * node shows its name. Shared by the browser (canvas, Find, Node tab) and the server; pure functions
+ * of the stored configuration, so a label follows every edit at once. A type without an entry here
+ * shows its type, as before.
+ */
+
+type Config = Record<string, unknown>;
+type Label = (config: Config) => string;
+
+const str = (v: unknown) => (typeof v === "string" ? v : v === undefined || v === null ? "" : String(v));
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/** RED.utils.parseContextKey(key).key: `#:(store)::a.b` → `a.b`. */
+const contextKey = (key: string) => key.replace(/^#:\([^)]*\)::/, "");
+
+/** A period in ms as Node-RED's editor wrote it when the user chose the unit: the largest whole unit. */
+function period(ms: number, units: Array<[number, string]> = [[86_400_000, "d"], [3_600_000, "h"], [60_000, "m"], [1000, "s"]]): { value: number; unit: string } {
+  for (const [size, unit] of units) if (ms >= size && ms % size === 0) return { value: ms / size, unit };
+  return { value: ms, unit: "ms" };
+}
+
+const INJECT_TYPE_LABELS: Record<string, string> = { date: "timestamp", bin: "buffer", env: "env variable" };
+
+function injectLabel(c: Config): string {
+  let suffix = "";
+  if (c.once) suffix = " ¹";
+  if ((c.repeat_seconds !== null && c.repeat_seconds !== undefined && c.repeat_seconds !== 0) || c.cron) suffix = " ↻";
+  let payload = "";
+  let payloadType = "str";
+  let topic = "";
+  for (const p of arr(c.props) as Array<{ p?: unknown; v?: unknown; v_type?: unknown }>) {
+    if (p.p === "payload") {
+      payload = str(p.v);
+      payloadType = str(p.v_type) || "str";
+    } else if (p.p === "topic") topic = str(p.v);
+  }
+  if (["str", "num", "bool", "json"].includes(payloadType)) {
+    if (topic !== "" && topic.length + payload.length <= 32) return `${topic}:${payload}${suffix}`;
+    if (payload.length > 0 && payload.length < 24) return payload + suffix;
+    return `inject${suffix}`;
+  }
+  if (payloadType in INJECT_TYPE_LABELS) {
+    const label = INJECT_TYPE_LABELS[payloadType]!;
+    return (topic !== "" && topic.length <= 16 ? `${topic}:${label}` : label) + suffix;
+  }
+  if (payloadType === "flow" || payloadType === "global") return `${payloadType}.${contextKey(payload)}${suffix}`;
+  return `inject${suffix}`;
+}
+
+function debugLabel(c: Config): string {
+  const suffix = c.to_console ? " ⇲" : "";
+  if (c.property_type === "jsonata") return `JSONata${suffix}`;
+  const property = str(c.property) || "payload";
+  return (property === "msg" ? "msg" : `msg.${property}`) + suffix;
+}
+
+const CHANGE_VERBS: Record<string, string> = { set: "set", change: "change", move: "move", delete: "delete" };
+
+function changeLabel(c: Config): string {
+  const rules = arr(c.rules) as Array<{ t?: unknown; p?: unknown; p_type?: unknown }>;
+  if (rules.length === 1) {
+    const r = rules[0]!;
+    return `${CHANGE_VERBS[str(r.t)] ?? "delete"} ${str(r.p_type) || "msg"}.${contextKey(str(r.p))}`;
+  }
+  return `change: ${rules.length} rules`;
+}
+
+function delayLabel(c: Config): string {
+  switch (c.mode) {
+    case "variable":
+      return "variable";
+    case "random":
+      return "random";
+    case "delay": {
+      const { value, unit } = period(Number(c.delay_ms ?? 5000));
+      return `delay ${value}${unit}`;
+    }
+    default: {
+      const { value, unit } = period(Number(c.rate_period_ms ?? 1000));
+      const rate = `${str(c.rate ?? 1)} msg/${value > 1 ? value : ""}${unit === "ms" ? "ms" : unit}`;
+      return c.mode === "rate" ? `limit ${rate}` : `limit topic ${rate}`;
+    }
+  }
+}
+
+function triggerLabel(c: Config): string {
+  const duration = Number(c.duration ?? 250);
+  const units = str(c.units) || "ms";
+  if (duration > 0) return `trigger ${duration}${units}`;
+  if (duration < 0) return `resend every ${-duration}${units}`;
+  return "trigger & block";
+}
+
+function fileName(c: Config): string {
+  const type = str(c.filename_type) || "str";
+  if (type === "env") return `env.${str(c.filename)}`;
+  return type === "str" ? str(c.filename) : "";
+}
+
+const scoped = (prefix: string, c: Config, all: string) => {
+  if (c.scope === "group") return `${prefix}: group`;
+  if (Array.isArray(c.scope)) return `${prefix}: ${c.scope.length}`;
+  return all;
+};
+
+export const NODE_LABELS: Record<string, Label> = {
+  inject: injectLabel,
+  debug: debugLabel,
+  change: changeLabel,
+  delay: delayLabel,
+  trigger: triggerLabel,
+  range: (c) => (c.min_out !== "" && c.min_out !== undefined && c.max_out !== "" && c.max_out !== undefined ? `${str(c.min_out)} - ${str(c.max_out)}` : "range"),
+  "http-in": (c) => (str(c.path) ? `[${str(c.method) || "get"}] ${str(c.path).startsWith("/") ? str(c.path) : `/${str(c.path)}`}` : "http"),
+  "http-response": (c) => `http${c.status_code ? ` (${str(c.status_code)})` : ""}`,
+  "http-request": () => "http request",
+  "mqtt-in": (c) => str(c.topic) || "mqtt",
+  "mqtt-out": (c) => str(c.topic) || "mqtt",
+  "link-in": () => "link in",
+  "link-out": () => "link out",
+  "link-call": (c) => (c.link_type === "dynamic" ? "Dynamic" : arr(c.links).length > 0 ? "link call" : "none"),
+  catch: (c) => scoped("catch", c, c.uncaught ? "catch: uncaught" : "catch: all"),
+  status: (c) => scoped("status", c, "status: all"),
+  complete: (c) => `complete: ${arr(c.scope).length}`,
+  file: (c) => (c.overwrite_file === "delete" ? `delete ${fileName(c)}` : fileName(c) || "write file"),
+  "file-in": (c) => fileName(c) || "read file",
+  "project-link-in": (c) => str(c.topic) || "link in",
+  "project-link-out": (c) => (c.mode === "return" ? "link return" : str(c.topic) || "link out"),
+  "project-link-call": (c) => str(c.topic) || "link call",
+  // node-red-node-ping: its target, unless that is a list.
+  ping: (c) => (str(c.host) && !str(c.host).includes(",") ? str(c.host) : "ping"),
+};
+
+/** The label of a node on the canvas: its name, else what its type makes of its configuration, else its type. */
+export function nodeLabel(node: { type: string; name?: string | null; config?: Config | null }): string {
+  if (node.name) return node.name;
+  const label = NODE_LABELS[node.type];
+  if (!label) return node.type;
+  try {
+    return label(node.config ?? {}) || node.type;
+  } catch {
+    return node.type;
+  }
+}
