@@ -1,5 +1,9 @@
 import dns from "node:dns";
+import net from "node:net";
 import ipaddr from "ipaddr.js";
+
+/** `[::1]` → `::1`: brackets only as a pair. */
+const unbracket = (host: string) => host.replace(/^\[(.*)\]$/, "$1");
 
 /**
  * Outbound rules for every client node (SPEC §20): http-request, MQTT brokers, websocket clients,
@@ -22,6 +26,8 @@ const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3");
  * NAT64 and every other v4-in-v6 form, and ranges ipaddr.js may name in the future, are refused.
  */
 export function isBlockedAddress(address: string): boolean {
+  // What ipaddr.js cannot read (an IPv6 zone such as `::1%-` that Node and libuv accept) is refused.
+  if (!ipaddr.isValid(address)) return true;
   const parsed = ipaddr.parse(address);
   if (parsed.kind() === "ipv6") {
     const v6 = parsed as ipaddr.IPv6;
@@ -57,20 +63,29 @@ export function createOutboundRules(options: { allowPrivate: boolean }): Outboun
         const blocked = list.find((a) => isBlockedAddress(a.address));
         if (blocked) return callback(new BlockedAddressError(`${hostname} resolves to ${blocked.address}, a private or reserved address; connections there are not allowed`), "", 4);
       }
+      // An empty name resolves to no address at all: an error, never a throw in a DNS callback.
+      if (list.length === 0) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: "ENOTFOUND" }), "", 4);
       if (o.all) callback(null, list);
       else callback(null, list[0]!.address, list[0]!.family);
     });
   }) as typeof dns.lookup;
 
   function checkHost(host: string) {
-    const bare = host.replace(/^\[|\]$/g, "");
+    const bare = unbracket(host);
+    // Node's net.isIP takes an IPv6 zone (`fe80::1%eth0`, `::1%-`) that libuv quietly drops and
+    // ipaddr.js cannot read: a literal with a zone is refused, so the check never misses a literal
+    // that net.connect would take as one.
+    if (net.isIP(bare) && (bare.includes("%") || !ipaddr.isValid(bare))) {
+      throw new BlockedAddressError(`${bare} is not an address a flow may connect to (an IPv6 zone is not allowed)`);
+    }
     if (!allowPrivate && ipaddr.isValid(bare) && isBlockedAddress(bare)) {
       throw new BlockedAddressError(`${bare} is a private or reserved address; connections there are not allowed`);
     }
   }
 
   async function resolve(host: string): Promise<{ address: string; family: 4 | 6 }> {
-    const bare = host.replace(/^\[|\]$/g, "");
+    const bare = unbracket(host);
+    if (net.isIP(bare)) checkHost(bare);
     if (ipaddr.isValid(bare)) {
       checkHost(bare);
       return { address: bare, family: ipaddr.parse(bare).kind() === "ipv6" ? 6 : 4 };
