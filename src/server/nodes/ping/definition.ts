@@ -21,7 +21,7 @@ export const pingConfig = z.object({
     .trim()
     .max(4096)
     .refine((v) => pingList(v).length <= MAX_PING_HOSTS, `at most ${MAX_PING_HOSTS} targets`)
-    .refine((v) => pingList(v).every((h) => /^[A-Za-z0-9.:\-_[\]%]{1,253}$/.test(h)), "each target is a host name or an IP address, separated by commas")
+    .refine((v) => pingList(v).every((h) => /^[A-Za-z0-9.:\-_[\]]{1,253}$/.test(h)), "each target is a host name or an IP address, separated by commas")
     .default("")
     .meta({ title: "Target", description: "Host names or IP addresses, separated by commas, e.g. 192.0.2.10, example.com (triggered mode: empty takes them from msg.payload)" }),
   timer: z.number().min(1).max(86_400).default(20).meta({ title: "Ping (seconds)", description: "Timed mode: seconds between pings" }),
@@ -71,17 +71,21 @@ One message per host:
     absorbed: ["inputs"],
     toNodeRed: (c) => ({ protocol: c.protocol, mode: c.mode, host: c.host, timer: String(c.timer), inputs: c.mode === "timed" ? 0 : 1 }),
     fromNodeRed: (p) => {
-      const timer = parseFloat(String(p.timer ?? "20"));
+      const timer = parseFloat(String(p.timer ?? ""));
+      // Node-RED's timed ping with no period (0, empty) never pings by itself: a triggered one here.
+      const idle = p.mode !== "triggered" && !(timer > 0);
       return {
-        mode: p.mode === "triggered" ? "triggered" : "timed",
+        mode: p.mode === "triggered" || idle ? "triggered" : "timed",
         host: typeof p.host === "string" ? p.host : "",
-        timer: Number.isNaN(timer) ? 20 : Math.min(Math.max(timer, 1), 86_400),
+        timer: Number.isNaN(timer) || timer <= 0 ? 20 : Math.min(Math.max(timer, 1), 86_400),
         protocol: p.protocol === "IPv4" || p.protocol === "IPv6" ? p.protocol : "Automatic",
       };
     },
     importNotes: (p) => {
-      const timer = parseFloat(String(p.timer ?? "20"));
-      return p.mode !== "triggered" && timer < 1 ? [`its period of ${p.timer} s is 1 s here (the shortest)`] : [];
+      if (p.mode === "triggered") return [];
+      const timer = parseFloat(String(p.timer ?? ""));
+      if (!(timer > 0)) return ["it has no period, so in Node-RED it never pings by itself: it is a triggered ping here"];
+      return timer < 1 ? [`its period of ${p.timer} s is 1 s here (the shortest)`] : [];
     },
   },
 });

@@ -125,6 +125,57 @@ describe("ping", () => {
     expect(h.statuses).toEqual([refused, { nodeId: "ping", status: null }, refused]);
   });
 
+  it("empty targets ([{}], \"[]\", an entry without a host) are unanswered pings, never a crash", async () => {
+    // Through the real outbound rules and the real resolver, as on a server.
+    const h = await pinger({ mode: "triggered" }, createOutboundRules({ allowPrivate: false }));
+    h.send("ping", { payload: [{}, { host: "" }, { name: "x" }, "[]"] as unknown as string });
+    const got = await h.waitFor(4);
+    expect(got.map((m) => m.payload)).toEqual([false, false, false, false]);
+    expect(h.errors).toEqual([]);
+  });
+
+  it("an IPv6 zone (which the system would drop) or a name of a private address is refused like the address", async () => {
+    const privateName: OutboundRules = {
+      ...createOutboundRules({ allowPrivate: false }),
+      lookup: ((host: string, _o: unknown, cb: (err: Error | null, address?: string, family?: number) => void) =>
+        cb(Object.assign(new Error(`${host} resolves to 10.0.0.5, a private or reserved address; connections there are not allowed`), { name: "BlockedAddressError" }))) as unknown as typeof dns.lookup,
+    };
+    const zoned = await pinger({ mode: "triggered" }, createOutboundRules({ allowPrivate: false }));
+    zoned.send("ping", { payload: ["::1%-", "::ffff:169.254.169.254%x"] as unknown as string });
+    await expect.poll(() => zoned.errors).toHaveLength(2);
+    for (const e of zoned.errors) expect(e.error).toContain("IPv6 zone");
+    const named = await pinger({ mode: "triggered" }, privateName);
+    named.send("ping", { payload: "intranet.test" });
+    await expect.poll(() => named.errors).toHaveLength(1);
+    expect(named.errors[0]!.error).toContain("private or reserved");
+    expect(zoned.received).toHaveLength(0);
+    expect(named.received).toHaveLength(0);
+  });
+
+  it("a message's array entries are copied: msg.ping is the message's own, the sender's payload untouched", async () => {
+    const h = await pinger({ mode: "triggered" });
+    const entry = { host: "known.test", timeout: 100 };
+    h.send("ping", { payload: [entry] as unknown as string });
+    const [m] = await h.waitFor(1);
+    expect(m!.ping).toEqual({ host: "known.test", timeout: 1000 });
+    expect(entry).toEqual({ host: "known.test", timeout: 100 });
+  });
+
+  it("a stopped flow's pings end at once: no answer is sent after close", async () => {
+    // A name whose lookup never answers holds the ping until its 30 s timeout, or until the flow stops.
+    let asked = 0;
+    const hanging: OutboundRules = { ...fakeDns, lookup: (() => void asked++) as unknown as typeof dns.lookup };
+    const h = await pinger({ mode: "triggered" }, hanging);
+    h.send("ping", { payload: [{ host: "hang.test", timeout: 30000 }] as unknown as string });
+    await expect.poll(() => asked).toBe(1);
+    const started = Date.now();
+    await h.close();
+    expect(Date.now() - started).toBeLessThan(1000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(h.received).toHaveLength(0);
+    expect(h.errors).toEqual([]);
+  });
+
   it("more than 64 hosts in a message is the node's error, and nothing is pinged", async () => {
     const h = await pinger({ mode: "triggered" });
     h.send("ping", { payload: Array.from({ length: 65 }, (_, i) => `h${i}.test`).join(",") });
@@ -143,5 +194,11 @@ describe("ping", () => {
     expect(pingNode.configSchema.safeParse({ host: "http://x/" }).success).toBe(false);
     expect(pingNode.configSchema.safeParse({ host: Array.from({ length: 65 }, (_, i) => `h${i}`).join(",") }).success).toBe(false);
     expect(pingNode.nodeRed!.importNotes!({ mode: "timed", timer: "0.5" })).toEqual(["its period of 0.5 s is 1 s here (the shortest)"]);
+    // Node-RED's timed ping without a period never pings by itself: a triggered one here, and said so.
+    for (const timer of ["0", "", undefined]) {
+      expect(pingNode.configSchema.parse(pingNode.nodeRed!.fromNodeRed({ mode: "timed", host: "a.test", timer }))).toMatchObject({ mode: "triggered", host: "a.test" });
+    }
+    expect(pingNode.nodeRed!.importNotes!({ mode: "timed", timer: "0" })[0]).toContain("never pings by itself");
+    expect(pingNode.configSchema.safeParse({ host: "::1%-" }).success).toBe(false);
   });
 });
