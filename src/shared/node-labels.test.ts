@@ -59,6 +59,12 @@ const cases: Array<[string, { type: string } & Record<string, unknown>, string]>
   ["project link in", { type: "project link in", project: "all", broadcast: true, topic: "plant/a12" }, "plant/a12"],
   ["project link out, return", { type: "project link out", mode: "return", broadcast: false, project: "", topic: "" }, "link return"],
   ["project link call", { type: "project link call", project: "flows", topic: "lookup/price", timeout: "30" }, "lookup/price"],
+  ["inject: a topic that is not a string is not the label's", { type: "inject", props: [{ p: "payload", v: "42", vt: "num" }, { p: "topic", v: "SITE", vt: "env" }], repeat: "", crontab: "", once: false }, "42"],
+  ["mqtt in with a dynamic subscription", { type: "mqtt in", topic: "left/over", qos: "2", datatype: "auto-detect", broker: "", nl: false, rap: true, rh: 0, inputs: 1 }, "mqtt"],
+  ["link out, return", { type: "link out", mode: "return", links: [] }, "link return"],
+  ["link out", { type: "link out", mode: "link", links: [] }, "link out"],
+  ["trigger: 2 minutes", { type: "trigger", op1: "1", op2: "0", op1type: "str", op2type: "str", duration: "2", extend: false, units: "min", reset: "", bytopic: "all", topic: "topic", outputs: 1 }, "trigger 2min"],
+  ["range", { type: "range", minin: "0", maxin: "1023", minout: "0", maxout: "100", action: "scale", round: false, property: "payload" }, "0 - 100"],
   ["ping one host", { type: "ping", protocol: "Automatic", mode: "timed", host: "flowfuse.com", timer: "5", inputs: 0 }, "flowfuse.com"],
   ["ping a list", { type: "ping", protocol: "Automatic", mode: "timed", host: "a.com, b.com", timer: "5", inputs: 0 }, "ping"],
 ];
@@ -68,8 +74,13 @@ describe("an unnamed node's label is Node-RED's", () => {
     expect(nodeLabel({ ...imported(nr), name: "" })).toBe(label);
   });
 
-  it("a name wins, and a type without a label function shows its type", () => {
+  it("a name wins (with inject's and debug's marks, as Node-RED keeps them), and a type without a label function shows its type", () => {
     expect(nodeLabel({ type: "inject", name: "Start", config: {} })).toBe("Start");
+    expect(nodeLabel({ ...imported({ type: "inject", props: [{ p: "payload" }], repeat: "5", crontab: "", once: false, payload: "", payloadType: "date" }), name: "Tick" })).toBe("Tick ↻");
+    expect(nodeLabel({ ...imported({ type: "debug", active: true, tosidebar: true, console: true, complete: "false", targetType: "msg" }), name: "Log" })).toBe("Log ⇲");
+    expect(nodeLabel({ type: "change", name: "", config: { rules: [null] } })).toBe("change");
+    expect(nodeLabel({ type: "inject", name: "", config: { props: [null] } })).toBe("inject");
+    expect(nodeLabel({ type: "__proto__", name: "", config: {} })).toBe("__proto__");
     expect(nodeLabel({ type: "switch", name: "", config: {} })).toBe("switch");
     expect(nodeLabel({ type: "debug", config: null })).toBe("msg.payload");
   });

@@ -24,10 +24,14 @@ function period(ms: number, units: Array<[number, string]> = [[86_400_000, "d"],
 
 const INJECT_TYPE_LABELS: Record<string, string> = { date: "timestamp", bin: "buffer", env: "env variable" };
 
+/** Node-RED's inject suffix (named or not): ¹ once at start, ↻ repeating (a tab before it there). */
+function injectSuffix(c: Config): string {
+  if ((c.repeat_seconds !== null && c.repeat_seconds !== undefined && c.repeat_seconds !== 0) || c.cron) return " ↻";
+  return c.once ? " ¹" : "";
+}
+
 function injectLabel(c: Config): string {
-  let suffix = "";
-  if (c.once) suffix = " ¹";
-  if ((c.repeat_seconds !== null && c.repeat_seconds !== undefined && c.repeat_seconds !== 0) || c.cron) suffix = " ↻";
+  const suffix = injectSuffix(c);
   let payload = "";
   let payloadType = "str";
   let topic = "";
@@ -35,14 +39,14 @@ function injectLabel(c: Config): string {
     if (p.p === "payload") {
       payload = str(p.v);
       payloadType = str(p.v_type) || "str";
-    } else if (p.p === "topic") topic = str(p.v);
+    } else if (p.p === "topic" && (str(p.v_type) || "str") === "str") topic = str(p.v);
   }
   if (["str", "num", "bool", "json"].includes(payloadType)) {
     if (topic !== "" && topic.length + payload.length <= 32) return `${topic}:${payload}${suffix}`;
     if (payload.length > 0 && payload.length < 24) return payload + suffix;
     return `inject${suffix}`;
   }
-  if (payloadType in INJECT_TYPE_LABELS) {
+  if (Object.hasOwn(INJECT_TYPE_LABELS, payloadType)) {
     const label = INJECT_TYPE_LABELS[payloadType]!;
     return (topic !== "" && topic.length <= 16 ? `${topic}:${label}` : label) + suffix;
   }
@@ -50,8 +54,11 @@ function injectLabel(c: Config): string {
   return `inject${suffix}`;
 }
 
+/** Node-RED's debug suffix (named or not): ⇲ when it also writes to the console. */
+const debugSuffix = (c: Config) => (c.to_console ? " ⇲" : "");
+
 function debugLabel(c: Config): string {
-  const suffix = c.to_console ? " ⇲" : "";
+  const suffix = debugSuffix(c);
   if (c.property_type === "jsonata") return `JSONata${suffix}`;
   const property = str(c.property) || "payload";
   return (property === "msg" ? "msg" : `msg.${property}`) + suffix;
@@ -63,7 +70,7 @@ function changeLabel(c: Config): string {
   const rules = arr(c.rules) as Array<{ t?: unknown; p?: unknown; p_type?: unknown }>;
   if (rules.length === 1) {
     const r = rules[0]!;
-    return `${CHANGE_VERBS[str(r.t)] ?? "delete"} ${str(r.p_type) || "msg"}.${contextKey(str(r.p))}`;
+    return `${Object.hasOwn(CHANGE_VERBS, str(r.t)) ? CHANGE_VERBS[str(r.t)] : "delete"} ${str(r.p_type) || "msg"}.${contextKey(str(r.p))}`;
   }
   return `change: ${rules.length} rules`;
 }
@@ -116,10 +123,11 @@ export const NODE_LABELS: Record<string, Label> = {
   "http-in": (c) => (str(c.path) ? `[${str(c.method) || "get"}] ${str(c.path).startsWith("/") ? str(c.path) : `/${str(c.path)}`}` : "http"),
   "http-response": (c) => `http${c.status_code ? ` (${str(c.status_code)})` : ""}`,
   "http-request": () => "http request",
-  "mqtt-in": (c) => str(c.topic) || "mqtt",
+  // A dynamic subscription (an input) has no topic of its own: Node-RED clears it.
+  "mqtt-in": (c) => (c.inputs === 1 ? "mqtt" : str(c.topic) || "mqtt"),
   "mqtt-out": (c) => str(c.topic) || "mqtt",
   "link-in": () => "link in",
-  "link-out": () => "link out",
+  "link-out": (c) => (c.mode === "return" ? "link return" : "link out"),
   "link-call": (c) => (c.link_type === "dynamic" ? "Dynamic" : arr(c.links).length > 0 ? "link call" : "none"),
   catch: (c) => scoped("catch", c, c.uncaught ? "catch: uncaught" : "catch: all"),
   status: (c) => scoped("status", c, "status: all"),
@@ -133,14 +141,22 @@ export const NODE_LABELS: Record<string, Label> = {
   ping: (c) => (str(c.host) && !str(c.host).includes(",") ? str(c.host) : "ping"),
 };
 
-/** The label of a node on the canvas: its name, else what its type makes of its configuration, else its type. */
+/** What Node-RED adds to a node's label, its name too: inject's ¹ / ↻ and debug's ⇲. */
+const NAMED_SUFFIXES: Record<string, Label> = { inject: injectSuffix, debug: debugSuffix };
+
+/**
+ * The label of a node on the canvas: its name, else what its type makes of its configuration, else
+ * its type. Differences from Node-RED, where it needs more than the node: a static link call shows
+ * "link call", not its target's name; delays and rates are stored in milliseconds, so their unit
+ * is the largest whole one (Node-RED shows the unit the user chose: 60 seconds there is 1m here).
+ */
 export function nodeLabel(node: { type: string; name?: string | null; config?: Config | null }): string {
-  if (node.name) return node.name;
-  const label = NODE_LABELS[node.type];
-  if (!label) return node.type;
+  const config = node.config ?? {};
   try {
-    return label(node.config ?? {}) || node.type;
+    if (node.name) return node.name + (Object.hasOwn(NAMED_SUFFIXES, node.type) ? NAMED_SUFFIXES[node.type]!(config) : "");
+    const label = Object.hasOwn(NODE_LABELS, node.type) ? NODE_LABELS[node.type] : undefined;
+    return label?.(config) || node.type;
   } catch {
-    return node.type;
+    return node.name || node.type;
   }
 }

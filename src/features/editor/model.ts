@@ -4,6 +4,7 @@ import type { AppRouter } from "@/trpc/types";
 import type { Connection, FlowNode } from "@/shared/flow-graph";
 import { outputsFor } from "@/shared/node-ports";
 import { JUNCTION_TYPE, isSubflowInstanceType, subflowIdOfType } from "@/shared/subflows";
+import { nodeLabel as canvasLabel } from "@/shared/node-labels";
 
 type Outputs = inferRouterOutputs<AppRouter>;
 export type CatalogEntry = Outputs["nodes"]["list"]["nodes"][number];
@@ -129,10 +130,11 @@ const junctionHandles = (): NonNullable<EditorNode["handles"]> => [
 /** The box a node takes on the canvas. */
 export const nodeSize = (type: string, outputs: number) => (type === JUNCTION_TYPE ? { width: JUNCTION_SIZE, height: JUNCTION_SIZE } : { width: NODE_WIDTH, height: nodeHeight(outputs) });
 
-const nodeLabel = (catalog: Catalog, data: { type: string; name: string }) => {
+const nodeLabel = (catalog: Catalog, data: { type: string; name: string; config?: Record<string, unknown> | null }) => {
   if (data.type === JUNCTION_TYPE) return "junction";
   if (isSubflowInstanceType(data.type)) return `${data.name || catalog.get(data.type)?.name || data.type} (subflow ${catalog.get(data.type)?.name ?? subflowIdOfType(data.type)})`;
-  return `${data.name || data.type} (${data.type} node)`;
+  // What the canvas shows (Node-RED's label), then the type, for assistive technology.
+  return `${canvasLabel(data)} (${data.type} node)`;
 };
 
 export function toEditorNode(catalog: Catalog, n: FlowNode): EditorNode {

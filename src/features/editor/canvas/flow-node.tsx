@@ -40,7 +40,7 @@ function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
     decoration?.className ?? "",
   ].join(" ");
   // Unnamed: what Node-RED's editor writes there ([get] /hello, delay 5s, set msg.payload), else the type.
-  const label = data.name || data.subflowName || nodeLabel(data);
+  const label = !data.name && data.subflowName ? data.subflowName : nodeLabel(data);
   return (
     <div className={classes} style={{ ["--cat" as string]: data.color ?? categoryColors[data.category] ?? "#ddd" }} title={data.unknownType ? `Unknown type ${data.unknownType}` : undefined}>
       {inputs > 0 ? <Handle type="target" position={Position.Left} id="in" isConnectable={!marks.readOnly} /> : null}

@@ -17,7 +17,7 @@ function NodeTab() {
   if (!node) return <p className="hint">Select a node to see what it does. Double-click it, or press Enter, to edit it.</p>;
   return (
     <div className="node-info">
-      <h3>{node.data.name || node.data.subflowName || nodeLabel(node.data)}</h3>
+      <h3>{!node.data.name && node.data.subflowName ? node.data.subflowName : nodeLabel(node.data)}</h3>
       <dl className="details">
         <dt>Type</dt>
         <dd>{node.data.unknownType ? `unknown (${node.data.unknownType})` : node.data.subflowName ? `subflow “${node.data.subflowName}”` : node.data.type}</dd>
