@@ -137,6 +137,7 @@ export const NODE_LABELS: Record<string, Label> = {
   "project-link-in": (c) => str(c.topic) || "link in",
   "project-link-out": (c) => (c.mode === "return" ? "link return" : str(c.topic) || "link out"),
   "project-link-call": (c) => str(c.topic) || "link call",
+  hourglass: () => "Hourglass",
   // node-red-node-ping: its target, unless that is a list.
   ping: (c) => (str(c.host) && !str(c.host).includes(",") ? str(c.host) : "ping"),
 };
