@@ -1,7 +1,7 @@
 import moment from "moment";
-import { HOURGLASS_DIR, hourglassNode } from "./definition";
+import { HOURGLASS_DIR, MAX_ALARMS, MIN_ALARM_PERIOD_MS, hourglassNode } from "./definition";
 import { defineBehaviour } from "../types";
-import type { Message, NodeStatus } from "../../runtime/types";
+import { DONE_LATER, type Message, type NodeStatus } from "../../runtime/types";
 import { cloneMessage } from "../sequence-support";
 
 /** setTimeout's limit (2^31 - 1 ms): a later alarm is rescheduled a day at a time, as the contrib does. */
@@ -9,6 +9,8 @@ const MAX_TIMEOUT_MS = 0x7fffffff;
 const DAY_MS = 86_400_000;
 /** How often a running stopwatch's status is refreshed (the contrib's minute). */
 const STATUS_EVERY_MS = 60_000;
+/** An alarm's "Alarm in …" status is shown at most this often. */
+const ALARM_STATUS_EVERY_MS = 1_000;
 
 interface State {
   started: boolean;
@@ -25,20 +27,75 @@ interface Alarm {
 }
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
  * node-red-contrib-hourglass 1.5.1 (hourglass.js): the same commands, output, alarms and status;
- * its state file in the user directory is `hourglass/<id>` among the organization's files.
+ * its state file in the user directory is `hourglass/<id>` among the organization's files, read
+ * before the flow starts (the contrib reads it in its constructor) and written before a command's
+ * message goes on (its writeFileSync).
  */
-export const hourglassBehaviour = defineBehaviour(hourglassNode, (ctx, c) => {
+export const hourglassBehaviour = defineBehaviour(hourglassNode, async (ctx, c) => {
   const files = ctx.services.files;
   const path = `${HOURGLASS_DIR}/${c.persistId || ctx.node.id}`;
   const state: State = { started: false, startedAt: 0, elapsed: 0 };
   let alarms: Alarm[] = [];
   let statusTimer: NodeJS.Timeout | undefined;
   let closed = false;
-  /** Writes one after another, the last state last. */
-  let writing: Promise<void> = Promise.resolve();
+  let alarmStatusAt = 0;
+
+  /** The kept state, read before any message can arrive; false when it could not be read (then nothing is written over it). */
+  const load = async (): Promise<boolean> => {
+    if (!files) return true;
+    let stored: Buffer | null;
+    try {
+      stored = await files.read(ctx.organizationId, path);
+    } catch (err) {
+      // Reported: the engine shows it as the node's status.
+      ctx.log.error(new Error(`the stopwatch's state (${path}) could not be read: ${errorText(err)}`));
+      return false;
+    }
+    if (stored) {
+      try {
+        const data = JSON.parse(stored.toString("utf8")) as Partial<State>;
+        state.started = data.started === true;
+        state.startedAt = num(data.startedAt);
+        state.elapsed = num(data.elapsed);
+      } catch {
+        // As the contrib: an unreadable state is a stopwatch at zero.
+      }
+    }
+    return true;
+  };
+  let loaded = await load();
+
+  /** Writes: one at a time, and only the newest state waits behind the one under way. */
+  let writing: Promise<void> | undefined;
+  let queued: { content: Buffer; waiters: Array<{ ok: () => void; fail: (err: unknown) => void }> } | undefined;
+  const write = (content: Buffer): Promise<void> =>
+    new Promise((ok, fail) => {
+      if (!files) return ok();
+      if (queued) {
+        queued.content = content;
+        queued.waiters.push({ ok, fail });
+        return;
+      }
+      queued = { content, waiters: [{ ok, fail }] };
+      const drain = async (): Promise<void> => {
+        while (queued) {
+          const batch = queued;
+          queued = undefined;
+          try {
+            await files.write(ctx.organizationId, path, batch.content, { append: false });
+            for (const w of batch.waiters) w.ok();
+          } catch (err) {
+            for (const w of batch.waiters) w.fail(err);
+          }
+        }
+        writing = undefined;
+      };
+      writing ??= drain();
+    });
 
   const duration = () => {
     const d = moment.duration(state.elapsed + (state.started ? Date.now() - state.startedAt : 0));
@@ -61,14 +118,17 @@ export const hourglassBehaviour = defineBehaviour(hourglassNode, (ctx, c) => {
     }
   };
 
-  const persist = () => {
-    const content = Buffer.from(JSON.stringify({ started: state.started, startedAt: state.startedAt, elapsed: state.elapsed }));
-    if (files) {
-      writing = writing
-        .then(() => files.write(ctx.organizationId, path, content, { append: false }))
-        .catch((err: unknown) => ctx.log.warn(`the stopwatch's state could not be kept in ${path}: ${err instanceof Error ? err.message : String(err)}`));
-    }
+  const alarmStatus = (ms: number) => {
+    const now = Date.now();
+    if (now - alarmStatusAt < ALARM_STATUS_EVERY_MS) return;
+    alarmStatusAt = now;
+    ctx.status({ fill: "blue", shape: "dot", text: `Alarm ${moment.duration(ms).humanize(true)}` });
+  };
+
+  /** The contrib's persist: the state written, then the status. */
+  const persist = async () => {
     updateStatus();
+    await write(Buffer.from(JSON.stringify({ started: state.started, startedAt: state.startedAt, elapsed: state.elapsed })));
   };
 
   /** The contrib's enrich: started and elapsed on the message. */
@@ -84,12 +144,15 @@ export const hourglassBehaviour = defineBehaviour(hourglassNode, (ctx, c) => {
 
   const ring = (alarm: Alarm) => {
     if (closed) return;
-    const msg = cloneMessage(alarm.msg);
-    enrich(msg);
-    ctx.send(msg);
+    // A busy flow skips a ring (as inject skips a repeat); a recurrent alarm rings again next period.
+    if (!ctx.busy()) {
+      const msg = cloneMessage(alarm.msg);
+      enrich(msg);
+      ctx.send(msg);
+    }
     if (alarm.recurrent) {
       schedule(alarm, alarm.period);
-      ctx.status({ fill: "blue", shape: "dot", text: `Alarm ${moment.duration(alarm.period).humanize(true)}` });
+      alarmStatus(alarm.period);
     }
   };
 
@@ -107,33 +170,34 @@ export const hourglassBehaviour = defineBehaviour(hourglassNode, (ctx, c) => {
     return left;
   };
 
+  /** A duration Moment.js reads, in ms; throws for one it cannot (the contrib keeps such an alarm, which never rings). */
+  const durationOf = (value: unknown, what: string) => {
+    const ms = moment.duration(value as moment.DurationInputArg1).asMilliseconds();
+    if (!Number.isFinite(ms) || ms < 0) throw new Error(`${what} ${JSON.stringify(value) ?? String(value)} is not a duration (e.g. "00:30:00", "PT1H" or a number of ms)`);
+    return ms;
+  };
+
   return {
-    async start() {
-      // The state kept by the last run (a restart, a redeploy, another instance).
-      const stored = files ? await files.read(ctx.organizationId, path).catch(() => null) : null;
-      if (stored) {
-        try {
-          const data = JSON.parse(stored.toString("utf8")) as Partial<State>;
-          state.started = data.started === true;
-          state.startedAt = num(data.startedAt);
-          state.elapsed = num(data.elapsed);
-        } catch {
-          // As the contrib: an unreadable state is a stopwatch at zero.
-        }
-      }
-      updateStatus();
+    start() {
+      if (loaded) updateStatus();
     },
-    input(msg, send, done) {
+    // Asynchronous: a command's state is written before its message goes on (backpressure, and a
+    // failed write is the node's error, as the contrib's writeFileSync throws).
+    async input(msg, send, done): Promise<typeof DONE_LATER> {
+      if (!loaded) loaded = await load();
+      if (!loaded) throw new Error(`the stopwatch's state (${path}) could not be read: nothing was changed`);
       let command = msg.command;
       if (command === "toggle") command = state.started ? "stop" : "start";
       let sendStatus = Boolean(msg.status);
+      let failed: string | Error | undefined;
+      let changed = false;
       switch (command) {
         case "start":
         case "resume":
           if (!state.started) {
             state.started = true;
             state.startedAt = Date.now();
-            persist();
+            changed = true;
             const elapsed = duration().asMilliseconds();
             for (const alarm of alarms) schedule(alarm, timeLeft(alarm, elapsed));
           }
@@ -144,28 +208,35 @@ export const hourglassBehaviour = defineBehaviour(hourglassNode, (ctx, c) => {
             state.elapsed += Date.now() - state.startedAt;
             state.started = false;
             state.startedAt = 0;
-            persist();
+            changed = true;
             for (const alarm of alarms) clearTimeout(alarm.timer);
           }
           break;
         case "reset":
           state.elapsed = 0;
           if (state.started) state.startedAt = Date.now();
-          persist();
+          changed = true;
           if (state.started) for (const alarm of alarms) schedule(alarm, alarm.duration - duration().asMilliseconds());
           break;
         case "status":
           sendStatus = true;
           break;
         case "alarm": {
-          const ms = moment.duration(msg.payload as moment.DurationInputArg1).asMilliseconds();
-          if (alarms.some((a) => a.duration === ms)) break;
-          const period = "period" in msg ? moment.duration(msg.period as moment.DurationInputArg1).asMilliseconds() : ms;
-          const alarm: Alarm = { duration: ms, recurrent: Boolean(msg.recurrent), period, msg: cloneMessage(msg) };
-          const left = timeLeft(alarm, duration().asMilliseconds());
-          schedule(alarm, state.started && left > 0 ? left : 0);
-          alarms.push(alarm);
-          if (left > 0 && state.started) ctx.status({ fill: "blue", shape: "dot", text: `Alarm ${moment.duration(left).humanize(true)}` });
+          try {
+            const ms = durationOf(msg.payload, "the alarm's msg.payload");
+            if (alarms.some((a) => a.duration === ms)) break;
+            const recurrent = Boolean(msg.recurrent);
+            const period = "period" in msg ? durationOf(msg.period, "msg.period") : ms;
+            if (recurrent && period < MIN_ALARM_PERIOD_MS) throw new Error(`a recurrent alarm's period is at least ${MIN_ALARM_PERIOD_MS} ms (${period} ms given)`);
+            if (alarms.length >= MAX_ALARMS) throw new Error(`a stopwatch holds at most ${MAX_ALARMS} alarms`);
+            const alarm: Alarm = { duration: ms, recurrent, period, msg: cloneMessage(msg) };
+            const left = timeLeft(alarm, duration().asMilliseconds());
+            schedule(alarm, state.started && left > 0 ? left : 0);
+            alarms.push(alarm);
+            if (left > 0 && state.started) alarmStatus(left);
+          } catch (err) {
+            failed = err as Error;
+          }
           break;
         }
         case "remove-alarms":
@@ -174,22 +245,27 @@ export const hourglassBehaviour = defineBehaviour(hourglassNode, (ctx, c) => {
           break;
         default:
           // The contrib passes a string to done: the error's message is the text itself.
-          done(`Unknown command: ${String(msg.command)}`);
-          return;
+          failed = `Unknown command: ${String(msg.command)}`;
+          break;
       }
+      if (changed) await persist();
+      // As the contrib: the extended mode sends the time after the command, even an unknown one.
       if (sendStatus) {
         enrich(msg);
         send(msg);
       }
+      if (failed !== undefined) done(failed);
       // The contrib never calls done for a command: no complete node hears of it; the step ends.
-      done(undefined, { noComplete: true });
+      else done(undefined, { noComplete: true });
+      return DONE_LATER;
     },
     async close() {
       closed = true;
       clearInterval(statusTimer);
       for (const alarm of alarms) clearTimeout(alarm.timer);
       alarms = [];
-      await writing;
+      ctx.status(null);
+      await writing?.catch(() => undefined);
     },
   };
 });

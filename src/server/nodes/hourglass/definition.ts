@@ -3,13 +3,26 @@ import { defineNode } from "../types";
 
 /** Where a stopwatch keeps its state among the organization's files, as node-red-contrib-hourglass keeps it in the userDir. */
 export const HOURGLASS_DIR = "hourglass";
+/** Alarms one stopwatch may hold (each keeps its message and a timer). */
+export const MAX_ALARMS = 100;
+/** The shortest period of a recurrent alarm (inject's shortest repeat). */
+export const MIN_ALARM_PERIOD_MS = 100;
+
+const PERSIST_ID = /^(?!\.{1,2}$)[A-Za-z0-9._-]{0,100}$/;
+/** An imported persisting id the files cannot name (spaces, slashes): its other characters become "_". */
+const persistIdFrom = (value: unknown) => {
+  const text = typeof value === "string" ? value.trim() : "";
+  if (PERSIST_ID.test(text)) return text;
+  const safe = text.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 100);
+  return PERSIST_ID.test(safe) ? safe : "";
+};
 
 export const hourglassConfig = z.object({
   persistId: z
     .string()
     .trim()
     .max(100)
-    .regex(/^[A-Za-z0-9._-]*$/, "letters, digits, '.', '_' and '-' only")
+    .regex(PERSIST_ID, "letters, digits, '.', '_' and '-' only (not . or .. alone)")
     .default("")
     .meta({ title: "Unique ID for persisting", description: "The name its state is kept under (hourglass/<id> among the organization's files); empty: the node's id" }),
   humanizeLocale: z
@@ -52,7 +65,9 @@ The running state and the time measured are kept, as node-red-contrib-hourglass 
 
 ### Differences from Node-RED
 
-- The state is one of the organization's files (it counts toward the file quota, and the Files page shows it); without access to the files it is kept in memory only.
+- The state is one of the organization's files (it counts toward the file quota, and the Files page shows it; it stays when the node is deleted, as the contrib's file does); without access to the files it is kept in memory only. A state that cannot be written (past the quota) is the command's error, which catch nodes get; one that cannot be read makes the node refuse commands rather than count from zero over it.
+- The persisting id is letters, digits, \`.\`, \`_\` and \`-\`; an imported one with other characters has them replaced by \`_\` (the import says so). Inside a subflow the node's id is stable here, so no id is needed there.
+- Bounds for the shared runtime: at most ${MAX_ALARMS} alarms per stopwatch, a recurrent alarm's period at least ${MIN_ALARM_PERIOD_MS} ms, a duration Moment.js cannot read is the node's error (the contrib keeps such an alarm, which never rings), an alarm that rings while the flow is busy is skipped, and the "Alarm in …" status changes at most once a second.
 - A command ends the message's step as node-red-contrib-hourglass leaves it, without a complete node hearing of it.`,
   inputs: 1,
   outputs: 1,
@@ -60,6 +75,10 @@ The running state and the time measured are kept, as node-red-contrib-hourglass 
   nodeRed: {
     type: "hourglass",
     toNodeRed: (c) => ({ persistId: c.persistId, humanizeLocale: c.humanizeLocale }),
-    fromNodeRed: (p) => ({ persistId: typeof p.persistId === "string" ? p.persistId : "", humanizeLocale: typeof p.humanizeLocale === "string" ? p.humanizeLocale : "" }),
+    fromNodeRed: (p) => ({ persistId: persistIdFrom(p.persistId), humanizeLocale: typeof p.humanizeLocale === "string" ? p.humanizeLocale : "" }),
+    importNotes: (p) => {
+      const given = typeof p.persistId === "string" ? p.persistId.trim() : "";
+      return given !== "" && persistIdFrom(given) !== given ? [`its persisting id "${given}" is "${persistIdFrom(given)}" here (a file's name)`] : [];
+    },
   },
 });
