@@ -2,7 +2,7 @@
  * The arrange step most cluster test files share: two instances ("a" on slot 0, "b" on slot 1)
  * started before the file's tests with an owner signed up through "a", disposed after them.
  */
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { signUp } from "./accounts";
 import { TestCluster, until, type ClusterNode, type ClusterOptions } from "./cluster";
 
@@ -37,4 +37,14 @@ export function placedOn(via: ClusterNode, flowId: string, token: string): Promi
     const res = await via.request("GET", `/flows/${flowId}`, { token });
     return (res.body.flow?.runtime?.instance_id as string | undefined) ?? undefined;
   });
+}
+
+/** Creates a flow through `via` and deploys it there (where a deploy places it); its id once it runs. */
+export async function deployVia(two: TwoInstances, via: ClusterNode, name: string, nodes: unknown[], connections: unknown[]): Promise<string> {
+  const { token } = two;
+  const created = await via.request("POST", "/flows", { token, body: { name, nodes, connections } });
+  expect(created.status, created.text).toBe(201);
+  const id = created.body.flow.id as string;
+  expect((await via.request("POST", `/flows/${id}/deploy`, { token })).body.deployment.state).toBe("running");
+  return id;
 }

@@ -6,18 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ClusterNode } from "@/test/cluster";
-import { placedOn, twoInstances } from "@/test/two-instances";
+import { placedOn, twoInstances, deployVia } from "@/test/two-instances";
 
 const two = twoInstances({ basePort: 4640 });
 
-async function deploy(via: ClusterNode, name: string, nodes: unknown[], connections: unknown[]): Promise<string> {
-  const { token } = two;
-  const created = await via.request("POST", "/flows", { token, body: { name, nodes, connections } });
-  expect(created.status, created.text).toBe(201);
-  const id = created.body.flow.id as string;
-  expect((await via.request("POST", `/flows/${id}/deploy`, { token })).body.deployment.state).toBe("running");
-  return id;
-}
+const deploy = (via: ClusterNode, name: string, nodes: unknown[], connections: unknown[]) => deployVia(two, via, name, nodes, connections);
 
 describe("project links across instances", () => {
   it("a call made on one instance is answered by a flow on the other, every time", async () => {
