@@ -141,7 +141,7 @@ export const projectLinkOutBehaviour = defineBehaviour(projectLinkOutNode, (ctx,
 interface PendingCall {
   /** The message as it came in: what a timeout error carries. */
   msg: Message;
-  /** An http in message's own request and response, sent as placeholders. */
+  /** An http in message's own request and response, sent as FlowFuse's marker strings `REQ:<event id>` / `RES:<event id>`. */
   req?: unknown;
   res?: unknown;
   send: Send;
@@ -174,7 +174,7 @@ export const projectLinkCallBehaviour = defineBehaviour(projectLinkCallNode, (ct
     if (!entry) return;
     const link = msg.projectLink as { callStack?: unknown[] } | undefined;
     if (link && Array.isArray(link.callStack) && link.callStack.length === 0) delete link.callStack;
-    // An http in message's request and response went as placeholders: its own come back.
+    // An http in message's request and response went as FlowFuse's marker strings: the message gets its own back.
     if (msg.res === `RES:${eventId}` && msg.req === `REQ:${eventId}`) {
       msg.req = entry.req;
       msg.res = entry.res;

@@ -189,7 +189,7 @@ The message a project link out node in "return" mode sent back, with \`projectLi
 
 The called flow starts with a project in node on the same topic (listening for messages sent to this instance) and ends with a project link out in "return" mode. If no answer comes within the timeout (30 seconds by default), the node reports the error \`timeout\`, with the message as it came in, to catch nodes.
 
-A message of an http in node keeps its request and response here: the called flow sees \`msg.req\` and \`msg.res\` as placeholders (as FlowFuse sends them), and the answer gets its own back, so an http response node after this node answers the request.
+A message of an http in node keeps its request and response here: the called flow sees \`msg.req\` and \`msg.res\` as the strings \`REQ:<event id>\` and \`RES:<event id>\` (as FlowFuse sends them), and the answer gets its own back, so an http response node after this node answers the request.
 
 ${differences}`,
   inputs: 1,

@@ -149,7 +149,7 @@ describe("FlowFuse's project link nodes, imported and deployed", () => {
     expect(answer.status).toBe(200);
     const body = (await answer.json()) as { sku: string; price: number; req_was: string };
     expect(body).toMatchObject({ sku: "X-1", price: 4.5 });
-    // The called flow saw FlowFuse's placeholder, not the request.
+    // The called flow saw FlowFuse's marker string REQ:<event id>, not the request.
     expect(body.req_was).toMatch(/^REQ:[0-9a-f]{28}$/);
 
     // Another organization's device aims at this organization's topic: it lands in its own space.

@@ -251,7 +251,7 @@ describe("project link call → project in → project out (return)", () => {
     expect(h.arrivals.filter((a) => a.sink === "answers")).toHaveLength(0);
   });
 
-  it("an http in message's req and res go as placeholders and come back as they were", async () => {
+  it("an http in message's req and res go as FlowFuse's REQ:/RES: marker strings and come back as they were", async () => {
     const broker = new FakeBuiltInMqtt();
     const h = await flow(
       broker,
