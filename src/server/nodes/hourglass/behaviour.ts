@@ -251,6 +251,9 @@ export const hourglassBehaviour = defineBehaviour(hourglassNode, async (ctx, c) 
       if (changed) await persist();
       // As the contrib: the extended mode sends the time after the command, even an unknown one.
       if (sendStatus) {
+        // The time it tells is a kept one: a write under way (another command's) ends first, as the
+        // contrib's writeFileSync has ended before any later message is read.
+        await writing?.catch(() => undefined);
         enrich(msg);
         send(msg);
       }

@@ -199,4 +199,29 @@ describe("hourglass", () => {
     own.send({ command: "start" });
     await expect.poll(() => files.get("org_a", "hourglass/hg3")).toBeDefined();
   });
+
+  it("a status asked while a command's state is being written answers once it is kept (as the contrib's writeFileSync)", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    class SlowFiles extends MemoryFiles {
+      slow = false;
+      override async write(organizationId: string, path: string, content: Uint8Array, options: { append: boolean }) {
+        if (this.slow) await gate;
+        return super.write(organizationId, path, content, options);
+      }
+    }
+    const files = new SlowFiles();
+    const w = await stopwatch({}, files);
+    w.send({ command: "start" });
+    await expect.poll(() => files.get("org_a", "hourglass/hg")).toBeDefined();
+    files.slow = true;
+    w.send({ command: "stop" });
+    w.send({ command: "status" });
+    await sleep(100);
+    expect(w.out()).toHaveLength(0);
+    release();
+    await expect.poll(() => w.out()).toHaveLength(1);
+    expect(w.out()[0]).toMatchObject({ started: false });
+    expect(JSON.parse(files.get("org_a", "hourglass/hg")!.toString())).toMatchObject({ started: false, startedAt: 0 });
+  });
 });
