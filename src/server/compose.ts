@@ -68,6 +68,8 @@ export interface CreateAppServicesOptions {
   /** Overrides for tests: an in-memory database, a schema of their own, a quiet logger. */
   dataDirForDb?: string;
   dbSchema?: string;
+  /** An in-memory database's starting image (db.ts, embeddedImage): tests skip initdb with it. */
+  dbImage?: Blob;
   storeKeyPrefix?: string;
   logger?: Logger;
   /**
@@ -119,6 +121,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     databaseUrl: env.DATABASE_URL,
     dataDir: options.dataDirForDb ?? config.dataDir,
     schema: options.dbSchema,
+    image: options.dbImage,
   });
   if (db.migrations.applied.length > 0) {
     logger.info({ applied: db.migrations.applied }, "database migrations applied");

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { openDatabase } from "./db";
+import { embeddedImage, openDatabase } from "./db";
 import { readMigrations } from "./migrate";
 import { isListening, TcpProxy } from "@/test/tcp-proxy";
 import { createTestApp, restClient } from "@/test/app";
@@ -12,6 +12,21 @@ import { newId } from "./ids";
 
 const PG_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const pgAvailable = process.env.DATABASE_URL ? true : await isListening(5432);
+
+describe("an in-memory embedded database from an image (tests)", () => {
+  it("starts migrated, with nothing to apply, and each one started from the image is its own", { timeout: 90_000 }, async () => {
+    const image = await embeddedImage();
+    const [a, b] = await Promise.all([openDatabase({ dataDir: "memory://", image }), openDatabase({ dataDir: "memory://", image })]);
+    try {
+      expect(a.migrations).toEqual({ applied: [], alreadyApplied: readMigrations().length });
+      await a.prisma.organization.create({ data: { id: "org_image", name: "Only in a", slug: "only-in-a" } });
+      expect(await a.prisma.organization.count({ where: { id: "org_image" } })).toBe(1);
+      expect(await b.prisma.organization.count({ where: { id: "org_image" } })).toBe(0);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
 
 describe("embedded PostgreSQL under DATA_DIR", () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-db-"));
