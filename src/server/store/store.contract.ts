@@ -4,6 +4,11 @@ import { createRateLimiter } from "./rate-limit";
 import { StoreUnavailableError, type KeyValueStore } from "./types";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * A TTL a key must outlive the next few calls by: on a loaded machine (CI runs suites side by side)
+ * three round trips to Redis once took more than 80 ms, and a key meant to be there had expired.
+ */
+const LIVES_MS = 1_000;
 
 async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -48,33 +53,33 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
     });
 
     it("expires a value set with a TTL", async () => {
-      await store.set(key("short"), "v", { ttlMs: 80 });
+      await store.set(key("short"), "v", { ttlMs: LIVES_MS });
       expect(await store.get(key("short"))).toBe("v");
       const ttl = await store.ttl(key("short"));
       expect(ttl).not.toBeNull();
       expect(ttl).toBeGreaterThan(0);
-      expect(ttl).toBeLessThanOrEqual(80);
+      expect(ttl).toBeLessThanOrEqual(LIVES_MS);
 
-      await sleep(150);
+      await sleep(LIVES_MS + 100);
       expect(await store.get(key("short"))).toBeNull();
       expect(await store.ttl(key("short"))).toBeNull();
     });
 
     it("drops the TTL when a key is set again without one", async () => {
-      await store.set(key("k"), "v", { ttlMs: 80 });
+      await store.set(key("k"), "v", { ttlMs: LIVES_MS });
       await store.set(key("k"), "w");
       expect(await store.ttl(key("k"))).toBeNull();
-      await sleep(120);
+      await sleep(LIVES_MS + 100);
       expect(await store.get(key("k"))).toBe("w");
       await store.del(key("k"));
     });
 
     it("sets only absent keys with setIfAbsent", async () => {
-      expect(await store.setIfAbsent(key("lock"), "first", { ttlMs: 80 })).toBe(true);
+      expect(await store.setIfAbsent(key("lock"), "first", { ttlMs: LIVES_MS })).toBe(true);
       expect(await store.setIfAbsent(key("lock"), "second")).toBe(false);
       expect(await store.get(key("lock"))).toBe("first");
 
-      await sleep(150);
+      await sleep(LIVES_MS + 100);
       expect(await store.setIfAbsent(key("lock"), "third")).toBe(true);
       expect(await store.get(key("lock"))).toBe("third");
       expect(await store.ttl(key("lock"))).toBeNull();
@@ -121,7 +126,7 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
     it("replaces only present keys with setIfPresent, so a renewal never resurrects a deleted key", async () => {
       expect(await store.setIfPresent(key("cas"), "ghost", { ttlMs: 1000 })).toBe(false);
       expect(await store.get(key("cas"))).toBeNull();
-      await store.set(key("cas"), "v1", { ttlMs: 80 });
+      await store.set(key("cas"), "v1", { ttlMs: LIVES_MS });
       expect(await store.setIfPresent(key("cas"), "v2", { ttlMs: 5000 })).toBe(true);
       expect(await store.get(key("cas"))).toBe("v2");
       expect(await store.ttl(key("cas"))).toBeGreaterThan(1000);
@@ -177,12 +182,12 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
 
       await store.set(key("k"), "v");
       expect(await store.ttl(key("k"))).toBeNull();
-      expect(await store.expire(key("k"), 100)).toBe(true);
+      expect(await store.expire(key("k"), LIVES_MS)).toBe(true);
       const ttl = await store.ttl(key("k"));
       expect(ttl).toBeGreaterThan(0);
-      expect(ttl).toBeLessThanOrEqual(100);
+      expect(ttl).toBeLessThanOrEqual(LIVES_MS);
 
-      await sleep(160);
+      await sleep(LIVES_MS + 100);
       expect(await store.get(key("k"))).toBeNull();
       expect(await store.ttl(key("k"))).toBeNull();
       expect(await store.expire(key("k"), 100)).toBe(false);
@@ -193,7 +198,7 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
       expect(await store.touchJson(key("missing"), { set: { seen: "new" }, ttlMs: 1_000 })).toBeNull();
       expect(await store.get(key("missing"))).toBeNull();
 
-      await store.set(key("s"), JSON.stringify(record), { ttlMs: 100 });
+      await store.set(key("s"), JSON.stringify(record), { ttlMs: LIVES_MS });
       const touched = await store.touchJson(key("s"), { set: { seen: "new" }, ttlMs: 5_000, capAt: "cap" });
       expect(JSON.parse(touched!)).toEqual({ ...record, seen: "new" });
       expect(JSON.parse((await store.get(key("s")))!)).toEqual({ ...record, seen: "new" });
@@ -208,12 +213,12 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
     });
 
     it("touchJson never re-arms past the capAt instant, and leaves a value whose cap has passed as it was", async () => {
-      const capped = { cap: new Date(Date.now() + 300).toISOString(), seen: "old" };
-      await store.set(key("c"), JSON.stringify(capped), { ttlMs: 100 });
+      const capped = { cap: new Date(Date.now() + 3 * LIVES_MS).toISOString(), seen: "old" };
+      await store.set(key("c"), JSON.stringify(capped), { ttlMs: LIVES_MS });
       await store.touchJson(key("c"), { set: { seen: "new" }, ttlMs: 60_000, capAt: "cap" });
       const ttl = (await store.ttl(key("c")))!;
       expect(ttl).toBeGreaterThan(0);
-      expect(ttl).toBeLessThanOrEqual(300);
+      expect(ttl).toBeLessThanOrEqual(3 * LIVES_MS);
 
       const past = { cap: new Date(Date.now() - 1_000).toISOString(), seen: "old" };
       await store.set(key("p"), JSON.stringify(past), { ttlMs: 10_000 });
@@ -401,7 +406,7 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
 
     it("a round does in one trip what the methods of the same names do", async () => {
       const record = { id: "s1", seen: "old", cap: new Date(Date.now() + 60_000).toISOString() };
-      await store.set(key("session"), JSON.stringify(record), { ttlMs: 100 });
+      await store.set(key("session"), JSON.stringify(record), { ttlMs: LIVES_MS });
       await store.set(key("generation"), "g1");
       await store.set(key("taken"), "first");
 
