@@ -10,6 +10,15 @@ export const positionSchema = z.object({
   y: z.number().finite().min(-1e6).max(1e6),
 });
 
+/** The longest description a node holds (Node-RED's `info`, the Description tab): as a comment's text. */
+export const NODE_DESCRIPTION_MAX_CHARS = 65_536;
+
+/**
+ * A node's description, Markdown (Node-RED's `info`): what the person who built the flow wrote about
+ * the node, shown in the editor's Node tab. Nothing that runs reads it. Absent when empty.
+ */
+export const nodeDescriptionSchema = z.string().max(NODE_DESCRIPTION_MAX_CHARS, `a node's description is at most ${NODE_DESCRIPTION_MAX_CHARS.toLocaleString("en")} characters`);
+
 /** A node as clients send it: config is checked against its type's schema on the server. */
 export const nodeInputSchema = z.object({
   id: nodeIdSchema.optional(),
@@ -18,6 +27,7 @@ export const nodeInputSchema = z.object({
   position: positionSchema.default({ x: 0, y: 0 }),
   config: z.record(z.string(), z.unknown()).default({}),
   disabled: z.boolean().default(false),
+  description: nodeDescriptionSchema.optional(),
 });
 
 /**
@@ -45,6 +55,7 @@ export const flowNodeSchema = z.object({
   position: positionSchema,
   config: z.record(z.string(), z.unknown()),
   disabled: z.boolean(),
+  description: nodeDescriptionSchema.optional(),
 });
 
 export type FlowNode = z.infer<typeof flowNodeSchema>;

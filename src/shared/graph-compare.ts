@@ -7,9 +7,9 @@ export function stableJson(value: unknown): string {
   );
 }
 
-/** What a node does, without where it sits on the canvas. */
+/** What a node is, without where it sits on the canvas (its description counts, as in Node-RED). */
 export function nodeContent(node: FlowNode): string {
-  return stableJson({ type: node.type, name: node.name, config: node.config, disabled: node.disabled });
+  return stableJson({ type: node.type, name: node.name, config: node.config, disabled: node.disabled, description: node.description || undefined });
 }
 
 export const connectionKey = (c: Connection) => `${c.source}:${c.source_port}->${c.target}`;

@@ -18,6 +18,16 @@ describe("mergeGraphs", () => {
     expect(r.graph.connections).toHaveLength(2);
   });
 
+  it("a description edited on one side is taken; edited differently on both, it is asked about; an empty one is none", () => {
+    const mine = graph([node("a", { description: "Why it is here" }), node("b"), node("c")], [["a", "b"], ["b", "c"]]);
+    const theirs = graph([node("a"), node("b", { description: "" }), node("c")], [["a", "b"], ["b", "c"]]);
+    const r = mergeGraphs(base, mine, theirs);
+    expect(r.conflicts).toEqual([]);
+    expect(r.graph.nodes.find((n) => n.id === "a")!.description).toBe("Why it is here");
+    const both = mergeGraphs(base, mine, graph([node("a", { description: "Another reason" }), node("b"), node("c")], [["a", "b"], ["b", "c"]]));
+    expect(both.conflicts.map((c) => c.id)).toEqual(["a"]);
+  });
+
   it("keeps nodes and wires added on either side, and drops what either side deleted", () => {
     const mine = graph([node("a"), node("b"), node("c"), node("m")], [["a", "b"], ["b", "c"], ["c", "m"]]);
     const theirs = graph([node("a"), node("b"), node("t")], [["a", "b"], ["b", "t"]]);

@@ -5,7 +5,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
 import { Dialog } from "@/components/dialog";
 import { errorInfo, useTRPC } from "@/trpc/react";
-import type { Connection } from "@/shared/flow-graph";
+import { NODE_DESCRIPTION_MAX_CHARS, type Connection } from "@/shared/flow-graph";
 import { outputsOf, portOf, type Catalog, type EditorEdge, type EditorNode } from "./model";
 import { SchemaForm, type JsonSchema } from "./schema-form";
 import { NodeHelp, useNodeHelp } from "./node-help";
@@ -17,6 +17,8 @@ export interface NodeEdit {
   name: string;
   config: Record<string, unknown>;
   disabled: boolean;
+  /** What the flow's author wrote about the node (Markdown); "" for none. */
+  description: string;
   /** The node's outgoing wires after the edit (the Wires section). */
   wires: Connection[];
 }
@@ -106,6 +108,7 @@ export function EditNodeDialog({
   const schemaQuery = useQuery({ ...trpc.nodes.schema.queryOptions({ type: node.data.type }), enabled: !unknown, staleTime: Infinity });
   const [name, setName] = useState(node.data.name);
   const [disabled, setDisabled] = useState(node.data.disabled);
+  const [description, setDescription] = useState(node.data.description ?? "");
   const [config, setConfig] = useState(node.data.config);
   const [wires, setWires] = useState<Connection[]>(() => edges.filter((e) => e.source === node.id).map((e) => ({ source: e.source, source_port: portOf(e.sourceHandle), target: e.target })));
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -142,7 +145,7 @@ export function EditNodeDialog({
     }
     const ports = outputsOf(catalog, node.data.type, finalConfig);
     onPreview(null);
-    onApply({ name: name.trim(), config: finalConfig, disabled: unknown ? true : disabled, wires: wires.filter((w) => w.source_port < ports) });
+    onApply({ name: name.trim(), config: finalConfig, disabled: unknown ? true : disabled, description: description.trim() ? description : "", wires: wires.filter((w) => w.source_port < ports) });
   }
 
   const fieldErrorCount = Object.keys(errors).filter((k) => k !== "").length;
@@ -184,6 +187,23 @@ export function EditNodeDialog({
             <div className="checkbox">
               <input id="node-disabled" type="checkbox" checked={disabled} onChange={(e) => setDisabled(e.target.checked)} />
               <label htmlFor="node-disabled">Disabled</label>
+            </div>
+          ) : null}
+          {/* A comment's text is its configuration; every other node has a description (Node-RED's Description tab). */}
+          {node.data.type !== "comment" ? (
+            <div className="field">
+              <label htmlFor="node-description">Description</label>
+              <textarea
+                id="node-description"
+                rows={4}
+                maxLength={NODE_DESCRIPTION_MAX_CHARS}
+                value={description}
+                onChange={(e) => setDescription(e.target.value)}
+                aria-describedby="node-description-hint"
+              />
+              <p className="hint" id="node-description-hint">
+                Notes on this node for whoever reads the flow (Markdown), shown in the Node tab. Nothing that runs reads them.
+              </p>
             </div>
           ) : null}
         </fieldset>

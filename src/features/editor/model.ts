@@ -17,6 +17,8 @@ export interface FlowNodeData extends Record<string, unknown> {
   name: string;
   config: Record<string, unknown>;
   disabled: boolean;
+  /** What the flow's author wrote about the node (Markdown; Node-RED's `info`); absent when none. */
+  description?: string;
   inputs: number;
   outputs: number;
   category: string;
@@ -168,6 +170,7 @@ export function toEditorNode(catalog: Catalog, n: FlowNode): EditorNode {
       name: n.name,
       config: n.config,
       disabled: n.disabled,
+      ...(n.description ? { description: n.description } : {}),
       inputs,
       outputs,
       category: catalog.get(n.type)?.category ?? "common",
@@ -204,6 +207,7 @@ export function toFlowNode(n: EditorNode): FlowNode {
     position: { x: Math.round(n.position.x), y: Math.round(n.position.y) },
     config: n.data.config,
     disabled: n.data.disabled,
+    ...(n.data.description ? { description: n.data.description } : {}),
   };
 }
 
@@ -238,7 +242,7 @@ const dataKeys = new WeakMap<FlowNodeData, string>();
 function dataKey(d: FlowNodeData): string {
   let key = dataKeys.get(d);
   if (key === undefined) {
-    key = stable([d.type, d.name, d.disabled, d.config]);
+    key = stable([d.type, d.name, d.disabled, d.config, d.description || ""]);
     dataKeys.set(d, key);
   }
   return key;
@@ -257,7 +261,7 @@ export function changedSinceDeploy(nodes: EditorNode[], edges: EditorEdge[], dep
   if (!deployed) return result;
   let before = deployedKeys.get(deployed);
   if (!before) {
-    before = new Map(deployed.nodes.map((n) => [n.id, stable([n.type, n.name, n.disabled, n.config])]));
+    before = new Map(deployed.nodes.map((n) => [n.id, stable([n.type, n.name, n.disabled, n.config, n.description || ""])]));
     deployedKeys.set(deployed, before);
   }
   const wiresOf = (list: { source: string; key: string }[]) => {

@@ -42,6 +42,11 @@ function NodeTab() {
           Edit subflow
         </button>
       ) : null}
+      {node.data.description ? (
+        <section aria-label="Description" className="node-description">
+          <NodeHelp help={node.data.description} />
+        </section>
+      ) : null}
       {entry && help ? (
         <section aria-label={`Help: ${entry.name}`}>
           <NodeHelp help={help} />

@@ -2,7 +2,7 @@ import { NAME_MAX_CHARS } from "../../../shared/policy";
 import { randomHex } from "../../ids";
 import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount, type NodeDefinition } from "../../nodes/types";
-import type { Connection, FlowNode } from "../../../shared/flow-graph";
+import { NODE_DESCRIPTION_MAX_CHARS, type Connection, type FlowNode } from "../../../shared/flow-graph";
 import { groupsToNodeRed, membershipOf, nodeBox } from "./node-red-groups";
 import { configRefProperties, configRefsOf } from "../../nodes/config-refs";
 import { configNodeIdFromNodeRed } from "../../../shared/config-nodes";
@@ -41,7 +41,15 @@ export const MAX_IMPORT_FLOWS = 100;
 
 export type NrNode = Record<string, unknown> & { id?: unknown; type?: unknown; z?: unknown };
 
-const NR_RESERVED = new Set(["id", "type", "z", "name", "x", "y", "wires", "d", "g", "info"]);
+const NR_RESERVED = new Set(["id", "type", "z", "name", "x", "y", "wires", "d", "g"]);
+
+/**
+ * A Node-RED node's description (`info`, its Description tab) as ours holds it: a comment's `info`
+ * is its text (its configuration); any other type's is the node's description.
+ */
+const descriptionOf = (n: NrNode) => (typeof n.info === "string" && n.info ? { description: n.info.slice(0, NODE_DESCRIPTION_MAX_CHARS) } : {});
+/** The description written back as Node-RED's `info`, unless the type's own properties hold an `info` (a comment's text). */
+const infoOf = (n: FlowNode, props: Record<string, unknown>) => (n.description && !("info" in props) ? { info: n.description } : {});
 
 /** Output ports of a node for export: its type's, or its subflow definition's (else as many as its wires use). */
 export type PortsLookup = (node: FlowNode) => number;
@@ -92,7 +100,7 @@ export function canvasToNodeRed(
       if (n.type === JUNCTION_TYPE) return { id: n.id, type: JUNCTION_TYPE, z, ...inGroup, x: n.position.x, y: n.position.y, wires };
       if (isSubflowInstanceType(n.type)) {
         const env = (n.config as { env?: unknown[] }).env ?? [];
-        return { id: n.id, type: n.type, z, ...inGroup, name: n.name, env, x: n.position.x, y: n.position.y, wires, ...(n.disabled ? { d: true } : {}) };
+        return { id: n.id, type: n.type, z, ...inGroup, name: n.name, env, ...infoOf(n, {}), x: n.position.x, y: n.position.y, wires, ...(n.disabled ? { d: true } : {}) };
       }
       const props = definition?.nodeRed ? definition.nodeRed.toNodeRed(n.config) : { ...n.config };
       return {
@@ -102,6 +110,7 @@ export function canvasToNodeRed(
         ...inGroup,
         name: n.name,
         ...props,
+        ...infoOf(n, props),
         x: n.position.x,
         y: n.position.y,
         wires,
@@ -189,7 +198,8 @@ function droppedProperties(definition: NodeDefinition, config: Record<string, un
   // A switch Node-RED has on and ours writes off (or the reverse) is not carried over either.
   const flipped = (k: string) => typeof props[k] === "boolean" && typeof written[k] === "boolean" && props[k] !== written[k];
   const absorbed = new Set(definition.nodeRed.absorbed ?? []);
-  const dropped = Object.keys(props).filter((k) => k !== "l" && !absorbed.has(k) && props[k] !== undefined && props[k] !== "" && (!(k in written) || emptied(k) || flipped(k)));
+  // `l` (show the label) is the canvas's; `info`, when the type has no such property, is the node's description.
+  const dropped = Object.keys(props).filter((k) => k !== "l" && !(k === "info" && !("info" in written)) && !absorbed.has(k) && props[k] !== undefined && props[k] !== "" && (!(k in written) || emptied(k) || flipped(k)));
   // Lists the type's own mapping says it carried over only in part (a function's libs).
   for (const k of definition.nodeRed.partlyDropped?.(props) ?? []) if (!dropped.includes(k)) dropped.push(k);
   return dropped;
@@ -259,6 +269,7 @@ export function convertNodeRedNodes(
           position: { x: Number(n.x ?? 0) || 0, y: Number(n.y ?? 0) || 0 },
           config: parsed.data,
           disabled: n.d === true,
+          ...descriptionOf(n),
         });
         report.push({ node_id: String(n.id), type: nrType, support: "supported" });
         addWires(id, Array.isArray(n.wires) ? (n.wires as unknown[]) : []);
@@ -289,6 +300,7 @@ export function convertNodeRedNodes(
     const wires = Array.isArray(n.wires) ? (n.wires as unknown[]) : [];
     let config: Record<string, unknown>;
     let type: string;
+    let description: { description?: string } = {};
     if (definition && definition.type !== "unknown") {
       type = definition.type;
       let mapped: Record<string, unknown> | null;
@@ -310,6 +322,7 @@ export function convertNodeRedNodes(
         config = { original_type: nrType, properties: props, outputs: wires.length };
       } else {
         config = clearMissingRefs(definition, parsed.data as Record<string, unknown>, options.configNodes?.types, `node ${id}`, warnings);
+        if (!definition.nodeRed || !("info" in definition.nodeRed.toNodeRed(config))) description = descriptionOf(n);
         const dropped = droppedProperties(definition, config, props);
         const notes = definition.nodeRed?.importNotes?.(props) ?? [];
         for (const note of notes) warnings.push(`node ${id} (${nrType}): ${note}`);
@@ -333,6 +346,7 @@ export function convertNodeRedNodes(
       position: { x: Number(n.x ?? 0) || 0, y: Number(n.y ?? 0) || 0 },
       config,
       disabled: type === "unknown" || n.d === true,
+      ...description,
     });
     addWires(id, wires);
   }
@@ -482,7 +496,8 @@ export function mapConfigNodes(registry: NodeRegistry, items: NrNode[], organiza
   for (const { n, id, definition } of accepted) {
     const nrId = String(n.id);
     const nrType = String(n.type);
-    const props = remapConfigIds(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k) && k !== "credentials")), ids);
+    // A configuration node's description (info) is not kept: configuration nodes are the organization's resources, edited in their own form.
+    const props = remapConfigIds(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k) && k !== "credentials" && k !== "info")), ids);
     const name = typeof n.name === "string" ? n.name.slice(0, NAME_MAX_CHARS) : "";
     const exists = organization.existing.has(id);
     let config: Record<string, unknown> | null = null;

@@ -17,7 +17,7 @@ import {
 } from "../../../shared/subflows";
 
 interface GraphInput {
-  nodes: Array<{ id?: string; type: string; name: string; position: { x: number; y: number }; config: Record<string, unknown>; disabled: boolean }>;
+  nodes: Array<{ id?: string; type: string; name: string; position: { x: number; y: number }; config: Record<string, unknown>; disabled: boolean; description?: string }>;
   connections: Array<{ source: string; source_port: number; target: string }>;
   groups?: unknown[];
 }
@@ -49,6 +49,9 @@ export interface GraphContext {
 
 const PORT_TYPES = new Set<string>(SUBFLOW_PORT_TYPES);
 
+/** A node's description as stored: absent when there is none (an empty one is none). */
+const described = (description: string | undefined) => (description ? { description } : {});
+
 /**
  * Validates a graph and fills it in: known types, each config parsed by its type's schema (defaults
  * filled), unique node ids (generated where missing), connections between nodes of this flow on
@@ -79,7 +82,7 @@ export function validateGraph(registry: NodeRegistry, input: GraphInput, context
         return;
       }
       ports.set(id, { inputs: definition.inputs, outputs: definition.outputs });
-      nodes.push({ id, type: node.type, name: node.name, position: node.position, config: parsed.data, disabled: node.disabled });
+      nodes.push({ id, type: node.type, name: node.name, position: node.position, config: parsed.data, disabled: node.disabled, ...described(node.description) });
       return;
     }
     const definition = registry.get(node.type);
@@ -101,7 +104,7 @@ export function validateGraph(registry: NodeRegistry, input: GraphInput, context
     }
     checkConfigRefs(definition, parsed.data as Record<string, unknown>, context.configNodes, `nodes[${i}].config`, details);
     ports.set(id, portsOf(definition, parsed.data as Record<string, unknown>));
-    nodes.push({ id, type: node.type, name: node.name, position: node.position, config: parsed.data, disabled: node.type === "unknown" ? true : node.disabled });
+    nodes.push({ id, type: node.type, name: node.name, position: node.position, config: parsed.data, disabled: node.type === "unknown" ? true : node.disabled, ...described(node.description) });
   });
   if (kind === "subflow") checkPortNodes(input.nodes, details);
 
