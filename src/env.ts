@@ -42,6 +42,13 @@ const envSchema = z
     REGISTRATION_ENABLED: bool.default(true),
     /** Trust X-Forwarded-For from this many proxy hops when recording client IPs. */
     TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+    /**
+     * How long an idle keep-alive connection stays open (Node's default is 5 s). Longer than the
+     * idle timeout of the proxies and clients in front (AWS ALB 60 s, nginx's upstream keepalive
+     * 60 s): a server that closes first races their next request on that connection, which fails
+     * with a reset (a 502 behind a balancer).
+     */
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(240_000).default(65_000),
     RATE_LIMIT_LOGIN_FAILURES_PER_ACCOUNT: positiveInt.default(10),
     RATE_LIMIT_LOGIN_PER_IP: positiveInt.default(300),
     RATE_LIMIT_REGISTER_PER_IP: positiveInt.default(100),

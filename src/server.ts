@@ -118,6 +118,12 @@ const upgradeRoutes: UpgradeRoute[] = [
     handle: (req, socket, head) => dashboardSockets.handleUpgrade(req, socket, head),
   },
 ];
+// Idle keep-alive connections outlive those of the proxy or client in front (env.ts): the side that
+// closes first must be theirs, or their next request meets a reset. Headers of a request on such a
+// connection are given as long.
+server.keepAliveTimeout = env.HTTP_KEEP_ALIVE_TIMEOUT_MS;
+server.headersTimeout = Math.max(server.headersTimeout, env.HTTP_KEEP_ALIVE_TIMEOUT_MS + 1000);
+
 server.on("upgrade", routeUpgrade(upgradeRoutes, (req, socket, head) => void nextUpgrade(req, socket, head)));
 
 if (env.MQTT_PORT !== undefined) {

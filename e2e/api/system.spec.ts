@@ -25,6 +25,8 @@ test.describe("system API", () => {
     // The instance's name, as flows report where they run (SPEC §11).
     expect(body.instance_id).toMatch(/^[A-Za-z0-9._-]{1,64}$/);
     expect(res.headers()["x-request-id"]).toBeTruthy();
+    // Idle connections outlive a balancer's 60 s (HTTP_KEEP_ALIVE_TIMEOUT_MS), and clients are told so.
+    expect(res.headers()["keep-alive"]).toBe("timeout=65");
   });
 
   test("GET /api/v1/ready reports the database and the store", async ({ request }) => {
