@@ -31,12 +31,15 @@ test("a group's environment variables: set in Edit group, saved, and read by its
   await dialog.getByRole("button", { name: "Add property" }).click();
   await dialog.getByLabel("Property 2 name").fill("GREETING");
   await dialog.getByLabel("Property 2 value").fill("hello from the group");
+  // Its description (Node-RED's group info) beside them.
+  await dialog.getByLabel("Description", { exact: true }).fill("Says **hello**.");
   await shot(page, "group-env-dialog");
   await dialog.getByRole("button", { name: "Done" }).click();
   await page.keyboard.press(`${mod}+s`);
   await expect(page.getByRole("toolbar", { name: "Flow editor" }).getByText(/· saved/)).toBeVisible();
   const saved = await getFlow(request, owner, flow.id);
   expect(saved.groups[0].env).toEqual([{ name: "KEEP", type: "str", value: "k", note: "mine" }, { name: "GREETING", type: "str", value: "hello from the group" }, { odd: true }]);
+  expect(saved.groups[0].description).toBe("Says **hello**.");
 
   expect((await request.post(`/api/v1/flows/${flow.id}/deploy`, { headers: auth(owner) })).status()).toBe(200);
   await page.reload();

@@ -29,7 +29,7 @@ test("an imported node's description shows in the Node tab, and an edit of it is
       topic: "",
       payload: "",
       payloadType: "date",
-      info: "## Why\n\nReads the **price** from [the shop](https://example.com/shop).\n\n<script>window.pwned = 1</script>",
+      info: "## Why\n\nReads the **price** from [the shop](https://example.com/shop).\n\n<script>window.pwned = 1</script>\n\nSee <img src=x onerror=\"window.pwned = 2\"> and [this](javascript:window.pwned=3).",
       x: 120,
       y: 120,
       wires: [[]],
@@ -49,6 +49,10 @@ test("an imported node's description shows in the Node tab, and an edit of it is
   await expect(description.getByRole("link", { name: "the shop" })).toHaveAttribute("href", "https://example.com/shop");
   // Raw HTML in a description is text, never markup that runs.
   await expect(description).toContainText("<script>window.pwned = 1</script>");
+  await expect(description).toContainText('<img src=x onerror="window.pwned = 2">');
+  await expect(description.locator("img")).toHaveCount(0);
+  // A javascript: link is no link.
+  await expect(description.locator('a[href^="javascript"]')).toHaveCount(0);
   expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
   await shot(page, "node-description-tab");
   await expectAccessible(page);
@@ -68,7 +72,9 @@ test("an imported node's description shows in the Node tab, and an edit of it is
   const saved = (await getFlowViaApi(request, owner.token, flow.id)) as unknown as { nodes: Array<{ id: string; description?: string }> };
   expect(saved.nodes.find((n) => n.id === ours("inject"))!.description).toBe("Reads the price every *morning*.");
 
-  // A comment's text is its own field, not a description beside it.
+  // A comment's text is its own field, not a description beside it; the Node tab shows it as Node-RED's does.
+  await canvasNode(page, ours("comment")).click();
+  await expect(page.getByRole("region", { name: "Comment" }).locator("strong")).toHaveText("whole");
   await canvasNode(page, ours("comment")).dblclick();
   const comment = page.getByRole("dialog", { name: "Edit comment node" });
   await expect(comment.getByLabel("Text", { exact: true })).toHaveValue("The **whole** story.");

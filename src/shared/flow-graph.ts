@@ -19,6 +19,58 @@ export const NODE_DESCRIPTION_MAX_CHARS = 65_536;
  */
 export const nodeDescriptionSchema = z.string().max(NODE_DESCRIPTION_MAX_CHARS, `a node's description is at most ${NODE_DESCRIPTION_MAX_CHARS.toLocaleString("en")} characters`);
 
+/**
+ * The most output ports a node has (a switch with a rule per output, a function's outputs): real
+ * Node-RED flows have switches with more than 32 rules and functions with more than 10 outputs.
+ */
+export const MAX_OUTPUT_PORTS = 256;
+
+/** The longest label of one of a node's ports (Node-RED's inputLabels / outputLabels). */
+export const PORT_LABEL_MAX_CHARS = 1_000;
+/** The longest icon reference a node holds (Node-RED's `icon`, e.g. `font-awesome/fa-car`). */
+export const NODE_ICON_MAX_CHARS = 256;
+
+/**
+ * How a node looks on the canvas, as Node-RED's Appearance tab sets it; nothing that runs reads it.
+ * `show_label` is Node-RED's `l` (absent: the type's default, shown except for link in and link
+ * out); `icon` Node-RED's icon reference (`font-awesome/fa-car`, `node-red/light.svg`); the port
+ * labels are the tooltips of its input and of each output ("" for a port without one). Absent when
+ * nothing is set.
+ */
+export const nodeAppearanceSchema = z.object({
+  show_label: z.boolean().optional(),
+  icon: z
+    .string()
+    .min(1)
+    .max(NODE_ICON_MAX_CHARS, `an icon is at most ${NODE_ICON_MAX_CHARS} characters`)
+    // Printable characters only, none that could leave an attribute or start markup (an icon is drawn as a class or an image).
+    .regex(/^[^<>"'`\\]+$/, "an icon is a module and a file (node-red/light.svg) or font-awesome/fa-<name>")
+    .refine((v) => !/\p{Cc}/u.test(v), "an icon holds no control characters")
+    .optional(),
+  input_labels: z.array(z.string().max(PORT_LABEL_MAX_CHARS, `a port label is at most ${PORT_LABEL_MAX_CHARS} characters`)).max(1, "a node has at most one input").optional(),
+  output_labels: z.array(z.string().max(PORT_LABEL_MAX_CHARS, `a port label is at most ${PORT_LABEL_MAX_CHARS} characters`)).max(MAX_OUTPUT_PORTS, `a node has at most ${MAX_OUTPUT_PORTS} outputs`).optional(),
+});
+export type NodeAppearance = z.infer<typeof nodeAppearanceSchema>;
+
+/** The appearance as stored: without empty parts, and absent when nothing is left (port labels all empty are none). */
+export function normalizeAppearance(appearance: NodeAppearance | undefined): NodeAppearance | undefined {
+  if (!appearance) return undefined;
+  const out: NodeAppearance = {};
+  if (appearance.show_label !== undefined) out.show_label = appearance.show_label;
+  if (appearance.icon) out.icon = appearance.icon;
+  const labels = (list: string[] | undefined) => {
+    if (!list?.some((l) => l !== "")) return undefined;
+    let end = list.length;
+    while (end > 0 && list[end - 1] === "") end--;
+    return list.slice(0, end);
+  };
+  const input = labels(appearance.input_labels);
+  if (input) out.input_labels = input;
+  const outputs = labels(appearance.output_labels);
+  if (outputs) out.output_labels = outputs;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 /** A node as clients send it: config is checked against its type's schema on the server. */
 export const nodeInputSchema = z.object({
   id: nodeIdSchema.optional(),
@@ -28,13 +80,8 @@ export const nodeInputSchema = z.object({
   config: z.record(z.string(), z.unknown()).default({}),
   disabled: z.boolean().default(false),
   description: nodeDescriptionSchema.optional(),
+  appearance: nodeAppearanceSchema.optional(),
 });
-
-/**
- * The most output ports a node has (a switch with a rule per output, a function's outputs): real
- * Node-RED flows have switches with more than 32 rules and functions with more than 10 outputs.
- */
-export const MAX_OUTPUT_PORTS = 256;
 
 /**
  * The longest value a change or switch rule holds: 1,000,000 characters (real flows set a whole
@@ -56,6 +103,7 @@ export const flowNodeSchema = z.object({
   config: z.record(z.string(), z.unknown()),
   disabled: z.boolean(),
   description: nodeDescriptionSchema.optional(),
+  appearance: nodeAppearanceSchema.optional(),
 });
 
 export type FlowNode = z.infer<typeof flowNodeSchema>;

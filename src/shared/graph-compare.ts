@@ -7,9 +7,9 @@ export function stableJson(value: unknown): string {
   );
 }
 
-/** What a node is, without where it sits on the canvas (its description counts, as in Node-RED). */
+/** What a node is, without where it sits on the canvas (its description and appearance count, as in Node-RED). */
 export function nodeContent(node: FlowNode): string {
-  return stableJson({ type: node.type, name: node.name, config: node.config, disabled: node.disabled, description: node.description || undefined });
+  return stableJson({ type: node.type, name: node.name, config: node.config, disabled: node.disabled, description: node.description || undefined, appearance: node.appearance });
 }
 
 export const connectionKey = (c: Connection) => `${c.source}:${c.source_port}->${c.target}`;

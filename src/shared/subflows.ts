@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { connectionSchema, flowNodeSchema, nodeIdSchema, nodeInputSchema } from "./flow-graph";
+import { connectionSchema, flowNodeSchema, nodeDescriptionSchema, nodeIdSchema, nodeInputSchema } from "./flow-graph";
 import { NAME_MAX_CHARS, NAME_TOO_LONG } from "./policy";
 
 /**
@@ -47,6 +47,8 @@ export const groupSchema = z.object({
   nodes: z.array(nodeIdSchema).max(2000).default([]),
   /** Node-RED's group env properties: evaluated when the flow starts and read by its members (runtime/group-env.ts). */
   env: z.array(z.record(z.string(), z.unknown())).max(100).default([]),
+  /** Node-RED's group description (`info`, its Description tab), Markdown: kept and exported; absent when none. */
+  description: nodeDescriptionSchema.optional(),
 });
 export type FlowGroup = z.infer<typeof groupSchema>;
 

@@ -5,12 +5,12 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
 import { Dialog } from "@/components/dialog";
 import { errorInfo, useTRPC } from "@/trpc/react";
-import { NODE_DESCRIPTION_MAX_CHARS, type Connection } from "@/shared/flow-graph";
-import { outputsOf, portOf, type Catalog, type EditorEdge, type EditorNode } from "./model";
+import { NODE_DESCRIPTION_MAX_CHARS, NODE_ICON_MAX_CHARS, PORT_LABEL_MAX_CHARS, nodeAppearanceSchema, normalizeAppearance, type Connection, type NodeAppearance } from "@/shared/flow-graph";
+import { labelShown, outputsOf, portOf, type Catalog, type EditorEdge, type EditorNode } from "./model";
 import { SchemaForm, type JsonSchema } from "./schema-form";
 import { NodeHelp, useNodeHelp } from "./node-help";
 import { SubflowEnvForm } from "./subflow-env-form";
-import { subflowIdOfType } from "@/shared/subflows";
+import { JUNCTION_TYPE, subflowIdOfType } from "@/shared/subflows";
 import { NAME_MAX_CHARS } from "@/shared/policy";
 
 export interface NodeEdit {
@@ -21,6 +21,83 @@ export interface NodeEdit {
   description: string;
   /** The node's outgoing wires after the edit (the Wires section). */
   wires: Connection[];
+  /** Its label shown or hidden, its icon, its port labels (Node-RED's Appearance tab); undefined for none. */
+  appearance: NodeAppearance | undefined;
+}
+
+/**
+ * Node-RED's Appearance tab: the label shown or hidden, another icon, and a label for the input and
+ * each output (their tooltips on the canvas). Folded away until opened.
+ */
+function AppearanceSection({
+  value,
+  onChange,
+  inputs,
+  outputs,
+  iconError,
+  initiallyOpen,
+}: {
+  initiallyOpen: boolean;
+  value: { showLabel: boolean; icon: string; inputLabel: string; outputLabels: string[] };
+  onChange: (next: { showLabel: boolean; icon: string; inputLabel: string; outputLabels: string[] }) => void;
+  inputs: number;
+  outputs: number;
+  iconError?: string;
+}) {
+  const set = (patch: Partial<typeof value>) => onChange({ ...value, ...patch });
+  return (
+    // Open from the start when the node has an appearance of its own; after that the person opens and closes it.
+    <details className="appearance-section" open={initiallyOpen || undefined}>
+      <summary>Appearance</summary>
+      <div className="checkbox">
+        <input id="node-show-label" type="checkbox" checked={value.showLabel} onChange={(e) => set({ showLabel: e.target.checked })} />
+        <label htmlFor="node-show-label">Show label</label>
+      </div>
+      <div className="field">
+        <label htmlFor="node-icon">Icon</label>
+        <input
+          id="node-icon"
+          type="text"
+          maxLength={NODE_ICON_MAX_CHARS}
+          value={value.icon}
+          onChange={(e) => set({ icon: e.target.value })}
+          placeholder="the type's own"
+          aria-describedby={iconError ? "node-icon-hint node-icon-error" : "node-icon-hint"}
+          aria-invalid={iconError ? true : undefined}
+        />
+        <p className="hint" id="node-icon-hint">
+          As Node-RED names icons: <code>font-awesome/fa-car</code>, or one of Node-RED&apos;s own such as <code>node-red/timer.svg</code>. Empty: the type&apos;s icon.
+        </p>
+        {iconError ? (
+          <p id="node-icon-error" className="error" role="alert">
+            {iconError}
+          </p>
+        ) : null}
+      </div>
+      {inputs > 0 ? (
+        <div className="field">
+          <label htmlFor="node-input-label">Input label</label>
+          <input id="node-input-label" type="text" maxLength={PORT_LABEL_MAX_CHARS} value={value.inputLabel} onChange={(e) => set({ inputLabel: e.target.value })} />
+        </div>
+      ) : null}
+      {Array.from({ length: outputs }, (_, i) => (
+        <div className="field" key={i}>
+          <label htmlFor={`node-output-label-${i}`}>{outputs === 1 ? "Output label" : `Output ${i + 1} label`}</label>
+          <input
+            id={`node-output-label-${i}`}
+            type="text"
+            maxLength={PORT_LABEL_MAX_CHARS}
+            value={value.outputLabels[i] ?? ""}
+            onChange={(e) => {
+              const next = Array.from({ length: Math.max(outputs, value.outputLabels.length) }, (_, j) => value.outputLabels[j] ?? "");
+              next[i] = e.target.value;
+              set({ outputLabels: next });
+            }}
+          />
+        </div>
+      ))}
+    </details>
+  );
 }
 
 function WiresSection({ node, outputs, nodes, wires, onChange, readOnly }: { node: EditorNode; outputs: number; nodes: EditorNode[]; wires: Connection[]; onChange: (w: Connection[]) => void; readOnly: boolean }) {
@@ -104,11 +181,18 @@ export function EditNodeDialog({
 }) {
   const trpc = useTRPC();
   const unknown = node.data.type === "unknown";
+  const junction = node.data.type === JUNCTION_TYPE;
   const subflowId = subflowIdOfType(node.data.type);
   const schemaQuery = useQuery({ ...trpc.nodes.schema.queryOptions({ type: node.data.type }), enabled: !unknown, staleTime: Infinity });
   const [name, setName] = useState(node.data.name);
   const [disabled, setDisabled] = useState(node.data.disabled);
   const [description, setDescription] = useState(node.data.description ?? "");
+  const [appearance, setAppearance] = useState(() => ({
+    showLabel: labelShown(node.data),
+    icon: node.data.appearance?.icon ?? "",
+    inputLabel: node.data.appearance?.input_labels?.[0] ?? "",
+    outputLabels: node.data.appearance?.output_labels ?? [],
+  }));
   const [config, setConfig] = useState(node.data.config);
   const [wires, setWires] = useState<Connection[]>(() => edges.filter((e) => e.source === node.id).map((e) => ({ source: e.source, source_port: portOf(e.sourceHandle), target: e.target })));
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -129,9 +213,12 @@ export function EditNodeDialog({
     onClose();
   }
 
+  const iconError = appearance.icon.trim() && !nodeAppearanceSchema.shape.icon.safeParse(appearance.icon.trim()).success ? "Not an icon: a module and a file (node-red/timer.svg) or font-awesome/fa-<name>." : undefined;
+
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
     if (readOnly) return close();
+    if (iconError) return document.getElementById("node-icon")?.focus();
     setErrors({});
     let finalConfig = config;
     if (!unknown) {
@@ -145,7 +232,21 @@ export function EditNodeDialog({
     }
     const ports = outputsOf(catalog, node.data.type, finalConfig);
     onPreview(null);
-    onApply({ name: name.trim(), config: finalConfig, disabled: unknown ? true : disabled, description: description.trim() ? description : "", wires: wires.filter((w) => w.source_port < ports) });
+    onApply({
+      name: name.trim(),
+      config: finalConfig,
+      disabled: unknown ? true : disabled,
+      description: description.trim() ? description : "",
+      wires: wires.filter((w) => w.source_port < ports),
+      appearance: junction
+        ? undefined
+        : normalizeAppearance({
+            show_label: appearance.showLabel === !node.data.labelHidden ? undefined : appearance.showLabel,
+            icon: appearance.icon.trim() || undefined,
+            input_labels: node.data.inputs > 0 ? [appearance.inputLabel] : undefined,
+            output_labels: appearance.outputLabels.slice(0, ports),
+          }),
+    });
   }
 
   const fieldErrorCount = Object.keys(errors).filter((k) => k !== "").length;
@@ -190,7 +291,7 @@ export function EditNodeDialog({
             </div>
           ) : null}
           {/* A comment's text is its configuration; every other node has a description (Node-RED's Description tab). */}
-          {node.data.type !== "comment" ? (
+          {node.data.type !== "comment" && !junction ? (
             <div className="field">
               <label htmlFor="node-description">Description</label>
               <textarea
@@ -206,6 +307,7 @@ export function EditNodeDialog({
               </p>
             </div>
           ) : null}
+          {!junction ? <AppearanceSection initiallyOpen={Boolean(node.data.appearance)} value={appearance} onChange={setAppearance} inputs={node.data.inputs} outputs={outputs} iconError={iconError} /> : null}
         </fieldset>
         <WiresSection node={node} outputs={outputs} nodes={nodes} wires={wires} onChange={setWires} readOnly={readOnly} />
         <p className="hint">

@@ -30,7 +30,7 @@ import { GroupDialog } from "./groups/group-dialog";
 import { EditNodeDialog } from "./edit-dialog";
 import { ConfigNodesProvider } from "./config-nodes/config-nodes-provider";
 import { EditorApiContext, type EditorApi } from "./editor-api";
-import { NODE_WIDTH, changedSinceDeploy, handlesFor, nodeHeight, nodeMatches, type CatalogEntry, type EditorFlow, type EditorNode } from "./model";
+import { nodeWidth, changedSinceDeploy, handlesFor, nodeHeight, nodeMatches, type CatalogEntry, type EditorFlow, type EditorNode } from "./model";
 import { Palette, QuickAdd } from "./palette";
 import { EditorRuntimeContext, NodeMarksContext, type EditorRuntime, type NodeMarks } from "./runtime-context";
 import "./editor.css";
@@ -121,7 +121,7 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
   // While the dialog is open, the node shows the port count its draft has.
   const displayNodes = useMemo(() => {
     if (!preview) return nodes;
-    return nodes.map((n) => (n.id === preview.id ? { ...n, data: { ...n.data, outputs: preview.outputs }, height: nodeHeight(preview.outputs), measured: { width: NODE_WIDTH, height: nodeHeight(preview.outputs) }, handles: handlesFor(n.data.inputs, preview.outputs) } : n));
+    return nodes.map((n) => (n.id === preview.id ? { ...n, data: { ...n.data, outputs: preview.outputs }, height: nodeHeight(preview.outputs), measured: { width: nodeWidth(n.data), height: nodeHeight(preview.outputs) }, handles: handlesFor(n.data.inputs, preview.outputs, nodeWidth(n.data)) } : n));
   }, [nodes, preview]);
 
   const keyCommands: EditorCommands = {

@@ -1,10 +1,11 @@
 import { Position, type Edge, type Node } from "@xyflow/react";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/trpc/types";
-import type { Connection, FlowNode } from "@/shared/flow-graph";
+import type { Connection, FlowNode, NodeAppearance } from "@/shared/flow-graph";
 import { outputsFor } from "@/shared/node-ports";
 import { JUNCTION_TYPE, isSubflowInstanceType, subflowIdOfType } from "@/shared/subflows";
 import { nodeLabel as canvasLabel } from "@/shared/node-labels";
+import { nodeRedIconSvg } from "./node-red-icons";
 
 type Outputs = inferRouterOutputs<AppRouter>;
 export type CatalogEntry = Outputs["nodes"]["list"]["nodes"][number];
@@ -19,10 +20,14 @@ export interface FlowNodeData extends Record<string, unknown> {
   disabled: boolean;
   /** What the flow's author wrote about the node (Markdown; Node-RED's `info`); absent when none. */
   description?: string;
+  /** Its label shown or not, its icon, its port labels (Node-RED's Appearance tab); absent when none is set. */
+  appearance?: NodeAppearance;
+  /** The type draws its icon alone unless the appearance shows the label (link in, link out). */
+  labelHidden?: boolean;
   inputs: number;
   outputs: number;
   category: string;
-  /** The type's icon (SVG from the catalog); absent for unknown nodes and subflow instances. */
+  /** The icon's SVG (the type's from the catalog, or the type's a Node-RED icon file of its appearance stands for); absent for unknown nodes and subflow instances. */
   icon?: string;
   /** Node-RED type of an unknown node, kept from an import. */
   unknownType?: string;
@@ -35,6 +40,11 @@ export type EditorEdge = Edge;
 
 /** Fixed sizes, so React Flow knows every node's box without measuring (only visible nodes render). */
 export const NODE_WIDTH = 180;
+/** A node whose label is hidden (Node-RED's `l: false`, a link in or out by default): its icon alone. */
+export const ICON_NODE_WIDTH = 40;
+/** Whether the canvas writes the node's label: its appearance says, else its type (shown but for link in and out). */
+export const labelShown = (d: Pick<FlowNodeData, "appearance" | "labelHidden">) => d.appearance?.show_label ?? !d.labelHidden;
+export const nodeWidth = (d: Pick<FlowNodeData, "appearance" | "labelHidden">) => (labelShown(d) ? NODE_WIDTH : ICON_NODE_WIDTH);
 export const PORT_GAP = 16;
 export const nodeHeight = (outputs: number) => Math.max(40, 12 + outputs * PORT_GAP);
 const HANDLE = 10;
@@ -47,11 +57,11 @@ export const portTop = (i: number, outputs: number) => (outputs === 1 ? nodeHeig
  * node (xyflow#3883), so a big flow draws only what is in view, and wires to off-screen nodes still
  * end at the right ports.
  */
-export function handlesFor(inputs: number, outputs: number): NonNullable<EditorNode["handles"]> {
+export function handlesFor(inputs: number, outputs: number, width = NODE_WIDTH): NonNullable<EditorNode["handles"]> {
   const h = nodeHeight(outputs);
   const handles: NonNullable<EditorNode["handles"]> = [];
   if (inputs > 0) handles.push({ id: "in", type: "target", position: Position.Left, x: -HANDLE / 2, y: h / 2 - HANDLE / 2, width: HANDLE, height: HANDLE });
-  for (let i = 0; i < outputs; i++) handles.push({ id: `o${i}`, type: "source", position: Position.Right, x: NODE_WIDTH - HANDLE / 2, y: portTop(i, outputs) - HANDLE / 2, width: HANDLE, height: HANDLE });
+  for (let i = 0; i < outputs; i++) handles.push({ id: `o${i}`, type: "source", position: Position.Right, x: width - HANDLE / 2, y: portTop(i, outputs) - HANDLE / 2, width: HANDLE, height: HANDLE });
   return handles;
 }
 
@@ -156,25 +166,29 @@ export function toEditorNode(catalog: Catalog, n: FlowNode): EditorNode {
       ariaLabel: "junction",
     };
   }
+  const labelHidden = catalog.get(n.type)?.label_hidden === true;
+  const width = nodeWidth({ appearance: n.appearance, labelHidden });
   return {
     id: n.id,
     type: "flow",
     position: { x: n.position.x, y: n.position.y },
-    width: NODE_WIDTH,
+    width,
     height: nodeHeight(outputs),
     // Known, not measured: off-screen nodes count as initialized (React Flow never measures them).
-    measured: { width: NODE_WIDTH, height: nodeHeight(outputs) },
-    handles: handlesFor(inputs, outputs),
+    measured: { width, height: nodeHeight(outputs) },
+    handles: handlesFor(inputs, outputs, width),
     data: {
       type: n.type,
       name: n.name,
       config: n.config,
       disabled: n.disabled,
       ...(n.description ? { description: n.description } : {}),
+      ...(n.appearance ? { appearance: n.appearance } : {}),
+      ...(labelHidden ? { labelHidden } : {}),
       inputs,
       outputs,
       category: catalog.get(n.type)?.category ?? "common",
-      icon: catalog.get(n.type)?.icon,
+      icon: nodeRedIconSvg(catalog, n.appearance?.icon) ?? catalog.get(n.type)?.icon,
       ...(n.type === "unknown" ? { unknownType: String((n.config as { original_type?: unknown }).original_type ?? "unknown") } : {}),
       ...(isSubflowInstanceType(n.type) ? { subflowName: catalog.get(n.type)?.name ?? subflowIdOfType(n.type)!, color: catalog.get(n.type)?.color } : {}),
     },
@@ -187,8 +201,10 @@ export function toEditorNode(catalog: Catalog, n: FlowNode): EditorNode {
 export function withData(catalog: Catalog, node: EditorNode, patch: Partial<FlowNodeData>): EditorNode {
   const data = { ...node.data, ...patch };
   if (data.type === JUNCTION_TYPE) return { ...node, data };
+  if ("appearance" in patch) data.icon = nodeRedIconSvg(catalog, data.appearance?.icon) ?? catalog.get(data.type)?.icon;
   const outputs = outputsOf(catalog, data.type, data.config);
-  return { ...node, data: { ...data, outputs }, height: nodeHeight(outputs), measured: { width: NODE_WIDTH, height: nodeHeight(outputs) }, handles: handlesFor(data.inputs, outputs), ariaLabel: nodeLabel(catalog, data) };
+  const width = nodeWidth(data);
+  return { ...node, data: { ...data, outputs }, width, height: nodeHeight(outputs), measured: { width, height: nodeHeight(outputs) }, handles: handlesFor(data.inputs, outputs, width), ariaLabel: nodeLabel(catalog, data) };
 }
 
 export const edgeId = (c: Connection) => `${c.source}:${c.source_port}:${c.target}`;
@@ -208,6 +224,7 @@ export function toFlowNode(n: EditorNode): FlowNode {
     config: n.data.config,
     disabled: n.data.disabled,
     ...(n.data.description ? { description: n.data.description } : {}),
+    ...(n.data.appearance ? { appearance: n.data.appearance } : {}),
   };
 }
 
@@ -242,7 +259,7 @@ const dataKeys = new WeakMap<FlowNodeData, string>();
 function dataKey(d: FlowNodeData): string {
   let key = dataKeys.get(d);
   if (key === undefined) {
-    key = stable([d.type, d.name, d.disabled, d.config, d.description || ""]);
+    key = stable([d.type, d.name, d.disabled, d.config, d.description || "", d.appearance ?? null]);
     dataKeys.set(d, key);
   }
   return key;
@@ -261,7 +278,7 @@ export function changedSinceDeploy(nodes: EditorNode[], edges: EditorEdge[], dep
   if (!deployed) return result;
   let before = deployedKeys.get(deployed);
   if (!before) {
-    before = new Map(deployed.nodes.map((n) => [n.id, stable([n.type, n.name, n.disabled, n.config, n.description || ""])]));
+    before = new Map(deployed.nodes.map((n) => [n.id, stable([n.type, n.name, n.disabled, n.config, n.description || "", n.appearance ?? null])]));
     deployedKeys.set(deployed, before);
   }
   const wiresOf = (list: { source: string; key: string }[]) => {

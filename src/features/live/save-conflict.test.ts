@@ -64,4 +64,12 @@ describe("the merge dialog's choices", () => {
     expect(describeChange(at({ valueOf: 2 }), at({ valueOf: 2 }))).toBe("moved it");
     expect(describeChange(at({}), null)).toBe("deleted it");
   });
+
+  it("says a changed description or appearance, not a move", () => {
+    const base: FlowNode = { ...node("n"), description: "A" };
+    expect(describeChange(base, { ...base, description: "B" })).toBe("changed the description");
+    expect(describeChange(base, { ...node("n") })).toBe("removed the description");
+    expect(describeChange(base, { ...base, appearance: { output_labels: ["ok"] } })).toBe("changed the appearance");
+    expect(describeChange(base, { ...base, position: { x: 5, y: 5 } })).toBe("moved it");
+  });
 });

@@ -59,5 +59,7 @@ export function describeChange(base: FlowNode | null, side: FlowNode | null): st
   const keys = new Set([...Object.keys(base.config), ...Object.keys(side.config)]);
   const changed = [...keys].filter((k) => Object.hasOwn(base.config, k) !== Object.hasOwn(side.config, k) || stableJson(own(base.config, k)) !== stableJson(own(side.config, k)));
   if (changed.length > 0) parts.push(`changed ${changed.join(", ")}`);
+  if ((side.description ?? "") !== (base.description ?? "")) parts.push(side.description ? "changed the description" : "removed the description");
+  if (stableJson(side.appearance ?? null) !== stableJson(base.appearance ?? null)) parts.push("changed the appearance");
   return parts.length ? parts.join("; ") : "moved it";
 }

@@ -61,6 +61,11 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
    * where a folder holds several types) and sent with the catalog.
    */
   icon?: string;
+  /**
+   * Node-RED's `showLabel: false` (link in, link out): the canvas draws the node's icon alone unless
+   * its appearance shows the label (Node-RED's `l: true`).
+   */
+  labelHidden?: true;
   /** How the editor edits properties the JSON Schema alone does not say (code, long text). */
   form?: FormHints;
   /** "subflow": a type that exists only inside a subflow definition (its port nodes, SPEC §16); a flow refuses it. */

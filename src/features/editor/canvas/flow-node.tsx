@@ -2,15 +2,17 @@
 
 import { memo, useContext, useEffect, useRef } from "react";
 import { Handle, Position, useUpdateNodeInternals, type NodeProps } from "@xyflow/react";
-import { SUBFLOW_ICON, UNKNOWN_ICON, categoryColors, portTop, type EditorNode } from "../model";
-import { NodeIcon } from "../node-icon";
+import { SUBFLOW_ICON, UNKNOWN_ICON, categoryColors, labelShown, portTop, type EditorNode } from "../model";
+import { AppearanceIcon } from "../appearance-icon";
 import { NodeMarksContext, useEditorRuntime } from "../runtime-context";
 import { DecorationsContext } from "./decorations";
 import { nodeLabel } from "@/shared/node-labels";
 
 /**
  * The one canvas node: category colour and icon, the name (the type when unnamed), an input on the
- * left, one output per port on the right (a switch node's follow its rules). Disabled nodes are
+ * left, one output per port on the right (a switch node's follow its rules). Its appearance (Node-RED's
+ * Appearance tab) may hide the label (the icon alone; the label stays its accessible name), name
+ * another icon and label its ports (their tooltips, as in Node-RED). Disabled nodes are
  * faded and dashed, unknown ones striped with their Node-RED type. Memoized: while one node is
  * dragged, the others do not render again. Canvas decorations (decorations.tsx) add their class,
  * badge, note (over the node) and detail (a popover while the node is hovered or focused).
@@ -37,15 +39,19 @@ function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
     selected ? "selected" : "",
     marks.found.has(id) ? "found" : "",
     marks.highlighted === id ? "highlighted" : "",
+    labelShown(data) ? "" : "label-hidden",
     decoration?.className ?? "",
   ].join(" ");
+  // Port labels (Node-RED's inputLabels / outputLabels): each port's tooltip.
+  const inputLabel = data.appearance?.input_labels?.[0] || undefined;
+  const outputLabel = (i: number) => data.appearance?.output_labels?.[i] || undefined;
   // Unnamed: what Node-RED's editor writes there ([get] /hello, delay 5s, set msg.payload), else the type.
   const label = !data.name && data.subflowName ? data.subflowName : nodeLabel(data);
   return (
     <div className={classes} style={{ ["--cat" as string]: data.color ?? categoryColors[data.category] ?? "#ddd" }} title={data.unknownType ? `Unknown type ${data.unknownType}` : undefined}>
-      {inputs > 0 ? <Handle type="target" position={Position.Left} id="in" isConnectable={!marks.readOnly} /> : null}
+      {inputs > 0 ? <Handle type="target" position={Position.Left} id="in" isConnectable={!marks.readOnly} title={inputLabel} /> : null}
       <span className="fp-node-icon" aria-hidden="true">
-        {data.subflowName ? SUBFLOW_ICON : <NodeIcon svg={data.icon} fallback={UNKNOWN_ICON} />}
+        {data.subflowName && !data.appearance?.icon ? SUBFLOW_ICON : <AppearanceIcon icon={data.appearance?.icon} svg={data.icon} fallback={data.subflowName ? SUBFLOW_ICON : UNKNOWN_ICON} />}
       </span>
       <span className="fp-node-label">
         {label}
@@ -76,7 +82,7 @@ function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
       ) : null}
       {runtime.renderNodeAction ? <span className="fp-node-action nodrag">{runtime.renderNodeAction({ id, data } as EditorNode)}</span> : null}
       {Array.from({ length: outputs }, (_, i) => (
-        <Handle key={i} type="source" position={Position.Right} id={`o${i}`} style={{ top: portTop(i, outputs) }} isConnectable={!marks.readOnly} />
+        <Handle key={i} type="source" position={Position.Right} id={`o${i}`} style={{ top: portTop(i, outputs) }} isConnectable={!marks.readOnly} title={outputLabel(i)} />
       ))}
       {status ? (
         <span className={`fp-node-status ${status.fill ?? ""}`} data-testid="node-status">

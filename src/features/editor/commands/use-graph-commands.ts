@@ -81,11 +81,11 @@ export function useGraphCommands({ graph, catalog, canvasRef }: { graph: GraphAc
     commit("delete", { ...current, nodes: current.nodes.filter((n) => !gone.has(n.id)), edges: edgesNext });
   }, [commit, graphRef]);
 
-  /** A node's dialog answered Done: its name, config, disabled flag, description and output wires, as one entry. */
+  /** A node's dialog answered Done: its name, config, disabled flag, description, appearance and output wires, as one entry. */
   const applyEdit = useCallback(
     (nodeId: string, edit: NodeEdit) => {
       const current = graphRef.current;
-      const nodesNext = current.nodes.map((n) => (n.id === nodeId ? withData(catalog, n, { name: edit.name, config: edit.config, disabled: edit.disabled, description: edit.description || undefined }) : n));
+      const nodesNext = current.nodes.map((n) => (n.id === nodeId ? withData(catalog, n, { name: edit.name, config: edit.config, disabled: edit.disabled, description: edit.description || undefined, appearance: edit.appearance }) : n));
       const edgesNext = [...current.edges.filter((e) => e.source !== nodeId), ...edit.wires.map(toEditorEdge)];
       commit("edit", { ...current, nodes: nodesNext, edges: edgesNext });
     },

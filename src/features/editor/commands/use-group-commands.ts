@@ -56,9 +56,14 @@ export function useGroupCommands({ graph, nodes, groups, notify }: { graph: Grap
   }, [graphRef, commit, notify, selected]);
 
   const applyGroupEdit = useCallback(
-    (groupId: string, edit: { name: string; style: FlowGroup["style"]; env: FlowGroup["env"] }) => {
+    (groupId: string, edit: { name: string; style: FlowGroup["style"]; env: FlowGroup["env"]; description: string | undefined }) => {
       const current = graphRef.current;
-      commit("edit group", { ...current, groups: current.groups.map((g) => (g.id === groupId ? { ...g, name: edit.name, style: edit.style, env: edit.env } : g)) });
+      const edited = (g: FlowGroup): FlowGroup => {
+        const { description: _previous, ...rest } = g;
+        void _previous;
+        return { ...rest, name: edit.name, style: edit.style, env: edit.env, ...(edit.description ? { description: edit.description } : {}) };
+      };
+      commit("edit group", { ...current, groups: current.groups.map((g) => (g.id === groupId ? edited(g) : g)) });
     },
     [graphRef, commit],
   );

@@ -5,6 +5,7 @@ import { Dialog } from "@/components/dialog";
 import { subflowEnvEntrySchema, type FlowGroup, type SubflowEnvEntry } from "@/shared/subflows";
 import { EnvPropertiesTable, namedEnv } from "../env-properties-table";
 import { NAME_MAX_CHARS } from "@/shared/policy";
+import { NODE_DESCRIPTION_MAX_CHARS } from "@/shared/flow-graph";
 
 const hex = (v: unknown, fallback: string) => (typeof v === "string" && /^#[0-9a-fA-F]{6}$/.test(v) ? v : fallback);
 
@@ -27,8 +28,8 @@ function envOf(group: FlowGroup): { rows: GroupEnvRow[]; kept: Array<Record<stri
 const GROUP_ENV_TYPES = ["str", "num", "bool", "json", "bin", "env", "jsonata"] as const;
 
 /**
- * `Edit group`: the group's name, border and fill colours, whether the name shows, and its env
- * properties (Node-RED's group environment variables: its nodes and the groups inside it read them
+ * `Edit group`: the group's name, border and fill colours, whether the name shows, its description
+ * (Node-RED's group `info`, Markdown) and its env properties (Node-RED's group environment variables: its nodes and the groups inside it read them
  * before the flow's, runtime/group-env.ts).
  */
 export function GroupDialog({
@@ -42,7 +43,7 @@ export function GroupDialog({
   readOnly: boolean;
   /** Whether its env properties are offered (a subflow definition's groups are not resolved: group-env.ts). */
   withEnv?: boolean;
-  onApply: (edit: { name: string; style: FlowGroup["style"]; env: FlowGroup["env"] }) => void;
+  onApply: (edit: { name: string; style: FlowGroup["style"]; env: FlowGroup["env"]; description: string | undefined }) => void;
   onClose: () => void;
 }) {
   const style = group.style as Record<string, string | number | boolean>;
@@ -51,6 +52,7 @@ export function GroupDialog({
   const [fill, setFill] = useState(hex(style.fill, "#e3f3d3"));
   const [noFill, setNoFill] = useState(style.fill === "none");
   const [showLabel, setShowLabel] = useState(style.label !== false);
+  const [description, setDescription] = useState(group.description ?? "");
   const [{ rows: initialRows, kept }] = useState(() => envOf(group));
   const [env, setEnv] = useState<GroupEnvRow[]>(initialRows);
   function onSubmit(e: FormEvent) {
@@ -58,7 +60,7 @@ export function GroupDialog({
     if (readOnly) return onClose();
     // Edited rows keep their entry's other fields; entries the table cannot show stay as they were.
     const edited = namedEnv(env).map(({ source, ...entry }) => ({ ...(source ?? {}), ...entry }));
-    onApply({ name: name.trim(), style: { ...style, stroke, fill: noFill ? "none" : fill, label: showLabel }, env: withEnv ? [...edited, ...kept] : group.env });
+    onApply({ name: name.trim(), style: { ...style, stroke, fill: noFill ? "none" : fill, label: showLabel }, env: withEnv ? [...edited, ...kept] : group.env, description: description.trim() ? description : undefined });
   }
   return (
     <Dialog title="Edit group" open onClose={onClose} wide>
@@ -83,6 +85,13 @@ export function GroupDialog({
           <div className="checkbox">
             <input id="group-label" type="checkbox" checked={showLabel} onChange={(e) => setShowLabel(e.target.checked)} />
             <label htmlFor="group-label">Show the name</label>
+          </div>
+          <div className="field">
+            <label htmlFor="group-description">Description</label>
+            <textarea id="group-description" rows={3} maxLength={NODE_DESCRIPTION_MAX_CHARS} value={description} onChange={(e) => setDescription(e.target.value)} aria-describedby="group-description-hint" />
+            <p className="hint" id="group-description-hint">
+              Notes on this group for whoever reads the flow (Markdown). Nothing that runs reads them.
+            </p>
           </div>
           {withEnv ? <EnvPropertiesTable env={env} onChange={setEnv} caption="Environment variables (its nodes read them before the flow's)" valueHeading="Value" types={GROUP_ENV_TYPES} /> : null}
         </fieldset>

@@ -46,6 +46,10 @@ function NodeTab() {
         <section aria-label="Description" className="node-description">
           <NodeHelp help={node.data.description} />
         </section>
+      ) : commentText(node.data) ? (
+        <section aria-label="Comment" className="node-description">
+          <NodeHelp help={commentText(node.data)!} />
+        </section>
       ) : null}
       {entry && help ? (
         <section aria-label={`Help: ${entry.name}`}>
@@ -61,3 +65,9 @@ function NodeTab() {
 }
 
 export const nodeTab: SidebarTab = { id: "node", label: "Node", component: NodeTab };
+
+/** A comment's text (its `info`, Markdown), which the Node tab shows as Node-RED's does. */
+function commentText(data: { type: string; config: Record<string, unknown> }): string | undefined {
+  const info = data.type === "comment" ? data.config.info : undefined;
+  return typeof info === "string" && info.trim() ? info : undefined;
+}

@@ -40,6 +40,8 @@ const nodeTypeView = z.object({
   icon: z.string().optional(),
   /** How the editor edits properties the JSON Schema alone does not say (a code editor, a long text). */
   form: formHintsSchema,
+  /** Node-RED's showLabel: false (link in, link out): the canvas draws the icon alone unless a node's appearance shows its label. */
+  label_hidden: z.literal(true).optional(),
 });
 
 type Catalog = { nodes: z.input<typeof nodeTypeView>[] };
@@ -69,6 +71,7 @@ function catalogOf(registry: NodeRegistry): Catalog {
             version: d.version,
             subflow_only: d.scope === "subflow",
             ...(d.icon ? { icon: d.icon } : {}),
+            ...(d.labelHidden ? { label_hidden: true as const } : {}),
             form: d.form ?? {},
             kind: d.kind ?? "node",
             ...(d.credentials ? { credentials: d.credentials } : {}),

@@ -35,6 +35,7 @@ A flow called by a link-call should end with a link-out node in "return" mode, w
 ### Differences from Node-RED
 
 Links reach only flows of the same organization, never another's, even given another organization's node id. Links into or out of subflows are not supported (nor are they in Node-RED).`,
+  labelHidden: true,
   inputs: 0,
   outputs: 1,
   configSchema: linkInConfig,

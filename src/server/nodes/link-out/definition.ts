@@ -39,6 +39,7 @@ In **return to calling link node** mode (\`return\`), the message goes back to t
 ### Differences from Node-RED
 
 Links reach only flows of the same organization, never another's. Node-RED also sends to link-in nodes that list this node without being listed here; our link-out sends to the nodes it lists itself (an import adds those link-in nodes to the list).`,
+  labelHidden: true,
   inputs: 1,
   outputs: 0,
   configSchema: linkOutConfig,

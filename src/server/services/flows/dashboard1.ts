@@ -281,7 +281,7 @@ export function translateDashboard1(items: NrNode[]): Dashboard1Result {
     }
     if (d1 === "ui_base") continue;
     const id = str(n.id);
-    const keep = { id: n.id, name: typeof n.name === "string" ? n.name : "", ...(n.z !== undefined ? { z: n.z } : {}), ...(n.x !== undefined ? { x: n.x, y: n.y } : {}), ...(Array.isArray(n.wires) ? { wires: n.wires } : {}), ...(n.d !== undefined ? { d: n.d } : {}) };
+    const keep = { id: n.id, name: typeof n.name === "string" ? n.name : "", ...(n.z !== undefined ? { z: n.z } : {}), ...(n.x !== undefined ? { x: n.x, y: n.y } : {}), ...(Array.isArray(n.wires) ? { wires: n.wires } : {}), ...(n.d !== undefined ? { d: n.d } : {}), ...(typeof n.info === "string" ? { info: n.info } : {}), ...(typeof n.l === "boolean" ? { l: n.l } : {}), ...(Array.isArray(n.outputLabels) ? { outputLabels: n.outputLabels } : {}), ...(Array.isArray(n.inputLabels) ? { inputLabels: n.inputLabels } : {}) };
     if (d1 === "ui_tab") {
       let path = `/${slugOf(str(n.name, "page"))}`;
       for (let i = 2; usedPaths.has(path); i++) path = `/${slugOf(str(n.name, "page"))}-${i}`;

@@ -52,8 +52,9 @@ describe("node descriptions", () => {
     expect(byName("subflow").description).toBe("One decimal is enough here.");
     // An empty one is none.
     expect(byName("debug")).not.toHaveProperty("description");
-    // A type not available here keeps its info among the properties an export gives back.
-    expect((byName("unknown").config as { properties: Record<string, unknown> }).properties.info).toBe("The button on the door.");
+    // A type not available here has its description as any node has (the Node tab shows it, the dialog edits it).
+    expect(byName("unknown").description).toBe("The button on the door.");
+    expect((byName("unknown").config as { properties: Record<string, unknown> }).properties).not.toHaveProperty("info");
     const subflows = (await request("GET", "/subflows", { token })).body.subflows as Array<{ id: string }>;
     const definition = (await request("GET", `/subflows/${subflows[0]!.id}`, { token })).body.subflow as { nodes: Node[] };
     expect(definition.nodes.find((n) => n.type === "function")!.description).toBe("Rounds half up.");
@@ -65,6 +66,66 @@ describe("node descriptions", () => {
     expect(nr("subflow").info).toBe("One decimal is enough here.");
     expect(nr("debug")).not.toHaveProperty("info");
     expect(nr("rpi-gpio in").info).toBe("The button on the door.");
+
+    // An edit of the unknown node's description is what the next export writes.
+    const current = (await request("GET", `/flows/${flowId}`, { token })).body.flow as { nodes: Array<Node & Record<string, unknown>>; connections: unknown[]; groups: unknown[] };
+    const nodes = current.nodes.map((n) => (n.type === "unknown" ? { ...n, description: "The bell, since the door moved." } : n));
+    const saved = await request("PUT", `/flows/${flowId}`, { token, body: { nodes, connections: current.connections, groups: current.groups } });
+    expect(saved.status, saved.text).toBe(200);
+    const again = (await request("GET", `/flows/${flowId}/export`, { token })).body as NrNode[];
+    expect(again.find((n) => n.type === "rpi-gpio in")!.info).toBe("The bell, since the door moved.");
+  });
+
+  it("a group's description and a configuration node's are said: the group keeps it, the configuration node's report names it", async () => {
+    const z = "tab-groups-described";
+    const flows = [
+      { id: z, type: "tab", label: "Grouped" },
+      { id: "grp", type: "group", z, name: "Inputs", style: { label: true }, nodes: ["in1"], info: "Everything that reads the sensors.", x: 10, y: 10, w: 200, h: 80 },
+      { id: "in1", type: "inject", z, g: "grp", name: "", props: [{ p: "payload" }], repeat: "", crontab: "", once: false, onceDelay: 0.1, topic: "", payload: "", payloadType: "date", x: 100, y: 40, wires: [] },
+      { id: "broker1", type: "mqtt-broker", name: "Local", broker: "localhost", port: "1883", clientid: "", autoConnect: true, usetls: false, protocolVersion: "4", keepalive: "60", cleansession: true, info: "The house's broker." },
+    ];
+    const dry = await request("POST", "/flows/import?dry_run=true", { token, body: { flows } });
+    expect(dry.status, dry.text).toBe(200);
+    const broker = dry.body.report.find((r: { node_id: string }) => r.node_id === "broker1");
+    expect(broker).toMatchObject({ support: "partial" });
+    expect(broker.reason).toContain("info (its description)");
+    const imported = await request("POST", "/flows/import", { token, body: { flows } });
+    expect(imported.status, imported.text).toBe(201);
+    const flowId = imported.body.flows[0].id as string;
+    const exported = (await request("GET", `/flows/${flowId}/export`, { token })).body as NrNode[];
+    expect(exported.find((n) => n.type === "group")!.info).toBe("Everything that reads the sensors.");
+  });
+
+  it("a blank description is none, and a comment, whose text is its configuration, takes none besides", async () => {
+    const created = await request("POST", "/flows", {
+      token,
+      body: {
+        name: "Blank notes",
+        nodes: [
+          { id: "blank-fn", type: "function", name: "", config: {}, description: "  \n " },
+          { id: "note-c", type: "comment", name: "", config: { info: "The text" }, description: "Not shown anywhere" },
+        ],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const nodes = created.body.flow.nodes as Node[];
+    expect(nodes.find((n) => n.id === "blank-fn")).not.toHaveProperty("description");
+    expect(nodes.find((n) => n.id === "note-c")).not.toHaveProperty("description");
+    expect(nodes.find((n) => n.id === "note-c")!.config.info).toBe("The text");
+  });
+
+  it("an info past the limit is cut at a character, not inside one, and the import says so", async () => {
+    // The cut falls between the two halves of an emoji: the whole emoji goes.
+    const info = "x".repeat(NODE_DESCRIPTION_MAX_CHARS - 1) + "😀 and more";
+    const flows = [
+      { id: "tab-long", type: "tab", label: "Long" },
+      { id: "long-fn", type: "function", z: "tab-long", name: "", func: "return msg;", outputs: 1, info, x: 100, y: 40, wires: [[]] },
+    ];
+    const imported = await request("POST", "/flows/import", { token, body: { flows } });
+    expect(imported.status, imported.text).toBe(201);
+    expect((imported.body.warnings as string[]).some((w) => w.includes("description (info)"))).toBe(true);
+    const flow = (await request("GET", `/flows/${imported.body.flows[0].id}`, { token })).body.flow as { nodes: Node[] };
+    expect(flow.nodes[0]!.description).toBe("x".repeat(NODE_DESCRIPTION_MAX_CHARS - 1));
   });
 
   it("PUT /flows sets, changes and clears a node's description; one past the limit is a 400 naming the node's field, and nothing changes", async () => {

@@ -74,6 +74,7 @@ export function groupsToNodeRed(
       style: g.style,
       nodes: g.nodes,
       ...(g.env.length > 0 ? { env: g.env } : {}),
+      ...(g.description ? { info: g.description } : {}),
       ...box,
     };
   });
@@ -108,6 +109,7 @@ export function groupsFromNodeRed(items: readonly NrNode[], newId: (id: string) 
       style: item.style && typeof item.style === "object" ? item.style : {},
       nodes: members,
       env: Array.isArray(item.env) ? item.env : [],
+      ...(typeof item.info === "string" && item.info.trim() ? { description: item.info } : {}),
     });
     if (parsed.success) groups.push(parsed.data);
     else warnings.push(`group ${id}: ${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}; the group was not kept (its nodes were)`);

@@ -2,7 +2,7 @@ import { NAME_MAX_CHARS } from "../../../shared/policy";
 import { randomHex } from "../../ids";
 import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount, type NodeDefinition } from "../../nodes/types";
-import { NODE_DESCRIPTION_MAX_CHARS, type Connection, type FlowNode } from "../../../shared/flow-graph";
+import { NODE_DESCRIPTION_MAX_CHARS, PORT_LABEL_MAX_CHARS, MAX_OUTPUT_PORTS, nodeAppearanceSchema, normalizeAppearance, type Connection, type FlowNode, type NodeAppearance } from "../../../shared/flow-graph";
 import { groupsToNodeRed, membershipOf, nodeBox } from "./node-red-groups";
 import { configRefProperties, configRefsOf } from "../../nodes/config-refs";
 import { configNodeIdFromNodeRed } from "../../../shared/config-nodes";
@@ -47,9 +47,79 @@ const NR_RESERVED = new Set(["id", "type", "z", "name", "x", "y", "wires", "d", 
  * A Node-RED node's description (`info`, its Description tab) as ours holds it: a comment's `info`
  * is its text (its configuration); any other type's is the node's description.
  */
-const descriptionOf = (n: NrNode) => (typeof n.info === "string" && n.info ? { description: n.info.slice(0, NODE_DESCRIPTION_MAX_CHARS) } : {});
+function descriptionOf(n: NrNode, warnings?: string[]): { description?: string } {
+  if (typeof n.info !== "string" || !n.info.trim()) return {};
+  if (n.info.length <= NODE_DESCRIPTION_MAX_CHARS) return { description: n.info };
+  warnings?.push(`node ${String(n.id)}: its description (info) has ${n.info.length.toLocaleString("en")} characters; the first ${NODE_DESCRIPTION_MAX_CHARS.toLocaleString("en")} are kept`);
+  return { description: sliceCodePoints(n.info, NODE_DESCRIPTION_MAX_CHARS) };
+}
+
+/** The first `max` UTF-16 units of a string, one fewer where the cut would split a surrogate pair. */
+function sliceCodePoints(text: string, max: number): string {
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
+/**
+ * A node kept as an unknown node: its Node-RED properties as they were, but for its description
+ * (`info`) and appearance, which the node holds as any other does (the Node tab shows them, the
+ * dialog edits them, the export writes them back).
+ */
+function unknownNode(n: NrNode, nrType: string, props: Record<string, unknown>, outputs: number, definition: NodeDefinition | undefined, warnings: string[]) {
+  // A type of ours whose mapping failed here: what its own properties hold (a comment's info, a widget's icon) stays among them.
+  const owned = ownedKeys(definition);
+  const moved = (k: string) => (k === "info" || APPEARANCE_KEYS.has(k)) && !owned.has(k);
+  const properties = Object.fromEntries(Object.entries(props).filter(([k]) => !moved(k)));
+  return {
+    config: { original_type: nrType, properties, outputs },
+    ...(owned.has("info") ? {} : descriptionOf(n, warnings)),
+    ...appearanceOf(n, (k) => owned.has(k), definition?.labelHidden === true),
+  };
+}
+
+/** The Node-RED properties a type's mapping writes (those of its default configuration). */
+function ownedKeys(definition: NodeDefinition | undefined): Set<string> {
+  if (!definition?.nodeRed) return new Set();
+  try {
+    return new Set(Object.keys(definition.nodeRed.toNodeRed(definition.configSchema.parse({}) as Record<string, unknown>)));
+  } catch {
+    return new Set();
+  }
+}
 /** The description written back as Node-RED's `info`, unless the type's own properties hold an `info` (a comment's text). */
 const infoOf = (n: FlowNode, props: Record<string, unknown>) => (n.description && !("info" in props) ? { info: n.description } : {});
+
+/** Node-RED's Appearance tab: show the label, the icon, the port labels. */
+const APPEARANCE_KEYS: ReadonlySet<string> = new Set(["l", "icon", "inputLabels", "outputLabels"]);
+
+/**
+ * A Node-RED node's appearance as ours holds it (`l`, `icon`, `inputLabels`, `outputLabels`),
+ * leaving out what the type's own properties hold (a dashboard widget's `icon` is its
+ * configuration, as Node-RED's Appearance tab leaves a type's own `icon` to its form) and a `l`
+ * that says the type's default. An icon that is no icon reference (markup, a path out) is not kept.
+ */
+function appearanceOf(n: NrNode, owned: (key: string) => boolean, labelHidden: boolean): { appearance?: NodeAppearance } {
+  const a: NodeAppearance = {};
+  if (typeof n.l === "boolean" && !owned("l") && n.l === labelHidden) a.show_label = n.l;
+  if (typeof n.icon === "string" && !owned("icon") && nodeAppearanceSchema.shape.icon.safeParse(n.icon).success) a.icon = n.icon;
+  const labels = (v: unknown, max: number) => (Array.isArray(v) ? v.slice(0, max).map((l) => (typeof l === "string" ? l.slice(0, PORT_LABEL_MAX_CHARS) : "")) : undefined);
+  if (!owned("inputLabels")) a.input_labels = labels(n.inputLabels, 1);
+  if (!owned("outputLabels")) a.output_labels = labels(n.outputLabels, MAX_OUTPUT_PORTS);
+  const appearance = normalizeAppearance(a);
+  return appearance ? { appearance } : {};
+}
+
+/** The appearance written back as Node-RED's `l`, `icon`, `inputLabels` and `outputLabels`, where the type's own properties hold none of them. */
+function appearanceToNodeRed(n: FlowNode, props: Record<string, unknown>): Record<string, unknown> {
+  const a = n.appearance;
+  if (!a) return {};
+  return {
+    ...(a.show_label !== undefined && !("l" in props) ? { l: a.show_label } : {}),
+    ...(a.icon && !("icon" in props) ? { icon: a.icon } : {}),
+    ...(a.input_labels && !("inputLabels" in props) ? { inputLabels: a.input_labels } : {}),
+    ...(a.output_labels && !("outputLabels" in props) ? { outputLabels: a.output_labels } : {}),
+  };
+}
 
 /** Output ports of a node for export: its type's, or its subflow definition's (else as many as its wires use). */
 export type PortsLookup = (node: FlowNode) => number;
@@ -95,12 +165,12 @@ export function canvasToNodeRed(
       const inGroup = g ? { g } : {};
       if (n.type === "unknown") {
         const c = n.config as { original_type: string; properties: Record<string, unknown> };
-        return { ...c.properties, id: n.id, type: c.original_type, z, ...inGroup, name: n.name, x: n.position.x, y: n.position.y, wires };
+        return { ...c.properties, ...infoOf(n, {}), ...appearanceToNodeRed(n, {}), id: n.id, type: c.original_type, z, ...inGroup, name: n.name, x: n.position.x, y: n.position.y, wires };
       }
       if (n.type === JUNCTION_TYPE) return { id: n.id, type: JUNCTION_TYPE, z, ...inGroup, x: n.position.x, y: n.position.y, wires };
       if (isSubflowInstanceType(n.type)) {
         const env = (n.config as { env?: unknown[] }).env ?? [];
-        return { id: n.id, type: n.type, z, ...inGroup, name: n.name, env, ...infoOf(n, {}), x: n.position.x, y: n.position.y, wires, ...(n.disabled ? { d: true } : {}) };
+        return { id: n.id, type: n.type, z, ...inGroup, name: n.name, env, ...infoOf(n, {}), ...appearanceToNodeRed(n, {}), x: n.position.x, y: n.position.y, wires, ...(n.disabled ? { d: true } : {}) };
       }
       const props = definition?.nodeRed ? definition.nodeRed.toNodeRed(n.config) : { ...n.config };
       return {
@@ -111,6 +181,7 @@ export function canvasToNodeRed(
         name: n.name,
         ...props,
         ...infoOf(n, props),
+        ...appearanceToNodeRed(n, props),
         x: n.position.x,
         y: n.position.y,
         wires,
@@ -198,8 +269,9 @@ function droppedProperties(definition: NodeDefinition, config: Record<string, un
   // A switch Node-RED has on and ours writes off (or the reverse) is not carried over either.
   const flipped = (k: string) => typeof props[k] === "boolean" && typeof written[k] === "boolean" && props[k] !== written[k];
   const absorbed = new Set(definition.nodeRed.absorbed ?? []);
-  // `l` (show the label) is the canvas's; `info`, when the type has no such property, is the node's description.
-  const dropped = Object.keys(props).filter((k) => k !== "l" && !(k === "info" && !("info" in written)) && !absorbed.has(k) && props[k] !== undefined && props[k] !== "" && (!(k in written) || emptied(k) || flipped(k)));
+  // `info`, when the type has no such property, is the node's description; `l`, `icon` and the port labels its appearance.
+  const kept = (k: string) => (k === "info" || APPEARANCE_KEYS.has(k)) && !(k in written);
+  const dropped = Object.keys(props).filter((k) => !kept(k) && !absorbed.has(k) && props[k] !== undefined && props[k] !== "" && (!(k in written) || emptied(k) || flipped(k)));
   // Lists the type's own mapping says it carried over only in part (a function's libs).
   for (const k of definition.nodeRed.partlyDropped?.(props) ?? []) if (!dropped.includes(k)) dropped.push(k);
   return dropped;
@@ -269,7 +341,8 @@ export function convertNodeRedNodes(
           position: { x: Number(n.x ?? 0) || 0, y: Number(n.y ?? 0) || 0 },
           config: parsed.data,
           disabled: n.d === true,
-          ...descriptionOf(n),
+          ...descriptionOf(n, warnings),
+          ...appearanceOf(n, () => false, false),
         });
         report.push({ node_id: String(n.id), type: nrType, support: "supported" });
         addWires(id, Array.isArray(n.wires) ? (n.wires as unknown[]) : []);
@@ -300,7 +373,8 @@ export function convertNodeRedNodes(
     const wires = Array.isArray(n.wires) ? (n.wires as unknown[]) : [];
     let config: Record<string, unknown>;
     let type: string;
-    let description: { description?: string } = {};
+    /** The node's description and appearance (Node-RED's info, l, icon and port labels). */
+    let kept: { description?: string; appearance?: NodeAppearance } = {};
     if (definition && definition.type !== "unknown") {
       type = definition.type;
       let mapped: Record<string, unknown> | null;
@@ -319,10 +393,12 @@ export function convertNodeRedNodes(
         warnings.push(`node ${id} (${nrType}): ${reason}; kept as an unknown node`);
         report.push({ node_id: String(n.id), type: nrType, support: "unsupported", reason });
         type = "unknown";
-        config = { original_type: nrType, properties: props, outputs: wires.length };
+        ({ config, ...kept } = unknownNode(n, nrType, props, wires.length, definition, warnings));
       } else {
         config = clearMissingRefs(definition, parsed.data as Record<string, unknown>, options.configNodes?.types, `node ${id}`, warnings);
-        if (!definition.nodeRed || !("info" in definition.nodeRed.toNodeRed(config))) description = descriptionOf(n);
+        const written = definition.nodeRed ? definition.nodeRed.toNodeRed(config) : {};
+        if (!("info" in written)) kept = descriptionOf(n, warnings);
+        kept = { ...kept, ...appearanceOf(n, (k) => k in written, definition.labelHidden === true) };
         const dropped = droppedProperties(definition, config, props);
         const notes = definition.nodeRed?.importNotes?.(props) ?? [];
         for (const note of notes) warnings.push(`node ${id} (${nrType}): ${note}`);
@@ -334,7 +410,7 @@ export function convertNodeRedNodes(
       }
     } else {
       type = "unknown";
-      config = { original_type: nrType, properties: props, outputs: wires.length };
+      ({ config, ...kept } = unknownNode(n, nrType, props, wires.length, undefined, warnings));
       const reason = unsupportedReason(nrType, props);
       warnings.push(`node ${id}: ${reason}; kept as a disabled unknown node`);
       report.push({ node_id: String(n.id), type: nrType, support: "unsupported", reason });
@@ -346,7 +422,7 @@ export function convertNodeRedNodes(
       position: { x: Number(n.x ?? 0) || 0, y: Number(n.y ?? 0) || 0 },
       config,
       disabled: type === "unknown" || n.d === true,
-      ...description,
+      ...kept,
     });
     addWires(id, wires);
   }
@@ -496,8 +572,11 @@ export function mapConfigNodes(registry: NodeRegistry, items: NrNode[], organiza
   for (const { n, id, definition } of accepted) {
     const nrId = String(n.id);
     const nrType = String(n.type);
-    // A configuration node's description (info) is not kept: configuration nodes are the organization's resources, edited in their own form.
-    const props = remapConfigIds(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k) && k !== "credentials" && k !== "info")), ids);
+    // A configuration node's description (info) is not kept (configuration nodes are the organization's
+    // resources, edited in their own form): said in the report; an unknown one keeps it for export.
+    const all = remapConfigIds(Object.fromEntries(Object.entries(n).filter(([k]) => !NR_RESERVED.has(k) && k !== "credentials")), ids);
+    const { info, ...props } = all;
+    const infoDropped = typeof info === "string" && info.trim() !== "";
     const name = typeof n.name === "string" ? n.name.slice(0, NAME_MAX_CHARS) : "";
     const exists = organization.existing.has(id);
     let config: Record<string, unknown> | null = null;
@@ -519,7 +598,7 @@ export function mapConfigNodes(registry: NodeRegistry, items: NrNode[], organiza
       const dropped = droppedProperties(definition, config, props);
       const notes = [
         ...(paths.length > 0 ? [`certificate files (${paths.join(", ")}) are not read in the shared runtime: paste the PEM into the node's credentials`] : []),
-        ...(dropped.length > 0 ? [`not carried over: ${dropped.join(", ")}`] : []),
+        ...(dropped.length > 0 || infoDropped ? [`not carried over: ${[...dropped, ...(infoDropped ? ["info (its description)"] : [])].join(", ")}`] : []),
       ];
       if (paths.length > 0) warnings.push(`configuration node ${id} (${nrType}): ${notes[0]}`);
       // What the type itself says of the import (a database path taken relative to the organization's files).
@@ -537,7 +616,7 @@ export function mapConfigNodes(registry: NodeRegistry, items: NrNode[], organiza
     warnings.push(`configuration node ${id}: ${why}; kept as an unknown configuration node for export`);
     report.push({ node_id: nrId, type: nrType, support: "unsupported", reason: `${why}; kept as an unknown configuration node for export` });
     types.set(id, "unknown");
-    planned.push({ id, nrId, type: "unknown", name, config: { original_type: nrType.slice(0, 200), properties: props, outputs: 0 }, credentials: {}, exists });
+    planned.push({ id, nrId, type: "unknown", name, config: { original_type: nrType.slice(0, 200), properties: all, outputs: 0 }, credentials: {}, exists });
   }
   return { planned, mapping: { ids, types } satisfies ConfigNodeMapping };
 }

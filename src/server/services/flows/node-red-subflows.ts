@@ -159,7 +159,7 @@ function sameDefinition(existing: DefinitionGraph, candidate: NewSubflow): boole
     color: d.color,
     icon: d.icon ?? null,
     env: d.env,
-    nodes: d.nodes.map((n) => ({ id: n.id, type: n.type, name: n.name ?? "", position: n.position, config: n.config ?? {}, disabled: n.disabled ?? false, description: n.description || undefined })),
+    nodes: d.nodes.map((n) => ({ id: n.id, type: n.type, name: n.name ?? "", position: n.position, config: n.config ?? {}, disabled: n.disabled ?? false, description: n.description || undefined, appearance: n.appearance })),
     connections: d.connections.map((c) => ({ source: c.source, source_port: c.source_port ?? 0, target: c.target })),
     groups: d.groups,
   });

@@ -3,9 +3,10 @@ import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount, type NodeDefinition } from "../../nodes/types";
 import { configRefProperties } from "../../nodes/config-refs";
 import { AppError, type ErrorDetail } from "../../errors";
-import type { Connection, FlowGraph, FlowNode } from "../../../shared/flow-graph";
+import { normalizeAppearance, type Connection, type FlowGraph, type FlowNode, type NodeAppearance } from "../../../shared/flow-graph";
 import {
   groupSchema,
+  JUNCTION_TYPE,
   isSubflowInstanceType,
   subflowIdOfType,
   subflowInstanceConfigSchema,
@@ -17,7 +18,7 @@ import {
 } from "../../../shared/subflows";
 
 interface GraphInput {
-  nodes: Array<{ id?: string; type: string; name: string; position: { x: number; y: number }; config: Record<string, unknown>; disabled: boolean; description?: string }>;
+  nodes: Array<{ id?: string; type: string; name: string; position: { x: number; y: number }; config: Record<string, unknown>; disabled: boolean; description?: string; appearance?: NodeAppearance }>;
   connections: Array<{ source: string; source_port: number; target: string }>;
   groups?: unknown[];
 }
@@ -49,8 +50,30 @@ export interface GraphContext {
 
 const PORT_TYPES = new Set<string>(SUBFLOW_PORT_TYPES);
 
-/** A node's description as stored: absent when there is none (an empty one is none). */
-const described = (description: string | undefined) => (description ? { description } : {});
+/**
+ * A node's description as stored: absent when there is none (blank is none), and for the types
+ * that cannot show or export one: a comment (its text is its configuration), a junction, a
+ * subflow's port nodes (Node-RED writes them as the definition's in/out/status, without info).
+ */
+const described = (type: string, description: string | undefined) => (description?.trim() && !UNDESCRIBED.has(type) ? { description } : {});
+const UNDESCRIBED: ReadonlySet<string> = new Set(["comment", JUNCTION_TYPE, ...SUBFLOW_PORT_TYPES]);
+
+/**
+ * A node's appearance as stored: port labels for the ports it has (a function whose outputs went
+ * from three to one keeps one label, as Node-RED's editor realigns them), a `show_label` that says
+ * the type's default left out, absent when nothing is left.
+ */
+function appeared(type: string, appearance: NodeAppearance | undefined, ports: { inputs: number; outputs: number }, labelHidden: boolean): { appearance?: NodeAppearance } {
+  // A junction and a subflow's port nodes have no label, icon or port labels to show.
+  if (!appearance || type === JUNCTION_TYPE || (SUBFLOW_PORT_TYPES as readonly string[]).includes(type)) return {};
+  const a = normalizeAppearance({
+    ...appearance,
+    show_label: appearance.show_label === !labelHidden ? undefined : appearance.show_label,
+    input_labels: appearance.input_labels?.slice(0, ports.inputs),
+    output_labels: appearance.output_labels?.slice(0, ports.outputs),
+  });
+  return a ? { appearance: a } : {};
+}
 
 /**
  * Validates a graph and fills it in: known types, each config parsed by its type's schema (defaults
@@ -81,8 +104,9 @@ export function validateGraph(registry: NodeRegistry, input: GraphInput, context
         pushConfigIssues(details, i, id, node.type, parsed.error.issues);
         return;
       }
-      ports.set(id, { inputs: definition.inputs, outputs: definition.outputs });
-      nodes.push({ id, type: node.type, name: node.name, position: node.position, config: parsed.data, disabled: node.disabled, ...described(node.description) });
+      const instancePorts = { inputs: definition.inputs, outputs: definition.outputs };
+      ports.set(id, instancePorts);
+      nodes.push({ id, type: node.type, name: node.name, position: node.position, config: parsed.data, disabled: node.disabled, ...described(node.type, node.description), ...appeared(node.type, node.appearance, instancePorts, false) });
       return;
     }
     const definition = registry.get(node.type);
@@ -103,8 +127,18 @@ export function validateGraph(registry: NodeRegistry, input: GraphInput, context
       return;
     }
     checkConfigRefs(definition, parsed.data as Record<string, unknown>, context.configNodes, `nodes[${i}].config`, details);
-    ports.set(id, portsOf(definition, parsed.data as Record<string, unknown>));
-    nodes.push({ id, type: node.type, name: node.name, position: node.position, config: parsed.data, disabled: node.type === "unknown" ? true : node.disabled, ...described(node.description) });
+    const nodePorts = portsOf(definition, parsed.data as Record<string, unknown>);
+    ports.set(id, nodePorts);
+    nodes.push({
+      id,
+      type: node.type,
+      name: node.name,
+      position: node.position,
+      config: parsed.data,
+      disabled: node.type === "unknown" ? true : node.disabled,
+      ...described(node.type, node.description),
+      ...appeared(node.type, node.appearance, nodePorts, definition.labelHidden === true),
+    });
   });
   if (kind === "subflow") checkPortNodes(input.nodes, details);
 
