@@ -19,6 +19,13 @@ export const NODE_DESCRIPTION_MAX_CHARS = 65_536;
  */
 export const nodeDescriptionSchema = z.string().max(NODE_DESCRIPTION_MAX_CHARS, `a node's description is at most ${NODE_DESCRIPTION_MAX_CHARS.toLocaleString("en")} characters`);
 
+/** The first `max` UTF-16 units of a string, one fewer where the cut would split a surrogate pair (a lone half is no text: PostgreSQL refuses it). */
+export function sliceCodePoints(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
 /**
  * The most output ports a node has (a switch with a rule per output, a function's outputs): real
  * Node-RED flows have switches with more than 32 rules and functions with more than 10 outputs.

@@ -1,7 +1,7 @@
 "use client";
 
 import dynamic from "next/dynamic";
-import { useState } from "react";
+import { useCallback, useState } from "react";
 import { fontAwesomeClass } from "@/shared/mdi-icons";
 import { NodeIcon } from "./node-icon";
 
@@ -16,7 +16,8 @@ const MdiGlyph = dynamic(() => import("./mdi-glyph"), { ssr: false, loading: () 
  */
 export function AppearanceIcon({ icon, svg, fallback }: { icon: string | undefined; svg: string | undefined; fallback: string }) {
   const [missing, setMissing] = useState<string | null>(null);
+  const onMissing = useCallback(() => setMissing(icon ?? null), [icon]);
   const glyph = icon ? fontAwesomeClass(icon) : null;
   if (!glyph || missing === icon) return <NodeIcon svg={svg} fallback={fallback} />;
-  return <MdiGlyph className={glyph} onMissing={() => setMissing(icon!)} />;
+  return <MdiGlyph className={glyph} onMissing={onMissing} />;
 }

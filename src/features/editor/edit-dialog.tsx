@@ -10,7 +10,7 @@ import { labelShown, outputsOf, portOf, type Catalog, type EditorEdge, type Edit
 import { SchemaForm, type JsonSchema } from "./schema-form";
 import { NodeHelp, useNodeHelp } from "./node-help";
 import { SubflowEnvForm } from "./subflow-env-form";
-import { JUNCTION_TYPE, subflowIdOfType } from "@/shared/subflows";
+import { JUNCTION_TYPE, SUBFLOW_PORT_TYPES, subflowIdOfType } from "@/shared/subflows";
 import { NAME_MAX_CHARS } from "@/shared/policy";
 
 export interface NodeEdit {
@@ -181,7 +181,8 @@ export function EditNodeDialog({
 }) {
   const trpc = useTRPC();
   const unknown = node.data.type === "unknown";
-  const junction = node.data.type === JUNCTION_TYPE;
+  // A junction and a subflow's port nodes have neither a description nor an appearance (the server keeps none).
+  const junction = node.data.type === JUNCTION_TYPE || (SUBFLOW_PORT_TYPES as readonly string[]).includes(node.data.type);
   const subflowId = subflowIdOfType(node.data.type);
   const schemaQuery = useQuery({ ...trpc.nodes.schema.queryOptions({ type: node.data.type }), enabled: !unknown, staleTime: Infinity });
   const [name, setName] = useState(node.data.name);

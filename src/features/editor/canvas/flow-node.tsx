@@ -48,7 +48,7 @@ function FlowNodeView({ id, data, selected }: NodeProps<EditorNode>) {
   // Unnamed: what Node-RED's editor writes there ([get] /hello, delay 5s, set msg.payload), else the type.
   const label = !data.name && data.subflowName ? data.subflowName : nodeLabel(data);
   return (
-    <div className={classes} style={{ ["--cat" as string]: data.color ?? categoryColors[data.category] ?? "#ddd" }} title={data.unknownType ? `Unknown type ${data.unknownType}` : undefined}>
+    <div className={classes} style={{ ["--cat" as string]: data.color ?? categoryColors[data.category] ?? "#ddd" }} title={data.unknownType ? `Unknown type ${data.unknownType}` : labelShown(data) ? undefined : label}>
       {inputs > 0 ? <Handle type="target" position={Position.Left} id="in" isConnectable={!marks.readOnly} title={inputLabel} /> : null}
       <span className="fp-node-icon" aria-hidden="true">
         {data.subflowName && !data.appearance?.icon ? SUBFLOW_ICON : <AppearanceIcon icon={data.appearance?.icon} svg={data.icon} fallback={data.subflowName ? SUBFLOW_ICON : UNKNOWN_ICON} />}

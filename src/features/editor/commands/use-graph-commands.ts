@@ -3,7 +3,7 @@
 import { useCallback, type RefObject } from "react";
 import { useReactFlow } from "@xyflow/react";
 import type { NodeEdit } from "../edit-dialog";
-import { NODE_WIDTH, newNodeId, toEditorEdge, toEditorNode, withData, type Catalog, type EditorEdge, type EditorNode } from "../model";
+import { ICON_NODE_WIDTH, NODE_WIDTH, newNodeId, toEditorEdge, toEditorNode, withData, type Catalog, type EditorEdge, type EditorNode } from "../model";
 import type { GraphAccess } from "../graph/use-flow-graph";
 
 /** Focus a canvas node once React Flow has drawn it (after an add, a dialog, a find). */
@@ -51,7 +51,8 @@ export function useGraphCommands({ graph, catalog, canvasRef }: { graph: GraphAc
       const bounds = canvasRef.current!.getBoundingClientRect();
       const centre = rf.screenToFlowPosition({ x: bounds.left + bounds.width / 2, y: bounds.top + bounds.height / 2 });
       // Keep clear of a node already sitting at the centre (several Enter presses in a row).
-      let x = centre.x - NODE_WIDTH / 2;
+      const width = catalog.get(type)?.label_hidden ? ICON_NODE_WIDTH : NODE_WIDTH;
+      let x = centre.x - width / 2;
       let y = centre.y - 20;
       while (graphRef.current.nodes.some((n) => Math.abs(n.position.x - x) < 20 && Math.abs(n.position.y - y) < 20)) {
         x += 30;
@@ -60,7 +61,7 @@ export function useGraphCommands({ graph, catalog, canvasRef }: { graph: GraphAc
       const node = addNodeAt(type, x, y);
       focusNode(node.id);
     },
-    [addNodeAt, rf, canvasRef, graphRef],
+    [addNodeAt, rf, canvasRef, graphRef, catalog],
   );
 
   const dropFromPalette = useCallback(
@@ -68,9 +69,9 @@ export function useGraphCommands({ graph, catalog, canvasRef }: { graph: GraphAc
       const bounds = canvasRef.current?.getBoundingClientRect();
       if (!bounds || clientX < bounds.left || clientX > bounds.right || clientY < bounds.top || clientY > bounds.bottom) return;
       const pos = rf.screenToFlowPosition({ x: clientX, y: clientY });
-      addNodeAt(type, pos.x - NODE_WIDTH / 2, pos.y - 20);
+      addNodeAt(type, pos.x - (catalog.get(type)?.label_hidden ? ICON_NODE_WIDTH : NODE_WIDTH) / 2, pos.y - 20);
     },
-    [addNodeAt, rf, canvasRef],
+    [addNodeAt, rf, canvasRef, catalog],
   );
 
   const deleteSelection = useCallback(() => {
@@ -99,7 +100,7 @@ export function useGraphCommands({ graph, catalog, canvasRef }: { graph: GraphAc
       const node = current.nodes.find((n) => n.id === nodeId);
       if (!node) return;
       setGraph({ ...current, nodes: current.nodes.map((n) => (n.id === nodeId ? (n.selected ? n : { ...n, selected: true }) : n.selected ? { ...n, selected: false } : n)) });
-      void rf.setCenter(node.position.x + NODE_WIDTH / 2, node.position.y + 20, { zoom: Math.max(rf.getZoom(), 1), duration: 200 });
+      void rf.setCenter(node.position.x + (node.width ?? NODE_WIDTH) / 2, node.position.y + 20, { zoom: Math.max(rf.getZoom(), 1), duration: 200 });
       focusNode(nodeId);
     },
     [rf, setGraph, graphRef],

@@ -20,7 +20,7 @@ type Node = { id: string; type: string; name: string; config: Record<string, unk
 type NrNode = Record<string, unknown> & { id: string; type: string };
 
 describe("node appearance", () => {
-  it("a Node-RED file's labels, icons and port labels are kept, said nowhere as lost, and exported again", async () => {
+  it("a Node-RED file's labels, icons and port labels are kept and exported again; an icon that is no reference is said", async () => {
     const z = "tab-looks";
     const flows = [
       { id: z, type: "tab", label: "Looks" },
@@ -33,11 +33,15 @@ describe("node appearance", () => {
       { id: "bad", type: "debug", z, name: "bad icon", active: true, tosidebar: true, console: false, tostatus: false, complete: "false", targetType: "msg", icon: "<img src=x onerror=alert(1)>", x: 400, y: 160, wires: [] },
       // A type not available here keeps its appearance as any node does.
       { id: "gpio", type: "rpi-gpio in", z, name: "", pin: "7", icon: "font-awesome/fa-bolt", outputLabels: ["pressed"], x: 100, y: 160, wires: [[]] },
+      // An unknown type's default is not known here: its l: true is kept; an icon that is no reference stays among its properties.
+      { id: "hue", type: "hue-light", z, name: "lamp", l: true, icon: 'a"b', x: 100, y: 220, wires: [[]] },
     ];
     const dry = await request("POST", "/flows/import?dry_run=true", { token, body: { flows } });
     expect(dry.status, dry.text).toBe(200);
     const support = Object.fromEntries(dry.body.report.map((r: { node_id: string; support: string }) => [r.node_id, r.support]));
-    expect(support).toMatchObject({ tick: "supported", route: "supported", lo: "supported", out: "supported", bad: "supported" });
+    expect(support).toMatchObject({ tick: "supported", route: "supported", lo: "supported", out: "supported", bad: "partial" });
+    // What could not be kept is said.
+    expect(dry.body.report.find((r: { node_id: string }) => r.node_id === "bad").reason).toContain("icon");
 
     const imported = await request("POST", "/flows/import", { token, body: { flows } });
     expect(imported.status, imported.text).toBe(201);
@@ -53,6 +57,9 @@ describe("node appearance", () => {
     const unknown = flow.nodes.find((n) => n.type === "unknown")!;
     expect(unknown.appearance).toEqual({ icon: "font-awesome/fa-bolt", output_labels: ["pressed"] });
     expect((unknown.config as { properties: Record<string, unknown> }).properties).not.toHaveProperty("icon");
+    const lamp = byName("lamp");
+    expect(lamp.appearance).toEqual({ show_label: true });
+    expect((lamp.config as { properties: Record<string, unknown> }).properties.icon).toBe('a"b');
 
     const exported = (await request("GET", `/flows/${flowId}/export`, { token })).body as NrNode[];
     const nr = (name: string) => exported.find((n) => n.name === name)!;
@@ -62,6 +69,22 @@ describe("node appearance", () => {
     expect(exported.find((n) => n.type === "debug" && n.name === "")).not.toHaveProperty("l");
     expect(nr("bad icon")).not.toHaveProperty("icon");
     expect(exported.find((n) => n.type === "rpi-gpio in")).toMatchObject({ pin: "7", icon: "font-awesome/fa-bolt", outputLabels: ["pressed"] });
+    expect(exported.find((n) => n.type === "hue-light")).toMatchObject({ l: true, icon: 'a"b' });
+  });
+
+  it("an unknown node saved with its info and appearance among its properties (as before they were its own) has them lifted at its next save", async () => {
+    const created = await request("POST", "/flows", {
+      token,
+      body: {
+        name: "Stored before",
+        nodes: [{ id: "legacy-unknown", type: "unknown", name: "", config: { original_type: "rpi-gpio in", properties: { pin: "7", info: "The door bell.", l: false, outputLabels: ["rang"] }, outputs: 1 } }],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const node = created.body.flow.nodes[0] as Node & { description?: string };
+    expect(node.description).toBe("The door bell.");
+    expect(node.appearance).toEqual({ show_label: false, output_labels: ["rang"] });
+    expect((node.config as { properties: Record<string, unknown> }).properties).toEqual({ pin: "7" });
   });
 
   it("a dashboard widget's own icon stays its configuration, not its appearance", async () => {

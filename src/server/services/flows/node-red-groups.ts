@@ -1,4 +1,4 @@
-import type { FlowNode } from "../../../shared/flow-graph";
+import { NODE_DESCRIPTION_MAX_CHARS, sliceCodePoints, type FlowNode } from "../../../shared/flow-graph";
 import { groupSchema, JUNCTION_TYPE, type FlowGroup } from "../../../shared/subflows";
 
 type NrNode = Record<string, unknown>;
@@ -92,6 +92,7 @@ export function groupsFromNodeRed(items: readonly NrNode[], newId: (id: string) 
   for (const item of items) {
     const id = newId(String(item.id));
     const members: string[] = [];
+    if (typeof item.info === "string" && item.info.length > NODE_DESCRIPTION_MAX_CHARS) warnings.push(`group ${id}: its description (info) has ${item.info.length.toLocaleString("en")} characters; the first ${NODE_DESCRIPTION_MAX_CHARS.toLocaleString("en")} are kept`);
     for (const raw of Array.isArray(item.nodes) ? item.nodes : []) {
       if (typeof raw !== "string") continue;
       const member = newId(raw);
@@ -109,7 +110,7 @@ export function groupsFromNodeRed(items: readonly NrNode[], newId: (id: string) 
       style: item.style && typeof item.style === "object" ? item.style : {},
       nodes: members,
       env: Array.isArray(item.env) ? item.env : [],
-      ...(typeof item.info === "string" && item.info.trim() ? { description: item.info } : {}),
+      ...(typeof item.info === "string" && item.info.trim() ? { description: sliceCodePoints(item.info, NODE_DESCRIPTION_MAX_CHARS) } : {}),
     });
     if (parsed.success) groups.push(parsed.data);
     else warnings.push(`group ${id}: ${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}; the group was not kept (its nodes were)`);

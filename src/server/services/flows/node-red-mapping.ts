@@ -2,7 +2,7 @@ import { NAME_MAX_CHARS } from "../../../shared/policy";
 import { randomHex } from "../../ids";
 import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount, type NodeDefinition } from "../../nodes/types";
-import { NODE_DESCRIPTION_MAX_CHARS, PORT_LABEL_MAX_CHARS, MAX_OUTPUT_PORTS, nodeAppearanceSchema, normalizeAppearance, type Connection, type FlowNode, type NodeAppearance } from "../../../shared/flow-graph";
+import { NODE_DESCRIPTION_MAX_CHARS, PORT_LABEL_MAX_CHARS, sliceCodePoints, MAX_OUTPUT_PORTS, nodeAppearanceSchema, normalizeAppearance, type Connection, type FlowNode, type NodeAppearance } from "../../../shared/flow-graph";
 import { groupsToNodeRed, membershipOf, nodeBox } from "./node-red-groups";
 import { configRefProperties, configRefsOf } from "../../nodes/config-refs";
 import { configNodeIdFromNodeRed } from "../../../shared/config-nodes";
@@ -54,26 +54,48 @@ function descriptionOf(n: NrNode, warnings?: string[]): { description?: string }
   return { description: sliceCodePoints(n.info, NODE_DESCRIPTION_MAX_CHARS) };
 }
 
-/** The first `max` UTF-16 units of a string, one fewer where the cut would split a surrogate pair. */
-function sliceCodePoints(text: string, max: number): string {
-  const code = text.charCodeAt(max - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
-}
 
 /**
  * A node kept as an unknown node: its Node-RED properties as they were, but for its description
  * (`info`) and appearance, which the node holds as any other does (the Node tab shows them, the
- * dialog edits them, the export writes them back).
+ * dialog edits them, the export writes them back). Only what is kept whole moves: a type of ours
+ * whose mapping failed keeps what its own properties hold (a comment's info, a widget's icon), and
+ * an info past the limit or an icon that is no reference stay among the properties.
  */
 function unknownNode(n: NrNode, nrType: string, props: Record<string, unknown>, outputs: number, definition: NodeDefinition | undefined, warnings: string[]) {
-  // A type of ours whose mapping failed here: what its own properties hold (a comment's info, a widget's icon) stays among them.
   const owned = ownedKeys(definition);
-  const moved = (k: string) => (k === "info" || APPEARANCE_KEYS.has(k)) && !owned.has(k);
-  const properties = Object.fromEntries(Object.entries(props).filter(([k]) => !moved(k)));
+  const description = !owned.has("info") && typeof n.info === "string" && n.info.length <= NODE_DESCRIPTION_MAX_CHARS ? descriptionOf(n, warnings) : {};
+  // The type's default is not known for an unknown node: any `l` is kept.
+  const wholeLabels = (v: unknown) => Array.isArray(v) && v.every((l) => typeof l === "string" && l.length <= PORT_LABEL_MAX_CHARS);
+  const { appearance } = appearanceOf({ ...n, inputLabels: wholeLabels(n.inputLabels) ? n.inputLabels : undefined, outputLabels: wholeLabels(n.outputLabels) ? n.outputLabels : undefined }, (k) => owned.has(k), null);
+  const taken = new Set<string>();
+  if (description.description !== undefined) taken.add("info");
+  if (appearance?.show_label !== undefined) taken.add("l");
+  if (appearance?.icon) taken.add("icon");
+  if (appearance?.input_labels) taken.add("inputLabels");
+  if (appearance?.output_labels) taken.add("outputLabels");
+  const properties = Object.fromEntries(Object.entries(props).filter(([k]) => !taken.has(k)));
+  return { config: { original_type: nrType, properties, outputs }, ...description, ...(appearance ? { appearance } : {}) };
+}
+
+/**
+ * An unknown node stored before descriptions and appearance were lifted out of its properties
+ * (they were kept among them): lifted now, as an import does it, so the editor shows and edits
+ * them and a re-import of the same file compares equal. Any other node as it is.
+ */
+export function liftUnknownNode<T extends { type: string; config: Record<string, unknown>; description?: string; appearance?: NodeAppearance }>(registry: NodeRegistry, node: T): T {
+  if (node.type !== "unknown") return node;
+  const c = node.config as { original_type?: unknown; properties?: unknown; outputs?: unknown };
+  if (typeof c.original_type !== "string" || !c.properties || typeof c.properties !== "object") return node;
+  const properties = c.properties as Record<string, unknown>;
+  if (!Object.keys(properties).some((k) => k === "info" || APPEARANCE_KEYS.has(k))) return node;
+  const lifted = unknownNode(properties as NrNode, c.original_type, properties, Number(c.outputs) || 0, registry.fromNodeRedType(c.original_type), []);
+  // What the node holds already (set since) wins; what was lifted leaves the properties either way.
   return {
-    config: { original_type: nrType, properties, outputs },
-    ...(owned.has("info") ? {} : descriptionOf(n, warnings)),
-    ...appearanceOf(n, (k) => owned.has(k), definition?.labelHidden === true),
+    ...node,
+    config: { ...node.config, properties: lifted.config.properties },
+    ...(node.description || !lifted.description ? {} : { description: lifted.description }),
+    ...(node.appearance || !lifted.appearance ? {} : { appearance: lifted.appearance }),
   };
 }
 
@@ -98,16 +120,23 @@ const APPEARANCE_KEYS: ReadonlySet<string> = new Set(["l", "icon", "inputLabels"
  * configuration, as Node-RED's Appearance tab leaves a type's own `icon` to its form) and a `l`
  * that says the type's default. An icon that is no icon reference (markup, a path out) is not kept.
  */
-function appearanceOf(n: NrNode, owned: (key: string) => boolean, labelHidden: boolean): { appearance?: NodeAppearance } {
+function appearanceOf(n: NrNode, owned: (key: string) => boolean, labelHidden: boolean | null): { appearance?: NodeAppearance; rejected: string[] } {
   const a: NodeAppearance = {};
-  if (typeof n.l === "boolean" && !owned("l") && n.l === labelHidden) a.show_label = n.l;
-  if (typeof n.icon === "string" && !owned("icon") && nodeAppearanceSchema.shape.icon.safeParse(n.icon).success) a.icon = n.icon;
-  const labels = (v: unknown, max: number) => (Array.isArray(v) ? v.slice(0, max).map((l) => (typeof l === "string" ? l.slice(0, PORT_LABEL_MAX_CHARS) : "")) : undefined);
+  const rejected: string[] = [];
+  // labelHidden null: the type's default is not known (an unknown node), so any `l` is kept.
+  if (typeof n.l === "boolean" && !owned("l") && (labelHidden === null || n.l === labelHidden)) a.show_label = n.l;
+  if (n.icon !== undefined && n.icon !== "" && !owned("icon")) {
+    if (typeof n.icon === "string" && nodeAppearanceSchema.shape.icon.safeParse(n.icon).success) a.icon = n.icon;
+    else rejected.push("icon");
+  }
+  const labels = (v: unknown, max: number) => (Array.isArray(v) ? v.slice(0, max).map((l) => (typeof l === "string" ? sliceCodePoints(l, PORT_LABEL_MAX_CHARS) : "")) : undefined);
   if (!owned("inputLabels")) a.input_labels = labels(n.inputLabels, 1);
   if (!owned("outputLabels")) a.output_labels = labels(n.outputLabels, MAX_OUTPUT_PORTS);
   const appearance = normalizeAppearance(a);
-  return appearance ? { appearance } : {};
+  return appearance ? { appearance, rejected } : { rejected };
 }
+
+const appearanceOnly = ({ appearance }: { appearance?: NodeAppearance }) => (appearance ? { appearance } : {});
 
 /** The appearance written back as Node-RED's `l`, `icon`, `inputLabels` and `outputLabels`, where the type's own properties hold none of them. */
 function appearanceToNodeRed(n: FlowNode, props: Record<string, unknown>): Record<string, unknown> {
@@ -165,7 +194,9 @@ export function canvasToNodeRed(
       const inGroup = g ? { g } : {};
       if (n.type === "unknown") {
         const c = n.config as { original_type: string; properties: Record<string, unknown> };
-        return { ...c.properties, ...infoOf(n, {}), ...appearanceToNodeRed(n, {}), id: n.id, type: c.original_type, z, ...inGroup, name: n.name, x: n.position.x, y: n.position.y, wires };
+        // A type of ours whose mapping failed keeps what its own properties hold (a comment's text): never overwritten.
+        const owned = Object.fromEntries([...ownedKeys(registry.fromNodeRedType(c.original_type))].map((k) => [k, true]));
+        return { ...c.properties, ...infoOf(n, owned), ...appearanceToNodeRed(n, owned), id: n.id, type: c.original_type, z, ...inGroup, name: n.name, x: n.position.x, y: n.position.y, wires };
       }
       if (n.type === JUNCTION_TYPE) return { id: n.id, type: JUNCTION_TYPE, z, ...inGroup, x: n.position.x, y: n.position.y, wires };
       if (isSubflowInstanceType(n.type)) {
@@ -342,7 +373,7 @@ export function convertNodeRedNodes(
           config: parsed.data,
           disabled: n.d === true,
           ...descriptionOf(n, warnings),
-          ...appearanceOf(n, () => false, false),
+          ...appearanceOnly(appearanceOf(n, () => false, false)),
         });
         report.push({ node_id: String(n.id), type: nrType, support: "supported" });
         addWires(id, Array.isArray(n.wires) ? (n.wires as unknown[]) : []);
@@ -398,8 +429,10 @@ export function convertNodeRedNodes(
         config = clearMissingRefs(definition, parsed.data as Record<string, unknown>, options.configNodes?.types, `node ${id}`, warnings);
         const written = definition.nodeRed ? definition.nodeRed.toNodeRed(config) : {};
         if (!("info" in written)) kept = descriptionOf(n, warnings);
-        kept = { ...kept, ...appearanceOf(n, (k) => k in written, definition.labelHidden === true) };
-        const dropped = droppedProperties(definition, config, props);
+        const looks = appearanceOf(n, (k) => k in written, definition.labelHidden === true);
+        kept = { ...kept, ...appearanceOnly(looks) };
+        // What the appearance could not keep (an icon that is no reference) makes the node partial.
+        const dropped = [...droppedProperties(definition, config, props), ...looks.rejected];
         const notes = definition.nodeRed?.importNotes?.(props) ?? [];
         for (const note of notes) warnings.push(`node ${id} (${nrType}): ${note}`);
         report.push(

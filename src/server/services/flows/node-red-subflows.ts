@@ -6,7 +6,7 @@ import { checkDefinitions, definitionIndex, subflowsByIds, type DefinitionIndex,
 import { createSubflowInput } from "../subflows/subflow.schemas";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
 import { SUBFLOW_IN_TYPE, SUBFLOW_OUT_TYPE, SUBFLOW_STATUS_TYPE, type FlowGroup, type SubflowEnvEntry } from "../../../shared/subflows";
-import { canvasToNodeRed, convertNodeRedNodes, envEntryFromNodeRed, freshId, type ConfigNodeMapping, type ImportReportEntry } from "./node-red-mapping";
+import { canvasToNodeRed, convertNodeRedNodes, envEntryFromNodeRed, freshId, liftUnknownNode, type ConfigNodeMapping, type ImportReportEntry } from "./node-red-mapping";
 import { groupsFromNodeRed } from "./node-red-groups";
 
 type NrNode = Record<string, unknown>;
@@ -151,7 +151,7 @@ function canonical(value: unknown): string {
 }
 
 /** Whether a definition from the file is the organization's as it is (an export of it, imported again). */
-function sameDefinition(existing: DefinitionGraph, candidate: NewSubflow): boolean {
+function sameDefinition(registry: NodeRegistry, existing: DefinitionGraph, candidate: NewSubflow): boolean {
   const pick = (d: DefinitionGraph | NewSubflow) => ({
     name: d.name,
     description: d.description,
@@ -159,7 +159,8 @@ function sameDefinition(existing: DefinitionGraph, candidate: NewSubflow): boole
     color: d.color,
     icon: d.icon ?? null,
     env: d.env,
-    nodes: d.nodes.map((n) => ({ id: n.id, type: n.type, name: n.name ?? "", position: n.position, config: n.config ?? {}, disabled: n.disabled ?? false, description: n.description || undefined, appearance: n.appearance })),
+    // A stored unknown node from before descriptions and appearance were lifted out of its properties compares as an import makes it now.
+    nodes: d.nodes.map((given) => liftUnknownNode(registry, { ...given, config: given.config ?? {} })).map((n) => ({ id: n.id, type: n.type, name: n.name ?? "", position: n.position, config: n.config ?? {}, disabled: n.disabled ?? false, description: n.description || undefined, appearance: n.appearance })),
     connections: d.connections.map((c) => ({ source: c.source, source_port: c.source_port ?? 0, target: c.target })),
     groups: d.groups,
   });
@@ -285,7 +286,7 @@ export function mapSubflows(
       } catch {
         probe = null;
       }
-      const same = probe !== null && sameDefinition(mine, probe);
+      const same = probe !== null && sameDefinition(registry, mine, probe);
       if (same || mode === "use") {
         subflowIds.set(nrId, nrId);
         report.push(...converted.report);

@@ -2,6 +2,7 @@ import { randomHex } from "../../ids";
 import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount, type NodeDefinition } from "../../nodes/types";
 import { configRefProperties } from "../../nodes/config-refs";
+import { liftUnknownNode } from "./node-red-mapping";
 import { AppError, type ErrorDetail } from "../../errors";
 import { normalizeAppearance, type Connection, type FlowGraph, type FlowNode, type NodeAppearance } from "../../../shared/flow-graph";
 import {
@@ -68,7 +69,8 @@ function appeared(type: string, appearance: NodeAppearance | undefined, ports: {
   if (!appearance || type === JUNCTION_TYPE || (SUBFLOW_PORT_TYPES as readonly string[]).includes(type)) return {};
   const a = normalizeAppearance({
     ...appearance,
-    show_label: appearance.show_label === !labelHidden ? undefined : appearance.show_label,
+    // An unknown node's type default is not known here: its `l` is kept as it came.
+    show_label: type !== "unknown" && appearance.show_label === !labelHidden ? undefined : appearance.show_label,
     input_labels: appearance.input_labels?.slice(0, ports.inputs),
     output_labels: appearance.output_labels?.slice(0, ports.outputs),
   });
@@ -88,7 +90,9 @@ export function validateGraph(registry: NodeRegistry, input: GraphInput, context
   const ids = new Set<string>();
   /** Ports of each accepted node: its type's definition, or its subflow definition's. */
   const ports = new Map<string, { inputs: number; outputs: number }>();
-  input.nodes.forEach((node, i) => {
+  input.nodes.forEach((given, i) => {
+    // An unknown node saved before its description and appearance were its own: lifted out of its properties.
+    const node = liftUnknownNode(registry, given);
     const id = node.id ?? randomHex(8);
     if (ids.has(id)) details.push({ path: `nodes[${i}].id`, message: `duplicates the id ${id} of another node in this flow` });
     ids.add(id);
