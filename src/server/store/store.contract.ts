@@ -239,6 +239,12 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
         // The field written with escapes in the record, and a field that is not there yet.
         { record: { seen: "o\"ld", cap }, seen: "new" },
         { record: { other: "x", cap }, seen: "new" },
+        // The field only inside a nested object; brackets and braces inside a string.
+        { record: { inner: { seen: "inner" }, cap }, seen: "new" },
+        { record: { ua: "Mozilla/5.0 {x} [y]", seen: "old", cap }, seen: "new" },
+        // The field's name spelled again inside another field's text, and at the end of another name.
+        { record: { id: "s", seen: "old", cap, user_agent: 'a "seen":"x"' }, seen: "2026-12-03T09:00:00.000Z" },
+        { record: { last_seen: "other", seen: "old", cap }, seen: "new" },
       ];
       for (const [i, { record, seen }] of cases.entries()) {
         await store.set(key(`f${i}`), JSON.stringify(record), { ttlMs: 10_000 });

@@ -49,7 +49,7 @@ export const flowsRouter = router({
   get: authedProcedure
     .meta({ permission: "flows:read", rest: { method: "GET", path: "/flows/{id}" }, summary: "A flow with its nodes and connections (ETag: its revision)", tags })
     .input(s.flowIdInput)
-    .output(s.flowOutput)
+    .output(frozenOutput(s.flowOutput))
     .query(async ({ ctx, input }) => {
       const result = await getFlow(ctx.services, ctx.principal, input.id);
       etag(ctx, result.flow.revision);

@@ -141,4 +141,21 @@ describe("flow reads across instances", () => {
     expect(again).toBe(list);
     expect(again.flows.find((f) => f.id === flow.id)?.name).toBe("Frozen");
   });
+
+  it("one flow's answer is kept with its row, and made again when the flow moves to another instance", async () => {
+    const { flow } = await newFlow(owner, "Kept");
+    await deployFlow(a, await as(a, owner), flow.id, testMeta);
+    const first = await getFlow(b, await as(b, owner), flow.id);
+    expect(Object.isFrozen(first.flow)).toBe(true);
+    expect(await getFlow(b, await as(b, owner), flow.id)).toBe(first);
+    expect(first.flow.runtime).toMatchObject({ instance_id: expect.any(String) });
+    // Another instance took the flow over (a failover records no new state): its placement, not
+    // the kept answer's.
+    const moved = { instanceId: "another-instance", since: new Date(Date.now() + 1_000) };
+    const other: AppServices = { ...b, flowRuntime: Object.assign(Object.create(b.flowRuntime) as AppServices["flowRuntime"], { placement: async () => moved }) };
+    const after = await getFlow(other, await as(other, owner), flow.id);
+    expect(after).not.toBe(first);
+    expect(after.flow.runtime).toEqual({ instance_id: "another-instance", since: moved.since.toISOString() });
+    expect((await getFlow(b, await as(b, owner), flow.id)).flow.runtime).toEqual(first.flow.runtime);
+  });
 });

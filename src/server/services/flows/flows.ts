@@ -15,6 +15,7 @@ import { subflowPortsFor } from "../subflows/subflow-ports";
 import { actorName, publishOrgEvent } from "./events";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import { readThrough } from "./flow-reads";
+import { deepFreeze, isDeepFrozen } from "../../../shared/deep-freeze";
 import type { CreateFlowInput, UpdateFlowInput } from "./flow.schemas";
 import { deviceStates, targetColumns, targetNodeTypes, targetOf } from "../devices/devices";
 import { adaptDeviceNodes } from "../devices/device-nodes";
@@ -261,9 +262,20 @@ async function queryFlows(app: AppServices, principal: Principal, input: { limit
 
 export async function getFlow(app: AppServices, principal: Principal, id: string) {
   const flow = await readFlow(app, principal, id);
-  const devices = flow.targetDeviceId || flow.targetDeviceTag ? { devices: await deviceStates(app, flow) } : {};
-  return { flow: { ...flowView(flow, await runtimeOf(app, flow)), ...devices } };
+  const runtime = await runtimeOf(app, flow);
+  if (flow.targetDeviceId || flow.targetDeviceTag) return { flow: { ...flowView(flow, runtime), devices: await deviceStates(app, flow) } };
+  if (!isDeepFrozen(flow)) return { flow: flowView(flow, runtime) };
+  // A kept row (flow-reads.ts) and the same placement: the answer made for it before, which the
+  // router's frozenOutput checks and writes as JSON once instead of on every read.
+  const kept = flowAnswers.get(flow);
+  if (kept && kept.runtime?.instance_id === runtime?.instance_id && kept.runtime?.since === runtime?.since) return kept.answer;
+  const answer = deepFreeze({ flow: flowView(flow, runtime) });
+  flowAnswers.set(flow, { runtime, answer });
+  return answer;
 }
+
+/** getFlow's deep-frozen answers, beside the kept flow row they were made from (and live as long). */
+const flowAnswers = new WeakMap<Flow, { runtime: RuntimeView; answer: { flow: ReturnType<typeof flowView> } }>();
 
 /**
  * Partial update. With a revision (body or If-Match) the write happens only if the flow is still at
