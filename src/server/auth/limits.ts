@@ -53,12 +53,12 @@ export function authLimiters(app: { limits: AuthLimiters }): AuthLimiters {
 /**
  * A /hooks request (or a websocket listener's upgrade) against both of its limits, per client IP,
  * then per organization (its slug) only if the IP's allowed it, so one client over its own limit
- * cannot use up the organization's budget for everyone; in one store round trip on Redis
- * (consumeInOrder). The refusal, if any.
+ * cannot use up the organization's budget for everyone; on Redis in at most one store round trip,
+ * and none while the instance holds points of both windows (consumeInOrder). The refusal, if any.
  */
 export async function consumeWebhookLimits(app: { limits: AuthLimiters; store: KeyValueStore }, ip: string, slug: string): Promise<RateLimitResult | undefined> {
   const { webhookPerIp, webhookPerOrganization } = app.limits;
-  const { first, then } = await consumeInOrder(app.store.round(), [webhookPerIp, ip], [webhookPerOrganization, slug]);
+  const { first, then } = await consumeInOrder(app.store, [webhookPerIp, ip], [webhookPerOrganization, slug]);
   if (!first.allowed) return first;
   return then && !then.allowed ? then : undefined;
 }

@@ -27,7 +27,7 @@ export interface RateLimiter {
    * Where this limit counts in a store round, on Redis (consumeInOrder); absent in process, where
    * its counters live in the limiter and there is no round trip to share.
    */
-  readonly window?: { storeKey(key: string): string; points: number; durationSec: number };
+  readonly window?: { storeKey(key: string): string; points: number; durationSec: number; held: WindowHoldings };
   reset(key: string): Promise<void>;
 }
 
@@ -111,7 +111,7 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
   }
 
   return {
-    ...(storeKeyOf ? { window: { storeKey: storeKeyOf, points, durationSec } } : {}),
+    ...(storeKeyOf ? { window: { storeKey: storeKeyOf, points, durationSec, held: new WindowHoldings(points) } } : {}),
     consume(key, cost = 1, via) {
       if (!Number.isSafeInteger(cost) || cost < 1) {
         return Promise.reject(new RangeError(`points to consume must be a positive integer, got ${cost}`));
@@ -159,25 +159,161 @@ function storeFailure(error: unknown): never {
   throw new StoreUnavailableError(`rate limiter store unavailable: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
 }
 
+/** A block is at most this many points, and at most this share (1/n) of what the window has left. */
+const MAX_BLOCK = 64;
+const BLOCK_SHARE = 16;
+/** Keys an instance holds points for, per limiter (the least recently counted are dropped first). */
+const MAX_HELD_KEYS = 10_000;
+
+interface Held {
+  /** When the points stop being usable: the window's end as the instance saw it (the hit's send time + its TTL). */
+  until: number;
+  /** Points counted in Redis for this instance and not used yet. */
+  reserved: number;
+  /** The window's count in Redis at the last hit. */
+  seen: number;
+}
+
+/**
+ * Points of a limit's current window that this instance has already counted in Redis and not
+ * used yet, per key (consumeInOrder). A request that finds one uses it without a round trip; one
+ * that finds none counts a block at once: at most 64 points and a sixteenth of what the window has
+ * left (so 1 near the limit, and for limits under 32 always 1, one round trip per request as
+ * before). What a block brings past the limit is never granted, so the instances together never
+ * admit more than the limit; what an instance holds unused when its window ends is simply
+ * counted, which can only refuse early, by at most a block per instance and key. A reservation is
+ * never used past the end of the window it was counted in, measured from before the hit was sent.
+ */
+export class WindowHoldings {
+  private readonly held = new Map<string, Held>();
+  private readonly inFlight = new Map<string, Promise<RateLimitResult | undefined>>();
+
+  constructor(private readonly points: number) {}
+
+  /** The key's hit in flight, if any: what a request finding no point waits for. */
+  pending(key: string): Promise<RateLimitResult | undefined> | undefined {
+    return this.inFlight.get(key);
+  }
+
+  /** Marks a hit of the key as in flight until it settles (undefined: it was not counted). */
+  track(key: string, hit: Promise<RateLimitResult | undefined>): void {
+    this.inFlight.set(key, hit);
+    // Registered before any waiter's: a waiter that wakes finds it gone.
+    const clear = () => {
+      if (this.inFlight.get(key) === hit) this.inFlight.delete(key);
+    };
+    hit.then(clear, clear);
+  }
+
+  /** One point held for the key, if the instance holds any of the window still running. */
+  take(key: string, now: number): RateLimitResult | undefined {
+    const held = this.held.get(key);
+    if (!held || held.reserved <= 0 || now >= held.until) return undefined;
+    held.reserved--;
+    return { allowed: true, remaining: Math.max(0, this.points - held.seen) + held.reserved, retryAfterSec: 0 };
+  }
+
+  /** Whether the instance holds a point for the key, without taking it. */
+  holds(key: string, now: number): boolean {
+    const held = this.held.get(key);
+    return held !== undefined && held.reserved > 0 && now < held.until;
+  }
+
+  /** How many points the next hit for the key counts. */
+  block(key: string, now: number): number {
+    const held = this.held.get(key);
+    const seen = held && now < held.until ? held.seen : 0;
+    return Math.min(MAX_BLOCK, Math.max(1, Math.floor((this.points - seen) / BLOCK_SHARE)));
+  }
+
+  /** A hit of `block` points came back: one of the points it brought within the limit for this request, the rest held. */
+  counted(key: string, block: number, hit: { consumed: number; msBeforeNext: number }, sentAt: number): RateLimitResult {
+    const granted = Math.min(block, Math.max(0, this.points - (hit.consumed - block)));
+    const until = sentAt + hit.msBeforeNext;
+    const before = this.held.get(key);
+    // Another hit's block of the same window (concurrent requests) stays usable beside this one's.
+    const kept = before && before.until > sentAt ? before.reserved : 0;
+    this.held.delete(key);
+    this.held.set(key, { until: Math.min(until, before && kept > 0 ? before.until : until), reserved: kept + Math.max(0, granted - 1), seen: Math.max(hit.consumed, kept > 0 ? before!.seen : 0) });
+    if (this.held.size > MAX_HELD_KEYS) this.held.delete(this.held.keys().next().value!);
+    if (granted < 1) return { allowed: false, remaining: 0, retryAfterSec: Math.max(1, Math.ceil(hit.msBeforeNext / 1000)) };
+    return { allowed: true, remaining: Math.max(0, this.points - hit.consumed) + granted - 1, retryAfterSec: 0 };
+  }
+}
+
+/**
+ * How many times a request waits for another's hit of the same key before it counts its own. Each
+ * wait ends with a hit that brought points or was refused, so this only bounds a request's wait in
+ * a long burst; a low bound let the burst's late requests each count a block (a sixth of a limit
+ * left held and unused in the holdings test).
+ */
+const MAX_WAITS = 64;
+
+/**
+ * One point of the limit for the key: one the instance holds; else, when a hit for the key is in
+ * flight, what it brings (a burst of requests at a window's start waits for one block instead of
+ * each counting its own, which would leave most of the limit held and unused); else a hit of its own.
+ */
+async function admitOne(store: Pick<KeyValueStore, "round">, window: NonNullable<RateLimiter["window"]>, key: string): Promise<RateLimitResult> {
+  for (let waits = 0; ; waits++) {
+    const held = window.held.take(key, Date.now());
+    if (held) return held;
+    const pending = window.held.pending(key);
+    if (!pending || waits >= MAX_WAITS) return hitAlone(store, window, key);
+    const outcome = await pending.catch(() => undefined);
+    // The hit it waited for was refused: so is this request, unless a point is held after all.
+    if (outcome && !outcome.allowed) return window.held.take(key, Date.now()) ?? { allowed: false, remaining: 0, retryAfterSec: outcome.retryAfterSec };
+  }
+}
+
+/** A block of the limit's window counted in the store for the key, one of its points for this request. */
+function hitAlone(store: Pick<KeyValueStore, "round">, window: NonNullable<RateLimiter["window"]>, key: string): Promise<RateLimitResult> {
+  const now = Date.now();
+  const size = window.held.block(key, now);
+  const hit = store
+    .round()
+    .windowHit(window.storeKey(key), size, window.durationSec)
+    .then((counted) => window.held.counted(key, size, counted, now), storeFailure);
+  window.held.track(key, hit);
+  return hit;
+}
+
 /**
  * One point against `first`'s limit for its key, then one against `then`'s only if `first` allowed
  * it: a request that the first limit (a client's) refuses never spends the second (its
- * organization's). On Redis both go out in one round trip (the round's windowHitAfter); in process
- * one after the other. `then` is undefined when it was not counted.
+ * organization's). On Redis both go out in one round trip (the round's windowHitAfter), counting
+ * blocks that the instance then holds (WindowHoldings): a request for which both limits hold a
+ * point makes no round trip at all. In process one after the other. `then` is undefined when it
+ * was not counted.
  */
 export async function consumeInOrder(
-  via: StoreRound,
+  store: Pick<KeyValueStore, "round">,
   [firstLimiter, firstKey]: [RateLimiter, string],
   [thenLimiter, thenKey]: [RateLimiter, string],
 ): Promise<{ first: RateLimitResult; then?: RateLimitResult }> {
   const a = firstLimiter.window;
   const b = thenLimiter.window;
   if (a && b) {
-    const [first, then] = await Promise.all([
-      via.windowHit(a.storeKey(firstKey), 1, a.durationSec).then((hit) => decided(hit, a.points), storeFailure),
-      via.windowHitAfter(b.storeKey(thenKey), 1, b.durationSec, a.points).then((hit) => (hit ? decided(hit, b.points) : undefined), storeFailure),
-    ]);
-    return then ? { first, then } : { first };
+    const now = Date.now();
+    if (!a.held.holds(firstKey, now) && !a.held.pending(firstKey) && !b.held.holds(thenKey, now) && !b.held.pending(thenKey)) {
+      // Neither holds a point nor waits for a hit: both counted in one round trip.
+      const round = store.round();
+      const firstSize = a.held.block(firstKey, now);
+      const thenSize = b.held.block(thenKey, now);
+      const firstHit = round.windowHit(a.storeKey(firstKey), firstSize, a.durationSec).then((hit) => a.held.counted(firstKey, firstSize, hit, now), storeFailure);
+      // Counted only when the first hit brought a point within its limit (its count before the
+      // hit was under the limit).
+      const thenHit = round
+        .windowHitAfter(b.storeKey(thenKey), thenSize, b.durationSec, a.points + firstSize - 1)
+        .then((hit) => (hit ? b.held.counted(thenKey, thenSize, hit, now) : undefined), storeFailure);
+      a.held.track(firstKey, firstHit);
+      b.held.track(thenKey, thenHit);
+      const [first, then] = await Promise.all([firstHit, thenHit]);
+      return then ? { first, then } : { first };
+    }
+    const first = await admitOne(store, a, firstKey);
+    if (!first.allowed) return { first };
+    return { first, then: await admitOne(store, b, thenKey) };
   }
   const first = await firstLimiter.consume(firstKey);
   return first.allowed ? { first, then: await thenLimiter.consume(thenKey) } : { first };
