@@ -86,6 +86,16 @@ describe.skipIf(!redisAvailable)("two limits in order on Redis, with held points
     expect(await counter("order-org", "org")).toBe(organizationBefore);
   });
 
+  it("under 32 points a request counts its own point and never queues behind another's", async () => {
+    const one = instance("small", 4, 1_000);
+    const before = store.roundTrips;
+    const outcomes = Promise.all(Array.from({ length: 5 }, () => admit(one, "203.0.113.40")));
+    // All five rounds left in the same turn: none waited for another's reply.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(store.roundTrips - before).toBe(5);
+    expect((await outcomes).filter(Boolean)).toHaveLength(4);
+  });
+
   it("held points are never used past the window they were counted in", async () => {
     const one = instance("window", 1_000, 1_000, 1);
     expect(await admit(one, "203.0.113.30")).toBe(true);

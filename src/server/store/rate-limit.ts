@@ -190,13 +190,18 @@ export class WindowHoldings {
 
   constructor(private readonly points: number) {}
 
-  /** The key's hit in flight, if any: what a request finding no point waits for. */
+  /**
+   * The key's hit in flight that may bring points beyond its own request's (a block of more than
+   * one), if any: what a request finding no point waits for. A hit of one point serves only its
+   * own request, so a request does not queue behind it (small limits stay one round trip each).
+   */
   pending(key: string): Promise<RateLimitResult | undefined> | undefined {
     return this.inFlight.get(key);
   }
 
-  /** Marks a hit of the key as in flight until it settles (undefined: it was not counted). */
-  track(key: string, hit: Promise<RateLimitResult | undefined>): void {
+  /** Marks a hit of `size` points of the key as in flight until it settles (undefined: it was not counted). */
+  track(key: string, size: number, hit: Promise<RateLimitResult | undefined>): void {
+    if (size <= 1) return;
     this.inFlight.set(key, hit);
     // Registered before any waiter's: a waiter that wakes finds it gone.
     const clear = () => {
@@ -274,7 +279,7 @@ function hitAlone(store: Pick<KeyValueStore, "round">, window: NonNullable<RateL
     .round()
     .windowHit(window.storeKey(key), size, window.durationSec)
     .then((counted) => window.held.counted(key, size, counted, now), storeFailure);
-  window.held.track(key, hit);
+  window.held.track(key, size, hit);
   return hit;
 }
 
@@ -306,8 +311,8 @@ export async function consumeInOrder(
       const thenHit = round
         .windowHitAfter(b.storeKey(thenKey), thenSize, b.durationSec, a.points + firstSize - 1)
         .then((hit) => (hit ? b.held.counted(thenKey, thenSize, hit, now) : undefined), storeFailure);
-      a.held.track(firstKey, firstHit);
-      b.held.track(thenKey, thenHit);
+      a.held.track(firstKey, firstSize, firstHit);
+      b.held.track(thenKey, thenSize, thenHit);
       const [first, then] = await Promise.all([firstHit, thenHit]);
       return then ? { first, then } : { first };
     }
