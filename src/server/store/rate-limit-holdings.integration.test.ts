@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "./redis";
 import { consumeInOrder, createRateLimiter } from "./rate-limit";
+import { StoreUnavailableError } from "./types";
 import { isListening } from "@/test/tcp-proxy";
 
 const explicitUrl = process.env.REDIS_URL;
@@ -94,6 +95,16 @@ describe.skipIf(!redisAvailable)("two limits in order on Redis, with held points
     await new Promise<void>((resolve) => setImmediate(resolve));
     expect(store.roundTrips - before).toBe(5);
     expect((await outcomes).filter(Boolean)).toHaveLength(4);
+  });
+
+  it("with the store gone, points held are not used: the limits fail closed", async () => {
+    const own = new RedisStore({ url: redisUrl, keyPrefix: prefix });
+    const client = createRateLimiter(own, { keyPrefix: "gone-client", points: 1_000, durationSec: 60 });
+    const organization = createRateLimiter(own, { keyPrefix: "gone-org", points: 1_000, durationSec: 60 });
+    const consume = () => consumeInOrder(own, [client, "203.0.113.50"], [organization, "org"]);
+    expect((await consume()).then?.allowed).toBe(true);
+    await own.close();
+    await expect(consume()).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
   it("held points are never used past the window they were counted in", async () => {

@@ -27,7 +27,7 @@ export interface RateLimiter {
    * Where this limit counts in a store round, on Redis (consumeInOrder); absent in process, where
    * its counters live in the limiter and there is no round trip to share.
    */
-  readonly window?: { storeKey(key: string): string; points: number; durationSec: number; held: WindowHoldings };
+  readonly window?: { storeKey(key: string): string; points: number; durationSec: number; held: WindowHoldings; connected(): boolean };
   reset(key: string): Promise<void>;
 }
 
@@ -58,6 +58,8 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
   let ensureAvailable: () => Promise<void>;
   /** The limiter's key as a store key (without the store's prefix), where a round can count it. */
   let storeKeyOf: ((key: string) => string) | undefined;
+  /** On Redis: whether the connection is usable now (held points are used only then). */
+  let connected: (() => boolean) | undefined;
   const backend = store.rateLimitBackend();
   if (backend.kind === "redis") {
     limiter = new RateLimiterRedis({
@@ -76,6 +78,7 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
     ensureAvailable = backend.ready;
     // rate-limiter-flexible's key: its keyPrefix and the key joined by ":".
     storeKeyOf = (key) => `rl:${keyPrefix}:${key}`;
+    connected = backend.connected;
   } else {
     // Limiters with the same settings on the same store share their counters, the way they would
     // in Redis, while separate stores (tests, other instances) never do.
@@ -111,7 +114,7 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
   }
 
   return {
-    ...(storeKeyOf ? { window: { storeKey: storeKeyOf, points, durationSec, held: new WindowHoldings(points) } } : {}),
+    ...(storeKeyOf && connected ? { window: { storeKey: storeKeyOf, points, durationSec, held: new WindowHoldings(points), connected } } : {}),
     consume(key, cost = 1, via) {
       if (!Number.isSafeInteger(cost) || cost < 1) {
         return Promise.reject(new RangeError(`points to consume must be a positive integer, got ${cost}`));
@@ -300,7 +303,9 @@ export async function consumeInOrder(
   const b = thenLimiter.window;
   if (a && b) {
     const now = Date.now();
-    if (!a.held.holds(firstKey, now) && !a.held.pending(firstKey) && !b.held.holds(thenKey, now) && !b.held.pending(thenKey)) {
+    // With the store gone nothing held is used: the round fails, and the limits fail closed.
+    const live = a.connected() && b.connected();
+    if (!live || (!a.held.holds(firstKey, now) && !a.held.pending(firstKey) && !b.held.holds(thenKey, now) && !b.held.pending(thenKey))) {
       // Neither holds a point nor waits for a hit: both counted in one round trip.
       const round = store.round();
       const firstSize = a.held.block(firstKey, now);

@@ -424,7 +424,7 @@ export class RedisStore implements KeyValueStore {
   }
 
   rateLimitBackend(): RateLimitBackend {
-    return { kind: "redis", client: this.client, keyPrefix: this.keyPrefix, ready: () => this.ready() };
+    return { kind: "redis", client: this.client, keyPrefix: this.keyPrefix, ready: () => this.ready(), connected: () => this.client.status === "ready" && !this.closed };
   }
 
   round(): StoreRound {

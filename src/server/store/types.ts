@@ -169,6 +169,12 @@ export type RateLimitBackend =
       keyPrefix: string;
       /** Waits for the connection on start-up and fails fast while Redis is down. */
       ready(): Promise<void>;
+      /**
+       * Whether the connection is usable now (and the store open): points an instance holds
+       * (rate-limit.ts WindowHoldings) are used only then, so a store that is gone still fails
+       * the limits closed.
+       */
+      connected(): boolean;
     }
   | {
       kind: "memory";
