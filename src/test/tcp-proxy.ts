@@ -18,6 +18,9 @@ export interface TcpProxyOptions {
 export class TcpProxy {
   private server?: net.Server;
   private sockets = new Set<net.Socket>();
+  /** Each forwarded connection's two ends, for freeze() and thaw(). */
+  private links = new Set<{ client: net.Socket; upstream: net.Socket }>();
+  private frozen = false;
   port = 0;
   connectDelayMs: number;
 
@@ -33,28 +36,33 @@ export class TcpProxy {
       this.sockets.add(client);
       let upstream: net.Socket | undefined;
       let timer: NodeJS.Timeout | undefined;
+      let link: { client: net.Socket; upstream: net.Socket } | undefined;
       const cleanup = () => {
         clearTimeout(timer);
+        if (link) this.links.delete(link);
         client.destroy();
         upstream?.destroy();
         this.sockets.delete(client);
         if (upstream) this.sockets.delete(upstream);
       };
       client.on("error", cleanup).on("close", cleanup);
-      const link = () => {
+      const connect = () => {
         if (client.destroyed) return;
         upstream = net.connect(this.target.port, this.target.host);
         this.sockets.add(upstream);
         upstream.on("error", cleanup).on("close", cleanup);
+        link = { client, upstream };
+        this.links.add(link);
         // pipe() resumes the client: what it sent while held is forwarded now.
-        client.pipe(upstream).pipe(client);
+        if (this.frozen) client.pause();
+        else client.pipe(upstream).pipe(client);
       };
       const delay = this.connectDelayMs;
       if (delay > 0) {
         client.pause();
-        timer = setTimeout(link, delay);
+        timer = setTimeout(connect, delay);
       } else {
-        link();
+        connect();
       }
     });
     await new Promise<void>((resolve, reject) => {
@@ -62,6 +70,25 @@ export class TcpProxy {
     });
     this.port = (this.server.address() as net.AddressInfo).port;
     return this.port;
+  }
+
+  /**
+   * A server that stops answering with its connections open (a frozen process, a stalled
+   * network): nothing is forwarded either way until thaw(), which delivers what waited, in order.
+   */
+  freeze(): void {
+    this.frozen = true;
+    for (const { client, upstream } of this.links) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+  }
+
+  thaw(): void {
+    this.frozen = false;
+    for (const { client, upstream } of this.links) client.pipe(upstream).pipe(client);
   }
 
   /** Drops every open connection and stops accepting new ones. */

@@ -1,8 +1,9 @@
 /**
  * Two limits in order on Redis (consumeInOrder, the webhook limits) with the points an instance
- * holds (WindowHoldings): requests within held points make no round trip, the instances together
- * never admit more than a limit, one instance alone admits exactly the limit, a refused first limit
- * never spends the second, and held points die with their window. Each "instance" is a limiter
+ * holds (WindowHoldings): requests within held points count nothing in Redis and share one PING a
+ * round trip, the instances together never admit more than a limit, one instance alone admits
+ * exactly the limit, a refused first limit never spends the second, held points die with their
+ * window, and nothing held is used while Redis is gone or does not answer. Each "instance" is a limiter
  * pair of its own on one Redis, as each process builds its own.
  */
 import { randomUUID } from "node:crypto";
@@ -10,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "./redis";
 import { consumeInOrder, createRateLimiter } from "./rate-limit";
 import { StoreUnavailableError } from "./types";
-import { isListening } from "@/test/tcp-proxy";
+import { isListening, TcpProxy } from "@/test/tcp-proxy";
 
 const explicitUrl = process.env.REDIS_URL;
 const redisUrl = explicitUrl ?? "redis://127.0.0.1:6379";
@@ -105,6 +106,46 @@ describe.skipIf(!redisAvailable)("two limits in order on Redis, with held points
     expect((await consume()).then?.allowed).toBe(true);
     await own.close();
     await expect(consume()).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it("requests within held points share the PING that shows Redis answers, one a round trip", async () => {
+    const one = instance("shared-ping", 10_000, 10_000);
+    expect(await admit(one, "203.0.113.60")).toBe(true);
+    const [counting, pings] = [store.roundTrips, store.livenessPings];
+    const outcomes = await Promise.all(Array.from({ length: 60 }, () => admit(one, "203.0.113.60")));
+    expect(outcomes.every(Boolean)).toBe(true);
+    // Held points: nothing counted in Redis, and the sixty waited for one or two PINGs, not sixty.
+    expect(store.roundTrips - counting).toBe(0);
+    expect(store.livenessPings - pings).toBeGreaterThanOrEqual(1);
+    expect(store.livenessPings - pings).toBeLessThanOrEqual(2);
+  });
+
+  it("with Redis not answering (its connection open), points held are not used: the limits fail closed", async () => {
+    const target = new URL(redisUrl);
+    const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+    await proxy.start();
+    const viaProxy = new URL(redisUrl);
+    viaProxy.hostname = "127.0.0.1";
+    viaProxy.port = String(proxy.port);
+    const own = new RedisStore({ url: viaProxy.toString(), keyPrefix: prefix });
+    try {
+      const client = createRateLimiter(own, { keyPrefix: "frozen-client", points: 1_000, durationSec: 60 });
+      const organization = createRateLimiter(own, { keyPrefix: "frozen-org", points: 1_000, durationSec: 60 });
+      const consume = () => consumeInOrder(own, [client, "203.0.113.70"], [organization, "org"]);
+      expect((await consume()).then?.allowed).toBe(true);
+      const counting = own.roundTrips;
+      proxy.freeze();
+      const started = Date.now();
+      // Points are held for both keys, but Redis does not answer: refused as unavailable once
+      // the PING times out (the command timeout, 2 s), never admitted from memory.
+      await expect(consume()).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(own.roundTrips).toBe(counting);
+      proxy.thaw();
+    } finally {
+      await own.close();
+      await proxy.stop();
+    }
   });
 
   it("held points are never used past the window they were counted in", async () => {

@@ -27,7 +27,7 @@ export interface RateLimiter {
    * Where this limit counts in a store round, on Redis (consumeInOrder); absent in process, where
    * its counters live in the limiter and there is no round trip to share.
    */
-  readonly window?: { storeKey(key: string): string; points: number; durationSec: number; held: WindowHoldings; connected(): boolean };
+  readonly window?: { storeKey(key: string): string; points: number; durationSec: number; held: WindowHoldings; answering(): Promise<void> };
   reset(key: string): Promise<void>;
 }
 
@@ -58,8 +58,8 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
   let ensureAvailable: () => Promise<void>;
   /** The limiter's key as a store key (without the store's prefix), where a round can count it. */
   let storeKeyOf: ((key: string) => string) | undefined;
-  /** On Redis: whether the connection is usable now (held points are used only then). */
-  let connected: (() => boolean) | undefined;
+  /** On Redis: resolves once it has answered a command sent after the call (held points are used only then). */
+  let answering: (() => Promise<void>) | undefined;
   const backend = store.rateLimitBackend();
   if (backend.kind === "redis") {
     limiter = new RateLimiterRedis({
@@ -78,7 +78,7 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
     ensureAvailable = backend.ready;
     // rate-limiter-flexible's key: its keyPrefix and the key joined by ":".
     storeKeyOf = (key) => `rl:${keyPrefix}:${key}`;
-    connected = backend.connected;
+    answering = backend.answering;
   } else {
     // Limiters with the same settings on the same store share their counters, the way they would
     // in Redis, while separate stores (tests, other instances) never do.
@@ -114,7 +114,7 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
   }
 
   return {
-    ...(storeKeyOf && connected ? { window: { storeKey: storeKeyOf, points, durationSec, held: new WindowHoldings(points), connected } } : {}),
+    ...(storeKeyOf && answering ? { window: { storeKey: storeKeyOf, points, durationSec, held: new WindowHoldings(points), answering } } : {}),
     consume(key, cost = 1, via) {
       if (!Number.isSafeInteger(cost) || cost < 1) {
         return Promise.reject(new RangeError(`points to consume must be a positive integer, got ${cost}`));
@@ -303,9 +303,7 @@ export async function consumeInOrder(
   const b = thenLimiter.window;
   if (a && b) {
     const now = Date.now();
-    // With the store gone nothing held is used: the round fails, and the limits fail closed.
-    const live = a.connected() && b.connected();
-    if (!live || (!a.held.holds(firstKey, now) && !a.held.pending(firstKey) && !b.held.holds(thenKey, now) && !b.held.pending(thenKey))) {
+    if (!a.held.holds(firstKey, now) && !a.held.pending(firstKey) && !b.held.holds(thenKey, now) && !b.held.pending(thenKey)) {
       // Neither holds a point nor waits for a hit: both counted in one round trip.
       const round = store.round();
       const firstSize = a.held.block(firstKey, now);
@@ -321,12 +319,26 @@ export async function consumeInOrder(
       const [first, then] = await Promise.all([firstHit, thenHit]);
       return then ? { first, then } : { first };
     }
-    const first = await admitOne(store, a, firstKey);
-    if (!first.allowed) return { first };
-    return { first, then: await admitOne(store, b, thenKey) };
+    // What the instance holds is used only while Redis answers: a request waits for a PING sent
+    // after it came (one for all the requests of a round trip), so a store that is gone or frozen
+    // still fails the limits closed, as a round of its own would.
+    const [, admitted] = await Promise.all([a.answering().catch(storeFailure), admitBoth(store, a, firstKey, b, thenKey)]);
+    return admitted;
   }
   const first = await firstLimiter.consume(firstKey);
   return first.allowed ? { first, then: await thenLimiter.consume(thenKey) } : { first };
+}
+
+async function admitBoth(
+  store: Pick<KeyValueStore, "round">,
+  a: NonNullable<RateLimiter["window"]>,
+  firstKey: string,
+  b: NonNullable<RateLimiter["window"]>,
+  thenKey: string,
+): Promise<{ first: RateLimitResult; then?: RateLimitResult }> {
+  const first = await admitOne(store, a, firstKey);
+  if (!first.allowed) return { first };
+  return { first, then: await admitOne(store, b, thenKey) };
 }
 
 // By shape, not class: a memory limiter lives on the store and may have been created by another

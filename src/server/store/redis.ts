@@ -203,6 +203,8 @@ export class RedisStore implements KeyValueStore {
   readonly keyPrefix: string;
   /** Commands (and batched rounds) sent through run(), the one door to the main connection. */
   roundTrips = 0;
+  /** The PINGs of answering(), which are not counted in roundTrips. */
+  livenessPings = 0;
 
   private subscriber: Redis | null = null;
   private readonly channels = new Map<string, ChannelState>();
@@ -424,7 +426,42 @@ export class RedisStore implements KeyValueStore {
   }
 
   rateLimitBackend(): RateLimitBackend {
-    return { kind: "redis", client: this.client, keyPrefix: this.keyPrefix, ready: () => this.ready(), connected: () => this.client.status === "ready" && !this.closed };
+    return { kind: "redis", client: this.client, keyPrefix: this.keyPrefix, ready: () => this.ready(), answering: () => this.answering() };
+  }
+
+  /** Callers waiting for the next liveness PING, and whether one is in flight (answering()). */
+  private answerWaiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
+  private answerPingInFlight = false;
+
+  /**
+   * Resolves once Redis has answered a PING sent after this call; rejects (StoreUnavailableError)
+   * when it cannot be reached or does not answer within the command timeout. The callers of one
+   * round trip share one PING, so under load this is one cheap command per round trip, not per
+   * caller: what lets points an instance holds (rate-limit.ts) be used only while Redis answers.
+   */
+  answering(): Promise<void> {
+    if (this.client.status !== "ready" || this.closed) return this.run(() => this.client.ping(), false).then(() => undefined);
+    return new Promise((resolve, reject) => {
+      this.answerWaiters.push({ resolve, reject });
+      if (!this.answerPingInFlight) this.sendAnswerPing();
+    });
+  }
+
+  private sendAnswerPing(): void {
+    const waiting = this.answerWaiters;
+    this.answerWaiters = [];
+    this.answerPingInFlight = true;
+    const settle = (error?: unknown) => {
+      this.answerPingInFlight = false;
+      for (const waiter of waiting) {
+        if (error === undefined) waiter.resolve();
+        else waiter.reject(error);
+      }
+      // Those who came while it was in flight wait for one sent after they came.
+      if (this.answerWaiters.length > 0) this.sendAnswerPing();
+    };
+    this.livenessPings++;
+    this.run(() => this.client.ping(), false).then(() => settle(), (error: unknown) => settle(error ?? new StoreUnavailableError("redis did not answer")));
   }
 
   round(): StoreRound {
@@ -463,8 +500,8 @@ export class RedisStore implements KeyValueStore {
     if (this.closed) throw new StoreUnavailableError("redis store is closed");
   }
 
-  private run<T>(command: () => Promise<T>): Promise<T> {
-    this.roundTrips++;
+  private run<T>(command: () => Promise<T>, counted = true): Promise<T> {
+    if (counted) this.roundTrips++;
     // The usual case without an extra await: every promise costs on the request path (Next turns
     // on async hooks, which run for each one).
     if (this.client.status === "ready" && !this.closed) {

@@ -170,11 +170,12 @@ export type RateLimitBackend =
       /** Waits for the connection on start-up and fails fast while Redis is down. */
       ready(): Promise<void>;
       /**
-       * Whether the connection is usable now (and the store open): points an instance holds
-       * (rate-limit.ts WindowHoldings) are used only then, so a store that is gone still fails
-       * the limits closed.
+       * Resolves once Redis has answered a command sent after the call (callers of one round trip
+       * share one PING); rejects with StoreUnavailableError when it is down or does not answer.
+       * Points an instance holds (rate-limit.ts WindowHoldings) are used only then, so a store
+       * that is gone or frozen still fails the limits closed.
        */
-      connected(): boolean;
+      answering(): Promise<void>;
     }
   | {
       kind: "memory";
