@@ -108,7 +108,7 @@ describe.skipIf(!redisAvailable)("two limits in order on Redis, with held points
     await expect(consume()).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
-  it("requests within held points share the PING that shows Redis answers, one a round trip", async () => {
+  it("requests within held points count nothing in Redis and share the PING that shows it answers", async () => {
     const one = instance("shared-ping", 10_000, 10_000);
     expect(await admit(one, "203.0.113.60")).toBe(true);
     const [counting, pings] = [store.roundTrips, store.livenessPings];

@@ -27,7 +27,7 @@ export interface RateLimiter {
    * Where this limit counts in a store round, on Redis (consumeInOrder); absent in process, where
    * its counters live in the limiter and there is no round trip to share.
    */
-  readonly window?: { storeKey(key: string): string; points: number; durationSec: number; held: WindowHoldings; answering(): Promise<void> };
+  readonly window?: { storeKey(key: string): string; points: number; durationSec: number; held: WindowHoldings; answering(): Promise<void> | undefined };
   reset(key: string): Promise<void>;
 }
 
@@ -59,7 +59,7 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
   /** The limiter's key as a store key (without the store's prefix), where a round can count it. */
   let storeKeyOf: ((key: string) => string) | undefined;
   /** On Redis: resolves once it has answered a command sent after the call (held points are used only then). */
-  let answering: (() => Promise<void>) | undefined;
+  let answering: (() => Promise<void> | undefined) | undefined;
   const backend = store.rateLimitBackend();
   if (backend.kind === "redis") {
     limiter = new RateLimiterRedis({
@@ -319,10 +319,12 @@ export async function consumeInOrder(
       const [first, then] = await Promise.all([firstHit, thenHit]);
       return then ? { first, then } : { first };
     }
-    // What the instance holds is used only while Redis answers: a request waits for a PING sent
-    // after it came (one for all the requests of a round trip), so a store that is gone or frozen
-    // still fails the limits closed, as a round of its own would.
-    const [, admitted] = await Promise.all([a.answering().catch(storeFailure), admitBoth(store, a, firstKey, b, thenKey)]);
+    // What the instance holds is used only while Redis answers (it answered a PING sent within
+    // the last few milliseconds, else the request waits for one), so a store that is gone or
+    // frozen still fails the limits closed, as a round of its own would.
+    const answering = a.answering();
+    if (!answering) return admitBoth(store, a, firstKey, b, thenKey);
+    const [, admitted] = await Promise.all([answering.catch(storeFailure), admitBoth(store, a, firstKey, b, thenKey)]);
     return admitted;
   }
   const first = await firstLimiter.consume(firstKey);

@@ -12,6 +12,8 @@ export interface RedisStoreOptions {
 
 const CONNECT_TIMEOUT_MS = 2_000;
 const COMMAND_TIMEOUT_MS = 2_000;
+/** How long a PING that Redis answered shows it answering (RedisStore.answering). */
+const LIVENESS_WINDOW_MS = 5;
 const SOCKET_TIMEOUT_MS = 2_500;
 const MAX_RECONNECT_DELAY_MS = 2_000;
 
@@ -429,39 +431,45 @@ export class RedisStore implements KeyValueStore {
     return { kind: "redis", client: this.client, keyPrefix: this.keyPrefix, ready: () => this.ready(), answering: () => this.answering() };
   }
 
-  /** Callers waiting for the next liveness PING, and whether one is in flight (answering()). */
-  private answerWaiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
-  private answerPingInFlight = false;
+  /** The liveness PING in flight (answering()), which every caller that comes meanwhile joins. */
+  private answerPing: Promise<void> | undefined;
+  private answerPingSentAt = -Infinity;
+  /** When the last PING that Redis answered was sent: Redis answered at or after it. */
+  private answeredSince = -Infinity;
 
   /**
-   * Resolves once Redis has answered a PING sent after this call; rejects (StoreUnavailableError)
-   * when it cannot be reached or does not answer within the command timeout. The callers of one
-   * round trip share one PING, so under load this is one cheap command per round trip, not per
-   * caller: what lets points an instance holds (rate-limit.ts) be used only while Redis answers.
+   * Whether Redis is answering: undefined when a PING sent within the last LIVENESS_WINDOW_MS was
+   * answered (nothing to wait for); else a promise that resolves once a PING sent now or in flight
+   * is answered, and rejects (StoreUnavailableError) when Redis cannot be reached or does not
+   * answer within the command timeout. Within the window a PING is sent again after half of it, so
+   * a steady load never waits and costs at most one PING per half window. What lets points an
+   * instance holds (rate-limit.ts) be used only while Redis answers: a Redis that stops answering
+   * (or is gone) stops them within the window.
    */
-  answering(): Promise<void> {
-    if (this.client.status !== "ready" || this.closed) return this.run(() => this.client.ping(), false).then(() => undefined);
-    return new Promise((resolve, reject) => {
-      this.answerWaiters.push({ resolve, reject });
-      if (!this.answerPingInFlight) this.sendAnswerPing();
-    });
+  answering(): Promise<void> | undefined {
+    const now = performance.now();
+    if (this.client.status === "ready" && !this.closed && now - this.answeredSince < LIVENESS_WINDOW_MS) {
+      if (!this.answerPing && now - this.answerPingSentAt >= LIVENESS_WINDOW_MS / 2) this.sendAnswerPing(now).catch(() => undefined);
+      return undefined;
+    }
+    return this.answerPing ?? this.sendAnswerPing(now);
   }
 
-  private sendAnswerPing(): void {
-    const waiting = this.answerWaiters;
-    this.answerWaiters = [];
-    this.answerPingInFlight = true;
-    const settle = (error?: unknown) => {
-      this.answerPingInFlight = false;
-      for (const waiter of waiting) {
-        if (error === undefined) waiter.resolve();
-        else waiter.reject(error);
-      }
-      // Those who came while it was in flight wait for one sent after they came.
-      if (this.answerWaiters.length > 0) this.sendAnswerPing();
-    };
+  private sendAnswerPing(now: number): Promise<void> {
     this.livenessPings++;
-    this.run(() => this.client.ping(), false).then(() => settle(), (error: unknown) => settle(error ?? new StoreUnavailableError("redis did not answer")));
+    this.answerPingSentAt = now;
+    const ping = this.run(() => this.client.ping(), false).then(
+      () => {
+        this.answerPing = undefined;
+        this.answeredSince = Math.max(this.answeredSince, now);
+      },
+      (error: unknown) => {
+        this.answerPing = undefined;
+        throw error;
+      },
+    );
+    this.answerPing = ping;
+    return ping;
   }
 
   round(): StoreRound {

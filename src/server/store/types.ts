@@ -170,12 +170,12 @@ export type RateLimitBackend =
       /** Waits for the connection on start-up and fails fast while Redis is down. */
       ready(): Promise<void>;
       /**
-       * Resolves once Redis has answered a command sent after the call (callers of one round trip
-       * share one PING); rejects with StoreUnavailableError when it is down or does not answer.
-       * Points an instance holds (rate-limit.ts WindowHoldings) are used only then, so a store
-       * that is gone or frozen still fails the limits closed.
+       * Whether Redis is answering: undefined when it answered a PING sent within the last few
+       * milliseconds, else a promise of the next answer, rejected with StoreUnavailableError when
+       * it is down or does not answer. Points an instance holds (rate-limit.ts WindowHoldings) are
+       * used only then, so a store that is gone or frozen still fails the limits closed.
        */
-      answering(): Promise<void>;
+      answering(): Promise<void> | undefined;
     }
   | {
       kind: "memory";
