@@ -6,7 +6,7 @@ import path from "node:path";
 import pg from "pg";
 import { embeddedImage, openDatabase } from "./db";
 import { readMigrations } from "./migrate";
-import { isListening, TcpProxy } from "@/test/tcp-proxy";
+import { isListening, proxiedUrl } from "@/test/tcp-proxy";
 import { createTestApp, restClient } from "@/test/app";
 import { newId } from "./ids";
 
@@ -103,13 +103,8 @@ describe.skipIf(!pgAvailable)("real PostgreSQL (DATABASE_URL)", () => {
   });
 
   it("answers 503 while PostgreSQL is unreachable and recovers when it is back", async () => {
-    const target = new URL(PG_URL);
-    const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    await proxy.start();
-    const viaProxy = new URL(PG_URL);
-    viaProxy.hostname = "127.0.0.1";
-    viaProxy.port = String(proxy.port);
-    const app = await createTestApp({ DATABASE_URL: viaProxy.toString() });
+    const { proxy, url: proxied } = await proxiedUrl(PG_URL, 5432);
+    const app = await createTestApp({ DATABASE_URL: proxied });
     const request = restClient(app);
     try {
       expect((await request("GET", "/ready")).status).toBe(200);
@@ -140,13 +135,8 @@ const redisAvailable = process.env.REDIS_URL ? true : await isListening(6379);
 
 describe.skipIf(!redisAvailable)("real Redis (REDIS_URL)", () => {
   it("answers 503 while Redis is unreachable and recovers when it is back", async () => {
-    const target = new URL(REDIS_URL);
-    const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
-    await proxy.start();
-    const viaProxy = new URL(REDIS_URL);
-    viaProxy.hostname = "127.0.0.1";
-    viaProxy.port = String(proxy.port);
-    const app = await createTestApp({ REDIS_URL: viaProxy.toString() });
+    const { proxy, url: proxied } = await proxiedUrl(REDIS_URL, 6379);
+    const app = await createTestApp({ REDIS_URL: proxied });
     const request = restClient(app);
     try {
       let status = 0;

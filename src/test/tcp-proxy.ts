@@ -113,3 +113,17 @@ export function isListening(port: number, host = "127.0.0.1", timeoutMs = 500): 
     socket.once("error", () => done(false));
   });
 }
+
+/**
+ * A started TcpProxy in front of the server a connection URL names (PostgreSQL, Redis), and the
+ * same URL pointed at the proxy, for tests that cut, freeze or slow that connection.
+ */
+export async function proxiedUrl(url: string, defaultPort: number): Promise<{ proxy: TcpProxy; url: string }> {
+  const target = new URL(url);
+  const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || defaultPort) });
+  await proxy.start();
+  const via = new URL(url);
+  via.hostname = "127.0.0.1";
+  via.port = String(proxy.port);
+  return { proxy, url: via.toString() };
+}

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "./redis";
 import { consumeInOrder, createRateLimiter } from "./rate-limit";
 import { StoreUnavailableError } from "./types";
-import { isListening, TcpProxy } from "@/test/tcp-proxy";
+import { isListening, proxiedUrl } from "@/test/tcp-proxy";
 
 const explicitUrl = process.env.REDIS_URL;
 const redisUrl = explicitUrl ?? "redis://127.0.0.1:6379";
@@ -121,13 +121,8 @@ describe.skipIf(!redisAvailable)("two limits in order on Redis, with held points
   });
 
   it("with Redis not answering (its connection open), points held are not used: the limits fail closed", async () => {
-    const target = new URL(redisUrl);
-    const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
-    await proxy.start();
-    const viaProxy = new URL(redisUrl);
-    viaProxy.hostname = "127.0.0.1";
-    viaProxy.port = String(proxy.port);
-    const own = new RedisStore({ url: viaProxy.toString(), keyPrefix: prefix });
+    const { proxy, url: proxied } = await proxiedUrl(redisUrl, 6379);
+    const own = new RedisStore({ url: proxied, keyPrefix: prefix });
     try {
       const client = createRateLimiter(own, { keyPrefix: "frozen-client", points: 1_000, durationSec: 60 });
       const organization = createRateLimiter(own, { keyPrefix: "frozen-org", points: 1_000, durationSec: 60 });

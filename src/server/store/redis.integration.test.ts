@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { RedisStore } from "./redis";
 import { storeContract } from "./store.contract";
 import { StoreUnavailableError } from "./types";
-import { isListening, TcpProxy } from "@/test/tcp-proxy";
+import { isListening, proxiedUrl } from "@/test/tcp-proxy";
 import { monitorRedis } from "@/test/redis-monitor";
 
 const explicitUrl = process.env.REDIS_URL;
@@ -22,13 +22,8 @@ describe.skipIf(!redisAvailable)("RedisStore", () => {
   );
 
   it("fails fast while Redis is unreachable and recovers when it returns", async () => {
-    const target = new URL(redisUrl);
-    const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
-    await proxy.start();
-    const viaProxy = new URL(redisUrl);
-    viaProxy.hostname = "127.0.0.1";
-    viaProxy.port = String(proxy.port);
-    const store = new RedisStore({ url: viaProxy.toString(), keyPrefix: `fptest:${randomUUID()}:` });
+    const { proxy, url: proxied } = await proxiedUrl(redisUrl, 6379);
+    const store = new RedisStore({ url: proxied, keyPrefix: `fptest:${randomUUID()}:` });
     try {
       await store.set("k", "v", { ttlMs: 60_000 });
       const received: string[] = [];
