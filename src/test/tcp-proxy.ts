@@ -116,12 +116,13 @@ export function isListening(port: number, host = "127.0.0.1", timeoutMs = 500): 
 
 /**
  * A started TcpProxy in front of the server a connection URL names (PostgreSQL, Redis), and the
- * same URL pointed at the proxy, for tests that cut, freeze or slow that connection.
+ * same URL pointed at the proxy, for tests that cut, freeze or slow that connection. `port`: the
+ * proxy's own (any free one when absent).
  */
-export async function proxiedUrl(url: string, defaultPort: number): Promise<{ proxy: TcpProxy; url: string }> {
+export async function proxiedUrl(url: string, defaultPort: number, options: TcpProxyOptions & { port?: number } = {}): Promise<{ proxy: TcpProxy; url: string }> {
   const target = new URL(url);
-  const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || defaultPort) });
-  await proxy.start();
+  const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || defaultPort) }, options);
+  await proxy.start(options.port);
   const via = new URL(url);
   via.hostname = "127.0.0.1";
   via.port = String(proxy.port);

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { signUp } from "@/test/accounts";
 import { Sink, TestCluster, sleep, until, type ClusterNode } from "@/test/cluster";
-import { TcpProxy } from "@/test/tcp-proxy";
+import { proxiedUrl, type TcpProxy } from "@/test/tcp-proxy";
 
 const BASE_PORT = 3720;
 const SINK_PORT = 3791;
@@ -35,16 +35,12 @@ const tag = Math.random().toString(36).slice(2, 8);
 const injectId = `inject-${tag}`;
 
 beforeAll(async () => {
-  const redisUrl = new URL(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
-  proxy = new TcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) }, { connectDelayMs: REDIS_CONNECT_DELAY_MS });
-  await proxy.start(PROXY_PORT);
+  const slowRedis = await proxiedUrl(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", 6379, { connectDelayMs: REDIS_CONNECT_DELAY_MS, port: PROXY_PORT });
+  proxy = slowRedis.proxy;
   await sink.start(SINK_PORT);
   cluster = new TestCluster({ basePort: BASE_PORT });
-  const slowRedis = new URL(redisUrl);
-  slowRedis.hostname = "127.0.0.1";
-  slowRedis.port = String(PROXY_PORT);
   // The slow instance starts alone, so the flow is placed on it.
-  slow = await cluster.start("slow", 0, undefined, { REDIS_URL: slowRedis.toString() });
+  slow = await cluster.start("slow", 0, undefined, { REDIS_URL: slowRedis.url });
   const user = await signUp(slow.request);
   token = user.accessToken;
   organizationId = user.organizationId;
