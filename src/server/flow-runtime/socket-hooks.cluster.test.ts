@@ -37,6 +37,11 @@ let slug: string;
 const node = (name: string) => cluster.node(name);
 const socketUrl = (via: ClusterNode, path: string) => `ws://127.0.0.1:${via.port}/ws/hooks/${slug}${path}`;
 
+/** Where a flow runs and since when (a flow started again has a new `since`). */
+async function placement(flowId: string): Promise<unknown> {
+  return (await cluster.live()[0]!.request("GET", `/flows/${flowId}`, { token })).body.flow?.runtime;
+}
+
 async function holder(flowId: string): Promise<ClusterNode> {
   const instanceId = await until("placed", async () => {
     const res = await cluster.live()[0]!.request("GET", `/flows/${flowId}`, { token });
@@ -223,9 +228,23 @@ describe("one websocket listener, flows on two instances", () => {
       await client.opened;
       await until("the client counted by flow one's listener", async () => ((await wsInStatus(flows.one, "one")) === "connected 1" ? true : undefined), 15_000);
 
+      const placedBefore = await placement(flows.one);
+
       // The edge dies without closing the socket: no close event ever reaches the listener.
       cluster.signal(edge.name, "SIGKILL");
-      await until("the dead edge's client forgotten", async () => ((await wsInStatus(flows.one, "one")) === "disconnected" ? true : undefined), 20_000);
+      let seen: string | undefined;
+      await until(
+        "the dead edge's client forgotten",
+        async () => {
+          seen = await wsInStatus(flows.one, "one");
+          return seen === "disconnected" ? true : undefined;
+        },
+        20_000,
+      ).catch(async (err: unknown) => {
+        // What tells a listener that never forgot the client from one that started again (no status until an event, as Node-RED's).
+        const now = await placement(flows.one).catch(String);
+        throw new Error(`${String(err)}; last status ${JSON.stringify(seen)}; flow one placed ${JSON.stringify(placedBefore)} before the kill, ${JSON.stringify(now)} after; flow two ${JSON.stringify(await placement(flows.two).catch(String))}`);
+      });
       client.ws.terminate();
     } catch (err) {
       console.error(cluster.logs());
