@@ -7,7 +7,7 @@ import type { AppServices } from "../../app-services";
 import { requestContext } from "../request-context";
 import { browserSessionId } from "../../auth/browser-session";
 import { bodyLimits } from "../../../shared/policy";
-import { collectRoutes, matchRoute, type RestRoute } from "./routes";
+import { collectRoutes, indexRoutes, matchRoute, type RestRoute } from "./routes";
 import { jsonBodyOf } from "../frozen-output";
 import { invokeProcedure } from "../invoke-procedure";
 import { readLimited, readLimitedBytes, type LimitedBytes, type LimitedRead } from "./read-body";
@@ -171,7 +171,7 @@ async function restBrowserSession(app: AppServices, req: RestRequest): Promise<s
 }
 
 export function createRestCore(options: RestHandlerOptions): (req: RestRequest) => Promise<RestResult> {
-  const routes = collectRoutes(options.router);
+  const routes = indexRoutes(collectRoutes(options.router));
 
   return async function handle(req: RestRequest): Promise<RestResult> {
     const started = performance.now();

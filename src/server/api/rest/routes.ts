@@ -65,12 +65,49 @@ export function collectRoutes(appRouter: AnyRouter): RestRoute[] {
   return routes.sort((a, b) => a.paramNames.length - b.paramNames.length);
 }
 
+/**
+ * The routes by the first segment of their path, so a request tries the few under its own first
+ * segment instead of every route's pattern in turn (3 % of an inject's CPU went to those tries,
+ * with ~100 routes). A route whose first segment is a parameter is tried for every path. Each
+ * bucket keeps collectRoutes' order (static segments before parameters).
+ */
+export interface RouteIndex {
+  byFirstSegment: Map<string, RestRoute[]>;
+  /** The routes whose first segment is a parameter: the candidates of a path no bucket names. */
+  anyFirstSegment: RestRoute[];
+}
+
+export function indexRoutes(routes: RestRoute[]): RouteIndex {
+  const literal = (route: RestRoute) => {
+    const first = route.path.split("/")[1] ?? "";
+    return first.startsWith("{") ? undefined : first;
+  };
+  const anyFirstSegment = routes.filter((route) => literal(route) === undefined);
+  const byFirstSegment = new Map<string, RestRoute[]>();
+  for (const route of routes) {
+    const first = literal(route);
+    if (first === undefined || byFirstSegment.has(first)) continue;
+    byFirstSegment.set(
+      first,
+      routes.filter((r) => literal(r) === first || literal(r) === undefined),
+    );
+  }
+  return { byFirstSegment, anyFirstSegment };
+}
+
+/** The first segment of a request path as the routes' patterns see it (raw, still percent-encoded). */
+function firstSegment(path: string): string {
+  const end = path.indexOf("/", 1);
+  return end === -1 ? path.slice(1) : path.slice(1, end);
+}
+
 export function matchRoute(
-  routes: RestRoute[],
+  index: RouteIndex,
   method: string,
   path: string,
 ): { route: RestRoute; params: Record<string, string> } | { allowed: string[] } | null {
   const allowed: string[] = [];
+  const routes = index.byFirstSegment.get(firstSegment(path)) ?? index.anyFirstSegment;
   for (const route of routes) {
     const m = route.regex.exec(path);
     if (!m) continue;
