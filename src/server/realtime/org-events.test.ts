@@ -25,7 +25,8 @@ async function setUp() {
 
 describe("OrgEventPublisher", () => {
   it("sends the events of one turn as one message per organization, one event per line, in order", async () => {
-    const { published, received, events } = await setUp();
+    const { store, published, received, events } = await setUp();
+    await store.subscribe(orgEventsChannel("org_b"), () => undefined);
     events.publish("org_a", "inject", "flw_1", { node_id: "n1", message_id: "m1", by: "usr_1" });
     events.publish("org_b", "flow.deleted", "flw_9", { name: "B", by: "usr_2" });
     events.publish("org_a", "debug", "flw_1", { node_id: "n2", name: "", property: "payload", msg: "x\ny", format: "string" });
@@ -78,6 +79,28 @@ describe("OrgEventPublisher", () => {
     await expect.poll(() => order).toEqual(["sent after 1 PUBLISH", "published", "published"]);
     // Nothing queued any more: at once.
     await expect(events.sent()).resolves.toBeUndefined();
+  });
+
+  it("an event nobody would receive is not made: the in-process store knows its subscribers", async () => {
+    const { store, published, received, events } = await setUp();
+    events.publish("org_b", "flow.deleted", "flw_9", { name: "B", by: "usr_2" });
+    // Nothing queued: an inject answers at once.
+    await expect(events.published()).resolves.toBeUndefined();
+    await events.flush();
+    expect(published).toEqual([]);
+    // Once someone listens there, the organization's events go out again; and stop when they leave.
+    const heard: string[] = [];
+    const unsubscribe = await store.subscribe(orgEventsChannel("org_b"), (m) => heard.push(m));
+    events.publish("org_b", "flow.deleted", "flw_9", { name: "B", by: "usr_2" });
+    await events.flush();
+    await expect.poll(() => heard.length).toBe(1);
+    await unsubscribe();
+    events.publish("org_b", "flow.deleted", "flw_9", { name: "B", by: "usr_2" });
+    events.publish("org_a", "flow.deleted", "flw_1", { name: "A", by: "usr_1" });
+    await events.flush();
+    expect(published.map((p) => p.channel)).toEqual([orgEventsChannel("org_b"), orgEventsChannel("org_a")]);
+    await expect.poll(() => received.length).toBe(1);
+    expect(heard).toHaveLength(1);
   });
 
   it("a store that fails loses the events, never the caller", async () => {

@@ -24,8 +24,11 @@ export class OrgEventPublisher {
   ) {}
 
   publish<T extends EventTopic>(organizationId: string, topic: T, flowId: string | null, data: EventData[T], options: { deviceId?: string } = {}): void {
-    const event = { type: "event", topic, flow_id: flowId, ...(options.deviceId ? { device_id: options.deviceId } : {}), data, ts: new Date().toISOString() } as OrgEvent<T>;
     const channel = orgEventsChannel(organizationId);
+    // Nobody would receive it (the in-process store knows every subscriber: no editor, dashboard or
+    // device of the organization is connected): it is not made, as Redis would have dropped it.
+    if (this.store.unheard?.(channel)) return;
+    const event = { type: "event", topic, flow_id: flowId, ...(options.deviceId ? { device_id: options.deviceId } : {}), data, ts: new Date().toISOString() } as OrgEvent<T>;
     const line = JSON.stringify(event);
     const queued = this.pending.get(channel);
     if (queued) queued.push(line);

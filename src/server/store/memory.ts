@@ -244,6 +244,10 @@ export class MemoryStore implements KeyValueStore {
     return subscriptions.size;
   }
 
+  unheard(channel: string): boolean {
+    return !this.channels.has(channel);
+  }
+
   async listeners(channels: readonly string[]): Promise<number[]> {
     this.assertOpen();
     return channels.map((channel) => this.channels.get(channel)?.size ?? 0);

@@ -410,6 +410,19 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
       expect(await store.listeners([key("counted")])).toEqual([0]);
     });
 
+    it("says a channel is unheard only when a publish to it would reach nobody (where it can say)", async () => {
+      if (!store.unheard) return; // Redis: listeners may be elsewhere; callers always publish.
+      expect(store.unheard(key("quiet"))).toBe(true);
+      const stop = await store.subscribe(key("quiet"), () => undefined);
+      const again = await store.subscribe(key("quiet"), () => undefined);
+      expect(store.unheard(key("quiet"))).toBe(false);
+      await stop();
+      expect(store.unheard(key("quiet"))).toBe(false);
+      await again();
+      expect(store.unheard(key("quiet"))).toBe(true);
+      expect(await store.publish(key("quiet"), "m")).toBe(0);
+    });
+
     it("a round does in one trip what the methods of the same names do", async () => {
       const record = { id: "s1", seen: "old", cap: new Date(Date.now() + 60_000).toISOString() };
       await store.set(key("session"), JSON.stringify(record), { ttlMs: LIVES_MS });

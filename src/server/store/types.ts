@@ -75,6 +75,13 @@ export interface KeyValueStore {
    * instance cut off from Redis shows 0 too.
    */
   listeners(channels: readonly string[]): Promise<number[]>;
+  /**
+   * True when a message published to the channel now would reach nobody, and the store knows it
+   * without asking anyone: the in-process store, which holds every subscription there is. Absent
+   * where listeners live elsewhere (Redis: other instances), so a caller always publishes there.
+   * A publisher skips making a message nobody would receive.
+   */
+  unheard?(channel: string): boolean;
   /** Subscribes to a channel; resolves once the subscription is active, to a function that ends it. */
   subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
   /**
