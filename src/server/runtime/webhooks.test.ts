@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { errorTable } from "../errors";
+import type { Message } from "./types";
 import { SOCKET_ROUTE_METHOD, WebhookRegistry, compileRoute, matchRoute, routePathProblem, webhookRouteKey, type WebhookListener, type WebhookResponse } from "./webhooks";
 
 afterEach(() => {
@@ -23,6 +24,43 @@ describe("WebhookRegistry", () => {
       },
     ]);
     expect(answers[0]!.status).toBe(504);
+  });
+
+  it("times each pending request out 30 s after it came, however many wait and whichever were answered", () => {
+    vi.useFakeTimers();
+    const registry = new WebhookRegistry();
+    const binding = { flowId: "flw_1", organizationId: "org_1" };
+    const answers: string[] = [];
+    const open = (name: string) => {
+      const id = registry.openResponse(binding, (r) => answers.push(`${name} ${r.status}`));
+      const msg: Message = { _msgid: name, res: { _id: id } };
+      return msg;
+    };
+    const first = open("first");
+    vi.advanceTimersByTime(10_000);
+    open("second");
+    vi.advanceTimersByTime(5_000);
+    const third = open("third");
+    // The oldest is answered by its flow: the others still time out at their own deadlines.
+    expect(registry.respond(binding, first, { status: 200, headers: {}, body: "ok" })).toBe(true);
+    expect(registry.respond(binding, first, { status: 200, headers: {}, body: "again" })).toBe(false);
+    vi.advanceTimersByTime(24_999);
+    expect(answers).toEqual(["first 200"]);
+    vi.advanceTimersByTime(1);
+    expect(answers).toEqual(["first 200", "second 504"]);
+    vi.advanceTimersByTime(4_999);
+    expect(answers).toEqual(["first 200", "second 504"]);
+    vi.advanceTimersByTime(1);
+    expect(answers).toEqual(["first 200", "second 504", "third 504"]);
+    // Too late: the flow's answer goes nowhere.
+    expect(registry.respond(binding, third, { status: 200, headers: {}, body: "late" })).toBe(false);
+    // Nothing left waiting, no timer left; a new request gets its full 30 s.
+    expect(vi.getTimerCount()).toBe(0);
+    open("fourth");
+    vi.advanceTimersByTime(29_999);
+    expect(answers).toHaveLength(3);
+    vi.advanceTimersByTime(1);
+    expect(answers.at(-1)).toBe("fourth 504");
   });
 
   it("never lets a slug (percent-decoded from the URL, so it may hold spaces) alias another route", () => {

@@ -358,7 +358,9 @@ export const WEBHOOK_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** A key part with `%` and whitespace percent-encoded, so the space between parts never comes from inside one. */
-const keyPart = (text: string) => text.replace(/[%\s]/gu, (c) => encodeURIComponent(c));
+const ESCAPED = /[%\s]/u;
+// Each request makes four keys: the test first leaves the usual part (nothing to escape) as it is.
+const keyPart = (text: string) => (ESCAPED.test(text) ? text.replace(/[%\s]/gu, (c) => encodeURIComponent(c)) : text);
 
 /**
  * The key of a webhook route: organization slug, method (lower case) and path (without trailing
@@ -384,7 +386,10 @@ export class WebhookRegistry {
   private readonly listeners = new Map<string, { listener: WebhookListener; seq: number }>();
   /** Routes with parameters, per slug and method, in the order they were registered (Express: the first that matches wins). */
   private readonly patterns = new Map<string, Array<{ pattern: RoutePattern; listener: WebhookListener; seq: number }>>();
-  private readonly pending = new Map<string, FlowBinding & { resolve: (r: WebhookResponse) => void }>();
+  /** Requests waiting for their http-response, oldest first: opened in deadline order (RESPONSE_TIMEOUT_MS after). */
+  private readonly pending = new Map<string, FlowBinding & { deadline: number; resolve: (r: WebhookResponse) => void }>();
+  /** The one timer of the pending responses: due at the oldest one's deadline. */
+  private expiry: NodeJS.Timeout | undefined;
   private seq = 0;
 
   private key(slug: string, method: string, path: string) {
@@ -436,20 +441,30 @@ export class WebhookRegistry {
     // From the pooled random bytes: a handle, not a secret (respond() answers only the flow that
     // opened it), and a randomBytes call per request cost a tenth of a webhook's time.
     const id = randomKey(16);
-    const timer = setTimeout(() => {
-      if (!this.pending.delete(id)) return;
-      respond(webhookError(new AppError("GATEWAY_TIMEOUT", "the flow did not answer in time")));
-    }, RESPONSE_TIMEOUT_MS);
-    timer.unref();
-    this.pending.set(id, {
-      flowId: binding.flowId,
-      organizationId: binding.organizationId,
-      resolve: (r) => {
-        clearTimeout(timer);
-        respond(r);
-      },
-    });
+    this.pending.set(id, { flowId: binding.flowId, organizationId: binding.organizationId, deadline: Date.now() + RESPONSE_TIMEOUT_MS, resolve: respond });
+    // One timer for all of them instead of a timer set and cleared per request: due at the oldest
+    // one's deadline, it answers those past theirs and is set again for the next.
+    if (!this.expiry) this.expireAfter(RESPONSE_TIMEOUT_MS);
     return id;
+  }
+
+  private expireAfter(delayMs: number) {
+    this.expiry = setTimeout(() => this.expire(), delayMs);
+    this.expiry.unref();
+  }
+
+  /** Answers 504 to the requests past their deadline (the oldest first), and waits for the next. */
+  private expire() {
+    this.expiry = undefined;
+    const now = Date.now();
+    for (const [id, entry] of this.pending) {
+      if (entry.deadline > now) {
+        this.expireAfter(entry.deadline - now);
+        return;
+      }
+      this.pending.delete(id);
+      entry.resolve(webhookError(new AppError("GATEWAY_TIMEOUT", "the flow did not answer in time")));
+    }
   }
 
   /** Answers the request `msg` came from, if it is pending and belongs to `binding`'s flow. */
