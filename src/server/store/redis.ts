@@ -225,10 +225,13 @@ export class RedisStore implements KeyValueStore {
       // Commands issued while disconnected are rejected at once instead of piling up in memory
       // and hanging their callers until Redis returns.
       enableOfflineQueue: false,
-      // Commands issued in the same tick go out in one write (a request's session read, access
-      // generation and rate limit; concurrent requests' commands): one write(2) per command was
-      // ~10 % of a request's time under load (docs/BENCHMARKS.md, benchmark 2).
-      enableAutoPipelining: true,
+      // Each command is written at once. A request's session, access generation, rate limit and
+      // flows generation are one command already (round()); ioredis's auto-pipelining, which sends
+      // a turn's commands together, then only wrapped that one command in a pipeline of its own
+      // and held it until the turn ended: without it GET /flows went from 10.2-10.9k to
+      // 12.8-13.9k req/s and inject from 6.1-6.4k to 6.9-7.3k (docs/BENCHMARKS.md, round 16).
+      // Holding a turn's commands with cork() instead was slower still (inject 6.0-6.1k).
+      enableAutoPipelining: false,
       maxRetriesPerRequest: 1,
       connectTimeout: CONNECT_TIMEOUT_MS,
       commandTimeout: COMMAND_TIMEOUT_MS,
