@@ -60,7 +60,9 @@ test("a project call answered through a project in and a project out (return), s
   await outDialog.getByRole("button", { name: "Done" }).click();
 
   await editorToolbar(page).getByRole("button", { name: "Deploy" }).click();
-  await expect(editorToolbar(page).getByText("Undeployed changes")).toHaveCount(0);
+  // Saved, then deployed: the flow runs. (It never ran before, so no "Undeployed changes" badge
+  // was there to wait for; reading the flow at once raced the save.)
+  await expect(editorToolbar(page).getByTestId("flow-state")).toHaveText("Running");
   const stored = await getFlow(request, owner, flow.id);
   const config = (id: string) => stored.nodes.find((n: { id: string }) => n.id === id).config;
   expect(config(ids.call)).toMatchObject({ project: "flows", topic: "lookup/price", timeout_seconds: 30 });
