@@ -37,16 +37,13 @@ let slug: string;
 const node = (name: string) => cluster.node(name);
 const socketUrl = (via: ClusterNode, path: string) => `ws://127.0.0.1:${via.port}/ws/hooks/${slug}${path}`;
 
-/** Where a flow runs and since when (a flow started again has a new `since`). */
-async function placement(flowId: string): Promise<unknown> {
+/** Where a flow runs and since when (a flow started again has a new `since`); null while it runs nowhere. */
+async function placement(flowId: string): Promise<{ instance_id: string; since: string } | null | undefined> {
   return (await cluster.live()[0]!.request("GET", `/flows/${flowId}`, { token })).body.flow?.runtime;
 }
 
 async function holder(flowId: string): Promise<ClusterNode> {
-  const instanceId = await until("placed", async () => {
-    const res = await cluster.live()[0]!.request("GET", `/flows/${flowId}`, { token });
-    return (res.body.flow?.runtime?.instance_id as string | undefined) ?? undefined;
-  });
+  const instanceId = await until("placed", async () => (await placement(flowId))?.instance_id);
   return cluster.byInstance(instanceId);
 }
 

@@ -63,6 +63,23 @@ describe("WebhookRegistry", () => {
     expect(answers.at(-1)).toBe("fourth 504");
   });
 
+  it("a timed-out request whose answer throws leaves the later ones their timeout", () => {
+    vi.useFakeTimers();
+    const registry = new WebhookRegistry();
+    const binding = { flowId: "flw_1", organizationId: "org_1" };
+    const answers: number[] = [];
+    registry.openResponse(binding, () => {
+      throw new Error("the socket is gone");
+    });
+    vi.advanceTimersByTime(5_000);
+    registry.openResponse(binding, (r) => answers.push(r.status));
+    expect(() => vi.advanceTimersByTime(25_000)).toThrow("the socket is gone");
+    vi.advanceTimersByTime(4_999);
+    expect(answers).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(answers).toEqual([504]);
+  });
+
   it("never lets a slug (percent-decoded from the URL, so it may hold spaces) alias another route", () => {
     const registry = new WebhookRegistry();
     const listener = (flowId: string): WebhookListener => ({ flowId, organizationId: "org_1", nodeId: "n", onRequest: () => undefined });

@@ -386,7 +386,7 @@ export class WebhookRegistry {
   private readonly listeners = new Map<string, { listener: WebhookListener; seq: number }>();
   /** Routes with parameters, per slug and method, in the order they were registered (Express: the first that matches wins). */
   private readonly patterns = new Map<string, Array<{ pattern: RoutePattern; listener: WebhookListener; seq: number }>>();
-  /** Requests waiting for their http-response, oldest first: opened in deadline order (RESPONSE_TIMEOUT_MS after). */
+  /** Requests waiting for their http-response, oldest first: opened in deadline order (RESPONSE_TIMEOUT_MS after, on the monotonic clock). */
   private readonly pending = new Map<string, FlowBinding & { deadline: number; resolve: (r: WebhookResponse) => void }>();
   /** The one timer of the pending responses: due at the oldest one's deadline. */
   private expiry: NodeJS.Timeout | undefined;
@@ -441,7 +441,7 @@ export class WebhookRegistry {
     // From the pooled random bytes: a handle, not a secret (respond() answers only the flow that
     // opened it), and a randomBytes call per request cost a tenth of a webhook's time.
     const id = randomKey(16);
-    this.pending.set(id, { flowId: binding.flowId, organizationId: binding.organizationId, deadline: Date.now() + RESPONSE_TIMEOUT_MS, resolve: respond });
+    this.pending.set(id, { flowId: binding.flowId, organizationId: binding.organizationId, deadline: performance.now() + RESPONSE_TIMEOUT_MS, resolve: respond });
     // One timer for all of them instead of a timer set and cleared per request: due at the oldest
     // one's deadline, it answers those past theirs and is set again for the next.
     if (!this.expiry) this.expireAfter(RESPONSE_TIMEOUT_MS);
@@ -453,18 +453,24 @@ export class WebhookRegistry {
     this.expiry.unref();
   }
 
-  /** Answers 504 to the requests past their deadline (the oldest first), and waits for the next. */
+  /**
+   * Answers 504 to the requests past their deadline (the oldest first), and waits for the next.
+   * The timer is set again before any answer is given, so one that throws cannot leave the rest
+   * waiting forever.
+   */
   private expire() {
     this.expiry = undefined;
-    const now = Date.now();
+    const now = performance.now();
+    const expired: Array<(r: WebhookResponse) => void> = [];
     for (const [id, entry] of this.pending) {
       if (entry.deadline > now) {
         this.expireAfter(entry.deadline - now);
-        return;
+        break;
       }
       this.pending.delete(id);
-      entry.resolve(webhookError(new AppError("GATEWAY_TIMEOUT", "the flow did not answer in time")));
+      expired.push(entry.resolve);
     }
+    for (const resolve of expired) resolve(webhookError(new AppError("GATEWAY_TIMEOUT", "the flow did not answer in time")));
   }
 
   /** Answers the request `msg` came from, if it is pending and belongs to `binding`'s flow. */

@@ -78,19 +78,15 @@ export interface RouteIndex {
 }
 
 export function indexRoutes(routes: RestRoute[]): RouteIndex {
-  const literal = (route: RestRoute) => {
+  // Each route's literal first segment; undefined for a parameter.
+  const firsts = routes.map((route) => {
     const first = route.path.split("/")[1] ?? "";
     return first.startsWith("{") ? undefined : first;
-  };
-  const anyFirstSegment = routes.filter((route) => literal(route) === undefined);
+  });
+  const anyFirstSegment = routes.filter((_, i) => firsts[i] === undefined);
   const byFirstSegment = new Map<string, RestRoute[]>();
-  for (const route of routes) {
-    const first = literal(route);
-    if (first === undefined || byFirstSegment.has(first)) continue;
-    byFirstSegment.set(
-      first,
-      routes.filter((r) => literal(r) === first || literal(r) === undefined),
-    );
+  for (const first of new Set(firsts)) {
+    if (first !== undefined) byFirstSegment.set(first, routes.filter((_, i) => firsts[i] === first || firsts[i] === undefined));
   }
   return { byFirstSegment, anyFirstSegment };
 }
