@@ -2,6 +2,7 @@ import type { KeyValueStore, StoreRound } from "../store";
 import { ACCESS_CHANGED_CHANNEL } from "./revocation-channels";
 import { GenerationCache } from "../store/generation-cache";
 import type { ApiKeyScope, Role } from "../permissions";
+import { SharedRounds } from "./shared-rounds";
 
 /** A user's standing in one organization. */
 export interface MemberAccess {
@@ -61,7 +62,14 @@ export class AccessCache {
   private readonly sessionOrganizations = new Map<string, string>();
   private readonly keyIdentities = new Map<string, KeyIdentity>();
 
+  /**
+   * On Redis, where a credential's store round is a network trip: its requests in flight together
+   * share one (shared-rounds.ts). Null in process.
+   */
+  readonly rounds: SharedRounds | null;
+
   constructor(private readonly store: KeyValueStore) {
+    this.rounds = store.kind === "redis" ? new SharedRounds() : null;
     // One scope for everything: any access change invalidates every entry on every instance.
     this.cache = new GenerationCache(store, { keyOf: () => ACCESS_GENERATION_KEY, maxAgeMs: 60_000, maxWeight: 10_000 });
   }

@@ -11,6 +11,7 @@ import type { RateLimiter, StoreRound } from "../store";
 import type { KeyAccess } from "./access-cache";
 import type { ApiKeyPrincipal } from "./principal";
 import { credentialKeyOf, currentMembership } from "./membership";
+import { limitKeyOf } from "./shared-rounds";
 
 export const API_KEY_PREFIXES = { user: "service_", device: "device_" } as const;
 export type ApiKeyKind = keyof typeof API_KEY_PREFIXES;
@@ -52,13 +53,14 @@ async function loadKeyAccess(app: Pick<AuthDeps, "db">, secretHash: string): Pro
 }
 
 /**
- * A key's use, in `round`: its last-used flag (set at most once a minute), one point of its rate
- * limit and its organization's flows generation. Every operation is added before the first await.
+ * The use of a key by `count` requests, in `round`: its last-used flag (set at most once a minute),
+ * a point of its rate limit for each (answered in order) and its organization's flows generation.
+ * Every operation is added before the first await.
  */
-async function keyUse(app: Pick<AuthDeps, "flowReads">, round: StoreRound, keyId: string, organizationId: string, limit: RateLimiter | undefined) {
+async function keyUse(app: Pick<AuthDeps, "flowReads">, round: StoreRound, keyId: string, organizationId: string, limit: RateLimiter | undefined, count = 1) {
   const [flag, limited, flowsGeneration] = await Promise.all([
     round.setIfAbsent(`api-key-used:${keyId}`, "1", { ttlMs: LAST_USED_WRITE_INTERVAL_MS }),
-    limit?.consume(credentialKeyOf(keyId), 1, round),
+    limit?.consumeEach(credentialKeyOf(keyId), count, round),
     app.flowReads.current(organizationId, round),
   ]);
   return { flag, limited, flowsGeneration };
@@ -75,11 +77,19 @@ export async function authenticateApiKey(app: AuthDeps, secret: string, limit?: 
   // A secret seen before names its key and organization for good, so the request's whole store
   // work (access generation, use flag, rate limit, flows generation) goes out in one round trip.
   const known = app.access.keyIdentity(secretHash);
-  const round = app.store.round();
-  const [generation, early] = await Promise.all([
-    app.access.current(round),
-    known ? keyUse(app, round, known.keyId, known.organizationId, limit) : undefined,
-  ]);
+  const keyRound = (count: number) => {
+    const round = app.store.round();
+    return Promise.all([app.access.current(round), known ? keyUse(app, round, known.keyId, known.organizationId, limit, count) : undefined]);
+  };
+  // On Redis, this key's requests in flight together share one round sent after each of them came
+  // (shared-rounds.ts); a secret not seen before goes alone.
+  const sharing = !known || (limit && !limit.window) ? null : app.access.rounds;
+  const shared = sharing
+    ? await sharing.join(`k\n${known!.keyId}\n${known!.organizationId}\n${limitKeyOf(limit)}`, keyRound)
+    : { value: await keyRound(1), index: 0 };
+  const [generation, used] = shared.value;
+  // The last-used flag goes to one request of the round: the others would only write the same time again.
+  const early = used && { flag: used.flag && shared.index === 0, limited: used.limited?.[shared.index], flowsGeneration: used.flowsGeneration };
   let key = app.access.key(generation, secretHash);
   if (!key) {
     const loaded = await loadKeyAccess(app, secretHash);
@@ -100,7 +110,7 @@ export async function authenticateApiKey(app: AuthDeps, secret: string, limit?: 
   const { flag, limited, flowsGeneration } =
     early && known!.keyId === keyId && known!.organizationId === key.organizationId
       ? early
-      : await keyUse(app, app.store.round(), keyId, key.organizationId, limit);
+      : await keyUse(app, app.store.round(), keyId, key.organizationId, limit).then((alone) => ({ ...alone, limited: alone.limited?.[0] }));
   if (flag) {
     void app.db.prisma.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: new Date() } }).catch((err: unknown) => {
       app.logger.warn({ err, keyId }, "could not record API key use");

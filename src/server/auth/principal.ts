@@ -7,6 +7,7 @@ import type { ApiKeyScope, Role } from "../permissions";
 import { looksLikeJwt, verifyAccessToken, type JwtKeys } from "./jwt";
 import { SessionStore, type SessionRecord } from "./session-store";
 import { authenticateApiKey, isApiKeySecret } from "./api-key-auth";
+import { limitKeyOf } from "./shared-rounds";
 
 interface BasePrincipal {
   userId: string;
@@ -120,13 +121,26 @@ export async function resolvePrincipal(app: AuthDeps, credentials: Credentials, 
   // One store round trip (one command on Redis): the session (renewed as it is read; undone below
   // by the revocation if the membership is gone), the access generation, the rate limit and the
   // flows generation.
-  const round = app.store.round();
-  const [session, generation, limited, flowsGeneration] = await Promise.all([
-    options.touch === false ? sessions.get(sessionId, undefined, round) : sessions.getAndTouch(sessionId, undefined, round),
-    app.access.current(round),
-    options.limit?.consume(credentialKeyOf(sessionId), 1, round),
-    organizationHint === undefined ? undefined : app.flowReads.current(organizationHint, round),
-  ]);
+  const touch = options.touch !== false;
+  const limit = options.limit;
+  const sessionRound = (count: number) => {
+    const round = app.store.round();
+    return Promise.all([
+      touch ? sessions.getAndTouch(sessionId, undefined, round) : sessions.get(sessionId, undefined, round),
+      app.access.current(round),
+      limit?.consumeEach(credentialKeyOf(sessionId), count, round),
+      organizationHint === undefined ? undefined : app.flowReads.current(organizationHint, round),
+    ]);
+  };
+  // On Redis, this session's requests in flight together share one round sent after each of them
+  // came (shared-rounds.ts): everything in it is the session's, so each request gets what its own
+  // round would have said, its place in the rate limit included.
+  const sharing = limit && !limit.window ? null : app.access.rounds;
+  const shared = sharing
+    ? await sharing.join(`s\n${sessionId}\n${touch ? 1 : 0}\n${limitKeyOf(limit)}\n${organizationHint ?? ""}`, sessionRound)
+    : { value: await sessionRound(1), index: 0 };
+  const [session, generation, limits, flowsGeneration] = shared.value;
+  const limited = limits?.[shared.index];
   if (!session || (claimedUser !== undefined && session.user_id !== claimedUser)) {
     throw new AppError("SESSION_REVOKED", "session has ended; log in again");
   }

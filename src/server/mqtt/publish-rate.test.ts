@@ -44,6 +44,9 @@ describe("ClusterPublishRate (the rate shared through the store's window)", () =
         if (fail) throw new Error("store down");
         return { allowed: true, remaining: 100 - points, retryAfterSec: 0 };
       },
+      consumeEach: async () => {
+        throw new Error("not used");
+      },
       peek: async () => ({ allowed: true, remaining: 0, retryAfterSec: 0 }),
       reset: async () => undefined,
     };

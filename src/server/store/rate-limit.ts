@@ -21,6 +21,12 @@ export interface RateLimiter {
    * calls use; in-process there is no round trip to share and `via` is not needed.
    */
   consume(key: string, points?: number, via?: StoreRound): Promise<RateLimitResult>;
+  /**
+   * Counts `count` requests of one point each against the key at once (in `via`'s round on Redis)
+   * and answers each as if it had come alone, in order: with 2 points left, three requests get
+   * allowed, allowed, refused. What a round shared by a credential's requests uses (shared-rounds.ts).
+   */
+  consumeEach(key: string, count: number, via?: StoreRound): Promise<RateLimitResult[]>;
   /** The state the next consume would see, without consuming anything. */
   peek(key: string): Promise<RateLimitResult>;
   /**
@@ -124,6 +130,22 @@ export function createRateLimiter(store: KeyValueStore, options: RateLimiterOpti
         return via.windowHit(storeKeyOf(key), cost, durationSec).then((hit) => decided(hit, points), translateFailure);
       }
       return consumeAlone(key, cost);
+    },
+
+    consumeEach(key, count, via) {
+      if (!Number.isSafeInteger(count) || count < 1) {
+        return Promise.reject(new RangeError(`requests to count must be a positive integer, got ${count}`));
+      }
+      if (via && storeKeyOf) {
+        // One INCRBY of `count`: the i-th request's count is what the window held before plus i + 1.
+        return via.windowHit(storeKeyOf(key), count, durationSec).then(
+          ({ consumed, msBeforeNext }) => Array.from({ length: count }, (_, i) => decided({ consumed: consumed - count + 1 + i, msBeforeNext }, points)),
+          translateFailure,
+        );
+      }
+      const each: Array<Promise<RateLimitResult>> = [];
+      for (let i = 0; i < count; i++) each.push(consumeAlone(key, 1));
+      return Promise.all(each);
     },
 
     async peek(key) {

@@ -480,6 +480,26 @@ export function storeContract(name: string, make: () => Promise<KeyValueStore> |
       await limiter.reset("k");
     });
 
+    it("consumeEach counts several requests at once and answers each as if it had come alone", async () => {
+      const limiter = createRateLimiter(store, { keyPrefix: `${prefix}:each`, points: 5, durationSec: 60 });
+      expect(await limiter.consume("k")).toMatchObject({ allowed: true, remaining: 4 });
+      const round = store.round();
+      const [each] = await Promise.all([limiter.consumeEach("k", 6, round), round.get(key("other"))]);
+      expect(each.map((r) => [r.allowed, r.remaining])).toEqual([
+        [true, 3],
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0],
+        [false, 0],
+      ]);
+      for (const refused of each.slice(4)) expect(refused.retryAfterSec).toBeGreaterThanOrEqual(1);
+      // Every one of them counted: the next request alone is refused too.
+      expect((await limiter.consumeEach("k", 1))[0]!.allowed).toBe(false);
+      await expect(limiter.consumeEach("k", 0)).rejects.toThrow(RangeError);
+      await limiter.reset("k");
+    });
+
     it("rate limits through a second copy of the code share the counters (Next bundles its own copy)", async () => {
       // A fresh module graph stands for Next's bundle: its classes are not the ones that built the
       // store, so anything deciding by instanceof, or keeping counters in module state, fails here.

@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { SharedRounds } from "./shared-rounds";
+
+/** A round the test answers by hand: what it was sent with, and when. */
+function gatedRounds() {
+  const sent: Array<{ key: string; count: number; answer(value: string): void; fail(error: Error): void }> = [];
+  const run = (key: string) => (count: number) =>
+    new Promise<string>((resolve, reject) => {
+      sent.push({ key, count, answer: resolve, fail: reject });
+    });
+  return { sent, run };
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("SharedRounds", () => {
+  it("sends a key's first request at once, alone", async () => {
+    const rounds = new SharedRounds();
+    const { sent, run } = gatedRounds();
+    const first = rounds.join("a", run("a"));
+    expect(sent.map((s) => s.count)).toEqual([1]);
+    sent[0]!.answer("r1");
+    expect(await first).toEqual({ value: "r1", index: 0, count: 1 });
+    expect(rounds.inFlight).toBe(0);
+  });
+
+  it("sends the requests that came while a round was in flight together, only after it answered", async () => {
+    const rounds = new SharedRounds();
+    const { sent, run } = gatedRounds();
+    const first = rounds.join("a", run("a"));
+    const later = [rounds.join("a", run("a")), rounds.join("a", run("a")), rounds.join("a", run("a"))];
+    // Nothing goes out for them while the first round is in flight: an answer already on its way
+    // could predate a revocation that happened before they came.
+    await flush();
+    expect(sent.map((s) => s.count)).toEqual([1]);
+    sent[0]!.answer("r1");
+    expect(await first).toEqual({ value: "r1", index: 0, count: 1 });
+    expect(sent.map((s) => s.count)).toEqual([1, 3]);
+    // A request coming now waits for the second round in turn.
+    const fifth = rounds.join("a", run("a"));
+    sent[1]!.answer("r2");
+    expect(await Promise.all(later)).toEqual([
+      { value: "r2", index: 0, count: 3 },
+      { value: "r2", index: 1, count: 3 },
+      { value: "r2", index: 2, count: 3 },
+    ]);
+    expect(sent.map((s) => s.count)).toEqual([1, 3, 1]);
+    sent[2]!.answer("r3");
+    expect(await fifth).toEqual({ value: "r3", index: 0, count: 1 });
+    expect(rounds.inFlight).toBe(0);
+    expect([rounds.rounds, rounds.requests]).toEqual([3, 5]);
+  });
+
+  it("never makes another key's requests wait", async () => {
+    const rounds = new SharedRounds();
+    const { sent, run } = gatedRounds();
+    const a = rounds.join("a", run("a"));
+    const b = rounds.join("b", run("b"));
+    expect(sent.map((s) => [s.key, s.count])).toEqual([
+      ["a", 1],
+      ["b", 1],
+    ]);
+    sent[1]!.answer("rb");
+    expect(await b).toMatchObject({ value: "rb" });
+    sent[0]!.answer("ra");
+    expect(await a).toMatchObject({ value: "ra" });
+  });
+
+  it("a failed round fails each of its requests, and the next round still goes out", async () => {
+    const rounds = new SharedRounds();
+    const { sent, run } = gatedRounds();
+    const first = rounds.join("a", run("a"));
+    const second = [rounds.join("a", run("a")), rounds.join("a", run("a"))];
+    sent[0]!.fail(new Error("store down"));
+    await expect(first).rejects.toThrow("store down");
+    expect(sent.map((s) => s.count)).toEqual([1, 2]);
+    sent[1]!.fail(new Error("still down"));
+    for (const request of second) await expect(request).rejects.toThrow("still down");
+    const third = rounds.join("a", run("a"));
+    sent[2]!.answer("back");
+    expect(await third).toMatchObject({ value: "back", count: 1 });
+  });
+
+  it("a round that throws before it is sent fails its requests and frees the key", async () => {
+    const rounds = new SharedRounds();
+    await expect(
+      rounds.join("a", () => {
+        throw new Error("bad arguments");
+      }),
+    ).rejects.toThrow("bad arguments");
+    expect(rounds.inFlight).toBe(0);
+  });
+});
