@@ -13,7 +13,9 @@
  * What stays exact: a request is always checked by a round *sent after it arrived*, never by one
  * already on its way, so a session revoked (or a key, or a member) before the request came is
  * refused exactly as without sharing. The rate limit counts every request's point, in arrival
- * order, and each request gets the answer it would have got alone (`consumeEach`).
+ * order, and each request gets the answer it would have got alone (`consumeEach`). When a round
+ * fails (the store does not answer), the requests waiting behind it are refused with it (503), so
+ * none waits for two timeouts in a row.
  *
  * Only where a round is a network trip (Redis): in process, a round costs less than the waiting.
  */
@@ -84,20 +86,24 @@ export class SharedRounds {
     } catch (error) {
       sent = Promise.reject(error);
     }
-    const settled = () => {
-      const next = line.next;
-      line.next = null;
-      if (next) this.start(key, line, next);
-      else this.lines.delete(key);
-    };
     sent.then(
       (value) => {
-        settled();
+        const next = line.next;
+        line.next = null;
+        if (next) this.start(key, line, next);
+        else this.lines.delete(key);
         for (let index = 0; index < count; index++) batch.waiters[index]!.resolve({ value, index, count });
       },
       (error: unknown) => {
-        settled();
+        // The requests that came while this round failed fail with it, at once: the store did not
+        // answer (a frozen Redis times out after 2 s), and a second round in a row would double
+        // their wait. Failing closed refuses them (503), it never lets one in. The next request
+        // sends a round of its own.
+        const next = line.next;
+        line.next = null;
+        this.lines.delete(key);
         for (const waiter of batch.waiters) waiter.reject(error);
+        if (next) for (const waiter of next.waiters) waiter.reject(error);
       },
     );
   }
