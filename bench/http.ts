@@ -11,6 +11,7 @@ import { forkBench, nextMessage, stopChild } from "./lib/child";
 import { load, problems, type LoadOptions, type LoadResult } from "./lib/load";
 import { startServerChild, type ServerChild } from "./lib/server-child";
 import { fmt } from "./lib/stats";
+import { processCpuMs } from "./lib/cpu";
 import { comparedNodeRedDir, ensureNodeRed } from "./node-red";
 import type { NodeRedHttpReady } from "./node-red-http-child";
 import { WEBHOOK_FUNCTION } from "./lib/webhooks";
@@ -19,6 +20,12 @@ import type { BenchContext, BenchOutcome, Row } from "./lib/types";
 const B = "2 Request hot path";
 const FLOWS = 20;
 const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 5);
+/**
+ * Rounds of each pair: each round measures both sides back to back (alternating which goes
+ * first), and the row reports the medians and the median of the rounds' ratios. On a machine with
+ * noisy neighbours one measurement of each side could differ by a third between runs.
+ */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_HTTP_ROUNDS ?? 3));
 const WARMUP_SECONDS = 1;
 const CONNECTIONS = 10;
 /** Ports of this bench (BENCH_PORT_BASE, default 3600): ours, Node-RED's. */
@@ -140,11 +147,6 @@ interface Pair {
   notes?: string;
 }
 
-async function measured(options: LoadOptions): Promise<LoadResult> {
-  await load({ ...options, duration: WARMUP_SECONDS, connections: CONNECTIONS });
-  return load({ ...options, duration: SECONDS, connections: CONNECTIONS });
-}
-
 const loadavg1 = () => os.loadavg()[0]!;
 
 export async function benchHttp(ctx: BenchContext): Promise<BenchOutcome> {
@@ -226,30 +228,51 @@ export async function benchHttp(ctx: BenchContext): Promise<BenchOutcome> {
       if (pair.nodeRed && ready) await load({ ...pair.nodeRed.options, duration: WARMUP_SECONDS, connections: CONNECTIONS });
     }
     const loads: number[] = [];
+    const median = (values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const mid = sorted.length >> 1;
+      return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+    };
+    /** One measurement, with the CPU time its server spent per answer (µs; NaN without /proc). */
+    const measuredWithCpu = async (options: LoadOptions, pid: number | undefined) => {
+      await load({ ...options, duration: WARMUP_SECONDS, connections: CONNECTIONS });
+      const before = pid === undefined ? undefined : processCpuMs(pid);
+      const r = await load({ ...options, duration: SECONDS, connections: CONNECTIONS });
+      const after = pid === undefined ? undefined : processCpuMs(pid);
+      const cpuUs = before === undefined || after === undefined ? NaN : ((after - before) * 1000) / Math.max(1, r.rps * r.seconds);
+      return { r, cpuUs };
+    };
     for (const [i, pair] of pairs.entries()) {
       ctx.log(`${pair.measure}`);
-      // Alternate who goes first, so drift in the machine's load does not always favour one side.
-      const nrFirst = i % 2 === 1;
-      let nr: LoadResult | undefined;
-      if (nrFirst && pair.nodeRed && ready) nr = await measured(pair.nodeRed.options);
-      loads.push(loadavg1());
-      const ours = await measured(pair.ours);
-      if (!nrFirst && pair.nodeRed && ready) nr = await measured(pair.nodeRed.options);
-      const problem = problems(pair.measure, ours);
-      if (problem) notes.push(`Benchmark 2: ${problem}`);
-      if (nr) {
-        const nrProblem = problems(`Node-RED ${pair.nodeRed!.label}`, nr);
-        if (nrProblem) notes.push(`Benchmark 2: ${nrProblem}`);
+      const ours: Array<{ r: LoadResult; cpuUs: number }> = [];
+      const nrs: Array<{ r: LoadResult; cpuUs: number }> = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        // Alternate who goes first, so drift in the machine's load does not always favour one side.
+        const nrFirst = (i + round) % 2 === 1;
+        if (nrFirst && pair.nodeRed && ready) nrs.push(await measuredWithCpu(pair.nodeRed.options, nodeRed?.pid));
+        loads.push(loadavg1());
+        ours.push(await measuredWithCpu(pair.ours, server.pid));
+        if (!nrFirst && pair.nodeRed && ready) nrs.push(await measuredWithCpu(pair.nodeRed.options, nodeRed?.pid));
       }
-      const ratio = nr && nr.rps > 0 ? ours.rps / nr.rps : undefined;
+      const problem = ours.map((o) => problems(pair.measure, o.r)).find(Boolean);
+      if (problem) notes.push(`Benchmark 2: ${problem}`);
+      const nrProblem = nrs.map((n) => problems(`Node-RED ${pair.nodeRed!.label}`, n.r)).find(Boolean);
+      if (nrProblem) notes.push(`Benchmark 2: ${nrProblem}`);
+      const oursRps = median(ours.map((o) => o.r.rps));
+      const nrRps = nrs.length > 0 ? median(nrs.map((n) => n.r.rps)) : undefined;
+      const ratios = nrs.length === ours.length ? ours.map((o, k) => o.r.rps / Math.max(1e-9, nrs[k]!.r.rps)) : [];
+      const ratio = ratios.length > 0 ? median(ratios) : undefined;
+      const cpu = (list: Array<{ cpuUs: number }>) => median(list.map((x) => x.cpuUs));
+      const rounds = ROUNDS > 1 ? ` (median of ${ROUNDS})` : "";
       rows.push({
         benchmark: B,
         measure: pair.measure,
-        result: `${fmt.int(ours.rps)} req/s, p50 ${fmt.ms(ours.p50)}, p99 ${fmt.ms(ours.p99)}`,
-        nodeRed: nr ? `${pair.nodeRed!.label}: ${fmt.int(nr.rps)} req/s, p50 ${fmt.ms(nr.p50)}, p99 ${fmt.ms(nr.p99)}` : undefined,
+        result: `${fmt.int(oursRps)} req/s${rounds}, p50 ${fmt.ms(median(ours.map((o) => o.r.p50)))}, p99 ${fmt.ms(median(ours.map((o) => o.r.p99)))}`,
+        nodeRed: nrRps !== undefined ? `${pair.nodeRed!.label}: ${fmt.int(nrRps)} req/s${rounds}, p50 ${fmt.ms(median(nrs.map((n) => n.r.p50)))}, p99 ${fmt.ms(median(nrs.map((n) => n.r.p99)))}` : undefined,
         notes: [
-          ratio !== undefined ? `**${ratio.toFixed(2)}× Node-RED**` : undefined,
-          `${fmt.kb(ours.bytesPerResponse)} per response${nr ? ` (Node-RED ${fmt.kb(nr.bytesPerResponse)})` : ""}`,
+          ratio !== undefined ? `**${ratio.toFixed(2)}× Node-RED**${ratios.length > 1 ? ` (rounds ${ratios.map((x) => x.toFixed(2)).join(", ")})` : ""}` : undefined,
+          Number.isFinite(cpu(ours)) ? `CPU a request: ${fmt.int(cpu(ours))} µs${nrs.length > 0 && Number.isFinite(cpu(nrs)) ? ` (Node-RED ${fmt.int(cpu(nrs))} µs)` : ""}` : undefined,
+          `${fmt.kb(ours[0]!.r.bytesPerResponse)} per response${nrs.length > 0 ? ` (Node-RED ${fmt.kb(nrs[0]!.r.bytesPerResponse)})` : ""}`,
           pair.notes,
         ]
           .filter(Boolean)
@@ -260,7 +283,7 @@ export async function benchHttp(ctx: BenchContext): Promise<BenchOutcome> {
       "Benchmark 2: the server ran with RATE_LIMIT_API_PER_CREDENTIAL=100000000 (the default 1200/min per credential would answer 429 within the first second) and the login and webhook limits raised likewise; every limiter is still consulted on every request.",
     );
     notes.push(
-      `Benchmark 2: our production server (the built Next app behind src/server.ts, NODE_ENV=production, LOG_LEVEL info with its log lines going to /dev/null) on ${server.backend.db === "embedded" ? "embedded PGlite + the in-process store" : "PostgreSQL + Redis"} in one child process; Node-RED ${ready?.version ?? "(not run)"} (${path.relative(process.cwd(), nodeRedDir) || nodeRedDir}, on the bench's Node ${process.versions.node}) in another with httpAdminRoot "/" and no adminAuth, ${FLOWS} tabs of inject → debug (the size of our flows) and one of the two webhooks (public on both sides). autocannon, ${CONNECTIONS} connections, every request of both sides warmed up for ${WARMUP_SECONDS} s first, then ${WARMUP_SECONDS} s warm-up and ${SECONDS} s per measurement, the two sides in turn (alternating which goes first). The 1-minute load average at the measurements ranged ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.`,
+      `Benchmark 2: our production server (the built Next app behind src/server.ts, NODE_ENV=production, LOG_LEVEL info with its log lines going to /dev/null) on ${server.backend.db === "embedded" ? "embedded PGlite + the in-process store" : "PostgreSQL + Redis"} in one child process; Node-RED ${ready?.version ?? "(not run)"} (${path.relative(process.cwd(), nodeRedDir) || nodeRedDir}, on the bench's Node ${process.versions.node}) in another with httpAdminRoot "/" and no adminAuth, ${FLOWS} tabs of inject → debug (the size of our flows) and one of the two webhooks (public on both sides). autocannon, ${CONNECTIONS} connections, every request of both sides warmed up for ${WARMUP_SECONDS} s first, then ${ROUNDS} round${ROUNDS === 1 ? "" : "s"} of ${WARMUP_SECONDS} s warm-up and ${SECONDS} s per measurement, the two sides in turn (alternating which goes first); the row gives the medians, the ratio is the median of the rounds' ratios, and CPU a request is the server process's user + system time over the measurement (from /proc) divided by the answers. The 1-minute load average at the measurements ranged ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.`,
     );
   } finally {
     if (nodeRed) {

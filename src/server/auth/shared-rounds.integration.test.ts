@@ -25,6 +25,17 @@ async function freshSession(user: { email: string; password: string }): Promise<
   return login.body.access_token as string;
 }
 
+/** A new API key of a new organization's owner (used once, so its secret is known), and the owner's token. */
+async function usedKey(name: string) {
+  const owner = await signUp(request);
+  const key = await request("POST", "/api-keys", { token: owner.accessToken, body: { name } });
+  expect(key.status, key.text).toBe(201);
+  const headers = { "x-api-key": key.body.secret as string };
+  // The first use of a secret goes alone (its key is not known yet).
+  expect((await request("GET", "/flows", { headers })).status).toBe(200);
+  return { owner, id: key.body.api_key.id as string, headers };
+}
+
 describe("requests of one credential in flight together", () => {
   it("a session's rate limit refuses exactly the requests past it", async () => {
     const user = await signUp(request);
@@ -42,12 +53,7 @@ describe("requests of one credential in flight together", () => {
   });
 
   it("an API key's rate limit refuses exactly the requests past it", async () => {
-    const owner = await signUp(request);
-    const key = await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "burst" } });
-    expect(key.status, key.text).toBe(201);
-    const headers = { "x-api-key": key.body.secret as string };
-    // The first use of a secret goes alone (its key is not known yet); then 40 at once.
-    expect((await request("GET", "/flows", { headers })).status).toBe(200);
+    const { headers } = await usedKey("burst");
     const answers = await statuses(Array.from({ length: 40 }, () => request("GET", "/flows", { headers })));
     expect(count(answers, 200)).toBe(LIMIT - 1);
     expect(count(answers, 429)).toBe(40 - (LIMIT - 1));
@@ -66,13 +72,9 @@ describe("requests of one credential in flight together", () => {
   });
 
   it("after a key's revocation is answered, every request with it is refused, even with others of it in flight", async () => {
-    const owner = await signUp(request);
-    const key = await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "revoked" } });
-    expect(key.status, key.text).toBe(201);
-    const headers = { "x-api-key": key.body.secret as string };
-    expect((await request("GET", "/flows", { headers })).status).toBe(200);
+    const { owner, id, headers } = await usedKey("revoked");
     const inFlight = Array.from({ length: 20 }, () => request("GET", "/flows", { headers }));
-    const revoked = await request("DELETE", `/api-keys/${key.body.api_key.id}`, { token: owner.accessToken });
+    const revoked = await request("DELETE", `/api-keys/${id}`, { token: owner.accessToken });
     expect(revoked.status, revoked.text).toBe(204);
     const after = await statuses(Array.from({ length: 30 }, () => request("GET", "/flows", { headers })));
     expect(after).toEqual(Array.from({ length: 30 }, () => 401));
