@@ -11,7 +11,7 @@ import type { RateLimiter, StoreRound } from "../store";
 import type { KeyAccess } from "./access-cache";
 import type { ApiKeyPrincipal } from "./principal";
 import { credentialKeyOf, currentMembership } from "./membership";
-import { limitKeyOf } from "./shared-rounds";
+import { credentialRound } from "./shared-rounds";
 
 export const API_KEY_PREFIXES = { user: "service_", device: "device_" } as const;
 export type ApiKeyKind = keyof typeof API_KEY_PREFIXES;
@@ -83,10 +83,7 @@ export async function authenticateApiKey(app: AuthDeps, secret: string, limit?: 
   };
   // On Redis, this key's requests in flight together share one round sent after each of them came
   // (shared-rounds.ts); a secret not seen before goes alone.
-  const sharing = !known || (limit && !limit.window) ? null : app.access.rounds;
-  const shared = sharing
-    ? await sharing.join(`k\n${known!.keyId}\n${known!.organizationId}\n${limitKeyOf(limit)}`, keyRound)
-    : { value: await keyRound(1), index: 0 };
+  const shared = await credentialRound(known ? app.access.rounds : null, `k\n${known?.keyId}\n${known?.organizationId}`, limit, keyRound);
   const [generation, used] = shared.value;
   // The last-used flag goes to one request of the round: the others would only write the same time again.
   const early = used && { flag: used.flag && shared.index === 0, limited: used.limited?.[shared.index], flowsGeneration: used.flowsGeneration };

@@ -7,7 +7,7 @@ import type { ApiKeyScope, Role } from "../permissions";
 import { looksLikeJwt, verifyAccessToken, type JwtKeys } from "./jwt";
 import { SessionStore, type SessionRecord } from "./session-store";
 import { authenticateApiKey, isApiKeySecret } from "./api-key-auth";
-import { limitKeyOf } from "./shared-rounds";
+import { credentialRound } from "./shared-rounds";
 
 interface BasePrincipal {
   userId: string;
@@ -135,10 +135,7 @@ export async function resolvePrincipal(app: AuthDeps, credentials: Credentials, 
   // On Redis, this session's requests in flight together share one round sent after each of them
   // came (shared-rounds.ts): everything in it is the session's, so each request gets what its own
   // round would have said, its place in the rate limit included.
-  const sharing = limit && !limit.window ? null : app.access.rounds;
-  const shared = sharing
-    ? await sharing.join(`s\n${sessionId}\n${touch ? 1 : 0}\n${limitKeyOf(limit)}\n${organizationHint ?? ""}`, sessionRound)
-    : { value: await sessionRound(1), index: 0 };
+  const shared = await credentialRound(app.access.rounds, `s\n${sessionId}\n${touch ? 1 : 0}\n${organizationHint ?? ""}`, limit, sessionRound);
   const [session, generation, limits, flowsGeneration] = shared.value;
   const limited = limits?.[shared.index];
   if (!session || (claimedUser !== undefined && session.user_id !== claimedUser)) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SharedRounds } from "./shared-rounds";
+import { credentialRound, SharedRounds } from "./shared-rounds";
+import type { RateLimiter } from "../store";
 
 /** A round the test answers by hand: what it was sent with, and when. */
 function gatedRounds() {
@@ -91,5 +92,34 @@ describe("SharedRounds", () => {
       }),
     ).rejects.toThrow("bad arguments");
     expect(rounds.inFlight).toBe(0);
+  });
+
+  it("credentialRound shares only on Redis and only between requests counting against the same limit", async () => {
+    const windowed = (prefix: string) => ({ window: { storeKey: (k: string) => `rl:${prefix}:${k}`, points: 10, durationSec: 60 } }) as unknown as RateLimiter;
+    const inProcess = {} as RateLimiter;
+    const rounds = new SharedRounds();
+    const { sent, run } = gatedRounds();
+    // No sharing without rounds (in process), nor with a limit that cannot count in a round.
+    const alone = [credentialRound(null, "a", undefined, run("a")), credentialRound(rounds, "a", inProcess, run("a"))];
+    expect(sent.map((s) => s.count)).toEqual([1, 1]);
+    expect(rounds.rounds).toBe(0);
+    sent[0]!.answer("x");
+    sent[1]!.answer("y");
+    expect(await Promise.all(alone)).toEqual([
+      { value: "x", index: 0, count: 1 },
+      { value: "y", index: 0, count: 1 },
+    ]);
+    // The same key under two limits: two lines, each sent at once.
+    const api = credentialRound(rounds, "a", windowed("api"), run("a"));
+    const other = credentialRound(rounds, "a", windowed("other"), run("a"));
+    const apiAgain = credentialRound(rounds, "a", windowed("api"), run("a"));
+    expect(sent.slice(2).map((s) => s.count)).toEqual([1, 1]);
+    sent[2]!.answer("api");
+    sent[3]!.answer("other");
+    expect(await api).toMatchObject({ value: "api" });
+    expect(await other).toMatchObject({ value: "other" });
+    expect(sent.slice(4).map((s) => s.count)).toEqual([1]);
+    sent[4]!.answer("api2");
+    expect(await apiAgain).toMatchObject({ value: "api2", index: 0, count: 1 });
   });
 });

@@ -47,7 +47,7 @@ interface Line {
 export class SharedRounds {
   /** Keys with a round in flight (only those: a key leaves when its last round has answered). */
   private readonly lines = new Map<string, Line>();
-  /** Rounds sent and requests they served, for tests and the metrics. */
+  /** Rounds sent and requests they served (the tests read them). */
   rounds = 0;
   requests = 0;
 
@@ -109,8 +109,14 @@ export class SharedRounds {
   }
 }
 
-/** Names a limit in a shared round's key: requests share a round only if they count against the same limit. */
-export function limitKeyOf(limit: RateLimiter | undefined): string {
+/**
+ * A credential's round: shared through `rounds` (Redis) with the requests of the same `key` in
+ * flight, else sent alone. The key is completed with the rate limit's identity, so requests share
+ * a round only if they count against the same limit; a limit that cannot count in a round (one not
+ * on Redis) never shares.
+ */
+export function credentialRound<T>(rounds: SharedRounds | null, key: string, limit: RateLimiter | undefined, run: (count: number) => Promise<T>): Promise<SharedRound<T>> {
   const w = limit?.window;
-  return w ? `${w.storeKey("")}/${w.points}/${w.durationSec}` : "";
+  if (!rounds || (limit && !w)) return run(1).then((value) => ({ value, index: 0, count: 1 }));
+  return rounds.join(w ? `${key}\n${w.storeKey("")}/${w.points}/${w.durationSec}` : key, run);
 }
