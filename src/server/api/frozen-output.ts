@@ -68,6 +68,16 @@ export interface JsonWrap {
 
 const NO_WRAP: JsonWrap = { before: "", after: "" };
 const encoded = new WeakMap<JsonWrap, WeakMap<object, Buffer>>();
+/** The bodies jsonBodyOf keeps beside their values: the same bytes answer many requests. */
+const keptBodies = new WeakSet<Buffer>();
+
+/**
+ * A body jsonBodyOf keeps and hands out again (what is derived from it, such as its compressed
+ * forms in http/compression.ts, is worth keeping too). Its bytes never change.
+ */
+export function isKeptBody(body: Buffer): boolean {
+  return keptBodies.has(body);
+}
 
 /**
  * A response body: the value's JSON (wrapped, when asked) as text, which Node writes with the head
@@ -85,6 +95,28 @@ export function jsonBodyOf(value: unknown, wrap: JsonWrap = NO_WRAP): string | B
   if (text.length <= LARGE_JSON_CHARS) return wrap.before + text + wrap.after;
   const made = Buffer.from(wrap.before + text + wrap.after, "utf8");
   kept.set(value, made);
+  keptBodies.add(made);
   serialized.delete(value);
   return made;
 }
+
+const inArray = new WeakMap<Buffer, Buffer>();
+
+/**
+ * `[body]`: a kept body as the one answer of a batch (tRPC's batch of one query, what its client
+ * sends), made once and kept beside the body as the body is beside its value, so the catalog's
+ * 200 KB are not copied again on every answer.
+ */
+export function keptInArray(body: Buffer): Buffer {
+  if (!keptBodies.has(body)) return Buffer.concat([OPEN, body, CLOSE]);
+  let made = inArray.get(body);
+  if (!made) {
+    made = Buffer.concat([OPEN, body, CLOSE]);
+    inArray.set(body, made);
+    keptBodies.add(made);
+  }
+  return made;
+}
+
+const OPEN = Buffer.from("[");
+const CLOSE = Buffer.from("]");

@@ -5,7 +5,7 @@ import { browserSessionId } from "../auth/browser-session";
 import { toAppError } from "../errors";
 import { jsonTooDeep } from "../../shared/json-depth";
 import { isDeepFrozen } from "../../shared/deep-freeze";
-import { jsonBodyOf, type JsonWrap } from "./frozen-output";
+import { jsonBodyOf, keptInArray, type JsonWrap } from "./frozen-output";
 import { invokeProcedure } from "./invoke-procedure";
 import { requestContext } from "./request-context";
 import type { Context } from "./trpc";
@@ -156,6 +156,7 @@ export function createTrpcCore(router: AnyRouter, getAppServices: () => Promise<
     const parts = answers.map(answerJson);
     if (!batch) return parts[0]!;
     if (parts.every((part) => typeof part === "string")) return `[${parts.join(",")}]`;
+    if (parts.length === 1) return keptInArray(parts[0] as Buffer);
     const chunks: Buffer[] = [Buffer.from("[")];
     for (const [i, part] of parts.entries()) {
       if (i > 0) chunks.push(Buffer.from(","));
