@@ -4,6 +4,8 @@ import { API_PREFIX, type RestRequest, type RestResult } from "../api/rest/handl
 import { CLIENT_IP_HEADER } from "./client-ip";
 import { refusedUnread, type LimitedBytes, type LimitedRead } from "../api/rest/read-body";
 import type { WebhookHttpRequest } from "../api/rest/webhook-handler";
+import { isKeptBody } from "../api/frozen-output";
+import { chooseCoding, compressedBody, COMPRESS_MIN_BYTES, type ContentCoding } from "./compression";
 
 /**
  * The headers next.config.mjs's `headers()` puts on every response. Requests the custom server
@@ -62,7 +64,7 @@ export function toRequest(req: IncomingMessage, origin: string): Request {
 const SMALL_BODY_BYTES = 16 * 1024;
 
 /** Writes a fetch Response (nothing here streams) to the Node response. */
-export async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+export async function writeResponse(res: ServerResponse, response: Response, acceptEncoding?: string): Promise<void> {
   for (const [name, value] of Object.entries(SITE_HEADERS)) {
     if (!response.headers.has(name)) res.setHeader(name, value);
   }
@@ -84,6 +86,8 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
   const bytes = Buffer.from(await response.arrayBuffer());
   const type = response.headers.get("content-type") ?? "";
   const payload = bytes.byteLength <= SMALL_BODY_BYTES && /^(application\/(?:[\w.+-]+\+)?json|text\/)/i.test(type) ? bytes.toString("utf8") : bytes;
+  const compressing = compressible(res, type, response.headers.get("vary"), response.headers.has("content-encoding"), payload, acceptEncoding);
+  if (compressing) return endCompressed(res, payload, await compressing.body, compressing.coding);
   res.setHeader("Content-Length", bytes.byteLength);
   res.end(payload);
 }
@@ -95,7 +99,7 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
  */
 export async function serveDirect(req: IncomingMessage, res: ServerResponse, origin: string, handler: FetchHandler): Promise<void> {
   const response = await handler(toRequest(req, origin));
-  await writeResponse(res, response);
+  await writeResponse(res, response, acceptEncodingOf(req));
 }
 
 /**
@@ -104,8 +108,9 @@ export async function serveDirect(req: IncomingMessage, res: ServerResponse, ori
  */
 export async function serveTrpc(req: IncomingMessage, res: ServerResponse, origin: string, core: (req: RestRequest) => Promise<RestResult | undefined>, fallback: FetchHandler): Promise<void> {
   const result = await core(restRequestFrom(req));
-  if (result) writeRestResult(res, result);
-  else await serveDirect(req, res, origin, fallback);
+  if (!result) return serveDirect(req, res, origin, fallback);
+  const written = writeRestResult(res, result, acceptEncodingOf(req));
+  if (written) await written;
 }
 
 /** A Node request as the REST adapter reads it: no fetch Request, no web stream in between. */
@@ -148,7 +153,8 @@ export async function serveWebhooks(req: IncomingMessage, res: ServerResponse, h
   // A body left unread (no flow serves the path, or refused as too large) is not drained: the
   // connection closes once the answer is written.
   if (!req.complete) res.setHeader("connection", "close");
-  writeRestResult(res, result);
+  // A flow's answer goes as the flow made it (Node-RED's http response does not compress either).
+  void writeRestResult(res, result);
 }
 
 /**
@@ -239,17 +245,64 @@ class BodyReader {
 
 const SITE_HEADER_ENTRIES = Object.entries(SITE_HEADERS).map(([name, value]) => [name.toLowerCase(), value] as const);
 
-/** Writes the REST adapter's result: the head and the JSON body in one write. */
-export function writeRestResult(res: ServerResponse, result: RestResult): void {
+/**
+ * Writes the REST adapter's result: the head and the body in one write. With the request's
+ * Accept-Encoding, a JSON body over 16 KiB goes compressed when the client takes Brotli or gzip
+ * (http/compression.ts); the answer is then written once the bytes are ready (a kept body's are
+ * ready after its first answer).
+ */
+export function writeRestResult(res: ServerResponse, result: RestResult, acceptEncoding?: string): void | Promise<void> {
   for (const [name, value] of SITE_HEADER_ENTRIES) if (!result.headers.map.has(name)) res.setHeader(name, value);
   for (const [name, value] of result.headers.map) res.setHeader(name, value);
   res.statusCode = result.status;
-  if (result.body === null) {
+  const body = result.body;
+  if (body === null) {
     res.end();
     return;
   }
-  res.setHeader("content-length", typeof result.body === "string" ? Buffer.byteLength(result.body) : result.body.byteLength);
-  res.end(result.body);
+  const compressing = compressible(res, result.headers.get("content-type"), result.headers.get("vary"), result.headers.has("content-encoding"), body, acceptEncoding);
+  if (compressing) {
+    const compressed = compressing.body;
+    if (Buffer.isBuffer(compressed)) return endCompressed(res, body, compressed, compressing.coding);
+    return compressed.then((made) => endCompressed(res, body, made, compressing.coding));
+  }
+  res.setHeader("content-length", typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
+  res.end(body);
+}
+
+/**
+ * For a JSON body over 16 KiB that the server wrote (not raw bytes such as a file's, and not
+ * encoded already): sets Vary (the answer depends on Accept-Encoding whether or not this one is
+ * compressed) and, when the client takes Brotli or gzip, starts the compressed body. Else undefined.
+ */
+function compressible(
+  res: ServerResponse,
+  contentType: string | null,
+  vary: string | null,
+  encoded: boolean,
+  body: string | Buffer,
+  acceptEncoding: string | undefined,
+): { coding: ContentCoding; body: Buffer | Promise<Buffer | null> } | undefined {
+  if (body.length <= COMPRESS_MIN_BYTES || encoded || contentType === null || !JSON_TYPE.test(contentType)) return undefined;
+  res.setHeader("vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
+  const coding = chooseCoding(acceptEncoding, typeof body !== "string" && isKeptBody(body));
+  if (!coding) return undefined;
+  return { coding, body: compressedBody(typeof body === "string" ? Buffer.from(body, "utf8") : body, coding) };
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+
+function endCompressed(res: ServerResponse, body: string | Buffer, compressed: Buffer | null, coding: ContentCoding): void {
+  if (res.destroyed) return;
+  if (compressed === null) {
+    // Compression failed (it should not): the body as it is.
+    res.setHeader("content-length", typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
+    res.end(body);
+    return;
+  }
+  res.setHeader("content-encoding", coding);
+  res.setHeader("content-length", compressed.byteLength);
+  res.end(compressed);
 }
 
 /** The REST API on the custom server: the same core as the route file's handler, over Node's objects. */
@@ -258,6 +311,11 @@ export async function serveRest(req: IncomingMessage, res: ServerResponse, core:
   // A body left unread (refused as too large, or sent where none is taken) is not drained: the
   // connection closes once the answer is written.
   if (!req.complete) res.setHeader("connection", "close");
-  writeRestResult(res, result);
+  const written = writeRestResult(res, result, acceptEncodingOf(req));
+  if (written) await written;
   return result;
+}
+
+function acceptEncodingOf(req: IncomingMessage): string | undefined {
+  return req.method === "HEAD" ? undefined : req.headers["accept-encoding"];
 }
