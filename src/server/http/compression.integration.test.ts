@@ -25,16 +25,17 @@ interface Answer {
   bytes: Buffer;
 }
 
-function get(path: string, headers: Record<string, string> = {}, method = "GET"): Promise<Answer> {
+function get(path: string, headers: Record<string, string> = {}, method = "GET", body?: unknown): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${server!.base}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...headers } }, (res) => {
+    const sent = body === undefined ? {} : { "content-type": "application/json" };
+    const req = http.request(`${server!.base}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...sent, ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) }));
       res.on("error", reject);
     });
     req.on("error", reject);
-    req.end();
+    req.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }
 
@@ -44,14 +45,18 @@ function decoded(answer: Answer): unknown {
   return JSON.parse(bytes.toString("utf8"));
 }
 
+/** A flow whose answers (itself, its Node-RED export) are well over 16 KiB. */
+const largeFlow = (name: string, prefix: string) => {
+  const nodes = Array.from({ length: 120 }, (_, i) => ({ id: `${prefix}${i}`, type: "change", name: `step ${i}`, config: { rules: [{ t: "set", p: "payload", to: `value number ${i}` }] } }));
+  return { name, nodes, connections: nodes.slice(1).map((n, i) => ({ source: `${prefix}${i}`, target: n.id })) };
+};
+
 beforeAll(async () => {
   const app = testApp.app;
   const rest = restClient(app);
   const user = await signUp(rest);
   token = user.accessToken;
-  // A flow whose Node-RED export is well over 16 KiB.
-  const nodes = Array.from({ length: 120 }, (_, i) => ({ id: `n${i}`, type: "change", name: `step ${i}`, config: { rules: [{ t: "set", p: "payload", to: `value number ${i}` }] } }));
-  const created = await rest("POST", "/flows", { token, body: { name: "large", nodes, connections: nodes.slice(1).map((n, i) => ({ source: `n${i}`, target: n.id })) } });
+  const created = await rest("POST", "/flows", { token, body: largeFlow("large", "n") });
   expect(created.status, created.text).toBe(201);
   flowId = created.body.flow.id;
   // tRPC as src/server.ts mounts it: the common requests through the core.
@@ -123,10 +128,22 @@ describe("compression of large API answers", () => {
     expect(missing.status).toBe(404);
     expect(missing.headers["content-encoding"]).toBeUndefined();
     expect(decoded(missing)).toMatchObject({ error: { code: "NOT_FOUND" } });
-    // HEAD: the head a GET would have, uncompressed (no body to encode).
+    // HEAD: the head a GET would have (its Vary), uncompressed (no body to encode).
     const head = await get("/api/v1/nodes", { "accept-encoding": "gzip, br" }, "HEAD");
     expect(head.headers["content-encoding"]).toBeUndefined();
     expect(head.bytes.byteLength).toBe(0);
+  });
+
+  it("never compresses the answer to a POST, however large (the answers that carry credentials are POSTs')", async () => {
+    const created = await get("/api/v1/flows", { "accept-encoding": "gzip, br" }, "POST", largeFlow("posted", "p"));
+    expect(created.status, created.bytes.toString("utf8").slice(0, 300)).toBe(201);
+    expect(created.bytes.byteLength).toBeGreaterThan(16 * 1024);
+    expect(created.headers["content-encoding"]).toBeUndefined();
+    expect(created.headers.vary).toBeUndefined();
+    expect(decoded(created)).toMatchObject({ flow: { name: "posted" } });
+    // The same flow read back by GET is compressed.
+    const read = await get(`/api/v1/flows/${(decoded(created) as { flow: { id: string } }).flow.id}`, { "accept-encoding": "gzip, br" });
+    expect(read.headers["content-encoding"]).toBe("br");
   });
 
   it("sends tRPC's answer of the catalog compressed too", async () => {

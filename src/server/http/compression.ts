@@ -17,8 +17,9 @@ import { isKeptBody } from "../api/frozen-output";
  *   for as long as the answer is: Brotli first (smaller), gzip for clients without it.
  * - Other bodies are compressed per answer on zlib's thread pool: gzip first, which gives Brotli's
  *   size at this quality for half its CPU on JSON (docs/BENCHMARKS.md).
- * - Answers that carry credentials (login, a new API key) are far below the threshold, so no
- *   secret shares a compressed body with text a client chose (BREACH).
+ * - Only answers to GET (direct-mount.ts, encodingOf): the answers that carry a credential (a
+ *   login's tokens, a new API key, an MFA secret) all answer POSTs, so no secret shares a
+ *   compressed body with text a client chose (BREACH).
  */
 export type ContentCoding = "br" | "gzip";
 

@@ -64,7 +64,7 @@ export function toRequest(req: IncomingMessage, origin: string): Request {
 const SMALL_BODY_BYTES = 16 * 1024;
 
 /** Writes a fetch Response (nothing here streams) to the Node response. */
-export async function writeResponse(res: ServerResponse, response: Response, acceptEncoding?: string): Promise<void> {
+export async function writeResponse(res: ServerResponse, response: Response, encoding?: Encoding): Promise<void> {
   for (const [name, value] of Object.entries(SITE_HEADERS)) {
     if (!response.headers.has(name)) res.setHeader(name, value);
   }
@@ -86,7 +86,7 @@ export async function writeResponse(res: ServerResponse, response: Response, acc
   const bytes = Buffer.from(await response.arrayBuffer());
   const type = response.headers.get("content-type") ?? "";
   const payload = bytes.byteLength <= SMALL_BODY_BYTES && /^(application\/(?:[\w.+-]+\+)?json|text\/)/i.test(type) ? bytes.toString("utf8") : bytes;
-  const compressing = compressible(res, type, response.headers.get("vary"), response.headers.has("content-encoding"), payload, acceptEncoding);
+  const compressing = compressible(res, type, response.headers.get("vary"), response.headers.has("content-encoding"), payload, encoding);
   if (compressing) return endCompressed(res, payload, await compressing.body, compressing.coding);
   res.setHeader("Content-Length", bytes.byteLength);
   res.end(payload);
@@ -99,7 +99,7 @@ export async function writeResponse(res: ServerResponse, response: Response, acc
  */
 export async function serveDirect(req: IncomingMessage, res: ServerResponse, origin: string, handler: FetchHandler): Promise<void> {
   const response = await handler(toRequest(req, origin));
-  await writeResponse(res, response, acceptEncodingOf(req));
+  await writeResponse(res, response, encodingOf(req));
 }
 
 /**
@@ -109,7 +109,7 @@ export async function serveDirect(req: IncomingMessage, res: ServerResponse, ori
 export async function serveTrpc(req: IncomingMessage, res: ServerResponse, origin: string, core: (req: RestRequest) => Promise<RestResult | undefined>, fallback: FetchHandler): Promise<void> {
   const result = await core(restRequestFrom(req));
   if (!result) return serveDirect(req, res, origin, fallback);
-  const written = writeRestResult(res, result, acceptEncodingOf(req));
+  const written = writeRestResult(res, result, encodingOf(req));
   if (written) await written;
 }
 
@@ -154,7 +154,7 @@ export async function serveWebhooks(req: IncomingMessage, res: ServerResponse, h
   // connection closes once the answer is written.
   if (!req.complete) res.setHeader("connection", "close");
   // A flow's answer goes as the flow made it (Node-RED's http response does not compress either).
-  void writeRestResult(res, result);
+  void writeRestResult(res, result, undefined);
 }
 
 /**
@@ -246,12 +246,12 @@ class BodyReader {
 const SITE_HEADER_ENTRIES = Object.entries(SITE_HEADERS).map(([name, value]) => [name.toLowerCase(), value] as const);
 
 /**
- * Writes the REST adapter's result: the head and the body in one write. With the request's
- * Accept-Encoding, a JSON body over 16 KiB goes compressed when the client takes Brotli or gzip
+ * Writes the REST adapter's result: the head and the body in one write. With an `encoding` (see
+ * encodingOf), a JSON body over 16 KiB goes compressed when the client takes Brotli or gzip
  * (http/compression.ts); the answer is then written once the bytes are ready (a kept body's are
  * ready after its first answer).
  */
-export function writeRestResult(res: ServerResponse, result: RestResult, acceptEncoding?: string): void | Promise<void> {
+export function writeRestResult(res: ServerResponse, result: RestResult, encoding: Encoding | undefined): void | Promise<void> {
   for (const [name, value] of SITE_HEADER_ENTRIES) if (!result.headers.map.has(name)) res.setHeader(name, value);
   for (const [name, value] of result.headers.map) res.setHeader(name, value);
   res.statusCode = result.status;
@@ -260,7 +260,7 @@ export function writeRestResult(res: ServerResponse, result: RestResult, acceptE
     res.end();
     return;
   }
-  const compressing = compressible(res, result.headers.get("content-type"), result.headers.get("vary"), result.headers.has("content-encoding"), body, acceptEncoding);
+  const compressing = compressible(res, result.headers.get("content-type"), result.headers.get("vary"), result.headers.has("content-encoding"), body, encoding);
   if (compressing) {
     const compressed = compressing.body;
     if (Buffer.isBuffer(compressed)) return endCompressed(res, body, compressed, compressing.coding);
@@ -268,6 +268,21 @@ export function writeRestResult(res: ServerResponse, result: RestResult, acceptE
   }
   res.setHeader("content-length", typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
   res.end(body);
+}
+
+/**
+ * Whether an answer may be compressed, and what the client accepts. Only answers to GET are: every
+ * answer that carries a credential (a login's tokens, a new API key, an MFA secret) answers a
+ * POST, so no secret ever shares a compressed body with text a client chose (BREACH). HEAD gets
+ * GET's headers (its Vary) and no body to compress; undefined for any other method.
+ */
+interface Encoding {
+  accept: string | undefined;
+}
+
+function encodingOf(req: IncomingMessage): Encoding | undefined {
+  if (req.method === "GET") return { accept: req.headers["accept-encoding"] };
+  return req.method === "HEAD" ? { accept: undefined } : undefined;
 }
 
 /**
@@ -281,11 +296,11 @@ function compressible(
   vary: string | null,
   encoded: boolean,
   body: string | Buffer,
-  acceptEncoding: string | undefined,
+  encoding: Encoding | undefined,
 ): { coding: ContentCoding; body: Buffer | Promise<Buffer | null> } | undefined {
-  if (body.length <= COMPRESS_MIN_BYTES || encoded || contentType === null || !JSON_TYPE.test(contentType)) return undefined;
+  if (!encoding || body.length <= COMPRESS_MIN_BYTES || encoded || contentType === null || !JSON_TYPE.test(contentType)) return undefined;
   res.setHeader("vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
-  const coding = chooseCoding(acceptEncoding, typeof body !== "string" && isKeptBody(body));
+  const coding = chooseCoding(encoding.accept, typeof body !== "string" && isKeptBody(body));
   if (!coding) return undefined;
   return { coding, body: compressedBody(typeof body === "string" ? Buffer.from(body, "utf8") : body, coding) };
 }
@@ -311,11 +326,7 @@ export async function serveRest(req: IncomingMessage, res: ServerResponse, core:
   // A body left unread (refused as too large, or sent where none is taken) is not drained: the
   // connection closes once the answer is written.
   if (!req.complete) res.setHeader("connection", "close");
-  const written = writeRestResult(res, result, acceptEncodingOf(req));
+  const written = writeRestResult(res, result, encodingOf(req));
   if (written) await written;
   return result;
-}
-
-function acceptEncodingOf(req: IncomingMessage): string | undefined {
-  return req.method === "HEAD" ? undefined : req.headers["accept-encoding"];
 }
