@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { deepFreeze } from "../../shared/deep-freeze";
-import { isKeptBody, jsonBodyOf, keptInArray, LARGE_JSON_CHARS } from "./frozen-output";
+import { isKeptBody, jsonBodyOf, LARGE_JSON_CHARS } from "./frozen-output";
 
 const WRAP = { before: '{"result":{"data":', after: "}}" };
 
@@ -22,26 +22,8 @@ describe("jsonBodyOf", () => {
     expect(wrapped.toString("utf8")).toBe(`{"result":{"data":${JSON.stringify(value)}}}`);
     expect(jsonBodyOf(value, WRAP)).toBe(wrapped);
     expect(jsonBodyOf(value)).toBe(bytes);
-  });
-});
-
-describe("keptInArray", () => {
-  it("makes a kept body's batch of one once, and keeps it as a kept body", () => {
-    const value = deepFreeze({ help: "x".repeat(LARGE_JSON_CHARS) });
-    const bytes = jsonBodyOf(value, WRAP) as Buffer;
-    expect(isKeptBody(bytes)).toBe(true);
-    const batch = keptInArray(bytes);
-    expect(batch.toString("utf8")).toBe(`[${bytes.toString("utf8")}]`);
-    expect(keptInArray(bytes)).toBe(batch);
-    expect(isKeptBody(batch)).toBe(true);
-  });
-
-  it("makes any other body's anew, not kept", () => {
-    const other = Buffer.from('{"a":1}');
-    const batch = keptInArray(other);
-    expect(batch.toString("utf8")).toBe('[{"a":1}]');
-    expect(keptInArray(other)).not.toBe(batch);
-    expect(isKeptBody(batch)).toBe(false);
-    expect(isKeptBody(other)).toBe(false);
+    // Kept, so what is derived from them (compressed forms) may be kept too; other bytes are not.
+    expect(isKeptBody(bytes as Buffer) && isKeptBody(wrapped)).toBe(true);
+    expect(isKeptBody(Buffer.from(JSON.stringify(value)))).toBe(false);
   });
 });

@@ -99,24 +99,3 @@ export function jsonBodyOf(value: unknown, wrap: JsonWrap = NO_WRAP): string | B
   serialized.delete(value);
   return made;
 }
-
-const inArray = new WeakMap<Buffer, Buffer>();
-
-/**
- * `[body]`: a kept body as the one answer of a batch (tRPC's batch of one query, what its client
- * sends), made once and kept beside the body as the body is beside its value, so the catalog's
- * 200 KB are not copied again on every answer.
- */
-export function keptInArray(body: Buffer): Buffer {
-  if (!keptBodies.has(body)) return Buffer.concat([OPEN, body, CLOSE]);
-  let made = inArray.get(body);
-  if (!made) {
-    made = Buffer.concat([OPEN, body, CLOSE]);
-    inArray.set(body, made);
-    keptBodies.add(made);
-  }
-  return made;
-}
-
-const OPEN = Buffer.from("[");
-const CLOSE = Buffer.from("]");

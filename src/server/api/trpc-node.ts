@@ -5,7 +5,7 @@ import { browserSessionId } from "../auth/browser-session";
 import { toAppError } from "../errors";
 import { jsonTooDeep } from "../../shared/json-depth";
 import { isDeepFrozen } from "../../shared/deep-freeze";
-import { jsonBodyOf, keptInArray, type JsonWrap } from "./frozen-output";
+import { jsonBodyOf, type JsonWrap } from "./frozen-output";
 import { invokeProcedure } from "./invoke-procedure";
 import { requestContext } from "./request-context";
 import type { Context } from "./trpc";
@@ -25,6 +25,8 @@ type Answer = { result: { data: unknown } } | { error: unknown };
 const PREFIX = `${TRPC_ENDPOINT}/`;
 /** tRPC's envelope of a result: `{"result":{"data":…}}`. */
 const RESULT_WRAP: JsonWrap = { before: '{"result":{"data":', after: "}}" };
+/** A batch of one query (what tRPC's client sends): its answer in the batch's array. */
+const BATCH_OF_ONE_WRAP: JsonWrap = { before: '[{"result":{"data":', after: "}}]" };
 
 const isObject = (value: unknown): value is Record<string, unknown> => !!value && !Array.isArray(value) && typeof value === "object";
 const isAsyncIterable = (value: unknown): boolean => isObject(value) && Symbol.asyncIterator in value;
@@ -144,19 +146,21 @@ export function createTrpcCore(router: AnyRouter, getAppServices: () => Promise<
    * An answer's JSON as tRPC writes it (transformTRPCResponse, then JSON.stringify); a deep-frozen
    * result (a cached flow list, the node catalog) reuses the text, or the bytes, made once for it.
    */
-  function answerJson(answer: Answer): string | Buffer {
+  function answerJson(answer: Answer, wrap = RESULT_WRAP): string | Buffer {
     if ("result" in answer && isDeepFrozen(answer.result.data) && config.transformer.output.serialize(answer.result.data) === answer.result.data) {
-      return jsonBodyOf(answer.result.data, RESULT_WRAP);
+      return jsonBodyOf(answer.result.data, wrap);
     }
-    return JSON.stringify(transformTRPCResponse(config, answer as Parameters<typeof transformTRPCResponse>[1]));
+    const json = JSON.stringify(transformTRPCResponse(config, answer as Parameters<typeof transformTRPCResponse>[1]));
+    return wrap === BATCH_OF_ONE_WRAP ? `[${json}]` : json;
   }
 
   /** The body: one answer, or a batch's array of them. */
   function bodyOf(answers: Answer[], batch: boolean): string | Buffer {
-    const parts = answers.map(answerJson);
+    // A batch of one (a cached answer's bytes then kept as the batch's, not copied into it anew).
+    if (batch && answers.length === 1) return answerJson(answers[0]!, BATCH_OF_ONE_WRAP);
+    const parts = answers.map((answer) => answerJson(answer));
     if (!batch) return parts[0]!;
     if (parts.every((part) => typeof part === "string")) return `[${parts.join(",")}]`;
-    if (parts.length === 1) return keptInArray(parts[0] as Buffer);
     const chunks: Buffer[] = [Buffer.from("[")];
     for (const [i, part] of parts.entries()) {
       if (i > 0) chunks.push(Buffer.from(","));

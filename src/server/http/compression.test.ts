@@ -23,6 +23,12 @@ describe("chooseCoding", () => {
   it("answers identity without the header, for identity alone, for codings it does not make, or when all are refused", () => {
     for (const accept of [undefined, "", "identity", "deflate", "zstd", "br;q=0, gzip;q=0", "*;q=0"]) expect(chooseCoding(accept, true), String(accept)).toBeNull();
   });
+
+  it("reads a malformed header as no preference rather than failing, and codings case-insensitively", () => {
+    for (const accept of [";;,", "gzip;q=abc", "gzip;q=-1", "\u0000"]) expect(chooseCoding(accept, true), accept).toBeNull();
+    expect(chooseCoding("GZIP", true)).toBe("gzip");
+    expect(chooseCoding(" , ,br", false)).toBe("br");
+  });
 });
 
 describe("compressedBody", () => {

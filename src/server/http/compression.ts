@@ -8,7 +8,7 @@ import { isKeptBody } from "../api/frozen-output";
  * compresses its pages and its own routes itself). A browser, fetch and curl --compressed send
  * Accept-Encoding; over a real network a 200 KB node catalog is a quarter of that in Brotli.
  *
- * - Only JSON bodies over 16 KiB (LARGE_JSON_CHARS): below, compression's fixed cost (~40 µs a
+ * - Only JSON bodies over 16 KiB: below, compression's fixed cost (~40 µs a
  *   body for zlib's state alone) outweighs the bytes it saves, and a small answer fits a few
  *   packets anyway. Raw bytes (a stored file's download) are never touched: they are often
  *   compressed already, and their Content-Type is the client's business.
@@ -17,7 +17,7 @@ import { isKeptBody } from "../api/frozen-output";
  *   for as long as the answer is: Brotli first (smaller), gzip for clients without it.
  * - Other bodies are compressed per answer on zlib's thread pool: gzip first, which gives Brotli's
  *   size at this quality for half its CPU on JSON (docs/BENCHMARKS.md).
- * - Only answers to GET (direct-mount.ts, encodingOf): the answers that carry a credential (a
+ * - Only answers to GET (direct-mount.ts, compressible): the answers that carry a credential (a
  *   login's tokens, a new API key, an MFA secret) all answer POSTs, so no secret shares a
  *   compressed body with text a client chose (BREACH).
  */

@@ -64,7 +64,7 @@ export function toRequest(req: IncomingMessage, origin: string): Request {
 const SMALL_BODY_BYTES = 16 * 1024;
 
 /** Writes a fetch Response (nothing here streams) to the Node response. */
-export async function writeResponse(res: ServerResponse, response: Response, encoding?: Encoding): Promise<void> {
+export async function writeResponse(res: ServerResponse, response: Response, req?: IncomingMessage): Promise<void> {
   for (const [name, value] of Object.entries(SITE_HEADERS)) {
     if (!response.headers.has(name)) res.setHeader(name, value);
   }
@@ -86,7 +86,7 @@ export async function writeResponse(res: ServerResponse, response: Response, enc
   const bytes = Buffer.from(await response.arrayBuffer());
   const type = response.headers.get("content-type") ?? "";
   const payload = bytes.byteLength <= SMALL_BODY_BYTES && /^(application\/(?:[\w.+-]+\+)?json|text\/)/i.test(type) ? bytes.toString("utf8") : bytes;
-  const compressing = compressible(res, type, response.headers.get("vary"), response.headers.has("content-encoding"), payload, encoding);
+  const compressing = compressible(res, type, response.headers.get("vary"), response.headers.has("content-encoding"), payload, req);
   if (compressing) return endCompressed(res, payload, await compressing.body, compressing.coding);
   res.setHeader("Content-Length", bytes.byteLength);
   res.end(payload);
@@ -99,7 +99,7 @@ export async function writeResponse(res: ServerResponse, response: Response, enc
  */
 export async function serveDirect(req: IncomingMessage, res: ServerResponse, origin: string, handler: FetchHandler): Promise<void> {
   const response = await handler(toRequest(req, origin));
-  await writeResponse(res, response, encodingOf(req));
+  await writeResponse(res, response, req);
 }
 
 /**
@@ -109,7 +109,7 @@ export async function serveDirect(req: IncomingMessage, res: ServerResponse, ori
 export async function serveTrpc(req: IncomingMessage, res: ServerResponse, origin: string, core: (req: RestRequest) => Promise<RestResult | undefined>, fallback: FetchHandler): Promise<void> {
   const result = await core(restRequestFrom(req));
   if (!result) return serveDirect(req, res, origin, fallback);
-  const written = writeRestResult(res, result, encodingOf(req));
+  const written = writeRestResult(res, result, req);
   if (written) await written;
 }
 
@@ -154,7 +154,7 @@ export async function serveWebhooks(req: IncomingMessage, res: ServerResponse, h
   // connection closes once the answer is written.
   if (!req.complete) res.setHeader("connection", "close");
   // A flow's answer goes as the flow made it (Node-RED's http response does not compress either).
-  void writeRestResult(res, result, undefined);
+  void writeRestResult(res, result);
 }
 
 /**
@@ -246,12 +246,12 @@ class BodyReader {
 const SITE_HEADER_ENTRIES = Object.entries(SITE_HEADERS).map(([name, value]) => [name.toLowerCase(), value] as const);
 
 /**
- * Writes the REST adapter's result: the head and the body in one write. With an `encoding` (see
- * encodingOf), a JSON body over 16 KiB goes compressed when the client takes Brotli or gzip
- * (http/compression.ts); the answer is then written once the bytes are ready (a kept body's are
- * ready after its first answer).
+ * Writes the REST adapter's result: the head and the body in one write. Given the request it
+ * answers, a JSON body over 16 KiB goes compressed when the client takes Brotli or gzip
+ * (http/compression.ts, compressible below); the answer is then written once the bytes are ready
+ * (a kept body's are ready after its first answer). Without it (a flow's answer) never.
  */
-export function writeRestResult(res: ServerResponse, result: RestResult, encoding: Encoding | undefined): void | Promise<void> {
+export function writeRestResult(res: ServerResponse, result: RestResult, req?: IncomingMessage): void | Promise<void> {
   for (const [name, value] of SITE_HEADER_ENTRIES) if (!result.headers.map.has(name)) res.setHeader(name, value);
   for (const [name, value] of result.headers.map) res.setHeader(name, value);
   res.statusCode = result.status;
@@ -260,7 +260,7 @@ export function writeRestResult(res: ServerResponse, result: RestResult, encodin
     res.end();
     return;
   }
-  const compressing = compressible(res, result.headers.get("content-type"), result.headers.get("vary"), result.headers.has("content-encoding"), body, encoding);
+  const compressing = compressible(res, result.headers.get("content-type"), result.headers.get("vary"), result.headers.has("content-encoding"), body, req);
   if (compressing) {
     const compressed = compressing.body;
     if (Buffer.isBuffer(compressed)) return endCompressed(res, body, compressed, compressing.coding);
@@ -271,24 +271,12 @@ export function writeRestResult(res: ServerResponse, result: RestResult, encodin
 }
 
 /**
- * Whether an answer may be compressed, and what the client accepts. Only answers to GET are: every
- * answer that carries a credential (a login's tokens, a new API key, an MFA secret) answers a
- * POST, so no secret ever shares a compressed body with text a client chose (BREACH). HEAD gets
- * GET's headers (its Vary) and no body to compress; undefined for any other method.
- */
-interface Encoding {
-  accept: string | undefined;
-}
-
-function encodingOf(req: IncomingMessage): Encoding | undefined {
-  if (req.method === "GET") return { accept: req.headers["accept-encoding"] };
-  return req.method === "HEAD" ? { accept: undefined } : undefined;
-}
-
-/**
  * For a JSON body over 16 KiB that the server wrote (not raw bytes such as a file's, and not
- * encoded already): sets Vary (the answer depends on Accept-Encoding whether or not this one is
- * compressed) and, when the client takes Brotli or gzip, starts the compressed body. Else undefined.
+ * encoded already) answering a GET or HEAD: sets Vary (the answer depends on Accept-Encoding
+ * whether or not this one is compressed) and, for a GET whose client takes Brotli or gzip, starts
+ * the compressed body. Else undefined. Only answers to GET are compressed: every answer that
+ * carries a credential (a login's tokens, a new API key, an MFA secret) answers a POST, so no
+ * secret ever shares a compressed body with text a client chose (BREACH); HEAD has no body.
  */
 function compressible(
   res: ServerResponse,
@@ -296,11 +284,13 @@ function compressible(
   vary: string | null,
   encoded: boolean,
   body: string | Buffer,
-  encoding: Encoding | undefined,
+  req: IncomingMessage | undefined,
 ): { coding: ContentCoding; body: Buffer | Promise<Buffer | null> } | undefined {
-  if (!encoding || body.length <= COMPRESS_MIN_BYTES || encoded || contentType === null || !JSON_TYPE.test(contentType)) return undefined;
+  if (!req || body.length <= COMPRESS_MIN_BYTES || encoded || contentType === null || !JSON_TYPE.test(contentType)) return undefined;
+  if (req.method !== "GET" && req.method !== "HEAD") return undefined;
   res.setHeader("vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
-  const coding = chooseCoding(encoding.accept, typeof body !== "string" && isKeptBody(body));
+  if (req.method === "HEAD") return undefined;
+  const coding = chooseCoding(req.headers["accept-encoding"], typeof body !== "string" && isKeptBody(body));
   if (!coding) return undefined;
   return { coding, body: compressedBody(typeof body === "string" ? Buffer.from(body, "utf8") : body, coding) };
 }
@@ -326,7 +316,7 @@ export async function serveRest(req: IncomingMessage, res: ServerResponse, core:
   // A body left unread (refused as too large, or sent where none is taken) is not drained: the
   // connection closes once the answer is written.
   if (!req.complete) res.setHeader("connection", "close");
-  const written = writeRestResult(res, result, encodingOf(req));
+  const written = writeRestResult(res, result, req);
   if (written) await written;
   return result;
 }
