@@ -123,6 +123,8 @@ export function connectMqtt(url: string, options: IClientOptions = {}): Promise<
     });
     client.once("error", (err) => {
       client.end(true);
+      // Which connection failed (a test makes many): the message names it, the code stays.
+      err.message = `${err.message} (client id ${JSON.stringify(options.clientId ?? "")} at ${url})`;
       reject(err);
     });
   });

@@ -125,6 +125,13 @@ interface ClientState {
   sessionExpirySeconds: number;
 }
 
+/** Where a CONNECT is on its way to the CONNACK. */
+interface ConnectProgress {
+  step: string;
+  since: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
 /** A refused CONNECT: 3.1.1's CONNACK return code (answered by `authenticate`) and MQTT 5's reason code. */
 interface Refusal {
   returnCode: 2 | 3 | 4 | 5;
@@ -145,6 +152,12 @@ const MAX_INBOUND_QOS2 = 1000;
 const TOPIC_ALIAS_MAXIMUM = 100;
 const RECHECK_CONCURRENCY = 50;
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * A CONNECT left this long without its CONNACK is logged with the step it waits on (a client gives
+ * up after its own connect timeout, 10 s for mqtt.js, 30 s for Paho): an operator learns which
+ * part (the key's check, the session's persistence, the write) held it.
+ */
+export const SLOW_CONNECT_MS = 5_000;
 /** A key's expiry is checked this long after it (so it is surely past). */
 const EXPIRY_SLACK_MS = 250;
 /** How often the online entries are renewed (and last_seen_at written). */
@@ -356,6 +369,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   const wills = new WeakMap<object, ClientState>();
   /** Inbound QoS 2 packet identifiers of each client waiting for their PUBREL. */
   const inboundQos2 = new WeakMap<Client, Set<number>>();
+  /** Each connection's CONNECT until its CONNACK goes: the step it is at (a slow one is logged with it). */
+  const connecting = new WeakMap<Client, ConnectProgress>();
   const servers: net.Server[] = [];
   const subscriptions: DurableSubscription[] = [];
   // A packet is its payload plus topic, packet id and header: 64 KiB is room for any topic.
@@ -395,6 +410,18 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       done();
     }
     return true;
+  }
+
+  /** Starts the CONNECT's watch: logged if no CONNACK has gone SLOW_CONNECT_MS later. */
+  function watchConnect(client: Client, packet: ConnectPacket): ConnectProgress {
+    const progress: ConnectProgress = { step: "checking its API key and the organization's connection limit", since: Date.now(), timer: undefined };
+    const clientId = packet.clientId;
+    progress.timer = setTimeout(() => {
+      if (connecting.get(client) !== progress || client.closed) return;
+      logger.warn({ clientId, organizationId: states.get(client)?.organizationId, step: progress.step, waitedMs: Date.now() - progress.since }, `mqtt: a CONNECT has waited ${SLOW_CONNECT_MS / 1000} s for its CONNACK`);
+    }, SLOW_CONNECT_MS).unref();
+    connecting.set(client, progress);
+    return progress;
   }
 
   async function admit(client: Client, packet: ConnectPacket): Promise<Refusal | ClientState> {
@@ -455,8 +482,12 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   }
 
   function preConnect(client: Client, packet: ConnectPacket, callback: (error: Error | null, success: boolean) => void) {
+    const progress = watchConnect(client, packet);
     // However the connection ends (before or after CONNACK), its state goes with it.
-    client.conn.once("close", () => setTimeout(() => forget(client, true), 1_000).unref());
+    client.conn.once("close", () => {
+      clearTimeout(progress.timer);
+      setTimeout(() => forget(client, true), 1_000).unref();
+    });
     const refuse = (refused: Refusal) => {
       // MQTT 5: our reason code and why (aedes would map the 3.1.1 code); 3.1.1: aedes answers in authenticate.
       if (packet.protocolVersion === 5) {
@@ -473,6 +504,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
         states.set(client, result);
         if (packet.will) wills.set(packet.will, result);
         for (const p of early.get(client)?.splice(0) ?? []) mapTopics(result, p);
+        progress.step = "admitted: waiting for the broker to take it up";
         callback(null, true);
       },
       (err: unknown) => refuse(refusal(3, String(err))),
@@ -490,6 +522,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     }
     // [MQTT-3.2.2-16]: the id we gave it (aedes reports only ids it generated itself).
     if (state.assignedClientId) internals(client)._assignedClientId = state.clientId;
+    const progress = connecting.get(client);
+    if (progress) progress.step = "authenticated: its session in the persistence (subscriptions, will), then registered";
     done(null, true);
   }
 
@@ -944,7 +978,15 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       if (!expiring.closed && !expiring.expiringSessions.has(c.id)) return;
       ledgerStep(c.id, () => ledger.disconnected(c.id, interval));
     };
-    broker.on("client", (client) => ledgerStep(client.id, () => connectedAs(client)));
+    broker.on("client", (client) => {
+      const progress = connecting.get(client);
+      if (progress) progress.step = "registered: writing the CONNACK";
+      ledgerStep(client.id, () => connectedAs(client));
+    });
+    broker.on("connackSent", (_packet, client) => {
+      clearTimeout(connecting.get(client)?.timer);
+      connecting.delete(client);
+    });
     broker.on("sessionExpired" as never, (client: Client) => ledgerStep(client.id, () => ledger.forget(client.id)));
     broker.on("clientReady", (client) => {
       const state = states.get(client);

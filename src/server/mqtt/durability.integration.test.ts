@@ -42,7 +42,8 @@ async function startApp(): Promise<AppServices> {
     dataDirForDb: path.join(dataDir, "db"),
     dbSchema: schema,
     storeKeyPrefix: `fp-test-${suffix}:`,
-    logger: createLogger({ level: "silent" }),
+    // Warnings show in the test's output: a slow CONNECT is logged with the step it waited on.
+    logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? "warn" }),
     allowSeveralPerProcess: true,
   });
 }
