@@ -4,7 +4,7 @@
  * package) that resolves what a device would see: CONNACK codes, SUBACK codes, messages, closes.
  */
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import mqtt, { type IClientOptions, type IConnackPacket, type IDisconnectPacket, type MqttClient } from "mqtt";
 import type { AppServices } from "@/server/app-services";
 
@@ -65,7 +65,12 @@ export interface TestMqttClient {
  */
 export function connectMqtt(url: string, options: IClientOptions = {}): Promise<TestMqttClient> {
   return new Promise((resolve, reject) => {
+    const startedAt = Date.now();
     const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 10_000, username: "device", ...options });
+    // Over TCP: when the socket connected, for a failure's message (the broker logs a CONNECT it
+    // holds over 5 s; a timeout without that line and without a connected socket is the transport).
+    let transport = url.startsWith("ws") ? "WebSocket" : "TCP not connected";
+    if (client.stream instanceof net.Socket) client.stream.once("connect", () => (transport = `TCP connected after ${Date.now() - startedAt} ms`));
     const messages: Received[] = [];
     const disconnects: IDisconnectPacket[] = [];
     client.on("disconnect", (packet) => disconnects.push(packet));
@@ -124,7 +129,7 @@ export function connectMqtt(url: string, options: IClientOptions = {}): Promise<
     client.once("error", (err) => {
       client.end(true);
       // Which connection failed (a test makes many): the message names it, the code stays.
-      err.message = `${err.message} (client id ${JSON.stringify(options.clientId ?? "")} at ${url})`;
+      err.message = `${err.message} (client id ${JSON.stringify(options.clientId ?? "")} at ${url}; ${transport}; after ${Date.now() - startedAt} ms)`;
       reject(err);
     });
   });
