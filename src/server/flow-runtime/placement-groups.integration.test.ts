@@ -112,15 +112,17 @@ describe("flows sharing an MQTT broker with a persistent session", () => {
 
   it("brings two groups joined by a deploy onto one instance", async () => {
     // q's flow on b, p's group on a (the rebalance may have left q1 on either).
-    if ((await holderOf(flows.q1!)) !== b.instanceId) {
-      // Moved by hand: disabled and enabled again through b, where nothing of q runs.
+    // Moved by hand: disabled and enabled again through b, where nothing of q runs. b runs it
+    // unless a's placement tick finds the flow enabled and unheld first (a's tick and b's request
+    // race, under load now and then): a flow runs where it is first taken, so try again.
+    for (let attempt = 0; attempt < 5 && (await holderOf(flows.q1!)) !== b.instanceId; attempt++) {
       for (const enabled of [false, true]) {
         const flow = await restB("GET", `/flows/${flows.q1!}`, { token });
         const updated = await restB("PUT", `/flows/${flows.q1!}`, { token, body: { revision: flow.body.flow.revision, enabled } });
         expect(updated.status, updated.text).toBe(200);
       }
-      expect(await holderOf(flows.q1!)).toBe(b.instanceId);
     }
+    expect(await holderOf(flows.q1!)).toBe(b.instanceId);
     const joined = await deployFlow(restB, "m", [brokers.p, brokers.q]);
     const group = [flows.g1!, flows.g2!, flows.g3!, flows.q1!, joined];
     const holder = await eventually("the joined group on one instance", async () => {
