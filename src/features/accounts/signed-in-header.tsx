@@ -22,7 +22,7 @@ async function myOrganizations(): Promise<MyOrganization[]> {
 export async function SignedInHeader({ email }: { email: string }) {
   const organizations = await myOrganizations();
   return (
-    <SiteHeader>
+    <SiteHeader collapsible>
       <Link href="/flows">Flows</Link>
       <Link href="/files">Files</Link>
       <Link href="/devices">Devices</Link>

@@ -35,6 +35,8 @@ export function OrganizationSwitcher({ initialOrganizations }: { initialOrganiza
 
   function onKeyDown(event: KeyboardEvent) {
     if (event.key === "Escape" && open) {
+      // Handled: the header's menu around this one (on a phone) stays open.
+      event.preventDefault();
       setOpen(false);
       toggle.current?.focus();
     }
