@@ -28,6 +28,9 @@ test("on a phone every signed-in page fits the screen and the header's links fol
   // Rows in the tables the pages show (a session, an API key, audit entries).
   const key = await request.post("/api/v1/api-keys", { headers: auth(owner), data: { name: "a key with a rather long name for a phone" } });
   expect(key.status()).toBe(201);
+  const flowName = "A flow with a fairly long name for a small phone screen";
+  const flow = await request.post("/api/v1/flows", { headers: auth(owner), data: { name: flowName, nodes: [], connections: [] } });
+  expect(flow.status()).toBe(201);
 
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   const page = await context.newPage();
@@ -44,8 +47,18 @@ test("on a phone every signed-in page fits the screen and the header's links fol
       expect(scroll, `${path} is ${scroll} px wide on a ${screen} px screen`).toBeLessThanOrEqual(screen);
     }
 
-    // Folded: the links are not shown until Menu is pressed.
+    // The flow list: each flow a block, its name and every button on the screen (not scrolled out of
+    // a table squeezed to four columns).
     await page.goto("/flows");
+    const row = page.getByRole("row", { name: new RegExp(flowName) });
+    await expect(row.getByRole("link", { name: flowName })).toBeInViewport({ ratio: 1 });
+    for (const action of ["Export", "Disable", "Delete"]) {
+      await expect(row.getByRole("button", { name: `${action} ${flowName}` })).toBeInViewport({ ratio: 1 });
+    }
+    await expect(row).toContainText("0 nodes");
+    await shot(page, "narrow-flows");
+
+    // Folded: the links are not shown until Menu is pressed.
     await expect(menu).toHaveAttribute("aria-expanded", "false");
     await expect(nav.getByRole("link", { name: "Files" })).toBeHidden();
     await expect(header.getByRole("button", { name: "Log out" })).toBeHidden();
