@@ -1,7 +1,8 @@
 "use client";
 
 import { usePathname } from "next/navigation";
-import { useId, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
+import { useState, type ReactNode } from "react";
+import { useDisclosure } from "./use-disclosure";
 
 /**
  * The header's main navigation. On a wide screen its links sit in the header's row (wrapping onto
@@ -14,32 +15,15 @@ export function SiteNav({ children, collapsible }: { children: ReactNode; collap
   // Open on the page it was opened on: following one of its links folds it.
   const [openOn, setOpenOn] = useState<string | null>(null);
   const open = openOn === pathname;
-  const setOpen = (value: boolean) => setOpenOn(value ? pathname : null);
-  const toggle = useRef<HTMLButtonElement>(null);
-  const navId = useId();
-
-  function onKeyDown(event: KeyboardEvent) {
-    // The organization switcher inside handles its own Escape first (its menu closes, not this one).
-    if (event.key === "Escape" && open && !event.defaultPrevented) {
-      setOpen(false);
-      toggle.current?.focus();
-    }
-  }
+  const { toggleProps, panelId, onKeyDown } = useDisclosure(open, (value) => setOpenOn(value ? pathname : null));
 
   if (!collapsible) return <nav aria-label="Main">{children}</nav>;
   return (
     <>
-      <button
-        ref={toggle}
-        type="button"
-        className="secondary site-menu-toggle"
-        aria-expanded={open}
-        aria-controls={navId}
-        onClick={() => setOpen(!open)}
-      >
+      <button {...toggleProps} className="secondary site-menu-toggle">
         Menu
       </button>
-      <nav id={navId} aria-label="Main" data-open={open} onKeyDown={onKeyDown}>
+      <nav id={panelId} aria-label="Main" data-open={open} onKeyDown={onKeyDown}>
         {children}
       </nav>
     </>

@@ -1,7 +1,8 @@
 "use client";
 
 import Link from "next/link";
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState } from "react";
+import { useDisclosure } from "@/components/use-disclosure";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/trpc/react";
 import { asRole, roleLabels } from "./roles";
@@ -21,8 +22,8 @@ export function OrganizationSwitcher({ initialOrganizations }: { initialOrganiza
   const [pending, setPending] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const root = useRef<HTMLDivElement>(null);
-  const toggle = useRef<HTMLButtonElement>(null);
-  const menuId = useId();
+  // Escape closes the list (and not the phone's menu around it: useDisclosure marks it handled).
+  const { toggleProps, panelId: menuId, onKeyDown } = useDisclosure(open, setOpen);
 
   useEffect(() => {
     if (!open) return;
@@ -32,15 +33,6 @@ export function OrganizationSwitcher({ initialOrganizations }: { initialOrganiza
     document.addEventListener("pointerdown", onPointer);
     return () => document.removeEventListener("pointerdown", onPointer);
   }, [open]);
-
-  function onKeyDown(event: KeyboardEvent) {
-    if (event.key === "Escape" && open) {
-      // Handled: the header's menu around this one (on a phone) stays open.
-      event.preventDefault();
-      setOpen(false);
-      toggle.current?.focus();
-    }
-  }
 
   async function switchTo(org: MyOrganization) {
     setPending(org.id);
@@ -54,14 +46,7 @@ export function OrganizationSwitcher({ initialOrganizations }: { initialOrganiza
 
   return (
     <div className="org-switcher" ref={root} onKeyDown={onKeyDown}>
-      <button
-        ref={toggle}
-        type="button"
-        className="org-switcher-toggle"
-        aria-expanded={open}
-        aria-controls={menuId}
-        onClick={() => setOpen((o) => !o)}
-      >
+      <button {...toggleProps} className="org-switcher-toggle">
         <span className="org-switcher-label">Organization</span>{" "}
         <span className="org-switcher-name">{current?.name ?? "Choose…"}</span>
         <span aria-hidden="true" className="org-switcher-caret">
