@@ -20,7 +20,7 @@ const PAGES = [
   "/docs",
 ];
 
-const widerThanScreen = (page: Page) =>
+const pageWidths = (page: Page) =>
   page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, screen: window.innerWidth }));
 
 test("on a phone every signed-in page fits the screen and the header's links fold behind a Menu button that works with the keyboard", async ({ browser, request }) => {
@@ -43,7 +43,7 @@ test("on a phone every signed-in page fits the screen and the header's links fol
     for (const path of PAGES) {
       await page.goto(path);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
-      const { scroll, screen } = await widerThanScreen(page);
+      const { scroll, screen } = await pageWidths(page);
       expect(scroll, `${path} is ${scroll} px wide on a ${screen} px screen`).toBeLessThanOrEqual(screen);
     }
 
@@ -83,7 +83,7 @@ test("on a phone every signed-in page fits the screen and the header's links fol
     await menu.click();
     await header.getByRole("button", { name: /Organization/ }).click();
     await expect(header.getByRole("button", { name: /Organization/ })).toHaveAttribute("aria-expanded", "true");
-    const { scroll, screen } = await widerThanScreen(page);
+    const { scroll, screen } = await pageWidths(page);
     expect(scroll, "the organization list stays on the screen").toBeLessThanOrEqual(screen);
     await page.keyboard.press("Escape");
     await expect(header.getByRole("button", { name: /Organization/ })).toHaveAttribute("aria-expanded", "false");
@@ -107,6 +107,6 @@ test("on a wide screen the header's links are shown without a Menu button", asyn
   await expect(header.getByRole("button", { name: "Menu" })).toBeHidden();
   await expect(header.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Flows" })).toBeVisible();
   await expect(header.getByRole("button", { name: "Log out" })).toBeVisible();
-  const { scroll, screen } = await widerThanScreen(page);
+  const { scroll, screen } = await pageWidths(page);
   expect(scroll).toBeLessThanOrEqual(screen);
 });

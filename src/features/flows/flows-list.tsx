@@ -38,7 +38,7 @@ function FlowRow({ flow, canWrite, onDelete, onError }: { flow: FlowListItem; ca
         <Link href={`/flows/${flow.id}`}>{flow.name}</Link>
         {!flow.enabled ? <span className="badge warn">Disabled</span> : null}
       </td>
-      <td>
+      <td className="state">
         <span className={`flow-state ${flow.state}`}>{stateLabels[flow.state]}</span>
       </td>
       <td className="num">
