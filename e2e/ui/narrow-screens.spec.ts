@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { logIn } from "../helpers/accounts";
-import { auth, registerUser } from "../helpers/live";
+import { auth, createFlow, liveFlow, registerUser } from "../helpers/live";
 import { expectAccessible, shot } from "../helpers/page";
 
 test.describe.configure({ timeout: 90_000 });
@@ -109,4 +109,110 @@ test("on a wide screen the header's links are shown without a Menu button", asyn
   await expect(header.getByRole("button", { name: "Log out" })).toBeVisible();
   const { scroll, screen } = await pageWidths(page);
   expect(scroll).toBeLessThanOrEqual(screen);
+});
+
+// The flow editor on a tablet or a phone: the canvas has the width, the palette and the sidebar are
+// drawers over it (they used to stack in a 160 px column beside a canvas 420 px tall), and on a
+// phone the edit commands fold behind an Edit button.
+test("on a phone the editor's canvas has the width, the palette and the sidebar open as drawers, and a flow can be built, deployed and debugged", async ({ browser, request }) => {
+  const owner = await registerUser(request, "narrow-editor");
+  const f = liveFlow("phone");
+  const flow = await createFlow(request, owner, "Phone flow", f.graph("v1"));
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  try {
+    await logIn(page, owner.email);
+    await page.goto(`/flows/${flow.id}`);
+    const toolbar = page.getByRole("toolbar", { name: "Flow editor" });
+    const paletteButton = toolbar.getByRole("button", { name: "Palette" });
+    const sidebarButton = toolbar.getByRole("button", { name: "Sidebar" });
+    const editButton = toolbar.getByRole("button", { name: "Edit", exact: true });
+    const palette = page.getByRole("region", { name: "Palette" });
+    const sidebar = page.getByRole("complementary", { name: "Sidebar" });
+    const canvas = page.locator(".editor-canvas");
+    const nodes = page.locator(".react-flow__node");
+
+    await expect(nodes).toHaveCount(3);
+    await expect(palette).toBeHidden();
+    await expect(sidebar).toBeHidden();
+    const box = (await canvas.boundingBox())!;
+    expect(box.width, "the canvas has the screen's width").toBeGreaterThanOrEqual(389);
+    expect(box.height, "and most of its height").toBeGreaterThan(500);
+    const { scroll, screen } = await pageWidths(page);
+    expect(scroll).toBeLessThanOrEqual(screen);
+    // The edit commands are behind Edit; Undo is not on the toolbar until it is pressed.
+    await expect(toolbar.getByRole("button", { name: "Undo" })).toBeHidden();
+
+    // The palette: a drawer over the canvas; a tap on a type adds it and folds the drawer.
+    await paletteButton.tap();
+    await expect(paletteButton).toHaveAttribute("aria-expanded", "true");
+    await expect(palette).toBeVisible();
+    await expect(palette).toBeInViewport({ ratio: 1 });
+    await shot(page, "narrow-editor-palette");
+    await expectAccessible(page);
+    await palette.locator('button.palette-item[data-type="delay"]').tap();
+    await expect(nodes).toHaveCount(4);
+    await expect(palette).toBeHidden();
+    await expect(paletteButton).toHaveAttribute("aria-expanded", "false");
+    await expect(toolbar).toContainText("unsaved changes");
+
+    // Edit → Undo takes the new node away; Escape folds the menu back onto its button.
+    await editButton.tap();
+    await expect(editButton).toHaveAttribute("aria-expanded", "true");
+    await toolbar.getByRole("button", { name: "Undo" }).tap();
+    await expect(nodes).toHaveCount(3);
+    await toolbar.getByRole("button", { name: "Redo" }).focus();
+    await page.keyboard.press("Escape");
+    await expect(editButton).toHaveAttribute("aria-expanded", "false");
+    await expect(editButton).toBeFocused();
+    await expect(toolbar.getByRole("button", { name: "Undo" })).toBeHidden();
+
+    // Deploy, Inject, and the message in the sidebar's Debug tab.
+    await toolbar.getByRole("button", { name: "Deploy" }).tap();
+    await expect(page.getByTestId("flow-state")).toHaveText("Running");
+    await nodes.filter({ has: page.getByRole("button", { name: "Inject" }) }).getByRole("button", { name: "Inject" }).tap();
+    await sidebarButton.tap();
+    await expect(sidebar).toBeVisible();
+    await sidebar.getByRole("tab", { name: "Debug" }).tap();
+    const message = page.getByRole("region", { name: "Debug" }).getByTestId("debug-message").first();
+    await expect(message).toContainText("{ version, said }");
+    await shot(page, "narrow-editor-debug");
+    // Escape folds the sidebar and gives the focus back to its button; so does a tap on the canvas.
+    await sidebar.getByRole("tab", { name: "Node" }).focus();
+    await page.keyboard.press("Escape");
+    await expect(sidebar).toBeHidden();
+    await expect(sidebarButton).toBeFocused();
+    await sidebarButton.tap();
+    await expect(sidebar).toBeVisible();
+    await canvas.tap({ position: { x: 30, y: 60 } });
+    await expect(sidebar).toBeHidden();
+  } finally {
+    await context.close();
+  }
+});
+
+test("on a tablet the editor keeps its toolbar's commands and shows the palette and the sidebar as drawers; on a wide screen as columns", async ({ browser, request }) => {
+  const owner = await registerUser(request, "tablet-editor");
+  const flow = await createFlow(request, owner, "Tablet flow", liveFlow("tablet").graph("v1"));
+  const context = await browser.newContext({ viewport: { width: 768, height: 1024 }, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  try {
+    await logIn(page, owner.email);
+    await page.goto(`/flows/${flow.id}`);
+    const toolbar = page.getByRole("toolbar", { name: "Flow editor" });
+    await expect(toolbar.getByRole("button", { name: "Undo" })).toBeVisible();
+    await expect(toolbar.getByRole("button", { name: "Edit", exact: true })).toBeHidden();
+    await expect(page.getByRole("complementary", { name: "Sidebar" })).toBeHidden();
+    await toolbar.getByRole("button", { name: "Sidebar" }).tap();
+    await expect(page.getByRole("complementary", { name: "Sidebar" })).toBeInViewport({ ratio: 1 });
+    await shot(page, "tablet-editor-sidebar");
+    // Wider than 900 px: three columns, no drawer buttons.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await expect(page.getByRole("region", { name: "Palette" })).toBeVisible();
+    await expect(page.getByRole("complementary", { name: "Sidebar" })).toBeVisible();
+    await expect(toolbar.getByRole("button", { name: "Palette" })).toBeHidden();
+    await expect(toolbar.getByRole("button", { name: "Sidebar" })).toBeHidden();
+  } finally {
+    await context.close();
+  }
 });

@@ -22,6 +22,7 @@ import "@xyflow/react/dist/style.css";
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { useDisclosure } from "@/components/use-disclosure";
 import { subflowIdOfType, subflowInstanceType } from "@/shared/subflows";
 import { useGroupCommands } from "./commands/use-group-commands";
 import { useSelectionToSubflow } from "./commands/use-selection-to-subflow";
@@ -89,6 +90,19 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
   const [editing, setEditing] = useState<string | null>(null);
   const [preview, setPreview] = useState<{ id: string; outputs: number } | null>(null);
   const [tab, setTab] = useState("node");
+  // Under 900 px the palette and the sidebar are drawers over the canvas, one open at a time
+  // (editor.css); on a wider screen this state shows nothing.
+  const [drawer, setDrawer] = useState<"palette" | "sidebar" | null>(null);
+  const paletteDrawer = useDisclosure(drawer === "palette", (open) => setDrawer(open ? "palette" : null));
+  const sidebarDrawer = useDisclosure(drawer === "sidebar", (open) => setDrawer(open ? "sidebar" : null));
+  // Under 600 px the edit commands (Undo … Selection to subflow) fold behind an Edit button.
+  const [editOpen, setEditOpen] = useState(false);
+  const editMenu = useDisclosure(editOpen, setEditOpen);
+  /** Shows a sidebar tab, opening the drawer on a narrow screen. */
+  const showTab = useCallback((id: string) => {
+    setTab(id);
+    setDrawer("sidebar");
+  }, []);
   const [findQuery, setFindQuery] = useState("");
   const findRef = useRef<HTMLInputElement>(null);
   const canvasRef = useRef<HTMLDivElement>(null);
@@ -129,7 +143,7 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
       if (!document.querySelector("dialog[open]")) void save();
     },
     find: () => {
-      setTab("find");
+      showTab("find");
       requestAnimationFrame(() => findRef.current?.focus());
     },
     // Enter opens the node's dialog (SPEC §10), a subflow instance's too: its env properties, and
@@ -188,13 +202,23 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
       adoptRevision: flowSave.adoptRevision,
       refreshDeployed: () => void deployedQuery.refetch(),
       changedSinceDeploy: differsFromDeployed,
-      showSidebarTab: setTab,
+      showSidebarTab: showTab,
     }),
-    [meta, dirty, readOnly, nodes, edges, groups, selected, selectNode, replaceGraph, save, flowSave.adoptRevision, deployedQuery, differsFromDeployed],
+    [meta, dirty, readOnly, nodes, edges, groups, selected, selectNode, replaceGraph, save, flowSave.adoptRevision, deployedQuery, differsFromDeployed, showTab],
   );
   const shell = useMemo<SidebarShell>(() => ({ catalog, editNode: setEditing, openSubflow: (id) => void openSubflow(id), findQuery, setFindQuery, findInputRef: findRef }), [catalog, findQuery, openSubflow]);
   const tabs = useMemo(() => [...EDITOR_TABS, ...sidebarTabs], [sidebarTabs]);
   const inSubflow = useMemo(() => (subflow ? { type: subflowInstanceType(subflow.id) } : undefined), [subflow]);
+  // A node added from the palette's drawer is shown: the drawer folds.
+  const { addNodeInView, dropFromPalette } = commands;
+  const addFromPalette = useCallback((type: string) => {
+    addNodeInView(type);
+    setDrawer(null);
+  }, [addNodeInView]);
+  const dropFromDrawer = useCallback((type: string, x: number, y: number) => {
+    dropFromPalette(type, x, y);
+    setDrawer(null);
+  }, [dropFromPalette]);
 
   return (
     <EditorApiContext.Provider value={api}>
@@ -205,7 +229,14 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
             <DecorationLayersProvider value={decorations.setLayer}>
               <DecorationsContext.Provider value={decorations.merged}>
                 <ConfigNodesProvider catalog={catalog}>
-                <div className="editor">
+                <div
+                  className="editor"
+                  onKeyDown={(e) => {
+                    editMenu.onKeyDown(e);
+                    paletteDrawer.onKeyDown(e);
+                    sidebarDrawer.onKeyDown(e);
+                  }}
+                >
                   <div className="editor-toolbar" role="toolbar" aria-label="Flow editor">
                     <h1 className="editor-title">{meta.name}</h1>
                     <span className="editor-revision">
@@ -217,30 +248,52 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
                         <button type="button" onClick={() => void save()} disabled={flowSave.saving} aria-keyshortcuts="Control+S">
                           Save
                         </button>
-                        <button type="button" className="secondary" onClick={graph.undo} disabled={!graph.canUndo} aria-keyshortcuts="Control+Z">
-                          Undo
-                        </button>
-                        <button type="button" className="secondary" onClick={graph.redo} disabled={!graph.canRedo} aria-keyshortcuts="Control+Shift+Z">
-                          Redo
-                        </button>
-                        <button type="button" className="secondary" onClick={groupCommands.group} disabled={selected.length === 0} aria-keyshortcuts="Control+Shift+G">
-                          Group selection
-                        </button>
-                        <button type="button" className="secondary" onClick={groupCommands.ungroup} disabled={groupCommands.selected.size === 0} aria-keyshortcuts="Control+Shift+U">
-                          Ungroup
-                        </button>
-                        <button type="button" className="secondary" onClick={() => groupCommands.editGroup([...groupCommands.selected][0] ?? null)} disabled={groupCommands.selected.size !== 1}>
-                          Edit group
-                        </button>
-                        <button type="button" className="secondary" onClick={() => void toSubflow()} disabled={selected.length === 0}>
-                          Selection to subflow
-                        </button>
+                        <span className="editor-edit">
+                          <button {...editMenu.toggleProps} className="secondary editor-edit-toggle">
+                            Edit
+                          </button>
+                          <span className="editor-edit-commands" id={editMenu.panelId} data-open={editOpen || undefined}>
+                            <button type="button" className="secondary" onClick={graph.undo} disabled={!graph.canUndo} aria-keyshortcuts="Control+Z">
+                              Undo
+                            </button>
+                            <button type="button" className="secondary" onClick={graph.redo} disabled={!graph.canRedo} aria-keyshortcuts="Control+Shift+Z">
+                              Redo
+                            </button>
+                            <button type="button" className="secondary" onClick={groupCommands.group} disabled={selected.length === 0} aria-keyshortcuts="Control+Shift+G">
+                              Group selection
+                            </button>
+                            <button type="button" className="secondary" onClick={groupCommands.ungroup} disabled={groupCommands.selected.size === 0} aria-keyshortcuts="Control+Shift+U">
+                              Ungroup
+                            </button>
+                            <button type="button" className="secondary" onClick={() => groupCommands.editGroup([...groupCommands.selected][0] ?? null)} disabled={groupCommands.selected.size !== 1}>
+                              Edit group
+                            </button>
+                            <button type="button" className="secondary" onClick={() => void toSubflow()} disabled={selected.length === 0}>
+                              Selection to subflow
+                            </button>
+                          </span>
+                        </span>
                       </>
                     ) : null}
                     {toolbar}
+                    <span className="editor-drawer-toggles">
+                      <button {...paletteDrawer.toggleProps} className="secondary">
+                        Palette
+                      </button>
+                      <button {...sidebarDrawer.toggleProps} className="secondary">
+                        Sidebar
+                      </button>
+                    </span>
                   </div>
-                  <div className="editor-body">
-                    <Palette catalog={paletteList} readOnly={readOnly} onAdd={commands.addNodeInView} onDrop={commands.dropFromPalette} inSubflow={inSubflow} />
+                  <div
+                    className="editor-body"
+                    onPointerDown={(e) => {
+                      // A press on the canvas folds an open drawer or menu, as a tap outside one does on a phone.
+                      if (drawer && !(e.target as Element).closest(".palette, .editor-sidebar")) setDrawer(null);
+                      setEditOpen(false);
+                    }}
+                  >
+                    <Palette catalog={paletteList} readOnly={readOnly} onAdd={addFromPalette} onDrop={dropFromDrawer} inSubflow={inSubflow} id={paletteDrawer.panelId} open={drawer === "palette"} />
                     <FlowCanvas
                       nodes={displayNodes}
                       edges={edges}
@@ -271,7 +324,7 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
                       }
                     />
                     <SidebarShellContext.Provider value={shell}>
-                      <Sidebar tabs={tabs} active={tab} onChoose={setTab} />
+                      <Sidebar tabs={tabs} active={tab} onChoose={setTab} id={sidebarDrawer.panelId} open={drawer === "sidebar"} />
                     </SidebarShellContext.Provider>
                   </div>
                 </div>

@@ -18,9 +18,14 @@ export const Palette = memo(function Palette({
   onAdd,
   onDrop,
   inSubflow,
+  id,
+  open,
 }: {
   catalog: CatalogEntry[];
   readOnly: boolean;
+  /** On a narrow screen the palette is a drawer over the canvas (editor.css): its id for the toggle's `aria-controls`, and whether it is shown. */
+  id?: string;
+  open?: boolean;
   /** Editing a subflow definition: its port nodes are offered, the definition's own instance is not. */
   inSubflow?: { type: string };
   onAdd: (type: string) => void;
@@ -73,7 +78,7 @@ export const Palette = memo(function Palette({
   }
 
   return (
-    <section className="palette" aria-label="Palette">
+    <section className="palette" aria-label="Palette" id={id} data-open={open || undefined}>
       <div className="field">
         <label htmlFor="palette-search">Search nodes</label>
         <input id="palette-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
