@@ -186,6 +186,19 @@ test("on a phone the editor's canvas has the width, the palette and the sidebar 
     await expect(sidebar).toBeVisible();
     await canvas.tap({ position: { x: 30, y: 60 } });
     await expect(sidebar).toBeHidden();
+
+    // A node's dialog from the sidebar: the drawer folds, the dialog fits the screen.
+    await nodes.filter({ hasText: "tagger" }).tap();
+    await sidebarButton.tap();
+    await sidebar.getByRole("tab", { name: "Node" }).tap();
+    await sidebar.getByRole("button", { name: "Edit node" }).tap();
+    const dialog = page.locator("dialog[open]");
+    await expect(dialog.getByRole("heading", { name: "Edit function node" })).toBeVisible();
+    await expect(sidebar).toBeHidden();
+    const dialogBox = (await dialog.boundingBox())!;
+    expect(dialogBox.x).toBeGreaterThanOrEqual(0);
+    expect(dialogBox.x + dialogBox.width).toBeLessThanOrEqual(390);
+    await shot(page, "narrow-editor-dialog");
   } finally {
     await context.close();
   }

@@ -206,7 +206,12 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
     }),
     [meta, dirty, readOnly, nodes, edges, groups, selected, selectNode, replaceGraph, save, flowSave.adoptRevision, deployedQuery, differsFromDeployed, showTab],
   );
-  const shell = useMemo<SidebarShell>(() => ({ catalog, editNode: setEditing, openSubflow: (id) => void openSubflow(id), findQuery, setFindQuery, findInputRef: findRef }), [catalog, findQuery, openSubflow]);
+  // "Edit node" in the sidebar's drawer folds it: the dialog closes onto the canvas.
+  const editFromSidebar = useCallback((id: string) => {
+    setEditing(id);
+    setDrawer(null);
+  }, []);
+  const shell = useMemo<SidebarShell>(() => ({ catalog, editNode: editFromSidebar, openSubflow: (id) => void openSubflow(id), findQuery, setFindQuery, findInputRef: findRef }), [catalog, findQuery, openSubflow, editFromSidebar]);
   const tabs = useMemo(() => [...EDITOR_TABS, ...sidebarTabs], [sidebarTabs]);
   const inSubflow = useMemo(() => (subflow ? { type: subflowInstanceType(subflow.id) } : undefined), [subflow]);
   // A node added from the palette's drawer is shown: the drawer folds.
