@@ -20,8 +20,12 @@ const PAGES = [
   "/docs",
 ];
 
-const pageWidths = (page: Page) =>
-  page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, screen: window.innerWidth }));
+// The screen is the context's viewport: on a mobile browser (isMobile) the layout viewport, and so
+// window.innerWidth, widens to a page that is too wide, which would hide the very overflow measured.
+const pageWidths = async (page: Page) => ({
+  scroll: await page.evaluate(() => document.documentElement.scrollWidth),
+  screen: page.viewportSize()!.width,
+});
 
 test("on a phone every signed-in page fits the screen and the header's links fold behind a Menu button that works with the keyboard", async ({ browser, request }) => {
   const owner = await registerUser(request, "narrow");
@@ -43,8 +47,20 @@ test("on a phone every signed-in page fits the screen and the header's links fol
     for (const path of PAGES) {
       await page.goto(path);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+      // Measured once the page's data is in (the audit log's filter and rows come after its heading).
+      await page.waitForLoadState("networkidle");
+      await expect(page.getByText(/^Loading/)).toHaveCount(0);
       const { scroll, screen } = await pageWidths(page);
       expect(scroll, `${path} is ${scroll} px wide on a ${screen} px screen`).toBeLessThanOrEqual(screen);
+      // Nor is any of its buttons out of sight in a table that scrolls sideways (tables stack on a phone).
+      const beyond = await page.evaluate(
+        (width) =>
+          [...document.querySelectorAll<HTMLElement>("main button, main a.button")]
+            .filter((b) => b.offsetParent !== null && b.getBoundingClientRect().right > width + 0.5)
+            .map((b) => b.getAttribute("aria-label") ?? b.textContent),
+        screen,
+      );
+      expect(beyond, `${path}: buttons beyond the screen's edge`).toEqual([]);
     }
 
     // The flow list: each flow a block, its name and every button on the screen (not scrolled out of

@@ -8,7 +8,9 @@ export const ACTIONS_COLUMN: Column = { label: "Actions", hidden: true, classNam
 
 /**
  * A table of records that scrolls sideways on narrow screens, with column headings scoped to their
- * columns. The rows are the caller's (they often hold their own mutations).
+ * columns. The rows are the caller's (they often hold their own mutations). With the class
+ * `stack-on-phone` and a `data-label` on each cell (its column's name), a phone shows each row as
+ * a block of labelled values instead (globals.css).
  */
 export function DataTable({ columns, className, children }: { columns: readonly Column[]; className?: string; children: ReactNode }) {
   return (

@@ -46,7 +46,7 @@ export function DevicesList({ initialDevices, canWrite, canMakeKeys, prefs }: { 
         {devices.length === 0 ? (
           <p className="muted">No devices yet: make a device key and start the agent with it.</p>
         ) : (
-          <DataTable className="compact devices-table" columns={COLUMNS}>
+          <DataTable className="compact devices-table stack-on-phone" columns={COLUMNS}>
             {devices.map((d) => (
               <DeviceRow key={d.id} device={d} canWrite={canWrite} prefs={prefs} />
             ))}
@@ -123,9 +123,9 @@ function DeviceRow({ device, canWrite, prefs }: { device: Device; canWrite: bool
           </>
         )}
       </td>
-      <td>{KIND_LABELS[device.kind]}</td>
-      <td>{device.online ? "Online now" : device.last_seen_at ? formatDateTime(prefs, device.last_seen_at) : <span className="muted">Never</span>}</td>
-      <td>
+      <td data-label="Kind">{KIND_LABELS[device.kind]}</td>
+      <td data-label="Last seen">{device.online ? "Online now" : device.last_seen_at ? formatDateTime(prefs, device.last_seen_at) : <span className="muted">Never</span>}</td>
+      <td data-label="Versions">
         {device.agent_version ? (
           <>
             Agent {device.agent_version}
@@ -136,7 +136,7 @@ function DeviceRow({ device, canWrite, prefs }: { device: Device; canWrite: bool
           <span className="muted">–</span>
         )}
       </td>
-      <td>
+      <td data-label="Node types">
         {types.length > 0 ? (
           <details>
             <summary>{types.length} types</summary>
@@ -152,7 +152,7 @@ function DeviceRow({ device, canWrite, prefs }: { device: Device; canWrite: bool
           <span className="muted">–</span>
         )}
       </td>
-      <td>
+      <td data-label="Deployment">
         {device.deployment_id ? <code>{device.deployment_id}</code> : <span className="muted">None</span>}
         {device.refused?.map((r) => (
           <p key={r.flow_id} className="device-refused" role="status">

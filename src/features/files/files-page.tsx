@@ -60,7 +60,7 @@ export function FilesPage({ role, prefs, initial }: { role: Role; prefs: Display
         {listing.files.length === 0 ? (
           <p className="muted">No files yet.</p>
         ) : (
-          <DataTable className="compact" columns={["Path", "Size", "Updated", ACTIONS_COLUMN] as const}>
+          <DataTable className="compact stack-on-phone" columns={["Path", "Size", "Updated", ACTIONS_COLUMN] as const}>
             {listing.files.map((f) => (
               <FileRow key={f.path} file={f} writable={writable} prefs={prefs} />
             ))}
@@ -188,8 +188,8 @@ function FileRow({ file, writable, prefs }: { file: FileEntry; writable: boolean
       <NameCell error={remove.error}>
         <code>{file.path}</code>
       </NameCell>
-      <td>{formatBytes(file.size)}</td>
-      <td>{formatDateTime(prefs, file.updated_at)}</td>
+      <td data-label="Size">{formatBytes(file.size)}</td>
+      <td data-label="Updated">{formatDateTime(prefs, file.updated_at)}</td>
       <td className="row-actions">
         <a className="button secondary small" href={href} download={file.path.split("/").pop()} aria-label={`Download ${file.path}`}>
           Download

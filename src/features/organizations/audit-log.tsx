@@ -121,24 +121,24 @@ export function AuditLog({ organizationId, prefs }: { organizationId: string; pr
       ) : entries.length === 0 ? (
         <p className="muted">{action ? "No events with this action." : "No events yet."}</p>
       ) : (
-        <DataTable className="compact audit" columns={["Time", "Actor", "Action", "Target", "IP address"]}>
+        <DataTable className="compact audit stack-on-phone" columns={["Time", "Actor", "Action", "Target", "IP address"]}>
           {entries.map((e) => {
             const details = metadataText(e);
             return (
               <tr key={e.id}>
-                <td>{formatDateTime(prefs, e.created_at)}</td>
-                <td>{e.actor_id ? (people.get(e.actor_id) ?? <code>{e.actor_id}</code>) : <span className="muted">System</span>}</td>
-                <td>
+                <td data-label="Time">{formatDateTime(prefs, e.created_at)}</td>
+                <td data-label="Actor">{e.actor_id ? (people.get(e.actor_id) ?? <code>{e.actor_id}</code>) : <span className="muted">System</span>}</td>
+                <td data-label="Action">
                   {actionLabels[e.action] ?? e.action}
                   <div className="hint">
                     <code className="action-code">{e.action}</code>
                     {details ? ` · ${details}` : null}
                   </div>
                 </td>
-                <td>
+                <td data-label="Target">
                   <Target entry={e} people={people} />
                 </td>
-                <td>{e.ip_address ?? <span className="muted">—</span>}</td>
+                <td data-label="IP address">{e.ip_address ?? <span className="muted">—</span>}</td>
               </tr>
             );
           })}

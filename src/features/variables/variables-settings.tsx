@@ -144,7 +144,7 @@ function VariablesSection({ writable, prefs, initialVariables, flows }: { writab
       {list.length === 0 ? (
         <p className="muted">No variables yet.</p>
       ) : (
-        <DataTable className="compact" columns={COLUMNS}>
+        <DataTable className="compact stack-on-phone" columns={COLUMNS}>
           {list.map((v) => (
             <VariableRow key={`${v.flow_id ?? ""}/${v.name}`} variable={v} writable={writable} prefs={prefs} flows={flows} />
           ))}
@@ -191,8 +191,8 @@ function VariableRow({ variable, writable, prefs, flows }: { variable: Variable;
         <code>{variable.name}</code>
         {variable.secret ? <span className="badge">Secret</span> : null}
       </NameCell>
-      <td>{scope}</td>
-      <td>
+      <td data-label="Scope">{scope}</td>
+      <td data-label="Value">
         {editing ? (
           <form onSubmit={onSave} className="inline-edit">
             <Field
@@ -223,7 +223,7 @@ function VariableRow({ variable, writable, prefs, flows }: { variable: Variable;
           <code className="value">{variable.value}</code>
         )}
       </td>
-      <td>{formatDateTime(prefs, variable.updated_at)}</td>
+      <td data-label="Updated">{formatDateTime(prefs, variable.updated_at)}</td>
       <td className="row-actions">
         {writable && !editing ? (
           <>

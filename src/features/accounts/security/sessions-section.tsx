@@ -28,16 +28,16 @@ function SessionRow({ session, format, onRevoke, revoking }: { session: SessionI
   const short = shortSessionId(session.id);
   return (
     <tr>
-      <td>
+      <td data-label="Device">
         <span title={session.user_agent}>{describeUserAgent(session.user_agent)}</span>
         {session.current ? <span className="badge ok">This device</span> : null}
         <div className="hint">
           <code>{short}</code>
         </div>
       </td>
-      <td>{session.ip_address}</td>
-      <td>{format.format(new Date(session.created_at))}</td>
-      <td>{format.format(new Date(session.last_accessed_at))}</td>
+      <td data-label="IP address">{session.ip_address}</td>
+      <td data-label="Signed in">{format.format(new Date(session.created_at))}</td>
+      <td data-label="Last active">{format.format(new Date(session.last_accessed_at))}</td>
       <td className="row-actions">
         {session.current ? null : (
           <PendingButton className="secondary small" aria-label={`Revoke session ${short}`} pending={revoking} pendingLabel="Revoking…" onClick={onRevoke}>
@@ -73,7 +73,7 @@ export function SessionsSection({ profile }: { profile: Profile }) {
       ) : sessions.error ? (
         <Alert kind="error">{commonErrorMessage(sessions.error)}</Alert>
       ) : (
-        <DataTable columns={["Device", "IP address", "Signed in", "Last active", ACTIONS_COLUMN]}>
+        <DataTable className="stack-on-phone" columns={["Device", "IP address", "Signed in", "Last active", ACTIONS_COLUMN]}>
           {sorted.map((s) => (
             <SessionRow
               key={s.id}

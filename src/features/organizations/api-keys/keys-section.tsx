@@ -23,11 +23,11 @@ function KeyRow({ apiKey, prefs, now }: { apiKey: ApiKey; prefs: DisplayPrefs; n
   return (
     <tr>
       <NameCell error={revoke.error}>{apiKey.name}</NameCell>
-      <td>
+      <td data-label="Prefix">
         <code>{apiKey.prefix}…</code>
       </td>
-      <td>{apiKey.kind === "device" ? "Device" : "User"}</td>
-      <td>
+      <td data-label="Kind">{apiKey.kind === "device" ? "Device" : "User"}</td>
+      <td data-label="Scopes">
         <ul className="tags">
           {apiKey.scopes.map((s) => (
             <li key={s} className="tag">
@@ -36,9 +36,9 @@ function KeyRow({ apiKey, prefs, now }: { apiKey: ApiKey; prefs: DisplayPrefs; n
           ))}
         </ul>
       </td>
-      <td>{formatDate(prefs, apiKey.created_at)}</td>
-      <td>{apiKey.last_used_at ? formatDateTime(prefs, apiKey.last_used_at) : never}</td>
-      <td>
+      <td data-label="Created">{formatDate(prefs, apiKey.created_at)}</td>
+      <td data-label="Last used">{apiKey.last_used_at ? formatDateTime(prefs, apiKey.last_used_at) : never}</td>
+      <td data-label="Expires">
         {apiKey.expires_at ? formatDate(prefs, apiKey.expires_at) : never}
         {expired ? <span className="badge warn">Expired</span> : null}
       </td>
@@ -76,7 +76,7 @@ export function KeysSection({ role, prefs, initialKeys }: { role: Role; prefs: D
       {list.length === 0 ? (
         <p className="muted">No API keys yet.</p>
       ) : (
-        <DataTable className="compact" columns={KEY_COLUMNS}>
+        <DataTable className="compact stack-on-phone" columns={KEY_COLUMNS}>
           {list.map((k) => (
             <KeyRow key={k.id} apiKey={k} prefs={prefs} now={now} />
           ))}

@@ -20,9 +20,9 @@ function InvitationRow({ invitation, viewer }: { invitation: Invitation; viewer:
   return (
     <tr>
       <NameCell error={revoke.error}>{invitation.email}</NameCell>
-      <td>{roleLabels[invitation.role]}</td>
-      <td className="nowrap">{formatDate(viewer.prefs, invitation.created_at)}</td>
-      <td className="nowrap">{formatDate(viewer.prefs, invitation.expires_at)}</td>
+      <td data-label="Role">{roleLabels[invitation.role]}</td>
+      <td className="nowrap" data-label="Sent">{formatDate(viewer.prefs, invitation.created_at)}</td>
+      <td className="nowrap" data-label="Expires">{formatDate(viewer.prefs, invitation.expires_at)}</td>
       <td className="row-actions">
         <PendingButton
           className="secondary small"
@@ -52,7 +52,7 @@ export function InvitationsSection({ viewer, initialInvitations }: { viewer: Vie
       {list.length === 0 ? (
         <p className="muted">No pending invitations.</p>
       ) : (
-        <DataTable columns={["Email", "Role", "Sent", "Expires", ACTIONS_COLUMN]}>
+        <DataTable className="stack-on-phone" columns={["Email", "Role", "Sent", "Expires", ACTIONS_COLUMN]}>
           {list.map((inv) => (
             <InvitationRow key={inv.id} invitation={inv} viewer={viewer} />
           ))}
