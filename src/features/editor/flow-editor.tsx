@@ -55,6 +55,11 @@ import { deviceEntries } from "./model";
 import { SidebarShellContext, type SidebarShell } from "./sidebar/sidebar-context";
 import type { SidebarTab } from "./sidebar/tab";
 
+/** Where editor.css turns the palette and the sidebar into drawers, and folds the edit commands. */
+const DRAWERS_MEDIA = "(max-width: 900px)";
+const EDIT_MENU_MEDIA = "(max-width: 600px)";
+const matches = (media: string) => typeof window !== "undefined" && window.matchMedia(media).matches;
+
 export interface FlowEditorProps {
   flow: EditorFlow;
   catalog: CatalogEntry[];
@@ -101,7 +106,7 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
   /** Shows a sidebar tab, opening the drawer on a narrow screen. */
   const showTab = useCallback((id: string) => {
     setTab(id);
-    setDrawer("sidebar");
+    if (matches(DRAWERS_MEDIA)) setDrawer("sidebar");
   }, []);
   const [findQuery, setFindQuery] = useState("");
   const findRef = useRef<HTMLInputElement>(null);
@@ -237,9 +242,13 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
                 <div
                   className="editor"
                   onKeyDown={(e) => {
-                    editMenu.onKeyDown(e);
-                    paletteDrawer.onKeyDown(e);
-                    sidebarDrawer.onKeyDown(e);
+                    // Only where they are shown: a wider window leaves Escape to the rest of the editor.
+                    if (e.key !== "Escape") return;
+                    if (matches(EDIT_MENU_MEDIA)) editMenu.onKeyDown(e);
+                    if (matches(DRAWERS_MEDIA)) {
+                      paletteDrawer.onKeyDown(e);
+                      sidebarDrawer.onKeyDown(e);
+                    }
                   }}
                 >
                   <div className="editor-toolbar" role="toolbar" aria-label="Flow editor">
