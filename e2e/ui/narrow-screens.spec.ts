@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Browser, type Page } from "@playwright/test";
 import { logIn } from "../helpers/accounts";
 import { auth, createFlow, liveFlow, registerUser } from "../helpers/live";
 import { expectAccessible, shot } from "../helpers/page";
@@ -130,15 +130,25 @@ test("on a wide screen the header's links are shown without a Menu button", asyn
 // The flow editor on a tablet or a phone: the canvas has the width, the palette and the sidebar are
 // drawers over it (they used to stack in a 160 px column beside a canvas 420 px tall), and on a
 // phone the edit commands fold behind an Edit button.
-test("on a phone the editor's canvas has the width, the palette and the sidebar open as drawers, and a flow can be built, deployed and debugged", async ({ browser, request }) => {
-  const owner = await registerUser(request, "narrow-editor");
-  const f = liveFlow("phone");
-  const flow = await createFlow(request, owner, "Phone flow", f.graph("v1"));
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+/** A new owner's flow (inject → function "tagger" → debug) open in the editor on a touch screen of that size. */
+async function editorOnTouchScreen(browser: Browser, request: APIRequestContext, label: string, viewport: { width: number; height: number }) {
+  const owner = await registerUser(request, label);
+  const flow = await createFlow(request, owner, `${label} flow`, liveFlow(label).graph("v1"));
+  const context = await browser.newContext({ viewport, isMobile: true, hasTouch: true });
   const page = await context.newPage();
   try {
     await logIn(page, owner.email);
     await page.goto(`/flows/${flow.id}`);
+  } catch (err) {
+    await context.close();
+    throw err;
+  }
+  return { context, page };
+}
+
+test("on a phone the editor's canvas has the width, the palette and the sidebar open as drawers, and a flow can be built, deployed and debugged", async ({ browser, request }) => {
+  const { context, page } = await editorOnTouchScreen(browser, request, "narrow-editor", { width: 390, height: 844 });
+  try {
     const toolbar = page.getByRole("toolbar", { name: "Flow editor" });
     const paletteButton = toolbar.getByRole("button", { name: "Palette" });
     const sidebarButton = toolbar.getByRole("button", { name: "Sidebar" });
@@ -221,13 +231,8 @@ test("on a phone the editor's canvas has the width, the palette and the sidebar 
 });
 
 test("on a tablet the editor keeps its toolbar's commands and shows the palette and the sidebar as drawers; on a wide screen as columns", async ({ browser, request }) => {
-  const owner = await registerUser(request, "tablet-editor");
-  const flow = await createFlow(request, owner, "Tablet flow", liveFlow("tablet").graph("v1"));
-  const context = await browser.newContext({ viewport: { width: 768, height: 1024 }, isMobile: true, hasTouch: true });
-  const page = await context.newPage();
+  const { context, page } = await editorOnTouchScreen(browser, request, "tablet-editor", { width: 768, height: 1024 });
   try {
-    await logIn(page, owner.email);
-    await page.goto(`/flows/${flow.id}`);
     const toolbar = page.getByRole("toolbar", { name: "Flow editor" });
     await expect(toolbar.getByRole("button", { name: "Undo" })).toBeVisible();
     await expect(toolbar.getByRole("button", { name: "Edit", exact: true })).toBeHidden();
