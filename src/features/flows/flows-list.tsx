@@ -118,7 +118,7 @@ export function FlowsList({ canWrite }: { canWrite: boolean }) {
         ) : flows.length === 0 ? (
           <p>{name ? `No flow's name contains “${name}”.` : canWrite ? "No flows yet. Create one, or import a Node-RED export." : "No flows yet."}</p>
         ) : (
-          <DataTable className="flows-table" columns={["Name", "State", { label: "Nodes", className: "num" }, ACTIONS_COLUMN]}>
+          <DataTable className="flows-table stack-on-phone" columns={["Name", "State", { label: "Nodes", className: "num" }, ACTIONS_COLUMN]}>
             {flows.map((f) => (
               <FlowRow key={f.id} flow={f} canWrite={canWrite} onDelete={setDeleting} onError={setMessage} />
             ))}
