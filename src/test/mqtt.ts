@@ -6,6 +6,7 @@
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import mqtt, { type IClientOptions, type IConnackPacket, type IDisconnectPacket, type MqttClient } from "mqtt";
+import WebSocket from "ws";
 import type { AppServices } from "@/server/app-services";
 
 export interface MqttEndpoints {
@@ -66,10 +67,17 @@ export interface TestMqttClient {
 export function connectMqtt(url: string, options: IClientOptions = {}): Promise<TestMqttClient> {
   return new Promise((resolve, reject) => {
     const startedAt = Date.now();
-    const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 10_000, username: "device", ...options });
-    // Over TCP: when the socket connected, for a failure's message (the broker logs a CONNECT it
-    // holds over 5 s; a timeout without that line and without a connected socket is the transport).
-    let transport = url.startsWith("ws") ? "WebSocket" : "TCP not connected";
+    // When the socket connected (TCP) or the WebSocket opened, for a failure's message: the broker
+    // logs a CONNECT it holds over 5 s; a timeout without that line and without a connection is the
+    // transport's.
+    let transport = url.startsWith("ws") ? "WebSocket not open" : "TCP not connected";
+    const createWebsocket = (wsUrl: string, protocols: string[], opts: IClientOptions) => {
+      const socket = new WebSocket(wsUrl, protocols, opts.wsOptions as WebSocket.ClientOptions);
+      socket.once("open", () => (transport = `WebSocket open after ${Date.now() - startedAt} ms`));
+      socket.once("close", (code) => (transport = `WebSocket closed (${code}) after ${Date.now() - startedAt} ms`));
+      return socket;
+    };
+    const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 10_000, username: "device", createWebsocket, ...options });
     if (client.stream instanceof net.Socket) client.stream.once("connect", () => (transport = `TCP connected after ${Date.now() - startedAt} ms`));
     const messages: Received[] = [];
     const disconnects: IDisconnectPacket[] = [];
