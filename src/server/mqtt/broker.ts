@@ -930,7 +930,11 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
         });
       }
       redisConnections = [pub, sub, data];
-      mq = MQEmitterRedis({ pubConn: pub as never, subConn: sub as never, matchEmptyLevels: true } as never);
+      // Its channels carry the deployment's key prefix, as every other key and channel does: two
+      // deployments on one Redis (REDIS_KEY_PREFIX) are two brokers, each instance receiving only
+      // its own deployment's messages. A level of its own (`…mqtt/`), so `+/…` filters still align.
+      const { MQEmitterRedisPrefix } = MQEmitterRedis as unknown as { MQEmitterRedisPrefix: new (prefix: string, options: object) => ReturnType<typeof MQEmitterRedis> };
+      mq = new MQEmitterRedisPrefix(`${options.redis.keyPrefix}mqtt/`, { pubConn: pub, subConn: sub, matchEmptyLevels: true });
       // Redis unreachable: ioredis reconnects by itself; the emitter re-emits its connections' errors
       // on `state`, which would be an uncaught exception without a listener.
       (mq as unknown as { state: NodeJS.EventEmitter }).state.on("error", (err: unknown) => logger.warn({ err }, "mqtt: Redis emitter error"));

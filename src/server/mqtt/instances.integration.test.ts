@@ -4,12 +4,15 @@
  * - the organization's publish rate is one budget for both (publish-rate.ts), devices on each,
  *   flows publishing too (durability.integration.test.ts covers the one-instance bucket);
  * - an MQTT 5 session that left one instance and came back on the other is not expired by the
- *   first one's timer.
+ *   first one's timer;
+ * - the broker's channels on Redis carry the key prefix, as the store's keys do (README:
+ *   REDIS_KEY_PREFIX lets several deployments share one Redis).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseEnv } from "@/env";
@@ -67,7 +70,7 @@ async function burst(c: TestMqttClient, n: number, tag: string) {
   return { taken: n - refusedCodes.length, refusedCodes };
 }
 
-describe.skipIf(!shared)("built-in MQTT broker: the publish rate across instances (PostgreSQL + Redis)", () => {
+describe.skipIf(!shared)("built-in MQTT broker across instances and deployments (PostgreSQL + Redis)", () => {
   it("two instances share the organization's budget: together they take at most the rate in a second; another organization has its own", { timeout: 60_000 }, async () => {
     const a = await instance("rate-a");
     const b = await instance("rate-b");
@@ -142,6 +145,39 @@ describe.skipIf(!shared)("built-in MQTT broker: the publish rate across instance
       for (const e of endpoints) await e.close();
       await a.close();
       await b.close();
+    }
+  });
+
+  it("the broker's Redis channels carry the deployment's key prefix, so deployments sharing a Redis do not hear each other", { timeout: 60_000 }, async () => {
+    const app = await instance("prefix-a");
+    const endpoints = await serveMqtt(app);
+    // Everything published on this Redis meanwhile (other test files' too).
+    const spy = new Redis(process.env.REDIS_URL!);
+    const channels: string[] = [];
+    spy.on("pmessage", (_pattern: string, channel: string) => channels.push(channel));
+    await spy.psubscribe("*");
+    const clients: TestMqttClient[] = [];
+    try {
+      const owner = await signUp(restClient(app));
+      const key = (await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "d", kind: "device" } })).body.secret as string;
+      const listener = await connectMqtt(endpoints.tcp, { password: key, clientId: "listener" });
+      clients.push(listener);
+      await listener.subscribe("plant/#", 1);
+      const sender = await connectMqtt(endpoints.ws, { password: key, clientId: "sender" });
+      clients.push(sender);
+      await sender.publish("plant/line-1", "on", { qos: 1 });
+      expect((await listener.next()).payload).toBe("on");
+      await sleep(200);
+      // The message (its internal topic names the organization) and the broker's own $SYS news.
+      const ours = channels.filter((c) => c.includes(owner.organizationId) || c.includes("$SYS/prefix-a-"));
+      expect(ours.some((c) => c.endsWith("/plant/line-1"))).toBe(true);
+      expect(ours.some((c) => c.includes("/new/clients"))).toBe(true);
+      expect(ours.filter((c) => !c.startsWith(`fp-test-${suffix}:mqtt/`))).toEqual([]);
+    } finally {
+      for (const c of clients) c.client.end(true);
+      spy.disconnect();
+      await endpoints.close();
+      await app.close();
     }
   });
 });
