@@ -178,6 +178,27 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
     expect(again.client.connected).toBe(true);
   });
 
+  it("a persistent session's SUBSCRIBE of several filters is answered and kept; a filter refused over the limit is not", async () => {
+    const { key } = await orgWithDeviceKey();
+    const keeper = await connectMqtt(mq.tcp, { password: key, clientId: "several", clean: false });
+    // Several filters in one packet (on Redis this SUBACK never came).
+    expect(await keeper.subscribe(["a/#", "b/#", "c/#"], 1)).toEqual([1, 1, 1]);
+    // The limit is 5: of these, f/# is refused; its granted siblings are stored without it.
+    expect(await keeper.subscribe(["d/#", "e/#", "f/#"], 1)).toEqual([1, 1, 128]);
+    await keeper.end();
+    const sender = await track(connectMqtt(mq.tcp, { password: key, clientId: "several-sender" }));
+    for (const topic of ["a/1", "c/1", "e/1", "f/1"]) await sender.publish(topic, topic, { qos: 1 });
+    const back = await track(connectMqtt(mq.tcp, { password: key, clientId: "several", clean: false }));
+    expect(back.connack.sessionPresent).toBe(true);
+    await back.next((m) => m.topic === "e/1");
+    // Live again: the five granted filters, not the refused one.
+    await sender.publish("b/2", "b/2", { qos: 1 });
+    await sender.publish("f/2", "f/2", { qos: 1 });
+    await back.next((m) => m.topic === "b/2");
+    await sleep(300);
+    expect(back.messages.map((m) => m.topic).sort()).toEqual(["a/1", "b/2", "c/1", "e/1"]);
+  });
+
   it("a packet announced larger than the limit closes the connection before it is read, CONNECT included", async () => {
     const { port } = new URL(mq.tcp);
     const socket = net.connect(Number(port), "127.0.0.1");

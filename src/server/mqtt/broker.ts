@@ -50,6 +50,7 @@ import { createPublishRate } from "./publish-rate";
 import { ONLINE_RENEW_MS, ONLINE_TTL_MS, onlineClientKey, onlineMqttClients, onlineSetKey, type OnlineEntry } from "./online";
 import { checkPublishTopic, checkSubscribeFilter, externalTopic, internalClientId, internalTopic, splitClientId } from "./topics";
 import { SESSION_SWEEP_MS, SessionExpiryLedger, type DueSession } from "./session-expiry";
+import { SubscriptionGrants } from "./subscription-grants";
 
 export interface MqttLimits {
   connectionsPerOrganization: number;
@@ -181,8 +182,14 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
     constructor(
       private readonly db: Redis,
       private readonly maxQueued: number,
+      private readonly grants: SubscriptionGrants,
     ) {
       super({ conn: db });
+    }
+
+    /** A SUBSCRIBE's granted filters, once per packet (subscription-grants.ts). */
+    override addSubscriptions(client: Client, subs: Subscription[]): Promise<void> {
+      return this.grants.storeOnce(subs, (granted) => super.addSubscriptions(client, granted));
     }
 
     /** Enqueues one after another on this instance, so that the length each one reads is exact here. */
@@ -369,6 +376,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   const wills = new WeakMap<object, ClientState>();
   /** Inbound QoS 2 packet identifiers of each client waiting for their PUBREL. */
   const inboundQos2 = new WeakMap<Client, Set<number>>();
+  /** The subscriptions authorizeSubscribe granted: only those are stored in a persistent session. */
+  const grants = new SubscriptionGrants();
   /** Each connection's CONNECT until its CONNACK goes: the step it is at (a slow one is logged with it). */
   const connecting = new WeakMap<Client, ConnectProgress>();
   const servers: net.Server[] = [];
@@ -645,6 +654,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     }
     state.filters.add(sub.topic);
     if (!restoring) state.lastSeen = Date.now();
+    grants.grant(sub);
     answer(sub);
   }
 
@@ -938,10 +948,10 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       // Redis unreachable: ioredis reconnects by itself; the emitter re-emits its connections' errors
       // on `state`, which would be an uncaught exception without a listener.
       (mq as unknown as { state: NodeJS.EventEmitter }).state.on("error", (err: unknown) => logger.warn({ err }, "mqtt: Redis emitter error"));
-      persistence = new OrganizationRedisPersistence(data, limits.queuedPerSession);
+      persistence = new OrganizationRedisPersistence(data, limits.queuedPerSession, grants);
     } else {
       mq = mqemitter({ matchEmptyLevels: true });
-      persistence = new DurablePersistence(options.prisma, logger, limits.queuedPerSession);
+      persistence = new DurablePersistence(options.prisma, logger, limits.queuedPerSession, grants);
     }
     broker = await Aedes.createBroker({
       id: `${options.instanceId}-${randomUUID().slice(0, 8)}`,

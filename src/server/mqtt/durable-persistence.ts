@@ -15,6 +15,7 @@ import MemoryPersistence from "aedes-persistence/asyncPersistence.js";
 import { Prisma } from "../../generated/prisma/client";
 import type { PrismaClient } from "../db";
 import type { Logger } from "../logger";
+import type { SubscriptionGrants } from "./subscription-grants";
 import { internalTopic, splitClientId } from "./topics";
 
 /** See broker.ts: a delivery's copy carries the receiver's topic; the queue keeps the internal one. */
@@ -83,6 +84,8 @@ export class DurablePersistence extends MemoryPersistence {
     private readonly logger: Logger,
     /** Messages one session may have queued; more are dropped for it (Mosquitto's max_queued_messages). */
     private readonly maxQueued = Number.POSITIVE_INFINITY,
+    /** Which of a SUBSCRIBE's filters were granted (subscription-grants.ts); without it, all are stored. */
+    private readonly grants?: SubscriptionGrants,
   ) {
     super();
   }
@@ -145,8 +148,11 @@ export class DurablePersistence extends MemoryPersistence {
   }
 
   override async addSubscriptions(client: Client, subs: Subscription[]): Promise<void> {
-    await super.addSubscriptions(client, subs);
-    this.touch(client.id);
+    const store = async (granted: Subscription[]) => {
+      await super.addSubscriptions(client, granted);
+      this.touch(client.id);
+    };
+    await (this.grants ? this.grants.storeOnce(subs, store) : store(subs));
   }
 
   override async removeSubscriptions(client: Client, subs: string[]): Promise<void> {
