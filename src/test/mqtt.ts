@@ -60,6 +60,9 @@ export interface TestMqttClient {
   end(): Promise<void>;
 }
 
+/** How long the helpers wait for an acknowledgement (SUBACK, PUBACK / PUBCOMP, the end). */
+const ACK_WAIT_MS = 10_000;
+
 /**
  * Connects and resolves once CONNACK accepted; rejects with the client's error (its `code` is the
  * CONNACK return code) when refused.
@@ -96,6 +99,19 @@ export function connectMqtt(url: string, options: IClientOptions = {}): Promise<
         }
       }
     });
+    /**
+     * An acknowledgement the broker owes, waited for at most ACK_WAIT_MS: a lost one fails the test
+     * there, naming the client and what it waited for, instead of at the test's own timeout.
+     */
+    function bounded<T>(what: string, start: (resolve: (value: T) => void, reject: (err: Error) => void) => void): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`client id ${JSON.stringify(options.clientId ?? "")} at ${url} waited ${ACK_WAIT_MS} ms for ${what}`)), ACK_WAIT_MS);
+        start(
+          (value) => (clearTimeout(timer), resolve(value)),
+          (err) => (clearTimeout(timer), reject(err)),
+        );
+      });
+    }
     client.once("connect", (connack) => {
       resolve({
         client,
@@ -117,7 +133,7 @@ export function connectMqtt(url: string, options: IClientOptions = {}): Promise<
         },
         subscribe(filter, qos = 0) {
           // The SUBACK's codes as sent (mqtt.js reports a refusal as an error carrying the packet).
-          return new Promise((res, rej) =>
+          return bounded(`SUBACK for ${JSON.stringify(filter)}`, (res, rej) =>
             client.subscribe(filter, { qos }, (err, _granted, packet) => {
               const codes = (packet as { granted?: number[] } | undefined)?.granted;
               if (codes) res(codes);
@@ -127,10 +143,11 @@ export function connectMqtt(url: string, options: IClientOptions = {}): Promise<
         },
         publish(topic, payload, publishOptions = {}) {
           const properties = publishOptions.properties ? { properties: publishOptions.properties } : {};
-          return new Promise((res, rej) => client.publish(topic, payload, { qos: publishOptions.qos ?? 0, retain: publishOptions.retain ?? false, ...properties }, (err) => (err ? rej(err) : res())));
+          const qos = publishOptions.qos ?? 0;
+          return bounded(`the publish to ${topic} (QoS ${qos}) to complete`, (res, rej) => client.publish(topic, payload, { qos, retain: publishOptions.retain ?? false, ...properties }, (err) => (err ? rej(err) : res())));
         },
         end() {
-          return new Promise((res) => client.end(false, {}, () => res()));
+          return bounded("the connection to end", (res) => client.end(false, {}, () => res()));
         },
       });
     });
