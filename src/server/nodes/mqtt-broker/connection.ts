@@ -246,6 +246,11 @@ export class MqttConnection {
     if (this.users.size === 1 && this.current.autoConnect) {
       void this.connect();
       setTimeout(() => this.updateStatus(), 1);
+    } else if (this.connecting) {
+      // Node-RED's nodes all register in their constructors, within the tick of the first one's
+      // connect, so each shows "connecting"; an mqtt-in here registers when its flow starts, which
+      // on a busy server may be after that tick: it is told now.
+      user.status(CONNECTING);
     }
   }
 

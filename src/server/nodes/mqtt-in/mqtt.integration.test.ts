@@ -77,6 +77,35 @@ describe("mqtt nodes against the shared Mosquitto", () => {
     expect(flow.received[0]).toMatchObject({ topic: `${T}/rt`, payload: '{"a":1}', qos: 1, retain: false });
   });
 
+  it("every node of a broker shows connecting until the connection is made, also an mqtt-in whose flow starts after it began", async () => {
+    // mqtt-out registers as it is created and starts the connection; mqtt-in registers when the flow starts.
+    const proxy = new TcpProxy({ host: "127.0.0.1", port: 1883 }, { connectDelayMs: 300 });
+    const port = await proxy.start();
+    try {
+      // A node slow to be created holds the flow's start (so mqtt-in's registration) 50 ms after mqtt-out's.
+      const slow: NodeFactory = async () => (await sleep(50), {});
+      const flow = await loadTestFlow(
+        [
+          { id: "out", type: "mqtt-out", config: { broker: "b1" } },
+          { id: "slow", type: "slow" },
+          { id: "in", type: "mqtt-in", config: { broker: "b1", topic: `${T}/slow`, qos: 1, datatype: "utf8" } },
+        ],
+        [],
+        services(),
+        { slow },
+        { configNodes: { b1: broker("b1", { broker: "127.0.0.1", port }) } },
+      );
+      await expect.poll(() => connected(flow) && connected(flow, "out"), { timeout: 5000 }).toBe(true);
+      for (const node of ["in", "out"]) {
+        // As in Node-RED, the node that starts the connection is told "connecting" twice (at once and 1 ms later).
+        const texts = flow.statuses.filter((s) => s.nodeId === node).map((s) => s.status?.text);
+        expect(texts.filter((t, i) => t !== texts[i - 1]), node).toEqual(["disconnected", "connecting", "connected"]);
+      }
+    } finally {
+      await proxy.stop();
+    }
+  });
+
   it("refuses a private broker address unless the operator allows private targets (OUTBOUND_ALLOW_PRIVATE)", async () => {
     const literal = await roundTrip({ b1: broker("b1", { broker: "127.0.0.1", port: 1883 }) }, `${T}/priv`, { services: services(false) });
     await expect.poll(() => literal.errors.map((e) => e.error).join("\n"), { timeout: 3000 }).toMatch(/127\.0\.0\.1 is a private or reserved address/);
