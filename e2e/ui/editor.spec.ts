@@ -112,6 +112,26 @@ test.describe("flow editor", () => {
     await expect(fn).toHaveCount(1);
     await expect(edges(page)).toHaveCount(2);
 
+    // The toolbar's Undo and Redo from the keyboard: pressed until nothing is left, each keeps the
+    // focus (unavailable, not disabled), and another press does nothing.
+    const undo = page.getByRole("button", { name: "Undo" });
+    const redo = page.getByRole("button", { name: "Redo" });
+    await expect(redo).toHaveAttribute("aria-disabled", "true");
+    await undo.focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press("Enter");
+    await expect(fn).toHaveCount(0);
+    await expect(undo).toHaveAttribute("aria-disabled", "true");
+    await expect(undo).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(canvasNodes(page)).toHaveCount(3);
+    await page.keyboard.press("Tab");
+    await expect(redo).toBeFocused();
+    for (let i = 0; i < 3; i++) await page.keyboard.press("Enter");
+    await expect(redo).toHaveAttribute("aria-disabled", "true");
+    await expect(redo).toBeFocused();
+    await expect(fn).toHaveCount(1);
+    await expect(edges(page)).toHaveCount(2);
+
     // Moving a node is one undoable step.
     const before = await canvasNode(page, "wb-inject2").boundingBox();
     const grip = await center(page, '.react-flow__node[data-id="wb-inject2"] .fp-node-label');

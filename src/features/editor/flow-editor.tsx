@@ -42,6 +42,7 @@ import { ConflictDialog } from "./save/conflict-dialog";
 import { focusNode, useGraphCommands } from "./commands/use-graph-commands";
 import { useClipboard } from "./commands/use-clipboard";
 import { useEditorKeyboard } from "./commands/use-editor-keyboard";
+import { CommandButton } from "./commands/command-button";
 import { focusedNodeId, type EditorCommands } from "./commands/key-bindings";
 import { useLeaveGuard } from "./commands/use-leave-guard";
 import { FlowCanvas } from "./canvas/flow-canvas";
@@ -267,24 +268,24 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
                             Edit
                           </button>
                           <span className="editor-edit-commands" id={editMenu.panelId} data-open={editOpen || undefined}>
-                            <button type="button" className="secondary" onClick={graph.undo} disabled={!graph.canUndo} aria-keyshortcuts="Control+Z">
+                            <CommandButton onRun={graph.undo} unavailable={!graph.canUndo} shortcut="Control+Z">
                               Undo
-                            </button>
-                            <button type="button" className="secondary" onClick={graph.redo} disabled={!graph.canRedo} aria-keyshortcuts="Control+Shift+Z">
+                            </CommandButton>
+                            <CommandButton onRun={graph.redo} unavailable={!graph.canRedo} shortcut="Control+Shift+Z">
                               Redo
-                            </button>
-                            <button type="button" className="secondary" onClick={groupCommands.group} disabled={selected.length === 0} aria-keyshortcuts="Control+Shift+G">
+                            </CommandButton>
+                            <CommandButton onRun={groupCommands.group} unavailable={selected.length === 0} shortcut="Control+Shift+G">
                               Group selection
-                            </button>
-                            <button type="button" className="secondary" onClick={groupCommands.ungroup} disabled={groupCommands.selected.size === 0} aria-keyshortcuts="Control+Shift+U">
+                            </CommandButton>
+                            <CommandButton onRun={groupCommands.ungroup} unavailable={groupCommands.selected.size === 0} shortcut="Control+Shift+U">
                               Ungroup
-                            </button>
-                            <button type="button" className="secondary" onClick={() => groupCommands.editGroup([...groupCommands.selected][0] ?? null)} disabled={groupCommands.selected.size !== 1}>
+                            </CommandButton>
+                            <CommandButton onRun={() => groupCommands.editGroup([...groupCommands.selected][0] ?? null)} unavailable={groupCommands.selected.size !== 1}>
                               Edit group
-                            </button>
-                            <button type="button" className="secondary" onClick={() => void toSubflow()} disabled={selected.length === 0}>
+                            </CommandButton>
+                            <CommandButton onRun={() => void toSubflow()} unavailable={selected.length === 0}>
                               Selection to subflow
-                            </button>
+                            </CommandButton>
                           </span>
                         </span>
                       </>
