@@ -6,7 +6,8 @@
  *
  * Every write runs in one transaction that first locks the organization's `org_file_usage` row
  * (SELECT … FOR UPDATE): the size check and the write are one step, so two writers (on one
- * instance or several) cannot both pass FILES_MAX_BYTES.
+ * instance or several) cannot both pass FILES_MAX_BYTES. On one instance the writes of an
+ * organization also queue in the process before they take a pooled connection (`oneAtATime`).
  */
 import type { PrismaClient } from "../../../generated/prisma/client";
 import { AppError } from "../../errors";
@@ -23,6 +24,28 @@ export interface StoredFileInfo {
   path: string;
   size: number;
   updatedAt: Date;
+}
+
+/** The tail of each organization's queue of writes on this instance. */
+const writeQueues = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs the organization's file writes one after another on this instance. They would wait for
+ * each other on the usage row's lock anyway, but each holding a pooled database connection
+ * meanwhile: a burst of appends (a flow's file nodes) took the whole pool, and the writes, reads
+ * and sign-ins queued behind it failed after the pool's 3 s wait ("timeout exceeded when trying
+ * to connect") on a busy server. Queued here they hold nothing; the row lock still orders the
+ * writes of several instances.
+ */
+function oneAtATime<T>(organizationId: string, work: () => Promise<T>): Promise<T> {
+  const previous = writeQueues.get(organizationId) ?? Promise.resolve();
+  const run = previous.then(work, work);
+  const tail = run.catch(() => undefined);
+  writeQueues.set(organizationId, tail);
+  void tail.then(() => {
+    if (writeQueues.get(organizationId) === tail) writeQueues.delete(organizationId);
+  });
+  return run;
 }
 
 /** The normalized path, or 400 VALIDATION_FAILED naming the problem. */
@@ -89,7 +112,7 @@ export async function writeFile(
 ): Promise<(StoredFileInfo & { created: boolean }) | { conflict: true }> {
   const { limits } = options;
   const added = content.byteLength;
-  return prisma.$transaction(
+  return oneAtATime(organizationId, () => prisma.$transaction(
     async (tx) => {
       await tx.$executeRaw`INSERT INTO org_file_usage (organization_id, bytes) VALUES (${organizationId}, 0) ON CONFLICT (organization_id) DO NOTHING`;
       const [usage] = await tx.$queryRaw<Array<{ bytes: bigint }>>`SELECT bytes FROM org_file_usage WHERE organization_id = ${organizationId} FOR UPDATE`;
@@ -127,12 +150,12 @@ export async function writeFile(
       return { path, size: after, updatedAt: now, created: !existing };
     },
     { maxWait: 10_000, timeout: 30_000 },
-  );
+  ));
 }
 
 /** Deletes the file; false when there was none. */
 export async function deleteFile(prisma: PrismaClient, organizationId: string, path: string): Promise<boolean> {
-  return prisma.$transaction(
+  return oneAtATime(organizationId, () => prisma.$transaction(
     async (tx) => {
       await tx.$executeRaw`INSERT INTO org_file_usage (organization_id, bytes) VALUES (${organizationId}, 0) ON CONFLICT (organization_id) DO NOTHING`;
       await tx.$queryRaw`SELECT bytes FROM org_file_usage WHERE organization_id = ${organizationId} FOR UPDATE`;
@@ -144,5 +167,5 @@ export async function deleteFile(prisma: PrismaClient, organizationId: string, p
       return true;
     },
     { maxWait: 10_000, timeout: 30_000 },
-  );
+  ));
 }
