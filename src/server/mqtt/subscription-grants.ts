@@ -2,7 +2,8 @@
  * What a persistence stores for a SUBSCRIBE. Aedes (2.0.0-beta.1, handlers/subscribe.js
  * `storeSubscriptions`) calls `addSubscriptions(client, packet.subscriptions)` once per granted
  * filter of a persistent client's SUBSCRIBE, each time with the packet's whole list, refused
- * filters included. Taken as is:
+ * filters included (its README says once per packet; moscajs/aedes#121 had made it so in 2017 by
+ * storing only from the packet's first filter, a guard 2.0.0-beta.1 no longer has). Taken as is:
  * - aedes-persistence-redis waits for its own broadcast of each store to come back, keyed by the
  *   client and the list's first filter: of N stores of one list, N - 1 waited forever, so a
  *   persistent client subscribing to several filters in one packet never got its SUBACK on Redis;
