@@ -84,8 +84,8 @@ export class DurablePersistence extends MemoryPersistence {
     private readonly logger: Logger,
     /** Messages one session may have queued; more are dropped for it (Mosquitto's max_queued_messages). */
     private readonly maxQueued = Number.POSITIVE_INFINITY,
-    /** Which of a SUBSCRIBE's filters were granted (subscription-grants.ts); without it, all are stored. */
-    private readonly grants?: SubscriptionGrants,
+    /** Which of a SUBSCRIBE's filters were granted (subscription-grants.ts). */
+    private readonly grants: SubscriptionGrants,
   ) {
     super();
   }
@@ -148,11 +148,10 @@ export class DurablePersistence extends MemoryPersistence {
   }
 
   override async addSubscriptions(client: Client, subs: Subscription[]): Promise<void> {
-    const store = async (granted: Subscription[]) => {
+    await this.grants.storeOnce(subs, async (granted) => {
       await super.addSubscriptions(client, granted);
       this.touch(client.id);
-    };
-    await (this.grants ? this.grants.storeOnce(subs, store) : store(subs));
+    });
   }
 
   override async removeSubscriptions(client: Client, subs: string[]): Promise<void> {

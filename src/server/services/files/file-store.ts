@@ -35,7 +35,8 @@ const writeQueues = new Map<string, Promise<unknown>>();
  * meanwhile: a burst of appends (a flow's file nodes) took the whole pool, and the writes, reads
  * and sign-ins queued behind it failed after the pool's 3 s wait ("timeout exceeded when trying
  * to connect") on a busy server. Queued here they hold nothing; the row lock still orders the
- * writes of several instances.
+ * writes of several instances (and of a second copy of this module, were a bundle to hold one:
+ * the queue only spares connections, it is not what keeps the quota).
  */
 function oneAtATime<T>(organizationId: string, work: () => Promise<T>): Promise<T> {
   const previous = writeQueues.get(organizationId) ?? Promise.resolve();
