@@ -123,6 +123,14 @@ test("ui-button → function → ui-text: deployed, the dashboard answers a clic
   await expect(groups.locator(":scope > li")).toHaveText([/Status/, /Controls/]);
   const controls = await request.get(`/api/v1/config-nodes/${d.controls}`, { headers: auth(owner) });
   expect((await controls.json()).config_node.config.order).toBe(2);
+  // The moved row keeps the keyboard focus; so does its ↑, unavailable once the group is first.
+  await expect(groups.locator(":scope > li").nth(1).locator(".dashboard-tab-row")).toBeFocused();
+  const upControls = groups.getByRole("button", { name: "Move Controls up" });
+  await upControls.focus();
+  await page.keyboard.press("Enter");
+  await expect(groups.locator(":scope > li")).toHaveText([/Controls/, /Status/]);
+  await expect(upControls).toHaveAttribute("aria-disabled", "true");
+  await expect(upControls).toBeFocused();
   // Drag: Settings onto Home makes it the first page.
   // By the page's own line (its groups are draggable items of their own inside it).
   await pages.locator(":scope > li").nth(1).locator(".dashboard-tab-line").dragTo(pages.locator(":scope > li").first().locator(".dashboard-tab-line"));

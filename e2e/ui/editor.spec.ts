@@ -448,6 +448,53 @@ test.describe("flow editor", () => {
     expect(saved.connections).toEqual([{ source: injectNode.id, source_port: 0, target: debugId }]);
   });
 
+  test("keyboard only: a rule list keeps the focus on its item as rules are added, moved and removed", async ({ page }) => {
+    const { token, flowId } = await signedInWithFlow(page, "ed-list-keys", {
+      name: "Rule list",
+      nodes: [{ id: "lk-change", type: "change", position: { x: 0, y: 0 }, config: { rules: [{ t: "set", p: "payload", p_type: "msg", to: "first", to_type: "str" }] } }],
+    });
+    await canvasNode(page, "lk-change").focus();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Edit change node" });
+    await expect(dialog).toBeVisible();
+    // Add: the new rule's first field (its kind) takes the focus.
+    await dialog.getByRole("button", { name: "Add rule" }).focus();
+    await page.keyboard.press("Enter");
+    const kind2 = dialog.getByLabel("Rule 2", { exact: true });
+    await expect(kind2).toBeFocused();
+    await kind2.selectOption("delete");
+    // ↑ follows its rule to the top, where it stays focusable and does nothing.
+    await dialog.getByRole("button", { name: "Move rule 2 up" }).focus();
+    await page.keyboard.press("Enter");
+    const up1 = dialog.getByRole("button", { name: "Move rule 1 up" });
+    await expect(up1).toBeFocused();
+    await expect(dialog.getByLabel("Rule 1", { exact: true })).toHaveValue("delete");
+    await expect(up1).toHaveAttribute("aria-disabled", "true");
+    await shot(page, "editor-rule-list-keyboard");
+    await expectAccessible(page);
+    await page.keyboard.press("Enter");
+    await expect(up1).toBeFocused();
+    await expect(dialog.getByLabel("Rule 1", { exact: true })).toHaveValue("delete");
+    // Remove: the focus moves to the Remove of the rule that took its place, then to Add.
+    await dialog.getByRole("button", { name: "Remove rule 1" }).focus();
+    await page.keyboard.press("Enter");
+    await expect(dialog.getByLabel("Rule 1", { exact: true })).toHaveValue("set");
+    await expect(dialog.getByRole("button", { name: "Remove rule 1" })).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(dialog.getByLabel("Rule 1", { exact: true })).toHaveCount(0);
+    await expect(dialog.getByRole("button", { name: "Add rule" })).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(dialog.getByLabel("Rule 1", { exact: true })).toBeFocused();
+    await dialog.getByLabel("Rule 1", { exact: true }).selectOption("delete");
+    await dialog.getByRole("textbox", { name: "Property (rule 1)", exact: true }).fill("topic");
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await expect(dialog).toHaveCount(0);
+    await page.keyboard.press(`${mod}+s`);
+    await expect(page.getByText("Revision 2 · saved")).toBeVisible();
+    const saved = await getFlowViaApi(page.request, token, flowId);
+    expect(saved.nodes[0]!.config.rules).toEqual([{ t: "delete", p: "topic", p_type: "msg" }]);
+  });
+
   test("changed-since-deploy marks are a diff, and leaving with unsaved changes asks first", async ({ page }) => {
     const { token, flowId } = await signedInWithFlow(page, "ed-diff", {
       name: "Deployed",

@@ -1,4 +1,4 @@
-import type { ButtonHTMLAttributes, ReactNode } from "react";
+import type { ButtonHTMLAttributes, MouseEvent, ReactNode } from "react";
 
 type PendingButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, "children"> & {
   /** The request it started is under way: the button is disabled and says so. */
@@ -37,4 +37,19 @@ export function FormFooter({ status, className, children }: { status?: ReactNode
       ) : null}
     </div>
   );
+}
+
+type UnavailableButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, "disabled" | "type"> & {
+  /** Nothing to do now (Undo with nothing to undo, ↑ on the first item): a press does nothing. */
+  unavailable: boolean;
+};
+
+/**
+ * A command button that can be unavailable and keeps the keyboard focus when it becomes so: it is
+ * `aria-disabled`, not `disabled`, since a disabled button drops the focus onto the page (pressing
+ * ↑ until the item is first, or Undo until nothing is left, would lose the user's place; the
+ * WAI-ARIA toolbar pattern keeps unavailable items focusable). Screen readers say "dimmed".
+ */
+export function UnavailableButton({ unavailable, onClick, ...button }: UnavailableButtonProps) {
+  return <button type="button" aria-disabled={unavailable || undefined} onClick={unavailable ? (e: MouseEvent) => e.preventDefault() : onClick} {...button} />;
 }

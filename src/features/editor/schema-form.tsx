@@ -1,6 +1,7 @@
 "use client";
 
-import { useContext, useState } from "react";
+import { useCallback, useContext, useEffect, useRef, useState } from "react";
+import { UnavailableButton } from "@/components/buttons";
 import { isOperandTypeList } from "@/shared/operand-types";
 import { CodeField } from "./code-field";
 import type { FormHint, FormHints } from "@/shared/form-hints";
@@ -317,19 +318,96 @@ function itemDefaults(schema: JsonSchema): Config {
   return out;
 }
 
+/**
+ * Keeps the keyboard user's place in an editable list (ObjectList, VariantList). The rows are keyed
+ * by position, so after a change the focused button would stay where it was and name another item:
+ * ↑ follows its item to its new place, Remove moves to the next item's Remove (or the previous one,
+ * or Add when none is left), Add to the new item's first field. Runs after the render that shows the
+ * change (the value comes back through the form's onChange).
+ */
+function useListFocus() {
+  const root = useRef<HTMLFieldSetElement>(null);
+  const pending = useRef<string | null>(null);
+  useEffect(() => {
+    const target = pending.current ? root.current?.querySelector<HTMLElement>(pending.current) : null;
+    if (!target) return; // an added item shows on a later render
+    pending.current = null;
+    target.focus();
+  });
+  /** Focus the list's element that `selector` names once the next change has rendered. */
+  const focusNext = useCallback((selector: string) => {
+    pending.current = selector;
+  }, []);
+  return [root, focusNext] as const;
+}
+
+type FocusNext = (selector: string) => void;
+const itemAction = (i: number, action: "up" | "remove") => `[data-list-item="${i}"] [data-list-action="${action}"]`;
+
+/** An item's ↑ and Remove under its fields; both stay focusable when unavailable. */
+function ItemActions({ i, noun, items, minItems, set, focusNext }: { i: number; noun: string; items: Config[]; minItems: number; set: (next: Config[]) => void; focusNext: FocusNext }) {
+  return (
+    <div className="actions compact">
+      <UnavailableButton
+        className="secondary small"
+        data-list-action="up"
+        unavailable={i === 0}
+        onClick={() => {
+          focusNext(itemAction(i - 1, "up"));
+          set(items.map((it, j) => (j === i - 1 ? items[i]! : j === i ? items[i - 1]! : it)));
+        }}
+        aria-label={`Move ${noun} ${i + 1} up`}
+      >
+        ↑
+      </UnavailableButton>
+      <UnavailableButton
+        className="secondary small"
+        data-list-action="remove"
+        unavailable={items.length <= minItems}
+        onClick={() => {
+          const left = items.length - 1;
+          focusNext(left === 0 ? '[data-list-action="add"]' : itemAction(Math.min(i, left - 1), "remove"));
+          set(items.filter((_, j) => j !== i));
+        }}
+        aria-label={`Remove ${noun} ${i + 1}`}
+      >
+        Remove
+      </UnavailableButton>
+    </div>
+  );
+}
+
+/** A list's Add button: the new item's first field takes the focus. */
+function AddItem({ noun, items, maxItems, create, set, focusNext }: { noun: string; items: Config[]; maxItems: number; create: () => Config; set: (next: Config[]) => void; focusNext: FocusNext }) {
+  return (
+    <UnavailableButton
+      className="secondary small"
+      data-list-action="add"
+      unavailable={items.length >= maxItems}
+      onClick={() => {
+        focusNext(`[data-list-item="${items.length}"] :is(input, select, textarea, button)`);
+        set([...items, create()]);
+      }}
+    >
+      Add {noun}
+    </UnavailableButton>
+  );
+}
+
 function ObjectList({ path, label, schema, value, onChange, errors }: { path: string; label: string; schema: JsonSchema; value: unknown; onChange: (v: unknown) => void; errors: Errors }) {
   const items = Array.isArray(value) ? (value as Config[]) : [];
   const singular = label.replace(/ies$/, "y").replace(/s$/, "");
   const noun = singular.toLowerCase();
   const set = (next: Config[]) => onChange(next);
+  const [root, focusNext] = useListFocus();
   return (
-    <fieldset className="variant-list">
+    <fieldset className="variant-list" ref={root}>
       <legend>{label}</legend>
       {schema.description ? <p className="hint">{schema.description}</p> : null}
       {errors[path] ? <p className="error">{label} {errors[path]}</p> : null}
       <ol>
         {items.map((item, i) => (
-          <li key={i} className="variant-item">
+          <li key={i} className="variant-item" data-list-item={i}>
             <PropertyFields
               properties={schema.items!.properties!}
               item={item}
@@ -338,20 +416,11 @@ function ObjectList({ path, label, schema, value, onChange, errors }: { path: st
               errors={errors}
               onChange={(patch) => set(items.map((it, j) => (j === i ? { ...it, ...patch } : it)))}
             />
-            <div className="actions compact">
-              <button type="button" className="secondary small" disabled={i === 0} onClick={() => set(items.map((it, j) => (j === i - 1 ? items[i]! : j === i ? items[i - 1]! : it)))} aria-label={`Move ${noun} ${i + 1} up`}>
-                ↑
-              </button>
-              <button type="button" className="secondary small" disabled={items.length <= (schema.minItems ?? 0)} onClick={() => set(items.filter((_, j) => j !== i))} aria-label={`Remove ${noun} ${i + 1}`}>
-                Remove
-              </button>
-            </div>
+            <ItemActions i={i} noun={noun} items={items} minItems={schema.minItems ?? 0} set={set} focusNext={focusNext} />
           </li>
         ))}
       </ol>
-      <button type="button" className="secondary small" disabled={items.length >= (schema.maxItems ?? Infinity)} onClick={() => set([...items, itemDefaults(schema.items!)])}>
-        Add {noun}
-      </button>
+      <AddItem noun={noun} items={items} maxItems={schema.maxItems ?? Infinity} create={() => itemDefaults(schema.items!)} set={set} focusNext={focusNext} />
     </fieldset>
   );
 }
@@ -363,8 +432,9 @@ function VariantList({ path, label, schema, value, onChange, errors }: { path: s
   const singular = label.replace(/s$/, "");
   const noun = singular.charAt(0).toUpperCase() + singular.slice(1);
   const set = (next: Config[]) => onChange(next);
+  const [root, focusNext] = useListFocus();
   return (
-    <fieldset className="variant-list">
+    <fieldset className="variant-list" ref={root}>
       <legend>{label}</legend>
       {errors[path] ? <p className="error">{label} {errors[path]}</p> : null}
       <ol>
@@ -373,7 +443,7 @@ function VariantList({ path, label, schema, value, onChange, errors }: { path: s
           const itemPath = `${path}[${i}]`;
           const kindId = fieldId(`${itemPath}.t`);
           return (
-            <li key={i} className="variant-item">
+            <li key={i} className="variant-item" data-list-item={i}>
               <div className="field">
                 <label htmlFor={kindId}>
                   {noun} {i + 1}
@@ -404,21 +474,12 @@ function VariantList({ path, label, schema, value, onChange, errors }: { path: s
                 skip={["t"]}
                 onChange={(patch) => set(items.map((it, j) => (j === i ? { ...it, ...patch } : it)))}
               />
-              <div className="actions compact">
-                <button type="button" className="secondary small" disabled={i === 0} onClick={() => set(items.map((it, j) => (j === i - 1 ? items[i]! : j === i ? items[i - 1]! : it)))} aria-label={`Move ${noun.toLowerCase()} ${i + 1} up`}>
-                  ↑
-                </button>
-                <button type="button" className="secondary small" disabled={items.length <= (schema.minItems ?? 0)} onClick={() => set(items.filter((_, j) => j !== i))} aria-label={`Remove ${noun.toLowerCase()} ${i + 1}`}>
-                  Remove
-                </button>
-              </div>
+              <ItemActions i={i} noun={noun.toLowerCase()} items={items} minItems={schema.minItems ?? 0} set={set} focusNext={focusNext} />
             </li>
           );
         })}
       </ol>
-      <button type="button" className="secondary small" disabled={items.length >= (schema.maxItems ?? Infinity)} onClick={() => set([...items, variantDefaults(variants[0]!)])}>
-        Add {noun.toLowerCase()}
-      </button>
+      <AddItem noun={noun.toLowerCase()} items={items} maxItems={schema.maxItems ?? Infinity} create={() => variantDefaults(variants[0]!)} set={set} focusNext={focusNext} />
     </fieldset>
   );
 }

@@ -1,16 +1,12 @@
 "use client";
-/**
- * A toolbar command that can be unavailable (Undo with nothing to undo). Unavailable, it is
- * `aria-disabled` rather than `disabled`: a disabled button loses the keyboard focus, so pressing
- * Undo until nothing is left would drop the focus onto the page (the WAI-ARIA toolbar pattern keeps
- * unavailable items focusable). A press on it does nothing.
- */
+/** A toolbar command that can be unavailable (Undo with nothing to undo): see UnavailableButton. */
 import type { ReactNode } from "react";
+import { UnavailableButton } from "@/components/buttons";
 
 export function CommandButton({ onRun, unavailable, children, shortcut }: { onRun: () => void; unavailable: boolean; children: ReactNode; shortcut?: string }) {
   return (
-    <button type="button" className="secondary" aria-disabled={unavailable || undefined} aria-keyshortcuts={shortcut} onClick={unavailable ? undefined : onRun}>
+    <UnavailableButton className="secondary" unavailable={unavailable} aria-keyshortcuts={shortcut} onClick={onRun}>
       {children}
-    </button>
+    </UnavailableButton>
   );
 }

@@ -1,8 +1,9 @@
 "use client";
 
-import { useMemo, useState, type DragEvent, type KeyboardEvent } from "react";
+import { useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { Alert } from "@/components/alert";
+import { UnavailableButton } from "@/components/buttons";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import type { ConfigNodeView } from "@/shared/config-nodes";
 import { useEditor } from "../editor-api";
@@ -47,20 +48,37 @@ function OrderedList({
   const [dragging, setDragging] = useState<number | null>(null);
   const [over, setOver] = useState<number | null>(null);
   const canMove = !readOnly && !busy;
+  // The keyboard's place through a move: React moves the item's element, which drops the focus
+  // onto the page, and the writes and the list's refetch render several times before the move is
+  // done. Until then the row or button that started it gets the focus back when it has lost it.
+  const list = useRef<HTMLOListElement>(null);
+  const focusAfterMove = useRef<{ id: string; part: "row" | "up" | "down" } | null>(null);
+  useEffect(() => {
+    const want = focusAfterMove.current;
+    if (!want || !list.current) return;
+    const item = Array.from(list.current.children).find((el) => el.getAttribute("data-config-node-id") === want.id);
+    const target = item?.querySelector<HTMLElement>(want.part === "row" ? ":scope > .dashboard-tab-row" : `:scope > .dashboard-tab-row [data-move="${want.part}"]`);
+    if (target && document.activeElement !== target && (document.activeElement === document.body || !document.activeElement)) target.focus();
+    if (!busy) focusAfterMove.current = null;
+  });
+  const moveBy = (i: number, by: -1 | 1, part: "row" | "up" | "down") => {
+    focusAfterMove.current = { id: items[i]!.id, part };
+    onMove(i, i + by);
+  };
   const key = (e: KeyboardEvent, i: number) => {
     if (!canMove || !e.altKey || (e.key !== "ArrowUp" && e.key !== "ArrowDown")) return;
     // A group's row sits inside its page's row: the keys move the innermost item only.
     e.stopPropagation();
     if (e.key === "ArrowUp" && i > 0) {
       e.preventDefault();
-      onMove(i, i - 1);
+      moveBy(i, -1, "row");
     } else if (e.key === "ArrowDown" && i < items.length - 1) {
       e.preventDefault();
-      onMove(i, i + 1);
+      moveBy(i, 1, "row");
     }
   };
   return (
-    <ol className="dashboard-tab-list" aria-label={label}>
+    <ol className="dashboard-tab-list" aria-label={label} ref={list}>
       {items.map((n, i) => (
         <li
           key={n.id}
@@ -93,19 +111,20 @@ function OrderedList({
             setOver(null);
           }}
         >
-          <div className="dashboard-tab-row" role="group" tabIndex={0} onKeyDown={(e) => key(e, i)} aria-label={`${nodeName(n)}, ${i + 1} of ${items.length}${canMove ? ". Alt+Up or Alt+Down moves it" : ""}`}>
-            {canMove ? <span className="dashboard-tab-grip" aria-hidden="true">⋮⋮</span> : null}
+          <div className="dashboard-tab-row" role="group" tabIndex={0} onKeyDown={(e) => key(e, i)} aria-label={`${nodeName(n)}, ${i + 1} of ${items.length}${readOnly ? "" : ". Alt+Up or Alt+Down moves it"}`}>
+            {readOnly ? null : <span className="dashboard-tab-grip" aria-hidden="true">⋮⋮</span>}
             {render(n, i)}
-            {canMove ? (
+            {readOnly ? null : (
               <span className="dashboard-tab-moves">
-                <button type="button" className="secondary small" disabled={i === 0} aria-label={`Move ${nodeName(n)} up`} onClick={() => onMove(i, i - 1)}>
+                {/* Unavailable (first, last, or a move under way) rather than gone or disabled: the focus stays on them. */}
+                <UnavailableButton className="secondary small" data-move="up" unavailable={busy || i === 0} aria-label={`Move ${nodeName(n)} up`} onClick={() => moveBy(i, -1, "up")}>
                   ↑
-                </button>
-                <button type="button" className="secondary small" disabled={i === items.length - 1} aria-label={`Move ${nodeName(n)} down`} onClick={() => onMove(i, i + 1)}>
+                </UnavailableButton>
+                <UnavailableButton className="secondary small" data-move="down" unavailable={busy || i === items.length - 1} aria-label={`Move ${nodeName(n)} down`} onClick={() => moveBy(i, 1, "down")}>
                   ↓
-                </button>
+                </UnavailableButton>
               </span>
-            ) : null}
+            )}
           </div>
           {renderChildren?.(n)}
         </li>
