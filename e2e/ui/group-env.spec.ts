@@ -28,7 +28,14 @@ test("a group's environment variables: set in Edit group, saved, and read by its
   await expect(dialog.getByLabel("Property 1 name")).toHaveValue("KEEP");
   // What the runtime resolves: no cred (it is left out there) nor a configuration node's type.
   await expect(dialog.getByLabel("Property 1 type").locator("option")).toHaveText(["str", "num", "bool", "json", "bin", "env", "jsonata"]);
+  // Add puts the focus on the new row's name; Remove on the Remove of the row before.
   await dialog.getByRole("button", { name: "Add property" }).click();
+  await expect(dialog.getByLabel("Property 2 name")).toBeFocused();
+  await dialog.getByRole("button", { name: "Add property" }).click();
+  await expect(dialog.getByLabel("Property 3 name")).toBeFocused();
+  await dialog.getByRole("button", { name: "Remove property 3" }).click();
+  await expect(dialog.getByLabel("Property 3 name")).toHaveCount(0);
+  await expect(dialog.getByRole("button", { name: "Remove property 2" })).toBeFocused();
   await dialog.getByLabel("Property 2 name").fill("GREETING");
   await dialog.getByLabel("Property 2 value").fill("hello from the group");
   // Its description (Node-RED's group info) beside them.

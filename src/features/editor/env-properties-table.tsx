@@ -1,11 +1,13 @@
 "use client";
 
+import { afterRemove, listItemFirstField, useListFocus } from "@/components/use-list-focus";
 import { SUBFLOW_ENV_TYPES, type SubflowEnvEntry } from "@/shared/subflows";
 
 /**
  * Node-RED's env properties as a table (a subflow's defaults, a group's values): name, type and
- * value per row, a row added or removed with its buttons. Rows with an empty name are the caller's
- * to drop when it saves (`namedEnv`).
+ * value per row, a row added or removed with its buttons (the focus goes to the new row's name, or
+ * to the Remove of the row that took the removed one's place). Rows with an empty name are the
+ * caller's to drop when it saves (`namedEnv`).
  */
 export function EnvPropertiesTable<T extends SubflowEnvEntry>({
   env,
@@ -22,8 +24,9 @@ export function EnvPropertiesTable<T extends SubflowEnvEntry>({
   types?: readonly string[];
 }) {
   const setEntry = (i: number, patch: Partial<SubflowEnvEntry>) => onChange(env.map((e, j) => (j === i ? { ...e, ...patch } : e)));
+  const [root, focusNext] = useListFocus<HTMLDivElement>();
   return (
-    <>
+    <div ref={root}>
       <table className="subflow-env-table">
         <caption>{caption}</caption>
         <thead>
@@ -38,7 +41,7 @@ export function EnvPropertiesTable<T extends SubflowEnvEntry>({
         </thead>
         <tbody>
           {env.map((entry, i) => (
-            <tr key={i}>
+            <tr key={i} data-list-item={i}>
               <td>
                 <input aria-label={`Property ${i + 1} name`} type="text" maxLength={100} value={entry.name} onChange={(e) => setEntry(i, { name: e.target.value })} />
               </td>
@@ -56,7 +59,15 @@ export function EnvPropertiesTable<T extends SubflowEnvEntry>({
                 <input aria-label={`Property ${i + 1} value`} type="text" value={entry.value} onChange={(e) => setEntry(i, { value: e.target.value })} />
               </td>
               <td>
-                <button type="button" className="secondary small" onClick={() => onChange(env.filter((_, j) => j !== i))}>
+                <button
+                  type="button"
+                  className="secondary small"
+                  data-list-action="remove"
+                  onClick={() => {
+                    focusNext(afterRemove(i, env.length - 1));
+                    onChange(env.filter((_, j) => j !== i));
+                  }}
+                >
                   Remove<span className="visually-hidden"> property {i + 1}</span>
                 </button>
               </td>
@@ -64,10 +75,18 @@ export function EnvPropertiesTable<T extends SubflowEnvEntry>({
           ))}
         </tbody>
       </table>
-      <button type="button" className="secondary small" onClick={() => onChange([...env, { name: "", type: "str", value: "" } as T])}>
+      <button
+        type="button"
+        className="secondary small"
+        data-list-action="add"
+        onClick={() => {
+          focusNext(listItemFirstField(env.length));
+          onChange([...env, { name: "", type: "str", value: "" } as T]);
+        }}
+      >
         Add property
       </button>
-    </>
+    </div>
   );
 }
 

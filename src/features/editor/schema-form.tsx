@@ -1,7 +1,8 @@
 "use client";
 
-import { useCallback, useContext, useEffect, useRef, useState } from "react";
+import { useContext, useState } from "react";
 import { UnavailableButton } from "@/components/buttons";
+import { afterRemove, listItemAction, listItemFirstField, useListFocus, type FocusNext } from "@/components/use-list-focus";
 import { isOperandTypeList } from "@/shared/operand-types";
 import { CodeField } from "./code-field";
 import type { FormHint, FormHints } from "@/shared/form-hints";
@@ -318,32 +319,6 @@ function itemDefaults(schema: JsonSchema): Config {
   return out;
 }
 
-/**
- * Keeps the keyboard user's place in an editable list (ObjectList, VariantList). The rows are keyed
- * by position, so after a change the focused button would stay where it was and name another item:
- * ↑ follows its item to its new place, Remove moves to the next item's Remove (or the previous one,
- * or Add when none is left), Add to the new item's first field. Runs after the render that shows the
- * change (the value comes back through the form's onChange).
- */
-function useListFocus() {
-  const root = useRef<HTMLFieldSetElement>(null);
-  const pending = useRef<string | null>(null);
-  useEffect(() => {
-    const target = pending.current ? root.current?.querySelector<HTMLElement>(pending.current) : null;
-    if (!target) return; // an added item shows on a later render
-    pending.current = null;
-    target.focus();
-  });
-  /** Focus the list's element that `selector` names once the next change has rendered. */
-  const focusNext = useCallback((selector: string) => {
-    pending.current = selector;
-  }, []);
-  return [root, focusNext] as const;
-}
-
-type FocusNext = (selector: string) => void;
-const itemAction = (i: number, action: "up" | "remove") => `[data-list-item="${i}"] [data-list-action="${action}"]`;
-
 /** An item's ↑ and Remove under its fields; both stay focusable when unavailable. */
 function ItemActions({ i, noun, items, minItems, set, focusNext }: { i: number; noun: string; items: Config[]; minItems: number; set: (next: Config[]) => void; focusNext: FocusNext }) {
   return (
@@ -353,7 +328,7 @@ function ItemActions({ i, noun, items, minItems, set, focusNext }: { i: number; 
         data-list-action="up"
         unavailable={i === 0}
         onClick={() => {
-          focusNext(itemAction(i - 1, "up"));
+          focusNext(listItemAction(i - 1, "up"));
           set(items.map((it, j) => (j === i - 1 ? items[i]! : j === i ? items[i - 1]! : it)));
         }}
         aria-label={`Move ${noun} ${i + 1} up`}
@@ -365,8 +340,7 @@ function ItemActions({ i, noun, items, minItems, set, focusNext }: { i: number; 
         data-list-action="remove"
         unavailable={items.length <= minItems}
         onClick={() => {
-          const left = items.length - 1;
-          focusNext(left === 0 ? '[data-list-action="add"]' : itemAction(Math.min(i, left - 1), "remove"));
+          focusNext(afterRemove(i, items.length - 1));
           set(items.filter((_, j) => j !== i));
         }}
         aria-label={`Remove ${noun} ${i + 1}`}
@@ -385,7 +359,7 @@ function AddItem({ noun, items, maxItems, create, set, focusNext }: { noun: stri
       data-list-action="add"
       unavailable={items.length >= maxItems}
       onClick={() => {
-        focusNext(`[data-list-item="${items.length}"] :is(input, select, textarea, button)`);
+        focusNext(listItemFirstField(items.length));
         set([...items, create()]);
       }}
     >
@@ -399,7 +373,7 @@ function ObjectList({ path, label, schema, value, onChange, errors }: { path: st
   const singular = label.replace(/ies$/, "y").replace(/s$/, "");
   const noun = singular.toLowerCase();
   const set = (next: Config[]) => onChange(next);
-  const [root, focusNext] = useListFocus();
+  const [root, focusNext] = useListFocus<HTMLFieldSetElement>();
   return (
     <fieldset className="variant-list" ref={root}>
       <legend>{label}</legend>
@@ -432,7 +406,7 @@ function VariantList({ path, label, schema, value, onChange, errors }: { path: s
   const singular = label.replace(/s$/, "");
   const noun = singular.charAt(0).toUpperCase() + singular.slice(1);
   const set = (next: Config[]) => onChange(next);
-  const [root, focusNext] = useListFocus();
+  const [root, focusNext] = useListFocus<HTMLFieldSetElement>();
   return (
     <fieldset className="variant-list" ref={root}>
       <legend>{label}</legend>
