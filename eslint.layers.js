@@ -46,13 +46,13 @@ export const layerZones = [
     // The composition root builds everything below it; nothing below imports it back (a second app, or a circle).
     target: ["./src/server", "./src/app"],
     from: "./src/server/compose.ts",
-    message: "Layer rule 8: only the custom server (src/server.ts), the tests and the benchmarks compose the app; code under src/server takes the AppServices it is given.",
+    message: "Layer rule 9: only the custom server (src/server.ts), the tests and the benchmarks compose the app; code under src/server takes the AppServices it is given.",
   },
   {
     // auth/ sits below the services that AppServices lists: it names the narrow part it uses (auth/auth-deps.ts).
     target: "./src/server/auth",
     from: ["./src/server/app-services.ts", "./src/server/compose.ts"],
-    message: "Layer rule 8: server/auth takes the narrow AuthDeps (auth/auth-deps.ts), never the whole AppServices: the app's type lists the services built on auth, so naming it closes a circle.",
+    message: "Layer rule 9: server/auth takes the narrow AuthDeps (auth/auth-deps.ts), never the whole AppServices: the app's type lists the services built on auth, so naming it closes a circle.",
   },
   {
     target: ["./src/server/runtime", "./src/server/nodes"],
@@ -191,7 +191,7 @@ export const layerTypeOnlyRules = [
         "error",
         {
           selector: "ImportDeclaration[importKind!='type'], ExportNamedDeclaration[declaration.type=/^(VariableDeclaration|FunctionDeclaration|ClassDeclaration)$/]",
-          message: "Layer rule 8: app-services.ts holds types only (`import type`, interfaces); the code that builds the app is compose.ts.",
+          message: "Layer rule 9: app-services.ts holds types only (`import type`, interfaces); the code that builds the app is compose.ts.",
         },
       ],
     },

@@ -89,7 +89,7 @@ async function buildServer() {
     plugins: [packagesExceptJson, prismaWasmFromFile],
     sourcemap: "linked",
     // No keepNames: it wraps every named function on each creation (the cost tsx's loader had on hot
-    // paths, docs/ARCHITECTURE.md "Requests"); our errors set their `name` themselves.
+    // paths, src/server/http/README.md "Requests"); our errors set their `name` themselves.
   });
 }
 

@@ -128,7 +128,7 @@ const envSchema = z
      */
     METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
     /**
-     * The built-in MQTT broker (SPEC §20; docs/ARCHITECTURE.md, "Built-in MQTT broker"): always at
+     * The built-in MQTT broker (SPEC §20; src/server/mqtt/README.md, "Built-in MQTT broker"): always at
      * /mqtt (WebSocket) on PORT; on MQTT_PORT over TCP when set, over TLS when MQTT_TLS_CERT and
      * MQTT_TLS_KEY are set too (each PEM text, or the path of a PEM file).
      */

@@ -80,7 +80,7 @@ const dashboardSockets = createDashboardSocketServer(app);
 
 // The REST API, the webhooks and tRPC go straight to the handlers their route files export (one handler,
 // two mounts: Next keeps the route files for `next dev`), GET /metrics to its own; everything else
-// goes through Next. docs/ARCHITECTURE.md, "Request path" and "Metrics".
+// goes through Next. src/server/http/README.md, "Request path" and "Metrics".
 const services = app;
 const server = http.createServer(
   createRequestListener({

@@ -75,7 +75,7 @@ How the numbers are made:
 - The other REST rows (benchmarks 1 and 3) still measure our REST stack without Next: a small
   \`http.createServer\` in the bench process adapts IncomingMessage → fetch \`Request\` →
   \`createRestHandler\` → the \`Response\`: the fetch mount of the REST core that the production
-  server feeds with Node's request directly (docs/ARCHITECTURE.md, "Request path").
+  server feeds with Node's request directly (src/server/http/README.md, "Request path").
 - Load comes from autocannon 9 (programmatic, 10 connections unless stated) in a worker thread of
   the bench process, against 127.0.0.1 only. Sequential latencies use fetch from the bench process.
 - The app is \`createTestApp\` (embedded PGlite in memory, or a schema of its own on PostgreSQL,

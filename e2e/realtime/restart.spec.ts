@@ -26,7 +26,7 @@ async function runOnce(token: string): Promise<unknown> {
   ws.on("message", (d) => frames.push(JSON.parse(d.toString())));
   await expect.poll(() => frames.some((f) => f.type === "ready")).toBe(true);
   // On PostgreSQL + Redis the restarted instance takes the flow once the killed one's lease has run
-  // out (about 4 s, docs/ARCHITECTURE.md "Several instances"); until then the inject is refused (409
+  // out (about 4 s, src/server/flow-runtime/README.md "Several instances"); until then the inject is refused (409
   // or 503) and nothing is sent, so asking again cannot send twice.
   await expect.poll(async () => (await api("POST", "/nodes/restart-inject/inject", token, {})).status, { timeout: 20_000 }).toBe(200);
   await expect.poll(() => frames.some((f) => f.topic === "debug")).toBe(true);

@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric
 import type { FlowRuntimeStats } from "./flow-runtime/types";
 
 /**
- * This instance's Prometheus metrics (GET /metrics, docs/ARCHITECTURE.md "Metrics"). One registry
+ * This instance's Prometheus metrics (GET /metrics, src/server/http/README.md "Metrics"). One registry
  * per AppServices, never prom-client's global one: Next's bundles carry their own copy of
  * prom-client, and tests stand several apps up in one process.
  *

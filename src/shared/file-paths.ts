@@ -2,8 +2,8 @@
  * The path rules of an organization's files (SPEC §23), in one place for the REST API, the tRPC
  * router, the `file` / `file in` nodes and the import: every path is taken relative to the
  * organization's storage and normalized to "dir/name.txt" ("/"-separated, no "." or ".."
- * segments, no leading or trailing "/"). The storage is rows in the database (docs/ARCHITECTURE.md,
- * "Files"): there are no links, so no link can lead out of it, and the only way out would be "..",
+ * segments, no leading or trailing "/"). The storage is rows in the database (src/server/services/files/
+ * README.md): there are no links, so no link can lead out of it, and the only way out would be "..",
  * which is refused when it would climb above the storage's root.
  */
 

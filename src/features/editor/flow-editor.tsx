@@ -2,7 +2,7 @@
 
 /**
  * The flow editor (/flows/{id}): this file puts the parts together; each part owns one concern
- * (docs/ARCHITECTURE.md, "The flow editor's parts"):
+ * (src/features/editor/README.md, "The flow editor's parts"):
  * - graph/: the graph (nodes, edges, groups) and its undo stack (`useFlowGraph`), conversions.
  * - save/: save, reload, the 409 conflict dialog and merge, the revision (`useFlowSave`).
  * - commands/: graph edits (`useGraphCommands`), the clipboard (`useClipboard`), the shortcut

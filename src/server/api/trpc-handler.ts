@@ -12,7 +12,7 @@ export const TRPC_ENDPOINT = "/api/trpc";
  * The web UI's door to the same procedures the REST API exposes; it authenticates with the
  * next-auth session cookie (or a bearer token, for tools). One handler with two mounts: Next's
  * route file (src/app/api/trpc/[trpc]/route.ts, used by `next dev`) and the custom server, which
- * serves /api/trpc without Next (docs/ARCHITECTURE.md, "Request path").
+ * serves /api/trpc without Next (src/server/http/README.md, "Request path").
  */
 export function createTrpcHandler(getAppServices: () => Promise<AppServices>): (req: Request) => Promise<Response> {
   return async function handler(incoming: Request) {

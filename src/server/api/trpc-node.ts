@@ -41,7 +41,7 @@ function isDataStream(value: unknown): boolean {
 }
 
 /**
- * The queries of a /api/trpc GET as tRPC's fetch adapter answers them (docs/ARCHITECTURE.md,
+ * The queries of a /api/trpc GET as tRPC's fetch adapter answers them (src/server/http/README.md,
  * "Request path"), from the request's method, target and headers: undefined when the request is
  * not the common case (a POST, a stream or SSE request, a form or binary body, an unknown or
  * non-query procedure, input that does not parse or is too deep, a path that is not valid

@@ -39,7 +39,7 @@ const REST_UNMATCHED = `${API_PREFIX}/{unmatched}`;
 /**
  * The custom server's requests (src/server.ts): the REST API, the webhooks, tRPC and GET /metrics go
  * straight to their handlers; everything else goes through Next. Each answer is counted in
- * app.metrics by its route template (docs/ARCHITECTURE.md, "Metrics").
+ * app.metrics by its route template (src/server/http/README.md, "Metrics").
  */
 export function createRequestListener(options: RequestListenerOptions): RequestListener {
   const { app, trustProxyHops, hsts } = options;

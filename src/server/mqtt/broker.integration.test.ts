@@ -198,7 +198,7 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
     await sleep(300);
     // The distinct topics: QoS 1 is at least once (SPEC §20), and on Redis a message published
     // just before the client came back can also arrive live after its session was restored
-    // (docs/ARCHITECTURE.md, "Durability and several instances").
+    // (src/server/mqtt/README.md, "Durability and several instances").
     expect([...new Set(back.messages.map((m) => m.topic))].sort()).toEqual(["a/1", "b/2", "c/1", "e/1"]);
   });
 

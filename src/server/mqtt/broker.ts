@@ -1,5 +1,5 @@
 /**
- * The built-in MQTT broker (SPEC §20, docs/ARCHITECTURE.md "Built-in MQTT broker"): Aedes with our
+ * The built-in MQTT broker (SPEC §20, src/server/mqtt/README.md "Built-in MQTT broker"): Aedes with our
  * authentication and one topic space per organization.
  *
  * - Transports: WebSocket at /mqtt on the app's port (handleUpgrade), TCP or TLS on MQTT_PORT (listen).

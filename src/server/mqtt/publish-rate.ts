@@ -1,6 +1,6 @@
 /**
  * The per-organization publish rate of the built-in broker (MQTT_PUBLISH_RATE_PER_ORGANIZATION,
- * docs/ARCHITECTURE.md "Built-in MQTT broker"), for clients and flows alike.
+ * src/server/mqtt/README.md "Built-in MQTT broker"), for clients and flows alike.
  *
  * - In-process store (one instance): a token bucket of `perSecond`, as deep as one second.
  * - Redis (several instances): the store's rate limiter (store/rate-limit.ts, the HTTP limits'

@@ -1,6 +1,6 @@
 /**
- * MQTT 5 reason codes of the built-in broker's refusals (docs/ARCHITECTURE.md "Built-in MQTT
- * broker"), and the one place where they reach the wire when Aedes cannot be told them.
+ * MQTT 5 reason codes of the built-in broker's refusals (src/server/mqtt/README.md, "Built-in
+ * MQTT broker"), and the one place where they reach the wire when Aedes cannot be told them.
  *
  * Aedes 2's hooks refuse a PUBLISH (QoS 1/2) or a subscription of an MQTT 5 client with one code
  * only, 0x87 (not authorized). Our refusals have better ones: a publish over the organization's

@@ -8,7 +8,7 @@ import { defineBehaviour, defineNode } from "./types";
 import { z } from "zod";
 
 /**
- * A node type is one folder (docs/ARCHITECTURE.md, "Adding a node type"): the registry finds the
+ * A node type is one folder (src/server/nodes/README.md, "Adding a node type"): the registry finds the
  * folders through the generated index, each type brings its own icon, and its behaviour is tied to
  * its definition by the folder, with no central list to edit.
  */

@@ -14,7 +14,7 @@ export type NodeRedProps = Record<string, unknown>;
  * everywhere (editor form, API, deploy), what the engine asks of it (roles), how the editor draws
  * and edits it (icon, form hints), and how it maps to Node-RED's flows.json. Its behaviour sits
  * beside it in the folder (`behaviour.ts`, `defineBehaviour`); the registry finds both
- * (docs/ARCHITECTURE.md, "Adding a node type").
+ * (src/server/nodes/README.md, "Adding a node type").
  */
 export interface NodeDefinition<Config extends Record<string, unknown> = Record<string, unknown>> {
   type: string;

@@ -1,6 +1,6 @@
 /**
  * ECharts, loaded on first use (a page without charts never downloads it) and tree-shaken to the
- * four chart types and the canvas renderer ui-chart needs. See docs/ARCHITECTURE.md "Dashboards"
+ * four chart types and the canvas renderer ui-chart needs. See src/server/dashboards/README.md "Dashboards"
  * for why ECharts.
  */
 export type ECharts = import("echarts/core").EChartsType;

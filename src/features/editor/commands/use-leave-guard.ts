@@ -14,7 +14,7 @@ export function useLeaveGuard(dirty: boolean) {
       const a = (e.target as Element | null)?.closest?.("a[href]");
       if (!a || a.getAttribute("target") === "_blank" || a.hasAttribute("download")) return;
       // Deliberately window.confirm: the answer must be known before this click handler returns
-      // (docs/ARCHITECTURE.md, "The flow editor").
+      // (src/features/editor/README.md, "The flow editor").
       if (!window.confirm("This flow has unsaved changes. Leave without saving?")) {
         e.preventDefault();
         e.stopPropagation();

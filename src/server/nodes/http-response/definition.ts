@@ -5,7 +5,7 @@ import { isAllowedResponseHeader, isHeaderValue } from "../../runtime/webhooks";
 export const httpResponseConfig = z.object({
   /** null: msg.statusCode, else 200. */
   status_code: z.number().int().min(100).max(599).nullable().default(null).meta({ title: "Status code", description: "Empty: msg.statusCode, else 200" }),
-  /** Only headers a webhook may send (see docs/ARCHITECTURE.md, "What a webhook may answer"). */
+  /** Only headers a webhook may send (see src/server/runtime/README.md, "Webhooks: what a flow may and may not send"). */
   headers: z
     .record(
       z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "must be a header name").refine(isAllowedResponseHeader, "is not a header a webhook response may set"),

@@ -1,7 +1,7 @@
 /**
  * FlowFuse's project link nodes (`@flowfuse/nr-project-nodes`) on the organization's built-in MQTT
  * broker (SPEC §20): their topics and their message encoding, kept as FlowFuse writes them so that
- * a device of the organization speaking MQTT can take part (docs/ARCHITECTURE.md, "Project links").
+ * a device of the organization speaking MQTT can take part (src/server/mqtt/README.md, "Project links").
  *
  * A topic is `ff/v1/<organization id>/p/<instance>/<in|out|res>/<topic>`: `in` carries messages
  * sent to one instance, `out` an instance's broadcasts, `res` the answers to a project link call.

@@ -1,5 +1,5 @@
 /**
- * The organization's files as rows of `org_files` (SPEC §23; docs/ARCHITECTURE.md, "Files"): one
+ * The organization's files as rows of `org_files` (SPEC §23; src/server/services/files/README.md, "Files"): one
  * row per file, the bytes in the row, so every instance sees the same files and a backup of the
  * database holds them. Below the use cases (files.ts, which take a principal) and the runtime's
  * OrgFiles (compose.ts), both of which name the organization explicitly.
