@@ -97,7 +97,8 @@ export function connect(url: string, headers: Record<string, string> = {}): Test
 
 /**
  * The app's upgrade routes on a real port (without Next): the hub at `/ws` and websocket-listener
- * nodes at `/ws/hooks/{slug}/{path}`, routed as src/server.ts routes them.
+ * nodes at `/ws/hooks/{slug}/{path}`, routed as the app server (src/server/http/app-server.ts) routes
+ * them, with a test app of its own and limits a test may lower.
  */
 export async function startUpgrades(app: AppServices, limits: Partial<import("@/server/http/socket-hooks").SocketHookLimits> = {}) {
   const { createSocketHooks } = await import("@/server/http/socket-hooks");

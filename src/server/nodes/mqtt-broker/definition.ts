@@ -22,7 +22,9 @@ None.
   full URL: \`mqtt://host:1883\`, \`mqtts://host:8883\`, \`ws://example.com:4000/mqtt\`,
   \`wss://example.com/mqtt\`. The reserved value \`built-in\` is this application's own broker: no
   address, no credentials, your organization's topics only; with **Protocol** 5 the nodes send and
-  receive MQTT 5 properties there as with any MQTT 5 broker.
+  receive MQTT 5 properties there as with any MQTT 5 broker. Unlike Mosquitto, it has no shared
+  subscriptions: an **MQTT in** on a \`$share/…\` topic there logs an error and receives nothing
+  (other brokers are used as they are).
 - **Use TLS** with a **TLS configuration** (certificates, trusted authorities, server checks).
 - **Client ID**: left empty, a random one is made. **Clean session** off asks the broker to keep the
   session (subscriptions and QoS 1/2 messages) while the client is away; it needs a client ID.
