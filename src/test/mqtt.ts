@@ -7,7 +7,9 @@ import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import mqtt, { type IClientOptions, type IConnackPacket, type IDisconnectPacket, type MqttClient } from "mqtt";
 import WebSocket from "ws";
+import { afterAll, beforeAll } from "vitest";
 import type { AppServices } from "@/server/app-services";
+import type { FileApp } from "./set-up-test-app";
 
 export interface MqttEndpoints {
   /** ws://127.0.0.1:<port>/mqtt */
@@ -31,6 +33,40 @@ export async function serveMqtt(app: AppServices): Promise<MqttEndpoints> {
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * The built-in broker's endpoints for a whole test file, over its setUpTestApp: served in a
+ * beforeAll; every client made with `connect` is ended, and the endpoints closed, in an afterAll
+ * (before the app). Read `.ws` and `.tcp` inside tests.
+ */
+export function setUpTestMqtt(fileApp: FileApp): { readonly ws: string; readonly tcp: string; connect(url: string, options?: IClientOptions): Promise<TestMqttClient> } {
+  let endpoints: MqttEndpoints | undefined;
+  const clients: TestMqttClient[] = [];
+  beforeAll(async () => {
+    endpoints = await serveMqtt(fileApp.app);
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
+    await endpoints?.close();
+  });
+  const started = () => {
+    if (!endpoints) throw new Error("setUpTestMqtt: the broker is not served yet (read it inside a test)");
+    return endpoints;
+  };
+  return {
+    get ws() {
+      return started().ws;
+    },
+    get tcp() {
+      return started().tcp;
+    },
+    async connect(url, options) {
+      const client = await connectMqtt(url, options);
+      clients.push(client);
+      return client;
     },
   };
 }

@@ -5,26 +5,19 @@
  * help says so): an MQTT in on `$share/…` says why it receives nothing, and the flow's other nodes
  * go on. Embedded by default; DATABASE_URL + REDIS_URL run it on PostgreSQL + Redis.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { setUpTestHub, connect, type TestSocket } from "@/test/ws";
 import { signUp } from "@/test/accounts";
-import { connectMqtt, serveMqtt, sleep, type MqttEndpoints, type TestMqttClient } from "@/test/mqtt";
+import { setUpTestMqtt, sleep } from "@/test/mqtt";
 
 const testApp = setUpTestApp();
 const hub = setUpTestHub(testApp);
+const mq = setUpTestMqtt(testApp);
 const request = testApp.request;
-let mq: MqttEndpoints;
-const clients: TestMqttClient[] = [];
 const sockets: TestSocket[] = [];
-
-beforeAll(async () => {
-  mq = await serveMqtt(testApp.app);
-});
-afterAll(async () => {
+afterAll(() => {
   for (const s of sockets) s.ws.close();
-  await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
-  await mq.close();
 });
 
 function flowsJson() {
@@ -64,8 +57,7 @@ describe("MQTT in on the built-in broker", () => {
     await sleep(200);
 
     const key = (await request("POST", "/api-keys", { token, body: { name: "line", kind: "device" } })).body.secret as string;
-    const device = await connectMqtt(mq.tcp, { password: key, clientId: "line-1" });
-    clients.push(device);
+    const device = await mq.connect(mq.tcp, { password: key, clientId: "line-1" });
     await device.publish("plant/level", "42", { qos: 1 });
     const arrived = await socket.next((f) => f.topic === "debug" && f.data?.node_id === debugOf(plain.id));
     expect(arrived.data.msg).toBe("42");

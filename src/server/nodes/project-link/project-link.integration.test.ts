@@ -6,27 +6,20 @@
  * and another organization's flows and devices do not. Embedded by default; DATABASE_URL +
  * REDIS_URL run it on PostgreSQL + Redis (the broker's messages then go through Redis).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { setUpTestHub, connect, type TestSocket } from "@/test/ws";
 import { signUp } from "@/test/accounts";
 import { handleWebhookUrl } from "@/server/api/rest/webhook-handler";
-import { connectMqtt, serveMqtt, sleep, type MqttEndpoints, type TestMqttClient } from "@/test/mqtt";
+import { setUpTestMqtt, sleep } from "@/test/mqtt";
 
 const testApp = setUpTestApp();
 const hub = setUpTestHub(testApp);
+const mq = setUpTestMqtt(testApp);
 const request = testApp.request;
-let mq: MqttEndpoints;
-const clients: TestMqttClient[] = [];
 const sockets: TestSocket[] = [];
-
-beforeAll(async () => {
-  mq = await serveMqtt(testApp.app);
-});
-afterAll(async () => {
+afterAll(() => {
   for (const s of sockets) s.ws.close();
-  await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
-  await mq.close();
 });
 
 const FOREIGN_INSTANCE = "23d79df8-183c-4104-aa97-8915e1897326";
@@ -85,13 +78,11 @@ describe("FlowFuse's project link nodes, imported and deployed", () => {
 
     // A device of the organization watches every broadcast; another organization's device and flow listen on the same topic.
     const key = (await request("POST", "/api-keys", { token, body: { name: "edge", kind: "device" } })).body.secret as string;
-    const device = await connectMqtt(mq.tcp, { password: key, clientId: "edge-1", protocolVersion: 5 });
-    clients.push(device);
+    const device = await mq.connect(mq.tcp, { password: key, clientId: "edge-1", protocolVersion: 5 });
     await device.subscribe(`ff/v1/${owner.organizationId}/p/+/out/#`, 1);
     const other = await signUp(request);
     const otherKey = (await request("POST", "/api-keys", { token: other.accessToken, body: { name: "edge", kind: "device" } })).body.secret as string;
-    const otherDevice = await connectMqtt(mq.tcp, { password: otherKey, clientId: "edge-x", protocolVersion: 5 });
-    clients.push(otherDevice);
+    const otherDevice = await mq.connect(mq.tcp, { password: otherKey, clientId: "edge-x", protocolVersion: 5 });
     await otherDevice.subscribe("#", 1);
     const otherFlow = await request("POST", "/flows", {
       token: other.accessToken,
