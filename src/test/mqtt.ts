@@ -1,7 +1,8 @@
 /**
  * The built-in MQTT broker on real ports for tests: the app's /mqtt upgrade on an HTTP server of its
- * own (as src/server.ts routes it) and its TCP listener, and a real MQTT client (the `mqtt`
- * package) that resolves what a device would see: CONNACK codes, SUBACK codes, messages, closes.
+ * own (as the app server, http/app-server.ts, routes it) and its TCP listener, and a real MQTT
+ * client (the `mqtt` package) that resolves what a device would see: CONNACK codes, SUBACK codes,
+ * messages, closes.
  */
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
