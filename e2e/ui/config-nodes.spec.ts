@@ -51,6 +51,13 @@ test("from an http-request node's form: add a tls-config with a CA, pick it, ren
   await add.getByLabel("Name", { exact: true }).fill("Corporate CA");
   await expect(add.getByText("not set").first()).toBeVisible();
   await add.getByLabel("CA certificate", { exact: true }).fill(pem(marker));
+  // The type's help, with what differs from Node-RED, behind a disclosure as in a node's dialog.
+  const help = add.locator("details.node-help-details");
+  await expect(help.getByRole("heading", { name: "Differences from Node-RED" })).toBeHidden();
+  await add.getByText("Help: TLS configuration").click();
+  await expect(help.getByRole("heading", { name: "Differences from Node-RED" })).toBeVisible();
+  await expect(help).toContainText("Configuration options for TLS connections");
+  await expect(help).not.toContainText("###");
   await shot(page, "config-node-dialog-add");
   await add.getByRole("button", { name: "Add", exact: true }).click();
   await expect(add).toHaveCount(0);

@@ -9,6 +9,7 @@ import { SubmitButton } from "@/components/buttons";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import type { ConfigNodeView } from "@/shared/config-nodes";
 import { SchemaForm, type JsonSchema } from "../schema-form";
+import { NodeHelp } from "../node-help";
 import { credentialsInput, credentialsOf, splitFieldErrors, type ConfigTypeInfo, type CredentialDraft } from "./config-node-model";
 import { ConfigCatalogContext } from "./config-ref-slot";
 import { ConfigNodeUsers } from "./config-node-users";
@@ -26,7 +27,8 @@ const keepAll = (names: string[]): Record<string, CredentialDraft> => Object.fro
  * JSON Schema (the catalog's, as a node's), and its declared credentials, write-only. Adds
  * (`configNodes.create`) or updates with the revision it was opened at (`configNodes.update`): a
  * stale one shows the 409 with "Load the latest" and "Save over it". Delete of one in use shows
- * the 409 and who uses it. Drawn in a portal, so it may open from a node's dialog (and from
+ * the 409 and who uses it. Its type's help (what Node-RED shows in the sidebar beside the dialog,
+ * with our differences) is behind a disclosure, as in a node's dialog. Drawn in a portal, so it may open from a node's dialog (and from
  * another configuration node's) without nesting forms; its submit and Escape stop at it.
  */
 export function ConfigNodeDialog({
@@ -47,7 +49,7 @@ export function ConfigNodeDialog({
 }) {
   const trpc = useTRPC();
   const writes = useConfigNodeWrites();
-  const entry = useContext(ConfigCatalogContext).get(type) as (ConfigTypeInfo & { description?: string }) | undefined;
+  const entry = useContext(ConfigCatalogContext).get(type) as (ConfigTypeInfo & { name?: string; description?: string }) | undefined;
   const declared = credentialsOf(entry);
   const schemaQuery = useQuery({ ...trpc.nodes.schema.queryOptions({ type }), staleTime: Infinity });
   const [base, setBase] = useState(initial);
@@ -229,6 +231,12 @@ export function ConfigNodeDialog({
               Id <code>{base.id}</code> · revision {base.revision}. Running flows keep the revision they were deployed with until its users are deployed.
             </p>
           </section>
+        ) : null}
+        {schemaQuery.data?.help ? (
+          <details className="node-help-details">
+            <summary>Help: {entry?.name ?? type}</summary>
+            <NodeHelp help={schemaQuery.data.help} />
+          </details>
         ) : null}
         <div className="actions">
           {base && !readOnly ? (

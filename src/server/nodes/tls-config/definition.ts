@@ -3,7 +3,7 @@ import { defineNode } from "../types";
 
 const HELP = `Configuration options for TLS connections: the client certificate and key a node presents,
 the certificate authorities it trusts, and how the server's certificate is checked. Nodes that open
-connections (HTTP request, and MQTT and websocket nodes as they come) name one in their *TLS
+connections (HTTP request, the MQTT broker, websocket client and TCP nodes) name one in their *TLS
 configuration* property.
 
 ### Inputs
