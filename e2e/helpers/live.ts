@@ -1,4 +1,4 @@
-import { expect, type APIRequestContext } from "@playwright/test";
+import { expect, type APIRequestContext, type Frame, type Page, type WebSocket } from "@playwright/test";
 import { PASSWORD, registerViaApi, uniqueEmail } from "./accounts";
 import { waitForMail } from "./outbox";
 
@@ -75,4 +75,35 @@ export async function getFlow(request: APIRequestContext, user: ApiUser, id: str
   const res = await request.get(`/api/v1/flows/${id}`, { headers: auth(user) });
   expect(res.status()).toBe(200);
   return (await res.json()).flow;
+}
+
+/**
+ * Reloads the page and resolves once the reloaded document's socket (/ws) has said `ready`. Only a
+ * socket opened after the new document committed counts: the old document can still open one as
+ * the reload starts (a page reached by a client-side link opens its socket late), and that one
+ * dies with it, never ready (a CI run waited on it until the test's timeout).
+ */
+export async function reloadUntilLive(page: Page): Promise<void> {
+  let committed = false;
+  const onNavigated = (frame: Frame) => {
+    if (frame === page.mainFrame()) committed = true;
+  };
+  let onSocket: (ws: WebSocket) => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    onSocket = (ws) => {
+      if (!committed || !ws.url().endsWith("/ws")) return;
+      ws.on("framereceived", (f) => {
+        if (String(f.payload).includes('"type":"ready"')) resolve();
+      });
+    };
+  });
+  page.on("framenavigated", onNavigated);
+  page.on("websocket", onSocket);
+  try {
+    await page.reload();
+    await ready;
+  } finally {
+    page.off("framenavigated", onNavigated);
+    page.off("websocket", onSocket);
+  }
 }

@@ -3,6 +3,7 @@ import { expect, test, type Page } from "@playwright/test";
 import WebSocket from "ws";
 import { logIn, registerViaApi, uniqueEmail } from "../helpers/accounts";
 import { accessToken, canvasNodes, createFlowViaApi, expectAccessible, shot } from "../helpers/flows";
+import { reloadUntilLive } from "../helpers/live";
 
 const region = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
 
@@ -155,9 +156,7 @@ test.describe("devices in the browser", () => {
       await new Promise((resolve) => setTimeout(resolve, 1500));
       await route.fulfill({ response });
     });
-    const socket = page.waitForEvent("websocket", (ws) => ws.url().endsWith("/ws"));
-    await page.reload();
-    await (await socket).waitForEvent("framereceived", { predicate: (f) => String(f.payload).includes('"type":"ready"') });
+    await reloadUntilLive(page);
     const upgraded = await helloAgent(baseURL!, secret, ["counter", "debug", "inject", "change"]);
     await expect(page.getByRole("group", { name: "Deployment" })).toBeVisible();
     await expect(refusal).toHaveCount(0);
