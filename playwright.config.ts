@@ -43,11 +43,7 @@ export default defineConfig({
   reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
   use: {
     baseURL: origin,
-    // A failed test keeps its trace: actions, screenshots, console, network. Not the DOM snapshot
-    // of every action: recording those cost 14 % of the suite's time on two cores (two files, two
-    // runs each: 179–182 s with them, 153–156 s without; screenshots cost ~1 %), and a failure's
-    // screenshot and the film strip show the page.
-    trace: { mode: "retain-on-failure", snapshots: false },
+    trace: "retain-on-failure",
     screenshot: "only-on-failure",
   },
   projects: [

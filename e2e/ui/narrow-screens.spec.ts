@@ -139,6 +139,9 @@ async function editorOnTouchScreen(browser: Browser, request: APIRequestContext,
   try {
     await logIn(page, owner.email);
     await page.goto(`/flows/${flow.id}`);
+    // The editor has loaded its flow (its nodes drawn) before a test taps its toolbar: a tap before
+    // then could meet a button not yet wired (one CI run: the Sidebar drawer never opened).
+    await expect(page.locator(".react-flow__node")).toHaveCount(3);
   } catch (err) {
     await context.close();
     throw err;
