@@ -88,15 +88,14 @@ export async function reloadUntilLive(page: Page): Promise<void> {
   const onNavigated = (frame: Frame) => {
     if (frame === page.mainFrame()) committed = true;
   };
-  let onSocket: (ws: WebSocket) => void = () => {};
-  const ready = new Promise<void>((resolve) => {
-    onSocket = (ws) => {
-      if (!committed || !ws.url().endsWith("/ws")) return;
-      ws.on("framereceived", (f) => {
-        if (String(f.payload).includes('"type":"ready"')) resolve();
-      });
-    };
-  });
+  let resolveReady = () => {};
+  const ready = new Promise<void>((resolve) => (resolveReady = resolve));
+  const onSocket = (ws: WebSocket) => {
+    if (!committed || !ws.url().endsWith("/ws")) return;
+    ws.on("framereceived", (f) => {
+      if (String(f.payload).includes('"type":"ready"')) resolveReady();
+    });
+  };
   page.on("framenavigated", onNavigated);
   page.on("websocket", onSocket);
   try {

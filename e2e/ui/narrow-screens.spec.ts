@@ -1,6 +1,7 @@
 import { expect, test, type APIRequestContext, type Browser, type Page } from "@playwright/test";
 import { logIn } from "../helpers/accounts";
 import { auth, createFlow, liveFlow, registerUser } from "../helpers/live";
+import { canvasNodes } from "../helpers/flows";
 import { expectAccessible, shot } from "../helpers/page";
 
 test.describe.configure({ timeout: 90_000 });
@@ -141,7 +142,7 @@ async function editorOnTouchScreen(browser: Browser, request: APIRequestContext,
     await page.goto(`/flows/${flow.id}`);
     // The editor has loaded its flow (its nodes drawn) before a test taps its toolbar: a tap before
     // then could meet a button not yet wired (one CI run: the Sidebar drawer never opened).
-    await expect(page.locator(".react-flow__node")).toHaveCount(3);
+    await expect(canvasNodes(page)).toHaveCount(3);
   } catch (err) {
     await context.close();
     throw err;

@@ -8,7 +8,7 @@ import { errorInfo, useTRPC } from "@/trpc/react";
 import { NODE_DESCRIPTION_MAX_CHARS, NODE_ICON_MAX_CHARS, PORT_LABEL_MAX_CHARS, nodeAppearanceSchema, normalizeAppearance, type Connection, type NodeAppearance } from "@/shared/flow-graph";
 import { labelShown, outputsOf, portOf, type Catalog, type EditorEdge, type EditorNode } from "./model";
 import { SchemaForm, type JsonSchema } from "./schema-form";
-import { NodeHelp, useNodeHelp } from "./node-help";
+import { HelpDisclosure, useNodeHelp } from "./node-help";
 import { SubflowEnvForm } from "./subflow-env-form";
 import { JUNCTION_TYPE, SUBFLOW_PORT_TYPES, subflowIdOfType } from "@/shared/subflows";
 import { NAME_MAX_CHARS } from "@/shared/policy";
@@ -314,12 +314,7 @@ export function EditNodeDialog({
         <p className="hint">
           Node id <code>{node.id}</code>
         </p>
-        {entry && help ? (
-          <details className="node-help-details">
-            <summary>Help: {entry.name}</summary>
-            <NodeHelp help={help} />
-          </details>
-        ) : null}
+        {entry ? <HelpDisclosure name={entry.name} help={help} /> : null}
         <div className="actions">
           <button type="button" className="secondary" onClick={close}>
             Cancel

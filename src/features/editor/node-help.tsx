@@ -24,3 +24,14 @@ export function NodeHelp({ help, id }: { help: string; id?: string }) {
   if (!help) return null;
   return <div id={id} className="node-help prose" dangerouslySetInnerHTML={{ __html: html }} />;
 }
+
+/** A dialog's help for its node type, behind a disclosure (a node's dialog, a configuration node's). */
+export function HelpDisclosure({ name, help }: { name: string; help: string }) {
+  if (!help) return null;
+  return (
+    <details className="node-help-details">
+      <summary>Help: {name}</summary>
+      <NodeHelp help={help} />
+    </details>
+  );
+}

@@ -9,7 +9,7 @@ import { SubmitButton } from "@/components/buttons";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import type { ConfigNodeView } from "@/shared/config-nodes";
 import { SchemaForm, type JsonSchema } from "../schema-form";
-import { NodeHelp } from "../node-help";
+import { HelpDisclosure } from "../node-help";
 import { credentialsInput, credentialsOf, splitFieldErrors, type ConfigTypeInfo, type CredentialDraft } from "./config-node-model";
 import { ConfigCatalogContext } from "./config-ref-slot";
 import { ConfigNodeUsers } from "./config-node-users";
@@ -28,8 +28,9 @@ const keepAll = (names: string[]): Record<string, CredentialDraft> => Object.fro
  * (`configNodes.create`) or updates with the revision it was opened at (`configNodes.update`): a
  * stale one shows the 409 with "Load the latest" and "Save over it". Delete of one in use shows
  * the 409 and who uses it. Its type's help (what Node-RED shows in the sidebar beside the dialog,
- * with our differences) is behind a disclosure, as in a node's dialog. Drawn in a portal, so it may open from a node's dialog (and from
- * another configuration node's) without nesting forms; its submit and Escape stop at it.
+ * with our differences) is behind a disclosure, as in a node's dialog. Drawn in a portal, so it
+ * may open from a node's dialog (and from another configuration node's) without nesting forms;
+ * its submit and Escape stop at it.
  */
 export function ConfigNodeDialog({
   type,
@@ -232,12 +233,7 @@ export function ConfigNodeDialog({
             </p>
           </section>
         ) : null}
-        {schemaQuery.data?.help ? (
-          <details className="node-help-details">
-            <summary>Help: {entry?.name ?? type}</summary>
-            <NodeHelp help={schemaQuery.data.help} />
-          </details>
-        ) : null}
+        <HelpDisclosure name={entry?.name ?? type} help={schemaQuery.data?.help ?? ""} />
         <div className="actions">
           {base && !readOnly ? (
             <ConfirmButton
