@@ -125,12 +125,17 @@ test("ui-button → function → ui-text: deployed, the dashboard answers a clic
   expect((await controls.json()).config_node.config.order).toBe(2);
   // The moved row keeps the keyboard focus; so does its ↑, unavailable once the group is first.
   await expect(groups.locator(":scope > li").nth(1).locator(".dashboard-tab-row")).toBeFocused();
+  // A move writes each changed item in turn; until the last write is answered every item stays
+  // put (its Move buttons unavailable, nothing draggable). Controls, now second, can move up again.
+  await expect(groups.getByRole("button", { name: "Move Controls up" })).not.toHaveAttribute("aria-disabled", "true");
   const upControls = groups.getByRole("button", { name: "Move Controls up" });
   await upControls.focus();
   await page.keyboard.press("Enter");
   await expect(groups.locator(":scope > li")).toHaveText([/Controls/, /Status/]);
   await expect(upControls).toHaveAttribute("aria-disabled", "true");
   await expect(upControls).toBeFocused();
+  // The move is done once Status, now second, can move up: only then can a page be dragged.
+  await expect(groups.getByRole("button", { name: "Move Status up" })).not.toHaveAttribute("aria-disabled", "true");
   // Drag: Settings onto Home makes it the first page.
   // By the page's own line (its groups are draggable items of their own inside it).
   await pages.locator(":scope > li").nth(1).locator(".dashboard-tab-line").dragTo(pages.locator(":scope > li").first().locator(".dashboard-tab-line"));
