@@ -387,4 +387,38 @@ test.describe("accounts in the browser", () => {
     await page.goto("/login?callbackUrl=/");
     await expect(page).toHaveURL(/127\.0\.0\.1:\d+\/$/);
   });
+
+  test("a form submitted before the page's script has run sends no password in the address", async ({ browser }) => {
+    // A slow phone: the page is shown and typed into before its JavaScript runs. The browser then
+    // submits the form itself; without method="post" it would put every field in the URL (history,
+    // proxies' and servers' logs). Without JavaScript at all, the same.
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    const fill: Record<string, (p: Page) => Promise<void>> = {
+      "/login": async (p) => {
+        await p.getByLabel("Email", { exact: true }).fill("someone@example.com");
+        await p.getByLabel("Password", { exact: true }).fill(PASSWORD);
+      },
+      "/register": async (p) => {
+        await p.getByLabel("Email", { exact: true }).fill("someone@example.com");
+        await p.getByLabel("Password", { exact: true }).fill(PASSWORD);
+        await p.getByLabel("First name").fill("Grace");
+        await p.getByLabel("Last name").fill("Hopper");
+        await p.getByLabel("Organization name").fill("Hopper Labs");
+        await p.getByLabel("I accept the terms of service").check();
+      },
+    };
+    for (const [path, fillIn] of Object.entries(fill)) {
+      await page.goto(path);
+      await fillIn(page);
+      const submitted = page.waitForRequest((r) => r.isNavigationRequest() && r.frame() === page.mainFrame());
+      await page.getByLabel("Password", { exact: true }).press("Enter");
+      const request = await submitted;
+      expect(request.method(), path).toBe("POST");
+      expect(new URL(request.url()).search, path).toBe("");
+      await page.waitForLoadState();
+      expect(new URL(page.url()).search, path).toBe("");
+    }
+    await context.close();
+  });
 });

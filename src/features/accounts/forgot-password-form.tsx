@@ -34,7 +34,7 @@ export function ForgotPasswordForm() {
   const fields = request.error ? errorInfo(request.error).fields : {};
   const alert = request.error ? commonErrorMessage(request.error) : null;
   return (
-    <form onSubmit={onSubmit} className="card">
+    <form method="post" onSubmit={onSubmit} className="card">
       {alert ? <Alert kind="error">{alert}</Alert> : null}
       <p className="hint">Enter the email of your account and we will send you a link to choose a new password.</p>
       <EmailField value={email} onChange={(e) => setEmail(e.target.value)} error={fieldMessage("Email", fields.email)} />

@@ -82,7 +82,7 @@ export function LoginForm({ next }: { next: string }) {
   if (step.kind === "second-factor") {
     const totp = step.method === "totp";
     return (
-      <form onSubmit={onSubmit} className="card" aria-labelledby="mfa-heading">
+      <form method="post" onSubmit={onSubmit} className="card" aria-labelledby="mfa-heading">
         <h2 id="mfa-heading">Two-factor authentication</h2>
         {error ? <Alert kind="error">{error}</Alert> : null}
         <Field key={step.method} {...SECOND_FACTOR_FIELDS[step.method]} required autoFocus value={code} onChange={(e) => setCode(e.target.value)} />
@@ -105,7 +105,7 @@ export function LoginForm({ next }: { next: string }) {
   }
 
   return (
-    <form onSubmit={onSubmit} className="card">
+    <form method="post" onSubmit={onSubmit} className="card">
       {error ? <Alert kind="error">{error}</Alert> : null}
       <EmailField value={email} onChange={(e) => setEmail(e.target.value)} />
       <Field

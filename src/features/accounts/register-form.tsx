@@ -92,7 +92,7 @@ export function RegisterForm() {
 
   const pending = register.isPending || register.isSuccess;
   return (
-    <form onSubmit={onSubmit} className="card">
+    <form method="post" onSubmit={onSubmit} className="card">
       {alert ? <Alert kind="error">{alert}</Alert> : null}
       <fieldset>
         <legend>You</legend>

@@ -60,7 +60,7 @@ export function ResetPasswordForm({ token }: { token: string | null }) {
   }
   const alert = confirm.error ? commonErrorMessage(confirm.error) : null;
   return (
-    <form onSubmit={onSubmit} className="card">
+    <form method="post" onSubmit={onSubmit} className="card">
       {alert ? <Alert kind="error">{alert}</Alert> : null}
       <NewPasswordField
         id="new_password"

@@ -88,7 +88,7 @@ function DeviceRow({ device, canWrite, prefs }: { device: Device; canWrite: bool
     <tr data-device-id={device.id}>
       <td>
         {editing ? (
-          <form onSubmit={onSave} className="inline-edit" aria-label={`Edit ${device.name}`}>
+          <form method="post" onSubmit={onSave} className="inline-edit" aria-label={`Edit ${device.name}`}>
             <Field id={`device-name-${device.id}`} label="Name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} error={fieldMessage("Name", info?.fields.name)} />
             <Field
               id={`device-tags-${device.id}`}

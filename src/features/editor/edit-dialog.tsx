@@ -253,7 +253,7 @@ export function EditNodeDialog({
   const fieldErrorCount = Object.keys(errors).filter((k) => k !== "").length;
   return (
     <Dialog title={`Edit ${node.data.type} node`} open onClose={close} wide className="edit-node">
-      <form onSubmit={onSubmit} noValidate>
+      <form method="post" onSubmit={onSubmit} noValidate>
         {entry ? <p className="hint">{entry.description}</p> : null}
         {errors[""] ? <Alert kind="error">{errors[""]}</Alert> : null}
         {fieldErrorCount > 0 ? <Alert kind="error">The server refused {fieldErrorCount === 1 ? "a value" : `${fieldErrorCount} values`}: see the marked fields.</Alert> : null}

@@ -39,7 +39,7 @@ export function SubflowPropertiesDialog({ initial, readOnly, onSave, onClose }: 
   }
   return (
     <Dialog title="Subflow properties" open onClose={onClose} wide>
-      <form onSubmit={onSubmit} noValidate>
+      <form method="post" onSubmit={onSubmit} noValidate>
         {error ? <Alert kind="error">{error}</Alert> : null}
         <fieldset disabled={readOnly} className="plain">
           <div className="field">

@@ -110,7 +110,7 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose: () => 
           </div>
         </div>
       ) : (
-        <form onSubmit={onSubmit}>
+        <form method="post" onSubmit={onSubmit}>
           {parseError ? <Alert kind="error">{parseError}</Alert> : null}
           {info ? <Alert kind="error">{info.message}</Alert> : null}
           <div className="field">

@@ -25,7 +25,7 @@ export function NewFlowDialog({ open, onClose }: { open: boolean; onClose: () =>
 
   return (
     <Dialog title="New flow" open={open} onClose={onClose}>
-      <form onSubmit={onSubmit}>
+      <form method="post" onSubmit={onSubmit}>
         {info && !nameError ? <Alert kind="error">{info.message}</Alert> : null}
         <Field id="new-flow-name" label="Name" required maxLength={NAME_MAX_CHARS} value={name} onChange={(e) => setName(e.target.value)} error={nameError ? `Name ${nameError}.` : undefined} autoFocus />
         <div className="actions">

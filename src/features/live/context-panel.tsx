@@ -39,7 +39,7 @@ function EntryEditor({ initialKey, initialValue, fixedKey, onSave, onCancel }: {
     }
   }
   return (
-    <form className="context-editor" onSubmit={submit}>
+    <form method="post" className="context-editor" onSubmit={submit}>
       {!fixedKey && (
         <label>
           Key

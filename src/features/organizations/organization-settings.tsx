@@ -70,7 +70,7 @@ function DetailsSection({ organization, role, prefs }: { organization: Organizat
         </dd>
       </dl>
       {canRename ? (
-        <form onSubmit={onSubmit} className="inline-form">
+        <form method="post" onSubmit={onSubmit} className="inline-form">
           {alert ? <Alert kind="error">{alert}</Alert> : null}
           <Field
             id="org-name"
@@ -126,7 +126,7 @@ function CreateSection() {
     <section className="card" id="create-organization" aria-labelledby="create-org-heading">
       <h2 id="create-org-heading">Create an organization</h2>
       <p className="hint">You become its owner, and we switch you to it. Your other organizations stay as they are.</p>
-      <form onSubmit={onSubmit}>
+      <form method="post" onSubmit={onSubmit}>
         {alert ? <Alert kind="error">{alert}</Alert> : null}
         {switchError ? <Alert kind="error">{switchError}</Alert> : null}
         <div className="field-row">
@@ -202,7 +202,7 @@ function DeleteSection({ organization, organizations }: { organization: Organiza
           delete your whole account from <Link href="/account/security">Account security</Link>.
         </Alert>
       ) : (
-        <form onSubmit={onSubmit}>
+        <form method="post" onSubmit={onSubmit}>
           {remove.error ? <Alert kind="error">{commonErrorMessage(remove.error)}</Alert> : null}
           <Field
             id="delete-org-confirm"

@@ -82,7 +82,7 @@ function AddVariableSection({ flows }: { flows: FlowChoice[] }) {
   const alert = create.error && !nameError && !valueError && !scopeError ? commonErrorMessage(create.error) : null;
   return (
     <Card headingId="add-variable-heading" title="Add a variable">
-      <form onSubmit={onSubmit} className="key-form">
+      <form method="post" onSubmit={onSubmit} className="key-form">
         {alert ? <Alert kind="error">{alert}</Alert> : null}
         <div className="field-row">
           <Field
@@ -194,7 +194,7 @@ function VariableRow({ variable, writable, prefs, flows }: { variable: Variable;
       <td data-label="Scope">{scope}</td>
       <td data-label="Value">
         {editing ? (
-          <form onSubmit={onSave} className="inline-edit">
+          <form method="post" onSubmit={onSave} className="inline-edit">
             <Field
               id={fieldId}
               label={`New value for ${variable.name}`}

@@ -41,7 +41,7 @@ export function DeleteAccountSection() {
         Your account is removed and you are logged out everywhere. Organizations where you are the only member are
         deleted with it.
       </p>
-      <form onSubmit={onSubmit}>
+      <form method="post" onSubmit={onSubmit}>
         {alert ? <Alert kind="error">{alert}</Alert> : null}
         <CurrentPasswordField id="delete-password" value={password} onChange={setPassword} error={remove.error} />
         <FormFooter>

@@ -52,7 +52,7 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
       setup.mutate({ password });
     };
     return (
-      <form onSubmit={onStart}>
+      <form method="post" onSubmit={onStart}>
         <p>
           Two-factor authentication is <strong>off</strong>. Turn it on to ask for a code from an authenticator app
           (such as 1Password, Google Authenticator or Aegis) each time you log in.
@@ -92,7 +92,7 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
           <SecretValue label="Secret key" value={setup.data.secret} />
         </li>
         <li>
-          <form onSubmit={onSubmit}>
+          <form method="post" onSubmit={onSubmit}>
             {errors.alert ? <Alert kind="error">{errors.alert}</Alert> : null}
             <CodeField
               id="mfa-enable-code"
@@ -139,7 +139,7 @@ function RegenerateCodes({ onCodes }: { onCodes: (codes: string[]) => void }) {
 
   const errors = codeError(regenerate.error);
   return (
-    <form onSubmit={onSubmit} className="subsection" aria-labelledby="regenerate-heading">
+    <form method="post" onSubmit={onSubmit} className="subsection" aria-labelledby="regenerate-heading">
       <h3 id="regenerate-heading">Backup codes</h3>
       <p className="hint">New codes replace the old ones, which stop working at once.</p>
       {errors.alert ? <Alert kind="error">{errors.alert}</Alert> : null}
@@ -174,7 +174,7 @@ function Disable({ onDisabled }: { onDisabled: () => void }) {
 
   const errors = codeError(isWrongPassword(disable.error) ? null : disable.error);
   return (
-    <form onSubmit={onSubmit} className="subsection" aria-labelledby="disable-mfa-heading">
+    <form method="post" onSubmit={onSubmit} className="subsection" aria-labelledby="disable-mfa-heading">
       <h3 id="disable-mfa-heading">Turn off</h3>
       <p className="hint">Your account will be protected by your password alone. Your other sessions will be logged out.</p>
       {errors.alert ? <Alert kind="error">{errors.alert}</Alert> : null}

@@ -36,7 +36,7 @@ export function PasswordSection() {
   return (
     <section className="card" aria-labelledby="password-heading">
       <h2 id="password-heading">Password</h2>
-      <form onSubmit={onSubmit}>
+      <form method="post" onSubmit={onSubmit}>
         {alert ? <Alert kind="error">{alert}</Alert> : null}
         {change.isSuccess ? <Alert kind="ok">Your password was changed. Your other sessions were logged out.</Alert> : null}
         <CurrentPasswordField id="current-password" label="Current password" field="old_password" value={current} onChange={setCurrent} error={change.error} />

@@ -77,7 +77,7 @@ export function ProfileSection({ profile, timeZones }: { profile: Profile; timeZ
     <section className="card" aria-labelledby="profile-heading">
       <h2 id="profile-heading">Profile</h2>
       <EmailStatus profile={profile} />
-      <form onSubmit={onSubmit}>
+      <form method="post" onSubmit={onSubmit}>
         {alert ? <Alert kind="error">{alert}</Alert> : null}
         <div className="field-row">
           <Field id="profile-first-name" label="First name" autoComplete="given-name" value={form.first_name} onChange={set("first_name")} error={fieldMessage("First name", fields.first_name)} />

@@ -62,7 +62,7 @@ export function FormWidget({ widget, props, state, interactive, send, inputId }:
   const split = bool(props, "splitLayout", false);
   const label = substitute(str(props, "label"), state.msg);
   return (
-    <form className={`db-form${split ? " split" : ""}`} onSubmit={onSubmit} aria-label={label || "Form"} id={inputId}>
+    <form method="post" className={`db-form${split ? " split" : ""}`} onSubmit={onSubmit} aria-label={label || "Form"} id={inputId}>
       {label ? <h3 className="db-form-title">{label}</h3> : null}
       <div className="db-form-fields">
         {list.map((f) => {

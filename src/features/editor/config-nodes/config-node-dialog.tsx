@@ -148,7 +148,7 @@ export function ConfigNodeDialog({
   const fieldErrorCount = (errors.name ? 1 : 0) + Object.keys(errors.config).length + Object.keys(errors.credentials).length;
   const dialog = (
     <Dialog title={title} open onClose={onClose} wide className="config-node-dialog">
-      <form onSubmit={onSubmit} noValidate>
+      <form method="post" onSubmit={onSubmit} noValidate>
         {entry?.description ? <p className="hint">{entry.description}</p> : null}
         {conflict ? (
           <Alert kind="error">

@@ -64,7 +64,7 @@ export function GroupDialog({
   }
   return (
     <Dialog title="Edit group" open onClose={onClose} wide>
-      <form onSubmit={onSubmit} noValidate>
+      <form method="post" onSubmit={onSubmit} noValidate>
         <fieldset disabled={readOnly} className="plain">
           <div className="field">
             <label htmlFor="group-name">Name</label>

@@ -87,7 +87,7 @@ export function CreateKeySection({ role }: { role: Role }) {
         A key acts as you, limited to the scopes you choose and never beyond your current role. Send it in the{" "}
         <code>X-API-Key</code> header.
       </p>
-      <form onSubmit={onSubmit} className="key-form">
+      <form method="post" onSubmit={onSubmit} className="key-form">
         {alert ? <Alert kind="error">{alert}</Alert> : null}
         <div className="field-row">
           <Field

@@ -44,7 +44,7 @@ export function InviteSection({ viewer }: { viewer: Viewer }) {
   return (
     <Card headingId="invite-heading" title="Invite a member">
       <p className="hint">We email them a link that is valid for 7 days. They join when they accept it, signed in with this address.</p>
-      <form onSubmit={onSubmit}>
+      <form method="post" onSubmit={onSubmit}>
         {alert ? <Alert kind="error">{alert}</Alert> : null}
         {invite.isSuccess ? <Alert kind="ok">Invitation sent to {invite.data.invitation.email}.</Alert> : null}
         <div className="field-row">
