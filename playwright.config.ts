@@ -43,7 +43,11 @@ export default defineConfig({
   reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
   use: {
     baseURL: origin,
-    trace: "retain-on-failure",
+    // A failed test keeps its trace: every action and assertion with its log, the requests the test
+    // made, the screencast, the console. Not the DOM snapshot of every action: recording them cost
+    // 10-14 % of the suite's time (Chromium serializing the page at each step, for every test, to
+    // be thrown away when it passes; docs/BENCHMARKS.md, twenty-first round).
+    trace: { mode: "retain-on-failure", snapshots: false },
     screenshot: "only-on-failure",
   },
   projects: [
