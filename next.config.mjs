@@ -7,7 +7,7 @@ const nextConfig = {
   typescript: { ignoreBuildErrors: process.env.FLOWPLANE_TYPECHECKED === "1" },
   // Turbopack keeps a build cache in .next for the next build; a CI run builds a fresh clone once,
   // so writing it (about 14 s beside the type check) would be thrown away.
-  ...(process.env.CI ? { experimental: { turbopackFileSystemCacheForBuild: false } } : {}),
+  ...(process.env.CI && process.env.CI !== "false" ? { experimental: { turbopackFileSystemCacheForBuild: false } } : {}),
   // Native or wasm packages that must be loaded by Node, not bundled.
   serverExternalPackages: [
     "bcrypt",

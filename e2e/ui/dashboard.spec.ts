@@ -127,8 +127,8 @@ test("ui-button → function → ui-text: deployed, the dashboard answers a clic
   await expect(groups.locator(":scope > li").nth(1).locator(".dashboard-tab-row")).toBeFocused();
   // A move writes each changed item in turn; until the last write is answered every item stays
   // put (its Move buttons unavailable, nothing draggable). Controls, now second, can move up again.
-  await expect(groups.getByRole("button", { name: "Move Controls up" })).not.toHaveAttribute("aria-disabled", "true");
   const upControls = groups.getByRole("button", { name: "Move Controls up" });
+  await expect(upControls).not.toHaveAttribute("aria-disabled", "true");
   await upControls.focus();
   await page.keyboard.press("Enter");
   await expect(groups.locator(":scope > li")).toHaveText([/Controls/, /Status/]);
