@@ -3,4 +3,12 @@
 // this plain module loads the TypeScript entry (and what it imports) through tsx's API.
 import { tsImport } from "tsx/esm/api";
 
-await tsImport("./sandbox-worker.ts", import.meta.url);
+// Not a top-level await: V8 ends the whole process when a worker is terminated while it evaluates a
+// module with one ("Check failed: (location_) != nullptr"), and a worker can be stopped while it
+// still boots (its application closing, a start that hangs). A failed load is the worker's uncaught
+// error, as it was.
+tsImport("./sandbox-worker.ts", import.meta.url).catch((err) => {
+  process.nextTick(() => {
+    throw err;
+  });
+});

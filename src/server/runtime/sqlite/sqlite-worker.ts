@@ -8,17 +8,12 @@ import type { SqliteReply, SqliteRequest } from "./sqlite-protocol";
  * run here, never on the thread that serves requests and runs flows. Requests are answered one at
  * a time, in order.
  */
+if (!parentPort) throw new Error("sqlite-worker runs as a worker thread");
 const port = parentPort;
-if (!port) throw new Error("sqlite-worker runs as a worker thread");
-
-const { default: init } = (await import("@sqlite.org/sqlite-wasm")) as unknown as { default: (options: object) => Promise<Sqlite3Static> };
-// SQLite's own diagnostics (sqlite3_step() rc=…) stay out of the server's log: errors are reported to the node.
-const sqlite3 = await init({ print: () => {}, printErr: () => {} });
-const engine = new SqliteEngine(sqlite3, (workerData as { heapLimitBytes: number }).heapLimitBytes);
 
 const transfer = (bytes: Uint8Array | undefined): ArrayBuffer[] => (bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : []);
 
-function answer(request: SqliteRequest): { reply: SqliteReply; transferList: ArrayBuffer[] } {
+function answer(engine: SqliteEngine, request: SqliteRequest): { reply: SqliteReply; transferList: ArrayBuffer[] } {
   switch (request.t) {
     case "open": {
       const error = engine.open(request.key, request.bytes, request.mode, request.limits);
@@ -38,15 +33,38 @@ function answer(request: SqliteRequest): { reply: SqliteReply; transferList: Arr
   }
 }
 
-port.on("message", (request: SqliteRequest) => {
+function reply(engine: SqliteEngine, request: SqliteRequest): void {
   let answered: { reply: SqliteReply; transferList: ArrayBuffer[] };
   try {
-    answered = answer(request);
+    answered = answer(engine, request);
   } catch (err) {
     // Out of memory exporting a database, say: the request fails whole, the worker goes on.
     const text = err instanceof Error ? err.message : String(err);
     answered = { reply: { t: "failed", id: request.id, error: { code: "SQLITE_NOMEM", errno: 7, message: `SQLITE_NOMEM: ${text.slice(0, 200)}` } }, transferList: [] };
   }
   port.postMessage(answered.reply, answered.transferList);
+}
+
+// The host asks only once it was told "ready"; anything earlier waits for the engine.
+let engine: SqliteEngine | undefined;
+const early: SqliteRequest[] = [];
+port.on("message", (request: SqliteRequest) => (engine ? reply(engine, request) : early.push(request)));
+
+async function start(): Promise<void> {
+  const { default: init } = (await import("@sqlite.org/sqlite-wasm")) as unknown as { default: (options: object) => Promise<Sqlite3Static> };
+  // SQLite's own diagnostics (sqlite3_step() rc=…) stay out of the server's log: errors are reported to the node.
+  const sqlite3 = await init({ print: () => {}, printErr: () => {} });
+  engine = new SqliteEngine(sqlite3, (workerData as { heapLimitBytes: number }).heapLimitBytes);
+  for (const request of early.splice(0)) reply(engine, request);
+  port.postMessage({ t: "ready" });
+}
+
+// Not a top-level await: the host terminates a worker that hangs loading SQLite, and V8 ends the
+// whole process when a worker is terminated while it evaluates a module with a top-level await
+// ("Check failed: (location_) != nullptr"; denoland/deno#12930 works around the same V8 bug). A
+// failed start is the worker's uncaught error, as it was.
+start().catch((err: unknown) => {
+  process.nextTick(() => {
+    throw err;
+  });
 });
-port.postMessage({ t: "ready" });
