@@ -45,17 +45,13 @@ function reply(engine: SqliteEngine, request: SqliteRequest): void {
   port.postMessage(answered.reply, answered.transferList);
 }
 
-// The host asks only once it was told "ready"; anything earlier waits for the engine.
-let engine: SqliteEngine | undefined;
-const early: SqliteRequest[] = [];
-port.on("message", (request: SqliteRequest) => (engine ? reply(engine, request) : early.push(request)));
-
 async function start(): Promise<void> {
   const { default: init } = (await import("@sqlite.org/sqlite-wasm")) as unknown as { default: (options: object) => Promise<Sqlite3Static> };
   // SQLite's own diagnostics (sqlite3_step() rc=…) stay out of the server's log: errors are reported to the node.
   const sqlite3 = await init({ print: () => {}, printErr: () => {} });
-  engine = new SqliteEngine(sqlite3, (workerData as { heapLimitBytes: number }).heapLimitBytes);
-  for (const request of early.splice(0)) reply(engine, request);
+  const engine = new SqliteEngine(sqlite3, (workerData as { heapLimitBytes: number }).heapLimitBytes);
+  // The host asks nothing before "ready".
+  port.on("message", (request: SqliteRequest) => reply(engine, request));
   port.postMessage({ t: "ready" });
 }
 
