@@ -29,6 +29,7 @@ import mqttPacket from "mqtt-packet";
 // The Redis side (mqemitter-redis, aedes-persistence-redis, ioredis) is loaded by start() when the
 // broker has Redis: the embedded defaults never load it (docs/BENCHMARKS.md, idle memory).
 import type RedisPersistenceBase from "aedes-persistence-redis/asyncPersistence.js";
+import type { AedesPacket } from "aedes-packet";
 import type { Redis } from "ioredis";
 import { WebSocketServer, createWebSocketStream } from "ws";
 import type { AuthDeps } from "../auth/auth-deps";
@@ -51,6 +52,7 @@ import { ONLINE_RENEW_MS, ONLINE_TTL_MS, onlineClientKey, onlineMqttClients, onl
 import { checkPublishTopic, checkSubscribeFilter, externalTopic, internalClientId, internalTopic, splitClientId } from "./topics";
 import { SESSION_SWEEP_MS, SessionExpiryLedger, type DueSession } from "./session-expiry";
 import { SubscriptionGrants } from "./subscription-grants";
+import { ReplayGuard, withoutSent } from "./replay-guard";
 
 export interface MqttLimits {
   connectionsPerOrganization: number;
@@ -183,6 +185,7 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
       private readonly db: Redis,
       private readonly maxQueued: number,
       private readonly grants: SubscriptionGrants,
+      private readonly replayGuard: ReplayGuard,
     ) {
       super({ conn: db });
     }
@@ -244,8 +247,20 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
       return Readable.from(super.createRetainedStream(pattern) as AsyncIterable<unknown>);
     }
 
+    /** The queue, without what this connection was already sent live (replay-guard.ts). */
     override outgoingStream(client: Client) {
-      return Readable.from(super.outgoingStream(client) as AsyncIterable<unknown>);
+      const queued = super.outgoingStream(client) as AsyncIterable<AedesPacket>;
+      return Readable.from(withoutSent(queued, (packet) => this.replayGuard.sentAlready(client, packet)));
+    }
+
+    /**
+     * A clear without a packet id names no message: Aedes asks for one when it drops a live copy
+     * (a duplicate, or one refused to this client), and finds nothing here either way.
+     */
+    override async outgoingClearMessageId(client: Client, packet: Parameters<RedisPersistenceBase["outgoingClearMessageId"]>[1]) {
+      // Nothing, as the persistence answers when no message matches (its types say otherwise).
+      if ((packet as { messageId?: number | null }).messageId == null) return undefined as unknown as AedesPacket;
+      return super.outgoingClearMessageId(client, packet);
     }
 
     override streamWill(brokers: Parameters<RedisPersistenceBase["streamWill"]>[0]) {
@@ -378,6 +393,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   const inboundQos2 = new WeakMap<Client, Set<number>>();
   /** The subscriptions authorizeSubscribe granted: only those are stored in a persistent session. */
   const grants = new SubscriptionGrants();
+  /** What each returning persistent session's connection has been sent, while its queue is replayed. */
+  const replayGuard = new ReplayGuard();
   /** Each connection's CONNECT until its CONNACK goes: the step it is at (a slow one is logged with it). */
   const connecting = new WeakMap<Client, ConnectProgress>();
   const servers: net.Server[] = [];
@@ -536,6 +553,9 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     }
     // [MQTT-3.2.2-16]: the id we gave it (aedes reports only ids it generated itself).
     if (state.assignedClientId) internals(client)._assignedClientId = state.clientId;
+    // A session that outlives its connections gets its queue replayed after the CONNACK, while
+    // live copies of the same messages may still come back from Redis (replay-guard.ts).
+    if (client.clean === false) replayGuard.watch(client);
     const progress = connecting.get(client);
     if (progress) progress.step = "authenticated: its session in the persistence (subscriptions, will), then registered";
     done(null, true);
@@ -663,6 +683,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     if (!state) return null;
     const own = externalTopic(state.organizationId, packet.topic);
     if (own === null) return null;
+    // Its queued copy was replayed to this connection already, or its live copy sent (replay-guard.ts).
+    if (!replayGuard.first(client, packet)) return null;
     // This packet is the receiver's own copy (aedes copies per subscription, per queued message).
     const exact = internals(client).subscriptions?.[packet.topic];
     packet.topic = own;
@@ -948,10 +970,10 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       // Redis unreachable: ioredis reconnects by itself; the emitter re-emits its connections' errors
       // on `state`, which would be an uncaught exception without a listener.
       (mq as unknown as { state: NodeJS.EventEmitter }).state.on("error", (err: unknown) => logger.warn({ err }, "mqtt: Redis emitter error"));
-      persistence = new OrganizationRedisPersistence(data, limits.queuedPerSession, grants);
+      persistence = new OrganizationRedisPersistence(data, limits.queuedPerSession, grants, replayGuard);
     } else {
       mq = mqemitter({ matchEmptyLevels: true });
-      persistence = new DurablePersistence(options.prisma, logger, limits.queuedPerSession, grants);
+      persistence = new DurablePersistence(options.prisma, logger, limits.queuedPerSession, grants, replayGuard);
     }
     broker = await Aedes.createBroker({
       id: `${options.instanceId}-${randomUUID().slice(0, 8)}`,
@@ -1008,6 +1030,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     });
     broker.on("sessionExpired" as never, (client: Client) => ledgerStep(client.id, () => ledger.forget(client.id)));
     broker.on("clientReady", (client) => {
+      // Aedes is ready once the queue has been replayed.
+      replayGuard.settle(client);
       const state = states.get(client);
       if (!state) return;
       scheduleExpiry(client, state);
@@ -1065,6 +1089,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     // Closed: the state stays while aedes still publishes its will (it asks authorizePublish).
     if (!client.closed && !gone) return;
     states.delete(client);
+    replayGuard.release(client);
     clearTimeout(state.expiryTimer);
     void withdraw(state).catch(() => undefined);
     // [MQTT-3.1.2-6]: a clean session's inbound QoS 2 messages still awaiting PUBREL end with it

@@ -9,6 +9,7 @@
  * may lose the last few milliseconds of a session's queue, as an in-memory broker loses all of it.
  * With Redis, aedes-persistence-redis keeps all of this in Redis instead (broker.ts).
  */
+import { Readable } from "node:stream";
 import type { Client, Subscription } from "aedes";
 import type { AedesPacket } from "aedes-packet";
 import MemoryPersistence from "aedes-persistence/asyncPersistence.js";
@@ -16,6 +17,7 @@ import { Prisma } from "../../generated/prisma/client";
 import type { PrismaClient } from "../db";
 import type { Logger } from "../logger";
 import type { SubscriptionGrants } from "./subscription-grants";
+import { withoutSent, type ReplayGuard } from "./replay-guard";
 import { internalTopic, splitClientId } from "./topics";
 
 /** See broker.ts: a delivery's copy carries the receiver's topic; the queue keeps the internal one. */
@@ -86,6 +88,8 @@ export class DurablePersistence extends MemoryPersistence {
     private readonly maxQueued = Number.POSITIVE_INFINITY,
     /** Which of a SUBSCRIBE's filters were granted (subscription-grants.ts). */
     private readonly grants: SubscriptionGrants,
+    /** What a returning session's connection was already sent live (replay-guard.ts). */
+    private readonly replayGuard?: ReplayGuard,
   ) {
     super();
   }
@@ -180,7 +184,26 @@ export class DurablePersistence extends MemoryPersistence {
     await super.outgoingUpdate(client, storedTopicPacket(client.id, packet));
   }
 
+  /**
+   * A clear without a packet id names no message: Aedes asks for one when it drops a live copy (a
+   * duplicate, or one refused to this client). The memory persistence would take the first queued
+   * message that has no packet id yet, one that was never sent (as Redis's finds nothing).
+   */
   override async outgoingClearMessageId(client: Client, packet: AedesPacket): Promise<AedesPacket> {
+    // Nothing, as the persistence answers when no message matches (its types say otherwise).
+    if ((packet as { messageId?: number | null }).messageId == null) return undefined as unknown as AedesPacket;
+    return this.clearQueued(client, packet);
+  }
+
+  /** The queue as Aedes replays it to a returning session: without what it was already sent live. */
+  override outgoingStream(client: Client) {
+    const queued = super.outgoingStream(client);
+    const guard = this.replayGuard;
+    if (!guard) return queued;
+    return Readable.from(withoutSent(queued as AsyncIterable<AedesPacket>, (packet) => guard.sentAlready(client, packet)));
+  }
+
+  private async clearQueued(client: Client, packet: AedesPacket): Promise<AedesPacket> {
     const cleared = await super.outgoingClearMessageId(client, packet);
     if (cleared) {
       const left = (this.queued.get(client.id) ?? 1) - 1;
@@ -191,10 +214,10 @@ export class DurablePersistence extends MemoryPersistence {
     return cleared;
   }
 
-  /** Drops every message queued for `clientId` (its session ended while it was away). */
+  /** Drops every message queued for `clientId` (its session ended while it was away), in order, sent or not. */
   async dropOutgoing(clientId: string): Promise<void> {
     const client = { id: clientId } as Client;
-    for await (const packet of this.outgoingStream(client) as AsyncIterable<AedesPacket>) await this.outgoingClearMessageId(client, packet);
+    for await (const packet of super.outgoingStream(client) as AsyncIterable<AedesPacket>) await this.clearQueued(client, packet);
   }
 
   /**

@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { createRequire } from "node:module";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -23,6 +24,9 @@ import { restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { connectMqtt, serveMqtt, sleep, type MqttEndpoints, type TestMqttClient } from "@/test/mqtt";
 
+/** The live copies' encoding on Redis: mqemitter-redis's own msgpack. */
+const fromEmitter = createRequire(createRequire(import.meta.url).resolve("mqemitter-redis"));
+const msgpack = fromEmitter("msgpack-lite") as { encode(value: unknown): Buffer; decode(buffer: Buffer): unknown };
 const shared = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
 const suffix = randomBytes(6).toString("hex");
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-rate-"));
@@ -145,6 +149,60 @@ describe.skipIf(!shared)("built-in MQTT broker across instances and deployments 
       for (const e of endpoints) await e.close();
       await a.close();
       await b.close();
+    }
+  });
+
+  it("a returning persistent session gets each queued QoS 1/2 message once, though its live copy comes back from Redis after the session was restored", { timeout: 60_000 }, async () => {
+    const app = await instance("replay");
+    const endpoints = await serveMqtt(app);
+    // The live copies the broker sends out through Redis while the session is away.
+    const spy = new Redis(process.env.REDIS_URL!);
+    const copies: Array<{ channel: Buffer; message: Buffer }> = [];
+    spy.on("pmessageBuffer", (_pattern: Buffer, channel: Buffer, message: Buffer) => copies.push({ channel, message }));
+    await spy.psubscribe(`fp-test-${suffix}:mqtt/*`);
+    const late = new Redis(process.env.REDIS_URL!);
+    const clients: TestMqttClient[] = [];
+    try {
+      const owner = await signUp(restClient(app));
+      const key = (await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "d", kind: "device" } })).body.secret as string;
+      const session = { password: key, clientId: "returning", clean: false } as const;
+      const first = await connectMqtt(endpoints.tcp, session);
+      expect(await first.subscribe("q/#", 2)).toEqual([2]);
+      await first.end();
+      const sender = await connectMqtt(endpoints.ws, { password: key, clientId: "q-sender" });
+      clients.push(sender);
+      const sent = Array.from({ length: 12 }, (_, i) => `m${i}`);
+      for (const [i, payload] of sent.entries()) await sender.publish(`q/${i}`, payload, { qos: i % 2 === 0 ? 1 : 2 });
+      await expect.poll(() => copies.filter((c) => c.channel.toString().includes("/q/")).length).toBe(sent.length);
+      const live = copies.filter((c) => c.channel.toString().includes("/q/"));
+      // A live copy still in flight: sent again on its channel, under a new emitter id.
+      const arriveLate = async (c: { channel: Buffer; message: Buffer }) => {
+        const copy = msgpack.decode(c.message) as { id: string; msg: unknown };
+        await late.publish(c.channel, msgpack.encode({ ...copy, id: `late-${copy.id}` }));
+      };
+      // Back: the CONNACK, then the queue's replay. The first half's live copies come back at once
+      // (before the replay reaches them: it leaves them out), the second half's once the replay
+      // has sent them (the live copy is not forwarded).
+      const back = await connectMqtt(endpoints.tcp, session);
+      clients.push(back);
+      expect(back.connack.sessionPresent).toBe(true);
+      for (const c of live.slice(0, 6)) await arriveLate(c);
+      await expect.poll(() => new Set(back.messages.map((m) => m.payload)).size).toBe(sent.length);
+      for (const c of live.slice(6)) await arriveLate(c);
+      await sleep(500);
+      expect(back.messages.map((m) => m.payload).sort()).toEqual([...sent].sort());
+      // Every one was acknowledged once, whichever road it came by: nothing is left in the queue.
+      await back.end();
+      const again = await connectMqtt(endpoints.tcp, session);
+      clients.push(again);
+      await sleep(500);
+      expect(again.messages).toEqual([]);
+    } finally {
+      for (const c of clients) c.client.end(true);
+      spy.disconnect();
+      late.disconnect();
+      await endpoints.close();
+      await app.close();
     }
   });
 
