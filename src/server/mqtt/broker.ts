@@ -53,6 +53,7 @@ import { checkPublishTopic, checkSubscribeFilter, externalTopic, internalClientI
 import { SESSION_SWEEP_MS, SessionExpiryLedger, type DueSession } from "./session-expiry";
 import { SubscriptionGrants } from "./subscription-grants";
 import { ReplayGuard, withoutSent } from "./replay-guard";
+import { untilAnnounced } from "./broadcast-wait";
 
 export interface MqttLimits {
   connectionsPerOrganization: number;
@@ -190,9 +191,25 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
       super({ conn: db });
     }
 
-    /** A SUBSCRIBE's granted filters, once per packet (subscription-grants.ts). */
+    /**
+     * A SUBSCRIBE's granted filters, once per packet (subscription-grants.ts), announced again until
+     * the announcement comes back (broadcast-wait.ts).
+     */
     override addSubscriptions(client: Client, subs: Subscription[]): Promise<void> {
-      return this.grants.storeOnce(subs, (granted) => super.addSubscriptions(client, granted));
+      return this.grants.storeOnce(subs, (granted) =>
+        untilAnnounced(super.addSubscriptions(client, granted), () => this.announce("$SYS/sub/add", client.id, granted), "SUBSCRIBE"),
+      );
+    }
+
+    override removeSubscriptions(client: Client, topics: string[]): Promise<void> {
+      const announced = topics.map((topic) => ({ topic }));
+      return untilAnnounced(super.removeSubscriptions(client, topics), () => this.announce("$SYS/sub/rm", client.id, announced), "UNSUBSCRIBE");
+    }
+
+    /** aedes-persistence's own announcement of a session's subscriptions changing (broadcastPersistence.js). */
+    private announce(topic: string, clientId: string, subs: object[]) {
+      const broker = (this as unknown as { broker?: Aedes }).broker;
+      broker?.publish({ cmd: "publish", topic, payload: Buffer.from(JSON.stringify({ clientId, subs })), qos: 0, retain: false, dup: false } as PublishPacket, () => undefined);
     }
 
     /** Enqueues one after another on this instance, so that the length each one reads is exact here. */
@@ -948,10 +965,12 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
         import("aedes-persistence-redis/asyncPersistence.js"),
       ]);
       const OrganizationRedisPersistence = organizationRedisPersistence(RedisPersistence);
-      const connect = () => new Redis(options.redis!.url, { lazyConnect: false, maxRetriesPerRequest: null });
-      const pub = connect();
-      const sub = connect();
-      const data = new Redis(options.redis.url, { keyPrefix: `${options.redis.keyPrefix}mqtt:` });
+      // Named (CLIENT LIST): `<key prefix>mqtt-pub`, `-sub`, `-data`.
+      const name = (role: string) => `${options.redis!.keyPrefix}mqtt-${role}`.replace(/[^\w:.-]/g, "_");
+      const connect = (role: string) => new Redis(options.redis!.url, { lazyConnect: false, maxRetriesPerRequest: null, connectionName: name(role) });
+      const pub = connect("pub");
+      const sub = connect("sub");
+      const data = new Redis(options.redis.url, { keyPrefix: `${options.redis.keyPrefix}mqtt:`, connectionName: name("data") });
       // ioredis reconnects by itself; an error event with no listener would be printed as unhandled.
       let warnedAt = 0;
       for (const c of [pub, sub, data]) {

@@ -206,6 +206,40 @@ describe.skipIf(!shared)("built-in MQTT broker across instances and deployments 
     }
   });
 
+  it("a persistent session's SUBSCRIBE is answered and queued for though its announcement was lost while the subscriber connection reconnected", { timeout: 60_000 }, async () => {
+    const app = await instance("announce");
+    const endpoints = await serveMqtt(app);
+    const admin = new Redis(process.env.REDIS_URL!);
+    const clients: TestMqttClient[] = [];
+    try {
+      const owner = await signUp(restClient(app));
+      const key = (await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "d", kind: "device" } })).body.secret as string;
+      const session = { password: key, clientId: "announcer", clean: false } as const;
+      const first = await connectMqtt(endpoints.tcp, session);
+      clients.push(first);
+      // The broker's subscriber connection (named `<key prefix>mqtt-sub`) drops just before the
+      // SUBSCRIBE: the `$SYS/sub/add` announcement goes out while nobody of this instance listens.
+      const list = (await admin.call("CLIENT", "LIST")) as string;
+      const subscriber = list.split("\n").find((line) => line.includes(` name=fp-test-${suffix}:mqtt-sub `));
+      expect(subscriber, list).toBeDefined();
+      await admin.call("CLIENT", "KILL", "ID", /\bid=(\d+)/.exec(subscriber!)![1]!);
+      expect(await first.subscribe("k/#", 1)).toEqual([1]);
+      await first.end();
+      // The subscription is in the tree that queues messages for a session while it is away.
+      const sender = await connectMqtt(endpoints.ws, { password: key, clientId: "k-sender" });
+      clients.push(sender);
+      await sender.publish("k/1", "queued", { qos: 1 });
+      const back = await connectMqtt(endpoints.tcp, session);
+      clients.push(back);
+      expect((await back.next()).payload).toBe("queued");
+    } finally {
+      for (const c of clients) c.client.end(true);
+      admin.disconnect();
+      await endpoints.close();
+      await app.close();
+    }
+  });
+
   it("the broker's Redis channels carry the deployment's key prefix, so deployments sharing a Redis do not hear each other", { timeout: 60_000 }, async () => {
     const app = await instance("prefix-a");
     const endpoints = await serveMqtt(app);
