@@ -1,7 +1,7 @@
 import { createSecretKey, type KeyObject } from "node:crypto";
 import jwt from "jsonwebtoken";
 import { AppError } from "../errors";
-import { newId } from "../ids";
+import { newId, randomToken } from "../ids";
 import { tokenPolicy } from "../../shared/policy";
 
 /** The access token's claims: SEED.md's set plus `sid` (session), `jti` and `aud`. */
@@ -116,4 +116,46 @@ function verifyUncached(keys: JwtKeys, token: string, now: number): AccessClaims
   }
   if (typeof payload.exp !== "number" || typeof payload.iat !== "number") throw new AppError("TOKEN_INVALID", "access token is malformed");
   return payload as unknown as AccessClaims;
+}
+
+// A refresh token's own media type: neither kind of token passes for the other.
+const REFRESH_TYP = "rt+jwt";
+
+/**
+ * A refresh token (SEED: access and refresh tokens are JWTs signed with HMAC-SHA256): `sub` the
+ * user, `sid` the session, `jti` 32 random bytes, `exp` the session's refresh limit. Its signature
+ * keeps forged and garbled tokens away from the database; what makes it valid is its row (stored as
+ * the SHA-256 of the whole text: rotation, reuse detection and revocation, services/accounts/tokens.ts).
+ */
+export function signRefreshToken(keys: JwtKeys, subject: { userId: string; sessionId: string; expiresAt: Date }, now = Date.now()): string {
+  const payload = {
+    token_type: "refresh",
+    sub: subject.userId,
+    sid: subject.sessionId,
+    jti: randomToken(32),
+    iss: tokenPolicy.issuer,
+    aud: tokenPolicy.audience,
+    iat: Math.floor(now / 1000),
+    exp: Math.floor(subject.expiresAt.getTime() / 1000),
+  };
+  return jwt.sign(payload, keys.key, { algorithm: "HS256", header: { alg: "HS256", typ: REFRESH_TYP } });
+}
+
+/**
+ * Whether the text is a refresh token this server signed: TOKEN_INVALID otherwise (an access
+ * token included). Expiry is left to the stored row, which is checked after reuse: an expired
+ * token presented again after its rotation still ends the session.
+ */
+export function verifyRefreshToken(keys: JwtKeys, token: string): { sub: string; sid: string } {
+  let decoded: jwt.Jwt;
+  try {
+    decoded = jwt.verify(token, keys.key, { algorithms: ["HS256"], issuer: tokenPolicy.issuer, audience: tokenPolicy.audience, ignoreExpiration: true, complete: true });
+  } catch {
+    throw new AppError("TOKEN_INVALID", "refresh token is not valid");
+  }
+  const payload = decoded.payload as Record<string, unknown>;
+  if (decoded.header.typ !== REFRESH_TYP || payload.token_type !== "refresh" || typeof payload.sub !== "string" || typeof payload.sid !== "string") {
+    throw new AppError("TOKEN_INVALID", "refresh token is not valid");
+  }
+  return { sub: payload.sub, sid: payload.sid };
 }

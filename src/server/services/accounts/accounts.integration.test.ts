@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SignJWT } from "jose";
+import jwt from "jsonwebtoken";
 import { createTestApp, restClient } from "@/test/app";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { registration, signUp, tokenFromMail } from "@/test/accounts";
@@ -235,6 +236,24 @@ describe("POST /auth/refresh", () => {
     expect((await request("POST", "/auth/refresh", { body: { refresh_token: "nope" } })).body.error.code).toBe("TOKEN_INVALID");
     expect((await request("POST", "/auth/refresh", { body: { refresh_token: user.accessToken } })).status).toBe(401);
     expect((await request("POST", "/auth/refresh", { body: {} })).status).toBe(400);
+  });
+
+  it("issues refresh tokens as HS256 JWTs of their own type (SEED), which never pass as access tokens, and refuses one re-signed with another key", async () => {
+    const user = await signUp(request);
+    const [header, payload] = user.refreshToken.split(".").slice(0, 2).map((part: string) => JSON.parse(Buffer.from(part, "base64url").toString()));
+    expect(header).toEqual({ alg: "HS256", typ: "rt+jwt" });
+    expect(payload).toMatchObject({ token_type: "refresh", sub: user.userId, sid: user.sessionId, iss: "service-saas" });
+    expect(payload.exp - payload.iat).toBe(7 * 24 * 3600);
+    const asAccess = await request("GET", "/auth/profile", { token: user.refreshToken });
+    expect(asAccess.status).toBe(401);
+    expect(asAccess.body.error.code).toBe("TOKEN_INVALID");
+    const forged = jwt.sign(payload, "another-secret-that-is-at-least-32-characters-long", { algorithm: "HS256", header: { alg: "HS256", typ: "rt+jwt" } });
+    expect((await request("POST", "/auth/refresh", { body: { refresh_token: forged } })).body.error.code).toBe("TOKEN_INVALID");
+    // The genuine one still works, once.
+    const renewed = await request("POST", "/auth/refresh", { body: { refresh_token: user.refreshToken } });
+    expect(renewed.status).toBe(200);
+    expect(renewed.body.refresh_token).not.toBe(user.refreshToken);
+    expect(renewed.body.refresh_token.split(".")).toHaveLength(3);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { AppServices } from "../../app-services";
 import { AppError } from "../../errors";
-import { newId, randomToken, sha256 } from "../../ids";
-import { signAccessToken } from "../../auth/jwt";
+import { newId, sha256 } from "../../ids";
+import { signAccessToken, signRefreshToken, verifyRefreshToken } from "../../auth/jwt";
 import { appJwtKeys } from "../../auth/principal";
 import { SessionStore } from "../../auth/session-store";
 import { tokenPolicy } from "../../../shared/policy";
@@ -25,15 +25,10 @@ export async function startSession(
     ip: meta.ip,
     userAgent: meta.userAgent,
   });
-  const refreshToken = randomToken(32);
+  const expiresAt = new Date(Date.parse(session.created_at) + tokenPolicy.refreshTokenTtlSec * 1000);
+  const refreshToken = signRefreshToken(appJwtKeys(app), { userId: user.id, sessionId: session.id, expiresAt });
   await app.db.prisma.refreshToken.create({
-    data: {
-      id: newId("rft"),
-      sessionId: session.id,
-      userId: user.id,
-      tokenHash: sha256(refreshToken),
-      expiresAt: new Date(Date.parse(session.created_at) + tokenPolicy.refreshTokenTtlSec * 1000),
-    },
+    data: { id: newId("rft"), sessionId: session.id, userId: user.id, tokenHash: sha256(refreshToken), expiresAt },
   });
   const access = await signAccessToken(appJwtKeys(app), {
     userId: user.id,
@@ -68,8 +63,10 @@ export async function refreshTokens(app: AppServices, refreshToken: string, meta
   await consumeOrThrow(authLimiters(app).refreshPerIp, meta.ip);
   const prisma = app.db.prisma;
   const sessions = new SessionStore(app.store);
+  // Our signature first: garbage, forgeries and access tokens never reach the database.
+  const claims = verifyRefreshToken(appJwtKeys(app), refreshToken);
   const row = await prisma.refreshToken.findUnique({ where: { tokenHash: sha256(refreshToken) } });
-  if (!row) throw new AppError("TOKEN_INVALID", "refresh token is not valid");
+  if (!row || row.sessionId !== claims.sid || row.userId !== claims.sub) throw new AppError("TOKEN_INVALID", "refresh token is not valid");
 
   const endSessionForReuse = async () => {
     await sessions.revoke({ id: row.sessionId, user_id: row.userId });
@@ -91,7 +88,7 @@ export async function refreshTokens(app: AppServices, refreshToken: string, meta
   // A later replay of the token still reads rotatedAt above and ends the session.
   if (count !== 1) throw new AppError("TOKEN_REUSED", "refresh token was used already");
 
-  const next = randomToken(32);
+  const next = signRefreshToken(appJwtKeys(app), { userId: row.userId, sessionId: row.sessionId, expiresAt: row.expiresAt });
   await prisma.refreshToken.create({
     data: { id: newId("rft"), sessionId: row.sessionId, userId: row.userId, tokenHash: sha256(next), parentId: row.id, expiresAt: row.expiresAt },
   });
