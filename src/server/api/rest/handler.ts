@@ -86,7 +86,8 @@ async function readBody(req: RestRequest, limit: number): Promise<unknown> {
   const read = await req.readBody(limit);
   if (!read.ok) throw new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`);
   const text = read.text;
-  if (text.trim() === "") return undefined;
+  // Only white space is not JSON: refused as any other text that is not.
+  if (text.trim() === "") throw new AppError("INVALID_JSON", "request body is not valid JSON (it is empty)");
   if (jsonTooDeep(text)) throw new AppError("VALIDATION_FAILED", JSON_TOO_DEEP_MESSAGE);
   try {
     return JSON.parse(text) as unknown;
@@ -134,13 +135,39 @@ function buildInput(route: RestRoute, params: Record<string, string>, query: Rec
       details: [{ path: "", message: "expected a JSON object" }],
     });
   }
+  const writes = route.method === "PUT" || route.method === "PATCH";
+  // Every PUT and PATCH takes a body (an update says what it changes): none at all is a mistake,
+  // not an update of nothing that would still write a new version. (A raw body comes apart.)
+  if (writes && body === undefined && !route.meta.rest.rawBody) {
+    throw new AppError("VALIDATION_FAILED", "request body must be a JSON object", { details: [{ path: "", message: "expected a JSON object, got no body" }] });
+  }
   const input: Record<string, unknown> = { ...query, ...(body as Record<string, unknown> | undefined), ...params };
-  // Optimistic concurrency over HTTP: `If-Match: "7"` is the same as sending revision 7.
-  if (ifMatch && input.revision === undefined && (route.method === "PUT" || route.method === "PATCH")) {
-    const revision = Number(ifMatch.replace(/^W\//, "").replace(/"/g, ""));
-    input.revision = Number.isInteger(revision) ? revision : ifMatch;
+  const condition = writes ? ifMatchRevision(ifMatch) : undefined;
+  if (condition !== undefined) {
+    // Both preconditions must hold: two different revisions cannot both be the current one.
+    if (input.revision !== undefined && input.revision !== condition) {
+      throw new AppError("REVISION_CONFLICT", `If-Match names revision ${condition} and the body revision ${JSON.stringify(input.revision)}: send one`);
+    }
+    input.revision = condition;
   }
   return input;
+}
+
+/**
+ * Optimistic concurrency over HTTP: `If-Match: "7"` (or W/"7", or 7) is the same as sending
+ * revision 7; `*` asks only that the resource exist, which every update does anyway (RFC 9110
+ * §13.1.1). Several tags cannot be one revision, and anything else is not one of ours.
+ */
+function ifMatchRevision(header: string | null): number | undefined {
+  if (header === null) return undefined;
+  const value = header.trim();
+  if (value === "" || value === "*") return undefined;
+  const tags = value.split(",").map((t) => t.trim());
+  const revision = tags.length === 1 ? /^(?:W\/)?"?(\d{1,15})"?$/.exec(tags[0]!)?.[1] : undefined;
+  if (revision === undefined) {
+    throw new AppError("VALIDATION_FAILED", 'If-Match must name one revision, such as "7", or be *', { details: [{ path: "If-Match", message: `got ${JSON.stringify(header.slice(0, 100))}` }] });
+  }
+  return Number(revision);
 }
 
 export interface RestHandlerOptions {

@@ -34,6 +34,10 @@ const testRouter = router({
   storeDown: publicProcedure.meta({ rest: { method: "GET", path: "/store-down" } }).query(() => {
     throw new StoreUnavailableError();
   }),
+  revise: publicProcedure
+    .meta({ rest: { method: "PUT", path: "/revs/{id}" } })
+    .input(z.object({ id: z.string(), name: z.string().optional(), revision: z.number().int().optional() }))
+    .mutation(({ input }) => input),
   gone: publicProcedure.meta({ rest: { method: "DELETE", path: "/things/{id}", status: 204 } }).input(z.object({ id: z.string() })).mutation(() => undefined),
 });
 
@@ -76,6 +80,36 @@ describe("REST adapter", () => {
     const res = await send("POST", "/echo", { body: '{"name": "abc",', headers: json });
     expect(res.status).toBe(400);
     expect((await res.json()).error.code).toBe("INVALID_JSON");
+  });
+
+  it("refuses a body of white space as INVALID_JSON, and a PUT without a body as VALIDATION_FAILED", async () => {
+    const blank = await send("POST", "/echo", { body: "  \n", headers: json });
+    expect(blank.status).toBe(400);
+    expect((await blank.json()).error.code).toBe("INVALID_JSON");
+    const none = await send("PUT", "/revs/a", { headers: json });
+    expect(none.status).toBe(400);
+    expect((await none.json()).error).toMatchObject({ code: "VALIDATION_FAILED", message: "request body must be a JSON object" });
+    expect((await send("PUT", "/revs/a", { body: "{}", headers: json })).status).toBe(200);
+  });
+
+  it("reads If-Match as the revision: one tag (weak or not), * for any; several, other text or a different body revision are refused", async () => {
+    const put = async (ifMatch: string, body: object = { name: "x" }) => {
+      const res = await send("PUT", "/revs/a", { body: JSON.stringify(body), headers: { ...json, "if-match": ifMatch } });
+      return { status: res.status, body: await res.json() };
+    };
+    expect((await put('"7"')).body.revision).toBe(7);
+    expect((await put('W/"7"')).body.revision).toBe(7);
+    expect((await put("7")).body.revision).toBe(7);
+    expect(await put("*")).toEqual({ status: 200, body: { id: "a", name: "x" } });
+    expect(await put('"7"', { revision: 7 })).toMatchObject({ status: 200, body: { revision: 7 } });
+    const differing = await put('"1"', { revision: 7 });
+    expect(differing.status).toBe(409);
+    expect(differing.body.error.code).toBe("REVISION_CONFLICT");
+    for (const bad of ['"13", "1"', '"abc"', "NaN", '"-1"']) {
+      const refused = await put(bad);
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: "VALIDATION_FAILED", message: 'If-Match must name one revision, such as "7", or be *' });
+    }
   });
 
   it("refuses wrong types with 400 VALIDATION_FAILED and details per field", async () => {

@@ -204,6 +204,20 @@ describe("flow CRUD", () => {
     expect(fresh.status).toBe(200);
     expect(fresh.body.flow.revision).toBe(2);
     expect(fresh.headers.get("etag")).toBe('"2"');
+    // A stale If-Match is not outvoted by a current revision in the body, nor the other way round.
+    const both = await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { name: "mixed", revision: 2 }, headers: { "if-match": '"1"' } });
+    expect(both.status).toBe(409);
+    expect(both.body.error.code).toBe("REVISION_CONFLICT");
+    expect((await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { name: "mixed", revision: 1 }, headers: { "if-match": '"2"' } })).status).toBe(409);
+    // `*`: any revision of a flow that exists.
+    const any = await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { description: "any" }, headers: { "if-match": "*" } });
+    expect(any.status).toBe(200);
+    expect(any.body.flow.revision).toBe(3);
+    // No body at all is not an update of nothing: 400, and no new revision.
+    const empty = await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, headers: { "content-type": "application/json" } });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.code).toBe("VALIDATION_FAILED");
+    expect((await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow.revision).toBe(3);
   });
 
   it("paginates with limit and cursor and filters by name and enabled", async () => {
