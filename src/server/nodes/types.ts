@@ -52,6 +52,12 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
    */
   placeTogether?(config: Record<string, unknown>): boolean;
   /**
+   * Credentials written into an ordinary property (a password in a broker's URL, as Node-RED and
+   * mqtt.js accept it): the configuration without them, and them as credentials, which a save and
+   * an import then store as the type's credentials (encrypted, never read back). Null: none there.
+   */
+  liftCredentials?(config: Config): { config: Config; credentials: Record<string, string> } | null;
+  /**
    * What the engine asks of the type (catch, status, complete, link target, link call, trigger):
    * the engine reads roles, never type names.
    */

@@ -475,7 +475,9 @@ export class MqttConnection {
    * attempt); the client's reconnect handles it.
    */
   private reportError(err: Error) {
-    const text = `MQTT broker ${brokerUrl(this.current)}: ${err.message}`;
+    // Never a user or password written in the address (a save moves them to the credentials; a
+    // configuration stored before that may still hold them): node errors reach every member.
+    const text = `MQTT broker ${brokerUrl(this.current).replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i, "$1***@")}: ${err.message}`;
     if (text === this.lastError) return;
     this.lastError = text;
     for (const u of this.users.values()) u.log.error(new Error(text));

@@ -36,7 +36,10 @@ None.
   **Will message**: published by the broker if the connection is lost unexpectedly.
 - **Username** and **Password** are credentials: stored encrypted, never shown again, left out of
   exports. Either may be \`\${NAME}\`, a variable or secret of the organization; a changed secret is
-  used the next time the connection is made (a reconnect), without a redeploy.
+  used the next time the connection is made (a reconnect), without a redeploy. A user and password
+  written in the **Server**'s URL (\`mqtt://user:password@host\`, as Node-RED accepts) become these
+  credentials when the node is saved or imported, and the URL is kept without them: unlike
+  Node-RED, which shows the URL as written to everyone who opens the node.
 - A lost connection is made again every 5 seconds; the nodes show *connecting* (yellow ring),
   *connected* (green dot) or *disconnected* (red ring).
 
@@ -146,6 +149,23 @@ export function persistentSession(config: Record<string, unknown>): boolean {
   return (clean === false || clean === "false") && typeof clientid === "string" && clientid !== "" && config.broker !== BUILT_IN_BROKER;
 }
 
+/** `scheme://user:password@host…`: the user information of a broker URL, and the URL without it. */
+export function splitUserinfo(url: string): { url: string; user?: string; password?: string } | null {
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*)@(.*)$/is.exec(url);
+  if (!m) return null;
+  const [userPart, ...rest] = m[2]!.split(":");
+  const decode = (v: string) => {
+    try {
+      return decodeURIComponent(v);
+    } catch {
+      return v;
+    }
+  };
+  const user = decode(userPart ?? "");
+  const password = rest.length > 0 ? decode(rest.join(":")) : "";
+  return { url: `${m[1]}${m[3]}`, ...(user ? { user } : {}), ...(password ? { password } : {}) };
+}
+
 export const mqttBrokerNode = defineNode({
   type: "mqtt-broker",
   version: 1,
@@ -158,6 +178,16 @@ export const mqttBrokerNode = defineNode({
   outputs: 0,
   configSchema: mqttBrokerConfig,
   placeTogether: persistentSession,
+  // `mqtt://user:password@host` (mqtt.js and Node-RED take it so): the URL is shown to everyone who
+  // reads the organization's configuration, so the user and password become the node's credentials.
+  liftCredentials: (c) => {
+    const split = splitUserinfo(c.broker);
+    if (!split) return null;
+    const credentials: Record<string, string> = {};
+    if (split.user) credentials.user = split.user;
+    if (split.password) credentials.password = split.password;
+    return { config: { ...c, broker: split.url }, credentials };
+  },
   credentials: {
     user: { type: "text", title: "Username", description: "May be ${NAME}" },
     password: { type: "password", title: "Password", description: "May be ${NAME}: a secret variable" },

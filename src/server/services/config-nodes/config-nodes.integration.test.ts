@@ -98,6 +98,43 @@ describe("configuration nodes: CRUD", () => {
     expect((await request("GET", `/config-nodes/${node.id}`, { token })).status).toBe(404);
   });
 
+  it("a user and password written in an MQTT broker's URL become its credentials, on create, update and import, and are shown nowhere", async () => {
+    const password = "marker-url-password-9d2e";
+    const shownNowhere = (text: string, where: string) => expect(text.includes(password), `${where} contains the password`).toBe(false);
+    const created = await create({ type: "mqtt-broker", name: uid("b "), config: { broker: `mqtt://alice:${password}@broker.example.com:1883` } });
+    expect(created.status, created.text).toBe(201);
+    shownNowhere(created.text, "POST /config-nodes");
+    expect(created.body.config_node.config.broker).toBe("mqtt://broker.example.com:1883");
+    expect(created.body.config_node.credentials).toEqual({ user: { set: true }, password: { set: true } });
+    const id = created.body.config_node.id as string;
+    const row = await testApp.app.db.prisma.configNode.findUniqueOrThrow({ where: { organizationId_id: { organizationId: owner.organizationId, id } } });
+    const sealed = row.credentialsSealed as Record<string, string>;
+    expect(openCredential(testApp.app.config.keys.variables, sealed.user!)).toBe("alice");
+    expect(openCredential(testApp.app.config.keys.variables, sealed.password!)).toBe(password);
+    shownNowhere(JSON.stringify(row.config), "the stored configuration");
+    // Credentials the request names win over the URL's; the URL keeps none either way.
+    const updated = await request("PUT", `/config-nodes/${id}`, { token, body: { config: { broker: `mqtts://bob:${encodeURIComponent("p@ss:w")}@broker.example.com` }, credentials: { user: "carol" } } });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.config_node.config.broker).toBe("mqtts://broker.example.com");
+    const again = (await testApp.app.db.prisma.configNode.findUniqueOrThrow({ where: { organizationId_id: { organizationId: owner.organizationId, id } } })).credentialsSealed as Record<string, string>;
+    expect(openCredential(testApp.app.config.keys.variables, again.user!)).toBe("carol");
+    expect(openCredential(testApp.app.config.keys.variables, again.password!)).toBe("p@ss:w");
+    const audit = await request("GET", "/audit-log", { token });
+    expect(audit.text).toContain("password,user");
+    // A Node-RED file with the password in its broker field.
+    const imported = await request("POST", "/flows/import", {
+      token,
+      body: { flows: [{ id: "t1", type: "tab", label: "T" }, { id: "b1url", type: "mqtt-broker", name: "url broker", broker: `mqtt://dave:${password}@broker.example.com`, port: "1883" }, { id: "in1", type: "mqtt in", z: "t1", topic: "x", qos: "0", broker: "b1url", wires: [] }] },
+    });
+    expect(imported.status, imported.text).toBe(201);
+    shownNowhere(imported.text, "POST /flows/import");
+    expect(imported.text).toContain("became its credentials");
+    const listed = await request("GET", "/config-nodes?type=mqtt-broker", { token });
+    shownNowhere(listed.text, "GET /config-nodes");
+    const brokers = listed.body.config_nodes as Array<{ name: string; config: { broker: string }; credentials: Record<string, { set: boolean }> }>;
+    expect(brokers.find((b) => b.name === "url broker")).toMatchObject({ config: { broker: "mqtt://broker.example.com" }, credentials: { user: { set: true }, password: { set: true } } });
+  });
+
   it("refuses bad input with 400 naming the field, writing nothing", async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ type: "inject", config: {} }, "type"],

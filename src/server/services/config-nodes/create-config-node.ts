@@ -7,7 +7,7 @@ import type { CreateConfigNodeInput } from "../../../shared/config-nodes";
 import { recordAudit } from "../audit/record-audit";
 import { publishOrgEvent } from "../flows/events";
 import type { RequestMeta } from "../request-meta";
-import { applyCredentials } from "./credentials";
+import { applyCredentials, liftCredentials } from "./credentials";
 import { assertPagePathFree } from "../dashboards/page-paths";
 import { assertMayWrite, configNodeDefinition, configNodeTypes, configNodeView, GLOBAL_CONFIG_TYPE, parseConfigNodeConfig } from "./config-node-rows";
 
@@ -23,9 +23,9 @@ export async function createConfigNode(app: AppServices, principal: Principal, i
       const existing = [...types].find(([, type]) => type === GLOBAL_CONFIG_TYPE);
       if (existing) throw new AppError("CONFIG_NODE_EXISTS", `the organization has its global-config already (${existing[0]}); update it with PUT /config-nodes/${existing[0]}`);
     }
-    const config = parseConfigNodeConfig(definition, input.config, types);
+    const { config, credentials: written } = liftCredentials(definition, parseConfigNodeConfig(definition, input.config, types), input.credentials);
     if (input.type === "ui-page") await assertPagePathFree(tx, principal.organizationId, id, config);
-    const credentials = applyCredentials(app.config.keys.variables, definition, {}, input.credentials);
+    const credentials = applyCredentials(app.config.keys.variables, definition, {}, written);
     return tx.configNode.create({
       data: {
         id,

@@ -54,3 +54,18 @@ export function applyCredentials(
   if (details.length > 0) throw new AppError("VALIDATION_FAILED", `${details[0]!.path}: ${details[0]!.message}`, { details });
   return next;
 }
+
+/**
+ * A configuration as saved, with the credentials its type finds written into ordinary properties
+ * (NodeDefinition.liftCredentials) moved out of it: credentials the request names win; null or ""
+ * there (clearing one) still wins over the property's.
+ */
+export function liftCredentials(
+  definition: NodeDefinition,
+  config: Record<string, unknown>,
+  written: Record<string, string | null> | undefined,
+): { config: Record<string, unknown>; credentials: Record<string, string | null> | undefined; lifted: string[] } {
+  const lifted = definition.liftCredentials?.(config as never) as { config: Record<string, unknown>; credentials: Record<string, string> } | null | undefined;
+  if (!lifted) return { config, credentials: written, lifted: [] };
+  return { config: lifted.config, credentials: { ...lifted.credentials, ...written }, lifted: Object.keys(lifted.credentials).filter((k) => !(written && Object.hasOwn(written, k))) };
+}

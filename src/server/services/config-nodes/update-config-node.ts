@@ -6,7 +6,7 @@ import type { UpdateConfigNodeInput } from "../../../shared/config-nodes";
 import { recordAudit } from "../audit/record-audit";
 import { publishOrgEvent } from "../flows/events";
 import type { RequestMeta } from "../request-meta";
-import { applyCredentials, type SealedCredentials } from "./credentials";
+import { applyCredentials, liftCredentials, type SealedCredentials } from "./credentials";
 import { assertPagePathFree } from "../dashboards/page-paths";
 import { assertMayWrite, configNodeDefinition, configNodeTypes, configNodeView, parseConfigNodeConfig, requireConfigNode } from "./config-node-rows";
 import { usageOfAll } from "./usage";
@@ -17,6 +17,7 @@ import { usageOfAll } from "./usage";
  * Running flows keep the revision they were deployed with until POST /config-nodes/{id}/deploy.
  */
 export async function updateConfigNode(app: AppServices, principal: Principal, input: UpdateConfigNodeInput, meta: RequestMeta) {
+  let writtenNames: string[] = [];
   const row = await app.db.prisma.$transaction(async (tx) => {
     const current = await requireConfigNode(app, principal, input.id, tx);
     assertMayWrite(principal, current.type);
@@ -30,9 +31,12 @@ export async function updateConfigNode(app: AppServices, principal: Principal, i
       });
     }
     const definition = configNodeDefinition(app.nodes, current.type);
-    const config = input.config !== undefined ? parseConfigNodeConfig(definition, input.config, await configNodeTypes(tx, principal.organizationId)) : undefined;
+    const lifted = input.config !== undefined ? liftCredentials(definition, parseConfigNodeConfig(definition, input.config, await configNodeTypes(tx, principal.organizationId)), input.credentials) : undefined;
+    const config = lifted?.config;
     if (config && current.type === "ui-page") await assertPagePathFree(tx, principal.organizationId, current.id, config);
-    const credentials = input.credentials !== undefined ? applyCredentials(app.config.keys.variables, definition, current.credentialsSealed as SealedCredentials, input.credentials) : undefined;
+    const written = lifted ? lifted.credentials : input.credentials;
+    writtenNames = Object.keys(written ?? {});
+    const credentials = written !== undefined ? applyCredentials(app.config.keys.variables, definition, current.credentialsSealed as SealedCredentials, written) : undefined;
     const { count } = await tx.configNode.updateMany({
       where: { organizationId: principal.organizationId, id: current.id, revision: input.revision ?? current.revision },
       data: {
@@ -53,7 +57,7 @@ export async function updateConfigNode(app: AppServices, principal: Principal, i
     targetId: row.id,
     ipAddress: meta.ip,
     // Which credentials were written, never their values.
-    metadata: { type: row.type, revision: row.revision, credentials_written: Object.keys(input.credentials ?? {}).sort().join(",") || null },
+    metadata: { type: row.type, revision: row.revision, credentials_written: writtenNames.sort().join(",") || null },
   });
   publishOrgEvent(app, principal.organizationId, "config_node.updated", null, { config_node_id: row.id, type: row.type, name: row.name, revision: row.revision, by: principal.userId });
   const usage = await usageOfAll(app, principal.organizationId);

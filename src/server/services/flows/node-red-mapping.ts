@@ -626,7 +626,15 @@ export function mapConfigNodes(registry: NodeRegistry, items: NrNode[], organiza
     if (definition && config) {
       const declared = definition.credentials ?? {};
       const raw = n.credentials && typeof n.credentials === "object" ? (n.credentials as Record<string, unknown>) : {};
-      const credentials = Object.fromEntries(Object.entries(raw).filter((e): e is [string, string] => Object.hasOwn(declared, e[0]) && typeof e[1] === "string" && e[1] !== ""));
+      const fileCredentials = Object.fromEntries(Object.entries(raw).filter((e): e is [string, string] => Object.hasOwn(declared, e[0]) && typeof e[1] === "string" && e[1] !== ""));
+      // A user and password written in a property (a broker URL) become credentials; the file's own win.
+      const lifted = definition.liftCredentials?.(config as never) as { config: Record<string, unknown>; credentials: Record<string, string> } | null | undefined;
+      const credentials = lifted ? { ...lifted.credentials, ...fileCredentials } : fileCredentials;
+      if (lifted) {
+        Object.assign(config, lifted.config);
+        const moved = Object.keys(lifted.credentials);
+        if (moved.length > 0) warnings.push(`configuration node ${id} (${nrType}): the ${moved.join(" and ")} written in its address became its credentials (stored encrypted, never shown)`);
+      }
       const paths = FILE_PATHS.filter((k) => typeof config[k] === "string" && config[k] !== "");
       const dropped = droppedProperties(definition, config, props);
       const notes = [
