@@ -671,6 +671,106 @@ test.describe("flow editor", () => {
   });
 });
 
+test.describe("flow editor: walkthrough fixes", () => {
+  test.describe.configure({ timeout: 90_000 });
+  const box = async (page: Page, selector: string) => {
+    const b = await page.locator(selector).first().boundingBox();
+    if (!b) throw new Error(`${selector} is not on screen`);
+    return b;
+  };
+  const transformOf = (page: Page, id: string) => canvasNode(page, id).evaluate((el) => (el as HTMLElement).style.transform);
+
+  test("arrow keys move a node as an edit: unsaved, and a burst of presses is one undo", async ({ page }) => {
+    await signedInWithFlow(page, "ed-arrows", { name: "Arrows", nodes: [{ id: "ak-debug", type: "debug", position: { x: 0, y: 0 } }] });
+    await expect(page.getByText("Revision 1 · saved")).toBeVisible();
+    const before = await transformOf(page, "ak-debug");
+    await canvasNode(page, "ak-debug").focus();
+    await page.keyboard.press("Space");
+    await expect(canvasNode(page, "ak-debug")).toHaveClass(/selected/);
+    for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight");
+    await expect.poll(() => transformOf(page, "ak-debug")).not.toBe(before);
+    await expect(page.getByText("unsaved changes")).toBeVisible();
+    // One Undo takes the whole burst back, and the flow is saved again.
+    await page.keyboard.press(`${mod}+z`);
+    await expect.poll(() => transformOf(page, "ak-debug")).toBe(before);
+    await expect(page.getByText("Revision 1 · saved")).toBeVisible();
+  });
+
+  test("the first node dropped on an empty canvas lands where it is dropped", async ({ page }) => {
+    await signedInWithFlow(page, "ed-first-drop", { name: "Empty", nodes: [] });
+    const pane = await box(page, ".react-flow__pane");
+    const target = { x: Math.round(pane.x + pane.width / 3), y: Math.round(pane.y + pane.height / 3) };
+    await drag(page, await center(page, '.palette-item[data-type="function"]'), target);
+    await expect(canvasNodes(page)).toHaveCount(1);
+    // Give a queued fit of the view the time it would take.
+    await page.waitForTimeout(500);
+    const landed = await center(page, ".react-flow__node");
+    expect(Math.abs(landed.x - target.x)).toBeLessThanOrEqual(5);
+    expect(Math.abs(landed.y - target.y)).toBeLessThanOrEqual(5);
+  });
+
+  test("nodes added from the keyboard never land on each other; Enter in the search box adds the match", async ({ page }) => {
+    await signedInWithFlow(page, "ed-free-spot", { name: "Keyboard adds", nodes: [] });
+    const search = page.getByLabel("Search nodes");
+    for (let i = 1; i <= 3; i++) {
+      await search.fill("debug");
+      await search.press("Enter");
+      await expect(canvasNodes(page)).toHaveCount(i);
+    }
+    const boxes = await canvasNodes(page).evaluateAll((els) => els.map((el) => el.getBoundingClientRect().toJSON() as { x: number; y: number; width: number; height: number }));
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i]!;
+        const b = boxes[j]!;
+        const apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
+        expect(apart, `node ${i} and node ${j} overlap`).toBe(true);
+      }
+  });
+
+  test("the inject node's Inject button is whole, inside its node, also at 390 px", async ({ page }) => {
+    const { token, flowId } = await signedInWithFlow(page, "ed-inject-btn", { name: "Inject edge", nodes: [{ id: "ib-inject", type: "inject", position: { x: 0, y: 0 } }, { id: "ib-debug", type: "debug", position: { x: 400, y: 0 } }] });
+    // Deployed, so the button is enabled (an undeployed flow's is disabled, with the reason beside it).
+    expect((await page.request.post(`/api/v1/flows/${flowId}/deploy`, { headers: { authorization: `Bearer ${token}` } })).status()).toBe(200);
+    await page.reload();
+    await expect(canvasNode(page, "ib-inject").getByRole("button", { name: "Inject" })).toBeEnabled();
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 800 });
+      const button = canvasNode(page, "ib-inject").getByRole("button", { name: "Inject" });
+      await expect(button).toBeVisible();
+      const b = (await button.boundingBox())!;
+      const n = await box(page, '.react-flow__node[data-id="ib-inject"]');
+      const canvas = await box(page, ".editor-canvas");
+      expect(b.x).toBeGreaterThanOrEqual(n.x);
+      expect(b.x + b.width).toBeLessThanOrEqual(n.x + n.width);
+      expect(b.x).toBeGreaterThanOrEqual(Math.max(0, canvas.x));
+      await expect(button).toHaveText("Inject");
+      // Still reached and pressed from the keyboard.
+      await button.focus();
+      await expect(button).toBeFocused();
+    }
+  });
+
+  test("Skip to canvas: the first Tab stop, shown when focused, and it lands on the canvas's first node (or the empty canvas)", async ({ page }) => {
+    const { token } = await signedInWithFlow(page, "ed-skip", { name: "Skip", nodes: [{ id: "sk-debug", type: "debug", position: { x: 0, y: 0 } }] });
+    const skip = page.getByRole("link", { name: "Skip to canvas" });
+    await page.locator("body").focus();
+    await page.keyboard.press("Tab");
+    await expect(skip).toBeFocused();
+    const b = (await skip.boundingBox())!;
+    expect(b.y).toBeGreaterThanOrEqual(0);
+    await page.keyboard.press("Enter");
+    await expect(canvasNode(page, "sk-debug")).toBeFocused();
+
+    const empty = await createFlowViaApi(page.request, token, { name: "Skip empty", nodes: [] });
+    await openEditor(page, empty.id);
+    await page.locator("body").focus();
+    await page.keyboard.press("Tab");
+    await expect(skip).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("region", { name: "Canvas" })).toBeFocused();
+  });
+});
+
 async function viewerPage(browser: Browser, email: string, orgName: string, body: (p: Page) => Promise<void>) {
   const context = await browser.newContext();
   const p = await context.newPage();

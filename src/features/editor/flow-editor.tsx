@@ -119,7 +119,7 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
   const groupCommands = useGroupCommands({ graph: access, nodes, groups, notify });
   const { selectNode } = commands;
   const clipboard = useClipboard({ flowId: meta.id, graph: access, catalog, canvasRef, notify });
-  const canvas = useCanvasHandlers({ graph: access, pushHistory: graph.pushHistory, readOnly, canvasRef, miniMap });
+  const canvas = useCanvasHandlers({ graph: access, pushHistory: graph.pushHistory, amendHistory: graph.amendHistory, readOnly, canvasRef, miniMap });
 
   // "Changed since deploy": a diff against the deployed graph, computed off the drag's hot path.
   const deployedQuery = useQuery({ ...trpc.flows.deployed.queryOptions({ id: initialFlow.id }), enabled: !subflow });

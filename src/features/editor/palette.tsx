@@ -4,12 +4,11 @@ import { memo, useEffect, useMemo, useRef, useState, type PointerEvent as ReactP
 import { isSubflowInstanceType } from "@/shared/subflows";
 import { SUBFLOW_ICON, UNKNOWN_ICON, categoryColors, categoryLabels, type CatalogEntry } from "./model";
 import { NodeIcon } from "./node-icon";
-
-const ORDER = ["input", "output", "function", "network", "parser", "sequence", "storage", "common", "dashboard"];
+import { paletteGroups, searchChoice } from "./palette-model";
 
 /**
  * The node palette: types grouped by category, with search. Click or Enter adds the type in the
- * middle of the view; dragging (pointer events, so mouse, pen and touch alike) drops it where the
+ * middle of the view (Enter in the search box adds the first match); dragging (pointer events, so mouse, pen and touch alike) drops it where the
  * pointer is released on the canvas. Read-only editors get the list without the actions.
  */
 export const Palette = memo(function Palette({
@@ -34,18 +33,7 @@ export const Palette = memo(function Palette({
   const [search, setSearch] = useState("");
   const [ghost, setGhost] = useState<{ type: string; x: number; y: number } | null>(null);
   const dragged = useRef(false);
-  const groups = useMemo(() => {
-    const q = search.trim().toLowerCase();
-    // A subflow's port nodes (subflow_only) belong in a definition's canvas, never on a flow's palette.
-    const list = catalog
-      // Configuration nodes are organization resources (Configuration tab, property pickers), never canvas nodes.
-      .filter((c) => c.kind !== "config")
-      .filter((c) => (inSubflow ? c.type !== inSubflow.type : !c.subflow_only))
-      .filter((c) => !q || c.type.includes(q) || c.name.toLowerCase().includes(q) || c.description.toLowerCase().includes(q));
-    // Subflows are listed under their definition's category, after the built-in ones.
-    const extra = [...new Set(list.map((c) => c.category))].filter((c) => !ORDER.includes(c)).sort();
-    return [...ORDER, ...extra].map((cat) => ({ cat, items: list.filter((c) => c.category === cat) })).filter((g) => g.items.length > 0);
-  }, [catalog, search, inSubflow]);
+  const groups = useMemo(() => paletteGroups(catalog, search, inSubflow), [catalog, search, inSubflow]);
 
   function onPointerDown(e: ReactPointerEvent<HTMLButtonElement>, type: string) {
     if (readOnly || e.button !== 0) return;
@@ -81,7 +69,26 @@ export const Palette = memo(function Palette({
     <section className="palette" aria-label="Palette" id={id} data-open={open || undefined}>
       <div className="field">
         <label htmlFor="palette-search">Search nodes</label>
-        <input id="palette-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
+        <input
+          id="palette-search"
+          type="search"
+          value={search}
+          aria-describedby={readOnly ? undefined : "palette-search-hint"}
+          onChange={(e) => setSearch(e.target.value)}
+          onKeyDown={(e) => {
+            // Enter adds the match (the only one, or the first as listed), like Enter on its button.
+            if (e.key !== "Enter" || readOnly) return;
+            const choice = searchChoice(groups, search);
+            if (!choice) return;
+            e.preventDefault();
+            onAdd(choice.type);
+          }}
+        />
+        {readOnly ? null : (
+          <span id="palette-search-hint" className="visually-hidden">
+            Enter adds the first match to the canvas.
+          </span>
+        )}
       </div>
       {groups.length === 0 ? <p className="hint">No node type matches.</p> : null}
       {groups.map((g) => (

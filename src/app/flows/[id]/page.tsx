@@ -6,6 +6,7 @@ import { asRole, can } from "@/features/organizations/roles";
 import { LiveFlowEditor } from "@/features/live/live-flow-editor";
 import { serverCaller } from "@/trpc/server";
 import { withoutHelp } from "@/features/editor/lean-catalog";
+import { SkipToCanvas } from "@/features/editor/skip-link";
 
 export const metadata: Metadata = { title: "Flow editor" };
 
@@ -32,6 +33,7 @@ export default async function FlowEditorPage({ params }: { params: Promise<{ id:
   const deviceTypes = [...new Set(targeted.flatMap((d) => d.node_types ?? []))].sort();
   return (
     <div className="editor-page">
+      <SkipToCanvas />
       <SignedInHeader email={profile.user.email} />
       <main className="editor-main">
         <LiveFlowEditor

@@ -6,6 +6,7 @@ import { asRole, can } from "@/features/organizations/roles";
 import { LiveSubflowEditor } from "@/features/live/live-subflow-editor";
 import { serverCaller } from "@/trpc/server";
 import { withoutHelp } from "@/features/editor/lean-catalog";
+import { SkipToCanvas } from "@/features/editor/skip-link";
 
 export const metadata: Metadata = { title: "Subflow editor" };
 
@@ -39,6 +40,7 @@ export default async function SubflowEditorPage({ params, searchParams }: { para
   const { nodes } = await caller.nodes.list();
   return (
     <div className="editor-page">
+      <SkipToCanvas />
       <SignedInHeader email={profile.user.email} />
       <main className="editor-main">
         <LiveSubflowEditor key={`${subflow.id}:${subflow.revision}`} subflow={subflow} origin={origin} catalog={withoutHelp(nodes)} readOnly={!can(asRole(profile.role), "subflows:write")} canDeploy={can(asRole(profile.role), "flows:deploy")} />

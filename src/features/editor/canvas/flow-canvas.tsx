@@ -4,6 +4,8 @@ import { useContext, useMemo, useState, type ReactNode, type RefObject } from "r
 import { Background, Controls, ReactFlow } from "@xyflow/react";
 import type { EditorEdge, EditorNode } from "../model";
 import { CANVAS_LAYERS } from "./layers";
+import { initialViewOf } from "./initial-view";
+import { CANVAS_ID } from "../skip-link";
 import { DecorationsContext } from "./decorations";
 import { EditorMiniMap, type MiniMapHandle } from "./mini-map";
 import { nodeTypes } from "./node-types";
@@ -42,14 +44,9 @@ export function FlowCanvas({
   miniMap: RefObject<MiniMapHandle | null>;
   overlay: ReactNode;
 }) {
-  // A big flow opens on its top-left corner at a readable zoom (only what is visible is drawn);
-  // a small one fits the window.
-  const [initialView] = useState(() => {
-    const all = initialNodes;
-    if (all.length <= 150) return { maxZoom: 1, padding: 0.15 };
-    const corner = [...all].sort((a, b) => a.position.y + a.position.x / 4 - (b.position.y + b.position.x / 4)).slice(0, 40);
-    return { maxZoom: 1, minZoom: 0.5, padding: 0.1, nodes: corner.map((n) => ({ id: n.id })) };
-  });
+  // Decided once, from the graph as loaded (initial-view.ts): an empty flow never fits, so the
+  // first node dropped stays where it was dropped.
+  const [initialView] = useState(() => initialViewOf(initialNodes));
   // Decorated wires get their class; without decorations the edges pass through unchanged.
   const decorations = useContext(DecorationsContext);
   const shownEdges = useMemo(() => {
@@ -60,7 +57,8 @@ export function FlowCanvas({
     });
   }, [edges, decorations]);
   return (
-    <div className="editor-canvas" ref={canvasRef} aria-label="Canvas" role="region">
+    // The skip link's target (skip-link.tsx): focusable from script and from the link's #hash.
+    <div className="editor-canvas" id={CANVAS_ID} tabIndex={-1} ref={canvasRef} aria-label="Canvas" role="region">
       <ReactFlow<EditorNode, EditorEdge>
         nodes={nodes}
         edges={shownEdges}
@@ -78,8 +76,8 @@ export function FlowCanvas({
         selectionKeyCode="Shift"
         multiSelectionKeyCode={MULTI_SELECT_KEYS}
         onlyRenderVisibleElements={nodes.length > 150}
-        fitView
-        fitViewOptions={initialView}
+        fitView={initialView.fitView}
+        fitViewOptions={initialView.fitViewOptions}
         minZoom={0.05}
         defaultEdgeOptions={EDGE_OPTIONS}
         proOptions={PRO_OPTIONS}

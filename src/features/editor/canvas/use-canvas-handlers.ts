@@ -3,7 +3,6 @@
 import { useCallback, useRef, useState, type RefObject } from "react";
 import {
   applyEdgeChanges,
-  applyNodeChanges,
   useReactFlow,
   useStoreApi,
   type Connection as RfConnection,
@@ -16,6 +15,9 @@ import { edgeId, portOf, toEditorEdge, type EditorEdge, type EditorNode } from "
 import type { Snapshot } from "../graph/graph-model";
 import type { GraphAccess } from "../graph/use-flow-graph";
 import type { MiniMapHandle } from "./mini-map";
+import { continuesKeyMove, keyOf, planNodeChanges, type KeyMoveBurst } from "./node-changes";
+
+const positionsOf = (changes: NodeChange<EditorNode>[]) => changes.flatMap((c) => (c.type === "position" && c.position ? [{ id: c.id, ...c.position }] : []));
 
 /** Where the quick-add menu opens (a wire dropped on empty canvas) and what it wires from. */
 export interface QuickAddAt {
@@ -35,12 +37,14 @@ export interface QuickAddAt {
 export function useCanvasHandlers({
   graph,
   pushHistory,
+  amendHistory,
   readOnly,
   canvasRef,
   miniMap,
 }: {
   graph: GraphAccess;
-  pushHistory: (label: string, before: Snapshot, after: Snapshot) => void;
+  pushHistory: (label: string, before: Snapshot, after: Snapshot) => number;
+  amendHistory: (entry: number, after: Snapshot) => number | null;
   readOnly: boolean;
   canvasRef: RefObject<HTMLDivElement | null>;
   miniMap: RefObject<MiniMapHandle | null>;
@@ -49,6 +53,7 @@ export function useCanvasHandlers({
   const rfStore = useStoreApi<EditorNode, EditorEdge>();
   const { graphRef, setGraph, commit } = graph;
   const dragStart = useRef<Snapshot | null>(null);
+  const keyMove = useRef<KeyMoveBurst | null>(null);
   const [quickAdd, setQuickAdd] = useState<QuickAddAt | null>(null);
 
   /**
@@ -60,31 +65,40 @@ export function useCanvasHandlers({
    */
   const onNodesChange = useCallback(
     (changes: NodeChange<EditorNode>[]) => {
-      const current = graphRef.current;
-      const relevant = readOnly ? changes.filter((c) => c.type === "select" || c.type === "dimensions") : changes.filter((c) => c.type !== "remove");
-      if (relevant.length === 0) return;
-      const nextNodes = applyNodeChanges(relevant, current.nodes);
-      const dragging = relevant.some((c) => c.type === "position" && c.dragging);
-      const dropped = relevant.some((c) => c.type === "position" && c.dragging === false);
-      if (dragging && !dragStart.current) dragStart.current = current;
-      const next = { ...current, nodes: nextNodes };
-      if (dragging || dropped) miniMap.current?.moveNodes(relevant.flatMap((c) => (c.type === "position" && c.position ? [{ id: c.id, ...c.position }] : [])));
-      if (dropped && dragStart.current) {
-        const before = dragStart.current;
-        dragStart.current = null;
-        setGraph(next);
-        const moved = before.nodes.some((n, i) => nextNodes[i] && (n.position.x !== nextNodes[i].position.x || n.position.y !== nextNodes[i].position.y));
-        if (moved) pushHistory("move", before, next);
-        return;
+      const plan = planNodeChanges(graphRef.current, changes, { readOnly, dragStart: dragStart.current });
+      switch (plan.kind) {
+        case "ignore":
+          return;
+        case "drag":
+          dragStart.current = plan.dragStart;
+          miniMap.current?.moveNodes(positionsOf(changes));
+          graphRef.current = plan.next;
+          rfStore.getState().setNodes(plan.next.nodes);
+          return;
+        case "drop":
+          dragStart.current = null;
+          miniMap.current?.moveNodes(positionsOf(changes));
+          setGraph(plan.next);
+          if (plan.moved) pushHistory("move", plan.before, plan.next);
+          return;
+        case "key-move": {
+          // Arrow keys: an edit like a drag's drop (undoable, unsaved); a burst of presses on the
+          // same selection stays one entry.
+          const before = graphRef.current;
+          miniMap.current?.moveNodes(positionsOf(changes));
+          setGraph(plan.next);
+          const now = Date.now();
+          const last = keyMove.current;
+          const amended = continuesKeyMove(last, plan.moved, now) ? amendHistory(last.entry, plan.next) : null;
+          keyMove.current = { entry: amended ?? pushHistory("move", before, plan.next), ids: keyOf(plan.moved), at: now };
+          return;
+        }
+        case "set":
+          dragStart.current = plan.dragStart;
+          setGraph(plan.next);
       }
-      if (dragging && relevant.every((c) => c.type === "position")) {
-        graphRef.current = next;
-        rfStore.getState().setNodes(nextNodes);
-        return;
-      }
-      setGraph(next);
     },
-    [readOnly, setGraph, pushHistory, rfStore, graphRef, miniMap],
+    [readOnly, setGraph, pushHistory, amendHistory, rfStore, graphRef, miniMap],
   );
 
   const onEdgesChange = useCallback(

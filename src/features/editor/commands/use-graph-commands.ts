@@ -5,6 +5,7 @@ import { useReactFlow } from "@xyflow/react";
 import type { NodeEdit } from "../edit-dialog";
 import { ICON_NODE_WIDTH, NODE_WIDTH, newNodeId, toEditorEdge, toEditorNode, withData, type Catalog, type EditorEdge, type EditorNode } from "../model";
 import type { GraphAccess } from "../graph/use-flow-graph";
+import { freeSpot } from "./placement";
 
 /** Focus a canvas node once React Flow has drawn it (after an add, a dialog, a find). */
 export function focusNode(id: string) {
@@ -50,18 +51,14 @@ export function useGraphCommands({ graph, catalog, canvasRef }: { graph: GraphAc
     (type: string) => {
       const bounds = canvasRef.current!.getBoundingClientRect();
       const centre = rf.screenToFlowPosition({ x: bounds.left + bounds.width / 2, y: bounds.top + bounds.height / 2 });
-      // Keep clear of a node already sitting at the centre (several Enter presses in a row).
-      const width = catalog.get(type)?.label_hidden ? ICON_NODE_WIDTH : NODE_WIDTH;
-      let x = centre.x - width / 2;
-      let y = centre.y - 20;
-      while (graphRef.current.nodes.some((n) => Math.abs(n.position.x - x) < 20 && Math.abs(n.position.y - y) < 20)) {
-        x += 30;
-        y += 30;
-      }
+      // Never on top of a node (several Enter presses in a row): the first free place below, or to the right.
+      const probe = newNode(type, 0, 0);
+      const width = probe.measured?.width ?? (catalog.get(type)?.label_hidden ? ICON_NODE_WIDTH : NODE_WIDTH);
+      const { x, y } = freeSpot(graphRef.current.nodes, { x: centre.x - width / 2, y: centre.y - 20 }, { width, height: probe.measured?.height ?? 40 });
       const node = addNodeAt(type, x, y);
       focusNode(node.id);
     },
-    [addNodeAt, rf, canvasRef, graphRef, catalog],
+    [addNodeAt, newNode, rf, canvasRef, graphRef, catalog],
   );
 
   const dropFromPalette = useCallback(

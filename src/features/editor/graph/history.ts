@@ -28,13 +28,29 @@ export function useHistory() {
 
   const sync = () => setCounts({ undo: undoStack.current.length, redo: redoStack.current.length });
 
-  const push = useCallback((label: string, before: Snapshot, after: Snapshot) => {
+  /** Records an edit; returns its entry's id (for `amend`). */
+  const push = useCallback((label: string, before: Snapshot, after: Snapshot): number => {
     const id = nextId.current++;
     undoStack.current.push({ id, label, before, after });
     if (undoStack.current.length > LIMIT) undoStack.current.shift();
     redoStack.current = [];
     setVersion(id);
     sync();
+    return id;
+  }, []);
+
+  /**
+   * Extends the newest entry `id` to end at `after` (a burst of arrow-key moves is one entry). The
+   * entry gets a new id, so a save in between still leaves the canvas unsaved. Returns that id, or
+   * null when `id` is no longer the newest entry (something was done or undone since).
+   */
+  const amend = useCallback((id: number, after: Snapshot): number | null => {
+    const top = undoStack.current[undoStack.current.length - 1];
+    if (!top || top.id !== id || redoStack.current.length > 0) return null;
+    const next = nextId.current++;
+    undoStack.current[undoStack.current.length - 1] = { ...top, id: next, after };
+    setVersion(next);
+    return next;
   }, []);
 
   const undo = useCallback((): Snapshot | null => {
@@ -68,6 +84,7 @@ export function useHistory() {
 
   return {
     push,
+    amend,
     undo,
     redo,
     reset,

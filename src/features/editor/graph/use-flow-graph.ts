@@ -15,7 +15,7 @@ export function useFlowGraph(initial: Snapshot) {
   const graphRef = useRef<Snapshot>(initial);
   const history = useHistory();
   // The stack's functions are stable; callbacks depend on them, not on the (per-render) history object.
-  const { push: pushHistory, undo: undoHistory, redo: redoHistory, reset: resetHistory, markSaved } = history;
+  const { push: pushHistory, amend: amendHistory, undo: undoHistory, redo: redoHistory, reset: resetHistory, markSaved } = history;
 
   const setGraph = useCallback((next: Snapshot) => {
     graphRef.current = next;
@@ -57,6 +57,8 @@ export function useFlowGraph(initial: Snapshot) {
     commit,
     /** Record an entry for a change already applied (a drag, recorded at the drop). */
     pushHistory,
+    /** Extend the newest entry (by its id) to a later graph; null when it is no longer the newest. */
+    amendHistory,
     undo,
     redo,
     reset,
