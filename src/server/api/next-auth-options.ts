@@ -3,6 +3,7 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import type { AppServices } from "../app-services";
 import { toAppError } from "../errors";
 import { browserSessionId, nextAuthSecret } from "../auth/browser-session";
+import { recordAudit } from "../services/audit/record-audit";
 import { SessionStore } from "../auth/session-store";
 import { login } from "../services/accounts/login";
 import { loginInput, type LoginSuccess } from "../services/accounts/account.schemas";
@@ -122,7 +123,11 @@ export function buildAuthOptions(app: AppServices): NextAuthOptions {
         const sid = typeof token?.sid === "string" ? token.sid : undefined;
         if (!sid) return;
         const session = await new SessionStore(app.store).get(sid).catch(() => null);
-        if (session) await endSession(app, session);
+        if (!session) return;
+        await endSession(app, session);
+        // As POST /auth/logout records it (next-auth hands this event no request: the session's
+        // own address stands for it).
+        await recordAudit(app, { action: "user.logout", organizationId: session.organization_id, actorId: session.user_id, targetType: "session", targetId: session.id, ipAddress: session.ip_address });
       },
     },
   };

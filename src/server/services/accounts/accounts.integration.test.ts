@@ -427,6 +427,9 @@ describe("MFA", () => {
     const backup = user.backupCodes[0]!.toLowerCase();
     const withBackup = await request("POST", "/auth/login", { body: { email: user.email, password: user.password, backup_code: backup } });
     expect(withBackup.status).toBe(200);
+    // Its use is in the organization's audit log (the login has no organization yet: the user's last).
+    const audit = await request("GET", "/audit-log", { token: withBackup.body.access_token });
+    expect(audit.body.entries.map((e: { action: string }) => e.action)).toContain("user.backup_code_used");
     const reused = await request("POST", "/auth/login", { body: { email: user.email, password: user.password, backup_code: backup } });
     expect(reused.status).toBe(401);
     expect(reused.body.error.code).toBe("MFA_INVALID");

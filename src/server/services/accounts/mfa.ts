@@ -55,7 +55,8 @@ export async function verifySecondFactor(app: AppServices, user: User, factor: S
   if (factor.mfaCode) ok = await checkTotp(app, user, factor.mfaCode.replace(/\s/g, ""), user.mfaSecret);
   else if (factor.backupCode) {
     ok = await redeemBackupCode(app, user, factor.backupCode);
-    if (ok) await recordAudit(app, { action: "user.backup_code_used", organizationId: meta.organizationId, actorId: user.id, targetType: "user", targetId: user.id, ipAddress: meta.ip });
+    // At login the request has no organization yet: the user's last one, as a failed code's entry.
+    if (ok) await recordAudit(app, { action: "user.backup_code_used", organizationId: meta.organizationId ?? user.lastOrganizationId, actorId: user.id, targetType: "user", targetId: user.id, ipAddress: meta.ip });
   }
   if (!ok) {
     await limiter.consume(user.id);
