@@ -29,11 +29,15 @@ test.describe("variables and secrets in the browser", () => {
     await add.getByLabel("Secret").check();
     await expect(add.getByLabel("Value")).toHaveAttribute("type", "password");
     await add.getByLabel("Value").fill(SECRET);
+    // A secret may list the hosts it is sent to (SPEC §14).
+    await add.getByLabel("Allowed hosts").fill("API.example.test, *.example.test");
     await add.getByRole("button", { name: "Add variable" }).click();
     await expect(add.getByRole("status")).toHaveText("Added API_TOKEN.");
+    await expect(add.getByLabel("Allowed hosts")).toHaveCount(0);
     const secretRow = list.getByRole("row").filter({ hasText: "API_TOKEN" });
     await expect(secretRow).toContainText("Hidden");
     await expect(secretRow).toContainText("Secret");
+    await expect(secretRow).toContainText("Only to api.example.test, *.example.test");
 
     // A name defined twice is refused next to the field.
     await add.getByLabel("Name").fill("API_URL");
@@ -51,10 +55,13 @@ test.describe("variables and secrets in the browser", () => {
     const newValue = list.getByLabel("New value for API_TOKEN");
     await expect(newValue).toHaveValue("");
     await expect(newValue).toHaveAttribute("type", "password");
+    await expect(list.getByLabel("Allowed hosts for API_TOKEN")).toHaveValue("api.example.test, *.example.test");
+    await list.getByLabel("Allowed hosts for API_TOKEN").fill("api.example.test");
     await newValue.fill(`${SECRET}-rotated`);
     await list.getByRole("button", { name: "Save" }).click();
     await expect(list.getByLabel("New value for API_TOKEN")).toHaveCount(0);
     await expect(list.getByRole("row").filter({ hasText: "API_TOKEN" })).toContainText("Hidden");
+    await expect(list.getByRole("row").filter({ hasText: "API_TOKEN" })).not.toContainText("*.example.test");
     expect(await page.content()).not.toContain(SECRET);
 
     await list.getByRole("button", { name: "Delete API_URL (Organization)" }).click();

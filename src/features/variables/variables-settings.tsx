@@ -23,6 +23,22 @@ export interface FlowChoice {
 
 const ORGANIZATION = "";
 
+const HOSTS_HINT = "Optional: host names the secret may be sent to, separated by commas or spaces (api.example.com, *.example.com for any host under it, or an IPv4 address). Requests to other hosts, and redirects to them, fail without it. Empty: any host.";
+
+/** The allowed-hosts field's text as the API takes it: a list, or null for no restriction. */
+function parseHosts(text: string): string[] | null {
+  const hosts = text.split(/[\s,]+/).filter(Boolean);
+  return hosts.length > 0 ? hosts : null;
+}
+
+/** The API's message about allowed_hosts or one of its entries ("allowed_hosts.1"), if any. */
+function hostsError(fields: Record<string, string> | undefined): string | undefined {
+  const key = Object.keys(fields ?? {}).find((k) => k === "allowed_hosts" || k.startsWith("allowed_hosts."));
+  if (!key) return undefined;
+  const entry = key.split(".")[1];
+  return fieldMessage(entry === undefined ? "Allowed hosts" : `Allowed host ${Number(entry) + 1}`, fields![key]);
+}
+
 /** Where a variable applies: the organization, or one flow (which overrides the organization's). */
 function scopeLabel(flowId: string | null, flows: FlowChoice[]): string {
   if (!flowId) return "Organization";
@@ -37,13 +53,14 @@ export function VariablesSettings({ role, prefs, initialVariables, flows }: { ro
       <p className="hint">
         Nodes use a variable as <code>{"${NAME}"}</code> in their properties, and function code as <code>env.get(&quot;NAME&quot;)</code>. A
         secret is stored encrypted, is never shown again, and is handed only to credential properties (an HTTP request&apos;s URL, headers
-        and authentication). A changed value reaches running flows within 2 seconds, without a redeploy.
+        and authentication). A secret with allowed hosts is sent only to those hosts: a request (or a redirect) to any other
+        fails. A changed value reaches running flows within 2 seconds, without a redeploy.
       </p>
       <p className="hint">
         What redaction can and cannot do: wherever the runtime reports (debug messages, statuses, errors, executions), a secret&apos;s
         value is replaced by <code>***</code>, also as JSON writes it and in an HTTP request&apos;s own error texts. It cannot recognise a
         value a flow has transformed (reversed, encoded, split): anyone who may edit flows can make a flow send a secret wherever its
-        HTTP requests may go. Give secrets only to organizations whose members you trust with them, and prefer keys with narrow rights.
+        HTTP requests may go, unless the secret lists its allowed hosts. Give secrets only to organizations whose members you trust with them, and prefer keys with narrow rights.
       </p>
       {writable ? <AddVariableSection flows={flows} /> : null}
       <VariablesSection writable={writable} prefs={prefs} initialVariables={initialVariables} flows={flows} />
@@ -57,6 +74,7 @@ function AddVariableSection({ flows }: { flows: FlowChoice[] }) {
   const [name, setName] = useState("");
   const [value, setValue] = useState("");
   const [secret, setSecret] = useState(false);
+  const [hosts, setHosts] = useState("");
   const [scope, setScope] = useState(ORGANIZATION);
   const [added, setAdded] = useState<string | null>(null);
   const create = useMutation(
@@ -66,6 +84,7 @@ function AddVariableSection({ flows }: { flows: FlowChoice[] }) {
         setName("");
         setValue("");
         setSecret(false);
+        setHosts("");
         return invalidate(trpc.variables.list.queryKey());
       },
     }),
@@ -73,13 +92,14 @@ function AddVariableSection({ flows }: { flows: FlowChoice[] }) {
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     setAdded(null);
-    create.mutate({ name, value, secret, flow_id: scope === ORGANIZATION ? null : scope });
+    create.mutate({ name, value, secret, flow_id: scope === ORGANIZATION ? null : scope, ...(secret ? { allowed_hosts: parseHosts(hosts) } : {}) });
   }
   const info = create.error ? errorInfo(create.error) : null;
   const nameError = fieldMessage("Name", info?.fields.name) ?? (info?.code === "VARIABLE_EXISTS" ? info.message : undefined);
   const valueError = fieldMessage("Value", info?.fields.value);
   const scopeError = fieldMessage("Scope", info?.fields.flow_id) ?? (info?.code === "NOT_FOUND" ? "That flow no longer exists." : undefined);
-  const alert = create.error && !nameError && !valueError && !scopeError ? commonErrorMessage(create.error) : null;
+  const allowedHostsError = hostsError(info?.fields);
+  const alert = create.error && !nameError && !valueError && !scopeError && !allowedHostsError ? commonErrorMessage(create.error) : null;
   return (
     <Card headingId="add-variable-heading" title="Add a variable">
       <form method="post" onSubmit={onSubmit} className="key-form">
@@ -121,6 +141,19 @@ function AddVariableSection({ flows }: { flows: FlowChoice[] }) {
           <input id="variable-secret" type="checkbox" checked={secret} onChange={(e) => setSecret(e.target.checked)} />
           <label htmlFor="variable-secret">Secret</label>
         </div>
+        {secret ? (
+          <Field
+            id="variable-allowed-hosts"
+            label="Allowed hosts"
+            hint={HOSTS_HINT}
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="api.example.com"
+            value={hosts}
+            onChange={(e) => setHosts(e.target.value)}
+            error={allowedHostsError}
+          />
+        ) : null}
         <FormFooter status={added ? `Added ${added}.` : ""}>
           <SubmitButton pending={create.isPending} pendingLabel="Adding…">
             Add variable
@@ -160,6 +193,7 @@ function VariableRow({ variable, writable, prefs, flows }: { variable: Variable;
   const [editing, setEditing] = useState(false);
   const [value, setValue] = useState("");
   const [secret, setSecret] = useState(variable.secret);
+  const [hosts, setHosts] = useState("");
   const refresh = () => invalidate(trpc.variables.list.queryKey());
   const update = useMutation(
     trpc.variables.update.mutationOptions({
@@ -177,14 +211,16 @@ function VariableRow({ variable, writable, prefs, flows }: { variable: Variable;
     // A secret's value is write-only: the field starts empty, a plain one with its value.
     setValue(variable.secret ? "" : (variable.value ?? ""));
     setSecret(variable.secret);
+    setHosts((variable.allowed_hosts ?? []).join(", "));
     update.reset();
     setEditing(true);
   }
   function onSave(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    update.mutate({ name: variable.name, value, secret, flow_id: variable.flow_id });
+    update.mutate({ name: variable.name, value, secret, flow_id: variable.flow_id, ...(secret ? { allowed_hosts: parseHosts(hosts) } : {}) });
   }
   const info = update.error ? errorInfo(update.error) : null;
+  const allowedHostsError = hostsError(info?.fields);
   return (
     <tr>
       <NameCell error={remove.error}>
@@ -202,12 +238,24 @@ function VariableRow({ variable, writable, prefs, flows }: { variable: Variable;
               autoComplete="off"
               value={value}
               onChange={(e) => setValue(e.target.value)}
-              error={fieldMessage("Value", info?.fields.value) ?? (update.error && !info?.fields.value ? (commonErrorMessage(update.error) ?? undefined) : undefined)}
+              error={fieldMessage("Value", info?.fields.value) ?? (update.error && !info?.fields.value && !allowedHostsError ? (commonErrorMessage(update.error) ?? undefined) : undefined)}
             />
             <div className="checkbox">
               <input id={`${fieldId}-secret`} type="checkbox" checked={secret} onChange={(e) => setSecret(e.target.checked)} />
               <label htmlFor={`${fieldId}-secret`}>Secret</label>
             </div>
+            {secret ? (
+              <Field
+                id={`${fieldId}-hosts`}
+                label={`Allowed hosts for ${variable.name}`}
+                hint={HOSTS_HINT}
+                autoComplete="off"
+                spellCheck={false}
+                value={hosts}
+                onChange={(e) => setHosts(e.target.value)}
+                error={allowedHostsError}
+              />
+            ) : null}
             <FormFooter>
               <SubmitButton className="small" pending={update.isPending} pendingLabel="Saving…">
                 Save
@@ -218,7 +266,21 @@ function VariableRow({ variable, writable, prefs, flows }: { variable: Variable;
             </FormFooter>
           </form>
         ) : variable.secret ? (
-          <span className="muted">Hidden</span>
+          <>
+            <span className="muted">Hidden</span>
+            {variable.allowed_hosts ? (
+              <span className="hint allowed-hosts">
+                {" "}
+                Only to{" "}
+                {variable.allowed_hosts.map((h, i) => (
+                  <span key={h}>
+                    {i > 0 ? ", " : null}
+                    <code>{h}</code>
+                  </span>
+                ))}
+              </span>
+            ) : null}
+          </>
         ) : (
           <code className="value">{variable.value}</code>
         )}

@@ -85,6 +85,22 @@ describe("ctx.configNode (SPEC §19)", () => {
     expect(JSON.stringify(flow.errors)).not.toContain("garbage");
     expect(flow.statuses.find((s) => s.nodeId === "missing")?.status).toMatchObject({ fill: "red" });
   });
+
+  it("leaves a credential empty, with the flow's error once and without the value, when it uses a secret with allowed hosts (SPEC §14)", async () => {
+    const vars = variables({ KEY_PEM: { value: "restricted-pem-value", secret: true, allowedHosts: ["api.example.com"] }, PASS: { value: "open-pass", secret: true } });
+    const p = probe("tls-config");
+    const flow = await loadTestFlow([{ id: "n", type: "probe", config: { ref: "t1" } }], [], { openCredential }, { probe: p.factory }, {
+      ...variablesFrom(vars),
+      configNodes: { t1: tls("t1", {}, { keydata: "${KEY_PEM}", passphrase: "${PASS}" }) },
+    });
+    const handle = p.seen[0]!;
+    expect(handle.credentials).toEqual({ keydata: "", passphrase: "open-pass" });
+    expect(handle.credentials.keydata).toBe("");
+    const said = flow.errors.filter((e) => e.error.includes("KEY_PEM"));
+    expect(said).toHaveLength(1);
+    expect(said[0]!.error).toBe('configuration node my tls (tls-config): credential "keydata" was left empty: secret KEY_PEM may only be sent to api.example.com: it is not available here');
+    expect(JSON.stringify(flow.errors)).not.toContain("restricted-pem-value");
+  });
 });
 
 describe("global-config env (Node-RED 3.1+, SPEC §19)", () => {

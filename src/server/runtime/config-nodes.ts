@@ -2,7 +2,7 @@ import type { ConfigNodeSnapshot } from "../../shared/config-nodes";
 import { ConnectionPool, type ConnectionKind, type ConnectionLease } from "./connections";
 import { typedEnvValue } from "./env-values";
 import type { ConfigNodeHandle, RuntimeNode, RuntimeServices, SharedContextStore, VariableResolver } from "./types";
-import type { GlobalEnv } from "./variables";
+import { SecretHostError, type GlobalEnv } from "./variables";
 
 /**
  * Configuration nodes as running flows use them (SPEC §19). A flow's deployment carries the
@@ -102,6 +102,8 @@ export class ConfigNodeHost {
 export class FlowConfigNodes {
   private readonly leases = new Set<ConnectionLease<unknown>>();
   private readonly resolvers = new Map<string, VariableResolver>();
+  /** Problems said once per flow start (a restricted secret in a credential is read at every use). */
+  private readonly warned = new Set<string>();
   private stopped = false;
 
   constructor(
@@ -129,6 +131,11 @@ export class FlowConfigNodes {
       return resolver;
     };
     const organizationId = this.input.organizationId;
+    const warnOnce = (message: string) => {
+      if (this.warned.has(message)) return;
+      this.warned.add(message);
+      this.input.onWarning(message);
+    };
     const lease = <T>(key: Parameters<ConnectionPool["acquire"]>[0], open: ConnectionKind<T>) => this.lease(key, open);
     const handle: ConfigNodeHandle<C> = {
       id,
@@ -140,7 +147,18 @@ export class FlowConfigNodes {
       },
       get credentials() {
         const out: Record<string, string> = {};
-        for (const [name, value] of Object.entries(found.credentials)) out[name] = env().substitute(value, { credential: true });
+        for (const [name, value] of Object.entries(found.credentials)) {
+          try {
+            out[name] = env().substitute(value, { credential: true });
+          } catch (err) {
+            if (!(err instanceof SecretHostError)) throw err;
+            // A secret with allowed hosts (SPEC §14) is handed only to http-request, which checks
+            // its host: here it reads as empty and is the flow's error (once), never the value. Not
+            // a throw: credentials are read inside connection event handlers too (an MQTT reconnect).
+            out[name] = "";
+            warnOnce(`configuration node ${snapshot.name || id} (${snapshot.type}): credential "${name}" was left empty: ${err.message}`);
+          }
+        }
         return Object.freeze(out);
       },
       connect: <T>(kind: string, open: ConnectionKind<T>, options?: { variant?: string }) =>

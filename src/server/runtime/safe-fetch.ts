@@ -21,6 +21,12 @@ function timedOut(timeoutMs: number): Error {
   return Object.assign(new Error(`no complete response within ${timeoutMs} ms`), { code: "ETIMEDOUT" });
 }
 
+/**
+ * Called before each hop (the first request and every redirect followed) connects: throws to stop
+ * the request there. `proxyHost`: the plain-http proxy the hop is sent to in full, if any.
+ */
+export type HopCheck = (url: URL, proxyHost?: string) => void;
+
 export interface SafeFetchOptions {
   allowPrivate: boolean;
   maxRedirects?: number;
@@ -38,10 +44,13 @@ export function createSafeFetch(options: SafeFetchOptions) {
   // connection itself uses, and the check of a literal address.
   const { lookup, checkHost } = createOutboundRules({ allowPrivate: options.allowPrivate });
 
-  async function once(url: URL, init: { method: string; headers: Record<string, string>; body?: string | Buffer; deadline: number; timeoutMs: number; dispatcher?: HttpDispatcher; budget?: ByteBudget }) {
+  async function once(url: URL, init: { method: string; headers: Record<string, string>; body?: string | Buffer; deadline: number; timeoutMs: number; dispatcher?: HttpDispatcher; budget?: ByteBudget; checkHop?: HopCheck }) {
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`only http and https URLs are allowed, not ${url.protocol}`);
     // A TLS configuration or a proxy (SPEC §19): where this hop connects and with which agent.
     const route = init.dispatcher?.route(url);
+    // The caller's rule for this hop's host (a secret's allowed hosts), before any lookup or
+    // connection; a plain-http proxy (absolute-form request) sees the whole request, so its host too.
+    init.checkHop?.(url, route?.host);
     // A literal IP address never goes through lookup: check it here (the proxy's too).
     for (const literal of new Set([url.hostname, route?.connectHost ?? url.hostname])) checkHost(literal);
     const client = (route?.protocol ?? url.protocol) === "https:" ? https : http;
@@ -118,7 +127,7 @@ export function createSafeFetch(options: SafeFetchOptions) {
     });
   }
 
-  return async function safeFetch(url: string, init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number; dispatcher?: HttpDispatcher; budget?: ByteBudget }) {
+  return async function safeFetch(url: string, init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number; dispatcher?: HttpDispatcher; budget?: ByteBudget; checkHop?: HopCheck }) {
     let target = new URL(url);
     let method = init.method;
     let body = init.body;
@@ -127,7 +136,7 @@ export function createSafeFetch(options: SafeFetchOptions) {
     /** The redirects followed, by their Location header as sent (Node-RED's msg.redirectList). */
     const redirects: string[] = [];
     for (let hop = 0; hop <= (options.maxRedirects ?? 5); hop++) {
-      const res = await once(target, { method, headers, body, deadline, timeoutMs: init.timeoutMs, dispatcher: init.dispatcher, budget: init.budget });
+      const res = await once(target, { method, headers, body, deadline, timeoutMs: init.timeoutMs, dispatcher: init.dispatcher, budget: init.budget, checkHop: init.checkHop });
       if ([301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
         const next = new URL(res.headers.location, target);
         redirects.push(res.headers.location);

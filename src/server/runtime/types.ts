@@ -194,7 +194,18 @@ export interface VariableResolver {
    * with `credential: true` (http-request URL, headers, authentication); elsewhere they, and
    * unknown names, become "" as in Node-RED.
    */
-  substitute(text: string, options?: { credential?: boolean }): string;
+  substitute(
+    text: string,
+    options?: {
+      credential?: boolean;
+      /**
+       * With `credential`: receives each secret with allowed hosts (SPEC §14) the text used, by name,
+       * for the caller to check its request's host against. Without it, such a secret throws a
+       * SecretHostError (runtime/variables.ts) instead of resolving.
+       */
+      restricted?: Map<string, readonly string[]>;
+    },
+  ): string;
   /**
    * Every name `get` answers, with its value (built-ins and non-secret variables): what function
    * code's `env.get` reads inside its sandbox. The same object while nothing changed.
@@ -282,7 +293,7 @@ export interface RuntimeServices {
   httpRequest?: (
     url: string,
     /** `budget`: the organization's bound on response bytes being downloaded (WorkLimits.responseBudget). */
-    init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number; dispatcher?: import("./http-dispatchers").HttpDispatcher; budget?: import("./work-limits").ByteBudget },
+    init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number; dispatcher?: import("./http-dispatchers").HttpDispatcher; budget?: import("./work-limits").ByteBudget; checkHop?: import("./safe-fetch").HopCheck },
     /** `redirects`: the Location of each redirect followed, in order. */
   ) => Promise<{ status: number; headers: Record<string, string>; body: Buffer; url: string; redirects?: string[] }>;
   /**

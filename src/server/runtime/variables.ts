@@ -1,5 +1,6 @@
 import type { RuntimeNode, VariableResolver } from "./types";
 import { VARIABLE_REFERENCE, referencedNames } from "../../shared/variable-references";
+import { describeAllowedHosts } from "../../shared/allowed-hosts";
 
 /**
  * Variables and secrets as running flows see them (SPEC §14): the ONE place `${NAME}` and
@@ -13,6 +14,24 @@ import { VARIABLE_REFERENCE, referencedNames } from "../../shared/variable-refer
 export interface VariableValue {
   value: string;
   secret: boolean;
+  /** A secret's allowed hosts (SPEC §14): it is handed only to requests to these; absent: anywhere. */
+  allowedHosts?: readonly string[];
+}
+
+/**
+ * A secret with allowed hosts used where no host is checked (a configuration node's credential), or
+ * by a request to another host: the node's error. Its text names the secret and its hosts, never
+ * its value.
+ */
+export class SecretHostError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly allowedHosts: readonly string[],
+    detail?: string,
+  ) {
+    super(`secret ${variable} may only be sent to ${describeAllowedHosts(allowedHosts)}${detail ? `: ${detail}` : ""}`);
+    this.name = "SecretHostError";
+  }
 }
 
 /** Replaced by "***" wherever a secret's value would leave the runtime. */
@@ -212,23 +231,33 @@ export function variableResolver(
     NR_FLOW_NAME: target.flowName ?? "",
   };
   const { globalEnv } = layers;
-  const visible = (found: VariableValue | undefined, credential: boolean) => (!found || (found.secret && !credential) ? undefined : found.value);
-  const lookup = (name: string, credential: boolean): unknown => {
+  type Use = { credential: boolean; restricted?: Map<string, readonly string[]> };
+  const visible = (name: string, found: VariableValue | undefined, use: Use) => {
+    if (!found || (found.secret && !use.credential)) return undefined;
+    if (found.secret && found.allowedHosts) {
+      // A secret with allowed hosts: only a caller that checks the request's host (http-request) gets it.
+      if (!use.restricted) throw new SecretHostError(name, found.allowedHosts, "it is not available here");
+      use.restricted.set(name, found.allowedHosts);
+    }
+    return found.value;
+  };
+  const lookup = (name: string, use: Use): unknown => {
     if (Object.prototype.hasOwnProperty.call(builtins, name)) return builtins[name];
     const set = source.current(target.organizationId);
-    if (!globalEnv) return visible(set.lookup(target.flowId, name), credential);
+    if (!globalEnv) return visible(name, set.lookup(target.flowId, name), use);
     const own = set.lookupFlow(target.flowId, name);
-    if (own) return visible(own, credential);
-    if (globalEnv.has(name)) return globalEnv.lookup(name, (n) => visible(set.lookupOrganization(n), credential));
-    return visible(set.lookupOrganization(name), credential);
+    if (own) return visible(name, own, use);
+    if (globalEnv.has(name)) return globalEnv.lookup(name, (n) => visible(n, set.lookupOrganization(n), use));
+    return visible(name, set.lookupOrganization(name), use);
   };
+  const plainUse: Use = { credential: false };
   let builtinsWithPlain: { from: Readonly<Record<string, string>>; values: Readonly<Record<string, unknown>> } | undefined;
   return {
-    get: (name) => lookup(String(name), false),
+    get: (name) => lookup(String(name), plainUse),
     substitute: (text, options) =>
       text.includes("${")
         ? text.replace(REFERENCE, (_, name: string) => {
-            const value = lookup(name, options?.credential === true);
+            const value = lookup(name, options?.credential === true ? { credential: true, ...(options.restricted ? { restricted: options.restricted } : {}) } : plainUse);
             return value === undefined || value === null ? "" : typeof value === "string" ? value : String(value);
           })
         : text,
@@ -240,7 +269,7 @@ export function variableResolver(
         const values: Record<string, unknown> = { ...plain };
         for (const name of globalEnv?.names() ?? []) {
           if (set.lookupFlow(target.flowId, name)) continue;
-          const value = globalEnv!.lookup(name, (n) => visible(set.lookupOrganization(n), false));
+          const value = globalEnv!.lookup(name, (n) => visible(n, set.lookupOrganization(n), plainUse));
           if (value === undefined) delete values[name];
           else values[name] = value;
         }

@@ -24,7 +24,7 @@ export const variablesRouter = router({
       permission: "variables:write",
       rest: { method: "POST", path: "/variables", status: 201 },
       summary: "Define a variable or a secret (admin+)",
-      description: `${scopeNote} A secret is stored encrypted and never returned; it is handed only to credential properties (http-request URL, headers, authentication). A name defined already in that scope: 409 \`VARIABLE_EXISTS\`.`,
+      description: `${scopeNote} A secret is stored encrypted and never returned; it is handed only to credential properties (http-request URL, headers, authentication). \`allowed_hosts\` (a secret's only; up to 20 host names, \`*.example.com\` or IPv4 addresses): the secret is handed only to requests whose host, and every redirect's, matches one; any other use is the node's error. A name defined already in that scope: 409 \`VARIABLE_EXISTS\`.`,
       tags,
     })
     .input(s.createVariableInput)
@@ -36,7 +36,7 @@ export const variablesRouter = router({
       permission: "variables:write",
       rest: { method: "PUT", path: "/variables/{name}" },
       summary: "Change a variable's value (admin+); running flows use it within 2 s, without a redeploy",
-      description: scopeNote,
+      description: `${scopeNote} \`allowed_hosts\` (a secret's only): a list replaces the secret's allowed hosts, null removes the restriction, absent keeps them.`,
       tags,
     })
     .input(s.updateVariableInput)

@@ -3,6 +3,9 @@ import { defineBehaviour } from "../types";
 import { renderBounded } from "../../runtime/bounded-mustache";
 import { SecretText } from "./secret-text";
 import { configuredDispatcher } from "./dispatcher";
+import { SecretHostError } from "../../runtime/variables";
+import { hostAllowed } from "../../../shared/allowed-hosts";
+import type { HopCheck } from "../../runtime/safe-fetch";
 
 export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) => {
   const fetcher = ctx.services.httpRequest;
@@ -16,7 +19,10 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
       // The node's own URL, headers and authentication are its credential properties: ${NAME} is
       // resolved now (a changed secret is used by the next request), secrets included, and before
       // the message's values are filled in, so a message can never ask for a secret.
-      const credential = (text: string) => ctx.env.substitute(text, { credential: true });
+      // A secret with allowed hosts (SPEC §14) is noted here as it resolves: the request goes out
+      // only if its host, and every redirect's, is one of them (checkHop below).
+      const restricted = new Map<string, readonly string[]>();
+      const credential = (text: string) => ctx.env.substitute(text, { credential: true, restricted });
       // Every text this request reports is said without the secrets it resolved (secret-text.ts).
       const secrets = SecretText.of(ctx.env, [c.url, ...Object.values(c.headers), ...(c.auth_type === "none" ? [] : [c.auth_user, c.auth_password])], c.auth_type === "basic" ? { user: credential(c.auth_user), password: credential(c.auth_password) } : undefined);
       const sendWhenReady = (out: typeof msg) =>
@@ -91,6 +97,25 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
         return;
       }
       const target = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `${c.tls ? "https" : "http"}://${url}`;
+      let checkHop: HopCheck | undefined;
+      if (restricted.size > 0) {
+        let hops = 0;
+        checkHop = (hop, proxyHost) => {
+          const where = hops++ === 0 ? `not to ${secrets.scrub(hop.hostname)}` : `the redirect to ${secrets.scrub(hop.hostname)} was not followed`;
+          for (const [name, hosts] of restricted) {
+            if (!hostAllowed(hop.hostname, hosts)) throw new SecretHostError(name, hosts, where);
+            if (proxyHost !== undefined && !hostAllowed(proxyHost, hosts)) throw new SecretHostError(name, hosts, `not through the plain-http proxy ${secrets.scrub(proxyHost)}`);
+          }
+        };
+        // Before anything connects (a proxy, a DNS lookup): the first hop's host.
+        try {
+          checkHop(new URL(target));
+          hops = 0;
+        } catch (err) {
+          failed(err instanceof SecretHostError ? err : new Error("the URL could not be read, and a secret it uses may only be sent to its allowed hosts"));
+          return;
+        }
+      }
       ctx.status({ fill: "blue", shape: "dot", text: "requesting" });
       let lease: Awaited<ReturnType<NonNullable<typeof dispatcher>["acquire"]>> | undefined;
       try {
@@ -102,7 +127,7 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
       }
       try {
         // Downloads wait for the organization's byte budget (runtime/work-limits.ts), not for memory to run out.
-        const res = await fetcher(target, { method, headers, body, timeoutMs: c.timeout_ms, ...(lease ? { dispatcher: lease.connection } : {}), budget: ctx.services.workLimits?.responseBudget(ctx.organizationId) });
+        const res = await fetcher(target, { method, headers, body, timeoutMs: c.timeout_ms, ...(lease ? { dispatcher: lease.connection } : {}), ...(checkHop ? { checkHop } : {}), budget: ctx.services.workLimits?.responseBudget(ctx.organizationId) });
         let payload: unknown = res.body;
         if (c.return === "txt") payload = res.body.toString("utf8");
         else if (c.return === "obj") {

@@ -40,6 +40,11 @@ a **secret** is handed to them (and only to them), so a token never has to be ty
 Write the bearer token as \`\${API_TOKEN}\`; when the secret changes, the next request uses the
 new value.
 
+A secret may list its **allowed hosts** (Settings → Variables): then the request is sent only if
+its host is one of them (\`*.example.com\` for any host under example.com; the port does not
+matter), and a redirect to another host is not followed. Otherwise nothing is sent and the node
+reports an error naming the secret and its hosts, never its value.
+
 **Authentication**: *basic* sends \`Authorization: Basic\` with the username and password;
 *bearer* sends \`Authorization: Bearer\` with the token (the "Password or token" field).
 

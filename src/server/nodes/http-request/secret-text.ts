@@ -30,7 +30,8 @@ export class SecretText {
       if (!text.includes("${")) continue;
       for (const name of referencedNames(text)) {
         const ref = `\${${name}}`;
-        const value = env.substitute(ref, { credential: true });
+        // (A secret with allowed hosts resolves here too: the request checks its host itself.)
+        const value = env.substitute(ref, { credential: true, restricted: new Map() });
         if (value === "" || value === env.substitute(ref)) continue;
         forms.push(value, encodeURIComponent(value), encodeURI(value));
         const ascii = domainToASCII(value);

@@ -22,7 +22,7 @@ describe("variables over REST (SPEC §14)", () => {
 
     const plain = await request("POST", "/variables", { token: owner.accessToken, body: { name: "API_URL", value: "https://test.example" } });
     expect(plain.status).toBe(201);
-    expect(plain.body.variable).toEqual({ name: "API_URL", value: "https://test.example", secret: false, flow_id: null, updated_at: expect.any(String), updated_by: owner.userId });
+    expect(plain.body.variable).toEqual({ name: "API_URL", value: "https://test.example", secret: false, flow_id: null, allowed_hosts: null, updated_at: expect.any(String), updated_by: owner.userId });
 
     const secret = await request("POST", "/variables", { token: owner.accessToken, body: { name: "API_TOKEN", value: SECRET, secret: true } });
     expect(secret.status).toBe(201);

@@ -8,7 +8,7 @@ import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../request-meta";
 import { VariableSet, type VariableValue } from "../../runtime/variables";
 import type { VariableKeyring } from "./variable-keys";
-import { MAX_VARIABLE_BYTES, VARIABLE_NAME, type CreateVariableInput, type UpdateVariableInput, type VariableView } from "./variable.schemas";
+import { MAX_VARIABLE_BYTES, NOT_A_SECRET, VARIABLE_NAME, type CreateVariableInput, type UpdateVariableInput, type VariableView } from "./variable.schemas";
 import { atLeast, permissions } from "../../permissions";
 
 /** The organization's variables are scope ""; a flow's, the flow's id. */
@@ -21,6 +21,7 @@ function view(row: Variable): VariableView {
     ...(row.secret ? {} : { value: row.value ?? "" }),
     secret: row.secret,
     flow_id: row.flowId,
+    allowed_hosts: row.secret && row.allowedHosts.length > 0 ? row.allowedHosts : null,
     updated_at: row.updatedAt.toISOString(),
     updated_by: row.updatedById,
   };
@@ -129,6 +130,7 @@ export async function createVariable(app: AppServices, principal: Principal, inp
         name: input.name,
         secret: input.secret,
         ...valueColumns(app, input.value, input.secret),
+        allowedHosts: input.secret ? (input.allowed_hosts ?? []) : [],
         updatedById: principal.userId,
       },
     });
@@ -140,17 +142,26 @@ export async function createVariable(app: AppServices, principal: Principal, inp
     }
     throw err;
   }
-  await afterChange(app, principal, "variable.created", row, meta);
+  await afterChange(app, principal, "variable.created", row, meta, row.allowedHosts.length > 0 ? { hosts_restricted: true } : {});
   return { variable: view(row) };
 }
 
 export async function updateVariable(app: AppServices, principal: Principal, input: UpdateVariableInput, meta: RequestMeta) {
   const current = await findVariable(app, principal, input.name, input.flow_id);
   const secret = input.secret ?? current.secret;
+  if (!secret && input.allowed_hosts) {
+    throw new AppError("VALIDATION_FAILED", `allowed_hosts: ${NOT_A_SECRET}`, { details: [{ path: "allowed_hosts", message: NOT_A_SECRET }] });
+  }
+  // Absent: the secret keeps its hosts; null: no restriction; a plain variable has none.
+  const allowedHosts = !secret ? [] : input.allowed_hosts === undefined ? current.allowedHosts : (input.allowed_hosts ?? []);
   const row = await app.db.prisma.variable
-    .update({ where: { id: current.id }, data: { secret, ...valueColumns(app, input.value, secret), updatedById: principal.userId } })
+    .update({ where: { id: current.id }, data: { secret, ...valueColumns(app, input.value, secret), allowedHosts, updatedById: principal.userId } })
     .catch(goneAsNotFound);
-  await afterChange(app, principal, "variable.updated", row, meta, current.secret !== secret ? { secret_changed: true } : {});
+  const hostsChanged = [...current.allowedHosts].sort().join(" ") !== [...row.allowedHosts].sort().join(" ");
+  await afterChange(app, principal, "variable.updated", row, meta, {
+    ...(current.secret !== secret ? { secret_changed: true } : {}),
+    ...(hostsChanged ? { hosts_changed: true } : {}),
+  });
   return { variable: view(row) };
 }
 
@@ -183,7 +194,7 @@ export async function loadVariableSet(deps: { prisma: PrismaClient; keyring: Var
         value = "";
       }
     }
-    const entry = { value, secret: row.secret };
+    const entry: VariableValue = { value, secret: row.secret, ...(row.secret && row.allowedHosts.length > 0 ? { allowedHosts: Object.freeze([...row.allowedHosts]) } : {}) };
     if (row.flowId) {
       let vars = flows.get(row.flowId);
       if (!vars) flows.set(row.flowId, (vars = new Map()));
