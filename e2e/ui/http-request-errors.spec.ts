@@ -65,3 +65,35 @@ test("a failed request goes to Debug through both the output and the catch node;
   await page.waitForTimeout(1000);
   await expect(debugMessages(page)).toHaveCount(1);
 });
+
+/**
+ * A node's error that no catch node takes is in the Debug list, as Node-RED's sidebar shows
+ * node.error (the node's status, replaced by its next one, is not enough: a reconnecting MQTT
+ * client's "connecting" hid why it failed). One a catch node takes is not (above: two messages).
+ */
+test("an uncaught node error shows in Debug among the messages, marked as an error", async ({ page, request }) => {
+  const owner = await registerUser(request, "node-error-debug");
+  const s = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const ids = { inject: `inj-${s}`, fn: `fn-${s}`, out: `out-${s}` };
+  const flow = await createFlow(request, owner, `Fails loudly ${s}`, {
+    nodes: [
+      { id: ids.inject, type: "inject", name: "go", position: { x: 80, y: 100 }, config: { payload_type: "string", payload: "hello" } },
+      { id: ids.fn, type: "function", name: "fails", position: { x: 300, y: 100 }, config: { code: 'node.error("the pump did not answer to " + msg.payload, msg);\nreturn null;' } },
+      { id: ids.out, type: "debug", name: "out", position: { x: 520, y: 100 } },
+    ],
+    connections: [
+      { source: ids.inject, target: ids.fn },
+      { source: ids.fn, target: ids.out },
+    ],
+  });
+  await logIn(page, owner.email);
+  await page.goto(`/flows/${flow.id}`);
+  await editorToolbar(page).getByRole("button", { name: "Deploy" }).click();
+  await openSidebarTab(page, "Debug");
+  await canvasNode(page, ids.inject).getByRole("button", { name: "Inject" }).click();
+  const error = debugMessages(page).filter({ hasText: "the pump did not answer to hello" });
+  await expect(error).toHaveCount(1);
+  await expect(error).toHaveClass(/\berror\b/);
+  await expect(error).toContainText("fails");
+  await shot(page, "node-error-in-debug", true);
+});

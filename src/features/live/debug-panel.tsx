@@ -41,7 +41,7 @@ const DebugRow = memo(function DebugRow({
   origin: string | null;
 }) {
   return (
-    <div className={`debug-row${highlighted ? " selected" : ""}`} onClick={() => onSelect(message.ownerId ?? message.nodeId)} data-testid="debug-message">
+    <div className={`debug-row${highlighted ? " selected" : ""}${message.level === "error" ? " error" : ""}`} onClick={() => onSelect(message.ownerId ?? message.nodeId)} data-testid="debug-message">
       <div className="debug-meta">
         <time dateTime={message.ts} title={message.ts}>
           {clock(message.ts)}
@@ -74,10 +74,10 @@ const DebugRow = memo(function DebugRow({
           </button>
         ) : null}
         <span className="debug-format">
-          {message.property === "msg" || message.property === "" ? "msg" : `msg.${message.property}`} : {message.format}
+          {message.level === "error" ? "error" : `${message.property === "msg" || message.property === "" ? "msg" : `msg.${message.property}`} : ${message.format}`}
         </span>
       </div>
-      <JsonValue value={message.msg} path={String(message.seq)} expanded={expanded} />
+      {message.level === "error" ? <div className="debug-error-text">{String(message.msg)}</div> : <JsonValue value={message.msg} path={String(message.seq)} expanded={expanded} />}
     </div>
   );
 });

@@ -28,6 +28,27 @@ describe("Ring", () => {
 });
 
 describe("DebugStore", () => {
+  it("shows a node's error among the messages, in order, as Node-RED's sidebar shows node.error; a status without one is not a message", () => {
+    let pending: (() => void) | null = null;
+    const store = new DebugStore({ schedule: (f) => (pending = f), owner: debugOwner({ kind: "flow", flowId: "flw_a" }) });
+    const status = (error: string | undefined, flowId = "flw_a"): OrgEvent<"node.status"> => ({
+      type: "event",
+      topic: "node.status",
+      flow_id: flowId,
+      ts: new Date(1_700_000_000_500).toISOString(),
+      data: { node_id: "mq1", status: { fill: "red", shape: "ring", text: "disconnected" }, ...(error !== undefined ? { error } : {}) },
+    });
+    store.add(event(1));
+    store.addError(status("MQTT broker mqtt://***@localhost:1883: localhost resolves to 127.0.0.1, a private address"));
+    store.addError(status(undefined));
+    pending!();
+    const [first, second] = store.messages();
+    expect(store.messages()).toHaveLength(2);
+    expect(first!.level).toBeUndefined();
+    expect(second).toMatchObject({ level: "error", nodeId: "mq1", ownerId: "mq1", format: "error", msg: expect.stringContaining("private address") });
+    expect(filterMessages(store.messages(), { nodeId: null, text: "private", ownOnly: false })).toEqual([second]);
+  });
+
   it("keeps the execution a message names (null when none was recorded), for its Show execution link", () => {
     const { store, frame } = manual();
     store.addMany([event(1, { execution_id: "exe_abc" }), event(2, { execution_id: null }), event(3)]);

@@ -22,6 +22,8 @@ export interface DebugMessage {
   executionId: string | null;
   /** Lower-case text searched by the filter, built once on arrival. */
   haystack: string;
+  /** A node's error (Node-RED's sidebar shows `node.error` among the messages): `msg` is its text. */
+  level?: "error";
 }
 
 /** A fixed-size ring: pushing past the capacity forgets the oldest. */
@@ -153,6 +155,33 @@ export class DebugStore {
     // A hidden tab gets no animation frames: never let the queue outgrow what could be kept.
     if (this.queue.length >= 2 * Math.max(this.capacity, this.pauseCapacity)) this.flush();
     else this.request();
+  }
+
+  /**
+   * A node's error (a `node.status` event that carries one), shown among the messages as Node-RED's
+   * debug sidebar shows `node.error`: the status under the node is replaced by the next one (a
+   * reconnecting client's "connecting"), this stays.
+   */
+  addError(event: OrgEvent<"node.status">) {
+    const error = event.data.error;
+    if (!error) return;
+    const d = { node_id: event.data.node_id } as OrgEvent<"debug">["data"];
+    this.queue.push({
+      seq: ++this.seq,
+      flowId: event.flow_id,
+      nodeId: event.data.node_id,
+      ownerId: this.owner({ ...event, topic: "debug", data: d } as OrgEvent<"debug">),
+      name: "",
+      topic: null,
+      ts: event.ts,
+      property: "error",
+      format: "error",
+      msg: error,
+      executionId: null,
+      haystack: `${event.data.node_id}\nerror\n${error.slice(0, 2000)}`.toLowerCase(),
+      level: "error",
+    });
+    this.queued();
   }
 
   private toMessage(event: OrgEvent<"debug">): DebugMessage {

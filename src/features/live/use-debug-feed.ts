@@ -66,6 +66,10 @@ export function useDebugFeed(target: DebugTarget) {
     } else if (frame.type === "event" && frame.topic === "debug") {
       if (scope === "flow" && owner(frame) === null) return;
       store.add(frame);
+    } else if (frame.type === "event" && frame.topic === "node.status") {
+      // A node's error (node.error in Node-RED): this page's flow's, or every flow's with scope "all".
+      if (frame.data.error === undefined || frame.data.caught || (scope === "flow" && (flowId === null || frame.flow_id !== flowId))) return;
+      store.addError(frame);
     } else if (frame.type === "dropped") {
       store.addDropped(frame.count);
     }

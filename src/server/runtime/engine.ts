@@ -200,8 +200,7 @@ export class FlowEngine {
     const flow = this.flows.get(flowId);
     const host = flow?.nodes.get(nodeId);
     if (!flow || !host) return;
-    flow.reportNodeError(nodeId, err);
-    flow.handleError(host, msg, err);
+    flow.failNode(host, err, msg);
   }
 
   /** Delivers a message into a node's input of a running flow, as a wire would (test harnesses). */

@@ -464,5 +464,6 @@ export interface EngineCallbacks {
     /** For a node inside a subflow instance: where it is (realtime.ts, debugSubflowSource). */
     subflow?: DebugSubflowSource;
   }): void;
-  onNodeError(event: { organizationId: string; flowId: string; nodeId: string; error: string }): void;
+  /** `caught`: a catch node took it (the debug sidebar leaves it out, as Node-RED does not log it). */
+  onNodeError(event: { organizationId: string; flowId: string; nodeId: string; error: string; caught?: boolean }): void;
 }

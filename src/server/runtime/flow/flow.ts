@@ -484,14 +484,23 @@ export class Flow {
   }
 
   /** A node's error: its status turns red, and it is reported (not caught: handleError does that). */
-  reportNodeError(nodeId: string, err: unknown) {
+  /**
+   * A node's error about a message: to the catch nodes first, then reported as caught or not (the
+   * debug sidebar shows only the uncaught ones, as Node-RED logs only those).
+   */
+  failNode(host: NodeHost, err: unknown, msg?: Message, exec?: TrackedExecution) {
+    const caught = msg !== undefined && msg !== null && typeof msg === "object" ? this.handleError(host, msg, err, exec) : false;
+    this.reportNodeError(host.node.id, err, caught);
+  }
+
+  reportNodeError(nodeId: string, err: unknown, caught = false) {
     const { spec } = this;
     const { callbacks } = this.core.options;
     const error = cutText(errorText(err), MAX_ERROR_TEXT);
     const host = this.nodes.get(nodeId);
     const status: NodeStatus = { fill: "red", shape: "ring", text: error.slice(0, 120) };
     if (host) host.status = status;
-    callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId, error });
+    callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId, error, ...(caught ? { caught } : {}) });
     callbacks.onNodeStatus({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId, status });
   }
 }

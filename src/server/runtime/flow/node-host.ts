@@ -77,10 +77,7 @@ export class NodeHost {
       status: (reported) => this.setStatus(reported),
       log: {
         warn: (message) => options.callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId: this.node.id, error: cutText(message, MAX_ERROR_TEXT) }),
-        error: (err, msg) => {
-          flow.reportNodeError(this.node.id, err);
-          if (msg && typeof msg === "object") flow.handleError(this, msg, err);
-        },
+        error: (err, msg) => flow.failNode(this, err, msg && typeof msg === "object" ? msg : undefined),
       },
       debug: (data) =>
         options.callbacks.onDebug({
@@ -183,8 +180,7 @@ export class NodeHost {
       finished = true;
       const flow = this.flow;
       if (err) {
-        flow.reportNodeError(this.node.id, err);
-        flow.handleError(this, msg, err, exec);
+        flow.failNode(this, err, msg, exec);
       } else if (flow.completeNodes.size > 0 && this.sub.role !== "instance" && !options?.noComplete) {
         // An instance node's own "done" reaches no complete node in Node-RED (it reports to its inner flow).
         flow.handleComplete(this.node, msg, exec);
