@@ -48,8 +48,8 @@ export const permissions = {
   "subflows:read": { minRole: "viewer", scope: "flows:read", description: "list and read subflow definitions" },
   "subflows:write": { minRole: "member", scope: "flows:write", description: "create, update and delete subflow definitions" },
   "config_nodes:read": { minRole: "viewer", scope: "flows:read", description: "list and read configuration nodes (credentials never: only whether each is set)" },
-  "config_nodes:write": { minRole: "member", scope: "flows:write", description: "create, update and delete configuration nodes (global-config: config_nodes:write_global too)" },
-  "config_nodes:write_global": { minRole: "admin", scope: "flows:write", description: "create, update and delete the global-config configuration node (the organization's env), as variables" },
+  "config_nodes:write": { minRole: "member", scope: "flows:write", description: "create, update and delete configuration nodes (the global-config node: admins only)" },
+  "config_nodes:write_global": { minRole: "admin", scope: "flows:write", description: "create, update and delete the global-config node (the organization's env), like variables" },
   "nodes:read": { minRole: "viewer", scope: "nodes:read", description: "read the node catalog and node instances" },
   "nodes:inject": { minRole: "member", scope: "nodes:inject", description: "trigger inject nodes" },
   "events:read": { minRole: "viewer", scope: "events:read", description: "receive the organization's events over /ws" },
@@ -70,6 +70,26 @@ export const permissions = {
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof permissions;
+
+/**
+ * What each API-key scope lets a key do, for the page that creates keys: one short line per scope
+ * over the permissions above that name it. A key never exceeds its creator's role, so what needs
+ * admin says so.
+ */
+export const apiKeyScopeDescriptions = {
+  "flows:read": "read flows and their deployments, executions, subflows, configuration nodes, context, variables (not secret values) and dashboard pages",
+  "flows:write": "create, change and delete flows, subflows, configuration nodes and context keys; admins' and owners' keys also variables, secrets and the global-config node",
+  "flows:deploy": "deploy and roll back flows",
+  "nodes:read": "read the node catalog and node instances",
+  "nodes:inject": "trigger inject nodes and replay executions",
+  "org:read": "see the organization, its members and its devices",
+  "events:read": "receive the organization's events over /ws",
+  "device:connect": "connect a device over the WebSocket device channel",
+  "files:read": "list and download the organization's files",
+  "files:write": "upload, replace and delete the organization's files",
+  "mqtt:publish": "publish to the organization's topics on the built-in MQTT broker",
+  "mqtt:subscribe": "subscribe to the organization's topics on the built-in MQTT broker",
+} as const satisfies Record<ApiKeyScope, string>;
 
 export function isRole(value: string): value is Role {
   return (roles as readonly string[]).includes(value);

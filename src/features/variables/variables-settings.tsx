@@ -15,6 +15,7 @@ import { can } from "@/features/organizations/roles";
 import type { Variable } from "@/features/organizations/types";
 import { errorInfo, useInvalidate, useTRPC } from "@/trpc/react";
 import type { Role } from "@/shared/permissions";
+import { flowLabels } from "./flow-labels";
 
 export interface FlowChoice {
   id: string;
@@ -42,7 +43,7 @@ function hostsError(fields: Record<string, string> | undefined): string | undefi
 /** Where a variable applies: the organization, or one flow (which overrides the organization's). */
 function scopeLabel(flowId: string | null, flows: FlowChoice[]): string {
   if (!flowId) return "Organization";
-  return `Flow: ${flows.find((f) => f.id === flowId)?.name ?? flowId}`;
+  return `Flow: ${flowLabels(flows).get(flowId) ?? flowId}`;
 }
 
 /** The settings page: what ${NAME} means here, a form to add one (admins), and the list. */
@@ -121,7 +122,7 @@ function AddVariableSection({ flows }: { flows: FlowChoice[] }) {
             label="Scope"
             hint="A flow's variable overrides the organization's of the same name."
             options={[ORGANIZATION, ...flows.map((f) => f.id)]}
-            optionLabels={Object.fromEntries([[ORGANIZATION, "Organization"], ...flows.map((f) => [f.id, `Flow: ${f.name}`])])}
+            optionLabels={Object.fromEntries([[ORGANIZATION, "Organization"], ...flows.map((f) => [f.id, scopeLabel(f.id, flows)])])}
             value={scope}
             onChange={(e) => setScope(e.target.value)}
             error={scopeError}

@@ -1,7 +1,7 @@
 "use client";
 
 import { Choice } from "@/components/field";
-import { permissions, type ApiKeyScope, type PermissionRule } from "@/shared/permissions";
+import { apiKeyScopeDescriptions, type ApiKeyScope } from "@/shared/permissions";
 
 export type KeyKind = "user" | "device";
 
@@ -10,11 +10,9 @@ const KINDS: ReadonlyArray<{ kind: KeyKind; label: string; hint: string }> = [
   { kind: "device", label: "Device key", hint: "Connects a device over the WebSocket." },
 ];
 
-/** What a scope lets a key do, from the permission table. */
+/** What a scope lets a key do (one short line per scope, beside the permission table). */
 function scopeDescription(scope: ApiKeyScope): string {
-  if (scope === "device:connect") return "connect a device over the WebSocket device channel";
-  const rules = (Object.values(permissions) as PermissionRule[]).filter((r) => r.scope === scope);
-  return rules.map((r) => r.description).join("; ");
+  return apiKeyScopeDescriptions[scope];
 }
 
 function sentenceCase(text: string): string {
