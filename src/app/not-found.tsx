@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { SiteHeader } from "@/components/site-header";
-import { SignOutButton } from "@/features/accounts/sign-out-button";
+import { PublicHeader } from "@/components/public-header";
 import { serverCaller } from "@/trpc/server";
 
 export const metadata: Metadata = { title: "Not found" };
@@ -24,22 +23,7 @@ export default async function NotFound() {
   const signedIn = await isSignedIn();
   return (
     <>
-      <SiteHeader>
-        {signedIn ? (
-          <>
-            <Link href="/flows">Flows</Link>
-            <Link href="/account/security">Account</Link>
-            <SignOutButton />
-          </>
-        ) : (
-          <>
-            <Link href="/login">Log in</Link>
-            <Link href="/register" className="button">
-              Create an account
-            </Link>
-          </>
-        )}
-      </SiteHeader>
+      <PublicHeader signedIn={signedIn} flowsLink />
       <main className="narrow">
         <h1>Page not found</h1>
         <p className="lead">The page or flow you asked for does not exist, or you do not have access to it.</p>

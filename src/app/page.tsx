@@ -1,6 +1,5 @@
 import Link from "next/link";
-import { SiteHeader } from "@/components/site-header";
-import { SignOutButton } from "@/features/accounts/sign-out-button";
+import { PublicHeader } from "@/components/public-header";
 import { serverCaller } from "@/trpc/server";
 
 export default async function HomePage() {
@@ -8,21 +7,7 @@ export default async function HomePage() {
   const { signedIn } = await serverCaller();
   return (
     <>
-      <SiteHeader>
-        {signedIn ? (
-          <>
-            <Link href="/account/security">Account</Link>
-            <SignOutButton />
-          </>
-        ) : (
-          <>
-            <Link href="/login">Log in</Link>
-            <Link href="/register" className="button">
-              Create an account
-            </Link>
-          </>
-        )}
-      </SiteHeader>
+      <PublicHeader signedIn={signedIn} />
       <main>
         <h1>Flows for every team, run for you</h1>
         <p className="lead">
