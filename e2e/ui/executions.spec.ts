@@ -156,7 +156,13 @@ test("inject → function that throws on n=2 → debug: both executions listed, 
 
   // A Debug message opens its execution.
   await openTab(page, "Debug");
-  const messages = page.getByRole("region", { name: "Debug" }).getByTestId("debug-message");
+  const listed = page.getByRole("region", { name: "Debug" }).getByTestId("debug-message");
+  // The second execution's error is listed between the two messages, as Node-RED's sidebar lists
+  // an uncaught node.error.
+  await expect(listed).toHaveCount(3);
+  await expect(listed.nth(1)).toHaveClass(/\berror\b/);
+  await expect(listed.nth(1)).toContainText(ERR);
+  const messages = listed.filter({ hasNot: page.locator(".debug-error-text") });
   await expect(messages).toHaveCount(2);
   await shot(page, "executions-debug-link");
   await messages.nth(1).getByRole("button", { name: "Show execution" }).click();
