@@ -33,6 +33,13 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-rate-"));
 const schema = `test_mqtt_rate_${suffix}`;
 const RATE = 40;
 
+/** A new organization's owner on `app`, and a device key of it (both MQTT scopes). */
+async function orgWithDeviceKey(app: AppServices) {
+  const owner = await signUp(restClient(app));
+  const key = (await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "d", kind: "device" } })).body.secret as string;
+  return { owner, key };
+}
+
 async function instance(name: string): Promise<AppServices> {
   const env = parseEnv({
     NODE_ENV: "test",
@@ -81,8 +88,7 @@ describe.skipIf(!shared)("built-in MQTT broker across instances and deployments 
     const endpoints: MqttEndpoints[] = [await serveMqtt(a), await serveMqtt(b)];
     const clients: TestMqttClient[] = [];
     try {
-      const owner = await signUp(restClient(a));
-      const key = (await restClient(a)("POST", "/api-keys", { token: owner.accessToken, body: { name: "d", kind: "device" } })).body.secret as string;
+      const { owner, key } = await orgWithDeviceKey(a);
       const other = await signUp(restClient(b));
       const otherKey = (await restClient(b)("POST", "/api-keys", { token: other.accessToken, body: { name: "d", kind: "device" } })).body.secret as string;
       const onA = await connectMqtt(endpoints[0]!.tcp, { password: key, clientId: "on-a", protocolVersion: 5 });
@@ -121,8 +127,7 @@ describe.skipIf(!shared)("built-in MQTT broker across instances and deployments 
     const endpoints: MqttEndpoints[] = [await serveMqtt(a), await serveMqtt(b)];
     const clients: TestMqttClient[] = [];
     try {
-      const owner = await signUp(restClient(a));
-      const key = (await restClient(a)("POST", "/api-keys", { token: owner.accessToken, body: { name: "d", kind: "device" } })).body.secret as string;
+      const { key } = await orgWithDeviceKey(a);
       const connect = async (url: string, expiry: number) => {
         const c = await connectMqtt(url, { password: key, clientId: "roamer", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: expiry } });
         clients.push(c);
@@ -163,8 +168,7 @@ describe.skipIf(!shared)("built-in MQTT broker across instances and deployments 
     const late = new Redis(process.env.REDIS_URL!);
     const clients: TestMqttClient[] = [];
     try {
-      const owner = await signUp(restClient(app));
-      const key = (await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "d", kind: "device" } })).body.secret as string;
+      const { key } = await orgWithDeviceKey(app);
       const session = { password: key, clientId: "returning", clean: false } as const;
       const first = await connectMqtt(endpoints.tcp, session);
       expect(await first.subscribe("q/#", 2)).toEqual([2]);
@@ -212,8 +216,7 @@ describe.skipIf(!shared)("built-in MQTT broker across instances and deployments 
     const admin = new Redis(process.env.REDIS_URL!);
     const clients: TestMqttClient[] = [];
     try {
-      const owner = await signUp(restClient(app));
-      const key = (await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "d", kind: "device" } })).body.secret as string;
+      const { key } = await orgWithDeviceKey(app);
       const session = { password: key, clientId: "announcer", clean: false } as const;
       const first = await connectMqtt(endpoints.tcp, session);
       clients.push(first);
@@ -250,8 +253,7 @@ describe.skipIf(!shared)("built-in MQTT broker across instances and deployments 
     await spy.psubscribe("*");
     const clients: TestMqttClient[] = [];
     try {
-      const owner = await signUp(restClient(app));
-      const key = (await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "d", kind: "device" } })).body.secret as string;
+      const { owner, key } = await orgWithDeviceKey(app);
       const listener = await connectMqtt(endpoints.tcp, { password: key, clientId: "listener" });
       clients.push(listener);
       await listener.subscribe("plant/#", 1);
