@@ -12,6 +12,7 @@ import { setUpTestApp } from "@/test/set-up-test-app";
 import { signUp, joinAs } from "@/test/accounts";
 import { connectMqtt, refusedWith, serveMqtt, sleep, type MqttEndpoints, type TestMqttClient } from "@/test/mqtt";
 import { makeTestCertificates } from "@/test/tls-fixtures";
+import { DurablePersistence } from "./durable-persistence";
 import { onlineMqttClients } from "./online";
 import type { BuiltInMqttMessage } from "@/server/runtime/types";
 
@@ -32,6 +33,12 @@ async function track(c: Promise<TestMqttClient>) {
   const client = await c;
   open.push(client);
   return client;
+}
+
+/** The prototype whose delWill the broker's persistence uses (Redis with REDIS_URL, else the durable one). */
+async function persistencePrototype(): Promise<{ delWill(client: { id: string }): Promise<unknown> }> {
+  if (process.env.REDIS_URL) return (await import("aedes-persistence-redis/asyncPersistence.js")).default.prototype as never;
+  return DurablePersistence.prototype as never;
 }
 
 async function orgWithDeviceKey() {
@@ -199,6 +206,39 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
     // Each once: on Redis a message published just before the client came back also returns live
     // after its session was restored, and reaches it by one road only (replay-guard.ts).
     expect(back.messages.map((m) => m.topic).sort()).toEqual(["a/1", "b/2", "c/1", "e/1"]);
+  });
+
+  it("a returning persistent session gets its CONNACK first though a message reaches it while its session is restored (MQTT-3.2.0-1)", async () => {
+    const { key } = await orgWithDeviceKey();
+    const session = { password: key, clientId: "connack-first", clean: false } as const;
+    const first = await connectMqtt(mq.tcp, session);
+    expect(await first.subscribe("live/#", 1)).toEqual([1]);
+    await first.end();
+    const sender = await track(connectMqtt(mq.ws, { password: key, clientId: "connack-sender" }));
+    // Aedes restores the session's subscriptions, then stores its will (delWill), then writes the
+    // CONNACK: a message published in between reaches the restored subscription at once (on Redis,
+    // one published just before the client came back and returning through pub/sub does).
+    const proto = await persistencePrototype();
+    const own = Object.getOwnPropertyDescriptor(proto, "delWill");
+    const delWill = proto.delWill;
+    proto.delWill = async function (this: unknown, client: { id: string }) {
+      if (client.id.endsWith(":connack-first")) {
+        await sender.publish("live/1", "during-restore", { qos: 1 });
+        await sleep(200);
+      }
+      return delWill.call(this, client);
+    };
+    try {
+      // Written before its CONNACK, the PUBLISH made mqtt.js wait for a CONNACK it never read.
+      const back = await track(connectMqtt(mq.tcp, session));
+      expect(back.connack.sessionPresent).toBe(true);
+      expect((await back.next((m) => m.topic === "live/1")).payload).toBe("during-restore");
+      await sleep(300);
+      expect(back.messages.map((m) => m.payload)).toEqual(["during-restore"]);
+    } finally {
+      if (own) Object.defineProperty(proto, "delWill", own);
+      else delete (proto as { delWill?: unknown }).delWill;
+    }
   });
 
   it("a packet announced larger than the limit closes the connection before it is read, CONNECT included", async () => {

@@ -1097,6 +1097,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     // Once every listener is in place (a WebSocket client may connect from now on): the sessions
     // that expired while no instance held their timer, then every SESSION_SWEEP_MS.
     await sweepExpiredSessions();
+    // Closed meanwhile (a start cut short): no timer outlives the broker and its database.
+    if (closed) return;
     sweepTimer = setInterval(() => void sweepExpiredSessions(), SESSION_SWEEP_MS);
     sweepTimer.unref();
   }

@@ -10,6 +10,13 @@
  * `AckRewriter` sits on the connection's way out, follows the packets' framing, and sets that
  * code in the PUBACK / PUBREC / SUBACK Aedes writes for it. Nothing else is copied or changed: a
  * packet is held only while it is one of those acknowledgements and a code is waiting for one.
+ *
+ * It also keeps the CONNACK first ([MQTT-3.2.0-1]). Aedes restores a persistent session's
+ * subscriptions before it writes the CONNACK, and a message published in between (on Redis, one
+ * published just before the client came back and returning through pub/sub) is written at once:
+ * a client then reads a PUBLISH before its CONNACK. mqtt.js holds the PUBACK it owes until it is
+ * connected and reads nothing more meanwhile, so it never sees the CONNACK and gives up (connack
+ * timeout). Whatever Aedes writes before the CONNACK is held here and follows it.
  */
 
 /** MQTT 5 reason codes the broker sends (MQTT 5.0 §2.4). */
@@ -41,8 +48,12 @@ export class AckRewriter {
   private readonly subscribe = new Map<number, Map<number, number>>();
   private phase: Phase = { kind: "type" };
   private type = 0;
-  /** The acknowledgement being held (its bytes so far), or null when bytes pass through. */
+  /** The packet being held (its bytes so far), or null when bytes pass through. */
   private held: Buffer[] | null = null;
+  /** The packet being held was written before the CONNACK: it goes once the CONNACK has. */
+  private heldEarly = false;
+  /** Whole packets written before the CONNACK, in order. */
+  private readonly early: Buffer[] = [];
   /** A CONNACK went out on this connection (the server may send DISCONNECT from then on). */
   connackWritten = false;
 
@@ -58,7 +69,7 @@ export class AckRewriter {
     codes.set(index, code);
   }
 
-  /** Outgoing bytes in, the bytes to send out (the same ones, with the codes set). */
+  /** Outgoing bytes in, the bytes to send out (the same ones, with the codes set, the CONNACK first). */
   rewrite(chunk: Buffer): Buffer[] {
     const out: Buffer[] = [];
     // Where the bytes not yet passed on start in this chunk.
@@ -66,9 +77,17 @@ export class AckRewriter {
     let i = 0;
     const endPacket = () => {
       this.phase = { kind: "type" };
+      if (this.type === CONNACK && this.early.length > 0) {
+        // The CONNACK passed through (it is never held): what was written before it follows it.
+        out.push(chunk.subarray(from, i), ...this.early.splice(0));
+        from = i;
+        return;
+      }
       if (!this.held) return;
       this.held.push(chunk.subarray(from, i));
-      out.push(this.patched(Buffer.concat(this.held)));
+      const packet = this.patched(Buffer.concat(this.held));
+      if (this.heldEarly) this.early.push(packet);
+      else out.push(packet);
       this.held = null;
       from = i;
     };
@@ -76,8 +95,9 @@ export class AckRewriter {
       const p = this.phase;
       if (p.kind === "type") {
         this.type = chunk[i]! >> 4;
+        this.heldEarly = !this.connackWritten && this.type !== CONNACK;
         if (this.type === CONNACK) this.connackWritten = true;
-        const hold = ((this.type === PUBACK || this.type === PUBREC) && this.publish.size > 0) || (this.type === SUBACK && this.subscribe.size > 0);
+        const hold = this.heldEarly || ((this.type === PUBACK || this.type === PUBREC) && this.publish.size > 0) || (this.type === SUBACK && this.subscribe.size > 0);
         if (hold) {
           if (i > from) out.push(chunk.subarray(from, i));
           this.held = [];
@@ -107,6 +127,7 @@ export class AckRewriter {
 
   /** A whole PUBACK / PUBREC / SUBACK (a copy: the caller's buffers are never changed). */
   private patched(packet: Buffer): Buffer {
+    if (this.type !== PUBACK && this.type !== PUBREC && this.type !== SUBACK) return packet;
     let at = 1;
     while (packet[at]! & 0x80) at++;
     const body = packet.subarray(at + 1);
