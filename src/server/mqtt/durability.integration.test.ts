@@ -24,6 +24,20 @@ const suffix = randomBytes(6).toString("hex");
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-restart-"));
 const schema = process.env.DATABASE_URL ? `test_mqtt_${suffix}` : undefined;
 
+/**
+ * A step with no deadline of its own (start, close, sweep) given one: a step that hangs fails the
+ * test naming it, instead of the test's own timeout saying nothing of where (a CI run once did).
+ */
+async function step<T>(what: string, work: Promise<T>, ms = 30_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms / 1000} s`)), ms)));
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The same database (PGlite directory or PostgreSQL schema) and store prefix each time: a restart. */
 async function startApp(): Promise<AppServices> {
   const env = parseEnv({
@@ -60,7 +74,7 @@ afterAll(async () => {
 
 describe("built-in MQTT broker across a restart", () => {
   it("retained messages and a persistent session (its subscriptions and queued QoS 1 messages) survive", { timeout: 90_000 }, async () => {
-    let app = await startApp();
+    let app = await step("the first start", startApp());
     let mq = await serveMqtt(app);
     const owner = await signUp(restClient(app));
     const created = await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "sensor", kind: "device" } });
@@ -104,15 +118,15 @@ describe("built-in MQTT broker across a restart", () => {
     await publisher.publish("alerts/before", "while-away", { qos: 1 });
     await publisher.end();
     await sleep(100);
-    await mq.close();
-    await app.close();
+    await step("closing the endpoints before the restart", mq.close());
+    await step("closing the app before the restart", app.close());
     const stoppedAt = Date.now();
     online5.client.end(true);
     crashed5.client.end(true);
     // Their expiry (1 s) passes while nothing runs: no instance holds a timer for them.
     await sleep(1_200);
 
-    app = await startApp();
+    app = await step("the start after the restart", startApp());
     // kill -9 leaves the row a connection wrote, with no disconnect after it: looked at again now.
     const organizationId = (await app.db.prisma.mqttSessionExpiry.findFirstOrThrow({ where: { clientId: { endsWith: ":crashed5" } } })).organizationId;
     await app.db.prisma.mqttSessionExpiry.update({ where: { clientId: `${organizationId}:crashed5` }, data: { connected: true, expiresAt: new Date(Date.now() - 1_000) } });
@@ -122,10 +136,10 @@ describe("built-in MQTT broker across a restart", () => {
     const elsewhere = onlineClientKey(organizationId, "taken5");
     const entry = { key_id: "k", client_id: "taken5", connected_at: new Date().toISOString(), last_seen_at: new Date().toISOString(), instance_id: "another", connection_id: "c", session_expiry_seconds: 0 };
     await app.store.set(elsewhere, JSON.stringify(entry), { ttlMs: 60_000 });
-    mq = await serveMqtt(app);
+    mq = await step("serving MQTT after the restart", serveMqtt(app));
     try {
       // The sweep drops the stale row instead of keeping it for when that client leaves.
-      await app.mqtt.sweepExpiredSessions();
+      await step("the sweep after the restart", app.mqtt.sweepExpiredSessions());
       await expect.poll(() => app.db.prisma.mqttSessionExpiry.count({ where: { clientId: `${organizationId}:taken5` } }), { timeout: 5_000 }).toBe(0);
       await app.store.del(elsewhere);
 
