@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { signUp } from "@/test/accounts";
+import { NODE_HEIGHT, NODE_WIDTH } from "@/shared/node-red-canvas";
 
 const testApp = setUpTestApp();
 const request = testApp.request;
@@ -354,6 +355,30 @@ describe("Node-RED's example flows through the dry run", () => {
       expect.stringMatching(/^network\/tcp\/01 - Connect to TCP out server\.json: tcp out .*not offered, by design.*\(tcp out as a server\); only its client mode is offered/),
       expect.stringMatching(/^network\/tcp\/03 - Send reply to client of TCP connection\.json: tcp out .*not offered, by design.*replies to the connections of a listening tcp in/),
     ]);
+  });
+});
+
+describe("Node-RED's layout on our canvas", () => {
+  // Examples whose nodes, placed at Node-RED's numbers as ours, overlapped (Node-RED's boxes are
+  // centred and narrower: src/shared/node-red-canvas.ts).
+  const crowded = ["parser/html/04 - Join extracted sequence of HTML element using join node.json", "parser/json/01 - Convert JSON string to JavaScript object.json", "parser/csv/10 - Join parsed CSV message sequence using join node.json"];
+
+  it("imported flows keep Node-RED's layout without boxes on top of each other, and export with Node-RED's numbers", async () => {
+    for (const file of crowded) {
+      const flows = JSON.parse(readFileSync(path.join(examplesDir, file), "utf8")) as Array<{ type: string; x?: number; y?: number }>;
+      const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows } });
+      expect(res.status, file).toBe(201);
+      const flow = (await request("GET", `/flows/${res.body.flows[0].id}`, { token: user.accessToken })).body.flow;
+      const boxes = (flow.nodes as Array<{ id: string; position: { x: number; y: number } }>).map((n) => ({ id: n.id, ...n.position }));
+      const overlapping = boxes.flatMap((a, i) => boxes.slice(i + 1).filter((b) => Math.abs(a.x - b.x) < NODE_WIDTH && Math.abs(a.y - b.y) < NODE_HEIGHT).map((b) => `${a.id} and ${b.id}`));
+      expect(overlapping, file).toEqual([]);
+      // Left to right as in Node-RED: the order of the nodes along each row is kept.
+      const placed = flows.filter((n) => typeof n.x === "number" && n.type !== "tab");
+      expect(boxes.length).toBe(placed.length);
+      const exported = (await request("GET", `/flows/${flow.id}/export`, { token: user.accessToken })).body as Array<{ type: string; x?: number; y?: number }>;
+      const at = (nodes: Array<{ type: string; x?: number; y?: number }>) => nodes.filter((n) => typeof n.x === "number" && n.type !== "tab").map((n) => `${n.type} ${n.x},${n.y}`).sort();
+      expect(at(exported), file).toEqual(at(placed));
+    }
   });
 });
 

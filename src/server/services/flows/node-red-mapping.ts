@@ -4,6 +4,7 @@ import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount, type NodeDefinition } from "../../nodes/types";
 import { NODE_DESCRIPTION_MAX_CHARS, PORT_LABEL_MAX_CHARS, sliceCodePoints, MAX_OUTPUT_PORTS, nodeAppearanceSchema, normalizeAppearance, type Connection, type FlowNode, type NodeAppearance } from "../../../shared/flow-graph";
 import { groupsToNodeRed, membershipOf, nodeBox } from "./node-red-groups";
+import { fromNodeRedPosition, toNodeRedPosition } from "../../../shared/node-red-canvas";
 import { configRefProperties, configRefsOf } from "../../nodes/config-refs";
 import { configNodeIdFromNodeRed } from "../../../shared/config-nodes";
 import {
@@ -196,12 +197,12 @@ export function canvasToNodeRed(
         const c = n.config as { original_type: string; properties: Record<string, unknown> };
         // A type of ours whose mapping failed keeps what its own properties hold (a comment's text): never overwritten.
         const owned = Object.fromEntries([...ownedKeys(registry.fromNodeRedType(c.original_type))].map((k) => [k, true]));
-        return { ...c.properties, ...infoOf(n, owned), ...appearanceToNodeRed(n, owned), id: n.id, type: c.original_type, z, ...inGroup, name: n.name, x: n.position.x, y: n.position.y, wires };
+        return { ...c.properties, ...infoOf(n, owned), ...appearanceToNodeRed(n, owned), id: n.id, type: c.original_type, z, ...inGroup, name: n.name, ...toNodeRedPosition(n.position), wires };
       }
-      if (n.type === JUNCTION_TYPE) return { id: n.id, type: JUNCTION_TYPE, z, ...inGroup, x: n.position.x, y: n.position.y, wires };
+      if (n.type === JUNCTION_TYPE) return { id: n.id, type: JUNCTION_TYPE, z, ...inGroup, ...toNodeRedPosition(n.position, true), wires };
       if (isSubflowInstanceType(n.type)) {
         const env = (n.config as { env?: unknown[] }).env ?? [];
-        return { id: n.id, type: n.type, z, ...inGroup, name: n.name, env, ...infoOf(n, {}), ...appearanceToNodeRed(n, {}), x: n.position.x, y: n.position.y, wires, ...(n.disabled ? { d: true } : {}) };
+        return { id: n.id, type: n.type, z, ...inGroup, name: n.name, env, ...infoOf(n, {}), ...appearanceToNodeRed(n, {}), ...toNodeRedPosition(n.position), wires, ...(n.disabled ? { d: true } : {}) };
       }
       const props = definition?.nodeRed ? definition.nodeRed.toNodeRed(n.config) : { ...n.config };
       return {
@@ -213,13 +214,13 @@ export function canvasToNodeRed(
         ...props,
         ...infoOf(n, props),
         ...appearanceToNodeRed(n, props),
-        x: n.position.x,
-        y: n.position.y,
+        ...toNodeRedPosition(n.position),
         wires,
         ...(n.disabled ? { d: true } : {}),
       };
     });
-  const boxes = groupsToNodeRed(groups, graph.nodes, z, (n) => nodeBox(n, labelOf(n), portsOf(n)));
+  // Group boxes are measured around the members where Node-RED draws them (centres on its canvas).
+  const boxes = groupsToNodeRed(groups, graph.nodes, z, (n) => nodeBox({ ...n, position: toNodeRedPosition(n.position, n.type === JUNCTION_TYPE) }, labelOf(n), portsOf(n)));
   return [...boxes, ...nodes];
 }
 
@@ -369,7 +370,7 @@ export function convertNodeRedNodes(
           id,
           type: subflowInstanceType(subflows.get(subflowId)!),
           name: typeof n.name === "string" ? n.name : "",
-          position: { x: Number(n.x ?? 0) || 0, y: Number(n.y ?? 0) || 0 },
+          position: fromNodeRedPosition(n.x, n.y),
           config: parsed.data,
           disabled: n.d === true,
           ...descriptionOf(n, warnings),
@@ -452,7 +453,7 @@ export function convertNodeRedNodes(
       id,
       type,
       name: typeof n.name === "string" ? n.name : "",
-      position: { x: Number(n.x ?? 0) || 0, y: Number(n.y ?? 0) || 0 },
+      position: fromNodeRedPosition(n.x, n.y, type === JUNCTION_TYPE),
       config,
       disabled: type === "unknown" || n.d === true,
       ...kept,

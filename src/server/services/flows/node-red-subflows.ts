@@ -7,6 +7,7 @@ import { createSubflowInput } from "../subflows/subflow.schemas";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
 import { SUBFLOW_IN_TYPE, SUBFLOW_OUT_TYPE, SUBFLOW_STATUS_TYPE, type FlowGroup, type SubflowEnvEntry } from "../../../shared/subflows";
 import { canvasToNodeRed, convertNodeRedNodes, envEntryFromNodeRed, freshId, liftUnknownNode, type ConfigNodeMapping, type ImportReportEntry } from "./node-red-mapping";
+import { fromNodeRedPosition, toNodeRedPosition } from "../../../shared/node-red-canvas";
 import { groupsFromNodeRed } from "./node-red-groups";
 
 type NrNode = Record<string, unknown>;
@@ -50,13 +51,13 @@ export function subflowToNodeRed(registry: NodeRegistry, def: DefinitionGraph, p
     name: def.name,
     info: def.description,
     category: def.category,
-    in: input ? [{ x: input.position.x, y: input.position.y, wires: def.connections.filter((c) => c.source === input.id && byId.get(c.target)?.type !== SUBFLOW_OUT_TYPE && byId.get(c.target)?.type !== SUBFLOW_STATUS_TYPE).map((c) => ({ id: c.target })) }] : [],
-    out: outputs.map((o) => ({ x: o.position.x, y: o.position.y, wires: into(o) })),
+    in: input ? [{ ...toNodeRedPosition(input.position), wires: def.connections.filter((c) => c.source === input.id && byId.get(c.target)?.type !== SUBFLOW_OUT_TYPE && byId.get(c.target)?.type !== SUBFLOW_STATUS_TYPE).map((c) => ({ id: c.target })) }] : [],
+    out: outputs.map((o) => ({ ...toNodeRedPosition(o.position), wires: into(o) })),
     env: def.env,
     meta: {},
     color: def.color,
     ...(def.icon ? { icon: def.icon } : {}),
-    ...(status ? { status: { x: status.position.x, y: status.position.y, wires: into(status) } } : {}),
+    ...(status ? { status: { ...toNodeRedPosition(status.position), wires: into(status) } } : {}),
   };
   return [definition, ...canvasToNodeRed(registry, def.id, def, portsOf)];
 }
@@ -85,7 +86,7 @@ export function subflowFromNodeRed(
   const local = new Set(graph.nodes.map((n) => n.id));
   const at = (p: unknown) => {
     const o = (p ?? {}) as { x?: unknown; y?: unknown };
-    return { x: Number(o.x ?? 0) || 0, y: Number(o.y ?? 0) || 0 };
+    return fromNodeRedPosition(o.x, o.y);
   };
   const nodes: FlowNode[] = [];
   const connections: Connection[] = [...graph.connections];

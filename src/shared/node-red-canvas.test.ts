@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { fromNodeRedPosition, NODE_HEIGHT, NODE_WIDTH, toNodeRedPosition } from "./node-red-canvas";
+
+describe("positions between Node-RED's canvas and ours", () => {
+  it("gives back Node-RED's whole numbers after the round trip, for nodes and junctions", () => {
+    for (let x = -50; x <= 2000; x += 7) {
+      for (const y of [-20, 0, 1, 33, 40, 59, 60, 61, 100, 999, 1001]) {
+        for (const junction of [false, true]) expect(toNodeRedPosition(fromNodeRedPosition(x, y, junction), junction)).toEqual({ x, y });
+      }
+    }
+  });
+
+  it("keeps a node's centre where Node-RED has it, scaled, so boxes at Node-RED's spacing do not overlap", () => {
+    // inject → function → debug as Node-RED lays them out: 180 px apart, rows 40 px apart.
+    const a = fromNodeRedPosition(120, 80);
+    const b = fromNodeRedPosition(300, 80);
+    const below = fromNodeRedPosition(120, 120);
+    expect(b.x - a.x).toBeGreaterThanOrEqual(NODE_WIDTH + 80);
+    expect(below.y - a.y).toBeGreaterThan(NODE_HEIGHT);
+    expect({ x: a.x + NODE_WIDTH / 2, y: a.y + NODE_HEIGHT / 2 }).toEqual({ x: 180, y: 107 });
+    // A junction's dot is centred on the same point as a node's box.
+    const j = fromNodeRedPosition(120, 80, true);
+    expect({ x: j.x + 8, y: j.y + 8 }).toEqual({ x: 180, y: 107 });
+  });
+
+  it("reads what is not a number as 0, as before", () => {
+    expect(fromNodeRedPosition(undefined, "abc")).toEqual(fromNodeRedPosition(0, 0));
+    expect(fromNodeRedPosition("240", "60")).toEqual(fromNodeRedPosition(240, 60));
+  });
+});
