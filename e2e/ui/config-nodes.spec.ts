@@ -253,3 +253,40 @@ test("configuration nodes changed elsewhere show in the open editor without a re
   await expect(picker.locator("option", { hasText: "Plant root CA" })).toHaveCount(1);
   await expect(picker.locator("option", { hasText: "Temporary CA" })).toHaveCount(0);
 });
+
+test("MQTT numbers with a few values are choices with words: QoS, action and a broker's protocol, saved as numbers", async ({ page, request }) => {
+  const owner = await registerUser(request, "cfgui-mqtt");
+  const id = `mi-${unique()}`;
+  const flow = await createFlow(request, owner, `Sensors ${unique()}`, { nodes: [{ id, type: "mqtt-in", name: "readings", position: { x: 200, y: 140 }, config: { topic: "sensors/#" } }] });
+  await logIn(page, owner.email);
+  await page.goto(`/flows/${flow.id}`);
+
+  await canvasNode(page, id).dblclick();
+  const nodeDialog = page.getByRole("dialog", { name: "Edit mqtt-in node" });
+  const qos = nodeDialog.getByRole("combobox", { name: "QoS", exact: true });
+  await expect(qos.locator("option:checked")).toHaveText("2: exactly once");
+  await expect(qos.locator("option")).toHaveText(["0: at most once", "1: at least once", "2: exactly once"]);
+  await qos.selectOption({ label: "1: at least once" });
+  await expect(nodeDialog.getByRole("combobox", { name: "Action", exact: true }).locator("option:checked")).toHaveText("Subscribe to a single topic");
+
+  await nodeDialog.getByRole("button", { name: "Add new mqtt-broker…" }).click();
+  const add = page.getByRole("dialog", { name: "Add new mqtt-broker configuration node" });
+  await add.getByLabel("Name", { exact: true }).fill("Plant broker");
+  const protocol = add.getByRole("combobox", { name: "Protocol", exact: true });
+  await expect(protocol.locator("option:checked")).toHaveText("MQTT 3.1.1");
+  await protocol.selectOption({ label: "MQTT 5" });
+  await expect(add.getByRole("combobox", { name: "Will message QoS", exact: true }).locator("option:checked")).toHaveText("0: at most once");
+  await shot(page, "mqtt-broker-choices");
+  await add.getByRole("button", { name: "Add", exact: true }).click();
+  await expect(add).toHaveCount(0);
+  await shot(page, "mqtt-in-choices");
+  await expectAccessible(page);
+  await nodeDialog.getByRole("button", { name: "Done" }).click();
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByText("Revision 2 · saved")).toBeVisible();
+
+  const stored = await (await request.get(`/api/v1/flows/${flow.id}`, { headers: auth(owner) })).json();
+  expect(stored.flow.nodes[0].config).toMatchObject({ qos: 1, inputs: 0 });
+  const broker = await (await request.get(`/api/v1/config-nodes/${stored.flow.nodes[0].config.broker}`, { headers: auth(owner) })).json();
+  expect(broker.config_node.config).toMatchObject({ protocolVersion: 5, willQos: 0 });
+});

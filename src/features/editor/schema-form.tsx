@@ -49,6 +49,9 @@ function unwrapNullable(schema: JsonSchema): { schema: JsonSchema; nullable: boo
   return { schema, nullable: false };
 }
 
+/** The enum's value an option stands for: a number stays a number (an option's value is text). */
+export const choiceOf = (values: readonly unknown[], text: string): unknown => values.find((v) => String(v) === text) ?? text;
+
 const fieldId = (path: string) => `cfg-${path.replace(/[^A-Za-z0-9_-]/g, "_")}`;
 
 /** A rule list (switch, change): every item is one of several shapes told apart by `t`. */
@@ -173,7 +176,7 @@ function ScalarField({
     return (
       <div className="field">
         <label htmlFor={id}>{label}</label>
-        <select id={id} value={String(value ?? "")} onChange={(e) => onChange(e.target.value === "" && nullable ? null : e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={describedBy}>
+        <select id={id} value={String(value ?? "")} onChange={(e) => onChange(e.target.value === "" && nullable ? null : choiceOf(schema.enum!, e.target.value))} aria-invalid={error ? true : undefined} aria-describedby={describedBy}>
           {nullable ? <option value="">(none)</option> : null}
           {schema.enum.map((o) => (
             <option key={String(o)} value={String(o)}>

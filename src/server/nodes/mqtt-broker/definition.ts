@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { PROTOCOL_CHOICES, QOS_CHOICES } from "../mqtt-choices";
 import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-nodes";
 
 /** The reserved `broker` value naming the app's own broker (SPEC §20, "Built-in broker"). */
@@ -98,24 +99,24 @@ export const mqttBrokerConfig = z.object({
   verifyservercert: z.boolean().default(true).meta({ title: "Verify server certificate", description: "Without a TLS configuration" }),
   clientid: z.string().max(256).default("").meta({ title: "Client ID", description: "Empty: a random one" }),
   autoConnect: z.boolean().default(true).meta({ title: "Connect automatically" }),
-  protocolVersion: z.number().int().min(3).max(5).default(4).meta({ title: "Protocol", description: "3: MQTT 3.1, 4: MQTT 3.1.1, 5: MQTT 5" }),
+  protocolVersion: z.number().int().min(3).max(5).default(4).meta({ title: "Protocol", ...PROTOCOL_CHOICES }),
   keepalive: z.number().int().min(0).max(65_535).default(60).meta({ title: "Keep alive (s)" }),
   cleansession: z.boolean().default(true).meta({ title: "Clean session" }),
   autoUnsubscribe: z.boolean().default(true).meta({ title: "Unsubscribe when a node stops" }),
   sessionExpiry: z.number().int().min(0).max(0xffffffff).default(0).meta({ title: "Session expiry (s)", description: "MQTT 5" }),
   userProps: z.string().max(65_535).default("").meta({ title: "User properties", description: "MQTT 5: a JSON object of strings sent with CONNECT" }),
   birthTopic: publishTopic.meta({ title: "Birth message topic", description: "Empty: none" }),
-  birthQos: qos.default(0).meta({ title: "Birth message QoS" }),
+  birthQos: qos.default(0).meta({ title: "Birth message QoS", ...QOS_CHOICES }),
   birthRetain: z.boolean().default(false).meta({ title: "Birth message retain" }),
   birthPayload: z.string().max(1_048_576).default("").meta({ title: "Birth message payload" }),
   birthMsg: messageProps.meta({ title: "Birth message MQTT 5 properties", description: "respTopic, correl, contentType, expiry, userProps" }),
   closeTopic: publishTopic.meta({ title: "Close message topic", description: "Empty: none" }),
-  closeQos: qos.default(0).meta({ title: "Close message QoS" }),
+  closeQos: qos.default(0).meta({ title: "Close message QoS", ...QOS_CHOICES }),
   closeRetain: z.boolean().default(false).meta({ title: "Close message retain" }),
   closePayload: z.string().max(1_048_576).default("").meta({ title: "Close message payload" }),
   closeMsg: messageProps.meta({ title: "Close message MQTT 5 properties", description: "respTopic, correl, contentType, expiry, userProps" }),
   willTopic: publishTopic.meta({ title: "Will message topic", description: "Empty: none" }),
-  willQos: qos.default(0).meta({ title: "Will message QoS" }),
+  willQos: qos.default(0).meta({ title: "Will message QoS", ...QOS_CHOICES }),
   willRetain: z.boolean().default(false).meta({ title: "Will message retain" }),
   willPayload: z.string().max(1_048_576).default("").meta({ title: "Will message payload" }),
   willMsg: messageProps.meta({ title: "Will message MQTT 5 properties", description: "respTopic, correl, contentType, expiry, userProps, delay" }),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { QOS_CHOICES, RETAIN_HANDLING_CHOICES } from "../mqtt-choices";
 import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-nodes";
 
 const HELP = `Connects to an MQTT broker and subscribes to messages from the specified topic.
@@ -65,13 +66,13 @@ meanwhile arrive, at least once; those sent again are marked \`dup\`.
 
 export const mqttInConfig = z.object({
   topic: z.string().max(65_535).default("").meta({ title: "Topic", description: "+ matches one level, # every level below" }),
-  qos: z.number().int().min(0).max(2).default(2).meta({ title: "QoS" }),
+  qos: z.number().int().min(0).max(2).default(2).meta({ title: "QoS", ...QOS_CHOICES }),
   datatype: z.enum(["auto-detect", "auto", "utf8", "json", "base64", "buffer"]).default("auto-detect").meta({ title: "Output", description: "auto-detect: JSON parsed, text as a string, binary as a buffer" }),
   broker: configNodeRef("mqtt-broker", { title: "Server", description: "The broker connection" }),
   nl: z.boolean().default(false).meta({ title: "No local", description: "MQTT 5: not the messages this connection publishes" }),
   rap: z.boolean().default(true).meta({ title: "Retain as published", description: "MQTT 5" }),
-  rh: z.number().int().min(0).max(2).default(0).meta({ title: "Retain handling", description: "MQTT 5: 0 send retained, 1 only for a new subscription, 2 never" }),
-  inputs: z.number().int().min(0).max(1).default(0).meta({ title: "Dynamic subscription", description: "1: the topic comes from action messages" }),
+  rh: z.number().int().min(0).max(2).default(0).meta({ title: "Retain handling", description: "MQTT 5: whether the broker sends its retained messages on subscribing", ...RETAIN_HANDLING_CHOICES }),
+  inputs: z.number().int().min(0).max(1).default(0).meta({ title: "Action", enum: [0, 1], enumLabels: { 0: "Subscribe to a single topic", 1: "Dynamic subscription (action messages)" } }),
 });
 export type MqttInConfig = z.infer<typeof mqttInConfig>;
 
