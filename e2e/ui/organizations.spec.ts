@@ -314,6 +314,9 @@ test.describe("organizations in the browser", () => {
     await expect(rowOf("member.invitation_revoked")).toHaveCount(1);
     await expect(rowOf("api_key.created")).toHaveCount(1);
     await expect(rowOf("api_key.revoked")).toHaveCount(1);
+    // In words, with the key by the name it had (it is revoked now), not by its id alone.
+    await expect(rowOf("api_key.revoked")).toContainText("Revoked an API key");
+    await expect(rowOf("api_key.revoked").getByRole("cell").nth(3)).toContainText("API key “Audit probe”");
     await expect(rowOf("api_key.created")).toContainText(/127\.0\.0\.1|::1|::ffff:127\.0\.0\.1/);
     await expect(events.getByRole("button", { name: "Load more" })).toHaveCount(0);
     await shot(page, "settings-audit-log", true);

@@ -61,7 +61,7 @@ export async function createApiKey(
   });
   // A device key is a device (SPEC §22): listed before it first connects, and a flow may target it.
   if (key.kind === "device") await ensureDevice(app, key.organizationId, key.id, key.name);
-  await recordAudit(app, { action: "api_key.created", organizationId: principal.organizationId, actorId: principal.userId, targetType: "api_key", targetId: key.id, ipAddress: meta.ip, metadata: { kind: input.kind } });
+  await recordAudit(app, { action: "api_key.created", organizationId: principal.organizationId, actorId: principal.userId, targetType: "api_key", targetId: key.id, ipAddress: meta.ip, metadata: { name: key.name, kind: input.kind } });
   return { api_key: view(key), secret };
 }
 
@@ -84,7 +84,7 @@ export async function revokeApiKey(app: AppServices, principal: Principal, id: s
   if (!key || (key.createdById !== principal.userId && !atLeast(principal.role, permissions["api_keys:manage_all"].minRole))) throw notFound("API key");
   await app.db.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
   try {
-    await recordAudit(app, { action: "api_key.revoked", organizationId: principal.organizationId, actorId: principal.userId, targetType: "api_key", targetId: id, ipAddress: meta.ip });
+    await recordAudit(app, { action: "api_key.revoked", organizationId: principal.organizationId, actorId: principal.userId, targetType: "api_key", targetId: id, ipAddress: meta.ip, metadata: { name: key.name } });
     // Open WebSockets of the key close on every instance.
     await app.store.publish(API_KEY_REVOKED_CHANNEL, JSON.stringify({ key_id: id, organization_id: principal.organizationId }));
   } finally {

@@ -1,27 +1,12 @@
 import type { AppServices } from "../../app-services";
 import { newId } from "../../ids";
 
-export type AuditAction =
-  | "user.registered"
-  | "user.login_succeeded"
-  | "user.login_failed"
-  | "user.logout"
-  | "user.email_verified"
-  | "user.password_changed"
-  | "user.password_reset_requested"
-  | "user.password_reset"
-  | "user.mfa_enabled"
-  | "user.mfa_disabled"
-  | "user.mfa_failed"
-  | "user.backup_codes_regenerated"
-  | "user.backup_code_used"
-  | "user.session_revoked"
-  | "user.refresh_token_reused"
-  | "user.deleted"
-  | "user.profile_updated";
+import type { AuditAction } from "../../../shared/audit-actions";
+
+export type { AuditAction };
 
 export interface AuditInput {
-  action: AuditAction | (string & {});
+  action: AuditAction;
   organizationId?: string | null;
   actorId?: string | null;
   targetType?: string;

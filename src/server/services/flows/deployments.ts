@@ -110,7 +110,7 @@ async function activate(app: AppServices, principal: Principal, flow: Flow, snap
     targetType: "flow",
     targetId: flow.id,
     ipAddress: meta.ip,
-    metadata: { deployment_id: id, revision },
+    metadata: { name: updated.name, deployment_id: id, revision },
   });
   publishOrgEvent(app, flow.organizationId, "flow.deployed", flow.id, {
     deployment_id: id,

@@ -189,7 +189,7 @@ export async function insertFlows(
     });
   await flowsChanged(app, principal.organizationId);
   for (const flow of rows) {
-    if (!options.quiet) await recordAudit(app, { action: "flow.created", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: flow.id, ipAddress: meta.ip });
+    if (!options.quiet) await recordAudit(app, { action: "flow.created", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: flow.id, ipAddress: meta.ip, metadata: { name: flow.name } });
     publishOrgEvent(app, principal.organizationId, "flow.created", flow.id, { name: flow.name, revision: flow.revision, by: principal.userId });
   }
   return rows.map((flow) => flowView(flow));
@@ -361,6 +361,6 @@ export async function deleteFlow(app: AppServices, principal: Principal, id: str
   if (flow.currentDeploymentId) await app.flowRuntime.stop(flow.id);
   // Devices running it drop it.
   if (flow.currentDeploymentId) await refreshDevicesOf(app, flow);
-  await recordAudit(app, { action: "flow.deleted", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: flow.id, ipAddress: meta.ip });
+  await recordAudit(app, { action: "flow.deleted", organizationId: principal.organizationId, actorId: principal.userId, targetType: "flow", targetId: flow.id, ipAddress: meta.ip, metadata: { name: flow.name } });
   publishOrgEvent(app, principal.organizationId, "flow.deleted", flow.id, { name: flow.name, by: principal.userId });
 }

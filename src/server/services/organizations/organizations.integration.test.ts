@@ -175,5 +175,15 @@ describe("audit log", () => {
     const denied = all.body.entries.find((e: { action: string }) => e.action === "access.denied");
     expect(denied).toMatchObject({ actor_id: viewer.userId, target_id: "audit:read" });
     expect(all.body.entries.every((e: { id: string }) => e.id.startsWith("aud_"))).toBe(true);
+    // What a key or flow was called is kept with its events: the log reads by name after it is gone.
+    const keyEvents = all.body.entries.filter((e: { action: string }) => e.action.startsWith("api_key."));
+    expect(keyEvents.map((e: { metadata: unknown }) => e.metadata)).toEqual([{ name: "ci" }, { name: "ci", kind: "user" }]);
+    const flow = await request("POST", "/flows", { token: owner.accessToken, body: { name: "Orders pipeline", nodes: [] } });
+    expect((await request("DELETE", `/flows/${flow.body.flow.id}`, { token: owner.accessToken })).status).toBe(204);
+    const flowEvents = (await request("GET", "/audit-log?limit=200", { token: owner.accessToken })).body.entries.filter((e: { target_id: string }) => e.target_id === flow.body.flow.id);
+    expect(flowEvents.map((e: { action: string; metadata: unknown }) => [e.action, e.metadata])).toEqual([
+      ["flow.deleted", { name: "Orders pipeline" }],
+      ["flow.created", { name: "Orders pipeline" }],
+    ]);
   });
 });
