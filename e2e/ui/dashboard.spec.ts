@@ -142,6 +142,11 @@ test("ui-button → function → ui-text: deployed, the dashboard answers a clic
   await expect(pages.locator(":scope > li").first()).toContainText("Settings");
   const settings = await request.get(`/api/v1/config-nodes/${d.settings}`, { headers: auth(owner) });
   expect((await settings.json()).config_node.config.order).toBe(1);
+  // A list of one has nowhere to move its item: no arrows, no grip, no Alt+Up in its name.
+  const settingsGroups = page.getByRole("list", { name: "Groups of Settings" });
+  await expect(settingsGroups.locator(":scope > li")).toHaveText([/Preferences/]);
+  await expect(settingsGroups.getByRole("button", { name: /^Move Preferences/ })).toHaveCount(0);
+  await expect(settingsGroups.getByRole("group", { name: "Preferences, 1 of 1" })).toBeVisible();
   await shot(page, "dashboard-editor-tab");
 });
 

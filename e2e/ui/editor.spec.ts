@@ -77,6 +77,10 @@ test.describe("flow editor", () => {
     // The editor fills the window and the page itself never scrolls (the palette and the sidebar do).
     expect(await page.evaluate(() => document.documentElement.scrollHeight - window.innerHeight)).toBeLessThanOrEqual(0);
 
+    // Nothing to save yet: Save is there but quiet; a change makes it the primary button.
+    const saveButton = page.getByRole("button", { name: "Save", exact: true });
+    await expect(saveButton).toHaveClass(/\bsecondary\b/);
+
     // Drag "function" from the palette onto the canvas with the pointer.
     const pane = await page.locator(".react-flow__pane").boundingBox();
     await drag(page, await center(page, '.palette-item[data-type="function"]'), { x: pane!.x + pane!.width / 2, y: pane!.y + pane!.height / 2 + 60 });
@@ -84,6 +88,7 @@ test.describe("flow editor", () => {
     await expect(fn).toHaveCount(1);
     const fnId = (await fn.getAttribute("data-id"))!;
     await expect(page.getByText("unsaved changes")).toBeVisible();
+    await expect(saveButton).not.toHaveClass(/\bsecondary\b/);
 
     // Wire inject → function → debug by dragging output to input.
     await wire(page, "wb-inject", fnId);

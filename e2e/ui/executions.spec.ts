@@ -205,7 +205,7 @@ test("a message a switch drops: the path ends there, marked apart from an error"
   const ids = { inject: `inj-${suffix}`, sw: `sw-${suffix}`, debug: `dbg-${suffix}` };
   const flow = await createFlow(request, owner, "Dropping flow", {
     nodes: [
-      { id: ids.inject, type: "inject", name: "tick", position: { x: 80, y: 140 }, config: { payload_type: "string", payload: "no" } },
+      { id: ids.inject, type: "inject", name: "hourly reading of the north pump", position: { x: 80, y: 140 }, config: { payload_type: "string", payload: "no" } },
       { id: ids.sw, type: "switch", name: "only yes", position: { x: 330, y: 140 }, config: { property: "payload", rules: [{ t: "eq", v: "yes", v_type: "str" }] } },
       { id: ids.debug, type: "debug", name: "out", position: { x: 580, y: 140 } },
     ],
@@ -222,10 +222,14 @@ test("a message a switch drops: the path ends there, marked apart from an error"
   await openTab(page, "Executions");
   await expect(rows(page)).toHaveCount(1);
   await expect(rows(page).nth(0)).toContainText("Success");
+  // The trigger's whole name shows in the narrow sidebar (on more lines), not cut to a few letters.
+  const trigger = rows(page).nth(0).locator(".exec-trigger");
+  await expect(trigger).toHaveText("hourly reading of the north pump");
+  expect(await trigger.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
   // Keyboard only: the list takes focus, an arrow chooses the first execution.
   await list(page).focus();
   await page.keyboard.press("ArrowDown");
-  await expect(summary(page)).toHaveText("Reached: tick → only yes (dropped here)");
+  await expect(summary(page)).toHaveText("Reached: hourly reading of the north pump → only yes (dropped here)");
   await expect(node(page, ids.sw).locator(".fp-node")).toHaveClass(/exec-dropped/);
   await expect(node(page, ids.sw).locator(".fp-node")).not.toHaveClass(/exec-error/);
   await expect(node(page, ids.sw).getByTestId("node-note")).toHaveText("Dropped here");

@@ -260,7 +260,8 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
                     </span>
                     {!readOnly ? (
                       <>
-                        <button type="button" onClick={() => void save()} disabled={flowSave.saving} aria-keyshortcuts="Control+S">
+                        {/* The primary button while there is something to save; quiet (still there, Ctrl+S too) once saved. */}
+                        <button type="button" className={dirty ? undefined : "secondary"} onClick={() => void save()} disabled={flowSave.saving} aria-keyshortcuts="Control+S">
                           Save
                         </button>
                         <span className="editor-edit">

@@ -99,7 +99,7 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose: () => 
       ) : checked ? (
         <div>
           {info ? <Alert kind="error">{info.message}</Alert> : null}
-          <ImportReportView report={checked.report} />
+          <ImportReportView report={checked.report} flows={checked.flows} />
           <div className="actions">
             <button type="button" className="secondary" onClick={() => setChecked(null)}>
               Back
@@ -140,8 +140,16 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose: () => 
 }
 
 /** The dry run's answer: counts per support level, then every node, the unsupported first. */
-function ImportReportView({ report }: { report: ImportReport }) {
+function ImportReportView({ report, flows }: { report: ImportReport; flows: Record<string, unknown>[] }) {
   const order = { unsupported: 0, partial: 1, supported: 2 } as const;
+  // Each node as the user knows it, from the pasted file: its name and the tab (or subflow) it is on.
+  const byId = new Map(flows.filter((n) => typeof n.id === "string").map((n) => [n.id as string, n]));
+  const text = (v: unknown) => (typeof v === "string" ? v.trim() : "");
+  const placeOf = (id: string) => {
+    const z = byId.get(id)?.z;
+    const parent = typeof z === "string" ? byId.get(z) : undefined;
+    return parent ? text(parent.label) || text(parent.name) || String(z) : "";
+  };
   const rows = [...report.report].sort((a, b) => order[a.support] - order[b.support]);
   const count = (support: keyof typeof order) => report.report.filter((r) => r.support === support).length;
   return (
@@ -156,6 +164,7 @@ function ImportReportView({ report }: { report: ImportReport }) {
           <thead>
             <tr>
               <th scope="col">Node</th>
+              <th scope="col">On</th>
               <th scope="col">Type</th>
               <th scope="col">Support</th>
               <th scope="col">Why</th>
@@ -165,8 +174,10 @@ function ImportReportView({ report }: { report: ImportReport }) {
             {rows.map((r) => (
               <tr key={r.node_id}>
                 <td>
+                  {text(byId.get(r.node_id)?.name) ? <span className="import-node-name">{text(byId.get(r.node_id)?.name)} </span> : null}
                   <code>{r.node_id}</code>
                 </td>
+                <td>{placeOf(r.node_id)}</td>
                 <td>{r.type}</td>
                 <td>{supportLabels[r.support]}</td>
                 <td>{r.reason ?? ""}</td>

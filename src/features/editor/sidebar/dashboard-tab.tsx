@@ -47,7 +47,9 @@ function OrderedList({
 }) {
   const [dragging, setDragging] = useState<number | null>(null);
   const [over, setOver] = useState<number | null>(null);
-  const canMove = !readOnly && !busy;
+  // One item has nowhere to go: no grip, no arrows, no "Alt+Up" in its name.
+  const movable = !readOnly && items.length > 1;
+  const canMove = movable && !busy;
   // The keyboard's place through a move: React moves the item's element, which drops the focus
   // onto the page, and the writes and the list's refetch render several times before the move is
   // done. Until then the row or button that started it gets the focus back when it has lost it.
@@ -111,10 +113,10 @@ function OrderedList({
             setOver(null);
           }}
         >
-          <div className="dashboard-tab-row" role="group" tabIndex={0} onKeyDown={(e) => key(e, i)} aria-label={`${nodeName(n)}, ${i + 1} of ${items.length}${readOnly ? "" : ". Alt+Up or Alt+Down moves it"}`}>
-            {readOnly ? null : <span className="dashboard-tab-grip" aria-hidden="true">⋮⋮</span>}
+          <div className="dashboard-tab-row" role="group" tabIndex={0} onKeyDown={(e) => key(e, i)} aria-label={`${nodeName(n)}, ${i + 1} of ${items.length}${movable ? ". Alt+Up or Alt+Down moves it" : ""}`}>
+            {movable ? <span className="dashboard-tab-grip" aria-hidden="true">⋮⋮</span> : null}
             {render(n, i)}
-            {readOnly ? null : (
+            {!movable ? null : (
               <span className="dashboard-tab-moves">
                 {/* Unavailable (first, last, or a move under way) rather than gone or disabled: the focus stays on them. */}
                 <UnavailableButton className="secondary small" data-move="up" unavailable={busy || i === 0} aria-label={`Move ${nodeName(n)} up`} onClick={() => moveBy(i, -1, "up")}>

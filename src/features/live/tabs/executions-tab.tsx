@@ -296,7 +296,7 @@ function ExecutionList({ rows, selectedId, onSelect, names }: { rows: ExecutionL
           onClick={() => onSelect(r.id)}
         >
           <span className={`exec-status ${r.status}`}>{STATUS_TEXT[r.status]}</span>
-          <span className="exec-trigger">{names.get(r.trigger_node_id) ?? r.trigger_node_id}</span>
+          <span className="exec-trigger" title={names.get(r.trigger_node_id) ?? r.trigger_node_id}>{names.get(r.trigger_node_id) ?? r.trigger_node_id}</span>
           <time dateTime={r.started_at} title={r.started_at}>
             {clockTime(r.started_at)}
           </time>
