@@ -150,6 +150,12 @@ test.describe("flow editor", () => {
     await page.keyboard.press("Delete");
     await expect(canvasNodes(page)).toHaveCount(3);
     await expect(edges(page)).toHaveCount(1);
+    // The keyboard keeps its place: the nearest node has the focus (not the page), unselected, so
+    // another Delete removes nothing.
+    await expect(page.locator(".react-flow__node:focus")).toHaveCount(1);
+    await expect(page.locator(".react-flow__node.selected")).toHaveCount(0);
+    await page.keyboard.press("Delete");
+    await expect(canvasNodes(page)).toHaveCount(3);
     await page.keyboard.press(`${mod}+z`);
     await expect(canvasNodes(page)).toHaveCount(4);
     await expect(edges(page)).toHaveCount(2);

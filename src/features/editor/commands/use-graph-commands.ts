@@ -76,8 +76,22 @@ export function useGraphCommands({ graph, catalog, canvasRef }: { graph: GraphAc
     const gone = new Set(current.nodes.filter((n) => n.selected).map((n) => n.id));
     const edgesNext = current.edges.filter((e) => !e.selected && !gone.has(e.source) && !gone.has(e.target));
     if (gone.size === 0 && edgesNext.length === current.edges.length) return;
-    commit("delete", { ...current, nodes: current.nodes.filter((n) => !gone.has(n.id)), edges: edgesNext });
-  }, [commit, graphRef]);
+    const left = current.nodes.filter((n) => !gone.has(n.id));
+    commit("delete", { ...current, nodes: left, edges: edgesNext });
+    // The keyboard's place: a deleted node (or the edge) had the focus, and the page would get it.
+    // It goes to the nearest node left (focused, not selected: another Delete removes nothing), else the canvas.
+    const removed = current.nodes.filter((n) => gone.has(n.id));
+    const at = removed.length > 0 ? { x: removed.reduce((s, n) => s + n.position.x, 0) / removed.length, y: removed.reduce((s, n) => s + n.position.y, 0) / removed.length } : null;
+    const nearest = at ? [...left].sort((a, b) => Math.hypot(a.position.x - at.x, a.position.y - at.y) - Math.hypot(b.position.x - at.x, b.position.y - at.y))[0] : undefined;
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() => {
+        const active = document.activeElement;
+        if (active && active !== document.body && active.isConnected) return;
+        const node = nearest ? document.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(nearest.id)}"]`) : null;
+        (node ?? canvasRef.current)?.focus();
+      }),
+    );
+  }, [commit, graphRef, canvasRef]);
 
   /** A node's dialog answered Done: its name, config, disabled flag, description, appearance and output wires, as one entry. */
   const applyEdit = useCallback(
