@@ -176,6 +176,12 @@ test("inject → function that throws on n=2 → debug: both executions listed, 
   await expect(rows(page).nth(2)).toHaveAttribute("aria-selected", "true");
   await expect(rows(page).nth(2)).toContainText("Success");
   await shot(page, "executions-from-debug");
+  // The error's own row opens the execution that failed.
+  await openTab(page, "Debug");
+  await listed.nth(1).getByRole("button", { name: "Show execution" }).click();
+  await expect(rows(page).nth(1)).toHaveAttribute("aria-selected", "true");
+  await expect(panel(page).getByTestId("execution-detail")).toContainText(failedId!);
+  await expect(summary(page)).toHaveText(`Reached: tick → count (error: ${ERR})`);
 
   // A viewer reads the executions and their paths, pages through them, and gets no Replay.
   for (let i = 0; i < 50; i++) expect((await request.post(`/api/v1/nodes/${f.ids.inject}/inject`, { headers: auth(owner), data: {} })).status()).toBe(200);

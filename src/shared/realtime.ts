@@ -54,7 +54,7 @@ export interface EventData {
   /** A device flow's target devices (SPEC §22), after one of them applied, failed to apply or was refused a deployment. */
   "flow.devices": { devices: FlowDeviceState[] };
   /** `error`: the node failed (with `caught` when a catch node took the error). */
-  "node.status": { node_id: string; status: NodeStatusValue | null; error?: string; caught?: true };
+  "node.status": { node_id: string; status: NodeStatusValue | null; error?: string; caught?: true; execution_id?: string };
   /**
    * `execution_id`: the execution (SPEC §15) of the message the debug node received; null when none
    * was recorded for it. `subflow`: where a debug node inside a subflow instance sits (DebugSubflowSource).

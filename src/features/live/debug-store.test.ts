@@ -47,6 +47,13 @@ describe("DebugStore", () => {
     expect(first!.level).toBeUndefined();
     expect(second).toMatchObject({ level: "error", nodeId: "mq1", ownerId: "mq1", format: "error", msg: expect.stringContaining("private address") });
     expect(filterMessages(store.messages(), { nodeId: null, text: "private", ownOnly: false })).toEqual([second]);
+    expect(second!.executionId).toBeNull();
+    // An error about a message names its execution: its row links to it.
+    const failed = status("boom");
+    failed.data.execution_id = "exe_failed";
+    store.addError(failed);
+    pending!();
+    expect(store.messages()[2]).toMatchObject({ level: "error", executionId: "exe_failed" });
   });
 
   it("keeps the execution a message names (null when none was recorded), for its Show execution link", () => {

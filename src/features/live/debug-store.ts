@@ -177,7 +177,7 @@ export class DebugStore {
       property: "error",
       format: "error",
       msg: error,
-      executionId: null,
+      executionId: event.data.execution_id ?? null,
       haystack: `${event.data.node_id}\nerror\n${error.slice(0, 2000)}`.toLowerCase(),
       level: "error",
     });

@@ -128,11 +128,11 @@ export class LocalFlowRuntime implements FlowRuntime {
             ...(subflow ? { subflow } : {}),
           });
         },
-        onNodeError: ({ organizationId, flowId, nodeId, error: raw, caught }) => {
+        onNodeError: ({ organizationId, flowId, nodeId, error: raw, caught, executionId }) => {
           this.nodeErrors++;
           const error = this.secretsOf(organizationId).redactText(raw);
           deps.logger.warn({ flowId, nodeId, error }, "node error");
-          this.publish(organizationId, "node.status", flowId, { node_id: nodeId, status: { fill: "red", shape: "ring", text: error.slice(0, 120) }, error, ...(caught ? { caught: true as const } : {}) });
+          this.publish(organizationId, "node.status", flowId, { node_id: nodeId, status: { fill: "red", shape: "ring", text: error.slice(0, 120) }, error, ...(caught ? { caught: true as const } : {}), ...(executionId ? { execution_id: executionId } : {}) });
         },
       },
     });

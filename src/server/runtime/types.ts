@@ -465,5 +465,5 @@ export interface EngineCallbacks {
     subflow?: DebugSubflowSource;
   }): void;
   /** `caught`: a catch node took it (the debug sidebar leaves it out, as Node-RED does not log it). */
-  onNodeError(event: { organizationId: string; flowId: string; nodeId: string; error: string; caught?: boolean }): void;
+  onNodeError(event: { organizationId: string; flowId: string; nodeId: string; error: string; caught?: boolean; executionId?: string }): void;
 }

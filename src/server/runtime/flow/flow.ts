@@ -489,18 +489,21 @@ export class Flow {
    * debug sidebar shows only the uncaught ones, as Node-RED logs only those).
    */
   failNode(host: NodeHost, err: unknown, msg?: Message, exec?: TrackedExecution) {
-    const caught = msg !== undefined && msg !== null && typeof msg === "object" ? this.handleError(host, msg, err, exec) : false;
-    this.reportNodeError(host.node.id, err, caught);
+    const withMessage = msg !== undefined && msg !== null && typeof msg === "object";
+    const caught = withMessage ? this.handleError(host, msg, err, exec) : false;
+    // The execution the failing message belongs to (an error's is always recorded): the Debug list links to it.
+    const execution = exec ?? (withMessage ? this.core.options.executions?.execOf(msg, this.spec.flowId) : undefined);
+    this.reportNodeError(host.node.id, err, caught, execution?.id);
   }
 
-  reportNodeError(nodeId: string, err: unknown, caught = false) {
+  reportNodeError(nodeId: string, err: unknown, caught = false, executionId?: string) {
     const { spec } = this;
     const { callbacks } = this.core.options;
     const error = cutText(errorText(err), MAX_ERROR_TEXT);
     const host = this.nodes.get(nodeId);
     const status: NodeStatus = { fill: "red", shape: "ring", text: error.slice(0, 120) };
     if (host) host.status = status;
-    callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId, error, ...(caught ? { caught } : {}) });
+    callbacks.onNodeError({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId, error, ...(caught ? { caught } : {}), ...(executionId ? { executionId } : {}) });
     callbacks.onNodeStatus({ organizationId: spec.organizationId, flowId: spec.flowId, nodeId, status });
   }
 }
