@@ -101,6 +101,27 @@ describe("ctx.configNode (SPEC §19)", () => {
     expect(said[0]!.error).toBe('configuration node my tls (tls-config): credential "keydata" was left empty: secret KEY_PEM may only be sent to api.example.com: it is not available here');
     expect(JSON.stringify(flow.errors)).not.toContain("restricted-pem-value");
   });
+
+  it("gives a secret with allowed hosts to a connection to one of them (credentialsFor), and to no other host", async () => {
+    const vars = variables({ KEY_PEM: { value: "restricted-pem-value", secret: true, allowedHosts: ["*.example.com"] }, PASS: { value: "open-pass", secret: true } });
+    const p = probe("tls-config");
+    const flow = await loadTestFlow([{ id: "n", type: "probe", config: { ref: "t1" } }], [], { openCredential }, { probe: p.factory }, {
+      ...variablesFrom(vars),
+      configNodes: { t1: tls("t1", {}, { keydata: "${KEY_PEM}", passphrase: "${PASS}" }) },
+    });
+    const handle = p.seen[0]!;
+    expect(handle.credentialsFor("broker.example.com")).toEqual({ keydata: "restricted-pem-value", passphrase: "open-pass" });
+    expect(handle.credentialsFor("BROKER.Example.com")).toEqual({ keydata: "restricted-pem-value", passphrase: "open-pass" });
+    expect(flow.errors).toEqual([]);
+    expect(handle.credentialsFor("example.com.attacker.net")).toEqual({ keydata: "", passphrase: "open-pass" });
+    expect(handle.credentialsFor("")).toEqual({ keydata: "", passphrase: "open-pass" });
+    const said = flow.errors.filter((e) => e.error.includes("KEY_PEM"));
+    expect(said.map((e) => e.error)).toEqual([
+      'configuration node my tls (tls-config): credential "keydata" was left empty: secret KEY_PEM may only be sent to *.example.com: not to example.com.attacker.net',
+      'configuration node my tls (tls-config): credential "keydata" was left empty: secret KEY_PEM may only be sent to *.example.com: the connection names no host',
+    ]);
+    expect(JSON.stringify(flow.errors)).not.toContain("restricted-pem-value");
+  });
 });
 
 describe("global-config env (Node-RED 3.1+, SPEC §19)", () => {

@@ -2,6 +2,7 @@ import type { ConfigNodeSnapshot } from "../../shared/config-nodes";
 import { ConnectionPool, type ConnectionKind, type ConnectionLease } from "./connections";
 import { typedEnvValue } from "./env-values";
 import type { ConfigNodeHandle, RuntimeNode, RuntimeServices, SharedContextStore, VariableResolver } from "./types";
+import { hostAllowed } from "../../shared/allowed-hosts";
 import { SecretHostError, type GlobalEnv } from "./variables";
 
 /**
@@ -137,6 +138,29 @@ export class FlowConfigNodes {
       this.input.onWarning(message);
     };
     const lease = <T>(key: Parameters<ConnectionPool["acquire"]>[0], open: ConnectionKind<T>) => this.lease(key, open);
+    /**
+     * The credentials, for a connection to `host` when one is given. A secret with allowed hosts
+     * (SPEC §14) resolves only for a host it allows; else it reads as empty and is the flow's error
+     * (once), never the value. Not a throw: credentials are read inside connection event handlers
+     * too (an MQTT reconnect).
+     */
+    const readCredentials = (host: string | null) => {
+      const out: Record<string, string> = {};
+      for (const [name, value] of Object.entries(found.credentials)) {
+        const restricted = new Map<string, readonly string[]>();
+        try {
+          const resolved = env().substitute(value, host === null ? { credential: true } : { credential: true, restricted });
+          const refused = [...restricted].find(([, hosts]) => !hostAllowed(host ?? "", hosts));
+          if (refused) throw new SecretHostError(refused[0], refused[1], host ? `not to ${host}` : "the connection names no host");
+          out[name] = resolved;
+        } catch (err) {
+          if (!(err instanceof SecretHostError)) throw err;
+          out[name] = "";
+          warnOnce(`configuration node ${snapshot.name || id} (${snapshot.type}): credential "${name}" was left empty: ${err.message}`);
+        }
+      }
+      return Object.freeze(out);
+    };
     const handle: ConfigNodeHandle<C> = {
       id,
       type: snapshot.type,
@@ -146,21 +170,9 @@ export class FlowConfigNodes {
         return substituteDeep(found.config, (text) => env().substitute(text)) as C;
       },
       get credentials() {
-        const out: Record<string, string> = {};
-        for (const [name, value] of Object.entries(found.credentials)) {
-          try {
-            out[name] = env().substitute(value, { credential: true });
-          } catch (err) {
-            if (!(err instanceof SecretHostError)) throw err;
-            // A secret with allowed hosts (SPEC §14) is handed only to http-request, which checks
-            // its host: here it reads as empty and is the flow's error (once), never the value. Not
-            // a throw: credentials are read inside connection event handlers too (an MQTT reconnect).
-            out[name] = "";
-            warnOnce(`configuration node ${snapshot.name || id} (${snapshot.type}): credential "${name}" was left empty: ${err.message}`);
-          }
-        }
-        return Object.freeze(out);
+        return readCredentials(null);
       },
+      credentialsFor: (host: string) => readCredentials(host),
       connect: <T>(kind: string, open: ConnectionKind<T>, options?: { variant?: string }) =>
         lease(
           { organizationId, configNodeId: id, revision: snapshot.revision, kind, ...(options?.variant !== undefined ? { variant: options.variant } : {}) },

@@ -118,6 +118,12 @@ export interface ConfigNodeHandle<C extends Record<string, unknown> = Record<str
   readonly config: C;
   readonly credentials: Readonly<Record<string, string>>;
   /**
+   * The credentials for a connection to `host` (SPEC §14): a secret with allowed hosts resolves
+   * when `host` is one of them; otherwise, as in `credentials`, it reads as empty and is the
+   * flow's error (once).
+   */
+  credentialsFor(host: string): Readonly<Record<string, string>>;
+  /**
    * The connection of this configuration node's revision on this instance, shared with every flow
    * here using the same revision (ConnectionPool). The lease is released when the flow stops, or
    * earlier by `release()`; the last release closes the connection.

@@ -3,7 +3,7 @@ import type tls from "node:tls";
 import type { NodeContext } from "../../runtime/types";
 import type { ConnectionLease } from "../../runtime/connections";
 import { BUILT_IN_BROKER, type MqttBrokerConfig } from "./definition";
-import { MqttConnection, type BrokerSettings } from "./connection";
+import { brokerHost, brokerUrl, MqttConnection, type BrokerSettings } from "./connection";
 
 /** What the broker reads of a tls-config (Node-RED's names; PEMs are credentials). */
 type TlsConfig = { servername?: string; verifyservercert?: boolean; alpnprotocol?: string };
@@ -19,13 +19,16 @@ export async function acquireBroker(ctx: NodeContext, brokerId: string): Promise
   const first = handle.config;
   const tlsHandle = first.usetls && first.tls ? ctx.configNode<TlsConfig>(first.tls, "tls-config") : undefined;
   if (first.usetls && first.tls && !tlsHandle) throw new Error(`the TLS configuration ${first.tls} is not available`);
-  const settings = (): BrokerSettings => {
+  // The host credentials go to (SPEC §14: a secret with allowed hosts is given only to those): the
+  // configured broker's, or the one a connect action points the connection at.
+  const settings = (host?: string): BrokerSettings => {
     const c = handle.config;
-    const creds = handle.credentials;
+    const target = host ?? brokerHost(brokerUrl(c));
+    const creds = handle.credentialsFor(target);
     let tlsOptions: tls.ConnectionOptions | undefined;
     if (tlsHandle) {
       const t = tlsHandle.config;
-      const tc = tlsHandle.credentials;
+      const tc = tlsHandle.credentialsFor(target);
       tlsOptions = {
         ...(tc.cadata ? { ca: tc.cadata } : {}),
         ...(tc.certdata ? { cert: tc.certdata } : {}),

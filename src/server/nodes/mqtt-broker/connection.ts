@@ -105,8 +105,11 @@ export interface ConnectionEnvironment {
   organizationId: string;
   outbound?: OutboundRules;
   builtInMqtt?: BuiltInMqtt;
-  /** Settings as they resolve now (a rotated credential is read at each connect). */
-  settings(): BrokerSettings;
+  /**
+   * Settings as they resolve now (a rotated credential is read at each connect); with `host`, the
+   * credentials for a connection to that host (a connect action's broker), not the configured one.
+   */
+  settings(host?: string): BrokerSettings;
   /** Reconnect delays: first, and the bound of the doubling (ms). */
   reconnect?: { firstMs: number; maxMs: number };
   log?(message: string): void;
@@ -117,6 +120,15 @@ const CONNECTING: NodeStatus = { fill: "yellow", shape: "ring", text: "connectin
 const DISCONNECTED: NodeStatus = { fill: "red", shape: "ring", text: "disconnected" };
 
 const IPV6 = /^[0-9a-fA-F:]+(%[0-9a-zA-Z]+)?$/;
+
+/** The host name of a broker URL (no brackets around IPv6); "" when it is not a URL. */
+export function brokerHost(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, "");
+  } catch {
+    return "";
+  }
+}
 
 /** Node-RED's broker URL: `broker` when it holds `://`, else mqtt(s)://broker:port ([v6]:port). */
 export function brokerUrl(s: Pick<BrokerSettings, "broker" | "port" | "usetls" | "url">): string {
@@ -213,7 +225,8 @@ export class MqttConnection {
 
   /** Settings with the connect action's overrides applied. */
   private settings(): BrokerSettings {
-    const s = { ...this.env.settings() };
+    const base = this.env.settings();
+    const s = { ...base };
     const o = this.overrides;
     for (const k of ["url", "broker", "port", "clientid", "autoConnect", "usetls", "verifyservercert", "protocolVersion", "keepalive", "cleansession", "autoUnsubscribe"] as const) {
       if (Object.hasOwn(o, k)) (s as Record<string, unknown>)[k] = k === "port" || k === "keepalive" || k === "protocolVersion" ? Number(o[k]) : o[k];
@@ -229,6 +242,16 @@ export class MqttConnection {
       s[w] = { topic: typeof m.topic === "string" ? m.topic : "", payload: m.payload == null ? "" : typeof m.payload === "string" ? m.payload : JSON.stringify(m.payload), qos: Number(m.qos) || 0, retain: m.retain === true || m.retain === "true", props: (m.properties && typeof m.properties === "object" ? m.properties : {}) as Record<string, unknown> };
     }
     if (s.url === "" || s.url === undefined) delete s.url;
+    // A connect action pointing the connection at another host: the credentials are read again for
+    // that host, so a secret allowed only for the configured broker never goes there (SPEC §14).
+    const host = brokerHost(brokerUrl(s));
+    if (!s.builtIn && host !== brokerHost(brokerUrl(base))) {
+      const there = this.env.settings(host);
+      if (!Object.hasOwn(o, "username")) s.username = there.username;
+      if (!Object.hasOwn(o, "password")) s.password = there.password;
+      if (there.tls) s.tls = there.tls;
+      else delete s.tls;
+    }
     // Node-RED: no client id, then a clean session.
     if (!s.cleansession && !s.clientid) s.cleansession = true;
     return s;
