@@ -79,7 +79,7 @@ test.describe("variables and secrets in the browser", () => {
     await page.goto(`/flows/${flow.id}`);
     await page.getByRole("tab", { name: "Variables" }).click();
     const used = region(page, "Variables used");
-    await expect(used.getByRole("listitem").filter({ hasText: "API_TOKEN" }).first()).toContainText("organization, secret");
+    await expect(used.getByRole("listitem").filter({ hasText: "API_TOKEN" }).first()).toContainText("organization, secret, only to api.example.test");
     await expect(used.getByRole("listitem").filter({ hasText: "API_URL" }).first()).toContainText("Undefined");
     await page.getByRole("button", { name: "Deploy" }).click();
     await expect(page.getByRole("group", { name: "Deployment" }).getByRole("status")).toContainText("not defined: API_URL");

@@ -56,6 +56,7 @@ export function VariablesPanel({ flowId, nodes, onSelectNode }: { flowId: string
                 <span className="muted">
                   {u.definition.flow_id ? "this flow" : "organization"}
                   {u.definition.secret ? ", secret" : ""}
+                  {u.definition.secret && u.definition.allowed_hosts ? `, only to ${u.definition.allowed_hosts.join(", ")}` : ""}
                 </span>
               ) : (
                 <span className="badge warn">Undefined</span>
