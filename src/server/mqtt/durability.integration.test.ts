@@ -76,8 +76,8 @@ describe("built-in MQTT broker across a restart", () => {
   it("retained messages and a persistent session (its subscriptions and queued QoS 1 messages) survive", { timeout: 90_000 }, async () => {
     let app = await step("the first start", startApp());
     let mq = await serveMqtt(app);
-    const owner = await signUp(restClient(app));
-    const created = await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "sensor", kind: "device" } });
+    const owner = await step("signing up", signUp(restClient(app)));
+    const created = await step("creating the key", restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "sensor", kind: "device" } }));
     expect(created.status, created.text).toBe(201);
     const key = created.body.secret as string;
 
@@ -128,14 +128,14 @@ describe("built-in MQTT broker across a restart", () => {
 
     app = await step("the start after the restart", startApp());
     // kill -9 leaves the row a connection wrote, with no disconnect after it: looked at again now.
-    const organizationId = (await app.db.prisma.mqttSessionExpiry.findFirstOrThrow({ where: { clientId: { endsWith: ":crashed5" } } })).organizationId;
-    await app.db.prisma.mqttSessionExpiry.update({ where: { clientId: `${organizationId}:crashed5` }, data: { connected: true, expiresAt: new Date(Date.now() - 1_000) } });
+    const organizationId = (await step("reading crashed5's row", app.db.prisma.mqttSessionExpiry.findFirstOrThrow({ where: { clientId: { endsWith: ":crashed5" } } }))).organizationId;
+    await step("updating crashed5's row", app.db.prisma.mqttSessionExpiry.update({ where: { clientId: `${organizationId}:crashed5` }, data: { connected: true, expiresAt: new Date(Date.now() - 1_000) } }));
     // taken5: the old MQTT 5 connection's late disconnect left a due row, while the 3.1.1 client
     // holds the id through another instance (its online entry says its session does not expire).
-    await app.db.prisma.mqttSessionExpiry.create({ data: { clientId: `${organizationId}:taken5`, organizationId, intervalSeconds: 30, connected: false, expiresAt: new Date(Date.now() - 1_000) } });
+    await step("writing taken5's row", app.db.prisma.mqttSessionExpiry.create({ data: { clientId: `${organizationId}:taken5`, organizationId, intervalSeconds: 30, connected: false, expiresAt: new Date(Date.now() - 1_000) } }));
     const elsewhere = onlineClientKey(organizationId, "taken5");
     const entry = { key_id: "k", client_id: "taken5", connected_at: new Date().toISOString(), last_seen_at: new Date().toISOString(), instance_id: "another", connection_id: "c", session_expiry_seconds: 0 };
-    await app.store.set(elsewhere, JSON.stringify(entry), { ttlMs: 60_000 });
+    await step("writing the online entry", app.store.set(elsewhere, JSON.stringify(entry), { ttlMs: 60_000 }));
     mq = await step("serving MQTT after the restart", serveMqtt(app));
     try {
       // The sweep drops the stale row instead of keeping it for when that client leaves.
