@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signUp } from "@/test/accounts";
+import { fromNodeRedPosition } from "@/shared/node-red-canvas";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { connect, setUpTestHub } from "@/test/ws";
 
@@ -55,7 +56,9 @@ describe("Node-RED's parser example flows", () => {
     // Their settings came across: export gives Node-RED's properties back.
     const exported = (await request("GET", `/flows/${flow.id}/export`, { token: user.accessToken })).body as NrNode[];
     for (const original of parsers) {
-      const ours = imported.find((n) => n.type === original.type && n.position.x === original.x && n.position.y === original.y)!;
+      // Found by where it is: Node-RED's position, as the import places it on our canvas.
+      const at = fromNodeRedPosition(original.x, original.y);
+      const ours = imported.find((n) => n.type === original.type && n.position.x === at.x && n.position.y === at.y)!;
       const back = exported.find((n) => n.id === ours.id)!;
       for (const key of ["sep", "temp", "hdrout", "tag", "ret", "as", "outproperty", "property", "action", "attr", "chr"]) {
         if (key in original && !(original.type === "csv" && key === "ret")) expect(back[key], `${original.type}.${key}`).toEqual(original[key]);
