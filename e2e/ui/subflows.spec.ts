@@ -177,9 +177,11 @@ test.describe("groups, junctions and subflows in the editor (SPEC §16)", () => 
     const id = (await junction.getAttribute("data-id"))!;
     // Clear of the other nodes before wiring.
     await drag(page, await center(page, `.react-flow__node[data-id="${id}"]`), { x: (await center(page, '.react-flow__node[data-id="j-inject"]')).x + 180, y: (await center(page, '.react-flow__node[data-id="j-inject"]')).y + 100 });
+    // Each wire checked on its own, so a failure names the one that did not connect.
     await wire(page, "j-inject", id);
+    await expect(page.locator(`.react-flow__edge[data-id^="j-inject"]`), "the wire into the junction").toHaveCount(1);
     await wire(page, id, "j-debug");
-    await expect(page.locator(".react-flow__edge")).toHaveCount(2);
+    await expect(page.locator(".react-flow__edge"), "the wire out of the junction").toHaveCount(2);
     await shot(page, "subflows-junction");
     await save(page);
     const saved = await getFlowViaApi(page.request, token, flow.id);
