@@ -5,7 +5,7 @@ import type { Connection, FlowNode, NodeAppearance } from "@/shared/flow-graph";
 import { outputsFor } from "@/shared/node-ports";
 import { JUNCTION_TYPE, isSubflowInstanceType, subflowIdOfType } from "@/shared/subflows";
 import { nodeLabel as canvasLabel } from "@/shared/node-labels";
-import { JUNCTION_SIZE, NODE_HEIGHT, NODE_WIDTH } from "@/shared/node-red-canvas";
+import { ICON_NODE_WIDTH, JUNCTION_SIZE, NODE_WIDTH, PORT_GAP, nodeHeight } from "@/shared/node-red-canvas";
 import { nodeRedIconSvg } from "./node-red-icons";
 
 type Outputs = inferRouterOutputs<AppRouter>;
@@ -43,14 +43,10 @@ export type EditorEdge = Edge;
  * Fixed sizes, so React Flow knows every node's box without measuring (only visible nodes render);
  * shared with the Node-RED import, which places nodes for boxes of this size.
  */
-export { NODE_WIDTH } from "@/shared/node-red-canvas";
-/** A node whose label is hidden (Node-RED's `l: false`, a link in or out by default): its icon alone. */
-export const ICON_NODE_WIDTH = 40;
+export { ICON_NODE_WIDTH, NODE_WIDTH, PORT_GAP, nodeHeight } from "@/shared/node-red-canvas";
 /** Whether the canvas writes the node's label: its appearance says, else its type (shown but for link in and out). */
 export const labelShown = (d: Pick<FlowNodeData, "appearance" | "labelHidden">) => d.appearance?.show_label ?? !d.labelHidden;
 export const nodeWidth = (d: Pick<FlowNodeData, "appearance" | "labelHidden">) => (labelShown(d) ? NODE_WIDTH : ICON_NODE_WIDTH);
-export const PORT_GAP = 16;
-export const nodeHeight = (outputs: number) => Math.max(NODE_HEIGHT, 12 + outputs * PORT_GAP);
 const HANDLE = 10;
 
 /** Where output port `i` of `outputs` sits, from the node's top edge (the node component uses it too). */

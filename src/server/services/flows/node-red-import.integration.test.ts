@@ -382,6 +382,39 @@ describe("Node-RED's layout on our canvas", () => {
   });
 });
 
+describe("Node-RED's centres kept for boxes of every size", () => {
+  it("a link node (its icon alone) and a switch with four outputs sit centred where Node-RED has them, and export to the same numbers", async () => {
+    const flows = [
+      { id: "sz-tab", type: "tab", label: "Sizes" },
+      { id: "sz-inject", type: "inject", z: "sz-tab", x: 120, y: 80, wires: [["sz-switch"]] },
+      { id: "sz-switch", type: "switch", z: "sz-tab", property: "payload", propertyType: "msg", rules: [{ t: "eq", v: "a", vt: "str" }, { t: "eq", v: "b", vt: "str" }, { t: "eq", v: "c", vt: "str" }, { t: "else" }], checkall: "true", outputs: 4, x: 290, y: 100, wires: [["sz-out"], [], [], []] },
+      { id: "sz-out", type: "link out", z: "sz-tab", mode: "link", links: ["sz-in"], x: 455, y: 80, wires: [] },
+      { id: "sz-in", type: "link in", z: "sz-tab", links: ["sz-out"], x: 135, y: 200, wires: [["sz-debug"]] },
+      { id: "sz-named", type: "link in", z: "sz-tab", l: true, name: "shown", links: [], x: 135, y: 260, wires: [] },
+      { id: "sz-debug", type: "debug", z: "sz-tab", x: 290, y: 200, wires: [] },
+    ];
+    const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const flow = (await request("GET", `/flows/${res.body.flows[0].id}`, { token: user.accessToken })).body.flow as { id: string; nodes: Array<{ id: string; type: string; position: { x: number; y: number } }> };
+    const node = (type: string, nth = 0) => flow.nodes.filter((n) => n.type === type)[nth]!;
+    // Our centre is Node-RED's, scaled (x × 1.5, y × 4/3), whatever the box: 40 px for a link's
+    // icon, 180 for a label; 40 px high for one output, 76 for four (src/shared/node-red-canvas.ts).
+    // Within a pixel: positions are whole numbers.
+    const centredOn = (n: { position: { x: number; y: number } }, w: number, h: number, nr: { x: number; y: number }) => {
+      expect(Math.abs(n.position.x + w / 2 - nr.x * 1.5), `x of a ${w} × ${h} box`).toBeLessThanOrEqual(0.5);
+      expect(Math.abs(n.position.y + h / 2 - (nr.y * 4) / 3), `y of a ${w} × ${h} box`).toBeLessThanOrEqual(0.5);
+    };
+    centredOn(node("link-out"), 40, 40, { x: 455, y: 80 });
+    centredOn(node("link-in", 0), 40, 40, { x: 135, y: 200 });
+    centredOn(node("link-in", 1), 180, 40, { x: 135, y: 260 });
+    centredOn(node("switch"), 180, 76, { x: 290, y: 100 });
+    centredOn(node("inject"), 180, 40, { x: 120, y: 80 });
+    const exported = (await request("GET", `/flows/${flow.id}/export`, { token: user.accessToken })).body as Array<{ type: string; x?: number; y?: number }>;
+    const at = (nodes: Array<{ type: string; x?: number; y?: number }>) => nodes.filter((n) => typeof n.x === "number").map((n) => `${n.type} ${n.x},${n.y}`).sort();
+    expect(at(exported)).toEqual(at(flows));
+  });
+});
+
 describe("node catalog: help and titles", () => {
   it("GET /nodes gives every type its help; GET /nodes/{type}/schema its help and human property titles", async () => {
     const list = await request("GET", "/nodes", { token: user.accessToken });

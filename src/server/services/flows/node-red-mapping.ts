@@ -4,7 +4,7 @@ import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount, type NodeDefinition } from "../../nodes/types";
 import { NODE_DESCRIPTION_MAX_CHARS, PORT_LABEL_MAX_CHARS, sliceCodePoints, MAX_OUTPUT_PORTS, nodeAppearanceSchema, normalizeAppearance, type Connection, type FlowNode, type NodeAppearance } from "../../../shared/flow-graph";
 import { groupsToNodeRed, membershipOf, nodeBox } from "./node-red-groups";
-import { fromNodeRedPosition, toNodeRedPosition } from "../../../shared/node-red-canvas";
+import { canvasBox, fromNodeRedPosition, toNodeRedPosition, type CanvasBox } from "../../../shared/node-red-canvas";
 import { configRefProperties, configRefsOf } from "../../nodes/config-refs";
 import { configNodeIdFromNodeRed } from "../../../shared/config-nodes";
 import {
@@ -168,6 +168,15 @@ export function portsLookup(registry: NodeRegistry, subflowOutputs: ReadonlyMap<
 }
 
 /**
+ * The box the editor draws a node in (src/shared/node-red-canvas.ts): a junction's dot; its icon
+ * alone when its label is hidden (its appearance, else its type: a link in or out); as tall as its
+ * outputs. Positions cross to and from Node-RED's centres by it, both ways alike.
+ */
+export function boxOf(registry: NodeRegistry, n: Pick<FlowNode, "type" | "appearance">, ports: number): CanvasBox {
+  return canvasBox({ junction: n.type === JUNCTION_TYPE, labelShown: n.appearance?.show_label ?? registry.get(n.type)?.labelHidden !== true, outputs: ports });
+}
+
+/**
  * The nodes of one canvas (a flow's, or a subflow definition's) as Node-RED writes them: z, x, y,
  * wires, `g` for a group's members; the groups before the nodes, boxed around their members.
  * Subflow port nodes are not nodes in Node-RED (the definition's in/out/status say them) and are
@@ -189,6 +198,7 @@ export function canvasToNodeRed(
     .map((n) => {
       const definition = registry.get(n.type);
       const ports = portsOf(n);
+      const at = toNodeRedPosition(n.position, boxOf(registry, n, ports));
       const wires: string[][] = Array.from({ length: ports }, () => []);
       for (const c of graph.connections) if (c.source === n.id && wires[c.source_port] && !portNodes.has(c.target)) wires[c.source_port]!.push(c.target);
       const g = groupOf.get(n.id);
@@ -197,12 +207,12 @@ export function canvasToNodeRed(
         const c = n.config as { original_type: string; properties: Record<string, unknown> };
         // A type of ours whose mapping failed keeps what its own properties hold (a comment's text): never overwritten.
         const owned = Object.fromEntries([...ownedKeys(registry.fromNodeRedType(c.original_type))].map((k) => [k, true]));
-        return { ...c.properties, ...infoOf(n, owned), ...appearanceToNodeRed(n, owned), id: n.id, type: c.original_type, z, ...inGroup, name: n.name, ...toNodeRedPosition(n.position), wires };
+        return { ...c.properties, ...infoOf(n, owned), ...appearanceToNodeRed(n, owned), id: n.id, type: c.original_type, z, ...inGroup, name: n.name, ...at, wires };
       }
-      if (n.type === JUNCTION_TYPE) return { id: n.id, type: JUNCTION_TYPE, z, ...inGroup, ...toNodeRedPosition(n.position, true), wires };
+      if (n.type === JUNCTION_TYPE) return { id: n.id, type: JUNCTION_TYPE, z, ...inGroup, ...at, wires };
       if (isSubflowInstanceType(n.type)) {
         const env = (n.config as { env?: unknown[] }).env ?? [];
-        return { id: n.id, type: n.type, z, ...inGroup, name: n.name, env, ...infoOf(n, {}), ...appearanceToNodeRed(n, {}), ...toNodeRedPosition(n.position), wires, ...(n.disabled ? { d: true } : {}) };
+        return { id: n.id, type: n.type, z, ...inGroup, name: n.name, env, ...infoOf(n, {}), ...appearanceToNodeRed(n, {}), ...at, wires, ...(n.disabled ? { d: true } : {}) };
       }
       const props = definition?.nodeRed ? definition.nodeRed.toNodeRed(n.config) : { ...n.config };
       return {
@@ -214,13 +224,13 @@ export function canvasToNodeRed(
         ...props,
         ...infoOf(n, props),
         ...appearanceToNodeRed(n, props),
-        ...toNodeRedPosition(n.position),
+        ...at,
         wires,
         ...(n.disabled ? { d: true } : {}),
       };
     });
   // Group boxes are measured around the members where Node-RED draws them (centres on its canvas).
-  const boxes = groupsToNodeRed(groups, graph.nodes, z, (n) => nodeBox({ ...n, position: toNodeRedPosition(n.position, n.type === JUNCTION_TYPE) }, labelOf(n), portsOf(n)));
+  const boxes = groupsToNodeRed(groups, graph.nodes, z, (n) => nodeBox({ ...n, position: toNodeRedPosition(n.position, boxOf(registry, n, portsOf(n))) }, labelOf(n), portsOf(n)));
   return [...boxes, ...nodes];
 }
 
@@ -335,6 +345,13 @@ export function expandGroupScopes(items: NrNode[], warnings: string[]): NrNode[]
   });
 }
 
+/** The outputs of the subflow definitions a file holds (Node-RED's `out`), by the id ours have. */
+export function nodeRedSubflowOutputs(items: readonly NrNode[], ids: ReadonlyMap<string, string>): Map<string, number> {
+  const outputs = new Map<string, number>();
+  for (const n of items) if (n.type === "subflow" && Array.isArray(n.out) && ids.has(String(n.id))) outputs.set(ids.get(String(n.id))!, n.out.length);
+  return outputs;
+}
+
 /** Node-RED nodes of one tab → our nodes and connections (wires to nodes outside the set are dropped and reported). */
 export function convertNodeRedNodes(
   registry: NodeRegistry,
@@ -345,9 +362,15 @@ export function convertNodeRedNodes(
   /** Subflow definitions an instance may name: Node-RED's subflow id → ours (in this import, or the organization's). */
   subflows: ReadonlyMap<string, string> = new Map(),
   /** Configuration nodes the nodes may name (SPEC §19): their ids follow the import's mapping; a reference to none of them is cleared. */
-  options: { configNodes?: ConfigNodeMapping } = {},
+  options: {
+    configNodes?: ConfigNodeMapping;
+    /** Outputs of the subflow definitions instances may name (ours → count): an instance's box is as tall as they need (else as its wires use). */
+    subflowOutputs?: ReadonlyMap<string, number>;
+  } = {},
 ) {
   const flowNodes: FlowNode[] = [];
+  // Node-RED's centres, placed once every node's box is known (its outputs may come from its wires).
+  const centres = new Map<string, { x: unknown; y: unknown }>();
   const connections: Connection[] = [];
   const local = new Set(nodes.map((n) => newId(String(n.id))));
   const addWires = (id: string, wires: unknown[]) =>
@@ -370,12 +393,13 @@ export function convertNodeRedNodes(
           id,
           type: subflowInstanceType(subflows.get(subflowId)!),
           name: typeof n.name === "string" ? n.name : "",
-          position: fromNodeRedPosition(n.x, n.y),
+          position: { x: 0, y: 0 },
           config: parsed.data,
           disabled: n.d === true,
           ...descriptionOf(n, warnings),
           ...appearanceOnly(appearanceOf(n, () => false, false)),
         });
+        centres.set(id, { x: n.x, y: n.y });
         report.push({ node_id: String(n.id), type: nrType, support: "supported" });
         addWires(id, Array.isArray(n.wires) ? (n.wires as unknown[]) : []);
         continue;
@@ -453,14 +477,20 @@ export function convertNodeRedNodes(
       id,
       type,
       name: typeof n.name === "string" ? n.name : "",
-      position: fromNodeRedPosition(n.x, n.y, type === JUNCTION_TYPE),
+      position: { x: 0, y: 0 },
       config,
       disabled: type === "unknown" || n.d === true,
       ...kept,
     });
+    centres.set(id, { x: n.x, y: n.y });
     addWires(id, wires);
   }
-  return { nodes: flowNodes, connections };
+  const portsOf = portsLookup(registry, options.subflowOutputs, connections);
+  const placed = flowNodes.map((node) => {
+    const c = centres.get(node.id);
+    return c ? { ...node, position: fromNodeRedPosition(c.x, c.y, boxOf(registry, node, portsOf(node))) } : node;
+  });
+  return { nodes: placed, connections };
 }
 
 /**

@@ -6,7 +6,7 @@ import { checkDefinitions, definitionIndex, subflowsByIds, type DefinitionIndex,
 import { createSubflowInput } from "../subflows/subflow.schemas";
 import type { Connection, FlowNode } from "../../../shared/flow-graph";
 import { SUBFLOW_IN_TYPE, SUBFLOW_OUT_TYPE, SUBFLOW_STATUS_TYPE, type FlowGroup, type SubflowEnvEntry } from "../../../shared/subflows";
-import { canvasToNodeRed, convertNodeRedNodes, envEntryFromNodeRed, freshId, liftUnknownNode, type ConfigNodeMapping, type ImportReportEntry } from "./node-red-mapping";
+import { canvasToNodeRed, convertNodeRedNodes, envEntryFromNodeRed, freshId, liftUnknownNode, nodeRedSubflowOutputs, type ConfigNodeMapping, type ImportReportEntry } from "./node-red-mapping";
 import { fromNodeRedPosition, toNodeRedPosition } from "../../../shared/node-red-canvas";
 import { groupsFromNodeRed } from "./node-red-groups";
 
@@ -79,9 +79,11 @@ export function subflowFromNodeRed(
   warnings: string[],
   report: ImportReportEntry[],
   configNodes?: ConfigNodeMapping,
+  /** Outputs of the definitions its instances may name (ours → count), for their boxes' height. */
+  subflowOutputs?: ReadonlyMap<string, number>,
 ) {
   const nrId = String(item.id);
-  const graph = convertNodeRedNodes(registry, inner, newId, warnings, report, subflows, { configNodes });
+  const graph = convertNodeRedNodes(registry, inner, newId, warnings, report, subflows, { configNodes, subflowOutputs });
   const ports = portNodeIds(ourId);
   const local = new Set(graph.nodes.map((n) => n.id));
   const at = (p: unknown) => {
@@ -269,6 +271,7 @@ export function mapSubflows(
       said.warnings,
       said.report,
       organization.configNodes,
+      nodeRedSubflowOutputs(items, subflowIds),
     );
     const parsed = createSubflowInput.safeParse(fields);
     if (!parsed.success) throw validationError(parsed.error.issues.map((issue) => ({ ...issue, path: ["subflows", subflowItems.indexOf(item), ...issue.path] })));

@@ -22,6 +22,7 @@ import {
   isConfigItem,
   mapConfigNodes,
   MAX_IMPORT_FLOWS,
+  nodeRedSubflowOutputs,
   NO_CONFIG_NODES,
   portsLookup,
   toNodeRed,
@@ -102,7 +103,8 @@ export function nodeRedToSelection(registry: NodeRegistry, items: NrNode[], subf
   for (const n of items) if (n.type === "subflow" && !subflows.has(String(n.id))) warnings.push(`subflow ${String(n.id)} is not in this organization; import the file to create it (its instances are pasted as unknown nodes)`);
   const rename = new Map<string, string>();
   for (const n of nodes) if (!VALID_NODE_ID.test(String(n.id))) rename.set(String(n.id), freshId());
-  const graph = convertNodeRedNodes(registry, nodes, (id) => rename.get(id) ?? id, warnings, [], new Map([...subflows].map((id) => [id, id])));
+  const ids = new Map([...subflows].map((id) => [id, id]));
+  const graph = convertNodeRedNodes(registry, nodes, (id) => rename.get(id) ?? id, warnings, [], ids, { subflowOutputs: nodeRedSubflowOutputs(items, ids) });
   // What the editor gets must be a graph it can save: names, positions and counts as create checks them.
   const checked = clipboardSelection.safeParse(graph);
   if (!checked.success) throw validationError(checked.error.issues.map((issue) => ({ ...issue, path: issue.path })));
@@ -264,6 +266,7 @@ export function mapNodeRedImport(
   const newId = (id: string) => rename.get(id) ?? id;
 
   const { subflowIds, newSubflows, checked: checkedSubflows } = mapSubflows(registry, { ...organization.subflows, configNodes }, items, allCanvas, newId, warnings, report, "copy");
+  const subflowOutputs = nodeRedSubflowOutputs(items, subflowIds);
 
   const groups = new Map<string, { tab: NrNode | null; nodes: NrNode[]; groups: NrNode[] }>();
   for (const tab of tabs) groups.set(String(tab.id), { tab, nodes: [], groups: [] });
@@ -287,7 +290,7 @@ export function mapNodeRedImport(
   const inputTabs: Array<NrNode | null> = [];
   for (const { tab, nodes, groups: tabGroups } of groups.values()) {
     inputTabs.push(tab);
-    const { nodes: flowNodes, connections } = convertNodeRedNodes(registry, nodes, newId, warnings, report, subflowIds, { configNodes });
+    const { nodes: flowNodes, connections } = convertNodeRedNodes(registry, nodes, newId, warnings, report, subflowIds, { configNodes, subflowOutputs });
     const flowGroups = groupsFromNodeRed(tabGroups, newId, new Set(flowNodes.map((n) => n.id)), warnings);
     for (const g of tabGroups) report.push({ node_id: String(g.id), type: "group", support: "supported" });
     for (const n of nodes) if (typeof n.id === "string" && rename.has(n.id)) warnings.push(`node ${n.id} was renamed ${newId(n.id)}: ${renameReason.get(n.id)}`);
@@ -355,7 +358,7 @@ export async function replaceFlowFromNodeRed(
   const { planned: configPlan, mapping: configNodes } = mapConfigNodes(app.nodes, input.flows, organizationConfig, warnings, []);
   uniquePagePaths(configPlan, organizationConfig, warnings);
   const { subflowIds, newSubflows, checked } = await importSubflows(app, principal.organizationId, input.flows, allCanvas, newId, warnings, [], "use", configNodes);
-  const graph = convertNodeRedNodes(app.nodes, nodes, newId, warnings, [], subflowIds, { configNodes });
+  const graph = convertNodeRedNodes(app.nodes, nodes, newId, warnings, [], subflowIds, { configNodes, subflowOutputs: nodeRedSubflowOutputs(input.flows, subflowIds) });
   const groups = groupsFromNodeRed(groupItems, newId, new Set(graph.nodes.map((n) => n.id)), warnings);
   // Checked as the update will check it before the new definitions are written: a 4xx writes nothing.
   validateGraph(app.nodes, { nodes: graph.nodes, connections: graph.connections, groups }, { kind: "flow", subflows: checked.ports, configNodes: configNodes.types });
