@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { logIn, registerViaApi, uniqueEmail } from "../helpers/accounts";
 
 // Full-page screenshots kept after the run for a human to look at (outside Playwright's
 // outputDir, which is emptied at the start of every run).
@@ -28,7 +29,7 @@ test.describe("public pages", () => {
     await expect(main.getByRole("link", { name: "Log in", exact: true })).toHaveAttribute("href", "/login");
     await expect(main.getByRole("link", { name: "Read the API docs" })).toHaveAttribute("href", "/docs");
 
-    await expect(page.getByRole("region", { name: "What you get" }).getByRole("heading", { level: 2 })).toHaveCount(4);
+    await expect(page.getByRole("region", { name: "What you get" }).getByRole("heading", { level: 2 })).toHaveCount(6);
     await expect(page.getByRole("link", { name: "Flowplane", exact: true })).toHaveAttribute("href", "/");
     // The tab's icon: declared, served (no request for a missing /favicon.ico).
     const icon = await page.locator('link[rel="icon"]').getAttribute("href");
@@ -38,6 +39,22 @@ test.describe("public pages", () => {
     expect(served.headers()["content-type"]).toContain("image/svg+xml");
 
     await page.screenshot({ path: path.join(SCREENSHOTS, "home.png"), fullPage: true });
+  });
+
+  test("signed in, the home page leads to the flows: the header's Flows link and the first button", async ({ page }) => {
+    const email = uniqueEmail("home");
+    await registerViaApi(page.request, email);
+    await logIn(page, email);
+    await page.goto("/");
+    const nav = page.getByRole("navigation", { name: "Main" });
+    await expect(nav.getByRole("link", { name: "Flows", exact: true })).toHaveAttribute("href", "/flows");
+    await expect(nav.getByRole("link", { name: "Log in", exact: true })).toHaveCount(0);
+    const main = page.getByRole("main");
+    await expect(main.getByRole("link", { name: "Your account" })).toHaveAttribute("href", "/account/security");
+    await page.screenshot({ path: path.join(SCREENSHOTS, "home-signed-in.png"), fullPage: true });
+    await main.getByRole("link", { name: "Open your flows" }).click();
+    await expect(page).toHaveURL(/\/flows$/);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   });
 
   test("the API docs link leads to the docs page", async ({ page }) => {
