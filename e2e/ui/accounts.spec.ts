@@ -72,6 +72,9 @@ test.describe("accounts in the browser", () => {
     await page.goto(link);
     await expect(page.getByRole("heading", { level: 1, name: "Verify your email" })).toBeVisible();
     await expect(page.getByText("Your email is verified.")).toBeVisible();
+    // Signed in here: the header has the account's links, not only the API docs.
+    await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Flows", exact: true })).toHaveAttribute("href", "/flows");
+    await expect(page.getByRole("banner").getByRole("button", { name: "Log out" })).toBeVisible();
     await shot(page, "verify-email", true);
 
     // The token is single use.
