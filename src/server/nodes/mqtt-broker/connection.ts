@@ -121,10 +121,13 @@ const DISCONNECTED: NodeStatus = { fill: "red", shape: "ring", text: "disconnect
 
 const IPV6 = /^[0-9a-fA-F:]+(%[0-9a-zA-Z]+)?$/;
 
+/** A URL's host name without the brackets around an IPv6 address. */
+const bareHostname = (url: URL) => url.hostname.replace(/^\[|\]$/g, "");
+
 /** The host name of a broker URL (no brackets around IPv6); "" when it is not a URL. */
 export function brokerHost(url: string): string {
   try {
-    return new URL(url).hostname.replace(/^\[|\]$/g, "");
+    return bareHostname(new URL(url));
   } catch {
     return "";
   }
@@ -392,7 +395,7 @@ export class MqttConnection {
     const protocol = url.protocol.replace(/:$/, "");
     if (!["mqtt", "mqtts", "tcp", "ssl", "tls", "ws", "wss"].includes(protocol)) throw new Error(`unsupported broker URL scheme ${protocol}:`);
     const secure = ["mqtts", "ssl", "tls", "wss"].includes(protocol);
-    const host = url.hostname.replace(/^\[|\]$/g, "");
+    const host = bareHostname(url);
     const port = url.port ? Number(url.port) : protocol.startsWith("ws") ? (secure ? 443 : 80) : secure ? 8883 : 1883;
     const outbound = this.env.outbound;
     // A literal address never goes through lookup: checked here (throws for a blocked one).
