@@ -92,6 +92,8 @@ export default defineConfig({
       // counters outlive a server). The limit itself is proven in
       // src/server/services/accounts/register-limit.integration.test.ts.
       RATE_LIMIT_REGISTER_PER_IP: "10000",
+      // An operator's terms of service: the registration form links to them (e2e/ui/accounts.spec.ts).
+      TERMS_URL: "https://terms.example.com/flowplane",
     },
   },
 });

@@ -40,6 +40,8 @@ const envSchema = z
     MAIL_FROM: z.string().min(3).default("Flowplane <no-reply@flowplane.local>"),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     REGISTRATION_ENABLED: bool.default(true),
+    /** Where the operator's terms of service are: the registration form links to them, and GET /settings says it. */
+    TERMS_URL: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).optional(),
     /** Trust X-Forwarded-For from this many proxy hops when recording client IPs. */
     TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
     /**

@@ -26,8 +26,12 @@ test.describe("accounts in the browser", () => {
     await page.getByLabel("First name").fill("Grace");
     await page.getByLabel("Last name").fill("Hopper");
     await page.getByLabel("Organization name").fill("Hopper Labs");
+    // The operator's terms (TERMS_URL, playwright.config.ts) are a link beside the box, in a new tab.
+    const terms = page.getByRole("link", { name: "Read the terms of service" });
+    await expect(terms).toHaveAttribute("href", "https://terms.example.com/flowplane");
+    await expect(terms).toHaveAttribute("target", "_blank");
     await page.getByRole("button", { name: "Create account" }).click();
-    await expect(page.getByLabel("I accept the terms of service")).toHaveAccessibleDescription("You must accept the terms of service.");
+    await expect(page.getByLabel("I accept the terms of service")).toHaveAccessibleDescription("Read the terms of service You must accept the terms of service.");
 
     // The server's field errors land beside their fields.
     await page.getByLabel("I accept the terms of service").check();

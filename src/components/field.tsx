@@ -72,9 +72,9 @@ export function SelectField({ id, label, hint, error, name, options, optionLabel
   );
 }
 
-type CheckboxProps = Omit<FieldShellProps, "hint"> & Omit<InputHTMLAttributes<HTMLInputElement>, "id" | "type">;
+type CheckboxProps = FieldShellProps & Omit<InputHTMLAttributes<HTMLInputElement>, "id" | "type">;
 
-export function Checkbox({ id, label, error, name, ...input }: CheckboxProps) {
+export function Checkbox({ id, label, hint, error, name, ...input }: CheckboxProps) {
   return (
     <div className="checkbox-field">
       <div className="checkbox">
@@ -83,12 +83,12 @@ export function Checkbox({ id, label, error, name, ...input }: CheckboxProps) {
           name={name ?? id}
           type="checkbox"
           aria-invalid={error ? true : undefined}
-          aria-describedby={describedBy(id, null, error)}
+          aria-describedby={describedBy(id, hint, error)}
           {...input}
         />
         <label htmlFor={id}>{label}</label>
       </div>
-      <FieldNotes id={id} error={error} />
+      <FieldNotes id={id} hint={hint} error={error} />
     </div>
   );
 }

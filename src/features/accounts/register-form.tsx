@@ -13,7 +13,8 @@ import { EmailField, NewPasswordField } from "./auth-fields";
 
 const AFTER_REGISTER = "/account/security?welcome=1";
 
-export function RegisterForm() {
+/** `termsUrl`: the operator's terms of service (`TERMS_URL`), linked beside the box that accepts them. */
+export function RegisterForm({ termsUrl }: { termsUrl?: string | null }) {
   const trpc = useTRPC();
   const register = useMutation(trpc.auth.register.mutationOptions());
   const [signInFailed, setSignInFailed] = useState(false);
@@ -125,7 +126,20 @@ export function RegisterForm() {
           error={slugError}
         />
       </fieldset>
-      <Checkbox id="accept_terms" label="I accept the terms of service" checked={form.accept_terms} onChange={set("accept_terms")} error={termsError} />
+      <Checkbox
+        id="accept_terms"
+        label="I accept the terms of service"
+        hint={
+          termsUrl ? (
+            <a href={termsUrl} target="_blank" rel="noopener noreferrer">
+              Read the terms of service
+            </a>
+          ) : undefined
+        }
+        checked={form.accept_terms}
+        onChange={set("accept_terms")}
+        error={termsError}
+      />
       <Checkbox id="subscribe_newsletter" label="Send me the product newsletter" checked={form.subscribe_newsletter} onChange={set("subscribe_newsletter")} />
       <FormFooter>
         <SubmitButton pending={pending} pendingLabel="Creating your account…">

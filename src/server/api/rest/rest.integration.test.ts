@@ -255,6 +255,19 @@ describe("system endpoints", () => {
     expect(settings.body.ws_url).toBe("ws://app.test/ws");
     expect(settings.body.tokens.access_token_ttl_sec).toBe(900);
     expect(settings.body.rate_limits.login_failures_per_account_per_15_min).toBe(10);
+    expect(settings.body.terms_url).toBeNull();
+  });
+
+  it("settings give the operator's terms of service (TERMS_URL); one that is not an http(s) URL does not start", async () => {
+    const withTerms = await createTestApp({ TERMS_URL: "https://example.com/legal/terms" });
+    try {
+      const res = await restClient(withTerms)("GET", "/settings");
+      expect(res.status).toBe(200);
+      expect(res.body.terms_url).toBe("https://example.com/legal/terms");
+    } finally {
+      await withTerms.close();
+    }
+    await expect(createTestApp({ TERMS_URL: "javascript:alert(1)" })).rejects.toThrow(/TERMS_URL/);
   });
 
   it("ready answers 503 with the failing check when the database is closed", async () => {

@@ -6,6 +6,8 @@ export const settingsSchema = z.object({
   name: z.string(),
   version: z.string(),
   registration_enabled: z.boolean(),
+  /** The terms of service registration asks to accept (`TERMS_URL`); null when the operator has set none. */
+  terms_url: z.string().nullable(),
   public_url: z.string(),
   ws_url: z.string(),
   password_policy: z.object({
@@ -47,6 +49,7 @@ export function getSettings(app: AppServices): Settings {
     name: "Flowplane",
     version,
     registration_enabled: env.REGISTRATION_ENABLED,
+    terms_url: env.TERMS_URL ?? null,
     public_url: publicUrl,
     ws_url: `${publicUrl.replace(/^http/, "ws")}/ws`,
     password_policy: {
