@@ -54,6 +54,8 @@ test.describe("accounts in the browser", () => {
 
     await expect(page).toHaveURL((url) => url.pathname === "/account/security" && url.search === "?welcome=1");
     await expect(page.getByRole("status").filter({ hasText: "We sent a verification link" })).toContainText(email);
+    // A newcomer's next step is in the welcome: the flows.
+    await expect(page.getByRole("status").getByRole("link", { name: "open your flows" })).toHaveAttribute("href", "/flows");
     await expect(page.getByRole("banner")).toContainText(email);
     const profile = region(page, "Profile");
     await expect(profile.getByText("Not verified")).toBeVisible();

@@ -29,7 +29,7 @@ export async function SignedInHeader({ email }: { email: string }) {
       <Link href="/settings/organization">Settings</Link>
       <Link href="/account/security">Account</Link>
       {organizations.length > 0 ? <OrganizationSwitcher initialOrganizations={organizations} /> : null}
-      <span className="signed-in-as" title="Signed in as">
+      <span className="signed-in-as" title={`Signed in as ${email}`}>
         {email}
       </span>
       <SignOutButton />

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { Alert } from "@/components/alert";
 import { AccountSecurity } from "@/features/accounts/security/account-security";
 import { requireProfile } from "@/features/accounts/current-user";
@@ -20,7 +21,8 @@ export default async function AccountSecurityPage({ searchParams }: { searchPara
       {welcome && !profile.user.email_verified ? (
         <Alert kind="ok">
           Welcome to Flowplane! We sent a verification link to <strong>{profile.user.email}</strong>. Check your mail and
-          open the link to confirm your address.
+          open the link to confirm your address. Then <Link href="/flows">open your flows</Link> to build your first one,
+          or import a Node-RED flows.json.
         </Alert>
       ) : null}
       <AccountSecurity initialProfile={profile} timeZones={timeZones()} />
