@@ -1372,7 +1372,11 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     // A start under way (lease just taken) finishes first.
     const pending = this.locks.get(flowId);
     if (pending) await pending.catch(() => undefined);
-    if (!this.holds(flowId)) return { notOwner: true };
+    // A closing instance takes no new message: it is about to stop its flows (a message still in
+    // the flow's queue when the flow stops is dropped, as on any stop), and the asker waits for the
+    // next holder as between any two holders. An inject it took before closing has had the close's
+    // store round trips to leave its queue.
+    if (this.closing || !this.holds(flowId)) return { notOwner: true };
     const result = this.local.injectNow(flowId, nodeId, overrides, origin);
     if (result.ok && origin) await (ack === "published" ? this.deps.events.published() : this.deps.events.sent());
     return { value: result };
