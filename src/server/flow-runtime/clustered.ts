@@ -319,6 +319,18 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     return held !== undefined && performance.now() < this.provenUntil(held);
   }
 
+  /**
+   * Whether a new message (an inject, a replay) may start here: the flow is held, and this instance
+   * is not closing. A closing one is about to stop its flows (a message still in a flow's queue when
+   * the flow stops is dropped, as on any stop), so it answers "not the holder" and the asker waits
+   * for the next one as between any two holders; a message it took before closing has had the
+   * close's store round trips to leave the queue. Not the fence: what already runs keeps running
+   * until the flow stops.
+   */
+  private takesNewMessages(flowId: string): boolean {
+    return !this.closing && this.holds(flowId);
+  }
+
   /** Flows this instance holds (for tests and diagnostics). */
   heldFlowIds(): string[] {
     return [...this.held.keys()];
@@ -462,7 +474,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   private async onReplay({ flowId, nodeId, message, replayOf }: ReplayArgs): Promise<OwnerReply<ReplayResult>> {
     const pending = this.locks.get(flowId);
     if (pending) await pending.catch(() => undefined);
-    if (!this.holds(flowId)) return { notOwner: true };
+    if (!this.takesNewMessages(flowId)) return { notOwner: true };
     // The holder answers once the execution is stored, so the instance that took the request reads it.
     return { value: await this.local.replay(flowId, nodeId, message, replayOf) };
   }
@@ -1372,11 +1384,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     // A start under way (lease just taken) finishes first.
     const pending = this.locks.get(flowId);
     if (pending) await pending.catch(() => undefined);
-    // A closing instance takes no new message: it is about to stop its flows (a message still in
-    // the flow's queue when the flow stops is dropped, as on any stop), and the asker waits for the
-    // next holder as between any two holders. An inject it took before closing has had the close's
-    // store round trips to leave its queue.
-    if (this.closing || !this.holds(flowId)) return { notOwner: true };
+    if (!this.takesNewMessages(flowId)) return { notOwner: true };
     const result = this.local.injectNow(flowId, nodeId, overrides, origin);
     if (result.ok && origin) await (ack === "published" ? this.deps.events.published() : this.deps.events.sent());
     return { value: result };
