@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canvasBox, fromNodeRedPosition, ICON_NODE_WIDTH, JUNCTION_BOX, NODE_HEIGHT, NODE_WIDTH, toNodeRedPosition } from "./node-red-canvas";
+import { canvasBox, fromNodeRedPosition, ICON_NODE_WIDTH, JUNCTION_BOX, labelShownOf, NODE_HEIGHT, NODE_WIDTH, toNodeRedPosition } from "./node-red-canvas";
 
 describe("positions between Node-RED's canvas and ours", () => {
   it("gives back Node-RED's whole numbers after the round trip, for nodes of every size and junctions", () => {
@@ -36,5 +36,10 @@ describe("positions between Node-RED's canvas and ours", () => {
   it("reads what is not a number as 0, as before", () => {
     expect(fromNodeRedPosition(undefined, "abc")).toEqual(fromNodeRedPosition(0, 0));
     expect(fromNodeRedPosition("240", "60")).toEqual(fromNodeRedPosition(240, 60));
+  });
+
+  it("shows a label as the node's appearance says, else as its type's default (link in and out hide theirs)", () => {
+    expect([labelShownOf(undefined, undefined), labelShownOf(undefined, false), labelShownOf(undefined, true)]).toEqual([true, true, false]);
+    expect([labelShownOf(true, true), labelShownOf(false, false), labelShownOf(false, undefined)]).toEqual([true, false, false]);
   });
 });

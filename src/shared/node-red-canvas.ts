@@ -41,6 +41,12 @@ export const DEFAULT_BOX: CanvasBox = { width: NODE_WIDTH, height: NODE_HEIGHT }
 export const JUNCTION_BOX: CanvasBox = { width: JUNCTION_SIZE, height: JUNCTION_SIZE };
 
 /**
+ * Whether a node is drawn with its label: as its appearance says (Node-RED's `l`), else as its
+ * type's default (a link in or out hides it). One rule for the editor and the import's layout.
+ */
+export const labelShownOf = (showLabel: boolean | undefined, typeHidesLabel: boolean | undefined): boolean => showLabel ?? typeHidesLabel !== true;
+
+/**
  * The box the editor draws a node in: a junction's dot; else as wide as its label (or its icon
  * alone when the label is hidden) and as tall as its outputs need. Node-RED's position is the
  * box's centre whatever its size, so a link node or a switch with four outputs sits where Node-RED

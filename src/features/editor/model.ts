@@ -5,7 +5,7 @@ import type { Connection, FlowNode, NodeAppearance } from "@/shared/flow-graph";
 import { outputsFor } from "@/shared/node-ports";
 import { JUNCTION_TYPE, isSubflowInstanceType, subflowIdOfType } from "@/shared/subflows";
 import { nodeLabel as canvasLabel } from "@/shared/node-labels";
-import { ICON_NODE_WIDTH, JUNCTION_SIZE, NODE_WIDTH, PORT_GAP, nodeHeight } from "@/shared/node-red-canvas";
+import { JUNCTION_SIZE, NODE_WIDTH, PORT_GAP, canvasBox, labelShownOf, nodeHeight } from "@/shared/node-red-canvas";
 import { nodeRedIconSvg } from "./node-red-icons";
 
 type Outputs = inferRouterOutputs<AppRouter>;
@@ -45,8 +45,8 @@ export type EditorEdge = Edge;
  */
 export { ICON_NODE_WIDTH, NODE_WIDTH, PORT_GAP, nodeHeight } from "@/shared/node-red-canvas";
 /** Whether the canvas writes the node's label: its appearance says, else its type (shown but for link in and out). */
-export const labelShown = (d: Pick<FlowNodeData, "appearance" | "labelHidden">) => d.appearance?.show_label ?? !d.labelHidden;
-export const nodeWidth = (d: Pick<FlowNodeData, "appearance" | "labelHidden">) => (labelShown(d) ? NODE_WIDTH : ICON_NODE_WIDTH);
+export const labelShown = (d: Pick<FlowNodeData, "appearance" | "labelHidden">) => labelShownOf(d.appearance?.show_label, d.labelHidden);
+export const nodeWidth = (d: Pick<FlowNodeData, "appearance" | "labelHidden">) => canvasBox({ labelShown: labelShown(d) }).width;
 const HANDLE = 10;
 
 /** Where output port `i` of `outputs` sits, from the node's top edge (the node component uses it too). */
@@ -138,9 +138,6 @@ const junctionHandles = (): NonNullable<EditorNode["handles"]> => [
   { id: "in", type: "target", position: Position.Left, x: -4, y: JUNCTION_SIZE / 2 - 4, width: 8, height: 8 },
   { id: "o0", type: "source", position: Position.Right, x: JUNCTION_SIZE - 4, y: JUNCTION_SIZE / 2 - 4, width: 8, height: 8 },
 ];
-
-/** The box a node takes on the canvas. */
-export const nodeSize = (type: string, outputs: number) => (type === JUNCTION_TYPE ? { width: JUNCTION_SIZE, height: JUNCTION_SIZE } : { width: NODE_WIDTH, height: nodeHeight(outputs) });
 
 const nodeLabel = (catalog: Catalog, data: { type: string; name: string; config?: Record<string, unknown> | null }) => {
   if (data.type === JUNCTION_TYPE) return "junction";

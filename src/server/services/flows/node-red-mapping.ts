@@ -4,7 +4,7 @@ import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount, type NodeDefinition } from "../../nodes/types";
 import { NODE_DESCRIPTION_MAX_CHARS, PORT_LABEL_MAX_CHARS, sliceCodePoints, MAX_OUTPUT_PORTS, nodeAppearanceSchema, normalizeAppearance, type Connection, type FlowNode, type NodeAppearance } from "../../../shared/flow-graph";
 import { groupsToNodeRed, membershipOf, nodeBox } from "./node-red-groups";
-import { canvasBox, fromNodeRedPosition, toNodeRedPosition, type CanvasBox } from "../../../shared/node-red-canvas";
+import { canvasBox, fromNodeRedPosition, labelShownOf, toNodeRedPosition, type CanvasBox } from "../../../shared/node-red-canvas";
 import { configRefProperties, configRefsOf } from "../../nodes/config-refs";
 import { configNodeIdFromNodeRed } from "../../../shared/config-nodes";
 import {
@@ -173,7 +173,7 @@ export function portsLookup(registry: NodeRegistry, subflowOutputs: ReadonlyMap<
  * outputs. Positions cross to and from Node-RED's centres by it, both ways alike.
  */
 export function boxOf(registry: NodeRegistry, n: Pick<FlowNode, "type" | "appearance">, ports: number): CanvasBox {
-  return canvasBox({ junction: n.type === JUNCTION_TYPE, labelShown: n.appearance?.show_label ?? registry.get(n.type)?.labelHidden !== true, outputs: ports });
+  return canvasBox({ junction: n.type === JUNCTION_TYPE, labelShown: labelShownOf(n.appearance?.show_label, registry.get(n.type)?.labelHidden), outputs: ports });
 }
 
 /**
