@@ -413,6 +413,42 @@ describe("Node-RED's centres kept for boxes of every size", () => {
     const at = (nodes: Array<{ type: string; x?: number; y?: number }>) => nodes.filter((n) => typeof n.x === "number").map((n) => `${n.type} ${n.x},${n.y}`).sort();
     expect(at(exported)).toEqual(at(flows));
   });
+
+  it("an instance of the organization's subflow, its definition not in the file, is as tall as the definition's outputs, not as its wires", async () => {
+    const created = await request("POST", "/subflows", {
+      token: user.accessToken,
+      body: {
+        name: "Three ways",
+        nodes: [
+          { id: "in", type: "subflow-in" },
+          { id: "o0", type: "subflow-out", config: { port: 0 } },
+          { id: "o1", type: "subflow-out", config: { port: 1 } },
+          { id: "o2", type: "subflow-out", config: { port: 2 } },
+        ],
+        connections: [
+          { source: "in", target: "o0" },
+          { source: "in", target: "o1" },
+          { source: "in", target: "o2" },
+        ],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const sf = created.body.subflow as { id: string };
+    // Only the first output is wired: sized by its wires, the instance would be one output high.
+    const flows = [
+      { id: "sz3-tab", type: "tab", label: "Named subflow" },
+      { id: "sz3-sf", type: `subflow:${sf.id}`, z: "sz3-tab", x: 300, y: 120, wires: [["sz3-debug"], [], []] },
+      { id: "sz3-debug", type: "debug", z: "sz3-tab", x: 500, y: 120, wires: [] },
+    ];
+    const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const flow = (await request("GET", `/flows/${res.body.flows[0].id}`, { token: user.accessToken })).body.flow as { id: string; nodes: Array<{ id: string; type: string; position: { x: number; y: number } }> };
+    const instance = flow.nodes.find((n) => n.type === `subflow:${sf.id}`)!;
+    // Three outputs: 12 + 3 × 16 = 60 px high (src/shared/node-red-canvas.ts), centred on Node-RED's y × 4/3.
+    expect(Math.abs(instance.position.y + 60 / 2 - (120 * 4) / 3)).toBeLessThanOrEqual(0.5);
+    const exported = (await request("GET", `/flows/${flow.id}/export`, { token: user.accessToken })).body as Array<{ type: string; x?: number; y?: number }>;
+    expect(exported.filter((n) => n.type === `subflow:${sf.id}`).map((n) => [n.x, n.y])).toEqual([[300, 120]]);
+  });
 });
 
 describe("node catalog: help and titles", () => {

@@ -345,9 +345,21 @@ export function expandGroupScopes(items: NrNode[], warnings: string[]): NrNode[]
   });
 }
 
-/** The outputs of the subflow definitions a file holds (Node-RED's `out`), by the id ours have. */
-export function nodeRedSubflowOutputs(items: readonly NrNode[], ids: ReadonlyMap<string, string>): Map<string, number> {
+/**
+ * The outputs of the subflow definitions an import's instances name, by the id ours have: a
+ * definition the file holds by its `out` (Node-RED laid the file's instances out by it), else the
+ * organization's definition's, when the file only names it.
+ */
+export function nodeRedSubflowOutputs(
+  items: readonly NrNode[],
+  ids: ReadonlyMap<string, string>,
+  organization: ReadonlyMap<string, { ports: { outputs: number } }> = new Map(),
+): Map<string, number> {
   const outputs = new Map<string, number>();
+  for (const ourId of ids.values()) {
+    const known = organization.get(ourId)?.ports.outputs;
+    if (known !== undefined) outputs.set(ourId, known);
+  }
   for (const n of items) if (n.type === "subflow" && Array.isArray(n.out) && ids.has(String(n.id))) outputs.set(ids.get(String(n.id))!, n.out.length);
   return outputs;
 }

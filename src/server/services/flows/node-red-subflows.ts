@@ -271,7 +271,7 @@ export function mapSubflows(
       said.warnings,
       said.report,
       organization.configNodes,
-      nodeRedSubflowOutputs(items, subflowIds),
+      nodeRedSubflowOutputs(items, subflowIds, organization.index),
     );
     const parsed = createSubflowInput.safeParse(fields);
     if (!parsed.success) throw validationError(parsed.error.issues.map((issue) => ({ ...issue, path: ["subflows", subflowItems.indexOf(item), ...issue.path] })));
@@ -308,5 +308,5 @@ export function mapSubflows(
     newSubflows.push(converted.def);
   }
   const checked = checkDefinitions(registry, organization.index, newSubflows, organization.configNodes?.types);
-  return { subflowIds, newSubflows, checked };
+  return { subflowIds, newSubflows, checked, subflowOutputs: nodeRedSubflowOutputs(items, subflowIds, organization.index) };
 }

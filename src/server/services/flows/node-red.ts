@@ -8,7 +8,7 @@ import { requireDevice } from "../devices/devices";
 import type { RequestMeta } from "../request-meta";
 import { flowView, graphContext, insertFlows, readFlow, updateFlow, validateGraphs } from "./flows";
 import { clipboardSelection, createFlowInput, type CreateFlowInput } from "./flow.schemas";
-import { validateGraph } from "./validate-graph";
+import { subflowPortsOf, validateGraph } from "./validate-graph";
 import { validationError } from "../../errors";
 import { flowVariablesAsNodeRedEnv, importFlowVariables } from "../variables/variables";
 import { groupsFromNodeRed } from "./node-red-groups";
@@ -95,7 +95,12 @@ export async function selectionToNodeRed(app: AppServices, principal: Principal,
  * The editor's paste: Node-RED JSON → our nodes and connections, ids kept where valid (the editor
  * gives pasted nodes fresh ids anyway). Nothing is written.
  */
-export function nodeRedToSelection(registry: NodeRegistry, items: NrNode[], subflows: ReadonlySet<string> = new Set()) {
+export function nodeRedToSelection(
+  registry: NodeRegistry,
+  items: NrNode[],
+  /** The organization's definitions the items name, by id: their ports (an instance is as tall as its definition's outputs). */
+  subflows: ReadonlyMap<string, { ports: { outputs: number } }> = new Map(),
+) {
   const warnings: string[] = [];
   // Subflow definitions the organization has are the ones its instances paste as; one it lacks is said (importing the file creates it).
   const nodes = canvasNodes(items.filter((n) => !(n.type === "subflow" && subflows.has(String(n.id)))), warnings, { subflows: true })
@@ -103,8 +108,8 @@ export function nodeRedToSelection(registry: NodeRegistry, items: NrNode[], subf
   for (const n of items) if (n.type === "subflow" && !subflows.has(String(n.id))) warnings.push(`subflow ${String(n.id)} is not in this organization; import the file to create it (its instances are pasted as unknown nodes)`);
   const rename = new Map<string, string>();
   for (const n of nodes) if (!VALID_NODE_ID.test(String(n.id))) rename.set(String(n.id), freshId());
-  const ids = new Map([...subflows].map((id) => [id, id]));
-  const graph = convertNodeRedNodes(registry, nodes, (id) => rename.get(id) ?? id, warnings, [], ids, { subflowOutputs: nodeRedSubflowOutputs(items, ids) });
+  const ids = new Map([...subflows.keys()].map((id) => [id, id]));
+  const graph = convertNodeRedNodes(registry, nodes, (id) => rename.get(id) ?? id, warnings, [], ids, { subflowOutputs: nodeRedSubflowOutputs(items, ids, subflows) });
   // What the editor gets must be a graph it can save: names, positions and counts as create checks them.
   const checked = clipboardSelection.safeParse(graph);
   if (!checked.success) throw validationError(checked.error.issues.map((issue) => ({ ...issue, path: issue.path })));
@@ -117,7 +122,7 @@ export async function pasteSelection(app: AppServices, principal: Principal, ite
     const id = n.type === "subflow" ? String(n.id) : typeof n.type === "string" ? subflowIdOfType(n.type) : null;
     return id !== null && /^[A-Za-z0-9_-]{1,56}$/.test(id) ? [id] : [];
   });
-  const known = new Set((await subflowsByIds(app, principal.organizationId, [...new Set(named)])).map((d) => d.id));
+  const known = new Map((await subflowsByIds(app, principal.organizationId, [...new Set(named)])).map((d) => [d.id, { ports: subflowPortsOf(d.nodes) }]));
   return nodeRedToSelection(app.nodes, items, known);
 }
 
@@ -265,8 +270,7 @@ export function mapNodeRedImport(
   }
   const newId = (id: string) => rename.get(id) ?? id;
 
-  const { subflowIds, newSubflows, checked: checkedSubflows } = mapSubflows(registry, { ...organization.subflows, configNodes }, items, allCanvas, newId, warnings, report, "copy");
-  const subflowOutputs = nodeRedSubflowOutputs(items, subflowIds);
+  const { subflowIds, newSubflows, checked: checkedSubflows, subflowOutputs } = mapSubflows(registry, { ...organization.subflows, configNodes }, items, allCanvas, newId, warnings, report, "copy");
 
   const groups = new Map<string, { tab: NrNode | null; nodes: NrNode[]; groups: NrNode[] }>();
   for (const tab of tabs) groups.set(String(tab.id), { tab, nodes: [], groups: [] });
@@ -357,8 +361,8 @@ export async function replaceFlowFromNodeRed(
   const organizationConfig = await organizationConfigNodes(app, principal);
   const { planned: configPlan, mapping: configNodes } = mapConfigNodes(app.nodes, input.flows, organizationConfig, warnings, []);
   uniquePagePaths(configPlan, organizationConfig, warnings);
-  const { subflowIds, newSubflows, checked } = await importSubflows(app, principal.organizationId, input.flows, allCanvas, newId, warnings, [], "use", configNodes);
-  const graph = convertNodeRedNodes(app.nodes, nodes, newId, warnings, [], subflowIds, { configNodes, subflowOutputs: nodeRedSubflowOutputs(input.flows, subflowIds) });
+  const { subflowIds, newSubflows, checked, subflowOutputs } = await importSubflows(app, principal.organizationId, input.flows, allCanvas, newId, warnings, [], "use", configNodes);
+  const graph = convertNodeRedNodes(app.nodes, nodes, newId, warnings, [], subflowIds, { configNodes, subflowOutputs });
   const groups = groupsFromNodeRed(groupItems, newId, new Set(graph.nodes.map((n) => n.id)), warnings);
   // Checked as the update will check it before the new definitions are written: a 4xx writes nothing.
   validateGraph(app.nodes, { nodes: graph.nodes, connections: graph.connections, groups }, { kind: "flow", subflows: checked.ports, configNodes: configNodes.types });
