@@ -664,6 +664,8 @@ test("the ui-base's header content and connection notices: \"Dashboard (Page)\" 
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Boiler room (Pumps)");
   await expect(page.locator('[data-connection="online"]')).toBeVisible();
   await expect(page.getByRole("meter", { name: "Flow rate" }).locator(".db-gauge-tile-title.bottom-right")).toHaveText("Flow rate");
+  // Its segment's text: the title, by default (Dashboard 2.0's tile shows no value unless a segment asks).
+  await expect(page.getByRole("meter", { name: "Flow rate" }).locator(".db-gauge-tile-text")).toHaveText("Flow rate");
   const notice = page.getByTestId("connection-notice");
   await expect(notice).toHaveCount(0);
   await sockets.at(-1)!.close({ code: 1012, reason: "cut by the test" });

@@ -41,35 +41,63 @@ export const optionsList = z
 // ---- flows.json mapping ----
 
 type AnyZod = z.ZodType;
-function baseType(schema: AnyZod): string {
-  let s = schema as unknown as { def: { type: string; innerType?: AnyZod } };
-  while (s.def.innerType && ["default", "optional", "nullable", "prefault", "readonly"].includes(s.def.type)) s = s.def.innerType as unknown as typeof s;
-  return s.def.type;
+type Def = { type: string; innerType?: AnyZod; element?: AnyZod; shape?: Record<string, AnyZod>; options?: AnyZod[] };
+const defOf = (schema: AnyZod) => (schema as unknown as { def: Def }).def;
+
+/**
+ * A value as Dashboard 2.0's editor stores it made what `schema` takes, at every depth: numbers
+ * stored as text made numbers (its editor saves a gauge segment's `from` and a page breakpoint's
+ * `px` and `cols` as text; its runtime reads them with `Number`), a number where an integer is
+ * taken rounded, "true"/"false" made booleans, a number or boolean where text is taken made text. A
+ * property that takes a number or nothing (a chart's "ymin": 0 or "") gets the number when its
+ * text is one. What cannot be made to fit is returned as it is (the caller's parse refuses it).
+ */
+function coerceToSchema(schema: AnyZod, v: unknown): unknown {
+  if (v === undefined || v === null) return v;
+  const def = defOf(schema);
+  if (def.innerType && ["default", "optional", "nullable", "prefault", "readonly"].includes(def.type)) return coerceToSchema(def.innerType, v);
+  switch (def.type) {
+    case "number":
+      if (typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v))) v = Number(v);
+      return typeof v === "number" && !schema.safeParse(v).success ? Math.round(v) : v;
+    case "boolean":
+      return v === "true" || v === "false" ? v === "true" : v;
+    case "string":
+      return typeof v === "number" || typeof v === "boolean" ? String(v) : v;
+    case "array":
+      return Array.isArray(v) && def.element ? v.map((e) => coerceToSchema(def.element!, e)) : v;
+    case "object": {
+      if (typeof v !== "object" || Array.isArray(v) || !def.shape) return v;
+      const out: Record<string, unknown> = { ...(v as Record<string, unknown>) };
+      for (const [key, field] of Object.entries(def.shape)) if (key in out) out[key] = coerceToSchema(field, out[key]);
+      return out;
+    }
+    case "union": {
+      if (schema.safeParse(v).success) return v;
+      for (const option of def.options ?? []) {
+        const c = coerceToSchema(option, typeof v === "string" ? v.trim() : v);
+        if (c !== v && option.safeParse(c).success) return c;
+      }
+      return v;
+    }
+    default:
+      return v;
+  }
 }
 
 /**
- * Dashboard 2.0's properties from flows.json: the keys the schema knows, numbers stored as text
- * made numbers (also where the property takes a number or nothing), "true"/"false" made booleans; a value its property refuses is left out (the
- * default stands).
+ * Dashboard 2.0's properties from flows.json: the keys the schema knows, each value made what its
+ * property takes (coerceToSchema). A value its property still refuses is left out (the default
+ * stands) and named in `refused`, so the import can say what was not carried over.
  */
-export function fromDashboardProps(shape: Record<string, AnyZod>, p: NodeRedProps): Record<string, unknown> {
+export function fromDashboardProps(shape: Record<string, AnyZod>, p: NodeRedProps, refused?: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(shape)) {
-    let v = p[key];
-    if (v === undefined || v === null) continue;
-    const t = baseType(schema);
-    if (t === "number" && typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v))) v = Number(v);
-    if (t === "number" && typeof v === "number" && schema.safeParse(v).success === false) v = Math.round(v);
-    if (t === "boolean" && (v === "true" || v === "false")) v = v === "true";
-    if (t === "string" && (typeof v === "number" || typeof v === "boolean")) v = String(v);
-    // A property that takes a number or nothing (a chart's "ymin": 0 or ""), which Dashboard 2.0's
-    // editor stores as text ("0"), gets the number; one that takes a boolean or nothing, the boolean.
-    if (typeof v === "string" && !schema.safeParse(v).success) {
-      const text = v.trim();
-      if (text !== "" && Number.isFinite(Number(text)) && schema.safeParse(Number(text)).success) v = Number(text);
-      else if ((text === "true" || text === "false") && schema.safeParse(text === "true").success) v = text === "true";
-    }
+    const raw = p[key];
+    if (raw === undefined || raw === null) continue;
+    const v = coerceToSchema(schema, raw);
     if (schema.safeParse(v).success) out[key] = v;
+    else refused?.push(key);
   }
   return out;
 }
@@ -82,7 +110,7 @@ export function dashboardNodeRed(type: string, shape: Record<string, AnyZod>) {
     toNodeRed(c: never): NodeRedProps {
       return { ...(c as object) };
     },
-    fromNodeRed: (p: NodeRedProps) => fromDashboardProps(shape, p),
+    fromNodeRed: (p: NodeRedProps, refused?: string[]) => fromDashboardProps(shape, p, refused),
   };
 }
 
@@ -146,6 +174,8 @@ export interface WidgetSpec<C> {
   onViewer?(input: DashboardInput, state: DashboardWidgetState, config: C): { send: Message | null; value?: Record<string, unknown> } | null;
   /** Checks an incoming `msg.ui_update` before anything uses it: what it returns replaces it (ui-audio's on/off values). */
   checkUpdate?(update: Record<string, unknown>, msg: Message): Record<string, unknown>;
+  /** Properties the widget shows from its start, over its configuration and what was kept (a gauge's segments with their env texts read). */
+  startProps?(): Record<string, unknown> | undefined;
   /** An incoming message acts as a viewer's click (ui-button's emulateClick). */
   emulate?(msg: Message): boolean;
   /**
@@ -200,6 +230,12 @@ export function widgetBehaviour<C extends Record<string, unknown>>(ctx: NodeCont
       }
       const stored = await dash.readState(org, id).catch(() => null);
       if (stored && typeof stored === "object") state = stored as DashboardWidgetState;
+      const fromStart = spec.startProps?.();
+      if (fromStart) {
+        // Kept, and shown to open pages as a ui_update (which leaves the value shown as it is).
+        state = { ...state, props: { ...state.props, ...fromStart } };
+        publish({ ui_update: fromStart });
+      }
       if (spec.onViewer) stopInput = dash.onInput(org, id, viewerInput);
     },
     input(original: Message, send: Send, done) {

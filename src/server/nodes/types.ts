@@ -89,7 +89,11 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
      */
     absorbed?: string[];
     toNodeRed(config: Config): NodeRedProps;
-    fromNodeRed(props: NodeRedProps): Record<string, unknown>;
+    /**
+     * `refused`: where a property's value is one the type cannot take (it is left out and its
+     * default stands), its name is pushed there, and the import reports it as not carried over.
+     */
+    fromNodeRed(props: NodeRedProps, refused?: string[]): Record<string, unknown>;
     /**
      * What the import changes in meaning (a file node's absolute path, which names a path inside
      * the organization's files, SPEC §23): each a line of the import's warnings and the

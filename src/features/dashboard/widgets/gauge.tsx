@@ -6,20 +6,36 @@ import { bool, num, str, type WidgetProps } from "./widget";
 interface Segment {
   from: number;
   color: string;
+  text?: string;
+  textType?: string;
 }
 
 function segments(raw: unknown): Segment[] {
   const list = Array.isArray(raw)
-    ? raw.flatMap((s): Segment[] => (s && typeof s === "object" && Number.isFinite(Number((s as Segment).from)) ? [{ from: Number((s as Segment).from), color: String((s as Segment).color ?? "#5cd65c") }] : []))
+    ? raw.flatMap((s): Segment[] => {
+        if (!s || typeof s !== "object" || !Number.isFinite(Number((s as Segment).from))) return [];
+        const { from, color, text, textType } = s as Segment;
+        return [{ from: Number(from), color: String(color ?? "#5cd65c"), ...(typeof text === "string" ? { text } : {}), ...(typeof textType === "string" ? { textType } : {}) }];
+      })
     : [];
   return list.length > 0 ? list.sort((a, b) => a.from - b.from) : [{ from: 0, color: "#5cd65c" }];
 }
 
-/** The segment colour of a value (Dashboard 2.0: the last segment whose `from` it reaches). */
-export function segmentColor(value: number, segs: Segment[]): string {
-  let color = segs[0]!.color;
-  for (const s of segs) if (value >= s.from) color = s.color;
-  return color;
+/** The segment a value is in (Dashboard 2.0: the last segment whose `from` it reaches; the first below them all). */
+export function segmentOf(value: number, segs: Segment[]): Segment {
+  let seg = segs[0]!;
+  for (const s of segs) if (value >= s.from) seg = s;
+  return seg;
+}
+
+export const segmentColor = (value: number, segs: Segment[]): string => segmentOf(value, segs).color;
+
+/** What a tile shows in its segment, as Dashboard 2.0's tile: by the segment's text type, the title by default. */
+export function tileText(seg: Segment, title: string, value: string): string {
+  if (seg.textType === "none") return "";
+  if (seg.textType === "value") return value;
+  if (seg.textType === "str" || seg.textType === "env") return seg.text ?? "";
+  return title;
 }
 
 function arc(cx: number, cy: number, r: number, start: number, end: number): string {
@@ -38,7 +54,8 @@ export function GaugeWidget({ props, state }: WidgetProps) {
   const value = has ? raw : min;
   const ratio = max > min ? Math.min(1, Math.max(0, (value - min) / (max - min))) : 0;
   const segs = segments(props.segments);
-  const color = segmentColor(value, segs);
+  const segment = segmentOf(value, segs);
+  const color = segment.color;
   const type = str(props, "gtype", "gauge-half");
   const title = substitute(str(props, "title", str(props, "label")), state.msg);
   const text = `${str(props, "prefix")}${has ? value : "–"}${str(props, "suffix")}`;
@@ -48,9 +65,9 @@ export function GaugeWidget({ props, state }: WidgetProps) {
   if (type === "gauge-tile") {
     return (
       <div className="db-gauge-tile" style={{ background: color }} {...aria}>
-        {/* Dashboard 2.0's tile: with "always show the title", the title floats in a corner (floatingTitlePosition). */}
-        {bool(props, "alwaysShowTitle", false) ? <span className={`db-gauge-tile-title ${str(props, "floatingTitlePosition", "top-left")}`}>{title}</span> : <span>{title}</span>}
-        <strong>{text}</strong>
+        {/* Dashboard 2.0's tile: its segment's text; with "always show the title", the title also floats in a corner (floatingTitlePosition). */}
+        <strong className="db-gauge-tile-text">{tileText(segment, title, has ? text : "")}</strong>
+        {bool(props, "alwaysShowTitle", false) ? <span className={`db-gauge-tile-title ${str(props, "floatingTitlePosition", "top-left")}`}>{title}</span> : null}
       </div>
     );
   }

@@ -57,5 +57,8 @@ While the flow is busy (too many messages waiting), requests are answered with 5
     type: "http in",
     toNodeRed: (c) => ({ url: c.path, method: c.method, upload: c.upload, swaggerDoc: "" }),
     fromNodeRed: (p) => ({ method: String(p.method ?? "get").toLowerCase(), path: String(p.url ?? "/hook").startsWith("/") ? String(p.url ?? "/hook") : `/${String(p.url)}`, upload: p.upload === true }),
+    // Node-RED's editor writes skipBodyParsing: false on every http in (its default: bodies parsed, as here); only true is lost.
+    absorbed: ["skipBodyParsing"],
+    partlyDropped: (p) => (p.skipBodyParsing === true || p.skipBodyParsing === "true" ? ["skipBodyParsing"] : []),
   },
 });

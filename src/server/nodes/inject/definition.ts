@@ -138,5 +138,7 @@ export const injectNode = defineNode({
         once_delay_seconds: Number(n.onceDelay ?? 0.1) || 0.1,
       };
     },
+    // payloadType is read only for a payload row without its own value, and written back with it; without such a row it means nothing (Node-RED's editor leaves it behind).
+    absorbed: ["payloadType"],
   },
 });

@@ -60,6 +60,6 @@ None.
   nodeRed: {
     ...dashboardNodeRed("ui-base", shape),
     // As Dashboard 2.0's editor: a dashboard from before headerContent shows the page's name, or nothing if showPageTitle was off.
-    fromNodeRed: (p) => ({ ...fromDashboardProps(shape, p), ...(p.headerContent === undefined ? { headerContent: p.showPageTitle === false || p.showPageTitle === "false" ? "none" : "page" } : {}) }),
+    fromNodeRed: (p, refused) => ({ ...fromDashboardProps(shape, p, refused), ...(p.headerContent === undefined ? { headerContent: p.showPageTitle === false || p.showPageTitle === "false" ? "none" : "page" } : {}) }),
   },
 });

@@ -79,13 +79,13 @@ The message, passed on.
     // Dashboard 2.0's sane defaults (ui_chart.js, ui_chart.html): a chart saved before the y type
     // existed reads y as a key of each point; "msg" with no property is a key too; an x type it
     // does not know is the time the point arrived.
-    fromNodeRed: (p: NodeRedProps) => {
+    fromNodeRed: (p: NodeRedProps, refused?: string[]) => {
       const props = { ...p };
       if (!["msg", "property"].includes(String(props.yAxisPropertyType ?? ""))) props.yAxisPropertyType = "property";
       if (!["msg", "str", "property", "timestamp"].includes(String(props.xAxisPropertyType ?? ""))) props.xAxisPropertyType = "timestamp";
       if (props.xAxisPropertyType === "msg" && !props.xAxisProperty) props.xAxisPropertyType = "property";
       if (props.yAxisPropertyType === "msg" && !props.yAxisProperty) props.yAxisPropertyType = "property";
-      return fromDashboardProps(shape, props);
+      return fromDashboardProps(shape, props, refused);
     },
   },
 });

@@ -2,6 +2,9 @@ import { z } from "zod";
 import { defineNode } from "../types";
 import { className, dashboardNodeRed, groupRef, height, order, width } from "../dashboard-support";
 
+/** What a tile gauge shows in a segment, as Dashboard 2.0's tile. */
+export const SEGMENT_TEXT_TYPES = ["label", "value", "str", "env", "none"] as const;
+
 const shape = {
   group: groupRef,
   order,
@@ -22,7 +25,14 @@ const shape = {
   prefix: z.string().max(100).default("").meta({ title: "Prefix" }),
   suffix: z.string().max(100).default("").meta({ title: "Suffix" }),
   segments: z
-    .array(z.object({ from: z.number().meta({ title: "From" }), color: z.string().max(64).meta({ title: "Color", format: "color" }) }))
+    .array(
+      z.object({
+        from: z.number().meta({ title: "From" }),
+        color: z.string().max(64).meta({ title: "Color", format: "color" }),
+        text: z.string().max(1000).optional().meta({ title: "Text", description: "What a tile gauge shows in this segment, with Text type str (or the variable's name, with env)" }),
+        textType: z.enum(SEGMENT_TEXT_TYPES).optional().meta({ title: "Text type", description: "label (default): the gauge's title; value: the value; str: the text; env: the variable the text names; none: nothing" }),
+      }),
+    )
     .max(50)
     .default([
       { from: 0, color: "#5cd65c" },
@@ -61,7 +71,7 @@ The message, passed on.
 
 ### Details
 
-**Segments** color the ranges (\`[{from, color}]\`). The last value is kept: every viewer sees it, after a restart too.`,
+**Segments** color the ranges (\`[{from, color}]\`); a \`from\` written as text (\`"800"\`, as Dashboard 2.0's editor saves it) is the number. A **tile** gauge is filled with the colour of the segment the value reached and shows that segment's text, as Dashboard 2.0's: by its \`textType\`, the gauge's title (\`label\`, the default), the value (\`value\`), its \`text\` (\`str\`), the variable its \`text\` names (\`env\`, read when the flow starts) or nothing (\`none\`); with **Always show the title** the title also sits in a corner. The last value is kept: every viewer sees it, after a restart too.`,
   inputs: 1,
   outputs: 1,
   configSchema: uiGaugeConfig,

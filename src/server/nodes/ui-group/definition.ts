@@ -47,7 +47,7 @@ None.
     ...dashboardNodeRed("ui-group", shape),
     // Dashboard 2.0's earlier groups wrote `disp` (its "display name" box); its editor takes it as
     // showTitle when the group is opened, so a group that hid its title keeps it hidden here.
-    fromNodeRed: (p) => fromDashboardProps(shape, p.showTitle === undefined && [true, false, "true", "false"].includes(p.disp as never) ? { ...p, showTitle: p.disp } : p),
+    fromNodeRed: (p, refused) => fromDashboardProps(shape, p.showTitle === undefined && [true, false, "true", "false"].includes(p.disp as never) ? { ...p, showTitle: p.disp } : p, refused),
     absorbed: ["disp"],
   },
 });

@@ -51,6 +51,6 @@ None.
       return { ...(c as object) };
     },
     // Dashboard 2.0's editor stores -1 as the path of a link not given one.
-    fromNodeRed: (p: Record<string, unknown>) => fromDashboardProps(shape, p.path === -1 || p.path === "-1" ? { ...p, path: "" } : p),
+    fromNodeRed: (p: Record<string, unknown>, refused?: string[]) => fromDashboardProps(shape, p.path === -1 || p.path === "-1" ? { ...p, path: "" } : p, refused),
   },
 });

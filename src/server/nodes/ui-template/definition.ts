@@ -65,7 +65,7 @@ export const uiTemplateNode = defineNode({
     ...dashboardNodeRed("ui-template", shape),
     // Dashboard 2.0 before 1.0 named the dashboard `dashboard` (site-scoped templates); read as `ui`
     // when there is none. `fwdInMessages` is Dashboard 1's, in early 2.0 templates, read by 2.0 nowhere.
-    fromNodeRed: (p) => fromDashboardProps(shape, p.ui === undefined && typeof p.dashboard === "string" ? { ...p, ui: p.dashboard } : p),
+    fromNodeRed: (p, refused) => fromDashboardProps(shape, p.ui === undefined && typeof p.dashboard === "string" ? { ...p, ui: p.dashboard } : p, refused),
     absorbed: ["dashboard", "fwdInMessages"],
   },
 });

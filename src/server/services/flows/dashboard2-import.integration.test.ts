@@ -245,4 +245,56 @@ describe("Dashboard 2.0 import", () => {
     const items = (Array.isArray(exported.body) ? exported.body : exported.body.flows) as Array<{ id: string; type: string }>;
     expect(items.filter((n) => n.type.startsWith("ui-") && !n.type.startsWith("ui-text")).map((n) => n.id)).toEqual([`zbase${s}`, `zpage${s}`, `zgroup${s}`, `mgroup${s}`, `agroup${s}`]);
   });
+
+  it("numbers stored as text inside lists (a gauge's segments, a page's breakpoints) are numbers, a segment's tile text comes along (env read at start), and a value that cannot be taken is reported, not silently replaced", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    const s = Math.random().toString(36).slice(2, 8);
+    expect((await request("POST", "/variables", { token, body: { name: "CO2_HIGH", value: "Open a window" } })).status).toBe(201);
+    const segments = [
+      { from: "0", color: "#5cd65c", text: "No", textType: "str" },
+      { from: "800", color: "#ffc800", text: "", textType: "value" },
+      { from: "1000", color: "#ea5353", text: "CO2_HIGH", textType: "env" },
+    ];
+    const breakpoints = [
+      { name: "Default", px: "0", cols: "4" },
+      { name: "Tablet", px: "576", cols: "8" },
+    ];
+    const file = [
+      { id: `tab${s}`, type: "tab", label: "air" },
+      { id: `base${s}`, type: "ui-base", name: "Air", path: "/dashboard" },
+      { id: `page${s}`, type: "ui-page", name: "Air", ui: `base${s}`, path: `/air-${s}`, layout: "grid", order: 1, breakpoints },
+      { id: `group${s}`, type: "ui-group", name: "CO2", page: `page${s}`, width: "6", height: "1", order: 1, showTitle: true },
+      { id: `co2${s}`, type: "ui-gauge", z: `tab${s}`, group: `group${s}`, order: 1, width: 3, height: 3, gtype: "gauge-tile", gstyle: "needle", title: "CO2", units: "ppm", min: 0, max: "2000", segments, x: 300, y: 100, wires: [] },
+      // A segment whose colour is no colour text at all: the list cannot be taken, and the report says so.
+      { id: `bad${s}`, type: "ui-gauge", z: `tab${s}`, group: `group${s}`, order: 2, title: "Bad", segments: [{ from: "0", color: { r: 1 } }], x: 300, y: 160, wires: [] },
+    ];
+    const dry = await request("POST", "/flows/import?dry_run=true", { token, body: { flows: file } });
+    expect(dry.status, dry.text).toBe(200);
+    const reportOf = (id: string) => dry.body.report.find((r: { node_id: string }) => r.node_id === id);
+    expect(reportOf(`co2${s}`)).toMatchObject({ support: "supported" });
+    expect(reportOf(`page${s}`)).toMatchObject({ support: "supported" });
+    expect(reportOf(`bad${s}`)).toMatchObject({ support: "partial", reason: expect.stringContaining("not carried over: segments") });
+    const imported = await request("POST", "/flows/import", { token, body: { flows: file } });
+    expect(imported.status, imported.text).toBe(201);
+    const flow = imported.body.flows[0];
+    expect(flow.nodes.find((n: { id: string }) => n.id === `co2${s}`).config).toMatchObject({ max: 2000, segments: segments.map((x) => ({ ...x, from: Number(x.from) })) });
+    expect((await request("GET", `/config-nodes/page${s}`, { token })).body.config_node.config.breakpoints).toEqual([
+      { name: "Default", px: 0, cols: 4 },
+      { name: "Tablet", px: 576, cols: 8 },
+    ]);
+    // Exported as Dashboard 2.0 reads it (its runtime takes the numbers as they are).
+    const exported = await request("GET", `/flows/${flow.id}/export`, { token });
+    const gauge = (Array.isArray(exported.body) ? exported.body : exported.body.flows).find((n: { id: string }) => n.id === `co2${s}`);
+    expect(gauge.segments[2]).toEqual({ from: 1000, color: "#ea5353", text: "CO2_HIGH", textType: "env" });
+
+    expect((await request("POST", `/flows/${flow.id}/deploy`, { token })).status).toBe(200);
+    const slug = (await request("GET", "/auth/profile", { token })).body.organization.slug as string;
+    const socket = connect(dash.url(slug, `/air-${s}`), await sessionCookie(testApp.app, owner));
+    const page = await socket.next((f) => f.type === "dashboard.page");
+    const widget = page.view.groups[0].widgets.find((w: { id: string }) => w.id === `co2${s}`);
+    // The env segment's text is the variable's value when the flow started, kept as the widget's state.
+    expect(widget.state.props.segments[2]).toEqual({ from: 1000, color: "#ea5353", text: "Open a window", textType: "str" });
+    socket.ws.close();
+  });
 });

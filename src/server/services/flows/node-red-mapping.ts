@@ -447,8 +447,9 @@ export function convertNodeRedNodes(
       type = definition.type;
       let mapped: Record<string, unknown> | null;
       let mappingError: string | null = null;
+      const refused: string[] = [];
       try {
-        mapped = definition.nodeRed ? definition.nodeRed.fromNodeRed(props) : props;
+        mapped = definition.nodeRed ? definition.nodeRed.fromNodeRed(props, refused) : props;
       } catch (err) {
         // A mapping that meets properties of unexpected shapes (or a feature we lack): the node is kept, never a 500.
         mapped = null;
@@ -469,7 +470,7 @@ export function convertNodeRedNodes(
         const looks = appearanceOf(n, (k) => k in written, definition.labelHidden === true);
         kept = { ...kept, ...appearanceOnly(looks) };
         // What the appearance could not keep (an icon that is no reference) makes the node partial.
-        const dropped = [...droppedProperties(definition, config, props), ...looks.rejected];
+        const dropped = [...new Set([...droppedProperties(definition, config, props), ...refused]), ...looks.rejected];
         const notes = definition.nodeRed?.importNotes?.(props) ?? [];
         for (const note of notes) warnings.push(`node ${id} (${nrType}): ${note}`);
         report.push(
@@ -657,9 +658,10 @@ export function mapConfigNodes(registry: NodeRegistry, items: NrNode[], organiza
     const exists = organization.existing.has(id);
     let config: Record<string, unknown> | null = null;
     let reason: string | null = null;
+    const refused: string[] = [];
     if (definition) {
       try {
-        const parsed = definition.configSchema.safeParse(definition.nodeRed ? definition.nodeRed.fromNodeRed(props) : props);
+        const parsed = definition.configSchema.safeParse(definition.nodeRed ? definition.nodeRed.fromNodeRed(props, refused) : props);
         if (parsed.success) config = clearMissingRefs(definition, parsed.data as Record<string, unknown>, types, `configuration node ${id}`, warnings);
         else reason = `${parsed.error.issues[0]!.path.join(".")}: ${parsed.error.issues[0]!.message}`;
       } catch (err) {
@@ -679,7 +681,7 @@ export function mapConfigNodes(registry: NodeRegistry, items: NrNode[], organiza
         if (moved.length > 0) warnings.push(`configuration node ${id} (${nrType}): the ${moved.join(" and ")} written in its address became its credentials (stored encrypted, never shown)`);
       }
       const paths = FILE_PATHS.filter((k) => typeof config[k] === "string" && config[k] !== "");
-      const dropped = droppedProperties(definition, config, props);
+      const dropped = [...new Set([...droppedProperties(definition, config, props), ...refused])];
       const notes = [
         ...(paths.length > 0 ? [`certificate files (${paths.join(", ")}) are not read in the shared runtime: paste the PEM into the node's credentials`] : []),
         ...(dropped.length > 0 || infoDropped ? [`not carried over: ${[...dropped, ...(infoDropped ? ["info (its description)"] : [])].join(", ")}`] : []),

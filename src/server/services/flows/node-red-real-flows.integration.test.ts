@@ -302,3 +302,20 @@ describe("node-red-contrib-moment's Date/Time Formatter as FlowFuse's blueprints
     expect(shown).toEqual([{ requested: "14:30:15", line: 3 }]);
   });
 });
+
+describe("what Node-RED's editor leaves behind is no loss (fourth survey, 2026-12-06)", () => {
+  it("http in skipBodyParsing false and an inject's payloadType without a payload row import as supported; skipBodyParsing true is reported", async () => {
+    const report = await dryRun([
+      { id: "sv4-tab", type: "tab", label: "leftovers" },
+      { id: "sv4-http", type: "http in", z: "sv4-tab", url: "/presence", method: "post", upload: false, skipBodyParsing: false, swaggerDoc: "", x: 100, y: 40, wires: [["sv4-res"]] },
+      { id: "sv4-raw", type: "http in", z: "sv4-tab", url: "/raw", method: "post", upload: false, skipBodyParsing: true, swaggerDoc: "", x: 100, y: 80, wires: [["sv4-res"]] },
+      { id: "sv4-res", type: "http response", z: "sv4-tab", statusCode: "", headers: {}, x: 300, y: 40, wires: [] },
+      { id: "sv4-tick", type: "inject", z: "sv4-tab", props: [], repeat: "10", crontab: "", once: true, onceDelay: 0.1, topic: "", payloadType: "str", x: 100, y: 120, wires: [] },
+    ]);
+    const of = (id: string) => report.find((r) => r.node_id === id);
+    expect(of("sv4-http")).toMatchObject({ support: "supported" });
+    expect(of("sv4-tick")).toMatchObject({ support: "supported" });
+    expect(of("sv4-raw")).toMatchObject({ support: "partial", reason: "not carried over: skipBodyParsing" });
+  });
+});
+
