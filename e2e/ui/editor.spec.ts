@@ -537,6 +537,20 @@ test.describe("flow editor", () => {
     await page.getByRole("banner").getByRole("link", { name: "Flows" }).click();
     expect(asked).toContain("unsaved changes");
     await expect(page).toHaveURL(new RegExp(`/flows/${flowId}$`));
+
+    // "Skip to canvas" stays on the page: it asks nothing and lands on the canvas.
+    asked = "";
+    page.once("dialog", (d) => {
+      asked = d.message();
+      void d.dismiss();
+    });
+    await page.locator("body").focus();
+    await page.keyboard.press("Tab");
+    await expect(page.getByRole("link", { name: "Skip to canvas" })).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(canvasNode(page, "df-inject")).toBeFocused();
+    expect(asked).toBe("");
+    page.removeAllListeners("dialog");
   });
 
   test("a viewer gets the editor read-only", async ({ page, browser }) => {
@@ -759,6 +773,21 @@ test.describe("flow editor: walkthrough fixes", () => {
       await button.focus();
       await expect(button).toBeFocused();
     }
+  });
+
+  test("a flow that cannot start says why at once: Deploy names the node and shows it", async ({ page }) => {
+    await signedInWithFlow(page, "ed-broken", {
+      name: "Broken",
+      nodes: [
+        { id: "bk-inject", type: "inject", position: { x: 0, y: 0 } },
+        { id: "bk-fn", type: "function", name: "parse reading", position: { x: 300, y: 0 }, config: { code: "msg.payload = ;\nreturn msg;" } },
+      ],
+      connections: [{ source: "bk-inject", target: "bk-fn" }],
+    });
+    await page.getByRole("group", { name: "Deployment" }).getByRole("button", { name: "Deploy" }).click();
+    await expect(page.getByRole("group", { name: "Deployment" }).getByRole("alert")).toContainText(/Deployed, but the flow could not start: node “parse reading”: SyntaxError/);
+    await expect(page.getByTestId("flow-state")).toContainText("Error: bk-fn: SyntaxError");
+    await expect(canvasNode(page, "bk-fn")).toHaveClass(/selected/);
   });
 
   test("Skip to canvas: the first Tab stop, shown when focused, and it lands on the canvas's first node (or the empty canvas)", async ({ page }) => {

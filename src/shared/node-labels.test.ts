@@ -84,4 +84,15 @@ describe("an unnamed node's label is Node-RED's", () => {
     expect(nodeLabel({ type: "switch", name: "", config: {} })).toBe("switch");
     expect(nodeLabel({ type: "debug", config: null })).toBe("msg.payload");
   });
+
+  it("Dashboard 2.0 widgets show their label (not a {{template}}), else a word for the type, as its editor does", () => {
+    expect(nodeLabel({ type: "ui-button", name: "", config: { label: "Press me" } })).toBe("Press me");
+    expect(nodeLabel({ type: "ui-button", name: "", config: { label: "{{msg.payload}}" } })).toBe("button");
+    expect(nodeLabel({ type: "ui-text", name: "", config: { label: "" } })).toBe("text");
+    expect(nodeLabel({ type: "ui-text-input", name: "", config: { label: "", mode: "password" } })).toBe("password input");
+    expect(nodeLabel({ type: "ui-form", name: "", config: { label: "{{x}}" } })).toBe("{{x}}");
+    expect(nodeLabel({ type: "ui-gauge", name: "", config: { title: "CO2", gtype: "gauge-tile" } })).toBe("CO2");
+    expect(nodeLabel({ type: "ui-template", name: "", config: { templateScope: "page:style" } })).toBe("page style");
+    expect(nodeLabel({ type: "ui-button", name: "Reset", config: { label: "Press me" } })).toBe("Reset");
+  });
 });

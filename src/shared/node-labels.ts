@@ -142,6 +142,35 @@ export const NODE_LABELS: Record<string, Label> = {
   ping: (c) => (str(c.host) && !str(c.host).includes(",") ? str(c.host) : "ping"),
 };
 
+/** Dashboard 2.0's labels (nodes/widgets/*.html): the widget's label, unless it is a {{template}}, else a word for the type. */
+const widgetLabel = (fallback: (c: Config) => string, template = true): Label => (c) => {
+  const label = str(c.label);
+  return (label && !(template && label.includes("{{")) ? label : "") || fallback(c);
+};
+const TEMPLATE_SCOPE_LABELS: Record<string, string> = { "site:style": "site style", "page:style": "page style" };
+Object.assign(NODE_LABELS, {
+  "ui-button": widgetLabel(() => "button"),
+  "ui-button-group": widgetLabel(() => "button group"),
+  "ui-chart": widgetLabel(() => "chart"),
+  "ui-dropdown": widgetLabel(() => "dropdown"),
+  "ui-number-input": widgetLabel(() => "number input"),
+  "ui-radio-group": widgetLabel(() => "radio group"),
+  "ui-slider": widgetLabel(() => "slider"),
+  "ui-switch": widgetLabel(() => "switch"),
+  "ui-text": widgetLabel(() => "text"),
+  "ui-text-input": widgetLabel((c) => `${str(c.mode) || "text"} input`),
+  "ui-file-input": widgetLabel(() => "file input", false),
+  "ui-form": widgetLabel(() => "form", false),
+  "ui-progress": widgetLabel(() => "progress", false),
+  "ui-table": widgetLabel(() => "table", false),
+  "ui-gauge": (c: Config) => str(c.title) || str(c.gtype) || "gauge-half",
+  "ui-control": () => "ui control",
+  "ui-event": () => "ui-event",
+  "ui-markdown": () => "markdown",
+  "ui-notification": () => "show notification",
+  "ui-template": (c: Config) => (Object.hasOwn(TEMPLATE_SCOPE_LABELS, str(c.templateScope)) ? TEMPLATE_SCOPE_LABELS[str(c.templateScope)]! : "template"),
+} satisfies Record<string, Label>);
+
 /** What Node-RED adds to a node's label, its name too: inject's ¹ / ↻ and debug's ⇲. */
 const NAMED_SUFFIXES: Record<string, Label> = { inject: injectSuffix, debug: debugSuffix };
 

@@ -27,6 +27,8 @@ export interface EditorBridge {
   reload(): void | Promise<void>;
   /** Selects and shows a node on the canvas. */
   highlightNode(nodeId: string): void;
+  /** A node of the editor's graph by its name (else its type); null when the graph has no such node. */
+  nodeName(nodeId: string): string | null;
 }
 
 /** What a merge needs: the graph the editor loaded and the one it holds now. */

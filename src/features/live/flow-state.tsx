@@ -85,8 +85,17 @@ export function DeployControl({
       setBusy("deploying");
       const eventsBefore = events.current;
       const result = await live.markOwnAction(() => deploy.mutateAsync({ id: editor.flowId }));
-      live.patchRuntime({ state: result.deployment.state, error: null, deployedRevision: result.deployment.revision });
+      live.patchRuntime({ state: result.deployment.state, error: result.state_error, deployedRevision: result.deployment.revision });
       editor.refreshDeployed();
+      if (result.deployment.state === "error") {
+        // Said at once, naming the node (and showing it) when the reason starts with its id.
+        const reason = result.state_error ?? "the reason is in the flow's log";
+        const byNode = /^([A-Za-z0-9_-]{1,64}): /.exec(reason);
+        const name = byNode ? editor.nodeName(byNode[1]!) : null;
+        if (byNode && name !== null) editor.highlightNode(byNode[1]!);
+        setError(`Deployed, but the flow could not start: ${byNode && name !== null ? `node “${name}”: ${reason.slice(byNode[0].length)}` : reason}`);
+        return;
+      }
       // A device flow (SPEC §22): devices that cannot run it say why (shown until they run it);
       // those that were offline (or slow) get it when they connect.
       if (result.devices && events.current === eventsBefore) setDevices(result.devices);

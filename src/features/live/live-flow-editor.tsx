@@ -49,6 +49,10 @@ function useBridge(): EditorBridge {
       api.selectNode(id);
       api.highlightNode(id);
     },
+    nodeName: (id) => {
+      const node = api.nodes.find((n) => n.id === id);
+      return node ? node.data.name || node.data.type : null;
+    },
   };
 }
 

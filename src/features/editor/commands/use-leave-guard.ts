@@ -13,6 +13,9 @@ export function useLeaveGuard(dirty: boolean) {
     const onClick = (e: MouseEvent) => {
       const a = (e.target as Element | null)?.closest?.("a[href]");
       if (!a || a.getAttribute("target") === "_blank" || a.hasAttribute("download")) return;
+      // A link within this page ("Skip to canvas") leaves nothing.
+      const to = new URL(a.getAttribute("href")!, window.location.href);
+      if (to.hash !== "" && to.origin === window.location.origin && to.pathname === window.location.pathname && to.search === window.location.search) return;
       // Deliberately window.confirm: the answer must be known before this click handler returns
       // (src/features/editor/README.md, "The flow editor").
       if (!window.confirm("This flow has unsaved changes. Leave without saving?")) {

@@ -120,7 +120,8 @@ async function activate(app: AppServices, principal: Principal, flow: Flow, snap
     by_name: await actorName(app, principal.userId),
     rolled_back_from: rolledBackFrom,
   });
-  return { deployment: deploymentView(deployment, state), ...(onDevices ? { pending: onDevices.pending, devices: onDevices.devices } : {}) };
+  const stateError = state === "error" ? ((await app.db.prisma.flow.findUnique({ where: { id: flow.id }, select: { stateError: true } }))?.stateError ?? null) : null;
+  return { deployment: deploymentView(deployment, state), state_error: stateError, ...(onDevices ? { pending: onDevices.pending, devices: onDevices.devices } : {}) };
 }
 
 export async function deployFlow(app: AppServices, principal: Principal, id: string, meta: RequestMeta) {

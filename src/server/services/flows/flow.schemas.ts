@@ -113,6 +113,8 @@ export const deploymentView = z.object({
 });
 export const deploymentOutput = z.object({
   deployment: deploymentView,
+  /** With state "error": why the flow could not start (a node's configuration or code), as the flow's state_error says. */
+  state_error: z.string().nullable(),
   /** A device flow (SPEC §22): the target devices that have not applied it yet (offline, or slow); with any, the answer is 202. */
   pending: z.array(z.string()).optional(),
   devices: z.array(deviceStateSchema).optional(),

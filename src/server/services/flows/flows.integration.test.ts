@@ -393,11 +393,14 @@ describe("flow state", () => {
     const dep = await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
     expect(dep.status).toBe(200);
     expect(dep.body.deployment.state).toBe("error");
+    // The deploy's answer says why, so the editor shows it at once.
+    expect(dep.body.state_error).toMatch(new RegExp(`^${id}: `));
     const broken = (await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow;
     expect(broken.state).toBe("error");
     expect(broken.state_error).toMatch(new RegExp(id));
     await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { nodes: [{ id, type: "function", config: { code: "return msg;" } }] } });
-    expect((await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken })).body.deployment.state).toBe("running");
+    const redeployed = (await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken })).body;
+    expect(redeployed).toMatchObject({ deployment: { state: "running" }, state_error: null });
     const fixed = (await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow;
     expect(fixed).toMatchObject({ state: "running", state_error: null });
   });
