@@ -1,7 +1,7 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { PASSWORD, logIn, registerViaApi, uniqueEmail } from "../helpers/accounts";
 import { linkIn, waitForMail } from "../helpers/outbox";
-import { accessToken, bigFlow, canvasNode, canvasNodes, createFlowViaApi, edges, expectAccessible, getFlowViaApi, shot } from "../helpers/flows";
+import { accessToken, bigFlow, canvasNode, canvasNodes, createFlowViaApi, debugMessages, edges, expectAccessible, getFlowViaApi, openSidebarTab, shot } from "../helpers/flows";
 
 const palette = (page: Page) => page.getByRole("region", { name: "Palette" });
 const paletteItem = (page: Page, type: string) => palette(page).getByRole("button", { name: type, exact: true });
@@ -544,9 +544,7 @@ test.describe("flow editor", () => {
       asked = d.message();
       void d.dismiss();
     });
-    await page.locator("body").focus();
-    await page.keyboard.press("Tab");
-    await expect(page.getByRole("link", { name: "Skip to canvas" })).toBeFocused();
+    await page.getByRole("link", { name: "Skip to canvas" }).focus();
     await page.keyboard.press("Enter");
     await expect(canvasNode(page, "df-inject")).toBeFocused();
     expect(asked).toBe("");
@@ -775,19 +773,39 @@ test.describe("flow editor: walkthrough fixes", () => {
     }
   });
 
-  test("a flow that cannot start says why at once: Deploy names the node and shows it", async ({ page }) => {
-    await signedInWithFlow(page, "ed-broken", {
+  test("a function whose code does not compile: as in Node-RED the flow runs and the node's error is in Debug; a node that cannot start says why at once", async ({ page }) => {
+    const { token } = await signedInWithFlow(page, "ed-broken", {
       name: "Broken",
       nodes: [
         { id: "bk-inject", type: "inject", position: { x: 0, y: 0 } },
         { id: "bk-fn", type: "function", name: "parse reading", position: { x: 300, y: 0 }, config: { code: "msg.payload = ;\nreturn msg;" } },
+        { id: "bk-debug", type: "debug", position: { x: 0, y: 200 } },
       ],
-      connections: [{ source: "bk-inject", target: "bk-fn" }],
+      connections: [
+        { source: "bk-inject", target: "bk-fn" },
+        { source: "bk-inject", target: "bk-debug" },
+      ],
     });
-    await page.getByRole("group", { name: "Deployment" }).getByRole("button", { name: "Deploy" }).click();
-    await expect(page.getByRole("group", { name: "Deployment" }).getByRole("alert")).toContainText(/Deployed, but the flow could not start: node “parse reading”: SyntaxError/);
-    await expect(page.getByTestId("flow-state")).toContainText("Error: bk-fn: SyntaxError");
-    await expect(canvasNode(page, "bk-fn")).toHaveClass(/selected/);
+    const deployment = page.getByRole("group", { name: "Deployment" });
+    await deployment.getByRole("button", { name: "Deploy" }).click();
+    await expect(page.getByTestId("flow-state")).toHaveText("Running");
+    await expect(canvasNode(page, "bk-fn")).toContainText("SyntaxError");
+    await openSidebarTab(page, "Debug");
+    await expect(debugMessages(page).filter({ hasText: "SyntaxError" })).toHaveCount(1);
+    // The rest of the flow runs.
+    await canvasNode(page, "bk-inject").getByRole("button", { name: "Inject" }).click();
+    await expect(debugMessages(page).filter({ hasNotText: "SyntaxError" })).toHaveCount(1);
+
+    // An On Start that never ends: the node cannot start, and Deploy says which and why, and shows it.
+    const slow = await createFlowViaApi(page.request, token, {
+      name: "Slow start",
+      nodes: [{ id: "bk-slow", type: "function", name: "slow start", position: { x: 0, y: 0 }, config: { code: "return msg;", initialize: "while (true) {}", timeout_ms: 200 } }],
+    });
+    await openEditor(page, slow.id);
+    await deployment.getByRole("button", { name: "Deploy" }).click();
+    await expect(deployment.getByRole("alert")).toContainText("Deployed, but the flow could not start: node “slow start”:");
+    await expect(page.getByTestId("flow-state")).toContainText("Error: bk-slow:");
+    await expect(canvasNode(page, "bk-slow")).toHaveClass(/selected/);
   });
 
   test("Skip to canvas: the first Tab stop, shown when focused, and it lands on the canvas's first node (or the empty canvas)", async ({ page }) => {

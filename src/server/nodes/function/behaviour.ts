@@ -109,7 +109,7 @@ export const functionBehaviour = defineBehaviour(functionNode, async (ctx, c) =>
   const sandboxes = ctx.services.sandboxes;
   if (!sandboxes) throw new Error("function nodes are not available here (no sandbox pool)");
   const doneByCode = CALLS_NODE_DONE.test(c.code);
-  const sandbox = await sandboxes.create({
+  const created = sandboxes.create({
     code: c.code,
     outputs: c.outputs,
     timeoutMs: c.timeout_ms,
@@ -125,6 +125,17 @@ export const functionBehaviour = defineBehaviour(functionNode, async (ctx, c) =>
     owner: ctx.organizationId,
     finalMsg: ctx.watchedByComplete,
   });
+  let sandbox: Awaited<typeof created>;
+  try {
+    sandbox = await created;
+  } catch (err) {
+    if (!(err instanceof SandboxError) || err.kind !== "syntax") throw err;
+    // As Node-RED's function node: code that does not compile is the node's error (logged, in the
+    // Debug sidebar; no message, so no catch node), the node drops what it is sent, and the rest of
+    // the flow runs.
+    const reason = err.message;
+    return { start: () => ctx.log.error(reason), input: (_msg: Message, _send: Send, done: Done) => done() };
+  }
   let closed = false;
   /** Inputs whose code calls node.done() and has not yet: by run token. */
   const unfinished = new Map<string, Pending>();

@@ -389,7 +389,8 @@ describe("deployment history", () => {
 describe("flow state", () => {
   it("reports error with the reason when a node cannot start, and running after a fix", async () => {
     const id = uid("fn");
-    const flow = (await request("POST", "/flows", { token: user.accessToken, body: { name: "broken", nodes: [{ id, type: "function", config: { code: "return {" } }] } })).body.flow;
+    // On Start that never ends: the node cannot start.
+    const flow = (await request("POST", "/flows", { token: user.accessToken, body: { name: "broken", nodes: [{ id, type: "function", config: { code: "return msg;", initialize: "while (true) {}", timeout_ms: 200 } }] } })).body.flow;
     const dep = await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
     expect(dep.status).toBe(200);
     expect(dep.body.deployment.state).toBe("error");
@@ -403,6 +404,28 @@ describe("flow state", () => {
     expect(redeployed).toMatchObject({ deployment: { state: "running" }, state_error: null });
     const fixed = (await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow;
     expect(fixed).toMatchObject({ state: "running", state_error: null });
+  });
+
+  it("a function whose code does not compile is that node's error, as in Node-RED: the flow runs, and the node drops what it is sent", async () => {
+    const fn = uid("fn");
+    const inject = uid("inj");
+    const flow = (
+      await request("POST", "/flows", {
+        token: user.accessToken,
+        body: {
+          name: "one broken node",
+          nodes: [
+            { id: inject, type: "inject" },
+            { id: fn, type: "function", config: { code: "msg.payload = ;\nreturn msg;" } },
+          ],
+          connections: [{ source: inject, target: fn }],
+        },
+      })
+    ).body.flow;
+    const dep = await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
+    expect(dep.body).toMatchObject({ deployment: { state: "running" }, state_error: null });
+    expect((await request("POST", `/nodes/${inject}/inject`, { token: user.accessToken })).status).toBe(200);
+    expect((await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow).toMatchObject({ state: "running", state_error: null });
   });
 });
 

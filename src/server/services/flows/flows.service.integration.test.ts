@@ -147,7 +147,8 @@ describe("deployments", () => {
 
   it("records a deployment in error, with the failing node named, when a node cannot start", async () => {
     const id = uid("fn");
-    const { flow } = await create(owner, { name: "broken", nodes: [{ id, type: "function", config: { code: "return {" } }] });
+    // On Start that never ends: the node cannot start (code that does not compile is the node's error only, as in Node-RED).
+    const { flow } = await create(owner, { name: "broken", nodes: [{ id, type: "function", config: { code: "return msg;", initialize: "while (true) {}", timeout_ms: 200 } }] });
     expect((await deployFlow(testApp.app, owner.principal, flow.id, testMeta)).deployment.state).toBe("error");
     const broken = (await getFlow(testApp.app, owner.principal, flow.id)).flow;
     expect(broken.state).toBe("error");
