@@ -8,6 +8,7 @@ import { Dialog } from "@/components/dialog";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/trpc/types";
+import { groupImportWarnings } from "./import-warnings";
 
 type Outputs = inferRouterOutputs<AppRouter>;
 
@@ -159,6 +160,7 @@ function ImportReportView({ report, flows }: { report: ImportReport; flows: Reco
         {report.report.length} node{report.report.length === 1 ? "" : "s"}: {count("supported")} supported, {count("partial")} partly supported,{" "}
         {count("unsupported")} not supported (kept as disabled nodes).
       </p>
+      <Warnings warnings={report.warnings} />
       <div className="table-scroll">
         <table className="compact">
           <thead>
@@ -186,7 +188,6 @@ function ImportReportView({ report, flows }: { report: ImportReport; flows: Reco
           </tbody>
         </table>
       </div>
-      <Warnings warnings={report.warnings} />
     </section>
   );
 }
@@ -197,8 +198,22 @@ function Warnings({ warnings }: { warnings: string[] }) {
     <section aria-labelledby="import-warnings-heading">
       <h3 id="import-warnings-heading">Warnings</h3>
       <ul className="warnings">
-        {warnings.map((w, i) => (
-          <li key={i}>{w}</li>
+        {groupImportWarnings(warnings).map((line, i) => (
+          <li key={i}>
+            {line.text}
+            {line.items.length > 0 ? (
+              <details>
+                <summary>Show the {line.items.length} new ids</summary>
+                <ul>
+                  {line.items.map((item) => (
+                    <li key={item}>
+                      <code>{item}</code>
+                    </li>
+                  ))}
+                </ul>
+              </details>
+            ) : null}
+          </li>
         ))}
       </ul>
     </section>

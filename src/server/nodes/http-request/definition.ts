@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { isIP } from "node:net";
 import { defineNode } from "../types";
+import { isBlockedAddress } from "../../runtime/outbound";
 import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-nodes";
 
 const HELP = `Sends an HTTP request and returns the response.
@@ -144,6 +146,27 @@ function authFromNodeRed(p: Record<string, unknown>) {
   };
 }
 
+/**
+ * The host of a fixed URL as Node-RED reads it (no scheme: http://), or null (a {{mustache}} URL,
+ * set by the message, or one that does not parse).
+ */
+function fixedHost(url: string): string | null {
+  if (url === "" || url.includes("{{")) return null;
+  try {
+    return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`).hostname.replace(/^\[|\]$/g, "");
+  } catch {
+    return null;
+  }
+}
+
+/** A URL naming this machine or a private network (Node-RED's examples call localhost:1880) is refused by the outbound rules: said at import. */
+function privateUrlNote(url: string): string[] {
+  const host = fixedHost(url);
+  if (host === null) return [];
+  const local = host === "localhost" || host.endsWith(".localhost") || (isIP(host) !== 0 && isBlockedAddress(host));
+  return local ? [`its URL names ${host}, a loopback or private address, which requests from here may not reach unless the operator allows it (OUTBOUND_ALLOW_PRIVATE); this server's own http in nodes answer at /hooks/{organization}{path}`] : [];
+}
+
 export const httpRequestNode = defineNode({
   type: "http-request",
   version: 1,
@@ -158,6 +181,7 @@ export const httpRequestNode = defineNode({
     type: "http request",
     // Node-RED's "Enable connection keep-alive": every node here keeps its connections alive.
     absorbed: ["persist"],
+    importNotes: (p) => privateUrlNote(typeof p.url === "string" ? p.url : ""),
     toNodeRed: (c) => ({
       method: c.method,
       ret: c.return,

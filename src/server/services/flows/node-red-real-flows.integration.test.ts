@@ -317,5 +317,21 @@ describe("what Node-RED's editor leaves behind is no loss (fourth survey, 2026-1
     expect(of("sv4-tick")).toMatchObject({ support: "supported" });
     expect(of("sv4-raw")).toMatchObject({ support: "partial", reason: "not carried over: skipBodyParsing" });
   });
+
+  it("an http request to localhost or a private address (Node-RED's examples call localhost:1880) is said at import: the outbound rules refuse it here", async () => {
+    const request = (id: string, url: string, y: number) => ({ id, type: "http request", z: "sv4p-tab", method: "GET", ret: "txt", paytoqs: "ignore", url, tls: "", persist: false, proxy: "", authType: "", senderr: false, headers: [], x: 300, y, wires: [[]] });
+    const report = await dryRun([
+      { id: "sv4p-tab", type: "tab", label: "calls" },
+      request("sv4p-local", "http://localhost:1880/hello", 40),
+      request("sv4p-lan", "192.168.1.20:8080/status", 80),
+      request("sv4p-public", "https://api.example.com/status", 120),
+      request("sv4p-msg", "http://{{{host}}}/status", 160),
+    ]);
+    const of = (id: string) => report.find((r) => r.node_id === id)!;
+    expect(of("sv4p-local")).toMatchObject({ support: "supported", reason: expect.stringContaining("its URL names localhost, a loopback or private address") });
+    expect(of("sv4p-lan")).toMatchObject({ support: "supported", reason: expect.stringContaining("its URL names 192.168.1.20") });
+    expect(of("sv4p-public").reason).toBeUndefined();
+    expect(of("sv4p-msg").reason).toBeUndefined();
+  });
 });
 
