@@ -26,9 +26,17 @@ export async function submitCredentials(page: Page, email: string, password = PA
   await page.getByRole("button", { name: "Log in" }).click();
 }
 
+/** Logs in from the login page; lands on the flows, where a login without a callback goes. */
 export async function logIn(page: Page, email: string, password = PASSWORD): Promise<void> {
   await submitCredentials(page, email, password);
-  await expect(page).toHaveURL((url) => url.pathname === "/account/security");
+  await expect(page).toHaveURL((url) => url.pathname === "/flows");
+  await expect(page.getByRole("heading", { level: 1, name: "Flows" })).toBeVisible();
+}
+
+/** Logs in and opens Account security (profile, MFA, sessions, API keys). */
+export async function logInToAccount(page: Page, email: string, password = PASSWORD): Promise<void> {
+  await logIn(page, email, password);
+  await page.goto("/account/security");
   await expect(page.getByRole("heading", { level: 1, name: "Account security" })).toBeVisible();
 }
 

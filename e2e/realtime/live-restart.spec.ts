@@ -32,7 +32,7 @@ test("after a server restart the editor's debug stream comes back by itself, wit
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Log in" }).click();
-    await expect(page).toHaveURL((url) => url.pathname === "/account/security");
+    await expect(page).toHaveURL((url) => url.pathname === "/flows");
     await page.goto(`${origin}/flows/${flow.id}`);
     await expect(page.getByTestId("flow-state")).toHaveText("Running");
     await page.getByRole("tablist", { name: "Sidebar panels" }).getByRole("tab", { name: "Debug" }).click();

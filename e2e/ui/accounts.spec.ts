@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
-import { PASSWORD, logIn, logOut, registerViaApi, submitCredentials, uniqueEmail } from "../helpers/accounts";
+import { PASSWORD, logIn, logInToAccount, logOut, registerViaApi, submitCredentials, uniqueEmail } from "../helpers/accounts";
 import { expectAccessible, shot } from "../helpers/page";
 import { linkIn, waitForMail } from "../helpers/outbox";
 import { totpCode } from "../helpers/totp";
@@ -105,7 +105,8 @@ test.describe("accounts in the browser", () => {
 
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Log in" }).click();
-    await expect(page).toHaveURL((url) => url.pathname === "/account/security");
+    // A login lands on the flows.
+    await expect(page).toHaveURL((url) => url.pathname === "/flows");
 
     // Signed in, the home page offers the account instead of the ways in.
     await page.goto("/");
@@ -118,7 +119,7 @@ test.describe("accounts in the browser", () => {
   test("profile: edit, validation and saving", async ({ page }) => {
     const email = uniqueEmail("profile");
     await registerViaApi(page.request, email);
-    await logIn(page, email);
+    await logInToAccount(page, email);
 
     const profile = region(page, "Profile");
     await profile.getByLabel("Avatar URL").fill("http://example.com/a.png");
@@ -157,7 +158,7 @@ test.describe("accounts in the browser", () => {
     test.slow();
     const email = uniqueEmail("mfa");
     await registerViaApi(page.request, email);
-    await logIn(page, email);
+    await logInToAccount(page, email);
 
     const mfa = region(page, "Two-factor authentication");
     // Enrolment asks for the password again: a wrong one is refused on the field.
@@ -214,7 +215,7 @@ test.describe("accounts in the browser", () => {
     // The enrolment used the current 30 s step and codes are accepted once: take the next one.
     await code.fill(totpCode(secret, Date.now() + 30_000));
     await page.getByRole("button", { name: "Verify" }).click();
-    await expect(page).toHaveURL((url) => url.pathname === "/account/security");
+    await expect(page).toHaveURL((url) => url.pathname === "/flows");
 
     await logOut(page);
     await submitCredentials(page, email);
@@ -222,7 +223,7 @@ test.describe("accounts in the browser", () => {
     await page.getByLabel("Backup code").fill(codes[0]!.toLowerCase());
     await shot(page, "login-mfa-backup", true);
     await page.getByRole("button", { name: "Verify" }).click();
-    await expect(page).toHaveURL((url) => url.pathname === "/account/security");
+    await expect(page).toHaveURL((url) => url.pathname === "/flows");
 
     // A used backup code is refused, with the error on the MFA step.
     await logOut(page);
@@ -239,7 +240,8 @@ test.describe("accounts in the browser", () => {
     await page.getByRole("button", { name: "Use a backup code instead" }).click();
     await page.getByLabel("Backup code").fill(codes[1]!);
     await page.getByRole("button", { name: "Verify" }).click();
-    await expect(page).toHaveURL((url) => url.pathname === "/account/security");
+    await expect(page).toHaveURL((url) => url.pathname === "/flows");
+    await page.goto("/account/security");
 
     // New backup codes replace the old ones; then MFA goes off with the password and a code.
     await mfa.getByLabel("Authentication code").fill(codes[2]!);
@@ -304,7 +306,7 @@ test.describe("accounts in the browser", () => {
   test("sessions: revoking another device's session signs that device out", async ({ page, browser }) => {
     const email = uniqueEmail("sessions");
     await registerViaApi(page.request, email);
-    await logIn(page, email);
+    await logInToAccount(page, email);
 
     const second = await browser.newContext();
     const secondPage = await second.newPage();
@@ -349,7 +351,7 @@ test.describe("accounts in the browser", () => {
   test("delete account: password and confirmation, then signed out", async ({ page }) => {
     const email = uniqueEmail("delete");
     await registerViaApi(page.request, email);
-    await logIn(page, email);
+    await logInToAccount(page, email);
 
     const danger = region(page, "Delete account");
     const deleteButton = danger.locator("form").getByRole("button", { name: "Delete my account" });
@@ -390,7 +392,7 @@ test.describe("accounts in the browser", () => {
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Log in" }).click();
-    await expect(page).toHaveURL((url) => url.pathname === "/account/security");
+    await expect(page).toHaveURL((url) => url.pathname === "/flows");
 
     // Signed in already: the login page forwards.
     await page.goto("/login?callbackUrl=/");

@@ -30,7 +30,7 @@ test("the Executions tab says how many successes sampling left out, and a Debug 
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Log in" }).click();
-    await expect(page).toHaveURL((url) => url.pathname === "/account/security");
+    await expect(page).toHaveURL((url) => url.pathname === "/flows");
     await page.goto(`${origin}/flows/${flow.id}`);
     await expect(page.getByTestId("flow-state")).toHaveText("Running");
     const tab = (name: string) => page.getByRole("tablist", { name: "Sidebar panels" }).getByRole("tab", { name }).click();

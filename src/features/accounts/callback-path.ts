@@ -1,5 +1,5 @@
 /** Where to continue after signing in, when nothing else was asked for. */
-export const DEFAULT_AFTER_LOGIN = "/account/security";
+export const DEFAULT_AFTER_LOGIN = "/flows";
 
 /** A same-origin path to continue to after signing in; anything else (other origins, "//host") falls back. */
 export function safeCallbackPath(value: string | undefined | null, fallback = DEFAULT_AFTER_LOGIN): string {
