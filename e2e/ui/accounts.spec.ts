@@ -105,8 +105,8 @@ test.describe("accounts in the browser", () => {
 
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Log in" }).click();
-    // A login lands on the flows.
-    await expect(page).toHaveURL((url) => url.pathname === "/flows");
+    // Back on the page that asked for the login.
+    await expect(page).toHaveURL((url) => url.pathname === "/account/security");
 
     // Signed in, the home page offers the account instead of the ways in.
     await page.goto("/");
