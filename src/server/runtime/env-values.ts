@@ -119,3 +119,17 @@ export function envProperty(value: string, lookup: (name: string) => unknown): u
     return v === undefined ? "" : String(v);
   });
 }
+
+/**
+ * Node-RED's mapEnvVarProperties for one text property: a value that is exactly `${NAME}` (or the
+ * older `$(NAME)`) is the variable's value when the node starts (env.get: the subflow's, the
+ * flow's, the organization's; a secret reads as nothing); anything else, or a name without a value,
+ * stays as written. For properties a node reads once at start (an MQTT topic): a node that reads
+ * its variables when it uses them (`VariableResolver.substitute`) follows a changed variable.
+ */
+export function wholeEnvValue(value: string, get: (name: string) => unknown): string {
+  const m = /^\$\{(\S+)\}$/.exec(value) ?? /^\$\((\S+)\)$/.exec(value);
+  if (!m) return value;
+  const v = get(m[1]!);
+  return v === undefined || v === null ? value : typeof v === "string" ? v : JSON.stringify(v);
+}

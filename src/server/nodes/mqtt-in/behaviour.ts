@@ -1,3 +1,4 @@
+import { wholeEnvValue } from "../../runtime/env-values";
 import { defineBehaviour } from "../types";
 import type { Message, NodeContext, NodeStatus } from "../../runtime/types";
 import type { ConnectionLease } from "../../runtime/connections";
@@ -38,7 +39,9 @@ export async function openBroker(ctx: NodeContext, brokerId: string): Promise<Co
   }
 }
 
-export const mqttInBehaviour = defineBehaviour(mqttInNode, async (ctx, c) => {
+export const mqttInBehaviour = defineBehaviour(mqttInNode, async (ctx, config) => {
+  // A topic written as ${NAME} (a subflow's env, a variable) is its value, as Node-RED maps it when the node starts.
+  const c = { ...config, topic: wholeEnvValue(config.topic, (name) => ctx.env.get(name)) };
   const isDynamic = c.inputs === 1;
   if (!isDynamic && !isValidSubscriptionTopic(c.topic)) {
     ctx.log.warn("Invalid topic specified");

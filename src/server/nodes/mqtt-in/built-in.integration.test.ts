@@ -65,4 +65,39 @@ describe("MQTT in on the built-in broker", () => {
     await sleep(300);
     expect(socket.frames.filter((f) => f.topic === "debug" && f.data?.node_id === debugOf(shared.id))).toEqual([]);
   });
+
+  it("a topic written as ${NAME} or $(NAME) is the variable's value, as Node-RED maps it when the node starts; mqtt out's too", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    expect((await request("POST", "/variables", { token, body: { name: "LEVEL_TOPIC", value: "tank/level" } })).status).toBe(201);
+    expect((await request("POST", "/variables", { token, body: { name: "ECHO_TOPIC", value: "tank/echo" } })).status).toBe(201);
+    const tab = "e1e1e1e1e1e1e1e1";
+    const file = [
+      { id: tab, type: "tab", label: "Tank" },
+      { id: "e0e0e0e0e0e0e0e0", type: "mqtt-broker", name: "own", broker: "built-in", port: "1883", clientid: "", autoConnect: true, usetls: false, protocolVersion: "4", keepalive: "60", cleansession: true },
+      { id: "e2e2e2e2e2e2e2e2", type: "mqtt in", z: tab, name: "level", topic: "${LEVEL_TOPIC}", qos: "1", datatype: "utf8", broker: "e0e0e0e0e0e0e0e0", nl: false, rap: true, rh: 0, inputs: 0, x: 120, y: 80, wires: [["e3e3e3e3e3e3e3e3", "e4e4e4e4e4e4e4e4"]] },
+      { id: "e3e3e3e3e3e3e3e3", type: "debug", z: tab, name: "level seen", active: true, tosidebar: true, console: false, tostatus: false, complete: "payload", targetType: "msg", x: 320, y: 80, wires: [] },
+      { id: "e4e4e4e4e4e4e4e4", type: "mqtt out", z: tab, name: "echo", topic: "$(ECHO_TOPIC)", qos: "1", retain: "false", broker: "e0e0e0e0e0e0e0e0", x: 320, y: 140, wires: [] },
+    ];
+    const imported = await request("POST", "/flows/import", { token, body: { flows: file } });
+    expect(imported.status, imported.text).toBe(201);
+    const flow = imported.body.flows[0] as { id: string; nodes: Array<{ id: string; type: string; name: string }> };
+    const debug = flow.nodes.find((n) => n.type === "debug")!;
+    const level = flow.nodes.find((n) => n.type === "mqtt-in")!;
+    const socket = connect(hub.url, { authorization: `Bearer ${token}` });
+    sockets.push(socket);
+    await socket.next((f) => f.type === "ready");
+    expect((await request("POST", `/flows/${flow.id}/deploy`, { token })).status).toBe(200);
+    await socket.next((f) => f.topic === "node.status" && f.data?.node_id === level.id && f.data?.status?.text === "connected");
+    await sleep(200);
+
+    const key = (await request("POST", "/api-keys", { token, body: { name: "tank", kind: "device" } })).body.secret as string;
+    const device = await mq.connect(mq.tcp, { password: key, clientId: "tank-1" });
+    await device.subscribe("tank/echo", 1);
+    await device.publish("tank/level", "73", { qos: 1 });
+    const arrived = await socket.next((f) => f.topic === "debug" && f.data?.node_id === debug.id);
+    expect(arrived.data.msg).toBe("73");
+    expect((await device.next((m) => m.topic === "tank/echo")).payload).toBe("73");
+    await device.end();
+  });
 });

@@ -34,7 +34,7 @@ After subscribe and unsubscribe the message (see the **Complete** node) carries 
 
 ### Details
 
-The topic may hold MQTT's wildcards: \`+\` for one level, \`#\` for every level below.
+The topic may hold MQTT's wildcards: \`+\` for one level, \`#\` for every level below. A topic that is exactly \`\${NAME}\` (or \`$(NAME)\`) is that variable's value when the flow starts, as in Node-RED: a subflow's env property, the flow's or the organization's variable (a secret is not).
 
 **Output**: *auto-detect* (a parsed JSON object, a string, or a buffer for binary data), *a UTF-8
 string*, *a parsed JSON object* (an error for anything else), *a Base64 string*, or *a buffer*. With

@@ -1,3 +1,4 @@
+import { wholeEnvValue } from "../../runtime/env-values";
 import { defineBehaviour } from "../types";
 import { DONE_LATER, type NodeStatus } from "../../runtime/types";
 import { mqttOutNode } from "./definition";
@@ -8,7 +9,9 @@ import { brokerAction } from "../mqtt-broker/actions";
 const CONNECTED: NodeStatus = { fill: "green", shape: "dot", text: "connected" };
 const DISCONNECTED: NodeStatus = { fill: "red", shape: "ring", text: "disconnected" };
 
-export const mqttOutBehaviour = defineBehaviour(mqttOutNode, async (ctx, c) => {
+export const mqttOutBehaviour = defineBehaviour(mqttOutNode, async (ctx, config) => {
+  // A topic written as ${NAME} is its value, as Node-RED maps it when the node starts.
+  const c = { ...config, topic: wholeEnvValue(config.topic, (name) => ctx.env.get(name)) };
   const own: Record<string, unknown> = {};
   try {
     if (/^ *{/.test(c.userProps)) setUserProperties(JSON.parse(c.userProps), own);

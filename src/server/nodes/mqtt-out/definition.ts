@@ -22,7 +22,7 @@ None: the messages go to the broker.
 
 ### Details
 
-The node's topic, QoS and retain, when set, win over the message's. To clear a retained topic, publish
+The node's topic, QoS and retain, when set, win over the message's; a topic that is exactly \`\${NAME}\` (or \`$(NAME)\`) is that variable's value when the flow starts, as in Node-RED. To clear a retained topic, publish
 an empty message to it with retain set. With MQTT 5 the node's own response topic, correlation data,
 content type, user properties (a JSON object) and expiry win over the message's.
 
