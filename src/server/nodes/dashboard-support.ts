@@ -97,7 +97,8 @@ export function fromDashboardProps(shape: Record<string, AnyZod>, p: NodeRedProp
     if (raw === undefined || raw === null) continue;
     const v = coerceToSchema(schema, raw);
     if (schema.safeParse(v).success) out[key] = v;
-    else refused?.push(key);
+    // Empty text where the property takes none (a chart's bins "", a template's width ""): unset, as Dashboard 2.0 reads it; the default stands.
+    else if (!(typeof raw === "string" && raw.trim() === "")) refused?.push(key);
   }
   return out;
 }

@@ -178,7 +178,7 @@ describe("Dashboard 2.0 import", () => {
       { id: `base${s}`, type: "ui-base", name: "FlowFuse Dashboard", path: "/dashboard" },
       { id: `page${s}`, type: "ui-page", name: "Data Visualisation", ui: `base${s}`, path: `/vis-${s}`, layout: "notebook", order: 4 },
       { id: `group${s}`, type: "ui-group", name: "Slider > Chart", page: `page${s}`, width: "6", height: "1", order: 1, showTitle: true },
-      { id: `chart${s}`, type: "ui-chart", z: `tab${s}`, group: `group${s}`, label: "Line Chart", order: 1, chartType: "line", category: "topic", categoryType: "msg", xAxisType: "time", xmin: "", xmax: "", ymin: "0", ymax: "10", removeOlder: 1, removeOlderUnit: "3600", removeOlderPoints: "", width: "3", height: "6", x: 390, y: 600, wires: [[]] },
+      { id: `chart${s}`, type: "ui-chart", z: `tab${s}`, group: `group${s}`, label: "Line Chart", order: 1, chartType: "line", category: "topic", categoryType: "msg", xAxisType: "time", xmin: "", xmax: "", ymin: "0", ymax: "10", removeOlder: 1, removeOlderUnit: "3600", removeOlderPoints: "", bins: "", pointRadius: "", width: "3", height: "6", x: 390, y: 600, wires: [[]] },
       {
         id: `table${s}`, type: "ui-table", z: `tab${s}`, group: `group${s}`, order: 2, width: "9", height: "1", maxrows: 0, autocols: false, showSearch: true, selectionType: "none", action: "append", x: 290, y: 460, wires: [[]],
         columns: [
