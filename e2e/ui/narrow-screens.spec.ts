@@ -140,8 +140,9 @@ async function editorOnTouchScreen(browser: Browser, request: APIRequestContext,
   try {
     await logIn(page, owner.email);
     await page.goto(`/flows/${flow.id}`);
-    // The editor has loaded its flow (its nodes drawn) before a test taps its toolbar: a tap before
-    // then could meet a button not yet wired (one CI run: the Sidebar drawer never opened).
+    // The editor has loaded its flow (its nodes drawn) before a test taps its toolbar. The server's
+    // HTML draws them too: the drawer buttons stay disabled until React listens, and tap() waits
+    // for them to be enabled (two runs: a tap on the server's HTML, the Sidebar drawer never opened).
     await expect(canvasNodes(page)).toHaveCount(3);
   } catch (err) {
     await context.close();

@@ -23,6 +23,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 import { useDisclosure } from "@/components/use-disclosure";
+import { useHydrated } from "@/components/use-hydrated";
 import { subflowIdOfType, subflowInstanceType } from "@/shared/subflows";
 import { useGroupCommands } from "./commands/use-group-commands";
 import { useSelectionToSubflow } from "./commands/use-selection-to-subflow";
@@ -101,6 +102,8 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
   const [drawer, setDrawer] = useState<"palette" | "sidebar" | null>(null);
   const paletteDrawer = useDisclosure(drawer === "palette", (open) => setDrawer(open ? "palette" : null));
   const sidebarDrawer = useDisclosure(drawer === "sidebar", (open) => setDrawer(open ? "sidebar" : null));
+  // The drawers' buttons work once React listens: a tap on the server's HTML would be lost (a CI run's tablet test).
+  const hydrated = useHydrated();
   // Under 600 px the edit commands (Undo … Selection to subflow) fold behind an Edit button.
   const [editOpen, setEditOpen] = useState(false);
   const editMenu = useDisclosure(editOpen, setEditOpen);
@@ -293,10 +296,10 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
                     ) : null}
                     {toolbar}
                     <span className="editor-drawer-toggles">
-                      <button {...paletteDrawer.toggleProps} className="secondary">
+                      <button {...paletteDrawer.toggleProps} className="secondary" disabled={!hydrated}>
                         Palette
                       </button>
-                      <button {...sidebarDrawer.toggleProps} className="secondary">
+                      <button {...sidebarDrawer.toggleProps} className="secondary" disabled={!hydrated}>
                         Sidebar
                       </button>
                     </span>
