@@ -19,6 +19,7 @@ import { normalizeArrivals } from "../src/test/node-red-diff/normalize";
 import type { Arrival, DiffCase, RecordedCases } from "../src/test/node-red-diff/types";
 import { runNodeRedCase, startNodeRed } from "./lib/node-red-embedded";
 import { requestsDriver } from "../src/test/node-red-diff/http-driver";
+import { startEchoServer } from "../src/test/node-red-diff/echo-server";
 
 /** What is compared between 4.1 and 5.0: as the test compares, without `error.stack` (V8's stack, with the install's file paths). */
 const compared = (c: DiffCase, arrivals: Arrival[]) => JSON.stringify(inComparedOrder(c, normalizeArrivals({ ...c, ignore: [...(c.ignore ?? []), "error.stack"] }, arrivals)));
@@ -40,8 +41,9 @@ async function main() {
   const only = process.argv.slice(2).filter((a) => a !== "--");
   // Its http-in nodes served on a port (4103, in this work's range), for cases with `requests`.
   const nodeRed = await startNodeRed(undefined, { http: { port: 4103 } });
+  const files = await loadCaseFiles(only);
+  const echo = files.some((f) => f.cases.some((c) => c.echo)) ? await startEchoServer() : undefined;
   try {
-    const files = await loadCaseFiles(only);
     let index = 0;
     for (const file of files) {
       const v4 = previous41(file.recordedPath);
@@ -61,6 +63,7 @@ async function main() {
       console.log(`${file.type}: ${file.cases.length} cases recorded (Node-RED ${nodeRed.version})${differing.length > 0 ? `; ${differing.length} answer differently in ${v4.version}: ${differing.join(" | ")}` : ""}`);
     }
   } finally {
+    await echo?.close();
     await nodeRed.stop();
   }
   process.exit(0);

@@ -67,6 +67,57 @@ test("a failed request goes to Debug through both the output and the catch node;
 });
 
 /**
+ * The form's "Payload of a GET" and "Message headers" (Node-RED's paytoqs and header rows read from
+ * the message): set in the dialog, saved as the node's, and in effect once deployed: a GET that
+ * would append a text payload to its query string is the node's error, "Invalid payload", which
+ * the catch node shows, and nothing is sent.
+ */
+test("a GET's payload as query-string parameters and a header from the message, set in the form, deploy and run", async ({ page, request }) => {
+  const owner = await registerUser(request, "hr-query");
+  const s = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const ids = { inject: `inj-${s}`, req: `req-${s}`, c: `catch-${s}`, caught: `caught-${s}` };
+  const flow = await createFlow(request, owner, `Searches ${s}`, {
+    nodes: [
+      { id: ids.inject, type: "inject", name: "go", position: { x: 80, y: 100 }, config: { payload_type: "string", payload: "not an object" } },
+      { id: ids.req, type: "http-request", name: "search", position: { x: 300, y: 100 }, config: { url: "https://api.example.test/search" } },
+      { id: ids.c, type: "catch", name: "on error", position: { x: 80, y: 240 } },
+      { id: ids.caught, type: "debug", name: "caught", position: { x: 300, y: 240 }, config: { property: "error" } },
+    ],
+    connections: [
+      { source: ids.inject, target: ids.req },
+      { source: ids.c, target: ids.caught },
+    ],
+  });
+  await logIn(page, owner.email);
+  await page.goto(`/flows/${flow.id}`);
+  await canvasNode(page, ids.req).dblclick();
+  const dialog = page.getByRole("dialog", { name: "Edit http-request node" });
+  const getPayload = dialog.getByLabel("Payload of a GET");
+  await expect(getPayload.locator("option:checked")).toHaveText("Ignore");
+  await getPayload.selectOption({ label: "Append to query-string parameters" });
+  await dialog.getByRole("button", { name: "Add message header" }).click();
+  const header = dialog.getByLabel("Header (message header 1)");
+  await expect(header).toBeFocused();
+  await header.fill("X-Token");
+  await dialog.getByLabel("Message property (message header 1)").fill("token");
+  await shot(page, "http-request-query-form");
+  await dialog.getByRole("button", { name: "Done" }).click();
+  await expect(dialog).toHaveCount(0);
+  await editorToolbar(page).getByRole("button", { name: "Deploy" }).click();
+  // Its first deploy: saved, then running.
+  await expect(editorToolbar(page).getByText("Running")).toBeVisible();
+  const stored = await getFlow(request, owner, flow.id);
+  expect(stored.nodes.find((n: { id: string }) => n.id === ids.req).config).toMatchObject({ get_payload: "query", message_headers: [{ header: "X-Token", property: "token" }] });
+
+  await openSidebarTab(page, "Debug");
+  await canvasNode(page, ids.inject).getByRole("button", { name: "Inject" }).click();
+  const caught = debugMessages(page).filter({ hasText: "caught" });
+  await expect(caught).toHaveCount(1);
+  await expect(canvasNode(page, ids.req)).toContainText("Invalid payload");
+  await expect(debugMessages(page)).toHaveCount(1);
+});
+
+/**
  * A node's error that no catch node takes is in the Debug list, as Node-RED's sidebar shows
  * node.error (the node's status, replaced by its next one, is not enough: a reconnecting MQTT
  * client's "connecting" hid why it failed). One a catch node takes is not (above: two messages).

@@ -5,6 +5,7 @@ import { normalizeArrivals, removePath } from "./normalize";
 import { runOurs } from "./run-ours";
 import { inComparedOrder } from "./compare";
 import { requestsDriver } from "./http-driver";
+import { startEchoServer } from "./echo-server";
 import { startOurHost } from "./our-host";
 import { isTimed, virtualClock } from "./virtual-clock";
 import type { DiffClock } from "./collect";
@@ -27,7 +28,10 @@ let served = 0;
 const httpRequest = createSafeFetch({ allowPrivate: true });
 // SQLite (its worker starts with the first sqlite case); the cases' databases are :memory:, one per configuration node id.
 const sqlite = new SqliteHost({ heapLimitBytes: 64 << 20, limits: { statementMs: 5000, maxDatabaseBytes: 10 << 20, maxValueBytes: 1 << 20, maxResultBytes: 8 << 20 } });
+// Cases whose http request nodes call the echo server (what a request sent, as its answer).
+const echo = files.some((f) => f.cases.some((c) => c.echo)) ? await startEchoServer() : undefined;
 afterAll(async () => {
+  await echo?.close();
   await sandboxes.close();
   await sqlite.close();
   await host?.close();

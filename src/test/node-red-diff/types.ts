@@ -33,6 +33,8 @@ export interface DiffCase {
    * `<METHOD> <path>` (http-driver.ts).
    */
   requests?: DiffRequest[];
+  /** Its http request nodes call the echo server (echo-server.ts, ECHO_URL), started for it on both sides. */
+  echo?: boolean;
   /** The node receiving `send` (default: the first node). */
   input?: string;
   /** Messages delivered to `input`, in order (`_msgid` added); `delayMs` waits before that one. */

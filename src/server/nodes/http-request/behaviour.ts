@@ -1,4 +1,4 @@
-import { httpRequestNode } from "./definition";
+import { hasScheme, httpRequestNode } from "./definition";
 import { defineBehaviour } from "../types";
 import { renderBounded } from "../../runtime/bounded-mustache";
 import { SecretText } from "./secret-text";
@@ -6,6 +6,58 @@ import { configuredDispatcher } from "./dispatcher";
 import { SecretHostError } from "../../runtime/variables";
 import { hostAllowed } from "../../../shared/allowed-hosts";
 import type { HopCheck } from "../../runtime/safe-fetch";
+import { getProperty } from "../../runtime/properties";
+import querystring from "node:querystring";
+import hashSum from "hash-sum";
+
+/** The name `headers` holds for this header, whatever its case, if any. */
+const headerName = (headers: Record<string, string>, name: string) => Object.keys(headers).find((k) => k.toLowerCase() === name);
+
+/**
+ * Node-RED's updateHeader: sets a header under the name given, replacing it in any case; a value
+ * that is empty or missing (any falsy value, as there) removes it.
+ */
+function setHeader(headers: Record<string, string>, name: string, value: unknown) {
+  for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) delete headers[k];
+  if (value) headers[name] = String(value);
+}
+
+/** Node-RED's mark on the response headers it sets as msg.headers (x-node-red-request-node: their hash). */
+const RESPONSE_MARK = "x-node-red-request-node";
+
+/**
+ * The headers a message asks for. msg.headers left as the previous http request node set them (its
+ * response's, marked with their hash) are not sent, as in Node-RED; the mark itself never is.
+ */
+function messageHeaders(msg: Record<string, unknown>): Record<string, unknown> {
+  const given = msg.headers;
+  if (given === null || typeof given !== "object") return {};
+  const headers = given as Record<string, unknown>;
+  if (Object.prototype.hasOwnProperty.call(headers, RESPONSE_MARK)) {
+    const mark = headers[RESPONSE_MARK];
+    delete headers[RESPONSE_MARK];
+    if (hashSum(headers) === mark) {
+      delete msg.headers;
+      return {};
+    }
+  }
+  return headers;
+}
+
+/**
+ * A request's body from msg.payload, as Node-RED's http request makes it: text and bytes as they
+ * are, a number as its digits, anything else as JSON (with content-type application/json unless the
+ * headers name one), or as a form's fields when the content-type is application/x-www-form-urlencoded.
+ */
+function requestBody(payload: unknown, headers: Record<string, string>): string | Buffer | undefined {
+  if (payload === undefined) return undefined;
+  if (typeof payload === "string" || Buffer.isBuffer(payload)) return payload;
+  if (typeof payload === "number") return String(payload);
+  const type = headerName(headers, "content-type");
+  if (type !== undefined && headers[type] === "application/x-www-form-urlencoded") return querystring.stringify(payload as querystring.ParsedUrlQueryInput);
+  if (type === undefined) headers["Content-Type"] = "application/json";
+  return JSON.stringify(payload);
+}
 
 export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) => {
   const fetcher = ctx.services.httpRequest;
@@ -74,8 +126,12 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
         done(new Error(dispatcher.missing));
         return;
       }
-      const headers: Record<string, string> = { ...((msg.headers as Record<string, string> | undefined) ?? {}) };
-      for (const [name, value] of Object.entries(c.headers)) headers[name] = credential(value);
+      // Node-RED's order: the message's headers, then the node's (a header is one whatever its
+      // case; the node's win, and an empty value removes it), then the authentication.
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(messageHeaders(msg))) setHeader(headers, name, value);
+      for (const [name, value] of Object.entries(c.headers)) setHeader(headers, name, credential(value));
+      for (const { header, property } of c.message_headers) setHeader(headers, header, getProperty(msg, property));
       if (c.auth_type !== "none") {
         for (const name of Object.keys(headers)) if (name.toLowerCase() === "authorization") delete headers[name];
         headers.Authorization =
@@ -83,11 +139,22 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
             ? `Basic ${Buffer.from(`${credential(c.auth_user)}:${credential(c.auth_password)}`).toString("base64")}`
             : `Bearer ${credential(c.auth_password)}`;
       }
-      let body: string | undefined;
-      if (method !== "GET" && method !== "HEAD" && msg.payload !== undefined) {
-        body = typeof msg.payload === "string" ? msg.payload : JSON.stringify(msg.payload);
-        if (typeof msg.payload !== "string") headers["content-type"] ??= "application/json";
+      let body: string | Buffer | undefined;
+      if (method !== "GET" && method !== "HEAD") body = requestBody(msg.payload, headers);
+      else if (method === "GET" && msg.payload !== undefined && c.get_payload === "query") {
+        // Node-RED's paytoqs: an object's keys appended to the query string; anything else is the node's error.
+        if (typeof msg.payload !== "object") {
+          done("Invalid payload");
+          return;
+        }
+        const query = querystring.stringify(msg.payload as querystring.ParsedUrlQueryInput);
+        url += url.includes("?") ? (url.endsWith("?") ? "" : "&") + query : `?${query}`;
+      } else if (method === "GET" && msg.payload !== undefined && c.get_payload === "body") {
+        // Node-RED's paytobody: sent as it is (an object as JSON, without a content-type of its own).
+        const p = msg.payload;
+        body = Buffer.isBuffer(p) || typeof p === "string" ? p : typeof p === "number" ? String(p) : typeof p === "object" ? JSON.stringify(p) : undefined;
       }
+      if (body !== undefined && headerName(headers, "content-length") === undefined) headers["Content-Length"] = String(Buffer.byteLength(body));
       // Node-RED: another scheme (ftp://) is a warning and nothing is sent; a URL without one is
       // https:// with a TLS configuration, else http://.
       if (url.includes("://") && !url.startsWith("http")) {
@@ -96,7 +163,7 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
         done();
         return;
       }
-      const target = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `${c.tls ? "https" : "http"}://${url}`;
+      const target = hasScheme(url) ? url : `${c.tls ? "https" : "http"}://${url}`;
       let checkHop: HopCheck | undefined;
       if (restricted.size > 0) {
         let hops = 0;
@@ -141,6 +208,8 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
         msg.payload = payload;
         msg.statusCode = res.status;
         msg.headers = res.headers;
+        // Node-RED's mark: the next http request node knows these for a response's and does not send them.
+        (msg.headers as Record<string, unknown>)[RESPONSE_MARK] = hashSum(res.headers);
         msg.responseUrl = secrets.scrub(res.url);
         // Node-RED 4.1+: the redirects followed (their cookies are not offered) and the retries made (none: no retry option).
         msg.redirectList = (res.redirects ?? []).map((location) => ({ location: secrets.scrub(location) }));

@@ -7,6 +7,7 @@
  * allows them).
  */
 import type { DiffCase } from "@/test/node-red-diff/types";
+import { ECHO_URL } from "@/test/node-red-diff/echo-server";
 
 const URL = "http://127.0.0.1:1/status";
 const request = (senderr: boolean, persist = false) => ({
@@ -26,6 +27,11 @@ const request = (senderr: boolean, persist = false) => ({
   headers: [],
   wires: [["out"]],
 });
+/** An http request node calling the echo server, its answer parsed (the request it made, as JSON). */
+const echoing = (over: Record<string, unknown>, wires: string[][] = [["out"]]) => ({ ...request(false), id: "req", ret: "obj", url: `${ECHO_URL}/echo`, ...over, wires });
+const row = (keyValue: string, valueType: string, valueValue: string) => ({ keyType: "other", keyValue, valueType, valueValue });
+/** What a request sent, as the echo server saw it: compared through msg.payload (the response's own headers hold each server's date). */
+const echoed = { echo: true, compare: ["payload", "statusCode"] };
 const caught = { id: "c", type: "catch", name: "", scope: null, uncaught: false, wires: [["caught"]] };
 const why = "an Error's stack (and got's cause, the socket error it wraps) is each runtime's own";
 
@@ -56,5 +62,102 @@ export const cases: DiffCase[] = [
     ignore: ["error.stack"],
     ignoreWhy: why,
     orderPerCollector: "Node-RED reports to the catch node first and then sends; ours the same, but the two branches run side by side",
+  },
+  {
+    name: "POST of an object: JSON with content-type application/json and its length",
+    ...echoed,
+    nodes: [echoing({ method: "POST" })],
+    send: [{ msg: { payload: { a: 1, b: "two" } } }],
+    expect: 1,
+  },
+  {
+    name: "POST of an object with content-type application/x-www-form-urlencoded: a form's fields",
+    ...echoed,
+    nodes: [echoing({ method: "POST" })],
+    send: [{ msg: { payload: { name: "Ada Lovelace", tags: ["a", "b"], n: 3 }, headers: { "content-type": "application/x-www-form-urlencoded" } } }],
+    expect: 1,
+  },
+  {
+    name: "the message's Content-Type in its own case is the one sent, once",
+    ...echoed,
+    nodes: [echoing({ method: "POST" })],
+    send: [{ msg: { payload: { a: 1 }, headers: { "Content-Type": "text/plain" } } }],
+    expect: 1,
+  },
+  {
+    name: "POST of a number: its digits, without a content-type",
+    ...echoed,
+    nodes: [echoing({ method: "POST" })],
+    send: [{ msg: { payload: 42 } }],
+    expect: 1,
+  },
+  {
+    name: "POST of a buffer: its bytes as they are",
+    ...echoed,
+    nodes: [
+      { id: "bytes", type: "change", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "[104,105,33]", tot: "bin" }], action: "", property: "", from: "", to: "", reg: false, wires: [["req"]] },
+      echoing({ method: "PUT" }),
+    ],
+    send: [{ msg: {} }],
+    expect: 1,
+  },
+  {
+    name: "GET with the payload appended to the query string (paytoqs query), after the URL's own parameters",
+    ...echoed,
+    nodes: [echoing({ paytoqs: "query", url: `${ECHO_URL}/echo?a=1` })],
+    send: [{ msg: { payload: { b: 2, c: "x y&z" } } }],
+    expect: 1,
+  },
+  {
+    name: "GET with the payload appended to a URL without parameters, and the old switch (paytoqs true)",
+    ...echoed,
+    nodes: [echoing({ paytoqs: true })],
+    send: [{ msg: { payload: { q: "search" } } }],
+    expect: 1,
+  },
+  {
+    name: "GET with a payload that is not an object and paytoqs query: the node's error, nothing sent",
+    echo: true,
+    compare: ["payload", "statusCode", "error"],
+    nodes: [echoing({ paytoqs: "query" }), caught],
+    send: [{ msg: { payload: "text" } }],
+    expect: 1,
+    settleMs: 300,
+  },
+  {
+    name: "GET with the payload as its body (paytoqs body): an object as JSON, without a content-type",
+    ...echoed,
+    nodes: [echoing({ paytoqs: "body" })],
+    send: [{ msg: { payload: { a: [1, 2] } } }],
+    expect: 1,
+  },
+  {
+    name: "GET ignores the payload by default (paytoqs ignore)",
+    ...echoed,
+    nodes: [echoing({})],
+    send: [{ msg: { payload: { a: 1 } } }],
+    expect: 1,
+  },
+  {
+    name: "header rows: fixed values and message properties win over msg.headers in any case, and an empty value removes one",
+    ...echoed,
+    nodes: [echoing({ headers: [row("X-Fixed", "other", "node"), row("X-Token", "msg", "token"), row("x-drop", "other", ""), row("X-Missing", "msg", "nothing.here")] })],
+    send: [{ msg: { token: "t-123", headers: { "x-fixed": "message", "X-Drop": "d", "x-kept": "k", "x-missing": "m" } } }],
+    expect: 1,
+  },
+  {
+    name: "the response headers a first request left in msg.headers are not sent by a second",
+    ...echoed,
+    nodes: [echoing({ id: "first" }, [["req"]]), echoing({ method: "POST" })],
+    input: "first",
+    send: [{ msg: { payload: "p" } }],
+    expect: 1,
+  },
+  {
+    name: "msg.headers carrying a mark that is not theirs are sent, without the mark",
+    ...echoed,
+    nodes: [echoing({})],
+    send: [{ msg: { headers: { "x-node-red-request-node": "0badc0de", "x-a": "1" } } }],
+    expect: 1,
   },
 ];

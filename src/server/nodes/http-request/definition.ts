@@ -10,14 +10,22 @@ const HELP = `Sends an HTTP request and returns the response.
 
 - \`url\` (string, optional): the URL of the request, when the node has none.
 - \`method\` (string, optional): the method, when the node's is "use": GET, PUT, POST, PATCH or DELETE.
-- \`headers\` (object, optional): request headers; the node's own headers win over these.
-- \`payload\`: the body of the request (an object is sent as JSON with \`content-type: application/json\`).
+- \`headers\` (object, optional): request headers; the node's own headers win over these, whatever
+  the case of their names. Left as a previous http request node set them (its response's headers,
+  marked \`x-node-red-request-node\`), they are not sent, as in Node-RED.
+- \`payload\`: the body of the request, except for GET and HEAD: text and a buffer as they are, a
+  number as its digits, anything else as JSON with \`Content-Type: application/json\` (unless the
+  headers name a content type), or as a form's fields when the content type is
+  \`application/x-www-form-urlencoded\`. For GET, *Payload of a GET* says what becomes of it:
+  *Ignore* (the default); *Append to query-string parameters*: an object's keys and values added to
+  the URL's query string (another value is the node's error, "Invalid payload", and nothing is
+  sent); *Send as request body*: sent as the GET's body.
 
 ### Outputs
 
 - \`payload\` (string | object | buffer): the body of the response, as text, parsed JSON or bytes.
 - \`statusCode\` (number): the status code of the response.
-- \`headers\` (object): the response headers.
+- \`headers\` (object): the response headers, with \`x-node-red-request-node\`, their hash (see \`headers\` above).
 - \`responseUrl\` (string): the URL that answered.
 - \`redirectList\` (array): the redirects followed, in order, each \`{location}\`.
 - \`retry\` (number): the retries made: always 0.
@@ -58,8 +66,9 @@ with the TLS configuration applied to the server inside it. Hosts in the proxy's
 are reached directly. A URL without \`http://\` or \`https://\` gets \`https://\` when the node has a
 TLS configuration, else \`http://\`.
 
-If \`msg.headers\` is left unchanged between two HTTP request nodes, the second sends the first's
-response headers: delete it or set it to \`{}\` first.
+**Headers** are set by the node to fixed values (which may hold \`\${NAME}\`), and, under *Message
+headers*, to a message property's value for each message (\`token\` reads \`msg.token\`).
+An empty value, or a property that is missing, removes the header, even one \`msg.headers\` set.
 
 ### Differences from Node-RED
 
@@ -78,7 +87,8 @@ response headers: delete it or set it to \`{}\` first.
   node names but the deployment lacks is an error, and nothing is sent (Node-RED sends without it).
   The server's \`http_proxy\`/\`no_proxy\` environment is not used: only the proxy node.
   \`msg.rejectUnauthorized\` is not read: use a TLS configuration with *Verify server certificate* off.
-- Digest authentication, cookies and form uploads are not offered.
+- Digest authentication, cookies and form uploads (\`multipart/form-data\`) are not offered. A header
+  row whose name is read from the message is not carried over at import (the others are).
 - Connections are always kept alive and reused (Node-RED's *Enable connection keep-alive* is on for
   every node). A timed-out request's \`msg.payload\` says so in our words (\`TimeoutError: no
   complete response within 30000 ms : <url>\`).
@@ -89,22 +99,39 @@ response headers: delete it or set it to \`{}\` first.
 /** An HTTP header name: RFC 9110's token. */
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
 
+/** One of Node-RED's header rows: its name and value, each typed ("other": the text itself; "msg": a message property; another type: that preset). */
+type HeaderRow = { keyType?: unknown; keyValue?: unknown; valueType?: unknown; valueValue?: unknown };
+const rowsOf = (rows: unknown): HeaderRow[] => (Array.isArray(rows) ? rows.filter((r): r is HeaderRow => r !== null && typeof r === "object") : []);
+/** A row's header name, when the node fixes it: `keyType` "other" names it in `keyValue`, another type but "msg" is the name itself (the editor's presets: "Content-Type", …). */
+function rowName(row: HeaderRow): string | null {
+  if (row.keyType === "msg") return null;
+  const keyType = typeof row.keyType === "string" ? row.keyType : "other";
+  return (keyType === "other" ? String(row.keyValue ?? "") : keyType).trim();
+}
+
 /**
- * Node-RED's header rows as name → value: `keyType` "other" names the header in `keyValue`, any
- * other keyType but "msg" is the header's name itself (the editor's presets: "Content-Type", …);
- * `valueType` likewise ("other": `valueValue`, else the preset value itself). Rows with an empty
- * name are skipped, as Node-RED skips them at run time (a new row's blank defaults). Rows whose
- * name or value is read from the message ("msg") are not carried over.
+ * Node-RED's header rows with a fixed value, as name → value (\`valueType\` "other": \`valueValue\`,
+ * else the preset value itself). Rows with an empty name are skipped, as Node-RED skips them at run
+ * time (a new row's blank defaults); rows whose value is a message property are
+ * messageHeadersFromNodeRed's, and rows whose name is one are not carried over.
  */
 export function headersFromNodeRed(rows: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const row of Array.isArray(rows) ? (rows as Array<Record<string, unknown>>) : []) {
-    if (row === null || typeof row !== "object" || row.keyType === "msg" || row.valueType === "msg") continue;
-    const keyType = typeof row.keyType === "string" ? row.keyType : "other";
-    const name = (keyType === "other" ? String(row.keyValue ?? "") : keyType).trim();
-    if (name === "") continue;
+  for (const row of rowsOf(rows)) {
+    const name = rowName(row);
+    if (!name || row.valueType === "msg") continue;
     const valueType = typeof row.valueType === "string" ? row.valueType : "other";
     out[name] = valueType === "other" ? String(row.valueValue ?? "") : valueType;
+  }
+  return out;
+}
+
+/** Node-RED's header rows whose value is a message property (\`valueType\` "msg"), as {header, property}. */
+export function messageHeadersFromNodeRed(rows: unknown): Array<{ header: string; property: string }> {
+  const out: Array<{ header: string; property: string }> = [];
+  for (const row of rowsOf(rows)) {
+    const name = rowName(row);
+    if (name && row.valueType === "msg" && typeof row.valueValue === "string" && row.valueValue.trim() !== "") out.push({ header: name, property: row.valueValue.trim() });
   }
   return out;
 }
@@ -118,6 +145,24 @@ export const httpRequestConfig = z.object({
     .record(z.string().regex(HEADER_NAME, "must be a header name (letters, digits and !#$%&'*+-.^_`|~)"), z.string().max(4096))
     .default({})
     .meta({ title: "Headers", description: "Values may hold ${NAME}: a variable or a secret" }),
+  message_headers: z
+    .array(
+      z.object({
+        header: z.string().regex(HEADER_NAME, "must be a header name (letters, digits and !#$%&'*+-.^_`|~)").meta({ title: "Header" }),
+        property: z.string().min(1).max(200).meta({ title: "Message property", description: "e.g. token or req.headers.authorization" }),
+      }),
+    )
+    .max(50)
+    .default([])
+    .meta({ title: "Message headers", description: "Headers set to a message property's value, for each message; a property that is missing or empty removes the header" }),
+  get_payload: z
+    .enum(["ignore", "query", "body"])
+    .default("ignore")
+    .meta({
+      title: "Payload of a GET",
+      description: "What a GET does with msg.payload: an object's keys as query-string parameters, or the payload as the request's body",
+      enumLabels: { ignore: "Ignore", query: "Append to query-string parameters", body: "Send as request body" },
+    }),
   return: z.enum(["txt", "obj", "bin"]).default("txt").meta({ title: "Return", description: "txt: a UTF-8 string, obj: parsed JSON, bin: a buffer" }),
   timeout_ms: z.number().int().min(1).max(120_000).default(30_000).meta({ title: "Timeout (ms)" }),
   errors_to_catch_only: z
@@ -146,6 +191,9 @@ function authFromNodeRed(p: Record<string, unknown>) {
   };
 }
 
+/** Whether a URL names its scheme (\`https://\`); one without is \`http://\` (or \`https://\` with a TLS configuration), as in Node-RED. */
+export const hasScheme = (url: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(url);
+
 /**
  * The host of a fixed URL as Node-RED reads it (no scheme: http://), or null (a {{mustache}} URL,
  * set by the message, or one that does not parse).
@@ -153,7 +201,7 @@ function authFromNodeRed(p: Record<string, unknown>) {
 function fixedHost(url: string): string | null {
   if (url === "" || url.includes("{{")) return null;
   try {
-    return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`).hostname.replace(/^\[|\]$/g, "");
+    return new URL(hasScheme(url) ? url : `http://${url}`).hostname.replace(/^\[|\]$/g, "");
   } catch {
     return null;
   }
@@ -182,17 +230,22 @@ export const httpRequestNode = defineNode({
     // Node-RED's "Enable connection keep-alive": every node here keeps its connections alive.
     absorbed: ["persist"],
     importNotes: (p) => privateUrlNote(typeof p.url === "string" ? p.url : ""),
+    // A header row whose name is read from the message is not carried over (its siblings are).
+    partlyDropped: (p) => (rowsOf(p.headers).some((row) => row.keyType === "msg") ? ["headers (a row naming its header from the message)"] : []),
     toNodeRed: (c) => ({
       method: c.method,
       ret: c.return,
-      paytoqs: "ignore",
+      paytoqs: c.get_payload,
       url: c.url,
       // Connections are always kept alive and reused here.
       persist: true,
       senderr: c.errors_to_catch_only,
       // Node-RED 3.1's lenient HTTP parser: never ours (an import with it on says it is not carried over).
       insecureHTTPParser: false,
-      headers: Object.entries(c.headers).map(([k, v]) => ({ keyType: "other", keyValue: k, valueType: "other", valueValue: v })),
+      headers: [
+        ...Object.entries(c.headers).map(([k, v]) => ({ keyType: "other", keyValue: k, valueType: "other", valueValue: v })),
+        ...c.message_headers.map((h) => ({ keyType: "other", keyValue: h.header, valueType: "msg", valueValue: h.property })),
+      ],
       authType: c.auth_type === "none" ? "" : c.auth_type,
       tls: c.tls,
       proxy: c.proxy,
@@ -206,6 +259,9 @@ export const httpRequestNode = defineNode({
       return: ["txt", "obj", "bin"].includes(String(p.ret)) ? p.ret : "txt",
       errors_to_catch_only: p.senderr === true,
       headers: headersFromNodeRed(p.headers),
+      message_headers: messageHeadersFromNodeRed(p.headers),
+      // Node-RED 1.x wrote a switch (true: the query string); 2.0 on, one of three words.
+      get_payload: p.paytoqs === true || p.paytoqs === "query" ? "query" : p.paytoqs === "body" ? "body" : "ignore",
       ...authFromNodeRed(p),
       // Node-RED's configuration node ids, mapped as the import maps the configuration nodes themselves.
       tls: typeof p.tls === "string" ? (configNodeIdFromNodeRed(p.tls) ?? "") : "",

@@ -1,0 +1,88 @@
+/**
+ * http request as real flows write it (fourth survey, 2026-12-06), through the doors a user uses:
+ * a Node-RED export imported over REST (the dry run reports it supported), deployed, injected, and
+ * what the request carried read back from Debug on the WebSocket. The server may reach private
+ * addresses here (OUTBOUND_ALLOW_PRIVATE): the echo server listens on 127.0.0.1.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signUp } from "@/test/accounts";
+import { setUpTestApp } from "@/test/set-up-test-app";
+import { connect, setUpTestHub } from "@/test/ws";
+import { startEchoServer } from "@/test/node-red-diff/echo-server";
+
+const testApp = setUpTestApp({ OUTBOUND_ALLOW_PRIVATE: "true" });
+const hub = setUpTestHub(testApp);
+const request = testApp.request;
+let user: Awaited<ReturnType<typeof signUp>>;
+let echo: Awaited<ReturnType<typeof startEchoServer>>;
+beforeAll(async () => {
+  user = await signUp(request);
+  echo = await startEchoServer(0);
+});
+afterAll(() => echo.close());
+
+describe("http request: the payload of a GET and headers from the message, imported from Node-RED", () => {
+  it("appends the payload to the query string (paytoqs query), sends a header row read from the message, and drops the previous response's headers", async () => {
+    const nodes = [
+      { id: "hq-tab", type: "tab", label: "search" },
+      { id: "hq-tick", type: "inject", z: "hq-tab", props: [{ p: "payload" }, { p: "token", v: "t-42", vt: "str" }], payload: "{\"q\":\"red nodes\",\"page\":2}", payloadType: "json", repeat: "", once: false, x: 100, y: 40, wires: [["hq-first"]] },
+      // A first request whose response headers stay in msg.headers, as people's chains leave them.
+      { id: "hq-first", type: "http request", z: "hq-tab", method: "GET", ret: "obj", paytoqs: "ignore", url: `${echo.url}/first`, tls: "", persist: false, proxy: "", insecureHTTPParser: false, authType: "", senderr: false, headers: [], x: 300, y: 40, wires: [["hq-restore"]] },
+      { id: "hq-restore", type: "change", z: "hq-tab", rules: [{ t: "set", p: "payload", pt: "msg", to: "{\"q\":\"red nodes\",\"page\":2}", tot: "json" }], x: 450, y: 40, wires: [["hq-search"]] },
+      {
+        id: "hq-search", type: "http request", z: "hq-tab", method: "GET", ret: "obj", paytoqs: "query", url: `${echo.url}/search?lang=en`, tls: "", persist: false, proxy: "", insecureHTTPParser: false, authType: "", senderr: false,
+        headers: [{ keyType: "other", keyValue: "X-Token", valueType: "msg", valueValue: "token" }, { keyType: "Accept-Language", keyValue: "", valueType: "other", valueValue: "en" }],
+        x: 600, y: 40, wires: [["hq-debug"]],
+      },
+      { id: "hq-debug", type: "debug", z: "hq-tab", active: true, tosidebar: true, console: false, tostatus: false, complete: "payload", targetType: "msg", x: 800, y: 40, wires: [] },
+    ];
+    const dry = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows: nodes } });
+    expect(dry.status).toBe(200);
+    const entry = (id: string) => (dry.body.report as Array<{ node_id: string; support: string; reason?: string }>).find((r) => r.node_id === id);
+    // The URL names a loopback address: said, but the node is supported.
+    expect(entry("hq-search")).toMatchObject({ support: "supported" });
+    expect(entry("hq-search")?.reason ?? "").not.toContain("not carried over");
+    const imported = await request("POST", "/flows/import", { token: user.accessToken, body: { flows: nodes } });
+    expect(imported.status).toBe(201);
+    const flow = imported.body.flows[0] as { id: string; nodes: Array<{ id: string; type: string; config: Record<string, unknown> }> };
+    const search = flow.nodes.find((n) => n.config.get_payload !== undefined && n.config.url === `${echo.url}/search?lang=en`)!;
+    expect(search.config).toMatchObject({ get_payload: "query", message_headers: [{ header: "X-Token", property: "token" }], headers: { "Accept-Language": "en" } });
+    // Exported, it is Node-RED's node again.
+    const exported = (await request("GET", `/flows/${flow.id}/export`, { token: user.accessToken })).body as Array<Record<string, unknown>>;
+    expect(exported.find((n) => n.url === `${echo.url}/search?lang=en`)).toMatchObject({
+      paytoqs: "query",
+      headers: [
+        { keyType: "other", keyValue: "Accept-Language", valueType: "other", valueValue: "en" },
+        { keyType: "other", keyValue: "X-Token", valueType: "msg", valueValue: "token" },
+      ],
+    });
+
+    expect((await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken })).status).toBe(200);
+    const ui = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
+    try {
+      await ui.next((f) => f.type === "ready");
+      const tick = flow.nodes.find((n) => n.type === "inject")!;
+      expect((await request("POST", `/nodes/${tick.id}/inject`, { token: user.accessToken, body: {} })).status).toBe(200);
+      const debugId = flow.nodes.find((n) => n.type === "debug")!.id;
+      const frame = await ui.next((f) => f.topic === "debug" && f.data?.node_id === debugId);
+      // The first response's headers (content-type, x-echo, its length) were not sent again.
+      expect(frame.data.msg).toEqual({ method: "GET", url: "/search?lang=en&q=red%20nodes&page=2", headers: { "accept-language": "en", "x-token": "t-42" }, body: null });
+    } finally {
+      ui.ws.close();
+    }
+  });
+
+  it("a header row that takes its name from the message is said not to be carried over; its siblings are", async () => {
+    const dry = await request("POST", "/flows/import?dry_run=true", {
+      token: user.accessToken,
+      body: {
+        flows: [
+          { id: "hn-tab", type: "tab", label: "named" },
+          { id: "hn-req", type: "http request", z: "hn-tab", method: "GET", ret: "txt", paytoqs: "body", url: "https://api.example.com/x", headers: [{ keyType: "msg", keyValue: "headerName", valueType: "other", valueValue: "v" }, { keyType: "other", keyValue: "X-A", valueType: "other", valueValue: "1" }], x: 100, y: 40, wires: [[]] },
+        ],
+      },
+    });
+    expect(dry.status).toBe(200);
+    expect((dry.body.report as Array<{ node_id: string }>).find((r) => r.node_id === "hn-req")).toMatchObject({ support: "partial", reason: "not carried over: headers (a row naming its header from the message)" });
+  });
+});

@@ -1,0 +1,45 @@
+import http from "node:http";
+
+/**
+ * A server the differential cases' http request nodes call, on both sides (Node-RED's recording and
+ * our test): it answers every request with what it received, as JSON, so a case compares the
+ * request a node made (its method, URL, headers and body) through the response the node puts in
+ * msg.payload. Headers each HTTP client chooses for itself (user-agent, accept-encoding, connection,
+ * host) are left out. A fixed port in this work's range (the recording's Node-RED serves on 4103).
+ */
+export const ECHO_PORT = 4104;
+export const ECHO_URL = `http://127.0.0.1:${ECHO_PORT}`;
+
+const CLIENTS_OWN = new Set(["host", "connection", "user-agent", "accept-encoding", "accept", "keep-alive", "transfer-encoding"]);
+
+/** Started on ECHO_PORT unless given another (0: any free port, for tests beside the differential one); `url` says where. */
+export async function startEchoServer(port = ECHO_PORT): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const headers = Object.fromEntries(
+        Object.entries(req.headers)
+          .filter(([name]) => !CLIENTS_OWN.has(name))
+          .sort(([a], [b]) => a.localeCompare(b)),
+      );
+      const body = Buffer.concat(chunks);
+      const answer = JSON.stringify({ method: req.method, url: req.url, headers, body: body.length > 0 ? body.toString("utf8") : null });
+      res.sendDate = false;
+      res.writeHead(200, { "content-type": "application/json", "x-echo": "yes" });
+      res.end(answer);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
