@@ -19,6 +19,8 @@ export const errorTable = {
   VALIDATION_FAILED: { status: 400, trpc: "BAD_REQUEST" },
   TERMS_NOT_ACCEPTED: { status: 400, trpc: "BAD_REQUEST" },
   NOT_AN_INJECT_NODE: { status: 400, trpc: "BAD_REQUEST" },
+  /** POST /nodes/{id}/active of a node that does not switch on and off (only debug nodes do). */
+  NOT_SWITCHABLE: { status: 400, trpc: "BAD_REQUEST" },
   UNAUTHENTICATED: { status: 401, trpc: "UNAUTHORIZED" },
   INVALID_CREDENTIALS: { status: 401, trpc: "UNAUTHORIZED" },
   TOKEN_EXPIRED: { status: 401, trpc: "UNAUTHORIZED" },

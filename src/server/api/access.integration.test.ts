@@ -183,6 +183,7 @@ describe("tenant isolation", () => {
       "PUT /flows/{id}/context/{key}": { params: { id: flow.id, key: "k" }, body: { value: "pwned" } },
       "DELETE /flows/{id}/context/{key}": { params: { id: flow.id, key: "k" } },
       "POST /nodes/{nodeId}/inject": { params: { nodeId: injectId }, body: {} },
+      "POST /nodes/{nodeId}/active": { params: { nodeId: `${injectId}-dbg` }, body: { active: false } },
       "GET /nodes/{type}/schema": { params: { type: "teleport" } },
       "POST /nodes/{type}/validate": { params: { type: "teleport" }, body: { config: {} } },
       // Variables are addressed by name within the caller's organization: the victim's are not there.

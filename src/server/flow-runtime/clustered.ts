@@ -9,7 +9,7 @@ import { ClusterBus, DEFAULT_HANDLED_REQUEST_LIMITS, RpcTimeout, nodeChannel, ty
 import { PeerLink, acceptPeer } from "./peer-link";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult, ReplayResult } from "./types";
+import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult, ReplayResult, SetActiveResult } from "./types";
 import { groupKeeper, placementGroups, placementKeysOf } from "./placement-groups";
 
 export interface ClusterTimings {
@@ -263,6 +263,7 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     this.bus.handle("webhook", (args) => this.onWebhook(args as WebhookArgs));
     this.bus.handle("link", (args) => this.onLink(args as LinkArgs));
     this.bus.handle("replay", (args) => this.onReplay(args as ReplayArgs));
+    this.bus.handle("active", (args) => Promise.resolve(this.onSetActive(args as { flowId: string; nodeId: string; active: boolean })));
     this.bus.handle("adopt", (args) => this.onAdopt(args as { flowId: string }));
   }
 
@@ -442,6 +443,29 @@ export class ClusteredFlowRuntime implements FlowRuntime {
           if (err.notListening || err.targetGone) this.scheduleTakeover(flowId);
           return { ok: false, reason: "unavailable" };
         }
+        throw err;
+      }
+    }
+    return { ok: false, reason: "not_running" };
+  }
+
+  /** Switching a debug node goes where the flow runs, as replay does. */
+  async setActive(flowId: string, nodeId: string, active: boolean): Promise<SetActiveResult> {
+    const args = { flowId, nodeId, active };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (attempt > 0) await sleep(100 * attempt);
+      if (this.holds(flowId)) {
+        const reply = this.onSetActive(args);
+        if (!reply.notOwner) return reply.value;
+      }
+      const lease = await this.deps.store.leaseGet(leaseKey(flowId));
+      if (!lease) return { ok: false, reason: "not_running" };
+      if (lease.holder === this.instanceId) continue;
+      try {
+        const reply = await this.bus.request<OwnerReply<SetActiveResult>>(lease.holder, "active", args, INJECT_TIMEOUT_MS);
+        if (!reply.notOwner) return reply.value;
+      } catch (err) {
+        if (err instanceof RpcTimeout) return { ok: false, reason: "unavailable" };
         throw err;
       }
     }
@@ -1388,6 +1412,11 @@ export class ClusteredFlowRuntime implements FlowRuntime {
     const result = this.local.injectNow(flowId, nodeId, overrides, origin);
     if (result.ok && origin) await (ack === "published" ? this.deps.events.published() : this.deps.events.sent());
     return { value: result };
+  }
+
+  private onSetActive({ flowId, nodeId, active }: { flowId: string; nodeId: string; active: boolean }): OwnerReply<SetActiveResult> {
+    if (!this.held.has(flowId)) return { notOwner: true };
+    return { value: this.local.setActiveNow(flowId, nodeId, active) };
   }
 
   private async onStatuses({ flowId }: { flowId: string }): Promise<OwnerReply<Array<[string, NodeStatus | null]>>> {

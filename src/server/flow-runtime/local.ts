@@ -12,7 +12,7 @@ import type { ContextHub } from "./context-hub";
 import { FlowLinks, type RemoteLinks } from "./links";
 import { variableResolver, VariableSet } from "../runtime/variables";
 import type { VariableCache } from "./variable-cache";
-import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult, ReplayResult } from "./types";
+import type { DeploymentSnapshot, FlowPlacement, FlowRuntime, FlowRuntimeStats, InjectOrigin, InjectResult, ReplayResult, SetActiveResult } from "./types";
 import { ExecutionTracker } from "../runtime/executions/tracker";
 import { ExecutionWriter, type ExecutionSettings } from "./execution-writer";
 
@@ -318,6 +318,21 @@ export class LocalFlowRuntime implements FlowRuntime {
     }
     if (origin) this.publish(origin.organizationId, "inject", flowId, { node_id: nodeId, message_id: messageId, by: origin.by });
     return { ok: true, messageId };
+  }
+
+  async setActive(flowId: string, nodeId: string, active: boolean): Promise<SetActiveResult> {
+    return this.setActiveNow(flowId, nodeId, active);
+  }
+
+  setActiveNow(flowId: string, nodeId: string, active: boolean): SetActiveResult {
+    if (!this.engine.isRunning(flowId)) return { ok: false, reason: "not_running" };
+    try {
+      this.engine.setActive(flowId, nodeId, active);
+    } catch {
+      // Saved but not part of the deployed version yet.
+      return { ok: false, reason: "not_deployed" };
+    }
+    return { ok: true };
   }
 
   /**

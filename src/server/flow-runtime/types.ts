@@ -36,6 +36,9 @@ export interface InjectOrigin {
   by: string;
 }
 
+/** not_running: the flow runs nowhere; not_deployed: the node is not in the running version; unavailable: its instance did not answer. */
+export type SetActiveResult = { ok: true } | { ok: false; reason: "not_running" | "not_deployed" | "unavailable" };
+
 export type InjectResult =
   | { ok: true; messageId: string }
   /** not_running: the flow runs nowhere; not_deployed: the node is not in the running version; unavailable: its instance did not answer. */
@@ -89,6 +92,11 @@ export interface FlowRuntime {
    * published when this resolves: the event never comes after the answer.
    */
   inject(flowId: string, nodeId: string, overrides: { payload?: unknown; topic?: string }, origin?: InjectOrigin): Promise<InjectResult>;
+  /**
+   * Switches a debug node of the running flow on or off where the flow runs, at once and without a
+   * deploy (Node-RED's debug button), until that node restarts.
+   */
+  setActive(flowId: string, nodeId: string, active: boolean): Promise<SetActiveResult>;
   /**
    * Replay (SPEC §15): sends `message` again out of `nodeId`'s outputs in the flow's running
    * version, wherever it runs, as a new execution naming `replayOf`.

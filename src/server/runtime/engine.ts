@@ -172,6 +172,15 @@ export class FlowEngine {
     return host.behaviour.trigger(overrides);
   }
 
+  /** Switches a node with the switchable role (a debug node) of a running flow on or off, until the node restarts. */
+  setActive(flowId: string, nodeId: string, active: boolean): void {
+    const flow = this.flows.get(flowId);
+    const host = flow?.nodes.get(nodeId);
+    if (!flow || flow.state !== "running" || !host) throw new Error("flow is not running");
+    if (!host.roles.switchable || !host.behaviour.setActive) throw new Error("not a switchable node");
+    host.behaviour.setActive(active);
+  }
+
   /**
    * Replay (SPEC §15): sends `msg` again out of `nodeId`'s outputs in the running flow, as a new
    * execution that names the one it replays; resolves to its id. Throws when the flow does not run

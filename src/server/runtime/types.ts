@@ -239,6 +239,8 @@ export interface NodeBehaviour {
    * set after the node's own properties; returns the message's id.
    */
   trigger?(overrides: { payload?: unknown; topic?: string }): string;
+  /** Switched on or off while it runs (role `switchable`: the debug node's button, Node-RED's /debug/{id}/enable). */
+  setActive?(active: boolean): void;
 }
 
 /** Makes a node's behaviour; `config` is the node's configuration parsed by its type's schema once, at start. */
@@ -261,6 +263,8 @@ export interface NodeRoles<Config = Record<string, unknown>> {
   linkCall?: true;
   /** Starts messages by hand (inject): its behaviour has `trigger`. */
   trigger?: true;
+  /** Switched on and off while it runs, without a deploy (debug): its behaviour has `setActive`. */
+  switchable?: true;
   /**
    * Runs its input in the flow's turn, as Node-RED runs a function node's code: until the promise
    * its input returned settles (the end of the code's synchronous part), the flow's other deliveries

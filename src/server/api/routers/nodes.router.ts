@@ -2,7 +2,7 @@ import { z } from "zod";
 import { authedProcedure, router } from "../trpc";
 import { AppError, notFound } from "../../errors";
 import { outputCount } from "../../nodes/types";
-import { injectNode } from "../../services/flows/deployments";
+import { injectNode, setNodeActive } from "../../services/flows/deployments";
 import { nodeIdSchema } from "../../../shared/flow-graph";
 import { outputsRuleSchema } from "../../../shared/node-ports";
 import { formHintsSchema } from "../../../shared/form-hints";
@@ -200,4 +200,18 @@ export const nodesRouter = router({
     .input(z.object({ nodeId: nodeIdSchema, payload: z.unknown().optional(), topic: z.string().max(1024).optional() }))
     .output(z.object({ message_id: z.string(), node_id: z.string(), flow_id: z.string() }))
     .mutation(({ ctx, input }) => injectNode(ctx.services, ctx.principal, input, { ip: ctx.ip, userAgent: ctx.userAgent })),
+
+  setActive: authedProcedure
+    .meta({
+      permission: "flows:deploy",
+      rest: { method: "POST", path: "/nodes/{nodeId}/active" },
+      summary: "Switch a debug node of a running flow on or off",
+      description:
+        "At once and without a deploy, as Node-RED's debug button: the running node stops or starts showing messages until it restarts (a deploy that changes it, a server restart); its saved Active setting is unchanged. " +
+        "Not a debug node → 400 `NOT_SWITCHABLE`; flow not running (or running on devices) → 409 `FLOW_NOT_RUNNING`; another organization's node → 404.",
+      tags,
+    })
+    .input(z.object({ nodeId: nodeIdSchema, active: z.boolean() }))
+    .output(z.object({ node_id: z.string(), flow_id: z.string(), active: z.boolean() }))
+    .mutation(({ ctx, input }) => setNodeActive(ctx.services, ctx.principal, input)),
 });

@@ -55,6 +55,8 @@ export const debugBehaviour = defineBehaviour(debugNode, (ctx, c) => {
   let lastCount = 0;
   let counterTimer: NodeJS.Timeout | undefined;
   let oldStatus = "";
+  // Its configuration's, until the editor's button switches it (setActive).
+  let active = c.active;
 
   const statusValue = (msg: Message): unknown => {
     if (c.status_type === "auto") return c.property === "msg" ? msg.payload : getProperty(msg, c.property);
@@ -116,7 +118,7 @@ export const debugBehaviour = defineBehaviour(debugNode, (ctx, c) => {
         return;
       }
       const show = (value: unknown) => {
-        if (c.active && c.to_sidebar) {
+        if (active && c.to_sidebar) {
           // Node-RED sends no property for a JSONata output (its sidebar labels it "msg"): "" here.
           ctx.debug({ property: outputExpression ? "" : c.property, msg: preview(value), format: formatOf(value), ...(typeof msg.topic === "string" && msg.topic ? { topic: msg.topic.slice(0, 200) } : {}) });
         }
@@ -146,6 +148,9 @@ export const debugBehaviour = defineBehaviour(debugNode, (ctx, c) => {
     },
     close() {
       if (counterTimer) clearTimeout(counterTimer);
+    },
+    setActive(on) {
+      active = on;
     },
   };
 });

@@ -73,7 +73,12 @@ None: the node ends a flow.
 
 The node can also show a short text (32 characters) as its status: the shown value (*auto*), another message property, or a count of the messages it received (*counter*). The status is kept up to date even while the node is inactive.
 
-*Active* switches what it shows on and off without a redeploy of its settings; an inactive debug node costs almost nothing.
+*Active* switches what it shows on and off; an inactive debug node costs almost nothing. The button on
+the node's right in the editor switches it at once, as Node-RED's does: the running node stops (or
+starts) showing messages without a deploy, and the node's *Active* setting changes with it in the
+editor, saved with the flow's next save or deploy. Until then a restart of the flow (a deploy that
+changes the node, a restart of the server) brings back the saved setting. The same switch is
+\`POST /api/v1/nodes/{id}/active\` with \`{"active": false}\`.
 
 A message carrying a status this very node reported (from a status node watching it) is ignored, so the two cannot loop.
 
@@ -84,6 +89,8 @@ A message carrying a status this very node reported (from a status node watching
   inputs: 1,
   outputs: 0,
   configSchema: debugConfig,
+  // Its button: on and off while it runs (POST /nodes/{id}/active).
+  roles: { switchable: true },
   nodeRed: {
     type: "debug",
     toNodeRed: (c) => ({

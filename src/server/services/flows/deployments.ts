@@ -363,6 +363,28 @@ function injectTarget(app: AppServices, principal: Principal, nodeId: string): P
   });
 }
 
+/**
+ * Switches a debug node of a running flow on or off at once, without a deploy (Node-RED's debug
+ * button), wherever the flow runs; the node's saved Active setting is the editor's to change.
+ */
+export async function setNodeActive(app: AppServices, principal: Principal, input: { nodeId: string; active: boolean }) {
+  const entry = await injectTarget(app, principal, input.nodeId);
+  if (!entry) throw notFound("node");
+  if (!app.nodes.get(entry.type)?.roles?.switchable) throw new AppError("NOT_SWITCHABLE", `node ${input.nodeId} is a ${entry.type} node: only debug nodes switch on and off`);
+  if (entry.organization_id !== principal.organizationId || entry.deleted_at !== null) throw notFound("flow");
+  if (!entry.current_deployment_id || !entry.enabled) throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
+  if (entry.target_device_id || entry.target_device_tag) {
+    throw new AppError("FLOW_NOT_RUNNING", "this flow runs on devices, where a debug node switches with its Active setting and a deploy");
+  }
+  const result = await app.flowRuntime.setActive(entry.flow_id, input.nodeId, input.active);
+  if (!result.ok) {
+    if (result.reason === "not_deployed") throw new AppError("FLOW_NOT_RUNNING", "this debug node is not in the running version of the flow: deploy the flow first");
+    if (result.reason === "unavailable") throw new AppError("UNAVAILABLE", "the instance running this flow did not answer; try again");
+    throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
+  }
+  return { node_id: input.nodeId, flow_id: entry.flow_id, active: input.active };
+}
+
 /** Sends a message out of an inject node of a running flow (payload/topic override the node's). */
 export async function injectNode(app: AppServices, principal: Principal, input: { nodeId: string; payload?: unknown; topic?: string }, meta: RequestMeta) {
   const entry = await injectTarget(app, principal, input.nodeId);
