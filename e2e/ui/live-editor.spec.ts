@@ -195,3 +195,50 @@ test("a viewer sees state, statuses and debug live but cannot deploy, inject or 
   await shot(page, "live-editor-viewer");
   await page.context().close();
 });
+
+/**
+ * The debug node's button, as Node-RED's: pressed while the node shows messages; in a running flow
+ * it stops (and restarts) the deployed node's messages at once, without a deploy, and the node's
+ * Active setting follows in the editor (saved with the flow). By mouse and by keyboard.
+ */
+test("a debug node's button stops and restarts its messages at once, without a deploy", async ({ page, request }) => {
+  const owner = await registerUser(request, "live-debug-button");
+  const f = liveFlow("button");
+  const flow = await createFlow(request, owner, "Switched flow", f.graph("v1"));
+  await logIn(page, owner.email);
+  await page.goto(`/flows/${flow.id}`);
+  await toolbar(page).getByRole("button", { name: "Deploy" }).click();
+  await expect(flowState(page)).toHaveText("Running");
+  await openTab(page, "Debug");
+  const inject = node(page, f.ids.inject).getByRole("button", { name: "Inject" });
+  const active = node(page, f.ids.debug).getByRole("button", { name: "Active" });
+  const messages = debug(page).getByTestId("debug-message");
+  await expect(active).toHaveAttribute("aria-pressed", "true");
+
+  await inject.click();
+  await expect(messages).toHaveCount(1);
+  await active.click();
+  await expect(active).toHaveAttribute("aria-pressed", "false");
+  await expect(node(page, f.ids.debug).getByRole("status")).toHaveText("Stopped");
+  await shot(page, "live-editor-debug-off");
+  await inject.click();
+  // Sent, but the debug node shows nothing (given time to arrive).
+  await expect(node(page, f.ids.inject).getByRole("status")).toHaveText("Injected");
+  await page.waitForTimeout(500);
+  await expect(messages).toHaveCount(1);
+  // No deploy was made: revision 1 runs; the setting changed in the editor, to be saved.
+  expect((await getFlow(request, owner, flow.id)).nodes.find((n: { id: string }) => n.id === f.ids.debug).config.active).not.toBe(false);
+
+  // By keyboard: Enter on the focused button switches it on again.
+  await active.focus();
+  await page.keyboard.press("Enter");
+  await expect(active).toHaveAttribute("aria-pressed", "true");
+  await inject.click();
+  await expect(messages).toHaveCount(2);
+
+  // Off again, saved: the flow keeps the setting.
+  await active.click();
+  await expect(active).toHaveAttribute("aria-pressed", "false");
+  await toolbar(page).getByRole("button", { name: "Save" }).click();
+  await expect.poll(async () => (await getFlow(request, owner, flow.id)).nodes.find((n: { id: string }) => n.id === f.ids.debug).config.active).toBe(false);
+});

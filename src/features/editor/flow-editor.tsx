@@ -212,8 +212,9 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
       refreshDeployed: () => void deployedQuery.refetch(),
       changedSinceDeploy: differsFromDeployed,
       showSidebarTab: showTab,
+      setNodeConfig: commands.setNodeConfig,
     }),
-    [meta, dirty, readOnly, nodes, edges, groups, selected, selectNode, replaceGraph, save, flowSave.adoptRevision, deployedQuery, differsFromDeployed, showTab],
+    [meta, dirty, readOnly, nodes, edges, groups, selected, selectNode, replaceGraph, save, flowSave.adoptRevision, deployedQuery, differsFromDeployed, showTab, commands.setNodeConfig],
   );
   // "Edit node" in the sidebar's drawer folds it: the dialog closes onto the canvas.
   const editFromSidebar = useCallback((id: string) => {

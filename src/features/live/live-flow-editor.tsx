@@ -10,7 +10,7 @@ import { OfflineBanner } from "./offline-banner";
 import { useFlowLive, type FlowLive } from "./use-flow-live";
 import { useDebugFeed } from "./use-debug-feed";
 import { DeployControl, type DeviceState } from "./flow-state";
-import { InjectButton } from "./node-live";
+import { DebugButton, InjectButton } from "./node-live";
 import { PresenceAvatars } from "./presence-avatars";
 import { RemoteChangeNotice } from "./remote-change-notice";
 import type { EditorBridge } from "./editor-bridge";
@@ -89,15 +89,22 @@ function LiveEditor({ canDeploy, canInject, canEditContext = false, canReplay = 
   const live = useFlowLive(props.flow.id);
   const feed = useDebugFeed(useMemo(() => ({ kind: "flow" as const, flowId: props.flow.id }), [props.flow.id]));
   const { statuses, runtime: flowRuntime } = live;
+  // A device flow's debug nodes switch with a deploy (the button sets the setting alone).
+  const onDevices = target !== undefined && target.value !== "hosted";
   const runtime = useMemo<EditorRuntime>(
     () => ({
       statusFor: (nodeId) => {
         const s = statuses.get(nodeId);
         return s && (s.text || s.fill) ? { fill: s.fill, shape: s.shape, text: s.text ?? "" } : null;
       },
-      renderNodeAction: (node) => (node.data.type === "inject" ? <InjectButton nodeId={node.id} runtime={flowRuntime} canInject={canInject} /> : null),
+      renderNodeAction: (node) =>
+        node.data.type === "inject" ? (
+          <InjectButton nodeId={node.id} runtime={flowRuntime} canInject={canInject} />
+        ) : node.data.type === "debug" ? (
+          <DebugButton node={node} runtime={flowRuntime} canSwitch={canDeploy} onDevices={onDevices} />
+        ) : null,
     }),
-    [statuses, flowRuntime, canInject],
+    [statuses, flowRuntime, canInject, canDeploy, onDevices],
   );
   const [selectedExecutionId, selectExecution] = useState<string | null>(null);
   const tabs = useMemo<LiveTabs>(

@@ -4,6 +4,8 @@ import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { errorInfo, useTRPC } from "@/trpc/react";
 import type { FlowRuntimeView } from "./use-flow-live";
+import { useEditor } from "@/features/editor/editor-api";
+import type { EditorNode } from "@/features/editor/model";
 
 /** Why the Inject button cannot be used now, or null when it can. */
 export function injectBlocker(runtime: FlowRuntimeView | null, canInject: boolean, dirtyNode: boolean): string | null {
@@ -45,6 +47,75 @@ export function InjectButton({ nodeId, runtime, canInject, notDeployed = false }
         }}
       >
         Inject
+      </button>
+      {blocker && (
+        <span id={reasonId} className="visually-hidden">
+          {blocker}
+        </span>
+      )}
+      {feedback && (
+        <span className={feedback.kind === "ok" ? "inject-ok" : "error"} role={feedback.kind === "ok" ? "status" : "alert"} onAnimationEnd={() => setFeedback(null)}>
+          {feedback.text}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/**
+ * The button on a debug node (Node-RED's): pressed while the node shows messages. In a running flow
+ * it switches the deployed node at once, without a deploy (POST /nodes/{id}/active), and the
+ * node's Active setting with it (an edit, saved with the flow); otherwise the setting alone, in
+ * effect from the next deploy. A node not deployed yet, or a flow on devices, gets the setting alone.
+ */
+export function DebugButton({ node, runtime, canSwitch, onDevices }: { node: EditorNode; runtime: FlowRuntimeView | null; canSwitch: boolean; onDevices: boolean }) {
+  const api = useEditor();
+  const trpc = useTRPC();
+  const switchNode = useMutation(trpc.nodes.setActive.mutationOptions());
+  const [feedback, setFeedback] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
+  const active = node.data.config.active !== false;
+  const blocker = api.readOnly || !canSwitch ? "Viewers cannot switch debug nodes." : null;
+  const reasonId = `debug-reason-${node.id}`;
+  const running = runtime !== null && runtime.state === "running" && runtime.enabled && !onDevices;
+  const flip = (next: boolean, text: string) => {
+    api.setNodeConfig(node.id, { active: next });
+    setFeedback({ kind: "ok", text });
+  };
+  return (
+    <div className="inject-action nodrag nopan">
+      <button
+        type="button"
+        className={`small debug-toggle${active ? "" : " off"}`}
+        aria-label="Active"
+        aria-pressed={active}
+        disabled={blocker !== null || switchNode.isPending}
+        title={blocker ?? (active ? "Showing messages: press to stop" : "Not showing messages: press to show them")}
+        aria-describedby={blocker ? reasonId : undefined}
+        onPointerDown={(e) => e.stopPropagation()}
+        onDoubleClick={(e) => e.stopPropagation()}
+        onClick={(e) => {
+          e.stopPropagation();
+          setFeedback(null);
+          const next = !active;
+          if (!running) {
+            flip(next, next ? "On from the next deploy" : "Off from the next deploy");
+            return;
+          }
+          switchNode.mutate(
+            { nodeId: node.id, active: next },
+            {
+              onSuccess: () => flip(next, next ? "Showing" : "Stopped"),
+              onError: (err) => {
+                const info = errorInfo(err);
+                // Saved but not deployed yet: the setting alone, as when the flow does not run.
+                if (info.code === "FLOW_NOT_RUNNING") flip(next, next ? "On from the next deploy" : "Off from the next deploy");
+                else setFeedback({ kind: "error", text: info.message });
+              },
+            },
+          );
+        }}
+      >
+        {active ? "On" : "Off"}
       </button>
       {blocker && (
         <span id={reasonId} className="visually-hidden">

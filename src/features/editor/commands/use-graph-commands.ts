@@ -104,6 +104,17 @@ export function useGraphCommands({ graph, catalog, canvasRef }: { graph: GraphAc
     [catalog, commit, graphRef],
   );
 
+  /** Some of a node's configuration set from outside its dialog (a debug node's button), as one entry. */
+  const setNodeConfig = useCallback(
+    (nodeId: string, patch: Record<string, unknown>) => {
+      const current = graphRef.current;
+      const node = current.nodes.find((n) => n.id === nodeId);
+      if (!node) return;
+      commit("edit", { ...current, nodes: current.nodes.map((n) => (n.id === nodeId ? withData(catalog, n, { config: { ...n.data.config, ...patch } }) : n)) });
+    },
+    [catalog, commit, graphRef],
+  );
+
   /** Select one node (deselecting the rest), bring it into view and focus it. */
   const selectNode = useCallback(
     (nodeId: string) => {
@@ -122,7 +133,7 @@ export function useGraphCommands({ graph, catalog, canvasRef }: { graph: GraphAc
     setGraph({ ...current, nodes: current.nodes.map((n) => (n.selected ? n : { ...n, selected: true })) });
   }, [setGraph, graphRef]);
 
-  return { addNodeAt, addNodeInView, dropFromPalette, deleteSelection, applyEdit, selectNode, selectAll };
+  return { addNodeAt, addNodeInView, dropFromPalette, deleteSelection, applyEdit, setNodeConfig, selectNode, selectAll };
 }
 
 export type GraphCommands = ReturnType<typeof useGraphCommands>;
