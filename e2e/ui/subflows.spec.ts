@@ -104,8 +104,10 @@ test.describe("groups, junctions and subflows in the editor (SPEC §16)", () => 
     await expect(named).toBeVisible();
     await shot(page, "subflows-group");
 
-    // Keyboard: Tab from the last node reaches the group's label.
+    // Keyboard: Tab from the last node (a debug node: its Active button first) reaches the group's label.
     await canvasNode(page, "g-debug").focus();
+    await page.keyboard.press("Tab");
+    await expect(canvasNode(page, "g-debug").getByRole("button", { name: "Active" })).toBeFocused();
     await page.keyboard.press("Tab");
     await expect(named).toBeFocused();
 

@@ -6,6 +6,34 @@ import { NodeHelp, useNodeHelp } from "../node-help";
 import { useSidebarShell } from "./sidebar-context";
 import type { SidebarTab } from "./tab";
 import { nodeLabel } from "@/shared/node-labels";
+import { useClipboard } from "@/components/use-clipboard";
+import { useOrgSlug } from "./dashboard-tab";
+
+/**
+ * Where an http-in node answers (SPEC: /hooks/{organization}{path}): Node-RED's http in shows its
+ * path, which on one Node-RED is enough; here the organization's part of the URL is not in the
+ * node, so the tab says the whole of it, with a Copy button.
+ */
+function WebhookUrl({ method, path }: { method: string; path: string }) {
+  const slug = useOrgSlug();
+  const clipboard = useClipboard();
+  if (!slug) return null;
+  const url = `${typeof window === "undefined" ? "" : window.location.origin}/hooks/${slug}${path}`;
+  return (
+    <>
+      <dt>URL</dt>
+      <dd className="webhook-url">
+        <code>
+          {method.toUpperCase()} {url}
+        </code>{" "}
+        <button type="button" className="secondary small" onClick={() => clipboard.copy(url)}>
+          Copy URL
+        </button>
+        <span role="status">{clipboard.message("the URL")}</span>
+      </dd>
+    </>
+  );
+}
 
 /** The selected node: type, id, outputs, state, and its help. */
 function NodeTab() {
@@ -27,6 +55,7 @@ function NodeTab() {
         </dd>
         <dt>Outputs</dt>
         <dd>{node.data.outputs}</dd>
+        {node.data.type === "http-in" && typeof node.data.config.path === "string" ? <WebhookUrl method={String(node.data.config.method ?? "get")} path={node.data.config.path} /> : null}
         {node.data.disabled ? (
           <>
             <dt>State</dt>
