@@ -127,7 +127,8 @@ export function createSafeFetch(options: SafeFetchOptions) {
     });
   }
 
-  return async function safeFetch(url: string, init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number; dispatcher?: HttpDispatcher; budget?: ByteBudget; checkHop?: HopCheck }) {
+  /** `followRedirects: false`: a redirect is the answer (Node-RED's msg.followRedirects). */
+  return async function safeFetch(url: string, init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number; dispatcher?: HttpDispatcher; budget?: ByteBudget; checkHop?: HopCheck; followRedirects?: boolean }) {
     let target = new URL(url);
     let method = init.method;
     let body = init.body;
@@ -137,7 +138,7 @@ export function createSafeFetch(options: SafeFetchOptions) {
     const redirects: string[] = [];
     for (let hop = 0; hop <= (options.maxRedirects ?? 5); hop++) {
       const res = await once(target, { method, headers, body, deadline, timeoutMs: init.timeoutMs, dispatcher: init.dispatcher, budget: init.budget, checkHop: init.checkHop });
-      if ([301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
+      if (init.followRedirects !== false && [301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
         const next = new URL(res.headers.location, target);
         redirects.push(res.headers.location);
         if (next.origin !== target.origin) {

@@ -303,7 +303,7 @@ export interface RuntimeServices {
   httpRequest?: (
     url: string,
     /** `budget`: the organization's bound on response bytes being downloaded (WorkLimits.responseBudget). */
-    init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number; dispatcher?: import("./http-dispatchers").HttpDispatcher; budget?: import("./work-limits").ByteBudget; checkHop?: import("./safe-fetch").HopCheck },
+    init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number; dispatcher?: import("./http-dispatchers").HttpDispatcher; budget?: import("./work-limits").ByteBudget; checkHop?: import("./safe-fetch").HopCheck; followRedirects?: boolean },
     /** `redirects`: the Location of each redirect followed, in order. */
   ) => Promise<{ status: number; headers: Record<string, string>; body: Buffer; url: string; redirects?: string[] }>;
   /**

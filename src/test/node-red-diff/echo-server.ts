@@ -5,7 +5,8 @@ import http from "node:http";
  * our test): it answers every request with what it received, as JSON, so a case compares the
  * request a node made (its method, URL, headers and body) through the response the node puts in
  * msg.payload. Headers each HTTP client chooses for itself (user-agent, accept-encoding, connection,
- * host) are left out. A fixed port in this work's range (the recording's Node-RED serves on 4103).
+ * host) are left out. `/redirect` answers 302 to `/echo`; `/slow?ms=N` answers after N ms. A fixed
+ * port in this work's range (the recording's Node-RED serves on 4103).
  */
 export const ECHO_PORT = 4104;
 export const ECHO_URL = `http://127.0.0.1:${ECHO_PORT}`;
@@ -24,10 +25,23 @@ export async function startEchoServer(port = ECHO_PORT): Promise<{ url: string; 
           .sort(([a], [b]) => a.localeCompare(b)),
       );
       const body = Buffer.concat(chunks);
+      const url = new URL(req.url ?? "/", "http://echo");
+      if (url.pathname === "/redirect") {
+        res.sendDate = false;
+        res.writeHead(302, { location: "/echo", "content-length": "0" });
+        res.end();
+        return;
+      }
+      const wait = url.pathname === "/slow" ? Math.min(Number(url.searchParams.get("ms")) || 0, 10_000) : 0;
       const answer = JSON.stringify({ method: req.method, url: req.url, headers, body: body.length > 0 ? body.toString("utf8") : null });
-      res.sendDate = false;
-      res.writeHead(200, { "content-type": "application/json", "x-echo": "yes" });
-      res.end(answer);
+      const reply = () => {
+        if (res.destroyed) return;
+        res.sendDate = false;
+        res.writeHead(200, { "content-type": "application/json", "x-echo": "yes" });
+        res.end(answer);
+      };
+      if (wait > 0) setTimeout(reply, wait).unref();
+      else reply();
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { hasScheme, httpRequestNode } from "./definition";
+import { hasScheme, httpRequestNode, MAX_TIMEOUT_MS } from "./definition";
 import { defineBehaviour } from "../types";
 import { renderBounded } from "../../runtime/bounded-mustache";
 import { SecretText } from "./secret-text";
@@ -98,8 +98,8 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
        * sends errors to catch nodes only, the message then goes on too, with msg.payload the error
        * and the URL, and msg.statusCode the error's code (ECONNREFUSED, ETIMEDOUT).
        */
-      const requestFailed = async (err: unknown, url: string) => {
-        const problem = requestError(err, c.timeout_ms, secrets);
+      const requestFailed = async (err: unknown, url: string, timeoutMs: number) => {
+        const problem = requestError(err, timeoutMs, secrets);
         ctx.log.error(problem.reported, msg);
         // Node-RED's status (after the error's, which it replaces): "no response from server" for a timeout, else the error's code.
         ctx.status({ fill: "red", shape: "ring", text: (problem.name === "TimeoutError" ? "no response from server" : (problem.code ?? problem.message)).slice(0, 60) });
@@ -183,6 +183,17 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
           return;
         }
       }
+      // Node-RED's msg.requestTimeout (ms) instead of the node's timeout: a value that is not a
+      // positive number is warned about and ignored; here at most the node's own maximum.
+      let timeoutMs = c.timeout_ms;
+      if (msg.requestTimeout !== undefined) {
+        const asked = Number(msg.requestTimeout);
+        if (Number.isNaN(asked)) ctx.log.warn("Timeout value is not a valid number, ignoring");
+        else if (asked < 1) ctx.log.warn("Timeout value is negative, ignoring");
+        else timeoutMs = Math.min(Math.round(asked), MAX_TIMEOUT_MS);
+      }
+      // Node-RED's msg.followRedirects: false answers with the redirect itself.
+      const followRedirects = Object.prototype.hasOwnProperty.call(msg, "followRedirects") ? Boolean(msg.followRedirects) : true;
       ctx.status({ fill: "blue", shape: "dot", text: "requesting" });
       let lease: Awaited<ReturnType<NonNullable<typeof dispatcher>["acquire"]>> | undefined;
       try {
@@ -194,7 +205,7 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
       }
       try {
         // Downloads wait for the organization's byte budget (runtime/work-limits.ts), not for memory to run out.
-        const res = await fetcher(target, { method, headers, body, timeoutMs: c.timeout_ms, ...(lease ? { dispatcher: lease.connection } : {}), ...(checkHop ? { checkHop } : {}), budget: ctx.services.workLimits?.responseBudget(ctx.organizationId) });
+        const res = await fetcher(target, { method, headers, body, timeoutMs, followRedirects, ...(lease ? { dispatcher: lease.connection } : {}), ...(checkHop ? { checkHop } : {}), budget: ctx.services.workLimits?.responseBudget(ctx.organizationId) });
         let payload: unknown = res.body;
         if (c.return === "txt") payload = res.body.toString("utf8");
         else if (c.return === "obj") {
@@ -222,7 +233,7 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
         await sendWhenReady(msg);
         done();
       } catch (err) {
-        await requestFailed(err, target);
+        await requestFailed(err, target, timeoutMs);
       } finally {
         void lease?.release();
       }

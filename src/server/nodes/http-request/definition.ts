@@ -13,6 +13,10 @@ const HELP = `Sends an HTTP request and returns the response.
 - \`headers\` (object, optional): request headers; the node's own headers win over these, whatever
   the case of their names. Left as a previous http request node set them (its response's headers,
   marked \`x-node-red-request-node\`), they are not sent, as in Node-RED.
+- \`requestTimeout\` (number, optional): milliseconds to wait for the answer, instead of the node's
+  *Timeout* (at most 120000); a value that is not a positive number is ignored, with a warning.
+- \`followRedirects\` (boolean, optional): \`false\` answers with a redirect itself (its
+  \`statusCode\` and \`location\` header) instead of following it.
 - \`payload\`: the body of the request, except for GET and HEAD: text and a buffer as they are, a
   number as its digits, anything else as JSON with \`Content-Type: application/json\` (unless the
   headers name a content type), or as a form's fields when the content type is
@@ -89,12 +93,17 @@ An empty value, or a property that is missing, removes the header, even one \`ms
   \`msg.rejectUnauthorized\` is not read: use a TLS configuration with *Verify server certificate* off.
 - Digest authentication, cookies and form uploads (\`multipart/form-data\`) are not offered. A header
   row whose name is read from the message is not carried over at import (the others are).
+- At most 5 redirects are followed (Node-RED follows 21), and a request waits at most 120 s for its
+  answer, \`msg.requestTimeout\` included (Node-RED's default is 120 s, without a maximum).
 - Connections are always kept alive and reused (Node-RED's *Enable connection keep-alive* is on for
   every node). A timed-out request's \`msg.payload\` says so in our words (\`TimeoutError: no
   complete response within 30000 ms : <url>\`).
 - In an export, the authentication fields travel as \`credentials\` holding what the node holds
   (\`\${SECRET}\` references), never a secret's value.
 `;
+
+/** The longest a request may wait for its answer: the node's timeout and msg.requestTimeout alike. */
+export const MAX_TIMEOUT_MS = 120_000;
 
 /** An HTTP header name: RFC 9110's token. */
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
@@ -164,7 +173,7 @@ export const httpRequestConfig = z.object({
       enumLabels: { ignore: "Ignore", query: "Append to query-string parameters", body: "Send as request body" },
     }),
   return: z.enum(["txt", "obj", "bin"]).default("txt").meta({ title: "Return", description: "txt: a UTF-8 string, obj: parsed JSON, bin: a buffer" }),
-  timeout_ms: z.number().int().min(1).max(120_000).default(30_000).meta({ title: "Timeout (ms)" }),
+  timeout_ms: z.number().int().min(1).max(MAX_TIMEOUT_MS).default(30_000).meta({ title: "Timeout (ms)", description: "msg.requestTimeout, when set, takes its place for that message (at most 120000)" }),
   errors_to_catch_only: z
     .boolean()
     .default(false)
