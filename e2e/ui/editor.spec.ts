@@ -840,3 +840,39 @@ async function viewerPage(browser: Browser, email: string, orgName: string, body
   await body(p);
   await context.close();
 }
+
+/**
+ * The sidebar's tab strip as WAI-ARIA's tabs pattern: one stop in the Tab order (the chosen tab);
+ * the arrow keys, Home and End choose and focus the others; Tab goes on into the panel.
+ */
+test("the sidebar's tabs by keyboard: one Tab stop, arrows, Home and End choose a tab", async ({ page }) => {
+  await signedInWithFlow(page, "sidebar-keys", { name: "Keys", nodes: [{ id: "k-inject", type: "inject", position: { x: 0, y: 0 } }] });
+  const strip = page.getByRole("tablist", { name: "Sidebar panels" });
+  const tab = (name: string) => strip.getByRole("tab", { name, exact: true });
+  const names = await strip.getByRole("tab").allInnerTexts();
+  expect(names.length).toBeGreaterThan(3);
+  await tab(names[0]!).focus();
+  await expect(tab(names[0]!)).toHaveAttribute("aria-selected", "true");
+  // Only the chosen tab is in the Tab order.
+  await expect(strip.locator('[role="tab"][tabindex="0"]')).toHaveCount(1);
+  await page.keyboard.press("ArrowRight");
+  await expect(tab(names[1]!)).toBeFocused();
+  await expect(tab(names[1]!)).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("tabpanel")).toHaveAttribute("aria-labelledby", (await tab(names[1]!).getAttribute("id"))!);
+  await page.keyboard.press("End");
+  await expect(tab(names.at(-1)!)).toBeFocused();
+  await expect(tab(names.at(-1)!)).toHaveAttribute("aria-selected", "true");
+  // Past the last, the first.
+  await page.keyboard.press("ArrowRight");
+  await expect(tab(names[0]!)).toBeFocused();
+  await page.keyboard.press("ArrowLeft");
+  await expect(tab(names.at(-1)!)).toBeFocused();
+  await page.keyboard.press("Home");
+  await expect(tab(names[0]!)).toHaveAttribute("aria-selected", "true");
+  // Tab leaves the strip for the panel, not for the next tab.
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate(() => document.activeElement?.getAttribute("role") ?? "")).not.toBe("tab");
+  // And Shift+Tab comes back to the chosen tab, not to the last of the strip.
+  await page.keyboard.press("Shift+Tab");
+  await expect(tab(names[0]!)).toBeFocused();
+});

@@ -49,7 +49,8 @@ export interface EventData {
   "flow.created": { name: string; revision: number; by?: string };
   "flow.updated": { name: string; revision: number; enabled: boolean; by?: string; by_name?: string };
   "flow.deleted": { name: string; by?: string };
-  "flow.deployed": { deployment_id: string; revision: number; state: FlowStateName; by?: string; by_name?: string; rolled_back_from?: string | null };
+  /** `error`: why the flow could not start, when `state` is "error" (as `flow.state` says it). */
+  "flow.deployed": { deployment_id: string; revision: number; state: FlowStateName; error?: string | null; by?: string; by_name?: string; rolled_back_from?: string | null };
   "flow.state": { state: FlowStateName; error: string | null };
   /** A device flow's target devices (SPEC §22), after one of them applied, failed to apply or was refused a deployment. */
   "flow.devices": { devices: FlowDeviceState[] };

@@ -116,7 +116,7 @@ export function useFlowLive(flowId: string) {
         patchRuntime({ state: frame.data.state, error: frame.data.error });
         return;
       case "flow.deployed":
-        patchRuntime({ state: frame.data.state, error: null, deployedRevision: frame.data.revision });
+        patchRuntime({ state: frame.data.state, error: frame.data.error ?? null, deployedRevision: frame.data.revision });
         // A deploy restarts the nodes: earlier statuses are gone.
         setStatusOverrides({ since: Date.now(), map: new Map() });
         void nodesQuery.refetch();

@@ -375,7 +375,21 @@ describe("who changed a flow", () => {
     await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { name: "who 2", revision: 1 } });
     expect((await s.next((f) => f.topic === "flow.updated")).data).toEqual({ name: "who 2", revision: 2, enabled: true, by: user.userId, by_name: expect.any(String) });
     const dep = (await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken })).body.deployment;
-    expect((await s.next((f) => f.topic === "flow.deployed")).data).toEqual({ deployment_id: dep.id, revision: 2, state: "running", by: user.userId, by_name: expect.any(String), rolled_back_from: null });
+    expect((await s.next((f) => f.topic === "flow.deployed")).data).toEqual({ deployment_id: dep.id, revision: 2, state: "running", error: null, by: user.userId, by_name: expect.any(String), rolled_back_from: null });
+    s.ws.close();
+  });
+
+  it("flow.deployed of a flow that could not start says why, as flow.state does: whichever an editor gets last, it keeps the reason", async () => {
+    const user = await signUp(request);
+    const s = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
+    await s.next(ready);
+    const id = `slow-${Date.now().toString(36)}`;
+    const flow = (await request("POST", "/flows", { token: user.accessToken, body: { name: "cannot start", nodes: [{ id, type: "function", config: { code: "return msg;", initialize: "while (true) {}", timeout_ms: 200 } }] } })).body.flow;
+    const dep = await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
+    expect(dep.body.deployment.state).toBe("error");
+    const deployed = (await s.next((f) => f.topic === "flow.deployed" && f.flow_id === flow.id)).data;
+    expect(deployed).toMatchObject({ state: "error", error: dep.body.state_error });
+    expect(deployed.error).toMatch(new RegExp(`^${id}: `));
     s.ws.close();
   });
 });

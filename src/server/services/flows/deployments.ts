@@ -112,15 +112,18 @@ async function activate(app: AppServices, principal: Principal, flow: Flow, snap
     ipAddress: meta.ip,
     metadata: { name: updated.name, deployment_id: id, revision },
   });
+  // Why it is in error, in the event too: it may reach an editor after the runtime's flow.state
+  // (which carries it), and must not wipe it out.
+  const stateError = state === "error" ? ((await app.db.prisma.flow.findUnique({ where: { id: flow.id }, select: { stateError: true } }))?.stateError ?? null) : null;
   publishOrgEvent(app, flow.organizationId, "flow.deployed", flow.id, {
     deployment_id: id,
     revision,
     state: state as FlowStateName,
+    error: stateError,
     by: principal.userId,
     by_name: await actorName(app, principal.userId),
     rolled_back_from: rolledBackFrom,
   });
-  const stateError = state === "error" ? ((await app.db.prisma.flow.findUnique({ where: { id: flow.id }, select: { stateError: true } }))?.stateError ?? null) : null;
   return { deployment: deploymentView(deployment, state), state_error: stateError, ...(onDevices ? { pending: onDevices.pending, devices: onDevices.devices } : {}) };
 }
 
