@@ -842,11 +842,39 @@ async function viewerPage(browser: Browser, email: string, orgName: string, body
 }
 
 /**
- * The sidebar's tab strip as WAI-ARIA's tabs pattern: one stop in the Tab order (the chosen tab);
- * the arrow keys, Home and End choose and focus the others; Tab goes on into the panel.
+ * The palette's list and the sidebar's tab strip are one Tab stop each (a newcomer's walk pressed
+ * Tab through some 70 palette entries): the arrow keys move within them, Home and End to their
+ * ends; the sidebar's tabs as WAI-ARIA's tabs pattern (the arrows choose a tab).
  */
-test("the sidebar's tabs by keyboard: one Tab stop, arrows, Home and End choose a tab", async ({ page }) => {
+test("the palette and the sidebar's tabs by keyboard: one Tab stop each, arrows, Home and End", async ({ page }) => {
   await signedInWithFlow(page, "sidebar-keys", { name: "Keys", nodes: [{ id: "k-inject", type: "inject", position: { x: 0, y: 0 } }] });
+  const items = palette(page).locator(".palette-item");
+  const count = await items.count();
+  expect(count).toBeGreaterThan(20);
+  const search = palette(page).getByLabel("Search nodes");
+  await search.focus();
+  await page.keyboard.press("ArrowDown");
+  await expect(items.first()).toBeFocused();
+  await page.keyboard.press("ArrowDown");
+  await expect(items.nth(1)).toBeFocused();
+  await page.keyboard.press("End");
+  await expect(items.last()).toBeFocused();
+  await page.keyboard.press("Home");
+  await expect(items.first()).toBeFocused();
+  await page.keyboard.press("ArrowUp");
+  await expect(search).toBeFocused();
+  // Tab: into the list once, then out of it (not through every entry).
+  await page.keyboard.press("Tab");
+  await expect(items.first()).toBeFocused();
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate(() => document.activeElement?.classList.contains("palette-item") ?? false)).toBe(false);
+  await expect(palette(page).locator('.palette-item[tabindex="0"]')).toHaveCount(1);
+  // Enter on an entry reached by the arrows adds it, as a click does.
+  await search.focus();
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Enter");
+  await expect(canvasNodes(page)).toHaveCount(2);
+
   const strip = page.getByRole("tablist", { name: "Sidebar panels" });
   const tab = (name: string) => strip.getByRole("tab", { name, exact: true });
   const names = await strip.getByRole("tab").allInnerTexts();

@@ -34,6 +34,29 @@ export const Palette = memo(function Palette({
   const [ghost, setGhost] = useState<{ type: string; x: number; y: number } | null>(null);
   const dragged = useRef(false);
   const groups = useMemo(() => paletteGroups(catalog, search, inSubflow), [catalog, search, inSubflow]);
+  // One Tab stop for the whole list (the entry last focused, else the first): ↑ and ↓ move between
+  // entries, Home and End to the first and last, ↓ from the search box to the first, ↑ from the first back to it.
+  const types = useMemo(() => groups.flatMap((g) => g.items.map((c) => c.type)), [groups]);
+  const [current, setCurrent] = useState<string | null>(null);
+  const tabStop = current !== null && types.includes(current) ? current : (types[0] ?? null);
+  const listRef = useRef<HTMLDivElement>(null);
+  const focusType = (type: string | undefined) => {
+    if (type === undefined) return;
+    setCurrent(type);
+    listRef.current?.querySelector<HTMLElement>(`.palette-item[data-type="${CSS.escape(type)}"]`)?.focus();
+  };
+  function onListKey(e: React.KeyboardEvent<HTMLDivElement>) {
+    const at = types.indexOf((e.target as HTMLElement).dataset.type ?? "");
+    if (at < 0 || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === "ArrowDown") focusType(types[Math.min(at + 1, types.length - 1)]);
+    else if (e.key === "ArrowUp") {
+      if (at === 0) document.getElementById("palette-search")?.focus();
+      else focusType(types[at - 1]);
+    } else if (e.key === "Home") focusType(types[0]);
+    else if (e.key === "End") focusType(types.at(-1));
+    else return;
+    e.preventDefault();
+  }
 
   function onPointerDown(e: ReactPointerEvent<HTMLButtonElement>, type: string) {
     if (readOnly || e.button !== 0) return;
@@ -73,9 +96,14 @@ export const Palette = memo(function Palette({
           id="palette-search"
           type="search"
           value={search}
-          aria-describedby={readOnly ? undefined : "palette-search-hint"}
+          aria-describedby="palette-search-hint"
           onChange={(e) => setSearch(e.target.value)}
           onKeyDown={(e) => {
+            if (e.key === "ArrowDown") {
+              e.preventDefault();
+              focusType(types[0]);
+              return;
+            }
             // Enter adds the match (the only one, or the first as listed), like Enter on its button.
             if (e.key !== "Enter" || readOnly) return;
             const choice = searchChoice(groups, search);
@@ -84,13 +112,12 @@ export const Palette = memo(function Palette({
             onAdd(choice.type);
           }}
         />
-        {readOnly ? null : (
-          <span id="palette-search-hint" className="visually-hidden">
-            Enter adds the first match to the canvas.
-          </span>
-        )}
+        <span id="palette-search-hint" className="visually-hidden">
+          {readOnly ? "" : "Enter adds the first match to the canvas. "}Down arrow moves into the list, where the arrow keys move between node types.
+        </span>
       </div>
       {groups.length === 0 ? <p className="hint">No node type matches.</p> : null}
+      <div ref={listRef} onKeyDown={onListKey}>
       {groups.map((g) => (
         <div key={g.cat} className="palette-group">
           <h3>{categoryLabels[g.cat] ?? g.cat.charAt(0).toUpperCase() + g.cat.slice(1)}</h3>
@@ -104,6 +131,8 @@ export const Palette = memo(function Palette({
                   aria-disabled={readOnly || undefined}
                   aria-describedby={`palette-desc-${c.type}`}
                   data-type={c.type}
+                  tabIndex={c.type === tabStop ? 0 : -1}
+                  onFocus={() => setCurrent(c.type)}
                   onPointerDown={(e) => onPointerDown(e, c.type)}
                   onClick={() => {
                     if (readOnly) return;
@@ -127,6 +156,7 @@ export const Palette = memo(function Palette({
           </ul>
         </div>
       ))}
+      </div>
       {ghost ? (
         <div className="palette-ghost" style={{ left: ghost.x, top: ghost.y }} aria-hidden="true">
           {ghost.type}
