@@ -65,10 +65,10 @@ test.describe("flows list", () => {
     await importDialog.getByRole("button", { name: "Check" }).click();
     await expect(importDialog.getByRole("status")).toContainText("4 nodes: 2 supported, 0 partly supported, 2 not supported");
     await expect(importDialog.getByRole("row").filter({ hasText: "nr-serial-1" })).toContainText("Not supported");
-    // Each node as the file names it, and the tab it is on; an unnamed one by its id alone.
+    // Each node as the file names it, and the tab it is on; an unnamed one as the canvas will write it (Node-RED's label), and its id.
     const cells = (id: string) => importDialog.getByRole("row").filter({ hasText: id }).getByRole("cell");
     await expect(cells("nr-serial-1")).toHaveText(["sensor nr-serial-1", "Imported greeting", "serial in", "Not supported", /.+/]);
-    await expect(cells("nr-debug-1").first()).toHaveText("nr-debug-1");
+    await expect(cells("nr-debug-1").first()).toHaveText("msg.payload nr-debug-1");
     await expect(importDialog.getByRole("columnheader", { name: "On" })).toBeVisible();
     const before = await page.request.get("/api/v1/flows", { headers: { authorization: `Bearer ${token}` } });
     expect(((await before.json()) as { flows: { name: string }[] }).flows.map((f) => f.name)).not.toContain("Imported greeting");

@@ -176,7 +176,11 @@ function ImportReportView({ report, flows }: { report: ImportReport; flows: Reco
             {rows.map((r) => (
               <tr key={r.node_id}>
                 <td>
-                  {text(byId.get(r.node_id)?.name) ? <span className="import-node-name">{text(byId.get(r.node_id)?.name)} </span> : null}
+                  {text(byId.get(r.node_id)?.name) ? (
+                    <span className="import-node-name">{text(byId.get(r.node_id)?.name)} </span>
+                  ) : r.label ? (
+                    <span className="import-node-label">{r.label} </span>
+                  ) : null}
                   <code>{r.node_id}</code>
                 </td>
                 <td>{placeOf(r.node_id)}</td>

@@ -153,6 +153,8 @@ export const importReportEntry = z.object({
   type: z.string(),
   support: z.enum(["supported", "partial", "unsupported"]),
   reason: z.string().optional(),
+  /** What the canvas writes on the node when it has no name (Node-RED's label: `[post] /orders`, `set msg.payload`); absent when that is its type. */
+  label: z.string().optional(),
 });
 export const importFlowsOutput = z.union([
   z.object({

@@ -172,7 +172,7 @@ describe("import: file nodes (SPEC §23)", () => {
     const entry = (id: string) => dry.body.report.find((e: { node_id: string }) => e.node_id === id);
     expect(entry(write)).toMatchObject({ support: "supported", reason: 'filename "/home/pi/x.txt" is taken relative to the organization\'s files: "home/pi/x.txt"' });
     expect(entry(read)).toMatchObject({ support: "supported", reason: expect.stringContaining('"home/pi/x.txt"') });
-    expect(entry(dynamic)).toEqual({ node_id: dynamic, type: "file", support: "supported" });
+    expect(entry(dynamic)).toEqual({ node_id: dynamic, type: "file", support: "supported", label: "write file" });
 
     const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows } });
     expect(res.status).toBe(201);
@@ -281,8 +281,9 @@ describe("import: dry run", () => {
     const byId = Object.fromEntries(res.body.report.map((r: { node_id: string }) => [r.node_id, r]));
     expect(res.body.report).toHaveLength(6);
     expect(byId.b1).toEqual({ node_id: "b1", type: "serial-port", support: "unsupported", reason: "type serial-port is not available here; kept as an unknown configuration node for export" });
-    expect(byId[flows[1]!.id as string]).toEqual({ node_id: flows[1]!.id, type: "inject", support: "supported" });
-    expect(byId["d.1"]).toEqual({ node_id: "d.1", type: "debug", support: "supported" });
+    // Unnamed nodes come with the label the canvas will write on them, as Node-RED's editor writes it.
+    expect(byId[flows[1]!.id as string]).toEqual({ node_id: flows[1]!.id, type: "inject", support: "supported", label: "timestamp" });
+    expect(byId["d.1"]).toEqual({ node_id: "d.1", type: "debug", support: "supported", label: "msg.payload" });
     expect(byId[flows[3]!.id as string]).toMatchObject({ type: "exec", support: "unsupported", reason: expect.stringMatching(/not offered, by design/) });
     expect(byId[flows[4]!.id as string]).toMatchObject({ type: "serial in", support: "unsupported", reason: "type serial in is not available here" });
     // The function node's external modules are a property we do not carry: it imports, without them.

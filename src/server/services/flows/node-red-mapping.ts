@@ -1,4 +1,5 @@
 import { NAME_MAX_CHARS } from "../../../shared/policy";
+import { nodeLabel } from "../../../shared/node-labels";
 import { randomHex } from "../../ids";
 import type { NodeRegistry } from "../../nodes/registry";
 import { outputCount, type NodeDefinition } from "../../nodes/types";
@@ -298,6 +299,7 @@ export interface ImportReportEntry {
   type: string;
   support: "supported" | "partial" | "unsupported";
   reason?: string;
+  label?: string;
 }
 
 /**
@@ -497,6 +499,12 @@ export function convertNodeRedNodes(
     });
     centres.set(id, { x: n.x, y: n.y });
     addWires(id, wires);
+    // An unnamed node is reported as the canvas will write it, not by its id alone.
+    const entry = report.at(-1);
+    if (entry?.node_id === String(n.id) && type !== "unknown" && !(typeof n.name === "string" && n.name.trim())) {
+      const label = nodeLabel({ type, config });
+      if (label !== type) entry.label = label;
+    }
   }
   const portsOf = portsLookup(registry, options.subflowOutputs, connections);
   const placed = flowNodes.map((node) => {
