@@ -904,3 +904,37 @@ test("the palette and the sidebar's tabs by keyboard: one Tab stop each, arrows,
   await page.keyboard.press("Shift+Tab");
   await expect(tab(names[0]!)).toBeFocused();
 });
+
+/** The sidebar's left edge (Node-RED's separator) resizes it, by mouse and by keyboard, and the width is kept for the next editor. */
+test("the sidebar is made wider or narrower by its edge, by mouse and keyboard, and keeps its width", async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await signedInWithFlow(page, "sidebar-width", { name: "Wide", nodes: [{ id: "w-inject", type: "inject", position: { x: 0, y: 0 } }] });
+  const sidebar = page.getByRole("complementary", { name: "Sidebar" });
+  const edge = page.getByRole("separator", { name: "Sidebar width" });
+  const widthOf = async () => Math.round((await sidebar.boundingBox())!.width);
+  const start = await widthOf();
+  await expect(edge).toHaveAttribute("aria-valuenow", String(start));
+  // Keyboard: ← widens by 16 px a press, → narrows; Home is the narrowest.
+  await edge.focus();
+  await page.keyboard.press("ArrowLeft");
+  await page.keyboard.press("ArrowLeft");
+  await expect.poll(widthOf).toBe(start + 32);
+  await page.keyboard.press("ArrowRight");
+  await expect.poll(widthOf).toBe(start + 16);
+  await page.keyboard.press("Home");
+  await expect.poll(widthOf).toBe(240);
+  // Mouse: drag the edge 200 px to the left.
+  const box = (await edge.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + 200);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 - 100, box.y + 200, { steps: 4 });
+  await page.mouse.move(box.x + box.width / 2 - 200, box.y + 200, { steps: 4 });
+  await page.mouse.up();
+  await expect.poll(widthOf).toBe(440);
+  await expect(edge).toHaveAttribute("aria-valuenow", "440");
+  await shot(page, "editor-sidebar-wide");
+  // Kept for the next editor page.
+  await page.reload();
+  await expect(page.locator(".react-flow__renderer")).toBeVisible();
+  await expect.poll(widthOf).toBe(440);
+});

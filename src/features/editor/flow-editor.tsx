@@ -16,7 +16,7 @@
  * keep it stable), and useEditor() (editor-api.tsx) inside any of them.
  */
 
-import { useCallback, useDeferredValue, useMemo, useRef, useState, type ReactNode } from "react";
+import { useCallback, useDeferredValue, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import { ReactFlowProvider } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { useQuery } from "@tanstack/react-query";
@@ -51,7 +51,7 @@ import { useCanvasHandlers } from "./canvas/use-canvas-handlers";
 import { EditorNotice, useNotice } from "./canvas/editor-notice";
 import { DecorationLayersProvider, DecorationsContext, useDecorationLayers } from "./canvas/decorations";
 import type { MiniMapHandle } from "./canvas/mini-map";
-import { Sidebar } from "./sidebar/sidebar";
+import { SIDEBAR_DEFAULT_WIDTH, Sidebar, clampSidebarWidth } from "./sidebar/sidebar";
 import { EDITOR_TABS } from "./sidebar/registry";
 import { deviceEntries } from "./model";
 import { SidebarShellContext, type SidebarShell } from "./sidebar/sidebar-context";
@@ -104,6 +104,7 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
   const sidebarDrawer = useDisclosure(drawer === "sidebar", (open) => setDrawer(open ? "sidebar" : null));
   // The drawers' buttons work once React listens: a tap on the server's HTML would be lost (a CI run's tablet test).
   const hydrated = useHydrated();
+  const [sidebarWidth, resizeSidebar] = useSidebarWidth();
   // Under 600 px the edit commands (Undo … Selection to subflow) fold behind an Edit button.
   const [editOpen, setEditOpen] = useState(false);
   const editMenu = useDisclosure(editOpen, setEditOpen);
@@ -307,6 +308,7 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
                   </div>
                   <div
                     className="editor-body"
+                    style={{ ["--sidebar-width" as string]: `${sidebarWidth}px` }}
                     onPointerDown={(e) => {
                       // A press on the canvas folds an open drawer or menu, as a tap outside one does on a phone.
                       if (drawer && !(e.target as Element).closest(".palette, .editor-sidebar")) setDrawer(null);
@@ -344,7 +346,7 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
                       }
                     />
                     <SidebarShellContext.Provider value={shell}>
-                      <Sidebar tabs={tabs} active={tab} onChoose={setTab} id={sidebarDrawer.panelId} open={drawer === "sidebar"} />
+                      <Sidebar tabs={tabs} active={tab} onChoose={setTab} id={sidebarDrawer.panelId} open={drawer === "sidebar"} width={sidebarWidth} onResize={resizeSidebar} />
                     </SidebarShellContext.Provider>
                   </div>
                 </div>
@@ -399,6 +401,36 @@ function EditorInner({ flow: initialFlow, catalog: initialCatalog, readOnly, too
 }
 
 /** The editor with its React Flow provider (useReactFlow works inside toolbar and sidebar extensions too). */
+/**
+ * The sidebar's width on a wide screen, kept in this browser (localStorage) from one editor to the
+ * next; the server's HTML has the default, and the saved width comes with hydration.
+ */
+const SIDEBAR_WIDTH_KEY = "flowplane.editor.sidebarWidth";
+const widthListeners = new Set<() => void>();
+/** The width set in this page when storage refused it (a private window's quota). */
+let unsavedWidth: number | null = null;
+function readSidebarWidth(): number {
+  if (unsavedWidth !== null) return unsavedWidth;
+  const saved = Number(window.localStorage.getItem(SIDEBAR_WIDTH_KEY));
+  return saved > 0 ? clampSidebarWidth(saved) : SIDEBAR_DEFAULT_WIDTH;
+}
+function subscribeSidebarWidth(listener: () => void) {
+  widthListeners.add(listener);
+  return () => void widthListeners.delete(listener);
+}
+function setSidebarWidth(width: number) {
+  try {
+    window.localStorage.setItem(SIDEBAR_WIDTH_KEY, String(width));
+    unsavedWidth = null;
+  } catch {
+    unsavedWidth = width;
+  }
+  for (const listener of widthListeners) listener();
+}
+function useSidebarWidth(): [number, (width: number) => void] {
+  return [useSyncExternalStore(subscribeSidebarWidth, readSidebarWidth, () => SIDEBAR_DEFAULT_WIDTH), setSidebarWidth];
+}
+
 export function FlowEditor(props: FlowEditorProps) {
   return (
     <ReactFlowProvider>
