@@ -73,7 +73,9 @@ export type AgentServerFrame =
       /** `{credentials: {node id: {...}}, env: {flow id: {name: value}}}` as JSON, sealed to the agent. */
       sealed: SealedBox | null;
     }
-  | { type: "agent.inject"; flow_id: string; node_id: string; message_id: string; payload?: unknown; topic?: string };
+  | { type: "agent.inject"; flow_id: string; node_id: string; message_id: string; payload?: unknown; topic?: string }
+  /** A debug node's button (POST /nodes/{id}/active): the device's Node-RED switches the node, as its POST /debug/{id}/enable does. */
+  | { type: "agent.active"; flow_id: string; node_id: string; active: boolean };
 
 export const deviceTargetSchema = z.union([
   z.literal("hosted"),

@@ -193,6 +193,8 @@ export class Agent {
         return this.deploy(frame);
       case "agent.inject":
         return this.inject(frame);
+      case "agent.active":
+        return this.setActive(frame);
       case "error":
         this.log(`server: ${frame.code} ${frame.message}`);
         return;
@@ -235,6 +237,16 @@ export class Agent {
     renameSync(tmp, this.stateFile);
     this.log(`applied ${Object.keys(frame.deployments).length} flow(s)`);
     this.send({ type: "agent.applied", applied: this.state.applied });
+  }
+
+  /** A debug node's button: Node-RED's POST /debug/{id}/enable|disable sets the running node's `active` so. */
+  setActive(frame) {
+    const node = this.nodeRed.RED.nodes.getNode(frame.node_id);
+    if (!node || node.type !== "debug") {
+      this.send({ type: "agent.error", flow_id: frame.flow_id, node_id: frame.node_id, message: "active: no such debug node runs on this device" });
+      return;
+    }
+    node.active = frame.active === true;
   }
 
   inject(frame) {

@@ -238,6 +238,18 @@ describe(`the device agent (${realServices ? "PostgreSQL + Redis, two instances"
       }
       expect(beat?.data).toMatchObject({ node_id: "hb-debug", msg: "beat" });
       expect(agent.output()).not.toMatch(/Waiting for missing types/);
+
+      // The debug node's button reaches the device's Node-RED: off, its messages stop; on, they come again.
+      const fromCore = (msg: string) => ui.frames.some((f) => f.type === "event" && f.topic === "debug" && f.device_id === coreId && f.data?.msg === msg);
+      const off = await request("POST", "/nodes/hb-debug/active", { token: owner.accessToken, body: { active: false } });
+      expect(off.status, off.text).toBe(200);
+      expect((await request("POST", "/nodes/hb-inject/inject", { token: owner.accessToken, body: { payload: "quiet" } })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(fromCore("quiet")).toBe(false);
+      expect((await request("POST", "/nodes/hb-debug/active", { token: owner.accessToken, body: { active: true } })).status).toBe(200);
+      expect((await request("POST", "/nodes/hb-inject/inject", { token: owner.accessToken, body: { payload: "again" } })).status).toBe(200);
+      await ui.next((f) => f.type === "event" && f.topic === "debug" && f.device_id === coreId && f.data?.msg === "again", 10_000);
+      expect(fromCore("quiet")).toBe(false);
       ui.ws.close();
       fake.close();
       await agent.stop();

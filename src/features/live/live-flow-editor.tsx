@@ -89,8 +89,6 @@ function LiveEditor({ canDeploy, canInject, canEditContext = false, canReplay = 
   const live = useFlowLive(props.flow.id);
   const feed = useDebugFeed(useMemo(() => ({ kind: "flow" as const, flowId: props.flow.id }), [props.flow.id]));
   const { statuses, runtime: flowRuntime } = live;
-  // A device flow's debug nodes switch with a deploy (the button sets the setting alone).
-  const onDevices = target !== undefined && target.value !== "hosted";
   const runtime = useMemo<EditorRuntime>(
     () => ({
       statusFor: (nodeId) => {
@@ -101,10 +99,10 @@ function LiveEditor({ canDeploy, canInject, canEditContext = false, canReplay = 
         node.data.type === "inject" ? (
           <InjectButton nodeId={node.id} runtime={flowRuntime} canInject={canInject} />
         ) : node.data.type === "debug" ? (
-          <DebugButton node={node} runtime={flowRuntime} canSwitch={canDeploy} onDevices={onDevices} />
+          <DebugButton node={node} runtime={flowRuntime} canSwitch={canDeploy} />
         ) : null,
     }),
-    [statuses, flowRuntime, canInject, canDeploy, onDevices],
+    [statuses, flowRuntime, canInject, canDeploy],
   );
   const [selectedExecutionId, selectExecution] = useState<string | null>(null);
   const tabs = useMemo<LiveTabs>(

@@ -66,9 +66,10 @@ export function InjectButton({ nodeId, runtime, canInject, notDeployed = false }
  * The button on a debug node (Node-RED's): pressed while the node shows messages. In a running flow
  * it switches the deployed node at once, without a deploy (POST /nodes/{id}/active), and the
  * node's Active setting with it (an edit, saved with the flow); otherwise the setting alone, in
- * effect from the next deploy. A node not deployed yet, or a flow on devices, gets the setting alone.
+ * effect from the next deploy. A node not deployed yet (or a device flow none of whose devices is
+ * online) gets the setting alone.
  */
-export function DebugButton({ node, runtime, canSwitch, onDevices }: { node: EditorNode; runtime: FlowRuntimeView | null; canSwitch: boolean; onDevices: boolean }) {
+export function DebugButton({ node, runtime, canSwitch }: { node: EditorNode; runtime: FlowRuntimeView | null; canSwitch: boolean }) {
   const api = useEditor();
   const trpc = useTRPC();
   const switchNode = useMutation(trpc.nodes.setActive.mutationOptions());
@@ -76,7 +77,7 @@ export function DebugButton({ node, runtime, canSwitch, onDevices }: { node: Edi
   const active = node.data.config.active !== false;
   const blocker = api.readOnly || !canSwitch ? "Viewers cannot switch debug nodes." : null;
   const reasonId = `debug-reason-${node.id}`;
-  const running = runtime !== null && runtime.state === "running" && runtime.enabled && !onDevices;
+  const running = runtime !== null && runtime.state === "running" && runtime.enabled;
   const flip = (next: boolean, text: string) => {
     api.setNodeConfig(node.id, { active: next });
     setFeedback({ kind: "ok", text });

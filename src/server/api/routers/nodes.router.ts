@@ -208,7 +208,7 @@ export const nodesRouter = router({
       summary: "Switch a debug node of a running flow on or off",
       description:
         "At once and without a deploy, as Node-RED's debug button: the running node stops or starts showing messages until it restarts (a deploy that changes it, a server restart); its saved Active setting is unchanged. " +
-        "Not a debug node → 400 `NOT_SWITCHABLE`; flow not running (or running on devices) → 409 `FLOW_NOT_RUNNING`; another organization's node → 404.",
+        "A device flow's node is switched on each of its online devices. Not a debug node → 400 `NOT_SWITCHABLE`; flow not running (or none of its devices online) → 409 `FLOW_NOT_RUNNING`; another organization's node → 404.",
       tags,
     })
     .input(z.object({ nodeId: nodeIdSchema, active: z.boolean() }))

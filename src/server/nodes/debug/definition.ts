@@ -77,7 +77,8 @@ The node can also show a short text (32 characters) as its status: the shown val
 the node's right in the editor switches it at once, as Node-RED's does: the running node stops (or
 starts) showing messages without a deploy, and the node's *Active* setting changes with it in the
 editor, saved with the flow's next save or deploy. Until then a restart of the flow (a deploy that
-changes the node, a restart of the server) brings back the saved setting. The same switch is
+changes the node, a restart of the server) brings back the saved setting. In a flow that runs on
+devices, the button switches the node on each device that is online. The same switch is
 \`POST /api/v1/nodes/{id}/active\` with \`{"active": false}\`.
 
 A message carrying a status this very node reported (from a status node watching it) is ignored, so the two cannot loop.

@@ -21,7 +21,7 @@ import { readThrough } from "./flow-reads";
 import { decodeKeysetCursor, encodeKeysetCursor } from "../cursor";
 import type { DeploymentSnapshot } from "../../flow-runtime/types";
 import { deviceStates, targetDevices } from "../devices/devices";
-import { injectOnDevices, refreshDevicesOf, waitForApplied } from "../devices/agents";
+import { injectOnDevices, refreshDevicesOf, setActiveOnDevices, waitForApplied } from "../devices/agents";
 import { randomHex } from "../../ids";
 import { onlineDeviceKeyIds } from "../../realtime/devices";
 
@@ -377,7 +377,11 @@ export async function setNodeActive(app: AppServices, principal: Principal, inpu
   if (entry.organization_id !== principal.organizationId || entry.deleted_at !== null) throw notFound("flow");
   if (!entry.current_deployment_id || !entry.enabled) throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
   if (entry.target_device_id || entry.target_device_tag) {
-    throw new AppError("FLOW_NOT_RUNNING", "this flow runs on devices, where a debug node switches with its Active setting and a deploy");
+    // A device flow (SPEC §22): each online device's Node-RED switches it, through whichever instance holds its socket.
+    const target = { id: entry.flow_id, organizationId: entry.organization_id, targetDeviceId: entry.target_device_id, targetDeviceTag: entry.target_device_tag };
+    const sent = await setActiveOnDevices(app, target, input.nodeId, input.active);
+    if (sent.length === 0) throw new AppError("FLOW_NOT_RUNNING", "none of the devices this flow targets is online");
+    return { node_id: input.nodeId, flow_id: entry.flow_id, active: input.active };
   }
   const result = await app.flowRuntime.setActive(entry.flow_id, input.nodeId, input.active);
   if (!result.ok) {
