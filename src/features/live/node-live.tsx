@@ -17,11 +17,31 @@ export function injectBlocker(runtime: FlowRuntimeView | null, canInject: boolea
   return null;
 }
 
+type Feedback = { kind: "ok" | "error"; text: string };
+
+/** What a node's button says beside it: why it cannot be used (to screen readers), and how its last press went (fading). */
+function ActionNotes({ blocker, reasonId, feedback, onShown }: { blocker: string | null; reasonId: string; feedback: Feedback | null; onShown: () => void }) {
+  return (
+    <>
+      {blocker && (
+        <span id={reasonId} className="visually-hidden">
+          {blocker}
+        </span>
+      )}
+      {feedback && (
+        <span className={feedback.kind === "ok" ? "inject-ok" : "error"} role={feedback.kind === "ok" ? "status" : "alert"} onAnimationEnd={onShown}>
+          {feedback.text}
+        </span>
+      )}
+    </>
+  );
+}
+
 /** The `Inject` button on an inject node: fires the deployed node; disabled with the reason otherwise. */
 export function InjectButton({ nodeId, runtime, canInject, notDeployed = false }: { nodeId: string; runtime: FlowRuntimeView | null; canInject: boolean; notDeployed?: boolean }) {
   const trpc = useTRPC();
   const inject = useMutation(trpc.nodes.inject.mutationOptions());
-  const [feedback, setFeedback] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
+  const [feedback, setFeedback] = useState<Feedback | null>(null);
   const blocker = injectBlocker(runtime, canInject, notDeployed);
   const reasonId = `inject-reason-${nodeId}`;
   return (
@@ -48,16 +68,7 @@ export function InjectButton({ nodeId, runtime, canInject, notDeployed = false }
       >
         Inject
       </button>
-      {blocker && (
-        <span id={reasonId} className="visually-hidden">
-          {blocker}
-        </span>
-      )}
-      {feedback && (
-        <span className={feedback.kind === "ok" ? "inject-ok" : "error"} role={feedback.kind === "ok" ? "status" : "alert"} onAnimationEnd={() => setFeedback(null)}>
-          {feedback.text}
-        </span>
-      )}
+      <ActionNotes blocker={blocker} reasonId={reasonId} feedback={feedback} onShown={() => setFeedback(null)} />
     </div>
   );
 }
@@ -73,7 +84,7 @@ export function DebugButton({ node, runtime, canSwitch }: { node: EditorNode; ru
   const api = useEditor();
   const trpc = useTRPC();
   const switchNode = useMutation(trpc.nodes.setActive.mutationOptions());
-  const [feedback, setFeedback] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
+  const [feedback, setFeedback] = useState<Feedback | null>(null);
   const active = node.data.config.active !== false;
   const blocker = api.readOnly || !canSwitch ? "Viewers cannot switch debug nodes." : null;
   const reasonId = `debug-reason-${node.id}`;
@@ -118,16 +129,7 @@ export function DebugButton({ node, runtime, canSwitch }: { node: EditorNode; ru
       >
         {active ? "On" : "Off"}
       </button>
-      {blocker && (
-        <span id={reasonId} className="visually-hidden">
-          {blocker}
-        </span>
-      )}
-      {feedback && (
-        <span className={feedback.kind === "ok" ? "inject-ok" : "error"} role={feedback.kind === "ok" ? "status" : "alert"} onAnimationEnd={() => setFeedback(null)}>
-          {feedback.text}
-        </span>
-      )}
+      <ActionNotes blocker={blocker} reasonId={reasonId} feedback={feedback} onShown={() => setFeedback(null)} />
     </div>
   );
 }

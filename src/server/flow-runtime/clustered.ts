@@ -450,42 +450,36 @@ export class ClusteredFlowRuntime implements FlowRuntime {
   }
 
   /** Switching a debug node goes where the flow runs, as replay does. */
-  async setActive(flowId: string, nodeId: string, active: boolean): Promise<SetActiveResult> {
-    const args = { flowId, nodeId, active };
-    for (let attempt = 0; attempt < 3; attempt++) {
-      if (attempt > 0) await sleep(100 * attempt);
-      if (this.holds(flowId)) {
-        const reply = this.onSetActive(args);
-        if (!reply.notOwner) return reply.value;
-      }
-      const lease = await this.deps.store.leaseGet(leaseKey(flowId));
-      if (!lease) return { ok: false, reason: "not_running" };
-      if (lease.holder === this.instanceId) continue;
-      try {
-        const reply = await this.bus.request<OwnerReply<SetActiveResult>>(lease.holder, "active", args, INJECT_TIMEOUT_MS);
-        if (!reply.notOwner) return reply.value;
-      } catch (err) {
-        if (err instanceof RpcTimeout) return { ok: false, reason: "unavailable" };
-        throw err;
-      }
-    }
-    return { ok: false, reason: "not_running" };
+  setActive(flowId: string, nodeId: string, active: boolean): Promise<SetActiveResult> {
+    return this.atHolder(flowId, "active", { flowId, nodeId, active }, (args) => Promise.resolve(this.onSetActive(args)));
   }
 
   /** Replay goes where the flow runs, as inject does (without waiting out a hand-over: the caller may try again). */
-  async replay(flowId: string, nodeId: string, message: Message, replayOf: string): Promise<ReplayResult> {
-    const args: ReplayArgs = { flowId, nodeId, message, replayOf };
+  replay(flowId: string, nodeId: string, message: Message, replayOf: string): Promise<ReplayResult> {
+    return this.atHolder(flowId, "replay", { flowId, nodeId, message, replayOf }, (args) => this.onReplay(args));
+  }
+
+  /**
+   * A call made where the flow runs: here when this instance holds it, else on its holder over the
+   * bus; a few tries while the lease moves, none waiting out a hand-over (the caller may try again).
+   */
+  private async atHolder<R extends { ok: boolean }, A extends { flowId: string }>(
+    flowId: string,
+    method: string,
+    args: A,
+    here: (args: A) => Promise<OwnerReply<R>>,
+  ): Promise<R | { ok: false; reason: "not_running" | "unavailable" }> {
     for (let attempt = 0; attempt < 3; attempt++) {
       if (attempt > 0) await sleep(100 * attempt);
       if (this.holds(flowId)) {
-        const reply = await this.onReplay(args);
+        const reply = await here(args);
         if (!reply.notOwner) return reply.value;
       }
       const lease = await this.deps.store.leaseGet(leaseKey(flowId));
       if (!lease) return { ok: false, reason: "not_running" };
       if (lease.holder === this.instanceId) continue;
       try {
-        const reply = await this.bus.request<OwnerReply<ReplayResult>>(lease.holder, "replay", args, INJECT_TIMEOUT_MS);
+        const reply = await this.bus.request<OwnerReply<R>>(lease.holder, method, args, INJECT_TIMEOUT_MS);
         if (!reply.notOwner) return reply.value;
       } catch (err) {
         if (err instanceof RpcTimeout) return { ok: false, reason: "unavailable" };
