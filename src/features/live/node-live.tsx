@@ -19,6 +19,13 @@ export function injectBlocker(runtime: FlowRuntimeView | null, canInject: boolea
 
 type Feedback = { kind: "ok" | "error"; text: string };
 
+/** A button on a canvas node: described by why it cannot be used, and its presses kept from the canvas (no drag, no node dialog). */
+const nodeButtonProps = (blocker: string | null, reasonId: string) => ({
+  "aria-describedby": blocker ? reasonId : undefined,
+  onPointerDown: (e: { stopPropagation(): void }) => e.stopPropagation(),
+  onDoubleClick: (e: { stopPropagation(): void }) => e.stopPropagation(),
+});
+
 /** What a node's button says beside it: why it cannot be used (to screen readers), and how its last press went (fading). */
 function ActionNotes({ blocker, reasonId, feedback, onShown }: { blocker: string | null; reasonId: string; feedback: Feedback | null; onShown: () => void }) {
   return (
@@ -51,9 +58,7 @@ export function InjectButton({ nodeId, runtime, canInject, notDeployed = false }
         className="small"
         disabled={blocker !== null || inject.isPending}
         title={blocker ?? "Send a message from this node now"}
-        aria-describedby={blocker ? reasonId : undefined}
-        onPointerDown={(e) => e.stopPropagation()}
-        onDoubleClick={(e) => e.stopPropagation()}
+        {...nodeButtonProps(blocker, reasonId)}
         onClick={(e) => {
           e.stopPropagation();
           setFeedback(null);
@@ -102,9 +107,7 @@ export function DebugButton({ node, runtime, canSwitch }: { node: EditorNode; ru
         aria-pressed={active}
         disabled={blocker !== null || switchNode.isPending}
         title={blocker ?? (active ? "Showing messages: press to stop" : "Not showing messages: press to show them")}
-        aria-describedby={blocker ? reasonId : undefined}
-        onPointerDown={(e) => e.stopPropagation()}
-        onDoubleClick={(e) => e.stopPropagation()}
+        {...nodeButtonProps(blocker, reasonId)}
         onClick={(e) => {
           e.stopPropagation();
           setFeedback(null);

@@ -42,6 +42,18 @@ async function deployed(token: string) {
   return { flowId, ids, deploy: async () => expect((await request("POST", `/flows/${flowId}/deploy`, { token })).status).toBe(200) };
 }
 
+/** An inject of the flow's message reaches the switched debug node's output (on the WebSocket). */
+async function expectShown(flow: Awaited<ReturnType<typeof deployed>>) {
+  const ui = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+  try {
+    await ui.next((f) => f.type === "ready");
+    expect((await request("POST", `/nodes/${flow.ids.tick}/inject`, { token: owner.accessToken, body: {} })).status).toBe(200);
+    await expect.poll(() => ui.frames.some((f) => f.topic === "debug" && f.data?.node_id === flow.ids.shown)).toBe(true);
+  } finally {
+    ui.ws.close();
+  }
+}
+
 describe("POST /nodes/{id}/active", () => {
   it("switches the running debug node off and on without a deploy: the witness keeps showing, the switched one shows only while on, its counter counts throughout", async () => {
     const flow = await deployed(owner.accessToken);
@@ -85,14 +97,7 @@ describe("POST /nodes/{id}/active", () => {
     const nodes = got.nodes.map((n: { id: string; name: string }) => (n.id === flow.ids.shown ? { ...n, name: "renamed" } : n));
     expect((await request("PUT", `/flows/${flow.flowId}`, { token: owner.accessToken, body: { nodes, connections: got.connections, revision: got.revision } })).status).toBe(200);
     await flow.deploy();
-    const ui = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
-    try {
-      await ui.next((f) => f.type === "ready");
-      expect((await request("POST", `/nodes/${flow.ids.tick}/inject`, { token: owner.accessToken, body: {} })).status).toBe(200);
-      await expect.poll(() => ui.frames.some((f) => f.topic === "debug" && f.data?.node_id === flow.ids.shown)).toBe(true);
-    } finally {
-      ui.ws.close();
-    }
+    await expectShown(flow);
   });
 
   it("refuses what is not a running debug node of the caller's organization, a viewer, and a body that is not a switch, with a clear error", async () => {
@@ -109,13 +114,6 @@ describe("POST /nodes/{id}/active", () => {
     const stranger = await signUp(request);
     expect(await call(flow.ids.shown, { active: false }, stranger.accessToken)).toMatchObject({ status: 404 });
     // None of these switched it: the next message shows.
-    const ui = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
-    try {
-      await ui.next((f) => f.type === "ready");
-      expect((await request("POST", `/nodes/${flow.ids.tick}/inject`, { token: owner.accessToken, body: {} })).status).toBe(200);
-      await expect.poll(() => ui.frames.some((f) => f.topic === "debug" && f.data?.node_id === flow.ids.shown)).toBe(true);
-    } finally {
-      ui.ws.close();
-    }
+    await expectShown(flow);
   });
 });
