@@ -272,6 +272,8 @@ test("MQTT numbers with a few values are choices with words: QoS, action and a b
   await nodeDialog.getByRole("button", { name: "Add new mqtt-broker…" }).click();
   const add = page.getByRole("dialog", { name: "Add new mqtt-broker configuration node" });
   await add.getByLabel("Name", { exact: true }).fill("Plant broker");
+  // Some forty fields: the dialog's Add stays in view wherever it is scrolled to.
+  await expect(add.getByRole("button", { name: "Add", exact: true })).toBeInViewport({ ratio: 1 });
   const protocol = add.getByRole("combobox", { name: "Protocol", exact: true });
   await expect(protocol.locator("option:checked")).toHaveText("MQTT 3.1.1");
   await protocol.selectOption({ label: "MQTT 5" });

@@ -92,6 +92,8 @@ test("a GET's payload as query-string parameters and a header from the message, 
   await page.goto(`/flows/${flow.id}`);
   await canvasNode(page, ids.req).dblclick();
   const dialog = page.getByRole("dialog", { name: "Edit http-request node" });
+  // A long form: Cancel and Done are in view from the start, and stay so at its end.
+  await expect(dialog.getByRole("button", { name: "Done" })).toBeInViewport({ ratio: 1 });
   const getPayload = dialog.getByLabel("Payload of a GET");
   await expect(getPayload.locator("option:checked")).toHaveText("Ignore");
   await getPayload.selectOption({ label: "Append to query-string parameters" });
@@ -101,6 +103,9 @@ test("a GET's payload as query-string parameters and a header from the message, 
   await header.fill("X-Token");
   await dialog.getByLabel("Message property (message header 1)").fill("token");
   await shot(page, "http-request-query-form");
+  await dialog.getByLabel("Password or token").scrollIntoViewIfNeeded();
+  await expect(dialog.getByRole("button", { name: "Done" })).toBeInViewport({ ratio: 1 });
+  await expect(dialog.getByLabel("Password or token")).toBeInViewport();
   await dialog.getByRole("button", { name: "Done" }).click();
   await expect(dialog).toHaveCount(0);
   await editorToolbar(page).getByRole("button", { name: "Deploy" }).click();
