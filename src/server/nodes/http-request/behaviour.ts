@@ -133,11 +133,7 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
       for (const [name, value] of Object.entries(c.headers)) setHeader(headers, name, credential(value));
       for (const { header, property } of c.message_headers) setHeader(headers, header, getProperty(msg, property));
       if (c.auth_type !== "none") {
-        for (const name of Object.keys(headers)) if (name.toLowerCase() === "authorization") delete headers[name];
-        headers.Authorization =
-          c.auth_type === "basic"
-            ? `Basic ${Buffer.from(`${credential(c.auth_user)}:${credential(c.auth_password)}`).toString("base64")}`
-            : `Bearer ${credential(c.auth_password)}`;
+        setHeader(headers, "Authorization", c.auth_type === "basic" ? `Basic ${Buffer.from(`${credential(c.auth_user)}:${credential(c.auth_password)}`).toString("base64")}` : `Bearer ${credential(c.auth_password)}`);
       }
       let body: string | Buffer | undefined;
       if (method !== "GET" && method !== "HEAD") body = requestBody(msg.payload, headers);
