@@ -6,6 +6,7 @@
  */
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import mqtt, { type IClientOptions, type IConnackPacket, type IDisconnectPacket, type MqttClient } from "mqtt";
 import WebSocket from "ws";
 import { afterAll, beforeAll } from "vitest";
@@ -22,7 +23,13 @@ export interface MqttEndpoints {
 
 export async function serveMqtt(app: AppServices): Promise<MqttEndpoints> {
   const server = http.createServer((_req, res) => res.writeHead(404).end());
+  // An upgraded socket leaves the server's HTTP bookkeeping (closeAllConnections does not reach it)
+  // but still holds server.close() open: a test that failed with a WebSocket client connected would
+  // hang in its clean-up, its own error lost to the test's timeout (a CI run did). Kept and destroyed.
+  const upgraded = new Set<Duplex>();
   server.on("upgrade", (req, socket, head) => {
+    upgraded.add(socket);
+    socket.once("close", () => upgraded.delete(socket));
     if (new URL(req.url ?? "/", "http://localhost").pathname === "/mqtt") app.mqtt.handleUpgrade(req, socket, head);
     else socket.destroy();
   });
@@ -33,6 +40,7 @@ export async function serveMqtt(app: AppServices): Promise<MqttEndpoints> {
     tcp: `mqtt://127.0.0.1:${tcpPort}`,
     close: async () => {
       server.closeAllConnections();
+      for (const socket of upgraded) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
