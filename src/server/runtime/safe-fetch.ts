@@ -27,6 +27,26 @@ function timedOut(timeoutMs: number): Error {
  */
 export type HopCheck = (url: URL, proxyHost?: string) => void;
 
+/**
+ * A request's cookie jar across its hops (Node-RED's http request gives got a tough-cookie jar): the
+ * Cookie header for each hop's URL, and each response's Set-Cookie lines, redirects' included, kept
+ * for the hops after it. Domain, path and Secure are the jar's to match, so a cookie never goes to a
+ * host it was not set for.
+ */
+export interface HopCookies {
+  forHop(url: URL): Promise<string>;
+  fromHop(url: URL, setCookie: readonly string[]): Promise<void>;
+}
+
+/** A response's headers as Node gives them: one text each, Set-Cookie a list of its lines. */
+export type ResponseHeaders = Record<string, string | string[]>;
+
+/** A redirect followed: its Location as sent, and the Set-Cookie lines it carried. */
+export interface RedirectFollowed {
+  location: string;
+  setCookie?: string[];
+}
+
 export interface SafeFetchOptions {
   allowPrivate: boolean;
   maxRedirects?: number;
@@ -58,7 +78,7 @@ export function createSafeFetch(options: SafeFetchOptions) {
       ? { agent: route.agent, ...(route.host !== undefined ? { protocol: route.protocol, hostname: route.host, port: route.port, path: route.path } : {}) }
       : {};
     const headers = route?.headers ? { ...init.headers, ...route.headers } : init.headers;
-    return new Promise<{ status: number; headers: Record<string, string>; body: Buffer }>((resolve, reject) => {
+    return new Promise<{ status: number; headers: ResponseHeaders; setCookie: string[]; body: Buffer }>((resolve, reject) => {
       // A total deadline, not an idle timeout: a server that drips one byte a second is cut off too.
       const left = init.deadline - Date.now();
       if (left <= 0) {
@@ -105,9 +125,10 @@ export function createSafeFetch(options: SafeFetchOptions) {
         });
         res.on("end", () => {
           clearTimeout(timer);
-          const headers: Record<string, string> = {};
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
-          resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
+          const headers: ResponseHeaders = {};
+          // Set-Cookie stays a list (its lines hold commas: Expires); another header repeated is one text.
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) && k !== "set-cookie" ? v.join(", ") : v;
+          resolve({ status: res.statusCode ?? 0, headers, setCookie: res.headers["set-cookie"] ?? [], body: Buffer.concat(chunks) });
         });
         res.on("error", reject);
         res.on("close", giveBack);
@@ -128,19 +149,27 @@ export function createSafeFetch(options: SafeFetchOptions) {
   }
 
   /** `followRedirects: false`: a redirect is the answer (Node-RED's msg.followRedirects). */
-  return async function safeFetch(url: string, init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number; dispatcher?: HttpDispatcher; budget?: ByteBudget; checkHop?: HopCheck; followRedirects?: boolean }) {
+  return async function safeFetch(url: string, init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number; dispatcher?: HttpDispatcher; budget?: ByteBudget; checkHop?: HopCheck; followRedirects?: boolean; cookies?: HopCookies }) {
     let target = new URL(url);
     let method = init.method;
     let body = init.body;
     let headers = { ...init.headers };
     const deadline = Date.now() + init.timeoutMs;
     /** The redirects followed, by their Location header as sent (Node-RED's msg.redirectList). */
-    const redirects: string[] = [];
+    const redirects: RedirectFollowed[] = [];
     for (let hop = 0; hop <= (options.maxRedirects ?? 5); hop++) {
-      const res = await once(target, { method, headers, body, deadline, timeoutMs: init.timeoutMs, dispatcher: init.dispatcher, budget: init.budget, checkHop: init.checkHop });
-      if (init.followRedirects !== false && [301, 302, 303, 307, 308].includes(res.status) && res.headers.location) {
-        const next = new URL(res.headers.location, target);
-        redirects.push(res.headers.location);
+      let sent = headers;
+      if (init.cookies) {
+        // The jar's cookies for this hop replace a Cookie header of any case (got's cookieJar does).
+        const jarCookies = await init.cookies.forHop(target);
+        if (jarCookies) sent = { ...Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== "cookie")), cookie: jarCookies };
+      }
+      const res = await once(target, { method, headers: sent, body, deadline, timeoutMs: init.timeoutMs, dispatcher: init.dispatcher, budget: init.budget, checkHop: init.checkHop });
+      if (init.cookies && res.setCookie.length > 0) await init.cookies.fromHop(target, res.setCookie);
+      const location = typeof res.headers.location === "string" ? res.headers.location : undefined;
+      if (init.followRedirects !== false && [301, 302, 303, 307, 308].includes(res.status) && location) {
+        const next = new URL(location, target);
+        redirects.push({ location, ...(res.setCookie.length > 0 ? { setCookie: res.setCookie } : {}) });
         if (next.origin !== target.origin) {
           headers = Object.fromEntries(Object.entries(headers).filter(([name]) => CROSS_ORIGIN_HEADERS.has(name.toLowerCase())));
         }
@@ -152,7 +181,7 @@ export function createSafeFetch(options: SafeFetchOptions) {
         }
         continue;
       }
-      return { ...res, url: target.toString(), redirects };
+      return { status: res.status, headers: res.headers, body: res.body, url: target.toString(), redirects };
     }
     throw new Error("too many redirects");
   };

@@ -303,9 +303,9 @@ export interface RuntimeServices {
   httpRequest?: (
     url: string,
     /** `budget`: the organization's bound on response bytes being downloaded (WorkLimits.responseBudget). */
-    init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number; dispatcher?: import("./http-dispatchers").HttpDispatcher; budget?: import("./work-limits").ByteBudget; checkHop?: import("./safe-fetch").HopCheck; followRedirects?: boolean },
-    /** `redirects`: the Location of each redirect followed, in order. */
-  ) => Promise<{ status: number; headers: Record<string, string>; body: Buffer; url: string; redirects?: string[] }>;
+    init: { method: string; headers: Record<string, string>; body?: string | Buffer; timeoutMs: number; dispatcher?: import("./http-dispatchers").HttpDispatcher; budget?: import("./work-limits").ByteBudget; checkHop?: import("./safe-fetch").HopCheck; followRedirects?: boolean; cookies?: import("./safe-fetch").HopCookies },
+    /** `redirects`: each redirect followed, in order (its Location, its Set-Cookie lines). */
+  ) => Promise<{ status: number; headers: import("./safe-fetch").ResponseHeaders; body: Buffer; url: string; redirects?: import("./safe-fetch").RedirectFollowed[] }>;
   /**
    * Outbound rules for client nodes other than http-request (MQTT brokers, websocket clients, tcp,
    * udp; SPEC §20): connect with `outbound.lookup`, check literal hosts with `outbound.checkHost`.

@@ -5,11 +5,16 @@ import http from "node:http";
  * our test): it answers every request with what it received, as JSON, so a case compares the
  * request a node made (its method, URL, headers and body) through the response the node puts in
  * msg.payload. Headers each HTTP client chooses for itself (user-agent, accept-encoding, connection,
- * host) are left out. `/redirect` answers 302 to `/echo`; `/slow?ms=N` answers after N ms. A fixed
- * port in this work's range (the recording's Node-RED serves on 4103).
+ * host) are left out. `/redirect` answers 302 to `/echo`; `/slow?ms=N` answers after N ms;
+ * `/set-cookie` echoes and sets cookies (SET_COOKIES); `/redirect-cookie` sets one and answers 302 to
+ * `/echo`. A multipart body's boundary, random on each side, is written `BOUNDARY`. A fixed port in
+ * this work's range (the recording's Node-RED serves on 4103).
  */
 export const ECHO_PORT = 4104;
 export const ECHO_URL = `http://127.0.0.1:${ECHO_PORT}`;
+
+/** What `/set-cookie` sets: a URI-encoded value with a path and HttpOnly, one with Max-Age and SameSite, one with an Expires date (its commas). */
+export const SET_COOKIES = ["session=abc%20def; Path=/; HttpOnly", "theme=dark; Max-Age=3600; SameSite=Lax", "seen=yes; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/echo"];
 
 const CLIENTS_OWN = new Set(["host", "connection", "user-agent", "accept-encoding", "accept", "keep-alive", "transfer-encoding"]);
 
@@ -24,11 +29,16 @@ export async function startEchoServer(port = ECHO_PORT): Promise<{ url: string; 
           .filter(([name]) => !CLIENTS_OWN.has(name))
           .sort(([a], [b]) => a.localeCompare(b)),
       );
-      const body = Buffer.concat(chunks);
+      let body = Buffer.concat(chunks);
+      const boundary = /boundary=(\S+)/.exec(String(headers["content-type"] ?? ""))?.[1];
+      if (boundary) {
+        headers["content-type"] = String(headers["content-type"]).replace(boundary, "BOUNDARY");
+        body = Buffer.from(body.toString("latin1").split(boundary).join("BOUNDARY"), "latin1");
+      }
       const url = new URL(req.url ?? "/", "http://echo");
-      if (url.pathname === "/redirect") {
+      if (url.pathname === "/redirect" || url.pathname === "/redirect-cookie") {
         res.sendDate = false;
-        res.writeHead(302, { location: "/echo", "content-length": "0" });
+        res.writeHead(302, { location: "/echo", "content-length": "0", ...(url.pathname === "/redirect-cookie" ? { "set-cookie": ["hop=1; Path=/"] } : {}) });
         res.end();
         return;
       }
@@ -37,7 +47,7 @@ export async function startEchoServer(port = ECHO_PORT): Promise<{ url: string; 
       const reply = () => {
         if (res.destroyed) return;
         res.sendDate = false;
-        res.writeHead(200, { "content-type": "application/json", "x-echo": "yes" });
+        res.writeHead(200, { "content-type": "application/json", "x-echo": "yes", ...(url.pathname === "/set-cookie" ? { "set-cookie": SET_COOKIES } : {}) });
         res.end(answer);
       };
       if (wait > 0) setTimeout(reply, wait).unref();

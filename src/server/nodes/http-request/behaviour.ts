@@ -9,6 +9,8 @@ import type { HopCheck } from "../../runtime/safe-fetch";
 import { getProperty } from "../../runtime/properties";
 import querystring from "node:querystring";
 import hashSum from "hash-sum";
+import FormData from "form-data";
+import { extractCookies, RequestCookies } from "./cookies";
 
 /** The name `headers` holds for this header, whatever its case, if any. */
 const headerName = (headers: Record<string, string>, name: string) => Object.keys(headers).find((k) => k.toLowerCase() === name);
@@ -45,15 +47,42 @@ function messageHeaders(msg: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
+ * A multipart/form-data body from an object, as Node-RED's http request builds it with the same
+ * package (form-data): each key a part; text and bytes as they are, `{value, options}` with its
+ * options (`filename`, `contentType`), anything else as JSON; null and undefined left out.
+ */
+function multipartBody(payload: object, headers: Record<string, string>, type: string): Buffer {
+  const form = new FormData();
+  const fields = payload as Record<string, unknown>;
+  for (const key in fields) {
+    if (!Object.prototype.hasOwnProperty.call(fields, key)) continue;
+    const value = fields[key];
+    if (value === undefined || value === null) continue;
+    if (typeof value === "string" || Buffer.isBuffer(value)) form.append(key, value);
+    else if (typeof value === "object" && Object.prototype.hasOwnProperty.call(value, "value")) {
+      const part = value as { value: unknown; options?: FormData.AppendOptions | string };
+      form.append(key, part.value, part.options || {});
+    } else form.append(key, JSON.stringify(value));
+  }
+  // The boundary's content type replaces the one that asked for a form.
+  delete headers[type];
+  headers["Content-Type"] = form.getHeaders()["content-type"] as string;
+  return form.getBuffer();
+}
+
+/**
  * A request's body from msg.payload, as Node-RED's http request makes it: text and bytes as they
  * are, a number as its digits, anything else as JSON (with content-type application/json unless the
- * headers name one), or as a form's fields when the content-type is application/x-www-form-urlencoded.
+ * headers name one), or as a form's fields when the content-type is application/x-www-form-urlencoded,
+ * or as a multipart form when it is multipart/form-data (an object's keys its parts).
  */
 function requestBody(payload: unknown, headers: Record<string, string>): string | Buffer | undefined {
   if (payload === undefined) return undefined;
+  const type = headerName(headers, "content-type");
+  // Node-RED asks this first: any object, a Buffer too (its bytes become parts), under exactly this type.
+  if (type !== undefined && headers[type] === "multipart/form-data" && typeof payload === "object") return multipartBody(payload ?? {}, headers, type);
   if (typeof payload === "string" || Buffer.isBuffer(payload)) return payload;
   if (typeof payload === "number") return String(payload);
-  const type = headerName(headers, "content-type");
   if (type !== undefined && headers[type] === "application/x-www-form-urlencoded") return querystring.stringify(payload as querystring.ParsedUrlQueryInput);
   if (type === undefined) headers["Content-Type"] = "application/json";
   return JSON.stringify(payload);
@@ -160,6 +189,14 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
         return;
       }
       const target = hasScheme(url) ? url : `${c.tls ? "https" : "http"}://${url}`;
+      // The request's cookie jar: a `cookie` header's pairs and msg.cookies, then what each hop sets.
+      const cookies = new RequestCookies();
+      try {
+        cookies.seed(target, headers, msg.cookies);
+      } catch (err) {
+        failed(err);
+        return;
+      }
       let checkHop: HopCheck | undefined;
       if (restricted.size > 0) {
         let hops = 0;
@@ -201,7 +238,7 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
       }
       try {
         // Downloads wait for the organization's byte budget (runtime/work-limits.ts), not for memory to run out.
-        const res = await fetcher(target, { method, headers, body, timeoutMs, followRedirects, ...(lease ? { dispatcher: lease.connection } : {}), ...(checkHop ? { checkHop } : {}), budget: ctx.services.workLimits?.responseBudget(ctx.organizationId) });
+        const res = await fetcher(target, { method, headers, body, timeoutMs, followRedirects, cookies, ...(lease ? { dispatcher: lease.connection } : {}), ...(checkHop ? { checkHop } : {}), budget: ctx.services.workLimits?.responseBudget(ctx.organizationId) });
         let payload: unknown = res.body;
         if (c.return === "txt") payload = res.body.toString("utf8");
         else if (c.return === "obj") {
@@ -218,8 +255,9 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
         // Node-RED's mark: the next http request node knows these for a response's and does not send them.
         (msg.headers as Record<string, unknown>)[RESPONSE_MARK] = hashSum(res.headers);
         msg.responseUrl = secrets.scrub(res.url);
-        // Node-RED 4.1+: the redirects followed (their cookies are not offered) and the retries made (none: no retry option).
-        msg.redirectList = (res.redirects ?? []).map((location) => ({ location: secrets.scrub(location) }));
+        if (Object.prototype.hasOwnProperty.call(res.headers, "set-cookie")) msg.responseCookies = extractCookies([res.headers["set-cookie"]!].flat());
+        // Node-RED 4.1+: the redirects followed, with the cookies each set, and the retries made (none: no retry option).
+        msg.redirectList = (res.redirects ?? []).map((r) => ({ location: secrets.scrub(r.location), ...(r.setCookie ? { cookies: extractCookies(r.setCookie) } : {}) }));
         msg.retry = 0;
         ctx.status(null);
         // A response may be 10 MiB: it enters the flow only while the flow is not busy (over its

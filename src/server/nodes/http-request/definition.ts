@@ -17,10 +17,16 @@ const HELP = `Sends an HTTP request and returns the response.
   *Timeout* (at most 120000); a value that is not a positive number is ignored, with a warning.
 - \`followRedirects\` (boolean, optional): \`false\` answers with a redirect itself (its
   \`statusCode\` and \`location\` header) instead of following it.
+- \`cookies\` (object, optional): cookies to send, \`{name: "value"}\` or \`{name: {value, encode}}\`:
+  the value is URI-encoded unless \`encode\` is \`false\`; a \`null\` one is skipped. A \`cookie\`
+  header (in \`msg.headers\` or a header row) joins them. Cookies go only to the host they were
+  given for; one that a redirect's answer sets goes on to the hops after it, as a browser's would.
 - \`payload\`: the body of the request, except for GET and HEAD: text and a buffer as they are, a
   number as its digits, anything else as JSON with \`Content-Type: application/json\` (unless the
   headers name a content type), or as a form's fields when the content type is
-  \`application/x-www-form-urlencoded\`. For GET, *Payload of a GET* says what becomes of it:
+  \`application/x-www-form-urlencoded\`. Under the content type \`multipart/form-data\` an object
+  is a form upload, each key a part: text and buffers as they are, \`{value, options: {filename,
+  contentType}}\` a file, anything else as JSON (the boundary is added to the content type). For GET, *Payload of a GET* says what becomes of it:
   *Ignore* (the default); *Append to query-string parameters*: an object's keys and values added to
   the URL's query string (another value is the node's error, "Invalid payload", and nothing is
   sent); *Send as request body*: sent as the GET's body.
@@ -31,7 +37,11 @@ const HELP = `Sends an HTTP request and returns the response.
 - \`statusCode\` (number): the status code of the response.
 - \`headers\` (object): the response headers, with \`x-node-red-request-node\`, their hash (see \`headers\` above).
 - \`responseUrl\` (string): the URL that answered.
-- \`redirectList\` (array): the redirects followed, in order, each \`{location}\`.
+- \`redirectList\` (array): the redirects followed, in order, each \`{location}\`, with \`cookies\`
+  when that redirect set any (as \`responseCookies\`).
+- \`responseCookies\` (object): when the response sets cookies, each under its name as \`{value}\`
+  (decoded) with its attributes (\`Path\`, \`Max-Age\`, \`Expires\`, …, as written); \`headers\`
+  holds the \`set-cookie\` lines themselves, a list.
 - \`retry\` (number): the retries made: always 0.
 
 When the request fails (no connection, no response within the timeout, an address that is not
@@ -91,7 +101,7 @@ An empty value, or a property that is missing, removes the header, even one \`ms
   node names but the deployment lacks is an error, and nothing is sent (Node-RED sends without it).
   The server's \`http_proxy\`/\`no_proxy\` environment is not used: only the proxy node.
   \`msg.rejectUnauthorized\` is not read: use a TLS configuration with *Verify server certificate* off.
-- Digest authentication, cookies and form uploads (\`multipart/form-data\`) are not offered. A header
+- Digest authentication is not offered. A header
   row whose name is read from the message is not carried over at import (the others are).
 - At most 5 redirects are followed (Node-RED follows 21), and a request waits at most 120 s for its
   answer, \`msg.requestTimeout\` included (Node-RED's default is 120 s, without a maximum).

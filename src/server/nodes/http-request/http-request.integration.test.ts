@@ -72,6 +72,46 @@ describe("http request: the payload of a GET and headers from the message, impor
     }
   });
 
+  it("keeps a session: the login's cookies (msg.responseCookies) sent with the next request, a form upload (multipart/form-data) in it", async () => {
+    const nodes = [
+      { id: "hc-tab", type: "tab", label: "session" },
+      { id: "hc-tick", type: "inject", z: "hc-tab", props: [{ p: "payload" }], payload: "", payloadType: "str", repeat: "", once: false, x: 100, y: 40, wires: [["hc-login"]] },
+      { id: "hc-login", type: "http request", z: "hc-tab", method: "POST", ret: "obj", paytoqs: "ignore", url: `${echo.url}/set-cookie`, tls: "", persist: false, proxy: "", insecureHTTPParser: false, authType: "", senderr: false, headers: [], x: 250, y: 40, wires: [["hc-next"]] },
+      {
+        id: "hc-next", type: "change", z: "hc-tab", x: 400, y: 40, wires: [["hc-upload"]],
+        rules: [
+          { t: "set", p: "cookies", pt: "msg", to: "responseCookies", tot: "msg" },
+          { t: "set", p: "headers", pt: "msg", to: "{\"content-type\":\"multipart/form-data\"}", tot: "json" },
+          { t: "set", p: "payload", pt: "msg", to: "{\"note\":\"hi\",\"file\":{\"value\":\"a,b\\n1,2\",\"options\":{\"filename\":\"x.csv\",\"contentType\":\"text/csv\"}}}", tot: "json" },
+        ],
+      },
+      { id: "hc-upload", type: "http request", z: "hc-tab", method: "POST", ret: "obj", paytoqs: "ignore", url: `${echo.url}/echo`, tls: "", persist: false, proxy: "", insecureHTTPParser: false, authType: "", senderr: false, headers: [], x: 550, y: 40, wires: [["hc-debug"]] },
+      { id: "hc-debug", type: "debug", z: "hc-tab", active: true, tosidebar: true, console: false, tostatus: false, complete: "payload", targetType: "msg", x: 700, y: 40, wires: [] },
+    ];
+    const dry = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows: nodes } });
+    expect(dry.status).toBe(200);
+    for (const id of ["hc-login", "hc-upload"]) expect((dry.body.report as Array<{ node_id: string; support: string }>).find((r) => r.node_id === id)).toMatchObject({ support: "supported" });
+    const imported = await request("POST", "/flows/import", { token: user.accessToken, body: { flows: nodes } });
+    expect(imported.status).toBe(201);
+    const flow = imported.body.flows[0] as { id: string; nodes: Array<{ id: string; type: string }> };
+    expect((await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken })).status).toBe(200);
+    const ui = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
+    try {
+      await ui.next((f) => f.type === "ready");
+      const tick = flow.nodes.find((n) => n.type === "inject")!;
+      expect((await request("POST", `/nodes/${tick.id}/inject`, { token: user.accessToken, body: {} })).status).toBe(200);
+      const debugId = flow.nodes.find((n) => n.type === "debug")!.id;
+      const frame = await ui.next((f) => f.topic === "debug" && f.data?.node_id === debugId);
+      const sent = frame.data.msg as { method: string; headers: Record<string, string>; body: string };
+      // The login's three cookies, each back with its value (a decoded one encoded again).
+      expect(sent.headers.cookie).toBe("session=abc%20def; theme=dark; seen=yes");
+      expect(sent.headers["content-type"]).toBe("multipart/form-data; boundary=BOUNDARY");
+      expect(sent.body).toBe('--BOUNDARY\r\nContent-Disposition: form-data; name="note"\r\n\r\nhi\r\n--BOUNDARY\r\nContent-Disposition: form-data; name="file"; filename="x.csv"\r\nContent-Type: text/csv\r\n\r\na,b\n1,2\r\n--BOUNDARY--\r\n');
+    } finally {
+      ui.ws.close();
+    }
+  });
+
   it("a header row that takes its name from the message is said not to be carried over; its siblings are", async () => {
     const dry = await request("POST", "/flows/import?dry_run=true", {
       token: user.accessToken,

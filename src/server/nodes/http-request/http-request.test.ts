@@ -259,3 +259,39 @@ describe("http-request when the request fails (Node-RED's catch branch)", () => 
     expect(httpRequestNode.nodeRed!.toNodeRed(off)).toMatchObject({ senderr: false });
   });
 });
+
+describe("http-request's cookies (Node-RED's jar)", () => {
+  it("stay with the host they were given or set for: a redirect to another host gets none of them, and no cookie outlives its request", async () => {
+    const seen: Array<{ host: string | undefined; cookie: string | undefined }> = [];
+    // Listening on every address: reached as 127.0.0.1 first, then as localhost (another host).
+    const hops = http.createServer((req, res) => {
+      seen.push({ host: req.headers.host, cookie: req.headers.cookie });
+      if (req.url === "/first") res.writeHead(302, { location: "/second", "set-cookie": ["hop=1; Path=/"] }).end();
+      else if (req.url === "/second") res.writeHead(302, { location: `http://localhost:${(hops.address() as AddressInfo).port}/elsewhere` }).end();
+      else res.writeHead(200, { "content-type": "text/plain", "set-cookie": "last=1" }).end("done");
+    });
+    await new Promise<void>((resolve) => hops.listen(0, resolve));
+    try {
+      const port = (hops.address() as AddressInfo).port;
+      const flow = await loadTestFlow(
+        [
+          { id: "req", type: "http-request", config: { return: "txt", url: "" } },
+          { id: "out", type: "sink" },
+        ],
+        [{ source: "req", target: "out" }],
+        { httpRequest },
+      );
+      flow.send("req", { url: `http://127.0.0.1:${port}/first`, cookies: { sid: "secret" } });
+      await flow.waitFor(1);
+      expect(seen.map((s) => s.cookie)).toEqual(["sid=secret", "sid=secret; hop=1", undefined]);
+      expect(flow.received[0]).toMatchObject({ payload: "done", responseCookies: { last: { value: "1" } }, redirectList: [{ location: "/second", cookies: { hop: { value: "1", Path: "/" } } }, { location: `http://localhost:${port}/elsewhere` }] });
+      // The next message's request starts with an empty jar.
+      flow.send("req", { url: `http://127.0.0.1:${port}/elsewhere` });
+      await flow.waitFor(2);
+      expect(seen.at(-1)!.cookie).toBeUndefined();
+    } finally {
+      hops.closeAllConnections();
+      await new Promise<void>((resolve) => hops.close(() => resolve()));
+    }
+  });
+});
