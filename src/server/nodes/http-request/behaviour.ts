@@ -9,7 +9,7 @@ import type { HopCheck } from "../../runtime/safe-fetch";
 import { getProperty } from "../../runtime/properties";
 import querystring from "node:querystring";
 import hashSum from "hash-sum";
-import FormData from "form-data";
+import type FormData from "form-data";
 import { extractCookies, RequestCookies } from "./cookies";
 
 /** The name `headers` holds for this header, whatever its case, if any. */
@@ -46,13 +46,17 @@ function messageHeaders(msg: Record<string, unknown>): Record<string, unknown> {
   return headers;
 }
 
+/** form-data, loaded by the first form upload (it brings mime-db: 6 MB of an idle server's memory otherwise). */
+let formData: Promise<typeof FormData> | undefined;
+const loadFormData = () => (formData ??= import("form-data").then((m) => m.default));
+
 /**
  * A multipart/form-data body from an object, as Node-RED's http request builds it with the same
  * package (form-data): each key a part; text and bytes as they are, `{value, options}` with its
  * options (`filename`, `contentType`), anything else as JSON; null and undefined left out.
  */
-function multipartBody(payload: object, headers: Record<string, string>, type: string): Buffer {
-  const form = new FormData();
+function multipartBody(Form: typeof FormData, payload: object, headers: Record<string, string>, type: string): Buffer {
+  const form = new Form();
   const fields = payload as Record<string, unknown>;
   for (const key in fields) {
     if (!Object.prototype.hasOwnProperty.call(fields, key)) continue;
@@ -76,11 +80,11 @@ function multipartBody(payload: object, headers: Record<string, string>, type: s
  * headers name one), or as a form's fields when the content-type is application/x-www-form-urlencoded,
  * or as a multipart form when it is multipart/form-data (an object's keys its parts).
  */
-function requestBody(payload: unknown, headers: Record<string, string>): string | Buffer | undefined {
+async function requestBody(payload: unknown, headers: Record<string, string>): Promise<string | Buffer | undefined> {
   if (payload === undefined) return undefined;
   const type = headerName(headers, "content-type");
   // Node-RED asks this first: any object, a Buffer too (its bytes become parts), under exactly this type.
-  if (type !== undefined && headers[type] === "multipart/form-data" && typeof payload === "object") return multipartBody(payload ?? {}, headers, type);
+  if (type !== undefined && headers[type] === "multipart/form-data" && typeof payload === "object") return multipartBody(await loadFormData(), payload ?? {}, headers, type);
   if (typeof payload === "string" || Buffer.isBuffer(payload)) return payload;
   if (typeof payload === "number") return String(payload);
   if (type !== undefined && headers[type] === "application/x-www-form-urlencoded") return querystring.stringify(payload as querystring.ParsedUrlQueryInput);
@@ -165,7 +169,7 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
         setHeader(headers, "Authorization", c.auth_type === "basic" ? `Basic ${Buffer.from(`${credential(c.auth_user)}:${credential(c.auth_password)}`).toString("base64")}` : `Bearer ${credential(c.auth_password)}`);
       }
       let body: string | Buffer | undefined;
-      if (method !== "GET" && method !== "HEAD") body = requestBody(msg.payload, headers);
+      if (method !== "GET" && method !== "HEAD") body = await requestBody(msg.payload, headers);
       else if (method === "GET" && msg.payload !== undefined && c.get_payload === "query") {
         // Node-RED's paytoqs: an object's keys appended to the query string; anything else is the node's error.
         if (typeof msg.payload !== "object") {
@@ -190,9 +194,9 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
       }
       const target = hasScheme(url) ? url : `${c.tls ? "https" : "http"}://${url}`;
       // The request's cookie jar: a `cookie` header's pairs and msg.cookies, then what each hop sets.
-      const cookies = new RequestCookies();
+      const cookies = new RequestCookies(target);
       try {
-        cookies.seed(target, headers, msg.cookies);
+        cookies.seed(headers, msg.cookies);
       } catch (err) {
         failed(err);
         return;

@@ -1,5 +1,5 @@
 import * as cookie from "cookie";
-import { CookieJar } from "tough-cookie";
+import type { CookieJar } from "tough-cookie";
 import type { HopCookies } from "../../runtime/safe-fetch";
 
 /**
@@ -9,20 +9,22 @@ import type { HopCookies } from "../../runtime/safe-fetch";
  * matches its URL.
  */
 export class RequestCookies implements HopCookies {
-  /** Made on first use: most requests neither send nor receive a cookie. */
-  private jar: CookieJar | undefined;
+  /**
+   * Made on first use (most requests neither send nor receive a cookie), and tough-cookie loaded
+   * only then: its public suffix list is 13 MB of an idle server's memory otherwise.
+   */
+  private jar: Promise<CookieJar> | undefined;
+  /** The Set-Cookie lines the request starts with, put in the jar when it is made. */
+  private readonly seeded: string[] = [];
 
-  private get cookieJar(): CookieJar {
-    return (this.jar ??= new CookieJar());
-  }
+  constructor(private readonly url: string) {}
 
-  /** One cookie as a Set-Cookie line for the request's URL; one the jar refuses is skipped, as Node-RED's ignoreError. */
-  private put(line: string, url: string) {
-    try {
-      this.cookieJar.setCookieSync(line, url, { ignoreError: true });
-    } catch {
-      // A line tough-cookie cannot read at all.
-    }
+  private cookieJar(): Promise<CookieJar> {
+    return (this.jar ??= import("tough-cookie").then(({ CookieJar }) => {
+      const jar = new CookieJar();
+      for (const line of this.seeded) put(jar, line, this.url);
+      return jar;
+    }));
   }
 
   /**
@@ -31,10 +33,10 @@ export class RequestCookies implements HopCookies {
    * URI-encoded unless `encode` is false); null, or a null value (which clears a cookie for http
    * response nodes), is skipped. A name the cookie package refuses is the node's error.
    */
-  seed(url: string, headers: Record<string, string>, msgCookies: unknown) {
+  seed(headers: Record<string, string>, msgCookies: unknown) {
     if (Object.prototype.hasOwnProperty.call(headers, "cookie")) {
       const pairs = cookie.parse(headers.cookie!, { decode: String });
-      for (const name of Object.keys(pairs)) this.put(cookie.serialize(name, pairs[name]!, { encode: String }), url);
+      for (const name of Object.keys(pairs)) this.seeded.push(cookie.serialize(name, pairs[name]!, { encode: String }));
       delete headers.cookie;
     }
     if (!msgCookies || typeof msgCookies !== "object") return;
@@ -44,17 +46,28 @@ export class RequestCookies implements HopCookies {
       if (item === null || (typeof item === "object" && (item as { value?: unknown }).value === null)) continue;
       if (typeof item === "object") {
         const { value, encode } = item as { value?: unknown; encode?: unknown };
-        this.put(encode === false ? cookie.serialize(name, value as string, { encode: String }) : cookie.serialize(name, value as string), url);
-      } else this.put(cookie.serialize(name, item as string), url);
+        this.seeded.push(encode === false ? cookie.serialize(name, value as string, { encode: String }) : cookie.serialize(name, value as string));
+      } else this.seeded.push(cookie.serialize(name, item as string));
     }
   }
 
   async forHop(url: URL): Promise<string> {
-    return this.jar ? this.jar.getCookieString(url.toString()) : "";
+    if (!this.jar && this.seeded.length === 0) return "";
+    return (await this.cookieJar()).getCookieString(url.toString());
   }
 
   async fromHop(url: URL, setCookie: readonly string[]): Promise<void> {
-    for (const line of setCookie) this.put(line, url.toString());
+    const jar = await this.cookieJar();
+    for (const line of setCookie) put(jar, line, url.toString());
+  }
+}
+
+/** One cookie as a Set-Cookie line for a URL; one the jar refuses is skipped, as Node-RED's ignoreError. */
+function put(jar: CookieJar, line: string, url: string) {
+  try {
+    jar.setCookieSync(line, url, { ignoreError: true });
+  } catch {
+    // A line tough-cookie cannot read at all.
   }
 }
 
