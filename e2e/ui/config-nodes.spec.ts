@@ -292,3 +292,40 @@ test("MQTT numbers with a few values are choices with words: QoS, action and a b
   const broker = await (await request.get(`/api/v1/config-nodes/${stored.flow.nodes[0].config.broker}`, { headers: auth(owner) })).json();
   expect(broker.config_node.config).toMatchObject({ protocolVersion: 5, willQos: 0 });
 });
+
+test("an mqtt in has its input port only with dynamic subscription, as in Node-RED: closing it takes its wires", async ({ page, request }) => {
+  const owner = await registerUser(request, "cfgui-mqtt-port");
+  const [tick, sub] = [`tk-${unique()}`, `mq-${unique()}`];
+  const flow = await createFlow(request, owner, `Dynamic ${unique()}`, {
+    nodes: [
+      { id: tick, type: "inject", name: "subscribe", position: { x: 80, y: 140 } },
+      { id: sub, type: "mqtt-in", name: "plant", position: { x: 320, y: 140 }, config: { topic: "", inputs: 1 } },
+    ],
+    connections: [{ source: tick, target: sub }],
+  });
+  await logIn(page, owner.email);
+  await page.goto(`/flows/${flow.id}`);
+  const inputPort = canvasNode(page, sub).locator(".react-flow__handle.target");
+  await expect(inputPort).toHaveCount(1);
+  await expect(page.locator(".react-flow__edge")).toHaveCount(1);
+
+  await canvasNode(page, sub).dblclick();
+  const dialog = page.getByRole("dialog", { name: "Edit mqtt-in node" });
+  await dialog.getByRole("combobox", { name: "Action", exact: true }).selectOption({ label: "Subscribe to a single topic" });
+  await dialog.getByLabel("Topic", { exact: true }).fill("plant/#");
+  await dialog.getByRole("button", { name: "Done" }).click();
+  await expect(inputPort).toHaveCount(0);
+  await expect(page.locator(".react-flow__edge")).toHaveCount(0);
+  await shot(page, "mqtt-in-no-input");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByText("Revision 2 · saved")).toBeVisible();
+  const stored = await (await request.get(`/api/v1/flows/${flow.id}`, { headers: auth(owner) })).json();
+  expect(stored.flow.connections).toEqual([]);
+  expect(stored.flow.nodes.find((n: { id: string }) => n.id === sub).config).toMatchObject({ inputs: 0, topic: "plant/#" });
+
+  // Dynamic again: the port is back.
+  await canvasNode(page, sub).dblclick();
+  await dialog.getByRole("combobox", { name: "Action", exact: true }).selectOption({ label: "Dynamic subscription (action messages)" });
+  await dialog.getByRole("button", { name: "Done" }).click();
+  await expect(inputPort).toHaveCount(1);
+});

@@ -27,3 +27,16 @@ export function outputsFor(rule: OutputsRule, config: Record<string, unknown>): 
   const value = Number(config[rule.value_of]);
   return Number.isInteger(value) && value > 0 ? Math.min(value, MAX_OUTPUTS) : 0;
 }
+
+/**
+ * Whether a node has its input port, as data like the outputs rule: 0 or 1 always, or
+ * `{ value_of: "inputs" }`: the config's value, 1 giving the port (an mqtt in with dynamic
+ * subscription, Node-RED's `inputs: 1`; without it the node has none, as there).
+ */
+export const inputsRuleSchema = z.union([z.literal(0), z.literal(1), z.object({ value_of: z.string() })]);
+export type InputsRule = z.infer<typeof inputsRuleSchema>;
+
+export function inputsFor(rule: InputsRule, config: Record<string, unknown>): 0 | 1 {
+  if (typeof rule === "number") return rule;
+  return Number(config[rule.value_of]) === 1 ? 1 : 0;
+}

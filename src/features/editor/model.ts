@@ -2,7 +2,7 @@ import { Position, type Edge, type Node } from "@xyflow/react";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/trpc/types";
 import type { Connection, FlowNode, NodeAppearance } from "@/shared/flow-graph";
-import { outputsFor } from "@/shared/node-ports";
+import { inputsFor, outputsFor } from "@/shared/node-ports";
 import { JUNCTION_TYPE, isSubflowInstanceType, subflowIdOfType } from "@/shared/subflows";
 import { nodeLabel as canvasLabel } from "@/shared/node-labels";
 import { JUNCTION_SIZE, NODE_WIDTH, PORT_GAP, canvasBox, labelShownOf, nodeHeight } from "@/shared/node-red-canvas";
@@ -104,6 +104,7 @@ export function deviceEntries(types: readonly string[], catalog: Catalog): Catal
       help: "A node type the target device reported. It runs in the device's Node-RED; here its properties are edited as JSON, as Node-RED writes them in flows.json.",
       inputs: 1,
       outputs: 1,
+      inputs_rule: 1 as const,
       outputs_rule: 1,
       defaults: {},
       version: 1,
@@ -128,8 +129,10 @@ export function outputsOf(catalog: Catalog, type: string, config: Record<string,
   return 0;
 }
 
-export function inputsOf(catalog: Catalog, type: string): number {
-  return catalog.get(type)?.inputs ?? (type === "unknown" ? 1 : 0);
+export function inputsOf(catalog: Catalog, type: string, config: Record<string, unknown>): number {
+  const entry = catalog.get(type);
+  if (entry) return inputsFor(entry.inputs_rule, config);
+  return type === "unknown" ? 1 : 0;
 }
 
 /** A junction's dot (SPEC §16): small, one input on the left, one output on the right. */
@@ -148,7 +151,7 @@ const nodeLabel = (catalog: Catalog, data: { type: string; name: string; config?
 
 export function toEditorNode(catalog: Catalog, n: FlowNode): EditorNode {
   const outputs = outputsOf(catalog, n.type, n.config);
-  const inputs = inputsOf(catalog, n.type);
+  const inputs = inputsOf(catalog, n.type, n.config);
   if (n.type === JUNCTION_TYPE) {
     return {
       id: n.id,
@@ -200,8 +203,9 @@ export function withData(catalog: Catalog, node: EditorNode, patch: Partial<Flow
   if (data.type === JUNCTION_TYPE) return { ...node, data };
   if ("appearance" in patch) data.icon = nodeRedIconSvg(catalog, data.appearance?.icon) ?? catalog.get(data.type)?.icon;
   const outputs = outputsOf(catalog, data.type, data.config);
+  const inputs = inputsOf(catalog, data.type, data.config);
   const width = nodeWidth(data);
-  return { ...node, data: { ...data, outputs }, width, height: nodeHeight(outputs), measured: { width, height: nodeHeight(outputs) }, handles: handlesFor(data.inputs, outputs, width), ariaLabel: nodeLabel(catalog, data) };
+  return { ...node, data: { ...data, inputs, outputs }, width, height: nodeHeight(outputs), measured: { width, height: nodeHeight(outputs) }, handles: handlesFor(inputs, outputs, width), ariaLabel: nodeLabel(catalog, data) };
 }
 
 export const edgeId = (c: Connection) => `${c.source}:${c.source_port}:${c.target}`;

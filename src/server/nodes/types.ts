@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { outputsFor, type OutputsRule } from "../../shared/node-ports";
+import { inputsFor, outputsFor, type InputsRule, type OutputsRule } from "../../shared/node-ports";
 import type { NodeFactory, NodeRoles } from "../runtime/types";
 import type { FormHints } from "../../shared/form-hints";
 
@@ -30,7 +30,8 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
    * zod's `.meta({ title, description })`, which reaches the editor through the JSON Schema.
    */
   help?: string;
-  inputs: 0 | 1;
+  /** The input port; may depend on the configuration (an mqtt in's dynamic subscription): a rule shared with the editor. */
+  inputs: InputsRule;
   /** Output ports; may depend on the configuration (switch rules, function outputs): a rule shared with the editor. */
   outputs: OutputsRule;
   configSchema: z.ZodType<Config, Record<string, unknown>>;
@@ -111,6 +112,10 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
 
 export function outputCount(definition: NodeDefinition, config: Record<string, unknown>): number {
   return outputsFor(definition.outputs, config);
+}
+
+export function inputCount(definition: NodeDefinition, config: Record<string, unknown>): 0 | 1 {
+  return inputsFor(definition.inputs, config);
 }
 
 declare const configOf: unique symbol;

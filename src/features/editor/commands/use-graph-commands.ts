@@ -98,7 +98,9 @@ export function useGraphCommands({ graph, catalog, canvasRef }: { graph: GraphAc
     (nodeId: string, edit: NodeEdit) => {
       const current = graphRef.current;
       const nodesNext = current.nodes.map((n) => (n.id === nodeId ? withData(catalog, n, { name: edit.name, config: edit.config, disabled: edit.disabled, description: edit.description || undefined, appearance: edit.appearance }) : n));
-      const edgesNext = [...current.edges.filter((e) => e.source !== nodeId), ...edit.wires.map(toEditorEdge)];
+      // Its input closed by the edit (an mqtt in's dynamic subscription turned off): the wires into it go too, as in Node-RED.
+      const closed = nodesNext.find((n) => n.id === nodeId)?.data.inputs === 0;
+      const edgesNext = [...current.edges.filter((e) => e.source !== nodeId && !(closed && e.target === nodeId)), ...edit.wires.map(toEditorEdge)];
       commit("edit", { ...current, nodes: nodesNext, edges: edgesNext });
     },
     [catalog, commit, graphRef],

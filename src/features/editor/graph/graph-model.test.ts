@@ -25,6 +25,18 @@ describe("the editor's graph model", () => {
     ]);
   });
 
+  it("drops a wire into a node whose configuration closed its input (an mqtt in without dynamic subscription), and only that", () => {
+    const entry = (type: string, inputs_rule: unknown) => [type, { type, inputs: 0, inputs_rule, outputs: 1, outputs_rule: 1, defaults: {} }] as const;
+    const catalog = new Map([entry("inject", 0), entry("mqtt-in", { value_of: "inputs" })]) as unknown as Parameters<typeof snapshotOf>[1];
+    const withMqtt = {
+      ...flow,
+      nodes: [...flow.nodes, { id: "m", type: "mqtt-in", name: "", position: { x: 0, y: 50 }, config: { inputs: 0 }, disabled: false }, { id: "d", type: "mqtt-in", name: "", position: { x: 0, y: 90 }, config: { inputs: 1 }, disabled: false }],
+      connections: [...flow.connections, { source: "a", source_port: 0, target: "m" }, { source: "a", source_port: 0, target: "d" }],
+    } as unknown as EditorFlow;
+    // debug is not in this catalog: its wire stays, as every wire into a type the editor does not know.
+    expect(toFlowGraph(snapshotOf(withMqtt, catalog)).connections.map((c) => c.target)).toEqual(["b", "d"]);
+  });
+
   it("carries a flow's groups into the snapshot and into what a save sends, without deleted members", () => {
     const group = { id: "g1", name: "G", style: {}, nodes: ["a", "b"], env: [] };
     const s = snapshotOf({ ...flow, groups: [group] } as unknown as EditorFlow, new Map());

@@ -20,7 +20,13 @@ export interface Snapshot {
 /** A flow from the server (load, reload, merge) as the editor's graph. */
 export function snapshotOf(flow: EditorFlow, catalog: Catalog): Snapshot {
   const groups = (flow as EditorFlow & { groups?: FlowGroup[] }).groups ?? [];
-  return { nodes: flow.nodes.map((n) => toEditorNode(catalog, n)), edges: flow.connections.map(toEditorEdge), groups };
+  const nodes = flow.nodes.map((n) => toEditorNode(catalog, n));
+  // A wire into a node whose configuration closed its input (an mqtt in without dynamic
+  // subscription, which had the port always before) has nothing to draw to: it goes with the next
+  // save, as Node-RED's editor removes it when the input closes.
+  // Only such a node: a type missing from the catalog (not loaded, a device's) keeps every wire.
+  const closed = new Set(nodes.filter((n) => n.data.inputs === 0 && typeof catalog.get(n.data.type)?.inputs_rule === "object").map((n) => n.id));
+  return { nodes, edges: flow.connections.filter((c) => !closed.has(c.target)).map(toEditorEdge), groups };
 }
 
 /**

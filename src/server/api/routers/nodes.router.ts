@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { authedProcedure, router } from "../trpc";
 import { AppError, notFound } from "../../errors";
-import { outputCount } from "../../nodes/types";
+import { inputCount, outputCount } from "../../nodes/types";
 import { injectNode, setNodeActive } from "../../services/flows/deployments";
 import { nodeIdSchema } from "../../../shared/flow-graph";
-import { outputsRuleSchema } from "../../../shared/node-ports";
+import { inputsRuleSchema, outputsRuleSchema } from "../../../shared/node-ports";
 import { formHintsSchema } from "../../../shared/form-hints";
 import { deepFreeze } from "../../../shared/deep-freeze";
 import type { NodeRegistry } from "../../nodes/registry";
@@ -21,8 +21,11 @@ const nodeTypeView = z.object({
   description: z.string(),
   /** Help text (Markdown): what the node does, its inputs, outputs and details (SPEC §12). */
   help: z.string(),
+  /** With the default configuration. */
   inputs: z.number().int(),
   outputs: z.number().int(),
+  /** Whether the input port follows the configuration (an mqtt in's dynamic subscription; src/shared/node-ports.ts). */
+  inputs_rule: inputsRuleSchema,
   /** How the output count follows the configuration (see src/shared/node-ports.ts). */
   outputs_rule: outputsRuleSchema,
   /** The configuration a new node of this type gets. */
@@ -64,8 +67,9 @@ function catalogOf(registry: NodeRegistry): Catalog {
             name: d.name,
             description: d.description,
             help: d.help ?? "",
-            inputs: d.inputs,
+            inputs: inputCount(d, defaults),
             outputs: outputCount(d, defaults),
+            inputs_rule: d.inputs,
             outputs_rule: d.outputs,
             defaults,
             version: d.version,
@@ -149,7 +153,7 @@ export const nodesRouter = router({
         type: d.type,
         schema: z.toJSONSchema(d.configSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>,
         defaults,
-        inputs: d.inputs,
+        inputs: inputCount(d, defaults),
         outputs: outputCount(d, defaults),
         help: d.help ?? "",
         form: d.form ?? {},

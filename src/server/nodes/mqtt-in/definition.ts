@@ -7,7 +7,8 @@ const HELP = `Connects to an MQTT broker and subscribes to messages from the spe
 
 ### Inputs
 
-Only with **Dynamic subscription** on (Node-RED's \`inputs: 1\`):
+Only with **Dynamic subscription** on (Node-RED's \`inputs: 1\`): the node has an input port then,
+and none otherwise (turning it off removes the wires into it), as in Node-RED.
 
 - \`action\` (string): \`"subscribe"\`, \`"unsubscribe"\`, \`"getSubscriptions"\`, \`"connect"\` or \`"disconnect"\`.
 - \`topic\` (string | object | array): for subscribe and unsubscribe, a topic filter, an object
@@ -88,7 +89,8 @@ export const mqttInNode = defineNode({
   name: "MQTT in",
   description: "Subscribes to a topic of an MQTT broker and sends each message it receives.",
   help: HELP,
-  inputs: 1,
+  // An input port only with dynamic subscription, as in Node-RED.
+  inputs: { value_of: "inputs" },
   outputs: 1,
   configSchema: mqttInConfig,
   nodeRed: {

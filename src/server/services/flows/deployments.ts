@@ -134,7 +134,7 @@ export async function deployFlow(app: AppServices, principal: Principal, id: str
   const graph = validateGraph(
     app.nodes,
     { nodes, connections: flow.connections as unknown as Connection[], groups: flow.groups as unknown as FlowGroup[] },
-    await graphContext(app, flow.organizationId, nodes),
+    { ...(await graphContext(app, flow.organizationId, nodes)), stored: true },
   );
   return activate(app, principal, flow, await withSubflows(app, flow.organizationId, { name: flow.name, ...graph }), flow.revision, meta, null);
 }
@@ -221,7 +221,7 @@ async function redeployFlows(app: AppServices, principal: Principal, flowIds: st
     const deployed = current.snapshot as unknown as DeploymentSnapshot;
     const snapshot = await withSubflows(app, flow.organizationId, deployed, deployed);
     try {
-      validateGraph(app.nodes, snapshot, snapshotContext(snapshot));
+      validateGraph(app.nodes, snapshot, { ...snapshotContext(snapshot), stored: true });
     } catch (err) {
       const reason = AppError.is(err) ? err.message : "it does not validate";
       throw new AppError("VALIDATION_FAILED", `flow "${flow.name}" (${flow.id}) cannot run ${what} as it is now: ${reason}; nothing was deployed`, {
@@ -246,7 +246,7 @@ export async function rollbackFlow(app: AppServices, principal: Principal, input
   const snapshot = target.snapshot as unknown as DeploymentSnapshot;
   try {
     // Its instances run the definitions it carries, whatever the organization's are now.
-    validateGraph(app.nodes, snapshot, snapshotContext(snapshot));
+    validateGraph(app.nodes, snapshot, { ...snapshotContext(snapshot), stored: true });
   } catch (err) {
     throw new AppError("VALIDATION_FAILED", "that deployment no longer validates against the node catalog", { cause: err });
   }

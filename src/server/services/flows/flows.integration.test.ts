@@ -139,6 +139,8 @@ describe("flow validation", () => {
       [{ nodes: [{ id: a, type: "inject" }], connections: [{ source: a, target: "ghost" }] }, "connections[0].target"],
       [{ nodes: [{ id: a, type: "inject" }, { id: b, type: "debug" }], connections: [{ source: a, source_port: 1, target: b }] }, "connections[0].source_port"],
       [{ nodes: [{ id: a, type: "debug" }, { id: b, type: "inject" }], connections: [{ source: a, target: b }] }, "connections[0].source_port"],
+      // An mqtt in has its input only with dynamic subscription (Node-RED's inputs: 1).
+      [{ nodes: [{ id: a, type: "inject" }, { id: b, type: "mqtt-in", config: { topic: "t" } }], connections: [{ source: a, target: b }] }, "connections[0].target"],
       [{ nodes: [{ id: a, type: "inject" }, { id: a, type: "debug" }] }, "nodes[1].id"],
       [{ nodes: [{ id: "bad id!", type: "inject" }] }, "nodes[0].id"],
     ];
@@ -521,6 +523,31 @@ describe("editor support", () => {
     expect(types.switch).toMatchObject({ outputs: 1, outputs_rule: { count_of: "rules" }, defaults: { property: "payload" } });
     expect(types.function).toMatchObject({ outputs_rule: { value_of: "outputs" }, defaults: { code: "return msg;" } });
     expect(types.debug.outputs_rule).toBe(0);
+  });
+
+  it("an mqtt in's input port follows its dynamic subscription; a flow stored with a wire into a closed one still deploys", async () => {
+    const res = await request("GET", "/nodes", { token: user.accessToken });
+    const mqttIn = res.body.nodes.find((n: { type: string }) => n.type === "mqtt-in");
+    expect(mqttIn).toMatchObject({ inputs: 0, inputs_rule: { value_of: "inputs" } });
+    expect(res.body.nodes.find((n: { type: string }) => n.type === "debug")).toMatchObject({ inputs: 1, inputs_rule: 1 });
+    const [tick, sub] = [uid("tick"), uid("sub")];
+    const nodes = [
+      { id: tick, type: "inject", position: { x: 100, y: 100 } },
+      { id: sub, type: "mqtt-in", position: { x: 300, y: 100 }, config: { topic: "", inputs: 1 } },
+    ];
+    const created = await request("POST", "/flows", { token: user.accessToken, body: { name: uid("dynamic"), nodes, connections: [{ source: tick, target: sub }] } });
+    expect(created.status, created.text).toBe(201);
+    const flow = created.body.flow;
+    // Closing the input while the wire stays is refused, and changes nothing.
+    const closing = await request("PUT", `/flows/${flow.id}`, { token: user.accessToken, body: { name: flow.name, revision: flow.revision, nodes: [nodes[0], { ...nodes[1], config: { topic: "t", inputs: 0 } }], connections: [{ source: tick, target: sub }] } });
+    expect(closing.status, closing.text).toBe(400);
+    expect(closing.body.error.details).toContainEqual({ path: "connections[0].target", message: expect.stringMatching(/has no input/) });
+    expect((await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow.revision).toBe(flow.revision);
+    // A flow saved when every mqtt in had its port (before this rule): it deploys as it ran.
+    const stored = nodes.map((n) => (n.id === sub ? { ...n, config: { ...flow.nodes[1].config, topic: "t", inputs: 0 } } : flow.nodes[0]));
+    await testApp.app.db.prisma.flow.update({ where: { id: flow.id }, data: { nodes: stored } });
+    const deployed = await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken });
+    expect(deployed.status, deployed.text).toBe(200);
   });
 
   it("validates one node's config: defaults filled, refusals with paths relative to the config", async () => {

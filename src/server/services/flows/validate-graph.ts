@@ -1,6 +1,6 @@
 import { randomHex } from "../../ids";
 import type { NodeRegistry } from "../../nodes/registry";
-import { outputCount, type NodeDefinition } from "../../nodes/types";
+import { inputCount, outputCount, type NodeDefinition } from "../../nodes/types";
 import { configRefProperties } from "../../nodes/config-refs";
 import { liftUnknownNode } from "./node-red-mapping";
 import { AppError, type ErrorDetail } from "../../errors";
@@ -47,6 +47,13 @@ export interface GraphContext {
    * name one of its type here, or be "". Absent: none exists, so only "" is accepted.
    */
   configNodes?: ReadonlyMap<string, string>;
+  /**
+   * A graph saved or deployed earlier, validated again to run it (deploy, redeploy, rollback): a
+   * wire into a node whose configuration closes its input (an mqtt in without dynamic subscription,
+   * which had its port always until 2026-12-06) is kept, as Node-RED's runtime delivers on such a
+   * wire, instead of refusing a flow that ran. A save or an import refuses it.
+   */
+  stored?: boolean;
 }
 
 const PORT_TYPES = new Set<string>(SUBFLOW_PORT_TYPES);
@@ -89,7 +96,7 @@ export function validateGraph(registry: NodeRegistry, input: GraphInput, context
   const nodes: FlowNode[] = [];
   const ids = new Set<string>();
   /** Ports of each accepted node: its type's definition, or its subflow definition's. */
-  const ports = new Map<string, { inputs: number; outputs: number }>();
+  const ports = new Map<string, { inputs: number; outputs: number; configuredInput?: boolean }>();
   input.nodes.forEach((given, i) => {
     // An unknown node saved before its description and appearance were its own: lifted out of its properties.
     const node = liftUnknownNode(registry, given);
@@ -160,7 +167,8 @@ export function validateGraph(registry: NodeRegistry, input: GraphInput, context
       details.push({ path: `connections[${i}].source_port`, message: `node ${source.id} (${source.type}) has ${outputs} output${outputs === 1 ? "" : "s"}; port ${c.source_port} does not exist` });
       return;
     }
-    if (ports.get(target.id)!.inputs === 0) {
+    const targetPorts = ports.get(target.id)!;
+    if (targetPorts.inputs === 0 && !(context.stored && targetPorts.configuredInput)) {
       details.push({ path: `connections[${i}].target`, message: `node ${target.id} (${target.type}) has no input` });
       return;
     }
@@ -196,7 +204,7 @@ export function checkConfigRefs(definition: NodeDefinition, config: Record<strin
 }
 
 function portsOf(definition: NodeDefinition, config: Record<string, unknown>) {
-  return { inputs: definition.inputs, outputs: outputCount(definition, config) };
+  return { inputs: inputCount(definition, config), outputs: outputCount(definition, config), configuredInput: typeof definition.inputs === "object" };
 }
 
 function pushConfigIssues(details: ErrorDetail[], i: number, id: string, type: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>) {

@@ -334,6 +334,7 @@ async function loadSubflowCatalogEntries(app: AppServices, principal: Principal)
       help: row.description,
       inputs: ports.inputs,
       outputs: ports.outputs,
+      inputs_rule: ports.inputs > 0 ? (1 as const) : (0 as const),
       outputs_rule: ports.outputs,
       defaults: { env: [] },
       version: row.revision,
