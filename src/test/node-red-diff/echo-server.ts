@@ -1,4 +1,5 @@
 import http from "node:http";
+import { digestCompute } from "@/server/nodes/http-request/digest";
 
 /**
  * A server the differential cases' http request nodes call, on both sides (Node-RED's recording and
@@ -7,7 +8,8 @@ import http from "node:http";
  * msg.payload. Headers each HTTP client chooses for itself (user-agent, accept-encoding, connection,
  * host) are left out. `/redirect` answers 302 to `/echo`; `/slow?ms=N` answers after N ms;
  * `/set-cookie` echoes and sets cookies (SET_COOKIES); `/redirect-cookie` sets one and answers 302 to
- * `/echo`. A multipart body's boundary, random on each side, is written `BOUNDARY`. A fixed port in
+ * `/echo`; `/digest?algorithm=…&qop=…` asks for Digest authentication (user "user", password "pass")
+ * and echoes the answer's fields but its random ones (cnonce, response) with whether it was right. A multipart body's boundary, random on each side, is written `BOUNDARY`. A fixed port in
  * this work's range (the recording's Node-RED serves on 4103).
  */
 export const ECHO_PORT = 4104;
@@ -42,6 +44,23 @@ export async function startEchoServer(port = ECHO_PORT): Promise<{ url: string; 
         res.end();
         return;
       }
+      if (url.pathname === "/digest") {
+        res.sendDate = false;
+        const authorization = req.headers.authorization;
+        if (!authorization?.startsWith("Digest ")) {
+          const algorithm = url.searchParams.get("algorithm");
+          const qop = url.searchParams.get("qop") ?? "auth";
+          const challenge = [`realm="echo"`, qop === "none" ? "" : `qop="${qop}"`, `nonce="n0nce"`, `opaque="0paque"`, algorithm ? `algorithm=${algorithm}` : ""].filter(Boolean).join(", ");
+          res.writeHead(401, { "www-authenticate": `Digest ${challenge}`, "content-type": "text/plain" });
+          res.end("who are you?");
+          return;
+        }
+        const { valid, fields } = checkDigest(authorization, "pass", req.method ?? "GET");
+        const shown = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, k === "cnonce" || k === "response" ? `(${v.length} characters)` : v]));
+        res.writeHead(valid ? 200 : 403, { "content-type": "application/json" });
+        res.end(JSON.stringify({ method: req.method, url: req.url, valid, order: Object.keys(fields), fields: shown, body: body.length > 0 ? body.toString("utf8") : null }));
+        return;
+      }
       const wait = url.pathname === "/slow" ? Math.min(Number(url.searchParams.get("ms")) || 0, 10_000) : 0;
       const answer = JSON.stringify({ method: req.method, url: req.url, headers, body: body.length > 0 ? body.toString("utf8") : null });
       const reply = () => {
@@ -66,4 +85,17 @@ export async function startEchoServer(port = ECHO_PORT): Promise<{ url: string; 
         server.close(() => resolve());
       }),
   };
+}
+
+/** What a server checks of a Digest answer (the echo server's `/digest`): whether it is right for this password, and its fields. */
+export function checkDigest(header: string, password: string, method: string): { valid: boolean; fields: Record<string, string> } {
+  const fields: Record<string, string> = {};
+  const re = /([a-z0-9_-]+)=(?:"([^"]*)"|([^\s,]+))/gi;
+  const body = header.replace(/^Digest\s+/i, "");
+  for (let match = re.exec(body); match; match = re.exec(body)) fields[match[1]!] = match[2] ?? match[3]!;
+  let ha1 = digestCompute(fields.algorithm, `${fields.username}:${fields.realm}:${password}`);
+  if (fields.algorithm && /-sess$/i.test(fields.algorithm)) ha1 = digestCompute(fields.algorithm, `${ha1}:${fields.nonce}:${fields.cnonce}`);
+  const ha2 = digestCompute(fields.algorithm, `${method}:${fields.uri}`);
+  const expected = fields.qop ? digestCompute(fields.algorithm, `${ha1}:${fields.nonce}:${fields.nc}:${fields.cnonce}:${fields.qop}:${ha2}`) : digestCompute(fields.algorithm, `${ha1}:${fields.nonce}:${ha2}`);
+  return { valid: expected === fields.response, fields };
 }

@@ -11,6 +11,7 @@ import querystring from "node:querystring";
 import hashSum from "hash-sum";
 import type FormData from "form-data";
 import { extractCookies, RequestCookies } from "./cookies";
+import { digestAuthorization } from "./digest";
 
 /** The name `headers` holds for this header, whatever its case, if any. */
 const headerName = (headers: Record<string, string>, name: string) => Object.keys(headers).find((k) => k.toLowerCase() === name);
@@ -165,7 +166,8 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
       for (const [name, value] of Object.entries(messageHeaders(msg))) setHeader(headers, name, value);
       for (const [name, value] of Object.entries(c.headers)) setHeader(headers, name, credential(value));
       for (const { header, property } of c.message_headers) setHeader(headers, header, getProperty(msg, property));
-      if (c.auth_type !== "none") {
+      // Digest answers the server's challenge (below); the others go with the first request.
+      if (c.auth_type === "basic" || c.auth_type === "bearer") {
         setHeader(headers, "Authorization", c.auth_type === "basic" ? `Basic ${Buffer.from(`${credential(c.auth_user)}:${credential(c.auth_password)}`).toString("base64")}` : `Bearer ${credential(c.auth_password)}`);
       }
       let body: string | Buffer | undefined;
@@ -242,7 +244,24 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
       }
       try {
         // Downloads wait for the organization's byte budget (runtime/work-limits.ts), not for memory to run out.
-        const res = await fetcher(target, { method, headers, body, timeoutMs, followRedirects, cookies, ...(lease ? { dispatcher: lease.connection } : {}), ...(checkHop ? { checkHop } : {}), budget: ctx.services.workLimits?.responseBudget(ctx.organizationId) });
+        const request = { method, headers, body, timeoutMs, followRedirects, cookies, ...(lease ? { dispatcher: lease.connection } : {}), ...(checkHop ? { checkHop } : {}), budget: ctx.services.workLimits?.responseBudget(ctx.organizationId) };
+        let res = await fetcher(target, request);
+        const challenge = res.headers["www-authenticate"];
+        if (c.auth_type === "digest" && res.status === 401 && typeof challenge === "string") {
+          // Node-RED's afterResponse hook: once, to the URL that asked, with the answer to its challenge.
+          let authorization: string | undefined;
+          try {
+            const asked = new URL(res.url);
+            authorization = digestAuthorization(credential(c.auth_user), credential(c.auth_password), method, asked.pathname + asked.search, challenge);
+          } catch (err) {
+            ctx.log.warn(`Digest authentication failed: ${secrets.scrub(err instanceof Error ? err.message : String(err))}`);
+          }
+          if (authorization) {
+            const retried = { ...request.headers };
+            setHeader(retried, "Authorization", authorization);
+            res = await fetcher(res.url, { ...request, headers: retried });
+          }
+        }
         let payload: unknown = res.body;
         if (c.return === "txt") payload = res.body.toString("utf8");
         else if (c.return === "obj") {

@@ -32,6 +32,11 @@ const echoing = (over: Record<string, unknown>, wires: string[][] = [["out"]]) =
 const row = (keyValue: string, valueType: string, valueValue: string) => ({ keyType: "other", keyValue, valueType, valueValue });
 /** What a request sent, as the echo server saw it: compared through msg.payload (the response's own headers hold each server's date). */
 const echoed = { echo: true, compare: ["payload", "statusCode"] };
+/**
+ * A node with credentials has an id of its own: Node-RED keeps a node's credentials by its id across
+ * deploys, and a later case's "req" without any would send them (as Basic: authType "" with a user).
+ */
+const digestNode = { id: "digest-req", authType: "digest", credentials: { user: "user", password: "pass" } };
 const caught = { id: "c", type: "catch", name: "", scope: null, uncaught: false, wires: [["caught"]] };
 const why = "an Error's stack (and got's cause, the socket error it wraps) is each runtime's own";
 
@@ -276,6 +281,34 @@ export const cases: DiffCase[] = [
       echoing({ method: "POST" }),
     ],
     input: "fn",
+    send: [{ msg: { payload: "p" } }],
+    expect: 1,
+  },
+  ...[
+    ["MD5 with qop auth (a camera's usual challenge)", "/digest"],
+    ["SHA-256", "/digest?algorithm=SHA-256"],
+    ["SHA-512-256", "/digest?algorithm=SHA-512-256"],
+    ["MD5-sess", "/digest?algorithm=MD5-sess"],
+    ["without qop (RFC 2069)", "/digest?qop=none"],
+    ["qop offering auth-int and auth", "/digest?qop=auth-int,auth"],
+  ].map(([what, path]) => ({
+    name: `digest authentication answers the server's challenge: ${what}`,
+    ...echoed,
+    nodes: [echoing({ ...digestNode, url: `${ECHO_URL}${path}` })],
+    send: [{ msg: { payload: "p" } }],
+    expect: 1,
+  })),
+  {
+    name: "digest authentication of a POST sends its body again with the answer, to a URL with a query",
+    ...echoed,
+    nodes: [echoing({ ...digestNode, method: "POST", url: `${ECHO_URL}/digest?x=1` })],
+    send: [{ msg: { payload: { a: 1 } } }],
+    expect: 1,
+  },
+  {
+    name: "digest authentication with a wrong password: the server's refusal is the answer",
+    ...echoed,
+    nodes: [echoing({ ...digestNode, id: "digest-wrong", url: `${ECHO_URL}/digest`, credentials: { user: "user", password: "wrong" } })],
     send: [{ msg: { payload: "p" } }],
     expect: 1,
   },

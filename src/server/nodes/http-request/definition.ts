@@ -70,7 +70,10 @@ matter), and a redirect to another host is not followed. Otherwise nothing is se
 reports an error naming the secret and its hosts, never its value.
 
 **Authentication**: *basic* sends \`Authorization: Basic\` with the username and password;
-*bearer* sends \`Authorization: Bearer\` with the token (the "Password or token" field).
+*digest* sends the request without, and when the server answers 401 with a Digest challenge
+(MD5, SHA-256 or SHA-512-256, their \`-sess\` forms, qop \`auth\`), sends it once more with the
+answer to it (an IP camera's snapshot URL asks so); *bearer* sends \`Authorization: Bearer\` with
+the token (the "Password or token" field).
 
 **TLS configuration** names a TLS configuration node (client certificate, trusted authorities,
 server certificate check) for \`https\` requests; **Proxy** names an HTTP proxy configuration node
@@ -101,8 +104,7 @@ An empty value, or a property that is missing, removes the header, even one \`ms
   node names but the deployment lacks is an error, and nothing is sent (Node-RED sends without it).
   The server's \`http_proxy\`/\`no_proxy\` environment is not used: only the proxy node.
   \`msg.rejectUnauthorized\` is not read: use a TLS configuration with *Verify server certificate* off.
-- Digest authentication is not offered. A header
-  row whose name is read from the message is not carried over at import (the others are).
+- A header row whose name is read from the message is not carried over at import (the others are).
 - At most 5 redirects are followed (Node-RED follows 21), and a request waits at most 120 s for its
   answer, \`msg.requestTimeout\` included (Node-RED's default is 120 s, without a maximum).
 - Connections are always kept alive and reused (Node-RED's *Enable connection keep-alive* is on for
@@ -191,17 +193,22 @@ export const httpRequestConfig = z.object({
       title: "Only send request errors to Catch nodes",
       description: "Off: a request that fails (no connection, no response in time) goes to Catch nodes and on out of the node, msg.statusCode its code. On: only to Catch nodes",
     }),
-  auth_type: z.enum(["none", "basic", "bearer"]).default("none").meta({ title: "Authentication", description: "none, basic (user and password) or bearer (token)" }),
-  auth_user: z.string().max(4096).default("").meta({ title: "Username", description: "Basic authentication; may be ${NAME}" }),
-  auth_password: z.string().max(4096).default("").meta({ title: "Password or token", description: "Basic: the password; bearer: the token. Write ${SECRET_NAME} to use a secret" }),
+  auth_type: z.enum(["none", "basic", "digest", "bearer"]).default("none").meta({ title: "Authentication", description: "none, basic or digest (user and password), or bearer (token)" }),
+  auth_user: z.string().max(4096).default("").meta({ title: "Username", description: "Basic or digest authentication; may be ${NAME}" }),
+  auth_password: z.string().max(4096).default("").meta({ title: "Password or token", description: "Basic or digest: the password; bearer: the token. Write ${SECRET_NAME} to use a secret" }),
   tls: configNodeRef("tls-config", { title: "TLS configuration", description: "Certificates and checks for https requests" }),
   proxy: configNodeRef("http-proxy", { title: "Proxy", description: "An HTTP proxy the requests go through" }),
 });
 
-/** Node-RED's authType ("" or absent: none; digest is not offered) and its credentials, when the export carries them. */
+/**
+ * Node-RED's authType and its credentials, when the export carries them. An empty or absent
+ * authType is Node-RED's "basic" (`n.authType || "basic"`: flows from before the choice existed),
+ * which sends only when there is a username or password: without credentials, none.
+ */
 function authFromNodeRed(p: Record<string, unknown>) {
-  const type = p.authType === "basic" || p.authType === "bearer" ? p.authType : "none";
   const credentials = (p.credentials && typeof p.credentials === "object" ? p.credentials : {}) as Record<string, unknown>;
+  const given = Boolean(credentials.user || credentials.password);
+  const type = p.authType === "basic" || p.authType === "digest" || p.authType === "bearer" ? p.authType : !p.authType && given ? "basic" : "none";
   if (type === "none") return { auth_type: "none" as const };
   return {
     auth_type: type,

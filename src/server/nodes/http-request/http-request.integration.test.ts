@@ -112,6 +112,33 @@ describe("http request: the payload of a GET and headers from the message, impor
     }
   });
 
+  it("answers a camera's Digest challenge with the password from a secret, imported with Node-RED's authType digest", async () => {
+    expect((await request("POST", "/variables", { token: user.accessToken, body: { name: "CAM_PASSWORD", value: "pass", secret: true } })).status).toBe(201);
+    const nodes = [
+      { id: "hd-tab", type: "tab", label: "camera" },
+      { id: "hd-tick", type: "inject", z: "hd-tab", props: [{ p: "payload" }], payload: "", payloadType: "str", repeat: "", once: false, x: 100, y: 40, wires: [["hd-snap"]] },
+      { id: "hd-snap", type: "http request", z: "hd-tab", method: "GET", ret: "obj", paytoqs: "ignore", url: `${echo.url}/digest?algorithm=SHA-256`, tls: "", persist: false, proxy: "", insecureHTTPParser: false, authType: "digest", senderr: false, headers: [], credentials: { user: "user", password: "${CAM_PASSWORD}" }, x: 250, y: 40, wires: [["hd-debug"]] },
+      { id: "hd-debug", type: "debug", z: "hd-tab", active: true, tosidebar: true, console: false, tostatus: false, complete: "payload", targetType: "msg", x: 400, y: 40, wires: [] },
+    ];
+    const dry = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows: nodes } });
+    expect((dry.body.report as Array<{ node_id: string; support: string }>).find((r) => r.node_id === "hd-snap")).toMatchObject({ support: "supported" });
+    const imported = await request("POST", "/flows/import", { token: user.accessToken, body: { flows: nodes } });
+    expect(imported.status).toBe(201);
+    const flow = imported.body.flows[0] as { id: string; nodes: Array<{ id: string; type: string; config: Record<string, unknown> }> };
+    expect(flow.nodes.find((n) => n.type === "http-request")!.config).toMatchObject({ auth_type: "digest", auth_user: "user" });
+    expect((await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken })).status).toBe(200);
+    const ui = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
+    try {
+      await ui.next((f) => f.type === "ready");
+      expect((await request("POST", `/nodes/${flow.nodes.find((n) => n.type === "inject")!.id}/inject`, { token: user.accessToken, body: {} })).status).toBe(200);
+      const frame = await ui.next((f) => f.topic === "debug" && f.data?.node_id === flow.nodes.find((n) => n.type === "debug")!.id);
+      // The echo server checked the answer against the password (a wrong one is its 403).
+      expect(frame.data.msg).toMatchObject({ valid: true, fields: { username: "user", algorithm: "SHA-256", qop: "auth" } });
+    } finally {
+      ui.ws.close();
+    }
+  });
+
   it("a header row that takes its name from the message is said not to be carried over; its siblings are", async () => {
     const dry = await request("POST", "/flows/import?dry_run=true", {
       token: user.accessToken,

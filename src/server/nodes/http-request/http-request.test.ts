@@ -84,7 +84,12 @@ describe("http-request authentication and ${NAME} (SPEC §14)", () => {
     expect(exported).toMatchObject({ authType: "bearer", url: "${API_URL}/x", credentials: { user: "", password: "${API_TOKEN}" } });
     const back = httpRequestNode.configSchema.parse(httpRequestNode.nodeRed!.fromNodeRed(exported as never));
     expect(back).toMatchObject({ auth_type: "bearer", auth_password: "${API_TOKEN}", url: "${API_URL}/x" });
-    expect(httpRequestNode.configSchema.parse(httpRequestNode.nodeRed!.fromNodeRed({ authType: "digest" } as never))).toMatchObject({ auth_type: "none" });
+    const imported = (p: Record<string, unknown>) => httpRequestNode.configSchema.parse(httpRequestNode.nodeRed!.fromNodeRed(p as never));
+    expect(imported({ authType: "digest", credentials: { user: "cam", password: "${CAM_PASSWORD}" } })).toMatchObject({ auth_type: "digest", auth_user: "cam", auth_password: "${CAM_PASSWORD}" });
+    // No authType (a flow from before the choice): Node-RED's basic, when there are credentials.
+    expect(imported({ authType: "", credentials: { user: "u", password: "p" } })).toMatchObject({ auth_type: "basic", auth_user: "u" });
+    expect(imported({ credentials: { user: "", password: "" } })).toMatchObject({ auth_type: "none" });
+    expect(imported({ authType: "" })).toMatchObject({ auth_type: "none" });
   });
 });
 
