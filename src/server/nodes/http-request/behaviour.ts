@@ -247,8 +247,9 @@ export const httpRequestBehaviour = defineBehaviour(httpRequestNode, (ctx, c) =>
         const request = { method, headers, body, timeoutMs, followRedirects, cookies, ...(lease ? { dispatcher: lease.connection } : {}), ...(checkHop ? { checkHop } : {}), budget: ctx.services.workLimits?.responseBudget(ctx.organizationId) };
         let res = await fetcher(target, request);
         const challenge = res.headers["www-authenticate"];
-        if (c.auth_type === "digest" && res.status === 401 && typeof challenge === "string") {
-          // Node-RED's afterResponse hook: once, to the URL that asked, with the answer to its challenge.
+        // Node-RED's afterResponse hook: once, to the URL that asked, with the answer to its challenge;
+        // only from the origin the node names (as Authorization is kept only there across redirects).
+        if (c.auth_type === "digest" && res.status === 401 && typeof challenge === "string" && new URL(res.url).origin === new URL(target).origin) {
           let authorization: string | undefined;
           try {
             const asked = new URL(res.url);

@@ -72,7 +72,8 @@ reports an error naming the secret and its hosts, never its value.
 **Authentication**: *basic* sends \`Authorization: Basic\` with the username and password;
 *digest* sends the request without, and when the server answers 401 with a Digest challenge
 (MD5, SHA-256 or SHA-512-256, their \`-sess\` forms, qop \`auth\`), sends it once more with the
-answer to it (an IP camera's snapshot URL asks so); *bearer* sends \`Authorization: Bearer\` with
+answer to it (an IP camera's snapshot URL asks so), unless the challenge comes from another
+origin than the URL's, reached by a redirect (Node-RED answers it there too); *bearer* sends \`Authorization: Bearer\` with
 the token (the "Password or token" field).
 
 **TLS configuration** names a TLS configuration node (client certificate, trusted authorities,

@@ -300,3 +300,40 @@ describe("http-request's cookies (Node-RED's jar)", () => {
     }
   });
 });
+
+describe("http-request's digest authentication", () => {
+  it("answers a challenge from the node's origin, never one from another host a redirect reached", async () => {
+    const seen: Array<{ host: string | undefined; authorization: string | undefined }> = [];
+    const server = http.createServer((req, res) => {
+      seen.push({ host: req.headers.host, authorization: req.headers.authorization });
+      if (req.url === "/away") res.writeHead(302, { location: `http://localhost:${(server.address() as AddressInfo).port}/cam` }).end();
+      else if (!req.headers.authorization) res.writeHead(401, { "www-authenticate": 'Digest realm="cam", qop="auth", nonce="n1"' }).end();
+      else res.writeHead(200).end("snapshot");
+    });
+    await new Promise<void>((resolve) => server.listen(0, resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const flow = await loadTestFlow(
+        [
+          { id: "req", type: "http-request", config: { return: "txt", url: "", auth_type: "digest", auth_user: "u", auth_password: "p" } },
+          { id: "out", type: "sink" },
+        ],
+        [{ source: "req", target: "out" }],
+        { httpRequest },
+      );
+      flow.send("req", { url: `http://127.0.0.1:${port}/cam` });
+      await flow.waitFor(1);
+      expect(flow.received[0]).toMatchObject({ statusCode: 200, payload: "snapshot" });
+      expect(seen.map((s) => s.authorization?.split(" ")[0])).toEqual([undefined, "Digest"]);
+      // Redirected to localhost (another host): its challenge is the answer, not answered.
+      seen.length = 0;
+      flow.send("req", { url: `http://127.0.0.1:${port}/away` });
+      await flow.waitFor(2);
+      expect(flow.received[1]).toMatchObject({ statusCode: 401 });
+      expect(seen.map((s) => s.authorization)).toEqual([undefined, undefined]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
