@@ -210,6 +210,7 @@ describe("instances in flows", () => {
       help: "Palette entry: tags the message\nMore details.",
       inputs: 1,
       outputs: 2,
+      inputs_rule: 1,
       outputs_rule: 2,
       defaults: { env: [] },
       version: 1,
