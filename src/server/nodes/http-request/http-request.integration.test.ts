@@ -21,6 +21,33 @@ beforeAll(async () => {
 });
 afterAll(() => echo.close());
 
+type ImportedFlow = { id: string; nodes: Array<{ id: string; type: string; config: Record<string, unknown> }> };
+
+/**
+ * A Node-RED export as a user brings it: its dry run says each of `supported` is supported, it is
+ * imported and deployed, its inject node is pressed, and what its debug node shows comes back
+ * from the WebSocket (with the flow as imported).
+ */
+async function importAndRun(nodes: Array<Record<string, unknown>>, supported: string[]): Promise<{ flow: ImportedFlow; shown: unknown }> {
+  const dry = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows: nodes } });
+  expect(dry.status).toBe(200);
+  for (const id of supported) expect((dry.body.report as Array<{ node_id: string; support: string }>).find((r) => r.node_id === id)).toMatchObject({ support: "supported" });
+  const imported = await request("POST", "/flows/import", { token: user.accessToken, body: { flows: nodes } });
+  expect(imported.status).toBe(201);
+  const flow = imported.body.flows[0] as ImportedFlow;
+  expect((await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken })).status).toBe(200);
+  const ui = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
+  try {
+    await ui.next((f) => f.type === "ready");
+    expect((await request("POST", `/nodes/${flow.nodes.find((n) => n.type === "inject")!.id}/inject`, { token: user.accessToken, body: {} })).status).toBe(200);
+    const debugId = flow.nodes.find((n) => n.type === "debug")!.id;
+    const frame = await ui.next((f) => f.topic === "debug" && f.data?.node_id === debugId);
+    return { flow, shown: frame.data.msg };
+  } finally {
+    ui.ws.close();
+  }
+}
+
 describe("http request: the payload of a GET and headers from the message, imported from Node-RED", () => {
   it("appends the payload to the query string (paytoqs query), sends a header row read from the message, and drops the previous response's headers", async () => {
     const nodes = [
@@ -88,28 +115,12 @@ describe("http request: the payload of a GET and headers from the message, impor
       { id: "hc-upload", type: "http request", z: "hc-tab", method: "POST", ret: "obj", paytoqs: "ignore", url: `${echo.url}/echo`, tls: "", persist: false, proxy: "", insecureHTTPParser: false, authType: "", senderr: false, headers: [], x: 550, y: 40, wires: [["hc-debug"]] },
       { id: "hc-debug", type: "debug", z: "hc-tab", active: true, tosidebar: true, console: false, tostatus: false, complete: "payload", targetType: "msg", x: 700, y: 40, wires: [] },
     ];
-    const dry = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows: nodes } });
-    expect(dry.status).toBe(200);
-    for (const id of ["hc-login", "hc-upload"]) expect((dry.body.report as Array<{ node_id: string; support: string }>).find((r) => r.node_id === id)).toMatchObject({ support: "supported" });
-    const imported = await request("POST", "/flows/import", { token: user.accessToken, body: { flows: nodes } });
-    expect(imported.status).toBe(201);
-    const flow = imported.body.flows[0] as { id: string; nodes: Array<{ id: string; type: string }> };
-    expect((await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken })).status).toBe(200);
-    const ui = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
-    try {
-      await ui.next((f) => f.type === "ready");
-      const tick = flow.nodes.find((n) => n.type === "inject")!;
-      expect((await request("POST", `/nodes/${tick.id}/inject`, { token: user.accessToken, body: {} })).status).toBe(200);
-      const debugId = flow.nodes.find((n) => n.type === "debug")!.id;
-      const frame = await ui.next((f) => f.topic === "debug" && f.data?.node_id === debugId);
-      const sent = frame.data.msg as { method: string; headers: Record<string, string>; body: string };
-      // The login's three cookies, each back with its value (a decoded one encoded again).
-      expect(sent.headers.cookie).toBe("session=abc%20def; theme=dark; seen=yes");
-      expect(sent.headers["content-type"]).toBe("multipart/form-data; boundary=BOUNDARY");
-      expect(sent.body).toBe('--BOUNDARY\r\nContent-Disposition: form-data; name="note"\r\n\r\nhi\r\n--BOUNDARY\r\nContent-Disposition: form-data; name="file"; filename="x.csv"\r\nContent-Type: text/csv\r\n\r\na,b\n1,2\r\n--BOUNDARY--\r\n');
-    } finally {
-      ui.ws.close();
-    }
+    const { shown } = await importAndRun(nodes, ["hc-login", "hc-upload"]);
+    const sent = shown as { method: string; headers: Record<string, string>; body: string };
+    // The login's three cookies, each back with its value (a decoded one encoded again).
+    expect(sent.headers.cookie).toBe("session=abc%20def; theme=dark; seen=yes");
+    expect(sent.headers["content-type"]).toBe("multipart/form-data; boundary=BOUNDARY");
+    expect(sent.body).toBe('--BOUNDARY\r\nContent-Disposition: form-data; name="note"\r\n\r\nhi\r\n--BOUNDARY\r\nContent-Disposition: form-data; name="file"; filename="x.csv"\r\nContent-Type: text/csv\r\n\r\na,b\n1,2\r\n--BOUNDARY--\r\n');
   });
 
   it("answers a camera's Digest challenge with the password from a secret, imported with Node-RED's authType digest", async () => {
@@ -120,23 +131,10 @@ describe("http request: the payload of a GET and headers from the message, impor
       { id: "hd-snap", type: "http request", z: "hd-tab", method: "GET", ret: "obj", paytoqs: "ignore", url: `${echo.url}/digest?algorithm=SHA-256`, tls: "", persist: false, proxy: "", insecureHTTPParser: false, authType: "digest", senderr: false, headers: [], credentials: { user: "user", password: "${CAM_PASSWORD}" }, x: 250, y: 40, wires: [["hd-debug"]] },
       { id: "hd-debug", type: "debug", z: "hd-tab", active: true, tosidebar: true, console: false, tostatus: false, complete: "payload", targetType: "msg", x: 400, y: 40, wires: [] },
     ];
-    const dry = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows: nodes } });
-    expect((dry.body.report as Array<{ node_id: string; support: string }>).find((r) => r.node_id === "hd-snap")).toMatchObject({ support: "supported" });
-    const imported = await request("POST", "/flows/import", { token: user.accessToken, body: { flows: nodes } });
-    expect(imported.status).toBe(201);
-    const flow = imported.body.flows[0] as { id: string; nodes: Array<{ id: string; type: string; config: Record<string, unknown> }> };
+    const { flow, shown } = await importAndRun(nodes, ["hd-snap"]);
     expect(flow.nodes.find((n) => n.type === "http-request")!.config).toMatchObject({ auth_type: "digest", auth_user: "user" });
-    expect((await request("POST", `/flows/${flow.id}/deploy`, { token: user.accessToken })).status).toBe(200);
-    const ui = connect(hub.url, { authorization: `Bearer ${user.accessToken}` });
-    try {
-      await ui.next((f) => f.type === "ready");
-      expect((await request("POST", `/nodes/${flow.nodes.find((n) => n.type === "inject")!.id}/inject`, { token: user.accessToken, body: {} })).status).toBe(200);
-      const frame = await ui.next((f) => f.topic === "debug" && f.data?.node_id === flow.nodes.find((n) => n.type === "debug")!.id);
-      // The echo server checked the answer against the password (a wrong one is its 403).
-      expect(frame.data.msg).toMatchObject({ valid: true, fields: { username: "user", algorithm: "SHA-256", qop: "auth" } });
-    } finally {
-      ui.ws.close();
-    }
+    // The echo server checked the answer against the password (a wrong one is its 403).
+    expect(shown).toMatchObject({ valid: true, fields: { username: "user", algorithm: "SHA-256", qop: "auth" } });
   });
 
   it("a header row that takes its name from the message is said not to be carried over; its siblings are", async () => {
