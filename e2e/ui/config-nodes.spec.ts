@@ -254,7 +254,7 @@ test("configuration nodes changed elsewhere show in the open editor without a re
   await expect(picker.locator("option", { hasText: "Temporary CA" })).toHaveCount(0);
 });
 
-test("MQTT numbers with a few values are choices with words: QoS, action and a broker's protocol, saved as numbers", async ({ page, request }) => {
+test("MQTT numbers with a few values are choices with words: QoS, action and a broker's protocol, saved as numbers; a port may be ${NAME}", async ({ page, request }) => {
   const owner = await registerUser(request, "cfgui-mqtt");
   const id = `mi-${unique()}`;
   const flow = await createFlow(request, owner, `Sensors ${unique()}`, { nodes: [{ id, type: "mqtt-in", name: "readings", position: { x: 200, y: 140 }, config: { topic: "sensors/#" } }] });
@@ -278,6 +278,14 @@ test("MQTT numbers with a few values are choices with words: QoS, action and a b
   await expect(protocol.locator("option:checked")).toHaveText("MQTT 3.1.1");
   await protocol.selectOption({ label: "MQTT 5" });
   await expect(add.getByRole("combobox", { name: "Will message QoS", exact: true }).locator("option:checked")).toHaveText("0: at most once");
+  // Port and keep-alive take a number or ${NAME}, as Node-RED's validators.number: one text box each.
+  const port = add.getByRole("textbox", { name: "Port", exact: true });
+  await expect(port).toHaveValue("1883");
+  await port.fill("port 1883");
+  await add.getByRole("button", { name: "Add", exact: true }).click();
+  await expect(add.getByText("Port must be a number or ${NAME}")).toBeVisible();
+  await port.fill("${PLANT_MQTT_PORT}");
+  await add.getByRole("textbox", { name: "Keep alive (s)", exact: true }).fill("30");
   await shot(page, "mqtt-broker-choices");
   await add.getByRole("button", { name: "Add", exact: true }).click();
   await expect(add).toHaveCount(0);
@@ -290,7 +298,7 @@ test("MQTT numbers with a few values are choices with words: QoS, action and a b
   const stored = await (await request.get(`/api/v1/flows/${flow.id}`, { headers: auth(owner) })).json();
   expect(stored.flow.nodes[0].config).toMatchObject({ qos: 1, inputs: 0 });
   const broker = await (await request.get(`/api/v1/config-nodes/${stored.flow.nodes[0].config.broker}`, { headers: auth(owner) })).json();
-  expect(broker.config_node.config).toMatchObject({ protocolVersion: 5, willQos: 0 });
+  expect(broker.config_node.config).toMatchObject({ protocolVersion: 5, willQos: 0, port: "${PLANT_MQTT_PORT}", keepalive: 30 });
 });
 
 test("an mqtt in has its input port only with dynamic subscription, as in Node-RED: closing it takes its wires", async ({ page, request }) => {

@@ -6,6 +6,18 @@
 /** `${NAME}` as Node-RED writes it in a node property. */
 export const VARIABLE_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
+/**
+ * A property that is one `${NAME}` and nothing else: what Node-RED's `RED.validators.number`
+ * accepts in a number's place, and its runtime replaces by the variable's value
+ * (`mapEnvVarProperties`).
+ */
+export const WHOLE_VARIABLE_REFERENCE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+/** The name of a whole-property reference (`"${MQTT_PORT}"` → `MQTT_PORT`), else undefined. */
+export function wholeReferenceName(value: unknown): string | undefined {
+  return typeof value === "string" ? WHOLE_VARIABLE_REFERENCE.exec(value.trim())?.[1] : undefined;
+}
+
 /** `env.get("NAME")` / `env.get('NAME')` in function code. */
 const ENV_GET = /\benv\.get\(\s*(["'])([A-Za-z_][A-Za-z0-9_]*)\1\s*\)/g;
 

@@ -28,6 +28,8 @@ export interface JsonSchema {
   minimum?: number;
   maximum?: number;
   maxLength?: number;
+  /** A string's pattern (the `${NAME}` branch of a number-or-variable field). */
+  pattern?: string;
   /** `color`: a CSS colour (a picker beside the text). */
   format?: string;
   minItems?: number;
@@ -47,6 +49,23 @@ function unwrapNullable(schema: JsonSchema): { schema: JsonSchema; nullable: boo
     if (other && schema.anyOf.some((s) => s.type === "null")) return { schema: { ...other, default: schema.default, title: schema.title, description: schema.description }, nullable: true };
   }
   return { schema, nullable: false };
+}
+
+/**
+ * A number that may also be `${NAME}` (the server's `numberOrVariable`, as Node-RED's
+ * `validators.number`): anyOf [a number, a string with a pattern]. The number's schema, else null.
+ */
+function numberOrVariableBranch(schema: JsonSchema): JsonSchema | null {
+  if (schema.anyOf?.length !== 2) return null;
+  const number = schema.anyOf.find((s) => s.type === "number" || s.type === "integer");
+  const reference = schema.anyOf.find((s) => s.type === "string" && typeof s.pattern === "string");
+  return number && reference ? number : null;
+}
+
+/** What a number-or-variable text box holds as the value: a number when it reads as one, else the text. */
+export function numberOrText(text: string): number | string {
+  const t = text.trim();
+  return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t) ? Number(t) : text;
 }
 
 /** The enum's value an option stands for: a number stays a number (an option's value is text). */
@@ -184,6 +203,25 @@ function ScalarField({
             </option>
           ))}
         </select>
+        {notes}
+      </div>
+    );
+  }
+  if (numberOrVariableBranch(schema)) {
+    // A text box: a number, or `${NAME}` (a number box would refuse the reference).
+    return (
+      <div className="field">
+        <label htmlFor={id}>{label}</label>
+        <input
+          id={id}
+          type="text"
+          inputMode="numeric"
+          spellCheck={false}
+          value={value === null || value === undefined ? "" : String(value)}
+          onChange={(e) => onChange(numberOrText(e.target.value))}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={describedBy}
+        />
         {notes}
       </div>
     );

@@ -4,6 +4,7 @@ import { typedEnvValue } from "./env-values";
 import type { ConfigNodeHandle, RuntimeNode, RuntimeServices, SharedContextStore, VariableResolver } from "./types";
 import { hostAllowed } from "../../shared/allowed-hosts";
 import { SecretHostError, type GlobalEnv } from "./variables";
+import { resolveVariableNumbers, variableNumberFields } from "./number-or-variable";
 
 /**
  * Configuration nodes as running flows use them (SPEC §19). A flow's deployment carries the
@@ -32,6 +33,8 @@ interface Prepared {
   config: Record<string, unknown>;
   /** Opened credential values (may still hold ${NAME}). */
   credentials: Record<string, string>;
+  /** The type's number-or-variable fields (runtime/number-or-variable.ts): a `${NAME}` there is read as a number. */
+  numbers: ReturnType<typeof variableNumberFields>;
 }
 
 interface PrepareInput {
@@ -92,7 +95,7 @@ export class ConfigNodeHost {
         return { type, error: `configuration node ${id} (${type}): its credential "${name}" could not be opened` };
       }
     }
-    return { snapshot, config, credentials };
+    return { snapshot, config, credentials, numbers: variableNumberFields(schema) };
   }
 }
 
@@ -167,7 +170,13 @@ export class FlowConfigNodes {
       name: snapshot.name,
       revision: snapshot.revision,
       get config() {
-        return substituteDeep(found.config, (text) => env().substitute(text)) as C;
+        const substituted = substituteDeep(found.config, (text) => env().substitute(text)) as C;
+        if (found.numbers.size === 0) return substituted;
+        try {
+          return resolveVariableNumbers(found.numbers, found.config, substituted) as C;
+        } catch (err) {
+          throw new Error(`configuration node ${snapshot.name || id} (${snapshot.type}): ${(err as Error).message}`);
+        }
       },
       get credentials() {
         return readCredentials(null);

@@ -107,7 +107,9 @@ export interface NodeContext {
  * A configuration node as a behaviour uses it (runtime/config-nodes.ts). `config` and
  * `credentials` resolve `${NAME}` each time they are read, so a changed variable or secret is used
  * by the next connection without a redeploy; credentials are credential properties (secrets
- * resolve there), the config's strings are not.
+ * resolve there), the config's strings are not. A number-or-variable field holding `${NAME}`
+ * (runtime/number-or-variable.ts) reads as the variable's number; reading `config` throws, naming
+ * the field, when that variable is unset or not such a number.
  */
 export interface ConfigNodeHandle<C extends Record<string, unknown> = Record<string, unknown>> {
   readonly id: string;

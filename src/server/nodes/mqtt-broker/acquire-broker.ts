@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type tls from "node:tls";
 import type { NodeContext } from "../../runtime/types";
 import type { ConnectionLease } from "../../runtime/connections";
+import type { VariablesResolved } from "../../runtime/number-or-variable";
 import { BUILT_IN_BROKER, type MqttBrokerConfig } from "./definition";
 import { brokerHost, brokerUrl, MqttConnection, type BrokerSettings } from "./connection";
 
@@ -14,7 +15,7 @@ type TlsConfig = { servername?: string; verifyservercert?: boolean; alpnprotocol
  * the deployment does not carry it (reported as the node's error by ctx.configNode).
  */
 export async function acquireBroker(ctx: NodeContext, brokerId: string): Promise<ConnectionLease<MqttConnection> | undefined> {
-  const handle = ctx.configNode<MqttBrokerConfig>(brokerId, "mqtt-broker");
+  const handle = ctx.configNode<VariablesResolved<MqttBrokerConfig>>(brokerId, "mqtt-broker");
   if (!handle) return undefined;
   const first = handle.config;
   const tlsHandle = first.usetls && first.tls ? ctx.configNode<TlsConfig>(first.tls, "tls-config") : undefined;

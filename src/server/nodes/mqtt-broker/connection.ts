@@ -208,6 +208,9 @@ export class MqttConnection {
   /** The message waiting for a subscription (reading is paused meanwhile: one at a time). */
   private waiting: { topic: string; payload: Buffer; packet: ReceivedPacket; resume: () => void; timer: NodeJS.Timeout } | undefined;
 
+  /** The last reconnect's settings error, said once until the settings read again. */
+  private lastSettingsError: string | undefined;
+
   constructor(private readonly env: ConnectionEnvironment) {
     this.current = env.settings();
     this.reconnectDelay = env.reconnect?.firstMs ?? 1000;
@@ -309,7 +312,15 @@ export class MqttConnection {
     this.connecting = true;
     this.setStatus(CONNECTING);
     this.serverProperties = {};
-    this.current = this.settings();
+    try {
+      // Throws when a ${NAME} in a number field is unset or not a number (runtime/number-or-variable.ts).
+      this.current = this.settings();
+    } catch (err) {
+      this.connecting = false;
+      this.setStatus(DISCONNECTED);
+      for (const u of this.users.values()) u.log.error(err);
+      return waiting;
+    }
     if (this.current.builtIn) this.connectBuiltIn();
     else {
       try {
@@ -465,8 +476,19 @@ export class MqttConnection {
     });
     client.on("reconnect", () => {
       if (client !== this.client) return;
-      // A rotated credential (${NAME}) is used by the next attempt, without a redeploy.
-      const now = this.settings();
+      // A rotated credential (${NAME}) is used by the next attempt, without a redeploy. Settings
+      // that no longer read (a port's variable deleted) leave the attempt as it was, said once.
+      let now: BrokerSettings;
+      try {
+        now = this.settings();
+      } catch (err) {
+        if (this.lastSettingsError !== String(err)) for (const u of this.users.values()) u.log.error(err);
+        this.lastSettingsError = String(err);
+        this.connecting = true;
+        this.setStatus(CONNECTING);
+        return;
+      }
+      this.lastSettingsError = undefined;
       client.options.username = now.username || undefined;
       client.options.password = (now.password || undefined) as never;
       this.connecting = true;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineNode } from "../types";
 import { PROTOCOL_CHOICES, QOS_CHOICES } from "../mqtt-choices";
 import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-nodes";
+import { numberOrVariable, variableFromNodeRed } from "../../runtime/number-or-variable";
 
 /** The reserved `broker` value naming the app's own broker (SPEC §20, "Built-in broker"). */
 export const BUILT_IN_BROKER = "built-in";
@@ -35,6 +36,10 @@ None.
 - **Birth message**: published on its topic whenever the connection is established.
   **Close message**: published before the connection is closed normally (redeploy, stop).
   **Will message**: published by the broker if the connection is lost unexpectedly.
+- **Port**, **Keep alive** and **Session expiry** may each be \`\${NAME}\` instead of a number, as in
+  Node-RED: the variable's value is read when the connection is made (a changed variable is used at
+  the next reconnect); a variable that is not set, or not a number the field accepts, is the nodes'
+  error and no connection is made.
 - **Username** and **Password** are credentials: stored encrypted, never shown again, left out of
   exports. Either may be \`\${NAME}\`, a variable or secret of the organization; a changed secret is
   used the next time the connection is made (a reconnect), without a redeploy. A user and password
@@ -93,17 +98,17 @@ const messageProps = z
 
 export const mqttBrokerConfig = z.object({
   broker: z.string().trim().min(1).max(2048).default("localhost").meta({ title: "Server", description: "Host, or a URL (mqtt://, mqtts://, ws://, wss://); built-in: this application's broker" }),
-  port: z.number().int().min(1).max(65_535).default(1883).meta({ title: "Port" }),
+  port: numberOrVariable(z.number().int().min(1).max(65_535)).default(1883).meta({ title: "Port", description: "Or ${NAME}: a variable holding it" }),
   usetls: z.boolean().default(false).meta({ title: "Use TLS" }),
   tls: configNodeRef("tls-config", { title: "TLS configuration", description: "Certificates and checks, with Use TLS" }),
   verifyservercert: z.boolean().default(true).meta({ title: "Verify server certificate", description: "Without a TLS configuration" }),
   clientid: z.string().max(256).default("").meta({ title: "Client ID", description: "Empty: a random one" }),
   autoConnect: z.boolean().default(true).meta({ title: "Connect automatically" }),
   protocolVersion: z.number().int().min(3).max(5).default(4).meta({ title: "Protocol", ...PROTOCOL_CHOICES }),
-  keepalive: z.number().int().min(0).max(65_535).default(60).meta({ title: "Keep alive (s)" }),
+  keepalive: numberOrVariable(z.number().int().min(0).max(65_535)).default(60).meta({ title: "Keep alive (s)", description: "Or ${NAME}" }),
   cleansession: z.boolean().default(true).meta({ title: "Clean session" }),
   autoUnsubscribe: z.boolean().default(true).meta({ title: "Unsubscribe when a node stops" }),
-  sessionExpiry: z.number().int().min(0).max(0xffffffff).default(0).meta({ title: "Session expiry (s)", description: "MQTT 5" }),
+  sessionExpiry: numberOrVariable(z.number().int().min(0).max(0xffffffff)).default(0).meta({ title: "Session expiry (s)", description: "MQTT 5; or ${NAME}" }),
   userProps: z.string().max(65_535).default("").meta({ title: "User properties", description: "MQTT 5: a JSON object of strings sent with CONNECT" }),
   birthTopic: publishTopic.meta({ title: "Birth message topic", description: "Empty: none" }),
   birthQos: qos.default(0).meta({ title: "Birth message QoS", ...QOS_CHOICES }),
@@ -230,7 +235,7 @@ export const mqttBrokerNode = defineNode({
     absorbed: ["compatmode"],
     fromNodeRed: (p) => ({
       broker: str(p.broker).trim() || "localhost",
-      port: int(p.port, 1883) || 1883,
+      port: variableFromNodeRed(p.port) ?? (int(p.port, 1883) || 1883),
       tls: typeof p.tls === "string" ? (configNodeIdFromNodeRed(p.tls) ?? "") : "",
       clientid: str(p.clientid),
       autoConnect: bool(p.autoConnect, true),
@@ -238,10 +243,10 @@ export const mqttBrokerNode = defineNode({
       // Node-RED's legacy default is false; an imported node says what it had.
       verifyservercert: bool(p.verifyservercert, false),
       protocolVersion: bool(p.compatmode, false) ? 3 : ([3, 4, 5].includes(int(p.protocolVersion, 4)) ? int(p.protocolVersion, 4) : 4),
-      keepalive: int(p.keepalive, 60),
+      keepalive: variableFromNodeRed(p.keepalive) ?? int(p.keepalive, 60),
       cleansession: bool(p.cleansession, true),
       autoUnsubscribe: bool(p.autoUnsubscribe, true),
-      sessionExpiry: int(p.sessionExpiry, 0),
+      sessionExpiry: variableFromNodeRed(p.sessionExpiry) ?? int(p.sessionExpiry, 0),
       userProps: typeof p.userProps === "string" ? p.userProps : p.userProps && typeof p.userProps === "object" ? JSON.stringify(p.userProps) : "",
       ...Object.fromEntries(
         ["birth", "close", "will"].flatMap((w) => [

@@ -131,12 +131,64 @@ describe("MQTT flows imported from Node-RED, deployed and run against Mosquitto"
     expect((await request("GET", "/config-nodes/c0c0c0c0-d1d1d1", { token })).body.config_node.config).toMatchObject({ protocolVersion: 3 });
   });
 
+  it("a broker's port and keep-alive written as ${NAME} (Node-RED's validators.number allows it): imported as references, connected with the variables' values; a variable that is no port is the nodes' error", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    expect((await request("POST", "/variables", { token, body: { name: "MQTT_PORT", value: "1883" } })).status).toBe(201);
+    expect((await request("POST", "/variables", { token, body: { name: "MQTT_KEEPALIVE", value: "30" } })).status).toBe(201);
+    // Ids of this test's own (every reference renamed with them); the broker's port and keep-alive are references.
+    let text = JSON.stringify(flowsJson().map((n) => (n.type === "mqtt-broker" ? { ...n, port: "${MQTT_PORT}", keepalive: "${MQTT_KEEPALIVE}", birthTopic: "", credentials: undefined } : n)));
+    for (const id of flowsJson().map((n) => n.id)) text = text.replaceAll(id, id === "e5e5e5e5.f6f6f6" ? "e1e1e1e1.f2f2f2" : `${id.slice(0, 9)}${Math.random().toString(16).slice(2, 8)}`);
+    const flows = JSON.parse(text) as ReturnType<typeof flowsJson>;
+    const dry = await request("POST", "/flows/import?dry_run=true", { token, body: { flows } });
+    expect(dry.status, dry.text).toBe(200);
+    for (const r of dry.body.report) expect(r, JSON.stringify(r)).toMatchObject({ support: "supported" });
+    const imported = await request("POST", "/flows/import", { token, body: { flows } });
+    expect(imported.status, imported.text).toBe(201);
+    expect((await request("GET", "/config-nodes/e1e1e1e1-f2f2f2", { token })).body.config_node.config).toMatchObject({ broker: "127.0.0.1", port: "${MQTT_PORT}", keepalive: "${MQTT_KEEPALIVE}" });
+    const flow = imported.body.flows[0];
+    const mqttIn = flow.nodes.find((n: { type: string }) => n.type === "mqtt-in");
+    const debug = flow.nodes.find((n: { type: string }) => n.type === "debug");
+
+    const socket: TestSocket = connect(hub.url, { authorization: `Bearer ${token}` });
+    await socket.next((f) => f.type === "ready");
+    expect((await request("POST", `/flows/${flow.id}/deploy`, { token })).status).toBe(200);
+    await socket.next((f) => f.topic === "node.status" && f.data?.node_id === mqttIn.id && f.data?.status?.text === "connected");
+    const publisher = await mqtt.connectAsync(MOSQUITTO_URL);
+    try {
+      await publisher.publishAsync(`${T}/sensors/hall/temp`, "19", { qos: 1 });
+      const arrived = await socket.next((f) => f.topic === "debug" && f.data?.node_id === debug.id);
+      expect(arrived.data.msg).toMatchObject({ topic: `${T}/sensors/hall/temp`, payload: 19 });
+    } finally {
+      await publisher.endAsync();
+    }
+    const exported = (await request("GET", `/flows/${flow.id}/export`, { token })).body as Array<Record<string, unknown>>;
+    expect(exported.find((n) => n.type === "mqtt-broker")).toMatchObject({ port: "${MQTT_PORT}", keepalive: "${MQTT_KEEPALIVE}" });
+
+    // The variable changes to something that is no port: the next connection (a redeploy) says so and is not made.
+    expect((await request("PUT", "/variables/MQTT_PORT", { token, body: { value: "eighteen-eighty-three" } })).status).toBe(200);
+    expect((await request("POST", `/flows/${flow.id}/deploy`, { token })).status).toBe(200);
+    const refused = await socket.next((f) => f.topic === "node.status" && f.data?.node_id === mqttIn.id && typeof f.data?.error === "string");
+    expect(refused.data.error).toContain('Port is ${MQTT_PORT}, whose value "eighteen-eighty-three" is not a whole number from 1 to 65535');
+    // Deleted: not set.
+    expect((await request("DELETE", "/variables/MQTT_PORT", { token })).status).toBe(204);
+    expect((await request("POST", `/flows/${flow.id}/deploy`, { token })).status).toBe(200);
+    const unset = await socket.next((f) => f.topic === "node.status" && f.data?.node_id === mqttIn.id && /not set/.test(f.data?.error ?? ""));
+    expect(unset.data.error).toContain("Port is ${MQTT_PORT}, which is not set");
+    socket.ws.close();
+  });
+
   it("a flow's broker config node, saved with a bad reference or values, is refused with the property named", async () => {
     const owner = await signUp(request);
     const token = owner.accessToken;
     const bad = await request("POST", "/config-nodes", { token, body: { type: "mqtt-broker", name: "x", config: { broker: "127.0.0.1", port: 70000 } } });
     expect(bad.status).toBe(400);
     expect(bad.text).toMatch(/port/);
+    for (const port of ["1883x", "${MQTT PORT}", "$(MQTT_PORT)", "${MQTT_PORT}:1"]) {
+      const notReference = await request("POST", "/config-nodes", { token, body: { type: "mqtt-broker", name: "x", config: { broker: "127.0.0.1", port } } });
+      expect(notReference.status, port).toBe(400);
+      expect(notReference.body.error.details, port).toContainEqual(expect.objectContaining({ path: expect.stringContaining("port") }));
+    }
     const badTls = await request("POST", "/config-nodes", { token, body: { type: "mqtt-broker", name: "x", config: { broker: "127.0.0.1", tls: "nope" } } });
     expect(badTls.status).toBe(400);
     expect(badTls.text).toMatch(/tls/);
