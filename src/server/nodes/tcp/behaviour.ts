@@ -5,6 +5,10 @@ import { defineBehaviour } from "../types";
 import type { Done, Message, NodeContext, NodeStatus } from "../../runtime/types";
 import { cloneMessage } from "../sequence-support";
 import { tlsConnectOptions } from "../tls-config/connect-options";
+import { wholeEnvValue } from "../../runtime/env-values";
+
+/** A host or port written as one `${NAME}` is the variable's value, as Node-RED maps it when the node starts. */
+const atStart = (ctx: NodeContext, value: string) => wholeEnvValue(value, (name) => ctx.env.get(name));
 
 /** An answer bigger than this is an error (Node-RED's fixed 64 KiB buffer silently loses the rest). */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -57,7 +61,8 @@ interface Connection {
   rest: string;
 }
 
-export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, c) => {
+export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config) => {
+  const c = { ...config, server: atStart(ctx, config.server), port: atStart(ctx, config.port) };
   let out = c.out;
   let splitc: number;
   if (out === "immed") {
@@ -228,7 +233,8 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, c) => {
   };
 });
 
-export const tcpOutBehaviour = defineBehaviour(tcpOutNode, (ctx, c) => {
+export const tcpOutBehaviour = defineBehaviour(tcpOutNode, (ctx, config) => {
+  const c = { ...config, host: atStart(ctx, config.host), port: atStart(ctx, config.port) };
   let socket: net.Socket | undefined;
   let connected = false;
   let closing = false;

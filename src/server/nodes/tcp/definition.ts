@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { WHOLE_VARIABLE_REFERENCE } from "../../../shared/variable-references";
 import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-nodes";
 
 /**
@@ -13,7 +14,7 @@ const port = (title: string, description: string) =>
   z
     .string()
     .trim()
-    .refine((v) => v === "" || (/^\d{1,5}$/.test(v) && Number(v) >= 1 && Number(v) <= 65535), "must be a port number from 1 to 65535")
+    .refine((v) => v === "" || WHOLE_VARIABLE_REFERENCE.test(v) || (/^\d{1,5}$/.test(v) && Number(v) >= 1 && Number(v) <= 65535), "must be a port number from 1 to 65535, or ${NAME}")
     .default("")
     .meta({ title, description });
 const text = (p: Record<string, unknown>, key: string) => (p[key] === undefined || p[key] === null ? "" : String(p[key]).trim());
@@ -55,6 +56,8 @@ export const tcpRequestNode = defineNode({
 - \`payload\`: the answer, a Buffer or a string; the rest of the message is the one sent.
 
 ### Details
+
+The server and the port may each be one \`\${NAME}\` (a variable), read when the flow starts, as in Node-RED.
 
 It connects, sends, and returns what comes back:
 - **after a timeout** (ms after the first byte; the default, 0 ms),
@@ -114,6 +117,8 @@ export const tcpOutNode = defineNode({
 None.
 
 ### Details
+
+The host and the port may each be one \`\${NAME}\` (a variable), read when the flow starts, as in Node-RED.
 
 The node connects to the server when the flow starts and keeps the connection, connecting again 10 s after it is lost (at once when *close connection after each message* closed it). While it is not connected, messages are dropped, as in Node-RED. The status shows connecting, connected or disconnected.
 

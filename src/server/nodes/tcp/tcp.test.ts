@@ -2,7 +2,10 @@ import dgram from "node:dgram";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { closingTestFlows } from "@/test/runtime-harness";
+import { closingTestFlows, variablesFrom } from "@/test/runtime-harness";
+import { VariableSet } from "@/server/runtime/variables";
+import { tcpOutConfig } from "./definition";
+import { udpOutConfig } from "../udp-out/definition";
 import { createOutboundRules } from "@/server/runtime/outbound";
 
 /**
@@ -15,6 +18,11 @@ import { createOutboundRules } from "@/server/runtime/outbound";
 const loadTestFlow = closingTestFlows();
 const allowed = { outbound: createOutboundRules({ allowPrivate: true }) };
 const strict = { outbound: createOutboundRules({ allowPrivate: false }) };
+/** The organization's variables as the engine reads them. */
+const withVariables = (vars: Record<string, string>) => {
+  const set = new VariableSet(new Map(Object.entries(vars).map(([name, value]) => [name, { value, secret: false }])), new Map());
+  return variablesFrom({ current: () => set });
+};
 
 let server: net.Server;
 let port = 0;
@@ -150,6 +158,15 @@ describe("tcp-out (client)", () => {
     await until(() => received.join("") === "over tcp");
   });
 
+  it("a host and port written as ${NAME} are the variables' values, as Node-RED maps them when the node starts", async () => {
+    expect(tcpOutConfig.safeParse({ host: "${TCP_HOST}", port: "${TCP_PORT}" }).success).toBe(true);
+    expect(tcpOutConfig.safeParse({ port: "x${TCP_PORT}" }).success).toBe(false);
+    const flow = await loadTestFlow([{ id: "out", type: "tcp-out", config: { host: "${TCP_HOST}", port: "${TCP_PORT}" } }], [], allowed, {}, withVariables({ TCP_HOST: "127.0.0.1", TCP_PORT: String(port) }));
+    await until(() => flow.statuses.some((s) => s.status?.text === "connected"));
+    flow.send("out", { payload: "by variables" });
+    await until(() => received.join("") === "by variables");
+  });
+
   it("refuses a private address by default: it warns why, and nothing connects", async () => {
     const flow = await loadTestFlow([{ id: "out", type: "tcp-out", config: { host: "127.0.0.1", port: String(port) } }], [], strict);
     await until(() => flow.errors.length > 0);
@@ -180,6 +197,13 @@ describe("udp-out", () => {
     const dynamic = await loadTestFlow([{ id: "u", type: "udp-out", config: {} }], [], allowed);
     dynamic.send("u", { payload: { a: 1 }, ip: "127.0.0.1", port: udpPort });
     await until(() => datagrams.includes("[object Object]"));
+  });
+
+  it("an address and port written as ${NAME} are the variables' values", async () => {
+    expect(udpOutConfig.safeParse({ addr: "${UDP_HOST}", port: "${UDP_PORT}" }).success).toBe(true);
+    const flow = await loadTestFlow([{ id: "u", type: "udp-out", config: { addr: "${UDP_HOST}", port: "${UDP_PORT}" } }], [], allowed, {}, withVariables({ UDP_HOST: "127.0.0.1", UDP_PORT: String(udpPort) }));
+    flow.send("u", { payload: "by variables" });
+    await until(() => datagrams.includes("by variables"));
   });
 
   it("refuses a private address by default, and broadcast or multicast, with an error; nothing arrives", async () => {

@@ -1,8 +1,12 @@
 import dgram from "node:dgram";
 import { udpOutNode } from "./definition";
 import { defineBehaviour } from "../types";
+import { wholeEnvValue } from "../../runtime/env-values";
 
-export const udpOutBehaviour = defineBehaviour(udpOutNode, (ctx, c) => {
+export const udpOutBehaviour = defineBehaviour(udpOutNode, (ctx, config) => {
+  // An address or port written as one `${NAME}` is the variable's value, as Node-RED maps it when the node starts.
+  const env = (value: string) => wholeEnvValue(value, (name) => ctx.env.get(name));
+  const c = { ...config, addr: env(config.addr), port: env(config.port) };
   let socket: dgram.Socket | undefined;
   const socketFor = () => {
     if (!socket) {

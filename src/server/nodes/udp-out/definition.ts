@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { WHOLE_VARIABLE_REFERENCE } from "../../../shared/variable-references";
 
 const text = (p: Record<string, unknown>, key: string) => (p[key] === undefined || p[key] === null ? "" : String(p[key]).trim());
 const port = (title: string, description: string) =>
   z
     .string()
     .trim()
-    .refine((v) => v === "" || (/^\d{1,5}$/.test(v) && Number(v) >= 1 && Number(v) <= 65535), "must be a port number from 1 to 65535")
+    .refine((v) => v === "" || WHOLE_VARIABLE_REFERENCE.test(v) || (/^\d{1,5}$/.test(v) && Number(v) >= 1 && Number(v) <= 65535), "must be a port number from 1 to 65535, or ${NAME}")
     .default("")
     .meta({ title, description });
 
@@ -42,7 +43,7 @@ None.
 
 ### Details
 
-Without an address or port (on the node or the message) the node warns and sends nothing.
+Without an address or port (on the node or the message) the node warns and sends nothing. The address and the port may each be one \`\${NAME}\` (a variable), read when the flow starts, as in Node-RED.
 
 ### Differences from Node-RED
 
