@@ -202,6 +202,18 @@ test.describe("flow editor", () => {
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await expect(canvasNode(page, "ee-inject")).toContainText("every minute");
 
+    // A repeat may be ${NAME} (Node-RED's validators.number allows it): a text box, not a number box.
+    await canvasNode(page, "ee-inject").dblclick();
+    await dialog.getByLabel("Cron schedule", { exact: true }).fill("");
+    const repeat = dialog.getByRole("textbox", { name: "Repeat every (seconds)", exact: true });
+    await expect(repeat).toHaveAttribute("placeholder", "none");
+    await repeat.fill("${EVERY}");
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await expect(dialog).toHaveCount(0);
+    await canvasNode(page, "ee-inject").dblclick();
+    await expect(repeat).toHaveValue("${EVERY}");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+
     // The switch node's outputs follow its rules while they are edited.
     const switchPorts = canvasNode(page, "ee-switch").locator(".react-flow__handle.source");
     await expect(switchPorts).toHaveCount(1);
@@ -233,7 +245,7 @@ test.describe("flow editor", () => {
     await expect(page.getByText("Revision 2 · saved")).toBeVisible();
     const saved = await getFlowViaApi(page.request, token, flowId);
     const byId = Object.fromEntries(saved.nodes.map((n) => [n.id, n]));
-    expect(byId["ee-inject"]).toMatchObject({ name: "every minute", config: { cron: "* * * * *" } });
+    expect(byId["ee-inject"]).toMatchObject({ name: "every minute", config: { cron: null, repeat_seconds: "${EVERY}" } });
     expect((byId["ee-switch"]!.config.rules as unknown[]).length).toBe(2);
     expect(byId["ee-fn"]!.config.code).toContain("msg.payload = 42;");
   });

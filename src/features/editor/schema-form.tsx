@@ -218,7 +218,8 @@ function ScalarField({
           inputMode="numeric"
           spellCheck={false}
           value={value === null || value === undefined ? "" : String(value)}
-          onChange={(e) => onChange(numberOrText(e.target.value))}
+          placeholder={nullable ? "none" : undefined}
+          onChange={(e) => onChange(e.target.value.trim() === "" && nullable ? null : numberOrText(e.target.value))}
           aria-invalid={error ? true : undefined}
           aria-describedby={describedBy}
         />

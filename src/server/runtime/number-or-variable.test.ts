@@ -18,6 +18,8 @@ describe("number-or-variable fields (Node-RED's validators.number accepts ${ENV_
     expect(fields.get("port")!.title).toBe("Port");
     expect(variableNumberFields(z.object({ n: z.number(), s: z.string() })).size).toBe(0);
     expect(variableNumberFields(undefined).size).toBe(0);
+    // Through a pipe (a schema that transforms after parsing, as inject's).
+    expect([...variableNumberFields(z.object({ every: numberOrVariable(z.number()).nullable() }).transform((c) => c)).keys()]).toEqual(["every"]);
   });
 
   it("reads a reference's value as the field's number, and names the field and variable when it cannot", () => {

@@ -23,7 +23,7 @@ export function numberOrVariable(number: z.ZodNumber) {
 export type VariablesResolved<C> = { [K in keyof C]: number extends C[K] ? (string extends C[K] ? number : C[K]) : C[K] };
 
 interface ZodInternals {
-  _zod: { def: { type: string; innerType?: unknown; options?: unknown[]; shape?: Record<string, unknown> } };
+  _zod: { def: { type: string; innerType?: unknown; in?: unknown; options?: unknown[]; shape?: Record<string, unknown> } };
 }
 
 const internals = (schema: unknown) => (schema as ZodInternals)._zod?.def;
@@ -44,7 +44,10 @@ export function variableNumberFields(schema: unknown): ReadonlyMap<string, { num
   const known = fieldsOf.get(schema);
   if (known) return known;
   const found = new Map<string, { number: z.ZodNumber; title: string }>();
-  const shape = internals(schema)?.shape;
+  // The object itself, or the input side of a pipe (a config schema that transforms after parsing).
+  let def = internals(schema);
+  for (let depth = 0; def && def.type === "pipe" && depth < 8; depth++) def = internals(def.in);
+  const shape = def?.shape;
   for (const [key, field] of Object.entries(shape ?? {})) {
     const number = numberBranch(field);
     if (!number) continue;
@@ -92,4 +95,33 @@ function describeNumber(number: z.ZodNumber): string {
 export function variableFromNodeRed(value: unknown): string | undefined {
   const name = wholeReferenceName(value);
   return name === undefined ? undefined : `\${${name}}`;
+}
+
+/**
+ * A node's config with each number-or-variable field that holds `${NAME}` read once, as Node-RED
+ * maps a node's properties when it starts (`get` is the node's `env.get`: a subflow's typed env
+ * comes as a number, a variable as text). Fields it cannot read are left out of `config` and listed
+ * in `errors` (the node reports them; Node-RED's value would be NaN).
+ */
+export function resolveNumbersAtStart<C extends Record<string, unknown>>(
+  schema: unknown,
+  config: C,
+  get: (name: string) => unknown,
+): { config: VariablesResolved<C>; errors: string[] } {
+  const fields = variableNumberFields(schema);
+  const values: Record<string, unknown> = { ...config };
+  const errors: string[] = [];
+  for (const [key] of fields) {
+    const name = wholeReferenceName(config[key]);
+    if (name === undefined) continue;
+    const value = get(name);
+    values[key] = value === undefined || value === null ? "" : typeof value === "string" ? value : String(value);
+    try {
+      Object.assign(values, resolveVariableNumbers(new Map([[key, fields.get(key)!]]), config, values));
+    } catch (err) {
+      errors.push((err as Error).message);
+      values[key] = undefined;
+    }
+  }
+  return { config: values as VariablesResolved<C>, errors };
 }

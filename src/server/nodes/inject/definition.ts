@@ -3,6 +3,7 @@ import { defineNode } from "../types";
 import { checkOperand, operandTypeSchema, type OperandType } from "../../runtime/operands";
 import { propertyPath } from "../property-path";
 import { OPERAND_TYPES } from "../../../shared/operand-types";
+import { numberOrVariable, variableFromNodeRed } from "../../runtime/number-or-variable";
 
 /** Node-RED's inject property types (its typed input offers these). */
 const PROP_TYPES = ["flow", "global", "str", "num", "bool", "json", "bin", "date", "jsonata", "env", "msg"] as const satisfies readonly OperandType[];
@@ -37,7 +38,7 @@ export const injectConfig = z
   .object({
     props: z.array(injectProp).max(100).optional().meta({ title: "Properties", description: "The properties the message gets (default: payload = timestamp, topic = \"\")" }),
     /** Seconds between repeats; null: no repeat. */
-    repeat_seconds: z.number().min(0.1).max(MAX_REPEAT_SECONDS).nullable().default(null).meta({ title: "Repeat every (seconds)", description: "Empty: no repeat" }),
+    repeat_seconds: numberOrVariable(z.number().min(0.1).max(MAX_REPEAT_SECONDS)).nullable().default(null).meta({ title: "Repeat every (seconds)", description: "Empty: no repeat; or ${NAME}, read when the flow starts" }),
     /** Five-field cron expression (minute hour day month weekday); null: none. */
     cron: z
       .string()
@@ -77,7 +78,7 @@ None: the node starts messages itself.
 ### Details
 Each property's value can be a string, number, boolean, JSON, buffer, timestamp (milliseconds, an ISO 8601 string, a Date, or a moment.js format), a flow or global context value, a variable, or a JSONata expression (evaluated against the message being built, so it can use the properties set before it).
 
-*Inject once after start* sends a message the given delay after the flow starts (default 0.1 s); a repeat interval or cron schedule then starts after it, as in Node-RED. A repeat interval is at most 2,147,483 seconds (about 24 days). A cron schedule uses five fields: minute, hour, day of month, month, day of week.
+*Inject once after start* sends a message the given delay after the flow starts (default 0.1 s); a repeat interval or cron schedule then starts after it, as in Node-RED. A repeat interval is at most 2,147,483 seconds (about 24 days); it may be one \`\${NAME}\` (a variable holding the seconds), read when the flow starts, as Node-RED maps it (a variable that is unset or not such a number is the node's error, and it does not repeat). A cron schedule uses five fields: minute, hour, day of month, month, day of week.
 
 \`POST /nodes/{id}/inject\` with \`payload\` or \`topic\` in its body sets those on the message after the node's own properties.
 
@@ -132,7 +133,7 @@ export const injectNode = defineNode({
       const repeat = Number(n.repeat);
       return {
         props,
-        repeat_seconds: n.repeat && Number.isFinite(repeat) && repeat > 0 ? repeat : null,
+        repeat_seconds: variableFromNodeRed(n.repeat) ?? (n.repeat && Number.isFinite(repeat) && repeat > 0 ? repeat : null),
         cron: n.crontab ? String(n.crontab) : null,
         once: n.once === true || n.once === "true",
         once_delay_seconds: Number(n.onceDelay ?? 0.1) || 0.1,

@@ -113,6 +113,23 @@ describe("inject: behaviour", () => {
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(80);
   });
 
+  it("a repeat written as ${NAME} is the variable's seconds, read when the flow starts, as Node-RED maps it; unset, the node's error and no repeat", async () => {
+    expect(injectConfig.parse({ repeat_seconds: "${EVERY}" }).repeat_seconds).toBe("${EVERY}");
+    expect(injectNode.nodeRed!.fromNodeRed!({ repeat: "${EVERY}", crontab: "", once: false })).toMatchObject({ repeat_seconds: "${EVERY}", cron: null });
+    expect(injectNode.nodeRed!.toNodeRed!(injectConfig.parse({ repeat_seconds: "${EVERY}" }))).toMatchObject({ repeat: "${EVERY}" });
+    const every = { variables: () => builtinVariables({ EVERY: "0.1" }) };
+    const h = await flow([{ id: "i", type: "inject", config: { repeat_seconds: "${EVERY}" } }, { id: "s", type: "sink" }], [{ source: "i", target: "s" }], {}, {}, every);
+    await h.waitFor(2);
+    expect(h.errors).toEqual([]);
+
+    const unset = await flow([{ id: "i", type: "inject", config: { repeat_seconds: "${EVERY}" } }, { id: "s", type: "sink" }], [{ source: "i", target: "s" }]);
+    await expect.poll(() => unset.errors).toEqual([{ nodeId: "i", error: expect.stringContaining("Repeat every (seconds) is ${EVERY}, which is not set") }]);
+    const slow = await flow([{ id: "i", type: "inject", config: { repeat_seconds: "${EVERY}" } }, { id: "s", type: "sink" }], [{ source: "i", target: "s" }], {}, {}, { variables: () => builtinVariables({ EVERY: "0" }) });
+    await expect.poll(() => slow.errors).toEqual([{ nodeId: "i", error: expect.stringContaining('whose value "0" is not a number from 0.1 to 2147483') }]);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect([...unset.received, ...slow.received]).toEqual([]);
+  });
+
   it("a JSONata prop that fails is a node error and nothing is sent", async () => {
     const h = await flow([{ id: "i", type: "inject", config: { props: [{ p: "payload", v: "$error('nope')", v_type: "jsonata" }] } }, { id: "s", type: "sink" }], [{ source: "i", target: "s" }]);
     h.engine.inject("flw_test", "i", {});
