@@ -1,4 +1,5 @@
 import { outputCount, isNodeDefinition, isNodeImplementation, type NodeDefinition } from "./types";
+import { resolveNumbersAtStart, variableNumberFields } from "../runtime/number-or-variable";
 import type { NodeFactory, RuntimeNodeType } from "../runtime/types";
 import type { NodeFolder } from "./folder";
 import { nodeFolders } from "./folders.generated";
@@ -52,6 +53,7 @@ export class NodeRegistry {
       types.set(definition.type, {
         behaviour,
         parse: (config) => schema.parse(config),
+        ...(variableNumberFields(schema).size > 0 ? { resolveAtStart: (config: Record<string, unknown>, get: (name: string) => unknown) => resolveNumbersAtStart(schema, config, get) } : {}),
         outputs: (config) => outputCount(definition, config),
         // The role readers see what `parse` returned: this type's own parsed configuration.
         roles: definition.roles as RuntimeNodeType["roles"],

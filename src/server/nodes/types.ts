@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { inputsFor, outputsFor, type InputsRule, type OutputsRule } from "../../shared/node-ports";
 import type { NodeFactory, NodeRoles } from "../runtime/types";
+import type { VariablesResolved } from "../runtime/number-or-variable";
 import type { FormHints } from "../../shared/form-hints";
 
 /** "config": configuration nodes (SPEC §5, §19), never on a palette. */
@@ -137,7 +138,8 @@ export interface NodeImplementation {
  * Declares the behaviour of `definition`'s type. The engine parses each node's configuration once,
  * with the type's schema, when the flow starts, and hands the result to `factory` as `config`.
  */
-export const defineBehaviour = <Config>(definition: TypedNodeDefinition<Config>, factory: NodeFactory<Config>): NodeImplementation => ({
+/** `config`: the node's parsed configuration, a number written as `${NAME}` already read as its number (RuntimeNodeType.resolveAtStart). */
+export const defineBehaviour = <Config>(definition: TypedNodeDefinition<Config>, factory: NodeFactory<VariablesResolved<Config>>): NodeImplementation => ({
   type: definition.type,
   factory: factory as NodeFactory<never>,
   brand: "flowplane.node-implementation",

@@ -2,6 +2,11 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { numberOrVariable, resolveVariableNumbers, variableFromNodeRed, variableNumberFields } from "./number-or-variable";
 import { mqttBrokerConfig, mqttBrokerNode } from "../nodes/mqtt-broker/definition";
+import { createNodeRegistry } from "../nodes/registry";
+import { closingTestFlows } from "@/test/runtime-harness";
+import { builtinVariables } from "./memory-context";
+
+const flow = closingTestFlows();
 
 describe("number-or-variable fields (Node-RED's validators.number accepts ${ENV_VAR})", () => {
   it("a field takes a number or one whole ${NAME}, nothing else", () => {
@@ -41,5 +46,52 @@ describe("number-or-variable fields (Node-RED's validators.number accepts ${ENV_
     expect(mqttBrokerConfig.parse(imported)).toMatchObject({ broker: "${MQTT_HOST}", port: "${MQTT_PORT}", keepalive: "${KEEPALIVE}", sessionExpiry: "${EXPIRY}" });
     expect(mqttBrokerNode.nodeRed!.fromNodeRed!({ broker: "h", port: "8883", keepalive: "30" })).toMatchObject({ port: 8883, keepalive: 30 });
     expect(mqttBrokerNode.nodeRed!.toNodeRed!(mqttBrokerConfig.parse({ broker: "h", port: "${MQTT_PORT}" }))).toMatchObject({ port: "${MQTT_PORT}" });
+  });
+
+  it("every core node's number field that Node-RED's editor checks with validators.number takes ${NAME}, imported as it is", () => {
+    const registry = createNodeRegistry();
+    const fields = (type: string) => [...variableNumberFields(registry.get(type)!.configSchema).keys()].sort();
+    expect(fields("mqtt-broker")).toEqual(["keepalive", "port", "sessionExpiry"]);
+    expect(fields("inject")).toEqual(["once_delay_seconds", "repeat_seconds"]);
+    expect(fields("trigger")).toEqual(["duration"]);
+    expect(fields("link-call")).toEqual(["timeout_seconds"]);
+    expect(fields("range")).toEqual(["max_in", "max_out", "min_in", "min_out"]);
+    const imported = (type: string, nodeRed: Record<string, unknown>) => registry.get(type)!.configSchema.parse(registry.get(type)!.nodeRed!.fromNodeRed!(nodeRed));
+    expect(imported("trigger", { duration: "${WAIT}", units: "s" })).toMatchObject({ duration: "${WAIT}", units: "s" });
+    expect(imported("link-call", { links: [], timeout: "${CALL_TIMEOUT}" })).toMatchObject({ timeout_seconds: "${CALL_TIMEOUT}" });
+    expect(imported("range", { minin: "0", maxin: "${FULL}", minout: "0", maxout: "100" })).toMatchObject({ min_in: 0, max_in: "${FULL}" });
+    expect(imported("inject", { onceDelay: "${SETTLE}", once: true })).toMatchObject({ once_delay_seconds: "${SETTLE}", once: true });
+  });
+
+  it("the engine reads them when the node starts, through the node's env (a subflow's, a variable); one it cannot read is the node's error and the field's default", async () => {
+    const vars = { variables: () => builtinVariables({ LOW: "100", HIGH: "200", WAIT: "30" }) };
+    const h = await flow(
+      [
+        { id: "r", type: "range", config: { min_out: "${LOW}", max_out: "${HIGH}" } },
+        { id: "t", type: "trigger", config: { duration: "${WAIT}", op1: "first", op2: "second" } },
+        { id: "s", type: "sink" },
+      ],
+      [
+        { source: "r", target: "s" },
+        { source: "t", target: "s" },
+      ],
+      {},
+      {},
+      vars,
+    );
+    h.send("r", { payload: 5 });
+    const started = Date.now();
+    h.send("t", { payload: "go" });
+    const [scaled, first, second] = await h.waitFor(3);
+    expect(scaled!.payload).toBe(150);
+    expect([first!.payload, second!.payload]).toEqual(["first", "second"]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    expect(h.errors).toEqual([]);
+
+    const unset = await flow([{ id: "r", type: "range", config: { min_out: "${LOW}", max_out: "${MISSING}" } }, { id: "s", type: "sink" }], [{ source: "r", target: "s" }], {}, {}, vars);
+    expect(unset.errors).toEqual([{ nodeId: "r", error: expect.stringContaining("Target range to is ${MISSING}, which is not set") }]);
+    unset.send("r", { payload: 5 });
+    const [fallback] = await unset.waitFor(1);
+    expect(fallback!.payload).toBe(100); // 100 to the default 100: the node still runs
   });
 });

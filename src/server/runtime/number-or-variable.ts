@@ -19,8 +19,8 @@ export function numberOrVariable(number: z.ZodNumber) {
   return z.union([number, VARIABLE_TEXT]);
 }
 
-/** A configuration as a node uses it: a number-or-variable field (`number | string`) read as its number. */
-export type VariablesResolved<C> = { [K in keyof C]: number extends C[K] ? (string extends C[K] ? number : C[K]) : C[K] };
+/** A configuration as a node uses it: a number-or-variable field (`number | string`, maybe `| null`) read as its number. */
+export type VariablesResolved<C> = { [K in keyof C]: number extends C[K] ? (string extends C[K] ? Exclude<C[K], string> : C[K]) : C[K] };
 
 interface ZodInternals {
   _zod: { def: { type: string; innerType?: unknown; in?: unknown; options?: unknown[]; shape?: Record<string, unknown> } };
@@ -36,14 +36,21 @@ function numberBranch(field: unknown): z.ZodNumber | undefined {
   return def.options.find((o) => internals(o)?.type === "number") as z.ZodNumber | undefined;
 }
 
-const fieldsOf = new WeakMap<object, ReadonlyMap<string, { number: z.ZodNumber; title: string }>>();
+/** A number-or-variable field: its number schema, its title, and the value it takes when its variable cannot be read (its default). */
+export interface VariableNumberField {
+  number: z.ZodNumber;
+  title: string;
+  fallback: unknown;
+}
+
+const fieldsOf = new WeakMap<object, ReadonlyMap<string, VariableNumberField>>();
 
 /** The top-level number-or-variable fields of an object schema, with their number schema and title. */
-export function variableNumberFields(schema: unknown): ReadonlyMap<string, { number: z.ZodNumber; title: string }> {
+export function variableNumberFields(schema: unknown): ReadonlyMap<string, VariableNumberField> {
   if (!schema || typeof schema !== "object") return new Map();
   const known = fieldsOf.get(schema);
   if (known) return known;
-  const found = new Map<string, { number: z.ZodNumber; title: string }>();
+  const found = new Map<string, VariableNumberField>();
   // The object itself, or the input side of a pipe (a config schema that transforms after parsing).
   let def = internals(schema);
   for (let depth = 0; def && def.type === "pipe" && depth < 8; depth++) def = internals(def.in);
@@ -52,7 +59,8 @@ export function variableNumberFields(schema: unknown): ReadonlyMap<string, { num
     const number = numberBranch(field);
     if (!number) continue;
     const meta = z.globalRegistry.get(field as z.ZodType) as { title?: string } | undefined;
-    found.set(key, { number, title: meta?.title ?? key });
+    const fallback = (field as z.ZodType).safeParse(undefined);
+    found.set(key, { number, title: meta?.title ?? key, fallback: fallback.success ? fallback.data : undefined });
   }
   fieldsOf.set(schema, found);
   return found;
@@ -64,7 +72,7 @@ export function variableNumberFields(schema: unknown): ReadonlyMap<string, { num
  * show), when the variable is unset or its value is not a number the field accepts.
  */
 export function resolveVariableNumbers<C extends Record<string, unknown>>(
-  fields: ReadonlyMap<string, { number: z.ZodNumber; title: string }>,
+  fields: ReadonlyMap<string, Pick<VariableNumberField, "number" | "title">>,
   raw: Record<string, unknown>,
   config: C,
 ): VariablesResolved<C> {
@@ -100,8 +108,9 @@ export function variableFromNodeRed(value: unknown): string | undefined {
 /**
  * A node's config with each number-or-variable field that holds `${NAME}` read once, as Node-RED
  * maps a node's properties when it starts (`get` is the node's `env.get`: a subflow's typed env
- * comes as a number, a variable as text). Fields it cannot read are left out of `config` and listed
- * in `errors` (the node reports them; Node-RED's value would be NaN).
+ * comes as a number, a variable as text). A field it cannot read takes the field's default and is
+ * listed in `errors`, naming the field and the variable (the engine reports them as the node's
+ * errors; Node-RED's node would compute with NaN).
  */
 export function resolveNumbersAtStart<C extends Record<string, unknown>>(
   schema: unknown,
@@ -109,19 +118,20 @@ export function resolveNumbersAtStart<C extends Record<string, unknown>>(
   get: (name: string) => unknown,
 ): { config: VariablesResolved<C>; errors: string[] } {
   const fields = variableNumberFields(schema);
-  const values: Record<string, unknown> = { ...config };
+  let values: Record<string, unknown> | undefined;
   const errors: string[] = [];
-  for (const [key] of fields) {
+  for (const [key, field] of fields) {
     const name = wholeReferenceName(config[key]);
     if (name === undefined) continue;
     const value = get(name);
-    values[key] = value === undefined || value === null ? "" : typeof value === "string" ? value : String(value);
+    const text = value === undefined || value === null ? "" : typeof value === "string" ? value : String(value);
+    values ??= { ...config };
     try {
-      Object.assign(values, resolveVariableNumbers(new Map([[key, fields.get(key)!]]), config, values));
+      values[key] = resolveVariableNumbers(new Map([[key, field]]), config, { [key]: text })[key];
     } catch (err) {
       errors.push((err as Error).message);
-      values[key] = undefined;
+      values[key] = field.fallback;
     }
   }
-  return { config: values as VariablesResolved<C>, errors };
+  return { config: (values ?? config) as VariablesResolved<C>, errors };
 }

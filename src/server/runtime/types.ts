@@ -294,6 +294,12 @@ export interface RuntimeNodeType {
   /** Parses (and fills the defaults of) a node's configuration; throws when it does not fit. Absent: the config as given. */
   parse?(config: Record<string, unknown>): Record<string, unknown>;
   outputs(config: Record<string, unknown>): number;
+  /**
+   * The parsed config with its number-or-variable fields' `${NAME}` read through the node's
+   * `env.get` (runtime/number-or-variable.ts), when the node is made, as Node-RED maps a node's
+   * properties when it starts; `errors` are reported as the node's. Absent: the type has no such field.
+   */
+  resolveAtStart?(config: Record<string, unknown>, get: (name: string) => unknown): { config: Record<string, unknown>; errors: string[] };
   /** Asked with the config `parse` returned. */
   roles?: NodeRoles;
   /** Node-RED's name of the type ("link call"); absent: ours. */

@@ -2,18 +2,14 @@ import { defineBehaviour } from "../types";
 import { Cron } from "croner";
 import type { Message } from "../../runtime/types";
 import { prepareOperand, setTarget } from "../../runtime/operands";
-import { injectConfig, injectNode } from "./definition";
-import { resolveNumbersAtStart } from "../../runtime/number-or-variable";
+import { injectNode } from "./definition";
 
 /**
  * Starts messages: by hand (trigger), once after start, every N seconds, or on a cron schedule, as
  * Node-RED 4.1's inject: the repeat or cron schedule starts after the "once" message when there is
  * one. Each message gets the node's props in order (a JSONata prop sees the ones set before it).
  */
-export const injectBehaviour = defineBehaviour(injectNode, (ctx, config) => {
-  // A repeat written as ${NAME} is read once, as Node-RED maps a node's properties when it starts.
-  const { config: c, errors: unread } = resolveNumbersAtStart(injectConfig, config, (name) => ctx.env.get(name));
-  for (const error of unread) ctx.log.error(new Error(error));
+export const injectBehaviour = defineBehaviour(injectNode, (ctx, c) => {
   const props = c.props.map((p) => ({ path: p.p, value: prepareOperand({ value: p.v, type: p.v_type }) }));
   const anyAsync = props.some((p) => p.value.async);
   const timers: Array<NodeJS.Timeout> = [];
@@ -94,7 +90,7 @@ export const injectBehaviour = defineBehaviour(injectNode, (ctx, config) => {
     trigger();
   };
   const repeater = () => {
-    if (typeof c.repeat_seconds === "number") timers.push(setInterval(timed, c.repeat_seconds * 1000));
+    if (c.repeat_seconds !== null) timers.push(setInterval(timed, c.repeat_seconds * 1000));
     else if (c.cron) cron = new Cron(c.cron, { catch: (err) => ctx.log.error(err) }, timed);
   };
   return {

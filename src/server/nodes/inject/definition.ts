@@ -47,7 +47,7 @@ export const injectConfig = z
       .default(null)
       .meta({ title: "Cron schedule", description: "Five fields: minute hour day month weekday, such as */5 * * * *" }),
     once: z.boolean().default(false).meta({ title: "Inject once after start" }),
-    once_delay_seconds: z.number().min(0).max(3600).default(0.1).meta({ title: "Start delay (seconds)", description: "How long after the flow starts the first message goes out" }),
+    once_delay_seconds: numberOrVariable(z.number().min(0).max(3600)).default(0.1).meta({ title: "Start delay (seconds)", description: "How long after the flow starts the first message goes out; or ${NAME}" }),
     payload_type: legacyType.optional().meta({ title: "Payload type (old form)", deprecated: true }),
     payload: z.string().max(65536).optional().meta({ title: "Payload (old form)", deprecated: true }),
     topic: z.string().max(1024).optional().meta({ title: "Topic (old form)", deprecated: true }),
@@ -136,7 +136,7 @@ export const injectNode = defineNode({
         repeat_seconds: variableFromNodeRed(n.repeat) ?? (n.repeat && Number.isFinite(repeat) && repeat > 0 ? repeat : null),
         cron: n.crontab ? String(n.crontab) : null,
         once: n.once === true || n.once === "true",
-        once_delay_seconds: Number(n.onceDelay ?? 0.1) || 0.1,
+        once_delay_seconds: variableFromNodeRed(n.onceDelay) ?? (Number(n.onceDelay ?? 0.1) || 0.1),
       };
     },
     // payloadType is read only for a payload row without its own value, and written back with it; without such a row it means nothing (Node-RED's editor leaves it behind).

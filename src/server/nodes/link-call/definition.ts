@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { numberOrVariable, variableFromNodeRed } from "../../runtime/number-or-variable";
 import { nodeIdSchema } from "../../../shared/flow-graph";
 
 export const linkCallConfig = z.object({
@@ -12,12 +13,9 @@ export const linkCallConfig = z.object({
     .max(1)
     .default([])
     .meta({ title: "Target", description: "The link-in node to call (static link type), in any flow of the organization." }),
-  timeout_seconds: z
-    .number()
-    .min(0)
-    .max(86_400)
+  timeout_seconds: numberOrVariable(z.number().min(0).max(86_400))
     .default(30)
-    .meta({ title: "Timeout (seconds)", description: "How long to wait for the called flow's answer before reporting the error \"timeout\" (to catch nodes)." }),
+    .meta({ title: "Timeout (seconds)", description: "How long to wait for the called flow's answer before reporting the error \"timeout\" (to catch nodes). Or ${NAME}, read when the flow starts." }),
 });
 
 export const linkCallNode = defineNode({
@@ -66,7 +64,7 @@ Calls reach only link-in nodes of the same organization; another organization's 
       return {
         link_type: p.linkType === "dynamic" ? "dynamic" : "static",
         links: typeof p.links === "string" ? [p.links] : Array.isArray(p.links) ? p.links.slice(0, 1) : [],
-        timeout_seconds: Number.isNaN(timeout) ? 30 : timeout,
+        timeout_seconds: variableFromNodeRed(p.timeout) ?? (Number.isNaN(timeout) ? 30 : timeout),
       };
     },
   },

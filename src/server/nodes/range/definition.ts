@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { numberOrVariable, variableFromNodeRed } from "../../runtime/number-or-variable";
 import { propertyPath } from "../property-path";
 
-const finite = (title: string, description: string, fallback: number) => z.number().finite().default(fallback).meta({ title, description });
+const finite = (title: string, description: string, fallback: number) => numberOrVariable(z.number().finite()).default(fallback).meta({ title, description: `${description} Or \${NAME}, read when the flow starts.` });
 
 export const rangeConfig = z
   .object({
@@ -79,10 +80,10 @@ export const rangeNode = defineNode({
       property: c.property,
     }),
     fromNodeRed: (p) => ({
-      min_in: Number(p.minin),
-      max_in: Number(p.maxin),
-      min_out: Number(p.minout),
-      max_out: Number(p.maxout),
+      min_in: variableFromNodeRed(p.minin) ?? Number(p.minin),
+      max_in: variableFromNodeRed(p.maxin) ?? Number(p.maxin),
+      min_out: variableFromNodeRed(p.minout) ?? Number(p.minout),
+      max_out: variableFromNodeRed(p.maxout) ?? Number(p.maxout),
       action: ["clamp", "roll", "drop"].includes(p.action as string) ? p.action : "scale",
       round: Boolean(p.round),
       property: typeof p.property === "string" && p.property !== "" ? p.property : "payload",

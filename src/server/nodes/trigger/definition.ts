@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
+import { numberOrVariable, variableFromNodeRed } from "../../runtime/number-or-variable";
 import { propertyPath } from "../property-path";
 import { MAX_TOPICS } from "../sequence-support";
 import { operandProblem, OPERAND_TYPE_TITLES, type OperandType } from "../../runtime/operands";
@@ -21,13 +22,9 @@ export const triggerConfig = z
   .object({
     op1: z.string().max(65536).default("1").meta({ title: "Send", description: "The first message's payload (a string may use {{mustache}} over the message)." }),
     op1_type: typeSchema([...VALUE_TYPES, "pay", "nul"], "Send (type)", "str"),
-    duration: z
-      .number()
-      .finite()
-      .min(-86_400_000)
-      .max(86_400_000)
+    duration: numberOrVariable(z.number().finite().min(-86_400_000).max(86_400_000))
       .default(250)
-      .meta({ title: "Then wait for", description: "How long before the second message; 0: wait to be reset; negative: resend the first message every that long." }),
+      .meta({ title: "Then wait for", description: "How long before the second message; 0: wait to be reset; negative: resend the first message every that long. Or ${NAME}, read when the flow starts." }),
     units: z.enum(["ms", "s", "min", "hr"]).default("ms").meta({ title: "Units" }),
     extend: z.boolean().default(false).meta({ title: "Extend delay if new message arrives" }),
     override_delay: z.boolean().default(false).meta({ title: "Override delay with msg.delay", description: "msg.delay, in milliseconds, replaces the duration." }),
@@ -156,7 +153,7 @@ export const triggerNode = defineNode({
         op1_type: op1.type,
         op2: op2.value,
         op2_type: op2.type,
-        duration: Number.isNaN(duration) ? 250 : duration,
+        duration: variableFromNodeRed(p.duration) ?? (Number.isNaN(duration) ? 250 : duration),
         units: UNIT_TYPES.has(p.units as string) ? p.units : "ms",
         extend: p.extend === true || p.extend === "true",
         override_delay: p.overrideDelay === true || p.overrideDelay === "true",

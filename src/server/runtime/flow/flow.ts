@@ -157,7 +157,14 @@ export class Flow {
       const host = new NodeHost(this, { ...plain, config }, node, wires.get(node.id) ?? [], type?.roles ?? {});
       const ctx = host.attach(flowContext, node.scope ? { ...stores, flow: scopeStores.get(node.scope)! } : stores, watched, type);
       try {
-        host.behaviour = await factory(ctx, config);
+        let made = config;
+        if (type?.resolveAtStart) {
+          // A number written as ${NAME} is read now, as Node-RED maps a node's properties when it starts.
+          const resolved = type.resolveAtStart(config, (name) => ctx.env.get(name));
+          made = resolved.config;
+          for (const error of resolved.errors) this.reportNodeError(node.id, new Error(error));
+        }
+        host.behaviour = await factory(ctx, made);
         this.nodes.set(node.id, host);
       } catch (err) {
         failures.push(`${node.id}: ${errorText(err)}`);
