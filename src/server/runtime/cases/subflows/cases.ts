@@ -399,4 +399,40 @@ export const cases: DiffCase[] = [
     expect: 1,
     settleMs: 300,
   },
+  {
+    // Node-RED's editor accepts ${ENV_VAR} in a number's place (validators.number), and its runtime maps a node's whole-value
+    // properties when the node starts (mapEnvVarProperties): here from the instance's env, a number and a string.
+    name: "numbers written as ${NAME} inside a subflow are its env's values: a range's bounds and a trigger's duration",
+    nodes: [instance("numvars", "sfnumvars", [["out"]], { env: [{ name: "HIGH", type: "str", value: "300" }] })],
+    subflows: [
+      subflow("sfnumvars", "numbers from env", ["snrange"], [[{ id: "sntrigger" }]], {
+        env: [
+          { name: "LOW", type: "num", value: "100" },
+          { name: "HIGH", type: "str", value: "200" },
+          { name: "WAIT", type: "num", value: "20" },
+        ],
+      }),
+      inside("sfnumvars", { id: "snrange", type: "range", name: "", minin: "0", maxin: "10", minout: "${LOW}", maxout: "${HIGH}", action: "scale", round: false, property: "payload", wires: [["sntrigger"]] }),
+      inside("sfnumvars", {
+        id: "sntrigger",
+        type: "trigger",
+        name: "",
+        op1: "",
+        op2: "done",
+        op1type: "pay",
+        op2type: "str",
+        duration: "${WAIT}",
+        extend: false,
+        overrideDelay: false,
+        units: "ms",
+        reset: "",
+        bytopic: "all",
+        topic: "topic",
+        outputs: 1,
+        wires: [[]],
+      }),
+    ],
+    send: [{ msg: { payload: 5 } }],
+    expect: 2,
+  },
 ];
