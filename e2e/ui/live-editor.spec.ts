@@ -242,3 +242,52 @@ test("a debug node's button stops and restarts its messages at once, without a d
   await toolbar(page).getByRole("button", { name: "Save" }).click();
   await expect.poll(async () => (await getFlow(request, owner, flow.id)).nodes.find((n: { id: string }) => n.id === f.ids.debug).config.active).toBe(false);
 });
+
+test("every debug node of the flow off and on at once from the Debug tab (Node-RED's deactivate / activate all), by keyboard too", async ({ page, request }) => {
+  const owner = await registerUser(request, "live-debug-all");
+  const f = liveFlow("all");
+  const graph = f.graph("v1");
+  const second = `${f.ids.debug}-2`;
+  graph.nodes.push({ id: second, type: "debug", name: "also", position: { x: 580, y: 240 } });
+  graph.connections.push({ source: f.ids.fn, target: second });
+  const flow = await createFlow(request, owner, "Quiet flow", graph);
+  await logIn(page, owner.email);
+  await page.goto(`/flows/${flow.id}`);
+  await toolbar(page).getByRole("button", { name: "Deploy" }).click();
+  await expect(flowState(page)).toHaveText("Running");
+  await openTab(page, "Debug");
+  const inject = node(page, f.ids.inject).getByRole("button", { name: "Inject" });
+  const buttons = [node(page, f.ids.debug), node(page, second)].map((n) => n.getByRole("button", { name: "Active" }));
+  const messages = debug(page).getByTestId("debug-message");
+  const group = debug(page).getByRole("group", { name: "Debug nodes of this flow" });
+
+  await inject.click();
+  await expect(messages).toHaveCount(2);
+  await group.getByRole("button", { name: "All off" }).click();
+  await expect(group.getByRole("status")).toHaveText("2 debug nodes off");
+  for (const b of buttons) await expect(b).toHaveAttribute("aria-pressed", "false");
+  await shot(page, "live-editor-debug-all-off");
+  await inject.click();
+  await expect(node(page, f.ids.inject).getByRole("status")).toHaveText("Injected");
+  await page.waitForTimeout(500);
+  await expect(messages).toHaveCount(2);
+  // No deploy was made: revision 1 runs.
+  expect((await getFlow(request, owner, flow.id)).revision).toBe(1);
+
+  // By keyboard: Tab from "All off" back to "All on", Enter.
+  await group.getByRole("button", { name: "All off" }).focus();
+  await page.keyboard.press("Shift+Tab");
+  await expect(group.getByRole("button", { name: "All on" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(group.getByRole("status")).toHaveText("2 debug nodes on");
+  for (const b of buttons) await expect(b).toHaveAttribute("aria-pressed", "true");
+  await inject.click();
+  await expect(messages).toHaveCount(4);
+
+  // Off, saved: the flow keeps both settings.
+  await group.getByRole("button", { name: "All off" }).click();
+  await toolbar(page).getByRole("button", { name: "Save" }).click();
+  await expect
+    .poll(async () => (await getFlow(request, owner, flow.id)).nodes.filter((n: { type: string }) => n.type === "debug").map((n: { config: { active?: boolean } }) => n.config.active))
+    .toEqual([false, false]);
+});

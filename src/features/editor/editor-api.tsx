@@ -44,8 +44,8 @@ export interface EditorApi {
    * flow, undo and a deploy never leave it wrong. False while there is no deployed graph.
    */
   changedSinceDeploy: boolean;
-  /** Set some of a node's configuration (a debug node's button: `{active}`), as one undoable edit. */
-  setNodeConfig: (nodeId: string, patch: Record<string, unknown>) => void;
+  /** Set some of a node's configuration (a debug node's button: `{active}`), or of several nodes', as one undoable edit. */
+  setNodeConfig: (nodeId: string | readonly string[], patch: Record<string, unknown>) => void;
   /** Choose a sidebar tab by its id (a Debug message opening its execution in the Executions tab). */
   showSidebarTab: (tabId: string) => void;
 }

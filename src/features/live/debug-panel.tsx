@@ -95,6 +95,7 @@ export function DebugPanel({
   onSelectNode,
   onShowExecution,
   flowNames,
+  actions,
 }: {
   feed: DebugFeed;
   nodes: DebugNodeInfo[];
@@ -102,6 +103,8 @@ export function DebugPanel({
   onShowExecution?: (executionId: string) => void;
   /** Names of the flows a subflow's messages come from (its page says which one each ran in). */
   flowNames?: ReadonlyMap<string, string>;
+  /** Controls of the page's own placed under the toolbar (the flow's "All on / All off" for its debug nodes). */
+  actions?: React.ReactNode;
 }) {
   const { store, scope, setScope, target } = feed;
   const own = target.kind === "flow" ? "flow" : "subflow";
@@ -170,6 +173,7 @@ export function DebugPanel({
           Clear
         </button>
       </div>
+      {actions}
       <div className="debug-counts" aria-live="polite">
         {snapshot.paused && (
           <span className="badge warn" data-testid="debug-new-count">

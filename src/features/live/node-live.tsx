@@ -136,3 +136,57 @@ export function DebugButton({ node, runtime, canSwitch }: { node: EditorNode; ru
     </div>
   );
 }
+
+/**
+ * Every debug node of the flow on or off at once (Node-RED's "activate / deactivate all debug
+ * nodes"), as its button does for one: in a running flow the deployed ones switch at once (POST
+ * /flows/{id}/debug/active) and their Active settings with them (one edit, saved with the flow);
+ * otherwise the settings alone, in effect from the next deploy.
+ */
+export function DebugNodesSwitch({ runtime, canSwitch }: { runtime: FlowRuntimeView | null; canSwitch: boolean }) {
+  const api = useEditor();
+  const trpc = useTRPC();
+  const switchAll = useMutation(trpc.flows.setDebugActive.mutationOptions());
+  const [feedback, setFeedback] = useState<Feedback | null>(null);
+  const debugIds = api.nodes.filter((n) => n.data.type === "debug").map((n) => n.id);
+  const blocker = api.readOnly || !canSwitch ? "Viewers cannot switch debug nodes." : debugIds.length === 0 ? "This flow has no debug nodes." : null;
+  const running = runtime !== null && runtime.state === "running" && runtime.enabled;
+  const count = (n: number) => `${n} debug node${n === 1 ? "" : "s"}`;
+  const apply = (active: boolean, note: string) => {
+    api.setNodeConfig(debugIds, { active });
+    setFeedback({ kind: "ok", text: `${count(debugIds.length)} ${active ? "on" : "off"}${note}` });
+  };
+  const press = (active: boolean) => {
+    setFeedback(null);
+    if (!running) {
+      apply(active, " from the next deploy");
+      return;
+    }
+    switchAll.mutate(
+      { id: api.flowId, active },
+      {
+        onSuccess: () => apply(active, ""),
+        onError: (err) => {
+          const info = errorInfo(err);
+          if (info.code === "FLOW_NOT_RUNNING") apply(active, " from the next deploy");
+          else setFeedback({ kind: "error", text: info.message });
+        },
+      },
+    );
+  };
+  const reasonId = "debug-nodes-switch-reason";
+  return (
+    <div className="debug-nodes-switch" role="group" aria-label="Debug nodes of this flow">
+      <span className="muted" aria-hidden="true">
+        Debug nodes
+      </span>
+      <button type="button" className="small secondary" disabled={blocker !== null || switchAll.isPending} aria-describedby={blocker ? reasonId : undefined} title={blocker ?? "Every debug node of this flow shows its messages"} onClick={() => press(true)}>
+        All on
+      </button>
+      <button type="button" className="small secondary" disabled={blocker !== null || switchAll.isPending} aria-describedby={blocker ? reasonId : undefined} title={blocker ?? "No debug node of this flow shows its messages"} onClick={() => press(false)}>
+        All off
+      </button>
+      <ActionNotes blocker={blocker} reasonId={reasonId} feedback={feedback} onShown={() => setFeedback(null)} />
+    </div>
+  );
+}

@@ -173,6 +173,7 @@ describe("tenant isolation", () => {
       "PUT /flows/{id}": { params: { id: flow.id }, body: { name: "pwned", nodes: [] } },
       "DELETE /flows/{id}": { params: { id: flow.id } },
       "POST /flows/{id}/deploy": { params: { id: flow.id } },
+      "POST /flows/{id}/debug/active": { params: { id: flow.id }, body: { active: false } },
       "GET /flows/{id}/deployments": { params: { id: flow.id } },
       "POST /flows/{id}/rollback": { params: { id: flow.id }, body: { deployment_id: deployment.id } },
       "GET /flows/{id}/export": { params: { id: flow.id } },

@@ -106,13 +106,16 @@ export function useGraphCommands({ graph, catalog, canvasRef }: { graph: GraphAc
     [catalog, commit, graphRef],
   );
 
-  /** Some of a node's configuration set from outside its dialog (a debug node's button), as one entry. */
+  /**
+   * Some of a node's configuration set from outside its dialog (a debug node's button), as one
+   * entry; several nodes' at once (every debug node switched) are one entry too.
+   */
   const setNodeConfig = useCallback(
-    (nodeId: string, patch: Record<string, unknown>) => {
+    (nodeId: string | readonly string[], patch: Record<string, unknown>) => {
       const current = graphRef.current;
-      const node = current.nodes.find((n) => n.id === nodeId);
-      if (!node) return;
-      commit("edit", { ...current, nodes: current.nodes.map((n) => (n.id === nodeId ? withData(catalog, n, { config: { ...n.data.config, ...patch } }) : n)) });
+      const ids = new Set(typeof nodeId === "string" ? [nodeId] : nodeId);
+      if (!current.nodes.some((n) => ids.has(n.id))) return;
+      commit("edit", { ...current, nodes: current.nodes.map((n) => (ids.has(n.id) ? withData(catalog, n, { config: { ...n.data.config, ...patch } }) : n)) });
     },
     [catalog, commit, graphRef],
   );

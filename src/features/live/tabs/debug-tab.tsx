@@ -4,6 +4,7 @@ import { useCallback, useMemo } from "react";
 import { useEditor } from "@/features/editor/editor-api";
 import type { SidebarTab } from "@/features/editor/sidebar/tab";
 import { DebugPanel } from "../debug-panel";
+import { DebugNodesSwitch } from "../node-live";
 import { useLiveTabs } from "./live-tabs-context";
 
 /**
@@ -12,7 +13,7 @@ import { useLiveTabs } from "./live-tabs-context";
  */
 function DebugTab() {
   const api = useEditor();
-  const { feed, selectExecution } = useLiveTabs();
+  const { feed, selectExecution, live, canDeploy } = useLiveTabs();
   const { showSidebarTab } = api;
   const showExecution = useCallback(
     (executionId: string) => {
@@ -28,6 +29,7 @@ function DebugTab() {
       feed={feed}
       nodes={nodes}
       onShowExecution={showExecution}
+      actions={<DebugNodesSwitch runtime={live.runtime} canSwitch={canDeploy} />}
       onSelectNode={(id) => {
         if (!api.nodes.some((n) => n.id === id)) return;
         api.selectNode(id);

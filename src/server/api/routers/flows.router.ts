@@ -2,7 +2,7 @@ import { z } from "zod";
 import { authedProcedure, router, type Context, requestMeta } from "../trpc";
 import * as s from "../../services/flows/flow.schemas";
 import { createFlow, deleteFlow, getFlow, listFlows, updateFlow } from "../../services/flows/flows";
-import { deployFlow, getDeployedGraph, listDeployments, listFlowNodes, rollbackFlow } from "../../services/flows/deployments";
+import { deployFlow, getDeployedGraph, listDeployments, listFlowNodes, rollbackFlow, setFlowDebugActive } from "../../services/flows/deployments";
 import { exportFlow, importFlows, pasteSelection, replaceFlowFromNodeRed, selectionToNodeRed } from "../../services/flows/node-red";
 import { bodyLimits } from "../../../shared/policy";
 import { frozenOutput } from "../frozen-output";
@@ -90,6 +90,20 @@ export const flowsRouter = router({
     .input(s.flowIdInput)
     .output(s.deploymentOutput)
     .mutation(({ ctx, input }) => deployFlow(ctx.services, ctx.principal, input.id, requestMeta(ctx))),
+
+  setDebugActive: authedProcedure
+    .meta({
+      permission: "flows:deploy",
+      rest: { method: "POST", path: "/flows/{id}/debug/active" },
+      summary: "Switch every debug node of a running flow on or off",
+      description:
+        "At once and without a deploy, as Node-RED's \"activate / deactivate all debug nodes\": each debug node of the running version (or those in `node_ids`) stops or starts showing messages until it restarts; their saved Active settings are unchanged. " +
+        "Answers with the nodes switched. A device flow's nodes are switched on each of its online devices. A `node_ids` entry that is not a debug node of the running version → 400 `NOT_SWITCHABLE`; flow not running (or none of its devices online) → 409 `FLOW_NOT_RUNNING`; another organization's flow → 404.",
+      tags,
+    })
+    .input(s.setDebugActiveInput)
+    .output(s.setDebugActiveOutput)
+    .mutation(({ ctx, input }) => setFlowDebugActive(ctx.services, ctx.principal, input)),
 
   deployments: authedProcedure
     .meta({ permission: "flows:read", rest: { method: "GET", path: "/flows/{id}/deployments" }, summary: "Deployment history, newest first", tags })

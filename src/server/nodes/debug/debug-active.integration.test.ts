@@ -2,7 +2,9 @@
  * The debug node's button (Node-RED's POST /debug/{id}/enable|disable): POST /nodes/{id}/active
  * switches a running debug node off and on at once, without a deploy, and only that node; what a
  * bad request gets (not a debug node, not running, a viewer, another organization, a body that is
- * not a switch) and that it changes nothing. Through REST and the WebSocket's debug topic.
+ * not a switch) and that it changes nothing. Through REST and the WebSocket's debug topic. And
+ * POST /flows/{id}/debug/active, Node-RED's "activate / deactivate all debug nodes": every debug
+ * node of the running version, or the ones named, at once.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { joinAs, signUp } from "@/test/accounts";
@@ -114,6 +116,62 @@ describe("POST /nodes/{id}/active", () => {
     const stranger = await signUp(request);
     expect(await call(flow.ids.shown, { active: false }, stranger.accessToken)).toMatchObject({ status: 404 });
     // None of these switched it: the next message shows.
+    await expectShown(flow);
+  });
+});
+
+describe("POST /flows/{id}/debug/active", () => {
+  it("switches every debug node of the running flow off and on at once, or only the ones named; no deploy", async () => {
+    const flow = await deployed(owner.accessToken);
+    await flow.deploy();
+    const ui = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+    try {
+      await ui.next((f) => f.type === "ready");
+      const shownBy = (id: string) => ui.frames.filter((f) => f.topic === "debug" && f.data?.node_id === id).length;
+      const inject = async () => expect((await request("POST", `/nodes/${flow.ids.tick}/inject`, { token: owner.accessToken, body: {} })).status).toBe(200);
+      const switchAll = (body: unknown) => request("POST", `/flows/${flow.flowId}/debug/active`, { token: owner.accessToken, body });
+
+      const off = await switchAll({ active: false });
+      expect(off.status, off.text).toBe(200);
+      expect(off.body).toEqual({ flow_id: flow.flowId, active: false, node_ids: [flow.ids.shown, flow.ids.witness] });
+      await inject();
+      // Both silent; the counter of the first still counts, so the message did pass.
+      await expect.poll(() => ui.frames.some((f) => f.topic === "node.status" && f.data?.node_id === flow.ids.shown && f.data?.status?.text === "1")).toBe(true);
+      expect([shownBy(flow.ids.shown), shownBy(flow.ids.witness)]).toEqual([0, 0]);
+
+      const one = await switchAll({ active: true, node_ids: [flow.ids.witness] });
+      expect(one.body).toEqual({ flow_id: flow.flowId, active: true, node_ids: [flow.ids.witness] });
+      await inject();
+      await expect.poll(() => shownBy(flow.ids.witness)).toBe(1);
+      expect(shownBy(flow.ids.shown)).toBe(0);
+
+      expect((await switchAll({ active: true })).status).toBe(200);
+      await inject();
+      await expect.poll(() => [shownBy(flow.ids.shown), shownBy(flow.ids.witness)]).toEqual([1, 2]);
+      const got = (await request("GET", `/flows/${flow.flowId}`, { token: owner.accessToken })).body.flow;
+      expect(got.revision).toBe(1);
+    } finally {
+      ui.ws.close();
+    }
+  });
+
+  it("refuses a node that is not one of the running version's debug nodes, a flow not running, a viewer, another organization and a bad body; none switches anything", async () => {
+    const flow = await deployed(owner.accessToken);
+    const call = (body: unknown, token = owner.accessToken, flowId = flow.flowId) => request("POST", `/flows/${flowId}/debug/active`, { token, body });
+    expect(await call({ active: false })).toMatchObject({ status: 409, body: { error: { code: "FLOW_NOT_RUNNING" } } });
+    await flow.deploy();
+    const notDebug = await call({ active: false, node_ids: [flow.ids.shown, flow.ids.tick, "no-such-node"] });
+    expect(notDebug).toMatchObject({ status: 400, body: { error: { code: "NOT_SWITCHABLE" } } });
+    expect(notDebug.body.error.details).toEqual([
+      { path: "node_ids[1]", message: `${flow.ids.tick} is not a debug node of the running version of this flow` },
+      { path: "node_ids[2]", message: "no-such-node is not a debug node of the running version of this flow" },
+    ]);
+    for (const body of [{}, { active: "false" }, { active: false, node_ids: [] }, { active: false, node_ids: ["bad id!"] }, null]) expect((await call(body)).status, JSON.stringify(body)).toBe(400);
+    const viewer = await joinAs(testApp.app, request, owner, "viewer");
+    expect(await call({ active: false }, viewer.token)).toMatchObject({ status: 403 });
+    const stranger = await signUp(request);
+    expect(await call({ active: false }, stranger.accessToken)).toMatchObject({ status: 404 });
+    // None of these switched the first node off (the one named beside the inject): it still shows.
     await expectShown(flow);
   });
 });

@@ -81,6 +81,10 @@ changes the node, a restart of the server) brings back the saved setting. In a f
 devices, the button switches the node on each device that is online. The same switch is
 \`POST /api/v1/nodes/{id}/active\` with \`{"active": false}\`.
 
+*All on* and *All off* under the Debug tab's filters switch every debug node of the flow at once, as
+Node-RED's "activate / deactivate all debug nodes" actions do; through the API,
+\`POST /api/v1/flows/{id}/debug/active\` with \`{"active": false}\` (and \`node_ids\` for some of them).
+
 A message carrying a status this very node reported (from a status node watching it) is ignored, so the two cannot loop.
 
 ### Differences from Node-RED

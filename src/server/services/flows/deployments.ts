@@ -392,6 +392,44 @@ export async function setNodeActive(app: AppServices, principal: Principal, inpu
   return { node_id: input.nodeId, flow_id: entry.flow_id, active: input.active };
 }
 
+/**
+ * Switches the debug nodes of a running flow on or off at once (Node-RED's "activate / deactivate
+ * all debug nodes" actions and `POST /debug/{enable,disable}`): every switchable node of the running
+ * version, or the ones named, which must each be one. Wherever the flow runs (a device flow: on
+ * each online device); the nodes' saved Active settings are the editor's to change.
+ */
+export async function setFlowDebugActive(app: AppServices, principal: Principal, input: { id: string; active: boolean; node_ids?: string[] }) {
+  const flow = await readFlow(app, principal, input.id);
+  if (!flow.currentDeploymentId || !flow.enabled) throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
+  const deployment = await app.db.prisma.deployment.findFirst({ where: { id: flow.currentDeploymentId, flowId: flow.id }, select: { snapshot: true } });
+  const running = ((deployment?.snapshot as unknown as DeploymentSnapshot | undefined)?.nodes ?? []).filter((n) => !n.disabled && app.nodes.get(n.type)?.roles?.switchable);
+  const switchable = new Set(running.map((n) => n.id));
+  if (input.node_ids) {
+    const others = [...new Set(input.node_ids)].filter((id) => !switchable.has(id));
+    if (others.length > 0) {
+      throw new AppError("NOT_SWITCHABLE", `not a debug node of the running version of this flow: ${others.slice(0, 5).join(", ")}${others.length > 5 ? ", …" : ""}`, {
+        details: others.slice(0, 20).map((id) => ({ path: `node_ids[${input.node_ids!.indexOf(id)}]`, message: `${id} is not a debug node of the running version of this flow` })),
+      });
+    }
+  }
+  const targets = input.node_ids ? [...new Set(input.node_ids)] : running.map((n) => n.id);
+  if (flow.targetDeviceId || flow.targetDeviceTag) {
+    // A device flow (SPEC §22): each online device's Node-RED switches them.
+    for (const nodeId of targets) {
+      const sent = await setActiveOnDevices(app, flow, nodeId, input.active);
+      if (sent.length === 0) throw new AppError("FLOW_NOT_RUNNING", "none of the devices this flow targets is online");
+    }
+    return { flow_id: flow.id, active: input.active, node_ids: targets };
+  }
+  for (const nodeId of targets) {
+    const result = await app.flowRuntime.setActive(flow.id, nodeId, input.active);
+    if (result.ok) continue;
+    if (result.reason === "unavailable") throw new AppError("UNAVAILABLE", "the instance running this flow did not answer; try again");
+    throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
+  }
+  return { flow_id: flow.id, active: input.active, node_ids: targets };
+}
+
 /** Sends a message out of an inject node of a running flow (payload/topic override the node's). */
 export async function injectNode(app: AppServices, principal: Principal, input: { nodeId: string; payload?: unknown; topic?: string }, meta: RequestMeta) {
   const entry = await injectTarget(app, principal, input.nodeId);

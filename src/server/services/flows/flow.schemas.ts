@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nodeIdSchema } from "../../../shared/flow-graph";
 import { connectionSchema, flowNodeSchema, nodeInputSchema } from "../../../shared/flow-graph";
 import { groupSchema } from "../../../shared/subflows";
 import { NAME_MAX_CHARS, NAME_TOO_LONG } from "../../../shared/policy";
@@ -97,6 +98,15 @@ export const updateFlowInput = z.object({
 export type UpdateFlowInput = z.infer<typeof updateFlowInput>;
 
 export const flowIdInput = z.object({ id: flowIdSchema });
+
+/** Switching a running flow's debug nodes at once (Node-RED's "activate/deactivate all debug nodes"). */
+export const setDebugActiveInput = z.object({
+  id: flowIdSchema,
+  active: z.boolean(),
+  /** Some of them only (Node-RED's "selected debug nodes"); absent: every debug node of the running version. */
+  node_ids: z.array(nodeIdSchema).min(1).max(1000).optional(),
+});
+export const setDebugActiveOutput = z.object({ flow_id: z.string(), active: z.boolean(), node_ids: z.array(z.string()) });
 export const flowNodesInput = z.object({ flowId: flowIdSchema });
 
 export const nodeStatusSchema = z.object({ fill: z.string(), shape: z.string(), text: z.string() }).nullable();
