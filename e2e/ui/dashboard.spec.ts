@@ -1083,3 +1083,55 @@ test("a dashboard as FlowFuse's Getting Started blueprint writes it: a markdown 
   await page.getByRole("navigation", { name: "Dashboard pages" }).getByRole("link", { name: "Data Entry" }).click();
   await expect(dashboardGroup(page, "All Products").getByRole("row")).toHaveCount(3);
 });
+
+test("a number input's − and + (Dashboard 2.0's spinner, inline or stacked) step within min and max and send as typing does; a text's value from JSONata", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-number");
+  const slug = await slugOf(request, owner);
+  const s = unique();
+  const base = await configNode(request, owner, "ui-base", "Plant", {});
+  const home = await configNode(request, owner, "ui-page", "Heating", { ui: base, path: "/heating", order: 1 });
+  const group = await configNode(request, owner, "ui-group", "Boiler", { page: home, width: 6, order: 1 });
+  await deployFlow(request, owner, `Heating ${s}`, {
+    nodes: [
+      { id: `set-${s}`, type: "ui-number-input", position: { x: 100, y: 100 }, config: { group, label: "Setpoint", order: 1, min: 0, max: 2, step: 0.5 } },
+      { id: `fan-${s}`, type: "ui-number-input", position: { x: 100, y: 200 }, config: { group, label: "Fan", order: 2, min: 0, max: 3, step: 1, spinner: "stacked" } },
+      // Dashboard 2.0's typed Value: a JSONata expression over the message.
+      { id: `txt-${s}`, type: "ui-text", position: { x: 400, y: 100 }, config: { group, label: "Doubled", order: 3, value: "payload * 2", valueType: "jsonata" } },
+    ],
+    connections: [{ source: `set-${s}`, target: `txt-${s}` }],
+  });
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/heating`);
+  await expect(page.locator('[data-connection="online"]')).toBeVisible();
+  const boiler = dashboardGroup(page, "Boiler");
+  const setpoint = boiler.getByRole("spinbutton", { name: "Setpoint" });
+  const doubled = boiler.locator('[data-widget-type="ui-text"] .db-text-value');
+  const increase = boiler.getByRole("button", { name: "Increase Setpoint" });
+  const decrease = boiler.getByRole("button", { name: "Decrease Setpoint" });
+
+  await increase.click();
+  await increase.click();
+  await increase.click();
+  await expect(setpoint).toHaveValue("1.5");
+  // Without "send after a pause", the value goes on Enter (or on leaving the field), as typing.
+  await expect(doubled).toHaveText("");
+  await setpoint.focus();
+  await page.keyboard.press("Enter");
+  await expect(doubled).toHaveText("3");
+  await increase.click();
+  await expect(setpoint).toHaveValue("2");
+  await expect(increase).toBeDisabled();
+  await decrease.click();
+  await expect(setpoint).toHaveValue("1.5");
+  // The keyboard alone: the arrow keys in the field step too.
+  await setpoint.focus();
+  await page.keyboard.press("ArrowUp");
+  await page.keyboard.press("Enter");
+  await expect(doubled).toHaveText("4");
+
+  const fan = boiler.getByRole("spinbutton", { name: "Fan" });
+  await boiler.getByRole("button", { name: "Increase Fan" }).click();
+  await expect(fan).toHaveValue("1");
+  await shot(page, "dashboard-number-spinners");
+  await expectAccessible(page);
+});

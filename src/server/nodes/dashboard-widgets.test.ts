@@ -246,6 +246,22 @@ describe("dashboard widgets", () => {
     expect(flow.received.map((m) => [m.payload, m.topic])).toEqual([[{ name: "Ada", age: 36 }, "signup"]]);
   });
 
+  it("ui-text's value from a JSONata expression or a number (Dashboard 2.0's typed Value); a failing expression keeps the payload and warns", async () => {
+    const { flow, dash } = await widgetFlow("ui-text", { value: "payload.Uptime & ' s'", valueType: "jsonata" });
+    flow.send("w", { payload: { Uptime: 42 } });
+    await settle();
+    expect(dash.emitted.at(-1)!.msg).toMatchObject({ payload: "42 s" });
+    const failing = await widgetFlow("ui-text", { value: "$error('no uptime')", valueType: "jsonata" });
+    failing.flow.send("w", { payload: "as it came" });
+    await settle();
+    expect(failing.dash.emitted.at(-1)!.msg).toMatchObject({ payload: "as it came" });
+    expect(failing.flow.errors).toEqual([{ nodeId: "w", error: expect.stringContaining("Error evaluating value property: no uptime") }]);
+    const fixed = await widgetFlow("ui-text", { value: "7", valueType: "num" });
+    fixed.flow.send("w", { payload: "ignored" });
+    await settle();
+    expect(fixed.dash.emitted.at(-1)!.msg).toMatchObject({ payload: 7 });
+  });
+
   it("Dashboard 2.0's earlier property message ({ topic: \"ui-property:class\", payload }, FlowFuse's Andon blueprints) sets the widget's class and keeps its value", async () => {
     const { flow, dash } = await widgetFlow("ui-text", {});
     flow.send("w", { payload: "42" });

@@ -19,7 +19,9 @@ export function LedWidget({ props, state }: WidgetProps) {
   const color = hasValue ? (ledColor(props.states, msg!.payload, table) ?? OFF) : OFF;
   const label = str(props, "label");
   const right = str(props, "labelPlacement") === "right";
-  const align = str(props, "labelAlignment", "left");
+  // FlowFuse's ui-led stores its justify-content words; "left" / "right" as this app and its first version wrote them.
+  const alignment = str(props, "labelAlignment", "left");
+  const align = alignment === "flex-end" ? "right" : alignment === "flex-start" ? "left" : alignment;
   const square = str(props, "shape") === "square";
   const glow = hasValue && bool(props, "showGlow", true);
   const border = bool(props, "showBorder", true);

@@ -32,35 +32,75 @@ export function NumberInputWidget({ props, state, interactive, send, setLocal, i
     setLocal(n);
     send("change", { payload: n });
   };
+  /** What typing does, from the − and + buttons: one step, within min and max, sent after the delay when that is on. */
+  const changed = (v: string) => {
+    setValue(v);
+    if (bool(props, "sendOnDelay", delay > 0) && delay > 0) {
+      clearTimeout(timer.current);
+      timer.current = setTimeout(() => emit(v), delay);
+    }
+  };
+  const stepBy = (direction: 1 | -1) => {
+    const current = value !== "" && Number.isFinite(Number(value)) ? Number(value) : (min ?? 0);
+    // Rounded to the step's decimals, so 0.1 + 0.2 shows 0.3.
+    const decimals = (String(step).split(".")[1] ?? "").length;
+    let n = Number((current + direction * step).toFixed(Math.min(decimals, 10)));
+    if (min !== undefined) n = Math.max(min, n);
+    if (max !== undefined) n = Math.min(max, n);
+    changed(String(n));
+  };
+  // Dashboard 2.0's spinner: "default" (its editor's "inline": − and + side by side) or "stacked" (up and down).
+  const spinner = str(props, "spinner", "default");
+  const label = substitute(str(props, "label"), state.msg) || "Number";
+  const buttons =
+    spinner === "hidden" ? null : (
+      <span className={`db-number-spin${spinner === "stacked" ? " stacked" : ""}`}>
+        {spinner === "stacked" ? (
+          <>
+            <button type="button" tabIndex={-1} aria-label={`Increase ${label}`} disabled={!interactive || (max !== undefined && Number(value) >= max)} onClick={() => stepBy(1)}>
+              ▴
+            </button>
+            <button type="button" tabIndex={-1} aria-label={`Decrease ${label}`} disabled={!interactive || (min !== undefined && Number(value) <= min)} onClick={() => stepBy(-1)}>
+              ▾
+            </button>
+          </>
+        ) : (
+          <>
+            <button type="button" tabIndex={-1} aria-label={`Decrease ${label}`} disabled={!interactive || (min !== undefined && value !== "" && Number(value) <= min)} onClick={() => stepBy(-1)}>
+              −
+            </button>
+            <button type="button" tabIndex={-1} aria-label={`Increase ${label}`} disabled={!interactive || (max !== undefined && value !== "" && Number(value) >= max)} onClick={() => stepBy(1)}>
+              +
+            </button>
+          </>
+        )}
+      </span>
+    );
   return (
-    <div className="db-field">
-      <label htmlFor={inputId}>{substitute(str(props, "label"), state.msg) || "Number"}</label>
-      <input
-        id={inputId}
-        type="number"
-        inputMode="decimal"
-        value={value}
-        min={min}
-        max={max}
-        step={step}
-        disabled={!interactive}
-        onFocus={() => setFocused(true)}
-        onBlur={() => {
-          setFocused(false);
-          if (bool(props, "sendOnBlur", true)) emit(value);
-        }}
-        onKeyDown={(e) => {
-          if (e.key === "Enter" && bool(props, "sendOnEnter", true)) emit(value);
-        }}
-        onChange={(e) => {
-          const v = e.target.value;
-          setValue(v);
-          if (bool(props, "sendOnDelay", delay > 0) && delay > 0) {
-            clearTimeout(timer.current);
-            timer.current = setTimeout(() => emit(v), delay);
-          }
-        }}
-      />
+    <div className="db-field db-number">
+      <label htmlFor={inputId}>{label}</label>
+      <div className="db-number-row">
+        <input
+          id={inputId}
+          type="number"
+          inputMode="decimal"
+          value={value}
+          min={min}
+          max={max}
+          step={step}
+          disabled={!interactive}
+          onFocus={() => setFocused(true)}
+          onBlur={() => {
+            setFocused(false);
+            if (bool(props, "sendOnBlur", true)) emit(value);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === "Enter" && bool(props, "sendOnEnter", true)) emit(value);
+          }}
+          onChange={(e) => changed(e.target.value)}
+        />
+        {buttons}
+      </div>
     </div>
   );
 }

@@ -16,7 +16,11 @@ const shape = {
   height: height(0),
   label: z.string().max(1000).default("").meta({ title: "Label", description: "Shown beside the LED" }),
   labelPlacement: z.enum(["left", "right"]).default("left").meta({ title: "Label placement", description: "Which side of the LED the label is on" }),
-  labelAlignment: z.enum(["left", "center", "right"]).default("left").meta({ title: "Label alignment", description: "How the label is aligned in its space" }),
+  // FlowFuse's ui-led editor stores the CSS words (flex-start, center, flex-end); its first default was "left".
+  labelAlignment: z
+    .enum(["left", "center", "right", "flex-start", "flex-end"])
+    .default("left")
+    .meta({ title: "Label alignment", description: "How the label is aligned in its space", enumLabels: { left: "Left", center: "Center", right: "Right", "flex-start": "Left (start)", "flex-end": "Right (end)" } }),
   states: z
     .array(ledState)
     .max(100)

@@ -22,7 +22,11 @@ const shape = {
   icon: z.string().max(100).default("").meta({ title: "Icon" }),
   iconPosition: z.enum(["left", "right"]).default("left").meta({ title: "Icon position" }),
   iconInnerPosition: z.enum(["inside", "outside"]).default("inside").meta({ title: "Icon placement" }),
-  spinner: z.enum(["default", "inline", "hidden"]).default("default").meta({ title: "Spinner" }),
+  // Dashboard 2.0's editor offers "default" (its label: inline) and "stacked"; "inline" and "hidden" are this app's earlier words, still read.
+  spinner: z
+    .enum(["default", "stacked", "inline", "hidden"])
+    .default("default")
+    .meta({ title: "Spinner", description: "The − and + buttons: side by side (default) or stacked up and down", enumLabels: { default: "Inline", stacked: "Stacked", inline: "Inline (earlier name)", hidden: "None" } }),
   topic,
   topicType,
 };
@@ -50,7 +54,9 @@ export const uiNumberInputNode = defineNode({
 
 ### Details
 
-A value that is not a number is refused (nothing is sent). The value is kept: every viewer sees the last one.`,
+A value that is not a number is refused (nothing is sent). The value is kept: every viewer sees the last one.
+
+The − and + buttons (the **Spinner**: side by side, or stacked up and down) change the value by one step within the minimum and maximum, as typing does: it is sent after the delay with **Send after a pause**, else on Enter or on leaving the field. The arrow keys do the same in the field.`,
   inputs: 1,
   outputs: 1,
   configSchema: uiNumberInputConfig,

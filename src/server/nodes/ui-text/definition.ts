@@ -17,7 +17,7 @@ const shape = {
   wrapText: z.boolean().default(false).meta({ title: "Wrap text" }),
   className,
   value: z.string().max(1000).default("payload").meta({ title: "Value", description: "The message property shown" }),
-  valueType: z.enum(["msg", "flow", "global", "env", "str"]).default("msg").meta({ title: "Value type" }),
+  valueType: z.enum(["msg", "str", "num", "jsonata", "flow", "global", "env"]).default("msg").meta({ title: "Value type" }),
 };
 
 export const uiTextConfig = z.object(shape);
@@ -32,7 +32,7 @@ export const uiTextNode = defineNode({
 
 ### Inputs
 
-- \`payload\`: the value shown (with **Value** \`payload\`; another message property otherwise).
+- \`payload\`: the value shown (with **Value** \`payload\`). **Value** may name another message property, or be text, a number, a JSONata expression over the message, flow or global context or an env variable, as Dashboard 2.0's; a JSONata expression that fails leaves the payload as it came, with a warning.
 - \`ui_update\` (object): changes \`label\`, \`format\`, \`layout\`, \`font\`, \`fontSize\`, \`color\` while the page is open; \`enabled\`, \`visible\` and \`class\` too.
 
 ### Outputs
