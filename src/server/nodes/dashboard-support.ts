@@ -34,7 +34,7 @@ export const VALUE_TYPES = ["str", "num", "bool", "json", "date", "msg", "flow",
 export const valueType = (title: string, d: (typeof VALUE_TYPES)[number] = "str") => z.enum(VALUE_TYPES).default(d).meta({ title });
 export const optionsList = z
   .array(z.object({ value: z.unknown().meta({ title: "Value" }), label: z.string().max(1000).default("").meta({ title: "Label" }), type: z.string().max(16).optional().meta({ title: "Value type" }) }))
-  .max(500)
+  .max(2000)
   .default([])
   .meta({ title: "Options", description: "The choices: each a value and the label shown" });
 
