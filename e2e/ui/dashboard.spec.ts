@@ -285,6 +285,8 @@ test("a Dashboard 1 flow imported shows its widgets on its page", async ({ page,
   await expect(page.locator('[data-widget-type="ui-chart"] canvas')).toBeVisible({ timeout: 15_000 });
   await expect(page.getByRole("slider", { name: "Vent" })).toBeVisible();
   await expect(page.locator('[data-widget-type="ui-gauge"]')).toBeVisible();
+  // Dashboard 1's gauge: its title above it ("Vent"), its label the units ("%").
+  await expect(page.getByRole("meter", { name: "Vent" })).toBeVisible();
   await expect(page.locator('[data-widget-type="ui-switch"]')).toBeVisible();
   await expect(page.locator('[data-widget-type="ui-dropdown"]')).toBeVisible();
   // The inject sends a temperature every second: the chart gets points.
@@ -1097,8 +1099,13 @@ test("a number input's − and + (Dashboard 2.0's spinner, inline or stacked) st
       { id: `fan-${s}`, type: "ui-number-input", position: { x: 100, y: 200 }, config: { group, label: "Fan", order: 2, min: 0, max: 3, step: 1, spinner: "stacked" } },
       // Dashboard 2.0's typed Value: a JSONata expression over the message.
       { id: `txt-${s}`, type: "ui-text", position: { x: 400, y: 100 }, config: { group, label: "Doubled", order: 3, value: "payload * 2", valueType: "jsonata" } },
+      // Dashboard 1's {{value | number:2}} kept on an imported gauge: two decimals.
+      { id: `gauge-${s}`, type: "ui-gauge", position: { x: 400, y: 200 }, config: { group, title: "Pressure", order: 4, min: 0, max: 5, units: "bar", decimals: 2, value: "payload / 3", valueType: "jsonata" } },
     ],
-    connections: [{ source: `set-${s}`, target: `txt-${s}` }],
+    connections: [
+      { source: `set-${s}`, target: `txt-${s}` },
+      { source: `set-${s}`, target: `gauge-${s}` },
+    ],
   });
   await logIn(page, owner.email);
   await page.goto(`/dashboard/${slug}/heating`);
@@ -1118,6 +1125,7 @@ test("a number input's − and + (Dashboard 2.0's spinner, inline or stacked) st
   await setpoint.focus();
   await page.keyboard.press("Enter");
   await expect(doubled).toHaveText("3");
+  await expect(boiler.getByRole("meter", { name: "Pressure" })).toHaveAttribute("aria-valuetext", "0.50 bar");
   await increase.click();
   await expect(setpoint).toHaveValue("2");
   await expect(increase).toBeDisabled();

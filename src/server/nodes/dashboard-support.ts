@@ -9,7 +9,8 @@ import { z } from "zod";
 import { configNodeRef } from "../../shared/config-nodes";
 import { DASHBOARD_LIMITS, dashboardClientSchema, type DashboardWidgetState } from "../../shared/dashboard";
 import type { DashboardClientRef, DashboardInput, Message, NodeBehaviour, NodeContext, Send } from "../runtime/types";
-import { evaluateOperand } from "../runtime/operands";
+import { evaluateOperand, prepareOperand } from "../runtime/operands";
+import { getProperty } from "../runtime/properties";
 import type { OperandType } from "../../shared/operand-types";
 import type { NodeRedProps } from "./types";
 
@@ -317,3 +318,49 @@ export function actionFromViewer<C extends { topic?: string; topicType?: string 
 }
 
 export const STATE_LIMIT_BYTES = DASHBOARD_LIMITS.maxStateBytes;
+
+/** Dashboard 2.0's typed Value of a widget that shows one (ui-text, ui-gauge): where in the message, or what, it is. */
+export const SHOWN_VALUE_TYPES = ["msg", "str", "num", "jsonata", "flow", "global", "env"] as const;
+
+/**
+ * A widget showing its configured Value as the payload (Dashboard 2.0's ui-text and ui-gauge:
+ * `asyncEvaluateNodeProperty(config.value, config.valueType)` before the message is shown). A
+ * JSONata value is evaluated first, asynchronously; one that fails leaves the payload as it came,
+ * with a warning, as there. `value` empty: the payload as it came.
+ */
+export function valueWidgetBehaviour<C extends Record<string, unknown> & { value: string; valueType: string }>(ctx: NodeContext, c: C, spec: WidgetSpec<C> = {}): NodeBehaviour {
+  const expression = c.valueType === "jsonata" && c.value ? prepareOperand({ value: c.value, type: "jsonata" }) : undefined;
+  const evaluated = new WeakMap<Message, { value: unknown }>();
+  const valueOf = (msg: Message): unknown => {
+    if (!c.value) return msg.payload;
+    if (expression) return evaluated.has(msg) ? evaluated.get(msg)!.value : msg.payload;
+    if (c.valueType === "msg") return getProperty(msg, c.value);
+    try {
+      return typedValue(ctx, c.value, c.valueType, msg);
+    } catch (err) {
+      ctx.log.warn(`Error evaluating value property: ${err instanceof Error ? err.message : String(err)}`);
+      return msg.payload;
+    }
+  };
+  const widget = widgetBehaviour(ctx, c, {
+    ...spec,
+    onMessage(msg, state) {
+      const value = valueOf(msg);
+      if (value === undefined && !("payload" in msg)) return { state, show: viewOf(msg) };
+      const show = viewOf({ ...msg, payload: value });
+      return { state: { ...state, msg: show }, show };
+    },
+  });
+  if (!expression) return widget;
+  return {
+    ...widget,
+    async input(msg, send, done) {
+      try {
+        evaluated.set(msg, { value: await expression.evaluate(ctx, msg) });
+      } catch (err) {
+        ctx.log.warn(`Error evaluating value property: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      return widget.input!(msg, send, done);
+    },
+  };
+}

@@ -262,6 +262,21 @@ describe("dashboard widgets", () => {
     expect(fixed.dash.emitted.at(-1)!.msg).toMatchObject({ payload: 7 });
   });
 
+  it("ui-gauge shows its configured Value (a message property, JSONata), as Dashboard 2.0's; the payload by default", async () => {
+    const { flow, dash } = await widgetFlow("ui-gauge", { value: "payload.temperature", valueType: "msg" });
+    flow.send("w", { payload: { temperature: 21.5, humidity: 40 } });
+    await settle();
+    expect(dash.emitted.at(-1)!.msg).toMatchObject({ payload: 21.5 });
+    const computed = await widgetFlow("ui-gauge", { value: "payload.watts / 1000", valueType: "jsonata" });
+    computed.flow.send("w", { payload: { watts: 2500 } });
+    await settle();
+    expect(computed.dash.emitted.at(-1)!.msg).toMatchObject({ payload: 2.5 });
+    const plain = await widgetFlow("ui-gauge", {});
+    plain.flow.send("w", { payload: 7 });
+    await settle();
+    expect(plain.dash.emitted.at(-1)!.msg).toMatchObject({ payload: 7 });
+  });
+
   it("Dashboard 2.0's earlier property message ({ topic: \"ui-property:class\", payload }, FlowFuse's Andon blueprints) sets the widget's class and keeps its value", async () => {
     const { flow, dash } = await widgetFlow("ui-text", {});
     flow.send("w", { payload: "42" });

@@ -58,7 +58,10 @@ export function GaugeWidget({ props, state }: WidgetProps) {
   const color = segment.color;
   const type = str(props, "gtype", "gauge-half");
   const title = substitute(str(props, "title", str(props, "label")), state.msg);
-  const text = `${str(props, "prefix")}${has ? value : "–"}${str(props, "suffix")}`;
+  // Dashboard 1's `{{value | number:2}}` (an imported gauge's decimals): Angular's number filter, en-US.
+  const decimals = typeof props.decimals === "number" ? props.decimals : null;
+  const shown = decimals === null ? String(value) : value.toLocaleString("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+  const text = `${str(props, "prefix")}${has ? shown : "–"}${str(props, "suffix")}`;
   const units = str(props, "units");
   const aria = { role: "meter", "aria-valuemin": min, "aria-valuemax": max, "aria-valuenow": value, "aria-label": title || "Gauge", "aria-valuetext": `${text}${units ? ` ${units}` : ""}` } as const;
 

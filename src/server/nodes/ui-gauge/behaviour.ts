@@ -1,9 +1,10 @@
 import { uiGaugeNode } from "./definition";
 import { defineBehaviour } from "../types";
-import { widgetBehaviour } from "../dashboard-support";
+import { valueWidgetBehaviour } from "../dashboard-support";
 
+/** Dashboard 2.0's ui-gauge shows the configured Value of each message (the payload by default). */
 export const uiGaugeBehaviour = defineBehaviour(uiGaugeNode, (ctx, c) =>
-  widgetBehaviour(ctx, c, {
+  valueWidgetBehaviour(ctx, c, {
     // Dashboard 2.0 reads a segment's env text when the node starts: the segments shown carry the variable's value.
     startProps: () =>
       c.segments.some((s) => s.textType === "env")

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { className, dashboardNodeRed, groupRef, height, order, width } from "../dashboard-support";
+import { className, dashboardNodeRed, groupRef, height, order, SHOWN_VALUE_TYPES, width } from "../dashboard-support";
 
 /** What a tile gauge shows in a segment, as Dashboard 2.0's tile. */
 export const SEGMENT_TEXT_TYPES = ["label", "value", "str", "env", "none"] as const;
@@ -11,7 +11,7 @@ const shape = {
   width: width(3),
   height: height(3),
   value: z.string().max(1000).default("payload").meta({ title: "Value", description: "The message property shown" }),
-  valueType: z.enum(["msg", "str"]).default("msg").meta({ title: "Value type" }),
+  valueType: z.enum(SHOWN_VALUE_TYPES).default("msg").meta({ title: "Value type" }),
   gtype: z.enum(["gauge-half", "gauge-34", "gauge-tile", "gauge-battery", "gauge-tank"]).default("gauge-half").meta({ title: "Type" }),
   gstyle: z.enum(["needle", "rounded"]).default("needle").meta({ title: "Style" }),
   title: z.string().max(1000).default("gauge").meta({ title: "Title" }),
@@ -24,6 +24,8 @@ const shape = {
   icon: z.string().max(100).default("").meta({ title: "Icon" }),
   prefix: z.string().max(100).default("").meta({ title: "Prefix" }),
   suffix: z.string().max(100).default("").meta({ title: "Suffix" }),
+  // Not Dashboard 2.0's (it shows the value as it comes): Dashboard 1's `{{value | number:2}}`, kept when such a gauge is imported.
+  decimals: z.number().int().min(0).max(10).nullable().default(null).meta({ title: "Decimals", description: "Digits after the point, with thousands separators (Dashboard 1's number filter); empty: the value as it comes" }),
   segments: z
     .array(
       z.object({

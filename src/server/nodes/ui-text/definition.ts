@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { className, dashboardNodeRed, groupRef, height, label, order, width } from "../dashboard-support";
+import { className, dashboardNodeRed, groupRef, height, label, order, SHOWN_VALUE_TYPES, width } from "../dashboard-support";
 
 const shape = {
   group: groupRef,
@@ -17,7 +17,7 @@ const shape = {
   wrapText: z.boolean().default(false).meta({ title: "Wrap text" }),
   className,
   value: z.string().max(1000).default("payload").meta({ title: "Value", description: "The message property shown" }),
-  valueType: z.enum(["msg", "str", "num", "jsonata", "flow", "global", "env"]).default("msg").meta({ title: "Value type" }),
+  valueType: z.enum(SHOWN_VALUE_TYPES).default("msg").meta({ title: "Value type" }),
 };
 
 export const uiTextConfig = z.object(shape);

@@ -21,6 +21,24 @@ const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, M
 const str = (v: unknown, d = "") => (typeof v === "string" ? v : v === undefined || v === null ? d : String(v));
 const bool = (v: unknown, d: boolean) => (v === true || v === "true" ? true : v === false || v === "false" ? false : d);
 
+/**
+ * Dashboard 1's gauge value format as a gauge's own properties: `{{value}}` with text around it
+ * (prefix, suffix), Angular's number filter (`{{value | number:2}}`: decimals), or another message
+ * property (`{{msg.amps}}`: its value). Null for anything else (other filters, expressions, markup).
+ */
+export function gaugeFormat(format: string): { prefix?: string; suffix?: string; decimals?: number; value?: string; valueType?: "msg" } | null {
+  const m = /^([^{}<>]{0,100})\{\{\s*(value|msg\.([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*){0,10}))\s*(?:\|\s*number\s*(?::\s*(\d{1,2})\s*)?)?\}\}([^{}<>]{0,100})$/.exec(format.trim() === "" ? "{{value}}" : format);
+  if (!m) return null;
+  const filtered = /\|\s*number/.test(format);
+  return {
+    ...(m[1] ? { prefix: m[1] } : {}),
+    ...(m[5] ? { suffix: m[5] } : {}),
+    // Angular's number filter without a size: 3 decimals at most in its default locale; shown here with 3.
+    ...(filtered ? { decimals: Math.min(10, m[4] === undefined ? 3 : Number(m[4])) } : {}),
+    ...(m[3] ? { value: m[3], valueType: "msg" as const } : {}),
+  };
+}
+
 function slugOf(name: string): string {
   const s = name
     .normalize("NFKD")
@@ -161,8 +179,9 @@ function widget(n: NrNode, d1: string, base: string): Translation {
         ...(n.seg1 !== "" && n.seg1 !== undefined ? [{ from: num(n.seg1, min), color: colors[1] || "#e6e600" }] : []),
         ...(n.seg2 !== "" && n.seg2 !== undefined ? [{ from: num(n.seg2, min), color: colors[2] || "#ca3838" }] : []),
       ];
-      if (str(n.format) && str(n.format) !== "{{value}}") notes.push("its value format (format) is not carried");
-      return { props: { ...p, width: p.width || 3, height: p.height || 3, gtype, title: label, units: str(n.label), min, max: num(n.max, 10), segments }, notes };
+      const format = gaugeFormat(str(n.format, "{{value}}"));
+      if (!format) notes.push("its value format (format) is not carried");
+      return { props: { ...p, width: p.width || 3, height: p.height || 3, gtype, title: str(n.title), units: str(n.label), min, max: num(n.max, 10), segments, ...format }, notes };
     }
     case "ui_table": {
       const columns = Array.isArray(n.columns) && n.columns.length > 0 ? (n.columns as Array<Record<string, unknown>>).map((c) => ({ key: str(c.field), label: str(c.title), type: "text", ...(c.align ? { align: str(c.align) } : {}) })) : null;

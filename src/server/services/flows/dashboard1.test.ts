@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { gaugeFormat, translateDashboard1 } from "./dashboard1";
+
+describe("Dashboard 1's gauge format", () => {
+  it.each([
+    ["{{value}}", {}],
+    ["", {}],
+    ["{{value | number:2}}", { decimals: 2 }],
+    ["{{value|number:0}}", { decimals: 0 }],
+    ["{{value | number}}", { decimals: 3 }],
+    ["{{value}} W", { suffix: " W" }],
+    ["{{value}}°C", { suffix: "°C" }],
+    ["≈ {{value | number:1}} kWh", { prefix: "≈ ", suffix: " kWh", decimals: 1 }],
+    ["{{msg.amps}}", { value: "amps", valueType: "msg" }],
+    ["{{msg.payload.totalload}}W", { value: "payload.totalload", valueType: "msg", suffix: "W" }],
+  ])("%j becomes the gauge's own properties", (format, props) => {
+    expect(gaugeFormat(format)).toEqual(props);
+  });
+
+  it.each(["{{value | currency}}", "<b>{{value}}</b>", "{{value * 2}}", "{{value}} / {{msg.max}}", "{{msg.constructor.name}}x{{value}}"])("%j is not one: reported as not carried", (format) => {
+    expect(gaugeFormat(format)).toBeNull();
+  });
+
+  it("an imported gauge keeps {{value | number:2}} as two decimals and says nothing; another format is reported", () => {
+    const items = [
+      { id: "tab1", type: "ui_tab", name: "Home" },
+      { id: "grp1", type: "ui_group", name: "Boiler", tab: "tab1", width: "6" },
+      { id: "f1", type: "tab", label: "Flow" },
+      { id: "g1", type: "ui_gauge", z: "f1", group: "grp1", name: "", gtype: "gage", title: "Temperature", label: "°C", format: "{{value | number:2}}", min: 0, max: "100", wires: [] },
+      { id: "g2", type: "ui_gauge", z: "f1", group: "grp1", name: "", gtype: "gage", title: "Load", label: "%", format: "{{value | percent}}", min: 0, max: "100", wires: [] },
+    ];
+    const result = translateDashboard1(items);
+    const gauge = (id: string) => result.items.find((n) => n.id === id)!;
+    expect(gauge("g1")).toMatchObject({ type: "ui-gauge", decimals: 2, units: "°C", title: "Temperature" });
+    expect(result.notes.get("g1")!.note).not.toContain("format");
+    expect(result.notes.get("g2")!.note).toContain("its value format (format) is not carried");
+  });
+});
