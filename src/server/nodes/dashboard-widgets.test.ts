@@ -262,6 +262,24 @@ describe("dashboard widgets", () => {
     expect(fixed.dash.emitted.at(-1)!.msg).toMatchObject({ payload: 7 });
   });
 
+  it("ui-chart: Dashboard 1's whole-chart data ([{series, data, labels}], a flow restoring history) replaces the kept points, as the page draws it", async () => {
+    const { flow, dash } = await widgetFlow("ui-chart", { chartType: "line", xAxisType: "time" });
+    flow.send("w", { payload: 5 });
+    flow.send("w", { payload: [{ series: ["Temp", "Humidity"], data: [[{ x: 1_000, y: 20 }, { x: 2_000, y: 21 }], [{ x: 1_000, y: 40 }]], labels: [""] }] });
+    await settle();
+    expect(dash.emitted.at(-1)!.state).toMatchObject({
+      points: [
+        { category: "Temp", x: 1_000, y: 20 },
+        { category: "Temp", x: 2_000, y: 21 },
+        { category: "Humidity", x: 1_000, y: 40 },
+      ],
+    });
+    const bars = await widgetFlow("ui-chart", { chartType: "bar", xAxisType: "category" });
+    bars.flow.send("w", { payload: [{ series: ["A"], data: [[3, 4]], labels: ["Mon", "Tue"] }] });
+    await settle();
+    expect(bars.dash.emitted.at(-1)!.state).toMatchObject({ points: [{ category: "A", x: "Mon", y: 3 }, { category: "A", x: "Tue", y: 4 }] });
+  });
+
   it("ui-gauge shows its configured Value (a message property, JSONata), as Dashboard 2.0's; the payload by default", async () => {
     const { flow, dash } = await widgetFlow("ui-gauge", { value: "payload.temperature", valueType: "msg" });
     flow.send("w", { payload: { temperature: 21.5, humidity: 40 } });

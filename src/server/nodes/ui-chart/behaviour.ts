@@ -49,6 +49,28 @@ export function pointsOf(c: ChartConfig, msg: Message, now: number): DashboardCh
   return [one(p, seriesOf(p))];
 }
 
+/**
+ * Dashboard 1's whole-chart data, `[{ series: [names], data: [[points of each series]], labels }]`
+ * (a function restoring a chart's history writes it): the points it holds, which replace the chart's,
+ * as the page draws them (features/dashboard/chart-model.ts, fromD1). Null for anything else.
+ */
+export function dashboard1Points(payload: unknown): DashboardChartPoint[] | null {
+  if (!Array.isArray(payload) || payload.length !== 1) return null;
+  const d = payload[0] as { series?: unknown; data?: unknown; labels?: unknown } | null;
+  if (!d || typeof d !== "object" || !Array.isArray(d.data)) return null;
+  const series = Array.isArray(d.series) ? d.series : [];
+  const labels = Array.isArray(d.labels) ? d.labels : [];
+  const x = (v: unknown): DashboardChartPoint["x"] => (typeof v === "number" || typeof v === "string" ? v : v === undefined || v === null ? null : String(v));
+  return (d.data as unknown[]).flatMap((row, i) => {
+    // The page names an unnamed series "Series n"; its category here is that name too, so a reload draws the same.
+    const category = series[i] === undefined || series[i] === null ? `Series ${i + 1}` : String(series[i]);
+    return (Array.isArray(row) ? row : []).map((pt, j): DashboardChartPoint => {
+      if (pt && typeof pt === "object" && !Array.isArray(pt)) return { category, x: x((pt as { x?: unknown }).x), y: (pt as { y?: unknown }).y ?? null };
+      return { category, x: labels[j] === undefined ? String(j) : String(labels[j]), y: (pt as DashboardChartPoint["y"]) ?? null };
+    });
+  });
+}
+
 const timeOf = (x: DashboardChartPoint["x"]) => (typeof x === "number" ? x : typeof x === "string" ? new Date(x).getTime() : NaN);
 
 /** Dashboard 2.0's limits: points per series, age on a time axis, one point per category; then ours (10,000). */
@@ -88,6 +110,12 @@ export const uiChartBehaviour = defineBehaviour(uiChartNode, (ctx, c) =>
       if (msg.payload === undefined) return { state, show: viewOf(msg) };
       const now = Date.now();
       if (Array.isArray(msg.payload) && msg.payload.length === 0) return { state: { ...state, points: [] }, show: viewOf({ ...msg, payload: [] }) };
+      const whole = dashboard1Points(msg.payload);
+      if (whole) {
+        // Dashboard 1's whole-chart data replaces what the chart held (kept so, for a reload and later viewers).
+        // Shown as given (the page prunes nothing of it either), within our bound of points.
+        return { state: { ...state, points: whole.length > DASHBOARD_LIMITS.chartMaxPoints ? whole.slice(-DASHBOARD_LIMITS.chartMaxPoints) : whole }, show: viewOf(msg) };
+      }
       const replace = msg.action === "replace" || (c.action === "replace" && msg.action !== "append");
       const added = pointsOf(c, msg, now);
       const points = limitPoints(c, [...(replace ? [] : (state.points ?? [])), ...added], now);

@@ -59,6 +59,7 @@ export const uiChartNode = defineNode({
 - \`payload\` (number): a point: y is the number, x the time it arrived (or the configured X), its series \`msg.topic\`.
 - \`payload\` (object): a point with \`x\` and \`y\` (or the configured properties); an array: several points at once.
 - \`payload\` \`[]\`: clears the chart.
+- \`payload\` \`[{ series, data, labels }]\` (Dashboard 1's whole-chart data: the series' names, each series' points, the x labels of plain numbers): replaces everything the chart holds, as in Dashboard 1; kept so for a reload and for viewers who open the page later.
 - \`action\` (string): \`replace\` or \`append\`, for this message only.
 - \`ui_update.chartOptions\` (object): changes the chart's options while the page is open.
 

@@ -148,7 +148,7 @@ function widget(n: NrNode, d1: string, base: string): Translation {
       const t = str(n.chartType, "line");
       const chartType = CHART_TYPES[t] ?? "line";
       if (chartType !== t) notes.push(`its ${t} chart is drawn as ${chartType}`);
-      notes.push("points as Dashboard 2.0 takes them (a number or {x, y} per message, series by msg.topic); Dashboard 1's whole-chart arrays [{series, data, labels}] are not read");
+      notes.push("points as Dashboard 2.0 takes them (a number or {x, y} per message, series by msg.topic); Dashboard 1's whole-chart arrays [{series, data, labels}] replace the chart, as there");
       const removeOlderPoints = num(n.removeOlderPoints, 0);
       return {
         props: {
