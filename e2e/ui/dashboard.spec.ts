@@ -1095,7 +1095,7 @@ test("a number input's − and + (Dashboard 2.0's spinner, inline or stacked) st
   const group = await configNode(request, owner, "ui-group", "Boiler", { page: home, width: 6, order: 1 });
   await deployFlow(request, owner, `Heating ${s}`, {
     nodes: [
-      { id: `set-${s}`, type: "ui-number-input", position: { x: 100, y: 100 }, config: { group, label: "Setpoint", order: 1, min: 0, max: 2, step: 0.5 } },
+      { id: `set-${s}`, type: "ui-number-input", position: { x: 100, y: 100 }, config: { group, label: "Setpoint", order: 1, min: 0, max: 2, step: 0.5, suffix: "°C" } },
       { id: `fan-${s}`, type: "ui-number-input", position: { x: 100, y: 200 }, config: { group, label: "Fan", order: 2, min: 0, max: 3, step: 1, spinner: "stacked" } },
       // Dashboard 2.0's typed Value: a JSONata expression over the message.
       { id: `txt-${s}`, type: "ui-text", position: { x: 400, y: 100 }, config: { group, label: "Doubled", order: 3, value: "payload * 2", valueType: "jsonata" } },
@@ -1116,6 +1116,8 @@ test("a number input's − and + (Dashboard 2.0's spinner, inline or stacked) st
   const increase = boiler.getByRole("button", { name: "Increase Setpoint" });
   const decrease = boiler.getByRole("button", { name: "Decrease Setpoint" });
 
+  // Dashboard 1's "{{value}} °C" kept as the field's suffix.
+  await expect(boiler.locator('[data-widget-type="ui-number-input"]').first().getByText("°C", { exact: true })).toBeVisible();
   await increase.click();
   await increase.click();
   await increase.click();

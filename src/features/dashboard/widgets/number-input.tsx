@@ -80,8 +80,10 @@ export function NumberInputWidget({ props, state, interactive, send, setLocal, i
     <div className="db-field db-number">
       <label htmlFor={inputId}>{label}</label>
       <div className="db-number-row">
+        {str(props, "prefix") ? <span className="db-number-affix">{str(props, "prefix")}</span> : null}
         <input
           id={inputId}
+          aria-describedby={str(props, "suffix") ? `${inputId}-suffix` : undefined}
           type="number"
           inputMode="decimal"
           value={value}
@@ -99,6 +101,11 @@ export function NumberInputWidget({ props, state, interactive, send, setLocal, i
           }}
           onChange={(e) => changed(e.target.value)}
         />
+        {str(props, "suffix") ? (
+          <span className="db-number-affix" id={`${inputId}-suffix`}>
+            {str(props, "suffix")}
+          </span>
+        ) : null}
         {buttons}
       </div>
     </div>

@@ -27,6 +27,9 @@ const shape = {
     .enum(["default", "stacked", "inline", "hidden"])
     .default("default")
     .meta({ title: "Spinner", description: "The − and + buttons: side by side (default) or stacked up and down", enumLabels: { default: "Inline", stacked: "Stacked", inline: "Inline (earlier name)", hidden: "None" } }),
+  // Not Dashboard 2.0's: Dashboard 1's ui_numeric showed its value in a format ("{{value}} °C"), kept as text around the field.
+  prefix: z.string().max(100).default("").meta({ title: "Prefix", description: "Text before the field (Dashboard 1's value format)" }),
+  suffix: z.string().max(100).default("").meta({ title: "Suffix", description: "Text after the field, such as a unit (Dashboard 1's value format)" }),
   topic,
   topicType,
 };

@@ -35,4 +35,18 @@ describe("Dashboard 1's gauge format", () => {
     expect(result.notes.get("g1")!.note).not.toContain("format");
     expect(result.notes.get("g2")!.note).toContain("its value format (format) is not carried");
   });
+
+  it("a Dashboard 1 numeric keeps the text around {{value}} around its field (a unit); another format is reported", () => {
+    const items = [
+      { id: "tab1", type: "ui_tab", name: "Home" },
+      { id: "grp1", type: "ui_group", name: "Boiler", tab: "tab1", width: "6" },
+      { id: "f1", type: "tab", label: "Flow" },
+      { id: "n1", type: "ui_numeric", z: "f1", group: "grp1", label: "Setpoint", format: "{{value}} °C", min: 0, max: "30", step: 0.5, wires: [[]] },
+      { id: "n2", type: "ui_numeric", z: "f1", group: "grp1", label: "Ratio", format: "{{value | number:1}}", min: 0, max: "1", step: 0.1, wires: [[]] },
+    ];
+    const result = translateDashboard1(items);
+    expect(result.items.find((n) => n.id === "n1")).toMatchObject({ type: "ui-number-input", suffix: "°C", min: 0, max: 30, step: 0.5 });
+    expect(result.notes.get("n1")!.note).not.toContain("format");
+    expect(result.notes.get("n2")!.note).toContain("its value format (format) is not carried");
+  });
 });

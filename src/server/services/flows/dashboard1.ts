@@ -89,9 +89,13 @@ function widget(n: NrNode, d1: string, base: string): Translation {
       const delay = num(n.delay, 300);
       return { props: { ...p, label, tooltip: str(n.tooltip), mode, delay: clamp(delay, 0, 60_000), sendOnDelay: delay > 0, passthru: bool(n.passthru, true), ...topic }, notes };
     }
-    case "ui_numeric":
-      if (n.format) notes.push("its value format (format) is not carried");
-      return { props: { ...p, label, min: num(n.min, 0), max: num(n.max, 10), step: num(n.step, 1) || 1, passthru: bool(n.passthru, true), ...topic }, notes };
+    case "ui_numeric": {
+      // Its value format: the text around {{value}} is kept around the field (a unit); anything else is said.
+      const format = gaugeFormat(str(n.format, "{{value}}"));
+      const around = format && format.value === undefined && format.decimals === undefined ? { ...(format.prefix ? { prefix: format.prefix.trim() } : {}), ...(format.suffix ? { suffix: format.suffix.trim() } : {}) } : null;
+      if (!around) notes.push("its value format (format) is not carried");
+      return { props: { ...p, label, min: num(n.min, 0), max: num(n.max, 10), step: num(n.step, 1) || 1, passthru: bool(n.passthru, true), ...topic, ...around }, notes };
+    }
     case "ui_switch":
       return {
         props: {
