@@ -9,7 +9,8 @@ import { z } from "zod";
 import { configNodeRef } from "../../shared/config-nodes";
 import { DASHBOARD_LIMITS, dashboardClientSchema, type DashboardWidgetState } from "../../shared/dashboard";
 import type { DashboardClientRef, DashboardInput, Message, NodeBehaviour, NodeContext, Send } from "../runtime/types";
-import { evaluateOperand, prepareOperand } from "../runtime/operands";
+import { checkOperand, evaluateOperand, prepareOperand } from "../runtime/operands";
+import { inOrder } from "../runtime/in-order";
 import { getProperty } from "../runtime/properties";
 import type { OperandType } from "../../shared/operand-types";
 import type { NodeRedProps } from "./types";
@@ -319,6 +320,11 @@ export function actionFromViewer<C extends { topic?: string; topicType?: string 
 
 export const STATE_LIMIT_BYTES = DASHBOARD_LIMITS.maxStateBytes;
 
+/** A JSONata Value that does not compile is refused where it is saved (the field named), not when its flow starts. */
+export function checkShownValue(c: { value: string; valueType: string }, ctx: z.RefinementCtx): void {
+  if (c.valueType === "jsonata" && c.value) checkOperand(ctx, ["value"], c.value, "jsonata");
+}
+
 /** Dashboard 2.0's typed Value of a widget that shows one (ui-text, ui-gauge): where in the message, or what, it is. */
 export const SHOWN_VALUE_TYPES = ["msg", "str", "num", "jsonata", "flow", "global", "env"] as const;
 
@@ -352,15 +358,19 @@ export function valueWidgetBehaviour<C extends Record<string, unknown> & { value
     },
   });
   if (!expression) return widget;
+  // One message at a time, in order: an evaluation that yields must not let the next message overtake it.
+  const queue = inOrder();
   return {
     ...widget,
-    async input(msg, send, done) {
-      try {
-        evaluated.set(msg, { value: await expression.evaluate(ctx, msg) });
-      } catch (err) {
-        ctx.log.warn(`Error evaluating value property: ${err instanceof Error ? err.message : String(err)}`);
-      }
-      return widget.input!(msg, send, done);
+    input(msg, send, done) {
+      return queue(async () => {
+        try {
+          evaluated.set(msg, { value: await expression.evaluate(ctx, msg) });
+        } catch (err) {
+          ctx.log.warn(`Error evaluating value property: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        return widget.input!(msg, send, done);
+      });
     },
   };
 }

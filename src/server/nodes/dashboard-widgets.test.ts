@@ -3,6 +3,8 @@ import { loadTestFlow } from "@/test/runtime-harness";
 import type { DashboardClientRef, DashboardInput, DashboardRuntime } from "@/server/runtime/types";
 import { limitPoints, pointsOf } from "./ui-chart/behaviour";
 import { uiChartConfig } from "./ui-chart/definition";
+import { uiTextConfig } from "./ui-text/definition";
+import { uiGaugeConfig } from "./ui-gauge/definition";
 
 /**
  * Dashboard widgets' behaviour (SPEC §21) in a real engine with a recording DashboardRuntime:
@@ -251,6 +253,17 @@ describe("dashboard widgets", () => {
     flow.send("w", { payload: { Uptime: 42 } });
     await settle();
     expect(dash.emitted.at(-1)!.msg).toMatchObject({ payload: "42 s" });
+    // An expression that does not compile is refused where it is saved, the field named (not when the flow starts).
+    const refused = uiTextConfig.safeParse({ group: "g1", value: "payload +", valueType: "jsonata" });
+    expect(refused.success).toBe(false);
+    expect(refused.error!.issues[0]!.path).toEqual(["value"]);
+    expect(uiGaugeConfig.safeParse({ group: "g1", value: "$sum(", valueType: "jsonata" }).success).toBe(false);
+    // In order, even when the first message's expression takes longer (it yields to the event loop meanwhile).
+    const ordered = await widgetFlow("ui-text", { value: "$count($map([1..payload], function($v) { $v }))", valueType: "jsonata" });
+    ordered.flow.send("w", { payload: 100_000 });
+    ordered.flow.send("w", { payload: 1 });
+    await expect.poll(() => ordered.dash.emitted.length, { timeout: 10_000 }).toBe(2);
+    expect(ordered.dash.emitted.map((e) => e.msg.payload)).toEqual([100_000, 1]);
     const failing = await widgetFlow("ui-text", { value: "$error('no uptime')", valueType: "jsonata" });
     failing.flow.send("w", { payload: "as it came" });
     await settle();

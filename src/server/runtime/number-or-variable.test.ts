@@ -64,7 +64,7 @@ describe("number-or-variable fields (Node-RED's validators.number accepts ${ENV_
   });
 
   it("the engine reads them when the node starts, through the node's env (a subflow's, a variable); one it cannot read is the node's error and the field's default", async () => {
-    const vars = { variables: () => builtinVariables({ LOW: "100", HIGH: "200", WAIT: "30" }) };
+    const vars = { variables: () => builtinVariables({ LOW: "100", HIGH: "200", WAIT: "30", ALSO_100: "100" }) };
     const h = await flow(
       [
         { id: "r", type: "range", config: { min_out: "${LOW}", max_out: "${HIGH}" } },
@@ -87,6 +87,10 @@ describe("number-or-variable fields (Node-RED's validators.number accepts ${ENV_
     expect([first!.payload, second!.payload]).toEqual(["first", "second"]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(25);
     expect(h.errors).toEqual([]);
+
+    // Ends that are equal once read: the node says so when it starts (the configuration's check saw two different texts).
+    const flat = await flow([{ id: "r", type: "range", config: { min_in: "${LOW}", max_in: "${ALSO_100}" } }, { id: "s", type: "sink" }], [{ source: "r", target: "s" }], {}, {}, vars);
+    expect(flat.errors).toEqual([{ nodeId: "r", error: "the input range's ends are both 100: every value scales to NaN or Infinity" }]);
 
     const unset = await flow([{ id: "r", type: "range", config: { min_out: "${LOW}", max_out: "${MISSING}" } }, { id: "s", type: "sink" }], [{ source: "r", target: "s" }], {}, {}, vars);
     expect(unset.errors).toEqual([{ nodeId: "r", error: expect.stringContaining("Target range to is ${MISSING}, which is not set") }]);

@@ -6,7 +6,8 @@ import { WHOLE_VARIABLE_REFERENCE, wholeReferenceName } from "../../shared/varia
  * editor's `RED.validators.number` accepts `${ENV_VAR}` in a number's place and its runtime puts
  * the variable's value there when the flow starts (`mapEnvVarProperties`). The stored value is the
  * number or the reference; a configuration node's handle reads the reference's value as a number at
- * each read (`resolveVariableNumbers`), so a changed variable reaches the next connection.
+ * each read (`resolveVariableNumbers`): a connection made after a variable changed (a deploy, a
+ * connect action) uses the new value.
  *
  * The editor recognises the field from its JSON Schema (anyOf: a number, a string of this pattern)
  * and edits it as one text box.

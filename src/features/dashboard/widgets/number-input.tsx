@@ -15,6 +15,7 @@ export function NumberInputWidget({ props, state, interactive, send, setLocal, i
     if (!focused) setValue(remote);
   }
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const field = useRef<HTMLInputElement>(null);
   const lastSent = useRef<string | null>(null);
   useEffect(() => () => clearTimeout(timer.current), []);
   const min = props.min === "" || props.min === undefined ? undefined : num(props, "min", 0);
@@ -48,7 +49,14 @@ export function NumberInputWidget({ props, state, interactive, send, setLocal, i
     if (min !== undefined) n = Math.max(min, n);
     if (max !== undefined) n = Math.min(max, n);
     changed(String(n));
+    // The field keeps (or takes) the focus, as typing there would: the stepped value is not replaced by
+    // the flow's meanwhile, and Enter or leaving the field sends it.
+    field.current?.focus();
   };
+  /** A press that leaves the focus where it is: clicking − or + must not blur the field (which would send the value before the step). */
+  const keepFocus = (e: { preventDefault(): void }) => e.preventDefault();
+  const atMin = min !== undefined && value !== "" && Number(value) <= min;
+  const atMax = max !== undefined && value !== "" && Number(value) >= max;
   // Dashboard 2.0's spinner: "default" (its editor's "inline": − and + side by side) or "stacked" (up and down).
   const spinner = str(props, "spinner", "default");
   const label = substitute(str(props, "label"), state.msg) || "Number";
@@ -57,19 +65,19 @@ export function NumberInputWidget({ props, state, interactive, send, setLocal, i
       <span className={`db-number-spin${spinner === "stacked" ? " stacked" : ""}`}>
         {spinner === "stacked" ? (
           <>
-            <button type="button" tabIndex={-1} aria-label={`Increase ${label}`} disabled={!interactive || (max !== undefined && Number(value) >= max)} onClick={() => stepBy(1)}>
+            <button type="button" tabIndex={-1} aria-label={`Increase ${label}`} disabled={!interactive || atMax} onMouseDown={keepFocus} onClick={() => stepBy(1)}>
               ▴
             </button>
-            <button type="button" tabIndex={-1} aria-label={`Decrease ${label}`} disabled={!interactive || (min !== undefined && Number(value) <= min)} onClick={() => stepBy(-1)}>
+            <button type="button" tabIndex={-1} aria-label={`Decrease ${label}`} disabled={!interactive || atMin} onMouseDown={keepFocus} onClick={() => stepBy(-1)}>
               ▾
             </button>
           </>
         ) : (
           <>
-            <button type="button" tabIndex={-1} aria-label={`Decrease ${label}`} disabled={!interactive || (min !== undefined && value !== "" && Number(value) <= min)} onClick={() => stepBy(-1)}>
+            <button type="button" tabIndex={-1} aria-label={`Decrease ${label}`} disabled={!interactive || atMin} onMouseDown={keepFocus} onClick={() => stepBy(-1)}>
               −
             </button>
-            <button type="button" tabIndex={-1} aria-label={`Increase ${label}`} disabled={!interactive || (max !== undefined && value !== "" && Number(value) >= max)} onClick={() => stepBy(1)}>
+            <button type="button" tabIndex={-1} aria-label={`Increase ${label}`} disabled={!interactive || atMax} onMouseDown={keepFocus} onClick={() => stepBy(1)}>
               +
             </button>
           </>
@@ -82,6 +90,7 @@ export function NumberInputWidget({ props, state, interactive, send, setLocal, i
       <div className="db-number-row">
         {str(props, "prefix") ? <span className="db-number-affix">{str(props, "prefix")}</span> : null}
         <input
+          ref={field}
           id={inputId}
           aria-describedby={str(props, "suffix") ? `${inputId}-suffix` : undefined}
           type="number"

@@ -107,4 +107,25 @@ describe("mqtt nodes on the built-in broker", () => {
     await expect.poll(() => flow.errors.map((e) => e.error).join("\n")).toMatch(/built-in MQTT broker is not available/);
     expect(flow.statuses.some((s) => s.status?.text === "built-in broker not available")).toBe(true);
   });
+
+  it("a connect action on a broker that cannot connect (no built-in broker here) ends with the node's error, which a catch node gets; it does not wait for ever", async () => {
+    const broker: ConfigNodeSnapshot = { ...builtIn, config: { broker: "built-in", autoConnect: false } };
+    const flow = await loadTestFlow(
+      [
+        { id: "in", type: "mqtt-in", config: { broker: "b1", topic: "", inputs: 1 } },
+        { id: "caught", type: "catch", config: { scope: ["in"] } },
+        { id: "sink", type: "sink" },
+      ],
+      [{ source: "caught", target: "sink" }],
+      {},
+      {},
+      { configNodes: { b1: broker }, organizationId: "org_a" },
+    );
+    flow.send("in", { action: "connect", n: 1 });
+    flow.send("in", { action: "connect", n: 2 });
+    // done(err) for each: the catch node has both messages, with the reason.
+    const caught = await flow.waitFor(2);
+    expect(caught.map((m) => m.n)).toEqual([1, 2]);
+    for (const m of caught) expect((m.error as { message: string }).message).toContain("the built-in MQTT broker is not available on this server");
+  });
 });

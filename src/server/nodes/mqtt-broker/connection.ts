@@ -195,7 +195,8 @@ export class MqttConnection {
   private reconnectDelay: number;
   /** The last connection error reported (reported once until a connect succeeds). */
   private lastError: string | undefined;
-  private connectWaiters: Array<() => void> = [];
+  /** Callers of connect() waiting for the connection: told when it is made, or that it cannot be (settings that do not read, no built-in broker). */
+  private connectWaiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
   /** Waiters of paused reads, by user, released when the user goes. */
   private readonly pausedBy = new Map<string, Set<() => void>>();
   /** QoS 0 publishes written while the socket was full, done when it drains (afterDrain). */
@@ -273,7 +274,8 @@ export class MqttConnection {
   register(user: MqttUser) {
     this.users.set(user.id, user);
     if (this.users.size === 1 && this.current.autoConnect) {
-      void this.connect();
+      // Its failure is each user's error already (failConnect).
+      void this.connect().catch(() => undefined);
       setTimeout(() => this.updateStatus(), 1);
     } else if (this.connecting) {
       // Node-RED's nodes all register in their constructors, within the tick of the first one's
@@ -306,8 +308,8 @@ export class MqttConnection {
 
   /** Connects (once connected, the returned promise settles); a connection already under way is left as it is. */
   connect(): Promise<void> {
-    if (!this.canConnect()) return this.connected ? Promise.resolve() : new Promise((resolve) => this.connectWaiters.push(resolve));
-    const waiting = new Promise<void>((resolve) => this.connectWaiters.push(resolve));
+    if (!this.canConnect()) return this.connected ? Promise.resolve() : new Promise((resolve, reject) => this.connectWaiters.push({ resolve, reject }));
+    const waiting = new Promise<void>((resolve, reject) => this.connectWaiters.push({ resolve, reject }));
     this.closing = false;
     this.connecting = true;
     this.setStatus(CONNECTING);
@@ -316,9 +318,7 @@ export class MqttConnection {
       // Throws when a ${NAME} in a number field is unset or not a number (runtime/number-or-variable.ts).
       this.current = this.settings();
     } catch (err) {
-      this.connecting = false;
-      this.setStatus(DISCONNECTED);
-      for (const u of this.users.values()) u.log.error(err);
+      this.failConnect(err, DISCONNECTED);
       return waiting;
     }
     if (this.current.builtIn) this.connectBuiltIn();
@@ -326,12 +326,18 @@ export class MqttConnection {
       try {
         this.connectClient();
       } catch (err) {
-        this.connecting = false;
-        this.setStatus(DISCONNECTED);
-        for (const u of this.users.values()) u.log.error(err);
+        this.failConnect(err, DISCONNECTED);
       }
     }
     return waiting;
+  }
+
+  /** A connection that cannot be made: each user is told (status and error), and each caller of connect(). */
+  private failConnect(err: unknown, status: NodeStatus) {
+    this.connecting = false;
+    this.setStatus(status);
+    for (const u of this.users.values()) u.log.error(err);
+    for (const w of this.connectWaiters.splice(0)) w.reject(err);
   }
 
   private onConnected() {
@@ -342,7 +348,7 @@ export class MqttConnection {
     this.lastError = undefined;
     this.reconnectDelay = this.env.reconnect?.firstMs ?? 1000;
     this.settleUntil = !this.current.builtIn && !this.current.cleansession ? performance.now() + SESSION_SETTLE_MS : 0;
-    for (const w of this.connectWaiters.splice(0)) w();
+    for (const w of this.connectWaiters.splice(0)) w.resolve();
     this.setStatus(CONNECTED);
     for (const byRef of this.subscriptions.values()) for (const sub of byRef.values()) this.subscribeNow(sub);
     const birth = lwtMessage(this.current.birth, this.v5(), false);
@@ -351,9 +357,7 @@ export class MqttConnection {
 
   private connectBuiltIn() {
     if (!this.env.builtInMqtt) {
-      this.connecting = false;
-      this.setStatus({ fill: "red", shape: "ring", text: "built-in broker not available" });
-      for (const u of this.users.values()) u.log.error(new Error("the built-in MQTT broker is not available on this server"));
+      this.failConnect(new Error("the built-in MQTT broker is not available on this server"), { fill: "red", shape: "ring", text: "built-in broker not available" });
       return;
     }
     this.builtInLive = true;

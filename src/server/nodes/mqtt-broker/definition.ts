@@ -37,9 +37,10 @@ None.
   **Close message**: published before the connection is closed normally (redeploy, stop).
   **Will message**: published by the broker if the connection is lost unexpectedly.
 - **Port**, **Keep alive** and **Session expiry** may each be \`\${NAME}\` instead of a number, as in
-  Node-RED: the variable's value is read when the connection is made (a changed variable is used at
-  the next reconnect); a variable that is not set, or not a number the field accepts, is the nodes'
-  error and no connection is made.
+  Node-RED: the variable's value is read when the connection is made (the flow's deploy or start, a
+  \`connect\` action); the automatic reconnects after a lost connection keep the address they had. A
+  variable that is not set, or not a number the field accepts, is the nodes' error and no
+  connection is made until the next deploy.
 - **Username** and **Password** are credentials: stored encrypted, never shown again, left out of
   exports. Either may be \`\${NAME}\`, a variable or secret of the organization; a changed secret is
   used the next time the connection is made (a reconnect), without a redeploy. A user and password

@@ -5,6 +5,8 @@ import { getProperty, setProperty } from "../../runtime/properties";
 /** Node-RED 4.1's range (16-range.js): scale, clamp, roll or drop, with optional rounding. */
 export const rangeBehaviour = defineBehaviour(rangeNode, (ctx, c) => {
   let { min_in: minIn, max_in: maxIn, min_out: minOut, max_out: maxOut } = c;
+  // Equal ends pass the configuration's check when variables (${NAME}) give them: scaling divides by zero, as Node-RED's would; said once.
+  if (minIn === maxIn) ctx.log.warn(`the input range's ends are both ${minIn}: every value scales to NaN or Infinity`);
   // As Node-RED: a reversed input range swaps both ranges' ends.
   if (minIn > maxIn) {
     [minIn, maxIn] = [maxIn, minIn];

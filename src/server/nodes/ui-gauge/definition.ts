@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { className, dashboardNodeRed, groupRef, height, order, SHOWN_VALUE_TYPES, width } from "../dashboard-support";
+import { className, dashboardNodeRed, groupRef, height, order, SHOWN_VALUE_TYPES, checkShownValue, width } from "../dashboard-support";
 
 /** What a tile gauge shows in a segment, as Dashboard 2.0's tile. */
 export const SEGMENT_TEXT_TYPES = ["label", "value", "str", "env", "none"] as const;
@@ -52,7 +52,7 @@ const shape = {
   className,
 };
 
-export const uiGaugeConfig = z.object(shape);
+export const uiGaugeConfig = z.object(shape).superRefine(checkShownValue);
 
 export const uiGaugeNode = defineNode({
   type: "ui-gauge",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { className, dashboardNodeRed, groupRef, height, label, order, SHOWN_VALUE_TYPES, width } from "../dashboard-support";
+import { className, dashboardNodeRed, groupRef, height, label, order, SHOWN_VALUE_TYPES, checkShownValue, width } from "../dashboard-support";
 
 const shape = {
   group: groupRef,
@@ -20,7 +20,7 @@ const shape = {
   valueType: z.enum(SHOWN_VALUE_TYPES).default("msg").meta({ title: "Value type" }),
 };
 
-export const uiTextConfig = z.object(shape);
+export const uiTextConfig = z.object(shape).superRefine(checkShownValue);
 
 export const uiTextNode = defineNode({
   type: "ui-text",

@@ -181,12 +181,15 @@ export async function injectOnDevices(
 }
 
 /** Switches a debug node of a device flow on the flow's online devices; the ids of the devices it was sent to. */
-export async function setActiveOnDevices(app: AppServices, flow: Pick<Flow, "id" | "organizationId" | "targetDeviceId" | "targetDeviceTag">, nodeId: string, active: boolean): Promise<string[]> {
+export async function setActiveOnDevices(app: AppServices, flow: Pick<Flow, "id" | "organizationId" | "targetDeviceId" | "targetDeviceTag">, nodeId: string | readonly string[], active: boolean): Promise<string[]> {
   const online = new Set((await onlineDeviceKeyIds(app.store, flow.organizationId)).map((o) => o.keyId));
   const devices = (await targetDevices(app, flow.organizationId, flow)).filter((d) => online.has(d.keyId));
-  for (const d of devices) {
-    const command: AgentCommand = { key_id: d.keyId, frame: { type: "agent.active", flow_id: flow.id, node_id: nodeId, active } };
-    await app.store.publish(agentsChannel(d.organizationId), JSON.stringify(command));
+  // Several nodes (every debug node of the flow): the devices are found once, each told of each node.
+  for (const id of typeof nodeId === "string" ? [nodeId] : nodeId) {
+    for (const d of devices) {
+      const command: AgentCommand = { key_id: d.keyId, frame: { type: "agent.active", flow_id: flow.id, node_id: id, active } };
+      await app.store.publish(agentsChannel(d.organizationId), JSON.stringify(command));
+    }
   }
   return devices.map((d) => d.id);
 }

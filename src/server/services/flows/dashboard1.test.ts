@@ -11,13 +11,12 @@ describe("Dashboard 1's gauge format", () => {
     ["{{value}} W", { suffix: " W" }],
     ["{{value}}°C", { suffix: "°C" }],
     ["≈ {{value | number:1}} kWh", { prefix: "≈ ", suffix: " kWh", decimals: 1 }],
-    ["{{msg.amps}}", { value: "amps", valueType: "msg" }],
-    ["{{msg.payload.totalload}}W", { value: "payload.totalload", valueType: "msg", suffix: "W" }],
   ])("%j becomes the gauge's own properties", (format, props) => {
     expect(gaugeFormat(format)).toEqual(props);
   });
 
-  it.each(["{{value | currency}}", "<b>{{value}}</b>", "{{value * 2}}", "{{value}} / {{msg.max}}", "{{msg.constructor.name}}x{{value}}"])("%j is not one: reported as not carried", (format) => {
+  // {{msg.amps}}: Dashboard 1 showed it as the text while the needle stayed on the payload; one value here.
+  it.each(["{{value | currency}}", "<b>{{value}}</b>", "{{value * 2}}", "{{value}} / {{msg.max}}", "{{msg.amps}}", "{{msg.payload.totalload}}W"])("%j is not one: reported as not carried", (format) => {
     expect(gaugeFormat(format)).toBeNull();
   });
 

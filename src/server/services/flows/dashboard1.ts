@@ -23,19 +23,18 @@ const bool = (v: unknown, d: boolean) => (v === true || v === "true" ? true : v 
 
 /**
  * Dashboard 1's gauge value format as a gauge's own properties: `{{value}}` with text around it
- * (prefix, suffix), Angular's number filter (`{{value | number:2}}`: decimals), or another message
- * property (`{{msg.amps}}`: its value). Null for anything else (other filters, expressions, markup).
+ * (prefix, suffix) and Angular's number filter (`{{value | number:2}}`: decimals). Null for anything
+ * else: other filters, expressions, markup, and another message property (`{{msg.amps}}`), which
+ * Dashboard 1 showed as the text while its needle stayed on the payload; a gauge here shows one value.
  */
-export function gaugeFormat(format: string): { prefix?: string; suffix?: string; decimals?: number; value?: string; valueType?: "msg" } | null {
-  const m = /^([^{}<>]{0,100})\{\{\s*(value|msg\.([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*){0,10}))\s*(?:\|\s*number\s*(?::\s*(\d{1,2})\s*)?)?\}\}([^{}<>]{0,100})$/.exec(format.trim() === "" ? "{{value}}" : format);
+export function gaugeFormat(format: string): { prefix?: string; suffix?: string; decimals?: number } | null {
+  const m = /^([^{}<>]{0,100})\{\{\s*value\s*(\|\s*number\s*(?::\s*(\d{1,2})\s*)?)?\}\}([^{}<>]{0,100})$/.exec(format.trim() === "" ? "{{value}}" : format);
   if (!m) return null;
-  const filtered = /\|\s*number/.test(format);
   return {
     ...(m[1] ? { prefix: m[1] } : {}),
-    ...(m[5] ? { suffix: m[5] } : {}),
+    ...(m[4] ? { suffix: m[4] } : {}),
     // Angular's number filter without a size: 3 decimals at most in its default locale; shown here with 3.
-    ...(filtered ? { decimals: Math.min(10, m[4] === undefined ? 3 : Number(m[4])) } : {}),
-    ...(m[3] ? { value: m[3], valueType: "msg" as const } : {}),
+    ...(m[2] ? { decimals: Math.min(10, m[3] === undefined ? 3 : Number(m[3])) } : {}),
   };
 }
 
@@ -92,7 +91,7 @@ function widget(n: NrNode, d1: string, base: string): Translation {
     case "ui_numeric": {
       // Its value format: the text around {{value}} is kept around the field (a unit); anything else is said.
       const format = gaugeFormat(str(n.format, "{{value}}"));
-      const around = format && format.value === undefined && format.decimals === undefined ? { ...(format.prefix ? { prefix: format.prefix.trim() } : {}), ...(format.suffix ? { suffix: format.suffix.trim() } : {}) } : null;
+      const around = format && format.decimals === undefined ? { ...(format.prefix ? { prefix: format.prefix.trim() } : {}), ...(format.suffix ? { suffix: format.suffix.trim() } : {}) } : null;
       if (!around) notes.push("its value format (format) is not carried");
       return { props: { ...p, label, min: num(n.min, 0), max: num(n.max, 10), step: num(n.step, 1) || 1, passthru: bool(n.passthru, true), ...topic, ...around }, notes };
     }

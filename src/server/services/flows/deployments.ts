@@ -414,18 +414,22 @@ export async function setFlowDebugActive(app: AppServices, principal: Principal,
   }
   const targets = input.node_ids ? [...new Set(input.node_ids)] : running.map((n) => n.id);
   if (flow.targetDeviceId || flow.targetDeviceTag) {
-    // A device flow (SPEC §22): each online device's Node-RED switches them.
-    for (const nodeId of targets) {
-      const sent = await setActiveOnDevices(app, flow, nodeId, input.active);
-      if (sent.length === 0) throw new AppError("FLOW_NOT_RUNNING", "none of the devices this flow targets is online");
-    }
+    // A device flow (SPEC §22): each online device's Node-RED switches them (the devices found once).
+    const sent = await setActiveOnDevices(app, flow, targets, input.active);
+    if (sent.length === 0) throw new AppError("FLOW_NOT_RUNNING", "none of the devices this flow targets is online");
     return { flow_id: flow.id, active: input.active, node_ids: targets };
   }
+  const switched: string[] = [];
   for (const nodeId of targets) {
     const result = await app.flowRuntime.setActive(flow.id, nodeId, input.active);
-    if (result.ok) continue;
-    if (result.reason === "unavailable") throw new AppError("UNAVAILABLE", "the instance running this flow did not answer; try again");
-    throw new AppError("FLOW_NOT_RUNNING", "the flow is not running: deploy it (and enable it) first");
+    if (result.ok) {
+      switched.push(nodeId);
+      continue;
+    }
+    // A deploy or a lost instance midway: say which ones did switch, so the caller can try again.
+    const done = switched.length > 0 ? ` (switched before this: ${switched.join(", ")})` : "";
+    if (result.reason === "unavailable") throw new AppError("UNAVAILABLE", `the instance running this flow did not answer; try again${done}`);
+    throw new AppError("FLOW_NOT_RUNNING", `the flow is not running: deploy it (and enable it) first${done}`);
   }
   return { flow_id: flow.id, active: input.active, node_ids: targets };
 }
