@@ -15,6 +15,15 @@ const openTab = (page: Page, name: string) => page.getByRole("tablist", { name: 
 
 test.describe.configure({ timeout: 90_000 });
 
+/** Logged in, the flow's editor open, deployed from its toolbar and running, the Debug tab shown. */
+async function deployedWithDebug(page: Page, email: string, flowId: string) {
+  await logIn(page, email);
+  await page.goto(`/flows/${flowId}`);
+  await toolbar(page).getByRole("button", { name: "Deploy" }).click();
+  await expect(flowState(page)).toHaveText("Running");
+  await openTab(page, "Debug");
+}
+
 test("deploy, Inject, the message in Debug, node status under the node, and roll back", async ({ page, request }) => {
   const owner = await registerUser(request, "live-owner");
   const f = liveFlow("main");
@@ -205,11 +214,7 @@ test("a debug node's button stops and restarts its messages at once, without a d
   const owner = await registerUser(request, "live-debug-button");
   const f = liveFlow("button");
   const flow = await createFlow(request, owner, "Switched flow", f.graph("v1"));
-  await logIn(page, owner.email);
-  await page.goto(`/flows/${flow.id}`);
-  await toolbar(page).getByRole("button", { name: "Deploy" }).click();
-  await expect(flowState(page)).toHaveText("Running");
-  await openTab(page, "Debug");
+  await deployedWithDebug(page, owner.email, flow.id);
   const inject = node(page, f.ids.inject).getByRole("button", { name: "Inject" });
   const active = node(page, f.ids.debug).getByRole("button", { name: "Active" });
   const messages = debug(page).getByTestId("debug-message");
@@ -251,11 +256,7 @@ test("every debug node of the flow off and on at once from the Debug tab (Node-R
   graph.nodes.push({ id: second, type: "debug", name: "also", position: { x: 580, y: 240 } });
   graph.connections.push({ source: f.ids.fn, target: second });
   const flow = await createFlow(request, owner, "Quiet flow", graph);
-  await logIn(page, owner.email);
-  await page.goto(`/flows/${flow.id}`);
-  await toolbar(page).getByRole("button", { name: "Deploy" }).click();
-  await expect(flowState(page)).toHaveText("Running");
-  await openTab(page, "Debug");
+  await deployedWithDebug(page, owner.email, flow.id);
   const inject = node(page, f.ids.inject).getByRole("button", { name: "Inject" });
   const buttons = [node(page, f.ids.debug), node(page, second)].map((n) => n.getByRole("button", { name: "Active" }));
   const messages = debug(page).getByTestId("debug-message");

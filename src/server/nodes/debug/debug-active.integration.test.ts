@@ -56,15 +56,21 @@ async function expectShown(flow: Awaited<ReturnType<typeof deployed>>) {
   }
 }
 
+/** A deployed flow, a WebSocket watching its debug messages (how many each node showed), and its inject. */
+async function watchedFlow() {
+  const flow = await deployed(owner.accessToken);
+  await flow.deploy();
+  const ui = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+  await ui.next((f) => f.type === "ready");
+  const shownBy = (id: string) => ui.frames.filter((f) => f.topic === "debug" && f.data?.node_id === id).length;
+  const inject = async () => expect((await request("POST", `/nodes/${flow.ids.tick}/inject`, { token: owner.accessToken, body: {} })).status).toBe(200);
+  return { flow, ui, shownBy, inject };
+}
+
 describe("POST /nodes/{id}/active", () => {
   it("switches the running debug node off and on without a deploy: the witness keeps showing, the switched one shows only while on, its counter counts throughout", async () => {
-    const flow = await deployed(owner.accessToken);
-    await flow.deploy();
-    const ui = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+    const { flow, ui, shownBy, inject } = await watchedFlow();
     try {
-      await ui.next((f) => f.type === "ready");
-      const shownBy = (id: string) => ui.frames.filter((f) => f.topic === "debug" && f.data?.node_id === id).length;
-      const inject = async () => expect((await request("POST", `/nodes/${flow.ids.tick}/inject`, { token: owner.accessToken, body: {} })).status).toBe(200);
       await inject();
       await expect.poll(() => shownBy(flow.ids.witness)).toBe(1);
       await expect.poll(() => shownBy(flow.ids.shown)).toBe(1);
@@ -122,13 +128,8 @@ describe("POST /nodes/{id}/active", () => {
 
 describe("POST /flows/{id}/debug/active", () => {
   it("switches every debug node of the running flow off and on at once, or only the ones named; no deploy", async () => {
-    const flow = await deployed(owner.accessToken);
-    await flow.deploy();
-    const ui = connect(hub.url, { authorization: `Bearer ${owner.accessToken}` });
+    const { flow, ui, shownBy, inject } = await watchedFlow();
     try {
-      await ui.next((f) => f.type === "ready");
-      const shownBy = (id: string) => ui.frames.filter((f) => f.topic === "debug" && f.data?.node_id === id).length;
-      const inject = async () => expect((await request("POST", `/nodes/${flow.ids.tick}/inject`, { token: owner.accessToken, body: {} })).status).toBe(200);
       const switchAll = (body: unknown) => request("POST", `/flows/${flow.flowId}/debug/active`, { token: owner.accessToken, body });
 
       const off = await switchAll({ active: false });
