@@ -12,6 +12,11 @@ const atStart = (ctx: NodeContext, value: string) => wholeEnvValue(value, (name)
 
 /** An answer bigger than this is an error (Node-RED's fixed 64 KiB buffer silently loses the rest). */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/**
+ * Connections one tcp-request node keeps open at once (one per host and port, msg.host and msg.port
+ * included). Node-RED has no bound; in a shared runtime a flow must not hold every socket.
+ */
+export const MAX_TCP_REQUEST_CONNECTIONS = 100;
 /** Node-RED's `socketReconnectTime` default. */
 const RECONNECT_MS = 10_000;
 /** Node-RED's keep-alive on its TCP sockets. */
@@ -92,10 +97,30 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
     if (clients.get(id) === client) clients.delete(id);
   };
 
+  const tooLarge = (id: string, client: Connection) => {
+    ctx.log.error(new Error(`the answer from ${id} is larger than ${MAX_ANSWER_BYTES} bytes`), client.lastMsg);
+    status({ fill: "red", shape: "ring", text: "error" });
+    finish(id, client);
+  };
+
+  /**
+   * Node-RED reads an answer byte by byte (count: until it has that many, char: up to the split
+   * byte, time: all that came within the time). Here each chunk is taken whole or up to the byte
+   * that ends the answer: the same answers, without an object per byte.
+   */
   const collect = (id: string, client: Connection, data: Buffer) => {
     if (out === "sit") {
       if (c.ret === "string" && newline !== "") {
+        // Only the new text (and the end of the kept one a delimiter may straddle) is searched.
+        const from = Math.max(0, client.rest.length - newline.length + 1);
         client.rest += data.toString();
+        if (client.rest.indexOf(newline, from) === -1) {
+          if (Buffer.byteLength(client.rest) > MAX_ANSWER_BYTES) {
+            client.rest = "";
+            tooLarge(id, client);
+          }
+          return;
+        }
         const parts = client.rest.split(newline);
         for (let p = 0; p < parts.length - 1; p++) answer(client, c.trim ? parts[p]! + newline : parts[p]!);
         client.rest = parts.at(-1)!;
@@ -104,31 +129,36 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
       }
       return;
     }
-    for (let j = 0; j < data.length; j++) {
-      if (clients.get(id) !== client) return;
-      if (client.size >= MAX_ANSWER_BYTES) {
-        ctx.log.error(new Error(`the answer from ${id} is larger than ${MAX_ANSWER_BYTES} bytes`), client.lastMsg);
-        status({ fill: "red", shape: "ring", text: "error" });
-        finish(id, client);
-        return;
+    if (clients.get(id) !== client) return;
+    // How many bytes of this chunk belong to the answer before it is complete (all of them: not yet).
+    let ending = -1;
+    if (out === "count") {
+      if (!Number.isNaN(splitc)) ending = Math.max(1, Math.ceil(splitc - client.size));
+    } else if (out === "char") {
+      if (Number.isInteger(splitc) && splitc >= 0 && splitc <= 255) {
+        const at = data.indexOf(splitc);
+        if (at !== -1) ending = at + 1;
       }
-      client.chunks.push(data.subarray(j, j + 1));
-      client.size++;
-      const take = () => {
-        const bytes = Buffer.concat(client.chunks);
-        client.chunks = [];
-        client.size = 0;
-        answer(client, asReturned(bytes));
-        status(null);
-        finish(id, client);
-      };
-      if (out === "time") {
-        if (!client.timer) client.timer = setTimeout(take, Math.max(0, splitc));
-      } else if (out === "count") {
-        if (client.size >= splitc) take();
-      } else if (data[j] === splitc) {
-        take();
-      }
+    }
+    const taken = ending !== -1 && ending <= data.length ? ending : data.length;
+    if (client.size + taken > MAX_ANSWER_BYTES) {
+      tooLarge(id, client);
+      return;
+    }
+    client.chunks.push(data.subarray(0, taken));
+    client.size += taken;
+    const take = () => {
+      const bytes = Buffer.concat(client.chunks);
+      client.chunks = [];
+      client.size = 0;
+      answer(client, asReturned(bytes));
+      status(null);
+      finish(id, client);
+    };
+    if (out === "time") {
+      if (!client.timer) client.timer = setTimeout(take, Math.max(0, splitc));
+    } else if (ending !== -1 && ending <= data.length) {
+      take();
     }
   };
 
@@ -162,6 +192,11 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
         lastId = id;
       }
       let client = clients.get(id);
+      if (!client && clients.size >= MAX_TCP_REQUEST_CONNECTIONS) {
+        status({ fill: "red", shape: "ring", text: connections(clients.size) });
+        done(new Error(`this node has ${MAX_TCP_REQUEST_CONNECTIONS} connections open, its limit: ${id} is not connected (msg.reset closes them)`));
+        return;
+      }
       if (!client) {
         client = { queue: [], connected: false, connecting: false, lastMsg: msg, chunks: [], size: 0, rest: "" };
         clients.set(id, client);

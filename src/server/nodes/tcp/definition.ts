@@ -71,7 +71,10 @@ Then it closes the connection, except with *keep connection open*. The status sh
 ### Differences from Node-RED
 
 ${OUTBOUND}
-- An answer is bounded at 16 MiB (Node-RED's buffer is 64 KiB and loses what goes past it).`,
+- An answer is bounded at 16 MiB (Node-RED's buffer is 64 KiB and loses what goes past it), and so is
+  the text *keep connection open* holds while it waits for the delimiter: more is the node's error.
+- One node keeps at most 100 connections open at once (one per host and port); a message for another
+  is the node's error until \`msg.reset\` closes some. Node-RED has no bound.`,
   inputs: 1,
   outputs: 1,
   configSchema: tcpRequestConfig,

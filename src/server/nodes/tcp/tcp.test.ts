@@ -1,12 +1,13 @@
 import dgram from "node:dgram";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { closingTestFlows, variablesFrom } from "@/test/runtime-harness";
 import { VariableSet } from "@/server/runtime/variables";
 import { tcpOutConfig } from "./definition";
 import { udpOutConfig } from "../udp-out/definition";
 import { createOutboundRules } from "@/server/runtime/outbound";
+import { MAX_TCP_REQUEST_CONNECTIONS } from "./behaviour";
 
 /**
  * tcp-request, tcp-out and udp-out (SPEC §23), through the nodes in a real engine against real local
@@ -129,6 +130,105 @@ describe("tcp-request", () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(immed.received).toEqual([]);
   });
+
+  it("takes an answer from large chunks up to the byte that ends it (count, char), the rest dropped as Node-RED's", async () => {
+    // 4 MiB in one write arrives as many chunks; the answer ends inside one of them.
+    const big = Buffer.alloc(4 * 1024 * 1024, 0x61);
+    big[3 * 1024 * 1024 + 5] = 0x0a;
+    reply = (_data, socket) => socket.write(big);
+    const char = await loadTestFlow(
+      [
+        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "char", splitc: "\\n" } },
+        { id: "out", type: "sink" },
+      ],
+      [{ source: "req", target: "out" }],
+      allowed,
+    );
+    char.send("req", { payload: "x" });
+    const [byChar] = await char.waitFor(1);
+    expect((byChar!.payload as Buffer).length).toBe(3 * 1024 * 1024 + 6);
+    expect((byChar!.payload as Buffer).at(-1)).toBe(0x0a);
+
+    const count = await loadTestFlow(
+      [
+        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "count", splitc: String(2 * 1024 * 1024 + 1) } },
+        { id: "out", type: "sink" },
+      ],
+      [{ source: "req", target: "out" }],
+      allowed,
+    );
+    count.send("req", { payload: "x" });
+    expect(((await count.waitFor(1))[0]!.payload as Buffer).length).toBe(2 * 1024 * 1024 + 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(count.received).toHaveLength(1);
+  });
+
+  it("an answer over 16 MiB is the node's error, and so is a kept connection's text without its delimiter", async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 0x61);
+    reply = (_data, socket) => {
+      for (let i = 0; i < 17; i++) socket.write(chunk);
+    };
+    const char = await loadTestFlow(
+      [
+        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "char", splitc: "\\n" } },
+        { id: "out", type: "sink" },
+      ],
+      [{ source: "req", target: "out" }],
+      allowed,
+    );
+    char.send("req", { payload: "x" });
+    await until(() => char.errors.length > 0, 10_000);
+    expect(char.errors[0]!.error).toMatch(/larger than 16777216 bytes/);
+    expect(char.received).toEqual([]);
+
+    const sit = await loadTestFlow(
+      [
+        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "sit", ret: "string", newline: "\\n" } },
+        { id: "out", type: "sink" },
+      ],
+      [{ source: "req", target: "out" }],
+      allowed,
+    );
+    sit.send("req", { payload: "x" });
+    await until(() => sit.errors.length > 0, 10_000);
+    expect(sit.errors[0]!.error).toMatch(/larger than 16777216 bytes/);
+    expect(sit.received).toEqual([]);
+  });
+
+  it("keeps at most 100 connections open: a message for another host and port is the node's error", async () => {
+    // A server on every address of the machine: 127.0.x.y are all this machine's, each a host:port of its own.
+    let accepted = 0;
+    const wide = net.createServer((socket) => {
+      accepted++;
+      socket.on("error", () => undefined);
+    });
+    await new Promise<void>((resolve) => wide.listen(0, "0.0.0.0", resolve));
+    const widePort = (wide.address() as AddressInfo).port;
+    onTestFinished(() => {
+      wide.close();
+    });
+    const flow = await loadTestFlow(
+      [
+        { id: "req", type: "tcp-request", config: { out: "sit" } },
+        { id: "out", type: "sink" },
+      ],
+      [{ source: "req", target: "out" }],
+      allowed,
+    );
+    // 100 distinct ids (host:port) for the one server: 127.0.0.x all reach it on loopback.
+    for (let i = 1; i <= MAX_TCP_REQUEST_CONNECTIONS; i++) flow.send("req", { payload: "x", host: `127.0.${Math.floor(i / 250)}.${(i % 250) + 1}`, port: widePort });
+    await until(() => accepted === MAX_TCP_REQUEST_CONNECTIONS, 10_000).catch((err: Error) => {
+      throw new Error(`${err.message}: ${accepted} connections, errors ${JSON.stringify(flow.errors.slice(0, 2))}`);
+    });
+    flow.send("req", { payload: "x", host: "127.0.9.9", port: widePort });
+    await until(() => flow.errors.length > 0);
+    expect(flow.errors[0]!.error).toMatch(/this node has 100 connections open, its limit: 127\.0\.9\.9:\d+ is not connected/);
+    expect(accepted).toBe(MAX_TCP_REQUEST_CONNECTIONS);
+    // A reset closes them, and the next one connects.
+    flow.send("req", { reset: true });
+    flow.send("req", { payload: "x", host: "127.0.9.9", port: widePort });
+    await until(() => accepted === MAX_TCP_REQUEST_CONNECTIONS + 1);
+  }, 20_000);
 
   it("refuses a private address by default: an error naming it, and nothing connects", async () => {
     const flow = await loadTestFlow(
