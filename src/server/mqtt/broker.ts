@@ -157,6 +157,13 @@ const TOPIC_ALIAS_MAXIMUM = 100;
 const RECHECK_CONCURRENCY = 50;
 const CONNECT_TIMEOUT_MS = 10_000;
 /**
+ * A connection that reads too slowly: once this much waits to be written to it (beyond what the
+ * kernel holds), it is closed rather than buffering the organization's traffic; and one whose
+ * socket has not drained for DRAIN_TIMEOUT_MS is closed by Aedes (its default is 60 s).
+ */
+export const MAX_BUFFERED_BYTES_PER_CONNECTION = 8 * 1024 * 1024;
+const DRAIN_TIMEOUT_MS = 10_000;
+/**
  * A CONNECT left this long without its CONNACK is logged with the step it waits on (a client gives
  * up after its own connect timeout, 10 s for mqtt.js, 30 s for Paho): an operator learns which
  * part (the key's check, the session's persistence, the write) held it.
@@ -698,6 +705,15 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   function authorizeForward(client: Client, packet: AedesPublishPacket): AedesPublishPacket | null {
     const state = states.get(client);
     if (!state) return null;
+    // A reader that stopped reading: closed, not fed (a persistent session keeps its QoS 1/2 queue, within its bound).
+    const conn = (client as unknown as { conn?: { writableLength?: number; destroyed?: boolean; destroy(err?: Error): void } }).conn;
+    if (conn && (conn.writableLength ?? 0) > MAX_BUFFERED_BYTES_PER_CONNECTION) {
+      if (!conn.destroyed) {
+        logger.warn({ organizationId: state.organizationId, clientId: state.clientId, buffered: conn.writableLength }, "mqtt: closing a connection that reads too slowly");
+        conn.destroy(new Error("reads too slowly"));
+      }
+      return null;
+    }
     const own = externalTopic(state.organizationId, packet.topic);
     if (own === null) return null;
     // Its queued copy was replayed to this connection already, or its live copy sent (replay-guard.ts).
@@ -1005,6 +1021,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       topicAliasMaximum: TOPIC_ALIAS_MAXIMUM,
       // A connection that has not sent CONNECT by then is closed (the /ws hub allows 10 s for its auth too).
       connectTimeout: CONNECT_TIMEOUT_MS,
+      drainTimeout: DRAIN_TIMEOUT_MS,
       preConnect,
       authenticate: authenticate as never,
       authorizePublish,
