@@ -212,6 +212,12 @@ describe("the dashboard socket", () => {
     await expect(anonymous.dashboards.page({ org_slug: slug, path: "/home" })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     const stranger = await signUp(request);
     await expect(testCaller(testApp.app, { credentials: { authorization: `Bearer ${stranger.accessToken}` } }).dashboards.page({ org_slug: slug, path: "/home" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    // An API key sees the page with flows:read (as dashboards.list), not with another scope only.
+    const keyWith = async (scopes: string[]) => (await request("POST", "/api-keys", { token: owner.accessToken, body: { name: scopes.join(" "), scopes } })).body.secret as string;
+    const reader = testCaller(testApp.app, { credentials: { apiKey: await keyWith(["flows:read"]) } });
+    expect((await reader.dashboards.page({ org_slug: slug, path: "/home" })).groups[0]!.widgets[0]!.props.label).toBe("Press me");
+    const mqttOnly = testCaller(testApp.app, { credentials: { apiKey: await keyWith(["mqtt:subscribe"]) } });
+    await expect(mqttOnly.dashboards.page({ org_slug: slug, path: "/home" })).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("flows:read") });
     const list = await request("GET", "/dashboards/pages", { token: owner.accessToken });
     expect(list.body.pages).toEqual([expect.objectContaining({ id: d.page, path: "/home", url: `http://app.test/dashboard/${slug}/home`, ui: { id: d.base, name: "Plant" }, groups: [expect.objectContaining({ id: d.group, name: "Controls" })] })]);
     // Disabling the flow takes its widgets off the page.

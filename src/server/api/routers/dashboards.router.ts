@@ -21,7 +21,8 @@ const pageListEntry = dashboardPageSummarySchema.extend({
 export const dashboardsRouter = router({
   /**
    * The page dashui paints first: a member of the organization (any role, whatever organization
-   * their session is on) or a share link's visitor (`share`); anyone else 404 (no credentials: 401).
+   * their session is on), an API key of that organization with `flows:read` (as `dashboards.list`;
+   * without it 403), or a share link's visitor (`share`); anyone else 404 (no credentials: 401).
    */
   page: publicProcedure
     .meta({ summary: "A dashboard page as its viewer sees it (first paint)", tags })

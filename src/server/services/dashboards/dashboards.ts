@@ -51,6 +51,8 @@ export async function resolveDashboardViewer(app: AppServices, input: { slug: st
   if (principal.kind === "api_key") {
     // A key acts in its own organization only.
     if (principal.organizationId !== organization.id) throw notFound("page");
+    // And with the scope that lists the pages (dashboards.list's).
+    assertPermission(principal, "dashboards:read");
     return { organization, userId: principal.userId };
   }
   const member = principal.organizationId === organization.id ? { role: principal.role } : await currentMembership(app, principal.userId, organization.id);
