@@ -147,6 +147,10 @@ const envSchema = z
     MQTT_MAX_QUEUED_PER_SESSION: positiveInt.default(1000),
     /** Messages per second an organization's clients and flows may publish, all instances together with Redis (burst: one second's worth). */
     MQTT_PUBLISH_RATE_PER_ORGANIZATION: positiveInt.default(1000),
+    /** Retained messages an organization may keep on the built-in broker, all instances together (a retained publish beyond is refused; MQTT 5: 0x97). */
+    MQTT_MAX_RETAINED_PER_ORGANIZATION: positiveInt.default(10_000),
+    /** Bytes of retained payloads an organization may keep on the built-in broker (64 MiB by default). */
+    MQTT_MAX_RETAINED_BYTES_PER_ORGANIZATION: positiveInt.default(64 * 1024 * 1024),
     /** This instance's name in a cluster (GET /health, flow placement); default: host name, process id and a random suffix. */
     // Where the other instances reach this one over HTTP (forwarded calls, flow-runtime/peer-link.ts):
     // by default http://HOST:PORT (for 0.0.0.0, this machine's first non-internal IPv4 address);

@@ -54,6 +54,7 @@ import { SESSION_SWEEP_MS, SessionExpiryLedger, type DueSession } from "./sessio
 import { SubscriptionGrants } from "./subscription-grants";
 import { ReplayGuard, withoutSent } from "./replay-guard";
 import { untilAnnounced } from "./broadcast-wait";
+import { memoryRetainedQuota, redisRetainedQuota, type RetainedQuota } from "./retained-quota";
 
 export interface MqttLimits {
   connectionsPerOrganization: number;
@@ -62,6 +63,9 @@ export interface MqttLimits {
   publishesPerSecondPerOrganization: number;
   /** QoS 1/2 messages one persistent session may have waiting; more are dropped for it. */
   queuedPerSession: number;
+  /** Retained messages one organization may keep, and their payloads' bytes (retained-quota.ts). */
+  retainedPerOrganization: number;
+  retainedBytesPerOrganization: number;
 }
 
 export const DEFAULT_MQTT_LIMITS: MqttLimits = {
@@ -70,6 +74,8 @@ export const DEFAULT_MQTT_LIMITS: MqttLimits = {
   messageBytes: 256 * 1024,
   publishesPerSecondPerOrganization: 1000,
   queuedPerSession: 1000,
+  retainedPerOrganization: 10_000,
+  retainedBytesPerOrganization: 64 * 1024 * 1024,
 };
 
 export interface MqttBrokerOptions {
@@ -430,6 +436,9 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   let broker: Aedes | null = null;
   let redisConnections: Redis[] = [];
   let persistence: { destroy(): Promise<void> } | null = null;
+  const retainedLimits = { maxCount: limits.retainedPerOrganization, maxBytes: limits.retainedBytesPerOrganization };
+  let retainedQuota: RetainedQuota = memoryRetainedQuota(retainedLimits);
+  const retainedRefusal = `the organization keeps its limit of retained messages (${limits.retainedPerOrganization} messages, ${limits.retainedBytesPerOrganization} bytes); an empty retained message clears one`;
   let renewTimer: NodeJS.Timeout | null = null;
   let closed = false;
   const ledger = new SessionExpiryLedger(options.prisma, logger);
@@ -663,11 +672,19 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       state.lastSeen = Date.now();
       callback(null);
     };
+    // A retained message takes its room in the organization's retained quota (an empty one gives it back).
+    const kept = () => {
+      if (!packet.retain) return accept();
+      retainedQuota.reserve(state.organizationId, packet.topic, packet.payload.length).then(
+        (ok) => (ok ? accept() : refuse(ReasonCode.QUOTA_EXCEEDED, retainedRefusal)),
+        (err: unknown) => refuse(ReasonCode.UNSPECIFIED_ERROR, `the retained message could not be counted: ${toAppError(err).message}`),
+      );
+    };
     const overRate = () => refuse(ReasonCode.QUOTA_EXCEEDED, "the organization publishes faster than its limit");
     const allowed = rate.take(state.organizationId);
-    if (allowed === true) return accept();
+    if (allowed === true) return kept();
     if (allowed === false) return overRate();
-    allowed.then((ok) => (ok ? accept() : overRate()), overRate);
+    allowed.then((ok) => (ok ? kept() : overRate()), overRate);
   }
 
   function authorizeSubscribe(client: Client, sub: Subscription, callback: (error: Error | null, subscription?: Subscription | null) => void) {
@@ -831,6 +848,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       if (refused) throw new Error(`publishing to "${message.topic}" is not allowed on the built-in broker (${refused})`);
       if (message.payload.length > limits.messageBytes) throw new Error(`the message is larger than the built-in broker's limit (${limits.messageBytes} bytes)`);
       if (!(await rate.take(organizationId))) throw new Error("the organization publishes faster than the built-in broker's limit");
+      if (message.retain && !(await retainedQuota.reserve(organizationId, message.topic, message.payload.length))) throw new Error(`${retainedRefusal} on the built-in broker`);
       const packet = {
         cmd: "publish",
         topic: internalTopic(organizationId, message.topic),
@@ -1006,9 +1024,15 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       // on `state`, which would be an uncaught exception without a listener.
       (mq as unknown as { state: NodeJS.EventEmitter }).state.on("error", (err: unknown) => logger.warn({ err }, "mqtt: Redis emitter error"));
       persistence = new OrganizationRedisPersistence(data, limits.queuedPerSession, grants, replayGuard);
+      retainedQuota = redisRetainedQuota(data, options.redis.keyPrefix, retainedLimits);
     } else {
       mq = mqemitter({ matchEmptyLevels: true });
-      persistence = new DurablePersistence(options.prisma, logger, limits.queuedPerSession, grants, replayGuard);
+      const quota = memoryRetainedQuota(retainedLimits);
+      retainedQuota = quota;
+      persistence = new DurablePersistence(options.prisma, logger, limits.queuedPerSession, grants, replayGuard, (topic, bytes) => {
+        const own = topic.indexOf("/");
+        if (own > 0) quota.restored(topic.slice(0, own), topic.slice(own + 1), bytes);
+      });
     }
     broker = await Aedes.createBroker({
       id: `${options.instanceId}-${randomUUID().slice(0, 8)}`,

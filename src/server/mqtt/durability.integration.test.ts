@@ -39,8 +39,9 @@ async function step<T>(what: string, work: Promise<T>, ms = 30_000): Promise<T> 
 }
 
 /** The same database (PGlite directory or PostgreSQL schema) and store prefix each time: a restart. */
-async function startApp(): Promise<AppServices> {
+async function startApp(extra: Record<string, string> = {}): Promise<AppServices> {
   const env = parseEnv({
+    ...extra,
     NODE_ENV: "test",
     DATA_DIR: dataDir,
     DATABASE_URL: process.env.DATABASE_URL,
@@ -260,6 +261,36 @@ describe("built-in MQTT broker: the organization's publish rate", () => {
       // A second later the bucket has refilled.
       await sleep(1_100);
       await app.mqtt.builtIn.publish(owner.organizationId, { topic: "t", payload: Buffer.from("x"), qos: 0, retain: false });
+    } finally {
+      await mq.close();
+      await app.close();
+    }
+  });
+});
+
+describe("the retained quota across a restart", () => {
+  it("counts the retained messages kept before it", { timeout: 90_000 }, async () => {
+    const limits = { MQTT_MAX_RETAINED_PER_ORGANIZATION: "2" };
+    let app = await step("the first start", startApp(limits));
+    let mq = await serveMqtt(app);
+    const owner = await step("signing up", signUp(restClient(app)));
+    const created = await step("creating the key", restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "sensor", kind: "device" } }));
+    const key = created.body.secret as string;
+    try {
+      const before = await connectMqtt(mq.tcp, { password: key, clientId: "before", protocolVersion: 5 });
+      await before.publish("room/1", "on", { retain: true, qos: 1 });
+      await before.publish("room/2", "on", { retain: true, qos: 1 });
+      await before.end();
+      await mq.close();
+      await step("closing", app.close());
+      app = await step("the restart", startApp(limits));
+      mq = await serveMqtt(app);
+      const after = await connectMqtt(mq.tcp, { password: key, clientId: "after", protocolVersion: 5 });
+      await expect(after.publish("room/3", "on", { retain: true, qos: 1 })).rejects.toThrow(/151|Quota exceeded|retained/i);
+      // Clearing one of the kept ones gives its room back.
+      await after.publish("room/1", "", { retain: true, qos: 1 });
+      await after.publish("room/3", "on", { retain: true, qos: 1 });
+      await after.end();
     } finally {
       await mq.close();
       await app.close();

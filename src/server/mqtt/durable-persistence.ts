@@ -90,6 +90,8 @@ export class DurablePersistence extends MemoryPersistence {
     private readonly grants: SubscriptionGrants,
     /** What a returning session's connection was already sent live (replay-guard.ts). */
     private readonly replayGuard?: ReplayGuard,
+    /** Each retained message restored at start (its internal topic and payload size): the retained quota's count. */
+    private readonly onRetainedRestored?: (topic: string, bytes: number) => void,
   ) {
     super();
   }
@@ -100,6 +102,7 @@ export class DurablePersistence extends MemoryPersistence {
     for (const row of retained) {
       const meta = (row.properties ?? null) as { properties?: unknown; messageExpiry?: number } | null;
       if (typeof meta?.messageExpiry === "number" && meta.messageExpiry <= Date.now()) continue;
+      this.onRetainedRestored?.(row.topic, row.payload.length);
       await super.storeRetained({
         cmd: "publish",
         topic: row.topic,

@@ -1,0 +1,103 @@
+/**
+ * The retained quota of an organization on the built-in broker (retained-quota.ts), through real
+ * MQTT clients and a flow's publishes: a count and a byte total per organization, a replacement
+ * costing the difference, an empty retained message giving its room back; MQTT 5 is told 0x97 and
+ * its connection stays, MQTT 3.1.1 is closed; another organization has room of its own. Embedded by
+ * default; with DATABASE_URL + REDIS_URL on PostgreSQL + Redis (the count is kept in Redis then).
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { setUpTestApp } from "@/test/set-up-test-app";
+import { signUp } from "@/test/accounts";
+import { setUpTestMqtt, sleep } from "@/test/mqtt";
+import { setUpTestHub, connect, type TestSocket } from "@/test/ws";
+
+const testApp = setUpTestApp({ MQTT_MAX_RETAINED_PER_ORGANIZATION: "3", MQTT_MAX_RETAINED_BYTES_PER_ORGANIZATION: "1000" });
+const request = testApp.request;
+const mq = setUpTestMqtt(testApp);
+const hub = setUpTestHub(testApp);
+const sockets: TestSocket[] = [];
+afterAll(() => {
+  for (const s of sockets) s.ws.close();
+});
+
+async function deviceKey() {
+  const owner = await signUp(request);
+  const key = await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "sensor", kind: "device" } });
+  expect(key.status, key.text).toBe(201);
+  return { owner, key: key.body.secret as string };
+}
+
+describe("retained messages an organization may keep", () => {
+  it("at most the count: the next one is refused with 0x97 (MQTT 5), a replacement and a clear are not; a later subscriber gets the kept ones", async () => {
+    const { key } = await deviceKey();
+    const pub = await mq.connect(mq.tcp, { password: key, clientId: "v5", protocolVersion: 5 });
+    for (const room of ["a", "b", "c"]) await pub.publish(`state/${room}`, "on", { qos: 1, retain: true });
+    await expect(pub.publish("state/d", "on", { qos: 1, retain: true })).rejects.toThrow(/151|Quota exceeded|retained/i);
+    // The connection stays; replacing a kept one is no new message, a message that is not retained is not counted.
+    await pub.publish("state/a", "off", { qos: 1, retain: true });
+    await pub.publish("state/d", "live", { qos: 1 });
+    // An empty retained message clears one and gives its room back.
+    await pub.publish("state/b", "", { qos: 1, retain: true });
+    await pub.publish("state/d", "on", { qos: 1, retain: true });
+    const late = await mq.connect(mq.ws, { password: key, clientId: "late" });
+    await late.subscribe("state/#", 1);
+    for (const topic of ["state/a", "state/c", "state/d"]) await late.next((m) => m.topic === topic);
+    await sleep(100);
+    expect(late.messages.map((m) => `${m.topic}=${m.payload}`).sort()).toEqual(["state/a=off", "state/c=on", "state/d=on"]);
+  });
+
+  it("at most the bytes: a larger replacement over the total is refused and closes an MQTT 3.1.1 client; another organization has its own room", async () => {
+    const { key } = await deviceKey();
+    const pub = await mq.connect(mq.tcp, { password: key, clientId: "v4" });
+    await pub.publish("blob/1", Buffer.alloc(600), { qos: 1, retain: true });
+    await pub.publish("blob/1", Buffer.alloc(900), { qos: 1, retain: true });
+    const closed = pub.closed;
+    void pub.publish("blob/2", Buffer.alloc(200), { qos: 1, retain: true }).catch(() => undefined);
+    await closed;
+    const again = await mq.connect(mq.tcp, { password: key, clientId: "v4-again" });
+    await again.publish("blob/2", Buffer.alloc(100), { qos: 1, retain: true });
+
+    const other = await deviceKey();
+    const theirs = await mq.connect(mq.tcp, { password: other.key, clientId: "theirs" });
+    await theirs.publish("blob/1", Buffer.alloc(950), { qos: 1, retain: true });
+  });
+
+  it("a flow's retained publish over the quota is the node's error on /ws; the others arrive", async () => {
+    const { owner, key } = await deviceKey();
+    const token = owner.accessToken;
+    const watcher = await mq.connect(mq.tcp, { password: key, clientId: "watcher" });
+    await watcher.subscribe("flow/#", 0);
+    const tab = "f1f1f1f1f1f1f1f1";
+    const imported = await request("POST", "/flows/import", {
+      token,
+      body: {
+        flows: [
+          { id: tab, type: "tab", label: "Retains", disabled: false, info: "" },
+          { id: "b0b0b0b0b0b0b0b0", type: "mqtt-broker", name: "own", broker: "built-in", port: "1883", clientid: "", autoConnect: true, usetls: false, protocolVersion: "4", keepalive: "60", cleansession: true },
+          { id: "a1a1a1a1a1a1a1a1", type: "inject", z: tab, name: "go", props: [{ p: "payload" }], repeat: "", once: false, topic: "", payload: "x", payloadType: "str", x: 100, y: 80, wires: [["a2a2a2a2a2a2a2a2"]] },
+          { id: "a2a2a2a2a2a2a2a2", type: "mqtt out", z: tab, name: "", topic: "", qos: "0", retain: "true", broker: "b0b0b0b0b0b0b0b0", x: 300, y: 80, wires: [] },
+        ],
+      },
+    });
+    expect(imported.status, imported.text).toBe(201);
+    const flow = imported.body.flows[0] as { id: string; nodes: Array<{ id: string; type: string }> };
+    const inject = flow.nodes.find((n) => n.type === "inject")!.id;
+    const out = flow.nodes.find((n) => n.type === "mqtt-out")!.id;
+    const socket = connect(hub.url, { authorization: `Bearer ${token}` });
+    sockets.push(socket);
+    await socket.next((f) => f.type === "ready");
+    expect((await request("POST", `/flows/${flow.id}/deploy`, { token })).status).toBe(200);
+    await socket.next((f) => f.topic === "node.status" && f.data?.node_id === out && f.data?.status?.text === "connected");
+    for (const topic of ["flow/1", "flow/2", "flow/3", "flow/4"]) {
+      const res = await request("POST", `/nodes/${inject}/inject`, { token, body: { topic } });
+      expect(res.status, res.text).toBe(200);
+    }
+    const refused = await socket.next((f) => f.topic === "node.status" && f.data?.node_id === out && typeof f.data?.error === "string");
+    expect(refused.data.error).toMatch(/limit of retained messages \(3 messages, 1000 bytes\)/);
+    const seen = new Set<string>();
+    for (let i = 0; i < 3; i++) seen.add((await watcher.next((m) => !seen.has(m.topic))).topic);
+    expect([...seen].sort()).toEqual(["flow/1", "flow/2", "flow/3"]);
+    await sleep(200);
+    expect(watcher.messages.map((m) => m.topic)).not.toContain("flow/4");
+  });
+});
