@@ -88,6 +88,8 @@ const envSchema = z
     FILES_MAX_BYTES: positiveInt.default(100 * 1024 * 1024),
     /** Largest body of PUT /files/{path} (413), and largest one file may grow to, by upload or by a flow's writes and appends. */
     FILES_MAX_UPLOAD_BYTES: positiveInt.default(10 * 1024 * 1024),
+    /** How many files one organization may hold (a new one past it: 507 FILES_QUOTA_EXCEEDED, a node error in a flow); empty files count too. */
+    FILES_MAX_COUNT: positiveInt.default(10_000),
     /** How long one SQLite statement of a flow's `sqlite` node may run before it is interrupted (SQLITE_INTERRUPT). */
     SQLITE_STATEMENT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
     /** The TCP ports a flow's `ping` node asks a host on (an accepted connection on one of them is its answer). */

@@ -140,7 +140,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
   const workLimits = new WorkLimits({ ...DEFAULT_WORK_LIMITS, responseBytesPerOrganization: env.HTTP_REQUEST_BYTES_PER_ORGANIZATION });
   // The function nodes' worker pool belongs to this app: its workers start at the first function node.
   // The organization's files (SPEC §23) in the database: the same rows /files serves.
-  const fileLimits = { maxBytes: env.FILES_MAX_BYTES, maxFileBytes: env.FILES_MAX_UPLOAD_BYTES };
+  const fileLimits = { maxBytes: env.FILES_MAX_BYTES, maxFileBytes: env.FILES_MAX_UPLOAD_BYTES, maxCount: env.FILES_MAX_COUNT };
   const orgFiles: OrgFiles = {
     read: async (organizationId, path) => (await readFile(db.prisma, organizationId, path))?.content ?? null,
     write: async (organizationId, path, content, { append }) => {

@@ -7,8 +7,17 @@
  * which is refused when it would climb above the storage's root.
  */
 
-export const FILE_PATH_MAX_CHARS = 1024;
-export const FILE_SEGMENT_MAX_CHARS = 255;
+/**
+ * Bounds in UTF-8 bytes (an ASCII character is one), as a file system's: a name at most 255, a path
+ * at most 1024. Counted in characters, four names of 255 Chinese characters were ~3 KB, over
+ * PostgreSQL's index row limit: a database error instead of a 400.
+ */
+export const FILE_PATH_MAX_BYTES = 1024;
+export const FILE_SEGMENT_MAX_BYTES = 255;
+
+const utf8 = new TextEncoder();
+const NOT_ASCII = /[^\u0000-\u007f]/; // eslint-disable-line no-control-regex
+const bytesOf = (text: string) => (NOT_ASCII.test(text) ? utf8.encode(text).length : text.length);
 
 export type FilePathResult = { ok: true; path: string; absolute: boolean } | { ok: false; problem: string };
 
@@ -52,12 +61,12 @@ export function normalizeFilePath(input: string): FilePathResult {
       out.pop();
       continue;
     }
-    if (segment.length > FILE_SEGMENT_MAX_CHARS) return { ok: false, problem: `each name between / must be at most ${FILE_SEGMENT_MAX_CHARS} characters` };
+    if (bytesOf(segment) > FILE_SEGMENT_MAX_BYTES) return { ok: false, problem: `each name between / must be at most ${FILE_SEGMENT_MAX_BYTES} bytes (UTF-8: an ASCII character is one byte)` };
     out.push(segment);
   }
   if (out.length === 0) return { ok: false, problem: "must name a file, not the storage's root" };
   const path = out.join("/");
-  if (path.length > FILE_PATH_MAX_CHARS) return { ok: false, problem: `must be at most ${FILE_PATH_MAX_CHARS} characters` };
+  if (bytesOf(path) > FILE_PATH_MAX_BYTES) return { ok: false, problem: `must be at most ${FILE_PATH_MAX_BYTES} bytes (UTF-8: an ASCII character is one byte)` };
   return { ok: true, path, absolute };
 }
 

@@ -1,14 +1,14 @@
 import { z } from "zod";
 import { authedProcedure, router, requestMeta } from "../trpc";
 import { deleteOrgFile, listOrgFiles, readOrgFile, writeOrgFile } from "../../services/files/files";
-import { FILE_PATH_MAX_CHARS } from "../../../shared/file-paths";
+import { FILE_PATH_MAX_BYTES } from "../../../shared/file-paths";
 
 const tags = ["files"];
 const pathRules =
-  "Paths are relative to the organization's files (`data/log.txt`; `/` between folders, percent-encoded or not); an absolute path (`/home/pi/x.txt`) is taken relative to them (`home/pi/x.txt`). A path with `..` that would leave them, NUL or control characters, an empty segment (`a//b`), a name over 255 characters or a path over 1024: 400 `VALIDATION_FAILED`.";
+  "Paths are relative to the organization's files (`data/log.txt`; `/` between folders, percent-encoded or not); an absolute path (`/home/pi/x.txt`) is taken relative to them (`home/pi/x.txt`). A path with `..` that would leave them, NUL or control characters, an empty segment (`a//b`), a name over 255 bytes or a path over 1024 (UTF-8; an ASCII character is one byte): 400 `VALIDATION_FAILED`.";
 
 // Bounded before the service normalizes it; the service's rules give the precise message.
-const pathInput = z.string().min(1, "must not be empty").max(FILE_PATH_MAX_CHARS * 3);
+const pathInput = z.string().min(1, "must not be empty").max(FILE_PATH_MAX_BYTES * 3);
 const bytes = z.custom<Buffer>((v) => Buffer.isBuffer(v), "must be bytes");
 const fileView = z.object({ path: z.string(), size: z.number().int(), updated_at: z.string() });
 

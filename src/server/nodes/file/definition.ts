@@ -66,7 +66,7 @@ export function filenameImportNotes(p: Record<string, unknown>): string[] {
 export const filenameHelp = `**Where files live.** Files are the organization's own, stored by the platform (not on a host's disk), the same files on every instance and on the **Files** page (\`/files\`, and \`GET/PUT/DELETE /api/v1/files/{path}\`):
 
 - A filename is a path inside them: \`data/log.txt\`. An absolute path (\`/home/pi/log.txt\`) is taken relative to them (\`home/pi/log.txt\`); an import of a flow says so in its report.
-- A path whose \`..\` would leave them, or that holds NUL or control characters, an empty segment (\`a//b\`), a name over 255 characters or more than 1024 in all, is the node's error: nothing is read or written.
+- A path whose \`..\` would leave them, or that holds NUL or control characters, an empty segment (\`a//b\`), a name over 255 bytes or more than 1024 in all (UTF-8; an ASCII character is one byte), is the node's error: nothing is read or written.
 - There are no links, so none can lead out. Folders are parts of paths, never missing: a file can be written into any folder, and "create directory" has nothing to do.
 - The organization's files may hold at most \`FILES_MAX_BYTES\` (default 100 MiB), one file at most \`FILES_MAX_UPLOAD_BYTES\` (default 10 MiB): a write past either is the node's error, and nothing is written. They suit configuration, small data and logs, not media.`;
 

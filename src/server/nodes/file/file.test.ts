@@ -197,8 +197,9 @@ describe("file node: the organization's storage", () => {
     ["NUL", "a\u0000b.txt"],
     ["a control character", "a\u0007b.txt"],
     ["an empty segment", "a//b.txt"],
-    ["a name over 255 characters", `${"x".repeat(256)}.txt`],
-    ["a path over 1024 characters", Array.from({ length: 6 }, () => "y".repeat(200)).join("/")],
+    ["a name over 255 bytes", `${"x".repeat(256)}.txt`],
+    ["a path over 1024 bytes", Array.from({ length: 6 }, () => "y".repeat(200)).join("/")],
+    ["a path over 1024 bytes in three-byte characters", Array.from({ length: 5 }, () => "文".repeat(70)).join("/")],
   ] as const) {
     it(`a filename with ${name} is the node's error, to catch nodes, and nothing is written`, async () => {
       const h = await load("file", { filename: "filename", filenameType: "msg", overwriteFile: "true", createDir: true });

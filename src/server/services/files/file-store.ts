@@ -18,6 +18,8 @@ export interface FileLimits {
   maxBytes: number;
   /** FILES_MAX_UPLOAD_BYTES: one file. */
   maxFileBytes: number;
+  /** FILES_MAX_COUNT: how many files the organization may hold (an empty file is a row too). Unset: no bound. */
+  maxCount?: number;
 }
 
 export interface StoredFileInfo {
@@ -127,6 +129,12 @@ export async function writeFile(
           "PAYLOAD_TOO_LARGE",
           `a file may hold at most ${formatBytes(limits.maxFileBytes)} (${limits.maxFileBytes} bytes); ${path} would hold ${after} bytes`,
         );
+      }
+      if (!existing && limits.maxCount !== undefined) {
+        const [files] = await tx.$queryRaw<Array<{ count: number }>>`SELECT count(*)::int AS count FROM org_files WHERE organization_id = ${organizationId}`;
+        if ((files?.count ?? 0) >= limits.maxCount) {
+          throw new AppError("FILES_QUOTA_EXCEEDED", `the organization may hold at most ${limits.maxCount} files; delete one to make ${path}`);
+        }
       }
       const used = Number(usage?.bytes ?? 0n);
       const total = used - before + after;

@@ -12,7 +12,7 @@ import { testCaller, type TestResponse } from "@/test/app";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { fileUsage, fileVersion, listFiles, writeFile } from "./file-store";
 
-const testApp = setUpTestApp({ FILES_MAX_BYTES: "4096", FILES_MAX_UPLOAD_BYTES: "1024" });
+const testApp = setUpTestApp({ FILES_MAX_BYTES: "4096", FILES_MAX_UPLOAD_BYTES: "1024", FILES_MAX_COUNT: "8" });
 const request = testApp.request;
 type User = Awaited<ReturnType<typeof signUp>>;
 let owner: User;
@@ -103,8 +103,10 @@ describe("/files over REST", () => {
     ["a control character", "a%07b.txt", /control characters/],
     ["an empty segment", "a//b.txt", /empty segments/],
     ["a trailing slash", "a%2F", /not end with \//],
-    ["a name over 255 characters", `${"x".repeat(256)}`, /at most 255 characters/],
-    ["a path over 1024 characters", Array.from({ length: 6 }, () => "y".repeat(200)).join("/"), /at most 1024 characters/],
+    ["a name over 255 bytes", `${"x".repeat(256)}`, /at most 255 bytes/],
+    ["a path over 1024 bytes", Array.from({ length: 6 }, () => "y".repeat(200)).join("/"), /at most 1024 bytes/],
+    ["a name of 86 three-byte characters (258 bytes)", encodeURIComponent("文".repeat(86)), /at most 255 bytes/],
+    ["five names of 70 three-byte characters (1,054 bytes)", Array.from({ length: 5 }, () => encodeURIComponent("文".repeat(70))).join("/"), /at most 1024 bytes/],
     ["bad percent-encoding", "%E0%A4%A", /percent-encoded/],
   ])("refuses a path with %s: 400 VALIDATION_FAILED, nothing stored", async (_what, path, message) => {
     const user = await signUp(request);
@@ -189,6 +191,20 @@ describe("the quota under concurrency", () => {
     const files = await listFiles(testApp.app.db.prisma, user.organizationId);
     expect(files).toHaveLength(4);
     expect(await fileUsage(testApp.app.db.prisma, user.organizationId)).toBe(4000);
+  });
+
+  it("at most FILES_MAX_COUNT files, empty ones too, however many are made at once: the others 507 and nothing stored; a replacement is not a new file", async () => {
+    const user = await signUp(request);
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => put(user.accessToken, `empty/${i}.txt`, "")));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(8);
+    const refused = results.filter((r) => r.status === 507);
+    expect(refused).toHaveLength(4);
+    expect(refused[0]!.body.error).toMatchObject({ code: "FILES_QUOTA_EXCEEDED", message: expect.stringContaining("at most 8 files") });
+    expect(await listFiles(testApp.app.db.prisma, user.organizationId)).toHaveLength(8);
+    const kept = (await listFiles(testApp.app.db.prisma, user.organizationId))[0]!.path;
+    expect((await put(user.accessToken, kept, "replaced")).status).toBe(200);
+    expect((await request("DELETE", `/files/${kept}`, { token: user.accessToken })).status).toBe(204);
+    expect((await put(user.accessToken, "empty/new.txt", "")).status).toBe(201);
   });
 
   it("appends at once (as file nodes do): never past the quota, and no append is lost", async () => {

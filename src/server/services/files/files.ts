@@ -18,7 +18,7 @@ export interface FileView {
 }
 
 export function fileLimits(app: AppServices): FileLimits {
-  return { maxBytes: app.config.env.FILES_MAX_BYTES, maxFileBytes: app.config.env.FILES_MAX_UPLOAD_BYTES };
+  return { maxBytes: app.config.env.FILES_MAX_BYTES, maxFileBytes: app.config.env.FILES_MAX_UPLOAD_BYTES, maxCount: app.config.env.FILES_MAX_COUNT };
 }
 
 const notFound = (path: string) => new AppError("NOT_FOUND", `file not found: ${path}`);
