@@ -61,6 +61,11 @@ export interface RequestInfo {
   credentials: Credentials;
   /** Headers a procedure wants on the response (REST and tRPC both honour them). */
   responseHeaders: ResponseHeaders;
+  /**
+   * The caller, already authenticated and allowed this procedure (`authenticate`) before its input
+   * was read: REST reads an upload's bytes only then. The auth middleware takes it as is.
+   */
+  authenticated?: Principal;
 }
 
 /** The pure inner context: everything a procedure may use. Tests build it without HTTP. */
@@ -81,6 +86,7 @@ export function createInnerContext(services: AppServices, request: Partial<Reque
     userAgent: request.userAgent ?? "",
     credentials: request.credentials ?? {},
     responseHeaders: request.responseHeaders ?? new Headers(),
+    ...(request.authenticated ? { authenticated: request.authenticated } : {}),
   };
 }
 
@@ -137,7 +143,8 @@ function refuseNul(rawInput: unknown): void {
  * the per-credential rate limit. The resolved principal is the only source of the caller's
  * organization.
  */
-async function authenticate(ctx: Context, meta: Meta | undefined): Promise<Principal> {
+/** The caller of an authenticated procedure, allowed its permission (401 / 403 / 429 otherwise; a refusal is audited). */
+export async function authenticate(ctx: Context, meta: Meta | undefined): Promise<Principal> {
   // The per-credential limit is consumed in the same store round trip as the session read.
   const principal: Principal = await resolvePrincipal(ctx.services, ctx.credentials, { limit: authLimiters(ctx.services).apiPerCredential });
   if (!meta?.permission) throw new Error("authenticated procedure without a declared permission");
@@ -182,7 +189,7 @@ export const authedProcedure = t.procedure.meta({ auth: true }).use(async ({ ctx
   let principal: Principal;
   try {
     refuseNul(await getRawInput());
-    principal = await authenticate(ctx, meta);
+    principal = ctx.authenticated ?? (await authenticate(ctx, meta));
   } catch (err) {
     normalizeError(err, ctx);
   }

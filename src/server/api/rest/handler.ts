@@ -5,6 +5,7 @@ import { newId } from "../../ids";
 import { accessLogger } from "../../logger";
 import type { AppServices } from "../../app-services";
 import { requestContext } from "../request-context";
+import { authenticate } from "../trpc";
 import { browserSessionId } from "../../auth/browser-session";
 import { bodyLimits } from "../../../shared/policy";
 import { collectRoutes, indexRoutes, matchRoute, type RestRoute } from "./routes";
@@ -222,22 +223,24 @@ export function createRestCore(options: RestHandlerOptions): (req: RestRequest) 
       const { route, params } = match;
       template = route.path;
       const raw = route.meta.rest.rawBody;
-      let content: Buffer | undefined;
-      if (raw) {
-        app = await options.getAppServices();
-        content = await readRawBody(req, raw.limitOf(app));
-      }
-      const body = route.method === "GET" || raw ? undefined : await readBody(req, route.meta.rest.bodyLimit ?? bodyLimits.defaultBytes);
-      const query = route.method === "GET" || route.method === "DELETE" ? queryObject(url) : pickQuery(url, route.meta.rest.query ?? []);
-      const input = buildInput(route, params, query, body, req.header("if-match"));
-      if (content) (input as Record<string, unknown>).content = content;
-      app ??= await options.getAppServices();
+      app = await options.getAppServices();
       const ctx = requestContext(app, req.header, {
         requestId,
         responseHeaders: headers,
         headerCredentials: true,
         browserSessionId: await restBrowserSession(app, req),
       });
+      let content: Buffer | undefined;
+      if (raw) {
+        // An upload (up to FILES_MAX_UPLOAD_BYTES) is read only for a caller allowed to make it:
+        // without credentials, with a wrong key or past the key's rate it is refused unread.
+        if (route.meta.auth) ctx.authenticated = await authenticate(ctx, route.meta);
+        content = await readRawBody(req, raw.limitOf(app));
+      }
+      const body = route.method === "GET" || raw ? undefined : await readBody(req, route.meta.rest.bodyLimit ?? bodyLimits.defaultBytes);
+      const query = route.method === "GET" || route.method === "DELETE" ? queryObject(url) : pickQuery(url, route.meta.rest.query ?? []);
+      const input = buildInput(route, params, query, body, req.header("if-match"));
+      if (content) (input as Record<string, unknown>).content = content;
       const output = await invokeProcedure(route.procedure, route.procedurePath, ctx, input);
       const status = route.meta.rest.statusOf?.(output) ?? route.meta.rest.status ?? 200;
       result = route.meta.rest.rawResponse && status !== 204 ? rawResult(status, output, headers) : jsonResult(status, output, headers);

@@ -10,6 +10,8 @@ import { setUpTestApp } from "@/test/set-up-test-app";
 import { joinAs, signUp } from "@/test/accounts";
 import { testCaller, type TestResponse } from "@/test/app";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
+import { createRestCore } from "@/server/api/rest/handler";
+import { appRouter } from "@/server/api/root";
 import { fileUsage, fileVersion, listFiles, writeFile } from "./file-store";
 
 const testApp = setUpTestApp({ FILES_MAX_BYTES: "4096", FILES_MAX_UPLOAD_BYTES: "1024", FILES_MAX_COUNT: "8" });
@@ -149,6 +151,35 @@ describe("/files over REST", () => {
     const member = await joinAs(testApp.app, request, owner, "member");
     expect((await put(member.token, "shared.txt", "edited")).status).toBe(200);
     expect((await request("GET", "/files/shared.txt", { token: owner.accessToken })).text).toBe("edited");
+  });
+
+  it("reads an upload's bytes only for a caller allowed to make it: no credential, a wrong key, a viewer and a key without files:write are refused unread", async () => {
+    const core = createRestCore({ router: appRouter, getAppServices: async () => testApp.app });
+    let reads = 0;
+    const upload = (headers: Record<string, string>) =>
+      core({
+        method: "PUT",
+        target: "/api/v1/files/unread.bin",
+        header: (name) => headers[name] ?? (name === "content-type" ? "application/octet-stream" : null),
+        readBody: null,
+        readBytes: async () => {
+          reads++;
+          return { ok: true, bytes: Buffer.from("read") };
+        },
+      });
+    const viewer = await joinAs(testApp.app, request, owner, "viewer");
+    const readOnly = await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "reader", scopes: ["files:read"] } });
+    const refusals = [
+      [{}, 401],
+      [{ "x-api-key": `service_${"A".repeat(43)}` }, 401],
+      [{ authorization: `Bearer ${viewer.token}` }, 403],
+      [{ "x-api-key": readOnly.body.secret as string }, 403],
+    ] as const;
+    for (const [headers, status] of refusals) expect((await upload(headers)).status).toBe(status);
+    expect(reads).toBe(0);
+    expect((await upload({ authorization: `Bearer ${owner.accessToken}` })).status).toBe(201);
+    expect(reads).toBe(1);
+    expect((await request("GET", "/files/unread.bin", { token: owner.accessToken })).text).toBe("read");
   });
 
   it("API keys need files:read / files:write", async () => {
