@@ -77,6 +77,8 @@ describe("GET /devices and PUT /devices/{id}", () => {
       { id: "t1", type: "tab", label: "home" },
       { id: "n1", type: "ha-entity", z: "t1", name: "lamp", x: 100, y: 100, wires: [] },
       { id: "n2", type: "teleport", z: "t1", x: 200, y: 100, wires: [] },
+      { id: "n3", type: "mqtt in", z: "t1", topic: "home/#", broker: "b9", x: 100, y: 200, wires: [[]] },
+      { id: "b9", type: "mqtt-broker", broker: "localhost", port: "1883" },
     ];
     const hostedReport = await request("POST", "/flows/import?dry_run=true", { token: owner.accessToken, body: { flows: nodeRed } });
     expect(hostedReport.body.report.find((r: { node_id: string }) => r.node_id === "n1")).toMatchObject({ support: "unsupported" });
@@ -84,6 +86,9 @@ describe("GET /devices and PUT /devices/{id}", () => {
     expect(report.status).toBe(200);
     expect(report.body.report.find((r: { node_id: string }) => r.node_id === "n1")).toMatchObject({ type: "ha-entity", support: "supported", reason: expect.stringContaining(deviceId) });
     expect(report.body.report.find((r: { node_id: string }) => r.node_id === "n2")).toMatchObject({ support: "unsupported" });
+    // A broker on the device's own network is reached from there: only the hosted import says it is not.
+    expect(hostedReport.body.warnings.join("\n")).toMatch(/mqtt-broker \(b9\): its broker localhost is this machine's own name/);
+    expect(report.body.warnings.join("\n")).not.toMatch(/localhost/);
     const imported = await request("POST", `/flows/import?target_device=${deviceId}`, { token: owner.accessToken, body: { flows: nodeRed } });
     expect(imported.status).toBe(201);
     expect(imported.body.flows[0].target).toEqual({ device_id: deviceId });

@@ -298,6 +298,29 @@ describe("import: dry run", () => {
     expect(await flowNames()).toContain(name);
   });
 
+  it("says which client nodes would reach a private network this server does not connect to, and imports them all the same", async () => {
+    const tab = uid("tab");
+    const flows = [
+      { id: tab, type: "tab", label: uid("Private ") },
+      { id: uid("mi"), type: "mqtt in", z: tab, topic: "home/+/temp", qos: "1", datatype: "auto-detect", broker: "pb1", x: 100, y: 50, wires: [[]] },
+      { id: "pb1", type: "mqtt-broker", name: "Home broker", broker: "192.168.1.5", port: "1883" },
+      { id: "pb2", type: "mqtt-broker", name: "Cloud", broker: "broker.hivemq.com", port: "1883" },
+      { id: uid("hr"), type: "http request", z: tab, name: "Home Assistant", method: "GET", ret: "obj", url: "http://homeassistant:8123/api/states", x: 100, y: 150, wires: [[]] },
+    ];
+    const dry = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows } });
+    expect(dry.status, dry.text).toBe(200);
+    const said = (dry.body.warnings as string[]).filter((w) => w.includes("OUTBOUND_ALLOW_PRIVATE"));
+    expect(said).toEqual([
+      expect.stringMatching(/^mqtt-broker "Home broker" \(pb1\): its broker 192\.168\.1\.5 is a private or reserved address, .* its MQTT nodes stay disconnected\. .*built-in broker/),
+      expect.stringMatching(/^http request "Home Assistant" \(.+\): its URL http:\/\/homeassistant:8123\/api\/states is a name only a local network resolves, .* its requests fail\./),
+    ]);
+    // The nodes are supported as they are; the import writes them and says it again.
+    expect(dry.body.report.filter((r: { support: string }) => r.support !== "supported")).toEqual([]);
+    const real = await request("POST", "/flows/import", { token: user.accessToken, body: { flows } });
+    expect(real.status, real.text).toBe(201);
+    expect((real.body.warnings as string[]).filter((w) => w.includes("OUTBOUND_ALLOW_PRIVATE"))).toHaveLength(2);
+  });
+
   it("refuses what an import refuses, with the same 400, and a dry_run that is not a boolean", async () => {
     const empty = await request("POST", "/flows/import?dry_run=true", { token: user.accessToken, body: { flows: [] } });
     expect(empty.status).toBe(400);

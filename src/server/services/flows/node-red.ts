@@ -36,6 +36,8 @@ import { definitionIndex, insertSubflows, removeSubflows, subflowsByIds } from "
 import { usedSubflowIds } from "../subflows/subflow-ports";
 import { subflowIdOfType, type SubflowView } from "../../../shared/subflows";
 import { NAME_MAX_CHARS } from "../../../shared/policy";
+import { outboundAllowsPrivate } from "../../../env";
+import { privateTargetWarnings } from "./private-targets";
 
 export async function exportFlow(app: AppServices, principal: Principal, id: string) {
   const flow = flowView(await readFlow(app, principal, id));
@@ -161,6 +163,8 @@ export async function importFlows(app: AppServices, principal: Principal, items:
     graphs = graphs.map((g) => ({ ...g, nodes: g.nodes.map(enable) }));
     inputs = inputs.map((input) => ({ ...input, target: { device_id: device.id } }));
   }
+  // Addresses on a private network this server will not reach (a device's flow reaches its own network).
+  if (!device && !outboundAllowsPrivate(app.config.env)) warnings = [...warnings, ...privateTargetWarnings(items)];
   if (options.dryRun) return { report, warnings };
   // Configuration nodes first: the flows and definitions name them.
   const applied = await applyImportedConfigNodes(app, principal, configPlan, meta);
