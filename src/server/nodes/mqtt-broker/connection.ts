@@ -282,6 +282,11 @@ export class MqttConnection {
       // connect, so each shows "connecting"; an mqtt-in here registers when its flow starts, which
       // on a busy server may be after that tick: it is told now.
       user.status(CONNECTING);
+    } else if (!this.connected && this.lastError !== undefined) {
+      // The connection failed before this node came (an address the outbound rules refuse, a bad
+      // URL): it is this node's error too, or only the first node of a flow would say why.
+      user.status(DISCONNECTED);
+      user.log.error(new Error(this.lastError));
     }
   }
 
@@ -335,6 +340,7 @@ export class MqttConnection {
   /** A connection that cannot be made: each user is told (status and error), and each caller of connect(). */
   private failConnect(err: unknown, status: NodeStatus) {
     this.connecting = false;
+    this.lastError = typeof (err as { message?: unknown } | null)?.message === "string" ? (err as Error).message : String(err);
     this.setStatus(status);
     for (const u of this.users.values()) u.log.error(err);
     for (const w of this.connectWaiters.splice(0)) w.reject(err);

@@ -114,6 +114,11 @@ describe("mqtt nodes against the shared Mosquitto", () => {
     await sleep(300);
     expect(connected(literal)).toBe(false);
     expect(connected(named)).toBe(false);
+    // Every node of the connection says why, the one that registered after the failure too (mqtt-in registers when its flow starts).
+    for (const flow of [literal, named]) {
+      expect(new Set(flow.errors.filter((e) => /private or reserved/.test(e.error)).map((e) => e.nodeId))).toEqual(new Set(["in", "out"]));
+      expect(lastStatus(flow, "in")).toBe("disconnected");
+    }
   });
 
   it("shares one connection per broker revision on an instance between flows, and a new revision opens another", async () => {
