@@ -22,6 +22,9 @@ import { AppError, toAppError } from "../errors";
 import { randomToken } from "../ids";
 import { browserSessionId } from "../auth/browser-session";
 import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
+import { SESSION_REVOKED_CHANNEL } from "../auth/session-store";
+import { ACCESS_CHANGED_CHANNEL } from "../auth/revocation-channels";
+import type { AccessChangedMessage } from "../auth/access-cache";
 import { orgEventsChannel } from "../../shared/realtime";
 import { eventLines } from "../realtime/org-events";
 import {
@@ -142,6 +145,30 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
 
   const recheck = setInterval(() => void recheckAll(), options.recheckMs ?? 30_000);
   recheck.unref();
+
+  // As /ws: a revoked session's viewers close at once, on every instance, and a change of access
+  // (a member removed, an account or organization deleted) checks its viewers again now, not at
+  // the next 30-second pass.
+  const watch = (channel: string, handler: (message: string) => void): DurableSubscription =>
+    durableSubscription(app.store, channel, handler, { onRetry: (err, attempt) => log.warn({ err, channel, attempt }, "store subscription failed; retrying") });
+  const sessionRevocations = watch(SESSION_REVOKED_CHANNEL, (message) => {
+    let sessionId: unknown;
+    try {
+      sessionId = (JSON.parse(message) as { session_id?: unknown }).session_id;
+    } catch {
+      return;
+    }
+    for (const v of viewers) if (v.sessionId !== undefined && v.sessionId === sessionId) v.ws.close(DASHBOARD_CLOSE.unauthenticated, "session revoked");
+  });
+  const accessChanges = watch(ACCESS_CHANGED_CHANNEL, (message) => {
+    let scope: Partial<AccessChangedMessage> = {};
+    try {
+      scope = JSON.parse(message) as AccessChangedMessage;
+    } catch {
+      // Unreadable: every signed-in viewer is checked.
+    }
+    void recheckAll((v) => !v.viewer.share && (!scope.organization_id || scope.organization_id === v.orgId || (!!scope.user_id && scope.user_id === v.viewer.userId)));
+  });
 
   function modelOf(org: DashboardViewer["organization"], fresh = false): Promise<DashboardModel> {
     const known = models.get(org.id);
@@ -293,8 +320,8 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     send(v, { type: "dashboard.page", socket_id: v.id, view: v.client.user ? { ...view, user: v.client.user } : view });
   }
 
-  async function recheckAll() {
-    for (const v of [...viewers]) {
+  async function recheckAll(which: (v: Viewer) => boolean = () => true) {
+    for (const v of [...viewers].filter(which)) {
       try {
         if (v.viewer.share) {
           if (!(await shareLinkLive(app, v.viewer.share.id))) v.ws.close(DASHBOARD_CLOSE.shareRevoked, "share link revoked");
@@ -459,6 +486,12 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     if (ws.readyState !== ws.OPEN || closing) return;
     // Listen before reading the states, so no update falls between the page and the live frames.
     join(v);
+    // A share link revoked between its check above and the join was announced to no socket of it yet.
+    if (v.viewer.share && !(await shareLinkLive(app, v.viewer.share.id))) {
+      leave(v);
+      ws.close(DASHBOARD_CLOSE.shareRevoked, "share link revoked");
+      return;
+    }
     if (v.privateKey) tabsOfSockets.set(v.id, v.privateKey);
     ws.on("close", () => {
       dropUpload(v);
@@ -510,6 +543,8 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
       closing = true;
       clearInterval(recheck);
       stopRevoked();
+      void sessionRevocations.stop();
+      void accessChanges.stop();
       for (const v of [...viewers]) v.ws.close(DASHBOARD_CLOSE.goingAway, "server shutting down");
       for (const org of orgs.values()) {
         org.stopOut();
