@@ -185,6 +185,32 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
     expect(again.client.connected).toBe(true);
   });
 
+  it("a burst of CONNECTs at once gets no more than the organization's connection limit", async () => {
+    const { key } = await orgWithDeviceKey();
+    // The organization's connection count (admit's onlineMqttClients) is held until all ten wait on it: each would read the same count.
+    const store = testApp.app.store;
+    const setMembers = store.setMembers.bind(store);
+    let waiting = 0;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    store.setMembers = async (name: string) => {
+      if (name.includes("mqtt:online:") && ++waiting >= 10) release();
+      await held;
+      return setMembers(name);
+    };
+    let outcomes: PromiseSettledResult<TestMqttClient>[];
+    try {
+      outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => connectMqtt(i % 2 ? mq.ws : mq.tcp, { password: key, clientId: `burst-${i}` })));
+    } finally {
+      release();
+      store.setMembers = setMembers;
+    }
+    const accepted = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
+    for (const c of accepted) open.push(c);
+    expect(accepted).toHaveLength(6);
+    expect(outcomes.filter((o) => o.status === "rejected").map((o) => ((o as PromiseRejectedResult).reason as { code?: number }).code)).toEqual([3, 3, 3, 3]);
+  });
+
   it("a persistent session's SUBSCRIBE of several filters is answered and kept; a filter refused over the limit is not", async () => {
     const { key } = await orgWithDeviceKey();
     const keeper = await connectMqtt(mq.tcp, { password: key, clientId: "several", clean: false });

@@ -488,6 +488,16 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     return progress;
   }
 
+  /**
+   * Connections being admitted on this instance, per organization (client → its client id): a burst
+   * of CONNECTs counts each other, or each would read the same count and all pass the limit. Held
+   * until the caller has put the admitted state in `states` (which the count reads then).
+   */
+  const admitting = new Map<string, Map<Client, string>>();
+  const releaseAdmitting = (client: Client) => {
+    for (const [org, pending] of admitting) if (pending.delete(client) && pending.size === 0) admitting.delete(org);
+  };
+
   async function admit(client: Client, packet: ConnectPacket): Promise<Refusal | ClientState> {
     const secret = packet.password?.toString("utf8") ?? "";
     if (!isApiKeySecret(secret)) return refusal(4, "the password must be a device_ or service_ API key");
@@ -517,10 +527,16 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       if (checkPublishTopic(packet.will.topic) !== null) return refusal(5, "the will's topic is not allowed");
       if ((packet.will.payload?.length ?? 0) > limits.messageBytes) return refusal(5, "the will is larger than the message limit");
     }
+    let pending = admitting.get(organizationId);
+    if (!pending) admitting.set(organizationId, (pending = new Map()));
+    pending.set(client, clientId);
     try {
       const online = await onlineMqttClients(store, organizationId);
       const local = [...states.values()].filter((s) => s.organizationId === organizationId);
-      const ids = new Set([...online.map((c) => c.client_id), ...local.map((s) => s.clientId)]);
+      // Those that came before this one (first come, first admitted; a later one never refuses an earlier one).
+      const queue = [...(admitting.get(organizationId) ?? new Map<Client, string>())];
+      const others = queue.slice(0, Math.max(0, queue.findIndex(([c]) => c === client))).map(([, id]) => id);
+      const ids = new Set([...online.map((c) => c.client_id), ...local.map((s) => s.clientId), ...others]);
       if (ids.size >= limits.connectionsPerOrganization && !ids.has(clientId)) {
         return refusal(3, `the organization has ${limits.connectionsPerOrganization} MQTT connections, its limit`, ReasonCode.QUOTA_EXCEEDED);
       }
@@ -564,6 +580,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     };
     admit(client, packet).then(
       (result) => {
+        releaseAdmitting(client);
         if ("returnCode" in result) return refuse(result);
         states.set(client, result);
         if (packet.will) wills.set(packet.will, result);
@@ -571,7 +588,10 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
         progress.step = "admitted: waiting for the broker to take it up";
         callback(null, true);
       },
-      (err: unknown) => refuse(refusal(3, String(err))),
+      (err: unknown) => {
+        releaseAdmitting(client);
+        refuse(refusal(3, String(err)));
+      },
     );
   }
 
