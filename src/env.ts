@@ -122,6 +122,8 @@ const envSchema = z
     WS_HOOK_MAX_FRAME_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
     /** Sockets one organization may hold open on the listeners of one instance (past it the upgrade answers 429). */
     WS_HOOK_SOCKETS_PER_ORGANIZATION: positiveInt.default(1000),
+    /** Of those, how many one client address may hold (past it the upgrade answers 429). */
+    WS_HOOK_SOCKETS_PER_IP: positiveInt.default(100),
     /** Bytes that may wait to be sent to one listener client; a client that lets more pile up is closed (1013). */
     WS_HOOK_SEND_QUEUE_BYTES: z.coerce.number().int().min(1024).default(4 * 1024 * 1024),
     HTTP_REQUEST_BYTES_PER_ORGANIZATION: z.coerce.number().int().min(1024 * 1024).max(4 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),

@@ -19,7 +19,7 @@ import { peerUpgradeRoute, routeUpgrade, type UpgradeRoute } from "./upgrades";
 
 type ServerEnv = Pick<
   Env,
-  "TRUST_PROXY_HOPS" | "HTTP_KEEP_ALIVE_TIMEOUT_MS" | "METRICS_TOKEN" | "WS_HOOK_MAX_FRAME_BYTES" | "WS_HOOK_SOCKETS_PER_ORGANIZATION" | "WS_HOOK_SEND_QUEUE_BYTES"
+  "TRUST_PROXY_HOPS" | "HTTP_KEEP_ALIVE_TIMEOUT_MS" | "METRICS_TOKEN" | "WS_HOOK_MAX_FRAME_BYTES" | "WS_HOOK_SOCKETS_PER_ORGANIZATION" | "WS_HOOK_SOCKETS_PER_IP" | "WS_HOOK_SEND_QUEUE_BYTES"
 >;
 
 export interface AppServerOptions {
@@ -53,6 +53,7 @@ export function createAppServer({ app, env, hsts, next }: AppServerOptions): App
     trustProxyHops: env.TRUST_PROXY_HOPS,
     maxFrameBytes: env.WS_HOOK_MAX_FRAME_BYTES,
     maxSocketsPerOrganization: env.WS_HOOK_SOCKETS_PER_ORGANIZATION,
+    maxSocketsPerIp: env.WS_HOOK_SOCKETS_PER_IP,
     sendQueueBytes: env.WS_HOOK_SEND_QUEUE_BYTES,
   });
   const hub = createRealtimeHub({ app, displayName: (userId) => actorName(app, userId), devices: new DeviceChannel(app.store, app.flowRuntime, agentDeps(app)) });

@@ -18,6 +18,8 @@ export interface SocketHookLimits {
   maxFrameBytes: number;
   /** Sockets per organization on this instance. */
   maxSocketsPerOrganization: number;
+  /** Sockets one client address may hold of one organization's on this instance (so one client cannot take all of them). */
+  maxSocketsPerIp?: number;
   /** Bytes waiting to be sent to one client before it is closed (1013). */
   sendQueueBytes: number;
 }
@@ -66,6 +68,9 @@ export function createSocketHooks(app: AppServices, options: SocketHookLimits & 
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes, perMessageDeflate: false });
   const routes = new Map<string, RouteState>();
   const perOrganization = new Map<string, number>();
+  /** `${slug} ${ip}` → its open sockets. */
+  const perClient = new Map<string, number>();
+  const maxPerIp = options.maxSocketsPerIp ?? 100;
   const edge = app.flowRuntime.instanceId;
   let closing = false;
 
@@ -87,21 +92,32 @@ export function createSocketHooks(app: AppServices, options: SocketHookLimits & 
     }
     const [slug = "", ...segments] = parts;
     const path = socketListenerPath(`/${segments.map(encodeURIComponent).join("/")}`);
+    const ip = resolveClientIp(req, options.trustProxyHops);
     try {
+      // The limits first: probing for listeners that do not exist counts as requests too.
+      const refused = await consumeWebhookLimits(app, ip, slug);
+      if (refused) return refuse(socket, new AppError("RATE_LIMITED", "too many webhook requests, try again later", { headers: { "Retry-After": String(refused.retryAfterSec) } }));
       if (closing || !slug || !(await app.flowRuntime.hasWebhook(slug, SOCKET_ROUTE_METHOD, path, { fresh: true }))) {
         return refuse(socket, new AppError("NOT_FOUND", `no running flow serves a WebSocket listener at /ws/hooks/${slug}${path}`));
       }
-      const refused = await consumeWebhookLimits(app, resolveClientIp(req, options.trustProxyHops), slug);
-      if (refused) return refuse(socket, new AppError("RATE_LIMITED", "too many webhook requests, try again later", { headers: { "Retry-After": String(refused.retryAfterSec) } }));
     } catch (err) {
       return refuse(socket, toAppError(err));
     }
     if ((perOrganization.get(slug) ?? 0) >= options.maxSocketsPerOrganization) {
       return refuse(socket, new AppError("RATE_LIMITED", "too many WebSocket connections for this organization", { headers: { "Retry-After": "10" } }));
     }
+    if ((perClient.get(`${slug} ${ip}`) ?? 0) >= maxPerIp) {
+      return refuse(socket, new AppError("RATE_LIMITED", "too many WebSocket connections from this address", { headers: { "Retry-After": "10" } }));
+    }
     if (socket.destroyed) return;
-    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, slug, path));
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, slug, path, ip));
   }
+
+  const count = (map: Map<string, number>, key: string, by: 1 | -1) => {
+    const next = (map.get(key) ?? 0) + by;
+    if (next > 0) map.set(key, next);
+    else map.delete(key);
+  };
 
   function routeOf(slug: string, path: string): RouteState {
     const channel = socketRouteChannel(slug, path);
@@ -123,12 +139,13 @@ export function createSocketHooks(app: AppServices, options: SocketHookLimits & 
     return route;
   }
 
-  function accept(ws: WebSocket, slug: string, path: string) {
+  function accept(ws: WebSocket, slug: string, path: string, ip: string) {
     const session = randomBytes(8).toString("hex");
     const route = routeOf(slug, path);
     const state: SocketState = { ws, session, seq: 0, queue: [], queuedBytes: 0, running: false, paused: false, ended: false };
     route.sockets.set(session, state);
-    perOrganization.set(slug, (perOrganization.get(slug) ?? 0) + 1);
+    count(perOrganization, slug, 1);
+    count(perClient, `${slug} ${ip}`, 1);
     enqueue(route, state, { event: "open", session });
     ws.on("message", (data, isBinary) => {
       const frame = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
@@ -138,9 +155,8 @@ export function createSocketHooks(app: AppServices, options: SocketHookLimits & 
     ws.on("close", () => {
       if (state.ended) return;
       state.ended = true;
-      const left = (perOrganization.get(slug) ?? 1) - 1;
-      if (left > 0) perOrganization.set(slug, left);
-      else perOrganization.delete(slug);
+      count(perOrganization, slug, -1);
+      count(perClient, `${slug} ${ip}`, -1);
       route.sockets.delete(session);
       // The listener hears of the close after the frames before it.
       enqueue(route, state, { event: "close", session }, { evenIfEnded: true });

@@ -181,6 +181,27 @@ describe("websocket listener", () => {
     expect(await upgradeStatus(`${upgrades.base}/ws/hooks/${me.slug}/bounded`)).toBe(404);
   });
 
+  it("lets one client address hold at most WS_HOOK_SOCKETS_PER_IP of the organization's sockets (429 past it); a closed one frees its place", async () => {
+    const me = await owner();
+    const id = await listener(me.token, "/per-ip");
+    await echoFlow(me.token, "pi", id);
+    const narrow = await startUpgrades(testApp.app, { maxSocketsPerIp: 2 });
+    try {
+      const url = `${narrow.base}/ws/hooks/${me.slug}/per-ip`;
+      const first = rawSocket(url);
+      const second = rawSocket(url);
+      await Promise.all([first.opened, second.opened]);
+      expect(await upgradeStatus(url)).toBe(429);
+      first.ws.close();
+      await first.closed;
+      // The server counts the close when its side of the socket ends (a moment after the client's).
+      await expect.poll(() => upgradeStatus(url), { timeout: 3_000 }).toBe("open");
+      second.ws.close();
+    } finally {
+      await narrow.close();
+    }
+  });
+
   it("keeps a frame no running flow takes at first (the flow moving to another instance) until it is served, instead of closing the client", async () => {
     const me = await owner();
     const id = await listener(me.token, "/moving");
