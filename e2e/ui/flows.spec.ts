@@ -120,6 +120,28 @@ test.describe("flows list", () => {
     await expect(page.getByRole("heading", { level: 1, name: "Fresh flow" })).toBeVisible();
   });
 
+  test("import: a flow written for a Raspberry Pi beside its broker is told, first, that this server does not reach localhost, and the ways out", async ({ page }) => {
+    const email = uniqueEmail("private-broker");
+    await registerViaApi(page.request, email);
+    await logIn(page, email);
+    await page.getByRole("button", { name: "Import", exact: true }).click();
+    const importDialog = page.getByRole("dialog", { name: "Import" });
+    const flow = [
+      { id: "pi-tab", type: "tab", label: "Greenhouse" },
+      { id: "pi-broker", type: "mqtt-broker", name: "Pi broker", broker: "localhost", port: "1883" },
+      { id: "pi-in", type: "mqtt in", z: "pi-tab", topic: "greenhouse/#", qos: "1", datatype: "auto-detect", broker: "pi-broker", x: 100, y: 60, wires: [["pi-dbg"]] },
+      { id: "pi-dbg", type: "debug", z: "pi-tab", active: true, tosidebar: true, complete: "payload", targetType: "msg", x: 300, y: 60, wires: [] },
+    ];
+    await importDialog.getByLabel("Node-RED JSON", { exact: true }).fill(JSON.stringify(flow));
+    await importDialog.getByRole("button", { name: "Check" }).click();
+    await expect(importDialog.getByRole("status")).toContainText("3 nodes: 3 supported");
+    const first = importDialog.getByRole("listitem").first();
+    await expect(first).toContainText('mqtt-broker "Pi broker" (pi-broker): its broker localhost is this machine\'s own name');
+    await expect(first).toContainText("its MQTT nodes stay disconnected");
+    await expect(first).toContainText("or use the built-in broker");
+    await shot(page, "import-private-broker");
+  });
+
   test("paging: an organization with more flows than a page shows more on demand", async ({ page }) => {
     const email = uniqueEmail("flows-paging");
     await registerViaApi(page.request, email);

@@ -163,8 +163,9 @@ export async function importFlows(app: AppServices, principal: Principal, items:
     graphs = graphs.map((g) => ({ ...g, nodes: g.nodes.map(enable) }));
     inputs = inputs.map((input) => ({ ...input, target: { device_id: device.id } }));
   }
-  // Addresses on a private network this server will not reach (a device's flow reaches its own network).
-  if (!device && !outboundAllowsPrivate(app.config.env)) warnings = [...warnings, ...privateTargetWarnings(items)];
+  // Addresses on a private network this server will not reach (a device's flow reaches its own network):
+  // first, as what would not work after the import, before the notes on what was translated.
+  if (!device && !outboundAllowsPrivate(app.config.env)) warnings = [...privateTargetWarnings(items), ...warnings];
   if (options.dryRun) return { report, warnings };
   // Configuration nodes first: the flows and definitions name them.
   const applied = await applyImportedConfigNodes(app, principal, configPlan, meta);
