@@ -63,6 +63,8 @@ export interface MqttLimits {
   publishesPerSecondPerOrganization: number;
   /** QoS 1/2 messages one persistent session may have waiting; more are dropped for it. */
   queuedPerSession: number;
+  /** Sessions one organization may have: its connected clients' and the persistent ones kept while away. */
+  sessionsPerOrganization: number;
   /** Retained messages one organization may keep, and their payloads' bytes (retained-quota.ts). */
   retainedPerOrganization: number;
   retainedBytesPerOrganization: number;
@@ -74,6 +76,7 @@ export const DEFAULT_MQTT_LIMITS: MqttLimits = {
   messageBytes: 256 * 1024,
   publishesPerSecondPerOrganization: 1000,
   queuedPerSession: 1000,
+  sessionsPerOrganization: 1000,
   retainedPerOrganization: 10_000,
   retainedBytesPerOrganization: 64 * 1024 * 1024,
 };
@@ -223,6 +226,23 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
     private announce(topic: string, clientId: string, subs: object[]) {
       const broker = (this as unknown as { broker?: Aedes }).broker;
       broker?.publish({ cmd: "publish", topic, payload: Buffer.from(JSON.stringify({ clientId, subs })), qos: 0, retain: false, dup: false } as PublishPacket, () => undefined);
+    }
+
+    /**
+     * The organization's sessions (aedes-persistence-redis's `clients` set: every client id with
+     * subscriptions, connected or kept while away), and whether `clientId` (internal) has one. A scan
+     * of the set: it runs only when a client asks for a persistent session.
+     */
+    async sessionsOf(organizationId: string, clientId: string): Promise<{ count: number; has: boolean }> {
+      const has = (await this.db.sismember("clients", clientId)) === 1;
+      let count = 0;
+      let cursor = "0";
+      do {
+        const [next, ids] = await this.db.sscan("clients", cursor, "MATCH", `${organizationId}:*`, "COUNT", 1000);
+        cursor = next;
+        count += ids.length;
+      } while (cursor !== "0");
+      return { count, has };
     }
 
     /** Enqueues one after another on this instance, so that the length each one reads is exact here. */
@@ -435,7 +455,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   let auth: AuthDeps | null = null;
   let broker: Aedes | null = null;
   let redisConnections: Redis[] = [];
-  let persistence: { destroy(): Promise<void> } | null = null;
+  let persistence: { destroy(): Promise<void>; sessionsOf(organizationId: string, clientId: string): Promise<{ count: number; has: boolean }> } | null = null;
   const retainedLimits = { maxCount: limits.retainedPerOrganization, maxBytes: limits.retainedBytesPerOrganization };
   let retainedQuota: RetainedQuota = memoryRetainedQuota(retainedLimits);
   const retainedRefusal = `the organization keeps its limit of retained messages (${limits.retainedPerOrganization} messages, ${limits.retainedBytesPerOrganization} bytes); an empty retained message clears one`;
@@ -542,6 +562,19 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       }
     } catch (err) {
       return refusal(3, toAppError(err).message);
+    }
+    // A session kept while the client is away (3.1.1 clean session false; MQTT 5 a session expiry):
+    // a new one counts against the organization's sessions, so client ids cycled do not pile up.
+    const keepsSession = packet.protocolVersion === 5 ? (packet.properties?.sessionExpiryInterval ?? 0) > 0 : packet.clean === false;
+    if (keepsSession && persistence) {
+      try {
+        const sessions = await persistence.sessionsOf(organizationId, internalClientId(organizationId, clientId));
+        if (!sessions.has && sessions.count >= limits.sessionsPerOrganization) {
+          return refusal(3, `the organization has ${limits.sessionsPerOrganization} MQTT sessions, its limit: connect with a clean session, or end a kept one (connect it with a clean session)`, ReasonCode.QUOTA_EXCEEDED);
+        }
+      } catch (err) {
+        return refusal(3, toAppError(err).message);
+      }
     }
     packet.clientId = internalClientId(organizationId, clientId);
     if (packet.will) packet.will.topic = internalTopic(organizationId, packet.will.topic);
@@ -1044,7 +1077,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       // on `state`, which would be an uncaught exception without a listener.
       (mq as unknown as { state: NodeJS.EventEmitter }).state.on("error", (err: unknown) => logger.warn({ err }, "mqtt: Redis emitter error"));
       persistence = new OrganizationRedisPersistence(data, limits.queuedPerSession, grants, replayGuard);
-      retainedQuota = redisRetainedQuota(data, options.redis.keyPrefix, retainedLimits);
+      retainedQuota = redisRetainedQuota(data, retainedLimits);
     } else {
       mq = mqemitter({ matchEmptyLevels: true });
       const quota = memoryRetainedQuota(retainedLimits);

@@ -247,6 +247,17 @@ export class DurablePersistence extends MemoryPersistence {
   }
 
   /** A session changed: written shortly. */
+  /**
+   * The organization's sessions here (its connected clients' with subscriptions, and the persistent
+   * ones kept while away), and whether `clientId` (internal) has one: the session quota's count.
+   */
+  async sessionsOf(organizationId: string, clientId: string): Promise<{ count: number; has: boolean }> {
+    const prefix = `${organizationId}:`;
+    let count = 0;
+    for (const id of this.known) if (id.startsWith(prefix)) count++;
+    return { count, has: this.known.has(clientId) };
+  }
+
   private touch(clientId: string) {
     this.known.add(clientId);
     this.touchIfKnown(clientId);

@@ -79,10 +79,11 @@ redis.call('INCRBY', KEYS[2], size - old)
 return 1
 `;
 
-export function redisRetainedQuota(redis: Redis, keyPrefix: string, limits: RetainedLimits): RetainedQuota {
+/** `redis`: the broker's data connection, whose own key prefix (the deployment's, then `mqtt:`) these keys take. */
+export function redisRetainedQuota(redis: Redis, limits: RetainedLimits): RetainedQuota {
   return {
     async reserve(organizationId, topic, bytes) {
-      const base = `${keyPrefix}mqtt:retained:{${organizationId}}`;
+      const base = `retained:{${organizationId}}`;
       const taken = await redis.eval(RESERVE, 2, `${base}:sizes`, `${base}:bytes`, topic, String(bytes), String(limits.maxCount), String(limits.maxBytes));
       return taken === 1;
     },

@@ -1,5 +1,6 @@
 /**
- * The retained quota of an organization on the built-in broker (retained-quota.ts), through real
+ * What one organization may keep on the built-in broker: its sessions (a new persistent one past the
+ * limit is refused), and its retained messages (retained-quota.ts), through real
  * MQTT clients and a flow's publishes: a count and a byte total per organization, a replacement
  * costing the difference, an empty retained message giving its room back; MQTT 5 is told 0x97 and
  * its connection stays, MQTT 3.1.1 is closed; another organization has room of its own. Embedded by
@@ -8,10 +9,10 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { setUpTestApp } from "@/test/set-up-test-app";
 import { signUp } from "@/test/accounts";
-import { setUpTestMqtt, sleep } from "@/test/mqtt";
+import { refusedWith, setUpTestMqtt, sleep } from "@/test/mqtt";
 import { setUpTestHub, connect, type TestSocket } from "@/test/ws";
 
-const testApp = setUpTestApp({ MQTT_MAX_RETAINED_PER_ORGANIZATION: "3", MQTT_MAX_RETAINED_BYTES_PER_ORGANIZATION: "1000" });
+const testApp = setUpTestApp({ MQTT_MAX_RETAINED_PER_ORGANIZATION: "3", MQTT_MAX_RETAINED_BYTES_PER_ORGANIZATION: "1000", MQTT_MAX_SESSIONS_PER_ORGANIZATION: "3" });
 const request = testApp.request;
 const mq = setUpTestMqtt(testApp);
 const hub = setUpTestHub(testApp);
@@ -99,5 +100,26 @@ describe("retained messages an organization may keep", () => {
     expect([...seen].sort()).toEqual(["flow/1", "flow/2", "flow/3"]);
     await sleep(200);
     expect(watcher.messages.map((m) => m.topic)).not.toContain("flow/4");
+  });
+});
+
+describe("sessions an organization may keep", () => {
+  it("a new persistent session past the limit is refused (3, MQTT 5 0x97); a clean one, or one resumed, is not; ending one frees its place", async () => {
+    const { key } = await deviceKey();
+    for (const id of ["s1", "s2", "s3"]) {
+      const kept = await mq.connect(mq.tcp, { password: key, clientId: id, clean: false });
+      await kept.subscribe(`kept/${id}`, 1);
+      await kept.end();
+    }
+    expect(await refusedWith(mq.tcp, { password: key, clientId: "s4", clean: false })).toBe(3);
+    expect(await refusedWith(mq.ws, { password: key, clientId: "s4-v5", protocolVersion: 5, properties: { sessionExpiryInterval: 60 } })).toBe(151);
+    // A clean session keeps nothing once it leaves; a kept session comes back.
+    expect(await refusedWith(mq.tcp, { password: key, clientId: "passing", clean: true })).toBe("accepted");
+    const back = await mq.connect(mq.tcp, { password: key, clientId: "s1", clean: false });
+    expect(back.connack.sessionPresent).toBe(true);
+    await back.end();
+    // Connecting s1 with a clean session ends its kept one: s4 may keep one now.
+    expect(await refusedWith(mq.tcp, { password: key, clientId: "s1", clean: true })).toBe("accepted");
+    await expect.poll(() => refusedWith(mq.tcp, { password: key, clientId: "s4", clean: false }), { timeout: 3_000 }).toBe("accepted");
   });
 });
