@@ -68,6 +68,11 @@ export async function limitTrpcBody(req: Request, router: AnyRouter, endpoint: s
   }
   if (req.method === "GET" || req.method === "HEAD" || !req.body) return req;
   const limit = trpcBodyLimit(router, url, endpoint);
+  // Only authenticated procedures take more than the default: without any credential such a body
+  // (an upload's 16 MiB) is not read at all.
+  if (limit > bodyLimits.defaultBytes && !req.headers.get("authorization") && !req.headers.get("x-api-key") && !(req.headers.get("cookie") ?? "").includes("next-auth.session-token")) {
+    return refuse(new AppError("UNAUTHENTICATED", "authentication required: sign in, or send a bearer access token or an API key"));
+  }
   const read = await readBodyWithLimit(req, limit);
   if (!read.ok) return refuse(new AppError("PAYLOAD_TOO_LARGE", `request body exceeds ${limit} bytes`));
   if (jsonTooDeep(read.text)) return refuse(new AppError("VALIDATION_FAILED", JSON_TOO_DEEP_MESSAGE));

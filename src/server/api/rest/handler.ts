@@ -230,6 +230,10 @@ export function createRestCore(options: RestHandlerOptions): (req: RestRequest) 
         headerCredentials: true,
         browserSessionId: await restBrowserSession(app, req),
       });
+      // A body is read only for a caller with a credential (a large one costs memory while it comes).
+      if (route.meta.auth && !ctx.credentials.authorization && !ctx.credentials.apiKey && !ctx.credentials.browserSessionId) {
+        throw new AppError("UNAUTHENTICATED", "authentication required: send a bearer access token or an API key");
+      }
       let content: Buffer | undefined;
       if (raw) {
         // An upload (up to FILES_MAX_UPLOAD_BYTES) is read only for a caller allowed to make it:

@@ -12,6 +12,7 @@ import { testCaller, type TestResponse } from "@/test/app";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 import { createRestCore } from "@/server/api/rest/handler";
 import { appRouter } from "@/server/api/root";
+import { limitTrpcBody } from "@/server/api/trpc-body-limit";
 import { fileUsage, fileVersion, listFiles, writeFile } from "./file-store";
 
 const testApp = setUpTestApp({ FILES_MAX_BYTES: "4096", FILES_MAX_UPLOAD_BYTES: "1024", FILES_MAX_COUNT: "8" });
@@ -180,6 +181,20 @@ describe("/files over REST", () => {
     expect((await upload({ authorization: `Bearer ${owner.accessToken}` })).status).toBe(201);
     expect(reads).toBe(1);
     expect((await request("GET", "/files/unread.bin", { token: owner.accessToken })).text).toBe("read");
+
+    // tRPC's files.upload (the Files page): without any credential its body (up to 16 MiB) is not read either.
+    let pulled = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled = true;
+        controller.enqueue(new TextEncoder().encode('{"path":"x","content_base64":""}'));
+        controller.close();
+      },
+    }, { highWaterMark: 0 });
+    const anonymous = await limitTrpcBody(new Request("http://app.test/api/trpc/files.upload", { method: "POST", body, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit), appRouter, "/api/trpc");
+    expect(anonymous).toBeInstanceOf(Response);
+    expect((anonymous as Response).status).toBe(401);
+    expect(pulled).toBe(false);
   });
 
   it("API keys need files:read / files:write", async () => {
