@@ -217,3 +217,44 @@ export async function refusedWith(url: string, options: IClientOptions): Promise
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * For a test file about what the broker logs: an app of its own whose log lines at `warn` and above
+ * are kept, parsed, in `lines`; the broker served; an organization with a device key (`key`).
+ * Made in a beforeAll, closed in an afterAll; read the fields inside tests.
+ */
+export function setUpLoggedBroker(): { readonly app: AppServices; readonly mq: MqttEndpoints; readonly key: string; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  let app: AppServices | undefined;
+  let mq: MqttEndpoints | undefined;
+  let key = "";
+  beforeAll(async () => {
+    const [{ createLogger }, { createTestApp, restClient }, { signUp }] = await Promise.all([import("@/server/logger"), import("./app"), import("./accounts")]);
+    app = await createTestApp({}, { logger: createLogger({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) }) });
+    mq = await serveMqtt(app);
+    const owner = await signUp(restClient(app));
+    const created = await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "sensor", kind: "device" } });
+    if (created.status !== 201) throw new Error(`the device key could not be made: ${created.text}`);
+    key = created.body.secret as string;
+  });
+  afterAll(async () => {
+    await mq?.close();
+    await app?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("setUpLoggedBroker: not started yet (read it inside a test)");
+    return value;
+  };
+  return {
+    lines,
+    get app() {
+      return started(app);
+    },
+    get mq() {
+      return started(mq);
+    },
+    get key() {
+      return started(key || undefined);
+    },
+  };
+}

@@ -5,32 +5,11 @@
  */
 import net from "node:net";
 import mqttPacket from "mqtt-packet";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AppServices } from "@/server/app-services";
-import { createLogger } from "@/server/logger";
-import { createTestApp, restClient } from "@/test/app";
-import { signUp } from "@/test/accounts";
-import { connectMqtt, serveMqtt, sleep, type MqttEndpoints } from "@/test/mqtt";
+import { describe, expect, it } from "vitest";
+import { connectMqtt, setUpLoggedBroker, sleep } from "@/test/mqtt";
 import { MAX_BUFFERED_BYTES_PER_CONNECTION } from "./broker";
 
-const lines: Array<Record<string, unknown>> = [];
-let app: AppServices;
-let mq: MqttEndpoints;
-let key: string;
-
-beforeAll(async () => {
-  app = await createTestApp({}, { logger: createLogger({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) }) });
-  mq = await serveMqtt(app);
-  const owner = await signUp(restClient(app));
-  const created = await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "sensor", kind: "device" } });
-  expect(created.status, created.text).toBe(201);
-  key = created.body.secret as string;
-});
-
-afterAll(async () => {
-  await mq.close();
-  await app.close();
-});
+const broker = setUpLoggedBroker();
 
 /** A raw MQTT 3.1.1 client that subscribes, then stops reading its socket. */
 async function subscribeAndStopReading(url: string, topic: string): Promise<{ socket: net.Socket; closed: Promise<void> }> {
@@ -43,7 +22,7 @@ async function subscribeAndStopReading(url: string, topic: string): Promise<{ so
   const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
   socket.on("error", () => undefined);
   await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
-  socket.write(mqttPacket.generate({ cmd: "connect", protocolId: "MQTT", protocolVersion: 4, clean: true, clientId: "stalled", keepalive: 0, username: "device", password: Buffer.from(key) }));
+  socket.write(mqttPacket.generate({ cmd: "connect", protocolId: "MQTT", protocolVersion: 4, clean: true, clientId: "stalled", keepalive: 0, username: "device", password: Buffer.from(broker.key) }));
   while (!packets.includes("connack")) await sleep(10);
   socket.write(mqttPacket.generate({ cmd: "subscribe", messageId: 1, subscriptions: [{ topic, qos: 0 }] }));
   while (!packets.includes("suback")) await sleep(10);
@@ -53,10 +32,10 @@ async function subscribeAndStopReading(url: string, topic: string): Promise<{ so
 
 describe("a subscriber that stops reading", () => {
   it("is closed once 8 MiB wait for it; a subscriber that reads gets every message", { timeout: 60_000 }, async () => {
-    const stalled = await subscribeAndStopReading(mq.tcp, "big/#");
-    const reader = await connectMqtt(mq.tcp, { password: key, clientId: "reader" });
+    const stalled = await subscribeAndStopReading(broker.mq.tcp, "big/#");
+    const reader = await connectMqtt(broker.mq.tcp, { password: broker.key, clientId: "reader" });
     await reader.subscribe("big/#", 0);
-    const publisher = await connectMqtt(mq.tcp, { password: key, clientId: "publisher" });
+    const publisher = await connectMqtt(broker.mq.tcp, { password: broker.key, clientId: "publisher" });
     const payload = Buffer.alloc(256 * 1024, 0x61);
     // Three times the bound, beyond what the kernel's socket buffers hold.
     const count = Math.ceil((3 * MAX_BUFFERED_BYTES_PER_CONNECTION) / payload.length) + 64;
@@ -64,7 +43,7 @@ describe("a subscriber that stops reading", () => {
       await publisher.publish(`big/${i}`, payload, { qos: 1 });
     }
     for (let i = 0; i < count; i++) await reader.next((m) => m.topic === `big/${i}`);
-    const warned = lines.find((l) => l.msg === "mqtt: closing a connection that reads too slowly");
+    const warned = broker.lines.find((l) => l.msg === "mqtt: closing a connection that reads too slowly");
     expect(warned).toMatchObject({ clientId: "stalled" });
     expect(Number(warned!.buffered)).toBeGreaterThan(MAX_BUFFERED_BYTES_PER_CONNECTION);
     stalled.socket.resume();

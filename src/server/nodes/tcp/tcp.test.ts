@@ -19,6 +19,16 @@ import { MAX_TCP_REQUEST_CONNECTIONS } from "./behaviour";
 const loadTestFlow = closingTestFlows();
 const allowed = { outbound: createOutboundRules({ allowPrivate: true }) };
 const strict = { outbound: createOutboundRules({ allowPrivate: false }) };
+/** tcp-request → a sink, with the node's configuration. */
+const requestFlow = (config: Record<string, unknown>, services: typeof allowed) =>
+  loadTestFlow(
+    [
+      { id: "req", type: "tcp-request", config },
+      { id: "out", type: "sink" },
+    ],
+    [{ source: "req", target: "out" }],
+    services,
+  );
 /** The organization's variables as the engine reads them. */
 const withVariables = (vars: Record<string, string>) => {
   const set = new VariableSet(new Map(Object.entries(vars).map(([name, value]) => [name, { value, secret: false }])), new Map());
@@ -62,14 +72,7 @@ const until = async (probe: () => boolean, timeoutMs = 3000) => {
 describe("tcp-request", () => {
   it("returns the answer up to a character, as a string, keeping the message's other properties", async () => {
     reply = (data, socket) => socket.write(`got ${data}\nafter`);
-    const flow = await loadTestFlow(
-      [
-        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "char", splitc: "\\n", ret: "string" } },
-        { id: "out", type: "sink" },
-      ],
-      [{ source: "req", target: "out" }],
-      allowed,
-    );
+    const flow = await requestFlow({ server: "127.0.0.1", port: String(port), out: "char", splitc: "\\n", ret: "string" }, allowed);
     flow.send("req", { payload: "hello", topic: "t" });
     const [msg] = await flow.waitFor(1);
     expect(msg).toMatchObject({ payload: "got hello\n", topic: "t" });
@@ -77,39 +80,18 @@ describe("tcp-request", () => {
 
   it("returns a number of bytes (count), or what came within the time after the first byte (time), as Buffers", async () => {
     reply = (_data, socket) => socket.write(Buffer.from([1, 2, 3, 4, 5, 6]));
-    const count = await loadTestFlow(
-      [
-        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "count", splitc: "4" } },
-        { id: "out", type: "sink" },
-      ],
-      [{ source: "req", target: "out" }],
-      allowed,
-    );
+    const count = await requestFlow({ server: "127.0.0.1", port: String(port), out: "count", splitc: "4" }, allowed);
     count.send("req", { payload: "x" });
     expect([...((await count.waitFor(1))[0]!.payload as Buffer)]).toEqual([1, 2, 3, 4]);
 
-    const time = await loadTestFlow(
-      [
-        { id: "req", type: "tcp-request", config: { server: "", port: "", out: "time", splitc: "50" } },
-        { id: "out", type: "sink" },
-      ],
-      [{ source: "req", target: "out" }],
-      allowed,
-    );
+    const time = await requestFlow({ server: "", port: "", out: "time", splitc: "50" }, allowed);
     time.send("req", { payload: "x", host: "127.0.0.1", port });
     expect([...((await time.waitFor(1))[0]!.payload as Buffer)]).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it("keeps the connection open and splits the stream on a delimiter (sit), or sends without waiting (immed)", async () => {
     reply = (data, socket) => socket.write(`${data}-a\n${data}-b\n${data}-`);
-    const sit = await loadTestFlow(
-      [
-        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "sit", ret: "string", newline: "\\n" } },
-        { id: "out", type: "sink" },
-      ],
-      [{ source: "req", target: "out" }],
-      allowed,
-    );
+    const sit = await requestFlow({ server: "127.0.0.1", port: String(port), out: "sit", ret: "string", newline: "\\n" }, allowed);
     sit.send("req", { payload: "one" });
     expect((await sit.waitFor(2)).map((m) => m.payload)).toEqual(["one-a", "one-b"]);
     sit.send("req", { payload: "two" });
@@ -117,14 +99,7 @@ describe("tcp-request", () => {
     expect((await sit.waitFor(4)).map((m) => m.payload)).toEqual(["one-a", "one-b", "one-two-a", "two-b"]);
     expect(connections).toBe(1);
 
-    const immed = await loadTestFlow(
-      [
-        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "immed" } },
-        { id: "out", type: "sink" },
-      ],
-      [{ source: "req", target: "out" }],
-      allowed,
-    );
+    const immed = await requestFlow({ server: "127.0.0.1", port: String(port), out: "immed" }, allowed);
     immed.send("req", { payload: "fire and forget" });
     await until(() => received.includes("fire and forget"));
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -136,27 +111,13 @@ describe("tcp-request", () => {
     const big = Buffer.alloc(4 * 1024 * 1024, 0x61);
     big[3 * 1024 * 1024 + 5] = 0x0a;
     reply = (_data, socket) => socket.write(big);
-    const char = await loadTestFlow(
-      [
-        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "char", splitc: "\\n" } },
-        { id: "out", type: "sink" },
-      ],
-      [{ source: "req", target: "out" }],
-      allowed,
-    );
+    const char = await requestFlow({ server: "127.0.0.1", port: String(port), out: "char", splitc: "\\n" }, allowed);
     char.send("req", { payload: "x" });
     const [byChar] = await char.waitFor(1);
     expect((byChar!.payload as Buffer).length).toBe(3 * 1024 * 1024 + 6);
     expect((byChar!.payload as Buffer).at(-1)).toBe(0x0a);
 
-    const count = await loadTestFlow(
-      [
-        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "count", splitc: String(2 * 1024 * 1024 + 1) } },
-        { id: "out", type: "sink" },
-      ],
-      [{ source: "req", target: "out" }],
-      allowed,
-    );
+    const count = await requestFlow({ server: "127.0.0.1", port: String(port), out: "count", splitc: String(2 * 1024 * 1024 + 1) }, allowed);
     count.send("req", { payload: "x" });
     expect(((await count.waitFor(1))[0]!.payload as Buffer).length).toBe(2 * 1024 * 1024 + 1);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -168,27 +129,13 @@ describe("tcp-request", () => {
     reply = (_data, socket) => {
       for (let i = 0; i < 17; i++) socket.write(chunk);
     };
-    const char = await loadTestFlow(
-      [
-        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "char", splitc: "\\n" } },
-        { id: "out", type: "sink" },
-      ],
-      [{ source: "req", target: "out" }],
-      allowed,
-    );
+    const char = await requestFlow({ server: "127.0.0.1", port: String(port), out: "char", splitc: "\\n" }, allowed);
     char.send("req", { payload: "x" });
     await until(() => char.errors.length > 0, 10_000);
     expect(char.errors[0]!.error).toMatch(/larger than 16777216 bytes/);
     expect(char.received).toEqual([]);
 
-    const sit = await loadTestFlow(
-      [
-        { id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(port), out: "sit", ret: "string", newline: "\\n" } },
-        { id: "out", type: "sink" },
-      ],
-      [{ source: "req", target: "out" }],
-      allowed,
-    );
+    const sit = await requestFlow({ server: "127.0.0.1", port: String(port), out: "sit", ret: "string", newline: "\\n" }, allowed);
     sit.send("req", { payload: "x" });
     await until(() => sit.errors.length > 0, 10_000);
     expect(sit.errors[0]!.error).toMatch(/larger than 16777216 bytes/);
@@ -207,14 +154,7 @@ describe("tcp-request", () => {
     onTestFinished(() => {
       wide.close();
     });
-    const flow = await loadTestFlow(
-      [
-        { id: "req", type: "tcp-request", config: { out: "sit" } },
-        { id: "out", type: "sink" },
-      ],
-      [{ source: "req", target: "out" }],
-      allowed,
-    );
+    const flow = await requestFlow({ out: "sit" }, allowed);
     // 100 distinct ids (host:port) for the one server: 127.0.0.x all reach it on loopback.
     for (let i = 1; i <= MAX_TCP_REQUEST_CONNECTIONS; i++) flow.send("req", { payload: "x", host: `127.0.${Math.floor(i / 250)}.${(i % 250) + 1}`, port: widePort });
     await until(() => accepted === MAX_TCP_REQUEST_CONNECTIONS, 10_000).catch((err: Error) => {
@@ -231,14 +171,7 @@ describe("tcp-request", () => {
   }, 20_000);
 
   it("refuses a private address by default: an error naming it, and nothing connects", async () => {
-    const flow = await loadTestFlow(
-      [
-        { id: "req", type: "tcp-request", config: {} },
-        { id: "out", type: "sink" },
-      ],
-      [{ source: "req", target: "out" }],
-      strict,
-    );
+    const flow = await requestFlow({}, strict);
     flow.send("req", { payload: "x", host: "127.0.0.1", port });
     await until(() => flow.errors.length > 0);
     expect(flow.errors[0]!.error).toMatch(/127\.0\.0\.1 is a private or reserved address/);
