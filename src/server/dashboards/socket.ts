@@ -167,7 +167,9 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     } catch {
       // Unreadable: every signed-in viewer is checked.
     }
-    void recheckAll((v) => !v.viewer.share && (!scope.organization_id || scope.organization_id === v.orgId || (!!scope.user_id && scope.user_id === v.viewer.userId)));
+    // As the hub: the viewers of the organization or the user it names, everyone's when it names neither.
+    const named = Boolean(scope.organization_id || scope.user_id);
+    void recheckAll((v) => !v.viewer.share && (!named || (!!scope.organization_id && scope.organization_id === v.orgId) || (!!scope.user_id && scope.user_id === v.viewer.userId)));
   });
 
   function modelOf(org: DashboardViewer["organization"], fresh = false): Promise<DashboardModel> {
@@ -486,18 +488,19 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     if (ws.readyState !== ws.OPEN || closing) return;
     // Listen before reading the states, so no update falls between the page and the live frames.
     join(v);
-    // A share link revoked between its check above and the join was announced to no socket of it yet.
-    if (v.viewer.share && !(await shareLinkLive(app, v.viewer.share.id))) {
-      leave(v);
-      ws.close(DASHBOARD_CLOSE.shareRevoked, "share link revoked");
-      return;
-    }
     if (v.privateKey) tabsOfSockets.set(v.id, v.privateKey);
     ws.on("close", () => {
       dropUpload(v);
       leave(v);
       if (v.privateKey) setTimeout(() => tabsOfSockets.delete(v.id), 60_000).unref();
     });
+    // A share link revoked between its check above and the join was announced to no socket of it yet
+    // (the close above leaves, however this ends: revoked, the check failing, the client gone).
+    if (v.viewer.share && !(await shareLinkLive(app, v.viewer.share.id))) {
+      ws.close(DASHBOARD_CLOSE.shareRevoked, "share link revoked");
+      return;
+    }
+    if (ws.readyState !== ws.OPEN) return;
     try {
       await app.dashboards.outReady(v.orgId);
       ws.on("message", (data, isBinary) => onFrame(v, data, isBinary));
