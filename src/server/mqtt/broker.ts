@@ -167,11 +167,11 @@ const RECHECK_CONCURRENCY = 50;
 const CONNECT_TIMEOUT_MS = 10_000;
 /**
  * A connection that reads too slowly: once this much waits to be written to it (beyond what the
- * kernel holds), it is closed rather than buffering the organization's traffic; and one whose
- * socket has not drained for DRAIN_TIMEOUT_MS is closed by Aedes (its default is 60 s).
+ * kernel holds), it is closed rather than buffering the organization's traffic. (Aedes also closes
+ * one whose socket has not drained for 60 s: kept, as a device on a slow link, GPRS or NB-IoT, may
+ * take that long for one large message.)
  */
 export const MAX_BUFFERED_BYTES_PER_CONNECTION = 8 * 1024 * 1024;
-const DRAIN_TIMEOUT_MS = 10_000;
 /**
  * A CONNECT left this long without its CONNACK is logged with the step it waits on (a client gives
  * up after its own connect timeout, 10 s for mqtt.js, 30 s for Paho): an operator learns which
@@ -234,7 +234,9 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
      * of the set: it runs only when a client asks for a persistent session.
      */
     async sessionsOf(organizationId: string, clientId: string): Promise<{ count: number; has: boolean }> {
-      const has = (await this.db.sismember("clients", clientId)) === 1;
+      // A session resuming is never refused: no count needed.
+      if ((await this.db.sismember("clients", clientId)) === 1) return { count: 0, has: true };
+      const has = false;
       let count = 0;
       let cursor = "0";
       do {
@@ -693,12 +695,22 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
 
   // ---- publish, subscribe, forward --------------------------------------------------------
 
+  /** A will (its topic internal) as it is published: a retained one takes its room in the retained quota, or is not published. */
+  function willKept(packet: PublishPacket, organizationId: string, callback: (error?: Error | null) => void) {
+    const own = organizationId ? externalTopic(organizationId, packet.topic) : null;
+    if (!packet.retain || own === null) return callback(null);
+    retainedQuota.reserve(organizationId, own, packet.payload.length).then(
+      (ok) => callback(ok ? null : new Error(retainedRefusal)),
+      (err: unknown) => callback(new Error(`the retained will could not be counted: ${toAppError(err).message}`)),
+    );
+  }
+
   function authorizePublish(client: Client | null, packet: PublishPacket, callback: (error?: Error | null) => void) {
     // A will of a client whose broker died (another instance's): mapped when its client connected.
-    if (client === null) return callback(null);
+    if (client === null) return willKept(packet, packet.topic.slice(0, Math.max(0, packet.topic.indexOf("/"))), callback);
     // The client's own will, mapped at CONNECT (now, or after its delay); never published once its access ended.
     const willOf = wills.get(packet);
-    if (willOf) return callback(willOf.revoked ? new Error("access ended") : null);
+    if (willOf) return willOf.revoked ? callback(new Error("access ended")) : willKept(packet, willOf.organizationId, callback);
     const state = states.get(client);
     if (!state) return callback(new Error("not authenticated"));
     // 3.1.1: an error closes the connection. MQTT 5: aedes answers a QoS 1/2 PUBLISH with PUBACK /
@@ -1098,7 +1110,6 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       topicAliasMaximum: TOPIC_ALIAS_MAXIMUM,
       // A connection that has not sent CONNECT by then is closed (the /ws hub allows 10 s for its auth too).
       connectTimeout: CONNECT_TIMEOUT_MS,
-      drainTimeout: DRAIN_TIMEOUT_MS,
       preConnect,
       authenticate: authenticate as never,
       authorizePublish,

@@ -47,6 +47,31 @@ describe("retained messages an organization may keep", () => {
     expect(late.messages.map((m) => `${m.topic}=${m.payload}`).sort()).toEqual(["state/a=off", "state/c=on", "state/d=on"]);
   });
 
+  it("a retained will takes its room when it is published: with none left it is not kept; with room it is", async () => {
+    const { key } = await deviceKey();
+    const pub = await mq.connect(mq.tcp, { password: key, clientId: "filler" });
+    for (const room of ["a", "b", "c"]) await pub.publish(`full/${room}`, "on", { qos: 1, retain: true });
+    const dies = async (clientId: string, topic: string) => {
+      const device = await mq.connect(mq.tcp, { password: key, clientId, will: { topic, payload: Buffer.from("offline"), qos: 1, retain: true } });
+      const closed = device.closed;
+      device.client.stream.destroy();
+      await closed;
+      await sleep(300);
+    };
+    await dies("dying-1", "status/dying-1");
+    const first = await mq.connect(mq.ws, { password: key, clientId: "first-look" });
+    await first.subscribe("status/#", 1);
+    await sleep(300);
+    expect(first.messages).toEqual([]);
+    // One cleared: the next will is kept.
+    await pub.publish("full/a", "", { qos: 1, retain: true });
+    await dies("dying-2", "status/dying-2");
+    const second = await mq.connect(mq.ws, { password: key, clientId: "second-look" });
+    await second.subscribe("status/#", 1);
+    expect(await second.next((m) => m.topic === "status/dying-2")).toMatchObject({ payload: "offline", retain: true });
+    expect(second.messages.map((m) => m.topic)).not.toContain("status/dying-1");
+  });
+
   it("at most the bytes: a larger replacement over the total is refused and closes an MQTT 3.1.1 client; another organization has its own room", async () => {
     const { key } = await deviceKey();
     const pub = await mq.connect(mq.tcp, { password: key, clientId: "v4" });

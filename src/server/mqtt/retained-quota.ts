@@ -48,7 +48,8 @@ export function memoryRetainedQuota(limits: RetainedLimits): RetainedQuota & { r
     async reserve(organizationId, topic, bytes) {
       const u = of(organizationId);
       const old = u.sizes.get(topic);
-      if (bytes > 0) {
+      // A replacement no larger than what it replaces always fits (limits lowered below the usage).
+      if (bytes > 0 && !(old !== undefined && bytes <= old)) {
         const count = u.sizes.size + (old === undefined ? 1 : 0);
         if (count > limits.maxCount || u.bytes - (old ?? 0) + bytes > limits.maxBytes) return false;
       }
@@ -73,7 +74,7 @@ end
 local count = redis.call('HLEN', KEYS[1])
 if old == 0 then count = count + 1 end
 local total = tonumber(redis.call('GET', KEYS[2]) or '0') - old + size
-if count > tonumber(ARGV[3]) or total > tonumber(ARGV[4]) then return 0 end
+if not (old > 0 and size <= old) and (count > tonumber(ARGV[3]) or total > tonumber(ARGV[4])) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], size)
 redis.call('INCRBY', KEYS[2], size - old)
 return 1
