@@ -62,8 +62,11 @@ interface Connection {
   chunks: Buffer[];
   size: number;
   timer?: NodeJS.Timeout;
-  /** "sit" with a newline: the text after the last delimiter. */
+  /** "sit" with a newline: the end of the text after the last delimiter (as long as a delimiter straddling chunks needs). */
   rest: string;
+  /** …and all of that text, in the pieces it came in, with its size in bytes. */
+  restParts: string[];
+  restBytes: number;
 }
 
 export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config) => {
@@ -111,19 +114,28 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
   const collect = (id: string, client: Connection, data: Buffer) => {
     if (out === "sit") {
       if (c.ret === "string" && newline !== "") {
-        // Only the new text (and the end of the kept one a delimiter may straddle) is searched.
-        const from = Math.max(0, client.rest.length - newline.length + 1);
-        client.rest += data.toString();
-        if (client.rest.indexOf(newline, from) === -1) {
-          if (Buffer.byteLength(client.rest) > MAX_ANSWER_BYTES) {
+        // Text without the delimiter is kept in pieces, and only the new text (with the end of the
+        // kept one a delimiter may straddle) is searched: no copy of all of it at every chunk.
+        const text = data.toString();
+        const tail = client.rest.slice(Math.max(0, client.rest.length - newline.length + 1));
+        if ((tail + text).indexOf(newline) === -1) {
+          client.restParts.push(text);
+          client.restBytes += data.length;
+          client.rest = newline.length > 1 ? (tail + text).slice(-(newline.length - 1)) : "";
+          if (client.restBytes > MAX_ANSWER_BYTES) {
             client.rest = "";
+            client.restParts = [];
+            client.restBytes = 0;
             tooLarge(id, client);
           }
           return;
         }
-        const parts = client.rest.split(newline);
+        const parts = (client.restParts.join("") + text).split(newline);
         for (let p = 0; p < parts.length - 1; p++) answer(client, c.trim ? parts[p]! + newline : parts[p]!);
-        client.rest = parts.at(-1)!;
+        const last = parts.at(-1)!;
+        client.rest = last;
+        client.restParts = [last];
+        client.restBytes = Buffer.byteLength(last);
       } else {
         answer(client, c.ret === "string" ? data.toString() : Buffer.from(data));
       }
@@ -198,7 +210,7 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
         return;
       }
       if (!client) {
-        client = { queue: [], connected: false, connecting: false, lastMsg: msg, chunks: [], size: 0, rest: "" };
+        client = { queue: [], connected: false, connecting: false, lastMsg: msg, chunks: [], size: 0, rest: "", restParts: [], restBytes: 0 };
         clients.set(id, client);
       }
       client.lastMsg = msg;

@@ -99,6 +99,17 @@ describe("tcp-request", () => {
     expect((await sit.waitFor(4)).map((m) => m.payload)).toEqual(["one-a", "one-b", "one-two-a", "two-b"]);
     expect(connections).toBe(1);
 
+    // A two-character delimiter split across chunks, and text that waits for it over several chunks.
+    reply = (_data, socket) => {
+      socket.write("ab\r");
+      setTimeout(() => socket.write("\nc"), 30);
+      setTimeout(() => socket.write("d"), 60);
+      setTimeout(() => socket.write("e\r\n"), 90);
+    };
+    const crlf = await requestFlow({ server: "127.0.0.1", port: String(port), out: "sit", ret: "string", newline: "\\r\\n" }, allowed);
+    crlf.send("req", { payload: "go" });
+    expect((await crlf.waitFor(2)).map((m) => m.payload)).toEqual(["ab", "cde"]);
+
     const immed = await requestFlow({ server: "127.0.0.1", port: String(port), out: "immed" }, allowed);
     immed.send("req", { payload: "fire and forget" });
     await until(() => received.includes("fire and forget"));
