@@ -14,6 +14,12 @@
  */
 export const FILE_PATH_MAX_BYTES = 1024;
 export const FILE_SEGMENT_MAX_BYTES = 255;
+/**
+ * The bounds before 2026-12-06, in characters: a file named then may be longer in bytes, and is
+ * still read, listed past and deleted by its name (`{ existing: true }`); a write needs the bytes.
+ */
+const FILE_PATH_MAX_CHARS = 1024;
+const FILE_SEGMENT_MAX_CHARS = 255;
 
 const utf8 = new TextEncoder();
 const NOT_ASCII = /[^\u0000-\u007f]/; // eslint-disable-line no-control-regex
@@ -31,7 +37,9 @@ const CONTROL = /[\u0001-\u001f\u007f-\u009f]/;
  * (`home/pi/x.txt`, `data/x.txt`): Node-RED flows written for a device use them. "\" separates as
  * "/" does. "." segments are dropped, ".." climbs one level and is refused past the root.
  */
-export function normalizeFilePath(input: string): FilePathResult {
+export function normalizeFilePath(input: string, options: { existing?: boolean } = {}): FilePathResult {
+  const segmentTooLong = options.existing ? (segment: string) => segment.length > FILE_SEGMENT_MAX_CHARS : (segment: string) => bytesOf(segment) > FILE_SEGMENT_MAX_BYTES;
+  const pathTooLong = options.existing ? (path: string) => path.length > FILE_PATH_MAX_CHARS : (path: string) => bytesOf(path) > FILE_PATH_MAX_BYTES;
   if (typeof input !== "string") return { ok: false, problem: "must be a text" };
   if (input.includes("\u0000")) return { ok: false, problem: "must not contain NUL characters" };
   if (CONTROL.test(input)) return { ok: false, problem: "must not contain control characters (such as a tab or a line break)" };
@@ -61,12 +69,12 @@ export function normalizeFilePath(input: string): FilePathResult {
       out.pop();
       continue;
     }
-    if (bytesOf(segment) > FILE_SEGMENT_MAX_BYTES) return { ok: false, problem: `each name between / must be at most ${FILE_SEGMENT_MAX_BYTES} bytes (UTF-8: an ASCII character is one byte)` };
+    if (segmentTooLong(segment)) return { ok: false, problem: `each name between / must be at most ${FILE_SEGMENT_MAX_BYTES} bytes (UTF-8: an ASCII character is one byte)` };
     out.push(segment);
   }
   if (out.length === 0) return { ok: false, problem: "must name a file, not the storage's root" };
   const path = out.join("/");
-  if (bytesOf(path) > FILE_PATH_MAX_BYTES) return { ok: false, problem: `must be at most ${FILE_PATH_MAX_BYTES} bytes (UTF-8: an ASCII character is one byte)` };
+  if (pathTooLong(path)) return { ok: false, problem: `must be at most ${FILE_PATH_MAX_BYTES} bytes (UTF-8: an ASCII character is one byte)` };
   return { ok: true, path, absolute };
 }
 

@@ -52,8 +52,8 @@ function oneAtATime<T>(organizationId: string, work: () => Promise<T>): Promise<
 }
 
 /** The normalized path, or 400 VALIDATION_FAILED naming the problem. */
-export function filePathOrThrow(input: string, field = "path"): string {
-  const result = normalizeFilePath(input);
+export function filePathOrThrow(input: string, field = "path", options: { existing?: boolean } = {}): string {
+  const result = normalizeFilePath(input, options);
   if (!result.ok) throw new AppError("VALIDATION_FAILED", `${field}: ${result.problem}`, { details: [{ path: field, message: result.problem }] });
   return result.path;
 }

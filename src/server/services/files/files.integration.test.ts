@@ -108,8 +108,6 @@ describe("/files over REST", () => {
     ["a trailing slash", "a%2F", /not end with \//],
     ["a name over 255 bytes", `${"x".repeat(256)}`, /at most 255 bytes/],
     ["a path over 1024 bytes", Array.from({ length: 6 }, () => "y".repeat(200)).join("/"), /at most 1024 bytes/],
-    ["a name of 86 three-byte characters (258 bytes)", encodeURIComponent("文".repeat(86)), /at most 255 bytes/],
-    ["five names of 70 three-byte characters (1,054 bytes)", Array.from({ length: 5 }, () => encodeURIComponent("文".repeat(70))).join("/"), /at most 1024 bytes/],
     ["bad percent-encoding", "%E0%A4%A", /percent-encoded/],
   ])("refuses a path with %s: 400 VALIDATION_FAILED, nothing stored", async (_what, path, message) => {
     const user = await signUp(request);
@@ -137,6 +135,24 @@ describe("/files over REST", () => {
     const list = await request("GET", "/files", { token: user.accessToken });
     expect(list.body.used_bytes).toBe(4096);
     expect(list.body.files.map((f: { path: string }) => f.path)).not.toContain("big.bin");
+  });
+
+  it("bounds a path in UTF-8 bytes when it is written (400, nothing stored); a file named before, within the old bounds in characters, is still read and deleted", async () => {
+    const user = await signUp(request);
+    for (const [path, message] of [
+      [encodeURIComponent("文".repeat(86)), /at most 255 bytes/],
+      [Array.from({ length: 5 }, () => encodeURIComponent("文".repeat(70))).join("/"), /at most 1024 bytes/],
+    ] as const) {
+      const refused = await put(user.accessToken, path, "x");
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body.error.message).toMatch(message);
+    }
+    expect(await listFiles(testApp.app.db.prisma, user.organizationId)).toEqual([]);
+    // Named when the bounds were 255 characters a name: 258 bytes.
+    const legacy = `${"文".repeat(86)}.txt`;
+    await writeFile(testApp.app.db.prisma, user.organizationId, legacy, Buffer.from("kept"), { append: false, limits: { maxBytes: 4096, maxFileBytes: 1024 } });
+    expect((await request("GET", `/files/${encodeURIComponent(legacy)}`, { token: user.accessToken })).text).toBe("kept");
+    expect((await request("DELETE", `/files/${encodeURIComponent(legacy)}`, { token: user.accessToken })).status).toBe(204);
   });
 
   it("needs a credential (401); viewers read, members write (403 for a viewer's PUT and DELETE)", async () => {

@@ -28,7 +28,7 @@ const badCursor = () => new AppError("VALIDATION_FAILED", "cursor: is not a curs
 /** A page's cursor: the last path it listed, base64url (paths are unique and ordered per organization). */
 function decodeCursor(cursor: string): string {
   if (!/^[A-Za-z0-9_-]{1,2000}$/.test(cursor)) throw badCursor();
-  const path = normalizeFilePath(Buffer.from(cursor, "base64url").toString("utf8"));
+  const path = normalizeFilePath(Buffer.from(cursor, "base64url").toString("utf8"), { existing: true });
   if (!path.ok) throw badCursor();
   return path.path;
 }
@@ -55,7 +55,7 @@ export async function listOrgFiles(
 }
 
 export async function readOrgFile(app: AppServices, principal: Principal, input: { path: string }): Promise<{ path: string; content: Buffer; size: number; updated_at: string }> {
-  const path = filePathOrThrow(input.path);
+  const path = filePathOrThrow(input.path, "path", { existing: true });
   const file = await readFile(app.db.prisma, principal.organizationId, path);
   if (!file) throw notFound(path);
   return { path, content: file.content, size: file.size, updated_at: file.updatedAt.toISOString() };
@@ -86,7 +86,7 @@ export async function writeOrgFile(
 }
 
 export async function deleteOrgFile(app: AppServices, principal: Principal, input: { path: string }, meta: RequestMeta): Promise<void> {
-  const path = filePathOrThrow(input.path);
+  const path = filePathOrThrow(input.path, "path", { existing: true });
   if (!(await deleteFile(app.db.prisma, principal.organizationId, path))) throw notFound(path);
   await recordAudit(app, {
     action: "file.deleted",

@@ -30,7 +30,9 @@ export function privateHostReason(host: string): string | null {
 function hostOf(value: unknown, defaultScheme: string): string | null {
   if (typeof value !== "string" || value.trim() === "") return null;
   const text = value.trim();
-  if (text.includes("{{") || text.includes("${") || text.includes("$(")) return null;
+  // A placeholder in the host (`http://{{host}}/x`) cannot be told; one in the path does not matter.
+  const authority = text.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").split(/[/?#]/, 1)[0]!;
+  if (authority.includes("{{") || authority.includes("${") || authority.includes("$(")) return null;
   try {
     return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `${defaultScheme}://${text}`).hostname;
   } catch {
