@@ -1,6 +1,7 @@
 import type { AnyProcedure, AnyRouter } from "@trpc/server";
 import { AppError, errorBody } from "../errors";
 import { bodyLimits } from "../../shared/policy";
+import { SESSION_COOKIE } from "../auth/browser-session";
 import { readBodyWithLimit } from "./rest/read-body";
 import { JSON_TOO_DEEP_MESSAGE, jsonTooDeep } from "../../shared/json-depth";
 
@@ -70,7 +71,7 @@ export async function limitTrpcBody(req: Request, router: AnyRouter, endpoint: s
   const limit = trpcBodyLimit(router, url, endpoint);
   // Only authenticated procedures take more than the default: without any credential such a body
   // (an upload's 16 MiB) is not read at all.
-  if (limit > bodyLimits.defaultBytes && !req.headers.get("authorization") && !req.headers.get("x-api-key") && !(req.headers.get("cookie") ?? "").includes("next-auth.session-token")) {
+  if (limit > bodyLimits.defaultBytes && !req.headers.get("authorization") && !req.headers.get("x-api-key") && !(req.headers.get("cookie") ?? "").includes(SESSION_COOKIE)) {
     return refuse(new AppError("UNAUTHENTICATED", "authentication required: sign in, or send a bearer access token or an API key"));
   }
   const read = await readBodyWithLimit(req, limit);

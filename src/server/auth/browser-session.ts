@@ -33,13 +33,16 @@ function parseCookieHeader(header: string): Record<string, string> {
  * The session id in a request's next-auth cookie, if it carries a valid one and the request comes
  * from our own origin (cookies ride along on cross-site requests; the Origin check stops CSRF).
  */
+/** next-auth's session cookie (`__Secure-` before it on https). */
+export const SESSION_COOKIE = "next-auth.session-token";
+
 export async function browserSessionId(app: Pick<AuthDeps, "config">, headers: { cookie?: string | null; origin?: string | null }): Promise<string | undefined> {
   if (!headers.cookie) return undefined;
   if (headers.origin && headers.origin !== new URL(app.config.publicUrl).origin) return undefined;
   const secureCookie = app.config.publicUrl.startsWith("https://");
   const cookies = parseCookieHeader(headers.cookie);
   // The session cookie's value (next-auth splits a large one into name.0, name.1, …).
-  const name = secureCookie ? "__Secure-next-auth.session-token" : "next-auth.session-token";
+  const name = secureCookie ? `__Secure-${SESSION_COOKIE}` : SESSION_COOKIE;
   const value = Object.keys(cookies)
     .filter((k) => k === name || k.startsWith(`${name}.`))
     .sort()

@@ -77,6 +77,13 @@ export interface ResolveOptions {
   limit?: RateLimiter;
 }
 
+/** Credentials that name nobody at all: refused before anything is read or looked up. */
+export function noCredentialError(credentials: Credentials): AppError | null {
+  return credentials.authorization || credentials.apiKey || credentials.browserSessionId
+    ? null
+    : new AppError("UNAUTHENTICATED", "authentication required: send a bearer access token or an API key");
+}
+
 /**
  * The one place a request's credentials become a Principal, used by REST, tRPC and the WebSocket.
  * Every call checks the session (or key) and the membership, so revoking a session, removing a
@@ -111,7 +118,7 @@ export async function resolvePrincipal(app: AuthDeps, credentials: Credentials, 
     sessionId = credentials.browserSessionId;
     credential = "browser_session";
   } else {
-    throw new AppError("UNAUTHENTICATED", "authentication required: send a bearer access token or an API key");
+    throw noCredentialError(credentials)!;
   }
 
   const sessions = new SessionStore(app.store);

@@ -49,7 +49,7 @@ import { guardPacketSize } from "./size-guard";
 import { AckRewriter, ReasonCode } from "./reason-codes";
 import { createPublishRate } from "./publish-rate";
 import { ONLINE_RENEW_MS, ONLINE_TTL_MS, onlineClientKey, onlineMqttClients, onlineSetKey, type OnlineEntry } from "./online";
-import { checkPublishTopic, checkSubscribeFilter, externalTopic, internalClientId, internalTopic, splitClientId } from "./topics";
+import { checkPublishTopic, checkSubscribeFilter, externalTopic, internalClientId, internalTopic, splitClientId, splitTopic } from "./topics";
 import { SESSION_SWEEP_MS, SessionExpiryLedger, type DueSession } from "./session-expiry";
 import { SubscriptionGrants } from "./subscription-grants";
 import { ReplayGuard, withoutSent } from "./replay-guard";
@@ -236,7 +236,6 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
     async sessionsOf(organizationId: string, clientId: string): Promise<{ count: number; has: boolean }> {
       // A session resuming is never refused: no count needed.
       if ((await this.db.sismember("clients", clientId)) === 1) return { count: 0, has: true };
-      const has = false;
       let count = 0;
       let cursor = "0";
       do {
@@ -244,7 +243,7 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
         cursor = next;
         count += ids.length;
       } while (cursor !== "0");
-      return { count, has };
+      return { count, has: false };
     }
 
     /** Enqueues one after another on this instance, so that the length each one reads is exact here. */
@@ -556,7 +555,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       const online = await onlineMqttClients(store, organizationId);
       const local = [...states.values()].filter((s) => s.organizationId === organizationId);
       // Those that came before this one (first come, first admitted; a later one never refuses an earlier one).
-      const queue = [...(admitting.get(organizationId) ?? new Map<Client, string>())];
+      const queue = [...pending];
       const others = queue.slice(0, Math.max(0, queue.findIndex(([c]) => c === client))).map(([, id]) => id);
       const ids = new Set([...online.map((c) => c.client_id), ...local.map((s) => s.clientId), ...others]);
       if (ids.size >= limits.connectionsPerOrganization && !ids.has(clientId)) {
@@ -696,10 +695,10 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   // ---- publish, subscribe, forward --------------------------------------------------------
 
   /** A will (its topic internal) as it is published: a retained one takes its room in the retained quota, or is not published. */
-  function willKept(packet: PublishPacket, organizationId: string, callback: (error?: Error | null) => void) {
-    const own = organizationId ? externalTopic(organizationId, packet.topic) : null;
+  function willKept(packet: PublishPacket, callback: (error?: Error | null) => void) {
+    const own = splitTopic(packet.topic);
     if (!packet.retain || own === null) return callback(null);
-    retainedQuota.reserve(organizationId, own, packet.payload.length).then(
+    retainedQuota.reserve(own.organizationId, own.topic, packet.payload.length).then(
       (ok) => callback(ok ? null : new Error(retainedRefusal)),
       (err: unknown) => callback(new Error(`the retained will could not be counted: ${toAppError(err).message}`)),
     );
@@ -707,10 +706,10 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
 
   function authorizePublish(client: Client | null, packet: PublishPacket, callback: (error?: Error | null) => void) {
     // A will of a client whose broker died (another instance's): mapped when its client connected.
-    if (client === null) return willKept(packet, packet.topic.slice(0, Math.max(0, packet.topic.indexOf("/"))), callback);
+    if (client === null) return willKept(packet, callback);
     // The client's own will, mapped at CONNECT (now, or after its delay); never published once its access ended.
     const willOf = wills.get(packet);
-    if (willOf) return willOf.revoked ? callback(new Error("access ended")) : willKept(packet, willOf.organizationId, callback);
+    if (willOf) return willOf.revoked ? callback(new Error("access ended")) : willKept(packet, callback);
     const state = states.get(client);
     if (!state) return callback(new Error("not authenticated"));
     // 3.1.1: an error closes the connection. MQTT 5: aedes answers a QoS 1/2 PUBLISH with PUBACK /
@@ -1095,8 +1094,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       const quota = memoryRetainedQuota(retainedLimits);
       retainedQuota = quota;
       persistence = new DurablePersistence(options.prisma, logger, limits.queuedPerSession, grants, replayGuard, (topic, bytes) => {
-        const own = topic.indexOf("/");
-        if (own > 0) quota.restored(topic.slice(0, own), topic.slice(own + 1), bytes);
+        const own = splitTopic(topic);
+        if (own) quota.restored(own.organizationId, own.topic, bytes);
       });
     }
     broker = await Aedes.createBroker({

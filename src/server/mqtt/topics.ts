@@ -19,6 +19,12 @@ export function externalTopic(organizationId: string, internal: string): string 
   return internal.startsWith(prefix) ? internal.slice(prefix.length) : null;
 }
 
+/** An internal topic's organization and its own topic; null for a topic outside every space. */
+export function splitTopic(internal: string): { organizationId: string; topic: string } | null {
+  const at = internal.indexOf("/");
+  return at > 0 ? { organizationId: internal.slice(0, at), topic: internal.slice(at + 1) } : null;
+}
+
 export function internalClientId(organizationId: string, clientId: string): string {
   return `${organizationId}:${clientId}`;
 }

@@ -7,6 +7,7 @@ import type { AppServices } from "../../app-services";
 import { requestContext } from "../request-context";
 import { authenticate } from "../trpc";
 import { browserSessionId } from "../../auth/browser-session";
+import { noCredentialError } from "../../auth/principal";
 import { bodyLimits } from "../../../shared/policy";
 import { collectRoutes, indexRoutes, matchRoute, type RestRoute } from "./routes";
 import { jsonBodyOf } from "../frozen-output";
@@ -231,9 +232,8 @@ export function createRestCore(options: RestHandlerOptions): (req: RestRequest) 
         browserSessionId: await restBrowserSession(app, req),
       });
       // A body is read only for a caller with a credential (a large one costs memory while it comes).
-      if (route.meta.auth && !ctx.credentials.authorization && !ctx.credentials.apiKey && !ctx.credentials.browserSessionId) {
-        throw new AppError("UNAUTHENTICATED", "authentication required: send a bearer access token or an API key");
-      }
+      const anonymous = route.meta.auth ? noCredentialError(ctx.credentials) : null;
+      if (anonymous) throw anonymous;
       let content: Buffer | undefined;
       if (raw) {
         // An upload (up to FILES_MAX_UPLOAD_BYTES) is read only for a caller allowed to make it:
