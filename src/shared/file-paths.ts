@@ -38,8 +38,9 @@ const CONTROL = /[\u0001-\u001f\u007f-\u009f]/;
  * "/" does. "." segments are dropped, ".." climbs one level and is refused past the root.
  */
 export function normalizeFilePath(input: string, options: { existing?: boolean } = {}): FilePathResult {
-  const segmentTooLong = options.existing ? (segment: string) => segment.length > FILE_SEGMENT_MAX_CHARS : (segment: string) => bytesOf(segment) > FILE_SEGMENT_MAX_BYTES;
-  const pathTooLong = options.existing ? (path: string) => path.length > FILE_PATH_MAX_CHARS : (path: string) => bytesOf(path) > FILE_PATH_MAX_BYTES;
+  const bound = options.existing
+    ? { segment: FILE_SEGMENT_MAX_CHARS, path: FILE_PATH_MAX_CHARS, sizeOf: (text: string) => text.length, unit: "characters" }
+    : { segment: FILE_SEGMENT_MAX_BYTES, path: FILE_PATH_MAX_BYTES, sizeOf: bytesOf, unit: "bytes (UTF-8: an ASCII character is one byte)" };
   if (typeof input !== "string") return { ok: false, problem: "must be a text" };
   if (input.includes("\u0000")) return { ok: false, problem: "must not contain NUL characters" };
   if (CONTROL.test(input)) return { ok: false, problem: "must not contain control characters (such as a tab or a line break)" };
@@ -69,12 +70,12 @@ export function normalizeFilePath(input: string, options: { existing?: boolean }
       out.pop();
       continue;
     }
-    if (segmentTooLong(segment)) return { ok: false, problem: `each name between / must be at most ${FILE_SEGMENT_MAX_BYTES} bytes (UTF-8: an ASCII character is one byte)` };
+    if (bound.sizeOf(segment) > bound.segment) return { ok: false, problem: `each name between / must be at most ${bound.segment} ${bound.unit}` };
     out.push(segment);
   }
   if (out.length === 0) return { ok: false, problem: "must name a file, not the storage's root" };
   const path = out.join("/");
-  if (pathTooLong(path)) return { ok: false, problem: `must be at most ${FILE_PATH_MAX_BYTES} bytes (UTF-8: an ASCII character is one byte)` };
+  if (bound.sizeOf(path) > bound.path) return { ok: false, problem: `must be at most ${bound.path} ${bound.unit}` };
   return { ok: true, path, absolute };
 }
 

@@ -40,7 +40,7 @@ export const fileInBehaviour = defineBehaviour(fileInNode, (ctx, c) => {
       return done();
     }
     msg.filename = name;
-    const target = resolveFile(ctx, name);
+    const target = resolveFile(ctx, name, { existing: true });
     if (!target.ok) {
       failed(msg, send, new Error(target.error));
       return done();

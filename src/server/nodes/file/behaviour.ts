@@ -29,7 +29,7 @@ export const fileBehaviour = defineBehaviour(fileNode, (ctx, c) => {
       ctx.log.warn("No filename specified");
       return done();
     }
-    const target = resolveFile(ctx, name);
+    const target = resolveFile(ctx, name, { existing: c.overwrite_file === "delete" });
     if (!target.ok) {
       ctx.log.error(target.error, msg);
       return done();

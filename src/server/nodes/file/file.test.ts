@@ -222,6 +222,22 @@ describe("file node: the organization's storage", () => {
     expect(files.get(ORG, "q.txt")!.toString()).toBe("12345");
   });
 
+  it("a file named before the byte bounds (86 three-byte characters: 258 bytes) is still read and deleted; a new one so named is refused", async () => {
+    const legacy = "文".repeat(86);
+    const files = new MemoryFiles();
+    files.set(ORG, legacy, "old");
+    const read = await load("file in", { filename: legacy, format: "utf8" }, files);
+    read.send("n", { payload: "" });
+    expect((await read.waitFor(1))[0]).toMatchObject({ payload: "old" });
+    const write = await load("file", { filename: `${legacy}-new`, overwriteFile: "true" }, files);
+    write.send("n", { payload: "x" });
+    expect(((await write.waitFor(1))[0]!.error as { message: string }).message).toMatch(/at most 255 bytes/);
+    const remove = await load("file", { filename: legacy, overwriteFile: "delete" }, files);
+    remove.send("n", { payload: "" });
+    await remove.waitFor(1);
+    expect(files.get(ORG, legacy)).toBeUndefined();
+  });
+
   it("another organization's files are never reached", async () => {
     const files = new MemoryFiles();
     files.set("org_other", "secret.txt", "theirs");

@@ -19,8 +19,9 @@ export async function filenameOf(ctx: NodeContext, operand: PreparedOperand, msg
  * The organization's files and the normalized path, or the error the node reports (a path that
  * would leave the storage, or no storage in this process): nothing is read or written then.
  */
-export function resolveFile(ctx: NodeContext, filename: string): { ok: true; files: OrgFiles; path: string } | { ok: false; error: string } {
-  const normalized = normalizeFilePath(filename);
+export function resolveFile(ctx: NodeContext, filename: string, options: { existing?: boolean } = {}): { ok: true; files: OrgFiles; path: string } | { ok: false; error: string } {
+  // A read or a delete names a file that exists: named before the byte bounds, it is still reached.
+  const normalized = normalizeFilePath(filename, options);
   if (!normalized.ok) return { ok: false, error: `invalid filename "${filename.slice(0, 200)}": ${normalized.problem}` };
   const files = ctx.services.files;
   if (!files) return { ok: false, error: "the organization's files are not available in this runtime" };

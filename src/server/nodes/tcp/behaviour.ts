@@ -62,9 +62,7 @@ interface Connection {
   chunks: Buffer[];
   size: number;
   timer?: NodeJS.Timeout;
-  /** "sit" with a newline: the end of the text after the last delimiter (as long as a delimiter straddling chunks needs). */
-  rest: string;
-  /** …and all of that text, in the pieces it came in, with its size in bytes. */
+  /** "sit" with a newline: the text after the last delimiter, in the pieces it came in, and its size in bytes. */
   restParts: string[];
   restBytes: number;
 }
@@ -117,13 +115,14 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
         // Text without the delimiter is kept in pieces, and only the new text (with the end of the
         // kept one a delimiter may straddle) is searched: no copy of all of it at every chunk.
         const text = data.toString();
-        const tail = client.rest.slice(Math.max(0, client.rest.length - newline.length + 1));
+        // The kept text's last characters (a delimiter may begin there): from its last pieces.
+        let tail = "";
+        for (let i = client.restParts.length - 1; i >= 0 && tail.length < newline.length - 1; i--) tail = client.restParts[i] + tail;
+        tail = tail.slice(Math.max(0, tail.length - newline.length + 1));
         if ((tail + text).indexOf(newline) === -1) {
           client.restParts.push(text);
           client.restBytes += data.length;
-          client.rest = newline.length > 1 ? (tail + text).slice(-(newline.length - 1)) : "";
           if (client.restBytes > MAX_ANSWER_BYTES) {
-            client.rest = "";
             client.restParts = [];
             client.restBytes = 0;
             tooLarge(id, client);
@@ -133,8 +132,7 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
         const parts = (client.restParts.join("") + text).split(newline);
         for (let p = 0; p < parts.length - 1; p++) answer(client, c.trim ? parts[p]! + newline : parts[p]!);
         const last = parts.at(-1)!;
-        client.rest = last;
-        client.restParts = [last];
+        client.restParts = last === "" ? [] : [last];
         client.restBytes = Buffer.byteLength(last);
       } else {
         answer(client, c.ret === "string" ? data.toString() : Buffer.from(data));
@@ -210,7 +208,7 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
         return;
       }
       if (!client) {
-        client = { queue: [], connected: false, connecting: false, lastMsg: msg, chunks: [], size: 0, rest: "", restParts: [], restBytes: 0 };
+        client = { queue: [], connected: false, connecting: false, lastMsg: msg, chunks: [], size: 0, restParts: [], restBytes: 0 };
         clients.set(id, client);
       }
       client.lastMsg = msg;
