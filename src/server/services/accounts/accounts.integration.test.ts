@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SignJWT } from "jose";
 import jwt from "jsonwebtoken";
 import { createTestApp, restClient } from "@/test/app";
@@ -229,6 +229,41 @@ describe("POST /auth/refresh", () => {
     const user = await signUp(request);
     const results = await Promise.all([1, 2].map(() => request("POST", "/auth/refresh", { body: { refresh_token: user.refreshToken } })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 401]);
+  });
+
+  it("refuses the loser of two tabs refreshing at once without ending the session, even when it reads the token after the winner rotated it", async () => {
+    const user = await signUp(request);
+    // The second exchange to read the token waits until the first has answered: the order that,
+    // under load, made the loser look like a replay and end the session the winner had just renewed.
+    const tokens = testApp.app.db.prisma.refreshToken;
+    const read = tokens.findUnique.bind(tokens);
+    let reads = 0;
+    let answered!: () => void;
+    const firstAnswered = new Promise<void>((resolve) => (answered = resolve));
+    const spy = vi.spyOn(tokens, "findUnique").mockImplementation((async (args: Parameters<typeof read>[0]) => {
+      if (++reads === 2) await firstAnswered;
+      return read(args);
+    }) as unknown as typeof tokens.findUnique);
+    try {
+      const exchanges = [1, 2].map(() => request("POST", "/auth/refresh", { body: { refresh_token: user.refreshToken } }));
+      const winner = await Promise.race(exchanges);
+      answered();
+      const results = await Promise.all(exchanges);
+      expect(reads).toBe(2);
+      expect(winner.status).toBe(200);
+      const loser = results.find((r) => r !== winner)!;
+      expect(loser.status).toBe(401);
+      expect(loser.body.error.code).toBe("TOKEN_REUSED");
+      // The winner's session lives on, and its new refresh token works once.
+      expect((await request("GET", "/auth/profile", { token: winner.body.access_token })).status).toBe(200);
+      expect((await request("POST", "/auth/refresh", { body: { refresh_token: winner.body.refresh_token } })).status).toBe(200);
+    } finally {
+      spy.mockRestore();
+    }
+    // Presented again now, after the rotation, the same token is a replay: the session ends.
+    const replay = await request("POST", "/auth/refresh", { body: { refresh_token: user.refreshToken } });
+    expect(replay.body.error.code).toBe("TOKEN_REUSED");
+    expect((await request("GET", "/auth/profile", { token: user.accessToken })).body.error.code).toBe("SESSION_REVOKED");
   });
 
   it("refuses unknown tokens and access tokens", async () => {

@@ -60,6 +60,8 @@ export async function startSession(
  * as theft and ends the whole session.
  */
 export async function refreshTokens(app: AppServices, refreshToken: string, meta: RequestMeta) {
+  // When this token was presented: a rotation later than this is a concurrent exchange, not a replay.
+  const presentedAt = Date.now();
   await consumeOrThrow(authLimiters(app).refreshPerIp, meta.ip);
   const prisma = app.db.prisma;
   const sessions = new SessionStore(app.store);
@@ -74,7 +76,13 @@ export async function refreshTokens(app: AppServices, refreshToken: string, meta
     await recordAudit(app, { action: "user.refresh_token_reused", actorId: row.userId, targetType: "session", targetId: row.sessionId, ipAddress: meta.ip });
     return new AppError("TOKEN_REUSED", "refresh token was used already; the session has been ended for safety");
   };
-  if (row.rotatedAt) throw await endSessionForReuse();
+  if (row.rotatedAt) {
+    // Rotated after this request began (two tabs refreshing at once, the other one first): when this
+    // one was presented the token was still current, so it is not a replay. It stops working at once
+    // all the same (no grace window): refused, and the session the winner renewed is left alone.
+    if (row.rotatedAt.getTime() >= presentedAt) throw new AppError("TOKEN_REUSED", "refresh token was used already");
+    throw await endSessionForReuse();
+  }
   if (row.expiresAt <= new Date()) throw new AppError("TOKEN_EXPIRED", "refresh token has expired; log in again");
 
   const session = await sessions.get(row.sessionId);
