@@ -65,6 +65,11 @@ const cases: Array<[string, { type: string } & Record<string, unknown>, string]>
   ["link out", { type: "link out", mode: "link", links: [] }, "link out"],
   ["trigger: 2 minutes", { type: "trigger", op1: "1", op2: "0", op1type: "str", op2type: "str", duration: "2", extend: false, units: "min", reset: "", bytopic: "all", topic: "topic", outputs: 1 }, "trigger 2min"],
   ["range", { type: "range", minin: "0", maxin: "1023", minout: "0", maxout: "100", action: "scale", round: false, property: "payload" }, "0 - 100"],
+  ["tcp in connecting out", { type: "tcp in", server: "client", host: "10.0.0.5", port: "4001", datamode: "stream", datatype: "utf8" }, "tcp:10.0.0.5:4001"],
+  ["tcp out as a client", { type: "tcp out", beserver: "client", host: "plc.example.com", port: "502" }, "tcp:plc.example.com:502"],
+  ["tcp request to msg.host", { type: "tcp request", server: "", port: "", out: "time", splitc: "0" }, "tcp:"],
+  ["tcp request to a server", { type: "tcp request", server: "example.com", port: "7", out: "time", splitc: "0" }, "tcp:example.com:7"],
+  ["udp out", { type: "udp out", addr: "example.com", iface: "", port: "9", ipv: "udp4", outport: "", base64: false, multicast: "false" }, "udp example.com:9"],
   ["ping one host", { type: "ping", protocol: "Automatic", mode: "timed", host: "flowfuse.com", timer: "5", inputs: 0 }, "flowfuse.com"],
   ["ping a list", { type: "ping", protocol: "Automatic", mode: "timed", host: "a.com, b.com", timer: "5", inputs: 0 }, "ping"],
 ];

@@ -138,6 +138,11 @@ export const NODE_LABELS: Record<string, Label> = {
   "project-link-out": (c) => (c.mode === "return" ? "link return" : str(c.topic) || "link out"),
   "project-link-call": (c) => str(c.topic) || "link call",
   hourglass: () => "Hourglass",
+  // 31-tcpin.html and 32-udp.html: the address they use.
+  "tcp-in": (c) => `tcp:${str(c.host) ? `${str(c.host)}:` : ""}${str(c.port)}`,
+  "tcp-out": (c) => `tcp:${str(c.host) ? `${str(c.host)}:` : ""}${str(c.port)}`,
+  "tcp-request": (c) => `tcp:${str(c.server) ? `${str(c.server)}:` : ""}${str(c.port)}`,
+  "udp-out": (c) => `udp ${str(c.addr)}:${str(c.port)}`,
   // node-red-node-ping: its target, unless that is a list.
   ping: (c) => (str(c.host) && !str(c.host).includes(",") ? str(c.host) : "ping"),
 };

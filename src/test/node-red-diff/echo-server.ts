@@ -1,4 +1,5 @@
 import http from "node:http";
+import net from "node:net";
 import { digestCompute } from "@/server/nodes/http-request/digest";
 
 /**
@@ -14,6 +15,15 @@ import { digestCompute } from "@/server/nodes/http-request/digest";
  */
 export const ECHO_PORT = 4104;
 export const ECHO_URL = `http://127.0.0.1:${ECHO_PORT}`;
+/**
+ * TCP servers beside it for the cases' tcp in nodes: on LINES, every connection is sent LINES_SCRIPT
+ * in two chunks (the first 250 ms after it connects) and kept open; on CLOSING, the first connection is sent "one\ntwo" and closed, later
+ * ones nothing (a tcp in reconnects after a close; only one case uses it).
+ */
+export const ECHO_TCP_LINES_PORT = 4105;
+export const ECHO_TCP_CLOSING_PORT = 4106;
+const LINES_SCRIPT = ["alpha\nbe", "ta\ngamma\n"];
+const TALK_AFTER_MS = 250;
 
 /** What `/set-cookie` sets: a URI-encoded value with a path and HttpOnly, one with Max-Age and SameSite, one with an Expires date (its commas). */
 export const SET_COOKIES = ["session=abc%20def; Path=/; HttpOnly", "theme=dark; Max-Age=3600; SameSite=Lax", "seen=yes; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/echo"];
@@ -77,14 +87,51 @@ export async function startEchoServer(port = ECHO_PORT): Promise<{ url: string; 
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => resolve());
   });
+  const talkers = port === ECHO_PORT ? await startTcpTalkers() : [];
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await Promise.all(
+        talkers.map(
+          ({ server: talker, sockets }) =>
+            new Promise<void>((resolve) => {
+              for (const socket of sockets) socket.destroy();
+              talker.close(() => resolve());
+            }),
+        ),
+      );
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
+}
+
+async function startTcpTalkers(): Promise<Array<{ server: net.Server; sockets: Set<net.Socket> }>> {
+  const talk = (port: number, onConnection: (socket: net.Socket, nth: number) => void) =>
+    new Promise<{ server: net.Server; sockets: Set<net.Socket> }>((resolve, reject) => {
+      const sockets = new Set<net.Socket>();
+      let count = 0;
+      const talker = net.createServer((socket) => {
+        sockets.add(socket);
+        socket.on("close", () => sockets.delete(socket));
+        socket.on("error", () => undefined);
+        onConnection(socket, ++count);
+      });
+      talker.once("error", reject);
+      talker.listen(port, "127.0.0.1", () => resolve({ server: talker, sockets }));
+    });
+  return Promise.all([
+    // After a pause: a case starts collecting once its flow has started, which a tcp in's connection may beat.
+    talk(ECHO_TCP_LINES_PORT, (socket) => {
+      setTimeout(() => socket.writable && socket.write(LINES_SCRIPT[0]!), TALK_AFTER_MS).unref();
+      setTimeout(() => socket.writable && socket.write(LINES_SCRIPT[1]!), TALK_AFTER_MS + 30).unref();
+    }),
+    talk(ECHO_TCP_CLOSING_PORT, (socket, nth) => {
+      if (nth === 1) setTimeout(() => socket.writable && socket.end("one\ntwo"), TALK_AFTER_MS).unref();
+    }),
+  ]);
 }
 
 /** What a server checks of a Digest answer (the echo server's `/digest`): whether it is right for this password, and its fields. */

@@ -1,11 +1,14 @@
+import { randomBytes } from "node:crypto";
 import net from "node:net";
+import { StringDecoder } from "node:string_decoder";
 import tls from "node:tls";
-import { tcpOutNode, tcpRequestNode } from "./definition";
+import { tcpInNode, tcpOutNode, tcpRequestNode } from "./definition";
 import { defineBehaviour } from "../types";
 import type { Done, Message, NodeContext, NodeStatus } from "../../runtime/types";
 import { cloneMessage } from "../sequence-support";
 import { tlsConnectOptions } from "../tls-config/connect-options";
 import { wholeEnvValue } from "../../runtime/env-values";
+import { DelimitedText } from "./delimited-text";
 
 /** A host or port written as one `${NAME}` is the variable's value, as Node-RED maps it when the node starts. */
 const atStart = (ctx: NodeContext, value: string) => wholeEnvValue(value, (name) => ctx.env.get(name));
@@ -62,9 +65,8 @@ interface Connection {
   chunks: Buffer[];
   size: number;
   timer?: NodeJS.Timeout;
-  /** "sit" with a newline: the text after the last delimiter, in the pieces it came in, and its size in bytes. */
-  restParts: string[];
-  restBytes: number;
+  /** "sit" with a newline: the text after the last delimiter. */
+  text: DelimitedText;
 }
 
 export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config) => {
@@ -112,28 +114,14 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
   const collect = (id: string, client: Connection, data: Buffer) => {
     if (out === "sit") {
       if (c.ret === "string" && newline !== "") {
-        // Text without the delimiter is kept in pieces, and only the new text (with the end of the
-        // kept one a delimiter may straddle) is searched: no copy of all of it at every chunk.
-        const text = data.toString();
-        // The kept text's last characters (a delimiter may begin there): from its last pieces.
-        let tail = "";
-        for (let i = client.restParts.length - 1; i >= 0 && tail.length < newline.length - 1; i--) tail = client.restParts[i] + tail;
-        tail = tail.slice(Math.max(0, tail.length - newline.length + 1));
-        if ((tail + text).indexOf(newline) === -1) {
-          client.restParts.push(text);
-          client.restBytes += data.length;
-          if (client.restBytes > MAX_ANSWER_BYTES) {
-            client.restParts = [];
-            client.restBytes = 0;
-            tooLarge(id, client);
-          }
+        let parts: string[];
+        try {
+          parts = client.text.push(data.toString());
+        } catch {
+          tooLarge(id, client);
           return;
         }
-        const parts = (client.restParts.join("") + text).split(newline);
-        for (let p = 0; p < parts.length - 1; p++) answer(client, c.trim ? parts[p]! + newline : parts[p]!);
-        const last = parts.at(-1)!;
-        client.restParts = last === "" ? [] : [last];
-        client.restBytes = Buffer.byteLength(last);
+        for (const part of parts) answer(client, c.trim ? part + newline : part);
       } else {
         answer(client, c.ret === "string" ? data.toString() : Buffer.from(data));
       }
@@ -208,7 +196,7 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
         return;
       }
       if (!client) {
-        client = { queue: [], connected: false, connecting: false, lastMsg: msg, chunks: [], size: 0, restParts: [], restBytes: 0 };
+        client = { queue: [], connected: false, connecting: false, lastMsg: msg, chunks: [], size: 0, text: new DelimitedText(newline, MAX_ANSWER_BYTES) };
         clients.set(id, client);
       }
       client.lastMsg = msg;
@@ -356,6 +344,133 @@ export const tcpOutBehaviour = defineBehaviour(tcpOutNode, (ctx, config) => {
       closing = true;
       clearTimeout(reconnect);
       socket?.destroy();
+      ctx.status(null);
+    },
+  };
+});
+
+/**
+ * Node-RED's `tcp in` connecting out (`server: "client"`): a message per chunk or per delimited
+ * part (stream), or all that came when the server closes (single); reconnects as Node-RED does.
+ */
+export const tcpInBehaviour = defineBehaviour(tcpInNode, (ctx, config) => {
+  const c = { ...config, host: atStart(ctx, config.host), port: atStart(ctx, config.port) };
+  const port = Number(c.port);
+  const newline = c.newline.replace(/\\n/g, "\n").replace(/\\r/g, "\r").replace(/\\t/g, "\t");
+  const stream = c.datamode === "stream";
+  const delimited = stream && c.datatype === "utf8" && newline !== "";
+  let socket: net.Socket | undefined;
+  let reconnect: NodeJS.Timeout | undefined;
+  let closing = false;
+  let lastError = "";
+
+  /** Each distinct failure once (Node-RED logs every attempt; a refused address would repeat every 10 s). */
+  const report = (text: string) => {
+    if (text !== lastError) ctx.log.warn(`error: ${text}`);
+    lastError = text;
+  };
+  const emit = (payload: Buffer | string, session: { type: "tcp"; id: string }) => ctx.send({ _msgid: ctx.newMessageId(), topic: c.topic, payload, _session: session });
+
+  const setup = () => {
+    if (closing) return;
+    if (!c.host || !port) {
+      ctx.log.warn("Host and/or port not set");
+      return;
+    }
+    ctx.status({ fill: "grey", shape: "dot", text: "connecting" });
+    const tlsOptions = tlsConnectOptions(ctx, c.tls);
+    if (tlsOptions === null) return;
+    // Node-RED's RED.util.generateId(): 8 random bytes in hex.
+    const session = { type: "tcp" as const, id: randomBytes(8).toString("hex") };
+    const decoder = c.datatype === "utf8" ? new StringDecoder("utf8") : undefined;
+    const text = delimited ? new DelimitedText(newline, MAX_ANSWER_BYTES) : undefined;
+    let chunks: Buffer[] = [];
+    let size = 0;
+    /** Something arrived that the close sends: reconnect at once (Node-RED's `end`). */
+    let sentAtEnd = false;
+    let client: net.Socket;
+    try {
+      client = openSocket(ctx, c.host, port, tlsOptions, () => {
+        lastError = "";
+        ctx.status({ fill: "green", shape: "dot", text: "connected" });
+      });
+    } catch (err) {
+      report((err as Error).message);
+      ctx.status({ fill: "red", shape: "ring", text: "disconnected" });
+      reconnect = setTimeout(setup, RECONNECT_MS);
+      return;
+    }
+    socket = client;
+    client.setKeepAlive(true, KEEP_ALIVE_MS);
+    const tooLarge = () => {
+      ctx.log.error(new Error(`more than ${MAX_ANSWER_BYTES} bytes arrived from ${c.host}:${port} ${stream ? "without the delimiter" : "in one message"}; they are dropped`));
+    };
+    client.on("data", (data: Buffer) => {
+      if (socket !== client) return;
+      if (!stream) {
+        if (size + data.length > MAX_ANSWER_BYTES) {
+          if (size <= MAX_ANSWER_BYTES) tooLarge();
+          chunks = [];
+          size = MAX_ANSWER_BYTES + 1;
+          return;
+        }
+        chunks.push(data);
+        size += data.length;
+        return;
+      }
+      if (text) {
+        let parts: string[];
+        try {
+          parts = text.push(decoder!.write(data));
+        } catch {
+          tooLarge();
+          return;
+        }
+        for (const part of parts) emit(c.trim ? part + newline : part, session);
+        return;
+      }
+      if (c.datatype === "buffer") emit(Buffer.from(data), session);
+      else if (decoder) {
+        const decoded = decoder.write(data);
+        if (decoded !== "") emit(decoded, session);
+      } else emit(data.toString("base64"), session);
+    });
+    client.on("end", () => {
+      if (socket !== client) return;
+      if (!stream && size > 0 && size <= MAX_ANSWER_BYTES) {
+        const bytes = Buffer.concat(chunks);
+        sentAtEnd = true;
+        emit(c.datatype === "buffer" ? bytes : c.datatype === "utf8" ? bytes.toString("utf8") : bytes.toString("base64"), session);
+      } else if (text) {
+        const rest = text.take() + decoder!.end();
+        if (rest !== "") {
+          sentAtEnd = true;
+          emit(rest, session);
+        }
+      }
+      chunks = [];
+      size = 0;
+    });
+    client.on("error", (err) => report(err.message));
+    client.on("close", () => {
+      if (socket !== client) return;
+      socket = undefined;
+      client.destroy();
+      ctx.status({ fill: "red", shape: "ring", text: "disconnected" });
+      if (closing) return;
+      reconnect = setTimeout(setup, sentAtEnd ? 20 : RECONNECT_MS);
+    });
+  };
+
+  return {
+    start() {
+      setup();
+    },
+    close() {
+      closing = true;
+      clearTimeout(reconnect);
+      socket?.destroy();
+      socket = undefined;
       ctx.status(null);
     },
   };

@@ -4,9 +4,9 @@ import { WHOLE_VARIABLE_REFERENCE } from "../../../shared/variable-references";
 import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-nodes";
 
 /**
- * Node-RED's TCP clients (`31-tcpin.js`, SPEC §23): `tcp request` and `tcp out` in its client mode.
- * Listening servers (`tcp in`, `tcp out` as a server or a reply to one) stay out of the shared
- * runtime; the import keeps them as disabled unknown nodes and says why.
+ * Node-RED's TCP clients (`31-tcpin.js`, SPEC §23): `tcp request`, and `tcp in` and `tcp out` in
+ * their client modes. Listening servers (`tcp in` and `tcp out` as a server, `tcp out` replying to
+ * one) stay out of the shared runtime; the import keeps them as disabled unknown nodes and says why.
  */
 
 const host = (title: string, description: string) => z.string().trim().max(253).default("").meta({ title, description });
@@ -136,5 +136,69 @@ ${OUTBOUND}`,
     type: "tcp out",
     toNodeRed: (c) => ({ host: c.host, port: c.port, beserver: c.beserver, base64: c.base64, end: c.end, tls: c.tls }),
     fromNodeRed: (p) => ({ host: text(p, "host"), port: text(p, "port"), beserver: "client", base64: p.base64 === true, end: p.end === true, tls: refOf(p.tls) }),
+  },
+});
+
+export const tcpInConfig = z.object({
+  server: z.literal("client").default("client").meta({ title: "Type", description: "Connect to: a client of a TCP server (listening on a port is not offered in the shared runtime)" }),
+  host: host("Host", "The server to connect to"),
+  port: port("Port", "The server's port"),
+  datamode: z.enum(["stream", "single"]).default("stream").meta({ title: "Output", description: "stream: a message per chunk (or per delimited part); single: one message with all that came, when the server closes the connection" }),
+  datatype: z.enum(["buffer", "utf8", "base64"]).default("buffer").meta({ title: "Payload", description: "A Buffer, a UTF-8 string or a Base64 string" }),
+  newline: z.string().max(20).default("").meta({ title: "Delimited by", description: "With stream and a string payload: a message per part (\\n, \\r, \\t as escapes); empty: per chunk" }),
+  trim: z.boolean().default(false).meta({ title: "Re-attach the delimiter" }),
+  topic: z.string().max(1024).default("").meta({ title: "Topic", description: "msg.topic of the messages" }),
+  tls,
+});
+
+export const tcpInNode = defineNode({
+  type: "tcp-in",
+  version: 1,
+  category: "network",
+  name: "TCP in",
+  description: "Connects to a TCP server and sends on what it receives.",
+  help: `Connects to a remote TCP port and sends a message with what arrives (Node-RED's \`tcp in\` in its *Connect to* mode).
+
+### Inputs
+
+None: what the server sends starts the messages.
+
+### Outputs
+
+- \`payload\`: what arrived: a Buffer, a UTF-8 string or a Base64 string.
+- \`topic\`: the node's topic.
+- \`_session\`: \`{type: "tcp", id}\`, the connection it came from.
+
+### Details
+
+The host and the port may each be one \`\${NAME}\` (a variable), read when the flow starts, as in Node-RED.
+
+As a **stream**, each chunk is a message; with a string payload and a delimiter (\`\\n\`), each delimited part is one (with the delimiter again if *Re-attach* is on), and text left without one is sent when the connection closes. As a **single** message, all that arrived is sent when the server closes the connection.
+
+The node connects when the flow starts and connects again 10 s after the connection is lost, or at once when the server closed it after sending something. The status shows connecting, connected or disconnected.
+
+### Differences from Node-RED
+
+- Only the client mode (*Connect to*) is offered: listening on a TCP port (*Listen on*) is not, in a shared runtime (on a device it is Node-RED's own). A Node-RED flow with it imports as a disabled unknown node that says so.
+${OUTBOUND}
+- What a single message or undelimited text holds is bounded at 16 MiB (Node-RED has no bound): more is the node's error, and it is dropped.
+- A UTF-8 character split between two chunks is decoded whole (Node-RED decodes each chunk alone), and a single Base64 message is the Base64 of all the bytes (Node-RED joins each chunk's).`,
+  inputs: 0,
+  outputs: 1,
+  configSchema: tcpInConfig,
+  nodeRed: {
+    type: "tcp in",
+    toNodeRed: (c) => ({ server: c.server, host: c.host, port: c.port, datamode: c.datamode, datatype: c.datatype, newline: c.newline, topic: c.topic, trim: c.trim, base64: false, tls: c.tls }),
+    fromNodeRed: (p) => ({
+      server: "client",
+      host: text(p, "host"),
+      port: text(p, "port"),
+      datamode: p.datamode === "single" ? "single" : "stream",
+      datatype: p.datatype === "utf8" || p.datatype === "base64" ? p.datatype : "buffer",
+      newline: typeof p.newline === "string" ? p.newline : "",
+      trim: p.trim === true,
+      topic: typeof p.topic === "string" ? p.topic : "",
+      tls: refOf(p.tls),
+    }),
   },
 });

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { closingTestFlows, variablesFrom } from "@/test/runtime-harness";
 import { VariableSet } from "@/server/runtime/variables";
-import { tcpOutConfig } from "./definition";
+import { tcpInConfig, tcpOutConfig } from "./definition";
 import { udpOutConfig } from "../udp-out/definition";
 import { createOutboundRules } from "@/server/runtime/outbound";
 import { MAX_TCP_REQUEST_CONNECTIONS } from "./behaviour";
@@ -41,13 +41,17 @@ let connections = 0;
 const received: string[] = [];
 /** What the server answers to a chunk; `null`: nothing. */
 let reply: (data: string, socket: net.Socket) => void = () => undefined;
+/** What the server does with a new connection (tcp in: what it sends first). */
+let greet: (socket: net.Socket, nth: number) => void = () => undefined;
 
 beforeEach(async () => {
   connections = 0;
   received.length = 0;
   reply = () => undefined;
+  greet = () => undefined;
   server = net.createServer((socket) => {
     connections++;
+    greet(socket, connections);
     socket.on("data", (d) => {
       received.push(d.toString());
       reply(d.toString(), socket);
@@ -217,6 +221,85 @@ describe("tcp-out (client)", () => {
     expect(flow.errors[0]!.error).toMatch(/127\.0\.0\.1 is a private or reserved address/);
     flow.send("out", { payload: "nothing" });
     await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(connections).toBe(0);
+  });
+});
+
+describe("tcp-in (client)", () => {
+  /** tcp-in → a sink. */
+  const inFlow = (config: Record<string, unknown>, services = allowed, variables?: ReturnType<typeof withVariables>) =>
+    loadTestFlow([{ id: "in", type: "tcp-in", config: { host: "127.0.0.1", port: String(port), ...config } }, { id: "out", type: "sink" }], [{ source: "in", target: "out" }], services, {}, variables);
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** Writes each piece as its own chunk (a pause between), then, if asked, ends the connection. */
+  const script = (pieces: Array<string | Buffer>, end: boolean) => async (socket: net.Socket, nth: number) => {
+    if (nth > 1) return; // the reconnection hears nothing
+    for (const piece of pieces) {
+      socket.write(piece);
+      await pause(30);
+    }
+    if (end) socket.end();
+  };
+
+  it("as a stream of delimited text: a message per part with the topic and the connection's _session, the rest when the server closes; then it reconnects at once", async () => {
+    greet = script(["alpha\nbe", "ta\ngam", "ma"], true);
+    const flow = await inFlow({ datamode: "stream", datatype: "utf8", newline: "\\n", topic: "lines" });
+    const messages = await flow.waitFor(3);
+    expect(messages.map((m) => m.payload)).toEqual(["alpha", "beta", "gamma"]);
+    expect(messages[0]).toMatchObject({ topic: "lines", _session: { type: "tcp", id: expect.stringMatching(/^[0-9a-f]{16}$/) } });
+    expect(new Set(messages.map((m) => (m._session as { id: string }).id)).size).toBe(1);
+    // Something came with the close: Node-RED reconnects after 20 ms, not 10 s.
+    await until(() => connections === 2, 2000);
+    expect(flow.statuses.filter((s) => s.nodeId === "in").map((s) => s.status?.text)).toEqual(expect.arrayContaining(["connecting", "connected", "disconnected"]));
+  });
+
+  it("re-attaches the delimiter when asked; a stream without one is a message per chunk, as a Buffer or Base64", async () => {
+    greet = script(["one\r\ntwo\r\n"], false);
+    const kept = await inFlow({ datamode: "stream", datatype: "utf8", newline: "\\r\\n", trim: true });
+    expect((await kept.waitFor(2)).map((m) => m.payload)).toEqual(["one\r\n", "two\r\n"]);
+    await kept.close();
+    connections = 0;
+    greet = script(["first", "second"], false);
+    const buffers = await inFlow({ datamode: "stream", datatype: "buffer" });
+    const chunks = await buffers.waitFor(2);
+    expect(chunks.map((m) => Buffer.isBuffer(m.payload) && m.payload.toString())).toEqual(["first", "second"]);
+    await buffers.close();
+    connections = 0;
+    greet = script([Buffer.from([0, 1, 2, 250])], false);
+    const base64 = await inFlow({ datamode: "stream", datatype: "base64" });
+    expect((await base64.waitFor(1))[0]!.payload).toBe(Buffer.from([0, 1, 2, 250]).toString("base64"));
+  });
+
+  it("as a single message: all that came, sent when the server closes; a character split between chunks is whole", async () => {
+    const e = Buffer.from("é");
+    greet = script([Buffer.concat([Buffer.from("caf"), e.subarray(0, 1)]), Buffer.concat([e.subarray(1), Buffer.from(" au lait")])], true);
+    const flow = await inFlow({ datamode: "single", datatype: "utf8" });
+    const [msg] = await flow.waitFor(1);
+    expect(msg!.payload).toBe("café au lait");
+  });
+
+  it("refuses more than 16 MiB as one message: the node's error, nothing sent", async () => {
+    greet = (socket, nth) => {
+      if (nth === 1) socket.end(Buffer.alloc(17 * 1024 * 1024, 0x61));
+    };
+    const flow = await inFlow({ datamode: "single", datatype: "buffer" });
+    await until(() => flow.errors.length > 0, 10_000);
+    expect(flow.errors[0]!.error).toMatch(/more than 16777216 bytes arrived .* in one message/);
+    await pause(100);
+    expect(flow.received).toEqual([]);
+  });
+
+  it("a host and port written as ${NAME} are the variables' values; a private address is refused by default and nothing connects", async () => {
+    expect(tcpInConfig.safeParse({ host: "${TCP_HOST}", port: "${TCP_PORT}" }).success).toBe(true);
+    expect(tcpInConfig.safeParse({ server: "server", port: "9000" }).success).toBe(false);
+    greet = script(["by variables"], false);
+    const flow = await inFlow({ host: "${TCP_HOST}", port: "${TCP_PORT}", datatype: "utf8" }, allowed, withVariables({ TCP_HOST: "127.0.0.1", TCP_PORT: String(port) }));
+    expect((await flow.waitFor(1))[0]!.payload).toBe("by variables");
+    await flow.close();
+    connections = 0;
+    const refused = await inFlow({}, strict);
+    await until(() => refused.errors.length > 0);
+    expect(refused.errors[0]!.error).toMatch(/127\.0\.0\.1 is a private or reserved address/);
+    await pause(100);
     expect(connections).toBe(0);
   });
 });

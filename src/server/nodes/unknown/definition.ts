@@ -30,7 +30,7 @@ The import's warnings (and the dry-run report) say why it was not imported as a 
 
 ### Differences from Node-RED
 
-Not offered, by design, in a shared runtime: \`exec\`, \`file\`, \`file in\`, \`watch\`, and listening \`tcp in\` and \`udp in\` nodes: they would reach the host's processes, files or ports.`,
+Not offered, by design, in a shared runtime: \`exec\`, \`watch\`, and what listens on a port: \`tcp in\` and \`tcp out\` as a server (or replying to one) and \`udp in\`. They would reach the host's processes, files or ports; on a device they are Node-RED's own.`,
   inputs: 1,
   outputs: { value_of: "outputs" },
   configSchema: unknownConfig,

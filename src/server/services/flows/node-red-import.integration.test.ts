@@ -145,14 +145,16 @@ describe("import: not offered by design", () => {
     const res = await request("POST", "/flows/import", { token: user.accessToken, body: { flows: [{ id: tab, type: "tab", label: "host access" }, ...nodes] } });
     expect(res.status).toBe(201);
     const flow = res.body.flows[0];
-    for (const n of nodes) {
+    for (const n of nodes.slice(0, 4)) {
       const ours = flow.nodes.find((m: { id: string }) => m.id === n.id);
       expect(ours).toMatchObject({ type: "unknown", disabled: true, config: { original_type: n.type } });
     }
     const warnings: string[] = res.body.warnings;
     for (const n of nodes.slice(0, 4)) expect(warnings.find((w) => w.startsWith(`node ${n.id}:`))).toMatch(new RegExp(`type ${n.type} is not offered, by design, in a shared runtime`));
-    // A tcp in that connects out listens on nothing: we merely lack it.
-    expect(warnings.find((w) => w.startsWith(`node ${nodes[4]!.id}:`))).toMatch(/type tcp in is not available here/);
+    // A tcp in that connects out listens on nothing: it is ours, enabled.
+    expect(flow.nodes.find((m: { id: string }) => m.id === nodes[4]!.id)).toMatchObject({ type: "tcp-in", config: { server: "client", host: "example.com", port: "9000" } });
+    expect(flow.nodes.find((m: { id: string }) => m.id === nodes[4]!.id).disabled).not.toBe(true);
+    expect(warnings.find((w) => w.startsWith(`node ${nodes[4]!.id}:`))).toBeUndefined();
   });
 });
 
@@ -374,9 +376,12 @@ describe("Node-RED's example flows through the dry run", () => {
     console.log(`partial: ${[...partial].map(([t, r]) => `${t}: ${[...r].join(" | ")}`).join("\n")}`);
     console.log(`our types refused:\n${refusedOwn.join("\n")}`);
     // Every node of a type we offer is read (http in with a path parameter too, since SPEC §23),
-    // but tcp out in its listening modes (server, reply), refused by design with the reason.
+    // but tcp in and tcp out in their listening modes (tcp in and out as a server, out replying),
+    // refused by design with the reason; example 01's tcp in connects out, and is read.
     expect(refusedOwn).toEqual([
       expect.stringMatching(/^network\/tcp\/01 - Connect to TCP out server\.json: tcp out .*not offered, by design.*\(tcp out as a server\); only its client mode is offered/),
+      expect.stringMatching(/^network\/tcp\/02 - Connect to TCP in server\.json: tcp in .*not offered, by design.*listens on the host's TCP ports\)$/),
+      expect.stringMatching(/^network\/tcp\/03 - Send reply to client of TCP connection\.json: tcp in .*not offered, by design.*listens on the host's TCP ports\)$/),
       expect.stringMatching(/^network\/tcp\/03 - Send reply to client of TCP connection\.json: tcp out .*not offered, by design.*replies to the connections of a listening tcp in/),
     ]);
   });

@@ -261,8 +261,8 @@ export const NOT_OFFERED_BY_DESIGN: ReadonlyMap<string, string> = new Map([
 
 /** Why a node is not offered by design (its type, or the mode its properties choose); undefined when it is not refused so. */
 function notOfferedByDesign(nrType: string, props: Record<string, unknown>): string | undefined {
-  // A "tcp in" that connects out (server: "client") listens on nothing: we merely lack it.
-  if (nrType === "tcp in" && props.server === "client") return undefined;
+  // A "tcp in" that connects out listens on nothing (Node-RED listens for `server` "server" or true only).
+  if (nrType === "tcp in" && props.server !== "server" && props.server !== true) return undefined;
   // "tcp out" is offered as a client only (SPEC §23): its server and reply modes need a listening port.
   if (nrType === "tcp out" && props.beserver === "server") return "listens on the host's TCP ports (tcp out as a server); only its client mode is offered";
   if (nrType === "tcp out" && props.beserver === "reply") return "replies to the connections of a listening tcp in; only its client mode is offered";

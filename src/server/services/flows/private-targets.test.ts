@@ -35,12 +35,15 @@ describe("addresses on a private network in an imported flow", () => {
       { id: "t1", type: "tcp request", server: "plc.local", port: "502" },
       { id: "t2", type: "tcp out", beserver: "client", host: "192.168.0.20", port: "9000" },
       { id: "u1", type: "udp out", addr: "192.168.0.255", port: "9" },
+      { id: "i1", type: "tcp in", server: "client", host: "serial-bridge", port: "4001" },
+      { id: "i2", type: "tcp in", server: "server", host: "", port: "4001" },
     ]);
-    expect(warnings).toHaveLength(8);
+    expect(warnings).toHaveLength(9);
     expect(warnings[0]).toBe(
       'mqtt-broker "Home broker" (b1): its broker localhost is this machine\'s own name, which this server does not connect to (outbound rules; OUTBOUND_ALLOW_PRIVATE is off), so its MQTT nodes stay disconnected. Run the flow on a device on that network (Devices, flowplane agent), or use the built-in broker (Server: built-in).',
     );
-    expect(warnings.map((w) => w.split(":")[0])).toEqual(["mqtt-broker \"Home broker\" (b1)", "mqtt-broker (b2)", "http request (h1)", "http request (h5)", "websocket-client (w1)", "tcp request (t1)", "tcp out (t2)", "udp out (u1)"]);
+    expect(warnings.map((w) => w.split(":")[0])).toEqual(["mqtt-broker \"Home broker\" (b1)", "mqtt-broker (b2)", "http request (h1)", "http request (h5)", "websocket-client (w1)", "tcp request (t1)", "tcp out (t2)", "udp out (u1)", "tcp in (i1)"]);
+    expect(warnings[8]).toContain("its host serial-bridge is a name only a local network resolves");
     expect(warnings[2]).toContain("its URL http://homeassistant:8123/api/states is a name only a local network resolves");
     expect(warnings[2]).toContain("so its requests fail");
     expect(warnings[2]).not.toContain("built-in broker");

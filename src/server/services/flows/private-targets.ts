@@ -77,6 +77,9 @@ export function privateTargetWarnings(items: readonly NrNode[]): string[] {
       case "tcp out":
         if ((n.beserver === undefined || n.beserver === "client") && typeof n.host === "string" && n.host.trim() !== "") say(n, "host", n.host, n.host, "it stays disconnected");
         break;
+      case "tcp in":
+        if (n.server !== "server" && n.server !== true && typeof n.host === "string" && n.host.trim() !== "") say(n, "host", n.host, n.host, "it stays disconnected and nothing arrives");
+        break;
       case "udp out":
         if (typeof n.addr === "string" && n.addr.trim() !== "") say(n, "address", n.addr, n.addr, "nothing it sends arrives");
         break;
