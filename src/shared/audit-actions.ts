@@ -19,6 +19,7 @@ export const AUDIT_ACTION_LABELS = {
   "user.backup_code_used": "Used a backup code",
   "user.session_revoked": "Revoked a session",
   "user.refresh_token_reused": "Refresh token reused (session ended)",
+  "user.refresh_token_raced": "Refresh token presented twice at once (one refused, session kept)",
   "user.organization_switched": "Switched organization",
   "user.profile_updated": "Updated profile",
   "user.deleted": "Deleted account",

@@ -214,7 +214,7 @@ export class WorkLimits {
     };
   }
 
-  /** The organization's budget for http-request response bodies being downloaded. */
+  /** The organization's budget for bytes being downloaded: http-request response bodies, and what tcp-in holds. */
   responseBudget(organizationId: string): ByteBudget {
     let budget = this.budgets.get(organizationId);
     if (!budget) this.budgets.set(organizationId, (budget = new ByteBudget(this.options.responseBytesPerOrganization)));

@@ -22,6 +22,10 @@ const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 export const MAX_TCP_REQUEST_CONNECTIONS = 100;
 /** Node-RED's `socketReconnectTime` default. */
 const RECONNECT_MS = 10_000;
+/** tcp in: Node-RED reconnects this soon after a close that brought data… */
+const QUICK_RECONNECT_MS = 20;
+/** …and ours at most once in this long (a server that answers and closes is not called 50 times a second). */
+export const MIN_QUICK_RECONNECT_GAP_MS = 1000;
 /** Node-RED's keep-alive on its TCP sockets. */
 const KEEP_ALIVE_MS = 120_000;
 
@@ -352,6 +356,9 @@ export const tcpOutBehaviour = defineBehaviour(tcpOutNode, (ctx, config) => {
 /**
  * Node-RED's `tcp in` connecting out (`server: "client"`): a message per chunk or per delimited
  * part (stream), or all that came when the server closes (single); reconnects as Node-RED does.
+ * What it holds (a single message, text before its delimiter) counts against the organization's
+ * budget for bytes being downloaded, which http request's responses share: when it is spent, the
+ * socket stops reading until there is room; and it stops while the flow is busy.
  */
 export const tcpInBehaviour = defineBehaviour(tcpInNode, (ctx, config) => {
   const c = { ...config, host: atStart(ctx, config.host), port: atStart(ctx, config.port) };
@@ -359,10 +366,13 @@ export const tcpInBehaviour = defineBehaviour(tcpInNode, (ctx, config) => {
   const newline = c.newline.replace(/\\n/g, "\n").replace(/\\r/g, "\r").replace(/\\t/g, "\t");
   const stream = c.datamode === "stream";
   const delimited = stream && c.datatype === "utf8" && newline !== "";
+  const budget = ctx.services.workLimits?.responseBudget(ctx.organizationId);
   let socket: net.Socket | undefined;
   let reconnect: NodeJS.Timeout | undefined;
   let closing = false;
   let lastError = "";
+  /** When the last quick reconnection (after a close that brought data) started. */
+  let lastQuick = 0;
 
   /** Each distinct failure once (Node-RED logs every attempt; a refused address would repeat every 10 s). */
   const report = (text: string) => {
@@ -379,7 +389,11 @@ export const tcpInBehaviour = defineBehaviour(tcpInNode, (ctx, config) => {
     }
     ctx.status({ fill: "grey", shape: "dot", text: "connecting" });
     const tlsOptions = tlsConnectOptions(ctx, c.tls);
-    if (tlsOptions === null) return;
+    if (tlsOptions === null) {
+      // The missing configuration node is the node's error (ctx.configNode); a redeploy brings it.
+      ctx.status({ fill: "red", shape: "ring", text: "disconnected" });
+      return;
+    }
     // Node-RED's RED.util.generateId(): 8 random bytes in hex.
     const session = { type: "tcp" as const, id: randomBytes(8).toString("hex") };
     const decoder = c.datatype === "utf8" ? new StringDecoder("utf8") : undefined;
@@ -402,16 +416,67 @@ export const tcpInBehaviour = defineBehaviour(tcpInNode, (ctx, config) => {
     }
     socket = client;
     client.setKeepAlive(true, KEEP_ALIVE_MS);
-    const tooLarge = () => {
-      ctx.log.error(new Error(`more than ${MAX_ANSWER_BYTES} bytes arrived from ${c.host}:${port} ${stream ? "without the delimiter" : "in one message"}; they are dropped`));
+
+    /** Bytes of the organization's budget this connection holds. */
+    let granted = 0;
+    let cancelReady: (() => void) | undefined;
+    /**
+     * Holds `bytes` (what is kept now) in the organization's budget: gives back the difference, or
+     * takes more if there is room at once. Never waits: two connections each waiting for the
+     * other's bytes would wait for ever.
+     */
+    const hold = (bytes: number): boolean => {
+      if (!budget || bytes === granted) return true;
+      if (bytes < granted) {
+        budget.give(granted - bytes);
+        granted = bytes;
+        return true;
+      }
+      let now = false;
+      const cancel = budget.reserve(bytes - granted, () => {
+        now = true;
+      });
+      if (!now) {
+        cancel();
+        return false;
+      }
+      granted = bytes;
+      return true;
     };
+    const release = () => {
+      cancelReady?.();
+      cancelReady = undefined;
+      hold(0);
+    };
+    /** Sends a message; while the flow is busy, the socket stops reading (the server waits). */
+    const send = (payload: Buffer | string) => {
+      emit(payload, session);
+      if (!cancelReady && ctx.busy()) {
+        client.pause();
+        cancelReady = ctx.whenReady(() => {
+          cancelReady = undefined;
+          if (socket === client) client.resume();
+        });
+      }
+    };
+    const drop = (why: string) => {
+      ctx.log.error(new Error(`${why} from ${c.host}:${port}; they are dropped and the connection closed`));
+      chunks = [];
+      size = 0;
+      text?.clear();
+      client.destroy();
+    };
+    const tooLarge = () => drop(`more than ${MAX_ANSWER_BYTES} bytes arrived ${stream ? "without the delimiter" : "in one message"}`);
+    const noRoom = () => drop(`the organization's bytes being downloaded (at most ${budget?.max} at once, http request's responses included) left no room for what arrived`);
     client.on("data", (data: Buffer) => {
       if (socket !== client) return;
       if (!stream) {
         if (size + data.length > MAX_ANSWER_BYTES) {
-          if (size <= MAX_ANSWER_BYTES) tooLarge();
-          chunks = [];
-          size = MAX_ANSWER_BYTES + 1;
+          tooLarge();
+          return;
+        }
+        if (!hold(size + data.length)) {
+          noRoom();
           return;
         }
         chunks.push(data);
@@ -426,39 +491,52 @@ export const tcpInBehaviour = defineBehaviour(tcpInNode, (ctx, config) => {
           tooLarge();
           return;
         }
-        for (const part of parts) emit(c.trim ? part + newline : part, session);
+        if (!hold(text.heldBytes)) {
+          noRoom();
+          return;
+        }
+        for (const part of parts) send(c.trim ? part + newline : part);
         return;
       }
-      if (c.datatype === "buffer") emit(Buffer.from(data), session);
+      if (c.datatype === "buffer") send(Buffer.from(data));
       else if (decoder) {
         const decoded = decoder.write(data);
-        if (decoded !== "") emit(decoded, session);
-      } else emit(data.toString("base64"), session);
+        if (decoded !== "") send(decoded);
+      } else send(data.toString("base64"));
     });
     client.on("end", () => {
       if (socket !== client) return;
-      if (!stream && size > 0 && size <= MAX_ANSWER_BYTES) {
+      if (!stream && size > 0) {
         const bytes = Buffer.concat(chunks);
         sentAtEnd = true;
-        emit(c.datatype === "buffer" ? bytes : c.datatype === "utf8" ? bytes.toString("utf8") : bytes.toString("base64"), session);
+        send(c.datatype === "buffer" ? bytes : c.datatype === "utf8" ? bytes.toString("utf8") : bytes.toString("base64"));
       } else if (text) {
         const rest = text.take() + decoder!.end();
         if (rest !== "") {
           sentAtEnd = true;
-          emit(rest, session);
+          send(rest);
         }
       }
       chunks = [];
       size = 0;
+      hold(0);
     });
     client.on("error", (err) => report(err.message));
     client.on("close", () => {
+      release();
       if (socket !== client) return;
       socket = undefined;
       client.destroy();
       ctx.status({ fill: "red", shape: "ring", text: "disconnected" });
       if (closing) return;
-      reconnect = setTimeout(setup, sentAtEnd ? 20 : RECONNECT_MS);
+      // Node-RED reconnects 20 ms after a close that brought data (a server that answers and
+      // closes); here at most once a second, so such a server is not called 50 times a second.
+      let wait = RECONNECT_MS;
+      if (sentAtEnd) {
+        wait = Math.max(QUICK_RECONNECT_MS, lastQuick + MIN_QUICK_RECONNECT_GAP_MS - Date.now());
+        lastQuick = Date.now() + wait;
+      }
+      reconnect = setTimeout(setup, wait);
     });
   };
 

@@ -175,13 +175,14 @@ The host and the port may each be one \`\${NAME}\` (a variable), read when the f
 
 As a **stream**, each chunk is a message; with a string payload and a delimiter (\`\\n\`), each delimited part is one (with the delimiter again if *Re-attach* is on), and text left without one is sent when the connection closes. As a **single** message, all that arrived is sent when the server closes the connection.
 
-The node connects when the flow starts and connects again 10 s after the connection is lost, or at once when the server closed it after sending something. The status shows connecting, connected or disconnected.
+The node connects when the flow starts and connects again 10 s after the connection is lost, or at once when the server closed it after sending something. The status shows connecting, connected or disconnected. While the flow is busy (too many messages waiting), it stops reading: the server waits.
 
 ### Differences from Node-RED
 
 - Only the client mode (*Connect to*) is offered: listening on a TCP port (*Listen on*) is not, in a shared runtime (on a device it is Node-RED's own). A Node-RED flow with it imports as a disabled unknown node that says so.
 ${OUTBOUND}
-- What a single message or undelimited text holds is bounded at 16 MiB (Node-RED has no bound): more is the node's error, and it is dropped.
+- What a single message or undelimited text holds is bounded at 16 MiB (Node-RED has no bound), and counts against the organization's bytes being downloaded at once (\`HTTP_REQUEST_BYTES_PER_ORGANIZATION\`, shared with http request's responses): past either, the node's error; what was held is dropped and the connection closed (connected again 10 s later).
+- Connecting again "at once" after a server closed is after 20 ms as in Node-RED, but at most once a second: a server that answers and closes is not called 50 times a second from a shared runtime.
 - A UTF-8 character split between two chunks is decoded whole (Node-RED decodes each chunk alone), and a single Base64 message is the Base64 of all the bytes (Node-RED joins each chunk's).`,
   inputs: 0,
   outputs: 1,

@@ -37,6 +37,11 @@ export class DelimitedText {
     return parts;
   }
 
+  /** The kept text's size in UTF-8 bytes. */
+  get heldBytes(): number {
+    return this.bytes;
+  }
+
   /** The kept text (after the last delimiter), and forgets it. */
   take(): string {
     const rest = this.pieces.join("");

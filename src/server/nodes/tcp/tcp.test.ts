@@ -7,7 +7,9 @@ import { VariableSet } from "@/server/runtime/variables";
 import { tcpInConfig, tcpOutConfig } from "./definition";
 import { udpOutConfig } from "../udp-out/definition";
 import { createOutboundRules } from "@/server/runtime/outbound";
-import { MAX_TCP_REQUEST_CONNECTIONS } from "./behaviour";
+import { MAX_TCP_REQUEST_CONNECTIONS, MIN_QUICK_RECONNECT_GAP_MS } from "./behaviour";
+import { DEFAULT_WORK_LIMITS, WorkLimits } from "@/server/runtime/work-limits";
+import type { NodeFactory } from "@/server/runtime/types";
 
 /**
  * tcp-request, tcp-out and udp-out (SPEC §23), through the nodes in a real engine against real local
@@ -283,9 +285,80 @@ describe("tcp-in (client)", () => {
     };
     const flow = await inFlow({ datamode: "single", datatype: "buffer" });
     await until(() => flow.errors.length > 0, 10_000);
-    expect(flow.errors[0]!.error).toMatch(/more than 16777216 bytes arrived .* in one message/);
+    expect(flow.errors[0]!.error).toMatch(/more than 16777216 bytes arrived in one message from 127\.0\.0\.1:\d+; they are dropped and the connection closed/);
     await pause(100);
     expect(flow.received).toEqual([]);
+  });
+
+  it("a server that answers and closes every time is called again after 20 ms once, then at most once a second (Node-RED: every 20 ms)", async () => {
+    greet = (socket) => socket.end("x");
+    const flow = await inFlow({ datamode: "single", datatype: "utf8" });
+    await flow.waitFor(2, 2000);
+    const second = Date.now();
+    expect(connections).toBe(2);
+    await until(() => connections === 3, MIN_QUICK_RECONNECT_GAP_MS + 1000);
+    expect(Date.now() - second).toBeGreaterThanOrEqual(MIN_QUICK_RECONNECT_GAP_MS - 100);
+    expect(flow.received.map((m) => m.payload)).toEqual(expect.arrayContaining(["x", "x"]));
+  });
+
+  it("counts what it holds against the organization's bytes being downloaded: past them, the node's error, nothing sent, the bytes given back", async () => {
+    const workLimits = new WorkLimits({ ...DEFAULT_WORK_LIMITS, responseBytesPerOrganization: 16 * 1024 });
+    greet = (socket, nth) => {
+      if (nth === 1) socket.end(Buffer.alloc(1024 * 1024, 0x62));
+    };
+    const flow = await inFlow({ datamode: "single", datatype: "buffer" }, { ...allowed, workLimits } as typeof allowed);
+    await until(() => flow.errors.length > 0, 5000);
+    expect(flow.errors[0]!.error).toMatch(/the organization's bytes being downloaded \(at most 16384 at once, http request's responses included\) left no room/);
+    expect(workLimits.responseBudget("org_test").held).toBe(0);
+    await pause(100);
+    expect(flow.received).toEqual([]);
+  });
+
+  it("while the flow is busy, it stops reading (the server waits); as the flow catches up every line arrives, in order", async () => {
+    const gate: Array<() => void> = [];
+    let open = false;
+    // Holds each message (its input unsettled, so it weighs on the flow) until the test opens the gate.
+    const hold: NodeFactory = () => ({
+      input(msg, send, done) {
+        if (open) return void (send(msg), done());
+        return new Promise<void>((resolve) =>
+          gate.push(() => {
+            send(msg);
+            done();
+            resolve();
+          }),
+        );
+      },
+    });
+    greet = async (socket, nth) => {
+      if (nth > 1) return;
+      for (let i = 0; i < 40 && socket.writable; i++) {
+        socket.write(`line ${i}\n`);
+        await pause(5);
+      }
+    };
+    const flow = await loadTestFlow(
+      [
+        { id: "in", type: "tcp-in", config: { host: "127.0.0.1", port: String(port), datatype: "utf8", newline: "\\n" } },
+        { id: "hold", type: "hold" },
+        { id: "out", type: "sink" },
+      ],
+      [
+        { source: "in", target: "hold" },
+        { source: "hold", target: "out" },
+      ],
+      allowed,
+      { hold },
+      { highWaterMark: 4 },
+    );
+    await pause(800);
+    // Paused: the flow holds about its high-water mark (and the lines of the chunk that crossed it).
+    expect(gate.length).toBeGreaterThanOrEqual(4);
+    expect(gate.length).toBeLessThan(30);
+    open = true;
+    for (const release of gate.splice(0)) release();
+    await flow.waitFor(40, 5000);
+    expect(flow.received.map((m) => m.payload)).toEqual(Array.from({ length: 40 }, (_, i) => `line ${i}`));
   });
 
   it("a host and port written as ${NAME} are the variables' values; a private address is refused by default and nothing connects", async () => {

@@ -257,6 +257,9 @@ describe("POST /auth/refresh", () => {
       // The winner's session lives on, and its new refresh token works once.
       expect((await request("GET", "/auth/profile", { token: winner.body.access_token })).status).toBe(200);
       expect((await request("POST", "/auth/refresh", { body: { refresh_token: winner.body.refresh_token } })).status).toBe(200);
+      // The refused one is in the audit log (a thief's copy presented at the same moment would be too).
+      const audit = await testApp.app.db.prisma.auditEntry.findMany({ where: { targetId: user.sessionId, action: { startsWith: "user.refresh_token" } } });
+      expect(audit.map((a) => a.action)).toEqual(["user.refresh_token_raced"]);
     } finally {
       spy.mockRestore();
     }

@@ -80,7 +80,11 @@ export async function refreshTokens(app: AppServices, refreshToken: string, meta
     // Rotated after this request began (two tabs refreshing at once, the other one first): when this
     // one was presented the token was still current, so it is not a replay. It stops working at once
     // all the same (no grace window): refused, and the session the winner renewed is left alone.
-    if (row.rotatedAt.getTime() >= presentedAt) throw new AppError("TOKEN_REUSED", "refresh token was used already");
+    // Recorded: a thief's copy presented with the owner's refresh lands here too, and is told apart only by its address.
+    if (row.rotatedAt.getTime() >= presentedAt) {
+      await recordAudit(app, { action: "user.refresh_token_raced", actorId: row.userId, targetType: "session", targetId: row.sessionId, ipAddress: meta.ip });
+      throw new AppError("TOKEN_REUSED", "refresh token was used already");
+    }
     throw await endSessionForReuse();
   }
   if (row.expiresAt <= new Date()) throw new AppError("TOKEN_EXPIRED", "refresh token has expired; log in again");
@@ -94,7 +98,10 @@ export async function refreshTokens(app: AppServices, refreshToken: string, meta
   // Lost a race with a concurrent exchange of the same token: the other one won; this one is refused
   // without ending the session (the winner's renewal is a compare-and-set and would find it gone).
   // A later replay of the token still reads rotatedAt above and ends the session.
-  if (count !== 1) throw new AppError("TOKEN_REUSED", "refresh token was used already");
+  if (count !== 1) {
+    await recordAudit(app, { action: "user.refresh_token_raced", actorId: row.userId, targetType: "session", targetId: row.sessionId, ipAddress: meta.ip });
+    throw new AppError("TOKEN_REUSED", "refresh token was used already");
+  }
 
   const next = signRefreshToken(appJwtKeys(app), { userId: row.userId, sessionId: row.sessionId, expiresAt: row.expiresAt });
   await prisma.refreshToken.create({
