@@ -9,6 +9,7 @@ import { cloneMessage } from "../sequence-support";
 import { tlsConnectOptions } from "../tls-config/connect-options";
 import { wholeEnvValue } from "../../runtime/env-values";
 import { DelimitedText } from "./delimited-text";
+import { BudgetHold } from "./budget-hold";
 
 /** A host or port written as one `${NAME}` is the variable's value, as Node-RED maps it when the node starts. */
 const atStart = (ctx: NodeContext, value: string) => wholeEnvValue(value, (name) => ctx.env.get(name));
@@ -71,6 +72,8 @@ interface Connection {
   timer?: NodeJS.Timeout;
   /** "sit" with a newline: the text after the last delimiter. */
   text: DelimitedText;
+  /** What it holds (the answer, the kept text) in the organization's download budget. */
+  held: BudgetHold;
 }
 
 export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config) => {
@@ -87,6 +90,7 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
   }
   const newline = c.newline.replace("\\n", "\n").replace("\\r", "\r").replace("\\t", "\t");
   const clients = new Map<string, Connection>();
+  const budget = ctx.services.workLimits?.responseBudget(ctx.organizationId);
   let lastId: string | undefined;
 
   const status = (s: NodeStatus | null) => ctx.status(s);
@@ -101,14 +105,18 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
   const finish = (id: string, client: Connection) => {
     clearTimeout(client.timer);
     client.socket?.destroy();
+    client.held.release();
     if (clients.get(id) === client) clients.delete(id);
   };
 
-  const tooLarge = (id: string, client: Connection) => {
-    ctx.log.error(new Error(`the answer from ${id} is larger than ${MAX_ANSWER_BYTES} bytes`), client.lastMsg);
+  const failAnswer = (id: string, client: Connection, why: string) => {
+    ctx.log.error(new Error(why), client.lastMsg);
     status({ fill: "red", shape: "ring", text: "error" });
     finish(id, client);
   };
+  const tooLarge = (id: string, client: Connection) => failAnswer(id, client, `the answer from ${id} is larger than ${MAX_ANSWER_BYTES} bytes`);
+  const noRoom = (id: string, client: Connection) =>
+    failAnswer(id, client, `the organization's bytes being downloaded (at most ${client.held.max} at once, http request's responses included) left no room for the answer from ${id}`);
 
   /**
    * Node-RED reads an answer byte by byte (count: until it has that many, char: up to the split
@@ -123,6 +131,10 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
           parts = client.text.push(data.toString());
         } catch {
           tooLarge(id, client);
+          return;
+        }
+        if (!client.held.hold(client.text.heldBytes)) {
+          noRoom(id, client);
           return;
         }
         for (const part of parts) answer(client, c.trim ? part + newline : part);
@@ -147,12 +159,17 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
       tooLarge(id, client);
       return;
     }
+    if (!client.held.hold(client.size + taken)) {
+      noRoom(id, client);
+      return;
+    }
     client.chunks.push(data.subarray(0, taken));
     client.size += taken;
     const take = () => {
       const bytes = Buffer.concat(client.chunks);
       client.chunks = [];
       client.size = 0;
+      client.held.release();
       answer(client, asReturned(bytes));
       status(null);
       finish(id, client);
@@ -200,7 +217,7 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
         return;
       }
       if (!client) {
-        client = { queue: [], connected: false, connecting: false, lastMsg: msg, chunks: [], size: 0, text: new DelimitedText(newline, MAX_ANSWER_BYTES) };
+        client = { queue: [], connected: false, connecting: false, lastMsg: msg, chunks: [], size: 0, text: new DelimitedText(newline, MAX_ANSWER_BYTES), held: new BudgetHold(budget) };
         clients.set(id, client);
       }
       client.lastMsg = msg;
@@ -257,6 +274,8 @@ export const tcpRequestBehaviour = defineBehaviour(tcpRequestNode, (ctx, config)
       });
       socket.on("close", () => {
         current.connected = current.connecting = false;
+        // An answer the close left incomplete is never sent (a time answer's timer sends its bytes still).
+        current.held.release();
       });
       socket.on("error", failed);
     },
@@ -417,36 +436,12 @@ export const tcpInBehaviour = defineBehaviour(tcpInNode, (ctx, config) => {
     socket = client;
     client.setKeepAlive(true, KEEP_ALIVE_MS);
 
-    /** Bytes of the organization's budget this connection holds. */
-    let granted = 0;
+    const held = new BudgetHold(budget);
     let cancelReady: (() => void) | undefined;
-    /**
-     * Holds `bytes` (what is kept now) in the organization's budget: gives back the difference, or
-     * takes more if there is room at once. Never waits: two connections each waiting for the
-     * other's bytes would wait for ever.
-     */
-    const hold = (bytes: number): boolean => {
-      if (!budget || bytes === granted) return true;
-      if (bytes < granted) {
-        budget.give(granted - bytes);
-        granted = bytes;
-        return true;
-      }
-      let now = false;
-      const cancel = budget.reserve(bytes - granted, () => {
-        now = true;
-      });
-      if (!now) {
-        cancel();
-        return false;
-      }
-      granted = bytes;
-      return true;
-    };
     const release = () => {
       cancelReady?.();
       cancelReady = undefined;
-      hold(0);
+      held.release();
     };
     /** Sends a message; while the flow is busy, the socket stops reading (the server waits). */
     const send = (payload: Buffer | string) => {
@@ -475,7 +470,7 @@ export const tcpInBehaviour = defineBehaviour(tcpInNode, (ctx, config) => {
           tooLarge();
           return;
         }
-        if (!hold(size + data.length)) {
+        if (!held.hold(size + data.length)) {
           noRoom();
           return;
         }
@@ -491,7 +486,7 @@ export const tcpInBehaviour = defineBehaviour(tcpInNode, (ctx, config) => {
           tooLarge();
           return;
         }
-        if (!hold(text.heldBytes)) {
+        if (!held.hold(text.heldBytes)) {
           noRoom();
           return;
         }
@@ -519,7 +514,7 @@ export const tcpInBehaviour = defineBehaviour(tcpInNode, (ctx, config) => {
       }
       chunks = [];
       size = 0;
-      hold(0);
+      held.release();
     });
     client.on("error", (err) => report(err.message));
     client.on("close", () => {

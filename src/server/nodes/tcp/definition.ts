@@ -73,6 +73,8 @@ Then it closes the connection, except with *keep connection open*. The status sh
 ${OUTBOUND}
 - An answer is bounded at 16 MiB (Node-RED's buffer is 64 KiB and loses what goes past it), and so is
   the text *keep connection open* holds while it waits for the delimiter: more is the node's error.
+  What they hold counts against the organization's bytes being downloaded at once
+  (\`HTTP_REQUEST_BYTES_PER_ORGANIZATION\`, shared with http request's responses); past it, the node's error too.
 - One node keeps at most 100 connections open at once (one per host and port); a message for another
   is the node's error until \`msg.reset\` closes some. Node-RED has no bound.`,
   inputs: 1,

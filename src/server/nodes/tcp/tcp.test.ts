@@ -159,6 +159,22 @@ describe("tcp-request", () => {
     expect(sit.received).toEqual([]);
   });
 
+  it("holds an answer in the organization's bytes being downloaded: given back once sent; past them, the node's error and nothing sent", async () => {
+    const workLimits = new WorkLimits({ ...DEFAULT_WORK_LIMITS, responseBytesPerOrganization: 16 * 1024 });
+    const budget = workLimits.responseBudget("org_test");
+    reply = (data, socket) => socket.write(data === "small" ? "x".repeat(1000) : Buffer.alloc(1024 * 1024, 0x63));
+    const flow = await requestFlow({ server: "127.0.0.1", port: String(port), out: "count", splitc: "1000", ret: "string" }, { ...allowed, workLimits } as typeof allowed);
+    flow.send("req", { payload: "small" });
+    expect((await flow.waitFor(1))[0]!.payload).toBe("x".repeat(1000));
+    expect(budget.held).toBe(0);
+    const large = await requestFlow({ server: "127.0.0.1", port: String(port), out: "count", splitc: String(1024 * 1024), ret: "buffer" }, { ...allowed, workLimits } as typeof allowed);
+    large.send("req", { payload: "large" });
+    await until(() => large.errors.length > 0, 5000);
+    expect(large.errors[0]!.error).toMatch(/the organization's bytes being downloaded \(at most 16384 at once, http request's responses included\) left no room for the answer from 127\.0\.0\.1:\d+/);
+    expect(budget.held).toBe(0);
+    expect(large.received).toEqual([]);
+  });
+
   it("keeps at most 100 connections open: a message for another host and port is the node's error", async () => {
     // A server on every address of the machine: 127.0.x.y are all this machine's, each a host:port of its own.
     let accepted = 0;
