@@ -22,6 +22,8 @@ export const ECHO_URL = `http://127.0.0.1:${ECHO_PORT}`;
  */
 export const ECHO_TCP_LINES_PORT = 4105;
 export const ECHO_TCP_CLOSING_PORT = 4106;
+/** The cases' tcp request nodes: every chunk a connection sends comes back on it. */
+export const ECHO_TCP_ECHO_PORT = 4107;
 const LINES_SCRIPT = ["alpha\nbe", "ta\ngamma\n"];
 const TALK_AFTER_MS = 250;
 
@@ -130,6 +132,9 @@ async function startTcpTalkers(): Promise<Array<{ server: net.Server; sockets: S
     }),
     talk(ECHO_TCP_CLOSING_PORT, (socket, nth) => {
       if (nth === 1) setTimeout(() => socket.writable && socket.end("one\ntwo"), TALK_AFTER_MS).unref();
+    }),
+    talk(ECHO_TCP_ECHO_PORT, (socket) => {
+      socket.on("data", (data: Buffer) => socket.writable && socket.write(data));
     }),
   ]);
 }
