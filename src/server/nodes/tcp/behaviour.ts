@@ -46,6 +46,57 @@ function openSocket(ctx: NodeContext, host: string, port: number, tlsOptions: tl
   return net.connect({ host, port, ...(lookup ? { lookup } : {}) }, onConnect);
 }
 
+/**
+ * A kept client connection's attempt (tcp out, tcp in): status "connecting", then "connected";
+ * each distinct failure reported once (Node-RED logs every attempt: a refused address would repeat
+ * every 10 s). Undefined when it did not start: a refused address (tried again through `retry`),
+ * or a TLS configuration the flow lacks (the node's error; a redeploy brings it).
+ */
+function startClient(
+  ctx: NodeContext,
+  target: { host: string; port: number; tls: string },
+  failures: { report(text: string): void; clear(): void },
+  retry: () => void,
+  onConnected: () => void = () => undefined,
+): net.Socket | undefined {
+  ctx.status({ fill: "grey", shape: "dot", text: "connecting" });
+  const tlsOptions = tlsConnectOptions(ctx, target.tls);
+  if (tlsOptions === null) {
+    ctx.status({ fill: "red", shape: "ring", text: "disconnected" });
+    return undefined;
+  }
+  let client: net.Socket;
+  try {
+    client = openSocket(ctx, target.host, target.port, tlsOptions, () => {
+      failures.clear();
+      onConnected();
+      ctx.status({ fill: "green", shape: "dot", text: "connected" });
+    });
+  } catch (err) {
+    failures.report((err as Error).message);
+    ctx.status({ fill: "red", shape: "ring", text: "disconnected" });
+    retry();
+    return undefined;
+  }
+  client.setKeepAlive(true, KEEP_ALIVE_MS);
+  client.on("error", (err) => failures.report(err.message));
+  return client;
+}
+
+/** Each distinct failure once, as a warning; `clear` after a success. */
+function distinctFailures(ctx: NodeContext) {
+  let last = "";
+  return {
+    report(text: string) {
+      if (text !== last) ctx.log.warn(`error: ${text}`);
+      last = text;
+    },
+    clear() {
+      last = "";
+    },
+  };
+}
+
 /** The split character of "char" mode, as Node-RED reads it (`\n`, `0x0A`, or the first character). */
 function splitCharOf(text: string): number {
   if (text.startsWith("\\")) {
@@ -296,7 +347,7 @@ export const tcpOutBehaviour = defineBehaviour(tcpOutNode, (ctx, config) => {
   let closing = false;
   let ended = false;
   let reconnect: NodeJS.Timeout | undefined;
-  let lastError = "";
+  const failures = distinctFailures(ctx);
   const port = Number(c.port);
 
   const setup = () => {
@@ -305,25 +356,19 @@ export const tcpOutBehaviour = defineBehaviour(tcpOutNode, (ctx, config) => {
       ctx.log.warn("Host and/or port not set");
       return;
     }
-    ctx.status({ fill: "grey", shape: "dot", text: "connecting" });
-    const tlsOptions = tlsConnectOptions(ctx, c.tls);
-    if (tlsOptions === null) return;
-    let client: net.Socket;
-    try {
-      client = openSocket(ctx, c.host, port, tlsOptions, () => {
+    const client = startClient(
+      ctx,
+      { host: c.host, port, tls: c.tls },
+      failures,
+      () => {
+        reconnect = setTimeout(setup, RECONNECT_MS);
+      },
+      () => {
         connected = true;
-        lastError = "";
-        ctx.status({ fill: "green", shape: "dot", text: "connected" });
-      });
-    } catch (err) {
-      report((err as Error).message);
-      ctx.status({ fill: "red", shape: "ring", text: "disconnected" });
-      reconnect = setTimeout(setup, RECONNECT_MS);
-      return;
-    }
+      },
+    );
+    if (!client) return;
     socket = client;
-    client.setKeepAlive(true, KEEP_ALIVE_MS);
-    client.on("error", (err) => report(err.message));
     client.on("end", () => {
       ctx.status(null);
       connected = false;
@@ -339,12 +384,6 @@ export const tcpOutBehaviour = defineBehaviour(tcpOutNode, (ctx, config) => {
       reconnect = setTimeout(setup, quick ? 20 : RECONNECT_MS);
     });
   };
-  /** Each distinct failure once (Node-RED logs every attempt; a refused address would repeat every 10 s). */
-  const report = (text: string) => {
-    if (text !== lastError) ctx.log.warn(`error: ${text}`);
-    lastError = text;
-  };
-
   return {
     start() {
       setup();
@@ -389,28 +428,15 @@ export const tcpInBehaviour = defineBehaviour(tcpInNode, (ctx, config) => {
   let socket: net.Socket | undefined;
   let reconnect: NodeJS.Timeout | undefined;
   let closing = false;
-  let lastError = "";
+  const failures = distinctFailures(ctx);
   /** When the last quick reconnection (after a close that brought data) started. */
   let lastQuick = 0;
-
-  /** Each distinct failure once (Node-RED logs every attempt; a refused address would repeat every 10 s). */
-  const report = (text: string) => {
-    if (text !== lastError) ctx.log.warn(`error: ${text}`);
-    lastError = text;
-  };
   const emit = (payload: Buffer | string, session: { type: "tcp"; id: string }) => ctx.send({ _msgid: ctx.newMessageId(), topic: c.topic, payload, _session: session });
 
   const setup = () => {
     if (closing) return;
     if (!c.host || !port) {
       ctx.log.warn("Host and/or port not set");
-      return;
-    }
-    ctx.status({ fill: "grey", shape: "dot", text: "connecting" });
-    const tlsOptions = tlsConnectOptions(ctx, c.tls);
-    if (tlsOptions === null) {
-      // The missing configuration node is the node's error (ctx.configNode); a redeploy brings it.
-      ctx.status({ fill: "red", shape: "ring", text: "disconnected" });
       return;
     }
     // Node-RED's RED.util.generateId(): 8 random bytes in hex.
@@ -421,20 +447,11 @@ export const tcpInBehaviour = defineBehaviour(tcpInNode, (ctx, config) => {
     let size = 0;
     /** Something arrived that the close sends: reconnect at once (Node-RED's `end`). */
     let sentAtEnd = false;
-    let client: net.Socket;
-    try {
-      client = openSocket(ctx, c.host, port, tlsOptions, () => {
-        lastError = "";
-        ctx.status({ fill: "green", shape: "dot", text: "connected" });
-      });
-    } catch (err) {
-      report((err as Error).message);
-      ctx.status({ fill: "red", shape: "ring", text: "disconnected" });
+    const client = startClient(ctx, { host: c.host, port, tls: c.tls }, failures, () => {
       reconnect = setTimeout(setup, RECONNECT_MS);
-      return;
-    }
+    });
+    if (!client) return;
     socket = client;
-    client.setKeepAlive(true, KEEP_ALIVE_MS);
 
     const held = new BudgetHold(budget);
     let cancelReady: (() => void) | undefined;
@@ -516,7 +533,6 @@ export const tcpInBehaviour = defineBehaviour(tcpInNode, (ctx, config) => {
       size = 0;
       held.release();
     });
-    client.on("error", (err) => report(err.message));
     client.on("close", () => {
       release();
       if (socket !== client) return;

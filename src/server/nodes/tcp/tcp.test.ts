@@ -1,7 +1,10 @@
 import dgram from "node:dgram";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
-import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
+import tls from "node:tls";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
+import type { ConfigNodeSnapshot } from "@/shared/config-nodes";
+import { makeTestCertificates, type TestCertificates } from "@/test/tls-fixtures";
 import { closingTestFlows, variablesFrom } from "@/test/runtime-harness";
 import { VariableSet } from "@/server/runtime/variables";
 import { tcpInConfig, tcpOutConfig } from "./definition";
@@ -390,6 +393,77 @@ describe("tcp-in (client)", () => {
     expect(refused.errors[0]!.error).toMatch(/127\.0\.0\.1 is a private or reserved address/);
     await pause(100);
     expect(connections).toBe(0);
+  });
+});
+
+describe("tcp-in, tcp-request and tcp-out over TLS (a tls-config)", () => {
+  let pem: TestCertificates;
+  let secure: tls.Server;
+  let securePort = 0;
+  const heard: string[] = [];
+  beforeAll(async () => {
+    pem = makeTestCertificates();
+    // Greets each connection with a line, and echoes what it is sent.
+    secure = tls.createServer({ cert: pem.serverCert, key: pem.serverKey }, (socket) => {
+      socket.on("error", () => undefined);
+      socket.write("secure hello\n");
+      socket.on("data", (d) => {
+        heard.push(d.toString());
+        socket.write(d);
+      });
+    });
+    await new Promise<void>((resolve) => secure.listen(0, "127.0.0.1", resolve));
+    securePort = (secure.address() as AddressInfo).port;
+  });
+  afterAll(() => secure.close());
+  const seal = (value: string) => `sealed:${Buffer.from(value).toString("base64")}`;
+  const services = { ...allowed, openCredential: (sealed: string) => Buffer.from(sealed.slice("sealed:".length), "base64").toString("utf8") };
+  /** The server's certificate names localhost only: 127.0.0.1 is reached with that server name (and, trusted, the test CA). */
+  const tlsConfig = (id: string, ca?: string): ConfigNodeSnapshot => ({ id, type: "tls-config", name: "", config: { servername: "localhost" }, revision: 1, sealed_credentials: ca ? { cadata: seal(ca) } : {} });
+
+  it("tcp-in reads the lines of a TLS server it trusts through the tls-config's CA", async () => {
+    const flow = await loadTestFlow(
+      [{ id: "in", type: "tcp-in", config: { host: "127.0.0.1", port: String(securePort), datatype: "utf8", newline: "\\n", tls: "tls1" } }, { id: "out", type: "sink" }],
+      [{ source: "in", target: "out" }],
+      services,
+      {},
+      { configNodes: { tls1: tlsConfig("tls1", pem.ca) } },
+    );
+    expect((await flow.waitFor(1, 5000))[0]!.payload).toBe("secure hello");
+  });
+
+  it("tcp-request and tcp-out talk to it too; without the CA the connection is refused and nothing is sent", async () => {
+    const flow = await loadTestFlow(
+      [{ id: "req", type: "tcp-request", config: { server: "127.0.0.1", port: String(securePort), out: "char", splitc: "!", ret: "string", tls: "tls1" } }, { id: "out", type: "sink" }],
+      [{ source: "req", target: "out" }],
+      services,
+      {},
+      { configNodes: { tls1: tlsConfig("tls1", pem.ca) } },
+    );
+    flow.send("req", { payload: "ping!" });
+    // The greeting comes first, then the echo: the answer ends at the first "!".
+    expect((await flow.waitFor(1, 5000))[0]!.payload).toBe("secure hello\nping!");
+    const out = await loadTestFlow([{ id: "o", type: "tcp-out", config: { host: "127.0.0.1", port: String(securePort), tls: "tls1" } }], [], services, {}, { configNodes: { tls1: tlsConfig("tls1", pem.ca) } });
+    await until(() => out.statuses.some((st) => st.nodeId === "o" && st.status?.text === "connected"), 5000);
+    out.send("o", { payload: "over tls" });
+    await until(() => heard.includes("over tls"), 5000);
+    const refused = await loadTestFlow(
+      [{ id: "in", type: "tcp-in", config: { host: "127.0.0.1", port: String(securePort), datatype: "utf8", tls: "tls2" } }, { id: "out", type: "sink" }],
+      [{ source: "in", target: "out" }],
+      services,
+      {},
+      { configNodes: { tls2: tlsConfig("tls2") } },
+    );
+    await until(() => refused.errors.length > 0, 5000);
+    expect(refused.errors[0]!.error).toMatch(/self[- ]signed|unable to verify|certificate/i);
+    expect(refused.received).toEqual([]);
+  });
+
+  it("a tls-config the flow lacks is the node's error, and the node shows disconnected", async () => {
+    const flow = await loadTestFlow([{ id: "in", type: "tcp-in", config: { host: "127.0.0.1", port: String(securePort), tls: "gone" } }], [], services);
+    await until(() => flow.errors.length > 0);
+    expect(flow.errors[0]).toEqual({ nodeId: "in", error: "configuration node gone (tls-config) is not part of this deployment" });
+    await until(() => flow.statuses.some((st) => st.status?.text === "disconnected"));
   });
 });
 
