@@ -99,7 +99,10 @@ ${OUTBOUND}
 export const tcpOutConfig = z.object({
   host: host("Host", "The server to connect to"),
   port: port("Port", "The server's port"),
-  beserver: z.literal("client").default("client").meta({ title: "Type", description: "Connect to: a client of a TCP server (listening modes are not offered in the shared runtime)" }),
+  beserver: z
+    .enum(["client"])
+    .default("client")
+    .meta({ title: "Type", description: "A client of a TCP server (listening modes are not offered in the shared runtime)", enumLabels: { client: "Connect to" } }),
   base64: z.boolean().default(false).meta({ title: "Decode Base64 message" }),
   end: z.boolean().default(false).meta({ title: "Close connection after each message is sent" }),
   tls,
@@ -142,11 +145,24 @@ ${OUTBOUND}`,
 });
 
 export const tcpInConfig = z.object({
-  server: z.literal("client").default("client").meta({ title: "Type", description: "Connect to: a client of a TCP server (listening on a port is not offered in the shared runtime)" }),
+  server: z
+    .enum(["client"])
+    .default("client")
+    .meta({ title: "Type", description: "A client of a TCP server (listening on a port is not offered in the shared runtime)", enumLabels: { client: "Connect to" } }),
   host: host("Host", "The server to connect to"),
   port: port("Port", "The server's port"),
-  datamode: z.enum(["stream", "single"]).default("stream").meta({ title: "Output", description: "stream: a message per chunk (or per delimited part); single: one message with all that came, when the server closes the connection" }),
-  datatype: z.enum(["buffer", "utf8", "base64"]).default("buffer").meta({ title: "Payload", description: "A Buffer, a UTF-8 string or a Base64 string" }),
+  datamode: z
+    .enum(["stream", "single"])
+    .default("stream")
+    .meta({
+      title: "Output",
+      description: "A stream: a message per chunk (or per delimited part); single: one message with all that came, when the server closes the connection",
+      enumLabels: { stream: "A stream of messages", single: "A single message" },
+    }),
+  datatype: z
+    .enum(["buffer", "utf8", "base64"])
+    .default("buffer")
+    .meta({ title: "Payload", description: "A Buffer, a UTF-8 string or a Base64 string", enumLabels: { buffer: "Buffer", utf8: "String", base64: "Base64 string" } }),
   newline: z.string().max(20).default("").meta({ title: "Delimited by", description: "With stream and a string payload: a message per part (\\n, \\r, \\t as escapes); empty: per chunk" }),
   trim: z.boolean().default(false).meta({ title: "Re-attach the delimiter" }),
   topic: z.string().max(1024).default("").meta({ title: "Topic", description: "msg.topic of the messages" }),
