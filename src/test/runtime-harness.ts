@@ -159,3 +159,33 @@ export function variablesFrom(source: VariableSource): Pick<EngineOptions, "vari
     variables: (spec, node, layers) => variableResolver(source, { organizationId: spec.organizationId, flowId: spec.flowId, flowName: spec.name }, node, layers),
   };
 }
+
+/**
+ * A node type that holds each message (its input unsettled, so it weighs on the flow) until
+ * `release()`: a flow made busy on purpose, to see a source node stop reading. After `release`,
+ * later messages pass at once.
+ */
+export function gateNode(): { factory: NodeFactory; held: () => number; release: () => void } {
+  const gate: Array<() => void> = [];
+  let open = false;
+  const factory: NodeFactory = () => ({
+    input(msg, send, done) {
+      if (open) return void (send(msg), done());
+      return new Promise<void>((resolve) =>
+        gate.push(() => {
+          send(msg);
+          done();
+          resolve();
+        }),
+      );
+    },
+  });
+  return {
+    factory,
+    held: () => gate.length,
+    release: () => {
+      open = true;
+      for (const pass of gate.splice(0)) pass();
+    },
+  };
+}

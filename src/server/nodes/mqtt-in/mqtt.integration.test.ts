@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import mqtt from "mqtt";
 import { WebSocketServer, createWebSocketStream, type WebSocket } from "ws";
-import { closingTestFlows, variablesFrom } from "@/test/runtime-harness";
+import { closingTestFlows, gateNode, variablesFrom } from "@/test/runtime-harness";
 import { createOutboundRules } from "@/server/runtime/outbound";
 import { ConnectionPool } from "@/server/runtime/connections";
 import { VariableSet, type VariableValue } from "@/server/runtime/variables";
@@ -205,21 +205,7 @@ describe("mqtt nodes against the shared Mosquitto", () => {
   });
 
   it("while the flow is busy, reading QoS 1 messages pauses; as it catches up the rest arrive, none lost, in order", async () => {
-    const gate: Array<() => void> = [];
-    let open = false;
-    // Holds each message (its input unsettled, so it weighs on the flow) until the test opens the gate.
-    const hold: NodeFactory = () => ({
-      input(msg, send, done) {
-        if (open) return void (send(msg), done());
-        return new Promise<void>((resolve) =>
-          gate.push(() => {
-            send(msg);
-            done();
-            resolve();
-          }),
-        );
-      },
-    });
+    const gate = gateNode();
     const flow = await loadTestFlow(
       [
         { id: "in", type: "mqtt-in", config: { broker: "b1", topic: `${T}/bp`, qos: 1, datatype: "utf8" } },
@@ -231,7 +217,7 @@ describe("mqtt nodes against the shared Mosquitto", () => {
         { source: "hold", target: "sink" },
       ],
       services(),
-      { hold },
+      { hold: gate.factory },
       { configNodes: { b1: broker("b1", { broker: "127.0.0.1", port: 1883 }) }, highWaterMark: 4 },
     );
     await expect.poll(() => connected(flow), { timeout: 5000 }).toBe(true);
@@ -240,10 +226,9 @@ describe("mqtt nodes against the shared Mosquitto", () => {
     for (let i = 0; i < 40; i++) await publisher.publishAsync(`${T}/bp`, `m${i}`, { qos: 1 });
     await sleep(600);
     // Paused: the flow holds about its high-water mark; the rest waits at the broker.
-    expect(gate.length).toBeGreaterThanOrEqual(4);
-    expect(gate.length).toBeLessThan(8);
-    open = true;
-    for (const release of gate.splice(0)) release();
+    expect(gate.held()).toBeGreaterThanOrEqual(4);
+    expect(gate.held()).toBeLessThan(8);
+    gate.release();
     await flow.waitFor(40, 5000);
     expect(flow.received.map((m) => m.payload)).toEqual(Array.from({ length: 40 }, (_, i) => `m${i}`));
     await publisher.endAsync();

@@ -5,14 +5,13 @@ import tls from "node:tls";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import type { ConfigNodeSnapshot } from "@/shared/config-nodes";
 import { makeTestCertificates, type TestCertificates } from "@/test/tls-fixtures";
-import { closingTestFlows, variablesFrom } from "@/test/runtime-harness";
+import { closingTestFlows, gateNode, variablesFrom } from "@/test/runtime-harness";
 import { VariableSet } from "@/server/runtime/variables";
 import { tcpInConfig, tcpOutConfig } from "./definition";
 import { udpOutConfig } from "../udp-out/definition";
 import { createOutboundRules } from "@/server/runtime/outbound";
 import { MAX_TCP_REQUEST_CONNECTIONS, MIN_QUICK_RECONNECT_GAP_MS } from "./behaviour";
 import { DEFAULT_WORK_LIMITS, WorkLimits } from "@/server/runtime/work-limits";
-import type { NodeFactory } from "@/server/runtime/types";
 
 /**
  * tcp-request, tcp-out and udp-out (SPEC §23), through the nodes in a real engine against real local
@@ -334,21 +333,7 @@ describe("tcp-in (client)", () => {
   });
 
   it("while the flow is busy, it stops reading (the server waits); as the flow catches up every line arrives, in order", async () => {
-    const gate: Array<() => void> = [];
-    let open = false;
-    // Holds each message (its input unsettled, so it weighs on the flow) until the test opens the gate.
-    const hold: NodeFactory = () => ({
-      input(msg, send, done) {
-        if (open) return void (send(msg), done());
-        return new Promise<void>((resolve) =>
-          gate.push(() => {
-            send(msg);
-            done();
-            resolve();
-          }),
-        );
-      },
-    });
+    const gate = gateNode();
     greet = async (socket, nth) => {
       if (nth > 1) return;
       for (let i = 0; i < 40 && socket.writable; i++) {
@@ -367,15 +352,14 @@ describe("tcp-in (client)", () => {
         { source: "hold", target: "out" },
       ],
       allowed,
-      { hold },
+      { hold: gate.factory },
       { highWaterMark: 4 },
     );
     await pause(800);
     // Paused: the flow holds about its high-water mark (and the lines of the chunk that crossed it).
-    expect(gate.length).toBeGreaterThanOrEqual(4);
-    expect(gate.length).toBeLessThan(30);
-    open = true;
-    for (const release of gate.splice(0)) release();
+    expect(gate.held()).toBeGreaterThanOrEqual(4);
+    expect(gate.held()).toBeLessThan(30);
+    gate.release();
     await flow.waitFor(40, 5000);
     expect(flow.received.map((m) => m.payload)).toEqual(Array.from({ length: 40 }, (_, i) => `line ${i}`));
   });

@@ -30,8 +30,8 @@ export function privateHostReason(host: string): string | null {
 function hostOf(value: unknown, defaultScheme: string): string | null {
   if (typeof value !== "string" || value.trim() === "") return null;
   const text = value.trim();
-  // A host written as a placeholder (`http://{{host}}/x`) is only known when the flow runs: nothing
-  // is said of it. A placeholder in the path leaves the host as written.
+  // A host written as a placeholder (`http://{{host}}/x`) is resolved per message, so the import
+  // cannot judge it and gives no warning; a placeholder in the path does not hide the host.
   const authority = text.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").split(/[/?#]/, 1)[0]!;
   if (authority.includes("{{") || authority.includes("${") || authority.includes("$(")) return null;
   try {
