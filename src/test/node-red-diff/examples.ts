@@ -40,11 +40,13 @@ const DROPPED = new Set(["tab", "comment"]);
  * Node types we do not offer, each a deliberate absence said in the help of the nodes we offer
  * instead (host access, listening servers).
  */
-const UNOFFERED: Array<[RegExp, string]> = [
-  [/^exec$/, "exec: no host processes"],
-  [/^watch$/, "watch: no host file system (files are the organization's, file nodes' help)"],
-  [/^tcp in$/, "tcp in: listening TCP servers are not offered, only clients (tcp request / tcp out help)"],
-  [/^udp in$/, "udp in: listening UDP sockets are not offered, only udp out (udp out help)"],
+const listens = (n: NodeRedNode) => n.server === "server" || n.server === true;
+const UNOFFERED: Array<[(n: NodeRedNode) => boolean, string]> = [
+  [(n) => n.type === "exec", "exec: no host processes"],
+  [(n) => n.type === "watch", "watch: no host file system (files are the organization's, file nodes' help)"],
+  [(n) => n.type === "tcp in" && listens(n), "tcp in: listening TCP servers are not offered, only clients (tcp in, tcp request / tcp out help)"],
+  [(n) => n.type === "tcp out" && (n.beserver === "server" || n.beserver === "reply"), "tcp out: listening on or replying to a TCP port is not offered, only its client mode (tcp out help)"],
+  [(n) => n.type === "udp in", "udp in: listening UDP sockets are not offered, only udp out (udp out help)"],
 ];
 
 /**
@@ -95,7 +97,7 @@ function renameIds(raw: NodeRedNode[]): NodeRedNode[] {
 export function prepare(original: NodeRedNode[]): { nodes: NodeRedNode[]; subflows: NodeRedNode[]; configNodes: NodeRedNode[] } | { skipped: string } {
   const raw = renameIds(original);
   for (const n of raw) {
-    const hit = UNOFFERED.find(([re]) => re.test(n.type));
+    const hit = UNOFFERED.find(([offered]) => offered(n));
     if (hit) return { skipped: `${hit[1]} (node "${n.type}")` };
   }
   const definitions = new Set(raw.filter((n) => n.type === "subflow").map((n) => n.id));
