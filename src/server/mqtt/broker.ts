@@ -217,9 +217,20 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
       );
     }
 
-    override removeSubscriptions(client: Client, topics: string[]): Promise<void> {
+    /**
+     * aedes-persistence-redis deletes the session's queue (its list) when the last subscription goes
+     * (a clean-session CONNECT, an expiry, an UNSUBSCRIBE), without counting its packets down: each
+     * stayed in Redis for ever. The queue is dropped here first, counting them down; and once more
+     * after the removal was announced, for what was queued while the instances' subscription trees
+     * still held the subscription.
+     */
+    override async removeSubscriptions(client: Client, topics: string[]): Promise<void> {
+      const held = await this.db.hkeys(`client:${encodeURIComponent(client.id)}`);
+      const last = held.every((topic) => topics.includes(topic));
+      if (last) await this.dropOutgoing(client.id);
       const announced = topics.map((topic) => ({ topic }));
-      return untilAnnounced(super.removeSubscriptions(client, topics), () => this.announce("$SYS/sub/rm", client.id, announced), "UNSUBSCRIBE");
+      await untilAnnounced(super.removeSubscriptions(client, topics), () => this.announce("$SYS/sub/rm", client.id, announced), "UNSUBSCRIBE");
+      if (last) await this.dropOutgoing(client.id);
     }
 
     /** aedes-persistence's own announcement of a session's subscriptions changing (broadcastPersistence.js). */
@@ -278,15 +289,20 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
      */
     async dropOutgoing(clientId: string): Promise<void> {
       const listKey = `outgoing:${encodeURIComponent(clientId)}`;
-      const keys = await this.db.lrange(listKey, 0, -1);
-      await this.db.del(listKey);
-      for (const key of keys) {
+      // Read and emptied at once: a message queued meanwhile is in the next list, not lost between.
+      const results = await this.db.multi().lrange(listKey, 0, -1).del(listKey).exec();
+      const listed = (results?.[0]?.[1] as string[] | undefined) ?? [];
+      for (const key of listed) {
+        let packet = key;
         if (!key.startsWith("packet:")) {
+          // A QoS 2 message under way: the client's own copy, `outgoing:<client>:<broker>:<counter>`,
+          // which still holds its count of `packet:<broker>:<counter>`.
           await this.db.del(key);
-          continue;
+          const [broker, counter] = key.split(":").slice(-2);
+          packet = `packet:${broker}:${counter}`;
         }
-        const left = await this.db.decr(`${key}:offlineCount`);
-        if (left <= 0) await this.db.del(key, `${key}:offlineCount`);
+        const left = await this.db.decr(`${packet}:offlineCount`);
+        if (left <= 0) await this.db.del(packet, `${packet}:offlineCount`);
       }
     }
 

@@ -161,13 +161,24 @@ export class DurablePersistence extends MemoryPersistence {
     });
   }
 
+  /**
+   * A session without subscriptions has ended (an UNSUBSCRIBE of its last filter): its queue goes
+   * with them, as aedes-persistence-redis drops it.
+   */
   override async removeSubscriptions(client: Client, subs: string[]): Promise<void> {
     await super.removeSubscriptions(client, subs);
+    if ((await this.subscriptionsByClient(client)).length === 0) await this.dropOutgoing(client.id);
     this.touchIfKnown(client.id);
   }
 
+  /**
+   * The session ends (a clean-session CONNECT, an expiry): its queue goes too. Aedes' own expiry
+   * empties it through outgoingClearMessageId, which finds none of the messages never sent (they
+   * have no packet id yet), so they stayed, and were delivered to the client's next session.
+   */
   override async cleanSubscriptions(client: Client): Promise<void> {
     await super.cleanSubscriptions(client);
+    await this.dropOutgoing(client.id);
     this.touchIfKnown(client.id);
   }
 

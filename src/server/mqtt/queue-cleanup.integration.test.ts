@@ -1,0 +1,131 @@
+/**
+ * A persistent session's queue leaves nothing behind when the session ends: its client comes back
+ * with a clean session, its MQTT 5 session expires while it is away (Aedes' own timer, and the
+ * ledger's sweep of session-expiry.ts), or its last subscription goes. Embedded: the session's row
+ * in `mqtt_sessions`; with DATABASE_URL + REDIS_URL: aedes-persistence-redis's keys under the app's
+ * prefix (`mqtt:outgoing:<client>` lists, `mqtt:packet:<broker>:<counter>` and their counts), where
+ * each of these ends had left the queued packets behind for ever (the list deleted first, so
+ * nothing counted them down).
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Redis } from "ioredis";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEnv } from "@/env";
+import { createAppServices } from "@/server/compose";
+import { createLogger } from "@/server/logger";
+import type { AppServices } from "@/server/app-services";
+import { restClient } from "@/test/app";
+import { signUp } from "@/test/accounts";
+import { connectMqtt, serveMqtt, sleep, type MqttEndpoints } from "@/test/mqtt";
+
+const suffix = randomBytes(6).toString("hex");
+const prefix = `fp-test-${suffix}:`;
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-queue-"));
+const schema = process.env.DATABASE_URL ? `test_mqtt_queue_${suffix}` : undefined;
+const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined;
+
+let app: AppServices;
+let mq: MqttEndpoints;
+let key: string;
+let organizationId: string;
+
+beforeAll(async () => {
+  const env = parseEnv({
+    NODE_ENV: "test",
+    DATA_DIR: dataDir,
+    DATABASE_URL: process.env.DATABASE_URL,
+    REDIS_URL: process.env.REDIS_URL,
+    JWT_SECRET: "test-jwt-secret-that-is-at-least-32-characters",
+    ENCRYPTION_KEY: "test-encryption-key-at-least-32-characters",
+    PUBLIC_URL: "http://app.test",
+    LOG_LEVEL: "silent",
+    BCRYPT_COST: "4",
+  });
+  app = await createAppServices({
+    env,
+    dataDirForDb: env.DATABASE_URL ? dataDir : "memory://",
+    dbSchema: schema,
+    storeKeyPrefix: prefix,
+    logger: createLogger({ level: "silent" }),
+    allowSeveralPerProcess: true,
+  });
+  mq = await serveMqtt(app);
+  const request = restClient(app);
+  const owner = await signUp(request);
+  key = (await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "sensor", kind: "device" } })).body.secret as string;
+  organizationId = (await request("GET", "/organizations", { token: owner.accessToken })).body.organizations[0].id as string;
+});
+
+afterAll(async () => {
+  await mq?.close();
+  await app?.close();
+  if (redis) {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  }
+  if (schema) {
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/**
+ * What the persistence keeps of `clientId`'s queue: the messages listed for it, and (Redis) every
+ * stored packet of the deployment with its count, which outlives the list when nothing counts it down.
+ */
+async function kept(clientId: string): Promise<{ listed: number; packets: number }> {
+  const internal = `${organizationId}:${clientId}`;
+  if (redis) {
+    const listed = await redis.llen(`${prefix}mqtt:outgoing:${encodeURIComponent(internal)}`);
+    const packets = (await redis.keys(`${prefix}mqtt:packet:*`)).filter((k) => !k.endsWith(":offlineCount")).length;
+    return { listed, packets };
+  }
+  // The embedded persistence writes a session 20 ms after a change.
+  await sleep(100);
+  const row = await app.db.prisma.mqttSession.findUnique({ where: { clientId: internal } });
+  const listed = row ? (row.outgoing as unknown[]).length : 0;
+  return { listed, packets: listed };
+}
+
+/** A persistent session subscribed to `topic` at QoS 1 whose client has left, and `n` messages queued for it. */
+async function awayWithQueue(clientId: string, topic: string, n: number, options: { protocolVersion?: 4 | 5; properties?: Record<string, unknown> } = {}) {
+  const device = await connectMqtt(mq.tcp, { password: key, clientId, clean: false, ...options });
+  await device.subscribe(topic, 1);
+  await device.end();
+  const sender = await connectMqtt(mq.tcp, { password: key, clientId: `${clientId}-sender` });
+  for (let i = 0; i < n; i++) await sender.publish(topic, `m${i}`, { qos: 1 });
+  await sender.end();
+  await sleep(100);
+  expect(await kept(clientId)).toEqual({ listed: n, packets: n });
+}
+
+describe("a persistent session's queue, when the session ends", () => {
+  it("its client comes back with a clean session: nothing delivered, nothing kept", async () => {
+    await awayWithQueue("clean-return", "q/clean", 5);
+    const back = await connectMqtt(mq.tcp, { password: key, clientId: "clean-return", clean: true });
+    await sleep(300);
+    expect(back.messages).toEqual([]);
+    expect(await kept("clean-return")).toEqual({ listed: 0, packets: 0 });
+    await back.end();
+  });
+
+  it("MQTT 5, its session expires while the client is away: nothing kept", async () => {
+    await awayWithQueue("expires", "q/expires", 4, { protocolVersion: 5, properties: { sessionExpiryInterval: 1 } });
+    await sleep(1_500);
+    expect(await kept("expires")).toEqual({ listed: 0, packets: 0 });
+    // And it is a new session when the client returns.
+    const back = await connectMqtt(mq.tcp, { password: key, clientId: "expires", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 60 } });
+    expect(back.connack.sessionPresent).toBe(false);
+    await sleep(200);
+    expect(back.messages).toEqual([]);
+    await back.end();
+  });
+});
