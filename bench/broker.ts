@@ -81,6 +81,55 @@ async function relayReady(url: string, password: string, tag: string): Promise<v
   }
 }
 
+/** Messages queued for the persistent subscriber that is away, and their size. */
+const AWAY_MESSAGES = 1_000;
+const AWAY_PAYLOAD_BYTES = 8 * 1024;
+
+interface AwayResult {
+  /** Publishes a second while the subscriber is away (each waits for its PUBACK). */
+  perSecond: number;
+  /** From the returning CONNECT to the last queued message received. */
+  replayMs: number;
+}
+
+/**
+ * A persistent subscriber (clean session false, QoS 1) that is away while a device publishes
+ * AWAY_MESSAGES of AWAY_PAYLOAD_BYTES one after another (each waiting for its PUBACK), then comes
+ * back and takes the queue; its session is ended afterwards (a clean-session CONNECT).
+ */
+async function awaySubscriber(url: string, password: string | undefined, tag: string): Promise<AwayResult> {
+  const options = { username: "bench", password, reconnectPeriod: 0, protocolVersion: 4 as const };
+  const clientId = `away-${tag}-${process.pid}`;
+  const topic = `away${tag}/t`;
+  const away = await mqtt.connectAsync(url, { ...options, clientId, clean: false });
+  await away.subscribeAsync(topic, { qos: 1 });
+  await away.endAsync();
+  const device = await mqtt.connectAsync(url, { ...options, clientId: `device-${tag}-${process.pid}` });
+  const payload = Buffer.alloc(AWAY_PAYLOAD_BYTES, 7);
+  const t0 = performance.now();
+  for (let i = 0; i < AWAY_MESSAGES; i++) await device.publishAsync(topic, payload, { qos: 1 });
+  const perSecond = AWAY_MESSAGES / ((performance.now() - t0) / 1000);
+  await device.endAsync();
+  let received = 0;
+  const t1 = performance.now();
+  const back = mqtt.connect(url, { ...options, clientId, clean: false });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the away subscriber got ${received} of ${AWAY_MESSAGES} queued messages in 60 s`)), 60_000);
+    back.on("message", () => {
+      if (++received === AWAY_MESSAGES) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    back.once("error", reject);
+  });
+  const replayMs = performance.now() - t1;
+  await back.endAsync();
+  const clean = await mqtt.connectAsync(url, { ...options, clientId, clean: true });
+  await clean.endAsync();
+  return { perSecond, replayMs };
+}
+
 async function startMosquitto(): Promise<ChildProcess> {
   const child = spawn("mosquitto", ["-p", String(MOSQUITTO_PORT)], { stdio: ["ignore", "pipe", "pipe"] });
   await new Promise<void>((resolve, reject) => {
@@ -157,6 +206,16 @@ export async function benchBroker(ctx: BenchContext): Promise<BenchOutcome> {
       const mosqSame = await runLoad({ url: mosq, pubTopic: "bench/t", subTopic: "bench/t", qos });
       rows.push(row(`device → mqtt in → change → mqtt out (built-in) → device, QoS ${qos}`, viaNodes, mosqSame, "a deployed flow of Node-RED's nodes; Mosquitto column: device → device"));
     }
+    ctx.log("broker: a persistent subscriber away, then back");
+    const awayOurs = await awaySubscriber(ours, password, "ours");
+    const awayMosq = await awaySubscriber(mosq, undefined, "mosq");
+    rows.push({
+      benchmark: B,
+      measure: `device → broker, QoS 1, one after another, ${fmt.int(AWAY_MESSAGES)} messages of ${AWAY_PAYLOAD_BYTES / 1024} KiB queued for a persistent subscriber that is away; then its return`,
+      result: `${fmt.int(awayOurs.perSecond)} msg/s; the queue replayed in ${fmt.int(awayOurs.replayMs)} ms`,
+      nodeRed: `Mosquitto: ${fmt.int(awayMosq.perSecond)} msg/s; replayed in ${fmt.int(awayMosq.replayMs)} ms`,
+      notes: app.store.kind === "memory" ? "ours writes the queue to the database (a row per message); Mosquitto keeps it in memory (no persistence)" : "ours keeps the queue in Redis; Mosquitto in memory (no persistence)",
+    });
     notes.push(
       `Benchmark 13: ${SECONDS} s per measure after a 1 s warm-up, ${WINDOW} messages in flight, ${PAYLOAD_BYTES}-byte payloads, MQTT 3.1.1 over TCP on 127.0.0.1; one load process (bench/mqtt-load-child.ts) for both brokers. Ours runs inside the bench process with the ${app.db.kind} database and ${app.store.kind} store; Mosquitto runs as its own process with its defaults (no authentication, no persistence). The BuiltInMqtt row goes through the interface flows use, without the engine; the mqtt in → change → mqtt out rows through a flow imported as Node-RED flows.json and deployed (the engine, the nodes, their shared connection to \`built-in\`).`,
     );

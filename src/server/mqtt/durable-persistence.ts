@@ -4,9 +4,11 @@
  * persistent sessions (clean session false: subscriptions and the QoS 1/2 messages queued for
  * the offline client) survive a restart. Reads stay in memory; the tables are read once, at start.
  *
- * A retained message is written before the publish completes (so before its PUBACK). A session is
- * written shortly after it changes (coalesced per client, SESSION_FLUSH_MS) and on close: a crash
- * may lose the last few milliseconds of a session's queue, as an in-memory broker loses all of it.
+ * A retained message is written before the publish completes (so before its PUBACK). A session's
+ * subscriptions and its queue are written shortly after they change (SESSION_FLUSH_MS) and on close:
+ * the queue a row per message (`mqtt_session_messages`), inserted when queued and deleted when
+ * acknowledged, and a message acknowledged before the write is never written. A crash may lose the
+ * last few milliseconds of a session's queue, as an in-memory broker loses all of it.
  * With Redis, aedes-persistence-redis keeps all of this in Redis instead (broker.ts).
  */
 import { Readable } from "node:stream";
@@ -33,17 +35,28 @@ type Publish = Extract<AedesPacket, { cmd: "publish" }>;
 
 const SESSION_FLUSH_MS = 20;
 
-interface StoredPacket {
+/** A queued message as its row holds it, taken when it is queued (aedes may change the packet after). */
+interface QueuedRow {
   topic: string;
-  payload: string;
+  payload: Buffer;
   qos: number;
   retain: boolean;
-  brokerId?: string;
-  brokerCounter?: number;
-  /** MQTT 5 (storedProperties). */
-  properties?: Record<string, unknown>;
-  messageExpiry?: number;
+  brokerId: string;
+  brokerCounter: number;
+  /** MQTT 5: v5Part of its properties (storedProperties) and expiry; undefined for 3.1.1. */
+  meta?: { properties?: Record<string, unknown>; messageExpiry?: number };
 }
+
+/** A change to the queues' rows, in the order it happened; written at the next flush. */
+type QueueChange =
+  | { kind: "queued"; clientId: string; row: QueuedRow; at: number }
+  | { kind: "cleared"; clientId: string; brokerId: string; brokerCounter: number }
+  | { kind: "dropped"; clientId: string };
+
+/** Rows read at a time when the queues are restored at start. */
+const RESTORE_BATCH = 500;
+/** A failed write of queue changes is tried again at the next flushes, this many times in all. */
+const QUEUE_WRITE_ATTEMPTS = 3;
 
 /** MQTT 5 properties as JSON: correlation data (bytes) in base64. */
 function storedProperties(properties: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
@@ -65,6 +78,26 @@ function readProperties(stored: unknown): Record<string, unknown> | undefined {
   return out;
 }
 
+function queuedRow(packet: Publish): QueuedRow {
+  const v5 = packet as { properties?: Record<string, unknown>; messageExpiry?: number };
+  const properties = storedProperties(v5.properties);
+  return {
+    topic: packet.topic,
+    payload: Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload),
+    qos: packet.qos,
+    retain: packet.retain,
+    brokerId: packet.brokerId,
+    brokerCounter: packet.brokerCounter,
+    ...(properties || v5.messageExpiry !== undefined ? { meta: v5Part(properties, v5.messageExpiry) } : {}),
+  };
+}
+
+/** A message of a client's queue: its row's unique key. */
+const messageKey = (clientId: string, brokerId: string, brokerCounter: number) => `${clientId}\u0000${brokerId}\u0000${brokerCounter}`;
+
+/** A statement inserting queued messages carries at most about this many payload bytes. */
+const INSERT_BATCH_BYTES = 8 * 1024 * 1024;
+
 /** A stored packet's MQTT 5 part (nothing for 3.1.1 messages). */
 function v5Part(properties: Record<string, unknown> | undefined, messageExpiry: number | undefined): { properties?: Record<string, unknown>; messageExpiry?: number } {
   return { ...(properties ? { properties } : {}), ...(typeof messageExpiry === "number" ? { messageExpiry } : {}) };
@@ -80,6 +113,16 @@ export class DurablePersistence extends MemoryPersistence {
   private readonly retainedWrites = new Map<string, Promise<void>>();
   /** Messages queued per client (sent or not, not yet acknowledged). */
   private readonly queued = new Map<string, number>();
+  /** Queue changes not written yet, in order. */
+  private changes: QueueChange[] = [];
+  /** Writes of `changes` that failed so far (they are kept and tried again). */
+  private failedWrites = 0;
+  /** Organizations found to exist (a queued message's row refers to its organization). */
+  private readonly organizationsSeen = new Set<string>();
+  /** Clients whose subscriptions changed since their row was written. */
+  private readonly subscriptionsChanged = new Set<string>();
+  /** Inside dropOutgoing: its clears are one "dropped" change, not one each. */
+  private readonly dropping = new Set<string>();
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -120,12 +163,30 @@ export class DurablePersistence extends MemoryPersistence {
       const client = { id: row.clientId } as Client;
       const subs = row.subscriptions as unknown as Subscription[];
       if (subs.length > 0) await super.addSubscriptions(client, subs);
-      for (const p of row.outgoing as unknown as StoredPacket[]) {
-        this.queued.set(row.clientId, (this.queued.get(row.clientId) ?? 0) + 1);
-        const { properties, messageExpiry, ...rest } = p;
-        await super.outgoingEnqueue({ clientId: row.clientId }, { ...rest, cmd: "publish", dup: false, payload: Buffer.from(p.payload, "base64"), ...v5Part(readProperties(properties), messageExpiry) } as unknown as AedesPacket);
-      }
       this.known.add(row.clientId);
+    }
+    // The queues, in their order, a batch at a time.
+    let after: bigint | undefined;
+    for (;;) {
+      const rows = await this.prisma.mqttSessionMessage.findMany({ orderBy: { seq: "asc" }, take: RESTORE_BATCH, ...(after === undefined ? {} : { where: { seq: { gt: after } } }) });
+      for (const row of rows) {
+        this.queued.set(row.clientId, (this.queued.get(row.clientId) ?? 0) + 1);
+        this.known.add(row.clientId);
+        const meta = (row.properties ?? null) as { properties?: unknown; messageExpiry?: number } | null;
+        await super.outgoingEnqueue({ clientId: row.clientId }, {
+          cmd: "publish",
+          topic: row.topic,
+          payload: Buffer.from(row.payload),
+          qos: row.qos as 0 | 1 | 2,
+          retain: row.retain,
+          dup: false,
+          brokerId: row.brokerId,
+          brokerCounter: Number(row.brokerCounter),
+          ...v5Part(readProperties(meta?.properties), meta?.messageExpiry),
+        } as AedesPacket);
+      }
+      if (rows.length < RESTORE_BATCH) break;
+      after = rows[rows.length - 1]!.seq;
     }
   }
 
@@ -157,6 +218,7 @@ export class DurablePersistence extends MemoryPersistence {
   override async addSubscriptions(client: Client, subs: Subscription[]): Promise<void> {
     await this.grants.storeOnce(subs, async (granted) => {
       await super.addSubscriptions(client, granted);
+      this.subscriptionsChanged.add(client.id);
       this.touch(client.id);
     });
   }
@@ -168,6 +230,7 @@ export class DurablePersistence extends MemoryPersistence {
   override async removeSubscriptions(client: Client, subs: string[]): Promise<void> {
     await super.removeSubscriptions(client, subs);
     if ((await this.subscriptionsByClient(client)).length === 0) await this.dropOutgoing(client.id);
+    if (this.known.has(client.id)) this.subscriptionsChanged.add(client.id);
     this.touchIfKnown(client.id);
   }
 
@@ -179,6 +242,7 @@ export class DurablePersistence extends MemoryPersistence {
   override async cleanSubscriptions(client: Client): Promise<void> {
     await super.cleanSubscriptions(client);
     await this.dropOutgoing(client.id);
+    if (this.known.has(client.id)) this.subscriptionsChanged.add(client.id);
     this.touchIfKnown(client.id);
   }
 
@@ -191,7 +255,12 @@ export class DurablePersistence extends MemoryPersistence {
     if (room.length === 0) return;
     for (const sub of room) this.queued.set(sub.clientId, (this.queued.get(sub.clientId) ?? 0) + 1);
     await super.outgoingEnqueueCombi(room, packet);
-    for (const sub of room) this.touch(sub.clientId);
+    const row = queuedRow(packet as Publish);
+    const at = performance.now();
+    for (const sub of room) {
+      this.changes.push({ kind: "queued", clientId: sub.clientId, row, at });
+      this.touch(sub.clientId);
+    }
   }
 
   override async outgoingUpdate(client: Client, packet: AedesPacket): Promise<void> {
@@ -223,6 +292,8 @@ export class DurablePersistence extends MemoryPersistence {
       const left = (this.queued.get(client.id) ?? 1) - 1;
       if (left > 0) this.queued.set(client.id, left);
       else this.queued.delete(client.id);
+      const { brokerId, brokerCounter } = cleared as Publish;
+      if (!this.dropping.has(client.id)) this.changes.push({ kind: "cleared", clientId: client.id, brokerId, brokerCounter });
     }
     this.touchIfKnown(client.id);
     return cleared;
@@ -230,8 +301,17 @@ export class DurablePersistence extends MemoryPersistence {
 
   /** Drops every message queued for `clientId` (its session ended while it was away), in order, sent or not. */
   async dropOutgoing(clientId: string): Promise<void> {
+    // Nothing queued (every clean CONNECT asks): nothing to drop, nothing to write.
+    if (!this.queued.has(clientId)) return;
     const client = { id: clientId } as Client;
-    for await (const packet of super.outgoingStream(client) as AsyncIterable<AedesPacket>) await this.clearQueued(client, packet);
+    this.dropping.add(clientId);
+    try {
+      for await (const packet of super.outgoingStream(client) as AsyncIterable<AedesPacket>) await this.clearQueued(client, packet);
+    } finally {
+      this.dropping.delete(clientId);
+    }
+    this.changes.push({ kind: "dropped", clientId });
+    this.touchIfKnown(clientId);
   }
 
   /**
@@ -253,7 +333,7 @@ export class DurablePersistence extends MemoryPersistence {
   async flushNow(): Promise<void> {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
-    this.flushing = this.flushing.then(() => this.flush());
+    this.flushing = this.flushing.then(() => this.flush(true));
     await this.flushing;
   }
 
@@ -278,43 +358,134 @@ export class DurablePersistence extends MemoryPersistence {
   private touchIfKnown(clientId: string) {
     if (!this.known.has(clientId)) return;
     this.dirty.add(clientId);
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush() {
     this.flushTimer ??= setTimeout(() => {
       this.flushTimer = null;
       this.flushing = this.flushing.then(() => this.flush());
     }, SESSION_FLUSH_MS);
   }
 
-  private async flush(): Promise<void> {
+  /** `everything`: also the messages queued moments ago (close). */
+  private async flush(everything = false): Promise<void> {
+    await this.writeQueueChanges(everything);
     const ids = [...this.dirty];
     this.dirty.clear();
     for (const clientId of ids) {
       try {
-        const client = { id: clientId } as Client;
-        const subs = await this.subscriptionsByClient(client);
-        const outgoing: StoredPacket[] = [];
-        for await (const p of this.outgoingStream(client) as AsyncIterable<Publish>) {
-          const v5 = p as { properties?: Record<string, unknown>; messageExpiry?: number };
-          outgoing.push({
-            topic: p.topic,
-            payload: Buffer.from(p.payload).toString("base64"),
-            qos: p.qos,
-            retain: p.retain,
-            brokerId: p.brokerId,
-            brokerCounter: p.brokerCounter,
-            ...v5Part(storedProperties(v5.properties), v5.messageExpiry),
-          });
-        }
-        if (subs.length === 0 && outgoing.length === 0) {
+        const subs = await this.subscriptionsByClient({ id: clientId } as Client);
+        if (subs.length === 0 && !this.queued.has(clientId)) {
           this.known.delete(clientId);
           await this.prisma.mqttSession.deleteMany({ where: { clientId } });
           continue;
         }
+        if (!this.subscriptionsChanged.delete(clientId)) continue;
         const organizationId = splitClientId(clientId)?.organizationId;
         if (!organizationId) continue;
-        const data = { organizationId, subscriptions: subs as object[], outgoing: outgoing as unknown as object[] };
+        const data = { organizationId, subscriptions: subs as object[] };
         await this.prisma.mqttSession.upsert({ where: { clientId }, create: { clientId, ...data }, update: data });
       } catch (err) {
         this.logger.warn({ err, clientId }, "mqtt: could not store a persistent session");
+      }
+    }
+  }
+
+  /**
+   * Writes the queue changes since the last flush in one transaction: a message queued and
+   * acknowledged (or dropped) in between is never written; sessions ended are deleted whole. On
+   * failure the changes are kept, in order, and tried again at the next flush, QUEUE_WRITE_ATTEMPTS
+   * times in all.
+   */
+  private async writeQueueChanges(everything: boolean): Promise<void> {
+    if (this.changes.length === 0) return;
+    const changes = this.changes;
+    this.changes = [];
+    const inserts = new Map<string, Extract<QueueChange, { kind: "queued" }>>();
+    const cleared = new Map<string, { brokerId: string; counters: bigint[] }>();
+    const dropped = new Set<string>();
+    for (const change of changes) {
+      if (change.kind === "queued") inserts.set(messageKey(change.clientId, change.row.brokerId, change.row.brokerCounter), change);
+      else if (change.kind === "cleared") {
+        if (inserts.delete(messageKey(change.clientId, change.brokerId, change.brokerCounter))) continue;
+        const group = `${change.clientId}\u0000${change.brokerId}`;
+        const entry = cleared.get(group) ?? { brokerId: change.brokerId, counters: [] };
+        entry.counters.push(BigInt(change.brokerCounter));
+        cleared.set(group, entry);
+      } else {
+        for (const [key, insert] of inserts) if (insert.clientId === change.clientId) inserts.delete(key);
+        dropped.add(change.clientId);
+      }
+    }
+    // A message queued moments ago is usually acknowledged moments later (its client is connected):
+    // it waits for the next flush, where its acknowledgement cancels it, rather than being written
+    // now and deleted then.
+    const young = everything ? Number.POSITIVE_INFINITY : performance.now() - SESSION_FLUSH_MS;
+    const waiting: QueueChange[] = [];
+    for (const [key, insert] of inserts) {
+      if (insert.at <= young) continue;
+      inserts.delete(key);
+      waiting.push(insert);
+    }
+    if (waiting.length > 0) {
+      this.changes = [...waiting, ...this.changes];
+      this.scheduleFlush();
+    }
+    try {
+      // An organization deleted meanwhile took its sessions with it: its messages are not written.
+      const unknown = new Set<string>();
+      for (const { clientId } of inserts.values()) {
+        const organizationId = splitClientId(clientId)?.organizationId;
+        if (organizationId && !this.organizationsSeen.has(organizationId)) unknown.add(organizationId);
+      }
+      if (unknown.size > 0) {
+        for (const { id } of await this.prisma.organization.findMany({ where: { id: { in: [...unknown] } }, select: { id: true } })) this.organizationsSeen.add(id);
+      }
+      const statements: Prisma.PrismaPromise<unknown>[] = [];
+      if (dropped.size > 0) statements.push(this.prisma.mqttSessionMessage.deleteMany({ where: { clientId: { in: [...dropped] } } }));
+      for (const [group, { brokerId, counters }] of cleared) {
+        const clientId = group.slice(0, group.indexOf("\u0000"));
+        statements.push(this.prisma.mqttSessionMessage.deleteMany({ where: { clientId, brokerId, brokerCounter: { in: counters } } }));
+      }
+      let batch: Prisma.MqttSessionMessageCreateManyInput[] = [];
+      let bytes = 0;
+      const insertBatch = () => {
+        if (batch.length > 0) statements.push(this.prisma.mqttSessionMessage.createMany({ data: batch, skipDuplicates: true }));
+        batch = [];
+        bytes = 0;
+      };
+      for (const { clientId, row } of inserts.values()) {
+        const organizationId = splitClientId(clientId)?.organizationId;
+        if (!organizationId || !this.organizationsSeen.has(organizationId)) continue;
+        batch.push({
+          clientId,
+          organizationId,
+          brokerId: row.brokerId,
+          brokerCounter: BigInt(row.brokerCounter),
+          topic: row.topic,
+          payload: new Uint8Array(row.payload),
+          qos: row.qos,
+          retain: row.retain,
+          properties: row.meta ? (row.meta as Prisma.InputJsonValue) : Prisma.DbNull,
+        });
+        bytes += row.payload.length;
+        if (bytes >= INSERT_BATCH_BYTES) insertBatch();
+      }
+      insertBatch();
+      if (statements.length > 0) await this.prisma.$transaction(statements);
+      this.failedWrites = 0;
+    } catch (err) {
+      // One of them may have been deleted since it was seen (the foreign key): looked up again.
+      this.organizationsSeen.clear();
+      if (++this.failedWrites < QUEUE_WRITE_ATTEMPTS) {
+        const carried = new Set(waiting);
+        this.changes = [...changes.filter((c) => !carried.has(c)), ...this.changes];
+        this.logger.warn({ err, attempt: this.failedWrites }, "mqtt: could not store persistent sessions' queues; trying again");
+        this.scheduleFlush();
+      } else {
+        this.failedWrites = 0;
+        this.logger.error({ err, changes: changes.length }, "mqtt: could not store persistent sessions' queues; these changes are not kept across a restart");
       }
     }
   }

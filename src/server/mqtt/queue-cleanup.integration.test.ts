@@ -1,8 +1,8 @@
 /**
  * A persistent session's queue leaves nothing behind when the session ends: its client comes back
  * with a clean session, its MQTT 5 session expires while it is away (Aedes' own timer, and the
- * ledger's sweep of session-expiry.ts), or its last subscription goes. Embedded: the session's row
- * in `mqtt_sessions`; with DATABASE_URL + REDIS_URL: aedes-persistence-redis's keys under the app's
+ * ledger's sweep of session-expiry.ts), or its last subscription goes. Embedded: the queue's rows
+ * in `mqtt_session_messages`; with DATABASE_URL + REDIS_URL: aedes-persistence-redis's keys under the app's
  * prefix (`mqtt:outgoing:<client>` lists, `mqtt:packet:<broker>:<counter>` and their counts), where
  * each of these ends had left the queued packets behind for ever (the list deleted first, so
  * nothing counted them down).
@@ -90,9 +90,8 @@ async function kept(clientId: string): Promise<{ listed: number; packets: number
   }
   // The embedded persistence writes a session 20 ms after a change.
   await sleep(100);
-  const row = await app.db.prisma.mqttSession.findUnique({ where: { clientId: internal } });
-  const listed = row ? (row.outgoing as unknown[]).length : 0;
-  return { listed, packets: listed };
+  const listed = await app.db.prisma.mqttSessionMessage.count({ where: { clientId: internal } });
+  return { listed, packets: await app.db.prisma.mqttSessionMessage.count() };
 }
 
 /** A persistent session subscribed to `topic` at QoS 1 whose client has left, and `n` messages queued for it. */
