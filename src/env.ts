@@ -149,6 +149,8 @@ const envSchema = z
     MQTT_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).max(256 * 1024 * 1024).default(256 * 1024),
     /** QoS 1/2 messages one persistent MQTT session may have waiting (Mosquitto's max_queued_messages); more are dropped for it. */
     MQTT_MAX_QUEUED_PER_SESSION: positiveInt.default(1000),
+    /** Payload bytes an organization's persistent MQTT sessions may have waiting, all together and all instances together (64 MiB by default); newer messages are dropped for sessions without room. */
+    MQTT_MAX_QUEUED_BYTES_PER_ORGANIZATION: positiveInt.default(64 * 1024 * 1024),
     /** MQTT sessions one organization may have on the built-in broker: its connected clients' and the persistent ones kept while away (a new persistent session past it: CONNACK 3, MQTT 5 0x97). */
     MQTT_MAX_SESSIONS_PER_ORGANIZATION: positiveInt.default(1000),
     /** Messages per second an organization's clients and flows may publish, all instances together with Redis (burst: one second's worth). */

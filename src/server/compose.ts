@@ -194,6 +194,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       messageBytes: env.MQTT_MAX_MESSAGE_BYTES,
       publishesPerSecondPerOrganization: env.MQTT_PUBLISH_RATE_PER_ORGANIZATION,
       queuedPerSession: env.MQTT_MAX_QUEUED_PER_SESSION,
+      queuedBytesPerOrganization: env.MQTT_MAX_QUEUED_BYTES_PER_ORGANIZATION,
       sessionsPerOrganization: env.MQTT_MAX_SESSIONS_PER_ORGANIZATION,
       retainedPerOrganization: env.MQTT_MAX_RETAINED_PER_ORGANIZATION,
       retainedBytesPerOrganization: env.MQTT_MAX_RETAINED_BYTES_PER_ORGANIZATION,

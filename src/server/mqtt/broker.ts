@@ -19,6 +19,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import type http from "node:http";
 import net from "node:net";
 import { Readable, type Duplex } from "node:stream";
@@ -44,7 +45,7 @@ import type { Logger } from "../logger";
 import type { KeyValueStore } from "../store";
 import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { BuiltInMqtt, BuiltInMqttMessage } from "../runtime/types";
-import { DurablePersistence, storedTopicPacket } from "./durable-persistence";
+import { DurablePersistence, oncePerClient, storedTopicPacket } from "./durable-persistence";
 import { guardPacketSize } from "./size-guard";
 import { AckRewriter, ReasonCode } from "./reason-codes";
 import { createPublishRate } from "./publish-rate";
@@ -54,6 +55,7 @@ import { SESSION_SWEEP_MS, SessionExpiryLedger, type DueSession } from "./sessio
 import { SubscriptionGrants } from "./subscription-grants";
 import { ReplayGuard, withoutSent } from "./replay-guard";
 import { untilAnnounced } from "./broadcast-wait";
+import { memoryQueuedBytes, redisQueuedBytes, type QueuedBytes } from "./queued-bytes";
 import { memoryRetainedQuota, redisRetainedQuota, type RetainedQuota } from "./retained-quota";
 
 export interface MqttLimits {
@@ -63,6 +65,8 @@ export interface MqttLimits {
   publishesPerSecondPerOrganization: number;
   /** QoS 1/2 messages one persistent session may have waiting; more are dropped for it. */
   queuedPerSession: number;
+  /** Payload bytes one organization's persistent sessions may have queued, all together (queued-bytes.ts); more are dropped for them. */
+  queuedBytesPerOrganization: number;
   /** Sessions one organization may have: its connected clients' and the persistent ones kept while away. */
   sessionsPerOrganization: number;
   /** Retained messages one organization may keep, and their payloads' bytes (retained-quota.ts). */
@@ -76,6 +80,7 @@ export const DEFAULT_MQTT_LIMITS: MqttLimits = {
   messageBytes: 256 * 1024,
   publishesPerSecondPerOrganization: 1000,
   queuedPerSession: 1000,
+  queuedBytesPerOrganization: 64 * 1024 * 1024,
   sessionsPerOrganization: 1000,
   retainedPerOrganization: 10_000,
   retainedBytesPerOrganization: 64 * 1024 * 1024,
@@ -196,13 +201,42 @@ export function readPem(value: string): string {
  * pipes (retained messages on SUBSCRIBE, queues, wills); packets in flight are stored with their
  * internal topic (storedTopicPacket); a session's queue is bounded.
  */
-function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceBase) {
+/**
+ * Clears one entry of a client's queue and counts its packet down only when the entry was still
+ * there: whoever takes an entry out of the list (this, or a session's drop) counts it down, once.
+ * KEYS: the list, the entry's key, the packet, its count. ARGV: the entry as listed, "copy" when the
+ * entry is the client's own copy of a QoS 2 message (deleted with it).
+ */
+const CLEAR_QUEUED = `
+local removed = redis.call('LREM', KEYS[1], 0, ARGV[1])
+if ARGV[2] == 'copy' then redis.call('DEL', KEYS[2]) end
+if removed > 0 then
+  if redis.call('DECR', KEYS[4]) <= 0 then redis.call('DEL', KEYS[3], KEYS[4]) end
+end
+return removed
+`;
+
+/** Messages sent and not yet acknowledged that `OrganizationRedisPersistence` remembers (as the persistence's own cache does). */
+const SENT_REMEMBERED = 100_000;
+
+function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceBase, msgpack: { decode(buffer: Buffer): unknown }) {
   return class OrganizationRedisPersistence extends RedisPersistence {
+    /**
+     * For each message sent and not yet acknowledged (client id and packet id), the key its queue
+     * entry names: `packet:<broker>:<counter>`, or the client's own copy of a QoS 2 message,
+     * `outgoing:<client>:<broker>:<counter>` (the persistence keeps the same in a private cache).
+     */
+    private readonly sent = new Map<string, string>();
+
     constructor(
       private readonly db: Redis,
       private readonly maxQueued: number,
       private readonly grants: SubscriptionGrants,
       private readonly replayGuard: ReplayGuard,
+      /** The organizations' queued bytes (queued-bytes.ts). */
+      private readonly queuedBytes: QueuedBytes,
+      /** A message was dropped for sessions of `organizationId` because their queued bytes are at the limit. */
+      private readonly onQueuedBytesFull: (organizationId: string) => void,
     ) {
       super({ conn: db });
     }
@@ -229,8 +263,20 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
       const last = held.every((topic) => topics.includes(topic));
       if (last) await this.dropOutgoing(client.id);
       const announced = topics.map((topic) => ({ topic }));
-      await untilAnnounced(super.removeSubscriptions(client, topics), () => this.announce("$SYS/sub/rm", client.id, announced), "UNSUBSCRIBE");
-      if (last) await this.dropOutgoing(client.id);
+      try {
+        await untilAnnounced(super.removeSubscriptions(client, topics), () => this.announce("$SYS/sub/rm", client.id, announced), "UNSUBSCRIBE");
+      } finally {
+        if (last) await this.dropOutgoing(client.id);
+      }
+    }
+
+    /**
+     * The session ends (a clean-session CONNECT, an expiry): its queue goes, also when it has no
+     * subscriptions left (the persistence's own only removes subscriptions, when there are some).
+     */
+    override async cleanSubscriptions(client: Client): Promise<void> {
+      await super.cleanSubscriptions(client);
+      await this.dropOutgoing(client.id);
     }
 
     /** aedes-persistence's own announcement of a session's subscriptions changing (broadcastPersistence.js). */
@@ -263,15 +309,31 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
     /**
      * At most `maxQueued` messages per session: more are dropped for it (Mosquitto's
      * max_queued_messages). Exact per instance; two instances enqueueing for the same session at
-     * the same moment may pass the bound by a message each.
+     * the same moment may pass the bound by a message each. And within the organization's queued
+     * bytes, all instances together (queued-bytes.ts).
      */
     override outgoingEnqueueCombi(subs: { clientId: string }[], packet: Parameters<RedisPersistenceBase["outgoingEnqueueCombi"]>[1]): Promise<void> {
       if (!subs || subs.length === 0) return Promise.resolve();
+      subs = oncePerClient(subs);
       const run = this.enqueued.then(async () => {
         // The persistence's own list key (aedes-persistence-redis: `outgoing:<client id, URI-encoded>`).
         const lengths = await Promise.all(subs.map((sub) => this.db.llen(`outgoing:${encodeURIComponent(sub.clientId)}`)));
-        const room = subs.filter((_, i) => lengths[i]! < this.maxQueued);
-        if (room.length > 0) await super.outgoingEnqueueCombi(room, packet);
+        let room = subs.filter((_, i) => lengths[i]! < this.maxQueued);
+        const organizationId = room.length > 0 ? splitClientId(room[0]!.clientId)?.organizationId : undefined;
+        if (!organizationId) return;
+        // The subscribers of one topic are of its organization (their filters carry its prefix).
+        const message = `${packet.brokerId}:${packet.brokerCounter}`;
+        const bytes = (packet as AedesPublishPacket).payload.length;
+        const granted = new Set(await this.queuedBytes.reserve(organizationId, room.map((sub) => sub.clientId), message, bytes));
+        if (granted.size < room.length) this.onQueuedBytesFull(organizationId);
+        room = room.filter((sub) => granted.has(sub.clientId));
+        if (room.length === 0) return;
+        try {
+          await super.outgoingEnqueueCombi(room, packet);
+        } catch (err) {
+          for (const sub of room) await this.queuedBytes.release(organizationId, sub.clientId, message, bytes).catch(() => undefined);
+          throw err;
+        }
       });
       this.enqueued = run.catch(() => undefined);
       return run;
@@ -296,14 +358,16 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
         let packet = key;
         if (!key.startsWith("packet:")) {
           // A QoS 2 message under way: the client's own copy, `outgoing:<client>:<broker>:<counter>`,
-          // which still holds its count of `packet:<broker>:<counter>`.
-          await this.db.del(key);
+          // which holds its count of `packet:<broker>:<counter>` while it exists.
+          if ((await this.db.del(key)) === 0) continue;
           const [broker, counter] = key.split(":").slice(-2);
           packet = `packet:${broker}:${counter}`;
         }
         const left = await this.db.decr(`${packet}:offlineCount`);
         if (left <= 0) await this.db.del(packet, `${packet}:offlineCount`);
       }
+      const organizationId = splitClientId(clientId)?.organizationId;
+      if (organizationId) await this.queuedBytes.forget(organizationId, clientId);
     }
 
     override createRetainedStreamCombi(patterns: string[]) {
@@ -327,7 +391,29 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
     override async outgoingClearMessageId(client: Client, packet: Parameters<RedisPersistenceBase["outgoingClearMessageId"]>[1]) {
       // Nothing, as the persistence answers when no message matches (its types say otherwise).
       if ((packet as { messageId?: number | null }).messageId == null) return undefined as unknown as AedesPacket;
-      return super.outgoingClearMessageId(client, packet);
+      // The persistence's own clear counts the packet down even when the entry had already left the
+      // list (the session was dropped meanwhile, or it was a QoS 2 copy it never took out of the
+      // list), which deleted it under another session that still had it queued: cleared here instead.
+      const sentKey = `${client.id}\u0000${packet.messageId}`;
+      const key = this.sent.get(sentKey);
+      this.sent.delete(sentKey);
+      if (!key) return undefined as unknown as AedesPacket;
+      const listKey = `outgoing:${encodeURIComponent(client.id)}`;
+      const copy = !key.startsWith("packet:");
+      const buf = await this.db.getBuffer(key);
+      const cleared = buf ? (msgpack.decode(buf) as AedesPacket) : undefined;
+      const [broker, counter] = key.split(":").slice(-2);
+      const packetKey = `packet:${broker}:${counter}`;
+      await this.db.eval(CLEAR_QUEUED, 4, listKey, key, packetKey, `${packetKey}:offlineCount`, key, copy ? "copy" : "shared");
+      const organizationId = splitClientId(client.id)?.organizationId;
+      if (organizationId) {
+        await this.queuedBytes.release(organizationId, client.id, `${broker}:${counter}`, 0);
+        // Drained: whatever the client still counts (a message that expired in Redis while queued) goes.
+        if ((await this.db.llen(listKey)) === 0) await this.queuedBytes.forget(organizationId, client.id);
+      }
+      if (!cleared) return undefined as unknown as AedesPacket;
+      cleared.messageId = packet.messageId;
+      return cleared;
     }
 
     override streamWill(brokers: Parameters<RedisPersistenceBase["streamWill"]>[0]) {
@@ -335,7 +421,20 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
     }
 
     override async outgoingUpdate(client: Client, packet: Parameters<RedisPersistenceBase["outgoingUpdate"]>[1]): Promise<void> {
+      const sentKey = `${client.id}\u0000${packet.messageId}`;
+      if (packet.cmd === "pubrel" && !("brokerId" in packet)) {
+        // Which message this PUBREL is for, from our own record (the persistence reads its cache).
+        const key = this.sent.get(sentKey);
+        if (key) {
+          const [brokerId, brokerCounter] = key.split(":").slice(-2);
+          Object.assign(packet, { brokerId, brokerCounter: Number(brokerCounter) });
+        }
+      }
       await super.outgoingUpdate(client, storedTopicPacket(client.id, packet));
+      const listKey = `outgoing:${encodeURIComponent(client.id)}`;
+      this.sent.delete(sentKey);
+      this.sent.set(sentKey, packet.cmd === "pubrel" ? `${listKey}:${packet.brokerId}:${packet.brokerCounter}` : `packet:${packet.brokerId}:${packet.brokerCounter}`);
+      if (this.sent.size > SENT_REMEMBERED) this.sent.delete(this.sent.keys().next().value!);
     }
 
     /** Never rejects: see DurablePersistence.incomingDelPacket. */
@@ -474,6 +573,18 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   let redisConnections: Redis[] = [];
   let persistence: { destroy(): Promise<void>; sessionsOf(organizationId: string, clientId: string): Promise<{ count: number; has: boolean }> } | null = null;
   const retainedLimits = { maxCount: limits.retainedPerOrganization, maxBytes: limits.retainedBytesPerOrganization };
+  /** When each organization was last told (in the log) that its queued bytes are at the limit. */
+  const queuedBytesWarned = new Map<string, number>();
+  const queuedBytesFull = (organizationId: string) => {
+    const now = Date.now();
+    if (now - (queuedBytesWarned.get(organizationId) ?? 0) < 60_000) return;
+    queuedBytesWarned.set(organizationId, now);
+    if (queuedBytesWarned.size > 10_000) queuedBytesWarned.clear();
+    logger.warn(
+      { organizationId, limitBytes: limits.queuedBytesPerOrganization },
+      "mqtt: the organization's persistent sessions hold MQTT_MAX_QUEUED_BYTES_PER_ORGANIZATION of queued messages; newer ones are dropped for sessions without room (said at most once a minute)",
+    );
+  };
   let retainedQuota: RetainedQuota = memoryRetainedQuota(retainedLimits);
   const retainedRefusal = `the organization keeps its limit of retained messages (${limits.retainedPerOrganization} messages, ${limits.retainedBytesPerOrganization} bytes); an empty retained message clears one`;
   let renewTimer: NodeJS.Timeout | null = null;
@@ -1078,7 +1189,9 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
         import("mqemitter-redis"),
         import("aedes-persistence-redis/asyncPersistence.js"),
       ]);
-      const OrganizationRedisPersistence = organizationRedisPersistence(RedisPersistence);
+      // The persistence's own encoding of stored packets.
+      const msgpack = createRequire(createRequire(import.meta.url).resolve("aedes-persistence-redis/asyncPersistence.js"))("msgpack-lite") as { decode(buffer: Buffer): unknown };
+      const OrganizationRedisPersistence = organizationRedisPersistence(RedisPersistence, msgpack);
       // Named (CLIENT LIST): `<key prefix>mqtt-pub`, `-sub`, `-data`.
       const name = (role: string) => `${options.redis!.keyPrefix}mqtt-${role}`.replace(/[^\w:.-]/g, "_");
       const connect = (role: string) => new Redis(options.redis!.url, { lazyConnect: false, maxRetriesPerRequest: null, connectionName: name(role) });
@@ -1103,16 +1216,26 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       // Redis unreachable: ioredis reconnects by itself; the emitter re-emits its connections' errors
       // on `state`, which would be an uncaught exception without a listener.
       (mq as unknown as { state: NodeJS.EventEmitter }).state.on("error", (err: unknown) => logger.warn({ err }, "mqtt: Redis emitter error"));
-      persistence = new OrganizationRedisPersistence(data, limits.queuedPerSession, grants, replayGuard);
+      persistence = new OrganizationRedisPersistence(data, limits.queuedPerSession, grants, replayGuard, redisQueuedBytes(data, limits.queuedBytesPerOrganization), queuedBytesFull);
       retainedQuota = redisRetainedQuota(data, retainedLimits);
     } else {
       mq = mqemitter({ matchEmptyLevels: true });
       const quota = memoryRetainedQuota(retainedLimits);
       retainedQuota = quota;
-      persistence = new DurablePersistence(options.prisma, logger, limits.queuedPerSession, grants, replayGuard, (topic, bytes) => {
-        const own = splitTopic(topic);
-        if (own) quota.restored(own.organizationId, own.topic, bytes);
-      });
+      persistence = new DurablePersistence(
+        options.prisma,
+        logger,
+        limits.queuedPerSession,
+        grants,
+        replayGuard,
+        (topic, bytes) => {
+          const own = splitTopic(topic);
+          if (own) quota.restored(own.organizationId, own.topic, bytes);
+        },
+        memoryQueuedBytes(limits.queuedBytesPerOrganization),
+        queuedBytesFull,
+        (clientId) => Boolean((broker as unknown as { clients?: Record<string, Client> } | null)?.clients?.[clientId]?.connected),
+      );
     }
     broker = await Aedes.createBroker({
       id: `${options.instanceId}-${randomUUID().slice(0, 8)}`,

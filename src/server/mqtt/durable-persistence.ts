@@ -19,6 +19,7 @@ import { Prisma } from "../../generated/prisma/client";
 import type { PrismaClient } from "../db";
 import type { Logger } from "../logger";
 import type { SubscriptionGrants } from "./subscription-grants";
+import type { memoryQueuedBytes } from "./queued-bytes";
 import { withoutSent, type ReplayGuard } from "./replay-guard";
 import { internalTopic, splitClientId } from "./topics";
 
@@ -47,6 +48,13 @@ interface QueuedRow {
   meta?: { properties?: Record<string, unknown>; messageExpiry?: number };
 }
 
+/** The queued message a QoS 2 message's PUBREL stands for (its row and its bytes). */
+interface QueuedAs {
+  brokerId: string;
+  brokerCounter: number;
+  bytes: number;
+}
+
 /** A change to the queues' rows, in the order it happened; written at the next flush. */
 type QueueChange =
   | { kind: "queued"; clientId: string; row: QueuedRow; at: number }
@@ -55,8 +63,17 @@ type QueueChange =
 
 /** Rows read at a time when the queues are restored at start. */
 const RESTORE_BATCH = 500;
-/** A failed write of queue changes is tried again at the next flushes, this many times in all. */
-const QUEUE_WRITE_ATTEMPTS = 3;
+/** A failed write is tried again after this long, doubled at each failure up to RETRY_MAX_MS. */
+const RETRY_FIRST_MS = 50;
+const RETRY_MAX_MS = 5_000;
+/** On close, pending changes are tried this many times. */
+const CLOSE_ATTEMPTS = 3;
+/**
+ * A message for a connected client is written once it has waited this long unacknowledged: most
+ * are acknowledged sooner (over a slow link too) and never written; one for a client away waits
+ * SESSION_FLUSH_MS at most.
+ */
+const CONNECTED_WRITE_AFTER_MS = 1_000;
 
 /** MQTT 5 properties as JSON: correlation data (bytes) in base64. */
 function storedProperties(properties: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
@@ -92,6 +109,16 @@ function queuedRow(packet: Publish): QueuedRow {
   };
 }
 
+/**
+ * The sessions a message is queued for, each once: a client whose filters overlap (`home/#` and
+ * `home/kitchen`) is given it once (Aedes delivers one copy and drops the other without a packet
+ * id), but it was queued twice, and the second copy stayed in its queue for ever.
+ */
+export function oncePerClient<S extends { clientId: string }>(subs: S[]): S[] {
+  const seen = new Set<string>();
+  return subs.filter((sub) => !seen.has(sub.clientId) && Boolean(seen.add(sub.clientId)));
+}
+
 /** A message of a client's queue: its row's unique key. */
 const messageKey = (clientId: string, brokerId: string, brokerCounter: number) => `${clientId}\u0000${brokerId}\u0000${brokerCounter}`;
 
@@ -117,6 +144,7 @@ export class DurablePersistence extends MemoryPersistence {
   private changes: QueueChange[] = [];
   /** Writes of `changes` that failed so far (they are kept and tried again). */
   private failedWrites = 0;
+  private closed = false;
   /** Organizations found to exist (a queued message's row refers to its organization). */
   private readonly organizationsSeen = new Set<string>();
   /** Clients whose subscriptions changed since their row was written. */
@@ -135,6 +163,12 @@ export class DurablePersistence extends MemoryPersistence {
     private readonly replayGuard?: ReplayGuard,
     /** Each retained message restored at start (its internal topic and payload size): the retained quota's count. */
     private readonly onRetainedRestored?: (topic: string, bytes: number) => void,
+    /** The organizations' queued bytes (queued-bytes.ts); none: unbounded. */
+    private readonly queuedBytes?: ReturnType<typeof memoryQueuedBytes>,
+    /** A message was dropped for sessions of `organizationId` because their queued bytes are at the limit. */
+    private readonly onQueuedBytesFull?: (organizationId: string) => void,
+    /** Whether the client of a session is connected here (its messages are usually acknowledged at once). */
+    private readonly isConnected: (clientId: string) => boolean = () => false,
   ) {
     super();
   }
@@ -171,6 +205,7 @@ export class DurablePersistence extends MemoryPersistence {
       const rows = await this.prisma.mqttSessionMessage.findMany({ orderBy: { seq: "asc" }, take: RESTORE_BATCH, ...(after === undefined ? {} : { where: { seq: { gt: after } } }) });
       for (const row of rows) {
         this.queued.set(row.clientId, (this.queued.get(row.clientId) ?? 0) + 1);
+        this.queuedBytes?.restored(row.organizationId, row.clientId, row.payload.length);
         this.known.add(row.clientId);
         const meta = (row.properties ?? null) as { properties?: unknown; messageExpiry?: number } | null;
         await super.outgoingEnqueue({ clientId: row.clientId }, {
@@ -251,8 +286,17 @@ export class DurablePersistence extends MemoryPersistence {
   }
 
   override async outgoingEnqueueCombi(subs: { clientId: string }[], packet: AedesPacket): Promise<void> {
-    const room = subs.filter((sub) => (this.queued.get(sub.clientId) ?? 0) < this.maxQueued);
+    let room = oncePerClient(subs).filter((sub) => (this.queued.get(sub.clientId) ?? 0) < this.maxQueued);
     if (room.length === 0) return;
+    const organizationId = splitClientId(room[0]!.clientId)?.organizationId;
+    if (this.queuedBytes && organizationId) {
+      // The subscribers of one topic are of its organization (their filters carry its prefix).
+      const { brokerId, brokerCounter, payload } = packet as Publish;
+      const granted = new Set(await this.queuedBytes.reserve(organizationId, room.map((sub) => sub.clientId), `${brokerId}:${brokerCounter}`, payload.length));
+      if (granted.size < room.length) this.onQueuedBytesFull?.(organizationId);
+      room = room.filter((sub) => granted.has(sub.clientId));
+      if (room.length === 0) return;
+    }
     for (const sub of room) this.queued.set(sub.clientId, (this.queued.get(sub.clientId) ?? 0) + 1);
     await super.outgoingEnqueueCombi(room, packet);
     const row = queuedRow(packet as Publish);
@@ -263,7 +307,28 @@ export class DurablePersistence extends MemoryPersistence {
     }
   }
 
+  /**
+   * A QoS 2 message's PUBREL takes its publish's place in the memory queue (found by packet id),
+   * without the publish's broker id, counter or payload: the PUBREL carries them (`queuedAs`),
+   * so that its PUBCOMP deletes the right row and gives the right bytes back, also after a
+   * returning client was sent the PUBREL again (Aedes makes a new packet of it, with our help
+   * carrying `queuedAs` over).
+   */
   override async outgoingUpdate(client: Client, packet: AedesPacket): Promise<void> {
+    if (packet.cmd === "pubrel") {
+      for await (const queued of super.outgoingStream(client) as AsyncIterable<AedesPacket & { queuedAs?: QueuedAs }>) {
+        if (queued.messageId !== packet.messageId) continue;
+        const queuedAs = queued.cmd === "publish" ? { brokerId: queued.brokerId, brokerCounter: queued.brokerCounter, bytes: queued.payload.length } : queued.queuedAs;
+        if (queuedAs) {
+          // The memory persistence finds a queued packet by broker id and counter first, and by
+          // packet id only when the broker id differs: PUBRELs without them all matched the first
+          // PUBREL queued (its packet id overwritten), so a client with two QoS 2 messages under way
+          // had one of them left in its queue for ever. Each PUBREL gets one of its own.
+          Object.assign(packet, { queuedAs, brokerId: `${queuedAs.brokerId}#pubrel`, brokerCounter: queuedAs.brokerCounter });
+        }
+        break;
+      }
+    }
     await super.outgoingUpdate(client, storedTopicPacket(client.id, packet));
   }
 
@@ -292,8 +357,18 @@ export class DurablePersistence extends MemoryPersistence {
       const left = (this.queued.get(client.id) ?? 1) - 1;
       if (left > 0) this.queued.set(client.id, left);
       else this.queued.delete(client.id);
-      const { brokerId, brokerCounter } = cleared as Publish;
-      if (!this.dropping.has(client.id)) this.changes.push({ kind: "cleared", clientId: client.id, brokerId, brokerCounter });
+      const message: Partial<QueuedAs> =
+        cleared.cmd === "pubrel"
+          ? ((cleared as AedesPacket & { queuedAs?: QueuedAs }).queuedAs ?? {})
+          : { brokerId: cleared.brokerId, brokerCounter: cleared.brokerCounter, bytes: (cleared as Publish).payload?.length ?? 0 };
+      const organizationId = splitClientId(client.id)?.organizationId;
+      if (organizationId && this.queuedBytes) {
+        if (left > 0) await this.queuedBytes.release(organizationId, client.id, `${message.brokerId}:${message.brokerCounter}`, message.bytes ?? 0);
+        else await this.queuedBytes.forget(organizationId, client.id);
+      }
+      if (!this.dropping.has(client.id) && message.brokerId !== undefined && message.brokerCounter !== undefined) {
+        this.changes.push({ kind: "cleared", clientId: client.id, brokerId: message.brokerId, brokerCounter: message.brokerCounter });
+      }
     }
     this.touchIfKnown(client.id);
     return cleared;
@@ -301,16 +376,17 @@ export class DurablePersistence extends MemoryPersistence {
 
   /** Drops every message queued for `clientId` (its session ended while it was away), in order, sent or not. */
   async dropOutgoing(clientId: string): Promise<void> {
-    // Nothing queued (every clean CONNECT asks): nothing to drop, nothing to write.
-    if (!this.queued.has(clientId)) return;
+    // No session (every clean CONNECT asks): nothing to drop, nothing to write.
+    if (!this.queued.has(clientId) && !this.known.has(clientId)) return;
     const client = { id: clientId } as Client;
+    // Before the clears: a message queued meanwhile comes after it, and is written.
+    this.changes.push({ kind: "dropped", clientId });
     this.dropping.add(clientId);
     try {
       for await (const packet of super.outgoingStream(client) as AsyncIterable<AedesPacket>) await this.clearQueued(client, packet);
     } finally {
       this.dropping.delete(clientId);
     }
-    this.changes.push({ kind: "dropped", clientId });
     this.touchIfKnown(clientId);
   }
 
@@ -325,16 +401,23 @@ export class DurablePersistence extends MemoryPersistence {
 
   override async destroy(): Promise<void> {
     await this.flushNow();
+    this.closed = true;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
     await Promise.all(this.retainedWrites.values());
     await super.destroy();
   }
 
-  /** Writes pending sessions now (tests, close). */
+  /** Writes pending sessions now, all of them, trying CLOSE_ATTEMPTS times (tests, close). */
   async flushNow(): Promise<void> {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = null;
-    this.flushing = this.flushing.then(() => this.flush(true));
-    await this.flushing;
+    for (let attempt = 1; attempt <= CLOSE_ATTEMPTS; attempt++) {
+      if (this.flushTimer) clearTimeout(this.flushTimer);
+      this.flushTimer = null;
+      this.flushing = this.flushing.then(() => this.flush(true));
+      await this.flushing;
+      if (this.failedWrites === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_FIRST_MS * attempt));
+    }
+    this.logger.error({ changes: this.changes.length }, "mqtt: could not store persistent sessions' queues before closing; these changes are not kept across the restart");
   }
 
   /** A session changed: written shortly. */
@@ -361,11 +444,17 @@ export class DurablePersistence extends MemoryPersistence {
     this.scheduleFlush();
   }
 
-  private scheduleFlush() {
+  private scheduleFlush(delay = SESSION_FLUSH_MS) {
+    if (this.closed) return;
     this.flushTimer ??= setTimeout(() => {
       this.flushTimer = null;
-      this.flushing = this.flushing.then(() => this.flush());
-    }, SESSION_FLUSH_MS);
+      this.flushing = this.flushing.then(() => this.flush()).catch((err: unknown) => this.logger.warn({ err }, "mqtt: could not store persistent sessions"));
+    }, delay);
+  }
+
+  /** How long to wait before writing again after `failedWrites` failures in a row. */
+  private retryDelay(): number {
+    return Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.max(0, this.failedWrites - 1));
   }
 
   /** `everything`: also the messages queued moments ago (close). */
@@ -376,16 +465,25 @@ export class DurablePersistence extends MemoryPersistence {
     for (const clientId of ids) {
       try {
         const subs = await this.subscriptionsByClient({ id: clientId } as Client);
-        if (subs.length === 0 && !this.queued.has(clientId)) {
-          this.known.delete(clientId);
-          await this.prisma.mqttSession.deleteMany({ where: { clientId } });
-          continue;
+        const changed = this.subscriptionsChanged.delete(clientId);
+        try {
+          if (subs.length === 0 && !this.queued.has(clientId)) {
+            this.known.delete(clientId);
+            await this.prisma.mqttSession.deleteMany({ where: { clientId } });
+            continue;
+          }
+          if (!changed) continue;
+          const organizationId = splitClientId(clientId)?.organizationId;
+          if (!organizationId) continue;
+          const data = { organizationId, subscriptions: subs as object[] };
+          await this.prisma.mqttSession.upsert({ where: { clientId }, create: { clientId, ...data }, update: data });
+        } catch (err) {
+          // Written again at the next flush.
+          if (changed) this.subscriptionsChanged.add(clientId);
+          this.dirty.add(clientId);
+          this.scheduleFlush(this.retryDelay());
+          throw err;
         }
-        if (!this.subscriptionsChanged.delete(clientId)) continue;
-        const organizationId = splitClientId(clientId)?.organizationId;
-        if (!organizationId) continue;
-        const data = { organizationId, subscriptions: subs as object[] };
-        await this.prisma.mqttSession.upsert({ where: { clientId }, create: { clientId, ...data }, update: data });
       } catch (err) {
         this.logger.warn({ err, clientId }, "mqtt: could not store a persistent session");
       }
@@ -395,8 +493,8 @@ export class DurablePersistence extends MemoryPersistence {
   /**
    * Writes the queue changes since the last flush in one transaction: a message queued and
    * acknowledged (or dropped) in between is never written; sessions ended are deleted whole. On
-   * failure the changes are kept, in order, and tried again at the next flush, QUEUE_WRITE_ATTEMPTS
-   * times in all.
+   * failure the changes are kept, in order, and tried again later (retryDelay), until they are
+   * written or the broker closes.
    */
   private async writeQueueChanges(everything: boolean): Promise<void> {
     if (this.changes.length === 0) return;
@@ -405,34 +503,35 @@ export class DurablePersistence extends MemoryPersistence {
     const inserts = new Map<string, Extract<QueueChange, { kind: "queued" }>>();
     const cleared = new Map<string, { brokerId: string; counters: bigint[] }>();
     const dropped = new Set<string>();
-    for (const change of changes) {
-      if (change.kind === "queued") inserts.set(messageKey(change.clientId, change.row.brokerId, change.row.brokerCounter), change);
-      else if (change.kind === "cleared") {
-        if (inserts.delete(messageKey(change.clientId, change.brokerId, change.brokerCounter))) continue;
-        const group = `${change.clientId}\u0000${change.brokerId}`;
-        const entry = cleared.get(group) ?? { brokerId: change.brokerId, counters: [] };
-        entry.counters.push(BigInt(change.brokerCounter));
-        cleared.set(group, entry);
-      } else {
-        for (const [key, insert] of inserts) if (insert.clientId === change.clientId) inserts.delete(key);
-        dropped.add(change.clientId);
-      }
-    }
-    // A message queued moments ago is usually acknowledged moments later (its client is connected):
-    // it waits for the next flush, where its acknowledgement cancels it, rather than being written
-    // now and deleted then.
-    const young = everything ? Number.POSITIVE_INFINITY : performance.now() - SESSION_FLUSH_MS;
     const waiting: QueueChange[] = [];
-    for (const [key, insert] of inserts) {
-      if (insert.at <= young) continue;
-      inserts.delete(key);
-      waiting.push(insert);
-    }
-    if (waiting.length > 0) {
-      this.changes = [...waiting, ...this.changes];
-      this.scheduleFlush();
-    }
     try {
+      for (const change of changes) {
+        if (change.kind === "queued") inserts.set(messageKey(change.clientId, change.row.brokerId, change.row.brokerCounter), change);
+        else if (change.kind === "cleared") {
+          if (inserts.delete(messageKey(change.clientId, change.brokerId, change.brokerCounter))) continue;
+          const group = `${change.clientId}\u0000${change.brokerId}`;
+          const entry = cleared.get(group) ?? { brokerId: change.brokerId, counters: [] };
+          entry.counters.push(BigInt(change.brokerCounter));
+          cleared.set(group, entry);
+        } else {
+          for (const [key, insert] of inserts) if (insert.clientId === change.clientId) inserts.delete(key);
+          dropped.add(change.clientId);
+        }
+      }
+      // A message queued moments ago is usually acknowledged moments later: it waits for a later
+      // flush, where its acknowledgement cancels it, rather than being written now and deleted then.
+      if (!everything) {
+        const now = performance.now();
+        for (const [key, insert] of inserts) {
+          if (now - insert.at >= (this.isConnected(insert.clientId) ? CONNECTED_WRITE_AFTER_MS : SESSION_FLUSH_MS)) continue;
+          inserts.delete(key);
+          waiting.push(insert);
+        }
+        if (waiting.length > 0) {
+          this.changes = [...waiting, ...this.changes];
+          this.scheduleFlush();
+        }
+      }
       // An organization deleted meanwhile took its sessions with it: its messages are not written.
       const unknown = new Set<string>();
       for (const { clientId } of inserts.values()) {
@@ -478,15 +577,12 @@ export class DurablePersistence extends MemoryPersistence {
     } catch (err) {
       // One of them may have been deleted since it was seen (the foreign key): looked up again.
       this.organizationsSeen.clear();
-      if (++this.failedWrites < QUEUE_WRITE_ATTEMPTS) {
-        const carried = new Set(waiting);
-        this.changes = [...changes.filter((c) => !carried.has(c)), ...this.changes];
-        this.logger.warn({ err, attempt: this.failedWrites }, "mqtt: could not store persistent sessions' queues; trying again");
-        this.scheduleFlush();
-      } else {
-        this.failedWrites = 0;
-        this.logger.error({ err, changes: changes.length }, "mqtt: could not store persistent sessions' queues; these changes are not kept across a restart");
-      }
+      this.failedWrites++;
+      const carried = new Set(waiting);
+      // In their order: the carried ones are among `changes` already.
+      this.changes = [...changes, ...this.changes.filter((c) => !carried.has(c))];
+      this.logger.warn({ err, attempt: this.failedWrites }, "mqtt: could not store persistent sessions' queues; trying again");
+      this.scheduleFlush(this.retryDelay());
     }
   }
 }

@@ -1,7 +1,8 @@
 /**
  * A persistent session's queue leaves nothing behind when the session ends: its client comes back
  * with a clean session, its MQTT 5 session expires while it is away (Aedes' own timer, and the
- * ledger's sweep of session-expiry.ts), or its last subscription goes. Embedded: the queue's rows
+ * ledger's sweep of session-expiry.ts); QoS 2 messages completed; a message queued for two sessions
+ * when one of them ends after taking it. Embedded: the queue's rows
  * in `mqtt_session_messages`; with DATABASE_URL + REDIS_URL: aedes-persistence-redis's keys under the app's
  * prefix (`mqtt:outgoing:<client>` lists, `mqtt:packet:<broker>:<counter>` and their counts), where
  * each of these ends had left the queued packets behind for ever (the list deleted first, so
@@ -85,8 +86,13 @@ async function kept(clientId: string): Promise<{ listed: number; packets: number
   const internal = `${organizationId}:${clientId}`;
   if (redis) {
     const listed = await redis.llen(`${prefix}mqtt:outgoing:${encodeURIComponent(internal)}`);
-    const packets = (await redis.keys(`${prefix}mqtt:packet:*`)).filter((k) => !k.endsWith(":offlineCount")).length;
-    return { listed, packets };
+    const keys = await redis.keys(`${prefix}mqtt:packet:*`);
+    const packets = keys.filter((k) => !k.endsWith(":offlineCount"));
+    // Every stored packet has its count, and no count outlives its packet.
+    expect(keys.filter((k) => k.endsWith(":offlineCount")).sort()).toEqual(packets.map((k) => `${k}:offlineCount`).sort());
+    // No client's own copy of a QoS 2 message is left once its queue is empty.
+    if (listed === 0) expect(await redis.keys(`${prefix}mqtt:outgoing:${encodeURIComponent(internal)}:*`)).toEqual([]);
+    return { listed, packets: packets.length };
   }
   // The embedded persistence writes a session 20 ms after a change.
   await sleep(100);
@@ -95,12 +101,13 @@ async function kept(clientId: string): Promise<{ listed: number; packets: number
 }
 
 /** A persistent session subscribed to `topic` at QoS 1 whose client has left, and `n` messages queued for it. */
-async function awayWithQueue(clientId: string, topic: string, n: number, options: { protocolVersion?: 4 | 5; properties?: Record<string, unknown> } = {}) {
-  const device = await connectMqtt(mq.tcp, { password: key, clientId, clean: false, ...options });
-  await device.subscribe(topic, 1);
+async function awayWithQueue(clientId: string, topic: string, n: number, options: { protocolVersion?: 4 | 5; properties?: Record<string, unknown>; qos?: 1 | 2 } = {}) {
+  const { qos = 1, ...connectOptions } = options;
+  const device = await connectMqtt(mq.tcp, { password: key, clientId, clean: false, ...connectOptions });
+  await device.subscribe(topic, qos);
   await device.end();
   const sender = await connectMqtt(mq.tcp, { password: key, clientId: `${clientId}-sender` });
-  for (let i = 0; i < n; i++) await sender.publish(topic, `m${i}`, { qos: 1 });
+  for (let i = 0; i < n; i++) await sender.publish(topic, `m${i}`, { qos });
   await sender.end();
   await sleep(100);
   expect(await kept(clientId)).toEqual({ listed: n, packets: n });
@@ -126,5 +133,68 @@ describe("a persistent session's queue, when the session ends", () => {
     await sleep(200);
     expect(back.messages).toEqual([]);
     await back.end();
+  });
+
+  it("QoS 2: the queue is delivered when the client returns, and nothing is kept once each message is complete", async () => {
+    await awayWithQueue("exactly-once", "q/two", 3, { qos: 2 });
+    const back = await connectMqtt(mq.tcp, { password: key, clientId: "exactly-once", clean: false });
+    await back.next((m) => m.payload === "m2");
+    await sleep(300);
+    expect(back.messages.map((m) => `${m.payload}@${m.qos}`)).toEqual(["m0@2", "m1@2", "m2@2"]);
+    expect(await kept("exactly-once")).toEqual({ listed: 0, packets: 0 });
+    await back.end();
+    // And its session ends cleanly after that.
+    const clean = await connectMqtt(mq.tcp, { password: key, clientId: "exactly-once", clean: true });
+    await clean.end();
+    expect(await kept("exactly-once")).toEqual({ listed: 0, packets: 0 });
+  });
+
+  it("a message queued for two sessions: one session taking its QoS 2 copies and then ending leaves the other's queue whole", async () => {
+    for (const clientId of ["first", "second"]) {
+      const device = await connectMqtt(mq.tcp, { password: key, clientId, clean: false });
+      await device.subscribe("q/shared", 2);
+      await device.end();
+    }
+    const sender = await connectMqtt(mq.tcp, { password: key, clientId: "shared-sender" });
+    for (const payload of ["s0", "s1"]) await sender.publish("q/shared", payload, { qos: 2 });
+    await sender.end();
+    const first = await connectMqtt(mq.tcp, { password: key, clientId: "first", clean: false });
+    await first.next((m) => m.payload === "s1");
+    await sleep(300);
+    await first.end();
+    // first's session ends: what it took must not be counted down again under second.
+    const ended = await connectMqtt(mq.tcp, { password: key, clientId: "first", clean: true });
+    await ended.end();
+    await sleep(100);
+    const second = await connectMqtt(mq.tcp, { password: key, clientId: "second", clean: false });
+    await second.next((m) => m.payload === "s1");
+    expect(second.messages.map((m) => m.payload)).toEqual(["s0", "s1"]);
+    await sleep(300);
+    await second.end();
+    const secondEnds = await connectMqtt(mq.tcp, { password: key, clientId: "second", clean: true });
+    await secondEnds.end();
+    expect(await kept("second")).toEqual({ listed: 0, packets: 0 });
+  });
+
+  it("a client whose filters overlap gets each queued message once, and nothing stays queued after", async () => {
+    const device = await connectMqtt(mq.tcp, { password: key, clientId: "overlapping", clean: false });
+    await device.subscribe(["q/home/#", "q/home/kitchen"], 1);
+    await device.end();
+    const sender = await connectMqtt(mq.tcp, { password: key, clientId: "overlapping-sender" });
+    for (const payload of ["h0", "h1"]) await sender.publish("q/home/kitchen", payload, { qos: 1 });
+    await sender.end();
+    await sleep(100);
+    expect(await kept("overlapping")).toEqual({ listed: 2, packets: 2 });
+    const back = await connectMqtt(mq.tcp, { password: key, clientId: "overlapping", clean: false });
+    await back.next((m) => m.payload === "h1");
+    await sleep(300);
+    expect(back.messages.map((m) => m.payload)).toEqual(["h0", "h1"]);
+    expect(await kept("overlapping")).toEqual({ listed: 0, packets: 0 });
+    await back.end();
+    // Nothing left to replay at the next return either.
+    const again = await connectMqtt(mq.tcp, { password: key, clientId: "overlapping", clean: false });
+    await sleep(300);
+    expect(again.messages).toEqual([]);
+    await again.end();
   });
 });

@@ -1,6 +1,7 @@
 /**
  * What one organization may keep on the built-in broker: its sessions (a new persistent one past the
- * limit is refused), and its retained messages (retained-quota.ts), through real
+ * limit is refused), the bytes its persistent sessions have queued (queued-bytes.ts: newer messages
+ * dropped for sessions without room), and its retained messages (retained-quota.ts), through real
  * MQTT clients and a flow's publishes: a count and a byte total per organization, a replacement
  * costing the difference, an empty retained message giving its room back; MQTT 5 is told 0x97 and
  * its connection stays, MQTT 3.1.1 is closed; another organization has room of its own. Embedded by
@@ -12,7 +13,12 @@ import { signUp } from "@/test/accounts";
 import { refusedWith, setUpTestMqtt, sleep } from "@/test/mqtt";
 import { setUpTestHub, connect, type TestSocket } from "@/test/ws";
 
-const testApp = setUpTestApp({ MQTT_MAX_RETAINED_PER_ORGANIZATION: "3", MQTT_MAX_RETAINED_BYTES_PER_ORGANIZATION: "1000", MQTT_MAX_SESSIONS_PER_ORGANIZATION: "3" });
+const testApp = setUpTestApp({
+  MQTT_MAX_RETAINED_PER_ORGANIZATION: "3",
+  MQTT_MAX_RETAINED_BYTES_PER_ORGANIZATION: "1000",
+  MQTT_MAX_SESSIONS_PER_ORGANIZATION: "3",
+  MQTT_MAX_QUEUED_BYTES_PER_ORGANIZATION: "3000",
+});
 const request = testApp.request;
 const mq = setUpTestMqtt(testApp);
 const hub = setUpTestHub(testApp);
@@ -146,5 +152,51 @@ describe("sessions an organization may keep", () => {
     // Connecting s1 with a clean session ends its kept one: s4 may keep one now.
     expect(await refusedWith(mq.tcp, { password: key, clientId: "s1", clean: true })).toBe("accepted");
     await expect.poll(() => refusedWith(mq.tcp, { password: key, clientId: "s4", clean: false }), { timeout: 3_000 }).toBe("accepted");
+  });
+});
+
+describe("bytes an organization's persistent sessions may have queued", () => {
+  it("all sessions together: a message past the room is dropped for the sessions without room, never refused to its publisher nor kept from connected clients; taken queues give their room back; another organization has its own", async () => {
+    const { key } = await deviceKey();
+    const away = async (clientId: string) => {
+      const session = await mq.connect(mq.tcp, { password: key, clientId, clean: false });
+      await session.subscribe("queue/#", 1);
+      await session.end();
+    };
+    await away("q1");
+    await away("q2");
+    const live = await mq.connect(mq.tcp, { password: key, clientId: "queue-live" });
+    await live.subscribe("queue/#", 1);
+    const pub = await mq.connect(mq.tcp, { password: key, clientId: "queue-pub" });
+    // 3000 bytes of room: three copies of 1000. m1 is queued for both sessions, m2 for one of them, m3 for none.
+    for (const n of [1, 2, 3]) await pub.publish(`queue/m${n}`, Buffer.alloc(1000, 48 + n), { qos: 1 });
+    for (const n of [1, 2, 3]) await live.next((m) => m.topic === `queue/m${n}`);
+    // Another organization's sessions have room of their own meanwhile.
+    const other = await deviceKey();
+    const theirs = await mq.connect(mq.tcp, { password: other.key, clientId: "theirs", clean: false });
+    await theirs.subscribe("queue/#", 1);
+    await theirs.end();
+    const theirPub = await mq.connect(mq.tcp, { password: other.key, clientId: "their-pub" });
+    await theirPub.publish("queue/theirs", Buffer.alloc(1000), { qos: 1 });
+    const theirsBack = await mq.connect(mq.tcp, { password: other.key, clientId: "theirs", clean: false });
+    await theirsBack.next((m) => m.topic === "queue/theirs");
+
+    const back = async (clientId: string) => {
+      const session = await mq.connect(mq.tcp, { password: key, clientId, clean: false });
+      await sleep(400);
+      return session;
+    };
+    const q1 = await back("q1");
+    const q2 = await back("q2");
+    const taken = [...q1.messages, ...q2.messages].map((m) => m.topic).sort();
+    expect(taken).toEqual(["queue/m1", "queue/m1", "queue/m2"]);
+    // Taken and acknowledged: the room is back, for both sessions away again.
+    await q1.end();
+    await q2.end();
+    await pub.publish("queue/m4", Buffer.alloc(1000), { qos: 1 });
+    await pub.publish("queue/m5", Buffer.alloc(1000), { qos: 1 });
+    const q1Again = await back("q1");
+    const q2Again = await back("q2");
+    expect([...q1Again.messages, ...q2Again.messages].map((m) => m.topic).sort()).toEqual(["queue/m4", "queue/m4", "queue/m5"]);
   });
 });
