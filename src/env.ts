@@ -151,6 +151,8 @@ const envSchema = z
     MQTT_MAX_QUEUED_PER_SESSION: positiveInt.default(1000),
     /** Payload bytes an organization's persistent MQTT sessions may have waiting, all together and all instances together (64 MiB by default); newer messages are dropped for sessions without room. */
     MQTT_MAX_QUEUED_BYTES_PER_ORGANIZATION: positiveInt.default(64 * 1024 * 1024),
+    /** Seconds an MQTT 3.1.1 persistent session (clean session false) is kept after its client leaves, with its queue (as Mosquitto's persistent_client_expiration); unset: until the client returns with a clean session. MQTT 5 clients give their own Session Expiry Interval. */
+    MQTT_PERSISTENT_SESSION_EXPIRY_SECONDS: positiveInt.optional(),
     /** MQTT sessions one organization may have on the built-in broker: its connected clients' and the persistent ones kept while away (a new persistent session past it: CONNACK 3, MQTT 5 0x97). */
     MQTT_MAX_SESSIONS_PER_ORGANIZATION: positiveInt.default(1000),
     /** Messages per second an organization's clients and flows may publish, all instances together with Redis (burst: one second's worth). */

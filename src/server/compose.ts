@@ -196,6 +196,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
       queuedPerSession: env.MQTT_MAX_QUEUED_PER_SESSION,
       queuedBytesPerOrganization: env.MQTT_MAX_QUEUED_BYTES_PER_ORGANIZATION,
       sessionsPerOrganization: env.MQTT_MAX_SESSIONS_PER_ORGANIZATION,
+      persistentSessionExpirySeconds: env.MQTT_PERSISTENT_SESSION_EXPIRY_SECONDS ?? 0,
       retainedPerOrganization: env.MQTT_MAX_RETAINED_PER_ORGANIZATION,
       retainedBytesPerOrganization: env.MQTT_MAX_RETAINED_BYTES_PER_ORGANIZATION,
     },

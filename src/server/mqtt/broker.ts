@@ -67,6 +67,8 @@ export interface MqttLimits {
   queuedPerSession: number;
   /** Payload bytes one organization's persistent sessions may have queued, all together (queued-bytes.ts); more are dropped for them. */
   queuedBytesPerOrganization: number;
+  /** Seconds an MQTT 3.1.1 persistent session is kept after its client leaves; 0: until it returns. */
+  persistentSessionExpirySeconds: number;
   /** Sessions one organization may have: its connected clients' and the persistent ones kept while away. */
   sessionsPerOrganization: number;
   /** Retained messages one organization may keep, and their payloads' bytes (retained-quota.ts). */
@@ -81,6 +83,7 @@ export const DEFAULT_MQTT_LIMITS: MqttLimits = {
   publishesPerSecondPerOrganization: 1000,
   queuedPerSession: 1000,
   queuedBytesPerOrganization: 64 * 1024 * 1024,
+  persistentSessionExpirySeconds: 0,
   sessionsPerOrganization: 1000,
   retainedPerOrganization: 10_000,
   retainedBytesPerOrganization: 64 * 1024 * 1024,
@@ -490,9 +493,15 @@ const internals = (client: Client) => client as unknown as ClientInternals;
 /** aedes's Session Expiry Interval that means "never" (0xFFFFFFFF). */
 const SESSION_NEVER_EXPIRES = 0xffffffff;
 
-/** A session's expiry after its client leaves, when it has one (MQTT 5, finite, not 0); 0 otherwise. */
-function expiringInterval(version: number | undefined, interval: number | undefined): number {
-  const seconds = version === 5 ? (interval ?? 0) : 0;
+/**
+ * A session's expiry after its client leaves, when it has one: MQTT 5's interval (finite, not 0);
+ * an MQTT 3.1.1 persistent session's (clean session false) is the operator's
+ * `persistentSessionExpirySeconds` (0: none, kept until the client returns, as Mosquitto's
+ * `persistent_client_expiration` unset). 0 otherwise.
+ */
+function expiringInterval(client: { version?: number; sessionExpiryInterval?: number; clean?: boolean }, persistentSessionExpirySeconds: number): number {
+  if (client.version !== 5) return client.clean === false ? persistentSessionExpirySeconds : 0;
+  const seconds = client.sessionExpiryInterval ?? 0;
   return seconds > 0 && seconds < SESSION_NEVER_EXPIRES ? seconds : 0;
 }
 
@@ -718,7 +727,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       filters: new Set(),
       revoked: false,
       assignedClientId: assignedClientId && packet.protocolVersion === 5,
-      sessionExpirySeconds: expiringInterval(packet.protocolVersion, packet.properties?.sessionExpiryInterval),
+      sessionExpirySeconds: expiringInterval({ version: packet.protocolVersion, sessionExpiryInterval: packet.properties?.sessionExpiryInterval, clean: packet.clean }, limits.persistentSessionExpirySeconds),
     };
   }
 
@@ -1125,9 +1134,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
 
   /** A connection holds the client id: a row to look at again when its session has an interval, none otherwise. */
   function connectedAs(client: Client): Promise<void> {
-    const c = client as Client & { version?: number; sessionExpiryInterval?: number };
-    const interval = expiringInterval(c.version, c.sessionExpiryInterval);
-    return interval > 0 ? ledger.connected(c.id, interval) : ledger.forget(c.id);
+    const interval = expiringInterval(client as Client & { version?: number; sessionExpiryInterval?: number }, limits.persistentSessionExpirySeconds);
+    return interval > 0 ? ledger.connected(client.id, interval) : ledger.forget(client.id);
   }
 
   /** Ends the sessions whose expiry passed while no instance held their timer (restarts, kill -9). */
@@ -1273,7 +1281,14 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     expiring.scheduleSessionExpiry = (client: Client) => {
       scheduleInAedes(client);
       const c = client as Client & { version?: number; sessionExpiryInterval?: number };
-      if (c.version !== 5 || expiring._takingOver.has(c.id)) return;
+      if (expiring._takingOver.has(c.id)) return;
+      if (c.version !== 5) {
+        // Aedes keeps an MQTT 3.1.1 persistent session for ever; the operator may give it an end
+        // (MQTT_PERSISTENT_SESSION_EXPIRY_SECONDS), which the sweep keeps.
+        const seconds = expiringInterval(c, limits.persistentSessionExpirySeconds);
+        if (seconds > 0) ledgerStep(c.id, () => ledger.disconnected(c.id, seconds));
+        return;
+      }
       const interval = c.sessionExpiryInterval ?? 0;
       if (interval >= SESSION_NEVER_EXPIRES) return;
       // While the broker runs, aedes has wiped a session that ends with its connection (or one over

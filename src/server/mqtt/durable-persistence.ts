@@ -279,6 +279,8 @@ export class DurablePersistence extends MemoryPersistence {
     await this.dropOutgoing(client.id);
     if (this.known.has(client.id)) this.subscriptionsChanged.add(client.id);
     this.touchIfKnown(client.id);
+    // Ended now, for the session limit's count too (its row goes at the flush, which looks at it again).
+    if (!this.queued.has(client.id)) this.known.delete(client.id);
   }
 
   override async outgoingEnqueue(sub: { clientId: string }, packet: AedesPacket): Promise<void> {
