@@ -219,17 +219,18 @@ end
 return removed
 `;
 
-/** Messages sent and not yet acknowledged that `OrganizationRedisPersistence` remembers (as the persistence's own cache does). */
-const SENT_REMEMBERED = 100_000;
 
 function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceBase, msgpack: { decode(buffer: Buffer): unknown }) {
   return class OrganizationRedisPersistence extends RedisPersistence {
     /**
-     * For each message sent and not yet acknowledged (client id and packet id), the key its queue
-     * entry names: `packet:<broker>:<counter>`, or the client's own copy of a QoS 2 message,
-     * `outgoing:<client>:<broker>:<counter>` (the persistence keeps the same in a private cache).
+     * For each message a connection was sent from its queue and has not acknowledged (by packet
+     * id), the key its queue entry names: `packet:<broker>:<counter>`, or the client's own copy of
+     * a QoS 2 message, `outgoing:<client>:<broker>:<counter>` (the persistence keeps the same in a
+     * cache of its own, shared by all clients and bounded, so one client's unacknowledged messages
+     * could push out another's). Acknowledgements come on the connection that was sent the message;
+     * a replay fills it again; it goes with the connection.
      */
-    private readonly sent = new Map<string, string>();
+    private readonly sent = new WeakMap<Client, Map<number, string>>();
 
     constructor(
       private readonly db: Redis,
@@ -397,9 +398,9 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
       // The persistence's own clear counts the packet down even when the entry had already left the
       // list (the session was dropped meanwhile, or it was a QoS 2 copy it never took out of the
       // list), which deleted it under another session that still had it queued: cleared here instead.
-      const sentKey = `${client.id}\u0000${packet.messageId}`;
-      const key = this.sent.get(sentKey);
-      this.sent.delete(sentKey);
+      const messageId = (packet as { messageId: number }).messageId;
+      const key = this.sent.get(client)?.get(messageId);
+      this.sent.get(client)?.delete(messageId);
       if (!key) return undefined as unknown as AedesPacket;
       const listKey = `outgoing:${encodeURIComponent(client.id)}`;
       const copy = !key.startsWith("packet:");
@@ -409,11 +410,7 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
       const packetKey = `packet:${broker}:${counter}`;
       await this.db.eval(CLEAR_QUEUED, 4, listKey, key, packetKey, `${packetKey}:offlineCount`, key, copy ? "copy" : "shared");
       const organizationId = splitClientId(client.id)?.organizationId;
-      if (organizationId) {
-        await this.queuedBytes.release(organizationId, client.id, `${broker}:${counter}`, 0);
-        // Drained: whatever the client still counts (a message that expired in Redis while queued) goes.
-        if ((await this.db.llen(listKey)) === 0) await this.queuedBytes.forget(organizationId, client.id);
-      }
+      if (organizationId) await this.queuedBytes.release(organizationId, client.id, `${broker}:${counter}`, 0);
       if (!cleared) return undefined as unknown as AedesPacket;
       cleared.messageId = packet.messageId;
       return cleared;
@@ -424,20 +421,32 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
     }
 
     override async outgoingUpdate(client: Client, packet: Parameters<RedisPersistenceBase["outgoingUpdate"]>[1]): Promise<void> {
-      const sentKey = `${client.id}\u0000${packet.messageId}`;
+      const messageId = packet.messageId as number;
+      let sent = this.sent.get(client);
+      if (!sent) this.sent.set(client, (sent = new Map()));
       if (packet.cmd === "pubrel" && !("brokerId" in packet)) {
         // Which message this PUBREL is for, from our own record (the persistence reads its cache).
-        const key = this.sent.get(sentKey);
-        if (key) {
-          const [brokerId, brokerCounter] = key.split(":").slice(-2);
-          Object.assign(packet, { brokerId, brokerCounter: Number(brokerCounter) });
+        const key = sent.get(messageId);
+        // None: its publish was delivered live, not from this client's queue (no room there).
+        if (!key) return;
+        const [brokerId, brokerCounter] = key.split(":").slice(-2);
+        Object.assign(packet, { brokerId, brokerCounter: Number(brokerCounter) });
+      }
+      const listKey = `outgoing:${encodeURIComponent(client.id)}`;
+      const packetKey = `packet:${packet.brokerId}:${packet.brokerCounter}`;
+      const copyKey = `${listKey}:${packet.brokerId}:${packet.brokerCounter}`;
+      if ("brokerId" in packet) {
+        // A message delivered live but not queued for this client (its session's queue, or its
+        // organization's queued bytes, had no room): nothing to update. The persistence would store
+        // the packet (or the QoS 2 copy) again, outside any queue, for ever.
+        const [listed, copied] = await Promise.all([this.db.lpos(listKey, packetKey), packet.cmd === "pubrel" ? this.db.lpos(listKey, copyKey) : null]);
+        if (listed === null && copied === null) {
+          sent.delete(messageId);
+          return;
         }
       }
       await super.outgoingUpdate(client, storedTopicPacket(client.id, packet));
-      const listKey = `outgoing:${encodeURIComponent(client.id)}`;
-      this.sent.delete(sentKey);
-      this.sent.set(sentKey, packet.cmd === "pubrel" ? `${listKey}:${packet.brokerId}:${packet.brokerCounter}` : `packet:${packet.brokerId}:${packet.brokerCounter}`);
-      if (this.sent.size > SENT_REMEMBERED) this.sent.delete(this.sent.keys().next().value!);
+      sent.set(messageId, packet.cmd === "pubrel" ? copyKey : packetKey);
     }
 
     /** Never rejects: see DurablePersistence.incomingDelPacket. */

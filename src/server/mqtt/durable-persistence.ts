@@ -69,6 +69,11 @@ const RETRY_MAX_MS = 5_000;
 /** On close, pending changes are tried this many times. */
 const CLOSE_ATTEMPTS = 3;
 /**
+ * Writes of queue changes tried together, in one transaction, before the last attempt writes them
+ * one at a time (about 16 s of retries): a row the database refuses then costs only itself.
+ */
+const WRITE_ATTEMPTS = 10;
+/**
  * A message for a connected client is written once it has waited this long unacknowledged: most
  * are acknowledged sooner (over a slow link too) and never written; one for a client away waits
  * SESSION_FLUSH_MS at most.
@@ -81,16 +86,37 @@ function storedProperties(properties: Record<string, unknown> | undefined): Reco
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(properties)) {
     if (v === undefined || k === "topicAlias" || k === "subscriptionIdentifier") continue;
-    out[k] = Buffer.isBuffer(v) ? { base64: v.toString("base64") } : v;
+    out[k] = Buffer.isBuffer(v) ? { base64: v.toString("base64") } : jsonbSafe(v);
   }
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * PostgreSQL's jsonb holds no NUL character, which MQTT 5 strings (a user property) may carry: such
+ * a string is kept as `{ utf8: <base64> }` (the write of a whole batch failed on one before).
+ */
+function jsonbSafe(value: unknown): unknown {
+  if (typeof value === "string") return value.includes("\u0000") ? { utf8: Buffer.from(value).toString("base64") } : value;
+  if (Array.isArray(value)) return value.map(jsonbSafe);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replaceAll("\u0000", ""), jsonbSafe(v)]));
+  return value;
+}
+
+function fromJsonbSafe(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(fromJsonbSafe);
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value);
+    if (entries.length === 1 && entries[0]![0] === "utf8" && typeof entries[0]![1] === "string") return Buffer.from(entries[0]![1], "base64").toString();
+    return Object.fromEntries(entries.map(([k, v]) => [k, fromJsonbSafe(v)]));
+  }
+  return value;
 }
 
 function readProperties(stored: unknown): Record<string, unknown> | undefined {
   if (!stored || typeof stored !== "object") return undefined;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(stored as Record<string, unknown>)) {
-    out[k] = v && typeof v === "object" && typeof (v as { base64?: unknown }).base64 === "string" ? Buffer.from((v as { base64: string }).base64, "base64") : v;
+    out[k] = v && typeof v === "object" && typeof (v as { base64?: unknown }).base64 === "string" ? Buffer.from((v as { base64: string }).base64, "base64") : fromJsonbSafe(v);
   }
   return out;
 }
@@ -317,20 +343,29 @@ export class DurablePersistence extends MemoryPersistence {
    * carrying `queuedAs` over).
    */
   override async outgoingUpdate(client: Client, packet: AedesPacket): Promise<void> {
-    if (packet.cmd === "pubrel") {
-      for await (const queued of super.outgoingStream(client) as AsyncIterable<AedesPacket & { queuedAs?: QueuedAs }>) {
-        if (queued.messageId !== packet.messageId) continue;
-        const queuedAs = queued.cmd === "publish" ? { brokerId: queued.brokerId, brokerCounter: queued.brokerCounter, bytes: queued.payload.length } : queued.queuedAs;
-        if (queuedAs) {
-          // The memory persistence finds a queued packet by broker id and counter first, and by
-          // packet id only when the broker id differs: PUBRELs without them all matched the first
-          // PUBREL queued (its packet id overwritten), so a client with two QoS 2 messages under way
-          // had one of them left in its queue for ever. Each PUBREL gets one of its own.
-          Object.assign(packet, { queuedAs, brokerId: `${queuedAs.brokerId}#pubrel`, brokerCounter: queuedAs.brokerCounter });
-        }
-        break;
+    let listed = false;
+    for await (const queued of super.outgoingStream(client) as AsyncIterable<AedesPacket & { queuedAs?: QueuedAs }>) {
+      if (packet.cmd !== "pubrel") {
+        if (queued.brokerId === packet.brokerId && queued.brokerCounter === packet.brokerCounter) listed = true;
+        if (listed) break;
+        continue;
       }
+      if (queued.messageId !== packet.messageId) continue;
+      listed = true;
+      const queuedAs = queued.cmd === "publish" ? { brokerId: queued.brokerId, brokerCounter: queued.brokerCounter, bytes: queued.payload.length } : queued.queuedAs;
+      if (queuedAs) {
+        // The memory persistence finds a queued packet by broker id and counter first, and by
+        // packet id only when the broker id differs: PUBRELs without them all matched the first
+        // PUBREL queued (its packet id overwritten), so a client with two QoS 2 messages under way
+        // had one of them left in its queue for ever. Each PUBREL gets one of its own.
+        Object.assign(packet, { queuedAs, brokerId: `${queuedAs.brokerId}#pubrel`, brokerCounter: queuedAs.brokerCounter });
+      }
+      break;
     }
+    // A message delivered live but not queued for this client (its session's queue, or its
+    // organization's queued bytes, had no room): nothing to update. The memory persistence would
+    // throw "no such packet", and Aedes would close the connection for it.
+    if (!listed) return;
     await super.outgoingUpdate(client, storedTopicPacket(client.id, packet));
   }
 
@@ -495,8 +530,8 @@ export class DurablePersistence extends MemoryPersistence {
   /**
    * Writes the queue changes since the last flush in one transaction: a message queued and
    * acknowledged (or dropped) in between is never written; sessions ended are deleted whole. On
-   * failure the changes are kept, in order, and tried again later (retryDelay), until they are
-   * written or the broker closes.
+   * failure what is left to write is kept, in order, and tried again later (retryDelay); the last of
+   * WRITE_ATTEMPTS writes it one row at a time, so that a row the database refuses costs only itself.
    */
   private async writeQueueChanges(everything: boolean): Promise<void> {
     if (this.changes.length === 0) return;
@@ -506,6 +541,7 @@ export class DurablePersistence extends MemoryPersistence {
     const cleared = new Map<string, { brokerId: string; counters: bigint[] }>();
     const dropped = new Set<string>();
     const waiting: QueueChange[] = [];
+    let reduced: QueueChange[] | undefined;
     try {
       for (const change of changes) {
         if (change.kind === "queued") inserts.set(messageKey(change.clientId, change.row.brokerId, change.row.brokerCounter), change);
@@ -534,6 +570,15 @@ export class DurablePersistence extends MemoryPersistence {
           this.scheduleFlush();
         }
       }
+      // What is left to write, should this attempt fail: the changes reduced (a drop, then the
+      // clears of rows written before, then the inserts), not every change that came.
+      reduced = [
+        ...[...dropped].map((clientId): QueueChange => ({ kind: "dropped", clientId })),
+        ...[...cleared].flatMap(([group, { brokerId, counters }]) =>
+          counters.map((counter): QueueChange => ({ kind: "cleared", clientId: group.slice(0, group.indexOf("\u0000")), brokerId, brokerCounter: Number(counter) })),
+        ),
+        ...inserts.values(),
+      ];
       // An organization deleted meanwhile took its sessions with it: its messages are not written.
       const unknown = new Set<string>();
       for (const { clientId } of inserts.values()) {
@@ -543,23 +588,17 @@ export class DurablePersistence extends MemoryPersistence {
       if (unknown.size > 0) {
         for (const { id } of await this.prisma.organization.findMany({ where: { id: { in: [...unknown] } }, select: { id: true } })) this.organizationsSeen.add(id);
       }
-      const statements: Prisma.PrismaPromise<unknown>[] = [];
-      if (dropped.size > 0) statements.push(this.prisma.mqttSessionMessage.deleteMany({ where: { clientId: { in: [...dropped] } } }));
-      for (const [group, { brokerId, counters }] of cleared) {
-        const clientId = group.slice(0, group.indexOf("\u0000"));
-        statements.push(this.prisma.mqttSessionMessage.deleteMany({ where: { clientId, brokerId, brokerCounter: { in: counters } } }));
-      }
-      let batch: Prisma.MqttSessionMessageCreateManyInput[] = [];
-      let bytes = 0;
-      const insertBatch = () => {
-        if (batch.length > 0) statements.push(this.prisma.mqttSessionMessage.createMany({ data: batch, skipDuplicates: true }));
-        batch = [];
-        bytes = 0;
-      };
+      const deletions = () => [
+        ...(dropped.size > 0 ? [this.prisma.mqttSessionMessage.deleteMany({ where: { clientId: { in: [...dropped] } } })] : []),
+        ...[...cleared].map(([group, { brokerId, counters }]) =>
+          this.prisma.mqttSessionMessage.deleteMany({ where: { clientId: group.slice(0, group.indexOf("\u0000")), brokerId, brokerCounter: { in: counters } } }),
+        ),
+      ];
+      const rows: Prisma.MqttSessionMessageCreateManyInput[] = [];
       for (const { clientId, row } of inserts.values()) {
         const organizationId = splitClientId(clientId)?.organizationId;
         if (!organizationId || !this.organizationsSeen.has(organizationId)) continue;
-        batch.push({
+        rows.push({
           clientId,
           organizationId,
           brokerId: row.brokerId,
@@ -570,19 +609,37 @@ export class DurablePersistence extends MemoryPersistence {
           retain: row.retain,
           properties: row.meta ? (row.meta as Prisma.InputJsonValue) : Prisma.DbNull,
         });
-        bytes += row.payload.length;
-        if (bytes >= INSERT_BATCH_BYTES) insertBatch();
       }
-      insertBatch();
-      if (statements.length > 0) await this.prisma.$transaction(statements);
+      if (this.failedWrites < WRITE_ATTEMPTS - 1) {
+        const statements: Prisma.PrismaPromise<unknown>[] = deletions();
+        let batch: Prisma.MqttSessionMessageCreateManyInput[] = [];
+        let bytes = 0;
+        for (const row of rows) {
+          batch.push(row);
+          bytes += row.payload.length;
+          if (bytes < INSERT_BATCH_BYTES) continue;
+          statements.push(this.prisma.mqttSessionMessage.createMany({ data: batch, skipDuplicates: true }));
+          batch = [];
+          bytes = 0;
+        }
+        if (batch.length > 0) statements.push(this.prisma.mqttSessionMessage.createMany({ data: batch, skipDuplicates: true }));
+        if (statements.length > 0) await this.prisma.$transaction(statements);
+      } else {
+        // The last attempt: one statement, one row at a time; what the database refuses is lost.
+        let lost = 0;
+        for (const statement of deletions()) await statement.catch(() => void lost++);
+        for (const row of rows) await this.prisma.mqttSessionMessage.createMany({ data: [row], skipDuplicates: true }).catch(() => void lost++);
+        if (lost > 0) this.logger.error({ lost }, "mqtt: could not store some changes to persistent sessions' queues; they are not kept across a restart");
+      }
       this.failedWrites = 0;
     } catch (err) {
       // One of them may have been deleted since it was seen (the foreign key): looked up again.
       this.organizationsSeen.clear();
       this.failedWrites++;
+      // In their order: the ones carried to a later flush are at the front of this.changes (and
+      // among `changes`, not among `reduced`).
       const carried = new Set(waiting);
-      // In their order: the carried ones are among `changes` already.
-      this.changes = [...changes, ...this.changes.filter((c) => !carried.has(c))];
+      this.changes = reduced ? [...reduced, ...this.changes] : [...changes, ...this.changes.filter((c) => !carried.has(c))];
       this.logger.warn({ err, attempt: this.failedWrites }, "mqtt: could not store persistent sessions' queues; trying again");
       this.scheduleFlush(this.retryDelay());
     }

@@ -45,6 +45,8 @@ beforeAll(async () => {
     PUBLIC_URL: "http://app.test",
     LOG_LEVEL: "silent",
     BCRYPT_COST: "4",
+    // Room for the small queues of these tests, and for one 6 KiB message more.
+    MQTT_MAX_QUEUED_BYTES_PER_ORGANIZATION: String(8 * 1024),
   });
   app = await createAppServices({
     env,
@@ -196,5 +198,48 @@ describe("a persistent session's queue, when the session ends", () => {
     await sleep(300);
     expect(again.messages).toEqual([]);
     await again.end();
+  });
+
+  it("the organization's queued bytes full: a connected persistent subscriber still gets each message live, keeps its connection, and nothing is stored outside a queue", async () => {
+    const away = await connectMqtt(mq.tcp, { password: key, clientId: "holder", clean: false });
+    await away.subscribe("q/full", 1);
+    await away.end();
+    const sender = await connectMqtt(mq.tcp, { password: key, clientId: "full-sender" });
+    await sender.publish("q/full", Buffer.alloc(6 * 1024, 120), { qos: 1 });
+    const live = await connectMqtt(mq.tcp, { password: key, clientId: "live-persistent", clean: false });
+    await live.subscribe("q/full", 1);
+    await live.subscribe("q/full-two", 2);
+    // No room for these in the queues: the connected session gets them live all the same.
+    for (const n of [1, 2, 3]) await sender.publish("q/full", Buffer.alloc(4 * 1024, 48 + n), { qos: 1 });
+    for (const n of [1, 2]) await sender.publish("q/full-two", Buffer.alloc(4 * 1024, 48 + n), { qos: 2 });
+    await live.next((m) => m.topic === "q/full-two" && m.payload.startsWith("2"));
+    await sleep(300);
+    expect(live.messages.map((m) => `${m.topic}:${m.payload[0]}`)).toEqual(["q/full:1", "q/full:2", "q/full:3", "q/full-two:1", "q/full-two:2"]);
+    expect(live.client.connected).toBe(true);
+    // Only the away session's message is stored, with its count.
+    expect(await kept("live-persistent")).toEqual({ listed: 0, packets: 1 });
+    expect(await kept("holder")).toEqual({ listed: 1, packets: 1 });
+    await live.end();
+    await sender.end();
+    for (const clientId of ["holder", "live-persistent"]) await (await connectMqtt(mq.tcp, { password: key, clientId, clean: true })).end();
+    expect(await kept("holder")).toEqual({ listed: 0, packets: 0 });
+  });
+
+  it("an MQTT 5 message whose user property holds a NUL character is queued (and the messages after it), and delivered with it", async () => {
+    const device = await connectMqtt(mq.tcp, { password: key, clientId: "nul-reader", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 300 } });
+    await device.subscribe("q/nul", 1);
+    await device.end();
+    const sender = await connectMqtt(mq.tcp, { password: key, clientId: "nul-sender", protocolVersion: 5 });
+    await sender.publish("q/nul", "odd", { qos: 1, properties: { userProperties: { k: "v\u0000w" } } });
+    await sender.publish("q/nul", "plain", { qos: 1 });
+    await sender.end();
+    await sleep(200);
+    expect((await kept("nul-reader")).listed).toBe(2);
+    const back = await connectMqtt(mq.tcp, { password: key, clientId: "nul-reader", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 300 } });
+    await back.next((m) => m.payload === "plain");
+    expect(back.messages.map((m) => m.payload)).toEqual(["odd", "plain"]);
+    expect((back.messages[0]!.properties as { userProperties?: Record<string, string> }).userProperties).toEqual({ k: "v\u0000w" });
+    await back.end();
+    await (await connectMqtt(mq.tcp, { password: key, clientId: "nul-reader", clean: true })).end();
   });
 });

@@ -7,10 +7,9 @@
  * sessions × messages × message size (1,000 × 1,000 × 256 KiB by default) on a shared server.
  *
  * Embedded (one instance): counted exactly in memory, from the queues restored at start on.
- * With Redis: a hash per organization of client id → bytes and a total, changed by scripts, so
- * that two instances never both take the last room. A queue's message that expired in Redis
- * (MQTT 5 Message Expiry) keeps its room until its client's queue is next found empty, or the
- * session ends.
+ * With Redis: a total per organization and a hash per session of message → bytes, changed by
+ * scripts, so that two instances never both take the last room and an acknowledgement gives back
+ * exactly what its message took (a QoS 2 message's PUBCOMP too, whose stored PUBREL has no payload).
  */
 import type { Redis } from "ioredis";
 
@@ -84,9 +83,8 @@ return granted
 /** KEYS: the organization's total, the client's hash. ARGV: the message. */
 const RELEASE = `
 local bytes = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
-if bytes == 0 then return 0 end
 redis.call('HDEL', KEYS[2], ARGV[1])
-if redis.call('DECRBY', KEYS[1], bytes) <= 0 then redis.call('DEL', KEYS[1]) end
+if bytes > 0 and redis.call('DECRBY', KEYS[1], bytes) <= 0 then redis.call('DEL', KEYS[1]) end
 return bytes
 `;
 
