@@ -31,7 +31,7 @@ export function testDatabaseImage(): Promise<Blob> {
  * server, in a schema of its own) and the in-process store (or REDIS_URL, under a key prefix of its
  * own), so test files can run in parallel against shared servers without seeing each other.
  */
-export async function createTestApp(overrides: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<AppServices> {
+export async function createTestApp(overrides: Record<string, string> = {}, options: { logger?: Logger; storeKeyPrefix?: string } = {}): Promise<AppServices> {
   const suffix = randomBytes(6).toString("hex");
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-test-"));
   const env = parseEnv({
@@ -53,7 +53,7 @@ export async function createTestApp(overrides: Record<string, string> = {}, opti
     dataDirForDb: env.DATABASE_URL ? dataDir : "memory://",
     dbImage: env.DATABASE_URL ? undefined : await testDatabaseImage(),
     dbSchema: schema,
-    storeKeyPrefix: `fp-test-${suffix}:`,
+    storeKeyPrefix: options.storeKeyPrefix ?? `fp-test-${suffix}:`,
     logger: options.logger ?? createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
     // Test files stand up several apps in one worker to play several instances.
     allowSeveralPerProcess: true,
@@ -71,6 +71,30 @@ export async function createTestApp(overrides: Record<string, string> = {}, opti
     rmSync(dataDir, { recursive: true, force: true });
   };
   return app;
+}
+
+/**
+ * An app on the embedded database kept on disk in `dataDir` (whatever DATABASE_URL says): start it
+ * again on the same directory to test what survives a restart. The caller closes it and removes
+ * the directory.
+ */
+export function startEmbeddedApp(dataDir: string, options: { dataDirForDb?: string; storeKeyPrefix?: string } = {}): Promise<AppServices> {
+  const env = parseEnv({
+    NODE_ENV: "test",
+    DATA_DIR: dataDir,
+    JWT_SECRET: "test-jwt-secret-that-is-at-least-32-characters",
+    ENCRYPTION_KEY: "test-encryption-key-at-least-32-characters",
+    PUBLIC_URL: "http://app.test",
+    LOG_LEVEL: "silent",
+    BCRYPT_COST: "4",
+  });
+  return createAppServices({
+    env,
+    dataDirForDb: options.dataDirForDb ?? dataDir,
+    ...(options.storeKeyPrefix ? { storeKeyPrefix: options.storeKeyPrefix } : {}),
+    logger: createLogger({ level: "silent" }),
+    allowSeveralPerProcess: true,
+  });
 }
 
 export interface TestResponse<T = any> {

@@ -9,24 +9,15 @@
  * nothing counted them down).
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { Redis } from "ioredis";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseEnv } from "@/env";
-import { createAppServices } from "@/server/compose";
-import { createLogger } from "@/server/logger";
 import type { AppServices } from "@/server/app-services";
-import { restClient } from "@/test/app";
+import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { connectMqtt, serveMqtt, sleep, type MqttEndpoints } from "@/test/mqtt";
 
 const suffix = randomBytes(6).toString("hex");
 const prefix = `fp-test-${suffix}:`;
-const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-queue-"));
-const schema = process.env.DATABASE_URL ? `test_mqtt_queue_${suffix}` : undefined;
 const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined;
 
 let app: AppServices;
@@ -35,27 +26,8 @@ let key: string;
 let organizationId: string;
 
 beforeAll(async () => {
-  const env = parseEnv({
-    NODE_ENV: "test",
-    DATA_DIR: dataDir,
-    DATABASE_URL: process.env.DATABASE_URL,
-    REDIS_URL: process.env.REDIS_URL,
-    JWT_SECRET: "test-jwt-secret-that-is-at-least-32-characters",
-    ENCRYPTION_KEY: "test-encryption-key-at-least-32-characters",
-    PUBLIC_URL: "http://app.test",
-    LOG_LEVEL: "silent",
-    BCRYPT_COST: "4",
-    // Room for the small queues of these tests, and for one 6 KiB message more.
-    MQTT_MAX_QUEUED_BYTES_PER_ORGANIZATION: String(8 * 1024),
-  });
-  app = await createAppServices({
-    env,
-    dataDirForDb: env.DATABASE_URL ? dataDir : "memory://",
-    dbSchema: schema,
-    storeKeyPrefix: prefix,
-    logger: createLogger({ level: "silent" }),
-    allowSeveralPerProcess: true,
-  });
+  // Room for the small queues of these tests, and for one 6 KiB message more.
+  app = await createTestApp({ MQTT_MAX_QUEUED_BYTES_PER_ORGANIZATION: String(8 * 1024) }, { storeKeyPrefix: prefix });
   mq = await serveMqtt(app);
   const request = restClient(app);
   const owner = await signUp(request);
@@ -71,13 +43,6 @@ afterAll(async () => {
     if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
   }
-  if (schema) {
-    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
-  }
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 /**

@@ -9,11 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseEnv } from "@/env";
-import { createAppServices } from "@/server/compose";
-import { createLogger } from "@/server/logger";
-import type { AppServices } from "@/server/app-services";
-import { restClient } from "@/test/app";
+import { restClient, startEmbeddedApp } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { connectMqtt, serveMqtt, sleep } from "@/test/mqtt";
 
@@ -21,18 +17,7 @@ const MIGRATION = "20261207040444_mqtt_session_messages";
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-upgrade-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function startApp(): Promise<AppServices> {
-  const env = parseEnv({
-    NODE_ENV: "test",
-    DATA_DIR: dataDir,
-    JWT_SECRET: "test-jwt-secret-that-is-at-least-32-characters",
-    ENCRYPTION_KEY: "test-encryption-key-at-least-32-characters",
-    PUBLIC_URL: "http://app.test",
-    LOG_LEVEL: "silent",
-    BCRYPT_COST: "4",
-  });
-  return createAppServices({ env, dataDirForDb: path.join(dataDir, "db"), storeKeyPrefix: "fp-test-upgrade:", logger: createLogger({ level: "silent" }), allowSeveralPerProcess: true });
-}
+const startApp = () => startEmbeddedApp(dataDir, { dataDirForDb: path.join(dataDir, "db"), storeKeyPrefix: "fp-test-upgrade:" });
 
 describe("a session's queue kept before the upgrade", () => {
   it("reaches its client after it, in order, with its properties; the expired message does not", async () => {

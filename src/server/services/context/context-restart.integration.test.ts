@@ -8,11 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { parseEnv } from "@/env";
-import { createAppServices } from "@/server/compose";
 import type { AppServices } from "@/server/app-services";
-import { createLogger } from "@/server/logger";
-import { restClient } from "@/test/app";
+import { restClient, startEmbeddedApp } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { handleWebhook } from "@/server/api/rest/webhook-handler";
 
@@ -20,16 +17,7 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-context-restart-"));
 const open: AppServices[] = [];
 
 async function start(): Promise<AppServices> {
-  const env = parseEnv({
-    NODE_ENV: "test",
-    DATA_DIR: dataDir,
-    JWT_SECRET: "test-jwt-secret-that-is-at-least-32-characters",
-    ENCRYPTION_KEY: "test-encryption-key-at-least-32-characters",
-    PUBLIC_URL: "http://app.test",
-    LOG_LEVEL: "silent",
-    BCRYPT_COST: "4",
-  });
-  const app = await createAppServices({ env, dataDirForDb: dataDir, logger: createLogger({ level: "silent" }), allowSeveralPerProcess: true });
+  const app = await startEmbeddedApp(dataDir);
   open.push(app);
   await app.flowRuntime.start();
   return app;
