@@ -7,8 +7,10 @@
  * A retained message is written before the publish completes (so before its PUBACK). A session's
  * subscriptions and its queue are written shortly after they change (SESSION_FLUSH_MS) and on close:
  * the queue a row per message (`mqtt_session_messages`), inserted when queued and deleted when
- * acknowledged, and a message acknowledged before the write is never written. A crash may lose the
- * last few milliseconds of a session's queue, as an in-memory broker loses all of it.
+ * acknowledged, and a message acknowledged before the write is never written (one for a connected
+ * client waits up to CONNECTED_WRITE_AFTER_MS for its acknowledgement). A crash may lose the last
+ * few milliseconds of an away session's queue (up to a second of a connected one's, which it was
+ * most likely sent already), as an in-memory broker loses all of it.
  * With Redis, aedes-persistence-redis keeps all of this in Redis instead (broker.ts).
  */
 import { Readable } from "node:stream";
