@@ -27,6 +27,22 @@ export function testDatabaseImage(): Promise<Blob> {
 }
 
 /**
+ * The environment of a test app: test secrets, silent logs, bcrypt's cheapest cost (unless a test
+ * measures the real one), then `values` (DATA_DIR, the backend, a test's own settings).
+ */
+export function testEnv(values: Record<string, string | undefined>) {
+  return parseEnv({
+    NODE_ENV: "test",
+    JWT_SECRET: "test-jwt-secret-that-is-at-least-32-characters",
+    ENCRYPTION_KEY: "test-encryption-key-at-least-32-characters",
+    PUBLIC_URL: "http://app.test",
+    LOG_LEVEL: "silent",
+    BCRYPT_COST: "4",
+    ...values,
+  });
+}
+
+/**
  * A real application for integration tests: embedded PostgreSQL in memory (or the DATABASE_URL
  * server, in a schema of its own) and the in-process store (or REDIS_URL, under a key prefix of its
  * own), so test files can run in parallel against shared servers without seeing each other.
@@ -34,19 +50,7 @@ export function testDatabaseImage(): Promise<Blob> {
 export async function createTestApp(overrides: Record<string, string> = {}, options: { logger?: Logger; storeKeyPrefix?: string } = {}): Promise<AppServices> {
   const suffix = randomBytes(6).toString("hex");
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-test-"));
-  const env = parseEnv({
-    NODE_ENV: "test",
-    DATA_DIR: dataDir,
-    DATABASE_URL: process.env.DATABASE_URL,
-    REDIS_URL: process.env.REDIS_URL,
-    JWT_SECRET: "test-jwt-secret-that-is-at-least-32-characters",
-    ENCRYPTION_KEY: "test-encryption-key-at-least-32-characters",
-    PUBLIC_URL: "http://app.test",
-    LOG_LEVEL: "silent",
-    // Tests use a cheaper bcrypt cost unless they measure the real one.
-    BCRYPT_COST: "4",
-    ...overrides,
-  });
+  const env = testEnv({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL, ...overrides });
   const schema = env.DATABASE_URL ? `test_${suffix}` : undefined;
   const app = await createAppServices({
     env,
@@ -79,17 +83,8 @@ export async function createTestApp(overrides: Record<string, string> = {}, opti
  * the directory.
  */
 export function startEmbeddedApp(dataDir: string, options: { dataDirForDb?: string; storeKeyPrefix?: string } = {}): Promise<AppServices> {
-  const env = parseEnv({
-    NODE_ENV: "test",
-    DATA_DIR: dataDir,
-    JWT_SECRET: "test-jwt-secret-that-is-at-least-32-characters",
-    ENCRYPTION_KEY: "test-encryption-key-at-least-32-characters",
-    PUBLIC_URL: "http://app.test",
-    LOG_LEVEL: "silent",
-    BCRYPT_COST: "4",
-  });
   return createAppServices({
-    env,
+    env: testEnv({ DATA_DIR: dataDir }),
     dataDirForDb: options.dataDirForDb ?? dataDir,
     ...(options.storeKeyPrefix ? { storeKeyPrefix: options.storeKeyPrefix } : {}),
     logger: createLogger({ level: "silent" }),

@@ -11,11 +11,10 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseEnv } from "@/env";
 import { createAppServices } from "@/server/compose";
 import { createLogger } from "@/server/logger";
 import type { AppServices } from "@/server/app-services";
-import { createTestApp, restClient } from "@/test/app";
+import { createTestApp, restClient, testEnv } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { connectMqtt, serveMqtt, sleep } from "@/test/mqtt";
 import { onlineClientKey } from "./online";
@@ -40,20 +39,8 @@ async function step<T>(what: string, work: Promise<T>, ms = 30_000): Promise<T> 
 
 /** The same database (PGlite directory or PostgreSQL schema) and store prefix each time: a restart. */
 async function startApp(extra: Record<string, string> = {}): Promise<AppServices> {
-  const env = parseEnv({
-    ...extra,
-    NODE_ENV: "test",
-    DATA_DIR: dataDir,
-    DATABASE_URL: process.env.DATABASE_URL,
-    REDIS_URL: process.env.REDIS_URL,
-    JWT_SECRET: "test-jwt-secret-that-is-at-least-32-characters",
-    ENCRYPTION_KEY: "test-encryption-key-at-least-32-characters",
-    PUBLIC_URL: "http://app.test",
-    LOG_LEVEL: "silent",
-    BCRYPT_COST: "4",
-  });
   return createAppServices({
-    env,
+    env: testEnv({ ...extra, DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL }),
     dataDirForDb: path.join(dataDir, "db"),
     dbSchema: schema,
     storeKeyPrefix: `fp-test-${suffix}:`,

@@ -30,8 +30,9 @@ export function privateHostReason(host: string): string | null {
 function hostOf(value: unknown, defaultScheme: string): string | null {
   if (typeof value !== "string" || value.trim() === "") return null;
   const text = value.trim();
-  // A host written as a placeholder (`http://{{host}}/x`) is resolved per message, so the import
-  // cannot judge it and gives no warning; a placeholder in the path does not hide the host.
+  // A host that a mustache template takes from each message (`http://{{host}}/x`) is known only
+  // when a message comes: the import says nothing of it. A template in the path leaves the host
+  // known, and judged (private-targets.test.ts: h4, h5).
   const authority = text.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").split(/[/?#]/, 1)[0]!;
   if (authority.includes("{{") || authority.includes("${") || authority.includes("$(")) return null;
   try {
