@@ -8,20 +8,25 @@ const palette = (page: Page) => page.getByRole("region", { name: "Palette" });
 const toolbar = (page: Page) => page.getByRole("toolbar", { name: "Flow editor" });
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-async function center(page: Page, selector: string) {
+/** The element's box once it has stopped moving (the canvas fits its view after the nodes are measured). */
+async function settledBox(page: Page, selector: string) {
   const locator = page.locator(selector).first();
   // As a user would: scroll the palette (or canvas) until the item is in view before pressing on it.
   await locator.scrollIntoViewIfNeeded();
-  let last: { x: number; y: number } | null = null;
+  let last: { x: number; y: number; width: number; height: number } | null = null;
   for (let i = 0; i < 50; i++) {
     const box = await locator.boundingBox();
     if (!box) throw new Error(`${selector} is not on screen`);
-    const now = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-    if (last && Math.abs(last.x - now.x) < 0.5 && Math.abs(last.y - now.y) < 0.5) return now;
-    last = now;
+    if (last && (["x", "y", "width", "height"] as const).every((k) => Math.abs(last![k] - box[k]) < 0.5)) return box;
+    last = box;
     await page.waitForTimeout(50);
   }
   throw new Error(`${selector} kept moving`);
+}
+
+async function center(page: Page, selector: string) {
+  const box = await settledBox(page, selector);
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
 }
 
 async function drag(page: Page, from: { x: number; y: number }, to: { x: number; y: number }) {
@@ -135,7 +140,7 @@ test.describe("groups, junctions and subflows in the editor (SPEC §16)", () => 
     await expect(page.getByRole("button", { name: "Group Parsing" })).toBeVisible();
 
     // The border selects the group too (the inside is the canvas's).
-    const edge = (await page.locator(".fp-group").boundingBox())!;
+    const edge = await settledBox(page, ".fp-group");
     await page.mouse.click(edge.x + edge.width / 2, edge.y + edge.height - 2);
     await expect(canvasNode(page, "g-change")).toHaveClass(/selected/);
     await expect(canvasNode(page, "g-inject")).toHaveClass(/selected/);

@@ -34,7 +34,11 @@ export function GroupBoxes() {
     if (groups.length === 0 || rfNodes.length === 0) return [];
     return groupBoxes(groups, (id) => {
       const n = lookup.get(id);
-      return n ? { x: n.position.x, y: n.position.y, w: n.width ?? n.measured?.width ?? 0, h: n.height ?? n.measured?.height ?? 0 } : undefined;
+      const w = n?.width ?? n?.measured?.width;
+      const h = n?.height ?? n?.measured?.height;
+      // A node not measured yet is not on screen (React Flow hides it until it is): a box drawn from
+      // its zero size would be the wrong size for a frame, then jump.
+      return n && w !== undefined && h !== undefined ? { x: n.position.x, y: n.position.y, w, h } : undefined;
     });
   }, [groups, rfNodes, lookup]);
   const drag = useGroupDrag(readOnly);
