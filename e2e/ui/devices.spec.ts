@@ -1,5 +1,6 @@
 import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
+import mqtt from "mqtt";
 import WebSocket from "ws";
 import { logIn, registerViaApi, uniqueEmail } from "../helpers/accounts";
 import { accessToken, canvasNodes, createFlowViaApi, expectAccessible, shot } from "../helpers/flows";
@@ -164,5 +165,60 @@ test.describe("devices in the browser", () => {
       .poll(async () => ((await (await page.request.get(`/api/v1/flows/${flowId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { flow: { devices: Array<{ state: string }> } }).flow.devices[0]?.state)
       .toBe("applied");
     upgraded.close();
+  });
+
+  test("an MQTT client's persistent session shows what it keeps while away; an admin ends it and the client starts anew", async ({ page, baseURL }) => {
+    const owner = uniqueEmail("mqtt-sessions");
+    await registerViaApi(page.request, owner);
+    const token = await accessToken(page.request, owner);
+    const key = await page.request.post("/api/v1/api-keys", { headers: { authorization: `Bearer ${token}` }, data: { name: "greenhouse", kind: "device" } });
+    expect(key.status()).toBe(201);
+    const secret = ((await key.json()) as { secret: string }).secret;
+    const url = `${baseURL!.replace(/^http/, "ws")}/mqtt`;
+    const connect = (clientId: string, clean: boolean) =>
+      new Promise<mqtt.MqttClient>((resolve, reject) => {
+        const client = mqtt.connect(url, { username: "device", password: secret, clientId, clean, reconnectPeriod: 0 });
+        client.once("connect", () => resolve(client));
+        client.once("error", reject);
+      });
+    // A device subscribes with a persistent session and goes away; two readings are queued for it.
+    const device = await connect("greenhouse-1", false);
+    await device.subscribeAsync("greenhouse/+/set", { qos: 1 });
+    await device.endAsync();
+    const sender = await connect("greenhouse-console", true);
+    for (const value of ["21", "22"]) await sender.publishAsync("greenhouse/vent/set", value, { qos: 1 });
+    await sender.endAsync();
+
+    await logIn(page, owner);
+    await page.goto("/devices");
+    const sessions = region(page, "MQTT sessions");
+    const row = sessions.getByRole("row").filter({ hasText: "greenhouse-1" });
+    await expect(row).toContainText("Away");
+    await expect(row).toContainText("greenhouse/+/set");
+    await expect(row).toContainText("2 messages");
+    await expect(row).toContainText("4 B");
+    await expect(sessions).toContainText("Queued for all sessions: 4 B of 64 MiB");
+    await expectAccessible(page);
+    await shot(page, "devices-mqtt-sessions");
+
+    await row.getByRole("button", { name: "End session greenhouse-1" }).click();
+    const dialog = page.getByRole("dialog", { name: "End the session of “greenhouse-1”?" });
+    await expect(dialog).toContainText("2 queued messages are dropped");
+    await dialog.getByRole("button", { name: "End session" }).click();
+    await expect(sessions.getByText("No persistent sessions.")).toBeVisible();
+    await expect(sessions).toContainText("Queued for all sessions: 0 B of 64 MiB");
+
+    // Its client comes back to a new session: nothing queued, nothing present.
+    const back = await new Promise<{ client: mqtt.MqttClient; sessionPresent: boolean }>((resolve, reject) => {
+      const client = mqtt.connect(url, { username: "device", password: secret, clientId: "greenhouse-1", clean: false, reconnectPeriod: 0 });
+      client.once("connect", (connack) => resolve({ client, sessionPresent: connack.sessionPresent }));
+      client.once("error", reject);
+    });
+    const received: string[] = [];
+    back.client.on("message", (_topic, payload) => received.push(payload.toString()));
+    expect(back.sessionPresent).toBe(false);
+    await page.waitForTimeout(300);
+    expect(received).toEqual([]);
+    await back.client.endAsync();
   });
 });

@@ -52,6 +52,7 @@ export const AUDIT_ACTION_LABELS = {
   "file.written": "Wrote a file",
   "file.deleted": "Deleted a file",
   "device.updated": "Changed a device",
+  "mqtt_session.ended": "Ended an MQTT session",
   "dashboard.share_created": "Shared a dashboard by link",
   "dashboard.share_revoked": "Revoked a dashboard link",
 } as const satisfies Record<string, string>;

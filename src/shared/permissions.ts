@@ -66,7 +66,7 @@ export const permissions = {
   "dashboards:read": { minRole: "viewer", scope: "flows:read", description: "list the organization's dashboard pages (every member may view them)" },
   "dashboards:share": { minRole: "admin", scope: null, description: "publish, list and revoke dashboard share links" },
   "devices:read": { minRole: "viewer", scope: "org:read", description: "list devices, their state and what they run" },
-  "devices:write": { minRole: "admin", scope: null, description: "rename devices and set their tags" },
+  "devices:write": { minRole: "admin", scope: null, description: "rename devices and set their tags, end MQTT sessions" },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof permissions;

@@ -4,6 +4,7 @@ import { joinAs, signUp } from "@/test/accounts";
 import { assertTenantIsolation } from "@/test/tenancy";
 import type { AppServices } from "@/server/app-services";
 import { appRouter } from "./root";
+import { mqttSessionId } from "@/server/services/devices/mqtt-sessions";
 import { collectRoutes } from "./rest/routes";
 import { atLeast, permissions, roles, type Role } from "@/server/permissions";
 import type { Meta } from "./trpc";
@@ -26,6 +27,7 @@ const ALLOWED_STATUS: Record<string, number | number[]> = {
   // No input to refuse: served.
   "GET /api-keys": 200,
   "GET /devices": 200,
+  "GET /mqtt/sessions": 200,
   "GET /nodes": 200,
   "GET /context/global": 200,
   // "x" is a well-formed context key: deleting a key that is not there is done.
@@ -201,6 +203,8 @@ describe("tenant isolation", () => {
       "DELETE /dashboards/share-links/{id}": { params: { id: victimShare.id } },
       "GET /devices/{id}": { params: { id: victimDevice.id } },
       "PUT /devices/{id}": { params: { id: victimDevice.id }, body: { name: "pwned", tags: ["pwned"] } },
+      // The id the victim's session of client id "victim-client" has (a real session stays through a stranger's DELETE: admin-sessions.integration › "is an admin's").
+      "DELETE /mqtt/sessions/{id}": { params: { id: mqttSessionId(victim.organizationId, "victim-client") } },
     });
     expect((await request("GET", "/dashboards/share-links", { token: victim.accessToken })).body.share_links).toEqual([expect.objectContaining({ id: victimShare.id, revoked_at: null })]);
     expect((await request("POST", "/dashboards/share-links", { token: attacker.accessToken, body: { page_id: victimPage.id } })).status).toBe(404);

@@ -45,7 +45,7 @@ import type { Logger } from "../logger";
 import type { KeyValueStore } from "../store";
 import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { BuiltInMqtt, BuiltInMqttMessage } from "../runtime/types";
-import { DurablePersistence, oncePerClient, storedTopicPacket } from "./durable-persistence";
+import { DurablePersistence, oncePerClient, storedTopicPacket, type StoredSession } from "./durable-persistence";
 import { guardPacketSize } from "./size-guard";
 import { AckRewriter, ReasonCode } from "./reason-codes";
 import { createPublishRate } from "./publish-rate";
@@ -123,8 +123,51 @@ export interface MqttBroker {
    * kill -9); it runs at start and every SESSION_SWEEP_MS on its own.
    */
   sweepExpiredSessions(): Promise<void>;
+  /**
+   * The organization's persistent sessions (GET /mqtt/sessions): kept while their clients are
+   * away, or held by a connection that leaves its session behind; with their queues and the
+   * organization's queued bytes.
+   */
+  sessions(organizationId: string): Promise<MqttSessions>;
+  /**
+   * Ends the session of `clientId` (the organization's own id), on whichever instance holds it:
+   * its connection closes (MQTT 5: DISCONNECT 0x98, administrative action; its will is published
+   * as for any connection the server ends), its subscriptions and queued messages are dropped.
+   * False when the organization has no such session or connection.
+   */
+  endSession(organizationId: string, clientId: string): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** One persistent session of an organization, as GET /mqtt/sessions shows it. */
+export interface MqttSessionInfo {
+  /** The organization's own client id. */
+  clientId: string;
+  /** Its client is connected now, on any instance. */
+  connected: boolean;
+  /** The organization's own filters. */
+  subscriptions: Array<{ topic: string; qos: number }>;
+  /** Messages queued for it (sent or not, not yet acknowledged). */
+  queuedMessages: number;
+  /** Their payload bytes (the organization's queued-bytes count). */
+  queuedBytes: number;
+  /** When it ends unless its client returns first (away, with an expiry); null: no deadline now. */
+  expiresAt: Date | null;
+}
+
+export interface MqttSessions {
+  sessions: MqttSessionInfo[];
+  /** The organization's queued bytes, all its sessions together, and their limit. */
+  queuedBytes: number;
+  queuedBytesLimit: number;
+  sessionsLimit: number;
+  queuedPerSessionLimit: number;
+}
+
+/** The channel on which an instance asks the one holding a client's connection to end its session. */
+export const MQTT_SESSION_END_CHANNEL = "mqtt.sessions.end";
+/** How long endSession waits for another instance to close the client's connection before it drops the session anyway. */
+const END_WAIT_MS = 5_000;
 
 /** A client's standing, from its CONNECT on. */
 interface ClientState {
@@ -144,6 +187,8 @@ interface ClientState {
   assignedClientId: boolean;
   /** Its session's expiry after it leaves (OnlineEntry.session_expiry_seconds: 0 for none). */
   sessionExpirySeconds: number;
+  /** Its session is kept after it leaves (3.1.1 clean session false; MQTT 5 an expiry interval). */
+  keepsSession: boolean;
 }
 
 /** Where a CONNECT is on its way to the CONNACK. */
@@ -305,6 +350,23 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
         count += ids.length;
       } while (cursor !== "0");
       return { count, has: false };
+    }
+
+    /** The organization's sessions (as sessionsOf counts them), each with its subscriptions and queued messages (GET /mqtt/sessions). */
+    async sessionsIn(organizationId: string): Promise<StoredSession[]> {
+      const ids: string[] = [];
+      let cursor = "0";
+      do {
+        const [next, found] = await this.db.sscan("clients", cursor, "MATCH", `${organizationId}:*`, "COUNT", 1000);
+        cursor = next;
+        ids.push(...found);
+      } while (cursor !== "0");
+      return Promise.all(
+        [...new Set(ids)].map(async (clientId) => {
+          const [subscriptions, queued] = await Promise.all([this.subscriptionsByClient({ id: clientId } as Client), this.db.llen(`outgoing:${encodeURIComponent(clientId)}`)]);
+          return { clientId, subscriptions: (subscriptions ?? []).map((sub: { topic: string; qos: number }) => ({ topic: sub.topic, qos: sub.qos })), queued };
+        }),
+      );
     }
 
     /** Enqueues one after another on this instance, so that the length each one reads is exact here. */
@@ -538,6 +600,9 @@ interface ExpiringSessions {
   expiringSessions: Map<string, unknown>;
   scheduleSessionExpiry(client: Client): void;
 }
+interface ListablePersistence {
+  sessionsIn(organizationId: string): Promise<StoredSession[]>;
+}
 interface EndablePersistence {
   cleanSubscriptions(client: Client): Promise<void>;
   /** Drops every message queued for the client id (its session ended while it was away). */
@@ -604,6 +669,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     );
   };
   let retainedQuota: RetainedQuota = memoryRetainedQuota(retainedLimits);
+  /** The organizations' queued bytes (queued-bytes.ts), once started. */
+  let queuedBytes: QueuedBytes | null = null;
   const retainedRefusal = `the organization keeps its limit of retained messages (${limits.retainedPerOrganization} messages, ${limits.retainedBytesPerOrganization} bytes); an empty retained message clears one`;
   let renewTimer: NodeJS.Timeout | null = null;
   let closed = false;
@@ -737,6 +804,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       revoked: false,
       assignedClientId: assignedClientId && packet.protocolVersion === 5,
       sessionExpirySeconds: expiringInterval({ version: packet.protocolVersion, sessionExpiryInterval: packet.properties?.sessionExpiryInterval, clean: packet.clean }, limits.persistentSessionExpirySeconds),
+      keepsSession: packet.protocolVersion === 5 ? (packet.properties?.sessionExpiryInterval ?? 0) > 0 : packet.clean === false,
     };
   }
 
@@ -962,6 +1030,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       instance_id: options.instanceId,
       connection_id: state.connectionId,
       session_expiry_seconds: state.sessionExpirySeconds,
+      keeps_session: state.keepsSession,
     };
   }
 
@@ -989,16 +1058,22 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     state.expiryTimer = setTimeout(() => void recheck(client), ms).unref();
   }
 
-  function cut(client: Client, state: ClientState, why: string) {
-    state.revoked = true;
+  /**
+   * Closes a connection whose access ended (`why`): its will is not published. `reasonCode`, and a
+   * connection closed by an administrator (`revoked` false) publishes its will, as any connection
+   * the server ends.
+   */
+  function cut(client: Client, state: ClientState, why: string, reasonCode: number = ReasonCode.NOT_AUTHORIZED, revoked = true, done: () => void = () => undefined) {
+    state.revoked = revoked;
     logger.info({ clientId: state.clientId, organizationId: state.organizationId, keyId: state.principal.keyId, why }, "mqtt: connection closed");
-    // MQTT 5: told why first (DISCONNECT 0x87); 3.1.1 has no DISCONNECT from the server. Written
-    // here rather than by aedes' disconnect(), which says nothing until the client's queue went out
-    // (nor has its `connackSent` yet while the CONNACK's write is pending): the rewriter saw it go.
+    // MQTT 5: told why first (DISCONNECT with the reason code); 3.1.1 has no DISCONNECT from the
+    // server. Written here rather than by aedes' disconnect(), which says nothing until the client's
+    // queue went out (nor has its `connackSent` yet while the CONNACK's write is pending): the
+    // rewriter saw it go.
     if (client.version === 5 && rewriters.get(client)?.connackWritten && !client.closed) {
-      const packet = mqttPacket.generate({ cmd: "disconnect", reasonCode: ReasonCode.NOT_AUTHORIZED, properties: { reasonString: why } }, { protocolVersion: 5 });
-      client.conn.write(packet, () => client.close());
-    } else client.close();
+      const packet = mqttPacket.generate({ cmd: "disconnect", reasonCode, properties: { reasonString: why } }, { protocolVersion: 5 });
+      client.conn.write(packet, () => client.close(done));
+    } else client.close(done);
   }
 
   async function recheck(client: Client) {
@@ -1192,6 +1267,88 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     logger.info({ organizationId: split.organizationId, clientId: split.clientId }, "mqtt: a persistent session expired while its client was away");
   }
 
+  // ---- the organization's sessions (GET /mqtt/sessions) ----------------------------------------
+
+  async function sessions(organizationId: string): Promise<MqttSessions> {
+    const p = persistence as unknown as ListablePersistence | null;
+    const [stored, online, deadlines] = await Promise.all([
+      p ? p.sessionsIn(organizationId) : [],
+      onlineEntries(organizationId),
+      options.prisma.mqttSessionExpiry.findMany({ where: { organizationId, connected: false }, select: { clientId: true, expiresAt: true } }),
+    ]);
+    const expiry = new Map(deadlines.map((d) => [d.clientId, d.expiresAt]));
+    // A connection that leaves nothing behind (a clean session) holds no session to list.
+    const kept = stored.filter((s) => {
+      const entry = online.get(splitClientId(s.clientId)?.clientId ?? "");
+      return !entry || entry.keeps_session !== false;
+    });
+    const [held, total] = await Promise.all([
+      queuedBytes ? queuedBytes.held(organizationId, kept.map((s) => s.clientId)) : kept.map(() => 0),
+      queuedBytes ? queuedBytes.usage(organizationId) : 0,
+    ]);
+    const list = kept
+      .map((s, i): MqttSessionInfo => {
+        const own = splitClientId(s.clientId)?.clientId ?? s.clientId;
+        const connected = online.has(own);
+        return {
+          clientId: own,
+          connected,
+          subscriptions: s.subscriptions.map((sub) => ({ topic: splitTopic(sub.topic)?.topic ?? sub.topic, qos: sub.qos })).sort((a, b) => a.topic.localeCompare(b.topic)),
+          queuedMessages: s.queued,
+          queuedBytes: held[i] ?? 0,
+          expiresAt: connected ? null : (expiry.get(s.clientId) ?? null),
+        };
+      })
+      .sort((a, b) => a.clientId.localeCompare(b.clientId));
+    return {
+      sessions: list,
+      queuedBytes: total,
+      queuedBytesLimit: limits.queuedBytesPerOrganization,
+      sessionsLimit: limits.sessionsPerOrganization,
+      queuedPerSessionLimit: limits.queuedPerSession,
+    };
+  }
+
+  /** The organization's connected clients' entries (any instance), by their own client id. */
+  async function onlineEntries(organizationId: string): Promise<Map<string, OnlineEntry>> {
+    const ids = await store.setMembers(onlineSetKey(organizationId));
+    const raws = await Promise.all(ids.map((id) => store.get(onlineClientKey(organizationId, id))));
+    const out = new Map<string, OnlineEntry>();
+    raws.forEach((raw, i) => {
+      if (raw === null) return;
+      try {
+        out.set(ids[i]!, JSON.parse(raw) as OnlineEntry);
+      } catch {
+        // Unreadable: not counted as connected.
+      }
+    });
+    return out;
+  }
+
+  async function endSession(organizationId: string, clientId: string): Promise<boolean> {
+    const b = broker;
+    const p = persistence as unknown as (ListablePersistence & EndablePersistence) | null;
+    if (!b || !p || closed) throw new Error("the broker is not running");
+    const internal = internalClientId(organizationId, clientId);
+    const onlineKey = onlineClientKey(organizationId, clientId);
+    const [stored, online] = await Promise.all([p.sessionsIn(organizationId), store.get(onlineKey)]);
+    if (online === null && !stored.some((s) => s.clientId === internal)) return false;
+    if (online !== null) {
+      // The instance holding the connection closes it (this one too: the channel reaches every
+      // instance); its session is dropped below, once the connection is gone.
+      await store.publish(MQTT_SESSION_END_CHANNEL, JSON.stringify({ client_id: internal }));
+      const until = Date.now() + END_WAIT_MS;
+      while ((await store.get(onlineKey)) !== null && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // No expiry timer or deadline of the session may end a later one of the same id.
+    (b as unknown as { clearSessionExpiry(id: string): void }).clearSessionExpiry(internal);
+    ledgerStep(internal, () => ledger.forget(internal));
+    await p.cleanSubscriptions({ id: internal } as Client);
+    await p.dropOutgoing(internal);
+    logger.info({ organizationId, clientId }, "mqtt: a session was ended by an administrator");
+    return true;
+  }
+
   // ---- lifecycle --------------------------------------------------------------------------
 
   /** How long each step of close() may wait (Redis unreachable: its commands are never answered). */
@@ -1233,12 +1390,15 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       // Redis unreachable: ioredis reconnects by itself; the emitter re-emits its connections' errors
       // on `state`, which would be an uncaught exception without a listener.
       (mq as unknown as { state: NodeJS.EventEmitter }).state.on("error", (err: unknown) => logger.warn({ err }, "mqtt: Redis emitter error"));
-      persistence = new OrganizationRedisPersistence(data, limits.queuedPerSession, grants, replayGuard, redisQueuedBytes(data, limits.queuedBytesPerOrganization), queuedBytesFull);
+      queuedBytes = redisQueuedBytes(data, limits.queuedBytesPerOrganization);
+      persistence = new OrganizationRedisPersistence(data, limits.queuedPerSession, grants, replayGuard, queuedBytes, queuedBytesFull);
       retainedQuota = redisRetainedQuota(data, retainedLimits);
     } else {
       mq = mqemitter({ matchEmptyLevels: true });
       const quota = memoryRetainedQuota(retainedLimits);
       retainedQuota = quota;
+      const bytes = memoryQueuedBytes(limits.queuedBytesPerOrganization);
+      queuedBytes = bytes;
       persistence = new DurablePersistence(
         options.prisma,
         logger,
@@ -1249,7 +1409,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
           const own = splitTopic(topic);
           if (own) quota.restored(own.organizationId, own.topic, bytes);
         },
-        memoryQueuedBytes(limits.queuedBytesPerOrganization),
+        bytes,
         queuedBytesFull,
         (clientId) => Boolean((broker as unknown as { clients?: Record<string, Client> } | null)?.clients?.[clientId]?.connected),
       );
@@ -1350,6 +1510,18 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
         return;
       }
       for (const [client, state] of states) if (state.principal.keyId === keyId) cut(client, state, "API key revoked");
+    });
+    listen(MQTT_SESSION_END_CHANNEL, (message) => {
+      let clientId: unknown;
+      try {
+        clientId = (JSON.parse(message) as { client_id?: unknown }).client_id;
+      } catch {
+        return;
+      }
+      if (typeof clientId !== "string") return;
+      const client = (broker as unknown as { clients: Record<string, Client> } | null)?.clients[clientId];
+      const state = client ? states.get(client) : undefined;
+      if (client && state) cut(client, state, "session ended by an administrator", ReasonCode.ADMINISTRATIVE_ACTION, false);
     });
     listen(ACCESS_CHANGED_CHANNEL, (message) => {
       let scope: AccessChangedMessage | null = null;
@@ -1504,6 +1676,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       return states.size;
     },
     sweepExpiredSessions,
+    sessions,
+    endSession,
     close,
   };
 }

@@ -158,6 +158,13 @@ function v5Part(properties: Record<string, unknown> | undefined, messageExpiry: 
   return { ...(properties ? { properties } : {}), ...(typeof messageExpiry === "number" ? { messageExpiry } : {}) };
 }
 
+/** A session as a persistence keeps it: internal client id and filters, and its queue's length. */
+export interface StoredSession {
+  clientId: string;
+  subscriptions: Array<{ topic: string; qos: number }>;
+  queued: number;
+}
+
 export class DurablePersistence extends MemoryPersistence {
   /** Clients whose session is in the table (or about to be). */
   private readonly known = new Set<string>();
@@ -459,7 +466,6 @@ export class DurablePersistence extends MemoryPersistence {
     this.logger.error({ changes: this.changes.length }, "mqtt: could not store persistent sessions' queues before closing; these changes are not kept across the restart");
   }
 
-  /** A session changed: written shortly. */
   /**
    * The organization's sessions here (its connected clients' with subscriptions, and the persistent
    * ones kept while away), and whether `clientId` (internal) has one: the session quota's count.
@@ -471,6 +477,19 @@ export class DurablePersistence extends MemoryPersistence {
     return { count, has: this.known.has(clientId) };
   }
 
+  /** The organization's sessions (as sessionsOf counts them), each with its subscriptions and queued messages (GET /mqtt/sessions). */
+  async sessionsIn(organizationId: string): Promise<StoredSession[]> {
+    const prefix = `${organizationId}:`;
+    const out: StoredSession[] = [];
+    for (const clientId of this.known) {
+      if (!clientId.startsWith(prefix)) continue;
+      const subscriptions = (await this.subscriptionsByClient({ id: clientId } as Client)) ?? [];
+      out.push({ clientId, subscriptions: subscriptions.map((sub) => ({ topic: sub.topic, qos: sub.qos })), queued: this.queued.get(clientId) ?? 0 });
+    }
+    return out;
+  }
+
+  /** A session changed: written shortly. */
   private touch(clientId: string) {
     this.known.add(clientId);
     this.touchIfKnown(clientId);

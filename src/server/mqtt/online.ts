@@ -30,6 +30,8 @@ export interface OnlineEntry extends OnlineMqttClient {
    * before it: the session-expiry sweep then keeps the row it found.
    */
   session_expiry_seconds?: number;
+  /** Its session is kept after it leaves (absent from entries written before it: taken as kept). */
+  keeps_session?: boolean;
 }
 
 export const onlineSetKey = (organizationId: string) => `mqtt:online:${organizationId}`;

@@ -23,10 +23,14 @@ export interface QueuedBytes {
   release(organizationId: string, clientId: string, message: string, bytes: number): Promise<void>;
   /** `clientId`'s queue is empty or gone: whatever it still counts goes. */
   forget(organizationId: string, clientId: string): Promise<void>;
+  /** The organization's queued bytes, all its sessions together. */
+  usage(organizationId: string): Promise<number>;
+  /** The bytes each of `clientIds` (internal ids of the organization's sessions) has queued, in order. */
+  held(organizationId: string, clientIds: string[]): Promise<number[]>;
 }
 
 /** The embedded backend's count, in memory; `restored` counts a queued message read at start. */
-export function memoryQueuedBytes(maxBytes: number): QueuedBytes & { restored(organizationId: string, clientId: string, bytes: number): void; usage(organizationId: string): number } {
+export function memoryQueuedBytes(maxBytes: number): QueuedBytes & { restored(organizationId: string, clientId: string, bytes: number): void } {
   const totals = new Map<string, number>();
   const perClient = new Map<string, number>();
   const add = (organizationId: string, clientId: string, bytes: number) => {
@@ -42,7 +46,12 @@ export function memoryQueuedBytes(maxBytes: number): QueuedBytes & { restored(or
   };
   return {
     restored: add,
-    usage: (organizationId) => totals.get(organizationId) ?? 0,
+    async usage(organizationId) {
+      return totals.get(organizationId) ?? 0;
+    },
+    async held(_organizationId, clientIds) {
+      return clientIds.map((clientId) => perClient.get(clientId) ?? 0);
+    },
     async reserve(organizationId, clientIds, _message, bytes) {
       const granted: string[] = [];
       for (const clientId of clientIds) {
@@ -97,17 +106,27 @@ if held > 0 and redis.call('DECRBY', KEYS[1], held) <= 0 then redis.call('DEL', 
 return held
 `;
 
+/** KEYS: the client's hash. The bytes it holds. */
+const SUM = `
+local held = 0
+for _, bytes in ipairs(redis.call('HVALS', KEYS[1])) do held = held + tonumber(bytes) end
+return held
+`;
+
 /**
  * `redis`: the broker's data connection, whose own key prefix (the deployment's, then `mqtt:`)
  * these keys take. Each queued copy's bytes are kept under its message's id in its client's hash,
  * so a QoS 2 message's PUBCOMP (whose stored PUBREL has no payload) gives back what it took.
  */
-export function redisQueuedBytes(redis: Redis, maxBytes: number): QueuedBytes & { usage(organizationId: string): Promise<number> } {
+export function redisQueuedBytes(redis: Redis, maxBytes: number): QueuedBytes {
   const total = (organizationId: string) => `queued-bytes:{${organizationId}}`;
   const client = (organizationId: string, clientId: string) => `queued-bytes:{${organizationId}}:${encodeURIComponent(clientId)}`;
   return {
     async usage(organizationId) {
       return Number((await redis.get(total(organizationId))) ?? 0);
+    },
+    async held(organizationId, clientIds) {
+      return Promise.all(clientIds.map((clientId) => redis.eval(SUM, 1, client(organizationId, clientId)).then(Number)));
     },
     async reserve(organizationId, clientIds, message, bytes) {
       if (clientIds.length === 0) return [];

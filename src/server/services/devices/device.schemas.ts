@@ -27,3 +27,25 @@ export const updateDeviceInput = z.object({
   tags: z.array(tag).max(20, "at most 20 tags").optional(),
 });
 export type UpdateDeviceInput = z.infer<typeof updateDeviceInput>;
+
+export const mqttSessionIdSchema = z.string().regex(/^mqs_[\w-]{22}$/, "must be an id starting with mqs_");
+export const mqttSessionView = z.object({
+  id: z.string(),
+  /** The client id its client connects with. */
+  client_id: z.string(),
+  connected: z.boolean(),
+  subscriptions: z.array(z.object({ topic: z.string(), qos: z.number().int() })),
+  /** Messages queued for it (sent or not, not yet acknowledged), and their payload bytes. */
+  queued_messages: z.number().int(),
+  queued_bytes: z.number().int(),
+  /** When it ends unless its client returns first; null while connected, or when it has no expiry. */
+  expires_at: z.string().nullable(),
+});
+export type MqttSessionView = z.infer<typeof mqttSessionView>;
+export const listMqttSessionsOutput = z.object({
+  sessions: z.array(mqttSessionView),
+  /** All of the organization's sessions together. */
+  queued_bytes: z.number().int(),
+  limits: z.object({ sessions: z.number().int(), queued_bytes: z.number().int(), queued_messages_per_session: z.number().int() }),
+});
+export const mqttSessionIdInput = z.object({ id: mqttSessionIdSchema });

@@ -1,0 +1,174 @@
+/**
+ * An organization's persistent MQTT sessions through the REST API (GET /mqtt/sessions, DELETE
+ * /mqtt/sessions/{id}): what each keeps while its client is away (subscriptions, queued messages
+ * and their bytes, expiry) against the organization's limits, and an admin ending one: its queue
+ * and subscriptions dropped, the bytes given back, a connected client disconnected (MQTT 5: 0x98)
+ * and starting a new session when it returns. Embedded, and with DATABASE_URL + REDIS_URL on
+ * aedes-persistence-redis's keys.
+ */
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AppServices } from "@/server/app-services";
+import { createTestApp, restClient } from "@/test/app";
+import { joinAs, signUp } from "@/test/accounts";
+import { connectMqtt, serveMqtt, sleep, type MqttEndpoints } from "@/test/mqtt";
+
+const suffix = randomBytes(6).toString("hex");
+const prefix = `fp-test-${suffix}:`;
+const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined;
+
+let app: AppServices;
+let mq: MqttEndpoints;
+let request: ReturnType<typeof restClient>;
+let owner: Awaited<ReturnType<typeof signUp>>;
+let key: string;
+let organizationId: string;
+
+beforeAll(async () => {
+  app = await createTestApp({ MQTT_PERSISTENT_SESSION_EXPIRY_SECONDS: "3600" }, { storeKeyPrefix: prefix });
+  mq = await serveMqtt(app);
+  request = restClient(app);
+  owner = await signUp(request);
+  key = (await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "sensor", kind: "device" } })).body.secret as string;
+  organizationId = owner.organizationId;
+});
+
+afterAll(async () => {
+  await mq?.close();
+  await app?.close();
+  if (redis) {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  }
+});
+
+type Session = { id: string; client_id: string; connected: boolean; subscriptions: Array<{ topic: string; qos: number }>; queued_messages: number; queued_bytes: number; expires_at: string | null };
+
+async function listed(token = owner.accessToken): Promise<{ sessions: Session[]; queued_bytes: number; limits: Record<string, number> }> {
+  const res = await request("GET", "/mqtt/sessions", { token });
+  expect(res.status, res.text).toBe(200);
+  return res.body;
+}
+
+async function sessionOf(clientId: string): Promise<Session | undefined> {
+  return (await listed()).sessions.find((s) => s.client_id === clientId);
+}
+
+/** A persistent session subscribed to `filter` whose client has left, with `n` messages of `bytes` published to `topic` queued for it. */
+async function awayWithQueue(clientId: string, filter: string, topic: string, n: number, bytes: number) {
+  const device = await connectMqtt(mq.tcp, { password: key, clientId, clean: false });
+  await device.subscribe(filter, 1);
+  await device.end();
+  const sender = await connectMqtt(mq.tcp, { password: key, clientId: `${clientId}-sender` });
+  for (let i = 0; i < n; i++) await sender.publish(topic, "x".repeat(bytes), { qos: 1 });
+  await sender.end();
+  await sleep(100);
+}
+
+describe("GET /mqtt/sessions", () => {
+  it("lists kept sessions with their subscriptions, queues, bytes and deadlines; a clean connection holds none", async () => {
+    await awayWithQueue("away/one", "sensors/+/temp", "sensors/a/temp", 3, 100);
+    const clean = await connectMqtt(mq.tcp, { password: key, clientId: "clean-one", clean: true });
+    await clean.subscribe("clean/#", 1);
+    const kept = await connectMqtt(mq.tcp, { password: key, clientId: "kept-v5", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 60 } });
+    await kept.subscribe("cmd/kept-v5", 2);
+    await sleep(200);
+    const list = await listed();
+    expect(list.sessions.map((s) => s.client_id)).toEqual(["away/one", "kept-v5"]);
+    const [away, connected] = list.sessions;
+    expect(away).toMatchObject({ connected: false, subscriptions: [{ topic: "sensors/+/temp", qos: 1 }], queued_messages: 3, queued_bytes: 300 });
+    expect(away!.id).toMatch(/^mqs_[\w-]{22}$/);
+    // MQTT_PERSISTENT_SESSION_EXPIRY_SECONDS: an hour after its client left.
+    expect(Date.parse(away!.expires_at!) - Date.now()).toBeGreaterThan(3_500_000);
+    expect(Date.parse(away!.expires_at!) - Date.now()).toBeLessThanOrEqual(3_600_000);
+    expect(connected).toMatchObject({ connected: true, subscriptions: [{ topic: "cmd/kept-v5", qos: 2 }], queued_messages: 0, queued_bytes: 0, expires_at: null });
+    expect(list.queued_bytes).toBe(300);
+    expect(list.limits).toEqual({ sessions: 1000, queued_bytes: 64 * 1024 * 1024, queued_messages_per_session: 1000 });
+    // A viewer sees them too (devices:read); another organization sees none of them.
+    const viewer = await joinAs(app, request, owner, "viewer");
+    expect((await listed(viewer.token)).sessions.map((s) => s.client_id)).toEqual(["away/one", "kept-v5"]);
+    const stranger = await signUp(request);
+    expect((await listed(stranger.accessToken)).sessions).toEqual([]);
+    await clean.end();
+    await kept.end();
+  });
+});
+
+describe("DELETE /mqtt/sessions/{id}", () => {
+  it("ends a kept session: its queue and subscriptions dropped, its bytes given back, its client starts anew; audited", async () => {
+    await awayWithQueue("abandoned", "plant/#", "plant/line1", 4, 250);
+    const session = (await sessionOf("abandoned"))!;
+    expect(session).toMatchObject({ queued_messages: 4, queued_bytes: 1000 });
+    const before = (await listed()).queued_bytes;
+    const res = await request("DELETE", `/mqtt/sessions/${session.id}`, { token: owner.accessToken });
+    expect(res.status, res.text).toBe(204);
+    expect(await sessionOf("abandoned")).toBeUndefined();
+    expect((await listed()).queued_bytes).toBe(before - 1000);
+    // Nothing is routed to it any more, and nothing waits for its client.
+    const sender = await connectMqtt(mq.tcp, { password: key, clientId: "abandoned-sender-2" });
+    await sender.publish("plant/line1", "after", { qos: 1 });
+    await sender.end();
+    const back = await connectMqtt(mq.tcp, { password: key, clientId: "abandoned", clean: false });
+    expect(back.connack.sessionPresent).toBe(false);
+    await sleep(300);
+    expect(back.messages).toEqual([]);
+    await back.end();
+    if (redis) expect(await redis.llen(`${prefix}mqtt:outgoing:${encodeURIComponent(`${organizationId}:abandoned`)}`)).toBe(0);
+    else {
+      await sleep(100);
+      expect(await app.db.prisma.mqttSessionMessage.count({ where: { clientId: `${organizationId}:abandoned` } })).toBe(0);
+    }
+    const audit = await request("GET", "/audit-log", { token: owner.accessToken });
+    expect(audit.body.entries).toEqual(
+      expect.arrayContaining([expect.objectContaining({ action: "mqtt_session.ended", target_id: session.id, metadata: expect.objectContaining({ client_id: "abandoned", queued_messages: 4, connected: false }) })]),
+    );
+    // Gone: a second DELETE finds nothing.
+    expect((await request("DELETE", `/mqtt/sessions/${session.id}`, { token: owner.accessToken })).status).toBe(404);
+  });
+
+  it("a connected MQTT 5 client is told why (DISCONNECT 0x98), its will is published, and it returns to a new session", async () => {
+    const watcher = await connectMqtt(mq.tcp, { password: key, clientId: "will-watcher" });
+    await watcher.subscribe("status/gateway", 1);
+    const gateway = await connectMqtt(mq.tcp, {
+      password: key,
+      clientId: "gateway",
+      clean: false,
+      protocolVersion: 5,
+      properties: { sessionExpiryInterval: 3600 },
+      will: { topic: "status/gateway", payload: Buffer.from("offline"), qos: 1, retain: false },
+    });
+    await gateway.subscribe("cmd/gateway", 1);
+    await sleep(200);
+    const session = (await sessionOf("gateway"))!;
+    expect(session.connected).toBe(true);
+    const res = await request("DELETE", `/mqtt/sessions/${session.id}`, { token: owner.accessToken });
+    expect(res.status, res.text).toBe(204);
+    await gateway.closed;
+    expect(gateway.disconnects.map((d) => d.reasonCode)).toEqual([0x98]);
+    expect((await watcher.next((m) => m.topic === "status/gateway")).payload).toBe("offline");
+    expect(await sessionOf("gateway")).toBeUndefined();
+    const back = await connectMqtt(mq.tcp, { password: key, clientId: "gateway", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 3600 } });
+    expect(back.connack.sessionPresent).toBe(false);
+    await back.end();
+    await watcher.end();
+  });
+
+  it("is an admin's: a member gets 403, another organization 404, a malformed id 400, and the session stays", async () => {
+    await awayWithQueue("guarded", "guarded/#", "guarded/x", 1, 10);
+    const session = (await sessionOf("guarded"))!;
+    const member = await joinAs(app, request, owner, "member");
+    const refused = await request("DELETE", `/mqtt/sessions/${session.id}`, { token: member.token });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe("FORBIDDEN");
+    const stranger = await signUp(request);
+    const missing = await request("DELETE", `/mqtt/sessions/${session.id}`, { token: stranger.accessToken });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe("NOT_FOUND");
+    const malformed = await request("DELETE", "/mqtt/sessions/guarded", { token: owner.accessToken });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.code).toBe("VALIDATION_FAILED");
+    expect(await sessionOf("guarded")).toMatchObject({ queued_messages: 1, queued_bytes: 10 });
+  });
+});
