@@ -5,6 +5,8 @@
  *   flows publishing too (durability.integration.test.ts covers the one-instance bucket);
  * - an MQTT 5 session that left one instance and came back on the other is not expired by the
  *   first one's timer;
+ * - an admin's DELETE /mqtt/sessions/{id} on one instance ends a session whose client is connected
+ *   to the other;
  * - the broker's channels on Redis carry the key prefix, as the store's keys do (README:
  *   REDIS_KEY_PREFIX lets several deployments share one Redis).
  */
@@ -149,6 +151,37 @@ describe.skipIf(!shared)("built-in MQTT broker across instances and deployments 
       const back = await connect(endpoints[1]!.tcp, 3600);
       expect(back.connack.sessionPresent).toBe(true);
       expect((await back.next()).payload).toBe("kept");
+    } finally {
+      for (const c of clients) c.client.end(true);
+      for (const e of endpoints) await e.close();
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("an admin ends a session through one instance while its client is connected to the other: the client is told (0x98) and returns to a new session", { timeout: 60_000 }, async () => {
+    const a = await instance("end-a");
+    const b = await instance("end-b");
+    const endpoints: MqttEndpoints[] = [await serveMqtt(a), await serveMqtt(b)];
+    const clients: TestMqttClient[] = [];
+    try {
+      const { owner, key } = await orgWithDeviceKey(a);
+      const onB = await connectMqtt(endpoints[1]!.tcp, { password: key, clientId: "far-away", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 3600 } });
+      clients.push(onB);
+      await onB.subscribe("far/#", 1);
+      await sleep(200);
+      const viaA = restClient(a);
+      const listed = await viaA("GET", "/mqtt/sessions", { token: owner.accessToken });
+      const session = (listed.body.sessions as Array<{ id: string; client_id: string; connected: boolean }>).find((s) => s.client_id === "far-away")!;
+      expect(session.connected).toBe(true);
+      const ended = await viaA("DELETE", `/mqtt/sessions/${session.id}`, { token: owner.accessToken });
+      expect(ended.status, ended.text).toBe(204);
+      await onB.closed;
+      expect(onB.disconnects.map((d) => d.reasonCode)).toEqual([0x98]);
+      expect((await restClient(b)("GET", "/mqtt/sessions", { token: owner.accessToken })).body.sessions).toEqual([]);
+      const back = await connectMqtt(endpoints[0]!.tcp, { password: key, clientId: "far-away", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 3600 } });
+      clients.push(back);
+      expect(back.connack.sessionPresent).toBe(false);
     } finally {
       for (const c of clients) c.client.end(true);
       for (const e of endpoints) await e.close();
