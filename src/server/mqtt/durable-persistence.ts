@@ -8,7 +8,9 @@
  * subscriptions and its queue are written shortly after they change (SESSION_FLUSH_MS) and on close:
  * the queue a row per message (`mqtt_session_messages`), inserted when queued and deleted when
  * acknowledged, and a message acknowledged before the write is never written (one for a connected
- * client waits up to CONNECTED_WRITE_AFTER_MS for its acknowledgement). A crash may lose the last
+ * client waits up to CONNECTED_WRITE_AFTER_MS for its acknowledgement). A QoS 2 message whose
+ * PUBREC came has its PUBREL's packet id written in its row, so that a restart sends the PUBREL
+ * again, never the PUBLISH (qos2-restart.integration.test.ts). A crash may lose the last
  * few milliseconds of an away session's queue (up to a second of a connected one's, which it was
  * most likely sent already), as an in-memory broker loses all of it.
  * With Redis, aedes-persistence-redis keeps all of this in Redis instead (broker.ts).
@@ -59,8 +61,11 @@ interface QueuedAs {
 
 /** A change to the queues' rows, in the order it happened; written at the next flush. */
 type QueueChange =
-  | { kind: "queued"; clientId: string; row: QueuedRow; at: number }
+  /** `releasedAs`: its PUBREL's packet id, once the client's PUBREC came before the row was written. */
+  | { kind: "queued"; clientId: string; row: QueuedRow; at: number; releasedAs?: number }
   | { kind: "cleared"; clientId: string; brokerId: string; brokerCounter: number }
+  /** QoS 2: the client's PUBREC came; the broker owes the PUBREL with this packet id (also after a restart). */
+  | { kind: "released"; clientId: string; brokerId: string; brokerCounter: number; messageId: number }
   | { kind: "dropped"; clientId: string };
 
 /** Rows read at a time when the queues are restored at start. */
@@ -243,6 +248,7 @@ export class DurablePersistence extends MemoryPersistence {
         this.queuedBytes?.restored(row.organizationId, row.clientId, row.payload.length);
         this.known.add(row.clientId);
         const meta = (row.properties ?? null) as { properties?: unknown; messageExpiry?: number } | null;
+        const message = { brokerId: row.brokerId, brokerCounter: Number(row.brokerCounter) };
         await super.outgoingEnqueue({ clientId: row.clientId }, {
           cmd: "publish",
           topic: row.topic,
@@ -254,6 +260,14 @@ export class DurablePersistence extends MemoryPersistence {
           brokerCounter: Number(row.brokerCounter),
           ...v5Part(readProperties(meta?.properties), meta?.messageExpiry),
         } as AedesPacket);
+        if (row.pubrelMessageId !== null) {
+          // Its PUBREC came before the restart: the PUBREL takes its place, as outgoingUpdate puts it
+          // (the packet id set on the publish first, by which the PUBREL replaces it).
+          const client = { id: row.clientId } as Client;
+          await super.outgoingUpdate(client, { ...message, messageId: row.pubrelMessageId } as AedesPacket);
+          const queuedAs: QueuedAs = { ...message, bytes: row.payload.length };
+          await super.outgoingUpdate(client, { cmd: "pubrel", messageId: row.pubrelMessageId, brokerId: `${message.brokerId}#pubrel`, brokerCounter: message.brokerCounter, queuedAs } as unknown as AedesPacket);
+        }
       }
       if (rows.length < RESTORE_BATCH) break;
       after = rows[rows.length - 1]!.seq;
@@ -362,6 +376,12 @@ export class DurablePersistence extends MemoryPersistence {
       if (queued.messageId !== packet.messageId) continue;
       listed = true;
       const queuedAs = queued.cmd === "publish" ? { brokerId: queued.brokerId, brokerCounter: queued.brokerCounter, bytes: queued.payload.length } : queued.queuedAs;
+      if (queuedAs && queued.cmd === "publish") {
+        // Written with its row: after a restart the client is sent this PUBREL, not the PUBLISH it
+        // acknowledged already (which it would take for a new message: exactly once broken).
+        this.changes.push({ kind: "released", clientId: client.id, brokerId: queuedAs.brokerId, brokerCounter: queuedAs.brokerCounter, messageId: packet.messageId as number });
+        this.touchIfKnown(client.id);
+      }
       if (queuedAs) {
         // The memory persistence finds a queued packet by broker id and counter first, and by
         // packet id only when the broker id differs: PUBRELs without them all matched the first
@@ -560,20 +580,31 @@ export class DurablePersistence extends MemoryPersistence {
     this.changes = [];
     const inserts = new Map<string, Extract<QueueChange, { kind: "queued" }>>();
     const cleared = new Map<string, { brokerId: string; counters: bigint[] }>();
+    /** PUBRECs of rows written before, by message key. */
+    const released = new Map<string, Extract<QueueChange, { kind: "released" }>>();
     const dropped = new Set<string>();
     const waiting: QueueChange[] = [];
     let reduced: QueueChange[] | undefined;
     try {
       for (const change of changes) {
         if (change.kind === "queued") inserts.set(messageKey(change.clientId, change.row.brokerId, change.row.brokerCounter), change);
-        else if (change.kind === "cleared") {
-          if (inserts.delete(messageKey(change.clientId, change.brokerId, change.brokerCounter))) continue;
+        else if (change.kind === "released") {
+          const key = messageKey(change.clientId, change.brokerId, change.brokerCounter);
+          const insert = inserts.get(key);
+          // Not written yet: written released (a copy: a message queued for several clients shares its change's row).
+          if (insert) inserts.set(key, { ...insert, releasedAs: change.messageId });
+          else released.set(key, change);
+        } else if (change.kind === "cleared") {
+          const key = messageKey(change.clientId, change.brokerId, change.brokerCounter);
+          released.delete(key);
+          if (inserts.delete(key)) continue;
           const group = `${change.clientId}\u0000${change.brokerId}`;
           const entry = cleared.get(group) ?? { brokerId: change.brokerId, counters: [] };
           entry.counters.push(BigInt(change.brokerCounter));
           cleared.set(group, entry);
         } else {
           for (const [key, insert] of inserts) if (insert.clientId === change.clientId) inserts.delete(key);
+          for (const [key, release] of released) if (release.clientId === change.clientId) released.delete(key);
           dropped.add(change.clientId);
         }
       }
@@ -592,12 +623,13 @@ export class DurablePersistence extends MemoryPersistence {
         }
       }
       // What is left to write, should this attempt fail: the changes reduced (a drop, then the
-      // clears of rows written before, then the inserts), not every change that came.
+      // clears and PUBRECs of rows written before, then the inserts), not every change that came.
       reduced = [
         ...[...dropped].map((clientId): QueueChange => ({ kind: "dropped", clientId })),
         ...[...cleared].flatMap(([group, { brokerId, counters }]) =>
           counters.map((counter): QueueChange => ({ kind: "cleared", clientId: group.slice(0, group.indexOf("\u0000")), brokerId, brokerCounter: Number(counter) })),
         ),
+        ...released.values(),
         ...inserts.values(),
       ];
       // An organization deleted meanwhile took its sessions with it: its messages are not written.
@@ -609,14 +641,17 @@ export class DurablePersistence extends MemoryPersistence {
       if (unknown.size > 0) {
         for (const { id } of await this.prisma.organization.findMany({ where: { id: { in: [...unknown] } }, select: { id: true } })) this.organizationsSeen.add(id);
       }
-      const deletions = () => [
+      const rowChanges = () => [
         ...(dropped.size > 0 ? [this.prisma.mqttSessionMessage.deleteMany({ where: { clientId: { in: [...dropped] } } })] : []),
         ...[...cleared].map(([group, { brokerId, counters }]) =>
           this.prisma.mqttSessionMessage.deleteMany({ where: { clientId: group.slice(0, group.indexOf("\u0000")), brokerId, brokerCounter: { in: counters } } }),
         ),
+        ...[...released.values()].map(({ clientId, brokerId, brokerCounter, messageId }) =>
+          this.prisma.mqttSessionMessage.updateMany({ where: { clientId, brokerId, brokerCounter: BigInt(brokerCounter) }, data: { pubrelMessageId: messageId } }),
+        ),
       ];
       const rows: Prisma.MqttSessionMessageCreateManyInput[] = [];
-      for (const { clientId, row } of inserts.values()) {
+      for (const { clientId, row, releasedAs } of inserts.values()) {
         const organizationId = splitClientId(clientId)?.organizationId;
         if (!organizationId || !this.organizationsSeen.has(organizationId)) continue;
         rows.push({
@@ -629,10 +664,11 @@ export class DurablePersistence extends MemoryPersistence {
           qos: row.qos,
           retain: row.retain,
           properties: row.meta ? (row.meta as Prisma.InputJsonValue) : Prisma.DbNull,
+          pubrelMessageId: releasedAs ?? null,
         });
       }
       if (this.failedWrites < WRITE_ATTEMPTS - 1) {
-        const statements: Prisma.PrismaPromise<unknown>[] = deletions();
+        const statements: Prisma.PrismaPromise<unknown>[] = rowChanges();
         let batch: Prisma.MqttSessionMessageCreateManyInput[] = [];
         let bytes = 0;
         for (const row of rows) {
@@ -648,7 +684,7 @@ export class DurablePersistence extends MemoryPersistence {
       } else {
         // The last attempt: one statement, one row at a time; what the database refuses is lost.
         let lost = 0;
-        for (const statement of deletions()) await statement.catch(() => void lost++);
+        for (const statement of rowChanges()) await statement.catch(() => void lost++);
         for (const row of rows) await this.prisma.mqttSessionMessage.createMany({ data: [row], skipDuplicates: true }).catch(() => void lost++);
         if (lost > 0) this.logger.error({ lost }, "mqtt: could not store some changes to persistent sessions' queues; they are not kept across a restart");
       }

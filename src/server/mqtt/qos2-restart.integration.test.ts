@@ -1,0 +1,143 @@
+/**
+ * QoS 2 across a restart of the broker: a client that acknowledged a queued message's PUBLISH
+ * (PUBREC) and was sent its PUBREL, but had not completed it (PUBCOMP) when the broker stopped, is
+ * sent that PUBREL again when it returns, with the same packet id, and never the PUBLISH: it would
+ * take a PUBLISH with a new packet id for a new message and deliver it twice ([MQTT-4.3.3-1]: the
+ * sender MUST NOT re-send the PUBLISH once it has sent the PUBREL). Embedded: the row's
+ * `pubrel_message_id` (durable-persistence.ts); with DATABASE_URL + REDIS_URL: aedes-persistence-redis
+ * keeps the PUBREL in Redis. A raw MQTT client (mqtt-packet over TCP) so that the test decides
+ * which acknowledgements go.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import mqttPacket, { type Packet } from "mqtt-packet";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { createAppServices } from "@/server/compose";
+import { createLogger } from "@/server/logger";
+import type { AppServices } from "@/server/app-services";
+import { restClient, testEnv } from "@/test/app";
+import { signUp } from "@/test/accounts";
+import { connectMqtt, serveMqtt, sleep } from "@/test/mqtt";
+
+const suffix = randomBytes(6).toString("hex");
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-qos2-"));
+const schema = process.env.DATABASE_URL ? `test_mqtt_qos2_${suffix}` : undefined;
+
+/** The same database (PGlite directory or PostgreSQL schema) and store prefix each time: a restart. */
+function startApp(): Promise<AppServices> {
+  return createAppServices({
+    env: testEnv({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL }),
+    dataDirForDb: path.join(dataDir, "db"),
+    dbSchema: schema,
+    storeKeyPrefix: `fp-test-${suffix}:`,
+    logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? "warn" }),
+    allowSeveralPerProcess: true,
+  });
+}
+
+afterAll(async () => {
+  if (schema && process.env.DATABASE_URL) {
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** An MQTT 3.1.1 connection that sends only what the test writes, and records every packet it gets. */
+async function rawClient(url: string, clientId: string, password: string) {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect(Number(port), hostname);
+  const packets: Packet[] = [];
+  const parser = mqttPacket.parser({ protocolVersion: 4 });
+  parser.on("packet", (p: Packet) => packets.push(p));
+  socket.on("data", (d) => parser.parse(d));
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  const send = (packet: Packet) => socket.write(mqttPacket.generate(packet, { protocolVersion: 4 }));
+  const next = async (cmd: string, timeoutMs = 5_000): Promise<Packet & { messageId?: number }> => {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const i = packets.findIndex((p) => p.cmd === cmd);
+      if (i >= 0) return packets.splice(i, 1)[0]!;
+      if (Date.now() > until) throw new Error(`no ${cmd} within ${timeoutMs} ms (got ${packets.map((p) => p.cmd).join(", ") || "nothing"})`);
+      await sleep(20);
+    }
+  };
+  send({ cmd: "connect", protocolId: "MQTT", protocolVersion: 4, clean: false, clientId, keepalive: 0, username: "device", password: Buffer.from(password) });
+  const connack = (await next("connack")) as Packet & { returnCode: number; sessionPresent: boolean };
+  expect(connack.returnCode).toBe(0);
+  return { packets, send, next, connack, closed, end: async () => (socket.end(), await closed) };
+}
+
+describe("QoS 2 across a restart", () => {
+  it("a message whose PUBREC came before the broker stopped is completed with its PUBREL, never published again", { timeout: 90_000 }, async () => {
+    let app = await startApp();
+    let mq = await serveMqtt(app);
+    let device: Awaited<ReturnType<typeof rawClient>> | undefined;
+    try {
+      const owner = await signUp(restClient(app));
+      const key = (await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "meter", kind: "device" } })).body.secret as string;
+      device = await rawClient(mq.tcp, "meter", key);
+      device.send({ cmd: "subscribe", messageId: 1, subscriptions: [{ topic: "billing/#", qos: 2 }] });
+      expect(((await device.next("suback")) as Packet & { granted: number[] }).granted).toEqual([2]);
+      await device.end();
+      // Two readings queued while it is away.
+      const sender = await connectMqtt(mq.tcp, { password: key, clientId: "meter-console" });
+      await sender.publish("billing/kwh", "first", { qos: 2 });
+      await sender.publish("billing/kwh", "second", { qos: 2 });
+      await sender.end();
+      await sleep(100);
+
+      // It returns, takes both, acknowledges the first (PUBREC) and gets its PUBREL, then is gone
+      // without its PUBCOMP; the second it never acknowledged.
+      device = await rawClient(mq.tcp, "meter", key);
+      const first = (await device.next("publish")) as Packet & { messageId: number; payload: Buffer };
+      const second = (await device.next("publish")) as Packet & { messageId: number; payload: Buffer };
+      expect([first.payload.toString(), second.payload.toString()]).toEqual(["first", "second"]);
+      device.send({ cmd: "pubrec", messageId: first.messageId });
+      expect((await device.next("pubrel")).messageId).toBe(first.messageId);
+      // The broker's write of its state (the embedded one writes a connected client's a second later).
+      await sleep(1_500);
+      await device.end();
+      await mq.close();
+      await app.close();
+
+      app = await startApp();
+      mq = await serveMqtt(app);
+      device = await rawClient(mq.tcp, "meter", key);
+      expect(device.connack.sessionPresent).toBe(true);
+      // The first: its PUBREL again, with its packet id; the second: its PUBLISH again.
+      expect((await device.next("pubrel")).messageId).toBe(first.messageId);
+      const again = (await device.next("publish")) as Packet & { messageId: number; payload: Buffer };
+      expect(again.payload.toString()).toBe("second");
+      await sleep(300);
+      expect(device.packets.filter((p) => p.cmd === "publish")).toEqual([]);
+      // Both completed: nothing is left to send after another restart.
+      device.send({ cmd: "pubcomp", messageId: first.messageId });
+      device.send({ cmd: "pubrec", messageId: again.messageId });
+      expect((await device.next("pubrel")).messageId).toBe(again.messageId);
+      device.send({ cmd: "pubcomp", messageId: again.messageId });
+      await sleep(300);
+      await device.end();
+      await mq.close();
+      await app.close();
+
+      app = await startApp();
+      mq = await serveMqtt(app);
+      device = await rawClient(mq.tcp, "meter", key);
+      await sleep(500);
+      expect(device.packets.map((p) => p.cmd)).toEqual([]);
+      await device.end();
+      device = undefined;
+    } finally {
+      await device?.end();
+      await mq.close();
+      await app.close();
+    }
+  });
+});
