@@ -204,8 +204,13 @@ test.describe("devices in the browser", () => {
     await row.getByRole("button", { name: "End session greenhouse-1" }).click();
     const dialog = page.getByRole("dialog", { name: "End the session of “greenhouse-1”?" });
     await expect(dialog).toContainText("2 queued messages are dropped");
+    await shot(page, "devices-mqtt-session-end-dialog");
     await dialog.getByRole("button", { name: "End session" }).click();
     await expect(sessions.getByText("No persistent sessions.")).toBeVisible();
+    // The row went with the focused button: the focus is on the news, not lost to the page.
+    await expect(sessions.getByRole("status")).toHaveText("Ended the session of greenhouse-1.");
+    await expect(sessions.getByRole("status")).toBeFocused();
+    await shot(page, "devices-mqtt-session-ended");
     await expect(sessions).toContainText("Queued for all sessions: 0 B of 64 MiB");
 
     // Its client comes back to a new session: nothing queued, nothing present.

@@ -155,6 +155,52 @@ describe("DELETE /mqtt/sessions/{id}", () => {
     await watcher.end();
   });
 
+  it("a will its client delays (MQTT 5 Will Delay Interval) goes when the session ends, connected or away", async () => {
+    const watcher = await connectMqtt(mq.tcp, { password: key, clientId: "delay-watcher" });
+    await watcher.subscribe("status/+", 1);
+    const withWill = (clientId: string) =>
+      connectMqtt(mq.tcp, {
+        password: key,
+        clientId,
+        clean: false,
+        protocolVersion: 5,
+        properties: { sessionExpiryInterval: 3600 },
+        will: { topic: `status/${clientId}`, payload: Buffer.from("gone"), qos: 1, retain: false, properties: { willDelayInterval: 3600 } },
+      });
+    // Connected: cut by the end, its will delayed by an hour, and sent at once all the same.
+    const connected = await withWill("delayed-on");
+    await connected.subscribe("cmd/delayed-on", 1);
+    // Away: it dropped its connection (no DISCONNECT, so its will waits its hour).
+    const away = await withWill("delayed-off");
+    await away.subscribe("cmd/delayed-off", 1);
+    away.client.stream.destroy();
+    await away.closed;
+    await sleep(200);
+    expect(watcher.messages).toEqual([]);
+    for (const clientId of ["delayed-on", "delayed-off"]) {
+      const session = (await sessionOf(clientId))!;
+      expect((await request("DELETE", `/mqtt/sessions/${session.id}`, { token: owner.accessToken })).status).toBe(204);
+      expect((await watcher.next((m) => m.topic === `status/${clientId}`)).payload).toBe("gone");
+    }
+    await connected.closed;
+    await watcher.end();
+  });
+
+  it("a CONNECT of the id while its session is being ended is refused for the moment (MQTT 5: 0x88)", async () => {
+    await app.store.set(`mqtt:ending:${organizationId}:ending-now`, "1", { ttlMs: 10_000 });
+    try {
+      const refused = await connectMqtt(mq.tcp, { password: key, clientId: "ending-now", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 60 } }).then(
+        () => null,
+        (err: { code?: number }) => err.code,
+      );
+      expect(refused).toBe(0x88);
+    } finally {
+      await app.store.del(`mqtt:ending:${organizationId}:ending-now`);
+    }
+    const later = await connectMqtt(mq.tcp, { password: key, clientId: "ending-now", clean: true });
+    await later.end();
+  });
+
   it("is an admin's: a member gets 403, another organization 404, a malformed id 400, and the session stays", async () => {
     await awayWithQueue("guarded", "guarded/#", "guarded/x", 1, 10);
     const session = (await sessionOf("guarded"))!;

@@ -39,7 +39,7 @@ import { isApiKeySecret } from "../auth/api-key-auth";
 import type { AccessChangedMessage } from "../auth/access-cache";
 import { ACCESS_CHANGED_CHANNEL, API_KEY_REVOKED_CHANNEL } from "../auth/revocation-channels";
 import { authLimiters } from "../auth/limits";
-import { toAppError } from "../errors";
+import { AppError, toAppError } from "../errors";
 import type { PrismaClient } from "../db";
 import type { Logger } from "../logger";
 import type { KeyValueStore } from "../store";
@@ -168,6 +168,9 @@ export interface MqttSessions {
 export const MQTT_SESSION_END_CHANNEL = "mqtt.sessions.end";
 /** How long endSession waits for another instance to close the client's connection before it drops the session anyway. */
 const END_WAIT_MS = 5_000;
+/** The store's mark that an id's session is being ended (CONNECTs refused meanwhile); it outlives a caller that dies by this much. */
+const ENDING_TTL_MS = 15_000;
+const endingKey = (organizationId: string, clientId: string) => `mqtt:ending:${organizationId}:${clientId}`;
 
 /** A client's standing, from its CONNECT on. */
 interface ClientState {
@@ -337,7 +340,7 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
     /**
      * The organization's sessions (aedes-persistence-redis's `clients` set: every client id with
      * subscriptions, connected or kept while away), and whether `clientId` (internal) has one. A scan
-     * of the set: it runs only when a client asks for a persistent session.
+     * of the set: when a client asks for a new persistent session (and sessionsIn's, at a listing).
      */
     async sessionsOf(organizationId: string, clientId: string): Promise<{ count: number; has: boolean }> {
       // A session resuming is never refused: no count needed.
@@ -352,7 +355,16 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
       return { count, has: false };
     }
 
-    /** The organization's sessions (as sessionsOf counts them), each with its subscriptions and queued messages (GET /mqtt/sessions). */
+    async hasSession(clientId: string): Promise<boolean> {
+      const [member, queued] = await Promise.all([this.db.sismember("clients", clientId), this.db.exists(`outgoing:${encodeURIComponent(clientId)}`)]);
+      return member === 1 || queued === 1;
+    }
+
+    /**
+     * The organization's sessions (as sessionsOf counts them), each with its subscriptions and
+     * queued messages (GET /mqtt/sessions): a scan of the `clients` set, which holds every
+     * organization's sessions, at each listing.
+     */
     async sessionsIn(organizationId: string): Promise<StoredSession[]> {
       const ids: string[] = [];
       let cursor = "0";
@@ -602,6 +614,8 @@ interface ExpiringSessions {
 }
 interface ListablePersistence {
   sessionsIn(organizationId: string): Promise<StoredSession[]>;
+  /** Whether `clientId` (internal) has a session: subscriptions or a queue. */
+  hasSession(clientId: string): Promise<boolean>;
 }
 interface EndablePersistence {
   cleanSubscriptions(client: Client): Promise<void>;
@@ -671,6 +685,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   let retainedQuota: RetainedQuota = memoryRetainedQuota(retainedLimits);
   /** The organizations' queued bytes (queued-bytes.ts), once started. */
   let queuedBytes: QueuedBytes | null = null;
+  /** The wills aedes delays on this instance (MQTT 5 Will Delay Interval), by internal client id: an ended session's goes at once. */
+  const delayedWills = new Map<string, { client: Client; will: unknown }>();
   const retainedRefusal = `the organization keeps its limit of retained messages (${limits.retainedPerOrganization} messages, ${limits.retainedBytesPerOrganization} bytes); an empty retained message clears one`;
   let renewTimer: NodeJS.Timeout | null = null;
   let closed = false;
@@ -764,7 +780,9 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     if (!pending) admitting.set(organizationId, (pending = new Map()));
     pending.set(client, clientId);
     try {
-      const online = await onlineMqttClients(store, organizationId);
+      const [online, ending] = await Promise.all([onlineMqttClients(store, organizationId), store.get(endingKey(organizationId, clientId))]);
+      // An admin is ending this id's session (endSession): a connection now would resume what is being dropped.
+      if (ending !== null) return refusal(3, "an administrator is ending this client's session: connect again in a moment");
       const local = [...states.values()].filter((s) => s.organizationId === organizationId);
       // Those that came before this one (first come, first admitted; a later one never refuses an earlier one).
       const queue = [...pending];
@@ -783,7 +801,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       try {
         const sessions = await persistence.sessionsOf(organizationId, internalClientId(organizationId, clientId));
         if (!sessions.has && sessions.count >= limits.sessionsPerOrganization) {
-          return refusal(3, `the organization has ${limits.sessionsPerOrganization} MQTT sessions, its limit: connect with a clean session, or end a kept one (connect it with a clean session)`, ReasonCode.QUOTA_EXCEEDED);
+          return refusal(3, `the organization has ${limits.sessionsPerOrganization} MQTT sessions, its limit: connect with a clean session, or end a kept one (connect it with a clean session, or End session on the Devices page)`, ReasonCode.QUOTA_EXCEEDED);
         }
       } catch (err) {
         return refusal(3, toAppError(err).message);
@@ -1059,12 +1077,13 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   }
 
   /**
-   * Closes a connection whose access ended (`why`): its will is not published. `reasonCode`, and a
-   * connection closed by an administrator (`revoked` false) publishes its will, as any connection
-   * the server ends.
+   * Closes a connection, telling an MQTT 5 client why (`why`, `reasonCode`). By default its access
+   * ended (a revoked key, a lost scope): its will is not published. With `revoked` false (an
+   * administrator ended its session) the will is published, as for any connection the server ends,
+   * unless its access had ended already. `done` runs once aedes has closed it.
    */
   function cut(client: Client, state: ClientState, why: string, reasonCode: number = ReasonCode.NOT_AUTHORIZED, revoked = true, done: () => void = () => undefined) {
-    state.revoked = revoked;
+    state.revoked ||= revoked;
     logger.info({ clientId: state.clientId, organizationId: state.organizationId, keyId: state.principal.keyId, why }, "mqtt: connection closed");
     // MQTT 5: told why first (DISCONNECT with the reason code); 3.1.1 has no DISCONNECT from the
     // server. Written here rather than by aedes' disconnect(), which says nothing until the client's
@@ -1325,28 +1344,54 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     return out;
   }
 
+  /**
+   * While the id's session is being ended, CONNECTs with it are refused (admit reads the key), so
+   * that no connection resumes the session being dropped; the instance holding its connection (or a
+   * connection being admitted) closes it, and publishes a will it delays for the id. What is
+   * dropped then is the session's: a connection that was past admit without being known anywhere
+   * yet (milliseconds) keeps receiving live until it leaves, with nothing kept for it after.
+   */
   async function endSession(organizationId: string, clientId: string): Promise<boolean> {
     const b = broker;
     const p = persistence as unknown as (ListablePersistence & EndablePersistence) | null;
-    if (!b || !p || closed) throw new Error("the broker is not running");
+    if (!b || !p || closed) throw new AppError("UNAVAILABLE", "the MQTT broker is not running");
     const internal = internalClientId(organizationId, clientId);
     const onlineKey = onlineClientKey(organizationId, clientId);
-    const [stored, online] = await Promise.all([p.sessionsIn(organizationId), store.get(onlineKey)]);
-    if (online === null && !stored.some((s) => s.clientId === internal)) return false;
-    if (online !== null) {
-      // The instance holding the connection closes it (this one too: the channel reaches every
-      // instance); its session is dropped below, once the connection is gone.
+    const [held, online] = await Promise.all([p.hasSession(internal), store.get(onlineKey)]);
+    if (online === null && !held) return false;
+    const ending = endingKey(organizationId, clientId);
+    await store.set(ending, "1", { ttlMs: ENDING_TTL_MS });
+    try {
+      // Every instance closes its connections of the id (this one too: the channel reaches all).
       await store.publish(MQTT_SESSION_END_CHANNEL, JSON.stringify({ client_id: internal }));
-      const until = Date.now() + END_WAIT_MS;
-      while ((await store.get(onlineKey)) !== null && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (online !== null) {
+        // Gone once the instance holding it withdrew its entry; an instance killed meanwhile never
+        // does (the entry lapses in ONLINE_TTL_MS): the session is dropped after END_WAIT_MS anyway.
+        const until = Date.now() + END_WAIT_MS;
+        while ((await store.get(onlineKey)) !== null && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // No expiry timer or deadline of the session may end a later one of the same id.
+      (b as unknown as { clearSessionExpiry(id: string): void }).clearSessionExpiry(internal);
+      ledgerStep(internal, () => ledger.forget(internal));
+      await p.cleanSubscriptions({ id: internal } as Client);
+      await p.dropOutgoing(internal);
+    } finally {
+      await store.del(ending).catch(() => undefined);
     }
-    // No expiry timer or deadline of the session may end a later one of the same id.
-    (b as unknown as { clearSessionExpiry(id: string): void }).clearSessionExpiry(internal);
-    ledgerStep(internal, () => ledger.forget(internal));
-    await p.cleanSubscriptions({ id: internal } as Client);
-    await p.dropOutgoing(internal);
     logger.info({ organizationId, clientId }, "mqtt: a session was ended by an administrator");
     return true;
+  }
+
+  /** Publishes now the will aedes delays on this instance for `clientId` (internal), if it does. */
+  function publishDelayedWill(clientId: string) {
+    const pending = delayedWills.get(clientId);
+    if (!pending || !broker) return;
+    delayedWills.delete(clientId);
+    const b = broker as unknown as { clearDelayedWill(id: string): void; publishWill(client: Client, will: unknown): void; delayedWills: Map<string, unknown> };
+    // Its timer fired already (the will went): nothing owed.
+    if (!b.delayedWills.has(clientId)) return;
+    b.clearDelayedWill(clientId);
+    b.publishWill(pending.client, pending.will);
   }
 
   // ---- lifecycle --------------------------------------------------------------------------
@@ -1443,6 +1488,19 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       }
       cb();
     });
+    // Which wills aedes delays here, and with what (its own timers keep neither where we can read them).
+    const willTimers = broker as unknown as { scheduleWill(client: Client, will: unknown, delaySeconds: number): void; clearDelayedWill(id: string): void; delayedWills: Map<string, unknown> };
+    const scheduleWill = willTimers.scheduleWill.bind(broker);
+    const clearDelayedWill = willTimers.clearDelayedWill.bind(broker);
+    willTimers.scheduleWill = (client, will, delaySeconds) => {
+      scheduleWill(client, will, delaySeconds);
+      if (willTimers.delayedWills.has(client.id)) delayedWills.set(client.id, { client, will });
+      if (delayedWills.size > willTimers.delayedWills.size) for (const id of delayedWills.keys()) if (!willTimers.delayedWills.has(id)) delayedWills.delete(id);
+    };
+    willTimers.clearDelayedWill = (id) => {
+      clearDelayedWill(id);
+      delayedWills.delete(id);
+    };
     // MQTT 5 session expiry that outlives this instance (session-expiry.ts): the deadline aedes
     // keeps as a timer is written to the database as well, and every instance sweeps the past ones.
     const expiring = local as unknown as ExpiringSessions;
@@ -1519,9 +1577,12 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
         return;
       }
       if (typeof clientId !== "string") return;
-      const client = (broker as unknown as { clients: Record<string, Client> } | null)?.clients[clientId];
-      const state = client ? states.get(client) : undefined;
-      if (client && state) cut(client, state, "session ended by an administrator", ReasonCode.ADMINISTRATIVE_ACTION, false);
+      // Every connection of the id here, connected or being admitted (the one a takeover replaces, too).
+      // (A client's id is aedes' only once it takes up the CONNECT: the state's says it from admit on.)
+      const here = [...states].filter(([, state]) => internalClientId(state.organizationId, state.clientId) === clientId);
+      for (const [client, state] of here) cut(client, state, "session ended by an administrator", ReasonCode.ADMINISTRATIVE_ACTION, false, () => publishDelayedWill(clientId));
+      // A will this instance delays for the id (its client left here) goes now: the session ends (MQTT 5 §3.1.3.2.2).
+      if (here.length === 0) publishDelayedWill(clientId);
     });
     listen(ACCESS_CHANGED_CHANNEL, (message) => {
       let scope: AccessChangedMessage | null = null;

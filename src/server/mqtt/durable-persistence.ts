@@ -497,6 +497,10 @@ export class DurablePersistence extends MemoryPersistence {
     return { count, has: this.known.has(clientId) };
   }
 
+  async hasSession(clientId: string): Promise<boolean> {
+    return this.known.has(clientId) || this.queued.has(clientId);
+  }
+
   /** The organization's sessions (as sessionsOf counts them), each with its subscriptions and queued messages (GET /mqtt/sessions). */
   async sessionsIn(organizationId: string): Promise<StoredSession[]> {
     const prefix = `${organizationId}:`;
