@@ -8,6 +8,7 @@ import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import mqtt, { type IClientOptions, type IConnackPacket, type IDisconnectPacket, type MqttClient } from "mqtt";
+import mqttPacket, { type Packet } from "mqtt-packet";
 import WebSocket from "ws";
 import { afterAll, beforeAll } from "vitest";
 import type { AppServices } from "@/server/app-services";
@@ -258,3 +259,34 @@ export function setUpLoggedBroker(): { readonly app: AppServices; readonly mq: M
     },
   };
 }
+
+/**
+ * An MQTT 3.1.1 connection over TCP that sends only what the test writes (mqtt-packet), so that the
+ * test decides which acknowledgements go, and records every packet it gets. Connects with `clean`
+ * (false by default) and resolves once its CONNACK accepted.
+ */
+export async function rawMqttClient(url: string, clientId: string, password: string, clean = false) {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect(Number(port), hostname);
+  const packets: Packet[] = [];
+  const parser = mqttPacket.parser({ protocolVersion: 4 });
+  parser.on("packet", (p: Packet) => packets.push(p));
+  socket.on("data", (d) => parser.parse(d));
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  const send = (packet: Packet) => socket.write(mqttPacket.generate(packet, { protocolVersion: 4 }));
+  /** The first packet of `cmd` received (taken from `packets`), waiting up to `timeoutMs`. */
+  const next = async (cmd: string, timeoutMs = 5_000): Promise<Packet & { messageId?: number }> => {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const i = packets.findIndex((p) => p.cmd === cmd);
+      if (i >= 0) return packets.splice(i, 1)[0]!;
+      if (Date.now() > until) throw new Error(`no ${cmd} within ${timeoutMs} ms (got ${packets.map((p) => p.cmd).join(", ") || "nothing"})`);
+      await sleep(20);
+    }
+  };
+  send({ cmd: "connect", protocolId: "MQTT", protocolVersion: 4, clean, clientId, keepalive: 0, username: "device", password: Buffer.from(password) });
+  const connack = (await next("connack")) as Packet & { returnCode: number; sessionPresent: boolean };
+  if (connack.returnCode !== 0) throw new Error(`CONNACK ${connack.returnCode}`);
+  return { packets, send, next, connack, closed, end: async () => (socket.end(), await closed) };
+}
+

@@ -329,6 +329,27 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
     override async cleanSubscriptions(client: Client): Promise<void> {
       await super.cleanSubscriptions(client);
       await this.dropOutgoing(client.id);
+      await this.cleanIncoming(client);
+    }
+
+    /**
+     * The inbound QoS 2 messages of an ended session still awaiting their PUBREL ([MQTT-3.1.2-6]):
+     * aedes-persistence-redis keeps each under `incoming:<client>:<packet id>` and has no way to drop
+     * them, so those of a session that ended while its client was away stayed for ever, and a PUBREL
+     * of the id's next session published them. Their packet ids are kept in a set per client
+     * (`incoming-ids:<client>`), so ending a session costs one read when there are none.
+     */
+    override async cleanIncoming(client: Client): Promise<void> {
+      const clientId = client.id;
+      const setKey = `incoming-ids:${encodeURIComponent(clientId)}`;
+      const ids = await this.db.smembers(setKey);
+      if (ids.length === 0) return;
+      await this.db.del(setKey, ...ids.map((id) => `incoming:${encodeURIComponent(clientId)}:${id}`));
+    }
+
+    override async incomingStorePacket(client: Client, packet: Parameters<RedisPersistenceBase["incomingStorePacket"]>[1]): Promise<void> {
+      await super.incomingStorePacket(client, packet);
+      await this.db.sadd(`incoming-ids:${encodeURIComponent(client.id)}`, String(packet.messageId));
     }
 
     /** aedes-persistence's own announcement of a session's subscriptions changing (broadcastPersistence.js). */
@@ -526,6 +547,7 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
     /** Never rejects: see DurablePersistence.incomingDelPacket. */
     override async incomingDelPacket(client: Client, packet: Parameters<RedisPersistenceBase["incomingDelPacket"]>[1]): Promise<void> {
       await super.incomingDelPacket(client, packet).catch(() => undefined);
+      await this.db.srem(`incoming-ids:${encodeURIComponent(client.id)}`, String(packet.messageId)).catch(() => undefined);
     }
   };
 }

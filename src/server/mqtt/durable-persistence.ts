@@ -326,6 +326,9 @@ export class DurablePersistence extends MemoryPersistence {
   override async cleanSubscriptions(client: Client): Promise<void> {
     await super.cleanSubscriptions(client);
     await this.dropOutgoing(client.id);
+    // Its inbound QoS 2 messages awaiting their PUBREL ([MQTT-3.1.2-6]): kept in memory by the
+    // persistence, which would publish them at a PUBREL of the id's next session.
+    await super.cleanIncoming(client);
     if (this.known.has(client.id)) this.subscriptionsChanged.add(client.id);
     this.touchIfKnown(client.id);
     // Ended now, for the session limit's count too (its row goes at the flush, which looks at it again).

@@ -10,10 +10,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import mqttPacket, { type Packet } from "mqtt-packet";
+import type { Packet } from "mqtt-packet";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAppServices } from "@/server/compose";
@@ -21,7 +20,7 @@ import { createLogger } from "@/server/logger";
 import type { AppServices } from "@/server/app-services";
 import { restClient, testEnv } from "@/test/app";
 import { signUp } from "@/test/accounts";
-import { connectMqtt, serveMqtt, sleep } from "@/test/mqtt";
+import { connectMqtt, rawMqttClient, serveMqtt, sleep } from "@/test/mqtt";
 
 const suffix = randomBytes(6).toString("hex");
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-qos2-"));
@@ -49,40 +48,15 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** An MQTT 3.1.1 connection that sends only what the test writes, and records every packet it gets. */
-async function rawClient(url: string, clientId: string, password: string) {
-  const { hostname, port } = new URL(url);
-  const socket = net.connect(Number(port), hostname);
-  const packets: Packet[] = [];
-  const parser = mqttPacket.parser({ protocolVersion: 4 });
-  parser.on("packet", (p: Packet) => packets.push(p));
-  socket.on("data", (d) => parser.parse(d));
-  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
-  const send = (packet: Packet) => socket.write(mqttPacket.generate(packet, { protocolVersion: 4 }));
-  const next = async (cmd: string, timeoutMs = 5_000): Promise<Packet & { messageId?: number }> => {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
-      const i = packets.findIndex((p) => p.cmd === cmd);
-      if (i >= 0) return packets.splice(i, 1)[0]!;
-      if (Date.now() > until) throw new Error(`no ${cmd} within ${timeoutMs} ms (got ${packets.map((p) => p.cmd).join(", ") || "nothing"})`);
-      await sleep(20);
-    }
-  };
-  send({ cmd: "connect", protocolId: "MQTT", protocolVersion: 4, clean: false, clientId, keepalive: 0, username: "device", password: Buffer.from(password) });
-  const connack = (await next("connack")) as Packet & { returnCode: number; sessionPresent: boolean };
-  expect(connack.returnCode).toBe(0);
-  return { packets, send, next, connack, closed, end: async () => (socket.end(), await closed) };
-}
-
 describe("QoS 2 across a restart", () => {
   it("a message whose PUBREC came before the broker stopped is completed with its PUBREL, never published again", { timeout: 90_000 }, async () => {
     let app = await startApp();
     let mq = await serveMqtt(app);
-    let device: Awaited<ReturnType<typeof rawClient>> | undefined;
+    let device: Awaited<ReturnType<typeof rawMqttClient>> | undefined;
     try {
       const owner = await signUp(restClient(app));
       const key = (await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "meter", kind: "device" } })).body.secret as string;
-      device = await rawClient(mq.tcp, "meter", key);
+      device = await rawMqttClient(mq.tcp, "meter", key);
       device.send({ cmd: "subscribe", messageId: 1, subscriptions: [{ topic: "billing/#", qos: 2 }] });
       expect(((await device.next("suback")) as Packet & { granted: number[] }).granted).toEqual([2]);
       await device.end();
@@ -95,7 +69,7 @@ describe("QoS 2 across a restart", () => {
 
       // It returns, takes both, acknowledges the first (PUBREC) and gets its PUBREL, then is gone
       // without its PUBCOMP; the second it never acknowledged.
-      device = await rawClient(mq.tcp, "meter", key);
+      device = await rawMqttClient(mq.tcp, "meter", key);
       const first = (await device.next("publish")) as Packet & { messageId: number; payload: Buffer };
       const second = (await device.next("publish")) as Packet & { messageId: number; payload: Buffer };
       expect([first.payload.toString(), second.payload.toString()]).toEqual(["first", "second"]);
@@ -109,7 +83,7 @@ describe("QoS 2 across a restart", () => {
 
       app = await startApp();
       mq = await serveMqtt(app);
-      device = await rawClient(mq.tcp, "meter", key);
+      device = await rawMqttClient(mq.tcp, "meter", key);
       expect(device.connack.sessionPresent).toBe(true);
       // The first: its PUBREL again, with its packet id; the second: its PUBLISH again.
       expect((await device.next("pubrel")).messageId).toBe(first.messageId);
@@ -129,7 +103,7 @@ describe("QoS 2 across a restart", () => {
 
       app = await startApp();
       mq = await serveMqtt(app);
-      device = await rawClient(mq.tcp, "meter", key);
+      device = await rawMqttClient(mq.tcp, "meter", key);
       await sleep(500);
       expect(device.packets.map((p) => p.cmd)).toEqual([]);
       await device.end();

@@ -6,7 +6,9 @@
  * in `mqtt_session_messages`; with DATABASE_URL + REDIS_URL: aedes-persistence-redis's keys under the app's
  * prefix (`mqtt:outgoing:<client>` lists, `mqtt:packet:<broker>:<counter>` and their counts), where
  * each of these ends had left the queued packets behind for ever (the list deleted first, so
- * nothing counted them down).
+ * nothing counted them down). And the inbound QoS 2 messages an ended session still awaited the
+ * PUBREL of: kept, they made the id's next session's message with the same packet id a "duplicate",
+ * acknowledged and never published, on both backends.
  */
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
@@ -14,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppServices } from "@/server/app-services";
 import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
-import { connectMqtt, serveMqtt, sleep, type MqttEndpoints } from "@/test/mqtt";
+import { connectMqtt, rawMqttClient, serveMqtt, sleep, type MqttEndpoints } from "@/test/mqtt";
 
 const suffix = randomBytes(6).toString("hex");
 const prefix = `fp-test-${suffix}:`;
@@ -206,5 +208,44 @@ describe("a persistent session's queue, when the session ends", () => {
     expect((back.messages[0]!.properties as { userProperties?: Record<string, string> }).userProperties).toEqual({ k: "v\u0000w" });
     await back.end();
     await (await connectMqtt(mq.tcp, { password: key, clientId: "nul-reader", clean: true })).end();
+  });
+
+  it("an inbound QoS 2 message still awaiting its PUBREL ends with its session: the next session's message with its packet id is not taken for a duplicate", async () => {
+    const watcher = await connectMqtt(mq.tcp, { password: key, clientId: "inbound-watcher" });
+    await watcher.subscribe("inbound/#", 1);
+    // Aedes publishes a QoS 2 message when it arrives, and keeps its packet id until the PUBREL so
+    // that a resent PUBLISH is not published twice. A persistent session sends one and leaves
+    // before its PUBREL.
+    const half = await rawMqttClient(mq.tcp, "half-sent", key);
+    half.send({ cmd: "publish", topic: "inbound/reading", payload: Buffer.from("first"), qos: 2, messageId: 7, retain: false, dup: false });
+    expect((await half.next("pubrec")).messageId).toBe(7);
+    await watcher.next((m) => m.payload === "first");
+    await half.end();
+    if (redis) expect(await redis.keys(`${prefix}mqtt:incoming:*half-sent*`)).toHaveLength(1);
+    // Its session ends (a clean session of the id): a new message with packet id 7 is new.
+    const fresh = await rawMqttClient(mq.tcp, "half-sent", key, true);
+    fresh.send({ cmd: "publish", topic: "inbound/reading", payload: Buffer.from("second"), qos: 2, messageId: 7, retain: false, dup: false });
+    expect((await fresh.next("pubrec")).messageId).toBe(7);
+    await watcher.next((m) => m.payload === "second");
+    fresh.send({ cmd: "pubrel", messageId: 7 });
+    await fresh.next("pubcomp");
+    await fresh.end();
+    if (redis) expect(await redis.keys(`${prefix}mqtt:incoming*half-sent*`)).toEqual([]);
+    // A session kept: its client's PUBLISH sent again after a reconnection is the same message
+    // (published once), completed by its PUBREL.
+    const kept = await rawMqttClient(mq.tcp, "resends", key);
+    kept.send({ cmd: "publish", topic: "inbound/reading", payload: Buffer.from("once"), qos: 2, messageId: 9, retain: false, dup: false });
+    await kept.next("pubrec");
+    await kept.end();
+    const back = await rawMqttClient(mq.tcp, "resends", key);
+    back.send({ cmd: "publish", topic: "inbound/reading", payload: Buffer.from("once"), qos: 2, messageId: 9, retain: false, dup: true });
+    await back.next("pubrec");
+    back.send({ cmd: "pubrel", messageId: 9 });
+    await back.next("pubcomp");
+    await sleep(300);
+    expect(watcher.messages.map((m) => m.payload)).toEqual(["first", "second", "once"]);
+    await back.end();
+    if (redis) expect(await redis.keys(`${prefix}mqtt:incoming*resends*`)).toEqual([]);
+    await watcher.end();
   });
 });
