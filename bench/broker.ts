@@ -24,12 +24,12 @@ interface LoadResult {
   p99: number;
 }
 
-function runLoad(options: { url: string; password?: string; pubTopic: string; subTopic: string; qos: 0 | 1 }): Promise<LoadResult> {
+function runLoad(options: { url: string; password?: string; pubTopic: string; subTopic: string; qos: 0 | 1; mode?: "connect"; window?: number }): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", path.join(HERE, "mqtt-load-child.ts")], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, MQTT_LOAD: JSON.stringify({ ...options, seconds: SECONDS, window: WINDOW, payloadBytes: PAYLOAD_BYTES }) },
+      env: { ...process.env, MQTT_LOAD: JSON.stringify({ seconds: SECONDS, window: WINDOW, payloadBytes: PAYLOAD_BYTES, ...options }) },
     });
     let out = "";
     let err = "";
@@ -80,6 +80,9 @@ async function relayReady(url: string, password: string, tag: string): Promise<v
     await c.endAsync();
   }
 }
+
+/** Devices connecting at a time in the CONNECT row (under the organization's 100 connections). */
+const CONNECTING = 20;
 
 /** Messages queued for the persistent subscriber that is away, and their size. */
 const AWAY_MESSAGES = 1_000;
@@ -206,6 +209,16 @@ export async function benchBroker(ctx: BenchContext): Promise<BenchOutcome> {
       const mosqSame = await runLoad({ url: mosq, pubTopic: "bench/t", subTopic: "bench/t", qos });
       rows.push(row(`device → mqtt in → change → mqtt out (built-in) → device, QoS ${qos}`, viaNodes, mosqSame, "a deployed flow of Node-RED's nodes; Mosquitto column: device → device"));
     }
+    ctx.log(`broker: ${CONNECTING} devices at a time connect and disconnect`);
+    const connects = await runLoad({ url: ours, password, pubTopic: "", subTopic: "", qos: 0, mode: "connect", window: CONNECTING });
+    const mosqConnects = await runLoad({ url: mosq, pubTopic: "", subTopic: "", qos: 0, mode: "connect", window: CONNECTING });
+    rows.push({
+      benchmark: B,
+      measure: `CONNECT → CONNACK → DISCONNECT, ${CONNECTING} devices at a time (clean session)`,
+      result: `${fmt.int(connects.perSecond)} connections/s; CONNACK p50 ${fmt.ms(connects.p50)}, p99 ${fmt.ms(connects.p99)}`,
+      nodeRed: `Mosquitto: ${fmt.int(mosqConnects.perSecond)} connections/s; p50 ${fmt.ms(mosqConnects.p50)}, p99 ${fmt.ms(mosqConnects.p99)}`,
+      notes: "ours checks each CONNECT's API key (its cache), the organization's connection limit and the online entries; Mosquitto with no authentication",
+    });
     ctx.log("broker: a persistent subscriber away, then back");
     const awayOurs = await awaySubscriber(ours, password, "ours");
     const awayMosq = await awaySubscriber(mosq, undefined, "mosq");

@@ -13,7 +13,7 @@ import { signUp, joinAs } from "@/test/accounts";
 import { connectMqtt, refusedWith, serveMqtt, sleep, type MqttEndpoints, type TestMqttClient } from "@/test/mqtt";
 import { makeTestCertificates } from "@/test/tls-fixtures";
 import { DurablePersistence } from "./durable-persistence";
-import { onlineMqttClients } from "./online";
+import { onlineMqttClients, onlineSetKey } from "./online";
 import type { BuiltInMqttMessage } from "@/server/runtime/types";
 
 const testApp = setUpTestApp({ MQTT_MAX_SUBSCRIPTIONS_PER_CLIENT: "5", MQTT_MAX_MESSAGE_BYTES: "2048", MQTT_MAX_CONNECTIONS_PER_ORGANIZATION: "6" });
@@ -209,6 +209,16 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
     for (const c of accepted) open.push(c);
     expect(accepted).toHaveLength(6);
     expect(outcomes.filter((o) => o.status === "rejected").map((o) => ((o as PromiseRejectedResult).reason as { code?: number }).code)).toEqual([3, 3, 3, 3]);
+  });
+
+  it("clients an instance killed a moment ago still name in the organization's online set do not count against its limit", async () => {
+    const { owner, key } = await orgWithDeviceKey();
+    // Six clients of an instance killed: in the set, their entries lapsed (never renewed).
+    await testApp.app.store.setAdd(onlineSetKey(owner.organizationId), ...Array.from({ length: 6 }, (_, i) => `ghost-${i}`));
+    const device = await track(connectMqtt(mq.tcp, { password: key, clientId: "after-ghosts" }));
+    expect(device.client.connected).toBe(true);
+    // The exact count dropped them from the set.
+    expect(await testApp.app.store.setMembers(onlineSetKey(owner.organizationId))).not.toContain("ghost-0");
   });
 
   it("a persistent session's SUBSCRIBE of several filters is answered and kept; a filter refused over the limit is not", async () => {

@@ -544,6 +544,18 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
       sent.set(messageId, packet.cmd === "pubrel" ? copyKey : packetKey);
     }
 
+    /**
+     * Aedes asks at every CONNECT to delete the client's will (`delWill(client)`), but a client has
+     * no `brokerId`, so aedes-persistence-redis deleted `will:undefined:<client>`, which never
+     * exists: a will this instance kept for the id (an MQTT 5 will whose delay the client ended by
+     * coming back) stayed, for another instance's sweep of dead brokers' wills to publish one day.
+     * This instance's key instead, as its getWill reads.
+     */
+    override async delWill(client: Parameters<RedisPersistenceBase["delWill"]>[0]) {
+      const brokerId = (client as { brokerId?: string }).brokerId ?? (this as unknown as { broker?: { id: string } }).broker?.id;
+      return super.delWill(Object.assign(Object.create(null) as object, client, { brokerId }) as typeof client);
+    }
+
     /** Never rejects: see DurablePersistence.incomingDelPacket. */
     override async incomingDelPacket(client: Client, packet: Parameters<RedisPersistenceBase["incomingDelPacket"]>[1]): Promise<void> {
       await super.incomingDelPacket(client, packet).catch(() => undefined);
@@ -802,15 +814,22 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     if (!pending) admitting.set(organizationId, (pending = new Map()));
     pending.set(client, clientId);
     try {
-      const [online, ending] = await Promise.all([onlineMqttClients(store, organizationId), store.get(endingKey(organizationId, clientId))]);
+      // The online set names every connected client of the organization, and those of an instance
+      // killed a moment ago until someone reads their lapsed entries: an upper bound, read in one
+      // command. Only a CONNECT it puts at the limit reads each entry (onlineMqttClients), which
+      // cost a command per connected client on every CONNECT.
+      const [members, ending] = await Promise.all([store.setMembers(onlineSetKey(organizationId)), store.get(endingKey(organizationId, clientId))]);
       // An admin is ending this id's session (endSession): a connection now would resume what is being dropped.
       if (ending !== null) return refusal(3, "an administrator is ending this client's session: connect again in a moment");
       const local = [...states.values()].filter((s) => s.organizationId === organizationId);
       // Those that came before this one (first come, first admitted; a later one never refuses an earlier one).
       const queue = [...pending];
       const others = queue.slice(0, Math.max(0, queue.findIndex(([c]) => c === client))).map(([, id]) => id);
-      const ids = new Set([...online.map((c) => c.client_id), ...local.map((s) => s.clientId), ...others]);
-      if (ids.size >= limits.connectionsPerOrganization && !ids.has(clientId)) {
+      const atLimit = (online: string[]) => {
+        const ids = new Set([...online, ...local.map((s) => s.clientId), ...others]);
+        return ids.size >= limits.connectionsPerOrganization && !ids.has(clientId);
+      };
+      if (atLimit(members) && atLimit((await onlineMqttClients(store, organizationId)).map((c) => c.client_id))) {
         return refusal(3, `the organization has ${limits.connectionsPerOrganization} MQTT connections, its limit`, ReasonCode.QUOTA_EXCEEDED);
       }
     } catch (err) {
@@ -1257,10 +1276,17 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     });
   }
 
-  /** A connection holds the client id: a row to look at again when its session has an interval, none otherwise. */
+  /**
+   * A connection holds the client id: a row to look at again when its session has an interval; none
+   * when it keeps its session without one (a row an earlier session of the id left would end it
+   * while it is away). A clean session ends with its connection: the row, if any, is left to the
+   * sweep, which finds the client connected (and drops the row) or ends a session that is gone.
+   * So a clean CONNECT, the common one, costs no statement (it cost a DELETE each).
+   */
   function connectedAs(client: Client): Promise<void> {
     const interval = expiringInterval(client as Client & { version?: number; sessionExpiryInterval?: number }, limits.persistentSessionExpirySeconds);
-    return interval > 0 ? ledger.connected(client.id, interval) : ledger.forget(client.id);
+    if (interval > 0) return ledger.connected(client.id, interval);
+    return client.clean === false ? ledger.forget(client.id) : Promise.resolve();
   }
 
   /** Ends the sessions whose expiry passed while no instance held their timer (restarts, kill -9). */

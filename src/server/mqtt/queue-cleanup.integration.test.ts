@@ -248,4 +248,26 @@ describe("a persistent session's queue, when the session ends", () => {
     if (redis) expect(await redis.keys(`${prefix}mqtt:incoming*resends*`)).toEqual([]);
     await watcher.end();
   });
+
+  it("an MQTT 5 will whose delay its client ended by coming back is neither published nor kept", async () => {
+    const watcher = await connectMqtt(mq.tcp, { password: key, clientId: "will-keeper-watcher" });
+    await watcher.subscribe("wills/#", 1);
+    const options = { password: key, clientId: "will-keeper", clean: false, protocolVersion: 5 as const, properties: { sessionExpiryInterval: 3600 } };
+    const first = await connectMqtt(mq.tcp, { ...options, will: { topic: "wills/will-keeper", payload: Buffer.from("gone"), qos: 1, retain: false, properties: { willDelayInterval: 3600 } } });
+    // Dropped without DISCONNECT: its will waits its hour.
+    first.client.stream.destroy();
+    await first.closed;
+    await sleep(200);
+    if (redis) expect(await redis.keys(`${prefix}mqtt:will:*will-keeper`)).toHaveLength(1);
+    const back = await connectMqtt(mq.tcp, options);
+    await sleep(300);
+    expect(watcher.messages).toEqual([]);
+    // Kept, another instance's sweep of a dead broker's wills would publish it one day.
+    if (redis) {
+      expect(await redis.keys(`${prefix}mqtt:will:*will-keeper`)).toEqual([]);
+      expect((await redis.lrange(`${prefix}mqtt:will`, 0, -1)).filter((k) => k.endsWith("will-keeper"))).toEqual([]);
+    }
+    await back.end();
+    await watcher.end();
+  });
 });
