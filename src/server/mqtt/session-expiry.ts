@@ -28,8 +28,9 @@ export interface DueSession {
  * mqtt_session_expiry, on both backends: the database is always there):
  *
  * - a client connects with a finite, non-zero interval: a `connected` row, looked at again once
- *   the interval could have passed (recheckAfterMs); any other connection with the id deletes the
- *   row;
+ *   the interval could have passed (recheckAfterMs); a connection with the id that keeps its
+ *   session without a deadline deletes the row; a clean one leaves it (its session ends with it):
+ *   the sweep finds it connected and drops the row, or ends a session that is gone;
  * - it disconnects: the row is due at the disconnect plus the interval (aedes's timer, exactly);
  * - aedes's timer ends the session: the row goes.
  *
