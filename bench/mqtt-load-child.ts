@@ -25,11 +25,21 @@ interface Options {
 }
 
 const o = JSON.parse(process.env.MQTT_LOAD ?? "{}") as Options;
+/** True during the measured window. */
+let measuring = false;
+/** A warm-up second, then `seconds` measured (`measuring` true meanwhile): how many seconds it lasted. */
+async function measuredWindow(): Promise<number> {
+  await new Promise((r) => setTimeout(r, 1_000));
+  measuring = true;
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, o.seconds * 1000));
+  measuring = false;
+  return (performance.now() - t0) / 1000;
+}
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
 
 if (o.mode === "connect") {
   const latencies: number[] = [];
-  let measuring = false;
   let stopped = false;
   let failed = 0;
   const loop = async (n: number) => {
@@ -50,12 +60,7 @@ if (o.mode === "connect") {
     }
   };
   const loops = Array.from({ length: o.window }, (_, n) => loop(n));
-  await new Promise((r) => setTimeout(r, 1_000));
-  measuring = true;
-  const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, o.seconds * 1000));
-  measuring = false;
-  const elapsed = (performance.now() - t0) / 1000;
+  const elapsed = await measuredWindow();
   stopped = true;
   await Promise.all(loops);
   latencies.sort((a, b) => a - b);
@@ -75,7 +80,6 @@ await new Promise<void>((resolve, reject) => sub.subscribe(o.subTopic, { qos: o.
 
 const latencies: number[] = [];
 let received = 0;
-let measuring = false;
 let stopped = false;
 const payload = Buffer.alloc(Math.max(16, o.payloadBytes));
 const send = () => {
@@ -90,14 +94,8 @@ sub.on("message", (_topic, message) => {
   }
   send();
 });
-// Warm-up second, then the measured window.
 for (let i = 0; i < o.window; i++) send();
-await new Promise((r) => setTimeout(r, 1_000));
-measuring = true;
-const t0 = performance.now();
-await new Promise((r) => setTimeout(r, o.seconds * 1000));
-measuring = false;
-const elapsed = (performance.now() - t0) / 1000;
+const elapsed = await measuredWindow();
 stopped = true;
 latencies.sort((a, b) => a - b);
 const at = (p: number) => percentile(latencies, p);

@@ -92,6 +92,41 @@ export function startEmbeddedApp(dataDir: string, options: { dataDirForDb?: stri
   });
 }
 
+/**
+ * An app that restarts on the same state: the same database (a PGlite directory, or a PostgreSQL
+ * schema of its own with DATABASE_URL) and the same store prefix (Redis with REDIS_URL) at each
+ * `start()`. `cleanUp()` (an afterAll) drops the schema and removes the directory.
+ */
+export function restartableApp(label: string) {
+  const suffix = randomBytes(6).toString("hex");
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `fp-${label}-`));
+  const schema = process.env.DATABASE_URL ? `test_${label.replace(/\W/g, "_")}_${suffix}` : undefined;
+  return {
+    /** The store's key prefix, `fp-test-<suffix>:`. */
+    storeKeyPrefix: `fp-test-${suffix}:`,
+    start(extra: Record<string, string> = {}): Promise<AppServices> {
+      return createAppServices({
+        env: testEnv({ ...extra, DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL }),
+        dataDirForDb: path.join(dataDir, "db"),
+        dbSchema: schema,
+        storeKeyPrefix: `fp-test-${suffix}:`,
+        // Warnings show in the test's output (a slow CONNECT is logged with the step it waited on).
+        logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? "warn" }),
+        allowSeveralPerProcess: true,
+      });
+    },
+    async cleanUp() {
+      if (schema && process.env.DATABASE_URL) {
+        const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await client.end();
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 export interface TestResponse<T = any> {
   status: number;
   headers: Headers;

@@ -9,6 +9,7 @@ import net, { type AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import mqtt, { type IClientOptions, type IConnackPacket, type IDisconnectPacket, type MqttClient } from "mqtt";
 import mqttPacket, { type Packet } from "mqtt-packet";
+import { Redis } from "ioredis";
 import WebSocket from "ws";
 import { afterAll, beforeAll } from "vitest";
 import type { AppServices } from "@/server/app-services";
@@ -288,5 +289,23 @@ export async function rawMqttClient(url: string, clientId: string, password: str
   const connack = (await next("connack")) as Packet & { returnCode: number; sessionPresent: boolean };
   if (connack.returnCode !== 0) throw new Error(`CONNACK ${connack.returnCode}`);
   return { packets, send, next, connack, closed, end: async () => (socket.end(), await closed) };
+}
+
+/**
+ * With REDIS_URL, a connection to read the keys a test app writes under its store prefix
+ * (`storeKeyPrefix`: the broker's are `<prefix>mqtt:…`); `close()` (an afterAll, after the app's)
+ * deletes them all and disconnects. Without REDIS_URL, `redis` is undefined.
+ */
+export function prefixRedis(prefix: string) {
+  const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined;
+  return {
+    redis,
+    async close() {
+      if (!redis) return;
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    },
+  };
 }
 

@@ -7,16 +7,16 @@
  * aedes-persistence-redis's keys.
  */
 import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppServices } from "@/server/app-services";
 import { createTestApp, restClient } from "@/test/app";
 import { joinAs, signUp } from "@/test/accounts";
-import { connectMqtt, serveMqtt, sleep, type MqttEndpoints } from "@/test/mqtt";
+import { connectMqtt, prefixRedis, serveMqtt, sleep, type MqttEndpoints } from "@/test/mqtt";
 
 const suffix = randomBytes(6).toString("hex");
 const prefix = `fp-test-${suffix}:`;
-const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined;
+const testRedis = prefixRedis(prefix);
+const redis = testRedis.redis;
 
 let app: AppServices;
 let mq: MqttEndpoints;
@@ -37,11 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await mq?.close();
   await app?.close();
-  if (redis) {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
-  }
+  await testRedis.close();
 });
 
 type Session = { id: string; client_id: string; connected: boolean; subscriptions: Array<{ topic: string; qos: number }>; queued_messages: number; queued_bytes: number; expires_at: string | null };

@@ -5,23 +5,16 @@
  * DATABASE_URL + REDIS_URL: Redis (aedes-persistence-redis) under the app's key prefix.
  * Also the per-organization publish rate.
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAppServices } from "@/server/compose";
-import { createLogger } from "@/server/logger";
-import type { AppServices } from "@/server/app-services";
-import { createTestApp, restClient, testEnv } from "@/test/app";
+import { createTestApp, restartableApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { connectMqtt, serveMqtt, sleep } from "@/test/mqtt";
 import { onlineClientKey } from "./online";
 
-const suffix = randomBytes(6).toString("hex");
-const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-restart-"));
-const schema = process.env.DATABASE_URL ? `test_mqtt_${suffix}` : undefined;
+const restartable = restartableApp("mqtt-restart");
+/** The same database (PGlite directory or PostgreSQL schema) and store prefix each time: a restart. */
+const startApp = (extra: Record<string, string> = {}) => restartable.start(extra);
+afterAll(() => restartable.cleanUp());
 
 /**
  * A step with no deadline of its own (start, close, sweep) given one: a step that hangs fails the
@@ -36,29 +29,6 @@ async function step<T>(what: string, work: Promise<T>, ms = 30_000): Promise<T> 
     clearTimeout(timer);
   }
 }
-
-/** The same database (PGlite directory or PostgreSQL schema) and store prefix each time: a restart. */
-async function startApp(extra: Record<string, string> = {}): Promise<AppServices> {
-  return createAppServices({
-    env: testEnv({ ...extra, DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL }),
-    dataDirForDb: path.join(dataDir, "db"),
-    dbSchema: schema,
-    storeKeyPrefix: `fp-test-${suffix}:`,
-    // Warnings show in the test's output: a slow CONNECT is logged with the step it waited on.
-    logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? "warn" }),
-    allowSeveralPerProcess: true,
-  });
-}
-
-afterAll(async () => {
-  if (schema && process.env.DATABASE_URL) {
-    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-});
 
 describe("built-in MQTT broker across a restart", () => {
   it("retained messages and a persistent session (its subscriptions and queued QoS 1 messages) survive", { timeout: 90_000 }, async () => {

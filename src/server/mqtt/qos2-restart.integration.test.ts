@@ -8,45 +8,15 @@
  * keeps the PUBREL in Redis. A raw MQTT client (mqtt-packet over TCP) so that the test decides
  * which acknowledgements go.
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import type { Packet } from "mqtt-packet";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAppServices } from "@/server/compose";
-import { createLogger } from "@/server/logger";
-import type { AppServices } from "@/server/app-services";
-import { restClient, testEnv } from "@/test/app";
+import { restartableApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { connectMqtt, rawMqttClient, serveMqtt, sleep } from "@/test/mqtt";
 
-const suffix = randomBytes(6).toString("hex");
-const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-qos2-"));
-const schema = process.env.DATABASE_URL ? `test_mqtt_qos2_${suffix}` : undefined;
-
-/** The same database (PGlite directory or PostgreSQL schema) and store prefix each time: a restart. */
-function startApp(): Promise<AppServices> {
-  return createAppServices({
-    env: testEnv({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL }),
-    dataDirForDb: path.join(dataDir, "db"),
-    dbSchema: schema,
-    storeKeyPrefix: `fp-test-${suffix}:`,
-    logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? "warn" }),
-    allowSeveralPerProcess: true,
-  });
-}
-
-afterAll(async () => {
-  if (schema && process.env.DATABASE_URL) {
-    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const restartable = restartableApp("mqtt-qos2");
+const startApp = () => restartable.start();
+afterAll(() => restartable.cleanUp());
 
 describe("QoS 2 across a restart", () => {
   it("a message whose PUBREC came before the broker stopped is completed with its PUBREL, never published again", { timeout: 90_000 }, async () => {

@@ -11,16 +11,16 @@
  * acknowledged and never published, on both backends.
  */
 import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppServices } from "@/server/app-services";
 import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
-import { connectMqtt, rawMqttClient, serveMqtt, sleep, type MqttEndpoints } from "@/test/mqtt";
+import { connectMqtt, prefixRedis, rawMqttClient, serveMqtt, sleep, type MqttEndpoints } from "@/test/mqtt";
 
 const suffix = randomBytes(6).toString("hex");
 const prefix = `fp-test-${suffix}:`;
-const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined;
+const testRedis = prefixRedis(prefix);
+const redis = testRedis.redis;
 
 let app: AppServices;
 let mq: MqttEndpoints;
@@ -40,11 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await mq?.close();
   await app?.close();
-  if (redis) {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
-  }
+  await testRedis.close();
 });
 
 /**
