@@ -4,6 +4,7 @@
  * client (the `mqtt` package) that resolves what a device would see: CONNACK codes, SUBACK codes,
  * messages, closes.
  */
+import { randomBytes } from "node:crypto";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
@@ -292,13 +293,15 @@ export async function rawMqttClient(url: string, clientId: string, password: str
 }
 
 /**
- * With REDIS_URL, a connection to read the keys a test app writes under its store prefix
- * (`storeKeyPrefix`: the broker's are `<prefix>mqtt:…`); `close()` (an afterAll, after the app's)
- * deletes them all and disconnects. Without REDIS_URL, `redis` is undefined.
+ * A store key prefix of its own for a test app (`storeKeyPrefix`), and with REDIS_URL a connection
+ * to read the keys the app writes under it (the broker's are `<prefix>mqtt:…`); `close()` (an
+ * afterAll, after the app's) deletes them all and disconnects. Without REDIS_URL, `redis` is undefined.
  */
-export function prefixRedis(prefix: string) {
+export function prefixRedis() {
+  const prefix = `fp-test-${randomBytes(6).toString("hex")}:`;
   const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined;
   return {
+    prefix,
     redis,
     async close() {
       if (!redis) return;

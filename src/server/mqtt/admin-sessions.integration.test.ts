@@ -6,17 +6,14 @@
  * and starting a new session when it returns. Embedded, and with DATABASE_URL + REDIS_URL on
  * aedes-persistence-redis's keys.
  */
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppServices } from "@/server/app-services";
 import { createTestApp, restClient } from "@/test/app";
 import { joinAs, signUp } from "@/test/accounts";
 import { connectMqtt, prefixRedis, serveMqtt, sleep, type MqttEndpoints } from "@/test/mqtt";
 
-const suffix = randomBytes(6).toString("hex");
-const prefix = `fp-test-${suffix}:`;
-const testRedis = prefixRedis(prefix);
-const redis = testRedis.redis;
+const testRedis = prefixRedis();
+const { prefix, redis } = testRedis;
 
 let app: AppServices;
 let mq: MqttEndpoints;

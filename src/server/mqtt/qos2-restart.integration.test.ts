@@ -26,6 +26,15 @@ describe("QoS 2 across a restart", () => {
     try {
       const owner = await signUp(restClient(app));
       const key = (await restClient(app)("POST", "/api-keys", { token: owner.accessToken, body: { name: "meter", kind: "device" } })).body.secret as string;
+      /** The device leaves, the broker restarts, the device comes back (clean session false). */
+      const restartAndReturn = async () => {
+        await device?.end();
+        await mq.close();
+        await app.close();
+        app = await startApp();
+        mq = await serveMqtt(app);
+        return rawMqttClient(mq.tcp, "meter", key);
+      };
       device = await rawMqttClient(mq.tcp, "meter", key);
       device.send({ cmd: "subscribe", messageId: 1, subscriptions: [{ topic: "billing/#", qos: 2 }] });
       expect(((await device.next("suback")) as Packet & { granted: number[] }).granted).toEqual([2]);
@@ -47,13 +56,7 @@ describe("QoS 2 across a restart", () => {
       expect((await device.next("pubrel")).messageId).toBe(first.messageId);
       // The broker's write of its state (the embedded one writes a connected client's a second later).
       await sleep(1_500);
-      await device.end();
-      await mq.close();
-      await app.close();
-
-      app = await startApp();
-      mq = await serveMqtt(app);
-      device = await rawMqttClient(mq.tcp, "meter", key);
+      device = await restartAndReturn();
       expect(device.connack.sessionPresent).toBe(true);
       // The first: its PUBREL again, with its packet id; the second: its PUBLISH again.
       expect((await device.next("pubrel")).messageId).toBe(first.messageId);
@@ -67,13 +70,7 @@ describe("QoS 2 across a restart", () => {
       expect((await device.next("pubrel")).messageId).toBe(again.messageId);
       device.send({ cmd: "pubcomp", messageId: again.messageId });
       await sleep(300);
-      await device.end();
-      await mq.close();
-      await app.close();
-
-      app = await startApp();
-      mq = await serveMqtt(app);
-      device = await rawMqttClient(mq.tcp, "meter", key);
+      device = await restartAndReturn();
       await sleep(500);
       expect(device.packets.map((p) => p.cmd)).toEqual([]);
       await device.end();

@@ -10,17 +10,14 @@
  * PUBREL of: kept, they made the id's next session's message with the same packet id a "duplicate",
  * acknowledged and never published, on both backends.
  */
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppServices } from "@/server/app-services";
 import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import { connectMqtt, prefixRedis, rawMqttClient, serveMqtt, sleep, type MqttEndpoints } from "@/test/mqtt";
 
-const suffix = randomBytes(6).toString("hex");
-const prefix = `fp-test-${suffix}:`;
-const testRedis = prefixRedis(prefix);
-const redis = testRedis.redis;
+const testRedis = prefixRedis();
+const { prefix, redis } = testRedis;
 
 let app: AppServices;
 let mq: MqttEndpoints;
