@@ -334,22 +334,47 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
 
     /**
      * The inbound QoS 2 messages of an ended session still awaiting their PUBREL ([MQTT-3.1.2-6]):
-     * aedes-persistence-redis keeps each under `incoming:<client>:<packet id>` and has no way to drop
-     * them, so those of a session that ended while its client was away stayed for ever, and a PUBREL
-     * of the id's next session published them. Their packet ids are kept in a set per client
-     * (`incoming-ids:<client>`), so ending a session costs one read when there are none.
+     * aedes-persistence-redis keeps each under `incoming:<client>:<packet id>` (Aedes publishes the
+     * message as it arrives, and keeps its id to refuse a resend until the PUBREL) and has no way to
+     * drop them: those of a session that ended while its client was away stayed for ever, and the
+     * id's next session's message with one of those packet ids was acknowledged as a duplicate and
+     * never published. Their packet ids are kept in a set per client (`incoming-ids:<client>`, added
+     * before the key is written and removed after it is deleted, so the set names every key), so
+     * ending a session costs one read when there are none.
      */
     override async cleanIncoming(client: Client): Promise<void> {
-      const clientId = client.id;
-      const setKey = `incoming-ids:${encodeURIComponent(clientId)}`;
+      const clientId = encodeURIComponent(client.id);
+      const setKey = `incoming-ids:${clientId}`;
       const ids = await this.db.smembers(setKey);
       if (ids.length === 0) return;
-      await this.db.del(setKey, ...ids.map((id) => `incoming:${encodeURIComponent(clientId)}:${id}`));
+      // The ids read only: one a connection adds meanwhile stays named.
+      await this.db.multi().del(...ids.map((id) => `incoming:${clientId}:${id}`)).srem(setKey, ...ids).exec();
     }
 
     override async incomingStorePacket(client: Client, packet: Parameters<RedisPersistenceBase["incomingStorePacket"]>[1]): Promise<void> {
-      await super.incomingStorePacket(client, packet);
       await this.db.sadd(`incoming-ids:${encodeURIComponent(client.id)}`, String(packet.messageId));
+      await super.incomingStorePacket(client, packet);
+    }
+
+    /**
+     * Once per Redis (a mark), at the first start of a version that keeps `incoming-ids`: the keys an
+     * earlier one left are named in their clients' sets, so that their sessions' ends drop them too.
+     */
+    override async setup(broker: Parameters<RedisPersistenceBase["setup"]>[0]): Promise<void> {
+      await super.setup(broker);
+      if ((await this.db.set("incoming-ids:named", "1", "NX")) === null) return;
+      // SCAN's pattern and answers carry the connection's key prefix, which its commands add themselves.
+      const prefix = (this.db.options.keyPrefix ?? "") + "incoming:";
+      let cursor = "0";
+      do {
+        const [next, keys] = await this.db.scan(cursor, "MATCH", `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`, "COUNT", 1000);
+        cursor = next;
+        for (const key of keys) {
+          const rest = key.slice(prefix.length);
+          const at = rest.lastIndexOf(":");
+          if (at > 0) await this.db.sadd(`incoming-ids:${rest.slice(0, at)}`, rest.slice(at + 1));
+        }
+      } while (cursor !== "0");
     }
 
     /** aedes-persistence's own announcement of a session's subscriptions changing (broadcastPersistence.js). */
@@ -558,8 +583,12 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
 
     /** Never rejects: see DurablePersistence.incomingDelPacket. */
     override async incomingDelPacket(client: Client, packet: Parameters<RedisPersistenceBase["incomingDelPacket"]>[1]): Promise<void> {
-      await super.incomingDelPacket(client, packet).catch(() => undefined);
-      await this.db.srem(`incoming-ids:${encodeURIComponent(client.id)}`, String(packet.messageId)).catch(() => undefined);
+      const deleted = await super.incomingDelPacket(client, packet).then(
+        () => true,
+        () => false,
+      );
+      // Named until its key is gone.
+      if (deleted) await this.db.srem(`incoming-ids:${encodeURIComponent(client.id)}`, String(packet.messageId)).catch(() => undefined);
     }
   };
 }
@@ -825,11 +854,12 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       // Those that came before this one (first come, first admitted; a later one never refuses an earlier one).
       const queue = [...pending];
       const others = queue.slice(0, Math.max(0, queue.findIndex(([c]) => c === client))).map(([, id]) => id);
-      const atLimit = (online: string[]) => {
-        const ids = new Set([...online, ...local.map((s) => s.clientId), ...others]);
-        return ids.size >= limits.connectionsPerOrganization && !ids.has(clientId);
-      };
-      if (atLimit(members) && atLimit((await onlineMqttClients(store, organizationId)).map((c) => c.client_id))) {
+      const counted = (online: string[]) => new Set([...online, ...local.map((s) => s.clientId), ...others]);
+      // Below the limit by the upper bound: admitted. Else counted exactly (a member of the set may
+      // be this very id's connection on a killed instance, which must not let it in over the limit).
+      const bound = counted(members);
+      const exact = bound.size < limits.connectionsPerOrganization ? bound : counted((await onlineMqttClients(store, organizationId)).map((c) => c.client_id));
+      if (exact.size >= limits.connectionsPerOrganization && !exact.has(clientId)) {
         return refusal(3, `the organization has ${limits.connectionsPerOrganization} MQTT connections, its limit`, ReasonCode.QUOTA_EXCEEDED);
       }
     } catch (err) {
@@ -1532,7 +1562,12 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       const id = packet.payload.toString();
       if (packet.topic.split("/")[1] !== local.id) {
         local.clearSessionExpiry(id);
+        // A will delayed here goes from the persistence too (this instance's key; the connection
+        // that takes it up elsewhere deletes only its own instance's): kept, another instance would
+        // publish it once this one's broker id is gone (after its next restart), client online or not.
+        const delayedHere = delayedWills.has(id);
         local.clearDelayedWill(id);
+        if (delayedHere) void (persistence as unknown as { delWill(c: { id: string; brokerId: string }): Promise<unknown> }).delWill({ id, brokerId: local.id }).catch(() => undefined);
       }
       cb();
     });
@@ -1548,6 +1583,13 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     willTimers.clearDelayedWill = (id) => {
       clearDelayedWill(id);
       delayedWills.delete(id);
+    };
+    // Its timer fired (or the will went otherwise): nothing delayed any more.
+    const willPublisher = broker as unknown as { publishWill(client: Client, will: unknown): void };
+    const publishWill = willPublisher.publishWill.bind(broker);
+    willPublisher.publishWill = (client, will) => {
+      if (delayedWills.get(client.id)?.will === will) delayedWills.delete(client.id);
+      publishWill(client, will);
     };
     // MQTT 5 session expiry that outlives this instance (session-expiry.ts): the deadline aedes
     // keeps as a timer is written to the database as well, and every instance sweeps the past ones.

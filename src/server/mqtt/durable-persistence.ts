@@ -327,7 +327,8 @@ export class DurablePersistence extends MemoryPersistence {
     await super.cleanSubscriptions(client);
     await this.dropOutgoing(client.id);
     // Its inbound QoS 2 messages awaiting their PUBREL ([MQTT-3.1.2-6]): kept in memory by the
-    // persistence, which would publish them at a PUBREL of the id's next session.
+    // persistence, they made the id's next session's message with one of their packet ids a
+    // duplicate, acknowledged and never published (Aedes publishes a QoS 2 message as it arrives).
     await super.cleanIncoming(client);
     if (this.known.has(client.id)) this.subscriptionsChanged.add(client.id);
     this.touchIfKnown(client.id);
@@ -372,9 +373,13 @@ export class DurablePersistence extends MemoryPersistence {
     let listed = false;
     for await (const queued of super.outgoingStream(client) as AsyncIterable<AedesPacket & { queuedAs?: QueuedAs }>) {
       if (packet.cmd !== "pubrel") {
-        if (queued.brokerId === packet.brokerId && queued.brokerCounter === packet.brokerCounter) listed = true;
-        if (listed) break;
-        continue;
+        if (queued.brokerId !== packet.brokerId || queued.brokerCounter !== packet.brokerCounter) continue;
+        // Its packet id, set here on its own entry: the memory persistence, which matches by packet
+        // id where the broker id differs, would put the publish in the place of a PUBREL that has
+        // this packet id (one restored after a restart: its id is the client's, not this
+        // connection's), losing the PUBREL and keeping the publish twice.
+        queued.messageId = packet.messageId;
+        return;
       }
       if (queued.messageId !== packet.messageId) continue;
       listed = true;
@@ -398,6 +403,7 @@ export class DurablePersistence extends MemoryPersistence {
     // organization's queued bytes, had no room): nothing to update. The memory persistence would
     // throw "no such packet", and Aedes would close the connection for it.
     if (!listed) return;
+    // A PUBREL: in its publish's place (by packet id).
     await super.outgoingUpdate(client, storedTopicPacket(client.id, packet));
   }
 

@@ -159,6 +159,35 @@ describe.skipIf(!shared)("built-in MQTT broker across instances and deployments 
     }
   });
 
+  it("an MQTT 5 will delayed on the instance a client left goes from Redis when the client comes back on the other one", { timeout: 60_000 }, async () => {
+    const a = await instance("will-a");
+    const b = await instance("will-b");
+    const endpoints: MqttEndpoints[] = [await serveMqtt(a), await serveMqtt(b)];
+    const clients: TestMqttClient[] = [];
+    const redis = new Redis(process.env.REDIS_URL!);
+    try {
+      const { key } = await orgWithDeviceKey(a);
+      const options = { password: key, clientId: "wanderer", clean: false, protocolVersion: 5 as const, properties: { sessionExpiryInterval: 3600 } };
+      const onA = await connectMqtt(endpoints[0]!.tcp, { ...options, will: { topic: "wills/wanderer", payload: Buffer.from("gone"), qos: 1, retain: false, properties: { willDelayInterval: 3600 } } });
+      // Dropped without DISCONNECT: A delays its will an hour, and keeps it in Redis.
+      onA.client.stream.destroy();
+      await onA.closed;
+      await sleep(200);
+      const wills = () => redis.keys(`fp-test-${suffix}:mqtt:will:*wanderer`);
+      expect(await wills()).toHaveLength(1);
+      const onB = await connectMqtt(endpoints[1]!.tcp, options);
+      clients.push(onB);
+      // Kept, any instance would publish it once A's broker id is gone (A's next restart), with the client online.
+      await expect.poll(wills, { timeout: 5_000 }).toEqual([]);
+    } finally {
+      redis.disconnect();
+      for (const c of clients) c.client.end(true);
+      for (const e of endpoints) await e.close();
+      await a.close();
+      await b.close();
+    }
+  });
+
   it("an admin ends a session through one instance while its client is connected to the other: the client is told (0x98) and returns to a new session", { timeout: 60_000 }, async () => {
     const a = await instance("end-a");
     const b = await instance("end-b");
