@@ -333,6 +333,27 @@ test("a Dashboard 1 LED takes its colours from messages when allowed, and keeps 
   await expect(page.getByRole("img", { name: "Boiler: cold" })).toHaveCSS("background-color", "rgb(0, 0, 255)");
 });
 
+test("a Dashboard 1 template's Angular directives run as Vue's: ng-bind-html, ng-repeat with $index and ng-class, ng-show, an md-button's ng-click sends", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-angular");
+  const slug = await slugOf(request, owner);
+  const flowId = await importAndDeploy(request, owner, "src/test/fixtures/dashboard1-angular-template.json");
+  const nodes = (await (await request.get(`/api/v1/flows/${flowId}`, { headers: auth(owner) })).json()).flow.nodes as Array<{ id: string; name: string }>;
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/log`);
+  const frame = await templateFrame(page);
+  await inject(request, owner, nodes.find((n) => n.name === "log")!.id);
+  await expect(frame.locator(".headline b")).toHaveText("Pump");
+  await expect(frame.locator(".headline")).toHaveText("Pump started");
+  await expect(frame.locator("li")).toHaveText(["1. boot", "2. pump on", "3. valve open"]);
+  await expect(frame.locator("li.odd")).toHaveText(["2. pump on"]);
+  await expect(frame.locator(".alarm")).toBeVisible();
+  // Angular Material's md-button is Vuetify's button: reached and pressed by the keyboard.
+  await frame.getByRole("button", { name: "Acknowledge" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(page.locator('[data-widget-type="ui-text"] .db-text-value')).toHaveText("ack");
+  await shot(page, "dashboard-dashboard1-angular-template");
+});
+
 /** A ui-template's frame (its own document, in a sandbox), once the widget has given it its src. */
 async function templateFrame(page: Page, index = 0) {
   const element = page.locator("iframe.db-template").nth(index);

@@ -4,7 +4,8 @@ import { checkOperand, operandTypeSchema } from "../../runtime/operands";
 
 export const templateConfig = z
   .object({
-    template: z.string().max(100_000).default("This is the payload: {{payload}} !").meta({ title: "Template", description: "Mustache template; {{flow.x}}, {{global.x}} and {{env.NAME}} read context and variables" }),
+    // As long as a function's code (a template that is a whole web page, served by http in → template → http response, is real: 260 KB in the sixth survey).
+    template: z.string().max(1_000_000, "must be at most 1,000,000 characters").default("This is the payload: {{payload}} !").meta({ title: "Template", description: "Mustache template; {{flow.x}}, {{global.x}} and {{env.NAME}} read context and variables" }),
     syntax: z.enum(["mustache", "plain"]).default("mustache").meta({ title: "Syntax", description: "mustache: fill in {{...}}; plain: the text as it is" }),
     /** Where the result is written. */
     field: z.string().min(1).max(256).default("payload").meta({ title: "Set property", description: "The message property, or flow or global context key, that gets the result" }),

@@ -56,7 +56,7 @@ export const uiTemplateNode = defineNode({
 - \`setup.socketio.auth.user\` is the signed-in viewer (\`{ userId, username, email, name, image }\`, as FlowFuse's user add-on gives it; \`image\` is their initials without an avatar), and \`setup.socketio.auth\` is undefined for a share link's visitor. Their inputs' messages carry the same as \`msg._client.user\` (see ui-base).
 - \`send()\` carries JSON over the app's socket: a File, Blob or ArrayBuffer arrives as an empty object (Dashboard 2.0 sends it as a Buffer). Use a **File input** widget for files.
 - The frame may load scripts, styles, images and fonts and call APIs over https only, and cannot navigate the dashboard; \`alert()\`, forms, downloads and links that open a new window work.
-- A Dashboard 1 \`ui_template\`'s Angular markup (\`ng-*\`) is kept in **Template** and not run; its \`{{msg.payload}}\` interpolations work, as Vue's.`,
+- A Dashboard 1 \`ui_template\` imports with its Angular directives rewritten as Vue's: \`ng-bind-html\` → \`v-html\`, \`ng-bind\` → \`v-text\`, \`ng-if\` / \`ng-show\` / \`ng-hide\` → \`v-if\` / \`v-show\`, \`ng-class\` / \`ng-style\` / \`ng-disabled\` → \`:class\` / \`:style\` / \`:disabled\`, \`ng-src\` / \`ng-href\` → \`:src\` / \`:href\`, \`ng-click\` (and the other events) → \`@click\`, \`ng-repeat\` → \`v-for\` (with \`$index\`; \`track by\` as \`:key\`), Angular Material's \`<md-button>\` → Vuetify's \`<v-btn>\`. Its \`{{msg.payload}}\` interpolations work, as Vue's. What has no counterpart (\`ng-model\`, \`ng-init\`, Angular filters such as \`| number:2\`, a \`<script>\` using Angular's \`scope\`) stays as written, is not run, and the import names it.`,
   inputs: 1,
   outputs: 1,
   configSchema: uiTemplateConfig,

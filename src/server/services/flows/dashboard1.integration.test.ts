@@ -23,11 +23,11 @@ describe("Dashboard 1 import", () => {
     expect(dry.status, dry.text).toBe(200);
     const byId = new Map(dry.body.report.map((r: { node_id: string }) => [r.node_id, r]));
     expect(byId.get("22bb33cc.44dd55")).toMatchObject({ type: "ui_chart", support: "partial", reason: expect.stringContaining("imported as ui-chart") });
-    expect(byId.get("99cc00dd.11ee22")).toMatchObject({ type: "ui_template", reason: expect.stringContaining("Angular directives (ng-*) and filters are not run") });
+    expect(byId.get("99cc00dd.11ee22")).toMatchObject({ type: "ui_template", reason: expect.stringContaining("its Angular directives are rewritten as Vue's (ng-bind-html, ng-click, md-button)") });
     expect(byId.get("c1d2e3f4.a5b6c7")).toMatchObject({ type: "ui_tab", reason: expect.stringContaining("ui-page at /home") });
     expect(byId.get("88bb99cc.00dd11")).toMatchObject({ type: "ui_toast", reason: expect.stringContaining("ui-notification") });
     expect([...byId.values()].filter((r) => (r as { support: string }).support === "unsupported")).toEqual([]);
-    expect(dry.body.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^Dashboard 1: 1 ui_template node imported as ui-template \(its Angular markup is kept/), "Dashboard 1: 2 ui_group nodes imported as ui-group"]));
+    expect(dry.body.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^Dashboard 1: 1 ui_template node imported as ui-template \(its Angular directives are rewritten as Vue's/), "Dashboard 1: 2 ui_group nodes imported as ui-group"]));
 
     const imported = await request("POST", "/flows/import", { token, body: { flows } });
     expect(imported.status, imported.text).toBe(201);
@@ -75,7 +75,8 @@ describe("Dashboard 1 import", () => {
     expect(byId.get("ee44ff55.aa66bb")).toMatchObject({ type: "ui_link", support: "partial" });
     const idOf = (type: string) => flow.nodes.find((n: { type: string }) => n.type === type).id as string;
     const template = flow.nodes.find((n: { type: string }) => n.type === "ui-template");
-    expect(template.config.format).toContain('ng-click="send({payload: \'hello\'})"');
+    // Its Angular directives as Vue's (angular-template.ts).
+    expect(template.config.format).toBe('<div v-html="msg.payload"></div>\n<v-btn @click="send({payload: \'hello\'})">{{msg.topic}}</v-btn>');
     // Dashboard 1's button "passthru" is its "if msg arrives on input, emulate a button click": Dashboard 2.0's emulateClick.
     expect(flow.nodes.find((n: { type: string }) => n.type === "ui-button").config).toMatchObject({ emulateClick: false, payload: "water" });
     const clicking = (flows as Array<Record<string, unknown>>).map((n) => (n.type === "ui_button" ? { ...n, passthru: true } : n));

@@ -8,6 +8,7 @@
  * Also: page paths stay unique in the organization (a clash gets a suffix and a warning).
  */
 import { DASHBOARD1_TYPE_MAP } from "../../../shared/dashboard";
+import { angularToVue } from "./angular-template";
 import type { ImportReportEntry, NrNode, OrganizationConfigNodes, PlannedConfigNode } from "./node-red-mapping";
 
 /** The ui-base made for Dashboard 1 files that do not carry theirs (Dashboard 1 keeps one per Node-RED). */
@@ -191,9 +192,12 @@ function widget(n: NrNode, d1: string, base: string): Translation {
       return { props: { ...p, label, columns, autocols: columns === null }, notes };
     }
     case "ui_template": {
-      const format = str(n.format);
+      const angular = angularToVue(str(n.format));
+      const format = angular.format;
       const scope = str(n.templateScope, "local");
-      if (ANGULAR.test(format)) notes.push("its Angular markup is kept in the template's format: Angular directives (ng-*) and filters are not run, {{…}} bindings run as Vue expressions");
+      if (angular.rewritten.length > 0) notes.push(`its Angular directives are rewritten as Vue's (${angular.rewritten.join(", ")}); {{…}} bindings run as Vue expressions`);
+      if (angular.kept.length > 0) notes.push(`Angular markup kept in its format is not run: ${angular.kept.map((k) => (k.length > 60 ? `${k.slice(0, 57)}…` : k)).join(", ")}`);
+      else if (angular.rewritten.length === 0 && ANGULAR.test(format)) notes.push("its {{…}} bindings run as Vue expressions");
       if (scope === "global") notes.push("a global (head) template becomes a widget on every page of the dashboard");
       return {
         props: { ...(scope === "global" ? { ui: base, group: "" } : p), format, templateScope: scope === "global" ? "widget:ui" : "local", storeOutMessages: bool(n.storeOutMessages, true), passthru: bool(n.fwdInMessages, true), resendOnRefresh: bool(n.resendOnRefresh, true) },

@@ -507,11 +507,22 @@ export function convertNodeRedNodes(
     }
   }
   const portsOf = portsLookup(registry, options.subflowOutputs, connections);
+  // A wire from an output the node does not have (an http request's second port, left from an
+  // edit in another tool): Node-RED keeps it and never sends on it. Refused, it took the whole
+  // file's import with it: dropped, and said.
+  const byId = new Map(flowNodes.map((node) => [node.id, node]));
+  const wired = connections.filter((c) => {
+    const source = byId.get(c.source);
+    const outputs = source ? portsOf(source) : Number.POSITIVE_INFINITY;
+    if (c.source_port < outputs) return true;
+    warnings.push(`wire from ${c.source} port ${c.source_port + 1} to ${c.target} was dropped: node ${c.source} (${source!.type}) has ${outputs} output${outputs === 1 ? "" : "s"}, and Node-RED never sends on that wire`);
+    return false;
+  });
   const placed = flowNodes.map((node) => {
     const c = centres.get(node.id);
     return c ? { ...node, position: fromNodeRedPosition(c.x, c.y, boxOf(registry, node, portsOf(node))) } : node;
   });
-  return { nodes: placed, connections };
+  return { nodes: placed, connections: wired };
 }
 
 /**

@@ -336,3 +336,41 @@ describe("what Node-RED's editor leaves behind is no loss (fourth survey, 2026-1
   });
 });
 
+
+describe("sixth survey (2026-12-07): a wire from an output the node does not have", () => {
+  it("is dropped with a warning, as Node-RED never sends on it; the rest of the file imports and runs", async () => {
+    // As in a published flows.json: an http request (one output) wired from a second port too.
+    const flows: NrNode[] = [
+      { id: "sv6-tab", type: "tab", label: "push" },
+      { id: "sv6-go", type: "inject", z: "sv6-tab", props: [{ p: "payload" }], payload: "ping", payloadType: "str", repeat: "", once: false, topic: "", x: 100, y: 40, wires: [["sv6-fn"]] },
+      { id: "sv6-fn", type: "function", z: "sv6-tab", func: "msg.payload = msg.payload + '!';\nreturn msg;", outputs: 1, x: 260, y: 40, wires: [["sv6-dbg"]] },
+      { id: "sv6-req", type: "http request", z: "sv6-tab", method: "GET", ret: "txt", paytoqs: "ignore", url: "https://api.example.com/push", tls: "", persist: false, proxy: "", authType: "", senderr: false, headers: [], x: 260, y: 120, wires: [["sv6-dbg"], ["sv6-offline"]] },
+      { id: "sv6-offline", type: "debug", z: "sv6-tab", name: "offline buffer", active: true, tosidebar: true, complete: "payload", x: 460, y: 160, wires: [] },
+      { id: "sv6-dbg", type: "debug", z: "sv6-tab", active: true, tosidebar: true, complete: "payload", x: 460, y: 40, wires: [] },
+    ];
+    const report = await dryRun(flows);
+    expect(report.filter((r) => r.support !== "supported")).toEqual([]);
+    const { flow, warnings } = await importFlows(flows);
+    expect(warnings).toContain("wire from sv6-req port 2 to sv6-offline was dropped: node sv6-req (http-request) has 1 output, and Node-RED never sends on that wire");
+    const saved = (await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow as { connections: Array<{ source: string; source_port: number; target: string }> };
+    expect(saved.connections).toEqual(expect.arrayContaining([expect.objectContaining({ source: "sv6-req", source_port: 0, target: "sv6-dbg" })]));
+    expect(saved.connections.filter((c) => c.source === "sv6-req")).toHaveLength(1);
+    expect(await deployAndWatch(flow.id, "sv6-dbg", 1, () => inject("sv6-go"))).toEqual(["ping!"]);
+  });
+
+  it("a template of 260,000 characters (a whole web page a published flow serves) imports and renders", async () => {
+    const page = `<html><body>${"<p>row</p>".repeat(26_000)}<b>{{payload}}</b></body></html>`;
+    expect(page.length).toBeGreaterThan(260_000);
+    const flows: NrNode[] = [
+      { id: "sv6t-tab", type: "tab", label: "page" },
+      { id: "sv6t-go", type: "inject", z: "sv6t-tab", props: [{ p: "payload" }], payload: "hello", payloadType: "str", repeat: "", once: false, topic: "", x: 100, y: 40, wires: [["sv6t-tpl"]] },
+      { id: "sv6t-tpl", type: "template", z: "sv6t-tab", field: "payload", fieldType: "msg", format: "handlebars", syntax: "mustache", template: page, output: "str", x: 260, y: 40, wires: [["sv6t-len"]] },
+      { id: "sv6t-len", type: "function", z: "sv6t-tab", func: "msg.payload = [msg.payload.length, msg.payload.slice(-24)];\nreturn msg;", outputs: 1, x: 420, y: 40, wires: [["sv6t-dbg"]] },
+      { id: "sv6t-dbg", type: "debug", z: "sv6t-tab", active: true, tosidebar: true, complete: "payload", x: 580, y: 40, wires: [] },
+    ];
+    expect((await dryRun(flows)).find((r) => r.node_id === "sv6t-tpl")).toMatchObject({ support: "supported" });
+    const { flow } = await importFlows(flows);
+    const rendered = page.replace("{{payload}}", "hello");
+    expect(await deployAndWatch(flow.id, "sv6t-dbg", 1, () => inject("sv6t-go"))).toEqual([[rendered.length, rendered.slice(-24)]]);
+  });
+});
