@@ -406,6 +406,9 @@ describe("ui-chart's points (Dashboard 2.0's ui-chart.js)", () => {
       { category: "b", x: 2, y: 3 },
     ]);
   });
+  it("series \"none\" (Dashboard 2.0's categoryType none, no legend): every point in one series, whatever msg.topic says", () => {
+    expect(pointsOf(c({ categoryType: "none", category: "topic" }), { _msgid: "", payload: 5, topic: "oven" }, 1000)).toEqual([{ category: "", x: 1000, y: 5 }]);
+  });
   it("keeps the newest points per series, drops those older than removeOlder on a time axis, one per category on a category axis", () => {
     const pts = [1, 2, 3, 4].flatMap((i) => [{ category: "a", x: i, y: i }, { category: "b", x: i, y: -i }]);
     expect(limitPoints(c({ removeOlderPoints: 2, removeOlder: 0 }), pts, 0).map((p) => p.y)).toEqual([3, -3, 4, -4]);

@@ -23,6 +23,7 @@ const msgProp = (msg: Message, path: string) => getProperty(msg, path.startsWith
 export function pointsOf(c: ChartConfig, msg: Message, now: number): DashboardChartPoint[] {
   const p = msg.payload;
   const seriesOf = (point: unknown): unknown => {
+    if (c.categoryType === "none") return undefined;
     if (c.categoryType === "property") return typeof c.category === "string" ? prop(point, c.category) : undefined;
     if (c.categoryType === "str") return c.category;
     if (c.categoryType === "json") return c.category;

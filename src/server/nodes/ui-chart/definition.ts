@@ -12,7 +12,7 @@ const shape = {
   label: label("chart"),
   chartType: z.enum(["line", "bar", "scatter", "pie", "doughnut", "histogram"]).default("line").meta({ title: "Type" }),
   category: z.union([z.string().max(1000), z.array(z.string().max(200)).max(50)]).default("topic").meta({ title: "Series", description: "Where each point's series comes from (msg.topic by default)" }),
-  categoryType: z.enum(["msg", "str", "property", "json"]).default("msg").meta({ title: "Series type" }),
+  categoryType: z.enum(["msg", "str", "property", "json", "none"]).default("msg").meta({ title: "Series type", description: "none: one series, without a legend" }),
   xAxisLabel: z.string().max(200).default("").meta({ title: "X axis label" }),
   xAxisProperty: z.string().max(1000).default("").meta({ title: "X", description: "The x of each point (empty: the time it arrived)" }),
   xAxisPropertyType: z.enum(["timestamp", "msg", "property", "str"]).default("timestamp").meta({ title: "X type" }),
