@@ -65,12 +65,12 @@ function livePage(): DashboardPageView {
   ];
   const widgets: DashboardWidgetView[] = [];
   for (const [type, n, props] of kinds) for (let i = 0; i < n; i++) widgets.push(fixtureWidget(`${type}-${i}`, type, props, { order: widgets.length, width: type === "ui-chart" ? 6 : 3, height: type === "ui-chart" ? 5 : type === "ui-table" ? 4 : type === "ui-gauge" ? 3 : 1 }));
-  const groups = Array.from({ length: 5 }, (_, g) => ({ id: `g${g}`, name: `Group ${g + 1}`, width: 6, height: 0, order: g, showTitle: true, visible: true, disabled: false, widgets: widgets.filter((_, i) => i % 5 === g) }));
+  const groups = Array.from({ length: 5 }, (_, g) => ({ id: `g${g}`, name: `Group ${g + 1}`, width: 6, height: 0, order: g, showTitle: true, collapse: false, visible: true, disabled: false, widgets: widgets.filter((_, i) => i % 5 === g) }));
   return base("/live", "Live", groups);
 }
 
 function chartPage(): DashboardPageView {
-  return base("/chart", "Chart", [{ id: "g0", name: "Chart", width: 12, height: 0, order: 0, showTitle: true, visible: true, disabled: false, widgets: [fixtureWidget("big-chart", "ui-chart", { label: "10,000 points", chartType: "line", xAxisType: "time" }, { width: 12, height: 8 })] }]);
+  return base("/chart", "Chart", [{ id: "g0", name: "Chart", width: 12, height: 0, order: 0, showTitle: true, collapse: false, visible: true, disabled: false, widgets: [fixtureWidget("big-chart", "ui-chart", { label: "10,000 points", chartType: "line", xAxisType: "time" }, { width: 12, height: 8 })] }]);
 }
 
 /** Dashboard 2.0's "Full Vue Component" example (its ui-template docs), with a Vuetify button. */
@@ -96,7 +96,7 @@ const VUE_PLAIN = VUE_COUNTER.replace(/<v-btn[^>]*>Increment<\/v-btn>/, '<button
 /** `n` ui-templates of the Vue example on one page, each in its frame (`plain`: without Vuetify's button). */
 function templatesPage(n: number, plain = false): DashboardPageView {
   const widgets = Array.from({ length: n }, (_, i) => fixtureWidget(`tpl-${i}`, "ui-template", { format: plain ? VUE_PLAIN : VUE_COUNTER, templateScope: "local" }, { order: i, width: 6 }));
-  return base(`/templates-${n}${plain ? "-plain" : ""}`, `Templates ${n}`, [{ id: "g0", name: "Templates", width: 12, height: 0, order: 0, showTitle: true, visible: true, disabled: false, widgets }]);
+  return base(`/templates-${n}${plain ? "-plain" : ""}`, `Templates ${n}`, [{ id: "g0", name: "Templates", width: 12, height: 0, order: 0, showTitle: true, collapse: false, visible: true, disabled: false, widgets }]);
 }
 
 function base(pathname: string, name: string, groups: DashboardPageView["groups"]): DashboardPageView {

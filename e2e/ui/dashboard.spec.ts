@@ -354,6 +354,45 @@ test("a Dashboard 1 template's Angular directives run as Vue's: ng-bind-html, ng
   await shot(page, "dashboard-dashboard1-angular-template");
 });
 
+test("a Dashboard 1 group that can be collapsed folds by its title's button (keyboard too), stays folded after a reload, and ui_control hears it and folds it", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-collapse");
+  const slug = await slugOf(request, owner);
+  await importAndDeploy(request, owner, "src/test/fixtures/dashboard1-collapsible-groups.json");
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/plant-room`);
+  const heatPump = dashboardGroup(page, "Heat pump");
+  const toggle = heatPump.getByRole("button", { name: "Heat pump" });
+  const reading = heatPump.locator('[data-widget-type="ui-text"] .db-text-value');
+  const lastFold = dashboardGroup(page, "Events").locator('[data-widget-type="ui-text"] .db-text-value');
+  await expect(reading).toHaveText("42");
+  await expect(toggle).toHaveAttribute("aria-expanded", "true");
+  // A group that cannot be collapsed has a plain title.
+  await expect(dashboardGroup(page, "Events").getByRole("heading", { name: "Events" })).toBeVisible();
+  await expect(dashboardGroup(page, "Events").getByRole("button", { name: "Events" })).toHaveCount(0);
+  // The app bar and the button wear Dashboard 1's own blue (#0094CE under white, 3.4:1): the flow's theme, not ours.
+  await expectAccessible(page, [".db-appbar", '[data-widget-type="ui-button"]']);
+  // By the keyboard alone: the group folds to its title and the flow hears it (Dashboard 1's ui_control event).
+  await toggle.focus();
+  await page.keyboard.press("Enter");
+  await expect(toggle).toHaveAttribute("aria-expanded", "false");
+  await expect(reading).toBeHidden();
+  await expect(lastFold).toHaveText("Plant_room_Heat_pump=false");
+  await shot(page, "dashboard-dashboard1-collapsed-group");
+  // This browser remembers it.
+  await page.reload();
+  await expect(toggle).toHaveAttribute("aria-expanded", "false");
+  await expect(reading).toBeHidden();
+  await toggle.click();
+  await expect(toggle).toHaveAttribute("aria-expanded", "true");
+  await expect(reading).toHaveText("42");
+  await expect(lastFold).toHaveText("Plant_room_Heat_pump=true");
+  // The flow folds it (ui_control's { group: { close: ["Plant_room_Heat_pump"] } }), and hears that too.
+  await page.getByRole("button", { name: "Fold the heat pump" }).click();
+  await expect(toggle).toHaveAttribute("aria-expanded", "false");
+  await expect(reading).toBeHidden();
+  await expect(lastFold).toHaveText("Plant_room_Heat_pump=false");
+});
+
 /** A ui-template's frame (its own document, in a sandbox), once the widget has given it its src. */
 async function templateFrame(page: Page, index = 0) {
   const element = page.locator("iframe.db-template").nth(index);

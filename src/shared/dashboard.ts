@@ -182,6 +182,8 @@ export const dashboardGroupViewSchema = z.object({
   height: z.number().int().min(0).max(64),
   order: z.number().int(),
   showTitle: z.boolean(),
+  /** The title has a button that folds the group (Dashboard 1's `collapse`); only with the title shown. */
+  collapse: z.boolean(),
   className: z.string().optional(),
   visible: z.boolean(),
   disabled: z.boolean(),
@@ -324,6 +326,16 @@ export const dashboardClientFrameSchema = z.discriminatedUnion("type", [
       .record(z.string().max(100), z.string().max(1000))
       .refine((q) => Object.keys(q).length <= 50, "at most 50 query parameters")
       .optional(),
+  }),
+  /**
+   * A group that can be collapsed was folded (`open: false`) or opened by this viewer (its button,
+   * or a ui-control's open / close): the dashboard's ui-control nodes tell their flows.
+   */
+  z.object({
+    type: z.literal("dashboard.group"),
+    page_id: z.string().max(64),
+    group_id: z.string().min(1).max(64),
+    open: z.boolean(),
   }),
   z.object({ type: z.literal("ping") }),
 ]);

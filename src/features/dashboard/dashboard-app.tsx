@@ -109,11 +109,16 @@ function ConnectionNotice({ state, header }: { state: DashboardConnection; heade
  * (a drawer on phones), the page's groups on Dashboard 2.0's grid, notifications, the connection
  * state. Pages of the same dashboard switch without a reload (history + a new socket path).
  */
+const noneCollapsed = (): ReadonlySet<string> => NONE_COLLAPSED;
+const NONE_COLLAPSED: ReadonlySet<string> = new Set();
+
 export function DashboardApp({ org, path: initialPath, share, initialView }: DashboardAppProps) {
   const store = useMemo(() => new DashboardStore(initialView), [initialView]);
   const [socket] = useState(() => new DashboardSocket({ org, path: initialPath, share }));
   const view = useSyncExternalStore(store.subscribePage, store.getView, store.getView);
   const control = useSyncExternalStore(store.subscribePage, store.getControl, store.getControl);
+  // The server renders every group open (it cannot know what this browser folded); so does hydration.
+  const collapsed = useSyncExternalStore(store.subscribePage, store.getCollapsed, noneCollapsed);
   const [connection, setConnection] = useState<DashboardConnection>(socket.getState());
   const [drawer, setDrawer] = useState(false);
   const [closedReason, setClosedReason] = useState<string | null>(null);
@@ -187,6 +192,17 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
     });
     return () => store.setNavigator(null);
   }, [store, navigate]);
+
+  // A group folded or opened (its button, or ui-control): the dashboard's ui-control nodes hear it;
+  // opened, its widgets measure themselves again (charts drawn while it was folded had no size).
+  useEffect(() => {
+    store.setGroupToggleListener((groupId, open) => {
+      const pageId = store.getView()?.page.id;
+      if (pageId) socket.send({ type: "dashboard.group", page_id: pageId, group_id: groupId, open });
+      if (open) requestAnimationFrame(() => window.dispatchEvent(new Event("resize")));
+    });
+    return () => store.setGroupToggleListener(null);
+  }, [store, socket]);
 
   useEffect(() => {
     const onPop = () => {
@@ -333,8 +349,25 @@ export function DashboardApp({ org, path: initialPath, share, initialView }: Das
                   style={{ gridColumnEnd: `span min(${g.width}, var(--layout-columns))`, ["--db-group-width" as string]: g.width }}
                 >
                   <div className="db-group v-card">
-                    {g.showTitle ? <h2 className="db-group-title v-card-title">{g.name}</h2> : null}
-                    <div className="db-group-grid v-card-text" style={{ gridTemplateColumns: `repeat(min(${g.width}, var(--layout-columns)), minmax(0, 1fr))` }}>
+                    {g.showTitle && g.collapse ? (
+                      // Dashboard 1's collapsible group: its title is the button (a caret beside it).
+                      <h2 className="db-group-title v-card-title">
+                        <button type="button" className="db-group-toggle" aria-expanded={!collapsed.has(g.id)} aria-controls={`db-group-body-${g.id}`} onClick={() => store.setGroupOpen(g.id, collapsed.has(g.id))}>
+                          <span>{g.name}</span>
+                          <span className="db-group-caret" aria-hidden="true">
+                            {collapsed.has(g.id) ? "▾" : "▴"}
+                          </span>
+                        </button>
+                      </h2>
+                    ) : g.showTitle ? (
+                      <h2 className="db-group-title v-card-title">{g.name}</h2>
+                    ) : null}
+                    <div
+                      id={`db-group-body-${g.id}`}
+                      hidden={g.collapse && collapsed.has(g.id)}
+                      className="db-group-grid v-card-text"
+                      style={{ gridTemplateColumns: `repeat(min(${g.width}, var(--layout-columns)), minmax(0, 1fr))` }}
+                    >
                       {g.widgets
                         .slice()
                         .sort((a, b) => a.order - b.order)

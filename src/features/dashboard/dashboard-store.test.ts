@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { DashboardStore, groupVisible } from "./dashboard-store";
+import { COLLAPSED_GROUPS_KEY, DashboardStore, groupVisible } from "./dashboard-store";
 import { fixturePageView } from "./fixtures";
 import { substitute } from "./format";
 import { applyWidgetMessage, initialWidgetState } from "./widget-state";
@@ -141,6 +141,48 @@ describe("DashboardStore", () => {
     expect(g.map((x) => groupVisible(x, store.getControl()))).toEqual([true, false]);
     store.applyControl({ payload: { widgets: { disable: ["w-button"] } } });
     expect(store.getState("w-button")!.props.enabled).toBe(false);
+  });
+
+  it("a group that can be collapsed folds and opens, is remembered by the browser, and is told; ui-control and Dashboard 1's names do it too", () => {
+    const saved = new Map<string, string>();
+    vi.stubGlobal("localStorage", { getItem: (k: string) => saved.get(k) ?? null, setItem: (k: string, v: string) => void saved.set(k, String(v)) });
+    try {
+      const view = fixturePageView();
+      view.page.name = "Living room";
+      view.groups[0]!.collapse = true;
+      view.groups[1]!.name = "Heat pump";
+      view.groups[1]!.collapse = true;
+      const store = new DashboardStore(view);
+      const told = vi.fn();
+      store.setGroupToggleListener(told);
+      store.setGroupOpen("g1", false);
+      expect([...store.getCollapsed()]).toEqual(["g1"]);
+      expect(JSON.parse(saved.get(COLLAPSED_GROUPS_KEY)!)).toEqual(["g1"]);
+      expect(told).toHaveBeenLastCalledWith("g1", false);
+      // Already folded: nothing again.
+      store.setGroupOpen("g1", false);
+      expect(told).toHaveBeenCalledTimes(1);
+      // Another browser tab (a new store) starts from what this browser remembers.
+      expect([...new DashboardStore(view).getCollapsed()]).toEqual(["g1"]);
+      // Dashboard 1's ui_control: { group: { open, close } } with "Page_Group" names, spaces as underscores.
+      store.applyControl({ payload: { group: { open: ["Living_room_Controls"], close: ["Living_room_Heat_pump"] } } });
+      expect([...store.getCollapsed()]).toEqual(["g2"]);
+      expect(told.mock.calls).toEqual([["g1", false], ["g1", true], ["g2", false]]);
+      // Dashboard 2.0-style names work for open / close as for show / hide.
+      store.applyControl({ payload: { groups: { open: ["Living room:Heat pump"] } } });
+      expect([...store.getCollapsed()]).toEqual([]);
+      // A group that cannot be collapsed is never folded.
+      const plain = fixturePageView();
+      const other = new DashboardStore(plain);
+      other.setGroupOpen("g2", false);
+      other.applyControl({ payload: { groups: { close: ["Trends"] } } });
+      expect([...other.getCollapsed()]).toEqual([]);
+      // A corrupt entry is forgotten, not a failure.
+      saved.set(COLLAPSED_GROUPS_KEY, "{not json");
+      expect([...new DashboardStore(view).getCollapsed()]).toEqual([]);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });
 

@@ -20,6 +20,29 @@ export interface PageControl {
 
 type Listener = () => void;
 
+/** Where a browser remembers the groups it folded (Dashboard 1 kept each in localStorage too). */
+export const COLLAPSED_GROUPS_KEY = "flowplane.dashboard.collapsedGroups";
+/** Group ids remembered at most (the oldest forgotten first). */
+const COLLAPSED_GROUPS_MAX = 500;
+
+function readCollapsed(): Set<string> {
+  try {
+    const raw = typeof localStorage === "undefined" ? null : localStorage.getItem(COLLAPSED_GROUPS_KEY);
+    const ids: unknown = raw ? JSON.parse(raw) : [];
+    return new Set(Array.isArray(ids) ? ids.filter((x): x is string => typeof x === "string").slice(-COLLAPSED_GROUPS_MAX) : []);
+  } catch {
+    return new Set();
+  }
+}
+
+function writeCollapsed(ids: Set<string>) {
+  try {
+    if (typeof localStorage !== "undefined") localStorage.setItem(COLLAPSED_GROUPS_KEY, JSON.stringify([...ids].slice(-COLLAPSED_GROUPS_MAX)));
+  } catch {
+    // Storage full or refused (a private window): the fold lasts for this page only.
+  }
+}
+
 function emptyControl(): PageControl {
   return { hiddenGroups: new Set(), shownGroups: new Set(), disabledGroups: new Set(), enabledGroups: new Set(), hiddenPages: new Set(), shownPages: new Set() };
 }
@@ -53,6 +76,10 @@ export class DashboardStore {
   private flushScheduled = false;
   /** ui-control's "navigate" (page name, path, "+1" / "-1") for the app to follow. */
   private onNavigate: ((target: string) => void) | null = null;
+  /** Folded groups (their ids), as this browser remembers them; a new Set on every change. */
+  private collapsed: Set<string> = readCollapsed();
+  /** Told when a group is folded or opened, by its button or by ui-control (the app tells the flow). */
+  private onGroupToggle: ((groupId: string, open: boolean) => void) | null = null;
 
   constructor(view: DashboardPageView | null) {
     this.view = null;
@@ -61,6 +88,28 @@ export class DashboardStore {
 
   setNavigator(fn: ((target: string) => void) | null) {
     this.onNavigate = fn;
+  }
+
+  setGroupToggleListener(fn: ((groupId: string, open: boolean) => void) | null) {
+    this.onGroupToggle = fn;
+  }
+
+  getCollapsed = (): ReadonlySet<string> => this.collapsed;
+
+  /**
+   * Folds or opens a group of this page that can be collapsed (Dashboard 1's caret): remembered by
+   * this browser and told to the flow. Nothing happens for a group that cannot, or is already so.
+   */
+  setGroupOpen(groupId: string, open: boolean) {
+    const group = this.view?.groups.find((g) => g.id === groupId);
+    if (!group?.collapse || this.collapsed.has(groupId) === !open) return;
+    const next = new Set(this.collapsed);
+    if (open) next.delete(groupId);
+    else next.add(groupId);
+    this.collapsed = next;
+    writeCollapsed(next);
+    this.emitPage();
+    this.onGroupToggle?.(groupId, open);
   }
 
   getView = (): DashboardPageView | null => this.view;
@@ -184,7 +233,8 @@ export class DashboardStore {
   /**
    * ui-control's payloads (Dashboard 2.0): `{ page: name|path }` or a bare string navigates;
    * `{ groups: { show, hide, enable, disable } }` and `{ pages: { show, hide } }` name groups as
-   * "Page:Group" or by name or id; "refresh"/"reload" reloads.
+   * "Page:Group" or by name or id; "refresh"/"reload" reloads. Dashboard 1's `{ group: { show,
+   * hide, open, close, focus } }` names groups "Page_Group" with spaces as underscores.
    */
   applyControl(msg: Record<string, unknown>) {
     const payload = msg.payload;
@@ -239,6 +289,12 @@ export class DashboardStore {
       toggle("hiddenGroups", "shownGroups", groupIds(groups.hide));
       toggle("enabledGroups", "disabledGroups", groupIds(groups.enable));
       toggle("disabledGroups", "enabledGroups", groupIds(groups.disable));
+      // Dashboard 1's open / close: as a viewer's click on the group's button (told to the flow too).
+      for (const id of groupIds(groups.open)) this.setGroupOpen(id, true);
+      for (const id of groupIds(groups.close)) this.setGroupOpen(id, false);
+      // Dashboard 1's focus: the page scrolls to the (first) group just shown, once it is drawn.
+      const focus = groups.focus === true ? groupIds(groups.show)[0] : undefined;
+      if (focus && typeof document !== "undefined") setTimeout(() => document.getElementById(`nrdb-ui-group-${focus}`)?.scrollIntoView({ block: "nearest" }), 50);
     }
     const pages = p.pages as Record<string, unknown> | undefined;
     if (pages && typeof pages === "object") {
@@ -254,7 +310,8 @@ export class DashboardStore {
   private resolveGroup(name: string): string[] {
     const groups = this.view?.groups ?? [];
     const pageName = this.view?.page.name;
-    return groups.filter((g) => g.id === name || g.name === name || `${pageName}:${g.name}` === name || `${pageName}_${g.name}` === name).map((g) => g.id);
+    const d1 = (g: { name: string }) => `${pageName} ${g.name}`.replace(/ /g, "_");
+    return groups.filter((g) => g.id === name || g.name === name || `${pageName}:${g.name}` === name || `${pageName}_${g.name}` === name || d1(g) === name).map((g) => g.id);
   }
 
   private resolvePage(name: string): string[] {

@@ -29,6 +29,7 @@ export function fixturePageView(overrides: Partial<DashboardPageView> = {}): Das
         height: 0,
         order: 1,
         showTitle: true,
+        collapse: false,
         visible: true,
         disabled: false,
         widgets: [
@@ -46,6 +47,7 @@ export function fixturePageView(overrides: Partial<DashboardPageView> = {}): Das
         height: 0,
         order: 2,
         showTitle: true,
+        collapse: false,
         visible: true,
         disabled: false,
         widgets: [

@@ -407,6 +407,73 @@ describe("the dashboard socket", () => {
     socket.ws.close();
   });
 
+  it("a viewer folding a group that can be collapsed reaches ui-control as Dashboard 1's group event (not ui-event); a group that cannot, another page's or a bad frame is refused and sends nothing", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    const post = async (body: Record<string, unknown>) => (await request("POST", "/config-nodes", { token, body })).body.config_node.id as string;
+    const base = await post({ type: "ui-base", name: "Plant", config: {} });
+    const room = await post({ type: "ui-page", name: "Plant room", config: { ui: base, path: "/plant", order: 1 } });
+    const pump = await post({ type: "ui-group", name: "Heat pump", config: { page: room, width: 6, order: 1, collapse: true } });
+    const plain = await post({ type: "ui-group", name: "Events", config: { page: room, width: 6, order: 2 } });
+    // Collapsing needs the title shown (its button is in the title), as in Dashboard 1.
+    const untitled = await post({ type: "ui-group", name: "Hidden title", config: { page: room, width: 6, order: 3, collapse: true, showTitle: false } });
+    const code = "msg.payload = [msg.topic || '', msg.payload, msg.group, msg.open, typeof msg._client.socketId].join('|'); return msg;";
+    const created = await request("POST", "/flows", {
+      token,
+      body: {
+        name: "folds",
+        nodes: [
+          { id: "fo_control", type: "ui-control", position: { x: 0, y: 0 }, config: { ui: base, events: "all" } },
+          { id: "fo_event", type: "ui-event", position: { x: 0, y: 100 }, config: { ui: base } },
+          { id: "fo_fn", type: "function", position: { x: 200, y: 0 }, config: { code } },
+          { id: "fo_text", type: "ui-text", position: { x: 400, y: 0 }, config: { group: plain, label: "Folds", order: 1 } },
+          { id: "fo_ev_text", type: "ui-text", position: { x: 400, y: 100 }, config: { group: pump, label: "Events", order: 1 } },
+          { id: "fo_untitled", type: "ui-text", position: { x: 400, y: 200 }, config: { group: untitled, label: "Untitled", order: 1 } },
+        ],
+        connections: [
+          { source: "fo_control", target: "fo_fn" },
+          { source: "fo_fn", target: "fo_text" },
+          { source: "fo_event", target: "fo_ev_text" },
+        ],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect((await request("POST", `/flows/${created.body.flow.id}/deploy`, { token })).status).toBe(200);
+    const slug = await orgSlug(token);
+    const socket = connect(dash.url(slug, "/plant"), await sessionCookie(testApp.app, owner));
+    const page = await socket.next((f) => f.type === "dashboard.page");
+    expect(page.view.groups.map((g: { name: string; collapse: boolean }) => [g.name, g.collapse])).toEqual([
+      ["Heat pump", true],
+      ["Events", false],
+      ["Hidden title", false],
+    ]);
+    socket.send({ type: "dashboard.group", page_id: page.view.page.id, group_id: pump, open: false });
+    const told = await socket.next((f) => f.type === "dashboard.update" && f.widget_id === "fo_text");
+    expect(told.msg.payload).toBe("|group|Plant_room_Heat_pump|false|string");
+    // Refused: a group that cannot be collapsed, one without its title, an unknown one, another page's id, a frame without `open`.
+    for (const frame of [
+      { type: "dashboard.group", page_id: page.view.page.id, group_id: plain, open: true },
+      { type: "dashboard.group", page_id: page.view.page.id, group_id: untitled, open: true },
+      { type: "dashboard.group", page_id: page.view.page.id, group_id: "nope", open: true },
+      { type: "dashboard.group", page_id: "other", group_id: pump, open: true },
+    ]) {
+      const errors = () => socket.frames.filter((f) => f.type === "dashboard.error");
+      const before = errors().length;
+      socket.send(frame);
+      await socket.next(() => errors().length > before);
+      expect(errors().at(-1)!.code).toBe("NOT_FOUND");
+    }
+    socket.send({ type: "dashboard.group", page_id: page.view.page.id, group_id: pump });
+    expect((await socket.next((f) => f.type === "dashboard.error" && f.code === "VALIDATION_FAILED")).message).toMatch(/^open:/);
+    socket.send({ type: "dashboard.group", page_id: page.view.page.id, group_id: pump, open: true });
+    expect((await socket.next((f) => f.type === "dashboard.update" && f.widget_id === "fo_text" && f !== told)).msg.payload).toBe("|group|Plant_room_Heat_pump|true|string");
+    // Only the two accepted frames reached the flow; ui-event heard none of them.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(socket.frames.filter((f) => f.type === "dashboard.update" && f.widget_id === "fo_text").map((f) => f.msg.payload)).toEqual(["|group|Plant_room_Heat_pump|false|string", "|group|Plant_room_Heat_pump|true|string"]);
+    expect(socket.frames.filter((f) => f.type === "dashboard.update" && f.widget_id === "fo_ev_text")).toEqual([]);
+    socket.ws.close();
+  });
+
   it("an update published while a viewer's page is being built comes after the page, never before it (where the page would undo it)", async () => {
     const owner = await signUp(request);
     const d = await buildButtonTextDashboard(request, owner.accessToken, { prefix: "held" });

@@ -9,7 +9,8 @@
  *   pub/sub, so from whichever instance runs the flow), and `dashboard.page` again when a deploy
  *   changes the page. Never debug, statuses or other flows' events.
  * - Accepts `dashboard.input` (zod-checked, refused for view-only links, 50 a second) and
- *   `dashboard.event` (page views for ui-event / ui-control), published to the instance running
+ *   `dashboard.event` (page views for ui-event / ui-control) and `dashboard.group` (a group that
+ *   can be collapsed folded or opened, for ui-control), published to the instance running
  *   the widget's flow with `_client`.
  * - A revoked share link closes its sockets (4410) within 2 s on every instance; a session that
  *   ended or a membership removed closes within the recheck period.
@@ -67,6 +68,8 @@ interface Viewer {
   eventWidgets: string[];
   /** Ids of the page's ui-file-input widgets (they take uploads). */
   uploadWidgets: Set<string>;
+  /** The page's groups that can be collapsed: id → Dashboard 1's name of it ("Page_Group", spaces as underscores). */
+  collapsibleGroups: Map<string, string>;
   /** The upload under way (one at a time per socket): the file's bytes so far, in a buffer of its size. */
   upload?: { id: string; widgetId: string; file: { name: string; size: number; type: string }; bytes: Buffer; received: number; next: number; stall: NodeJS.Timeout };
   /** Bytes of files this socket may still send now (a bucket of DASHBOARD_MAX_FILE_BYTES, refilled as much a second). */
@@ -318,6 +321,7 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
     v.widgetIds = widgetIdsOfPage(model, page);
     v.eventWidgets = view.headless.filter((w) => w.type === "ui-event" || w.type === "ui-control").map((w) => w.id);
     v.uploadWidgets = new Set(view.groups.flatMap((g) => g.widgets.filter((w) => w.type === "ui-file-input").map((w) => w.id)));
+    v.collapsibleGroups = new Map(view.groups.filter((g) => g.collapse).map((g) => [g.id, `${page.name} ${g.name}`.replace(/ /g, "_")]));
     if (v.upload && !v.uploadWidgets.has(v.upload.widgetId)) dropUpload(v);
     send(v, { type: "dashboard.page", socket_id: v.id, view: v.client.user ? { ...view, user: v.client.user } : view });
   }
@@ -376,6 +380,15 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
       return;
     }
     if (frame.type === "dashboard.upload") return onUpload(v, frame, client);
+    if (frame.type === "dashboard.group") {
+      // Dashboard 1's collapse event: ui-control sends { payload: "group", group: "Page_Group", open }.
+      if (frame.page_id !== v.pageId) return send(v, { type: "dashboard.error", code: "NOT_FOUND", message: "not the page of this socket" });
+      const group = v.collapsibleGroups.get(frame.group_id);
+      if (group === undefined) return send(v, { type: "dashboard.error", code: "NOT_FOUND", message: "no group of that id on this page can be collapsed" });
+      if (!takeToken(v)) return;
+      for (const id of v.eventWidgets) void app.dashboards.publishInput(v.orgId, { widget_id: id, event: "$group", msg: { topic: "$group", payload: { group, open: frame.open } }, client });
+      return;
+    }
     // dashboard.event: the page the viewer is on, for its dashboard's ui-event and ui-control nodes.
     if (frame.page_id !== v.pageId) return send(v, { type: "dashboard.error", code: "NOT_FOUND", message: "not the page of this socket" });
     if (!takeToken(v)) return;
@@ -473,6 +486,7 @@ export function createDashboardSocketServer(app: AppServices, options: Dashboard
       widgetIds: widgetIdsOfPage(model, page),
       eventWidgets: [],
       uploadWidgets: new Set(),
+      collapsibleGroups: new Map(),
       uploadBytes: app.config.env.DASHBOARD_MAX_FILE_BYTES,
       uploadRefilledAt: Date.now(),
       layoutKey: "",

@@ -15,6 +15,12 @@ export const uiControlBehaviour = defineBehaviour(uiControlNode, (ctx, c) => {
         return;
       }
       stop = dash.onInput(ctx.organizationId, ctx.node.id, (input: DashboardInput) => {
+        if (input.event === "$group") {
+          // Dashboard 1's: a viewer folded or opened a group that can be collapsed.
+          const p = input.msg.payload as { group?: unknown; open?: unknown } | undefined;
+          if (c.events === "all" && typeof p?.group === "string" && typeof p.open === "boolean") ctx.send({ _msgid: ctx.newMessageId(), payload: "group", group: p.group, open: p.open, _client: input.client });
+          return;
+        }
         if (input.event !== "$pageview") return;
         const page = (input.msg.payload as { page?: unknown } | undefined)?.page;
         // A socket's first page view is its connection; every page view is a change of page.

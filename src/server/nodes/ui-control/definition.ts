@@ -20,14 +20,14 @@ export const uiControlNode = defineNode({
 ### Inputs
 
 - \`payload.page\` (string): go to the page of that name (or \`payload.tab\`, or \`payload\` a path); \`"+1"\` / \`"-1"\`: the next or previous page.
-- \`payload.groups\` (object): \`show\`, \`hide\`, \`enable\`, \`disable\`: arrays of group names (\`Page:Group\`).
+- \`payload.groups\` (object): \`show\`, \`hide\`, \`enable\`, \`disable\`: arrays of group names (\`Page:Group\`); \`open\`, \`close\`: unfold or fold groups that can be collapsed (Dashboard 1's). Dashboard 1's \`payload.group\` is taken too, with its names (\`Page_Group\`, spaces as underscores) and \`focus: true\` (scroll to the first group shown).
 - \`payload.pages\` (object): \`show\`, \`hide\`, \`enable\`, \`disable\`: arrays of page names.
 - \`payload\` \`"reload"\`: reloads the viewers' pages.
 - \`_client\` (object): only that viewer.
 
 ### Outputs
 
-- \`payload\`: \`change\` when a viewer opened a page (with **Output** all or change), \`connect\` when one connected.
+- \`payload\`: \`change\` when a viewer opened a page (with **Output** all or change), \`connect\` when one connected; with **Output** all, \`group\` when a viewer folded or opened a group that can be collapsed, as Dashboard 1's (\`group\`: its \`Page_Group\` name, \`open\`: true or false).
 - \`page\` (object): the page's \`id\` and \`path\`; \`_client\`: the viewer.
 
 ### Details

@@ -9,6 +9,7 @@ const shape = {
   height: z.number().int().min(0).max(64).default(1).meta({ title: "Height", description: "Rows (at least)" }),
   order: z.number().int().min(-1).max(1_000_000).default(-1).meta({ title: "Order", description: "Position on the page (smallest first)" }),
   showTitle: z.boolean().default(true).meta({ title: "Show the title" }),
+  collapse: z.boolean().default(false).meta({ title: "Can be collapsed", description: "A button beside the title folds the group away (Dashboard 1's \"Allow group to be collapsed\"); needs the title shown" }),
   className: z.string().max(500).default("").meta({ title: "Class" }),
   visible: z.boolean().default(true).meta({ title: "Visible" }),
   disabled: z.boolean().default(false).meta({ title: "Disabled" }),
@@ -39,6 +40,7 @@ None.
 - **Width** is in columns of the page's 12-column grid (6: half the page on a desktop); on a phone groups stack.
 - **Order** places the group on its page, smallest first; widgets are placed in the group by their own order.
 - **Visible** and **Disabled** can also be changed while the page is open with a \`ui-control\` node.
+- **Can be collapsed** (Dashboard 1's "Allow group to be collapsed"; Dashboard 2.0 has no such setting): the title gets a button that folds the group to its title and back. Each browser remembers which groups it folded, as Dashboard 1 did. A \`ui-control\` node opens and closes such groups (\`payload.groups.open\` / \`close\`, or Dashboard 1's \`payload.group\`) and, with its events set to all, tells the flow when a viewer folds or opens one (\`payload: "group"\`, \`group\`, \`open\`). Without the title shown there is no button, as in Dashboard 1.
 - A group from an earlier Dashboard 2.0 flow that has \`disp\` (its "display name" box) and no \`showTitle\` imports with **Show the title** as \`disp\` says, as Dashboard 2.0's editor reads it when the group is opened (its runtime shows the title whatever \`disp\` says).`,
   inputs: 0,
   outputs: 0,

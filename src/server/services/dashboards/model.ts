@@ -261,6 +261,7 @@ export function pageView(model: DashboardModel, page: DashboardConfigNode, state
         height: Math.min(64, Math.max(0, int(g.config.height, 1))),
         order: int(g.config.order, -1),
         showTitle: bool(g.config.showTitle, true),
+        collapse: bool(g.config.showTitle, true) && bool(g.config.collapse, false),
         ...(cls ? { className: cls } : {}),
         visible: bool(g.config.visible, true),
         disabled: bool(g.config.disabled, false),

@@ -48,4 +48,20 @@ describe("Dashboard 1's gauge format", () => {
     expect(result.notes.get("n1")!.note).not.toContain("format");
     expect(result.notes.get("n2")!.note).toContain("its value format (format) is not carried");
   });
+
+  it("a group keeps whether it can be collapsed (only with its title shown, as Dashboard 1 offers it) and its class", () => {
+    const items = [
+      { id: "tab1", type: "ui_tab", name: "Home" },
+      { id: "grp1", type: "ui_group", name: "Boiler", tab: "tab1", width: "6", disp: true, collapse: true, className: "boiler" },
+      { id: "grp2", type: "ui_group", name: "Pump", tab: "tab1", width: "6", disp: false, collapse: true },
+      { id: "grp3", type: "ui_group", name: "Valve", tab: "tab1", width: "6", disp: true, collapse: false },
+    ];
+    const result = translateDashboard1(items);
+    const group = (id: string) => result.items.find((n) => n.id === id)!;
+    expect(group("grp1")).toMatchObject({ type: "ui-group", showTitle: true, collapse: true, className: "boiler" });
+    expect(group("grp2")).toMatchObject({ showTitle: false, collapse: false });
+    expect(group("grp3")).toMatchObject({ showTitle: true, collapse: false });
+    expect(group("grp3")).not.toHaveProperty("className");
+    expect(result.notes.get("grp1")!.note).toBe("Dashboard 1's ui_group imported as ui-group (its tab is its page)");
+  });
 });

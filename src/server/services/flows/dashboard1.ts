@@ -318,8 +318,10 @@ export function translateDashboard1(items: NrNode[]): Dashboard1Result {
       continue;
     }
     if (d1 === "ui_group") {
-      out.push({ ...keep, type: "ui-group", page: str(n.tab), width: clamp(num(n.width, 6), 1, 12), height: 1, order: clamp(num(n.order, 0), -1, 1_000_000), showTitle: bool(n.disp, true) });
-      notes.set(id, { type: d1, note: "Dashboard 1's ui_group imported as ui-group (its tab is its page)" + (bool(n.collapse, false) ? "; collapsing is not carried" : "") });
+      // Dashboard 1 offers collapsing only with the title shown (its button is in the title).
+      const showTitle = bool(n.disp, true);
+      out.push({ ...keep, type: "ui-group", page: str(n.tab), width: clamp(num(n.width, 6), 1, 12), height: 1, order: clamp(num(n.order, 0), -1, 1_000_000), showTitle, collapse: showTitle && bool(n.collapse, false), ...(str(n.className) ? { className: str(n.className).slice(0, 500) } : {}) });
+      notes.set(id, { type: d1, note: "Dashboard 1's ui_group imported as ui-group (its tab is its page)" });
       count(d1, to, []);
       continue;
     }
