@@ -4,9 +4,9 @@ import { AppError, notFound } from "../../errors";
 import { newId } from "../../ids";
 import type { Device, Flow, Prisma } from "../../../generated/prisma/client";
 import type { AgentHello, FlowTarget } from "../../../shared/agent-protocol";
-import { createHash } from "node:crypto";
 import { onlineDeviceKeyIds } from "../../realtime/devices";
 import { onlineMqttClients } from "../../mqtt/online";
+import { mqttClientHash } from "./mqtt-sessions";
 import { recordAudit } from "../audit/record-audit";
 import type { RequestMeta } from "../request-meta";
 import type { UpdateDeviceInput } from "./device.schemas";
@@ -84,7 +84,7 @@ export const keyDevices: DeviceSource = async (app, organizationId) => {
 export const mqttDevices: DeviceSource = async (app, organizationId) => {
   const clients = await onlineMqttClients(app, organizationId);
   return clients.map((c) => ({
-    id: `dev_mqtt-${createHash("sha256").update(`${organizationId}\0${c.client_id}`).digest("base64url").slice(0, 22)}`,
+    id: `dev_mqtt-${mqttClientHash(organizationId, c.client_id)}`,
     key_id: c.key_id,
     name: c.client_id,
     kind: "mqtt" as const,

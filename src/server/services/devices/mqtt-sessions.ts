@@ -14,8 +14,10 @@ import type { MqttSessionView } from "./device.schemas";
  * session expires). A session's id is derived from its client id, as an MQTT client's device id is,
  * so that any client id (slashes, spaces) fits a path.
  */
-export const mqttSessionId = (organizationId: string, clientId: string) =>
-  `mqs_${createHash("sha256").update(`${organizationId}\0${clientId}`).digest("base64url").slice(0, 22)}`;
+export const mqttSessionId = (organizationId: string, clientId: string) => `mqs_${mqttClientHash(organizationId, clientId)}`;
+
+/** An MQTT client id of an organization as 22 URL-safe characters: its session's id and its device's (`dev_mqtt-…`). */
+export const mqttClientHash = (organizationId: string, clientId: string) => createHash("sha256").update(`${organizationId}\0${clientId}`).digest("base64url").slice(0, 22);
 
 function view(organizationId: string, s: MqttSessionInfo): MqttSessionView {
   return {
