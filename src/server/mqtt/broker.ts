@@ -46,6 +46,7 @@ import type { KeyValueStore } from "../store";
 import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { BuiltInMqtt, BuiltInMqttMessage } from "../runtime/types";
 import { DurablePersistence, oncePerClient, storedTopicPacket, type StoredSession } from "./durable-persistence";
+import { installPacketIds, trackPacketIds } from "./packet-ids";
 import { guardPacketSize } from "./size-guard";
 import { AckRewriter, ReasonCode } from "./reason-codes";
 import { createPublishRate } from "./publish-rate";
@@ -957,6 +958,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
    */
   function watch(client: Client, acks: AckRewriter) {
     rewriters.set(client, acks);
+    installPacketIds(client);
     internals(client)._parser.prependListener("packet", (packet: { cmd: string; qos?: number; messageId?: number }) => {
       if (packet.cmd === "subscribe" || packet.cmd === "unsubscribe") {
         const p = packet as SubscribePacketShape | UnsubscribePacketShape;
@@ -1537,6 +1539,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
         (clientId) => Boolean((broker as unknown as { clients?: Record<string, Client> } | null)?.clients?.[clientId]?.connected),
       );
     }
+    // Outgoing packet identifiers skip those a session's queue still has in flight (packet-ids.ts).
+    trackPacketIds(persistence as unknown as Parameters<typeof trackPacketIds>[0]);
     broker = await Aedes.createBroker({
       id: `${options.instanceId}-${randomUUID().slice(0, 8)}`,
       mq,
