@@ -299,7 +299,13 @@ export const dashboardClientFrameSchema = z.discriminatedUnion("type", [
     type: z.literal("dashboard.input"),
     widget_id: z.string().min(1).max(64),
     /** Which of the widget's events (Dashboard 2.0: "change", "click", "submit", "send" from ui-template). */
-    event: z.string().min(1).max(32).default("change"),
+    // "$…" names are the page's own events (page views, a group folded), sent only as their own frames.
+    event: z
+      .string()
+      .min(1)
+      .max(32)
+      .refine((e) => !e.startsWith("$"), "a widget's event does not start with $")
+      .default("change"),
     msg: z.record(z.string(), z.unknown()),
   }),
   /**

@@ -423,7 +423,9 @@ describe("the dashboard socket", () => {
       body: {
         name: "folds",
         nodes: [
-          { id: "fo_control", type: "ui-control", position: { x: 0, y: 0 }, config: { ui: base, events: "all" } },
+          // Dashboard 1's ui_control sends group events with Output "change" (and "all"), not "connect".
+          { id: "fo_control", type: "ui-control", position: { x: 0, y: 0 }, config: { ui: base, events: "change" } },
+          { id: "fo_connects", type: "ui-control", position: { x: 0, y: 200 }, config: { ui: base, events: "connect" } },
           { id: "fo_event", type: "ui-event", position: { x: 0, y: 100 }, config: { ui: base } },
           { id: "fo_fn", type: "function", position: { x: 200, y: 0 }, config: { code } },
           { id: "fo_text", type: "ui-text", position: { x: 400, y: 0 }, config: { group: plain, label: "Folds", order: 1 } },
@@ -432,6 +434,7 @@ describe("the dashboard socket", () => {
         ],
         connections: [
           { source: "fo_control", target: "fo_fn" },
+          { source: "fo_connects", target: "fo_fn" },
           { source: "fo_fn", target: "fo_text" },
           { source: "fo_event", target: "fo_ev_text" },
         ],
@@ -465,9 +468,17 @@ describe("the dashboard socket", () => {
     }
     socket.send({ type: "dashboard.group", page_id: page.view.page.id, group_id: pump });
     expect((await socket.next((f) => f.type === "dashboard.error" && f.code === "VALIDATION_FAILED")).message).toMatch(/^open:/);
+    // Nor can a viewer make one up (or a page view) as a widget's input to the ui-control node.
+    for (const event of ["$group", "$pageview"]) {
+      const errors = () => socket.frames.filter((f) => f.type === "dashboard.error");
+      const before = errors().length;
+      socket.send({ type: "dashboard.input", widget_id: "fo_control", event, msg: { payload: { group: "Forged", open: true } } });
+      await socket.next(() => errors().length > before);
+      expect(errors().at(-1)).toMatchObject({ code: "VALIDATION_FAILED", message: "event: a widget's event does not start with $" });
+    }
     socket.send({ type: "dashboard.group", page_id: page.view.page.id, group_id: pump, open: true });
     expect((await socket.next((f) => f.type === "dashboard.update" && f.widget_id === "fo_text" && f !== told)).msg.payload).toBe("|group|Plant_room_Heat_pump|true|string");
-    // Only the two accepted frames reached the flow; ui-event heard none of them.
+    // Only the two accepted frames reached the flow, once each (not through the "connect" control); ui-event heard none of them.
     await new Promise((r) => setTimeout(r, 200));
     expect(socket.frames.filter((f) => f.type === "dashboard.update" && f.widget_id === "fo_text").map((f) => f.msg.payload)).toEqual(["|group|Plant_room_Heat_pump|false|string", "|group|Plant_room_Heat_pump|true|string"]);
     expect(socket.frames.filter((f) => f.type === "dashboard.update" && f.widget_id === "fo_ev_text")).toEqual([]);

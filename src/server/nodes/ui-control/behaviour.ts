@@ -16,9 +16,10 @@ export const uiControlBehaviour = defineBehaviour(uiControlNode, (ctx, c) => {
       }
       stop = dash.onInput(ctx.organizationId, ctx.node.id, (input: DashboardInput) => {
         if (input.event === "$group") {
-          // Dashboard 1's: a viewer folded or opened a group that can be collapsed.
+          // Dashboard 1's: a viewer folded or opened a group that can be collapsed (its ui_control
+          // sent these with Output "all" and "change", not "connect").
           const p = input.msg.payload as { group?: unknown; open?: unknown } | undefined;
-          if (c.events === "all" && typeof p?.group === "string" && typeof p.open === "boolean") ctx.send({ _msgid: ctx.newMessageId(), payload: "group", group: p.group, open: p.open, _client: input.client });
+          if (c.events !== "connect" && typeof p?.group === "string" && typeof p.open === "boolean") ctx.send({ _msgid: ctx.newMessageId(), payload: "group", group: p.group, open: p.open, _client: input.client });
           return;
         }
         if (input.event !== "$pageview") return;

@@ -27,7 +27,7 @@ export const uiControlNode = defineNode({
 
 ### Outputs
 
-- \`payload\`: \`change\` when a viewer opened a page (with **Output** all or change), \`connect\` when one connected; with **Output** all, \`group\` when a viewer folded or opened a group that can be collapsed, as Dashboard 1's (\`group\`: its \`Page_Group\` name, \`open\`: true or false).
+- \`payload\`: \`change\` when a viewer opened a page (with **Output** all or change), \`connect\` when one connected; with **Output** all or change, \`group\` when a viewer folded or opened a group that can be collapsed, as Dashboard 1's (\`group\`: its \`Page_Group\` name, \`open\`: true or false).
 - \`page\` (object): the page's \`id\` and \`path\`; \`_client\`: the viewer.
 
 ### Details

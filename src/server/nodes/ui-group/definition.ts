@@ -40,7 +40,7 @@ None.
 - **Width** is in columns of the page's 12-column grid (6: half the page on a desktop); on a phone groups stack.
 - **Order** places the group on its page, smallest first; widgets are placed in the group by their own order.
 - **Visible** and **Disabled** can also be changed while the page is open with a \`ui-control\` node.
-- **Can be collapsed** (Dashboard 1's "Allow group to be collapsed"; Dashboard 2.0 has no such setting): the title gets a button that folds the group to its title and back. Each browser remembers which groups it folded, as Dashboard 1 did. A \`ui-control\` node opens and closes such groups (\`payload.groups.open\` / \`close\`, or Dashboard 1's \`payload.group\`) and, with its events set to all, tells the flow when a viewer folds or opens one (\`payload: "group"\`, \`group\`, \`open\`). Without the title shown there is no button, as in Dashboard 1.
+- **Can be collapsed** (Dashboard 1's "Allow group to be collapsed"; Dashboard 2.0 has no such setting): the title gets a button that folds the group to its title and back. Each browser remembers which groups it folded, as Dashboard 1 did. A \`ui-control\` node opens and closes such groups (\`payload.groups.open\` / \`close\`, or Dashboard 1's \`payload.group\`) and, unless its Output is "connect" only, tells the flow when a viewer folds or opens one (\`payload: "group"\`, \`group\`, \`open\`). Without the title shown there is no button, as in Dashboard 1.
 - A group from an earlier Dashboard 2.0 flow that has \`disp\` (its "display name" box) and no \`showTitle\` imports with **Show the title** as \`disp\` says, as Dashboard 2.0's editor reads it when the group is opened (its runtime shows the title whatever \`disp\` says).`,
   inputs: 0,
   outputs: 0,
