@@ -1,21 +1,28 @@
+import { Readable } from "node:stream";
+
 /**
  * Packet identifiers a connection has in use toward its client ([MQTT-2.2.1-3]: a new PUBLISH
  * takes an identifier that is not in use).
  *
  * Aedes numbers a connection's outgoing QoS 1 and 2 messages from a random start, one after the
  * other, and never looks at the identifiers that a persistent session's queue already holds: the
- * messages sent on an earlier connection and not acknowledged (or whose PUBREL is owed) are sent
- * again with their own identifiers when the client returns. A new message could then take an
- * identifier still in flight: an MQTT client takes a PUBLISH with the identifier of a QoS 2
- * message it has not completed for that message again and drops it, and a PUBACK clears whichever
- * of the two the persistence finds first. With a queue of a thousand messages and a few in flight,
- * about one return in ten.
+ * messages sent on an earlier connection and not acknowledged (or whose PUBREL is owed, also after
+ * a restart) are sent again with their own identifiers when the client returns. A new message could
+ * then take an identifier still in flight: an MQTT client takes a PUBLISH with the identifier of a
+ * QoS 2 message it has not completed for that message again and drops it, and a PUBACK clears
+ * whichever of the two the persistence finds first. With a queue of a thousand messages and a few
+ * in flight, about one return in ten.
  *
- * `installPacketIds` makes the client's counter skip identifiers in use: taken when Aedes numbers
- * a message (its counter moves on) or when the persistence is told a message goes out with one
- * (`outgoingUpdate`: a queued message sent again, a PUBREL), given back when the persistence is
- * told it is done (`outgoingClearMessageId`: PUBACK, PUBCOMP, an MQTT 5 PUBREC refusing it, a
- * queued message dropped unsent). One Set per connection, as large as its messages in flight.
+ * `installPacketIds` makes the client's counter skip the identifiers its queue brought back: taken
+ * as the persistence's `outgoingStream` replays a stored message that already has one, given back
+ * when the persistence is told it is done (`outgoingClearMessageId`: PUBACK, PUBCOMP, an MQTT 5
+ * PUBREC refusing it, a queued message dropped unsent). Only those: Aedes's own numbering repeats an
+ * identifier only after 65,535 messages (its standing behaviour), and marking every number it gives
+ * would keep the ones no acknowledgement ever frees (a message downgraded to QoS 0, a refusing
+ * PUBREC on a clean session). So the set is at most the session's queue, and a skip at most as long.
+ * What it cannot see: a live message numbered while the replay is still under way, before the
+ * stream reached a stored identifier. The stored identifiers are the queue's oldest messages, first
+ * in the replay, so that window is the first few milliseconds after the CONNACK.
  */
 
 /** The largest packet identifier (16 bits; 0 is not one). */
@@ -27,7 +34,7 @@ interface Numbered {
 
 const inUse = new WeakMap<object, Set<number>>();
 
-/** The client's outgoing packet identifiers skip those in use (Aedes reads and advances `_nextId`). */
+/** The client's outgoing packet identifiers skip those its queue brought back (Aedes reads and advances `_nextId`). */
 export function installPacketIds(client: object): void {
   const taken = new Set<number>();
   inUse.set(client, taken);
@@ -43,13 +50,12 @@ export function installPacketIds(client: object): void {
       return next;
     },
     set(value: number) {
-      taken.add(next);
       next = value;
     },
   });
 }
 
-/** A message goes out to the client with this identifier (a queued one sent again keeps its own). */
+/** A stored message goes out to the client again with this identifier. */
 export function packetIdTaken(client: object, messageId: unknown): void {
   if (typeof messageId === "number") inUse.get(client)?.add(messageId);
 }
@@ -65,17 +71,15 @@ export function packetIdsInUse(client: object): ReadonlySet<number> {
 }
 
 /**
- * The persistence's two calls that say a message goes out with an identifier and that it is done,
- * seen for every connection (both backends; Aedes calls them for clean sessions too, on PUBACK and
- * PUBCOMP).
+ * The persistence's replay of a client's queue and its clear of a message, seen for every
+ * connection (both backends; Aedes calls the clear for clean sessions too, on PUBACK and PUBCOMP).
  */
-export function trackPacketIds<P extends { outgoingUpdate(client: never, packet: never): Promise<unknown>; outgoingClearMessageId(client: never, packet: never): Promise<unknown> }>(persistence: P): P {
-  const update = persistence.outgoingUpdate.bind(persistence) as (client: object, packet: { messageId?: unknown }) => Promise<unknown>;
+export function trackPacketIds<P extends { outgoingStream(client: never): unknown; outgoingClearMessageId(client: never, packet: never): Promise<unknown> }>(persistence: P): P {
+  const stream = persistence.outgoingStream.bind(persistence) as (client: object) => AsyncIterable<{ messageId?: unknown }>;
   const clear = persistence.outgoingClearMessageId.bind(persistence) as (client: object, packet: { messageId?: unknown }) => Promise<unknown>;
   Object.assign(persistence, {
-    outgoingUpdate(client: object, packet: { messageId?: unknown }) {
-      packetIdTaken(client, packet.messageId);
-      return update(client, packet);
+    outgoingStream(client: object) {
+      return Readable.from(replayed(client, stream(client)));
     },
     outgoingClearMessageId(client: object, packet: { messageId?: unknown }) {
       packetIdReleased(client, packet.messageId);
@@ -83,4 +87,12 @@ export function trackPacketIds<P extends { outgoingUpdate(client: never, packet:
     },
   });
   return persistence;
+}
+
+/** The queue as the persistence streams it, each stored identifier taken as its message goes by. */
+async function* replayed(client: object, queued: AsyncIterable<{ messageId?: unknown }>) {
+  for await (const packet of queued) {
+    packetIdTaken(client, packet.messageId);
+    yield packet;
+  }
 }
