@@ -46,7 +46,7 @@ import type { KeyValueStore } from "../store";
 import { durableSubscription, type DurableSubscription } from "../store/durable-subscription";
 import type { BuiltInMqtt, BuiltInMqttMessage } from "../runtime/types";
 import { DurablePersistence, oncePerClient, storedTopicPacket, type StoredSession } from "./durable-persistence";
-import { installPacketIds, trackPacketIds } from "./packet-ids";
+import { trackPacketIds } from "./packet-ids";
 import { guardPacketSize } from "./size-guard";
 import { AckRewriter, ReasonCode } from "./reason-codes";
 import { createPublishRate } from "./publish-rate";
@@ -958,7 +958,6 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
    */
   function watch(client: Client, acks: AckRewriter) {
     rewriters.set(client, acks);
-    installPacketIds(client);
     internals(client)._parser.prependListener("packet", (packet: { cmd: string; qos?: number; messageId?: number }) => {
       if (packet.cmd === "subscribe" || packet.cmd === "unsubscribe") {
         const p = packet as SubscribePacketShape | UnsubscribePacketShape;

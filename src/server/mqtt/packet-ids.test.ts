@@ -30,8 +30,8 @@ describe("outgoing packet identifiers", () => {
   });
 
   it("the persistence's replay takes each stored identifier as it streams, and its clear gives it back", async () => {
+    // Installed by the first identifier the replay brings back.
     const client = { _nextId: 7 };
-    installPacketIds(client);
     const cleared: unknown[] = [];
     const persistence = trackPacketIds({
       outgoingStream: (_c: never) => Readable.from([{ messageId: 7 }, { messageId: 8 }, { topic: "never sent" }]),

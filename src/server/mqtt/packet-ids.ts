@@ -13,7 +13,7 @@ import { Readable } from "node:stream";
  * whichever of the two the persistence finds first. With a queue of a thousand messages and a few
  * in flight, about one return in ten.
  *
- * `installPacketIds` makes the client's counter skip the identifiers its queue brought back: taken
+ * The client's counter skips the identifiers its queue brought back (`installPacketIds`): taken
  * as the persistence's `outgoingStream` replays a stored message that already has one, given back
  * when the persistence is told it is done (`outgoingClearMessageId`: PUBACK, PUBCOMP, an MQTT 5
  * PUBREC refusing it, a queued message dropped unsent). Only those: Aedes's own numbering repeats an
@@ -55,9 +55,14 @@ export function installPacketIds(client: object): void {
   });
 }
 
-/** A stored message goes out to the client again with this identifier. */
+/**
+ * A stored message goes out to the client again with this identifier. The counter skips from the
+ * first one on: a connection whose queue brings none back (every clean one) is left as Aedes made it.
+ */
 export function packetIdTaken(client: object, messageId: unknown): void {
-  if (typeof messageId === "number") inUse.get(client)?.add(messageId);
+  if (typeof messageId !== "number") return;
+  if (!inUse.has(client)) installPacketIds(client);
+  inUse.get(client)!.add(messageId);
 }
 
 /** The client is done with this identifier (or its message was dropped before it was sent). */
