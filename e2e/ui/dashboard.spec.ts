@@ -393,6 +393,66 @@ test("a Dashboard 1 group that can be collapsed folds by its title's button (key
   await expect(lastFold).toHaveText("Plant_room_Heat_pump=false");
 });
 
+test("Dashboard 2.0's switch layouts and clickable areas: the label before or after the switch, a click on the label or the line toggles only where set, a display-only switch takes no click or key; an order of MAX_SAFE_INTEGER stays last", async ({ page, request }) => {
+  const owner = await registerUser(request, "dash-switches");
+  const slug = await slugOf(request, owner);
+  await importAndDeploy(request, owner, "src/test/fixtures/dashboard2-switch-layouts.json");
+  await logIn(page, owner.email);
+  await page.goto(`/dashboard/${slug}/switches`);
+  const group = dashboardGroup(page, "Layouts");
+  const row = (name: string) => group.locator(".db-switch", { has: page.getByRole("switch", { name }) });
+  const last = group.locator('[data-widget-type="ui-text"] .db-text-value');
+  await expect(row("Left")).toBeVisible();
+  // The text whose order is Number.MAX_SAFE_INTEGER is the group's last widget (it had been put first).
+  await expect(group.locator("[data-widget-type]").last()).toHaveAttribute("data-widget-type", "ui-text");
+  const x = async (name: string) => {
+    const label = (await row(name).getByText(name, { exact: true }).boundingBox())!;
+    const track = (await page.getByRole("switch", { name }).boundingBox())!;
+    const line = (await row(name).boundingBox())!;
+    return { label: label.x, track: track.x, start: line.x, end: line.x + line.width, trackEnd: track.x + track.width };
+  };
+  // row-left: the label then the switch, both at the start; row-spread-swapped: the switch at the start, the label at the end.
+  const left = await x("Left");
+  expect(left.label).toBeLessThan(left.track);
+  expect(left.end - left.trackEnd).toBeGreaterThan(100);
+  const swapped = await x("Swapped");
+  expect(swapped.track).toBeLessThan(swapped.label);
+  expect(swapped.track - swapped.start).toBeLessThan(5);
+  // row-left-swapped: the switch then the label, both at the start (Dashboard 2.0's row-reverse + flex-end).
+  const wholeLine = await x("Whole line");
+  expect(wholeLine.track).toBeLessThan(wholeLine.label);
+  expect(wholeLine.track - wholeLine.start).toBeLessThan(5);
+  expect(wholeLine.end - wholeLine.label).toBeGreaterThan(100);
+  await shot(page, "dashboard-switch-layouts");
+
+  // "switch": its label does not toggle it; the switch does.
+  await row("Left").getByText("Left", { exact: true }).click();
+  await expect(page.getByRole("switch", { name: "Left" })).toHaveAttribute("aria-checked", "false");
+  await page.getByRole("switch", { name: "Left" }).click();
+  await expect(last).toHaveText("switch=true");
+  // "label": the label toggles it.
+  await row("Swapped").getByText("Swapped", { exact: true }).click();
+  await expect(page.getByRole("switch", { name: "Swapped" })).toHaveAttribute("aria-checked", "true");
+  await expect(last).toHaveText("label=true");
+  // "line": anywhere on the line.
+  const box = (await row("Whole line").boundingBox())!;
+  await page.mouse.click(box.x + 20, box.y + box.height / 2);
+  await expect(page.getByRole("switch", { name: "Whole line" })).toHaveAttribute("aria-checked", "true");
+  await expect(last).toHaveText("line=true");
+  // "none": shows the state only, by mouse or keyboard; the screen reader hears it as unavailable.
+  const displayOnly = page.getByRole("switch", { name: "Display only" });
+  await expect(displayOnly).toHaveAttribute("aria-disabled", "true");
+  // (Playwright's click waits for an aria-disabled element to be enabled: the mouse itself, then.)
+  const track = (await displayOnly.boundingBox())!;
+  await page.mouse.click(track.x + track.width / 2, track.y + track.height / 2);
+  await displayOnly.focus();
+  await page.keyboard.press("Space");
+  await page.keyboard.press("Enter");
+  await expect(displayOnly).toHaveAttribute("aria-checked", "false");
+  await expect(last).toHaveText("line=true");
+  await expectAccessible(page);
+});
+
 /** A ui-template's frame (its own document, in a sandbox), once the widget has given it its src. */
 async function templateFrame(page: Page, index = 0) {
   const element = page.locator("iframe.db-template").nth(index);

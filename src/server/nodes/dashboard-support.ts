@@ -19,7 +19,12 @@ import type { NodeRedProps } from "./types";
 
 export const groupRef = configNodeRef("ui-group", { title: "Group", description: "The dashboard group (and so the page) the widget is shown in" });
 export const uiRef = configNodeRef("ui-base", { title: "Dashboard", description: "The dashboard (ui-base) this node acts on" });
-export const order = z.number().int().min(-1).max(1_000_000).default(0).meta({ title: "Order", description: "Position in its group (smallest first)" });
+/**
+ * The largest order a widget, group, page or link takes: Dashboard 2.0 keeps any number, and its
+ * flows write Number.MAX_SAFE_INTEGER for "last" (a surveyed chart). Refused, it had been put first.
+ */
+export const MAX_ORDER = Number.MAX_SAFE_INTEGER;
+export const order = z.number().int().min(-1).max(MAX_ORDER).default(0).meta({ title: "Order", description: "Position in its group (smallest first)" });
 export const width = (d = 0) => z.number().int().min(0).max(12).default(d).meta({ title: "Width", description: "Columns of the group's grid; 0: the group's width" });
 export const height = (d = 0) => z.number().int().min(0).max(64).default(d).meta({ title: "Height", description: "Rows; 0: as the widget needs" });
 export const label = (d: string) => z.string().max(1000).default(d).meta({ title: "Label" });

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 import { configNodeRef } from "../../../shared/config-nodes";
-import { dashboardNodeRed, fromDashboardProps } from "../dashboard-support";
+import { dashboardNodeRed, fromDashboardProps, MAX_ORDER } from "../dashboard-support";
 
 const shape = {
   page: configNodeRef("ui-page", { title: "Page", description: "The page the group is shown on" }),
   width: z.number().int().min(1).max(12).default(6).meta({ title: "Width", description: "Columns of the page's 12-column grid" }),
   height: z.number().int().min(0).max(64).default(1).meta({ title: "Height", description: "Rows (at least)" }),
-  order: z.number().int().min(-1).max(1_000_000).default(-1).meta({ title: "Order", description: "Position on the page (smallest first)" }),
+  order: z.number().int().min(-1).max(MAX_ORDER).default(-1).meta({ title: "Order", description: "Position on the page (smallest first)" }),
   showTitle: z.boolean().default(true).meta({ title: "Show the title" }),
   collapse: z.boolean().default(false).meta({ title: "Can be collapsed", description: "A button beside the title folds the group away (Dashboard 1's \"Allow group to be collapsed\"); needs the title shown" }),
   className: z.string().max(500).default("").meta({ title: "Class" }),

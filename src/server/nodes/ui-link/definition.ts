@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineNode } from "../types";
 import { configNodeRef } from "../../../shared/config-nodes";
 import { safeLinkUrl } from "../../../shared/dashboard";
-import { fromDashboardProps } from "../dashboard-support";
+import { fromDashboardProps, MAX_ORDER } from "../dashboard-support";
 
 const shape = {
   ui: configNodeRef("ui-base", { title: "Dashboard", description: "The dashboard (ui-base) whose navigation shows the link" }),
@@ -13,7 +13,7 @@ const shape = {
     .default("")
     .meta({ title: "URL", description: "Where the link goes: https://…, mailto:…, tel:… or a path on this site" }),
   icon: z.string().max(100).default("home").meta({ title: "Icon", description: "A Material Design icon name, shown in the navigation" }),
-  order: z.number().int().min(-1).max(1_000_000).default(-1).meta({ title: "Order", description: "Position in the navigation among the pages (smallest first)" }),
+  order: z.number().int().min(-1).max(MAX_ORDER).default(-1).meta({ title: "Order", description: "Position in the navigation among the pages (smallest first)" }),
   visible: z.boolean().default(true).meta({ title: "Visible in the navigation" }),
   disabled: z.boolean().default(false).meta({ title: "Disabled" }),
 };

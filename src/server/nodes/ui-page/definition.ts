@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 import { configNodeRef } from "../../../shared/config-nodes";
-import { dashboardNodeRed } from "../dashboard-support";
+import { dashboardNodeRed, MAX_ORDER } from "../dashboard-support";
 
 const shape = {
   ui: configNodeRef("ui-base", { title: "Dashboard", description: "The dashboard (ui-base) the page belongs to" }),
@@ -24,7 +24,7 @@ const shape = {
       { name: "Desktop", px: 1024, cols: 12 },
     ])
     .meta({ title: "Breakpoints", description: "Columns of the grid from each screen width" }),
-  order: z.number().int().min(-1).max(1_000_000).default(-1).meta({ title: "Order", description: "Position in the navigation (smallest first)" }),
+  order: z.number().int().min(-1).max(MAX_ORDER).default(-1).meta({ title: "Order", description: "Position in the navigation (smallest first)" }),
   className: z.string().max(500).default("").meta({ title: "Class" }),
   visible: z.boolean().default(true).meta({ title: "Visible in the navigation" }),
   disabled: z.boolean().default(false).meta({ title: "Disabled" }),

@@ -10,8 +10,15 @@ const shape = {
   label: label("switch"),
   passthru: passthru(false),
   decouple: z.boolean().default(false).meta({ title: "Show the state of the input only", description: "The switch shows what messages set, not the viewer's click" }),
-  layout: z.enum(["row-left", "row-right", "row-spread", "col-center"]).default("row-spread").meta({ title: "Layout" }),
-  clickableArea: z.enum(["switch", "line", "none"]).default("switch").meta({ title: "Clickable area" }),
+  // Dashboard 2.0's four (ui_switch.html); "row-right" and "col-center", which this form offered
+  // before (they were Dashboard 2.0's for a few commits, never released), were drawn spread: read so.
+  layout: z
+    .preprocess((v) => (v === "row-right" || v === "col-center" ? "row-spread" : v), z.enum(["row-left", "row-left-swapped", "row-spread", "row-spread-swapped"]).default("row-spread"))
+    .meta({ title: "Layout", description: "row-left: the label, then the switch; row-spread: the label at the start, the switch at the end; swapped: the switch first" }),
+  clickableArea: z
+    .enum(["switch", "label", "line", "none"])
+    .default("switch")
+    .meta({ title: "Clickable area", description: "What a viewer clicks to toggle: the switch, the label or the switch, the whole line, or nothing (the switch only shows the state)" }),
   onvalue: z.unknown().default(true).meta({ title: "On value" }),
   onvalueType: valueType("On value type", "bool"),
   onicon: z.string().max(100).default("").meta({ title: "On icon" }),
@@ -48,7 +55,9 @@ export const uiSwitchNode = defineNode({
 
 ### Details
 
-The position is kept: every viewer sees it, after a restart too.`,
+The position is kept: every viewer sees it, after a restart too.
+
+**Layout** and **Clickable area** are Dashboard 2.0's: with *none* the switch shows the state and takes no click (nor the keyboard's Space or Enter); with *switch* only the switch toggles (as Dashboard 2.0; its label names it for screen readers).`,
   inputs: 1,
   outputs: 1,
   configSchema: uiSwitchConfig,

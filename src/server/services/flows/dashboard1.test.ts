@@ -11,6 +11,9 @@ describe("Dashboard 1's gauge format", () => {
     ["{{value}} W", { suffix: " W" }],
     ["{{value}}°C", { suffix: "°C" }],
     ["≈ {{value | number:1}} kWh", { prefix: "≈ ", suffix: " kWh", decimals: 1 }],
+    // The payload the widget shows is its value.
+    ["{{msg.payload}}", {}],
+    ["{{ msg.payload | number:1 }} bar", { suffix: " bar", decimals: 1 }],
   ])("%j becomes the gauge's own properties", (format, props) => {
     expect(gaugeFormat(format)).toEqual(props);
   });

@@ -24,12 +24,14 @@ const bool = (v: unknown, d: boolean) => (v === true || v === "true" ? true : v 
 
 /**
  * Dashboard 1's gauge value format as a gauge's own properties: `{{value}}` with text around it
- * (prefix, suffix) and Angular's number filter (`{{value | number:2}}`: decimals). Null for anything
+ * (prefix, suffix) and Angular's number filter (`{{value | number:2}}`: decimals); `{{msg.payload}}`
+ * is the same value. Null for anything
  * else: other filters, expressions, markup, and another message property (`{{msg.amps}}`), which
  * Dashboard 1 showed as the text while its needle stayed on the payload; a gauge here shows one value.
  */
 export function gaugeFormat(format: string): { prefix?: string; suffix?: string; decimals?: number } | null {
-  const m = /^([^{}<>]{0,100})\{\{\s*value\s*(\|\s*number\s*(?::\s*(\d{1,2})\s*)?)?\}\}([^{}<>]{0,100})$/.exec(format.trim() === "" ? "{{value}}" : format);
+  // `{{msg.payload}}` is the value too (the payload the widget shows; 55 numerics of one surveyed factory's HMI).
+  const m = /^([^{}<>]{0,100})\{\{\s*(?:value|msg\.payload)\s*(\|\s*number\s*(?::\s*(\d{1,2})\s*)?)?\}\}([^{}<>]{0,100})$/.exec(format.trim() === "" ? "{{value}}" : format);
   if (!m) return null;
   return {
     ...(m[1] ? { prefix: m[1] } : {}),
