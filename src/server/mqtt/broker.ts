@@ -248,6 +248,16 @@ export function readPem(value: string): string {
   return value.trimStart().startsWith("-----BEGIN") ? value : readFileSync(value, "utf8");
 }
 
+/** The Redis set naming an organization's sessions (a subset of aedes-persistence-redis's `clients`). */
+const orgClientsKey = (organizationId: string) => `org-clients:${organizationId}`;
+/**
+ * An id into or out of its organization's index as `clients` has it at that moment, in one step
+ * (KEYS: `clients`, the index; ARGV: the id): a late add after the session ended, or a removal
+ * after another instance stored it again, cannot leave the two apart.
+ */
+const INDEX_IF_KEPT = `if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return redis.call('SADD', KEYS[2], ARGV[1]) end return 0`;
+const UNINDEX_IF_GONE = `if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then return redis.call('SREM', KEYS[2], ARGV[1]) end return 0`;
+
 /**
  * aedes-persistence-redis for our broker: its async generators become the Readables aedes 1.2
  * pipes (retained messages on SUBSCRIBE, queues, wills); packets in flight are stored with their
@@ -299,9 +309,14 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
      * the announcement comes back (broadcast-wait.ts).
      */
     override addSubscriptions(client: Client, subs: Subscription[]): Promise<void> {
-      return this.grants.storeOnce(subs, (granted) =>
-        untilAnnounced(super.addSubscriptions(client, granted), () => this.announce("$SYS/sub/add", client.id, granted), "SUBSCRIBE"),
-      );
+      return this.grants.storeOnce(subs, async (granted) => {
+        try {
+          await untilAnnounced(super.addSubscriptions(client, granted), () => this.announce("$SYS/sub/add", client.id, granted), "SUBSCRIBE");
+        } finally {
+          // Named in its organization's index if it is in `clients` (also when the announcement was lost after the writes).
+          await this.reindex(client.id, INDEX_IF_KEPT);
+        }
+      });
     }
 
     /**
@@ -320,7 +335,15 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
         await untilAnnounced(super.removeSubscriptions(client, topics), () => this.announce("$SYS/sub/rm", client.id, announced), "UNSUBSCRIBE");
       } finally {
         if (last) await this.dropOutgoing(client.id);
+        // Out of its organization's index if it has left `clients` (its last subscription went).
+        await this.reindex(client.id, UNINDEX_IF_GONE);
       }
+    }
+
+    /** `INDEX_IF_KEPT` or `UNINDEX_IF_GONE` for an internal client id. */
+    private async reindex(clientId: string, script: string): Promise<void> {
+      const organizationId = splitClientId(clientId)?.organizationId;
+      if (organizationId) await this.db.eval(script, 2, "clients", orgClientsKey(organizationId), clientId);
     }
 
     /**
@@ -363,6 +386,7 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
      */
     override async setup(broker: Parameters<RedisPersistenceBase["setup"]>[0]): Promise<void> {
       await super.setup(broker);
+      await this.indexOrganizations();
       if ((await this.db.set("incoming-ids:named", "1", "NX")) === null) return;
       // SCAN's pattern and answers carry the connection's key prefix, which its commands add themselves.
       const prefix = (this.db.options.keyPrefix ?? "") + "incoming:";
@@ -378,6 +402,27 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
       } while (cursor !== "0");
     }
 
+    /**
+     * At every start, each session of `clients` named in its organization's index (idempotent; the
+     * persistence's own setup has just read every session's subscriptions, so this is of the same
+     * order): sessions an earlier version kept, or one of its instances added during a rolling
+     * deploy before this one started, are counted and listed. In batches of a thousand, pipelined.
+     */
+    private async indexOrganizations(): Promise<void> {
+      let cursor = "0";
+      do {
+        const [next, ids] = await this.db.sscan("clients", cursor, "COUNT", 1000);
+        cursor = next;
+        const pipeline = this.db.pipeline();
+        for (const id of ids) {
+          const organizationId = splitClientId(id)?.organizationId;
+          // As `clients` has it when the script runs: a session ended since the scan read it is not added.
+          if (organizationId) pipeline.eval(INDEX_IF_KEPT, 2, "clients", orgClientsKey(organizationId), id);
+        }
+        if (pipeline.length > 0) await pipeline.exec();
+      } while (cursor !== "0");
+    }
+
     /** aedes-persistence's own announcement of a session's subscriptions changing (broadcastPersistence.js). */
     private announce(topic: string, clientId: string, subs: object[]) {
       const broker = (this as unknown as { broker?: Aedes }).broker;
@@ -385,21 +430,37 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
     }
 
     /**
-     * The organization's sessions (aedes-persistence-redis's `clients` set: every client id with
-     * subscriptions, connected or kept while away), and whether `clientId` (internal) has one. A scan
-     * of the set: when a client asks for a new persistent session (and sessionsIn's, at a listing).
+     * The organization's sessions (aedes-persistence-redis's `clients` set holds every client id with
+     * subscriptions, connected or kept while away, of every organization; `org-clients:<org>` names
+     * an organization's, kept beside it), and whether `clientId` (internal) has one: when a client
+     * asks for a new persistent session. Two commands, whatever the number of sessions of the
+     * deployment (it was a scan of the whole `clients` set, a round trip per thousand sessions of
+     * every organization, at each such CONNECT).
      */
-    async sessionsOf(organizationId: string, clientId: string): Promise<{ count: number; has: boolean }> {
+    async sessionsOf(organizationId: string, clientId: string, limit = Number.POSITIVE_INFINITY): Promise<{ count: number; has: boolean }> {
       // A session resuming is never refused: no count needed.
       if ((await this.db.sismember("clients", clientId)) === 1) return { count: 0, has: true };
-      let count = 0;
-      let cursor = "0";
-      do {
-        const [next, ids] = await this.db.sscan("clients", cursor, "MATCH", `${organizationId}:*`, "COUNT", 1000);
-        cursor = next;
-        count += ids.length;
-      } while (cursor !== "0");
-      return { count, has: false };
+      const count = await this.db.scard(orgClientsKey(organizationId));
+      // At the limit, entries of sessions that are gone (an earlier version's instance ended them) must not refuse it.
+      if (count < limit) return { count, has: false };
+      return { count: (await this.indexedSessions(organizationId)).length, has: false };
+    }
+
+    /** The organization's indexed ids that are in `clients`; the others leave the index (`UNINDEX_IF_GONE`). */
+    private async indexedSessions(organizationId: string): Promise<string[]> {
+      const indexed = await this.db.smembers(orgClientsKey(organizationId));
+      if (indexed.length === 0) return [];
+      // One pipeline of SISMEMBER (SMISMEMBER would need Redis 6.2).
+      const pipeline = this.db.pipeline();
+      for (const id of indexed) pipeline.sismember("clients", id);
+      const member = ((await pipeline.exec()) ?? []).map(([, r]) => r);
+      const stale = indexed.filter((_, i) => member[i] !== 1);
+      if (stale.length > 0) {
+        const drop = this.db.pipeline();
+        for (const id of stale) drop.eval(UNINDEX_IF_GONE, 2, "clients", orgClientsKey(organizationId), id);
+        await drop.exec();
+      }
+      return indexed.filter((_, i) => member[i] === 1);
     }
 
     async hasSession(clientId: string): Promise<boolean> {
@@ -409,19 +470,13 @@ function organizationRedisPersistence(RedisPersistence: typeof RedisPersistenceB
 
     /**
      * The organization's sessions (as sessionsOf counts them), each with its subscriptions and
-     * queued messages (GET /mqtt/sessions): a scan of the `clients` set, which holds every
-     * organization's sessions, at each listing.
+     * queued messages (GET /mqtt/sessions): its index, each id checked against `clients` (an entry
+     * left by an instance of an earlier version, which kept no index, is dropped here).
      */
     async sessionsIn(organizationId: string): Promise<StoredSession[]> {
-      const ids: string[] = [];
-      let cursor = "0";
-      do {
-        const [next, found] = await this.db.sscan("clients", cursor, "MATCH", `${organizationId}:*`, "COUNT", 1000);
-        cursor = next;
-        ids.push(...found);
-      } while (cursor !== "0");
+      const ids = await this.indexedSessions(organizationId);
       return Promise.all(
-        [...new Set(ids)].map(async (clientId) => {
+        ids.map(async (clientId) => {
           const [subscriptions, queued] = await Promise.all([this.subscriptionsByClient({ id: clientId } as Client), this.db.llen(`outgoing:${encodeURIComponent(clientId)}`)]);
           return { clientId, subscriptions: (subscriptions ?? []).map((sub: { topic: string; qos: number }) => ({ topic: sub.topic, qos: sub.qos })), queued };
         }),
@@ -732,7 +787,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   let auth: AuthDeps | null = null;
   let broker: Aedes | null = null;
   let redisConnections: Redis[] = [];
-  let persistence: { destroy(): Promise<void>; sessionsOf(organizationId: string, clientId: string): Promise<{ count: number; has: boolean }> } | null = null;
+  let persistence: { destroy(): Promise<void>; sessionsOf(organizationId: string, clientId: string, limit?: number): Promise<{ count: number; has: boolean }> } | null = null;
   const retainedLimits = { maxCount: limits.retainedPerOrganization, maxBytes: limits.retainedBytesPerOrganization };
   /** When each organization was last told (in the log) that its queued bytes are at the limit. */
   const queuedBytesWarned = new Map<string, number>();
@@ -871,7 +926,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     const keepsSession = packet.protocolVersion === 5 ? (packet.properties?.sessionExpiryInterval ?? 0) > 0 : packet.clean === false;
     if (keepsSession && persistence) {
       try {
-        const sessions = await persistence.sessionsOf(organizationId, internalClientId(organizationId, clientId));
+        const sessions = await persistence.sessionsOf(organizationId, internalClientId(organizationId, clientId), limits.sessionsPerOrganization);
         if (!sessions.has && sessions.count >= limits.sessionsPerOrganization) {
           return refusal(3, `the organization has ${limits.sessionsPerOrganization} MQTT sessions, its limit: connect with a clean session, or end a kept one (connect it with a clean session, or End session on the Devices page)`, ReasonCode.QUOTA_EXCEEDED);
         }

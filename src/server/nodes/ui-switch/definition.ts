@@ -61,5 +61,9 @@ The position is kept: every viewer sees it, after a restart too.
   inputs: 1,
   outputs: 1,
   configSchema: uiSwitchConfig,
-  nodeRed: dashboardNodeRed("ui-switch", shape),
+  nodeRed: {
+    ...dashboardNodeRed("ui-switch", shape),
+    // A configuration saved with a layout word this form offered before goes out as the layout it is drawn as.
+    toNodeRed: (c) => ({ ...c, layout: ["row-right", "col-center"].includes(String(c.layout)) ? "row-spread" : c.layout }),
+  },
 });
