@@ -210,4 +210,39 @@ describe("DELETE /mqtt/sessions/{id}", () => {
     expect(malformed.body.error.code).toBe("VALIDATION_FAILED");
     expect(await sessionOf("guarded")).toMatchObject({ queued_messages: 1, queued_bytes: 10 });
   });
+
+  it("an organization deleted: its sessions end (queues dropped, bytes given back), its connections close, its retained messages go; another organization's stay", { timeout: 30_000 }, async () => {
+    const gone = await signUp(request);
+    const goneKey = (await request("POST", "/api-keys", { token: gone.accessToken, body: { name: "tank", kind: "device" } })).body.secret as string;
+    const tank = await connectMqtt(mq.tcp, { password: goneKey, clientId: "tank", clean: false });
+    await tank.subscribe("tank/#", 1);
+    await tank.end();
+    const pump = await connectMqtt(mq.tcp, { password: goneKey, clientId: "pump", clean: false, reconnectPeriod: 0 });
+    await pump.subscribe("pump/#", 1);
+    const sender = await connectMqtt(mq.tcp, { password: goneKey, clientId: "tank-sender" });
+    await sender.publish("tank/level", "71", { qos: 1 });
+    await sender.publish("tank/level", "72", { qos: 1 });
+    await sender.publish("tank/alarm", "high", { qos: 1, retain: true });
+    await sender.end();
+    // This organization's own session, which must stay.
+    await awayWithQueue("elsewhere", "elsewhere/#", "elsewhere/x", 1, 10);
+    await sleep(100);
+    const before = await app.mqtt.sessions(gone.organizationId);
+    expect(before.sessions.map((x) => x.clientId)).toEqual(["pump", "tank"]);
+    expect(before.queuedBytes).toBeGreaterThan(0);
+
+    const deleted = await request("DELETE", `/organizations/${gone.organizationId}`, { token: gone.accessToken, body: { confirm: gone.organizationId } });
+    expect(deleted.status, deleted.text).toBe(204);
+    await pump.closed;
+    const after = await app.mqtt.sessions(gone.organizationId);
+    expect(after.sessions).toEqual([]);
+    expect(after.queuedBytes).toBe(0);
+    // No retained message of it left for a subscriber (what a flow of it would have been handed).
+    const seen: string[] = [];
+    const stop = await app.mqtt.builtIn.subscribe(gone.organizationId, "#", { qos: 0 }, (m) => void seen.push(m.topic));
+    await sleep(300);
+    await stop();
+    expect(seen).toEqual([]);
+    expect((await sessionOf("elsewhere"))?.queued_messages).toBe(1);
+  });
 });

@@ -137,6 +137,12 @@ export interface MqttBroker {
    * False when the organization has no such session or connection.
    */
   endSession(organizationId: string, clientId: string): Promise<boolean>;
+  /**
+   * An organization was deleted: each of its sessions ends as `endSession` ends one (connections
+   * closed, subscriptions and queues dropped, queued bytes given back) and its retained messages go.
+   * A deleted organization's keys are revoked, so nothing of it comes back.
+   */
+  retire(organizationId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -1485,6 +1491,30 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
    * dropped then is the session's: a connection that was past admit without being known anywhere
    * yet (milliseconds) keeps receiving live until it leaves, with nothing kept for it after.
    */
+  async function retire(organizationId: string): Promise<void> {
+    const b = broker;
+    const p = persistence as unknown as ListablePersistence | null;
+    if (!b || !p || closed) return;
+    // Its connected clients too: a connection with a clean session has subscriptions but keeps no session.
+    const [stored, online] = await Promise.all([p.sessionsIn(organizationId), onlineEntries(organizationId)]);
+    const ids = new Set([...stored.map((s) => splitClientId(s.clientId)?.clientId ?? ""), ...online.keys()].filter((id) => id !== ""));
+    for (const id of ids) {
+      try {
+        await endSession(organizationId, id);
+      } catch (err) {
+        logger.warn({ err, organizationId, clientId: id }, "mqtt: a deleted organization's session could not be ended");
+      }
+    }
+    // Its retained messages: an empty retained publish deletes each (and gives its room back).
+    const stream = (b as unknown as { persistence: { createRetainedStreamCombi(p: string[]): unknown } }).persistence.createRetainedStreamCombi([internalTopic(organizationId, "#")]) as AsyncIterable<AedesPublishPacket>;
+    const topics: string[] = [];
+    for await (const packet of stream) if (externalTopic(organizationId, packet.topic) !== null) topics.push(packet.topic);
+    for (const topic of topics) {
+      await new Promise<void>((resolve) => b.publish({ cmd: "publish", topic, payload: Buffer.alloc(0), qos: 0, retain: true, dup: false } as PublishPacket, () => resolve()));
+    }
+    logger.info({ organizationId, sessions: ids.size, retained: topics.length }, "mqtt: a deleted organization's sessions ended and retained messages dropped");
+  }
+
   async function endSession(organizationId: string, clientId: string): Promise<boolean> {
     const b = broker;
     const p = persistence as unknown as (ListablePersistence & EndablePersistence) | null;
@@ -1887,6 +1917,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     sweepExpiredSessions,
     sessions,
     endSession,
+    retire,
     close,
   };
 }

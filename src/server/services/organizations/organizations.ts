@@ -100,6 +100,9 @@ export async function retireOrganization(app: AppServices, id: string): Promise<
   await app.store.publish(organizationLifecycleChannel(id), JSON.stringify(event));
   const deployed = await app.db.prisma.flow.findMany({ where: { organizationId: id, currentDeploymentId: { not: null } }, select: { id: true } });
   for (const flow of deployed) await app.flowRuntime.stop(flow.id);
+  // What the built-in broker keeps for it: sessions, their queues, retained messages (a deleted
+  // organization's were kept for ever, and its queued messages held their bytes).
+  await app.mqtt.retire(id).catch((err: unknown) => app.logger.warn({ err, organizationId: id }, "mqtt: could not retire a deleted organization's sessions"));
 }
 
 /** A new session in another organization of the user, shaped like a login response. */
