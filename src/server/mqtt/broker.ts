@@ -254,6 +254,11 @@ export function readPem(value: string): string {
   return value.trimStart().startsWith("-----BEGIN") ? value : readFileSync(value, "utf8");
 }
 
+/** The retained messages the broker's persistence holds under an internal filter. */
+function retainedMatching(b: Aedes, filter: string): AsyncIterable<AedesPublishPacket> {
+  return (b as unknown as { persistence: { createRetainedStreamCombi(p: string[]): unknown } }).persistence.createRetainedStreamCombi([filter]) as AsyncIterable<AedesPublishPacket>;
+}
+
 /** The Redis set naming an organization's sessions (a subset of aedes-persistence-redis's `clients`). */
 const orgClientsKey = (organizationId: string) => `org-clients:${organizationId}`;
 /**
@@ -1333,8 +1338,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       await new Promise<void>((resolve) => b.subscribe(internal, deliver as never, resolve));
       if ((subscribeOptions.rh ?? 0) !== 2) {
         try {
-          const stream = (b as unknown as { persistence: { createRetainedStreamCombi(p: string[]): unknown } }).persistence.createRetainedStreamCombi([internal]) as AsyncIterable<AedesPublishPacket>;
-          for await (const packet of stream) {
+          for await (const packet of retainedMatching(b, internal)) {
             const topic = externalTopic(organizationId, packet.topic);
             if (topic === null) continue;
             if (expired(packet)) continue;
@@ -1491,30 +1495,6 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
    * dropped then is the session's: a connection that was past admit without being known anywhere
    * yet (milliseconds) keeps receiving live until it leaves, with nothing kept for it after.
    */
-  async function retire(organizationId: string): Promise<void> {
-    const b = broker;
-    const p = persistence as unknown as ListablePersistence | null;
-    if (!b || !p || closed) return;
-    // Its connected clients too: a connection with a clean session has subscriptions but keeps no session.
-    const [stored, online] = await Promise.all([p.sessionsIn(organizationId), onlineEntries(organizationId)]);
-    const ids = new Set([...stored.map((s) => splitClientId(s.clientId)?.clientId ?? ""), ...online.keys()].filter((id) => id !== ""));
-    for (const id of ids) {
-      try {
-        await endSession(organizationId, id);
-      } catch (err) {
-        logger.warn({ err, organizationId, clientId: id }, "mqtt: a deleted organization's session could not be ended");
-      }
-    }
-    // Its retained messages: an empty retained publish deletes each (and gives its room back).
-    const stream = (b as unknown as { persistence: { createRetainedStreamCombi(p: string[]): unknown } }).persistence.createRetainedStreamCombi([internalTopic(organizationId, "#")]) as AsyncIterable<AedesPublishPacket>;
-    const topics: string[] = [];
-    for await (const packet of stream) if (externalTopic(organizationId, packet.topic) !== null) topics.push(packet.topic);
-    for (const topic of topics) {
-      await new Promise<void>((resolve) => b.publish({ cmd: "publish", topic, payload: Buffer.alloc(0), qos: 0, retain: true, dup: false } as PublishPacket, () => resolve()));
-    }
-    logger.info({ organizationId, sessions: ids.size, retained: topics.length }, "mqtt: a deleted organization's sessions ended and retained messages dropped");
-  }
-
   async function endSession(organizationId: string, clientId: string): Promise<boolean> {
     const b = broker;
     const p = persistence as unknown as (ListablePersistence & EndablePersistence) | null;
@@ -1544,6 +1524,30 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     }
     logger.info({ organizationId, clientId }, "mqtt: a session was ended by an administrator");
     return true;
+  }
+
+  /** An organization deleted (`MqttBroker.retire`): its sessions and connections end, its retained messages go. */
+  async function retire(organizationId: string): Promise<void> {
+    const b = broker;
+    const p = persistence as unknown as ListablePersistence | null;
+    if (!b || !p || closed) return;
+    // Its connected clients too: a connection with a clean session has subscriptions but keeps no session.
+    const [stored, online] = await Promise.all([p.sessionsIn(organizationId), onlineEntries(organizationId)]);
+    const ids = new Set([...stored.map((s) => splitClientId(s.clientId)?.clientId ?? ""), ...online.keys()].filter((id) => id !== ""));
+    for (const id of ids) {
+      try {
+        await endSession(organizationId, id);
+      } catch (err) {
+        logger.warn({ err, organizationId, clientId: id }, "mqtt: a deleted organization's session could not be ended");
+      }
+    }
+    // Its retained messages: an empty retained publish deletes each (and gives its room back).
+    const topics: string[] = [];
+    for await (const packet of retainedMatching(b, internalTopic(organizationId, "#"))) if (externalTopic(organizationId, packet.topic) !== null) topics.push(packet.topic);
+    for (const topic of topics) {
+      await new Promise<void>((resolve) => b.publish({ cmd: "publish", topic, payload: Buffer.alloc(0), qos: 0, retain: true, dup: false } as PublishPacket, () => resolve()));
+    }
+    logger.info({ organizationId, sessions: ids.size, retained: topics.length }, "mqtt: a deleted organization's sessions ended and retained messages dropped");
   }
 
   /** Publishes now the will aedes delays on this instance for `clientId` (internal), if it does. */
