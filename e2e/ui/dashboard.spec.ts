@@ -1,4 +1,6 @@
 import fs from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { expect, test, type APIRequestContext, type Page, type WebSocketRoute } from "@playwright/test";
 import { logIn } from "../helpers/accounts";
@@ -961,6 +963,72 @@ test("a progress bar follows the flow (Dashboard 2.0's ui-progress); ui-links si
   await expect(page.getByRole("progressbar", { name: "Copying" })).toHaveAttribute("aria-valuenow", "100");
   await page.getByRole("navigation", { name: "Dashboard pages" }).getByRole("link", { name: /Docs/ }).click();
   await expect(page).toHaveURL(/\/docs$/);
+});
+
+test("another site's page in a frame (FlowFuse's ui-iframe): msg.src changes it, the dashboard's own site and other schemes are refused, and the framed page cannot navigate the dashboard", async ({ page, request }) => {
+  // Another origin: the same machine on another port, as a Grafana or a camera on the network is.
+  const site = createServer((req, res) => {
+    const name = req.url === "/two" ? "Camera two" : "Camera one";
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    // The second page tries to take the dashboard's tab over; the frame's sandbox stops it.
+    res.end(`<!doctype html><title>${name}</title><h1>${name}</h1>${req.url === "/two" ? "<script>try { top.location.href = 'https://example.com/'; } catch (e) { document.body.append('blocked'); }</script>" : ""}`);
+  });
+  await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+  const other = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  try {
+    const owner = await registerUser(request, "dash-iframe");
+    const slug = await slugOf(request, owner);
+    const s = unique();
+    const base = await configNode(request, owner, "ui-base", "Plant", {});
+    const home = await configNode(request, owner, "ui-page", "Cameras", { ui: base, path: "/cams", order: 1 });
+    const group = await configNode(request, owner, "ui-group", "Line 1", { page: home, width: 6, order: 1 });
+    const ids = { two: `two-${s}`, own: `own-${s}`, back: `back-${s}`, frame: `frame-${s}` };
+    // The node's URL is checked where it is saved: a javascript: address is refused with the field named.
+    const refused = await request.post("/api/v1/flows", {
+      headers: auth(owner),
+      data: { name: `Bad frame ${s}`, nodes: [{ id: `bad-${s}`, type: "ui-iframe", position: { x: 0, y: 0 }, config: { group, src: "javascript:alert(1)" } }], connections: [] },
+    });
+    expect(refused.status()).toBe(400);
+    expect(await refused.text()).toContain("src");
+    await deployFlow(request, owner, `Frames ${s}`, {
+      nodes: [
+        { id: ids.two, type: "inject", position: { x: 100, y: 100 }, config: { props: [{ p: "src", v: `${other}/two`, v_type: "str" }] } },
+        { id: ids.own, type: "inject", position: { x: 100, y: 200 }, config: { props: [{ p: "src", v: "/api/v1/health", v_type: "str" }] } },
+        { id: ids.back, type: "inject", position: { x: 100, y: 300 }, config: { props: [{ p: "payload", v: "back", v_type: "str" }] } },
+        { id: ids.frame, type: "ui-iframe", position: { x: 300, y: 200 }, config: { group, src: `${other}/one`, label: "Line camera", order: 1 } },
+      ],
+      connections: [ids.two, ids.own, ids.back].map((source) => ({ source, target: ids.frame })),
+    });
+    await logIn(page, owner.email);
+    await page.goto(`/dashboard/${slug}/cams`);
+    await expect(page.locator('[data-connection="online"]')).toBeVisible();
+    const frame = page.locator('iframe[title="Line camera"]');
+    await expect(frame).toHaveAttribute("src", `${other}/one`);
+    // Sandboxed: its own origin's scripts and forms run, navigating the dashboard's tab does not.
+    expect((await frame.getAttribute("sandbox"))!.split(" ")).not.toContain("allow-top-navigation");
+    await expect(page.frameLocator('iframe[title="Line camera"]').getByRole("heading", { name: "Camera one" })).toBeVisible();
+    // Eight rows of FlowFuse's default height: a frame, not a line.
+    expect((await frame.boundingBox())!.height).toBeGreaterThan(200);
+    await inject(request, owner, ids.two);
+    await expect(page.frameLocator('iframe[title="Line camera"]').getByRole("heading", { name: "Camera two" })).toBeVisible();
+    await expect(page.frameLocator('iframe[title="Line camera"]').getByText("blocked")).toBeVisible();
+    expect(page.url()).toContain(`/dashboard/${slug}/cams`);
+    await shot(page, "dashboard-iframe");
+    await expectAccessible(page);
+    // The dashboard's own site is not framed (it would run with the viewer's session): the widget says why.
+    await inject(request, owner, ids.own);
+    await expect(page.getByRole("note").filter({ hasText: "/api/v1/health is on this dashboard's own site" })).toBeVisible();
+    await expect(page.locator("iframe[title='Line camera']")).toHaveCount(0);
+    // A message without src shows the node's URL again (Dashboard 2.0's messages[id]?.src || props.src); kept over a reload.
+    await inject(request, owner, ids.back);
+    await expect(page.frameLocator('iframe[title="Line camera"]').getByRole("heading", { name: "Camera one" })).toBeVisible();
+    await inject(request, owner, ids.two);
+    await expect(page.frameLocator('iframe[title="Line camera"]').getByRole("heading", { name: "Camera two" })).toBeVisible();
+    await page.reload();
+    await expect(page.frameLocator('iframe[title="Line camera"]').getByRole("heading", { name: "Camera two" })).toBeVisible();
+  } finally {
+    site.close();
+  }
 });
 
 test("a file upload (Dashboard 2.0's ui-file-input): chosen with the keyboard, refused when too large, uploaded with progress; the flow saves it", async ({ page, request }) => {

@@ -68,6 +68,7 @@ export const DASHBOARD_WIDGET_TYPES = [
   "ui-table",
   "ui-markdown",
   "ui-template",
+  "ui-iframe",
   "ui-spacer",
   "ui-control",
   "ui-event",
@@ -85,6 +86,38 @@ export function safeLinkUrl(url: string): boolean {
   if (v === "" || v.length > 2000 || [...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) return false;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(v);
   return !scheme || ["http", "https", "mailto", "tel"].includes(scheme[1]!.toLowerCase());
+}
+
+/**
+ * A ui-iframe's address as the server accepts it (the node's `src`, `msg.src`): empty, or http(s),
+ * absolute or relative ("/grafana", "cam.html"); any other scheme (javascript:, data:, file:) is
+ * refused. The page then shows it only when it resolves to another origin (frameTarget).
+ */
+export function safeFrameUrl(url: string): boolean {
+  const v = url.trim();
+  if (v === "") return true;
+  if (v.length > 2000 || [...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) return false;
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(v);
+  return !scheme || ["http", "https"].includes(scheme[1]!.toLowerCase());
+}
+
+/**
+ * Where a ui-iframe on a page at `pageUrl` may point: the absolute http(s) address, or why not.
+ * The dashboard's own origin is refused: a page of this site in a frame would run with the
+ * viewer's session, and a widget's address is set by whoever edits the flow.
+ */
+export function frameTarget(src: string, pageUrl: string): { url: string } | { refused: "empty" | "scheme" | "same-origin" } {
+  if (src.trim() === "") return { refused: "empty" };
+  if (!safeFrameUrl(src)) return { refused: "scheme" };
+  let url: URL;
+  try {
+    url = new URL(src.trim(), pageUrl);
+  } catch {
+    return { refused: "scheme" };
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return { refused: "scheme" };
+  if (url.origin === new URL(pageUrl).origin) return { refused: "same-origin" };
+  return { url: url.href };
 }
 
 /** Widgets with no place on the page (they act on it or report from it); ui-audio when it speaks (no group). */

@@ -26,3 +26,18 @@ describe("safeLinkUrl (ui-link)", () => {
     for (const bad of ["", "javascript:alert(1)", " JavaScript:alert(1)", "data:text/html,<b>x</b>", "file:///etc/passwd", "vbscript:x", "java\tscript:alert(1)", "x".repeat(2001)]) expect(safeLinkUrl(bad), bad).toBe(false);
   });
 });
+
+describe("frameTarget (ui-iframe)", () => {
+  it("frames another origin's http(s) page, resolved against the dashboard's address; refuses other schemes and the dashboard's own origin", async () => {
+    const { frameTarget } = await import("@/shared/dashboard");
+    const page = "https://flows.example.com/dashboard/acme/home";
+    expect(frameTarget("https://grafana.example/d/1?orgId=1&kiosk", page)).toEqual({ url: "https://grafana.example/d/1?orgId=1&kiosk" });
+    expect(frameTarget(" http://192.168.1.20:3000/ ", page)).toEqual({ url: "http://192.168.1.20:3000/" });
+    // Another port is another origin.
+    expect(frameTarget("https://flows.example.com:8443/x", page)).toEqual({ url: "https://flows.example.com:8443/x" });
+    expect(frameTarget("//cams.example/live", page)).toEqual({ url: "https://cams.example/live" });
+    for (const own of ["/api/v1/flows", "home", "https://flows.example.com/editor", "HTTPS://FLOWS.EXAMPLE.COM/x", "#top"]) expect(frameTarget(own, page), own).toEqual({ refused: "same-origin" });
+    for (const bad of ["javascript:alert(1)", " JavaScript:alert(1)", "java\tscript:alert(1)", "data:text/html,<b>x</b>", "file:///etc/passwd", "blob:https://flows.example.com/1", "x".repeat(2001)]) expect(frameTarget(bad, page), bad).toEqual({ refused: "scheme" });
+    expect(frameTarget("  ", page)).toEqual({ refused: "empty" });
+  });
+});

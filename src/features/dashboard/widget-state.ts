@@ -64,6 +64,12 @@ export function applyWidgetMessage(widget: Pick<DashboardWidgetView, "type" | "p
     const keep = typeof msg.payload === "string" || (hasPayload && widget.props.mode === "tts");
     return { msg: keep ? msg : current.msg, props, event: { n: (current.event?.n ?? 0) + 1, msg } };
   }
+  if (widget.type === "ui-iframe") {
+    // FlowFuse's ui-iframe shows the last message's src (its store binds every message): one
+    // without src shows the node's URL again. Only a message of dynamic properties keeps it.
+    const keep = Object.keys(msg).some((k) => !["ui_update", "enabled", "visible", "class", "topic", "_client"].includes(k));
+    return { msg: keep ? msg : current.msg, props };
+  }
   // A message with only ui_update changes properties and keeps the shown value.
   return { msg: hasPayload ? msg : current.msg, props, ...(current.chart ? { chart: current.chart } : {}) };
 }

@@ -5,6 +5,7 @@ import { limitPoints, pointsOf } from "./ui-chart/behaviour";
 import { uiChartConfig } from "./ui-chart/definition";
 import { uiTextConfig } from "./ui-text/definition";
 import { uiGaugeConfig } from "./ui-gauge/definition";
+import { uiIframeConfig } from "./ui-iframe/definition";
 
 /**
  * Dashboard widgets' behaviour (SPEC §21) in a real engine with a recording DashboardRuntime:
@@ -155,6 +156,25 @@ describe("dashboard widgets", () => {
     await settle();
     expect(plain.dash.emitted.at(-1)!.msg.ui_update).toBeUndefined();
     expect((plain.dash.emitted.at(-1)!.state as { props?: unknown }).props).toBeUndefined();
+  });
+
+  it("ui-iframe: msg.src is kept and shown while it is the last message; a message without one shows the node's URL again; other schemes are dropped with a warning (the frame keeps its page)", async () => {
+    const { flow, dash } = await widgetFlow("ui-iframe", { src: "https://grafana.example/d/1" });
+    flow.send("w", { src: "https://camera.example/live" });
+    flow.send("w", { src: "javascript:alert(document.cookie)" });
+    flow.send("w", { src: "data:text/html,<script>1</script>", enabled: false });
+    await settle();
+    expect(dash.emitted.map((e) => e.msg)).toEqual([{ src: "https://camera.example/live" }, { enabled: false }]);
+    expect(dash.emitted.at(-1)).toMatchObject({ state: { msg: { src: "https://camera.example/live" }, props: { enabled: false } } });
+    expect(flow.errors.filter((e) => e.error.includes("msg.src ignored"))).toHaveLength(2);
+    flow.send("w", { payload: "no src" });
+    await settle();
+    expect((dash.emitted.at(-1)!.state as { msg?: Record<string, unknown> }).msg).toEqual({ payload: "no src" });
+    expect(flow.received).toHaveLength(0);
+    // The node's own URL is checked where it is saved.
+    expect(uiIframeConfig.safeParse({ group: "g1", src: "javascript:alert(1)" }).success).toBe(false);
+    expect(uiIframeConfig.safeParse({ group: "g1", src: "/grafana/d/1" }).success).toBe(true);
+    expect(uiIframeConfig.parse({ group: "g1" })).toMatchObject({ width: 6, height: 8, src: "" });
   });
 
   it("ui-file-input: an upload (base64 from the socket) is sent as a Buffer with msg.file, the topic and _client; nothing kept; other events send nothing", async () => {

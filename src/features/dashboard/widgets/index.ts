@@ -7,6 +7,7 @@ import { DropdownWidget } from "./dropdown";
 import { FileInputWidget } from "./file-input";
 import { FormWidget } from "./form";
 import { GaugeWidget } from "./gauge";
+import { IframeWidget } from "./iframe";
 import { LedWidget } from "./led";
 import { MarkdownWidget } from "./markdown";
 import { NumberInputWidget } from "./number-input";
@@ -47,6 +48,7 @@ export const WIDGET_COMPONENTS: Partial<Record<DashboardWidgetType, WidgetCompon
   "ui-table": TableWidget,
   "ui-markdown": MarkdownWidget,
   "ui-template": TemplateWidget,
+  "ui-iframe": IframeWidget,
   "ui-spacer": SpacerWidget,
 };
 
