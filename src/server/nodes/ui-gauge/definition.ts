@@ -73,7 +73,9 @@ The message, passed on.
 
 ### Details
 
-**Segments** color the ranges (\`[{from, color}]\`); a \`from\` written as text (\`"800"\`, as Dashboard 2.0's editor saves it) is the number. A **tile** gauge is filled with the colour of the segment the value reached and shows that segment's text, as Dashboard 2.0's: by its \`textType\`, the gauge's title (\`label\`, the default), the value (\`value\`), its \`text\` (\`str\`), the variable its \`text\` names (\`env\`, read when the flow starts) or nothing (\`none\`); with **Always show the title** the title also sits in a corner. The last value is kept: every viewer sees it, after a restart too.`,
+**Segments** color the ranges (\`[{from, color}]\`); a \`from\` written as text (\`"800"\`, as Dashboard 2.0's editor saves it) is the number. A **tile** gauge is filled with the colour of the segment the value reached and shows that segment's text, as Dashboard 2.0's: by its \`textType\`, the gauge's title (\`label\`, the default), the value (\`value\`), its \`text\` (\`str\`), the variable its \`text\` names (\`env\`, read when the flow starts) or nothing (\`none\`); with **Always show the title** the title also sits in a corner. The last value is kept: every viewer sees it, after a restart too.
+
+A Dashboard 1 gauge imports with its value format: \`{{value | number:2}} kWh\` becomes **Decimals** and the unit around the value, and a format that names another property (\`{{msg.payload.co2}}\`, \`{{payload.ch4 | number:1}}\`) becomes the **Value**, since Dashboard 1's needle followed that property. Dashboard 1 fell back to the payload for a message without that property; this gauge then shows no value.`,
   inputs: 1,
   outputs: 1,
   configSchema: uiGaugeConfig,

@@ -157,4 +157,40 @@ describe("Dashboard 1 import", () => {
     expect(shown.state).toMatchObject({ msg: { payload: "cold" }, props: { colorForValue: { hot: "#ff0000", cold: "#0000ff" } } });
     for (const s of [socket, later]) s.ws.close();
   });
+  it("a gauge whose format names another property (Dashboard 1's {{payload.ch4}}) moves by that property, as Dashboard 1's needle does", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    // As a surveyed mining-lab flow: one MQTT message of every reading, a gauge per gas.
+    const gaugeFlow = [
+      { id: "t1", type: "tab", label: "Gases" },
+      { id: "ui1", type: "ui_base", theme: { name: "theme-light" } },
+      { id: "tab1", type: "ui_tab", name: "Mine", order: 1 },
+      { id: "g1", type: "ui_group", name: "Air", tab: "tab1", width: "6", order: 1 },
+      { id: "in1", type: "inject", z: "t1", name: "reading", props: [{ p: "payload" }], payload: '{"ch4":1.2345,"co":7}', payloadType: "json", wires: [["ga1", "ga2"]] },
+      { id: "ga1", type: "ui_gauge", z: "t1", group: "g1", order: 1, gtype: "gage", title: "CH4", label: "%", format: "{{payload.ch4 | number:2}}", min: 0, max: "2", wires: [] },
+      { id: "ga2", type: "ui_gauge", z: "t1", group: "g1", order: 2, gtype: "gage", title: "CO", label: "ppm", format: "{{msg.payload.co}}", min: 0, max: "50", wires: [] },
+    ];
+    const dry = await request("POST", "/flows/import?dry_run=true", { token, body: { flows: gaugeFlow } });
+    expect(dry.status, dry.text).toBe(200);
+    for (const r of (dry.body.report as Array<{ type: string; reason?: string }>).filter((x) => x.type === "ui_gauge")) expect(r.reason ?? "").not.toContain("not carried");
+    const imported = await request("POST", "/flows/import", { token, body: { flows: gaugeFlow } });
+    expect(imported.status, imported.text).toBe(201);
+    const flowId = imported.body.flows[0].id as string;
+    const flow = (await request("GET", `/flows/${flowId}`, { token })).body.flow;
+    const gauges = flow.nodes.filter((n: { type: string }) => n.type === "ui-gauge");
+    expect(gauges.map((g: { config: Record<string, unknown> }) => [g.config.title, g.config.value, g.config.valueType, g.config.decimals])).toEqual([
+      ["CH4", "payload.ch4", "msg", 2],
+      ["CO", "payload.co", "msg", null],
+    ]);
+    expect((await request("POST", `/flows/${flowId}/deploy`, { token })).status).toBe(200);
+    const slug = (await request("GET", "/auth/profile", { token })).body.organization.slug as string;
+    const socket = connect(dash.url(slug, "/mine"), await sessionCookie(testApp.app, owner));
+    await socket.next((f) => f.type === "dashboard.page");
+    const inject = flow.nodes.find((n: { type: string }) => n.type === "inject").id as string;
+    expect((await request("POST", `/nodes/${inject}/inject`, { token, body: {} })).status).toBe(200);
+    const shown = [];
+    for (const g of gauges as Array<{ id: string }>) shown.push((await socket.next((x) => x.type === "dashboard.update" && x.widget_id === g.id)).msg.payload);
+    expect(shown).toEqual([1.2345, 7]);
+    socket.ws.close();
+  });
 });

@@ -14,12 +14,17 @@ describe("Dashboard 1's gauge format", () => {
     // The payload the widget shows is its value.
     ["{{msg.payload}}", {}],
     ["{{ msg.payload | number:1 }} bar", { suffix: " bar", decimals: 1 }],
+    // Another property moves Dashboard 1's needle (ui_gauge.js convert): the gauge's Value.
+    ["{{msg.amps}}", { value: "amps" }],
+    ["{{payload.ch4}}", { value: "payload.ch4" }],
+    ["{{msg.payload.value}}", { value: "payload.value" }],
+    ["{{ msg.payload.readings[0].t | number:1 }} °C", { suffix: " °C", decimals: 1, value: "payload.readings[0].t" }],
   ])("%j becomes the gauge's own properties", (format, props) => {
     expect(gaugeFormat(format)).toEqual(props);
   });
 
-  // {{msg.amps}}: Dashboard 1 showed it as the text while the needle stayed on the payload; one value here.
-  it.each(["{{value | currency}}", "<b>{{value}}</b>", "{{value * 2}}", "{{value}} / {{msg.max}}", "{{msg.amps}}", "{{msg.payload.totalload}}W"])("%j is not one: reported as not carried", (format) => {
+  // Text glued to another property without a filter names a property no message has in Dashboard 1 ("payload.totalloadW").
+  it.each(["{{value | currency}}", "<b>{{value}}</b>", "{{value * 2}}", "{{value}} / {{msg.max}}", "{{msg.payload.totalload}}W", "T {{payload.t}}", "{{payload.t}} °C"])("%j is not one: reported as not carried", (format) => {
     expect(gaugeFormat(format)).toBeNull();
   });
 

@@ -29,15 +29,24 @@ const bool = (v: unknown, d: boolean) => (v === true || v === "true" ? true : v 
  * else: other filters, expressions, markup, and another message property (`{{msg.amps}}`), which
  * Dashboard 1 showed as the text while its needle stayed on the payload; a gauge here shows one value.
  */
-export function gaugeFormat(format: string): { prefix?: string; suffix?: string; decimals?: number } | null {
-  // `{{msg.payload}}` is the value too (the payload the widget shows; 55 numerics of one surveyed factory's HMI).
-  const m = /^([^{}<>]{0,100})\{\{\s*(?:value|msg\.payload)\s*(\|\s*number\s*(?::\s*(\d{1,2})\s*)?)?\}\}([^{}<>]{0,100})$/.exec(format.trim() === "" ? "{{value}}" : format);
+export function gaugeFormat(format: string): { prefix?: string; suffix?: string; decimals?: number; value?: string } | null {
+  const m = /^([^{}<>]{0,100})\{\{\s*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[\d+\])*)\s*(\|\s*number\s*(?::\s*(\d{1,2})\s*)?)?\}\}([^{}<>]{0,100})$/.exec(format.trim() === "" ? "{{value}}" : format);
   if (!m) return null;
+  const [, prefix, expression, filter, digits, suffix] = m;
+  // Dashboard 1's needle (ui_gauge.js `convert`): the format without braces and spaces, up to a
+  // `|`, read as a message property; the payload when the message has none. So `{{msg.amps}}` and
+  // `{{payload.ch4 | number:1}} ppm` move the needle by that property (`{{msg.payload}}` and
+  // `{{value}}` by the payload), while text glued to another property (`T {{payload.t}}`,
+  // `{{payload.t}} °C`) names a property no message has: not one value, reported.
+  const path = expression!.startsWith("msg.") ? expression!.slice(4) : expression!;
+  const isPayload = path === "payload" || expression === "value";
+  if (!isPayload && (prefix!.trim() !== "" || (!filter && suffix!.trim() !== ""))) return null;
   return {
-    ...(m[1] ? { prefix: m[1] } : {}),
-    ...(m[4] ? { suffix: m[4] } : {}),
+    ...(prefix ? { prefix } : {}),
+    ...(suffix ? { suffix } : {}),
     // Angular's number filter without a size: 3 decimals at most in its default locale; shown here with 3.
-    ...(m[2] ? { decimals: Math.min(10, m[3] === undefined ? 3 : Number(m[3])) } : {}),
+    ...(filter ? { decimals: Math.min(10, digits === undefined ? 3 : Number(digits)) } : {}),
+    ...(isPayload ? {} : { value: path }),
   };
 }
 
@@ -94,7 +103,7 @@ function widget(n: NrNode, d1: string, base: string): Translation {
     case "ui_numeric": {
       // Its value format: the text around {{value}} is kept around the field (a unit); anything else is said.
       const format = gaugeFormat(str(n.format, "{{value}}"));
-      const around = format && format.decimals === undefined ? { ...(format.prefix ? { prefix: format.prefix.trim() } : {}), ...(format.suffix ? { suffix: format.suffix.trim() } : {}) } : null;
+      const around = format && format.decimals === undefined && format.value === undefined ? { ...(format.prefix ? { prefix: format.prefix.trim() } : {}), ...(format.suffix ? { suffix: format.suffix.trim() } : {}) } : null;
       if (!around) notes.push("its value format (format) is not carried");
       return { props: { ...p, label, min: num(n.min, 0), max: num(n.max, 10), step: num(n.step, 1) || 1, passthru: bool(n.passthru, true), ...topic, ...around }, notes };
     }
