@@ -996,6 +996,8 @@ test("another site's page in a frame (FlowFuse's ui-iframe): msg.src changes it,
         { id: ids.own, type: "inject", position: { x: 100, y: 200 }, config: { props: [{ p: "src", v: "/api/v1/health", v_type: "str" }] } },
         { id: ids.back, type: "inject", position: { x: 100, y: 300 }, config: { props: [{ p: "payload", v: "back", v_type: "str" }] } },
         { id: ids.frame, type: "ui-iframe", position: { x: 300, y: 200 }, config: { group, src: `${other}/one`, label: "Line camera", order: 1 } },
+        // Dashboard 1's way (a surveyed ISS tracker frames its worldmap from a ui_template): allowed in the template's own sandbox.
+        { id: `tpl-${s}`, type: "ui-template", position: { x: 300, y: 400 }, config: { group, order: 2, format: `<iframe src="${other}/one" title="Map" style="width:100%;height:120px;border:0"></iframe>` } },
       ],
       connections: [ids.two, ids.own, ids.back].map((source) => ({ source, target: ids.frame })),
     });
@@ -1007,6 +1009,7 @@ test("another site's page in a frame (FlowFuse's ui-iframe): msg.src changes it,
     // Sandboxed: its own origin's scripts and forms run, navigating the dashboard's tab does not.
     expect((await frame.getAttribute("sandbox"))!.split(" ")).not.toContain("allow-top-navigation");
     await expect(page.frameLocator('iframe[title="Line camera"]').getByRole("heading", { name: "Camera one" })).toBeVisible();
+    await expect(page.frameLocator("iframe.db-template").frameLocator('iframe[title="Map"]').getByRole("heading", { name: "Camera one" })).toBeVisible();
     // Eight rows of FlowFuse's default height: a frame, not a line.
     expect((await frame.boundingBox())!.height).toBeGreaterThan(200);
     await inject(request, owner, ids.two);

@@ -34,6 +34,7 @@ describe("ui-template frame (SPEC §21)", () => {
     expect(res.headers["content-security-policy"]).toBe(TEMPLATE_FRAME_POLICY);
     expect(TEMPLATE_FRAME_POLICY).toContain("frame-ancestors 'self'");
     expect(TEMPLATE_FRAME_POLICY).toContain("form-action 'none'");
+    expect(TEMPLATE_FRAME_POLICY).toContain("frame-src http: https:");
     expect(res.headers["cache-control"]).toBe("no-cache");
     const html = res.body.toString();
     const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]);

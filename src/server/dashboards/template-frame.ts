@@ -16,7 +16,8 @@ import { componentFromScript, FRAME_TAG, TEMPLATE_FRAME_PATH, templateFrameRunti
  * The document runs in `<iframe sandbox>` without `allow-same-origin`, so its origin is opaque: its
  * policy is its own (not the page's), and may let a template do what Dashboard 2.0 lets it do,
  * because nothing in the frame reaches the app: Vue's template compiler (`'unsafe-eval'`),
- * `onclick="…"` attributes, and external libraries, styles, images and APIs over https. It may be
+ * `onclick="…"` attributes, external libraries, styles, images and APIs over https, and frames of
+ * http(s) pages (which inherit the sandbox). It may be
  * framed by our pages only. The assets answer any origin (`Access-Control-Allow-Origin: *`): fonts
  * are fetched with CORS, and the frame's origin is `null`.
  *
@@ -35,6 +36,9 @@ export const TEMPLATE_FRAME_POLICY = [
   "font-src 'self' data: https:",
   "media-src 'self' data: blob: https:",
   "connect-src https: wss:",
+  // A template that frames a page of its own (Dashboard 1's <iframe src="…/worldmap">, a camera):
+  // that frame inherits this one's sandbox, so even a page of this site runs without its origin.
+  "frame-src http: https:",
   "worker-src blob:",
   "form-action 'none'",
   "base-uri 'none'",
