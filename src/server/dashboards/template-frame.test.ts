@@ -35,6 +35,9 @@ describe("ui-template frame (SPEC §21)", () => {
     expect(TEMPLATE_FRAME_POLICY).toContain("frame-ancestors 'self'");
     expect(TEMPLATE_FRAME_POLICY).toContain("form-action 'none'");
     expect(TEMPLATE_FRAME_POLICY).toContain("frame-src http: https:");
+    // Opaque however it is framed: the document's own sandbox, never allow-same-origin.
+    expect(TEMPLATE_FRAME_POLICY).toMatch(/^sandbox allow-scripts[^;]*;/);
+    expect(TEMPLATE_FRAME_POLICY).not.toContain("allow-same-origin");
     expect(res.headers["cache-control"]).toBe("no-cache");
     const html = res.body.toString();
     const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]);

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { componentFromScript, FRAME_TAG, TEMPLATE_FRAME_PATH, templateFrameRuntime, templateNeeds } from "../../shared/template-frame";
+import { componentFromScript, FRAME_TAG, TEMPLATE_FRAME_PATH, TEMPLATE_FRAME_SANDBOX, templateFrameRuntime, templateNeeds } from "../../shared/template-frame";
 
 /**
  * ui-template's frame document and its scripts (SPEC §21, src/shared/template-frame.ts), served by
@@ -29,6 +29,9 @@ export const TEMPLATE_FRAME_PREFIX = TEMPLATE_FRAME_PATH.slice(0, TEMPLATE_FRAME
 const DOCUMENT = TEMPLATE_FRAME_PATH.slice(TEMPLATE_FRAME_PREFIX.length);
 
 export const TEMPLATE_FRAME_POLICY = [
+  // The frame's sandbox again, from the document itself: however it is framed (a ui-iframe page
+  // that redirects here, a template's own frame), it never runs with this origin.
+  `sandbox ${TEMPLATE_FRAME_SANDBOX}`,
   "default-src 'none'",
   "script-src 'self' 'unsafe-inline' 'unsafe-eval' https:",
   "style-src 'self' 'unsafe-inline' https:",

@@ -10,15 +10,23 @@ import { fluxRows, v1ResultError, v1Results } from "./results";
 /**
  * node-red-contrib-influxdb 0.7.0's nodes (influxdb.js) over the runtime's outgoing HTTP (the
  * outbound rules apply): the requests InfluxDB gets and what the flow sees are the package's
- * (cases.ts, recorded from Node-RED), the transport ours.
+ * (influx-cases.ts, recorded from Node-RED), the transport ours.
  */
 
 const FLUX_DIALECT = { header: true, delimiter: ",", quoteChar: '"', commentPrefix: "#", annotations: ["datatype", "group", "default"] };
-/** node-influx's request timeout. */
-const V1_TIMEOUT_MS = 10_000;
+/** node-influx's request timeout (its Pool's default; the package sets none). */
+const V1_TIMEOUT_MS = 30_000;
 const has = (msg: Message, key: string) => Object.prototype.hasOwnProperty.call(msg, key);
 /** Query strings as node-influx's `querystring.stringify` writes them: every key, undefined as empty. */
 const query = (params: Array<[string, unknown]>) => params.map(([k, v]) => `${k}=${v === undefined || v === null ? "" : encodeURIComponent(String(v))}`).join("&");
+
+/**
+ * node-influx's answer to a 1.x status: 5xx is its ServiceNotAvailableError (the status text, and
+ * no response, so the package reports 503), any other non-2xx its RequestError.
+ */
+function v1StatusError(status: number, body: string): InfluxRequestError {
+  return status >= 500 ? new InfluxRequestError(STATUS_CODES[status] ?? "") : new InfluxRequestError(`A ${status} ${STATUS_CODES[status] ?? ""} error occurred: ${body}`, status);
+}
 
 /** node-influx's RequestError (named Error, as Node-RED's catch shows it). */
 class InfluxRequestError extends Error {
@@ -79,7 +87,8 @@ function serverOf(ctx: NodeContext, ref: string): Server | undefined {
   if (!handle) return undefined;
   const c = handle.config;
   const version = c.influxdbVersion ?? "1.x";
-  const base = version === "1.x" ? `${c.usetls ? "https" : "http"}://${c.hostname.includes(":") ? `[${c.hostname}]` : c.hostname}:${c.port}` : c.url.replace(/\/+$/, "");
+  const literal6 = c.hostname.includes(":") && !c.hostname.startsWith("[");
+  const base = version === "1.x" ? `${c.usetls ? "https" : "http"}://${literal6 ? `[${c.hostname}]` : c.hostname}:${c.port}` : c.url.replace(/\/+$/, "");
   let host = "";
   try {
     host = new URL(base).hostname;
@@ -104,7 +113,9 @@ function serverOf(ctx: NodeContext, ref: string): Server | undefined {
           unverified ??= ctx.services.httpDispatcher?.({ tls: { rejectUnauthorized: false } });
           dispatcher = unverified;
         }
-        const res = await fetcher(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}), timeoutMs, followRedirects: false, ...(dispatcher ? { dispatcher } : {}) });
+        // A query's answer is a download like http-request's: it waits for the organization's byte budget.
+        const budget = ctx.services.workLimits?.responseBudget(ctx.organizationId);
+        const res = await fetcher(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}), timeoutMs, followRedirects: false, ...(dispatcher ? { dispatcher } : {}), ...(budget ? { budget } : {}) });
         const type = res.headers["content-type"];
         return { status: res.status, body: res.body.toString("utf8"), ...(typeof type === "string" ? { contentType: type } : {}) };
       } finally {
@@ -142,7 +153,7 @@ async function v1Write(server: Server, points: V1Point[], precision: string, rp:
   const { u, p } = server.v1Auth();
   const path = `/write?${query([["db", database], ["p", p], ["precision", precision || "n"], ["rp", rp || undefined], ["u", u]])}`;
   const res = await server.request("POST", path, {}, v1Lines(points, precision || "n"));
-  if (res.status >= 300) throw new InfluxRequestError(`A ${res.status} ${STATUS_CODES[res.status] ?? ""} error occurred: ${res.body}`, res.status);
+  if (res.status >= 300) throw v1StatusError(res.status, res.body);
 }
 
 async function v2Write(server: Server, org: string, bucket: string, precision: WritePrecision, lines: string[]) {
@@ -263,7 +274,7 @@ export const influxdbInBehaviour = defineBehaviour(influxdbInNode, (ctx, c) => {
           const text = Array.isArray(q) ? q.join(";") : String(q);
           const path = `/query?${query([["p", p], ["u", u], ["db", handleDatabase(ctx, c.influxdb)], ["epoch", precision], ["q", text], ["rp", rp], ["params", "{}"]])}`;
           const res = await server.request("GET", path, {});
-          if (res.status >= 300) throw new InfluxRequestError(`A ${res.status} ${STATUS_CODES[res.status] ?? ""} error occurred: ${res.body}`, res.status);
+          if (res.status >= 300) throw v1StatusError(res.status, res.body);
           const answer = JSON.parse(res.body) as Parameters<typeof v1Results>[0];
           if (raw) msg.payload = answer;
           else {

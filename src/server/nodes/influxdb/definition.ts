@@ -230,7 +230,9 @@ export const influxdbInNode = defineNode({
   - 1.x: the rows, each with its \`time\` a date and the series' tags; with several statements a list of rows per statement; with **Raw output** InfluxDB's JSON as it came. With a **Time precision** the times are asked for as numbers at it (and still given as dates).
   - 1.8-flux and 2.0: the rows of Flux's answer, every table's, each value typed by its column (numbers, booleans; times as RFC 3339 text).
 
-An error is the node's (a **catch** node gets it), with \`msg.influx_error\`.
+### Details
+
+An error is the node's (a **catch** node gets it), with \`msg.influx_error\`: 1.x \`{ statusCode }\`, 1.8-flux and 2.0 \`{ errorMessage }\` (InfluxDB's answer). The message keeps its other properties.
 
 ### Differences from Node-RED
 

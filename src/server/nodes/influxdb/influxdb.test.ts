@@ -5,12 +5,12 @@ import { loadTestFlow } from "@/test/runtime-harness";
 import { startFakeInflux } from "@/test/fake-influxdb";
 import { createSafeFetch } from "@/server/runtime/safe-fetch";
 import { createOutboundRules } from "@/server/runtime/outbound";
-import { cases, type InfluxCase } from "./cases";
+import { cases, type InfluxCase } from "./influx-cases";
 import { influxdbBatchNode, influxdbInNode, influxdbNode, influxdbOutNode } from "./definition";
 
 /**
- * Each case of cases.ts through our nodes against the stand-in InfluxDB, compared with what
- * Node-RED 5.0 with node-red-contrib-influxdb 0.7.0 did (cases.recorded.json): the requests
+ * Each case of influx-cases.ts through our nodes against the stand-in InfluxDB, compared with what
+ * Node-RED 5.0 with node-red-contrib-influxdb 0.7.0 did (influx-cases.recorded.json): the requests
  * InfluxDB got (method, path and query string, the headers that carry meaning, the body), the
  * message that came out and the error a catch node saw with its msg.influx_error.
  */
@@ -19,7 +19,7 @@ interface Recorded {
   output?: Array<{ payload: unknown }>;
   errors?: Array<{ message: string; influx_error?: unknown }>;
 }
-const recorded = JSON.parse(readFileSync(path.join(__dirname, "cases.recorded.json"), "utf8")) as { cases: Record<string, Recorded> };
+const recorded = JSON.parse(readFileSync(path.join(__dirname, "influx-cases.recorded.json"), "utf8")) as { cases: Record<string, Recorded> };
 const seal = (value: string) => `sealed:${Buffer.from(value).toString("base64")}`;
 const services = {
   httpRequest: createSafeFetch({ allowPrivate: true }),

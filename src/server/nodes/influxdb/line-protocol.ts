@@ -1,6 +1,6 @@
 /**
  * InfluxDB's line protocol as node-red-contrib-influxdb 0.7.0 writes it, so a flow writes the same
- * points here as in Node-RED (cases.recorded.json). Two writers, as there: InfluxDB 1.x through
+ * points here as in Node-RED (influx-cases.recorded.json). Two writers, as there: InfluxDB 1.x through
  * node-influx 5.9 (`v1*`: fields sorted, tags in the message's order, numbers as given, the
  * measurement unescaped, as node-influx writes them) and 1.8-flux / 2.0 through
  * @influxdata/influxdb-client 1.33 (`Point`: typed fields, tags sorted, empty tags left out, every
@@ -72,8 +72,8 @@ export function v1Lines(points: V1Point[], precision: string): string {
         .forEach((k, i) => {
           line += `${i === 0 ? " " : ","}${v1Tag(k)}=${v1FieldValue(point.fields[k])}`;
         });
-      // node-influx: `timestamp && cast(timestamp)`: 0 and "" write no time.
-      if (point.timestamp !== undefined && point.timestamp !== null && point.timestamp !== 0 && point.timestamp !== "" && point.timestamp !== false) line += ` ${v1Timestamp(point.timestamp, precision)}`;
+      // node-influx: `timestamp && cast(timestamp)`, written unless undefined: a falsy one as it is (0, null, "").
+      if (point.timestamp !== undefined) line += ` ${point.timestamp ? v1Timestamp(point.timestamp, precision) : String(point.timestamp)}`;
       return line;
     })
     .join("\n");

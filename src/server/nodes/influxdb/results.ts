@@ -18,9 +18,10 @@ interface V1Answer {
 
 /** A 1.x time: RFC 3339 text (to the millisecond, as a Date holds it), or a number at the query's epoch. */
 function v1Time(value: unknown, precision: string | undefined): Date {
-  if (typeof value === "number" && precision) {
-    const factor: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, u: 0.001, n: 0.000001 };
-    return new Date(Math.floor(value * (factor[precision] ?? 1)));
+  if (typeof value === "number") {
+    // node-influx's timetoDate: to nanoseconds, then the nearest millisecond.
+    const ns: Record<string, number> = { h: 3.6e12, m: 6e10, s: 1e9, ms: 1e6, u: 1e3, n: 1 };
+    return new Date(Math.round((value * (ns[precision ?? "n"] ?? 1)) / 1e6));
   }
   return new Date(String(value));
 }
@@ -98,6 +99,23 @@ interface Column {
   defaultValue: string;
 }
 
+/** The answer's lines, as the client's chunksToLines splits them: a newline inside a quoted cell stays in it. */
+function lines(csv: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < csv.length; i++) {
+    const c = csv[i];
+    if (c === '"') quoted = !quoted;
+    else if (c === "\n" && !quoted) {
+      out.push(csv.slice(start, i > start && csv[i - 1] === "\r" ? i - 1 : i));
+      start = i + 1;
+    }
+  }
+  if (start < csv.length) out.push(csv.slice(start));
+  return out;
+}
+
 /** Every row of every table in the answer, as the client's `tableMeta.toObject(row)` gives it. */
 export function fluxRows(csv: string): Array<Record<string, unknown>> {
   const rows: Array<Record<string, unknown>> = [];
@@ -105,8 +123,7 @@ export function fluxRows(csv: string): Array<Record<string, unknown>> {
   let expectMeta = true;
   let first = 0;
   let meta: Column[] = [];
-  for (const raw of csv.split("\n")) {
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+  for (const line of lines(csv)) {
     if (line === "") {
       expectMeta = true;
       columns = undefined;

@@ -16,6 +16,7 @@ describe("Dashboard 1's gauge format", () => {
     ["{{ msg.payload | number:1 }} bar", { suffix: " bar", decimals: 1 }],
     // Another property moves Dashboard 1's needle (ui_gauge.js convert): the gauge's Value.
     ["{{msg.amps}}", { value: "amps" }],
+    ["{{msg}}", {}],
     ["{{payload.ch4}}", { value: "payload.ch4" }],
     ["{{msg.payload.value}}", { value: "payload.value" }],
     ["{{ msg.payload.readings[0].t | number:1 }} °C", { suffix: " °C", decimals: 1, value: "payload.readings[0].t" }],

@@ -39,7 +39,8 @@ export function gaugeFormat(format: string): { prefix?: string; suffix?: string;
   // `{{value}}` by the payload), while text glued to another property (`T {{payload.t}}`,
   // `{{payload.t}} °C`) names a property no message has: not one value, reported.
   const path = expression!.startsWith("msg.") ? expression!.slice(4) : expression!;
-  const isPayload = path === "payload" || expression === "value";
+  // `{{msg}}` reads msg.msg in Dashboard 1, which no message has: the payload then.
+  const isPayload = path === "payload" || expression === "value" || expression === "msg";
   if (!isPayload && (prefix!.trim() !== "" || (!filter && suffix!.trim() !== ""))) return null;
   return {
     ...(prefix ? { prefix } : {}),

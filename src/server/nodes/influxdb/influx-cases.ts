@@ -2,8 +2,8 @@
  * The influxdb nodes' cases (node-red-contrib-influxdb 0.7.0, as Node-RED runs it): a flow of one
  * `influxdb` configuration node and one node under test, a message sent in, and what InfluxDB
  * (src/test/fake-influxdb.ts) answers. Recorded from Node-RED 5.0 by `npx tsx
- * scripts/influx-record.ts` into cases.recorded.json: the requests the server saw, the message
- * that came out (JSON), and the error a catch node saw. `influxdb.test.ts` runs each against ours.
+ * scripts/influx-record.ts` into influx-cases.recorded.json: the requests the server saw, the message
+ * that came out (JSON), and the error a catch node saw. `influxdb.test.ts` runs each against ours (not `cases.ts`: those are the differential harness's message cases).
  */
 export interface InfluxCase {
   name: string;
@@ -38,6 +38,7 @@ const FLUX_CSV = [
   "#default,_result,,,,",
   ",result,table,_time,_value,room",
   ',,1,2026-12-07T09:30:00Z,42,"hall, ""north"""',
+  ',,1,2026-12-07T09:31:00Z,43,"two\nlines"',
   "",
 ].join("\r\n");
 
@@ -75,6 +76,19 @@ export const cases: InfluxCase[] = [
     node: out1(),
     msg: { payload: { temp: "hot" } },
     respond: { status: 400, type: "application/json", body: '{"error":"partial write: field type conflict"}' },
+  },
+  {
+    name: "1.x out: a server error (5xx) is node-influx's 'service not available', statusCode 503",
+    config: v1,
+    node: out1(),
+    msg: { payload: 2 },
+    respond: { status: 500, type: "application/json", body: '{"error":"engine: write failed"}' },
+  },
+  {
+    name: "1.x batch: a timestamp of 0 is written as it is (node-influx writes any but undefined)",
+    config: v1,
+    node: { type: "influxdb batch", precision: "s", retentionPolicy: "" },
+    msg: { payload: [{ measurement: "boot", fields: { n: 1 }, timestamp: 0 }] },
   },
   {
     name: "1.x batch: points of several measurements, each with its tags and timestamp",
