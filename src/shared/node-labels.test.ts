@@ -72,6 +72,11 @@ const cases: Array<[string, { type: string } & Record<string, unknown>, string]>
   ["udp out", { type: "udp out", addr: "example.com", iface: "", port: "9", ipv: "udp4", outport: "", base64: false, multicast: "false" }, "udp example.com:9"],
   ["ping one host", { type: "ping", protocol: "Automatic", mode: "timed", host: "flowfuse.com", timer: "5", inputs: 0 }, "flowfuse.com"],
   ["ping a list", { type: "ping", protocol: "Automatic", mode: "timed", host: "a.com, b.com", timer: "5", inputs: 0 }, "ping"],
+  // node-red-contrib-influxdb names the server too ("[v2.0] cloud climate"): its measurement here.
+  ["influxdb out", { type: "influxdb out", influxdb: "", measurement: "climate" }, "influxdb climate"],
+  ["influxdb out, measurement from the message", { type: "influxdb out", influxdb: "", measurement: "" }, "influxdb"],
+  ["influxdb batch", { type: "influxdb batch", influxdb: "" }, "influxdb batch"],
+  ["influxdb in", { type: "influxdb in", influxdb: "", query: "SELECT 1" }, "influxdb"],
 ];
 
 describe("an unnamed node's label is Node-RED's", () => {

@@ -143,6 +143,10 @@ export const NODE_LABELS: Record<string, Label> = {
   "tcp-out": (c) => `tcp:${str(c.host) ? `${str(c.host)}:` : ""}${str(c.port)}`,
   "tcp-request": (c) => `tcp:${str(c.server) ? `${str(c.server)}:` : ""}${str(c.port)}`,
   "udp-out": (c) => `udp ${str(c.addr)}:${str(c.port)}`,
+  // node-red-contrib-influxdb: its server's label and the measurement there (a label sees only the node's own configuration here).
+  "influxdb-out": (c) => (str(c.measurement) ? `influxdb ${str(c.measurement)}` : "influxdb"),
+  "influxdb-batch": () => "influxdb batch",
+  "influxdb-in": () => "influxdb",
   // node-red-node-ping: its target, unless that is a list.
   ping: (c) => (str(c.host) && !str(c.host).includes(",") ? str(c.host) : "ping"),
 };

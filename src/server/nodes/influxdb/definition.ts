@@ -16,20 +16,20 @@ const versionOf = (v: unknown) => (VERSIONS as readonly unknown[]).includes(v) ?
 
 export const influxdbConfig = z.object({
   influxdbVersion: z.enum(VERSIONS).default("1.x").meta({ title: "Version", description: "1.x: InfluxQL over /write and /query; 1.8-flux and 2.0: the v2 API (Flux queries)" }),
-  hostname: z.string().trim().max(253).default("127.0.0.1").meta({ title: "Host", description: "1.x: the server's name or address" }),
-  port: z.number().int().min(1).max(65535).default(8086).meta({ title: "Port", description: "1.x" }),
-  database: z.string().max(255).default("database").meta({ title: "Database", description: "1.x: the database written to and queried" }),
-  usetls: z.boolean().default(false).meta({ title: "Use TLS", description: "1.x: https" }),
-  tls: configNodeRef("tls-config", { title: "TLS configuration", description: "1.x with TLS: certificates and checks" }),
+  hostname: z.string().trim().max(253).default("127.0.0.1").meta({ title: "Host (1.x)", description: "the server's name or address" }),
+  port: z.number().int().min(1).max(65535).default(8086).meta({ title: "Port (1.x)" }),
+  database: z.string().max(255).default("database").meta({ title: "Database (1.x)", description: "the database written to and queried" }),
+  usetls: z.boolean().default(false).meta({ title: "Use TLS (1.x)", description: "https" }),
+  tls: configNodeRef("tls-config", { title: "TLS configuration (1.x)", description: "With TLS: certificates and checks" }),
   url: z
     .string()
     .trim()
     .max(2000)
     .refine((v) => v === "" || /^https?:\/\/[^\s]+$/i.test(v), "must be an http:// or https:// URL")
     .default("http://localhost:8086")
-    .meta({ title: "URL", description: "1.8-flux and 2.0: the server, e.g. https://eu-central-1-1.aws.cloud2.influxdata.com" }),
-  timeout: z.number().min(0.1).max(300).default(10).meta({ title: "Timeout (s)", description: "1.8-flux and 2.0: how long a request may take" }),
-  rejectUnauthorized: z.boolean().default(true).meta({ title: "Verify server certificate", description: "1.8-flux and 2.0 over https; leave on outside tests" }),
+    .meta({ title: "URL (1.8-flux, 2.0)", description: "the server, e.g. https://eu-central-1-1.aws.cloud2.influxdata.com" }),
+  timeout: z.number().min(0.1).max(300).default(10).meta({ title: "Timeout in seconds (1.8-flux, 2.0)", description: "how long a request may take" }),
+  rejectUnauthorized: z.boolean().default(true).meta({ title: "Verify server certificate (1.8-flux, 2.0)", description: "Over https; leave on outside tests" }),
 });
 export type InfluxdbConfig = z.infer<typeof influxdbConfig>;
 
@@ -94,14 +94,14 @@ None.
 const server = configNodeRef("influxdb", { title: "Server", description: "The InfluxDB server" });
 const PRECISIONS_V1 = ["", "n", "u", "ms", "s", "m", "h"] as const;
 const PRECISIONS_V2 = ["ns", "us", "ms", "s"] as const;
-const precisionV1 = z.enum(PRECISIONS_V1).default("").meta({ title: "Time precision", description: "1.x: of the timestamps written or read (n, u, ms, s, m, h); empty: nanoseconds; msg.precision wins" });
-const retentionPolicy = z.string().max(255).default("").meta({ title: "Retention policy", description: "1.x; empty: the database's default; msg.retentionPolicy wins" });
+const precisionV1 = z.enum(PRECISIONS_V1).default("").meta({ title: "Time precision (1.x)", description: "of the timestamps written or read (n, u, ms, s, m, h); empty: nanoseconds; msg.precision wins" });
+const retentionPolicy = z.string().max(255).default("").meta({ title: "Retention policy (1.x)", description: "empty: the database's default; msg.retentionPolicy wins" });
 const v2Target = {
-  database: z.string().max(255).default("database").meta({ title: "Database", description: "1.8-flux: the database written to" }),
-  precisionV18FluxV20: z.enum(PRECISIONS_V2).default("ms").meta({ title: "Time precision", description: "1.8-flux and 2.0: of the timestamps written" }),
-  retentionPolicyV18Flux: z.string().max(255).default("").meta({ title: "Retention policy", description: "1.8-flux; empty: autogen" }),
-  org: z.string().max(255).default("organisation").meta({ title: "Organization", description: "2.0" }),
-  bucket: z.string().max(255).default("bucket").meta({ title: "Bucket", description: "2.0" }),
+  database: z.string().max(255).default("database").meta({ title: "Database (1.8-flux)", description: "the database written to" }),
+  precisionV18FluxV20: z.enum(PRECISIONS_V2).default("ms").meta({ title: "Time precision (1.8-flux, 2.0)", description: "of the timestamps written" }),
+  retentionPolicyV18Flux: z.string().max(255).default("").meta({ title: "Retention policy (1.8-flux)", description: "empty: autogen" }),
+  org: z.string().max(255).default("organisation").meta({ title: "Organization (2.0)" }),
+  bucket: z.string().max(255).default("bucket").meta({ title: "Bucket (2.0)" }),
 };
 const v2FromNodeRed = (p: Record<string, unknown>) => ({
   database: str(p.database, "database"),
@@ -204,11 +204,11 @@ ${WRITE_HELP_DIFFERENCES}`,
 
 export const influxdbInConfig = z.object({
   influxdb: server,
-  query: z.string().max(100_000).default("").meta({ title: "Query", description: "InfluxQL (1.x) or Flux (1.8-flux, 2.0); msg.query wins", format: "code" }),
-  rawOutput: z.boolean().default(false).meta({ title: "Raw output", description: "1.x: InfluxDB's JSON answer as it came" }),
+  query: z.string().max(100_000).default("").meta({ title: "Query", description: "InfluxQL (1.x) or Flux (1.8-flux, 2.0); msg.query wins" }),
+  rawOutput: z.boolean().default(false).meta({ title: "Raw output (1.x)", description: "InfluxDB's JSON answer as it came" }),
   precision: precisionV1,
   retentionPolicy,
-  org: z.string().max(255).default("organisation").meta({ title: "Organization", description: "2.0" }),
+  org: z.string().max(255).default("organisation").meta({ title: "Organization (2.0)" }),
 });
 
 export const influxdbInNode = defineNode({
@@ -241,6 +241,7 @@ An error is the node's (a **catch** node gets it), with \`msg.influx_error\`: 1.
   inputs: 1,
   outputs: 1,
   configSchema: influxdbInConfig,
+  form: { query: { widget: "multiline" } },
   nodeRed: {
     type: "influxdb in",
     toNodeRed: (c) => ({ ...c }),
