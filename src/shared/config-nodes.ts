@@ -36,6 +36,11 @@ export function configNodeIdFromNodeRed(nodeRedId: string): string | null {
   return configNodeIdSchema.safeParse(rewritten).success ? rewritten : null;
 }
 
+/** A Node-RED node's reference to a configuration node (its `broker`, `tls` …) as ours: "" for none or one that maps to no id. */
+export function configRefFromNodeRed(value: unknown): string {
+  return typeof value === "string" && value !== "" ? (configNodeIdFromNodeRed(value) ?? "") : "";
+}
+
 /**
  * A property of a node's config schema that names a configuration node of `type` (Node-RED's
  * `broker: { type: "mqtt-broker", required: true }`). Optional references accept "" for "none".

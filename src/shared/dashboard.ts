@@ -89,6 +89,12 @@ export function safeLinkUrl(url: string): boolean {
 }
 
 /**
+ * A message's keys that change a widget's properties (Dashboard 2.0's dynamic ones), not what it
+ * shows: a message of these alone keeps the widget's last message (server and page alike).
+ */
+export const DASHBOARD_DYNAMIC_KEYS: ReadonlySet<string> = new Set(["ui_update", "enabled", "visible", "class", "topic"]);
+
+/**
  * A ui-iframe's address as the server accepts it (the node's `src`, `msg.src`): empty, or http(s),
  * absolute or relative ("/grafana", "cam.html"); any other scheme (javascript:, data:, file:) is
  * refused. The page then shows it only when it resolves to another origin (frameTarget).

@@ -1,4 +1,4 @@
-import type { DashboardWidgetView } from "@/shared/dashboard";
+import { DASHBOARD_DYNAMIC_KEYS, type DashboardWidgetView } from "@/shared/dashboard";
 import { tableRowsAfter } from "@/shared/dashboard-values";
 import { applyChartMessage, chartPointsFromState, type ChartData } from "./chart-model";
 
@@ -67,7 +67,7 @@ export function applyWidgetMessage(widget: Pick<DashboardWidgetView, "type" | "p
   if (widget.type === "ui-iframe") {
     // FlowFuse's ui-iframe shows the last message's src (its store binds every message): one
     // without src shows the node's URL again. Only a message of dynamic properties keeps it.
-    const keep = Object.keys(msg).some((k) => !["ui_update", "enabled", "visible", "class", "topic", "_client"].includes(k));
+    const keep = Object.keys(msg).some((k) => k !== "_client" && !DASHBOARD_DYNAMIC_KEYS.has(k));
     return { msg: keep ? msg : current.msg, props };
   }
   // A message with only ui_update changes properties and keeps the shown value.

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { configNodeRef } from "../../shared/config-nodes";
-import { DASHBOARD_LIMITS, dashboardClientSchema, type DashboardWidgetState } from "../../shared/dashboard";
+import { DASHBOARD_DYNAMIC_KEYS, DASHBOARD_LIMITS, dashboardClientSchema, type DashboardWidgetState } from "../../shared/dashboard";
 import type { DashboardClientRef, DashboardInput, Message, NodeBehaviour, NodeContext, Send } from "../runtime/types";
 import { checkOperand, evaluateOperand, prepareOperand } from "../runtime/operands";
 import { inOrder } from "../runtime/in-order";
@@ -129,7 +129,6 @@ const LEGACY_PROPERTY_TOPICS = new Map<string, "class">([["ui-property:class", "
 
 /** Message properties never kept or shown: the engine's and the viewer's identity. */
 const PRIVATE_KEYS = new Set(["_msgid", "_client", "_event", "_linkSource", "req", "res"]);
-const DYNAMIC_ONLY = new Set(["ui_update", "enabled", "visible", "class", "topic"]);
 
 /** The message as a viewer sees it and the state keeps it: JSON, without the engine's and the client's keys. */
 export function viewOf(msg: Record<string, unknown>): Record<string, unknown> {
@@ -282,7 +281,7 @@ export function widgetBehaviour<C extends Record<string, unknown>>(ctx: NodeCont
         after = r.state;
       } else {
         show = viewOf(msg);
-        const extra = Object.keys(msg).some((k) => !PRIVATE_KEYS.has(k) && !DYNAMIC_ONLY.has(k));
+        const extra = Object.keys(msg).some((k) => !PRIVATE_KEYS.has(k) && !DASHBOARD_DYNAMIC_KEYS.has(k));
         after = extra ? { ...next, msg: show } : next;
       }
       if (!client) state = after;

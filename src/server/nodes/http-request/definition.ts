@@ -2,7 +2,7 @@ import { z } from "zod";
 import { isIP } from "node:net";
 import { defineNode } from "../types";
 import { isBlockedAddress } from "../../runtime/outbound";
-import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-nodes";
+import { configNodeRef, configRefFromNodeRed } from "../../../shared/config-nodes";
 
 const HELP = `Sends an HTTP request and returns the response.
 
@@ -291,8 +291,8 @@ export const httpRequestNode = defineNode({
       get_payload: p.paytoqs === true || p.paytoqs === "query" ? "query" : p.paytoqs === "body" ? "body" : "ignore",
       ...authFromNodeRed(p),
       // Node-RED's configuration node ids, mapped as the import maps the configuration nodes themselves.
-      tls: typeof p.tls === "string" ? (configNodeIdFromNodeRed(p.tls) ?? "") : "",
-      proxy: typeof p.proxy === "string" ? (configNodeIdFromNodeRed(p.proxy) ?? "") : "",
+      tls: configRefFromNodeRed(p.tls),
+      proxy: configRefFromNodeRed(p.proxy),
     }),
   },
 });

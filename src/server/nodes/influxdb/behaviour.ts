@@ -73,6 +73,8 @@ function httpError(status: number, body: string, contentType: string | undefined
 
 interface Server {
   version: InfluxdbConfig["influxdbVersion"];
+  /** 1.x: the database written to and queried. */
+  database: string;
   /** Why it cannot be used (reported at start, as Node-RED's "Configuration missing"). */
   missing?: string;
   request(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string; contentType?: string }>;
@@ -102,6 +104,7 @@ function serverOf(ctx: NodeContext, ref: string): Server | undefined {
   const timeoutMs = version === "1.x" ? V1_TIMEOUT_MS : Math.round(c.timeout * 1000);
   return {
     version,
+    database: c.database,
     ...(tls?.missing ? { missing: tls.missing } : {}),
     async request(method, path, headers, body) {
       const fetcher = ctx.services.httpRequest;
@@ -149,9 +152,9 @@ function fail(server: Server, done: (err?: unknown) => void, msg: Message, err: 
   done(err);
 }
 
-async function v1Write(server: Server, points: V1Point[], precision: string, rp: unknown, database: string) {
+async function v1Write(server: Server, points: V1Point[], precision: string, rp: unknown) {
   const { u, p } = server.v1Auth();
-  const path = `/write?${query([["db", database], ["p", p], ["precision", precision || "n"], ["rp", rp || undefined], ["u", u]])}`;
+  const path = `/write?${query([["db", server.database], ["p", p], ["precision", precision || "n"], ["rp", rp || undefined], ["u", u]])}`;
   const res = await server.request("POST", path, {}, v1Lines(points, precision || "n"));
   if (res.status >= 300) throw v1StatusError(res.status, res.body);
 }
@@ -197,7 +200,7 @@ export const influxdbOutBehaviour = defineBehaviour(influxdbOutNode, (ctx, c) =>
           if (Array.isArray(payload) && payload.length > 0) {
             points = Array.isArray(payload[0]) && payload[0].length > 0 ? payload.map((p) => v1PointOf(m, (p as unknown[])[0] as Record<string, unknown>, (p as unknown[])[1] as Record<string, unknown>)) : [v1PointOf(m, payload[0] as Record<string, unknown>, payload[1] as Record<string, unknown>)];
           } else points = [isPlainObject(payload) ? v1PointOf(m, payload) : v1PointOf(m, { value: payload })];
-          await v1Write(server, points, precision, rp, handleDatabase(ctx, c.influxdb));
+          await v1Write(server, points, precision, rp);
         } else {
           const m = String(measurement);
           const points: Point[] = [];
@@ -217,11 +220,6 @@ export const influxdbOutBehaviour = defineBehaviour(influxdbOutNode, (ctx, c) =>
   };
 });
 
-/** The 1.x database the server node names (read when a write is made: a redeploy of the server changes it). */
-function handleDatabase(ctx: NodeContext, ref: string): string {
-  return ctx.configNode<InfluxdbConfig>(ref, "influxdb")?.config.database ?? "";
-}
-
 export const influxdbBatchBehaviour = defineBehaviour(influxdbBatchNode, (ctx, c) => {
   const server = started(ctx, c.influxdb);
   if (!server) return {};
@@ -234,7 +232,7 @@ export const influxdbBatchBehaviour = defineBehaviour(influxdbBatchNode, (ctx, c
           const precision = has(msg, "precision") ? String(msg.precision ?? "") : c.precision;
           const rp = has(msg, "retentionPolicy") ? msg.retentionPolicy : c.retentionPolicy;
           const points = entries.map((e) => ({ measurement: String(e.measurement), fields: (e.fields ?? {}) as Record<string, unknown>, ...(e.tags !== undefined ? { tags: e.tags as Record<string, unknown> } : {}), ...(e.timestamp !== undefined ? { timestamp: e.timestamp } : {}) }));
-          await v1Write(server, points, precision, rp, handleDatabase(ctx, c.influxdb));
+          await v1Write(server, points, precision, rp);
         } else {
           const lines = entries.flatMap((e) => {
             const point = new Point(String(e.measurement ?? "")).fieldsOf(e.fields).tagsOf(e.tags);
@@ -272,7 +270,7 @@ export const influxdbInBehaviour = defineBehaviour(influxdbInNode, (ctx, c) => {
           if (!raw && precision === "n") precision = undefined;
           const { u, p } = server.v1Auth();
           const text = Array.isArray(q) ? q.join(";") : String(q);
-          const path = `/query?${query([["p", p], ["u", u], ["db", handleDatabase(ctx, c.influxdb)], ["epoch", precision], ["q", text], ["rp", rp], ["params", "{}"]])}`;
+          const path = `/query?${query([["p", p], ["u", u], ["db", server.database], ["epoch", precision], ["q", text], ["rp", rp], ["params", "{}"]])}`;
           const res = await server.request("GET", path, {});
           if (res.status >= 300) throw v1StatusError(res.status, res.body);
           const answer = JSON.parse(res.body) as Parameters<typeof v1Results>[0];

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-nodes";
+import { configNodeRef, configRefFromNodeRed } from "../../../shared/config-nodes";
 
 /**
  * node-red-contrib-influxdb 0.7.0's four node types (influxdb.js, influxdb.html): the `influxdb`
@@ -10,7 +10,6 @@ import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-n
  */
 
 const str = (v: unknown, d = "") => (typeof v === "string" ? v : typeof v === "number" ? String(v) : d);
-const refOf = (value: unknown) => (typeof value === "string" && value !== "" ? (configNodeIdFromNodeRed(value) ?? "") : "");
 const VERSIONS = ["1.x", "1.8-flux", "2.0"] as const;
 const versionOf = (v: unknown) => (VERSIONS as readonly unknown[]).includes(v) ? (v as (typeof VERSIONS)[number]) : "1.x";
 
@@ -82,7 +81,7 @@ None.
         database: str(p.database),
         // Node-RED's older `protocol: "https"` means TLS too.
         usetls: p.usetls === true || p.usetls === "true" || p.protocol === "https",
-        tls: refOf(p.tls),
+        tls: configRefFromNodeRed(p.tls),
         url: str(p.url, "http://localhost:8086"),
         timeout: Number.isFinite(timeout) && timeout >= 0.1 ? Math.min(timeout, 300) : 10,
         rejectUnauthorized: p.rejectUnauthorized !== false && p.rejectUnauthorized !== "false",
@@ -159,7 +158,7 @@ ${WRITE_HELP_DIFFERENCES}`,
   nodeRed: {
     type: "influxdb out",
     toNodeRed: (c) => ({ ...c }),
-    fromNodeRed: (p) => ({ influxdb: refOf(p.influxdb), measurement: str(p.measurement), precision: v1PrecisionOf(p.precision), retentionPolicy: str(p.retentionPolicy), ...v2FromNodeRed(p) }),
+    fromNodeRed: (p) => ({ influxdb: configRefFromNodeRed(p.influxdb), measurement: str(p.measurement), precision: v1PrecisionOf(p.precision), retentionPolicy: str(p.retentionPolicy), ...v2FromNodeRed(p) }),
   },
 });
 
@@ -198,7 +197,7 @@ ${WRITE_HELP_DIFFERENCES}`,
   nodeRed: {
     type: "influxdb batch",
     toNodeRed: (c) => ({ ...c }),
-    fromNodeRed: (p) => ({ influxdb: refOf(p.influxdb), precision: v1PrecisionOf(p.precision), retentionPolicy: str(p.retentionPolicy), ...v2FromNodeRed(p) }),
+    fromNodeRed: (p) => ({ influxdb: configRefFromNodeRed(p.influxdb), precision: v1PrecisionOf(p.precision), retentionPolicy: str(p.retentionPolicy), ...v2FromNodeRed(p) }),
   },
 });
 
@@ -246,7 +245,7 @@ An error is the node's (a **catch** node gets it), with \`msg.influx_error\`: 1.
     type: "influxdb in",
     toNodeRed: (c) => ({ ...c }),
     fromNodeRed: (p) => ({
-      influxdb: refOf(p.influxdb),
+      influxdb: configRefFromNodeRed(p.influxdb),
       query: str(p.query),
       rawOutput: p.rawOutput === true || p.rawOutput === "true",
       precision: v1PrecisionOf(p.precision),

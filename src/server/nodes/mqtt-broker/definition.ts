@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 import { PROTOCOL_CHOICES, QOS_CHOICES } from "../mqtt-choices";
-import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-nodes";
+import { configNodeRef, configRefFromNodeRed } from "../../../shared/config-nodes";
 import { numberOrVariable, variableFromNodeRed } from "../../runtime/number-or-variable";
 
 /** The reserved `broker` value naming the app's own broker (SPEC §20, "Built-in broker"). */
@@ -237,7 +237,7 @@ export const mqttBrokerNode = defineNode({
     fromNodeRed: (p) => ({
       broker: str(p.broker).trim() || "localhost",
       port: variableFromNodeRed(p.port) ?? (int(p.port, 1883) || 1883),
-      tls: typeof p.tls === "string" ? (configNodeIdFromNodeRed(p.tls) ?? "") : "",
+      tls: configRefFromNodeRed(p.tls),
       clientid: str(p.clientid),
       autoConnect: bool(p.autoConnect, true),
       usetls: bool(p.usetls, false),

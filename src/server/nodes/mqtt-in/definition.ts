@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 import { QOS_CHOICES, RETAIN_HANDLING_CHOICES } from "../mqtt-choices";
-import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-nodes";
+import { configNodeRef, configRefFromNodeRed } from "../../../shared/config-nodes";
 
 const HELP = `Connects to an MQTT broker and subscribes to messages from the specified topic.
 
@@ -104,7 +104,7 @@ export const mqttInNode = defineNode({
         qos: qos >= 0 && qos <= 2 ? qos : 2,
         // Node-RED's runtime reads a missing datatype as utf8.
         datatype: ["auto-detect", "auto", "utf8", "json", "base64", "buffer"].includes(String(p.datatype)) ? p.datatype : "utf8",
-        broker: typeof p.broker === "string" ? (configNodeIdFromNodeRed(p.broker) ?? "") : "",
+        broker: configRefFromNodeRed(p.broker),
         nl: p.nl === true || p.nl === "true",
         rap: !(p.rap === false || p.rap === "false"),
         rh: rh >= 0 && rh <= 2 ? rh : 0,

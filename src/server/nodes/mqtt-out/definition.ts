@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-nodes";
+import { configNodeRef, configRefFromNodeRed } from "../../../shared/config-nodes";
 
 const HELP = `Connects to an MQTT broker and publishes messages.
 
@@ -80,7 +80,7 @@ export const mqttOutNode = defineNode({
       userProps: typeof p.userProps === "string" ? p.userProps : p.userProps && typeof p.userProps === "object" ? JSON.stringify(p.userProps) : "",
       correl: text(p.correl),
       expiry: text(p.expiry),
-      broker: typeof p.broker === "string" ? (configNodeIdFromNodeRed(p.broker) ?? "") : "",
+      broker: configRefFromNodeRed(p.broker),
     }),
   },
 });

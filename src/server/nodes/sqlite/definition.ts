@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-nodes";
+import { configNodeRef, configRefFromNodeRed } from "../../../shared/config-nodes";
 
 export const SQL_QUERY_MODES = ["msg.topic", "fixed", "prepared", "batch"] as const;
 
@@ -92,7 +92,7 @@ export const sqliteNode = defineNode({
     type: "sqlite",
     toNodeRed: (c) => ({ mydb: c.mydb, sqlquery: c.sqlquery, sql: c.sql }),
     fromNodeRed: (p) => ({
-      mydb: typeof p.mydb === "string" ? (configNodeIdFromNodeRed(p.mydb) ?? "") : "",
+      mydb: configRefFromNodeRed(p.mydb),
       // Node-RED runs a mode it does not know as none of its four: nothing happens; "msg.topic" is its default.
       sqlquery: (SQL_QUERY_MODES as readonly string[]).includes(String(p.sqlquery)) ? p.sqlquery : "msg.topic",
       sql: typeof p.sql === "string" ? p.sql : "",

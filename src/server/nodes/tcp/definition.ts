@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineNode } from "../types";
 import { WHOLE_VARIABLE_REFERENCE } from "../../../shared/variable-references";
-import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-nodes";
+import { configNodeRef, configRefFromNodeRed } from "../../../shared/config-nodes";
 
 /**
  * Node-RED's TCP clients (`31-tcpin.js`, SPEC §23): `tcp request`, and `tcp in` and `tcp out` in
@@ -18,7 +18,6 @@ const port = (title: string, description: string) =>
     .default("")
     .meta({ title, description });
 const text = (p: Record<string, unknown>, key: string) => (p[key] === undefined || p[key] === null ? "" : String(p[key]).trim());
-const refOf = (value: unknown) => (typeof value === "string" && value !== "" ? (configNodeIdFromNodeRed(value) ?? "") : "");
 const tls = configNodeRef("tls-config", { title: "TLS configuration", description: "Connect with TLS, with these certificates and checks" });
 
 const OUTBOUND = `- The connection passes the outbound rules of the shared runtime: private, loopback and link-local addresses are refused unless the operator sets \`OUTBOUND_ALLOW_PRIVATE=true\` (the node reports the reason).`;
@@ -91,7 +90,7 @@ ${OUTBOUND}
       splitc: p.splitc === undefined || p.splitc === null ? "0" : String(p.splitc),
       newline: typeof p.newline === "string" ? p.newline : "",
       trim: p.trim === true,
-      tls: refOf(p.tls),
+      tls: configRefFromNodeRed(p.tls),
     }),
   },
 });
@@ -140,7 +139,7 @@ ${OUTBOUND}`,
   nodeRed: {
     type: "tcp out",
     toNodeRed: (c) => ({ host: c.host, port: c.port, beserver: c.beserver, base64: c.base64, end: c.end, tls: c.tls }),
-    fromNodeRed: (p) => ({ host: text(p, "host"), port: text(p, "port"), beserver: "client", base64: p.base64 === true, end: p.end === true, tls: refOf(p.tls) }),
+    fromNodeRed: (p) => ({ host: text(p, "host"), port: text(p, "port"), beserver: "client", base64: p.base64 === true, end: p.end === true, tls: configRefFromNodeRed(p.tls) }),
   },
 });
 
@@ -217,7 +216,7 @@ ${OUTBOUND}
       newline: typeof p.newline === "string" ? p.newline : "",
       trim: p.trim === true,
       topic: typeof p.topic === "string" ? p.topic : "",
-      tls: refOf(p.tls),
+      tls: configRefFromNodeRed(p.tls),
     }),
   },
 });

@@ -1,10 +1,7 @@
 import { uiIframeNode } from "./definition";
 import { defineBehaviour } from "../types";
 import { viewOf, widgetBehaviour } from "../dashboard-support";
-import { safeFrameUrl } from "../../../shared/dashboard";
-
-/** A message's keys that change the widget's properties, not what it shows (widgetBehaviour's dynamic ones). */
-const DYNAMIC = new Set(["ui_update", "enabled", "visible", "class", "topic"]);
+import { DASHBOARD_DYNAMIC_KEYS as DYNAMIC, safeFrameUrl } from "../../../shared/dashboard";
 
 /**
  * As FlowFuse's ui-iframe: the last message is kept, and its `src` replaces the node's URL while

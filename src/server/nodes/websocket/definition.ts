@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineNode } from "../types";
-import { configNodeIdFromNodeRed, configNodeRef } from "../../../shared/config-nodes";
+import { configNodeRef, configRefFromNodeRed } from "../../../shared/config-nodes";
 import { socketListenerPath } from "../../runtime/socket-hooks";
 
 /**
@@ -16,7 +16,6 @@ const wholemsg = z
   .meta({ title: "Send/Receive", description: "false: the payload only; true: the entire message as JSON" });
 
 const wholemsgOf = (p: Record<string, unknown>) => (p.wholemsg === true || p.wholemsg === "true" ? "true" : "false");
-const refOf = (value: unknown) => (typeof value === "string" && value !== "" ? (configNodeIdFromNodeRed(value) ?? "") : "");
 
 export const websocketListenerConfig = z.object({
   path: z
@@ -135,7 +134,7 @@ The connection opens when the first flow using this client starts on an instance
     toNodeRed: (c) => ({ path: c.path, tls: c.tls, wholemsg: c.wholemsg, hb: c.hb, subprotocol: c.subprotocol, headers: c.headers }),
     fromNodeRed: (p) => ({
       path: typeof p.path === "string" ? p.path : "",
-      tls: refOf(p.tls),
+      tls: configRefFromNodeRed(p.tls),
       wholemsg: wholemsgOf(p),
       hb: p.hb === undefined || p.hb === null ? "" : String(p.hb).trim(),
       subprotocol: typeof p.subprotocol === "string" ? p.subprotocol : "",
@@ -156,7 +155,7 @@ export const websocketOutConfig = z.object(endpointRefs);
 const endpointMapping = {
   toNodeRed: (c: { server: string; client: string }) => ({ server: c.server, client: c.client }),
   // Node-RED uses the client when both are set (`n.client ? n.client : n.server`); so do we.
-  fromNodeRed: (p: Record<string, unknown>) => ({ server: refOf(p.server), client: refOf(p.client) }),
+  fromNodeRed: (p: Record<string, unknown>) => ({ server: configRefFromNodeRed(p.server), client: configRefFromNodeRed(p.client) }),
 };
 
 const STATUS_HELP = `The node shows \`connected N\` (green dot) with the number of clients of a listener, or \`connected\` for a client connection, and \`disconnected\` (red ring) when there are none.`;
