@@ -82,9 +82,12 @@ describe("DashboardSocket", () => {
     last().readyState = 1; // open, but the page has not arrived
     expect(s.send(input(2))).toBe("queued");
     expect(s.send({ type: "dashboard.event", event: "$pageview", page_id: "p" })).toBe("dropped");
+    // A group folded right after a reload reaches the flow too (Dashboard 1's ui_control hears it).
+    const fold = { type: "dashboard.group" as const, page_id: "p", group_id: "g", open: false };
+    expect(s.send(fold)).toBe("queued");
     expect(last().sent).toEqual([]);
     last().page();
-    expect(last().sent).toEqual([input(1), input(2)]);
+    expect(last().sent).toEqual([input(1), input(2), fold]);
     expect(s.send(input(3))).toBe("sent");
     // While offline: kept for the next connection; beyond the bound the oldest go.
     last().drop();

@@ -43,7 +43,7 @@ const FINAL_CLOSES = new Map<number, string>([
   [DASHBOARD_CLOSE.shareRevoked, "This share link was revoked."],
 ]);
 
-/** Inputs kept while the socket is not online yet (or again); the oldest go first beyond this. */
+/** Inputs and group folds kept while the socket is not online yet (or again); the oldest go first beyond this. */
 export const DASHBOARD_PENDING_INPUTS = 64;
 
 export type DashboardSendResult = "sent" | "queued" | "dropped";
@@ -146,7 +146,8 @@ export class DashboardSocket {
       this.ws.send(JSON.stringify(frame));
       return "sent";
     }
-    if (frame.type !== "dashboard.input" || this.stopped) return "dropped";
+    // A viewer's acts (a widget's input, a group folded or opened) wait for the page; page events do not.
+    if ((frame.type !== "dashboard.input" && frame.type !== "dashboard.group") || this.stopped) return "dropped";
     this.pending.push(frame);
     if (this.pending.length > DASHBOARD_PENDING_INPUTS) this.pending.shift();
     return "queued";
