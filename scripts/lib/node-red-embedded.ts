@@ -117,7 +117,7 @@ export interface EmbeddedNodeRed {
 }
 
 /** Contrib node packages whose nodes we offer, recorded against as Node-RED runs them. */
-const CONTRIB_PACKAGES = ["node-red-contrib-moment", "node-red-node-sqlite", "node-red-contrib-influxdb"];
+const CONTRIB_PACKAGES = ["node-red-contrib-moment", "node-red-node-sqlite", "node-red-contrib-influxdb", "node-red-node-mysql"];
 
 /**
  * Installs Node-RED 5.0 unless present (bench/node-red-5) and starts it in this process, without
