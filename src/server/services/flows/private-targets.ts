@@ -84,6 +84,17 @@ export function privateTargetWarnings(items: readonly NrNode[]): string[] {
       case "udp out":
         if (typeof n.addr === "string" && n.addr.trim() !== "") say(n, "address", n.addr, n.addr, "nothing it sends arrives");
         break;
+      case "MySQLdatabase":
+        if (typeof n.host === "string" && n.host.trim() !== "") say(n, "host", n.host, n.host.trim(), "its mysql nodes stay \"not yet connected\"");
+        break;
+      case "influxdb": {
+        // 1.x names a host; 1.8-flux and 2.0 a URL.
+        const v1 = n.influxdbVersion === undefined || n.influxdbVersion === "1.x";
+        const value = v1 ? n.hostname : n.url;
+        const host = typeof value === "string" ? (v1 ? value.trim() : hostOf(value, "http")) : null;
+        if (host && typeof value === "string") say(n, v1 ? "host" : "URL", value, host, "its writes and queries fail");
+        break;
+      }
     }
   }
   return warnings;
