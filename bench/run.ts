@@ -14,6 +14,7 @@ import { benchFlowsAtScale } from "./flows-scale";
 import { benchRuntime } from "./runtime";
 import { benchContext } from "./context";
 import { benchSqlite } from "./sqlite";
+import { benchMysql } from "./mysql";
 import { benchSandbox } from "./sandbox";
 import { benchDebugEvents } from "./debug-ws";
 import { benchDebugFanout } from "./debug-fanout";
@@ -55,6 +56,7 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "context", title: "4c Durable context (flow.set / flow.increment per message, Node-RED side by side)", run: benchContext, ownServer: true },
   { name: "sandbox", title: "4b Function sandbox (calls, creation)", run: benchSandbox, ownServer: true, explicit: true },
   { name: "sqlite", title: "4e SQLite inserts (node-red-node-sqlite, Node-RED side by side)", run: benchSqlite, ownServer: true, explicit: true },
+  { name: "mysql", title: "4f MySQL inserts (node-red-node-mysql, Node-RED side by side; a MariaDB on this machine)", run: benchMysql, ownServer: true, explicit: true },
   { name: "turns", title: "4d Function turns (messages in flight, Node-RED side by side)", run: benchTurns, ownServer: true, explicit: true },
   { name: "debug", title: "5 Debug events to one WebSocket", run: benchDebugEvents },
   { name: "debug100", title: "5b Debug events to 100 WebSocket clients", run: benchDebugFanout },
