@@ -1,8 +1,9 @@
+import { createHash } from "node:crypto";
 import { EventEmitter } from "node:events";
 import net from "node:net";
 import mysql from "mysql2";
 import { defineBehaviour } from "../types";
-import type { Message, NodeContext, NodeStatus } from "../../runtime/types";
+import type { Done, Message, NodeContext, NodeStatus } from "../../runtime/types";
 import type { OutboundRules } from "../../runtime/outbound";
 import { MYSQL_CONNECTION_LIMIT, MYSQL_RESULT_BYTES, mysqlNode, type MysqlDatabaseConfig } from "./definition";
 
@@ -32,7 +33,7 @@ class MysqlLink extends EventEmitter {
   pool: mysql.Pool | undefined;
 
   constructor(
-    private readonly options: () => mysql.PoolOptions,
+    private readonly options: mysql.PoolOptions,
     private readonly report: (err: unknown) => void,
   ) {
     super();
@@ -49,56 +50,55 @@ class MysqlLink extends EventEmitter {
   }
 
   private doConnect() {
+    // One retry at a time, none once closed (a closed link never opens a pool again).
+    clearTimeout(this.tick);
+    this.tick = undefined;
+    if (this.closed || this.connecting) return;
     this.connecting = true;
     this.setState("connecting");
     try {
-      this.pool ??= mysql.createPool(this.options());
-    } catch (err) {
-      this.failed(err);
-      return;
-    }
-    const pool = this.pool;
-    // A refused address throws from the socket's opening, inside mysql2's connection.
-    try {
-      pool.getConnection((err, connection) => this.tested(err, connection));
+      this.pool ??= mysql.createPool(this.options);
+      // A refused address throws from the socket's opening, inside mysql2's connection.
+      this.pool.getConnection((err, connection) => this.tested(err, connection));
     } catch (err) {
       this.failed(err);
     }
   }
 
   private tested(err: NodeJS.ErrnoException | null, connection: mysql.PoolConnection) {
-    {
-      this.connecting = false;
-      if (this.closed) {
-        connection?.release();
-        return;
-      }
-      if (err) {
-        this.failed(err);
-        return;
-      }
-      this.connected = true;
-      this.setState("connected");
-      this.check ??= setInterval(() => this.checkVersion(), CHECK_MS);
-      this.check.unref?.();
-      connection.release();
+    this.connecting = false;
+    if (this.closed) {
+      connection?.release();
+      return;
     }
+    if (err) {
+      this.failed(err);
+      return;
+    }
+    this.connected = true;
+    this.setState("connected");
+    this.check ??= setInterval(() => this.checkVersion(), CHECK_MS);
+    this.check.unref?.();
+    connection.release();
   }
 
   private failed(err: unknown) {
     this.connecting = false;
+    if (this.closed) return;
     const code = (err as { code?: unknown }).code;
     this.setState(typeof code === "string" ? code : err instanceof Error ? err.message : String(err));
     this.report(err);
+    clearTimeout(this.tick);
     this.tick = setTimeout(() => this.doConnect(), RECONNECT_MS);
     this.tick.unref?.();
   }
 
   private checkVersion() {
+    if (this.connecting || this.closed) return;
     this.pool?.query("SELECT version();", [], (err) => {
+      // Node-RED shows "Bad Ping" on the configuration node, which no flow sees: here the error, then the test again.
       if (err && !this.closed) {
         this.report(err);
-        this.emit("badping");
         this.doConnect();
       }
     });
@@ -127,7 +127,11 @@ function customQueryFormat(this: { escape(v: unknown): string }, query: string, 
 function openSocket(outbound: OutboundRules | undefined, host: string, port: number): net.Socket {
   outbound?.checkHost(host);
   const lookup = outbound?.lookup;
-  return net.connect({ host, port, ...(lookup ? { lookup } : {}) });
+  const socket = net.connect({ host, port, ...(lookup ? { lookup } : {}) });
+  // What mysql2 sets on the sockets it opens itself (a connection a firewall dropped is noticed).
+  socket.setNoDelay(true);
+  socket.setKeepAlive(true, 0);
+  return socket;
 }
 
 /** A result as a message carries it: rows and result headers as plain objects (mysql2's are class instances). */
@@ -140,36 +144,45 @@ function plain(result: unknown): unknown {
 function acquireLink(ctx: NodeContext, ref: string) {
   const handle = ref ? ctx.configNode<MysqlDatabaseConfig>(ref, "mysql-database") : undefined;
   if (!handle) return undefined;
-  return handle.connect<MysqlLink>("mysql", {
-    open: () => {
-      const link = new MysqlLink(
-        () => {
-          const c = handle.config;
-          const creds = handle.credentialsFor(c.host);
-          return {
-            host: c.host,
-            port: c.port,
-            user: creds.user ?? "",
-            password: creds.password ?? "",
-            database: c.db,
-            timezone: c.tz || "local",
-            charset: (c.charset || "UTF8_GENERAL_CI").toUpperCase(),
+  const c = handle.config;
+  const creds = handle.credentialsFor(c.host);
+  const settings = {
+    host: c.host,
+    port: c.port,
+    user: creds.user ?? "",
+    password: creds.password ?? "",
+    database: c.db,
+    // mysql2 takes another text as Z, with a warning on the console: the same, without it.
+    timezone: !c.tz ? "local" : /^(?:local|Z|[ +-]\d\d:\d\d)$/.test(c.tz) ? c.tz : "Z",
+    charset: (c.charset || "UTF8_GENERAL_CI").toUpperCase(),
+  };
+  // The resolved settings decide the pool: a rotated secret or another flow's variables open another.
+  const variant = createHash("sha256").update(JSON.stringify(settings)).digest("base64url");
+  return handle.connect<MysqlLink>(
+    "mysql",
+    {
+      open: () => {
+        const link = new MysqlLink(
+          {
+            ...settings,
+            ...(settings.database ? {} : { database: undefined }),
             insecureAuth: true,
             multipleStatements: true,
             connectionLimit: MYSQL_CONNECTION_LIMIT,
             connectTimeout: 30_000,
             decimalNumbers: true,
-            stream: () => openSocket(ctx.services.outbound, c.host, c.port),
-          };
-        },
-        // The configuration node's error in Node-RED's log: here the error of each node using it.
-        (err) => link.emit("failure", err),
-      );
-      link.connect();
-      return link;
+            stream: () => openSocket(ctx.services.outbound, settings.host, settings.port),
+          },
+          // The configuration node's error in Node-RED's log: here each node using it reports it (once while it lasts).
+          (err) => link.emit("failure", err),
+        );
+        link.connect();
+        return link;
+      },
+      close: (link) => link.close(),
     },
-    close: (link) => link.close(),
-  });
+    { variant },
+  );
 }
 
 /** Node-RED's status of a node for its database's state. */
@@ -187,12 +200,20 @@ export const mysqlBehaviour = defineBehaviour(mysqlNode, async (ctx, c) => {
     return {};
   }
   const link = lease.connection;
-  const onState = (state: State) => ctx.status(stateStatus(state));
-  const onFailure = (err: unknown) => ctx.log.error(err);
-  const onBadPing = () => ctx.status({ fill: "red", shape: "ring", text: "Bad Ping" });
+  // A failure is reported once while it lasts (Node-RED logs each retry, every 20 s).
+  let reported: string | undefined;
+  const onState = (state: State) => {
+    if (state === "connected") reported = undefined;
+    ctx.status(stateStatus(state));
+  };
+  const onFailure = (err: unknown) => {
+    const text = err instanceof Error ? err.message : String(err);
+    if (text === reported) return;
+    reported = text;
+    ctx.log.error(err);
+  };
   link.on("state", onState);
   link.on("failure", onFailure);
-  link.on("badping", onBadPing);
   if (link.state !== "connecting") onState(link.state);
   else ctx.status(stateStatus("connecting"));
   link.connect();
@@ -201,10 +222,16 @@ export const mysqlBehaviour = defineBehaviour(mysqlNode, async (ctx, c) => {
   let tout: NodeJS.Timeout | undefined;
   let closed = false;
 
+  // Node-RED's node.error(err, msg) then done(): catch nodes get the error, complete nodes the message.
+  const fail = (msg: Message, err: unknown, done: Done) => {
+    ctx.log.error(err, msg);
+    done(undefined, { handled: err });
+  };
+
   const query = (msg: Message, topic: string, send: (m: Message) => void, done: (err?: unknown) => void) => {
     const pool = link.pool;
     if (!pool) {
-      done("Database not connected");
+      fail(msg, "Database not connected", done);
       return;
     }
     const withConnection = (then: (err: NodeJS.ErrnoException | null, conn: mysql.PoolConnection) => void) => {
@@ -219,7 +246,7 @@ export const mysqlBehaviour = defineBehaviour(mysqlNode, async (ctx, c) => {
         conn?.release?.();
         status = { fill: "red", shape: "ring", text: `Error: ${String((err as { code?: unknown }).code)}` };
         if (!closed) ctx.status(status);
-        done(err);
+        fail(msg, err, done);
         return;
       }
       const payload = msg.payload;
@@ -233,18 +260,20 @@ export const mysqlBehaviour = defineBehaviour(mysqlNode, async (ctx, c) => {
         bytes += chunk.length;
         if (bytes > MYSQL_RESULT_BYTES && !tooBig) {
           tooBig = true;
-          conn.destroy();
+          // The socket itself: mysql2's destroy() only half-closes it and goes on reading the answer.
+          socket?.destroy(Object.assign(new Error("the answer is too large"), { code: "ER_RESULT_TOO_LARGE" }));
         }
       };
       socket?.on("data", count);
       conn.query(topic, bind, (qerr, rows) => {
         socket?.off("data", count);
-        if (!tooBig) conn.release();
+        if (tooBig) conn.destroy();
+        else conn.release();
         const failure = tooBig ? Object.assign(new Error(`the answer is larger than ${MYSQL_RESULT_BYTES / 1024 / 1024} MiB: select fewer rows`), { code: "ER_RESULT_TOO_LARGE" }) : qerr;
         if (failure) {
           status = { fill: "red", shape: "ring", text: `Error: ${String((failure as { code?: unknown }).code)}` };
           if (!closed) ctx.status(status);
-          done(failure);
+          fail(msg, failure, done);
         } else {
           msg.payload = plain(rows);
           send(msg);
@@ -266,7 +295,7 @@ export const mysqlBehaviour = defineBehaviour(mysqlNode, async (ctx, c) => {
         }
       } else {
         status = { fill: "red", shape: "ring", text: "not yet connected" };
-        done("Database not connected");
+        fail(msg, "Database not connected", done);
       }
       if (!busy) {
         busy = true;
@@ -282,7 +311,6 @@ export const mysqlBehaviour = defineBehaviour(mysqlNode, async (ctx, c) => {
       clearTimeout(tout);
       link.off("state", onState);
       link.off("failure", onFailure);
-      link.off("badping", onBadPing);
       ctx.status(null);
     },
   };

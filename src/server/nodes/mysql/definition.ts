@@ -25,14 +25,13 @@ const DIFFERENCES = `### Differences from Node-RED
 export const mysqlDatabaseConfig = z.object({
   host: z.string().trim().min(1, "the server's name or address is required").max(253).default("127.0.0.1").meta({ title: "Host", description: "The MySQL or MariaDB server's name or address" }),
   port: z.number().int().min(1).max(65535).default(3306).meta({ title: "Port" }),
-  db: z.string().trim().min(1, "the database is required").max(64).default("database").meta({ title: "Database", description: "The database the queries run in" }),
+  db: z.string().trim().max(64).default("").meta({ title: "Database", description: "The database the queries run in (empty: each query names it, db.table)" }),
   tz: z
     .string()
     .trim()
     .max(64)
-    .refine((v) => v === "" || v === "local" || v === "Z" || /^[+-]\d\d:\d\d$/.test(v), "must be empty (local), Z or ±hh:mm")
     .default("")
-    .meta({ title: "Timezone", description: "±hh:mm, Z, or empty for local: how DATETIME values are read and written" }),
+    .meta({ title: "Timezone", description: "±hh:mm, Z, or empty for local: how DATETIME values are read and written (another name, such as UTC, is taken as Z)" }),
   charset: z
     .string()
     .trim()
@@ -62,8 +61,8 @@ None.
 
 ### Details
 
-- **Host**, **Port** and **Database** name where the queries run; **User** and **Password** are credentials: stored encrypted, never shown again, left out of exports. Each may be \`\${NAME}\`, a variable or secret of the organization.
-- **Timezone**: \`±hh:mm\` or \`Z\`; empty is local time. DATETIME and DATE values are read into dates and dates written at it.
+- **Host**, **Port** and **Database** name where the queries run (with no database, each query names its tables' database: \`db.table\`); **User** and **Password** are credentials: stored encrypted, never shown again, left out of exports. Each may be \`\${NAME}\`, a variable or secret of the organization.
+- **Timezone**: \`±hh:mm\` or \`Z\`; empty is local time. DATETIME and DATE values are read into dates and dates written at it. Another text (\`UTC\`, \`GMT\`, \`Europe/Paris\`) is taken as \`Z\`, as mysql2 takes it in Node-RED.
 - **Charset**: \`UTF8\` is MySQL's old 3-byte UTF-8; use \`UTF8MB4\` for emoji.
 - Every flow of the organization on an instance that uses this database (the same deployed revision) shares its connections. The nodes show "connecting", "connected", or the server's error code; a database that cannot be reached is tried again every 20 seconds, and a connected one is checked every 290 seconds.
 

@@ -86,7 +86,7 @@ describe("mysql nodes imported from Node-RED", () => {
     expect(JSON.stringify(put.body)).not.toContain(PASSWORD);
     expect(put.body.config_node.credentials).toMatchObject({ password: { set: true } });
     // Bad settings are refused with the field named, and change nothing.
-    for (const config of [{ port: 0 }, { tz: "Europe/Paris" }, { charset: "utf8; DROP" }, { db: "" }]) {
+    for (const config of [{ port: 0 }, { host: "" }, { charset: "utf8; DROP" }, { db: "x".repeat(65) }]) {
       const bad = await request("PUT", `/config-nodes/${dbs[0]!.id}`, { token, body: { config } });
       expect(bad.status, JSON.stringify(config)).toBe(400);
       expect(bad.text).toContain(Object.keys(config)[0]!);
