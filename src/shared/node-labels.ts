@@ -199,3 +199,43 @@ export function nodeLabel(node: { type: string; name?: string | null; config?: C
     return node.name || node.type;
   }
 }
+
+/**
+ * What an unnamed configuration node is called in pickers and lists, as Node-RED's editor labels
+ * it (each type's `label` in its .html): an MQTT broker by its address, a database by its name.
+ * A type without an entry, or an entry with nothing to say, is called by its type and id.
+ */
+export const CONFIG_NODE_LABELS: Record<string, Label> = {
+  // 10-mqtt.html: [clientid@]broker[:port] (no port after a URL).
+  "mqtt-broker": (c) => {
+    const broker = str(c.broker);
+    if (broker === "built-in") return "built-in broker";
+    const b = broker || "undefined";
+    const lab = (str(c.clientid) ? `${str(c.clientid)}@` : "") + b;
+    return b.includes("://") ? lab : `${lab}:${str(c.port) || "1883"}`;
+  },
+  "tls-config": () => "TLS configuration",
+  "http-proxy": (c) => str(c.url),
+  "websocket-listener": (c) => str(c.path),
+  "websocket-client": (c) => str(c.path),
+  sqlitedb: (c) => str(c.db),
+  "mysql-database": (c) => str(c.db),
+  // node-red-contrib-influxdb: the version, then the URL or host:port/database.
+  influxdb: (c) => {
+    const version = str(c.influxdbVersion) || "1.x";
+    return version === "1.8-flux" || version === "2.0" ? `[v${version}] ${str(c.url)}` : `[v${version}] ${str(c.hostname)}:${str(c.port)}/${str(c.database)}`;
+  },
+};
+
+/** A configuration node's label: its name, else its type's label of its configuration, else its type and id. */
+export function configNodeLabelOf(node: { id: string; type: string; name: string; config?: Config | null }): string {
+  const name = node.name.trim();
+  if (name) return name;
+  try {
+    const label = Object.hasOwn(CONFIG_NODE_LABELS, node.type) ? CONFIG_NODE_LABELS[node.type]!(node.config ?? {}) : "";
+    if (label.trim()) return label;
+  } catch {
+    // The type's and id's fallback below.
+  }
+  return `${node.type} ${node.id}`;
+}

@@ -10,7 +10,7 @@ import { errorInfo, useTRPC } from "@/trpc/react";
 import type { ConfigNodeView } from "@/shared/config-nodes";
 import { SchemaForm, type JsonSchema } from "../schema-form";
 import { HelpDisclosure } from "../node-help";
-import { credentialsInput, credentialsOf, splitFieldErrors, type ConfigTypeInfo, type CredentialDraft } from "./config-node-model";
+import { configNodeLabel, credentialsInput, credentialsOf, splitFieldErrors, type ConfigTypeInfo, type CredentialDraft } from "./config-node-model";
 import { ConfigCatalogContext } from "./config-ref-slot";
 import { ConfigNodeUsers } from "./config-node-users";
 import { CredentialField } from "./credential-field";
@@ -184,7 +184,7 @@ export function ConfigNodeDialog({
               maxLength={NAME_MAX_CHARS}
               value={name}
               onChange={(e) => setName(e.target.value)}
-              placeholder={base ? `${type} ${base.id}` : type}
+              placeholder={base ? configNodeLabel({ ...base, name: "" }) : type}
               aria-invalid={errors.name ? true : undefined}
               aria-describedby={errors.name ? "config-node-name-error" : undefined}
               autoFocus
@@ -239,7 +239,7 @@ export function ConfigNodeDialog({
             <ConfirmButton
               className="danger secondary"
               title={`Delete ${type} configuration node`}
-              message={<p>Delete “{base.name || `${type} ${base.id}`}”? Nodes cannot use it any more; a configuration node still in use is not deleted.</p>}
+              message={<p>Delete “{configNodeLabel(base)}”? Nodes cannot use it any more; a configuration node still in use is not deleted.</p>}
               confirmLabel="Delete"
               onConfirm={() => void remove()}
               pending={busy}

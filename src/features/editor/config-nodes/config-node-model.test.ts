@@ -30,7 +30,21 @@ describe("configuration nodes in the editor", () => {
 
   it("names a node by its name, else its type and id", () => {
     expect(configNodeLabel(view({ name: "Corporate CA" }))).toBe("Corporate CA");
-    expect(configNodeLabel(view({ name: "  " }))).toBe("tls-config cn1");
+    expect(configNodeLabel(view({ name: "  " }))).toBe("TLS configuration");
+    expect(configNodeLabel({ ...view({ name: "" }), type: "something-else" })).toBe("something-else cn1");
+  });
+
+  it("calls an unnamed configuration node as Node-RED's editor does: a broker by its address, a database by its name", () => {
+    const of = (type: string, config: Record<string, unknown>) => configNodeLabel({ ...view({ name: "" }), type, config });
+    expect(of("mqtt-broker", { broker: "broker.hivemq.com", port: 1883, clientid: "" })).toBe("broker.hivemq.com:1883");
+    expect(of("mqtt-broker", { broker: "mqtts://broker.example.com:8883", port: 8883, clientid: "pump" })).toBe("pump@mqtts://broker.example.com:8883");
+    expect(of("mqtt-broker", { broker: "built-in", port: 1883 })).toBe("built-in broker");
+    expect(of("mysql-database", { host: "db.example.com", db: "plant" })).toBe("plant");
+    expect(of("mysql-database", { host: "db.example.com", db: "" })).toBe("mysql-database cn1");
+    expect(of("sqlitedb", { db: "data/plant.db" })).toBe("data/plant.db");
+    expect(of("influxdb", { influxdbVersion: "2.0", url: "https://eu-central-1-1.aws.cloud2.influxdata.com" })).toBe("[v2.0] https://eu-central-1-1.aws.cloud2.influxdata.com");
+    expect(of("influxdb", { influxdbVersion: "1.x", hostname: "influx.example.com", port: 8086, database: "home" })).toBe("[v1.x] influx.example.com:8086/home");
+    expect(of("websocket-client", { path: "wss://feed.example.com/ws" })).toBe("wss://feed.example.com/ws");
   });
 
   it("counts every user: nodes of flows, of subflows, and configuration nodes that name it", () => {

@@ -1,4 +1,5 @@
 import { CONFIG_REF_KEY, type ConfigNodeUsage, type ConfigNodeView } from "@/shared/config-nodes";
+import { configNodeLabelOf } from "@/shared/node-labels";
 
 /**
  * What the editor's configuration-node parts (the picker in a node's form, the dialog, the
@@ -18,9 +19,12 @@ export function configRefType(prop: Record<string, unknown>): string | null {
   return typeof type === "string" && type !== "" ? type : null;
 }
 
-/** How a configuration node is named in pickers and lists: its name, else its type and id (Node-RED's fallback). */
-export function configNodeLabel(node: Pick<ConfigNodeView, "id" | "type" | "name">): string {
-  return node.name.trim() || `${node.type} ${node.id}`;
+/**
+ * How a configuration node is named in pickers and lists: its name, else what Node-RED's editor
+ * calls it (an MQTT broker's address, a database's name), else its type and id.
+ */
+export function configNodeLabel(node: Pick<ConfigNodeView, "id" | "type" | "name"> & { config?: ConfigNodeView["config"] }): string {
+  return configNodeLabelOf(node);
 }
 
 /** How many nodes name it: nodes of flows, of subflow definitions, and other configuration nodes. */
