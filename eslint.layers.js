@@ -151,9 +151,18 @@ const RUNTIME_PACKAGES = ["@prisma/*", "next", "next/*", "next-auth", "next-auth
 export const layerPackageRules = [
   {
     files: ["src/server/runtime/**/*.ts", "src/server/nodes/**/*.ts"],
-    ignores: ["**/*.test.ts"],
+    ignores: ["**/*.test.ts", "src/server/nodes/postgresql/**"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [{ group: RUNTIME_PACKAGES, message: "Layer rule 4: no Prisma, Next, tRPC or database drivers in the runtime." }] }],
+    },
+  },
+  {
+    // The postgresql node's own driver: it connects to the user's PostgreSQL (through the outbound
+    // rules), never to this application's database, which it cannot name.
+    files: ["src/server/nodes/postgresql/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ group: RUNTIME_PACKAGES.filter((p) => p !== "pg"), message: "Layer rule 4: no Prisma, Next, tRPC or database drivers in the runtime (pg only for the user's database)." }] }],
     },
   },
   {

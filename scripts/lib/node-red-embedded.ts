@@ -118,6 +118,11 @@ export interface EmbeddedNodeRed {
 
 /** Contrib node packages whose nodes we offer, recorded against as Node-RED runs them. */
 const CONTRIB_PACKAGES = ["node-red-contrib-moment", "node-red-node-sqlite", "node-red-contrib-influxdb", "node-red-node-mysql"];
+/**
+ * Loaded when present: node-red-contrib-postgresql is not on this machine's registry, so
+ * scripts/postgresql-record.ts says how to install it from its git snapshot (`fetch`).
+ */
+const OPTIONAL_CONTRIB_PACKAGES = ["node-red-contrib-postgresql"];
 
 /**
  * Installs Node-RED 5.0 unless present (bench/node-red-5) and starts it in this process, without
@@ -153,8 +158,9 @@ export async function startNodeRed(log: (m: string) => void = (m) => console.log
   }
   // The contrib node packages we mirror (bench/node-red-5/package.json), installed beside Node-RED:
   // linked in, so Node-RED loads their nodes as it loads those a user installed.
-  for (const name of CONTRIB_PACKAGES) {
+  for (const name of [...CONTRIB_PACKAGES, ...OPTIONAL_CONTRIB_PACKAGES]) {
     const dir = path.join(REFERENCE_DIR, "node_modules", name);
+    if (!existsSync(dir) && OPTIONAL_CONTRIB_PACKAGES.includes(name)) continue;
     if (!existsSync(dir)) throw new Error(`${name} is missing from ${REFERENCE_DIR}: run npm install there (with Node >= 22.9)`);
     dependencies[name] = (JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { version: string }).version;
     symlinkSync(dir, path.join(userDir, "node_modules", name), "dir");

@@ -97,6 +97,12 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
      */
     fromNodeRed(props: NodeRedProps, refused?: string[]): Record<string, unknown>;
     /**
+     * Credentials a Node-RED export wrote in ordinary properties (node-red-contrib-postgresql before
+     * 0.16 kept the user and password in plain fields): the import stores them as the node's
+     * credentials (the file's `credentials` win) and says so; list those properties in `absorbed`.
+     */
+    credentialsFromNodeRed?(props: NodeRedProps): Record<string, string>;
+    /**
      * What the import changes in meaning (a file node's absolute path, which names a path inside
      * the organization's files, SPEC §23): each a line of the import's warnings and the
      * report entry's reason. The node is still "supported".

@@ -693,8 +693,14 @@ export function mapConfigNodes(registry: NodeRegistry, items: NrNode[], organiza
       const fileCredentials = Object.fromEntries(Object.entries(raw).filter((e): e is [string, string] => Object.hasOwn(declared, e[0]) && typeof e[1] === "string" && e[1] !== ""));
       // A user and password written in a property (a broker URL) become credentials; the file's own win.
       const lifted = definition.liftCredentials?.(config as never) as { config: Record<string, unknown>; credentials: Record<string, string> } | null | undefined;
-      const credentials = lifted ? { ...lifted.credentials, ...fileCredentials } : fileCredentials;
+      // Credentials the export wrote in plain properties (the type says which); the file's own win.
+      const fromProps = definition.nodeRed?.credentialsFromNodeRed?.(props) ?? {};
+      const credentials = { ...(lifted?.credentials ?? {}), ...fromProps, ...fileCredentials };
+      const plainMoved = Object.keys(fromProps).filter((k) => !Object.hasOwn(fileCredentials, k));
+      if (plainMoved.length > 0) warnings.push(`configuration node ${id} (${nrType}): the ${plainMoved.join(" and ")} written in plain properties became its credentials (stored encrypted, never shown)`);
       if (lifted) {
+        // The lifted configuration replaces the parsed one: a property moved out (a plain password) is gone from it.
+        for (const k of Object.keys(config)) if (!Object.hasOwn(lifted.config, k)) delete config[k];
         Object.assign(config, lifted.config);
         const moved = Object.keys(lifted.credentials);
         if (moved.length > 0) warnings.push(`configuration node ${id} (${nrType}): the ${moved.join(" and ")} written in its address became its credentials (stored encrypted, never shown)`);

@@ -42,12 +42,14 @@ describe("addresses on a private network in an imported flow", () => {
       { id: "x1", type: "influxdb", hostname: "influxdb", influxdbVersion: "1.x" },
       { id: "x2", type: "influxdb", hostname: "127.0.0.1", influxdbVersion: "2.0", url: "http://localhost:8086" },
       { id: "x3", type: "influxdb", hostname: "127.0.0.1", influxdbVersion: "2.0", url: "https://eu-central-1-1.aws.cloud2.influxdata.com" },
+      { id: "p1", type: "postgreSQLConfig", host: "timescaledb", hostFieldType: "str", port: 5432 },
+      { id: "p2", type: "postgreSQLConfig", host: "PGHOST", hostFieldType: "env", port: 5432 },
     ]);
-    expect(warnings).toHaveLength(12);
+    expect(warnings).toHaveLength(13);
     expect(warnings[0]).toBe(
       'mqtt-broker "Home broker" (b1): its broker localhost is this machine\'s own name, which this server does not connect to (outbound rules; OUTBOUND_ALLOW_PRIVATE is off), so its MQTT nodes stay disconnected. Run the flow on a device on that network (Devices, flowplane agent), or use the built-in broker (Server: built-in).',
     );
-    expect(warnings.map((w) => w.split(":")[0])).toEqual(["mqtt-broker \"Home broker\" (b1)", "mqtt-broker (b2)", "http request (h1)", "http request (h5)", "websocket-client (w1)", "tcp request (t1)", "tcp out (t2)", "udp out (u1)", "tcp in (i1)", "MySQLdatabase (m1)", "influxdb (x1)", "influxdb (x2)"]);
+    expect(warnings.map((w) => w.split(":")[0])).toEqual(["mqtt-broker \"Home broker\" (b1)", "mqtt-broker (b2)", "http request (h1)", "http request (h5)", "websocket-client (w1)", "tcp request (t1)", "tcp out (t2)", "udp out (u1)", "tcp in (i1)", "MySQLdatabase (m1)", "influxdb (x1)", "influxdb (x2)", "postgreSQLConfig (p1)"]);
     expect(warnings[9]).toContain('its host 127.0.0.1 is a private or reserved address, which this server does not connect to (outbound rules; OUTBOUND_ALLOW_PRIVATE is off), so its mysql nodes stay "not yet connected"');
     expect(warnings[11]).toContain("its URL http://localhost:8086 is this machine's own name");
     expect(warnings[8]).toContain("its host serial-bridge is a name only a local network resolves");

@@ -84,6 +84,10 @@ export function privateTargetWarnings(items: readonly NrNode[]): string[] {
       case "udp out":
         if (typeof n.addr === "string" && n.addr.trim() !== "") say(n, "address", n.addr, n.addr, "nothing it sends arrives");
         break;
+      case "postgreSQLConfig":
+        // A host from an environment variable or global context cannot be told here.
+        if ((n.hostFieldType === undefined || n.hostFieldType === "str") && typeof n.host === "string" && n.host.trim() !== "") say(n, "host", n.host, n.host.trim(), "its postgresql nodes' queries fail");
+        break;
       case "MySQLdatabase":
         if (typeof n.host === "string" && n.host.trim() !== "") say(n, "host", n.host, n.host.trim(), "its mysql nodes stay \"not yet connected\"");
         break;

@@ -1,0 +1,139 @@
+import { readFileSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadTestFlow } from "@/test/runtime-harness";
+import { pgTestServer, preparePgCase, recordPgCase, TEST_CLIENT, type RecordedPgCase } from "@/test/postgresql";
+import { createOutboundRules } from "@/server/runtime/outbound";
+import { cases, type PgCase } from "./pg-cases";
+import { postgresqlConfigNode, postgresqlNode } from "./definition";
+
+/**
+ * Each case of pg-cases.ts through our postgresql node against the machine's PostgreSQL, compared
+ * with what Node-RED 5.0 with node-red-contrib-postgresql did against the same server
+ * (pg-cases.recorded.json): the messages out, those a catch node saw, and what the database held.
+ */
+const recorded = JSON.parse(readFileSync(path.join(__dirname, "pg-cases.recorded.json"), "utf8")) as { cases: Record<string, RecordedPgCase> };
+const seal = (value: string) => `sealed:${Buffer.from(value).toString("base64")}`;
+const services = {
+  outbound: createOutboundRules({ allowPrivate: true }),
+  openCredential: (sealed: string) => Buffer.from(sealed.slice("sealed:".length), "base64").toString("utf8"),
+};
+const server = pgTestServer();
+const base = `fppg_${process.pid}_${Date.now().toString(36)}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const databases: string[] = [];
+
+afterAll(async () => {
+  for (const d of databases) await server.dropDatabase(d);
+  await server.close();
+});
+
+function configOf(database: string, port: number = server.port) {
+  return postgresqlConfigNode.configSchema.parse(
+    postgresqlConfigNode.nodeRed!.fromNodeRed({ host: server.host, hostFieldType: "str", port, portFieldType: "num", database, databaseFieldType: "str", ssl: false, sslFieldType: "bool", max: 10, idle: 1000, connectionTimeout: 10000 }, []),
+  );
+}
+
+async function flowOf(database: string, node: Record<string, unknown>, using: Record<string, unknown> = services, port?: number, extra: { nodes?: Array<{ id: string; type: string; config?: Record<string, unknown> }>; wires?: Array<{ source: string; target: string }> } = {}) {
+  const config = configOf(database, port);
+  return loadTestFlow(
+    [{ id: "n", type: postgresqlNode.type, config: postgresqlNode.configSchema.parse(postgresqlNode.nodeRed!.fromNodeRed({ postgreSQLConfig: "cfg", ...node }, [])) }, { id: "c", type: "catch", config: { scope: ["n"] } }, { id: "out", type: "sink" }, { id: "err", type: "sink" }, ...(extra.nodes ?? [])],
+    [{ source: "n", target: "out" }, { source: "c", target: "err" }, ...(extra.wires ?? [])],
+    using,
+    {},
+    { configNodes: { cfg: { id: "cfg", type: "postgresql-config", name: "", config, revision: 1, sealed_credentials: { user: seal(server.user), ...(server.password ? { password: seal(server.password) } : {}) } } } },
+  );
+}
+
+async function runOurs(c: PgCase, i: number) {
+  const database = `${base}_${i}`;
+  databases.push(database);
+  await preparePgCase(server, database, c);
+  const flow = await flowOf(c.database ?? database, c.node);
+  await sleep(600);
+  for (const [k, msg] of c.msgs.entries()) {
+    if (k > 0) await sleep(200);
+    flow.send("n", { _msgid: `m${k}`, ...structuredClone(msg) });
+  }
+  await sleep(700);
+  const result = await recordPgCase(server, database, c, flow.arrivals.map((a) => ({ sink: a.sink, msg: a.msg as Record<string, unknown> })));
+  await flow.close();
+  await server.dropDatabase(database);
+  return result;
+}
+
+describe("postgresql node, as Node-RED with node-red-contrib-postgresql runs it (a real PostgreSQL)", () => {
+  it("has a recording for every case", () => {
+    expect(Object.keys(recorded.cases).sort()).toEqual(cases.map((c) => c.name).sort());
+  });
+
+  for (const [i, c] of cases.entries()) {
+    it(c.name, async () => {
+      expect(await runOurs(c, i)).toEqual(recorded.cases[c.name]);
+    }, 20_000);
+  }
+});
+
+describe("postgresql node: what JSON cannot show, and the shared runtime's limits", () => {
+  it("rows carry dates as Date and bytea as Buffer; a split query waiting for ticks is ended when the flow stops", async () => {
+    const database = `${base}_own`;
+    databases.push(database);
+    await preparePgCase(server, database, { name: "", node: { query: "" }, msgs: [], setup: ["CREATE TABLE t (at TIMESTAMPTZ, b BYTEA)", "INSERT INTO t VALUES ('2026-12-07 10:00:00+00', '\\x0102'), (NULL, NULL), (NULL, NULL)"] });
+    const flow = await flowOf(database, { query: "SELECT at, b FROM t ORDER BY at" });
+    flow.send("n", {});
+    await flow.waitFor(1, 5000);
+    const row = (flow.arrivals[0]!.msg.payload as Array<Record<string, unknown>>)[0]!;
+    expect(row.at).toBeInstanceOf(Date);
+    expect(Buffer.isBuffer(row.b)).toBe(true);
+    await flow.close();
+
+    const split = await flowOf(database, { query: "SELECT * FROM t", split: true, rowsPerMsg: 1 });
+    split.send("n", {});
+    await split.waitFor(1, 5000);
+    const held = async () => Number((await server.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = '${database}' AND application_name <> '${TEST_CLIENT}'`))[0]!.n);
+    expect(await held()).toBeGreaterThan(0);
+    await split.close();
+    // The cursor's connection is given back and the pool ended: nothing of ours stays on the database.
+    await expect.poll(held, { timeout: 5000 }).toBe(0);
+  }, 20_000);
+
+  it("an error shows in the status: the queue, red with Error!", async () => {
+    const flow = await flowOf(`${base}_none`, { query: "SELECT 1" });
+    flow.send("n", {});
+    await flow.waitFor(1, 5000);
+    await expect.poll(() => flow.statuses.filter((s) => s.status?.text?.startsWith("Queue")).at(-1)?.status, { timeout: 5000 }).toMatchObject({ fill: "red", shape: "ring", text: "Queue: 0 Error!" });
+    await flow.close();
+  }, 20_000);
+
+  it("the outbound rules apply to the pool and to msg.pgConfig: a private address and a Unix socket are refused, and nothing hears", async () => {
+    let accepted = 0;
+    const listener = net.createServer((socket) => {
+      accepted++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    const port = (listener.address() as net.AddressInfo).port;
+    try {
+      const strict = { ...services, outbound: createOutboundRules({ allowPrivate: false }) };
+      const flow = await flowOf("postgres", { query: "SELECT 1" }, strict, port);
+      flow.send("n", {});
+      flow.send("n", { pgConfig: { host: "127.0.0.1", port, user: "postgres", database: "postgres" } });
+      flow.send("n", { pgConfig: { host: "/var/run/postgresql", port: 5432, user: "postgres", database: "postgres" } });
+      await flow.waitFor(3, 10_000);
+      const errors = flow.arrivals.map((a) => String(a.msg.payload)).sort();
+      expect(errors).toHaveLength(3);
+      expect(errors.filter((e) => /127\.0\.0\.1 is a private or reserved address/.test(e))).toHaveLength(2);
+      expect(errors.filter((e) => /is a Unix socket; connections there are not allowed/.test(e))).toHaveLength(1);
+      await flow.close();
+      expect(accepted).toBe(0);
+      // Allowed, the same pool reaches the listener (so the check above could not pass vacuously).
+      const allowed = await flowOf("postgres", { query: "SELECT 1" }, services, port);
+      allowed.send("n", {});
+      await expect.poll(() => accepted, { timeout: 5000 }).toBeGreaterThan(0);
+      await allowed.close();
+    } finally {
+      listener.close();
+    }
+  }, 30_000);
+});
