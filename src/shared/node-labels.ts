@@ -220,6 +220,8 @@ export const CONFIG_NODE_LABELS: Record<string, Label> = {
   "websocket-client": (c) => str(c.path),
   sqlitedb: (c) => str(c.db),
   "mysql-database": (c) => str(c.db),
+  // node-red-contrib-postgresql: [user@]host:port/database (the user is a credential here, not shown).
+  "postgresql-config": (c) => `${str(c.host)}:${str(c.port)}/${str(c.database)}`,
   // node-red-contrib-influxdb: the version, then the URL or host:port/database.
   influxdb: (c) => {
     const version = str(c.influxdbVersion) || "1.x";

@@ -42,6 +42,7 @@ describe("configuration nodes in the editor", () => {
     expect(of("mysql-database", { host: "db.example.com", db: "plant" })).toBe("plant");
     expect(of("mysql-database", { host: "db.example.com", db: "" })).toBe("mysql-database cn1");
     expect(of("sqlitedb", { db: "data/plant.db" })).toBe("data/plant.db");
+    expect(of("postgresql-config", { host: "db.example.com", port: 5432, database: "plant" })).toBe("db.example.com:5432/plant");
     expect(of("influxdb", { influxdbVersion: "2.0", url: "https://eu-central-1-1.aws.cloud2.influxdata.com" })).toBe("[v2.0] https://eu-central-1-1.aws.cloud2.influxdata.com");
     expect(of("influxdb", { influxdbVersion: "1.x", hostname: "influx.example.com", port: 8086, database: "home" })).toBe("[v1.x] influx.example.com:8086/home");
     expect(of("websocket-client", { path: "wss://feed.example.com/ws" })).toBe("wss://feed.example.com/ws");
