@@ -19,13 +19,14 @@ import { LINK_CALLS } from "./lib/link-calls";
 import { comparedNodeRedDir } from "./node-red";
 import { SQLITE_INSERT_CODE, sqliteSetup } from "./lib/sqlite-bench";
 import { MYSQL_INSERT_CODE, mysqlBenchTarget } from "./lib/mysql-bench";
+import { PG_INSERT_CODE, PG_INSERT_QUERY, pgBenchTarget } from "./lib/pg-bench";
 
 /**
  * switch / no-switch: the ANCHORS.md chain. flow-set / flow-increment (benchmark 4c): the no-switch
  * chain with a function node between the generator and the change node that writes flow context on
  * every message, with Node-RED's default (in-memory) context store.
  */
-export type NodeRedScenario = "switch" | "no-switch" | "sequence" | "link-call" | "flow-set" | "flow-increment" | "sqlite-insert" | "mysql-insert";
+export type NodeRedScenario = "switch" | "no-switch" | "sequence" | "link-call" | "flow-set" | "flow-increment" | "sqlite-insert" | "mysql-insert" | "pg-insert";
 
 
 /** Node-RED has no flow.increment: the same count with get and set. */
@@ -95,7 +96,7 @@ function flowFor(scenario: NodeRedScenario, n: number, run: string) {
   const flow: Array<Record<string, unknown>> = [
     { id: "tab", type: "tab", label: "bench", disabled: false, info: "" },
     { id: "inj", type: "inject", z: "tab", name: "", props: [{ p: "payload" }], repeat: "", crontab: "", once: false, onceDelay: 0.1, topic: "", payload: JSON.stringify({ n, run }), payloadType: "json", x: 100, y: 100, wires: [["gen"]] },
-    fn("gen", GENERATOR, [[scenario === "flow-set" || scenario === "flow-increment" ? "ctx" : scenario === "sqlite-insert" || scenario === "mysql-insert" ? "pre" : "chg"]]),
+    fn("gen", GENERATOR, [[scenario === "flow-set" || scenario === "flow-increment" ? "ctx" : scenario === "sqlite-insert" || scenario === "mysql-insert" || scenario === "pg-insert" ? "pre" : "chg"]]),
     { id: "chg", type: "change", z: "tab", name: "", rules: [{ t: "set", p: "payload", pt: "msg", to: "seq", tot: "msg" }], action: "", property: "", from: "", to: "", reg: false, x: 100, y: 100, wires: [[afterChange]] },
     fn("cnt", counter(n), [["rec"]]),
     fn("rec", RECORDER, []),
@@ -114,6 +115,14 @@ function flowFor(scenario: NodeRedScenario, n: number, run: string) {
       fn("pre", MYSQL_INSERT_CODE, [["sql"]]),
       { id: "db", type: "MySQLdatabase", name: "", host: t.host, port: String(t.port), db: t.database, tz: "", charset: "UTF8" },
       { id: "sql", type: "mysql", z: "tab", name: "", mydb: "db", x: 100, y: 100, wires: [["chg"]] },
+    );
+  }
+  if (scenario === "pg-insert") {
+    const t = pgBenchTarget();
+    flow.push(
+      fn("pre", PG_INSERT_CODE, [["sql"]]),
+      { id: "db", type: "postgreSQLConfig", name: "", host: t.host, hostFieldType: "str", port: t.port, portFieldType: "num", database: t.database, databaseFieldType: "str", ssl: false, sslFieldType: "bool", applicationName: "", applicationNameType: "str", max: 10, maxFieldType: "num", idle: 1000, idleFieldType: "num", connectionTimeout: 10000, connectionTimeoutFieldType: "num", userFieldType: "cred", passwordFieldType: "cred" },
+      { id: "sql", type: "postgresql", z: "tab", name: "", query: PG_INSERT_QUERY, postgreSQLConfig: "db", split: false, rowsPerMsg: 1, outputs: 1, x: 100, y: 100, wires: [["chg"]] },
     );
   }
   if (scenario === "link-call") {
@@ -170,8 +179,8 @@ async function main() {
   const scenario = scenarioArg as NodeRedScenario;
   const n = Number(nArg);
   const limitMs = Number(limitArg ?? 60_000);
-  if (!["switch", "no-switch", "sequence", "link-call", "flow-set", "flow-increment", "sqlite-insert", "mysql-insert"].includes(scenario) || !Number.isInteger(n) || n <= 0) {
-    throw new Error("usage: node-red-child.ts <switch|no-switch|sequence|link-call|flow-set|flow-increment|sqlite-insert|mysql-insert> <N> [time limit ms]");
+  if (!["switch", "no-switch", "sequence", "link-call", "flow-set", "flow-increment", "sqlite-insert", "mysql-insert", "pg-insert"].includes(scenario) || !Number.isInteger(n) || n <= 0) {
+    throw new Error("usage: node-red-child.ts <switch|no-switch|sequence|link-call|flow-set|flow-increment|sqlite-insert|mysql-insert|pg-insert> <N> [time limit ms]");
   }
 
   const require = createRequire(path.join(NODE_RED_DIR, "package.json"));
@@ -216,6 +225,17 @@ async function main() {
       const db = new sqlite3.Database(path.join(userDir, "bench.db"));
       await new Promise<void>((resolve, reject) => db.exec(sqliteSetup(), (err) => (err ? reject(err) : resolve())));
       await new Promise<void>((resolve) => db.close(resolve));
+    }
+    if (scenario === "pg-insert") {
+      // node-red-contrib-postgresql beside Node-RED 5.0 (bench/node-red-5; installed from its git, see
+      // scripts/postgresql-record.ts), its credentials in flows_cred.json; the parent made the database.
+      const contrib = path.join(NODE_RED_DIR, "node_modules", "node-red-contrib-postgresql");
+      mkdirSync(path.join(userDir, "node_modules"), { recursive: true });
+      symlinkSync(contrib, path.join(userDir, "node_modules", "node-red-contrib-postgresql"), "dir");
+      const contribVersion = (JSON.parse(readFileSync(path.join(contrib, "package.json"), "utf8")) as { version: string }).version;
+      writeFileSync(path.join(userDir, "package.json"), JSON.stringify({ name: "bench", version: "0.0.0", dependencies: { "node-red-contrib-postgresql": contribVersion } }));
+      const t = pgBenchTarget();
+      writeFileSync(path.join(userDir, "flows_cred.json"), JSON.stringify({ db: { user: t.user, password: t.password } }));
     }
     if (scenario === "mysql-insert") {
       // node-red-node-mysql beside Node-RED 5.0 (bench/node-red-5), its credentials in flows_cred.json

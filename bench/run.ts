@@ -15,6 +15,7 @@ import { benchRuntime } from "./runtime";
 import { benchContext } from "./context";
 import { benchSqlite } from "./sqlite";
 import { benchMysql } from "./mysql";
+import { benchPostgresql } from "./postgresql";
 import { benchSandbox } from "./sandbox";
 import { benchDebugEvents } from "./debug-ws";
 import { benchDebugFanout } from "./debug-fanout";
@@ -57,6 +58,7 @@ const BENCHMARKS: Array<{ name: string; title: string; run: (ctx: BenchContext) 
   { name: "sandbox", title: "4b Function sandbox (calls, creation)", run: benchSandbox, ownServer: true, explicit: true },
   { name: "sqlite", title: "4e SQLite inserts (node-red-node-sqlite, Node-RED side by side)", run: benchSqlite, ownServer: true, explicit: true },
   { name: "mysql", title: "4f MySQL inserts (node-red-node-mysql, Node-RED side by side; a MariaDB on this machine)", run: benchMysql, ownServer: true, explicit: true },
+  { name: "postgresql", title: "4g PostgreSQL inserts (node-red-contrib-postgresql, Node-RED side by side; a PostgreSQL on this machine)", run: benchPostgresql, ownServer: true, explicit: true },
   { name: "turns", title: "4d Function turns (messages in flight, Node-RED side by side)", run: benchTurns, ownServer: true, explicit: true },
   { name: "debug", title: "5 Debug events to one WebSocket", run: benchDebugEvents },
   { name: "debug100", title: "5b Debug events to 100 WebSocket clients", run: benchDebugFanout },
