@@ -202,7 +202,7 @@ ${DIFFERENCES}
   inputs: 1,
   outputs: 1,
   configSchema: postgresqlNodeConfig,
-  form: { query: { widget: "multiline" } },
+  form: { query: { widget: "code", language: "sql" } },
   nodeRed: {
     type: "postgresql",
     absorbed: ["outputs"],
