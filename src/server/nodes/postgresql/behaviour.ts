@@ -50,6 +50,40 @@ function guardedStream(outbound: OutboundRules | undefined): () => net.Socket {
   };
 }
 
+const tooLarge = () => Object.assign(new Error(`the answer is larger than ${PG_RESULT_BYTES / 1024 / 1024} MiB: select fewer rows, or split the results`), { code: "RESULT_TOO_LARGE" });
+
+/**
+ * A message's `msg.pgConfig` as a connection's settings: the plain ones only. pg would take
+ * anything (its own `stream`, a `connectionString` whose ssl parameters read the server's files,
+ * `ssl` options that open a second, unchecked socket, type parsers that throw where nothing catches
+ * them), so the rest is left out; a missing user or password never falls back to the server's
+ * environment (PGUSER, PGPASSWORD, ~/.pgpass).
+ */
+export function messageClientConfig(p: Record<string, unknown>): pg.ClientConfig {
+  if (p.connectionString !== undefined) throw new Error("msg.pgConfig.connectionString is not taken here: give host, port, database, user and password");
+  const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : undefined);
+  const ssl = p.ssl === true || p.ssl === "true" ? true : p.ssl && typeof p.ssl === "object" ? plainSsl(p.ssl as Record<string, unknown>) : false;
+  const password = text(p.password) ?? "";
+  return {
+    host: text(p.host) ?? "localhost",
+    port: num(p.port) ?? 5432,
+    database: text(p.database) ?? "postgres",
+    user: text(p.user) || "postgres",
+    password: () => password,
+    ssl,
+    ...(text(p.application_name) ? { application_name: text(p.application_name) } : {}),
+    ...(num(p.connectionTimeoutMillis) !== undefined ? { connectionTimeoutMillis: num(p.connectionTimeoutMillis) } : {}),
+    ...(num(p.statement_timeout) !== undefined ? { statement_timeout: num(p.statement_timeout) } : {}),
+    ...(num(p.query_timeout) !== undefined ? { query_timeout: num(p.query_timeout) } : {}),
+  };
+}
+
+/** TLS settings a message may give: whether to check the certificate, and the CA to check it with. */
+function plainSsl(ssl: Record<string, unknown>): { rejectUnauthorized: boolean; ca?: string } {
+  return { rejectUnauthorized: ssl.rejectUnauthorized !== false, ...(typeof ssl.ca === "string" ? { ca: ssl.ca } : {}) };
+}
+
 interface Link {
   pool: pg.Pool;
   failures: { on(listener: (text: string) => void): () => void };
@@ -69,8 +103,9 @@ function acquirePool(ctx: NodeContext, ref: string) {
     max: c.max,
     idleTimeoutMillis: c.idle,
     connectionTimeoutMillis: c.connectionTimeout,
-    user: creds.user || undefined,
-    password: creds.password || undefined,
+    // Never the server's environment (PGUSER, PGPASSWORD, ~/.pgpass) for a missing one.
+    user: creds.user || "postgres",
+    password: creds.password ?? "",
   };
   // The resolved settings decide the pool: a rotated secret or another flow's variables open another.
   const variant = createHash("sha256").update(JSON.stringify(settings)).digest("base64url");
@@ -78,7 +113,8 @@ function acquirePool(ctx: NodeContext, ref: string) {
     "postgresql",
     {
       open: () => {
-        const pool = new pg.Pool({ ...settings, stream: guardedStream(ctx.services.outbound) } as pg.PoolConfig);
+        const password = settings.password;
+        const pool = new pg.Pool({ ...settings, password: () => password, stream: guardedStream(ctx.services.outbound) } as pg.PoolConfig);
         const listeners = new Set<(text: string) => void>();
         // The package's pool.on('error'): an idle connection lost. The node's error, never a crash.
         pool.on("error", (err) => {
@@ -138,33 +174,47 @@ export const postgresqlBehaviour = defineBehaviour(postgresqlNode, async (ctx, c
 
   const runQuery = async (msg: Message, send: (m: Message) => void, done: Done) => {
     const partsId = Math.random();
-    let query = (msg.query ? msg.query : Mustache.render(c.query, { msg })) as string;
     let client: PgClient | null = null;
     let ownClient = false;
+    /** Ended from outside (a new message replaced this waiting split query, or the flow stopped): its callbacks are ignored. */
+    let abandoned = false;
     // A connection lost while this query holds it (a split one waiting for ticks): the node's error, never the process's.
     const onClientError = (err: Error) => ctx.log.error(err.message);
+    // The answer's size, counted on the wire (per read of a split query): past the limit the socket is destroyed.
+    let socket: net.Socket | undefined;
+    let bytes = 0;
+    const count = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > PG_RESULT_BYTES) socket?.destroy(tooLarge());
+    };
 
-    const handleDone = async (isError = false) => {
-      if (cursor) {
+    const handleDone = async (isError = false, quiet = false) => {
+      if (cursor && cursor === ownCursor) {
         cursor.close();
         cursor = null;
       }
+      socket?.off("data", count);
+      socket = undefined;
       if (client) {
         const held = client;
         client = null;
         active.delete(abort);
         if (abortSplit === abort) abortSplit = null;
         held.off("error", onClientError);
+        // pg may still report an error while ending: heard, never the process's.
+        held.on("error", () => undefined);
         if (ownClient) await (held as pg.Client).end().catch(() => undefined);
         else (held as pg.PoolClient).release(isError);
-        updateStatus(-1, isError);
-      } else if (isError) {
+        updateStatus(-1, isError && !quiet);
+      } else if (isError && !quiet) {
         updateStatus(-1, isError);
       }
-      getNextRows = null;
+      if (getNextRows === ownNext) getNextRows = null;
     };
 
+    let query = "";
     const handleError = (err: unknown) => {
+      if (abandoned) return;
       const error = `${err ? String(err) : "Unknown error!"} ${query}`;
       void handleDone(true);
       msg.payload = error;
@@ -174,18 +224,31 @@ export const postgresqlBehaviour = defineBehaviour(postgresqlNode, async (ctx, c
       else done();
     };
 
+    // The package closes a split query's cursor that waits for ticks when another message comes; here its connection goes back too (quietly: no error).
     abortSplit?.();
     abortSplit = null;
-    void handleDone();
-    const abort = () => void handleDone(true);
+    if (cursor) {
+      cursor.close();
+      cursor = null;
+    }
+    getNextRows = null;
+    let ownCursor: Cursor | null = null;
+    let ownNext: (() => void) | null = null;
+    const abort = () => {
+      abandoned = true;
+      void handleDone(true, true);
+    };
     active.add(abort);
     updateStatus(+1);
     downstreamReady = true;
 
     try {
+      // A query is text (pg would take a query object, whose own parsers could throw where nothing catches it).
+      if (msg.query !== undefined && msg.query !== null && msg.query !== "" && msg.query !== false && msg.query !== 0 && typeof msg.query !== "string") throw new Error("msg.query must be text");
+      query = typeof msg.query === "string" && msg.query ? msg.query : Mustache.render(c.query, { msg });
       if (msg.pgConfig && typeof msg.pgConfig === "object") {
-        // A connection of the message's own: through the outbound rules as well.
-        const own = new pg.Client({ ...(msg.pgConfig as pg.ClientConfig), stream: guardedStream(ctx.services.outbound) } as pg.ClientConfig);
+        // A connection of the message's own: only plain settings, through the outbound rules as well.
+        const own = new pg.Client({ ...messageClientConfig(msg.pgConfig as Record<string, unknown>), stream: guardedStream(ctx.services.outbound) } as pg.ClientConfig);
         own.on("error", onClientError);
         ownClient = true;
         client = own;
@@ -195,10 +258,10 @@ export const postgresqlBehaviour = defineBehaviour(postgresqlNode, async (ctx, c
         const pooled = await pool.connect();
         pooled.on("error", onClientError);
         client = pooled;
-        if (closed) {
-          void handleDone(true);
-          return;
-        }
+      }
+      if (closed || abandoned) {
+        void handleDone(true, true);
+        return;
       }
 
       let params: unknown[] = [];
@@ -206,16 +269,20 @@ export const postgresqlBehaviour = defineBehaviour(postgresqlNode, async (ctx, c
       else if (msg.queryParameters && typeof msg.queryParameters === "object") ({ text: query, values: params } = namedToNumbered(query, msg.queryParameters as Record<string, unknown>));
 
       const held = client;
+      socket = (held as unknown as { connection?: { stream?: net.Socket } }).connection?.stream;
+      socket?.on("data", count);
       if (c.split) {
         let partsIndex = 0;
         delete msg.complete;
         const opened = held.query(new Cursor(query, params) as never) as unknown as Cursor;
         cursor = opened;
+        ownCursor = opened;
         abortSplit = abort;
         const rowsPerMsg = c.rowsPerMsg || 1;
         const cursorCallback = (err: Error | undefined, rows: Array<Record<string, unknown>>, result: pg.QueryResult | undefined) => {
+          if (abandoned) return;
           if (err) {
-            handleError(err);
+            handleError(bytes > PG_RESULT_BYTES ? tooLarge() : err);
             return;
           }
           const complete = rows.length < rowsPerMsg;
@@ -233,23 +300,23 @@ export const postgresqlBehaviour = defineBehaviour(postgresqlNode, async (ctx, c
           if (complete) done();
           else getNextRows?.();
         };
-        getNextRows = () => {
-          if (downstreamReady && cursor === opened) opened.read(rowsPerMsg, cursorCallback);
+        ownNext = () => {
+          if (downstreamReady && cursor === opened && !abandoned) {
+            bytes = 0;
+            opened.read(rowsPerMsg, cursorCallback);
+          }
         };
+        getNextRows = ownNext;
       } else {
-        getNextRows = () => {
+        let ran = false;
+        ownNext = () => {
+          // Once: a tick while the query runs does not run it again.
+          if (ran) return;
+          ran = true;
           void (async () => {
-            // The answer's size, counted on the wire: past the limit the socket is destroyed.
-            const socket = (held as unknown as { connection?: { stream?: net.Socket } }).connection?.stream;
-            let bytes = 0;
-            const count = (chunk: Buffer) => {
-              bytes += chunk.length;
-              if (bytes > PG_RESULT_BYTES) socket?.destroy(new Error(`the answer is larger than ${PG_RESULT_BYTES / 1024 / 1024} MiB: select fewer rows, or split the results`));
-            };
-            socket?.on("data", count);
             try {
               const result = (await held.query(query, params)) as pg.QueryResult | pg.QueryResult[];
-              socket?.off("data", count);
+              if (abandoned) return;
               if (Array.isArray(result)) {
                 // Several statements.
                 let rows: unknown[] = [];
@@ -269,11 +336,11 @@ export const postgresqlBehaviour = defineBehaviour(postgresqlNode, async (ctx, c
               send(msg);
               done();
             } catch (ex) {
-              socket?.off("data", count);
-              handleError(bytes > PG_RESULT_BYTES ? new Error(`the answer is larger than ${PG_RESULT_BYTES / 1024 / 1024} MiB: select fewer rows, or split the results`) : ex);
+              handleError(bytes > PG_RESULT_BYTES ? tooLarge() : ex);
             }
           })();
         };
+        getNextRows = ownNext;
       }
       getNextRows();
     } catch (err) {
@@ -286,7 +353,8 @@ export const postgresqlBehaviour = defineBehaviour(postgresqlNode, async (ctx, c
       if (msg.tick) {
         downstreamReady = true;
         getNextRows?.();
-        done();
+        // The package never completes a tick: no complete node hears of it.
+        done(undefined, { noComplete: true });
         return;
       }
       void runQuery(msg, (m) => send(m), done);

@@ -22,7 +22,8 @@ const DIFFERENCES = `### Differences from Node-RED
 - Connections pass the outbound rules of the shared runtime: private, loopback and link-local addresses (\`localhost\`, \`10.x\`, \`192.168.x\` …) and Unix sockets are refused unless the operator sets \`OUTBOUND_ALLOW_PRIVATE=true\`. A database on a device's network belongs to the device agent, which runs the node as Node-RED does.
 - A pool holds at most ${PG_MAX_CONNECTIONS} connections on an instance.
 - An answer larger than ${PG_RESULT_BYTES / 1024 / 1024} MiB is refused with an error (its connection is closed): select fewer rows, or **Split results** to read them in parts.
-- A value read from global context (a *global* typed field in Node-RED) is not carried over at import: use a variable (\`\${NAME}\`).`;
+- A value read from global context (a *global* typed field in Node-RED) is not carried over at import: use a variable (\`\${NAME}\`).
+- \`msg.query\` must be text, and \`msg.pgConfig\` takes plain settings only (\`host\`, \`port\`, \`database\`, \`user\`, \`password\`, \`ssl\` as true or \`{ rejectUnauthorized, ca }\`, \`application_name\`, timeouts): no \`connectionString\`. A missing user is \`postgres\`, never the server's own.`;
 
 const typedText = (title: string, description: string, max: number, d: string) => z.string().trim().max(max).default(d).meta({ title, description });
 
@@ -132,11 +133,12 @@ ${DIFFERENCES}`,
         if (k && k !== "num") refused?.push(key);
       }
       return {
-        host: host ?? "127.0.0.1",
+        host: host || "127.0.0.1",
         port,
-        database: database ?? "postgres",
+        // PostgreSQL cuts a name at 63 bytes: the same here rather than a refusal.
+        database: (database ?? "postgres").slice(0, 63),
         ssl: sslKind === "bool" || sslKind === "" ? p.ssl === true || p.ssl === "true" : false,
-        applicationName: app ?? "",
+        applicationName: (app ?? "").slice(0, 63),
         max: intOr(p.max, PG_MAX_CONNECTIONS, 1, PG_MAX_CONNECTIONS),
         idle: intOr(p.idle, 1000, 0, 3_600_000),
         connectionTimeout: intOr(p.connectionTimeout, 10_000, 0, 300_000),

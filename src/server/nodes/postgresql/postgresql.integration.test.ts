@@ -42,7 +42,7 @@ describe("postgresql nodes imported from Node-RED", () => {
       { id: "pg-write", type: "inject", z: "pg-tab", props: [{ p: "params", v: '["kitchen", 21.5]', vt: "json" }], repeat: "", once: false, x: 100, y: 40, wires: [["pg-insert"]] },
       { id: "pg-insert", type: "postgresql", z: "pg-tab", name: "", query: "INSERT INTO readings (room, temp) VALUES ($1, $2) RETURNING id", postgreSQLConfig: "pg-db", split: false, rowsPerMsg: 1, outputs: 1, x: 300, y: 40, wires: [["pg-debug"]] },
       { id: "pg-read", type: "inject", z: "pg-tab", props: [{ p: "topic", vt: "str" }], topic: "kitchen", repeat: "", once: false, x: 100, y: 100, wires: [["pg-select"]] },
-      { id: "pg-select", type: "postgresql", z: "pg-tab", name: "", query: "SELECT room, temp, at FROM readings WHERE room = '{{msg.topic}}'", postgreSQLConfig: "pg-db", split: false, rowsPerMsg: 1, outputs: 1, x: 300, y: 100, wires: [["pg-debug"]] },
+      { id: "pg-select", type: "postgresql", z: "pg-tab", name: "", query: "SELECT room, temp, at, current_user AS who FROM readings WHERE room = '{{msg.topic}}'", postgreSQLConfig: "pg-db", split: false, rowsPerMsg: 1, outputs: 1, x: 300, y: 100, wires: [["pg-debug"]] },
       { id: "pg-debug", type: "debug", z: "pg-tab", active: true, tosidebar: true, console: false, tostatus: false, complete: "true", targetType: "full", x: 500, y: 70, wires: [] },
     ];
     const dry = await request("POST", "/flows/import?dry_run=true", { token, body: { flows: nodes } });
@@ -80,7 +80,7 @@ describe("postgresql nodes imported from Node-RED", () => {
 
       expect((await request("POST", `/nodes/${injects[1]!.id}/inject`, { token, body: {} })).status).toBe(200);
       const rows = await ui.next((f) => f.topic === "debug" && f.data?.node_id === debugId && (f.data?.msg as { pgsql?: { command?: string } })?.pgsql?.command === "SELECT");
-      expect(rows.data.msg).toMatchObject({ topic: "kitchen", payload: [{ room: "kitchen", temp: "21.5", at: expect.stringMatching(/^2026-12-07T09:30:00/) }], pgsql: { rowCount: 1 } });
+      expect(rows.data.msg).toMatchObject({ topic: "kitchen", payload: [{ room: "kitchen", temp: "21.5", at: expect.stringMatching(/^2026-12-07T09:30:00/), who: USER }], pgsql: { rowCount: 1 } });
     } finally {
       ui.ws.close();
     }

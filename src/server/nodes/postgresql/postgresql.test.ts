@@ -7,6 +7,7 @@ import { pgTestServer, preparePgCase, recordPgCase, TEST_CLIENT, type RecordedPg
 import { createOutboundRules } from "@/server/runtime/outbound";
 import { cases, type PgCase } from "./pg-cases";
 import { postgresqlConfigNode, postgresqlNode } from "./definition";
+import { messageClientConfig } from "./behaviour";
 
 /**
  * Each case of pg-cases.ts through our postgresql node against the machine's PostgreSQL, compared
@@ -51,12 +52,18 @@ async function runOurs(c: PgCase, i: number) {
   databases.push(database);
   await preparePgCase(server, database, c);
   const flow = await flowOf(c.database ?? database, c.node);
+  // As the recording (the first message 600 ms after the deploy, each next 200 ms later), but on a
+  // loaded machine each next one also waits for what the one before brings (up to 2 s), so a slow
+  // query cannot meet the next tick out of order.
   await sleep(600);
   for (const [k, msg] of c.msgs.entries()) {
-    if (k > 0) await sleep(200);
+    const before = flow.arrivals.length;
     flow.send("n", { _msgid: `m${k}`, ...structuredClone(msg) });
+    const sent = Date.now();
+    await sleep(200);
+    while (flow.arrivals.length === before && Date.now() - sent < 2000) await sleep(20);
   }
-  await sleep(700);
+  await sleep(500);
   const result = await recordPgCase(server, database, c, flow.arrivals.map((a) => ({ sink: a.sink, msg: a.msg as Record<string, unknown> })));
   await flow.close();
   await server.dropDatabase(database);
@@ -136,4 +143,41 @@ describe("postgresql node: what JSON cannot show, and the shared runtime's limit
       listener.close();
     }
   }, 30_000);
+
+  it("a message's query must be text and its pgConfig plain settings: what pg would take beyond them is refused or left out, and the process goes on", async () => {
+    const flow = await flowOf("postgres", { query: "SELECT 1 AS one" });
+    // A query object with type parsers that throw inside pg's socket handler (it ended the process).
+    flow.send("n", { query: { text: "SELECT 1", types: {} } });
+    flow.send("n", { pgConfig: { connectionString: "postgresql://postgres@127.0.0.1/postgres?sslcert=/etc/passwd" } });
+    await flow.waitFor(2, 5000);
+    const errors = flow.arrivals.map((a) => String(a.msg.payload)).sort();
+    expect(errors[0]).toMatch(/^Error: msg\.pgConfig\.connectionString is not taken here/);
+    expect(errors[1]).toMatch(/^Error: msg\.query must be text/);
+    // The node goes on: a plain query after them.
+    flow.send("n", {});
+    await flow.waitFor(3, 5000);
+    expect(flow.arrivals[2]!.msg.payload).toEqual([{ one: 1 }]);
+    await flow.close();
+    // Only plain settings reach pg: no stream, socket, types or file paths; no fallback to the server's environment.
+    const config = messageClientConfig({ host: "db.example.com", port: "6543", user: "", ssl: { rejectUnauthorized: false, socket: null, host: "10.0.0.1", port: 22, path: "/var/run/x" }, types: {}, stream: {}, lookup: "x" });
+    expect(Object.keys(config).sort()).toEqual(["database", "host", "password", "port", "ssl", "user"]);
+    expect(config).toMatchObject({ host: "db.example.com", port: 6543, database: "postgres", user: "postgres", ssl: { rejectUnauthorized: false } });
+    expect(Object.keys(config.ssl as object)).toEqual(["rejectUnauthorized"]);
+    expect((config.password as () => string)()).toBe("");
+  }, 20_000);
+
+  it("a new message drops the split query waiting for ticks without an error, and its connection goes back", async () => {
+    const database = `${base}_drop`;
+    databases.push(database);
+    await preparePgCase(server, database, { name: "", node: { query: "" }, msgs: [], setup: ["CREATE TABLE t (v INT)", "INSERT INTO t SELECT generate_series(1, 10)"] });
+    const flow = await flowOf(database, { query: "SELECT v FROM t ORDER BY v", split: true, rowsPerMsg: 2 });
+    flow.send("n", {});
+    await flow.waitFor(1, 5000);
+    flow.send("n", {});
+    await flow.waitFor(2, 5000);
+    // Two queries, one dropped: the queue is 1 (the second, waiting for ticks) and never an error.
+    await expect.poll(() => flow.statuses.filter((x) => x.status?.text?.startsWith("Queue")).at(-1)?.status?.text, { timeout: 5000 }).toBe("Queue: 1");
+    expect(flow.statuses.some((x) => x.status?.text?.includes("Error"))).toBe(false);
+    await flow.close();
+  }, 20_000);
 });

@@ -727,7 +727,10 @@ export function mapConfigNodes(registry: NodeRegistry, items: NrNode[], organiza
     warnings.push(`configuration node ${id}: ${why}; kept as an unknown configuration node for export`);
     report.push({ node_id: nrId, type: nrType, support: "unsupported", reason: `${why}; kept as an unknown configuration node for export` });
     types.set(id, "unknown");
-    planned.push({ id, nrId, type: "unknown", name, config: { original_type: nrType.slice(0, 200), properties: all, outputs: 0 }, credentials: {}, exists });
+    // Credentials a known type would have taken from plain properties are never kept in an unknown node's (shown, exported) properties.
+    const secret = definition?.nodeRed?.credentialsFromNodeRed ? ["user", "password", ...Object.keys(definition.nodeRed.credentialsFromNodeRed(all))] : [];
+    const kept = secret.length > 0 ? Object.fromEntries(Object.entries(all).filter(([k]) => !secret.includes(k))) : all;
+    planned.push({ id, nrId, type: "unknown", name, config: { original_type: nrType.slice(0, 200), properties: kept, outputs: 0 }, credentials: {}, exists });
   }
   return { planned, mapping: { ids, types } satisfies ConfigNodeMapping };
 }
