@@ -18,8 +18,8 @@ import { startRssSampler } from "./lib/rss";
 import { LINK_CALLS } from "./lib/link-calls";
 import { comparedNodeRedDir } from "./node-red";
 import { SQLITE_INSERT_CODE, sqliteSetup } from "./lib/sqlite-bench";
-import { MYSQL_INSERT_CODE, mysqlBenchTarget } from "./lib/mysql-bench";
-import { PG_INSERT_CODE, PG_INSERT_QUERY, pgBenchTarget } from "./lib/pg-bench";
+import { PG_INSERT_QUERY } from "./lib/pg-bench";
+import { DB_INSERT_KINDS } from "./lib/db-insert-kinds";
 
 /**
  * switch / no-switch: the ANCHORS.md chain. flow-set / flow-increment (benchmark 4c): the no-switch
@@ -110,17 +110,17 @@ function flowFor(scenario: NodeRedScenario, n: number, run: string) {
     );
   }
   if (scenario === "mysql-insert") {
-    const t = mysqlBenchTarget();
+    const t = DB_INSERT_KINDS.mysql.target();
     flow.push(
-      fn("pre", MYSQL_INSERT_CODE, [["sql"]]),
+      fn("pre", DB_INSERT_KINDS.mysql.code, [["sql"]]),
       { id: "db", type: "MySQLdatabase", name: "", host: t.host, port: String(t.port), db: t.database, tz: "", charset: "UTF8" },
       { id: "sql", type: "mysql", z: "tab", name: "", mydb: "db", x: 100, y: 100, wires: [["chg"]] },
     );
   }
   if (scenario === "pg-insert") {
-    const t = pgBenchTarget();
+    const t = DB_INSERT_KINDS.postgresql.target();
     flow.push(
-      fn("pre", PG_INSERT_CODE, [["sql"]]),
+      fn("pre", DB_INSERT_KINDS.postgresql.code, [["sql"]]),
       { id: "db", type: "postgreSQLConfig", name: "", host: t.host, hostFieldType: "str", port: t.port, portFieldType: "num", database: t.database, databaseFieldType: "str", ssl: false, sslFieldType: "bool", applicationName: "", applicationNameType: "str", max: 10, maxFieldType: "num", idle: 1000, idleFieldType: "num", connectionTimeout: 10000, connectionTimeoutFieldType: "num", userFieldType: "cred", passwordFieldType: "cred" },
       { id: "sql", type: "postgresql", z: "tab", name: "", query: PG_INSERT_QUERY, postgreSQLConfig: "db", split: false, rowsPerMsg: 1, outputs: 1, x: 100, y: 100, wires: [["chg"]] },
     );
@@ -174,6 +174,15 @@ return null;`;
   ];
 }
 
+/** A contrib package of bench/node-red-5 as a package of Node-RED's user directory. */
+function linkContrib(userDir: string, name: string) {
+  const contrib = path.join(NODE_RED_DIR, "node_modules", name);
+  mkdirSync(path.join(userDir, "node_modules"), { recursive: true });
+  symlinkSync(contrib, path.join(userDir, "node_modules", name), "dir");
+  const version = (JSON.parse(readFileSync(path.join(contrib, "package.json"), "utf8")) as { version: string }).version;
+  writeFileSync(path.join(userDir, "package.json"), JSON.stringify({ name: "bench", version: "0.0.0", dependencies: { [name]: version } }));
+}
+
 async function main() {
   const [scenarioArg, nArg, limitArg] = process.argv.slice(2);
   const scenario = scenarioArg as NodeRedScenario;
@@ -216,36 +225,18 @@ async function main() {
       // database file is relative to Node-RED's working directory, as the node opens it.
       process.chdir(userDir);
       // node-red-node-sqlite, installed beside Node-RED 5.0 (bench/node-red-5), as a package of the user directory.
-      const contrib = path.join(NODE_RED_DIR, "node_modules", "node-red-node-sqlite");
-      mkdirSync(path.join(userDir, "node_modules"), { recursive: true });
-      symlinkSync(contrib, path.join(userDir, "node_modules", "node-red-node-sqlite"), "dir");
-      const contribVersion = (JSON.parse(readFileSync(path.join(contrib, "package.json"), "utf8")) as { version: string }).version;
-      writeFileSync(path.join(userDir, "package.json"), JSON.stringify({ name: "bench", version: "0.0.0", dependencies: { "node-red-node-sqlite": contribVersion } }));
+      linkContrib(userDir, "node-red-node-sqlite");
       const sqlite3 = require("sqlite3") as { Database: new (file: string) => { exec(sql: string, cb: (err: Error | null) => void): void; close(cb: () => void): void } };
       const db = new sqlite3.Database(path.join(userDir, "bench.db"));
       await new Promise<void>((resolve, reject) => db.exec(sqliteSetup(), (err) => (err ? reject(err) : resolve())));
       await new Promise<void>((resolve) => db.close(resolve));
     }
-    if (scenario === "pg-insert") {
-      // node-red-contrib-postgresql beside Node-RED 5.0 (bench/node-red-5; installed from its git, see
-      // scripts/postgresql-record.ts), its credentials in flows_cred.json; the parent made the database.
-      const contrib = path.join(NODE_RED_DIR, "node_modules", "node-red-contrib-postgresql");
-      mkdirSync(path.join(userDir, "node_modules"), { recursive: true });
-      symlinkSync(contrib, path.join(userDir, "node_modules", "node-red-contrib-postgresql"), "dir");
-      const contribVersion = (JSON.parse(readFileSync(path.join(contrib, "package.json"), "utf8")) as { version: string }).version;
-      writeFileSync(path.join(userDir, "package.json"), JSON.stringify({ name: "bench", version: "0.0.0", dependencies: { "node-red-contrib-postgresql": contribVersion } }));
-      const t = pgBenchTarget();
-      writeFileSync(path.join(userDir, "flows_cred.json"), JSON.stringify({ db: { user: t.user, password: t.password } }));
-    }
-    if (scenario === "mysql-insert") {
-      // node-red-node-mysql beside Node-RED 5.0 (bench/node-red-5), its credentials in flows_cred.json
-      // (plain, credentialSecret false); the parent made the database and table (bench/mysql.ts).
-      const contrib = path.join(NODE_RED_DIR, "node_modules", "node-red-node-mysql");
-      mkdirSync(path.join(userDir, "node_modules"), { recursive: true });
-      symlinkSync(contrib, path.join(userDir, "node_modules", "node-red-node-mysql"), "dir");
-      const contribVersion = (JSON.parse(readFileSync(path.join(contrib, "package.json"), "utf8")) as { version: string }).version;
-      writeFileSync(path.join(userDir, "package.json"), JSON.stringify({ name: "bench", version: "0.0.0", dependencies: { "node-red-node-mysql": contribVersion } }));
-      const t = mysqlBenchTarget();
+    if (scenario === "mysql-insert" || scenario === "pg-insert") {
+      // The database's contrib package beside Node-RED 5.0 (bench/node-red-5), its credentials in
+      // flows_cred.json (plain: credentialSecret false); the parent made the database (bench/db-inserts.ts).
+      const kind = DB_INSERT_KINDS[scenario === "mysql-insert" ? "mysql" : "postgresql"];
+      linkContrib(userDir, kind.contrib);
+      const t = kind.target();
       writeFileSync(path.join(userDir, "flows_cred.json"), JSON.stringify({ db: { user: t.user, password: t.password } }));
     }
     const server = http.createServer();

@@ -1,5 +1,5 @@
 /**
- * Benchmark 4f's flow, shared by both sides (bench/node-red-child.ts, bench/mysql-child.ts): each
+ * Benchmark 4f's flow, shared by both sides (bench/node-red-child.ts, bench/db-insert-child.ts): each
  * message an INSERT of its number through a mysql node, into a table of a database made for the run
  * on the machine's MariaDB (BENCH_MYSQL_URL, default mysql://root@127.0.0.1:3306).
  */

@@ -1,5 +1,5 @@
 /**
- * Benchmark 4g's flow, shared by both sides (bench/node-red-child.ts, bench/pg-child.ts): each
+ * Benchmark 4g's flow, shared by both sides (bench/node-red-child.ts, bench/db-insert-child.ts): each
  * message an INSERT of its number through a postgresql node (`$1` from msg.params), into a table of
  * a database made for the run on the machine's PostgreSQL (BENCH_PG_URL, default
  * postgresql://postgres@127.0.0.1:5432/postgres).

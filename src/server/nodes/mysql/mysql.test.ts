@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadTestFlow } from "@/test/runtime-harness";
+import { countingListener } from "@/test/counting-listener";
 import { mysqlTestServer, prepareCase, recordCase, type RecordedMysqlCase } from "@/test/mysql";
 import { createOutboundRules } from "@/server/runtime/outbound";
 import { cases, type MysqlCase } from "./mysql-cases";
@@ -155,13 +155,8 @@ describe("mysql node: what a message cannot show, and the shared runtime's limit
 
   it("the outbound rules apply: a database on a private address is refused unless the operator allows it, and the server hears nothing", async () => {
     // A listener of the test's own stands for the database: nothing may connect to it.
-    let accepted = 0;
-    const listener = net.createServer((socket) => {
-      accepted++;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
-    const port = (listener.address() as net.AddressInfo).port;
+    const listener = await countingListener();
+    const port = listener.port;
     try {
       const flow = await flowOn(own, { ...services, outbound: createOutboundRules({ allowPrivate: false }) }, [], port);
       await expect.poll(() => flow.errors.length, { timeout: 5000 }).toBeGreaterThan(0);
@@ -171,10 +166,10 @@ describe("mysql node: what a message cannot show, and the shared runtime's limit
       await flow.waitFor(1, 5000);
       expect((flow.arrivals[0]!.msg.error as { message: string }).message).toBe("Database not connected");
       await flow.close();
-      expect(accepted).toBe(0);
+      expect(listener.accepted()).toBe(0);
       // The same database with the rules allowing it: the listener hears the connection (the check above could not pass vacuously).
       const allowed = await flowOn(own, services, [], port);
-      await expect.poll(() => accepted, { timeout: 5000 }).toBeGreaterThan(0);
+      await expect.poll(() => listener.accepted(), { timeout: 5000 }).toBeGreaterThan(0);
       await allowed.close();
     } finally {
       listener.close();

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadTestFlow } from "@/test/runtime-harness";
+import { countingListener } from "@/test/counting-listener";
 import { pgTestServer, preparePgCase, recordPgCase, TEST_CLIENT, type RecordedPgCase } from "@/test/postgresql";
 import { createOutboundRules } from "@/server/runtime/outbound";
 import { cases, type PgCase } from "./pg-cases";
@@ -114,13 +114,8 @@ describe("postgresql node: what JSON cannot show, and the shared runtime's limit
   }, 20_000);
 
   it("the outbound rules apply to the pool and to msg.pgConfig: a private address and a Unix socket are refused, and nothing hears", async () => {
-    let accepted = 0;
-    const listener = net.createServer((socket) => {
-      accepted++;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
-    const port = (listener.address() as net.AddressInfo).port;
+    const listener = await countingListener();
+    const port = listener.port;
     try {
       const strict = { ...services, outbound: createOutboundRules({ allowPrivate: false }) };
       const flow = await flowOf("postgres", { query: "SELECT 1" }, strict, port);
@@ -133,11 +128,11 @@ describe("postgresql node: what JSON cannot show, and the shared runtime's limit
       expect(errors.filter((e) => /127\.0\.0\.1 is a private or reserved address/.test(e))).toHaveLength(2);
       expect(errors.filter((e) => /is a Unix socket; connections there are not allowed/.test(e))).toHaveLength(1);
       await flow.close();
-      expect(accepted).toBe(0);
+      expect(listener.accepted()).toBe(0);
       // Allowed, the same pool reaches the listener (so the check above could not pass vacuously).
       const allowed = await flowOf("postgres", { query: "SELECT 1" }, services, port);
       allowed.send("n", {});
-      await expect.poll(() => accepted, { timeout: 5000 }).toBeGreaterThan(0);
+      await expect.poll(() => listener.accepted(), { timeout: 5000 }).toBeGreaterThan(0);
       await allowed.close();
     } finally {
       listener.close();

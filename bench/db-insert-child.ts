@@ -1,8 +1,8 @@
 /**
- * Benchmark 4g in a fresh process, ours: inject → function (generate N) → function (msg.params =
- * [seq]) → postgresql (an INSERT of $1) → change → counter, on the machine's PostgreSQL (the parent
- * made the database and table: bench/postgresql.ts). Usage: pg-child.ts <N> <time limit ms>; the
- * result goes to the parent over IPC.
+ * Benchmarks 4f and 4g in a fresh process, ours: inject → function (generate N) → function (the
+ * statement or its parameters) → mysql or postgresql → change → counter, on the machine's database
+ * (the parent made the database and table: bench/db-inserts.ts). Usage: db-insert-child.ts
+ * <mysql|postgresql> <N> <time limit ms>; the result goes to the parent over IPC.
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
@@ -11,9 +11,9 @@ import { createOutboundRules } from "@/server/runtime/outbound";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
 import { benchApp, countingNode, finishChild, GENERATOR } from "./lib/chain";
 import { startRssSampler } from "./lib/rss";
-import { PG_INSERT_CODE, PG_INSERT_QUERY, pgBenchTarget } from "./lib/pg-bench";
+import { DB_INSERT_KINDS, type DbInsertKind } from "./lib/db-insert-kinds";
 
-export interface PgBenchResult {
+export interface DbInsertBenchResult {
   type: "result";
   n: number;
   arrived: number;
@@ -26,12 +26,14 @@ export interface PgBenchResult {
 }
 
 async function main() {
-  const [nArg, limitArg] = process.argv.slice(2);
+  const [kindArg, nArg, limitArg] = process.argv.slice(2);
   const n = Number(nArg);
   const limitMs = Number(limitArg ?? 60_000);
-  if (!Number.isInteger(n) || n <= 0) throw new Error("usage: pg-child.ts <N> [time limit ms]");
-  const { app, owner, flowId } = await benchApp("postgresql bench");
-  const target = pgBenchTarget();
+  if (!Object.hasOwn(DB_INSERT_KINDS, kindArg ?? "") || !Number.isInteger(n) || n <= 0) throw new Error("usage: db-insert-child.ts <mysql|postgresql> <N> [time limit ms]");
+  const kind = DB_INSERT_KINDS[kindArg as DbInsertKind];
+  const { app, owner, flowId } = await benchApp(`${kindArg} bench`);
+  const target = kind.target();
+  const configNode = kind.configNode(target);
 
   const counting = countingNode(n);
   const registry = createNodeRegistry();
@@ -57,18 +59,18 @@ async function main() {
     configNodes: {
       db: {
         id: "db",
-        type: "postgresql-config",
+        type: configNode.type,
         name: "bench",
         revision: 1,
-        config: registry.get("postgresql-config")!.configSchema.parse({ host: target.host, port: target.port, database: target.database }) as Record<string, unknown>,
+        config: registry.get(configNode.type)!.configSchema.parse(configNode.config) as Record<string, unknown>,
         sealed_credentials: { user: plain(target.user), ...(target.password ? { password: plain(target.password) } : {}) },
       },
     },
     nodes: [
       node("inj", "inject", { payload_type: "json", payload: "{}" }),
       node("gen", "function", { code: GENERATOR }),
-      node("pre", "function", { code: PG_INSERT_CODE }),
-      node("sql", "postgresql", { postgreSQLConfig: "db", query: PG_INSERT_QUERY }),
+      node("pre", "function", { code: kind.code }),
+      node("sql", kind.node.type, kind.node.config),
       node("chg", "change", { rules: [{ t: "set", p: "payload", to: "seq", to_type: "msg" }] }),
       { id: "cnt", type: "counter", name: "", config: {} },
     ],
@@ -97,7 +99,7 @@ async function main() {
   const complete = arrived >= n;
   const ms = (complete ? counting.lastArrival() : performance.now()) - t0;
   if (errors.length > 0) throw new Error(`node errors: ${JSON.stringify(errors.slice(0, 3))}`);
-  const result: PgBenchResult = { type: "result", n, arrived, complete, ms, msgPerSec: complete ? n / (ms / 1000) : Number.NaN, cpuMs: (cpu.user + cpu.system) / 1000, idleRss, peakRss };
+  const result: DbInsertBenchResult = { type: "result", n, arrived, complete, ms, msgPerSec: complete ? n / (ms / 1000) : Number.NaN, cpuMs: (cpu.user + cpu.system) / 1000, idleRss, peakRss };
   await finishChild(result, async () => {
     await engine.close();
     await pool.close();
