@@ -201,10 +201,12 @@ export const postgresqlBehaviour = defineBehaviour(postgresqlNode, async (ctx, c
         active.delete(abort);
         if (abortSplit === abort) abortSplit = null;
         held.off("error", onClientError);
-        // pg may still report an error while ending: heard, never the process's.
-        held.on("error", () => undefined);
-        if (ownClient) await (held as pg.Client).end().catch(() => undefined);
-        else (held as pg.PoolClient).release(isError);
+        if (ownClient) {
+          // pg may still report an error while ending: heard, never the process's. (A pooled
+          // client goes back to the pool, whose own listener hears it: one more per query would pile up.)
+          held.on("error", () => undefined);
+          await (held as pg.Client).end().catch(() => undefined);
+        } else (held as pg.PoolClient).release(isError);
         updateStatus(-1, isError && !quiet);
       } else if (isError && !quiet) {
         updateStatus(-1, isError);

@@ -175,4 +175,25 @@ describe("postgresql node: what JSON cannot show, and the shared runtime's limit
     expect(flow.statuses.some((x) => x.status?.text?.includes("Error"))).toBe(false);
     await flow.close();
   }, 20_000);
+
+  it("a pooled connection carries no more error listeners after many queries than after one", async () => {
+    // A listener left per query on a pooled client would pass Node's 10 and warn (MaxListenersExceededWarning).
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      const flow = await flowOf("postgres", { query: "SELECT pg_backend_pid() AS pid" });
+      for (let i = 0; i < 30; i++) {
+        flow.send("n", {});
+        await flow.waitFor(i + 1, 5000);
+      }
+      // One connection served them all, one at a time.
+      expect(new Set(flow.arrivals.map((a) => (a.msg.payload as Array<{ pid: number }>)[0]!.pid)).size).toBe(1);
+      await flow.close();
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
+  }, 20_000);
 });
