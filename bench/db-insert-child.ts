@@ -5,11 +5,10 @@
  * <mysql|postgresql> <N> <time limit ms>; the result goes to the parent over IPC.
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
-import { createNodeRegistry } from "@/server/nodes/registry";
+import type { FlowSpec } from "@/server/runtime/engine";
 import { createOutboundRules } from "@/server/runtime/outbound";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
-import { benchApp, countingNode, finishChild, GENERATOR } from "./lib/chain";
+import { benchApp, benchEngine, countingNode, finishChild, GENERATOR } from "./lib/chain";
 import { startRssSampler } from "./lib/rss";
 import { DB_INSERT_KINDS, type DbInsertKind } from "./lib/db-insert-kinds";
 
@@ -36,21 +35,10 @@ async function main() {
   const configNode = kind.configNode(target);
 
   const counting = countingNode(n);
-  const registry = createNodeRegistry();
   const pool = new SandboxPool();
-  const errors: string[] = [];
   const plain = (v: string) => `plain:${v}`;
-  const engine = new FlowEngine({
-    types: registry.runtimeTypes({ counter: { behaviour: counting.factory, outputs: () => 0 } }),
-    // The database is on this machine: the outbound rules allow private addresses, as OUTBOUND_ALLOW_PRIVATE does.
-    services: { sandboxes: pool, outbound: createOutboundRules({ allowPrivate: true }), openCredential: (sealed: string) => sealed.slice("plain:".length) },
-    callbacks: { onFlowState: () => undefined, onNodeStatus: () => undefined, onDebug: () => undefined, onNodeError: (e) => errors.push(e.error) },
-    configSchemaOf: (type) => {
-      const definition = registry.get(type);
-      return definition?.kind === "config" ? definition.configSchema : undefined;
-    },
-  });
-  const node = (id: string, type: string, config: Record<string, unknown>) => ({ id, type, name: "", config: registry.get(type)!.configSchema.parse(config) as Record<string, unknown> });
+  // The database is on this machine: the outbound rules allow private addresses, as OUTBOUND_ALLOW_PRIVATE does.
+  const { engine, errors, node, configOf } = benchEngine(counting.factory, { sandboxes: pool, outbound: createOutboundRules({ allowPrivate: true }), openCredential: (sealed: string) => sealed.slice("plain:".length) });
   const spec: FlowSpec = {
     flowId,
     organizationId: owner.organizationId,
@@ -62,7 +50,7 @@ async function main() {
         type: configNode.type,
         name: "bench",
         revision: 1,
-        config: registry.get(configNode.type)!.configSchema.parse(configNode.config) as Record<string, unknown>,
+        config: configOf(configNode.type, configNode.config),
         sealed_credentials: { user: plain(target.user), ...(target.password ? { password: plain(target.password) } : {}) },
       },
     },

@@ -7,11 +7,10 @@
  * over IPC.
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
+import type { FlowSpec } from "@/server/runtime/engine";
 import type { OrgFiles } from "@/server/runtime/types";
-import { createNodeRegistry } from "@/server/nodes/registry";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
-import { benchApp, countingNode, finishChild, GENERATOR } from "./lib/chain";
+import { benchApp, benchEngine, countingNode, finishChild, GENERATOR } from "./lib/chain";
 import { SqliteHost } from "@/server/runtime/sqlite/sqlite-host";
 import { fileVersion, readFile, writeFile } from "@/server/services/files/file-store";
 import { startRssSampler } from "./lib/rss";
@@ -77,19 +76,8 @@ async function main() {
   await setup.release();
 
   const counting = countingNode(n);
-  const registry = createNodeRegistry();
   const pool = new SandboxPool();
-  const errors: string[] = [];
-  const engine = new FlowEngine({
-    types: registry.runtimeTypes({ counter: { behaviour: counting.factory, outputs: () => 0 } }),
-    services: { sandboxes: pool, files, sqlite },
-    callbacks: { onFlowState: () => undefined, onNodeStatus: () => undefined, onDebug: () => undefined, onNodeError: (e) => errors.push(e.error) },
-    configSchemaOf: (type) => {
-      const definition = registry.get(type);
-      return definition?.kind === "config" ? definition.configSchema : undefined;
-    },
-  });
-  const node = (id: string, type: string, config: Record<string, unknown>) => ({ id, type, name: "", config: registry.get(type)!.configSchema.parse(config) as Record<string, unknown> });
+  const { engine, errors, node } = benchEngine(counting.factory, { sandboxes: pool, files, sqlite });
   const spec: FlowSpec = {
     flowId,
     organizationId: owner.organizationId,

@@ -1,6 +1,8 @@
 import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
-import type { NodeFactory } from "@/server/runtime/types";
+import type { NodeFactory, RuntimeServices } from "@/server/runtime/types";
+import { FlowEngine } from "@/server/runtime/engine";
+import { createNodeRegistry } from "@/server/nodes/registry";
 
 /**
  * The benchmark chain's parts ours share (bench/runtime-child.ts, context-child.ts,
@@ -56,4 +58,27 @@ export async function finishChild(result: unknown, close: () => Promise<void>): 
   process.send?.(result);
   await Promise.race([close(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
   process.exit(0);
+}
+
+/**
+ * The engine a bench child runs its chain on: the registry's node types and the counter, the given
+ * services, node errors collected, configuration nodes parsed by their types' schemas; `node`
+ * builds a node of the chain from a type's configuration.
+ */
+export function benchEngine(counter: NodeFactory, services: RuntimeServices) {
+  const registry = createNodeRegistry();
+  const errors: string[] = [];
+  const engine = new FlowEngine({
+    types: registry.runtimeTypes({ counter: { behaviour: counter, outputs: () => 0 } }),
+    services,
+    callbacks: { onFlowState: () => undefined, onNodeStatus: () => undefined, onDebug: () => undefined, onNodeError: (e) => errors.push(e.error) },
+    configSchemaOf: (type) => {
+      const definition = registry.get(type);
+      return definition?.kind === "config" ? definition.configSchema : undefined;
+    },
+  });
+  const node = (id: string, type: string, config: Record<string, unknown>) => ({ id, type, name: "", config: registry.get(type)!.configSchema.parse(config) as Record<string, unknown> });
+  /** A configuration node's configuration as its type parses it. */
+  const configOf = (type: string, config: Record<string, unknown>) => registry.get(type)!.configSchema.parse(config) as Record<string, unknown>;
+  return { engine, errors, node, configOf };
 }
