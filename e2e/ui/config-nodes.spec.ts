@@ -1,4 +1,4 @@
-import { expect, test, type Page, type Response } from "@playwright/test";
+import { expect, test, type Page, type Response, type WebSocketRoute } from "@playwright/test";
 import { logIn } from "../helpers/accounts";
 import { auth, createFlow, joinAs, registerUser, type ApiUser } from "../helpers/live";
 import { canvasNode, expectAccessible, shot } from "../helpers/flows";
@@ -252,6 +252,40 @@ test("configuration nodes changed elsewhere show in the open editor without a re
   const picker = page.getByRole("dialog", { name: "Edit http-request node" }).getByLabel("TLS configuration", { exact: true });
   await expect(picker.locator("option", { hasText: "Plant root CA" })).toHaveCount(1);
   await expect(picker.locator("option", { hasText: "Temporary CA" })).toHaveCount(0);
+});
+
+test("configuration nodes changed while the editor was offline show once it reconnects, without a reload", async ({ page, request }) => {
+  const owner = await registerUser(request, "cfgui-offline");
+  const { flowId } = await httpRequestFlow(request, owner);
+  // The editor's socket passes through a route the test can cut and hold down, as a network would.
+  const sockets: WebSocketRoute[] = [];
+  let online = true;
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    if (!online) {
+      void ws.close({ code: 1012, reason: "held down by the test" });
+      return;
+    }
+    ws.connectToServer();
+    sockets.push(ws);
+  });
+  await logIn(page, owner.email);
+  await page.goto(`/flows/${flowId}`);
+  await openTab(page, "Configuration");
+  await expect(configTab(page).getByRole("listitem")).toHaveCount(0);
+  await expect.poll(() => sockets.length).toBe(1);
+
+  // No event can reach the page while it is offline: only reading again on reconnecting shows the change.
+  online = false;
+  await sockets[0]!.close({ code: 1012, reason: "cut by the test" });
+  await expect(page.getByText("Offline: live updates paused.")).toBeVisible();
+  const created = await request.post("/api/v1/config-nodes", { headers: auth(owner), data: { type: "tls-config", name: "Added while offline" } });
+  expect(created.status(), await created.text()).toBe(201);
+  await expect(configTab(page).getByRole("listitem")).toHaveCount(0);
+
+  online = true;
+  await page.getByRole("button", { name: "Retry now" }).click();
+  await expect(page.getByText("Offline: live updates paused.")).toHaveCount(0);
+  await expect(configTab(page).getByRole("listitem", { name: "Added while offline (tls-config)" })).toBeVisible();
 });
 
 test("MQTT numbers with a few values are choices with words: QoS, action and a broker's protocol, saved as numbers; a port may be ${NAME}", async ({ page, request }) => {

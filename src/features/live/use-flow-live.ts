@@ -87,6 +87,11 @@ export function useFlowLive(flowId: string) {
       // already in flight is cancelled: it may predate the subscription). Events that come while
       // the read is out may be newer than it: they are applied again on top of it.
       void nodesQuery.refetch();
+      // So are the lists that follow events: the organization's configuration nodes (the pickers,
+      // the Configuration tab) and this flow's deployments. A change made between their first read
+      // and this socket's subscription would otherwise never show.
+      void queryClient.invalidateQueries({ queryKey: trpc.configNodes.pathKey() });
+      void queryClient.invalidateQueries({ queryKey: trpc.flows.deployments.queryKey() });
       const patches: Array<Partial<FlowRuntimeView>> = [];
       patchesDuringRead.current = patches;
       const done = () => {

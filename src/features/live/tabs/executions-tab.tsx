@@ -350,6 +350,11 @@ function ExecutionsTab() {
   };
   const known = useMemo(() => new Set(rows.map((r) => r.id)), [rows]);
   useLiveFrames((frame) => {
+    // Connected again (or for the first time): runs that finished while no events came are read now.
+    if (frame.type === "ready") {
+      void refetchRef.current();
+      return;
+    }
     let ran = false;
     if (frame.type === "debug.batch") ran = frame.events.some((e) => e.flow_id === flowId && e.data.execution_id && !known.has(e.data.execution_id));
     else if (frame.type === "event" && frame.flow_id === flowId) {
