@@ -44,10 +44,11 @@ export default defineConfig({
   use: {
     baseURL: origin,
     // A failed test keeps its trace: every action and assertion with its log, the requests the test
-    // made, the screencast, the console. Not the DOM snapshot of every action: recording them cost
-    // 10-14 % of the suite's time (Chromium serializing the page at each step, for every test, to
-    // be thrown away when it passes; docs/BENCHMARKS.md, twenty-first round).
-    trace: { mode: "retain-on-failure", snapshots: false },
+    // made, the console, and the page as it was at the end (`screenshot`). Not the DOM snapshot of
+    // every action, nor the screencast: recording them cost 10-14 % and 7 % of the suite's time
+    // (Chromium serializing or encoding the page all along, for every test, to be thrown away when
+    // it passes; docs/BENCHMARKS.md, twenty-first round and issue 39's twenty-third).
+    trace: { mode: "retain-on-failure", snapshots: false, screenshots: false },
     screenshot: "only-on-failure",
   },
   projects: [
