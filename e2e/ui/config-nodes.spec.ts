@@ -254,9 +254,9 @@ test("configuration nodes changed elsewhere show in the open editor without a re
   await expect(picker.locator("option", { hasText: "Temporary CA" })).toHaveCount(0);
 });
 
-test("configuration nodes changed while the editor was offline show once it reconnects, without a reload", async ({ page, request }) => {
+test("configuration nodes changed and the flow saved while the editor was offline show once it reconnects, without a reload", async ({ page, request }) => {
   const owner = await registerUser(request, "cfgui-offline");
-  const { flowId } = await httpRequestFlow(request, owner);
+  const { flowId, nodeId } = await httpRequestFlow(request, owner);
   // The editor's socket passes through a route the test can cut and hold down, as a network would.
   const sockets: WebSocketRoute[] = [];
   let online = true;
@@ -276,16 +276,25 @@ test("configuration nodes changed while the editor was offline show once it reco
 
   // No event can reach the page while it is offline: only reading again on reconnecting shows the change.
   online = false;
-  await sockets[0]!.close({ code: 1012, reason: "cut by the test" });
+  // 4000: a page closes only with 1000 or 3000-4999 (with 1012 its server side would stay open).
+  await sockets[0]!.close({ code: 4000, reason: "cut by the test" });
   await expect(page.getByText("Offline: live updates paused.")).toBeVisible();
   const created = await request.post("/api/v1/config-nodes", { headers: auth(owner), data: { type: "tls-config", name: "Added while offline" } });
   expect(created.status(), await created.text()).toBe(201);
+  // And the flow itself is saved elsewhere.
+  const node = { id: nodeId, type: "http-request", name: "call API, renamed", position: { x: 200, y: 140 }, config: { url: "https://api.example.test/orders" } };
+  const saved = await request.put(`/api/v1/flows/${flowId}`, { headers: auth(owner), data: { revision: 1, nodes: [node], connections: [] } });
+  expect(saved.status(), await saved.text()).toBe(200);
   await expect(configTab(page).getByRole("listitem")).toHaveCount(0);
 
   online = true;
-  await page.getByRole("button", { name: "Retry now" }).click();
+  // The backoff's own timer may reconnect first and take the button away: either way one more socket.
+  await page.getByRole("button", { name: "Retry now" }).click({ timeout: 2_000 }).catch(() => undefined);
+  await expect.poll(() => sockets.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
   await expect(page.getByText("Offline: live updates paused.")).toHaveCount(0);
   await expect(configTab(page).getByRole("listitem", { name: "Added while offline (tls-config)" })).toBeVisible();
+  // Who saved it is not known from a read: "elsewhere", with Reload.
+  await expect(page.getByRole("alert").filter({ hasText: "This flow was saved" })).toContainText("This flow was saved elsewhere (revision 2).");
 });
 
 test("MQTT numbers with a few values are choices with words: QoS, action and a broker's protocol, saved as numbers; a port may be ${NAME}", async ({ page, request }) => {

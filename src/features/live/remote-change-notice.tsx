@@ -12,13 +12,16 @@ import type { RemoteChange } from "./use-flow-live";
 export function RemoteChangeNotice({ change, editor, people, me, onDismiss }: { change: RemoteChange | null; editor: EditorBridge; people: PresenceUser[]; me: string | null; onDismiss: () => void }) {
   if (!change) return null;
   if (change.kind === "saved" && change.revision <= editor.revision) return null;
-  const who = change.by === me ? "you, from another tab or the API" : (change.byName ?? people.find((p) => p.user_id === change.by)?.name ?? "someone else");
+  // A change learnt of by reading again after a reconnection has no author: "elsewhere".
+  const who =
+    change.by === null ? null : change.by === me ? "you, from another tab or the API" : (change.byName ?? people.find((p) => p.user_id === change.by)?.name ?? "someone else");
+  const where = who === null ? "elsewhere" : `by ${who}`;
   return (
     <div className="remote-change" role="alert">
       {change.kind === "saved" ? (
         <>
           <span>
-            This flow was saved by {who} (revision {change.revision}).{" "}
+            This flow was saved {where} (revision {change.revision}).{" "}
             {editor.dirty ? "Your unsaved changes will be merged with theirs when you save." : "Reload to see the changes."}
           </span>
           <button type="button" className="small" onClick={() => void Promise.resolve(editor.reload()).then(onDismiss)}>
@@ -27,7 +30,7 @@ export function RemoteChangeNotice({ change, editor, people, me, onDismiss }: { 
         </>
       ) : (
         <span>
-          Revision {change.revision} was deployed by {who}.
+          Revision {change.revision} was deployed {where}.
         </span>
       )}
       <button type="button" className="small secondary" onClick={onDismiss}>

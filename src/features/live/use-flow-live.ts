@@ -44,8 +44,10 @@ export function useFlowLive(flowId: string) {
   const loaded: FlowRuntimeView | null = flow ? { state: flow.state, error: flow.state_error, enabled: flow.enabled, deployedRevision: flow.deployed_revision } : null;
   const runtime = runtimeOverride ?? loaded;
   const loadedRef = useRef(loaded);
+  const runtimeRef = useRef(runtime);
   useEffect(() => {
     loadedRef.current = loaded;
+    runtimeRef.current = runtime;
   });
   /** Runtime changes learnt of (events, this page's actions) while the state is read after a `ready`. */
   const patchesDuringRead = useRef<Array<Partial<FlowRuntimeView>> | null>(null);
@@ -83,15 +85,22 @@ export function useFlowLive(flowId: string) {
       return;
     }
     if (frame.type === "ready") {
-      // Reconnected: what happened while offline is read again, by a request sent now (a read
-      // already in flight is cancelled: it may predate the subscription). Events that come while
+      // Reconnected (or connected for the first time): what happened while offline is read again,
+      // by requests sent now. A read already in flight is cancelled first, data or not (TanStack
+      // reuses a first read still loading): it may predate the subscription. Events that come while
       // the read is out may be newer than it: they are applied again on top of it.
-      void nodesQuery.refetch();
+      const readAgain = async (queryKey: readonly unknown[]) => {
+        await queryClient.cancelQueries({ queryKey });
+        await queryClient.invalidateQueries({ queryKey });
+      };
+      void readAgain(trpc.flows.nodes.queryKey({ flowId }));
       // So are the lists that follow events: the organization's configuration nodes (the pickers,
-      // the Configuration tab) and this flow's deployments. A change made between their first read
-      // and this socket's subscription would otherwise never show.
-      void queryClient.invalidateQueries({ queryKey: trpc.configNodes.pathKey() });
-      void queryClient.invalidateQueries({ queryKey: trpc.flows.deployments.queryKey() });
+      // the Configuration tab), this flow's deployments and its deployed graph ("changed since
+      // deploy"). A change made between their first read and this socket's subscription would
+      // otherwise never show.
+      void readAgain(trpc.configNodes.pathKey());
+      void readAgain(trpc.flows.deployments.queryKey());
+      void readAgain(trpc.flows.deployed.queryKey());
       const patches: Array<Partial<FlowRuntimeView>> = [];
       patchesDuringRead.current = patches;
       const done = () => {
@@ -99,11 +108,21 @@ export function useFlowLive(flowId: string) {
         if (latest) patchesDuringRead.current = null;
         return latest;
       };
-      void flowQuery.refetch({ cancelRefetch: true }).then((r) => {
-        const read = r.data?.flow;
-        if (!done() || r.isError || !read) return;
-        setRuntimeOverride(Object.assign({ state: read.state, error: read.state_error, enabled: read.enabled, deployedRevision: read.deployed_revision }, ...patches));
-      }, done);
+      const before = runtimeRef.current;
+      const revisionBefore = flowQuery.data?.flow.revision;
+      void queryClient
+        .cancelQueries({ queryKey: trpc.flows.get.queryKey({ id: flowId }) })
+        .then(() => flowQuery.refetch())
+        .then((r) => {
+          const read = r.data?.flow;
+          if (!done() || r.isError || !read) return;
+          setRuntimeOverride(Object.assign({ state: read.state, error: read.state_error, enabled: read.enabled, deployedRevision: read.deployed_revision }, ...patches));
+          // A save or deploy made elsewhere while no events came is told as an event would have told it
+          // (who made it is unknown here; a save the editor already has is not shown).
+          if (revisionBefore !== undefined && read.revision > revisionBefore) setRemote({ kind: "saved", revision: read.revision, by: null, byName: null, at: read.updated_at });
+          else if (own.current === 0 && before && read.deployed_revision !== null && read.deployed_revision !== before.deployedRevision)
+            setRemote({ kind: "deployed", revision: read.deployed_revision, by: null, byName: null, at: read.deployed_at ?? read.updated_at });
+        }, done);
       return;
     }
     if (frame.type === "event" && configNodeTopics.has(frame.topic)) {

@@ -350,9 +350,10 @@ function ExecutionsTab() {
   };
   const known = useMemo(() => new Set(rows.map((r) => r.id)), [rows]);
   useLiveFrames((frame) => {
-    // Connected again (or for the first time): runs that finished while no events came are read now.
+    // Connected again (or for the first time): runs that finished while no events came are read now
+    // (a read in flight, such as a "Load more", is joined, not cancelled: the list polls as well).
     if (frame.type === "ready") {
-      void refetchRef.current();
+      void refetchRef.current({ cancelRefetch: false });
       return;
     }
     let ran = false;
