@@ -9,7 +9,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
 import { createNodeRegistry } from "@/server/nodes/registry";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
-import { benchApp, countingNode, finishChild, GENERATOR } from "./lib/chain";
+import { benchApp, countingNode, finishChild, GENERATOR, timedChainRun } from "./lib/chain";
 
 export type ContextScenario = "flow-set" | "flow-increment";
 
@@ -80,27 +80,13 @@ async function main() {
   await nextTurn();
 
   const before = { ...app.context.journal.counters };
-  const t0 = performance.now();
-  const cpu0 = process.cpuUsage();
-  const timeout = new Promise<void>((resolve) => setTimeout(resolve, limitMs).unref());
-  engine.inject(flowId, "inj", { payload: { n } });
-  await Promise.race([counting.finished, timeout]);
-  const cpu = process.cpuUsage(cpu0);
-  const arrived = counting.arrived();
-  const complete = arrived >= n;
-  const ms = (complete ? counting.lastArrival() : performance.now()) - t0;
-  if (errors.length > 0) throw new Error(`node errors: ${JSON.stringify(errors.slice(0, 3))}`);
+  const { idleRss: _idle, peakRss: _peak, ...run } = await timedChainRun(engine, flowId, counting, n, limitMs, errors);
   const row = await app.db.prisma.contextEntry.findUnique({ where: { organizationId_scope_key: { organizationId: owner.organizationId, scope: flowId, key: scenario === "flow-set" ? "last" : "count" } } });
   const result: ContextResult = {
     type: "result",
     scenario,
     backend: app.db.kind,
-    n,
-    arrived,
-    complete,
-    ms,
-    msgPerSec: complete ? n / (ms / 1000) : Number.NaN,
-    cpuMs: (cpu.user + cpu.system) / 1000,
+    ...run,
     flushes: app.context.journal.counters.flushes - before.flushes,
     rows: app.context.journal.counters.rows - before.rows,
     stored: row?.value ? JSON.parse(row.value) : null,

@@ -8,8 +8,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import type { FlowSpec } from "@/server/runtime/engine";
 import { createOutboundRules } from "@/server/runtime/outbound";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
-import { benchApp, benchEngine, countingNode, finishChild, GENERATOR } from "./lib/chain";
-import { startRssSampler } from "./lib/rss";
+import { benchApp, benchEngine, countingNode, finishChild, insertChain, timedChainRun } from "./lib/chain";
 import { DB_INSERT_KINDS, type DbInsertKind } from "./lib/db-insert-kinds";
 
 export interface DbInsertBenchResult {
@@ -54,40 +53,14 @@ async function main() {
         sealed_credentials: { user: plain(target.user), ...(target.password ? { password: plain(target.password) } : {}) },
       },
     },
-    nodes: [
-      node("inj", "inject", { payload_type: "json", payload: "{}" }),
-      node("gen", "function", { code: GENERATOR }),
-      node("pre", "function", { code: kind.code }),
-      node("sql", kind.node.type, kind.node.config),
-      node("chg", "change", { rules: [{ t: "set", p: "payload", to: "seq", to_type: "msg" }] }),
-      { id: "cnt", type: "counter", name: "", config: {} },
-    ],
-    connections: [
-      { source: "inj", target: "gen", source_port: 0 },
-      { source: "gen", target: "pre", source_port: 0 },
-      { source: "pre", target: "sql", source_port: 0 },
-      { source: "sql", target: "chg", source_port: 0 },
-      { source: "chg", target: "cnt", source_port: 0 },
-    ],
+    ...insertChain(node, kind.code, kind.node),
   };
   if ((await engine.deploy(spec)) !== "running") throw new Error(`the bench flow did not start: ${errors.join("; ")}`);
   // As Node-RED's side: half a second for the database's connection test.
   await new Promise((r) => setTimeout(r, 500));
   await nextTurn();
 
-  const rss = startRssSampler();
-  const t0 = performance.now();
-  const cpu0 = process.cpuUsage();
-  const timeout = new Promise<void>((resolve) => setTimeout(resolve, limitMs).unref());
-  engine.inject(flowId, "inj", { payload: { n } });
-  await Promise.race([counting.finished, timeout]);
-  const cpu = process.cpuUsage(cpu0);
-  const { idleRss, peakRss } = rss.stop();
-  const arrived = counting.arrived();
-  const complete = arrived >= n;
-  const ms = (complete ? counting.lastArrival() : performance.now()) - t0;
-  if (errors.length > 0) throw new Error(`node errors: ${JSON.stringify(errors.slice(0, 3))}`);
-  const result: DbInsertBenchResult = { type: "result", n, arrived, complete, ms, msgPerSec: complete ? n / (ms / 1000) : Number.NaN, cpuMs: (cpu.user + cpu.system) / 1000, idleRss, peakRss };
+  const result: DbInsertBenchResult = { type: "result", ...(await timedChainRun(engine, flowId, counting, n, limitMs, errors)) };
   await finishChild(result, async () => {
     await engine.close();
     await pool.close();

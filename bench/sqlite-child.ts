@@ -10,10 +10,9 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import type { FlowSpec } from "@/server/runtime/engine";
 import type { OrgFiles } from "@/server/runtime/types";
 import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
-import { benchApp, benchEngine, countingNode, finishChild, GENERATOR } from "./lib/chain";
+import { benchApp, benchEngine, countingNode, finishChild, insertChain, timedChainRun } from "./lib/chain";
 import { SqliteHost } from "@/server/runtime/sqlite/sqlite-host";
 import { fileVersion, readFile, writeFile } from "@/server/services/files/file-store";
-import { startRssSampler } from "./lib/rss";
 import { SQLITE_INSERT_CODE, sqliteSetup } from "./lib/sqlite-bench";
 
 export interface SqliteBenchResult {
@@ -84,39 +83,14 @@ async function main() {
     organizationSlug: "bench",
     revision: 1,
     configNodes: { db: { id: "db", type: "sqlitedb", name: "bench", revision: 1, config: { db: "bench.db", mode: "RWC" }, sealed_credentials: {} } },
-    nodes: [
-      node("inj", "inject", { payload_type: "json", payload: "{}" }),
-      node("gen", "function", { code: GENERATOR }),
-      node("pre", "function", { code: SQLITE_INSERT_CODE }),
-      node("sql", "sqlite", { mydb: "db", sqlquery: "msg.topic" }),
-      node("chg", "change", { rules: [{ t: "set", p: "payload", to: "seq", to_type: "msg" }] }),
-      { id: "cnt", type: "counter", name: "", config: {} },
-    ],
-    connections: [
-      { source: "inj", target: "gen", source_port: 0 },
-      { source: "gen", target: "pre", source_port: 0 },
-      { source: "pre", target: "sql", source_port: 0 },
-      { source: "sql", target: "chg", source_port: 0 },
-      { source: "chg", target: "cnt", source_port: 0 },
-    ],
+    ...insertChain(node, SQLITE_INSERT_CODE, { type: "sqlite", config: { mydb: "db", sqlquery: "msg.topic" } }),
   };
   if ((await engine.deploy(spec)) !== "running") throw new Error(`the bench flow did not start: ${errors.join("; ")}`);
   await nextTurn();
 
-  const rss = startRssSampler();
   writeBacks = 0;
   bytesWritten = 0;
-  const t0 = performance.now();
-  const cpu0 = process.cpuUsage();
-  const timeout = new Promise<void>((resolve) => setTimeout(resolve, limitMs).unref());
-  engine.inject(flowId, "inj", { payload: { n } });
-  await Promise.race([counting.finished, timeout]);
-  const cpu = process.cpuUsage(cpu0);
-  const { idleRss, peakRss } = rss.stop();
-  const arrived = counting.arrived();
-  const complete = arrived >= n;
-  const ms = (complete ? counting.lastArrival() : performance.now()) - t0;
-  if (errors.length > 0) throw new Error(`node errors: ${JSON.stringify(errors.slice(0, 3))}`);
+  const run = await timedChainRun(engine, flowId, counting, n, limitMs, errors);
   const check = sqlite.acquire({ organizationId: owner.organizationId, path: "bench.db", privateId: "check", mode: "RO" });
   const [counted] = (await check.all("SELECT count(v) AS rows FROM readings")) as Array<{ rows: number }>;
   await check.release();
@@ -124,18 +98,11 @@ async function main() {
   const result: SqliteBenchResult = {
     type: "result",
     backend: app.db.kind,
-    n,
-    arrived,
-    complete,
-    ms,
-    msgPerSec: complete ? n / (ms / 1000) : Number.NaN,
-    cpuMs: (cpu.user + cpu.system) / 1000,
+    ...run,
     writeBacks,
     bytesWritten,
     fileBytes: file?.size ?? 0,
     rows: counted?.rows ?? 0,
-    idleRss,
-    peakRss,
   };
   await finishChild(result, async () => {
     await engine.close();

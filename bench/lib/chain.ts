@@ -1,12 +1,13 @@
 import { createTestApp, restClient } from "@/test/app";
 import { signUp } from "@/test/accounts";
 import type { NodeFactory, RuntimeServices } from "@/server/runtime/types";
-import { FlowEngine } from "@/server/runtime/engine";
+import { FlowEngine, type FlowSpec } from "@/server/runtime/engine";
+import { startRssSampler } from "./rss";
 import { createNodeRegistry } from "@/server/nodes/registry";
 
 /**
  * The benchmark chain's parts ours share (bench/runtime-child.ts, context-child.ts,
- * sqlite-child.ts). The generator is Node-RED's (bench/node-red-child.ts): one inject carries N;
+ * sqlite-child.ts, db-insert-child.ts). The generator is Node-RED's (bench/node-red-child.ts): one inject carries N;
  * the function sends N messages in batches of 1,000 (a synchronous node.send loop, then setTimeout
  * 0). Its timers wait while the flow is over its high-water mark, so the flow paces it instead of
  * queueing all N.
@@ -81,4 +82,41 @@ export function benchEngine(counter: NodeFactory, services: RuntimeServices) {
   /** A configuration node's configuration as its type parses it. */
   const configOf = (type: string, config: Record<string, unknown>) => registry.get(type)!.configSchema.parse(config) as Record<string, unknown>;
   return { engine, errors, node, configOf };
+}
+
+/** The database chains' graph (4e sqlite, 4f mysql, 4g postgresql): inject → generator → `pre` (the statement or its parameters) → the database node `sql` → change (payload = seq) → counter. */
+export function insertChain(node: ReturnType<typeof benchEngine>["node"], preCode: string, sql: { type: string; config: Record<string, unknown> }): Pick<FlowSpec, "nodes" | "connections"> {
+  const ids = ["inj", "gen", "pre", "sql", "chg", "cnt"];
+  return {
+    nodes: [
+      node("inj", "inject", { payload_type: "json", payload: "{}" }),
+      node("gen", "function", { code: GENERATOR }),
+      node("pre", "function", { code: preCode }),
+      node("sql", sql.type, sql.config),
+      node("chg", "change", { rules: [{ t: "set", p: "payload", to: "seq", to_type: "msg" }] }),
+      { id: "cnt", type: "counter", name: "", config: {} },
+    ],
+    connections: ids.slice(1).map((target, i) => ({ source: ids[i]!, target, source_port: 0 })),
+  };
+}
+
+/**
+ * One timed run of a deployed chain: injects `{ n }` into `inj` and waits for the counter's n
+ * arrivals (or the time limit); the time runs to the last arrival, CPU is the whole process's.
+ * Node errors of the run fail it.
+ */
+export async function timedChainRun(engine: FlowEngine, flowId: string, counting: ReturnType<typeof countingNode>, n: number, limitMs: number, errors: string[]) {
+  const rss = startRssSampler();
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const timeout = new Promise<void>((resolve) => setTimeout(resolve, limitMs).unref());
+  engine.inject(flowId, "inj", { payload: { n } });
+  await Promise.race([counting.finished, timeout]);
+  const cpu = process.cpuUsage(cpu0);
+  const { idleRss, peakRss } = rss.stop();
+  const arrived = counting.arrived();
+  const complete = arrived >= n;
+  const ms = (complete ? counting.lastArrival() : performance.now()) - t0;
+  if (errors.length > 0) throw new Error(`node errors: ${JSON.stringify(errors.slice(0, 3))}`);
+  return { n, arrived, complete, ms, msgPerSec: complete ? n / (ms / 1000) : Number.NaN, cpuMs: (cpu.user + cpu.system) / 1000, idleRss, peakRss };
 }
