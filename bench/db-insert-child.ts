@@ -11,17 +11,7 @@ import { SandboxPool } from "@/server/runtime/sandbox/sandbox-pool";
 import { benchApp, benchEngine, countingNode, finishChild, insertChain, timedChainRun } from "./lib/chain";
 import { DB_INSERT_KINDS, type DbInsertKind } from "./lib/db-insert-kinds";
 
-export interface DbInsertBenchResult {
-  type: "result";
-  n: number;
-  arrived: number;
-  complete: boolean;
-  ms: number;
-  msgPerSec: number;
-  cpuMs: number;
-  idleRss: number;
-  peakRss: number;
-}
+export type DbInsertBenchResult = { type: "result" } & Awaited<ReturnType<typeof timedChainRun>>;
 
 async function main() {
   const [kindArg, nArg, limitArg] = process.argv.slice(2);
