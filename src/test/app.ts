@@ -50,18 +50,27 @@ export function testEnv(values: Record<string, string | undefined>) {
 export async function createTestApp(overrides: Record<string, string> = {}, options: { logger?: Logger; storeKeyPrefix?: string } = {}): Promise<AppServices> {
   const suffix = randomBytes(6).toString("hex");
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-test-"));
-  const env = testEnv({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL, ...overrides });
-  const schema = env.DATABASE_URL ? `test_${suffix}` : undefined;
-  const app = await createAppServices({
-    env,
-    dataDirForDb: env.DATABASE_URL ? dataDir : "memory://",
-    dbImage: env.DATABASE_URL ? undefined : await testDatabaseImage(),
-    dbSchema: schema,
-    storeKeyPrefix: options.storeKeyPrefix ?? `fp-test-${suffix}:`,
-    logger: options.logger ?? createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
-    // Test files stand up several apps in one worker to play several instances.
-    allowSeveralPerProcess: true,
-  });
+  let app: AppServices;
+  let schema: string | undefined;
+  let env: ReturnType<typeof testEnv>;
+  try {
+    env = testEnv({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL, ...overrides });
+    schema = env.DATABASE_URL ? `test_${suffix}` : undefined;
+    app = await createAppServices({
+      env,
+      dataDirForDb: env.DATABASE_URL ? dataDir : "memory://",
+      dbImage: env.DATABASE_URL ? undefined : await testDatabaseImage(),
+      dbSchema: schema,
+      storeKeyPrefix: options.storeKeyPrefix ?? `fp-test-${suffix}:`,
+      logger: options.logger ?? createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+      // Test files stand up several apps in one worker to play several instances.
+      allowSeveralPerProcess: true,
+    });
+  } catch (err) {
+    // A test that expects the start to fail (a bad setting) leaves no directory behind.
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const close = app.close;
   app.close = async () => {
     await close().catch(() => {});
@@ -99,15 +108,17 @@ export function startEmbeddedApp(dataDir: string, options: { dataDirForDb?: stri
  */
 export function restartableApp(label: string) {
   const suffix = randomBytes(6).toString("hex");
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), `fp-${label}-`));
+  // Made at the first start: a file whose tests are all skipped (no Redis, say) runs no afterAll.
+  let made: string | undefined;
+  const dir = () => (made ??= mkdtempSync(path.join(os.tmpdir(), `fp-${label}-`)));
   const schema = process.env.DATABASE_URL ? `test_${label.replace(/\W/g, "_")}_${suffix}` : undefined;
   return {
     /** The store's key prefix, `fp-test-<suffix>:`. */
     storeKeyPrefix: `fp-test-${suffix}:`,
     start(extra: Record<string, string> = {}): Promise<AppServices> {
       return createAppServices({
-        env: testEnv({ ...extra, DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL }),
-        dataDirForDb: path.join(dataDir, "db"),
+        env: testEnv({ ...extra, DATA_DIR: dir(), DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL }),
+        dataDirForDb: path.join(dir(), "db"),
         dbSchema: schema,
         storeKeyPrefix: `fp-test-${suffix}:`,
         // Warnings show in the test's output (a slow CONNECT is logged with the step it waited on).
@@ -122,7 +133,7 @@ export function restartableApp(label: string) {
         await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
         await client.end();
       }
-      rmSync(dataDir, { recursive: true, force: true });
+      if (made) rmSync(made, { recursive: true, force: true });
     },
   };
 }

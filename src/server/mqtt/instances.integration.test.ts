@@ -31,7 +31,9 @@ const fromEmitter = createRequire(createRequire(import.meta.url).resolve("mqemit
 const msgpack = fromEmitter("msgpack-lite") as { encode(value: unknown): Buffer; decode(buffer: Buffer): unknown };
 const shared = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
 const suffix = randomBytes(6).toString("hex");
-const dataDir = mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-rate-"));
+// Made by the first instance: on the embedded backend every test here is skipped and no afterAll runs.
+let dataDir: string | undefined;
+const dir = () => (dataDir ??= mkdtempSync(path.join(os.tmpdir(), "fp-mqtt-rate-")));
 const schema = `test_mqtt_rate_${suffix}`;
 const RATE = 40;
 
@@ -45,7 +47,7 @@ async function orgWithDeviceKey(app: AppServices) {
 async function instance(name: string): Promise<AppServices> {
   const env = parseEnv({
     NODE_ENV: "test",
-    DATA_DIR: dataDir,
+    DATA_DIR: dir(),
     DATABASE_URL: process.env.DATABASE_URL,
     REDIS_URL: process.env.REDIS_URL,
     INSTANCE_ID: name,
@@ -58,7 +60,7 @@ async function instance(name: string): Promise<AppServices> {
   });
   return createAppServices({
     env,
-    dataDirForDb: path.join(dataDir, "db"),
+    dataDirForDb: path.join(dir(), "db"),
     dbSchema: schema,
     storeKeyPrefix: `fp-test-${suffix}:`,
     logger: createLogger({ level: "silent" }),
@@ -73,7 +75,7 @@ afterAll(async () => {
     await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await client.end();
   }
-  rmSync(dataDir, { recursive: true, force: true });
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** QoS 1 publishes at once; how many the broker took (PUBACK 0) and the codes of the others. */

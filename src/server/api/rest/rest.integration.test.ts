@@ -277,6 +277,7 @@ describe("system endpoints", () => {
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe("UNAVAILABLE");
     expect(res.body.error.details[0].path).toBe("database");
-    await broken.store.close();
+    // The whole app (its store, runtime and directory); the database is closed already.
+    await broken.close();
   });
 });
