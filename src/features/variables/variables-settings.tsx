@@ -58,6 +58,11 @@ export function VariablesSettings({ role, prefs, initialVariables, flows }: { ro
         fails. A changed value reaches running flows within 2 seconds, without a redeploy.
       </p>
       <p className="hint">
+        On a device, flows run in the device&apos;s own Node-RED, which hands a secret to any node that asks for it (function code
+        included). So a device is sent only the secrets its flows name, sealed to its key, and never a secret with allowed hosts: a
+        deployment that names one is refused for the device, which goes on with what it ran.
+      </p>
+      <p className="hint">
         What redaction can and cannot do: wherever the runtime reports (debug messages, statuses, errors, executions), a secret&apos;s
         value is replaced by <code>***</code>, also as JSON writes it and in an HTTP request&apos;s own error texts. It cannot recognise a
         value a flow has transformed (reversed, encoded, split): anyone who may edit flows can make a flow send a secret wherever its

@@ -1,6 +1,6 @@
 import type { AppServices } from "../../app-services";
 import type { ApiKeyPrincipal } from "../../auth/principal";
-import type { Deployment, Device, Flow } from "../../../generated/prisma/client";
+import type { Deployment, Device, Flow, Variable } from "../../../generated/prisma/client";
 import type { AgentFrame, AgentServerFrame } from "../../../shared/agent-protocol";
 import type { FlowNode, Connection } from "../../../shared/flow-graph";
 import type { FlowGroup } from "../../../shared/subflows";
@@ -69,47 +69,58 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
   const variables = await app.db.prisma.variable.findMany({ where: { organizationId: device.organizationId }, orderBy: { name: "asc" } });
   const subflows = new DeviceSubflows(app.nodes);
   const running = device.applied as Record<string, string>;
+  // A configuration node's credentials, opened once for every flow that uses it.
+  const openedOf = new Map<string, Record<string, string>>();
+  const opened = (c: ConfigNodeSnapshot): Record<string, string> => {
+    let creds = openedOf.get(c.id);
+    if (creds) return creds;
+    creds = {};
+    for (const [name, sealed] of Object.entries(c.sealed_credentials ?? {})) {
+      try {
+        creds[name] = openCredential(app.config.keys.variables, sealed);
+      } catch (err) {
+        app.logger.warn({ err: (err as Error).message, configNode: c.id }, "a credential could not be opened for a device; it is left out");
+      }
+    }
+    openedOf.set(c.id, creds);
+    return creds;
+  };
   for (const flow of flows) {
+    // The organization's variables, then the flow's over them (as a hosted flow sees them).
+    const env = new Map<string, { row: Variable; secret: boolean }>();
+    for (const v of variables.filter((r) => r.flowId === null).concat(variables.filter((r) => r.flowId === flow.id))) env.set(v.name, { row: v, secret: v.secret });
     // The current deployment; refused, the one the device runs now (if it can run that one).
     const candidates = [...new Set([flow.currentDeploymentId!, ...(running[flow.id] ? [running[flow.id]!] : [])])];
-    let chosen: { deployment: Deployment; snapshot: DeploymentSnapshot } | null = null;
+    let chosen: { deployment: Deployment; snapshot: DeploymentSnapshot; named: Set<string> } | null = null;
     for (const id of candidates) {
       const deployment = await app.db.prisma.deployment.findFirst({ where: { id, flowId: flow.id } });
       if (!deployment) continue;
       const snapshot = deployment.snapshot as unknown as DeploymentSnapshot;
       const probe = new DeviceSubflows(app.nodes);
       const missing = missingTypes(device, [...flowItems(app, flow, snapshot, probe, []), ...probe.items, ...Object.values(snapshot.config_nodes ?? {}).map((c) => configNodeToNodeRed(app.nodes, c))]);
-      if (missing.length === 0) {
-        chosen = { deployment, snapshot };
+      const named = secretsNamed(snapshot, Object.values(snapshot.config_nodes ?? {}).map(opened), [...env].filter(([, v]) => v.secret).map(([name]) => name));
+      const restricted = [...named].filter((name) => env.get(name)!.row.allowedHosts.length > 0).sort();
+      if (missing.length === 0 && restricted.length === 0) {
+        chosen = { deployment, snapshot, named };
         break;
       }
-      if (id === flow.currentDeploymentId) refused[flow.id] = { deployment_id: id, error: missingTypesError(missing) };
+      if (id === flow.currentDeploymentId) refused[flow.id] = { deployment_id: id, error: missing.length > 0 ? missingTypesError(missing) : restrictedSecretsError(restricted, env) };
     }
     if (!chosen) continue;
-    const { deployment, snapshot } = chosen;
+    const { deployment, snapshot, named } = chosen;
     deployments[flow.id] = deployment.id;
-    // The organization's variables, then the flow's over them (as a hosted flow sees them).
-    const env = new Map<string, { value: string; secret: boolean }>();
-    for (const v of variables.filter((r) => r.flowId === null).concat(variables.filter((r) => r.flowId === flow.id))) {
-      env.set(v.name, { value: v.secret ? openSecret(app, v) : (v.value ?? ""), secret: v.secret });
-    }
-    const plain = [...env].filter(([, v]) => !v.secret).map(([name, v]) => ({ name, value: v.value, type: "str" }));
-    const secrets = Object.fromEntries([...env].filter(([, v]) => v.secret).map(([name, v]) => [name, v.value]));
+    // Plain variables all (a function's env.get may read any), secrets only those the flow names:
+    // a device's Node-RED hands a secret to any node that asks, so it holds no more than it uses.
+    const plain = [...env].filter(([, v]) => !v.secret).map(([name, v]) => ({ name, value: v.row.value ?? "", type: "str" }));
+    const secrets = Object.fromEntries([...env].filter(([name, v]) => v.secret && named.has(name)).map(([name, v]) => [name, openSecret(app, v.row)]));
     if (Object.keys(secrets).length > 0) secretEnv[flow.id] = secrets;
     out.push(...flowItems(app, flow, snapshot, subflows, plain));
     for (const c of Object.values(snapshot.config_nodes ?? {})) {
       if (configSeen.has(c.id)) continue;
       configSeen.add(c.id);
       configNodes.push(c);
-      const opened: Record<string, string> = {};
-      for (const [name, sealed] of Object.entries(c.sealed_credentials ?? {})) {
-        try {
-          opened[name] = openCredential(app.config.keys.variables, sealed);
-        } catch (err) {
-          app.logger.warn({ err: (err as Error).message, configNode: c.id }, "a credential could not be opened for a device; it is left out");
-        }
-      }
-      if (Object.keys(opened).length > 0) credentials[c.id] = opened;
+      const creds = opened(c);
+      if (Object.keys(creds).length > 0) credentials[c.id] = creds;
     }
   }
   // Every flow's configuration nodes in the organization's order of creation, as Node-RED starts
@@ -131,6 +142,25 @@ function flowItems(app: AppServices, flow: Flow, snapshot: DeploymentSnapshot, s
     env,
     portsOf,
   );
+}
+
+/**
+ * The secrets among `names` that a deployment names: `${NAME}` in a property, `env.get("NAME")` in
+ * a function, `$env('NAME')` in JSONata, an env-typed field holding `NAME`: the name as a whole
+ * word anywhere in its nodes, subflows and configuration nodes (their credentials included, which
+ * may hold `${NAME}`). Whatever a device does not name it does not get.
+ */
+export function secretsNamed(snapshot: Pick<DeploymentSnapshot, "nodes" | "subflows" | "config_nodes">, credentials: ReadonlyArray<Record<string, string>>, names: readonly string[]): Set<string> {
+  if (names.length === 0) return new Set();
+  const text = JSON.stringify([snapshot.nodes, snapshot.subflows ?? {}, snapshot.config_nodes ?? {}, credentials]);
+  // Variable names are `[A-Z_][A-Z0-9_]*` (SPEC §14): nothing in them needs escaping.
+  return new Set(names.filter((name) => new RegExp(`(?<![A-Za-z0-9_])${name}(?![A-Za-z0-9_])`).test(text)));
+}
+
+/** Why a deployment naming secrets that carry allowed_hosts is not sent to a device (SPEC §14: only a request to those hosts gets them, which a device's Node-RED cannot promise). */
+function restrictedSecretsError(names: string[], env: ReadonlyMap<string, { row: Variable }>): string {
+  const each = names.slice(0, 5).map((name) => `${name} (${env.get(name)!.row.allowedHosts.join(", ")})`).join(", ") + (names.length > 5 ? ` and ${names.length - 5} more` : "");
+  return `${names.length === 1 ? "the secret" : "the secrets"} ${each} may be sent only to ${names.length === 1 ? "its" : "their"} allowed hosts, which a device cannot promise: they are never sent to one. Use a secret without allowed hosts for this flow, or run it hosted`;
 }
 
 function openSecret(app: AppServices, row: { valueEncrypted: string | null; keyId: string | null; name: string }): string {

@@ -109,7 +109,8 @@ describe("a flow that targets a device", () => {
 
     const nodes = [
       { id: "dv-inject", type: "inject", config: { payload_type: "string", payload: "tick" } },
-      { id: "dv-counter", type: "counter", config: { step: 2 } },
+      // The counter names API_TOKEN (as a Node-RED flow would: `${API_TOKEN}` in a property).
+      { id: "dv-counter", type: "counter", config: { step: 2, token: "${API_TOKEN}" } },
       { id: "dv-debug", type: "debug" },
     ];
     const connections = [
@@ -126,6 +127,9 @@ describe("a flow that targets a device", () => {
     expect(created.body.flow.nodes[1]).toMatchObject({ id: "dv-counter", type: "unknown", config: { original_type: "counter", properties: { step: 2 }, outputs: 1 } });
     await request("POST", "/variables", { token: owner.accessToken, body: { name: "API_TOKEN", value: "s3cret-value-xyz", secret: true, flow_id: flowId } });
     await request("POST", "/variables", { token: owner.accessToken, body: { name: "SITE", value: "kitchen", flow_id: flowId } });
+    // Secrets the flow does not name stay on the server: a device's Node-RED would hand them to any node.
+    await request("POST", "/variables", { token: owner.accessToken, body: { name: "UNUSED_KEY", value: "never-on-the-pi", secret: true } });
+    await request("POST", "/variables", { token: owner.accessToken, body: { name: "API_TOKEN_OLD", value: "old-token-value", secret: true } });
 
     const deploying = request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken });
     const frame = await agent.next((f) => f.type === "agent.deploy", 10_000);
@@ -135,6 +139,7 @@ describe("a flow that targets a device", () => {
     expect(frame.flows.find((n: { id: string }) => n.id === "dv-counter")).toMatchObject({ type: "counter", z: flowId, step: 2, wires: [["dv-debug"]] });
     expect(JSON.stringify(frame)).not.toContain("s3cret-value-xyz");
     expect(JSON.parse(openSealed(keys.privateKey, frame.sealed))).toEqual({ credentials: {}, env: { [flowId]: { API_TOKEN: "s3cret-value-xyz" } } });
+    expect(JSON.stringify(frame)).not.toContain("UNUSED_KEY");
     agent.send({ type: "agent.applied", applied: frame.deployments });
     const deployed = await deploying;
     expect(deployed.status).toBe(200);
@@ -280,6 +285,57 @@ describe("a flow that targets a device", () => {
     expect(JSON.stringify(ui.frames)).not.toContain("hunter2-pi-4");
     ui.ws.close();
     back.ws.close();
+  });
+
+  it("never sends a device a secret that has allowed hosts: a deployment naming one is refused with why, and the device keeps what it ran", async () => {
+    const owner = await signUp(request);
+    const { secret, deviceId } = await deviceKey(owner.accessToken, "pi-5");
+    const keys = agentKeys();
+    const agent = await helloAgent(secret, keys.publicKey);
+    await waitFor(async () => ((await request("GET", "/devices", { token: owner.accessToken })).body.devices[0].kind === "agent" ? true : undefined));
+    expect((await request("POST", "/variables", { token: owner.accessToken, body: { name: "MQTT_PASS", value: "plain-secret-5", secret: true } })).status).toBe(201);
+    const paykey = await request("POST", "/variables", { token: owner.accessToken, body: { name: "PAYKEY", value: "pay-secret-5", secret: true, allowed_hosts: ["api.example.com"] } });
+    expect(paykey.status, paykey.text).toBe(201);
+    const counter = (config: Record<string, unknown>) => ({ id: "ah-counter", type: "counter", config: { step: 1, ...config } });
+    const created = await request("POST", "/flows", {
+      token: owner.accessToken,
+      body: { name: "pi five", nodes: [{ id: "ah-inject", type: "inject" }, counter({ password: "${MQTT_PASS}" })], connections: [{ source: "ah-inject", target: "ah-counter" }], target: { device_id: deviceId } },
+    });
+    expect(created.status, created.text).toBe(201);
+    const flowId = created.body.flow.id as string;
+    const deploying = request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken });
+    const first = await agent.next((f) => f.type === "agent.deploy");
+    expect(JSON.parse(openSealed(keys.privateKey, first.sealed))).toEqual({ credentials: {}, env: { [flowId]: { MQTT_PASS: "plain-secret-5" } } });
+    agent.send({ type: "agent.applied", applied: first.deployments });
+    expect((await deploying).status).toBe(200);
+    const v1 = first.deployments[flowId] as string;
+
+    // The flow now reads PAYKEY as a device's function would: the server refuses it for the device, at once.
+    const flow = (await request("GET", `/flows/${flowId}`, { token: owner.accessToken })).body.flow;
+    const saved = await request("PUT", `/flows/${flowId}`, { token: owner.accessToken, body: { revision: flow.revision, nodes: [flow.nodes[0], counter({ password: "${MQTT_PASS}", code: 'env.get("PAYKEY")' })] } });
+    expect(saved.status, saved.text).toBe(200);
+    const seen = agent.frames.length;
+    const refused = await request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken });
+    expect(refused.status).toBe(202);
+    expect(refused.body.devices).toEqual([
+      { device_id: deviceId, name: "pi-5", online: true, state: "refused", deployment_id: v1, error: expect.stringMatching(/^the secret PAYKEY \(api\.example\.com\) may be sent only to its allowed hosts, which a device cannot promise/) },
+    ]);
+    const kept = await agent.next((f) => f.type === "agent.deploy" && agent.frames.indexOf(f) >= seen);
+    expect(kept.deployments).toEqual({ [flowId]: v1 });
+    expect(JSON.stringify(kept)).not.toContain("PAYKEY");
+    expect(JSON.parse(openSealed(keys.privateKey, kept.sealed))).toEqual({ credentials: {}, env: { [flowId]: { MQTT_PASS: "plain-secret-5" } } });
+
+    // Without its allowed hosts (an admin's decision) it may go: the next deploy sends it, sealed.
+    expect((await request("PUT", "/variables/PAYKEY", { token: owner.accessToken, body: { value: "pay-secret-5", allowed_hosts: null } })).status).toBe(200);
+    const seenAgain = agent.frames.length;
+    const deployingAgain = request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken });
+    const now = await agent.next((f) => f.type === "agent.deploy" && agent.frames.indexOf(f) >= seenAgain);
+    expect(Object.keys(now.deployments)).toEqual([flowId]);
+    expect(now.deployments[flowId]).not.toBe(v1);
+    expect(JSON.parse(openSealed(keys.privateKey, now.sealed))).toEqual({ credentials: {}, env: { [flowId]: { MQTT_PASS: "plain-secret-5", PAYKEY: "pay-secret-5" } } });
+    agent.send({ type: "agent.applied", applied: now.deployments });
+    expect((await deployingAgain).body.devices).toEqual([expect.objectContaining({ state: "applied", error: null })]);
+    agent.ws.close();
   });
 
   it("refuses agent frames from anything but a device key", async () => {
