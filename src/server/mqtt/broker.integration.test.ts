@@ -5,6 +5,7 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
+import { WebSocket } from "ws";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -286,6 +287,56 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
     socket.write(Buffer.from([0x10, 0xff, 0xff, 0xff, 0x7f]));
     await closed;
     expect(socket.destroyed).toBe(true);
+  });
+
+  it("one address gets at most 20 connections not admitted yet: more are closed at once over TCP and answered 429 over WebSocket; admitted and closed ones free their slot", { timeout: 30_000 }, async () => {
+    const { key } = await orgWithDeviceKey();
+    const { port } = new URL(mq.tcp);
+    const idle: net.Socket[] = [];
+    /** A TCP connection that sends nothing; resolves once the broker has it (a refused one is closed at once). */
+    const raw = async () => {
+      const socket = net.connect(Number(port), "127.0.0.1");
+      socket.on("error", () => {});
+      await new Promise((r) => socket.once("connect", r));
+      idle.push(socket);
+      return socket;
+    };
+    /** Whether the broker closed it within `ms`. */
+    const closedWithin = (socket: net.Socket, ms: number) => new Promise<boolean>((resolve) => {
+      if (socket.destroyed) return resolve(true);
+      const timer = setTimeout(() => resolve(false), ms);
+      socket.once("close", () => { clearTimeout(timer); resolve(true); });
+    });
+    /** The HTTP status a WebSocket upgrade to /mqtt is answered with (101: taken). */
+    const upgradeStatus = () => new Promise<number>((resolve, reject) => {
+      const ws = new WebSocket(mq.ws, "mqtt");
+      ws.on("upgrade", (res) => { resolve(res.statusCode ?? 0); ws.terminate(); });
+      ws.on("unexpected-response", (_req, res) => { resolve(res.statusCode ?? 0); ws.terminate(); });
+      ws.on("error", reject);
+    });
+    try {
+      for (let i = 0; i < 20; i++) await raw();
+      // The broker counts a socket once it has it: let the last ones land before the 21st.
+      await sleep(100);
+      expect(await closedWithin(await raw(), 2_000)).toBe(true);
+      expect(await upgradeStatus()).toBe(429);
+      // One closed frees its slot; a device that then connects is admitted and holds none.
+      idle.shift()!.destroy();
+      await sleep(100);
+      const device = await track(connectMqtt(mq.tcp, { password: key, clientId: "after-crowd" }));
+      expect(device.client.connected).toBe(true);
+      await sleep(100);
+      const twentieth = await raw();
+      expect(await closedWithin(twentieth, 500)).toBe(false);
+      expect(await closedWithin(await raw(), 2_000)).toBe(true);
+    } finally {
+      for (const socket of idle) socket.destroy();
+    }
+    // Freed: connections come in again.
+    await sleep(100);
+    expect(await upgradeStatus()).toBe(101);
+    const again = await track(connectMqtt(mq.ws, { password: key, clientId: "after-crowd-ws" }));
+    expect(again.client.connected).toBe(true);
   });
 
   it("MQTT_PORT speaks TLS with MQTT_TLS_CERT / MQTT_TLS_KEY (PEM text or a file path)", async () => {

@@ -39,6 +39,8 @@ import { isApiKeySecret } from "../auth/api-key-auth";
 import type { AccessChangedMessage } from "../auth/access-cache";
 import { ACCESS_CHANGED_CHANNEL, API_KEY_REVOKED_CHANNEL } from "../auth/revocation-channels";
 import { authLimiters } from "../auth/limits";
+import { PendingPerIp, refuseUpgrade } from "../realtime/admission";
+import { CLIENT_IP_HEADER } from "../http/client-ip";
 import { AppError, toAppError } from "../errors";
 import type { PrismaClient } from "../db";
 import type { Logger } from "../logger";
@@ -228,6 +230,8 @@ const MAX_INBOUND_QOS2 = 1000;
 const TOPIC_ALIAS_MAXIMUM = 100;
 const RECHECK_CONCURRENCY = 50;
 const CONNECT_TIMEOUT_MS = 10_000;
+/** Retry-After of a WebSocket upgrade refused because its address has too many connections waiting for admission. */
+const CROWDED_RETRY_AFTER_SEC = 5;
 /**
  * A connection that reads too slowly: once this much waits to be written to it (beyond what the
  * kernel holds), it is closed rather than buffering the organization's traffic. (Aedes also closes
@@ -790,6 +794,9 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   const replayGuard = new ReplayGuard();
   /** Each connection's CONNECT until its CONNACK goes: the step it is at (a slow one is logged with it). */
   const connecting = new WeakMap<Client, ConnectProgress>();
+  /** Connections not admitted yet, per client address (TCP and WebSocket together), and what frees a connection's slot. */
+  const pendingPerIp = new PendingPerIp();
+  const unadmitted = new WeakMap<Client, () => void>();
   const servers: net.Server[] = [];
   const subscriptions: DurableSubscription[] = [];
   // A packet is its payload plus topic, packet id and header: 64 KiB is room for any topic.
@@ -985,6 +992,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       (result) => {
         releaseAdmitting(client);
         if ("returnCode" in result) return refuse(result);
+        unadmitted.get(client)?.();
         states.set(client, result);
         if (packet.will) wills.set(packet.will, result);
         for (const p of early.get(client)?.splice(0) ?? []) mapTopics(result, p);
@@ -1810,6 +1818,13 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       socket.destroy();
       return;
     }
+    const forwarded = req.headers[CLIENT_IP_HEADER];
+    const ip = typeof forwarded === "string" ? forwarded : (req.socket.remoteAddress ?? "unknown");
+    // As the /ws hub: at most WS_LIMITS.maxUnauthenticatedPerIp sockets of one address before their CONNECT is admitted.
+    if (pendingPerIp.crowded(ip)) {
+      refuseUpgrade(socket, 429, CROWDED_RETRY_AFTER_SEC);
+      return;
+    }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const stream = createWebSocketStream(ws);
       let frameTooLarge = false;
@@ -1819,7 +1834,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
         if (frameTooLarge) setTimeout(() => ws.terminate(), 2_000).unref();
         else ws.terminate();
       });
-      const connection = serveStream(broker!, stream, req);
+      const connection = serveStream(broker!, stream, ip, req);
       // A frame over maxPayload never reaches the size guard: ws refuses it from its header on (so
       // it is never buffered) and closes with 1009. Its receiver reports that before it closes, so
       // an MQTT 5 client is told why first, as over TCP: DISCONNECT 0x95 in a frame of its own.
@@ -1834,8 +1849,19 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     });
   }
 
-  /** One connection: the size guard and the reason-code rewriter around it, then aedes. */
-  function serveStream(b: Aedes, stream: Duplex, req?: http.IncomingMessage) {
+  /**
+   * One connection: the size guard and the reason-code rewriter around it, then aedes. It holds a
+   * slot of its address's unadmitted connections until its CONNECT is admitted or it closes.
+   */
+  function serveStream(b: Aedes, stream: Duplex, ip: string, req?: http.IncomingMessage) {
+    pendingPerIp.add(ip);
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
+      pendingPerIp.remove(ip);
+    };
+    stream.once("close", release);
     const acks = new AckRewriter();
     let client: Client | null = null;
     const reasonString = `packets are limited to ${maxPacketBytes} bytes`;
@@ -1854,6 +1880,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       return told;
     };
     client = b.handle(guardPacketSize(stream, maxPacketBytes, { onTooLarge, acks }), req as never);
+    unadmitted.set(client, release);
     watch(client, acks);
     return { tooLargeDisconnect };
   }
@@ -1864,8 +1891,15 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     // No Nagle: an acknowledgement and the next packet must not wait for each other (40 ms each
     // with delayed ACKs), as Mosquitto sets TCP_NODELAY.
     const serve = (socket: net.Socket) => {
+      const ip = socket.remoteAddress ?? "unknown";
+      // One address holding WS_LIMITS.maxUnauthenticatedPerIp connections that have not been admitted yet (no CONNECT, or
+      // one being checked) gets no more: closed at once, so a flood of idle sockets cannot use up the server's descriptors.
+      if (pendingPerIp.crowded(ip)) {
+        socket.destroy();
+        return;
+      }
       socket.setNoDelay(true);
-      serveStream(b, socket);
+      serveStream(b, socket, ip);
     };
     const server = listenOptions.tls ? tls.createServer({ cert: readPem(listenOptions.tls.cert), key: readPem(listenOptions.tls.key) }, serve) : net.createServer(serve);
     servers.push(server);
