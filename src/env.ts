@@ -143,6 +143,11 @@ const envSchema = z
     MQTT_TLS_KEY: z.string().min(1).optional(),
     /** Open MQTT connections per organization, all instances together (CONNACK 3 beyond it). */
     MQTT_MAX_CONNECTIONS_PER_ORGANIZATION: positiveInt.default(100),
+    /**
+     * MQTT connections one client address may have open before their CONNECT is admitted (more are
+     * refused at once). Raise it behind a TCP load balancer that hides the devices' addresses.
+     */
+    MQTT_MAX_CONNECTING_PER_ADDRESS: positiveInt.default(20),
     /** Subscriptions per MQTT connection (SUBACK 0x80 beyond it). */
     MQTT_MAX_SUBSCRIPTIONS_PER_CLIENT: positiveInt.default(100),
     /** Largest MQTT payload in bytes (a bigger publish disconnects). */

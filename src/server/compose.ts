@@ -190,6 +190,7 @@ async function buildAppServices(options: CreateAppServicesOptions, release: () =
     redis: env.REDIS_URL ? { url: env.REDIS_URL, keyPrefix: options.storeKeyPrefix ?? env.REDIS_KEY_PREFIX } : undefined,
     limits: {
       connectionsPerOrganization: env.MQTT_MAX_CONNECTIONS_PER_ORGANIZATION,
+      connectingPerAddress: env.MQTT_MAX_CONNECTING_PER_ADDRESS,
       subscriptionsPerClient: env.MQTT_MAX_SUBSCRIPTIONS_PER_CLIENT,
       messageBytes: env.MQTT_MAX_MESSAGE_BYTES,
       publishesPerSecondPerOrganization: env.MQTT_PUBLISH_RATE_PER_ORGANIZATION,

@@ -77,6 +77,8 @@ export interface MqttLimits {
   /** Retained messages one organization may keep, and their payloads' bytes (retained-quota.ts). */
   retainedPerOrganization: number;
   retainedBytesPerOrganization: number;
+  /** Connections one client address may have open before their CONNECT is admitted (TCP and WebSocket together); more are refused at once. */
+  connectingPerAddress: number;
 }
 
 export const DEFAULT_MQTT_LIMITS: MqttLimits = {
@@ -90,6 +92,7 @@ export const DEFAULT_MQTT_LIMITS: MqttLimits = {
   sessionsPerOrganization: 1000,
   retainedPerOrganization: 10_000,
   retainedBytesPerOrganization: 64 * 1024 * 1024,
+  connectingPerAddress: 20,
 };
 
 export interface MqttBrokerOptions {
@@ -795,7 +798,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   /** Each connection's CONNECT until its CONNACK goes: the step it is at (a slow one is logged with it). */
   const connecting = new WeakMap<Client, ConnectProgress>();
   /** Connections not admitted yet, per client address (TCP and WebSocket together), and what frees a connection's slot. */
-  const pendingPerIp = new PendingPerIp();
+  const pendingPerIp = new PendingPerIp(limits.connectingPerAddress);
   const unadmitted = new WeakMap<Client, () => void>();
   const servers: net.Server[] = [];
   const subscriptions: DurableSubscription[] = [];
@@ -1820,7 +1823,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     }
     const forwarded = req.headers[CLIENT_IP_HEADER];
     const ip = typeof forwarded === "string" ? forwarded : (req.socket.remoteAddress ?? "unknown");
-    // As the /ws hub: at most WS_LIMITS.maxUnauthenticatedPerIp sockets of one address before their CONNECT is admitted.
+    // As the /ws hub: at most limits.connectingPerAddress sockets of one address before their CONNECT is admitted.
     if (pendingPerIp.crowded(ip)) {
       refuseUpgrade(socket, 429, CROWDED_RETRY_AFTER_SEC);
       return;
@@ -1892,7 +1895,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     // with delayed ACKs), as Mosquitto sets TCP_NODELAY.
     const serve = (socket: net.Socket) => {
       const ip = socket.remoteAddress ?? "unknown";
-      // One address holding WS_LIMITS.maxUnauthenticatedPerIp connections that have not been admitted yet (no CONNECT, or
+      // One address holding limits.connectingPerAddress connections that have not been admitted yet (no CONNECT, or
       // one being checked) gets no more: closed at once, so a flood of idle sockets cannot use up the server's descriptors.
       if (pendingPerIp.crowded(ip)) {
         socket.destroy();

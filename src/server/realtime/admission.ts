@@ -25,9 +25,11 @@ export function refuseUpgrade(socket: Duplex, status: 429 | 503, retryAfterSec: 
 export class PendingPerIp {
   private readonly counts = new Map<string, number>();
 
-  /** At the bound (WS_LIMITS.maxUnauthenticatedPerIp): the next upgrade from `ip` is refused. */
+  constructor(private readonly bound: number = WS_LIMITS.maxUnauthenticatedPerIp) {}
+
+  /** At the bound (WS_LIMITS.maxUnauthenticatedPerIp unless given): the next upgrade from `ip` is refused. */
   crowded(ip: string): boolean {
-    return (this.counts.get(ip) ?? 0) >= WS_LIMITS.maxUnauthenticatedPerIp;
+    return (this.counts.get(ip) ?? 0) >= this.bound;
   }
 
   add(ip: string) {
