@@ -102,6 +102,12 @@ export function fromDashboardProps(shape: Record<string, AnyZod>, p: NodeRedProp
   for (const [key, schema] of Object.entries(shape)) {
     const raw = p[key];
     if (raw === undefined || raw === null) continue;
+    // A width or height of "auto" (Dashboard 2.0 writes it for a template that sizes itself): its
+    // grid drops the span it makes and the widget takes what it needs, which is what 0 is here.
+    if ((key === "width" || key === "height") && raw === "auto" && schema.safeParse(0).success) {
+      out[key] = 0;
+      continue;
+    }
     const v = coerceToSchema(schema, raw);
     if (schema.safeParse(v).success) out[key] = v;
     // Empty text where the property takes none (a chart's bins "", a template's width ""): unset, as Dashboard 2.0 reads it; the default stands.

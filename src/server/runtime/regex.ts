@@ -33,6 +33,55 @@ export function safeReplaceAll(regex: SafeRegex, input: string, replacement: str
   return regex.matcher(input).replaceAll(replacement);
 }
 
+/** A pattern that is only tested (a switch rule), never asked where it matched. */
+export interface RegexTest {
+  test(input: string): boolean;
+}
+
+/**
+ * Lookaheads right after a leading `^` (`^(?!.*get$|.*set$).*$`, a Zigbee2MQTT topic router's;
+ * `^(?=.*\d)(?=.*[a-z]).{8,}$`): without the `m` flag such a match can start only at 0, so each
+ * lookahead is its body matched at 0 (or not, for `(?!`) and the rest is the rest matched at 0,
+ * each an RE2 pattern: JavaScript's answer, in linear time. Null for any other pattern (a
+ * top-level `|` after them belongs to the whole pattern, `^(?!a)b|c`, so it is not this form).
+ */
+function leadingLookaheads(source: string): { lookaheads: Array<{ body: string; negative: boolean }>; rest: string } | null {
+  if (!source.startsWith("^(?=") && !source.startsWith("^(?!")) return null;
+  const lookaheads: Array<{ body: string; negative: boolean }> = [];
+  let i = 1;
+  while (source.startsWith("(?=", i) || source.startsWith("(?!", i)) {
+    const end = closing(source, i);
+    if (end < 0) return null;
+    lookaheads.push({ body: source.slice(i + 3, end), negative: source[i + 2] === "!" });
+    i = end + 1;
+  }
+  const rest = source.slice(i);
+  return topLevelAlternation(rest) ? null : { lookaheads, rest };
+}
+
+/** A switch rule's pattern as it tests: RE2, or leading lookaheads as RE2 patterns of their own (leadingLookaheads). */
+export function compileRegexTest(source: string, options: { caseInsensitive?: boolean } = {}): RegexTest {
+  const leading = leadingLookaheads(source);
+  if (!leading) {
+    const regex = compileSafeRegex(source, options);
+    return { test: (input) => safeTest(regex, input) };
+  }
+  const checks = leading.lookaheads.map((l) => ({ regex: compileSafeRegex(`^(?:${l.body})`, options), negative: l.negative }));
+  const rest = compileSafeRegex(`^(?:${leading.rest})`, options);
+  return { test: (input) => checks.every((c) => safeTest(c.regex, input) !== c.negative) && safeTest(rest, input) };
+}
+
+/** Why `source` cannot be a tested pattern (compileRegexTest), or null. */
+export function regexTestProblem(source: string): string | null {
+  const leading = leadingLookaheads(source);
+  if (!leading) return safeRegexProblem(source);
+  for (const part of [...leading.lookaheads.map((l) => l.body), leading.rest]) {
+    const problem = safeRegexProblem(`^(?:${part})`);
+    if (problem) return problem;
+  }
+  return null;
+}
+
 /** Width of a lookbehind body: fixed (every match the same length), or null. */
 function fixedWidth(body: string): number | null {
   let width = 0;

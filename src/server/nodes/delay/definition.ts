@@ -114,7 +114,7 @@ A message holding only \`flush\` is a command and is not sent itself; with other
     },
     fromNodeRed: (p) => {
       const mode = PAUSE_TYPES[String(p.pauseType ?? "delay")];
-      if (!mode) throw new Error(`pauseType ${String(p.pauseType).slice(0, 40)} is not one of Node-RED's`);
+      if (!mode) throw new Error(`pauseType ${String(p.pauseType).slice(0, 40)} is not one of Node-RED's (its delay node passes no message on in such a mode: a patched or newer copy of it wrote this)`);
       // Node-RED: nbRateUnits > 0 multiplies the unit; rate is messages per that period.
       const nb = number(p.nbRateUnits, 1);
       const rateUnit = RATE_UNIT_MS[String(p.rateUnits ?? "second")] ?? 1000;

@@ -3,7 +3,7 @@ import type { Message } from "../../runtime/types";
 import { compileJsonata } from "../../runtime/jsonata";
 import { getProperty } from "../../runtime/properties";
 import { jsonataBindings, prepareOperand, type OperandType, type PreparedOperand } from "../../runtime/operands";
-import { compileSafeRegex, safeTest, type SafeRegex } from "../../runtime/regex";
+import { compileRegexTest, type RegexTest } from "../../runtime/regex";
 import { inOrder } from "../../runtime/in-order";
 // How many messages of incomplete sequences a node holds at most, as join, batch and sort (Node-RED: unbounded by default).
 import { MAX_HELD_MESSAGES } from "../sequence-support";
@@ -45,7 +45,7 @@ function partsOf(msg: Message): Parts {
 
 // Node-RED's operators, with JavaScript's own comparisons ("5" == 5, "10" < "9" as strings).
 type Num = number;
-const OPERATORS: Record<string, (a: unknown, b: unknown, c: unknown, msg: Message, regex?: SafeRegex) => boolean> = {
+const OPERATORS: Record<string, (a: unknown, b: unknown, c: unknown, msg: Message, regex?: RegexTest) => boolean> = {
   eq: (a, b) => a == b,
   neq: (a, b) => a != b,
   lt: (a, b) => (a as Num) < (b as Num),
@@ -54,7 +54,7 @@ const OPERATORS: Record<string, (a: unknown, b: unknown, c: unknown, msg: Messag
   gte: (a, b) => (a as Num) >= (b as Num),
   btwn: (a, b, c) => ((a as Num) >= (b as Num) && (a as Num) <= (c as Num)) || ((a as Num) <= (b as Num) && (a as Num) >= (c as Num)),
   cont: (a, b) => String(a).includes(String(b)),
-  regex: (a, _b, _c, _msg, regex) => safeTest(regex!, String(a)),
+  regex: (a, _b, _c, _msg, regex) => regex!.test(String(a)),
   true: (a) => a === true,
   false: (a) => a === false,
   null: (a) => a === undefined || a === null,
@@ -93,7 +93,7 @@ export const switchBehaviour = defineBehaviour(switchNode, (ctx, c) => {
     rule,
     v: rule.t === "regex" || rule.t === "istype" || rule.t === "jsonata_exp" ? undefined : prepare(rule.v, rule.v_type),
     v2: prepare(rule.v2, rule.v2_type),
-    regex: rule.t === "regex" ? compileSafeRegex(rule.v ?? "", { caseInsensitive: rule.case_insensitive === true }) : undefined,
+    regex: rule.t === "regex" ? compileRegexTest(rule.v ?? "", { caseInsensitive: rule.case_insensitive === true }) : undefined,
     expression: rule.t === "jsonata_exp" ? compileJsonata(rule.v ?? "") : undefined,
   }));
   const property = c.property_type === "msg" ? undefined : prepareOperand({ value: c.property, type: c.property_type });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineNode } from "../types";
 import { MAX_OUTPUT_PORTS, MAX_VALUE_CHARS } from "../../../shared/flow-graph";
 import { checkOperand, needsJsonataTurn, operandTypeSchema, OPERAND_TYPE_TITLES, type OperandType } from "../../runtime/operands";
-import { safeRegexProblem } from "../../runtime/regex";
+import { regexTestProblem } from "../../runtime/regex";
 
 /** Node-RED's switch value types; `prev` (the property's value for the previous message) is switch's own. */
 const VALUE_TYPES = ["msg", "flow", "global", "str", "num", "bool", "json", "jsonata", "env", "prev"] as const;
@@ -87,7 +87,7 @@ export const switchConfig = z
         checkOperand(ctx, ["rules", i, key], rule[key], type as OperandType);
       }
       if (rule.t === "regex") {
-        const problem = safeRegexProblem(rule.v ?? "");
+        const problem = regexTestProblem(rule.v ?? "");
         if (problem) ctx.addIssue({ code: "custom", path: ["rules", i, "v"], message: problem });
       }
     });
@@ -115,7 +115,7 @@ When a message matches several rules, each output gets its own copy of it, so a 
 **Recreate message sequences**: with it on, the node holds each whole sequence and sends, on each output, the matching messages as a new sequence (\`msg.parts\` with new \`id\`, \`index\` and \`count\`). *tail* also holds the sequence, to know its count.
 
 ### Differences from Node-RED
-- Regular expressions use RE2 syntax (no backreferences or lookaround) so no pattern can stall the server; such patterns are refused when the flow is saved. In JSONata expressions, a lookbehind \`(?<=…)\` at the start of a regex and a lookahead \`(?=…)\` at its end work (they are rewritten for RE2); other lookarounds are refused.
+- Regular expressions use RE2 syntax (no backreferences or lookaround) so no pattern can stall the server; such patterns are refused when the flow is saved. Lookaheads right after a leading \`^\` work (\`^(?!.*get$|.*set$).*$\`, \`^(?=.*\\d).{8,}$\`): each is tested at the start of the value, as JavaScript does. In JSONata expressions, a lookbehind \`(?<=…)\` at the start of a regex and a lookahead \`(?=…)\` at its end work (they are rewritten for RE2); other lookarounds are refused.
 - JSONata expressions run with the function node's time and memory limits (1 s, 32 MiB).
 - \`$moment()\` is bound as in Node-RED, but JSONata 2.2 reads only an object's own properties, so its methods (\`$moment().format()\`) cannot be called; use \`$now()\` and \`$fromMillis()\`.
 - A held sequence is bounded: at most 50,000 messages are held per node (as join, batch and sort); past that the node reports an error and drops them.`;

@@ -130,6 +130,35 @@ describe("Dashboard 2.0 import", () => {
     socket.ws.close();
   });
 
+  it("ninth survey: a group wider than 12 columns keeps its width (up to 24, the widest page), a template's height \"auto\" sizes it as Dashboard 2.0 does, neither reported lost", async () => {
+    const owner = await signUp(request);
+    const token = owner.accessToken;
+    const s = Math.random().toString(36).slice(2, 8);
+    const file = [
+      { id: `tab${s}`, type: "tab", label: "Motion" },
+      { id: `base${s}`, type: "ui-base", name: "UI", path: "/dashboard" },
+      { id: `page${s}`, type: "ui-page", name: "Motion", ui: `base${s}`, path: `/motion-${s}`, layout: "grid", order: 1 },
+      { id: `wide${s}`, type: "ui-group", name: "Motion Monitor", page: `page${s}`, width: "16", height: "1", order: 1, showTitle: true },
+      { id: `widest${s}`, type: "ui-group", name: "Log", page: `page${s}`, width: "30", height: "1", order: 2, showTitle: true },
+      { id: `tpl${s}`, type: "ui-template", z: `tab${s}`, group: `wide${s}`, name: "robot", order: 1, width: 12, height: "auto", format: "<div>{{msg.payload}}</div>", templateScope: "local", className: "", x: 300, y: 40, wires: [[]] },
+    ];
+    const dry = await request("POST", "/flows/import?dry_run=true", { token, body: { flows: file } });
+    expect(dry.status, dry.text).toBe(200);
+    expect(dry.body.report.filter((r: { support: string }) => r.support !== "supported")).toEqual([]);
+    const imported = await request("POST", "/flows/import", { token, body: { flows: file } });
+    expect(imported.status, imported.text).toBe(201);
+    expect((await request("GET", `/config-nodes/wide${s}`, { token })).body.config_node.config).toMatchObject({ width: 16 });
+    expect((await request("GET", `/config-nodes/widest${s}`, { token })).body.config_node.config).toMatchObject({ width: 24 });
+    const template = (imported.body.flows[0].nodes as Array<{ id: string; config: Record<string, unknown> }>).find((n) => n.id === `tpl${s}`)!;
+    expect(template.config).toMatchObject({ width: 12, height: 0 });
+    // Saved through the API as the editor would: 24 is the widest a group takes.
+    const widest = await request("PUT", `/config-nodes/wide${s}`, { token, body: { config: { page: `page${s}`, width: 24 } } });
+    expect(widest.status, widest.text).toBe(200);
+    const tooWide = await request("PUT", `/config-nodes/wide${s}`, { token, body: { config: { page: `page${s}`, width: 25 } } });
+    expect(tooWide.status).toBe(400);
+    expect(tooWide.body.error.details).toContainEqual(expect.objectContaining({ path: expect.stringContaining("width") }));
+  });
+
   it("earlier Dashboard 2.0 names, as FlowFuse's Andon Live blueprint has them: a group's disp is its showTitle, a template's dashboard is its ui, fwdInMessages is read by nothing", async () => {
     const owner = await signUp(request);
     const token = owner.accessToken;

@@ -2,7 +2,7 @@ import { NAME_MAX_CHARS } from "../../../shared/policy";
 import { nodeLabel } from "../../../shared/node-labels";
 import { randomHex } from "../../ids";
 import type { NodeRegistry } from "../../nodes/registry";
-import { outputCount, type NodeDefinition } from "../../nodes/types";
+import { inputCount, outputCount, type NodeDefinition } from "../../nodes/types";
 import { NODE_DESCRIPTION_MAX_CHARS, PORT_LABEL_MAX_CHARS, sliceCodePoints, MAX_OUTPUT_PORTS, nodeAppearanceSchema, normalizeAppearance, type Connection, type FlowNode, type NodeAppearance } from "../../../shared/flow-graph";
 import { groupsToNodeRed, membershipOf, nodeBox } from "./node-red-groups";
 import { canvasBox, fromNodeRedPosition, labelShownOf, toNodeRedPosition, type CanvasBox } from "../../../shared/node-red-canvas";
@@ -514,9 +514,21 @@ export function convertNodeRedNodes(
   const wired = connections.filter((c) => {
     const source = byId.get(c.source);
     const outputs = source ? portsOf(source) : Number.POSITIVE_INFINITY;
-    if (c.source_port < outputs) return true;
-    warnings.push(`wire from ${c.source} port ${c.source_port + 1} to ${c.target} was dropped: node ${c.source} (${source!.type}) has ${outputs} output${outputs === 1 ? "" : "s"}, and Node-RED never sends on that wire`);
-    return false;
+    if (c.source_port >= outputs) {
+      warnings.push(`wire from ${c.source} port ${c.source_port + 1} to ${c.target} was dropped: node ${c.source} (${source!.type}) has ${outputs} output${outputs === 1 ? "" : "s"}, and Node-RED never sends on that wire`);
+      return false;
+    }
+    // A wire into a node without an input (Node-RED's import keeps it, its editor draws no port for
+    // it; an inject fires on such a message, as its button does). Refused, it took the whole file
+    // with it: dropped, and said.
+    const target = byId.get(c.target);
+    const definition = target ? registry.get(target.type) : undefined;
+    if (target && definition && inputCount(definition, target.config) === 0) {
+      const why = target.type === "inject" ? "; in Node-RED a message on it fires the inject as its button does: wire it into the nodes the inject feeds instead" : "";
+      warnings.push(`wire from ${c.source} port ${c.source_port + 1} to ${c.target} was dropped: node ${c.target} (${target.type}) has no input${why}`);
+      return false;
+    }
+    return true;
   });
   const placed = flowNodes.map((node) => {
     const c = centres.get(node.id);

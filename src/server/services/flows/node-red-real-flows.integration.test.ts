@@ -374,3 +374,48 @@ describe("sixth survey (2026-12-07): a wire from an output the node does not hav
     expect(await deployAndWatch(flow.id, "sv6t-dbg", 1, () => inject("sv6t-go"))).toEqual([[rendered.length, rendered.slice(-24)]]);
   });
 });
+
+
+describe("ninth survey (2026-12-07)", () => {
+  it("a wire into an inject node (Node-RED keeps it, its editor draws no port) is dropped with a warning instead of refusing the whole file", async () => {
+    // As in a cocktail machine's flow: an update step wired back into the inject that checks for updates.
+    const flows: NrNode[] = [
+      { id: "sv9-tab", type: "tab", label: "updates" },
+      { id: "sv9-check", type: "inject", z: "sv9-tab", name: "Check Updates", props: [{ p: "payload" }], payload: "check", payloadType: "str", repeat: "", once: false, topic: "", x: 120, y: 40, wires: [["sv9-step"]] },
+      { id: "sv9-step", type: "change", z: "sv9-tab", rules: [{ t: "set", p: "payload", pt: "msg", to: "installed", tot: "str" }], x: 300, y: 40, wires: [["sv9-dbg", "sv9-check"]] },
+      { id: "sv9-dbg", type: "debug", z: "sv9-tab", active: true, tosidebar: true, complete: "payload", x: 480, y: 40, wires: [] },
+    ];
+    const report = await dryRun(flows);
+    expect(report.filter((r) => r.support !== "supported")).toEqual([]);
+    const { flow, warnings } = await importFlows(flows);
+    expect(warnings).toContainEqual(expect.stringMatching(/^wire from sv9-step port 1 to sv9-check was dropped: node sv9-check \(inject\) has no input; in Node-RED a message on it fires the inject/));
+    const saved = (await request("GET", `/flows/${flow.id}`, { token: user.accessToken })).body.flow as { connections: Array<{ source: string; target: string }> };
+    expect(saved.connections.filter((c) => c.target === "sv9-check")).toEqual([]);
+    expect(await deployAndWatch(flow.id, "sv9-dbg", 1, () => inject("sv9-check"))).toEqual(["installed"]);
+  });
+
+  it("a switch rule with a lookahead after ^ (a Zigbee2MQTT topic router's \"everything but get and set\") imports and routes as Node-RED's", async () => {
+    const flows: NrNode[] = [
+      { id: "sv9s-tab", type: "tab", label: "z2m" },
+      { id: "sv9s-in", type: "inject", z: "sv9s-tab", props: [{ p: "payload" }, { p: "topic", vt: "str" }], payload: "x", payloadType: "str", topic: "", repeat: "", once: false, x: 100, y: 40, wires: [["sv9s-sw"]] },
+      {
+        id: "sv9s-sw", type: "switch", z: "sv9s-tab", property: "topic", propertyType: "msg",
+        rules: [
+          { t: "regex", v: "bridge/", vt: "str", case: false },
+          { t: "regex", v: "^(?!.*get$|.*set$).*$", vt: "str", case: false },
+        ],
+        checkall: "false", repair: false, outputs: 2, x: 260, y: 40, wires: [["sv9s-bridge"], ["sv9s-state"]],
+      },
+      { id: "sv9s-bridge", type: "debug", z: "sv9s-tab", active: true, tosidebar: true, complete: "topic", x: 460, y: 20, wires: [] },
+      { id: "sv9s-state", type: "debug", z: "sv9s-tab", active: true, tosidebar: true, complete: "topic", x: 460, y: 60, wires: [] },
+    ];
+    const report = await dryRun(flows);
+    expect(report.filter((r) => r.support !== "supported")).toEqual([]);
+    const { flow } = await importFlows(flows);
+    const topics = ["zigbee2mqtt/lamp", "zigbee2mqtt/lamp/set", "zigbee2mqtt/lamp/get", "zigbee2mqtt/plug/availability"];
+    const shown = await deployAndWatch(flow.id, "sv9s-state", 2, async () => {
+      for (const topic of topics) await inject("sv9s-in", { topic });
+    }, 300);
+    expect(shown).toEqual(["zigbee2mqtt/lamp", "zigbee2mqtt/plug/availability"]);
+  });
+});
