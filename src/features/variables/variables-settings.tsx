@@ -60,7 +60,8 @@ export function VariablesSettings({ role, prefs, initialVariables, flows }: { ro
       <p className="hint">
         On a device, flows run in the device&apos;s own Node-RED, which hands a secret to any node that asks for it (function code
         included). So a device is sent only the secrets its flows name, sealed to its key, and never a secret with allowed hosts: a
-        deployment that names one is refused for the device, which goes on with what it ran.
+        deployment that names one is refused for the device, which goes on with what it ran. A changed value reaches the devices whose
+        flows name it at once: their Node-RED restarts those flows with it, as a deploy does.
       </p>
       <p className="hint">
         What redaction can and cannot do: wherever the runtime reports (debug messages, statuses, errors, executions), a secret&apos;s

@@ -73,16 +73,7 @@ export async function deployFrameFor(app: AppServices, device: Device): Promise<
   const openedOf = new Map<string, Record<string, string>>();
   const opened = (c: ConfigNodeSnapshot): Record<string, string> => {
     let creds = openedOf.get(c.id);
-    if (creds) return creds;
-    creds = {};
-    for (const [name, sealed] of Object.entries(c.sealed_credentials ?? {})) {
-      try {
-        creds[name] = openCredential(app.config.keys.variables, sealed);
-      } catch (err) {
-        app.logger.warn({ err: (err as Error).message, configNode: c.id }, "a credential could not be opened for a device; it is left out");
-      }
-    }
-    openedOf.set(c.id, creds);
+    if (!creds) openedOf.set(c.id, (creds = openCredentials(app, c, { log: true })));
     return creds;
   };
   for (const flow of flows) {
@@ -190,6 +181,55 @@ export async function refreshDevicesOf(app: AppServices, flow: Pick<Flow, "id" |
   const agents = await app.db.prisma.device.findMany({ where: { organizationId: flow.organizationId, kind: "agent", key: { revokedAt: null } } });
   const running = agents.filter((d) => Object.hasOwn(d.applied as Record<string, string>, flow.id));
   await requestDeploy(app, [...new Map([...targeted, ...running].map((d) => [d.id, d])).values()]);
+}
+
+/**
+ * After a variable changed (SPEC §14: a changed value reaches running flows without a redeploy):
+ * the organization's agents whose flows name it (in the deployment they should run or the one they
+ * run) take their flows again, with the new value, or without it when it is gone or now has
+ * allowed hosts. Devices whose flows do not name it are left alone: their Node-RED would restart
+ * every flow for nothing. `flowId`: a flow's own variable, which only that flow sees.
+ */
+export async function refreshDevicesNaming(app: AppServices, organizationId: string, name: string, flowId: string | null): Promise<void> {
+  const agents = await app.db.prisma.device.findMany({ where: { organizationId, kind: "agent", key: { revokedAt: null } } });
+  const naming = new Map<string, boolean>();
+  const names = async (deploymentId: string, flow: string) => {
+    let found = naming.get(deploymentId);
+    if (found === undefined) {
+      const deployment = await app.db.prisma.deployment.findFirst({ where: { id: deploymentId, flowId: flow }, select: { snapshot: true } });
+      const snapshot = deployment?.snapshot as unknown as DeploymentSnapshot | undefined;
+      found = snapshot ? secretsNamed(snapshot, Object.values(snapshot.config_nodes ?? {}).map((c) => openCredentials(app, c, { log: false })), [name]).size > 0 : false;
+      naming.set(deploymentId, found);
+    }
+    return found;
+  };
+  const due: Device[] = [];
+  for (const device of agents) {
+    const applied = device.applied as Record<string, string>;
+    const flows = (await flowsOfDevice(app, device)).filter((f) => flowId === null || f.id === flowId);
+    const ids = (f: Flow) => [...new Set([f.currentDeploymentId!, ...(applied[f.id] ? [applied[f.id]!] : [])])];
+    if (await anyAsync(flows.flatMap((f) => ids(f).map((id) => () => names(id, f.id))))) due.push(device);
+  }
+  await requestDeploy(app, due);
+}
+
+/** Whether any of the checks is true, each run only while none was (in order). */
+async function anyAsync(checks: Array<() => Promise<boolean>>): Promise<boolean> {
+  for (const check of checks) if (await check()) return true;
+  return false;
+}
+
+/** A configuration node's credentials, opened; one that cannot be opened is left out (and logged, where a frame is built). */
+function openCredentials(app: AppServices, c: ConfigNodeSnapshot, options: { log: boolean }): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, sealed] of Object.entries(c.sealed_credentials ?? {})) {
+    try {
+      out[name] = openCredential(app.config.keys.variables, sealed);
+    } catch (err) {
+      if (options.log) app.logger.warn({ err: (err as Error).message, configNode: c.id }, "a credential could not be opened for a device; it is left out");
+    }
+  }
+  return out;
 }
 
 /** Sends an inject to the online devices running the flow (through whichever instance holds each socket); returns their ids. */

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSync, createPublicKey } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createTestApp, restClient } from "@/test/app";
 import { joinAs, signUp } from "@/test/accounts";
 import { connect, startHub, type TestSocket } from "@/test/ws";
@@ -310,11 +311,23 @@ describe("a flow that targets a device", () => {
     expect((await deploying).status).toBe(200);
     const v1 = first.deployments[flowId] as string;
 
+    // A new value of a secret the flow names reaches the device without a redeploy (SPEC §14); one it does not name sends nothing.
+    let seen = agent.frames.length;
+    expect((await request("PUT", "/variables/MQTT_PASS", { token: owner.accessToken, body: { value: "rotated-secret-5" } })).status).toBe(200);
+    const rotated = await agent.next((f) => f.type === "agent.deploy" && agent.frames.indexOf(f) >= seen);
+    expect(rotated.deployments).toEqual({ [flowId]: v1 });
+    expect(JSON.parse(openSealed(keys.privateKey, rotated.sealed))).toEqual({ credentials: {}, env: { [flowId]: { MQTT_PASS: "rotated-secret-5" } } });
+    agent.send({ type: "agent.applied", applied: rotated.deployments });
+    seen = agent.frames.length;
+    expect((await request("POST", "/variables", { token: owner.accessToken, body: { name: "OTHER_5", value: "x" } })).status).toBe(201);
+    await sleep(500);
+    expect(agent.frames.slice(seen).filter((f) => f.type === "agent.deploy")).toEqual([]);
+
     // The flow now reads PAYKEY as a device's function would: the server refuses it for the device, at once.
     const flow = (await request("GET", `/flows/${flowId}`, { token: owner.accessToken })).body.flow;
     const saved = await request("PUT", `/flows/${flowId}`, { token: owner.accessToken, body: { revision: flow.revision, nodes: [flow.nodes[0], counter({ password: "${MQTT_PASS}", code: 'env.get("PAYKEY")' })] } });
     expect(saved.status, saved.text).toBe(200);
-    const seen = agent.frames.length;
+    seen = agent.frames.length;
     const refused = await request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken });
     expect(refused.status).toBe(202);
     expect(refused.body.devices).toEqual([
@@ -323,18 +336,27 @@ describe("a flow that targets a device", () => {
     const kept = await agent.next((f) => f.type === "agent.deploy" && agent.frames.indexOf(f) >= seen);
     expect(kept.deployments).toEqual({ [flowId]: v1 });
     expect(JSON.stringify(kept)).not.toContain("PAYKEY");
-    expect(JSON.parse(openSealed(keys.privateKey, kept.sealed))).toEqual({ credentials: {}, env: { [flowId]: { MQTT_PASS: "plain-secret-5" } } });
+    expect(JSON.parse(openSealed(keys.privateKey, kept.sealed))).toEqual({ credentials: {}, env: { [flowId]: { MQTT_PASS: "rotated-secret-5" } } });
 
-    // Without its allowed hosts (an admin's decision) it may go: the next deploy sends it, sealed.
+    // Without its allowed hosts (an admin's decision) it may go: the device takes the refused deployment at once, the secret sealed.
+    seen = agent.frames.length;
     expect((await request("PUT", "/variables/PAYKEY", { token: owner.accessToken, body: { value: "pay-secret-5", allowed_hosts: null } })).status).toBe(200);
-    const seenAgain = agent.frames.length;
-    const deployingAgain = request("POST", `/flows/${flowId}/deploy`, { token: owner.accessToken });
-    const now = await agent.next((f) => f.type === "agent.deploy" && agent.frames.indexOf(f) >= seenAgain);
-    expect(Object.keys(now.deployments)).toEqual([flowId]);
-    expect(now.deployments[flowId]).not.toBe(v1);
-    expect(JSON.parse(openSealed(keys.privateKey, now.sealed))).toEqual({ credentials: {}, env: { [flowId]: { MQTT_PASS: "plain-secret-5", PAYKEY: "pay-secret-5" } } });
+    const now = await agent.next((f) => f.type === "agent.deploy" && agent.frames.indexOf(f) >= seen);
+    expect(now.deployments).toEqual({ [flowId]: refused.body.deployment.id });
+    expect(JSON.parse(openSealed(keys.privateKey, now.sealed))).toEqual({ credentials: {}, env: { [flowId]: { MQTT_PASS: "rotated-secret-5", PAYKEY: "pay-secret-5" } } });
     agent.send({ type: "agent.applied", applied: now.deployments });
-    expect((await deployingAgain).body.devices).toEqual([expect.objectContaining({ state: "applied", error: null })]);
+    const applied = await waitFor(async () => {
+      const devices = (await request("GET", `/flows/${flowId}`, { token: owner.accessToken })).body.flow.devices;
+      return devices[0].state === "applied" ? devices : undefined;
+    });
+    expect(applied).toEqual([expect.objectContaining({ state: "applied", deployment_id: refused.body.deployment.id, error: null })]);
+
+    // Given allowed hosts again, the device drops the flow at once (both what it runs and what it should run name PAYKEY), and says why.
+    seen = agent.frames.length;
+    expect((await request("PUT", "/variables/PAYKEY", { token: owner.accessToken, body: { value: "pay-secret-5", allowed_hosts: ["api.example.com"] } })).status).toBe(200);
+    const dropped = await agent.next((f) => f.type === "agent.deploy" && agent.frames.indexOf(f) >= seen);
+    expect(dropped.deployments).toEqual({});
+    expect(JSON.stringify(dropped)).not.toContain("pay-secret-5");
     agent.ws.close();
   });
 

@@ -10,6 +10,7 @@ import { VariableSet, type VariableValue } from "../../runtime/variables";
 import type { VariableKeyring } from "./variable-keys";
 import { MAX_VARIABLE_BYTES, NOT_A_SECRET, VARIABLE_NAME, type CreateVariableInput, type UpdateVariableInput, type VariableView } from "./variable.schemas";
 import { atLeast, permissions } from "../../permissions";
+import { refreshDevicesNaming } from "../devices/agents";
 
 /** The organization's variables are scope ""; a flow's, the flow's id. */
 const scopeOf = (flowId: string | null | undefined) => flowId ?? "";
@@ -64,6 +65,8 @@ async function afterChange(
   extra: Record<string, string | boolean | null> = {},
 ) {
   await app.variables.changed(principal.organizationId);
+  // A device's Node-RED holds the values it was sent: those whose flows name it are sent them again.
+  await refreshDevicesNaming(app, principal.organizationId, row.name, row.flowId);
   await recordAudit(app, {
     action,
     organizationId: principal.organizationId,
