@@ -92,7 +92,12 @@ export function createAppServer({ app, env, hsts, next }: AppServerOptions): App
     // Another instance's connection for the calls it forwards here (a cluster only).
     peerUpgradeRoute(app.flowRuntime),
     // The built-in MQTT broker over WebSocket (SPEC §20); its TCP/TLS port is MQTT_PORT.
-    { name: "mqtt", matches: (pathname) => pathname === "/mqtt", handle: (req, socket, head) => app.mqtt.handleUpgrade(req, socket, head) },
+    {
+      name: "mqtt",
+      matches: (pathname) => pathname === "/mqtt",
+      // The client's address as the hub resolves it (its unadmitted connections are bounded per address).
+      handle: (req, socket, head) => app.mqtt.handleUpgrade(req, socket, head, resolveClientIp(req, env.TRUST_PROXY_HOPS)),
+    },
     {
       name: "dashboard",
       matches: (pathname) => dashboardSlugOf(pathname) !== null,

@@ -5,6 +5,7 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
+import mqttPacket from "mqtt-packet";
 import { WebSocket } from "ws";
 import os from "node:os";
 import path from "node:path";
@@ -47,6 +48,42 @@ async function orgWithDeviceKey() {
   const key = await request("POST", "/api-keys", { token: owner.accessToken, body: { name: "sensor", kind: "device" } });
   expect(key.status, key.text).toBe(201);
   return { owner, key: key.body.secret as string, keyId: key.body.api_key.id as string };
+}
+
+/** A TCP connection to the broker that sends nothing by itself; resolves once connected (a refused one is closed at once). */
+async function rawSocket(port: number, options: { allowHalfOpen?: boolean } = {}): Promise<net.Socket> {
+  const socket = net.connect({ port, host: "127.0.0.1", allowHalfOpen: options.allowHalfOpen ?? false });
+  socket.on("error", () => {});
+  await new Promise((r) => socket.once("connect", r));
+  return socket;
+}
+
+/** Whether the broker closed `socket` within `ms`. */
+function closedWithin(socket: net.Socket, ms: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    if (socket.destroyed) return resolve(true);
+    const timer = setTimeout(() => resolve(false), ms);
+    socket.once("close", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/** The HTTP status a WebSocket upgrade to /mqtt is answered with (101: taken). */
+function upgradeStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const ws = new WebSocket(url, "mqtt", { headers });
+    ws.on("upgrade", (res) => {
+      resolve(res.statusCode ?? 0);
+      ws.terminate();
+    });
+    ws.on("unexpected-response", (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      ws.terminate();
+    });
+    ws.on("error", reject);
+  });
 }
 
 describe("built-in MQTT broker: devices publish and subscribe with their keys", () => {
@@ -289,37 +326,23 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
     expect(socket.destroyed).toBe(true);
   });
 
-  it("one address gets at most 20 connections not admitted yet: more are closed at once over TCP and answered 429 over WebSocket; admitted and closed ones free their slot", { timeout: 30_000 }, async () => {
+  it("one address gets at most 20 connections not admitted yet: more are closed at once over TCP and answered 429 over WebSocket (whatever headers say); admitted and closed ones free their slot", { timeout: 30_000 }, async () => {
     const { key } = await orgWithDeviceKey();
-    const { port } = new URL(mq.tcp);
+    const port = Number(new URL(mq.tcp).port);
     const idle: net.Socket[] = [];
-    /** A TCP connection that sends nothing; resolves once the broker has it (a refused one is closed at once). */
     const raw = async () => {
-      const socket = net.connect(Number(port), "127.0.0.1");
-      socket.on("error", () => {});
-      await new Promise((r) => socket.once("connect", r));
+      const socket = await rawSocket(port);
       idle.push(socket);
       return socket;
     };
-    /** Whether the broker closed it within `ms`. */
-    const closedWithin = (socket: net.Socket, ms: number) => new Promise<boolean>((resolve) => {
-      if (socket.destroyed) return resolve(true);
-      const timer = setTimeout(() => resolve(false), ms);
-      socket.once("close", () => { clearTimeout(timer); resolve(true); });
-    });
-    /** The HTTP status a WebSocket upgrade to /mqtt is answered with (101: taken). */
-    const upgradeStatus = () => new Promise<number>((resolve, reject) => {
-      const ws = new WebSocket(mq.ws, "mqtt");
-      ws.on("upgrade", (res) => { resolve(res.statusCode ?? 0); ws.terminate(); });
-      ws.on("unexpected-response", (_req, res) => { resolve(res.statusCode ?? 0); ws.terminate(); });
-      ws.on("error", reject);
-    });
     try {
       for (let i = 0; i < 20; i++) await raw();
       // The broker counts a socket once it has it: let the last ones land before the 21st.
       await sleep(100);
       expect(await closedWithin(await raw(), 2_000)).toBe(true);
-      expect(await upgradeStatus()).toBe(429);
+      expect(await upgradeStatus(mq.ws)).toBe(429);
+      // A header naming another address is not the client's address.
+      expect(await upgradeStatus(mq.ws, { "x-forwarded-for": "203.0.113.9", "x-flowplane-client-ip": "203.0.113.9" })).toBe(429);
       // One closed frees its slot; a device that then connects is admitted and holds none.
       idle.shift()!.destroy();
       await sleep(100);
@@ -334,9 +357,31 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
     }
     // Freed: connections come in again.
     await sleep(100);
-    expect(await upgradeStatus()).toBe(101);
+    expect(await upgradeStatus(mq.ws)).toBe(101);
     const again = await track(connectMqtt(mq.ws, { password: key, clientId: "after-crowd-ws" }));
     expect(again.client.connected).toBe(true);
+  });
+
+  it("a refused MQTT 5 CONNECT's connection is closed by the broker even if the client keeps its side open, freeing its slot", { timeout: 30_000 }, async () => {
+    const port = Number(new URL(mq.tcp).port);
+    // A peer that keeps its side open after the broker's FIN (Node's own sockets close theirs).
+    const socket = await rawSocket(port, { allowHalfOpen: true });
+    const answered = new Promise<Buffer>((resolve) => socket.once("data", resolve));
+    socket.write(mqttPacket.generate({ cmd: "connect", protocolId: "MQTT", protocolVersion: 5, clean: true, clientId: "refused-5", keepalive: 60, username: "x", password: Buffer.from("not-a-key") }, { protocolVersion: 5 }));
+    const connack = mqttPacket.parser({ protocolVersion: 5 });
+    const packet = new Promise<{ cmd: string; reasonCode: number }>((resolve) => connack.once("packet", resolve));
+    connack.parse(await answered);
+    expect(await packet).toMatchObject({ cmd: "connack", reasonCode: 0x86 });
+    // The client never closes its side; the broker closes its own within a few seconds, which the
+    // client learns when it writes again (a reset: nothing listens there any more).
+    await sleep(3_000);
+    const closed = closedWithin(socket, 3_000);
+    // The first write is answered by a reset, the next one fails on it.
+    for (let i = 0; i < 5 && !socket.destroyed; i++) {
+      socket.write(Buffer.from([0xc0, 0x00]));
+      await sleep(100);
+    }
+    expect(await closed).toBe(true);
   });
 
   it("MQTT_PORT speaks TLS with MQTT_TLS_CERT / MQTT_TLS_KEY (PEM text or a file path)", async () => {
@@ -352,6 +397,21 @@ describe("built-in MQTT broker: devices publish and subscribe with their keys", 
       expect((await secure.next()).payload).toBe("over tls");
       // A client that does not trust the certificate does not get in.
       await expect(connectMqtt(`mqtts://127.0.0.1:${port}`, { password: key, ca: certs.otherCa, servername: "localhost" })).rejects.toThrow();
+      // Connections that never start their handshake count against their address before it: the 21st is closed at once.
+      const idle: net.Socket[] = [];
+      try {
+        for (let i = 0; i < 20; i++) idle.push(await rawSocket(port));
+        await sleep(100);
+        const extra = await rawSocket(port);
+        idle.push(extra);
+        expect(await closedWithin(extra, 2_000)).toBe(true);
+        expect(await closedWithin(idle[0]!, 300)).toBe(false);
+      } finally {
+        for (const socket of idle) socket.destroy();
+      }
+      await sleep(100);
+      const afterwards = await track(connectMqtt(`mqtts://127.0.0.1:${port}`, { password: key, clientId: "tls-2", ca: certs.ca, servername: "localhost" }));
+      expect(afterwards.client.connected).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

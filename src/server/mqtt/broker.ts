@@ -40,7 +40,6 @@ import type { AccessChangedMessage } from "../auth/access-cache";
 import { ACCESS_CHANGED_CHANNEL, API_KEY_REVOKED_CHANNEL } from "../auth/revocation-channels";
 import { authLimiters } from "../auth/limits";
 import { PendingPerIp, refuseUpgrade } from "../realtime/admission";
-import { CLIENT_IP_HEADER } from "../http/client-ip";
 import { AppError, toAppError } from "../errors";
 import type { PrismaClient } from "../db";
 import type { Logger } from "../logger";
@@ -118,8 +117,11 @@ export interface MqttBroker {
   readonly builtIn: BuiltInMqtt;
   /** Starts the broker; `auth` is the app (authentication and the access cache). */
   start(auth: AuthDeps): Promise<void>;
-  /** A WebSocket upgrade at /mqtt. */
-  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void;
+  /**
+   * A WebSocket upgrade at /mqtt. `clientIp`: the client's address as the server resolves it
+   * (behind trusted proxies, from X-Forwarded-For); else the socket's peer. Never a header's word.
+   */
+  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, clientIp?: string): void;
   /** Serves MQTT over TCP (or TLS) on a port; resolves to the port bound. */
   listen(options: MqttListenOptions): Promise<number>;
   /** Connected clients on this instance. */
@@ -235,6 +237,14 @@ const RECHECK_CONCURRENCY = 50;
 const CONNECT_TIMEOUT_MS = 10_000;
 /** Retry-After of a WebSocket upgrade refused because its address has too many connections waiting for admission. */
 const CROWDED_RETRY_AFTER_SEC = 5;
+/** A refused MQTT 5 CONNECT's connection, ended after its CONNACK, is destroyed this long after if the peer keeps it open. */
+const REFUSED_CLOSE_MS = 2_000;
+
+/** A socket's peer address, IPv4 as such when it arrives on an IPv6 listener (`::ffff:` dropped), as the HTTP side resolves it. */
+function addressOf(socket: { remoteAddress?: string }): string {
+  const ip = socket.remoteAddress ?? "unknown";
+  return ip.startsWith("::ffff:") ? ip.slice(7) : ip;
+}
 /**
  * A connection that reads too slowly: once this much waits to be written to it (beyond what the
  * kernel holds), it is closed rather than buffering the organization's traffic. (Aedes also closes
@@ -800,6 +810,8 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   /** Connections not admitted yet, per client address (TCP and WebSocket together), and what frees a connection's slot. */
   const pendingPerIp = new PendingPerIp(limits.connectingPerAddress);
   const unadmitted = new WeakMap<Client, () => void>();
+  /** Each client's own socket (or WebSocket stream), under the size guard Aedes reads. */
+  const transports = new WeakMap<Client, Duplex>();
   const servers: net.Server[] = [];
   const subscriptions: DurableSubscription[] = [];
   // A packet is its payload plus topic, packet id and header: 64 KiB is room for any topic.
@@ -842,6 +854,12 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   function refuseV5(client: Client, refused: Refusal) {
     const connack = mqttPacket.generate({ cmd: "connack", sessionPresent: false, reasonCode: refused.reasonCode, properties: { reasonString: refused.message } }, { protocolVersion: 5 });
     client.conn.end(connack);
+    // Aedes leaves the half-closed connection alone: a peer that never closes its side would hold
+    // it (and its address's slot of unadmitted connections) for good.
+    const transport = transports.get(client);
+    if (!transport) return;
+    const timer = setTimeout(() => transport.destroy(), REFUSED_CLOSE_MS).unref();
+    transport.once("close", () => clearTimeout(timer));
   }
 
   /**
@@ -1816,15 +1834,14 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     inboundQos2.delete(client);
   }
 
-  function handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer) {
+  function handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, clientIp?: string) {
     if (!broker || closed) {
       socket.destroy();
       return;
     }
-    const forwarded = req.headers[CLIENT_IP_HEADER];
-    const ip = typeof forwarded === "string" ? forwarded : (req.socket.remoteAddress ?? "unknown");
     // As the /ws hub: at most limits.connectingPerAddress sockets of one address before their CONNECT is admitted.
-    if (pendingPerIp.crowded(ip)) {
+    const release = holdSlot(clientIp ?? addressOf(req.socket), socket);
+    if (!release) {
       refuseUpgrade(socket, 429, CROWDED_RETRY_AFTER_SEC);
       return;
     }
@@ -1837,7 +1854,7 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
         if (frameTooLarge) setTimeout(() => ws.terminate(), 2_000).unref();
         else ws.terminate();
       });
-      const connection = serveStream(broker!, stream, ip, req);
+      const connection = serveStream(broker!, stream, release, req);
       // A frame over maxPayload never reaches the size guard: ws refuses it from its header on (so
       // it is never buffered) and closes with 1009. Its receiver reports that before it closes, so
       // an MQTT 5 client is told why first, as over TCP: DISCONNECT 0x95 in a frame of its own.
@@ -1853,10 +1870,11 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
   }
 
   /**
-   * One connection: the size guard and the reason-code rewriter around it, then aedes. It holds a
-   * slot of its address's unadmitted connections until its CONNECT is admitted or it closes.
+   * A slot of `ip`'s connections not admitted yet, held until the returned release (at admission)
+   * or `socket`'s close; null when the address has none left (limits.connectingPerAddress).
    */
-  function serveStream(b: Aedes, stream: Duplex, ip: string, req?: http.IncomingMessage) {
+  function holdSlot(ip: string, socket: Duplex): (() => void) | null {
+    if (pendingPerIp.crowded(ip)) return null;
     pendingPerIp.add(ip);
     let held = true;
     const release = () => {
@@ -1864,7 +1882,15 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       held = false;
       pendingPerIp.remove(ip);
     };
-    stream.once("close", release);
+    socket.once("close", release);
+    return release;
+  }
+
+  /**
+   * One connection: the size guard and the reason-code rewriter around it, then aedes. `release`
+   * frees its address's slot (holdSlot) once its CONNECT is admitted.
+   */
+  function serveStream(b: Aedes, stream: Duplex, release: () => void, req?: http.IncomingMessage) {
     const acks = new AckRewriter();
     let client: Client | null = null;
     const reasonString = `packets are limited to ${maxPacketBytes} bytes`;
@@ -1882,8 +1908,14 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
       told = disconnectV5(client, ReasonCode.PACKET_TOO_LARGE, reasonString);
       return told;
     };
-    client = b.handle(guardPacketSize(stream, maxPacketBytes, { onTooLarge, acks }), req as never);
+    try {
+      client = b.handle(guardPacketSize(stream, maxPacketBytes, { onTooLarge, acks }), req as never);
+    } catch (err) {
+      stream.destroy();
+      throw err;
+    }
     unadmitted.set(client, release);
+    transports.set(client, stream);
     watch(client, acks);
     return { tooLargeDisconnect };
   }
@@ -1893,18 +1925,43 @@ export function createMqttBroker(options: MqttBrokerOptions): MqttBroker {
     const b = broker;
     // No Nagle: an acknowledgement and the next packet must not wait for each other (40 ms each
     // with delayed ACKs), as Mosquitto sets TCP_NODELAY.
-    const serve = (socket: net.Socket) => {
-      const ip = socket.remoteAddress ?? "unknown";
-      // One address holding limits.connectingPerAddress connections that have not been admitted yet (no CONNECT, or
-      // one being checked) gets no more: closed at once, so a flood of idle sockets cannot use up the server's descriptors.
-      if (pendingPerIp.crowded(ip)) {
-        socket.destroy();
-        return;
-      }
-      socket.setNoDelay(true);
-      serveStream(b, socket, ip);
+    // One address holding limits.connectingPerAddress connections that have not been admitted yet
+    // (no CONNECT, or one being checked) gets no more: closed at once, so a flood of idle sockets
+    // cannot use up the server's descriptors. Counted as the TCP connection arrives, before a TLS
+    // handshake (a peer that never sends its ClientHello holds a slot, for at most CONNECT_TIMEOUT_MS).
+    const slots = new Map<string, () => void>();
+    const slotKey = (socket: net.Socket) => `${socket.remoteAddress}|${socket.remotePort}`;
+    const arrive = (socket: net.Socket): (() => void) | null => {
+      const release = holdSlot(addressOf(socket), socket);
+      if (!release) socket.destroy();
+      return release;
     };
-    const server = listenOptions.tls ? tls.createServer({ cert: readPem(listenOptions.tls.cert), key: readPem(listenOptions.tls.key) }, serve) : net.createServer(serve);
+    const serve = (socket: net.Socket, release: () => void) => {
+      socket.setNoDelay(true);
+      serveStream(b, socket, release);
+    };
+    let server: net.Server;
+    if (listenOptions.tls) {
+      server = tls.createServer({ cert: readPem(listenOptions.tls.cert), key: readPem(listenOptions.tls.key), handshakeTimeout: CONNECT_TIMEOUT_MS }, (secure) => {
+        const key = slotKey(secure);
+        const release = slots.get(key);
+        slots.delete(key);
+        if (release) serve(secure, release);
+        else secure.destroy();
+      });
+      server.on("connection", (raw: net.Socket) => {
+        const release = arrive(raw);
+        if (!release) return;
+        const key = slotKey(raw);
+        slots.set(key, release);
+        raw.once("close", () => slots.delete(key));
+      });
+    } else {
+      server = net.createServer((socket) => {
+        const release = arrive(socket);
+        if (release) serve(socket, release);
+      });
+    }
     servers.push(server);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
